@@ -1,0 +1,114 @@
+//! Exit codes, errors and the human/JSON output every command shares.
+//!
+//! Exit codes (documented in `probity --help` and README):
+//! - 0: ok, or the gate allows
+//! - 1: the gate denies
+//! - 2: usage error (bad flags or arguments)
+//! - 3: rejected input (a malformed document, a bad value); nothing changed
+//! - 4: conflict or contention (a stale revision, a lock held elsewhere)
+//! - 5: repository error (not a repository, git failed or is too old)
+//! - 6: integrity error (stored authority failed validation: fail closed)
+//! - 7: I/O or internal error
+
+use std::process::ExitCode;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The classes of failure, each with its own exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Usage,
+    RejectedInput,
+    Conflict,
+    Repository,
+    Integrity,
+    Io,
+}
+
+impl ErrorKind {
+    /// The process exit code for this kind.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::Usage => 2,
+            ErrorKind::RejectedInput => 3,
+            ErrorKind::Conflict => 4,
+            ErrorKind::Repository => 5,
+            ErrorKind::Integrity => 6,
+            ErrorKind::Io => 7,
+        }
+    }
+}
+
+/// An error as the user sees it: what happened and what to do next.
+#[derive(Debug, Clone, Serialize)]
+pub struct CliError {
+    pub kind: ErrorKind,
+    /// A stable machine-readable code, e.g. `malformed_result`.
+    pub code: String,
+    pub message: String,
+    /// What to do next, for people and orchestrators.
+    pub next_action: String,
+}
+
+impl CliError {
+    pub fn new(
+        kind: ErrorKind,
+        code: impl Into<String>,
+        message: impl Into<String>,
+        next_action: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind,
+            code: code.into(),
+            message: message.into(),
+            next_action: next_action.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "error[{}]: {}\n  next: {}",
+            self.code, self.message, self.next_action
+        )
+    }
+}
+
+/// How a command reports: human text or one JSON document on stdout.
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    pub json: bool,
+}
+
+impl Output {
+    /// Prints a successful answer: the JSON value, or the human text.
+    pub fn answer(&self, value: &Value, human: impl FnOnce() -> String) {
+        if self.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+            );
+        } else {
+            print!("{}", human());
+        }
+    }
+
+    /// Reports an error and returns its exit code. In JSON mode the error is a
+    /// document on stdout (`{"error": {...}}`); otherwise text on stderr.
+    pub fn error(&self, err: &CliError) -> ExitCode {
+        if self.json {
+            let doc = serde_json::json!({ "error": err });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string())
+            );
+        } else {
+            eprintln!("{err}");
+        }
+        ExitCode::from(err.kind.exit_code())
+    }
+}

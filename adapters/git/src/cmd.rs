@@ -1,0 +1,258 @@
+//! Running the git CLI: argument arrays, never a shell, and a hermetic
+//! environment.
+//!
+//! Every invocation clears the inherited `GIT_*` variables (a hook runs with
+//! `GIT_DIR`, `GIT_INDEX_FILE` and friends set, and they must not redirect our
+//! observations), pins the locale, disables prompts, pagers, optional locks
+//! and replace objects, and renders paths unquoted. Callers pass extra
+//! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`).
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Minimum git version: `git cat-file --batch` with `-z`/`--batch-command`
+/// semantics and `ls-files --format` we rely on.
+pub const MIN_GIT_VERSION: (u32, u32) = (2, 41);
+
+/// A failure to observe the repository through git. Never a classification:
+/// callers propagate it instead of treating "could not determine X" as "X is
+/// false".
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("could not run git ({exe}): {source}; install git {}.{} or newer, or set PROBITY_GIT", MIN_GIT_VERSION.0, MIN_GIT_VERSION.1)]
+    Spawn {
+        exe: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("git {args} failed ({status}): {stderr}")]
+    Failed {
+        args: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("git {found} is too old; Probity needs git {}.{} or newer", MIN_GIT_VERSION.0, MIN_GIT_VERSION.1)]
+    TooOld { found: String },
+    #[error("{path} is not inside a git repository")]
+    NotARepository { path: String },
+    #[error("unexpected output from git {args}: {detail}")]
+    Parse { args: String, detail: String },
+    #[error("I/O error while talking to git: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The git executable and the environment it runs in.
+#[derive(Debug, Clone)]
+pub struct GitCli {
+    exe: OsString,
+}
+
+impl Default for GitCli {
+    fn default() -> Self {
+        Self {
+            exe: OsString::from("git"),
+        }
+    }
+}
+
+/// Environment variables git would honour from a caller; cleared on every run.
+fn is_git_env(key: &OsStr) -> bool {
+    let k = key.to_string_lossy();
+    k.starts_with("GIT_") && k != "GIT_EXEC_PATH"
+}
+
+impl GitCli {
+    /// Uses the given executable (e.g. from `PROBITY_GIT`).
+    pub fn with_executable(exe: impl Into<OsString>) -> Self {
+        Self { exe: exe.into() }
+    }
+
+    /// Builds a command with the hermetic environment, in `cwd`.
+    pub fn command(&self, cwd: &Path) -> Command {
+        let mut cmd = Command::new(&self.exe);
+        for (k, _) in std::env::vars_os() {
+            if is_git_env(&k) {
+                cmd.env_remove(&k);
+            }
+        }
+        cmd.current_dir(cwd)
+            .env("LC_ALL", "C")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_PAGER", "cat")
+            .args(["-c", "core.quotePath=false", "-c", "color.ui=false"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Runs git with `args` in `cwd`, returning stdout. A non-zero exit is a
+    /// [`GitError::Failed`].
+    pub fn run<I, S>(&self, cwd: &Path, args: I) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.run_with(cwd, args, &[], None)
+    }
+
+    /// Runs git with extra environment variables and optional stdin bytes.
+    pub fn run_with<I, S>(
+        &self,
+        cwd: &Path,
+        args: I,
+        env: &[(&str, &OsStr)],
+        stdin: Option<&[u8]>,
+    ) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        let out = self.output(cwd, &args, env, stdin)?;
+        if out.status.success() {
+            Ok(out.stdout)
+        } else {
+            Err(failed(&args, &out))
+        }
+    }
+
+    /// Runs git and returns the raw output whatever the exit status (for
+    /// commands whose exit code carries an answer, e.g. `diff --quiet`).
+    pub fn output(
+        &self,
+        cwd: &Path,
+        args: &[OsString],
+        env: &[(&str, &OsStr)],
+        stdin: Option<&[u8]>,
+    ) -> Result<std::process::Output, GitError> {
+        let mut cmd = self.command(cwd);
+        cmd.args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        if stdin.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
+        let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
+            exe: self.exe.to_string_lossy().into_owned(),
+            source,
+        })?;
+        if let Some(input) = stdin {
+            // Write stdin from a scoped thread so a large output cannot
+            // deadlock against a large input.
+            let mut pipe = child
+                .stdin
+                .take()
+                .ok_or_else(|| GitError::Io(std::io::Error::other("git stdin was not captured")))?;
+            let out = std::thread::scope(|s| {
+                let writer = s.spawn(move || pipe.write_all(input));
+                let out = child.wait_with_output();
+                let wrote = writer
+                    .join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("stdin writer panicked")));
+                (out, wrote)
+            });
+            let (out, wrote) = out;
+            let out = out?;
+            // A broken pipe means git stopped reading early; its exit status
+            // tells the real story.
+            if let Err(e) = wrote
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(GitError::Io(e));
+            }
+            Ok(out)
+        } else {
+            Ok(child.wait_with_output()?)
+        }
+    }
+
+    /// The version triple reported by `git version`.
+    pub fn version(&self) -> Result<(u32, u32, u32), GitError> {
+        let out = self.run(Path::new("."), ["version"])?;
+        let text = String::from_utf8_lossy(&out);
+        parse_version(&text).ok_or_else(|| GitError::Parse {
+            args: "version".into(),
+            detail: text.trim().to_string(),
+        })
+    }
+
+    /// Fails with [`GitError::TooOld`] below [`MIN_GIT_VERSION`].
+    pub fn ensure_supported(&self) -> Result<(), GitError> {
+        let (major, minor, patch) = self.version()?;
+        if (major, minor) < MIN_GIT_VERSION {
+            return Err(GitError::TooOld {
+                found: format!("{major}.{minor}.{patch}"),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn failed(args: &[OsString], out: &std::process::Output) -> GitError {
+    GitError::Failed {
+        args: args
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" "),
+        status: out.status.to_string(),
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    }
+}
+
+/// Parses `git version 2.47.3` (and vendor suffixes such as `.windows.1`).
+pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let v = text.trim().strip_prefix("git version ")?;
+    let mut parts = v.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    let patch = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor, patch))
+}
+
+/// Splits NUL-terminated output into records (the last may lack its NUL).
+pub fn split_z(out: &[u8]) -> impl Iterator<Item = &[u8]> {
+    out.split(|b| *b == 0).filter(|s| !s.is_empty())
+}
+
+/// Interprets a git path (bytes) as a file-system path.
+pub fn path_from_bytes(root: &Path, rel: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        root.join(OsStr::from_bytes(rel))
+    }
+    #[cfg(not(unix))]
+    {
+        root.join(String::from_utf8_lossy(rel).as_ref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_versions() {
+        assert_eq!(parse_version("git version 2.47.3\n"), Some((2, 47, 3)));
+        assert_eq!(
+            parse_version("git version 2.41.0.windows.1"),
+            Some((2, 41, 0))
+        );
+        assert_eq!(parse_version("git version 3.0"), Some((3, 0, 0)));
+        assert_eq!(parse_version("hg 1.0"), None);
+    }
+
+    #[test]
+    fn git_env_is_recognised() {
+        assert!(is_git_env(OsStr::new("GIT_DIR")));
+        assert!(is_git_env(OsStr::new("GIT_INDEX_FILE")));
+        assert!(!is_git_env(OsStr::new("HOME")));
+    }
+}

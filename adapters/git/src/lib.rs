@@ -1,0 +1,12 @@
+//! `probity-git`: the Git port implemented over the git CLI.
+//!
+//! Argument arrays only, never a shell; a hermetic environment (see
+//! [`cmd`]); NUL-separated output throughout.
+
+#![forbid(unsafe_code)]
+
+pub mod cmd;
+pub mod repo;
+
+pub use cmd::{GitCli, GitError};
+pub use repo::Repo;

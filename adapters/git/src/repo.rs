@@ -1,0 +1,113 @@
+//! Repository discovery: root, git dir and common dir from any directory,
+//! including a subdirectory or a linked worktree.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use crate::cmd::{GitCli, GitError};
+
+/// A discovered repository. Never trusted as given: always derived from a
+/// starting directory by asking git.
+#[derive(Debug, Clone)]
+pub struct Repo {
+    git: GitCli,
+    root: PathBuf,
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+}
+
+impl Repo {
+    /// Discovers the repository containing `cwd`.
+    pub fn discover(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
+        if !cwd.is_dir() {
+            return Err(GitError::NotARepository {
+                path: cwd.display().to_string(),
+            });
+        }
+        let out = git.output(
+            cwd,
+            &[
+                "rev-parse".into(),
+                "--path-format=absolute".into(),
+                "--show-toplevel".into(),
+                "--git-dir".into(),
+                "--git-common-dir".into(),
+            ],
+            &[],
+            None,
+        )?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if stderr.contains("not a git repository") {
+                return Err(GitError::NotARepository {
+                    path: cwd.display().to_string(),
+                });
+            }
+            return Err(GitError::Failed {
+                args: "rev-parse --show-toplevel".into(),
+                status: out.status.to_string(),
+                stderr: stderr.trim().to_string(),
+            });
+        }
+        let lines: Vec<&[u8]> = out.stdout.split(|b| *b == b'\n').collect();
+        let parse_err = |detail: &str| GitError::Parse {
+            args: "rev-parse --show-toplevel --git-dir --git-common-dir".into(),
+            detail: detail.into(),
+        };
+        if lines.len() < 3 || lines[0].is_empty() {
+            return Err(parse_err(
+                "a bare repository or no work tree; Probity needs a work tree",
+            ));
+        }
+        let p = |b: &[u8]| crate::cmd::path_from_bytes(Path::new(""), b);
+        Ok(Self {
+            git,
+            root: p(lines[0]),
+            git_dir: p(lines[1]),
+            common_dir: p(lines[2]),
+        })
+    }
+
+    /// The work tree's top-level directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// This work tree's git directory (`.git`, or `.git/worktrees/<name>`).
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// The common git directory shared by every linked worktree.
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// The git CLI used for this repository.
+    pub fn git(&self) -> &GitCli {
+        &self.git
+    }
+
+    /// Runs git at the repository root.
+    pub fn run<I, S>(&self, args: I) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.git.run(&self.root, args)
+    }
+
+    /// Runs git at the root with extra environment and optional stdin.
+    pub fn run_with<I, S>(
+        &self,
+        args: I,
+        env: &[(&str, &OsStr)],
+        stdin: Option<&[u8]>,
+    ) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.git.run_with(&self.root, args, env, stdin)
+    }
+}

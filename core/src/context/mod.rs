@@ -1,0 +1,1 @@
+//! Entity-context-snapshot v1 (see `docs/` and the spec page).

@@ -1,0 +1,14 @@
+//! `probity-core`: every decision Probity makes, as pure functions of explicit
+//! inputs.
+//!
+//! Nothing in this crate touches the file system, processes, the network, the
+//! environment, clocks, randomness or threads. Time, nonces and every
+//! observation of a repository arrive as arguments; the `ports` crate
+//! sequences these decisions with real observations.
+
+#![forbid(unsafe_code)]
+
+pub mod canonical;
+pub mod context;
+pub mod digest;
+pub mod snapshot_tools;

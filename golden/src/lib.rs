@@ -1,0 +1,1 @@
+//! Golden snapshot tests live in `tests/`.

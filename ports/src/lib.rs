@@ -1,0 +1,1 @@
+//! Ports (traits) and use-case drivers.
