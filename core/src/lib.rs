@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod canonical;
+pub mod review;
 pub mod context;
 pub mod digest;
 pub mod snapshot_tools;

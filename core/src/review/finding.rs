@@ -1,0 +1,325 @@
+//! Role documents a model returns (R3), and the canonical findings code
+//! builds from them (R4.1) with their causal routes (R5).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::review::ids::{FindingId, IdError, NonBlank};
+use crate::review::lens::Lens;
+
+/// Finding severity. Only BLOCKER and CRITICAL are severe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum Severity {
+    #[serde(rename = "BLOCKER")]
+    Blocker,
+    #[serde(rename = "CRITICAL")]
+    Critical,
+    #[serde(rename = "WARNING")]
+    Warning,
+    #[serde(rename = "SUGGESTION")]
+    Suggestion,
+}
+
+impl Severity {
+    pub const fn is_severe(self) -> bool {
+        matches!(self, Severity::Blocker | Severity::Critical)
+    }
+    pub const fn name(self) -> &'static str {
+        match self {
+            Severity::Blocker => "BLOCKER",
+            Severity::Critical => "CRITICAL",
+            Severity::Warning => "WARNING",
+            Severity::Suggestion => "SUGGESTION",
+        }
+    }
+}
+
+/// The quality of the evidence behind a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceClass {
+    Deterministic,
+    Inferential,
+    Insufficient,
+}
+
+/// Whether the candidate caused the finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CausalDisposition {
+    Introduced,
+    Activated,
+    Worsened,
+    PreExisting,
+    BaseOnly,
+    Unknown,
+}
+
+impl CausalDisposition {
+    /// `introduced`, `activated` or `worsened`.
+    pub const fn is_candidate_causal(self) -> bool {
+        matches!(self, Self::Introduced | Self::Activated | Self::Worsened)
+    }
+}
+
+/// One finding as a reviewer reports it: no ID, no lens, no hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewerFinding {
+    /// `path:line` or `path:start-end`.
+    pub location: NonBlank,
+    pub severity: Severity,
+    pub claim: NonBlank,
+    /// What another actor can inspect: a test and its result, a hunk, output.
+    #[serde(default)]
+    pub proof_refs: Vec<NonBlank>,
+    /// Required for BLOCKER and CRITICAL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_class: Option<EvidenceClass>,
+    /// Required for BLOCKER and CRITICAL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub causal_disposition: Option<CausalDisposition>,
+}
+
+/// A reviewer (lens) result: strict JSON, unknown fields rejected (R3.1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Probity reviewer result v1")]
+pub struct ReviewerResult {
+    #[serde(default)]
+    pub findings: Vec<ReviewerFinding>,
+    /// What the lens inspected or ran; at least one entry.
+    pub evidence: Vec<NonBlank>,
+}
+
+/// Why a role document was rejected. Nothing changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoleDocError {
+    #[error("not valid JSON for this role: {0}")]
+    Json(String),
+    #[error("`evidence` must list at least one non-blank entry")]
+    NoEvidence,
+    #[error("finding {index} is {severity} and must carry {missing}")]
+    SevereIncomplete {
+        index: usize,
+        severity: &'static str,
+        missing: &'static str,
+    },
+}
+
+impl ReviewerResult {
+    /// Parses and checks a reviewer result (the same rules as its schema).
+    pub fn parse(bytes: &[u8]) -> Result<Self, RoleDocError> {
+        let r: ReviewerResult =
+            serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
+        if r.evidence.is_empty() {
+            return Err(RoleDocError::NoEvidence);
+        }
+        for (index, f) in r.findings.iter().enumerate() {
+            if f.severity.is_severe() {
+                let missing = if f.evidence_class.is_none() {
+                    Some("an evidence_class")
+                } else if f.causal_disposition.is_none() {
+                    Some("a causal_disposition")
+                } else if f.proof_refs.is_empty() {
+                    Some("at least one proof_ref")
+                } else {
+                    None
+                };
+                if let Some(missing) = missing {
+                    return Err(RoleDocError::SevereIncomplete {
+                        index,
+                        severity: f.severity.name(),
+                        missing,
+                    });
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// Where a finding goes (R5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    /// Severe, deterministic (or corroborated) and candidate-causal.
+    Correction,
+    /// Severe but `pre_existing` or `base_only`: kept with its proof.
+    FollowUp,
+    /// Severe with `unknown` causality or `insufficient` evidence.
+    Escalation,
+    /// WARNING or SUGGESTION.
+    Info,
+    /// Severe and inferential: waits for the single refuter batch.
+    Refuter,
+    /// The refuter refuted it: outcome recorded, finding kept.
+    Refuted,
+}
+
+impl Route {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Route::Correction => "correction",
+            Route::FollowUp => "follow_up",
+            Route::Escalation => "escalation",
+            Route::Info => "info",
+            Route::Refuter => "refuter",
+            Route::Refuted => "refuted",
+        }
+    }
+}
+
+/// The admission matrix before any refuter outcome (R5.1–R5.5).
+pub fn initial_route(
+    severity: Severity,
+    class: Option<EvidenceClass>,
+    disposition: Option<CausalDisposition>,
+) -> Route {
+    if !severity.is_severe() {
+        return Route::Info;
+    }
+    match (class, disposition) {
+        (None, _) | (_, None) => Route::Escalation,
+        (Some(EvidenceClass::Insufficient), _) | (_, Some(CausalDisposition::Unknown)) => {
+            Route::Escalation
+        }
+        (_, Some(CausalDisposition::PreExisting | CausalDisposition::BaseOnly)) => Route::FollowUp,
+        (Some(EvidenceClass::Deterministic), Some(_)) => Route::Correction,
+        (Some(EvidenceClass::Inferential), Some(_)) => Route::Refuter,
+    }
+}
+
+/// A canonical finding: a reviewer finding with its code-assigned ID and route.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    pub id: FindingId,
+    pub location: NonBlank,
+    pub severity: Severity,
+    pub claim: NonBlank,
+    #[serde(default)]
+    pub proof_refs: Vec<NonBlank>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_class: Option<EvidenceClass>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub causal_disposition: Option<CausalDisposition>,
+    pub route: Route,
+}
+
+/// One lens's accepted result, in selected order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptedResult {
+    pub lens: Lens,
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    #[serde(default)]
+    pub evidence: Vec<NonBlank>,
+}
+
+impl AcceptedResult {
+    /// Fills the lens, assigns `<prefix>-<NNN>` by position and routes.
+    pub fn canonicalize(lens: Lens, result: ReviewerResult) -> Result<Self, IdError> {
+        let findings = result
+            .findings
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let position = u16::try_from(i + 1)
+                    .map_err(|_| IdError::FindingId(format!("{}-{}", lens.prefix(), i + 1)))?;
+                Ok(Finding {
+                    id: FindingId::new(lens, position)?,
+                    route: initial_route(f.severity, f.evidence_class, f.causal_disposition),
+                    location: f.location,
+                    severity: f.severity,
+                    claim: f.claim,
+                    proof_refs: f.proof_refs,
+                    evidence_class: f.evidence_class,
+                    causal_disposition: f.causal_disposition,
+                })
+            })
+            .collect::<Result<Vec<_>, IdError>>()?;
+        Ok(Self {
+            lens,
+            findings,
+            evidence: result.evidence,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CausalDisposition::*;
+    use EvidenceClass::*;
+
+    #[test]
+    fn routing_matrix() {
+        let sev = Severity::Critical;
+        assert_eq!(
+            initial_route(sev, Some(Deterministic), Some(Introduced)),
+            Route::Correction
+        );
+        assert_eq!(
+            initial_route(sev, Some(Deterministic), Some(Activated)),
+            Route::Correction
+        );
+        assert_eq!(
+            initial_route(sev, Some(Deterministic), Some(Worsened)),
+            Route::Correction
+        );
+        assert_eq!(
+            initial_route(sev, Some(Inferential), Some(Introduced)),
+            Route::Refuter
+        );
+        assert_eq!(
+            initial_route(sev, Some(Deterministic), Some(PreExisting)),
+            Route::FollowUp
+        );
+        assert_eq!(
+            initial_route(sev, Some(Inferential), Some(BaseOnly)),
+            Route::FollowUp
+        );
+        assert_eq!(
+            initial_route(sev, Some(Deterministic), Some(Unknown)),
+            Route::Escalation
+        );
+        assert_eq!(
+            initial_route(sev, Some(Insufficient), Some(Introduced)),
+            Route::Escalation
+        );
+        assert_eq!(
+            initial_route(sev, Some(Insufficient), Some(PreExisting)),
+            Route::Escalation
+        );
+        assert_eq!(
+            initial_route(Severity::Warning, Some(Deterministic), Some(Introduced)),
+            Route::Info
+        );
+        assert_eq!(initial_route(Severity::Suggestion, None, None), Route::Info);
+    }
+
+    #[test]
+    fn parse_rejects_bad_documents() {
+        let ok = br#"{"findings":[],"evidence":["read the diff"]}"#;
+        assert!(ReviewerResult::parse(ok).is_ok());
+        let absent = br#"{"evidence":["read the diff"]}"#;
+        assert_eq!(
+            ReviewerResult::parse(absent).unwrap(),
+            ReviewerResult::parse(ok).unwrap()
+        );
+        for bad in [
+            &br#"{"findings":[],"evidence":["x"],"lens":"risk"}"#[..],
+            br#"{"findings":[],"evidence":[]}"#,
+            br#"{"findings":[],"evidence":["  "]}"#,
+            br#"{"findings":[],"evidence":[""]}"#,
+            br#"{"findings":[{"location":"a:1","severity":"CRITICAL","claim":"c","proof_refs":["p"],"causal_disposition":"introduced"}],"evidence":["x"]}"#,
+            br#"{"findings":[{"location":"a:1","severity":"BLOCKER","claim":"c","evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["x"]}"#,
+            br#"{"findings":[{"location":"a:1","severity":"minor","claim":"c"}],"evidence":["x"]}"#,
+            b"not json",
+        ] {
+            assert!(ReviewerResult::parse(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}

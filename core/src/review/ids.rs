@@ -1,0 +1,395 @@
+//! Identifiers and small value types, each parsed once at the boundary.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::review::lens::Lens;
+
+/// Why a value is not a valid identifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    #[error("`{0}` is not a git object id (40 or 64 lowercase hex characters)")]
+    ObjectId(String),
+    #[error("`{0}` is not a lineage id (`review-` and 16 lowercase hex characters)")]
+    LineageId(String),
+    #[error("`{0}` is not a finding id (`R<1-4>-<NNN>`)")]
+    FindingId(String),
+    #[error("`{value}` is not a repository-relative path: {why}")]
+    RepoPath { value: String, why: &'static str },
+    #[error("must not be empty or whitespace")]
+    Blank,
+    #[error("`{0}` is not a nonce (32 lowercase hex characters)")]
+    Nonce(String),
+    #[error("`{0}` is not a UTC timestamp (YYYY-MM-DDTHH:MM:SSZ)")]
+    Timestamp(String),
+}
+
+macro_rules! string_newtype {
+    ($(#[$m:meta])* $name:ident, $parse:path) => {
+        $(#[$m])*
+        #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl $name {
+            /// Parses and validates.
+            pub fn parse(s: impl Into<String>) -> Result<Self, IdError> {
+                let s = s.into();
+                $parse(&s)?;
+                Ok(Self(s))
+            }
+            /// The validated string.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({:?})", stringify!($name), self.0)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = String::deserialize(d)?;
+                Self::parse(s).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                $name::schema()
+            }
+        }
+    };
+}
+
+fn is_lower_hex(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn check_object_id(s: &str) -> Result<(), IdError> {
+    if (s.len() == 40 || s.len() == 64) && is_lower_hex(s) {
+        Ok(())
+    } else {
+        Err(IdError::ObjectId(s.to_string()))
+    }
+}
+
+string_newtype!(
+    /// A git tree object id (SHA-1 or SHA-256 repositories).
+    TreeId,
+    check_object_id
+);
+
+impl TreeId {
+    fn schema() -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$"})
+    }
+}
+
+string_newtype!(
+    /// A git blob object id.
+    BlobId,
+    check_object_id
+);
+
+impl BlobId {
+    fn schema() -> schemars::Schema {
+        TreeId::schema()
+    }
+}
+
+fn check_lineage(s: &str) -> Result<(), IdError> {
+    match s.strip_prefix("review-") {
+        Some(hex) if hex.len() == 16 && is_lower_hex(hex) => Ok(()),
+        _ => Err(IdError::LineageId(s.to_string())),
+    }
+}
+
+string_newtype!(
+    /// A lineage id: `review-` and 16 hex characters, always derived by code.
+    LineageId,
+    check_lineage
+);
+
+impl LineageId {
+    fn schema() -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^review-[0-9a-f]{16}$"})
+    }
+}
+
+fn check_nonce(s: &str) -> Result<(), IdError> {
+    if s.len() == 32 && is_lower_hex(s) {
+        Ok(())
+    } else {
+        Err(IdError::Nonce(s.to_string()))
+    }
+}
+
+string_newtype!(
+    /// A start nonce from the clock port: 128 bits as 32 hex characters.
+    Nonce,
+    check_nonce
+);
+
+impl Nonce {
+    fn schema() -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^[0-9a-f]{32}$"})
+    }
+}
+
+fn check_timestamp(s: &str) -> Result<(), IdError> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let ok = b.len() == 20
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && b[10] == b'T'
+        && digits(11..13)
+        && b[13] == b':'
+        && digits(14..16)
+        && b[16] == b':'
+        && digits(17..19)
+        && b[19] == b'Z';
+    if ok {
+        Ok(())
+    } else {
+        Err(IdError::Timestamp(s.to_string()))
+    }
+}
+
+string_newtype!(
+    /// A UTC timestamp with second precision, `YYYY-MM-DDTHH:MM:SSZ`.
+    Timestamp,
+    check_timestamp
+);
+
+impl Timestamp {
+    fn schema() -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"})
+    }
+
+    /// Renders seconds since the Unix epoch (UTC).
+    pub fn from_unix_seconds(secs: u64) -> Self {
+        let days = secs / 86_400;
+        let rem = secs % 86_400;
+        let (y, m, d) = civil_from_days(days as i64);
+        Self(format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+            rem / 3600,
+            (rem % 3600) / 60,
+            rem % 60
+        ))
+    }
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn check_repo_path(s: &str) -> Result<(), IdError> {
+    let err = |why| {
+        Err(IdError::RepoPath {
+            value: s.to_string(),
+            why,
+        })
+    };
+    if s.is_empty() {
+        return err("empty");
+    }
+    if s.contains('\0') {
+        return err("contains NUL");
+    }
+    if s.starts_with('/') {
+        return err("absolute");
+    }
+    for comp in s.split('/') {
+        match comp {
+            "" => return err("empty component"),
+            "." | ".." => return err("`.` or `..` component"),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+string_newtype!(
+    /// A repository-relative path as git records it: `/`-separated, UTF-8,
+    /// no empty, `.` or `..` components.
+    RepoPath,
+    check_repo_path
+);
+
+impl RepoPath {
+    fn schema() -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "minLength": 1})
+    }
+}
+
+fn check_non_blank(s: &str) -> Result<(), IdError> {
+    if s.trim().is_empty() {
+        Err(IdError::Blank)
+    } else {
+        Ok(())
+    }
+}
+
+string_newtype!(
+    /// A string that is neither empty nor only whitespace.
+    NonBlank,
+    check_non_blank
+);
+
+impl NonBlank {
+    fn schema() -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "minLength": 1, "pattern": "\\S"})
+    }
+}
+
+/// A finding id: the lens's fixed prefix and a 1-based position, `R3-001`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FindingId {
+    lens: Lens,
+    position: u16,
+}
+
+impl FindingId {
+    /// The id of the `position`-th (1-based) finding of `lens`.
+    pub fn new(lens: Lens, position: u16) -> Result<Self, IdError> {
+        if position == 0 || position > 999 {
+            return Err(IdError::FindingId(format!(
+                "{}-{position:03}",
+                lens.prefix()
+            )));
+        }
+        Ok(Self { lens, position })
+    }
+    /// The lens whose prefix the id carries.
+    pub fn lens(&self) -> Lens {
+        self.lens
+    }
+    /// The 1-based position within the lens's result.
+    pub fn position(&self) -> u16 {
+        self.position
+    }
+    /// Parses `R3-001`.
+    pub fn parse(s: &str) -> Result<Self, IdError> {
+        let bad = || IdError::FindingId(s.to_string());
+        let (prefix, num) = s.split_once('-').ok_or_else(bad)?;
+        let lens = Lens::from_prefix(prefix).ok_or_else(bad)?;
+        if num.len() != 3 || !num.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let position: u16 = num.parse().map_err(|_| bad())?;
+        Self::new(lens, position).map_err(|_| bad())
+    }
+}
+
+impl fmt::Display for FindingId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{:03}", self.lens.prefix(), self.position)
+    }
+}
+
+impl fmt::Debug for FindingId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Serialize for FindingId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for FindingId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for FindingId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FindingId".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": "^R[1-4]-[0-9]{3}$"})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_paths() {
+        assert!(RepoPath::parse("src/a.rs").is_ok());
+        for bad in ["", "/a", "a//b", "a/./b", "../a", "a/..", "a\0b"] {
+            assert!(RepoPath::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn finding_ids_round_trip() {
+        let id = FindingId::new(Lens::Reliability, 1).unwrap();
+        assert_eq!(id.to_string(), "R3-001");
+        assert_eq!(FindingId::parse("R3-001").unwrap(), id);
+        for bad in ["R5-001", "R3-1", "R3-000", "X-001", "R3-0001"] {
+            assert!(FindingId::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(
+            Timestamp::from_unix_seconds(0).as_str(),
+            "1970-01-01T00:00:00Z"
+        );
+        assert_eq!(
+            Timestamp::from_unix_seconds(1_796_000_000).as_str(),
+            "2026-11-30T00:53:20Z"
+        );
+        assert!(Timestamp::parse("2026-11-29 03:33:20Z").is_err());
+    }
+
+    #[test]
+    fn lineage_ids() {
+        assert!(LineageId::parse("review-0123456789abcdef").is_ok());
+        assert!(LineageId::parse("review-0123456789ABCDEF").is_err());
+        assert!(LineageId::parse("review-01").is_err());
+    }
+}

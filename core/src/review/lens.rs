@@ -1,0 +1,99 @@
+//! The four canonical lenses, their fixed finding-ID prefixes and selection.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::review::risk::RiskLevel;
+
+/// A review lens. Each has a fixed finding-ID prefix whatever its position.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Lens {
+    Risk,
+    Resilience,
+    Readability,
+    Reliability,
+}
+
+impl Lens {
+    /// The canonical order for high risk: `risk, resilience, readability, reliability`.
+    pub const CANONICAL: [Lens; 4] = [
+        Lens::Risk,
+        Lens::Resilience,
+        Lens::Readability,
+        Lens::Reliability,
+    ];
+
+    /// The fixed finding-ID prefix: risk `R1`, readability `R2`, reliability
+    /// `R3`, resilience `R4`.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            Lens::Risk => "R1",
+            Lens::Readability => "R2",
+            Lens::Reliability => "R3",
+            Lens::Resilience => "R4",
+        }
+    }
+
+    /// The lens with the given prefix.
+    pub fn from_prefix(p: &str) -> Option<Lens> {
+        Lens::CANONICAL.into_iter().find(|l| l.prefix() == p)
+    }
+
+    /// The lowercase name used on the command line and in JSON.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Lens::Risk => "risk",
+            Lens::Resilience => "resilience",
+            Lens::Readability => "readability",
+            Lens::Reliability => "reliability",
+        }
+    }
+}
+
+/// Selects lenses for a risk level: low → none, medium → the focus lens,
+/// high → the four canonical lenses in order.
+pub fn select_lenses(level: RiskLevel, focus: Lens) -> Vec<Lens> {
+    match level {
+        RiskLevel::Low => Vec::new(),
+        RiskLevel::Medium => vec![focus],
+        RiskLevel::High => Lens::CANONICAL.to_vec(),
+    }
+}
+
+/// Whether `lenses` is a legal selection for `level` (with any focus lens).
+pub fn is_legal_selection(level: RiskLevel, lenses: &[Lens]) -> bool {
+    match level {
+        RiskLevel::Low => lenses.is_empty(),
+        RiskLevel::Medium => lenses.len() == 1,
+        RiskLevel::High => lenses == Lens::CANONICAL,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_are_fixed() {
+        assert_eq!(Lens::Risk.prefix(), "R1");
+        assert_eq!(Lens::Readability.prefix(), "R2");
+        assert_eq!(Lens::Reliability.prefix(), "R3");
+        assert_eq!(Lens::Resilience.prefix(), "R4");
+    }
+
+    #[test]
+    fn selection_is_0_1_4() {
+        assert!(select_lenses(RiskLevel::Low, Lens::Reliability).is_empty());
+        assert_eq!(
+            select_lenses(RiskLevel::Medium, Lens::Readability),
+            vec![Lens::Readability]
+        );
+        assert_eq!(
+            select_lenses(RiskLevel::High, Lens::Reliability),
+            Lens::CANONICAL.to_vec()
+        );
+    }
+}

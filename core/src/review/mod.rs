@@ -1,0 +1,12 @@
+//! Review authority (spec R1–R8): identifiers, risk, lenses, the frozen
+//! snapshot, role documents, compact state, receipts and gate decisions.
+
+pub mod finding;
+pub mod gate;
+pub mod ids;
+pub mod lens;
+pub mod receipt;
+pub mod risk;
+pub mod schema;
+pub mod snapshot;
+pub mod state;

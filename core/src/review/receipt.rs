@@ -1,0 +1,105 @@
+//! The terminal receipt (R7.5–R7.6): exactly fourteen fields, a projection
+//! of state. The gate re-derives it from state; a file never outranks state.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::canonical::canonical_bytes;
+use crate::digest::{Domain, Sha256Digest};
+use crate::review::finding::Route;
+use crate::review::ids::{FindingId, LineageId, TreeId};
+use crate::review::lens::Lens;
+use crate::review::risk::RiskLevel;
+use crate::review::state::{EVIDENCE_DOMAIN, ReviewState, Stage, StateError};
+
+/// Domain of `fix_delta_hash`. Without a correction it is the empty identity
+/// `sha256(domain || 0x00)`.
+pub const FIX_DELTA_DOMAIN: Domain = Domain::new("probity/fix-delta/v1");
+
+/// The `schema` tag of a receipt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ReceiptSchema {
+    #[serde(rename = "probity.review-receipt/v1")]
+    V1,
+}
+
+/// The terminal state a receipt records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminalState {
+    Approved,
+    Escalated,
+}
+
+/// The receipt: exactly these fourteen fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Probity review receipt v1")]
+pub struct Receipt {
+    pub schema: ReceiptSchema,
+    pub lineage_id: LineageId,
+    pub generation: u32,
+    pub base_tree: TreeId,
+    pub initial_review_tree: TreeId,
+    pub final_candidate_tree: TreeId,
+    pub paths_digest: Sha256Digest,
+    pub fix_delta_hash: Sha256Digest,
+    pub policy_hash: Sha256Digest,
+    /// The accepted evidence; the empty identity when a review escalated
+    /// before any evidence.
+    pub evidence_hash: Sha256Digest,
+    pub risk_level: RiskLevel,
+    pub selected_lenses: Vec<Lens>,
+    pub resolved_finding_ids: Vec<FindingId>,
+    pub terminal_state: TerminalState,
+}
+
+impl Receipt {
+    /// Derives the receipt of a terminal state; `None` before terminal.
+    pub fn derive(state: &ReviewState) -> Option<Receipt> {
+        let (terminal_state, evidence_hash, judgment) = match &state.stage {
+            Stage::Approved {
+                evidence_hash,
+                judgment,
+            } => (TerminalState::Approved, *evidence_hash, judgment),
+            Stage::Escalated {
+                evidence_hash,
+                judgment,
+                ..
+            } => (
+                TerminalState::Escalated,
+                evidence_hash.unwrap_or_else(|| Sha256Digest::of(EVIDENCE_DOMAIN, b"")),
+                judgment,
+            ),
+            _ => return None,
+        };
+        let resolved_finding_ids = judgment
+            .findings()
+            .filter(|f| f.route == Route::Correction)
+            .map(|f| f.id)
+            .collect();
+        Some(Receipt {
+            schema: ReceiptSchema::V1,
+            lineage_id: state.lineage_id.clone(),
+            generation: state.generation,
+            base_tree: state.snapshot.base_tree.clone(),
+            initial_review_tree: state.snapshot.candidate_tree.clone(),
+            final_candidate_tree: state.snapshot.candidate_tree.clone(),
+            paths_digest: state.snapshot.paths_digest,
+            fix_delta_hash: Sha256Digest::of(FIX_DELTA_DOMAIN, b""),
+            policy_hash: state.frozen.policy_hash,
+            evidence_hash,
+            risk_level: state.frozen.risk_level,
+            selected_lenses: state.frozen.selected_lenses.clone(),
+            resolved_finding_ids,
+            terminal_state,
+        })
+    }
+
+    /// The exact file bytes: canonical JSON and one LF.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, StateError> {
+        let mut b = canonical_bytes(self)?;
+        b.push(b'\n');
+        Ok(b)
+    }
+}

@@ -1,0 +1,505 @@
+//! Risk classification from a versioned, hashed policy (R2.4–R2.6).
+//!
+//! The policy is data (`core/policy/risk-policy-v1.json`, embedded); `policy_hash` is its
+//! canonical digest. The tier is always explained by the reason codes it
+//! reports, and [`RiskAssessment::new`] refuses a tier the reasons do not
+//! imply: the classifier fails closed.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::canonical::canonical_digest;
+use crate::digest::{Domain, Sha256Digest};
+use crate::review::snapshot::{ChangedFile, FileMode};
+
+/// Domain of `policy_hash`.
+pub const POLICY_DOMAIN: Domain = Domain::new("probity/risk-policy/v1");
+
+/// The risk tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RiskLevel {
+    Low,
+    Medium,
+    High,
+}
+
+impl RiskLevel {
+    pub const fn name(self) -> &'static str {
+        match self {
+            RiskLevel::Low => "low",
+            RiskLevel::Medium => "medium",
+            RiskLevel::High => "high",
+        }
+    }
+}
+
+/// The golden/generated rule: files whose lines do not count as authored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoldenRule {
+    pub path_prefixes: Vec<String>,
+    pub path_infixes: Vec<String>,
+    pub suffixes: Vec<String>,
+    pub file_names: Vec<String>,
+    pub generated_markers: Vec<String>,
+    pub marker_scan_bytes: usize,
+}
+
+/// A versioned risk policy. Changing any field changes `policy_hash`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiskPolicy {
+    pub schema: String,
+    pub high_path_tokens: Vec<String>,
+    pub high_adjacent_tokens: Vec<(String, String)>,
+    pub shell_extensions: Vec<String>,
+    pub ci_path_prefixes: Vec<String>,
+    pub ci_file_names: Vec<String>,
+    pub process_spawn_patterns: Vec<String>,
+    pub large_change_lines: u64,
+    pub passive_text_extensions: Vec<String>,
+    pub passive_image_extensions: Vec<String>,
+    pub agent_instruction_file_names: Vec<String>,
+    pub golden: GoldenRule,
+}
+
+const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
+
+static POLICY_V1: LazyLock<(RiskPolicy, Sha256Digest)> = LazyLock::new(|| {
+    // The embedded policy is a compile-time constant covered by tests; a
+    // failure here is a build defect, not user input.
+    let policy: RiskPolicy =
+        serde_json::from_str(POLICY_V1_JSON).expect("embedded risk policy v1 parses");
+    let hash =
+        canonical_digest(POLICY_DOMAIN, &policy).expect("embedded risk policy v1 is canonical");
+    (policy, hash)
+});
+
+impl RiskPolicy {
+    /// The built-in policy v1.
+    pub fn v1() -> &'static RiskPolicy {
+        &POLICY_V1.0
+    }
+
+    /// The canonical digest of the built-in policy v1.
+    pub fn v1_hash() -> Sha256Digest {
+        POLICY_V1.1
+    }
+
+    /// Whether `path` is golden or generated (its lines are not authored).
+    pub fn is_golden(&self, path: &str, head: Option<&[u8]>) -> bool {
+        let g = &self.golden;
+        let name = file_name(path);
+        if g.path_prefixes.iter().any(|p| path.starts_with(p.as_str()))
+            || g.path_infixes.iter().any(|p| path.contains(p.as_str()))
+            || g.suffixes.iter().any(|s| path.ends_with(s.as_str()))
+            || g.file_names.iter().any(|n| n == name)
+        {
+            return true;
+        }
+        match head {
+            Some(bytes) => {
+                let scan = &bytes[..bytes.len().min(g.marker_scan_bytes)];
+                g.generated_markers
+                    .iter()
+                    .any(|m| contains(scan, m.as_bytes()))
+            }
+            None => false,
+        }
+    }
+
+    /// Classifies a change. `authored_lines` is the authored line count.
+    pub fn classify(&self, files: &[ChangedFile], authored_lines: u64) -> RiskAssessment {
+        let mut reasons = Vec::new();
+        let mut all_passive = !files.is_empty();
+        for f in files {
+            let path = f.path.as_str();
+            let tokens: Vec<String> = path
+                .split(['/', '\\', '.', '-', '_'])
+                .filter(|t| !t.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect();
+            for t in &tokens {
+                if self.high_path_tokens.iter().any(|h| h == t) {
+                    reasons.push(RiskReason::PathToken(t.clone()));
+                }
+            }
+            for w in tokens.windows(2) {
+                if self
+                    .high_adjacent_tokens
+                    .iter()
+                    .any(|(a, b)| *a == w[0] && *b == w[1])
+                {
+                    reasons.push(RiskReason::AdjacentTokens(w[0].clone(), w[1].clone()));
+                }
+            }
+            let ext = extension(path);
+            if ext.is_some_and(|e| self.shell_extensions.iter().any(|s| *s == e)) {
+                reasons.push(RiskReason::ShellSource);
+            }
+            let name = file_name(path);
+            let workflow_yaml = self
+                .ci_path_prefixes
+                .iter()
+                .any(|p| path.starts_with(p.as_str()));
+            if workflow_yaml || self.ci_file_names.iter().any(|n| n == name) {
+                reasons.push(RiskReason::CiConfig);
+            }
+            if f.executable_bit_changed() {
+                reasons.push(RiskReason::ExecutableBitChange);
+            }
+            let passive = self.is_passive(f);
+            if !passive {
+                all_passive = false;
+                if let Some(bytes) = f.content.bytes() {
+                    if self
+                        .process_spawn_patterns
+                        .iter()
+                        .any(|p| contains(bytes, p.as_bytes()))
+                    {
+                        reasons.push(RiskReason::ProcessSpawn);
+                    }
+                }
+            }
+        }
+        if authored_lines > self.large_change_lines {
+            reasons.push(RiskReason::LargeChange);
+        }
+        reasons.sort();
+        reasons.dedup();
+        let (level, reasons) = if !reasons.is_empty() {
+            (RiskLevel::High, reasons)
+        } else if all_passive {
+            (RiskLevel::Low, vec![RiskReason::DocsOnly])
+        } else {
+            (RiskLevel::Medium, vec![RiskReason::CodeChange])
+        };
+        RiskAssessment { level, reasons }
+    }
+
+    /// A provably passive file: docs or images with normal modes; text docs
+    /// must be complete, valid UTF-8 without `#!`; never an agent-instruction
+    /// file.
+    fn is_passive(&self, f: &ChangedFile) -> bool {
+        let path = f.path.as_str();
+        let name = file_name(path);
+        if self
+            .agent_instruction_file_names
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
+        {
+            return false;
+        }
+        let normal = |m: Option<FileMode>| matches!(m, None | Some(FileMode::Regular));
+        if !normal(f.old_mode) || !normal(f.new_mode) {
+            return false;
+        }
+        let Some(ext) = extension(path) else {
+            return false;
+        };
+        if self.passive_image_extensions.iter().any(|e| *e == ext) {
+            return true;
+        }
+        if !self.passive_text_extensions.iter().any(|e| *e == ext) {
+            return false;
+        }
+        match &f.content {
+            crate::review::snapshot::CandidateContent::Absent => true,
+            crate::review::snapshot::CandidateContent::Bytes { bytes, complete } => {
+                *complete && std::str::from_utf8(bytes).is_ok() && !bytes.starts_with(b"#!")
+            }
+        }
+    }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn extension(path: &str) -> Option<String> {
+    let name = file_name(path);
+    let (stem, ext) = name.rsplit_once('.')?;
+    if stem.is_empty() {
+        None
+    } else {
+        Some(ext.to_ascii_lowercase())
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Why a change has its tier. Rendered as stable codes, e.g. `path_token:auth`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RiskReason {
+    PathToken(String),
+    AdjacentTokens(String, String),
+    ShellSource,
+    CiConfig,
+    ExecutableBitChange,
+    ProcessSpawn,
+    LargeChange,
+    DocsOnly,
+    CodeChange,
+}
+
+impl RiskReason {
+    /// Whether the reason makes a change high risk.
+    pub fn is_high(&self) -> bool {
+        !matches!(self, RiskReason::DocsOnly | RiskReason::CodeChange)
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "shell_source" => Self::ShellSource,
+            "ci_config" => Self::CiConfig,
+            "executable_bit_change" => Self::ExecutableBitChange,
+            "process_spawn" => Self::ProcessSpawn,
+            "large_change" => Self::LargeChange,
+            "docs_only" => Self::DocsOnly,
+            "code_change" => Self::CodeChange,
+            _ => {
+                if let Some(t) = s.strip_prefix("path_token:") {
+                    if t.is_empty() {
+                        return None;
+                    }
+                    Self::PathToken(t.to_string())
+                } else {
+                    let pair = s.strip_prefix("adjacent_tokens:")?;
+                    let (a, b) = pair.split_once('+')?;
+                    if a.is_empty() || b.is_empty() {
+                        return None;
+                    }
+                    Self::AdjacentTokens(a.to_string(), b.to_string())
+                }
+            }
+        })
+    }
+}
+
+impl fmt::Display for RiskReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RiskReason::PathToken(t) => write!(f, "path_token:{t}"),
+            RiskReason::AdjacentTokens(a, b) => write!(f, "adjacent_tokens:{a}+{b}"),
+            RiskReason::ShellSource => f.write_str("shell_source"),
+            RiskReason::CiConfig => f.write_str("ci_config"),
+            RiskReason::ExecutableBitChange => f.write_str("executable_bit_change"),
+            RiskReason::ProcessSpawn => f.write_str("process_spawn"),
+            RiskReason::LargeChange => f.write_str("large_change"),
+            RiskReason::DocsOnly => f.write_str("docs_only"),
+            RiskReason::CodeChange => f.write_str("code_change"),
+        }
+    }
+}
+
+impl Serialize for RiskReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for RiskReason {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown risk reason `{s}`")))
+    }
+}
+
+impl JsonSchema for RiskReason {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RiskReason".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^(path_token:.+|adjacent_tokens:.+\\+.+|shell_source|ci_config|executable_bit_change|process_spawn|large_change|docs_only|code_change)$"
+        })
+    }
+}
+
+/// A tier with the reasons that explain it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RiskAssessment {
+    level: RiskLevel,
+    reasons: Vec<RiskReason>,
+}
+
+/// The reasons do not explain the tier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("risk tier `{level}` is not explained by its reasons {reasons:?}")]
+pub struct UnexplainedRisk {
+    pub level: &'static str,
+    pub reasons: Vec<String>,
+}
+
+impl RiskAssessment {
+    /// Accepts a tier only when its reasons imply it (fail closed).
+    pub fn new(level: RiskLevel, reasons: Vec<RiskReason>) -> Result<Self, UnexplainedRisk> {
+        let mut sorted = reasons.clone();
+        sorted.sort();
+        sorted.dedup();
+        let implied = if sorted.iter().any(RiskReason::is_high) {
+            sorted
+                .iter()
+                .all(RiskReason::is_high)
+                .then_some(RiskLevel::High)
+        } else if sorted == [RiskReason::DocsOnly] {
+            Some(RiskLevel::Low)
+        } else if sorted == [RiskReason::CodeChange] {
+            Some(RiskLevel::Medium)
+        } else {
+            None
+        };
+        if implied == Some(level) && sorted == reasons {
+            Ok(Self { level, reasons })
+        } else {
+            Err(UnexplainedRisk {
+                level: level.name(),
+                reasons: reasons.iter().map(ToString::to_string).collect(),
+            })
+        }
+    }
+
+    pub fn level(&self) -> RiskLevel {
+        self.level
+    }
+
+    pub fn reasons(&self) -> &[RiskReason] {
+        &self.reasons
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::ids::RepoPath;
+    use crate::review::snapshot::{CandidateContent, LineCount};
+
+    fn file(
+        path: &str,
+        old: Option<FileMode>,
+        new: Option<FileMode>,
+        content: &[u8],
+    ) -> ChangedFile {
+        ChangedFile {
+            path: RepoPath::parse(path).unwrap(),
+            old_mode: old,
+            new_mode: new,
+            lines: LineCount::Text {
+                added: 1,
+                removed: 0,
+            },
+            content: CandidateContent::Bytes {
+                bytes: content.to_vec(),
+                complete: true,
+            },
+        }
+    }
+
+    const R: Option<FileMode> = Some(FileMode::Regular);
+
+    #[test]
+    fn policy_parses_and_hashes() {
+        assert_eq!(RiskPolicy::v1().schema, "probity.risk-policy/v1");
+        assert!(RiskPolicy::v1_hash().to_string().starts_with("sha256:"));
+    }
+
+    #[test]
+    fn docs_only_is_low() {
+        let a = RiskPolicy::v1().classify(&[file("docs/guide.md", R, R, b"# hi\n")], 1);
+        assert_eq!(a.level(), RiskLevel::Low);
+        assert_eq!(a.reasons(), [RiskReason::DocsOnly]);
+    }
+
+    #[test]
+    fn agent_instructions_and_shebang_are_not_passive() {
+        let p = RiskPolicy::v1();
+        assert_eq!(
+            p.classify(&[file("AGENTS.md", R, R, b"x")], 1).level(),
+            RiskLevel::Medium
+        );
+        assert_eq!(
+            p.classify(&[file("a.md", R, R, b"#!/bin/sh")], 1).level(),
+            RiskLevel::Medium
+        );
+        assert_eq!(
+            p.classify(&[file("a.md", R, R, b"\xff")], 1).level(),
+            RiskLevel::Medium
+        );
+    }
+
+    #[test]
+    fn high_reasons() {
+        let p = RiskPolicy::v1();
+        let a = p.classify(&[file("src/auth/token.rs", R, R, b"fn f() {}")], 1);
+        assert_eq!(a.reasons(), [RiskReason::PathToken("auth".into())]);
+        let a = p.classify(&[file("src/service_token.rs", R, R, b"")], 1);
+        assert_eq!(
+            a.reasons(),
+            [RiskReason::AdjacentTokens("service".into(), "token".into())]
+        );
+        let a = p.classify(&[file("run.sh", None, R, b"")], 1);
+        assert_eq!(a.reasons(), [RiskReason::ShellSource]);
+        let a = p.classify(&[file(".github/workflows/ci.yml", R, R, b"")], 1);
+        assert_eq!(a.reasons(), [RiskReason::CiConfig]);
+        let a = p.classify(&[file("tool", R, Some(FileMode::Executable), b"")], 1);
+        assert_eq!(a.reasons(), [RiskReason::ExecutableBitChange]);
+        let a = p.classify(&[file("src/x.rs", R, R, b"Command::new(\"ls\")")], 1);
+        assert_eq!(a.reasons(), [RiskReason::ProcessSpawn]);
+        let a = p.classify(&[file("src/x.rs", R, R, b"")], 401);
+        assert_eq!(a.reasons(), [RiskReason::LargeChange]);
+        assert_eq!(a.level(), RiskLevel::High);
+    }
+
+    #[test]
+    fn ordinary_code_is_medium() {
+        let a = RiskPolicy::v1().classify(&[file("src/parser.rs", R, R, b"fn f() {}")], 10);
+        assert_eq!(
+            (a.level(), a.reasons()),
+            (RiskLevel::Medium, &[RiskReason::CodeChange][..])
+        );
+    }
+
+    #[test]
+    fn unexplained_tiers_fail_closed() {
+        assert!(RiskAssessment::new(RiskLevel::Low, vec![RiskReason::CodeChange]).is_err());
+        assert!(RiskAssessment::new(RiskLevel::Medium, vec![RiskReason::ShellSource]).is_err());
+        assert!(RiskAssessment::new(RiskLevel::High, vec![]).is_err());
+        assert!(
+            RiskAssessment::new(
+                RiskLevel::High,
+                vec![RiskReason::ShellSource, RiskReason::DocsOnly]
+            )
+            .is_err()
+        );
+        assert!(RiskAssessment::new(RiskLevel::High, vec![RiskReason::CiConfig]).is_ok());
+    }
+
+    #[test]
+    fn reasons_round_trip() {
+        for r in [
+            RiskReason::PathToken("auth".into()),
+            RiskReason::AdjacentTokens("service".into(), "token".into()),
+            RiskReason::LargeChange,
+        ] {
+            assert_eq!(RiskReason::parse(&r.to_string()), Some(r));
+        }
+    }
+
+    #[test]
+    fn golden_rule() {
+        let p = RiskPolicy::v1();
+        assert!(p.is_golden("testdata/golden/a.golden", None));
+        assert!(p.is_golden("golden/tests/snapshots/x.snap", None));
+        assert!(p.is_golden("Cargo.lock", None));
+        assert!(p.is_golden("src/gen.rs", Some(b"// @generated by tool\n")));
+        assert!(!p.is_golden("src/lib.rs", Some(b"fn main() {}")));
+    }
+}

@@ -1,0 +1,93 @@
+//! JSON Schema 2020-12 of every role and authority document (R1.4),
+//! generated from the Rust types that parse them.
+
+use schemars::{JsonSchema, Schema, generate::SchemaSettings};
+use serde_json::{Value, json};
+
+use crate::review::finding::ReviewerResult;
+use crate::review::receipt::Receipt;
+use crate::review::state::StateRecord;
+
+/// The documents `probity schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaDoc {
+    Reviewer,
+    Receipt,
+    State,
+}
+
+impl SchemaDoc {
+    /// Every document kind, for tests and listings.
+    pub const ALL: [SchemaDoc; 3] = [SchemaDoc::Reviewer, SchemaDoc::Receipt, SchemaDoc::State];
+
+    /// The name used on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SchemaDoc::Reviewer => "reviewer",
+            SchemaDoc::Receipt => "receipt",
+            SchemaDoc::State => "state",
+        }
+    }
+
+    /// The versioned `$id` of the schema.
+    pub const fn id(self) -> &'static str {
+        match self {
+            SchemaDoc::Reviewer => "https://probity.dev/schemas/reviewer-result/v1",
+            SchemaDoc::Receipt => "https://probity.dev/schemas/review-receipt/v1",
+            SchemaDoc::State => "https://probity.dev/schemas/review-state-record/v1",
+        }
+    }
+
+    /// The schema as a JSON value.
+    pub fn schema(self) -> Value {
+        let mut schema = match self {
+            SchemaDoc::Reviewer => generate::<ReviewerResult>(),
+            SchemaDoc::Receipt => generate::<Receipt>(),
+            SchemaDoc::State => generate::<StateRecord>(),
+        };
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert("$id".into(), json!(self.id()));
+        }
+        if self == SchemaDoc::Reviewer {
+            add_reviewer_rules(&mut schema);
+        }
+        schema
+    }
+}
+
+fn generate<T: JsonSchema>() -> Value {
+    let settings = SchemaSettings::draft2020_12();
+    let schema: Schema = settings.into_generator().into_root_schema_for::<T>();
+    schema.to_value()
+}
+
+/// Rules the derive cannot express: at least one evidence entry, and severe
+/// findings carry an evidence class, a causal disposition and a proof ref.
+fn add_reviewer_rules(schema: &mut Value) {
+    if let Some(ev) = schema
+        .pointer_mut("/properties/evidence")
+        .and_then(Value::as_object_mut)
+    {
+        ev.insert("minItems".into(), json!(1));
+    }
+    if let Some(finding) = schema
+        .pointer_mut("/$defs/ReviewerFinding")
+        .and_then(Value::as_object_mut)
+    {
+        finding.insert(
+            "if".into(),
+            json!({"properties": {"severity": {"enum": ["BLOCKER", "CRITICAL"]}}, "required": ["severity"]}),
+        );
+        finding.insert(
+            "then".into(),
+            json!({
+                "required": ["evidence_class", "causal_disposition", "proof_refs"],
+                "properties": {
+                    "proof_refs": {"minItems": 1},
+                    "evidence_class": {"$ref": "#/$defs/EvidenceClass"},
+                    "causal_disposition": {"$ref": "#/$defs/CausalDisposition"}
+                }
+            }),
+        );
+    }
+}

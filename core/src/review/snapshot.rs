@@ -1,0 +1,398 @@
+//! The frozen candidate (R2.1–R2.5): what Git observed, and the identities
+//! and counts code derives from it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::canonical::canonical_digest;
+use crate::digest::{Domain, Sha256Digest};
+use crate::review::ids::{RepoPath, TreeId};
+use crate::review::risk::RiskPolicy;
+
+/// Domain of `paths_digest`: the canonical JSON array of changed paths.
+pub const PATHS_DOMAIN: Domain = Domain::new("probity/paths-digest/v1");
+/// Domain of the intended-untracked proof.
+pub const UNTRACKED_DOMAIN: Domain = Domain::new("probity/intended-untracked/v1");
+/// Domain of the target identity (base tree, candidate tree, paths digest).
+pub const TARGET_DOMAIN: Domain = Domain::new("probity/target/v1");
+
+/// A git file mode, as far as review cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileMode {
+    Regular,
+    Executable,
+    Symlink,
+    Gitlink,
+}
+
+impl FileMode {
+    /// Parses git's octal mode (`100644`, `100755`, `120000`, `160000`).
+    /// `000000` (absent) is `None` at the call site, not a mode.
+    pub fn from_octal(s: &str) -> Option<Self> {
+        match s {
+            "100644" | "100664" => Some(Self::Regular),
+            "100755" => Some(Self::Executable),
+            "120000" => Some(Self::Symlink),
+            "160000" => Some(Self::Gitlink),
+            _ => None,
+        }
+    }
+}
+
+/// Line counts of one changed path, from `git diff --numstat --no-renames`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineCount {
+    Text { added: u64, removed: u64 },
+    Binary,
+}
+
+/// What code may look at of a candidate file (for classification only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CandidateContent {
+    /// Deleted, a submodule, or not a blob.
+    Absent,
+    /// The leading bytes of the blob; `complete` when they are all of it.
+    Bytes { bytes: Vec<u8>, complete: bool },
+}
+
+impl CandidateContent {
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            CandidateContent::Absent => None,
+            CandidateContent::Bytes { bytes, .. } => Some(bytes),
+        }
+    }
+}
+
+/// One changed path between the base tree and the candidate tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: RepoPath,
+    /// Mode in the base tree; `None` when the path is new.
+    pub old_mode: Option<FileMode>,
+    /// Mode in the candidate tree; `None` when the path is deleted.
+    pub new_mode: Option<FileMode>,
+    pub lines: LineCount,
+    pub content: CandidateContent,
+}
+
+impl ChangedFile {
+    /// An executable bit set, cleared, or a new executable file.
+    pub fn executable_bit_changed(&self) -> bool {
+        let exec = |m: Option<FileMode>| m == Some(FileMode::Executable);
+        match (self.old_mode, self.new_mode) {
+            (Some(_), Some(_)) | (None, Some(_)) => exec(self.old_mode) != exec(self.new_mode),
+            _ => false,
+        }
+    }
+}
+
+/// Everything Git observed about the candidate at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CandidateObservation {
+    pub base_tree: TreeId,
+    pub candidate_tree: TreeId,
+    pub unborn_head: bool,
+    /// Changed paths, in any order (code sorts them).
+    pub changed: Vec<ChangedFile>,
+    /// Intended untracked files: new, not ignored, not in the index.
+    pub intended_untracked: Vec<RepoPath>,
+}
+
+/// The live target a gate compares: the identity without start-only facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveTarget {
+    pub base_tree: TreeId,
+    pub candidate_tree: TreeId,
+    pub paths: Vec<RepoPath>,
+    pub paths_digest: Sha256Digest,
+    pub target: Sha256Digest,
+}
+
+impl LiveTarget {
+    /// Derives the identities from trees and (any-order) changed paths.
+    pub fn new(base_tree: TreeId, candidate_tree: TreeId, mut paths: Vec<RepoPath>) -> Self {
+        paths.sort();
+        paths.dedup();
+        let paths_digest = paths_digest(&paths);
+        let target = target_identity(&base_tree, &candidate_tree, &paths_digest);
+        Self {
+            base_tree,
+            candidate_tree,
+            paths,
+            paths_digest,
+            target,
+        }
+    }
+}
+
+/// The frozen snapshot stored in state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub base_tree: TreeId,
+    pub candidate_tree: TreeId,
+    pub unborn_head: bool,
+    /// Sorted, unique changed paths: the genesis paths (R2.3).
+    #[serde(default)]
+    pub paths: Vec<RepoPath>,
+    pub paths_digest: Sha256Digest,
+    /// Sorted intended-untracked paths (a subset of `paths`).
+    #[serde(default)]
+    pub intended_untracked: Vec<RepoPath>,
+    /// Digest of the intended-untracked list.
+    pub untracked_digest: Sha256Digest,
+    /// Identity of (base tree, candidate tree, paths digest).
+    pub target: Sha256Digest,
+}
+
+/// Why stored snapshot fields do not agree with each other.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("snapshot paths are not sorted and unique")]
+    Unsorted,
+    #[error("snapshot paths_digest does not match its paths")]
+    PathsDigest,
+    #[error("snapshot untracked proof does not match its list")]
+    UntrackedDigest,
+    #[error("an intended-untracked path is not a changed path: {0}")]
+    UntrackedOutsidePaths(String),
+    #[error("snapshot target identity does not match its trees and paths")]
+    Target,
+    #[error("nothing to review: the candidate equals the base tree")]
+    Empty,
+}
+
+/// The canonical digest of sorted paths.
+pub fn paths_digest(paths: &[RepoPath]) -> Sha256Digest {
+    canonical_digest(PATHS_DOMAIN, paths).unwrap_or_else(|_| unreachable_canonical())
+}
+
+/// The canonical digest of sorted intended-untracked paths.
+pub fn untracked_digest(paths: &[RepoPath]) -> Sha256Digest {
+    canonical_digest(UNTRACKED_DOMAIN, paths).unwrap_or_else(|_| unreachable_canonical())
+}
+
+/// The target identity of (base tree, candidate tree, paths digest).
+pub fn target_identity(
+    base: &TreeId,
+    candidate: &TreeId,
+    paths_digest: &Sha256Digest,
+) -> Sha256Digest {
+    #[derive(Serialize)]
+    struct Target<'a> {
+        base_tree: &'a TreeId,
+        candidate_tree: &'a TreeId,
+        paths_digest: &'a Sha256Digest,
+    }
+    canonical_digest(
+        TARGET_DOMAIN,
+        &Target {
+            base_tree: base,
+            candidate_tree: candidate,
+            paths_digest,
+        },
+    )
+    .unwrap_or_else(|_| unreachable_canonical())
+}
+
+/// Strings, booleans and integers always have canonical bytes.
+#[cold]
+fn unreachable_canonical() -> Sha256Digest {
+    // Only strings and digests are serialized above; canonicalization of
+    // such values cannot fail. Fall back to a fixed identity that can never
+    // match a real one rather than panicking.
+    Sha256Digest::from_bytes([0; 32])
+}
+
+fn is_sorted_unique(p: &[RepoPath]) -> bool {
+    p.windows(2).all(|w| w[0] < w[1])
+}
+
+impl Snapshot {
+    /// Freezes an observation. Refuses an empty change.
+    pub fn freeze(obs: &CandidateObservation) -> Result<Self, SnapshotError> {
+        let mut paths: Vec<RepoPath> = obs.changed.iter().map(|c| c.path.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        if paths.is_empty() {
+            return Err(SnapshotError::Empty);
+        }
+        let mut untracked = obs.intended_untracked.clone();
+        untracked.sort();
+        untracked.dedup();
+        let live = LiveTarget::new(obs.base_tree.clone(), obs.candidate_tree.clone(), paths);
+        let snap = Snapshot {
+            base_tree: live.base_tree,
+            candidate_tree: live.candidate_tree,
+            unborn_head: obs.unborn_head,
+            untracked_digest: untracked_digest(&untracked),
+            intended_untracked: untracked,
+            paths: live.paths,
+            paths_digest: live.paths_digest,
+            target: live.target,
+        };
+        snap.check()?;
+        Ok(snap)
+    }
+
+    /// Checks that every derived field matches what it is derived from.
+    pub fn check(&self) -> Result<(), SnapshotError> {
+        if self.paths.is_empty() {
+            return Err(SnapshotError::Empty);
+        }
+        if !is_sorted_unique(&self.paths) || !is_sorted_unique(&self.intended_untracked) {
+            return Err(SnapshotError::Unsorted);
+        }
+        if paths_digest(&self.paths) != self.paths_digest {
+            return Err(SnapshotError::PathsDigest);
+        }
+        if untracked_digest(&self.intended_untracked) != self.untracked_digest {
+            return Err(SnapshotError::UntrackedDigest);
+        }
+        if let Some(p) = self
+            .intended_untracked
+            .iter()
+            .find(|p| self.paths.binary_search(p).is_err())
+        {
+            return Err(SnapshotError::UntrackedOutsidePaths(p.to_string()));
+        }
+        if target_identity(&self.base_tree, &self.candidate_tree, &self.paths_digest) != self.target
+        {
+            return Err(SnapshotError::Target);
+        }
+        Ok(())
+    }
+}
+
+/// Authored lines: added + removed of changed paths, excluding golden and
+/// generated files (which stay in the identity) and binary files (0).
+pub fn authored_lines(policy: &RiskPolicy, files: &[ChangedFile]) -> u64 {
+    files
+        .iter()
+        .filter(|f| !policy.is_golden(f.path.as_str(), f.content.bytes()))
+        .map(|f| match f.lines {
+            LineCount::Text { added, removed } => added.saturating_add(removed),
+            LineCount::Binary => 0,
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The correction budget: `min(200, ceil(authored_lines / 2))` (R2.5).
+pub const fn correction_budget(authored_lines: u64) -> u64 {
+    let half = authored_lines / 2 + authored_lines % 2;
+    if half < 200 { half } else { 200 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_examples() {
+        assert_eq!(correction_budget(0), 0);
+        assert_eq!(correction_budget(1), 1);
+        assert_eq!(correction_budget(40), 20);
+        assert_eq!(correction_budget(41), 21);
+        assert_eq!(correction_budget(120), 60);
+        assert_eq!(correction_budget(900), 200);
+        assert_eq!(correction_budget(u64::MAX), 200);
+    }
+
+    fn p(s: &str) -> RepoPath {
+        RepoPath::parse(s).unwrap()
+    }
+
+    fn tree(c: char) -> TreeId {
+        TreeId::parse(c.to_string().repeat(40)).unwrap()
+    }
+
+    fn changed(path: &str, lines: LineCount) -> ChangedFile {
+        ChangedFile {
+            path: p(path),
+            old_mode: Some(FileMode::Regular),
+            new_mode: Some(FileMode::Regular),
+            lines,
+            content: CandidateContent::Bytes {
+                bytes: vec![],
+                complete: true,
+            },
+        }
+    }
+
+    #[test]
+    fn authored_lines_skip_golden_and_binary() {
+        let files = [
+            changed(
+                "src/a.rs",
+                LineCount::Text {
+                    added: 3,
+                    removed: 2,
+                },
+            ),
+            changed(
+                "testdata/golden/x.golden",
+                LineCount::Text {
+                    added: 500,
+                    removed: 0,
+                },
+            ),
+            changed("img.png", LineCount::Binary),
+        ];
+        assert_eq!(authored_lines(RiskPolicy::v1(), &files), 5);
+    }
+
+    #[test]
+    fn freeze_sorts_and_checks() {
+        let obs = CandidateObservation {
+            base_tree: tree('a'),
+            candidate_tree: tree('b'),
+            unborn_head: false,
+            changed: vec![
+                changed(
+                    "z.rs",
+                    LineCount::Text {
+                        added: 1,
+                        removed: 0,
+                    },
+                ),
+                changed(
+                    "a.rs",
+                    LineCount::Text {
+                        added: 1,
+                        removed: 0,
+                    },
+                ),
+            ],
+            intended_untracked: vec![p("z.rs")],
+        };
+        let s = Snapshot::freeze(&obs).unwrap();
+        assert_eq!(s.paths, vec![p("a.rs"), p("z.rs")]);
+        let mut bad = s.clone();
+        bad.paths.reverse();
+        assert_eq!(bad.check(), Err(SnapshotError::Unsorted));
+        let mut bad = s.clone();
+        bad.candidate_tree = tree('c');
+        assert_eq!(bad.check(), Err(SnapshotError::Target));
+        let mut bad = s;
+        bad.intended_untracked = vec![p("q.rs")];
+        bad.untracked_digest = untracked_digest(&bad.intended_untracked);
+        assert!(matches!(
+            bad.check(),
+            Err(SnapshotError::UntrackedOutsidePaths(_))
+        ));
+    }
+
+    #[test]
+    fn empty_change_is_refused() {
+        let obs = CandidateObservation {
+            base_tree: tree('a'),
+            candidate_tree: tree('a'),
+            unborn_head: false,
+            changed: vec![],
+            intended_untracked: vec![],
+        };
+        assert_eq!(Snapshot::freeze(&obs), Err(SnapshotError::Empty));
+    }
+}
