@@ -1,0 +1,235 @@
+//! Review configuration: one flat JSON object (S3.1).
+//!
+//! Keys: `reviewSnapshotMaxCalls`, `reviewSnapshotMaxBytes`,
+//! `reviewContextMaxFileBytes` (also the per-result cap),
+//! `reviewContextMaxTotalBytes`, `reviewContextMaxFiles`, `reviewTimeoutMs`,
+//! `reviewModelBaseUrl`, `reviewModel`, `reviewModelApiKeyEnv`. Any other key
+//! is refused by name.
+
+use serde_json::{Map, Value};
+
+use super::budget::{BudgetLimits, DEFAULT_MAX_BYTES, DEFAULT_MAX_CALLS, DEFAULT_RESULT_CAP};
+
+/// Default review timeout: the wall clock shared by all rounds (S3.3).
+pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
+
+/// Declared-context caps (80 KiB a file, 200 KB total, 12 files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextCaps {
+    pub max_file_bytes: u64,
+    pub max_total_bytes: u64,
+    pub max_files: u32,
+}
+
+impl Default for ContextCaps {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: DEFAULT_RESULT_CAP,
+            max_total_bytes: 200_000,
+            max_files: 12,
+        }
+    }
+}
+
+/// Where the model is. Secrets never live in the file: it names the
+/// environment variable that holds the key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelSettings {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key_env: Option<String>,
+}
+
+/// The parsed configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewConfig {
+    pub max_calls: u32,
+    pub max_bytes: u64,
+    pub context: ContextCaps,
+    pub timeout_ms: u64,
+    pub model: ModelSettings,
+}
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        Self {
+            max_calls: DEFAULT_MAX_CALLS,
+            max_bytes: DEFAULT_MAX_BYTES,
+            context: ContextCaps::default(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            model: ModelSettings::default(),
+        }
+    }
+}
+
+impl ReviewConfig {
+    /// The snapshot budget: calls, bytes, and the per-result cap (the
+    /// declared-context per-file cap).
+    pub fn budget(&self) -> BudgetLimits {
+        BudgetLimits {
+            max_calls: self.max_calls,
+            max_bytes: self.max_bytes,
+            result_cap: self.context.max_file_bytes,
+        }
+    }
+}
+
+/// Why a configuration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("the configuration is not valid JSON: {0}")]
+    Json(String),
+    #[error("the configuration must be a JSON object of flat keys")]
+    NotAnObject,
+    #[error("unknown configuration key `{0}`")]
+    UnknownKey(String),
+    #[error("configuration key `{key}` must be {expected}")]
+    WrongType { key: String, expected: &'static str },
+    #[error("configuration key `{key}` must be at least {min}")]
+    TooSmall { key: String, min: u64 },
+}
+
+const KEYS: &[&str] = &[
+    "reviewSnapshotMaxCalls",
+    "reviewSnapshotMaxBytes",
+    "reviewContextMaxFileBytes",
+    "reviewContextMaxTotalBytes",
+    "reviewContextMaxFiles",
+    "reviewTimeoutMs",
+    "reviewModelBaseUrl",
+    "reviewModel",
+    "reviewModelApiKeyEnv",
+];
+
+/// Parses the flat configuration document.
+pub fn parse_config(text: &str) -> Result<ReviewConfig, ConfigError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| ConfigError::Json(e.to_string()))?;
+    let Value::Object(map) = v else {
+        return Err(ConfigError::NotAnObject);
+    };
+    from_map(&map)
+}
+
+fn from_map(map: &Map<String, Value>) -> Result<ReviewConfig, ConfigError> {
+    if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(ConfigError::UnknownKey(k.clone()));
+    }
+    let mut c = ReviewConfig::default();
+    if let Some(v) = uint(map, "reviewSnapshotMaxCalls", 0)? {
+        c.max_calls = u32::try_from(v).map_err(|_| ConfigError::WrongType {
+            key: "reviewSnapshotMaxCalls".into(),
+            expected: "an integer below 2^32",
+        })?;
+    }
+    if let Some(v) = uint(map, "reviewSnapshotMaxBytes", 0)? {
+        c.max_bytes = v;
+    }
+    if let Some(v) = uint(map, "reviewContextMaxFileBytes", 1)? {
+        c.context.max_file_bytes = v;
+    }
+    if let Some(v) = uint(map, "reviewContextMaxTotalBytes", 0)? {
+        c.context.max_total_bytes = v;
+    }
+    if let Some(v) = uint(map, "reviewContextMaxFiles", 0)? {
+        c.context.max_files = u32::try_from(v).map_err(|_| ConfigError::WrongType {
+            key: "reviewContextMaxFiles".into(),
+            expected: "an integer below 2^32",
+        })?;
+    }
+    if let Some(v) = uint(map, "reviewTimeoutMs", 1)? {
+        c.timeout_ms = v;
+    }
+    c.model.base_url = string(map, "reviewModelBaseUrl")?;
+    c.model.model = string(map, "reviewModel")?;
+    c.model.api_key_env = string(map, "reviewModelApiKeyEnv")?;
+    Ok(c)
+}
+
+fn uint(map: &Map<String, Value>, key: &str, min: u64) -> Result<Option<u64>, ConfigError> {
+    match map.get(key) {
+        None => Ok(None),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) if v >= min => Ok(Some(v)),
+            Some(_) => Err(ConfigError::TooSmall {
+                key: key.into(),
+                min,
+            }),
+            None => Err(ConfigError::WrongType {
+                key: key.into(),
+                expected: "a non-negative integer",
+            }),
+        },
+        Some(_) => Err(ConfigError::WrongType {
+            key: key.into(),
+            expected: "a non-negative integer",
+        }),
+    }
+}
+
+fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, ConfigError> {
+    match map.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+        Some(_) => Err(ConfigError::WrongType {
+            key: key.into(),
+            expected: "a non-empty string",
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_declared_context_caps() {
+        let c = parse_config("{}").unwrap();
+        assert_eq!(
+            c.budget(),
+            BudgetLimits {
+                max_calls: 12,
+                max_bytes: 200_000,
+                result_cap: 80 * 1024
+            }
+        );
+        assert_eq!(c.context.max_files, 12);
+    }
+
+    #[test]
+    fn reads_flat_keys() {
+        let c = parse_config(
+            r#"{"reviewSnapshotMaxCalls": 3, "reviewSnapshotMaxBytes": 500,
+                "reviewContextMaxFileBytes": 100, "reviewModel": "m"}"#,
+        )
+        .unwrap();
+        assert_eq!(c.max_calls, 3);
+        assert_eq!(c.max_bytes, 500);
+        assert_eq!(c.budget().result_cap, 100);
+        assert_eq!(c.model.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn refuses_unknown_keys_by_name() {
+        let e = parse_config(r#"{"reviewSnapshot": {"maxCalls": 3}}"#).unwrap_err();
+        assert_eq!(e, ConfigError::UnknownKey("reviewSnapshot".into()));
+        assert_eq!(e.to_string(), "unknown configuration key `reviewSnapshot`");
+    }
+
+    #[test]
+    fn refuses_wrong_types() {
+        assert!(matches!(
+            parse_config(r#"{"reviewSnapshotMaxCalls": -1}"#),
+            Err(ConfigError::WrongType { .. })
+        ));
+        assert!(matches!(
+            parse_config(r#"{"reviewSnapshotMaxBytes": 1.5}"#),
+            Err(ConfigError::WrongType { .. })
+        ));
+        assert!(matches!(
+            parse_config(r#"{"reviewSnapshotMaxCalls": "3"}"#),
+            Err(ConfigError::WrongType { .. })
+        ));
+        assert_eq!(parse_config("[]"), Err(ConfigError::NotAnObject));
+        assert!(matches!(parse_config("{"), Err(ConfigError::Json(_))));
+    }
+}

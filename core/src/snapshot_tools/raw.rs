@@ -1,0 +1,67 @@
+//! What a subject adapter returns, before shaping, and how it fails.
+
+use super::path::PathRefusal;
+
+/// The most bytes a subject adapter loads for one `read`; a larger file is
+/// refused with its size (its lines could not be paged without loading it).
+pub const READ_MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// What a `read` found at a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawRead {
+    /// A regular file's bytes.
+    File(Vec<u8>),
+    /// A symbolic link: its target, never followed.
+    Symlink { target: Vec<u8> },
+    /// A submodule (gitlink) entry: only its commit is in the snapshot.
+    Submodule { commit: String },
+}
+
+/// One `grep` match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepHit {
+    pub path: Vec<u8>,
+    /// 1-based line number.
+    pub line: u64,
+    pub text: Vec<u8>,
+}
+
+/// `grep` matches in path order; `more` when the adapter stopped early.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawGrep {
+    pub hits: Vec<GrepHit>,
+    pub more: bool,
+}
+
+/// What a listed path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Symlink,
+    Submodule,
+}
+
+/// One path of the snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListEntry {
+    pub path: Vec<u8>,
+    pub kind: EntryKind,
+}
+
+/// Why a subject could not answer. Rendered as the tool result (fail-open,
+/// S2.4); never a crash.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubjectError {
+    #[error("{path}: not in the snapshot ({why})")]
+    NotInSnapshot { path: String, why: String },
+    #[error("{0}")]
+    Refused(#[from] PathRefusal),
+    #[error("{0}: is a directory; use `list` with a glob such as `{0}/*`")]
+    IsDirectory(String),
+    #[error("{path}: not a regular file ({what})")]
+    NotAFile { path: String, what: String },
+    #[error("{path}: the file is {size} bytes; larger than the {max} bytes a read will load")]
+    TooLarge { path: String, size: u64, max: u64 },
+    #[error("the snapshot could not be read: {0}")]
+    Backend(String),
+}

@@ -1,0 +1,404 @@
+//! Result shaping (S2): what a subject returned, turned into the text a
+//! reviewer reads, within a byte allowance, with notes that say what was cut
+//! and where to continue.
+
+use std::fmt::Write as _;
+
+use super::path::SnapshotPath;
+use super::raw::{EntryKind, GrepHit, ListEntry};
+
+/// A file with a NUL in its first 8 KiB is binary.
+pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+/// At most this many matches are returned by one `grep` (a global cap).
+pub const GREP_MAX_MATCHES: usize = 200;
+/// A matched line longer than this is cut in a `grep` row.
+pub const GREP_MAX_LINE_BYTES: usize = 400;
+/// At most this many paths are returned by one `list`.
+pub const LIST_MAX_PATHS: usize = 2000;
+
+/// A shaped result: the text, how many payload bytes it carries (counted
+/// against the budget; notes are not payload) and whether anything was cut
+/// by a cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shaped {
+    pub text: String,
+    pub payload_bytes: u64,
+    pub truncated: bool,
+}
+
+/// True when `content` looks binary (NUL in the first 8 KiB).
+pub fn is_binary(content: &[u8]) -> bool {
+    content[..content.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+}
+
+/// The largest prefix of `s` of at most `max` bytes ending on a char
+/// boundary.
+fn cut_at(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while end > 0 && !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+fn push_note(text: &mut String, note: &str) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("[probity: ");
+    text.push_str(note);
+    text.push_str("]\n");
+}
+
+/// Shapes a `read`: lines from `offset` (1-based), at most `limit` lines, at
+/// most `allowance` payload bytes.
+pub fn shape_read(
+    path: &SnapshotPath,
+    content: &[u8],
+    offset: u64,
+    limit: Option<u64>,
+    allowance: u64,
+) -> Shaped {
+    if is_binary(content) {
+        let mut text = String::new();
+        push_note(
+            &mut text,
+            &format!(
+                "binary: {path} is a binary file ({} bytes); its content is not shown",
+                content.len()
+            ),
+        );
+        return Shaped {
+            text,
+            payload_bytes: 0,
+            truncated: false,
+        };
+    }
+    let decoded = String::from_utf8_lossy(content);
+    let lossy = matches!(decoded, std::borrow::Cow::Owned(_));
+    let lines: Vec<&str> = decoded.split_inclusive('\n').collect();
+    let total = lines.len() as u64;
+    let mut text = String::new();
+    if total == 0 {
+        push_note(&mut text, &format!("{path} is empty"));
+        return Shaped {
+            text,
+            payload_bytes: 0,
+            truncated: false,
+        };
+    }
+    let offset = offset.max(1);
+    if offset > total {
+        push_note(
+            &mut text,
+            &format!("{path} has {total} lines; offset {offset} is past the end"),
+        );
+        return Shaped {
+            text,
+            payload_bytes: 0,
+            truncated: false,
+        };
+    }
+    let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
+    let start = (offset - 1) as usize;
+    let wanted_end = match limit {
+        Some(l) => (start as u64).saturating_add(l.max(1)).min(total) as usize,
+        None => total as usize,
+    };
+    let mut body = String::new();
+    let mut end = start;
+    let mut cut_line = false;
+    for line in &lines[start..wanted_end] {
+        if body.len() + line.len() > allowance {
+            if end == start {
+                body.push_str(cut_at(line, allowance));
+                cut_line = true;
+                end += 1;
+            }
+            break;
+        }
+        body.push_str(line);
+        end += 1;
+    }
+    let payload_bytes = body.len() as u64;
+    text.push_str(&body);
+    let capped = cut_line || end < wanted_end;
+    let first = offset;
+    let last = end as u64;
+    if cut_line {
+        push_note(
+            &mut text,
+            &format!(
+                "truncated: line {first} of {path} is longer than the {allowance}-byte limit and was cut; continue with offset={}",
+                first + 1
+            ),
+        );
+    } else if capped {
+        push_note(
+            &mut text,
+            &format!(
+                "truncated: showed lines {first}-{last} of {total} of {path} (the {allowance}-byte limit); continue with offset={}",
+                last + 1
+            ),
+        );
+    } else if (end as u64) < total {
+        push_note(
+            &mut text,
+            &format!(
+                "showed lines {first}-{last} of {total} of {path}; continue with offset={}",
+                last + 1
+            ),
+        );
+    }
+    if lossy {
+        push_note(
+            &mut text,
+            "not UTF-8: the content was decoded lossily (invalid bytes shown as U+FFFD)",
+        );
+    }
+    if decoded.contains("\r\n") {
+        push_note(&mut text, "CRLF line endings");
+    }
+    Shaped {
+        text,
+        payload_bytes,
+        truncated: capped,
+    }
+}
+
+/// Shapes a `read` of something that is not a regular file's text.
+pub fn shape_special(path: &SnapshotPath, what: &str) -> Shaped {
+    let mut text = String::new();
+    push_note(&mut text, &format!("{path} {what}"));
+    Shaped {
+        text,
+        payload_bytes: 0,
+        truncated: false,
+    }
+}
+
+/// Shapes `grep` hits as `path:line:text` rows.
+pub fn shape_grep(hits: &[GrepHit], more: bool, allowance: u64) -> Shaped {
+    let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
+    let mut body = String::new();
+    let mut shown = 0usize;
+    let mut lossy = false;
+    let mut cut_rows = false;
+    for hit in hits.iter().take(GREP_MAX_MATCHES) {
+        let path = String::from_utf8_lossy(&hit.path);
+        let line_text = String::from_utf8_lossy(&hit.text);
+        lossy |= matches!(path, std::borrow::Cow::Owned(_))
+            || matches!(line_text, std::borrow::Cow::Owned(_));
+        let trimmed = line_text.trim_end_matches(['\r', '\n']);
+        let shown_text = cut_at(trimmed, GREP_MAX_LINE_BYTES);
+        let mut row = format!("{path}:{}:{shown_text}", hit.line);
+        if shown_text.len() < trimmed.len() {
+            row.push_str(" […]");
+            cut_rows = true;
+        }
+        row.push('\n');
+        if body.len() + row.len() > allowance {
+            break;
+        }
+        body.push_str(&row);
+        shown += 1;
+    }
+    let truncated = shown < hits.len() || more;
+    let payload_bytes = body.len() as u64;
+    let mut text = body;
+    if hits.is_empty() {
+        push_note(&mut text, "no matches");
+    }
+    if truncated {
+        push_note(
+            &mut text,
+            &format!(
+                "truncated: showed {shown} matches (the cap is {GREP_MAX_MATCHES} matches and {allowance} bytes); narrow the pattern or the path"
+            ),
+        );
+    }
+    if cut_rows {
+        push_note(
+            &mut text,
+            &format!(
+                "lines longer than {GREP_MAX_LINE_BYTES} bytes were cut; read the file to see them"
+            ),
+        );
+    }
+    if lossy {
+        push_note(
+            &mut text,
+            "not UTF-8: some paths or lines were decoded lossily (U+FFFD)",
+        );
+    }
+    Shaped {
+        text,
+        payload_bytes,
+        truncated,
+    }
+}
+
+/// Shapes `list` rows: one path a line; submodules and symbolic links are
+/// marked after a tab.
+pub fn shape_list(entries: &[&ListEntry], allowance: u64) -> Shaped {
+    let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
+    let mut body = String::new();
+    let mut shown = 0usize;
+    let mut lossy = false;
+    for e in entries.iter().take(LIST_MAX_PATHS) {
+        let p = String::from_utf8_lossy(&e.path);
+        lossy |= matches!(p, std::borrow::Cow::Owned(_));
+        let mut row = p.into_owned();
+        match e.kind {
+            EntryKind::File => {}
+            EntryKind::Symlink => row.push_str("\t(symbolic link)"),
+            EntryKind::Submodule => {
+                row.push_str("\t(submodule: its files are not in the snapshot)")
+            }
+        }
+        row.push('\n');
+        if body.len() + row.len() > allowance {
+            break;
+        }
+        body.push_str(&row);
+        shown += 1;
+    }
+    let truncated = shown < entries.len();
+    let payload_bytes = body.len() as u64;
+    let mut text = body;
+    if entries.is_empty() {
+        push_note(&mut text, "no matching paths");
+    }
+    if truncated {
+        let _ = write!(
+            text,
+            "[probity: truncated: showed {shown} of {} paths; narrow the glob]\n",
+            entries.len()
+        );
+    }
+    if lossy {
+        push_note(
+            &mut text,
+            "not UTF-8: some paths were decoded lossily (U+FFFD); `read` cannot name them exactly over JSON",
+        );
+    }
+    Shaped {
+        text,
+        payload_bytes,
+        truncated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> SnapshotPath {
+        SnapshotPath::parse(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn reads_whole_small_files() {
+        let s = shape_read(&p("a.txt"), b"one\ntwo\n", 1, None, 1000);
+        assert_eq!(s.text, "one\ntwo\n");
+        assert_eq!(s.payload_bytes, 8);
+        assert!(!s.truncated);
+    }
+
+    #[test]
+    fn offset_and_limit() {
+        let s = shape_read(&p("a.txt"), b"1\n2\n3\n4\n", 2, Some(2), 1000);
+        assert!(s.text.starts_with("2\n3\n"));
+        assert!(s.text.contains("showed lines 2-3 of 4"));
+        assert!(s.text.contains("continue with offset=4"));
+        assert!(!s.truncated);
+    }
+
+    #[test]
+    fn cap_truncates_with_continue_offset() {
+        let content = "abcdefghi\n".repeat(10);
+        let s = shape_read(&p("big.txt"), content.as_bytes(), 1, None, 35);
+        assert_eq!(s.payload_bytes, 30);
+        assert!(s.truncated);
+        assert!(
+            s.text
+                .contains("truncated: showed lines 1-3 of 10 of big.txt (the 35-byte limit); continue with offset=4"),
+            "{}",
+            s.text
+        );
+    }
+
+    #[test]
+    fn a_single_long_line_is_cut_on_a_char_boundary() {
+        let content = "ééééé\nx\n";
+        let s = shape_read(&p("l.txt"), content.as_bytes(), 1, None, 5);
+        assert_eq!(s.payload_bytes, 4);
+        assert!(s.text.starts_with("éé\n"));
+        assert!(s.text.contains("continue with offset=2"));
+    }
+
+    #[test]
+    fn binary_is_a_note() {
+        let s = shape_read(&p("x.bin"), b"PNG\0\x01\x02", 1, None, 1000);
+        assert_eq!(s.payload_bytes, 0);
+        assert!(s.text.contains("binary: x.bin is a binary file (6 bytes)"));
+    }
+
+    #[test]
+    fn non_utf8_is_lossy_and_said_so() {
+        let s = shape_read(&p("l1.txt"), b"caf\xe9\n", 1, None, 1000);
+        assert!(s.text.starts_with("caf\u{fffd}\n"));
+        assert!(s.text.contains("not UTF-8"));
+    }
+
+    #[test]
+    fn crlf_is_kept_and_noted() {
+        let s = shape_read(&p("w.txt"), b"a\r\nb\r\n", 2, None, 1000);
+        assert!(s.text.starts_with("b\r\n"));
+        assert!(s.text.contains("CRLF line endings"));
+    }
+
+    #[test]
+    fn past_the_end() {
+        let s = shape_read(&p("a"), b"x\n", 5, None, 1000);
+        assert!(s.text.contains("offset 5 is past the end"));
+    }
+
+    #[test]
+    fn grep_rows_and_cap() {
+        let hits: Vec<GrepHit> = (1..=300)
+            .map(|i| GrepHit {
+                path: b"a.rs".to_vec(),
+                line: i,
+                text: b"fn x()".to_vec(),
+            })
+            .collect();
+        let s = shape_grep(&hits, false, 1_000_000);
+        assert!(s.text.starts_with("a.rs:1:fn x()\n"));
+        assert!(s.truncated);
+        assert!(s.text.contains("showed 200 matches"));
+        let none = shape_grep(&[], false, 100);
+        assert!(none.text.contains("no matches"));
+        assert!(!none.truncated);
+    }
+
+    #[test]
+    fn list_marks_kinds() {
+        let a = ListEntry {
+            path: b"a".to_vec(),
+            kind: EntryKind::File,
+        };
+        let s = ListEntry {
+            path: b"sub".to_vec(),
+            kind: EntryKind::Submodule,
+        };
+        let out = shape_list(&[&a, &s], 1000);
+        assert_eq!(
+            out.text,
+            "a\nsub\t(submodule: its files are not in the snapshot)\n"
+        );
+    }
+}
