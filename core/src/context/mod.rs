@@ -1,1 +1,8 @@
-//! Entity-context-snapshot v1 (see `docs/` and the spec page).
+//! Entity-context-snapshot v1: the pure assembler (C1), filter pipeline (C2),
+//! verifier (C3) and the embedded schema bundle.
+//!
+//! Specification: the seed `003_e408b5c520e5dca8` and `docs/context.md`,
+//! which records every choice the seed leaves open.
+
+pub mod filter;
+pub mod types;

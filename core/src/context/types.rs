@@ -1,0 +1,791 @@
+//! Validated values of entity-context-snapshot v1: forges, hosts, structural
+//! IDs, record keys, canonical timestamps and the closed vocabularies.
+//!
+//! Every type here is constructed by a parser that rejects what the seed
+//! rejects, so an assembled tree can only carry representable values.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+use sha2::{Digest as _, Sha256};
+
+/// Why a structural value is not representable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    #[error("unknown forge `{0}` (expected github, gitlab or forgejo)")]
+    Forge(String),
+    #[error("invalid host `{value}`: {reason}")]
+    Host { value: String, reason: &'static str },
+    #[error("invalid {what} `{value}` for forge {forge}")]
+    Id {
+        what: &'static str,
+        forge: Forge,
+        value: String,
+    },
+    #[error("invalid timestamp `{value}`: {reason}")]
+    Timestamp { value: String, reason: &'static str },
+    #[error("invalid git object id `{0}` (expected 40 or 64 lowercase hex digits)")]
+    GitOid(String),
+    #[error("invalid record key `{0}` (expected 64 lowercase hex digits)")]
+    RecordKey(String),
+    #[error("invalid repository `{value}` for forge {forge}")]
+    Repository { forge: Forge, value: String },
+    #[error("invalid repository path `{0}`")]
+    RepositoryPath(String),
+    #[error("unknown {what} `{value}`")]
+    Vocabulary { what: &'static str, value: String },
+}
+
+/// The three forges of v1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Forge {
+    Github,
+    Gitlab,
+    Forgejo,
+}
+
+impl Forge {
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
+        match s {
+            "github" => Ok(Forge::Github),
+            "gitlab" => Ok(Forge::Gitlab),
+            "forgejo" => Ok(Forge::Forgejo),
+            other => Err(ValueError::Forge(other.to_owned())),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Forge::Github => "github",
+            Forge::Gitlab => "gitlab",
+            Forge::Forgejo => "forgejo",
+        }
+    }
+}
+
+impl fmt::Display for Forge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `source.host`: lowercase DNS labels, optional non-default port (D11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Host(String);
+
+impl Host {
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
+        let err = |reason| ValueError::Host {
+            value: s.to_owned(),
+            reason,
+        };
+        let (name, port) = match s.split_once(':') {
+            Some((n, p)) => (n, Some(p)),
+            None => (s, None),
+        };
+        if name.is_empty() || name.len() > 253 {
+            return Err(err("the name must have 1 to 253 characters"));
+        }
+        let labels: Vec<&str> = name.split('.').collect();
+        for label in &labels {
+            if label.is_empty() || label.len() > 63 {
+                return Err(err("every label must have 1 to 63 characters"));
+            }
+            if !label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
+                return Err(err("labels use only lowercase a-z, 0-9 and -"));
+            }
+            if label.starts_with('-') || label.ends_with('-') {
+                return Err(err("a label must not start or end with a hyphen"));
+            }
+        }
+        if labels.iter().all(|l| l.bytes().all(|b| b.is_ascii_digit())) {
+            return Err(err("IP literals are not hosts"));
+        }
+        if let Some(p) = port {
+            if p.is_empty() || p.starts_with('0') || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(err(
+                    "the port must be a decimal number without leading zeros",
+                ));
+            }
+            let n: u32 = p.parse().map_err(|_| err("the port is out of range"))?;
+            if !(1..=65535).contains(&n) {
+                return Err(err("the port must be 1 to 65535"));
+            }
+            if n == 443 {
+                return Err(err("the default port 443 is omitted"));
+            }
+        }
+        Ok(Host(s.to_owned()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What a structural ID identifies; each kind has its forge mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    Repository,
+    Entity,
+    Record,
+    Actor,
+    Thread,
+    AgentRun,
+}
+
+impl IdKind {
+    fn name(self) -> &'static str {
+        match self {
+            IdKind::Repository => "repository id",
+            IdKind::Entity => "entity id",
+            IdKind::Record => "record id",
+            IdKind::Actor => "actor id",
+            IdKind::Thread => "thread id",
+            IdKind::AgentRun => "agent run id",
+        }
+    }
+}
+
+fn is_structural(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'=' | b'-'))
+}
+
+fn is_github_node_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'=' | b'-'))
+}
+
+fn is_decimal_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty() && b[0] != b'0' && b.iter().all(u8::is_ascii_digit)
+}
+
+fn is_gitlab_discussion_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[1..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-'))
+}
+
+/// A structural ID that satisfies `common.schema.json#/$defs/structural_id`
+/// and the narrower mapping of its forge. Never rewritten.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructuralId(String);
+
+impl StructuralId {
+    pub fn parse(forge: Forge, kind: IdKind, s: &str) -> Result<Self, ValueError> {
+        let ok = is_structural(s)
+            && match (forge, kind) {
+                (Forge::Github, _) => is_github_node_id(s),
+                (Forge::Gitlab, IdKind::Thread) => is_gitlab_discussion_id(s),
+                // Receipt IDs outside GitHub only follow the generic alphabet.
+                (Forge::Gitlab | Forge::Forgejo, IdKind::AgentRun) => true,
+                (Forge::Gitlab | Forge::Forgejo, _) => is_decimal_id(s),
+            };
+        if ok {
+            Ok(StructuralId(s.to_owned()))
+        } else {
+            Err(ValueError::Id {
+                what: kind.name(),
+                forge,
+                value: s.to_owned(),
+            })
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for StructuralId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// The kinds that enter record-key derivation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyKind {
+    Entity,
+    Comment,
+    Review,
+    Check,
+    Thread,
+}
+
+impl KeyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyKind::Entity => "entity",
+            KeyKind::Comment => "comment",
+            KeyKind::Review => "review",
+            KeyKind::Check => "check",
+            KeyKind::Thread => "thread",
+        }
+    }
+}
+
+/// Lowercase hex SHA-256 (record keys, thread keys, file digests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HexDigest([u8; 32]);
+
+impl HexDigest {
+    pub fn of(bytes: &[u8]) -> Self {
+        HexDigest(Sha256::digest(bytes).into())
+    }
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
+        let d = crate::digest::Sha256Digest::from_hex(s)
+            .map_err(|_| ValueError::RecordKey(s.to_owned()))?;
+        Ok(HexDigest(*d.as_bytes()))
+    }
+    pub fn hex(&self) -> String {
+        crate::digest::Sha256Digest::from_bytes(self.0).hex()
+    }
+}
+
+impl fmt::Display for HexDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
+impl Serialize for HexDigest {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+/// A record key: SHA-256 of `forge://host NUL repository_id NUL kind NUL id`.
+pub fn record_key(
+    forge: Forge,
+    host: &Host,
+    repository_id: &StructuralId,
+    kind: KeyKind,
+    id: &StructuralId,
+) -> HexDigest {
+    record_key_raw(
+        &format!("{}://{}", forge.as_str(), host.as_str()),
+        repository_id.as_str(),
+        kind.as_str(),
+        id.as_str(),
+    )
+}
+
+/// The key derivation over four raw strings, exactly as the seed states it.
+pub fn record_key_raw(origin: &str, repository_id: &str, kind: &str, id: &str) -> HexDigest {
+    let mut h = Sha256::new();
+    h.update(origin.as_bytes());
+    h.update([0u8]);
+    h.update(repository_id.as_bytes());
+    h.update([0u8]);
+    h.update(kind.as_bytes());
+    h.update([0u8]);
+    h.update(id.as_bytes());
+    HexDigest(h.finalize().into())
+}
+
+/// A UTC instant with nanosecond precision, rendered
+/// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Timestamp {
+    secs: i64,
+    nanos: u32,
+}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.secs, self.nanos).cmp(&(other.secs, other.nanos))
+    }
+}
+
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        _ => 28,
+    }
+}
+
+impl Timestamp {
+    /// Parses an RFC 3339 date-time (any offset, 0 to 9 fraction digits) and
+    /// normalizes it to UTC. Leap seconds and years outside 0000-9999 after
+    /// normalization are rejected.
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
+        let err = |reason| ValueError::Timestamp {
+            value: s.to_owned(),
+            reason,
+        };
+        let b = s.as_bytes();
+        let num = |r: std::ops::Range<usize>| -> Result<i64, ValueError> {
+            let part = b.get(r).ok_or_else(|| err("too short"))?;
+            if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+                return Err(err("expected digits"));
+            }
+            Ok(part.iter().fold(0i64, |a, d| a * 10 + i64::from(d - b'0')))
+        };
+        let y = num(0..4)?;
+        if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+            return Err(err("expected YYYY-MM-DD"));
+        }
+        let mo = num(5..7)?;
+        let d = num(8..10)?;
+        if !matches!(b.get(10), Some(b'T' | b't')) {
+            return Err(err("expected T between date and time"));
+        }
+        let h = num(11..13)?;
+        if b.get(13) != Some(&b':') || b.get(16) != Some(&b':') {
+            return Err(err("expected HH:MM:SS"));
+        }
+        let mi = num(14..16)?;
+        let se = num(17..19)?;
+        if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) {
+            return Err(err("no such date"));
+        }
+        if h > 23 || mi > 59 || se > 59 {
+            return Err(err("no such time (leap seconds are not representable)"));
+        }
+        let mut i = 19;
+        let mut nanos: u32 = 0;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            let digits = i - start;
+            if digits == 0 || digits > 9 {
+                return Err(err("the fraction must have 1 to 9 digits"));
+            }
+            for &c in &b[start..i] {
+                nanos = nanos * 10 + u32::from(c - b'0');
+            }
+            for _ in digits..9 {
+                nanos *= 10;
+            }
+        }
+        let offset_secs = match b.get(i) {
+            Some(b'Z' | b'z') if b.len() == i + 1 => 0,
+            Some(&sign @ (b'+' | b'-')) if b.len() == i + 6 && b[i + 3] == b':' => {
+                let oh = num(i + 1..i + 3)?;
+                let om = num(i + 4..i + 6)?;
+                if oh > 23 || om > 59 {
+                    return Err(err("offset out of range"));
+                }
+                let o = oh * 3600 + om * 60;
+                if sign == b'+' { o } else { -o }
+            }
+            _ => return Err(err("expected Z or a +HH:MM offset at the end")),
+        };
+        let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset_secs;
+        let t = Timestamp { secs, nanos };
+        let (yy, _, _) = civil_from_days(secs.div_euclid(86_400));
+        if !(0..=9999).contains(&yy) {
+            return Err(err("year out of range after UTC normalization"));
+        }
+        Ok(t)
+    }
+
+    fn parts(&self) -> (i64, i64, i64, i64, i64, i64) {
+        let days = self.secs.div_euclid(86_400);
+        let rem = self.secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        (y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
+    pub fn canonical(&self) -> String {
+        let (y, m, d, h, mi, s) = self.parts();
+        format!(
+            "{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:09}Z",
+            self.nanos
+        )
+    }
+
+    /// The record filename order key `YYYYMMDDTHHMMSSnnnnnnnnnZ`.
+    pub fn order_key(&self) -> String {
+        let (y, m, d, h, mi, s) = self.parts();
+        format!("{y:04}{m:02}{d:02}T{h:02}{mi:02}{s:02}{:09}Z", self.nanos)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.canonical())
+    }
+}
+
+/// The order key reserved for the entity-body record.
+pub const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
+
+/// A Git object ID: 40 or 64 lowercase hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GitOid(String);
+
+impl GitOid {
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
+        let ok = (s.len() == 40 || s.len() == 64)
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if ok {
+            Ok(GitOid(s.to_owned()))
+        } else {
+            Err(ValueError::GitOid(s.to_owned()))
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for GitOid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+const PATH_PUNCT: &[u8] = b"._/~!$&()+,;=:@#[]{} -";
+
+fn is_repository_path_alphabet(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || PATH_PUNCT.contains(&b))
+}
+
+/// `common.schema.json#/$defs/repository_path` plus the producer rules:
+/// relative, no empty, `.` or `..` segment, no percent sign.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RepositoryPath(String);
+
+impl RepositoryPath {
+    pub fn parse(s: &str) -> Result<Self, ValueError> {
+        let ok = is_repository_path_alphabet(s)
+            && !s.starts_with('/')
+            && !s.ends_with('/')
+            && s.split('/')
+                .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+        if ok {
+            Ok(RepositoryPath(s.to_owned()))
+        } else {
+            Err(ValueError::RepositoryPath(s.to_owned()))
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for RepositoryPath {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// `source.repository`, a navigation value with its forge's form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repository(String);
+
+impl Repository {
+    pub fn parse(forge: Forge, s: &str) -> Result<Self, ValueError> {
+        let err = || ValueError::Repository {
+            forge,
+            value: s.to_owned(),
+        };
+        let path = RepositoryPath::parse(s).map_err(|_| err())?;
+        let segs: Vec<&str> = path.as_str().split('/').collect();
+        if segs.len() < 2 {
+            return Err(err());
+        }
+        let lower_seg = |seg: &str| {
+            !seg.is_empty()
+                && seg.bytes().all(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'-')
+                })
+        };
+        match forge {
+            Forge::Github | Forge::Forgejo
+                if segs.len() != 2 || !segs.iter().all(|s| lower_seg(s)) =>
+            {
+                Err(err())
+            }
+            _ => Ok(Repository(s.to_owned())),
+        }
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+macro_rules! vocabulary {
+    ($(#[$m:meta])* $name:ident, $what:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($variant),+ }
+        impl $name {
+            pub fn parse(s: &str) -> Result<Self, ValueError> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(ValueError::Vocabulary { what: $what, value: other.to_owned() }),
+                }
+            }
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+vocabulary!(
+    /// `work_item` or `change_proposal`.
+    EntityKind, "entity kind", { WorkItem => "work_item", ChangeProposal => "change_proposal" }
+);
+vocabulary!(
+    /// Normalized entity state.
+    EntityState, "entity state", { Open => "open", Closed => "closed", Merged => "merged" }
+);
+vocabulary!(
+    /// Repository roles (ADR 0054 vocabulary).
+    ActorRole, "actor role", {
+        Admin => "admin", Maintain => "maintain", Write => "write", Triage => "triage",
+        Read => "read", None => "none", External => "external",
+    }
+);
+vocabulary!(
+    /// `human` or `bot`.
+    ActorKind, "actor kind", { Human => "human", Bot => "bot" }
+);
+vocabulary!(
+    /// The admission threshold (D1).
+    MinRole, "admission threshold", { Triage => "triage", Write => "write" }
+);
+vocabulary!(
+    /// Formal review states.
+    ReviewState, "review state", {
+        Approved => "approved", ChangesRequested => "changes_requested",
+        Commented => "commented", Dismissed => "dismissed",
+    }
+);
+vocabulary!(
+    /// Check status.
+    CheckStatus, "check status", { Queued => "queued", InProgress => "in_progress", Completed => "completed" }
+);
+vocabulary!(
+    /// Check conclusion.
+    CheckConclusion, "check conclusion", {
+        Success => "success", Failure => "failure", Neutral => "neutral", Cancelled => "cancelled",
+        Skipped => "skipped", TimedOut => "timed_out", ActionRequired => "action_required", Stale => "stale",
+    }
+);
+vocabulary!(
+    /// Agent receipt status.
+    RunStatus, "agent run status", {
+        Success => "success", Failure => "failure", Cancelled => "cancelled",
+        Skipped => "skipped", TimedOut => "timed_out",
+    }
+);
+vocabulary!(
+    /// Review thread sides.
+    Side, "side", { Left => "left", Right => "right" }
+);
+
+impl ActorRole {
+    /// Rank in the forge-neutral ordering (higher is more authority).
+    pub fn rank(self) -> u8 {
+        match self {
+            ActorRole::Admin => 5,
+            ActorRole::Maintain => 4,
+            ActorRole::Write => 3,
+            ActorRole::Triage => 2,
+            ActorRole::Read => 1,
+            ActorRole::None | ActorRole::External => 0,
+        }
+    }
+    /// Whether this verified role meets the admission threshold.
+    pub fn meets(self, min: MinRole) -> bool {
+        let need = match min {
+            MinRole::Triage => ActorRole::Triage.rank(),
+            MinRole::Write => ActorRole::Write.rank(),
+        };
+        self.rank() >= need
+    }
+}
+
+impl CheckConclusion {
+    /// `check_log_selection: failed` selects these.
+    pub fn is_failed(self) -> bool {
+        matches!(
+            self,
+            CheckConclusion::Failure
+                | CheckConclusion::TimedOut
+                | CheckConclusion::ActionRequired
+                | CheckConclusion::Stale
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_record_key_vector() {
+        let k = record_key_raw(
+            "github://github.com",
+            "R_kgDOExample",
+            "comment",
+            "IC_kwDOExample",
+        );
+        assert_eq!(
+            k.hex(),
+            "c73645a72a9c5de28d71e3e1efe235b9a5d02ee6dfe7dc0ef06cf3d0e5ee3421"
+        );
+        let typed = record_key(
+            Forge::Github,
+            &Host::parse("github.com").unwrap(),
+            &StructuralId::parse(Forge::Github, IdKind::Repository, "R_kgDOExample").unwrap(),
+            KeyKind::Comment,
+            &StructuralId::parse(Forge::Github, IdKind::Record, "IC_kwDOExample").unwrap(),
+        );
+        assert_eq!(typed, k);
+    }
+
+    #[test]
+    fn timestamps_normalize_to_utc_nanos() {
+        let t = Timestamp::parse("2026-09-08T12:15:30.5+02:00").unwrap();
+        assert_eq!(t.canonical(), "2026-09-08T10:15:30.500000000Z");
+        assert_eq!(t.order_key(), "20260908T101530500000000Z");
+        let u = Timestamp::parse("2024-02-29T00:00:00Z").unwrap();
+        assert_eq!(u.canonical(), "2024-02-29T00:00:00.000000000Z");
+        let v = Timestamp::parse("2026-01-01T00:30:00-01:00").unwrap();
+        assert_eq!(v.canonical(), "2026-01-01T01:30:00.000000000Z");
+        assert!(u < t);
+    }
+
+    #[test]
+    fn timestamps_reject_non_rfc3339() {
+        for bad in [
+            "2026-02-30T00:00:00Z",
+            "2026-01-01 00:00:00Z",
+            "2026-01-01T00:00:60Z",
+            "2026-01-01T00:00:00",
+            "2026-01-01T00:00:00.Z",
+            "2026-01-01T00:00:00.1234567890Z",
+            "2026-01-01T00:00:00+0100",
+            "0000-01-01T00:00:00+01:00",
+        ] {
+            assert!(
+                matches!(Timestamp::parse(bad), Err(ValueError::Timestamp { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn hosts_follow_d11() {
+        for good in ["github.com", "git.example.org:8443", "a-b.c1"] {
+            assert!(Host::parse(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "GitHub.com",
+            "github.com:443",
+            "github.com:0",
+            "github.com:65536",
+            "github.com:080",
+            "-a.com",
+            "a-.com",
+            "a..com",
+            "10.0.0.1",
+            "[::1]",
+            "https://github.com",
+            "github.com/x",
+            "",
+        ] {
+            assert!(
+                matches!(Host::parse(bad), Err(ValueError::Host { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn ids_follow_forge_mappings() {
+        assert!(StructuralId::parse(Forge::Github, IdKind::Record, "IC_kw=-x").is_ok());
+        assert!(StructuralId::parse(Forge::Github, IdKind::Record, "a.b").is_err());
+        assert!(StructuralId::parse(Forge::Gitlab, IdKind::Record, "0123").is_err());
+        assert!(StructuralId::parse(Forge::Gitlab, IdKind::Record, "123").is_ok());
+        assert!(StructuralId::parse(Forge::Gitlab, IdKind::Thread, "6a9c1750b37d").is_ok());
+        assert!(StructuralId::parse(Forge::Forgejo, IdKind::Thread, "abc").is_err());
+        assert!(StructuralId::parse(Forge::Github, IdKind::Record, "").is_err());
+        assert!(StructuralId::parse(Forge::Github, IdKind::Record, "a b").is_err());
+    }
+
+    #[test]
+    fn repository_forms() {
+        assert!(Repository::parse(Forge::Github, "octo/widgets").is_ok());
+        assert!(Repository::parse(Forge::Github, "Octo/widgets").is_err());
+        assert!(Repository::parse(Forge::Github, "a/b/c").is_err());
+        assert!(Repository::parse(Forge::Gitlab, "Group/Sub/Proj").is_ok());
+        assert!(Repository::parse(Forge::Gitlab, "proj").is_err());
+        assert!(RepositoryPath::parse("src/../x").is_err());
+        assert!(RepositoryPath::parse("src/%2e").is_err());
+        assert!(RepositoryPath::parse("src/ünï").is_err());
+        assert!(RepositoryPath::parse("src/main.rs").is_ok());
+    }
+
+    #[test]
+    fn role_thresholds() {
+        assert!(ActorRole::Triage.meets(MinRole::Triage));
+        assert!(!ActorRole::Triage.meets(MinRole::Write));
+        assert!(ActorRole::Maintain.meets(MinRole::Write));
+        assert!(!ActorRole::Read.meets(MinRole::Triage));
+        assert!(!ActorRole::External.meets(MinRole::Triage));
+    }
+}
