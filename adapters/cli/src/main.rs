@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod authority_cmd;
+mod clock;
+mod demo;
 mod output;
 
 use output::{CliError, Output};
@@ -42,6 +45,18 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Freeze the candidate: trees, paths, risk, lenses and correction budget.
+    Start(authority_cmd::StartArgs),
+    /// Turn lens results and independent evidence into authority (and a receipt).
+    Finalize(authority_cmd::FinalizeArgs),
+    /// Re-derive live Git state at a delivery boundary: allow or deny.
+    Validate(authority_cmd::ValidateArgs),
+    /// Show a lineage's state and whether it applies to the live candidate.
+    Status(authority_cmd::StatusArgs),
+    /// Print the JSON Schema 2020-12 of a role or authority document.
+    Schema(authority_cmd::SchemaArgs),
+    /// Run the five actions on a scratch repository, printing every step.
+    Demo(demo::DemoArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
 }
 
@@ -61,7 +76,14 @@ fn main() -> ExitCode {
     let out = Output {
         json: cli.global.json,
     };
-    let result: Result<ExitCode, CliError> = match cli.command {};
+    let result: Result<ExitCode, CliError> = match &cli.command {
+        Command::Start(a) => authority_cmd::start(&cli.global, out, a),
+        Command::Finalize(a) => authority_cmd::finalize(&cli.global, out, a),
+        Command::Validate(a) => authority_cmd::validate(&cli.global, out, a),
+        Command::Status(a) => authority_cmd::status(&cli.global, out, a),
+        Command::Schema(a) => authority_cmd::schema(out, a),
+        Command::Demo(a) => demo::run(out, a),
+    };
     match result {
         Ok(code) => code,
         Err(e) => out.error(&e),

@@ -5,8 +5,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod candidate;
 pub mod cmd;
+pub mod port;
 pub mod repo;
+pub mod subject;
 
 pub use cmd::{GitCli, GitError};
 pub use repo::Repo;

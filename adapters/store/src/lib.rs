@@ -1,1 +1,7 @@
-//! Store adapter.
+//! `probity-store`: Probity's files on disk, under the Git common dir.
+
+#![forbid(unsafe_code)]
+
+pub mod review_store;
+
+pub use review_store::FileStore;

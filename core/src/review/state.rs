@@ -623,3 +623,80 @@ impl StateRecord {
         Ok(record)
     }
 }
+
+/// The prepared binding of one selected lens (R2.10): the exact string an
+/// orchestrator prefixes to that lens's prompt. Only start names the target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LensBinding {
+    pub lens: Lens,
+    /// 1-based position in the selected order.
+    pub order: usize,
+    pub finding_id_prefix: &'static str,
+    pub binding: String,
+}
+
+impl ReviewState {
+    /// One prepared binding per selected lens, in selected order.
+    pub fn lens_bindings(&self) -> Vec<LensBinding> {
+        let n = self.frozen.selected_lenses.len();
+        self.frozen
+            .selected_lenses
+            .iter()
+            .enumerate()
+            .map(|(i, lens)| LensBinding {
+                lens: *lens,
+                order: i + 1,
+                finding_id_prefix: lens.prefix(),
+                binding: format!(
+                    "probity-lens-binding/v1 lineage={} target={} candidate_tree={} lens={} position={}/{}",
+                    self.lineage_id,
+                    self.snapshot.target,
+                    self.snapshot.candidate_tree,
+                    lens.name(),
+                    i + 1,
+                    n
+                ),
+            })
+            .collect()
+    }
+
+    /// The next legal input for this state, as a routing token.
+    pub fn next_action(&self) -> NextInput {
+        match &self.stage {
+            Stage::Reviewing if self.frozen.selected_lenses.is_empty() => {
+                NextInput::ProvideEvidence
+            }
+            Stage::Reviewing => NextInput::RunLenses,
+            Stage::Validating { .. } => NextInput::ProvideEvidence,
+            Stage::Approved { .. } | Stage::Escalated { .. } => NextInput::None,
+        }
+    }
+}
+
+/// The next legal input, named for orchestrators (`action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NextInput {
+    /// Run each selected lens once, then `finalize --result ...`.
+    RunLenses,
+    /// `finalize --evidence F` with independent evidence.
+    ProvideEvidence,
+    /// Terminal: nothing more.
+    None,
+}
+
+impl NextInput {
+    /// A sentence for people.
+    pub fn sentence(self, lenses: &[Lens]) -> String {
+        match self {
+            NextInput::RunLenses => format!(
+                "run each selected lens once ({}), then `probity finalize --result <lens.json>...` in that order",
+                lenses.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
+            ),
+            NextInput::ProvideEvidence => {
+                "produce independent evidence (test output, a build log), then `probity finalize --evidence <file>`".into()
+            }
+            NextInput::None => "nothing: the review is terminal".into(),
+        }
+    }
+}

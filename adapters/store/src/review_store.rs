@@ -1,0 +1,355 @@
+//! The compact review store on disk (R7.1–R7.4, R12.2–R12.3).
+//!
+//! Layout under `<git-common-dir>/probity/reviews/v1/` (shared by every
+//! linked worktree):
+//!
+//! ```text
+//! <lineage>/LOCK            per-lineage writer lock (std::fs::File::lock)
+//! <lineage>/state.json      the record: canonical JSON + LF
+//! <lineage>/receipt.json    terminal only: canonical JSON + LF
+//! index/target/<hex>        target identity -> lineage (created exclusively)
+//! index/base/<tree>         base tree -> latest approved lineage
+//! ```
+//!
+//! Every file is written as temp file + fsync + rename + directory fsync, so
+//! readers see the old or the new bytes, never half. Writers of different
+//! lineages take different locks and never block each other; a writer of
+//! the same lineage waits with bounded backoff, then reports contention.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::receipt::Receipt;
+use probity_core::review::state::{Stage, StateRecord, check_successor};
+use probity_ports::review::{Created, ReviewStore, StoreError};
+
+/// How long a writer waits for a lineage lock before reporting contention.
+pub const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// The file-backed store.
+#[derive(Debug)]
+pub struct FileStore {
+    root: PathBuf,
+    lock_wait: Duration,
+    /// Test-only fault injection: abort after this many successful replaces.
+    fail_after_replaces: Option<u32>,
+    replaces: AtomicU32,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+impl FileStore {
+    /// The store of the repository whose common git dir is `common_dir`.
+    pub fn for_common_dir(common_dir: &Path) -> Self {
+        Self::at(common_dir.join("probity").join("reviews").join("v1"))
+    }
+
+    /// A store rooted at `root` (the `reviews/v1` directory).
+    pub fn at(root: PathBuf) -> Self {
+        Self {
+            root,
+            lock_wait: LOCK_WAIT,
+            fail_after_replaces: None,
+            replaces: AtomicU32::new(0),
+        }
+    }
+
+    /// Sets the bounded wait for a lineage lock.
+    pub fn with_lock_wait(mut self, wait: Duration) -> Self {
+        self.lock_wait = wait;
+        self
+    }
+
+    /// For crash-safety tests only: every `replace` after the first `n`
+    /// fails as if the process died before writing.
+    pub fn with_fault_after_replaces(mut self, n: u32) -> Self {
+        self.fail_after_replaces = Some(n);
+        self
+    }
+
+    /// The store root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn lineage_dir(&self, l: &LineageId) -> PathBuf {
+        self.root.join(l.as_str())
+    }
+
+    fn state_path(&self, l: &LineageId) -> PathBuf {
+        self.lineage_dir(l).join("state.json")
+    }
+
+    fn receipt_path(&self, l: &LineageId) -> PathBuf {
+        self.lineage_dir(l).join("receipt.json")
+    }
+
+    fn target_index(&self, target: &Sha256Digest) -> PathBuf {
+        self.root.join("index").join("target").join(target.hex())
+    }
+
+    fn base_index(&self, base: &TreeId) -> PathBuf {
+        self.root.join("index").join("base").join(base.as_str())
+    }
+
+    /// Takes the lineage's lock with bounded exponential backoff.
+    fn lock(&self, l: &LineageId) -> Result<File, StoreError> {
+        let path = self.lineage_dir(l).join("LOCK");
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(file),
+                Err(fs::TryLockError::WouldBlock) => {
+                    if started.elapsed() >= self.lock_wait {
+                        return Err(StoreError::Contention {
+                            lineage: l.clone(),
+                            waited_ms: started.elapsed().as_millis() as u64,
+                        });
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
+            }
+        }
+    }
+
+    fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+        match fs::read(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io(path)(e)),
+        }
+    }
+
+    fn parse_record(path: &Path, bytes: &[u8]) -> Result<StateRecord, StoreError> {
+        StateRecord::from_bytes(bytes).map_err(|source| StoreError::Corrupted {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    fn read_lineage_pointer(path: &Path) -> Result<Option<LineageId>, StoreError> {
+        let Some(bytes) = Self::read_optional(path)? else {
+            return Ok(None);
+        };
+        let malformed = |detail: String| StoreError::Malformed {
+            path: path.display().to_string(),
+            detail,
+        };
+        let text = std::str::from_utf8(&bytes).map_err(|_| malformed("not UTF-8".into()))?;
+        let id = text
+            .strip_suffix('\n')
+            .ok_or_else(|| malformed("missing trailing LF".into()))?;
+        LineageId::parse(id)
+            .map(Some)
+            .map_err(|e| malformed(e.to_string()))
+    }
+
+    fn write_receipt_if_terminal(&self, record: &StateRecord) -> Result<(), StoreError> {
+        let Some(receipt) = Receipt::derive(&record.state) else {
+            return Ok(());
+        };
+        let path = self.receipt_path(&record.state.lineage_id);
+        let bytes = receipt.to_bytes().map_err(|source| StoreError::Corrupted {
+            path: path.display().to_string(),
+            source,
+        })?;
+        if Self::read_optional(&path)?.as_deref() != Some(&bytes[..]) {
+            write_atomic(&path, &bytes)?;
+        }
+        if matches!(record.state.stage, Stage::Approved { .. }) {
+            let index = self.base_index(&record.state.snapshot.base_tree);
+            let line = format!("{}\n", record.state.lineage_id);
+            if Self::read_optional(&index)?.as_deref() != Some(line.as_bytes()) {
+                write_atomic(&index, line.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` atomically and durably: a temp file in the same
+/// directory, fsync, rename over `path`, fsync of the directory.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = path.parent().ok_or_else(|| StoreError::Malformed {
+        path: path.display().to_string(),
+        detail: "no parent directory".into(),
+    })?;
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(io(dir))?;
+    tmp.write_all(bytes).map_err(io(tmp.path()))?;
+    tmp.as_file().sync_all().map_err(io(path))?;
+    tmp.persist(path).map_err(|e| io(path)(e.error))?;
+    sync_dir(dir)
+}
+
+/// Publishes `bytes` at `path` only if nothing is there yet: the bytes are
+/// made durable in a temp file, then hard-linked into place (atomic and
+/// exclusive). Returns false when `path` already existed.
+fn publish_exclusive(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
+    let dir = path.parent().ok_or_else(|| StoreError::Malformed {
+        path: path.display().to_string(),
+        detail: "no parent directory".into(),
+    })?;
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(io(dir))?;
+    tmp.write_all(bytes).map_err(io(tmp.path()))?;
+    tmp.as_file().sync_all().map_err(io(path))?;
+    let linked = match fs::hard_link(tmp.path(), path) {
+        Ok(()) => true,
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => false,
+        Err(e) => return Err(io(path)(e)),
+    };
+    drop(tmp);
+    sync_dir(dir)?;
+    Ok(linked)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(dir))?;
+    }
+    Ok(())
+}
+
+impl ReviewStore for FileStore {
+    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
+        let path = self.state_path(lineage);
+        let Some(bytes) = Self::read_optional(&path)? else {
+            return Ok(None);
+        };
+        let record = Self::parse_record(&path, &bytes)?;
+        if record.state.lineage_id != *lineage {
+            return Err(StoreError::Malformed {
+                path: path.display().to_string(),
+                detail: format!("holds lineage {}", record.state.lineage_id),
+            });
+        }
+        Ok(Some(record))
+    }
+
+    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        let lineage = &record.state.lineage_id;
+        let target = record.state.snapshot.target;
+        if let Some(existing) = self.lookup_target(&target)? {
+            return Ok(Created::Existing(existing));
+        }
+        let bytes = record.to_bytes().map_err(|source| StoreError::Corrupted {
+            path: lineage.to_string(),
+            source,
+        })?;
+        let dir = self.lineage_dir(lineage);
+        match fs::create_dir_all(&self.root).and_then(|()| fs::create_dir(&dir)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                // An exact retry of the same start (same nonce and time).
+                let current = Self::read_optional(&self.state_path(lineage))?;
+                if current.as_deref() == Some(&bytes[..]) {
+                    return Ok(Created::New);
+                }
+                return Err(StoreError::Malformed {
+                    path: dir.display().to_string(),
+                    detail: "lineage directory exists with other content".into(),
+                });
+            }
+            Err(e) => return Err(io(&dir)(e)),
+        }
+        sync_dir(&self.root)?;
+        {
+            let _guard = self.lock(lineage)?;
+            write_atomic(&self.state_path(lineage), &bytes)?;
+        }
+        let line = format!("{lineage}\n");
+        if publish_exclusive(&self.target_index(&target), line.as_bytes())? {
+            return Ok(Created::New);
+        }
+        // Another start of the same candidate won: withdraw ours, resume theirs.
+        let winner = self
+            .lookup_target(&target)?
+            .ok_or_else(|| StoreError::Malformed {
+                path: self.target_index(&target).display().to_string(),
+                detail: "vanished while being read".into(),
+            })?;
+        let _ = fs::remove_dir_all(&dir);
+        Ok(Created::Existing(winner))
+    }
+
+    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError> {
+        let lineage = &next.state.lineage_id;
+        let _guard = self.lock(lineage)?;
+        let path = self.state_path(lineage);
+        let bytes =
+            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let current = Self::parse_record(&path, &bytes)?;
+        if current.revision == next.revision {
+            // Exact retry: the same successor is already durable. Finish any
+            // projection a crash may have left unwritten.
+            return self.write_receipt_if_terminal(next);
+        }
+        if current.revision != *expected {
+            return Err(StoreError::Conflict {
+                lineage: lineage.clone(),
+                expected: *expected,
+                found: current.revision,
+            });
+        }
+        check_successor(&current.state, &next.state)?;
+        if let Some(limit) = self.fail_after_replaces
+            && self.replaces.fetch_add(1, Ordering::SeqCst) >= limit
+        {
+            return Err(StoreError::Io {
+                path: path.display().to_string(),
+                source: std::io::Error::other("injected fault: simulated crash before replace"),
+            });
+        }
+        let new_bytes = next.to_bytes().map_err(|source| StoreError::Corrupted {
+            path: path.display().to_string(),
+            source,
+        })?;
+        write_atomic(&path, &new_bytes)?;
+        self.write_receipt_if_terminal(next)
+    }
+
+    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.target_index(target))
+    }
+
+    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.base_index(base))
+    }
+
+    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
+        Self::read_optional(&self.receipt_path(lineage))
+    }
+
+    fn receipt_location(&self, lineage: &LineageId) -> String {
+        self.receipt_path(lineage).display().to_string()
+    }
+}

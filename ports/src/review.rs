@@ -1,0 +1,444 @@
+//! Review authority: ports and drivers for start, finalize, validate and
+//! status.
+
+use std::error::Error as StdError;
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::finding::{ReviewerResult, RoleDocError};
+use probity_core::review::gate::{Authority, GateDecision, decide_pre_commit};
+use probity_core::review::ids::{LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use probity_core::review::lens::{Lens, select_lenses};
+use probity_core::review::receipt::Receipt;
+use probity_core::review::risk::RiskPolicy;
+use probity_core::review::snapshot::{
+    CandidateObservation, LiveTarget, Snapshot, SnapshotError, authored_lines,
+};
+use probity_core::review::state::{
+    ReviewState, StartInput, StateError, StateRecord, TransitionError,
+};
+
+/// A boxed adapter error, kept whole for its message and source chain.
+pub type AdapterError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// Observing the repository. Every method re-derives from live Git state; a
+/// failure is an error, never a guess.
+pub trait GitPort {
+    /// Everything start needs: trees, changed files with line counts and
+    /// leading content, and the intended untracked files.
+    fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
+    /// The live target only (cheaper: what a gate compares).
+    fn live_target(&self) -> Result<LiveTarget, AdapterError>;
+    /// Paths whose entries differ between two trees (adds and removals too).
+    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
+}
+
+/// Time and nonces: the only non-determinism a start has.
+pub trait Clock {
+    fn now(&self) -> Timestamp;
+    fn nonce(&self) -> Nonce;
+}
+
+/// Failures of the review store, classified for callers.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The stored revision is not the one the writer expected.
+    #[error("stale write to {lineage}: expected revision {expected}, the store has {found}")]
+    Conflict {
+        lineage: LineageId,
+        expected: Sha256Digest,
+        found: Sha256Digest,
+    },
+    /// Another writer holds the lineage's lock beyond the bounded wait.
+    #[error("lineage {lineage} is locked by another writer (waited {waited_ms} ms)")]
+    Contention { lineage: LineageId, waited_ms: u64 },
+    /// Stored authority failed validation: fail closed.
+    #[error("stored authority at {path} is invalid: {source}")]
+    Corrupted {
+        path: String,
+        #[source]
+        source: StateError,
+    },
+    /// An index entry or receipt is malformed.
+    #[error("store entry {path} is malformed: {detail}")]
+    Malformed { path: String, detail: String },
+    /// The proposed successor is not a legal transition.
+    #[error(transparent)]
+    Illegal(#[from] TransitionError),
+    /// The lineage does not exist.
+    #[error("no lineage {0} in the store")]
+    NotFound(LineageId),
+    #[error("store I/O at {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How a create ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Created {
+    /// The record is now stored and indexed by its target.
+    New,
+    /// Another lineage already owns this target; nothing was kept.
+    Existing(LineageId),
+}
+
+/// The compact review store (R7).
+pub trait ReviewStore {
+    /// Loads and validates a lineage's record (fail closed).
+    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError>;
+    /// Stores a new lineage and indexes it by target identity, unless another
+    /// lineage owns the target already.
+    fn create(&self, record: &StateRecord) -> Result<Created, StoreError>;
+    /// Compare-and-swap: replaces the record whose revision is `expected`
+    /// with `next`, under the lineage's lock, after checking the transition.
+    /// An exact retry (the store already holds `next`) succeeds. A terminal
+    /// record also writes its receipt; an approved one indexes its base tree.
+    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError>;
+    /// The lineage indexed for a target identity.
+    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
+    /// The latest approved lineage on a base tree.
+    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// The bytes of a lineage's receipt file, if present.
+    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Where the receipt of a lineage lives, for people.
+    fn receipt_location(&self, lineage: &LineageId) -> String;
+}
+
+/// A named input document (a path, for messages).
+#[derive(Debug, Clone)]
+pub struct NamedInput {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Why a driver could not finish. Whatever the variant, a rejected input
+/// left the store unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("could not observe the repository: {0}")]
+    Repository(#[source] AdapterError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{name}: {source}")]
+    MalformedInput {
+        name: String,
+        #[source]
+        source: RoleDocError,
+    },
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("no review exists for the live candidate")]
+    NoReview,
+    #[error(
+        "the live candidate is not the one lineage {lineage} froze; changed paths: {}",
+        display_paths(differing_paths)
+    )]
+    CandidateChanged {
+        lineage: LineageId,
+        differing_paths: Vec<RepoPath>,
+    },
+    #[error("index entry for {0} points at a lineage with another target")]
+    IndexMismatch(LineageId),
+}
+
+fn display_paths(p: &[RepoPath]) -> String {
+    if p.is_empty() {
+        "(none listed)".into()
+    } else {
+        p.iter()
+            .map(RepoPath::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// What start returned.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub record: StateRecord,
+    /// True when an existing lineage for this candidate was resumed.
+    pub resumed: bool,
+}
+
+/// `probity start`: freezes the live candidate, or resumes the lineage that
+/// already froze it (R1.3).
+pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+) -> Result<Started, ReviewError> {
+    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+    let snapshot = Snapshot::freeze(&obs)?;
+    if let Some(existing) = resume(store, &snapshot.target)? {
+        return Ok(Started {
+            record: existing,
+            resumed: true,
+        });
+    }
+    let policy = RiskPolicy::v1();
+    let lines = authored_lines(policy, &obs.changed);
+    let assessment = policy.classify(&obs.changed, lines);
+    let lenses = select_lenses(assessment.level(), focus);
+    let state = ReviewState::start(StartInput {
+        snapshot,
+        assessment,
+        lenses,
+        authored_lines: lines,
+        created_at: clock.now(),
+        nonce: clock.nonce(),
+    })?;
+    let record = state.record()?;
+    match store.create(&record)? {
+        Created::New => Ok(Started {
+            record,
+            resumed: false,
+        }),
+        Created::Existing(other) => {
+            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
+            Ok(Started {
+                record: existing,
+                resumed: true,
+            })
+        }
+    }
+}
+
+fn resume<S: ReviewStore>(
+    store: &S,
+    target: &Sha256Digest,
+) -> Result<Option<StateRecord>, ReviewError> {
+    let Some(lineage) = store.lookup_target(target)? else {
+        return Ok(None);
+    };
+    let record = store
+        .load(&lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    if record.state.snapshot.target != *target {
+        return Err(ReviewError::IndexMismatch(lineage));
+    }
+    Ok(Some(record))
+}
+
+/// Inputs to finalize.
+#[derive(Debug, Clone, Default)]
+pub struct FinalizeInput {
+    /// The lineage; discovered from the live candidate when absent.
+    pub lineage: Option<LineageId>,
+    /// Lens results in selected order.
+    pub results: Vec<NamedInput>,
+    /// Final independent evidence.
+    pub evidence: Option<NamedInput>,
+}
+
+/// What finalize returned.
+#[derive(Debug, Clone)]
+pub struct Finalized {
+    pub record: StateRecord,
+    /// Where the receipt lives, in a terminal state only.
+    pub receipt_location: Option<String>,
+}
+
+/// `probity finalize`: turns judgment into authority (R4). Every input is
+/// parsed before anything is written; each valid intermediate state is
+/// committed, so a crash resumes without re-running a lens.
+pub fn finalize<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    input: FinalizeInput,
+) -> Result<Finalized, ReviewError> {
+    let results = input
+        .results
+        .iter()
+        .map(|r| {
+            ReviewerResult::parse(&r.bytes).map_err(|source| ReviewError::MalformedInput {
+                name: r.name.clone(),
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(ev) = &input.evidence
+        && ev.bytes.is_empty()
+    {
+        return Err(TransitionError::EmptyEvidence.into());
+    }
+    let mut record = discover_for_finalize(git, store, input.lineage.as_ref())?;
+    let has_results = !input.results.is_empty();
+    let zero_lens = record.state.frozen.selected_lenses.is_empty();
+    if has_results || (zero_lens && record.state.stage.judgment().is_none()) {
+        let next = record.state.accept_results(results)?;
+        record = commit(store, &record, next)?;
+    }
+    if let Some(ev) = &input.evidence {
+        let next = record.state.accept_evidence(&ev.bytes)?;
+        record = commit(store, &record, next)?;
+    }
+    let receipt_location = record
+        .state
+        .stage
+        .is_terminal()
+        .then(|| store.receipt_location(&record.state.lineage_id));
+    Ok(Finalized {
+        record,
+        receipt_location,
+    })
+}
+
+fn commit<S: ReviewStore>(
+    store: &S,
+    current: &StateRecord,
+    next: ReviewState,
+) -> Result<StateRecord, ReviewError> {
+    let next = next.record()?;
+    store.replace(&current.revision, &next)?;
+    Ok(next)
+}
+
+fn discover_for_finalize<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: Option<&LineageId>,
+) -> Result<StateRecord, ReviewError> {
+    let record = match lineage {
+        Some(l) => store
+            .load(l)?
+            .ok_or_else(|| StoreError::NotFound(l.clone()))?,
+        None => {
+            let live = git.live_target().map_err(ReviewError::Repository)?;
+            return resume(store, &live.target)?.ok_or(ReviewError::NoReview);
+        }
+    };
+    // A terminal lineage answers retries whatever the live candidate is.
+    if record.state.stage.is_terminal() {
+        return Ok(record);
+    }
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    if live.target != record.state.snapshot.target {
+        let differing = git
+            .differing_paths(&record.state.snapshot.candidate_tree, &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        return Err(ReviewError::CandidateChanged {
+            lineage: record.state.lineage_id.clone(),
+            differing_paths: differing,
+        });
+    }
+    Ok(record)
+}
+
+/// `probity validate --gate pre-commit` (R8.1, R8.2, R8.6): zero model calls;
+/// discovery is a lookup by target identity, then by base tree.
+pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+) -> Result<GateDecision, ReviewError> {
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    if let Some(record) = resume(store, &live.target)? {
+        let receipt = store.read_receipt(&record.state.lineage_id)?;
+        return Ok(decide_pre_commit(
+            &live,
+            Authority::Exact {
+                state: &record.state,
+                receipt_file: receipt.as_deref(),
+            },
+        ));
+    }
+    let Some(prior) = store.lookup_base(&live.base_tree)? else {
+        return Ok(decide_pre_commit(&live, Authority::None));
+    };
+    let record = store
+        .load(&prior)?
+        .ok_or_else(|| StoreError::NotFound(prior.clone()))?;
+    if record.state.snapshot.base_tree != live.base_tree {
+        return Err(ReviewError::IndexMismatch(prior));
+    }
+    let differing = git
+        .differing_paths(&record.state.snapshot.candidate_tree, &live.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    Ok(decide_pre_commit(
+        &live,
+        Authority::Prior {
+            state: &record.state,
+            differing_paths: &differing,
+        },
+    ))
+}
+
+/// How a lineage relates to the live candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Applicability {
+    /// The lineage froze exactly the live candidate.
+    Current,
+    /// The live candidate differs only outside the reviewed paths.
+    Unrelated,
+    /// The live candidate differs inside the reviewed paths (or their set).
+    ScopeChanged,
+}
+
+/// What status reports.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub record: StateRecord,
+    pub applicability: Applicability,
+    pub differing_paths: Vec<RepoPath>,
+    pub receipt: Option<Receipt>,
+}
+
+/// `probity status [--lineage L]`: a lineage (given, or the live candidate's,
+/// or the latest approved on the live base) and its applicability.
+pub fn status<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: Option<&LineageId>,
+) -> Result<Option<Status>, ReviewError> {
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let record = match lineage {
+        Some(l) => Some(
+            store
+                .load(l)?
+                .ok_or_else(|| StoreError::NotFound(l.clone()))?,
+        ),
+        None => match resume(store, &live.target)? {
+            Some(r) => Some(r),
+            None => match store.lookup_base(&live.base_tree)? {
+                Some(l) => Some(store.load(&l)?.ok_or(StoreError::NotFound(l))?),
+                None => None,
+            },
+        },
+    };
+    let Some(record) = record else {
+        return Ok(None);
+    };
+    let snap = &record.state.snapshot;
+    let (applicability, differing_paths) = if snap.target == live.target {
+        (Applicability::Current, Vec::new())
+    } else {
+        let differing = git
+            .differing_paths(&snap.candidate_tree, &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        let touches = differing
+            .iter()
+            .any(|p| snap.paths.binary_search(p).is_ok());
+        (
+            if touches {
+                Applicability::ScopeChanged
+            } else {
+                Applicability::Unrelated
+            },
+            differing,
+        )
+    };
+    let receipt = Receipt::derive(&record.state);
+    Ok(Some(Status {
+        record,
+        applicability,
+        differing_paths,
+        receipt,
+    }))
+}
