@@ -1,0 +1,98 @@
+//! The `disk` subject: plain files under a root. Links inside the root are
+//! followed only after canonicalizing and re-checking containment; a link
+//! out of the root, or into a `.git` directory, is refused.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use probity_core::snapshot_tools::{
+    GrepQuery, ListEntry, PathRefusal, RawGrep, RawRead, SnapshotPath, SubjectError,
+};
+
+use super::OpenError;
+use super::walk::{self, io_err, is_git_name, join, name_bytes};
+
+/// Plain files under a canonical root.
+#[derive(Debug, Clone)]
+pub struct DiskSubject {
+    root: PathBuf,
+}
+
+impl DiskSubject {
+    /// Opens `root` (canonicalized once, here).
+    pub fn new(root: &Path) -> Result<Self, OpenError> {
+        let root = fs::canonicalize(root).map_err(|source| OpenError::Root {
+            path: root.display().to_string(),
+            source,
+        })?;
+        Ok(Self { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Canonicalizes `root/path` and checks it stays under the root and out
+    /// of `.git`.
+    fn contain(&self, path: &SnapshotPath) -> Result<PathBuf, SubjectError> {
+        let full = join(&self.root, path);
+        let canon = match fs::canonicalize(&full) {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SubjectError::NotInSnapshot {
+                    path: path.display().into_owned(),
+                    why: "no such file under the root".into(),
+                });
+            }
+            Err(e) => return Err(io_err(path, &e)),
+        };
+        let rel = canon
+            .strip_prefix(&self.root)
+            .map_err(|_| SubjectError::Refused(PathRefusal::OutsideRoot))?;
+        for c in rel.components() {
+            match c {
+                Component::Normal(n) if is_git_name(&name_bytes(n)) => {
+                    return Err(SubjectError::Refused(PathRefusal::GitDir));
+                }
+                Component::Normal(_) => {}
+                _ => return Err(SubjectError::Refused(PathRefusal::OutsideRoot)),
+            }
+        }
+        Ok(canon)
+    }
+
+    pub fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
+        let canon = self.contain(path)?;
+        let meta = fs::metadata(&canon).map_err(|e| io_err(path, &e))?;
+        if meta.is_dir() {
+            return Err(SubjectError::IsDirectory(path.display().into_owned()));
+        }
+        walk::read_file(&canon, path).map(RawRead::File)
+    }
+
+    pub fn grep(&self, query: &GrepQuery, max_hits: usize) -> Result<RawGrep, SubjectError> {
+        let matcher = query
+            .matcher()
+            .map_err(|e| SubjectError::Backend(e.to_string()))?;
+        if let Some(scope) = &query.scope {
+            // Refuse a scope that leaves the root, with its reason.
+            self.contain(scope)?;
+        }
+        let (entries, truncated_walk) = walk::walk(&self.root)?;
+        let (hits, more) = walk::grep_files(
+            &self.root,
+            &entries,
+            query.scope.as_ref(),
+            &|line| matcher.is_match(line),
+            max_hits,
+        );
+        Ok(RawGrep {
+            hits,
+            more: more || truncated_walk,
+        })
+    }
+
+    pub fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
+        Ok(walk::walk(&self.root)?.0)
+    }
+}

@@ -1,0 +1,478 @@
+//! The git subjects: `index`, `worktree` and `tree:<oid>`.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use probity_core::snapshot_tools::raw::READ_MAX_FILE_BYTES;
+use probity_core::snapshot_tools::{
+    EntryKind, GrepHit, GrepQuery, ListEntry, PathRefusal, RawGrep, RawRead, SnapshotPath,
+    SubjectError,
+};
+
+use super::OpenError;
+use super::walk::{self, io_err, join};
+use crate::cmd::{GitError, split_z};
+use crate::repo::Repo;
+
+/// Which git snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitMode {
+    Index,
+    Worktree,
+    /// A full tree object id.
+    Tree(String),
+}
+
+/// A git-backed subject.
+#[derive(Debug)]
+pub struct GitSubject {
+    repo: Repo,
+    mode: GitMode,
+}
+
+/// One index or tree entry.
+#[derive(Debug, Clone)]
+struct Entry {
+    mode: String,
+    oid: String,
+    /// 0 for a merged entry; 1-3 for a conflict.
+    stage: u8,
+    skip_worktree: bool,
+    path: Vec<u8>,
+}
+
+impl Entry {
+    fn kind(&self) -> EntryKind {
+        match self.mode.as_str() {
+            "160000" => EntryKind::Submodule,
+            "120000" => EntryKind::Symlink,
+            _ => EntryKind::File,
+        }
+    }
+}
+
+fn backend(e: GitError) -> SubjectError {
+    SubjectError::Backend(e.to_string())
+}
+
+/// Resolves `oid` (a tree or a commit) to a full tree id.
+pub fn resolve_tree(repo: &Repo, oid: &str) -> Result<String, OpenError> {
+    let out = repo.git().output(
+        repo.root(),
+        &[
+            "rev-parse".into(),
+            "--verify".into(),
+            "--quiet".into(),
+            "--end-of-options".into(),
+            OsString::from(format!("{oid}^{{tree}}")),
+        ],
+        &[],
+        None,
+    )?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if !out.status.success() || text.is_empty() || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(OpenError::NoSuchTree { oid: oid.into() });
+    }
+    Ok(text)
+}
+
+/// Parses `[TAG ]MODE OID STAGE\tPATH` (ls-files -s [-t] -z).
+fn parse_ls_files(out: &[u8], tagged: bool) -> Result<Vec<Entry>, SubjectError> {
+    let mut v = Vec::new();
+    for rec in split_z(out) {
+        let bad = || {
+            SubjectError::Backend(format!(
+                "unexpected ls-files record {:?}",
+                String::from_utf8_lossy(rec)
+            ))
+        };
+        let tab = rec.iter().position(|b| *b == b'\t').ok_or_else(bad)?;
+        let head = std::str::from_utf8(&rec[..tab]).map_err(|_| bad())?;
+        let mut parts = head.split(' ');
+        let skip_worktree = if tagged {
+            parts.next().ok_or_else(bad)? == "S"
+        } else {
+            false
+        };
+        let mode = parts.next().ok_or_else(bad)?.to_owned();
+        let oid = parts.next().ok_or_else(bad)?.to_owned();
+        let stage = parts.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+        v.push(Entry {
+            mode,
+            oid,
+            stage,
+            skip_worktree,
+            path: rec[tab + 1..].to_vec(),
+        });
+    }
+    Ok(v)
+}
+
+/// Parses `MODE TYPE OID\tPATH` (ls-tree -z).
+fn parse_ls_tree(out: &[u8]) -> Result<Vec<(Entry, String)>, SubjectError> {
+    let mut v = Vec::new();
+    for rec in split_z(out) {
+        let bad = || {
+            SubjectError::Backend(format!(
+                "unexpected ls-tree record {:?}",
+                String::from_utf8_lossy(rec)
+            ))
+        };
+        let tab = rec.iter().position(|b| *b == b'\t').ok_or_else(bad)?;
+        let head = std::str::from_utf8(&rec[..tab]).map_err(|_| bad())?;
+        let mut parts = head.split(' ');
+        let mode = parts.next().ok_or_else(bad)?.to_owned();
+        let kind = parts.next().ok_or_else(bad)?.to_owned();
+        let oid = parts.next().ok_or_else(bad)?.to_owned();
+        v.push((
+            Entry {
+                mode,
+                oid,
+                stage: 0,
+                skip_worktree: false,
+                path: rec[tab + 1..].to_vec(),
+            },
+            kind,
+        ));
+    }
+    Ok(v)
+}
+
+fn os(b: &[u8]) -> OsString {
+    crate::cmd::path_from_bytes(Path::new(""), b).into_os_string()
+}
+
+impl GitSubject {
+    pub fn new(repo: Repo, mode: GitMode) -> Self {
+        Self { repo, mode }
+    }
+
+    pub fn repo(&self) -> &Repo {
+        &self.repo
+    }
+
+    pub fn mode(&self) -> &GitMode {
+        &self.mode
+    }
+
+    fn not_in_snapshot(&self, path: &SnapshotPath) -> SubjectError {
+        let why = match &self.mode {
+            GitMode::Tree(t) => format!("not in tree {t}"),
+            _ => {
+                let on_disk = fs::symlink_metadata(join(self.repo.root(), path)).is_ok();
+                if on_disk {
+                    "untracked; only tracked files are in the snapshot".into()
+                } else {
+                    "no such tracked file".into()
+                }
+            }
+        };
+        SubjectError::NotInSnapshot {
+            path: path.display().into_owned(),
+            why,
+        }
+    }
+
+    /// The entries at `path` (exactly) or under it.
+    fn lookup(&self, path: &SnapshotPath) -> Result<Vec<Entry>, SubjectError> {
+        let mut args: Vec<OsString> = vec!["--literal-pathspecs".into()];
+        match &self.mode {
+            GitMode::Tree(t) => {
+                args.extend([
+                    "ls-tree".into(),
+                    "-z".into(),
+                    "--full-tree".into(),
+                    t.into(),
+                    "--".into(),
+                ]);
+                args.push(os(path.as_bytes()));
+                let out = self.repo.run(&args).map_err(backend)?;
+                let entries = parse_ls_tree(&out)?;
+                Ok(entries
+                    .into_iter()
+                    .map(|(mut e, kind)| {
+                        if kind == "tree" {
+                            // A directory: mark it so the caller says so.
+                            e.mode = "040000".into();
+                        }
+                        e
+                    })
+                    .collect())
+            }
+            _ => {
+                args.extend([
+                    "ls-files".into(),
+                    "-s".into(),
+                    "-t".into(),
+                    "-z".into(),
+                    "--".into(),
+                ]);
+                args.push(os(path.as_bytes()));
+                let out = self.repo.run(&args).map_err(backend)?;
+                parse_ls_files(&out, true)
+            }
+        }
+    }
+
+    fn blob(&self, oid: &str, path: &SnapshotPath) -> Result<Vec<u8>, SubjectError> {
+        let size_out = self.repo.run(["cat-file", "-s", oid]).map_err(backend)?;
+        let size: u64 = String::from_utf8_lossy(&size_out)
+            .trim()
+            .parse()
+            .map_err(|_| SubjectError::Backend("unexpected cat-file -s output".into()))?;
+        if size > READ_MAX_FILE_BYTES {
+            return Err(SubjectError::TooLarge {
+                path: path.display().into_owned(),
+                size,
+                max: READ_MAX_FILE_BYTES,
+            });
+        }
+        self.repo.run(["cat-file", "blob", oid]).map_err(backend)
+    }
+
+    pub fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
+        let entries = self.lookup(path)?;
+        let exact: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| e.path == path.as_bytes())
+            .collect();
+        let Some(entry) = exact.first() else {
+            if entries.iter().any(|e| e.path.starts_with(path.as_bytes())) {
+                return Err(SubjectError::IsDirectory(path.display().into_owned()));
+            }
+            return Err(self.not_in_snapshot(path));
+        };
+        if entry.mode == "040000" {
+            return Err(SubjectError::IsDirectory(path.display().into_owned()));
+        }
+        if exact.iter().any(|e| e.stage != 0) {
+            return Err(SubjectError::NotInSnapshot {
+                path: path.display().into_owned(),
+                why: "unmerged: the index holds a conflict for it".into(),
+            });
+        }
+        if entry.kind() == EntryKind::Submodule {
+            return Ok(RawRead::Submodule {
+                commit: entry.oid.clone(),
+            });
+        }
+        if self.mode == GitMode::Worktree && !entry.skip_worktree {
+            return self.read_worktree(path);
+        }
+        let bytes = self.blob(&entry.oid, path)?;
+        if entry.kind() == EntryKind::Symlink {
+            return Ok(RawRead::Symlink { target: bytes });
+        }
+        Ok(RawRead::File(bytes))
+    }
+
+    /// A tracked file as on disk, checking every component without
+    /// following links: a link in a leading component is refused; a link at
+    /// the end is reported, not followed.
+    fn read_worktree(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
+        let mut cur = self.repo.root().to_path_buf();
+        let comps: Vec<&[u8]> = path.components().collect();
+        for (i, c) in comps.iter().enumerate() {
+            cur = crate::cmd::path_from_bytes(&cur, c);
+            let meta = match fs::symlink_metadata(&cur) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(SubjectError::NotInSnapshot {
+                        path: path.display().into_owned(),
+                        why: "deleted in the working tree".into(),
+                    });
+                }
+                Err(e) => return Err(io_err(path, &e)),
+            };
+            let last = i + 1 == comps.len();
+            if meta.file_type().is_symlink() {
+                if !last {
+                    let prefix = comps[..=i].join(&b'/');
+                    return Err(SubjectError::Refused(PathRefusal::ThroughSymlink(
+                        String::from_utf8_lossy(&prefix).into_owned(),
+                    )));
+                }
+                let target = fs::read_link(&cur).map_err(|e| io_err(path, &e))?;
+                return Ok(RawRead::Symlink {
+                    target: walk::name_bytes(target.as_os_str()),
+                });
+            }
+            if !last && !meta.is_dir() {
+                return Err(SubjectError::NotInSnapshot {
+                    path: path.display().into_owned(),
+                    why: "a parent is no longer a directory in the working tree".into(),
+                });
+            }
+            if last && meta.is_dir() {
+                return Err(SubjectError::NotInSnapshot {
+                    path: path.display().into_owned(),
+                    why: "replaced by a directory in the working tree".into(),
+                });
+            }
+        }
+        walk::read_file(&cur, path).map(RawRead::File)
+    }
+
+    fn entries(&self) -> Result<Vec<Entry>, SubjectError> {
+        match &self.mode {
+            GitMode::Tree(t) => {
+                let out = self
+                    .repo
+                    .run(["ls-tree", "-r", "-z", "--full-tree", t.as_str()])
+                    .map_err(backend)?;
+                Ok(parse_ls_tree(&out)?.into_iter().map(|(e, _)| e).collect())
+            }
+            _ => {
+                let out = self
+                    .repo
+                    .run(["ls-files", "-s", "-t", "-z"])
+                    .map_err(backend)?;
+                let mut v = parse_ls_files(&out, true)?;
+                v.dedup_by(|a, b| a.path == b.path);
+                Ok(v)
+            }
+        }
+    }
+
+    pub fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
+        let entries = self.entries()?;
+        let root = self.repo.root();
+        Ok(entries
+            .into_iter()
+            .filter(|e| {
+                // Under `worktree`, a tracked file deleted on disk is not in
+                // what `commit -a` records.
+                // An uninitialized submodule has no directory and is kept.
+                self.mode != GitMode::Worktree
+                    || e.skip_worktree
+                    || e.kind() == EntryKind::Submodule
+                    || fs::symlink_metadata(crate::cmd::path_from_bytes(root, &e.path)).is_ok()
+            })
+            .map(|e| ListEntry {
+                kind: e.kind(),
+                path: e.path,
+            })
+            .collect())
+    }
+
+    pub fn grep(&self, query: &GrepQuery, max_hits: usize) -> Result<RawGrep, SubjectError> {
+        let mut args: Vec<OsString> = vec![
+            "--literal-pathspecs".into(),
+            "grep".into(),
+            "-n".into(),
+            "-z".into(),
+            "-I".into(),
+            "--no-color".into(),
+            "--no-column".into(),
+            "--no-recurse-submodules".into(),
+        ];
+        if self.mode == GitMode::Index {
+            args.push("--cached".into());
+        }
+        if query.ignore_case {
+            args.push("-i".into());
+        }
+        args.push(if query.fixed { "-F" } else { "-E" }.into());
+        args.push("-e".into());
+        args.push(query.pattern.as_str().into());
+        let prefix = match &self.mode {
+            GitMode::Tree(t) => {
+                args.push(t.into());
+                Some(format!("{t}:").into_bytes())
+            }
+            _ => None,
+        };
+        args.push("--".into());
+        if let Some(scope) = &query.scope {
+            args.push(os(scope.as_bytes()));
+        }
+        let mut cmd = self.repo.git().command(self.repo.root());
+        cmd.args(&args);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| SubjectError::Backend(format!("could not run git: {e}")))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| SubjectError::Backend("git stdout was not captured".into()))?;
+        let mut reader = BufReader::new(stdout);
+        let mut hits = Vec::new();
+        let mut more = false;
+        let mut parse_error = None;
+        loop {
+            let mut rec = Vec::new();
+            match reader.read_until(b'\n', &mut rec) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    parse_error = Some(e.to_string());
+                    break;
+                }
+            }
+            if rec.last() == Some(&b'\n') {
+                rec.pop();
+            }
+            // path NUL line NUL text; the path may itself hold a newline, in
+            // which case the record continues on the next read.
+            while rec.iter().filter(|b| **b == 0).count() < 2 {
+                let mut next = Vec::new();
+                match reader.read_until(b'\n', &mut next) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        rec.push(b'\n');
+                        if next.last() == Some(&b'\n') {
+                            next.pop();
+                        }
+                        rec.extend_from_slice(&next);
+                    }
+                }
+            }
+            let mut it = rec.splitn(3, |b| *b == 0);
+            let (Some(p), Some(n), Some(t)) = (it.next(), it.next(), it.next()) else {
+                parse_error = Some(format!(
+                    "unexpected grep record {:?}",
+                    String::from_utf8_lossy(&rec)
+                ));
+                break;
+            };
+            let Some(line) = std::str::from_utf8(n).ok().and_then(|s| s.parse().ok()) else {
+                parse_error = Some("unexpected grep line number".into());
+                break;
+            };
+            let p = match &prefix {
+                Some(pre) => p.strip_prefix(pre.as_slice()).unwrap_or(p),
+                None => p,
+            };
+            if hits.len() >= max_hits {
+                more = true;
+                break;
+            }
+            hits.push(GrepHit {
+                path: p.to_vec(),
+                line,
+                text: t.to_vec(),
+            });
+        }
+        if more || parse_error.is_some() {
+            let _ = child.kill();
+        }
+        // Drain what is left so git can exit, then collect its status.
+        let _ = std::io::copy(&mut reader.take(64 * 1024 * 1024), &mut std::io::sink());
+        let out = child
+            .wait_with_output()
+            .map_err(|e| SubjectError::Backend(format!("git grep: {e}")))?;
+        if let Some(e) = parse_error {
+            return Err(SubjectError::Backend(e));
+        }
+        if !more && !matches!(out.status.code(), Some(0) | Some(1)) {
+            return Err(SubjectError::Backend(format!(
+                "git grep failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(RawGrep { hits, more })
+    }
+}

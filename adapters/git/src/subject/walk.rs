@@ -1,0 +1,160 @@
+//! File-system helpers shared by the `worktree` and `disk` subjects: byte
+//! paths, a walk that never follows links, and reads with a size ceiling.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use probity_core::snapshot_tools::raw::READ_MAX_FILE_BYTES;
+use probity_core::snapshot_tools::shape::is_binary;
+use probity_core::snapshot_tools::{EntryKind, GrepHit, ListEntry, SnapshotPath, SubjectError};
+
+/// The most entries a walk visits.
+pub const WALK_MAX_ENTRIES: usize = 200_000;
+
+/// The bytes of a file name.
+pub fn name_bytes(name: &OsStr) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().as_bytes().to_vec()
+    }
+}
+
+/// `root/<path>` for a snapshot path.
+pub fn join(root: &Path, path: &SnapshotPath) -> PathBuf {
+    crate::cmd::path_from_bytes(root, path.as_bytes())
+}
+
+/// True for a `.git` name in any case.
+pub fn is_git_name(name: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b".git")
+}
+
+pub fn io_err(path: &SnapshotPath, e: &std::io::Error) -> SubjectError {
+    SubjectError::Backend(format!("{path}: {e}"))
+}
+
+/// Reads a regular file, refusing one over the read ceiling.
+pub fn read_file(full: &Path, path: &SnapshotPath) -> Result<Vec<u8>, SubjectError> {
+    let f = fs::File::open(full).map_err(|e| io_err(path, &e))?;
+    let meta = f.metadata().map_err(|e| io_err(path, &e))?;
+    if !meta.is_file() {
+        return Err(SubjectError::NotAFile {
+            path: path.display().into_owned(),
+            what: "not a regular file".into(),
+        });
+    }
+    if meta.len() > READ_MAX_FILE_BYTES {
+        return Err(SubjectError::TooLarge {
+            path: path.display().into_owned(),
+            size: meta.len(),
+            max: READ_MAX_FILE_BYTES,
+        });
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    f.take(READ_MAX_FILE_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| io_err(path, &e))?;
+    Ok(buf)
+}
+
+/// Lists files and symbolic links under `root` (never following links,
+/// never entering `.git`), sorted by path bytes. `more` when the walk hit
+/// [`WALK_MAX_ENTRIES`].
+pub fn walk(root: &Path) -> Result<(Vec<ListEntry>, bool), SubjectError> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
+    let mut visited = 0usize;
+    while let Some((dir, prefix)) = stack.pop() {
+        let rd = fs::read_dir(&dir)
+            .map_err(|e| SubjectError::Backend(format!("{}: {e}", dir.display())))?;
+        for ent in rd {
+            let ent = ent.map_err(|e| SubjectError::Backend(format!("{}: {e}", dir.display())))?;
+            visited += 1;
+            if visited > WALK_MAX_ENTRIES {
+                out.sort_by(|a: &ListEntry, b| a.path.cmp(&b.path));
+                return Ok((out, true));
+            }
+            let name = name_bytes(&ent.file_name());
+            if is_git_name(&name) {
+                continue;
+            }
+            let mut rel = prefix.clone();
+            if !rel.is_empty() {
+                rel.push(b'/');
+            }
+            rel.extend_from_slice(&name);
+            let ft = ent
+                .file_type()
+                .map_err(|e| SubjectError::Backend(format!("{}: {e}", ent.path().display())))?;
+            if ft.is_symlink() {
+                out.push(ListEntry {
+                    path: rel,
+                    kind: EntryKind::Symlink,
+                });
+            } else if ft.is_dir() {
+                stack.push((ent.path(), rel));
+            } else if ft.is_file() {
+                out.push(ListEntry {
+                    path: rel,
+                    kind: EntryKind::File,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((out, false))
+}
+
+/// Searches regular text files (never through links) with `is_match`.
+pub fn grep_files(
+    root: &Path,
+    entries: &[ListEntry],
+    scope: Option<&SnapshotPath>,
+    is_match: &dyn Fn(&[u8]) -> bool,
+    max_hits: usize,
+) -> (Vec<GrepHit>, bool) {
+    let mut hits = Vec::new();
+    for e in entries.iter().filter(|e| e.kind == EntryKind::File) {
+        let Ok(path) = SnapshotPath::parse(&e.path) else {
+            continue;
+        };
+        if scope.is_some_and(|s| !path.is_within(s)) {
+            continue;
+        }
+        let full = join(root, &path);
+        // Re-check: a component may have become a link since the walk.
+        if fs::symlink_metadata(&full)
+            .map(|m| !m.is_file())
+            .unwrap_or(true)
+        {
+            continue;
+        }
+        let Ok(bytes) = read_file(&full, &path) else {
+            continue;
+        };
+        if is_binary(&bytes) {
+            continue;
+        }
+        let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        for (i, line) in body.split(|b| *b == b'\n').enumerate() {
+            if is_match(line) {
+                if hits.len() >= max_hits {
+                    return (hits, true);
+                }
+                hits.push(GrepHit {
+                    path: e.path.clone(),
+                    line: i as u64 + 1,
+                    text: line.to_vec(),
+                });
+            }
+        }
+    }
+    (hits, false)
+}
