@@ -9,6 +9,7 @@ mod authority_cmd;
 mod clock;
 mod demo;
 mod output;
+mod snapshot_cmd;
 
 use output::{CliError, Output};
 
@@ -58,6 +59,8 @@ enum Command {
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
+    /// The reviewer's bounded tools over a snapshot: read, grep, list.
+    Snapshot(snapshot_cmd::SnapshotArgs),
 }
 
 fn main() -> ExitCode {
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Demo(a) => demo::run(out, a),
+        Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
     };
     match result {
         Ok(code) => code,

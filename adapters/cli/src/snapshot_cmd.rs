@@ -1,0 +1,363 @@
+//! `probity snapshot read|grep|list`: the reviewer's three tools for
+//! scripts, over one subject, with an optional budget shared across calls
+//! through a budget file.
+//!
+//! The tool contract is fail-open: a refused path, a file that is not in the
+//! snapshot or a spent budget is the tool's answer (exit 0, `is_error` in
+//! JSON), not a command failure. Only a bad subject, configuration or budget
+//! file fails the command.
+
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use probity_core::snapshot_tools::tools::ArgError;
+use probity_core::snapshot_tools::{
+    Event, Glob, GrepQuery, ReviewConfig, Session, SessionState, SnapshotPath, ToolQuery,
+    parse_config,
+};
+use probity_git::GitCli;
+use probity_git::subject::{OpenError, Subject, SubjectSpec};
+use probity_ports::snapshot::call_query;
+use serde_json::json;
+
+use crate::GlobalArgs;
+use crate::output::{CliError, ErrorKind, Output};
+
+/// Flags shared by the three tools.
+#[derive(Debug, Clone, Args)]
+pub struct SubjectArgs {
+    /// What to read: index, worktree, disk or tree:<oid>.
+    #[arg(long, value_name = "S")]
+    pub subject: String,
+    /// A JSON file holding the budget used so far; created if missing and
+    /// updated after the call, so several calls share one budget.
+    #[arg(long, value_name = "F")]
+    pub budget_file: Option<PathBuf>,
+    /// A flat JSON configuration (reviewSnapshotMaxCalls, ...).
+    #[arg(long, value_name = "F")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(subcommand)]
+    pub tool: SnapshotTool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SnapshotTool {
+    /// Print a file of the snapshot (lines from --offset, at most --limit).
+    Read {
+        /// Repo-relative path (use `--` before a path that starts with `-`).
+        #[arg(value_name = "PATH")]
+        path: OsString,
+        /// 1-based line to start from.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        offset: Option<u64>,
+        /// How many lines at most.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        limit: Option<u64>,
+        #[command(flatten)]
+        subject: SubjectArgs,
+    },
+    /// Search the snapshot: `path:line:text` rows (extended regex).
+    Grep {
+        /// The pattern (use `--` before one that starts with `-`).
+        #[arg(value_name = "PATTERN")]
+        pattern: String,
+        /// A file or directory to search.
+        #[arg(value_name = "PATH")]
+        path: Option<OsString>,
+        /// Match case-insensitively.
+        #[arg(long, short = 'i')]
+        ignore_case: bool,
+        /// Match the pattern as a fixed string.
+        #[arg(long, short = 'F')]
+        fixed: bool,
+        #[command(flatten)]
+        subject: SubjectArgs,
+    },
+    /// List the snapshot's paths matching a glob.
+    List {
+        #[arg(value_name = "GLOB")]
+        glob: Option<OsString>,
+        #[command(flatten)]
+        subject: SubjectArgs,
+    },
+}
+
+fn os_bytes(s: &OsString) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        s.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        s.to_string_lossy().as_bytes().to_vec()
+    }
+}
+
+/// Loads the configuration file, or the defaults.
+pub fn load_config(path: Option<&Path>) -> Result<ReviewConfig, CliError> {
+    let Some(path) = path else {
+        return Ok(ReviewConfig::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            "config_unreadable",
+            format!("cannot read {}: {e}", path.display()),
+            "check the --config path",
+        )
+    })?;
+    parse_config(&text).map_err(|e| {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "bad_config",
+            format!("{}: {e}", path.display()),
+            "fix the configuration; the keys are listed in docs/snapshot-tools.md",
+        )
+    })
+}
+
+/// The directory commands discover from.
+pub fn cwd(global: &GlobalArgs) -> Result<PathBuf, CliError> {
+    match &global.cwd {
+        Some(p) => Ok(p.clone()),
+        None => std::env::current_dir().map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "no_cwd",
+                format!("cannot determine the current directory: {e}"),
+                "pass --cwd",
+            )
+        }),
+    }
+}
+
+/// Opens a subject by name from `--cwd`.
+pub fn open_subject(global: &GlobalArgs, name: &str) -> Result<Subject, CliError> {
+    let spec: SubjectSpec = name
+        .parse()
+        .map_err(|e: probity_git::subject::SubjectSpecError| {
+            CliError::new(
+                ErrorKind::Usage,
+                "bad_subject",
+                e.to_string(),
+                "use --subject index, worktree, disk or tree:<oid>",
+            )
+        })?;
+    let git = match std::env::var_os("PROBITY_GIT") {
+        Some(exe) => GitCli::with_executable(exe),
+        None => GitCli::default(),
+    };
+    Subject::open(&spec, git, &cwd(global)?).map_err(|e| match e {
+        OpenError::NoSuchTree { .. } => CliError::new(
+            ErrorKind::RejectedInput,
+            "no_such_tree",
+            e.to_string(),
+            "pass a tree or commit id of this repository",
+        ),
+        OpenError::Git(_) => CliError::new(
+            ErrorKind::Repository,
+            "repository_error",
+            e.to_string(),
+            "run from inside a git work tree (or pass --cwd), with git 2.41 or newer",
+        ),
+        OpenError::Root { .. } => CliError::new(
+            ErrorKind::Io,
+            "bad_root",
+            e.to_string(),
+            "pass an existing directory with --cwd",
+        ),
+    })
+}
+
+fn load_state(path: &Path) -> Result<SessionState, CliError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "bad_budget_file",
+                format!("{} is not a budget file: {e}", path.display()),
+                "remove it to start a new budget",
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SessionState::default()),
+        Err(e) => Err(CliError::new(
+            ErrorKind::Io,
+            "budget_file_unreadable",
+            format!("cannot read {}: {e}", path.display()),
+            "check the --budget-file path",
+        )),
+    }
+}
+
+fn save_state(path: &Path, state: &SessionState) -> Result<(), CliError> {
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "budget_file_unwritable",
+            format!("cannot write {}: {e}", path.display()),
+            "check the --budget-file path",
+        )
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
+    let bytes = serde_json::to_vec_pretty(state).map_err(|e| io(std::io::Error::other(e)))?;
+    tmp.write_all(&bytes).map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// Writes events as JSON lines on stderr (the structured log).
+pub fn log_events(events: &[Event]) {
+    let mut err = std::io::stderr().lock();
+    for e in events {
+        if let Ok(line) = serde_json::to_string(e) {
+            let _ = writeln!(err, "{line}");
+        }
+    }
+}
+
+pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<ExitCode, CliError> {
+    let (subject_args, query): (&SubjectArgs, Result<ToolQuery, ArgError>) = match &args.tool {
+        SnapshotTool::Read {
+            path,
+            offset,
+            limit,
+            subject,
+        } => (
+            subject,
+            SnapshotPath::parse(&os_bytes(path))
+                .map(|path| ToolQuery::Read {
+                    path,
+                    offset: offset.unwrap_or(1),
+                    limit: *limit,
+                })
+                .map_err(ArgError::from),
+        ),
+        SnapshotTool::Grep {
+            pattern,
+            path,
+            ignore_case,
+            fixed,
+            subject,
+        } => (
+            subject,
+            GrepQuery::new(
+                pattern,
+                path.as_ref().map(os_bytes).as_deref(),
+                *ignore_case,
+                *fixed,
+            )
+            .map(ToolQuery::Grep),
+        ),
+        SnapshotTool::List { glob, subject } => (
+            subject,
+            match glob {
+                None => Ok(ToolQuery::List { glob: None }),
+                Some(g) => Glob::parse(&os_bytes(g))
+                    .map(|glob| ToolQuery::List { glob })
+                    .map_err(ArgError::from),
+            },
+        ),
+    };
+    let config = load_config(subject_args.config.as_deref())?;
+    let reader = open_subject(global, &subject_args.subject)?;
+    let state = match &subject_args.budget_file {
+        Some(p) => load_state(p)?,
+        None => SessionState::default(),
+    };
+    let mut session = Session::resume(config.budget(), state);
+    let completed = match query {
+        Ok(q) => call_query(&mut session, &reader, q),
+        // A refused argument is still a call of the contract: counted, logged
+        // and answered. Re-parse through the JSON contract for the event.
+        Err(_) => {
+            let (name, args) = refused_as_json(&args.tool);
+            probity_ports::snapshot::call_tool(&mut session, &reader, name, &args)
+        }
+    };
+    if let Some(p) = &subject_args.budget_file {
+        save_state(p, session.state())?;
+    }
+    if !out.json {
+        log_events(&completed.events);
+    }
+    let usage = session.usage();
+    let limits = session.limits();
+    let doc = json!({
+        "result": completed.text,
+        "is_error": completed.is_error,
+        "events": completed.events,
+        "budget": {
+            "calls_used": usage.calls_used,
+            "bytes_used": usage.bytes_used,
+            "max_calls": limits.max_calls,
+            "max_bytes": limits.max_bytes,
+        },
+        "footer": session.footer(&[]),
+    });
+    out.answer(&doc, || completed.text.clone());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON form of a call whose arguments the CLI refused, so the session
+/// logs it like any other refused call. Only reached with UTF-8-checked
+/// lossy text; the refusal reason does not depend on invalid bytes.
+fn refused_as_json(tool: &SnapshotTool) -> (&'static str, serde_json::Value) {
+    let lossy = |s: &OsString| s.to_string_lossy().into_owned();
+    match tool {
+        SnapshotTool::Read {
+            path,
+            offset,
+            limit,
+            ..
+        } => (
+            "read",
+            json!({"path": lossy(path), "offset": offset, "limit": limit}),
+        ),
+        SnapshotTool::Grep {
+            pattern,
+            path,
+            ignore_case,
+            fixed,
+            ..
+        } => (
+            "grep",
+            json!({"pattern": pattern, "path": path.as_ref().map(lossy), "ignore_case": ignore_case, "fixed": fixed}),
+        ),
+        SnapshotTool::List { glob, .. } => ("list", json!({"glob": glob.as_ref().map(lossy)})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_core::snapshot_tools::tools::parse_call;
+
+    #[test]
+    fn refused_arguments_keep_their_reason_through_json() {
+        let tool = SnapshotTool::Read {
+            path: OsString::from("../x"),
+            offset: None,
+            limit: None,
+            subject: SubjectArgs {
+                subject: "index".into(),
+                budget_file: None,
+                config: None,
+            },
+        };
+        let (name, args) = refused_as_json(&tool);
+        let err = parse_call(name, &args).unwrap_err();
+        assert!(err.to_string().contains("escapes the repository root"));
+    }
+}

@@ -1,0 +1,299 @@
+//! `probity snapshot read|grep|list` end to end: the real binary over real
+//! git repositories in temporary directories.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_probity");
+
+/// Runs git with a scrubbed environment and fixed identities and dates.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let mut cmd = Command::new("git");
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("GIT_") {
+            cmd.env_remove(&k);
+        }
+    }
+    let out = cmd
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Fixture")
+        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Fixture")
+        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn repo() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    fs::create_dir_all(root.join("src")).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    fs::write(
+        root.join("src/lib.rs"),
+        "pub fn answer() -> u32 {\n    42\n}\n",
+    )
+    .unwrap();
+    fs::write(root.join("-rf.txt"), "--version\n").unwrap();
+    fs::write(root.join("README.md"), "# demo\n").unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "one"]);
+    (tmp, root)
+}
+
+fn probity(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn read_grep_list_print_the_tool_results() {
+    let (_t, root) = repo();
+    let out = probity(
+        &root,
+        &["snapshot", "read", "src/lib.rs", "--subject", "index"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "pub fn answer() -> u32 {\n    42\n}\n");
+    let log = String::from_utf8_lossy(&out.stderr);
+    let event: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(event["event"], "review.snapshot.read");
+    assert_eq!(event["path"], "src/lib.rs");
+    assert_eq!(event["bytes"], 34);
+
+    let out = probity(
+        &root,
+        &["snapshot", "grep", "--subject", "worktree", "4[0-9]"],
+    );
+    assert_eq!(stdout(&out), "src/lib.rs:2:    42\n");
+    let out = probity(&root, &["snapshot", "list", "*.md", "--subject", "index"]);
+    assert_eq!(stdout(&out), "README.md\n");
+    let out = probity(
+        &root,
+        &[
+            "snapshot",
+            "read",
+            "src/lib.rs",
+            "--subject",
+            "disk",
+            "--offset",
+            "2",
+            "--limit",
+            "1",
+        ],
+    );
+    assert!(
+        stdout(&out).starts_with("    42\n[probity: showed lines 2-2 of 3"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn option_looking_values_after_double_dash_are_data() {
+    let (_t, root) = repo();
+    let out = probity(
+        &root,
+        &["snapshot", "grep", "--subject", "index", "--", "--version"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "-rf.txt:1:--version\n");
+    let out = probity(
+        &root,
+        &["snapshot", "read", "--subject", "index", "--", "-rf.txt"],
+    );
+    assert_eq!(stdout(&out), "--version\n");
+    let out = probity(
+        &root,
+        &[
+            "snapshot",
+            "grep",
+            "--subject",
+            "index",
+            "--",
+            "-e",
+            "-rf.txt",
+        ],
+    );
+    assert!(stdout(&out).contains("no matches"), "{}", stdout(&out));
+}
+
+#[test]
+fn refused_paths_are_results_not_failures() {
+    let (_t, root) = repo();
+    for (path, reason) in [
+        ("../outside", "escapes the repository root"),
+        ("/etc/passwd", "absolute"),
+        (".git/config", "`.git`"),
+    ] {
+        let out = probity(
+            &root,
+            &["--json", "snapshot", "read", path, "--subject", "worktree"],
+        );
+        assert_eq!(out.status.code(), Some(0), "{path}");
+        let doc = json(&out);
+        assert_eq!(doc["is_error"], true);
+        assert!(
+            doc["result"].as_str().unwrap().contains(reason),
+            "{path}: {doc}"
+        );
+        assert_eq!(doc["events"][0]["refused"], doc["result"]);
+    }
+    fs::write(root.join("new.txt"), "untracked\n").unwrap();
+    let out = probity(
+        &root,
+        &[
+            "--json",
+            "snapshot",
+            "read",
+            "new.txt",
+            "--subject",
+            "index",
+        ],
+    );
+    let doc = json(&out);
+    assert_eq!(
+        doc["result"],
+        "new.txt: not in the snapshot (untracked; only tracked files are in the snapshot)"
+    );
+}
+
+#[test]
+fn a_budget_file_shares_one_budget_across_calls() {
+    let (t, root) = repo();
+    let config = t.path().join("config.json");
+    fs::write(
+        &config,
+        r#"{"reviewSnapshotMaxCalls": 2, "reviewSnapshotMaxBytes": 1000}"#,
+    )
+    .unwrap();
+    let budget = t.path().join("budget.json");
+    let args = |tool: &[&'static str]| -> Vec<String> {
+        let mut v: Vec<String> = vec!["--json".into(), "snapshot".into()];
+        v.extend(tool.iter().map(|s| (*s).to_owned()));
+        v.extend([
+            "--subject".into(),
+            "index".into(),
+            "--budget-file".into(),
+            budget.display().to_string(),
+            "--config".into(),
+            config.display().to_string(),
+        ]);
+        v
+    };
+    let run = |tool: &[&'static str]| {
+        let a = args(tool);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        json(&probity(&root, &refs))
+    };
+    let d1 = run(&["read", "README.md"]);
+    assert_eq!(d1["budget"]["calls_used"], 1);
+    assert_eq!(d1["budget"]["bytes_used"], 7);
+    let d2 = run(&["read", "src/lib.rs"]);
+    assert_eq!(d2["budget"]["calls_used"], 2);
+    assert_eq!(d2["events"][1]["event"], "review.snapshot.exhausted");
+    assert_eq!(
+        d2["footer"],
+        "read 2 files (41 B) beyond the declared context: README.md, src/lib.rs"
+    );
+    let d3 = run(&["list"]);
+    assert_eq!(d3["is_error"], true);
+    assert_eq!(
+        d3["result"],
+        "budget exhausted: 2 calls / 41 bytes used; answer from what you have"
+    );
+    let saved: Value = serde_json::from_slice(&fs::read(&budget).unwrap()).unwrap();
+    assert_eq!(saved["usage"]["calls_used"], 2);
+}
+
+#[test]
+fn command_failures_have_their_exit_codes() {
+    let (t, root) = repo();
+    let out = probity(&root, &["snapshot", "list", "--subject", "head"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown subject `head`"));
+    let out = probity(&root, &["snapshot", "list", "--subject", "tree:--all"]);
+    assert_eq!(out.status.code(), Some(2));
+    let not_repo = t.path().join("plain");
+    fs::create_dir_all(&not_repo).unwrap();
+    let out = probity(&not_repo, &["snapshot", "list", "--subject", "index"]);
+    assert_eq!(out.status.code(), Some(5));
+    let out = probity(&not_repo, &["snapshot", "list", "--subject", "disk"]);
+    assert_eq!(out.status.code(), Some(0));
+    let bad = t.path().join("bad.json");
+    fs::write(&bad, r#"{"reviewSnapshot": {"maxCalls": 3}}"#).unwrap();
+    let out = probity(
+        &root,
+        &[
+            "--json",
+            "snapshot",
+            "list",
+            "--subject",
+            "index",
+            "--config",
+            bad.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let doc = json(&out);
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown configuration key `reviewSnapshot`"),
+        "{doc}"
+    );
+    let out = probity(
+        &root,
+        &["snapshot", "list", "--subject", "tree:0123456789abcdef"],
+    );
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn the_tree_subject_reads_a_frozen_tree() {
+    let (_t, root) = repo();
+    let tree = git(&root, &["rev-parse", "HEAD^{tree}"]);
+    fs::write(root.join("README.md"), "# changed\n").unwrap();
+    git(&root, &["commit", "-qam", "two"]);
+    let out = probity(
+        &root,
+        &[
+            "snapshot",
+            "read",
+            "README.md",
+            "--subject",
+            &format!("tree:{tree}"),
+        ],
+    );
+    assert_eq!(stdout(&out), "# demo\n");
+}
