@@ -7,6 +7,8 @@
 
 pub mod candidate;
 pub mod cmd;
+#[cfg(feature = "fixture")]
+pub mod fixture;
 pub mod port;
 pub mod repo;
 pub mod subject;

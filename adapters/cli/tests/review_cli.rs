@@ -1,0 +1,417 @@
+//! The ordinary review through the real `probity` binary on real repositories.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+#[test]
+fn start_finalize_validate_then_a_comment_edit_is_denied() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let index_before = f.index_bytes().unwrap();
+    let status_before = f.status().unwrap();
+
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let j = &s.json;
+    for key in [
+        "lineage_id",
+        "state",
+        "risk_level",
+        "risk_reasons",
+        "selected_lenses",
+        "lens_bindings",
+        "changed_files",
+        "changed_lines",
+        "correction_budget",
+        "base_tree",
+        "candidate_tree",
+        "paths_digest",
+        "store_revision",
+        "action",
+    ] {
+        assert!(j.get(key).is_some(), "start lacks {key}: {j}");
+    }
+    assert_eq!(j["state"], "reviewing");
+    assert_eq!(j["risk_level"], "medium");
+    assert_eq!(j["selected_lenses"], serde_json::json!(["reliability"]));
+    assert_eq!(j["changed_files"], 2);
+    assert_eq!(j["changed_lines"], 3);
+    assert_eq!(j["correction_budget"], 2);
+    assert_eq!(j["action"], "run_lenses");
+    assert_eq!(j["lens_bindings"][0]["finding_id_prefix"], "R3");
+    let lineage = j["lineage_id"].as_str().unwrap().to_string();
+
+    // Starting again resumes the same lineage and budget (R1.3).
+    let again = probity(f.root(), &["start"]);
+    assert_eq!(again.json["lineage_id"], lineage.as_str());
+    assert_eq!(again.json["resumed"], true);
+    assert_eq!(again.json["store_revision"], j["store_revision"]);
+
+    let result = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let fin = probity(f.root(), &["finalize", "--result", &result]);
+    assert_eq!(fin.code, 0, "{}", fin.stdout);
+    assert_eq!(fin.json["state"], "validating");
+    assert_eq!(fin.json["action"], "provide_evidence");
+    assert!(fin.json.get("receipt_path").is_none());
+
+    let ev = input(tmp.path(), "ev.txt", "cargo test: 12 passed\n");
+    let done = probity(f.root(), &["finalize", "--evidence", &ev]);
+    assert_eq!(done.code, 0, "{}", done.stdout);
+    assert_eq!(done.json["state"], "approved");
+    assert_eq!(done.json["action"], "none");
+    let receipt_path = done.json["receipt_path"].as_str().unwrap();
+    let receipt: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(receipt_path).unwrap()).unwrap();
+    assert_eq!(receipt.as_object().unwrap().len(), 14);
+    assert_eq!(
+        receipt["initial_review_tree"],
+        receipt["final_candidate_tree"]
+    );
+
+    // An exact retry returns the same answer.
+    let retry = probity(
+        f.root(),
+        &["finalize", "--lineage", &lineage, "--evidence", &ev],
+    );
+    assert_eq!(retry.code, 0);
+    assert_eq!(retry.json["store_revision"], done.json["store_revision"]);
+
+    let allow = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (allow.code, &allow.json["decision"]),
+        (0, &serde_json::json!("allow")),
+        "{}",
+        allow.stdout
+    );
+    assert_eq!(allow.json["lineage_id"], lineage.as_str());
+
+    assert_eq!(
+        f.index_bytes().unwrap(),
+        index_before,
+        "start/finalize/validate must not touch the index"
+    );
+    assert_eq!(
+        f.status().unwrap(),
+        status_before,
+        "git status must not change"
+    );
+
+    // Staging unchanged content is a representation change.
+    f.git(&["add", "-A"]).unwrap();
+    assert_eq!(
+        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
+        0
+    );
+
+    // A comment edit after approval is scope drift.
+    f.write(
+        "src/parser.rs",
+        "// the parser\nfn parse() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    let deny = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(deny.code, 1, "{}", deny.stdout);
+    for key in [
+        "decision",
+        "reason_code",
+        "stage",
+        "lineage_id",
+        "differing_paths",
+        "next_action",
+    ] {
+        assert!(deny.json.get(key).is_some(), "validate lacks {key}");
+    }
+    assert_eq!(deny.json["reason_code"], "receipt_scope_changed");
+    assert_eq!(
+        deny.json["differing_paths"],
+        serde_json::json!(["src/parser.rs"])
+    );
+    assert_eq!(deny.json["next_action"], "start_review");
+
+    let st = probity(f.root(), &["status"]);
+    assert_eq!(st.json["applicability"], "scope_changed");
+    assert_eq!(st.json["generation"], 1);
+}
+
+#[test]
+fn unrelated_new_work_and_missing_receipts_are_told_apart() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (missing.code, missing.json["reason_code"].as_str()),
+        (1, Some("receipt_missing"))
+    );
+
+    probity(f.root(), &["start"]);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let ev = input(tmp.path(), "ev.txt", "ok\n");
+    let incomplete = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(incomplete.json["reason_code"], "review_incomplete");
+    assert_eq!(
+        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
+        0
+    );
+
+    f.write("docs/notes.md", "notes\n").unwrap();
+    let unrelated = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(unrelated.code, 1);
+    assert_eq!(unrelated.json["reason_code"], "receipt_unrelated");
+    assert_eq!(
+        unrelated.json["differing_paths"],
+        serde_json::json!(["docs/notes.md"])
+    );
+    assert_eq!(
+        probity(f.root(), &["status"]).json["applicability"],
+        "unrelated"
+    );
+
+    // Removing a reviewed untracked file changes the reviewed path set.
+    f.remove("docs/notes.md").unwrap();
+    f.remove("src/parser_test.rs").unwrap();
+    let scope = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(scope.json["reason_code"], "receipt_scope_changed");
+}
+
+#[test]
+fn a_zero_lens_review_approves_with_evidence_alone() {
+    let f = Fixture::new().unwrap();
+    f.write("docs/guide.md", "# guide\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("docs/guide.md", "# guide\n\nmore\n").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.json["risk_level"], "low");
+    assert_eq!(s.json["selected_lenses"], serde_json::json!([]));
+    assert_eq!(s.json["action"], "provide_evidence");
+    let ev = input(tmp.path(), "ev.txt", "docs build: ok\n");
+    let done = probity(f.root(), &["finalize", "--evidence", &ev]);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    assert_eq!(
+        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
+        0
+    );
+}
+
+#[test]
+fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    assert_eq!(probity(f.root(), &["start"]).code, 0);
+    let before = store_snapshot(&f);
+    let cases = [
+        (
+            "unknown field",
+            r#"{"findings":[],"evidence":["x"],"lens":"risk"}"#,
+        ),
+        ("empty evidence", r#"{"findings":[],"evidence":[]}"#),
+        ("blank evidence", r#"{"findings":[],"evidence":["   "]}"#),
+        (
+            "blank proof",
+            r#"{"findings":[{"location":"a:1","severity":"WARNING","claim":"c","proof_refs":[" "]}],"evidence":["x"]}"#,
+        ),
+        (
+            "severe without class",
+            r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"c","proof_refs":["t"],"causal_disposition":"introduced"}],"evidence":["x"]}"#,
+        ),
+        ("not JSON", "this is not json"),
+    ];
+    for (name, doc) in cases {
+        let path = input(tmp.path(), "bad.json", doc);
+        let r = probity(f.root(), &["finalize", "--result", &path]);
+        assert_eq!(r.code, 3, "{name}: {}", r.stdout);
+        assert_eq!(r.json["error"]["code"], "malformed_input", "{name}");
+        assert_eq!(store_snapshot(&f), before, "{name} changed the store");
+    }
+    // The wrong number of results.
+    let ok = input(tmp.path(), "ok.json", CLEAN_RESULT);
+    let r = probity(f.root(), &["finalize", "--result", &ok, "--result", &ok]);
+    assert_eq!(
+        (r.code, r.json["error"]["code"].as_str()),
+        (3, Some("result_count"))
+    );
+    assert_eq!(store_snapshot(&f), before);
+    // Empty evidence bytes.
+    let empty = input(tmp.path(), "empty.txt", "");
+    let r = probity(
+        f.root(),
+        &["finalize", "--result", &ok, "--evidence", &empty],
+    );
+    assert_eq!(
+        (r.code, r.json["error"]["code"].as_str()),
+        (3, Some("empty_evidence"))
+    );
+    assert_eq!(store_snapshot(&f), before);
+    // A severe finding that needs correction is refused, never dropped.
+    let severe = input(
+        tmp.path(),
+        "severe.json",
+        r#"{"findings":[{"location":"src/parser.rs:3","severity":"CRITICAL","claim":"c","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["x"]}"#,
+    );
+    let r = probity(f.root(), &["finalize", "--result", &severe]);
+    assert_eq!(
+        (r.code, r.json["error"]["code"].as_str()),
+        (3, Some("route_unsupported")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+}
+
+#[test]
+fn an_escalating_finding_escalates_and_the_gate_denies() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(f.root(), &["start"]);
+    let doc = input(
+        tmp.path(),
+        "r.json",
+        r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"timeout under load","proof_refs":["load test"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["x"]}"#,
+    );
+    let r = probity(f.root(), &["finalize", "--result", &doc]);
+    assert_eq!(r.json["state"], "escalated", "{}", r.stdout);
+    assert_eq!(r.json["findings"][0]["route"], "escalation");
+    assert!(r.json["receipt_path"].is_string());
+    let g = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.code, g.json["reason_code"].as_str()),
+        (1, Some("review_escalated"))
+    );
+}
+
+#[test]
+fn concurrent_finalizes_of_one_lineage_one_wins_the_other_conflicts() {
+    for round in 0..4 {
+        let f = medium_change();
+        let tmp = tempfile::tempdir().unwrap();
+        probity(f.root(), &["start"]);
+        let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+        assert_eq!(probity(f.root(), &["finalize", "--result", &r]).code, 0);
+        let a = input(tmp.path(), "a.txt", "evidence A\n");
+        let b = input(tmp.path(), "b.txt", "evidence B\n");
+        let root = f.root().to_path_buf();
+        let (ra, rb) = std::thread::scope(|s| {
+            let ha = s.spawn(|| probity(&root, &["finalize", "--evidence", &a]));
+            let hb = s.spawn(|| probity(&root, &["finalize", "--evidence", &b]));
+            (ha.join().unwrap(), hb.join().unwrap())
+        });
+        let mut codes = [ra.code, rb.code];
+        codes.sort();
+        assert_eq!(codes, [0, 4], "round {round}: {}\n{}", ra.stdout, rb.stdout);
+        let loser = if ra.code == 4 { &ra } else { &rb };
+        let code = loser.json["error"]["code"].as_str().unwrap();
+        assert!(
+            ["stale_revision", "different_retry", "contention"].contains(&code),
+            "{code}"
+        );
+        // Nothing torn: the store still validates and the gate allows.
+        assert_eq!(probity(f.root(), &["status"]).json["state"], "approved");
+        assert_eq!(
+            probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
+            0
+        );
+    }
+}
+
+#[test]
+fn a_linked_worktree_shares_the_store() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = probity(f.root(), &["start"]);
+    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let wt = tmp.path().join("wt");
+    f.git(&["worktree", "add", "-q", wt.to_str().unwrap(), "-b", "side"])
+        .unwrap();
+    let st = probity(&wt, &["status", "--lineage", &lineage]);
+    assert_eq!(st.code, 0, "{}", st.stdout);
+    assert_eq!(st.json["lineage_id"], lineage.as_str());
+    assert_eq!(st.json["state"], "reviewing");
+    assert_ne!(st.json["applicability"], "current");
+}
+
+#[test]
+fn corrupted_state_fails_closed() {
+    let f = medium_change();
+    let s = probity(f.root(), &["start"]);
+    let lineage = s.json["lineage_id"].as_str().unwrap();
+    let state = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(lineage)
+        .join("state.json");
+    let text = std::fs::read_to_string(&state).unwrap();
+    std::fs::write(
+        &state,
+        text.replace("\"correction_budget\":2", "\"correction_budget\":3"),
+    )
+    .unwrap();
+    let v = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (v.code, v.json["error"]["code"].as_str()),
+        (6, Some("store_corrupted")),
+        "{}",
+        v.stdout
+    );
+    let st = probity(f.root(), &["status", "--lineage", lineage]);
+    assert_eq!(st.code, 6);
+}
+
+#[test]
+fn usage_and_repository_errors_have_their_exit_codes() {
+    let f = medium_change();
+    let push = probity(f.root(), &["validate", "--gate", "pre-push"]);
+    assert_eq!(
+        (push.code, push.json["error"]["code"].as_str()),
+        (2, Some("gate_unavailable"))
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let nr = probity(dir.path(), &["status"]);
+    assert_eq!(
+        (nr.code, nr.json["error"]["code"].as_str()),
+        (5, Some("repository_error"))
+    );
+    let bad = probity(f.root(), &["status", "--lineage", "nope"]);
+    assert_eq!(
+        (bad.code, bad.json["error"]["code"].as_str()),
+        (3, Some("bad_lineage"))
+    );
+    let clean = Fixture::new().unwrap();
+    clean.write("a", "a").unwrap();
+    clean.commit_all("a").unwrap();
+    let nothing = probity(clean.root(), &["start"]);
+    assert_eq!(
+        (nothing.code, nothing.json["error"]["code"].as_str()),
+        (3, Some("nothing_to_review"))
+    );
+    let flags = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .arg("--bogus")
+        .output()
+        .unwrap();
+    assert_eq!(flags.status.code(), Some(2));
+}
+
+#[test]
+fn finalize_refuses_a_candidate_that_moved_since_start() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = probity(f.root(), &["start"]);
+    let lineage = s.json["lineage_id"].as_str().unwrap();
+    f.write("src/parser.rs", "moved\n").unwrap();
+    let before = store_snapshot(&f);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let out = probity(
+        f.root(),
+        &["finalize", "--lineage", lineage, "--result", &r],
+    );
+    assert_eq!(
+        (out.code, out.json["error"]["code"].as_str()),
+        (4, Some("candidate_changed")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+    let discovered = probity(f.root(), &["finalize", "--result", &r]);
+    assert_eq!(discovered.json["error"]["code"], "no_review");
+}

@@ -1,0 +1,86 @@
+//! Shared helpers for CLI tests: run the real binary against fixture
+//! repositories and snapshot the store byte for byte.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use probity_git::fixture::Fixture;
+use serde_json::Value;
+
+pub struct Run {
+    pub code: i32,
+    pub json: Value,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `probity --json --cwd <cwd> args...`.
+pub fn probity(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .arg("--json")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("run probity");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Every file under the store root, path → bytes.
+pub fn store_snapshot(f: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
+    let root = f.root().join(".git").join("probity");
+    let mut files = BTreeMap::new();
+    walk(&root, &root, &mut files);
+    files
+}
+
+fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(root, &p, files);
+        } else {
+            files.insert(
+                p.strip_prefix(root).unwrap().to_path_buf(),
+                std::fs::read(&p).unwrap(),
+            );
+        }
+    }
+}
+
+/// A repository with one committed source file and a medium-risk change.
+pub fn medium_change() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\n")
+        .unwrap();
+    f.write(".gitignore", "target/\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
+        .unwrap();
+    f.write("src/parser_test.rs", "#[test]\nfn t() {}\n")
+        .unwrap();
+    f
+}
+
+pub const CLEAN_RESULT: &str = r#"{"findings":[],"evidence":["read the whole diff"]}"#;
+
+/// Writes a file outside the repository and returns its path.
+pub fn input(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}

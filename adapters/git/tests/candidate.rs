@@ -1,0 +1,236 @@
+//! The synthetic candidate on real repositories.
+
+use probity_core::review::ids::RepoPath;
+use probity_core::review::snapshot::{FileMode, LineCount};
+use probity_git::fixture::Fixture;
+
+fn p(s: &str) -> RepoPath {
+    RepoPath::parse(s).unwrap()
+}
+
+fn base_fixture() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/lib.rs", "fn a() {}\n").unwrap();
+    f.write(".gitignore", "target/\n*.log\n").unwrap();
+    f.commit_all("base").unwrap();
+    f
+}
+
+#[test]
+fn untracked_included_ignored_excluded_index_and_status_untouched() {
+    let f = base_fixture();
+    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f.write("src/new.rs", "fn c() {}\n").unwrap();
+    f.write("target/out.bin", "build").unwrap();
+    f.write("debug.log", "log").unwrap();
+    let index_before = f.index_bytes().unwrap();
+    let status_before = f.status().unwrap();
+
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    assert_eq!(paths, vec![p("src/lib.rs"), p("src/new.rs")]);
+    assert_eq!(obs.intended_untracked, vec![p("src/new.rs")]);
+    assert!(!obs.unborn_head);
+
+    assert_eq!(
+        f.index_bytes().unwrap(),
+        index_before,
+        "the user's index must not change"
+    );
+    assert_eq!(
+        f.status().unwrap(),
+        status_before,
+        "git status must not change"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(f.root().join(".git"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("probity-index-")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "temporary index left behind");
+}
+
+#[test]
+fn staged_new_file_is_not_untracked_but_is_changed() {
+    let f = base_fixture();
+    f.write("src/staged.rs", "x\n").unwrap();
+    f.git(&["add", "src/staged.rs"]).unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    assert_eq!(obs.changed.len(), 1);
+    assert!(obs.intended_untracked.is_empty());
+}
+
+#[test]
+fn tracked_file_matching_an_ignore_rule_stays_in_scope() {
+    let f = base_fixture();
+    f.write("keep.log", "v1\n").unwrap();
+    f.git(&["add", "-f", "keep.log"]).unwrap();
+    f.git(&["commit", "-q", "-m", "track a log"]).unwrap();
+    f.write("keep.log", "v2\n").unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    assert_eq!(
+        obs.changed
+            .iter()
+            .map(|c| c.path.clone())
+            .collect::<Vec<_>>(),
+        vec![p("keep.log")]
+    );
+}
+
+#[test]
+fn unborn_head_uses_the_empty_tree() {
+    let f = Fixture::new().unwrap();
+    f.write("a.txt", "hello\n").unwrap();
+    let repo = f.repo().unwrap();
+    let obs = repo.observe_candidate().unwrap();
+    assert!(obs.unborn_head);
+    assert_eq!(obs.base_tree, repo.empty_tree().unwrap());
+    assert_eq!(
+        obs.base_tree.as_str(),
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    );
+    assert_eq!(obs.intended_untracked, vec![p("a.txt")]);
+    assert_eq!(
+        obs.changed[0].lines,
+        LineCount::Text {
+            added: 1,
+            removed: 0
+        }
+    );
+}
+
+#[test]
+fn binary_and_mode_only_changes_count_zero_lines() {
+    let f = base_fixture();
+    f.write("tool.sh", "echo hi\n").unwrap();
+    f.write("img.bin", [0u8, 1, 2, 0, 255]).unwrap();
+    f.commit_all("more").unwrap();
+    f.write("img.bin", [0u8, 9, 9, 0, 255, 7]).unwrap();
+    let mut perms = std::fs::metadata(f.root().join("tool.sh"))
+        .unwrap()
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    let img = obs.changed.iter().find(|c| c.path == p("img.bin")).unwrap();
+    assert_eq!(img.lines, LineCount::Binary);
+    let tool = obs.changed.iter().find(|c| c.path == p("tool.sh")).unwrap();
+    assert_eq!(
+        tool.lines,
+        LineCount::Text {
+            added: 0,
+            removed: 0
+        }
+    );
+    assert_eq!(
+        (tool.old_mode, tool.new_mode),
+        (Some(FileMode::Regular), Some(FileMode::Executable))
+    );
+}
+
+#[test]
+fn deletions_and_content_are_observed() {
+    let f = base_fixture();
+    f.remove("src/lib.rs").unwrap();
+    f.write("README.md", "# hi\n").unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    let lib = obs
+        .changed
+        .iter()
+        .find(|c| c.path == p("src/lib.rs"))
+        .unwrap();
+    assert_eq!(lib.new_mode, None);
+    assert_eq!(
+        lib.lines,
+        LineCount::Text {
+            added: 0,
+            removed: 1
+        }
+    );
+    let readme = obs
+        .changed
+        .iter()
+        .find(|c| c.path == p("README.md"))
+        .unwrap();
+    assert_eq!(readme.content.bytes(), Some(&b"# hi\n"[..]));
+}
+
+#[test]
+fn discovery_from_a_subdirectory_and_a_linked_worktree() {
+    let f = base_fixture();
+    let sub = f.root().join("src");
+    let repo = probity_git::Repo::discover(probity_git::GitCli::default(), &sub).unwrap();
+    assert_eq!(
+        repo.root().canonicalize().unwrap(),
+        f.root().canonicalize().unwrap()
+    );
+
+    let wt = tempfile::tempdir().unwrap();
+    let wt_path = wt.path().join("wt");
+    f.git(&[
+        "worktree",
+        "add",
+        "-q",
+        wt_path.to_str().unwrap(),
+        "-b",
+        "side",
+    ])
+    .unwrap();
+    let linked = probity_git::Repo::discover(probity_git::GitCli::default(), &wt_path).unwrap();
+    assert_eq!(
+        linked.common_dir().canonicalize().unwrap(),
+        repo.common_dir().canonicalize().unwrap()
+    );
+    assert_ne!(
+        linked.git_dir().canonicalize().unwrap(),
+        repo.git_dir().canonicalize().unwrap()
+    );
+    // The worktree's own candidate is derived from its own index.
+    std::fs::write(wt_path.join("wt.txt"), "w\n").unwrap();
+    let obs = linked.observe_candidate().unwrap();
+    assert_eq!(obs.intended_untracked, vec![p("wt.txt")]);
+}
+
+#[test]
+fn not_a_repository_is_a_typed_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = probity_git::Repo::discover(probity_git::GitCli::default(), dir.path()).unwrap_err();
+    assert!(
+        matches!(err, probity_git::GitError::NotARepository { .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn git_environment_from_a_hook_does_not_redirect_observation() {
+    let f = base_fixture();
+    f.write("src/lib.rs", "changed\n").unwrap();
+    let other = Fixture::new().unwrap();
+    // A hook runs with GIT_DIR and GIT_INDEX_FILE pointing elsewhere; every
+    // git Probity spawns scrubs them.
+    let obs = temp_env(
+        &[
+            ("GIT_DIR", other.root().join(".git")),
+            ("GIT_INDEX_FILE", other.root().join("nope")),
+        ],
+        || f.repo().unwrap().observe_candidate().unwrap(),
+    );
+    assert_eq!(obs.changed.len(), 1);
+}
+
+fn temp_env<T>(vars: &[(&str, std::path::PathBuf)], f: impl FnOnce() -> T) -> T {
+    // Tests in this file run in one process; this is the only test touching
+    // GIT_* variables, and it restores them.
+    for (k, v) in vars {
+        unsafe { std::env::set_var(k, v) };
+    }
+    let out = f();
+    for (k, _) in vars {
+        unsafe { std::env::remove_var(k) };
+    }
+    out
+}
