@@ -1,0 +1,326 @@
+//! The verifier (C3), pure part: an in-memory observation of a context
+//! directory (every entry with its kind, files with their bytes) checked
+//! against the retained root-index digest. Only the retained index is a
+//! root of trust; the result holds exactly the verified bytes, so a copy
+//! made from it is the bytes that were checked.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::filter::FILTER_VERSION;
+use super::schema::{self, DocSchema, SchemaError};
+use super::types::HexDigest;
+use crate::canonical::canonical_value_bytes;
+
+/// What a directory entry is, as observed without following links.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Dir,
+    File(Vec<u8>),
+    Symlink,
+    /// FIFOs, sockets, devices.
+    Special,
+}
+
+/// An observed context directory: relative `/`-separated paths → nodes,
+/// every directory and file under the root.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observed {
+    pub entries: BTreeMap<String, Node>,
+}
+
+/// Why a context directory is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    #[error("the context root is not a real directory")]
+    RootNotDirectory,
+    #[error("symlink refused at {0}")]
+    Symlink(String),
+    #[error("special file refused at {0}")]
+    SpecialFile(String),
+    #[error("index.json is missing or not a regular file")]
+    MissingIndex,
+    #[error("root index digest {actual} differs from the retained {expected}")]
+    RootIndexMismatch { expected: String, actual: String },
+    #[error("{path} is not JSON: {reason}")]
+    NotJson { path: String, reason: String },
+    #[error("{path} is not RFC 8785 canonical JSON")]
+    NotCanonical { path: String },
+    #[error("{path} violates its schema: {error}")]
+    Schema { path: String, error: SchemaError },
+    #[error("unsupported filter_version `{0}`")]
+    FilterVersion(String),
+    #[error("manifest lists {0} twice")]
+    DuplicatePath(String),
+    #[error("manifest path {0} has role {1}, which does not match the path")]
+    RoleMismatch(String, String),
+    #[error("file {0} listed in the manifest is missing")]
+    MissingFile(String),
+    #[error("file {0} is not in the manifest")]
+    ExtraFile(String),
+    #[error("directory {0} holds no manifest file")]
+    ExtraDirectory(String),
+    #[error("{path}: {actual} bytes, manifest says {expected}")]
+    Size {
+        path: String,
+        expected: u64,
+        actual: u64,
+    },
+    #[error("{0}: digest differs from the manifest")]
+    Digest(String),
+    #[error("collection_profile does not equal the digest of collection.json")]
+    CollectionProfile,
+    #[error("{from} references {to}, which is not a manifest file")]
+    Dangling { from: String, to: String },
+    #[error("schema bundle unavailable: {0}")]
+    Bundle(SchemaError),
+}
+
+/// A verified tree: exactly the checked bytes, `index.json` included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedTree {
+    files: BTreeMap<String, Vec<u8>>,
+    index_digest: HexDigest,
+}
+
+impl VerifiedTree {
+    pub fn files(&self) -> &BTreeMap<String, Vec<u8>> {
+        &self.files
+    }
+    pub fn index_digest(&self) -> HexDigest {
+        self.index_digest
+    }
+}
+
+/// The role a manifest path must have, from its shape.
+pub fn role_for_path(path: &str) -> Option<&'static str> {
+    let hex64 = |s: &str| {
+        s.len() == 64
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    Some(match path {
+        "collection.json" => "collection",
+        "entity/metadata.json" => "entity_metadata",
+        "views/timeline.order" => "timeline_view",
+        "views/unresolved-review.order" => "unresolved_review_view",
+        "relations/reviews.json" => "reviews",
+        "history/agent-runs.json" => "agent_runs",
+        "state/actors.json" => "actor_state",
+        "state/threads.json" => "thread_state",
+        _ => {
+            if let Some(rest) = path.strip_prefix("records/") {
+                let name = rest.strip_suffix(".md")?;
+                let (order, key) = name.split_once('-')?;
+                if !hex64(key) || order.len() != 25 {
+                    return None;
+                }
+                // Record roles are told apart by the record header.
+                return Some(if order == super::types::ENTITY_ORDER_KEY {
+                    "entity_record"
+                } else {
+                    "conversation_record"
+                });
+            }
+            if let Some(k) = path
+                .strip_prefix("threads/")
+                .and_then(|r| r.strip_suffix(".order"))
+            {
+                return hex64(k).then_some("thread_order");
+            }
+            if let Some(k) = path
+                .strip_prefix("views/reviews/")
+                .and_then(|r| r.strip_suffix(".order"))
+            {
+                return hex64(k).then_some("review_view");
+            }
+            if let Some(rest) = path.strip_prefix("checks/") {
+                let (k, file) = rest.split_once('/')?;
+                if !hex64(k) {
+                    return None;
+                }
+                return match file {
+                    "metadata.json" => Some("check_metadata"),
+                    "log.txt" => Some("check_log"),
+                    _ => None,
+                };
+            }
+            return None;
+        }
+    })
+}
+
+fn doc_schema(role: &str) -> Option<DocSchema> {
+    Some(match role {
+        "collection" => DocSchema::Collection,
+        "entity_metadata" => DocSchema::Entity,
+        "reviews" => DocSchema::Reviews,
+        "agent_runs" => DocSchema::AgentRuns,
+        "check_metadata" => DocSchema::Check,
+        "actor_state" => DocSchema::ActorState,
+        "thread_state" => DocSchema::ThreadState,
+        _ => return None,
+    })
+}
+
+fn parse_json(path: &str, bytes: &[u8]) -> Result<Value, VerifyError> {
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| VerifyError::NotJson {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let canon = canonical_value_bytes(&v).map_err(|_| VerifyError::NotCanonical {
+        path: path.to_owned(),
+    })?;
+    if canon != bytes {
+        return Err(VerifyError::NotCanonical {
+            path: path.to_owned(),
+        });
+    }
+    Ok(v)
+}
+
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    path.char_indices()
+        .filter(|(_, c)| *c == '/')
+        .map(move |(i, _)| &path[..i])
+}
+
+/// Verifies an observed context directory against the retained digest.
+pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree, VerifyError> {
+    // Links and special files are refused at every component.
+    for (path, node) in &observed.entries {
+        match node {
+            Node::Symlink => return Err(VerifyError::Symlink(path.clone())),
+            Node::Special => return Err(VerifyError::SpecialFile(path.clone())),
+            Node::Dir | Node::File(_) => {}
+        }
+    }
+    let Some(Node::File(index_bytes)) = observed.entries.get("index.json") else {
+        return Err(VerifyError::MissingIndex);
+    };
+    let actual = HexDigest::of(index_bytes);
+    if actual != *retained {
+        return Err(VerifyError::RootIndexMismatch {
+            expected: retained.hex(),
+            actual: actual.hex(),
+        });
+    }
+    let bundle = schema::bundle().map_err(VerifyError::Bundle)?;
+    let index = parse_json("index.json", index_bytes)?;
+    bundle
+        .validate(DocSchema::Index, &index)
+        .map_err(|error| VerifyError::Schema {
+            path: "index.json".into(),
+            error,
+        })?;
+    let fv = index["filter_version"].as_str().unwrap_or_default();
+    if fv != FILTER_VERSION {
+        return Err(VerifyError::FilterVersion(fv.to_owned()));
+    }
+
+    let mut files = BTreeMap::new();
+    let manifest = index["files"].as_array().cloned().unwrap_or_default();
+    for entry in &manifest {
+        let path = entry["path"].as_str().unwrap_or_default().to_owned();
+        let role = entry["role"].as_str().unwrap_or_default();
+        let shape = role_for_path(&path)
+            .ok_or_else(|| VerifyError::RoleMismatch(path.clone(), role.to_owned()))?;
+        let role_ok = shape == role
+            || (shape == "conversation_record"
+                && matches!(role, "comment_record" | "review_record"));
+        if !role_ok {
+            return Err(VerifyError::RoleMismatch(path.clone(), role.to_owned()));
+        }
+        let Some(Node::File(bytes)) = observed.entries.get(&path) else {
+            return Err(VerifyError::MissingFile(path));
+        };
+        let expected = entry["bytes"].as_u64().unwrap_or(u64::MAX);
+        if bytes.len() as u64 != expected {
+            return Err(VerifyError::Size {
+                path,
+                expected,
+                actual: bytes.len() as u64,
+            });
+        }
+        let digest = HexDigest::of(bytes).hex();
+        if entry["sha256"].as_str() != Some(digest.as_str()) {
+            return Err(VerifyError::Digest(path));
+        }
+        if let Some(doc) = doc_schema(role) {
+            let v = parse_json(&path, bytes)?;
+            bundle
+                .validate(doc, &v)
+                .map_err(|error| VerifyError::Schema {
+                    path: path.clone(),
+                    error,
+                })?;
+        }
+        if files.insert(path.clone(), bytes.clone()).is_some() {
+            return Err(VerifyError::DuplicatePath(path));
+        }
+    }
+
+    // The exact manifest path set: no extra file, no extra directory.
+    let dirs: BTreeSet<&str> = files.keys().flat_map(|p| ancestors(p)).collect();
+    for (path, node) in &observed.entries {
+        match node {
+            Node::File(_) if path != "index.json" && !files.contains_key(path) => {
+                return Err(VerifyError::ExtraFile(path.clone()));
+            }
+            Node::Dir if !dirs.contains(path.as_str()) => {
+                return Err(VerifyError::ExtraDirectory(path.clone()));
+            }
+            _ => {}
+        }
+    }
+
+    let collection = files
+        .get("collection.json")
+        .ok_or_else(|| VerifyError::MissingFile("collection.json".into()))?;
+    if index["collection_profile"].as_str() != Some(HexDigest::of(collection).hex().as_str()) {
+        return Err(VerifyError::CollectionProfile);
+    }
+    // Record paths and order lines reference manifest files only.
+    for r in index["records"].as_array().into_iter().flatten() {
+        for k in ["content_path", "metadata_path", "log_path"] {
+            if let Some(p) = r[k].as_str() {
+                if !files.contains_key(p) {
+                    return Err(VerifyError::Dangling {
+                        from: "index.json".into(),
+                        to: p.to_owned(),
+                    });
+                }
+            }
+        }
+    }
+    for (path, bytes) in &files {
+        if path.ends_with(".order") {
+            for line in String::from_utf8_lossy(bytes).lines() {
+                if !files.contains_key(line) {
+                    return Err(VerifyError::Dangling {
+                        from: path.clone(),
+                        to: line.to_owned(),
+                    });
+                }
+            }
+        }
+    }
+    files.insert("index.json".into(), index_bytes.clone());
+    Ok(VerifiedTree {
+        files,
+        index_digest: actual,
+    })
+}
+
+/// The observation of an in-memory tree (every ancestor directory added).
+pub fn observe(files: &BTreeMap<String, Vec<u8>>) -> Observed {
+    let mut entries = BTreeMap::new();
+    for (p, b) in files {
+        for d in ancestors(p) {
+            entries.insert(d.to_owned(), Node::Dir);
+        }
+        entries.insert(p.clone(), Node::File(b.clone()));
+    }
+    Observed { entries }
+}
