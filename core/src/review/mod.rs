@@ -2,6 +2,7 @@
 //! snapshot, role documents, compact state, receipts and gate decisions.
 
 pub mod finding;
+pub mod fixtures;
 pub mod gate;
 pub mod ids;
 pub mod lens;

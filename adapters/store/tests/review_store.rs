@@ -1,0 +1,183 @@
+//! The file store: CAS, idempotent retries, locks, fail-closed loads.
+
+use std::time::{Duration, Instant};
+
+use probity_core::review::fixtures;
+use probity_core::review::lens::Lens;
+use probity_core::review::state::StateRecord;
+use probity_ports::review::{Created, ReviewStore, StoreError};
+use probity_store::FileStore;
+
+fn started() -> StateRecord {
+    fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .record()
+        .unwrap()
+}
+
+fn validating(r: &StateRecord) -> StateRecord {
+    r.state
+        .accept_results(vec![fixtures::clean_result()])
+        .unwrap()
+        .record()
+        .unwrap()
+}
+
+#[test]
+fn create_indexes_by_target_and_resumes_a_second_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = started();
+    assert_eq!(store.create(&r).unwrap(), Created::New);
+    assert_eq!(
+        store.lookup_target(&r.state.snapshot.target).unwrap(),
+        Some(r.state.lineage_id.clone())
+    );
+    assert_eq!(store.load(&r.state.lineage_id).unwrap(), Some(r.clone()));
+    // The same start retried is idempotent.
+    assert_eq!(
+        store.create(&r).unwrap(),
+        Created::Existing(r.state.lineage_id.clone())
+    );
+}
+
+#[test]
+fn replace_is_compare_and_swap_and_exact_retries_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r0 = started();
+    store.create(&r0).unwrap();
+    let r1 = validating(&r0);
+    store.replace(&r0.revision, &r1).unwrap();
+    // Exact retry: same successor, same expected revision.
+    store.replace(&r0.revision, &r1).unwrap();
+    // A stale writer expecting r0 with another successor is rejected.
+    let r2 = r1
+        .state
+        .accept_evidence(b"evidence")
+        .unwrap()
+        .record()
+        .unwrap();
+    let stale = store.replace(&r0.revision, &r2).unwrap_err();
+    assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
+    // The legal successor lands, and writes the receipt and the base index.
+    store.replace(&r1.revision, &r2).unwrap();
+    assert!(store.read_receipt(&r2.state.lineage_id).unwrap().is_some());
+    assert_eq!(
+        store.lookup_base(&r2.state.snapshot.base_tree).unwrap(),
+        Some(r2.state.lineage_id.clone())
+    );
+}
+
+#[test]
+fn an_illegal_successor_is_rejected_without_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r0 = started();
+    store.create(&r0).unwrap();
+    let state_file = dir
+        .path()
+        .join(r0.state.lineage_id.as_str())
+        .join("state.json");
+    let before = std::fs::read(&state_file).unwrap();
+    // Changing a frozen field.
+    let mut forged = validating(&r0).state;
+    forged.frozen.authored_lines += 2;
+    forged.frozen.correction_budget += 1;
+    let forged = forged.record().unwrap();
+    assert!(matches!(
+        store.replace(&r0.revision, &forged),
+        Err(StoreError::Illegal(_))
+    ));
+    assert_eq!(std::fs::read(&state_file).unwrap(), before);
+}
+
+#[test]
+fn load_fails_closed_on_tampering() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = started();
+    store.create(&r).unwrap();
+    let state_file = dir
+        .path()
+        .join(r.state.lineage_id.as_str())
+        .join("state.json");
+    let good = std::fs::read_to_string(&state_file).unwrap();
+    for (name, bad) in [
+        ("truncated", good[..good.len() / 2].to_string()),
+        ("pretty-printed", serde_json_pretty(&good)),
+        ("revision", flip_revision(&good)),
+        (
+            "unknown field",
+            good.replacen("{\"revision\"", "{\"extra\":1,\"revision\"", 1),
+        ),
+        (
+            "budget",
+            good.replace("\"correction_budget\":30", "\"correction_budget\":31"),
+        ),
+    ] {
+        std::fs::write(&state_file, &bad).unwrap();
+        let err = store.load(&r.state.lineage_id).unwrap_err();
+        assert!(matches!(err, StoreError::Corrupted { .. }), "{name}: {err}");
+    }
+}
+
+fn flip_revision(s: &str) -> String {
+    let at = s.find("\"revision\":\"sha256:").unwrap() + "\"revision\":\"sha256:".len();
+    let mut b = s.as_bytes().to_vec();
+    b[at] = if b[at] == b'0' { b'1' } else { b'0' };
+    String::from_utf8(b).unwrap()
+}
+
+fn serde_json_pretty(s: &str) -> String {
+    // Same content, other bytes: still rejected (stored bytes are canonical).
+    s.replacen('{', "{ ", 1)
+}
+
+#[test]
+fn writers_of_different_lineages_never_block_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf()).with_lock_wait(Duration::from_millis(200));
+    let a = started();
+    let mut obs = fixtures::parser_observation();
+    obs.changed.pop();
+    obs.intended_untracked.clear();
+    let b = fixtures::start(&obs, Lens::Reliability)
+        .unwrap()
+        .record()
+        .unwrap();
+    store.create(&a).unwrap();
+    store.create(&b).unwrap();
+    // Hold A's lock as another process would.
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(dir.path().join(a.state.lineage_id.as_str()).join("LOCK"))
+        .unwrap();
+    lock.lock().unwrap();
+    let t = Instant::now();
+    store.replace(&b.revision, &validating(&b)).unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(150),
+        "B waited on A's lock"
+    );
+    let err = store.replace(&a.revision, &validating(&a)).unwrap_err();
+    assert!(matches!(err, StoreError::Contention { .. }), "{err}");
+    lock.unlock().unwrap();
+    store.replace(&a.revision, &validating(&a)).unwrap();
+}
+
+#[test]
+fn injected_fault_leaves_the_last_committed_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let r0 = started();
+    FileStore::at(dir.path().to_path_buf()).create(&r0).unwrap();
+    let faulty = FileStore::at(dir.path().to_path_buf()).with_fault_after_replaces(0);
+    let r1 = validating(&r0);
+    assert!(matches!(
+        faulty.replace(&r0.revision, &r1),
+        Err(StoreError::Io { .. })
+    ));
+    let store = FileStore::at(dir.path().to_path_buf());
+    assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r0.clone()));
+    store.replace(&r0.revision, &r1).unwrap();
+}
