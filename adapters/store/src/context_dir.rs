@@ -1,0 +1,220 @@
+//! Entity-context-snapshot trees on the file system: writing an assembled
+//! tree (0700 directories, 0600 files), observing a directory for the pure
+//! verifier without ever following a link, and the verified read-only copy
+//! (0555 directories, 0444 files) written from the verified bytes.
+
+use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use probity_core::context::tree::ContextTree;
+use probity_core::context::types::HexDigest;
+use probity_core::context::verify::{self, Node, Observed, VerifiedTree, VerifyError};
+
+/// Why a context directory could not be written, read or copied.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextDirError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0} already exists; context trees are only created fresh")]
+    Exists(PathBuf),
+    #[error("context root {0} is a symlink")]
+    RootSymlink(PathBuf),
+    #[error("context root {0} is not a directory")]
+    RootNotDirectory(PathBuf),
+    #[error("{0} has a name that is not UTF-8")]
+    NonUtf8Name(PathBuf),
+    #[error("{0} changed while it was read")]
+    Changed(PathBuf),
+    #[error("context path {0} is not a relative tree path")]
+    BadPath(String),
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ContextDirError + '_ {
+    move |source| ContextDirError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+const DIR_MODE: u32 = 0o700;
+const FILE_MODE: u32 = 0o600;
+const RO_DIR_MODE: u32 = 0o555;
+const RO_FILE_MODE: u32 = 0o444;
+
+fn checked_join(root: &Path, rel: &str) -> Result<PathBuf, ContextDirError> {
+    let ok = !rel.is_empty()
+        && !rel.starts_with('/')
+        && rel
+            .split('/')
+            .all(|s| !s.is_empty() && s != "." && s != "..");
+    if !ok {
+        return Err(ContextDirError::BadPath(rel.to_owned()));
+    }
+    Ok(root.join(rel))
+}
+
+fn make_dir(path: &Path) -> Result<(), ContextDirError> {
+    DirBuilder::new()
+        .mode(DIR_MODE)
+        .create(path)
+        .map_err(io(path))?;
+    // Independent of the umask.
+    fs::set_permissions(path, Permissions::from_mode(DIR_MODE)).map_err(io(path))
+}
+
+/// Writes `files` under a new directory `root` (which must not exist):
+/// directories 0700, files 0600.
+fn write_files<'a>(
+    root: &Path,
+    files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
+) -> Result<(), ContextDirError> {
+    if fs::symlink_metadata(root).is_ok() {
+        return Err(ContextDirError::Exists(root.to_owned()));
+    }
+    make_dir(root)?;
+    for (rel, bytes) in files {
+        let path = checked_join(root, rel)?;
+        let mut dir = root.to_path_buf();
+        let parts: Vec<&str> = rel.split('/').collect();
+        for part in &parts[..parts.len() - 1] {
+            dir.push(part);
+            match fs::symlink_metadata(&dir) {
+                Ok(m) if m.file_type().is_dir() => {}
+                Ok(_) => return Err(ContextDirError::Changed(dir)),
+                Err(_) => make_dir(&dir)?,
+            }
+        }
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .open(&path)
+            .map_err(io(&path))?;
+        f.set_permissions(Permissions::from_mode(FILE_MODE))
+            .map_err(io(&path))?;
+        f.write_all(bytes).map_err(io(&path))?;
+        f.sync_all().map_err(io(&path))?;
+    }
+    Ok(())
+}
+
+/// Writes an assembled tree to a new directory (0700/0600).
+pub fn write_tree(root: &Path, tree: &ContextTree) -> Result<(), ContextDirError> {
+    write_files(root, tree.files().iter())
+}
+
+/// Reads a regular file without following links: the opened handle must be
+/// the same inode the no-follow lookup saw.
+fn read_regular(path: &Path, seen: &fs::Metadata) -> Result<Vec<u8>, ContextDirError> {
+    let mut f = File::open(path).map_err(io(path))?;
+    let m = f.metadata().map_err(io(path))?;
+    if !m.file_type().is_file() || m.ino() != seen.ino() || m.dev() != seen.dev() {
+        return Err(ContextDirError::Changed(path.to_owned()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(m.len()).unwrap_or(0));
+    f.read_to_end(&mut bytes).map_err(io(path))?;
+    let after = fs::symlink_metadata(path).map_err(io(path))?;
+    if after.ino() != seen.ino() || after.dev() != seen.dev() {
+        return Err(ContextDirError::Changed(path.to_owned()));
+    }
+    Ok(bytes)
+}
+
+fn walk(root: &Path, rel: &str, out: &mut Observed) -> Result<(), ContextDirError> {
+    let dir = if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(rel)
+    };
+    let mut names = Vec::new();
+    for entry in fs::read_dir(&dir).map_err(io(&dir))? {
+        let entry = entry.map_err(io(&dir))?;
+        let name = entry
+            .file_name()
+            .into_string()
+            .map_err(|_| ContextDirError::NonUtf8Name(entry.path()))?;
+        names.push(name);
+    }
+    names.sort();
+    for name in names {
+        let child_rel = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        let path = root.join(&child_rel);
+        let m = fs::symlink_metadata(&path).map_err(io(&path))?;
+        let ft = m.file_type();
+        if ft.is_symlink() {
+            out.entries.insert(child_rel, Node::Symlink);
+        } else if ft.is_dir() {
+            out.entries.insert(child_rel.clone(), Node::Dir);
+            walk(root, &child_rel, out)?;
+        } else if ft.is_file() {
+            let bytes = read_regular(&path, &m)?;
+            out.entries.insert(child_rel, Node::File(bytes));
+        } else {
+            out.entries.insert(child_rel, Node::Special);
+        }
+    }
+    Ok(())
+}
+
+/// Observes a context directory: every entry below `root` with its kind
+/// (no link is ever followed) and the bytes of every regular file.
+pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
+    let m = fs::symlink_metadata(root).map_err(io(root))?;
+    if m.file_type().is_symlink() {
+        return Err(ContextDirError::RootSymlink(root.to_owned()));
+    }
+    if !m.file_type().is_dir() {
+        return Err(ContextDirError::RootNotDirectory(root.to_owned()));
+    }
+    let mut out = Observed::default();
+    walk(root, "", &mut out)?;
+    Ok(out)
+}
+
+/// Reads and verifies a context directory against the retained digest.
+pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, ContextDirError> {
+    let observed = observe_dir(root)?;
+    Ok(verify::verify(&observed, retained)?)
+}
+
+/// Writes the verified bytes to a new directory `dest`, makes it read-only
+/// (0444 files, 0555 directories) and verifies the copy again.
+pub fn copy_verified(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirError> {
+    write_files(dest, tree.files().iter())?;
+    let mut dirs = Vec::new();
+    for rel in tree.files().keys() {
+        let path = checked_join(dest, rel)?;
+        fs::set_permissions(&path, Permissions::from_mode(RO_FILE_MODE)).map_err(io(&path))?;
+        let mut d = rel.as_str();
+        while let Some((parent, _)) = d.rsplit_once('/') {
+            dirs.push(parent.to_owned());
+            d = parent;
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    // Deepest first, the root last.
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
+    for d in dirs {
+        let path = dest.join(&d);
+        fs::set_permissions(&path, Permissions::from_mode(RO_DIR_MODE)).map_err(io(&path))?;
+    }
+    fs::set_permissions(dest, Permissions::from_mode(RO_DIR_MODE)).map_err(io(dest))?;
+    let again = verify_dir(dest, &tree.index_digest())?;
+    if again.files() != tree.files() {
+        return Err(ContextDirError::Changed(dest.to_owned()));
+    }
+    Ok(())
+}

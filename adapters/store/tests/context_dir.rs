@@ -1,0 +1,181 @@
+//! The file-system side of entity-context-snapshot trees.
+
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+
+use probity_core::context::assemble::{Assembly, assemble};
+use probity_core::context::input::ContextInput;
+use probity_core::context::verify::VerifyError;
+use probity_store::context_dir::{
+    ContextDirError, copy_verified, observe_dir, verify_dir, write_tree,
+};
+
+const EXAMPLE: &str = include_str!("../../../examples/context/change-proposal.json");
+
+fn assembled() -> Assembly {
+    let input: ContextInput = serde_json::from_str(EXAMPLE).unwrap();
+    assemble(&input).unwrap()
+}
+
+fn written() -> (tempfile::TempDir, std::path::PathBuf, Assembly) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("context");
+    let a = assembled();
+    write_tree(&root, &a.tree).unwrap();
+    (tmp, root, a)
+}
+
+fn mode(p: &Path) -> u32 {
+    fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn writes_0700_dirs_and_0600_files_and_verifies() {
+    let (_tmp, root, a) = written();
+    assert_eq!(mode(&root), 0o700);
+    assert_eq!(mode(&root.join("state")), 0o700);
+    assert_eq!(mode(&root.join("index.json")), 0o600);
+    assert_eq!(mode(&root.join("state/actors.json")), 0o600);
+    let v = verify_dir(&root, &a.index_digest).unwrap();
+    assert_eq!(v.files(), a.tree.files());
+}
+
+#[test]
+fn refuses_to_write_over_an_existing_path() {
+    let (_tmp, root, a) = written();
+    assert!(matches!(
+        write_tree(&root, &a.tree),
+        Err(ContextDirError::Exists(_))
+    ));
+}
+
+#[test]
+fn refuses_a_changed_byte() {
+    let (_tmp, root, a) = written();
+    let p = root.join("views/timeline.order");
+    let mut b = fs::read(&p).unwrap();
+    b[0] ^= 1;
+    fs::write(&p, b).unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(VerifyError::Digest(_)))
+    ));
+}
+
+#[test]
+fn refuses_extra_and_missing_files() {
+    let (_tmp, root, a) = written();
+    fs::write(root.join("state/extra.json"), b"{}").unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(VerifyError::ExtraFile(p))) if p == "state/extra.json"
+    ));
+    fs::remove_file(root.join("state/extra.json")).unwrap();
+    fs::remove_file(root.join("state/threads.json")).unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(VerifyError::MissingFile(p))) if p == "state/threads.json"
+    ));
+}
+
+#[test]
+fn refuses_symlinks_at_every_component() {
+    // A file replaced by a link to identical bytes.
+    let (tmp, root, a) = written();
+    let target = tmp.path().join("copy.json");
+    fs::copy(root.join("state/actors.json"), &target).unwrap();
+    fs::remove_file(root.join("state/actors.json")).unwrap();
+    symlink(&target, root.join("state/actors.json")).unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(VerifyError::Symlink(p))) if p == "state/actors.json"
+    ));
+
+    // A directory replaced by a link to an identical directory.
+    let (tmp, root, a) = written();
+    let moved = tmp.path().join("state-real");
+    fs::rename(root.join("state"), &moved).unwrap();
+    symlink(&moved, root.join("state")).unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(VerifyError::Symlink(p))) if p == "state"
+    ));
+
+    // The root itself.
+    let (tmp, root, a) = written();
+    let link = tmp.path().join("link");
+    symlink(&root, &link).unwrap();
+    assert!(matches!(
+        verify_dir(&link, &a.index_digest),
+        Err(ContextDirError::RootSymlink(_))
+    ));
+}
+
+#[test]
+fn refuses_special_files() {
+    let (_tmp, root, a) = written();
+    let _sock = UnixListener::bind(root.join("state/sock")).unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(VerifyError::SpecialFile(p))) if p == "state/sock"
+    ));
+}
+
+#[test]
+fn refuses_a_rewritten_root_index() {
+    let (_tmp, root, a) = written();
+    let p = root.join("index.json");
+    let mut b = fs::read(&p).unwrap();
+    b.pop();
+    b.extend_from_slice(b",\"x\":1}");
+    fs::write(&p, b).unwrap();
+    assert!(matches!(
+        verify_dir(&root, &a.index_digest),
+        Err(ContextDirError::Verify(
+            VerifyError::RootIndexMismatch { .. }
+        ))
+    ));
+}
+
+#[test]
+fn verified_copy_is_read_only_and_exact() {
+    let (tmp, root, a) = written();
+    let v = verify_dir(&root, &a.index_digest).unwrap();
+    let dest = tmp.path().join("sandbox");
+    copy_verified(&v, &dest).unwrap();
+    assert_eq!(mode(&dest), 0o555);
+    assert_eq!(mode(&dest.join("state")), 0o555);
+    assert_eq!(mode(&dest.join("index.json")), 0o444);
+    assert_eq!(mode(&dest.join("state/actors.json")), 0o444);
+    let observed = observe_dir(&dest).unwrap();
+    let again = probity_core::context::verify::verify(&observed, &a.index_digest).unwrap();
+    assert_eq!(again.files(), a.tree.files());
+    // An existing destination is refused.
+    assert!(matches!(
+        copy_verified(&v, &dest),
+        Err(ContextDirError::Exists(_))
+    ));
+    // Let the temporary directory be removed.
+    for entry in [
+        "",
+        "state",
+        "records",
+        "views",
+        "views/reviews",
+        "threads",
+        "checks",
+        "relations",
+        "history",
+        "entity",
+    ] {
+        let p = dest.join(entry);
+        if p.exists() {
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    for d in fs::read_dir(dest.join("checks")).unwrap() {
+        fs::set_permissions(d.unwrap().path(), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
