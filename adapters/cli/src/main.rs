@@ -9,6 +9,7 @@ mod authority_cmd;
 mod clock;
 mod demo;
 mod output;
+mod mcp_cmd;
 mod snapshot_cmd;
 
 use output::{CliError, Output};
@@ -61,6 +62,8 @@ enum Command {
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
     /// The reviewer's bounded tools over a snapshot: read, grep, list.
     Snapshot(snapshot_cmd::SnapshotArgs),
+    /// Serve read, grep and list over MCP stdio, one budget per session.
+    Mcp(mcp_cmd::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Demo(a) => demo::run(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
+        Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),
     };
     match result {
         Ok(code) => code,

@@ -297,3 +297,121 @@ fn the_tree_subject_reads_a_frozen_tree() {
     );
     assert_eq!(stdout(&out), "# demo\n");
 }
+
+/// The real `probity mcp` binary over stdio: initialize, tools/list, then
+/// tools/call until the budget ends; the log goes to the file, never stdout.
+#[test]
+fn probity_mcp_serves_the_tools_over_stdio_until_the_budget_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let (t, root) = repo();
+    let config = t.path().join("config.json");
+    fs::write(&config, r#"{"reviewSnapshotMaxCalls": 2}"#).unwrap();
+    let log = t.path().join("mcp.log");
+    let mut child = Command::new(BIN)
+        .arg("--cwd")
+        .arg(&root)
+        .args(["mcp", "--subject", "worktree", "--log-file"])
+        .arg(&log)
+        .arg("--config")
+        .arg(&config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // A watchdog: the test never hangs on a silent server. It only kills
+    // the child it was given, and only if the test has not finished.
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut id = 0;
+    let mut request = |method: &str, params: Value| -> Value {
+        id += 1;
+        let msg =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").unwrap();
+        if method == "initialize" {
+            let answer = read_answer(&mut stdout, id);
+            writeln!(
+                stdin,
+                "{}",
+                serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            )
+            .unwrap();
+            return answer;
+        }
+        read_answer(&mut stdout, id)
+    };
+    fn read_answer(stdout: &mut BufReader<std::process::ChildStdout>, id: u64) -> Value {
+        loop {
+            let mut line = String::new();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+    let init = request(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "probity");
+    let list = request("tools/list", serde_json::json!({}));
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
+    let r1 = request(
+        "tools/call",
+        serde_json::json!({"name": "read", "arguments": {"path": "README.md"}}),
+    );
+    assert_eq!(r1["result"]["content"][0]["text"], "# demo\n");
+    let r2 = request(
+        "tools/call",
+        serde_json::json!({"name": "read", "arguments": {"path": ".git/config"}}),
+    );
+    assert_eq!(r2["result"]["isError"], true);
+    let r3 = request(
+        "tools/call",
+        serde_json::json!({"name": "list", "arguments": {}}),
+    );
+    assert_eq!(r3["result"]["isError"], true);
+    assert_eq!(
+        r3["result"]["content"][0]["text"],
+        "budget exhausted: 2 calls / 7 bytes used; answer from what you have"
+    );
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let _ = done_tx.send(());
+    watchdog.join().unwrap();
+    assert!(status.success(), "{status}");
+    let logged = fs::read_to_string(&log).unwrap();
+    let kinds: Vec<String> = logged
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "review.snapshot.read",
+            "review.snapshot.read",
+            "review.snapshot.exhausted"
+        ]
+    );
+}

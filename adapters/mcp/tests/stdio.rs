@@ -1,0 +1,192 @@
+//! An MCP session over a byte stream, in process: initialize, tools/list,
+//! then tools/call until the budget ends. The server reads a real git
+//! repository in a temporary directory; the client side speaks raw
+//! newline-delimited JSON-RPC, as an MCP stdio client does.
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use probity_core::snapshot_tools::BudgetLimits;
+use probity_git::GitCli;
+use probity_git::subject::{Subject, SubjectSpec};
+use probity_mcp::{SnapshotServer, serve_on};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+#[derive(Clone, Default)]
+struct SharedLog(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let env: Vec<(&str, &OsStr)> = [
+        ("GIT_AUTHOR_NAME", "Fixture"),
+        ("GIT_AUTHOR_EMAIL", "fixture@example.invalid"),
+        ("GIT_COMMITTER_NAME", "Fixture"),
+        ("GIT_COMMITTER_EMAIL", "fixture@example.invalid"),
+        ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
+        ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"),
+        ("GIT_CONFIG_GLOBAL", "/dev/null"),
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+    ]
+    .iter()
+    .map(|(k, v)| (*k, OsStr::new(*v)))
+    .collect();
+    GitCli::default()
+        .run_with(dir, args, &env, None)
+        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
+}
+
+#[test]
+fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("a.md"), "alpha\n").unwrap();
+    std::fs::write(root.join("b.rs"), "fn beta() {}\n").unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "one"]);
+    std::fs::write(root.join("untracked.txt"), "u\n").unwrap();
+
+    let subject = Subject::open(&SubjectSpec::Index, GitCli::default(), root).unwrap();
+    let log = SharedLog::default();
+    let server = SnapshotServer::new(
+        subject,
+        BudgetLimits {
+            max_calls: 4,
+            max_bytes: 200_000,
+            result_cap: 80 * 1024,
+        },
+        Box::new(log.clone()),
+    );
+    let footer_view = server.clone();
+    let (client, server_io) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let handle = std::thread::spawn(move || serve_on(server, server_read, server_write));
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let transcript: Vec<Value> = rt.block_on(async move {
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let mut lines = BufReader::new(client_read).lines();
+        let mut next_id = 0u64;
+        let mut answers = Vec::new();
+        macro_rules! request {
+            ($method:expr, $params:expr) => {{
+                next_id += 1;
+                let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": $method, "params": $params});
+                client_write.write_all(format!("{msg}\n").as_bytes()).await.unwrap();
+                loop {
+                    let line = lines.next_line().await.unwrap().expect("server closed the stream");
+                    let v: Value = serde_json::from_str(&line).unwrap();
+                    if v.get("id") == Some(&json!(next_id)) {
+                        break v;
+                    }
+                }
+            }};
+        }
+        let init = request!(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "probity-test", "version": "0"}
+            })
+        );
+        answers.push(init);
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        client_write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
+        answers.push(request!("tools/list", json!({})));
+        for (name, args) in [
+            ("read", json!({"path": "a.md"})),
+            ("read", json!({"path": "untracked.txt"})),
+            ("read", json!({"path": "../../etc/passwd"})),
+            ("grep", json!({"pattern": "--beta|beta", "path": "-x"})),
+            ("list", json!({})),
+        ] {
+            answers.push(request!("tools/call", json!({"name": name, "arguments": args})));
+        }
+        drop(client_write);
+        answers
+    });
+    handle.join().unwrap().unwrap();
+
+    let init = &transcript[0]["result"];
+    assert_eq!(init["serverInfo"]["name"], "probity");
+    assert!(init["capabilities"]["tools"].is_object(), "{init}");
+
+    let tools = transcript[1]["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["read", "grep", "list"]);
+    assert_eq!(tools[0]["annotations"]["readOnlyHint"], true);
+    assert_eq!(tools[0]["inputSchema"]["required"], json!(["path"]));
+
+    let result = |i: usize| -> (String, bool) {
+        let r = &transcript[i]["result"];
+        assert!(transcript[i].get("error").is_none(), "{}", transcript[i]);
+        (
+            r["content"][0]["text"].as_str().unwrap().to_owned(),
+            r["isError"].as_bool().unwrap_or(false),
+        )
+    };
+    assert_eq!(result(2), ("alpha\n".to_owned(), false));
+    let (text, is_error) = result(3);
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "untracked.txt: not in the snapshot (untracked; only tracked files are in the snapshot)"
+    );
+    let (text, is_error) = result(4);
+    assert!(
+        is_error && text.contains("escapes the repository root"),
+        "{text}"
+    );
+    let (text, is_error) = result(5);
+    assert!(!is_error);
+    assert!(text.contains("no matches"), "{text}");
+    let (text, is_error) = result(6);
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "budget exhausted: 4 calls / 6 bytes used; answer from what you have"
+    );
+
+    let log = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let events: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "review.snapshot.read",
+            "review.snapshot.read",
+            "review.snapshot.read",
+            "review.snapshot.grep",
+            "review.snapshot.exhausted"
+        ]
+    );
+    assert!(events[1]["refused"].as_str().unwrap().contains("untracked"));
+    assert!(events[2]["refused"].as_str().unwrap().contains("escapes"));
+    assert_eq!(events[3]["pattern"], "--beta|beta");
+    assert_eq!(
+        footer_view.footer().as_deref(),
+        Some("read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B)")
+    );
+}
