@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod authority_cmd;
 mod clock;
+mod context_cmd;
 mod demo;
 mod output;
 mod mcp_cmd;
@@ -60,6 +61,9 @@ enum Command {
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
+    /// Entity-context-snapshot v1: assemble a tree, verify it against its retained digest.
+    #[command(subcommand)]
+    Context(context_cmd::ContextCommand),
     /// The reviewer's bounded tools over a snapshot: read, grep, list.
     Snapshot(snapshot_cmd::SnapshotArgs),
     /// Serve read, grep and list over MCP stdio, one budget per session.
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::run(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),
+        Command::Context(c) => context_cmd::run(&cli.global, out, c),
     };
     match result {
         Ok(code) => code,
