@@ -1,0 +1,218 @@
+//! Properties of entity-context-snapshot v1: determinism under input order,
+//! append-only records, the Unicode and redaction floors, and the byte bound.
+
+use proptest::prelude::*;
+use proptest::sample::select;
+
+use probity_core::context::assemble::assemble;
+use probity_core::context::filter::{CredentialRegistry, FilterStatus, filter_text};
+use probity_core::context::input::ContextInput;
+use serde_json::{Value, json};
+
+const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
+
+/// Characters the emitted bytes must never contain: the seed's floor
+/// classes, NUL, ESC and other controls, U+2028/U+2029 and other `Cf`.
+fn forbidden(c: char) -> bool {
+    let u = c as u32;
+    matches!(u,
+        0xE0000..=0xE007F | 0x200B..=0x200F | 0xFEFF | 0x202A..=0x202E | 0x2066..=0x206F
+        | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF | 0xFFF9..=0xFFFB | 0x2028 | 0x2029
+        | 0x2060..=0x2064 | 0x00AD | 0x061C | 0x180E | 0x7F..=0x9F)
+        || (u < 0x20 && c != '\n' && c != '\t')
+}
+
+fn hostile_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        4 => proptest::char::range('a', 'z'),
+        1 => select(vec![' ', '\n', '\r', '\t', '.', '-', '_', '=', ':', '/', '[', ']']),
+        2 => select(vec![
+            '\u{E0041}', '\u{E007F}', '\u{200B}', '\u{200C}', '\u{200D}', '\u{FEFF}', '\u{202A}',
+            '\u{202E}', '\u{2066}', '\u{2069}', '\u{FE00}', '\u{FE0F}', '\u{E0100}', '\u{E01EF}',
+            '\u{FFF9}', '\u{FFFB}', '\u{0}', '\u{1b}', '\u{7}', '\u{200E}', '\u{2060}', '\u{2028}',
+            '\u{2029}', '\u{AD}', '\u{85}', '\u{9B}', 'ﬁ', 'Ａ', 'é', '中', '😀', 'ẞ',
+        ]),
+        1 => any::<char>(),
+    ]
+}
+
+fn hostile_text(max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(hostile_char(), 0..max).prop_map(|v| v.into_iter().collect())
+}
+
+/// A floor secret and the part of it that must never be emitted.
+fn secret() -> impl Strategy<Value = String> {
+    let alnum = "[A-Za-z0-9]";
+    prop_oneof![
+        proptest::string::string_regex(&format!("ghp_{alnum}{{36}}")).unwrap(),
+        proptest::string::string_regex(&format!("github_pat_{alnum}{{30}}")).unwrap(),
+        proptest::string::string_regex(&format!("glpat-{alnum}{{20}}")).unwrap(),
+        proptest::string::string_regex(&format!("sk-ant-api03-{alnum}{{40}}")).unwrap(),
+        proptest::string::string_regex(&format!("sk-proj-{alnum}{{40}}")).unwrap(),
+        proptest::string::string_regex("AKIA[A-Z0-9]{16}").unwrap(),
+        proptest::string::string_regex(&format!("xoxb-[0-9]{{12}}-{alnum}{{24}}")).unwrap(),
+        proptest::string::string_regex(&format!("AIza{alnum}{{35}}")).unwrap(),
+        proptest::string::string_regex(&format!("sk_live_{alnum}{{24}}")).unwrap(),
+        proptest::string::string_regex(&format!("hf_{alnum}{{34}}")).unwrap(),
+        proptest::string::string_regex(&format!("npm_{alnum}{{36}}")).unwrap(),
+        proptest::string::string_regex(&format!("pypi-{alnum}{{60}}")).unwrap(),
+        proptest::string::string_regex(&format!("hvs\\.{alnum}{{30}}")).unwrap(),
+        proptest::string::string_regex("AGE-SECRET-KEY-1[0-9A-Z]{58}").unwrap(),
+    ]
+}
+
+fn words() -> impl Strategy<Value = String> {
+    proptest::collection::vec("[a-z]{1,8}", 0..12).prop_map(|w| w.join(" "))
+}
+
+/// No 8-byte window of the secret's random tail appears in `out`.
+fn leaks(out: &str, secret: &str) -> bool {
+    let tail = &secret.as_bytes()[secret.len().saturating_sub(16)..];
+    tail.windows(8)
+        .any(|w| out.as_bytes().windows(8).any(|o| o == w))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn filtered_text_has_no_floor_character(src in hostile_text(200), bound in 1u64..400) {
+        let out = filter_text(&CredentialRegistry::default(), &src, bound).unwrap();
+        for c in out.text.chars() {
+            prop_assert!(!forbidden(c), "U+{:04X} emitted", c as u32);
+        }
+        prop_assert!(!out.text.contains('\r'));
+    }
+
+    #[test]
+    fn truncation_keeps_code_points_and_one_lf(src in hostile_text(300), bound in 1u64..200) {
+        let out = filter_text(&CredentialRegistry::default(), &src, bound).unwrap();
+        if out.summary.status == FilterStatus::Rejected {
+            prop_assert!(out.text.is_empty());
+        } else if !out.text.is_empty() {
+            // `text` is a String: no split code point can be represented.
+            prop_assert!(out.text.len() as u64 <= bound);
+            prop_assert!(out.text.ends_with('\n'));
+            prop_assert!(!out.text.ends_with("\n\n"));
+        }
+        if out.summary.status == FilterStatus::Truncated {
+            prop_assert!(!out.text.is_empty());
+        }
+    }
+
+    #[test]
+    fn secrets_are_never_emitted(pre in words(), s in secret(), post in words(), bound in 1u64..300) {
+        let src = format!("{pre} {s} {post}");
+        let out = filter_text(&CredentialRegistry::default(), &src, bound).unwrap();
+        prop_assert!(!leaks(&out.text, &s), "{} leaked from {}", out.text, s);
+        let full = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        prop_assert!(!full.text.contains(&s));
+        prop_assert!(full.summary.findings.iter().any(|(c, _)| c.starts_with("secret.")));
+    }
+
+    #[test]
+    fn secrets_never_straddle_the_bound(pre in words(), s in secret(), cut in 0usize..80) {
+        // Bounds that end inside the secret, at every offset.
+        let src = format!("{pre} {s} tail");
+        let bound = (pre.len() + 1 + cut.min(s.len())) as u64 + 1;
+        let out = filter_text(&CredentialRegistry::default(), &src, bound).unwrap();
+        prop_assert!(!leaks(&out.text, &s), "{} leaked from {}", out.text, s);
+    }
+
+    #[test]
+    fn registered_credentials_are_never_emitted(pre in words(), cred in "[a-z0-9]{12,24}", bound in 1u64..200) {
+        let creds = CredentialRegistry::new(std::slice::from_ref(&cred)).unwrap();
+        let src = format!("{pre} {cred} end");
+        let out = filter_text(&creds, &src, bound).unwrap();
+        prop_assert!(!out.text.contains(&cred));
+    }
+}
+
+fn base() -> Value {
+    serde_json::from_str(WORK_ITEM).unwrap()
+}
+
+fn comments_strategy() -> impl Strategy<Value = Vec<(u32, u32, String)>> {
+    // (id suffix, minute, body); unique IDs.
+    proptest::collection::btree_map(1u32..5000, (0u32..600, hostile_text(60)), 0..8)
+        .prop_map(|m| m.into_iter().map(|(id, (t, b))| (id, t, b)).collect())
+}
+
+fn with_comments(comments: &[(u32, u32, String)]) -> Value {
+    let mut v = base();
+    v["comments"] = Value::Array(
+        comments
+            .iter()
+            .map(|(id, minute, body)| {
+                json!({
+                    "id": format!("{}", 6000 + id),
+                    "author_id": "104",
+                    "created_at": format!("2026-10-01T{:02}:{:02}:00Z", 10 + minute / 60, minute % 60),
+                    "body": body,
+                })
+            })
+            .collect(),
+    );
+    v
+}
+
+fn build(v: &Value) -> probity_core::context::assemble::Assembly {
+    let input: ContextInput = serde_json::from_value(v.clone()).unwrap();
+    assemble(&input).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn shuffled_input_gives_identical_bytes(cs in comments_strategy(), seed in any::<u64>()) {
+        let a = build(&with_comments(&cs));
+        let mut shuffled = cs.clone();
+        // A deterministic permutation driven by the seed.
+        let n = shuffled.len();
+        let mut s = seed;
+        for i in (1..n).rev() {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            shuffled.swap(i, (s >> 33) as usize % (i + 1));
+        }
+        let b = build(&with_comments(&shuffled));
+        prop_assert_eq!(a.tree, b.tree);
+        prop_assert_eq!(a.index_digest, b.index_digest);
+    }
+
+    #[test]
+    fn later_comment_leaves_earlier_records_identical(cs in comments_strategy(), body in hostile_text(40)) {
+        let a = build(&with_comments(&cs));
+        // Later than every generated comment (those end before 20:00).
+        let mut v = with_comments(&cs);
+        v["comments"].as_array_mut().unwrap().push(json!({
+            "id": "9999", "author_id": "104", "created_at": "2026-10-01T23:00:00Z", "body": body,
+        }));
+        let b = build(&v);
+        for (p, bytes) in a.tree.files() {
+            if p.starts_with("records/") {
+                prop_assert_eq!(b.tree.get(p), Some(bytes.as_slice()), "{}", p);
+            }
+        }
+        let tl_a = String::from_utf8(a.tree.get("views/timeline.order").unwrap().to_vec()).unwrap();
+        let tl_b = String::from_utf8(b.tree.get("views/timeline.order").unwrap().to_vec()).unwrap();
+        prop_assert!(tl_b.starts_with(&tl_a));
+    }
+
+    #[test]
+    fn no_emitted_file_has_a_floor_character_or_secret(cs in comments_strategy(), s in secret()) {
+        let mut v = with_comments(&cs);
+        v["comments"].as_array_mut().unwrap().push(json!({
+            "id": "9998", "author_id": "104", "created_at": "2026-10-01T09:30:00Z",
+            "body": format!("token {s} here"),
+        }));
+        let a = build(&v);
+        for (p, bytes) in a.tree.files() {
+            let text = std::str::from_utf8(bytes).unwrap();
+            for c in text.chars() {
+                prop_assert!(!forbidden(c), "U+{:04X} in {}", c as u32, p);
+            }
+            prop_assert!(!leaks(text, &s), "secret in {}", p);
+        }
+    }
+}
