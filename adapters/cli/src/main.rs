@@ -11,6 +11,7 @@ mod context_cmd;
 mod demo;
 mod output;
 mod mcp_cmd;
+mod review_cmd;
 mod snapshot_cmd;
 
 use output::{CliError, Output};
@@ -68,6 +69,8 @@ enum Command {
     Snapshot(snapshot_cmd::SnapshotArgs),
     /// Serve read, grep and list over MCP stdio, one budget per session.
     Mcp(mcp_cmd::McpArgs),
+    /// Run the tool-use review loop against a chat-completions model.
+    Review(review_cmd::ReviewArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::run(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),
+        Command::Review(a) => review_cmd::run(&cli.global, out, a),
         Command::Context(c) => context_cmd::run(&cli.global, out, c),
     };
     match result {

@@ -415,3 +415,172 @@ fn probity_mcp_serves_the_tools_over_stdio_until_the_budget_ends() {
         ]
     );
 }
+
+/// A scripted chat-completions endpoint on 127.0.0.1: answers `script` in
+/// order, one request each, returns the request bodies, and stops by itself.
+fn scripted_model(script: Vec<Value>) -> (String, std::thread::JoinHandle<Vec<Value>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::time::{Duration, Instant};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let handle = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut bodies = Vec::new();
+        for answer in script {
+            let mut stream = loop {
+                match listener.accept() {
+                    Ok((s, _)) => break s,
+                    Err(_) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
+                    Err(_) => return bodies,
+                }
+            };
+            stream.set_nonblocking(false).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut buf = vec![0u8; length.min(1 << 22)];
+            reader.read_exact(&mut buf).unwrap();
+            bodies.push(serde_json::from_slice(&buf).unwrap_or(Value::Null));
+            let text = answer.to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            );
+        }
+        bodies
+    });
+    (format!("http://{addr}/v1"), handle)
+}
+
+fn review_cmd(root: &Path, url: &str, extra: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("--cwd")
+        .arg(root)
+        .arg("review")
+        .args(extra)
+        .env("PROBITY_MODEL_BASE_URL", url)
+        .env("PROBITY_MODEL", "scripted")
+        .env("PROBITY_MODEL_API_KEY", "k")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn probity_review_runs_the_loop_and_prints_the_footer() {
+    let (t, root) = repo();
+    let prompt = t.path().join("prompt.txt");
+    fs::write(&prompt, "The diff changes answer(). FILES: README.md\n").unwrap();
+    let (url, server) = scripted_model(vec![
+        serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"src/lib.rs\"}"}},
+            {"id": "2", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"README.md\"}"}}
+        ]}, "finish_reason": "tool_calls"}]}),
+        serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "answer() returns 42.\nVERDICT: PASS"}, "finish_reason": "stop"}]}),
+    ]);
+    let out = review_cmd(
+        &root,
+        &url,
+        &[
+            "--subject",
+            "index",
+            "--prompt",
+            prompt.to_str().unwrap(),
+            "--declared",
+            "README.md",
+        ],
+    );
+    let bodies = server.join().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout(&out),
+        "answer() returns 42.\nVERDICT: PASS\n\nread 1 file (34 B) beyond the declared context: src/lib.rs\n"
+    );
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(
+        bodies[1]["messages"][3]["content"],
+        "pub fn answer() -> u32 {\n    42\n}\n"
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        log.lines()
+            .filter(|l| l.contains("review.snapshot.read"))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn probity_review_json_and_failures() {
+    let (t, root) = repo();
+    let prompt = t.path().join("prompt.txt");
+    fs::write(&prompt, "diff\n").unwrap();
+    let (url, server) = scripted_model(vec![
+        serde_json::json!({"choices": [{"message": {"content": "ok\nVERDICT: FAIL src/lib.rs:2"}, "finish_reason": "stop"}]}),
+    ]);
+    let out = review_cmd(
+        &root,
+        &url,
+        &[
+            "--json",
+            "--subject",
+            "worktree",
+            "--prompt",
+            prompt.to_str().unwrap(),
+        ],
+    );
+    server.join().unwrap();
+    let doc = json(&out);
+    assert_eq!(doc["verdict"], "FAIL");
+    assert_eq!(doc["footer"], Value::Null);
+    assert_eq!(doc["model_calls"], 1);
+    assert!(
+        doc["transcript_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+
+    let (url, server) = scripted_model(vec![
+        serde_json::json!({"choices": [{"message": {"content": "no verdict here"}, "finish_reason": "stop"}]}),
+    ]);
+    let out = review_cmd(
+        &root,
+        &url,
+        &["--subject", "index", "--prompt", prompt.to_str().unwrap()],
+    );
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no_verdict"));
+
+    let out = Command::new(BIN)
+        .arg("--cwd")
+        .arg(&root)
+        .args(["review", "--subject", "index", "--prompt"])
+        .arg(&prompt)
+        .env_remove("PROBITY_MODEL_BASE_URL")
+        .env_remove("PROBITY_MODEL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("model_not_configured"));
+}
