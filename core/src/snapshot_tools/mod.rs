@@ -22,6 +22,9 @@ pub mod review_loop;
 pub mod shape;
 pub mod tools;
 
+#[cfg(test)]
+mod props;
+
 pub use budget::{Budget, BudgetLimits, BudgetUsage};
 pub use config::{ConfigError, ReviewConfig, parse_config};
 pub use path::{Glob, PathRefusal, Resolved, SnapshotPath};

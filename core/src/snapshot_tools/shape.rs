@@ -2,8 +2,6 @@
 //! reviewer reads, within a byte allowance, with notes that say what was cut
 //! and where to continue.
 
-use std::fmt::Write as _;
-
 use super::path::SnapshotPath;
 use super::raw::{EntryKind, GrepHit, ListEntry};
 
@@ -273,10 +271,12 @@ pub fn shape_list(entries: &[&ListEntry], allowance: u64) -> Shaped {
         push_note(&mut text, "no matching paths");
     }
     if truncated {
-        let _ = write!(
-            text,
-            "[probity: truncated: showed {shown} of {} paths; narrow the glob]\n",
-            entries.len()
+        push_note(
+            &mut text,
+            &format!(
+                "truncated: showed {shown} of {} paths; narrow the glob",
+                entries.len()
+            ),
         );
     }
     if lossy {
