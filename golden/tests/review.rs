@@ -75,7 +75,6 @@ fn a_scope_changed_denial() {
     let live = LiveTarget::new(
         r2.snapshot.base_tree.clone(),
         TreeId::parse("1111111111111111111111111111111111111111").unwrap(),
-        r2.snapshot.paths.clone(),
     );
     let differing = vec![RepoPath::parse("src/parser.rs").unwrap()];
     let d = decide_pre_commit(

@@ -26,7 +26,7 @@ pub trait GitPort {
     /// Everything start needs: trees, changed files with line counts and
     /// leading content, and the intended untracked files.
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
-    /// The live target only (cheaper: what a gate compares).
+    /// The live base and candidate trees only (cheap: what a gate compares).
     fn live_target(&self) -> Result<LiveTarget, AdapterError>;
     /// Paths whose entries differ between two trees (adds and removals too).
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
@@ -349,7 +349,15 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         ));
     }
     let Some(prior) = store.lookup_base(&live.base_tree)? else {
-        return Ok(decide_pre_commit(&live, Authority::None));
+        let changed = git
+            .differing_paths(&live.base_tree, &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        return Ok(decide_pre_commit(
+            &live,
+            Authority::None {
+                changed_paths: &changed,
+            },
+        ));
     };
     let record = store
         .load(&prior)?

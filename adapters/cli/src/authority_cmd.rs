@@ -127,8 +127,12 @@ pub fn open(global: &GlobalArgs) -> Result<Context, CliError> {
         Some(exe) => GitCli::with_executable(exe),
         None => GitCli::default(),
     };
-    git.ensure_supported().map_err(repo_error)?;
-    let repo = Repo::discover(git, &cwd).map_err(repo_error)?;
+    // The version is checked only when discovery fails, to explain the
+    // failure: hooks run this path, and a spawn costs milliseconds.
+    let repo = Repo::discover(git.clone(), &cwd).map_err(|e| match git.ensure_supported() {
+        Err(old) => repo_error(old),
+        Ok(()) => repo_error(e),
+    })?;
     let store = FileStore::for_common_dir(repo.common_dir());
     Ok(Context { repo, store })
 }

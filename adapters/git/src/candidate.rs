@@ -147,11 +147,10 @@ impl Repo {
         split_z(&out).map(|p| repo_path(ARGS, p)).collect()
     }
 
-    /// The live target: trees and changed paths.
+    /// The live target: the two trees and their identity.
     pub fn live_target(&self) -> Result<LiveTarget, GitError> {
         let t = self.trees()?;
-        let paths = self.changed_paths(&t.base_tree, &t.candidate_tree)?;
-        Ok(LiveTarget::new(t.base_tree, t.candidate_tree, paths))
+        Ok(LiveTarget::new(t.base_tree, t.candidate_tree))
     }
 
     fn raw_diff(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RawEntry>, GitError> {

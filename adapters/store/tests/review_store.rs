@@ -142,10 +142,14 @@ fn writers_of_different_lineages_never_block_each_other() {
     let mut obs = fixtures::parser_observation();
     obs.changed.pop();
     obs.intended_untracked.clear();
+    obs.candidate_tree =
+        probity_core::review::ids::TreeId::parse("2222222222222222222222222222222222222222")
+            .unwrap();
     let b = fixtures::start(&obs, Lens::Reliability)
         .unwrap()
         .record()
         .unwrap();
+    assert_ne!(a.state.lineage_id, b.state.lineage_id);
     store.create(&a).unwrap();
     store.create(&b).unwrap();
     // Hold A's lock as another process would.

@@ -100,8 +100,8 @@ pub struct GateDecision {
 /// What discovery found for the live target.
 #[derive(Debug, Clone, Copy)]
 pub enum Authority<'a> {
-    /// Nothing for this candidate or its base.
-    None,
+    /// Nothing for this candidate or its base; the live changed paths.
+    None { changed_paths: &'a [RepoPath] },
     /// The lineage whose frozen target equals the live target, and the bytes
     /// of its receipt file if there is one.
     Exact {
@@ -138,13 +138,24 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
         }
     };
     match authority {
-        Authority::None => deny(
+        Authority::None { changed_paths } => deny(
             ReasonCode::ReceiptMissing,
             GateStage::Discovery,
             None,
-            live.paths.clone(),
+            changed_paths.to_vec(),
             NextAction::StartReview,
             "no review authority exists for this candidate: run `probity start`, the selected lenses, and `probity finalize`".into(),
+        ),
+        Authority::Exact { state, .. } if state.snapshot.target != live.target => deny(
+            ReasonCode::ReceiptMismatch,
+            GateStage::Discovery,
+            Some(&state.lineage_id),
+            Vec::new(),
+            NextAction::Repair,
+            format!(
+                "discovery returned {}, which froze another target than the live candidate {}",
+                state.lineage_id, live.candidate_tree
+            ),
         ),
         Authority::Exact { state, receipt_file } => {
             let lineage = Some(&state.lineage_id);

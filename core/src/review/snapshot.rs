@@ -13,7 +13,7 @@ use crate::review::risk::RiskPolicy;
 pub const PATHS_DOMAIN: Domain = Domain::new("probity/paths-digest/v1");
 /// Domain of the intended-untracked proof.
 pub const UNTRACKED_DOMAIN: Domain = Domain::new("probity/intended-untracked/v1");
-/// Domain of the target identity (base tree, candidate tree, paths digest).
+/// Domain of the target identity (base tree, candidate tree).
 pub const TARGET_DOMAIN: Domain = Domain::new("probity/target/v1");
 
 /// A git file mode, as far as review cares.
@@ -100,28 +100,24 @@ pub struct CandidateObservation {
     pub intended_untracked: Vec<RepoPath>,
 }
 
-/// The live target a gate compares: the identity without start-only facts.
+/// The live target a gate compares: the base and candidate trees and their
+/// identity. The changed paths (and so `paths_digest`) are a function of the
+/// two trees, so equal trees mean an equal path set; a gate derives the paths
+/// only when it must explain a denial.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveTarget {
     pub base_tree: TreeId,
     pub candidate_tree: TreeId,
-    pub paths: Vec<RepoPath>,
-    pub paths_digest: Sha256Digest,
     pub target: Sha256Digest,
 }
 
 impl LiveTarget {
-    /// Derives the identities from trees and (any-order) changed paths.
-    pub fn new(base_tree: TreeId, candidate_tree: TreeId, mut paths: Vec<RepoPath>) -> Self {
-        paths.sort();
-        paths.dedup();
-        let paths_digest = paths_digest(&paths);
-        let target = target_identity(&base_tree, &candidate_tree, &paths_digest);
+    /// Derives the identity of two trees.
+    pub fn new(base_tree: TreeId, candidate_tree: TreeId) -> Self {
+        let target = target_identity(&base_tree, &candidate_tree);
         Self {
             base_tree,
             candidate_tree,
-            paths,
-            paths_digest,
             target,
         }
     }
@@ -143,7 +139,7 @@ pub struct Snapshot {
     pub intended_untracked: Vec<RepoPath>,
     /// Digest of the intended-untracked list.
     pub untracked_digest: Sha256Digest,
-    /// Identity of (base tree, candidate tree, paths digest).
+    /// Identity of (base tree, candidate tree).
     pub target: Sha256Digest,
 }
 
@@ -174,24 +170,18 @@ pub fn untracked_digest(paths: &[RepoPath]) -> Sha256Digest {
     canonical_digest(UNTRACKED_DOMAIN, paths).unwrap_or_else(|_| unreachable_canonical())
 }
 
-/// The target identity of (base tree, candidate tree, paths digest).
-pub fn target_identity(
-    base: &TreeId,
-    candidate: &TreeId,
-    paths_digest: &Sha256Digest,
-) -> Sha256Digest {
+/// The target identity of (base tree, candidate tree).
+pub fn target_identity(base: &TreeId, candidate: &TreeId) -> Sha256Digest {
     #[derive(Serialize)]
     struct Target<'a> {
         base_tree: &'a TreeId,
         candidate_tree: &'a TreeId,
-        paths_digest: &'a Sha256Digest,
     }
     canonical_digest(
         TARGET_DOMAIN,
         &Target {
             base_tree: base,
             candidate_tree: candidate,
-            paths_digest,
         },
     )
     .unwrap_or_else(|_| unreachable_canonical())
@@ -222,15 +212,15 @@ impl Snapshot {
         let mut untracked = obs.intended_untracked.clone();
         untracked.sort();
         untracked.dedup();
-        let live = LiveTarget::new(obs.base_tree.clone(), obs.candidate_tree.clone(), paths);
+        let live = LiveTarget::new(obs.base_tree.clone(), obs.candidate_tree.clone());
         let snap = Snapshot {
             base_tree: live.base_tree,
             candidate_tree: live.candidate_tree,
             unborn_head: obs.unborn_head,
             untracked_digest: untracked_digest(&untracked),
             intended_untracked: untracked,
-            paths: live.paths,
-            paths_digest: live.paths_digest,
+            paths_digest: paths_digest(&paths),
+            paths,
             target: live.target,
         };
         snap.check()?;
@@ -258,8 +248,7 @@ impl Snapshot {
         {
             return Err(SnapshotError::UntrackedOutsidePaths(p.to_string()));
         }
-        if target_identity(&self.base_tree, &self.candidate_tree, &self.paths_digest) != self.target
-        {
+        if target_identity(&self.base_tree, &self.candidate_tree) != self.target {
             return Err(SnapshotError::Target);
         }
         Ok(())
