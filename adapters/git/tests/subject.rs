@@ -234,6 +234,11 @@ fn symlinks_are_never_followed_out_of_the_root() {
         "{}",
         c.text
     );
+    // git grep would follow the linked directory; the subject does not.
+    let g = call(&f.subject("worktree"), "grep", json!({"pattern": "SECRET"}));
+    assert!(g.text.contains("no matches"), "{}", g.text);
+    let l = call(&f.subject("worktree"), "list", json!({"glob": "d"}));
+    assert!(l.text.contains("no matching paths"), "{}", l.text);
     assert_eq!(read(&f.subject("index"), "d/f.txt").text, "tracked\n");
     let c = read(&f.subject("disk"), "d/f.txt");
     assert!(c.text.contains("resolves outside the root"), "{}", c.text);
@@ -631,4 +636,28 @@ fn disk_lists_plain_files_and_never_dot_git() {
     assert_eq!(l.text, "notes/a.txt\nplan.md\n");
     let l = call(&s, "list", json!({"glob": "notes"}));
     assert_eq!(l.text, "notes/a.txt\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_never_opened() {
+    let f = Fixture::new();
+    f.write("p", b"was a file\n");
+    f.commit_all("one");
+    fs::remove_file(f.repo.join("p")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(f.repo.join("p"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for spec in ["worktree", "disk"] {
+        let c = read(&f.subject(spec), "p");
+        assert!(c.is_error, "{spec}: {}", c.text);
+        assert!(c.text.contains("not a regular file"), "{spec}: {}", c.text);
+    }
+    assert_eq!(read(&f.subject("index"), "p").text, "was a file\n");
+    for spec in ["worktree", "disk"] {
+        let g = call(&f.subject(spec), "grep", json!({"pattern": "x"}));
+        assert!(g.text.contains("no matches"), "{spec}: {}", g.text);
+    }
 }

@@ -67,6 +67,13 @@ impl DiskSubject {
         if meta.is_dir() {
             return Err(SubjectError::IsDirectory(path.display().into_owned()));
         }
+        // Never open a FIFO, socket or device: opening one can block.
+        if !meta.is_file() {
+            return Err(SubjectError::NotAFile {
+                path: path.display().into_owned(),
+                what: "a FIFO, socket or device".into(),
+            });
+        }
         walk::read_file(&canon, path).map(RawRead::File)
     }
 

@@ -311,6 +311,13 @@ impl GitSubject {
                     why: "replaced by a directory in the working tree".into(),
                 });
             }
+            if last && !meta.is_file() {
+                // Never open a FIFO, socket or device: opening one can block.
+                return Err(SubjectError::NotAFile {
+                    path: path.display().into_owned(),
+                    what: "a FIFO, socket or device in the working tree".into(),
+                });
+            }
         }
         walk::read_file(&cur, path).map(RawRead::File)
     }
@@ -348,7 +355,7 @@ impl GitSubject {
                 self.mode != GitMode::Worktree
                     || e.skip_worktree
                     || e.kind() == EntryKind::Submodule
-                    || fs::symlink_metadata(crate::cmd::path_from_bytes(root, &e.path)).is_ok()
+                    || walk::present_without_links(root, &e.path)
             })
             .map(|e| ListEntry {
                 kind: e.kind(),
@@ -465,6 +472,19 @@ impl GitSubject {
             .map_err(|e| SubjectError::Backend(format!("git grep: {e}")))?;
         if let Some(e) = parse_error {
             return Err(SubjectError::Backend(e));
+        }
+        if self.mode == GitMode::Worktree {
+            // `git grep` on the working tree opens tracked paths through a
+            // linked leading directory; such a path is not in the snapshot
+            // and may point out of the root. Drop those matches.
+            let root = self.repo.root();
+            let mut verdicts: std::collections::HashMap<Vec<u8>, bool> =
+                std::collections::HashMap::new();
+            hits.retain(|h| {
+                *verdicts
+                    .entry(h.path.clone())
+                    .or_insert_with(|| walk::present_without_links(root, &h.path))
+            });
         }
         if !more && !matches!(out.status.code(), Some(0) | Some(1)) {
             return Err(SubjectError::Backend(format!(

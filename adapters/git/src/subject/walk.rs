@@ -26,6 +26,29 @@ pub fn name_bytes(name: &OsStr) -> Vec<u8> {
     }
 }
 
+/// True when `rel` (a repo-relative path of bytes) exists under `root` as a
+/// regular file or link reached only through real directories: what
+/// `commit -a` would record. A path whose leading component is a link
+/// (which git itself does not follow) is not present.
+pub fn present_without_links(root: &Path, rel: &[u8]) -> bool {
+    let comps: Vec<&[u8]> = rel.split(|b| *b == b'/').collect();
+    let mut cur = root.to_path_buf();
+    for (i, c) in comps.iter().enumerate() {
+        cur = crate::cmd::path_from_bytes(&cur, c);
+        let Ok(meta) = fs::symlink_metadata(&cur) else {
+            return false;
+        };
+        let last = i + 1 == comps.len();
+        if !last && !meta.is_dir() {
+            return false;
+        }
+        if last && meta.is_dir() {
+            return false;
+        }
+    }
+    true
+}
+
 /// `root/<path>` for a snapshot path.
 pub fn join(root: &Path, path: &SnapshotPath) -> PathBuf {
     crate::cmd::path_from_bytes(root, path.as_bytes())
