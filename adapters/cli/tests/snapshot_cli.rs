@@ -411,7 +411,8 @@ fn probity_mcp_serves_the_tools_over_stdio_until_the_budget_ends() {
         [
             "review.snapshot.read",
             "review.snapshot.read",
-            "review.snapshot.exhausted"
+            "review.snapshot.exhausted",
+            "review.snapshot.footer"
         ]
     );
 }

@@ -77,6 +77,24 @@ impl<R: SnapshotReader + Send + Sync + 'static> SnapshotServer<R> {
         session.footer(&[])
     }
 
+    /// Logs the session's footer line (what was read), when the session
+    /// ends: `{"event":"review.snapshot.footer","footer":...}`.
+    pub fn log_footer(&self) {
+        let (footer, usage) = {
+            let session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+            (session.footer(&[]), session.usage())
+        };
+        let line = serde_json::json!({
+            "event": "review.snapshot.footer",
+            "footer": footer,
+            "calls_used": usage.calls_used,
+            "bytes_used": usage.bytes_used,
+        });
+        let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = writeln!(log, "{line}");
+        let _ = log.flush();
+    }
+
     fn log(&self, events: &[Event]) {
         let mut log = self.log.lock().unwrap_or_else(|p| p.into_inner());
         for e in events {
@@ -166,11 +184,12 @@ where
     I: tokio::io::AsyncRead + Send + Unpin + 'static,
     O: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
+    let evidence = server.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    rt.block_on(async move {
+    let result = rt.block_on(async move {
         let running = server
             .serve((input, output))
             .await
@@ -180,5 +199,7 @@ where
             .await
             .map_err(|e| ServeError::Join(e.to_string()))?;
         Ok(())
-    })
+    });
+    evidence.log_footer();
+    result
 }

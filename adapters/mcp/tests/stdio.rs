@@ -179,12 +179,17 @@ fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
             "review.snapshot.read",
             "review.snapshot.read",
             "review.snapshot.grep",
-            "review.snapshot.exhausted"
+            "review.snapshot.exhausted",
+            "review.snapshot.footer"
         ]
     );
     assert!(events[1]["refused"].as_str().unwrap().contains("untracked"));
     assert!(events[2]["refused"].as_str().unwrap().contains("escapes"));
     assert_eq!(events[3]["pattern"], "--beta|beta");
+    assert_eq!(
+        events[5]["footer"],
+        "read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B)"
+    );
     assert_eq!(
         footer_view.footer().as_deref(),
         Some("read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B)")
