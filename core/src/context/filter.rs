@@ -201,6 +201,9 @@ const CF_RANGES: &[(u32, u32)] = &[
 ];
 
 fn is_cf(c: u32) -> bool {
+    if c < 0xAD {
+        return false;
+    }
     CF_RANGES.iter().any(|&(a, b)| (a..=b).contains(&c))
 }
 
@@ -253,57 +256,73 @@ fn strip_unsafe(s: &str, f: &mut Findings) -> String {
     if !needs_strip(s) {
         return s.to_owned();
     }
-    let chars: Vec<char> = s.chars().collect();
+    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\u{1b}' {
-            i += 1 + escape_len(&chars[i + 1..]);
+    let (mut i, mut run) = (0, 0);
+    while i < b.len() {
+        let byte = b[i];
+        if (0x20..0x7F).contains(&byte) || byte == b'\t' || byte == b'\n' {
+            i += 1;
+            continue;
+        }
+        if byte == 0x1B {
+            out.push_str(&s[run..i]);
+            i += 1 + escape_len(&b[i + 1..]);
+            run = i;
             f.add("unicode.terminal_escape", 1);
             continue;
         }
-        match removed_class(c) {
-            Some(code) => f.add(code, 1),
-            None => out.push(c),
+        // `i` is on a char boundary: it only advances by whole chars.
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        if let Some(code) = removed_class(c) {
+            out.push_str(&s[run..i]);
+            f.add(code, 1);
+            i += c.len_utf8();
+            run = i;
+        } else {
+            i += c.len_utf8();
         }
-        i += 1;
     }
+    out.push_str(&s[run..]);
     out
 }
 
-/// Length (in chars) of an escape sequence body after ESC.
-fn escape_len(rest: &[char]) -> usize {
+/// Length in bytes of an escape sequence body after ESC. Every byte it
+/// consumes before a terminator is matched as ASCII, so the end is always a
+/// char boundary.
+fn escape_len(rest: &[u8]) -> usize {
     match rest.first() {
-        Some('[') => {
+        Some(b'[') => {
             // CSI: parameters 0x30-0x3F, intermediates 0x20-0x2F, final 0x40-0x7E.
             let mut j = 1;
-            while j < rest.len() && ('\u{30}'..='\u{3f}').contains(&rest[j]) {
+            while j < rest.len() && (0x30..=0x3F).contains(&rest[j]) {
                 j += 1;
             }
-            while j < rest.len() && ('\u{20}'..='\u{2f}').contains(&rest[j]) {
+            while j < rest.len() && (0x20..=0x2F).contains(&rest[j]) {
                 j += 1;
             }
-            if j < rest.len() && ('\u{40}'..='\u{7e}').contains(&rest[j]) {
+            if j < rest.len() && (0x40..=0x7E).contains(&rest[j]) {
                 j += 1;
             }
             j
         }
-        Some(']' | 'P' | 'X' | '^' | '_') => {
+        Some(b']' | b'P' | b'X' | b'^' | b'_') => {
             // OSC/DCS/SOS/PM/APC: up to BEL or ST (ESC \), or the end.
             let mut j = 1;
             while j < rest.len() {
-                if rest[j] == '\u{7}' {
+                if rest[j] == 0x07 {
                     return j + 1;
                 }
-                if rest[j] == '\u{1b}' && rest.get(j + 1) == Some(&'\\') {
+                if rest[j] == 0x1B && rest.get(j + 1) == Some(&b'\\') {
                     return j + 2;
                 }
                 j += 1;
             }
             j
         }
-        Some(&c) if ('\u{20}'..='\u{7e}').contains(&c) => 1,
+        Some(&c) if (0x20..=0x7E).contains(&c) => 1,
         _ => 0,
     }
 }
@@ -546,7 +565,7 @@ fn secret_specs() -> Vec<SecretSpec> {
         (
             "pii.payment_card",
             &[],
-            r"(?-u:\b)[0-9](?:[ -]?[0-9])*(?-u:\b)",
+            r"(?-u:\b)[0-9](?:[ -]?[0-9]){12,}(?-u:\b)",
             0,
             Validate::Luhn,
         ),
@@ -673,6 +692,7 @@ fn build_engine() -> Result<Engine, FilterError> {
     }
     let prefilter = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
         .match_kind(MatchKind::Standard)
         .build(&keywords)
         .map_err(|e| FilterError::DetectorUnavailable {
@@ -714,16 +734,26 @@ struct Triggered {
 }
 
 fn triggered(e: &Engine, s: &str) -> Triggered {
+    let total = e.secrets.len() + e.injections.len() + 1;
+    let mut seen = 0;
     let mut t = Triggered {
         secrets: e.secrets.iter().map(|d| d.keywords.is_empty()).collect(),
         injections: e.injections.iter().map(|d| d.keywords.is_empty()).collect(),
         hidden: false,
     };
+    seen += t.secrets.iter().filter(|x| **x).count();
     for m in e.prefilter.find_overlapping_iter(s) {
-        match e.owners[m.pattern().as_usize()] {
-            Owner::Secret(i) => t.secrets[i] = true,
-            Owner::Injection(usize::MAX) => t.hidden = true,
-            Owner::Injection(i) => t.injections[i] = true,
+        let slot = match e.owners[m.pattern().as_usize()] {
+            Owner::Secret(i) => &mut t.secrets[i],
+            Owner::Injection(usize::MAX) => &mut t.hidden,
+            Owner::Injection(i) => &mut t.injections[i],
+        };
+        if !*slot {
+            *slot = true;
+            seen += 1;
+            if seen == total {
+                break;
+            }
         }
     }
     t
