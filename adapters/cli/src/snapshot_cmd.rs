@@ -63,7 +63,7 @@ pub enum SnapshotTool {
         #[command(flatten)]
         subject: SubjectArgs,
     },
-    /// Search the snapshot: `path:line:text` rows (extended regex).
+    /// Search the snapshot: `path:line:text` rows (Perl/Rust regex, or -F).
     Grep {
         /// The pattern (use `--` before one that starts with `-`).
         #[arg(value_name = "PATTERN")]

@@ -661,3 +661,48 @@ fn a_fifo_is_never_opened() {
         assert!(g.text.contains("no matches"), "{spec}: {}", g.text);
     }
 }
+
+#[test]
+fn regex_syntax_is_the_same_on_every_subject() {
+    let f = Fixture::new();
+    f.write("n.txt", b"id 42\nword\nWORD 7\n");
+    f.commit_all("digits");
+    let tree = f.head_tree();
+    for spec in ["index", "worktree", "disk", &format!("tree:{tree}")] {
+        let s = f.subject(spec);
+        let g = call(&s, "grep", json!({"pattern": "\\d+"}));
+        assert_eq!(g.text, "n.txt:1:id 42\nn.txt:3:WORD 7\n", "{spec}");
+        let g = call(
+            &s,
+            "grep",
+            json!({"pattern": "\\bword\\b", "ignore_case": true}),
+        );
+        assert_eq!(g.text, "n.txt:2:word\nn.txt:3:WORD 7\n", "{spec}");
+        let g = call(&s, "grep", json!({"pattern": "\\d+", "fixed": true}));
+        assert!(g.text.contains("no matches"), "{spec}: {}", g.text);
+    }
+}
+
+/// A git built without PCRE: the subject falls back to `-E` with `\d`
+/// translated. The shim refuses `-P` as such a git does and runs the real
+/// git otherwise.
+#[cfg(unix)]
+#[test]
+fn a_git_without_pcre_falls_back_to_extended_regex() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    f.write("n.txt", b"id 42\nword\n");
+    f.commit_all("digits");
+    let shim = f.outside.join("git-no-pcre");
+    fs::write(
+        &shim,
+        "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = \"-P\" ]; then\n    echo 'fatal: cannot use Perl-compatible regexes when not compiled with USE_LIBPCRE' >&2\n    exit 128\n  fi\ndone\nexec git \"$@\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&shim, fs::Permissions::from_mode(0o755)).unwrap();
+    for spec in [SubjectSpec::Index, SubjectSpec::Worktree] {
+        let s = Subject::open(&spec, GitCli::with_executable(&shim), &f.repo).unwrap();
+        let g = call(&s, "grep", json!({"pattern": "\\d+"}));
+        assert_eq!(g.text, "n.txt:1:id 42\n", "{spec:?}");
+    }
+}

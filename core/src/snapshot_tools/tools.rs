@@ -108,9 +108,9 @@ impl GrepQuery {
         Ok(q)
     }
 
-    /// The matcher for subjects searched by walking (disk, and as a check of
-    /// the pattern for all). The syntax is POSIX-extended-compatible for
-    /// common patterns (`git grep -E` is used for git subjects).
+    /// The matcher for subjects searched by walking (disk), and the check of
+    /// the pattern for all: the Rust `regex` syntax (git subjects run the
+    /// same pattern with `git grep -P`).
     pub fn matcher(&self) -> Result<regex::bytes::Regex, ArgError> {
         let src = if self.fixed {
             regex::escape(&self.pattern.0)
@@ -289,7 +289,7 @@ pub fn tool_specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "grep",
-            description: "Search the snapshot's text files for a regular expression (extended syntax); returns `path:line:text` rows, at most 200 matches.",
+            description: "Search the snapshot's text files for a regular expression (Perl/Rust syntax: \\d, \\b, classes, alternation) or, with `fixed`, a plain string; returns `path:line:text` rows, at most 200 matches.",
             input_schema: json!({
                 "type": "object",
                 "properties": {

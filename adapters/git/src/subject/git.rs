@@ -140,6 +140,53 @@ fn parse_ls_tree(out: &[u8]) -> Result<Vec<(Entry, String)>, SubjectError> {
     Ok(v)
 }
 
+/// True when git says it was built without PCRE.
+fn no_pcre(stderr: &str) -> bool {
+    let s = stderr.to_ascii_lowercase();
+    s.contains("perl-compatible") || s.contains("libpcre") || s.contains("not compiled with")
+}
+
+/// Translates the Perl classes `\d` and `\D` (outside brackets) for POSIX
+/// ERE, which has no such escapes (glibc reads `\d` as a literal `d`).
+/// `\s`, `\w` and `\b` are GNU extensions and pass through.
+fn posix_ere(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    let mut chars = p.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('d') if !in_class => out.push_str("[0-9]"),
+                Some('D') if !in_class => out.push_str("[^0-9]"),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push('\\'),
+            },
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // A `]` right after `[` or `[^` is a member, not the end.
+                if chars.peek() == Some(&'^') {
+                    out.push('^');
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    out.push(']');
+                    chars.next();
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 fn os(b: &[u8]) -> OsString {
     crate::cmd::path_from_bytes(Path::new(""), b).into_os_string()
 }
@@ -364,7 +411,29 @@ impl GitSubject {
             .collect())
     }
 
+    /// `git grep` over the subject. A regular expression is run with `-P`
+    /// (PCRE, the syntax family of the `regex` crate that validated it);
+    /// a git built without PCRE falls back to `-E` with `\d`/`\D`
+    /// translated. A fixed string uses `-F`.
     pub fn grep(&self, query: &GrepQuery, max_hits: usize) -> Result<RawGrep, SubjectError> {
+        if query.fixed {
+            return self.run_grep(query, "-F", query.pattern.as_str(), max_hits);
+        }
+        match self.run_grep(query, "-P", query.pattern.as_str(), max_hits) {
+            Err(SubjectError::Backend(msg)) if no_pcre(&msg) => {
+                self.run_grep(query, "-E", &posix_ere(query.pattern.as_str()), max_hits)
+            }
+            other => other,
+        }
+    }
+
+    fn run_grep(
+        &self,
+        query: &GrepQuery,
+        syntax: &str,
+        pattern: &str,
+        max_hits: usize,
+    ) -> Result<RawGrep, SubjectError> {
         let mut args: Vec<OsString> = vec![
             "--literal-pathspecs".into(),
             "grep".into(),
@@ -381,9 +450,9 @@ impl GitSubject {
         if query.ignore_case {
             args.push("-i".into());
         }
-        args.push(if query.fixed { "-F" } else { "-E" }.into());
+        args.push(syntax.into());
         args.push("-e".into());
-        args.push(query.pattern.as_str().into());
+        args.push(pattern.into());
         let prefix = match &self.mode {
             GitMode::Tree(t) => {
                 args.push(t.into());
@@ -494,5 +563,26 @@ impl GitSubject {
             )));
         }
         Ok(RawGrep { hits, more })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn translates_perl_digit_classes_for_ere() {
+        assert_eq!(posix_ere(r"id \d+"), "id [0-9]+");
+        assert_eq!(posix_ere(r"\D\s\.\\d"), r"[^0-9]\s\.\\d");
+        assert_eq!(posix_ere(r"[\d]x\d"), r"[\d]x[0-9]");
+        assert_eq!(posix_ere(r"[]\d]\d"), r"[]\d][0-9]");
+    }
+
+    #[test]
+    fn recognizes_a_git_without_pcre() {
+        assert!(no_pcre(
+            "fatal: cannot use Perl-compatible regexes when not compiled with USE_LIBPCRE"
+        ));
+        assert!(!no_pcre("fatal: bad revision"));
     }
 }
