@@ -415,3 +415,23 @@ fn finalize_refuses_a_candidate_that_moved_since_start() {
     let discovered = probity(f.root(), &["finalize", "--result", &r]);
     assert_eq!(discovered.json["error"]["code"], "no_review");
 }
+
+#[test]
+fn golden_binary_and_lock_files_stay_in_scope_but_count_zero_lines() {
+    let f = Fixture::new().unwrap();
+    f.write("src/lib.rs", "fn a() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f.write("testdata/golden/out.golden", "x\n".repeat(500))
+        .unwrap();
+    f.write("golden/tests/snapshots/a.snap", "y\n".repeat(300))
+        .unwrap();
+    f.write("Cargo.lock", "z\n".repeat(200)).unwrap();
+    f.write("logo.png", [0x89u8, b'P', b'N', b'G', 0, 0, 1, 2])
+        .unwrap();
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}", s.stdout);
+    assert_eq!(s.json["changed_files"], 5);
+    assert_eq!(s.json["changed_lines"], 1, "only src/lib.rs counts");
+    assert_eq!(s.json["correction_budget"], 1);
+}
