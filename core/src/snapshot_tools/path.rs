@@ -46,10 +46,14 @@ fn is_git_component(c: &[u8]) -> bool {
     c.eq_ignore_ascii_case(b".git")
 }
 
+/// `/x`, `\\x` and a drive root `C:/x` or `C:\\x`. (`a:b` is a relative name.)
 fn is_absolute(raw: &[u8]) -> bool {
     raw.first() == Some(&b'/')
         || raw.first() == Some(&b'\\')
-        || (raw.len() >= 2 && raw[0].is_ascii_alphabetic() && raw[1] == b':')
+        || (raw.len() >= 3
+            && raw[0].is_ascii_alphabetic()
+            && raw[1] == b':'
+            && (raw[2] == b'/' || raw[2] == b'\\'))
 }
 
 impl SnapshotPath {
@@ -370,6 +374,8 @@ mod tests {
         assert_eq!(p("a/../../b"), Err(PathRefusal::Escapes));
         assert_eq!(p("/etc/passwd"), Err(PathRefusal::Absolute));
         assert_eq!(p("C:/x"), Err(PathRefusal::Absolute));
+        assert_eq!(p("c:\\x"), Err(PathRefusal::Absolute));
+        assert_eq!(p("a:b"), Ok(path("a:b")));
         assert_eq!(p("a\0b"), Err(PathRefusal::Nul));
         assert_eq!(p(".git/config"), Err(PathRefusal::GitDir));
         assert_eq!(p("sub/.GIT/HEAD"), Err(PathRefusal::GitDir));
