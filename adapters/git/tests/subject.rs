@@ -706,3 +706,37 @@ fn a_git_without_pcre_falls_back_to_extended_regex() {
         assert_eq!(g.text, "n.txt:1:id 42\n", "{spec:?}");
     }
 }
+
+#[test]
+fn an_unmerged_path_is_not_in_the_snapshot() {
+    let f = Fixture::new();
+    f.write("c.txt", b"base\n");
+    f.commit_all("base");
+    git(&f.repo, &["checkout", "-q", "-b", "other"]);
+    f.write("c.txt", b"other\n");
+    f.commit_all("other");
+    git(&f.repo, &["checkout", "-q", "main"]);
+    f.write("c.txt", b"main\n");
+    f.commit_all("main");
+    let env: Vec<(&str, &OsStr)> = FIXED.iter().map(|(k, v)| (*k, OsStr::new(*v))).collect();
+    let merge = GitCli::default()
+        .output(
+            &f.repo,
+            &["merge".into(), "-q".into(), "other".into()],
+            &env,
+            None,
+        )
+        .unwrap();
+    assert!(!merge.status.success(), "the merge conflicts");
+    for spec in ["index", "worktree"] {
+        let s = f.subject(spec);
+        let c = read(&s, "c.txt");
+        assert!(c.is_error, "{spec}: {}", c.text);
+        assert_eq!(
+            c.text,
+            "c.txt: not in the snapshot (unmerged: the index holds a conflict for it)"
+        );
+        let l = call(&s, "list", json!({}));
+        assert_eq!(l.text, "c.txt\n", "{spec}: listed once");
+    }
+}
