@@ -1537,6 +1537,17 @@ mod tests {
     }
 
     #[test]
+    fn the_bound_never_creates_an_unredacted_secret() {
+        // 17 digits fail Luhn and are kept; their 16-digit prefix would be a
+        // valid card, so the emitted prefix is cut before it.
+        let src = "card 4111 1111 1111 1111 0 end";
+        assert_eq!(body(src).text, format!("{src}\n"));
+        let out = filter_text(&no_creds(), src, 25).unwrap();
+        assert_eq!(out.text, "card \n");
+        assert_eq!(out.summary.status, FilterStatus::Truncated);
+    }
+
+    #[test]
     fn display_strings_are_bounded_without_lf() {
         let out = filter_display(&no_creds(), "Fix the ünicode", 9).unwrap();
         assert_eq!(out.text, "Fix the ");
