@@ -740,3 +740,20 @@ fn an_unmerged_path_is_not_in_the_snapshot() {
         assert_eq!(l.text, "c.txt\n", "{spec}: listed once");
     }
 }
+
+#[test]
+fn a_file_over_the_load_ceiling_is_refused_with_its_size() {
+    let f = Fixture::new();
+    let big = vec![b'x'; 32 * 1024 * 1024 + 10];
+    f.write("huge.txt", &big);
+    f.commit_all("huge");
+    for spec in ALL {
+        let c = read(&f.subject(spec), "huge.txt");
+        assert!(c.is_error, "{spec}");
+        assert_eq!(
+            c.text,
+            "huge.txt: the file is 33554442 bytes; larger than the 33554432 bytes a read will load",
+            "{spec}"
+        );
+    }
+}
