@@ -206,6 +206,8 @@ proptest! {
             "id": "9998", "author_id": "104", "created_at": "2026-10-01T09:30:00Z",
             "body": format!("token {s} here"),
         }));
+        v["entity"]["title"] = json!(format!("Leak {s} in title"));
+        v["entity"]["labels"] = json!([format!("x {s}"), "ok"]);
         let a = build(&v);
         for (p, bytes) in a.tree.files() {
             let text = std::str::from_utf8(bytes).unwrap();
@@ -214,5 +216,23 @@ proptest! {
             }
             prop_assert!(!leaks(text, &s), "secret in {}", p);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn verify_refuses_any_changed_byte(file_pick in any::<prop::sample::Index>(), byte_pick in any::<prop::sample::Index>(), flip in 1u8..=255) {
+        use probity_core::context::verify::{observe, verify};
+        let a = build(&base());
+        let files: Vec<&String> = a.tree.files().keys().filter(|p| !a.tree.get(p).unwrap().is_empty()).collect();
+        let path = file_pick.get(&files).to_string();
+        let mut changed = a.tree.files().clone();
+        let bytes = changed.get_mut(&path).unwrap();
+        let i = byte_pick.index(bytes.len());
+        bytes[i] ^= flip;
+        prop_assert!(verify(&observe(&changed), &a.index_digest).is_err(), "{} byte {}", path, i);
+        prop_assert!(verify(&observe(a.tree.files()), &a.index_digest).is_ok());
     }
 }
