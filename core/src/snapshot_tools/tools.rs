@@ -683,6 +683,14 @@ fn human_bytes(n: u64) -> String {
 /// The footer over a ledger. Reads of declared files and refused calls are
 /// left out; searches and listings are summarized after the files.
 pub fn footer(ledger: &[LedgerEntry], declared: &[String]) -> Option<String> {
+    // Declared paths are compared as the tools name them (`./a/../b` is `b`).
+    let declared: Vec<String> = declared
+        .iter()
+        .map(|d| match SnapshotPath::resolve(d.as_bytes()) {
+            Ok(Resolved::Path(p)) => p.display().into_owned(),
+            _ => d.clone(),
+        })
+        .collect();
     let mut files: IndexMap<&str, (u64, bool)> = IndexMap::new();
     let mut searches = 0u32;
     let mut listings = 0u32;
@@ -886,7 +894,7 @@ mod tests {
         read(&mut s, "b.ts", b"bb\n");
         read(&mut s, "decl.rs", b"d\n");
         assert_eq!(
-            s.footer(&["decl.rs".into()]).unwrap(),
+            s.footer(&["./x/../decl.rs".into()]).unwrap(),
             "read 2 files (11 B) beyond the declared context: b.ts, a.ts (truncated)"
         );
     }
