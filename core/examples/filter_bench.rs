@@ -93,7 +93,7 @@ fn comment(r: &mut Lcg) -> String {
             s.push_str(r.pick(WORDS));
         }
         s.push_str(".\n\n");
-        if p == 1 && r.next() % 3 == 0 {
+        if p == 1 && r.next().is_multiple_of(3) {
             s.push_str("```rust\nfn main() {\n    let x = compute(42);\n    println!(\"{x}\");\n}\n```\n\n");
         }
     }
@@ -163,7 +163,7 @@ fn log(r: &mut Lcg, target: usize) -> String {
                 300 + r.next() % 400,
                 r.next() % 500
             )),
-            8 if r.next() % 50 == 0 => {
+            8 if r.next().is_multiple_of(50) => {
                 s.push_str(&format!("{ts} AWS_SECRET_ACCESS_KEY={}\n", r.alnum(40)))
             }
             9 => s.push_str(&format!(

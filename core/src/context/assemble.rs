@@ -289,6 +289,7 @@ impl Assembler {
 
     /// Filters a conversation body; returns the content path and filter, or
     /// `None` path when rejected (its gap is added).
+    #[allow(clippy::too_many_arguments)]
     fn body_record(
         &mut self,
         scope: GapScope,
@@ -746,10 +747,7 @@ fn build_comments(
             _ => None,
         };
         let author = match c.author_id.as_deref() {
-            Some(raw) => match a.structural(IdKind::Actor, raw)? {
-                Some(x) => Some(Some(x)),
-                None => None,
-            },
+            Some(raw) => a.structural(IdKind::Actor, raw)?.map(Some),
             None => Some(None),
         };
         let (Some(id), Some(author), Ok(Some(created)), Ok(updated)) =
@@ -766,7 +764,7 @@ fn build_comments(
         let key = a.key(KeyKind::Comment, &id);
         ok.push((created, key, id, author, updated, c));
     }
-    ok.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    ok.sort_by_key(|x| (x.0, x.1));
     let (kept, dropped) = select(
         ok,
         a.profile.bounds.max_records_per_source,
@@ -883,7 +881,7 @@ fn build_reviews(
             r,
         ));
     }
-    ok.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    ok.sort_by_key(|x| (x.0, x.1));
     let (kept, dropped) = select(
         ok,
         a.profile.bounds.max_records_per_source,
@@ -1061,11 +1059,10 @@ fn build_threads(
                 content_path: Some(p),
                 ..
             }) = comments.get(cid)
+                && member.insert(cid.as_str(), *key).is_none()
             {
-                if member.insert(cid.as_str(), *key).is_none() {
-                    keys.push(key.hex());
-                    paths.push(p.clone());
-                }
+                keys.push(key.hex());
+                paths.push(p.clone());
             }
         }
         if keys.is_empty() {
@@ -1183,7 +1180,7 @@ fn build_checks(
             _ => a.gaps.add(GapScope::Checks, GapCode::InvalidMetadata, 1),
         }
     }
-    ok.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    ok.sort_by_key(|x| (x.0, x.1));
     let (kept, dropped) = select(
         ok,
         a.profile.bounds.max_records_per_source,
@@ -1458,7 +1455,7 @@ fn build_views(
         .chain(reviews.values())
         .filter(|r| r.content_path.is_some())
         .collect();
-    conv.sort_by(|x, y| (x.created_at, x.key).cmp(&(y.created_at, y.key)));
+    conv.sort_by_key(|x| (x.created_at, x.key));
     let mut timeline = vec![entity.content_path.clone()];
     timeline.extend(conv.iter().filter_map(|r| r.content_path.clone()));
     a.add_file(
@@ -1469,7 +1466,7 @@ fn build_views(
         None,
     );
     let mut ordered: Vec<&ThreadOut> = threads.iter().collect();
-    ordered.sort_by(|x, y| (x.created_at, x.key).cmp(&(y.created_at, y.key)));
+    ordered.sort_by_key(|x| (x.created_at, x.key));
     let unresolved: Vec<String> = ordered
         .iter()
         .filter(|t| t.unresolved_current)
@@ -1562,7 +1559,7 @@ fn build_index(
         files.push(Value::Object(f));
     }
     let mut recs: Vec<&Record> = a.records.iter().collect();
-    recs.sort_by(|x, y| (x.created_at, x.key).cmp(&(y.created_at, y.key)));
+    recs.sort_by_key(|x| (x.created_at, x.key));
     let records: Vec<Value> = recs
         .iter()
         .map(|r| {

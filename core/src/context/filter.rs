@@ -786,7 +786,7 @@ fn luhn_card(m: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// IBAN lengths by country (ISO 13616 registry).

@@ -284,13 +284,13 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
     // Record paths and order lines reference manifest files only.
     for r in index["records"].as_array().into_iter().flatten() {
         for k in ["content_path", "metadata_path", "log_path"] {
-            if let Some(p) = r[k].as_str() {
-                if !files.contains_key(p) {
-                    return Err(VerifyError::Dangling {
-                        from: "index.json".into(),
-                        to: p.to_owned(),
-                    });
-                }
+            if let Some(p) = r[k].as_str()
+                && !files.contains_key(p)
+            {
+                return Err(VerifyError::Dangling {
+                    from: "index.json".into(),
+                    to: p.to_owned(),
+                });
             }
         }
     }
