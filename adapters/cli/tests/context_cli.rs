@@ -202,3 +202,28 @@ fn bad_inputs_have_clear_errors() {
     assert_eq!(o.status.code(), Some(4));
     assert_eq!(json_out(&o)["error"]["code"], "context_dir_exists");
 }
+
+#[test]
+fn relative_paths_resolve_against_cwd() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::copy(example("work-item.json"), tmp.path().join("in.json")).unwrap();
+    let cwd = tmp.path().to_str().unwrap();
+    let o = probity(&[
+        "--cwd", cwd, "context", "assemble", "--input", "in.json", "--out", "ctx", "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let digest = json_out(&o)["index_digest"].as_str().unwrap().to_owned();
+    assert!(tmp.path().join("ctx/index.json").is_file());
+    let o = probity(&[
+        "--cwd",
+        cwd,
+        "context",
+        "verify",
+        "ctx",
+        "--index-digest",
+        &digest,
+        "--json",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(json_out(&o)["files"], 11);
+}
