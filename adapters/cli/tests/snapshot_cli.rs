@@ -585,3 +585,32 @@ fn probity_review_json_and_failures() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("model_not_configured"));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_non_utf8_path_is_named_by_its_bytes_on_the_command_line() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_t, root) = repo();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    fs::write(root.join(name), b"na\xefve\r\n").unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "latin1"]);
+    let out = Command::new(BIN)
+        .arg("--cwd")
+        .arg(&root)
+        .args(["snapshot", "read", "--subject", "index", "--"])
+        .arg(name)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.starts_with("na\u{fffd}ve\r\n"), "{text}");
+    assert!(text.contains("not UTF-8"));
+    assert!(text.contains("CRLF line endings"));
+    let out = probity(&root, &["snapshot", "list", "--subject", "index", "caf*"]);
+    assert!(
+        stdout(&out).starts_with("caf\u{fffd}.txt\n"),
+        "{}",
+        stdout(&out)
+    );
+}
