@@ -431,7 +431,10 @@ pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
         review_docs.push(r.clone());
     }
     let thread_rel: Vec<Value> = threads.iter().map(|t| t.relation.clone()).collect();
-    let thread_state: Vec<Value> = threads.iter().map(|t| t.state.clone()).collect();
+    // Mutable thread-state rows sort by thread key, not by creation time.
+    let mut by_key: Vec<&ThreadOut> = threads.iter().collect();
+    by_key.sort_by_key(|t| t.key);
+    let thread_state: Vec<Value> = by_key.iter().map(|t| t.state.clone()).collect();
     a.add_json(
         "relations/reviews.json",
         DocSchema::Reviews,

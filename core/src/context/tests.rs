@@ -600,3 +600,55 @@ fn rejected_review_keeps_its_relation_but_has_no_view() {
     assert_eq!(rel["threads"][0]["review_record_key"], key.as_str());
     verify(&observe(a.tree.files()), &a.index_digest).unwrap();
 }
+
+#[test]
+fn thread_arrays_have_their_own_orders() {
+    let mut v = value(CHANGE_PROPOSAL);
+    let mut second = v["threads"][0].clone();
+    // Created first, but its key (988b...) sorts after PRRT_cache's (7535...).
+    second["id"] = json!("PRRT_d");
+    second["created_at"] = json!("2026-09-08T11:00:00Z");
+    second["comment_ids"] = json!(["IC_bob1"]);
+    second["replies"] = json!([]);
+    second["resolved"] = json!(true);
+    second["resolved_by_actor_id"] = json!("U_bob");
+    v["threads"].as_array_mut().unwrap().push(second);
+    let a = run_value(&v).unwrap();
+    let rel = value(&text(&a, "relations/reviews.json"));
+    let created: Vec<&str> = rel["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["created_at"].as_str().unwrap())
+        .collect();
+    let mut sorted = created.clone();
+    sorted.sort();
+    assert_eq!(created, sorted);
+    let state = value(&text(&a, "state/threads.json"));
+    let keys: Vec<&str> = state["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread_key"].as_str().unwrap())
+        .collect();
+    let mut sorted_keys = keys.clone();
+    sorted_keys.sort();
+    assert_eq!(keys, sorted_keys);
+    // The same key set in both arrays.
+    let mut rel_keys: Vec<&str> = rel["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread_key"].as_str().unwrap())
+        .collect();
+    rel_keys.sort();
+    assert_eq!(rel_keys, keys);
+    // The resolved thread is not in the unresolved view.
+    let unresolved = text(&a, "views/unresolved-review.order");
+    assert_eq!(unresolved.lines().count(), 2);
+    assert!(
+        state
+            .to_string()
+            .contains(r#""resolved_by_actor_id":"U_bob""#)
+    );
+}
