@@ -1071,14 +1071,28 @@ fn build_threads(
         if keys.is_empty() {
             continue;
         }
-        let replies: Vec<Value> = t
+        // Reply edges in forge thread order (the reply's position in the
+        // thread, then its parent's), whatever order the input lists them.
+        let position = |cid: &str| t.comment_ids.iter().position(|x| x == cid);
+        let mut edges: Vec<(usize, usize, HexDigest, HexDigest)> = t
             .replies
             .iter()
             .filter_map(|r| {
                 let c = member.get(r.comment_id.as_str())?;
                 let p = member.get(r.parent_comment_id.as_str())?;
-                Some(json!({"record_key": c.hex(), "parent_record_key": p.hex()}))
+                Some((
+                    position(&r.comment_id)?,
+                    position(&r.parent_comment_id)?,
+                    *c,
+                    *p,
+                ))
             })
+            .collect();
+        edges.sort();
+        edges.dedup();
+        let replies: Vec<Value> = edges
+            .iter()
+            .map(|(_, _, c, p)| json!({"record_key": c.hex(), "parent_record_key": p.hex()}))
             .collect();
         let key = a.key(KeyKind::Thread, &id);
         let mut rel = Map::new();
