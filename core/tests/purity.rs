@@ -22,7 +22,16 @@ const FORBIDDEN: &[&str] = &[
     "option_env!(",
 ];
 
-const FORBIDDEN_DEPS: &[&str] = &["tokio", "rand", "getrandom", "reqwest", "ureq", "hyper", "rmcp", "tempfile"];
+const FORBIDDEN_DEPS: &[&str] = &[
+    "tokio",
+    "rand",
+    "getrandom",
+    "reqwest",
+    "ureq",
+    "hyper",
+    "rmcp",
+    "tempfile",
+];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -40,7 +49,11 @@ fn core_sources_use_no_io_clock_env_threads_or_randomness() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    assert!(files.len() > 5, "found too few sources under {}", src.display());
+    assert!(
+        files.len() > 5,
+        "found too few sources under {}",
+        src.display()
+    );
     let mut hits = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
@@ -56,12 +69,17 @@ fn core_sources_use_no_io_clock_env_threads_or_randomness() {
             }
         }
     }
-    assert!(hits.is_empty(), "core/ must stay pure:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "core/ must stay pure:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
 fn core_has_no_io_dependencies() {
-    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
     let deps = manifest
         .split("[dependencies]")
         .nth(1)
@@ -71,6 +89,9 @@ fn core_has_no_io_dependencies() {
         .unwrap_or("");
     for line in deps.lines() {
         let name = line.split(['=', '.', ' ']).next().unwrap_or("").trim();
-        assert!(!FORBIDDEN_DEPS.contains(&name), "core depends on `{name}`, which does I/O or randomness");
+        assert!(
+            !FORBIDDEN_DEPS.contains(&name),
+            "core depends on `{name}`, which does I/O or randomness"
+        );
     }
 }

@@ -18,7 +18,9 @@ fn text(b: Vec<u8>) -> String {
 
 fn approved() -> (ReviewState, ReviewState, ReviewState) {
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
-    let r1 = r0.accept_results(vec![fixtures::clean_result()]).unwrap();
+    let r1 = r0
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap();
     let r2 = r1
         .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
         .unwrap();
@@ -53,7 +55,9 @@ fn receipt_of_an_escalated_review() {
         br#"{"findings":[{"location":"src/parser.rs:9","severity":"CRITICAL","claim":"new timeout under load","proof_refs":["load test p99"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["ran the load test"]}"#,
     )
     .unwrap();
-    let esc = r0.accept_results(vec![escalating]).unwrap();
+    let esc = r0
+        .accept_results(vec![escalating], &Default::default())
+        .unwrap();
     assert_eq!(esc.stage.name(), "escalated");
     insta::assert_snapshot!(
         "receipt_escalated",
@@ -155,4 +159,119 @@ fn state_and_receipt_documents_match_their_schemas() {
         !receipt_schema.is_valid(&extra),
         "a fifteenth field must be refused"
     );
+}
+
+/// R5.6: the payments diff's four routes, and the escalated record.
+#[test]
+fn payments_four_routes() {
+    let (state, results, facts) = fixtures::payments_scenario().unwrap();
+    let next = state.accept_results(results, &facts).unwrap();
+    let routes: Vec<Value> = next
+        .stage
+        .judgment()
+        .unwrap()
+        .routed()
+        .map(|(f, r)| json!({"id": f.id, "severity": f.severity, "route": r}))
+        .collect();
+    insta::assert_snapshot!(
+        "payments_routes",
+        serde_json::to_string_pretty(&routes).unwrap()
+    );
+    insta::assert_snapshot!(
+        "payments_state_record",
+        text(next.record().unwrap().to_bytes().unwrap())
+    );
+}
+
+/// R6.8: the 120-line budget example, both branches, byte-pinned.
+#[test]
+fn budget_example_120_lines() {
+    use fixtures::{fix, validation};
+    let s = fixtures::budget_scenario().unwrap();
+    let s2 = s
+        .accept_forecast(20)
+        .unwrap()
+        .accept_validation(fix(1, 18), validation(false))
+        .unwrap();
+    let s3 = s2
+        .accept_forecast(25)
+        .unwrap()
+        .accept_validation(fix(2, 22), validation(false))
+        .unwrap();
+    let over = s3.accept_forecast(25).unwrap();
+    let third = s3
+        .accept_forecast(15)
+        .unwrap()
+        .accept_validation(fix(3, 14), validation(false))
+        .unwrap();
+    insta::assert_snapshot!(
+        "budget_after_two_failures",
+        text(s3.record().unwrap().to_bytes().unwrap())
+    );
+    insta::assert_snapshot!(
+        "budget_forecast_over",
+        text(over.record().unwrap().to_bytes().unwrap())
+    );
+    insta::assert_snapshot!(
+        "budget_third_failure",
+        text(third.record().unwrap().to_bytes().unwrap())
+    );
+}
+
+/// A corrected, approved review's receipt: initial ≠ final tree.
+#[test]
+fn receipt_after_correction() {
+    use fixtures::{fix, validation};
+    let s = fixtures::budget_scenario().unwrap();
+    let approved = s
+        .accept_forecast(10)
+        .unwrap()
+        .accept_validation(fix(7, 9), validation(true))
+        .unwrap()
+        .accept_evidence(b"cargo test: 50 passed, 0 failed\n")
+        .unwrap();
+    insta::assert_snapshot!(
+        "receipt_corrected",
+        text(Receipt::derive(&approved).unwrap().to_bytes().unwrap())
+    );
+}
+
+/// The refuter and validator schemas agree with their parsers.
+#[test]
+fn refuter_and_validator_schemas_agree_with_parsers() {
+    use probity_core::review::finding::{RefuterResult, ValidatorResult};
+    let refuter = jsonschema::validator_for(&SchemaDoc::Refuter.schema()).unwrap();
+    let o = |id: &str, outcome: &str, ev: Value| json!({"finding_id": id, "outcome": outcome, "evidence": ev});
+    for doc in [
+        json!({"outcomes": [o("R3-001", "refuted", json!(["x"]))]}),
+        json!({"outcomes": [o("R3-001", "refuted", json!(["x"])), o("R1-002", "corroborated", json!(["y"]))]}),
+        json!({"outcomes": []}),
+        json!({"outcomes": [o("R3-001", "refuted", json!([]))]}),
+        json!({"outcomes": [o("R3-001", "refuted", json!([" "]))]}),
+        json!({"outcomes": [o("R9-001", "refuted", json!(["x"]))]}),
+        json!({"outcomes": [o("R3-001", "maybe", json!(["x"]))]}),
+        json!({"outcomes": [o("R3-001", "refuted", json!(["x"]))], "extra": 1}),
+    ] {
+        assert_eq!(
+            RefuterResult::parse(doc.to_string().as_bytes()).is_ok(),
+            refuter.is_valid(&doc),
+            "refuter: {doc}"
+        );
+    }
+    let validator = jsonschema::validator_for(&SchemaDoc::Validator.schema()).unwrap();
+    let c = |p: bool, ev: Value| json!({"passed": p, "evidence": ev});
+    for doc in [
+        json!({"original_criteria": c(true, json!(["a"])), "correction_regression": c(false, json!(["b"])), "follow_ups": []}),
+        json!({"original_criteria": c(true, json!(["a"])), "correction_regression": c(true, json!(["b"]))}),
+        json!({"original_criteria": c(true, json!([])), "correction_regression": c(true, json!(["b"]))}),
+        json!({"original_criteria": c(true, json!(["a"]))}),
+        json!({"original_criteria": c(true, json!(["a"])), "correction_regression": c(true, json!(["b"])), "follow_ups": [""]}),
+        json!({"original_criteria": {"passed": "yes", "evidence": ["a"]}, "correction_regression": c(true, json!(["b"]))}),
+    ] {
+        assert_eq!(
+            ValidatorResult::parse(doc.to_string().as_bytes()).is_ok(),
+            validator.is_valid(&doc),
+            "validator: {doc}"
+        );
+    }
 }

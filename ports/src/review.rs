@@ -4,17 +4,19 @@
 use std::error::Error as StdError;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::finding::{ReviewerResult, RoleDocError};
+use probity_core::review::causality::{CausalFacts, Hunk};
+use probity_core::review::correction::FixMeasurement;
+use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::gate::{Authority, GateDecision, decide_pre_commit};
 use probity_core::review::ids::{LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::{Lens, select_lenses};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::snapshot::{
-    CandidateObservation, LiveTarget, Snapshot, SnapshotError, authored_lines,
+    CandidateObservation, ChangedFile, LiveTarget, Snapshot, SnapshotError, authored_lines,
 };
 use probity_core::review::state::{
-    ReviewState, StartInput, StateError, StateRecord, TransitionError,
+    ReviewState, Stage, StartInput, StateError, StateRecord, TransitionError,
 };
 
 /// A boxed adapter error, kept whole for its message and source chain.
@@ -30,6 +32,14 @@ pub trait GitPort {
     fn live_target(&self) -> Result<LiveTarget, AdapterError>;
     /// Paths whose entries differ between two trees (adds and removals too).
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
+    /// The changed files between two trees, with modes, line counts and
+    /// leading content (what a fix is measured with).
+    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError>;
+    /// The new-side hunks of one path between two trees (`diff -U0`).
+    fn hunks(&self, from: &TreeId, to: &TreeId, path: &RepoPath)
+    -> Result<Vec<Hunk>, AdapterError>;
+    /// The number of lines of a path in a tree; `None` when absent.
+    fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;
 }
 
 /// Time and nonces: the only non-determinism a start has.
@@ -145,6 +155,10 @@ pub enum ReviewError {
     },
     #[error("index entry for {0} points at a lineage with another target")]
     IndexMismatch(LineageId),
+    #[error(
+        "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
+    )]
+    BaseChanged { lineage: LineageId, frozen: TreeId },
 }
 
 fn display_paths(p: &[RepoPath]) -> String {
@@ -220,19 +234,26 @@ fn resume<S: ReviewStore>(
     let record = store
         .load(&lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    if record.state.snapshot.target != *target {
+    if record.state.snapshot.target != *target && record.state.final_target() != *target {
         return Err(ReviewError::IndexMismatch(lineage));
     }
     Ok(Some(record))
 }
 
-/// Inputs to finalize.
+/// Inputs to finalize. Each present input is applied in this order, and each
+/// valid intermediate state is committed before the next.
 #[derive(Debug, Clone, Default)]
 pub struct FinalizeInput {
     /// The lineage; discovered from the live candidate when absent.
     pub lineage: Option<LineageId>,
     /// Lens results in selected order.
     pub results: Vec<NamedInput>,
+    /// The single refuter batch.
+    pub refuter: Option<NamedInput>,
+    /// The forecast of the next correction attempt, before editing.
+    pub correction_lines: Option<u64>,
+    /// The targeted validator's result, after editing.
+    pub validation: Option<NamedInput>,
     /// Final independent evidence.
     pub evidence: Option<NamedInput>,
 }
@@ -245,9 +266,16 @@ pub struct Finalized {
     pub receipt_location: Option<String>,
 }
 
-/// `probity finalize`: turns judgment into authority (R4). Every input is
+fn malformed(input: &NamedInput) -> impl FnOnce(RoleDocError) -> ReviewError + '_ {
+    move |source| ReviewError::MalformedInput {
+        name: input.name.clone(),
+        source,
+    }
+}
+
+/// `probity finalize`: turns judgment into authority (R4–R6). Every input is
 /// parsed before anything is written; each valid intermediate state is
-/// committed, so a crash resumes without re-running a lens.
+/// committed, so a crash resumes without re-running a lens or re-charging.
 pub fn finalize<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
@@ -256,23 +284,44 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     let results = input
         .results
         .iter()
-        .map(|r| {
-            ReviewerResult::parse(&r.bytes).map_err(|source| ReviewError::MalformedInput {
-                name: r.name.clone(),
-                source,
-            })
-        })
+        .map(|r| ReviewerResult::parse(&r.bytes).map_err(malformed(r)))
         .collect::<Result<Vec<_>, _>>()?;
+    let refuter = input
+        .refuter
+        .as_ref()
+        .map(|r| RefuterResult::parse(&r.bytes).map_err(malformed(r)))
+        .transpose()?;
+    let validation = input
+        .validation
+        .as_ref()
+        .map(|v| ValidatorResult::parse(&v.bytes).map_err(malformed(v)))
+        .transpose()?;
+    if input.correction_lines == Some(0) {
+        return Err(TransitionError::ZeroForecast.into());
+    }
     if let Some(ev) = &input.evidence
         && ev.bytes.is_empty()
     {
         return Err(TransitionError::EmptyEvidence.into());
     }
     let mut record = discover_for_finalize(git, store, input.lineage.as_ref())?;
-    let has_results = !input.results.is_empty();
     let zero_lens = record.state.frozen.selected_lenses.is_empty();
-    if has_results || (zero_lens && record.state.stage.judgment().is_none()) {
-        let next = record.state.accept_results(results)?;
+    if !input.results.is_empty() || (zero_lens && record.state.stage.judgment().is_none()) {
+        let facts = causal_facts(git, &record.state, &results)?;
+        let next = record.state.accept_results(results, &facts)?;
+        record = commit(store, &record, next)?;
+    }
+    if let Some(batch) = refuter {
+        let next = record.state.accept_refuter(batch)?;
+        record = commit(store, &record, next)?;
+    }
+    if let Some(lines) = input.correction_lines {
+        let next = record.state.accept_forecast(lines)?;
+        record = commit(store, &record, next)?;
+    }
+    if let Some(validation) = validation {
+        let fix = measure_fix(git, &record.state)?;
+        let next = record.state.accept_validation(fix, validation)?;
         record = commit(store, &record, next)?;
     }
     if let Some(ev) = &input.evidence {
@@ -287,6 +336,54 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     Ok(Finalized {
         record,
         receipt_location,
+    })
+}
+
+/// Hunks and line counts for the genesis paths severe causal claims name.
+fn causal_facts<G: GitPort>(
+    git: &G,
+    state: &ReviewState,
+    results: &[ReviewerResult],
+) -> Result<CausalFacts, ReviewError> {
+    let mut facts = CausalFacts::default();
+    let (base, cand) = (&state.snapshot.base_tree, &state.snapshot.candidate_tree);
+    for path in state.causal_paths_needed(results) {
+        let hunks = git
+            .hunks(base, cand, &path)
+            .map_err(ReviewError::Repository)?;
+        facts.hunks.insert(path.clone(), hunks);
+        if let Some(n) = git
+            .line_count(cand, &path)
+            .map_err(ReviewError::Repository)?
+        {
+            facts.candidate_lines.insert(path, n);
+        }
+    }
+    Ok(facts)
+}
+
+/// Measures the fix from Git: the live candidate against the tree the
+/// previous attempt (or the review) left; lines by the authored-line rule.
+fn measure_fix<G: GitPort>(git: &G, state: &ReviewState) -> Result<FixMeasurement, ReviewError> {
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    if live.base_tree != state.snapshot.base_tree {
+        return Err(ReviewError::BaseChanged {
+            lineage: state.lineage_id.clone(),
+            frozen: state.snapshot.base_tree.clone(),
+        });
+    }
+    let from = state
+        .stage
+        .correction()
+        .map(|c| c.current_tree(&state.snapshot.candidate_tree).clone())
+        .unwrap_or_else(|| state.snapshot.candidate_tree.clone());
+    let files = git
+        .diff_files(&from, &live.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    Ok(FixMeasurement {
+        actual_lines: authored_lines(RiskPolicy::v1(), &files),
+        paths: files.into_iter().map(|f| f.path).collect(),
+        to_tree: live.candidate_tree,
     })
 }
 
@@ -314,19 +411,32 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
             return resume(store, &live.target)?.ok_or(ReviewError::NoReview);
         }
     };
-    // A terminal lineage answers retries whatever the live candidate is.
-    if record.state.stage.is_terminal() {
-        return Ok(record);
-    }
-    let live = git.live_target().map_err(ReviewError::Repository)?;
-    if live.target != record.state.snapshot.target {
-        let differing = git
-            .differing_paths(&record.state.snapshot.candidate_tree, &live.candidate_tree)
-            .map_err(ReviewError::Repository)?;
-        return Err(ReviewError::CandidateChanged {
-            lineage: record.state.lineage_id.clone(),
-            differing_paths: differing,
-        });
+    // Which live candidate the stage expects: the frozen one while
+    // reviewing, the corrected one while validating; during correction the
+    // fix itself is measured; a terminal lineage answers retries whatever
+    // the live candidate is.
+    let expected = match &record.state.stage {
+        Stage::Reviewing { .. } => Some((
+            record.state.snapshot.target,
+            &record.state.snapshot.candidate_tree,
+        )),
+        Stage::Validating { .. } => Some((
+            record.state.final_target(),
+            record.state.final_candidate_tree(),
+        )),
+        _ => None,
+    };
+    if let Some((target, tree)) = expected {
+        let live = git.live_target().map_err(ReviewError::Repository)?;
+        if live.target != target {
+            let differing = git
+                .differing_paths(tree, &live.candidate_tree)
+                .map_err(ReviewError::Repository)?;
+            return Err(ReviewError::CandidateChanged {
+                lineage: record.state.lineage_id.clone(),
+                differing_paths: differing,
+            });
+        }
     }
     Ok(record)
 }
@@ -339,12 +449,26 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
 ) -> Result<GateDecision, ReviewError> {
     let live = git.live_target().map_err(ReviewError::Repository)?;
     if let Some(record) = resume(store, &live.target)? {
-        let receipt = store.read_receipt(&record.state.lineage_id)?;
+        if record.state.final_target() == live.target {
+            let receipt = store.read_receipt(&record.state.lineage_id)?;
+            return Ok(decide_pre_commit(
+                &live,
+                Authority::Exact {
+                    state: &record.state,
+                    receipt_file: receipt.as_deref(),
+                },
+            ));
+        }
+        // The live candidate is what this lineage froze, but a correction
+        // has since moved it on: compare with the corrected candidate.
+        let differing = git
+            .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
         return Ok(decide_pre_commit(
             &live,
-            Authority::Exact {
+            Authority::Prior {
                 state: &record.state,
-                receipt_file: receipt.as_deref(),
+                differing_paths: &differing,
             },
         ));
     }
@@ -366,7 +490,7 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         return Err(ReviewError::IndexMismatch(prior));
     }
     let differing = git
-        .differing_paths(&record.state.snapshot.candidate_tree, &live.candidate_tree)
+        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
     Ok(decide_pre_commit(
         &live,
@@ -424,11 +548,11 @@ pub fn status<G: GitPort, S: ReviewStore>(
         return Ok(None);
     };
     let snap = &record.state.snapshot;
-    let (applicability, differing_paths) = if snap.target == live.target {
+    let (applicability, differing_paths) = if record.state.final_target() == live.target {
         (Applicability::Current, Vec::new())
     } else {
         let differing = git
-            .differing_paths(&snap.candidate_tree, &live.candidate_tree)
+            .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
         let touches = differing
             .iter()

@@ -125,7 +125,8 @@ proptest! {
         prop_assert_eq!(loaded.to_bytes().unwrap(), bytes);
         // Any change of state content changes the revision.
         let next = state.accept_results(
-            state.frozen.selected_lenses.iter().map(|_| fixtures::clean_result()).collect()
+            state.frozen.selected_lenses.iter().map(|_| fixtures::clean_result()).collect(),
+            &Default::default(),
         ).unwrap();
         prop_assert_ne!(next.revision().unwrap(), record.revision);
     }

@@ -10,7 +10,7 @@ use probity_core::review::gate::{Decision, Gate, GateDecision};
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::schema::SchemaDoc;
-use probity_core::review::state::{StateRecord, TransitionError};
+use probity_core::review::state::{Stage, StateRecord, TransitionError};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{
     self as drivers, FinalizeInput, NamedInput, ReviewError, Status, StoreError,
@@ -57,6 +57,15 @@ pub struct FinalizeArgs {
     /// the selected order.
     #[arg(long = "result", value_name = "FILE")]
     pub results: Vec<PathBuf>,
+    /// The single refuter batch (see `probity schema refuter`).
+    #[arg(long, value_name = "FILE")]
+    pub refuter: Option<PathBuf>,
+    /// Forecast of the next correction attempt in lines, given before editing.
+    #[arg(long, value_name = "N")]
+    pub correction_lines: Option<u64>,
+    /// The targeted validator's result after the edit (see `probity schema validator`).
+    #[arg(long, value_name = "FILE")]
+    pub validation: Option<PathBuf>,
     /// Final evidence from an independent mechanism (any non-empty bytes).
     #[arg(long, value_name = "FILE")]
     pub evidence: Option<PathBuf>,
@@ -215,10 +224,20 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "result_count",
                 "pass one --result per selected lens, in the selected order",
             ),
-            TransitionError::RouteUnsupported { .. } => (
+            TransitionError::RefuterUnknownFinding(_) | TransitionError::RefuterMissing(_) => (
                 RejectedInput,
-                "route_unsupported",
-                "correction and refuter routes are not available in this build; resolve the finding by hand and start a fresh review",
+                "refuter_mismatch",
+                "the batch must give one outcome for each finding routed to the refuter (see `probity finalize --json` findings)",
+            ),
+            TransitionError::ZeroForecast => (
+                RejectedInput,
+                "zero_forecast",
+                "forecast a positive number of lines",
+            ),
+            TransitionError::OutsideGenesis(_) => (
+                RejectedInput,
+                "outside_genesis",
+                "revert edits outside the reviewed paths, then retry; nothing was charged",
             ),
             TransitionError::EmptyEvidence => (
                 RejectedInput,
@@ -266,6 +285,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             "index_mismatch",
             "the store index disagrees with a record: inspect <git-common-dir>/probity/reviews/v1/index",
         ),
+        ReviewError::BaseChanged { .. } => (
+            Conflict,
+            "base_changed",
+            "restore HEAD to the frozen base (corrections happen on the reviewed base), then retry",
+        ),
     };
     CliError::new(kind, code, msg, next)
 }
@@ -291,11 +315,39 @@ fn findings_json(record: &StateRecord) -> Vec<Value> {
         .stage
         .judgment()
         .map(|j| {
-            j.findings()
-                .map(|f| json!({"id": f.id, "severity": f.severity, "route": f.route}))
+            j.routed()
+                .map(|(f, route)| {
+                    let mut v = json!({"id": f.id, "severity": f.severity, "route": route});
+                    if let Some(d) = &f.causal_downgrade {
+                        v["causal_downgrade"] = json!(d);
+                    }
+                    v
+                })
                 .collect()
         })
         .unwrap_or_default()
+}
+
+fn correction_json(record: &StateRecord) -> (u64, Value) {
+    let c = record.state.stage.correction();
+    let charged = c.map(|c| c.charged_lines()).unwrap_or(0);
+    let attempts = c
+        .map(|c| {
+            c.attempts
+                .iter()
+                .map(|a| {
+                    json!({
+                        "forecast_lines": a.forecast_lines,
+                        "actual_lines": a.actual_lines,
+                        "paths": a.paths,
+                        "fix_delta_hash": a.fix_delta_hash,
+                        "passed": a.passed(),
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    (charged, json!(attempts))
 }
 
 /// The start answer as JSON (names other tools read: keep them).
@@ -382,7 +434,12 @@ pub fn finalize_json(record: &StateRecord, receipt_path: Option<&str>) -> Value 
         "store_revision": record.revision,
         "findings": findings_json(record),
         "correction_budget": s.frozen.correction_budget,
+        "charged_lines": correction_json(record).0,
+        "attempts": correction_json(record).1,
     });
+    if let (Stage::Escalated { reason, .. }, Some(obj)) = (&s.stage, v.as_object_mut()) {
+        obj.insert("escalation_reason".into(), json!(reason));
+    }
     if let (Some(p), Some(obj)) = (receipt_path, v.as_object_mut()) {
         obj.insert("receipt_path".into(), json!(p));
     }
@@ -401,6 +458,8 @@ pub fn finalize(
         .map(|p| read_input(p))
         .collect::<Result<Vec<_>, _>>()?;
     let evidence = args.evidence.as_deref().map(read_input).transpose()?;
+    let refuter = args.refuter.as_deref().map(read_input).transpose()?;
+    let validation = args.validation.as_deref().map(read_input).transpose()?;
     let ctx = open(global)?;
     let done = drivers::finalize(
         &ctx.repo,
@@ -408,6 +467,9 @@ pub fn finalize(
         FinalizeInput {
             lineage,
             results,
+            refuter,
+            correction_lines: args.correction_lines,
+            validation,
             evidence,
         },
     )
@@ -562,14 +624,8 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
         SchemaArg::Reviewer => SchemaDoc::Reviewer,
         SchemaArg::Receipt => SchemaDoc::Receipt,
         SchemaArg::State => SchemaDoc::State,
-        SchemaArg::Refuter | SchemaArg::Validator => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "schema_unavailable",
-                "the refuter and validator documents arrive with the correction path, which this build does not have yet",
-                "use `probity schema reviewer|receipt|state`",
-            ));
-        }
+        SchemaArg::Refuter => SchemaDoc::Refuter,
+        SchemaArg::Validator => SchemaDoc::Validator,
     };
     let v = doc.schema();
     // The schema is the document in both modes.

@@ -180,6 +180,9 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
                 name: "evidence.txt".into(),
                 bytes: evidence.into_bytes(),
             }),
+            refuter: None,
+            correction_lines: None,
+            validation: None,
         },
     )
     .map_err(review_error)?;

@@ -244,16 +244,45 @@ fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
         (3, Some("empty_evidence"))
     );
     assert_eq!(store_snapshot(&f), before);
-    // A severe finding that needs correction is refused, never dropped.
-    let severe = input(
-        tmp.path(),
-        "severe.json",
-        r#"{"findings":[{"location":"src/parser.rs:3","severity":"CRITICAL","claim":"c","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["x"]}"#,
-    );
-    let r = probity(f.root(), &["finalize", "--result", &severe]);
+    // Malformed refuter, validator and forecast inputs are refused before
+    // anything is read from the store.
+    for (flag, doc) in [
+        ("--refuter", r#"{"outcomes":[]}"#),
+        (
+            "--refuter",
+            r#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]},{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]}]}"#,
+        ),
+        (
+            "--validation",
+            r#"{"original_criteria":{"passed":true,"evidence":[]},"correction_regression":{"passed":true,"evidence":["x"]}}"#,
+        ),
+        ("--validation", "{"),
+    ] {
+        let path = input(tmp.path(), "doc.json", doc);
+        let r = probity(f.root(), &["finalize", flag, &path]);
+        assert_eq!(
+            (r.code, r.json["error"]["code"].as_str()),
+            (3, Some("malformed_input")),
+            "{flag} {doc}"
+        );
+        assert_eq!(store_snapshot(&f), before);
+    }
+    let r = probity(f.root(), &["finalize", "--correction-lines", "0"]);
     assert_eq!(
         (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("route_unsupported")),
+        (3, Some("zero_forecast"))
+    );
+    assert_eq!(store_snapshot(&f), before);
+    // A well-formed refuter batch when no finding awaits one.
+    let batch = input(
+        tmp.path(),
+        "batch.json",
+        r#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]}]}"#,
+    );
+    let r = probity(f.root(), &["finalize", "--refuter", &batch]);
+    assert_eq!(
+        (r.code, r.json["error"]["code"].as_str()),
+        (3, Some("wrong_stage")),
         "{}",
         r.stdout
     );

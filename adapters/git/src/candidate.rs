@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 
+use probity_core::review::causality::{Hunk, parse_hunks};
 use probity_core::review::ids::{BlobId, RepoPath, TreeId};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
@@ -301,24 +302,26 @@ impl Repo {
         Ok(found)
     }
 
-    /// Everything start needs (R2.1): trees, changed files with modes, line
-    /// counts and leading content, and the intended untracked files.
-    pub fn observe_candidate(&self) -> Result<CandidateObservation, GitError> {
-        let trees = self.trees()?;
-        let raw = self.raw_diff(&trees.base_tree, &trees.candidate_tree)?;
-        let counts: std::collections::HashMap<RepoPath, LineCount> = self
-            .numstat(&trees.base_tree, &trees.candidate_tree)?
+    /// The changed files between two trees: modes, line counts (numstat,
+    /// no renames) and leading content of the new side.
+    pub fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, GitError> {
+        Ok(self
+            .diff_entries(from, to)?
             .into_iter()
-            .collect();
+            .map(|(f, _)| f)
+            .collect())
+    }
+
+    fn diff_entries(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+    ) -> Result<Vec<(ChangedFile, bool)>, GitError> {
+        let raw = self.raw_diff(from, to)?;
+        let counts: std::collections::HashMap<RepoPath, LineCount> =
+            self.numstat(from, to)?.into_iter().collect();
         let blobs: Vec<&BlobId> = raw.iter().filter_map(|e| e.new_blob.as_ref()).collect();
         let mut heads = self.blob_heads(&blobs)?.into_iter();
-        let added: Vec<&RepoPath> = raw.iter().filter(|e| e.added).map(|e| &e.path).collect();
-        let tracked = self.in_index(&added)?;
-        let intended_untracked = added
-            .iter()
-            .filter(|p| !tracked.contains(**p))
-            .map(|p| (*p).clone())
-            .collect();
         let mut changed = Vec::with_capacity(raw.len());
         for e in raw {
             let content = if e.new_blob.is_some() {
@@ -328,25 +331,92 @@ impl Repo {
             } else {
                 CandidateContent::Absent
             };
-            // numstat has no row for a submodule-only or mode-only entry it
-            // cannot count; those count zero lines.
+            // numstat has no row for an entry it cannot count (a submodule
+            // pointer); those count zero lines.
             let lines = counts.get(&e.path).copied().unwrap_or(LineCount::Text {
                 added: 0,
                 removed: 0,
             });
-            changed.push(ChangedFile {
-                path: e.path,
-                old_mode: e.old_mode,
-                new_mode: e.new_mode,
-                lines,
-                content,
-            });
+            changed.push((
+                ChangedFile {
+                    path: e.path,
+                    old_mode: e.old_mode,
+                    new_mode: e.new_mode,
+                    lines,
+                    content,
+                },
+                e.added,
+            ));
         }
+        Ok(changed)
+    }
+
+    /// New-side hunks of one path between two trees (`git diff -U0`).
+    pub fn hunks(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        path: &RepoPath,
+    ) -> Result<Vec<Hunk>, GitError> {
+        let out = self.run([
+            "--literal-pathspecs",
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "--unified=0",
+            from.as_str(),
+            to.as_str(),
+            "--",
+            path.as_str(),
+        ])?;
+        Ok(parse_hunks(&out))
+    }
+
+    /// Lines of a path in a tree (a final line without LF counts); `None`
+    /// when the path is absent or not a blob.
+    pub fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, GitError> {
+        let spec = format!("{}:{}", tree.as_str(), path.as_str());
+        let check: Vec<OsString> = ["cat-file", "-e", spec.as_str()]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        if !self
+            .git()
+            .output(self.root(), &check, &[], None)?
+            .status
+            .success()
+        {
+            return Ok(None);
+        }
+        let out = self.run(["cat-file", "blob", spec.as_str()])?;
+        let newlines = out.iter().filter(|b| **b == b'\n').count() as u64;
+        let partial = u64::from(!out.is_empty() && !out.ends_with(b"\n"));
+        Ok(Some(newlines + partial))
+    }
+
+    /// Everything start needs (R2.1): trees, changed files with modes, line
+    /// counts and leading content, and the intended untracked files.
+    pub fn observe_candidate(&self) -> Result<CandidateObservation, GitError> {
+        let trees = self.trees()?;
+        let entries = self.diff_entries(&trees.base_tree, &trees.candidate_tree)?;
+        let added: Vec<&RepoPath> = entries
+            .iter()
+            .filter(|(_, a)| *a)
+            .map(|(f, _)| &f.path)
+            .collect();
+        let tracked = self.in_index(&added)?;
+        let intended_untracked = added
+            .iter()
+            .filter(|p| !tracked.contains(**p))
+            .map(|p| (*p).clone())
+            .collect();
         Ok(CandidateObservation {
             base_tree: trees.base_tree,
             candidate_tree: trees.candidate_tree,
             unborn_head: trees.unborn_head,
-            changed,
+            changed: entries.into_iter().map(|(f, _)| f).collect(),
             intended_untracked,
         })
     }

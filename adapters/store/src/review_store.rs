@@ -9,6 +9,8 @@
 //! <lineage>/receipt.json    terminal only: canonical JSON + LF
 //! index/target/<hex>        target identity -> lineage (created exclusively)
 //! index/base/<tree>         base tree -> latest approved lineage
+//!                           (an approved correction also indexes its final
+//!                           target under index/target/)
 //! ```
 //!
 //! Every file is written as temp file + fsync + rename + directory fsync, so
@@ -176,10 +178,17 @@ impl FileStore {
             write_atomic(&path, &bytes)?;
         }
         if matches!(record.state.stage, Stage::Approved { .. }) {
-            let index = self.base_index(&record.state.snapshot.base_tree);
             let line = format!("{}\n", record.state.lineage_id);
-            if Self::read_optional(&index)?.as_deref() != Some(line.as_bytes()) {
-                write_atomic(&index, line.as_bytes())?;
+            let mut indexes = vec![self.base_index(&record.state.snapshot.base_tree)];
+            // A corrected candidate is discoverable by its own identity.
+            let final_target = record.state.final_target();
+            if final_target != record.state.snapshot.target {
+                indexes.push(self.target_index(&final_target));
+            }
+            for index in indexes {
+                if Self::read_optional(&index)?.as_deref() != Some(line.as_bytes()) {
+                    write_atomic(&index, line.as_bytes())?;
+                }
             }
         }
         Ok(())

@@ -17,7 +17,7 @@ fn started() -> StateRecord {
 
 fn validating(r: &StateRecord) -> StateRecord {
     r.state
-        .accept_results(vec![fixtures::clean_result()])
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
         .unwrap()
         .record()
         .unwrap()

@@ -4,7 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::review::ids::{FindingId, IdError, NonBlank};
+use crate::review::causality::{self, CausalDowngrade, CausalFacts};
+use crate::review::ids::{FindingId, IdError, NonBlank, RepoPath};
 use crate::review::lens::Lens;
 
 /// Finding severity. Only BLOCKER and CRITICAL are severe.
@@ -97,8 +98,14 @@ pub struct ReviewerResult {
 pub enum RoleDocError {
     #[error("not valid JSON for this role: {0}")]
     Json(String),
-    #[error("`evidence` must list at least one non-blank entry")]
+    #[error("every `evidence` list must have at least one non-blank entry")]
     NoEvidence,
+    #[error("the refuter batch must name at least one finding")]
+    NoOutcomes,
+    #[error("the outcome for {0} has no evidence")]
+    OutcomeWithoutEvidence(String),
+    #[error("the refuter batch names {0} twice")]
+    DuplicateOutcome(String),
     #[error("finding {index} is {severity} and must carry {missing}")]
     SevereIncomplete {
         index: usize,
@@ -136,6 +143,97 @@ impl ReviewerResult {
             }
         }
         Ok(r)
+    }
+}
+
+/// A refuter's verdict on one inferential severe finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefuterVerdict {
+    Corroborated,
+    Refuted,
+    Inconclusive,
+}
+
+/// One outcome in the refuter batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefuterOutcome {
+    /// The code-assigned ID of an admitted inferential severe finding.
+    pub finding_id: FindingId,
+    pub outcome: RefuterVerdict,
+    /// What the refuter inspected or ran; at least one entry.
+    pub evidence: Vec<NonBlank>,
+}
+
+/// The single refuter batch (R3.3): outcomes by finding ID.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Probity refuter batch v1")]
+pub struct RefuterResult {
+    pub outcomes: Vec<RefuterOutcome>,
+}
+
+impl RefuterResult {
+    /// Parses and checks a refuter batch: strict JSON, at least one outcome,
+    /// evidence on each, no finding named twice.
+    pub fn parse(bytes: &[u8]) -> Result<Self, RoleDocError> {
+        let r: RefuterResult =
+            serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
+        if r.outcomes.is_empty() {
+            return Err(RoleDocError::NoOutcomes);
+        }
+        for (i, o) in r.outcomes.iter().enumerate() {
+            if o.evidence.is_empty() {
+                return Err(RoleDocError::OutcomeWithoutEvidence(
+                    o.finding_id.to_string(),
+                ));
+            }
+            if r.outcomes[..i].iter().any(|p| p.finding_id == o.finding_id) {
+                return Err(RoleDocError::DuplicateOutcome(o.finding_id.to_string()));
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// One check of the targeted validator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidatorCheck {
+    pub passed: bool,
+    /// At least one entry.
+    pub evidence: Vec<NonBlank>,
+}
+
+/// The targeted validator's result after a correction (R3.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Probity targeted validator result v1")]
+pub struct ValidatorResult {
+    /// The original acceptance criteria still hold.
+    pub original_criteria: ValidatorCheck,
+    /// The correction did not regress anything it touched.
+    pub correction_regression: ValidatorCheck,
+    /// Non-blocking observations.
+    #[serde(default)]
+    pub follow_ups: Vec<NonBlank>,
+}
+
+impl ValidatorResult {
+    /// Parses and checks a validator result.
+    pub fn parse(bytes: &[u8]) -> Result<Self, RoleDocError> {
+        let r: ValidatorResult =
+            serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
+        if r.original_criteria.evidence.is_empty() || r.correction_regression.evidence.is_empty() {
+            return Err(RoleDocError::NoEvidence);
+        }
+        Ok(r)
+    }
+
+    /// Both checks passed.
+    pub fn passed(&self) -> bool {
+        self.original_criteria.passed && self.correction_regression.passed
     }
 }
 
@@ -190,6 +288,17 @@ pub fn initial_route(
     }
 }
 
+/// The route after the refuter batch: corroborated → correction, refuted →
+/// refuted (kept), inconclusive → escalation; other routes are unchanged.
+pub fn final_route(initial: Route, outcome: Option<RefuterVerdict>) -> Route {
+    match (initial, outcome) {
+        (Route::Refuter, Some(RefuterVerdict::Corroborated)) => Route::Correction,
+        (Route::Refuter, Some(RefuterVerdict::Refuted)) => Route::Refuted,
+        (Route::Refuter, Some(RefuterVerdict::Inconclusive)) => Route::Escalation,
+        (route, _) => route,
+    }
+}
+
 /// A canonical finding: a reviewer finding with its code-assigned ID and route.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -204,6 +313,11 @@ pub struct Finding {
     pub evidence_class: Option<EvidenceClass>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub causal_disposition: Option<CausalDisposition>,
+    /// Set when the claimed disposition did not hold against the
+    /// repository; `causal_disposition` is then `unknown`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub causal_downgrade: Option<CausalDowngrade>,
+    /// The admission route before any refuter outcome.
     pub route: Route,
 }
 
@@ -219,8 +333,15 @@ pub struct AcceptedResult {
 }
 
 impl AcceptedResult {
-    /// Fills the lens, assigns `<prefix>-<NNN>` by position and routes.
-    pub fn canonicalize(lens: Lens, result: ReviewerResult) -> Result<Self, IdError> {
+    /// Fills the lens, assigns `<prefix>-<NNN>` by position, checks causal
+    /// claims against the repository facts (downgrading those that do not
+    /// hold) and routes.
+    pub fn canonicalize(
+        lens: Lens,
+        result: ReviewerResult,
+        genesis: &[RepoPath],
+        facts: &CausalFacts,
+    ) -> Result<Self, IdError> {
         let findings = result
             .findings
             .into_iter()
@@ -228,15 +349,21 @@ impl AcceptedResult {
             .map(|(i, f)| {
                 let position = u16::try_from(i + 1)
                     .map_err(|_| IdError::FindingId(format!("{}-{}", lens.prefix(), i + 1)))?;
+                let causal_downgrade = causality::check(&f, genesis, facts);
+                let disposition = match causal_downgrade {
+                    Some(_) => Some(CausalDisposition::Unknown),
+                    None => f.causal_disposition,
+                };
                 Ok(Finding {
                     id: FindingId::new(lens, position)?,
-                    route: initial_route(f.severity, f.evidence_class, f.causal_disposition),
+                    route: initial_route(f.severity, f.evidence_class, disposition),
                     location: f.location,
                     severity: f.severity,
                     claim: f.claim,
                     proof_refs: f.proof_refs,
                     evidence_class: f.evidence_class,
-                    causal_disposition: f.causal_disposition,
+                    causal_disposition: disposition,
+                    causal_downgrade,
                 })
             })
             .collect::<Result<Vec<_>, IdError>>()?;

@@ -1,7 +1,9 @@
 //! Fixed scenarios built from plain values, for tests, golden files and
 //! documentation. Nothing here observes the world.
 
-use crate::review::finding::ReviewerResult;
+use crate::review::causality::{CausalFacts, Hunk};
+use crate::review::correction::FixMeasurement;
+use crate::review::finding::{ReviewerResult, ValidatorResult};
 use crate::review::ids::{Nonce, RepoPath, Timestamp, TreeId};
 use crate::review::lens::{Lens, select_lenses};
 use crate::review::risk::RiskPolicy;
@@ -9,7 +11,7 @@ use crate::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, Snapshot,
     authored_lines,
 };
-use crate::review::state::{ReviewState, StartInput, StateError};
+use crate::review::state::{ReviewState, StartInput, StateError, TransitionError};
 
 /// The fixed clock reading of every fixture.
 pub const FIXED_TIME: &str = "2026-11-29T12:00:00Z";
@@ -77,4 +79,99 @@ pub fn clean_result() -> ReviewerResult {
         br#"{"findings":[{"location":"src/parser.rs:4","severity":"SUGGESTION","claim":"reserve capacity","proof_refs":["src/parser.rs:4"]}],"evidence":["read the whole candidate diff"]}"#,
     )
     .unwrap_or_else(|e| panic!("fixture result: {e}"))
+}
+
+fn result(json: &str) -> ReviewerResult {
+    ReviewerResult::parse(json.as_bytes()).unwrap_or_else(|e| panic!("fixture result: {e}"))
+}
+
+/// The R5.6 payments scenario: one diff, four findings (in the risk lens's
+/// result) → one correction, one follow-up, one escalation, one info. The
+/// three other lenses report no findings.
+pub fn payments_scenario() -> Result<(ReviewState, Vec<ReviewerResult>, CausalFacts), StateError> {
+    let obs = CandidateObservation {
+        base_tree: tree("5d1c2a0e6f0b6a1e3b1f7a8c9d0e1f2a3b4c5d6e"),
+        candidate_tree: tree("9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d"),
+        unborn_head: false,
+        changed: vec![text_change(
+            "src/payments/charge.rs",
+            24,
+            6,
+            "pub fn charge(amount: i64) {}\n",
+        )],
+        intended_untracked: vec![],
+    };
+    let state = start(&obs, Lens::Reliability)?;
+    let findings = result(
+        r#"{"findings":[
+          {"location":"src/payments/charge.rs:14","severity":"BLOCKER","claim":"the candidate accepts a negative amount","proof_refs":["TestNegativeAmount passes on base, fails on candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"},
+          {"location":"src/payments/cache.rs:40","severity":"CRITICAL","claim":"the rate cache can race under concurrent refresh","proof_refs":["base has the same unsynchronized refresh"],"evidence_class":"inferential","causal_disposition":"pre_existing"},
+          {"location":"src/payments/charge.rs:20","severity":"CRITICAL","claim":"a new timeout appears under load","proof_refs":["load test p99 over 2 s"],"evidence_class":"inferential","causal_disposition":"unknown"},
+          {"location":"src/payments/charge.rs:3","severity":"SUGGESTION","claim":"name the amount type","proof_refs":["src/payments/charge.rs:3"]}
+        ],"evidence":["read the whole payments diff and ran the differential test"]}"#,
+    );
+    let clean = || result(r#"{"findings":[],"evidence":["read the whole payments diff"]}"#);
+    let mut facts = CausalFacts::default();
+    facts.hunks.insert(
+        path("src/payments/charge.rs"),
+        vec![Hunk {
+            start: 10,
+            count: 12,
+        }],
+    );
+    facts
+        .candidate_lines
+        .insert(path("src/payments/charge.rs"), 40);
+    Ok((state, vec![findings, clean(), clean(), clean()], facts))
+}
+
+/// The R6.8 budget scenario: 120 authored lines (budget 60) and one
+/// deterministic candidate-causal BLOCKER, in `correction_required`.
+pub fn budget_scenario() -> Result<ReviewState, TransitionError> {
+    let obs = CandidateObservation {
+        base_tree: tree("1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d"),
+        candidate_tree: tree("0000000000000000000000000000000000000c00"),
+        unborn_head: false,
+        changed: vec![text_change(
+            "src/token_cache.rs",
+            80,
+            40,
+            "pub fn get() {}\n",
+        )],
+        intended_untracked: vec![],
+    };
+    let state = start(&obs, Lens::Reliability)?;
+    let blocker = result(
+        r#"{"findings":[{"location":"src/token_cache.rs:12","severity":"BLOCKER","claim":"expired entries are served","proof_refs":["TestExpiry fails on candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran TestExpiry on base and candidate"]}"#,
+    );
+    let mut facts = CausalFacts::default();
+    facts.hunks.insert(
+        path("src/token_cache.rs"),
+        vec![Hunk {
+            start: 1,
+            count: 80,
+        }],
+    );
+    state.accept_results(vec![blocker], &facts)
+}
+
+/// A measured fix of `lines` lines to a tree named by `n`.
+pub fn fix(n: u32, lines: u64) -> FixMeasurement {
+    FixMeasurement {
+        to_tree: tree(&format!("{n:040x}")),
+        paths: vec![path("src/token_cache.rs")],
+        actual_lines: lines,
+    }
+}
+
+/// A targeted validator result.
+pub fn validation(passed: bool) -> ValidatorResult {
+    let v = if passed { "true" } else { "false" };
+    ValidatorResult::parse(
+        format!(
+            r#"{{"original_criteria":{{"passed":{v},"evidence":["TestExpiry"]}},"correction_regression":{{"passed":true,"evidence":["cache suite"]}},"follow_ups":[]}}"#
+        )
+        .as_bytes(),
+    )
+    .unwrap_or_else(|e| panic!("fixture validation: {e}"))
 }

@@ -146,7 +146,7 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
             NextAction::StartReview,
             "no review authority exists for this candidate: run `probity start`, the selected lenses, and `probity finalize`".into(),
         ),
-        Authority::Exact { state, .. } if state.snapshot.target != live.target => deny(
+        Authority::Exact { state, .. } if state.final_target() != live.target => deny(
             ReasonCode::ReceiptMismatch,
             GateStage::Discovery,
             Some(&state.lineage_id),
@@ -197,7 +197,7 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
                     NextAction::HumanDecision,
                     format!("review {} escalated: a human decision is needed", state.lineage_id),
                 ),
-                Stage::Reviewing | Stage::Validating { .. } => deny(
+                Stage::Reviewing { .. } | Stage::CorrectionRequired { .. } | Stage::Validating { .. } => deny(
                     ReasonCode::ReviewIncomplete,
                     GateStage::Authority,
                     lineage,

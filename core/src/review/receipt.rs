@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canonical::canonical_bytes;
 use crate::digest::{Domain, Sha256Digest};
-use crate::review::finding::Route;
+use crate::review::correction::{empty_fix_delta, fix_delta_hash};
 use crate::review::ids::{FindingId, LineageId, TreeId};
 use crate::review::lens::Lens;
 use crate::review::risk::RiskLevel;
@@ -57,36 +57,51 @@ pub struct Receipt {
 impl Receipt {
     /// Derives the receipt of a terminal state; `None` before terminal.
     pub fn derive(state: &ReviewState) -> Option<Receipt> {
-        let (terminal_state, evidence_hash, judgment) = match &state.stage {
+        let (terminal_state, evidence_hash, resolved_finding_ids) = match &state.stage {
             Stage::Approved {
-                evidence_hash,
-                judgment,
-            } => (TerminalState::Approved, *evidence_hash, judgment),
-            Stage::Escalated {
                 evidence_hash,
                 judgment,
                 ..
             } => (
+                TerminalState::Approved,
+                *evidence_hash,
+                judgment.correction_ids(),
+            ),
+            Stage::Escalated { .. } => (
                 TerminalState::Escalated,
-                evidence_hash.unwrap_or_else(|| Sha256Digest::of(EVIDENCE_DOMAIN, b"")),
-                judgment,
+                Sha256Digest::of(EVIDENCE_DOMAIN, b""),
+                Vec::new(),
             ),
             _ => return None,
         };
-        let resolved_finding_ids = judgment
-            .findings()
-            .filter(|f| f.route == Route::Correction)
-            .map(|f| f.id)
-            .collect();
+        let initial = &state.snapshot.candidate_tree;
+        let final_tree = state.final_candidate_tree();
+        let fix_delta_hash = if final_tree == initial {
+            empty_fix_delta()
+        } else {
+            let mut paths: Vec<_> = state
+                .stage
+                .correction()
+                .map(|c| {
+                    c.attempts
+                        .iter()
+                        .flat_map(|a| a.paths.iter().cloned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            paths.sort();
+            paths.dedup();
+            fix_delta_hash(initial, final_tree, &paths)
+        };
         Some(Receipt {
             schema: ReceiptSchema::V1,
             lineage_id: state.lineage_id.clone(),
             generation: state.generation,
             base_tree: state.snapshot.base_tree.clone(),
-            initial_review_tree: state.snapshot.candidate_tree.clone(),
-            final_candidate_tree: state.snapshot.candidate_tree.clone(),
+            initial_review_tree: initial.clone(),
+            final_candidate_tree: final_tree.clone(),
             paths_digest: state.snapshot.paths_digest,
-            fix_delta_hash: Sha256Digest::of(FIX_DELTA_DOMAIN, b""),
+            fix_delta_hash,
             policy_hash: state.frozen.policy_hash,
             evidence_hash,
             risk_level: state.frozen.risk_level,

@@ -4,7 +4,7 @@
 use schemars::{JsonSchema, Schema, generate::SchemaSettings};
 use serde_json::{Value, json};
 
-use crate::review::finding::ReviewerResult;
+use crate::review::finding::{RefuterResult, ReviewerResult, ValidatorResult};
 use crate::review::receipt::Receipt;
 use crate::review::state::StateRecord;
 
@@ -12,18 +12,28 @@ use crate::review::state::StateRecord;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchemaDoc {
     Reviewer,
+    Refuter,
+    Validator,
     Receipt,
     State,
 }
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 3] = [SchemaDoc::Reviewer, SchemaDoc::Receipt, SchemaDoc::State];
+    pub const ALL: [SchemaDoc; 5] = [
+        SchemaDoc::Reviewer,
+        SchemaDoc::Refuter,
+        SchemaDoc::Validator,
+        SchemaDoc::Receipt,
+        SchemaDoc::State,
+    ];
 
     /// The name used on the command line.
     pub const fn name(self) -> &'static str {
         match self {
             SchemaDoc::Reviewer => "reviewer",
+            SchemaDoc::Refuter => "refuter",
+            SchemaDoc::Validator => "validator",
             SchemaDoc::Receipt => "receipt",
             SchemaDoc::State => "state",
         }
@@ -33,6 +43,8 @@ impl SchemaDoc {
     pub const fn id(self) -> &'static str {
         match self {
             SchemaDoc::Reviewer => "https://probity.dev/schemas/reviewer-result/v1",
+            SchemaDoc::Refuter => "https://probity.dev/schemas/refuter-batch/v1",
+            SchemaDoc::Validator => "https://probity.dev/schemas/validator-result/v1",
             SchemaDoc::Receipt => "https://probity.dev/schemas/review-receipt/v1",
             SchemaDoc::State => "https://probity.dev/schemas/review-state-record/v1",
         }
@@ -42,14 +54,40 @@ impl SchemaDoc {
     pub fn schema(self) -> Value {
         let mut schema = match self {
             SchemaDoc::Reviewer => generate::<ReviewerResult>(),
+            SchemaDoc::Refuter => generate::<RefuterResult>(),
+            SchemaDoc::Validator => generate::<ValidatorResult>(),
             SchemaDoc::Receipt => generate::<Receipt>(),
             SchemaDoc::State => generate::<StateRecord>(),
         };
         if let Some(obj) = schema.as_object_mut() {
             obj.insert("$id".into(), json!(self.id()));
         }
-        if self == SchemaDoc::Reviewer {
-            add_reviewer_rules(&mut schema);
+        match self {
+            SchemaDoc::Reviewer => add_reviewer_rules(&mut schema),
+            SchemaDoc::Refuter => {
+                set(&mut schema, "/properties/outcomes", "minItems", json!(1));
+                set(
+                    &mut schema,
+                    "/properties/outcomes",
+                    "uniqueItems",
+                    json!(true),
+                );
+                set(
+                    &mut schema,
+                    "/$defs/RefuterOutcome/properties/evidence",
+                    "minItems",
+                    json!(1),
+                );
+            }
+            SchemaDoc::Validator => {
+                set(
+                    &mut schema,
+                    "/$defs/ValidatorCheck/properties/evidence",
+                    "minItems",
+                    json!(1),
+                );
+            }
+            SchemaDoc::Receipt | SchemaDoc::State => {}
         }
         schema
     }
@@ -59,6 +97,12 @@ fn generate<T: JsonSchema>() -> Value {
     let settings = SchemaSettings::draft2020_12();
     let schema: Schema = settings.into_generator().into_root_schema_for::<T>();
     schema.to_value()
+}
+
+fn set(schema: &mut Value, pointer: &str, key: &str, value: Value) {
+    if let Some(obj) = schema.pointer_mut(pointer).and_then(Value::as_object_mut) {
+        obj.insert(key.into(), value);
+    }
 }
 
 /// Rules the derive cannot express: at least one evidence entry, and severe

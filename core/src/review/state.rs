@@ -12,11 +12,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::canonical::{CanonicalError, canonical_bytes, canonical_digest};
 use crate::digest::{Domain, Sha256Digest};
-use crate::review::finding::{AcceptedResult, ReviewerResult, Route, initial_route};
-use crate::review::ids::{IdError, LineageId, Nonce, Timestamp};
+use crate::review::causality::CausalFacts;
+use crate::review::correction::{
+    Attempt, Correction, FixMeasurement, MAX_FAILED_ATTEMPTS, ValidationRecord, fix_delta_hash,
+};
+use crate::review::finding::{
+    AcceptedResult, CausalDisposition, Finding, RefuterOutcome, RefuterResult, RefuterVerdict,
+    ReviewerResult, Route, ValidatorResult, final_route, initial_route,
+};
+use crate::review::ids::{FindingId, IdError, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use crate::review::lens::{Lens, is_legal_selection};
 use crate::review::risk::{RiskAssessment, RiskLevel, RiskPolicy, RiskReason, UnexplainedRisk};
-use crate::review::snapshot::{Snapshot, SnapshotError, correction_budget};
+use crate::review::snapshot::{Snapshot, SnapshotError, correction_budget, target_identity};
 
 /// Schema of the state; also the domain of its revision.
 pub const STATE_SCHEMA: &str = "probity.review-state/v1";
@@ -59,7 +66,15 @@ pub struct Frozen {
     pub correction_budget: u64,
 }
 
-/// The judgment accepted from the lenses, canonicalized.
+/// The refuter batch as accepted: outcomes by finding ID, in batch order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Refutation {
+    pub outcomes: Vec<RefuterOutcome>,
+}
+
+/// The judgment accepted from the lenses, canonicalized. `results` never
+/// change once accepted; the refuter's outcomes are recorded beside them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Judgment {
@@ -68,6 +83,9 @@ pub struct Judgment {
     pub results: Vec<AcceptedResult>,
     /// Canonical digest of `results`.
     pub results_hash: Sha256Digest,
+    /// The single refuter batch, once given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refutation: Option<Refutation>,
 }
 
 impl Judgment {
@@ -77,16 +95,67 @@ impl Judgment {
         Ok(Self {
             results,
             results_hash,
+            refutation: None,
         })
     }
 
     /// Every finding, in lens order then position.
-    pub fn findings(&self) -> impl Iterator<Item = &crate::review::finding::Finding> {
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
         self.results.iter().flat_map(|r| r.findings.iter())
     }
 
-    fn has_route(&self, route: Route) -> bool {
-        self.findings().any(|f| f.route == route)
+    /// The refuter's verdict on a finding, if any.
+    pub fn outcome(&self, id: FindingId) -> Option<RefuterVerdict> {
+        self.refutation
+            .as_ref()?
+            .outcomes
+            .iter()
+            .find(|o| o.finding_id == id)
+            .map(|o| o.outcome)
+    }
+
+    /// The route of a finding after the refuter batch.
+    pub fn route_of(&self, f: &Finding) -> Route {
+        final_route(f.route, self.outcome(f.id))
+    }
+
+    /// Every finding with its final route.
+    pub fn routed(&self) -> impl Iterator<Item = (&Finding, Route)> {
+        self.findings().map(|f| (f, self.route_of(f)))
+    }
+
+    /// Whether any finding has this final route.
+    pub fn has_route(&self, route: Route) -> bool {
+        self.routed().any(|(_, r)| r == route)
+    }
+
+    /// IDs admitted to correction.
+    pub fn correction_ids(&self) -> Vec<FindingId> {
+        self.routed()
+            .filter(|(_, r)| *r == Route::Correction)
+            .map(|(f, _)| f.id)
+            .collect()
+    }
+
+    /// The stage a complete judgment leads to (no refuter outcome pending).
+    fn settle(self) -> Stage {
+        if self.has_route(Route::Escalation) {
+            Stage::Escalated {
+                judgment: self,
+                correction: None,
+                reason: EscalationReason::FindingEscalated,
+            }
+        } else if self.has_route(Route::Correction) {
+            Stage::CorrectionRequired {
+                judgment: self,
+                correction: Correction::default(),
+            }
+        } else {
+            Stage::Validating {
+                judgment: self,
+                correction: None,
+            }
+        }
     }
 }
 
@@ -94,29 +163,53 @@ impl Judgment {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EscalationReason {
-    /// A severe finding with `unknown` causality or `insufficient` evidence.
+    /// A severe finding with `unknown` causality, `insufficient` evidence or
+    /// an inconclusive refuter outcome.
     FindingEscalated,
+    /// The cumulative forecast exceeded the budget, before any edit.
+    ForecastOverBudget,
+    /// The lines Git measured exceeded the budget.
+    BudgetExceeded,
+    /// The third failed attempt.
+    AttemptsExhausted,
+    /// An attempt that edited nothing.
+    NoEditAttempt,
 }
 
 /// The lifecycle stage and the data that exists in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "state", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Stage {
-    /// Scope exists; the selected judgment is incomplete.
-    Reviewing,
-    /// Review finished; independent evidence is missing.
-    Validating { judgment: Judgment },
+    /// Scope exists; the selected judgment is incomplete (no results yet,
+    /// or results whose inferential severe findings await the refuter).
+    Reviewing {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        judgment: Option<Judgment>,
+    },
+    /// Candidate-causal blockers exist; bounded correction is authorized.
+    CorrectionRequired {
+        judgment: Judgment,
+        correction: Correction,
+    },
+    /// Review (and correction) finished; independent evidence is missing.
+    Validating {
+        judgment: Judgment,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        correction: Option<Correction>,
+    },
     /// Terminal: evidence accepted.
     Approved {
         judgment: Judgment,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        correction: Option<Correction>,
         evidence_hash: Sha256Digest,
     },
     /// Terminal: a human decision is needed.
     Escalated {
         judgment: Judgment,
-        reason: EscalationReason,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        evidence_hash: Option<Sha256Digest>,
+        correction: Option<Correction>,
+        reason: EscalationReason,
     },
 }
 
@@ -124,7 +217,8 @@ impl Stage {
     /// The state name (`reviewing`, `validating`, ...).
     pub fn name(&self) -> &'static str {
         match self {
-            Stage::Reviewing => "reviewing",
+            Stage::Reviewing { .. } => "reviewing",
+            Stage::CorrectionRequired { .. } => "correction_required",
             Stage::Validating { .. } => "validating",
             Stage::Approved { .. } => "approved",
             Stage::Escalated { .. } => "escalated",
@@ -139,10 +233,22 @@ impl Stage {
     /// The accepted judgment, once there is one.
     pub fn judgment(&self) -> Option<&Judgment> {
         match self {
-            Stage::Reviewing => None,
-            Stage::Validating { judgment }
+            Stage::Reviewing { judgment } => judgment.as_ref(),
+            Stage::CorrectionRequired { judgment, .. }
+            | Stage::Validating { judgment, .. }
             | Stage::Approved { judgment, .. }
             | Stage::Escalated { judgment, .. } => Some(judgment),
+        }
+    }
+
+    /// The correction ledger, once correction began.
+    pub fn correction(&self) -> Option<&Correction> {
+        match self {
+            Stage::Reviewing { .. } => None,
+            Stage::CorrectionRequired { correction, .. } => Some(correction),
+            Stage::Validating { correction, .. }
+            | Stage::Approved { correction, .. }
+            | Stage::Escalated { correction, .. } => correction.as_ref(),
         }
     }
 }
@@ -213,11 +319,15 @@ pub enum StateError {
     NonCanonicalFinding(String),
     #[error("results_hash does not match the accepted results")]
     ResultsHash,
-    #[error("stage `{stage}` is inconsistent with its findings: {why}")]
+    #[error("stage `{stage}` is inconsistent: {why}")]
     StageFindings {
         stage: &'static str,
         why: &'static str,
     },
+    #[error("correction attempt {attempt} is inconsistent: {why}")]
+    Attempt { attempt: usize, why: &'static str },
+    #[error("the refuter batch is inconsistent with the findings: {0}")]
+    Refutation(String),
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
     #[error(transparent)]
@@ -277,16 +387,24 @@ pub enum TransitionError {
         got: usize,
         lenses: String,
     },
-    #[error(
-        "finding {id} needs the {route} route, which this build does not run yet; the review cannot be finalized (nothing changed)"
-    )]
-    RouteUnsupported { id: String, route: &'static str },
     #[error("evidence must be non-empty bytes from an independent mechanism")]
     EmptyEvidence,
     #[error(
         "lineage {lineage} already accepted different {what}; a retry must repeat the same input"
     )]
     DifferentRetry { lineage: String, what: &'static str },
+    #[error("the refuter batch names {0}, which is not a finding awaiting the refuter")]
+    RefuterUnknownFinding(String),
+    #[error(
+        "the refuter batch has no outcome for {0}; the single batch must cover every inferential severe finding"
+    )]
+    RefuterMissing(String),
+    #[error("a correction forecast must be a positive number of lines")]
+    ZeroForecast,
+    #[error(
+        "the fix edits {0}, outside the genesis paths; revert that edit (corrections stay inside the reviewed paths)"
+    )]
+    OutsideGenesis(String),
     #[error("the successor changes frozen field `{0}`")]
     FrozenChanged(&'static str),
     #[error("`{from}` → `{to}` is not a legal transition")]
@@ -327,7 +445,7 @@ impl ReviewState {
                 correction_budget: correction_budget(authored_lines),
             },
             snapshot,
-            stage: Stage::Reviewing,
+            stage: Stage::Reviewing { judgment: None },
         };
         state.validate()?;
         Ok(state)
@@ -350,6 +468,25 @@ impl ReviewState {
             revision: self.revision()?,
             state: self.clone(),
         })
+    }
+
+    /// The candidate tree the review stands for now: the last passing
+    /// correction's tree, else the frozen candidate.
+    pub fn final_candidate_tree(&self) -> &TreeId {
+        match self
+            .stage
+            .correction()
+            .and_then(|c| c.attempts.last())
+            .filter(|a| a.passed())
+        {
+            Some(a) => &a.to_tree,
+            None => &self.snapshot.candidate_tree,
+        }
+    }
+
+    /// The target identity of (base tree, final candidate tree).
+    pub fn final_target(&self) -> Sha256Digest {
+        target_identity(&self.snapshot.base_tree, self.final_candidate_tree())
     }
 
     /// Checks every derivable field against what it derives from (R7.3).
@@ -399,29 +536,112 @@ impl ReviewState {
         if let Some(j) = self.stage.judgment() {
             self.check_judgment(j)?;
         }
+        if let Some(c) = self.stage.correction() {
+            self.check_correction(c)?;
+        }
+        self.check_stage()
+    }
+
+    fn check_stage(&self) -> Result<(), StateError> {
         let stage = self.stage.name();
-        let inconsistent = |why| Err(StateError::StageFindings { stage, why });
+        let bad = |why| Err(StateError::StageFindings { stage, why });
+        let budget = self.frozen.correction_budget;
         match &self.stage {
-            Stage::Reviewing => {}
-            Stage::Validating { judgment } | Stage::Approved { judgment, .. } => {
-                if judgment.has_route(Route::Escalation) {
-                    return inconsistent("an escalation-routed finding must escalate the review");
+            Stage::Reviewing { judgment: None } => Ok(()),
+            Stage::Reviewing { judgment: Some(j) } => {
+                if j.refutation.is_some() || !j.has_route(Route::Refuter) {
+                    return bad("a judged review waits only for the refuter batch");
                 }
-                if judgment.has_route(Route::Correction) || judgment.has_route(Route::Refuter) {
-                    return inconsistent("a finding awaiting correction or refutation is open");
+                Ok(())
+            }
+            Stage::CorrectionRequired {
+                judgment,
+                correction,
+            } => {
+                if judgment.has_route(Route::Escalation) || judgment.has_route(Route::Refuter) {
+                    return bad("an escalation or a pending refuter outcome is open");
+                }
+                if !judgment.has_route(Route::Correction) {
+                    return bad("no finding is admitted to correction");
+                }
+                if correction.attempts.iter().any(Attempt::passed)
+                    || correction.failed_attempts() >= MAX_FAILED_ATTEMPTS
+                    || correction.charged_lines() > budget
+                    || correction
+                        .forecast
+                        .is_some_and(|n| correction.charged_lines().saturating_add(n) > budget)
+                {
+                    return bad("the ledger requires escalation or validation");
+                }
+                Ok(())
+            }
+            Stage::Validating {
+                judgment,
+                correction,
+            }
+            | Stage::Approved {
+                judgment,
+                correction,
+                ..
+            } => {
+                if judgment.has_route(Route::Escalation) || judgment.has_route(Route::Refuter) {
+                    return bad("an escalation or a pending refuter outcome is open");
+                }
+                match correction {
+                    None if judgment.has_route(Route::Correction) => {
+                        bad("admitted findings were never corrected")
+                    }
+                    None => Ok(()),
+                    Some(c) => {
+                        let ok = judgment.has_route(Route::Correction)
+                            && c.forecast.is_none()
+                            && c.attempts.last().is_some_and(Attempt::passed)
+                            && c.charged_lines() <= budget;
+                        if ok {
+                            Ok(())
+                        } else {
+                            bad(
+                                "the correction ledger does not end in a passing attempt within budget",
+                            )
+                        }
+                    }
                 }
             }
             Stage::Escalated {
                 judgment,
-                reason: EscalationReason::FindingEscalated,
-                ..
+                correction,
+                reason,
             } => {
-                if !judgment.has_route(Route::Escalation) {
-                    return inconsistent("escalated for a finding, but no finding escalates");
+                let c = correction.as_ref();
+                let charged = c.map(Correction::charged_lines).unwrap_or(0);
+                let ok = match reason {
+                    EscalationReason::FindingEscalated => {
+                        judgment.has_route(Route::Escalation) && correction.is_none()
+                    }
+                    EscalationReason::ForecastOverBudget => c.is_some_and(|c| {
+                        c.forecast
+                            .is_some_and(|n| charged.saturating_add(n) > budget)
+                    }),
+                    EscalationReason::BudgetExceeded => {
+                        c.is_some_and(|c| c.forecast.is_none()) && charged > budget
+                    }
+                    EscalationReason::AttemptsExhausted => c.is_some_and(|c| {
+                        c.forecast.is_none()
+                            && c.failed_attempts() == MAX_FAILED_ATTEMPTS
+                            && charged <= budget
+                    }),
+                    EscalationReason::NoEditAttempt => c.is_some_and(|c| {
+                        c.forecast.is_none()
+                            && c.attempts.last().is_some_and(|a| a.from_tree == a.to_tree)
+                    }),
+                };
+                if ok {
+                    Ok(())
+                } else {
+                    bad("the escalation reason does not hold")
                 }
             }
         }
-        Ok(())
     }
 
     fn check_judgment(&self, j: &Judgment) -> Result<(), StateError> {
@@ -433,13 +653,89 @@ impl ReviewState {
             for (i, f) in r.findings.iter().enumerate() {
                 let canonical_id = f.id.lens() == r.lens && usize::from(f.id.position()) == i + 1;
                 let route = initial_route(f.severity, f.evidence_class, f.causal_disposition);
-                if !canonical_id || route != f.route {
+                let downgrade_ok = match f.causal_downgrade {
+                    None => true,
+                    Some(d) => {
+                        f.causal_disposition == Some(CausalDisposition::Unknown)
+                            && d.claimed.is_candidate_causal()
+                            && f.severity.is_severe()
+                    }
+                };
+                if !canonical_id || route != f.route || !downgrade_ok {
                     return Err(StateError::NonCanonicalFinding(f.id.to_string()));
                 }
             }
         }
         if canonical_digest(RESULTS_DOMAIN, &j.results)? != j.results_hash {
             return Err(StateError::ResultsHash);
+        }
+        if let Some(r) = &j.refutation {
+            let pending: Vec<FindingId> = j
+                .findings()
+                .filter(|f| f.route == Route::Refuter)
+                .map(|f| f.id)
+                .collect();
+            let mut named: Vec<FindingId> = r.outcomes.iter().map(|o| o.finding_id).collect();
+            named.sort();
+            let before = named.len();
+            named.dedup();
+            let mut expected = pending.clone();
+            expected.sort();
+            if named.len() != before
+                || named != expected
+                || r.outcomes.iter().any(|o| o.evidence.is_empty())
+            {
+                return Err(StateError::Refutation(format!(
+                    "outcomes must name each of {} exactly once, with evidence",
+                    pending
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_correction(&self, c: &Correction) -> Result<(), StateError> {
+        let mut from = &self.snapshot.candidate_tree;
+        let n = c.attempts.len();
+        for (i, a) in c.attempts.iter().enumerate() {
+            let attempt = i + 1;
+            let bad = |why| Err(StateError::Attempt { attempt, why });
+            if a.from_tree != *from {
+                return bad("does not start from the previous attempt's tree");
+            }
+            if a.forecast_lines == 0 {
+                return bad("has a zero forecast");
+            }
+            if a.paths.windows(2).any(|w| w[0] >= w[1])
+                || a.paths
+                    .iter()
+                    .any(|p| self.snapshot.paths.binary_search(p).is_err())
+            {
+                return bad("edits paths outside the genesis paths, or lists them out of order");
+            }
+            if a.fix_delta_hash != fix_delta_hash(&a.from_tree, &a.to_tree, &a.paths) {
+                return bad("fix_delta_hash does not match its trees and paths");
+            }
+            let no_edit = a.from_tree == a.to_tree;
+            if no_edit != a.validation.is_none()
+                || (no_edit && (a.actual_lines != 0 || !a.paths.is_empty()))
+            {
+                return bad("an attempt without an edit must have no validation, lines or paths");
+            }
+            if attempt < n && a.validation.as_ref().is_none_or(ValidationRecord::passed) {
+                return bad("only the last attempt may pass or lack an edit");
+            }
+            from = &a.to_tree;
+        }
+        if c.forecast == Some(0) {
+            return Err(StateError::Attempt {
+                attempt: n + 1,
+                why: "has a zero forecast",
+            });
         }
         Ok(())
     }
@@ -452,11 +748,32 @@ impl ReviewState {
         }
     }
 
-    /// Accepts the lens results in selected order (R4.1–R4.3). A retry with
-    /// the same results on an already-judged lineage returns it unchanged.
+    fn with_stage(&self, stage: Stage) -> Result<ReviewState, TransitionError> {
+        let next = ReviewState {
+            stage,
+            ..self.clone()
+        };
+        next.validate()?;
+        Ok(next)
+    }
+
+    /// The genesis paths whose hunks and line counts [`Self::accept_results`]
+    /// needs to check causal claims.
+    pub fn causal_paths_needed(&self, results: &[ReviewerResult]) -> Vec<RepoPath> {
+        crate::review::causality::paths_needed(
+            results.iter().flat_map(|r| r.findings.iter()),
+            &self.snapshot.paths,
+        )
+    }
+
+    /// Accepts the lens results in selected order (R4.1–R4.3, R5): IDs by
+    /// position, causal claims checked against `facts`, routes assigned. A
+    /// retry with the same results on an already-judged lineage returns it
+    /// unchanged.
     pub fn accept_results(
         &self,
         results: Vec<ReviewerResult>,
+        facts: &CausalFacts,
     ) -> Result<ReviewState, TransitionError> {
         let lenses = &self.frozen.selected_lenses;
         if results.len() != lenses.len() {
@@ -477,7 +794,7 @@ impl ReviewState {
         let accepted = lenses
             .iter()
             .zip(results)
-            .map(|(lens, r)| AcceptedResult::canonicalize(*lens, r))
+            .map(|(lens, r)| AcceptedResult::canonicalize(*lens, r, &self.snapshot.paths, facts))
             .collect::<Result<Vec<_>, IdError>>()
             .map_err(StateError::from)?;
         let judgment = Judgment::new(accepted).map_err(StateError::from)?;
@@ -491,30 +808,182 @@ impl ReviewState {
                 })
             };
         }
-        if let Some(f) = judgment
-            .findings()
-            .find(|f| matches!(f.route, Route::Correction | Route::Refuter))
+        let stage = if judgment.has_route(Route::Refuter) && !judgment.has_route(Route::Escalation)
         {
-            return Err(TransitionError::RouteUnsupported {
-                id: f.id.to_string(),
-                route: f.route.name(),
-            });
-        }
-        let stage = if judgment.has_route(Route::Escalation) {
-            Stage::Escalated {
-                judgment,
-                reason: EscalationReason::FindingEscalated,
-                evidence_hash: None,
+            Stage::Reviewing {
+                judgment: Some(judgment),
             }
         } else {
-            Stage::Validating { judgment }
+            judgment.settle()
         };
-        let next = ReviewState {
-            stage,
-            ..self.clone()
+        self.with_stage(stage)
+    }
+
+    /// Accepts the single refuter batch (R3.3, R5.3). Outcomes must name
+    /// exactly the findings awaiting the refuter.
+    pub fn accept_refuter(&self, batch: RefuterResult) -> Result<ReviewState, TransitionError> {
+        let judgment = match &self.stage {
+            Stage::Reviewing { judgment: Some(j) } => j,
+            _ => {
+                // An exact retry of an accepted batch answers unchanged.
+                if let Some(j) = self.stage.judgment()
+                    && let Some(r) = &j.refutation
+                {
+                    return if r.outcomes == batch.outcomes {
+                        Ok(self.clone())
+                    } else {
+                        Err(TransitionError::DifferentRetry {
+                            lineage: self.lineage_id.to_string(),
+                            what: "refuter outcomes",
+                        })
+                    };
+                }
+                return Err(self.wrong_stage("a refuter batch"));
+            }
         };
-        next.validate()?;
-        Ok(next)
+        let pending: Vec<FindingId> = judgment
+            .findings()
+            .filter(|f| f.route == Route::Refuter)
+            .map(|f| f.id)
+            .collect();
+        if let Some(o) = batch
+            .outcomes
+            .iter()
+            .find(|o| !pending.contains(&o.finding_id))
+        {
+            return Err(TransitionError::RefuterUnknownFinding(
+                o.finding_id.to_string(),
+            ));
+        }
+        if let Some(id) = pending
+            .iter()
+            .find(|id| !batch.outcomes.iter().any(|o| o.finding_id == **id))
+        {
+            return Err(TransitionError::RefuterMissing(id.to_string()));
+        }
+        let mut judgment = judgment.clone();
+        judgment.refutation = Some(Refutation {
+            outcomes: batch.outcomes,
+        });
+        self.with_stage(judgment.settle())
+    }
+
+    /// Accepts a correction forecast before the edit (R6.2): cumulative
+    /// lines over budget escalate at once.
+    pub fn accept_forecast(&self, lines: u64) -> Result<ReviewState, TransitionError> {
+        if lines == 0 {
+            return Err(TransitionError::ZeroForecast);
+        }
+        let Stage::CorrectionRequired {
+            judgment,
+            correction,
+        } = &self.stage
+        else {
+            return match self.stage.correction() {
+                Some(c) if c.forecast == Some(lines) => Ok(self.clone()),
+                _ => Err(self.wrong_stage("a correction forecast")),
+            };
+        };
+        match correction.forecast {
+            Some(n) if n == lines => return Ok(self.clone()),
+            Some(_) => {
+                return Err(TransitionError::DifferentRetry {
+                    lineage: self.lineage_id.to_string(),
+                    what: "forecast for this attempt",
+                });
+            }
+            None => {}
+        }
+        let correction = Correction {
+            forecast: Some(lines),
+            ..correction.clone()
+        };
+        let over = correction.charged_lines().saturating_add(lines) > self.frozen.correction_budget;
+        let stage = if over {
+            Stage::Escalated {
+                judgment: judgment.clone(),
+                correction: Some(correction),
+                reason: EscalationReason::ForecastOverBudget,
+            }
+        } else {
+            Stage::CorrectionRequired {
+                judgment: judgment.clone(),
+                correction,
+            }
+        };
+        self.with_stage(stage)
+    }
+
+    /// Accepts a measured fix and its targeted validation (R6.4–R6.6).
+    /// `fix` is what Git measured from the previous tree to the live one.
+    pub fn accept_validation(
+        &self,
+        fix: FixMeasurement,
+        validation: ValidatorResult,
+    ) -> Result<ReviewState, TransitionError> {
+        let Stage::CorrectionRequired {
+            judgment,
+            correction,
+        } = &self.stage
+        else {
+            return Err(self.wrong_stage("a correction validation"));
+        };
+        let Some(forecast) = correction.forecast else {
+            return Err(self.wrong_stage(
+                "a correction validation before a forecast (`--correction-lines N` first)",
+            ));
+        };
+        if let Some(p) = fix
+            .paths
+            .iter()
+            .find(|p| self.snapshot.paths.binary_search(p).is_err())
+        {
+            return Err(TransitionError::OutsideGenesis(p.to_string()));
+        }
+        let from = correction
+            .current_tree(&self.snapshot.candidate_tree)
+            .clone();
+        let mut paths = fix.paths;
+        paths.sort();
+        paths.dedup();
+        let no_edit = from == fix.to_tree;
+        let attempt = Attempt {
+            forecast_lines: forecast,
+            fix_delta_hash: fix_delta_hash(&from, &fix.to_tree, if no_edit { &[] } else { &paths }),
+            paths: if no_edit { Vec::new() } else { paths },
+            actual_lines: if no_edit { 0 } else { fix.actual_lines },
+            validation: (!no_edit).then(|| validation.into()),
+            from_tree: from,
+            to_tree: fix.to_tree,
+        };
+        let passed = attempt.passed();
+        let mut correction = correction.clone();
+        correction.forecast = None;
+        correction.attempts.push(attempt);
+        let judgment = judgment.clone();
+        let escalate = |reason| Stage::Escalated {
+            judgment: judgment.clone(),
+            correction: Some(correction.clone()),
+            reason,
+        };
+        let stage = if no_edit {
+            escalate(EscalationReason::NoEditAttempt)
+        } else if correction.charged_lines() > self.frozen.correction_budget {
+            escalate(EscalationReason::BudgetExceeded)
+        } else if passed {
+            Stage::Validating {
+                judgment: judgment.clone(),
+                correction: Some(correction.clone()),
+            }
+        } else if correction.failed_attempts() >= MAX_FAILED_ATTEMPTS {
+            escalate(EscalationReason::AttemptsExhausted)
+        } else {
+            Stage::CorrectionRequired {
+                judgment: judgment.clone(),
+                correction: correction.clone(),
+            }
+        };
+        self.with_stage(stage)
     }
 
     /// Accepts final evidence in `validating` (R4.4). A retry with the same
@@ -525,17 +994,14 @@ impl ReviewState {
         }
         let evidence_hash = Sha256Digest::of(EVIDENCE_DOMAIN, evidence);
         match &self.stage {
-            Stage::Validating { judgment } => {
-                let next = ReviewState {
-                    stage: Stage::Approved {
-                        judgment: judgment.clone(),
-                        evidence_hash,
-                    },
-                    ..self.clone()
-                };
-                next.validate()?;
-                Ok(next)
-            }
+            Stage::Validating {
+                judgment,
+                correction,
+            } => self.with_stage(Stage::Approved {
+                judgment: judgment.clone(),
+                correction: correction.clone(),
+                evidence_hash,
+            }),
             Stage::Approved {
                 evidence_hash: accepted,
                 ..
@@ -555,7 +1021,8 @@ impl ReviewState {
 }
 
 /// Checks that `next` may follow `prev` (for every transition): frozen
-/// fields byte-identical, the edge legal, an accepted judgment unchanged.
+/// fields byte-identical, the edge legal, accepted results and refuter
+/// outcomes unchanged, the correction ledger append-only.
 pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), TransitionError> {
     next.validate()?;
     let frozen = [
@@ -572,26 +1039,48 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
     if prev == next {
         return Ok(());
     }
+    use Stage::*;
     let legal = matches!(
         (&prev.stage, &next.stage),
-        (
-            Stage::Reviewing,
-            Stage::Validating { .. } | Stage::Escalated { .. }
-        ) | (
-            Stage::Validating { .. },
-            Stage::Approved { .. } | Stage::Escalated { .. }
-        )
-    );
+        (Reviewing { judgment: None }, _)
+            | (
+                Reviewing { judgment: Some(_) },
+                CorrectionRequired { .. } | Validating { .. } | Escalated { .. }
+            )
+            | (
+                CorrectionRequired { .. },
+                CorrectionRequired { .. } | Validating { .. } | Escalated { .. }
+            )
+            | (Validating { .. }, Approved { .. })
+    ) && !matches!(next.stage, Reviewing { judgment: None });
     if !legal {
         return Err(TransitionError::IllegalEdge {
             from: prev.stage.name(),
             to: next.stage.name(),
         });
     }
-    if let (Some(a), Some(b)) = (prev.stage.judgment(), next.stage.judgment())
-        && a != b
-    {
-        return Err(TransitionError::FrozenChanged("judgment"));
+    if let (Some(a), Some(b)) = (prev.stage.judgment(), next.stage.judgment()) {
+        if a.results != b.results || a.results_hash != b.results_hash {
+            return Err(TransitionError::FrozenChanged("judgment.results"));
+        }
+        if a.refutation.is_some() && a.refutation != b.refutation {
+            return Err(TransitionError::FrozenChanged("judgment.refutation"));
+        }
+    }
+    if let Some(a) = prev.stage.correction() {
+        let b = next
+            .stage
+            .correction()
+            .ok_or(TransitionError::FrozenChanged("correction"))?;
+        if !b.attempts.starts_with(&a.attempts) {
+            return Err(TransitionError::FrozenChanged("correction.attempts"));
+        }
+        if let Some(f) = a.forecast
+            && b.forecast != Some(f)
+            && b.attempts.len() != a.attempts.len() + 1
+        {
+            return Err(TransitionError::FrozenChanged("correction.forecast"));
+        }
     }
     Ok(())
 }
@@ -663,10 +1152,15 @@ impl ReviewState {
     /// The next legal input for this state, as a routing token.
     pub fn next_action(&self) -> NextInput {
         match &self.stage {
-            Stage::Reviewing if self.frozen.selected_lenses.is_empty() => {
+            Stage::Reviewing { judgment: Some(_) } => NextInput::ProvideRefuter,
+            Stage::Reviewing { judgment: None } if self.frozen.selected_lenses.is_empty() => {
                 NextInput::ProvideEvidence
             }
-            Stage::Reviewing => NextInput::RunLenses,
+            Stage::Reviewing { judgment: None } => NextInput::RunLenses,
+            Stage::CorrectionRequired { correction, .. } if correction.forecast.is_some() => {
+                NextInput::ProvideValidation
+            }
+            Stage::CorrectionRequired { .. } => NextInput::ForecastCorrection,
             Stage::Validating { .. } => NextInput::ProvideEvidence,
             Stage::Approved { .. } | Stage::Escalated { .. } => NextInput::None,
         }
@@ -679,6 +1173,12 @@ impl ReviewState {
 pub enum NextInput {
     /// Run each selected lens once, then `finalize --result ...`.
     RunLenses,
+    /// Run the single refuter batch, then `finalize --refuter F`.
+    ProvideRefuter,
+    /// `finalize --correction-lines N` before editing.
+    ForecastCorrection,
+    /// Edit, then `finalize --validation F` with the targeted validator.
+    ProvideValidation,
     /// `finalize --evidence F` with independent evidence.
     ProvideEvidence,
     /// Terminal: nothing more.
@@ -693,6 +1193,15 @@ impl NextInput {
                 "run each selected lens once ({}), then `probity finalize --result <lens.json>...` in that order",
                 lenses.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
             ),
+            NextInput::ProvideRefuter => {
+                "run the refuter once over the inferential severe findings, then `probity finalize --refuter <batch.json>`".into()
+            }
+            NextInput::ForecastCorrection => {
+                "before editing, forecast the correction size: `probity finalize --correction-lines N`".into()
+            }
+            NextInput::ProvideValidation => {
+                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage <id> --validation <result.json>`".into()
+            }
             NextInput::ProvideEvidence => {
                 "produce independent evidence (test output, a build log), then `probity finalize --evidence <file>`".into()
             }

@@ -1,0 +1,228 @@
+//! Causal admission, the refuter and bounded correction through the real
+//! binary on real repositories.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use serde_json::json;
+use support::*;
+
+/// A change of 8 authored lines in src/parser.rs (budget 4).
+fn change() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    f.write("src/other.rs", "fn o() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -1\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n").unwrap();
+    f
+}
+
+const BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails on the candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b on base and candidate"]}"#;
+const PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]},"follow_ups":[]}"#;
+const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["test_b still fails"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]}}"#;
+
+struct Flow {
+    f: Fixture,
+    tmp: tempfile::TempDir,
+    lineage: String,
+}
+
+impl Flow {
+    fn to_correction() -> Flow {
+        let f = change();
+        let tmp = tempfile::tempdir().unwrap();
+        let s = probity(f.root(), &["start"]);
+        assert_eq!(s.json["correction_budget"], 4, "{}", s.stdout);
+        let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+        let r = input(tmp.path(), "r.json", BLOCKER);
+        let fin = probity(f.root(), &["finalize", "--result", &r]);
+        assert_eq!(fin.json["state"], "correction_required", "{}", fin.stdout);
+        assert_eq!(fin.json["action"], "forecast_correction");
+        assert_eq!(
+            fin.json["findings"],
+            json!([{"id": "R3-001", "severity": "BLOCKER", "route": "correction"}])
+        );
+        Flow { f, tmp, lineage }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
+        a.extend_from_slice(args);
+        probity(self.f.root(), &a)
+    }
+
+    fn doc(&self, name: &str, text: &str) -> String {
+        input(self.tmp.path(), name, text)
+    }
+}
+
+#[test]
+fn a_correction_is_measured_by_git_and_the_corrected_candidate_is_approved() {
+    let flow = Flow::to_correction();
+    let fc = flow.run(&["--correction-lines", "2"]);
+    assert_eq!(
+        (fc.json["state"].as_str(), fc.json["action"].as_str()),
+        (Some("correction_required"), Some("provide_validation"))
+    );
+    // The fix: one line changed inside the genesis path.
+    flow.f
+        .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    0\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
+        .unwrap();
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    assert_eq!(
+        v.json["charged_lines"], 2,
+        "Git measured one removed and one added line"
+    );
+    assert_eq!(v.json["attempts"][0]["actual_lines"], 2);
+    assert_eq!(v.json["attempts"][0]["forecast_lines"], 2);
+    let done = flow.run(&["--evidence", &flow.doc("ev.txt", "cargo test: ok\n")]);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let receipt: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(done.json["receipt_path"].as_str().unwrap()).unwrap(),
+    )
+    .unwrap();
+    assert_ne!(
+        receipt["initial_review_tree"],
+        receipt["final_candidate_tree"]
+    );
+    assert_eq!(receipt["resolved_finding_ids"], json!(["R3-001"]));
+    // The gate allows the corrected candidate, discovered by its own identity.
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.code, g.json["reason_code"].as_str()),
+        (0, Some("receipt_valid")),
+        "{}",
+        g.stdout
+    );
+    // And denies the uncorrected one.
+    flow.f
+        .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -1\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
+        .unwrap();
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.code, g.json["reason_code"].as_str()),
+        (1, Some("receipt_scope_changed")),
+        "{}",
+        g.stdout
+    );
+}
+
+#[test]
+fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    flow.f
+        .write("src/other.rs", "fn o() { changed }\n")
+        .unwrap();
+    let before = store_snapshot(&flow.f);
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(
+        (v.code, v.json["error"]["code"].as_str()),
+        (3, Some("outside_genesis")),
+        "{}",
+        v.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before);
+    // A new untracked file outside genesis is refused too.
+    flow.f.git(&["checkout", "--", "src/other.rs"]).unwrap();
+    flow.f.write("src/new.rs", "fn n() {}\n").unwrap();
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(v.json["error"]["code"], "outside_genesis");
+    assert_eq!(store_snapshot(&flow.f), before);
+}
+
+#[test]
+fn a_zero_edit_attempt_escalates_at_once() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "1"]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(v.json["state"], "escalated", "{}", v.stdout);
+    assert_eq!(v.json["escalation_reason"], "no_edit_attempt");
+    assert!(v.json["receipt_path"].is_string());
+}
+
+#[test]
+fn a_forecast_over_the_remaining_budget_escalates_before_the_edit() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    flow.f
+        .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -2\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
+        .unwrap();
+    let failed = flow.run(&["--validation", &flow.doc("v.json", FAIL)]);
+    assert_eq!(
+        (
+            failed.json["state"].as_str(),
+            failed.json["charged_lines"].as_u64()
+        ),
+        (Some("correction_required"), Some(2))
+    );
+    // 2 charged + 3 forecast > 4: escalate before any edit.
+    let over = flow.run(&["--correction-lines", "3"]);
+    assert_eq!(over.json["state"], "escalated", "{}", over.stdout);
+    assert_eq!(over.json["escalation_reason"], "forecast_over_budget");
+    assert_eq!(over.json["charged_lines"], 2);
+}
+
+#[test]
+fn a_refuted_inferential_finding_is_kept_and_the_review_proceeds() {
+    let f = change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(f.root(), &["start"]);
+    let inferential = BLOCKER.replace("deterministic", "inferential");
+    let r = probity(
+        f.root(),
+        &[
+            "finalize",
+            "--result",
+            &input(tmp.path(), "r.json", &inferential),
+        ],
+    );
+    assert_eq!(
+        (r.json["state"].as_str(), r.json["action"].as_str()),
+        (Some("reviewing"), Some("provide_refuter"))
+    );
+    assert_eq!(r.json["findings"][0]["route"], "refuter");
+    let before = store_snapshot(&f);
+    let unknown = input(
+        tmp.path(),
+        "u.json",
+        r#"{"outcomes":[{"finding_id":"R3-002","outcome":"refuted","evidence":["x"]}]}"#,
+    );
+    let bad = probity(f.root(), &["finalize", "--refuter", &unknown]);
+    assert_eq!(
+        (bad.code, bad.json["error"]["code"].as_str()),
+        (3, Some("refuter_mismatch"))
+    );
+    assert_eq!(store_snapshot(&f), before);
+    let batch = input(
+        tmp.path(),
+        "b.json",
+        r#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":["the sentinel is documented"]}]}"#,
+    );
+    let ok = probity(f.root(), &["finalize", "--refuter", &batch]);
+    assert_eq!(ok.json["state"], "validating", "{}", ok.stdout);
+    assert_eq!(ok.json["findings"][0]["route"], "refuted");
+}
+
+#[test]
+fn a_causal_claim_outside_the_change_is_downgraded_and_escalates() {
+    let f = change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(f.root(), &["start"]);
+    let outside = BLOCKER.replace("src/parser.rs:3", "src/parser.rs:1");
+    let r = probity(
+        f.root(),
+        &[
+            "finalize",
+            "--result",
+            &input(tmp.path(), "r.json", &outside),
+        ],
+    );
+    assert_eq!(r.json["state"], "escalated", "{}", r.stdout);
+    assert_eq!(r.json["findings"][0]["route"], "escalation");
+    assert_eq!(
+        r.json["findings"][0]["causal_downgrade"],
+        json!({"claimed": "introduced", "reason": "outside_changed_hunks"})
+    );
+}

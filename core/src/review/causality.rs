@@ -1,0 +1,325 @@
+//! Causal claims checked against the repository (R5, issue "causal
+//! admission"): a finding that says the candidate `introduced` or `worsened`
+//! something must point inside a changed hunk of (base, candidate); one that
+//! says `activated` must name an existing line of a genesis path. Otherwise
+//! its disposition is downgraded to `unknown` (which escalates) and the
+//! downgrade is recorded.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::review::finding::{CausalDisposition, ReviewerFinding};
+use crate::review::ids::RepoPath;
+
+/// A location `path:line` or `path:start-end` (1-based, inclusive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub path: RepoPath,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Location {
+    /// Parses `path:line` or `path:start-end`; the path is everything before
+    /// the last `:`.
+    pub fn parse(s: &str) -> Option<Location> {
+        let (path, lines) = s.trim().rsplit_once(':')?;
+        let (start, end) = match lines.split_once('-') {
+            Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+            None => {
+                let n = lines.parse().ok()?;
+                (n, n)
+            }
+        };
+        if start == 0 || end < start {
+            return None;
+        }
+        Some(Location {
+            path: RepoPath::parse(path).ok()?,
+            start,
+            end,
+        })
+    }
+}
+
+/// One changed hunk's new-side range, from `@@ -a,b +start,count @@`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hunk {
+    pub start: u64,
+    pub count: u64,
+}
+
+/// What Git says about the paths severe causal claims name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CausalFacts {
+    /// New-side hunks of (base, candidate), per genesis path.
+    pub hunks: BTreeMap<RepoPath, Vec<Hunk>>,
+    /// Line counts of genesis paths in the candidate (absent when deleted).
+    pub candidate_lines: BTreeMap<RepoPath, u64>,
+}
+
+/// Why a causal claim was downgraded to `unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DowngradeReason {
+    /// The location is not `path:line` or `path:start-end`.
+    UnparseableLocation,
+    /// The path is not a genesis path.
+    OutsideGenesis,
+    /// `introduced`/`worsened`, but no changed hunk touches the lines.
+    OutsideChangedHunks,
+    /// `activated`, but the lines do not exist in the candidate.
+    NoSuchLine,
+}
+
+/// A recorded downgrade: what was claimed and why it did not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CausalDowngrade {
+    pub claimed: CausalDisposition,
+    pub reason: DowngradeReason,
+}
+
+/// The genesis paths whose facts a set of findings needs.
+pub fn paths_needed<'a>(
+    findings: impl IntoIterator<Item = &'a ReviewerFinding>,
+    genesis: &[RepoPath],
+) -> Vec<RepoPath> {
+    let mut out: Vec<RepoPath> = findings
+        .into_iter()
+        .filter(|f| f.severity.is_severe())
+        .filter(|f| {
+            f.causal_disposition
+                .is_some_and(CausalDisposition::is_candidate_causal)
+        })
+        .filter_map(|f| Location::parse(f.location.as_str()))
+        .map(|l| l.path)
+        .filter(|p| genesis.binary_search(p).is_ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Checks a severe candidate-causal claim; `None` when it holds (or when
+/// there is no such claim to check).
+pub fn check(
+    finding: &ReviewerFinding,
+    genesis: &[RepoPath],
+    facts: &CausalFacts,
+) -> Option<CausalDowngrade> {
+    let claimed = finding.causal_disposition?;
+    if !finding.severity.is_severe() || !claimed.is_candidate_causal() {
+        return None;
+    }
+    let downgrade = |reason| Some(CausalDowngrade { claimed, reason });
+    let Some(loc) = Location::parse(finding.location.as_str()) else {
+        return downgrade(DowngradeReason::UnparseableLocation);
+    };
+    if genesis.binary_search(&loc.path).is_err() {
+        return downgrade(DowngradeReason::OutsideGenesis);
+    }
+    match claimed {
+        CausalDisposition::Activated => {
+            let lines = facts.candidate_lines.get(&loc.path).copied().unwrap_or(0);
+            if loc.end <= lines {
+                None
+            } else {
+                downgrade(DowngradeReason::NoSuchLine)
+            }
+        }
+        _ => {
+            let hunks = facts.hunks.get(&loc.path).map(Vec::as_slice).unwrap_or(&[]);
+            let touches = hunks.iter().any(|h| {
+                if h.count == 0 {
+                    // A pure deletion after line `start` (0: the whole file
+                    // went away) touches the lines around it.
+                    h.start == 0 || (h.start + 1 >= loc.start && h.start <= loc.end)
+                } else {
+                    h.start <= loc.end && loc.start < h.start + h.count
+                }
+            });
+            if touches {
+                None
+            } else {
+                downgrade(DowngradeReason::OutsideChangedHunks)
+            }
+        }
+    }
+}
+
+/// Parses the `@@ -a,b +c,d @@` lines of a unified diff into new-side hunks.
+pub fn parse_hunks(patch: &[u8]) -> Vec<Hunk> {
+    let mut out = Vec::new();
+    for line in patch.split(|b| *b == b'\n') {
+        let Some(rest) = line.strip_prefix(b"@@ ") else {
+            continue;
+        };
+        let Ok(rest) = std::str::from_utf8(rest) else {
+            continue;
+        };
+        let Some(plus) = rest.split(' ').find(|t| t.starts_with('+')) else {
+            continue;
+        };
+        let spec = &plus[1..];
+        let (start, count) = match spec.split_once(',') {
+            Some((s, c)) => (s.parse().ok(), c.parse().ok()),
+            None => (spec.parse().ok(), Some(1)),
+        };
+        if let (Some(start), Some(count)) = (start, count) {
+            out.push(Hunk { start, count });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::finding::{EvidenceClass, Severity};
+    use crate::review::ids::NonBlank;
+
+    fn p(s: &str) -> RepoPath {
+        RepoPath::parse(s).unwrap()
+    }
+
+    fn finding(loc: &str, d: CausalDisposition) -> ReviewerFinding {
+        ReviewerFinding {
+            location: NonBlank::parse(loc).unwrap(),
+            severity: Severity::Blocker,
+            claim: NonBlank::parse("c").unwrap(),
+            proof_refs: vec![NonBlank::parse("p").unwrap()],
+            evidence_class: Some(EvidenceClass::Deterministic),
+            causal_disposition: Some(d),
+        }
+    }
+
+    fn facts() -> CausalFacts {
+        let mut f = CausalFacts::default();
+        f.hunks.insert(
+            p("a.rs"),
+            vec![
+                Hunk {
+                    start: 10,
+                    count: 3,
+                },
+                Hunk {
+                    start: 40,
+                    count: 0,
+                },
+            ],
+        );
+        f.candidate_lines.insert(p("a.rs"), 50);
+        f
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(
+            Location::parse("src/a.rs:12"),
+            Some(Location {
+                path: p("src/a.rs"),
+                start: 12,
+                end: 12
+            })
+        );
+        assert_eq!(
+            Location::parse("a:b.rs:3-5").map(|l| (l.start, l.end)),
+            Some((3, 5))
+        );
+        for bad in ["a.rs", "a.rs:0", "a.rs:5-3", "a.rs:x", ":3", "../a:1"] {
+            assert_eq!(Location::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn introduced_must_touch_a_changed_hunk() {
+        let g = [p("a.rs")];
+        use CausalDisposition::*;
+        assert_eq!(check(&finding("a.rs:11", Introduced), &g, &facts()), None);
+        assert_eq!(check(&finding("a.rs:1-10", Worsened), &g, &facts()), None);
+        assert_eq!(
+            check(&finding("a.rs:41", Introduced), &g, &facts()),
+            None,
+            "next to a deletion"
+        );
+        let out = check(&finding("a.rs:13", Introduced), &g, &facts()).unwrap();
+        assert_eq!(
+            out,
+            CausalDowngrade {
+                claimed: Introduced,
+                reason: DowngradeReason::OutsideChangedHunks
+            }
+        );
+        assert_eq!(
+            check(&finding("b.rs:1", Introduced), &g, &facts())
+                .unwrap()
+                .reason,
+            DowngradeReason::OutsideGenesis
+        );
+        assert_eq!(
+            check(&finding("a.rs", Introduced), &g, &facts())
+                .unwrap()
+                .reason,
+            DowngradeReason::UnparseableLocation
+        );
+    }
+
+    #[test]
+    fn activated_must_name_an_existing_line() {
+        let g = [p("a.rs")];
+        assert_eq!(
+            check(
+                &finding("a.rs:50", CausalDisposition::Activated),
+                &g,
+                &facts()
+            ),
+            None
+        );
+        assert_eq!(
+            check(
+                &finding("a.rs:49-51", CausalDisposition::Activated),
+                &g,
+                &facts()
+            )
+            .unwrap()
+            .reason,
+            DowngradeReason::NoSuchLine
+        );
+    }
+
+    #[test]
+    fn other_dispositions_are_not_checked() {
+        let g = [p("a.rs")];
+        assert_eq!(
+            check(
+                &finding("zzz", CausalDisposition::PreExisting),
+                &g,
+                &facts()
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn hunk_headers() {
+        let patch =
+            b"diff --git a/x b/x\n@@ -1,2 +1,3 @@ fn x\n+a\n@@ -9 +10 @@\n@@ -20,4 +22,0 @@\n";
+        assert_eq!(
+            parse_hunks(patch),
+            vec![
+                Hunk { start: 1, count: 3 },
+                Hunk {
+                    start: 10,
+                    count: 1
+                },
+                Hunk {
+                    start: 22,
+                    count: 0
+                }
+            ]
+        );
+    }
+}

@@ -1,0 +1,324 @@
+//! Causal admission, the refuter batch and bounded correction, on plain
+//! values (no Git): every transition and its guards.
+
+use probity_core::review::causality::{CausalFacts, DowngradeReason};
+use probity_core::review::correction::MAX_FAILED_ATTEMPTS;
+use probity_core::review::finding::{RefuterResult, ReviewerResult, Route};
+use probity_core::review::fixtures::{self, fix, validation};
+use probity_core::review::lens::Lens;
+use probity_core::review::receipt::{Receipt, TerminalState};
+use probity_core::review::state::{
+    EscalationReason, NextInput, ReviewState, Stage, TransitionError, check_successor,
+};
+
+fn routes(s: &ReviewState) -> Vec<(String, Route)> {
+    s.stage
+        .judgment()
+        .unwrap()
+        .routed()
+        .map(|(f, r)| (f.id.to_string(), r))
+        .collect()
+}
+
+fn reason(s: &ReviewState) -> Option<EscalationReason> {
+    match &s.stage {
+        Stage::Escalated { reason, .. } => Some(*reason),
+        _ => None,
+    }
+}
+
+#[test]
+fn the_payments_diff_takes_four_routes() {
+    let (state, results, facts) = fixtures::payments_scenario().unwrap();
+    assert_eq!(state.frozen.selected_lenses, Lens::CANONICAL.to_vec());
+    let next = state.accept_results(results, &facts).unwrap();
+    assert_eq!(
+        routes(&next),
+        vec![
+            ("R1-001".into(), Route::Correction),
+            ("R1-002".into(), Route::FollowUp),
+            ("R1-003".into(), Route::Escalation),
+            ("R1-004".into(), Route::Info),
+        ]
+    );
+    // Any escalation makes the review escalated.
+    assert_eq!(reason(&next), Some(EscalationReason::FindingEscalated));
+    check_successor(&state, &next).unwrap();
+    let receipt = Receipt::derive(&next).unwrap();
+    assert_eq!(receipt.terminal_state, TerminalState::Escalated);
+    assert!(receipt.resolved_finding_ids.is_empty());
+}
+
+fn medium() -> ReviewState {
+    fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap()
+}
+
+fn one(json: &str) -> Vec<ReviewerResult> {
+    vec![ReviewerResult::parse(json.as_bytes()).unwrap()]
+}
+
+fn facts() -> CausalFacts {
+    let mut f = CausalFacts::default();
+    f.hunks.insert(
+        probity_core::review::ids::RepoPath::parse("src/parser.rs").unwrap(),
+        vec![probity_core::review::causality::Hunk {
+            start: 1,
+            count: 10,
+        }],
+    );
+    f.candidate_lines.insert(
+        probity_core::review::ids::RepoPath::parse("src/parser.rs").unwrap(),
+        30,
+    );
+    f
+}
+
+const INFERENTIAL: &str = r#"{"findings":[{"location":"src/parser.rs:4","severity":"CRITICAL","claim":"the mutex is never released on error","proof_refs":["src/parser.rs:4"],"evidence_class":"inferential","causal_disposition":"introduced"}],"evidence":["read the diff"]}"#;
+
+fn refuter(outcome: &str) -> RefuterResult {
+    RefuterResult::parse(
+        format!(r#"{{"outcomes":[{{"finding_id":"R3-001","outcome":"{outcome}","evidence":["defer unlocks on every return"]}}]}}"#)
+            .as_bytes(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn inferential_severe_findings_go_to_one_refuter_batch() {
+    let s = medium().accept_results(one(INFERENTIAL), &facts()).unwrap();
+    assert_eq!(s.stage.name(), "reviewing");
+    assert_eq!(s.next_action(), NextInput::ProvideRefuter);
+    assert_eq!(routes(&s), vec![("R3-001".into(), Route::Refuter)]);
+
+    let corroborated = s.accept_refuter(refuter("corroborated")).unwrap();
+    assert_eq!(corroborated.stage.name(), "correction_required");
+    assert_eq!(corroborated.next_action(), NextInput::ForecastCorrection);
+    let refuted = s.accept_refuter(refuter("refuted")).unwrap();
+    assert_eq!(
+        (refuted.stage.name(), routes(&refuted)[0].1),
+        ("validating", Route::Refuted)
+    );
+    // The refuted finding is kept.
+    assert_eq!(refuted.stage.judgment().unwrap().findings().count(), 1);
+    let inconclusive = s.accept_refuter(refuter("inconclusive")).unwrap();
+    assert_eq!(
+        reason(&inconclusive),
+        Some(EscalationReason::FindingEscalated)
+    );
+    for next in [&corroborated, &refuted, &inconclusive] {
+        check_successor(&s, next).unwrap();
+    }
+    // The same batch again is an idempotent retry; another is refused.
+    assert_eq!(
+        corroborated
+            .accept_refuter(refuter("corroborated"))
+            .unwrap(),
+        corroborated
+    );
+    assert!(matches!(
+        corroborated.accept_refuter(refuter("refuted")),
+        Err(TransitionError::DifferentRetry { .. })
+    ));
+}
+
+#[test]
+fn refuter_batches_must_name_exactly_the_pending_findings() {
+    let s = medium().accept_results(one(INFERENTIAL), &facts()).unwrap();
+    let unknown = RefuterResult::parse(
+        br#"{"outcomes":[{"finding_id":"R3-002","outcome":"refuted","evidence":["x"]}]}"#,
+    )
+    .unwrap();
+    assert!(matches!(
+        s.accept_refuter(unknown),
+        Err(TransitionError::RefuterUnknownFinding(_))
+    ));
+    let dup = br#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]},{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]}]}"#;
+    assert!(RefuterResult::parse(dup).is_err());
+    for bad in [
+        &br#"{"outcomes":[]}"#[..],
+        br#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":[]}]}"#,
+        br#"{"outcomes":[{"finding_id":"R3-001","outcome":"maybe","evidence":["x"]}]}"#,
+    ] {
+        assert!(RefuterResult::parse(bad).is_err());
+    }
+    // No batch is legal when no finding awaits one.
+    let clean = medium()
+        .accept_results(vec![fixtures::clean_result()], &facts())
+        .unwrap();
+    assert!(matches!(
+        clean.accept_refuter(refuter("refuted")),
+        Err(TransitionError::WrongStage { .. })
+    ));
+}
+
+#[test]
+fn causal_claims_outside_the_change_are_downgraded_and_escalate() {
+    let json = INFERENTIAL
+        .replace("inferential", "deterministic")
+        .replace("src/parser.rs:4", "src/parser.rs:25");
+    let s = medium().accept_results(one(&json), &facts()).unwrap();
+    let f = s
+        .stage
+        .judgment()
+        .unwrap()
+        .findings()
+        .next()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        f.causal_downgrade.map(|d| d.reason),
+        Some(DowngradeReason::OutsideChangedHunks)
+    );
+    assert_eq!(reason(&s), Some(EscalationReason::FindingEscalated));
+}
+
+/// R6.8: 120 lines → budget 60; 18 then 22 charged; a forecast of 25
+/// escalates before the edit; a forecast of 15 may proceed and, failing,
+/// escalates as the third failure.
+#[test]
+fn the_120_line_budget_example() {
+    let s = fixtures::budget_scenario().unwrap();
+    assert_eq!(
+        (s.frozen.authored_lines, s.frozen.correction_budget),
+        (120, 60)
+    );
+    assert_eq!(s.stage.name(), "correction_required");
+    let s1 = s.accept_forecast(20).unwrap();
+    assert_eq!(s1.next_action(), NextInput::ProvideValidation);
+    let s2 = s1.accept_validation(fix(1, 18), validation(false)).unwrap();
+    assert_eq!(
+        (
+            s2.stage.name(),
+            s2.stage.correction().unwrap().charged_lines()
+        ),
+        ("correction_required", 18)
+    );
+    let s3 = s2
+        .accept_forecast(25)
+        .unwrap()
+        .accept_validation(fix(2, 22), validation(false))
+        .unwrap();
+    assert_eq!(s3.stage.correction().unwrap().charged_lines(), 40);
+    let over = s3.accept_forecast(25).unwrap();
+    assert_eq!(reason(&over), Some(EscalationReason::ForecastOverBudget));
+    let third = s3
+        .accept_forecast(15)
+        .unwrap()
+        .accept_validation(fix(3, 14), validation(false))
+        .unwrap();
+    assert_eq!(reason(&third), Some(EscalationReason::AttemptsExhausted));
+    assert_eq!(
+        third.stage.correction().unwrap().failed_attempts(),
+        MAX_FAILED_ATTEMPTS
+    );
+    for (a, b) in [(&s, &s1), (&s1, &s2), (&s3, &over)] {
+        check_successor(a, b).unwrap();
+    }
+}
+
+#[test]
+fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
+    let s = fixtures::budget_scenario().unwrap();
+    let fixed = s
+        .accept_forecast(10)
+        .unwrap()
+        .accept_validation(fix(7, 9), validation(true))
+        .unwrap();
+    assert_eq!(fixed.stage.name(), "validating");
+    assert_eq!(fixed.final_candidate_tree().as_str(), format!("{:040x}", 7));
+    let approved = fixed.accept_evidence(b"all tests pass\n").unwrap();
+    let r = Receipt::derive(&approved).unwrap();
+    assert_ne!(r.initial_review_tree, r.final_candidate_tree);
+    assert_ne!(
+        r.fix_delta_hash,
+        probity_core::review::correction::empty_fix_delta()
+    );
+    assert_eq!(
+        r.resolved_finding_ids
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["R3-001"]
+    );
+}
+
+#[test]
+fn no_edit_and_over_budget_attempts_escalate() {
+    let s = fixtures::budget_scenario()
+        .unwrap()
+        .accept_forecast(10)
+        .unwrap();
+    let mut none = fix(0, 0);
+    none.to_tree = s.snapshot.candidate_tree.clone();
+    none.paths.clear();
+    assert_eq!(
+        reason(&s.accept_validation(none, validation(true)).unwrap()),
+        Some(EscalationReason::NoEditAttempt)
+    );
+    let big = s.accept_validation(fix(9, 61), validation(true)).unwrap();
+    assert_eq!(reason(&big), Some(EscalationReason::BudgetExceeded));
+}
+
+#[test]
+fn fixes_outside_genesis_and_bad_inputs_change_nothing() {
+    let s = fixtures::budget_scenario().unwrap();
+    assert!(matches!(
+        s.accept_forecast(0),
+        Err(TransitionError::ZeroForecast)
+    ));
+    assert!(matches!(
+        s.accept_validation(fix(1, 3), validation(true)),
+        Err(TransitionError::WrongStage { .. })
+    ));
+    let f = s.accept_forecast(10).unwrap();
+    let mut outside = fix(1, 3);
+    outside
+        .paths
+        .push(probity_core::review::ids::RepoPath::parse("src/other.rs").unwrap());
+    assert!(matches!(
+        f.accept_validation(outside, validation(true)),
+        Err(TransitionError::OutsideGenesis(_))
+    ));
+    assert!(matches!(
+        f.accept_evidence(b"x"),
+        Err(TransitionError::WrongStage { .. })
+    ));
+    // A second, different forecast for the same attempt is refused.
+    assert!(matches!(
+        f.accept_forecast(11),
+        Err(TransitionError::DifferentRetry { .. })
+    ));
+    assert_eq!(f.accept_forecast(10).unwrap(), f);
+}
+
+#[test]
+fn successors_cannot_rewrite_history() {
+    let s = fixtures::budget_scenario().unwrap();
+    let s2 = s
+        .accept_forecast(20)
+        .unwrap()
+        .accept_validation(fix(1, 18), validation(false))
+        .unwrap();
+    let s3 = s2
+        .accept_forecast(10)
+        .unwrap()
+        .accept_validation(fix(2, 5), validation(true))
+        .unwrap();
+    check_successor(&s2, &s3).unwrap();
+    // Dropping an attempt (a re-charge dodge) is refused.
+    let mut forged = s3.clone();
+    if let Stage::Validating {
+        correction: Some(c),
+        ..
+    } = &mut forged.stage
+    {
+        c.attempts.remove(0);
+    }
+    assert!(check_successor(&s2, &forged).is_err());
+    // Going back from terminal is refused.
+    let approved = s3.accept_evidence(b"ok").unwrap();
+    assert!(matches!(
+        check_successor(&approved, &s3),
+        Err(TransitionError::IllegalEdge { .. })
+    ));
+}
