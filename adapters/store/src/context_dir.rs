@@ -80,6 +80,19 @@ fn write_files<'a>(
         return Err(ContextDirError::Exists(root.to_owned()));
     }
     make_dir(root)?;
+    let written = write_below(root, files);
+    if written.is_err() {
+        // Never leave a partial tree behind (best effort: the error that
+        // stopped the write is the one reported).
+        let _ = fs::remove_dir_all(root);
+    }
+    written
+}
+
+fn write_below<'a>(
+    root: &Path,
+    files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
+) -> Result<(), ContextDirError> {
     for (rel, bytes) in files {
         let path = checked_join(root, rel)?;
         let mut dir = root.to_path_buf();
@@ -217,4 +230,26 @@ pub fn copy_verified(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirE
         return Err(ContextDirError::Changed(dest.to_owned()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_no_partial_tree() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("context");
+        // `a` is a file, so `a/b` cannot be written below it.
+        let files: Vec<(String, Vec<u8>)> =
+            vec![("a".into(), b"x".to_vec()), ("a/b".into(), b"y".to_vec())];
+        let err = write_files(&root, files.iter().map(|(p, b)| (p, b))).unwrap_err();
+        assert!(matches!(err, ContextDirError::Changed(_)), "{err}");
+        assert!(fs::symlink_metadata(&root).is_err());
+        let bad: Vec<(String, Vec<u8>)> = vec![("../escape".into(), b"y".to_vec())];
+        let err = write_files(&root, bad.iter().map(|(p, b)| (p, b))).unwrap_err();
+        assert!(matches!(err, ContextDirError::BadPath(_)), "{err}");
+        assert!(fs::symlink_metadata(&root).is_err());
+        assert!(fs::symlink_metadata(tmp.path().join("escape")).is_err());
+    }
 }

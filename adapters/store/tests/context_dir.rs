@@ -179,3 +179,16 @@ fn verified_copy_is_read_only_and_exact() {
         fs::set_permissions(d.unwrap().path(), fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
+
+#[test]
+fn copy_to_an_existing_directory_is_refused_untouched() {
+    let (tmp, root, a) = written();
+    let v = verify_dir(&root, &a.index_digest).unwrap();
+    let dest = tmp.path().join("copy");
+    fs::create_dir(&dest).unwrap();
+    assert!(matches!(
+        copy_verified(&v, &dest),
+        Err(ContextDirError::Exists(_))
+    ));
+    assert!(fs::read_dir(&dest).unwrap().next().is_none());
+}

@@ -652,3 +652,42 @@ fn thread_arrays_have_their_own_orders() {
             .contains(r#""resolved_by_actor_id":"U_bob""#)
     );
 }
+
+#[test]
+fn bots_are_admitted_only_through_a_registered_role() {
+    let cases = [
+        (json!(true), json!("review"), true),
+        (json!(true), json!("marketing"), false),
+        (json!(false), json!("review"), false),
+        (json!(true), Value::Null, false),
+    ];
+    for (identity, role, admitted) in cases {
+        let mut v = value(CHANGE_PROPOSAL);
+        for a in v["actors"].as_array_mut().unwrap() {
+            if a["id"] == "BOT_fullsend" {
+                a["bot_identity_verified"] = identity.clone();
+                a["bot_role"] = role.clone();
+            }
+        }
+        let a = run_value(&v).unwrap();
+        let idx = text(&a, "index.json");
+        assert_eq!(idx.contains("\"IC_bot\""), admitted, "{identity} {role}");
+        assert_eq!(
+            a.gaps
+                .count(GapScope::Comments, GapCode::AuthorizationFailed),
+            if admitted { 2 } else { 3 }
+        );
+    }
+    // A human threshold does not apply to bots, and a bot role does not
+    // admit a human: an unverified human is refused whatever the threshold.
+    let mut v = value(WORK_ITEM);
+    v["profile"]["admission"]["human_min_role"] = json!("triage");
+    let a = run_value(&v).unwrap();
+    // eli (triage) is now admitted; fay (unverified) is still refused.
+    assert_eq!(
+        a.gaps
+            .count(GapScope::Comments, GapCode::AuthorizationFailed),
+        1
+    );
+    assert!(text(&a, "index.json").contains("\"5001\""));
+}
