@@ -691,3 +691,67 @@ fn bots_are_admitted_only_through_a_registered_role() {
     );
     assert!(text(&a, "index.json").contains("\"5001\""));
 }
+
+/// Replaces one file and re-signs the index: only the consistency checks
+/// can refuse the result.
+fn resigned(
+    a: &Assembly,
+    path: &str,
+    bytes: Option<Vec<u8>>,
+) -> (std::collections::BTreeMap<String, Vec<u8>>, HexDigest) {
+    let mut files = a.tree.files().clone();
+    let mut idx = index(a);
+    match bytes {
+        Some(b) => {
+            for f in idx["files"].as_array_mut().unwrap() {
+                if f["path"] == path {
+                    f["bytes"] = json!(b.len());
+                    f["sha256"] = json!(HexDigest::of(&b).hex());
+                }
+            }
+            files.insert(path.to_owned(), b);
+        }
+        None => {
+            idx["files"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|f| f["path"] != path);
+            files.remove(path);
+        }
+    }
+    let idx_bytes = crate::canonical::canonical_value_bytes(&idx).unwrap();
+    let d = HexDigest::of(&idx_bytes);
+    files.insert("index.json".into(), idx_bytes);
+    (files, d)
+}
+
+#[test]
+fn verify_checks_tree_consistency() {
+    let a = verified_example();
+    let (files, d) = resigned(
+        &a,
+        "state/threads.json",
+        Some(br#"{"threads":[]}"#.to_vec()),
+    );
+    assert_eq!(verify(&observe(&files), &d), Err(VerifyError::ThreadSets));
+    let (files, d) = resigned(&a, "views/unresolved-review.order", None);
+    assert_eq!(
+        verify(&observe(&files), &d),
+        Err(VerifyError::MissingSingleton(
+            "views/unresolved-review.order"
+        ))
+    );
+    let path = a
+        .tree
+        .files()
+        .keys()
+        .find(|p| p.starts_with("records/2026"))
+        .unwrap()
+        .clone();
+    let forged = text(&a, &path).replacen("Fullsend-Record: \"", "Fullsend-Record: \"x", 1);
+    let (files, d) = resigned(&a, &path, Some(forged.into_bytes()));
+    assert_eq!(
+        verify(&observe(&files), &d),
+        Err(VerifyError::RecordHeader(path))
+    );
+}

@@ -75,6 +75,46 @@ pub enum VerifyError {
     Dangling { from: String, to: String },
     #[error("schema bundle unavailable: {0}")]
     Bundle(SchemaError),
+    #[error("the always-emitted file {0} is not in the manifest")]
+    MissingSingleton(&'static str),
+    #[error("{0}: the record header does not match its manifest role")]
+    RecordHeader(String),
+    #[error("index.json must have exactly one entity record with content")]
+    EntityRecord,
+    #[error("relations/reviews.json and state/threads.json have different thread keys")]
+    ThreadSets,
+}
+
+/// Files every tree has.
+const SINGLETONS: [&str; 8] = [
+    "collection.json",
+    "entity/metadata.json",
+    "relations/reviews.json",
+    "history/agent-runs.json",
+    "state/actors.json",
+    "state/threads.json",
+    "views/timeline.order",
+    "views/unresolved-review.order",
+];
+
+fn header_kind(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "entity_record" => "entity",
+        "comment_record" => "comment",
+        "review_record" => "review",
+        _ => return None,
+    })
+}
+
+fn thread_keys(doc: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = doc["threads"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["thread_key"].as_str().map(str::to_owned))
+        .collect();
+    keys.sort();
+    keys
 }
 
 /// A verified tree: exactly the checked bytes, `index.json` included.
@@ -247,6 +287,12 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
         if entry["sha256"].as_str() != Some(digest.as_str()) {
             return Err(VerifyError::Digest(path));
         }
+        if let Some(kind) = header_kind(role) {
+            let first = format!("Fullsend-Record: \"{kind}\"\n");
+            if !bytes.starts_with(first.as_bytes()) {
+                return Err(VerifyError::RecordHeader(path));
+            }
+        }
         if let Some(doc) = doc_schema(role) {
             let v = parse_json(&path, bytes)?;
             bundle
@@ -275,6 +321,32 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
         }
     }
 
+    for name in SINGLETONS {
+        if !files.contains_key(name) {
+            return Err(VerifyError::MissingSingleton(name));
+        }
+    }
+    let entity_records = index["records"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["kind"] == "entity" && r.get("content_path").is_some())
+        .count();
+    if entity_records != 1 {
+        return Err(VerifyError::EntityRecord);
+    }
+    let parse = |p: &str| -> Result<Value, VerifyError> {
+        let b = files.get(p).map(Vec::as_slice).unwrap_or_default();
+        parse_json(p, b)
+    };
+    let rel = parse("relations/reviews.json")?;
+    let state = parse("state/threads.json")?;
+    let rel_keys = thread_keys(&rel);
+    let mut unique = rel_keys.clone();
+    unique.dedup();
+    if rel_keys != thread_keys(&state) || unique.len() != rel_keys.len() {
+        return Err(VerifyError::ThreadSets);
+    }
     let collection = files
         .get("collection.json")
         .ok_or_else(|| VerifyError::MissingFile("collection.json".into()))?;
