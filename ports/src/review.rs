@@ -315,7 +315,27 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         let next = record.state.accept_refuter(batch)?;
         record = commit(store, &record, next)?;
     }
-    if let Some(lines) = input.correction_lines {
+    // An exact retry of a forecast and validation that already landed
+    // answers unchanged instead of opening another attempt.
+    let mut validation = validation;
+    let mut correction_lines = input.correction_lines;
+    if let Some(v) = &validation
+        && record
+            .state
+            .stage
+            .correction()
+            .is_some_and(|c| !c.attempts.is_empty())
+    {
+        let live = git.live_target().map_err(ReviewError::Repository)?;
+        if record
+            .state
+            .is_last_attempt(correction_lines, &live.candidate_tree, v)
+        {
+            validation = None;
+            correction_lines = None;
+        }
+    }
+    if let Some(lines) = correction_lines {
         let next = record.state.accept_forecast(lines)?;
         record = commit(store, &record, next)?;
     }

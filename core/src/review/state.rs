@@ -114,9 +114,16 @@ impl Judgment {
             .map(|o| o.outcome)
     }
 
-    /// The route of a finding after the refuter batch.
+    /// The route of a finding after the refuter batch. A finding still
+    /// awaiting the refuter in a judgment that already escalates goes to
+    /// the human with the rest (no refuter runs for an escalated review).
     pub fn route_of(&self, f: &Finding) -> Route {
-        final_route(f.route, self.outcome(f.id))
+        let route = final_route(f.route, self.outcome(f.id));
+        if route == Route::Refuter && self.findings().any(|g| g.route == Route::Escalation) {
+            Route::Escalation
+        } else {
+            route
+        }
     }
 
     /// Every finding with its final route.
@@ -984,6 +991,24 @@ impl ReviewState {
             }
         };
         self.with_stage(stage)
+    }
+
+    /// Whether a (forecast, validation) pair is an exact retry of the last
+    /// recorded attempt: same forecast, same measured tree, same verdict.
+    pub fn is_last_attempt(
+        &self,
+        forecast: Option<u64>,
+        to_tree: &TreeId,
+        validation: &ValidatorResult,
+    ) -> bool {
+        let Some(last) = self.stage.correction().and_then(|c| c.attempts.last()) else {
+            return false;
+        };
+        let same_verdict =
+            last.validation.as_ref() == Some(&ValidationRecord::from(validation.clone()));
+        forecast.is_none_or(|n| n == last.forecast_lines)
+            && last.to_tree == *to_tree
+            && same_verdict
     }
 
     /// Accepts final evidence in `validating` (R4.4). A retry with the same

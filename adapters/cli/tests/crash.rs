@@ -1,0 +1,149 @@
+//! Crash safety (R4.5): finalize commits each valid intermediate state; a
+//! simulated crash after the Nth replace leaves the last committed state,
+//! and re-running resumes without re-running a lens or re-charging budget.
+
+use probity_core::review::lens::Lens;
+use probity_git::fixture::Fixture;
+use probity_ports::review::{
+    self as drivers, Clock, FinalizeInput, NamedInput, ReviewError, ReviewStore, StoreError,
+};
+use probity_store::FileStore;
+
+struct FixedClock;
+
+impl Clock for FixedClock {
+    fn now(&self) -> probity_core::review::ids::Timestamp {
+        probity_core::review::ids::Timestamp::parse("2026-11-29T12:00:00Z").unwrap()
+    }
+    fn nonce(&self) -> probity_core::review::ids::Nonce {
+        probity_core::review::ids::Nonce::parse("0123456789abcdef0123456789abcdef").unwrap()
+    }
+}
+
+fn named(name: &str, text: &str) -> NamedInput {
+    NamedInput {
+        name: name.into(),
+        bytes: text.as_bytes().to_vec(),
+    }
+}
+
+const CLEAN: &str = r#"{"findings":[],"evidence":["read the diff"]}"#;
+const BLOCKER: &str = r#"{"findings":[{"location":"src/a.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}"#;
+const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["t fails"]},"correction_regression":{"passed":true,"evidence":["suite"]}}"#;
+
+fn repo() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/a.rs", "fn a() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write(
+        "src/a.rs",
+        "fn a() {}\nfn b() { 1 }\nfn c() {}\nfn d() {}\n",
+    )
+    .unwrap();
+    f
+}
+
+fn is_crash(e: &ReviewError) -> bool {
+    matches!(e, ReviewError::Store(StoreError::Io { .. }))
+}
+
+#[test]
+fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
+    let f = repo();
+    let repo = f.repo().unwrap();
+    let store = FileStore::for_common_dir(repo.common_dir());
+    let started = drivers::start(&repo, &store, &FixedClock, Lens::Reliability).unwrap();
+    let lineage = started.record.state.lineage_id.clone();
+
+    // Crash after the first replace: results are durable, evidence is not.
+    let crashing = FileStore::for_common_dir(repo.common_dir()).with_fault_after_replaces(1);
+    let input = FinalizeInput {
+        results: vec![named("r.json", CLEAN)],
+        evidence: Some(named("ev.txt", "ok\n")),
+        ..Default::default()
+    };
+    let err = drivers::finalize(&repo, &crashing, input).unwrap_err();
+    assert!(is_crash(&err), "{err}");
+    let after_crash = store.load(&lineage).unwrap().unwrap();
+    assert_eq!(after_crash.state.stage.name(), "validating");
+    assert!(store.read_receipt(&lineage).unwrap().is_none());
+
+    // Resume with the evidence only: the lens is not asked again.
+    let resumed = drivers::finalize(
+        &repo,
+        &store,
+        FinalizeInput {
+            lineage: Some(lineage.clone()),
+            evidence: Some(named("ev.txt", "ok\n")),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(resumed.record.state.stage.name(), "approved");
+    assert_eq!(
+        resumed.record.state.stage.judgment(),
+        after_crash.state.stage.judgment()
+    );
+    assert!(store.read_receipt(&lineage).unwrap().is_some());
+}
+
+#[test]
+fn a_crash_during_correction_never_charges_twice() {
+    let f = repo();
+    let repo = f.repo().unwrap();
+    let store = FileStore::for_common_dir(repo.common_dir());
+    let lineage = drivers::start(&repo, &store, &FixedClock, Lens::Reliability)
+        .unwrap()
+        .record
+        .state
+        .lineage_id;
+    drivers::finalize(
+        &repo,
+        &store,
+        FinalizeInput {
+            results: vec![named("r.json", BLOCKER)],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    f.write(
+        "src/a.rs",
+        "fn a() {}\nfn b() { 2 }\nfn c() {}\nfn d() {}\n",
+    )
+    .unwrap();
+
+    // Forecast and validation in one call; crash after the forecast lands.
+    let crashing = FileStore::for_common_dir(repo.common_dir()).with_fault_after_replaces(1);
+    let both = FinalizeInput {
+        lineage: Some(lineage.clone()),
+        correction_lines: Some(2),
+        validation: Some(named("v.json", FAIL)),
+        ..Default::default()
+    };
+    assert!(is_crash(
+        &drivers::finalize(&repo, &crashing, both.clone()).unwrap_err()
+    ));
+    let mid = store.load(&lineage).unwrap().unwrap();
+    let c = mid.state.stage.correction().unwrap();
+    assert_eq!((c.forecast, c.attempts.len()), (Some(2), 0));
+
+    // Re-running the same command: the forecast is an exact retry, the
+    // validation lands once, and Git's measurement is charged once.
+    let done = drivers::finalize(&repo, &store, both.clone()).unwrap();
+    let c = done.record.state.stage.correction().unwrap();
+    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
+    // Running it yet again is an exact retry: no second attempt.
+    let again = drivers::finalize(&repo, &store, both.clone()).unwrap();
+    assert_eq!(again.record, done.record);
+    // Malformed JSON is not an attempt and charges nothing.
+    let bad = FinalizeInput {
+        lineage: Some(lineage.clone()),
+        validation: Some(named("v.json", "{not json")),
+        ..Default::default()
+    };
+    assert!(matches!(
+        drivers::finalize(&repo, &store, bad),
+        Err(ReviewError::MalformedInput { .. })
+    ));
+    assert_eq!(store.load(&lineage).unwrap().unwrap(), done.record);
+}
