@@ -1,9 +1,13 @@
 //! `probity demo`: the five actions on a scratch repository, step by step.
+//!
+//! `--scenario ordinary` (default) shows the clean path and the gate
+//! following the live candidate; `--scenario correction` shows a
+//! candidate-causal blocker corrected inside its budget.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
 use probity_core::review::lens::Lens;
@@ -17,8 +21,21 @@ use crate::authority_cmd::{
 use crate::clock::SystemClock;
 use crate::output::{CliError, ErrorKind, Output};
 
+/// Which story the demo tells.
+#[derive(Debug, Clone, Copy, Default, ValueEnum)]
+pub enum Scenario {
+    /// Clean review, then the gate after staging, a comment edit and unrelated work.
+    #[default]
+    Ordinary,
+    /// A candidate-causal blocker, a forecast, a Git-measured fix, approval.
+    Correction,
+}
+
 #[derive(Debug, Args)]
 pub struct DemoArgs {
+    /// The scenario to run.
+    #[arg(long, value_enum, default_value = "ordinary")]
+    pub scenario: Scenario,
     /// Keep the scratch repository and print its path.
     #[arg(long)]
     pub keep: bool,
@@ -55,6 +72,7 @@ fn write(root: &Path, rel: &str, text: &str) -> Result<(), CliError> {
 const PARSER_V1: &str =
     "//! A tiny parser.\n\npub fn parse(s: &str) -> Vec<&str> {\n    s.split(',').collect()\n}\n";
 const PARSER_V2: &str = "//! A tiny parser.\n\npub fn parse(s: &str) -> Vec<&str> {\n    s.split(',').map(str::trim).collect()\n}\n\n/// Counts fields.\npub fn count(s: &str) -> usize {\n    parse(s).len()\n}\n";
+const PARSER_BUGGY: &str = "//! A tiny parser.\n\npub fn parse(s: &str) -> Vec<&str> {\n    s.split(',').map(str::trim).collect()\n}\n\n/// Counts fields.\npub fn count(s: &str) -> usize {\n    parse(s).len() + 1\n}\n";
 const PARSER_TEST: &str =
     "#[test]\nfn trims() {\n    assert_eq!(crate::parser::parse(\"a, b\"), [\"a\", \"b\"]);\n}\n";
 
@@ -65,57 +83,72 @@ struct Steps {
 }
 
 impl Steps {
-    fn step(&mut self, n: usize, title: &str, value: Value, human: String) {
-        if self.out.json {
-            self.steps
-                .push(json!({"step": n, "title": title, "result": value}));
-        } else {
+    fn step(&mut self, title: &str, value: Value, human: String) {
+        let n = self.steps.len() + 1;
+        if !self.out.json {
             println!("== {n}. {title}\n{human}");
         }
+        self.steps
+            .push(json!({"step": n, "title": title, "result": value}));
     }
 }
 
-pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
-    let dir = tempfile::Builder::new()
-        .prefix("probity-demo-")
-        .tempdir()
-        .map_err(io_err("temp dir"))?;
-    let root = dir.path().to_path_buf();
-    let git = GitCli::default();
-    git.ensure_supported().map_err(git_err)?;
-    let run_git = |a: &[&str]| git.run(&root, a).map_err(git_err);
-    run_git(&["init", "-q", "-b", "main"])?;
-    for (k, v) in [
-        ("user.name", "Probity Demo"),
-        ("user.email", "demo@probity.invalid"),
-        ("commit.gpgsign", "false"),
-    ] {
-        run_git(&["config", k, v])?;
+/// A scratch repository with one commit.
+struct Scratch {
+    dir: tempfile::TempDir,
+    git: GitCli,
+}
+
+impl Scratch {
+    fn new() -> Result<Self, CliError> {
+        let dir = tempfile::Builder::new()
+            .prefix("probity-demo-")
+            .tempdir()
+            .map_err(io_err("temp dir"))?;
+        let git = GitCli::default();
+        git.ensure_supported().map_err(git_err)?;
+        let s = Self { dir, git };
+        s.git(&["init", "-q", "-b", "main"])?;
+        for (k, v) in [
+            ("user.name", "Probity Demo"),
+            ("user.email", "demo@probity.invalid"),
+            ("commit.gpgsign", "false"),
+        ] {
+            s.git(&["config", k, v])?;
+        }
+        write(s.root(), "src/parser.rs", PARSER_V1)?;
+        write(s.root(), "README.md", "# demo\n")?;
+        write(s.root(), ".gitignore", "target/\n")?;
+        s.git(&["add", "-A"])?;
+        s.git(&["commit", "-q", "-m", "base"])?;
+        Ok(s)
     }
-    write(&root, "src/parser.rs", PARSER_V1)?;
-    write(&root, "README.md", "# demo\n")?;
-    write(&root, ".gitignore", "target/\n")?;
-    run_git(&["add", "-A"])?;
-    run_git(&["commit", "-q", "-m", "base"])?;
-    // The change under review: an edit and an intended untracked file, plus
-    // ignored build output that must stay out of the candidate.
-    write(&root, "src/parser.rs", PARSER_V2)?;
-    write(&root, "src/parser_test.rs", PARSER_TEST)?;
-    write(&root, "target/debug/output.bin", "build output\n")?;
 
-    let repo = Repo::discover(git.clone(), &root).map_err(git_err)?;
-    let store = FileStore::for_common_dir(repo.common_dir());
-    let mut s = Steps {
-        out,
-        steps: Vec::new(),
-    };
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
 
-    // 1. start
+    fn git(&self, args: &[&str]) -> Result<Vec<u8>, CliError> {
+        self.git.run(self.dir.path(), args).map_err(git_err)
+    }
+}
+
+fn named(name: &str, bytes: impl Into<Vec<u8>>) -> NamedInput {
+    NamedInput {
+        name: name.into(),
+        bytes: bytes.into(),
+    }
+}
+
+fn to_bytes(v: &Value) -> Vec<u8> {
+    serde_json::to_vec_pretty(v).unwrap_or_else(|_| v.to_string().into_bytes())
+}
+
+fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let started =
-        drivers::start(&repo, &store, &SystemClock, Lens::Reliability).map_err(review_error)?;
+        drivers::start(repo, store, &SystemClock, Lens::Reliability).map_err(review_error)?;
     let st = &started.record.state;
     s.step(
-        1,
         "probity start: freeze the candidate",
         start_json(&started.record, false),
         format!(
@@ -130,8 +163,66 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
             st.lens_bindings().first().map(|b| b.binding.as_str()).unwrap_or("(no lens)"),
         ),
     );
+    Ok(())
+}
 
-    // 2. the lens (scripted here; a model or a person in real use)
+fn finalize_step(
+    s: &mut Steps,
+    title: &str,
+    repo: &Repo,
+    store: &FileStore,
+    input: FinalizeInput,
+) -> Result<drivers::Finalized, CliError> {
+    let done = drivers::finalize(repo, store, input).map_err(review_error)?;
+    let v = finalize_json(&done.record, done.receipt_location.as_deref());
+    let mut human = format!(
+        "{} is {} | next: {}\n",
+        done.record.state.lineage_id,
+        done.record.state.stage.name(),
+        v["action"].as_str().unwrap_or("?")
+    );
+    for f in v["findings"].as_array().into_iter().flatten() {
+        human.push_str(&format!(
+            "  {} {} -> {}\n",
+            f["id"].as_str().unwrap_or("?"),
+            f["severity"].as_str().unwrap_or("?"),
+            f["route"].as_str().unwrap_or("?")
+        ));
+    }
+    if v["charged_lines"].as_u64().unwrap_or(0) > 0 {
+        human.push_str(&format!(
+            "  charged {} of {} budget lines (measured by Git)\n",
+            v["charged_lines"], v["correction_budget"]
+        ));
+    }
+    let mut value = json!({ "finalize": v });
+    if done.receipt_location.is_some() {
+        let receipt = store
+            .read_receipt(&done.record.state.lineage_id)
+            .map_err(|e| review_error(e.into()))?
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        human.push_str(&format!("  receipt: {receipt}"));
+        value["receipt"] = serde_json::from_str(&receipt).unwrap_or(Value::Null);
+    }
+    s.step(title, value, human);
+    Ok(done)
+}
+
+fn gate_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
+    let d = drivers::validate_pre_commit(repo, store).map_err(review_error)?;
+    s.step(title, decision_json(&d), human_decision(&d));
+    Ok(())
+}
+
+fn ordinary(
+    s: &mut Steps,
+    scratch: &Scratch,
+    repo: &Repo,
+    store: &FileStore,
+) -> Result<(), CliError> {
+    let root = scratch.root();
+    start_step(s, repo, store)?;
     let lens_result = json!({
         "findings": [{
             "location": "src/parser.rs:4",
@@ -141,17 +232,11 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         }],
         "evidence": ["read the whole candidate diff of src/parser.rs and src/parser_test.rs"]
     });
-    let lens_bytes = serde_json::to_vec_pretty(&lens_result)
-        .map_err(|e| io_err("lens result")(std::io::Error::other(e)))?;
     s.step(
-        2,
         "run the reliability lens once (scripted in this demo)",
         lens_result.clone(),
-        format!("{}\n", String::from_utf8_lossy(&lens_bytes)),
+        format!("{}\n", String::from_utf8_lossy(&to_bytes(&lens_result))),
     );
-
-    // 3. independent evidence (a real check here: the test file exists and
-    // names the function it tests)
     let test_src =
         std::fs::read_to_string(root.join("src/parser_test.rs")).map_err(io_err("evidence"))?;
     let evidence = format!(
@@ -160,75 +245,171 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         test_src.contains("parse(")
     );
     s.step(
-        3,
         "produce independent evidence",
         json!({"evidence": evidence}),
         evidence.clone(),
     );
-
-    // 4. finalize
-    let done = drivers::finalize(
-        &repo,
-        &store,
-        FinalizeInput {
-            lineage: None,
-            results: vec![NamedInput {
-                name: "reliability.json".into(),
-                bytes: lens_bytes,
-            }],
-            evidence: Some(NamedInput {
-                name: "evidence.txt".into(),
-                bytes: evidence.into_bytes(),
-            }),
-            refuter: None,
-            correction_lines: None,
-            validation: None,
-        },
-    )
-    .map_err(review_error)?;
-    let receipt = store
-        .read_receipt(&done.record.state.lineage_id)
-        .map_err(|e| review_error(e.into()))?
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    s.step(
-        4,
+    finalize_step(
+        s,
         "probity finalize: judgment becomes authority",
-        json!({"finalize": finalize_json(&done.record, done.receipt_location.as_deref()), "receipt": serde_json::from_str::<Value>(&receipt).unwrap_or(Value::Null)}),
-        format!("{} is {}\nreceipt: {receipt}", done.record.state.lineage_id, done.record.state.stage.name()),
-    );
-
-    // 5. validate, then watch it follow the live candidate
-    let mut gate = |n: usize, title: &str| -> Result<(), CliError> {
-        let d = drivers::validate_pre_commit(&repo, &store).map_err(review_error)?;
-        s.step(n, title, decision_json(&d), human_decision(&d));
-        Ok(())
-    };
-    gate(5, "probity validate --gate pre-commit")?;
-    run_git(&["add", "-A"])?;
-    gate(
-        6,
+        repo,
+        store,
+        FinalizeInput {
+            results: vec![named("reliability.json", to_bytes(&lens_result))],
+            evidence: Some(named("evidence.txt", evidence)),
+            ..Default::default()
+        },
+    )?;
+    gate_step(s, "probity validate --gate pre-commit", repo, store)?;
+    scratch.git(&["add", "-A"])?;
+    gate_step(
+        s,
         "stage the same content (a representation change, not drift)",
+        repo,
+        store,
     )?;
     write(
-        &root,
+        root,
         "src/parser.rs",
         &PARSER_V2.replace("Counts fields.", "Counts the fields."),
     )?;
-    gate(7, "edit a comment in a reviewed file")?;
-    write(&root, "src/parser.rs", PARSER_V2)?;
-    write(&root, "docs/notes.md", "unrelated notes\n")?;
-    gate(8, "restore it, and add unrelated new work")?;
+    gate_step(s, "edit a comment in a reviewed file", repo, store)?;
+    write(root, "src/parser.rs", PARSER_V2)?;
+    write(root, "docs/notes.md", "unrelated notes\n")?;
+    gate_step(s, "restore it, and add unrelated new work", repo, store)
+}
 
+fn correction(
+    s: &mut Steps,
+    scratch: &Scratch,
+    repo: &Repo,
+    store: &FileStore,
+) -> Result<(), CliError> {
+    let root = scratch.root();
+    start_step(s, repo, store)?;
+    let lineage = drivers::status(repo, store, None)
+        .map_err(review_error)?
+        .map(|st| st.record.state.lineage_id)
+        .ok_or_else(|| {
+            CliError::new(
+                ErrorKind::Io,
+                "demo_state",
+                "start left no lineage",
+                "report this as a bug",
+            )
+        })?;
+    let lens_result = json!({
+        "findings": [{
+            "location": "src/parser.rs:9",
+            "severity": "BLOCKER",
+            "claim": "count is off by one",
+            "proof_refs": ["count(\"a,b\") returns 3 on the candidate; the base has no count"],
+            "evidence_class": "deterministic",
+            "causal_disposition": "introduced"
+        }],
+        "evidence": ["ran count(\"a,b\") against the candidate"]
+    });
+    s.step(
+        "run the reliability lens once: it finds a candidate-causal blocker",
+        lens_result.clone(),
+        format!("{}\n", String::from_utf8_lossy(&to_bytes(&lens_result))),
+    );
+    finalize_step(
+        s,
+        "probity finalize --result: admitted to correction",
+        repo,
+        store,
+        FinalizeInput {
+            results: vec![named("reliability.json", to_bytes(&lens_result))],
+            ..Default::default()
+        },
+    )?;
+    finalize_step(
+        s,
+        "probity finalize --correction-lines 2: forecast before editing",
+        repo,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage.clone()),
+            correction_lines: Some(2),
+            ..Default::default()
+        },
+    )?;
+    write(root, "src/parser.rs", PARSER_V2)?;
+    s.step(
+        "the correction actor fixes src/parser.rs (a genesis path)",
+        json!({"edited": ["src/parser.rs"]}),
+        "    parse(s).len() + 1  ->  parse(s).len()\n".into(),
+    );
+    let validation = json!({
+        "original_criteria": {"passed": true, "evidence": ["count(\"a,b\") returns 2"]},
+        "correction_regression": {"passed": true, "evidence": ["parse tests still pass"]},
+        "follow_ups": []
+    });
+    finalize_step(
+        s,
+        "probity finalize --validation: Git measures the fix, the validator passes",
+        repo,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage.clone()),
+            validation: Some(named("validation.json", to_bytes(&validation))),
+            ..Default::default()
+        },
+    )?;
+    finalize_step(
+        s,
+        "probity finalize --evidence: approved; the receipt binds initial and final trees",
+        repo,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage),
+            evidence: Some(named("evidence.txt", "demo check: count(\"a,b\") == 2\n")),
+            ..Default::default()
+        },
+    )?;
+    gate_step(
+        s,
+        "probity validate --gate pre-commit: the corrected candidate",
+        repo,
+        store,
+    )?;
+    write(root, "src/parser.rs", PARSER_BUGGY)?;
+    gate_step(s, "put the bug back: the gate denies", repo, store)
+}
+
+pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
+    let scratch = Scratch::new()?;
+    let root = scratch.root().to_path_buf();
+    // The change under review: an edit and an intended untracked file, plus
+    // ignored build output that must stay out of the candidate.
+    let edited = match args.scenario {
+        Scenario::Ordinary => PARSER_V2,
+        Scenario::Correction => PARSER_BUGGY,
+    };
+    write(&root, "src/parser.rs", edited)?;
+    write(&root, "src/parser_test.rs", PARSER_TEST)?;
+    write(&root, "target/debug/output.bin", "build output\n")?;
+    let repo = Repo::discover(scratch.git.clone(), &root).map_err(git_err)?;
+    let store = FileStore::for_common_dir(repo.common_dir());
+    let mut s = Steps {
+        out,
+        steps: Vec::new(),
+    };
+    match args.scenario {
+        Scenario::Ordinary => ordinary(&mut s, &scratch, &repo, &store)?,
+        Scenario::Correction => correction(&mut s, &scratch, &repo, &store)?,
+    }
     if out.json {
-        let mut v = json!({"steps": s.steps});
+        let mut v =
+            json!({"scenario": format!("{:?}", args.scenario).to_lowercase(), "steps": s.steps});
         if args.keep {
             v["repository"] = json!(root.display().to_string());
         }
         out.answer(&v, String::new);
     }
     if args.keep {
-        let kept = dir.keep();
+        let kept = scratch.dir.keep();
         if !out.json {
             println!("scratch repository kept at {}", kept.display());
         }

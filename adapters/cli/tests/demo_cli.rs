@@ -1,0 +1,82 @@
+//! `probity demo` runs end to end and shows what it claims.
+
+use std::process::Command;
+
+fn demo(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .arg("demo")
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn results(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["result"].clone())
+        .collect()
+}
+
+#[test]
+fn the_ordinary_demo_walks_all_five_actions() {
+    let r = results(&demo(&[]));
+    assert_eq!(r[0]["state"], "reviewing");
+    assert_eq!(
+        r[0]["intended_untracked"],
+        serde_json::json!(["src/parser_test.rs"])
+    );
+    assert_eq!(r[3]["finalize"]["state"], "approved");
+    assert_eq!(r[3]["receipt"].as_object().unwrap().len(), 14);
+    let gates: Vec<_> = r[4..]
+        .iter()
+        .map(|g| (g["decision"].clone(), g["reason_code"].clone()))
+        .collect();
+    assert_eq!(
+        gates,
+        [
+            ("allow", "receipt_valid"),
+            ("allow", "receipt_valid"),
+            ("deny", "receipt_scope_changed"),
+            ("deny", "receipt_unrelated"),
+        ]
+        .map(|(d, c)| (serde_json::json!(d), serde_json::json!(c)))
+    );
+}
+
+#[test]
+fn the_correction_demo_corrects_and_approves() {
+    let r = results(&demo(&["--scenario", "correction"]));
+    let states: Vec<_> = r
+        .iter()
+        .filter_map(|x| x["finalize"]["state"].as_str().map(String::from))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            "correction_required",
+            "correction_required",
+            "validating",
+            "approved"
+        ]
+    );
+    let receipt = &r[6]["receipt"];
+    assert_ne!(
+        receipt["initial_review_tree"],
+        receipt["final_candidate_tree"]
+    );
+    assert_eq!(
+        receipt["resolved_finding_ids"],
+        serde_json::json!(["R3-001"])
+    );
+    assert_eq!(r[7]["decision"], "allow");
+    assert_eq!(r[8]["reason_code"], "receipt_scope_changed");
+}
