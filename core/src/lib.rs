@@ -9,7 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod canonical;
-pub mod review;
 pub mod context;
 pub mod digest;
+pub mod review;
 pub mod snapshot_tools;

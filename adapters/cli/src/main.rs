@@ -9,8 +9,8 @@ mod authority_cmd;
 mod clock;
 mod context_cmd;
 mod demo;
-mod output;
 mod mcp_cmd;
+mod output;
 mod review_cmd;
 mod snapshot_cmd;
 
