@@ -195,9 +195,12 @@ impl FileStore {
     }
 }
 
-/// Writes `bytes` to `path` atomically and durably: a temp file in the same
-/// directory, fsync, rename over `path`, fsync of the directory.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+/// Writes `bytes` durably to a temp file beside `path` (created with its
+/// directory as needed) and returns the directory and the file.
+fn durable_temp(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(PathBuf, tempfile::NamedTempFile), StoreError> {
     let dir = path.parent().ok_or_else(|| StoreError::Malformed {
         path: path.display().to_string(),
         detail: "no parent directory".into(),
@@ -209,32 +212,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         .map_err(io(dir))?;
     tmp.write_all(bytes).map_err(io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(io(path))?;
+    Ok((dir.to_path_buf(), tmp))
+}
+
+/// Writes `bytes` to `path` atomically and durably: a temp file in the same
+/// directory, fsync, rename over `path`, fsync of the directory.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let (dir, tmp) = durable_temp(path, bytes)?;
     tmp.persist(path).map_err(|e| io(path)(e.error))?;
-    sync_dir(dir)
+    sync_dir(&dir)
 }
 
 /// Publishes `bytes` at `path` only if nothing is there yet: the bytes are
 /// made durable in a temp file, then hard-linked into place (atomic and
 /// exclusive). Returns false when `path` already existed.
 fn publish_exclusive(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
-    let dir = path.parent().ok_or_else(|| StoreError::Malformed {
-        path: path.display().to_string(),
-        detail: "no parent directory".into(),
-    })?;
-    fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)
-        .map_err(io(dir))?;
-    tmp.write_all(bytes).map_err(io(tmp.path()))?;
-    tmp.as_file().sync_all().map_err(io(path))?;
+    let (dir, tmp) = durable_temp(path, bytes)?;
     let linked = match fs::hard_link(tmp.path(), path) {
         Ok(()) => true,
         Err(e) if e.kind() == ErrorKind::AlreadyExists => false,
         Err(e) => return Err(io(path)(e)),
     };
     drop(tmp);
-    sync_dir(dir)?;
+    sync_dir(&dir)?;
     Ok(linked)
 }
 

@@ -383,48 +383,30 @@ mod tests {
 
     #[test]
     fn routing_matrix() {
-        let sev = Severity::Critical;
-        assert_eq!(
-            initial_route(sev, Some(Deterministic), Some(Introduced)),
-            Route::Correction
-        );
-        assert_eq!(
-            initial_route(sev, Some(Deterministic), Some(Activated)),
-            Route::Correction
-        );
-        assert_eq!(
-            initial_route(sev, Some(Deterministic), Some(Worsened)),
-            Route::Correction
-        );
-        assert_eq!(
-            initial_route(sev, Some(Inferential), Some(Introduced)),
-            Route::Refuter
-        );
-        assert_eq!(
-            initial_route(sev, Some(Deterministic), Some(PreExisting)),
-            Route::FollowUp
-        );
-        assert_eq!(
-            initial_route(sev, Some(Inferential), Some(BaseOnly)),
-            Route::FollowUp
-        );
-        assert_eq!(
-            initial_route(sev, Some(Deterministic), Some(Unknown)),
-            Route::Escalation
-        );
-        assert_eq!(
-            initial_route(sev, Some(Insufficient), Some(Introduced)),
-            Route::Escalation
-        );
-        assert_eq!(
-            initial_route(sev, Some(Insufficient), Some(PreExisting)),
-            Route::Escalation
-        );
-        assert_eq!(
-            initial_route(Severity::Warning, Some(Deterministic), Some(Introduced)),
-            Route::Info
-        );
-        assert_eq!(initial_route(Severity::Suggestion, None, None), Route::Info);
+        use Route::*;
+        use Severity::*;
+        let cells = [
+            (Critical, Some(Deterministic), Some(Introduced), Correction),
+            (Blocker, Some(Deterministic), Some(Activated), Correction),
+            (Critical, Some(Deterministic), Some(Worsened), Correction),
+            (Critical, Some(Inferential), Some(Introduced), Refuter),
+            (Blocker, Some(Inferential), Some(Activated), Refuter),
+            (Critical, Some(Deterministic), Some(PreExisting), FollowUp),
+            (Critical, Some(Inferential), Some(BaseOnly), FollowUp),
+            (Critical, Some(Deterministic), Some(Unknown), Escalation),
+            (Blocker, Some(Insufficient), Some(Introduced), Escalation),
+            (Critical, Some(Insufficient), Some(PreExisting), Escalation),
+            (Blocker, None, Some(Introduced), Escalation),
+            (Warning, Some(Deterministic), Some(Introduced), Info),
+            (Suggestion, None, None, Info),
+        ];
+        for (sev, class, disp, route) in cells {
+            assert_eq!(
+                initial_route(sev, class, disp),
+                route,
+                "{sev:?} {class:?} {disp:?}"
+            );
+        }
     }
 
     #[test]
