@@ -2,7 +2,6 @@
 //! budget per session. Stdout carries the protocol; the event log goes to
 //! stderr or `--log-file`.
 
-use std::fs::OpenOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,23 +28,7 @@ pub struct McpArgs {
 pub fn run(global: &GlobalArgs, _out: Output, args: &McpArgs) -> Result<ExitCode, CliError> {
     let config = load_config(args.config.as_deref())?;
     let reader = open_subject(global, &args.subject)?;
-    let log: LogSink = match &args.log_file {
-        Some(p) => Box::new(
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| {
-                    CliError::new(
-                        ErrorKind::Io,
-                        "log_file_unwritable",
-                        format!("cannot open {}: {e}", p.display()),
-                        "check the --log-file path",
-                    )
-                })?,
-        ),
-        None => Box::new(std::io::stderr()),
-    };
+    let log: LogSink = crate::snapshot_cmd::open_log(args.log_file.as_deref())?;
     let server = SnapshotServer::new(reader, config.budget(), log);
     serve_stdio(server).map_err(|e| {
         CliError::new(

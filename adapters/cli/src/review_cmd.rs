@@ -7,7 +7,6 @@
 //! the verdict (it is in the text and in `--json`); no review (no verdict,
 //! the model failing, the timeout) is an error: the change is unreviewed.
 
-use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -79,23 +78,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
         )
     })?;
     let reader = open_subject(global, &args.subject)?;
-    let mut log: Box<dyn std::io::Write> = match &args.log_file {
-        Some(p) => Box::new(
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| {
-                    CliError::new(
-                        ErrorKind::Io,
-                        "log_file_unwritable",
-                        format!("cannot open {}: {e}", p.display()),
-                        "check the --log-file path",
-                    )
-                })?,
-        ),
-        None => Box::new(std::io::stderr()),
-    };
+    let mut log: Box<dyn std::io::Write> = crate::snapshot_cmd::open_log(args.log_file.as_deref())?;
     let mut lp = ReviewLoop::new(
         Session::new(config.budget()),
         REVIEWER_FRAME.to_owned(),

@@ -102,6 +102,26 @@ fn os_bytes(s: &OsString) -> Vec<u8> {
 }
 
 /// Loads the configuration file, or the defaults.
+/// Where the structured tool log goes: appended to `path`, or stderr.
+pub fn open_log(path: Option<&Path>) -> Result<Box<dyn std::io::Write + Send>, CliError> {
+    match path {
+        Some(p) => std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map(|f| Box::new(f) as Box<dyn std::io::Write + Send>)
+            .map_err(|e| {
+                CliError::new(
+                    ErrorKind::Io,
+                    "log_file_unwritable",
+                    format!("cannot open {}: {e}", p.display()),
+                    "check the --log-file path",
+                )
+            }),
+        None => Ok(Box::new(std::io::stderr())),
+    }
+}
+
 pub fn load_config(path: Option<&Path>) -> Result<ReviewConfig, CliError> {
     let Some(path) = path else {
         return Ok(ReviewConfig::default());
