@@ -121,7 +121,11 @@ impl Repo {
         // The temporary index is ours alone and read once: skip its
         // trailing checksum (git 2.40+), which is most of the cost of
         // rewriting a large index.
-        self.run_with(["-c", "index.skipHash=true", "add", "-A", "--", "."], &env, None)?;
+        self.run_with(
+            ["-c", "index.skipHash=true", "add", "-A", "--", "."],
+            &env,
+            None,
+        )?;
         let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
         let candidate_tree = tree_id("write-tree", &out)?;
         // Leave nothing behind, including the index git may have recreated.
