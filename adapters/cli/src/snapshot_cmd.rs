@@ -326,7 +326,14 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
         },
         "footer": session.footer(&[]),
     });
-    out.answer(&doc, || completed.text.clone());
+    out.answer(&doc, || {
+        // The tool's text is the answer; a terminal wants it to end a line.
+        let mut text = completed.text.clone();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text
+    });
     Ok(ExitCode::SUCCESS)
 }
 
