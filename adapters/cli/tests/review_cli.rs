@@ -464,3 +464,40 @@ fn golden_binary_and_lock_files_stay_in_scope_but_count_zero_lines() {
     assert_eq!(s.json["changed_lines"], 1, "only src/lib.rs counts");
     assert_eq!(s.json["correction_budget"], 1);
 }
+
+#[test]
+fn a_real_pre_commit_hook_blocks_unreviewed_commits_and_allows_the_approved_one() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let hook = f.root().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nexec '{}' validate --gate pre-commit\n",
+            env!("CARGO_BIN_EXE_probity")
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&hook).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&hook, perms).unwrap();
+
+    // Not reviewed yet: the hook denies and the commit does not happen.
+    f.git(&["add", "-A"]).unwrap();
+    let err = f.git(&["commit", "-q", "-m", "unreviewed"]).unwrap_err();
+    assert!(err.to_string().contains("receipt_missing"), "{err}");
+
+    // Reviewed and approved: the same commit goes through, from inside
+    // git's hook environment (GIT_INDEX_FILE and friends set).
+    probity(f.root(), &["start"]);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let ev = input(tmp.path(), "ev.txt", "tests: ok\n");
+    assert_eq!(
+        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
+        0
+    );
+    f.git(&["commit", "-q", "-m", "reviewed"]).unwrap();
+    let log = String::from_utf8(f.git(&["log", "--format=%s"]).unwrap()).unwrap();
+    assert_eq!(log, "reviewed\nbase\n");
+}
