@@ -95,6 +95,28 @@ pub struct StatusArgs {
     pub lineage: Option<String>,
 }
 
+/// `probity lens ...`
+#[derive(Debug, clap::Subcommand)]
+pub enum LensCommand {
+    /// Before running a lens: confirm its result will have somewhere legal
+    /// to land (the lineage resolves and awaits results, the lens is
+    /// selected, the binding matches).
+    Preflight(PreflightArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PreflightArgs {
+    /// The lineage `probity start` printed.
+    #[arg(long)]
+    pub lineage: String,
+    /// The lens about to run.
+    #[arg(long, value_enum)]
+    pub lens: LensArg,
+    /// The binding the orchestrator will prefix to the lens prompt.
+    #[arg(long)]
+    pub binding: Option<String>,
+}
+
 /// A document whose schema `probity schema` prints.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum SchemaArg {
@@ -614,6 +636,44 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
             st.record.state.generation,
             v["applicability"].as_str().unwrap_or("?"),
             st.record.revision
+        )
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitCode, CliError> {
+    let LensCommand::Preflight(args) = cmd;
+    let lineage = parse_lineage(&args.lineage)?;
+    let ctx = open(global)?;
+    use probity_ports::review::ReviewStore;
+    let record = ctx
+        .store
+        .load(&lineage)
+        .map_err(|e| review_error(e.into()))?
+        .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?;
+    let binding = record.state.preflight(args.lens.into(), args.binding.as_deref()).map_err(|e| {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "preflight_failed",
+            format!("{lineage}: {e}"),
+            "do not run the lens: use the lineage and the exact binding `probity start` printed, or `probity status` to see what the lineage needs",
+        )
+    })?;
+    let v = json!({
+        "ok": true,
+        "lineage_id": lineage,
+        "state": record.state.stage.name(),
+        "lens": binding.lens,
+        "order": binding.order,
+        "finding_id_prefix": binding.finding_id_prefix,
+        "binding": binding.binding,
+        "store_revision": record.revision,
+    });
+    out.answer(&v, || {
+        format!(
+            "ready: lens {} may run for {lineage}\n  binding: {}\n",
+            binding.lens.name(),
+            binding.binding
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -59,6 +59,9 @@ enum Command {
     Status(authority_cmd::StatusArgs),
     /// Print the JSON Schema 2020-12 of a role or authority document.
     Schema(authority_cmd::SchemaArgs),
+    /// Lens capture helpers.
+    #[command(subcommand)]
+    Lens(authority_cmd::LensCommand),
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         Command::Validate(a) => authority_cmd::validate(&cli.global, out, a),
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
+        Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Demo(a) => demo::run(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),

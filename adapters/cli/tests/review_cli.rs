@@ -501,3 +501,65 @@ fn a_real_pre_commit_hook_blocks_unreviewed_commits_and_allows_the_approved_one(
     let log = String::from_utf8(f.git(&["log", "--format=%s"]).unwrap()).unwrap();
     assert_eq!(log, "reviewed\nbase\n");
 }
+
+#[test]
+fn lens_preflight_confirms_a_result_can_land() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = probity(f.root(), &["start"]);
+    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let binding = s.json["lens_bindings"][0]["binding"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = store_snapshot(&f);
+    let ok = probity(
+        f.root(),
+        &[
+            "lens",
+            "preflight",
+            "--lineage",
+            &lineage,
+            "--lens",
+            "reliability",
+            "--binding",
+            &binding,
+        ],
+    );
+    assert_eq!(
+        (ok.code, &ok.json["binding"]),
+        (0, &serde_json::json!(binding)),
+        "{}",
+        ok.stdout
+    );
+    let tampered = binding.replace("position=1/1", "position=2/1");
+    for args in [
+        vec!["--lens", "risk"],
+        vec!["--lens", "reliability", "--binding", tampered.as_str()],
+    ] {
+        let mut a = vec!["lens", "preflight", "--lineage", lineage.as_str()];
+        a.extend(args);
+        let r = probity(f.root(), &a);
+        assert_eq!(
+            (r.code, r.json["error"]["code"].as_str()),
+            (3, Some("preflight_failed")),
+            "{}",
+            r.stdout
+        );
+    }
+    assert_eq!(store_snapshot(&f), before, "preflight is read-only");
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    probity(f.root(), &["finalize", "--result", &r]);
+    let late = probity(
+        f.root(),
+        &[
+            "lens",
+            "preflight",
+            "--lineage",
+            &lineage,
+            "--lens",
+            "reliability",
+        ],
+    );
+    assert_eq!(late.code, 3, "results already landed");
+}

@@ -1174,6 +1174,31 @@ impl ReviewState {
             .collect()
     }
 
+    /// Capture preflight (R2.11): before a lens runs, confirm that its
+    /// result will have somewhere legal to land: the lineage is still
+    /// waiting for lens results, the lens is selected, and (when given) the
+    /// orchestrator's binding is exactly the one start prepared.
+    pub fn preflight(
+        &self,
+        lens: Lens,
+        binding: Option<&str>,
+    ) -> Result<LensBinding, PreflightError> {
+        if !matches!(self.stage, Stage::Reviewing { judgment: None }) {
+            return Err(PreflightError::NotAwaitingResults {
+                state: self.stage.name(),
+            });
+        }
+        let prepared = self
+            .lens_bindings()
+            .into_iter()
+            .find(|b| b.lens == lens)
+            .ok_or(PreflightError::NotSelected { lens: lens.name() })?;
+        match binding {
+            Some(b) if b != prepared.binding => Err(PreflightError::BindingMismatch),
+            _ => Ok(prepared),
+        }
+    }
+
     /// The next legal input for this state, as a routing token.
     pub fn next_action(&self) -> NextInput {
         match &self.stage {
@@ -1190,6 +1215,17 @@ impl ReviewState {
             Stage::Approved { .. } | Stage::Escalated { .. } => NextInput::None,
         }
     }
+}
+
+/// Why a lens result would have nowhere legal to land.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PreflightError {
+    #[error("the lineage is `{state}`: it no longer accepts lens results")]
+    NotAwaitingResults { state: &'static str },
+    #[error("lens `{lens}` is not selected for this lineage")]
+    NotSelected { lens: &'static str },
+    #[error("the binding differs from the one start prepared for this lens")]
+    BindingMismatch,
 }
 
 /// The next legal input, named for orchestrators (`action`).
