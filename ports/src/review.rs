@@ -156,6 +156,13 @@ pub enum ReviewError {
     #[error("index entry for {0} points at a lineage with another target")]
     IndexMismatch(LineageId),
     #[error(
+        "lineage {lineage} already judged this candidate and corrected it into tree {final_tree}; it is not reviewed again"
+    )]
+    Superseded {
+        lineage: LineageId,
+        final_tree: TreeId,
+    },
+    #[error(
         "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
     )]
     BaseChanged { lineage: LineageId, frozen: TreeId },
@@ -191,6 +198,13 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
     let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
     let snapshot = Snapshot::freeze(&obs)?;
     if let Some(existing) = resume(store, &snapshot.target)? {
+        if existing.state.final_target() != snapshot.target {
+            // This lineage corrected the live candidate into another one.
+            return Err(ReviewError::Superseded {
+                lineage: existing.state.lineage_id.clone(),
+                final_tree: existing.state.final_candidate_tree().clone(),
+            });
+        }
         return Ok(Started {
             record: existing,
             resumed: true,

@@ -307,6 +307,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             "index_mismatch",
             "the store index disagrees with a record: inspect <git-common-dir>/probity/reviews/v1/index",
         ),
+        ReviewError::Superseded { .. } => (
+            Conflict,
+            "candidate_superseded",
+            "restore the corrected candidate (see `probity status --lineage <id>`), or change the candidate and start a new review",
+        ),
         ReviewError::BaseChanged { .. } => (
             Conflict,
             "base_changed",

@@ -76,7 +76,28 @@ fn a_correction_is_measured_by_git_and_the_corrected_candidate_is_approved() {
     );
     assert_eq!(v.json["attempts"][0]["actual_lines"], 2);
     assert_eq!(v.json["attempts"][0]["forecast_lines"], 2);
-    let done = flow.run(&["--evidence", &flow.doc("ev.txt", "cargo test: ok\n")]);
+    // The corrected candidate is discoverable by its own identity: starting
+    // again resumes this lineage instead of opening a parallel one, and
+    // finalize finds it without --lineage.
+    let again = probity(flow.f.root(), &["start"]);
+    assert_eq!(
+        (
+            again.json["lineage_id"].as_str(),
+            again.json["resumed"].as_bool()
+        ),
+        (Some(flow.lineage.as_str()), Some(true)),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(again.json["action"], "provide_evidence");
+    let done = probity(
+        flow.f.root(),
+        &[
+            "finalize",
+            "--evidence",
+            &flow.doc("ev.txt", "cargo test: ok\n"),
+        ],
+    );
     assert_eq!(done.json["state"], "approved", "{}", done.stdout);
     let receipt: serde_json::Value = serde_json::from_slice(
         &std::fs::read(done.json["receipt_path"].as_str().unwrap()).unwrap(),
@@ -106,6 +127,16 @@ fn a_correction_is_measured_by_git_and_the_corrected_candidate_is_approved() {
         "{}",
         g.stdout
     );
+    // And the uncorrected candidate is not reviewed again in this lineage.
+    let before = store_snapshot(&flow.f);
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(
+        (s.code, s.json["error"]["code"].as_str()),
+        (4, Some("candidate_superseded")),
+        "{}",
+        s.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before);
 }
 
 #[test]

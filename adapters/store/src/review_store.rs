@@ -9,7 +9,7 @@
 //! <lineage>/receipt.json    terminal only: canonical JSON + LF
 //! index/target/<hex>        target identity -> lineage (created exclusively)
 //! index/base/<tree>         base tree -> latest approved lineage
-//!                           (an approved correction also indexes its final
+//!                           (a passing correction also indexes its final
 //!                           target under index/target/)
 //! ```
 //!
@@ -165,34 +165,39 @@ impl FileStore {
             .map_err(|e| malformed(e.to_string()))
     }
 
-    fn write_receipt_if_terminal(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let Some(receipt) = Receipt::derive(&record.state) else {
-            return Ok(());
-        };
-        let path = self.receipt_path(&record.state.lineage_id);
-        let bytes = receipt.to_bytes().map_err(|source| StoreError::Corrupted {
-            path: path.display().to_string(),
-            source,
-        })?;
-        if Self::read_optional(&path)?.as_deref() != Some(&bytes[..]) {
-            write_atomic(&path, &bytes)?;
+    /// Writes what a committed record projects: the receipt of a terminal
+    /// state, the corrected candidate's own target index once a correction
+    /// passed, and the base index of an approval. Idempotent, so an exact
+    /// retry finishes whatever a crash left unwritten.
+    fn write_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
+        let state = &record.state;
+        if let Some(receipt) = Receipt::derive(state) {
+            let path = self.receipt_path(&state.lineage_id);
+            let bytes = receipt.to_bytes().map_err(|source| StoreError::Corrupted {
+                path: path.display().to_string(),
+                source,
+            })?;
+            write_if_different(&path, &bytes)?;
         }
-        if matches!(record.state.stage, Stage::Approved { .. }) {
-            let line = format!("{}\n", record.state.lineage_id);
-            let mut indexes = vec![self.base_index(&record.state.snapshot.base_tree)];
-            // A corrected candidate is discoverable by its own identity.
-            let final_target = record.state.final_target();
-            if final_target != record.state.snapshot.target {
-                indexes.push(self.target_index(&final_target));
-            }
-            for index in indexes {
-                if Self::read_optional(&index)?.as_deref() != Some(line.as_bytes()) {
-                    write_atomic(&index, line.as_bytes())?;
-                }
-            }
+        let line = format!("{}\n", state.lineage_id);
+        // A corrected candidate is discoverable by its own identity from
+        // the moment its correction passed.
+        let final_target = state.final_target();
+        if final_target != state.snapshot.target {
+            write_if_different(&self.target_index(&final_target), line.as_bytes())?;
+        }
+        if matches!(state.stage, Stage::Approved { .. }) {
+            write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?;
         }
         Ok(())
     }
+}
+
+fn write_if_different(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    if FileStore::read_optional(path)?.as_deref() != Some(bytes) {
+        write_atomic(path, bytes)?;
+    }
+    Ok(())
 }
 
 /// Writes `bytes` durably to a temp file beside `path` (created with its
@@ -320,7 +325,7 @@ impl ReviewStore for FileStore {
         if current.revision == next.revision {
             // Exact retry: the same successor is already durable. Finish any
             // projection a crash may have left unwritten.
-            return self.write_receipt_if_terminal(next);
+            return self.write_projections(next);
         }
         if current.revision != *expected {
             return Err(StoreError::Conflict {
@@ -343,7 +348,7 @@ impl ReviewStore for FileStore {
             source,
         })?;
         write_atomic(&path, &new_bytes)?;
-        self.write_receipt_if_terminal(next)
+        self.write_projections(next)
     }
 
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
