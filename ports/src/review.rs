@@ -30,6 +30,9 @@ pub trait GitPort {
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
     /// The live base and candidate trees only (cheap: what a gate compares).
     fn live_target(&self) -> Result<LiveTarget, AdapterError>;
+    /// The base tree and the tree the given index file would commit,
+    /// unchanged (what a commit in progress delivers).
+    fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError>;
     /// Paths whose entries differ between two trees (adds and removals too).
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
     /// The changed files between two trees, with modes, line counts and
@@ -475,13 +478,29 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     Ok(record)
 }
 
+/// What a pre-commit gate compares with the approved candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// The synthetic candidate: worktree content of tracked paths and the
+    /// intended untracked files (what `git add -A && git commit` delivers).
+    Worktree,
+    /// Exactly what the given index file commits (inside a commit: the file
+    /// git names in `GIT_INDEX_FILE`; `--staged`: the user's index).
+    Index(std::path::PathBuf),
+}
+
 /// `probity validate --gate pre-commit` (R8.1, R8.2, R8.6): zero model calls;
 /// discovery is a lookup by target identity, then by base tree.
 pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
+    delivery: &Delivery,
 ) -> Result<GateDecision, ReviewError> {
-    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let live = match delivery {
+        Delivery::Worktree => git.live_target(),
+        Delivery::Index(index) => git.staged_target(index),
+    }
+    .map_err(ReviewError::Repository)?;
     if let Some(record) = resume(store, &live.target)? {
         if record.state.final_target() == live.target {
             let receipt = store.read_receipt(&record.state.lineage_id)?;

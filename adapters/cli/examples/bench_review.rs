@@ -124,7 +124,8 @@ fn main() {
             drivers::start(&repo, &store, &clock, Lens::Reliability).expect("start");
         });
         let validate_one = time(runs, || {
-            drivers::validate_pre_commit(&repo, &store).expect("validate");
+            drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree)
+                .expect("validate");
         });
         // 1,000 more lineages with other targets.
         let mut obs = fixtures::parser_observation();
@@ -137,7 +138,8 @@ fn main() {
             store.create(&r).expect("create");
         }
         let validate_many = time(runs, || {
-            drivers::validate_pre_commit(&repo, &store).expect("validate");
+            drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree)
+                .expect("validate");
         });
         println!(
             "| {n} | {} | {} | {} | {} | {} |",

@@ -13,7 +13,7 @@ use probity_core::review::schema::SchemaDoc;
 use probity_core::review::state::{Stage, StateRecord, TransitionError};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{
-    self as drivers, FinalizeInput, NamedInput, ReviewError, Status, StoreError,
+    self as drivers, Delivery, FinalizeInput, NamedInput, ReviewError, Status, StoreError,
 };
 use probity_store::FileStore;
 
@@ -85,6 +85,11 @@ pub struct ValidateArgs {
     /// The boundary being crossed.
     #[arg(long, value_enum)]
     pub gate: GateArg,
+    /// Compare exactly what the index would commit, not the worktree. Inside
+    /// a commit (a hook, where git sets GIT_INDEX_FILE) that index is always
+    /// what is compared.
+    #[arg(long)]
+    pub staged: bool,
 }
 
 #[derive(Debug, Args)]
@@ -588,9 +593,39 @@ pub fn validate(
             "use --gate pre-commit; the publication gates are tracked as open work",
         ));
     }
+    // Inside a commit git names the index it is committing; that, not the
+    // worktree, is what is delivered. Read before any git runs (the git
+    // adapter scrubs GIT_* from its children).
+    let hook_index = std::env::var_os("GIT_INDEX_FILE").map(PathBuf::from);
     let ctx = open(global)?;
-    let d = drivers::validate_pre_commit(&ctx.repo, &ctx.store).map_err(review_error)?;
-    out.answer(&decision_json(&d), || human_decision(&d));
+    let delivery = match hook_index {
+        Some(index) => {
+            let index = if index.is_absolute() {
+                index
+            } else {
+                std::env::current_dir()
+                    .map_err(|e| {
+                        CliError::new(
+                            ErrorKind::Io,
+                            "cwd_unavailable",
+                            e.to_string(),
+                            "run the hook from the work tree",
+                        )
+                    })?
+                    .join(index)
+            };
+            Delivery::Index(index)
+        }
+        None if args.staged => Delivery::Index(ctx.repo.git_dir().join("index")),
+        None => Delivery::Worktree,
+    };
+    let d = drivers::validate_pre_commit(&ctx.repo, &ctx.store, &delivery).map_err(review_error)?;
+    let mut v = decision_json(&d);
+    v["delivery"] = json!(match delivery {
+        Delivery::Worktree => "worktree",
+        Delivery::Index(_) => "index",
+    });
+    out.answer(&v, || human_decision(&d));
     Ok(match d.decision {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),

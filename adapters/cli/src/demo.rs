@@ -210,7 +210,8 @@ fn finalize_step(
 }
 
 fn gate_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
-    let d = drivers::validate_pre_commit(repo, store).map_err(review_error)?;
+    let d = drivers::validate_pre_commit(repo, store, &drivers::Delivery::Worktree)
+        .map_err(review_error)?;
     s.step(title, decision_json(&d), human_decision(&d));
     Ok(())
 }

@@ -497,6 +497,44 @@ fn a_real_pre_commit_hook_blocks_unreviewed_commits_and_allows_the_approved_one(
         probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
         0
     );
+    // What the commit delivers is the index, not the worktree: staged bytes
+    // that were never reviewed are refused even when the worktree shows the
+    // approved ones (an `MM` path).
+    let approved = std::fs::read(f.root().join("src/parser.rs")).unwrap();
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() { std::process::Command::new(\"sh\"); }\n",
+    )
+    .unwrap();
+    f.git(&["add", "src/parser.rs"]).unwrap();
+    f.write("src/parser.rs", &approved).unwrap();
+    assert_eq!(
+        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
+        0,
+        "the worktree is approved"
+    );
+    let staged = probity(f.root(), &["validate", "--gate", "pre-commit", "--staged"]);
+    assert_eq!(
+        (staged.code, staged.json["delivery"].as_str()),
+        (1, Some("index")),
+        "{}",
+        staged.stdout
+    );
+    assert_eq!(
+        staged.json["differing_paths"],
+        serde_json::json!(["src/parser.rs"])
+    );
+    let err = f.git(&["commit", "-q", "-m", "smuggled"]).unwrap_err();
+    assert!(err.to_string().contains("DENY"), "{err}");
+    // A partial commit (`git commit <path>`) leaves a reviewed file out.
+    f.git(&["add", "src/parser.rs"]).unwrap();
+    f.git(&["reset", "-q", "--", "src/parser_test.rs"]).unwrap();
+    let err = f
+        .git(&["commit", "-q", "-m", "partial", "--", "src/parser.rs"])
+        .unwrap_err();
+    assert!(err.to_string().contains("DENY"), "{err}");
+    // Exactly the approved content goes through.
+    f.git(&["add", "-A"]).unwrap();
     f.git(&["commit", "-q", "-m", "reviewed"]).unwrap();
     let log = String::from_utf8(f.git(&["log", "--format=%s"]).unwrap()).unwrap();
     assert_eq!(log, "reviewed\nbase\n");

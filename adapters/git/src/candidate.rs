@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 use probity_core::review::causality::{Hunk, parse_hunks};
 use probity_core::review::ids::{BlobId, RepoPath, TreeId};
@@ -103,17 +104,36 @@ impl Repo {
     /// Writes the synthetic candidate tree via a temporary index seeded from
     /// the user's index, and returns it with the base tree.
     pub fn trees(&self) -> Result<Trees, GitError> {
+        let index = self.git_dir().join("index");
+        self.trees_from_index(&index, true)
+    }
+
+    /// The tree a commit in progress delivers: `index` (the file git named in
+    /// `GIT_INDEX_FILE` for the hook) written as a tree, unchanged.
+    pub fn staged_trees(&self, index: &Path) -> Result<Trees, GitError> {
+        self.trees_from_index(index, false)
+    }
+
+    /// Copies `index` to a temporary file in the git dir, optionally runs
+    /// `git add -A` on the copy, and writes it as a tree. The source index,
+    /// the worktree and `git status` are never touched.
+    fn trees_from_index(&self, index: &Path, add_all: bool) -> Result<Trees, GitError> {
         let (base_tree, unborn_head) = self.base_tree()?;
         let tmp = tempfile::Builder::new()
             .prefix("probity-index-")
             .tempfile_in(self.git_dir())?;
-        let real_index = self.git_dir().join("index");
-        match std::fs::copy(&real_index, tmp.path()) {
+        match std::fs::copy(index, tmp.path()) {
             Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && add_all => {
                 // No index yet: git treats a zero-length file as invalid,
                 // so remove it and let `git add` create it.
                 std::fs::remove_file(tmp.path())?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(GitError::Parse {
+                    args: "read index".into(),
+                    detail: format!("no index at {}", index.display()),
+                });
             }
             Err(e) => return Err(e.into()),
         }
@@ -121,11 +141,13 @@ impl Repo {
         // The temporary index is ours alone and read once: skip its
         // trailing checksum (git 2.40+), which is most of the cost of
         // rewriting a large index.
-        self.run_with(
-            ["-c", "index.skipHash=true", "add", "-A", "--", "."],
-            &env,
-            None,
-        )?;
+        if add_all {
+            self.run_with(
+                ["-c", "index.skipHash=true", "add", "-A", "--", "."],
+                &env,
+                None,
+            )?;
+        }
         let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
         let candidate_tree = tree_id("write-tree", &out)?;
         // Leave nothing behind, including the index git may have recreated.
@@ -158,6 +180,12 @@ impl Repo {
     /// The live target: the two trees and their identity.
     pub fn live_target(&self) -> Result<LiveTarget, GitError> {
         let t = self.trees()?;
+        Ok(LiveTarget::new(t.base_tree, t.candidate_tree))
+    }
+
+    /// The target a commit in progress delivers (see [`Self::staged_trees`]).
+    pub fn staged_target(&self, index: &Path) -> Result<LiveTarget, GitError> {
+        let t = self.staged_trees(index)?;
         Ok(LiveTarget::new(t.base_tree, t.candidate_tree))
     }
 

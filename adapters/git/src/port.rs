@@ -16,6 +16,10 @@ impl GitPort for Repo {
         Ok(Repo::live_target(self)?)
     }
 
+    fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError> {
+        Ok(Repo::staged_target(self, index)?)
+    }
+
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
         Ok(self.changed_paths(from, to)?)
     }
