@@ -400,7 +400,7 @@ fn causal_facts<G: GitPort>(
 }
 
 /// Measures the fix from Git: the live candidate against the tree the
-/// previous attempt (or the review) left; lines by the authored-line rule.
+/// previous attempt (or the review) left; every changed line counts.
 fn measure_fix<G: GitPort>(git: &G, state: &ReviewState) -> Result<FixMeasurement, ReviewError> {
     let live = git.live_target().map_err(ReviewError::Repository)?;
     if live.base_tree != state.snapshot.base_tree {
@@ -417,8 +417,13 @@ fn measure_fix<G: GitPort>(git: &G, state: &ReviewState) -> Result<FixMeasuremen
     let files = git
         .diff_files(&from, &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
+    // A fix is charged every line it changes, each file diffed as text:
+    // no golden rule, binary marker or attribute can make an edit free.
     Ok(FixMeasurement {
-        actual_lines: authored_lines(RiskPolicy::v1(), &files),
+        actual_lines: files
+            .iter()
+            .map(|f| f.text_lines)
+            .fold(0, u64::saturating_add),
         paths: files.into_iter().map(|f| f.path).collect(),
         to_tree: live.candidate_tree,
     })

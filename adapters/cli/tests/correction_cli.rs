@@ -257,3 +257,25 @@ fn a_causal_claim_outside_the_change_is_downgraded_and_escalates() {
         json!({"claimed": "introduced", "reason": "outside_changed_hunks"})
     );
 }
+
+#[test]
+fn a_fix_is_charged_every_line_it_changes_whatever_it_claims_to_be() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    // A "fix" that marks the file generated and adds 300 lines, and a NUL
+    // byte so git would call it binary: all of it is charged.
+    let mut body = String::from("// @generated\nfn a() {}\nfn b() -> i32 {\n    0\n}\n");
+    for i in 0..300 {
+        body.push_str(&format!("fn extra{i}() {{}}\n"));
+    }
+    body.push('\0');
+    flow.f.write("src/parser.rs", body).unwrap();
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(v.json["state"], "escalated", "{}", v.stdout);
+    assert_eq!(v.json["escalation_reason"], "budget_exceeded");
+    assert!(
+        v.json["charged_lines"].as_u64().unwrap() > 300,
+        "{}",
+        v.stdout
+    );
+}

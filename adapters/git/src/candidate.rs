@@ -33,6 +33,7 @@ struct RawEntry {
     path: RepoPath,
     old_mode: Option<FileMode>,
     new_mode: Option<FileMode>,
+    old_blob: Option<BlobId>,
     new_blob: Option<BlobId>,
     added: bool,
 }
@@ -213,7 +214,7 @@ impl Repo {
             let meta =
                 std::str::from_utf8(meta).map_err(|_| parse_err(ARGS, "non-UTF-8 metadata"))?;
             let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
-            let [old_mode, new_mode, _old, new, status] = parts[..] else {
+            let [old_mode, new_mode, old, new, status] = parts[..] else {
                 return Err(parse_err(ARGS, format!("unexpected entry `{meta}`")));
             };
             let mode = |m: &str| -> Result<Option<FileMode>, GitError> {
@@ -226,16 +227,22 @@ impl Repo {
                 }
             };
             let new_mode = mode(new_mode)?;
-            let new_blob = match new_mode {
-                Some(FileMode::Regular | FileMode::Executable | FileMode::Symlink) => {
-                    Some(BlobId::parse(new).map_err(|e| parse_err(ARGS, e.to_string()))?)
+            let old_mode = mode(old_mode)?;
+            let blob = |m: Option<FileMode>, id: &str| -> Result<Option<BlobId>, GitError> {
+                match m {
+                    Some(FileMode::Regular | FileMode::Executable | FileMode::Symlink) => Ok(Some(
+                        BlobId::parse(id).map_err(|e| parse_err(ARGS, e.to_string()))?,
+                    )),
+                    _ => Ok(None),
                 }
-                _ => None,
             };
+            let new_blob = blob(new_mode, new)?;
+            let old_blob = blob(old_mode, old)?;
             entries.push(RawEntry {
                 path: repo_path(ARGS, path)?,
-                old_mode: mode(old_mode)?,
+                old_mode,
                 new_mode,
+                old_blob,
                 new_blob,
                 added: status == "A",
             });
@@ -243,15 +250,22 @@ impl Repo {
         Ok(entries)
     }
 
-    fn numstat(&self, from: &TreeId, to: &TreeId) -> Result<Vec<(RepoPath, LineCount)>, GitError> {
+    /// Added and removed lines per path, every file diffed as text with no
+    /// attribute, textconv or external diff able to hide a change. numstat
+    /// reports what it judges binary as `-`; those paths are counted from a
+    /// `--text` patch instead.
+    fn numstat(&self, from: &TreeId, to: &TreeId) -> Result<Vec<(RepoPath, u64, u64)>, GitError> {
         const ARGS: &str = "diff-tree --numstat";
         let out = self.run([
+            "-c",
+            "core.attributesFile=/dev/null",
             "diff-tree",
             "-r",
             "-z",
             "--no-renames",
             "--no-ext-diff",
             "--no-textconv",
+            "--text",
             "--numstat",
             from.as_str(),
             to.as_str(),
@@ -262,64 +276,70 @@ impl Repo {
             let (Some(a), Some(r), Some(path)) = (it.next(), it.next(), it.next()) else {
                 return Err(parse_err(ARGS, "row without three fields"));
             };
-            let count = if a == b"-" && r == b"-" {
-                LineCount::Binary
-            } else {
-                let n = |b: &[u8]| {
-                    std::str::from_utf8(b)
-                        .ok()
-                        .and_then(|s| s.parse::<u64>().ok())
-                        .ok_or_else(|| parse_err(ARGS, "line count is not a number"))
-                };
-                LineCount::Text {
-                    added: n(a)?,
-                    removed: n(r)?,
-                }
+            let path = repo_path(ARGS, path)?;
+            if a == b"-" && r == b"-" {
+                let (a, r) = self.text_patch_lines(from, to, &path)?;
+                rows.push((path, a, r));
+                continue;
+            }
+            let n = |b: &[u8]| {
+                std::str::from_utf8(b)
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .ok_or_else(|| parse_err(ARGS, "line count is not a number"))
             };
-            rows.push((repo_path(ARGS, path)?, count));
+            rows.push((path, n(a)?, n(r)?));
         }
         Ok(rows)
     }
 
-    /// Leading bytes of blobs, through one `git cat-file --batch`.
-    fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<CandidateContent>, GitError> {
-        const ARGS: &str = "cat-file --batch";
-        if blobs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut input = Vec::new();
-        for b in blobs {
-            input.extend_from_slice(b.as_str().as_bytes());
-            input.push(b'\n');
-        }
-        let out = self.run_with(["cat-file", "--batch"], &[], Some(&input))?;
-        let mut rest = &out[..];
-        let mut contents = Vec::with_capacity(blobs.len());
-        for _ in blobs {
-            let nl = rest
-                .iter()
-                .position(|b| *b == b'\n')
-                .ok_or_else(|| parse_err(ARGS, "truncated header"))?;
-            let header =
-                std::str::from_utf8(&rest[..nl]).map_err(|_| parse_err(ARGS, "bad header"))?;
-            let size: usize = header
-                .rsplit(' ')
-                .next()
-                .and_then(|s| s.parse().ok())
-                .ok_or_else(|| parse_err(ARGS, format!("bad header `{header}`")))?;
-            let body_start = nl + 1;
-            if rest.len() < body_start + size + 1 {
-                return Err(parse_err(ARGS, "truncated body"));
+    /// Added and removed lines of one path from a `--text -U0` patch.
+    fn text_patch_lines(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        path: &RepoPath,
+    ) -> Result<(u64, u64), GitError> {
+        let out = self.run([
+            "-c",
+            "core.attributesFile=/dev/null",
+            "--literal-pathspecs",
+            "diff-tree",
+            "-p",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--text",
+            "--unified=0",
+            from.as_str(),
+            to.as_str(),
+            "--",
+            path.as_str(),
+        ])?;
+        let (mut added, mut removed, mut in_hunk) = (0u64, 0u64, false);
+        for line in out.split(|b| *b == b'\n') {
+            if line.starts_with(b"@@") {
+                in_hunk = true;
+            } else if in_hunk && line.starts_with(b"+") {
+                added += 1;
+            } else if in_hunk && line.starts_with(b"-") {
+                removed += 1;
+            } else if line.starts_with(b"diff --git ") {
+                in_hunk = false;
             }
-            let body = &rest[body_start..body_start + size];
-            let keep = body.len().min(CONTENT_CAP);
-            contents.push(CandidateContent::Bytes {
-                bytes: body[..keep].to_vec(),
-                complete: keep == body.len(),
-            });
-            rest = &rest[body_start + size + 1..];
         }
-        Ok(contents)
+        Ok((added, removed))
+    }
+
+    /// Leading bytes of blobs, through one streamed `git cat-file --batch`.
+    fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<CandidateContent>, GitError> {
+        let ids: Vec<&str> = blobs.iter().map(|b| b.as_str()).collect();
+        Ok(self
+            .git()
+            .batch_heads(self.root(), &ids, CONTENT_CAP)?
+            .into_iter()
+            .map(|(bytes, complete)| CandidateContent::Bytes { bytes, complete })
+            .collect())
     }
 
     /// Which of `paths` are in the user's index (stage entries of any kind).
@@ -353,32 +373,42 @@ impl Repo {
         to: &TreeId,
     ) -> Result<Vec<(ChangedFile, bool)>, GitError> {
         let raw = self.raw_diff(from, to)?;
-        let counts: std::collections::HashMap<RepoPath, LineCount> =
-            self.numstat(from, to)?.into_iter().collect();
-        let blobs: Vec<&BlobId> = raw.iter().filter_map(|e| e.new_blob.as_ref()).collect();
+        let counts: std::collections::HashMap<RepoPath, (u64, u64)> = self
+            .numstat(from, to)?
+            .into_iter()
+            .map(|(p, a, r)| (p, (a, r)))
+            .collect();
+        let blobs: Vec<&BlobId> = raw
+            .iter()
+            .flat_map(|e| e.old_blob.iter().chain(e.new_blob.iter()))
+            .collect();
         let mut heads = self.blob_heads(&blobs)?.into_iter();
-        let mut changed = Vec::with_capacity(raw.len());
-        for e in raw {
-            let content = if e.new_blob.is_some() {
+        let mut next_head = |present: bool| -> Result<CandidateContent, GitError> {
+            if present {
                 heads
                     .next()
-                    .ok_or_else(|| parse_err("cat-file --batch", "fewer blobs than asked"))?
+                    .ok_or_else(|| parse_err("cat-file --batch", "fewer blobs than asked"))
             } else {
-                CandidateContent::Absent
-            };
+                Ok(CandidateContent::Absent)
+            }
+        };
+        let mut changed = Vec::with_capacity(raw.len());
+        for e in raw {
+            let base_content = next_head(e.old_blob.is_some())?;
+            let content = next_head(e.new_blob.is_some())?;
             // numstat has no row for an entry it cannot count (a submodule
             // pointer); those count zero lines.
-            let lines = counts.get(&e.path).copied().unwrap_or(LineCount::Text {
-                added: 0,
-                removed: 0,
-            });
+            let (added, removed) = counts.get(&e.path).copied().unwrap_or((0, 0));
+            let lines = LineCount::classify(added, removed, &base_content, &content);
             changed.push((
                 ChangedFile {
                     path: e.path,
                     old_mode: e.old_mode,
                     new_mode: e.new_mode,
                     lines,
+                    text_lines: added.saturating_add(removed),
                     content,
+                    base_content,
                 },
                 e.added,
             ));

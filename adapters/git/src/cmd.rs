@@ -172,6 +172,99 @@ impl GitCli {
         }
     }
 
+    /// Runs `git cat-file --batch` over `ids` and returns, for each, at most
+    /// `cap` leading bytes and whether they are the whole object. Output is
+    /// streamed: an object larger than `cap` is read past, never held in
+    /// memory.
+    pub fn batch_heads(
+        &self,
+        cwd: &Path,
+        ids: &[&str],
+        cap: usize,
+    ) -> Result<Vec<(Vec<u8>, bool)>, GitError> {
+        use std::io::{BufRead, BufReader, Read};
+        const ARGS: &str = "cat-file --batch";
+        let parse = |detail: String| GitError::Parse {
+            args: ARGS.into(),
+            detail,
+        };
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut input = Vec::new();
+        for id in ids {
+            input.extend_from_slice(id.as_bytes());
+            input.push(b'\n');
+        }
+        let mut cmd = self.command(cwd);
+        cmd.args(["cat-file", "--batch"]).stdin(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
+            exe: self.exe.to_string_lossy().into_owned(),
+            source,
+        })?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdin was not captured")))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?;
+        let result = std::thread::scope(|s| {
+            let writer = s.spawn(move || stdin.write_all(&input));
+            let mut reader = BufReader::new(stdout);
+            let mut heads = Vec::with_capacity(ids.len());
+            let mut read_all = || -> Result<(), GitError> {
+                for _ in ids {
+                    let mut header = Vec::new();
+                    reader.read_until(b'\n', &mut header)?;
+                    let text = String::from_utf8_lossy(&header).trim_end().to_string();
+                    let size: u64 = text
+                        .rsplit(' ')
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .ok_or_else(|| parse(format!("bad header `{text}`")))?;
+                    let keep = size.min(cap as u64);
+                    let mut head = Vec::with_capacity(keep as usize);
+                    (&mut reader).take(keep).read_to_end(&mut head)?;
+                    let skipped =
+                        std::io::copy(&mut (&mut reader).take(size - keep), &mut std::io::sink())?;
+                    let mut lf = [0u8; 1];
+                    reader.read_exact(&mut lf)?;
+                    if head.len() as u64 != keep || skipped != size - keep || lf[0] != b'\n' {
+                        return Err(parse("truncated object".into()));
+                    }
+                    heads.push((head, keep == size));
+                }
+                Ok(())
+            };
+            let read = read_all();
+            let wrote = writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("stdin writer panicked")));
+            (read.map(|()| heads), wrote)
+        });
+        let status = child.wait()?;
+        let (heads, wrote) = result;
+        if !status.success() {
+            let mut stderr = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+            }
+            return Err(GitError::Failed {
+                args: ARGS.into(),
+                status: status.to_string(),
+                stderr: stderr.trim().to_string(),
+            });
+        }
+        if let Err(e) = wrote
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(GitError::Io(e));
+        }
+        heads
+    }
+
     /// The version triple reported by `git version`.
     pub fn version(&self) -> Result<(u32, u32, u32), GitError> {
         let out = self.run(Path::new("."), ["version"])?;

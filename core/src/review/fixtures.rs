@@ -33,6 +33,8 @@ pub fn text_change(p: &str, added: u64, removed: u64, content: &str) -> ChangedF
         old_mode: Some(FileMode::Regular),
         new_mode: Some(FileMode::Regular),
         lines: LineCount::Text { added, removed },
+        text_lines: added + removed,
+        base_content: CandidateContent::Absent,
         content: CandidateContent::Bytes {
             bytes: content.as_bytes().to_vec(),
             complete: true,

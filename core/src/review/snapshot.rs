@@ -73,8 +73,39 @@ pub struct ChangedFile {
     pub old_mode: Option<FileMode>,
     /// Mode in the candidate tree; `None` when the path is deleted.
     pub new_mode: Option<FileMode>,
+    /// Authored-line view: binary (by content) counts 0.
     pub lines: LineCount,
+    /// Added + removed lines with every file diffed as text and no
+    /// attribute able to hide a change: what a fix is charged.
+    pub text_lines: u64,
+    /// Leading bytes of the candidate blob.
     pub content: CandidateContent,
+    /// Leading bytes of the base blob (`Absent` for a new path).
+    pub base_content: CandidateContent,
+}
+
+/// Whether bytes look binary: a NUL in the first 8000 bytes (git's rule,
+/// applied to content only, so no attribute can change the answer).
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
+}
+
+impl LineCount {
+    /// The authored-line view of a text count: binary when either side's
+    /// content is binary.
+    pub fn classify(
+        added: u64,
+        removed: u64,
+        base: &CandidateContent,
+        candidate: &CandidateContent,
+    ) -> Self {
+        let binary = |c: &CandidateContent| c.bytes().is_some_and(is_binary);
+        if binary(base) || binary(candidate) {
+            LineCount::Binary
+        } else {
+            LineCount::Text { added, removed }
+        }
+    }
 }
 
 impl ChangedFile {
@@ -257,10 +288,12 @@ impl Snapshot {
 
 /// Authored lines: added + removed of changed paths, excluding golden and
 /// generated files (which stay in the identity) and binary files (0).
+/// A generated-file marker counts only when the base already had it, so a
+/// hand-written change cannot mark itself generated.
 pub fn authored_lines(policy: &RiskPolicy, files: &[ChangedFile]) -> u64 {
     files
         .iter()
-        .filter(|f| !policy.is_golden(f.path.as_str(), f.content.bytes()))
+        .filter(|f| !policy.is_golden(f.path.as_str(), f.base_content.bytes(), f.content.bytes()))
         .map(|f| match f.lines {
             LineCount::Text { added, removed } => added.saturating_add(removed),
             LineCount::Binary => 0,
@@ -302,6 +335,11 @@ mod tests {
             path: p(path),
             old_mode: Some(FileMode::Regular),
             new_mode: Some(FileMode::Regular),
+            text_lines: match lines {
+                LineCount::Text { added, removed } => added + removed,
+                LineCount::Binary => 1,
+            },
+            base_content: CandidateContent::Absent,
             lines,
             content: CandidateContent::Bytes {
                 bytes: vec![],
