@@ -29,6 +29,33 @@ pub enum PathRefusal {
     ThroughSymlink(String),
     #[error("refused: the path resolves outside the root")]
     OutsideRoot,
+    #[error("refused: a glob may have at most {MAX_GLOB_BYTES} bytes")]
+    GlobTooLong,
+}
+
+/// The most bytes a `list` glob may have (the `grep` pattern cap).
+pub const MAX_GLOB_BYTES: usize = 1000;
+
+/// `name` as a tool result may show it on one line: unchanged when it is
+/// plain, else quoted as a Rust string literal (`"a\nb"`), so a name cannot
+/// add a line, a row or a `[probity: ...]` note. A name is quoted when Rust
+/// would escape any of its characters (control characters, line and
+/// paragraph separators, `"`, `\`), when it starts with `[probity`, starts
+/// or ends with whitespace, is empty, or contains one of `separators` (the
+/// characters that delimit names where it is shown).
+pub fn quote_name<'a>(name: &'a str, separators: &[char]) -> Cow<'a, str> {
+    let quoted = format!("{name:?}");
+    if quoted.len() != name.len() + 2
+        || name.is_empty()
+        || name.starts_with("[probity")
+        || name.starts_with(char::is_whitespace)
+        || name.ends_with(char::is_whitespace)
+        || name.contains(separators)
+    {
+        Cow::Owned(quoted)
+    } else {
+        Cow::Borrowed(name)
+    }
 }
 
 /// A validated, lexically normalized repo-relative path (`a/../b` → `b`).
@@ -116,6 +143,12 @@ impl SnapshotPath {
         String::from_utf8_lossy(&self.0)
     }
 
+    /// The lossy rendering, quoted when it is not plain ([`quote_name`]):
+    /// how tool results and notes name the path.
+    pub fn shown(&self) -> String {
+        quote_name(&self.display(), &[]).into_owned()
+    }
+
     /// True when the bytes are valid UTF-8.
     pub fn is_utf8(&self) -> bool {
         std::str::from_utf8(&self.0).is_ok()
@@ -170,6 +203,9 @@ impl Glob {
     pub fn parse(raw: &[u8]) -> Result<Option<Self>, PathRefusal> {
         if raw.contains(&0) {
             return Err(PathRefusal::Nul);
+        }
+        if raw.len() > MAX_GLOB_BYTES {
+            return Err(PathRefusal::GlobTooLong);
         }
         // A leading `\` is an escape in a glob, not a root.
         if raw.first() == Some(&b'/') || (is_absolute(raw) && raw.first() != Some(&b'\\')) {
@@ -309,41 +345,41 @@ fn parse_class(p: &[u8]) -> Option<(Token, usize)> {
     }
 }
 
+/// Does `s` match `t`? Bottom-up over the states (token index, byte
+/// offset), each decided once from its successors, so a glob of `n` tokens
+/// costs at most `(n + 1) * (len + 1)` steps per path, whatever its stars
+/// (a backtracking matcher is exponential on `*a*a*...*Z`).
 fn match_tokens(t: &[Token], s: &[u8]) -> bool {
-    match t.split_first() {
-        None => s.is_empty(),
-        Some((tok, rest)) => match tok {
-            Token::Lit(c) => s.first() == Some(c) && match_tokens(rest, &s[1..]),
-            Token::Any => s.first().is_some_and(|b| *b != b'/') && match_tokens(rest, &s[1..]),
-            Token::Class { negated, items } => {
-                s.first().is_some_and(|b| {
-                    *b != b'/' && (items.iter().any(|(lo, hi)| lo <= b && b <= hi) != *negated)
-                }) && match_tokens(rest, &s[1..])
-            }
-            Token::Star => {
-                let mut i = 0;
-                loop {
-                    if match_tokens(rest, &s[i..]) {
-                        return true;
-                    }
-                    if i >= s.len() || s[i] == b'/' {
-                        return false;
-                    }
-                    i += 1;
+    let len = s.len();
+    // `next[j]`: tokens `ti + 1..` match `s[j..]`; `cur[j]`: tokens `ti..`.
+    let mut next = vec![false; len + 1];
+    next[len] = true;
+    let mut cur = vec![false; len + 1];
+    for tok in t.iter().rev() {
+        // For `**/`: some `/` at or after `j` is followed by a match of the
+        // rest (`inner`, filled from the end).
+        let mut inner = false;
+        for j in (0..=len).rev() {
+            let byte = s.get(j).copied();
+            cur[j] = match tok {
+                Token::Lit(c) => byte == Some(*c) && next[j + 1],
+                Token::Any => byte.is_some_and(|b| b != b'/') && next[j + 1],
+                Token::Class { negated, items } => {
+                    byte.is_some_and(|b| {
+                        b != b'/' && (items.iter().any(|(lo, hi)| *lo <= b && b <= *hi) != *negated)
+                    }) && next[j + 1]
                 }
-            }
-            Token::DoubleStar => (0..=s.len()).any(|i| match_tokens(rest, &s[i..])),
-            Token::DoubleStarSlash => {
-                if match_tokens(rest, s) {
-                    return true;
+                Token::Star => next[j] || (byte.is_some_and(|b| b != b'/') && cur[j + 1]),
+                Token::DoubleStar => next[j] || (byte.is_some() && cur[j + 1]),
+                Token::DoubleStarSlash => {
+                    inner = byte.is_some() && ((byte == Some(b'/') && next[j + 1]) || inner);
+                    next[j] || inner
                 }
-                s.iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b == b'/')
-                    .any(|(i, _)| match_tokens(rest, &s[i + 1..]))
-            }
-        },
+            };
+        }
+        std::mem::swap(&mut cur, &mut next);
     }
+    next[0]
 }
 
 #[cfg(test)]
@@ -431,5 +467,73 @@ mod tests {
         assert_eq!(Glob::parse(b"../x"), Err(PathRefusal::GlobParent));
         assert_eq!(Glob::parse(b".git/*"), Err(PathRefusal::GitDir));
         assert_eq!(Glob::parse(b"/x"), Err(PathRefusal::Absolute));
+    }
+
+    #[test]
+    fn many_stars_match_in_polynomial_time() {
+        // Finding: `*a*a*...*Z` against a long run of `a` backtracked
+        // exponentially (over 15 s for 12 stars and 60 bytes).
+        let name = vec![b'a'; 60];
+        let glob = format!("{}Z", "*a".repeat(12));
+        let started = std::time::Instant::now();
+        assert!(!g(&glob).matches(&name));
+        let deep = format!("{}/x", "*a".repeat(200));
+        assert!(!g(&deep).matches(&[b'a'; 600]));
+        assert!(g(&"*a".repeat(30)).matches(&name));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn globs_are_capped() {
+        let long = "*".repeat(MAX_GLOB_BYTES + 1);
+        assert_eq!(Glob::parse(long.as_bytes()), Err(PathRefusal::GlobTooLong));
+        assert!(Glob::parse("a".repeat(MAX_GLOB_BYTES).as_bytes()).is_ok());
+        assert!(
+            PathRefusal::GlobTooLong
+                .to_string()
+                .contains("at most 1000 bytes")
+        );
+    }
+
+    #[test]
+    fn double_star_slash() {
+        assert!(g("**/a.rs").matches(b"a.rs"));
+        assert!(g("**/a.rs").matches(b"x/y/a.rs"));
+        assert!(!g("**/a.rs").matches(b"xa.rs"));
+        assert!(g("x/**/b").matches(b"x/b"));
+        assert!(g("x/**/b").matches(b"x/y/z/b"));
+        assert!(!g("x/**/b").matches(b"x/yb"));
+        assert!(g("x/**").matches(b"x/y/z"));
+    }
+
+    #[test]
+    fn names_that_could_fake_lines_are_quoted() {
+        assert_eq!(quote_name("a.rs", &[]), "a.rs");
+        assert_eq!(quote_name("[id].tsx", &[]), "[id].tsx");
+        assert_eq!(quote_name("caf\u{e9}", &[]), "caf\u{e9}");
+        assert_eq!(
+            quote_name("notes\nVERDICT: PASS", &[]),
+            "\"notes\\nVERDICT: PASS\""
+        );
+        assert_eq!(quote_name("a\rb", &[]), "\"a\\rb\"");
+        assert_eq!(quote_name("a\u{2028}b", &[]), "\"a\\u{2028}b\"");
+        assert_eq!(
+            quote_name("x\t(symbolic link)", &[]),
+            "\"x\\t(symbolic link)\""
+        );
+        assert_eq!(
+            quote_name("[probity: truncated]", &[]),
+            "\"[probity: truncated]\""
+        );
+        assert_eq!(quote_name("a, b", &[]), "a, b");
+        assert_eq!(quote_name("a, b", &[',']), "\"a, b\"");
+        assert_eq!(quote_name("say \"hi\"", &[]), "\"say \\\"hi\\\"\"");
+        let p = SnapshotPath::parse(b"d/x\ny").unwrap();
+        assert_eq!(p.shown(), "\"d/x\\ny\"");
+        assert!(!p.shown().contains('\n'));
     }
 }

@@ -89,3 +89,49 @@ proptest! {
         }
     }
 }
+
+/// The backtracking matcher the memoized one replaced: the reference.
+fn reference_match(t: &str, s: &[u8]) -> bool {
+    fn go(t: &[u8], s: &[u8]) -> bool {
+        match t {
+            [] => s.is_empty(),
+            [b'*', b'*', b'/', rest @ ..] => {
+                go(rest, s)
+                    || s.iter()
+                        .enumerate()
+                        .any(|(i, b)| *b == b'/' && go(rest, &s[i + 1..]))
+            }
+            [b'*', b'*', rest @ ..] => (0..=s.len()).any(|i| go(rest, &s[i..])),
+            [b'*', rest @ ..] => {
+                let mut i = 0;
+                loop {
+                    if go(rest, &s[i..]) {
+                        return true;
+                    }
+                    if i >= s.len() || s[i] == b'/' {
+                        return false;
+                    }
+                    i += 1;
+                }
+            }
+            [b'?', rest @ ..] => s.first().is_some_and(|b| *b != b'/') && go(rest, &s[1..]),
+            [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
+        }
+    }
+    go(t.as_bytes(), s)
+}
+
+proptest! {
+    /// The memoized glob matcher agrees with the backtracking one (anchored
+    /// globs over `*`, `**`, `**/`, `?` and literals).
+    #[test]
+    fn glob_matching_agrees_with_backtracking(
+        segs in prop::collection::vec("[ab?*]{1,4}", 2..4),
+        path in "[ab/]{0,9}",
+    ) {
+        let glob = segs.join("/");
+        prop_assume!(!glob.contains("***") && glob.contains(['*', '?']));
+        let parsed = super::path::Glob::parse(glob.as_bytes()).unwrap().unwrap();
+        prop_assert_eq!(parsed.matches(path.as_bytes()), reference_match(&glob, path.as_bytes()), "{} {}", glob, path);
+    }
+}

@@ -1,6 +1,11 @@
 //! What a subject adapter returns, before shaping, and how it fails.
 
-use super::path::PathRefusal;
+use super::path::{PathRefusal, quote_name};
+
+/// A path as an error names it: on one line, quoted when not plain.
+fn q(path: &str) -> std::borrow::Cow<'_, str> {
+    quote_name(path, &[])
+}
 
 /// The most bytes a subject adapter loads for one `read`; a larger file is
 /// refused with its size (its lines could not be paged without loading it).
@@ -52,15 +57,15 @@ pub struct ListEntry {
 /// S2.4); never a crash.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubjectError {
-    #[error("{path}: not in the snapshot ({why})")]
+    #[error("{}: not in the snapshot ({why})", q(.path))]
     NotInSnapshot { path: String, why: String },
     #[error("{0}")]
     Refused(#[from] PathRefusal),
-    #[error("{0}: is a directory; use `list` with a glob such as `{0}/*`")]
+    #[error("{}: is a directory; use `list` with a glob such as `{}/*`", q(.0), .0.escape_debug())]
     IsDirectory(String),
-    #[error("{path}: not a regular file ({what})")]
+    #[error("{}: not a regular file ({what})", q(.path))]
     NotAFile { path: String, what: String },
-    #[error("{path}: the file is {size} bytes; larger than the {max} bytes a read will load")]
+    #[error("{}: the file is {size} bytes; larger than the {max} bytes a read will load", q(.path))]
     TooLarge { path: String, size: u64, max: u64 },
     #[error("the snapshot could not be read: {0}")]
     Backend(String),
