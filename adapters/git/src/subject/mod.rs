@@ -85,14 +85,36 @@ pub enum OpenError {
     },
 }
 
+impl OpenError {
+    /// Git could not be run at all (not installed, or `PROBITY_GIT` names
+    /// nothing runnable). Unlike "not a repository", this is a tool error
+    /// (S2.4): open [`Subject::Unavailable`] and let every call say so.
+    pub fn is_git_missing(&self) -> bool {
+        matches!(self, Self::Git(GitError::Spawn { .. }))
+    }
+}
+
 /// An open subject.
 #[derive(Debug)]
 pub enum Subject {
     Git(GitSubject),
     Disk(DiskSubject),
+    /// A subject that cannot be read (git is missing): every call is
+    /// answered with this reason as its error result, never a crash (S2.4).
+    Unavailable(String),
 }
 
 impl Subject {
+    /// Opens `spec` like [`Subject::open`], but when git cannot be run the
+    /// subject is [`Subject::Unavailable`]: the tools answer every call with
+    /// the error (fail-open, S2.4) instead of the command failing.
+    pub fn open_fail_open(spec: &SubjectSpec, git: GitCli, cwd: &Path) -> Result<Self, OpenError> {
+        match Self::open(spec, git, cwd) {
+            Err(e) if e.is_git_missing() => Ok(Self::Unavailable(e.to_string())),
+            other => other,
+        }
+    }
+
     /// Opens `spec` from `cwd` (the repository is discovered from it; for
     /// `disk`, `cwd` is the root).
     pub fn open(spec: &SubjectSpec, git: GitCli, cwd: &Path) -> Result<Self, OpenError> {
@@ -120,6 +142,7 @@ impl SnapshotReader for Subject {
         match self {
             Self::Git(s) => s.read(path),
             Self::Disk(s) => s.read(path),
+            Self::Unavailable(why) => Err(SubjectError::Backend(why.clone())),
         }
     }
 
@@ -127,6 +150,7 @@ impl SnapshotReader for Subject {
         match self {
             Self::Git(s) => s.grep(query, max_hits),
             Self::Disk(s) => s.grep(query, max_hits),
+            Self::Unavailable(why) => Err(SubjectError::Backend(why.clone())),
         }
     }
 
@@ -134,6 +158,7 @@ impl SnapshotReader for Subject {
         match self {
             Self::Git(s) => s.list(),
             Self::Disk(s) => s.list(),
+            Self::Unavailable(why) => Err(SubjectError::Backend(why.clone())),
         }
     }
 }
