@@ -113,7 +113,12 @@ pub enum ReviewError {
 
 /// Runs the loop to its end: asks the model, fetches tool queries from the
 /// subject, and reports every event to `log` as it happens. All rounds share
-/// one wall clock of `timeout_ms` (S3.3).
+/// one wall clock of `timeout_ms` (S3.3): it is checked before every model
+/// call and every fetch, and again after a fetch, before its result is
+/// shaped (a `list` filter runs then). A model call gets only what is left
+/// of the clock. A single fetch (one git command, one file read, one disk
+/// walk) is not interrupted: it is bounded by the subject's caps, and a
+/// review whose clock ran out during it ends as timed out right after it.
 pub fn run_review<M, R, C>(
     lp: &mut ReviewLoop,
     model: &mut M,
@@ -155,6 +160,13 @@ where
             }
             Step::Fetch(query) => {
                 let raw = fetch(reader, &query);
+                let elapsed_ms = clock.elapsed_ms();
+                if elapsed_ms >= timeout_ms {
+                    return Err(ReviewError::Timeout {
+                        elapsed_ms,
+                        timeout_ms,
+                    });
+                }
                 lp.on_fetched(raw)?;
             }
             Step::Done(result) => return Ok(result?),
@@ -311,6 +323,67 @@ mod tests {
             matches!(err, ReviewError::Timeout { timeout_ms: 25, .. }),
             "{err:?}"
         );
+    }
+
+    /// A subject whose `list` takes 100 ms of the (simulated) clock.
+    struct Slow<'a>(&'a Cell<u64>);
+    impl SnapshotReader for Slow<'_> {
+        fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
+            Mem.read(path)
+        }
+        fn grep(&self, q: &GrepQuery, max: usize) -> Result<RawGrep, SubjectError> {
+            Mem.grep(q, max)
+        }
+        fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
+            self.0.set(self.0.get() + 100);
+            Mem.list()
+        }
+    }
+
+    struct Shared<'a>(&'a Cell<u64>);
+    impl Clock for Shared<'_> {
+        fn elapsed_ms(&self) -> u64 {
+            self.0.get()
+        }
+    }
+
+    #[test]
+    fn a_fetch_that_outlives_the_clock_ends_the_review_before_the_next_step() {
+        let now = Cell::new(0);
+        let mut model = Scripted(
+            vec![
+                tool_round(&[("list", "{}"), ("list", "{}"), ("list", "{}")]),
+                ModelResponse {
+                    text: Some("VERDICT: PASS".into()),
+                    tool_calls: vec![],
+                    stop: StopReason::EndTurn,
+                },
+            ],
+            vec![],
+        );
+        let mut lp = new_loop();
+        let mut events = Vec::new();
+        let err = run_review(
+            &mut lp,
+            &mut model,
+            &Slow(&now),
+            &Shared(&now),
+            150,
+            &mut |e| events.push(e.clone()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ReviewError::Timeout {
+                elapsed_ms: 200,
+                timeout_ms: 150
+            }
+        );
+        // The second list ran past the clock: it is neither shaped nor
+        // followed by a third fetch or another model call.
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(model.1.len(), 1);
+        assert_eq!(lp.session().usage().calls_used, 2);
     }
 
     #[test]
