@@ -80,6 +80,12 @@ pub enum StoreError {
     /// The lineage does not exist.
     #[error("no lineage {0} in the store")]
     NotFound(LineageId),
+    /// A correction produced a candidate another lineage already owns.
+    #[error("lineage {lineage}'s corrected candidate is already owned by lineage {owner}")]
+    TargetOwned {
+        lineage: LineageId,
+        owner: LineageId,
+    },
     #[error("store I/O at {path}: {source}")]
     Io {
         path: String,
@@ -113,6 +119,13 @@ pub trait ReviewStore {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The latest approved lineage on a base tree.
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// The latest lineage on a base tree that entered correction (callers
+    /// check that it still is in correction).
+    fn lookup_open(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// Writes whatever the committed record projects (receipt, index
+    /// entries) that a crash may have left unwritten; the record must be the
+    /// stored one.
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError>;
     /// The bytes of a lineage's receipt file, if present.
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError>;
     /// Where the receipt of a lineage lives, for people.
@@ -166,6 +179,10 @@ pub enum ReviewError {
         final_tree: TreeId,
     },
     #[error(
+        "lineage {lineage} is correcting these paths; a new review of them would open a fresh budget"
+    )]
+    CorrectionOpen { lineage: LineageId },
+    #[error(
         "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
     )]
     BaseChanged { lineage: LineageId, frozen: TreeId },
@@ -211,6 +228,16 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
         return Ok(Started {
             record: existing,
             resumed: true,
+        });
+    }
+    if let Some(open) = open_correction(store, &snapshot.base_tree)?
+        && snapshot
+            .paths
+            .iter()
+            .any(|p| open.state.snapshot.paths.binary_search(p).is_ok())
+    {
+        return Err(ReviewError::CorrectionOpen {
+            lineage: open.state.lineage_id.clone(),
         });
     }
     let policy = RiskPolicy::v1();
@@ -321,50 +348,52 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     {
         return Err(TransitionError::EmptyEvidence.into());
     }
-    let mut record = discover_for_finalize(git, store, input.lineage.as_ref())?;
-    let zero_lens = record.state.frozen.selected_lenses.is_empty();
-    if !input.results.is_empty() || (zero_lens && record.state.stage.judgment().is_none()) {
-        let facts = causal_facts(git, &record.state, &results)?;
-        let next = record.state.accept_results(results, &facts)?;
-        record = commit(store, &record, next)?;
+    let (live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
+    // Derive every transition in memory first: an input that is not legal
+    // is refused before anything is written, whatever came before it.
+    let mut states = Vec::new();
+    let mut state = record.state.clone();
+    let zero_lens = state.frozen.selected_lenses.is_empty();
+    if !input.results.is_empty() || (zero_lens && state.stage.judgment().is_none()) {
+        let facts = causal_facts(git, &state, &results)?;
+        state = state.accept_results(results, &facts)?;
+        states.push(state.clone());
     }
     if let Some(batch) = refuter {
-        let next = record.state.accept_refuter(batch)?;
-        record = commit(store, &record, next)?;
+        state = state.accept_refuter(batch)?;
+        states.push(state.clone());
     }
     // An exact retry of a forecast and validation that already landed
     // answers unchanged instead of opening another attempt.
     let mut validation = validation;
     let mut correction_lines = input.correction_lines;
     if let Some(v) = &validation
-        && record
-            .state
-            .stage
-            .correction()
-            .is_some_and(|c| !c.attempts.is_empty())
+        && state.is_last_attempt(correction_lines, &live.candidate_tree, v)
     {
-        let live = git.live_target().map_err(ReviewError::Repository)?;
-        if record
-            .state
-            .is_last_attempt(correction_lines, &live.candidate_tree, v)
-        {
-            validation = None;
-            correction_lines = None;
-        }
+        validation = None;
+        correction_lines = None;
     }
     if let Some(lines) = correction_lines {
-        let next = record.state.accept_forecast(lines)?;
-        record = commit(store, &record, next)?;
+        state = state.accept_forecast(lines)?;
+        states.push(state.clone());
     }
     if let Some(validation) = validation {
-        let fix = measure_fix(git, &record.state)?;
-        let next = record.state.accept_validation(fix, validation)?;
-        record = commit(store, &record, next)?;
+        let fix = measure_fix(git, &state, &live)?;
+        state = state.accept_validation(fix, validation)?;
+        states.push(state.clone());
     }
     if let Some(ev) = &input.evidence {
-        let next = record.state.accept_evidence(&ev.bytes)?;
+        state = state.accept_evidence(&ev.bytes)?;
+        states.push(state.clone());
+    }
+    // Commit each valid intermediate state, so a crash resumes from the
+    // last one without re-running a lens or re-charging budget.
+    let mut record = record;
+    for next in states {
         record = commit(store, &record, next)?;
     }
+    // Finish whatever a crash left unwritten (receipt, index entries).
+    store.ensure_projections(&record)?;
     let receipt_location = record
         .state
         .stage
@@ -401,8 +430,11 @@ fn causal_facts<G: GitPort>(
 
 /// Measures the fix from Git: the live candidate against the tree the
 /// previous attempt (or the review) left; every changed line counts.
-fn measure_fix<G: GitPort>(git: &G, state: &ReviewState) -> Result<FixMeasurement, ReviewError> {
-    let live = git.live_target().map_err(ReviewError::Repository)?;
+fn measure_fix<G: GitPort>(
+    git: &G,
+    state: &ReviewState,
+    live: &LiveTarget,
+) -> Result<FixMeasurement, ReviewError> {
     if live.base_tree != state.snapshot.base_tree {
         return Err(ReviewError::BaseChanged {
             lineage: state.lineage_id.clone(),
@@ -425,7 +457,7 @@ fn measure_fix<G: GitPort>(git: &G, state: &ReviewState) -> Result<FixMeasuremen
             .map(|f| f.text_lines)
             .fold(0, u64::saturating_add),
         paths: files.into_iter().map(|f| f.path).collect(),
-        to_tree: live.candidate_tree,
+        to_tree: live.candidate_tree.clone(),
     })
 }
 
@@ -443,44 +475,67 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
     lineage: Option<&LineageId>,
-) -> Result<StateRecord, ReviewError> {
+) -> Result<(LiveTarget, StateRecord), ReviewError> {
+    let live = git.live_target().map_err(ReviewError::Repository)?;
     let record = match lineage {
-        Some(l) => store
-            .load(l)?
-            .ok_or_else(|| StoreError::NotFound(l.clone()))?,
-        None => {
-            let live = git.live_target().map_err(ReviewError::Repository)?;
-            return resume(store, &live.target)?.ok_or(ReviewError::NoReview);
+        Some(l) => {
+            let record = store
+                .load(l)?
+                .ok_or_else(|| StoreError::NotFound(l.clone()))?;
+            // A terminal lineage named explicitly answers retries whatever
+            // the live candidate is.
+            if record.state.stage.is_terminal() {
+                return Ok((live, record));
+            }
+            record
         }
+        None => match resume(store, &live.target)? {
+            Some(record) => record,
+            // A correction in progress: the live candidate is the fix.
+            None => open_correction(store, &live.base_tree)?.ok_or(ReviewError::NoReview)?,
+        },
     };
     // Which live candidate the stage expects: the frozen one while
-    // reviewing, the corrected one while validating; during correction the
-    // fix itself is measured; a terminal lineage answers retries whatever
-    // the live candidate is.
+    // reviewing, the corrected one while validating or once approved
+    // through discovery; during correction the fix itself is measured.
     let expected = match &record.state.stage {
         Stage::Reviewing { .. } => Some((
             record.state.snapshot.target,
             &record.state.snapshot.candidate_tree,
         )),
-        Stage::Validating { .. } => Some((
+        Stage::Validating { .. } | Stage::Approved { .. } => Some((
             record.state.final_target(),
             record.state.final_candidate_tree(),
         )),
-        _ => None,
+        Stage::CorrectionRequired { .. } | Stage::Escalated { .. } => None,
     };
-    if let Some((target, tree)) = expected {
-        let live = git.live_target().map_err(ReviewError::Repository)?;
-        if live.target != target {
-            let differing = git
-                .differing_paths(tree, &live.candidate_tree)
-                .map_err(ReviewError::Repository)?;
-            return Err(ReviewError::CandidateChanged {
-                lineage: record.state.lineage_id.clone(),
-                differing_paths: differing,
-            });
-        }
+    if let Some((target, tree)) = expected
+        && live.target != target
+    {
+        let differing = git
+            .differing_paths(tree, &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        return Err(ReviewError::CandidateChanged {
+            lineage: record.state.lineage_id.clone(),
+            differing_paths: differing,
+        });
     }
-    Ok(record)
+    Ok((live, record))
+}
+
+/// The lineage in correction on this base, if the open-correction index
+/// names one that is still in correction.
+fn open_correction<S: ReviewStore>(
+    store: &S,
+    base: &TreeId,
+) -> Result<Option<StateRecord>, ReviewError> {
+    let Some(lineage) = store.lookup_open(base)? else {
+        return Ok(None);
+    };
+    let record = store.load(&lineage)?.ok_or(StoreError::NotFound(lineage))?;
+    let open = record.state.snapshot.base_tree == *base
+        && matches!(record.state.stage, Stage::CorrectionRequired { .. });
+    Ok(open.then_some(record))
 }
 
 /// What a pre-commit gate compares with the approved candidate.

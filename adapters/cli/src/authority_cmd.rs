@@ -224,6 +224,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "illegal_transition",
                 "check `probity status` for the legal next input",
             ),
+            StoreError::TargetOwned { .. } => (
+                Conflict,
+                "candidate_owned",
+                "another lineage already reviewed exactly this candidate: make a different fix, or use that lineage",
+            ),
             StoreError::NotFound(_) => (
                 RejectedInput,
                 "lineage_not_found",
@@ -311,6 +316,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             Integrity,
             "index_mismatch",
             "the store index disagrees with a record: inspect <git-common-dir>/probity/reviews/v1/index",
+        ),
+        ReviewError::CorrectionOpen { .. } => (
+            Conflict,
+            "correction_open",
+            "finish the correction first: `probity finalize --lineage <id> --validation F` (or it escalates)",
         ),
         ReviewError::Superseded { .. } => (
             Conflict,

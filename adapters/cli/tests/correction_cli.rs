@@ -279,3 +279,127 @@ fn a_fix_is_charged_every_line_it_changes_whatever_it_claims_to_be() {
         v.stdout
     );
 }
+
+const FIXED: &str =
+    "fn a() {}\nfn b() -> i32 {\n    0\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n";
+const BUGGY: &str = "fn a() {}\nfn b() -> i32 {\n    -1\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n";
+
+#[test]
+fn evidence_is_refused_while_the_live_candidate_is_the_uncorrected_one() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    flow.f.write("src/parser.rs", FIXED).unwrap();
+    assert_eq!(
+        flow.run(&["--validation", &flow.doc("v.json", PASS)]).json["state"],
+        "validating"
+    );
+    flow.f.write("src/parser.rs", BUGGY).unwrap();
+    let before = store_snapshot(&flow.f);
+    let ev = flow.doc("ev.txt", "tests: ok\n");
+    let out = probity(flow.f.root(), &["finalize", "--evidence", &ev]);
+    assert_eq!(
+        (out.code, out.json["error"]["code"].as_str()),
+        (4, Some("candidate_changed")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before);
+}
+
+#[test]
+fn a_repeated_validation_after_a_new_forecast_is_a_no_edit_attempt() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "1"]);
+    flow.f
+        .write("src/parser.rs", FIXED.replace("    0\n", "    -2\n"))
+        .unwrap();
+    let fail = flow.doc("fail.json", FAIL);
+    assert_eq!(
+        flow.run(&["--validation", &fail]).json["state"],
+        "correction_required"
+    );
+    flow.run(&["--correction-lines", "1"]);
+    // Nothing edited since the failed attempt, the same validator document.
+    let again = flow.run(&["--validation", &fail]);
+    assert_eq!(
+        again.json["escalation_reason"], "no_edit_attempt",
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn a_correction_is_found_from_its_base_and_blocks_a_parallel_review() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    flow.f.write("src/parser.rs", FIXED).unwrap();
+    // `start` on the fix would open a fresh budget over the same paths.
+    let before = store_snapshot(&flow.f);
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(
+        (s.code, s.json["error"]["code"].as_str()),
+        (4, Some("correction_open")),
+        "{}",
+        s.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before);
+    // finalize finds the correction without --lineage.
+    let v = probity(
+        flow.f.root(),
+        &["finalize", "--validation", &flow.doc("v.json", PASS)],
+    );
+    assert_eq!(
+        (v.code, v.json["lineage_id"].as_str()),
+        (0, Some(flow.lineage.as_str())),
+        "{}",
+        v.stdout
+    );
+    assert_eq!(v.json["state"], "validating");
+}
+
+#[test]
+fn an_illegal_input_late_in_one_call_changes_nothing() {
+    let f = change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(f.root(), &["start"]);
+    let before = store_snapshot(&f);
+    let clean = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let batch = input(
+        tmp.path(),
+        "b.json",
+        r#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]}]}"#,
+    );
+    // The results are legal, the refuter batch is not (nothing awaits it):
+    // the whole call is refused and the results did not land either.
+    let r = probity(
+        f.root(),
+        &["finalize", "--result", &clean, "--refuter", &batch],
+    );
+    assert_eq!(
+        (r.code, r.json["error"]["code"].as_str()),
+        (3, Some("wrong_stage")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+}
+
+#[test]
+fn a_deleted_receipt_is_rewritten_by_finalize_from_state() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    flow.f.write("src/parser.rs", FIXED).unwrap();
+    flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let done = flow.run(&["--evidence", &flow.doc("ev.txt", "ok\n")]);
+    let receipt = done.json["receipt_path"].as_str().unwrap().to_string();
+    let bytes = std::fs::read(&receipt).unwrap();
+    std::fs::remove_file(&receipt).unwrap();
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(g.json["reason_code"], "receipt_mismatch");
+    assert_eq!(flow.run(&[]).code, 0);
+    assert_eq!(std::fs::read(&receipt).unwrap(), bytes);
+    assert_eq!(
+        probity(flow.f.root(), &["validate", "--gate", "pre-commit"]).code,
+        0
+    );
+}

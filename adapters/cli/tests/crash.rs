@@ -147,3 +147,54 @@ fn a_crash_during_correction_never_charges_twice() {
     ));
     assert_eq!(store.load(&lineage).unwrap().unwrap(), done.record);
 }
+
+#[test]
+fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
+    let f = repo();
+    let repo = f.repo().unwrap();
+    let store = FileStore::for_common_dir(repo.common_dir());
+    let lineage = drivers::start(&repo, &store, &FixedClock, Lens::Reliability)
+        .unwrap()
+        .record
+        .state
+        .lineage_id;
+    // The approval is durable, but the process dies before the receipt
+    // and the base index are written.
+    let crashing = FileStore::for_common_dir(repo.common_dir())
+        .with_fault_after_replaces(1)
+        .with_fault_after_state_write();
+    let input = FinalizeInput {
+        results: vec![named("r.json", CLEAN)],
+        evidence: Some(named("ev.txt", "ok\n")),
+        ..Default::default()
+    };
+    assert!(is_crash(
+        &drivers::finalize(&repo, &crashing, input).unwrap_err()
+    ));
+    assert_eq!(
+        store.load(&lineage).unwrap().unwrap().state.stage.name(),
+        "approved"
+    );
+    assert!(store.read_receipt(&lineage).unwrap().is_none());
+    let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
+    assert_eq!(
+        serde_json::to_value(gate.reason_code).unwrap(),
+        "receipt_mismatch"
+    );
+    // Any finalize of the lineage, even with no input, finishes the job.
+    drivers::finalize(
+        &repo,
+        &store,
+        FinalizeInput {
+            lineage: Some(lineage.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(store.read_receipt(&lineage).unwrap().is_some());
+    let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
+    assert_eq!(
+        serde_json::to_value(gate.reason_code).unwrap(),
+        "receipt_valid"
+    );
+}

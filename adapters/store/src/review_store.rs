@@ -8,6 +8,7 @@
 //! <lineage>/state.json      the record: canonical JSON + LF
 //! <lineage>/receipt.json    terminal only: canonical JSON + LF
 //! index/target/<hex>        target identity -> lineage (created exclusively)
+//! index/open/<tree>         base tree -> latest lineage that entered correction
 //! index/base/<tree>         base tree -> latest approved lineage
 //!                           (a passing correction also indexes its final
 //!                           target under index/target/)
@@ -40,6 +41,9 @@ pub struct FileStore {
     lock_wait: Duration,
     /// Test-only fault injection: abort after this many successful replaces.
     fail_after_replaces: Option<u32>,
+    /// Test-only: the injected fault strikes after the state is written,
+    /// before its projections (receipt, indexes).
+    fault_after_state_write: bool,
     replaces: AtomicU32,
 }
 
@@ -62,6 +66,7 @@ impl FileStore {
             root,
             lock_wait: LOCK_WAIT,
             fail_after_replaces: None,
+            fault_after_state_write: false,
             replaces: AtomicU32::new(0),
         }
     }
@@ -76,6 +81,14 @@ impl FileStore {
     /// fails as if the process died before writing.
     pub fn with_fault_after_replaces(mut self, n: u32) -> Self {
         self.fail_after_replaces = Some(n);
+        self
+    }
+
+    /// For crash-safety tests only: the fault of
+    /// [`Self::with_fault_after_replaces`] strikes after the new state is
+    /// durable and before the receipt and index entries are written.
+    pub fn with_fault_after_state_write(mut self) -> Self {
+        self.fault_after_state_write = true;
         self
     }
 
@@ -102,6 +115,37 @@ impl FileStore {
 
     fn base_index(&self, base: &TreeId) -> PathBuf {
         self.root.join("index").join("base").join(base.as_str())
+    }
+
+    fn open_index(&self, base: &TreeId) -> PathBuf {
+        self.root.join("index").join("open").join(base.as_str())
+    }
+
+    /// Claims the corrected candidate's own target for this lineage, before
+    /// the state that names it is written: exclusive, so a candidate another
+    /// lineage already owns is never taken over.
+    fn claim_final_target(&self, record: &StateRecord) -> Result<(), StoreError> {
+        let state = &record.state;
+        let final_target = state.final_target();
+        if final_target == state.snapshot.target {
+            return Ok(());
+        }
+        let path = self.target_index(&final_target);
+        let line = format!("{}\n", state.lineage_id);
+        if publish_exclusive(&path, line.as_bytes())? {
+            return Ok(());
+        }
+        match Self::read_lineage_pointer(&path)? {
+            Some(owner) if owner == state.lineage_id => Ok(()),
+            Some(owner) => Err(StoreError::TargetOwned {
+                lineage: state.lineage_id.clone(),
+                owner,
+            }),
+            None => Err(StoreError::Malformed {
+                path: path.display().to_string(),
+                detail: "vanished while being read".into(),
+            }),
+        }
     }
 
     /// Takes the lineage's lock with bounded exponential backoff.
@@ -180,14 +224,21 @@ impl FileStore {
             write_if_different(&path, &bytes)?;
         }
         let line = format!("{}\n", state.lineage_id);
-        // A corrected candidate is discoverable by its own identity from
-        // the moment its correction passed.
-        let final_target = state.final_target();
-        if final_target != state.snapshot.target {
-            write_if_different(&self.target_index(&final_target), line.as_bytes())?;
-        }
-        if matches!(state.stage, Stage::Approved { .. }) {
-            write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?;
+        // A corrected candidate is discoverable by its own identity from the
+        // moment its correction passed (claimed before the state was
+        // written; re-claimed here for a retry after a crash).
+        self.claim_final_target(record)?;
+        match state.stage {
+            Stage::Approved { .. } => {
+                write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?
+            }
+            // A correction in progress is discoverable from its base, so a
+            // fix can be finalized without --lineage and `start` cannot open
+            // a parallel review of the same paths with a fresh budget.
+            Stage::CorrectionRequired { .. } => {
+                write_if_different(&self.open_index(&state.snapshot.base_tree), line.as_bytes())?
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -335,20 +386,46 @@ impl ReviewStore for FileStore {
             });
         }
         check_successor(&current.state, &next.state)?;
-        if let Some(limit) = self.fail_after_replaces
-            && self.replaces.fetch_add(1, Ordering::SeqCst) >= limit
-        {
-            return Err(StoreError::Io {
-                path: path.display().to_string(),
-                source: std::io::Error::other("injected fault: simulated crash before replace"),
-            });
+        let fault = self
+            .fail_after_replaces
+            .is_some_and(|limit| self.replaces.fetch_add(1, Ordering::SeqCst) >= limit);
+        let crash = |when: &str| StoreError::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(format!("injected fault: simulated crash {when}")),
+        };
+        if fault && !self.fault_after_state_write {
+            return Err(crash("before replace"));
         }
+        self.claim_final_target(next)?;
         let new_bytes = next.to_bytes().map_err(|source| StoreError::Corrupted {
             path: path.display().to_string(),
             source,
         })?;
         write_atomic(&path, &new_bytes)?;
+        if fault {
+            return Err(crash("after the state write"));
+        }
         self.write_projections(next)
+    }
+
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
+        let _guard = self.lock(&record.state.lineage_id)?;
+        let path = self.state_path(&record.state.lineage_id);
+        let bytes = Self::read_optional(&path)?
+            .ok_or_else(|| StoreError::NotFound(record.state.lineage_id.clone()))?;
+        let current = Self::parse_record(&path, &bytes)?;
+        if current.revision != record.revision {
+            return Err(StoreError::Conflict {
+                lineage: record.state.lineage_id.clone(),
+                expected: record.revision,
+                found: current.revision,
+            });
+        }
+        self.write_projections(&current)
+    }
+
+    fn lookup_open(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.open_index(base))
     }
 
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {

@@ -1001,7 +1001,15 @@ impl ReviewState {
         to_tree: &TreeId,
         validation: &ValidatorResult,
     ) -> bool {
-        let Some(last) = self.stage.correction().and_then(|c| c.attempts.last()) else {
+        let Some(c) = self.stage.correction() else {
+            return false;
+        };
+        // With a forecast pending, the next validation is a new attempt
+        // (an unchanged tree is then a no-edit attempt, which escalates).
+        if c.forecast.is_some() {
+            return false;
+        }
+        let Some(last) = c.attempts.last() else {
             return false;
         };
         let same_verdict =
