@@ -159,7 +159,10 @@ pub fn cwd(global: &GlobalArgs) -> Result<PathBuf, CliError> {
     }
 }
 
-/// Opens a subject by name from `--cwd`.
+/// Opens a subject by name from `--cwd`. Git missing is not a command
+/// failure: the subject is [`Subject::Unavailable`] and every tool call
+/// answers the error as its result (S2.4); "not a repository" still fails
+/// the command (exit 5).
 pub fn open_subject(global: &GlobalArgs, name: &str) -> Result<Subject, CliError> {
     let spec: SubjectSpec = name
         .parse()
@@ -175,7 +178,7 @@ pub fn open_subject(global: &GlobalArgs, name: &str) -> Result<Subject, CliError
         Some(exe) => GitCli::with_executable(exe),
         None => GitCli::default(),
     };
-    Subject::open(&spec, git, &cwd(global)?).map_err(|e| match e {
+    Subject::open_fail_open(&spec, git, &cwd(global)?).map_err(|e| match e {
         OpenError::NoSuchTree { .. } => CliError::new(
             ErrorKind::RejectedInput,
             "no_such_tree",
@@ -195,6 +198,32 @@ pub fn open_subject(global: &GlobalArgs, name: &str) -> Result<Subject, CliError
             "pass an existing directory with --cwd",
         ),
     })
+}
+
+/// The lock serializing the calls that share a budget file: an exclusive
+/// lock on `<budget-file>.lock`, held from loading the state through saving
+/// it, so concurrent calls are counted one after another and never spend
+/// more than the budget. The lock file stays (removing it would race).
+fn lock_budget(path: &Path) -> Result<std::fs::File, CliError> {
+    let mut lock_path = path.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let lock_path = PathBuf::from(lock_path);
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "budget_file_unlockable",
+            format!("cannot lock {}: {e}", lock_path.display()),
+            "check the --budget-file path",
+        )
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(file)
 }
 
 fn load_state(path: &Path) -> Result<SessionState, CliError> {
@@ -292,6 +321,11 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
     };
     let config = load_config(subject_args.config.as_deref())?;
     let reader = open_subject(global, &subject_args.subject)?;
+    // Held until the state is saved (dropping the file releases the lock).
+    let lock = match &subject_args.budget_file {
+        Some(p) => Some(lock_budget(p)?),
+        None => None,
+    };
     let state = match &subject_args.budget_file {
         Some(p) => load_state(p)?,
         None => SessionState::default(),
@@ -309,6 +343,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
     if let Some(p) = &subject_args.budget_file {
         save_state(p, session.state())?;
     }
+    drop(lock);
     if !out.json {
         log_events(&completed.events);
     }
