@@ -289,7 +289,7 @@ pub fn tool_specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "grep",
-            description: "Search the snapshot's text files for a regular expression (Perl/Rust syntax: \\d, \\b, classes, alternation) or, with `fixed`, a plain string; returns `path:line:text` rows, at most 200 matches.",
+            description: "Search the snapshot's text files for a regular expression (Perl/Rust syntax: \\d, \\b, classes, alternation) or, with `fixed`, a plain string; returns `path:line:text` rows, at most 200 matches. A path shown quoted (Rust string syntax, e.g. one with a line break) is named by its unquoted text.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -304,7 +304,7 @@ pub fn tool_specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "list",
-            description: "List the snapshot's paths matching a glob (`*.rs` at any depth, `src/**/*.ts`, `docs`); everything without one.",
+            description: "List the snapshot's paths matching a glob (`*.rs` at any depth, `src/**/*.ts`, `docs`); everything without one. A path shown quoted (Rust string syntax, e.g. one with a line break) is named by its unquoted text.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
