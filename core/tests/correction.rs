@@ -292,6 +292,54 @@ fn fixes_outside_genesis_and_bad_inputs_change_nothing() {
 }
 
 #[test]
+fn state_with_more_attempts_than_allowed_does_not_load() {
+    // Three failures escalate; a fourth attempt can never be recorded.
+    let s = fixtures::budget_scenario().unwrap();
+    let mut cur = s;
+    for n in 1..=2 {
+        cur = cur
+            .accept_forecast(5)
+            .unwrap()
+            .accept_validation(fix(n, 3), validation(false))
+            .unwrap();
+    }
+    let third = cur
+        .accept_forecast(5)
+        .unwrap()
+        .accept_validation(fix(3, 3), validation(false))
+        .unwrap();
+    let mut forged = third.clone();
+    forged.stage = match third.stage.clone() {
+        Stage::Escalated {
+            judgment,
+            correction: Some(mut c),
+            ..
+        } => {
+            c.attempts.push(
+                fixtures::budget_scenario()
+                    .unwrap()
+                    .accept_forecast(5)
+                    .unwrap()
+                    .accept_validation(fix(9, 3), validation(true))
+                    .unwrap()
+                    .stage
+                    .correction()
+                    .unwrap()
+                    .attempts[0]
+                    .clone(),
+            );
+            Stage::Approved {
+                judgment,
+                correction: Some(c),
+                evidence_hash: probity_core::digest::Sha256Digest::plain(b"x"),
+            }
+        }
+        other => other,
+    };
+    assert!(forged.validate().is_err());
+}
+
+#[test]
 fn successors_cannot_rewrite_history() {
     let s = fixtures::budget_scenario().unwrap();
     let s2 = s
@@ -299,12 +347,26 @@ fn successors_cannot_rewrite_history() {
         .unwrap()
         .accept_validation(fix(1, 18), validation(false))
         .unwrap();
-    let s3 = s2
-        .accept_forecast(10)
-        .unwrap()
-        .accept_validation(fix(2, 5), validation(true))
-        .unwrap();
-    check_successor(&s2, &s3).unwrap();
+    let s2f = s2.accept_forecast(10).unwrap();
+    let s3 = s2f.accept_validation(fix(2, 5), validation(true)).unwrap();
+    check_successor(&s2, &s2f).unwrap();
+    check_successor(&s2f, &s3).unwrap();
+    // Every transition is one step: skipping the forecast is refused.
+    assert!(matches!(
+        check_successor(&s2, &s3),
+        Err(TransitionError::IllegalEdge { .. })
+    ));
+    // An appended attempt must carry the pending forecast.
+    let mut other_forecast = s3.clone();
+    if let Stage::Validating {
+        correction: Some(c),
+        ..
+    } = &mut other_forecast.stage
+        && let Some(last) = c.attempts.last_mut()
+    {
+        last.forecast_lines = 11;
+    }
+    assert!(check_successor(&s2f, &other_forecast).is_err());
     // Dropping an attempt (a re-charge dodge) is refused.
     let mut forged = s3.clone();
     if let Stage::Validating {
@@ -315,6 +377,16 @@ fn successors_cannot_rewrite_history() {
         c.attempts.remove(0);
     }
     assert!(check_successor(&s2, &forged).is_err());
+    // Skipping validating (reviewing → approved) is refused.
+    let fresh = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    let validating = fresh
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap();
+    let approved_early = validating.accept_evidence(b"ok").unwrap();
+    assert!(matches!(
+        check_successor(&fresh, &approved_early),
+        Err(TransitionError::IllegalEdge { .. })
+    ));
     // Going back from terminal is refused.
     let approved = s3.accept_evidence(b"ok").unwrap();
     assert!(matches!(

@@ -127,6 +127,8 @@ fn reviewer_schema_and_parser_agree() {
         json!({"findings": [], "evidence": [""]}),
         json!({"findings": [], "evidence": ["\t\n"]}),
         json!({"findings": [], "evidence": ["x"], "lens": "risk"}),
+        json!({"findings": vec![finding(json!({"severity": "WARNING"})); 999], "evidence": ["x"]}),
+        json!({"findings": vec![finding(json!({"severity": "WARNING"})); 1000], "evidence": ["x"]}),
         json!({"findings": []}),
         json!([]),
     ];
@@ -249,6 +251,8 @@ fn refuter_and_validator_schemas_agree_with_parsers() {
         json!({"outcomes": [o("R3-001", "refuted", json!([]))]}),
         json!({"outcomes": [o("R3-001", "refuted", json!([" "]))]}),
         json!({"outcomes": [o("R9-001", "refuted", json!(["x"]))]}),
+        json!({"outcomes": [o("R3-000", "refuted", json!(["x"]))]}),
+        json!({"outcomes": [o("R3-1000", "refuted", json!(["x"]))]}),
         json!({"outcomes": [o("R3-001", "maybe", json!(["x"]))]}),
         json!({"outcomes": [o("R3-001", "refuted", json!(["x"]))], "extra": 1}),
     ] {
@@ -258,6 +262,17 @@ fn refuter_and_validator_schemas_agree_with_parsers() {
             "refuter: {doc}"
         );
     }
+    // The one rule JSON Schema cannot state: a finding named twice (with
+    // different outcomes). The schema says so in its description; the
+    // parser refuses it.
+    let twice = json!({"outcomes": [o("R3-001", "refuted", json!(["x"])), o("R3-001", "corroborated", json!(["y"]))]});
+    assert!(RefuterResult::parse(twice.to_string().as_bytes()).is_err());
+    assert!(
+        SchemaDoc::Refuter.schema()["properties"]["outcomes"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("only once")
+    );
     let validator = jsonschema::validator_for(&SchemaDoc::Validator.schema()).unwrap();
     let c = |p: bool, ev: Value| json!({"passed": p, "evidence": ev});
     for doc in [

@@ -148,8 +148,14 @@ pub struct Context {
 /// Discovers the repository from `--cwd` (or the current directory) and opens
 /// its store under the common git dir.
 pub fn open(global: &GlobalArgs) -> Result<Context, CliError> {
-    let cwd = match &global.cwd {
-        Some(p) => p.clone(),
+    // PROBITY_REVIEW_CWD pins the owning repository when no --cwd is given
+    // (a lens running inside a nested checkout still lands in the right
+    // store).
+    let pinned = std::env::var_os("PROBITY_REVIEW_CWD")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let cwd = match global.cwd.clone().or(pinned) {
+        Some(p) => p,
         None => std::env::current_dir().map_err(|e| {
             CliError::new(
                 ErrorKind::Io,

@@ -80,13 +80,30 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return match e.kind() {
+            let code = match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    ExitCode::SUCCESS
+                    let _ = e.print();
+                    return ExitCode::SUCCESS;
                 }
                 _ => ExitCode::from(2),
             };
+            // A usage error is still one JSON document when --json was asked.
+            if std::env::args_os().any(|a| a == "--json") {
+                let err = CliError::new(
+                    output::ErrorKind::Usage,
+                    "usage",
+                    e.to_string()
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .trim_start_matches("error: ")
+                        .to_string(),
+                    "see `probity --help` or `probity <command> --help`",
+                );
+                return Output { json: true }.error(&err);
+            }
+            let _ = e.print();
+            return code;
         }
     };
     let out = Output {

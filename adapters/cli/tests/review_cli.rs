@@ -647,3 +647,63 @@ fn build_manifests_in_txt_files_are_not_passive() {
     assert_ne!(s.json["risk_level"], "low", "{}", s.stdout);
     assert_ne!(s.json["selected_lenses"], serde_json::json!([]));
 }
+
+#[test]
+fn an_unrelated_non_utf8_file_is_a_denial_not_a_repository_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(f.root(), &["start"]);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let ev = input(tmp.path(), "ev.txt", "ok\n");
+    assert_eq!(
+        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
+        0
+    );
+    std::fs::write(
+        f.root()
+            .join(std::ffi::OsStr::from_bytes(b"notes-\xff.txt")),
+        "x",
+    )
+    .unwrap();
+    let g = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.code, g.json["reason_code"].as_str()),
+        (1, Some("receipt_unrelated")),
+        "{}",
+        g.stdout
+    );
+}
+
+#[test]
+fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repository() {
+    let f = medium_change();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["finalize", "--json", "--correction-lines", "abc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "usage");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--correction-lines")
+    );
+    // Run from an unrelated directory: PROBITY_REVIEW_CWD names the owner.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["--json", "start"])
+        .current_dir(elsewhere.path())
+        .env("PROBITY_REVIEW_CWD", f.root())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(f.root().join(".git/probity/reviews/v1").is_dir());
+}

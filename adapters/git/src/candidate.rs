@@ -162,7 +162,8 @@ impl Repo {
         })
     }
 
-    /// Paths whose entries differ between two trees.
+    /// Paths whose entries differ between two trees (non-UTF-8 names are
+    /// rendered lossily: these paths explain decisions, they are not keys).
     pub fn changed_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, GitError> {
         const ARGS: &str = "diff-tree --name-only";
         let out = self.run([
@@ -175,7 +176,15 @@ impl Repo {
             from.as_str(),
             to.as_str(),
         ])?;
-        split_z(&out).map(|p| repo_path(ARGS, p)).collect()
+        // Diagnostic use only: a non-UTF-8 path is shown lossily rather than
+        // turning a denial into a repository error.
+        split_z(&out)
+            .map(|p| match std::str::from_utf8(p) {
+                Ok(_) => repo_path(ARGS, p),
+                Err(_) => RepoPath::parse(String::from_utf8_lossy(p).into_owned())
+                    .map_err(|e| parse_err(ARGS, e.to_string())),
+            })
+            .collect()
     }
 
     /// The live target: the two trees and their identity.

@@ -132,11 +132,13 @@ pub fn check(
         }
         _ => {
             let hunks = facts.hunks.get(&loc.path).map(Vec::as_slice).unwrap_or(&[]);
+            // The path is gone from the candidate: the change removed it all.
+            let deleted = !facts.candidate_lines.contains_key(&loc.path);
             let touches = hunks.iter().any(|h| {
                 if h.count == 0 {
-                    // A pure deletion after line `start` (0: the whole file
-                    // went away) touches the lines around it.
-                    h.start == 0 || (h.start + 1 >= loc.start && h.start <= loc.end)
+                    // A pure deletion after line `start` (0: before line 1)
+                    // touches the lines on either side of it.
+                    deleted || (h.start + 1 >= loc.start && h.start <= loc.end)
                 } else {
                     h.start <= loc.end && loc.start < h.start + h.count
                 }
@@ -264,6 +266,30 @@ mod tests {
                 .unwrap()
                 .reason,
             DowngradeReason::UnparseableLocation
+        );
+    }
+
+    #[test]
+    fn a_deletion_at_the_top_touches_line_one_only() {
+        let g = [p("a.rs")];
+        let mut f = CausalFacts::default();
+        f.hunks.insert(p("a.rs"), vec![Hunk { start: 0, count: 0 }]);
+        f.candidate_lines.insert(p("a.rs"), 9000);
+        assert_eq!(
+            check(&finding("a.rs:1", CausalDisposition::Introduced), &g, &f),
+            None
+        );
+        assert_eq!(
+            check(&finding("a.rs:5000", CausalDisposition::Introduced), &g, &f)
+                .unwrap()
+                .reason,
+            DowngradeReason::OutsideChangedHunks
+        );
+        // A deleted file: every line of it was changed.
+        f.candidate_lines.clear();
+        assert_eq!(
+            check(&finding("a.rs:5000", CausalDisposition::Introduced), &g, &f),
+            None
         );
     }
 

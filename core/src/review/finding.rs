@@ -63,6 +63,10 @@ impl CausalDisposition {
     }
 }
 
+/// The most findings one lens result may report (IDs are `<prefix>-001` to
+/// `<prefix>-999`).
+pub const MAX_FINDINGS: usize = 999;
+
 /// One finding as a reviewer reports it: no ID, no lens, no hash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -98,6 +102,8 @@ pub struct ReviewerResult {
 pub enum RoleDocError {
     #[error("not valid JSON for this role: {0}")]
     Json(String),
+    #[error("a lens result may report at most {MAX_FINDINGS} findings")]
+    TooManyFindings,
     #[error("every `evidence` list must have at least one non-blank entry")]
     NoEvidence,
     #[error("the refuter batch must name at least one finding")]
@@ -121,6 +127,9 @@ impl ReviewerResult {
             serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
         if r.evidence.is_empty() {
             return Err(RoleDocError::NoEvidence);
+        }
+        if r.findings.len() > MAX_FINDINGS {
+            return Err(RoleDocError::TooManyFindings);
         }
         for (index, f) in r.findings.iter().enumerate() {
             if f.severity.is_severe() {

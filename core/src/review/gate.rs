@@ -195,7 +195,10 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
                     lineage,
                     Vec::new(),
                     NextAction::HumanDecision,
-                    format!("review {} escalated: a human decision is needed", state.lineage_id),
+                    format!(
+                        "review {} escalated: a human decision is needed; this build records none, so revise the candidate and start a new review",
+                        state.lineage_id
+                    ),
                 ),
                 Stage::Reviewing { .. } | Stage::CorrectionRequired { .. } | Stage::Validating { .. } => deny(
                     ReasonCode::ReviewIncomplete,

@@ -347,7 +347,7 @@ impl JsonSchema for FindingId {
         "FindingId".into()
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": "^R[1-4]-[0-9]{3}$"})
+        schemars::json_schema!({"type": "string", "pattern": "^R[1-4]-(00[1-9]|0[1-9][0-9]|[1-9][0-9]{2})$"})
     }
 }
 

@@ -66,6 +66,16 @@ impl SchemaDoc {
             SchemaDoc::Reviewer => add_reviewer_rules(&mut schema),
             SchemaDoc::Refuter => {
                 set(&mut schema, "/properties/outcomes", "minItems", json!(1));
+                // One outcome per finding is a parser rule JSON Schema cannot
+                // state for a key inside array items; say so in the schema.
+                set(
+                    &mut schema,
+                    "/properties/outcomes",
+                    "description",
+                    json!(
+                        "One outcome per finding awaiting the refuter; a finding_id may appear only once (checked by the parser)."
+                    ),
+                );
                 set(
                     &mut schema,
                     "/properties/outcomes",
@@ -114,6 +124,12 @@ fn add_reviewer_rules(schema: &mut Value) {
     {
         ev.insert("minItems".into(), json!(1));
     }
+    set(
+        schema,
+        "/properties/findings",
+        "maxItems",
+        json!(crate::review::finding::MAX_FINDINGS),
+    );
     if let Some(finding) = schema
         .pointer_mut("/$defs/ReviewerFinding")
         .and_then(Value::as_object_mut)

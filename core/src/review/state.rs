@@ -738,6 +738,12 @@ impl ReviewState {
             }
             from = &a.to_tree;
         }
+        if n > MAX_FAILED_ATTEMPTS {
+            return Err(StateError::Attempt {
+                attempt: n,
+                why: "is more than the lineage allows",
+            });
+        }
         if c.forecast == Some(0) {
             return Err(StateError::Attempt {
                 attempt: n + 1,
@@ -1073,19 +1079,45 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
         return Ok(());
     }
     use Stage::*;
-    let legal = matches!(
-        (&prev.stage, &next.stage),
-        (Reviewing { judgment: None }, _)
-            | (
-                Reviewing { judgment: Some(_) },
-                CorrectionRequired { .. } | Validating { .. } | Escalated { .. }
-            )
-            | (
-                CorrectionRequired { .. },
-                CorrectionRequired { .. } | Validating { .. } | Escalated { .. }
-            )
-            | (Validating { .. }, Approved { .. })
-    ) && !matches!(next.stage, Reviewing { judgment: None });
+    let fresh = |c: &Correction| *c == Correction::default();
+    // Judgment complete: where accepting results or the refuter batch leads.
+    let settled = |n: &Stage| match n {
+        CorrectionRequired { correction, .. } => fresh(correction),
+        Validating { correction, .. } => correction.is_none(),
+        Escalated {
+            correction, reason, ..
+        } => correction.is_none() && *reason == EscalationReason::FindingEscalated,
+        _ => false,
+    };
+    let legal = match (&prev.stage, &next.stage) {
+        (Reviewing { judgment: None }, Reviewing { judgment: Some(j) }) => j.refutation.is_none(),
+        (Reviewing { .. }, n) => settled(n),
+        (CorrectionRequired { correction: a, .. }, n) => match n {
+            CorrectionRequired { correction: b, .. } => ledger_step(a, b),
+            Validating {
+                correction: Some(b),
+                ..
+            } => ledger_step(a, b),
+            Escalated {
+                correction: Some(b),
+                reason,
+                ..
+            } => *reason != EscalationReason::FindingEscalated && ledger_step(a, b),
+            _ => false,
+        },
+        (
+            Validating {
+                judgment: ja,
+                correction: ca,
+            },
+            Approved {
+                judgment: jb,
+                correction: cb,
+                ..
+            },
+        ) => ja == jb && ca == cb,
+        _ => false,
+    };
     if !legal {
         return Err(TransitionError::IllegalEdge {
             from: prev.stage.name(),
@@ -1100,22 +1132,22 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
             return Err(TransitionError::FrozenChanged("judgment.refutation"));
         }
     }
-    if let Some(a) = prev.stage.correction() {
-        let b = next
-            .stage
-            .correction()
-            .ok_or(TransitionError::FrozenChanged("correction"))?;
-        if !b.attempts.starts_with(&a.attempts) {
-            return Err(TransitionError::FrozenChanged("correction.attempts"));
-        }
-        if let Some(f) = a.forecast
-            && b.forecast != Some(f)
-            && b.attempts.len() != a.attempts.len() + 1
-        {
-            return Err(TransitionError::FrozenChanged("correction.forecast"));
-        }
-    }
     Ok(())
+}
+
+/// One step of the correction ledger: a forecast is set (attempts
+/// unchanged), or the pending forecast's attempt is appended (with that
+/// forecast) and the forecast cleared.
+fn ledger_step(a: &Correction, b: &Correction) -> bool {
+    match (a.forecast, b.forecast) {
+        (None, Some(_)) => a.attempts == b.attempts,
+        (Some(n), None) => {
+            b.attempts.len() == a.attempts.len() + 1
+                && b.attempts.starts_with(&a.attempts)
+                && b.attempts.last().is_some_and(|x| x.forecast_lines == n)
+        }
+        _ => false,
+    }
 }
 
 impl StateRecord {
