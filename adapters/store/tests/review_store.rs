@@ -1,6 +1,6 @@
 //! The file store: CAS, idempotent retries, locks, fail-closed loads.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
@@ -137,7 +137,9 @@ fn serde_json_pretty(s: &str) -> String {
 #[test]
 fn writers_of_different_lineages_never_block_each_other() {
     let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf()).with_lock_wait(Duration::from_millis(200));
+    // No waiting at all: a writer that needed another lineage's lock would
+    // report contention at once.
+    let store = FileStore::at(dir.path().to_path_buf()).with_lock_wait(Duration::ZERO);
     let a = started();
     let mut obs = fixtures::parser_observation();
     obs.changed.pop();
@@ -158,12 +160,7 @@ fn writers_of_different_lineages_never_block_each_other() {
         .open(dir.path().join(a.state.lineage_id.as_str()).join("LOCK"))
         .unwrap();
     lock.lock().unwrap();
-    let t = Instant::now();
     store.replace(&b.revision, &validating(&b)).unwrap();
-    assert!(
-        t.elapsed() < Duration::from_millis(150),
-        "B waited on A's lock"
-    );
     let err = store.replace(&a.revision, &validating(&a)).unwrap_err();
     assert!(matches!(err, StoreError::Contention { .. }), "{err}");
     lock.unlock().unwrap();
