@@ -128,6 +128,165 @@ proptest! {
     }
 }
 
+/// A Luhn-valid card number of 13–19 digits from its payload digits.
+fn luhn_card() -> impl Strategy<Value = String> {
+    proptest::collection::vec(0u32..10, 12..=18).prop_map(|payload| {
+        // The check digit makes the Luhn sum of payload + check a multiple
+        // of 10: payload digits at odd positions from the right (the check
+        // digit is position 0) are doubled.
+        let sum: u32 = payload
+            .iter()
+            .rev()
+            .enumerate()
+            .map(|(i, &d)| {
+                if i % 2 == 0 {
+                    let x = d * 2;
+                    if x > 9 { x - 9 } else { x }
+                } else {
+                    d
+                }
+            })
+            .sum();
+        let check = (10 - sum % 10) % 10;
+        payload
+            .iter()
+            .chain(std::iter::once(&check))
+            .filter_map(|&d| char::from_digit(d, 10))
+            .collect()
+    })
+}
+
+fn separator() -> impl Strategy<Value = &'static str> {
+    select(vec![" ", "-"])
+}
+
+/// The card written as groups: a separator (or none) after each digit.
+fn grouped_card() -> impl Strategy<Value = String> {
+    luhn_card().prop_flat_map(|card| {
+        let n = card.len();
+        proptest::collection::vec(select(vec!["", "", "", " ", "-"]), n - 1).prop_map(move |seps| {
+            let mut out = String::new();
+            for (i, c) in card.chars().enumerate() {
+                out.push(c);
+                if let Some(s) = seps.get(i) {
+                    out.push_str(s);
+                }
+            }
+            out
+        })
+    })
+}
+
+/// Up to two digit groups of 1–4 digits: never 13 digits on their own.
+fn digit_groups() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec("[0-9]{1,4}", 0..=2)
+}
+
+/// `out` (without its trailing LF) is one mask between a prefix of `before`
+/// and a suffix of `after`: nothing between them survived.
+fn one_mask_between(out: &str, before: &str, after: &str) -> Result<(), String> {
+    let out = out.strip_suffix('\n').ok_or("no trailing LF")?;
+    let i = out
+        .find("[REDACTED:")
+        .ok_or(format!("no mask in {out:?}"))?;
+    let j = i + out[i..].find(']').ok_or("unterminated mask")?;
+    let (head, tail) = (&out[..i], &out[j + 1..]);
+    if tail.contains("[REDACTED:") {
+        return Err(format!("two masks in {out:?}"));
+    }
+    if !before.starts_with(head) || !after.ends_with(tail) {
+        return Err(format!("{out:?} keeps bytes of the secret"));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn luhn_cards_between_digit_groups_are_fully_masked(
+        left in digit_groups(), card in grouped_card(), right in digit_groups(),
+        seps in proptest::collection::vec(separator(), 4),
+    ) {
+        let mut run = String::new();
+        for g in &left {
+            run.push_str(g);
+            run.push_str(seps[0]);
+        }
+        let start = "pay ".len() + run.len();
+        run.push_str(&card);
+        let end = "pay ".len() + run.len();
+        for g in &right {
+            run.push_str(seps[1]);
+            run.push_str(g);
+        }
+        let src = format!("pay {run} now");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        prop_assert_eq!(out.summary.status, FilterStatus::Modified);
+        if let Err(e) = one_mask_between(&out.text, &src[..start], &src[end..]) {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+
+    #[test]
+    fn url_passwords_are_fully_masked(
+        scheme in select(vec!["postgres", "mysql", "redis", "amqp", "https"]),
+        user in "[a-z0-9.@]{0,8}",
+        password in "[A-Za-z0-9@/:%!$&*+,;=._~-]{1,24}",
+        host in "[a-z]{1,10}(:[0-9]{1,5})?(/[a-z0-9]{0,6})?",
+    ) {
+        let before = format!("{scheme}://{user}:");
+        let after = format!("@{host} done");
+        let src = format!("{before}{password}{after}");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        if let Err(e) = one_mask_between(&out.text, &before, &after) {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+
+    #[test]
+    fn glued_aws_keys_are_fully_masked(
+        pre in "[A-Za-z0-9_]{0,6}", key in "(AKIA|ASIA)[A-Z0-9]{16}", post in "[a-z_.]{0,6}",
+    ) {
+        let src = format!("id {pre}{key}{post} end");
+        let before = format!("id {pre}");
+        let after = format!("{post} end");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        if let Err(e) = one_mask_between(&out.text, &before, &after) {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+
+    #[test]
+    fn ibans_in_any_case_are_fully_masked(
+        iban in select(vec!["DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432", "FR1420041010050500013M02606"]),
+        lower in proptest::collection::vec(any::<bool>(), 32),
+    ) {
+        let cased: String = iban
+            .chars()
+            .zip(lower.iter().cycle())
+            .map(|(c, &l)| if l { c.to_ascii_lowercase() } else { c })
+            .collect();
+        let src = format!("pay {cased} today");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        prop_assert_eq!(out.text, "pay [REDACTED:pii.iban] today\n");
+    }
+
+    #[test]
+    fn secret_named_values_are_fully_masked(
+        name in select(vec!["DB_PASS", "db.pass", "PASSWORD", "api_key", "REGISTRY_AUTH", "x-token"]),
+        sep in select(vec!["=", ": ", " = "]),
+        value in "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}",
+    ) {
+        let before = format!("{name}{sep}");
+        let src = format!("{before}{value} next");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        if let Err(e) = one_mask_between(&out.text, &before, " next") {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+}
+
 fn base() -> Value {
     serde_json::from_str(WORK_ITEM).unwrap()
 }

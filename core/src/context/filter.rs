@@ -21,7 +21,7 @@ use unicode_normalization::UnicodeNormalization;
 /// `unicode-normalization`'s Unicode version, the `Cf` table below) and every
 /// pattern in this file. Changing any emitted byte for the same input
 /// requires a new version.
-pub const FILTER_VERSION: &str = "probity-filter/1";
+pub const FILTER_VERSION: &str = "probity-filter/2";
 
 /// The Unicode version of the NFKC tables this filter version is pinned to.
 pub const NFKC_UNICODE_VERSION: (u8, u8, u8) = (18, 0, 0);
@@ -414,7 +414,12 @@ type SecretSpec = (
     Validate,
 );
 
+/// A name containing a secret word anywhere.
 const SECRET_NAME: &str = r"[A-Za-z0-9_.-]*(?i-u:secret|token|passwd|password|pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|client[_-]?secret)[A-Za-z0-9_.-]*";
+/// A compound name with a whole `pass` or `auth` segment (`DB_PASS`,
+/// `smtp.pass`, `pass-file`, `registry_auth`); `passive`, `compass`, `bypass`,
+/// `author`, `oauth` have no such segment.
+const SEGMENT_NAME: &str = r"(?:[A-Za-z0-9_.-]*[_.-](?i-u:pass|auth)(?:[_.-][A-Za-z0-9_.-]*)?|(?i-u:pass|auth)[_.-][A-Za-z0-9_.-]*)";
 
 fn secret_specs() -> Vec<SecretSpec> {
     vec![
@@ -473,7 +478,9 @@ fn secret_specs() -> Vec<SecretSpec> {
         (
             "secret.aws",
             &["akia", "asia", "abia", "acca"],
-            r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?-u:\b)",
+            // No boundary on either side (`x_AKIA...`, `...EXAMPLE_x`); the
+            // mask takes the whole uppercase-alphanumeric run.
+            r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16,}",
             0,
             Validate::None,
         ),
@@ -529,21 +536,39 @@ fn secret_specs() -> Vec<SecretSpec> {
         (
             "secret.authorization_header",
             &["authorization"],
-            r#"(?i-u:(?:proxy-)?authorization)"?[ \t]*[:=][ \t]*"?((?i-u:(?:bearer|basic|token|bot|apikey|negotiate|ntlm))[ \t]+[^\t\n\x0C\r "']+|(?i-u:digest)[ \t]+[^\n]+|[^\t\n\x0C\r "']{8,})"#,
+            // The scheme's credential may be quoted (escapes included, the
+            // closing quote optional): the mask ends after it.
+            r#"(?i-u:(?:proxy-)?authorization)["']?[ \t]*[:=][ \t]*["']?((?i-u:(?:bearer|basic|token|bot|apikey|negotiate|ntlm))[ \t]+(?:"(?:[^"\\\n]|\\[^\n]?)*"?|'(?:[^'\\\n]|\\[^\n]?)*'?|[^\t\n\x0C\r "']+)|(?i-u:digest)[ \t]+[^\n]+|[^\t\n\x0C\r "']{8,})"#,
             1,
             Validate::None,
         ),
         (
             "secret.json_value",
-            &["secret", "token", "passw", "pwd", "key", "credential"],
-            // JSON string values whose key names a secret.
+            &[
+                "secret",
+                "token",
+                "pass",
+                "pwd",
+                "auth",
+                "key",
+                "credential",
+            ],
+            // JSON string and number values whose key names a secret.
             "JSON",
             1,
             Validate::NotMask,
         ),
         (
             "secret.env_value",
-            &["secret", "token", "passw", "pwd", "key", "credential"],
+            &[
+                "secret",
+                "token",
+                "pass",
+                "pwd",
+                "auth",
+                "key",
+                "credential",
+            ],
             "ENV",
             1,
             Validate::NotMask,
@@ -551,7 +576,9 @@ fn secret_specs() -> Vec<SecretSpec> {
         (
             "secret.url_password",
             &["://"],
-            r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]*://[^\t\n\x0C\r /:@]+:([^\t\n\x0C\r /@]+)@",
+            // The user may be empty or contain `@`; the password runs from
+            // the first `:` after `://` to the last `@` before whitespace.
+            r"[A-Za-z][A-Za-z0-9+.-]*://[^\t\n\x0C\r /:]*:([^\t\n\x0C\r ]+)@",
             1,
             Validate::NotMask,
         ),
@@ -563,6 +590,8 @@ fn secret_specs() -> Vec<SecretSpec> {
             Validate::Ssn,
         ),
         (
+            // A maximal run of 13 or more digits with single separators; the
+            // Luhn-valid windows of whole groups are redacted (`card_windows`).
             "pii.payment_card",
             &[],
             r"(?-u:\b)[0-9](?:[ -]?[0-9]){12,}(?-u:\b)",
@@ -648,9 +677,17 @@ fn injection_specs() -> Vec<(&'static str, &'static [&'static str], &'static str
     ]
 }
 
-const JSON_SECRET: &str = r#""NAME"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.)+)""#;
-const ENV_SECRET: &str =
-    r#"(?-u:\b)NAME[ \t]*[:=][ \t]*(?:"([^"\n]+)"|'([^'\n]+)'|([^\t\n\x0C\r "'`,;]+))"#;
+/// A quoted value (escapes included; the closing quote is optional so an
+/// unterminated value is masked to the end of the line), then a bare one.
+const QUOTED_VALUE: &str = r#""((?:[^"\\\n]|\\[^\n]?)+)"?|'((?:[^'\\\n]|\\[^\n]?)+)'?"#;
+/// A JSON (or Python-literal) key naming a secret: a secret word anywhere, a
+/// `pass`/`auth` segment, or exactly `pass`/`auth`; its string or number value.
+const JSON_SECRET: &str =
+    r#"["'](?:NAME|SEGMENT|(?i-u:pass|auth))["'][ \t]*:[ \t]*(?:QUOTED|(-?[0-9][0-9A-Za-z.+-]*))"#;
+/// `NAME=value` / `NAME: value`. The bare names `pass`/`auth` count with `=`
+/// in any case but with `:` only in lower case, so test-runner lines such as
+/// `--- PASS: TestName` are not secrets. A bare value runs to whitespace.
+const ENV_SECRET: &str = r#"(?-u:\b)(?:(?:NAME|SEGMENT)[ \t]*[:=]|(?i-u:pass|auth)[ \t]*=|(?:pass|auth)[ \t]*:)[ \t]*(?:QUOTED|([^\t\n\x0C\r "'][^\t\n\x0C\r ]*))"#;
 
 fn build_engine() -> Result<Engine, FilterError> {
     let mut secrets = Vec::new();
@@ -658,8 +695,14 @@ fn build_engine() -> Result<Engine, FilterError> {
     let mut owners = Vec::new();
     for (i, (code, kws, pat, group, validate)) in secret_specs().into_iter().enumerate() {
         let pat = match pat {
-            "JSON" => JSON_SECRET.replace("NAME", SECRET_NAME),
-            "ENV" => ENV_SECRET.replace("NAME", SECRET_NAME),
+            "JSON" => JSON_SECRET
+                .replace("QUOTED", QUOTED_VALUE)
+                .replace("SEGMENT", SEGMENT_NAME)
+                .replace("NAME", SECRET_NAME),
+            "ENV" => ENV_SECRET
+                .replace("QUOTED", QUOTED_VALUE)
+                .replace("SEGMENT", SEGMENT_NAME)
+                .replace("NAME", SECRET_NAME),
             p => expand(p),
         };
         secrets.push(SecretDetector {
@@ -712,7 +755,7 @@ fn build_engine() -> Result<Engine, FilterError> {
                 r"(?i:(?-u:\b)(?:you|assistant|ai|agent|llm|model|bot|claude|gpt|copilot)(?-u:\b)[^\n<]{0,40}?(?-u:\b)(?:must|should|shall|need{WS}+to|are{WS}+required{WS}+to|will{WS}+now|have{WS}+to)(?-u:\b)|(?-u:\b)(?:instructions?|directive|note|attention)(?:{WS}+(?:to|for)(?:{WS}+the)?{WS}+(?:ai|llm|assistant|agent|model|bot))?{WS}*:|(?-u:\b)(?:ai|llm|assistant|agent|model)(?-u:\b){WS}*:)",
             ),
         )?,
-        iban_start: compile("pii.iban", r"(?-u:\b)[A-Z]{2}[0-9]{2}")?,
+        iban_start: compile("pii.iban", r"(?-u:\b)[A-Za-z]{2}[0-9]{2}")?,
         prefilter,
         owners,
     })
@@ -768,25 +811,60 @@ fn ssn_valid(m: &str) -> bool {
     !(area == "000" || area == "666" || area.starts_with('9') || p[1] == "00" || p[2] == "0000")
 }
 
+/// 13–19 digits (separators ignored) with a valid Luhn check digit.
 fn luhn_card(m: &str) -> bool {
-    let digits: Vec<u32> = m.chars().filter_map(|c| c.to_digit(10)).collect();
-    if !(13..=19).contains(&digits.len()) {
-        return false;
+    let (mut n, mut sum) = (0u32, 0u32);
+    for c in m.bytes().rev().filter(u8::is_ascii_digit) {
+        let d = u32::from(c - b'0');
+        sum += if n % 2 == 1 {
+            let x = d * 2;
+            if x > 9 { x - 9 } else { x }
+        } else {
+            d
+        };
+        n += 1;
+        if n > 19 {
+            return false;
+        }
     }
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            if i % 2 == 1 {
-                let x = d * 2;
-                if x > 9 { x - 9 } else { x }
-            } else {
-                d
+    (13..=19).contains(&n) && sum.is_multiple_of(10)
+}
+
+/// The payment cards of one maximal digit run (single space or dash
+/// separators): every window of whole separator-delimited groups with 13–19
+/// digits that is Luhn-valid, as byte ranges of `run`. A card next to other
+/// digit groups (`4111 1111 1111 1111 12/25`, `qty 2 4111111111111111`) is
+/// found even though the whole run is longer or fails Luhn. Overlapping
+/// windows are merged here (they would be merged into one mask anyway), so a
+/// long run yields at most one range per group, whatever its digits.
+fn card_windows(run: &str) -> Vec<(usize, usize)> {
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for (i, b) in run.bytes().enumerate() {
+        if b == b' ' || b == b'-' {
+            groups.push((start, i));
+            start = i + 1;
+        }
+    }
+    groups.push((start, run.len()));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, &(first, _)) in groups.iter().enumerate() {
+        let mut digits = 0;
+        for &(g_start, g_end) in &groups[i..] {
+            digits += g_end - g_start;
+            if digits > 19 {
+                break;
             }
-        })
-        .sum();
-    sum.is_multiple_of(10)
+            if digits >= 13 && run.get(first..g_end).is_some_and(luhn_card) {
+                // Starts never decrease and, for one start, ends increase.
+                match out.last_mut() {
+                    Some(last) if first < last.1 => last.1 = last.1.max(g_end),
+                    _ => out.push((first, g_end)),
+                }
+            }
+        }
+    }
+    out
 }
 
 /// IBAN lengths by country (ISO 13616 registry).
@@ -881,17 +959,18 @@ const IBAN_LENGTHS: &[(&str, usize)] = &[
 ];
 
 /// An IBAN starting at byte `start`: its end if the country length,
-/// alphabet (single spaces allowed between characters) and mod-97 hold.
+/// alphabet (single spaces allowed between characters; letters in either
+/// case) and mod-97 hold.
 fn iban_at(s: &str, start: usize) -> Option<usize> {
     let b = s.as_bytes();
-    let cc = s.get(start..start + 2)?;
+    let cc = s.get(start..start + 2)?.to_ascii_uppercase();
     let len = IBAN_LENGTHS.iter().find(|(c, _)| *c == cc)?.1;
     let mut chars = Vec::with_capacity(len);
     let mut i = start;
     while chars.len() < len {
         let c = *b.get(i)?;
-        if c.is_ascii_digit() || c.is_ascii_uppercase() {
-            chars.push(c);
+        if c.is_ascii_alphanumeric() {
+            chars.push(c.to_ascii_uppercase());
             i += 1;
         } else if c == b' '
             && !chars.is_empty()
@@ -939,10 +1018,20 @@ fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
         }
         if d.group == 0 {
             for m in d.re.find_iter(s) {
+                if matches!(d.validate, Validate::Luhn) {
+                    for (a, b) in card_windows(m.as_str()) {
+                        spans.push(Span {
+                            start: m.start() + a,
+                            end: m.start() + b,
+                            priority: p,
+                            code: d.code,
+                        });
+                    }
+                    continue;
+                }
                 let ok = match d.validate {
                     Validate::Ssn => ssn_valid(m.as_str()),
-                    Validate::Luhn => luhn_card(m.as_str()),
-                    Validate::None | Validate::NotMask => true,
+                    Validate::Luhn | Validate::None | Validate::NotMask => true,
                 };
                 if ok {
                     spans.push(Span {
@@ -1538,11 +1627,12 @@ mod tests {
 
     #[test]
     fn the_bound_never_creates_an_unredacted_secret() {
-        // 17 digits fail Luhn and are kept; their 16-digit prefix would be a
-        // valid card, so the emitted prefix is cut before it.
-        let src = "card 4111 1111 1111 1111 0 end";
+        // One group of 17 digits fails Luhn and is kept (a window is made of
+        // whole groups); its 16-digit prefix would be a valid card, so the
+        // emitted prefix is cut before it.
+        let src = "card 41111111111111110 end";
         assert_eq!(body(src).text, format!("{src}\n"));
-        let out = filter_text(&no_creds(), src, 25).unwrap();
+        let out = filter_text(&no_creds(), src, 22).unwrap();
         assert_eq!(out.text, "card \n");
         assert_eq!(out.summary.status, FilterStatus::Truncated);
     }
@@ -1564,5 +1654,313 @@ mod tests {
         assert!(!structural_is_safe(&c, "ghp_abcdefghijklmnopqrstuvwxyz0123456789", 256).unwrap());
         assert!(!structural_is_safe(&c, "src/\u{200B}x", 256).unwrap());
         assert!(!structural_is_safe(&c, "IC_kwDOExample", 4).unwrap());
+    }
+
+    /// `input` becomes exactly `expected` (plus the trailing LF), with
+    /// `n` findings of `code`.
+    fn exact(input: &str, expected: &str, code: &str, n: u64) {
+        let out = body(input);
+        assert_eq!(out.text, format!("{expected}\n"), "{input}");
+        assert_eq!(out.summary.findings.count(code), n, "{input}");
+        let want = if n == 0 {
+            FilterStatus::Unchanged
+        } else {
+            FilterStatus::Modified
+        };
+        assert_eq!(out.summary.status, want, "{input}");
+    }
+
+    const CARD: &str = "[REDACTED:pii.payment_card]";
+
+    #[test]
+    fn cards_next_to_other_digit_groups_are_redacted() {
+        // Audit reproductions: the whole digit run is too long or fails
+        // Luhn, but a window of whole groups is a card.
+        exact(
+            "card 4111 1111 1111 1111 12/25",
+            &format!("card {CARD} 12/25"),
+            "pii.payment_card",
+            1,
+        );
+        exact(
+            "card 4111111111111111 2025",
+            &format!("card {CARD} 2025"),
+            "pii.payment_card",
+            1,
+        );
+        exact(
+            "qty 2 4111111111111111",
+            &format!("qty 2 {CARD}"),
+            "pii.payment_card",
+            1,
+        );
+        exact(
+            "card 4111 1111 1111 1111 0 end",
+            &format!("card {CARD} 0 end"),
+            "pii.payment_card",
+            1,
+        );
+        exact(
+            "ref 7 5555-5555-5555-4444 99",
+            &format!("ref 7 {CARD} 99"),
+            "pii.payment_card",
+            1,
+        );
+        // Two cards in one run: each window is masked.
+        exact(
+            "4111111111111111 5555555555554444",
+            &format!("{CARD} {CARD}"),
+            "pii.payment_card",
+            2,
+        );
+        // Overlapping valid windows merge into one mask: with all zeros
+        // every window is Luhn-valid.
+        exact(
+            "x 4111 1111 1111 1111 4111 1111 1111 1111 y",
+            &format!("x {CARD} y"),
+            "pii.payment_card",
+            1,
+        );
+        let zeros = vec!["0"; 100_000].join(" ");
+        exact(
+            &format!("a {zeros} b"),
+            &format!("a {CARD} b"),
+            "pii.payment_card",
+            1,
+        );
+        // A window is made of whole groups only, and a run of fewer than 13
+        // digits or with no Luhn-valid window is kept.
+        for s in [
+            "build 41111111111111110",
+            "at 2026-11-29 12 00 00",
+            "ids 1234 5678 9012",
+        ] {
+            exact(s, s, "pii.payment_card", 0);
+        }
+    }
+
+    const URL_PW: &str = "[REDACTED:secret.url_password]";
+
+    #[test]
+    fn url_passwords_are_fully_redacted() {
+        exact(
+            "redis://:s3cr3tP4ss@cache:6379/0",
+            &format!("redis://:{URL_PW}@cache:6379/0"),
+            "secret.url_password",
+            1,
+        );
+        exact(
+            "postgres://app:pa/ssword@db",
+            &format!("postgres://app:{URL_PW}@db"),
+            "secret.url_password",
+            1,
+        );
+        exact(
+            "postgres://app:p@ss-w0rd@db",
+            &format!("postgres://app:{URL_PW}@db"),
+            "secret.url_password",
+            1,
+        );
+        exact(
+            "use mysql://me@corp.example:pw:1@x@db/x now",
+            &format!("use mysql://me@corp.example:{URL_PW}@db/x now"),
+            "secret.url_password",
+            1,
+        );
+        // No boundary is needed before the scheme.
+        exact(
+            "x_postgres://app:pa55word@db",
+            &format!("x_postgres://app:{URL_PW}@db"),
+            "secret.url_password",
+            1,
+        );
+        for s in [
+            "see http://localhost:3000/a/b ok",
+            "https://example.com/a@b",
+            "postgres://app:@db",
+            "git@github.com:org/repo.git",
+        ] {
+            exact(s, s, "secret.url_password", 0);
+        }
+    }
+
+    #[test]
+    fn quoted_escaped_and_numeric_values_are_redacted() {
+        let auth = "[REDACTED:secret.authorization_header]";
+        exact(
+            r#"Authorization: Bearer "eyJhbGciOiJIUzI1NiJ9.e30.sig" next"#,
+            &format!("Authorization: {auth} next"),
+            "secret.authorization_header",
+            1,
+        );
+        exact(
+            r#"Authorization: Basic 'dXNlcjpw\'YXNz'"#,
+            &format!("Authorization: {auth}"),
+            "secret.authorization_header",
+            1,
+        );
+        exact(
+            r#""Authorization": "Bearer abc.def""#,
+            &format!(r#""Authorization": "{auth}""#),
+            "secret.authorization_header",
+            1,
+        );
+        let env = "[REDACTED:secret.env_value]";
+        exact(
+            r#"PASSWORD="abc\"defghi" next"#,
+            &format!(r#"PASSWORD="{env}" next"#),
+            "secret.env_value",
+            1,
+        );
+        exact(
+            r#"PASSWORD='abc\'defghi'"#,
+            &format!("PASSWORD='{env}'"),
+            "secret.env_value",
+            1,
+        );
+        // An unterminated quoted value is masked to the end of the line.
+        exact(
+            "PASSWORD=\"abc def\nnext",
+            &format!("PASSWORD=\"{env}\nnext"),
+            "secret.env_value",
+            1,
+        );
+        // A bare value runs to whitespace: no part after `,` or `;` leaks.
+        exact(
+            "token=abc,def;ghi next",
+            &format!("token={env} next"),
+            "secret.env_value",
+            1,
+        );
+        let json = "[REDACTED:secret.json_value]";
+        exact(
+            r#"{"password": 123456789}"#,
+            &format!(r#"{{"password": {json}}}"#),
+            "secret.json_value",
+            1,
+        );
+        exact(
+            r#"{"api_key":-1.5e3,"x":1}"#,
+            &format!(r#"{{"api_key":{json},"x":1}}"#),
+            "secret.json_value",
+            1,
+        );
+        exact(
+            r#"{"secret": "a\"b\\"}"#,
+            &format!(r#"{{"secret": "{json}"}}"#),
+            "secret.json_value",
+            1,
+        );
+        exact(
+            "{'password': 'hunter2'}",
+            &format!("{{'password': '{json}'}}"),
+            "secret.json_value",
+            1,
+        );
+    }
+
+    #[test]
+    fn pass_and_auth_segments_name_secrets() {
+        let env = "[REDACTED:secret.env_value]";
+        for (name, sep) in [
+            ("DB_PASS", "="),
+            ("db.pass", ": "),
+            ("SMTP_PASS_FILE", "="),
+            ("pass-phrase", "="),
+            ("REGISTRY_AUTH", "="),
+            ("auth_basic", ": "),
+            ("PASS", "="),
+            ("Auth", "="),
+            ("pass", ": "),
+            ("auth", ": "),
+            ("MY_PWD", "="),
+        ] {
+            exact(
+                &format!("{name}{sep}hunter2hunter2"),
+                &format!("{name}{sep}{env}"),
+                "secret.env_value",
+                1,
+            );
+        }
+        let json = "[REDACTED:secret.json_value]";
+        exact(
+            r#"{"auths": {"r.example": {"auth": "dXNlcjpwYXNz"}}}"#,
+            &format!(r#"{{"auths": {{"r.example": {{"auth": "{json}"}}}}}}"#),
+            "secret.json_value",
+            1,
+        );
+        exact(
+            r#"{"db_pass": "x"}"#,
+            &format!(r#"{{"db_pass": "{json}"}}"#),
+            "secret.json_value",
+            1,
+        );
+        // Harmless words and test-runner output are not secret names.
+        for s in [
+            "passive=1 compass=2 bypass=3 passed=4 oauth=5",
+            "author: Alice",
+            "authority=x authentication: on",
+            r#"{"author": "Alice", "passive": "yes"}"#,
+            "--- PASS: TestFoo (0.00s)",
+            "PASS: tests/unit.sh",
+            "Auth: see the docs",
+        ] {
+            let out = body(s);
+            assert_eq!(out.text, format!("{s}\n"), "{s}");
+            assert!(out.summary.findings.is_empty(), "{s}");
+        }
+    }
+
+    #[test]
+    fn aws_keys_need_no_boundary() {
+        let aws = "[REDACTED:secret.aws]";
+        exact(
+            "x_AKIAIOSFODNN7EXAMPLE",
+            &format!("x_{aws}"),
+            "secret.aws",
+            1,
+        );
+        exact(
+            "keyAKIAIOSFODNN7EXAMPLE_tail",
+            &format!("key{aws}_tail"),
+            "secret.aws",
+            1,
+        );
+        exact(
+            "id=ASIAIOSFODNN7EXAMPLEXYZ.",
+            &format!("id={aws}."),
+            "secret.aws",
+            1,
+        );
+        exact("AKIAshort AKIA123", "AKIAshort AKIA123", "secret.aws", 0);
+    }
+
+    #[test]
+    fn ibans_are_redacted_in_any_case() {
+        let iban = "[REDACTED:pii.iban]";
+        exact(
+            "pay de89 3704 0044 0532 0130 00 today",
+            &format!("pay {iban} today"),
+            "pii.iban",
+            1,
+        );
+        exact(
+            "iban gb82west12345698765432",
+            &format!("iban {iban}"),
+            "pii.iban",
+            1,
+        );
+        exact(
+            "iban Gb82WeSt12345698765432.",
+            &format!("iban {iban}."),
+            "pii.iban",
+            1,
+        );
+        exact(
+            "de88 3704 0044 0532 0130 00",
+            "de88 3704 0044 0532 0130 00",
+            "pii.iban",
+            0,
+        );
     }
 }
