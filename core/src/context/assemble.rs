@@ -222,6 +222,19 @@ impl Assembler {
     }
 
     /// Filtered login of an actor (`None` when unknown, unsafe or empty).
+    /// A record's author: marks the actor referenced and returns its
+    /// filtered login, folding the login's filter outcome into the index.
+    fn record_author(
+        &mut self,
+        author: Option<&StructuralId>,
+    ) -> Result<Option<String>, FilterError> {
+        let Some(aid) = author else { return Ok(None) };
+        self.referenced.insert(aid.clone());
+        let (login, filter) = self.login(aid)?;
+        self.index_filter.absorb(&filter);
+        Ok(login)
+    }
+
     fn login(&self, id: &StructuralId) -> Result<(Option<String>, FilterSummary), FilterError> {
         let Some(raw) = self
             .actors
@@ -787,15 +800,7 @@ fn build_comments(
             &created,
             &c.body,
         )?;
-        let login = match &author {
-            Some(aid) => {
-                a.referenced.insert(aid.clone());
-                let (l, lf) = a.login(aid)?;
-                a.index_filter.absorb(&lf);
-                l
-            }
-            None => None,
-        };
+        let login = a.record_author(author.as_ref())?;
         out.insert(
             id.as_str().to_owned(),
             Retained {
@@ -908,15 +913,7 @@ fn build_reviews(
             &submitted,
             &r.body,
         )?;
-        let login = match &author {
-            Some(aid) => {
-                a.referenced.insert(aid.clone());
-                let (l, lf) = a.login(aid)?;
-                a.index_filter.absorb(&lf);
-                l
-            }
-            None => None,
-        };
+        let login = a.record_author(author.as_ref())?;
         let mut row = Map::new();
         row.insert("id".into(), json!(id.as_str()));
         row.insert("record_key".into(), json!(key.hex()));
