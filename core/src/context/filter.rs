@@ -1243,13 +1243,27 @@ pub fn filter_text(
         let t = text.trim_end_matches('\n').len();
         text.truncate(t);
         text.push('\n');
-        let mut again = Findings::default();
-        scan_injection(engine()?, &text, &mut again);
-        if !again.is_empty() {
-            f.merge(&again);
-            return Ok(rejected(f));
+        if let Some(rejection) = rescan(&text, &mut f)? {
+            return Ok(rejection);
         }
     }
+    Ok(finish(text, &normalized, truncated, f))
+}
+
+/// The injection re-scan of bytes the bound changed: `Some(rejected)` when
+/// the emitted bytes now carry an injection finding.
+fn rescan(text: &str, f: &mut Findings) -> Result<Option<Filtered>, FilterError> {
+    let mut again = Findings::default();
+    scan_injection(engine()?, text, &mut again);
+    if again.is_empty() {
+        return Ok(None);
+    }
+    f.merge(&again);
+    Ok(Some(rejected(std::mem::take(f))))
+}
+
+/// The outcome of a filter run that emits bytes.
+fn finish(text: String, normalized: &str, truncated: bool, findings: Findings) -> Filtered {
     let status = if truncated {
         FilterStatus::Truncated
     } else if text != normalized {
@@ -1257,13 +1271,10 @@ pub fn filter_text(
     } else {
         FilterStatus::Unchanged
     };
-    Ok(Filtered {
+    Filtered {
         text,
-        summary: FilterSummary {
-            status,
-            findings: f,
-        },
-    })
+        summary: FilterSummary { status, findings },
+    }
 }
 
 /// Filters a source-derived display string (title, label, login, check or
@@ -1288,27 +1299,11 @@ pub fn filter_display(
         let cut = floor_char_boundary(&text, max);
         text.truncate(cut);
         cut_new_secrets(creds, &mut text)?;
-        let mut again = Findings::default();
-        scan_injection(engine()?, &text, &mut again);
-        if !again.is_empty() {
-            f.merge(&again);
-            return Ok(rejected(f));
+        if let Some(rejection) = rescan(&text, &mut f)? {
+            return Ok(rejection);
         }
     }
-    let status = if truncated {
-        FilterStatus::Truncated
-    } else if text != normalized {
-        FilterStatus::Modified
-    } else {
-        FilterStatus::Unchanged
-    };
-    Ok(Filtered {
-        text,
-        summary: FilterSummary {
-            status,
-            findings: f,
-        },
-    })
+    Ok(finish(text, &normalized, truncated, f))
 }
 
 /// Structural values (IDs, paths, host, repository) pass the complete
