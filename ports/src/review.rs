@@ -119,9 +119,10 @@ pub trait ReviewStore {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The latest approved lineage on a base tree.
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
-    /// The latest lineage on a base tree that entered correction (callers
-    /// check that it still is in correction).
-    fn lookup_open(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// The lineages on a base tree that entered correction (callers check
+    /// which are still in correction). Bounded by the corrections ever
+    /// opened on that one base.
+    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError>;
     /// Writes whatever the committed record projects (receipt, index
     /// entries) that a crash may have left unwritten; the record must be the
     /// stored one.
@@ -183,6 +184,11 @@ pub enum ReviewError {
     )]
     CorrectionOpen { lineage: LineageId },
     #[error(
+        "the live candidate could be a fix of more than one correction ({}); name one with --lineage",
+        lineages.iter().map(LineageId::as_str).collect::<Vec<_>>().join(", ")
+    )]
+    AmbiguousCorrection { lineages: Vec<LineageId> },
+    #[error(
         "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
     )]
     BaseChanged { lineage: LineageId, frozen: TreeId },
@@ -230,16 +236,18 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
             resumed: true,
         });
     }
-    if let Some(open) = open_correction(store, &snapshot.base_tree)?
-        && snapshot
+    for open in open_corrections(store, &snapshot.base_tree)? {
+        if snapshot
             .paths
             .iter()
             .any(|p| open.state.snapshot.paths.binary_search(p).is_ok())
-    {
-        return Err(ReviewError::CorrectionOpen {
-            lineage: open.state.lineage_id.clone(),
-        });
+        {
+            return Err(ReviewError::CorrectionOpen {
+                lineage: open.state.lineage_id.clone(),
+            });
+        }
     }
+
     let policy = RiskPolicy::v1();
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy.classify(&obs.changed, lines);
@@ -278,8 +286,11 @@ fn resume<S: ReviewStore>(
     let record = store
         .load(&lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    // A corrected candidate's entry is claimed just before the state that
+    // names it is written; if that write never landed, the claim is stale
+    // and names nothing.
     if record.state.snapshot.target != *target && record.state.final_target() != *target {
-        return Err(ReviewError::IndexMismatch(lineage));
+        return Ok(None);
     }
     Ok(Some(record))
 }
@@ -454,7 +465,8 @@ fn measure_fix<G: GitPort>(
     Ok(FixMeasurement {
         actual_lines: files
             .iter()
-            .map(|f| f.text_lines)
+            // A mode change (e.g. `chmod +x`) is an effect too: one line.
+            .map(|f| f.text_lines.max(u64::from(f.old_mode != f.new_mode)))
             .fold(0, u64::saturating_add),
         paths: files.into_iter().map(|f| f.path).collect(),
         to_tree: live.candidate_tree.clone(),
@@ -492,7 +504,7 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
         None => match resume(store, &live.target)? {
             Some(record) => record,
             // A correction in progress: the live candidate is the fix.
-            None => open_correction(store, &live.base_tree)?.ok_or(ReviewError::NoReview)?,
+            None => open_correction_for(git, store, &live)?,
         },
     };
     // Which live candidate the stage expects: the frozen one while
@@ -523,19 +535,56 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     Ok((live, record))
 }
 
-/// The lineage in correction on this base, if the open-correction index
-/// names one that is still in correction.
-fn open_correction<S: ReviewStore>(
+/// The lineages still in correction on this base.
+fn open_corrections<S: ReviewStore>(
     store: &S,
     base: &TreeId,
-) -> Result<Option<StateRecord>, ReviewError> {
-    let Some(lineage) = store.lookup_open(base)? else {
-        return Ok(None);
-    };
-    let record = store.load(&lineage)?.ok_or(StoreError::NotFound(lineage))?;
-    let open = record.state.snapshot.base_tree == *base
-        && matches!(record.state.stage, Stage::CorrectionRequired { .. });
-    Ok(open.then_some(record))
+) -> Result<Vec<StateRecord>, ReviewError> {
+    let mut out = Vec::new();
+    for lineage in store.lookup_open(base)? {
+        let record = store.load(&lineage)?.ok_or(StoreError::NotFound(lineage))?;
+        if record.state.snapshot.base_tree == *base
+            && matches!(record.state.stage, Stage::CorrectionRequired { .. })
+        {
+            out.push(record);
+        }
+    }
+    Ok(out)
+}
+
+/// The one correction the live candidate can be a fix of: still in
+/// correction on this base, and every path the live candidate changed since
+/// that lineage's current tree is one of its genesis paths.
+fn open_correction_for<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    live: &LiveTarget,
+) -> Result<StateRecord, ReviewError> {
+    let mut matching = Vec::new();
+    for record in open_corrections(store, &live.base_tree)? {
+        let state = &record.state;
+        let current = state
+            .stage
+            .correction()
+            .map(|c| c.current_tree(&state.snapshot.candidate_tree).clone());
+        let current = current.unwrap_or_else(|| state.snapshot.candidate_tree.clone());
+        let changed = git
+            .differing_paths(&current, &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        if changed
+            .iter()
+            .all(|p| state.snapshot.paths.binary_search(p).is_ok())
+        {
+            matching.push(record);
+        }
+    }
+    match matching.len() {
+        0 => Err(ReviewError::NoReview),
+        1 => Ok(matching.remove(0)),
+        _ => Err(ReviewError::AmbiguousCorrection {
+            lineages: matching.into_iter().map(|r| r.state.lineage_id).collect(),
+        }),
+    }
 }
 
 /// What a pre-commit gate compares with the approved candidate.

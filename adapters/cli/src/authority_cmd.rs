@@ -154,16 +154,25 @@ pub fn open(global: &GlobalArgs) -> Result<Context, CliError> {
     let pinned = std::env::var_os("PROBITY_REVIEW_CWD")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
-    let cwd = match global.cwd.clone().or(pinned) {
+    open_at(global.cwd.clone().or(pinned))
+}
+
+fn current_dir() -> Result<PathBuf, CliError> {
+    std::env::current_dir().map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            "cwd_unavailable",
+            e.to_string(),
+            "pass --cwd <path>",
+        )
+    })
+}
+
+/// Discovers the repository from `cwd` (default: the current directory).
+fn open_at(cwd: Option<PathBuf>) -> Result<Context, CliError> {
+    let cwd = match cwd {
         Some(p) => p,
-        None => std::env::current_dir().map_err(|e| {
-            CliError::new(
-                ErrorKind::Io,
-                "cwd_unavailable",
-                e.to_string(),
-                "pass --cwd <path>",
-            )
-        })?,
+        None => current_dir()?,
     };
     let git = match std::env::var_os("PROBITY_GIT") {
         Some(exe) => GitCli::with_executable(exe),
@@ -323,10 +332,15 @@ pub fn review_error(e: ReviewError) -> CliError {
             "index_mismatch",
             "the store index disagrees with a record: inspect <git-common-dir>/probity/reviews/v1/index",
         ),
+        ReviewError::AmbiguousCorrection { .. } => (
+            RejectedInput,
+            "ambiguous_correction",
+            "pass --lineage with the lineage whose correction this is",
+        ),
         ReviewError::CorrectionOpen { .. } => (
             Conflict,
             "correction_open",
-            "finish the correction first: `probity finalize --lineage <id> --validation F` (or it escalates)",
+            "finish that correction first (`probity finalize --lineage <id> --correction-lines N`, then `--validation F`); forecasting more lines than its budget escalates it and lifts this block",
         ),
         ReviewError::Superseded { .. } => (
             Conflict,
@@ -613,23 +627,37 @@ pub fn validate(
     // worktree, is what is delivered. Read before any git runs (the git
     // adapter scrubs GIT_* from its children).
     let hook_index = std::env::var_os("GIT_INDEX_FILE").map(PathBuf::from);
-    let ctx = open(global)?;
+    // Inside a commit the committing repository is the hook's own (its cwd),
+    // never the one PROBITY_REVIEW_CWD pins for lens capture.
+    let ctx = match (&hook_index, &global.cwd) {
+        (Some(_), None) => open_at(None)?,
+        _ => open(global)?,
+    };
     let delivery = match hook_index {
         Some(index) => {
             let index = if index.is_absolute() {
                 index
             } else {
-                std::env::current_dir()
-                    .map_err(|e| {
-                        CliError::new(
-                            ErrorKind::Io,
-                            "cwd_unavailable",
-                            e.to_string(),
-                            "run the hook from the work tree",
-                        )
-                    })?
-                    .join(index)
+                current_dir()?.join(index)
             };
+            // The index must be this repository's: a GIT_INDEX_FILE left in
+            // the environment by another repository is not what is committed.
+            let inside = |p: &std::path::Path| {
+                let common = std::fs::canonicalize(ctx.repo.common_dir());
+                let dir = p.parent().map(std::fs::canonicalize);
+                matches!((dir, common), (Some(Ok(d)), Ok(c)) if d.starts_with(&c))
+            };
+            if !inside(&index) {
+                return Err(CliError::new(
+                    ErrorKind::Usage,
+                    "foreign_index",
+                    format!(
+                        "GIT_INDEX_FILE ({}) is not an index of this repository",
+                        index.display()
+                    ),
+                    "run the gate from the repository being committed, or unset GIT_INDEX_FILE",
+                ));
+            }
             Delivery::Index(index)
         }
         None if args.staged => Delivery::Index(ctx.repo.git_dir().join("index")),

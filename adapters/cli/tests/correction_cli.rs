@@ -403,3 +403,67 @@ fn a_deleted_receipt_is_rewritten_by_finalize_from_state() {
         0
     );
 }
+
+#[test]
+fn two_open_corrections_on_one_base_each_get_their_own_fix() {
+    let f = Fixture::new().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    f.write("src/a.rs", "fn a() {}\n").unwrap();
+    f.write("src/b.rs", "fn b() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    let blocker = |path: &str| BLOCKER.replace("src/parser.rs:3", &format!("{path}:2"));
+    // A corrects src/a.rs.
+    f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
+        .unwrap();
+    let a = probity(f.root(), &["start"]).json["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ra = input(tmp.path(), "ra.json", &blocker("src/a.rs"));
+    assert_eq!(
+        probity(f.root(), &["finalize", "--result", &ra]).json["state"],
+        "correction_required"
+    );
+    // B, on the same base, corrects src/b.rs (no overlap: allowed).
+    f.git(&["checkout", "--", "src/a.rs"]).unwrap();
+    f.write("src/b.rs", "fn b() {}\nfn b2() -> i32 { -1 }\n")
+        .unwrap();
+    let b = probity(f.root(), &["start"]);
+    assert_eq!(b.code, 0, "{}", b.stdout);
+    let b = b.json["lineage_id"].as_str().unwrap().to_string();
+    let rb = input(tmp.path(), "rb.json", &blocker("src/b.rs"));
+    assert_eq!(
+        probity(f.root(), &["finalize", "--result", &rb]).json["state"],
+        "correction_required"
+    );
+    // Back on A's candidate: a forecast without --lineage lands on A.
+    f.git(&["checkout", "--", "src/b.rs"]).unwrap();
+    f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
+        .unwrap();
+    let fc = probity(f.root(), &["finalize", "--correction-lines", "1"]);
+    assert_eq!(
+        fc.json["lineage_id"].as_str(),
+        Some(a.as_str()),
+        "{}",
+        fc.stdout
+    );
+    assert_eq!(fc.json["action"], "provide_validation");
+    assert_ne!(a, b);
+    // And a new review of A's paths is refused while A corrects them.
+    f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { 0 }\n")
+        .unwrap();
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.json["error"]["code"], "correction_open", "{}", s.stdout);
+}
+
+#[test]
+fn a_mode_only_fix_is_charged() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "1"]);
+    let p = flow.f.root().join("src/parser.rs");
+    let mut perms = std::fs::metadata(&p).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&p, perms).unwrap();
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(v.json["charged_lines"], 1, "{}", v.stdout);
+}

@@ -707,3 +707,52 @@ fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repositor
     );
     assert!(f.root().join(".git/probity/reviews/v1").is_dir());
 }
+
+#[test]
+fn a_nul_byte_does_not_shrink_a_large_change() {
+    let f = Fixture::new().unwrap();
+    f.write("src/a.c", "int a;\n").unwrap();
+    f.commit_all("base").unwrap();
+    let mut body = String::from("/* \0 */\n");
+    for i in 0..600 {
+        body.push_str(&format!("int v{i};\n"));
+    }
+    f.write("src/a.c", body).unwrap();
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.json["risk_level"], "high", "{}", s.stdout);
+    assert_eq!(s.json["risk_reasons"], serde_json::json!(["large_change"]));
+}
+
+#[test]
+fn a_hook_judges_its_own_repository_whatever_probity_review_cwd_says() {
+    let x = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(x.root(), &["start"]);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let ev = input(tmp.path(), "ev.txt", "ok\n");
+    assert_eq!(
+        probity(x.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
+        0
+    );
+    // Y stages exactly X's approved content, but Y's commit is Y's.
+    let y = medium_change();
+    y.git(&["add", "-A"]).unwrap();
+    let hook = y.root().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nPROBITY_REVIEW_CWD='{}' exec '{}' validate --gate pre-commit\n",
+            x.root().display(),
+            env!("CARGO_BIN_EXE_probity")
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&hook).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&hook, perms).unwrap();
+    let err = y
+        .git(&["commit", "-q", "-m", "borrowed approval"])
+        .unwrap_err();
+    assert!(err.to_string().contains("receipt_missing"), "{err}");
+}

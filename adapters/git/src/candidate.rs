@@ -432,9 +432,17 @@ impl Repo {
         to: &TreeId,
         path: &RepoPath,
     ) -> Result<Vec<Hunk>, GitError> {
+        // Plumbing, every file as text, no context merging: neither the
+        // candidate's own attributes nor user diff config can move a hunk.
         let out = self.run([
+            "-c",
+            "core.attributesFile=/dev/null",
+            "-c",
+            "diff.interHunkContext=0",
             "--literal-pathspecs",
-            "diff",
+            "diff-tree",
+            "-p",
+            "--text",
             "--no-color",
             "--no-ext-diff",
             "--no-textconv",

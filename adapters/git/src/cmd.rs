@@ -239,6 +239,9 @@ impl GitCli {
                 Ok(())
             };
             let read = read_all();
+            // Close our end of stdout first: if reading stopped early, git
+            // gets EPIPE and exits, which unblocks the stdin writer.
+            drop(reader);
             let wrote = writer
                 .join()
                 .unwrap_or_else(|_| Err(std::io::Error::other("stdin writer panicked")));

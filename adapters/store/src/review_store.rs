@@ -8,7 +8,7 @@
 //! <lineage>/state.json      the record: canonical JSON + LF
 //! <lineage>/receipt.json    terminal only: canonical JSON + LF
 //! index/target/<hex>        target identity -> lineage (created exclusively)
-//! index/open/<tree>         base tree -> latest lineage that entered correction
+//! index/open/<tree>/<lin>   lineages that entered correction on a base tree
 //! index/base/<tree>         base tree -> latest approved lineage
 //!                           (a passing correction also indexes its final
 //!                           target under index/target/)
@@ -117,7 +117,7 @@ impl FileStore {
         self.root.join("index").join("base").join(base.as_str())
     }
 
-    fn open_index(&self, base: &TreeId) -> PathBuf {
+    fn open_dir(&self, base: &TreeId) -> PathBuf {
         self.root.join("index").join("open").join(base.as_str())
     }
 
@@ -137,10 +137,22 @@ impl FileStore {
         }
         match Self::read_lineage_pointer(&path)? {
             Some(owner) if owner == state.lineage_id => Ok(()),
-            Some(owner) => Err(StoreError::TargetOwned {
-                lineage: state.lineage_id.clone(),
-                owner,
-            }),
+            Some(owner) => {
+                // Owned only if the owner's committed state names this
+                // target; a claim whose state write never landed is stale.
+                let owns = self.load(&owner)?.is_some_and(|r| {
+                    r.state.snapshot.target == final_target
+                        || r.state.final_target() == final_target
+                });
+                if owns {
+                    Err(StoreError::TargetOwned {
+                        lineage: state.lineage_id.clone(),
+                        owner,
+                    })
+                } else {
+                    write_atomic(&path, line.as_bytes())
+                }
+            }
             None => Err(StoreError::Malformed {
                 path: path.display().to_string(),
                 detail: "vanished while being read".into(),
@@ -235,9 +247,12 @@ impl FileStore {
             // A correction in progress is discoverable from its base, so a
             // fix can be finalized without --lineage and `start` cannot open
             // a parallel review of the same paths with a fresh budget.
-            Stage::CorrectionRequired { .. } => {
-                write_if_different(&self.open_index(&state.snapshot.base_tree), line.as_bytes())?
-            }
+            Stage::CorrectionRequired { .. } => write_if_different(
+                &self
+                    .open_dir(&state.snapshot.base_tree)
+                    .join(state.lineage_id.as_str()),
+                line.as_bytes(),
+            )?,
             _ => {}
         }
         Ok(())
@@ -424,8 +439,26 @@ impl ReviewStore for FileStore {
         self.write_projections(&current)
     }
 
-    fn lookup_open(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        Self::read_lineage_pointer(&self.open_index(base))
+    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        let dir = self.open_dir(base);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io(&dir))?;
+            // Temp files of an interrupted write are not entries.
+            if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+                continue;
+            }
+            if let Some(l) = Self::read_lineage_pointer(&entry.path())? {
+                out.push(l);
+            }
+        }
+        out.sort();
+        Ok(out)
     }
 
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {

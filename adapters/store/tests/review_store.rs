@@ -182,3 +182,33 @@ fn injected_fault_leaves_the_last_committed_state() {
     assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r0.clone()));
     store.replace(&r0.revision, &r1).unwrap();
 }
+
+#[test]
+fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
+    use probity_core::review::fixtures::{fix, validation};
+    use probity_core::review::snapshot::target_identity;
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let a0 = fixtures::budget_scenario().unwrap();
+    let a1 = a0.accept_forecast(5).unwrap();
+    let a2 = a1.accept_validation(fix(7, 3), validation(true)).unwrap();
+    let final_target = target_identity(&a2.snapshot.base_tree, a2.final_candidate_tree());
+    // Another lineage left a claim on that target but never wrote a state
+    // naming it (a crash between the claim and its state write).
+    let other = started();
+    store.create(&other).unwrap();
+    let claim = dir.path().join("index/target").join(final_target.hex());
+    std::fs::write(&claim, format!("{}\n", other.state.lineage_id)).unwrap();
+    let (r0, r1, r2) = (
+        a0.record().unwrap(),
+        a1.record().unwrap(),
+        a2.record().unwrap(),
+    );
+    store.create(&r0).unwrap();
+    store.replace(&r0.revision, &r1).unwrap();
+    store.replace(&r1.revision, &r2).unwrap();
+    assert_eq!(
+        store.lookup_target(&final_target).unwrap(),
+        Some(r2.state.lineage_id.clone())
+    );
+}

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
-use crate::review::snapshot::{ChangedFile, FileMode};
+use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode};
 
 /// Domain of `policy_hash`.
 pub const POLICY_DOMAIN: Domain = Domain::new("probity/risk-policy/v1");
@@ -159,6 +159,16 @@ impl RiskPolicy {
             if !self.is_passive(f) {
                 all_passive = false;
             }
+            // Content not read to the end cannot be shown free of anything.
+            if matches!(
+                f.content,
+                CandidateContent::Bytes {
+                    complete: false,
+                    ..
+                }
+            ) {
+                reasons.push(RiskReason::UnscannedContent);
+            }
             // Every file is scanned: a "document" can be a build input.
             if let Some(bytes) = f.content.bytes()
                 && self
@@ -169,7 +179,15 @@ impl RiskPolicy {
                 reasons.push(RiskReason::ProcessSpawn);
             }
         }
-        if authored_lines > self.large_change_lines {
+        // Size is judged on every line Git measured as text too (outside
+        // golden paths): a NUL byte that makes a file "binary" for the
+        // authored count must not shrink the tier.
+        let text_lines = files
+            .iter()
+            .filter(|f| !self.is_golden(f.path.as_str(), f.base_content.bytes(), f.content.bytes()))
+            .map(|f| f.text_lines)
+            .fold(0u64, u64::saturating_add);
+        if authored_lines.max(text_lines) > self.large_change_lines {
             reasons.push(RiskReason::LargeChange);
         }
         reasons.sort();
@@ -248,6 +266,9 @@ pub enum RiskReason {
     CiConfig,
     ExecutableBitChange,
     ProcessSpawn,
+    /// A changed file larger than the scanned prefix: not shown passive or
+    /// spawn-free.
+    UnscannedContent,
     LargeChange,
     DocsOnly,
     CodeChange,
@@ -265,6 +286,7 @@ impl RiskReason {
             "ci_config" => Self::CiConfig,
             "executable_bit_change" => Self::ExecutableBitChange,
             "process_spawn" => Self::ProcessSpawn,
+            "unscanned_content" => Self::UnscannedContent,
             "large_change" => Self::LargeChange,
             "docs_only" => Self::DocsOnly,
             "code_change" => Self::CodeChange,
@@ -296,6 +318,7 @@ impl fmt::Display for RiskReason {
             RiskReason::CiConfig => f.write_str("ci_config"),
             RiskReason::ExecutableBitChange => f.write_str("executable_bit_change"),
             RiskReason::ProcessSpawn => f.write_str("process_spawn"),
+            RiskReason::UnscannedContent => f.write_str("unscanned_content"),
             RiskReason::LargeChange => f.write_str("large_change"),
             RiskReason::DocsOnly => f.write_str("docs_only"),
             RiskReason::CodeChange => f.write_str("code_change"),
@@ -324,7 +347,7 @@ impl JsonSchema for RiskReason {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({
             "type": "string",
-            "pattern": "^(path_token:.+|adjacent_tokens:.+\\+.+|shell_source|ci_config|executable_bit_change|process_spawn|large_change|docs_only|code_change)$"
+            "pattern": "^(path_token:.+|adjacent_tokens:.+\\+.+|shell_source|ci_config|executable_bit_change|process_spawn|unscanned_content|large_change|docs_only|code_change)$"
         })
     }
 }
@@ -385,7 +408,7 @@ impl RiskAssessment {
 mod tests {
     use super::*;
     use crate::review::ids::RepoPath;
-    use crate::review::snapshot::{CandidateContent, LineCount};
+    use crate::review::snapshot::LineCount;
 
     fn file(
         path: &str,
