@@ -756,3 +756,19 @@ fn a_hook_judges_its_own_repository_whatever_probity_review_cwd_says() {
         .unwrap_err();
     assert!(err.to_string().contains("receipt_missing"), "{err}");
 }
+
+#[test]
+fn an_index_from_another_repository_is_refused() {
+    let x = medium_change();
+    let y = medium_change();
+    y.git(&["add", "-A"]).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["--json", "validate", "--gate", "pre-commit"])
+        .current_dir(x.root())
+        .env("GIT_INDEX_FILE", y.root().join(".git/index"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "foreign_index");
+}
