@@ -9,6 +9,7 @@ mod authority_cmd;
 mod clock;
 mod context_cmd;
 mod demo;
+mod hooks_cmd;
 mod mcp_cmd;
 mod output;
 mod review_cmd;
@@ -62,6 +63,9 @@ enum Command {
     /// Lens capture helpers.
     #[command(subcommand)]
     Lens(authority_cmd::LensCommand),
+    /// Install or remove the managed pre-commit hook that runs the gate.
+    #[command(subcommand)]
+    Hooks(hooks_cmd::HooksCommand),
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
@@ -116,6 +120,7 @@ fn main() -> ExitCode {
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
+        Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
         Command::Demo(a) => demo::run(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),

@@ -83,6 +83,13 @@ impl Repo {
         &self.common_dir
     }
 
+    /// The directory git runs hooks from (honours `core.hooksPath`).
+    pub fn hooks_dir(&self) -> Result<PathBuf, GitError> {
+        let out = self.run(["rev-parse", "--path-format=absolute", "--git-path", "hooks"])?;
+        let line = out.strip_suffix(b"\n").unwrap_or(&out);
+        Ok(crate::cmd::path_from_bytes(Path::new(""), line))
+    }
+
     /// The git CLI used for this repository.
     pub fn git(&self) -> &GitCli {
         &self.git

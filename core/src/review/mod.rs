@@ -6,6 +6,7 @@ pub mod correction;
 pub mod finding;
 pub mod fixtures;
 pub mod gate;
+pub mod hooks;
 pub mod ids;
 pub mod lens;
 pub mod receipt;
