@@ -285,7 +285,10 @@ mod tests {
         assert_eq!(review.verdict, Verdict::Pass);
         assert_eq!(
             review.footer.as_deref(),
-            Some("read 1 file (10 B) beyond the declared context: a.rs")
+            // grep (git missing) and the missing file failed.
+            Some(
+                "read 1 file (10 B) beyond the declared context: a.rs; 2 tool calls failed or were refused"
+            )
         );
         let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
         assert_eq!(

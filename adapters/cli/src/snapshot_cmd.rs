@@ -200,6 +200,50 @@ pub fn open_subject(global: &GlobalArgs, name: &str) -> Result<Subject, CliError
     })
 }
 
+/// The budget file every name for it shares: a final symbolic link is
+/// followed (a chain of them, up to 40) and the parent directory
+/// canonicalized, so `link.json -> real.json` and `real.json` are one
+/// budget with one lock (`<resolved>.lock`), and saving replaces the
+/// target, not the link.
+fn resolve_budget_path(path: &Path) -> Result<PathBuf, CliError> {
+    let bad = |why: String| {
+        CliError::new(
+            ErrorKind::Io,
+            "budget_file_unresolvable",
+            why,
+            "check the --budget-file path",
+        )
+    };
+    let mut cur = path.to_path_buf();
+    let mut hops = 0;
+    while std::fs::symlink_metadata(&cur).is_ok_and(|m| m.file_type().is_symlink()) {
+        hops += 1;
+        if hops > 40 {
+            return Err(bad(format!(
+                "{}: too many levels of symbolic links",
+                path.display()
+            )));
+        }
+        let target = std::fs::read_link(&cur)
+            .map_err(|e| bad(format!("cannot read the link {}: {e}", cur.display())))?;
+        cur = match cur.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    let name = cur
+        .file_name()
+        .ok_or_else(|| bad(format!("{} does not name a file", path.display())))?
+        .to_owned();
+    let dir = match cur.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let dir = std::fs::canonicalize(&dir)
+        .map_err(|e| bad(format!("cannot resolve {}: {e}", dir.display())))?;
+    Ok(dir.join(name))
+}
+
 /// The lock serializing the calls that share a budget file: an exclusive
 /// lock on `<budget-file>.lock`, held from loading the state through saving
 /// it, so concurrent calls are counted one after another and never spend
@@ -262,6 +306,10 @@ fn save_state(path: &Path, state: &SessionState) -> Result<(), CliError> {
     let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
     let bytes = serde_json::to_vec_pretty(state).map_err(|e| io(std::io::Error::other(e)))?;
     tmp.write_all(&bytes).map_err(io)?;
+    // Keep the budget file's permissions (the temporary file is 0600).
+    if let Ok(meta) = std::fs::metadata(path) {
+        std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(io)?;
+    }
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
 }
@@ -321,12 +369,17 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
     };
     let config = load_config(subject_args.config.as_deref())?;
     let reader = open_subject(global, &subject_args.subject)?;
+    // One resolved path for the lock, the load and the save.
+    let budget_file = match &subject_args.budget_file {
+        Some(p) => Some(resolve_budget_path(p)?),
+        None => None,
+    };
     // Held until the state is saved (dropping the file releases the lock).
-    let lock = match &subject_args.budget_file {
+    let lock = match &budget_file {
         Some(p) => Some(lock_budget(p)?),
         None => None,
     };
-    let state = match &subject_args.budget_file {
+    let state = match &budget_file {
         Some(p) => load_state(p)?,
         None => SessionState::default(),
     };
@@ -340,7 +393,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
             probity_ports::snapshot::call_tool(&mut session, &reader, name, &args)
         }
     };
-    if let Some(p) = &subject_args.budget_file {
+    if let Some(p) = &budget_file {
         save_state(p, session.state())?;
     }
     drop(lock);

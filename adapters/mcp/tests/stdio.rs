@@ -188,10 +188,12 @@ fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
     assert_eq!(events[3]["pattern"], "--beta|beta");
     assert_eq!(
         events[5]["footer"],
-        "read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B)"
+        "read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B); 3 tool calls failed or were refused"
     );
     assert_eq!(
         footer_view.footer().as_deref(),
-        Some("read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B)")
+        Some(
+            "read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B); 3 tool calls failed or were refused"
+        )
     );
 }

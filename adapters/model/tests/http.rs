@@ -178,7 +178,9 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
     assert_eq!(review.model_calls, 3);
     assert_eq!(
         review.footer.as_deref(),
-        Some("read 1 file (23 B) beyond the declared context: src/a.rs; also 1 listing (9 B)")
+        Some(
+            "read 1 file (23 B) beyond the declared context: src/a.rs; also 1 listing (9 B); 1 tool call failed or was refused"
+        )
     );
     assert_eq!(
         events,

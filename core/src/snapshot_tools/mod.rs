@@ -27,7 +27,7 @@ mod props;
 
 pub use budget::{Budget, BudgetLimits, BudgetUsage};
 pub use config::{ConfigError, ReviewConfig, parse_config};
-pub use path::{Glob, PathRefusal, Resolved, SnapshotPath};
+pub use path::{Glob, PathRefusal, Resolved, SnapshotPath, one_line, quote_name};
 pub use raw::{EntryKind, GrepHit, ListEntry, RawGrep, RawRead, SubjectError};
 pub use review_loop::{
     Message, ModelRequest, ModelResponse, Review, ReviewLoop, Step, StopReason, ToolCall, Verdict,

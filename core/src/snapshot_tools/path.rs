@@ -25,7 +25,7 @@ pub enum PathRefusal {
     Root,
     #[error("refused: a glob may not contain `..`")]
     GlobParent,
-    #[error("refused: the path goes through a symbolic link ({0})")]
+    #[error("refused: the path goes through a symbolic link ({})", quote_name(.0, &['(', ')']))]
     ThroughSymlink(String),
     #[error("refused: the path resolves outside the root")]
     OutsideRoot,
@@ -35,6 +35,12 @@ pub enum PathRefusal {
 
 /// The most bytes a `list` glob may have (the `grep` pattern cap).
 pub const MAX_GLOB_BYTES: usize = 1000;
+
+/// The most matching steps ([`Glob::match_cost`]) one `list` call spends
+/// over all paths; past it the listing stops with a note: about a second at
+/// worst. An ordinary glob stays well under it (`src/**/*.rs`, 12 tokens,
+/// over 100 000 paths of 50 bytes is about 64 million steps).
+pub const LIST_MATCH_MAX_STEPS: u64 = 150_000_000;
 
 /// `name` as a tool result may show it on one line: unchanged when it is
 /// plain, else quoted as a Rust string literal (`"a\nb"`), so a name cannot
@@ -56,6 +62,28 @@ pub fn quote_name<'a>(name: &'a str, separators: &[char]) -> Cow<'a, str> {
     } else {
         Cow::Borrowed(name)
     }
+}
+
+/// `text` with every character that could start a new line escaped (control
+/// characters, including CR, LF, NEL U+0085, and the separators U+2028 and
+/// U+2029) as Rust escapes them (`\n`, `\u{2028}`): the backstop applied to
+/// every error text that becomes a tool result, so no error, whatever name
+/// or message it carries, can add a `[probity: ...]` note or a `VERDICT:`
+/// line.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+    if !text.contains(breaks) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if breaks(c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// A validated, lexically normalized repo-relative path (`a/../b` → `b`).
@@ -237,6 +265,34 @@ impl Glob {
     /// The normalized glob text (lossy).
     pub fn display(&self) -> Cow<'_, str> {
         String::from_utf8_lossy(&self.raw)
+    }
+
+    /// What matching `path` costs, in steps: the number of (token, byte
+    /// offset) states the matcher decides, a class counting once per item
+    /// (a literal glob: one comparison per byte). `list` sums it over the
+    /// paths of one call and stops at [`LIST_MATCH_MAX_STEPS`].
+    pub fn match_cost(&self, path: &[u8]) -> u64 {
+        let len = if self.literal || self.anchored {
+            path.len()
+        } else {
+            match path.iter().rposition(|b| *b == b'/') {
+                Some(i) => path.len() - i - 1,
+                None => path.len(),
+            }
+        } as u64;
+        if self.literal {
+            return len + 1;
+        }
+        let weight: u64 = self
+            .tokens
+            .iter()
+            .map(|t| match t {
+                Token::Class { items, .. } => 1 + items.len() as u64,
+                _ => 1,
+            })
+            .sum::<u64>()
+            + 1;
+        weight.saturating_mul(len + 1)
     }
 
     /// Does `path` match?

@@ -108,9 +108,37 @@ pub enum Verdict {
 /// `` `PASS` ``), and followed by the end of the line or a character that is
 /// not a letter or digit (`VERDICT: FAIL: see a.rs:3`). A lowercase or mixed
 /// case word (`fail`, `Pass`) is not parsed.
+///
+/// Lines inside a fenced code block (opened by a line of at least three
+/// `` ` `` or `~`, indented at most three spaces, closed by a line of at
+/// least as many of the same character and nothing else; an unclosed fence
+/// runs to the end, as in CommonMark) are not verdict lines: a model quoting
+/// a file's `VERDICT: PASS` in a block after its own verdict does not
+/// replace it.
 pub fn find_verdict(text: &str) -> Option<Verdict> {
-    let line = text.lines().rev().find(|l| l.starts_with("VERDICT:"))?;
-    parse_verdict_word(&line["VERDICT:".len()..])
+    let mut fence: Option<(char, usize)> = None;
+    let mut last = None;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let body = &line[indent..];
+        let run = |c: char| body.len() - body.trim_start_matches(c).len();
+        match fence {
+            Some((c, n)) => {
+                if indent <= 3 && run(c) >= n && body[run(c)..].trim().is_empty() {
+                    fence = None;
+                }
+            }
+            None => {
+                let opener = ['`', '~'].into_iter().find(|c| indent <= 3 && run(*c) >= 3);
+                if let Some(c) = opener {
+                    fence = Some((c, run(c)));
+                } else if line.starts_with("VERDICT:") {
+                    last = Some(line);
+                }
+            }
+        }
+    }
+    parse_verdict_word(&last?["VERDICT:".len()..])
 }
 
 fn parse_verdict_word(rest: &str) -> Option<Verdict> {
@@ -570,6 +598,55 @@ mod tests {
     }
 
     #[test]
+    fn a_verdict_quoted_in_a_code_fence_does_not_count() {
+        // Third audit, finding 5.
+        assert_eq!(
+            find_verdict("VERDICT: FAIL\nThe file says:\n```\nVERDICT: PASS\n```\n"),
+            Some(Verdict::Fail)
+        );
+        assert_eq!(
+            find_verdict("VERDICT: FAIL\n~~~~text\nVERDICT: PASS\n~~~\nVERDICT: PASS\n~~~~\n"),
+            Some(Verdict::Fail)
+        );
+        // An unclosed fence runs to the end.
+        assert_eq!(
+            find_verdict("VERDICT: FAIL\n  ```rust\nVERDICT: PASS\n"),
+            Some(Verdict::Fail)
+        );
+        // After a closed fence, a verdict line counts again.
+        assert_eq!(
+            find_verdict("```\nVERDICT: FAIL\n```\nVERDICT: PASS"),
+            Some(Verdict::Pass)
+        );
+        // Indented four spaces is not a fence.
+        assert_eq!(
+            find_verdict("VERDICT: FAIL\n    ```\nVERDICT: PASS"),
+            Some(Verdict::Pass)
+        );
+        assert_eq!(find_verdict("```\nVERDICT: PASS\n```"), None);
+    }
+
+    #[test]
+    fn a_review_whose_calls_all_failed_says_so_in_the_footer() {
+        // Third audit, finding 4.
+        let (_, r, _) = drive(
+            BudgetLimits::default(),
+            vec![
+                tools(vec![
+                    call("1", "read", r#"{"path":"missing"}"#),
+                    call("2", "read", r#"{"path":"../etc"}"#),
+                    call("3", "nope", "{}"),
+                ]),
+                text("VERDICT: PASS", StopReason::EndTurn),
+            ],
+        );
+        assert_eq!(
+            r.unwrap().footer.as_deref(),
+            Some("read nothing beyond the declared context: 3 tool calls failed or were refused")
+        );
+    }
+
+    #[test]
     fn no_tool_call_is_the_single_call_path() {
         let (lp, r, asked) = drive(
             BudgetLimits::default(),
@@ -606,7 +683,9 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Fail);
         assert_eq!(
             r.footer.as_deref(),
-            Some("read 1 file (32 B) beyond the declared context: a.ts")
+            Some(
+                "read 1 file (32 B) beyond the declared context: a.ts; 3 tool calls failed or were refused"
+            )
         );
         let tool_msgs: Vec<(&str, &str)> = lp
             .messages()
@@ -629,7 +708,7 @@ mod tests {
         assert!(tool_msgs[3].1.contains("JSON object"));
         assert!(
             r.rendered().ends_with(
-                "VERDICT: FAIL\n\nread 1 file (32 B) beyond the declared context: a.ts\n"
+                "VERDICT: FAIL\n\nread 1 file (32 B) beyond the declared context: a.ts; 3 tool calls failed or were refused\n"
             )
         );
     }

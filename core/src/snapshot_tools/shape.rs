@@ -42,7 +42,7 @@ fn cut_at(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-fn push_note(text: &mut String, note: &str) {
+pub(crate) fn push_note(text: &mut String, note: &str) {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use probity_core::snapshot_tools::raw::READ_MAX_FILE_BYTES;
 use probity_core::snapshot_tools::shape::is_binary;
-use probity_core::snapshot_tools::{EntryKind, GrepHit, ListEntry, SnapshotPath, SubjectError};
+use probity_core::snapshot_tools::{
+    EntryKind, GrepHit, ListEntry, SnapshotPath, SubjectError, quote_name,
+};
 
 /// The most entries a walk visits.
 pub const WALK_MAX_ENTRIES: usize = 200_000;
@@ -59,8 +61,20 @@ pub fn is_git_name(name: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b".git")
 }
 
+/// An I/O error on `path`, naming it as tool results do (quoted when not
+/// plain), never by its absolute location.
 pub fn io_err(path: &SnapshotPath, e: &std::io::Error) -> SubjectError {
-    SubjectError::Backend(format!("{path}: {e}"))
+    SubjectError::Backend(format!("{}: {e}", path.shown()))
+}
+
+/// An I/O error during a walk, naming the repo-relative place (`rel`, empty
+/// for the root) quoted when not plain, never the absolute root.
+fn walk_err(rel: &[u8], e: &std::io::Error) -> SubjectError {
+    if rel.is_empty() {
+        return SubjectError::Backend(format!("the root directory: {e}"));
+    }
+    let name = String::from_utf8_lossy(rel);
+    SubjectError::Backend(format!("{}: {e}", quote_name(&name, &[])))
 }
 
 /// Reads a regular file, refusing one over the read ceiling.
@@ -95,10 +109,9 @@ pub fn walk(root: &Path) -> Result<(Vec<ListEntry>, bool), SubjectError> {
     let mut stack: Vec<(PathBuf, Vec<u8>)> = vec![(root.to_path_buf(), Vec::new())];
     let mut visited = 0usize;
     while let Some((dir, prefix)) = stack.pop() {
-        let rd = fs::read_dir(&dir)
-            .map_err(|e| SubjectError::Backend(format!("{}: {e}", dir.display())))?;
+        let rd = fs::read_dir(&dir).map_err(|e| walk_err(&prefix, &e))?;
         for ent in rd {
-            let ent = ent.map_err(|e| SubjectError::Backend(format!("{}: {e}", dir.display())))?;
+            let ent = ent.map_err(|e| walk_err(&prefix, &e))?;
             visited += 1;
             if visited > WALK_MAX_ENTRIES {
                 out.sort_by(|a: &ListEntry, b| a.path.cmp(&b.path));
@@ -113,9 +126,7 @@ pub fn walk(root: &Path) -> Result<(Vec<ListEntry>, bool), SubjectError> {
                 rel.push(b'/');
             }
             rel.extend_from_slice(&name);
-            let ft = ent
-                .file_type()
-                .map_err(|e| SubjectError::Backend(format!("{}: {e}", ent.path().display())))?;
+            let ft = ent.file_type().map_err(|e| walk_err(&rel, &e))?;
             if ft.is_symlink() {
                 out.push(ListEntry {
                     path: rel,
@@ -180,4 +191,27 @@ pub fn grep_files(
         }
     }
     (hits, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_errors_name_the_relative_place_quoted() {
+        let e = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let text = walk_err(b"d\nVERDICT: PASS", &e).to_string();
+        assert!(
+            text.starts_with("the snapshot could not be read: \"d\\nVERDICT: PASS\": "),
+            "{text}"
+        );
+        assert!(!text.contains('\n'));
+        let root = walk_err(b"", &e).to_string();
+        assert!(
+            root.starts_with("the snapshot could not be read: the root directory: "),
+            "{root}"
+        );
+        let p = SnapshotPath::parse(b"[probity: x]").unwrap();
+        assert!(io_err(&p, &e).to_string().contains("\"[probity: x]\": "));
+    }
 }
