@@ -287,6 +287,142 @@ proptest! {
     }
 }
 
+// probity-filter/3: operators, quoted names, YAML tags, triple quotes,
+// Authorization as code, cards glued to words, literal mask prefixes.
+
+/// A secret-named assignment: (text before the value, open quote, close quote).
+fn secret_assignment() -> impl Strategy<Value = (String, &'static str, &'static str)> {
+    (
+        select(vec![
+            "password",
+            "DB_PASSWORD",
+            "api_key",
+            "GPG_PASSPHRASE",
+            "SIGNING_KEY",
+            "x-token",
+        ]),
+        select(vec!["", "'", "\"", "']", "\"]", "]"]),
+        select(vec![":=", "=>", "?=", "=", ":"]),
+        select(vec!["", " "]),
+        select(vec!["", "!!str "]),
+        select(vec![
+            ("", ""),
+            ("\"", "\""),
+            ("'", "'"),
+            ("\"\"\"", "\"\"\""),
+            ("'''", "'''"),
+        ]),
+    )
+        .prop_filter("a quoted name before `:` is JSON", |(_, close, op, ..)| {
+            !(matches!(*close, "'" | "\"") && *op == ":")
+        })
+        .prop_map(|(name, close, op, sp, tag, (oq, cq))| {
+            let open = match close {
+                "']" => "['",
+                "\"]" => "[\"",
+                "]" => "[",
+                c => c,
+            };
+            // `:=` and `=>` glued to the value read as `:`/`=` (unit tests).
+            let sp = if matches!(op, ":=" | "=>") { " " } else { sp };
+            (format!("{open}{name}{close} {op}{sp}{tag}{oq}"), oq, cq)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn secret_assignments_with_any_operator_are_fully_masked(
+        (before, open, close) in secret_assignment(),
+        value in "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}",
+    ) {
+        // A bare value runs to whitespace; a quoted one to its closing quote.
+        let after = format!("{close} next");
+        let src = format!("{before}{value}{after}");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        prop_assert!(open.is_empty() || !value.contains(['"', '\'']));
+        if let Err(e) = one_mask_between(&out.text, &before, &after) {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+
+    #[test]
+    fn authorization_as_code_is_fully_masked(
+        (lead, sep) in select(vec![
+            ("Authorization: ", ""),
+            ("headers[\"Authorization\"] = ", ""),
+            ("h.setRequestHeader('Authorization', ", ""),
+            ("{\"authorization\" => ", ""),
+        ]),
+        quote in select(vec!["", "\"", "'"]),
+        scheme in select(vec!["Bearer", "Basic", "token"]),
+        pieces in proptest::collection::vec(
+            ("[A-Za-z0-9._~+/-]{1,10}", select(vec!["", "'", "\""])), 1..4),
+    ) {
+        // Bare credentials made of bare and quoted pieces (`abc'def'ghi`).
+        let mut cred = String::new();
+        for (p, q) in &pieces {
+            cred.push_str(q);
+            cred.push_str(p);
+            cred.push_str(q);
+        }
+        let quoted = !quote.is_empty();
+        let credential = if quoted { pieces.iter().map(|(p, _)| p.as_str()).collect::<String>() } else { cred };
+        let before = format!("{lead}{sep}{quote}");
+        let after = format!("{quote} next");
+        let src = format!("{before}{scheme} {credential}{after}");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        if let Err(e) = one_mask_between(&out.text, &before, &after) {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+
+    #[test]
+    fn cards_glued_to_words_are_fully_masked(
+        pre in "[A-Za-z_]{0,4}", card in luhn_card(), post in "[A-Za-z_]{0,4}",
+    ) {
+        let before = format!("pay {pre}");
+        let after = format!("{post} now");
+        let src = format!("{before}{card}{after}");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        if let Err(e) = one_mask_between(&out.text, &before, &after) {
+            prop_assert!(false, "{} from {:?}", e, src);
+        }
+    }
+
+    #[test]
+    fn a_literal_mask_prefix_never_shields_a_value(
+        inner in "[a-z._]{0,12}", value in "[A-Za-z0-9]{1,16}",
+    ) {
+        let before = "PASSWORD=";
+        let src = format!("{before}[REDACTED:{inner}]{value} next");
+        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        prop_assert_eq!(out.text, "PASSWORD=[REDACTED:secret.env_value] next\n");
+    }
+
+    #[test]
+    fn truncation_never_cuts_before_an_existing_mask(
+        secret in secret(), pad in 0usize..60, bound in 40u64..200,
+    ) {
+        // The emitted text is always a prefix of the untruncated output:
+        // the re-scan never mistakes a whole mask for a new secret.
+        let src = format!(
+            "Authorization: Bearer {secret}\nPASSWORD={secret}\n{}",
+            "x".repeat(pad + 200)
+        );
+        let full = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        let out = filter_text(&CredentialRegistry::default(), &src, bound).unwrap();
+        let kept = out.text.trim_end_matches('\n');
+        prop_assert!(full.text.starts_with(kept), "{:?} vs {:?}", out.text, full.text);
+        // The first line is one whole mask: a bound past it keeps it.
+        let line = "Authorization: [REDACTED:secret.authorization_header]";
+        if bound > line.len() as u64 + 1 {
+            prop_assert!(kept.starts_with(line), "{:?} cut the mask", out.text);
+        }
+    }
+}
+
 fn base() -> Value {
     serde_json::from_str(WORK_ITEM).unwrap()
 }

@@ -21,7 +21,7 @@ use unicode_normalization::UnicodeNormalization;
 /// `unicode-normalization`'s Unicode version, the `Cf` table below) and every
 /// pattern in this file. Changing any emitted byte for the same input
 /// requires a new version.
-pub const FILTER_VERSION: &str = "probity-filter/2";
+pub const FILTER_VERSION: &str = "probity-filter/3";
 
 /// The Unicode version of the NFKC tables this filter version is pinned to.
 pub const NFKC_UNICODE_VERSION: (u8, u8, u8) = (18, 0, 0);
@@ -381,7 +381,12 @@ struct InjectionDetector {
 struct Engine {
     secrets: Vec<SecretDetector>,
     injections: Vec<InjectionDetector>,
-    hidden_container: Regex,
+    /// The opening of a hidden container (`<!--` or a hiding tag); its end
+    /// is found by hand (`hidden_containers`).
+    hidden_open: Regex,
+    /// The same opening ending at the tag's first `>` (anchored to a slice
+    /// that ends there), for a `hidden_open` match that ran past it.
+    hidden_open_first_gt: Regex,
     hidden_instruction: Regex,
     iban_start: Regex,
     /// Prefilter: keyword automaton; pattern i belongs to `owners[i]`.
@@ -415,7 +420,7 @@ type SecretSpec = (
 );
 
 /// A name containing a secret word anywhere.
-const SECRET_NAME: &str = r"[A-Za-z0-9_.-]*(?i-u:secret|token|passwd|password|pwd|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|client[_-]?secret)[A-Za-z0-9_.-]*";
+const SECRET_NAME: &str = r"[A-Za-z0-9_.-]*(?i-u:secret|token|passwd|password|passphrase|pwd|api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|credentials?|client[_-]?secret)[A-Za-z0-9_.-]*";
 /// A compound name with a whole `pass` or `auth` segment (`DB_PASS`,
 /// `smtp.pass`, `pass-file`, `registry_auth`); `passive`, `compass`, `bypass`,
 /// `author`, `oauth` have no such segment.
@@ -536,11 +541,10 @@ fn secret_specs() -> Vec<SecretSpec> {
         (
             "secret.authorization_header",
             &["authorization"],
-            // The scheme's credential may be quoted (escapes included, the
-            // closing quote optional): the mask ends after it.
-            r#"(?i-u:(?:proxy-)?authorization)["']?[ \t]*[:=][ \t]*["']?((?i-u:(?:bearer|basic|token|bot|apikey|negotiate|ntlm))[ \t]+(?:"(?:[^"\\\n]|\\[^\n]?)*"?|'(?:[^'\\\n]|\\[^\n]?)*'?|[^\t\n\x0C\r "']+)|(?i-u:digest)[ \t]+[^\n]+|[^\t\n\x0C\r "']{8,})"#,
+            // See `AUTHORIZATION`.
+            "AUTH",
             1,
-            Validate::None,
+            Validate::NotMask,
         ),
         (
             "secret.json_value",
@@ -594,7 +598,9 @@ fn secret_specs() -> Vec<SecretSpec> {
             // Luhn-valid windows of whole groups are redacted (`card_windows`).
             "pii.payment_card",
             &[],
-            r"(?-u:\b)[0-9](?:[ -]?[0-9]){12,}(?-u:\b)",
+            // No boundary: `id4111…`, `cc_4111…`, `4111…x` (the Luhn window
+            // check limits false positives).
+            r"[0-9](?:[ -]?[0-9]){12,}",
             0,
             Validate::Luhn,
         ),
@@ -677,17 +683,42 @@ fn injection_specs() -> Vec<(&'static str, &'static [&'static str], &'static str
     ]
 }
 
-/// A quoted value (escapes included; the closing quote is optional so an
-/// unterminated value is masked to the end of the line), then a bare one.
-const QUOTED_VALUE: &str = r#""((?:[^"\\\n]|\\[^\n]?)+)"?|'((?:[^'\\\n]|\\[^\n]?)+)'?"#;
-/// A JSON (or Python-literal) key naming a secret: a secret word anywhere, a
-/// `pass`/`auth` segment, or exactly `pass`/`auth`; its string or number value.
+/// A quoted value: triple-quoted (to the closing triple quote or the end of
+/// the value, lines included), then single or double quotes (escapes
+/// included; the closing quote is optional so an unterminated value is
+/// masked to the end of the line).
+const QUOTED_VALUE: &str = r##""""((?s:.+?))(?:"""|\z)|'''((?s:.+?))(?:'''|\z)|"((?:[^"\\\n]|\\[^\n]?)+)"?|'((?:[^'\\\n]|\\[^\n]?)+)'?"##;
+/// A JSON (or Python-literal) key naming a secret: a secret word anywhere
+/// (spaces allowed inside the quoted key: `"DB Password"`), a `pass`/`auth`
+/// segment, or exactly `pass`/`auth`; its string or number value.
 const JSON_SECRET: &str =
-    r#"["'](?:NAME|SEGMENT|(?i-u:pass|auth))["'][ \t]*:[ \t]*(?:QUOTED|(-?[0-9][0-9A-Za-z.+-]*))"#;
-/// `NAME=value` / `NAME: value`. The bare names `pass`/`auth` count with `=`
-/// in any case but with `:` only in lower case, so test-runner lines such as
-/// `--- PASS: TestName` are not secrets. A bare value runs to whitespace.
-const ENV_SECRET: &str = r#"(?-u:\b)(?:(?:NAME|SEGMENT)[ \t]*[:=]|(?i-u:pass|auth)[ \t]*=|(?:pass|auth)[ \t]*:)[ \t]*(?:QUOTED|([^\t\n\x0C\r "'][^\t\n\x0C\r ]*))"#;
+    r#"["'](?:JNAME|SEGMENT|(?i-u:pass|auth))["'][ \t]*:[ \t]*(?:QUOTED|(-?[0-9][0-9A-Za-z.+-]*))"#;
+/// Assignment operators with the blanks after them: `:=`, `=>`, `?=`, `:`,
+/// `=`, and the comparisons ` == `/` === ` (`OPS_EQ` without `:`). `:=` and
+/// `=>` need a blank after them (a comparison one on each side): glued
+/// to the value (`NAME=>abc`, `NAME:=abc`) they are `=`/`:` and the value
+/// starts with `>`/`=`, so no byte of such a value is left unmasked.
+const OPS: &str = r"(?:(?::=|=>)[ \t]+|[ \t]===?[ \t]+|\?=[ \t]*|[:=][ \t]*)";
+const OPS_EQ: &str = r"(?:(?::=|=>)[ \t]+|[ \t]===?[ \t]+|\?=[ \t]*|=[ \t]*)";
+/// A YAML core string tag before a value (`password: !!str hunter2`). Only
+/// `!!str` and `!!binary`: a value such as `!abc` is not taken for a tag.
+const YAML_TAG: &str = r"(?:!!(?:str|binary)[ \t]+)?";
+/// `NAME=value` / `NAME: value` / `NAME := value` / `NAME => value` /
+/// `NAME ?= value`, the name optionally closed by a quote and/or a bracket
+/// (`$config['db_password'] = …`, `'password' => …`; a quoted name followed
+/// by a bare `:` is the JSON detector's). The bare names `pass`/`auth` count
+/// with `=`-style operators in any case but with `:` only in lower case, so
+/// test-runner lines such as `--- PASS: TestName` are not secrets. A bare
+/// value runs to whitespace.
+const ENV_SECRET: &str = r#"(?-u:\b)(?:(?:NAME|SEGMENT)(?:[ \t]*?OPS|["']?\][ \t]*?OPS|["'][ \t]*?OPS_EQ)|(?i-u:pass|auth)(?:["']?\]|["'])?[ \t]*?OPS_EQ|(?:pass|auth)[ \t]*:[ \t]*)YAML_TAG(?:QUOTED|([^\t\n\x0C\r "'][^\t\n\x0C\r ]*))"#;
+/// An Authorization header, also written as code (`headers["Authorization"]
+/// = …`, `setRequestHeader('Authorization', …)`): the whole quoted header
+/// value, or the scheme and its credential made of quoted and bare pieces up
+/// to whitespace (`Bearer 'abc'def`), or a Digest header to the end of the
+/// line, or a bare credential of at least 8 bytes. A comma separates the
+/// name from its value only after a quoted name.
+const AUTHORIZATION: &str = r#"(?i-u:(?:proxy-)?authorization)(?:["']?\]?[ \t]*(?:=>|[:=])|["'][ \t]*,)[ \t]*(?:["']?((?i-u:digest)[ \t]+[^\n]+)|"(SCHEME[ \t]+(?:[^"\\\n]|\\[^\n]?)*)"?|'(SCHEME[ \t]+(?:[^'\\\n]|\\[^\n]?)*)'?|(SCHEME[ \t]+(?:"(?:[^"\\\n]|\\[^\n]?)*"?|'(?:[^'\\\n]|\\[^\n]?)*'?|[^\t\n\x0C\r "']+)+)|["']?([^\t\n\x0C\r "']{8,}))"#;
+const AUTH_SCHEME: &str = r"(?i-u:bearer|basic|token|bot|apikey|negotiate|ntlm)";
 
 fn build_engine() -> Result<Engine, FilterError> {
     let mut secrets = Vec::new();
@@ -698,11 +729,18 @@ fn build_engine() -> Result<Engine, FilterError> {
             "JSON" => JSON_SECRET
                 .replace("QUOTED", QUOTED_VALUE)
                 .replace("SEGMENT", SEGMENT_NAME)
-                .replace("NAME", SECRET_NAME),
+                .replace(
+                    "JNAME",
+                    &SECRET_NAME.replace("[A-Za-z0-9_.-]", "[A-Za-z0-9_. -]"),
+                ),
             "ENV" => ENV_SECRET
                 .replace("QUOTED", QUOTED_VALUE)
+                .replace("YAML_TAG", YAML_TAG)
                 .replace("SEGMENT", SEGMENT_NAME)
-                .replace("NAME", SECRET_NAME),
+                .replace("NAME", SECRET_NAME)
+                .replace("OPS_EQ", OPS_EQ)
+                .replace("OPS", OPS),
+            "AUTH" => AUTHORIZATION.replace("SCHEME", AUTH_SCHEME),
             p => expand(p),
         };
         secrets.push(SecretDetector {
@@ -745,9 +783,13 @@ fn build_engine() -> Result<Engine, FilterError> {
     Ok(Engine {
         secrets,
         injections,
-        hidden_container: compile(
+        hidden_open: compile(
             "injection.hidden_html",
-            r#"(?is:<!--(.*?)(?:-->|\z)|<([a-z][a-z0-9]*)(?-u:\b)[^>]*(?:display[ \t]*:[ \t]*none|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?:px|em|rem|pt)?[ \t]*[;"']|opacity[ \t]*:[ \t]*0(?:\.0+)?[ \t]*[;"']|[ \t]hidden(?:[ \t>=]|$))[^>]*>(.{0,4000}?)(?:</|\z))"#,
+            r#"(?is:<!--|<([a-z][a-z0-9]*)(?-u:\b)[^>]*(?:display[ \t]*:[ \t]*none|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?:px|em|rem|pt)?[ \t]*[;"']|opacity[ \t]*:[ \t]*0(?:\.0+)?[ \t]*[;"']|[ \t]hidden(?:[ \t>=]|$))[^>]*>)"#,
+        )?,
+        hidden_open_first_gt: compile(
+            "injection.hidden_html",
+            r#"\A(?is:<[a-z][a-z0-9]*(?-u:\b)[^>]*(?:display[ \t]*:[ \t]*none|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?:px|em|rem|pt)?[ \t]*[;"']|opacity[ \t]*:[ \t]*0(?:\.0+)?[ \t]*[;"']|[ \t]hidden[ \t=])[^>]*>)\z"#,
         )?,
         hidden_instruction: compile(
             "injection.hidden_html",
@@ -755,7 +797,8 @@ fn build_engine() -> Result<Engine, FilterError> {
                 r"(?i:(?-u:\b)(?:you|assistant|ai|agent|llm|model|bot|claude|gpt|copilot)(?-u:\b)[^\n<]{0,40}?(?-u:\b)(?:must|should|shall|need{WS}+to|are{WS}+required{WS}+to|will{WS}+now|have{WS}+to)(?-u:\b)|(?-u:\b)(?:instructions?|directive|note|attention)(?:{WS}+(?:to|for)(?:{WS}+the)?{WS}+(?:ai|llm|assistant|agent|model|bot))?{WS}*:|(?-u:\b)(?:ai|llm|assistant|agent|model)(?-u:\b){WS}*:)",
             ),
         )?,
-        iban_start: compile("pii.iban", r"(?-u:\b)[A-Za-z]{2}[0-9]{2}")?,
+        // No boundary before the country code (`xDE89…`, `IBAN_DE89…`).
+        iban_start: compile("pii.iban", r"[A-Za-z]{2}[0-9]{2}")?,
         prefilter,
         owners,
     })
@@ -981,9 +1024,6 @@ fn iban_at(s: &str, start: usize) -> Option<usize> {
             return None;
         }
     }
-    if b.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) {
-        return None;
-    }
     let mut rem: u32 = 0;
     for &c in chars[4..].iter().chain(chars[..4].iter()) {
         let v = if c.is_ascii_digit() {
@@ -1001,6 +1041,32 @@ fn iban_at(s: &str, start: usize) -> Option<usize> {
 }
 
 const MASK_PREFIX: &str = "[REDACTED:";
+
+/// Whether `s[start..end]` (a detector's capture) is exactly one whole
+/// well-formed mask `[REDACTED:<code>]` of this filter, or, when it ends the
+/// text, a prefix of one (a mask the byte bound cut). Anything else, such as
+/// `[REDACTED:x]hunter2`, is a value to mask.
+fn is_own_mask(e: &Engine, s: &str, start: usize, end: usize) -> bool {
+    let Some(cap) = s.get(start..end) else {
+        return false;
+    };
+    let whole = |code: &str| {
+        cap.strip_prefix(MASK_PREFIX)
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(|c| c == code)
+    };
+    let cut = |code: &str| {
+        end == s.len() && {
+            let full = format!("{MASK_PREFIX}{code}]");
+            full.len() > cap.len() && full.starts_with(cap)
+        }
+    };
+    e.secrets
+        .iter()
+        .map(|d| d.code)
+        .chain(["pii.iban", "secret.registered_credential"])
+        .any(|code| whole(code) || cut(code))
+}
 
 struct Span {
     start: usize,
@@ -1047,7 +1113,10 @@ fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
                 let Some(m) = (d.group..c.len()).find_map(|g| c.get(g)) else {
                     continue;
                 };
-                if matches!(d.validate, Validate::NotMask) && m.as_str().starts_with(MASK_PREFIX) {
+                if m.is_empty()
+                    || (matches!(d.validate, Validate::NotMask)
+                        && is_own_mask(e, s, m.start(), m.end()))
+                {
                     continue;
                 }
                 spans.push(Span {
@@ -1136,8 +1205,7 @@ fn scan_injection(e: &Engine, s: &str, f: &mut Findings) {
     }
     if t.hidden {
         let mut n = 0;
-        for c in e.hidden_container.captures_iter(s) {
-            let inner = c.get(1).or_else(|| c.get(3)).map_or("", |m| m.as_str());
+        for inner in hidden_containers(e, s) {
             let mut sub = Findings::default();
             for d in &e.injections {
                 sub.add(d.code, d.re.find_iter(inner).count() as u64);
@@ -1148,6 +1216,128 @@ fn scan_injection(e: &Engine, s: &str, f: &mut Findings) {
         }
         f.add("injection.hidden_html", n);
     }
+}
+
+/// The most characters a hiding tag's content may have before its `</`.
+const HIDDEN_CONTENT_CHARS: usize = 4000;
+
+/// Character counts of a text at byte positions, by 64-byte blocks (built
+/// once, on first use, for non-ASCII text).
+struct CharIndex<'a> {
+    s: &'a [u8],
+    blocks: Option<Vec<usize>>,
+}
+
+impl CharIndex<'_> {
+    fn is_char_start(b: u8) -> bool {
+        (b as i8) >= -0x40
+    }
+    /// The number of characters in `s[..to]` (`to` on a char boundary).
+    fn chars_before(&mut self, to: usize) -> usize {
+        let s = self.s;
+        let blocks = self.blocks.get_or_insert_with(|| {
+            let mut v = Vec::with_capacity(s.len() / 64 + 1);
+            let mut n = 0;
+            v.push(0);
+            for chunk in s.chunks(64) {
+                n += chunk.iter().filter(|&&b| Self::is_char_start(b)).count();
+                v.push(n);
+            }
+            v
+        });
+        let to = to.min(s.len());
+        let k = to / 64;
+        blocks.get(k).copied().unwrap_or(0)
+            + s[k * 64..to]
+                .iter()
+                .filter(|&&b| Self::is_char_start(b))
+                .count()
+    }
+}
+
+/// The contents of the hidden containers of `s`, in order: a comment to its
+/// `-->` or the end of the text; a hiding tag to the first `</` within 4000
+/// characters after its `>`, or to the end of the text when that is within
+/// 4000 characters (a tag with neither is no container, and the search goes
+/// on from the character after its `<`). These are exactly the containers
+/// of the `probity-filter/2` regex `<tag…>(.{0,4000}?)(?:</|\z)`, found in
+/// linear time (`hidden_containers_are_those_of_the_v2_regex`).
+///
+/// One subtlety of that regex is kept: its attribute alternative
+/// `[ \t]hidden>` may consume the tag's first `>`, so the opening tag then
+/// runs to the second `>` (tried first) and, if that fails and another
+/// hiding attribute precedes, to the first `>`.
+fn hidden_containers<'a>(e: &Engine, s: &'a str) -> Vec<&'a str> {
+    hidden_containers_within(e, s, HIDDEN_CONTENT_CHARS)
+}
+
+fn hidden_containers_within<'a>(e: &Engine, s: &'a str, limit: usize) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let ascii = s.is_ascii();
+    let mut index = CharIndex {
+        s: s.as_bytes(),
+        blocks: None,
+    };
+    // Every `</`, found once when the first hiding tag needs it.
+    let mut closes: Option<Vec<usize>> = None;
+    // The end of a tag's content opening at `inner`: `Some((end of content,
+    // end of match))`, or None when there is no `</` (nor the end of the
+    // text) within `limit` characters.
+    let mut content = |inner: usize| -> Option<(usize, usize)> {
+        let closes = closes.get_or_insert_with(|| s.match_indices("</").map(|(i, _)| i).collect());
+        let close = closes.get(closes.partition_point(|&p| p < inner)).copied();
+        let stop = close.unwrap_or(s.len());
+        let bytes = stop - inner;
+        let within = bytes <= limit
+            || (!ascii
+                && bytes / 4 <= limit
+                && index.chars_before(stop) - index.chars_before(inner) <= limit);
+        within.then(|| (stop, close.map_or(s.len(), |p| p + 2)))
+    };
+    let mut pos = 0;
+    while pos < s.len() {
+        let Some(c) = e.hidden_open.captures_at(s, pos) else {
+            break;
+        };
+        let Some(open) = c.get(0) else {
+            break;
+        };
+        if c.get(1).is_none() {
+            // A comment.
+            let rest = &s[open.end()..];
+            match rest.find("-->") {
+                Some(k) => {
+                    out.push(&rest[..k]);
+                    pos = open.end() + k + 3;
+                }
+                None => {
+                    out.push(rest);
+                    pos = s.len();
+                }
+            }
+            continue;
+        }
+        // The opening tags this start allows, in the regex's order.
+        let mut ends = vec![open.end()];
+        let first_gt = s[open.start()..].find('>').map(|k| open.start() + k + 1);
+        if let Some(gt) = first_gt.filter(|&gt| gt < open.end())
+            && e.hidden_open_first_gt.is_match(&s[open.start()..gt])
+        {
+            ends.push(gt);
+        }
+        let found = ends
+            .into_iter()
+            .find_map(|inner| content(inner).map(|(stop, end)| (&s[inner..stop], end)));
+        match found {
+            Some((inner, end)) => {
+                out.push(inner);
+                pos = end;
+            }
+            // `<` is one byte: the next character starts right after it.
+            None => pos = open.start() + 1,
+        }
+    }
+    out
 }
 
 // -------------------------------------------------------------- Pipeline
@@ -1956,6 +2146,344 @@ mod tests {
             "de88 3704 0044 0532 0130 00",
             "pii.iban",
             0,
+        );
+    }
+    // ------------------------------------------------ probity-filter/3
+
+    #[test]
+    fn secret_named_values_take_every_operator() {
+        let env = "[REDACTED:secret.env_value]";
+        let json = "[REDACTED:secret.json_value]";
+        let cases: &[(&str, String, &str)] = &[
+            (
+                r#"password := "hunter2xyz""#,
+                format!(r#"password := "{env}""#),
+                "secret.env_value",
+            ),
+            (
+                "password => 'hunter2xyz'",
+                format!("password => '{env}'"),
+                "secret.env_value",
+            ),
+            (
+                "DB_PASSWORD ?= hunter2xyz",
+                format!("DB_PASSWORD ?= {env}"),
+                "secret.env_value",
+            ),
+            (
+                "password: !!str hunter2xyz",
+                format!("password: !!str {env}"),
+                "secret.env_value",
+            ),
+            (
+                r#"password = """hunter2xyz""""#,
+                format!(r#"password = """{env}""""#),
+                "secret.env_value",
+            ),
+            (
+                "password = '''hunter2\nxyz''' next",
+                format!("password = '''{env}''' next"),
+                "secret.env_value",
+            ),
+            (
+                "'password' => 'hunter2xyz'",
+                format!("'password' => '{env}'"),
+                "secret.env_value",
+            ),
+            (
+                "$config['db_password'] = 'x'",
+                format!("$config['db_password'] = '{env}'"),
+                "secret.env_value",
+            ),
+            (
+                r#"ENV["API_KEY"] := abc123xyz"#,
+                format!(r#"ENV["API_KEY"] := {env}"#),
+                "secret.env_value",
+            ),
+            (
+                r#"{"DB Password": "hunter2xyz"}"#,
+                format!(r#"{{"DB Password": "{json}"}}"#),
+                "secret.json_value",
+            ),
+            (
+                "GPG_PASSPHRASE=hunter2xyz",
+                format!("GPG_PASSPHRASE={env}"),
+                "secret.env_value",
+            ),
+            (
+                "passphrase: hunter2xyz",
+                format!("passphrase: {env}"),
+                "secret.env_value",
+            ),
+            (
+                "SIGNING_KEY=hunter2xyz",
+                format!("SIGNING_KEY={env}"),
+                "secret.env_value",
+            ),
+            // `=>` and `:=` glued to the value are `=` and `:`: the value
+            // starts with `>` or `=` and is masked whole.
+            (
+                "DB_PASS=>hunter2xyz next",
+                format!("DB_PASS={env} next"),
+                "secret.env_value",
+            ),
+            (
+                r#"password:="hunter2xyz""#,
+                format!("password:{env}"),
+                "secret.env_value",
+            ),
+            (
+                r#"if password == "hunter2xyz":"#,
+                format!(r#"if password == "{env}":"#),
+                "secret.env_value",
+            ),
+            // The bare name `pass` with an `=`-style operator counts in any
+            // case, as `PASS=` did in v2.
+            (
+                "PASS => hunter2xyz",
+                format!("PASS => {env}"),
+                "secret.env_value",
+            ),
+        ];
+        for (input, expected, code) in cases {
+            exact(input, expected, code, 1);
+        }
+        // Ordinary words and prose are not secret names.
+        for s in [
+            "Enter your passphrase when prompted.",
+            "the signing key is rotated yearly",
+            "compass => north, bypass := 1",
+            "--- PASS: TestFoo (0.00s)",
+            r#"{"author name": "Alice"}"#,
+        ] {
+            exact(s, s, "secret.env_value", 0);
+        }
+    }
+
+    #[test]
+    fn authorization_written_as_code_is_redacted() {
+        let auth = "[REDACTED:secret.authorization_header]";
+        exact(
+            r#"headers["Authorization"] = "Bearer abcdefghijk123""#,
+            &format!(r#"headers["Authorization"] = "{auth}""#),
+            "secret.authorization_header",
+            1,
+        );
+        exact(
+            "xhr.setRequestHeader('Authorization', 'Bearer abcdefghijk123');",
+            &format!("xhr.setRequestHeader('Authorization', '{auth}');"),
+            "secret.authorization_header",
+            1,
+        );
+        exact(
+            "Authorization: Bearer 'abc'def next",
+            &format!("Authorization: {auth} next"),
+            "secret.authorization_header",
+            1,
+        );
+        exact(
+            r#"{:authorization => "Basic dXNlcjpwYXNz"}"#,
+            &format!(r#"{{:authorization => "{auth}"}}"#),
+            "secret.authorization_header",
+            1,
+        );
+        // A quoted header value is masked whole, to its closing quote.
+        exact(
+            r#"h = {"Authorization": "Bearer abc def"}"#,
+            &format!(r#"h = {{"Authorization": "{auth}"}}"#),
+            "secret.authorization_header",
+            1,
+        );
+        // A comma after an unquoted name is prose.
+        exact(
+            "Authorization, authentication and accounting",
+            "Authorization, authentication and accounting",
+            "secret.authorization_header",
+            0,
+        );
+    }
+
+    #[test]
+    fn cards_and_ibans_touching_letters_are_redacted() {
+        exact(
+            "id4111111111111111 cc_4111111111111111 4111111111111111_ card 4111111111111111x",
+            &format!("id{CARD} cc_{CARD} {CARD}_ card {CARD}x"),
+            "pii.payment_card",
+            4,
+        );
+        let iban = "[REDACTED:pii.iban]";
+        exact(
+            "xDE89370400440532013000 IBAN_DE89370400440532013000 DE89370400440532013000x",
+            &format!("x{iban} IBAN_{iban} {iban}x"),
+            "pii.iban",
+            3,
+        );
+        // Luhn-invalid digit runs inside words are kept.
+        exact(
+            "build4111111111111112x",
+            "build4111111111111112x",
+            "pii.payment_card",
+            0,
+        );
+    }
+
+    #[test]
+    fn truncation_keeps_an_existing_authorization_mask() {
+        let src = format!(
+            "Authorization: Bearer abcdefghijklmnop\n{}",
+            "x".repeat(200)
+        );
+        let out = filter_text(&no_creds(), &src, 100).unwrap();
+        let want = format!(
+            "Authorization: [REDACTED:secret.authorization_header]\n{}\n",
+            "x".repeat(45)
+        );
+        assert_eq!(out.text, want);
+        assert_eq!(out.summary.status, FilterStatus::Truncated);
+        // A mask the bound cuts is its own text, not a new secret.
+        let out = filter_text(&no_creds(), &src, 30).unwrap();
+        assert_eq!(out.text, "Authorization: [REDACTED:secr\n");
+        let out = filter_text(&no_creds(), "PASSWORD=hunter2xyz tail", 20).unwrap();
+        assert_eq!(out.text, "PASSWORD=[REDACTED:\n");
+    }
+
+    #[test]
+    fn a_literal_mask_prefix_does_not_shield_a_secret() {
+        let env = "[REDACTED:secret.env_value]";
+        exact(
+            "PASSWORD=[REDACTED:x]hunter2xyz",
+            &format!("PASSWORD={env}"),
+            "secret.env_value",
+            1,
+        );
+        exact(
+            "PASSWORD=[REDACTED:x]",
+            &format!("PASSWORD={env}"),
+            "secret.env_value",
+            1,
+        );
+        exact(
+            "Authorization: [REDACTED:secret.env_value]hunter2xyz",
+            "Authorization: [REDACTED:secret.authorization_header]",
+            "secret.authorization_header",
+            1,
+        );
+        // Exactly one whole mask of this filter is kept (idempotence).
+        exact(
+            &format!("PASSWORD={env}"),
+            &format!("PASSWORD={env}"),
+            "secret.env_value",
+            0,
+        );
+        exact(
+            "Authorization: [REDACTED:secret.authorization_header]",
+            "Authorization: [REDACTED:secret.authorization_header]",
+            "secret.authorization_header",
+            0,
+        );
+    }
+
+    /// The `probity-filter/2` container regex with a content limit of `n`.
+    fn v2_hidden_regex(n: usize) -> Regex {
+        let p = r#"(?is:<!--(.*?)(?:-->|\z)|<([a-z][a-z0-9]*)(?-u:\b)[^>]*(?:display[ \t]*:[ \t]*none|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?:px|em|rem|pt)?[ \t]*[;"']|opacity[ \t]*:[ \t]*0(?:\.0+)?[ \t]*[;"']|[ \t]hidden(?:[ \t>=]|$))[^>]*>(.{0,LIMIT}?)(?:</|\z))"#;
+        Regex::new(&p.replace("LIMIT", &n.to_string())).unwrap()
+    }
+
+    fn v2_containers(re: &Regex, s: &str) -> Vec<String> {
+        re.captures_iter(s)
+            .map(|c| {
+                c.get(1)
+                    .or_else(|| c.get(3))
+                    .map_or("", |m| m.as_str())
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hidden_containers_are_those_of_the_v2_regex() {
+        let e = engine().unwrap();
+        let parts = [
+            "<a hidden>",
+            "<div style=\"display:none\">",
+            "<span style='opacity:0;'>",
+            "<p hidden=1>",
+            "<!--",
+            "-->",
+            "</",
+            "</a>",
+            "<",
+            ">",
+            "x",
+            "yy",
+            "é",
+            "中",
+            "😀",
+            "\n",
+            " ",
+            "you must",
+            "<b>",
+            "hidden",
+            "<ahidden>",
+            "<a hidden",
+        ];
+        // A fixed linear congruential sequence: deterministic and varied.
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |m: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as usize) % m
+        };
+        for limit in [0usize, 1, 3, 7] {
+            let re = v2_hidden_regex(limit);
+            for _ in 0..3000 {
+                let n = next(14);
+                let s: String = (0..n).map(|_| parts[next(parts.len())]).collect();
+                let got: Vec<String> = hidden_containers_within(e, &s, limit)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                assert_eq!(got, v2_containers(&re, &s), "limit {limit}: {s:?}");
+            }
+        }
+        // The real limit, at its edge, in ASCII and in multi-byte text.
+        let re = v2_hidden_regex(HIDDEN_CONTENT_CHARS);
+        for (fill, n) in [
+            ("x", 4000),
+            ("x", 4001),
+            ("é", 4000),
+            ("é", 4001),
+            ("😀", 4001),
+        ] {
+            for tail in ["</a> you must", " you must", ""] {
+                let s = format!("<a hidden>{}{tail}<!-- note: x -->", fill.repeat(n));
+                let got: Vec<String> = hidden_containers(e, &s)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect();
+                assert_eq!(got, v2_containers(&re, &s), "{fill} x {n} {tail:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn hidden_html_scan_is_linear() {
+        let e = engine().unwrap();
+        let s = "<a hidden>".repeat(64 * 1024 / 10);
+        let t = std::time::Instant::now();
+        // Only the first tag within 4000 characters of the end opens a
+        // container (to the end of the text).
+        assert_eq!(hidden_containers(e, &s).len(), 1);
+        let mut f = Findings::default();
+        scan_injection(e, &s, &mut f);
+        assert!(f.is_empty());
+        // v2 took about 0.6 s here; the hand scan takes milliseconds even
+        // unoptimized.
+        assert!(
+            t.elapsed() < std::time::Duration::from_millis(400),
+            "{:?}",
+            t.elapsed()
         );
     }
 }
