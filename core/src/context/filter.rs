@@ -2468,22 +2468,16 @@ mod tests {
     }
 
     #[test]
-    fn hidden_html_scan_is_linear() {
+    fn hidden_html_scan_finds_one_container_in_a_run_of_tags() {
+        // Speed is a benchmark matter (core has no clock); this pins the
+        // behaviour on the input the v2 regex was slow on.
         let e = engine().unwrap();
         let s = "<a hidden>".repeat(64 * 1024 / 10);
-        let t = std::time::Instant::now();
         // Only the first tag within 4000 characters of the end opens a
         // container (to the end of the text).
         assert_eq!(hidden_containers(e, &s).len(), 1);
         let mut f = Findings::default();
         scan_injection(e, &s, &mut f);
         assert!(f.is_empty());
-        // v2 took about 0.6 s here; the hand scan takes milliseconds even
-        // unoptimized.
-        assert!(
-            t.elapsed() < std::time::Duration::from_millis(400),
-            "{:?}",
-            t.elapsed()
-        );
     }
 }
