@@ -206,6 +206,32 @@ impl Assembler {
     }
 
     /// A structural ID: forge mapping, complete pipeline, length bound.
+    /// An optional actor reference: `Some(None)` when absent, `Some(Some)`
+    /// when valid, `None` when present but invalid (the record is then
+    /// `invalid_metadata`).
+    fn optional_actor(
+        &self,
+        raw: Option<&str>,
+    ) -> Result<Option<Option<StructuralId>>, FilterError> {
+        match raw {
+            Some(raw) => Ok(self.structural(IdKind::Actor, raw)?.map(Some)),
+            None => Ok(Some(None)),
+        }
+    }
+
+    /// A source ID that must be valid and unique within its source.
+    fn unique_id(
+        &self,
+        kind: IdKind,
+        raw: Option<&str>,
+        dups: &BTreeSet<String>,
+    ) -> Result<Option<StructuralId>, FilterError> {
+        match raw {
+            Some(raw) if !dups.contains(raw) => self.structural(kind, raw),
+            _ => Ok(None),
+        }
+    }
+
     fn structural(&self, kind: IdKind, s: &str) -> Result<Option<StructuralId>, FilterError> {
         let Ok(id) = StructuralId::parse(self.forge, kind, s) else {
             return Ok(None);
@@ -758,14 +784,8 @@ fn build_comments(
     let dups = duplicates(comments.iter().map(|c| c.id.as_deref()));
     let mut ok = Vec::new();
     for c in comments {
-        let id = match c.id.as_deref() {
-            Some(raw) if !dups.contains(raw) => a.structural(IdKind::Record, raw)?,
-            _ => None,
-        };
-        let author = match c.author_id.as_deref() {
-            Some(raw) => a.structural(IdKind::Actor, raw)?.map(Some),
-            None => Some(None),
-        };
+        let id = a.unique_id(IdKind::Record, c.id.as_deref(), &dups)?;
+        let author = a.optional_actor(c.author_id.as_deref())?;
         let (Some(id), Some(author), Ok(Some(created)), Ok(updated)) =
             (id, author, ts_opt(&c.created_at), ts_opt(&c.updated_at))
         else {
@@ -834,18 +854,9 @@ fn build_reviews(
     let dups = duplicates(reviews.iter().map(|r| r.id.as_deref()));
     let mut ok = Vec::new();
     for r in reviews {
-        let id = match r.id.as_deref() {
-            Some(raw) if !dups.contains(raw) => a.structural(IdKind::Record, raw)?,
-            _ => None,
-        };
-        let author = match r.author_id.as_deref() {
-            Some(raw) => a.structural(IdKind::Actor, raw)?.map(Some),
-            None => Some(None),
-        };
-        let dismissed_by = match r.dismissed_by_actor_id.as_deref() {
-            Some(raw) => a.structural(IdKind::Actor, raw)?.map(Some),
-            None => Some(None),
-        };
+        let id = a.unique_id(IdKind::Record, r.id.as_deref(), &dups)?;
+        let author = a.optional_actor(r.author_id.as_deref())?;
+        let dismissed_by = a.optional_actor(r.dismissed_by_actor_id.as_deref())?;
         let sha = r.reviewed_sha.as_deref().map(GitOid::parse).transpose();
         let (
             Some(id),
@@ -986,14 +997,11 @@ fn build_threads(
     let dups = duplicates(threads.iter().map(|t| t.id.as_deref()));
     let mut out = Vec::new();
     for t in threads {
-        let id = match t.id.as_deref() {
-            Some(raw) if !dups.contains(raw) => a.structural(IdKind::Thread, raw)?,
-            _ => None,
-        };
-        let resolved_by = match (t.resolved, t.resolved_by_actor_id.as_deref()) {
-            (true, Some(raw)) => a.structural(IdKind::Actor, raw)?.map(Some),
-            (true, None) => Some(None),
-            (false, _) => Some(None),
+        let id = a.unique_id(IdKind::Thread, t.id.as_deref(), &dups)?;
+        let resolved_by = if t.resolved {
+            a.optional_actor(t.resolved_by_actor_id.as_deref())?
+        } else {
+            Some(None)
         };
         let review_id = match t.review_id.as_deref() {
             Some(raw) => a.structural(IdKind::Record, raw)?.map(Some),
@@ -1182,10 +1190,7 @@ fn build_checks(
     let dups = duplicates(checks.iter().map(|c| c.id.as_deref()));
     let mut ok = Vec::new();
     for c in checks {
-        let id = match c.id.as_deref() {
-            Some(raw) if !dups.contains(raw) => a.structural(IdKind::Record, raw)?,
-            _ => None,
-        };
+        let id = a.unique_id(IdKind::Record, c.id.as_deref(), &dups)?;
         match (id, validate_check(c, head)) {
             (Some(id), Some(meta)) => {
                 let key = a.key(KeyKind::Check, &id);
@@ -1375,10 +1380,7 @@ fn build_runs(
     let mut ok = Vec::new();
     let mut summary = FilterSummary::unchanged();
     for r in runs {
-        let id = match r.id.as_deref() {
-            Some(raw) if !dups.contains(raw) => a.structural(IdKind::AgentRun, raw)?,
-            _ => None,
-        };
+        let id = a.unique_id(IdKind::AgentRun, r.id.as_deref(), &dups)?;
         let keys: Result<BTreeSet<HexDigest>, _> = r
             .result_record_keys
             .iter()
