@@ -449,6 +449,27 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
     );
     assert_eq!(fc.json["action"], "provide_validation");
     assert_ne!(a, b);
+    // With the worktree back at the base, the live candidate could be a
+    // "fix" of either correction: discovery refuses to guess.
+    f.git(&["checkout", "--", "src/a.rs"]).unwrap();
+    let before = store_snapshot(&f);
+    let amb = probity(
+        f.root(),
+        &[
+            "finalize",
+            "--validation",
+            &input(tmp.path(), "v.json", PASS),
+        ],
+    );
+    assert_eq!(
+        (amb.code, amb.json["error"]["code"].as_str()),
+        (3, Some("ambiguous_correction")),
+        "{}",
+        amb.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+    f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
+        .unwrap();
     // And a new review of A's paths is refused while A corrects them.
     f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { 0 }\n")
         .unwrap();
@@ -466,4 +487,21 @@ fn a_mode_only_fix_is_charged() {
     std::fs::set_permissions(&p, perms).unwrap();
     let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
     assert_eq!(v.json["charged_lines"], 1, "{}", v.stdout);
+}
+
+#[test]
+fn a_fix_on_a_moved_head_is_refused() {
+    let flow = Flow::to_correction();
+    flow.run(&["--correction-lines", "2"]);
+    flow.f.write("src/parser.rs", FIXED).unwrap();
+    flow.f.commit_all("moves HEAD").unwrap();
+    let before = store_snapshot(&flow.f);
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(
+        (v.code, v.json["error"]["code"].as_str()),
+        (4, Some("base_changed")),
+        "{}",
+        v.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before);
 }
