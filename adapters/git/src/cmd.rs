@@ -72,11 +72,12 @@ impl GitCli {
     /// Builds a command with the hermetic environment, in `cwd`.
     pub fn command(&self, cwd: &Path) -> Command {
         let mut cmd = Command::new(&self.exe);
-        for (k, _) in std::env::vars_os() {
-            if is_git_env(&k) {
-                cmd.env_remove(&k);
-            }
-        }
+        // Start from an empty environment and copy one snapshot of the
+        // caller's, minus GIT_*. Removing keys one by one would race with a
+        // variable set between the scan and the spawn: the child inherits the
+        // live environment except the removed keys.
+        cmd.env_clear();
+        cmd.envs(std::env::vars_os().filter(|(k, _)| !is_git_env(k)));
         cmd.current_dir(cwd)
             .env("LC_ALL", "C")
             .env("GIT_TERMINAL_PROMPT", "0")

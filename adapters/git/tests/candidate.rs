@@ -204,33 +204,3 @@ fn not_a_repository_is_a_typed_error() {
         "{err}"
     );
 }
-
-#[test]
-fn git_environment_from_a_hook_does_not_redirect_observation() {
-    let f = base_fixture();
-    f.write("src/lib.rs", "changed\n").unwrap();
-    let other = Fixture::new().unwrap();
-    // A hook runs with GIT_DIR and GIT_INDEX_FILE pointing elsewhere; every
-    // git Probity spawns scrubs them.
-    let obs = temp_env(
-        &[
-            ("GIT_DIR", other.root().join(".git")),
-            ("GIT_INDEX_FILE", other.root().join("nope")),
-        ],
-        || f.repo().unwrap().observe_candidate().unwrap(),
-    );
-    assert_eq!(obs.changed.len(), 1);
-}
-
-fn temp_env<T>(vars: &[(&str, std::path::PathBuf)], f: impl FnOnce() -> T) -> T {
-    // Tests in this file run in one process; this is the only test touching
-    // GIT_* variables, and it restores them.
-    for (k, v) in vars {
-        unsafe { std::env::set_var(k, v) };
-    }
-    let out = f();
-    for (k, _) in vars {
-        unsafe { std::env::remove_var(k) };
-    }
-    out
-}
