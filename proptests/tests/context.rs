@@ -478,10 +478,11 @@ proptest! {
     #[test]
     fn later_comment_leaves_earlier_records_identical(cs in comments_strategy(), body in hostile_text(40)) {
         let a = build(&with_comments(&cs));
-        // Later than every generated comment (those end before 20:00).
+        // Later than every generated comment (those end before 20:00), with
+        // an ID outside the generated range (6001..=10999).
         let mut v = with_comments(&cs);
         v["comments"].as_array_mut().unwrap().push(json!({
-            "id": "9999", "author_id": "104", "created_at": "2026-10-01T23:00:00Z", "body": body,
+            "id": "20000", "author_id": "104", "created_at": "2026-10-01T23:00:00Z", "body": body,
         }));
         let b = build(&v);
         for (p, bytes) in a.tree.files() {
