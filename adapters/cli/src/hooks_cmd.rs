@@ -1,18 +1,28 @@
-//! `probity hooks install | uninstall` (R8.10): a managed pre-commit hook
-//! that runs the gate. Install keeps whatever hook was there (and runs it
-//! after the gate allows); uninstall restores it only while the installed
-//! file is still exactly Probity's, and otherwise leaves the user's edits.
+//! `probity hooks install | uninstall` (R8.10): two managed hooks, each
+//! handled on its own. `pre-commit` runs `probity validate --gate
+//! pre-commit`; `pre-push` runs `probity validate --gate pre-push --remote
+//! "$1" --stdin-updates` over the ref updates git gives it on stdin.
+//! `--hook` selects hooks (repeatable); without it, both.
+//!
+//! Install keeps whatever hook was there (saved as
+//! `<git-common-dir>/probity/hooks/v1/<hook>.before`; it runs after the gate
+//! allows, with the same arguments and, for pre-push, the same stdin) and
+//! records ownership in `<hook>.json` next to it before writing the hook.
+//! Every selected hook is checked before anything is written: if one was
+//! edited since install (`hook_changed`), nothing changes. Uninstall
+//! restores a hook only while the installed file is still exactly Probity's,
+//! and otherwise leaves the user's edits.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Subcommand;
+use clap::{Args, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::hooks::{self, Uninstall};
+use probity_core::review::hooks::{self, HookKind, Install, Uninstall};
 
 use crate::GlobalArgs;
 use crate::authority_cmd::open;
@@ -21,12 +31,57 @@ use crate::output::{CliError, ErrorKind, Output};
 /// `probity hooks ...`
 #[derive(Debug, Subcommand)]
 pub enum HooksCommand {
-    /// Install a pre-commit hook that runs `probity validate --gate pre-commit`
-    /// (an existing hook is kept and runs after the gate allows).
-    Install,
-    /// Remove the managed hook and restore what was there, unless the hook
-    /// was edited since install (then it is left as it is).
-    Uninstall,
+    /// Install the managed pre-commit and pre-push hooks that run the gate.
+    ///
+    /// pre-commit runs `probity validate --gate pre-commit`; pre-push runs
+    /// `probity validate --gate pre-push --remote <remote> --stdin-updates`
+    /// over the refs being pushed. A hook already there is saved under
+    /// `<git-common-dir>/probity/hooks/v1/` and runs after the gate allows
+    /// (same arguments, same stdin). If any selected hook was edited since
+    /// install, nothing is written (`hook_changed`).
+    Install(HookSelection),
+    /// Remove the managed hooks and restore the hooks that were there before.
+    ///
+    /// A hook is restored (or removed) only while it is still exactly what
+    /// install wrote; a hook edited since install is left as it is
+    /// (`preserved_user_edits`).
+    Uninstall(HookSelection),
+}
+
+/// Which hooks a command acts on.
+#[derive(Debug, Args)]
+pub struct HookSelection {
+    /// Act on this hook only (repeatable); default: pre-commit and pre-push.
+    #[arg(long = "hook", value_enum, value_name = "HOOK")]
+    hook: Vec<HookName>,
+}
+
+/// A managed hook as `--hook` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HookName {
+    /// The gate over what a commit delivers.
+    PreCommit,
+    /// The gate over the refs a push publishes.
+    PrePush,
+}
+
+impl HookName {
+    fn kind(self) -> HookKind {
+        match self {
+            HookName::PreCommit => HookKind::PreCommit,
+            HookName::PrePush => HookKind::PrePush,
+        }
+    }
+}
+
+impl HookSelection {
+    /// The selected hooks, each once, in report order (pre-commit, pre-push).
+    fn kinds(&self) -> Vec<HookKind> {
+        HookKind::ALL
+            .into_iter()
+            .filter(|k| self.hook.is_empty() || self.hook.iter().any(|h| h.kind() == *k))
+            .collect()
+    }
 }
 
 /// What install recorded, under `<git-common-dir>/probity/hooks/v1/`.
@@ -41,6 +96,19 @@ struct Record {
 }
 
 const RECORD_SCHEMA: &str = "probity.hook-record/v1";
+
+/// One managed hook as found on disk, read before anything is written.
+struct Slot {
+    kind: HookKind,
+    /// The hook file in the directory git runs hooks from.
+    hook: PathBuf,
+    /// `<state dir>/<hook>.json`.
+    record_path: PathBuf,
+    /// Where install saves the hook that was there: `<state dir>/<hook>.before`.
+    saved: PathBuf,
+    record: Option<Record>,
+    current: Option<Vec<u8>>,
+}
 
 fn io_err(what: &Path) -> impl FnOnce(std::io::Error) -> CliError + '_ {
     move |e| {
@@ -59,6 +127,17 @@ fn read_optional(p: &Path) -> Result<Option<Vec<u8>>, CliError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err(p)(e)),
     }
+}
+
+fn utf8_path<'a>(p: &'a Path, what: &str, fix: &str) -> Result<&'a str, CliError> {
+    p.to_str().ok_or_else(|| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_path",
+            format!("{what} is not UTF-8: {}", p.display()),
+            fix,
+        )
+    })
 }
 
 /// Writes an executable file atomically (temp file, fsync, rename).
@@ -83,6 +162,43 @@ fn write_executable(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Reads a hook's record and file. A record that is not a record of this
+/// hook fails closed.
+fn load(kind: HookKind, hooks_dir: &Path, state_dir: &Path) -> Result<Slot, CliError> {
+    let name = kind.name();
+    let hook = hooks_dir.join(name);
+    let record_path = state_dir.join(format!("{name}.json"));
+    let corrupted = |why: String| {
+        CliError::new(
+            ErrorKind::Integrity,
+            "hook_record_corrupted",
+            format!("{}: {why}", record_path.display()),
+            "inspect or remove the record; no hook file was touched",
+        )
+    };
+    let record: Option<Record> = read_optional(&record_path)?
+        .map(|b| serde_json::from_slice(&b))
+        .transpose()
+        .map_err(|e| corrupted(e.to_string()))?;
+    if let Some(r) = &record
+        && (r.schema != RECORD_SCHEMA || r.hook != name)
+    {
+        return Err(corrupted(format!(
+            "expected a {RECORD_SCHEMA} record of the {name} hook, found {} of {}",
+            r.schema, r.hook
+        )));
+    }
+    let current = read_optional(&hook)?;
+    Ok(Slot {
+        kind,
+        saved: state_dir.join(format!("{name}.before")),
+        hook,
+        record_path,
+        record,
+        current,
+    })
+}
+
 pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
     let hooks_dir = ctx.repo.hooks_dir().map_err(|e| {
@@ -93,140 +209,185 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
             "run inside a git work tree",
         )
     })?;
-    let hook = hooks_dir.join("pre-commit");
     let state_dir = ctx
         .repo
         .common_dir()
         .join("probity")
         .join("hooks")
         .join("v1");
-    let record_path = state_dir.join("pre-commit.json");
-    let record: Option<Record> = read_optional(&record_path)?
-        .map(|b| serde_json::from_slice(&b))
-        .transpose()
-        .map_err(|e| {
-            CliError::new(
-                ErrorKind::Integrity,
-                "hook_record_corrupted",
-                format!("{}: {e}", record_path.display()),
-                "inspect or remove the record; the hook file itself was not touched",
-            )
-        })?;
-    let current = read_optional(&hook)?;
-    match cmd {
-        HooksCommand::Install => install(out, &hook, &state_dir, &record_path, record, current),
-        HooksCommand::Uninstall => uninstall(out, &hook, &record_path, record, current),
-    }
-}
-
-fn install(
-    out: Output,
-    hook: &Path,
-    state_dir: &Path,
-    record_path: &Path,
-    record: Option<Record>,
-    current: Option<Vec<u8>>,
-) -> Result<ExitCode, CliError> {
-    if let Some(r) = &record {
-        if current
-            .as_deref()
-            .is_some_and(|c| hooks::content_id(c) == r.installed)
-        {
-            let v =
-                json!({"hook": "pre-commit", "path": hook, "installed": true, "changed": false});
-            out.answer(&v, || {
-                format!("pre-commit hook already installed at {}\n", hook.display())
-            });
-            return Ok(ExitCode::SUCCESS);
-        }
-        return Err(CliError::new(
-            ErrorKind::Conflict,
-            "hook_changed",
-            format!("{} changed since probity installed it", hook.display()),
-            "run `probity hooks uninstall` (it keeps your edits), then install again",
-        ));
-    }
-    let probity = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| io_err(Path::new("current executable"))(e))?;
-    let probity = probity.to_str().ok_or_else(|| {
-        CliError::new(
-            ErrorKind::Io,
-            "hook_path",
-            "the probity executable's path is not UTF-8",
-            "install probity under a UTF-8 path",
-        )
-    })?;
-    // Keep whatever hook was there: it runs after the gate allows.
-    let before = match &current {
-        Some(_) => {
-            std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-            let saved = state_dir.join("pre-commit.before");
-            std::fs::copy(hook, &saved).map_err(io_err(&saved))?;
-            Some(saved)
-        }
-        None => None,
+    let selection = match cmd {
+        HooksCommand::Install(s) | HooksCommand::Uninstall(s) => s,
     };
-    let before_str = match &before {
-        Some(p) => Some(p.to_str().ok_or_else(|| {
-            CliError::new(
-                ErrorKind::Io,
-                "hook_path",
-                "the git directory's path is not UTF-8",
-                "use a UTF-8 path",
-            )
-        })?),
-        None => None,
+    // Every selected hook is read (and its record checked) before any write.
+    let slots = selection
+        .kinds()
+        .into_iter()
+        .map(|k| load(k, &hooks_dir, &state_dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (values, lines) = match cmd {
+        HooksCommand::Install(_) => install(&state_dir, &slots)?,
+        HooksCommand::Uninstall(_) => uninstall(&slots)?,
     };
-    let script = hooks::pre_commit_script(probity, before_str);
-    let rec = Record {
-        schema: RECORD_SCHEMA.into(),
-        hook: "pre-commit".into(),
-        path: hook.to_path_buf(),
-        installed: hooks::content_id(script.as_bytes()),
-        before: before.clone(),
-    };
-    let rec_bytes = serde_json::to_vec_pretty(&rec)
-        .map_err(|e| io_err(record_path)(std::io::Error::other(e)))?;
-    // The record first: a crash leaves ownership known, never an unowned hook.
-    probity_store::review_store::write_atomic(record_path, &rec_bytes).map_err(|e| {
-        CliError::new(
-            ErrorKind::Io,
-            "hook_io",
-            e.to_string(),
-            "check permissions on the git common dir",
-        )
-    })?;
-    write_executable(hook, script.as_bytes())?;
-    let v = json!({"hook": "pre-commit", "path": hook, "installed": true, "changed": true, "kept_previous_hook": before});
-    out.answer(&v, || {
-        let mut t = format!("installed the pre-commit gate at {}\n", hook.display());
-        if let Some(b) = &before {
-            t.push_str(&format!(
-                "  your previous hook is kept at {} and runs after the gate allows\n",
-                b.display()
-            ));
-        }
-        t
-    });
+    out.answer(&json!({ "hooks": values }), || lines.concat());
     Ok(ExitCode::SUCCESS)
 }
 
-fn uninstall(
-    out: Output,
-    hook: &Path,
-    record_path: &Path,
-    record: Option<Record>,
-    current: Option<Vec<u8>>,
-) -> Result<ExitCode, CliError> {
-    let Some(r) = record else {
-        let v = json!({"hook": "pre-commit", "action": "nothing", "message": "no hook installed by probity"});
-        out.answer(&v, || {
-            "no hook installed by probity: nothing to do\n".into()
+/// One hook's JSON object and human line.
+type Report = (Vec<Value>, Vec<String>);
+
+/// A hook install will write, fully prepared before the first write.
+struct Pending<'a> {
+    slot: &'a Slot,
+    before: Option<&'a Path>,
+    script: String,
+    record: Vec<u8>,
+}
+
+fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
+    let actions: Vec<Install> = slots
+        .iter()
+        .map(|s| {
+            hooks::install_action(
+                s.record.as_ref().map(|r| &r.installed),
+                s.current.as_deref(),
+            )
+        })
+        .collect();
+    // Refuse before writing anything: one edited hook leaves every file as it is.
+    let changed: Vec<&Slot> = slots
+        .iter()
+        .zip(&actions)
+        .filter(|(_, a)| **a == Install::Changed)
+        .map(|(s, _)| s)
+        .collect();
+    if !changed.is_empty() {
+        let paths: Vec<String> = changed
+            .iter()
+            .map(|s| s.hook.display().to_string())
+            .collect();
+        let flags: Vec<String> = changed
+            .iter()
+            .map(|s| format!("--hook {}", s.kind.name()))
+            .collect();
+        return Err(CliError::new(
+            ErrorKind::Conflict,
+            "hook_changed",
+            format!(
+                "{} changed since probity installed it; nothing was written",
+                paths.join(" and ")
+            ),
+            format!(
+                "run `probity hooks uninstall {}` (it keeps your edits), then install again",
+                flags.join(" ")
+            ),
+        ));
+    }
+    let mut writes = Vec::new();
+    if actions.contains(&Install::Write) {
+        let exe = std::env::current_exe()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| io_err(Path::new("current executable"))(e))?;
+        let probity = utf8_path(
+            &exe,
+            "the probity executable's path",
+            "install probity under a UTF-8 path",
+        )?;
+        for (slot, _) in slots
+            .iter()
+            .zip(&actions)
+            .filter(|(_, a)| **a == Install::Write)
+        {
+            // Keep whatever hook was there: it runs after the gate allows.
+            let before = slot.current.as_ref().map(|_| slot.saved.as_path());
+            let before_str = before
+                .map(|b| utf8_path(b, "the git directory's path", "use a UTF-8 path"))
+                .transpose()?;
+            let script = slot.kind.script(probity, before_str);
+            let rec = Record {
+                schema: RECORD_SCHEMA.into(),
+                hook: slot.kind.name().into(),
+                path: slot.hook.clone(),
+                installed: hooks::content_id(script.as_bytes()),
+                before: before.map(Path::to_path_buf),
+            };
+            let record = serde_json::to_vec_pretty(&rec)
+                .map_err(|e| io_err(&slot.record_path)(std::io::Error::other(e)))?;
+            writes.push(Pending {
+                slot,
+                before,
+                script,
+                record,
+            });
+        }
+    }
+    // Hooks are written one after another; an I/O failure part way leaves
+    // earlier hooks installed (and recorded), and installing again resumes.
+    for w in &writes {
+        if let Some(saved) = w.before {
+            std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
+            std::fs::copy(&w.slot.hook, saved).map_err(io_err(saved))?;
+        }
+        // The record first: a crash leaves ownership known, never an unowned hook.
+        probity_store::review_store::write_atomic(&w.slot.record_path, &w.record).map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "hook_io",
+                e.to_string(),
+                "check permissions on the git common dir",
+            )
+        })?;
+        write_executable(&w.slot.hook, w.script.as_bytes())?;
+    }
+    let mut values = Vec::new();
+    let mut lines = Vec::new();
+    for (slot, action) in slots.iter().zip(&actions) {
+        let name = slot.kind.name();
+        let hook = &slot.hook;
+        if *action == Install::AlreadyInstalled {
+            values.push(json!({"hook": name, "path": hook, "installed": true, "changed": false}));
+            lines.push(format!(
+                "{name} hook already installed at {}\n",
+                hook.display()
+            ));
+            continue;
+        }
+        let before = writes
+            .iter()
+            .find(|w| w.slot.kind == slot.kind)
+            .and_then(|w| w.before);
+        values.push(json!({"hook": name, "path": hook, "installed": true, "changed": true, "kept_previous_hook": before}));
+        lines.push(match before {
+            Some(b) => format!(
+                "installed the {name} gate at {} (your previous hook is kept at {} and runs after the gate allows)\n",
+                hook.display(),
+                b.display()
+            ),
+            None => format!("installed the {name} gate at {}\n", hook.display()),
         });
-        return Ok(ExitCode::SUCCESS);
+    }
+    Ok((values, lines))
+}
+
+fn uninstall(slots: &[Slot]) -> Result<Report, CliError> {
+    let mut values = Vec::new();
+    let mut lines = Vec::new();
+    for slot in slots {
+        let (value, message) = uninstall_one(slot)?;
+        values.push(value);
+        lines.push(format!("{}: {message}\n", slot.kind.name()));
+    }
+    Ok((values, lines))
+}
+
+fn uninstall_one(slot: &Slot) -> Result<(Value, String), CliError> {
+    let name = slot.kind.name();
+    let hook = slot.hook.as_path();
+    let Some(r) = &slot.record else {
+        let v =
+            json!({"hook": name, "action": "nothing", "message": "no hook installed by probity"});
+        return Ok((v, "no hook installed by probity: nothing to do".into()));
     };
-    let action = hooks::uninstall_action(&r.installed, current.as_deref());
+    let action = hooks::uninstall_action(&r.installed, slot.current.as_deref());
     let restore_before = |hook: &Path| -> Result<bool, CliError> {
         match &r.before {
             Some(saved) if saved.exists() => {
@@ -237,7 +398,7 @@ fn uninstall(
             _ => Ok(false),
         }
     };
-    let (name, message) = match action {
+    let (action_name, message) = match action {
         Uninstall::Restore => {
             if restore_before(hook)? {
                 (
@@ -271,8 +432,7 @@ fn uninstall(
             },
         ),
     };
-    std::fs::remove_file(record_path).map_err(io_err(record_path))?;
-    let v = json!({"hook": "pre-commit", "path": hook, "action": name, "message": message});
-    out.answer(&v, || format!("{message}\n"));
-    Ok(ExitCode::SUCCESS)
+    std::fs::remove_file(&slot.record_path).map_err(io_err(&slot.record_path))?;
+    let v = json!({"hook": name, "path": hook, "action": action_name, "message": message});
+    Ok((v, message))
 }
