@@ -142,7 +142,7 @@ impl RiskPolicy {
                 }
             }
             let ext = extension(path);
-            if ext.is_some_and(|e| self.shell_extensions.iter().any(|s| *s == e)) {
+            if ext.is_some_and(|e| self.shell_extensions.contains(&e)) {
                 reasons.push(RiskReason::ShellSource);
             }
             let name = file_name(path);
@@ -224,10 +224,10 @@ impl RiskPolicy {
         let Some(ext) = extension(path) else {
             return false;
         };
-        if self.passive_image_extensions.iter().any(|e| *e == ext) {
+        if self.passive_image_extensions.contains(&ext) {
             return true;
         }
-        if !self.passive_text_extensions.iter().any(|e| *e == ext) {
+        if !self.passive_text_extensions.contains(&ext) {
             return false;
         }
         match &f.content {
