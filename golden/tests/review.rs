@@ -94,6 +94,58 @@ fn a_scope_changed_denial() {
     );
 }
 
+#[test]
+fn a_pre_push_denial_with_its_deliveries() {
+    use probity_core::review::gate::{
+        DeliveredRange, Gate, RangeCommit, combine_deliveries, decide_target, delivery_commit,
+    };
+    use probity_core::review::ids::CommitId;
+    let (_, _, r2) = approved();
+    let commit = |s: &str| CommitId::parse(s).unwrap();
+    let delivered = RangeCommit {
+        commit: commit("2222222222222222222222222222222222222222"),
+        tree: r2.final_candidate_tree().clone(),
+        parents: vec![commit("3333333333333333333333333333333333333333")],
+    };
+    let one = DeliveredRange {
+        refs: vec!["refs/heads/main".into(), "refs/heads/feature".into()],
+        tip: delivered.commit.clone(),
+        commits: vec![delivered],
+        count: 1,
+    };
+    let live = LiveTarget::new(
+        r2.snapshot.base_tree.clone(),
+        r2.final_candidate_tree().clone(),
+    );
+    assert!(delivery_commit(Gate::PrePush, &one).is_ok());
+    let allowed = decide_target(
+        Gate::PrePush,
+        &live,
+        Authority::Exact {
+            state: &r2,
+            receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+        },
+    );
+    let two = DeliveredRange {
+        refs: vec!["refs/heads/wip".into()],
+        tip: commit("4444444444444444444444444444444444444444"),
+        commits: vec![RangeCommit {
+            commit: commit("4444444444444444444444444444444444444444"),
+            tree: r2.final_candidate_tree().clone(),
+            parents: vec![commit("5555555555555555555555555555555555555555")],
+        }],
+        count: 3,
+    };
+    let Err(partial) = delivery_commit(Gate::PrePush, &two) else {
+        panic!("three commits are not one delivery")
+    };
+    let d = combine_deliveries(Gate::PrePush, vec![(one, allowed), (two, partial)]);
+    insta::assert_snapshot!(
+        "denial_pre_push_partial",
+        serde_json::to_string_pretty(&d).unwrap()
+    );
+}
+
 /// Parsing and the printed schema agree, both ways.
 #[test]
 fn reviewer_schema_and_parser_agree() {

@@ -7,8 +7,11 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::{CausalFacts, Hunk};
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
-use probity_core::review::gate::{Authority, GateDecision, decide_pre_commit};
-use probity_core::review::ids::{LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use probity_core::review::gate::{
+    Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RefUpdate, combine_deliveries,
+    decide_target, dedupe_ranges, delivery_commit,
+};
+use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::{Lens, select_lenses};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::risk::RiskPolicy;
@@ -610,11 +613,23 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         Delivery::Index(index) => git.staged_target(index),
     }
     .map_err(ReviewError::Repository)?;
+    decide_live(git, store, Gate::PreCommit, &live)
+}
+
+/// Discovers the authority for one live target and decides it: a lookup by
+/// target identity, then by base tree (R12.2), never a scan.
+fn decide_live<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    live: &LiveTarget,
+) -> Result<GateDecision, ReviewError> {
     if let Some(record) = resume(store, &live.target)? {
         if record.state.final_target() == live.target {
             let receipt = store.read_receipt(&record.state.lineage_id)?;
-            return Ok(decide_pre_commit(
-                &live,
+            return Ok(decide_target(
+                gate,
+                live,
                 Authority::Exact {
                     state: &record.state,
                     receipt_file: receipt.as_deref(),
@@ -626,8 +641,9 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         let differing = git
             .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
-        return Ok(decide_pre_commit(
-            &live,
+        return Ok(decide_target(
+            gate,
+            live,
             Authority::Prior {
                 state: &record.state,
                 differing_paths: &differing,
@@ -638,8 +654,9 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         let changed = git
             .differing_paths(&live.base_tree, &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
-        return Ok(decide_pre_commit(
-            &live,
+        return Ok(decide_target(
+            gate,
+            live,
             Authority::None {
                 changed_paths: &changed,
             },
@@ -654,13 +671,177 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
     let differing = git
         .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
-    Ok(decide_pre_commit(
-        &live,
+    Ok(decide_target(
+        gate,
+        live,
         Authority::Prior {
             state: &record.state,
             differing_paths: &differing,
         },
     ))
+}
+
+/// Which remote-tracking refs count as already published.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteScope {
+    /// None: only the explicit exclusions.
+    None,
+    /// Every remote-tracking ref (`--remotes`).
+    All,
+    /// The remote-tracking refs of one remote (`--remotes=<name>`).
+    Named(String),
+}
+
+/// Reading commits and ranges: what the publication gates observe.
+pub trait DeliveryGit {
+    /// Resolves a revision the user named to a commit; an unknown revision
+    /// is an error.
+    fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError>;
+    /// Whether the commit exists locally (a remote's old tip may not).
+    fn has_commit(&self, id: &CommitId) -> Result<bool, AdapterError>;
+    /// Commits reachable from `tip` and from none of `exclude` nor the
+    /// remote-tracking refs in `remotes`, newest first, at most `limit`.
+    fn range(
+        &self,
+        tip: &CommitId,
+        exclude: &[CommitId],
+        remotes: &RemoteScope,
+        limit: usize,
+    ) -> Result<Vec<RangeCommit>, AdapterError>;
+    /// The number of commits in the same range.
+    fn range_len(
+        &self,
+        tip: &CommitId,
+        exclude: &[CommitId],
+        remotes: &RemoteScope,
+    ) -> Result<usize, AdapterError>;
+    /// A commit's tree.
+    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError>;
+    /// The empty tree in this repository's hash (a root commit's base).
+    fn empty_tree(&self) -> Result<TreeId, AdapterError>;
+}
+
+/// What a pre-push gate is asked to judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PushBoundary {
+    /// The lines git gives a pre-push hook, and the remote it named (a
+    /// configured remote's name, or a URL).
+    Updates {
+        remote: Option<String>,
+        updates: Vec<RefUpdate>,
+    },
+    /// `HEAD`, minus what the remote-tracking refs (of one remote, or of
+    /// all) already hold.
+    Head { remote: Option<String> },
+    /// An explicit range for CI: commits reachable from `tip`, not `base`.
+    Range { base: String, tip: String },
+}
+
+fn delivered<G: DeliveryGit>(
+    git: &G,
+    refs: Vec<String>,
+    tip: CommitId,
+    exclude: Vec<CommitId>,
+    remotes: &RemoteScope,
+) -> Result<DeliveredRange, ReviewError> {
+    let commits = git
+        .range(&tip, &exclude, remotes, 2)
+        .map_err(ReviewError::Repository)?;
+    // Past one commit only the count matters: list no more than two.
+    let count = if commits.len() > 1 {
+        git.range_len(&tip, &exclude, remotes)
+            .map_err(ReviewError::Repository)?
+    } else {
+        commits.len()
+    };
+    Ok(DeliveredRange {
+        refs,
+        tip,
+        commits,
+        count,
+    })
+}
+
+/// `probity validate --gate pre-push` (R8.3): derive every delivered range
+/// (de-duplicated across refs), require exactly one delivery commit per
+/// range whose parent tree is a reviewed base, and judge its (parent tree,
+/// tree) exactly as pre-commit judges a candidate. Zero model calls.
+pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    boundary: &PushBoundary,
+) -> Result<GateDecision, ReviewError> {
+    let ranges = match boundary {
+        PushBoundary::Updates { remote, updates } => {
+            let scope = remote
+                .as_ref()
+                .map_or(RemoteScope::None, |r| RemoteScope::Named(r.clone()));
+            let mut out = Vec::new();
+            for u in updates {
+                // A deletion delivers nothing.
+                let Some(tip) = &u.local_oid else { continue };
+                let mut exclude = Vec::new();
+                if let Some(old) = &u.remote_oid {
+                    // A remote tip this clone never saw cannot be excluded;
+                    // the remote-tracking refs still are.
+                    if git.has_commit(old).map_err(ReviewError::Repository)? {
+                        exclude.push(old.clone());
+                    }
+                }
+                out.push(delivered(
+                    git,
+                    vec![u.remote_ref.clone()],
+                    tip.clone(),
+                    exclude,
+                    &scope,
+                )?);
+            }
+            out
+        }
+        PushBoundary::Head { remote } => {
+            let tip = git
+                .resolve_commit("HEAD")
+                .map_err(ReviewError::Repository)?;
+            let scope = remote
+                .as_ref()
+                .map_or(RemoteScope::All, |r| RemoteScope::Named(r.clone()));
+            vec![delivered(
+                git,
+                vec!["HEAD".into()],
+                tip,
+                Vec::new(),
+                &scope,
+            )?]
+        }
+        PushBoundary::Range { base, tip } => {
+            let base_c = git.resolve_commit(base).map_err(ReviewError::Repository)?;
+            let tip_c = git.resolve_commit(tip).map_err(ReviewError::Repository)?;
+            vec![delivered(
+                git,
+                vec![tip.clone()],
+                tip_c,
+                vec![base_c],
+                &RemoteScope::None,
+            )?]
+        }
+    };
+    let mut judged = Vec::new();
+    for range in dedupe_ranges(ranges) {
+        let decision = match delivery_commit(Gate::PrePush, &range) {
+            Err(denial) => denial,
+            Ok(c) => {
+                let base = match c.parents.first() {
+                    Some(p) => git.commit_tree(p),
+                    None => git.empty_tree(),
+                }
+                .map_err(ReviewError::Repository)?;
+                let live = LiveTarget::new(base, c.tree.clone());
+                decide_live(git, store, Gate::PrePush, &live)?
+            }
+        };
+        judged.push((range, decision));
+    }
+    Ok(combine_deliveries(Gate::PrePush, judged))
 }
 
 /// How a lineage relates to the live candidate.

@@ -6,14 +6,15 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use probity_core::review::gate::{Decision, Gate, GateDecision};
+use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::schema::SchemaDoc;
 use probity_core::review::state::{Stage, StateRecord, TransitionError};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{
-    self as drivers, Delivery, FinalizeInput, NamedInput, ReviewError, Status, StoreError,
+    self as drivers, Delivery, FinalizeInput, NamedInput, PushBoundary, ReviewError, Status,
+    StoreError,
 };
 use probity_store::FileStore;
 
@@ -90,6 +91,19 @@ pub struct ValidateArgs {
     /// what is compared.
     #[arg(long)]
     pub staged: bool,
+    /// pre-push: the remote being pushed to (a hook passes git's `$1`); its
+    /// remote-tracking refs count as already delivered.
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
+    /// pre-push: read git's pre-push lines (`<local ref> <local oid>
+    /// <remote ref> <remote oid>`) from stdin, as a hook receives them.
+    #[arg(long, conflicts_with = "range")]
+    pub stdin_updates: bool,
+    /// pre-push: judge the commits reachable from TIP and not from BASE
+    /// (for CI: `--range origin/main..HEAD`). Without this or
+    /// --stdin-updates: HEAD minus what the remote-tracking refs hold.
+    #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
+    pub range: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -562,7 +576,7 @@ pub fn finalize(
 
 /// The gate answer as JSON.
 pub fn decision_json(d: &GateDecision) -> Value {
-    json!({
+    let mut v = json!({
         "gate": d.gate,
         "decision": d.decision,
         "reason_code": d.reason_code,
@@ -571,7 +585,11 @@ pub fn decision_json(d: &GateDecision) -> Value {
         "differing_paths": d.differing_paths,
         "next_action": d.next_action,
         "message": d.message,
-    })
+    });
+    if !d.deliveries.is_empty() {
+        v["deliveries"] = json!(d.deliveries);
+    }
+    v
 }
 
 pub fn human_decision(d: &GateDecision) -> String {
@@ -612,16 +630,37 @@ pub fn validate(
         GateArg::PrePr => Gate::PrePr,
         GateArg::Release => Gate::Release,
     };
-    if gate != Gate::PreCommit {
-        return Err(CliError::new(
-            ErrorKind::Usage,
-            "gate_unavailable",
-            format!(
-                "the {} gate is not available in this build (pre-commit is)",
-                gate.name()
-            ),
-            "use --gate pre-commit; the publication gates are tracked as open work",
-        ));
+    let push_flags = args.remote.is_some() || args.stdin_updates || args.range.is_some();
+    match gate {
+        Gate::PreCommit if push_flags => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--remote, --stdin-updates and --range belong to --gate pre-push",
+                "drop them, or use --gate pre-push",
+            ));
+        }
+        Gate::PreCommit => {}
+        Gate::PrePush if args.staged => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--staged belongs to --gate pre-commit",
+                "drop --staged: pre-push judges the commits being pushed",
+            ));
+        }
+        Gate::PrePush => return validate_pre_push(global, out, args),
+        Gate::PrePr | Gate::Release => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "gate_unavailable",
+                format!(
+                    "the {} gate is not available in this build (pre-commit and pre-push are)",
+                    gate.name()
+                ),
+                "use --gate pre-commit or --gate pre-push; pre-pr and release are tracked as open work",
+            ));
+        }
     }
     // Inside a commit git names the index it is committing; that, not the
     // worktree, is what is delivered. Read before any git runs (the git
@@ -670,6 +709,97 @@ pub fn validate(
         Delivery::Index(_) => "index",
     });
     out.answer(&v, || human_decision(&d));
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}
+
+/// Splits `BASE..TIP` (two dots: commits reachable from TIP, not BASE).
+fn parse_range(spec: &str) -> Result<(String, String), CliError> {
+    let bad = || {
+        CliError::new(
+            ErrorKind::Usage,
+            "bad_range",
+            format!("`{spec}` is not BASE..TIP"),
+            "name two revisions joined by two dots, e.g. --range origin/main..HEAD",
+        )
+    };
+    if spec.contains("...") {
+        return Err(bad());
+    }
+    match spec.split_once("..") {
+        Some((base, tip)) if !base.is_empty() && !tip.is_empty() && !tip.contains("..") => {
+            Ok((base.to_string(), tip.to_string()))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn validate_pre_push(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let boundary = if args.stdin_updates {
+        let mut input = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "bad_push_input",
+                format!("could not read the pre-push lines from stdin: {e}"),
+                "pipe git's pre-push hook input (UTF-8 lines) to this command",
+            )
+        })?;
+        let updates = parse_push_updates(&input).map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "bad_push_input",
+                e.to_string(),
+                "pipe git's pre-push hook input unchanged to this command",
+            )
+        })?;
+        PushBoundary::Updates {
+            remote: args.remote.clone(),
+            updates,
+        }
+    } else if let Some(spec) = &args.range {
+        let (base, tip) = parse_range(spec)?;
+        PushBoundary::Range { base, tip }
+    } else {
+        PushBoundary::Head {
+            remote: args.remote.clone(),
+        }
+    };
+    // A hook judges its own repository (its cwd), never the one
+    // PROBITY_REVIEW_CWD pins for lens capture.
+    let ctx = match (args.stdin_updates, &global.cwd) {
+        (true, None) => open_at(None)?,
+        _ => open(global)?,
+    };
+    let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
+    let mut v = decision_json(&d);
+    v["boundary"] = json!(match boundary {
+        PushBoundary::Updates { .. } => "updates",
+        PushBoundary::Head { .. } => "head",
+        PushBoundary::Range { .. } => "range",
+    });
+    out.answer(&v, || {
+        let mut t = human_decision(&d);
+        for r in &d.deliveries {
+            t.push_str(&format!(
+                "  {} -> {}: {} commit(s), {}\n",
+                r.refs.join(", "),
+                r.tip,
+                r.commits,
+                serde_json::to_value(r.reason_code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+            ));
+        }
+        t
+    });
     Ok(match d.decision {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),

@@ -63,7 +63,8 @@ enum Command {
     /// Lens capture helpers.
     #[command(subcommand)]
     Lens(authority_cmd::LensCommand),
-    /// Install or remove the managed pre-commit hook that runs the gate.
+    /// Install or remove the managed pre-commit and pre-push hooks that run
+    /// the gates.
     #[command(subcommand)]
     Hooks(hooks_cmd::HooksCommand),
     /// Run the five actions on a scratch repository, printing every step.

@@ -390,9 +390,9 @@ fn corrupted_state_fails_closed() {
 #[test]
 fn usage_and_repository_errors_have_their_exit_codes() {
     let f = medium_change();
-    let push = probity(f.root(), &["validate", "--gate", "pre-push"]);
+    let pr = probity(f.root(), &["validate", "--gate", "pre-pr"]);
     assert_eq!(
-        (push.code, push.json["error"]["code"].as_str()),
+        (pr.code, pr.json["error"]["code"].as_str()),
         (2, Some("gate_unavailable"))
     );
     let dir = tempfile::tempdir().unwrap();

@@ -35,6 +35,8 @@ pub enum GitError {
     },
     #[error("git {found} is too old; Probity needs git {}.{} or newer", MIN_GIT_VERSION.0, MIN_GIT_VERSION.1)]
     TooOld { found: String },
+    #[error("`{rev}` does not name a commit in this repository")]
+    UnknownRevision { rev: String },
     #[error("{path} is not inside a git repository")]
     NotARepository { path: String },
     #[error("unexpected output from git {args}: {detail}")]

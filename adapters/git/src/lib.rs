@@ -7,6 +7,7 @@
 
 pub mod candidate;
 pub mod cmd;
+pub mod delivery;
 #[cfg(feature = "fixture")]
 pub mod fixture;
 pub mod port;

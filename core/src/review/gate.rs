@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::review::ids::{LineageId, RepoPath};
+use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use crate::review::receipt::Receipt;
 use crate::review::snapshot::LiveTarget;
 use crate::review::state::{ReviewState, Stage};
@@ -56,12 +56,21 @@ pub enum ReasonCode {
     ReviewEscalated,
     /// The receipt file is missing or differs from the one state derives.
     ReceiptMismatch,
+    /// A pushed ref delivers no commit the remote lacks.
+    DeliveryEmpty,
+    /// A pushed ref delivers more than one commit, or a merge commit: only
+    /// one commit whose parent tree is the reviewed base is a delivery.
+    DeliveryPartial,
+    /// The push only deletes remote refs: no content crosses the boundary.
+    NothingDelivered,
 }
 
 /// Where in the derivation the decision was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GateStage {
+    /// Deriving what crosses the boundary (the delivered range).
+    Boundary,
     /// Finding the authority for the live target.
     Discovery,
     /// Checking the authority's state and receipt.
@@ -81,6 +90,10 @@ pub enum NextAction {
     Finalize,
     HumanDecision,
     Repair,
+    /// Squash the delivered range into one commit of the reviewed candidate.
+    Squash,
+    /// Check what is being pushed: the range delivers nothing new.
+    CheckRange,
 }
 
 /// A gate decision.
@@ -95,6 +108,10 @@ pub struct GateDecision {
     pub next_action: NextAction,
     /// One sentence for people.
     pub message: String,
+    /// Publication gates: each distinct delivered range and how it was
+    /// judged (absent for pre-commit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deliveries: Vec<DeliveryReport>,
 }
 
 /// What discovery found for the live target.
@@ -119,7 +136,13 @@ pub enum Authority<'a> {
 
 /// The pre-commit decision (R8.2, R8.6).
 pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
-    let gate = Gate::PreCommit;
+    decide_target(Gate::PreCommit, live, authority)
+}
+
+/// The decision for one live target at any gate: the candidate a commit
+/// would record (pre-commit) or the (parent tree, tree) of a delivered
+/// commit (pre-push).
+pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
     let deny = |reason_code,
                 stage,
                 lineage: Option<&LineageId>,
@@ -135,6 +158,7 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
             differing_paths: differing,
             next_action: next,
             message,
+            deliveries: Vec::new(),
         }
     };
     match authority {
@@ -175,6 +199,7 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
                                 "the live candidate is exactly what {} approved",
                                 state.lineage_id
                             ),
+                            deliveries: Vec::new(),
                         },
                         _ => deny(
                             ReasonCode::ReceiptMismatch,
@@ -243,5 +268,447 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
                 )
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Publication: pre-push (R8.3)
+// ---------------------------------------------------------------------------
+
+/// One line git gives a pre-push hook on stdin:
+/// `<local ref> <local oid> <remote ref> <remote oid>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub local_ref: String,
+    /// `None` when the push deletes the remote ref (git writes zeros).
+    pub local_oid: Option<CommitId>,
+    pub remote_ref: String,
+    /// `None` when the remote ref does not exist yet (git writes zeros).
+    pub remote_oid: Option<CommitId>,
+}
+
+/// A malformed pre-push input line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PushInputError {
+    #[error(
+        "line {line} of the pre-push input has {fields} fields; git writes `<local ref> <local oid> <remote ref> <remote oid>`"
+    )]
+    Fields { line: usize, fields: usize },
+    #[error("line {line} of the pre-push input: `{value}` is not an object id")]
+    ObjectId { line: usize, value: String },
+}
+
+fn push_oid(line: usize, value: &str) -> Result<Option<CommitId>, PushInputError> {
+    if !value.is_empty() && value.bytes().all(|b| b == b'0') {
+        return Ok(None);
+    }
+    CommitId::parse(value)
+        .map(Some)
+        .map_err(|_| PushInputError::ObjectId {
+            line,
+            value: value.to_string(),
+        })
+}
+
+/// Parses git's pre-push stdin. Blank lines are ignored (a hook that
+/// forwards an empty input writes one newline).
+pub fn parse_push_updates(input: &str) -> Result<Vec<RefUpdate>, PushInputError> {
+    let mut out = Vec::new();
+    for (i, raw) in input.split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = raw.split_ascii_whitespace().collect();
+        let [local_ref, local_oid, remote_ref, remote_oid] = fields[..] else {
+            return Err(PushInputError::Fields {
+                line,
+                fields: fields.len(),
+            });
+        };
+        out.push(RefUpdate {
+            local_ref: local_ref.to_string(),
+            local_oid: push_oid(line, local_oid)?,
+            remote_ref: remote_ref.to_string(),
+            remote_oid: push_oid(line, remote_oid)?,
+        });
+    }
+    Ok(out)
+}
+
+/// One commit of a delivered range, as Git reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeCommit {
+    pub commit: CommitId,
+    pub tree: TreeId,
+    pub parents: Vec<CommitId>,
+}
+
+/// The refs that deliver one range, and the range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveredRange {
+    /// The destination refs (`refs/heads/main`, or the tip as named on the
+    /// command line), in first-seen order.
+    pub refs: Vec<String>,
+    pub tip: CommitId,
+    /// The newest commits of the range, newest first: all of them when the
+    /// range has at most one, otherwise at least the first.
+    pub commits: Vec<RangeCommit>,
+    /// How many commits the range has.
+    pub count: usize,
+}
+
+/// Groups ranges that deliver the same commits (one physical delivery
+/// reachable through several refs), so each is judged once. Order: first
+/// appearance.
+pub fn dedupe_ranges(ranges: Vec<DeliveredRange>) -> Vec<DeliveredRange> {
+    let mut out: Vec<DeliveredRange> = Vec::new();
+    for r in ranges {
+        let key = |d: &DeliveredRange| {
+            let ids: Vec<CommitId> = d.commits.iter().map(|c| c.commit.clone()).collect();
+            (d.tip.clone(), ids, d.count)
+        };
+        let k = key(&r);
+        match out.iter_mut().find(|d| key(d) == k) {
+            Some(d) => {
+                for name in r.refs {
+                    if !d.refs.contains(&name) {
+                        d.refs.push(name);
+                    }
+                }
+            }
+            None => out.push(r),
+        }
+    }
+    out
+}
+
+/// What a range is, before any authority is consulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeShape<'a> {
+    /// No commit the remote lacks.
+    Empty,
+    /// Exactly one commit with at most one parent: a delivery commit.
+    One(&'a RangeCommit),
+    /// Several commits.
+    Several(usize),
+    /// One commit with several parents.
+    Merge(&'a RangeCommit),
+}
+
+/// Classifies a range (R8.3: exactly one delivery commit; empty or partial
+/// ranges are rejected).
+pub fn range_shape(range: &DeliveredRange) -> RangeShape<'_> {
+    match (range.count, range.commits.first()) {
+        (0, _) | (_, None) => RangeShape::Empty,
+        (1, Some(c)) if c.parents.len() > 1 => RangeShape::Merge(c),
+        (1, Some(c)) => RangeShape::One(c),
+        (n, _) => RangeShape::Several(n),
+    }
+}
+
+/// The delivery commit of a range (then judged by [`decide_target`]), or
+/// the denial for a range that is not exactly one delivery commit.
+pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommit, GateDecision> {
+    let refs = range.refs.join(", ");
+    let (reason_code, next_action, message) = match range_shape(range) {
+        RangeShape::One(c) => return Ok(c),
+        RangeShape::Empty => (
+            ReasonCode::DeliveryEmpty,
+            NextAction::CheckRange,
+            format!(
+                "{refs} would point at {} but deliver no commit the remote lacks; a ref move without a delivery commit is not bound to any review",
+                range.tip
+            ),
+        ),
+        RangeShape::Several(n) => (
+            ReasonCode::DeliveryPartial,
+            NextAction::Squash,
+            format!(
+                "{refs} delivers {n} commits; a review binds exactly one delivery commit whose parent is the reviewed base: squash them into one commit of the reviewed candidate, or push each reviewed commit on its own"
+            ),
+        ),
+        RangeShape::Merge(c) => (
+            ReasonCode::DeliveryPartial,
+            NextAction::Squash,
+            format!(
+                "{refs} delivers the merge commit {} with {} parents; a review binds one commit with one parent (the reviewed base)",
+                c.commit,
+                c.parents.len()
+            ),
+        ),
+    };
+    Err(GateDecision {
+        gate,
+        decision: Decision::Deny,
+        reason_code,
+        stage: GateStage::Boundary,
+        lineage_id: None,
+        differing_paths: Vec::new(),
+        next_action,
+        message,
+        deliveries: Vec::new(),
+    })
+}
+
+/// How one distinct delivered range was judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeliveryReport {
+    pub refs: Vec<String>,
+    pub tip: CommitId,
+    /// Commits in the range (1 for a delivery commit).
+    pub commits: usize,
+    pub decision: Decision,
+    pub reason_code: ReasonCode,
+    pub lineage_id: Option<LineageId>,
+}
+
+/// Combines the per-range decisions of one push: allow only when every
+/// range allows; otherwise the first denial (in input order) answers, with
+/// every range reported. A push that only deletes refs delivers nothing and
+/// is allowed.
+pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)>) -> GateDecision {
+    let deliveries: Vec<DeliveryReport> = judged
+        .iter()
+        .map(|(r, d)| DeliveryReport {
+            refs: r.refs.clone(),
+            tip: r.tip.clone(),
+            commits: r.count,
+            decision: d.decision,
+            reason_code: d.reason_code,
+            lineage_id: d.lineage_id.clone(),
+        })
+        .collect();
+    if judged.is_empty() {
+        return GateDecision {
+            gate,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::NothingDelivered,
+            stage: GateStage::Complete,
+            lineage_id: None,
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: "the push only deletes remote refs: no content crosses the boundary".into(),
+            deliveries,
+        };
+    }
+    if let Some((_, denial)) = judged.iter().find(|(_, d)| d.decision == Decision::Deny) {
+        return GateDecision {
+            deliveries,
+            ..denial.clone()
+        };
+    }
+    let lineage_id = match &judged[..] {
+        [(_, only)] => only.lineage_id.clone(),
+        _ => None,
+    };
+    let message = match &judged[..] {
+        [(r, only)] => format!(
+            "{} delivers exactly the candidate {} approved",
+            r.refs.join(", "),
+            only.lineage_id
+                .as_ref()
+                .map_or_else(|| "a review".to_string(), ToString::to_string)
+        ),
+        many => format!(
+            "each of the {} delivered ranges is exactly one commit an approved review covers",
+            many.len()
+        ),
+    };
+    GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        stage: GateStage::Complete,
+        lineage_id,
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message,
+        deliveries,
+    }
+}
+
+#[cfg(test)]
+mod push_tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+    const T: &str = "3333333333333333333333333333333333333333";
+    const Z: &str = "0000000000000000000000000000000000000000";
+
+    fn c(s: &str) -> CommitId {
+        CommitId::parse(s).unwrap()
+    }
+
+    fn commit(id: &str, parents: &[&str]) -> RangeCommit {
+        RangeCommit {
+            commit: c(id),
+            tree: TreeId::parse(T).unwrap(),
+            parents: parents.iter().map(|p| c(p)).collect(),
+        }
+    }
+
+    fn range(r: &str, tip: &str, commits: Vec<RangeCommit>) -> DeliveredRange {
+        DeliveredRange {
+            refs: vec![r.to_string()],
+            tip: c(tip),
+            count: commits.len(),
+            commits,
+        }
+    }
+
+    #[test]
+    fn push_lines_parse_with_zeros_as_absent_and_blank_lines_ignored() {
+        let input = format!(
+            "refs/heads/main {A} refs/heads/main {B}\n\n(delete) {Z} refs/heads/old {A}\r\nrefs/heads/new {B} refs/heads/new {Z}\n"
+        );
+        let u = parse_push_updates(&input).unwrap();
+        assert_eq!(u.len(), 3);
+        assert_eq!(u[0].local_oid, Some(c(A)));
+        assert_eq!(u[0].remote_oid, Some(c(B)));
+        assert_eq!(u[1].local_ref, "(delete)");
+        assert_eq!(u[1].local_oid, None);
+        assert_eq!(u[2].remote_oid, None);
+        assert_eq!(parse_push_updates("\n").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn malformed_push_lines_are_typed_errors() {
+        assert_eq!(
+            parse_push_updates(&format!("refs/heads/main {A} refs/heads/main\n")),
+            Err(PushInputError::Fields { line: 1, fields: 3 })
+        );
+        assert_eq!(
+            parse_push_updates(&format!(
+                "\nrefs/heads/main --upload-pack=x refs/heads/main {B}"
+            )),
+            Err(PushInputError::ObjectId {
+                line: 2,
+                value: "--upload-pack=x".into()
+            })
+        );
+        // Upper-case hex is not what git writes.
+        assert!(
+            parse_push_updates(&format!("a {} b {B}", A.to_uppercase().replace('1', "A"))).is_err()
+        );
+    }
+
+    #[test]
+    fn range_shapes() {
+        let shape = |commits: Vec<RangeCommit>| {
+            let r = range("r", A, commits);
+            match range_shape(&r) {
+                RangeShape::Empty => "empty".to_string(),
+                RangeShape::One(c) => format!("one {} {}", c.commit, c.parents.len()),
+                RangeShape::Several(n) => format!("several {n}"),
+                RangeShape::Merge(c) => format!("merge {}", c.parents.len()),
+            }
+        };
+        assert_eq!(shape(vec![]), "empty");
+        assert_eq!(shape(vec![commit(A, &[B])]), format!("one {A} 1"));
+        assert_eq!(shape(vec![commit(A, &[])]), format!("one {A} 0"));
+        assert_eq!(shape(vec![commit(A, &[B, B])]), "merge 2");
+        assert_eq!(shape(vec![commit(A, &[B]), commit(B, &[])]), "several 2");
+        // Only the first commits are listed; the count decides.
+        let mut long = range("r", A, vec![commit(A, &[B]), commit(B, &[])]);
+        long.count = 40;
+        assert_eq!(range_shape(&long), RangeShape::Several(40));
+    }
+
+    #[test]
+    fn empty_several_and_merge_ranges_deny_at_the_boundary() {
+        for (commits, code, next) in [
+            (vec![], ReasonCode::DeliveryEmpty, NextAction::CheckRange),
+            (
+                vec![commit(A, &[B]), commit(B, &[])],
+                ReasonCode::DeliveryPartial,
+                NextAction::Squash,
+            ),
+            (
+                vec![commit(A, &[B, B])],
+                ReasonCode::DeliveryPartial,
+                NextAction::Squash,
+            ),
+        ] {
+            let d = delivery_commit(Gate::PrePush, &range("refs/heads/x", A, commits)).unwrap_err();
+            assert_eq!(d.decision, Decision::Deny);
+            assert_eq!(d.reason_code, code);
+            assert_eq!(d.next_action, next);
+            assert_eq!(d.stage, GateStage::Boundary);
+            assert!(d.message.contains("refs/heads/x"), "{}", d.message);
+        }
+        let r = range("r", A, vec![commit(A, &[B])]);
+        assert_eq!(
+            delivery_commit(Gate::PrePush, &r).map(|c| &c.commit),
+            Ok(&c(A))
+        );
+    }
+
+    #[test]
+    fn one_delivery_through_several_refs_is_judged_once() {
+        let r = dedupe_ranges(vec![
+            range("refs/heads/main", A, vec![commit(A, &[B])]),
+            range("refs/heads/feature", A, vec![commit(A, &[B])]),
+            range("refs/heads/main", A, vec![commit(A, &[B])]),
+            range("refs/heads/other", B, vec![commit(B, &[])]),
+        ]);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].refs, vec!["refs/heads/main", "refs/heads/feature"]);
+        assert_eq!(r[1].refs, vec!["refs/heads/other"]);
+    }
+
+    fn allow(lineage: &str) -> GateDecision {
+        GateDecision {
+            gate: Gate::PrePush,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::ReceiptValid,
+            stage: GateStage::Complete,
+            lineage_id: Some(LineageId::parse(lineage).unwrap()),
+            differing_paths: vec![],
+            next_action: NextAction::None,
+            message: String::new(),
+            deliveries: vec![],
+        }
+    }
+
+    #[test]
+    fn a_push_allows_only_when_every_range_allows() {
+        assert_eq!(
+            combine_deliveries(Gate::PrePush, vec![]).reason_code,
+            ReasonCode::NothingDelivered
+        );
+        let ok = combine_deliveries(
+            Gate::PrePush,
+            vec![(
+                range("refs/heads/a", A, vec![commit(A, &[B])]),
+                allow("review-0123456789abcdef"),
+            )],
+        );
+        assert_eq!(ok.decision, Decision::Allow);
+        assert_eq!(
+            ok.lineage_id.as_ref().map(|l| l.as_str()),
+            Some("review-0123456789abcdef")
+        );
+        assert_eq!(ok.deliveries.len(), 1);
+
+        let empty = range("refs/heads/b", B, vec![]);
+        let denial = delivery_commit(Gate::PrePush, &empty).unwrap_err();
+        let both = combine_deliveries(
+            Gate::PrePush,
+            vec![
+                (
+                    range("refs/heads/a", A, vec![commit(A, &[B])]),
+                    allow("review-0123456789abcdef"),
+                ),
+                (empty, denial),
+            ],
+        );
+        assert_eq!(both.decision, Decision::Deny);
+        assert_eq!(both.reason_code, ReasonCode::DeliveryEmpty);
+        assert_eq!(both.deliveries.len(), 2);
+        assert_eq!(both.deliveries[0].decision, Decision::Allow);
+        assert_eq!(both.deliveries[1].decision, Decision::Deny);
     }
 }

@@ -118,6 +118,18 @@ impl BlobId {
     }
 }
 
+string_newtype!(
+    /// A git commit object id.
+    CommitId,
+    check_object_id
+);
+
+impl CommitId {
+    fn schema() -> schemars::Schema {
+        TreeId::schema()
+    }
+}
+
 fn check_lineage(s: &str) -> Result<(), IdError> {
     match s.strip_prefix("review-") {
         Some(hex) if hex.len() == 16 && is_lower_hex(hex) => Ok(()),

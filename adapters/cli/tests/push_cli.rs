@@ -1,0 +1,400 @@
+//! The pre-push gate (R8.3) through the real `probity` binary, on real
+//! repositories pushing to a real bare remote.
+
+mod support;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+const ZERO: &str = "0000000000000000000000000000000000000000";
+
+/// A clone-like setup: `main` pushed to a bare `origin`, then a reviewed,
+/// approved change committed on top (not pushed).
+struct Setup {
+    f: Fixture,
+    _remote_dir: tempfile::TempDir,
+    remote: PathBuf,
+    inputs: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let f = Fixture::new().unwrap();
+        f.write("src/parser.rs", "// parser\nfn parse() {}\n")
+            .unwrap();
+        f.write(".gitignore", "target/\n").unwrap();
+        f.commit_all("base").unwrap();
+        let remote_dir = tempfile::tempdir().unwrap();
+        let remote = remote_dir.path().join("origin.git");
+        f.git(&[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ])
+        .unwrap();
+        f.git(&["remote", "add", "origin", remote.to_str().unwrap()])
+            .unwrap();
+        f.git(&["push", "-q", "origin", "main"]).unwrap();
+        let s = Self {
+            f,
+            _remote_dir: remote_dir,
+            remote,
+            inputs: tempfile::tempdir().unwrap(),
+        };
+        s.f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
+            .unwrap();
+        s.f.write("src/parser_test.rs", "#[test]\nfn t() {}\n")
+            .unwrap();
+        s.approve();
+        s
+    }
+
+    /// Reviews the live candidate to `approved`.
+    fn approve(&self) {
+        let st = probity(self.f.root(), &["start"]);
+        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
+        for _ in st.json["selected_lenses"].as_array().unwrap() {
+            args.push("--result".into());
+            args.push(input(self.inputs.path(), "r.json", CLEAN_RESULT));
+        }
+        args.push("--evidence".into());
+        args.push(input(self.inputs.path(), "ev.txt", "cargo test: ok\n"));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let done = probity(self.f.root(), &args);
+        assert_eq!(
+            done.json["state"], "approved",
+            "{}{}",
+            done.stdout, done.stderr
+        );
+    }
+
+    fn rev(&self, r: &str) -> String {
+        String::from_utf8(self.f.git(&["rev-parse", r]).unwrap())
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    fn remote_rev(&self, r: &str) -> Option<String> {
+        self.f
+            .git_in(&self.remote, &["rev-parse", "-q", "--verify", r])
+            .ok()
+            .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+    }
+
+    /// Installs the managed pre-push hook (`probity hooks install`).
+    fn install_hook(&self) {
+        let r = probity(self.f.root(), &["hooks", "install", "--hook", "pre-push"]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    }
+
+    /// `git push` with the hook; Ok on success, Err(stderr) on refusal.
+    fn push(&self, args: &[&str]) -> Result<(), String> {
+        let mut all = vec!["push", "-q"];
+        all.extend_from_slice(args);
+        self.f.git(&all).map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Runs `probity --json --cwd <cwd> validate --gate pre-push ... ` with
+/// `stdin` as git's pre-push lines.
+fn gate_with_stdin(cwd: &Path, extra: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["--json", "--cwd"])
+        .arg(cwd)
+        .args(["validate", "--gate", "pre-push", "--stdin-updates"])
+        .args(extra)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_reviewed_commit_pushes_and_the_hook_allows_it() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    let tip = s.rev("HEAD");
+
+    // Without stdin: HEAD minus what origin's tracking refs hold.
+    let head = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
+    assert_eq!(head.code, 0, "{}{}", head.stdout, head.stderr);
+    assert_eq!(head.json["decision"], "allow");
+    assert_eq!(head.json["reason_code"], "receipt_valid");
+    assert_eq!(head.json["boundary"], "head");
+    assert_eq!(head.json["deliveries"][0]["commits"], 1);
+    assert_eq!(head.json["deliveries"][0]["tip"], tip.as_str());
+    assert!(
+        head.json["lineage_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("review-")
+    );
+
+    // For CI: an explicit range.
+    let range = probity(
+        s.f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-push",
+            "--range",
+            "origin/main..HEAD",
+        ],
+    );
+    assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
+    assert_eq!(range.json["boundary"], "range");
+
+    // A real push through the hook.
+    s.install_hook();
+    s.push(&["origin", "main"]).unwrap();
+    assert_eq!(s.remote_rev("main").as_deref(), Some(tip.as_str()));
+}
+
+#[test]
+fn an_edit_after_review_is_denied_and_nothing_reaches_the_remote() {
+    let s = Setup::new();
+    s.f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { /* edited */ }\n",
+    )
+    .unwrap();
+    s.f.commit_all("edited after review").unwrap();
+    let before = s.remote_rev("main");
+    s.install_hook();
+    let store_before = store_snapshot(&s.f);
+
+    let d = probity(
+        s.f.root(),
+        &["validate", "--gate", "pre-push", "--remote", "origin"],
+    );
+    assert_eq!(d.code, 1, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["reason_code"], "receipt_scope_changed");
+    assert_eq!(d.json["stage"], "scope");
+    assert_eq!(
+        d.json["differing_paths"],
+        serde_json::json!(["src/parser.rs"])
+    );
+
+    let err = s.push(&["origin", "main"]).unwrap_err();
+    assert!(err.contains("failed to push"), "{err}");
+    assert_eq!(s.remote_rev("main"), before);
+    assert!(
+        store_snapshot(&s.f) == store_before,
+        "a gate writes nothing"
+    );
+}
+
+#[test]
+fn a_reviewed_candidate_split_over_two_commits_is_partial() {
+    let s = Setup::new();
+    s.f.git(&["add", "src/parser.rs"]).unwrap();
+    s.f.git(&["commit", "-q", "-m", "half"]).unwrap();
+    s.f.commit_all("other half").unwrap();
+    let d = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
+    assert_eq!(d.code, 1);
+    assert_eq!(d.json["reason_code"], "delivery_partial");
+    assert_eq!(d.json["stage"], "boundary");
+    assert_eq!(d.json["next_action"], "squash");
+    assert_eq!(d.json["deliveries"][0]["commits"], 2);
+
+    // Squashed into one commit of the reviewed candidate, it passes.
+    s.f.git(&["reset", "-q", "--soft", "origin/main"]).unwrap();
+    s.f.git(&["commit", "-q", "-m", "reviewed change"]).unwrap();
+    let ok = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
+    assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
+}
+
+#[test]
+fn one_delivery_through_two_refs_is_judged_once() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    let tip = s.rev("HEAD");
+    let base = s.rev("origin/main");
+    let lines = format!(
+        "refs/heads/main {tip} refs/heads/main {base}\nrefs/heads/main {tip} refs/heads/feature {ZERO}\n"
+    );
+    let d = gate_with_stdin(s.f.root(), &["--remote", "origin"], &lines);
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["boundary"], "updates");
+    let deliveries = d.json["deliveries"].as_array().unwrap();
+    assert_eq!(deliveries.len(), 1, "{}", d.stdout);
+    assert_eq!(
+        deliveries[0]["refs"],
+        serde_json::json!(["refs/heads/main", "refs/heads/feature"])
+    );
+
+    // And through the real hook.
+    s.install_hook();
+    s.push(&["origin", "main", "main:feature"]).unwrap();
+    assert_eq!(s.remote_rev("feature").as_deref(), Some(tip.as_str()));
+}
+
+#[test]
+fn empty_ranges_and_merges_are_denied_and_deletions_allowed() {
+    let s = Setup::new();
+    // A new remote branch at a commit origin already has: no delivery.
+    let published = s.rev("origin/main");
+    let empty = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/x {published} refs/heads/x {ZERO}\n"),
+    );
+    assert_eq!(empty.code, 1, "{}", empty.stdout);
+    assert_eq!(empty.json["reason_code"], "delivery_empty");
+    assert_eq!(empty.json["next_action"], "check_range");
+
+    // Only a deletion: nothing crosses the boundary.
+    let del = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("(delete) {ZERO} refs/heads/old {published}\n"),
+    );
+    assert_eq!(del.code, 0, "{}", del.stdout);
+    assert_eq!(del.json["reason_code"], "nothing_delivered");
+
+    // A merge commit is not one delivery commit.
+    s.f.commit_all("reviewed change").unwrap();
+    s.f.git(&["checkout", "-q", "-b", "side", "origin/main"])
+        .unwrap();
+    s.f.write("docs/side.md", "side\n").unwrap();
+    s.f.commit_all("side").unwrap();
+    s.f.git(&["checkout", "-q", "main"]).unwrap();
+    s.f.git(&["merge", "-q", "--no-ff", "--no-edit", "side"])
+        .unwrap();
+    let merge = s.rev("HEAD");
+    let m = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/main {merge} refs/heads/main {published}\n"),
+    );
+    assert_eq!(m.code, 1);
+    assert_eq!(m.json["reason_code"], "delivery_partial");
+}
+
+#[test]
+fn a_reviewed_root_commit_pushes_to_an_empty_remote() {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\n")
+        .unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let mut args = vec!["finalize".to_string()];
+    for _ in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(input(inputs.path(), "r.json", CLEAN_RESULT));
+    }
+    args.push("--evidence".into());
+    args.push(input(inputs.path(), "ev.txt", "ok\n"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(probity(f.root(), &args).json["state"], "approved");
+    f.commit_all("first").unwrap();
+    let tip = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    let d = gate_with_stdin(
+        f.root(),
+        &[],
+        &format!("refs/heads/main {} refs/heads/main {ZERO}\n", tip.trim()),
+    );
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["reason_code"], "receipt_valid");
+}
+
+#[test]
+fn bad_inputs_are_typed_errors_and_change_nothing() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    let before = store_snapshot(&s.f);
+
+    let garbage = gate_with_stdin(
+        s.f.root(),
+        &[],
+        "refs/heads/main not-an-oid refs/heads/main x\n",
+    );
+    assert_eq!(garbage.code, 3, "{}{}", garbage.stdout, garbage.stderr);
+    assert_eq!(
+        garbage.json["error"]["code"], "bad_push_input",
+        "{}",
+        garbage.stdout
+    );
+
+    let short = gate_with_stdin(s.f.root(), &[], "refs/heads/main\n");
+    assert_eq!(short.code, 3);
+    assert_eq!(short.json["error"]["code"], "bad_push_input");
+
+    for bad in ["HEAD", "a...b", "..HEAD", "HEAD.."] {
+        let r = probity(
+            s.f.root(),
+            &["validate", "--gate", "pre-push", "--range", bad],
+        );
+        assert_eq!(r.code, 2, "{bad}: {}", r.stdout);
+        assert_eq!(r.json["error"]["code"], "bad_range", "{bad}");
+    }
+
+    let unknown = probity(
+        s.f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-push",
+            "--range",
+            "no-such-ref..HEAD",
+        ],
+    );
+    assert_ne!(unknown.code, 0);
+    assert_ne!(
+        unknown.code, 1,
+        "an unknown revision is an error, not a denial"
+    );
+    assert!(unknown.stdout.contains("no-such-ref"), "{}", unknown.stdout);
+
+    // An option-looking revision never becomes an option.
+    let opt = probity(
+        s.f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-push",
+            "--range",
+            "--output=x..HEAD",
+        ],
+    );
+    assert_ne!(opt.code, 0);
+    assert!(!s.f.root().join("x").exists());
+
+    let mixed = probity(s.f.root(), &["validate", "--gate", "pre-push", "--staged"]);
+    assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
+    let mixed = probity(
+        s.f.root(),
+        &["validate", "--gate", "pre-commit", "--remote", "origin"],
+    );
+    assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
+
+    assert!(store_snapshot(&s.f) == before, "the store changed");
+}
