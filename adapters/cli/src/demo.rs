@@ -4,7 +4,7 @@
 //! following the live candidate; `--scenario correction` shows a
 //! candidate-causal blocker corrected inside its budget.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -93,7 +93,8 @@ impl Steps {
     }
 }
 
-/// A scratch repository with one commit.
+/// A scratch repository (`work/`) with one commit, pushed to a bare
+/// `origin.git/` beside it.
 struct Scratch {
     dir: tempfile::TempDir,
     git: GitCli,
@@ -108,6 +109,7 @@ impl Scratch {
         let git = GitCli::default();
         git.ensure_supported().map_err(git_err)?;
         let s = Self { dir, git };
+        std::fs::create_dir(s.root()).map_err(io_err("scratch work tree"))?;
         s.git(&["init", "-q", "-b", "main"])?;
         for (k, v) in [
             ("user.name", "Probity Demo"),
@@ -116,20 +118,25 @@ impl Scratch {
         ] {
             s.git(&["config", k, v])?;
         }
-        write(s.root(), "src/parser.rs", PARSER_V1)?;
-        write(s.root(), "README.md", "# demo\n")?;
-        write(s.root(), ".gitignore", "target/\n")?;
+        write(&s.root(), "src/parser.rs", PARSER_V1)?;
+        write(&s.root(), "README.md", "# demo\n")?;
+        write(&s.root(), ".gitignore", "target/\n")?;
         s.git(&["add", "-A"])?;
         s.git(&["commit", "-q", "-m", "base"])?;
+        let origin = s.dir.path().join("origin.git");
+        let origin = origin.to_string_lossy();
+        s.git(&["init", "-q", "--bare", "-b", "main", &origin])?;
+        s.git(&["remote", "add", "origin", &origin])?;
+        s.git(&["push", "-q", "origin", "main"])?;
         Ok(s)
     }
 
-    fn root(&self) -> &Path {
-        self.dir.path()
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("work")
     }
 
     fn git(&self, args: &[&str]) -> Result<Vec<u8>, CliError> {
-        self.git.run(self.dir.path(), args).map_err(git_err)
+        self.git.run(&self.root(), args).map_err(git_err)
     }
 }
 
@@ -222,7 +229,7 @@ fn ordinary(
     repo: &Repo,
     store: &FileStore,
 ) -> Result<(), CliError> {
-    let root = scratch.root();
+    let root = &scratch.root();
     start_step(s, repo, store)?;
     let lens_result = json!({
         "findings": [{
@@ -277,7 +284,37 @@ fn ordinary(
     gate_step(s, "edit a comment in a reviewed file", repo, store)?;
     write(root, "src/parser.rs", PARSER_V2)?;
     write(root, "docs/notes.md", "unrelated notes\n")?;
-    gate_step(s, "restore it, and add unrelated new work", repo, store)
+    gate_step(s, "restore it, and add unrelated new work", repo, store)?;
+    std::fs::remove_file(root.join("docs/notes.md")).map_err(io_err("docs/notes.md"))?;
+    scratch.git(&["add", "-A"])?;
+    scratch.git(&["commit", "-q", "-m", "parser: trim fields and count them"])?;
+    push_step(
+        s,
+        "drop the notes, commit the approved candidate: probity validate --gate pre-push",
+        repo,
+        store,
+    )?;
+    write(
+        root,
+        "src/parser.rs",
+        &PARSER_V2.replace("Counts fields.", "Counts the fields."),
+    )?;
+    scratch.git(&["commit", "-q", "-a", "--amend", "--no-edit"])?;
+    push_step(
+        s,
+        "amend the commit with a comment edit: pre-push denies",
+        repo,
+        store,
+    )
+}
+
+fn push_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
+    let boundary = drivers::PushBoundary::Head {
+        remote: Some("origin".into()),
+    };
+    let d = drivers::validate_pre_push(repo, store, &boundary).map_err(review_error)?;
+    s.step(title, decision_json(&d), human_decision(&d));
+    Ok(())
 }
 
 fn correction(
@@ -286,7 +323,7 @@ fn correction(
     repo: &Repo,
     store: &FileStore,
 ) -> Result<(), CliError> {
-    let root = scratch.root();
+    let root = &scratch.root();
     start_step(s, repo, store)?;
     let lineage = drivers::status(repo, store, None)
         .map_err(review_error)?
@@ -381,7 +418,7 @@ fn correction(
 
 pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
     let scratch = Scratch::new()?;
-    let root = scratch.root().to_path_buf();
+    let root = scratch.root();
     // The change under review: an edit and an intended untracked file, plus
     // ignored build output that must stay out of the candidate.
     let edited = match args.scenario {

@@ -47,9 +47,15 @@ fn the_ordinary_demo_walks_all_five_actions() {
             ("allow", "receipt_valid"),
             ("deny", "receipt_scope_changed"),
             ("deny", "receipt_unrelated"),
+            ("allow", "receipt_valid"),
+            ("deny", "receipt_scope_changed"),
         ]
         .map(|(d, c)| (serde_json::json!(d), serde_json::json!(c)))
     );
+    // The last two are pre-push decisions over the committed candidate.
+    assert_eq!(r[8]["gate"], "pre-push");
+    assert_eq!(r[8]["deliveries"][0]["commits"], 1);
+    assert_eq!(r[9]["gate"], "pre-push");
 }
 
 #[test]
