@@ -124,6 +124,7 @@ fn a_pre_push_denial_with_its_deliveries() {
         Authority::Exact {
             state: &r2,
             receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+            superseded_by: None,
         },
     );
     let two = DeliveredRange {

@@ -11,9 +11,14 @@ use probity_core::review::gate::{
     Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RefUpdate, combine_deliveries,
     decide_target, dedupe_ranges, delivery_commit,
 };
-use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use probity_core::review::ids::{
+    CommitId, LineageId, NonBlank, Nonce, RepoPath, Timestamp, TreeId,
+};
 use probity_core::review::lens::{Lens, select_lenses};
 use probity_core::review::receipt::Receipt;
+use probity_core::review::recovery::{
+    self, Ancestor, ChainError, RecoverError, RecoverRequest, check_chain,
+};
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::snapshot::{
     CandidateObservation, ChangedFile, LiveTarget, Snapshot, SnapshotError, authored_lines,
@@ -89,6 +94,12 @@ pub enum StoreError {
         lineage: LineageId,
         owner: LineageId,
     },
+    /// The predecessor already has another successor (recovery never forks).
+    #[error("lineage {lineage} is already superseded by {successor}")]
+    AlreadySuperseded {
+        lineage: LineageId,
+        successor: LineageId,
+    },
     #[error("store I/O at {path}: {source}")]
     Io {
         path: String,
@@ -134,6 +145,16 @@ pub trait ReviewStore {
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError>;
     /// Where the receipt of a lineage lives, for people.
     fn receipt_location(&self, lineage: &LineageId) -> String;
+    /// Stores a recovered successor (R9.2) under its predecessor's lock:
+    /// the predecessor must still be at the revision the successor records
+    /// and have no other successor; its record is never rewritten (a
+    /// supersession marker names the successor), and the successor's target
+    /// index is published, taking it over only from the predecessor. An
+    /// exact retry (same predecessor, same link) answers the successor
+    /// already stored as `Existing`.
+    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError>;
+    /// The successor a lineage's supersession marker names, if any.
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
 }
 
 /// A named input document (a path, for messages).
@@ -187,6 +208,15 @@ pub enum ReviewError {
     )]
     CorrectionOpen { lineage: LineageId },
     #[error(
+        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor: `probity recover --predecessor-lineage {lineage}`"
+    )]
+    Invalidated { lineage: LineageId },
+    #[error(transparent)]
+    Recover(#[from] RecoverError),
+    /// A predecessor chain that does not hold: fail closed (R9.3).
+    #[error("the recovery chain does not hold: {0}")]
+    Chain(#[from] ChainError),
+    #[error(
         "the live candidate could be a fix of more than one correction ({}); name one with --lineage",
         lineages.iter().map(LineageId::as_str).collect::<Vec<_>>().join(", ")
     )]
@@ -227,6 +257,11 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
     let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
     let snapshot = Snapshot::freeze(&obs)?;
     if let Some(existing) = resume(store, &snapshot.target)? {
+        if let Stage::Invalidated { .. } = existing.state.stage {
+            return Err(ReviewError::Invalidated {
+                lineage: existing.state.lineage_id.clone(),
+            });
+        }
         if existing.state.final_target() != snapshot.target {
             // This lineage corrected the live candidate into another one.
             return Err(ReviewError::Superseded {
@@ -251,18 +286,7 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
         }
     }
 
-    let policy = RiskPolicy::v1();
-    let lines = authored_lines(policy, &obs.changed);
-    let assessment = policy.classify(&obs.changed, lines);
-    let lenses = select_lenses(assessment.level(), focus);
-    let state = ReviewState::start(StartInput {
-        snapshot,
-        assessment,
-        lenses,
-        authored_lines: lines,
-        created_at: clock.now(),
-        nonce: clock.nonce(),
-    })?;
+    let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
     let record = state.record()?;
     match store.create(&record)? {
         Created::New => Ok(Started {
@@ -277,6 +301,146 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
             })
         }
     }
+}
+
+/// What start (and recover) derive from the live observation.
+fn start_input<C: Clock>(
+    obs: &CandidateObservation,
+    snapshot: Snapshot,
+    clock: &C,
+    focus: Lens,
+) -> StartInput {
+    let policy = RiskPolicy::v1();
+    let lines = authored_lines(policy, &obs.changed);
+    let assessment = policy.classify(&obs.changed, lines);
+    let lenses = select_lenses(assessment.level(), focus);
+    StartInput {
+        snapshot,
+        assessment,
+        lenses,
+        authored_lines: lines,
+        created_at: clock.now(),
+        nonce: clock.nonce(),
+    }
+}
+
+/// `probity invalidate --lineage L --reason R` (R9.1): only a pristine
+/// `reviewing` lineage; an exact retry returns the stored record.
+pub fn invalidate<S: ReviewStore>(
+    store: &S,
+    lineage: &LineageId,
+    reason: NonBlank,
+) -> Result<StateRecord, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let next = record.state.invalidate(reason)?;
+    if next == record.state {
+        return Ok(record);
+    }
+    commit(store, &record, next)
+}
+
+/// `probity recover` (R9.2): an audited successor of a final lineage over
+/// the live candidate, generation + 1, with a fresh budget. The predecessor
+/// is never rewritten. A retry with the same request returns the successor
+/// already stored.
+pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    predecessor: &LineageId,
+    request: RecoverRequest,
+) -> Result<Started, ReviewError> {
+    let pred = store
+        .load(predecessor)?
+        .ok_or_else(|| StoreError::NotFound(predecessor.clone()))?;
+    if let Some(existing) = store.successor_of(predecessor)? {
+        // Already recovered: the same request is a retry; anything else
+        // would fork the chain.
+        let record = store
+            .load(&existing)?
+            .ok_or_else(|| StoreError::NotFound(existing.clone()))?;
+        let same = record.state.predecessor.as_ref().is_some_and(|l| {
+            l.lineage_id == *predecessor
+                && l.revision == request.expected_revision
+                && l.disposition == request.disposition
+                && l.reason == request.reason
+                && l.actor == request.actor
+                && l.authorization == request.authorization
+        });
+        if !same {
+            return Err(StoreError::AlreadySuperseded {
+                lineage: predecessor.clone(),
+                successor: existing,
+            }
+            .into());
+        }
+        store.create_successor(&record)?;
+        return Ok(Started {
+            record,
+            resumed: true,
+        });
+    }
+    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+    let snapshot = Snapshot::freeze(&obs)?;
+    let differing = git
+        .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let state = recovery::successor(
+        &pred,
+        request,
+        &differing,
+        start_input(&obs, snapshot, clock, focus),
+    )?;
+    let record = state.record()?;
+    match store.create_successor(&record)? {
+        Created::New => Ok(Started {
+            record,
+            resumed: false,
+        }),
+        Created::Existing(other) => {
+            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
+            Ok(Started {
+                record: existing,
+                resumed: true,
+            })
+        }
+    }
+}
+
+/// The successor that supersedes `record`, after checking the chain that
+/// leads to `record` itself (R9.3): a superseded lineage is history, not
+/// authority, and a chain that does not hold fails closed.
+fn supersession<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Option<LineageId>, ReviewError> {
+    let mut ancestors = Vec::new();
+    let mut link = record.state.predecessor.clone();
+    // Generations decrease by one per step: at most generation - 1 loads.
+    while let Some(l) = link {
+        if ancestors.len() >= record.state.generation as usize {
+            break;
+        }
+        match store.load(&l.lineage_id)? {
+            Some(r) => {
+                let successor = store.successor_of(&l.lineage_id)?;
+                link = r.state.predecessor.clone();
+                ancestors.push(Some(Ancestor {
+                    record: r,
+                    successor,
+                }));
+            }
+            None => {
+                ancestors.push(None);
+                break;
+            }
+        }
+    }
+    check_chain(&record.state, &ancestors)?;
+    Ok(store.successor_of(&record.state.lineage_id)?)
 }
 
 fn resume<S: ReviewStore>(
@@ -497,9 +661,9 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
             let record = store
                 .load(l)?
                 .ok_or_else(|| StoreError::NotFound(l.clone()))?;
-            // A terminal lineage named explicitly answers retries whatever
+            // A final lineage named explicitly answers retries whatever
             // the live candidate is.
-            if record.state.stage.is_terminal() {
+            if record.state.stage.is_final() {
                 return Ok((live, record));
             }
             record
@@ -522,7 +686,9 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
             record.state.final_target(),
             record.state.final_candidate_tree(),
         )),
-        Stage::CorrectionRequired { .. } | Stage::Escalated { .. } => None,
+        Stage::CorrectionRequired { .. } | Stage::Escalated { .. } | Stage::Invalidated { .. } => {
+            None
+        }
     };
     if let Some((target, tree)) = expected
         && live.target != target
@@ -626,6 +792,7 @@ fn decide_live<G: GitPort, S: ReviewStore>(
 ) -> Result<GateDecision, ReviewError> {
     if let Some(record) = resume(store, &live.target)? {
         if record.state.final_target() == live.target {
+            let superseded_by = supersession(store, &record)?;
             let receipt = store.read_receipt(&record.state.lineage_id)?;
             return Ok(decide_target(
                 gate,
@@ -633,6 +800,7 @@ fn decide_live<G: GitPort, S: ReviewStore>(
                 Authority::Exact {
                     state: &record.state,
                     receipt_file: receipt.as_deref(),
+                    superseded_by: superseded_by.as_ref(),
                 },
             ));
         }

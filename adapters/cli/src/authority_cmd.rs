@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::RecoverError;
 use probity_core::review::schema::SchemaDoc;
 use probity_core::review::state::{Stage, StateRecord, TransitionError};
 use probity_git::{GitCli, Repo};
@@ -263,6 +264,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "lineage_not_found",
                 "check the lineage id (`probity status`), or run `probity start`",
             ),
+            StoreError::AlreadySuperseded { .. } => (
+                Conflict,
+                "already_superseded",
+                "a lineage has at most one successor: continue with the successor named above (`probity status --lineage <id>`)",
+            ),
             StoreError::Io { .. } => (
                 Io,
                 "store_io",
@@ -360,6 +366,43 @@ pub fn review_error(e: ReviewError) -> CliError {
             Conflict,
             "candidate_superseded",
             "restore the corrected candidate (see `probity status --lineage <id>`), or change the candidate and start a new review",
+        ),
+        ReviewError::Invalidated { .. } => (
+            Conflict,
+            "lineage_invalidated",
+            "create its audited successor: `probity recover --predecessor-lineage <id> --expected-predecessor-revision <rev> --disposition invalidated --reason R --actor A` (see `probity status --lineage <id>` for the revision)",
+        ),
+        ReviewError::Recover(r) => match r {
+            RecoverError::RevisionMismatch { .. } => (
+                Conflict,
+                "revision_mismatch",
+                "the predecessor moved since you inspected it: check `probity status --lineage <id>` and pass its current revision",
+            ),
+            RecoverError::NotEligible { .. } => (
+                RejectedInput,
+                "not_eligible",
+                "recover an approved lineage with scope_changed, an invalidated one with invalidated, an escalated one with escalation_authorized; a pristine review is invalidated first",
+            ),
+            RecoverError::ScopeUnchanged { .. } => (
+                RejectedInput,
+                "scope_unchanged",
+                "new work outside the reviewed paths gets its own review: `probity start`",
+            ),
+            RecoverError::AuthorizationRequired | RecoverError::AuthorizationNotApplicable => (
+                Usage,
+                "authorization",
+                "pass --authorization only, and always, when the predecessor escalated",
+            ),
+            RecoverError::State(_) => (
+                Integrity,
+                "invalid_state",
+                "report this as a bug; nothing was written",
+            ),
+        },
+        ReviewError::Chain(_) => (
+            Integrity,
+            "chain_broken",
+            "the recovery chain in the store does not hold (missing predecessor, moved revision or two successors); nothing was trusted: inspect the named lineages",
         ),
         ReviewError::BaseChanged { .. } => (
             Conflict,

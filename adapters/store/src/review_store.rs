@@ -109,6 +109,11 @@ impl FileStore {
         self.lineage_dir(l).join("receipt.json")
     }
 
+    /// The supersession marker: the successor recovery created (R9.2).
+    fn successor_path(&self, l: &LineageId) -> PathBuf {
+        self.lineage_dir(l).join("superseded-by")
+    }
+
     fn target_index(&self, target: &Sha256Digest) -> PathBuf {
         self.root.join("index").join("target").join(target.hex())
     }
@@ -475,5 +480,109 @@ impl ReviewStore for FileStore {
 
     fn receipt_location(&self, lineage: &LineageId) -> String {
         self.receipt_path(lineage).display().to_string()
+    }
+
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.successor_path(lineage))
+    }
+
+    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        let state = &record.state;
+        let lineage = &state.lineage_id;
+        let link = state
+            .predecessor
+            .as_ref()
+            .ok_or_else(|| StoreError::Malformed {
+                path: lineage.to_string(),
+                detail: "a successor must name its predecessor".into(),
+            })?;
+        let pred = &link.lineage_id;
+        // The predecessor's lock orders recoveries of one predecessor (and
+        // any writer of it) against each other.
+        let _guard = self.lock(pred)?;
+        let pred_path = self.state_path(pred);
+        let pred_bytes =
+            Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
+        let current = Self::parse_record(&pred_path, &pred_bytes)?;
+        if current.revision != link.revision {
+            return Err(StoreError::Conflict {
+                lineage: pred.clone(),
+                expected: link.revision,
+                found: current.revision,
+            });
+        }
+        let marker = self.successor_path(pred);
+        let retry = match Self::read_lineage_pointer(&marker)? {
+            Some(s) if s == *lineage => true,
+            Some(s) => {
+                return Err(StoreError::AlreadySuperseded {
+                    lineage: pred.clone(),
+                    successor: s,
+                });
+            }
+            None => false,
+        };
+        // The successor may take its target over only from its predecessor.
+        let target = state.snapshot.target;
+        match self.lookup_target(&target)? {
+            Some(owner) if owner != *pred && owner != *lineage => {
+                return Err(StoreError::TargetOwned {
+                    lineage: lineage.clone(),
+                    owner,
+                });
+            }
+            _ => {}
+        }
+        let bytes = record.to_bytes().map_err(|source| StoreError::Corrupted {
+            path: lineage.to_string(),
+            source,
+        })?;
+        // 1. The successor's record (unreferenced until the marker lands).
+        let dir = self.lineage_dir(lineage);
+        match fs::create_dir(&dir) {
+            Ok(()) => sync_dir(&self.root)?,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io(&dir)(e)),
+        }
+        match Self::read_optional(&self.state_path(lineage))? {
+            Some(existing) if existing == bytes => {}
+            Some(_) if retry => {
+                // Recovered earlier and moved on since: the record is its own.
+            }
+            Some(_) => {
+                return Err(StoreError::Malformed {
+                    path: dir.display().to_string(),
+                    detail: "lineage directory exists with other content".into(),
+                });
+            }
+            None => write_atomic(&self.state_path(lineage), &bytes)?,
+        }
+        // 2. The marker: exclusive, so one predecessor never has two
+        //    successors.
+        let line = format!("{lineage}\n");
+        if !publish_exclusive(&marker, line.as_bytes())? {
+            match Self::read_lineage_pointer(&marker)? {
+                Some(s) if s == *lineage => {}
+                Some(s) => {
+                    return Err(StoreError::AlreadySuperseded {
+                        lineage: pred.clone(),
+                        successor: s,
+                    });
+                }
+                None => {
+                    return Err(StoreError::Malformed {
+                        path: marker.display().to_string(),
+                        detail: "vanished while being read".into(),
+                    });
+                }
+            }
+        }
+        // 3. Discovery by target now finds the successor.
+        write_if_different(&self.target_index(&target), line.as_bytes())?;
+        Ok(if retry {
+            Created::Existing(lineage.clone())
+        } else {
+            Created::New
+        })
     }
 }

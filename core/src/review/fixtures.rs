@@ -58,14 +58,14 @@ pub fn parser_observation() -> CandidateObservation {
     }
 }
 
-/// Starts a review of `obs` at the fixed time and nonce.
-pub fn start(obs: &CandidateObservation, focus: Lens) -> Result<ReviewState, StateError> {
+/// What start derives from `obs` at the fixed time and nonce.
+pub fn start_input(obs: &CandidateObservation, focus: Lens) -> Result<StartInput, StateError> {
     let snapshot = Snapshot::freeze(obs)?;
     let policy = RiskPolicy::v1();
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy.classify(&obs.changed, lines);
     let lenses = select_lenses(assessment.level(), focus);
-    ReviewState::start(StartInput {
+    Ok(StartInput {
         snapshot,
         assessment,
         lenses,
@@ -73,6 +73,11 @@ pub fn start(obs: &CandidateObservation, focus: Lens) -> Result<ReviewState, Sta
         created_at: Timestamp::parse(FIXED_TIME)?,
         nonce: Nonce::parse(FIXED_NONCE)?,
     })
+}
+
+/// Starts a review of `obs` at the fixed time and nonce.
+pub fn start(obs: &CandidateObservation, focus: Lens) -> Result<ReviewState, StateError> {
+    ReviewState::start(start_input(obs, focus)?)
 }
 
 /// A clean reviewer result with one suggestion.

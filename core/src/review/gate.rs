@@ -54,6 +54,11 @@ pub enum ReasonCode {
     ReviewIncomplete,
     /// The review of this candidate escalated to a human decision.
     ReviewEscalated,
+    /// The review of this candidate was invalidated before any judgment.
+    ReviewInvalidated,
+    /// The lineage found for this candidate has a successor: history, not
+    /// authority.
+    ReceiptSuperseded,
     /// The receipt file is missing or differs from the one state derives.
     ReceiptMismatch,
     /// A pushed ref delivers no commit the remote lacks.
@@ -90,6 +95,8 @@ pub enum NextAction {
     Finalize,
     HumanDecision,
     Repair,
+    /// `probity recover` from the named lineage (an audited successor).
+    Recover,
     /// Squash the delivered range into one commit of the reviewed candidate.
     Squash,
     /// Check what is being pushed: the range delivers nothing new.
@@ -124,6 +131,8 @@ pub enum Authority<'a> {
     Exact {
         state: &'a ReviewState,
         receipt_file: Option<&'a [u8]>,
+        /// The successor that supersedes this lineage, if any (R9.3).
+        superseded_by: Option<&'a LineageId>,
     },
     /// The latest approved lineage on the same base tree, and the paths in
     /// which its final candidate differs from the live candidate (including
@@ -181,7 +190,26 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                 state.lineage_id, live.candidate_tree
             ),
         ),
-        Authority::Exact { state, receipt_file } => {
+        Authority::Exact {
+            state,
+            superseded_by: Some(successor),
+            ..
+        } => deny(
+            ReasonCode::ReceiptSuperseded,
+            GateStage::Authority,
+            Some(&state.lineage_id),
+            Vec::new(),
+            NextAction::StartReview,
+            format!(
+                "{} is superseded by its recovered successor {successor}: history, not authority; finish {successor} (`probity status --lineage {successor}`)",
+                state.lineage_id
+            ),
+        ),
+        Authority::Exact {
+            state,
+            receipt_file,
+            superseded_by: None,
+        } => {
             let lineage = Some(&state.lineage_id);
             match &state.stage {
                 Stage::Approved { .. } => {
@@ -223,6 +251,17 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     format!(
                         "review {} escalated: a human decision is needed; this build records none, so revise the candidate and start a new review",
                         state.lineage_id
+                    ),
+                ),
+                Stage::Invalidated { reason } => deny(
+                    ReasonCode::ReviewInvalidated,
+                    GateStage::Authority,
+                    lineage,
+                    Vec::new(),
+                    NextAction::Recover,
+                    format!(
+                        "review {} of this candidate was invalidated ({reason}): start its successor with `probity recover --predecessor-lineage {}`",
+                        state.lineage_id, state.lineage_id
                     ),
                 ),
                 Stage::Reviewing { .. } | Stage::CorrectionRequired { .. } | Stage::Validating { .. } => deny(

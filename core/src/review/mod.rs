@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod ids;
 pub mod lens;
 pub mod receipt;
+pub mod recovery;
 pub mod risk;
 pub mod schema;
 pub mod snapshot;

@@ -20,8 +20,11 @@ use crate::review::finding::{
     AcceptedResult, CausalDisposition, Finding, RefuterOutcome, RefuterResult, RefuterVerdict,
     ReviewerResult, Route, ValidatorResult, final_route, initial_route,
 };
-use crate::review::ids::{FindingId, IdError, LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use crate::review::ids::{
+    FindingId, IdError, LineageId, NonBlank, Nonce, RepoPath, Timestamp, TreeId,
+};
 use crate::review::lens::{Lens, is_legal_selection};
+use crate::review::recovery::Predecessor;
 use crate::review::risk::{RiskAssessment, RiskLevel, RiskPolicy, RiskReason, UnexplainedRisk};
 use crate::review::snapshot::{Snapshot, SnapshotError, correction_budget, target_identity};
 
@@ -218,6 +221,9 @@ pub enum Stage {
         correction: Option<Correction>,
         reason: EscalationReason,
     },
+    /// Terminal, and only from a pristine `reviewing` (R9.1): the review was
+    /// abandoned before any judgment. The snapshot stays; no receipt.
+    Invalidated { reason: NonBlank },
 }
 
 impl Stage {
@@ -229,18 +235,27 @@ impl Stage {
             Stage::Validating { .. } => "validating",
             Stage::Approved { .. } => "approved",
             Stage::Escalated { .. } => "escalated",
+            Stage::Invalidated { .. } => "invalidated",
         }
     }
 
-    /// Whether the stage is terminal (`approved` or `escalated`).
+    /// Whether the stage is terminal and carries a receipt (`approved` or
+    /// `escalated`).
     pub fn is_terminal(&self) -> bool {
         matches!(self, Stage::Approved { .. } | Stage::Escalated { .. })
+    }
+
+    /// Whether the stage accepts no further input (`approved`, `escalated`
+    /// or `invalidated`).
+    pub fn is_final(&self) -> bool {
+        self.is_terminal() || matches!(self, Stage::Invalidated { .. })
     }
 
     /// The accepted judgment, once there is one.
     pub fn judgment(&self) -> Option<&Judgment> {
         match self {
             Stage::Reviewing { judgment } => judgment.as_ref(),
+            Stage::Invalidated { .. } => None,
             Stage::CorrectionRequired { judgment, .. }
             | Stage::Validating { judgment, .. }
             | Stage::Approved { judgment, .. }
@@ -251,7 +266,7 @@ impl Stage {
     /// The correction ledger, once correction began.
     pub fn correction(&self) -> Option<&Correction> {
         match self {
-            Stage::Reviewing { .. } => None,
+            Stage::Reviewing { .. } | Stage::Invalidated { .. } => None,
             Stage::CorrectionRequired { correction, .. } => Some(correction),
             Stage::Validating { correction, .. }
             | Stage::Approved { correction, .. }
@@ -272,6 +287,10 @@ pub struct ReviewState {
     pub nonce: Nonce,
     pub snapshot: Snapshot,
     pub frozen: Frozen,
+    /// The audited link of a recovered generation (R9.2); absent for
+    /// generation 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predecessor: Option<Predecessor>,
     pub stage: Stage,
 }
 
@@ -318,7 +337,7 @@ pub enum StateError {
     ChangedFiles { stored: u64, derived: u64 },
     #[error("lineage id {stored} is not derived from this target, nonce and time ({derived})")]
     Lineage { stored: String, derived: String },
-    #[error("generation must be 1 or more")]
+    #[error("generation must be 1 without a predecessor, or 2 or more with one")]
     Generation,
     #[error("accepted results do not match the selected lenses")]
     ResultsLenses,
@@ -349,12 +368,26 @@ pub fn derive_lineage_id(
     created_at: &Timestamp,
     nonce: &Nonce,
 ) -> Result<LineageId, StateError> {
+    derive_lineage_id_with(target, generation, created_at, nonce, None)
+}
+
+/// Derives a lineage id; a successor's also covers its predecessor link, so
+/// the link cannot be swapped without changing the id.
+pub fn derive_lineage_id_with(
+    target: &Sha256Digest,
+    generation: u32,
+    created_at: &Timestamp,
+    nonce: &Nonce,
+    predecessor: Option<&Predecessor>,
+) -> Result<LineageId, StateError> {
     #[derive(Serialize)]
     struct Preimage<'a> {
         target: &'a Sha256Digest,
         generation: u32,
         created_at: &'a Timestamp,
         nonce: &'a Nonce,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        predecessor: Option<&'a Predecessor>,
     }
     let d = canonical_digest(
         LINEAGE_DOMAIN,
@@ -363,6 +396,7 @@ pub fn derive_lineage_id(
             generation,
             created_at,
             nonce,
+            predecessor,
         },
     )?;
     Ok(LineageId::parse(format!("review-{}", &d.hex()[..16]))?)
@@ -452,6 +486,7 @@ impl ReviewState {
                 correction_budget: correction_budget(authored_lines),
             },
             snapshot,
+            predecessor: None,
             stage: Stage::Reviewing { judgment: None },
         };
         state.validate()?;
@@ -525,14 +560,16 @@ impl ReviewState {
                 derived: paths,
             });
         }
-        if self.generation == 0 {
+        // Generation 1 has no predecessor; every later one has exactly one.
+        if self.generation == 0 || (self.generation == 1) != self.predecessor.is_none() {
             return Err(StateError::Generation);
         }
-        let lineage = derive_lineage_id(
+        let lineage = derive_lineage_id_with(
             &self.snapshot.target,
             self.generation,
             &self.created_at,
             &self.nonce,
+            self.predecessor.as_ref(),
         )?;
         if lineage != self.lineage_id {
             return Err(StateError::Lineage {
@@ -554,7 +591,7 @@ impl ReviewState {
         let bad = |why| Err(StateError::StageFindings { stage, why });
         let budget = self.frozen.correction_budget;
         match &self.stage {
-            Stage::Reviewing { judgment: None } => Ok(()),
+            Stage::Reviewing { judgment: None } | Stage::Invalidated { .. } => Ok(()),
             Stage::Reviewing { judgment: Some(j) } => {
                 if j.refutation.is_some() || !j.has_route(Route::Refuter) {
                     return bad("a judged review waits only for the refuter batch");
@@ -1070,6 +1107,7 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
         ("created_at", prev.created_at == next.created_at),
         ("nonce", prev.nonce == next.nonce),
         ("snapshot", prev.snapshot == next.snapshot),
+        ("predecessor", prev.predecessor == next.predecessor),
         ("frozen", prev.frozen == next.frozen),
     ];
     if let Some((name, _)) = frozen.iter().find(|(_, same)| !same) {
@@ -1091,6 +1129,9 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
     };
     let legal = match (&prev.stage, &next.stage) {
         (Reviewing { judgment: None }, Reviewing { judgment: Some(j) }) => j.refutation.is_none(),
+        // The narrow edge (R9.1): only a pristine review is invalidated.
+        (Reviewing { judgment: None }, Invalidated { .. }) => true,
+        (_, Invalidated { .. }) => false,
         (Reviewing { .. }, n) => settled(n),
         (CorrectionRequired { correction: a, .. }, n) => match n {
             CorrectionRequired { correction: b, .. } => ledger_step(a, b),
@@ -1239,6 +1280,27 @@ impl ReviewState {
         }
     }
 
+    /// Invalidates a pristine `reviewing` lineage (R9.1): no results,
+    /// findings, refuter outcomes, forecast, fix or evidence yet. The
+    /// snapshot and the reason stay. An exact retry returns the same state.
+    pub fn invalidate(&self, reason: NonBlank) -> Result<ReviewState, TransitionError> {
+        match &self.stage {
+            Stage::Reviewing { judgment: None } => {
+                let next = self.with_stage(Stage::Invalidated { reason })?;
+                check_successor(self, &next)?;
+                Ok(next)
+            }
+            Stage::Invalidated { reason: had } if *had == reason => Ok(self.clone()),
+            Stage::Invalidated { .. } => Err(TransitionError::DifferentRetry {
+                lineage: self.lineage_id.to_string(),
+                what: "an invalidation reason",
+            }),
+            _ => Err(self.wrong_stage(
+                "invalidation (only a pristine `reviewing` lineage, before any lens result, can be invalidated)",
+            )),
+        }
+    }
+
     /// The next legal input for this state, as a routing token.
     pub fn next_action(&self) -> NextInput {
         match &self.stage {
@@ -1252,7 +1314,9 @@ impl ReviewState {
             }
             Stage::CorrectionRequired { .. } => NextInput::ForecastCorrection,
             Stage::Validating { .. } => NextInput::ProvideEvidence,
-            Stage::Approved { .. } | Stage::Escalated { .. } => NextInput::None,
+            Stage::Approved { .. } | Stage::Escalated { .. } | Stage::Invalidated { .. } => {
+                NextInput::None
+            }
         }
     }
 }

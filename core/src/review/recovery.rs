@@ -1,0 +1,538 @@
+//! Recovery (R9.2, R9.3): a new generation is an audited successor of a
+//! final lineage, never a rewrite of it. The predecessor's record stays as it
+//! was; the successor names it, its exact revision, the disposition, the
+//! reason, the actor and (for an escalation) the authorization. Discovery
+//! trusts only the unique, valid, non-superseded leaf of such a chain.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::digest::Sha256Digest;
+use crate::review::ids::{LineageId, NonBlank, RepoPath};
+use crate::review::risk::RiskPolicy;
+use crate::review::snapshot::correction_budget;
+use crate::review::state::{
+    Frozen, ReviewState, Stage, StartInput, StateError, StateRecord, StateSchema,
+    derive_lineage_id_with,
+};
+
+/// Why a successor exists: which final state of the predecessor it follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    /// The predecessor approved a candidate, and the live candidate changed
+    /// inside the paths it reviewed.
+    ScopeChanged,
+    /// The predecessor was invalidated before any judgment.
+    Invalidated,
+    /// The predecessor escalated, and a maintainer authorized going on.
+    EscalationAuthorized,
+}
+
+impl Disposition {
+    /// The wire name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Disposition::ScopeChanged => "scope_changed",
+            Disposition::Invalidated => "invalidated",
+            Disposition::EscalationAuthorized => "escalation_authorized",
+        }
+    }
+}
+
+/// The audited link from a successor to its predecessor, frozen with the
+/// successor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Predecessor {
+    pub lineage_id: LineageId,
+    /// The predecessor's exact revision when the successor was created.
+    pub revision: Sha256Digest,
+    pub disposition: Disposition,
+    pub reason: NonBlank,
+    pub actor: NonBlank,
+    /// The maintainer authorization an escalated predecessor needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization: Option<NonBlank>,
+}
+
+/// What `probity recover` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoverRequest {
+    pub expected_revision: Sha256Digest,
+    pub disposition: Disposition,
+    pub reason: NonBlank,
+    pub actor: NonBlank,
+    pub authorization: Option<NonBlank>,
+}
+
+/// Why a successor cannot be created. Nothing changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecoverError {
+    #[error(
+        "lineage {lineage} is at revision {found}, not the expected {expected}: inspect it again (`probity status --lineage {lineage}`)"
+    )]
+    RevisionMismatch {
+        lineage: LineageId,
+        expected: Sha256Digest,
+        found: Sha256Digest,
+    },
+    #[error(
+        "a `{state}` lineage cannot be recovered with disposition `{disposition}`: approved → scope_changed, invalidated → invalidated, escalated → escalation_authorized"
+    )]
+    NotEligible {
+        state: &'static str,
+        disposition: &'static str,
+    },
+    #[error(
+        "the live candidate does not change any path {lineage} reviewed; unrelated new work needs its own review (`probity start`), not a successor"
+    )]
+    ScopeUnchanged { lineage: LineageId },
+    #[error("an escalated predecessor needs --authorization naming the maintainer decision")]
+    AuthorizationRequired,
+    #[error("--authorization applies only to an escalated predecessor")]
+    AuthorizationNotApplicable,
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// Builds the successor of `pred` over the live candidate in `input`
+/// (generation + 1, a fresh budget and lenses frozen from the live
+/// candidate). `differing_paths` are the paths in which the live candidate
+/// differs from the predecessor's final candidate (what `scope_changed`
+/// must show touches a reviewed path).
+pub fn successor(
+    pred: &StateRecord,
+    request: RecoverRequest,
+    differing_paths: &[RepoPath],
+    input: StartInput,
+) -> Result<ReviewState, RecoverError> {
+    let p = &pred.state;
+    if pred.revision != request.expected_revision {
+        return Err(RecoverError::RevisionMismatch {
+            lineage: p.lineage_id.clone(),
+            expected: request.expected_revision,
+            found: pred.revision,
+        });
+    }
+    let eligible = matches!(
+        (&p.stage, request.disposition),
+        (Stage::Approved { .. }, Disposition::ScopeChanged)
+            | (Stage::Invalidated { .. }, Disposition::Invalidated)
+            | (Stage::Escalated { .. }, Disposition::EscalationAuthorized)
+    );
+    if !eligible {
+        return Err(RecoverError::NotEligible {
+            state: p.stage.name(),
+            disposition: request.disposition.name(),
+        });
+    }
+    match (request.disposition, &request.authorization) {
+        (Disposition::EscalationAuthorized, None) => {
+            return Err(RecoverError::AuthorizationRequired);
+        }
+        (Disposition::ScopeChanged | Disposition::Invalidated, Some(_)) => {
+            return Err(RecoverError::AuthorizationNotApplicable);
+        }
+        _ => {}
+    }
+    if request.disposition == Disposition::ScopeChanged
+        && !differing_paths
+            .iter()
+            .any(|d| p.snapshot.paths.binary_search(d).is_ok())
+    {
+        return Err(RecoverError::ScopeUnchanged {
+            lineage: p.lineage_id.clone(),
+        });
+    }
+    let StartInput {
+        snapshot,
+        assessment,
+        lenses,
+        authored_lines,
+        created_at,
+        nonce,
+    } = input;
+    let predecessor = Predecessor {
+        lineage_id: p.lineage_id.clone(),
+        revision: pred.revision,
+        disposition: request.disposition,
+        reason: request.reason,
+        actor: request.actor,
+        authorization: request.authorization,
+    };
+    let generation = p.generation.checked_add(1).ok_or(StateError::Generation)?;
+    let lineage_id = derive_lineage_id_with(
+        &snapshot.target,
+        generation,
+        &created_at,
+        &nonce,
+        Some(&predecessor),
+    )?;
+    let state = ReviewState {
+        schema: StateSchema::V1,
+        lineage_id,
+        generation,
+        created_at,
+        nonce,
+        frozen: Frozen {
+            risk_level: assessment.level(),
+            risk_reasons: assessment.reasons().to_vec(),
+            policy_hash: RiskPolicy::v1_hash(),
+            selected_lenses: lenses,
+            changed_files: snapshot.paths.len() as u64,
+            authored_lines,
+            correction_budget: correction_budget(authored_lines),
+        },
+        snapshot,
+        predecessor: Some(predecessor),
+        stage: Stage::Reviewing { judgment: None },
+    };
+    state.validate()?;
+    Ok(state)
+}
+
+/// One ancestor as discovery read it: its record and the successor its
+/// supersession marker names (if any).
+#[derive(Debug, Clone)]
+pub struct Ancestor {
+    pub record: StateRecord,
+    pub successor: Option<LineageId>,
+}
+
+/// Why a chain does not authorize (R9.3). Discovery fails closed on each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChainError {
+    #[error("{lineage} names predecessor {predecessor}, which the store does not hold")]
+    Dangling {
+        lineage: LineageId,
+        predecessor: LineageId,
+    },
+    #[error(
+        "{lineage} was created from revision {recorded} of {predecessor}, which is now at {found}"
+    )]
+    RevisionMismatch {
+        lineage: LineageId,
+        predecessor: LineageId,
+        recorded: Sha256Digest,
+        found: Sha256Digest,
+    },
+    #[error(
+        "{predecessor} is superseded by {marker}, not by {lineage}: two successors (a fork) or an unrelated leaf"
+    )]
+    Fork {
+        lineage: LineageId,
+        predecessor: LineageId,
+        marker: String,
+    },
+    #[error(
+        "{lineage} is generation {generation} but its predecessor is generation {predecessor_generation}"
+    )]
+    Generation {
+        lineage: LineageId,
+        generation: u32,
+        predecessor_generation: u32,
+    },
+    #[error("the chain above {lineage} has more records than its generation allows (a cycle)")]
+    Cycle { lineage: LineageId },
+}
+
+/// Checks the predecessor chain of `leaf`, given the ancestors discovery
+/// loaded in order (parent first; `None` where the store had no record).
+/// Generations strictly decrease by one, so the walk is bounded and a
+/// cycle cannot pass.
+pub fn check_chain(leaf: &ReviewState, ancestors: &[Option<Ancestor>]) -> Result<(), ChainError> {
+    let mut child = leaf;
+    let mut i = 0;
+    while let Some(link) = &child.predecessor {
+        let Some(Some(anc)) = ancestors.get(i) else {
+            return Err(ChainError::Dangling {
+                lineage: child.lineage_id.clone(),
+                predecessor: link.lineage_id.clone(),
+            });
+        };
+        let parent = &anc.record.state;
+        if parent.lineage_id != link.lineage_id {
+            return Err(ChainError::Dangling {
+                lineage: child.lineage_id.clone(),
+                predecessor: link.lineage_id.clone(),
+            });
+        }
+        if anc.record.revision != link.revision {
+            return Err(ChainError::RevisionMismatch {
+                lineage: child.lineage_id.clone(),
+                predecessor: link.lineage_id.clone(),
+                recorded: link.revision,
+                found: anc.record.revision,
+            });
+        }
+        if anc.successor.as_ref() != Some(&child.lineage_id) {
+            return Err(ChainError::Fork {
+                lineage: child.lineage_id.clone(),
+                predecessor: link.lineage_id.clone(),
+                marker: anc
+                    .successor
+                    .as_ref()
+                    .map_or_else(|| "nothing".to_string(), ToString::to_string),
+            });
+        }
+        if parent.generation.checked_add(1) != Some(child.generation) {
+            return Err(ChainError::Generation {
+                lineage: child.lineage_id.clone(),
+                generation: child.generation,
+                predecessor_generation: parent.generation,
+            });
+        }
+        child = parent;
+        i += 1;
+        if i > leaf.generation as usize {
+            return Err(ChainError::Cycle {
+                lineage: leaf.lineage_id.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::causality::CausalFacts;
+    use crate::review::fixtures::{clean_result, parser_observation, start, start_input};
+    use crate::review::ids::TreeId;
+    use crate::review::lens::Lens;
+    use crate::review::state::check_successor;
+
+    fn nb(s: &str) -> NonBlank {
+        NonBlank::parse(s).unwrap()
+    }
+
+    fn approved() -> StateRecord {
+        let s = start(&parser_observation(), Lens::Reliability).unwrap();
+        let s = s
+            .accept_results(vec![clean_result()], &CausalFacts::default())
+            .unwrap();
+        s.accept_evidence(b"tests passed")
+            .unwrap()
+            .record()
+            .unwrap()
+    }
+
+    /// The live candidate after an edit of a reviewed path.
+    fn changed_input() -> StartInput {
+        let mut obs = parser_observation();
+        obs.candidate_tree = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
+        start_input(&obs, Lens::Reliability).unwrap()
+    }
+
+    fn request(pred: &StateRecord, d: Disposition) -> RecoverRequest {
+        RecoverRequest {
+            expected_revision: pred.revision,
+            disposition: d,
+            reason: nb("the parser changed after approval"),
+            actor: nb("maintainer"),
+            authorization: None,
+        }
+    }
+
+    fn reviewed_path() -> Vec<RepoPath> {
+        vec![RepoPath::parse("src/parser.rs").unwrap()]
+    }
+
+    #[test]
+    fn a_scope_changed_successor_is_generation_two_and_names_its_predecessor() {
+        let pred = approved();
+        let s = successor(
+            &pred,
+            request(&pred, Disposition::ScopeChanged),
+            &reviewed_path(),
+            changed_input(),
+        )
+        .unwrap();
+        assert_eq!(s.generation, 2);
+        assert_ne!(s.lineage_id, pred.state.lineage_id);
+        let link = s.predecessor.as_ref().unwrap();
+        assert_eq!(link.lineage_id, pred.state.lineage_id);
+        assert_eq!(link.revision, pred.revision);
+        assert_eq!(s.stage, Stage::Reviewing { judgment: None });
+        // The record round-trips and validates.
+        let rec = s.record().unwrap();
+        assert_eq!(
+            StateRecord::from_bytes(&rec.to_bytes().unwrap()).unwrap(),
+            rec
+        );
+        // The link is frozen: no transition may change it.
+        let mut forged = s.clone();
+        forged.predecessor.as_mut().unwrap().actor = nb("someone else");
+        assert!(check_successor(&s, &forged).is_err());
+        // ...nor can it be swapped in a stored record: the id covers it.
+        assert!(matches!(forged.validate(), Err(StateError::Lineage { .. })));
+    }
+
+    #[test]
+    fn ineligible_predecessors_are_refused() {
+        let pred = approved();
+        let mut stale = request(&pred, Disposition::ScopeChanged);
+        stale.expected_revision = Sha256Digest::of(crate::review::state::EVIDENCE_DOMAIN, b"x");
+        assert!(matches!(
+            successor(&pred, stale, &reviewed_path(), changed_input()),
+            Err(RecoverError::RevisionMismatch { .. })
+        ));
+        // Unrelated new work is not a scope change.
+        let other = vec![RepoPath::parse("docs/notes.md").unwrap()];
+        assert!(matches!(
+            successor(
+                &pred,
+                request(&pred, Disposition::ScopeChanged),
+                &other,
+                changed_input()
+            ),
+            Err(RecoverError::ScopeUnchanged { .. })
+        ));
+        for d in [Disposition::Invalidated, Disposition::EscalationAuthorized] {
+            assert!(matches!(
+                successor(&pred, request(&pred, d), &reviewed_path(), changed_input()),
+                Err(RecoverError::NotEligible {
+                    state: "approved",
+                    ..
+                })
+            ));
+        }
+        // A pristine review is invalidated first, never recovered directly.
+        let pristine = start(&parser_observation(), Lens::Reliability)
+            .unwrap()
+            .record()
+            .unwrap();
+        assert!(matches!(
+            successor(
+                &pristine,
+                request(&pristine, Disposition::Invalidated),
+                &[],
+                changed_input()
+            ),
+            Err(RecoverError::NotEligible {
+                state: "reviewing",
+                ..
+            })
+        ));
+        let mut auth = request(&pred, Disposition::ScopeChanged);
+        auth.authorization = Some(nb("ok"));
+        assert_eq!(
+            successor(&pred, auth, &reviewed_path(), changed_input()),
+            Err(RecoverError::AuthorizationNotApplicable)
+        );
+    }
+
+    #[test]
+    fn invalidation_is_narrow_and_recovery_from_it_works() {
+        let s = start(&parser_observation(), Lens::Reliability).unwrap();
+        let inv = s.invalidate(nb("started on the wrong branch")).unwrap();
+        assert_eq!(inv.stage.name(), "invalidated");
+        assert!(inv.stage.is_final());
+        assert!(!inv.stage.is_terminal(), "no receipt");
+        assert_eq!(inv.snapshot, s.snapshot);
+        // Exact retry; a different reason is a different retry.
+        assert_eq!(
+            inv.invalidate(nb("started on the wrong branch")).unwrap(),
+            inv
+        );
+        assert!(inv.invalidate(nb("other")).is_err());
+        // Not after judgment.
+        let judged = s
+            .accept_results(vec![clean_result()], &CausalFacts::default())
+            .unwrap();
+        assert!(judged.invalidate(nb("late")).is_err());
+        // Recovery of the invalidated review, on the same candidate.
+        let pred = inv.record().unwrap();
+        let succ = successor(
+            &pred,
+            request(&pred, Disposition::Invalidated),
+            &[],
+            start_input(&parser_observation(), Lens::Reliability).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(succ.snapshot.target, pred.state.snapshot.target);
+        assert_ne!(succ.lineage_id, pred.state.lineage_id);
+    }
+
+    #[test]
+    fn an_escalation_needs_an_authorization() {
+        let s = start(&parser_observation(), Lens::Reliability).unwrap();
+        let r = crate::review::finding::ReviewerResult::parse(
+            br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
+        )
+        .unwrap();
+        let esc = s.accept_results(vec![r], &CausalFacts::default()).unwrap();
+        assert_eq!(esc.stage.name(), "escalated");
+        let pred = esc.record().unwrap();
+        assert_eq!(
+            successor(
+                &pred,
+                request(&pred, Disposition::EscalationAuthorized),
+                &[],
+                changed_input()
+            ),
+            Err(RecoverError::AuthorizationRequired)
+        );
+        let mut ok = request(&pred, Disposition::EscalationAuthorized);
+        ok.authorization = Some(nb("maintainer decision #12"));
+        let succ = successor(&pred, ok, &[], changed_input()).unwrap();
+        assert_eq!(
+            succ.predecessor
+                .unwrap()
+                .authorization
+                .map(|a| a.to_string()),
+            Some("maintainer decision #12".into())
+        );
+    }
+
+    fn chain() -> (StateRecord, ReviewState) {
+        let pred = approved();
+        let succ = successor(
+            &pred,
+            request(&pred, Disposition::ScopeChanged),
+            &reviewed_path(),
+            changed_input(),
+        )
+        .unwrap();
+        (pred, succ)
+    }
+
+    #[test]
+    fn chains_verify_and_fail_closed() {
+        let (pred, succ) = chain();
+        let good = Ancestor {
+            record: pred.clone(),
+            successor: Some(succ.lineage_id.clone()),
+        };
+        assert_eq!(check_chain(&succ, &[Some(good.clone())]), Ok(()));
+        assert_eq!(check_chain(&pred.state, &[]), Ok(()));
+        // Dangling.
+        assert!(matches!(
+            check_chain(&succ, &[None]),
+            Err(ChainError::Dangling { .. })
+        ));
+        assert!(matches!(
+            check_chain(&succ, &[]),
+            Err(ChainError::Dangling { .. })
+        ));
+        // The predecessor moved after the successor was made.
+        let mut moved = good.clone();
+        moved.record.revision = Sha256Digest::of(crate::review::state::EVIDENCE_DOMAIN, b"y");
+        assert!(matches!(
+            check_chain(&succ, &[Some(moved)]),
+            Err(ChainError::RevisionMismatch { .. })
+        ));
+        // The predecessor's marker names another successor (a fork), or none.
+        for marker in [Some(pred.state.lineage_id.clone()), None] {
+            let forked = Ancestor {
+                record: pred.clone(),
+                successor: marker,
+            };
+            assert!(matches!(
+                check_chain(&succ, &[Some(forked)]),
+                Err(ChainError::Fork { .. })
+            ));
+        }
+    }
+}
