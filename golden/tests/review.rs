@@ -112,6 +112,7 @@ fn a_pre_push_denial_with_its_deliveries() {
         tip: delivered.commit.clone(),
         commits: vec![delivered],
         count: 1,
+        problem: None,
     };
     let live = LiveTarget::new(
         r2.snapshot.base_tree.clone(),
@@ -136,6 +137,7 @@ fn a_pre_push_denial_with_its_deliveries() {
             parents: vec![commit("5555555555555555555555555555555555555555")],
         }],
         count: 3,
+        problem: None,
     };
     let Err(partial) = delivery_commit(Gate::PrePush, &two) else {
         panic!("three commits are not one delivery")

@@ -8,8 +8,8 @@ use probity_core::review::causality::{CausalFacts, Hunk};
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::gate::{
-    Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RefUpdate, combine_deliveries,
-    decide_target, dedupe_ranges, delivery_commit,
+    Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RangeProblem, RefUpdate,
+    combine_deliveries, decide_target, dedupe_ranges, delivery_commit,
 };
 use probity_core::review::ids::{
     CommitId, LineageId, NonBlank, Nonce, RepoPath, Timestamp, TreeId,
@@ -849,15 +849,15 @@ fn decide_live<G: GitPort, S: ReviewStore>(
     ))
 }
 
-/// Which remote-tracking refs count as already published.
+/// Which local refs count as already published, besides the explicit
+/// exclusions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RemoteScope {
     /// None: only the explicit exclusions.
     None,
-    /// Every remote-tracking ref (`--remotes`).
+    /// Every remote-tracking ref (`--remotes`): this clone's last view of
+    /// its remotes, an approximation used only when no remote is named.
     All,
-    /// The remote-tracking refs of one remote (`--remotes=<name>`).
-    Named(String),
 }
 
 /// Reading commits and ranges: what the publication gates observe.
@@ -865,8 +865,16 @@ pub trait DeliveryGit {
     /// Resolves a revision the user named to a commit; an unknown revision
     /// is an error.
     fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError>;
-    /// Whether the commit exists locally (a remote's old tip may not).
-    fn has_commit(&self, id: &CommitId) -> Result<bool, AdapterError>;
+    /// The commit an object names once tags are peeled; `None` when this
+    /// clone does not have it or it is not a commit (a tree or a blob). A
+    /// failure to find out is an error, never `None`.
+    fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError>;
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    fn is_ancestor(&self, ancestor: &CommitId, descendant: &CommitId)
+    -> Result<bool, AdapterError>;
+    /// The commits a remote advertises now (`git ls-remote`, tags peeled)
+    /// that this clone has: what the remote certainly holds, with history.
+    fn remote_tips(&self, remote: &str) -> Result<Vec<CommitId>, AdapterError>;
     /// Commits reachable from `tip` and from none of `exclude` nor the
     /// remote-tracking refs in `remotes`, newest first, at most `limit`.
     fn range(
@@ -895,14 +903,34 @@ pub enum PushBoundary {
     /// The lines git gives a pre-push hook, and the remote it named (a
     /// configured remote's name, or a URL).
     Updates {
-        remote: Option<String>,
+        remote: String,
         updates: Vec<RefUpdate>,
     },
-    /// `HEAD`, minus what the remote-tracking refs (of one remote, or of
-    /// all) already hold.
+    /// `HEAD`, minus what the named remote advertises now, or (no remote
+    /// named) what the remote-tracking refs last saw.
     Head { remote: Option<String> },
     /// An explicit range for CI: commits reachable from `tip`, not `base`.
     Range { base: String, tip: String },
+}
+
+/// Counts a range, listing at most its first two commits: past one commit
+/// only the count matters.
+fn count_range<G: DeliveryGit>(
+    git: &G,
+    tip: &CommitId,
+    exclude: &[CommitId],
+    remotes: &RemoteScope,
+) -> Result<(Vec<RangeCommit>, usize), ReviewError> {
+    let commits = git
+        .range(tip, exclude, remotes, 2)
+        .map_err(ReviewError::Repository)?;
+    let count = if commits.len() > 1 {
+        git.range_len(tip, exclude, remotes)
+            .map_err(ReviewError::Repository)?
+    } else {
+        commits.len()
+    };
+    Ok((commits, count))
 }
 
 fn delivered<G: DeliveryGit>(
@@ -912,28 +940,85 @@ fn delivered<G: DeliveryGit>(
     exclude: Vec<CommitId>,
     remotes: &RemoteScope,
 ) -> Result<DeliveredRange, ReviewError> {
-    let commits = git
-        .range(&tip, &exclude, remotes, 2)
-        .map_err(ReviewError::Repository)?;
-    // Past one commit only the count matters: list no more than two.
-    let count = if commits.len() > 1 {
-        git.range_len(&tip, &exclude, remotes)
-            .map_err(ReviewError::Repository)?
-    } else {
-        commits.len()
-    };
+    let (commits, count) = count_range(git, &tip, &exclude, remotes)?;
     Ok(DeliveredRange {
         refs,
         tip,
         commits,
         count,
+        problem: None,
     })
+}
+
+/// The range one hook line delivers. An existing remote ref must be
+/// fast-forwarded by exactly the delivered commits from its current tip
+/// (`old`), never past other history; a new remote ref may build only on
+/// what the remote advertises now (`published`, fetched once per push).
+fn update_range<G: DeliveryGit>(
+    git: &G,
+    remote: &str,
+    update: &RefUpdate,
+    local: &CommitId,
+    published: &mut Option<Vec<CommitId>>,
+) -> Result<DeliveredRange, ReviewError> {
+    let refs = vec![update.remote_ref.clone()];
+    let Some(tip) = git.peel_commit(local).map_err(ReviewError::Repository)? else {
+        return Ok(DeliveredRange {
+            refs,
+            tip: local.clone(),
+            commits: Vec::new(),
+            count: 0,
+            problem: Some(RangeProblem::NotCommit),
+        });
+    };
+    match &update.remote_oid {
+        Some(old) => {
+            let rewind = |tip: CommitId| DeliveredRange {
+                refs: refs.clone(),
+                tip,
+                commits: Vec::new(),
+                count: 0,
+                problem: Some(RangeProblem::NotFastForward { old: old.clone() }),
+            };
+            // A remote tip this clone never saw: nothing can be proven.
+            let Some(old_commit) = git.peel_commit(old).map_err(ReviewError::Repository)? else {
+                return Ok(rewind(tip));
+            };
+            if !git
+                .is_ancestor(&old_commit, &tip)
+                .map_err(ReviewError::Repository)?
+            {
+                return Ok(rewind(tip));
+            }
+            let (commits, count) = count_range(
+                git,
+                &tip,
+                std::slice::from_ref(&old_commit),
+                &RemoteScope::None,
+            )?;
+            Ok(DeliveredRange {
+                refs,
+                tip,
+                commits,
+                count,
+                problem: None,
+            })
+        }
+        None => {
+            if published.is_none() {
+                *published = Some(git.remote_tips(remote).map_err(ReviewError::Repository)?);
+            }
+            let exclude = published.clone().unwrap_or_default();
+            delivered(git, refs, tip, exclude, &RemoteScope::None)
+        }
+    }
 }
 
 /// `probity validate --gate pre-push` (R8.3): derive every delivered range
 /// (de-duplicated across refs), require exactly one delivery commit per
-/// range whose parent tree is a reviewed base, and judge its (parent tree,
-/// tree) exactly as pre-commit judges a candidate. Zero model calls.
+/// range whose parent is what the remote already holds, and judge its
+/// (parent tree, tree) exactly as pre-commit judges a candidate. Zero model
+/// calls.
 pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
@@ -941,28 +1026,12 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
 ) -> Result<GateDecision, ReviewError> {
     let ranges = match boundary {
         PushBoundary::Updates { remote, updates } => {
-            let scope = remote
-                .as_ref()
-                .map_or(RemoteScope::None, |r| RemoteScope::Named(r.clone()));
+            let mut published = None;
             let mut out = Vec::new();
             for u in updates {
                 // A deletion delivers nothing.
-                let Some(tip) = &u.local_oid else { continue };
-                let mut exclude = Vec::new();
-                if let Some(old) = &u.remote_oid {
-                    // A remote tip this clone never saw cannot be excluded;
-                    // the remote-tracking refs still are.
-                    if git.has_commit(old).map_err(ReviewError::Repository)? {
-                        exclude.push(old.clone());
-                    }
-                }
-                out.push(delivered(
-                    git,
-                    vec![u.remote_ref.clone()],
-                    tip.clone(),
-                    exclude,
-                    &scope,
-                )?);
+                let Some(local) = &u.local_oid else { continue };
+                out.push(update_range(git, remote, u, local, &mut published)?);
             }
             out
         }
@@ -970,16 +1039,25 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
             let tip = git
                 .resolve_commit("HEAD")
                 .map_err(ReviewError::Repository)?;
-            let scope = remote
-                .as_ref()
-                .map_or(RemoteScope::All, |r| RemoteScope::Named(r.clone()));
-            vec![delivered(
-                git,
-                vec!["HEAD".into()],
-                tip,
-                Vec::new(),
-                &scope,
-            )?]
+            match remote {
+                Some(r) => {
+                    let tips = git.remote_tips(r).map_err(ReviewError::Repository)?;
+                    vec![delivered(
+                        git,
+                        vec!["HEAD".into()],
+                        tip,
+                        tips,
+                        &RemoteScope::None,
+                    )?]
+                }
+                None => vec![delivered(
+                    git,
+                    vec!["HEAD".into()],
+                    tip,
+                    Vec::new(),
+                    &RemoteScope::All,
+                )?],
+            }
         }
         PushBoundary::Range { base, tip } => {
             let base_c = git.resolve_commit(base).map_err(ReviewError::Repository)?;

@@ -92,17 +92,20 @@ pub struct ValidateArgs {
     /// what is compared.
     #[arg(long)]
     pub staged: bool,
-    /// pre-push: the remote being pushed to (a hook passes git's `$1`); its
-    /// remote-tracking refs count as already delivered.
-    #[arg(long, value_name = "NAME")]
+    /// pre-push: the remote being pushed to, a name or a URL (a hook passes
+    /// git's `$1`); what it advertises now (`git ls-remote`) counts as
+    /// already delivered.
+    #[arg(long, value_name = "NAME|URL")]
     pub remote: Option<String>,
     /// pre-push: read git's pre-push lines (`<local ref> <local oid>
-    /// <remote ref> <remote oid>`) from stdin, as a hook receives them.
-    #[arg(long, conflicts_with = "range")]
+    /// <remote ref> <remote oid>`) from stdin, as a hook receives them
+    /// (needs --remote).
+    #[arg(long, conflicts_with = "range", requires = "remote")]
     pub stdin_updates: bool,
     /// pre-push: judge the commits reachable from TIP and not from BASE
     /// (for CI: `--range origin/main..HEAD`). Without this or
-    /// --stdin-updates: HEAD minus what the remote-tracking refs hold.
+    /// --stdin-updates: HEAD minus what --remote advertises, or without
+    /// --remote, minus what the remote-tracking refs last saw.
     #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
     pub range: Option<String>,
 }
@@ -802,10 +805,15 @@ fn validate_pre_push(
                 "pipe git's pre-push hook input unchanged to this command",
             )
         })?;
-        PushBoundary::Updates {
-            remote: args.remote.clone(),
-            updates,
-        }
+        let remote = args.remote.clone().ok_or_else(|| {
+            CliError::new(
+                ErrorKind::Usage,
+                "usage",
+                "--stdin-updates needs --remote",
+                "pass the remote git named (a hook's $1)",
+            )
+        })?;
+        PushBoundary::Updates { remote, updates }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;
         PushBoundary::Range { base, tip }

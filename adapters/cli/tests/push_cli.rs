@@ -317,9 +317,13 @@ fn a_reviewed_root_commit_pushes_to_an_empty_remote() {
     assert_eq!(probity(f.root(), &args).json["state"], "approved");
     f.commit_all("first").unwrap();
     let tip = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    let remote = tempfile::tempdir().unwrap();
+    let bare = remote.path().join("empty.git");
+    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .unwrap();
     let d = gate_with_stdin(
         f.root(),
-        &[],
+        &["--remote", bare.to_str().unwrap()],
         &format!("refs/heads/main {} refs/heads/main {ZERO}\n", tip.trim()),
     );
     assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
@@ -334,7 +338,7 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
 
     let garbage = gate_with_stdin(
         s.f.root(),
-        &[],
+        &["--remote", "origin"],
         "refs/heads/main not-an-oid refs/heads/main x\n",
     );
     assert_eq!(garbage.code, 3, "{}{}", garbage.stdout, garbage.stderr);
@@ -344,7 +348,23 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
         garbage.stdout
     );
 
-    let short = gate_with_stdin(s.f.root(), &[], "refs/heads/main\n");
+    let short = gate_with_stdin(s.f.root(), &["--remote", "origin"], "refs/heads/main\n");
+    // "0" is not git's all-zero id: no update is mistaken for a deletion.
+    let zero = gate_with_stdin(s.f.root(), &["--remote", "origin"], "a 0 b 0\n");
+    assert_eq!(
+        zero.json["error"]["code"], "bad_push_input",
+        "{}",
+        zero.stdout
+    );
+    // The hook input needs the remote it is pushed to.
+    let no_remote = gate_with_stdin(s.f.root(), &[], "");
+    assert_eq!(no_remote.code, 2, "{}", no_remote.stdout);
+    // A remote that does not exist is a repository error, never a verdict.
+    let nope = probity(
+        s.f.root(),
+        &["validate", "--gate", "pre-push", "--remote", "nope"],
+    );
+    assert_eq!(nope.code, 5, "{}", nope.stdout);
     assert_eq!(short.code, 3);
     assert_eq!(short.json["error"]["code"], "bad_push_input");
 
@@ -397,4 +417,125 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
     assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
 
     assert!(store_snapshot(&s.f) == before, "the store changed");
+}
+
+/// A bare repository in `dir`, for pushes to a second remote.
+fn bare(dir: &Path, name: &str, f: &Fixture) -> String {
+    let p = dir.join(name);
+    f.git(&["init", "-q", "--bare", "-b", "main", p.to_str().unwrap()])
+        .unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn unreviewed_history_never_rides_along_to_a_remote_that_lacks_it() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    let tip = s.rev("HEAD");
+    s.install_hook();
+    // The tracking refs still say origin has main, but the push goes to a
+    // new, empty remote: all history is delivered, so it is not one commit.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = bare(dir.path(), "new.git", &s.f);
+    s.f.git(&["remote", "set-url", "origin", &empty]).unwrap();
+    let err = s.push(&["origin", "main"]).unwrap_err();
+    assert!(err.contains("failed to push"), "{err}");
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/main {tip} refs/heads/main {ZERO}\n"),
+    );
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_eq!(d.json["deliveries"][0]["commits"], 2);
+}
+
+#[test]
+fn a_branch_deleted_on_the_remote_is_not_taken_as_published() {
+    let s = Setup::new();
+    // `wip` adds a secret and is pushed; more work goes on top.
+    s.f.git(&["stash", "-q", "-u"]).unwrap();
+    s.f.git(&["checkout", "-q", "-b", "wip"]).unwrap();
+    s.f.write("secret.env", "TOKEN=abc\n").unwrap();
+    s.f.commit_all("wip").unwrap();
+    s.f.git(&["push", "-q", "origin", "wip"]).unwrap();
+    // Someone deletes `wip` on the remote; this clone's origin/wip stays.
+    s.f.git_in(&s.remote, &["update-ref", "-d", "refs/heads/wip"])
+        .unwrap();
+    s.f.write("secret.env", "").unwrap();
+    s.f.commit_all("empty the secret").unwrap();
+    let wip_tip = s.rev("HEAD");
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/wip {wip_tip} refs/heads/feature {ZERO}\n"),
+    );
+    // Two commits the remote lacks now, whatever origin/wip says.
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_eq!(d.json["deliveries"][0]["commits"], 2);
+}
+
+#[test]
+fn a_forced_push_that_drops_published_work_is_denied() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    s.install_hook();
+    s.push(&["origin", "main"]).unwrap();
+    let published = s.rev("HEAD");
+    // Replace the published commit with another reviewed commit on its
+    // parent.
+    s.f.git(&["reset", "-q", "--hard", "HEAD~1"]).unwrap();
+    s.f.write("src/other.rs", "fn other() {}\n").unwrap();
+    s.approve();
+    s.f.commit_all("replacement").unwrap();
+    let replacement = s.rev("HEAD");
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/main {replacement} refs/heads/main {published}\n"),
+    );
+    assert_eq!(
+        d.json["reason_code"], "delivery_not_fast_forward",
+        "{}",
+        d.stdout
+    );
+    assert!(s.push(&["-f", "origin", "main"]).is_err());
+    assert_eq!(s.remote_rev("main").as_deref(), Some(published.as_str()));
+
+    // A remote tip this clone has never seen proves nothing either.
+    let unknown = "1234567890123456789012345678901234567890";
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/main {replacement} refs/heads/main {unknown}\n"),
+    );
+    assert_eq!(
+        d.json["reason_code"], "delivery_not_fast_forward",
+        "{}",
+        d.stdout
+    );
+}
+
+#[test]
+fn a_tag_of_a_tree_is_not_a_delivery() {
+    let s = Setup::new();
+    let tree = s.rev("HEAD^{tree}");
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/tags/t {tree} refs/tags/t {ZERO}\n"),
+    );
+    assert_eq!(d.code, 1, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["reason_code"], "delivery_not_commit");
+}
+
+#[test]
+fn a_new_branch_on_published_history_is_one_delivery() {
+    // `git push -u origin feature`: the reviewed commit sits on main, which
+    // the remote advertises.
+    let s = Setup::new();
+    s.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    s.f.commit_all("reviewed change").unwrap();
+    s.install_hook();
+    s.push(&["-u", "origin", "feature"]).unwrap();
+    assert_eq!(s.remote_rev("feature"), Some(s.rev("HEAD")));
 }

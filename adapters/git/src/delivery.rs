@@ -32,9 +32,6 @@ fn range_args(tip: &CommitId, exclude: &[CommitId], remotes: &RemoteScope) -> Ve
     match remotes {
         RemoteScope::None => {}
         RemoteScope::All => args.extend(["--not".into(), "--remotes".into()]),
-        RemoteScope::Named(r) => {
-            args.extend(["--not".into(), OsString::from(format!("--remotes={r}"))]);
-        }
     }
     args
 }
@@ -59,15 +56,98 @@ impl Repo {
         commit_id("rev-parse --verify", s.trim())
     }
 
-    /// Whether `id` names a commit this repository has (a tag is peeled).
-    pub fn has_commit(&self, id: &CommitId) -> Result<bool, GitError> {
+    /// The commit `id` names once tags are peeled: `None` when this
+    /// repository does not have it or it is not a commit. Any other failure
+    /// of git is an error.
+    pub fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, GitError> {
+        const ARGS: &str = "rev-parse -q --verify <oid>^{commit}";
         let args: Vec<OsString> = vec![
-            "cat-file".into(),
-            "-e".into(),
+            "rev-parse".into(),
+            "-q".into(),
+            "--verify".into(),
             format!("{id}^{{commit}}").into(),
         ];
         let out = self.git().output(self.root(), &args, &[], None)?;
-        Ok(out.status.success())
+        match out.status.code() {
+            Some(0) => {
+                let s = std::str::from_utf8(&out.stdout)
+                    .map_err(|_| parse_err(ARGS, "non-UTF-8 object id"))?;
+                commit_id(ARGS, s.trim()).map(Some)
+            }
+            // `-q --verify` answers 1 for "no such commit" (missing, or an
+            // object of another type); fatal failures answer 128.
+            Some(1) => Ok(None),
+            _ => Err(GitError::Failed {
+                args: ARGS.into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
+    /// Whether `id` names a commit this repository has (a tag is peeled).
+    pub fn has_commit(&self, id: &CommitId) -> Result<bool, GitError> {
+        Ok(self.peel_commit(id)?.is_some())
+    }
+
+    /// Whether `ancestor` is `descendant` or reachable from it.
+    pub fn is_ancestor(
+        &self,
+        ancestor: &CommitId,
+        descendant: &CommitId,
+    ) -> Result<bool, GitError> {
+        let args: Vec<OsString> = vec![
+            "merge-base".into(),
+            "--is-ancestor".into(),
+            ancestor.as_str().into(),
+            descendant.as_str().into(),
+        ];
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => Ok(true),
+            Some(1) => Ok(false),
+            _ => Err(GitError::Failed {
+                args: "merge-base --is-ancestor".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
+    /// The commits `remote` advertises now (`git ls-remote`, annotated tags
+    /// peeled) that this repository has. `remote` is a configured remote's
+    /// name or a URL, passed after `--` so it cannot become an option.
+    pub fn remote_tips(&self, remote: &str) -> Result<Vec<CommitId>, GitError> {
+        const ARGS: &str = "ls-remote";
+        let out = self.run(["ls-remote", "--", remote])?;
+        let text = std::str::from_utf8(&out).map_err(|_| parse_err(ARGS, "non-UTF-8 output"))?;
+        let mut advertised: Vec<CommitId> = Vec::new();
+        for line in text.lines().filter(|l| !l.is_empty()) {
+            let oid = line.split('\t').next().unwrap_or_default();
+            advertised.push(commit_id(ARGS, oid)?);
+        }
+        advertised.sort();
+        advertised.dedup();
+        // One batch lookup: which of them are commits here.
+        let mut input = Vec::new();
+        for a in &advertised {
+            input.extend_from_slice(a.as_str().as_bytes());
+            input.push(b'\n');
+        }
+        let listed = self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(&input),
+        )?;
+        let listed = std::str::from_utf8(&listed)
+            .map_err(|_| parse_err("cat-file --batch-check", "non-UTF-8 output"))?;
+        let mut tips = Vec::new();
+        for line in listed.lines() {
+            if let Some(oid) = line.strip_suffix(" commit") {
+                tips.push(commit_id("cat-file --batch-check", oid)?);
+            }
+        }
+        Ok(tips)
     }
 
     /// Up to `limit` commits of the range, newest first, with their trees
@@ -139,8 +219,20 @@ impl DeliveryGit for Repo {
         Ok(Repo::resolve_commit(self, rev)?)
     }
 
-    fn has_commit(&self, id: &CommitId) -> Result<bool, AdapterError> {
-        Ok(Repo::has_commit(self, id)?)
+    fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError> {
+        Ok(Repo::peel_commit(self, id)?)
+    }
+
+    fn is_ancestor(
+        &self,
+        ancestor: &CommitId,
+        descendant: &CommitId,
+    ) -> Result<bool, AdapterError> {
+        Ok(Repo::is_ancestor(self, ancestor, descendant)?)
+    }
+
+    fn remote_tips(&self, remote: &str) -> Result<Vec<CommitId>, AdapterError> {
+        Ok(Repo::remote_tips(self, remote)?)
     }
 
     fn range(

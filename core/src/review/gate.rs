@@ -66,8 +66,12 @@ pub enum ReasonCode {
     /// A pushed ref delivers more than one commit, or a merge commit: only
     /// one commit whose parent tree is the reviewed base is a delivery.
     DeliveryPartial,
-    /// The push only deletes remote refs: no content crosses the boundary.
+    /// No ref update delivers content (deletions only, or nothing to push).
     NothingDelivered,
+    /// A pushed ref does not fast-forward the remote's tip.
+    DeliveryNotFastForward,
+    /// A pushed ref names something other than a commit.
+    DeliveryNotCommit,
 }
 
 /// Where in the derivation the decision was made.
@@ -338,7 +342,8 @@ pub enum PushInputError {
 }
 
 fn push_oid(line: usize, value: &str) -> Result<Option<CommitId>, PushInputError> {
-    if !value.is_empty() && value.bytes().all(|b| b == b'0') {
+    // Git writes the all-zero id of the repository's hash for "absent".
+    if matches!(value.len(), 40 | 64) && value.bytes().all(|b| b == b'0') {
         return Ok(None);
     }
     CommitId::parse(value)
@@ -396,6 +401,19 @@ pub struct DeliveredRange {
     pub commits: Vec<RangeCommit>,
     /// How many commits the range has.
     pub count: usize,
+    /// What makes the update no delivery at all, found before its commits
+    /// are counted.
+    pub problem: Option<RangeProblem>,
+}
+
+/// An update that cannot be a delivery whatever its commits are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeProblem {
+    /// The update does not fast-forward the remote ref's current tip `old`:
+    /// a forced push, a rewind, or a tip this clone does not have.
+    NotFastForward { old: CommitId },
+    /// The pushed object is not a commit (a tag of a tree or a blob).
+    NotCommit,
 }
 
 /// Groups ranges that deliver the same commits (one physical delivery
@@ -406,7 +424,7 @@ pub fn dedupe_ranges(ranges: Vec<DeliveredRange>) -> Vec<DeliveredRange> {
     for r in ranges {
         let key = |d: &DeliveredRange| {
             let ids: Vec<CommitId> = d.commits.iter().map(|c| c.commit.clone()).collect();
-            (d.tip.clone(), ids, d.count)
+            (d.tip.clone(), ids, d.count, d.problem.clone())
         };
         let k = key(&r);
         match out.iter_mut().find(|d| key(d) == k) {
@@ -434,11 +452,20 @@ pub enum RangeShape<'a> {
     Several(usize),
     /// One commit with several parents.
     Merge(&'a RangeCommit),
+    /// Not a fast-forward of the remote ref's tip.
+    NotFastForward(&'a CommitId),
+    /// Not a commit.
+    NotCommit,
 }
 
 /// Classifies a range (R8.3: exactly one delivery commit; empty or partial
 /// ranges are rejected).
 pub fn range_shape(range: &DeliveredRange) -> RangeShape<'_> {
+    match &range.problem {
+        Some(RangeProblem::NotFastForward { old }) => return RangeShape::NotFastForward(old),
+        Some(RangeProblem::NotCommit) => return RangeShape::NotCommit,
+        None => {}
+    }
     match (range.count, range.commits.first()) {
         (0, _) | (_, None) => RangeShape::Empty,
         (1, Some(c)) if c.parents.len() > 1 => RangeShape::Merge(c),
@@ -475,6 +502,22 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
                 "{refs} delivers the merge commit {} with {} parents; a review binds one commit with one parent (the reviewed base)",
                 c.commit,
                 c.parents.len()
+            ),
+        ),
+        RangeShape::NotFastForward(old) => (
+            ReasonCode::DeliveryNotFastForward,
+            NextAction::CheckRange,
+            format!(
+                "{refs} would move from {old} to {} without fast-forwarding it (a forced push, a rewind, or a remote tip this clone has not fetched): what it drops or replaces was never reviewed; fetch, put the reviewed commit on the remote's tip, and review that",
+                range.tip
+            ),
+        ),
+        RangeShape::NotCommit => (
+            ReasonCode::DeliveryNotCommit,
+            NextAction::CheckRange,
+            format!(
+                "{refs} would point at {}, which is not a commit: only a commit is a delivery a review binds",
+                range.tip
             ),
         ),
     };
@@ -528,7 +571,7 @@ pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)
             lineage_id: None,
             differing_paths: Vec::new(),
             next_action: NextAction::None,
-            message: "the push only deletes remote refs: no content crosses the boundary".into(),
+            message: "no ref update delivers content (deletions only, or nothing to push)".into(),
             deliveries,
         };
     }
@@ -595,6 +638,7 @@ mod push_tests {
             tip: c(tip),
             count: commits.len(),
             commits,
+            problem: None,
         }
     }
 
@@ -628,6 +672,11 @@ mod push_tests {
                 value: "--upload-pack=x".into()
             })
         );
+        // Only a whole all-zero id of either hash means "absent".
+        assert!(matches!(
+            parse_push_updates("a 0 b 0\n"),
+            Err(PushInputError::ObjectId { line: 1, .. })
+        ));
         // Upper-case hex is not what git writes.
         assert!(
             parse_push_updates(&format!("a {} b {B}", A.to_uppercase().replace('1', "A"))).is_err()
@@ -643,6 +692,8 @@ mod push_tests {
                 RangeShape::One(c) => format!("one {} {}", c.commit, c.parents.len()),
                 RangeShape::Several(n) => format!("several {n}"),
                 RangeShape::Merge(c) => format!("merge {}", c.parents.len()),
+                RangeShape::NotFastForward(old) => format!("rewind of {old}"),
+                RangeShape::NotCommit => "not a commit".into(),
             }
         };
         assert_eq!(shape(vec![]), "empty");
@@ -683,6 +734,22 @@ mod push_tests {
             delivery_commit(Gate::PrePush, &r).map(|c| &c.commit),
             Ok(&c(A))
         );
+    }
+
+    #[test]
+    fn rewinds_and_non_commits_deny_whatever_their_commits() {
+        let mut forced = range("refs/heads/main", A, vec![commit(A, &[B])]);
+        forced.problem = Some(RangeProblem::NotFastForward { old: c(B) });
+        let d = delivery_commit(Gate::PrePush, &forced).unwrap_err();
+        assert_eq!(d.reason_code, ReasonCode::DeliveryNotFastForward);
+        assert!(d.message.contains(B), "{}", d.message);
+        let mut tree = range("refs/tags/t", A, vec![]);
+        tree.problem = Some(RangeProblem::NotCommit);
+        let d = delivery_commit(Gate::PrePush, &tree).unwrap_err();
+        assert_eq!(d.reason_code, ReasonCode::DeliveryNotCommit);
+        // A rewind is not merged with a clean delivery of the same tip.
+        let clean = range("refs/heads/feature", A, vec![commit(A, &[B])]);
+        assert_eq!(dedupe_ranges(vec![forced, clean]).len(), 2);
     }
 
     #[test]
