@@ -149,6 +149,41 @@ fn a_pre_push_denial_with_its_deliveries() {
     );
 }
 
+#[test]
+fn an_invalidated_review_and_its_successor() {
+    use probity_core::review::ids::NonBlank;
+    use probity_core::review::recovery::{Disposition, RecoverRequest, successor};
+    let (r0, _, _) = approved();
+    let inv = r0
+        .invalidate(NonBlank::parse("started on the wrong branch").unwrap())
+        .unwrap()
+        .record()
+        .unwrap();
+    let next = successor(
+        &inv,
+        RecoverRequest {
+            expected_revision: inv.revision,
+            disposition: Disposition::Invalidated,
+            reason: NonBlank::parse("review it again").unwrap(),
+            actor: NonBlank::parse("maintainer").unwrap(),
+            authorization: None,
+        },
+        &[],
+        fixtures::start_input(&fixtures::parser_observation(), Lens::Reliability).unwrap(),
+    )
+    .unwrap()
+    .record()
+    .unwrap();
+    for (name, rec) in [
+        ("state_record_invalidated", &inv),
+        ("state_record_successor", &next),
+    ] {
+        let bytes = rec.to_bytes().unwrap();
+        assert_eq!(StateRecord::from_bytes(&bytes).unwrap(), *rec);
+        insta::assert_snapshot!(name, String::from_utf8(bytes).unwrap());
+    }
+}
+
 /// Parsing and the printed schema agree, both ways.
 #[test]
 fn reviewer_schema_and_parser_agree() {

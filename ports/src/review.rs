@@ -1109,6 +1109,8 @@ pub struct Status {
     pub applicability: Applicability,
     pub differing_paths: Vec<RepoPath>,
     pub receipt: Option<Receipt>,
+    /// The successor that supersedes this lineage, if any.
+    pub superseded_by: Option<LineageId>,
 }
 
 /// `probity status [--lineage L]`: a lineage (given, or the live candidate's,
@@ -1156,10 +1158,12 @@ pub fn status<G: GitPort, S: ReviewStore>(
         )
     };
     let receipt = Receipt::derive(&record.state);
+    let superseded_by = store.successor_of(&record.state.lineage_id)?;
     Ok(Some(Status {
         record,
         applicability,
         differing_paths,
         receipt,
+        superseded_by,
     }))
 }

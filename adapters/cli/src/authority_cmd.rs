@@ -215,7 +215,7 @@ fn repo_error(e: probity_git::GitError) -> CliError {
     )
 }
 
-fn parse_lineage(s: &str) -> Result<LineageId, CliError> {
+pub(crate) fn parse_lineage(s: &str) -> Result<LineageId, CliError> {
     LineageId::parse(s).map_err(|e| {
         CliError::new(
             ErrorKind::RejectedInput,
@@ -493,6 +493,8 @@ pub fn start_json(record: &StateRecord, resumed: bool) -> Value {
         "intended_untracked": s.snapshot.intended_untracked,
         "policy_hash": s.frozen.policy_hash,
         "store_revision": record.revision,
+        "generation": s.generation,
+        "predecessor": s.predecessor,
         "action": action,
         "message": action.sentence(&s.frozen.selected_lenses),
     })
@@ -873,6 +875,8 @@ pub fn status_json(st: &Status, receipt_path: Option<String>) -> Value {
         "changed_paths": s.snapshot.paths,
         "action": s.next_action(),
         "receipt_path": receipt_path,
+        "predecessor": s.predecessor,
+        "superseded_by": st.superseded_by,
     })
 }
 
@@ -894,14 +898,28 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         .map(|_| ctx.store.receipt_location(&st.record.state.lineage_id));
     let v = status_json(&st, receipt_path);
     out.answer(&v, || {
-        format!(
+        let s = &st.record.state;
+        let mut t = format!(
             "{} {} (generation {})\n  applicability: {}\n  revision: {}\n",
-            st.record.state.lineage_id,
-            st.record.state.stage.name(),
-            st.record.state.generation,
+            s.lineage_id,
+            s.stage.name(),
+            s.generation,
             v["applicability"].as_str().unwrap_or("?"),
             st.record.revision
-        )
+        );
+        if let Some(p) = &s.predecessor {
+            t.push_str(&format!(
+                "  successor of {} ({}, by {}: {})\n",
+                p.lineage_id,
+                p.disposition.name(),
+                p.actor,
+                p.reason
+            ));
+        }
+        if let Some(next) = &st.superseded_by {
+            t.push_str(&format!("  superseded by {next}: history, not authority\n"));
+        }
+        t
     });
     Ok(ExitCode::SUCCESS)
 }

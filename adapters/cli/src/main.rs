@@ -12,6 +12,7 @@ mod demo;
 mod hooks_cmd;
 mod mcp_cmd;
 mod output;
+mod recovery_cmd;
 mod review_cmd;
 mod snapshot_cmd;
 
@@ -58,6 +59,10 @@ enum Command {
     Validate(authority_cmd::ValidateArgs),
     /// Show a lineage's state and whether it applies to the live candidate.
     Status(authority_cmd::StatusArgs),
+    /// Invalidate a pristine review (no lens result yet), keeping its snapshot.
+    Invalidate(recovery_cmd::InvalidateArgs),
+    /// Create the audited successor of a final lineage (generation + 1).
+    Recover(recovery_cmd::RecoverArgs),
     /// Print the JSON Schema 2020-12 of a role or authority document.
     Schema(authority_cmd::SchemaArgs),
     /// Lens capture helpers.
@@ -119,6 +124,8 @@ fn main() -> ExitCode {
         Command::Finalize(a) => authority_cmd::finalize(&cli.global, out, a),
         Command::Validate(a) => authority_cmd::validate(&cli.global, out, a),
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
+        Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
+        Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),

@@ -212,3 +212,133 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
         Some(r2.state.lineage_id.clone())
     );
 }
+
+/// Every file under `root`, path → bytes.
+fn files(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn successor_of(pred: &StateRecord, reason: &str) -> StateRecord {
+    use probity_core::review::ids::NonBlank;
+    use probity_core::review::recovery::{Disposition, RecoverRequest, successor};
+    successor(
+        pred,
+        RecoverRequest {
+            expected_revision: pred.revision,
+            disposition: Disposition::Invalidated,
+            reason: NonBlank::parse(reason).unwrap(),
+            actor: NonBlank::parse("maintainer").unwrap(),
+            authorization: None,
+        },
+        &[],
+        fixtures::start_input(&fixtures::parser_observation(), Lens::Reliability).unwrap(),
+    )
+    .unwrap()
+    .record()
+    .unwrap()
+}
+
+#[test]
+fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
+    use probity_core::review::ids::NonBlank;
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r0 = started();
+    store.create(&r0).unwrap();
+    // A successor of a predecessor that moved since is a conflict.
+    let early = successor_of(
+        &r0.state
+            .invalidate(NonBlank::parse("x").unwrap())
+            .unwrap()
+            .record()
+            .unwrap(),
+        "a",
+    );
+    let inv = r0
+        .state
+        .invalidate(NonBlank::parse("wrong branch").unwrap())
+        .unwrap()
+        .record()
+        .unwrap();
+    store.replace(&r0.revision, &inv).unwrap();
+    let before = files(dir.path());
+    assert!(matches!(
+        store.create_successor(&early),
+        Err(StoreError::Conflict { .. })
+    ));
+    // Not a successor at all.
+    assert!(matches!(
+        store.create_successor(&r0),
+        Err(StoreError::Malformed { .. })
+    ));
+    assert_eq!(files(dir.path()), before, "refusals write nothing");
+
+    let s1 = successor_of(&inv, "again");
+    assert_eq!(store.create_successor(&s1).unwrap(), Created::New);
+    assert_eq!(
+        store.lookup_target(&s1.state.snapshot.target).unwrap(),
+        Some(s1.state.lineage_id.clone())
+    );
+    assert_eq!(
+        store.successor_of(&inv.state.lineage_id).unwrap(),
+        Some(s1.state.lineage_id.clone())
+    );
+    // The predecessor's record is what it was.
+    assert_eq!(
+        store.load(&inv.state.lineage_id).unwrap(),
+        Some(inv.clone())
+    );
+    // An exact retry answers the stored successor; another one is a fork.
+    assert_eq!(
+        store.create_successor(&s1).unwrap(),
+        Created::Existing(s1.state.lineage_id.clone())
+    );
+    let s2 = successor_of(&inv, "a second successor");
+    let before = files(dir.path());
+    assert!(matches!(
+        store.create_successor(&s2),
+        Err(StoreError::AlreadySuperseded { .. })
+    ));
+    assert_eq!(files(dir.path()), before, "a refused fork writes nothing");
+}
+
+#[test]
+fn a_successor_never_takes_a_target_another_lineage_owns() {
+    use probity_core::review::ids::NonBlank;
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r0 = started();
+    store.create(&r0).unwrap();
+    let inv = r0
+        .state
+        .invalidate(NonBlank::parse("wrong branch").unwrap())
+        .unwrap()
+        .record()
+        .unwrap();
+    store.replace(&r0.revision, &inv).unwrap();
+    // Someone else's lineage owns the target index now.
+    let other = probity_core::review::ids::LineageId::parse("review-0123456789abcdef").unwrap();
+    let index = dir
+        .path()
+        .join("index/target")
+        .join(r0.state.snapshot.target.hex());
+    std::fs::write(&index, format!("{other}\n")).unwrap();
+    let before = files(dir.path());
+    assert!(matches!(
+        store.create_successor(&successor_of(&inv, "again")),
+        Err(StoreError::TargetOwned { .. })
+    ));
+    assert_eq!(files(dir.path()), before);
+}

@@ -1,0 +1,170 @@
+//! `probity invalidate` and `probity recover` (R9.1, R9.2): the narrow edge
+//! for an abandoned review, and audited successors of final lineages.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::NonBlank;
+use probity_core::review::recovery::{Disposition, RecoverRequest};
+use probity_ports::review as drivers;
+
+use crate::GlobalArgs;
+use crate::authority_cmd::{LensArg, open, parse_lineage, review_error, start_json};
+use crate::clock::SystemClock;
+use crate::output::{CliError, ErrorKind, Output};
+
+#[derive(Debug, Args)]
+pub struct InvalidateArgs {
+    /// The pristine `reviewing` lineage to invalidate.
+    #[arg(long)]
+    pub lineage: String,
+    /// Why (kept in the record; not blank).
+    #[arg(long)]
+    pub reason: String,
+}
+
+/// Which final state the successor follows.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum DispositionArg {
+    /// An approved predecessor whose reviewed paths changed since.
+    ScopeChanged,
+    /// An invalidated predecessor.
+    Invalidated,
+    /// An escalated predecessor, with --authorization.
+    EscalationAuthorized,
+}
+
+impl From<DispositionArg> for Disposition {
+    fn from(d: DispositionArg) -> Self {
+        match d {
+            DispositionArg::ScopeChanged => Disposition::ScopeChanged,
+            DispositionArg::Invalidated => Disposition::Invalidated,
+            DispositionArg::EscalationAuthorized => Disposition::EscalationAuthorized,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// The final lineage the successor follows.
+    #[arg(long)]
+    pub predecessor_lineage: String,
+    /// Its revision as you inspected it (`probity status --lineage L`
+    /// prints `store_revision`); a moved predecessor is refused.
+    #[arg(long, value_name = "REV")]
+    pub expected_predecessor_revision: String,
+    /// Why the successor exists.
+    #[arg(long, value_enum)]
+    pub disposition: DispositionArg,
+    /// Why, in words (kept in the successor; not blank).
+    #[arg(long)]
+    pub reason: String,
+    /// Who decided (kept in the successor; not blank).
+    #[arg(long)]
+    pub actor: String,
+    /// The maintainer decision an escalated predecessor needs.
+    #[arg(long)]
+    pub authorization: Option<String>,
+    /// The focus lens when the live candidate is medium risk.
+    #[arg(long, value_enum, default_value = "reliability")]
+    pub focus: LensArg,
+}
+
+fn non_blank(flag: &str, value: &str) -> Result<NonBlank, CliError> {
+    NonBlank::parse(value).map_err(|_| {
+        CliError::new(
+            ErrorKind::Usage,
+            "blank_argument",
+            format!("{flag} must not be blank"),
+            format!("pass a non-blank {flag}"),
+        )
+    })
+}
+
+pub fn invalidate(
+    global: &GlobalArgs,
+    out: Output,
+    args: &InvalidateArgs,
+) -> Result<ExitCode, CliError> {
+    let lineage = parse_lineage(&args.lineage)?;
+    let reason = non_blank("--reason", &args.reason)?;
+    let ctx = open(global)?;
+    let record = drivers::invalidate(&ctx.store, &lineage, reason).map_err(review_error)?;
+    let v = json!({
+        "lineage_id": record.state.lineage_id,
+        "state": record.state.stage.name(),
+        "store_revision": record.revision,
+        "action": "recover",
+        "message": format!(
+            "invalidated; to review this candidate again, create the successor: `probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition invalidated --reason R --actor A`",
+            record.state.lineage_id, record.revision
+        ),
+    });
+    out.answer(&v, || {
+        format!(
+            "{} is invalidated\n  revision: {}\n  next: {}\n",
+            record.state.lineage_id,
+            record.revision,
+            v["message"].as_str().unwrap_or_default()
+        )
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<ExitCode, CliError> {
+    let predecessor = parse_lineage(&args.predecessor_lineage)?;
+    let expected_revision: Sha256Digest =
+        args.expected_predecessor_revision.parse().map_err(|e| {
+            CliError::new(
+                ErrorKind::Usage,
+                "bad_revision",
+                format!("--expected-predecessor-revision: {e}"),
+                "copy `store_revision` from `probity status --lineage <predecessor> --json`",
+            )
+        })?;
+    let request = RecoverRequest {
+        expected_revision,
+        disposition: args.disposition.into(),
+        reason: non_blank("--reason", &args.reason)?,
+        actor: non_blank("--actor", &args.actor)?,
+        authorization: args
+            .authorization
+            .as_deref()
+            .map(|a| non_blank("--authorization", a))
+            .transpose()?,
+    };
+    let ctx = open(global)?;
+    let started = drivers::recover(
+        &ctx.repo,
+        &ctx.store,
+        &SystemClock,
+        args.focus.into(),
+        &predecessor,
+        request,
+    )
+    .map_err(review_error)?;
+    let v = start_json(&started.record, started.resumed);
+    out.answer(&v, || {
+        let s = &started.record.state;
+        format!(
+            "{} {} generation {} (successor of {})\n  selected lenses: {}\n  correction budget: {}\n  next: {}\n",
+            s.lineage_id,
+            if started.resumed { "resumed" } else { "created" },
+            s.generation,
+            predecessor,
+            s.frozen
+                .selected_lenses
+                .iter()
+                .map(|l| l.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            s.frozen.correction_budget,
+            s.next_action().sentence(&s.frozen.selected_lenses)
+        )
+    });
+    Ok(ExitCode::SUCCESS)
+}

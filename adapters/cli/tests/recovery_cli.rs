@@ -1,0 +1,315 @@
+//! Invalidation and recovery (R9.1–R9.3) through the real binary on real
+//! repositories: audited successors, never rewritten predecessors, and
+//! discovery that trusts only the valid leaf.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+const ESCALATING: &str = r#"{"findings":[{"location":"src/parser.rs:2","severity":"BLOCKER","claim":"may panic","proof_refs":["reading"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read it"]}"#;
+
+fn state_file(f: &Fixture, lineage: &str) -> std::path::PathBuf {
+    f.root()
+        .join(".git/probity/reviews/v1")
+        .join(lineage)
+        .join("state.json")
+}
+
+fn started(f: &Fixture) -> (String, String) {
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    (
+        s.json["lineage_id"].as_str().unwrap().to_string(),
+        s.json["store_revision"].as_str().unwrap().to_string(),
+    )
+}
+
+fn approve(f: &Fixture, dir: &std::path::Path, lineage: &str) -> serde_json::Value {
+    let r = input(dir, "r.json", CLEAN_RESULT);
+    let ev = input(dir, "ev.txt", "tests passed\n");
+    let done = probity(
+        f.root(),
+        &[
+            "finalize",
+            "--lineage",
+            lineage,
+            "--result",
+            &r,
+            "--evidence",
+            &ev,
+        ],
+    );
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    done.json
+}
+
+fn recover(f: &Fixture, pred: &str, rev: &str, disposition: &str, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "recover",
+        "--predecessor-lineage",
+        pred,
+        "--expected-predecessor-revision",
+        rev,
+        "--disposition",
+        disposition,
+        "--reason",
+        "the candidate changed after approval",
+        "--actor",
+        "maintainer",
+    ];
+    args.extend_from_slice(extra);
+    probity(f.root(), &args)
+}
+
+#[test]
+fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (lineage, _) = started(&f);
+
+    // Bad inputs change nothing.
+    let before = store_snapshot(&f);
+    let blank = probity(
+        f.root(),
+        &["invalidate", "--lineage", &lineage, "--reason", "  "],
+    );
+    assert_eq!(blank.code, 2, "{}", blank.stdout);
+    let bad = probity(
+        f.root(),
+        &["invalidate", "--lineage", "nope", "--reason", "x"],
+    );
+    assert_eq!(bad.code, 3);
+    assert!(store_snapshot(&f) == before, "the store changed");
+
+    let inv = probity(
+        f.root(),
+        &[
+            "invalidate",
+            "--lineage",
+            &lineage,
+            "--reason",
+            "started on the wrong branch",
+        ],
+    );
+    assert_eq!(inv.code, 0, "{}{}", inv.stdout, inv.stderr);
+    assert_eq!(inv.json["state"], "invalidated");
+    assert_eq!(inv.json["action"], "recover");
+    let inv_rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    // An exact retry answers the same.
+    let again = probity(
+        f.root(),
+        &[
+            "invalidate",
+            "--lineage",
+            &lineage,
+            "--reason",
+            "started on the wrong branch",
+        ],
+    );
+    assert_eq!(again.json["store_revision"], inv_rev.as_str());
+
+    // The candidate is not silently reviewed again, and the gate says why.
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 4, "{}", st.stdout);
+    assert_eq!(st.json["error"]["code"], "lineage_invalidated");
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(gate.code, 1);
+    assert_eq!(gate.json["reason_code"], "review_invalidated");
+    assert_eq!(gate.json["next_action"], "recover");
+
+    // The successor: generation 2, the predecessor untouched on disk.
+    let pred_bytes = std::fs::read(state_file(&f, &lineage)).unwrap();
+    let rec = recover(&f, &lineage, &inv_rev, "invalidated", &[]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["resumed"], false);
+    assert_eq!(rec.json["predecessor"]["lineage_id"], lineage.as_str());
+    assert_eq!(rec.json["predecessor"]["revision"], inv_rev.as_str());
+    assert_eq!(rec.json["predecessor"]["disposition"], "invalidated");
+    let succ = rec.json["lineage_id"].as_str().unwrap().to_string();
+    assert_ne!(succ, lineage);
+    assert_eq!(std::fs::read(state_file(&f, &lineage)).unwrap(), pred_bytes);
+
+    // A retry of the same request resumes it; another request would fork.
+    let retry = recover(&f, &lineage, &inv_rev, "invalidated", &[]);
+    assert_eq!(retry.json["lineage_id"], succ.as_str());
+    assert_eq!(retry.json["resumed"], true);
+    let before = store_snapshot(&f);
+    let mut fork = vec![
+        "recover",
+        "--predecessor-lineage",
+        &lineage,
+        "--expected-predecessor-revision",
+        &inv_rev,
+        "--disposition",
+        "invalidated",
+        "--reason",
+        "another reason",
+        "--actor",
+        "maintainer",
+    ];
+    let forked = probity(f.root(), &fork);
+    assert_eq!(forked.code, 4, "{}", forked.stdout);
+    assert_eq!(forked.json["error"]["code"], "already_superseded");
+    fork.truncate(0);
+    assert!(
+        store_snapshot(&f) == before,
+        "a refused fork wrote something"
+    );
+
+    // `start` finds the successor; it approves, and the gate allows.
+    let resumed = probity(f.root(), &["start"]);
+    assert_eq!(resumed.json["lineage_id"], succ.as_str());
+    approve(&f, tmp.path(), &succ);
+    let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
+    assert_eq!(ok.json["lineage_id"], succ.as_str());
+    let st = probity(f.root(), &["status", "--lineage", &lineage]);
+    assert_eq!(st.json["superseded_by"], succ.as_str());
+}
+
+#[test]
+fn invalidation_after_judgment_is_refused() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (lineage, _) = started(&f);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let fin = probity(f.root(), &["finalize", "--result", &r]);
+    assert_eq!(fin.json["state"], "validating");
+    let before = store_snapshot(&f);
+    let inv = probity(
+        f.root(),
+        &["invalidate", "--lineage", &lineage, "--reason", "late"],
+    );
+    assert_eq!(inv.code, 3, "{}", inv.stdout);
+    assert_eq!(inv.json["error"]["code"], "wrong_stage");
+    assert!(store_snapshot(&f) == before, "the store changed");
+}
+
+#[test]
+fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (lineage, _) = started(&f);
+    let done = approve(&f, tmp.path(), &lineage);
+    let rev = done["store_revision"].as_str().unwrap().to_string();
+    let approved_parser = std::fs::read(f.root().join("src/parser.rs")).unwrap();
+
+    // Unrelated new work is not a scope change.
+    f.write("docs/notes.md", "notes\n").unwrap();
+    let before = store_snapshot(&f);
+    let unrelated = recover(&f, &lineage, &rev, "scope_changed", &[]);
+    assert_eq!(unrelated.code, 3, "{}", unrelated.stdout);
+    assert_eq!(unrelated.json["error"]["code"], "scope_unchanged");
+    // A stale revision, a wrong disposition and a stray authorization are
+    // refused too, and nothing is written.
+    let stale = recover(
+        &f,
+        &lineage,
+        "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+        "scope_changed",
+        &[],
+    );
+    assert_eq!(
+        stale.json["error"]["code"], "revision_mismatch",
+        "{}",
+        stale.stdout
+    );
+    let wrong = recover(&f, &lineage, &rev, "invalidated", &[]);
+    assert_eq!(wrong.json["error"]["code"], "not_eligible");
+    let bad_rev = recover(&f, &lineage, "abc", "scope_changed", &[]);
+    assert_eq!(bad_rev.code, 2);
+    assert!(store_snapshot(&f) == before, "the store changed");
+    f.remove("docs/notes.md").unwrap();
+
+    // The reviewed file changes: the gate denies, recovery is eligible.
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { todo() }\n",
+    )
+    .unwrap();
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(gate.json["reason_code"], "receipt_scope_changed");
+    let auth = recover(
+        &f,
+        &lineage,
+        &rev,
+        "scope_changed",
+        &["--authorization", "x"],
+    );
+    assert_eq!(auth.json["error"]["code"], "authorization");
+    let rec = recover(&f, &lineage, &rev, "scope_changed", &[]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let succ = rec.json["lineage_id"].as_str().unwrap().to_string();
+    assert_eq!(rec.json["generation"], 2);
+    approve(&f, tmp.path(), &succ);
+    let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(ok.json["lineage_id"], succ.as_str(), "{}", ok.stdout);
+    assert_eq!(ok.json["decision"], "allow");
+
+    // Back to the old candidate: its approval is history now.
+    std::fs::write(f.root().join("src/parser.rs"), approved_parser).unwrap();
+    let old = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(old.code, 1, "{}", old.stdout);
+    assert_eq!(old.json["reason_code"], "receipt_superseded");
+    assert_eq!(old.json["lineage_id"], lineage.as_str());
+}
+
+#[test]
+fn an_escalated_review_needs_an_authorization_to_go_on() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (lineage, _) = started(&f);
+    let r = input(tmp.path(), "r.json", ESCALATING);
+    let esc = probity(f.root(), &["finalize", "--result", &r]);
+    assert_eq!(esc.json["state"], "escalated", "{}", esc.stdout);
+    let rev = esc.json["store_revision"].as_str().unwrap().to_string();
+    let missing = recover(&f, &lineage, &rev, "escalation_authorized", &[]);
+    assert_eq!(missing.code, 2, "{}", missing.stdout);
+    let rec = recover(
+        &f,
+        &lineage,
+        &rev,
+        "escalation_authorized",
+        &["--authorization", "maintainer decision in #12"],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(
+        rec.json["predecessor"]["authorization"],
+        "maintainer decision in #12"
+    );
+    // Same candidate: the successor took over its discovery.
+    let st = probity(f.root(), &["status"]);
+    assert_eq!(st.json["lineage_id"], rec.json["lineage_id"]);
+}
+
+#[test]
+fn a_broken_chain_fails_closed() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (lineage, _) = started(&f);
+    let inv = probity(
+        f.root(),
+        &["invalidate", "--lineage", &lineage, "--reason", "x"],
+    );
+    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rec = recover(&f, &lineage, &rev, "invalidated", &[]);
+    let succ = rec.json["lineage_id"].as_str().unwrap().to_string();
+    approve(&f, tmp.path(), &succ);
+    assert_eq!(
+        probity(f.root(), &["validate", "--gate", "pre-commit"]).json["decision"],
+        "allow"
+    );
+    // The predecessor's marker names someone else: a fork.
+    let marker = state_file(&f, &lineage).with_file_name("superseded-by");
+    std::fs::write(&marker, "review-0000000000000000\n").unwrap();
+    let forked = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(forked.code, 6, "{}", forked.stdout);
+    assert_eq!(forked.json["error"]["code"], "chain_broken");
+    // The predecessor is gone: dangling.
+    std::fs::remove_dir_all(state_file(&f, &lineage).parent().unwrap()).unwrap();
+    let dangling = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(dangling.code, 6, "{}", dangling.stdout);
+    assert_eq!(dangling.json["error"]["code"], "chain_broken");
+}
