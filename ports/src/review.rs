@@ -6,6 +6,9 @@ use std::error::Error as StdError;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::{CausalFacts, Hunk};
 use probity_core::review::correction::FixMeasurement;
+use probity_core::review::export::{
+    ContextExport, ExportError, MAX_DIFF_BYTES, ManifestEntry, build_export,
+};
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::gate::{
     Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RangeProblem, RefUpdate,
@@ -213,6 +216,16 @@ pub enum ReviewError {
     Invalidated { lineage: LineageId },
     #[error(transparent)]
     Recover(#[from] RecoverError),
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    #[error(
+        "lineage {lineage}'s frozen objects are gone from the repository (pruned?): {}",
+        objects.join(", ")
+    )]
+    ObjectsMissing {
+        lineage: LineageId,
+        objects: Vec<String>,
+    },
     /// A predecessor chain that does not hold: fail closed (R9.3).
     #[error("the recovery chain does not hold: {0}")]
     Chain(#[from] ChainError),
@@ -1090,17 +1103,7 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     Ok(combine_deliveries(Gate::PrePush, judged))
 }
 
-/// How a lineage relates to the live candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Applicability {
-    /// The lineage froze exactly the live candidate.
-    Current,
-    /// The live candidate differs only outside the reviewed paths.
-    Unrelated,
-    /// The live candidate differs inside the reviewed paths (or their set).
-    ScopeChanged,
-}
+pub use probity_core::review::gate::Applicability;
 
 /// What status reports.
 #[derive(Debug, Clone)]
@@ -1111,6 +1114,112 @@ pub struct Status {
     pub receipt: Option<Receipt>,
     /// The successor that supersedes this lineage, if any.
     pub superseded_by: Option<LineageId>,
+}
+
+/// How `record` relates to the live target, and the paths in which its
+/// final candidate differs from the live one.
+fn applicability<G: GitPort>(
+    git: &G,
+    record: &StateRecord,
+    live: &LiveTarget,
+) -> Result<(Applicability, Vec<RepoPath>), ReviewError> {
+    if record.state.final_target() == live.target {
+        return Ok((Applicability::Current, Vec::new()));
+    }
+    let differing = git
+        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let touches = differing
+        .iter()
+        .any(|p| record.state.snapshot.paths.binary_search(p).is_ok());
+    let a = if touches {
+        Applicability::ScopeChanged
+    } else {
+        Applicability::Unrelated
+    };
+    Ok((a, differing))
+}
+
+/// Reading the frozen trees for an export (R10.2–R10.5).
+pub trait ExportGit {
+    /// The object ids among `ids` this repository does not have (pruned).
+    fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError>;
+    /// The patch between two trees under the pinned flags
+    /// ([`probity_core::review::export::DIFF_FLAGS`]), attributes read from
+    /// `to`; `None` when it is longer than `cap` bytes (at most `cap + 1`
+    /// bytes are read).
+    fn frozen_diff(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        cap: u64,
+    ) -> Result<Option<Vec<u8>>, AdapterError>;
+    /// The changed paths between two trees with modes and blobs.
+    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError>;
+    /// `git --version`, for the derivation fingerprint.
+    fn version(&self) -> Result<String, AdapterError>;
+}
+
+/// `probity export-context --lineage L` (R10.2): read-only, for any lineage
+/// the store holds (current or not, from any worktree of the clone). Fails
+/// closed with a distinct reason: `not_found`, `corrupted` (the store's
+/// load), `objects_missing`, `budget_exceeded`, or a manifest that does not
+/// match the record.
+pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Exported, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let snap = &record.state.snapshot;
+    let (base, cand) = (&snap.base_tree, &snap.candidate_tree);
+    let trees = vec![base.to_string(), cand.to_string()];
+    let missing = git
+        .missing_objects(&trees)
+        .map_err(ReviewError::Repository)?;
+    if !missing.is_empty() {
+        return Err(ReviewError::ObjectsMissing {
+            lineage: lineage.clone(),
+            objects: missing,
+        });
+    }
+    let manifest = git.manifest(base, cand).map_err(ReviewError::Repository)?;
+    let blobs: Vec<String> = manifest
+        .iter()
+        .flat_map(|m| [&m.old_blob, &m.new_blob])
+        .flatten()
+        .map(ToString::to_string)
+        .collect();
+    let missing = git
+        .missing_objects(&blobs)
+        .map_err(ReviewError::Repository)?;
+    if !missing.is_empty() {
+        return Err(ReviewError::ObjectsMissing {
+            lineage: lineage.clone(),
+            objects: missing,
+        });
+    }
+    let diff = git
+        .frozen_diff(base, cand, MAX_DIFF_BYTES)
+        .map_err(ReviewError::Repository)?
+        .ok_or(ExportError::BudgetExceeded {
+            bytes: MAX_DIFF_BYTES + 1,
+            limit: MAX_DIFF_BYTES,
+        })?;
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let (applicability, _) = applicability(git, &record, &live)?;
+    let version = git.version().map_err(ReviewError::Repository)?;
+    let envelope = build_export(&record, applicability, &diff, manifest, version)?;
+    Ok(Exported { envelope, diff })
+}
+
+/// An export: the envelope, and the diff bytes it carries in base64.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    pub envelope: ContextExport,
+    pub diff: Vec<u8>,
 }
 
 /// `probity status [--lineage L]`: a lineage (given, or the live candidate's,
@@ -1138,25 +1247,7 @@ pub fn status<G: GitPort, S: ReviewStore>(
     let Some(record) = record else {
         return Ok(None);
     };
-    let snap = &record.state.snapshot;
-    let (applicability, differing_paths) = if record.state.final_target() == live.target {
-        (Applicability::Current, Vec::new())
-    } else {
-        let differing = git
-            .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
-            .map_err(ReviewError::Repository)?;
-        let touches = differing
-            .iter()
-            .any(|p| snap.paths.binary_search(p).is_ok());
-        (
-            if touches {
-                Applicability::ScopeChanged
-            } else {
-                Applicability::Unrelated
-            },
-            differing,
-        )
-    };
+    let (applicability, differing_paths) = applicability(git, &record, &live)?;
     let receipt = Receipt::derive(&record.state);
     let superseded_by = store.successor_of(&record.state.lineage_id)?;
     Ok(Some(Status {

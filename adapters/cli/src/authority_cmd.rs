@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
+use probity_core::review::export::ExportError;
 use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
@@ -402,6 +403,21 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "report this as a bug; nothing was written",
             ),
         },
+        ReviewError::Export(ExportError::BudgetExceeded { .. }) => (
+            RejectedInput,
+            "budget_exceeded",
+            "the frozen diff is over the 4 MiB export budget and is never truncated: read the lineage's paths with `probity snapshot read --subject tree:<candidate_tree>` instead",
+        ),
+        ReviewError::Export(ExportError::ManifestMismatch { .. }) => (
+            Integrity,
+            "manifest_mismatch",
+            "the trees in Git do not match the record; nothing was trusted: inspect the lineage's state file",
+        ),
+        ReviewError::ObjectsMissing { .. } => (
+            Repository,
+            "objects_missing",
+            "the frozen trees were pruned (e.g. by `git gc`); fetch or restore them, or review the candidate again",
+        ),
         ReviewError::Chain(_) => (
             Integrity,
             "chain_broken",

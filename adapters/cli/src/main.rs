@@ -9,6 +9,7 @@ mod authority_cmd;
 mod clock;
 mod context_cmd;
 mod demo;
+mod export_cmd;
 mod hooks_cmd;
 mod mcp_cmd;
 mod output;
@@ -63,6 +64,8 @@ enum Command {
     Invalidate(recovery_cmd::InvalidateArgs),
     /// Create the audited successor of a final lineage (generation + 1).
     Recover(recovery_cmd::RecoverArgs),
+    /// Export a lineage's frozen review context (read-only; any lineage).
+    ExportContext(export_cmd::ExportArgs),
     /// Print the JSON Schema 2020-12 of a role or authority document.
     Schema(authority_cmd::SchemaArgs),
     /// Lens capture helpers.
@@ -126,6 +129,7 @@ fn main() -> ExitCode {
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
+        Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),

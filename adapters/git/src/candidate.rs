@@ -29,12 +29,12 @@ pub struct Trees {
 
 /// One `git diff-tree --raw` entry.
 #[derive(Debug, Clone)]
-struct RawEntry {
-    path: RepoPath,
-    old_mode: Option<FileMode>,
-    new_mode: Option<FileMode>,
-    old_blob: Option<BlobId>,
-    new_blob: Option<BlobId>,
+pub(crate) struct RawEntry {
+    pub(crate) path: RepoPath,
+    pub(crate) old_mode: Option<FileMode>,
+    pub(crate) new_mode: Option<FileMode>,
+    pub(crate) old_blob: Option<BlobId>,
+    pub(crate) new_blob: Option<BlobId>,
     added: bool,
 }
 
@@ -199,7 +199,7 @@ impl Repo {
         Ok(LiveTarget::new(t.base_tree, t.candidate_tree))
     }
 
-    fn raw_diff(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RawEntry>, GitError> {
+    pub(crate) fn raw_diff(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RawEntry>, GitError> {
         const ARGS: &str = "diff-tree --raw";
         let out = self.run([
             "diff-tree",

@@ -8,6 +8,7 @@
 pub mod candidate;
 pub mod cmd;
 pub mod delivery;
+pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
 pub mod port;

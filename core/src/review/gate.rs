@@ -29,6 +29,20 @@ impl Gate {
     }
 }
 
+/// How a lineage relates to the live candidate.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Applicability {
+    /// The lineage froze exactly the live candidate.
+    Current,
+    /// The live candidate differs only outside the reviewed paths.
+    Unrelated,
+    /// The live candidate differs inside the reviewed paths (or their set).
+    ScopeChanged,
+}
+
 /// Allow or deny.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -3,6 +3,7 @@
 
 pub mod causality;
 pub mod correction;
+pub mod export;
 pub mod finding;
 pub mod fixtures;
 pub mod gate;

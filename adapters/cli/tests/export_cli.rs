@@ -1,0 +1,148 @@
+//! `probity export-context` (R10.2–R10.5) through the real binary on real
+//! repositories: read-only, any lineage, distinct refusals.
+
+mod support;
+
+use std::process::Command;
+
+use support::*;
+
+fn patch(cwd: &std::path::Path, lineage: &str) -> (i32, Vec<u8>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["--cwd"])
+        .arg(cwd)
+        .args(["export-context", "--lineage", lineage, "--patch"])
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+#[test]
+fn a_lineage_exports_its_frozen_context_without_writing_anything() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let store_before = store_snapshot(&f);
+    let index_before = f.index_bytes().unwrap();
+    let status_before = f.status().unwrap();
+
+    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    let j = &e.json;
+    assert_eq!(j["schema"], "probity.context-export/v1");
+    assert_eq!(j["lineage_id"], lineage.as_str());
+    assert_eq!(j["revision"], st.json["store_revision"]);
+    assert_eq!(j["state"], "reviewing");
+    assert_eq!(j["applicability"], "current");
+    assert_eq!(j["snapshot"]["candidate_tree"], st.json["candidate_tree"]);
+    assert_eq!(j["snapshot"]["paths_digest"], st.json["paths_digest"]);
+    let manifest: Vec<(&str, &str)> = j["changed_path_manifest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["path"].as_str().unwrap(), m["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        manifest,
+        [
+            ("src/parser.rs", "modified"),
+            ("src/parser_test.rs", "added")
+        ]
+    );
+    assert_eq!(j["derivation"]["flags"].as_array().unwrap().len(), 12);
+    assert!(
+        j["derivation"]["git_version"]
+            .as_str()
+            .unwrap()
+            .starts_with("git version")
+    );
+    assert_eq!(
+        j["budget"]["correction_budget"],
+        st.json["correction_budget"]
+    );
+
+    // The payload is the diff, and the diff is what the frozen trees say.
+    let (code, bytes) = patch(f.root(), &lineage);
+    assert_eq!(code, 0);
+    assert_eq!(j["candidate_diff"]["encoding"], "base64");
+    assert_eq!(j["candidate_diff"]["byte_size"], bytes.len() as u64);
+    assert_eq!(
+        j["candidate_diff"]["sha256"],
+        probity_core::digest::Sha256Digest::plain(&bytes)
+            .to_string()
+            .as_str()
+    );
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(
+        text.contains("diff --git a/src/parser.rs b/src/parser.rs\n"),
+        "{text}"
+    );
+    assert!(text.contains("+fn more() {}\n"), "{text}");
+    assert!(text.contains("new file mode 100644\n"), "{text}");
+    // Two exports give the same bytes.
+    let again = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(again.json["candidate_diff"], j["candidate_diff"]);
+
+    assert!(
+        store_snapshot(&f) == store_before,
+        "export wrote to the store"
+    );
+    assert_eq!(f.index_bytes().unwrap(), index_before);
+    assert_eq!(f.status().unwrap(), status_before);
+}
+
+#[test]
+fn a_non_current_lineage_exports_from_a_sibling_worktree() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let wt_dir = tempfile::tempdir().unwrap();
+    let wt = wt_dir.path().join("wt");
+    f.git(&["worktree", "add", "-q", "--detach", wt.to_str().unwrap()])
+        .unwrap();
+    let e = probity(&wt, &["export-context", "--lineage", &lineage]);
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    assert_ne!(e.json["applicability"], "current");
+    let here = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(e.json["candidate_diff"], here.json["candidate_diff"]);
+}
+
+#[test]
+fn refusals_are_distinct_and_write_nothing() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let before = store_snapshot(&f);
+
+    let unknown = probity(
+        f.root(),
+        &["export-context", "--lineage", "review-0123456789abcdef"],
+    );
+    assert_eq!(unknown.code, 3, "{}", unknown.stdout);
+    assert_eq!(unknown.json["error"]["code"], "lineage_not_found");
+    let bad = probity(f.root(), &["export-context", "--lineage", "nope"]);
+    assert_eq!(bad.json["error"]["code"], "bad_lineage");
+
+    // The frozen candidate tree is unreferenced: pruning removes it.
+    f.git(&["prune", "--expire=now"]).unwrap();
+    let pruned = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(pruned.code, 5, "{}", pruned.stdout);
+    assert_eq!(pruned.json["error"]["code"], "objects_missing");
+    assert!(store_snapshot(&f) == before, "a refusal wrote to the store");
+}
+
+#[test]
+fn a_diff_over_the_budget_is_refused_not_truncated() {
+    let f = medium_change();
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef\n";
+    f.write("data/big.txt", line.repeat(100_000)).unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap();
+    let e = probity(f.root(), &["export-context", "--lineage", lineage]);
+    assert_eq!(e.code, 3, "{}", e.stdout);
+    assert_eq!(e.json["error"]["code"], "budget_exceeded");
+}

@@ -1,0 +1,127 @@
+//! The frozen trees of a lineage, read for an export (R10.2–R10.5).
+
+use std::ffi::OsString;
+use std::io::Read as _;
+
+use probity_core::review::export::{DIFF_FLAGS, ManifestEntry};
+use probity_core::review::ids::TreeId;
+use probity_ports::review::{AdapterError, ExportGit};
+
+use crate::cmd::GitError;
+use crate::repo::Repo;
+
+impl Repo {
+    /// The ids among `ids` this repository lacks (`cat-file --batch-check`).
+    pub fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, GitError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut input = Vec::new();
+        for id in ids {
+            input.extend_from_slice(id.as_bytes());
+            input.push(b'\n');
+        }
+        let out = self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(&input),
+        )?;
+        let text = String::from_utf8_lossy(&out);
+        Ok(text
+            .lines()
+            .filter_map(|l| l.strip_suffix(" missing"))
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// The patch between two trees under [`DIFF_FLAGS`], plumbing only (no
+    /// porcelain diff configuration), attributes read from `to` itself. At
+    /// most `cap + 1` bytes are read: `None` means longer than `cap`.
+    pub fn frozen_diff(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        cap: u64,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        let mut args: Vec<OsString> = vec![
+            format!("--attr-source={to}").into(),
+            "-c".into(),
+            "core.attributesFile=/dev/null".into(),
+            "diff-tree".into(),
+            "-r".into(),
+            "-p".into(),
+        ];
+        args.extend(DIFF_FLAGS.iter().map(OsString::from));
+        args.push(from.as_str().into());
+        args.push(to.as_str().into());
+        let mut cmd = self.git().command(self.root());
+        cmd.args(&args);
+        let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
+            exe: "git".into(),
+            source,
+        })?;
+        let mut out = Vec::new();
+        let read = child
+            .stdout
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?
+            .take(cap + 1)
+            .read_to_end(&mut out);
+        if out.len() as u64 > cap {
+            // Over the budget: stop git rather than read the rest.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        read?;
+        let done = child.wait_with_output()?;
+        if !done.status.success() {
+            return Err(GitError::Failed {
+                args: "diff-tree -p (export)".into(),
+                status: done.status.to_string(),
+                stderr: String::from_utf8_lossy(&done.stderr).trim().to_string(),
+            });
+        }
+        Ok(Some(out))
+    }
+
+    /// The changed paths between two trees, with modes and blob ids.
+    pub fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, GitError> {
+        Ok(self
+            .raw_diff(from, to)?
+            .into_iter()
+            .map(|e| ManifestEntry {
+                status: ManifestEntry::status_of(e.old_mode, e.new_mode),
+                path: e.path,
+                old_mode: e.old_mode,
+                new_mode: e.new_mode,
+                old_blob: e.old_blob,
+                new_blob: e.new_blob,
+            })
+            .collect())
+    }
+}
+
+impl ExportGit for Repo {
+    fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError> {
+        Ok(Repo::missing_objects(self, ids)?)
+    }
+
+    fn frozen_diff(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        cap: u64,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        Ok(Repo::frozen_diff(self, from, to, cap)?)
+    }
+
+    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
+        Ok(Repo::manifest(self, from, to)?)
+    }
+
+    fn version(&self) -> Result<String, AdapterError> {
+        let out = self.run(["--version"])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
+    }
+}

@@ -1,0 +1,293 @@
+//! Exporting a lineage's frozen review context (R10.2–R10.5): read-only, for
+//! any lineage the store holds, current or not. The record binds the
+//! candidate by trees and digests; the diff is re-derived from the frozen
+//! trees with pinned flags, checked against the record, and never
+//! truncated.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::digest::Sha256Digest;
+use crate::review::gate::Applicability;
+use crate::review::ids::{BlobId, LineageId, RepoPath};
+use crate::review::snapshot::{FileMode, Snapshot, paths_digest};
+use crate::review::state::StateRecord;
+
+/// The largest diff an export carries (R10.5): above it, the export is
+/// refused, never truncated.
+pub const MAX_DIFF_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The diff flags every export pins (R10.3), in order.
+pub const DIFF_FLAGS: [&str; 12] = [
+    "--binary",
+    "--full-index",
+    "--no-color",
+    "--no-renames",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--diff-algorithm=myers",
+    "--no-indent-heuristic",
+    "--unified=3",
+    "--ignore-submodules=none",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+];
+
+/// How a manifest entry changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeStatus {
+    Added,
+    Deleted,
+    Modified,
+}
+
+/// One changed path between the frozen trees, as Git lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ManifestEntry {
+    pub path: RepoPath,
+    pub status: ChangeStatus,
+    pub old_mode: Option<FileMode>,
+    pub new_mode: Option<FileMode>,
+    /// Absent for a gitlink or an absent side.
+    pub old_blob: Option<BlobId>,
+    pub new_blob: Option<BlobId>,
+}
+
+impl ManifestEntry {
+    /// The status its modes imply.
+    pub fn status_of(old: Option<FileMode>, new: Option<FileMode>) -> ChangeStatus {
+        match (old, new) {
+            (None, _) => ChangeStatus::Added,
+            (_, None) => ChangeStatus::Deleted,
+            _ => ChangeStatus::Modified,
+        }
+    }
+}
+
+/// The candidate diff as carried: canonical base64 (RFC 4648, padded), the
+/// plain SHA-256 of the bytes and their size.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateDiff {
+    pub encoding: String,
+    pub data: String,
+    pub sha256: Sha256Digest,
+    pub byte_size: u64,
+}
+
+/// How the diff was derived, so a later reader can re-derive it and notice
+/// drift (another git version may render the same trees differently).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Derivation {
+    pub command: String,
+    pub flags: Vec<String>,
+    /// Where attributes were read from: the candidate tree itself.
+    pub attr_source: String,
+    pub git_version: String,
+}
+
+/// The frozen budget and what was charged against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ExportBudget {
+    pub correction_budget: u64,
+    pub charged_lines: u64,
+}
+
+/// The export envelope (`probity export-context --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ContextExport {
+    pub schema: String,
+    pub lineage_id: LineageId,
+    pub revision: Sha256Digest,
+    pub generation: u32,
+    pub state: String,
+    /// Information, never a gate: how the lineage relates to the live
+    /// candidate of the checkout that exported it.
+    pub applicability: Applicability,
+    /// The whole frozen snapshot: the identity preimage and its proofs.
+    pub snapshot: Snapshot,
+    pub candidate_diff: CandidateDiff,
+    pub changed_path_manifest: Vec<ManifestEntry>,
+    pub derivation: Derivation,
+    pub budget: ExportBudget,
+}
+
+/// The export's schema tag.
+pub const EXPORT_SCHEMA: &str = "probity.context-export/v1";
+
+/// Why a lineage's context cannot be exported. Nothing is written either way.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    #[error(
+        "the frozen diff is at least {bytes} bytes, over the {limit}-byte export budget; it is never truncated"
+    )]
+    BudgetExceeded { bytes: u64, limit: u64 },
+    #[error(
+        "the trees Git holds do not match the record: the changed paths differ from the {expected} frozen paths ({why})"
+    )]
+    ManifestMismatch { expected: usize, why: String },
+}
+
+/// Canonical base64 (RFC 4648 §4, with padding).
+pub fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Builds the envelope, checking the re-derived manifest against the
+/// record: the same sorted paths, hence the stored `paths_digest`.
+pub fn build_export(
+    record: &StateRecord,
+    applicability: Applicability,
+    diff: &[u8],
+    manifest: Vec<ManifestEntry>,
+    git_version: String,
+) -> Result<ContextExport, ExportError> {
+    let bytes = diff.len() as u64;
+    if bytes > MAX_DIFF_BYTES {
+        return Err(ExportError::BudgetExceeded {
+            bytes,
+            limit: MAX_DIFF_BYTES,
+        });
+    }
+    let s = &record.state;
+    let mut paths: Vec<RepoPath> = manifest.iter().map(|m| m.path.clone()).collect();
+    paths.sort();
+    if paths != s.snapshot.paths || paths_digest(&paths) != s.snapshot.paths_digest {
+        let missing = s
+            .snapshot
+            .paths
+            .iter()
+            .filter(|p| !paths.contains(p))
+            .count();
+        let extra = paths
+            .iter()
+            .filter(|p| !s.snapshot.paths.contains(p))
+            .count();
+        return Err(ExportError::ManifestMismatch {
+            expected: s.snapshot.paths.len(),
+            why: format!("{missing} missing, {extra} extra"),
+        });
+    }
+    let mut manifest = manifest;
+    manifest.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(ContextExport {
+        schema: EXPORT_SCHEMA.into(),
+        lineage_id: s.lineage_id.clone(),
+        revision: record.revision,
+        generation: s.generation,
+        state: s.stage.name().into(),
+        applicability,
+        snapshot: s.snapshot.clone(),
+        candidate_diff: CandidateDiff {
+            encoding: "base64".into(),
+            data: base64(diff),
+            sha256: Sha256Digest::plain(diff),
+            byte_size: bytes,
+        },
+        changed_path_manifest: manifest,
+        derivation: Derivation {
+            command: "git diff-tree -p <base_tree> <candidate_tree>".into(),
+            flags: DIFF_FLAGS.iter().map(|f| (*f).to_string()).collect(),
+            attr_source: "candidate_tree".into(),
+            git_version,
+        },
+        budget: ExportBudget {
+            correction_budget: s.frozen.correction_budget,
+            charged_lines: s.stage.correction().map(|c| c.charged_lines()).unwrap_or(0),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::fixtures::{parser_observation, start};
+    use crate::review::lens::Lens;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
+    }
+
+    fn entry(p: &str) -> ManifestEntry {
+        ManifestEntry {
+            path: RepoPath::parse(p).unwrap(),
+            status: ChangeStatus::Modified,
+            old_mode: Some(FileMode::Regular),
+            new_mode: Some(FileMode::Regular),
+            old_blob: None,
+            new_blob: None,
+        }
+    }
+
+    #[test]
+    fn the_envelope_binds_the_record_and_refuses_drift_and_size() {
+        let rec = start(&parser_observation(), Lens::Reliability)
+            .unwrap()
+            .record()
+            .unwrap();
+        let manifest = vec![entry("src/parser_test.rs"), entry("src/parser.rs")];
+        let e = build_export(
+            &rec,
+            Applicability::Current,
+            b"diff --git a/x b/x\n",
+            manifest.clone(),
+            "git version 2.47.3".into(),
+        )
+        .unwrap();
+        assert_eq!(e.lineage_id, rec.state.lineage_id);
+        assert_eq!(e.revision, rec.revision);
+        assert_eq!(e.candidate_diff.byte_size, 19);
+        assert_eq!(
+            e.candidate_diff.sha256,
+            Sha256Digest::plain(b"diff --git a/x b/x\n")
+        );
+        assert_eq!(e.changed_path_manifest[0].path.as_str(), "src/parser.rs");
+        assert_eq!(e.derivation.flags.len(), 12);
+        // A manifest that does not match the frozen paths.
+        assert!(matches!(
+            build_export(
+                &rec,
+                Applicability::Current,
+                b"",
+                vec![entry("src/parser.rs")],
+                String::new()
+            ),
+            Err(ExportError::ManifestMismatch { expected: 2, .. })
+        ));
+        // Over the budget: refused, not truncated.
+        let big = vec![b'x'; (MAX_DIFF_BYTES + 1) as usize];
+        assert!(matches!(
+            build_export(&rec, Applicability::Current, &big, manifest, String::new()),
+            Err(ExportError::BudgetExceeded { .. })
+        ));
+    }
+}
