@@ -86,6 +86,7 @@ fn a_scope_changed_denial() {
         Authority::Prior {
             state: &r2,
             differing_paths: &differing,
+            superseded_by: None,
         },
     );
     insta::assert_snapshot!(

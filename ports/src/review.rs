@@ -92,7 +92,7 @@ pub enum StoreError {
     #[error("no lineage {0} in the store")]
     NotFound(LineageId),
     /// A correction produced a candidate another lineage already owns.
-    #[error("lineage {lineage}'s corrected candidate is already owned by lineage {owner}")]
+    #[error("the candidate of lineage {lineage} is already owned by lineage {owner}")]
     TargetOwned {
         lineage: LineageId,
         owner: LineageId,
@@ -214,6 +214,10 @@ pub enum ReviewError {
         "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor: `probity recover --predecessor-lineage {lineage}`"
     )]
     Invalidated { lineage: LineageId },
+    #[error(
+        "lineage {lineage} froze this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
+    )]
+    SupersededLineage { lineage: LineageId, leaf: LineageId },
     #[error(transparent)]
     Recover(#[from] RecoverError),
     #[error(transparent)]
@@ -270,6 +274,12 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
     let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
     let snapshot = Snapshot::freeze(&obs)?;
     if let Some(existing) = resume(store, &snapshot.target)? {
+        if let Some(leaf) = supersession(store, &existing)? {
+            return Err(ReviewError::SupersededLineage {
+                lineage: existing.state.lineage_id.clone(),
+                leaf,
+            });
+        }
         if let Stage::Invalidated { .. } = existing.state.stage {
             return Err(ReviewError::Invalidated {
                 lineage: existing.state.lineage_id.clone(),
@@ -369,6 +379,8 @@ pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
     let pred = store
         .load(predecessor)?
         .ok_or_else(|| StoreError::NotFound(predecessor.clone()))?;
+    // The predecessor's own chain must hold before anything follows it.
+    supersession(store, &pred)?;
     if let Some(existing) = store.successor_of(predecessor)? {
         // Already recovered: the same request is a retry; anything else
         // would fork the chain.
@@ -423,9 +435,9 @@ pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
     }
 }
 
-/// The successor that supersedes `record`, after checking the chain that
-/// leads to `record` itself (R9.3): a superseded lineage is history, not
-/// authority, and a chain that does not hold fails closed.
+/// The leaf of the chain that supersedes `record` (if any), after checking
+/// the chain that leads to `record` itself (R9.3): a superseded lineage is
+/// history, not authority, and a chain that does not hold fails closed.
 fn supersession<S: ReviewStore>(
     store: &S,
     record: &StateRecord,
@@ -453,7 +465,25 @@ fn supersession<S: ReviewStore>(
         }
     }
     check_chain(&record.state, &ancestors)?;
-    Ok(store.successor_of(&record.state.lineage_id)?)
+    match store.successor_of(&record.state.lineage_id)? {
+        Some(next) => Ok(Some(leaf_of(store, next)?)),
+        None => Ok(None),
+    }
+}
+
+/// The last lineage of a recovery chain, following supersession markers
+/// from `lineage`. A marker loop fails closed.
+fn leaf_of<S: ReviewStore>(store: &S, lineage: LineageId) -> Result<LineageId, ReviewError> {
+    let mut seen = vec![lineage.clone()];
+    let mut current = lineage;
+    while let Some(next) = store.successor_of(&current)? {
+        if seen.contains(&next) {
+            return Err(ChainError::Cycle { lineage: next }.into());
+        }
+        seen.push(next.clone());
+        current = next;
+    }
+    Ok(current)
 }
 
 fn resume<S: ReviewStore>(
@@ -675,8 +705,9 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
                 .load(l)?
                 .ok_or_else(|| StoreError::NotFound(l.clone()))?;
             // A final lineage named explicitly answers retries whatever
-            // the live candidate is.
+            // the live candidate is (its chain must still hold).
             if record.state.stage.is_final() {
+                supersession(store, &record)?;
                 return Ok((live, record));
             }
             record
@@ -687,6 +718,8 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
             None => open_correction_for(git, store, &live)?,
         },
     };
+    // A successor whose chain does not hold takes no input (R9.3).
+    supersession(store, &record)?;
     // Which live candidate the stage expects: the frozen one while
     // reviewing, the corrected one while validating or once approved
     // through discovery; during correction the fix itself is measured.
@@ -822,12 +855,14 @@ fn decide_live<G: GitPort, S: ReviewStore>(
         let differing = git
             .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
+        let superseded_by = supersession(store, &record)?;
         return Ok(decide_target(
             gate,
             live,
             Authority::Prior {
                 state: &record.state,
                 differing_paths: &differing,
+                superseded_by: superseded_by.as_ref(),
             },
         ));
     }
@@ -852,12 +887,14 @@ fn decide_live<G: GitPort, S: ReviewStore>(
     let differing = git
         .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
+    let superseded_by = supersession(store, &record)?;
     Ok(decide_target(
         gate,
         live,
         Authority::Prior {
             state: &record.state,
             differing_paths: &differing,
+            superseded_by: superseded_by.as_ref(),
         },
     ))
 }
@@ -1249,6 +1286,8 @@ pub fn status<G: GitPort, S: ReviewStore>(
     };
     let (applicability, differing_paths) = applicability(git, &record, &live)?;
     let receipt = Receipt::derive(&record.state);
+    // Fails closed on a broken chain; reports the immediate successor.
+    supersession(store, &record)?;
     let superseded_by = store.successor_of(&record.state.lineage_id)?;
     Ok(Some(Status {
         record,

@@ -371,6 +371,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             "candidate_superseded",
             "restore the corrected candidate (see `probity status --lineage <id>`), or change the candidate and start a new review",
         ),
+        ReviewError::SupersededLineage { .. } => (
+            Conflict,
+            "lineage_superseded",
+            "a superseded lineage is history: continue with the leaf named above, or recover from it (`probity recover --predecessor-lineage <leaf> ...`)",
+        ),
         ReviewError::Invalidated { .. } => (
             Conflict,
             "lineage_invalidated",

@@ -313,3 +313,178 @@ fn a_broken_chain_fails_closed() {
     assert_eq!(dangling.code, 6, "{}", dangling.stdout);
     assert_eq!(dangling.json["error"]["code"], "chain_broken");
 }
+
+fn approved_then_changed(f: &Fixture, dir: &std::path::Path) -> (String, String, Vec<u8>) {
+    let (l1, _) = started(f);
+    let done = approve(f, dir, &l1);
+    let r1 = done["store_revision"].as_str().unwrap().to_string();
+    let original = std::fs::read(f.root().join("src/parser.rs")).unwrap();
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { v2() }\n",
+    )
+    .unwrap();
+    (l1, r1, original)
+}
+
+#[test]
+fn a_candidate_an_ancestor_owned_is_recovered_from_the_leaf() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (l1, r1, original) = approved_then_changed(&f, tmp.path());
+    let rec = recover(&f, &l1, &r1, "scope_changed", &[]);
+    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let r2 = approve(&f, tmp.path(), &l2)["store_revision"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let base_index = || {
+        let dir = f.root().join(".git/probity/reviews/v1/index/base");
+        let entry = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap();
+        std::fs::read_to_string(entry.path()).unwrap()
+    };
+    assert_eq!(base_index(), format!("{l2}\n"));
+
+    // Undo the edit: L1 froze this candidate, but L1 is history.
+    std::fs::write(f.root().join("src/parser.rs"), &original).unwrap();
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(gate.json["reason_code"], "receipt_superseded");
+    assert_eq!(gate.json["next_action"], "recover");
+    assert!(gate.json["message"].as_str().unwrap().contains(&l2));
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 4, "{}", st.stdout);
+    assert_eq!(st.json["error"]["code"], "lineage_superseded");
+    assert!(st.stdout.contains(&l2), "{}", st.stdout);
+
+    // A finalize retry of L1 answers the same and leaves the base index.
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let ev = input(tmp.path(), "ev.txt", "tests passed\n");
+    let retry = probity(
+        f.root(),
+        &[
+            "finalize",
+            "--lineage",
+            &l1,
+            "--result",
+            &r,
+            "--evidence",
+            &ev,
+        ],
+    );
+    assert_eq!(retry.code, 0, "{}", retry.stdout);
+    assert_eq!(base_index(), format!("{l2}\n"));
+
+    // Recovering from the leaf takes the candidate over from its ancestor.
+    let rec3 = recover(&f, &l2, &r2, "scope_changed", &[]);
+    assert_eq!(rec3.code, 0, "{}{}", rec3.stdout, rec3.stderr);
+    assert_eq!(rec3.json["generation"], 3);
+    let l3 = rec3.json["lineage_id"].as_str().unwrap().to_string();
+    approve(&f, tmp.path(), &l3);
+    let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
+    assert_eq!(ok.json["lineage_id"], l3.as_str());
+
+    // The first recovery, retried after the chain moved on, still answers
+    // its own successor.
+    let again = recover(&f, &l1, &r1, "scope_changed", &[]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(again.json["lineage_id"], l2.as_str());
+    assert_eq!(again.json["resumed"], true);
+}
+
+#[test]
+fn a_recovery_interrupted_before_its_marker_is_completed_not_minted_again() {
+    let f = medium_change();
+    let (l1, _) = started(&f);
+    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
+    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rec = recover(&f, &l1, &rev, "invalidated", &[]);
+    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
+    // Rewind to the moment after the successor was written: its pending
+    // record and state exist, the index and the marker do not yet.
+    let store = f.root().join(".git/probity/reviews/v1");
+    let state = std::fs::read(store.join(&l2).join("state.json")).unwrap();
+    std::fs::write(store.join(&l1).join("successor.pending"), &state).unwrap();
+    std::fs::remove_file(store.join(&l1).join("superseded-by")).unwrap();
+    let target = st_target(&f, &l2);
+    std::fs::write(store.join("index/target").join(&target), format!("{l1}\n")).unwrap();
+
+    let retry = recover(&f, &l1, &rev, "invalidated", &[]);
+    assert_eq!(retry.code, 0, "{}{}", retry.stdout, retry.stderr);
+    assert_eq!(
+        retry.json["lineage_id"],
+        l2.as_str(),
+        "a second lineage was minted"
+    );
+    assert_eq!(retry.json["resumed"], true);
+    assert!(!store.join(&l1).join("successor.pending").exists());
+    assert_eq!(
+        std::fs::read_to_string(store.join(&l1).join("superseded-by")).unwrap(),
+        format!("{l2}\n")
+    );
+    assert_eq!(
+        probity(f.root(), &["status"]).json["lineage_id"],
+        l2.as_str()
+    );
+}
+
+/// The hex of a lineage's target identity, from its state file.
+fn st_target(f: &Fixture, lineage: &str) -> String {
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(state_file(f, lineage)).unwrap()).unwrap();
+    v["state"]["snapshot"]["target"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("sha256:")
+        .to_string()
+}
+
+#[test]
+fn identical_concurrent_recoveries_agree_on_one_successor() {
+    let f = medium_change();
+    let (l1, _) = started(&f);
+    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
+    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let answers: Vec<Run> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| recover(&f, &l1, &rev, "invalidated", &[])))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let ids: Vec<_> = answers
+        .iter()
+        .map(|a| {
+            assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+            a.json["lineage_id"].clone()
+        })
+        .collect();
+    assert!(ids.windows(2).all(|w| w[0] == w[1]), "{ids:?}");
+    let created = answers
+        .iter()
+        .filter(|a| a.json["resumed"] == false)
+        .count();
+    assert_eq!(created, 1);
+}
+
+#[test]
+fn nothing_follows_or_finalizes_a_broken_chain() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (l1, _) = started(&f);
+    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
+    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let l2 = recover(&f, &l1, &rev, "invalidated", &[]).json["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Break the chain: the predecessor's marker goes missing.
+    std::fs::remove_file(state_file(&f, &l1).with_file_name("superseded-by")).unwrap();
+    let before = store_snapshot(&f);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let fin = probity(f.root(), &["finalize", "--lineage", &l2, "--result", &r]);
+    assert_eq!(fin.code, 6, "{}", fin.stdout);
+    assert_eq!(fin.json["error"]["code"], "chain_broken");
+    let st = probity(f.root(), &["status", "--lineage", &l2]);
+    assert_eq!(st.json["error"]["code"], "chain_broken");
+    assert!(store_snapshot(&f) == before, "a broken chain took input");
+}

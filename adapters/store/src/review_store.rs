@@ -7,6 +7,8 @@
 //! <lineage>/LOCK            per-lineage writer lock (std::fs::File::lock)
 //! <lineage>/state.json      the record: canonical JSON + LF
 //! <lineage>/receipt.json    terminal only: canonical JSON + LF
+//! <lineage>/superseded-by   the one successor recovery created (R9.2)
+//! <lineage>/successor.pending  a successor being created (until the marker)
 //! index/target/<hex>        target identity -> lineage (created exclusively)
 //! index/open/<tree>/<lin>   lineages that entered correction on a base tree
 //! index/base/<tree>         base tree -> latest approved lineage
@@ -112,6 +114,34 @@ impl FileStore {
     /// The supersession marker: the successor recovery created (R9.2).
     fn successor_path(&self, l: &LineageId) -> PathBuf {
         self.lineage_dir(l).join("superseded-by")
+    }
+
+    /// A successor being created: its full record, until the marker lands.
+    fn pending_successor_path(&self, l: &LineageId) -> PathBuf {
+        self.lineage_dir(l).join("successor.pending")
+    }
+
+    fn drop_pending(&self, path: &Path, pred: &LineageId) -> Result<(), StoreError> {
+        match fs::remove_file(path) {
+            Ok(()) => sync_dir(&self.lineage_dir(pred)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io(path)(e)),
+        }
+    }
+
+    /// The lineages above a successor, nearest first, as far as the store
+    /// holds them (generations bound the walk).
+    fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
+        let mut out = Vec::new();
+        let mut link = record.state.predecessor.clone();
+        while let Some(l) = link {
+            if out.len() >= record.state.generation as usize {
+                break;
+            }
+            out.push(l.lineage_id.clone());
+            link = self.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+        }
+        Ok(out)
     }
 
     fn target_index(&self, target: &Sha256Digest) -> PathBuf {
@@ -245,8 +275,11 @@ impl FileStore {
         // moment its correction passed (claimed before the state was
         // written; re-claimed here for a retry after a crash).
         self.claim_final_target(record)?;
+        // A superseded lineage is history: a retry of it never points the
+        // base index back at it.
+        let superseded = Self::read_optional(&self.successor_path(&state.lineage_id))?.is_some();
         match state.stage {
-            Stage::Approved { .. } => {
+            Stage::Approved { .. } if !superseded => {
                 write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?
             }
             // A correction in progress is discoverable from its base, so a
@@ -487,20 +520,19 @@ impl ReviewStore for FileStore {
     }
 
     fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
-        let state = &record.state;
-        let lineage = &state.lineage_id;
-        let link = state
+        let link = record
+            .state
             .predecessor
             .as_ref()
             .ok_or_else(|| StoreError::Malformed {
-                path: lineage.to_string(),
+                path: record.state.lineage_id.to_string(),
                 detail: "a successor must name its predecessor".into(),
             })?;
-        let pred = &link.lineage_id;
+        let pred = link.lineage_id.clone();
         // The predecessor's lock orders recoveries of one predecessor (and
         // any writer of it) against each other.
-        let _guard = self.lock(pred)?;
-        let pred_path = self.state_path(pred);
+        let _guard = self.lock(&pred)?;
+        let pred_path = self.state_path(&pred);
         let pred_bytes =
             Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
         let current = Self::parse_record(&pred_path, &pred_bytes)?;
@@ -511,61 +543,112 @@ impl ReviewStore for FileStore {
                 found: current.revision,
             });
         }
-        let marker = self.successor_path(pred);
-        let retry = match Self::read_lineage_pointer(&marker)? {
-            Some(s) if s == *lineage => true,
+        let same_link = |r: &StateRecord| r.state.predecessor.as_ref() == Some(link);
+        // A successor whose creation a crash interrupted is adopted by the
+        // same request, never minted twice (R1.3).
+        let pending_path = self.pending_successor_path(&pred);
+        let (record, adopted) = match Self::read_optional(&pending_path)? {
+            Some(bytes) => {
+                let pending = Self::parse_record(&pending_path, &bytes)?;
+                if !same_link(&pending) {
+                    return Err(StoreError::AlreadySuperseded {
+                        lineage: pred.clone(),
+                        successor: pending.state.lineage_id,
+                    });
+                }
+                let adopted = pending.state.lineage_id != record.state.lineage_id;
+                (pending, adopted)
+            }
+            None => (record.clone(), false),
+        };
+        let lineage = record.state.lineage_id.clone();
+        let retry = match Self::read_lineage_pointer(&self.successor_path(&pred))? {
+            Some(s) if s == lineage => true,
             Some(s) => {
-                return Err(StoreError::AlreadySuperseded {
-                    lineage: pred.clone(),
-                    successor: s,
-                });
+                // The same request, raced or retried, answers the successor
+                // it created; any other request would fork the chain.
+                return match self.load(&s)? {
+                    Some(existing) if same_link(&existing) => Ok(Created::Existing(s)),
+                    _ => Err(StoreError::AlreadySuperseded {
+                        lineage: pred.clone(),
+                        successor: s,
+                    }),
+                };
             }
             None => false,
         };
-        // The successor may take its target over only from its predecessor.
-        let target = state.snapshot.target;
-        match self.lookup_target(&target)? {
-            Some(owner) if owner != *pred && owner != *lineage => {
+        let target = record.state.snapshot.target;
+        let index = self.target_index(&target);
+        let line = format!("{lineage}\n");
+        let ancestors = self.ancestors(&record)?;
+        // Who may the successor take its target from: nobody yet, itself,
+        // or a lineage of its own chain. A later generation that owns it
+        // already (a retry after the chain moved on) keeps it.
+        let take_over = match self.lookup_target(&target)? {
+            None => None,
+            Some(owner) if owner == lineage || ancestors.contains(&owner) => Some(owner),
+            Some(_) if retry => {
+                // The chain moved on past this successor (a later
+                // generation owns the target): leave the index as it is.
+                self.drop_pending(&pending_path, &pred)?;
+                return Ok(Created::Existing(lineage));
+            }
+            Some(owner) => {
                 return Err(StoreError::TargetOwned {
                     lineage: lineage.clone(),
                     owner,
                 });
             }
-            _ => {}
-        }
+        };
         let bytes = record.to_bytes().map_err(|source| StoreError::Corrupted {
             path: lineage.to_string(),
             source,
         })?;
-        // 1. The successor's record (unreferenced until the marker lands).
-        let dir = self.lineage_dir(lineage);
+        // 1. The pending record: from here on a retry completes this
+        //    successor instead of minting another.
+        if !retry && !adopted {
+            publish_exclusive(&pending_path, &bytes)?;
+        }
+        // 2. The successor's record (unreferenced until steps 3 and 4).
+        let dir = self.lineage_dir(&lineage);
         match fs::create_dir(&dir) {
             Ok(()) => sync_dir(&self.root)?,
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
             Err(e) => return Err(io(&dir)(e)),
         }
-        match Self::read_optional(&self.state_path(lineage))? {
-            Some(existing) if existing == bytes => {}
-            Some(_) if retry => {
-                // Recovered earlier and moved on since: the record is its own.
-            }
-            Some(_) => {
-                return Err(StoreError::Malformed {
-                    path: dir.display().to_string(),
-                    detail: "lineage directory exists with other content".into(),
-                });
-            }
-            None => write_atomic(&self.state_path(lineage), &bytes)?,
+        // Written before a crash, or moved on since (a retry): keep it.
+        if Self::read_optional(&self.state_path(&lineage))?.is_none() {
+            write_atomic(&self.state_path(&lineage), &bytes)?;
         }
-        // 2. The marker: exclusive, so one predecessor never has two
+        // 3. Discovery by target: published exclusively when nobody owns
+        //    it, so a concurrent `start` of the same candidate is never
+        //    overwritten; taken over only from its own chain.
+        match take_over {
+            None => {
+                if !publish_exclusive(&index, line.as_bytes())? {
+                    let owner = Self::read_lineage_pointer(&index)?;
+                    if owner.as_ref() != Some(&lineage) {
+                        // Lost to a concurrent start: withdraw.
+                        let _ = fs::remove_file(&pending_path);
+                        let _ = fs::remove_dir_all(&dir);
+                        return Err(StoreError::TargetOwned {
+                            lineage,
+                            owner: owner.unwrap_or(pred),
+                        });
+                    }
+                }
+            }
+            Some(_) => write_if_different(&index, line.as_bytes())?,
+        }
+        // 4. The marker: exclusive, so one predecessor never has two
         //    successors.
-        let line = format!("{lineage}\n");
+        let marker = self.successor_path(&pred);
         if !publish_exclusive(&marker, line.as_bytes())? {
             match Self::read_lineage_pointer(&marker)? {
-                Some(s) if s == *lineage => {}
+                Some(s) if s == lineage => {}
                 Some(s) => {
                     return Err(StoreError::AlreadySuperseded {
-                        lineage: pred.clone(),
+                        lineage: pred,
                         successor: s,
                     });
                 }
@@ -577,10 +660,10 @@ impl ReviewStore for FileStore {
                 }
             }
         }
-        // 3. Discovery by target now finds the successor.
-        write_if_different(&self.target_index(&target), line.as_bytes())?;
-        Ok(if retry {
-            Created::Existing(lineage.clone())
+        // 5. Done: the pending record is no longer needed.
+        self.drop_pending(&pending_path, &pred)?;
+        Ok(if retry || adopted {
+            Created::Existing(lineage)
         } else {
             Created::New
         })

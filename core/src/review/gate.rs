@@ -149,7 +149,8 @@ pub enum Authority<'a> {
     Exact {
         state: &'a ReviewState,
         receipt_file: Option<&'a [u8]>,
-        /// The successor that supersedes this lineage, if any (R9.3).
+        /// The leaf of the recovery chain that supersedes this lineage, if
+        /// any (R9.3).
         superseded_by: Option<&'a LineageId>,
     },
     /// The latest approved lineage on the same base tree, and the paths in
@@ -158,6 +159,9 @@ pub enum Authority<'a> {
     Prior {
         state: &'a ReviewState,
         differing_paths: &'a [RepoPath],
+        /// The leaf of the recovery chain that supersedes this lineage, if
+        /// any: its receipt is then history, not a standing approval.
+        superseded_by: Option<&'a LineageId>,
     },
 }
 
@@ -210,16 +214,16 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
         ),
         Authority::Exact {
             state,
-            superseded_by: Some(successor),
+            superseded_by: Some(leaf),
             ..
         } => deny(
             ReasonCode::ReceiptSuperseded,
             GateStage::Authority,
             Some(&state.lineage_id),
             Vec::new(),
-            NextAction::StartReview,
+            NextAction::Recover,
             format!(
-                "{} is superseded by its recovered successor {successor}: history, not authority; finish {successor} (`probity status --lineage {successor}`)",
+                "{} is superseded (its recovery chain ends at {leaf}): history, not authority; to review this candidate, recover from {leaf} (`probity status --lineage {leaf}`)",
                 state.lineage_id
             ),
         ),
@@ -296,7 +300,14 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                 ),
             }
         }
-        Authority::Prior { state, differing_paths } => {
+        Authority::Prior {
+            state,
+            differing_paths,
+            superseded_by,
+        } => {
+            let history = superseded_by.map_or_else(String::new, |leaf| {
+                format!(" ({} is superseded; its chain ends at {leaf})", state.lineage_id)
+            });
             let touches_reviewed =
                 differing_paths.iter().any(|p| state.snapshot.paths.binary_search(p).is_ok());
             if touches_reviewed {
@@ -307,7 +318,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     differing_paths.to_vec(),
                     NextAction::StartReview,
                     format!(
-                        "the candidate changed inside the scope {} reviewed: review the changed candidate with `probity start`",
+                        "the candidate changed inside the scope {} reviewed{history}: review the changed candidate with `probity start`",
                         state.lineage_id
                     ),
                 )
@@ -318,10 +329,16 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     Some(&state.lineage_id),
                     differing_paths.to_vec(),
                     NextAction::StartReview,
-                    format!(
-                        "new work touches no path {} reviewed (its receipt still holds for what it approved): review the new work with `probity start`",
-                        state.lineage_id
-                    ),
+                    match superseded_by {
+                        None => format!(
+                            "new work touches no path {} reviewed (its receipt still holds for what it approved): review the new work with `probity start`",
+                            state.lineage_id
+                        ),
+                        Some(_) => format!(
+                            "new work touches no path {} reviewed{history}: review the new work with `probity start`",
+                            state.lineage_id
+                        ),
+                    },
                 )
             }
         }
