@@ -922,9 +922,11 @@ pub trait DeliveryGit {
     /// Whether `ancestor` is `descendant` or one of its ancestors.
     fn is_ancestor(&self, ancestor: &CommitId, descendant: &CommitId)
     -> Result<bool, AdapterError>;
-    /// The commits a remote advertises now (`git ls-remote`, tags peeled)
-    /// that this clone has: what the remote certainly holds, with history.
-    fn remote_tips(&self, remote: &str) -> Result<Vec<CommitId>, AdapterError>;
+    /// The branch and tag tips a remote advertises now (`git ls-remote
+    /// --heads --tags`, tags peeled) that this clone has, with their ref
+    /// names: what the remote certainly holds on its named branches and
+    /// tags, with history.
+    fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, AdapterError>;
     /// Commits reachable from `tip` and from none of `exclude` nor the
     /// remote-tracking refs in `remotes`, newest first, at most `limit`.
     fn range(
@@ -1009,6 +1011,7 @@ fn update_range<G: DeliveryGit>(
     remote: &str,
     update: &RefUpdate,
     local: &CommitId,
+    touched: &[&str],
     published: &mut Option<Vec<CommitId>>,
 ) -> Result<DeliveredRange, ReviewError> {
     let refs = vec![update.remote_ref.clone()];
@@ -1056,10 +1059,27 @@ fn update_range<G: DeliveryGit>(
         }
         None => {
             if published.is_none() {
-                *published = Some(git.remote_tips(remote).map_err(ReviewError::Repository)?);
+                let tips = git.remote_tips(remote).map_err(ReviewError::Repository)?;
+                *published = Some(
+                    tips.into_iter()
+                        .filter(|(name, _)| !touched.contains(&name.as_str()))
+                        .map(|(_, c)| c)
+                        .collect(),
+                );
             }
             let exclude = published.clone().unwrap_or_default();
-            delivered(git, refs, tip, exclude, &RemoteScope::None)
+            let mut range = delivered(git, refs, tip, exclude, &RemoteScope::None)?;
+            if range.count == 0 {
+                // A new ref at a commit the remote already holds (a release
+                // tag, a copy of a branch): the ref's content is that
+                // commit, judged as a delivery of it.
+                let own = git
+                    .range(&range.tip, &[], &RemoteScope::None, 1)
+                    .map_err(ReviewError::Repository)?;
+                range.count = own.len();
+                range.commits = own;
+            }
+            Ok(range)
         }
     }
 }
@@ -1077,11 +1097,40 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     let ranges = match boundary {
         PushBoundary::Updates { remote, updates } => {
             let mut published = None;
+            // Refs this push deletes or rewinds stop vouching for the
+            // history they held; a fast-forward keeps its old tip reachable.
+            let mut touched: Vec<&str> = Vec::new();
+            for u in updates {
+                let Some(old) = &u.remote_oid else { continue };
+                let keeps = match &u.local_oid {
+                    None => false,
+                    Some(new) => {
+                        let old = git.peel_commit(old).map_err(ReviewError::Repository)?;
+                        let new = git.peel_commit(new).map_err(ReviewError::Repository)?;
+                        match (old, new) {
+                            (Some(o), Some(n)) => {
+                                git.is_ancestor(&o, &n).map_err(ReviewError::Repository)?
+                            }
+                            _ => false,
+                        }
+                    }
+                };
+                if !keeps {
+                    touched.push(u.remote_ref.as_str());
+                }
+            }
             let mut out = Vec::new();
             for u in updates {
                 // A deletion delivers nothing.
                 let Some(local) = &u.local_oid else { continue };
-                out.push(update_range(git, remote, u, local, &mut published)?);
+                out.push(update_range(
+                    git,
+                    remote,
+                    u,
+                    local,
+                    &touched,
+                    &mut published,
+                )?);
             }
             out
         }
@@ -1092,6 +1141,7 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
             match remote {
                 Some(r) => {
                     let tips = git.remote_tips(r).map_err(ReviewError::Repository)?;
+                    let tips = tips.into_iter().map(|(_, c)| c).collect();
                     vec![delivered(
                         git,
                         vec!["HEAD".into()],

@@ -1,7 +1,7 @@
 //! `probity hooks install | uninstall` (R8.10): two managed hooks, each
 //! handled on its own. `pre-commit` runs `probity validate --gate
 //! pre-commit`; `pre-push` runs `probity validate --gate pre-push --remote
-//! "$1" --stdin-updates` over the ref updates git gives it on stdin.
+//! "$2" --stdin-updates` over the ref updates git gives it on stdin.
 //! `--hook` selects hooks (repeatable); without it, both.
 //!
 //! Install keeps whatever hook was there (saved as

@@ -377,8 +377,11 @@ fn the_pre_push_hook_gives_the_gate_and_the_previous_hook_the_same_stdin_and_arg
     let updates = "refs/heads/main 1111111111111111111111111111111111111111 refs/heads/main 0000000000000000000000000000000000000000\n\
                    refs/tags/v1 2222222222222222222222222222222222222222 refs/tags/v1 0000000000000000000000000000000000000000\n";
     let args = ["origin", "https://example.invalid/it's a repo.git"];
-    let expected_gate_args =
-        "validate\n--gate\npre-push\n--remote\norigin\n--stdin-updates\n".to_string();
+    // The gate is given the URL git pushes to ($2), not the remote's name.
+    let expected_gate_args = format!(
+        "validate\n--gate\npre-push\n--remote\n{}\n--stdin-updates\n",
+        args[1]
+    );
     let expected_user_args = format!("{}\n{}\n", args[0], args[1]);
 
     // The gate allows: both see the same stdin; the user's hook the same arguments.
@@ -449,7 +452,10 @@ fn a_real_push_runs_the_gate_and_then_the_previous_hook_with_gits_stdin() {
     assert_eq!(read(&d.join("user-stdin")), Some(stdin));
     assert_eq!(
         read(&d.join("gate-args")),
-        Some("validate\n--gate\npre-push\n--remote\norigin\n--stdin-updates\n".into())
+        Some(format!(
+            "validate\n--gate\npre-push\n--remote\n{}\n--stdin-updates\n",
+            remote.display()
+        ))
     );
     assert_eq!(
         read(&d.join("user-args")),

@@ -266,9 +266,17 @@ fn empty_ranges_and_merges_are_denied_and_deletions_allowed() {
         &["--remote", "origin"],
         &format!("refs/heads/x {published} refs/heads/x {ZERO}\n"),
     );
+    // It is judged as that commit, which no review approved.
     assert_eq!(empty.code, 1, "{}", empty.stdout);
-    assert_eq!(empty.json["reason_code"], "delivery_empty");
-    assert_eq!(empty.json["next_action"], "check_range");
+    assert_eq!(empty.json["reason_code"], "receipt_missing");
+    // A range with no commit at all delivers nothing to bind.
+    let none = probity(
+        s.f.root(),
+        &["validate", "--gate", "pre-push", "--range", "HEAD..HEAD"],
+    );
+    assert_eq!(none.code, 1, "{}", none.stdout);
+    assert_eq!(none.json["reason_code"], "delivery_empty");
+    assert_eq!(none.json["next_action"], "check_range");
 
     // Only a deletion: nothing crosses the boundary.
     let del = gate_with_stdin(
@@ -538,4 +546,141 @@ fn a_new_branch_on_published_history_is_one_delivery() {
     s.install_hook();
     s.push(&["-u", "origin", "feature"]).unwrap();
     assert_eq!(s.remote_rev("feature"), Some(s.rev("HEAD")));
+}
+
+/// The setup with `wip` (an unreviewed commit adding a secret) under the
+/// reviewed change, committed on top of it; `wip` itself is on `origin`.
+fn reviewed_on_wip() -> (Setup, String) {
+    let s = Setup::new();
+    s.f.git(&["stash", "-q", "-u"]).unwrap();
+    s.f.git(&["checkout", "-q", "-b", "wip"]).unwrap();
+    s.f.write("secret.env", "TOKEN=abc\n").unwrap();
+    s.f.commit_all("wip").unwrap();
+    s.f.git(&["push", "-q", "origin", "wip"]).unwrap();
+    s.f.git(&["stash", "pop", "-q"]).unwrap();
+    s.approve();
+    s.f.commit_all("reviewed change").unwrap();
+    let tip = s.rev("HEAD");
+    (s, tip)
+}
+
+#[test]
+fn the_push_url_is_what_is_asked_not_the_fetch_url() {
+    let (s, tip) = reviewed_on_wip();
+    // Pushes go to a fork that never had `wip`; fetches still see origin.
+    let dir = tempfile::tempdir().unwrap();
+    let fork = bare(dir.path(), "fork.git", &s.f);
+    s.f.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        &fork,
+        "origin/main:refs/heads/main",
+    ])
+    .unwrap();
+    s.f.git(&["remote", "set-url", "--push", "origin", &fork])
+        .unwrap();
+    s.install_hook();
+    let err = s.push(&["origin", "HEAD:refs/heads/feature"]).unwrap_err();
+    assert!(err.contains("failed to push"), "{err}");
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", &fork],
+        &format!("refs/heads/wip {tip} refs/heads/feature {ZERO}\n"),
+    );
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+}
+
+#[test]
+fn only_branches_and_tags_vouch_for_history_and_not_those_the_push_moves() {
+    let (s, tip) = reviewed_on_wip();
+    // Unreviewed history parked under refs/pull/* is not published history.
+    let wip = s.rev("wip");
+    s.f.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        "origin",
+        &format!("{wip}:refs/pull/1/head"),
+    ])
+    .unwrap();
+    s.f.git(&["push", "-q", "--no-verify", "origin", ":wip"])
+        .unwrap();
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/wip {tip} refs/heads/release {ZERO}\n"),
+    );
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+
+    // A branch the same push deletes does not vouch for what it held.
+    s.f.git(&["push", "-q", "--no-verify", "origin", "wip"])
+        .unwrap();
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!(
+            "(delete) {ZERO} refs/heads/wip {wip}\nrefs/heads/wip {tip} refs/heads/release {ZERO}\n"
+        ),
+    );
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+}
+
+#[test]
+fn a_new_ref_at_a_published_reviewed_commit_is_that_commit() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    s.install_hook();
+    s.push(&["origin", "main"]).unwrap();
+    // A release tag and a branch copy of the reviewed, published commit.
+    s.f.git(&["tag", "-a", "-m", "release", "v1.0"]).unwrap();
+    s.push(&["origin", "v1.0"]).unwrap();
+    s.push(&["origin", "main:refs/heads/copy"]).unwrap();
+    assert_eq!(s.remote_rev("copy"), Some(s.rev("HEAD")));
+    // A tag of a published but unreviewed commit is still denied.
+    s.f.git(&["tag", "base", "HEAD~1"]).unwrap();
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/tags/base {} refs/tags/base {ZERO}\n", s.rev("HEAD~1")),
+    );
+    assert_eq!(d.json["reason_code"], "receipt_missing", "{}", d.stdout);
+}
+
+#[test]
+fn a_remote_with_many_refs_is_measured_all_the_same() {
+    let s = Setup::new();
+    s.f.commit_all("reviewed change").unwrap();
+    let tip = s.rev("HEAD");
+    // 60,000 advertised branches: more exclusions than an argument list
+    // holds, so they go to git on stdin.
+    let published = s.rev("origin/main");
+    let mut packed = String::from("# pack-refs with: peeled fully-peeled sorted \n");
+    for i in 0..60_000 {
+        packed.push_str(&format!("{published} refs/heads/b{i:05}\n"));
+    }
+    std::fs::write(s.remote.join("packed-refs"), packed).unwrap();
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/main {tip} refs/heads/feature {ZERO}\n"),
+    );
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["reason_code"], "receipt_valid");
+}
+
+#[test]
+fn grafts_never_change_what_a_commit_descends_from() {
+    let (s, tip) = reviewed_on_wip();
+    s.f.git(&["push", "-q", "--no-verify", "origin", ":wip"])
+        .unwrap();
+    // A graft claims the reviewed commit sits straight on origin's main.
+    let graft = format!("{tip} {}\n", s.rev("origin/main"));
+    std::fs::write(s.f.root().join(".git/info/grafts"), graft).unwrap();
+    let d = gate_with_stdin(
+        s.f.root(),
+        &["--remote", "origin"],
+        &format!("refs/heads/wip {tip} refs/heads/feature {ZERO}\n"),
+    );
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
 }

@@ -3,8 +3,8 @@
 //!
 //! Every invocation clears the inherited `GIT_*` variables (a hook runs with
 //! `GIT_DIR`, `GIT_INDEX_FILE` and friends set, and they must not redirect our
-//! observations), pins the locale, disables prompts, pagers, optional locks
-//! and replace objects, and renders paths unquoted. Callers pass extra
+//! observations), pins the locale, disables prompts, pagers, optional locks,
+//! replace objects and grafts, and renders paths unquoted. Callers pass extra
 //! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`).
 
 use std::ffi::{OsStr, OsString};
@@ -85,6 +85,8 @@ impl GitCli {
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0")
             .env("GIT_NO_REPLACE_OBJECTS", "1")
+            // Grafts rewrite history as replace refs do: never follow them.
+            .env("GIT_GRAFT_FILE", "/dev/null")
             .env("GIT_PAGER", "cat")
             .args(["-c", "core.quotePath=false", "-c", "color.ui=false"])
             .stdin(Stdio::null())

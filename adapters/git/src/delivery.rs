@@ -24,16 +24,23 @@ fn commit_id(args: &str, s: &str) -> Result<CommitId, GitError> {
     CommitId::parse(s).map_err(|e| parse_err(args, e.to_string()))
 }
 
-/// The revision arguments of a range: the tip, each exclusion as `^<id>`,
-/// and the remote-tracking refs after `--not`.
-fn range_args(tip: &CommitId, exclude: &[CommitId], remotes: &RemoteScope) -> Vec<OsString> {
-    let mut args = vec![OsString::from(tip.as_str())];
-    args.extend(exclude.iter().map(|e| OsString::from(format!("^{e}"))));
-    match remotes {
-        RemoteScope::None => {}
-        RemoteScope::All => args.extend(["--not".into(), "--remotes".into()]),
+/// The revision arguments of a range: `--stdin` fed the tip and each
+/// exclusion as `^<id>` (a remote may advertise more tips than an argument
+/// list holds), then the remote-tracking refs after `--not`.
+fn range_args(
+    tip: &CommitId,
+    exclude: &[CommitId],
+    remotes: &RemoteScope,
+) -> (Vec<OsString>, Vec<u8>) {
+    let mut args = vec![OsString::from("--stdin")];
+    if *remotes == RemoteScope::All {
+        args.extend(["--not".into(), "--remotes".into()]);
     }
-    args
+    let mut stdin = format!("{tip}\n").into_bytes();
+    for e in exclude {
+        stdin.extend_from_slice(format!("^{e}\n").as_bytes());
+    }
+    (args, stdin)
 }
 
 impl Repo {
@@ -114,23 +121,25 @@ impl Repo {
         }
     }
 
-    /// The commits `remote` advertises now (`git ls-remote`, annotated tags
-    /// peeled) that this repository has. `remote` is a configured remote's
+    /// The branch and tag tips `remote` advertises now (`git ls-remote
+    /// --heads --tags`, annotated tags peeled) that this repository has as
+    /// commits, with their ref names. `remote` is a configured remote's
     /// name or a URL, passed after `--` so it cannot become an option.
-    pub fn remote_tips(&self, remote: &str) -> Result<Vec<CommitId>, GitError> {
+    pub fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, GitError> {
         const ARGS: &str = "ls-remote";
-        let out = self.run(["ls-remote", "--", remote])?;
+        let out = self.run(["ls-remote", "--heads", "--tags", "--", remote])?;
         let text = std::str::from_utf8(&out).map_err(|_| parse_err(ARGS, "non-UTF-8 output"))?;
-        let mut advertised: Vec<CommitId> = Vec::new();
+        let mut advertised: Vec<(String, CommitId)> = Vec::new();
         for line in text.lines().filter(|l| !l.is_empty()) {
-            let oid = line.split('\t').next().unwrap_or_default();
-            advertised.push(commit_id(ARGS, oid)?);
+            let (oid, name) = line
+                .split_once('\t')
+                .ok_or_else(|| parse_err(ARGS, format!("bad line `{line}`")))?;
+            let name = name.strip_suffix("^{}").unwrap_or(name);
+            advertised.push((name.to_string(), commit_id(ARGS, oid)?));
         }
-        advertised.sort();
-        advertised.dedup();
         // One batch lookup: which of them are commits here.
         let mut input = Vec::new();
-        for a in &advertised {
+        for (_, a) in &advertised {
             input.extend_from_slice(a.as_str().as_bytes());
             input.push(b'\n');
         }
@@ -141,13 +150,20 @@ impl Repo {
         )?;
         let listed = std::str::from_utf8(&listed)
             .map_err(|_| parse_err("cat-file --batch-check", "non-UTF-8 output"))?;
-        let mut tips = Vec::new();
-        for line in listed.lines() {
-            if let Some(oid) = line.strip_suffix(" commit") {
-                tips.push(commit_id("cat-file --batch-check", oid)?);
-            }
+        // `--batch-check` answers one line per input line, in order.
+        let kinds: Vec<&str> = listed.lines().collect();
+        if kinds.len() != advertised.len() {
+            return Err(parse_err(
+                "cat-file --batch-check",
+                format!("{} answers for {} objects", kinds.len(), advertised.len()),
+            ));
         }
-        Ok(tips)
+        Ok(advertised
+            .into_iter()
+            .zip(kinds)
+            .filter(|(_, k)| k.ends_with(" commit"))
+            .map(|(a, _)| a)
+            .collect())
     }
 
     /// Up to `limit` commits of the range, newest first, with their trees
@@ -166,8 +182,9 @@ impl Repo {
             "--format=%H %T %P".into(),
             format!("--max-count={limit}").into(),
         ];
-        args.extend(range_args(tip, exclude, remotes));
-        let out = self.run(&args)?;
+        let (extra, stdin) = range_args(tip, exclude, remotes);
+        args.extend(extra);
+        let out = self.run_with(&args, &[], Some(&stdin))?;
         let text = std::str::from_utf8(&out).map_err(|_| parse_err(ARGS, "non-UTF-8 output"))?;
         text.lines()
             .filter(|l| !l.is_empty())
@@ -196,8 +213,9 @@ impl Repo {
         remotes: &RemoteScope,
     ) -> Result<usize, GitError> {
         let mut args: Vec<OsString> = vec!["rev-list".into(), "--count".into()];
-        args.extend(range_args(tip, exclude, remotes));
-        let out = self.run(&args)?;
+        let (extra, stdin) = range_args(tip, exclude, remotes);
+        args.extend(extra);
+        let out = self.run_with(&args, &[], Some(&stdin))?;
         let s =
             std::str::from_utf8(&out).map_err(|_| parse_err("rev-list --count", "non-UTF-8"))?;
         s.trim()
@@ -231,7 +249,7 @@ impl DeliveryGit for Repo {
         Ok(Repo::is_ancestor(self, ancestor, descendant)?)
     }
 
-    fn remote_tips(&self, remote: &str) -> Result<Vec<CommitId>, AdapterError> {
+    fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, AdapterError> {
         Ok(Repo::remote_tips(self, remote)?)
     }
 

@@ -395,13 +395,18 @@ pub fn parse_push_updates(input: &str) -> Result<Vec<RefUpdate>, PushInputError>
         if raw.trim().is_empty() {
             continue;
         }
-        let fields: Vec<&str> = raw.split_ascii_whitespace().collect();
-        let [local_ref, local_oid, remote_ref, remote_oid] = fields[..] else {
+        // The local ref is the refspec's source as written, which may hold
+        // spaces (`HEAD^{/fix the}`); the last three fields never do.
+        let fields: Vec<&str> = raw.rsplitn(4, ' ').collect();
+        let [remote_oid, remote_ref, local_oid, local_ref] = fields[..] else {
             return Err(PushInputError::Fields {
                 line,
                 fields: fields.len(),
             });
         };
+        if local_ref.is_empty() || remote_ref.is_empty() {
+            return Err(PushInputError::Fields { line, fields: 3 });
+        }
         out.push(RefUpdate {
             local_ref: local_ref.to_string(),
             local_oid: push_oid(line, local_oid)?,
@@ -686,6 +691,14 @@ mod push_tests {
         assert_eq!(u[1].local_oid, None);
         assert_eq!(u[2].remote_oid, None);
         assert_eq!(parse_push_updates("\n").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn a_local_ref_may_hold_spaces() {
+        let u =
+            parse_push_updates(&format!("HEAD^{{/fix the bug}} {A} refs/heads/x {Z}\n")).unwrap();
+        assert_eq!(u[0].local_ref, "HEAD^{/fix the bug}");
+        assert_eq!(u[0].remote_ref, "refs/heads/x");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Managed Git hooks (R8.10): the scripts Probity installs, and what
 //! uninstall does with whatever is there now. Two hooks are managed, each on
 //! its own: `pre-commit` runs `probity validate --gate pre-commit`, and
-//! `pre-push` runs `probity validate --gate pre-push --remote "$1"
+//! `pre-push` runs `probity validate --gate pre-push --remote "$2"
 //! --stdin-updates` over the ref updates git gives the hook on stdin. A hook
 //! that was there before install is saved and runs after the gate allows,
 //! with the same arguments (and, for pre-push, the same stdin). Ownership is
@@ -85,7 +85,7 @@ pub fn pre_push_script(probity: &str, before: Option<&str>) -> String {
     let mut s = header(HookKind::PrePush);
     s.push_str("input=$(cat; printf x)\ninput=${input%x}\n");
     s.push_str(&format!(
-        "printf '%s' \"$input\" | {} validate --gate pre-push --remote \"$1\" --stdin-updates || exit $?\n",
+        "printf '%s' \"$input\" | {} validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n",
         sh_quote(probity)
     ));
     if let Some(b) = before {
@@ -191,7 +191,7 @@ mod tests {
              # Installed by `probity hooks install`; `probity hooks uninstall` restores what was here.\n\
              input=$(cat; printf x)\n\
              input=${input%x}\n\
-             printf '%s' \"$input\" | '/opt/it'\\''s here/probity' validate --gate pre-push --remote \"$1\" --stdin-updates || exit $?\n\
+             printf '%s' \"$input\" | '/opt/it'\\''s here/probity' validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n\
              printf '%s' \"$input\" | '/repo/.git/it'\\''s/probity/hooks/v1/pre-push.before' \"$@\"\n"
         );
         // Stdin is read exactly once, before either consumer.
@@ -206,7 +206,7 @@ mod tests {
     fn the_pre_push_script_without_a_previous_hook_ends_at_the_gate() {
         let s = pre_push_script("/bin/probity", None);
         assert!(s.ends_with(
-            "printf '%s' \"$input\" | '/bin/probity' validate --gate pre-push --remote \"$1\" --stdin-updates || exit $?\n"
+            "printf '%s' \"$input\" | '/bin/probity' validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n"
         ));
         assert_eq!(s.matches("printf '%s'").count(), 1);
         assert!(!s.contains("$@"));
