@@ -117,6 +117,11 @@ pub struct StatusArgs {
     /// on the live base).
     #[arg(long)]
     pub lineage: Option<String>,
+    /// Also name the next legal input and, for a lineage that is current
+    /// for the live candidate, carry its frozen candidate diff and
+    /// changed-path manifest (as `export-context` does).
+    #[arg(long)]
+    pub next_transition: bool,
 }
 
 /// `probity lens ...`
@@ -917,7 +922,31 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         .receipt
         .as_ref()
         .map(|_| ctx.store.receipt_location(&st.record.state.lineage_id));
-    let v = status_json(&st, receipt_path);
+    let mut v = status_json(&st, receipt_path);
+    if args.next_transition {
+        let s = &st.record.state;
+        let action = s.next_action();
+        let mut next = json!({
+            "action": action,
+            "message": action.sentence(&s.frozen.selected_lenses),
+        });
+        // Frozen inputs only for the lineage that governs the live
+        // candidate; any lineage's are available from export-context.
+        if st.applicability == probity_ports::review::Applicability::Current {
+            let exported = drivers::export_context(&ctx.repo, &ctx.store, &s.lineage_id)
+                .map_err(review_error)?;
+            next["candidate_diff"] = json!(exported.envelope.candidate_diff);
+            next["changed_path_manifest"] = json!(exported.envelope.changed_path_manifest);
+        } else {
+            next["candidate_diff"] = json!("omitted");
+            next["changed_path_manifest"] = json!("omitted");
+            next["export"] = json!(format!(
+                "probity export-context --lineage {} --json",
+                s.lineage_id
+            ));
+        }
+        v["next_transition"] = next;
+    }
     out.answer(&v, || {
         let s = &st.record.state;
         let mut t = format!(
@@ -939,6 +968,24 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         }
         if let Some(next) = &st.superseded_by {
             t.push_str(&format!("  superseded by {next}: history, not authority\n"));
+        }
+        if let Some(next) = v.get("next_transition") {
+            t.push_str(&format!(
+                "  next: {}\n",
+                next["message"].as_str().unwrap_or_default()
+            ));
+            match next["candidate_diff"]["byte_size"].as_u64() {
+                Some(n) => t.push_str(&format!(
+                    "  frozen diff: {n} bytes ({}); --json carries it\n",
+                    next["candidate_diff"]["sha256"]
+                        .as_str()
+                        .unwrap_or_default()
+                )),
+                None => t.push_str(&format!(
+                    "  frozen diff: omitted (not current); `{}`\n",
+                    next["export"].as_str().unwrap_or_default()
+                )),
+            }
         }
         t
     });

@@ -146,3 +146,43 @@ fn a_diff_over_the_budget_is_refused_not_truncated() {
     assert_eq!(e.code, 3, "{}", e.stdout);
     assert_eq!(e.json["error"]["code"], "budget_exceeded");
 }
+
+#[test]
+fn status_names_the_next_transition_and_carries_frozen_inputs_only_when_current() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let cur = probity(f.root(), &["status", "--next-transition"]);
+    assert_eq!(cur.code, 0, "{}{}", cur.stdout, cur.stderr);
+    let next = &cur.json["next_transition"];
+    assert_eq!(next["action"], "run_lenses");
+    let export = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(next["candidate_diff"], export.json["candidate_diff"]);
+    assert_eq!(
+        next["changed_path_manifest"],
+        export.json["changed_path_manifest"]
+    );
+    // Without the flag, status carries none of it.
+    assert!(
+        probity(f.root(), &["status"])
+            .json
+            .get("next_transition")
+            .is_none()
+    );
+
+    // Not current: the frozen inputs are omitted, with the way to get them.
+    f.write("src/parser.rs", "// parser\nfn parse() { changed() }\n")
+        .unwrap();
+    let other = probity(
+        f.root(),
+        &["status", "--lineage", &lineage, "--next-transition"],
+    );
+    assert_eq!(other.json["applicability"], "scope_changed");
+    assert_eq!(other.json["next_transition"]["candidate_diff"], "omitted");
+    assert!(
+        other.json["next_transition"]["export"]
+            .as_str()
+            .unwrap()
+            .contains(&lineage)
+    );
+}
