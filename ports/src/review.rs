@@ -54,6 +54,32 @@ pub trait GitPort {
     -> Result<Vec<Hunk>, AdapterError>;
     /// The number of lines of a path in a tree; `None` when absent.
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;
+    /// Keeps a lineage's frozen trees from garbage collection (R10.6), when
+    /// the repository asks for it; idempotent. An adapter that keeps
+    /// nothing may leave this as is.
+    fn keep_trees(
+        &self,
+        lineage: &LineageId,
+        trees: &[(&str, &TreeId)],
+    ) -> Result<(), AdapterError> {
+        let _ = (lineage, trees);
+        Ok(())
+    }
+}
+
+/// Asks the Git port to keep a record's trees: base, frozen candidate, and
+/// the corrected candidate once there is one.
+fn keep<G: GitPort>(git: &G, record: &StateRecord) -> Result<(), ReviewError> {
+    let s = &record.state;
+    let mut trees = vec![
+        ("base", &s.snapshot.base_tree),
+        ("candidate", &s.snapshot.candidate_tree),
+    ];
+    if s.final_candidate_tree() != &s.snapshot.candidate_tree {
+        trees.push(("final", s.final_candidate_tree()));
+    }
+    git.keep_trees(&s.lineage_id, &trees)
+        .map_err(ReviewError::Repository)
 }
 
 /// Time and nonces: the only non-determinism a start has.
@@ -271,6 +297,17 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
     clock: &C,
     focus: Lens,
 ) -> Result<Started, ReviewError> {
+    let started = start_or_resume(git, store, clock, focus)?;
+    keep(git, &started.record)?;
+    Ok(started)
+}
+
+fn start_or_resume<G: GitPort, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+) -> Result<Started, ReviewError> {
     let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
     let snapshot = Snapshot::freeze(&obs)?;
     if let Some(existing) = resume(store, &snapshot.target)? {
@@ -369,6 +406,19 @@ pub fn invalidate<S: ReviewStore>(
 /// is never rewritten. A retry with the same request returns the successor
 /// already stored.
 pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    predecessor: &LineageId,
+    request: RecoverRequest,
+) -> Result<Started, ReviewError> {
+    let started = create_or_resume_successor(git, store, clock, focus, predecessor, request)?;
+    keep(git, &started.record)?;
+    Ok(started)
+}
+
+fn create_or_resume_successor<G: GitPort, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -615,6 +665,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     }
     // Finish whatever a crash left unwritten (receipt, index entries).
     store.ensure_projections(&record)?;
+    keep(git, &record)?;
     let receipt_location = record
         .state
         .stage

@@ -186,3 +186,41 @@ fn status_names_the_next_transition_and_carries_frozen_inputs_only_when_current(
             .contains(&lineage)
     );
 }
+
+#[test]
+fn kept_trees_survive_garbage_collection() {
+    let f = medium_change();
+    f.git(&["config", "probity.keepTrees", "true"]).unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let refs = String::from_utf8(
+        f.git(&[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/probity/",
+        ])
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        refs.contains(&format!(
+            "refs/probity/{lineage}/candidate {}",
+            st.json["candidate_tree"].as_str().unwrap()
+        )),
+        "{refs}"
+    );
+    assert!(
+        refs.contains(&format!("refs/probity/{lineage}/base ")),
+        "{refs}"
+    );
+    f.git(&["gc", "-q", "--prune=now"]).unwrap();
+    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    // Ordinary history views are unaffected by refs to trees.
+    f.git(&["log", "--all", "--oneline"]).unwrap();
+    // A bad value is an error, not a silent "no".
+    f.git(&["config", "probity.keepTrees", "maybe"]).unwrap();
+    let bad = probity(f.root(), &["start"]);
+    assert_eq!(bad.code, 5, "{}", bad.stdout);
+}

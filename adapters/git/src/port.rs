@@ -1,10 +1,13 @@
 //! [`probity_ports::review::GitPort`] for a discovered [`Repo`].
 
 use probity_core::review::causality::Hunk;
-use probity_core::review::ids::{RepoPath, TreeId};
+use std::ffi::OsString;
+
+use probity_core::review::ids::{LineageId, RepoPath, TreeId};
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_ports::review::{AdapterError, GitPort};
 
+use crate::cmd::GitError;
 use crate::repo::Repo;
 
 impl GitPort for Repo {
@@ -39,5 +42,54 @@ impl GitPort for Repo {
 
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         Ok(Repo::line_count(self, tree, path)?)
+    }
+
+    fn keep_trees(
+        &self,
+        lineage: &LineageId,
+        trees: &[(&str, &TreeId)],
+    ) -> Result<(), AdapterError> {
+        Ok(Repo::keep_trees(self, lineage, trees)?)
+    }
+}
+
+impl Repo {
+    /// Whether the repository asks Probity to keep frozen trees alive
+    /// (`git config probity.keepTrees true`); unset is no.
+    pub fn keeps_trees(&self) -> Result<bool, GitError> {
+        let args: Vec<OsString> = ["config", "--type=bool", "--get", "probity.keepTrees"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => Ok(out.stdout.trim_ascii() == b"true"),
+            // `--get` answers 1 for an unset key.
+            Some(1) => Ok(false),
+            _ => Err(GitError::Failed {
+                args: "config --type=bool --get probity.keepTrees".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
+    /// Points `refs/probity/<lineage>/<name>` at each tree (R10.6), so
+    /// garbage collection keeps them, when [`Repo::keeps_trees`]. One
+    /// transaction; idempotent.
+    pub fn keep_trees(
+        &self,
+        lineage: &LineageId,
+        trees: &[(&str, &TreeId)],
+    ) -> Result<(), GitError> {
+        if trees.is_empty() || !self.keeps_trees()? {
+            return Ok(());
+        }
+        let mut stdin = String::new();
+        for (name, tree) in trees {
+            stdin.push_str(&format!("update refs/probity/{lineage}/{name} {tree}\n"));
+        }
+        self.run_with(["update-ref", "--stdin"], &[], Some(stdin.as_bytes()))?;
+        Ok(())
     }
 }
