@@ -10,6 +10,7 @@ use probity_core::review::export::{
     ContextExport, ExportError, MAX_DIFF_BYTES, ManifestEntry, build_export,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
+use probity_core::review::gate::Decision;
 use probity_core::review::gate::{
     Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RangeProblem, RefUpdate,
     combine_deliveries, decide_target, dedupe_ranges, delivery_commit,
@@ -18,6 +19,9 @@ use probity_core::review::ids::{
     CommitId, LineageId, NonBlank, Nonce, RepoPath, Timestamp, TreeId,
 };
 use probity_core::review::lens::{Lens, select_lenses};
+use probity_core::review::pre_pr::{
+    BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
+};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::recovery::{
     self, Ancestor, ChainError, RecoverError, RecoverRequest, check_chain,
@@ -966,6 +970,9 @@ pub trait DeliveryGit {
     /// Resolves a revision the user named to a commit; an unknown revision
     /// is an error.
     fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError>;
+    /// Resolves a revision to a commit: `None` when it names none here (a
+    /// failure to find out is an error, never `None`).
+    fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError>;
     /// The commit an object names once tags are peeled; `None` when this
     /// clone does not have it or it is not a commit (a tree or a blob). A
     /// failure to find out is an error, never `None`.
@@ -1242,6 +1249,84 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
 }
 
 pub use probity_core::review::gate::Applicability;
+
+/// What the pre-PR gate answers: the decision, and the ancestry proof when
+/// the base advanced compatibly.
+#[derive(Debug, Clone)]
+pub struct PrDecision {
+    pub decision: GateDecision,
+    pub base_advance: Option<BaseAdvance>,
+}
+
+/// `probity validate --gate pre-pr --base B [--head H]` (R8.4): the change
+/// proposal `B..H` must be one delivery commit; its parent is the reviewed
+/// base. The explicit base must resolve (else `base_unavailable`, no
+/// fallback); when it advanced past the reviewed base, its advance must
+/// touch no delivered path (native ancestry proof) or the gate denies
+/// `base_advanced`. The delivery is then judged as pre-push judges one.
+pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    base: &str,
+    head: &str,
+) -> Result<PrDecision, ReviewError> {
+    let Some(base_tip) = git.find_commit(base).map_err(ReviewError::Repository)? else {
+        return Ok(PrDecision {
+            decision: base_unavailable(base),
+            base_advance: None,
+        });
+    };
+    let head_c = git.resolve_commit(head).map_err(ReviewError::Repository)?;
+    let range = delivered(
+        git,
+        vec![head.to_string()],
+        head_c,
+        vec![base_tip.clone()],
+        &RemoteScope::None,
+    )?;
+    let (decision, base_advance) = match delivery_commit(Gate::PrePr, &range) {
+        Err(denial) => (denial, None),
+        Ok(RangeCommit { parents, .. }) if parents.is_empty() => {
+            (unrelated_history(&range.tip), None)
+        }
+        Ok(c) => {
+            // One commit in `base..head`: every parent is on the base.
+            let parent = &c.parents[0];
+            let parent_tree = git.commit_tree(parent).map_err(ReviewError::Repository)?;
+            let mut delivered_paths = git
+                .differing_paths(&parent_tree, &c.tree)
+                .map_err(ReviewError::Repository)?;
+            delivered_paths.sort();
+            let base_changed = if *parent == base_tip {
+                Vec::new()
+            } else {
+                let base_tree = git
+                    .commit_tree(&base_tip)
+                    .map_err(ReviewError::Repository)?;
+                git.differing_paths(&parent_tree, &base_tree)
+                    .map_err(ReviewError::Repository)?
+            };
+            match check_base_advance(parent, &base_tip, base_changed, &delivered_paths) {
+                Err(denial) => (denial, None),
+                Ok(advance) => {
+                    let live = LiveTarget::new(parent_tree, c.tree.clone());
+                    (decide_live(git, store, Gate::PrePr, &live)?, advance)
+                }
+            }
+        }
+    };
+    let mut decision = combine_deliveries(Gate::PrePr, vec![(range, decision)]);
+    if let (Some(a), Decision::Allow) = (&base_advance, decision.decision) {
+        decision.message = format!(
+            "{}; the base advanced from {} to {} without touching a delivered path",
+            decision.message, a.reviewed_base, a.base_tip
+        );
+    }
+    Ok(PrDecision {
+        decision,
+        base_advance,
+    })
+}
 
 /// What status reports.
 #[derive(Debug, Clone)]

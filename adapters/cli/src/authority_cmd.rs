@@ -109,6 +109,13 @@ pub struct ValidateArgs {
     /// --remote, minus what the remote-tracking refs last saw.
     #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
     pub range: Option<String>,
+    /// pre-pr: the base the proposal targets, named explicitly (for a fork,
+    /// the upstream's branch, e.g. `upstream/main`); never guessed.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// pre-pr: the proposal's head (default HEAD).
+    #[arg(long, value_name = "REV", requires = "base")]
+    pub head: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -705,7 +712,25 @@ pub fn validate(
         GateArg::Release => Gate::Release,
     };
     let push_flags = args.remote.is_some() || args.stdin_updates || args.range.is_some();
+    let pr_flags = args.base.is_some() || args.head.is_some();
     match gate {
+        Gate::PreCommit | Gate::PrePush if pr_flags => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--base and --head belong to --gate pre-pr",
+                "drop them, or use --gate pre-pr",
+            ));
+        }
+        Gate::PrePr if push_flags || args.staged => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--remote, --stdin-updates, --range and --staged do not belong to --gate pre-pr",
+                "name the proposal with --base REV [--head REV]",
+            ));
+        }
+        Gate::PrePr => return validate_pre_pr(global, out, args),
         Gate::PreCommit if push_flags => {
             return Err(CliError::new(
                 ErrorKind::Usage,
@@ -724,15 +749,15 @@ pub fn validate(
             ));
         }
         Gate::PrePush => return validate_pre_push(global, out, args),
-        Gate::PrePr | Gate::Release => {
+        Gate::Release => {
             return Err(CliError::new(
                 ErrorKind::Usage,
                 "gate_unavailable",
                 format!(
-                    "the {} gate is not available in this build (pre-commit and pre-push are)",
+                    "the {} gate is not available in this build (pre-commit, pre-push and pre-pr are)",
                     gate.name()
                 ),
-                "use --gate pre-commit or --gate pre-push; pre-pr and release are tracked as open work",
+                "use --gate pre-commit, pre-push or pre-pr; release is tracked as open work",
             ));
         }
     }
@@ -783,6 +808,45 @@ pub fn validate(
         Delivery::Index(_) => "index",
     });
     out.answer(&v, || human_decision(&d));
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}
+
+fn validate_pre_pr(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let base = args.base.as_deref().ok_or_else(|| {
+        CliError::new(
+            ErrorKind::Usage,
+            "base_required",
+            "--gate pre-pr needs --base: the base is never guessed",
+            "name the branch the proposal targets, e.g. --base origin/main (or upstream/main for a fork)",
+        )
+    })?;
+    let head = args.head.as_deref().unwrap_or("HEAD");
+    let ctx = open(global)?;
+    let pr = drivers::validate_pre_pr(&ctx.repo, &ctx.store, base, head).map_err(review_error)?;
+    let d = &pr.decision;
+    let mut v = decision_json(d);
+    v["base"] = json!(base);
+    v["head"] = json!(head);
+    v["base_advance"] = json!(pr.base_advance);
+    out.answer(&v, || {
+        let mut t = human_decision(d);
+        if let Some(a) = &pr.base_advance {
+            t.push_str(&format!(
+                "  base advanced {} -> {} ({} path(s), none delivered)\n",
+                a.reviewed_base,
+                a.base_tip,
+                a.base_changed_paths.len()
+            ));
+        }
+        t
+    });
     Ok(match d.decision {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),

@@ -390,10 +390,15 @@ fn corrupted_state_fails_closed() {
 #[test]
 fn usage_and_repository_errors_have_their_exit_codes() {
     let f = medium_change();
+    let release = probity(f.root(), &["validate", "--gate", "release"]);
+    assert_eq!(
+        (release.code, release.json["error"]["code"].as_str()),
+        (2, Some("gate_unavailable"))
+    );
     let pr = probity(f.root(), &["validate", "--gate", "pre-pr"]);
     assert_eq!(
         (pr.code, pr.json["error"]["code"].as_str()),
-        (2, Some("gate_unavailable"))
+        (2, Some("base_required"))
     );
     let dir = tempfile::tempdir().unwrap();
     let nr = probity(dir.path(), &["status"]);

@@ -47,6 +47,13 @@ impl Repo {
     /// Resolves `rev` to a commit (`rev-parse --verify`); unknown is a
     /// [`GitError::UnknownRevision`].
     pub fn resolve_commit(&self, rev: &str) -> Result<CommitId, GitError> {
+        self.find_commit(rev)?
+            .ok_or_else(|| GitError::UnknownRevision { rev: rev.into() })
+    }
+
+    /// Resolves `rev` to a commit: `None` when it names none here; any
+    /// other failure of git is an error.
+    pub fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, GitError> {
         let args: Vec<OsString> = vec![
             "rev-parse".into(),
             "-q".into(),
@@ -55,12 +62,19 @@ impl Repo {
             format!("{rev}^{{commit}}").into(),
         ];
         let out = self.git().output(self.root(), &args, &[], None)?;
-        if !out.status.success() {
-            return Err(GitError::UnknownRevision { rev: rev.into() });
+        match out.status.code() {
+            Some(0) => {
+                let s = std::str::from_utf8(&out.stdout)
+                    .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
+                commit_id("rev-parse --verify", s.trim()).map(Some)
+            }
+            Some(1) => Ok(None),
+            _ => Err(GitError::Failed {
+                args: "rev-parse -q --verify".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
         }
-        let s = std::str::from_utf8(&out.stdout)
-            .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
-        commit_id("rev-parse --verify", s.trim())
     }
 
     /// The commit `id` names once tags are peeled: `None` when this
@@ -235,6 +249,10 @@ impl Repo {
 impl DeliveryGit for Repo {
     fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError> {
         Ok(Repo::resolve_commit(self, rev)?)
+    }
+
+    fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError> {
+        Ok(Repo::find_commit(self, rev)?)
     }
 
     fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError> {

@@ -86,6 +86,11 @@ pub enum ReasonCode {
     DeliveryNotFastForward,
     /// A pushed ref names something other than a commit.
     DeliveryNotCommit,
+    /// pre-pr: the explicit base does not resolve here.
+    BaseUnavailable,
+    /// pre-pr: the base advanced since the reviewed base, over paths the
+    /// delivery changed.
+    BaseAdvanced,
 }
 
 /// Where in the derivation the decision was made.

@@ -10,6 +10,7 @@ pub mod gate;
 pub mod hooks;
 pub mod ids;
 pub mod lens;
+pub mod pre_pr;
 pub mod receipt;
 pub mod recovery;
 pub mod risk;

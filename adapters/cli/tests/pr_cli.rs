@@ -1,0 +1,191 @@
+//! The pre-PR gate (R8.4) through the real binary: an explicit base, no
+//! fallback, and a base that advanced accepted only with an ancestry proof.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+/// `main` on a bare `origin`, and `feature` carrying one reviewed commit
+/// on it.
+fn proposal() -> (Fixture, tempfile::TempDir) {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\n")
+        .unwrap();
+    f.write("docs/guide.md", "# guide\n").unwrap();
+    f.commit_all("base").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let origin = dir.path().join("origin.git");
+    f.git(&[
+        "init",
+        "-q",
+        "--bare",
+        "-b",
+        "main",
+        origin.to_str().unwrap(),
+    ])
+    .unwrap();
+    f.git(&["remote", "add", "origin", origin.to_str().unwrap()])
+        .unwrap();
+    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
+        .unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let mut args = vec!["finalize".to_string()];
+    for _ in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(input(dir.path(), "r.json", CLEAN_RESULT));
+    }
+    args.push("--evidence".into());
+    args.push(input(dir.path(), "ev.txt", "tests passed\n"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(probity(f.root(), &args).json["state"], "approved");
+    f.commit_all("reviewed change").unwrap();
+    (f, dir)
+}
+
+fn pr(f: &Fixture, base: &str) -> Run {
+    probity(f.root(), &["validate", "--gate", "pre-pr", "--base", base])
+}
+
+/// Advances a local `upstream` branch from origin/main by one commit
+/// writing `path`.
+fn advance_base(f: &Fixture, path: &str) {
+    f.git(&["branch", "-q", "upstream", "origin/main"]).unwrap();
+    f.git(&["checkout", "-q", "upstream"]).unwrap();
+    f.write(path, "advanced\n").unwrap();
+    f.git(&["add", path]).unwrap();
+    f.git(&["commit", "-q", "-m", "base moves on"]).unwrap();
+    f.git(&["checkout", "-q", "feature"]).unwrap();
+}
+
+#[test]
+fn a_reviewed_proposal_on_its_base_passes() {
+    let (f, _d) = proposal();
+    let before = store_snapshot(&f);
+    let d = pr(&f, "origin/main");
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["gate"], "pre-pr");
+    assert_eq!(d.json["reason_code"], "receipt_valid");
+    assert_eq!(d.json["base"], "origin/main");
+    assert_eq!(d.json["head"], "HEAD");
+    assert!(d.json["base_advance"].is_null());
+    assert_eq!(d.json["deliveries"][0]["commits"], 1);
+    assert!(store_snapshot(&f) == before, "a gate wrote to the store");
+}
+
+#[test]
+fn a_base_that_advanced_elsewhere_is_accepted_with_its_proof() {
+    let (f, _d) = proposal();
+    advance_base(&f, "docs/changelog.md");
+    let d = pr(&f, "upstream");
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["reason_code"], "receipt_valid");
+    let adv = &d.json["base_advance"];
+    assert_eq!(
+        adv["base_changed_paths"],
+        serde_json::json!(["docs/changelog.md"])
+    );
+    assert_eq!(
+        adv["reviewed_base"],
+        String::from_utf8(f.git(&["rev-parse", "origin/main"]).unwrap())
+            .unwrap()
+            .trim()
+    );
+}
+
+#[test]
+fn a_base_that_advanced_over_a_delivered_path_is_denied() {
+    let (f, _d) = proposal();
+    advance_base(&f, "src/parser.rs");
+    let d = pr(&f, "upstream");
+    assert_eq!(d.code, 1, "{}", d.stdout);
+    assert_eq!(d.json["reason_code"], "base_advanced");
+    assert_eq!(d.json["stage"], "boundary");
+    assert_eq!(
+        d.json["differing_paths"],
+        serde_json::json!(["src/parser.rs"])
+    );
+    assert_eq!(d.json["next_action"], "start_review");
+}
+
+#[test]
+fn an_unavailable_base_denies_and_never_falls_back() {
+    let (f, _d) = proposal();
+    let d = pr(&f, "upstream/main");
+    assert_eq!(d.code, 1, "{}", d.stdout);
+    assert_eq!(d.json["reason_code"], "base_unavailable");
+    assert_eq!(d.json["stage"], "boundary");
+    assert!(
+        d.json["message"]
+            .as_str()
+            .unwrap()
+            .contains("upstream/main")
+    );
+    let missing = probity(f.root(), &["validate", "--gate", "pre-pr"]);
+    assert_eq!(missing.code, 2);
+    assert_eq!(missing.json["error"]["code"], "base_required");
+    let mixed = probity(
+        f.root(),
+        &["validate", "--gate", "pre-push", "--base", "origin/main"],
+    );
+    assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
+}
+
+#[test]
+fn a_fork_proposal_is_judged_against_the_upstream_it_targets() {
+    let (f, d) = proposal();
+    // origin is the contributor's fork, whose main has moved on by itself;
+    // the proposal targets upstream's main.
+    let upstream = d.path().join("upstream.git");
+    f.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        d.path().join("origin.git").to_str().unwrap(),
+        upstream.to_str().unwrap(),
+    ])
+    .unwrap();
+    f.git(&["remote", "add", "upstream", upstream.to_str().unwrap()])
+        .unwrap();
+    f.git(&["fetch", "-q", "upstream"]).unwrap();
+    f.git(&["checkout", "-q", "main"]).unwrap();
+    f.write("src/parser.rs", "// fork-only change\n").unwrap();
+    f.commit_all("fork main").unwrap();
+    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    f.git(&["checkout", "-q", "feature"]).unwrap();
+    assert_eq!(pr(&f, "upstream/main").json["reason_code"], "receipt_valid");
+    // Against the fork's own main, which moved over a delivered path, the
+    // merge result was never reviewed.
+    assert_eq!(pr(&f, "origin/main").json["reason_code"], "base_advanced");
+}
+
+#[test]
+fn a_proposal_of_several_commits_is_partial() {
+    let (f, _d) = proposal();
+    f.write("docs/guide.md", "# guide\nmore\n").unwrap();
+    f.commit_all("second").unwrap();
+    let d = pr(&f, "origin/main");
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_eq!(d.json["deliveries"][0]["commits"], 2);
+    // --head names another proposal.
+    let first = probity(
+        f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--base",
+            "origin/main",
+            "--head",
+            "HEAD~1",
+        ],
+    );
+    assert_eq!(
+        first.json["reason_code"], "receipt_valid",
+        "{}",
+        first.stdout
+    );
+}

@@ -1,0 +1,154 @@
+//! The pre-PR boundary (R8.4): a change proposal's one delivery commit
+//! against an explicit base. An unavailable base denies at boundary
+//! selection, never falls back; a base that advanced since the reviewed
+//! base is accepted only with a native ancestry proof that its advance
+//! touches none of the delivered paths.
+
+use serde::Serialize;
+
+use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::ids::{CommitId, RepoPath};
+
+/// Proof that the base advanced compatibly: the reviewed base is an
+/// ancestor of the base tip (the delivered range is exactly one commit on
+/// it), and the paths the base changed since are disjoint from the paths
+/// the delivery changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BaseAdvance {
+    /// The delivery commit's parent: the base the review saw.
+    pub reviewed_base: CommitId,
+    /// The base branch's tip now.
+    pub base_tip: CommitId,
+    /// What the base changed between the two.
+    pub base_changed_paths: Vec<RepoPath>,
+}
+
+fn deny(
+    reason_code: ReasonCode,
+    differing: Vec<RepoPath>,
+    next: NextAction,
+    message: String,
+) -> GateDecision {
+    GateDecision {
+        gate: Gate::PrePr,
+        decision: Decision::Deny,
+        reason_code,
+        stage: GateStage::Boundary,
+        lineage_id: None,
+        differing_paths: differing,
+        next_action: next,
+        message,
+        deliveries: Vec::new(),
+    }
+}
+
+/// The denial for a base that does not resolve.
+pub fn base_unavailable(base: &str) -> GateDecision {
+    deny(
+        ReasonCode::BaseUnavailable,
+        Vec::new(),
+        NextAction::CheckRange,
+        format!(
+            "the base `{base}` is not available here: fetch it (for a fork, from the upstream the proposal targets) and name it exactly; the gate never falls back to another base"
+        ),
+    )
+}
+
+/// The denial for a delivery commit without a parent: the proposal shares
+/// no history with its base.
+pub fn unrelated_history(commit: &CommitId) -> GateDecision {
+    deny(
+        ReasonCode::DeliveryPartial,
+        Vec::new(),
+        NextAction::CheckRange,
+        format!(
+            "{commit} has no parent: the proposal shares no history with its base; build it on the base and review it there"
+        ),
+    )
+}
+
+/// Checks how the reviewed base relates to the base tip. `None`: they are
+/// the same commit. `Some`: the base advanced compatibly. A denial: it
+/// advanced over delivered paths (the merge result was never reviewed).
+/// The caller has established that `reviewed_base` is an ancestor of
+/// `base_tip` (the delivered range `base_tip..head` is one commit whose
+/// parent is `reviewed_base`).
+pub fn check_base_advance(
+    reviewed_base: &CommitId,
+    base_tip: &CommitId,
+    base_changed_paths: Vec<RepoPath>,
+    delivered_paths: &[RepoPath],
+) -> Result<Option<BaseAdvance>, GateDecision> {
+    if reviewed_base == base_tip {
+        return Ok(None);
+    }
+    let overlap: Vec<RepoPath> = base_changed_paths
+        .iter()
+        .filter(|p| delivered_paths.binary_search(p).is_ok())
+        .cloned()
+        .collect();
+    if !overlap.is_empty() {
+        return Err(deny(
+            ReasonCode::BaseAdvanced,
+            overlap,
+            NextAction::StartReview,
+            format!(
+                "the base advanced from {reviewed_base} to {base_tip} over paths the proposal changes: the merge result was never reviewed; rebase onto {base_tip} and review the rebased candidate"
+            ),
+        ));
+    }
+    Ok(Some(BaseAdvance {
+        reviewed_base: reviewed_base.clone(),
+        base_tip: base_tip.clone(),
+        base_changed_paths,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> CommitId {
+        CommitId::parse(s.repeat(40)).unwrap()
+    }
+
+    fn p(s: &str) -> RepoPath {
+        RepoPath::parse(s).unwrap()
+    }
+
+    #[test]
+    fn same_base_needs_no_proof() {
+        assert_eq!(
+            check_base_advance(&c("1"), &c("1"), vec![], &[p("a")]),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_disjoint_advance_is_proved_and_an_overlapping_one_denied() {
+        let ok = check_base_advance(&c("1"), &c("2"), vec![p("docs/x.md")], &[p("src/a.rs")])
+            .unwrap()
+            .unwrap();
+        assert_eq!(ok.base_tip, c("2"));
+        assert_eq!(ok.base_changed_paths, vec![p("docs/x.md")]);
+        let d = check_base_advance(
+            &c("1"),
+            &c("2"),
+            vec![p("docs/x.md"), p("src/a.rs")],
+            &[p("src/a.rs"), p("src/b.rs")],
+        )
+        .unwrap_err();
+        assert_eq!(d.reason_code, ReasonCode::BaseAdvanced);
+        assert_eq!(d.stage, GateStage::Boundary);
+        assert_eq!(d.differing_paths, vec![p("src/a.rs")]);
+    }
+
+    #[test]
+    fn an_unavailable_base_denies_at_boundary_selection() {
+        let d = base_unavailable("upstream/main");
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.reason_code, ReasonCode::BaseUnavailable);
+        assert_eq!(d.stage, GateStage::Boundary);
+        assert!(d.message.contains("upstream/main"));
+    }
+}
