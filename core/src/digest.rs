@@ -103,6 +103,23 @@ pub enum DigestParseError {
     NotLowerHex,
 }
 
+/// A plain SHA-256 fed in pieces (a large file read in chunks by an
+/// adapter); the same digest as [`Sha256Digest::plain`] of the whole.
+#[derive(Debug, Clone, Default)]
+pub struct PlainSha256(Sha256);
+
+impl PlainSha256 {
+    /// Adds bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The digest of everything added.
+    pub fn finish(self) -> Sha256Digest {
+        Sha256Digest(self.0.finalize().into())
+    }
+}
+
 impl fmt::Display for Sha256Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "sha256:{}", self.hex())

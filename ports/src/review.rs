@@ -26,6 +26,7 @@ use probity_core::review::receipt::Receipt;
 use probity_core::review::recovery::{
     self, Ancestor, ChainError, RecoverError, RecoverRequest, check_chain,
 };
+use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_artifacts};
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::snapshot::{
     CandidateObservation, ChangedFile, LiveTarget, Snapshot, SnapshotError, authored_lines,
@@ -1249,6 +1250,57 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
 }
 
 pub use probity_core::review::gate::Applicability;
+
+/// `probity validate --gate release --revision R` (R8.5): the exact
+/// revision (tags peeled) must be one reviewed delivery commit, judged as
+/// pre-push judges one, and, when release evidence is given, every artifact
+/// must match the digest its checksums file names. The adapter rechecks the
+/// artifacts once more before answering (R8.7).
+pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    revision: &str,
+    evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
+) -> Result<GateDecision, ReviewError> {
+    let tip = git
+        .resolve_commit(revision)
+        .map_err(ReviewError::Repository)?;
+    let commits = git
+        .range(&tip, &[], &RemoteScope::None, 1)
+        .map_err(ReviewError::Repository)?;
+    let range = DeliveredRange {
+        refs: vec![revision.to_string()],
+        tip,
+        count: commits.len(),
+        commits,
+        problem: None,
+    };
+    let decision = match delivery_commit(Gate::Release, &range) {
+        Err(denial) => denial,
+        Ok(c) => {
+            let base = match c.parents.first() {
+                Some(p) => git.commit_tree(p),
+                None => git.empty_tree(),
+            }
+            .map_err(ReviewError::Repository)?;
+            let live = LiveTarget::new(base, c.tree.clone());
+            let d = decide_live(git, store, Gate::Release, &live)?;
+            match (d.decision, evidence) {
+                (Decision::Allow, Some((expected, observed))) => {
+                    match check_artifacts(expected, observed) {
+                        Ok(()) => d,
+                        Err(denial) => GateDecision {
+                            lineage_id: d.lineage_id,
+                            ..denial
+                        },
+                    }
+                }
+                _ => d,
+            }
+        }
+    };
+    Ok(combine_deliveries(Gate::Release, vec![(range, decision)]))
+}
 
 /// What the pre-PR gate answers: the decision, and the ancestry proof when
 /// the base advanced compatibly.

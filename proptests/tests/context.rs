@@ -184,14 +184,15 @@ fn digit_groups() -> impl Strategy<Value = Vec<String>> {
 
 /// `out` (without its trailing LF) is one mask between a prefix of `before`
 /// and a suffix of `after`: nothing between them survived.
-/// A bare secret value. A lone `=` or `>` glued to the operator `=` or `:`
-/// and followed by a blank spells a longer operator (`==`, `=>`, `:=`), so
-/// the next word is the value: the documented limit in docs/context.md.
+/// A bare secret value. `=`, `==` or `>` glued to the operator `=` or `:`
+/// and followed by a blank spells a longer operator (` == `, ` === `,
+/// `=> `, `:= `), so the next word is the value: the documented limit in
+/// docs/context.md.
 fn secret_value() -> impl Strategy<Value = String> {
-    "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}"
-        .prop_filter("a lone `=` or `>` spells a longer operator", |v| {
-            v != "=" && v != ">"
-        })
+    "[A-Za-z0-9,;:@/!%&*()<>?=+.-]{1,24}".prop_filter(
+        "`=`, `==` or `>` glued to an operator spells a longer one",
+        |v| !matches!(v.as_str(), "=" | "==" | ">"),
+    )
 }
 
 fn one_mask_between(out: &str, before: &str, after: &str) -> Result<(), String> {

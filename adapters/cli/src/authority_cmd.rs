@@ -6,11 +6,15 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
+use probity_core::digest::{PlainSha256, Sha256Digest};
 use probity_core::review::export::ExportError;
 use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::RecoverError;
+use probity_core::review::release::{
+    ExpectedArtifact, ObservedArtifact, check_unchanged, parse_checksums,
+};
 use probity_core::review::schema::SchemaDoc;
 use probity_core::review::state::{Stage, StateRecord, TransitionError};
 use probity_git::{GitCli, Repo};
@@ -116,6 +120,17 @@ pub struct ValidateArgs {
     /// pre-pr: the proposal's head (default HEAD).
     #[arg(long, value_name = "REV", requires = "base")]
     pub head: Option<String>,
+    /// release: the exact revision released (a tag or a commit).
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
+    /// release: the checksums file (`sha256sum` format) naming the release
+    /// artifacts and their digests.
+    #[arg(long, value_name = "FILE", requires = "revision")]
+    pub checksums: Option<PathBuf>,
+    /// release: where the artifacts are (default: the checksums file's
+    /// directory).
+    #[arg(long, value_name = "DIR", requires = "checksums")]
+    pub artifacts: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -713,7 +728,25 @@ pub fn validate(
     };
     let push_flags = args.remote.is_some() || args.stdin_updates || args.range.is_some();
     let pr_flags = args.base.is_some() || args.head.is_some();
+    let release_flags = args.revision.is_some() || args.checksums.is_some();
     match gate {
+        Gate::Release if push_flags || pr_flags || args.staged => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--gate release takes --revision REV [--checksums FILE [--artifacts DIR]]",
+                "drop the other gates' flags",
+            ));
+        }
+        Gate::Release => return validate_release(global, out, args),
+        Gate::PreCommit | Gate::PrePush | Gate::PrePr if release_flags => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--revision, --checksums and --artifacts belong to --gate release",
+                "drop them, or use --gate release",
+            ));
+        }
         Gate::PreCommit | Gate::PrePush if pr_flags => {
             return Err(CliError::new(
                 ErrorKind::Usage,
@@ -749,17 +782,6 @@ pub fn validate(
             ));
         }
         Gate::PrePush => return validate_pre_push(global, out, args),
-        Gate::Release => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "gate_unavailable",
-                format!(
-                    "the {} gate is not available in this build (pre-commit, pre-push and pre-pr are)",
-                    gate.name()
-                ),
-                "use --gate pre-commit, pre-push or pre-pr; release is tracked as open work",
-            ));
-        }
     }
     // Inside a commit git names the index it is committing; that, not the
     // worktree, is what is delivered. Read before any git runs (the git
@@ -807,6 +829,147 @@ pub fn validate(
         Delivery::Worktree => "worktree",
         Delivery::Index(_) => "index",
     });
+    out.answer(&v, || human_decision(&d));
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}
+
+/// Hashes each named artifact under `dir` (read in chunks).
+fn hash_artifacts(
+    dir: &Path,
+    expected: &[ExpectedArtifact],
+) -> Result<Vec<ObservedArtifact>, CliError> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    for e in expected {
+        let path = dir.join(&e.name);
+        let sha256 = match std::fs::File::open(&path) {
+            Ok(mut f) => {
+                let mut h = PlainSha256::default();
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = f.read(&mut buf).map_err(|err| {
+                        CliError::new(
+                            ErrorKind::Io,
+                            "artifact_io",
+                            format!("{}: {err}", path.display()),
+                            "check that the artifacts are readable",
+                        )
+                    })?;
+                    if n == 0 {
+                        break;
+                    }
+                    h.update(&buf[..n]);
+                }
+                Some(h.finish())
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => {
+                return Err(CliError::new(
+                    ErrorKind::Io,
+                    "artifact_io",
+                    format!("{}: {err}", path.display()),
+                    "check that the artifacts are readable",
+                ));
+            }
+        };
+        out.push(ObservedArtifact {
+            name: e.name.clone(),
+            sha256,
+        });
+    }
+    Ok(out)
+}
+
+fn validate_release(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let revision = args.revision.as_deref().ok_or_else(|| {
+        CliError::new(
+            ErrorKind::Usage,
+            "revision_required",
+            "--gate release needs --revision: the exact revision released",
+            "name the release tag or commit, e.g. --revision v1.2.0",
+        )
+    })?;
+    let evidence = match &args.checksums {
+        None => None,
+        Some(file) => {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "unreadable_input",
+                    format!("{}: {e}", file.display()),
+                    "pass a readable checksums file (sha256sum format)",
+                )
+            })?;
+            let expected = parse_checksums(&text).map_err(|e| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "bad_checksums",
+                    format!("{}: {e}", file.display()),
+                    "write it as `sha256sum` does: `<64 hex>  <name>` per artifact",
+                )
+            })?;
+            let dir = match &args.artifacts {
+                Some(d) => d.clone(),
+                None => file
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| PathBuf::from(".")),
+            };
+            let observed = hash_artifacts(&dir, &expected)?;
+            Some((
+                Sha256Digest::plain(text.as_bytes()),
+                dir,
+                expected,
+                observed,
+            ))
+        }
+    };
+    let ctx = open(global)?;
+    let mut d = drivers::validate_release(
+        &ctx.repo,
+        &ctx.store,
+        revision,
+        evidence
+            .as_ref()
+            .map(|(_, _, e, o)| (e.as_slice(), o.as_slice())),
+    )
+    .map_err(review_error)?;
+    // R8.7: read the evidence once more; a change denies.
+    if let (Decision::Allow, Some((_, dir, expected, observed))) = (d.decision, &evidence) {
+        let again = hash_artifacts(dir, expected)?;
+        match check_unchanged(observed, &again) {
+            Ok(()) => {
+                d.message = format!(
+                    "{}; {} release artifact(s) match their checksums",
+                    d.message,
+                    expected.len()
+                );
+            }
+            Err(denial) => {
+                d = GateDecision {
+                    lineage_id: d.lineage_id,
+                    deliveries: d.deliveries,
+                    ..denial
+                };
+            }
+        }
+    }
+    let mut v = decision_json(&d);
+    v["revision"] = json!(revision);
+    v["evidence"] = match &evidence {
+        None => Value::Null,
+        Some((digest, _, _, observed)) => json!({
+            "checksums_sha256": digest,
+            "artifacts": observed,
+        }),
+    };
     out.answer(&v, || human_decision(&d));
     Ok(match d.decision {
         Decision::Allow => ExitCode::SUCCESS,

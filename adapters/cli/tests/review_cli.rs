@@ -393,7 +393,7 @@ fn usage_and_repository_errors_have_their_exit_codes() {
     let release = probity(f.root(), &["validate", "--gate", "release"]);
     assert_eq!(
         (release.code, release.json["error"]["code"].as_str()),
-        (2, Some("gate_unavailable"))
+        (2, Some("revision_required"))
     );
     let pr = probity(f.root(), &["validate", "--gate", "pre-pr"]);
     assert_eq!(

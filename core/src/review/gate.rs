@@ -91,6 +91,11 @@ pub enum ReasonCode {
     /// pre-pr: the base advanced since the reviewed base, over paths the
     /// delivery changed.
     BaseAdvanced,
+    /// release: an artifact is missing or its digest is not the one the
+    /// checksums file names.
+    ReleaseEvidenceMismatch,
+    /// release: an artifact changed while the gate was deciding.
+    ReleaseEvidenceChanged,
 }
 
 /// Where in the derivation the decision was made.

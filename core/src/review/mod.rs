@@ -13,6 +13,7 @@ pub mod lens;
 pub mod pre_pr;
 pub mod receipt;
 pub mod recovery;
+pub mod release;
 pub mod risk;
 pub mod schema;
 pub mod snapshot;

@@ -1,0 +1,164 @@
+//! The release gate (R8.5) through the real binary: the exact revision is a
+//! reviewed delivery, and the release artifacts match their checksums.
+
+mod support;
+
+use probity_core::digest::Sha256Digest;
+use probity_git::fixture::Fixture;
+use support::*;
+
+/// A reviewed commit tagged `v1`, and a `dist/` with two artifacts and
+/// their `SHA256SUMS`.
+fn released() -> (Fixture, tempfile::TempDir) {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let mut args = vec!["finalize".to_string()];
+    for _ in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(input(dir.path(), "r.json", CLEAN_RESULT));
+    }
+    args.push("--evidence".into());
+    args.push(input(dir.path(), "ev.txt", "tests passed\n"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(probity(f.root(), &args).json["state"], "approved");
+    f.commit_all("release").unwrap();
+    f.git(&["tag", "-a", "-m", "v1", "v1"]).unwrap();
+    let dist = dir.path().join("dist");
+    std::fs::create_dir(&dist).unwrap();
+    let mut sums = String::new();
+    for (name, bytes) in [("app.tar.gz", &b"tarball"[..]), ("app.zip", &b"zip"[..])] {
+        std::fs::write(dist.join(name), bytes).unwrap();
+        sums.push_str(&format!("{}  {name}\n", Sha256Digest::plain(bytes).hex()));
+    }
+    std::fs::write(dist.join("SHA256SUMS"), sums).unwrap();
+    (f, dir)
+}
+
+fn release(f: &Fixture, extra: &[&str]) -> Run {
+    let mut args = vec!["validate", "--gate", "release"];
+    args.extend_from_slice(extra);
+    probity(f.root(), &args)
+}
+
+#[test]
+fn a_reviewed_revision_with_matching_artifacts_is_released() {
+    let (f, dir) = released();
+    let before = store_snapshot(&f);
+    let plain = release(&f, &["--revision", "v1"]);
+    assert_eq!(plain.code, 0, "{}{}", plain.stdout, plain.stderr);
+    assert_eq!(plain.json["gate"], "release");
+    assert_eq!(plain.json["reason_code"], "receipt_valid");
+    assert!(plain.json["evidence"].is_null());
+
+    let sums = dir.path().join("dist/SHA256SUMS");
+    let d = release(
+        &f,
+        &["--revision", "v1", "--checksums", sums.to_str().unwrap()],
+    );
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["evidence"]["artifacts"].as_array().unwrap().len(), 2);
+    assert!(
+        d.json["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 release artifact(s)")
+    );
+    assert_eq!(
+        d.json["evidence"]["checksums_sha256"],
+        Sha256Digest::plain(&std::fs::read(&sums).unwrap())
+            .to_string()
+            .as_str()
+    );
+    assert!(store_snapshot(&f) == before, "a gate wrote to the store");
+}
+
+#[test]
+fn changed_or_missing_artifacts_deny() {
+    let (f, dir) = released();
+    let sums = dir.path().join("dist/SHA256SUMS");
+    let sums = sums.to_str().unwrap();
+    std::fs::write(dir.path().join("dist/app.zip"), b"tampered").unwrap();
+    let d = release(&f, &["--revision", "v1", "--checksums", sums]);
+    assert_eq!(d.code, 1, "{}", d.stdout);
+    assert_eq!(d.json["reason_code"], "release_evidence_mismatch");
+    assert!(
+        d.json["message"]
+            .as_str()
+            .unwrap()
+            .contains("digest differs: app.zip")
+    );
+    std::fs::remove_file(dir.path().join("dist/app.tar.gz")).unwrap();
+    let d = release(&f, &["--revision", "v1", "--checksums", sums]);
+    assert!(
+        d.json["message"]
+            .as_str()
+            .unwrap()
+            .contains("missing: app.tar.gz")
+    );
+    // --artifacts points elsewhere: nothing there.
+    let empty = tempfile::tempdir().unwrap();
+    let d = release(
+        &f,
+        &[
+            "--revision",
+            "v1",
+            "--checksums",
+            sums,
+            "--artifacts",
+            empty.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(d.json["reason_code"], "release_evidence_mismatch");
+}
+
+#[test]
+fn only_the_exact_reviewed_revision_is_released() {
+    let (f, _dir) = released();
+    let base = release(&f, &["--revision", "v1~1"]);
+    assert_eq!(base.code, 1, "{}", base.stdout);
+    assert_eq!(base.json["reason_code"], "receipt_missing");
+    f.write("docs/after.md", "after\n").unwrap();
+    f.commit_all("after the release").unwrap();
+    assert_eq!(
+        release(&f, &["--revision", "HEAD"]).json["reason_code"],
+        "receipt_missing"
+    );
+    assert_eq!(
+        release(&f, &["--revision", "v1"]).json["reason_code"],
+        "receipt_valid"
+    );
+}
+
+#[test]
+fn bad_release_inputs_are_typed_errors_and_change_nothing() {
+    let (f, dir) = released();
+    let before = store_snapshot(&f);
+    let none = release(&f, &[]);
+    assert_eq!(
+        (none.code, none.json["error"]["code"].as_str()),
+        (2, Some("revision_required"))
+    );
+    let unknown = release(&f, &["--revision", "v9"]);
+    assert_eq!(unknown.code, 5, "{}", unknown.stdout);
+    for (name, text) in [
+        ("bad1", "not a checksum line\n"),
+        (
+            "bad2",
+            &format!("{}  ../escape\n", Sha256Digest::plain(b"x").hex())[..],
+        ),
+        ("bad3", ""),
+    ] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let r = release(
+            &f,
+            &["--revision", "v1", "--checksums", p.to_str().unwrap()],
+        );
+        assert_eq!(r.code, 3, "{name}: {}", r.stdout);
+        assert_eq!(r.json["error"]["code"], "bad_checksums", "{name}");
+    }
+    let mixed = release(&f, &["--revision", "v1", "--base", "main"]);
+    assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
+    assert!(store_snapshot(&f) == before, "the store changed");
+}

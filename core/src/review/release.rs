@@ -1,0 +1,249 @@
+//! The release boundary (R8.5): the exact revision must be a reviewed
+//! delivery, and the release evidence — artifacts named with their digests
+//! in a checksums file (`sha256sum` format) — must match byte for byte,
+//! twice: once when judged, once more just before the answer (R8.7).
+
+use serde::Serialize;
+
+use crate::digest::Sha256Digest;
+use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+
+/// One line of a checksums file: the expected digest of an artifact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExpectedArtifact {
+    pub name: String,
+    pub sha256: Sha256Digest,
+}
+
+/// What the adapter found for an artifact: its digest, or `None` when it
+/// does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObservedArtifact {
+    pub name: String,
+    pub sha256: Option<Sha256Digest>,
+}
+
+/// A malformed checksums file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChecksumsError {
+    #[error("line {line} of the checksums file is not `<64 hex>  <name>`")]
+    Line { line: usize },
+    #[error(
+        "line {line} names `{name}`, which is not a plain relative path (no `..`, no leading `/`, no NUL)"
+    )]
+    Name { line: usize, name: String },
+    #[error("`{0}` is listed twice")]
+    Duplicate(String),
+    #[error("the checksums file lists no artifact")]
+    Empty,
+}
+
+/// Parses a `sha256sum` checksums file: `<64 lowercase or uppercase hex>`,
+/// a space, a space or `*` (binary mode), the name. Blank lines are
+/// ignored; names are relative paths without `..` components.
+pub fn parse_checksums(text: &str) -> Result<Vec<ExpectedArtifact>, ChecksumsError> {
+    let mut out: Vec<ExpectedArtifact> = Vec::new();
+    for (i, raw) in text.split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let bad = || ChecksumsError::Line { line };
+        let (hex, rest) = raw.split_at_checked(64).ok_or_else(bad)?;
+        let name = rest
+            .strip_prefix("  ")
+            .or_else(|| rest.strip_prefix(" *"))
+            .ok_or_else(bad)?;
+        let sha256 = Sha256Digest::from_hex(&hex.to_ascii_lowercase()).map_err(|_| bad())?;
+        let plain = !name.is_empty()
+            && !name.starts_with('/')
+            && !name.contains('\0')
+            && name
+                .split('/')
+                .all(|c| !c.is_empty() && c != "." && c != "..");
+        if !plain {
+            return Err(ChecksumsError::Name {
+                line,
+                name: name.to_string(),
+            });
+        }
+        if out.iter().any(|a| a.name == name) {
+            return Err(ChecksumsError::Duplicate(name.to_string()));
+        }
+        out.push(ExpectedArtifact {
+            name: name.to_string(),
+            sha256,
+        });
+    }
+    if out.is_empty() {
+        return Err(ChecksumsError::Empty);
+    }
+    Ok(out)
+}
+
+fn deny(reason_code: ReasonCode, message: String) -> GateDecision {
+    GateDecision {
+        gate: Gate::Release,
+        decision: Decision::Deny,
+        reason_code,
+        stage: GateStage::Authority,
+        lineage_id: None,
+        differing_paths: Vec::new(),
+        next_action: NextAction::CheckRange,
+        message,
+        deliveries: Vec::new(),
+    }
+}
+
+/// Compares what was found with what the checksums file names: every
+/// artifact present with exactly its digest, or a denial naming each that
+/// is missing or differs.
+pub fn check_artifacts(
+    expected: &[ExpectedArtifact],
+    observed: &[ObservedArtifact],
+) -> Result<(), GateDecision> {
+    let mut missing = Vec::new();
+    let mut differ = Vec::new();
+    for e in expected {
+        match observed
+            .iter()
+            .find(|o| o.name == e.name)
+            .and_then(|o| o.sha256)
+        {
+            None => missing.push(e.name.as_str()),
+            Some(d) if d != e.sha256 => differ.push(e.name.as_str()),
+            Some(_) => {}
+        }
+    }
+    if missing.is_empty() && differ.is_empty() {
+        return Ok(());
+    }
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!("missing: {}", missing.join(", ")));
+    }
+    if !differ.is_empty() {
+        parts.push(format!("digest differs: {}", differ.join(", ")));
+    }
+    Err(deny(
+        ReasonCode::ReleaseEvidenceMismatch,
+        format!(
+            "the release evidence does not match its checksums ({}); rebuild the artifacts from the released revision",
+            parts.join("; ")
+        ),
+    ))
+}
+
+/// The final recheck (R8.7): the artifacts read again just before the
+/// answer must be the ones judged.
+pub fn check_unchanged(
+    judged: &[ObservedArtifact],
+    again: &[ObservedArtifact],
+) -> Result<(), GateDecision> {
+    let changed: Vec<&str> = judged
+        .iter()
+        .filter(|j| {
+            again
+                .iter()
+                .find(|a| a.name == j.name)
+                .is_none_or(|a| a.sha256 != j.sha256)
+        })
+        .map(|j| j.name.as_str())
+        .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    Err(deny(
+        ReasonCode::ReleaseEvidenceChanged,
+        format!(
+            "release evidence changed while the gate decided ({}); run the gate again once nothing writes the artifacts",
+            changed.join(", ")
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+    fn d(hex: &str) -> Sha256Digest {
+        Sha256Digest::from_hex(hex).unwrap()
+    }
+
+    #[test]
+    fn checksums_parse_in_sha256sum_format() {
+        let text = format!(
+            "{A}  dist/app.tar.gz\n{}\n\n{} *win.zip\r\n",
+            "",
+            A.to_uppercase()
+        );
+        let v = parse_checksums(&text).unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].name, "dist/app.tar.gz");
+        assert_eq!(v[1].name, "win.zip");
+        assert_eq!(v[1].sha256, d(A));
+    }
+
+    #[test]
+    fn malformed_checksums_are_typed_errors() {
+        assert_eq!(parse_checksums(""), Err(ChecksumsError::Empty));
+        assert_eq!(
+            parse_checksums("abc  x\n"),
+            Err(ChecksumsError::Line { line: 1 })
+        );
+        assert_eq!(
+            parse_checksums(&format!("{A} x\n")),
+            Err(ChecksumsError::Line { line: 1 })
+        );
+        for name in ["../etc/passwd", "/abs", "a//b", "a/./b"] {
+            assert!(matches!(
+                parse_checksums(&format!("{A}  {name}\n")),
+                Err(ChecksumsError::Name { .. })
+            ));
+        }
+        assert_eq!(
+            parse_checksums(&format!("{A}  x\n{A}  x\n")),
+            Err(ChecksumsError::Duplicate("x".into()))
+        );
+    }
+
+    #[test]
+    fn artifacts_must_all_match() {
+        let expected = parse_checksums(&format!("{A}  a\n{A}  b\n{A}  c\n")).unwrap();
+        let other = Sha256Digest::plain(b"x");
+        let observed = vec![
+            ObservedArtifact {
+                name: "a".into(),
+                sha256: Some(d(A)),
+            },
+            ObservedArtifact {
+                name: "b".into(),
+                sha256: Some(other),
+            },
+            ObservedArtifact {
+                name: "c".into(),
+                sha256: None,
+            },
+        ];
+        let denial = check_artifacts(&expected, &observed).unwrap_err();
+        assert_eq!(denial.reason_code, ReasonCode::ReleaseEvidenceMismatch);
+        assert!(denial.message.contains("missing: c"), "{}", denial.message);
+        assert!(
+            denial.message.contains("digest differs: b"),
+            "{}",
+            denial.message
+        );
+        assert_eq!(check_artifacts(&expected[..1], &observed), Ok(()));
+        // The recheck notices any change.
+        assert_eq!(check_unchanged(&observed, &observed), Ok(()));
+        let mut later = observed.clone();
+        later[0].sha256 = Some(other);
+        assert_eq!(
+            check_unchanged(&observed, &later).unwrap_err().reason_code,
+            ReasonCode::ReleaseEvidenceChanged
+        );
+    }
+}
