@@ -24,7 +24,8 @@ use probity_core::review::pre_pr::{
 };
 use probity_core::review::receipt::Receipt;
 use probity_core::review::recovery::{
-    self, Ancestor, ChainError, RecoverError, RecoverRequest, check_chain,
+    self, Ancestor, ChainError, RecoverError, RecoverRequest, ScopeEvidence, check_chain,
+    check_link,
 };
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_artifacts};
 use probity_core::review::risk::RiskPolicy;
@@ -134,6 +135,15 @@ pub enum StoreError {
         lineage: LineageId,
         successor: LineageId,
     },
+    /// Another recovery of the predecessor is in progress or was
+    /// interrupted: only the same request completes it.
+    #[error(
+        "a recovery of {lineage} (successor {successor}) is in progress or was interrupted; repeat that same request to complete it"
+    )]
+    RecoveryPending {
+        lineage: LineageId,
+        successor: LineageId,
+    },
     #[error("store I/O at {path}: {source}")]
     Io {
         path: String,
@@ -189,6 +199,9 @@ pub trait ReviewStore {
     fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError>;
     /// The successor a lineage's supersession marker names, if any.
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+    /// The successor a recovery of `lineage` is creating (written, not yet
+    /// marked), if any.
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
 }
 
 /// A named input document (a path, for messages).
@@ -246,7 +259,7 @@ pub enum ReviewError {
     )]
     Invalidated { lineage: LineageId },
     #[error(
-        "lineage {lineage} froze this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
+        "lineage {lineage} froze (or corrected into) this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
     )]
     SupersededLineage { lineage: LineageId, leaf: LineageId },
     #[error(transparent)]
@@ -399,6 +412,8 @@ pub fn invalidate<S: ReviewStore>(
     let record = store
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    // A lineage whose chain does not hold takes no input (R9.3).
+    supersession(store, &record)?;
     let next = record.state.invalidate(reason)?;
     if next == record.state {
         return Ok(record);
@@ -468,10 +483,17 @@ fn create_or_resume_successor<G: GitPort, S: ReviewStore, C: Clock>(
     let differing = git
         .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
         .map_err(ReviewError::Repository)?;
+    let owned_by_chain = match store.lookup_target(&snapshot.target)? {
+        Some(owner) => chain_of(store, &pred)?.contains(&owner),
+        None => false,
+    };
     let state = recovery::successor(
         &pred,
         request,
-        &differing,
+        ScopeEvidence {
+            differing_paths: &differing,
+            owned_by_chain,
+        },
         start_input(&obs, snapshot, clock, focus),
     )?;
     let record = state.record()?;
@@ -499,6 +521,7 @@ fn supersession<S: ReviewStore>(
 ) -> Result<Option<LineageId>, ReviewError> {
     let mut ancestors = Vec::new();
     let mut link = record.state.predecessor.clone();
+    let mut child = record.state.lineage_id.clone();
     // Generations decrease by one per step: at most generation - 1 loads.
     while let Some(l) = link {
         if ancestors.len() >= record.state.generation as usize {
@@ -507,6 +530,18 @@ fn supersession<S: ReviewStore>(
         match store.load(&l.lineage_id)? {
             Some(r) => {
                 let successor = store.successor_of(&l.lineage_id)?;
+                if successor.is_none()
+                    && store.pending_successor_of(&l.lineage_id)?.as_ref() == Some(&child)
+                {
+                    // Written, indexed, not yet marked: a recovery running
+                    // now (or interrupted), not a broken chain.
+                    return Err(StoreError::RecoveryPending {
+                        lineage: l.lineage_id.clone(),
+                        successor: child,
+                    }
+                    .into());
+                }
+                child = l.lineage_id.clone();
                 link = r.state.predecessor.clone();
                 ancestors.push(Some(Ancestor {
                     record: r,
@@ -520,25 +555,52 @@ fn supersession<S: ReviewStore>(
         }
     }
     check_chain(&record.state, &ancestors)?;
-    match store.successor_of(&record.state.lineage_id)? {
-        Some(next) => Ok(Some(leaf_of(store, next)?)),
-        None => Ok(None),
-    }
+    leaf_of(store, record)
 }
 
-/// The last lineage of a recovery chain, following supersession markers
-/// from `lineage`. A marker loop fails closed.
-fn leaf_of<S: ReviewStore>(store: &S, lineage: LineageId) -> Result<LineageId, ReviewError> {
-    let mut seen = vec![lineage.clone()];
-    let mut current = lineage;
-    while let Some(next) = store.successor_of(&current)? {
-        if seen.contains(&next) {
-            return Err(ChainError::Cycle { lineage: next }.into());
-        }
-        seen.push(next.clone());
+/// The last lineage of the recovery chain below `record`, following
+/// supersession markers and checking every link (the successor names its
+/// predecessor at its revision, one generation on). `None`: not
+/// superseded. Generations grow by one per link, so the walk ends.
+fn leaf_of<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Option<LineageId>, ReviewError> {
+    let mut current = record.clone();
+    let mut leaf = None;
+    while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
+        let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
+            lineage: current.state.lineage_id.clone(),
+            predecessor: next_id.clone(),
+        })?;
+        check_link(
+            &next.state,
+            &Ancestor {
+                record: current,
+                successor: Some(next_id.clone()),
+            },
+        )?;
+        leaf = Some(next_id);
         current = next;
     }
-    Ok(current)
+    Ok(leaf)
+}
+
+/// The lineages of `record`'s chain: itself and its ancestors.
+fn chain_of<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Vec<LineageId>, ReviewError> {
+    let mut out = vec![record.state.lineage_id.clone()];
+    let mut link = record.state.predecessor.clone();
+    while let Some(l) = link {
+        if out.len() > record.state.generation as usize {
+            break;
+        }
+        out.push(l.lineage_id.clone());
+        link = store.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+    }
+    Ok(out)
 }
 
 fn resume<S: ReviewStore>(

@@ -295,6 +295,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "lineage_not_found",
                 "check the lineage id (`probity status`), or run `probity start`",
             ),
+            StoreError::RecoveryPending { .. } => (
+                Conflict,
+                "recovery_pending",
+                "repeat the recovery request that was interrupted (same disposition, reason, actor, authorization) to complete it, or wait for the one running",
+            ),
             StoreError::AlreadySuperseded { .. } => (
                 Conflict,
                 "already_superseded",

@@ -488,3 +488,165 @@ fn nothing_follows_or_finalizes_a_broken_chain() {
     assert_eq!(st.json["error"]["code"], "chain_broken");
     assert!(store_snapshot(&f) == before, "a broken chain took input");
 }
+
+#[test]
+fn a_candidate_an_ancestor_owned_is_recovered_even_outside_the_leafs_paths() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (l1, _) = started(&f);
+    let r1 = approve(&f, tmp.path(), &l1)["store_revision"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c1_parser = std::fs::read(f.root().join("src/parser.rs")).unwrap();
+    // C2: only the new test file; L2 reviews just that path.
+    f.git(&["checkout", "-q", "src/parser.rs"]).unwrap();
+    let l2 = recover(&f, &l1, &r1, "scope_changed", &[]).json["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r2 = approve(&f, tmp.path(), &l2)["store_revision"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Back to C1, which L1 (L2's ancestor) owns: recover from the leaf.
+    std::fs::write(f.root().join("src/parser.rs"), c1_parser).unwrap();
+    let rec = recover(&f, &l2, &r2, "scope_changed", &[]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 3);
+}
+
+/// Store paths of a lineage.
+fn lineage_dir(f: &Fixture, lineage: &str) -> std::path::PathBuf {
+    f.root().join(".git/probity/reviews/v1").join(lineage)
+}
+
+/// Recovers L1 (approved) over an edited candidate, then rewinds the store
+/// to `step` of create_successor: 1 = only the pending record, 3 = pending,
+/// record and index, no marker.
+fn interrupted(f: &Fixture, tmp: &std::path::Path, step: u8) -> (String, String, String) {
+    let (l1, _) = started(f);
+    let r1 = approve(f, tmp, &l1)["store_revision"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { v2() }\n",
+    )
+    .unwrap();
+    let s = recover(f, &l1, &r1, "scope_changed", &[]).json["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let state = std::fs::read(lineage_dir(f, &s).join("state.json")).unwrap();
+    std::fs::write(lineage_dir(f, &l1).join("successor.pending"), &state).unwrap();
+    std::fs::remove_file(lineage_dir(f, &l1).join("superseded-by")).unwrap();
+    if step == 1 {
+        let target = st_target(f, &s);
+        std::fs::remove_file(
+            f.root()
+                .join(".git/probity/reviews/v1/index/target")
+                .join(target),
+        )
+        .unwrap();
+        std::fs::remove_dir_all(lineage_dir(f, &s)).unwrap();
+    }
+    (l1, r1, s)
+}
+
+#[test]
+fn a_recovery_caught_mid_way_is_pending_not_broken() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (l1, r1, s) = interrupted(&f, tmp.path(), 3);
+    let before = store_snapshot(&f);
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 4, "{}", st.stdout);
+    assert_eq!(st.json["error"]["code"], "recovery_pending");
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        gate.json["error"]["code"], "recovery_pending",
+        "{}",
+        gate.stdout
+    );
+    // Another request does not fork it either.
+    let other = probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &l1,
+            "--expected-predecessor-revision",
+            &r1,
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "another",
+            "--actor",
+            "maintainer",
+        ],
+    );
+    assert_eq!(other.json["error"]["code"], "recovery_pending");
+    assert!(store_snapshot(&f) == before, "a refusal wrote something");
+    // The same request completes it.
+    let done = recover(&f, &l1, &r1, "scope_changed", &[]);
+    assert_eq!(done.json["lineage_id"], s.as_str(), "{}", done.stdout);
+    assert_eq!(probity(f.root(), &["start"]).json["lineage_id"], s.as_str());
+}
+
+#[test]
+fn an_interrupted_recovery_whose_candidate_went_elsewhere_is_dropped() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (l1, r1, _s) = interrupted(&f, tmp.path(), 1);
+    // Meanwhile someone starts an ordinary review of the same candidate.
+    let (x, _) = started(&f);
+    let rec = recover(&f, &l1, &r1, "scope_changed", &[]);
+    assert_eq!(rec.code, 4, "{}", rec.stdout);
+    assert_eq!(rec.json["error"]["code"], "candidate_owned");
+    assert!(!lineage_dir(&f, &l1).join("successor.pending").exists());
+    // So L1 can be recovered again, over another candidate.
+    probity(
+        f.root(),
+        &["invalidate", "--lineage", &x, "--reason", "dup"],
+    );
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { v3() }\n",
+    )
+    .unwrap();
+    let again = recover(&f, &l1, &r1, "scope_changed", &[]);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+}
+
+#[test]
+fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
+    let f = medium_change();
+    let (l1, _) = started(&f);
+    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
+    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    // A marker naming a lineage that is not L1's successor: fail closed.
+    let other = "review-0123456789abcdef";
+    std::fs::write(
+        lineage_dir(&f, &l1).join("superseded-by"),
+        format!("{other}\n"),
+    )
+    .unwrap();
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(gate.code, 6, "{}", gate.stdout);
+    assert_eq!(gate.json["error"]["code"], "chain_broken");
+    std::fs::remove_file(lineage_dir(&f, &l1).join("superseded-by")).unwrap();
+
+    // A real successor whose predecessor lost its marker takes no input.
+    let s = recover(&f, &l1, &rev, "invalidated", &[]).json["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::remove_file(lineage_dir(&f, &l1).join("superseded-by")).unwrap();
+    let before = store_snapshot(&f);
+    let inv2 = probity(f.root(), &["invalidate", "--lineage", &s, "--reason", "y"]);
+    assert_eq!(inv2.code, 6, "{}", inv2.stdout);
+    assert_eq!(inv2.json["error"]["code"], "chain_broken");
+    assert!(store_snapshot(&f) == before, "a broken chain took input");
+}

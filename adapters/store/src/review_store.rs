@@ -274,10 +274,13 @@ impl FileStore {
         // A corrected candidate is discoverable by its own identity from the
         // moment its correction passed (claimed before the state was
         // written; re-claimed here for a retry after a crash).
-        self.claim_final_target(record)?;
-        // A superseded lineage is history: a retry of it never points the
-        // base index back at it.
+        // A superseded lineage is history: a retry of it never re-claims a
+        // target (a later generation may own it) nor points the base index
+        // back at it.
         let superseded = Self::read_optional(&self.successor_path(&state.lineage_id))?.is_some();
+        if !superseded {
+            self.claim_final_target(record)?;
+        }
         match state.stage {
             Stage::Approved { .. } if !superseded => {
                 write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?
@@ -519,6 +522,14 @@ impl ReviewStore for FileStore {
         Self::read_lineage_pointer(&self.successor_path(lineage))
     }
 
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        let path = self.pending_successor_path(lineage);
+        match Self::read_optional(&path)? {
+            Some(bytes) => Ok(Some(Self::parse_record(&path, &bytes)?.state.lineage_id)),
+            None => Ok(None),
+        }
+    }
+
     fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
         let link = record
             .state
@@ -551,7 +562,7 @@ impl ReviewStore for FileStore {
             Some(bytes) => {
                 let pending = Self::parse_record(&pending_path, &bytes)?;
                 if !same_link(&pending) {
-                    return Err(StoreError::AlreadySuperseded {
+                    return Err(StoreError::RecoveryPending {
                         lineage: pred.clone(),
                         successor: pending.state.lineage_id,
                     });
@@ -594,8 +605,16 @@ impl ReviewStore for FileStore {
                 return Ok(Created::Existing(lineage));
             }
             Some(owner) => {
+                if adopted || Self::read_optional(&pending_path)?.is_some() {
+                    // An interrupted recovery that can no longer complete:
+                    // its candidate went to someone else. Drop it (it was
+                    // never marked nor indexed) so the predecessor can be
+                    // recovered again.
+                    self.drop_pending(&pending_path, &pred)?;
+                    let _ = fs::remove_dir_all(self.lineage_dir(&lineage));
+                }
                 return Err(StoreError::TargetOwned {
-                    lineage: lineage.clone(),
+                    lineage: pred.clone(),
                     owner,
                 });
             }
@@ -632,7 +651,7 @@ impl ReviewStore for FileStore {
                         let _ = fs::remove_file(&pending_path);
                         let _ = fs::remove_dir_all(&dir);
                         return Err(StoreError::TargetOwned {
-                            lineage,
+                            lineage: pred.clone(),
                             owner: owner.unwrap_or(pred),
                         });
                     }

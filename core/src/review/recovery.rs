@@ -96,6 +96,16 @@ pub enum RecoverError {
     State(#[from] StateError),
 }
 
+/// What shows that an approved predecessor's scope really changed: the
+/// paths in which the live candidate differs from its final candidate, and
+/// whether a lineage of its own chain already froze the live candidate (a
+/// candidate an ancestor owned, reviewed again from the leaf).
+#[derive(Debug, Clone, Copy)]
+pub struct ScopeEvidence<'a> {
+    pub differing_paths: &'a [RepoPath],
+    pub owned_by_chain: bool,
+}
+
 /// Builds the successor of `pred` over the live candidate in `input`
 /// (generation + 1, a fresh budget and lenses frozen from the live
 /// candidate). `differing_paths` are the paths in which the live candidate
@@ -104,7 +114,7 @@ pub enum RecoverError {
 pub fn successor(
     pred: &StateRecord,
     request: RecoverRequest,
-    differing_paths: &[RepoPath],
+    scope: ScopeEvidence<'_>,
     input: StartInput,
 ) -> Result<ReviewState, RecoverError> {
     let p = &pred.state;
@@ -137,7 +147,9 @@ pub fn successor(
         _ => {}
     }
     if request.disposition == Disposition::ScopeChanged
-        && !differing_paths
+        && !scope.owned_by_chain
+        && !scope
+            .differing_paths
             .iter()
             .any(|d| p.snapshot.paths.binary_search(d).is_ok())
     {
@@ -237,6 +249,50 @@ pub enum ChainError {
     Cycle { lineage: LineageId },
 }
 
+/// Checks one link: `child` names `parent` as its predecessor, at the
+/// parent's current revision, one generation on, and the parent's marker
+/// names exactly `child`.
+pub fn check_link(child: &ReviewState, parent: &Ancestor) -> Result<(), ChainError> {
+    let dangling = || ChainError::Dangling {
+        lineage: child.lineage_id.clone(),
+        predecessor: parent.record.state.lineage_id.clone(),
+    };
+    let link = child.predecessor.as_ref().ok_or_else(dangling)?;
+    let p = &parent.record.state;
+    if p.lineage_id != link.lineage_id {
+        return Err(ChainError::Dangling {
+            lineage: child.lineage_id.clone(),
+            predecessor: link.lineage_id.clone(),
+        });
+    }
+    if parent.record.revision != link.revision {
+        return Err(ChainError::RevisionMismatch {
+            lineage: child.lineage_id.clone(),
+            predecessor: link.lineage_id.clone(),
+            recorded: link.revision,
+            found: parent.record.revision,
+        });
+    }
+    if parent.successor.as_ref() != Some(&child.lineage_id) {
+        return Err(ChainError::Fork {
+            lineage: child.lineage_id.clone(),
+            predecessor: link.lineage_id.clone(),
+            marker: parent
+                .successor
+                .as_ref()
+                .map_or_else(|| "nothing".to_string(), ToString::to_string),
+        });
+    }
+    if p.generation.checked_add(1) != Some(child.generation) {
+        return Err(ChainError::Generation {
+            lineage: child.lineage_id.clone(),
+            generation: child.generation,
+            predecessor_generation: p.generation,
+        });
+    }
+    Ok(())
+}
+
 /// Checks the predecessor chain of `leaf`, given the ancestors discovery
 /// loaded in order (parent first; `None` where the store had no record).
 /// Generations strictly decrease by one, so the walk is bounded and a
@@ -251,39 +307,8 @@ pub fn check_chain(leaf: &ReviewState, ancestors: &[Option<Ancestor>]) -> Result
                 predecessor: link.lineage_id.clone(),
             });
         };
-        let parent = &anc.record.state;
-        if parent.lineage_id != link.lineage_id {
-            return Err(ChainError::Dangling {
-                lineage: child.lineage_id.clone(),
-                predecessor: link.lineage_id.clone(),
-            });
-        }
-        if anc.record.revision != link.revision {
-            return Err(ChainError::RevisionMismatch {
-                lineage: child.lineage_id.clone(),
-                predecessor: link.lineage_id.clone(),
-                recorded: link.revision,
-                found: anc.record.revision,
-            });
-        }
-        if anc.successor.as_ref() != Some(&child.lineage_id) {
-            return Err(ChainError::Fork {
-                lineage: child.lineage_id.clone(),
-                predecessor: link.lineage_id.clone(),
-                marker: anc
-                    .successor
-                    .as_ref()
-                    .map_or_else(|| "nothing".to_string(), ToString::to_string),
-            });
-        }
-        if parent.generation.checked_add(1) != Some(child.generation) {
-            return Err(ChainError::Generation {
-                lineage: child.lineage_id.clone(),
-                generation: child.generation,
-                predecessor_generation: parent.generation,
-            });
-        }
-        child = parent;
+        check_link(child, anc)?;
+        child = &anc.record.state;
         i += 1;
         if i > leaf.generation as usize {
             return Err(ChainError::Cycle {
@@ -335,6 +360,13 @@ mod tests {
         }
     }
 
+    fn scope(paths: &[RepoPath]) -> ScopeEvidence<'_> {
+        ScopeEvidence {
+            differing_paths: paths,
+            owned_by_chain: false,
+        }
+    }
+
     fn reviewed_path() -> Vec<RepoPath> {
         vec![RepoPath::parse("src/parser.rs").unwrap()]
     }
@@ -345,7 +377,7 @@ mod tests {
         let s = successor(
             &pred,
             request(&pred, Disposition::ScopeChanged),
-            &reviewed_path(),
+            scope(&reviewed_path()),
             changed_input(),
         )
         .unwrap();
@@ -375,23 +407,43 @@ mod tests {
         let mut stale = request(&pred, Disposition::ScopeChanged);
         stale.expected_revision = Sha256Digest::of(crate::review::state::EVIDENCE_DOMAIN, b"x");
         assert!(matches!(
-            successor(&pred, stale, &reviewed_path(), changed_input()),
+            successor(&pred, stale, scope(&reviewed_path()), changed_input()),
             Err(RecoverError::RevisionMismatch { .. })
         ));
+        // A candidate a lineage of the chain already froze is recovered
+        // from the leaf even when its paths differ outside this scope.
+        let owned = ScopeEvidence {
+            differing_paths: &[],
+            owned_by_chain: true,
+        };
+        assert!(
+            successor(
+                &pred,
+                request(&pred, Disposition::ScopeChanged),
+                owned,
+                changed_input()
+            )
+            .is_ok()
+        );
         // Unrelated new work is not a scope change.
         let other = vec![RepoPath::parse("docs/notes.md").unwrap()];
         assert!(matches!(
             successor(
                 &pred,
                 request(&pred, Disposition::ScopeChanged),
-                &other,
+                scope(&other),
                 changed_input()
             ),
             Err(RecoverError::ScopeUnchanged { .. })
         ));
         for d in [Disposition::Invalidated, Disposition::EscalationAuthorized] {
             assert!(matches!(
-                successor(&pred, request(&pred, d), &reviewed_path(), changed_input()),
+                successor(
+                    &pred,
+                    request(&pred, d),
+                    scope(&reviewed_path()),
+                    changed_input()
+                ),
                 Err(RecoverError::NotEligible {
                     state: "approved",
                     ..
@@ -407,7 +459,7 @@ mod tests {
             successor(
                 &pristine,
                 request(&pristine, Disposition::Invalidated),
-                &[],
+                scope(&[]),
                 changed_input()
             ),
             Err(RecoverError::NotEligible {
@@ -418,7 +470,7 @@ mod tests {
         let mut auth = request(&pred, Disposition::ScopeChanged);
         auth.authorization = Some(nb("ok"));
         assert_eq!(
-            successor(&pred, auth, &reviewed_path(), changed_input()),
+            successor(&pred, auth, scope(&reviewed_path()), changed_input()),
             Err(RecoverError::AuthorizationNotApplicable)
         );
     }
@@ -447,7 +499,7 @@ mod tests {
         let succ = successor(
             &pred,
             request(&pred, Disposition::Invalidated),
-            &[],
+            scope(&[]),
             start_input(&parser_observation(), Lens::Reliability).unwrap(),
         )
         .unwrap();
@@ -469,14 +521,14 @@ mod tests {
             successor(
                 &pred,
                 request(&pred, Disposition::EscalationAuthorized),
-                &[],
+                scope(&[]),
                 changed_input()
             ),
             Err(RecoverError::AuthorizationRequired)
         );
         let mut ok = request(&pred, Disposition::EscalationAuthorized);
         ok.authorization = Some(nb("maintainer decision #12"));
-        let succ = successor(&pred, ok, &[], changed_input()).unwrap();
+        let succ = successor(&pred, ok, scope(&[]), changed_input()).unwrap();
         assert_eq!(
             succ.predecessor
                 .unwrap()
@@ -491,7 +543,7 @@ mod tests {
         let succ = successor(
             &pred,
             request(&pred, Disposition::ScopeChanged),
-            &reviewed_path(),
+            scope(&reviewed_path()),
             changed_input(),
         )
         .unwrap();
