@@ -169,7 +169,10 @@ fn an_invalidated_review_and_its_successor() {
             actor: NonBlank::parse("maintainer").unwrap(),
             authorization: None,
         },
-        &[],
+        probity_core::review::recovery::ScopeEvidence {
+            differing_paths: &[],
+            owned_by_chain: false,
+        },
         fixtures::start_input(&fixtures::parser_observation(), Lens::Reliability).unwrap(),
     )
     .unwrap()

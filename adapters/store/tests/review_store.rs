@@ -242,7 +242,10 @@ fn successor_of(pred: &StateRecord, reason: &str) -> StateRecord {
             actor: NonBlank::parse("maintainer").unwrap(),
             authorization: None,
         },
-        &[],
+        probity_core::review::recovery::ScopeEvidence {
+            differing_paths: &[],
+            owned_by_chain: false,
+        },
         fixtures::start_input(&fixtures::parser_observation(), Lens::Reliability).unwrap(),
     )
     .unwrap()
