@@ -71,6 +71,11 @@ pub trait GitPort {
         let _ = (lineage, trees);
         Ok(())
     }
+    /// Checks, before anything is written, that keeping trees is configured
+    /// legibly (a bad setting fails the command with nothing changed).
+    fn check_keep_trees(&self) -> Result<(), AdapterError> {
+        Ok(())
+    }
 }
 
 /// Asks the Git port to keep a record's trees: base, frozen candidate, and
@@ -315,6 +320,7 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
     clock: &C,
     focus: Lens,
 ) -> Result<Started, ReviewError> {
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
     let started = start_or_resume(git, store, clock, focus)?;
     keep(git, &started.record)?;
     Ok(started)
@@ -433,6 +439,7 @@ pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
     predecessor: &LineageId,
     request: RecoverRequest,
 ) -> Result<Started, ReviewError> {
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
     let started = create_or_resume_successor(git, store, clock, focus, predecessor, request)?;
     keep(git, &started.record)?;
     Ok(started)
@@ -663,6 +670,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     store: &S,
     input: FinalizeInput,
 ) -> Result<Finalized, ReviewError> {
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
     let results = input
         .results
         .iter()

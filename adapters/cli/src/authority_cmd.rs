@@ -13,7 +13,7 @@ use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::RecoverError;
 use probity_core::review::release::{
-    ExpectedArtifact, ObservedArtifact, check_unchanged, parse_checksums,
+    ExpectedArtifact, ObservedArtifact, check_revision, check_unchanged, parse_checksums,
 };
 use probity_core::review::schema::SchemaDoc;
 use probity_core::review::state::{Stage, StateRecord, TransitionError};
@@ -850,7 +850,16 @@ fn hash_artifacts(
     let mut out = Vec::new();
     for e in expected {
         let path = dir.join(&e.name);
-        let sha256 = match std::fs::File::open(&path) {
+        // Regular files only: a symlink (which could lead out of DIR), a
+        // directory, a FIFO or a device is no artifact.
+        // Checked before opening: opening a FIFO would block.
+        let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+        let opened = if regular {
+            std::fs::File::open(&path)
+        } else {
+            Err(std::io::ErrorKind::NotFound.into())
+        };
+        let sha256 = match opened {
             Ok(mut f) => {
                 let mut h = PlainSha256::default();
                 let mut buf = vec![0u8; 1 << 16];
@@ -904,12 +913,20 @@ fn validate_release(
     let evidence = match &args.checksums {
         None => None,
         Some(file) => {
-            let text = std::fs::read_to_string(file).map_err(|e| {
+            let bytes = std::fs::read(file).map_err(|e| {
                 CliError::new(
                     ErrorKind::RejectedInput,
                     "unreadable_input",
                     format!("{}: {e}", file.display()),
                     "pass a readable checksums file (sha256sum format)",
+                )
+            })?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "bad_checksums",
+                    format!("{}: not UTF-8", file.display()),
+                    "write it as `sha256sum` does: `<64 hex>  <name>` per artifact",
                 )
             })?;
             let expected = parse_checksums(&text).map_err(|e| {
@@ -946,6 +963,18 @@ fn validate_release(
             .map(|(_, _, e, o)| (e.as_slice(), o.as_slice())),
     )
     .map_err(review_error)?;
+    // R8.7: resolve the revision once more; a move denies.
+    let judged = d.deliveries.first().map(|r| r.tip.clone());
+    if let (Decision::Allow, Some(judged)) = (d.decision, &judged) {
+        let now = ctx.repo.resolve_commit(revision).map_err(repo_error)?;
+        if let Err(denial) = check_revision(revision, judged, &now) {
+            d = GateDecision {
+                lineage_id: d.lineage_id,
+                deliveries: d.deliveries,
+                ..denial
+            };
+        }
+    }
     // R8.7: read the evidence once more; a change denies.
     if let (Decision::Allow, Some((_, dir, expected, observed))) = (d.decision, &evidence) {
         let again = hash_artifacts(dir, expected)?;
@@ -968,6 +997,7 @@ fn validate_release(
     }
     let mut v = decision_json(&d);
     v["revision"] = json!(revision);
+    v["revision_commit"] = json!(judged);
     v["evidence"] = match &evidence {
         None => Value::Null,
         Some((digest, _, _, observed)) => json!({
@@ -1164,11 +1194,23 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         });
         // Frozen inputs only for the lineage that governs the live
         // candidate; any lineage's are available from export-context.
-        if st.applicability == probity_ports::review::Applicability::Current {
-            let exported = drivers::export_context(&ctx.repo, &ctx.store, &s.lineage_id)
-                .map_err(review_error)?;
-            next["candidate_diff"] = json!(exported.envelope.candidate_diff);
-            next["changed_path_manifest"] = json!(exported.envelope.changed_path_manifest);
+        // A superseded lineage is history: its inputs go through
+        // export-context, not the next transition.
+        if st.applicability == probity_ports::review::Applicability::Current
+            && st.superseded_by.is_none()
+        {
+            match drivers::export_context(&ctx.repo, &ctx.store, &s.lineage_id) {
+                Ok(exported) => {
+                    next["candidate_diff"] = json!(exported.envelope.candidate_diff);
+                    next["changed_path_manifest"] = json!(exported.envelope.changed_path_manifest);
+                }
+                // The status still answers; the inputs say why they are absent.
+                Err(e) => {
+                    let err = review_error(e);
+                    next["candidate_diff"] = json!({"error": err.code, "message": err.message});
+                    next["changed_path_manifest"] = json!({"error": err.code});
+                }
+            }
         } else {
             next["candidate_diff"] = json!("omitted");
             next["changed_path_manifest"] = json!("omitted");

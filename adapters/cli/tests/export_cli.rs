@@ -224,3 +224,131 @@ fn kept_trees_survive_garbage_collection() {
     let bad = probity(f.root(), &["start"]);
     assert_eq!(bad.code, 5, "{}", bad.stdout);
 }
+
+#[test]
+fn the_export_does_not_depend_on_diff_configuration_or_attributes() {
+    let f = medium_change();
+    // Blank context lines, and attributes inside the frozen tree naming a
+    // diff driver.
+    f.write("src/parser.rs", "// parser\n\nfn parse() {}\n\nfn more() {}\n")
+        .unwrap();
+    f.write(".gitattributes", "*.rs diff=rust\n").unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let plain = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(plain.code, 0, "{}", plain.stdout);
+    // Settings that would change a porcelain diff, or a plumbing one that
+    // honoured attributes and drivers.
+    f.git(&["config", "diff.suppressBlankEmpty", "true"])
+        .unwrap();
+    f.git(&["config", "diff.rust.binary", "true"]).unwrap();
+    f.git(&["config", "diff.noprefix", "true"]).unwrap();
+    f.git(&["config", "core.bigFileThreshold", "1"]).unwrap();
+    std::fs::write(f.root().join(".git/info/attributes"), "").unwrap();
+    let configured = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(
+        configured.json["candidate_diff"], plain.json["candidate_diff"],
+        "{}",
+        configured.stdout
+    );
+    assert!(
+        plain.json["derivation"]["command"]
+            .as_str()
+            .unwrap()
+            .contains("diff.suppressBlankEmpty=false")
+    );
+}
+
+#[test]
+fn a_submodule_change_is_a_changed_path_whatever_gitmodules_says() {
+    let f = probity_git::fixture::Fixture::new().unwrap();
+    f.write("f.txt", "x\n").unwrap();
+    f.commit_all("a").unwrap();
+    let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    f.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{},sub", head.trim()),
+    ])
+    .unwrap();
+    f.write(
+        ".gitmodules",
+        "[submodule \"sub\"]\n\tpath = sub\n\turl = ./x\n\tignore = all\n",
+    )
+    .unwrap();
+    f.git(&["add", ".gitmodules"]).unwrap();
+    f.git(&["commit", "-q", "-m", "b"]).unwrap();
+    f.git(&["rm", "-q", "--cached", "sub"]).unwrap();
+    f.write("f.txt", "x\nmore\n").unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap();
+    let e = probity(f.root(), &["export-context", "--lineage", lineage]);
+    let paths: Vec<&str> = e.json["snapshot"]["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["f.txt", "sub"], "{}", e.stdout);
+}
+
+#[test]
+fn status_answers_even_when_the_frozen_inputs_cannot_be_carried() {
+    let f = medium_change();
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef\n";
+    f.write("data/big.txt", line.repeat(100_000)).unwrap();
+    assert_eq!(probity(f.root(), &["start"]).code, 0);
+    let st = probity(f.root(), &["status", "--next-transition"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["state"], "reviewing");
+    assert_eq!(st.json["next_transition"]["action"], "run_lenses");
+    assert_eq!(
+        st.json["next_transition"]["candidate_diff"]["error"],
+        "budget_exceeded"
+    );
+}
+
+#[test]
+fn a_superseded_lineage_hands_out_no_frozen_inputs_as_a_next_transition() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let inv = probity(
+        f.root(),
+        &["invalidate", "--lineage", &lineage, "--reason", "x"],
+    );
+    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rec = probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &lineage,
+            "--expected-predecessor-revision",
+            &rev,
+            "--disposition",
+            "invalidated",
+            "--reason",
+            "again",
+            "--actor",
+            "maintainer",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}", rec.stdout);
+    let old = probity(
+        f.root(),
+        &["status", "--lineage", &lineage, "--next-transition"],
+    );
+    assert_eq!(old.json["next_transition"]["candidate_diff"], "omitted");
+}
+
+#[test]
+fn a_bad_keep_trees_setting_changes_nothing() {
+    let f = medium_change();
+    f.git(&["config", "probity.keepTrees", "maybe"]).unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 5, "{}", st.stdout);
+    assert!(store_snapshot(&f).is_empty(), "a lineage was written");
+}

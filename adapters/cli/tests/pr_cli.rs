@@ -189,3 +189,22 @@ fn a_proposal_of_several_commits_is_partial() {
         first.stdout
     );
 }
+
+#[test]
+fn an_ambiguous_base_is_never_guessed() {
+    let (f, _d) = proposal();
+    // A local branch named like the remote-tracking ref.
+    f.git(&["branch", "origin/main", "HEAD"]).unwrap();
+    let d = pr(&f, "origin/main");
+    assert_eq!(d.code, 5, "{}", d.stdout);
+    assert!(
+        d.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than one ref"),
+        "{}",
+        d.stdout
+    );
+    let full = pr(&f, "refs/remotes/origin/main");
+    assert_eq!(full.json["reason_code"], "receipt_valid", "{}", full.stdout);
+}

@@ -162,3 +162,64 @@ fn bad_release_inputs_are_typed_errors_and_change_nothing() {
     assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
     assert!(store_snapshot(&f) == before, "the store changed");
 }
+
+#[test]
+fn only_regular_files_are_artifacts() {
+    let (f, dir) = released();
+    let dist = dir.path().join("dist");
+    // A symlink (here to a file outside DIR) and a directory are not
+    // artifacts, whatever they hold.
+    let outside = dir.path().join("outside.bin");
+    std::fs::write(&outside, b"tarball").unwrap();
+    std::fs::remove_file(dist.join("app.tar.gz")).unwrap();
+    std::os::unix::fs::symlink(&outside, dist.join("app.tar.gz")).unwrap();
+    std::fs::remove_file(dist.join("app.zip")).unwrap();
+    std::fs::create_dir(dist.join("app.zip")).unwrap();
+    let sums = dist.join("SHA256SUMS");
+    let d = release(
+        &f,
+        &["--revision", "v1", "--checksums", sums.to_str().unwrap()],
+    );
+    assert_eq!(d.code, 1, "{}", d.stdout);
+    assert_eq!(d.json["reason_code"], "release_evidence_mismatch");
+    let msg = d.json["message"].as_str().unwrap();
+    assert!(
+        msg.contains("app.tar.gz") && msg.contains("app.zip"),
+        "{msg}"
+    );
+    // A FIFO is not opened (it would block): missing.
+    std::fs::remove_dir(dist.join("app.zip")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(dist.join("app.zip"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let d = release(
+        &f,
+        &["--revision", "v1", "--checksums", sums.to_str().unwrap()],
+    );
+    assert_eq!(d.json["reason_code"], "release_evidence_mismatch");
+}
+
+#[test]
+fn checksums_as_sha256sum_writes_them_and_the_commit_released() {
+    let (f, dir) = released();
+    let sums = dir.path().join("dist/SHA256SUMS");
+    let text = std::fs::read_to_string(&sums)
+        .unwrap()
+        .replace("  app", "  ./app");
+    std::fs::write(&sums, text).unwrap();
+    let d = release(
+        &f,
+        &["--revision", "v1", "--checksums", sums.to_str().unwrap()],
+    );
+    assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
+    let head = String::from_utf8(f.git(&["rev-parse", "v1^{commit}"]).unwrap()).unwrap();
+    assert_eq!(d.json["revision_commit"], head.trim());
+    std::fs::write(&sums, b"\xff\xfe not utf-8\n").unwrap();
+    let bad = release(
+        &f,
+        &["--revision", "v1", "--checksums", sums.to_str().unwrap()],
+    );
+    assert_eq!(bad.json["error"]["code"], "bad_checksums");
+}

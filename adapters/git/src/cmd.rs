@@ -37,6 +37,10 @@ pub enum GitError {
     TooOld { found: String },
     #[error("`{rev}` does not name a commit in this repository")]
     UnknownRevision { rev: String },
+    #[error(
+        "`{rev}` matches more than one ref; name it in full (e.g. refs/remotes/origin/main or refs/heads/main)"
+    )]
+    AmbiguousRevision { rev: String },
     #[error("{path} is not inside a git repository")]
     NotARepository { path: String },
     #[error("unexpected output from git {args}: {detail}")]

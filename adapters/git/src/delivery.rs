@@ -66,7 +66,16 @@ impl Repo {
             Some(0) => {
                 let s = std::str::from_utf8(&out.stdout)
                     .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
-                commit_id("rev-parse --verify", s.trim()).map(Some)
+                let id = commit_id("rev-parse --verify", s.trim())?;
+                // `-q` hides git's warning that a short name matches several
+                // refs (a branch `origin/main` and the remote-tracking one):
+                // ask again without it, and refuse to guess.
+                let loud: Vec<OsString> = args.iter().filter(|a| *a != "-q").cloned().collect();
+                let again = self.git().output(self.root(), &loud, &[], None)?;
+                if String::from_utf8_lossy(&again.stderr).contains("is ambiguous") {
+                    return Err(GitError::AmbiguousRevision { rev: rev.into() });
+                }
+                Ok(Some(id))
             }
             Some(1) => Ok(None),
             _ => Err(GitError::Failed {

@@ -3,7 +3,9 @@
 use std::ffi::OsString;
 use std::io::Read as _;
 
-use probity_core::review::export::{DIFF_FLAGS, ManifestEntry};
+use std::process::Stdio;
+
+use probity_core::review::export::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, ManifestEntry};
 use probity_core::review::ids::TreeId;
 use probity_ports::review::{AdapterError, ExportGit};
 
@@ -34,46 +36,45 @@ impl Repo {
             .collect())
     }
 
-    /// The patch between two trees under [`DIFF_FLAGS`], plumbing only (no
-    /// porcelain diff configuration), attributes read from `to` itself. At
-    /// most `cap + 1` bytes are read: `None` means longer than `cap`.
+    /// The patch between two trees under [`DIFF_FLAGS`], [`EXPORT_CONFIG`]
+    /// and [`EXPORT_ENV`]: plumbing only, no system or global
+    /// configuration, attributes from the empty tree, so the bytes depend
+    /// on the trees and the git version alone. At most `cap + 1` bytes are
+    /// read: `None` means longer than `cap`.
     pub fn frozen_diff(
         &self,
         from: &TreeId,
         to: &TreeId,
         cap: u64,
     ) -> Result<Option<Vec<u8>>, GitError> {
-        let mut args: Vec<OsString> = vec![
-            format!("--attr-source={to}").into(),
-            "-c".into(),
-            "core.attributesFile=/dev/null".into(),
-            "diff-tree".into(),
-            "-r".into(),
-            "-p".into(),
-        ];
+        let empty = self.empty_tree()?;
+        let mut args: Vec<OsString> = vec![format!("--attr-source={empty}").into()];
+        for (k, v) in EXPORT_CONFIG {
+            args.push("-c".into());
+            args.push(format!("{k}={v}").into());
+        }
+        args.extend(["diff-tree".into(), "-r".into(), "-p".into()]);
         args.extend(DIFF_FLAGS.iter().map(OsString::from));
         args.push(from.as_str().into());
         args.push(to.as_str().into());
         let mut cmd = self.git().command(self.root());
-        cmd.args(&args);
+        cmd.args(&args).envs(EXPORT_ENV).stderr(Stdio::null());
         let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
             exe: "git".into(),
             source,
         })?;
         let mut out = Vec::new();
-        let read = child
-            .stdout
-            .take()
-            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?
-            .take(cap + 1)
-            .read_to_end(&mut out);
-        if out.len() as u64 > cap {
-            // Over the budget: stop git rather than read the rest.
+        let read = match child.stdout.take() {
+            Some(stdout) => stdout.take(cap + 1).read_to_end(&mut out),
+            None => Err(std::io::Error::other("git stdout was not captured")),
+        };
+        if read.is_err() || out.len() as u64 > cap {
+            // Over the budget, or unreadable: stop git rather than read on.
             let _ = child.kill();
             let _ = child.wait();
+            read?;
             return Ok(None);
         }
-        read?;
         let done = child.wait_with_output()?;
         if !done.status.success() {
             return Err(GitError::Failed {

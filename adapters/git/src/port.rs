@@ -51,6 +51,11 @@ impl GitPort for Repo {
     ) -> Result<(), AdapterError> {
         Ok(Repo::keep_trees(self, lineage, trees)?)
     }
+
+    fn check_keep_trees(&self) -> Result<(), AdapterError> {
+        self.keeps_trees()?;
+        Ok(())
+    }
 }
 
 impl Repo {

@@ -33,6 +33,41 @@ pub const DIFF_FLAGS: [&str; 12] = [
     "--dst-prefix=b/",
 ];
 
+/// Configuration every export pins with `-c`, besides the runner's own
+/// (`core.quotePath=false`, `color.ui=false`): no attributes file, no
+/// blank-line suppression, git's default big-file threshold. System and
+/// global configuration and system attributes are not read at all, and
+/// attributes come from the empty tree, so no diff driver or `binary`
+/// attribute applies: the bytes are a function of the two trees and the
+/// git version.
+pub const EXPORT_CONFIG: [(&str, &str); 3] = [
+    ("core.attributesFile", "/dev/null"),
+    ("diff.suppressBlankEmpty", "false"),
+    ("core.bigFileThreshold", "512m"),
+];
+
+/// The environment every export pins.
+pub const EXPORT_ENV: [(&str, &str); 3] = [
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_ATTR_NOSYSTEM", "1"),
+];
+
+/// The exact command an export runs, for the derivation record.
+pub fn export_command() -> String {
+    let env: Vec<String> = EXPORT_ENV.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let config: Vec<String> = EXPORT_CONFIG
+        .iter()
+        .map(|(k, v)| format!("-c {k}={v}"))
+        .collect();
+    format!(
+        "{} git -c core.quotePath=false -c color.ui=false --attr-source=<empty tree> {} diff-tree -r -p {} <base_tree> <candidate_tree>",
+        env.join(" "),
+        config.join(" "),
+        DIFF_FLAGS.join(" ")
+    )
+}
+
 /// How a manifest entry changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -203,9 +238,9 @@ pub fn build_export(
         },
         changed_path_manifest: manifest,
         derivation: Derivation {
-            command: "git diff-tree -p <base_tree> <candidate_tree>".into(),
+            command: export_command(),
             flags: DIFF_FLAGS.iter().map(|f| (*f).to_string()).collect(),
-            attr_source: "candidate_tree".into(),
+            attr_source: "empty_tree".into(),
             git_version,
         },
         budget: ExportBudget {

@@ -96,6 +96,9 @@ pub enum ReasonCode {
     ReleaseEvidenceMismatch,
     /// release: an artifact changed while the gate was deciding.
     ReleaseEvidenceChanged,
+    /// release: the revision moved to another commit while the gate was
+    /// deciding.
+    ReleaseRevisionMoved,
 }
 
 /// Where in the derivation the decision was made.

@@ -55,6 +55,8 @@ pub fn parse_checksums(text: &str) -> Result<Vec<ExpectedArtifact>, ChecksumsErr
             .strip_prefix("  ")
             .or_else(|| rest.strip_prefix(" *"))
             .ok_or_else(bad)?;
+        // `sha256sum ./app.zip` writes the name as given.
+        let name = name.strip_prefix("./").unwrap_or(name);
         let sha256 = Sha256Digest::from_hex(&hex.to_ascii_lowercase()).map_err(|_| bad())?;
         let plain = !name.is_empty()
             && !name.starts_with('/')
@@ -163,6 +165,24 @@ pub fn check_unchanged(
     ))
 }
 
+/// The final recheck of the revision (R8.7): it must still name the
+/// commit that was judged.
+pub fn check_revision(
+    revision: &str,
+    judged: &crate::review::ids::CommitId,
+    now: &crate::review::ids::CommitId,
+) -> Result<(), GateDecision> {
+    if judged == now {
+        return Ok(());
+    }
+    Err(deny(
+        ReasonCode::ReleaseRevisionMoved,
+        format!(
+            "`{revision}` moved from {judged} to {now} while the gate decided; run the gate again on the revision you release"
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +191,18 @@ mod tests {
 
     fn d(hex: &str) -> Sha256Digest {
         Sha256Digest::from_hex(hex).unwrap()
+    }
+
+    #[test]
+    fn a_moved_revision_denies() {
+        use crate::review::ids::CommitId;
+        let a = CommitId::parse("1".repeat(40)).unwrap();
+        let b = CommitId::parse("2".repeat(40)).unwrap();
+        assert_eq!(check_revision("v1", &a, &a), Ok(()));
+        assert_eq!(
+            check_revision("v1", &a, &b).unwrap_err().reason_code,
+            ReasonCode::ReleaseRevisionMoved
+        );
     }
 
     #[test]
@@ -185,6 +217,10 @@ mod tests {
         assert_eq!(v[0].name, "dist/app.tar.gz");
         assert_eq!(v[1].name, "win.zip");
         assert_eq!(v[1].sha256, d(A));
+        assert_eq!(
+            parse_checksums(&format!("{A}  ./x\n")).unwrap()[0].name,
+            "x"
+        );
     }
 
     #[test]
