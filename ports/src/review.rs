@@ -30,7 +30,8 @@ use probity_core::review::recovery::{
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_artifacts};
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::snapshot::{
-    CandidateObservation, ChangedFile, LiveTarget, Snapshot, SnapshotError, authored_lines,
+    CandidateObservation, ChangedFile, DiffAnchor, LiveTarget, Snapshot, SnapshotError,
+    authored_lines,
 };
 use probity_core::review::state::{
     ReviewState, Stage, StartInput, StateError, StateRecord, TransitionError,
@@ -271,6 +272,11 @@ pub enum ReviewError {
     Recover(#[from] RecoverError),
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// R12.4: the candidate's diff does not fit the export budget.
+    #[error(
+        "the candidate's diff is over the {limit}-byte budget a reviewer's context can carry; split the change and review the parts"
+    )]
+    NotRepresentable { limit: u64 },
     #[error(
         "lineage {lineage}'s frozen objects are gone from the repository (pruned?): {}",
         objects.join(", ")
@@ -314,7 +320,7 @@ pub struct Started {
 
 /// `probity start`: freezes the live candidate, or resumes the lineage that
 /// already froze it (R1.3).
-pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
+pub fn start<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -326,7 +332,7 @@ pub fn start<G: GitPort, S: ReviewStore, C: Clock>(
     Ok(started)
 }
 
-fn start_or_resume<G: GitPort, S: ReviewStore, C: Clock>(
+fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -370,6 +376,7 @@ fn start_or_resume<G: GitPort, S: ReviewStore, C: Clock>(
         }
     }
 
+    let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
     let record = state.record()?;
     match store.create(&record)? {
@@ -385,6 +392,24 @@ fn start_or_resume<G: GitPort, S: ReviewStore, C: Clock>(
             })
         }
     }
+}
+
+/// Representability (R12.4) and the diff anchor (R10.4): the candidate's
+/// diff, derived as an export derives it, must fit the export budget before
+/// the candidate is accepted; its digest is frozen with the snapshot.
+fn anchor_diff<G: ExportGit>(git: &G, mut snapshot: Snapshot) -> Result<Snapshot, ReviewError> {
+    let diff = git
+        .frozen_diff(
+            &snapshot.base_tree,
+            &snapshot.candidate_tree,
+            MAX_DIFF_BYTES,
+        )
+        .map_err(ReviewError::Repository)?
+        .ok_or(ReviewError::NotRepresentable {
+            limit: MAX_DIFF_BYTES,
+        })?;
+    snapshot.diff = Some(DiffAnchor::of(&diff));
+    Ok(snapshot)
 }
 
 /// What start (and recover) derive from the live observation.
@@ -431,7 +456,7 @@ pub fn invalidate<S: ReviewStore>(
 /// the live candidate, generation + 1, with a fresh budget. The predecessor
 /// is never rewritten. A retry with the same request returns the successor
 /// already stored.
-pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
+pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -445,7 +470,7 @@ pub fn recover<G: GitPort, S: ReviewStore, C: Clock>(
     Ok(started)
 }
 
-fn create_or_resume_successor<G: GitPort, S: ReviewStore, C: Clock>(
+fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -490,6 +515,7 @@ fn create_or_resume_successor<G: GitPort, S: ReviewStore, C: Clock>(
     let differing = git
         .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
         .map_err(ReviewError::Repository)?;
+    let snapshot = anchor_diff(git, snapshot)?;
     let owned_by_chain = match store.lookup_target(&snapshot.target)? {
         Some(owner) => chain_of(store, &pred)?.contains(&owner),
         None => false,

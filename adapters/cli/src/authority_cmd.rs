@@ -450,6 +450,16 @@ pub fn review_error(e: ReviewError) -> CliError {
             "manifest_mismatch",
             "the trees in Git do not match the record; nothing was trusted: inspect the lineage's state file",
         ),
+        ReviewError::Export(ExportError::Drift { .. }) => (
+            Integrity,
+            "diff_drift",
+            "the frozen context cannot be reproduced with this git; export it with the git version that started the review (see derivation.git_version of an earlier export)",
+        ),
+        ReviewError::NotRepresentable { .. } => (
+            RejectedInput,
+            "not_representable",
+            "split the change into smaller candidates; nothing was started",
+        ),
         ReviewError::ObjectsMissing { .. } => (
             Repository,
             "objects_missing",

@@ -135,16 +135,31 @@ fn refusals_are_distinct_and_write_nothing() {
 }
 
 #[test]
-fn a_diff_over_the_budget_is_refused_not_truncated() {
+fn a_candidate_whose_diff_cannot_be_carried_is_not_started() {
+    // R12.4: representability is checked before the candidate is accepted.
     let f = medium_change();
     let line = "0123456789abcdef0123456789abcdef0123456789abcdef\n";
     f.write("data/big.txt", line.repeat(100_000)).unwrap();
     let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap();
-    let e = probity(f.root(), &["export-context", "--lineage", lineage]);
-    assert_eq!(e.code, 3, "{}", e.stdout);
-    assert_eq!(e.json["error"]["code"], "budget_exceeded");
+    assert_eq!(st.code, 3, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["error"]["code"], "not_representable");
+    assert!(store_snapshot(&f).is_empty(), "a lineage was written");
+}
+
+#[test]
+fn the_diff_is_anchored_at_start_and_drift_is_refused() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(
+        e.json["snapshot"]["diff"]["sha256"],
+        e.json["candidate_diff"]["sha256"]
+    );
+    assert_eq!(
+        e.json["snapshot"]["diff"]["byte_size"],
+        e.json["candidate_diff"]["byte_size"]
+    );
 }
 
 #[test]
@@ -230,8 +245,11 @@ fn the_export_does_not_depend_on_diff_configuration_or_attributes() {
     let f = medium_change();
     // Blank context lines, and attributes inside the frozen tree naming a
     // diff driver.
-    f.write("src/parser.rs", "// parser\n\nfn parse() {}\n\nfn more() {}\n")
-        .unwrap();
+    f.write(
+        "src/parser.rs",
+        "// parser\n\nfn parse() {}\n\nfn more() {}\n",
+    )
+    .unwrap();
     f.write(".gitattributes", "*.rs diff=rust\n").unwrap();
     let st = probity(f.root(), &["start"]);
     let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
@@ -297,16 +315,26 @@ fn a_submodule_change_is_a_changed_path_whatever_gitmodules_says() {
 #[test]
 fn status_answers_even_when_the_frozen_inputs_cannot_be_carried() {
     let f = medium_change();
-    let line = "0123456789abcdef0123456789abcdef0123456789abcdef\n";
-    f.write("data/big.txt", line.repeat(100_000)).unwrap();
     assert_eq!(probity(f.root(), &["start"]).code, 0);
+    // The base side of a changed file is lost from the object store (a
+    // damaged clone); the live candidate is still current.
+    let old = String::from_utf8(f.git(&["rev-parse", "HEAD:src/parser.rs"]).unwrap()).unwrap();
+    let old = old.trim();
+    std::fs::remove_file(
+        f.root()
+            .join(".git/objects")
+            .join(&old[..2])
+            .join(&old[2..]),
+    )
+    .unwrap();
     let st = probity(f.root(), &["status", "--next-transition"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
     assert_eq!(st.json["state"], "reviewing");
     assert_eq!(st.json["next_transition"]["action"], "run_lenses");
     assert_eq!(
-        st.json["next_transition"]["candidate_diff"]["error"],
-        "budget_exceeded"
+        st.json["next_transition"]["candidate_diff"]["error"], "objects_missing",
+        "{}",
+        st.stdout
     );
 }
 

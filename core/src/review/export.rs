@@ -161,6 +161,13 @@ pub enum ExportError {
         "the trees Git holds do not match the record: the changed paths differ from the {expected} frozen paths ({why})"
     )]
     ManifestMismatch { expected: usize, why: String },
+    #[error(
+        "the re-derived diff ({derived}) is not the one frozen at start ({anchored}); another git version renders these trees differently, so this is not the frozen context"
+    )]
+    Drift {
+        anchored: Sha256Digest,
+        derived: Sha256Digest,
+    },
 }
 
 /// Canonical base64 (RFC 4648 §4, with padding).
@@ -202,6 +209,15 @@ pub fn build_export(
         });
     }
     let s = &record.state;
+    let derived = Sha256Digest::plain(diff);
+    if let Some(anchor) = s.snapshot.diff
+        && anchor.sha256 != derived
+    {
+        return Err(ExportError::Drift {
+            anchored: anchor.sha256,
+            derived,
+        });
+    }
     let mut paths: Vec<RepoPath> = manifest.iter().map(|m| m.path.clone()).collect();
     paths.sort();
     if paths != s.snapshot.paths || paths_digest(&paths) != s.snapshot.paths_digest {
@@ -233,7 +249,7 @@ pub fn build_export(
         candidate_diff: CandidateDiff {
             encoding: "base64".into(),
             data: base64(diff),
-            sha256: Sha256Digest::plain(diff),
+            sha256: derived,
             byte_size: bytes,
         },
         changed_path_manifest: manifest,
@@ -318,6 +334,31 @@ mod tests {
             ),
             Err(ExportError::ManifestMismatch { expected: 2, .. })
         ));
+        // A diff other than the one anchored at start is drift.
+        let mut anchored = rec.clone();
+        anchored.state.snapshot.diff = Some(crate::review::snapshot::DiffAnchor::of(
+            b"the bytes start saw\n",
+        ));
+        assert!(matches!(
+            build_export(
+                &anchored,
+                Applicability::Current,
+                b"other bytes\n",
+                manifest.clone(),
+                String::new()
+            ),
+            Err(ExportError::Drift { .. })
+        ));
+        assert!(
+            build_export(
+                &anchored,
+                Applicability::Current,
+                b"the bytes start saw\n",
+                manifest.clone(),
+                String::new()
+            )
+            .is_ok()
+        );
         // Over the budget: refused, not truncated.
         let big = vec![b'x'; (MAX_DIFF_BYTES + 1) as usize];
         assert!(matches!(

@@ -172,6 +172,29 @@ pub struct Snapshot {
     pub untracked_digest: Sha256Digest,
     /// Identity of (base tree, candidate tree).
     pub target: Sha256Digest,
+    /// The candidate diff as start derived it under the pinned export
+    /// derivation (R10.4, R12.4): a later export that re-derives other bytes
+    /// is drift, not the frozen context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffAnchor>,
+}
+
+/// The plain SHA-256 and size of the frozen candidate diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffAnchor {
+    pub sha256: Sha256Digest,
+    pub byte_size: u64,
+}
+
+impl DiffAnchor {
+    /// The anchor of diff bytes.
+    pub fn of(diff: &[u8]) -> Self {
+        Self {
+            sha256: Sha256Digest::plain(diff),
+            byte_size: diff.len() as u64,
+        }
+    }
 }
 
 /// Why stored snapshot fields do not agree with each other.
@@ -253,6 +276,7 @@ impl Snapshot {
             paths_digest: paths_digest(&paths),
             paths,
             target: live.target,
+            diff: None,
         };
         snap.check()?;
         Ok(snap)
