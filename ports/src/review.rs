@@ -4,6 +4,7 @@
 use std::error::Error as StdError;
 
 use probity_core::digest::Sha256Digest;
+use probity_core::review::attest;
 use probity_core::review::causality::{CausalFacts, Hunk};
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::export::{
@@ -272,6 +273,12 @@ pub enum ReviewError {
     Recover(#[from] RecoverError),
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// Only a terminal lineage has a receipt to attest.
+    #[error("lineage {lineage} is `{state}`: only an approved or escalated review has a receipt")]
+    NotTerminal {
+        lineage: LineageId,
+        state: &'static str,
+    },
     /// R12.4: the candidate's diff does not fit the export budget.
     #[error(
         "the candidate's diff is over the {limit}-byte budget a reviewer's context can carry; split the change and review the parts"
@@ -1584,6 +1591,56 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
     let version = git.version().map_err(ReviewError::Repository)?;
     let envelope = build_export(&record, applicability, &diff, manifest, version)?;
     Ok(Exported { envelope, diff })
+}
+
+/// An attestation: the in-toto statement's canonical bytes and the
+/// canonical candidate manifest its subject names.
+#[derive(Debug, Clone)]
+pub struct Attested {
+    pub statement: Vec<u8>,
+    pub manifest: Vec<u8>,
+}
+
+/// `probity attest --lineage L` (R12.7): a terminal lineage's receipt as an
+/// in-toto Statement v1 whose subject is the canonical candidate manifest
+/// (base tree to final candidate tree) and the final tree's `gitTree`
+/// digest. Read-only; the receipt is derived from state, as the gate does.
+pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Attested, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    supersession(store, &record)?;
+    let receipt = Receipt::derive(&record.state).ok_or_else(|| ReviewError::NotTerminal {
+        lineage: lineage.clone(),
+        state: record.state.stage.name(),
+    })?;
+    let trees = vec![
+        receipt.base_tree.to_string(),
+        receipt.final_candidate_tree.to_string(),
+    ];
+    let missing = git
+        .missing_objects(&trees)
+        .map_err(ReviewError::Repository)?;
+    if !missing.is_empty() {
+        return Err(ReviewError::ObjectsMissing {
+            lineage: lineage.clone(),
+            objects: missing,
+        });
+    }
+    let entries = git
+        .manifest(&receipt.base_tree, &receipt.final_candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let manifest = attest::manifest_bytes(&receipt, entries).map_err(StateError::from)?;
+    let statement = attest::statement_bytes(&attest::statement(&receipt, &manifest))
+        .map_err(StateError::from)?;
+    Ok(Attested {
+        statement,
+        manifest,
+    })
 }
 
 /// An export: the envelope, and the diff bytes it carries in base64.

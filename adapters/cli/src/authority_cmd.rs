@@ -455,6 +455,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             "diff_drift",
             "the frozen context cannot be reproduced with this git; export it with the git version that started the review (see derivation.git_version of an earlier export)",
         ),
+        ReviewError::NotTerminal { .. } => (
+            RejectedInput,
+            "not_terminal",
+            "finish the review first (`probity status --lineage <id>` names the next input)",
+        ),
         ReviewError::NotRepresentable { .. } => (
             RejectedInput,
             "not_representable",

@@ -69,3 +69,45 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCo
     });
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Debug, Args)]
+pub struct AttestArgs {
+    /// The terminal lineage whose receipt to attest.
+    #[arg(long)]
+    pub lineage: String,
+    /// Also write the canonical candidate manifest (the subject's bytes) to
+    /// FILE, so a verifier can recompute the subject digest.
+    #[arg(long, value_name = "FILE")]
+    pub manifest_out: Option<std::path::PathBuf>,
+}
+
+/// `probity attest`: the receipt as an in-toto Statement v1 (canonical
+/// JSON on stdout; sign it with any in-toto/DSSE tool).
+pub fn attest(global: &GlobalArgs, _out: Output, args: &AttestArgs) -> Result<ExitCode, CliError> {
+    let lineage = parse_lineage(&args.lineage)?;
+    let ctx = open(global)?;
+    let attested = drivers::attest(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
+    if let Some(path) = &args.manifest_out {
+        std::fs::write(path, &attested.manifest).map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "manifest_io",
+                format!("{}: {e}", path.display()),
+                "pass a writable --manifest-out path",
+            )
+        })?;
+    }
+    let mut stdout = std::io::stdout();
+    stdout
+        .write_all(&attested.statement)
+        .and_then(|()| stdout.write_all(b"\n"))
+        .map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "stdout",
+                e.to_string(),
+                "check the output pipe",
+            )
+        })?;
+    Ok(ExitCode::SUCCESS)
+}

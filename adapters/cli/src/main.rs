@@ -66,6 +66,8 @@ enum Command {
     Recover(recovery_cmd::RecoverArgs),
     /// Export a lineage's frozen review context (read-only; any lineage).
     ExportContext(export_cmd::ExportArgs),
+    /// Print a terminal lineage's receipt as an in-toto Statement v1.
+    Attest(export_cmd::AttestArgs),
     /// Print the JSON Schema 2020-12 of a role or authority document.
     Schema(authority_cmd::SchemaArgs),
     /// Lens capture helpers.
@@ -130,6 +132,7 @@ fn main() -> ExitCode {
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
         Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
+        Command::Attest(a) => export_cmd::attest(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),

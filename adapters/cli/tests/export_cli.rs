@@ -380,3 +380,62 @@ fn a_bad_keep_trees_setting_changes_nothing() {
     assert_eq!(st.code, 5, "{}", st.stdout);
     assert!(store_snapshot(&f).is_empty(), "a lineage was written");
 }
+
+#[test]
+fn a_receipt_is_attested_as_an_in_toto_statement() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    // Not terminal yet: nothing to attest.
+    let early = probity(f.root(), &["attest", "--lineage", &lineage]);
+    assert_eq!(early.code, 3, "{}", early.stdout);
+    assert_eq!(early.json["error"]["code"], "not_terminal");
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    let ev = input(tmp.path(), "ev.txt", "tests passed\n");
+    let done = probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]);
+    assert_eq!(done.json["state"], "approved");
+
+    let manifest = tmp.path().join("manifest.json");
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_probity"))
+            .arg("--cwd")
+            .arg(f.root())
+            .args(["attest", "--lineage", &lineage, "--manifest-out"])
+            .arg(&manifest)
+            .env_remove("GIT_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, run().stdout, "the statement is canonical");
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["_type"], "https://in-toto.io/Statement/v1");
+    assert_eq!(
+        s["predicateType"],
+        "https://probity.dev/attestation/review-receipt/v1"
+    );
+    // The predicate is the receipt the store holds.
+    let receipt: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(done.json["receipt_path"].as_str().unwrap()).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(s["predicate"], receipt);
+    // The subject names the manifest's bytes and the final tree.
+    let bytes = std::fs::read(&manifest).unwrap();
+    assert_eq!(
+        s["subject"][0]["digest"]["sha256"],
+        probity_core::digest::Sha256Digest::plain(&bytes).hex()
+    );
+    assert_eq!(
+        s["subject"][0]["digest"]["gitTree"],
+        receipt["final_candidate_tree"]
+    );
+    let m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(m["entries"].as_array().unwrap().len(), 2);
+}

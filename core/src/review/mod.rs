@@ -1,6 +1,7 @@
 //! Review authority (spec R1–R8): identifiers, risk, lenses, the frozen
 //! snapshot, role documents, compact state, receipts and gate decisions.
 
+pub mod attest;
 pub mod causality;
 pub mod correction;
 pub mod export;
