@@ -115,6 +115,9 @@ impl Scratch {
             ("user.name", "Probity Demo"),
             ("user.email", "demo@probity.invalid"),
             ("commit.gpgsign", "false"),
+            // The scratch repository's own hooks directory: a global
+            // `core.hooksPath` must not run the user's hooks here.
+            ("core.hooksPath", ".git/hooks"),
         ] {
             s.git(&["config", k, v])?;
         }

@@ -3,7 +3,11 @@
 use std::process::Command;
 
 fn demo(args: &[&str]) -> serde_json::Value {
+    // An empty home: the demo's git reads no global configuration.
+    let home = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
         .arg("demo")
         .arg("--json")
         .args(args)

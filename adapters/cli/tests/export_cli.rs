@@ -8,7 +8,7 @@ use std::process::Command;
 use support::*;
 
 fn patch(cwd: &std::path::Path, lineage: &str) -> (i32, Vec<u8>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+    let out = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
         .args(["--cwd"])
         .arg(cwd)
         .args(["export-context", "--lineage", lineage, "--patch"])
@@ -398,7 +398,7 @@ fn a_receipt_is_attested_as_an_in_toto_statement() {
 
     let manifest = tmp.path().join("manifest.json");
     let run = || {
-        Command::new(env!("CARGO_BIN_EXE_probity"))
+        isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
             .arg("--cwd")
             .arg(f.root())
             .args(["attest", "--lineage", &lineage, "--manifest-out"])

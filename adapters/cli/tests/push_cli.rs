@@ -108,7 +108,7 @@ impl Setup {
 /// Runs `probity --json --cwd <cwd> validate --gate pre-push ... ` with
 /// `stdin` as git's pre-push lines.
 fn gate_with_stdin(cwd: &Path, extra: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_probity"))
+    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
         .args(["--json", "--cwd"])
         .arg(cwd)
         .args(["validate", "--gate", "pre-push", "--stdin-updates"])

@@ -419,10 +419,12 @@ fn usage_and_repository_errors_have_their_exit_codes() {
         (nothing.code, nothing.json["error"]["code"].as_str()),
         (3, Some("nothing_to_review"))
     );
-    let flags = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .arg("--bogus")
-        .output()
-        .unwrap();
+    let flags = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--bogus")
+    .output()
+    .unwrap();
     assert_eq!(flags.status.code(), Some(2));
 }
 
@@ -683,10 +685,12 @@ fn an_unrelated_non_utf8_file_is_a_denial_not_a_repository_error() {
 #[test]
 fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repository() {
     let f = medium_change();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .args(["finalize", "--json", "--correction-lines", "abc"])
-        .output()
-        .unwrap();
+    let out = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .args(["finalize", "--json", "--correction-lines", "abc"])
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "usage");
@@ -698,12 +702,14 @@ fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repositor
     );
     // Run from an unrelated directory: PROBITY_REVIEW_CWD names the owner.
     let elsewhere = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .args(["--json", "start"])
-        .current_dir(elsewhere.path())
-        .env("PROBITY_REVIEW_CWD", f.root())
-        .output()
-        .unwrap();
+    let out = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .args(["--json", "start"])
+    .current_dir(elsewhere.path())
+    .env("PROBITY_REVIEW_CWD", f.root())
+    .output()
+    .unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -767,12 +773,14 @@ fn an_index_from_another_repository_is_refused() {
     let x = medium_change();
     let y = medium_change();
     y.git(&["add", "-A"]).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .args(["--json", "validate", "--gate", "pre-commit"])
-        .current_dir(x.root())
-        .env("GIT_INDEX_FILE", y.root().join(".git/index"))
-        .output()
-        .unwrap();
+    let out = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .args(["--json", "validate", "--gate", "pre-commit"])
+    .current_dir(x.root())
+    .env("GIT_INDEX_FILE", y.root().join(".git/index"))
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "foreign_index");

@@ -17,6 +17,10 @@ pub const FIXED_DATE: &str = "2026-01-01T00:00:00Z";
 /// A throwaway repository. Removed when dropped.
 pub struct Fixture {
     dir: tempfile::TempDir,
+    /// An empty home: git (and a `probity` a hook starts) reads no global
+    /// configuration, so a user's `core.hooksPath` or signing settings
+    /// never reach a test, nor a test the user's files.
+    home: tempfile::TempDir,
     git: GitCli,
 }
 
@@ -26,8 +30,12 @@ impl Fixture {
         let dir = tempfile::Builder::new()
             .prefix("probity-fixture-")
             .tempdir()?;
+        let home = tempfile::Builder::new()
+            .prefix("probity-fixture-home-")
+            .tempdir()?;
         let f = Self {
             dir,
+            home,
             git: GitCli::default(),
         };
         f.git(&["init", "-q", "-b", "main"])?;
@@ -47,6 +55,11 @@ impl Fixture {
         self.dir.path()
     }
 
+    /// The empty home every git of this fixture runs with.
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     /// Runs git at the root with fixed dates and no global/system config.
     pub fn git(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
         self.git_in(self.root(), args)
@@ -54,11 +67,13 @@ impl Fixture {
 
     /// Runs git in `cwd` with the fixture environment.
     pub fn git_in(&self, cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
-        let env: [(&str, &OsStr); 4] = [
+        let env: [(&str, &OsStr); 6] = [
             ("GIT_AUTHOR_DATE", OsStr::new(FIXED_DATE)),
             ("GIT_COMMITTER_DATE", OsStr::new(FIXED_DATE)),
             ("GIT_CONFIG_GLOBAL", OsStr::new("/dev/null")),
             ("GIT_CONFIG_NOSYSTEM", OsStr::new("1")),
+            ("HOME", self.home.path().as_os_str()),
+            ("XDG_CONFIG_HOME", self.home.path().as_os_str()),
         ];
         self.git.run_with(cwd, args, &env, None)
     }

@@ -17,9 +17,31 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// An empty home for every `probity` a test starts: no global git
+/// configuration (a user's `core.hooksPath` would otherwise receive the
+/// hooks tests install), and no `PROBITY_*` settings from the caller.
+pub fn isolated(cmd: &mut Command) -> &mut Command {
+    static HOME: std::sync::LazyLock<Option<tempfile::TempDir>> = std::sync::LazyLock::new(|| {
+        tempfile::Builder::new()
+            .prefix("probity-test-home-")
+            .tempdir()
+            .ok()
+    });
+    let home = HOME
+        .as_ref()
+        .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf());
+    cmd.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", &home)
+        .env_remove("PROBITY_GIT")
+        .env_remove("PROBITY_REVIEW_CWD")
+        .env_remove("PROBITY_MODEL_BASE_URL")
+        .env_remove("PROBITY_MODEL")
+        .env_remove("PROBITY_MODEL_API_KEY")
+}
+
 /// Runs `probity --json --cwd <cwd> args...`.
 pub fn probity(cwd: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+    let out = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
         .arg("--json")
         .arg("--cwd")
         .arg(cwd)
