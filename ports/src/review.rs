@@ -386,19 +386,8 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
     let record = state.record()?;
-    match store.create(&record)? {
-        Created::New => Ok(Started {
-            record,
-            resumed: false,
-        }),
-        Created::Existing(other) => {
-            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
-            Ok(Started {
-                record: existing,
-                resumed: true,
-            })
-        }
-    }
+    let created = store.create(&record)?;
+    started(store, record, created)
 }
 
 /// Representability (R12.4) and the diff anchor (R10.4): the candidate's
@@ -417,6 +406,28 @@ fn anchor_diff<G: ExportGit>(git: &G, mut snapshot: Snapshot) -> Result<Snapshot
         })?;
     snapshot.diff = Some(DiffAnchor::of(&diff));
     Ok(snapshot)
+}
+
+/// The answer to a create: the new record, or the lineage that already
+/// held the target (resumed).
+fn started<S: ReviewStore>(
+    store: &S,
+    record: StateRecord,
+    created: Created,
+) -> Result<Started, ReviewError> {
+    match created {
+        Created::New => Ok(Started {
+            record,
+            resumed: false,
+        }),
+        Created::Existing(other) => {
+            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
+            Ok(Started {
+                record: existing,
+                resumed: true,
+            })
+        }
+    }
 }
 
 /// What start (and recover) derive from the live observation.
@@ -537,19 +548,8 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         start_input(&obs, snapshot, clock, focus),
     )?;
     let record = state.record()?;
-    match store.create_successor(&record)? {
-        Created::New => Ok(Started {
-            record,
-            resumed: false,
-        }),
-        Created::Existing(other) => {
-            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
-            Ok(Started {
-                record: existing,
-                resumed: true,
-            })
-        }
-    }
+    let created = store.create_successor(&record)?;
+    started(store, record, created)
 }
 
 /// The leaf of the chain that supersedes `record` (if any), after checking

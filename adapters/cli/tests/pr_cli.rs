@@ -31,17 +31,7 @@ fn proposal() -> (Fixture, tempfile::TempDir) {
     f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
     f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
         .unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let mut args = vec!["finalize".to_string()];
-    for _ in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(input(dir.path(), "r.json", CLEAN_RESULT));
-    }
-    args.push("--evidence".into());
-    args.push(input(dir.path(), "ev.txt", "tests passed\n"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    assert_eq!(probity(f.root(), &args).json["state"], "approved");
+    approve_live(f.root(), dir.path());
     f.commit_all("reviewed change").unwrap();
     (f, dir)
 }

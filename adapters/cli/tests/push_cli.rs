@@ -58,23 +58,7 @@ impl Setup {
 
     /// Reviews the live candidate to `approved`.
     fn approve(&self) {
-        let st = probity(self.f.root(), &["start"]);
-        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-        let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
-        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
-        for _ in st.json["selected_lenses"].as_array().unwrap() {
-            args.push("--result".into());
-            args.push(input(self.inputs.path(), "r.json", CLEAN_RESULT));
-        }
-        args.push("--evidence".into());
-        args.push(input(self.inputs.path(), "ev.txt", "cargo test: ok\n"));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let done = probity(self.f.root(), &args);
-        assert_eq!(
-            done.json["state"], "approved",
-            "{}{}",
-            done.stdout, done.stderr
-        );
+        approve_live(self.f.root(), self.inputs.path());
     }
 
     fn rev(&self, r: &str) -> String {
@@ -312,17 +296,7 @@ fn a_reviewed_root_commit_pushes_to_an_empty_remote() {
     f.write("src/parser.rs", "// parser\nfn parse() {}\n")
         .unwrap();
     let inputs = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let mut args = vec!["finalize".to_string()];
-    for _ in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(input(inputs.path(), "r.json", CLEAN_RESULT));
-    }
-    args.push("--evidence".into());
-    args.push(input(inputs.path(), "ev.txt", "ok\n"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    assert_eq!(probity(f.root(), &args).json["state"], "approved");
+    approve_live(f.root(), inputs.path());
     f.commit_all("first").unwrap();
     let tip = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
     let remote = tempfile::tempdir().unwrap();

@@ -12,16 +12,7 @@ use support::*;
 fn released() -> (Fixture, tempfile::TempDir) {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let mut args = vec!["finalize".to_string()];
-    for _ in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(input(dir.path(), "r.json", CLEAN_RESULT));
-    }
-    args.push("--evidence".into());
-    args.push(input(dir.path(), "ev.txt", "tests passed\n"));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    assert_eq!(probity(f.root(), &args).json["state"], "approved");
+    approve_live(f.root(), dir.path());
     f.commit_all("release").unwrap();
     f.git(&["tag", "-a", "-m", "v1", "v1"]).unwrap();
     let dist = dir.path().join("dist");

@@ -100,6 +100,33 @@ pub fn medium_change() -> Fixture {
 
 pub const CLEAN_RESULT: &str = r#"{"findings":[],"evidence":["read the whole diff"]}"#;
 
+/// Starts a review of the live candidate in `cwd` and approves it: one
+/// clean result per selected lens, then evidence (inputs written to `dir`).
+/// Returns the final `finalize` answer.
+pub fn approve_live(cwd: &Path, dir: &Path) -> Value {
+    let st = probity(cwd, &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
+    for _ in st.json["selected_lenses"].as_array().into_iter().flatten() {
+        args.push("--result".into());
+        args.push(input(dir, "r.json", CLEAN_RESULT));
+    }
+    args.push("--evidence".into());
+    args.push(input(dir, "ev.txt", "tests passed\n"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let done = probity(cwd, &args);
+    assert_eq!(
+        done.json["state"], "approved",
+        "{}{}",
+        done.stdout, done.stderr
+    );
+    done.json
+}
+
 /// Writes a file outside the repository and returns its path.
 pub fn input(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
