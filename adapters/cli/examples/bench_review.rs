@@ -98,9 +98,9 @@ fn main() {
     };
     let runs = 7;
     println!(
-        "| files | git status | git add -A && write-tree (temp index) | probity start | probity validate (1 lineage) | validate (1,001 lineages) | validate, in a hook (staged index) | pre-push (the committed candidate) |"
+        "| files | git status | git add -A && write-tree (temp index) | probity start (resume) | + diff anchor (new start) | probity validate (1 lineage) | validate (1,001 lineages) | validate, in a hook (staged index) | pre-push (the committed candidate) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let f = generate(n);
         let root = f.root().to_path_buf();
@@ -119,9 +119,22 @@ fn main() {
         let _ = std::fs::remove_file(&tmp_index);
 
         // start: the first call creates the lineage; timed calls resume it
-        // after the same full observation, so both paths cost the same Git work.
+        // after the same full observation; a new start also derives the
+        // candidate diff, timed on its own in the next column.
         let start = time(runs, || {
             drivers::start(&repo, &store, &clock, Lens::Reliability).expect("start");
+        });
+        // What only a new start adds: the candidate diff for the anchor and
+        // the representability check (R10.4, R12.4).
+        let live = repo.live_target().expect("live target");
+        let anchor = time(runs, || {
+            repo.frozen_diff(
+                &live.base_tree,
+                &live.candidate_tree,
+                probity_core::review::export::MAX_DIFF_BYTES,
+            )
+            .expect("diff")
+            .expect("within the budget");
         });
         let validate_one = time(runs, || {
             drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree)
@@ -160,10 +173,11 @@ fn main() {
             drivers::validate_pre_push(&repo, &store, &range).expect("validate");
         });
         println!(
-            "| {n} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {n} | {} | {} | {} | {} | {} | {} | {} | {} |",
             ms(status),
             ms(add_write),
             ms(start),
+            ms(anchor),
             ms(validate_one),
             ms(validate_many),
             ms(validate_staged),
