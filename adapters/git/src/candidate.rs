@@ -124,7 +124,17 @@ impl Repo {
             .prefix("probity-index-")
             .tempfile_in(self.git_dir())?;
         match std::fs::copy(index, tmp.path()) {
-            Ok(_) => {}
+            Ok(_) => {
+                // Keep the source's mtime: git re-hashes "racily clean"
+                // entries (modified in the same second the index was
+                // written) by comparing them with the index file's mtime,
+                // and a copy stamped now would hide such an edit.
+                let modified = std::fs::metadata(index)?.modified()?;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(tmp.path())?
+                    .set_modified(modified)?;
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && add_all => {
                 // No index yet: git treats a zero-length file as invalid,
                 // so remove it and let `git add` create it.

@@ -204,3 +204,18 @@ fn not_a_repository_is_a_typed_error() {
         "{err}"
     );
 }
+
+#[test]
+fn an_edit_racing_the_index_write_is_still_observed() {
+    // The file changes, keeping its size, right after the index was
+    // written (usually within the same second): only git's racy-entry check
+    // can see it, and that check compares with the index file's mtime.
+    let f = Fixture::new().unwrap();
+    f.write("a.txt", "a\nb\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("a.txt", "a\nc\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    assert_eq!(paths, vec![p("a.txt")]);
+}
