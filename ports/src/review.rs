@@ -8,7 +8,7 @@ use probity_core::review::attest;
 use probity_core::review::causality::{CausalFacts, Hunk};
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::export::{
-    ContextExport, ExportError, MAX_DIFF_BYTES, ManifestEntry, build_export,
+    ContextExport, ExportError, MAX_DIFF_BYTES, ManifestEntry, build_export, over_budget,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::gate::Decision;
@@ -404,7 +404,8 @@ fn anchor_diff<G: ExportGit>(git: &G, mut snapshot: Snapshot) -> Result<Snapshot
         .ok_or(ReviewError::NotRepresentable {
             limit: MAX_DIFF_BYTES,
         })?;
-    snapshot.diff = Some(DiffAnchor::of(&diff));
+    let version = git.version().map_err(ReviewError::Repository)?;
+    snapshot.diff = Some(DiffAnchor::of(&diff, version));
     Ok(snapshot)
 }
 
@@ -533,18 +534,27 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let differing = git
         .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
         .map_err(ReviewError::Repository)?;
-    let snapshot = anchor_diff(git, snapshot)?;
     let owned_by_chain = match store.lookup_target(&snapshot.target)? {
         Some(owner) => chain_of(store, &pred)?.contains(&owner),
         None => false,
     };
+    let scope = ScopeEvidence {
+        differing_paths: &differing,
+        owned_by_chain,
+    };
+    // Eligibility first, so a refusal names its own reason rather than the
+    // diff's size; then the anchor the successor freezes.
+    recovery::successor(
+        &pred,
+        request.clone(),
+        scope,
+        start_input(&obs, snapshot.clone(), clock, focus),
+    )?;
+    let snapshot = anchor_diff(git, snapshot)?;
     let state = recovery::successor(
         &pred,
         request,
-        ScopeEvidence {
-            differing_paths: &differing,
-            owned_by_chain,
-        },
+        scope,
         start_input(&obs, snapshot, clock, focus),
     )?;
     let record = state.record()?;
@@ -1522,10 +1532,10 @@ fn applicability<G: GitPort>(
 pub trait ExportGit {
     /// The object ids among `ids` this repository does not have (pruned).
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError>;
-    /// The patch between two trees under the pinned flags
-    /// ([`probity_core::review::export::DIFF_FLAGS`]), attributes read from
-    /// `to`; `None` when it is longer than `cap` bytes (at most `cap + 1`
-    /// bytes are read).
+    /// The patch between two trees under the pinned derivation
+    /// ([`probity_core::review::export::export_command`]): a function of
+    /// the two trees and the git version only; `None` when it is longer
+    /// than `cap` bytes (at most `cap + 1` bytes are read).
     fn frozen_diff(
         &self,
         from: &TreeId,
@@ -1579,16 +1589,13 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
             objects: missing,
         });
     }
+    let version = git.version().map_err(ReviewError::Repository)?;
     let diff = git
         .frozen_diff(base, cand, MAX_DIFF_BYTES)
         .map_err(ReviewError::Repository)?
-        .ok_or(ExportError::BudgetExceeded {
-            bytes: MAX_DIFF_BYTES + 1,
-            limit: MAX_DIFF_BYTES,
-        })?;
+        .ok_or_else(|| over_budget(&record, MAX_DIFF_BYTES + 1, &version))?;
     let live = git.live_target().map_err(ReviewError::Repository)?;
     let (applicability, _) = applicability(git, &record, &live)?;
-    let version = git.version().map_err(ReviewError::Repository)?;
     let envelope = build_export(&record, applicability, &diff, manifest, version)?;
     Ok(Exported { envelope, diff })
 }

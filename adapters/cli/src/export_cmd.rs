@@ -23,6 +23,14 @@ pub struct ExportArgs {
 }
 
 pub fn run(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCode, CliError> {
+    if args.patch && global.json {
+        return Err(CliError::new(
+            ErrorKind::Usage,
+            "usage",
+            "--patch prints the diff bytes and cannot be combined with --json",
+            "use --json for the envelope, or --patch for the bytes",
+        ));
+    }
     let lineage = parse_lineage(&args.lineage)?;
     let ctx = open(global)?;
     let drivers::Exported {
@@ -97,10 +105,11 @@ pub fn attest(global: &GlobalArgs, _out: Output, args: &AttestArgs) -> Result<Ex
             )
         })?;
     }
+    // Exactly the canonical bytes (no trailing newline): what a signer signs.
     let mut stdout = std::io::stdout();
     stdout
         .write_all(&attested.statement)
-        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush())
         .map_err(|e| {
             CliError::new(
                 ErrorKind::Io,

@@ -262,7 +262,11 @@ fn the_export_does_not_depend_on_diff_configuration_or_attributes() {
     f.git(&["config", "diff.rust.binary", "true"]).unwrap();
     f.git(&["config", "diff.noprefix", "true"]).unwrap();
     f.git(&["config", "core.bigFileThreshold", "1"]).unwrap();
-    std::fs::write(f.root().join(".git/info/attributes"), "").unwrap();
+    // Drivers that apply without any attribute, and the repository's own
+    // attributes file.
+    f.git(&["config", "diff.default.binary", "true"]).unwrap();
+    f.git(&["config", "diff.default.xfuncname", "^fn"]).unwrap();
+    std::fs::write(f.root().join(".git/info/attributes"), "* -diff\n").unwrap();
     let configured = probity(f.root(), &["export-context", "--lineage", &lineage]);
     assert_eq!(
         configured.json["candidate_diff"], plain.json["candidate_diff"],
@@ -433,9 +437,11 @@ fn a_receipt_is_attested_as_an_in_toto_statement() {
         probity_core::digest::Sha256Digest::plain(&bytes).hex()
     );
     assert_eq!(
-        s["subject"][0]["digest"]["gitTree"],
+        s["subject"][1]["digest"]["gitTree"],
         receipt["final_candidate_tree"]
     );
+    // The statement on stdout is exactly its canonical bytes.
+    assert_ne!(out.stdout.last(), Some(&b'\n'));
     let m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(m["entries"].as_array().unwrap().len(), 2);
 }

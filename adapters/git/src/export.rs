@@ -48,6 +48,26 @@ impl Repo {
         cap: u64,
     ) -> Result<Option<Vec<u8>>, GitError> {
         let empty = self.empty_tree()?;
+        // A throwaway bare repository that borrows this one's objects: the
+        // diff then reads none of this repository's configuration (local,
+        // worktree) nor its `info/attributes`.
+        let scratch = tempfile::Builder::new()
+            .prefix("probity-export-")
+            .tempdir()?;
+        let format = self.run(["rev-parse", "--show-object-format"])?;
+        let format = String::from_utf8_lossy(&format).trim().to_string();
+        self.git().run(
+            scratch.path(),
+            [
+                "init",
+                "-q",
+                "--bare",
+                "--template=",
+                &format!("--object-format={format}"),
+                ".",
+            ],
+        )?;
+        let objects = std::fs::canonicalize(self.common_dir().join("objects"))?;
         let mut args: Vec<OsString> = vec![format!("--attr-source={empty}").into()];
         for (k, v) in EXPORT_CONFIG {
             args.push("-c".into());
@@ -57,8 +77,12 @@ impl Repo {
         args.extend(DIFF_FLAGS.iter().map(OsString::from));
         args.push(from.as_str().into());
         args.push(to.as_str().into());
-        let mut cmd = self.git().command(self.root());
-        cmd.args(&args).envs(EXPORT_ENV).stderr(Stdio::null());
+        let mut cmd = self.git().command(scratch.path());
+        cmd.args(&args)
+            .envs(EXPORT_ENV)
+            .env("GIT_DIR", scratch.path())
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects)
+            .stderr(Stdio::null());
         let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
             exe: "git".into(),
             source,

@@ -31,13 +31,14 @@ pub struct CandidateManifest {
 /// The manifest's schema tag.
 pub const MANIFEST_SCHEMA: &str = "probity.candidate-manifest/v1";
 
-/// A subject's digests.
+/// A subject's digest set (one artifact per subject, as in-toto asks).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SubjectDigest {
     /// Lowercase hex, as in-toto's DigestSet writes it.
-    pub sha256: String,
-    #[serde(rename = "gitTree")]
-    pub git_tree: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(rename = "gitTree", skip_serializing_if = "Option::is_none")]
+    pub git_tree: Option<String>,
 }
 
 /// One subject.
@@ -77,13 +78,25 @@ pub fn manifest_bytes(
 pub fn statement(receipt: &Receipt, manifest: &[u8]) -> Statement {
     Statement {
         statement_type: STATEMENT_TYPE,
-        subject: vec![Subject {
-            name: format!("probity-candidate/{}", receipt.lineage_id),
-            digest: SubjectDigest {
-                sha256: Sha256Digest::plain(manifest).hex(),
-                git_tree: receipt.final_candidate_tree.to_string(),
+        // Two artifacts, one digest set each: a verifier matching any field
+        // of one set cannot mistake the tree for the manifest (which also
+        // binds the base tree).
+        subject: vec![
+            Subject {
+                name: format!("probity-candidate-manifest/{}", receipt.lineage_id),
+                digest: SubjectDigest {
+                    sha256: Some(Sha256Digest::plain(manifest).hex()),
+                    git_tree: None,
+                },
             },
-        }],
+            Subject {
+                name: format!("probity-candidate-tree/{}", receipt.lineage_id),
+                digest: SubjectDigest {
+                    sha256: None,
+                    git_tree: Some(receipt.final_candidate_tree.to_string()),
+                },
+            },
+        ],
         predicate_type: PREDICATE_TYPE,
         predicate: receipt.clone(),
     }
@@ -130,10 +143,14 @@ mod tests {
         // Entry order does not matter; the bytes are canonical.
         assert_eq!(m, manifest_bytes(&r, vec![entry("a"), entry("b")]).unwrap());
         let s = statement(&r, &m);
-        assert_eq!(s.subject[0].digest.sha256, Sha256Digest::plain(&m).hex());
         assert_eq!(
-            s.subject[0].digest.git_tree,
-            r.final_candidate_tree.to_string()
+            s.subject[0].digest.sha256,
+            Some(Sha256Digest::plain(&m).hex())
+        );
+        assert_eq!(s.subject[0].digest.git_tree, None);
+        assert_eq!(
+            s.subject[1].digest.git_tree,
+            Some(r.final_candidate_tree.to_string())
         );
         let v: serde_json::Value = serde_json::from_slice(&statement_bytes(&s).unwrap()).unwrap();
         assert_eq!(v["_type"], STATEMENT_TYPE);

@@ -35,11 +35,12 @@ pub const DIFF_FLAGS: [&str; 12] = [
 
 /// Configuration every export pins with `-c`, besides the runner's own
 /// (`core.quotePath=false`, `color.ui=false`): no attributes file, no
-/// blank-line suppression, git's default big-file threshold. System and
-/// global configuration and system attributes are not read at all, and
-/// attributes come from the empty tree, so no diff driver or `binary`
-/// attribute applies: the bytes are a function of the two trees and the
-/// git version.
+/// blank-line suppression, git's default big-file threshold. The diff runs
+/// in a throwaway bare repository that borrows the objects, so no system,
+/// global, local or worktree configuration and no `info/attributes` is
+/// read, and attributes come from the empty tree, so no diff driver or
+/// `binary` attribute applies: the bytes are a function of the two trees
+/// and the git version.
 pub const EXPORT_CONFIG: [(&str, &str); 3] = [
     ("core.attributesFile", "/dev/null"),
     ("diff.suppressBlankEmpty", "false"),
@@ -61,7 +62,7 @@ pub fn export_command() -> String {
         .map(|(k, v)| format!("-c {k}={v}"))
         .collect();
     format!(
-        "{} git -c core.quotePath=false -c color.ui=false --attr-source=<empty tree> {} diff-tree -r -p {} <base_tree> <candidate_tree>",
+        "{} GIT_DIR=<empty bare repository> GIT_ALTERNATE_OBJECT_DIRECTORIES=<objects> git -c core.quotePath=false -c color.ui=false --attr-source=<empty tree> {} diff-tree -r -p {} <base_tree> <candidate_tree>",
         env.join(" "),
         config.join(" "),
         DIFF_FLAGS.join(" ")
@@ -116,7 +117,7 @@ pub struct CandidateDiff {
 pub struct Derivation {
     pub command: String,
     pub flags: Vec<String>,
-    /// Where attributes were read from: the candidate tree itself.
+    /// Where attributes were read from: the empty tree (none apply).
     pub attr_source: String,
     pub git_version: String,
 }
@@ -162,11 +163,14 @@ pub enum ExportError {
     )]
     ManifestMismatch { expected: usize, why: String },
     #[error(
-        "the re-derived diff ({derived}) is not the one frozen at start ({anchored}); another git version renders these trees differently, so this is not the frozen context"
+        "the re-derived diff ({derived}, {git_version}) is not the one frozen at start ({anchored}, {anchored_version}); this git renders the frozen trees differently, so this is not the frozen context"
     )]
     Drift {
         anchored: Sha256Digest,
-        derived: Sha256Digest,
+        anchored_version: String,
+        /// The re-derived digest, or why there is none (over the budget).
+        derived: String,
+        git_version: String,
     },
 }
 
@@ -192,6 +196,23 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
+/// The refusal for a re-derived diff over the budget: drift when start
+/// anchored a diff within it, else the budget itself.
+pub fn over_budget(record: &StateRecord, bytes: u64, git_version: &str) -> ExportError {
+    match &record.state.snapshot.diff {
+        Some(anchor) => ExportError::Drift {
+            anchored: anchor.sha256,
+            anchored_version: anchor.git_version.clone(),
+            derived: format!("over {MAX_DIFF_BYTES} bytes"),
+            git_version: git_version.to_string(),
+        },
+        None => ExportError::BudgetExceeded {
+            bytes,
+            limit: MAX_DIFF_BYTES,
+        },
+    }
+}
+
 /// Builds the envelope, checking the re-derived manifest against the
 /// record: the same sorted paths, hence the stored `paths_digest`.
 pub fn build_export(
@@ -202,20 +223,19 @@ pub fn build_export(
     git_version: String,
 ) -> Result<ContextExport, ExportError> {
     let bytes = diff.len() as u64;
-    if bytes > MAX_DIFF_BYTES {
-        return Err(ExportError::BudgetExceeded {
-            bytes,
-            limit: MAX_DIFF_BYTES,
-        });
-    }
     let s = &record.state;
+    if bytes > MAX_DIFF_BYTES {
+        return Err(over_budget(record, bytes, &git_version));
+    }
     let derived = Sha256Digest::plain(diff);
-    if let Some(anchor) = s.snapshot.diff
+    if let Some(anchor) = &s.snapshot.diff
         && anchor.sha256 != derived
     {
         return Err(ExportError::Drift {
             anchored: anchor.sha256,
-            derived,
+            anchored_version: anchor.git_version.clone(),
+            derived: derived.to_string(),
+            git_version,
         });
     }
     let mut paths: Vec<RepoPath> = manifest.iter().map(|m| m.path.clone()).collect();
@@ -338,6 +358,7 @@ mod tests {
         let mut anchored = rec.clone();
         anchored.state.snapshot.diff = Some(crate::review::snapshot::DiffAnchor::of(
             b"the bytes start saw\n",
+            "git version 2.47.3".into(),
         ));
         assert!(matches!(
             build_export(

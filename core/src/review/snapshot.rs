@@ -179,20 +179,24 @@ pub struct Snapshot {
     pub diff: Option<DiffAnchor>,
 }
 
-/// The plain SHA-256 and size of the frozen candidate diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// The plain SHA-256 and size of the frozen candidate diff, and the git
+/// that rendered it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffAnchor {
     pub sha256: Sha256Digest,
     pub byte_size: u64,
+    /// `git --version` of the git that derived it.
+    pub git_version: String,
 }
 
 impl DiffAnchor {
-    /// The anchor of diff bytes.
-    pub fn of(diff: &[u8]) -> Self {
+    /// The anchor of diff bytes rendered by `git_version`.
+    pub fn of(diff: &[u8], git_version: String) -> Self {
         Self {
             sha256: Sha256Digest::plain(diff),
             byte_size: diff.len() as u64,
+            git_version,
         }
     }
 }
