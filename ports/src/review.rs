@@ -1256,6 +1256,30 @@ fn update_range<G: DeliveryGit>(
     }
 }
 
+/// Judges one delivered range at a publication gate: the boundary denial
+/// when it is not exactly one delivery commit, else the (parent tree, tree)
+/// of that commit — the empty tree for a root commit — decided as
+/// pre-commit decides a candidate.
+fn judge_delivery<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    range: &DeliveredRange,
+) -> Result<GateDecision, ReviewError> {
+    match delivery_commit(gate, range) {
+        Err(denial) => Ok(denial),
+        Ok(c) => {
+            let base = match c.parents.first() {
+                Some(p) => git.commit_tree(p),
+                None => git.empty_tree(),
+            }
+            .map_err(ReviewError::Repository)?;
+            let live = LiveTarget::new(base, c.tree.clone());
+            decide_live(git, store, gate, &live)
+        }
+    }
+}
+
 /// `probity validate --gate pre-push` (R8.3): derive every delivered range
 /// (de-duplicated across refs), require exactly one delivery commit per
 /// range whose parent is what the remote already holds, and judge its
@@ -1345,18 +1369,7 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     };
     let mut judged = Vec::new();
     for range in dedupe_ranges(ranges) {
-        let decision = match delivery_commit(Gate::PrePush, &range) {
-            Err(denial) => denial,
-            Ok(c) => {
-                let base = match c.parents.first() {
-                    Some(p) => git.commit_tree(p),
-                    None => git.empty_tree(),
-                }
-                .map_err(ReviewError::Repository)?;
-                let live = LiveTarget::new(base, c.tree.clone());
-                decide_live(git, store, Gate::PrePush, &live)?
-            }
-        };
+        let decision = judge_delivery(git, store, Gate::PrePush, &range)?;
         judged.push((range, decision));
     }
     Ok(combine_deliveries(Gate::PrePush, judged))
@@ -1388,29 +1401,18 @@ pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
         commits,
         problem: None,
     };
-    let decision = match delivery_commit(Gate::Release, &range) {
-        Err(denial) => denial,
-        Ok(c) => {
-            let base = match c.parents.first() {
-                Some(p) => git.commit_tree(p),
-                None => git.empty_tree(),
-            }
-            .map_err(ReviewError::Repository)?;
-            let live = LiveTarget::new(base, c.tree.clone());
-            let d = decide_live(git, store, Gate::Release, &live)?;
-            match (d.decision, evidence) {
-                (Decision::Allow, Some((expected, observed))) => {
-                    match check_artifacts(expected, observed) {
-                        Ok(()) => d,
-                        Err(denial) => GateDecision {
-                            lineage_id: d.lineage_id,
-                            ..denial
-                        },
-                    }
-                }
-                _ => d,
+    let d = judge_delivery(git, store, Gate::Release, &range)?;
+    let decision = match (d.decision, evidence) {
+        (Decision::Allow, Some((expected, observed))) => {
+            match check_artifacts(expected, observed) {
+                Ok(()) => d,
+                Err(denial) => GateDecision {
+                    lineage_id: d.lineage_id,
+                    ..denial
+                },
             }
         }
+        _ => d,
     };
     Ok(combine_deliveries(Gate::Release, vec![(range, decision)]))
 }
