@@ -333,8 +333,18 @@ pub fn start<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     clock: &C,
     focus: Lens,
 ) -> Result<Started, ReviewError> {
+    keeping_trees(git, || start_or_resume(git, store, clock, focus))
+}
+
+/// Runs a start or recovery between the two halves of keeping trees: the
+/// setting is checked before anything is written, the refs are written
+/// once the record is.
+fn keeping_trees<G: GitPort>(
+    git: &G,
+    run: impl FnOnce() -> Result<Started, ReviewError>,
+) -> Result<Started, ReviewError> {
     git.check_keep_trees().map_err(ReviewError::Repository)?;
-    let started = start_or_resume(git, store, clock, focus)?;
+    let started = run()?;
     keep(git, &started.record)?;
     Ok(started)
 }
@@ -483,10 +493,9 @@ pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     predecessor: &LineageId,
     request: RecoverRequest,
 ) -> Result<Started, ReviewError> {
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
-    let started = create_or_resume_successor(git, store, clock, focus, predecessor, request)?;
-    keep(git, &started.record)?;
-    Ok(started)
+    keeping_trees(git, || {
+        create_or_resume_successor(git, store, clock, focus, predecessor, request)
+    })
 }
 
 fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
@@ -1178,16 +1187,47 @@ fn delivered<G: DeliveryGit>(
 /// fast-forwarded by exactly the delivered commits from its current tip
 /// (`old`), never past other history; a new remote ref may build only on
 /// what the remote advertises now (`published`, fetched once per push).
+/// One hook line's objects, peeled once: the pushed commit (`None`: not a
+/// commit), the remote's old tip as a commit here (`None`: absent or
+/// unknown), and whether the push fast-forwards it.
+struct Peeled {
+    tip: Option<CommitId>,
+    old: Option<CommitId>,
+    fast_forward: bool,
+}
+
+fn peel_update<G: DeliveryGit>(
+    git: &G,
+    local: &CommitId,
+    update: &RefUpdate,
+) -> Result<Peeled, ReviewError> {
+    let tip = git.peel_commit(local).map_err(ReviewError::Repository)?;
+    let old = match &update.remote_oid {
+        Some(o) => git.peel_commit(o).map_err(ReviewError::Repository)?,
+        None => None,
+    };
+    let fast_forward = match (&old, &tip) {
+        (Some(o), Some(t)) => git.is_ancestor(o, t).map_err(ReviewError::Repository)?,
+        _ => false,
+    };
+    Ok(Peeled {
+        tip,
+        old,
+        fast_forward,
+    })
+}
+
 fn update_range<G: DeliveryGit>(
     git: &G,
     remote: &str,
     update: &RefUpdate,
     local: &CommitId,
+    peeled: Peeled,
     touched: &[&str],
     published: &mut Option<Vec<CommitId>>,
 ) -> Result<DeliveredRange, ReviewError> {
     let refs = vec![update.remote_ref.clone()];
-    let Some(tip) = git.peel_commit(local).map_err(ReviewError::Repository)? else {
+    let Some(tip) = peeled.tip else {
         return Ok(DeliveredRange {
             refs,
             tip: local.clone(),
@@ -1205,16 +1245,11 @@ fn update_range<G: DeliveryGit>(
                 count: 0,
                 problem: Some(RangeProblem::NotFastForward { old: old.clone() }),
             };
-            // A remote tip this clone never saw: nothing can be proven.
-            let Some(old_commit) = git.peel_commit(old).map_err(ReviewError::Repository)? else {
+            // A remote tip this clone never saw proves nothing; one the
+            // push does not fast-forward is a rewind.
+            let (Some(old_commit), true) = (peeled.old, peeled.fast_forward) else {
                 return Ok(rewind(tip));
             };
-            if !git
-                .is_ancestor(&old_commit, &tip)
-                .map_err(ReviewError::Repository)?
-            {
-                return Ok(rewind(tip));
-            }
             let (commits, count) = count_range(
                 git,
                 &tip,
@@ -1296,34 +1331,28 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
             // Refs this push deletes or rewinds stop vouching for the
             // history they held; a fast-forward keeps its old tip reachable.
             let mut touched: Vec<&str> = Vec::new();
+            let mut pushed = Vec::new();
             for u in updates {
-                let Some(old) = &u.remote_oid else { continue };
-                let keeps = match &u.local_oid {
-                    None => false,
-                    Some(new) => {
-                        let old = git.peel_commit(old).map_err(ReviewError::Repository)?;
-                        let new = git.peel_commit(new).map_err(ReviewError::Repository)?;
-                        match (old, new) {
-                            (Some(o), Some(n)) => {
-                                git.is_ancestor(&o, &n).map_err(ReviewError::Repository)?
-                            }
-                            _ => false,
+                match &u.local_oid {
+                    // A deletion delivers nothing, and vouches for nothing.
+                    None => touched.push(u.remote_ref.as_str()),
+                    Some(local) => {
+                        let peeled = peel_update(git, local, u)?;
+                        if u.remote_oid.is_some() && !peeled.fast_forward {
+                            touched.push(u.remote_ref.as_str());
                         }
+                        pushed.push((u, local, peeled));
                     }
-                };
-                if !keeps {
-                    touched.push(u.remote_ref.as_str());
                 }
             }
             let mut out = Vec::new();
-            for u in updates {
-                // A deletion delivers nothing.
-                let Some(local) = &u.local_oid else { continue };
+            for (u, local, peeled) in pushed {
                 out.push(update_range(
                     git,
                     remote,
                     u,
                     local,
+                    peeled,
                     &touched,
                     &mut published,
                 )?);

@@ -445,3 +445,31 @@ fn a_receipt_is_attested_as_an_in_toto_statement() {
     let m: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(m["entries"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn export_and_attest_usage_errors_are_typed() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let done = approve_live(f.root(), tmp.path());
+    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    // --patch prints bytes; --json asks for a document: not both.
+    let both = probity(
+        f.root(),
+        &["export-context", "--lineage", &lineage, "--patch"],
+    );
+    assert_eq!(both.code, 2, "{}", both.stdout);
+    assert_eq!(both.json["error"]["code"], "usage");
+    // An unwritable --manifest-out (a directory) is an I/O error.
+    let bad = probity(
+        f.root(),
+        &[
+            "attest",
+            "--lineage",
+            &lineage,
+            "--manifest-out",
+            tmp.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(bad.code, 7, "{}", bad.stdout);
+    assert_eq!(bad.json["error"]["code"], "manifest_io");
+}

@@ -115,11 +115,6 @@ impl Repo {
         }
     }
 
-    /// Whether `id` names a commit this repository has (a tag is peeled).
-    pub fn has_commit(&self, id: &CommitId) -> Result<bool, GitError> {
-        Ok(self.peel_commit(id)?.is_some())
-    }
-
     /// Whether `ancestor` is `descendant` or reachable from it.
     pub fn is_ancestor(
         &self,
