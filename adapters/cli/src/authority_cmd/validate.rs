@@ -1,0 +1,546 @@
+//! `probity validate --gate ...`: the gates.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use probity_core::digest::{PlainSha256, Sha256Digest};
+use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
+use probity_core::review::release::{
+    ExpectedArtifact, ObservedArtifact, check_revision, check_unchanged, parse_checksums,
+};
+use probity_ports::review::{self as drivers, Delivery, PushBoundary};
+
+use crate::GlobalArgs;
+use crate::output::{CliError, ErrorKind, Output};
+
+use super::*;
+
+/// A delivery boundary.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GateArg {
+    PreCommit,
+    PrePush,
+    PrePr,
+    Release,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// The boundary being crossed.
+    #[arg(long, value_enum)]
+    pub gate: GateArg,
+    /// Compare exactly what the index would commit, not the worktree. Inside
+    /// a commit (a hook, where git sets GIT_INDEX_FILE) that index is always
+    /// what is compared.
+    #[arg(long)]
+    pub staged: bool,
+    /// pre-push: the remote being pushed to, a name or a URL (a hook passes
+    /// git's `$1`); what it advertises now (`git ls-remote`) counts as
+    /// already delivered.
+    #[arg(long, value_name = "NAME|URL")]
+    pub remote: Option<String>,
+    /// pre-push: read git's pre-push lines (`<local ref> <local oid>
+    /// <remote ref> <remote oid>`) from stdin, as a hook receives them
+    /// (needs --remote).
+    #[arg(long, conflicts_with = "range", requires = "remote")]
+    pub stdin_updates: bool,
+    /// pre-push: judge the commits reachable from TIP and not from BASE
+    /// (for CI: `--range origin/main..HEAD`). Without this or
+    /// --stdin-updates: HEAD minus what --remote advertises, or without
+    /// --remote, minus what the remote-tracking refs last saw.
+    #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
+    pub range: Option<String>,
+    /// pre-pr: the base the proposal targets, named explicitly (for a fork,
+    /// the upstream's branch, e.g. `upstream/main`); never guessed.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+    /// pre-pr: the proposal's head (default HEAD).
+    #[arg(long, value_name = "REV", requires = "base")]
+    pub head: Option<String>,
+    /// release: the exact revision released (a tag or a commit).
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
+    /// release: the checksums file (`sha256sum` format) naming the release
+    /// artifacts and their digests.
+    #[arg(long, value_name = "FILE", requires = "revision")]
+    pub checksums: Option<PathBuf>,
+    /// release: where the artifacts are (default: the checksums file's
+    /// directory).
+    #[arg(long, value_name = "DIR", requires = "checksums")]
+    pub artifacts: Option<PathBuf>,
+}
+
+/// The gate answer as JSON.
+pub fn decision_json(d: &GateDecision) -> Value {
+    let mut v = json!({
+        "gate": d.gate,
+        "decision": d.decision,
+        "reason_code": d.reason_code,
+        "stage": d.stage,
+        "lineage_id": d.lineage_id,
+        "differing_paths": d.differing_paths,
+        "next_action": d.next_action,
+        "message": d.message,
+    });
+    if !d.deliveries.is_empty() {
+        v["deliveries"] = json!(d.deliveries);
+    }
+    v
+}
+
+pub fn human_decision(d: &GateDecision) -> String {
+    let mut t = format!(
+        "{} {}: {}\n  {}\n",
+        d.gate.name(),
+        match d.decision {
+            Decision::Allow => "ALLOW",
+            Decision::Deny => "DENY",
+        },
+        serde_json::to_value(d.reason_code)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        d.message
+    );
+    if !d.differing_paths.is_empty() {
+        t.push_str(&format!(
+            "  differing paths: {}\n",
+            d.differing_paths
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    t
+}
+
+pub fn validate(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let gate = match args.gate {
+        GateArg::PreCommit => Gate::PreCommit,
+        GateArg::PrePush => Gate::PrePush,
+        GateArg::PrePr => Gate::PrePr,
+        GateArg::Release => Gate::Release,
+    };
+    let push_flags = args.remote.is_some() || args.stdin_updates || args.range.is_some();
+    let pr_flags = args.base.is_some() || args.head.is_some();
+    let release_flags = args.revision.is_some() || args.checksums.is_some();
+    match gate {
+        Gate::Release if push_flags || pr_flags || args.staged => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--gate release takes --revision REV [--checksums FILE [--artifacts DIR]]",
+                "drop the other gates' flags",
+            ));
+        }
+        Gate::Release => return validate_release(global, out, args),
+        Gate::PreCommit | Gate::PrePush | Gate::PrePr if release_flags => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--revision, --checksums and --artifacts belong to --gate release",
+                "drop them, or use --gate release",
+            ));
+        }
+        Gate::PreCommit | Gate::PrePush if pr_flags => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--base and --head belong to --gate pre-pr",
+                "drop them, or use --gate pre-pr",
+            ));
+        }
+        Gate::PrePr if push_flags || args.staged => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--remote, --stdin-updates, --range and --staged do not belong to --gate pre-pr",
+                "name the proposal with --base REV [--head REV]",
+            ));
+        }
+        Gate::PrePr => return validate_pre_pr(global, out, args),
+        Gate::PreCommit if push_flags => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--remote, --stdin-updates and --range belong to --gate pre-push",
+                "drop them, or use --gate pre-push",
+            ));
+        }
+        Gate::PreCommit => {}
+        Gate::PrePush if args.staged => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "flag_not_for_gate",
+                "--staged belongs to --gate pre-commit",
+                "drop --staged: pre-push judges the commits being pushed",
+            ));
+        }
+        Gate::PrePush => return validate_pre_push(global, out, args),
+    }
+    // Inside a commit git names the index it is committing; that, not the
+    // worktree, is what is delivered. Read before any git runs (the git
+    // adapter scrubs GIT_* from its children).
+    let hook_index = std::env::var_os("GIT_INDEX_FILE").map(PathBuf::from);
+    // Inside a commit the committing repository is the hook's own (its cwd),
+    // never the one PROBITY_REVIEW_CWD pins for lens capture.
+    let ctx = match (&hook_index, &global.cwd) {
+        (Some(_), None) => open_at(None)?,
+        _ => open(global)?,
+    };
+    let delivery = match hook_index {
+        Some(index) => {
+            let index = if index.is_absolute() {
+                index
+            } else {
+                current_dir()?.join(index)
+            };
+            // The index must be this repository's: a GIT_INDEX_FILE left in
+            // the environment by another repository is not what is committed.
+            let inside = |p: &std::path::Path| {
+                let common = std::fs::canonicalize(ctx.repo.common_dir());
+                let dir = p.parent().map(std::fs::canonicalize);
+                matches!((dir, common), (Some(Ok(d)), Ok(c)) if d.starts_with(&c))
+            };
+            if !inside(&index) {
+                return Err(CliError::new(
+                    ErrorKind::Usage,
+                    "foreign_index",
+                    format!(
+                        "GIT_INDEX_FILE ({}) is not an index of this repository",
+                        index.display()
+                    ),
+                    "run the gate from the repository being committed, or unset GIT_INDEX_FILE",
+                ));
+            }
+            Delivery::Index(index)
+        }
+        None if args.staged => Delivery::Index(ctx.repo.git_dir().join("index")),
+        None => Delivery::Worktree,
+    };
+    let d = drivers::validate_pre_commit(&ctx.repo, &ctx.store, &delivery).map_err(review_error)?;
+    let mut v = decision_json(&d);
+    v["delivery"] = json!(match delivery {
+        Delivery::Worktree => "worktree",
+        Delivery::Index(_) => "index",
+    });
+    out.answer(&v, || human_decision(&d));
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}
+
+/// Hashes each named artifact under `dir` (read in chunks).
+fn hash_artifacts(
+    dir: &Path,
+    expected: &[ExpectedArtifact],
+) -> Result<Vec<ObservedArtifact>, CliError> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    for e in expected {
+        let path = dir.join(&e.name);
+        // Regular files only: a symlink (which could lead out of DIR), a
+        // directory, a FIFO or a device is no artifact.
+        // Checked before opening: opening a FIFO would block.
+        let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+        let opened = if regular {
+            std::fs::File::open(&path)
+        } else {
+            Err(std::io::ErrorKind::NotFound.into())
+        };
+        let sha256 = match opened {
+            Ok(mut f) => {
+                let mut h = PlainSha256::default();
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = f.read(&mut buf).map_err(|err| {
+                        CliError::new(
+                            ErrorKind::Io,
+                            "artifact_io",
+                            format!("{}: {err}", path.display()),
+                            "check that the artifacts are readable",
+                        )
+                    })?;
+                    if n == 0 {
+                        break;
+                    }
+                    h.update(&buf[..n]);
+                }
+                Some(h.finish())
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => {
+                return Err(CliError::new(
+                    ErrorKind::Io,
+                    "artifact_io",
+                    format!("{}: {err}", path.display()),
+                    "check that the artifacts are readable",
+                ));
+            }
+        };
+        out.push(ObservedArtifact {
+            name: e.name.clone(),
+            sha256,
+        });
+    }
+    Ok(out)
+}
+
+fn validate_release(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let revision = args.revision.as_deref().ok_or_else(|| {
+        CliError::new(
+            ErrorKind::Usage,
+            "revision_required",
+            "--gate release needs --revision: the exact revision released",
+            "name the release tag or commit, e.g. --revision v1.2.0",
+        )
+    })?;
+    let evidence = match &args.checksums {
+        None => None,
+        Some(file) => {
+            let bytes = std::fs::read(file).map_err(|e| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "unreadable_input",
+                    format!("{}: {e}", file.display()),
+                    "pass a readable checksums file (sha256sum format)",
+                )
+            })?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "bad_checksums",
+                    format!("{}: not UTF-8", file.display()),
+                    "write it as `sha256sum` does: `<64 hex>  <name>` per artifact",
+                )
+            })?;
+            let expected = parse_checksums(&text).map_err(|e| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "bad_checksums",
+                    format!("{}: {e}", file.display()),
+                    "write it as `sha256sum` does: `<64 hex>  <name>` per artifact",
+                )
+            })?;
+            let dir = match &args.artifacts {
+                Some(d) => d.clone(),
+                None => file
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|| PathBuf::from(".")),
+            };
+            let observed = hash_artifacts(&dir, &expected)?;
+            Some((
+                Sha256Digest::plain(text.as_bytes()),
+                dir,
+                expected,
+                observed,
+            ))
+        }
+    };
+    let ctx = open(global)?;
+    let mut d = drivers::validate_release(
+        &ctx.repo,
+        &ctx.store,
+        revision,
+        evidence
+            .as_ref()
+            .map(|(_, _, e, o)| (e.as_slice(), o.as_slice())),
+    )
+    .map_err(review_error)?;
+    // R8.7: resolve the revision once more; a move denies.
+    let judged = d.deliveries.first().map(|r| r.tip.clone());
+    if let (Decision::Allow, Some(judged)) = (d.decision, &judged) {
+        let now = ctx.repo.resolve_commit(revision).map_err(repo_error)?;
+        if let Err(denial) = check_revision(revision, judged, &now) {
+            d = GateDecision {
+                lineage_id: d.lineage_id,
+                deliveries: d.deliveries,
+                ..denial
+            };
+        }
+    }
+    // R8.7: read the evidence once more; a change denies.
+    if let (Decision::Allow, Some((_, dir, expected, observed))) = (d.decision, &evidence) {
+        let again = hash_artifacts(dir, expected)?;
+        match check_unchanged(observed, &again) {
+            Ok(()) => {
+                d.message = format!(
+                    "{}; {} release artifact(s) match their checksums",
+                    d.message,
+                    expected.len()
+                );
+            }
+            Err(denial) => {
+                d = GateDecision {
+                    lineage_id: d.lineage_id,
+                    deliveries: d.deliveries,
+                    ..denial
+                };
+            }
+        }
+    }
+    let mut v = decision_json(&d);
+    v["revision"] = json!(revision);
+    v["revision_commit"] = json!(judged);
+    v["evidence"] = match &evidence {
+        None => Value::Null,
+        Some((digest, _, _, observed)) => json!({
+            "checksums_sha256": digest,
+            "artifacts": observed,
+        }),
+    };
+    out.answer(&v, || human_decision(&d));
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}
+
+fn validate_pre_pr(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let base = args.base.as_deref().ok_or_else(|| {
+        CliError::new(
+            ErrorKind::Usage,
+            "base_required",
+            "--gate pre-pr needs --base: the base is never guessed",
+            "name the branch the proposal targets, e.g. --base origin/main (or upstream/main for a fork)",
+        )
+    })?;
+    let head = args.head.as_deref().unwrap_or("HEAD");
+    let ctx = open(global)?;
+    let pr = drivers::validate_pre_pr(&ctx.repo, &ctx.store, base, head).map_err(review_error)?;
+    let d = &pr.decision;
+    let mut v = decision_json(d);
+    v["base"] = json!(base);
+    v["head"] = json!(head);
+    v["base_advance"] = json!(pr.base_advance);
+    out.answer(&v, || {
+        let mut t = human_decision(d);
+        if let Some(a) = &pr.base_advance {
+            t.push_str(&format!(
+                "  base advanced {} -> {} ({} path(s), none delivered)\n",
+                a.reviewed_base,
+                a.base_tip,
+                a.base_changed_paths.len()
+            ));
+        }
+        t
+    });
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}
+
+/// Splits `BASE..TIP` (two dots: commits reachable from TIP, not BASE).
+fn parse_range(spec: &str) -> Result<(String, String), CliError> {
+    let bad = || {
+        CliError::new(
+            ErrorKind::Usage,
+            "bad_range",
+            format!("`{spec}` is not BASE..TIP"),
+            "name two revisions joined by two dots, e.g. --range origin/main..HEAD",
+        )
+    };
+    if spec.contains("...") {
+        return Err(bad());
+    }
+    match spec.split_once("..") {
+        Some((base, tip)) if !base.is_empty() && !tip.is_empty() && !tip.contains("..") => {
+            Ok((base.to_string(), tip.to_string()))
+        }
+        _ => Err(bad()),
+    }
+}
+
+fn validate_pre_push(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    let boundary = if args.stdin_updates {
+        let mut input = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "bad_push_input",
+                format!("could not read the pre-push lines from stdin: {e}"),
+                "pipe git's pre-push hook input (UTF-8 lines) to this command",
+            )
+        })?;
+        let updates = parse_push_updates(&input).map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "bad_push_input",
+                e.to_string(),
+                "pipe git's pre-push hook input unchanged to this command",
+            )
+        })?;
+        let remote = args.remote.clone().ok_or_else(|| {
+            CliError::new(
+                ErrorKind::Usage,
+                "usage",
+                "--stdin-updates needs --remote",
+                "pass the remote git named (a hook's $1)",
+            )
+        })?;
+        PushBoundary::Updates { remote, updates }
+    } else if let Some(spec) = &args.range {
+        let (base, tip) = parse_range(spec)?;
+        PushBoundary::Range { base, tip }
+    } else {
+        PushBoundary::Head {
+            remote: args.remote.clone(),
+        }
+    };
+    // A hook judges its own repository (its cwd), never the one
+    // PROBITY_REVIEW_CWD pins for lens capture.
+    let ctx = match (args.stdin_updates, &global.cwd) {
+        (true, None) => open_at(None)?,
+        _ => open(global)?,
+    };
+    let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
+    let mut v = decision_json(&d);
+    v["boundary"] = json!(match boundary {
+        PushBoundary::Updates { .. } => "updates",
+        PushBoundary::Head { .. } => "head",
+        PushBoundary::Range { .. } => "range",
+    });
+    out.answer(&v, || {
+        let mut t = human_decision(&d);
+        for r in &d.deliveries {
+            t.push_str(&format!(
+                "  {} -> {}: {} commit(s), {}\n",
+                r.refs.join(", "),
+                r.tip,
+                r.commits,
+                serde_json::to_value(r.reason_code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+            ));
+        }
+        t
+    });
+    Ok(match d.decision {
+        Decision::Allow => ExitCode::SUCCESS,
+        Decision::Deny => ExitCode::from(1),
+    })
+}

@@ -1,0 +1,119 @@
+//! Reading a lineage's recovery chain: supersession, leaves, ancestors,
+//! and resuming the lineage indexed for a target.
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::LineageId;
+use probity_core::review::recovery::{Ancestor, ChainError, check_chain, check_link};
+use probity_core::review::state::StateRecord;
+
+use super::*;
+
+/// The leaf of the chain that supersedes `record` (if any), after checking
+/// the chain that leads to `record` itself (R9.3): a superseded lineage is
+/// history, not authority, and a chain that does not hold fails closed.
+pub(super) fn supersession<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Option<LineageId>, ReviewError> {
+    let mut ancestors = Vec::new();
+    let mut link = record.state.predecessor.clone();
+    let mut child = record.state.lineage_id.clone();
+    // Generations decrease by one per step: at most generation - 1 loads.
+    while let Some(l) = link {
+        if ancestors.len() >= record.state.generation as usize {
+            break;
+        }
+        match store.load(&l.lineage_id)? {
+            Some(r) => {
+                let successor = store.successor_of(&l.lineage_id)?;
+                if successor.is_none()
+                    && store.pending_successor_of(&l.lineage_id)?.as_ref() == Some(&child)
+                {
+                    // Written, indexed, not yet marked: a recovery running
+                    // now (or interrupted), not a broken chain.
+                    return Err(StoreError::RecoveryPending {
+                        lineage: l.lineage_id.clone(),
+                        successor: child,
+                    }
+                    .into());
+                }
+                child = l.lineage_id.clone();
+                link = r.state.predecessor.clone();
+                ancestors.push(Some(Ancestor {
+                    record: r,
+                    successor,
+                }));
+            }
+            None => {
+                ancestors.push(None);
+                break;
+            }
+        }
+    }
+    check_chain(&record.state, &ancestors)?;
+    leaf_of(store, record)
+}
+
+/// The last lineage of the recovery chain below `record`, following
+/// supersession markers and checking every link (the successor names its
+/// predecessor at its revision, one generation on). `None`: not
+/// superseded. Generations grow by one per link, so the walk ends.
+fn leaf_of<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Option<LineageId>, ReviewError> {
+    let mut current = record.clone();
+    let mut leaf = None;
+    while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
+        let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
+            lineage: current.state.lineage_id.clone(),
+            predecessor: next_id.clone(),
+        })?;
+        check_link(
+            &next.state,
+            &Ancestor {
+                record: current,
+                successor: Some(next_id.clone()),
+            },
+        )?;
+        leaf = Some(next_id);
+        current = next;
+    }
+    Ok(leaf)
+}
+
+/// The lineages of `record`'s chain: itself and its ancestors.
+pub(super) fn chain_of<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Vec<LineageId>, ReviewError> {
+    let mut out = vec![record.state.lineage_id.clone()];
+    let mut link = record.state.predecessor.clone();
+    while let Some(l) = link {
+        if out.len() > record.state.generation as usize {
+            break;
+        }
+        out.push(l.lineage_id.clone());
+        link = store.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+    }
+    Ok(out)
+}
+
+pub(super) fn resume<S: ReviewStore>(
+    store: &S,
+    target: &Sha256Digest,
+) -> Result<Option<StateRecord>, ReviewError> {
+    let Some(lineage) = store.lookup_target(target)? else {
+        return Ok(None);
+    };
+    let record = store
+        .load(&lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    // A corrected candidate's entry is claimed just before the state that
+    // names it is written; if that write never landed, the claim is stale
+    // and names nothing.
+    if record.state.snapshot.target != *target && record.state.final_target() != *target {
+        return Ok(None);
+    }
+    Ok(Some(record))
+}

@@ -1,0 +1,116 @@
+//! What a driver answers when it cannot finish.
+
+use probity_core::review::export::ExportError;
+use probity_core::review::finding::RoleDocError;
+use probity_core::review::ids::{LineageId, RepoPath, TreeId};
+use probity_core::review::recovery::{ChainError, RecoverError};
+use probity_core::review::snapshot::SnapshotError;
+use probity_core::review::state::{StateError, TransitionError};
+
+use super::*;
+
+/// A named input document (a path, for messages).
+#[derive(Debug, Clone)]
+pub struct NamedInput {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Why a driver could not finish. Whatever the variant, a rejected input
+/// left the store unchanged.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("could not observe the repository: {0}")]
+    Repository(#[source] AdapterError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{name}: {source}")]
+    MalformedInput {
+        name: String,
+        #[source]
+        source: RoleDocError,
+    },
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("no review exists for the live candidate")]
+    NoReview,
+    #[error(
+        "the live candidate is not the one lineage {lineage} froze; changed paths: {}",
+        display_paths(differing_paths)
+    )]
+    CandidateChanged {
+        lineage: LineageId,
+        differing_paths: Vec<RepoPath>,
+    },
+    #[error("index entry for {0} points at a lineage with another target")]
+    IndexMismatch(LineageId),
+    #[error(
+        "lineage {lineage} already judged this candidate and corrected it into tree {final_tree}; it is not reviewed again"
+    )]
+    Superseded {
+        lineage: LineageId,
+        final_tree: TreeId,
+    },
+    #[error(
+        "lineage {lineage} is correcting these paths; a new review of them would open a fresh budget"
+    )]
+    CorrectionOpen { lineage: LineageId },
+    #[error(
+        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor: `probity recover --predecessor-lineage {lineage}`"
+    )]
+    Invalidated { lineage: LineageId },
+    #[error(
+        "lineage {lineage} froze (or corrected into) this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
+    )]
+    SupersededLineage { lineage: LineageId, leaf: LineageId },
+    #[error(transparent)]
+    Recover(#[from] RecoverError),
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    /// Only a terminal lineage has a receipt to attest.
+    #[error("lineage {lineage} is `{state}`: only an approved or escalated review has a receipt")]
+    NotTerminal {
+        lineage: LineageId,
+        state: &'static str,
+    },
+    /// R12.4: the candidate's diff does not fit the export budget.
+    #[error(
+        "the candidate's diff is over the {limit}-byte budget a reviewer's context can carry; split the change and review the parts"
+    )]
+    NotRepresentable { limit: u64 },
+    #[error(
+        "lineage {lineage}'s frozen objects are gone from the repository (pruned?): {}",
+        objects.join(", ")
+    )]
+    ObjectsMissing {
+        lineage: LineageId,
+        objects: Vec<String>,
+    },
+    /// A predecessor chain that does not hold: fail closed (R9.3).
+    #[error("the recovery chain does not hold: {0}")]
+    Chain(#[from] ChainError),
+    #[error(
+        "the live candidate could be a fix of more than one correction ({}); name one with --lineage",
+        lineages.iter().map(LineageId::as_str).collect::<Vec<_>>().join(", ")
+    )]
+    AmbiguousCorrection { lineages: Vec<LineageId> },
+    #[error(
+        "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
+    )]
+    BaseChanged { lineage: LineageId, frozen: TreeId },
+}
+
+fn display_paths(p: &[RepoPath]) -> String {
+    if p.is_empty() {
+        "(none listed)".into()
+    } else {
+        p.iter()
+            .map(RepoPath::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

@@ -1,0 +1,504 @@
+//! The gates: pre-commit, pre-push, pre-pr and release.
+
+use probity_core::review::gate::Decision;
+use probity_core::review::gate::{
+    Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RangeProblem, RefUpdate,
+    combine_deliveries, decide_target, dedupe_ranges, delivery_commit,
+};
+use probity_core::review::ids::CommitId;
+use probity_core::review::pre_pr::{
+    BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
+};
+use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_artifacts};
+use probity_core::review::snapshot::LiveTarget;
+
+use super::*;
+
+/// What a pre-commit gate compares with the approved candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// The synthetic candidate: worktree content of tracked paths and the
+    /// intended untracked files (what `git add -A && git commit` delivers).
+    Worktree,
+    /// Exactly what the given index file commits (inside a commit: the file
+    /// git names in `GIT_INDEX_FILE`; `--staged`: the user's index).
+    Index(std::path::PathBuf),
+}
+
+/// `probity validate --gate pre-commit` (R8.1, R8.2, R8.6): zero model calls;
+/// discovery is a lookup by target identity, then by base tree.
+pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    delivery: &Delivery,
+) -> Result<GateDecision, ReviewError> {
+    let live = match delivery {
+        Delivery::Worktree => git.live_target(),
+        Delivery::Index(index) => git.staged_target(index),
+    }
+    .map_err(ReviewError::Repository)?;
+    decide_live(git, store, Gate::PreCommit, &live)
+}
+
+/// Discovers the authority for one live target and decides it: a lookup by
+/// target identity, then by base tree (R12.2), never a scan.
+fn decide_live<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    live: &LiveTarget,
+) -> Result<GateDecision, ReviewError> {
+    if let Some(record) = resume(store, &live.target)? {
+        if record.state.final_target() == live.target {
+            let superseded_by = supersession(store, &record)?;
+            let receipt = store.read_receipt(&record.state.lineage_id)?;
+            return Ok(decide_target(
+                gate,
+                live,
+                Authority::Exact {
+                    state: &record.state,
+                    receipt_file: receipt.as_deref(),
+                    superseded_by: superseded_by.as_ref(),
+                },
+            ));
+        }
+        // The live candidate is what this lineage froze, but a correction
+        // has since moved it on: compare with the corrected candidate.
+        let differing = git
+            .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        let superseded_by = supersession(store, &record)?;
+        return Ok(decide_target(
+            gate,
+            live,
+            Authority::Prior {
+                state: &record.state,
+                differing_paths: &differing,
+                superseded_by: superseded_by.as_ref(),
+            },
+        ));
+    }
+    let Some(prior) = store.lookup_base(&live.base_tree)? else {
+        let changed = git
+            .differing_paths(&live.base_tree, &live.candidate_tree)
+            .map_err(ReviewError::Repository)?;
+        return Ok(decide_target(
+            gate,
+            live,
+            Authority::None {
+                changed_paths: &changed,
+            },
+        ));
+    };
+    let record = store
+        .load(&prior)?
+        .ok_or_else(|| StoreError::NotFound(prior.clone()))?;
+    if record.state.snapshot.base_tree != live.base_tree {
+        return Err(ReviewError::IndexMismatch(prior));
+    }
+    let differing = git
+        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let superseded_by = supersession(store, &record)?;
+    Ok(decide_target(
+        gate,
+        live,
+        Authority::Prior {
+            state: &record.state,
+            differing_paths: &differing,
+            superseded_by: superseded_by.as_ref(),
+        },
+    ))
+}
+
+/// What a pre-push gate is asked to judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PushBoundary {
+    /// The lines git gives a pre-push hook, and the remote it named (a
+    /// configured remote's name, or a URL).
+    Updates {
+        remote: String,
+        updates: Vec<RefUpdate>,
+    },
+    /// `HEAD`, minus what the named remote advertises now, or (no remote
+    /// named) what the remote-tracking refs last saw.
+    Head { remote: Option<String> },
+    /// An explicit range for CI: commits reachable from `tip`, not `base`.
+    Range { base: String, tip: String },
+}
+
+/// Counts a range, listing at most its first two commits: past one commit
+/// only the count matters.
+fn count_range<G: DeliveryGit>(
+    git: &G,
+    tip: &CommitId,
+    exclude: &[CommitId],
+    remotes: &RemoteScope,
+) -> Result<(Vec<RangeCommit>, usize), ReviewError> {
+    let commits = git
+        .range(tip, exclude, remotes, 2)
+        .map_err(ReviewError::Repository)?;
+    let count = if commits.len() > 1 {
+        git.range_len(tip, exclude, remotes)
+            .map_err(ReviewError::Repository)?
+    } else {
+        commits.len()
+    };
+    Ok((commits, count))
+}
+
+fn delivered<G: DeliveryGit>(
+    git: &G,
+    refs: Vec<String>,
+    tip: CommitId,
+    exclude: Vec<CommitId>,
+    remotes: &RemoteScope,
+) -> Result<DeliveredRange, ReviewError> {
+    let (commits, count) = count_range(git, &tip, &exclude, remotes)?;
+    Ok(DeliveredRange {
+        refs,
+        tip,
+        commits,
+        count,
+        problem: None,
+    })
+}
+
+/// The range one hook line delivers. An existing remote ref must be
+/// fast-forwarded by exactly the delivered commits from its current tip
+/// (`old`), never past other history; a new remote ref may build only on
+/// what the remote advertises now (`published`, fetched once per push).
+/// One hook line's objects, peeled once: the pushed commit (`None`: not a
+/// commit), the remote's old tip as a commit here (`None`: absent or
+/// unknown), and whether the push fast-forwards it.
+struct Peeled {
+    tip: Option<CommitId>,
+    old: Option<CommitId>,
+    fast_forward: bool,
+}
+
+fn peel_update<G: DeliveryGit>(
+    git: &G,
+    local: &CommitId,
+    update: &RefUpdate,
+) -> Result<Peeled, ReviewError> {
+    let tip = git.peel_commit(local).map_err(ReviewError::Repository)?;
+    let old = match &update.remote_oid {
+        Some(o) => git.peel_commit(o).map_err(ReviewError::Repository)?,
+        None => None,
+    };
+    let fast_forward = match (&old, &tip) {
+        (Some(o), Some(t)) => git.is_ancestor(o, t).map_err(ReviewError::Repository)?,
+        _ => false,
+    };
+    Ok(Peeled {
+        tip,
+        old,
+        fast_forward,
+    })
+}
+
+fn update_range<G: DeliveryGit>(
+    git: &G,
+    remote: &str,
+    update: &RefUpdate,
+    local: &CommitId,
+    peeled: Peeled,
+    touched: &[&str],
+    published: &mut Option<Vec<CommitId>>,
+) -> Result<DeliveredRange, ReviewError> {
+    let refs = vec![update.remote_ref.clone()];
+    let Some(tip) = peeled.tip else {
+        return Ok(DeliveredRange {
+            refs,
+            tip: local.clone(),
+            commits: Vec::new(),
+            count: 0,
+            problem: Some(RangeProblem::NotCommit),
+        });
+    };
+    match &update.remote_oid {
+        Some(old) => {
+            let rewind = |tip: CommitId| DeliveredRange {
+                refs: refs.clone(),
+                tip,
+                commits: Vec::new(),
+                count: 0,
+                problem: Some(RangeProblem::NotFastForward { old: old.clone() }),
+            };
+            // A remote tip this clone never saw proves nothing; one the
+            // push does not fast-forward is a rewind.
+            let (Some(old_commit), true) = (peeled.old, peeled.fast_forward) else {
+                return Ok(rewind(tip));
+            };
+            let (commits, count) = count_range(
+                git,
+                &tip,
+                std::slice::from_ref(&old_commit),
+                &RemoteScope::None,
+            )?;
+            Ok(DeliveredRange {
+                refs,
+                tip,
+                commits,
+                count,
+                problem: None,
+            })
+        }
+        None => {
+            if published.is_none() {
+                let tips = git.remote_tips(remote).map_err(ReviewError::Repository)?;
+                *published = Some(
+                    tips.into_iter()
+                        .filter(|(name, _)| !touched.contains(&name.as_str()))
+                        .map(|(_, c)| c)
+                        .collect(),
+                );
+            }
+            let exclude = published.clone().unwrap_or_default();
+            let mut range = delivered(git, refs, tip, exclude, &RemoteScope::None)?;
+            if range.count == 0 {
+                // A new ref at a commit the remote already holds (a release
+                // tag, a copy of a branch): the ref's content is that
+                // commit, judged as a delivery of it.
+                let own = git
+                    .range(&range.tip, &[], &RemoteScope::None, 1)
+                    .map_err(ReviewError::Repository)?;
+                range.count = own.len();
+                range.commits = own;
+            }
+            Ok(range)
+        }
+    }
+}
+
+/// Judges one delivered range at a publication gate: the boundary denial
+/// when it is not exactly one delivery commit, else the (parent tree, tree)
+/// of that commit — the empty tree for a root commit — decided as
+/// pre-commit decides a candidate.
+fn judge_delivery<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    range: &DeliveredRange,
+) -> Result<GateDecision, ReviewError> {
+    match delivery_commit(gate, range) {
+        Err(denial) => Ok(denial),
+        Ok(c) => {
+            let base = match c.parents.first() {
+                Some(p) => git.commit_tree(p),
+                None => git.empty_tree(),
+            }
+            .map_err(ReviewError::Repository)?;
+            let live = LiveTarget::new(base, c.tree.clone());
+            decide_live(git, store, gate, &live)
+        }
+    }
+}
+
+/// `probity validate --gate pre-push` (R8.3): derive every delivered range
+/// (de-duplicated across refs), require exactly one delivery commit per
+/// range whose parent is what the remote already holds, and judge its
+/// (parent tree, tree) exactly as pre-commit judges a candidate. Zero model
+/// calls.
+pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    boundary: &PushBoundary,
+) -> Result<GateDecision, ReviewError> {
+    let ranges = match boundary {
+        PushBoundary::Updates { remote, updates } => {
+            let mut published = None;
+            // Refs this push deletes or rewinds stop vouching for the
+            // history they held; a fast-forward keeps its old tip reachable.
+            let mut touched: Vec<&str> = Vec::new();
+            let mut pushed = Vec::new();
+            for u in updates {
+                match &u.local_oid {
+                    // A deletion delivers nothing, and vouches for nothing.
+                    None => touched.push(u.remote_ref.as_str()),
+                    Some(local) => {
+                        let peeled = peel_update(git, local, u)?;
+                        if u.remote_oid.is_some() && !peeled.fast_forward {
+                            touched.push(u.remote_ref.as_str());
+                        }
+                        pushed.push((u, local, peeled));
+                    }
+                }
+            }
+            let mut out = Vec::new();
+            for (u, local, peeled) in pushed {
+                out.push(update_range(
+                    git,
+                    remote,
+                    u,
+                    local,
+                    peeled,
+                    &touched,
+                    &mut published,
+                )?);
+            }
+            out
+        }
+        PushBoundary::Head { remote } => {
+            let tip = git
+                .resolve_commit("HEAD")
+                .map_err(ReviewError::Repository)?;
+            match remote {
+                Some(r) => {
+                    let tips = git.remote_tips(r).map_err(ReviewError::Repository)?;
+                    let tips = tips.into_iter().map(|(_, c)| c).collect();
+                    vec![delivered(
+                        git,
+                        vec!["HEAD".into()],
+                        tip,
+                        tips,
+                        &RemoteScope::None,
+                    )?]
+                }
+                None => vec![delivered(
+                    git,
+                    vec!["HEAD".into()],
+                    tip,
+                    Vec::new(),
+                    &RemoteScope::All,
+                )?],
+            }
+        }
+        PushBoundary::Range { base, tip } => {
+            let base_c = git.resolve_commit(base).map_err(ReviewError::Repository)?;
+            let tip_c = git.resolve_commit(tip).map_err(ReviewError::Repository)?;
+            vec![delivered(
+                git,
+                vec![tip.clone()],
+                tip_c,
+                vec![base_c],
+                &RemoteScope::None,
+            )?]
+        }
+    };
+    let mut judged = Vec::new();
+    for range in dedupe_ranges(ranges) {
+        let decision = judge_delivery(git, store, Gate::PrePush, &range)?;
+        judged.push((range, decision));
+    }
+    Ok(combine_deliveries(Gate::PrePush, judged))
+}
+
+/// `probity validate --gate release --revision R` (R8.5): the exact
+/// revision (tags peeled) must be one reviewed delivery commit, judged as
+/// pre-push judges one, and, when release evidence is given, every artifact
+/// must match the digest its checksums file names. The adapter rechecks the
+/// artifacts once more before answering (R8.7).
+pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    revision: &str,
+    evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
+) -> Result<GateDecision, ReviewError> {
+    let tip = git
+        .resolve_commit(revision)
+        .map_err(ReviewError::Repository)?;
+    let commits = git
+        .range(&tip, &[], &RemoteScope::None, 1)
+        .map_err(ReviewError::Repository)?;
+    let range = DeliveredRange {
+        refs: vec![revision.to_string()],
+        tip,
+        count: commits.len(),
+        commits,
+        problem: None,
+    };
+    let d = judge_delivery(git, store, Gate::Release, &range)?;
+    let decision = match (d.decision, evidence) {
+        (Decision::Allow, Some((expected, observed))) => {
+            match check_artifacts(expected, observed) {
+                Ok(()) => d,
+                Err(denial) => GateDecision {
+                    lineage_id: d.lineage_id,
+                    ..denial
+                },
+            }
+        }
+        _ => d,
+    };
+    Ok(combine_deliveries(Gate::Release, vec![(range, decision)]))
+}
+
+/// What the pre-PR gate answers: the decision, and the ancestry proof when
+/// the base advanced compatibly.
+#[derive(Debug, Clone)]
+pub struct PrDecision {
+    pub decision: GateDecision,
+    pub base_advance: Option<BaseAdvance>,
+}
+
+/// `probity validate --gate pre-pr --base B [--head H]` (R8.4): the change
+/// proposal `B..H` must be one delivery commit; its parent is the reviewed
+/// base. The explicit base must resolve (else `base_unavailable`, no
+/// fallback); when it advanced past the reviewed base, its advance must
+/// touch no delivered path (native ancestry proof) or the gate denies
+/// `base_advanced`. The delivery is then judged as pre-push judges one.
+pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    base: &str,
+    head: &str,
+) -> Result<PrDecision, ReviewError> {
+    let Some(base_tip) = git.find_commit(base).map_err(ReviewError::Repository)? else {
+        return Ok(PrDecision {
+            decision: base_unavailable(base),
+            base_advance: None,
+        });
+    };
+    let head_c = git.resolve_commit(head).map_err(ReviewError::Repository)?;
+    let range = delivered(
+        git,
+        vec![head.to_string()],
+        head_c,
+        vec![base_tip.clone()],
+        &RemoteScope::None,
+    )?;
+    let (decision, base_advance) = match delivery_commit(Gate::PrePr, &range) {
+        Err(denial) => (denial, None),
+        Ok(RangeCommit { parents, .. }) if parents.is_empty() => {
+            (unrelated_history(&range.tip), None)
+        }
+        Ok(c) => {
+            // One commit in `base..head`: every parent is on the base.
+            let parent = &c.parents[0];
+            let parent_tree = git.commit_tree(parent).map_err(ReviewError::Repository)?;
+            let mut delivered_paths = git
+                .differing_paths(&parent_tree, &c.tree)
+                .map_err(ReviewError::Repository)?;
+            delivered_paths.sort();
+            let base_changed = if *parent == base_tip {
+                Vec::new()
+            } else {
+                let base_tree = git
+                    .commit_tree(&base_tip)
+                    .map_err(ReviewError::Repository)?;
+                git.differing_paths(&parent_tree, &base_tree)
+                    .map_err(ReviewError::Repository)?
+            };
+            match check_base_advance(parent, &base_tip, base_changed, &delivered_paths) {
+                Err(denial) => (denial, None),
+                Ok(advance) => {
+                    let live = LiveTarget::new(parent_tree, c.tree.clone());
+                    (decide_live(git, store, Gate::PrePr, &live)?, advance)
+                }
+            }
+        }
+    };
+    let mut decision = combine_deliveries(Gate::PrePr, vec![(range, decision)]);
+    if let (Some(a), Decision::Allow) = (&base_advance, decision.decision) {
+        decision.message = format!(
+            "{}; the base advanced from {} to {} without touching a delivered path",
+            decision.message, a.reviewed_base, a.base_tip
+        );
+    }
+    Ok(PrDecision {
+        decision,
+        base_advance,
+    })
+}

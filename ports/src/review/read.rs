@@ -1,0 +1,193 @@
+//! Read-only use cases: status, export-context and attest.
+
+use probity_core::review::attest;
+use probity_core::review::export::{ContextExport, MAX_DIFF_BYTES, build_export, over_budget};
+use probity_core::review::ids::{LineageId, RepoPath};
+use probity_core::review::receipt::Receipt;
+use probity_core::review::snapshot::LiveTarget;
+use probity_core::review::state::{StateError, StateRecord};
+
+use super::*;
+
+/// What status reports.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub record: StateRecord,
+    pub applicability: Applicability,
+    pub differing_paths: Vec<RepoPath>,
+    pub receipt: Option<Receipt>,
+    /// The successor that supersedes this lineage, if any.
+    pub superseded_by: Option<LineageId>,
+}
+
+/// How `record` relates to the live target, and the paths in which its
+/// final candidate differs from the live one.
+fn applicability<G: GitPort>(
+    git: &G,
+    record: &StateRecord,
+    live: &LiveTarget,
+) -> Result<(Applicability, Vec<RepoPath>), ReviewError> {
+    if record.state.final_target() == live.target {
+        return Ok((Applicability::Current, Vec::new()));
+    }
+    let differing = git
+        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let touches = differing
+        .iter()
+        .any(|p| record.state.snapshot.paths.binary_search(p).is_ok());
+    let a = if touches {
+        Applicability::ScopeChanged
+    } else {
+        Applicability::Unrelated
+    };
+    Ok((a, differing))
+}
+
+/// `probity export-context --lineage L` (R10.2): read-only, for any lineage
+/// the store holds (current or not, from any worktree of the clone). Fails
+/// closed with a distinct reason: `not_found`, `corrupted` (the store's
+/// load), `objects_missing`, `budget_exceeded`, or a manifest that does not
+/// match the record.
+pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Exported, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let snap = &record.state.snapshot;
+    let (base, cand) = (&snap.base_tree, &snap.candidate_tree);
+    let trees = vec![base.to_string(), cand.to_string()];
+    let missing = git
+        .missing_objects(&trees)
+        .map_err(ReviewError::Repository)?;
+    if !missing.is_empty() {
+        return Err(ReviewError::ObjectsMissing {
+            lineage: lineage.clone(),
+            objects: missing,
+        });
+    }
+    let manifest = git.manifest(base, cand).map_err(ReviewError::Repository)?;
+    let blobs: Vec<String> = manifest
+        .iter()
+        .flat_map(|m| [&m.old_blob, &m.new_blob])
+        .flatten()
+        .map(ToString::to_string)
+        .collect();
+    let missing = git
+        .missing_objects(&blobs)
+        .map_err(ReviewError::Repository)?;
+    if !missing.is_empty() {
+        return Err(ReviewError::ObjectsMissing {
+            lineage: lineage.clone(),
+            objects: missing,
+        });
+    }
+    let version = git.version().map_err(ReviewError::Repository)?;
+    let diff = git
+        .frozen_diff(base, cand, MAX_DIFF_BYTES)
+        .map_err(ReviewError::Repository)?
+        .ok_or_else(|| over_budget(&record, MAX_DIFF_BYTES + 1, &version))?;
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let (applicability, _) = applicability(git, &record, &live)?;
+    let envelope = build_export(&record, applicability, &diff, manifest, version)?;
+    Ok(Exported { envelope, diff })
+}
+
+/// An attestation: the in-toto statement's canonical bytes and the
+/// canonical candidate manifest its subject names.
+#[derive(Debug, Clone)]
+pub struct Attested {
+    pub statement: Vec<u8>,
+    pub manifest: Vec<u8>,
+}
+
+/// `probity attest --lineage L` (R12.7): a terminal lineage's receipt as an
+/// in-toto Statement v1 whose subject is the canonical candidate manifest
+/// (base tree to final candidate tree) and the final tree's `gitTree`
+/// digest. Read-only; the receipt is derived from state, as the gate does.
+pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Attested, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    supersession(store, &record)?;
+    let receipt = Receipt::derive(&record.state).ok_or_else(|| ReviewError::NotTerminal {
+        lineage: lineage.clone(),
+        state: record.state.stage.name(),
+    })?;
+    let trees = vec![
+        receipt.base_tree.to_string(),
+        receipt.final_candidate_tree.to_string(),
+    ];
+    let missing = git
+        .missing_objects(&trees)
+        .map_err(ReviewError::Repository)?;
+    if !missing.is_empty() {
+        return Err(ReviewError::ObjectsMissing {
+            lineage: lineage.clone(),
+            objects: missing,
+        });
+    }
+    let entries = git
+        .manifest(&receipt.base_tree, &receipt.final_candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let manifest = attest::manifest_bytes(&receipt, entries).map_err(StateError::from)?;
+    let statement = attest::statement_bytes(&attest::statement(&receipt, &manifest))
+        .map_err(StateError::from)?;
+    Ok(Attested {
+        statement,
+        manifest,
+    })
+}
+
+/// An export: the envelope, and the diff bytes it carries in base64.
+#[derive(Debug, Clone)]
+pub struct Exported {
+    pub envelope: ContextExport,
+    pub diff: Vec<u8>,
+}
+
+/// `probity status [--lineage L]`: a lineage (given, or the live candidate's,
+/// or the latest approved on the live base) and its applicability.
+pub fn status<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: Option<&LineageId>,
+) -> Result<Option<Status>, ReviewError> {
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let record = match lineage {
+        Some(l) => Some(
+            store
+                .load(l)?
+                .ok_or_else(|| StoreError::NotFound(l.clone()))?,
+        ),
+        None => match resume(store, &live.target)? {
+            Some(r) => Some(r),
+            None => match store.lookup_base(&live.base_tree)? {
+                Some(l) => Some(store.load(&l)?.ok_or(StoreError::NotFound(l))?),
+                None => None,
+            },
+        },
+    };
+    let Some(record) = record else {
+        return Ok(None);
+    };
+    let (applicability, differing_paths) = applicability(git, &record, &live)?;
+    let receipt = Receipt::derive(&record.state);
+    // Fails closed on a broken chain; reports the immediate successor.
+    supersession(store, &record)?;
+    let superseded_by = store.successor_of(&record.state.lineage_id)?;
+    Ok(Some(Status {
+        record,
+        applicability,
+        differing_paths,
+        receipt,
+        superseded_by,
+    }))
+}

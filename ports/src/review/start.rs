@@ -1,0 +1,281 @@
+//! Creating lineages: `start`, `invalidate` and `recover` (audited
+//! successors), and keeping frozen trees alive.
+
+use probity_core::review::export::MAX_DIFF_BYTES;
+use probity_core::review::ids::{LineageId, NonBlank};
+use probity_core::review::lens::{Lens, select_lenses};
+use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
+use probity_core::review::risk::RiskPolicy;
+use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, Snapshot, authored_lines};
+use probity_core::review::state::{ReviewState, Stage, StartInput, StateRecord};
+
+use super::*;
+
+/// Asks the Git port to keep a record's trees: base, frozen candidate, and
+/// the corrected candidate once there is one.
+pub(super) fn keep<G: GitPort>(git: &G, record: &StateRecord) -> Result<(), ReviewError> {
+    let s = &record.state;
+    let mut trees = vec![
+        ("base", &s.snapshot.base_tree),
+        ("candidate", &s.snapshot.candidate_tree),
+    ];
+    if s.final_candidate_tree() != &s.snapshot.candidate_tree {
+        trees.push(("final", s.final_candidate_tree()));
+    }
+    git.keep_trees(&s.lineage_id, &trees)
+        .map_err(ReviewError::Repository)
+}
+
+/// What start returned.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub record: StateRecord,
+    /// True when an existing lineage for this candidate was resumed.
+    pub resumed: bool,
+}
+
+/// `probity start`: freezes the live candidate, or resumes the lineage that
+/// already froze it (R1.3).
+pub fn start<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+) -> Result<Started, ReviewError> {
+    keeping_trees(git, || start_or_resume(git, store, clock, focus))
+}
+
+/// Runs a start or recovery between the two halves of keeping trees: the
+/// setting is checked before anything is written, the refs are written
+/// once the record is.
+fn keeping_trees<G: GitPort>(
+    git: &G,
+    run: impl FnOnce() -> Result<Started, ReviewError>,
+) -> Result<Started, ReviewError> {
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    let started = run()?;
+    keep(git, &started.record)?;
+    Ok(started)
+}
+
+fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+) -> Result<Started, ReviewError> {
+    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+    let snapshot = Snapshot::freeze(&obs)?;
+    if let Some(existing) = resume(store, &snapshot.target)? {
+        if let Some(leaf) = supersession(store, &existing)? {
+            return Err(ReviewError::SupersededLineage {
+                lineage: existing.state.lineage_id.clone(),
+                leaf,
+            });
+        }
+        if let Stage::Invalidated { .. } = existing.state.stage {
+            return Err(ReviewError::Invalidated {
+                lineage: existing.state.lineage_id.clone(),
+            });
+        }
+        if existing.state.final_target() != snapshot.target {
+            // This lineage corrected the live candidate into another one.
+            return Err(ReviewError::Superseded {
+                lineage: existing.state.lineage_id.clone(),
+                final_tree: existing.state.final_candidate_tree().clone(),
+            });
+        }
+        return Ok(Started {
+            record: existing,
+            resumed: true,
+        });
+    }
+    for open in open_corrections(store, &snapshot.base_tree)? {
+        if snapshot
+            .paths
+            .iter()
+            .any(|p| open.state.snapshot.paths.binary_search(p).is_ok())
+        {
+            return Err(ReviewError::CorrectionOpen {
+                lineage: open.state.lineage_id.clone(),
+            });
+        }
+    }
+
+    let snapshot = anchor_diff(git, snapshot)?;
+    let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
+    let record = state.record()?;
+    let created = store.create(&record)?;
+    started(store, record, created)
+}
+
+/// Representability (R12.4) and the diff anchor (R10.4): the candidate's
+/// diff, derived as an export derives it, must fit the export budget before
+/// the candidate is accepted; its digest is frozen with the snapshot.
+fn anchor_diff<G: ExportGit>(git: &G, mut snapshot: Snapshot) -> Result<Snapshot, ReviewError> {
+    let diff = git
+        .frozen_diff(
+            &snapshot.base_tree,
+            &snapshot.candidate_tree,
+            MAX_DIFF_BYTES,
+        )
+        .map_err(ReviewError::Repository)?
+        .ok_or(ReviewError::NotRepresentable {
+            limit: MAX_DIFF_BYTES,
+        })?;
+    let version = git.version().map_err(ReviewError::Repository)?;
+    snapshot.diff = Some(DiffAnchor::of(&diff, version));
+    Ok(snapshot)
+}
+
+/// The answer to a create: the new record, or the lineage that already
+/// held the target (resumed).
+fn started<S: ReviewStore>(
+    store: &S,
+    record: StateRecord,
+    created: Created,
+) -> Result<Started, ReviewError> {
+    match created {
+        Created::New => Ok(Started {
+            record,
+            resumed: false,
+        }),
+        Created::Existing(other) => {
+            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
+            Ok(Started {
+                record: existing,
+                resumed: true,
+            })
+        }
+    }
+}
+
+/// What start (and recover) derive from the live observation.
+fn start_input<C: Clock>(
+    obs: &CandidateObservation,
+    snapshot: Snapshot,
+    clock: &C,
+    focus: Lens,
+) -> StartInput {
+    let policy = RiskPolicy::v1();
+    let lines = authored_lines(policy, &obs.changed);
+    let assessment = policy.classify(&obs.changed, lines);
+    let lenses = select_lenses(assessment.level(), focus);
+    StartInput {
+        snapshot,
+        assessment,
+        lenses,
+        authored_lines: lines,
+        created_at: clock.now(),
+        nonce: clock.nonce(),
+    }
+}
+
+/// `probity invalidate --lineage L --reason R` (R9.1): only a pristine
+/// `reviewing` lineage; an exact retry returns the stored record.
+pub fn invalidate<S: ReviewStore>(
+    store: &S,
+    lineage: &LineageId,
+    reason: NonBlank,
+) -> Result<StateRecord, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    // A lineage whose chain does not hold takes no input (R9.3).
+    supersession(store, &record)?;
+    let next = record.state.invalidate(reason)?;
+    if next == record.state {
+        return Ok(record);
+    }
+    commit(store, &record, next)
+}
+
+/// `probity recover` (R9.2): an audited successor of a final lineage over
+/// the live candidate, generation + 1, with a fresh budget. The predecessor
+/// is never rewritten. A retry with the same request returns the successor
+/// already stored.
+pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    predecessor: &LineageId,
+    request: RecoverRequest,
+) -> Result<Started, ReviewError> {
+    keeping_trees(git, || {
+        create_or_resume_successor(git, store, clock, focus, predecessor, request)
+    })
+}
+
+fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    predecessor: &LineageId,
+    request: RecoverRequest,
+) -> Result<Started, ReviewError> {
+    let pred = store
+        .load(predecessor)?
+        .ok_or_else(|| StoreError::NotFound(predecessor.clone()))?;
+    // The predecessor's own chain must hold before anything follows it.
+    supersession(store, &pred)?;
+    if let Some(existing) = store.successor_of(predecessor)? {
+        // Already recovered: the same request is a retry; anything else
+        // would fork the chain.
+        let record = store
+            .load(&existing)?
+            .ok_or_else(|| StoreError::NotFound(existing.clone()))?;
+        let same = record.state.predecessor.as_ref().is_some_and(|l| {
+            l.lineage_id == *predecessor
+                && l.revision == request.expected_revision
+                && l.disposition == request.disposition
+                && l.reason == request.reason
+                && l.actor == request.actor
+                && l.authorization == request.authorization
+        });
+        if !same {
+            return Err(StoreError::AlreadySuperseded {
+                lineage: predecessor.clone(),
+                successor: existing,
+            }
+            .into());
+        }
+        store.create_successor(&record)?;
+        return Ok(Started {
+            record,
+            resumed: true,
+        });
+    }
+    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+    let snapshot = Snapshot::freeze(&obs)?;
+    let differing = git
+        .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
+        .map_err(ReviewError::Repository)?;
+    let owned_by_chain = match store.lookup_target(&snapshot.target)? {
+        Some(owner) => chain_of(store, &pred)?.contains(&owner),
+        None => false,
+    };
+    let scope = ScopeEvidence {
+        differing_paths: &differing,
+        owned_by_chain,
+    };
+    // Eligibility first, so a refusal names its own reason rather than the
+    // diff's size; then the anchor the successor freezes.
+    recovery::successor(
+        &pred,
+        request.clone(),
+        scope,
+        start_input(&obs, snapshot.clone(), clock, focus),
+    )?;
+    let snapshot = anchor_diff(git, snapshot)?;
+    let state = recovery::successor(
+        &pred,
+        request,
+        scope,
+        start_input(&obs, snapshot, clock, focus),
+    )?;
+    let record = state.record()?;
+    let created = store.create_successor(&record)?;
+    started(store, record, created)
+}

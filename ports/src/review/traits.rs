@@ -1,0 +1,243 @@
+//! The ports: the traits through which the review drivers observe Git,
+//! keep authority and read the clock, and the store's error classes.
+
+use std::error::Error as StdError;
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::causality::Hunk;
+use probity_core::review::export::ManifestEntry;
+use probity_core::review::gate::RangeCommit;
+use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::state::{StateError, StateRecord, TransitionError};
+
+/// A boxed adapter error, kept whole for its message and source chain.
+pub type AdapterError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// Observing the repository. Every method re-derives from live Git state; a
+/// failure is an error, never a guess.
+pub trait GitPort {
+    /// Everything start needs: trees, changed files with line counts and
+    /// leading content, and the intended untracked files.
+    fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
+    /// The live base and candidate trees only (cheap: what a gate compares).
+    fn live_target(&self) -> Result<LiveTarget, AdapterError>;
+    /// The base tree and the tree the given index file would commit,
+    /// unchanged (what a commit in progress delivers).
+    fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError>;
+    /// Paths whose entries differ between two trees (adds and removals too).
+    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
+    /// The changed files between two trees, with modes, line counts and
+    /// leading content (what a fix is measured with).
+    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError>;
+    /// The new-side hunks of one path between two trees (`diff -U0`).
+    fn hunks(&self, from: &TreeId, to: &TreeId, path: &RepoPath)
+    -> Result<Vec<Hunk>, AdapterError>;
+    /// The number of lines of a path in a tree; `None` when absent.
+    fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;
+    /// Keeps a lineage's frozen trees from garbage collection (R10.6), when
+    /// the repository asks for it; idempotent. An adapter that keeps
+    /// nothing may leave this as is.
+    fn keep_trees(
+        &self,
+        lineage: &LineageId,
+        trees: &[(&str, &TreeId)],
+    ) -> Result<(), AdapterError> {
+        let _ = (lineage, trees);
+        Ok(())
+    }
+    /// Checks, before anything is written, that keeping trees is configured
+    /// legibly (a bad setting fails the command with nothing changed).
+    fn check_keep_trees(&self) -> Result<(), AdapterError> {
+        Ok(())
+    }
+}
+
+/// Time and nonces: the only non-determinism a start has.
+pub trait Clock {
+    fn now(&self) -> Timestamp;
+    fn nonce(&self) -> Nonce;
+}
+
+/// Failures of the review store, classified for callers.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The stored revision is not the one the writer expected.
+    #[error("stale write to {lineage}: expected revision {expected}, the store has {found}")]
+    Conflict {
+        lineage: LineageId,
+        expected: Sha256Digest,
+        found: Sha256Digest,
+    },
+    /// Another writer holds the lineage's lock beyond the bounded wait.
+    #[error("lineage {lineage} is locked by another writer (waited {waited_ms} ms)")]
+    Contention { lineage: LineageId, waited_ms: u64 },
+    /// Stored authority failed validation: fail closed.
+    #[error("stored authority at {path} is invalid: {source}")]
+    Corrupted {
+        path: String,
+        #[source]
+        source: StateError,
+    },
+    /// An index entry or receipt is malformed.
+    #[error("store entry {path} is malformed: {detail}")]
+    Malformed { path: String, detail: String },
+    /// The proposed successor is not a legal transition.
+    #[error(transparent)]
+    Illegal(#[from] TransitionError),
+    /// The lineage does not exist.
+    #[error("no lineage {0} in the store")]
+    NotFound(LineageId),
+    /// A correction produced a candidate another lineage already owns.
+    #[error("the candidate of lineage {lineage} is already owned by lineage {owner}")]
+    TargetOwned {
+        lineage: LineageId,
+        owner: LineageId,
+    },
+    /// The predecessor already has another successor (recovery never forks).
+    #[error("lineage {lineage} is already superseded by {successor}")]
+    AlreadySuperseded {
+        lineage: LineageId,
+        successor: LineageId,
+    },
+    /// Another recovery of the predecessor is in progress or was
+    /// interrupted: only the same request completes it.
+    #[error(
+        "a recovery of {lineage} (successor {successor}) is in progress or was interrupted; repeat that same request to complete it"
+    )]
+    RecoveryPending {
+        lineage: LineageId,
+        successor: LineageId,
+    },
+    #[error("store I/O at {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How a create ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Created {
+    /// The record is now stored and indexed by its target.
+    New,
+    /// Another lineage already owns this target; nothing was kept.
+    Existing(LineageId),
+}
+
+/// The compact review store (R7).
+pub trait ReviewStore {
+    /// Loads and validates a lineage's record (fail closed).
+    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError>;
+    /// Stores a new lineage and indexes it by target identity, unless another
+    /// lineage owns the target already.
+    fn create(&self, record: &StateRecord) -> Result<Created, StoreError>;
+    /// Compare-and-swap: replaces the record whose revision is `expected`
+    /// with `next`, under the lineage's lock, after checking the transition.
+    /// An exact retry (the store already holds `next`) succeeds. A terminal
+    /// record also writes its receipt; an approved one indexes its base tree.
+    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError>;
+    /// The lineage indexed for a target identity.
+    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
+    /// The latest approved lineage on a base tree.
+    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// The lineages on a base tree that entered correction (callers check
+    /// which are still in correction). Bounded by the corrections ever
+    /// opened on that one base.
+    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError>;
+    /// Writes whatever the committed record projects (receipt, index
+    /// entries) that a crash may have left unwritten; the record must be the
+    /// stored one.
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError>;
+    /// The bytes of a lineage's receipt file, if present.
+    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Where the receipt of a lineage lives, for people.
+    fn receipt_location(&self, lineage: &LineageId) -> String;
+    /// Stores a recovered successor (R9.2) under its predecessor's lock:
+    /// the predecessor must still be at the revision the successor records
+    /// and have no other successor; its record is never rewritten (a
+    /// supersession marker names the successor), and the successor's target
+    /// index is published, taking it over only from the predecessor. An
+    /// exact retry (same predecessor, same link) answers the successor
+    /// already stored as `Existing`.
+    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError>;
+    /// The successor a lineage's supersession marker names, if any.
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+    /// The successor a recovery of `lineage` is creating (written, not yet
+    /// marked), if any.
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+}
+
+/// Which local refs count as already published, besides the explicit
+/// exclusions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteScope {
+    /// None: only the explicit exclusions.
+    None,
+    /// Every remote-tracking ref (`--remotes`): this clone's last view of
+    /// its remotes, an approximation used only when no remote is named.
+    All,
+}
+
+/// Reading commits and ranges: what the publication gates observe.
+pub trait DeliveryGit {
+    /// Resolves a revision the user named to a commit; an unknown revision
+    /// is an error.
+    fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError>;
+    /// Resolves a revision to a commit: `None` when it names none here (a
+    /// failure to find out is an error, never `None`).
+    fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError>;
+    /// The commit an object names once tags are peeled; `None` when this
+    /// clone does not have it or it is not a commit (a tree or a blob). A
+    /// failure to find out is an error, never `None`.
+    fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError>;
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    fn is_ancestor(&self, ancestor: &CommitId, descendant: &CommitId)
+    -> Result<bool, AdapterError>;
+    /// The branch and tag tips a remote advertises now (`git ls-remote
+    /// --heads --tags`, tags peeled) that this clone has, with their ref
+    /// names: what the remote certainly holds on its named branches and
+    /// tags, with history.
+    fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, AdapterError>;
+    /// Commits reachable from `tip` and from none of `exclude` nor the
+    /// remote-tracking refs in `remotes`, newest first, at most `limit`.
+    fn range(
+        &self,
+        tip: &CommitId,
+        exclude: &[CommitId],
+        remotes: &RemoteScope,
+        limit: usize,
+    ) -> Result<Vec<RangeCommit>, AdapterError>;
+    /// The number of commits in the same range.
+    fn range_len(
+        &self,
+        tip: &CommitId,
+        exclude: &[CommitId],
+        remotes: &RemoteScope,
+    ) -> Result<usize, AdapterError>;
+    /// A commit's tree.
+    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError>;
+    /// The empty tree in this repository's hash (a root commit's base).
+    fn empty_tree(&self) -> Result<TreeId, AdapterError>;
+}
+
+/// Reading the frozen trees for an export (R10.2–R10.5).
+pub trait ExportGit {
+    /// The object ids among `ids` this repository does not have (pruned).
+    fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError>;
+    /// The patch between two trees under the pinned derivation
+    /// ([`probity_core::review::export::export_command`]): a function of
+    /// the two trees and the git version only; `None` when it is longer
+    /// than `cap` bytes (at most `cap + 1` bytes are read).
+    fn frozen_diff(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        cap: u64,
+    ) -> Result<Option<Vec<u8>>, AdapterError>;
+    /// The changed paths between two trees with modes and blobs.
+    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError>;
+    /// `git --version`, for the derivation fingerprint.
+    fn version(&self) -> Result<String, AdapterError>;
+}
