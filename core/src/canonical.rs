@@ -15,6 +15,12 @@ use serde_json::Value;
 
 use crate::digest::{Domain, Sha256Digest};
 
+/// The largest integer magnitude hashed documents carry: 2^53 − 1, the
+/// range every I-JSON (RFC 7493) implementation represents exactly. Beyond
+/// it, RFC 8785's number serialization (via IEEE 754 doubles) would round
+/// two different integers to the same bytes.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
 /// Why a value has no canonical bytes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CanonicalError {
@@ -22,9 +28,37 @@ pub enum CanonicalError {
     /// across encoders.
     #[error("hashed documents must not contain floating-point numbers (at {path})")]
     Float { path: String },
+    /// An integer outside ±(2^53 − 1): I-JSON refuses it, and canonical
+    /// bytes would round it.
+    #[error(
+        "integers in hashed documents must lie within ±(2^53 − 1) = ±9007199254740991 (at {path})"
+    )]
+    IntegerOutOfRange { path: String },
+    /// An object names the same key twice: which value counts would depend
+    /// on the parser.
+    #[error("the key `{key}` appears twice in one object")]
+    DuplicateKey { key: String },
+    /// The text is not JSON (syntax, invalid UTF-8, a lone surrogate,
+    /// trailing data).
+    #[error("not valid JSON: {0}")]
+    InvalidJson(String),
     /// The value could not be represented as JSON at all.
     #[error("value is not representable as JSON: {0}")]
     NotJson(String),
+}
+
+impl CanonicalError {
+    /// The stable machine-readable code of this refusal (conformance
+    /// vectors name it).
+    pub fn code(&self) -> &'static str {
+        match self {
+            CanonicalError::Float { .. } => "float",
+            CanonicalError::IntegerOutOfRange { .. } => "integer_out_of_range",
+            CanonicalError::DuplicateKey { .. } => "duplicate_key",
+            CanonicalError::InvalidJson(_) => "invalid_json",
+            CanonicalError::NotJson(_) => "not_json",
+        }
+    }
 }
 
 /// Serializes `value` to RFC 8785 canonical JSON bytes.
@@ -35,7 +69,7 @@ pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Cano
 
 /// RFC 8785 bytes of an already-built JSON value.
 pub fn canonical_value_bytes(v: &Value) -> Result<Vec<u8>, CanonicalError> {
-    reject_floats(v, &mut String::from("$"))?;
+    check_numbers(v, &mut String::from("$"))?;
     serde_json_canonicalizer::to_vec(v).map_err(|e| CanonicalError::NotJson(e.to_string()))
 }
 
@@ -47,14 +81,151 @@ pub fn canonical_digest<T: Serialize + ?Sized>(
     Ok(Sha256Digest::of(domain, &canonical_bytes(value)?))
 }
 
-fn reject_floats(v: &Value, path: &mut String) -> Result<(), CanonicalError> {
+/// Parses JSON text strictly, as every hashed or typed input is read: one
+/// value and nothing after it, no duplicate keys, no floats, integers within
+/// ±(2^53 − 1). The answer has canonical bytes.
+pub fn parse_strict(bytes: &[u8]) -> Result<Value, CanonicalError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let v = match serde::Deserialize::deserialize(&mut de) {
+        Ok(StrictValue(v)) => v,
+        Err(e) => return Err(strict_error(&e)),
+    };
+    de.end().map_err(|e| strict_error(&e))?;
+    check_numbers(&v, &mut String::from("$"))?;
+    Ok(v)
+}
+
+/// Parses JSON text strictly ([`parse_strict`]) into a typed document.
+pub fn from_slice_strict<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, StrictError> {
+    let v = parse_strict(bytes).map_err(StrictError::Text)?;
+    serde_json::from_value(v).map_err(|e| StrictError::Shape(e.to_string()))
+}
+
+/// Why strict parsing into a typed document failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StrictError {
+    /// The text itself was refused.
+    #[error(transparent)]
+    Text(CanonicalError),
+    /// The JSON does not have the document's shape.
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// Marks the message of a duplicate-key refusal inside serde_json's error,
+/// so [`strict_error`] can type it.
+const DUPLICATE_MARK: &str = "\u{1}probity-duplicate-key:";
+
+fn strict_error(e: &serde_json::Error) -> CanonicalError {
+    let msg = e.to_string();
+    if let Some(rest) = msg.strip_prefix(DUPLICATE_MARK) {
+        let key = rest.split('\u{1}').next().unwrap_or_default();
+        return CanonicalError::DuplicateKey {
+            key: key.to_string(),
+        };
+    }
+    if msg.starts_with(OUT_OF_RANGE_MARK) {
+        return CanonicalError::IntegerOutOfRange {
+            path: format!("line {}, column {}", e.line(), e.column()),
+        };
+    }
+    CanonicalError::InvalidJson(msg)
+}
+
+/// Marks an integer literal beyond 64 bits (which serde_json reads as a
+/// double) so it is refused as out of range, not as a float.
+const OUT_OF_RANGE_MARK: &str = "\u{1}probity-integer-out-of-range";
+
+/// A JSON value read with duplicate keys refused.
+struct StrictValue(Value);
+
+impl<'de> serde::Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        // An integral literal too large for 64 bits arrives as a double.
+        if v.fract() == 0.0 && v.abs() > MAX_SAFE_INTEGER as f64 {
+            return Err(E::custom(OUT_OF_RANGE_MARK));
+        }
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        serde::Deserialize::deserialize(d).map(|StrictValue(v)| v)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "{DUPLICATE_MARK}{key}\u{1}"
+                )));
+            }
+            let StrictValue(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+fn check_numbers(v: &Value, path: &mut String) -> Result<(), CanonicalError> {
     match v {
         Value::Number(n) if n.is_f64() => Err(CanonicalError::Float { path: path.clone() }),
+        Value::Number(n) => {
+            let in_range = match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => i.unsigned_abs() <= MAX_SAFE_INTEGER,
+                (None, Some(u)) => u <= MAX_SAFE_INTEGER,
+                (None, None) => false,
+            };
+            if in_range {
+                Ok(())
+            } else {
+                Err(CanonicalError::IntegerOutOfRange { path: path.clone() })
+            }
+        }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                reject_floats(item, path)?;
+                check_numbers(item, path)?;
                 path.truncate(len);
             }
             Ok(())
@@ -64,7 +235,7 @@ fn reject_floats(v: &Value, path: &mut String) -> Result<(), CanonicalError> {
                 let len = path.len();
                 path.push('.');
                 path.push_str(k);
-                reject_floats(item, path)?;
+                check_numbers(item, path)?;
                 path.truncate(len);
             }
             Ok(())
@@ -119,5 +290,57 @@ mod tests {
             big.is_f64(),
             "integers beyond u64 must not keep their digits"
         );
+    }
+
+    #[test]
+    fn integers_beyond_the_safe_range_are_refused() {
+        // Regression: 2^53 and 2^53 + 1 used to be rounded to one value.
+        for bad in [
+            json!({"a": 9007199254740992u64}),
+            json!({"a": 9007199254740993u64}),
+            json!({"a": [-9007199254740992i64]}),
+            json!({"a": u64::MAX}),
+        ] {
+            assert!(
+                matches!(
+                    canonical_value_bytes(&bad),
+                    Err(CanonicalError::IntegerOutOfRange { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            canonical_value_bytes(&json!([9007199254740991u64, -9007199254740991i64])).unwrap(),
+            b"[9007199254740991,-9007199254740991]"
+        );
+    }
+
+    #[test]
+    fn strict_parsing_refuses_duplicates_floats_and_big_integers() {
+        let code = |t: &str| parse_strict(t.as_bytes()).map_err(|e| e.code());
+        assert_eq!(code(r#"{"a":1,"a":1}"#), Err("duplicate_key"));
+        assert_eq!(
+            code(r#"{"x":{"a":1,"b":{"a":2,"a":3}}}"#),
+            Err("duplicate_key")
+        );
+        assert_eq!(code(r#"{"a":1.5}"#), Err("float"));
+        assert_eq!(code(r#"{"a":1.0}"#), Err("float"));
+        assert_eq!(code("9007199254740992"), Err("integer_out_of_range"));
+        assert_eq!(code("-9007199254740992"), Err("integer_out_of_range"));
+        assert_eq!(code("18446744073709551616"), Err("integer_out_of_range"));
+        assert_eq!(code("1e300"), Err("integer_out_of_range"));
+        assert_eq!(code(r#""\ud800""#), Err("invalid_json"));
+        assert_eq!(code("{} {}"), Err("invalid_json"));
+        assert_eq!(code("[1,]"), Err("invalid_json"));
+        assert!(matches!(
+            parse_strict(br#"{"a":1,"a":2}"#),
+            Err(CanonicalError::DuplicateKey { key }) if key == "a"
+        ));
+        assert_eq!(
+            parse_strict(br#"{"b":[9007199254740991],"a":"\u00e9"}"#).unwrap(),
+            json!({"a": "é", "b": [9007199254740991u64]})
+        );
+        // The same key in sibling objects is no duplicate.
+        assert!(parse_strict(br#"[{"a":1},{"a":2}]"#).is_ok());
     }
 }

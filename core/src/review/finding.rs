@@ -123,8 +123,8 @@ pub enum RoleDocError {
 impl ReviewerResult {
     /// Parses and checks a reviewer result (the same rules as its schema).
     pub fn parse(bytes: &[u8]) -> Result<Self, RoleDocError> {
-        let r: ReviewerResult =
-            serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
+        let r: ReviewerResult = crate::canonical::from_slice_strict(bytes)
+            .map_err(|e| RoleDocError::Json(e.to_string()))?;
         if r.evidence.is_empty() {
             return Err(RoleDocError::NoEvidence);
         }
@@ -187,8 +187,8 @@ impl RefuterResult {
     /// Parses and checks a refuter batch: strict JSON, at least one outcome,
     /// evidence on each, no finding named twice.
     pub fn parse(bytes: &[u8]) -> Result<Self, RoleDocError> {
-        let r: RefuterResult =
-            serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
+        let r: RefuterResult = crate::canonical::from_slice_strict(bytes)
+            .map_err(|e| RoleDocError::Json(e.to_string()))?;
         if r.outcomes.is_empty() {
             return Err(RoleDocError::NoOutcomes);
         }
@@ -232,8 +232,8 @@ pub struct ValidatorResult {
 impl ValidatorResult {
     /// Parses and checks a validator result.
     pub fn parse(bytes: &[u8]) -> Result<Self, RoleDocError> {
-        let r: ValidatorResult =
-            serde_json::from_slice(bytes).map_err(|e| RoleDocError::Json(e.to_string()))?;
+        let r: ValidatorResult = crate::canonical::from_slice_strict(bytes)
+            .map_err(|e| RoleDocError::Json(e.to_string()))?;
         if r.original_criteria.evidence.is_empty() || r.correction_regression.evidence.is_empty() {
             return Err(RoleDocError::NoEvidence);
         }
@@ -436,8 +436,18 @@ mod tests {
             br#"{"findings":[{"location":"a:1","severity":"BLOCKER","claim":"c","evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["x"]}"#,
             br#"{"findings":[{"location":"a:1","severity":"minor","claim":"c"}],"evidence":["x"]}"#,
             b"not json",
+            // Regression: duplicate keys were accepted (the last one won)
+            // and integers beyond 2^53 - 1 were rounded when hashed.
+            br#"{"findings":[],"evidence":["x"],"evidence":["y"]}"#,
+            br#"{"findings":[{"location":"a:9007199254740993","severity":"WARNING","claim":"c","claim":"d"}],"evidence":["x"]}"#,
+            br#"{"findings":[],"evidence":["x"]} trailing"#,
         ] {
             assert!(ReviewerResult::parse(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+        for bad in [
+            &br#"{"original_criteria":{"passed":true,"evidence":["x"]},"original_criteria":{"passed":false,"evidence":["x"]},"correction_regression":{"passed":true,"evidence":["y"]}}"#[..],
+        ] {
+            assert!(matches!(ValidatorResult::parse(bad), Err(RoleDocError::Json(m)) if m.contains("twice")));
         }
     }
 }
