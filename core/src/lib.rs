@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod canonical;
+pub mod conformance;
 pub mod context;
 pub mod digest;
 pub mod review;

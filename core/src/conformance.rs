@@ -1,0 +1,689 @@
+//! Conformance vectors: the exact bytes and digests of every document
+//! Probity hashes, in a form another implementation can check without
+//! reading Rust (`conformance/` at the repository root, described in its
+//! README).
+//!
+//! Every vector is built from plain fixture values and checked here against
+//! the production function that computes the same identity, so a vector
+//! can never say something the code does not do: a generator that finds a
+//! difference fails instead of emitting.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::canonical::{canonical_bytes, canonical_value_bytes, parse_strict};
+use crate::context::assemble::Assembly;
+use crate::context::types::record_key_raw;
+use crate::digest::{Domain, Sha256Digest};
+use crate::review::attest;
+use crate::review::correction::{empty_fix_delta, fix_delta_hash};
+use crate::review::export::{ChangeStatus, ManifestEntry};
+use crate::review::fixtures;
+use crate::review::ids::{BlobId, RepoPath, TreeId};
+use crate::review::lens::Lens;
+use crate::review::receipt::{FIX_DELTA_DOMAIN, Receipt};
+use crate::review::risk::{POLICY_DOMAIN, RiskPolicy};
+use crate::review::snapshot::{
+    FileMode, PATHS_DOMAIN, TARGET_DOMAIN, UNTRACKED_DOMAIN, paths_digest, target_identity,
+    untracked_digest,
+};
+use crate::review::state::{
+    EVIDENCE_DOMAIN, LINEAGE_DOMAIN, RESULTS_DOMAIN, REVISION_DOMAIN, ReviewState, StateError,
+    StateRecord, derive_lineage_id,
+};
+
+/// The version of the vector files' format and content.
+pub const VERSION: &str = "v1";
+
+/// How a vector's preimage bytes are formed from its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// RFC 8785 canonical JSON of `input`.
+    Jcs,
+    /// `input` is a JSON string; its UTF-8 bytes are the preimage.
+    Utf8,
+    /// `input` is `{origin, repository_id, kind, id}`; the preimage is the
+    /// four strings' UTF-8 bytes joined by one 0x00 byte each.
+    RecordKey,
+}
+
+/// One hashed document: `sha256` is SHA-256 of `domain || 0x00 ||
+/// canonical` when `domain` is set, of `canonical` alone when it is null.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Vector {
+    pub kind: &'static str,
+    pub name: String,
+    pub domain: Option<&'static str>,
+    pub encoding: Encoding,
+    pub input: Value,
+    /// The preimage bytes (for `jcs`, the RFC 8785 bytes of `input`).
+    pub canonical_hex: String,
+    /// Lowercase hex, no prefix.
+    pub sha256: String,
+    /// What the code derives from the digest or the input (a lineage id,
+    /// finding ids), when the kind derives something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub derived: Option<Value>,
+}
+
+/// One input Probity refuses, and the code it refuses it with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    pub kind: &'static str,
+    pub name: &'static str,
+    /// What reads the text: `json` (any hashed or typed input) or
+    /// `state_record` (a stored record, which must also be canonical).
+    pub reader: &'static str,
+    pub input_text: String,
+    pub error: &'static str,
+}
+
+/// A vector the generator could not vouch for: its bytes or digest differ
+/// from what the production code computes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("conformance vector {name}: {detail}")]
+pub struct VectorError {
+    pub name: String,
+    pub detail: String,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn digest(domain: Option<Domain>, bytes: &[u8]) -> Sha256Digest {
+    match domain {
+        Some(d) => Sha256Digest::of(d, bytes),
+        None => Sha256Digest::plain(bytes),
+    }
+}
+
+fn err(name: &str, detail: impl Into<String>) -> VectorError {
+    VectorError {
+        name: name.to_string(),
+        detail: detail.into(),
+    }
+}
+
+struct Builder {
+    out: Vec<Vector>,
+}
+
+impl Builder {
+    /// A JCS vector whose digest must equal `expected` (the production
+    /// function's answer).
+    fn jcs(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        domain: Option<Domain>,
+        input: Value,
+        expected: Option<Sha256Digest>,
+        derived: Option<Value>,
+    ) -> Result<Sha256Digest, VectorError> {
+        let bytes = canonical_value_bytes(&input).map_err(|e| err(name, e.to_string()))?;
+        self.push(
+            kind,
+            name,
+            domain,
+            Encoding::Jcs,
+            input,
+            &bytes,
+            expected,
+            derived,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        kind: &'static str,
+        name: &str,
+        domain: Option<Domain>,
+        encoding: Encoding,
+        input: Value,
+        bytes: &[u8],
+        expected: Option<Sha256Digest>,
+        derived: Option<Value>,
+    ) -> Result<Sha256Digest, VectorError> {
+        let d = digest(domain, bytes);
+        if let Some(e) = expected
+            && e != d
+        {
+            return Err(err(name, format!("digest {d} but the code computes {e}")));
+        }
+        self.out.push(Vector {
+            kind,
+            name: name.to_string(),
+            domain: domain.map(Domain::label),
+            encoding,
+            input,
+            canonical_hex: hex(bytes),
+            sha256: d.hex(),
+            derived,
+        });
+        Ok(d)
+    }
+}
+
+fn to_value<T: Serialize>(name: &str, v: &T) -> Result<Value, VectorError> {
+    serde_json::to_value(v).map_err(|e| err(name, e.to_string()))
+}
+
+fn state_err(name: &str) -> impl Fn(StateError) -> VectorError + '_ {
+    move |e| err(name, e.to_string())
+}
+
+fn tree(name: &str, hex: &str) -> Result<TreeId, VectorError> {
+    TreeId::parse(hex).map_err(|e| err(name, e.to_string()))
+}
+
+fn path(name: &str, p: &str) -> Result<RepoPath, VectorError> {
+    RepoPath::parse(p).map_err(|e| err(name, e.to_string()))
+}
+
+/// Every vector, in a fixed order. `contexts` are assembled
+/// entity-context snapshots (name, assembly) whose root index digests are
+/// pinned.
+pub fn vectors(contexts: &[(&str, &Assembly)]) -> Result<Vec<Vector>, VectorError> {
+    let mut b = Builder { out: Vec::new() };
+    jcs_vectors(&mut b)?;
+    review_vectors(&mut b)?;
+    context_vectors(&mut b, contexts)?;
+    Ok(b.out)
+}
+
+/// RFC 8785 itself: key order by UTF-16 code units, string escapes, the
+/// integer limits.
+fn jcs_vectors(b: &mut Builder) -> Result<(), VectorError> {
+    b.jcs(
+        "jcs",
+        "key-order-utf16",
+        None,
+        // U+FB01 sorts after U+1F600 in UTF-16 code units (0xD83D < 0xFB01)
+        // although its code point is smaller.
+        json!({"\u{fb01}": 3, "\u{1f600}": 2, "z": 1, "\u{e9}": 4, "": 0, "a": {"b": [], "a": {}}}),
+        None,
+        None,
+    )?;
+    b.jcs(
+        "jcs",
+        "string-escapes",
+        None,
+        json!([
+            "\u{0}\u{1f}\u{7f}",
+            "\"\\/",
+            "\u{2028}\u{2029}",
+            "tab\there\nnewline"
+        ]),
+        None,
+        None,
+    )?;
+    b.jcs(
+        "jcs",
+        "integer-limits",
+        None,
+        json!([9007199254740991u64, -9007199254740991i64, 0, -1, 1000000]),
+        None,
+        None,
+    )?;
+    b.jcs(
+        "jcs",
+        "literals",
+        None,
+        json!({"t": true, "f": false, "n": null, "e": [], "o": {}}),
+        None,
+        None,
+    )?;
+    Ok(())
+}
+
+fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
+    let n = "parser-scenario";
+    let obs = fixtures::parser_observation();
+    let r0 = fixtures::start(&obs, Lens::Reliability).map_err(state_err(n))?;
+    let r1 = r0
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .map_err(|e| err(n, e.to_string()))?;
+    let evidence = "cargo test: 42 passed, 0 failed\n";
+    let r2 = r1
+        .accept_evidence(evidence.as_bytes())
+        .map_err(|e| err(n, e.to_string()))?;
+    let snap = &r0.snapshot;
+
+    // Paths, intended untracked files, target identity.
+    b.jcs(
+        "paths_digest",
+        "parser-scenario",
+        Some(PATHS_DOMAIN),
+        to_value(n, &snap.paths)?,
+        Some(paths_digest(&snap.paths)),
+        None,
+    )?;
+    b.jcs(
+        "paths_digest",
+        "empty",
+        Some(PATHS_DOMAIN),
+        json!([]),
+        Some(paths_digest(&[])),
+        None,
+    )?;
+    b.jcs(
+        "intended_untracked",
+        "parser-scenario",
+        Some(UNTRACKED_DOMAIN),
+        to_value(n, &snap.intended_untracked)?,
+        Some(untracked_digest(&snap.intended_untracked)),
+        None,
+    )?;
+    b.jcs(
+        "target_identity",
+        "parser-scenario",
+        Some(TARGET_DOMAIN),
+        json!({"base_tree": snap.base_tree, "candidate_tree": snap.candidate_tree}),
+        Some(target_identity(&snap.base_tree, &snap.candidate_tree)),
+        None,
+    )?;
+    let empty = tree("root-commit", "4b825dc642cb6eb9a060e54bf8d69288fbee4904")?;
+    let root = tree("root-commit", "ea87f48da7c3ea941866d92c1795b7dacf2f4ded")?;
+    b.jcs(
+        "target_identity",
+        "root-commit",
+        Some(TARGET_DOMAIN),
+        json!({"base_tree": empty, "candidate_tree": root}),
+        Some(target_identity(&empty, &root)),
+        None,
+    )?;
+
+    // Lineage id derivation.
+    let lineage =
+        derive_lineage_id(&snap.target, 1, &r0.created_at, &r0.nonce).map_err(state_err(n))?;
+    let d = b.jcs(
+        "lineage_id",
+        "parser-scenario",
+        Some(LINEAGE_DOMAIN),
+        json!({"target": snap.target, "generation": 1, "created_at": r0.created_at, "nonce": r0.nonce}),
+        None,
+        Some(json!({"lineage_id": lineage})),
+    )?;
+    if format!("review-{}", &d.hex()[..16]) != lineage.as_str() || lineage != r0.lineage_id {
+        return Err(err(n, "lineage id is not review- + 16 hex of the digest"));
+    }
+
+    // The risk policy.
+    b.jcs(
+        "policy_hash",
+        "risk-policy-v1",
+        Some(POLICY_DOMAIN),
+        to_value(n, RiskPolicy::v1())?,
+        Some(RiskPolicy::v1_hash()),
+        None,
+    )?;
+
+    // Lens bindings: exact strings, compared byte for byte.
+    let n4 = "payments-scenario";
+    let (p0, results, facts) = fixtures::payments_scenario().map_err(state_err(n4))?;
+    for binding in p0.lens_bindings() {
+        let s = binding.binding.clone();
+        b.push(
+            "lens_binding",
+            &format!("payments-scenario-{}", binding.lens.name()),
+            None,
+            Encoding::Utf8,
+            Value::String(s.clone()),
+            s.as_bytes(),
+            None,
+            Some(json!({"lens": binding.lens, "order": binding.order, "finding_id_prefix": binding.finding_id_prefix})),
+        )?;
+    }
+
+    // Finding id assignment: the accepted results of four lenses.
+    let p1 = p0
+        .accept_results(results, &facts)
+        .map_err(|e| err(n4, e.to_string()))?;
+    let judgment = p1
+        .stage
+        .judgment()
+        .ok_or_else(|| err(n4, "no judgment after results"))?;
+    let ids: Vec<String> = judgment.findings().map(|f| f.id.to_string()).collect();
+    b.jcs(
+        "accepted_results",
+        "payments-scenario",
+        Some(RESULTS_DOMAIN),
+        to_value(n4, &judgment.results)?,
+        Some(judgment.results_hash),
+        Some(json!({"finding_ids": ids})),
+    )?;
+
+    // State record revisions.
+    let budget = fixtures::budget_scenario().map_err(|e| err("budget-scenario", e.to_string()))?;
+    for (name, s) in [
+        ("parser-reviewing", &r0),
+        ("parser-validating", &r1),
+        ("parser-approved", &r2),
+        ("payments-after-results", &p1),
+        ("budget-correction-required", &budget),
+    ] {
+        state_vector(b, name, s)?;
+    }
+
+    // Evidence (raw bytes) and the empty evidence of an escalation.
+    let approved_evidence = match &r2.stage {
+        crate::review::state::Stage::Approved { evidence_hash, .. } => *evidence_hash,
+        _ => return Err(err(n, "the scenario did not approve")),
+    };
+    b.push(
+        "evidence_hash",
+        "parser-scenario",
+        Some(EVIDENCE_DOMAIN),
+        Encoding::Utf8,
+        Value::String(evidence.into()),
+        evidence.as_bytes(),
+        Some(approved_evidence),
+        None,
+    )?;
+    b.push(
+        "evidence_hash",
+        "escalated-no-evidence",
+        Some(EVIDENCE_DOMAIN),
+        Encoding::Utf8,
+        Value::String(String::new()),
+        b"",
+        None,
+        None,
+    )?;
+
+    // Fix deltas.
+    let from = tree("fix", "0000000000000000000000000000000000000c00")?;
+    let to = tree("fix", "0000000000000000000000000000000000000001")?;
+    let fix_paths = vec![path("fix", "src/token_cache.rs")?];
+    b.jcs(
+        "fix_delta_hash",
+        "budget-attempt-1",
+        Some(FIX_DELTA_DOMAIN),
+        json!({"from_tree": from, "to_tree": to, "paths": fix_paths}),
+        Some(fix_delta_hash(&from, &to, &fix_paths)),
+        None,
+    )?;
+    b.push(
+        "fix_delta_hash",
+        "no-correction",
+        Some(FIX_DELTA_DOMAIN),
+        Encoding::Utf8,
+        Value::String(String::new()),
+        b"",
+        Some(empty_fix_delta()),
+        None,
+    )?;
+
+    // The receipt, the candidate manifest and the in-toto statement.
+    let receipt = Receipt::derive(&r2).ok_or_else(|| err(n, "no receipt"))?;
+    let receipt_bytes = receipt.to_bytes().map_err(state_err(n))?;
+    let receipt_value = to_value(n, &receipt)?;
+    // The receipt file is the canonical bytes and one newline.
+    let canonical_receipt = receipt_bytes
+        .strip_suffix(b"\n")
+        .ok_or_else(|| err(n, "the receipt file does not end with a newline"))?;
+    same_bytes(n, &receipt_value, canonical_receipt)?;
+    b.jcs(
+        "receipt",
+        "parser-approved",
+        None,
+        receipt_value,
+        None,
+        None,
+    )?;
+
+    let blob = |c: &str| {
+        BlobId::parse(c.repeat(40))
+            .map(Some)
+            .map_err(|e| err(n, e.to_string()))
+    };
+    let entries = vec![
+        ManifestEntry {
+            path: path(n, "src/parser.rs")?,
+            status: ChangeStatus::Modified,
+            old_mode: Some(FileMode::Regular),
+            new_mode: Some(FileMode::Regular),
+            old_blob: blob("a")?,
+            new_blob: blob("b")?,
+        },
+        ManifestEntry {
+            path: path(n, "src/parser_test.rs")?,
+            status: ChangeStatus::Added,
+            old_mode: None,
+            new_mode: Some(FileMode::Regular),
+            old_blob: None,
+            new_blob: blob("c")?,
+        },
+    ];
+    let manifest = attest::manifest_bytes(&receipt, entries).map_err(|e| err(n, e.to_string()))?;
+    let manifest_value = parse_strict(&manifest).map_err(|e| err(n, e.to_string()))?;
+    same_bytes(n, &manifest_value, &manifest)?;
+    let manifest_digest = b.jcs(
+        "candidate_manifest",
+        "parser-approved",
+        None,
+        manifest_value,
+        None,
+        None,
+    )?;
+    let statement = attest::statement(&receipt, &manifest);
+    let statement_bytes = attest::statement_bytes(&statement).map_err(|e| err(n, e.to_string()))?;
+    let statement_value = parse_strict(&statement_bytes).map_err(|e| err(n, e.to_string()))?;
+    same_bytes(n, &statement_value, &statement_bytes)?;
+    if !statement_value.to_string().contains(&manifest_digest.hex()) {
+        return Err(err(n, "the statement does not name the manifest's sha256"));
+    }
+    b.jcs(
+        "intoto_statement",
+        "parser-approved",
+        None,
+        statement_value,
+        None,
+        None,
+    )?;
+    Ok(())
+}
+
+/// A state record revision: the state's canonical bytes under the state
+/// schema's domain.
+fn state_vector(b: &mut Builder, name: &str, s: &ReviewState) -> Result<(), VectorError> {
+    let record = s.record().map_err(state_err(name))?;
+    let value = to_value(name, s)?;
+    same_bytes(name, &value, &s.canonical_bytes().map_err(state_err(name))?)?;
+    b.jcs(
+        "state_revision",
+        name,
+        Some(REVISION_DOMAIN),
+        value,
+        Some(record.revision),
+        None,
+    )?;
+    Ok(())
+}
+
+fn same_bytes(name: &str, value: &Value, bytes: &[u8]) -> Result<(), VectorError> {
+    let again = canonical_value_bytes(value).map_err(|e| err(name, e.to_string()))?;
+    if again != bytes {
+        return Err(err(
+            name,
+            "the code's bytes are not the JCS bytes of the input",
+        ));
+    }
+    Ok(())
+}
+
+fn context_vectors(b: &mut Builder, contexts: &[(&str, &Assembly)]) -> Result<(), VectorError> {
+    for (origin, repo, kind, id, name) in [
+        (
+            "github://github.com",
+            "R_kgDOExample",
+            "comment",
+            "IC_kwDOExample",
+            "seed-example",
+        ),
+        (
+            "gitlab://gitlab.example.com:8443",
+            "278964",
+            "review",
+            "gid://gitlab/Note/1",
+            "gitlab-with-port",
+        ),
+        (
+            "forgejo://codeberg.org",
+            "12",
+            "check",
+            "\u{e9}t\u{e9}",
+            "non-ascii-id",
+        ),
+    ] {
+        let mut pre = Vec::new();
+        for (i, part) in [origin, repo, kind, id].iter().enumerate() {
+            if i > 0 {
+                pre.push(0);
+            }
+            pre.extend_from_slice(part.as_bytes());
+        }
+        let key = record_key_raw(origin, repo, kind, id);
+        let d = b.push(
+            "record_key",
+            name,
+            None,
+            Encoding::RecordKey,
+            json!({"origin": origin, "repository_id": repo, "kind": kind, "id": id}),
+            &pre,
+            None,
+            Some(json!({"record_key": key.hex()})),
+        )?;
+        if d.hex() != key.hex() {
+            return Err(err(name, "record key differs from the code's"));
+        }
+    }
+    for (name, assembly) in contexts {
+        let index = assembly
+            .tree
+            .get("index.json")
+            .ok_or_else(|| err(name, "the tree has no index.json"))?;
+        let value = parse_strict(index).map_err(|e| err(name, e.to_string()))?;
+        same_bytes(name, &value, index)?;
+        let d = b.jcs("context_root_index", name, None, value, None, None)?;
+        if d.hex() != assembly.index_digest.hex() {
+            return Err(err(name, "root index digest differs from the assembler's"));
+        }
+    }
+    Ok(())
+}
+
+/// Every refusal vector: text Probity never hashes or accepts, with the
+/// code it answers.
+pub fn refusals() -> Result<Vec<Refusal>, VectorError> {
+    let cases: [(&str, &str, &str); 9] = [
+        ("float", "json", r#"{"a":1.5}"#),
+        ("float-integral", "json", r#"{"a":1.0}"#),
+        ("integer-2^53", "json", r#"{"a":9007199254740992}"#),
+        ("integer-minus-2^53", "json", r#"[-9007199254740992]"#),
+        ("integer-beyond-64-bits", "json", "18446744073709551616"),
+        ("duplicate-key", "json", r#"{"a":1,"a":1}"#),
+        ("duplicate-key-nested", "json", r#"{"x":[{"b":1,"b":2}]}"#),
+        ("lone-surrogate", "json", r#"["\ud800"]"#),
+        ("trailing-data", "json", r#"{"a":1} {"b":2}"#),
+    ];
+    let mut out = Vec::new();
+    for (name, reader, text) in cases {
+        let code = match parse_strict(text.as_bytes()) {
+            Err(e) => e.code(),
+            Ok(_) => return Err(err(name, "accepted, but listed as a refusal")),
+        };
+        out.push(Refusal {
+            kind: "refusal",
+            name,
+            reader,
+            input_text: text.to_string(),
+            error: code,
+        });
+    }
+    // A stored record must be canonical: the same record with a space.
+    let n = "state-record-not-canonical";
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .map_err(state_err(n))?;
+    let bytes = r0
+        .record()
+        .and_then(|r| r.to_bytes())
+        .map_err(state_err(n))?;
+    let text = String::from_utf8(bytes).map_err(|e| err(n, e.to_string()))?;
+    let spaced = text.replacen(',', ", ", 1);
+    let code = match StateRecord::from_bytes(spaced.as_bytes()) {
+        Err(StateError::NotCanonical) => "not_canonical",
+        Err(e) => return Err(err(n, format!("refused with another error: {e}"))),
+        Ok(_) => return Err(err(n, "accepted a non-canonical record")),
+    };
+    out.push(Refusal {
+        kind: "refusal",
+        name: n,
+        reader: "state_record",
+        input_text: spaced,
+        error: code,
+    });
+    Ok(out)
+}
+
+/// One JSON document per line (the vector files' format).
+pub fn jsonl<T: Serialize>(items: &[T]) -> Result<String, VectorError> {
+    let mut s = String::new();
+    for item in items {
+        let bytes = canonical_bytes(item).map_err(|e| err("jsonl", e.to_string()))?;
+        s.push_str(&String::from_utf8(bytes).map_err(|e| err("jsonl", e.to_string()))?);
+        s.push('\n');
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_review_vector_matches_the_code() {
+        let v = vectors(&[]).unwrap();
+        for kind in [
+            "jcs",
+            "paths_digest",
+            "intended_untracked",
+            "target_identity",
+            "lineage_id",
+            "policy_hash",
+            "lens_binding",
+            "accepted_results",
+            "state_revision",
+            "evidence_hash",
+            "fix_delta_hash",
+            "receipt",
+            "candidate_manifest",
+            "intoto_statement",
+            "record_key",
+        ] {
+            assert!(v.iter().any(|x| x.kind == kind), "no {kind} vector");
+        }
+        // The seed's record-key vector is among them.
+        assert!(v.iter().any(
+            |x| x.sha256 == "c73645a72a9c5de28d71e3e1efe235b9a5d02ee6dfe7dc0ef06cf3d0e5ee3421"
+        ));
+    }
+
+    #[test]
+    fn refusals_name_their_codes() {
+        let r = refusals().unwrap();
+        let codes: Vec<&str> = r.iter().map(|x| x.error).collect();
+        for c in [
+            "float",
+            "integer_out_of_range",
+            "duplicate_key",
+            "invalid_json",
+            "not_canonical",
+        ] {
+            assert!(codes.contains(&c), "{c}");
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! The conformance vectors in `conformance/` are exactly what the code
+//! emits: a changed byte fails here (a changed document needs a new domain
+//! version, and new vector files). To write the files after an intended
+//! change: `PROBITY_CONFORMANCE=write cargo test -p probity-golden --test
+//! conformance`.
+
+use std::path::PathBuf;
+
+use probity_core::conformance::{VERSION, jsonl, refusals, vectors};
+use probity_core::context::assemble::assemble;
+use probity_core::context::input::ContextInput;
+
+const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");
+const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../conformance")
+}
+
+fn emitted() -> Vec<(String, String)> {
+    let parse = |s: &str| -> ContextInput { serde_json::from_str(s).unwrap() };
+    let cp = assemble(&parse(CHANGE_PROPOSAL)).unwrap();
+    let wi = assemble(&parse(WORK_ITEM)).unwrap();
+    let v = vectors(&[("change-proposal-example", &cp), ("work-item-example", &wi)]).unwrap();
+    let r = refusals().unwrap();
+    vec![
+        (format!("vectors-{VERSION}.jsonl"), jsonl(&v).unwrap()),
+        (format!("refusals-{VERSION}.jsonl"), jsonl(&r).unwrap()),
+    ]
+}
+
+#[test]
+fn vector_files_are_what_the_code_emits() {
+    let write = std::env::var("PROBITY_CONFORMANCE").as_deref() == Ok("write");
+    for (name, text) in emitted() {
+        let path = dir().join(&name);
+        if write {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (emit with PROBITY_CONFORMANCE=write)",
+                path.display()
+            )
+        });
+        for (i, (a, b)) in committed.lines().zip(text.lines()).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "{name} line {} differs from what the code emits",
+                i + 1
+            );
+        }
+        assert_eq!(
+            committed.lines().count(),
+            text.lines().count(),
+            "{name}: line count differs"
+        );
+        assert_eq!(committed, text, "{name}");
+    }
+}
+
+#[test]
+fn every_hashed_kind_has_a_vector() {
+    let (_, text) = &emitted()[0];
+    for kind in [
+        "state_revision",
+        "receipt",
+        "lens_binding",
+        "paths_digest",
+        "evidence_hash",
+        "fix_delta_hash",
+        "policy_hash",
+        "lineage_id",
+        "accepted_results",
+        "target_identity",
+        "candidate_manifest",
+        "intoto_statement",
+        "record_key",
+        "context_root_index",
+    ] {
+        assert!(
+            text.contains(&format!("\"kind\":\"{kind}\"")),
+            "no vector of kind {kind}"
+        );
+    }
+}
