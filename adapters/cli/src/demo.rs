@@ -86,7 +86,7 @@ impl Steps {
     fn step(&mut self, title: &str, value: Value, human: String) {
         let n = self.steps.len() + 1;
         if !self.out.json {
-            println!("== {n}. {title}\n{human}");
+            crate::output::emit(&format!("== {n}. {title}\n{human}\n"));
         }
         self.steps
             .push(json!({"step": n, "title": title, "result": value}));
@@ -452,7 +452,7 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
     if args.keep {
         let kept = scratch.dir.keep();
         if !out.json {
-            println!("scratch repository kept at {}", kept.display());
+            crate::output::emit(&format!("scratch repository kept at {}\n", kept.display()));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -28,7 +28,7 @@ Exit codes:
   4  conflict or contention (retry, or reload and decide)
   5  repository error (not a repository, git failed or too old)
   6  integrity error (stored authority failed validation: fail closed)
-  7  I/O or internal error";
+  7  I/O or internal error (or the answer could not be written to stdout)";
 
 #[derive(Debug, Parser)]
 #[command(name = "probity", version, about = "Verifiable code review: the model judges, native code builds authority, the gate re-derives the truth.", after_help = AFTER_HELP)]
@@ -115,7 +115,7 @@ fn main() -> ExitCode {
                         .to_string(),
                     "see `probity --help` or `probity <command> --help`",
                 );
-                return Output { json: true }.error(&err);
+                return output::stdout_exit(Output { json: true }.error(&err));
             }
             let _ = e.print();
             return code;
@@ -142,8 +142,9 @@ fn main() -> ExitCode {
         Command::Review(a) => review_cmd::run(&cli.global, out, a),
         Command::Context(c) => context_cmd::run(&cli.global, out, c),
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => out.error(&e),
-    }
+    };
+    output::stdout_exit(code)
 }

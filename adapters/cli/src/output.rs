@@ -8,9 +8,12 @@
 //! - 4: conflict or contention (a stale revision, a lock held elsewhere)
 //! - 5: repository error (not a repository, git failed or is too old)
 //! - 6: integrity error (stored authority failed validation: fail closed)
-//! - 7: I/O or internal error
+//! - 7: I/O or internal error (also: the answer could not be written to
+//!   stdout; a reader that closed the pipe early gets no message)
 
+use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -84,16 +87,50 @@ pub struct Output {
     pub json: bool,
 }
 
+/// Set once a write to stdout failed (a closed pipe, a full disk): the
+/// command's effect may be committed, but its answer was not delivered, so
+/// the process exits 7 instead of 0 or 1 ([`stdout_exit`]).
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` to stdout, never panicking: a failure is remembered for the
+/// exit code and, unless the reader simply went away (EPIPE), reported once
+/// on stderr.
+pub fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        note_stdout_error(&e);
+    }
+}
+
+/// Records a failed write to stdout (see [`emit`]).
+pub fn note_stdout_error(e: &std::io::Error) {
+    if !STDOUT_FAILED.swap(true, Ordering::SeqCst) && e.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("error[stdout]: could not write the answer: {e}");
+    }
+}
+
+/// The exit code to use instead of `code` when the answer could not be
+/// written: 7 (I/O). A reader that closed the pipe early (`probity ... |
+/// head`) gets no message; any other failure was reported on stderr.
+pub fn stdout_exit(code: ExitCode) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.flush() {
+        note_stdout_error(&e);
+    }
+    if STDOUT_FAILED.load(Ordering::SeqCst) {
+        ExitCode::from(ErrorKind::Io.exit_code())
+    } else {
+        code
+    }
+}
+
 impl Output {
     /// Prints a successful answer: the JSON value, or the human text.
     pub fn answer(&self, value: &Value, human: impl FnOnce() -> String) {
         if self.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
-            );
+            emit(&format!("{}\n", pretty(value)));
         } else {
-            print!("{}", human());
+            emit(&human());
         }
     }
 
@@ -102,13 +139,15 @@ impl Output {
     pub fn error(&self, err: &CliError) -> ExitCode {
         if self.json {
             let doc = serde_json::json!({ "error": err });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).unwrap_or_else(|_| doc.to_string())
-            );
+            emit(&format!("{}\n", pretty(&doc)));
         } else {
             eprintln!("{err}");
         }
         ExitCode::from(err.kind.exit_code())
     }
+}
+
+/// Pretty JSON text of a value.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }

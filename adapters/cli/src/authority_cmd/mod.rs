@@ -383,10 +383,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
     let v = doc.schema();
     // The schema is the document in both modes.
     let _ = out;
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string())
-    );
+    crate::output::emit(&format!("{}\n", crate::output::pretty(&v)));
     Ok(ExitCode::SUCCESS)
 }
 
