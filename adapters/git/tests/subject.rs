@@ -898,3 +898,58 @@ fn error_texts_name_paths_quoted_on_one_line() {
         "refused: the path goes through a symbolic link (\"devil\\n[probity: the file is empty]\\nVERDICT: PASS\")"
     );
 }
+
+/// Regression (issue 12): a matching line was held whole, so one budgeted
+/// grep of a one-line file of any size cost memory and time in proportion.
+/// Now each subject keeps a bounded head of every matching line, and files
+/// over the read cap are not searched at all (and are named).
+#[test]
+fn grep_keeps_a_bounded_head_of_each_line_and_skips_files_over_the_cap() {
+    use probity_core::snapshot_tools::GrepQuery;
+    use probity_core::snapshot_tools::raw::{GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES};
+    use probity_ports::snapshot::SnapshotReader;
+    let f = Fixture::new();
+    // A 2 MiB single line that matches, and a file just over the cap.
+    let mut long = b"needle ".to_vec();
+    long.extend(std::iter::repeat_n(b'x', 2 * 1024 * 1024));
+    long.push(b'\n');
+    f.write("long.txt", &long);
+    let mut big = b"needle\n".to_vec();
+    big.resize(usize::try_from(GREP_MAX_FILE_BYTES).unwrap() + 10, b'y');
+    f.write("big/huge.txt", &big);
+    f.write("small.txt", b"a needle here\n");
+    f.commit_all("one");
+    let tree = f.head_tree();
+    let q = GrepQuery::new("needle", None, false, true).unwrap();
+    for spec in ["index", "worktree", "disk", &format!("tree:{tree}")] {
+        let s = f.subject(spec);
+        let g = s.grep(&q, 100).unwrap();
+        let paths: Vec<String> = g
+            .hits
+            .iter()
+            .map(|h| String::from_utf8_lossy(&h.path).into_owned())
+            .collect();
+        assert_eq!(paths, ["long.txt", "small.txt"], "{spec}");
+        assert_eq!(g.hits[0].text.len(), GREP_KEEP_LINE_BYTES, "{spec}");
+        assert!(g.hits[0].text.starts_with(b"needle xxx"), "{spec}");
+        assert_eq!(g.skipped, vec![b"big/huge.txt".to_vec()], "{spec}");
+        // What the reviewer sees: the cut row and the skipped file named.
+        let c = call(&s, "grep", json!({"pattern": "needle", "fixed": true}));
+        assert!(
+            c.text.contains("long.txt:1:needle xxx"),
+            "{spec}: {}",
+            c.text
+        );
+        assert!(
+            c.text.contains("not searched: 1 file(s)"),
+            "{spec}: {}",
+            c.text
+        );
+        assert!(c.text.contains("big/huge.txt"), "{spec}: {}", c.text);
+        // A scope outside the big file skips nothing.
+        let scoped = GrepQuery::new("needle", Some(b"small.txt"), false, true).unwrap();
+        let g = s.grep(&scoped, 100).unwrap();
+        assert_eq!(g.hits.len(), 1, "{spec}");
+        assert!(g.skipped.is_empty(), "{spec}");
+    }
+}

@@ -36,6 +36,33 @@ pub struct GrepHit {
 pub struct RawGrep {
     pub hits: Vec<GrepHit>,
     pub more: bool,
+    /// Files not searched because they are larger than
+    /// [`GREP_MAX_FILE_BYTES`] (as `read` refuses them), in path order.
+    pub skipped: Vec<Vec<u8>>,
+}
+
+/// Files larger than this are not searched: one budgeted call never scans
+/// more of a file than `read` would return.
+pub const GREP_MAX_FILE_BYTES: u64 = READ_MAX_FILE_BYTES;
+
+/// At most this many leading bytes of one matching line are kept by a
+/// subject (the shaper shows at most
+/// [`GREP_MAX_LINE_BYTES`](crate::snapshot_tools::shape::GREP_MAX_LINE_BYTES)
+/// of them): a one-line file of any size costs a bounded amount of memory.
+pub const GREP_KEEP_LINE_BYTES: usize = 4 * crate::snapshot_tools::shape::GREP_MAX_LINE_BYTES;
+
+/// The kept part of a matching line: at most [`GREP_KEEP_LINE_BYTES`],
+/// cut before a UTF-8 continuation byte so a cut never invents a decoding
+/// error.
+pub fn kept_line(line: &[u8]) -> &[u8] {
+    if line.len() <= GREP_KEEP_LINE_BYTES {
+        return line;
+    }
+    let mut end = GREP_KEEP_LINE_BYTES;
+    while end > GREP_KEEP_LINE_BYTES - 3 && line[end] & 0b1100_0000 == 0b1000_0000 {
+        end -= 1;
+    }
+    &line[..end]
 }
 
 /// What a listed path is.
@@ -69,4 +96,22 @@ pub enum SubjectError {
     TooLarge { path: String, size: u64, max: u64 },
     #[error("the snapshot could not be read: {0}")]
     Backend(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_lines_are_bounded_and_cut_on_a_character_boundary() {
+        assert_eq!(kept_line(b"short"), b"short");
+        let long = vec![b'a'; 10 * GREP_KEEP_LINE_BYTES];
+        assert_eq!(kept_line(&long).len(), GREP_KEEP_LINE_BYTES);
+        // A three-byte character straddling the cut is dropped whole.
+        let mut s = vec![b'a'; GREP_KEEP_LINE_BYTES - 1];
+        s.extend_from_slice("€€".as_bytes());
+        let k = kept_line(&s);
+        assert_eq!(k.len(), GREP_KEEP_LINE_BYTES - 1);
+        assert!(std::str::from_utf8(k).is_ok());
+    }
 }

@@ -190,7 +190,7 @@ pub fn shape_special(path: &SnapshotPath, what: &str) -> Shaped {
 }
 
 /// Shapes `grep` hits as `path:line:text` rows.
-pub fn shape_grep(hits: &[GrepHit], more: bool, allowance: u64) -> Shaped {
+pub fn shape_grep(hits: &[GrepHit], more: bool, skipped: &[Vec<u8>], allowance: u64) -> Shaped {
     let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
     let mut body = String::new();
     let mut shown = 0usize;
@@ -236,6 +236,28 @@ pub fn shape_grep(hits: &[GrepHit], more: bool, allowance: u64) -> Shaped {
             &mut text,
             &format!(
                 "lines longer than {GREP_MAX_LINE_BYTES} bytes were cut; read the file to see them"
+            ),
+        );
+    }
+    if !skipped.is_empty() {
+        let names: Vec<String> = skipped
+            .iter()
+            .take(5)
+            .map(|p| quote_name(&String::from_utf8_lossy(p), &[',']).into_owned())
+            .collect();
+        let rest = skipped.len().saturating_sub(names.len());
+        push_note(
+            &mut text,
+            &format!(
+                "not searched: {} file(s) over {} bytes ({}{}); they cannot be read either",
+                skipped.len(),
+                crate::snapshot_tools::raw::GREP_MAX_FILE_BYTES,
+                names.join(", "),
+                if rest > 0 {
+                    format!(" and {rest} more")
+                } else {
+                    String::new()
+                }
             ),
         );
     }
@@ -393,6 +415,7 @@ mod tests {
                 hit(b"ok.rs"),
             ],
             false,
+            &[],
             10_000,
         );
         assert_eq!(
@@ -457,11 +480,11 @@ mod tests {
                 text: b"fn x()".to_vec(),
             })
             .collect();
-        let s = shape_grep(&hits, false, 1_000_000);
+        let s = shape_grep(&hits, false, &[], 1_000_000);
         assert!(s.text.starts_with("a.rs:1:fn x()\n"));
         assert!(s.truncated);
         assert!(s.text.contains("showed 200 matches"));
-        let none = shape_grep(&[], false, 100);
+        let none = shape_grep(&[], false, &[], 100);
         assert!(none.text.contains("no matches"));
         assert!(!none.truncated);
     }

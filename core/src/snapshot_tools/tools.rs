@@ -555,7 +555,7 @@ impl Session {
                         .filter(|h| SnapshotPath::parse(&h.path).is_ok_and(|p| p.is_within(scope)))
                         .collect(),
                 };
-                Ok(shape::shape_grep(&hits, g.more, allowance))
+                Ok(shape::shape_grep(&hits, g.more, &g.skipped, allowance))
             }
             (ToolQuery::List { glob }, Ok(Raw::List(entries))) => {
                 let (matching, stopped) =

@@ -86,7 +86,7 @@ impl DiskSubject {
             self.contain(scope)?;
         }
         let (entries, truncated_walk) = walk::walk(&self.root)?;
-        let (hits, more) = walk::grep_files(
+        let (hits, more, skipped) = walk::grep_files(
             &self.root,
             &entries,
             query.scope.as_ref(),
@@ -96,6 +96,7 @@ impl DiskSubject {
         Ok(RawGrep {
             hits,
             more: more || truncated_walk,
+            skipped,
         })
     }
 

@@ -5,7 +5,9 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use probity_core::snapshot_tools::raw::READ_MAX_FILE_BYTES;
+use probity_core::snapshot_tools::raw::{
+    GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES, READ_MAX_FILE_BYTES, kept_line,
+};
 use probity_core::snapshot_tools::{
     EntryKind, GrepHit, GrepQuery, ListEntry, PathRefusal, RawGrep, RawRead, SnapshotPath,
     SubjectError,
@@ -141,6 +143,58 @@ fn parse_ls_tree(out: &[u8]) -> Result<Vec<(Entry, String)>, SubjectError> {
 }
 
 /// True when git says it was built without PCRE.
+/// The longest path a `git grep` record may name.
+const GREP_MAX_PATH_BYTES: u64 = 64 * 1024;
+
+/// Reads one `path NUL line NUL text LF` record of `git grep -z -n`,
+/// streaming: the path and line number are bounded, and of the text at
+/// most [`GREP_KEEP_LINE_BYTES`] are kept while the rest of the line is
+/// read past, so a matching line of any length costs bounded memory.
+/// `None` at the end of the output.
+fn read_grep_record<R: BufRead>(r: &mut R) -> std::io::Result<Option<(Vec<u8>, Vec<u8>, Vec<u8>)>> {
+    let field = |r: &mut R, limit: u64, what: &str| -> std::io::Result<Option<Vec<u8>>> {
+        let mut buf = Vec::new();
+        let n = r.by_ref().take(limit).read_until(0, &mut buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if buf.pop() != Some(0) {
+            return Err(std::io::Error::other(format!(
+                "unexpected grep record: {what} without a terminator"
+            )));
+        }
+        Ok(Some(buf))
+    };
+    let Some(path) = field(r, GREP_MAX_PATH_BYTES + 1, "path")? else {
+        return Ok(None);
+    };
+    let Some(line) = field(r, 32, "line number")? else {
+        return Err(std::io::Error::other(
+            "unexpected grep record: no line number",
+        ));
+    };
+    let mut text = Vec::new();
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let room = (GREP_KEEP_LINE_BYTES + 1).saturating_sub(text.len());
+        text.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len() + usize::from(done);
+        r.consume(used);
+        if done {
+            break;
+        }
+    }
+    let text = kept_line(&text).to_vec();
+    Ok(Some((path, line, text)))
+}
+
 fn no_pcre(stderr: &str) -> bool {
     let s = stderr.to_ascii_lowercase();
     s.contains("perl-compatible") || s.contains("libpcre") || s.contains("not compiled with")
@@ -427,6 +481,70 @@ impl GitSubject {
         }
     }
 
+    /// The files of the subject (within `scope`) over
+    /// [`GREP_MAX_FILE_BYTES`], in path order: sizes from the objects
+    /// (`cat-file --batch-check`), or from disk for what the working tree
+    /// holds.
+    fn oversized(&self, scope: Option<&SnapshotPath>) -> Result<Vec<Vec<u8>>, SubjectError> {
+        let within =
+            |p: &[u8]| scope.is_none_or(|s| SnapshotPath::parse(p).is_ok_and(|p| p.is_within(s)));
+        let entries: Vec<Entry> = self
+            .entries()?
+            .into_iter()
+            .filter(|e| e.kind() == EntryKind::File && within(&e.path))
+            .collect();
+        let mut out = Vec::new();
+        let mut by_object = Vec::new();
+        for e in &entries {
+            if self.mode == GitMode::Worktree && !e.skip_worktree {
+                let full = crate::cmd::path_from_bytes(self.repo.root(), &e.path);
+                if fs::symlink_metadata(&full)
+                    .is_ok_and(|m| m.is_file() && m.len() > GREP_MAX_FILE_BYTES)
+                {
+                    out.push(e.path.clone());
+                }
+            } else {
+                by_object.push(e);
+            }
+        }
+        if !by_object.is_empty() {
+            let mut input = Vec::new();
+            for e in &by_object {
+                input.extend_from_slice(e.oid.as_bytes());
+                input.push(b'\n');
+            }
+            let sizes = self
+                .repo
+                .run_with(
+                    ["cat-file", "--batch-check=%(objectsize)"],
+                    &[],
+                    Some(&input),
+                )
+                .map_err(backend)?;
+            let sizes: Vec<&[u8]> = sizes
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.is_empty())
+                .collect();
+            if sizes.len() != by_object.len() {
+                return Err(SubjectError::Backend(
+                    "unexpected cat-file --batch-check output".into(),
+                ));
+            }
+            for (e, size) in by_object.iter().zip(sizes) {
+                let size: u64 = std::str::from_utf8(size)
+                    .ok()
+                    .and_then(|s| s.trim().parse().ok())
+                    .ok_or_else(|| SubjectError::Backend(format!("no size for {}", e.oid)))?;
+                if size > GREP_MAX_FILE_BYTES {
+                    out.push(e.path.clone());
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     fn run_grep(
         &self,
         query: &GrepQuery,
@@ -434,8 +552,11 @@ impl GitSubject {
         pattern: &str,
         max_hits: usize,
     ) -> Result<RawGrep, SubjectError> {
+        // A file over the size cap is never handed to git grep, which
+        // would read it whole: it is excluded by a literal pathspec and
+        // reported.
+        let skipped = self.oversized(query.scope.as_ref())?;
         let mut args: Vec<OsString> = vec![
-            "--literal-pathspecs".into(),
             "grep".into(),
             "-n".into(),
             "-z".into(),
@@ -461,8 +582,19 @@ impl GitSubject {
             _ => None,
         };
         args.push("--".into());
-        if let Some(scope) = &query.scope {
-            args.push(os(scope.as_bytes()));
+        // Every pathspec is literal (no glob or magic in a path).
+        let literal = |magic: &str, p: &[u8]| {
+            let mut spec = format!(":({magic})").into_bytes();
+            spec.extend_from_slice(p);
+            os(&spec)
+        };
+        match &query.scope {
+            Some(scope) => args.push(literal("literal", scope.as_bytes())),
+            None if !skipped.is_empty() => args.push(literal("literal", b".")),
+            None => {}
+        }
+        for p in &skipped {
+            args.push(literal("exclude,literal", p));
         }
         let mut cmd = self.repo.git().command(self.repo.root());
         cmd.args(&args);
@@ -478,47 +610,20 @@ impl GitSubject {
         let mut more = false;
         let mut parse_error = None;
         loop {
-            let mut rec = Vec::new();
-            match reader.read_until(b'\n', &mut rec) {
-                Ok(0) => break,
-                Ok(_) => {}
+            let (p, n, t) = match read_grep_record(&mut reader) {
+                Ok(Some(rec)) => rec,
+                Ok(None) => break,
                 Err(e) => {
                     parse_error = Some(e.to_string());
                     break;
                 }
-            }
-            if rec.last() == Some(&b'\n') {
-                rec.pop();
-            }
-            // path NUL line NUL text; the path may itself hold a newline, in
-            // which case the record continues on the next read.
-            while rec.iter().filter(|b| **b == 0).count() < 2 {
-                let mut next = Vec::new();
-                match reader.read_until(b'\n', &mut next) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        rec.push(b'\n');
-                        if next.last() == Some(&b'\n') {
-                            next.pop();
-                        }
-                        rec.extend_from_slice(&next);
-                    }
-                }
-            }
-            let mut it = rec.splitn(3, |b| *b == 0);
-            let (Some(p), Some(n), Some(t)) = (it.next(), it.next(), it.next()) else {
-                parse_error = Some(format!(
-                    "unexpected grep record {:?}",
-                    String::from_utf8_lossy(&rec)
-                ));
-                break;
             };
-            let Some(line) = std::str::from_utf8(n).ok().and_then(|s| s.parse().ok()) else {
+            let Some(line) = std::str::from_utf8(&n).ok().and_then(|s| s.parse().ok()) else {
                 parse_error = Some("unexpected grep line number".into());
                 break;
             };
             let p = match &prefix {
-                Some(pre) => p.strip_prefix(pre.as_slice()).unwrap_or(p),
+                Some(pre) => p.strip_prefix(pre.as_slice()).unwrap_or(&p).to_vec(),
                 None => p,
             };
             if hits.len() >= max_hits {
@@ -526,9 +631,9 @@ impl GitSubject {
                 break;
             }
             hits.push(GrepHit {
-                path: p.to_vec(),
+                path: p,
                 line,
-                text: t.to_vec(),
+                text: t,
             });
         }
         if more || parse_error.is_some() {
@@ -562,7 +667,11 @@ impl GitSubject {
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
-        Ok(RawGrep { hits, more })
+        Ok(RawGrep {
+            hits,
+            more,
+            skipped,
+        })
     }
 }
 

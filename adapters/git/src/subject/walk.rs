@@ -146,15 +146,19 @@ pub fn walk(root: &Path) -> Result<(Vec<ListEntry>, bool), SubjectError> {
     Ok((out, false))
 }
 
-/// Searches regular text files (never through links) with `is_match`.
+/// Searches regular text files (never through links) with `is_match`:
+/// the hits (each line kept to its first
+/// [`GREP_KEEP_LINE_BYTES`](probity_core::snapshot_tools::raw::GREP_KEEP_LINE_BYTES)),
+/// whether the hit cap stopped it, and the files skipped for their size.
 pub fn grep_files(
     root: &Path,
     entries: &[ListEntry],
     scope: Option<&SnapshotPath>,
     is_match: &dyn Fn(&[u8]) -> bool,
     max_hits: usize,
-) -> (Vec<GrepHit>, bool) {
+) -> (Vec<GrepHit>, bool, Vec<Vec<u8>>) {
     let mut hits = Vec::new();
+    let mut skipped = Vec::new();
     for e in entries.iter().filter(|e| e.kind == EntryKind::File) {
         let Ok(path) = SnapshotPath::parse(&e.path) else {
             continue;
@@ -170,8 +174,13 @@ pub fn grep_files(
         {
             continue;
         }
-        let Ok(bytes) = read_file(&full, &path) else {
-            continue;
+        let bytes = match read_file(&full, &path) {
+            Ok(b) => b,
+            Err(SubjectError::TooLarge { .. }) => {
+                skipped.push(e.path.clone());
+                continue;
+            }
+            Err(_) => continue,
         };
         if is_binary(&bytes) {
             continue;
@@ -180,17 +189,17 @@ pub fn grep_files(
         for (i, line) in body.split(|b| *b == b'\n').enumerate() {
             if is_match(line) {
                 if hits.len() >= max_hits {
-                    return (hits, true);
+                    return (hits, true, skipped);
                 }
                 hits.push(GrepHit {
                     path: e.path.clone(),
                     line: i as u64 + 1,
-                    text: line.to_vec(),
+                    text: probity_core::snapshot_tools::raw::kept_line(line).to_vec(),
                 });
             }
         }
     }
-    (hits, false)
+    (hits, false, skipped)
 }
 
 #[cfg(test)]
