@@ -13,6 +13,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod frame;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
@@ -147,6 +149,19 @@ impl<R: SnapshotReader + Send + Sync + 'static> ServerHandler for SnapshotServer
             Some(map) => Value::Object(map),
             None => Value::Null,
         };
+        // An unknown tool is a protocol error (-32602), as the MCP
+        // specification's tools error handling has it; every outcome of a
+        // known tool, a refused or malformed argument included, is a tool
+        // result with `isError`, so the model can correct itself.
+        if !tool_specs().iter().any(|t| t.name == request.name) {
+            return Err(rmcp::ErrorData::invalid_params(
+                format!(
+                    "unknown tool `{}`: this server has read, grep and list",
+                    request.name
+                ),
+                None,
+            ));
+        }
         let c = self.call(&request.name, &args);
         let content = vec![ContentBlock::text(c.text)];
         Ok(if c.is_error {
@@ -190,15 +205,43 @@ where
         .build()
         .map_err(ServeError::Runtime)?;
     let result = rt.block_on(async move {
-        let running = server
-            .serve((input, output))
-            .await
-            .map_err(|e| ServeError::Start(e.to_string()))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Join(e.to_string()))?;
-        Ok(())
+        // The service reads and writes in-memory pipes; the guard frames
+        // what the client sends and one writer puts every answer (the
+        // guard's and the service's) on the client's stream whole.
+        let (guard_side, service_in) = tokio::io::duplex(64 * 1024);
+        let (service_out, relay_side) = tokio::io::duplex(64 * 1024);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let mut output = output;
+            while let Some(line) = rx.recv().await {
+                if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
+                    break;
+                }
+            }
+            let _ = output.shutdown().await;
+        });
+        let relay = tokio::spawn(frame::relay(relay_side, tx.clone()));
+        let guard = tokio::spawn(frame::guard(input, guard_side, tx));
+        let served = async {
+            let running = server
+                .serve((service_in, service_out))
+                .await
+                .map_err(|e| ServeError::Start(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| ServeError::Join(e.to_string()))?;
+            Ok::<(), ServeError>(())
+        }
+        .await;
+        // The service has ended: its output pipe closes, so the relay ends;
+        // the guard ends with the client's stream.
+        let _ = relay.await;
+        guard.abort();
+        let _ = guard.await;
+        let _ = writer.await;
+        served
     });
     evidence.log_footer();
     result

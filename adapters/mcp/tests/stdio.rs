@@ -197,3 +197,83 @@ fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
         )
     );
 }
+
+/// Regression (issue 12): a 64 MiB request was dropped silently and the
+/// client waited forever; a non-JSON line got no answer; a malformed
+/// `tools/call` was answered -32601. Each now gets its JSON-RPC error, and
+/// the session goes on.
+#[test]
+fn bad_frames_get_json_rpc_errors_and_the_session_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("a.md"), "alpha\n").unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "one"]);
+    let subject = Subject::open(&SubjectSpec::Index, GitCli::default(), root).unwrap();
+    let server = SnapshotServer::new(
+        subject,
+        BudgetLimits::default(),
+        Box::new(SharedLog::default()),
+    );
+    let (client, server_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let handle = std::thread::spawn(move || serve_on(server, server_read, server_write));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let answers: Vec<Value> = rt.block_on(async move {
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let mut lines = BufReader::new(client_read).lines();
+        let mut out = Vec::new();
+        macro_rules! send {
+            ($bytes:expr) => {{
+                client_write.write_all($bytes).await.unwrap();
+                let line = lines.next_line().await.unwrap().expect("an answer");
+                out.push(serde_json::from_str::<Value>(&line).unwrap());
+            }};
+        }
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "probity-test", "version": "0"}}});
+        send!(format!("{init}\n").as_bytes());
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        client_write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
+        // 64 MiB in one line, written while the answer is read back.
+        let mut huge = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"x\":\"".to_vec();
+        huge.resize(64 * 1024 * 1024, b'a');
+        huge.extend_from_slice(b"\"}}\n");
+        send!(&huge);
+        send!(b"this is not json\n");
+        let malformed = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"arguments": {}}});
+        send!(format!("{malformed}\n").as_bytes());
+        let unknown = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "write", "arguments": {}}});
+        send!(format!("{unknown}\n").as_bytes());
+        let good = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "a.md"}}});
+        send!(format!("{good}\n").as_bytes());
+        drop(client_write);
+        out
+    });
+    handle.join().unwrap().unwrap();
+    let err = |i: usize| {
+        (
+            answers[i]["error"]["code"].clone(),
+            answers[i]["id"].clone(),
+        )
+    };
+    assert_eq!(err(1), (json!(-32600), Value::Null), "{}", answers[1]);
+    assert_eq!(err(2), (json!(-32700), Value::Null), "{}", answers[2]);
+    assert_eq!(err(3), (json!(-32602), json!(3)), "{}", answers[3]);
+    assert_eq!(err(4), (json!(-32602), json!(4)), "{}", answers[4]);
+    assert!(
+        answers[4]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown tool `write`"),
+        "{}",
+        answers[4]
+    );
+    assert_eq!(answers[5]["id"], 5);
+    assert_eq!(answers[5]["result"]["content"][0]["text"], "alpha\n");
+}
