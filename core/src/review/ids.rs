@@ -270,8 +270,23 @@ impl RepoPath {
     }
 }
 
+/// ECMA-262's `\s` (WhiteSpace and LineTerminator): exactly what the
+/// published schemas' `"pattern": "\\S"` treats as blank, so parsing and
+/// the schema agree on every string (Rust's `char::is_whitespace` differs on
+/// U+0085, which ECMA-262 treats as text, and U+FEFF, which it treats as
+/// space).
+pub fn is_ecma_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\u{b}' | '\u{c}' | ' ' | '\u{a0}' | '\u{feff}'
+            | '\n' | '\r' | '\u{2028}' | '\u{2029}'
+            // The other space separators (Unicode category Zs).
+            | '\u{1680}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
+}
+
 fn check_non_blank(s: &str) -> Result<(), IdError> {
-    if s.trim().is_empty() {
+    if s.chars().all(is_ecma_whitespace) {
         Err(IdError::Blank)
     } else {
         Ok(())
@@ -366,6 +381,24 @@ impl JsonSchema for FindingId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_blank_follows_ecma_262_whitespace() {
+        // Regression: U+0085 alone was refused and U+FEFF alone accepted,
+        // the opposite of the schemas' `\S` (ECMA-262).
+        assert!(NonBlank::parse("\u{85}").is_ok());
+        assert!(NonBlank::parse("\u{feff}").is_err());
+        assert!(NonBlank::parse("\u{200b}").is_ok()); // format char, not space
+        for blank in [
+            "",
+            " ",
+            "\t\n\r\u{b}\u{c}",
+            "\u{a0}\u{3000}\u{2028}\u{2029}\u{1680}\u{202f}",
+        ] {
+            assert!(NonBlank::parse(blank).is_err(), "{blank:?}");
+        }
+        assert!(NonBlank::parse(" x ").is_ok());
+    }
 
     #[test]
     fn repo_paths() {
