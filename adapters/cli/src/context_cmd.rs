@@ -136,7 +136,7 @@ fn dir_error(e: &ContextDirError) -> CliError {
 
 fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<ExitCode, CliError> {
     let input_path = resolve(global, &a.input);
-    let text = std::fs::read_to_string(&input_path).map_err(|e| {
+    let bytes = std::fs::read(&input_path).map_err(|e| {
         CliError::new(
             ErrorKind::Io,
             "context_io",
@@ -144,7 +144,10 @@ fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<Ex
             "check the --input path",
         )
     })?;
-    let input: ContextInput = serde_json::from_str(&text).map_err(|e| {
+    // Bad content is rejected input (exit 3), not an I/O failure; the
+    // strict reader refuses duplicate keys and integers a canonical digest
+    // would round.
+    let input: ContextInput = probity_core::canonical::from_slice_strict(&bytes).map_err(|e| {
         CliError::new(
             ErrorKind::RejectedInput,
             "invalid_context_input",

@@ -126,12 +126,21 @@ pub fn load_config(path: Option<&Path>) -> Result<ReviewConfig, CliError> {
     let Some(path) = path else {
         return Ok(ReviewConfig::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         CliError::new(
             ErrorKind::Io,
             "config_unreadable",
             format!("cannot read {}: {e}", path.display()),
             "check the --config path",
+        )
+    })?;
+    // Bad content is rejected input (exit 3), not an I/O failure.
+    let text = String::from_utf8(bytes).map_err(|_| {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "bad_config",
+            format!("{}: not UTF-8", path.display()),
+            "write the configuration as UTF-8 JSON; the keys are listed in docs/snapshot-tools.md",
         )
     })?;
     parse_config(&text).map_err(|e| {

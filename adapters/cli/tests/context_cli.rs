@@ -171,6 +171,42 @@ fn bad_inputs_have_clear_errors() {
     assert_eq!(json_out(&o)["error"]["code"], "entity_scope_aborted");
     assert!(!out.exists());
 
+    // Regression (issue 12): invalid UTF-8 exited 7 (I/O) instead of 3, a
+    // key given twice was accepted, and an integer beyond 2^53 - 1 was
+    // rounded in the tree's digest.
+    let text = fs::read_to_string(example("work-item.json")).unwrap();
+    for (bad, says) in [
+        (b"{\"a\": \"\xe9\"}".to_vec(), "not valid JSON"),
+        (
+            text.replacen('{', r#"{"profile": {}, "#, 1).into_bytes(),
+            "appears twice",
+        ),
+        (
+            text.replacen('{', r#"{"x": 9007199254740993, "#, 1)
+                .into_bytes(),
+            "2^53",
+        ),
+    ] {
+        fs::write(&input, &bad).unwrap();
+        let o = probity(&[
+            "context",
+            "assemble",
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(3), "{says}");
+        let doc = json_out(&o);
+        assert_eq!(doc["error"]["code"], "invalid_context_input", "{says}");
+        assert!(
+            doc["error"]["message"].as_str().unwrap().contains(says),
+            "{says}: {doc}"
+        );
+        assert!(!out.exists());
+    }
+
     // Not JSON.
     fs::write(&input, b"{").unwrap();
     let o = probity(&[

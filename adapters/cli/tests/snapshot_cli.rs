@@ -277,6 +277,42 @@ fn command_failures_have_their_exit_codes() {
         &["snapshot", "list", "--subject", "tree:0123456789abcdef"],
     );
     assert_eq!(out.status.code(), Some(3));
+    // Regression (issue 12): a key given twice was accepted (the last one
+    // won) and a config that is not UTF-8 exited 7 (I/O) instead of 3.
+    for (name, bytes, says) in [
+        (
+            "twice.json",
+            &br#"{"reviewSnapshotMaxCalls": 3, "reviewSnapshotMaxCalls": 900}"#[..],
+            "appears twice",
+        ),
+        (
+            "latin1.json",
+            &b"{\"reviewSnapshotMaxCalls\": \"\xe9\"}"[..],
+            "not UTF-8",
+        ),
+    ] {
+        let f = t.path().join(name);
+        fs::write(&f, bytes).unwrap();
+        let out = probity(
+            &root,
+            &[
+                "--json",
+                "snapshot",
+                "list",
+                "--subject",
+                "index",
+                "--config",
+                f.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(3), "{name}");
+        let doc = json(&out);
+        assert_eq!(doc["error"]["code"], "bad_config", "{name}: {doc}");
+        assert!(
+            doc["error"]["message"].as_str().unwrap().contains(says),
+            "{name}: {doc}"
+        );
+    }
 }
 
 #[test]

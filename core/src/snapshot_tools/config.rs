@@ -103,7 +103,10 @@ const KEYS: &[&str] = &[
 
 /// Parses the flat configuration document.
 pub fn parse_config(text: &str) -> Result<ReviewConfig, ConfigError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| ConfigError::Json(e.to_string()))?;
+    // Strict: a key given twice is refused (which one counts would depend
+    // on the parser), as are floats and integers beyond 2^53 - 1.
+    let v: Value = crate::canonical::parse_strict(text.as_bytes())
+        .map_err(|e| ConfigError::Json(e.to_string()))?;
     let Value::Object(map) = v else {
         return Err(ConfigError::NotAnObject);
     };
