@@ -263,3 +263,70 @@ fn relative_paths_resolve_against_cwd() {
     assert!(o.status.success());
     assert_eq!(json_out(&o)["files"], 11);
 }
+
+fn verify_json(dir: &Path, digest: &str) -> (Option<i32>, Value) {
+    let o = probity(&[
+        "context",
+        "verify",
+        dir.to_str().unwrap(),
+        "--index-digest",
+        digest,
+        "--json",
+    ]);
+    (o.status.code(), json_out(&o))
+}
+
+/// Regression (issues 12 and 13): world-writable, setuid and 0000 entries
+/// verified, and a large sparse file aborted `verify` (exit 134) because its
+/// full size was allocated before the manifest was checked.
+#[test]
+fn verify_checks_modes_and_never_reads_an_oversized_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let digest = assemble(&dir, &example("work-item.json"));
+    assert_eq!(verify_json(&dir, &digest).0, Some(0));
+    let file = dir.join("state/actors.json");
+    for (path, mode) in [
+        (file.clone(), 0o666),
+        (file.clone(), 0o4600),
+        (file.clone(), 0o000),
+        (dir.join("state"), 0o777),
+    ] {
+        let before = fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+        let (code, v) = verify_json(&dir, &digest);
+        fs::set_permissions(&path, fs::Permissions::from_mode(before)).unwrap();
+        // Without root a 0000 file cannot even be opened (exit 7): refused
+        // either way, never verified.
+        if mode == 0 && code == Some(7) {
+            continue;
+        }
+        assert_eq!(code, Some(6), "{mode:o}: {v}");
+        assert_eq!(v["error"]["code"], "context_verification_failed");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("mode {mode:04o}")),
+            "{v}"
+        );
+    }
+    assert_eq!(verify_json(&dir, &digest).0, Some(0));
+    // A sparse file claiming a terabyte, in place of a manifest file.
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&file)
+        .unwrap();
+    f.set_len(1 << 40).unwrap();
+    drop(f);
+    let (code, v) = verify_json(&dir, &digest);
+    assert_eq!(code, Some(6), "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the 67108864-byte limit"),
+        "{v}"
+    );
+}

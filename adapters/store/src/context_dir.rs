@@ -1,7 +1,9 @@
 //! Entity-context-snapshot trees on the file system: writing an assembled
 //! tree (0700 directories, 0600 files), observing a directory for the pure
-//! verifier without ever following a link, and the verified read-only copy
-//! (0555 directories, 0444 files) written from the verified bytes.
+//! verifier without ever following a link or reading a file over the
+//! verifier's limit (with every entry's permission bits), and the verified
+//! read-only copy (0555 directories, 0444 files) written from the verified
+//! bytes.
 
 use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io::{Read, Write};
@@ -127,13 +129,21 @@ pub fn write_tree(root: &Path, tree: &ContextTree) -> Result<(), ContextDirError
 /// Reads a regular file without following links: the opened handle must be
 /// the same inode the no-follow lookup saw.
 fn read_regular(path: &Path, seen: &fs::Metadata) -> Result<Vec<u8>, ContextDirError> {
-    let mut f = File::open(path).map_err(io(path))?;
+    let f = File::open(path).map_err(io(path))?;
     let m = f.metadata().map_err(io(path))?;
     if !m.file_type().is_file() || m.ino() != seen.ino() || m.dev() != seen.dev() {
         return Err(ContextDirError::Changed(path.to_owned()));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(m.len()).unwrap_or(0));
-    f.read_to_end(&mut bytes).map_err(io(path))?;
+    // Never allocate from the size the file system claims (a sparse file
+    // can claim terabytes); read at most the limit, plus one byte to see a
+    // file that grew past it.
+    let mut bytes = Vec::new();
+    f.take(verify::MAX_OBSERVED_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io(path))?;
+    if bytes.len() as u64 > verify::MAX_OBSERVED_FILE_BYTES {
+        return Err(ContextDirError::Changed(path.to_owned()));
+    }
     let after = fs::symlink_metadata(path).map_err(io(path))?;
     if after.ino() != seen.ino() || after.dev() != seen.dev() {
         return Err(ContextDirError::Changed(path.to_owned()));
@@ -166,11 +176,15 @@ fn walk(root: &Path, rel: &str, out: &mut Observed) -> Result<(), ContextDirErro
         let path = root.join(&child_rel);
         let m = fs::symlink_metadata(&path).map_err(io(&path))?;
         let ft = m.file_type();
+        out.modes.insert(child_rel.clone(), m.mode() & 0o7777);
         if ft.is_symlink() {
             out.entries.insert(child_rel, Node::Symlink);
         } else if ft.is_dir() {
             out.entries.insert(child_rel.clone(), Node::Dir);
             walk(root, &child_rel, out)?;
+        } else if ft.is_file() && m.len() > verify::MAX_OBSERVED_FILE_BYTES {
+            // Reported by its size, never read.
+            out.entries.insert(child_rel, Node::Oversized(m.len()));
         } else if ft.is_file() {
             let bytes = read_regular(&path, &m)?;
             out.entries.insert(child_rel, Node::File(bytes));
@@ -192,6 +206,7 @@ pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
         return Err(ContextDirError::RootNotDirectory(root.to_owned()));
     }
     let mut out = Observed::default();
+    out.modes.insert(String::new(), m.mode() & 0o7777);
     walk(root, "", &mut out)?;
     Ok(out)
 }

@@ -474,6 +474,60 @@ fn verify_refuses_symlinks_and_special_files() {
     );
 }
 
+/// Regression (issue 13 C5, issue 12): world-writable, setuid and 0000
+/// entries verified, and a file's full size was allocated before the
+/// manifest was checked.
+#[test]
+fn verify_checks_modes_and_refuses_oversized_files() {
+    let a = verified_example();
+    let ok = observe(a.tree.files());
+    assert!(verify(&ok, &a.index_digest).is_ok());
+    // The read-only copy's modes verify too.
+    let mut ro = ok.clone();
+    for (p, m) in ro.modes.iter_mut() {
+        *m = if p.is_empty() || ro.entries.get(p) == Some(&Node::Dir) {
+            0o555
+        } else {
+            0o444
+        };
+    }
+    assert!(verify(&ro, &a.index_digest).is_ok());
+    let file = "state/actors.json".to_owned();
+    for (path, mode) in [
+        (file.clone(), 0o666),
+        (file.clone(), 0o4600),
+        (file.clone(), 0o000),
+        (file.clone(), 0o644),
+        ("state".to_owned(), 0o777),
+        ("state".to_owned(), 0o2700),
+        (String::new(), 0o1777),
+    ] {
+        let mut obs = ok.clone();
+        obs.modes.insert(path.clone(), mode);
+        let shown = if path.is_empty() {
+            ".".to_owned()
+        } else {
+            path.clone()
+        };
+        assert!(
+            matches!(verify(&obs, &a.index_digest), Err(VerifyError::Mode { path: p, mode: m, .. }) if p == shown && m == mode),
+            "{path} {mode:o}"
+        );
+    }
+    let mut obs = ok.clone();
+    obs.modes.remove(&file);
+    assert_eq!(
+        verify(&obs, &a.index_digest),
+        Err(VerifyError::ModeMissing(file.clone()))
+    );
+    let mut obs = ok.clone();
+    obs.entries.insert(file.clone(), Node::Oversized(1 << 40));
+    assert!(matches!(
+        verify(&obs, &a.index_digest),
+        Err(VerifyError::TooLarge { size, .. }) if size == 1 << 40
+    ));
+}
+
 #[test]
 fn verify_refuses_a_rewritten_root_index() {
     let a = verified_example();

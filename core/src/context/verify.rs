@@ -18,16 +18,33 @@ use crate::canonical::canonical_value_bytes;
 pub enum Node {
     Dir,
     File(Vec<u8>),
+    /// A regular file over [`MAX_OBSERVED_FILE_BYTES`]: its size, never its
+    /// bytes (an observer does not read it).
+    Oversized(u64),
     Symlink,
     /// FIFOs, sockets, devices.
     Special,
 }
 
+/// The largest file an observer reads into memory; a larger one is
+/// [`Node::Oversized`] and fails verification. No file an assembler emits
+/// comes near it (the profile's byte bound applies per document).
+pub const MAX_OBSERVED_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// File modes a verified tree may carry: the writer's 0600 or the
+/// read-only copy's 0444.
+pub const FILE_MODES: [u32; 2] = [0o600, 0o444];
+/// Directory modes a verified tree may carry: the writer's 0700 or the
+/// read-only copy's 0555.
+pub const DIR_MODES: [u32; 2] = [0o700, 0o555];
+
 /// An observed context directory: relative `/`-separated paths → nodes,
-/// every directory and file under the root.
+/// every directory and file under the root, and the permission bits
+/// (`mode & 0o7777`) of each entry and of the root itself (key `""`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Observed {
     pub entries: BTreeMap<String, Node>,
+    pub modes: BTreeMap<String, u32>,
 }
 
 /// Why a context directory is refused.
@@ -69,6 +86,16 @@ pub enum VerifyError {
     },
     #[error("{0}: digest differs from the manifest")]
     Digest(String),
+    #[error("{path}: {size} bytes, over the {max}-byte limit of a context file (not read)")]
+    TooLarge { path: String, size: u64, max: u64 },
+    #[error("{path}: mode {mode:04o} is not one a context tree carries ({expected})")]
+    Mode {
+        path: String,
+        mode: u32,
+        expected: &'static str,
+    },
+    #[error("{0}: its mode was not observed")]
+    ModeMissing(String),
     #[error("collection_profile does not equal the digest of collection.json")]
     CollectionProfile,
     #[error("{from} references {to}, which is not a manifest file")]
@@ -233,6 +260,13 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
         match node {
             Node::Symlink => return Err(VerifyError::Symlink(path.clone())),
             Node::Special => return Err(VerifyError::SpecialFile(path.clone())),
+            Node::Oversized(size) => {
+                return Err(VerifyError::TooLarge {
+                    path: path.clone(),
+                    size: *size,
+                    max: MAX_OBSERVED_FILE_BYTES,
+                });
+            }
             Node::Dir | Node::File(_) => {}
         }
     }
@@ -378,6 +412,7 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
             }
         }
     }
+    check_modes(observed)?;
     files.insert("index.json".into(), index_bytes.clone());
     Ok(VerifiedTree {
         files,
@@ -385,7 +420,38 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
     })
 }
 
-/// The observation of an in-memory tree (every ancestor directory added).
+/// Every entry (and the root) must carry one of the modes a writer or the
+/// read-only copy gives: no setuid, setgid or sticky bit, nothing group- or
+/// world-writable, nothing unreadable by its owner.
+fn check_modes(observed: &Observed) -> Result<(), VerifyError> {
+    let root = std::iter::once((String::new(), &Node::Dir));
+    for (path, node) in root.chain(observed.entries.iter().map(|(p, n)| (p.clone(), n))) {
+        let (allowed, expected): (&[u32], &'static str) = match node {
+            Node::Dir => (&DIR_MODES, "0700 or 0555 for a directory"),
+            _ => (&FILE_MODES, "0600 or 0444 for a file"),
+        };
+        let shown = if path.is_empty() {
+            ".".to_owned()
+        } else {
+            path.clone()
+        };
+        let mode = *observed
+            .modes
+            .get(&path)
+            .ok_or_else(|| VerifyError::ModeMissing(shown.clone()))?;
+        if !allowed.contains(&mode) {
+            return Err(VerifyError::Mode {
+                path: shown,
+                mode,
+                expected,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The observation of an in-memory tree (every ancestor directory added),
+/// with the modes a writer gives (0700 directories, 0600 files).
 pub fn observe(files: &BTreeMap<String, Vec<u8>>) -> Observed {
     let mut entries = BTreeMap::new();
     for (p, b) in files {
@@ -394,5 +460,10 @@ pub fn observe(files: &BTreeMap<String, Vec<u8>>) -> Observed {
         }
         entries.insert(p.clone(), Node::File(b.clone()));
     }
-    Observed { entries }
+    let mut modes: BTreeMap<String, u32> = entries
+        .iter()
+        .map(|(p, n)| (p.clone(), if *n == Node::Dir { 0o700 } else { 0o600 }))
+        .collect();
+    modes.insert(String::new(), 0o700);
+    Observed { entries, modes }
 }
