@@ -21,7 +21,7 @@ use unicode_normalization::UnicodeNormalization;
 /// `unicode-normalization`'s Unicode version, the `Cf` table below) and every
 /// pattern in this file. Changing any emitted byte for the same input
 /// requires a new version.
-pub const FILTER_VERSION: &str = "probity-filter/3";
+pub const FILTER_VERSION: &str = "probity-filter/4";
 
 /// The Unicode version of the NFKC tables this filter version is pinned to.
 pub const NFKC_UNICODE_VERSION: (u8, u8, u8) = (18, 0, 0);
@@ -361,6 +361,10 @@ enum Validate {
     Ssn,
     Luhn,
     NotMask,
+    /// A bare 40-character secret (an AWS secret access key with no name):
+    /// mixed case, digits, and the character spread of random base64, so
+    /// hex digests and identifiers stay.
+    HighEntropy40,
 }
 
 struct SecretDetector {
@@ -587,11 +591,82 @@ fn secret_specs() -> Vec<SecretSpec> {
             Validate::NotMask,
         ),
         (
+            "secret.jwt",
+            &["eyj"],
+            // A bare JSON Web Token: base64url header and payload that both
+            // open a JSON object (`{"` is `eyJ`), and a signature.
+            r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.twilio",
+            &["sk"],
+            r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.azure_storage",
+            &["accountkey"],
+            r"(?i-u:AccountKey)=([A-Za-z0-9+/]{40,}={0,2})",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.telegram",
+            &[":aa"],
+            r"(?-u:\b)[0-9]{8,10}:AA[0-9A-Za-z_-]{33}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.shopify",
+            &["shpat_", "shpca_", "shppa_", "shpss_"],
+            r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.digitalocean",
+            &["dop_v1_", "doo_v1_", "dor_v1_"],
+            r"do[opr]_v1_[a-f0-9]{64}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.aws_secret_key",
+            &[],
+            // Exactly 40 base64 characters standing alone; kept unless
+            // `high_entropy_40` says random (see `Validate::HighEntropy40`).
+            r"(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=_-]|$)",
+            1,
+            Validate::HighEntropy40,
+        ),
+        (
             "pii.ssn",
             &[],
-            r"(?-u:\b)[0-9]{3}-[0-9]{2}-[0-9]{4}(?-u:\b)",
+            // Dashes or single spaces, the same in both places.
+            r"(?-u:\b)(?:[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4})(?-u:\b)",
             0,
             Validate::Ssn,
+        ),
+        (
+            "pii.ssn",
+            &["ssn", "social"],
+            // Nine bare digits only when named: a bare nine-digit number is
+            // far more often an id than an SSN.
+            r"(?i-u:ssn|social[ _-]?security(?:[ _-]?(?:no|num(?:ber)?|#))?)[^0-9\n]{0,16}(?-u:\b)([0-9]{9})(?-u:\b)",
+            1,
+            Validate::Ssn,
+        ),
+        (
+            "pii.payment_card",
+            &[],
+            // Four groups of digits separated by dots (`4111.1111.1111.1111`).
+            r"(?-u:\b)[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]{1,7}(?-u:\b)",
+            0,
+            Validate::Luhn,
         ),
         (
             // A maximal run of 13 or more digits with single separators; the
@@ -846,12 +921,57 @@ fn triggered(e: &Engine, s: &str) -> Triggered {
 }
 
 fn ssn_valid(m: &str) -> bool {
-    let p: Vec<&str> = m.split('-').collect();
-    if p.len() != 3 {
+    let digits: String = m.chars().filter(char::is_ascii_digit).collect();
+    if digits.len() != 9 || m.len() - digits.len() > 2 {
         return false;
     }
+    let p = [&digits[..3], &digits[3..5], &digits[5..]];
     let area = p[0];
     !(area == "000" || area == "666" || area.starts_with('9') || p[1] == "00" || p[2] == "0000")
+}
+
+/// Whether a 40-character base64 run looks random (an AWS secret access
+/// key): at least two upper- and two lowercase letters and a digit, not a
+/// hex digest, no run of seven lowercase letters (a word inside an
+/// identifier), and a character spread over 4.4 bits per character
+/// (Shannon entropy; random base64 of this length is about 4.9, long
+/// identifiers 4.2–4.45). About 4% of random keys fail these rules and
+/// pass unmasked unless they are named (`aws_secret_access_key=...`).
+fn high_entropy_40(m: &str) -> bool {
+    let b = m.as_bytes();
+    if b.len() != 40 {
+        return false;
+    }
+    let count = |f: fn(&u8) -> bool| b.iter().filter(|c| f(c)).count();
+    let (upper, lower, digit) = (
+        count(u8::is_ascii_uppercase),
+        count(u8::is_ascii_lowercase),
+        count(u8::is_ascii_digit),
+    );
+    if upper < 2 || lower < 2 || digit < 1 || b.iter().all(u8::is_ascii_hexdigit) {
+        return false;
+    }
+    let mut run = 0;
+    for c in b {
+        run = if c.is_ascii_lowercase() { run + 1 } else { 0 };
+        if run >= 7 {
+            return false;
+        }
+    }
+    let mut freq = [0u32; 256];
+    for c in b {
+        freq[usize::from(*c)] += 1;
+    }
+    let n = b.len() as f64;
+    let entropy: f64 = freq
+        .iter()
+        .filter(|f| **f > 0)
+        .map(|f| {
+            let p = f64::from(*f) / n;
+            -p * p.log2()
+        })
+        .sum();
+    entropy > 4.4
 }
 
 /// 13–19 digits (separators ignored) with a valid Luhn check digit.
@@ -884,7 +1004,7 @@ fn card_windows(run: &str) -> Vec<(usize, usize)> {
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     for (i, b) in run.bytes().enumerate() {
-        if b == b' ' || b == b'-' {
+        if b == b' ' || b == b'-' || b == b'.' {
             groups.push((start, i));
             start = i + 1;
         }
@@ -1097,6 +1217,7 @@ fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
                 }
                 let ok = match d.validate {
                     Validate::Ssn => ssn_valid(m.as_str()),
+                    Validate::HighEntropy40 => high_entropy_40(m.as_str()),
                     Validate::Luhn | Validate::None | Validate::NotMask => true,
                 };
                 if ok {
@@ -1113,10 +1234,13 @@ fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
                 let Some(m) = (d.group..c.len()).find_map(|g| c.get(g)) else {
                     continue;
                 };
-                if m.is_empty()
-                    || (matches!(d.validate, Validate::NotMask)
-                        && is_own_mask(e, s, m.start(), m.end()))
-                {
+                let refused = match d.validate {
+                    Validate::NotMask => is_own_mask(e, s, m.start(), m.end()),
+                    Validate::Ssn => !ssn_valid(m.as_str()),
+                    Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
+                    Validate::Luhn | Validate::None => false,
+                };
+                if m.is_empty() || refused {
                     continue;
                 }
                 spans.push(Span {
@@ -1689,6 +1813,79 @@ mod tests {
             "GB82WEST12345698765432",
             "pii.iban",
         );
+    }
+
+    /// Regression (issue 12, probity-filter/4): formats the floor passed
+    /// through.
+    #[test]
+    fn filter_v4_formats_are_redacted() {
+        let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+        redacts(&format!("session {jwt} expired"), jwt, "secret.jwt");
+        redacts("ssn 123456789 on file", "123456789", "pii.ssn");
+        redacts("Social Security No: 123456789.", "123456789", "pii.ssn");
+        redacts("SSN 123 45 6789.", "123 45 6789", "pii.ssn");
+        redacts(
+            "card 4111.1111.1111.1111 ok",
+            "4111.1111.1111.1111",
+            "pii.payment_card",
+        );
+        let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        redacts(&format!("creds: {aws}\n"), aws, "secret.aws_secret_key");
+        redacts(&format!("{aws}"), aws, "secret.aws_secret_key");
+        let twilio = "SK0123456789abcdef0123456789abcdef";
+        redacts(&format!("twilio {twilio} x"), twilio, "secret.twilio");
+        let azure = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJDREVGR0hJSktMTU5PUA==";
+        redacts(
+            &format!(
+                "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={azure};EndpointSuffix=core.windows.net"
+            ),
+            azure,
+            "secret.azure_storage",
+        );
+        let telegram = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq";
+        redacts(&format!("bot {telegram} ok"), telegram, "secret.telegram");
+        let shopify = "shpat_0123456789abcdef0123456789abcdef";
+        redacts(&format!("x {shopify} y"), shopify, "secret.shopify");
+        let digitalocean = format!("dop_v1_{}", "0123456789abcdef".repeat(4));
+        redacts(
+            &format!("x {digitalocean} y"),
+            &digitalocean,
+            "secret.digitalocean",
+        );
+    }
+
+    /// Near-misses of the v4 formats stay as they are.
+    #[test]
+    fn filter_v4_near_misses_are_kept() {
+        for s in [
+            // Hex digests and ids of 40 characters.
+            "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+            "tree 4B825DC642CB6EB9A060E54BF8D69288FBEE4904",
+            // Identifiers and paths of 40 characters.
+            "TestHandlesNegativeAmountsInChargeFlow2x",
+            "AbstractSingletonProxyFactoryBeanImpl123",
+            "ThisIsAVeryLongConstantNameForTesting123",
+            "see core/src/review/snapshot/moduleName12.rs",
+            "const ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl = 1",
+            // Nine bare digits without an SSN name; numbers in tables.
+            "issue 123456789 was closed",
+            "order 987654321",
+            // Versions and decimals.
+            "version 1.2.3.4",
+            "pi is 3.14159265358979",
+            "10.0.0.1 and 192.168.100.200",
+            // JWT-like text that is not three segments.
+            "eyJhbGciOiJIUzI1NiJ9 alone",
+            // Twilio prefix with too few hex digits; an account SID is not a key.
+            "SK0123456789abcdef0123456789abcde",
+            "AC0123456789abcdef0123456789abcdef",
+            // Telegram-like without the AA marker.
+            "123456789:BBHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
+            "uuid 123e4567-e89b-12d3-a456-426614174000",
+        ] {
+            let out = body(s);
+            assert_eq!(out.text, format!("{s}\n"), "{s}");
+        }
     }
 
     #[test]
