@@ -20,6 +20,11 @@ pub trait GitPort {
     /// Everything start needs: trees, changed files with line counts and
     /// leading content, and the intended untracked files.
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
+    /// A commit as a candidate: base = its parent's tree (a root commit:
+    /// the empty tree), candidate = its tree, changed files as
+    /// [`Self::observe_candidate`] derives them, no intended untracked
+    /// files. A merge commit is an error (callers refuse it first).
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError>;
     /// The live base and candidate trees only (cheap: what a gate compares).
     fn live_target(&self) -> Result<LiveTarget, AdapterError>;
     /// The base tree and the tree the given index file would commit,

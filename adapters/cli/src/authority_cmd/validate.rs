@@ -450,7 +450,7 @@ fn validate_pre_pr(
 }
 
 /// Splits `BASE..TIP` (two dots: commits reachable from TIP, not BASE).
-fn parse_range(spec: &str) -> Result<(String, String), CliError> {
+pub(super) fn parse_range(spec: &str) -> Result<(String, String), CliError> {
     let bad = || {
         CliError::new(
             ErrorKind::Usage,
