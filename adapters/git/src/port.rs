@@ -57,6 +57,15 @@ impl GitPort for Repo {
         Ok(Repo::keep_trees(self, lineage, trees)?)
     }
 
+    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
+        Ok(Repo::committed_change(
+            self,
+            base,
+            candidate,
+            probity_core::review::gate::MAX_RANGE_COMMITS,
+        )?)
+    }
+
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
         self.keeps_trees()?;
         Ok(())

@@ -51,6 +51,15 @@ pub trait GitPort {
         let _ = (lineage, trees);
         Ok(())
     }
+    /// Whether a commit among the last `MAX_RANGE_COMMITS` reachable from
+    /// HEAD has tree `candidate` and a parent (none: the empty tree) with
+    /// tree `base`: the frozen target of a `start --commit` review, which
+    /// no worktree holds once committed. An adapter that cannot tell
+    /// answers `false` (finalize then requires the live candidate).
+    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
+        let _ = (base, candidate);
+        Ok(false)
+    }
     /// Checks, before anything is written, that keeping trees is configured
     /// legibly (a bad setting fails the command with nothing changed).
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
