@@ -328,8 +328,18 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
         r.f.root(),
         &["validate", "--gate", "release", "--revision", "HEAD"],
     );
+    // A release of the empty commit releases the reviewed bytes below it.
+    assert_eq!(release.code, 0, "{}", release.stdout);
     assert_eq!(
-        release.json["reason_code"], "no_change",
+        release.json["reason_code"], "receipt_valid",
+        "{}",
+        release.stdout
+    );
+    assert!(
+        release.json["message"]
+            .as_str()
+            .unwrap()
+            .contains(&reviewed),
         "{}",
         release.stdout
     );
@@ -358,6 +368,32 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
         amended.json["reason_code"], "receipt_valid",
         "{}",
         amended.stdout
+    );
+
+    // An empty commit on an unreviewed one releases unreviewed bytes.
+    let unreviewed = r.commit("src/lexer.rs", "fn lex() {}\n", "unreviewed");
+    r.f.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "--no-verify",
+        "-m",
+        "release",
+    ])
+    .unwrap();
+    let laundered = probity(
+        r.f.root(),
+        &["validate", "--gate", "release", "--revision", "HEAD"],
+    );
+    assert_eq!(laundered.code, 1, "{}", laundered.stdout);
+    assert_eq!(laundered.json["reason_code"], "receipt_missing");
+    assert!(
+        laundered.json["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("probity start --commit {unreviewed}")),
+        "{}",
+        laundered.stdout
     );
 
     // start --commit on a commit that changes nothing: a typed refusal.

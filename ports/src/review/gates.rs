@@ -1,11 +1,11 @@
 //! The gates: pre-commit, pre-push, pre-pr and release.
 
-use probity_core::review::gate::Decision;
 use probity_core::review::gate::{
     Authority, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit, RangeJudgment,
     RangeProblem, RefUpdate, combine_judged, decide_target, dedupe_ranges, delivery_commit,
     delivery_commits, judge_stack, no_change,
 };
+use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
     BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
@@ -466,11 +466,19 @@ pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
         problem: None,
     };
     // The release is exactly one commit: a stack is not a revision.
-    let d = match delivery_commit(Gate::Release, &range) {
-        Err(denial) => denial,
+    let (d, released_from) = match delivery_commit(Gate::Release, &range) {
+        Err(denial) => (denial, None),
         Ok(c) => {
             let d = judge_commit(git, store, Gate::Release, c, None)?;
-            judge_stack(Gate::Release, &range, vec![(c, d)]).decision
+            match (d.reason_code, c.parents.first()) {
+                (ReasonCode::NoChange, Some(parent)) => {
+                    released_bytes(git, store, &range, parent, d)?
+                }
+                _ => (
+                    judge_stack(Gate::Release, &range, vec![(c, d)]).decision,
+                    None,
+                ),
+            }
         }
     };
     let decision = match (d.decision, evidence) {
@@ -485,9 +493,64 @@ pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
         }
         _ => d,
     };
-    Ok(combine_judged(
+    let tip = range.tip.clone();
+    let mut combined = combine_judged(
         Gate::Release,
         vec![(range, RangeJudgment::boundary(decision))],
+    );
+    if let Some(ancestor) = released_from {
+        combined.message = format!(
+            "{tip} changes no bytes, so it releases the bytes of {ancestor}: {}",
+            combined.message
+        );
+    }
+    Ok(combined)
+}
+
+/// A release revision that changes no bytes releases the bytes of its
+/// nearest first-parent ancestor that does (D-R26): that commit is judged
+/// instead, so an empty commit (or a tag on one) never launders an
+/// unreviewed change below it. A chain of no-change commits down to the
+/// root is `no_change`; one longer than [`MAX_RANGE_COMMITS`] is denied.
+fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    range: &DeliveredRange,
+    parent: &CommitId,
+    unchanged: GateDecision,
+) -> Result<(GateDecision, Option<CommitId>), ReviewError> {
+    let mut next = parent.clone();
+    for _ in 0..MAX_RANGE_COMMITS {
+        let listed = git
+            .range(&next, &[], &RemoteScope::None, 1)
+            .map_err(ReviewError::Repository)?;
+        let Some(ancestor) = listed.into_iter().next() else {
+            break;
+        };
+        let d = judge_commit(git, store, Gate::Release, &ancestor, None)?;
+        if d.reason_code != ReasonCode::NoChange {
+            let d = judge_stack(Gate::Release, range, vec![(&ancestor, d)]).decision;
+            return Ok((d, Some(ancestor.commit)));
+        }
+        match ancestor.parents.first() {
+            Some(p) => next = p.clone(),
+            None => return Ok((unchanged, None)),
+        }
+    }
+    let message = format!(
+        "{} and its last {MAX_RANGE_COMMITS} ancestors change no bytes: release a revision whose own commit changes what is released",
+        range.tip
+    );
+    Ok((
+        GateDecision {
+            decision: Decision::Deny,
+            reason_code: ReasonCode::DeliveryTooLarge,
+            stage: probity_core::review::gate::GateStage::Boundary,
+            next_action: probity_core::review::gate::NextAction::CheckRange,
+            message,
+            ..unchanged
+        },
+        None,
     ))
 }
 
