@@ -488,3 +488,28 @@ fn bad_start_arguments_are_typed_errors_and_change_nothing() {
         "a refusal wrote to the store"
     );
 }
+
+#[test]
+fn a_committed_review_is_finalized_only_while_its_commit_is_in_history() {
+    let r = Repo::new();
+    let c = r.commit("src/lexer.rs", "fn lex() {}\n", "lexer");
+    let st = probity(r.f.root(), &["start", "--commit", &c]);
+    assert_eq!(st.code, 0, "{}", st.stdout);
+    // The commit is dropped from HEAD's history and the worktree moves on:
+    // nothing shows the frozen change any more.
+    r.f.git(&["reset", "-q", "--hard", "HEAD~1"]).unwrap();
+    let before = store_snapshot(&r.f);
+    let lineage = st.json["lineage_id"].as_str().unwrap();
+    let result = input(r.inputs.path(), "r.json", CLEAN_RESULT);
+    let mut args = vec!["finalize", "--lineage", lineage];
+    for _ in st.json["selected_lenses"].as_array().into_iter().flatten() {
+        args.extend(["--result", result.as_str()]);
+    }
+    let f = probity(r.f.root(), &args);
+    assert_eq!(f.code, 4, "{}", f.stdout);
+    assert_eq!(f.json["error"]["code"], "candidate_changed");
+    assert!(
+        store_snapshot(&r.f) == before,
+        "a refusal wrote to the store"
+    );
+}
