@@ -513,3 +513,23 @@ fn a_committed_review_is_finalized_only_while_its_commit_is_in_history() {
         "a refusal wrote to the store"
     );
 }
+
+#[test]
+fn start_on_committed_work_names_the_commit_and_the_advice_works() {
+    let r = Repo::new();
+    let c = r.commit("src/lexer.rs", "fn lex() {}\n", "committed first");
+    let before = store_snapshot(&r.f);
+    let nothing = probity(r.f.root(), &["start"]);
+    assert_eq!(nothing.code, 3, "{}", nothing.stdout);
+    assert_eq!(nothing.json["error"]["code"], "nothing_to_review");
+    let next = nothing.json["error"]["next_action"].as_str().unwrap();
+    let command = format!("probity start --commit {c}");
+    assert!(next.contains(&command), "{next}");
+    assert!(
+        store_snapshot(&r.f) == before,
+        "a refusal wrote to the store"
+    );
+    let st = probity(r.f.root(), &["start", "--commit", &c]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["commit"], c.as_str());
+}

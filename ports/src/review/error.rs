@@ -113,6 +113,12 @@ pub enum ReviewError {
         "commit {commit} changes no bytes (its tree is its parent's tree): there is nothing to review, and every gate allows it as `no_change`"
     )]
     CommitNoChange { commit: CommitId },
+    /// `start` on a clean worktree: the live candidate equals HEAD. Work
+    /// that is already committed is reviewed with `start --commit`.
+    #[error(
+        "the candidate equals HEAD ({head}): nothing uncommitted to review; to review the change HEAD committed, run `probity start --commit {head}`"
+    )]
+    NothingUncommitted { head: CommitId },
 }
 
 fn display_paths(p: &[RepoPath]) -> String {

@@ -37,7 +37,10 @@ pub struct Started {
 
 /// `probity start`: freezes the live candidate, or resumes the lineage that
 /// already froze it (R1.3).
-pub fn start<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+///
+/// A clean worktree on a commit is `NothingUncommitted`, naming HEAD, so
+/// the answer leads to `start --commit` for work that is already committed.
+pub fn start<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -45,6 +48,12 @@ pub fn start<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 ) -> Result<Started, ReviewError> {
     keeping_trees(git, || {
         let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+        if obs.changed.is_empty()
+            && !obs.unborn_head
+            && let Some(head) = git.find_commit("HEAD").map_err(ReviewError::Repository)?
+        {
+            return Err(ReviewError::NothingUncommitted { head });
+        }
         start_or_resume(git, store, clock, focus, obs)
     })
 }

@@ -132,6 +132,16 @@ pub(crate) fn parse_lineage(s: &str) -> Result<LineageId, CliError> {
 pub fn review_error(e: ReviewError) -> CliError {
     use ErrorKind::*;
     let msg = e.to_string();
+    if let ReviewError::NothingUncommitted { head } = &e {
+        return CliError::new(
+            RejectedInput,
+            "nothing_to_review",
+            msg.clone(),
+            format!(
+                "review the committed change with `probity start --commit {head}` (or a stack with `probity start --range <base>..{head}`), or change something first"
+            ),
+        );
+    }
     let (kind, code, next) = match &e {
         ReviewError::Repository(_) => (
             Repository,
@@ -376,6 +386,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "rebase the branch into a chain of one-parent commits, then retry; nothing was written",
             ),
         },
+        ReviewError::NothingUncommitted { .. } => (
+            RejectedInput,
+            "nothing_to_review",
+            "review committed work with `probity start --commit <sha>`, or change something first",
+        ),
         ReviewError::CommitNoChange { .. } => (
             RejectedInput,
             "no_change",
