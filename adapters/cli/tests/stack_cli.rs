@@ -533,3 +533,63 @@ fn start_on_committed_work_names_the_commit_and_the_advice_works() {
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
     assert_eq!(st.json["commit"], c.as_str());
 }
+
+#[test]
+fn a_range_over_the_bound_is_denied_and_never_started() {
+    let r = Repo::new();
+    // 1,001 commits on main, written at once by `git fast-import`.
+    let mut stream = String::from("commit refs/heads/main\nmark :1\n");
+    for i in 0..1001 {
+        if i > 0 {
+            stream.push_str("commit refs/heads/main\n");
+        }
+        stream.push_str(&format!(
+            "committer F <f@probity.invalid> 1700000000 +0000\ndata 1\nc\n{}M 100644 inline notes.txt\ndata {}\n{i}\n\n",
+            if i == 0 { "from refs/heads/main^0\n" } else { "" },
+            format!("{i}\n").len()
+        ));
+    }
+    let mut child = std::process::Command::new("git")
+        .args(["fast-import", "--quiet", "--force"])
+        .current_dir(r.f.root())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", r.f.home())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stream.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+    r.f.git(&["reset", "-q", "--hard"]).unwrap();
+    assert_eq!(
+        String::from_utf8(
+            r.f.git(&["rev-list", "--count", "origin/main..main"])
+                .unwrap()
+        )
+        .unwrap()
+        .trim(),
+        "1001"
+    );
+    let before = store_snapshot(&r.f);
+    let d = probity(
+        r.f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-push",
+            "--range",
+            "origin/main..main",
+        ],
+    );
+    assert_eq!(d.code, 1, "{}", d.stdout);
+    assert_eq!(d.json["reason_code"], "delivery_too_large");
+    assert_eq!(d.json["stage"], "boundary");
+    assert_eq!(d.json["deliveries"][0]["commits"], 1001);
+    let st = probity(r.f.root(), &["start", "--range", "origin/main..main"]);
+    assert_eq!(st.code, 3, "{}", st.stdout);
+    assert_eq!(st.json["error"]["code"], "range_too_large");
+    assert!(
+        store_snapshot(&r.f) == before,
+        "a refusal wrote to the store"
+    );
+}
