@@ -593,3 +593,46 @@ fn a_range_over_the_bound_is_denied_and_never_started() {
         "a refusal wrote to the store"
     );
 }
+
+#[test]
+fn a_stacked_proposal_survives_a_base_advance_only_off_its_paths() {
+    let r = Repo::new();
+    r.stack();
+    let range = format!("{}..HEAD", r.rev("origin/main"));
+    let st = probity(r.f.root(), &["start", "--range", &range]);
+    for l in st.json["lineages"].as_array().unwrap() {
+        r.approve(l);
+    }
+    // The base moves on elsewhere: accepted with its proof.
+    r.f.git(&["branch", "-q", "upstream", "origin/main"])
+        .unwrap();
+    r.f.git(&["checkout", "-q", "upstream"]).unwrap();
+    r.commit("docs/changelog.md", "advanced\n", "base moves on");
+    // And over a path the stack's middle commit adds.
+    r.f.git(&["checkout", "-q", "-b", "upstream2", "origin/main"])
+        .unwrap();
+    r.commit("src/lexer.rs", "fn other() {}\n", "base takes the lexer");
+    r.f.git(&["checkout", "-q", "main"]).unwrap();
+    let before = store_snapshot(&r.f);
+    let ok = probity(
+        r.f.root(),
+        &["validate", "--gate", "pre-pr", "--base", "upstream"],
+    );
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    assert_eq!(ok.json["deliveries"][0]["commits"], 3);
+    assert_eq!(
+        ok.json["base_advance"]["base_changed_paths"],
+        serde_json::json!(["docs/changelog.md"])
+    );
+    let clash = probity(
+        r.f.root(),
+        &["validate", "--gate", "pre-pr", "--base", "upstream2"],
+    );
+    assert_eq!(clash.code, 1, "{}", clash.stdout);
+    assert_eq!(clash.json["reason_code"], "base_advanced");
+    assert_eq!(
+        clash.json["differing_paths"],
+        serde_json::json!(["src/lexer.rs"])
+    );
+    assert!(store_snapshot(&r.f) == before, "a gate wrote to the store");
+}
