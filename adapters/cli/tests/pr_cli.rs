@@ -153,13 +153,40 @@ fn a_fork_proposal_is_judged_against_the_upstream_it_targets() {
 }
 
 #[test]
-fn a_proposal_of_several_commits_is_partial() {
-    let (f, _d) = proposal();
+fn a_stacked_proposal_passes_only_when_every_commit_is_reviewed() {
+    let (f, d) = proposal();
     f.write("docs/guide.md", "# guide\nmore\n").unwrap();
     f.commit_all("second").unwrap();
-    let d = pr(&f, "origin/main");
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
-    assert_eq!(d.json["deliveries"][0]["commits"], 2);
+    let second = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string();
+    let before = store_snapshot(&f);
+    let denied = pr(&f, "origin/main");
+    assert_eq!(denied.code, 1, "{}", denied.stdout);
+    assert_eq!(denied.json["deliveries"][0]["commits"], 2);
+    // The unreviewed commit is named, with the command that reviews it.
+    assert_eq!(denied.json["next_action"], "start_commit_review");
+    let message = denied.json["message"].as_str().unwrap();
+    let command = format!("probity start --commit {second}");
+    assert!(message.contains(&command), "{message}");
+    let stack = denied.json["deliveries"][0]["stack"].as_array().unwrap();
+    assert_eq!(stack[0]["decision"], "allow");
+    assert_eq!(stack[1]["commit"], second.as_str());
+    assert!(store_snapshot(&f) == before, "a gate wrote to the store");
+
+    // Following the advice makes the stack pass.
+    let st = probity(f.root(), &["start", "--commit", &second]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["commit"], second.as_str());
+    approve_started(f.root(), d.path(), &st.json);
+    let ok = pr(&f, "origin/main");
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    assert_eq!(ok.json["reason_code"], "receipt_valid");
+    assert_eq!(
+        ok.json["deliveries"][0]["stack"].as_array().map(Vec::len),
+        Some(2)
+    );
     // --head names another proposal.
     let first = probity(
         f.root(),

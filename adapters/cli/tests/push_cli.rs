@@ -196,17 +196,34 @@ fn an_edit_after_review_is_denied_and_nothing_reaches_the_remote() {
 }
 
 #[test]
-fn a_reviewed_candidate_split_over_two_commits_is_partial() {
+fn a_reviewed_candidate_split_over_two_commits_names_both_unreviewed_commits() {
     let s = Setup::new();
     s.f.git(&["add", "src/parser.rs"]).unwrap();
     s.f.git(&["commit", "-q", "-m", "half"]).unwrap();
+    let half = s.rev("HEAD");
     s.f.commit_all("other half").unwrap();
     let d = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
     assert_eq!(d.code, 1);
-    assert_eq!(d.json["reason_code"], "delivery_partial");
-    assert_eq!(d.json["stage"], "boundary");
-    assert_eq!(d.json["next_action"], "squash");
+    // Neither half is what the review approved: the first names both.
+    assert_eq!(
+        d.json["reason_code"], "receipt_scope_changed",
+        "{}",
+        d.stdout
+    );
+    assert_eq!(d.json["next_action"], "start_commit_review");
     assert_eq!(d.json["deliveries"][0]["commits"], 2);
+    let stack = d.json["deliveries"][0]["stack"].as_array().unwrap();
+    assert_eq!(stack.len(), 2);
+    assert_eq!(stack[0]["commit"], half.as_str());
+    assert_eq!(stack[1]["decision"], "deny");
+    let message = d.json["message"].as_str().unwrap();
+    let command = format!(
+        "probity start --range {}..{}",
+        s.rev("origin/main"),
+        s.rev("HEAD")
+    );
+    assert!(message.contains(&command), "{message}");
+    assert!(message.contains(&half), "{message}");
 
     // Squashed into one commit of the reviewed candidate, it passes.
     s.f.git(&["reset", "-q", "--soft", "origin/main"]).unwrap();
@@ -401,6 +418,25 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
     assert!(store_snapshot(&s.f) == before, "the store changed");
 }
 
+/// The gate denied the range at `commit`, committed work no review covers,
+/// and names the command that reviews exactly that commit.
+fn assert_names_unreviewed(d: &Run, commit: &str) {
+    assert_eq!(d.code, 1, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["decision"], "deny");
+    assert_eq!(d.json["next_action"], "start_commit_review", "{}", d.stdout);
+    let message = d.json["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("probity start --commit {commit}")),
+        "{message}"
+    );
+    let stack = d.json["deliveries"][0]["stack"].as_array().unwrap();
+    let denied: Vec<&serde_json::Value> =
+        stack.iter().filter(|c| c["decision"] == "deny").collect();
+    assert_eq!(denied.len(), 1, "{}", d.stdout);
+
+    assert_eq!(denied[0]["commit"], commit);
+}
+
 /// A bare repository in `dir`, for pushes to a second remote.
 fn bare(dir: &Path, name: &str, f: &Fixture) -> String {
     let p = dir.join(name);
@@ -427,7 +463,9 @@ fn unreviewed_history_never_rides_along_to_a_remote_that_lacks_it() {
         &["--remote", "origin"],
         &format!("refs/heads/main {tip} refs/heads/main {ZERO}\n"),
     );
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    // The root commit the remote lacks was never reviewed: it is named.
+    let root = s.rev("HEAD~1");
+    assert_names_unreviewed(&d, &root);
     assert_eq!(d.json["deliveries"][0]["commits"], 2);
 }
 
@@ -451,9 +489,19 @@ fn a_branch_deleted_on_the_remote_is_not_taken_as_published() {
         &["--remote", "origin"],
         &format!("refs/heads/wip {wip_tip} refs/heads/feature {ZERO}\n"),
     );
-    // Two commits the remote lacks now, whatever origin/wip says.
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    // Two commits the remote lacks now, whatever origin/wip says: the one
+    // adding the secret is judged (and denied) first, and both are named.
     assert_eq!(d.json["deliveries"][0]["commits"], 2);
+    assert_eq!(d.json["next_action"], "start_commit_review", "{}", d.stdout);
+    let message = d.json["message"].as_str().unwrap();
+    assert!(message.contains(&s.rev("HEAD~1")), "{message}");
+    assert!(
+        message.contains(&format!(
+            "probity start --range {}..{wip_tip}",
+            s.rev("HEAD~2")
+        )),
+        "{message}"
+    );
 }
 
 #[test]
@@ -562,7 +610,7 @@ fn the_push_url_is_what_is_asked_not_the_fetch_url() {
         &["--remote", &fork],
         &format!("refs/heads/wip {tip} refs/heads/feature {ZERO}\n"),
     );
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 }
 
 #[test]
@@ -585,7 +633,7 @@ fn only_branches_and_tags_vouch_for_history_and_not_those_the_push_moves() {
         &["--remote", "origin"],
         &format!("refs/heads/wip {tip} refs/heads/release {ZERO}\n"),
     );
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 
     // A branch the same push deletes does not vouch for what it held.
     s.f.git(&["push", "-q", "--no-verify", "origin", "wip"])
@@ -597,7 +645,7 @@ fn only_branches_and_tags_vouch_for_history_and_not_those_the_push_moves() {
             "(delete) {ZERO} refs/heads/wip {wip}\nrefs/heads/wip {tip} refs/heads/release {ZERO}\n"
         ),
     );
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 }
 
 #[test]
@@ -656,5 +704,5 @@ fn grafts_never_change_what_a_commit_descends_from() {
         &["--remote", "origin"],
         &format!("refs/heads/wip {tip} refs/heads/feature {ZERO}\n"),
     );
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 }

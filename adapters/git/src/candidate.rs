@@ -8,6 +8,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 use probity_core::review::causality::{Hunk, parse_hunks};
+use probity_core::review::gate::RangeCommit;
 use probity_core::review::ids::{BlobId, RepoPath, TreeId};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
@@ -497,18 +498,62 @@ impl Repo {
     /// counts and leading content, and the intended untracked files.
     pub fn observe_candidate(&self) -> Result<CandidateObservation, GitError> {
         let trees = self.trees()?;
+        self.observe_trees(trees, true)
+    }
+
+    /// A commit as a candidate (`start --commit`): base = its parent's tree
+    /// (a root commit: the empty tree), candidate = its tree; no intended
+    /// untracked files (a commit has no worktree). A merge commit is
+    /// refused: it has no single base.
+    pub fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, GitError> {
+        let (base_tree, root) = match commit.parents[..] {
+            [] => (self.empty_tree()?, true),
+            [ref parent] => (self.commit_tree(parent)?, false),
+            _ => {
+                return Err(parse_err(
+                    "observe commit",
+                    format!(
+                        "{} is a merge commit ({} parents): it has no single base",
+                        commit.commit,
+                        commit.parents.len()
+                    ),
+                ));
+            }
+        };
+        self.observe_trees(
+            Trees {
+                base_tree,
+                candidate_tree: commit.tree.clone(),
+                unborn_head: root,
+            },
+            false,
+        )
+    }
+
+    /// The observation of two trees: changed files with modes, line counts
+    /// and leading content; with `untracked`, the added paths that are not
+    /// in the user's index are the intended untracked files.
+    fn observe_trees(
+        &self,
+        trees: Trees,
+        untracked: bool,
+    ) -> Result<CandidateObservation, GitError> {
         let entries = self.diff_entries(&trees.base_tree, &trees.candidate_tree)?;
-        let added: Vec<&RepoPath> = entries
-            .iter()
-            .filter(|(_, a)| *a)
-            .map(|(f, _)| &f.path)
-            .collect();
-        let tracked = self.in_index(&added)?;
-        let intended_untracked = added
-            .iter()
-            .filter(|p| !tracked.contains(**p))
-            .map(|p| (*p).clone())
-            .collect();
+        let intended_untracked = if untracked {
+            let added: Vec<&RepoPath> = entries
+                .iter()
+                .filter(|(_, a)| *a)
+                .map(|(f, _)| &f.path)
+                .collect();
+            let tracked = self.in_index(&added)?;
+            added
+                .iter()
+                .filter(|p| !tracked.contains(**p))
+                .map(|p| (*p).clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(CandidateObservation {
             base_tree: trees.base_tree,
             candidate_tree: trees.candidate_tree,

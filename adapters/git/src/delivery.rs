@@ -241,6 +241,37 @@ impl Repo {
             .map_err(|_| parse_err("rev-list --count", format!("`{}` is not a count", s.trim())))
     }
 
+    /// Whether one of the last `limit` commits reachable from HEAD has
+    /// tree `candidate` and a parent whose tree is `base` (a root commit:
+    /// `base` is the empty tree). An unborn HEAD has no commits.
+    pub fn committed_change(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+        limit: usize,
+    ) -> Result<bool, GitError> {
+        let Some(head) = self.find_commit("HEAD")? else {
+            return Ok(false);
+        };
+        let listed = self.range_commits(&head, &[], &RemoteScope::None, limit)?;
+        let trees: std::collections::HashMap<&CommitId, &TreeId> =
+            listed.iter().map(|c| (&c.commit, &c.tree)).collect();
+        for c in listed.iter().filter(|c| c.tree == *candidate) {
+            let parent_tree = match c.parents[..] {
+                [] => self.empty_tree()?,
+                [ref p] => match trees.get(p) {
+                    Some(t) => (*t).clone(),
+                    None => self.commit_tree(p)?,
+                },
+                _ => continue,
+            };
+            if parent_tree == *base {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// A commit's tree.
     pub fn commit_tree(&self, id: &CommitId) -> Result<TreeId, GitError> {
         let out = self.run(["rev-parse", "--verify", &format!("{id}^{{tree}}")])?;

@@ -1,6 +1,7 @@
 //! [`probity_ports::review::GitPort`] for a discovered [`Repo`].
 
 use probity_core::review::causality::Hunk;
+use probity_core::review::gate::RangeCommit;
 use std::ffi::OsString;
 
 use probity_core::review::ids::{LineageId, RepoPath, TreeId};
@@ -13,6 +14,10 @@ use crate::repo::Repo;
 impl GitPort for Repo {
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError> {
         Ok(Repo::observe_candidate(self)?)
+    }
+
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
+        Ok(Repo::observe_commit(self, commit)?)
     }
 
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
@@ -50,6 +55,15 @@ impl GitPort for Repo {
         trees: &[(&str, &TreeId)],
     ) -> Result<(), AdapterError> {
         Ok(Repo::keep_trees(self, lineage, trees)?)
+    }
+
+    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
+        Ok(Repo::committed_change(
+            self,
+            base,
+            candidate,
+            probity_core::review::gate::MAX_RANGE_COMMITS,
+        )?)
     }
 
     fn check_keep_trees(&self) -> Result<(), AdapterError> {

@@ -99,6 +99,13 @@ pub enum ReasonCode {
     /// release: the revision moved to another commit while the gate was
     /// deciding.
     ReleaseRevisionMoved,
+    /// The delivery changes no bytes: its tree equals its base tree (a
+    /// clean worktree, a message-only `--amend`, `--allow-empty`), so there
+    /// is nothing a review could bind (D-R26).
+    NoChange,
+    /// A pushed ref delivers more commits than a gate judges one by one
+    /// ([`MAX_RANGE_COMMITS`]).
+    DeliveryTooLarge,
 }
 
 /// Where in the derivation the decision was made.
@@ -132,6 +139,9 @@ pub enum NextAction {
     Squash,
     /// Check what is being pushed: the range delivers nothing new.
     CheckRange,
+    /// Review committed work as committed: `probity start --commit <sha>`
+    /// (or `--range <old>..<tip>` for several commits).
+    StartCommitReview,
 }
 
 /// A gate decision.
@@ -187,6 +197,9 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
 /// would record (pre-commit) or the (parent tree, tree) of a delivered
 /// commit (pre-push).
 pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
+    if let Some(allow) = no_change(gate, live) {
+        return allow;
+    }
     let deny = |reason_code,
                 stage,
                 lineage: Option<&LineageId>,
@@ -356,6 +369,28 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             }
         }
     }
+}
+
+/// A target whose candidate tree is its base tree changes no reviewed
+/// bytes (a clean worktree at pre-commit; a commit whose tree equals its
+/// parent's: a message-only `--amend`, `--allow-empty`): every gate allows
+/// it with `no_change`, before any discovery (D-R26). `None` otherwise.
+pub fn no_change(gate: Gate, live: &LiveTarget) -> Option<GateDecision> {
+    (live.base_tree == live.candidate_tree).then(|| GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::NoChange,
+        stage: GateStage::Complete,
+        lineage_id: None,
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message: format!(
+            "the {} delivery changes no bytes (its tree {} is its base tree): there is nothing to review",
+            gate.name(),
+            live.candidate_tree
+        ),
+        deliveries: Vec::new(),
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -593,6 +628,10 @@ pub struct DeliveryReport {
     pub decision: Decision,
     pub reason_code: ReasonCode,
     pub lineage_id: Option<LineageId>,
+    /// A range of several commits: how each was judged, oldest first
+    /// (absent for a one-commit range and a boundary denial).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<CommitReport>,
 }
 
 /// Combines the per-range decisions of one push: allow only when every
@@ -600,17 +639,41 @@ pub struct DeliveryReport {
 /// every range reported. A push that only deletes refs delivers nothing and
 /// is allowed.
 pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)>) -> GateDecision {
+    combine_judged(
+        gate,
+        judged
+            .into_iter()
+            .map(|(r, decision)| {
+                (
+                    r,
+                    RangeJudgment {
+                        decision,
+                        stack: Vec::new(),
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// [`combine_deliveries`] for ranges judged commit by commit
+/// ([`judge_stack`]): each range's per-commit reports go to its entry in
+/// `deliveries`.
+pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) -> GateDecision {
     let deliveries: Vec<DeliveryReport> = judged
         .iter()
-        .map(|(r, d)| DeliveryReport {
+        .map(|(r, j)| DeliveryReport {
             refs: r.refs.clone(),
             tip: r.tip.clone(),
             commits: r.count,
-            decision: d.decision,
-            reason_code: d.reason_code,
-            lineage_id: d.lineage_id.clone(),
+            decision: j.decision.decision,
+            reason_code: j.decision.reason_code,
+            lineage_id: j.decision.lineage_id.clone(),
+            stack: j.stack.clone(),
         })
         .collect();
+    let judged: Vec<(DeliveredRange, GateDecision)> =
+        judged.into_iter().map(|(r, j)| (r, j.decision)).collect();
     if judged.is_empty() {
         return GateDecision {
             gate,
@@ -634,7 +697,14 @@ pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)
         [(_, only)] => only.lineage_id.clone(),
         _ => None,
     };
+    let unchanged = judged
+        .iter()
+        .all(|(_, d)| d.reason_code == ReasonCode::NoChange);
     let message = match &judged[..] {
+        // A stack, or a delivery that changes no bytes, says so itself.
+        [(r, only)] if r.count > 1 || only.reason_code == ReasonCode::NoChange => {
+            only.message.clone()
+        }
         [(r, only)] => format!(
             "{} delivers exactly the candidate {} approved",
             r.refs.join(", "),
@@ -642,21 +712,325 @@ pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)
                 .as_ref()
                 .map_or_else(|| "a review".to_string(), ToString::to_string)
         ),
+        many if unchanged => format!(
+            "none of the {} delivered ranges changes any bytes",
+            many.len()
+        ),
         many => format!(
-            "each of the {} delivered ranges is exactly one commit an approved review covers",
+            "each of the {} delivered ranges consists of commits approved reviews cover (or that change no bytes)",
             many.len()
         ),
     };
     GateDecision {
         gate,
         decision: Decision::Allow,
-        reason_code: ReasonCode::ReceiptValid,
+        reason_code: if unchanged {
+            ReasonCode::NoChange
+        } else {
+            ReasonCode::ReceiptValid
+        },
         stage: GateStage::Complete,
         lineage_id,
         differing_paths: Vec::new(),
         next_action: NextAction::None,
         message,
         deliveries,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Stacks: a range judged commit by commit (D-R25)
+// ---------------------------------------------------------------------------
+
+/// The most commits one delivered range may hold: each is judged on its
+/// own, so the bound keeps a gate's work (a lookup, and a diff for each
+/// denial) bounded. A longer range is denied `delivery_too_large`.
+pub const MAX_RANGE_COMMITS: usize = 1000;
+
+/// Why a list of commits is not a stack a review can bind commit by commit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StackError {
+    #[error("the range holds no commit")]
+    Empty,
+    #[error(
+        "the range holds {count} commits, more than the {limit} Probity reviews or judges one by one"
+    )]
+    TooLarge { count: usize, limit: usize },
+    #[error(
+        "{commit} is a merge commit ({parents} parents); a review binds a commit with one parent (its base): rebase the branch onto its base, or squash it, so that every commit has one parent"
+    )]
+    Merge { commit: CommitId, parents: usize },
+    #[error(
+        "the range's commits do not form one chain from {tip} ({listed} listed, {chained} chained)"
+    )]
+    NotLinear {
+        tip: CommitId,
+        listed: usize,
+        chained: usize,
+    },
+}
+
+/// Orders a range's commits oldest first, as one chain ending at `tip`:
+/// each commit's only parent is the commit before it (the oldest's parent,
+/// if any, is outside the range). `count` is how many commits the range
+/// has (it may exceed what was listed). A merge anywhere refuses the whole
+/// range.
+pub fn stack_order<'a>(
+    tip: &CommitId,
+    commits: &'a [RangeCommit],
+    count: usize,
+) -> Result<Vec<&'a RangeCommit>, StackError> {
+    if count > MAX_RANGE_COMMITS {
+        return Err(StackError::TooLarge {
+            count,
+            limit: MAX_RANGE_COMMITS,
+        });
+    }
+    if count == 0 || commits.is_empty() {
+        return Err(StackError::Empty);
+    }
+    if let Some(m) = commits.iter().find(|c| c.parents.len() > 1) {
+        return Err(StackError::Merge {
+            commit: m.commit.clone(),
+            parents: m.parents.len(),
+        });
+    }
+    let by_id: std::collections::BTreeMap<&CommitId, &RangeCommit> =
+        commits.iter().map(|c| (&c.commit, c)).collect();
+    let mut chain = Vec::with_capacity(commits.len());
+    let mut next = Some(tip);
+    while let Some(c) = next.and_then(|id| by_id.get(id)) {
+        if chain.len() == commits.len() {
+            break;
+        }
+        chain.push(*c);
+        next = c.parents.first();
+    }
+    if chain.len() != commits.len() || commits.len() != count || by_id.len() != commits.len() {
+        return Err(StackError::NotLinear {
+            tip: tip.clone(),
+            listed: commits.len(),
+            chained: chain.len(),
+        });
+    }
+    chain.reverse();
+    Ok(chain)
+}
+
+/// The commits of a delivered range to judge one by one, oldest first, or
+/// the boundary denial when the range cannot be a stack of deliveries: a
+/// rewind, not a commit, no commit, more than [`MAX_RANGE_COMMITS`], or a
+/// merge commit anywhere (D-R25).
+pub fn delivery_commits(
+    gate: Gate,
+    range: &DeliveredRange,
+) -> Result<Vec<&RangeCommit>, GateDecision> {
+    let refs = range.refs.join(", ");
+    let (reason_code, next_action, message) = match range_shape(range) {
+        RangeShape::NotFastForward(_) | RangeShape::NotCommit | RangeShape::Empty => {
+            return delivery_commit(gate, range).map(|c| vec![c]);
+        }
+        _ => match stack_order(&range.tip, &range.commits, range.count) {
+            Ok(stack) => return Ok(stack),
+            Err(StackError::Empty) => return delivery_commit(gate, range).map(|c| vec![c]),
+            Err(StackError::TooLarge { count, limit }) => (
+                ReasonCode::DeliveryTooLarge,
+                NextAction::CheckRange,
+                format!(
+                    "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts (older commits first, e.g. `git push <remote> <commit>:<branch>`), or squash it"
+                ),
+            ),
+            Err(StackError::Merge { commit, parents }) => (
+                ReasonCode::DeliveryPartial,
+                NextAction::Squash,
+                format!(
+                    "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: rebase the branch onto the remote's tip (`git rebase <remote>/<branch>`) or squash it into one commit, then review what is unreviewed with `probity start --commit <sha>` (or `probity start --range <base>..<tip>`)"
+                ),
+            ),
+            Err(e @ StackError::NotLinear { .. }) => (
+                ReasonCode::DeliveryPartial,
+                NextAction::Squash,
+                format!(
+                    "{refs}: {e}; rebase or squash the branch into a chain of one-parent commits"
+                ),
+            ),
+        },
+    };
+    Err(GateDecision {
+        gate,
+        decision: Decision::Deny,
+        reason_code,
+        stage: GateStage::Boundary,
+        lineage_id: None,
+        differing_paths: Vec::new(),
+        next_action,
+        message,
+        deliveries: Vec::new(),
+    })
+}
+
+/// How one commit of a stack was judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitReport {
+    pub commit: CommitId,
+    pub decision: Decision,
+    pub reason_code: ReasonCode,
+    pub lineage_id: Option<LineageId>,
+}
+
+/// A delivered range's decision and, for a stack of several commits, how
+/// each commit was judged (oldest first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeJudgment {
+    pub decision: GateDecision,
+    pub stack: Vec<CommitReport>,
+}
+
+impl RangeJudgment {
+    /// A range denied at the boundary, before any commit was judged.
+    pub fn boundary(decision: GateDecision) -> Self {
+        Self {
+            decision,
+            stack: Vec::new(),
+        }
+    }
+}
+
+/// Whether a denial means "this committed change was never reviewed": the
+/// work is done and committed, so the next step is a review of the commit
+/// as committed (never a `probity start` of a clean worktree).
+fn needs_commit_review(d: &GateDecision) -> bool {
+    d.decision == Decision::Deny
+        && matches!(
+            d.reason_code,
+            ReasonCode::ReceiptMissing
+                | ReasonCode::ReceiptScopeChanged
+                | ReasonCode::ReceiptUnrelated
+        )
+}
+
+/// The command that reviews the unreviewed commits of a stack (oldest
+/// first): `--commit` for one, `--range <parent of the oldest>..<newest>`
+/// for several (commits in between that are reviewed are resumed, not
+/// reviewed again).
+fn commit_review_command(unreviewed: &[&RangeCommit]) -> String {
+    match unreviewed {
+        [] => "probity start --commit <sha>".into(),
+        [one] => format!("probity start --commit {}", one.commit),
+        [oldest, .., newest] => match oldest.parents.first() {
+            Some(p) => format!("probity start --range {p}..{}", newest.commit),
+            // A root commit has no parent to name as the range's base.
+            None => format!(
+                "probity start --commit {} && probity start --range {}..{}",
+                oldest.commit, oldest.commit, newest.commit
+            ),
+        },
+    }
+}
+
+/// Combines the per-commit decisions of one delivered range, oldest first
+/// (R8.3, D-R25): the range is allowed only when every commit is (an
+/// approved review binds its (parent tree, tree), or it changes no bytes);
+/// otherwise the first failing commit answers, named. A denial for
+/// committed, unreviewed work names the command that reviews it as
+/// committed (`probity start --commit <sha>`, or `--range` for several).
+/// A one-commit range answers exactly as that commit's decision (only its
+/// next step changes).
+pub fn judge_stack(
+    gate: Gate,
+    range: &DeliveredRange,
+    judged: Vec<(&RangeCommit, GateDecision)>,
+) -> RangeJudgment {
+    let n = judged.len();
+    let refs = range.refs.join(", ");
+    let stack: Vec<CommitReport> = if n > 1 {
+        judged
+            .iter()
+            .map(|(c, d)| CommitReport {
+                commit: c.commit.clone(),
+                decision: d.decision,
+                reason_code: d.reason_code,
+                lineage_id: d.lineage_id.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let unreviewed: Vec<&RangeCommit> = judged
+        .iter()
+        .filter(|(_, d)| needs_commit_review(d))
+        .map(|(c, _)| *c)
+        .collect();
+    let mut judged = judged;
+    let Some(pos) = judged
+        .iter()
+        .position(|(_, d)| d.decision == Decision::Deny)
+    else {
+        let decision = match judged.pop() {
+            Some((_, only)) if n == 1 => only,
+            _ => {
+                let approved = stack
+                    .iter()
+                    .filter(|r| r.reason_code != ReasonCode::NoChange)
+                    .count();
+                GateDecision {
+                    gate,
+                    decision: Decision::Allow,
+                    reason_code: if approved == 0 {
+                        ReasonCode::NoChange
+                    } else {
+                        ReasonCode::ReceiptValid
+                    },
+                    stage: GateStage::Complete,
+                    lineage_id: None,
+                    differing_paths: Vec::new(),
+                    next_action: NextAction::None,
+                    message: format!(
+                        "each of the {n} commits {refs} delivers is a reviewed delivery ({approved} bound by an approved review, {} changing no bytes)",
+                        n - approved
+                    ),
+                    deliveries: Vec::new(),
+                }
+            }
+        };
+        return RangeJudgment { decision, stack };
+    };
+    // `pos` is an index `position` found: in bounds.
+    let (commit, mut denial) = judged.swap_remove(pos);
+    let place = if n > 1 {
+        format!("commit {} ({} of {n}) of {refs}", commit.commit, pos + 1)
+    } else {
+        format!("commit {} of {refs}", commit.commit)
+    };
+    if needs_commit_review(&denial) && gate != Gate::PreCommit {
+        let command = commit_review_command(&unreviewed);
+        let why = match (denial.reason_code, &denial.lineage_id) {
+            (ReasonCode::ReceiptScopeChanged, Some(l)) => {
+                format!("it changes paths {l} reviewed differently than approved")
+            }
+            (ReasonCode::ReceiptUnrelated, Some(l)) => {
+                format!("it holds work {l} did not review")
+            }
+            _ => "no review covers its (parent tree, tree)".to_string(),
+        };
+        let others = if unreviewed.len() > 1 {
+            format!(
+                " ({} commits of the range are unreviewed)",
+                unreviewed.len()
+            )
+        } else {
+            String::new()
+        };
+        denial.next_action = NextAction::StartCommitReview;
+        denial.message = format!(
+            "{place} is not a reviewed delivery: {why}{others}; review it as committed with `{command}`, run the selected lenses and `probity finalize`, then push again"
+        );
+    } else if n > 1 {
+        denial.message = format!("{place}: {}", denial.message);
+    }
+    RangeJudgment {
+        decision: denial,
+        stack,
     }
 }
 
@@ -873,5 +1247,294 @@ mod push_tests {
         assert_eq!(both.deliveries.len(), 2);
         assert_eq!(both.deliveries[0].decision, Decision::Allow);
         assert_eq!(both.deliveries[1].decision, Decision::Deny);
+    }
+
+    // -- stacks (D-R25) and no-change deliveries (D-R26) --
+
+    const C1: &str = "4444444444444444444444444444444444444444";
+    const C2: &str = "5555555555555555555555555555555555555555";
+    const C3: &str = "6666666666666666666666666666666666666666";
+    const T1: &str = "7777777777777777777777777777777777777777";
+    const T2: &str = "8888888888888888888888888888888888888888";
+
+    /// A three-commit stack on B, newest first as git lists it.
+    fn stack3() -> DeliveredRange {
+        range(
+            "refs/heads/main",
+            C3,
+            vec![commit(C3, &[C2]), commit(C2, &[C1]), commit(C1, &[B])],
+        )
+    }
+
+    fn judged(lineage: Option<&str>, code: ReasonCode) -> GateDecision {
+        let mut d = allow(lineage.unwrap_or("review-0123456789abcdef"));
+        d.lineage_id = lineage.map(|l| LineageId::parse(l).unwrap());
+        d.reason_code = code;
+        if !matches!(code, ReasonCode::ReceiptValid | ReasonCode::NoChange) {
+            d.decision = Decision::Deny;
+            d.next_action = NextAction::StartReview;
+            d.message = "run `probity start`".into();
+        }
+        d
+    }
+
+    #[test]
+    fn a_stack_is_ordered_oldest_first_along_its_parents() {
+        let r = stack3();
+        let order: Vec<&str> = stack_order(&r.tip, &r.commits, r.count)
+            .unwrap()
+            .iter()
+            .map(|c| c.commit.as_str())
+            .collect();
+        assert_eq!(order, [C1, C2, C3]);
+        // Whatever order git listed them in.
+        let mut shuffled = r.commits.clone();
+        shuffled.rotate_left(1);
+        let order: Vec<&str> = stack_order(&r.tip, &shuffled, 3)
+            .unwrap()
+            .iter()
+            .map(|c| c.commit.as_str())
+            .collect();
+        assert_eq!(order, [C1, C2, C3]);
+        // A root commit at the bottom is a stack too.
+        let rooted = vec![commit(C2, &[C1]), commit(C1, &[])];
+        assert_eq!(stack_order(&c(C2), &rooted, 2).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn merges_gaps_and_oversized_ranges_are_no_stack() {
+        let merge = vec![commit(C3, &[C2]), commit(C2, &[C1, B])];
+        assert_eq!(
+            stack_order(&c(C3), &merge, 2),
+            Err(StackError::Merge {
+                commit: c(C2),
+                parents: 2
+            })
+        );
+        // A commit that is not on the chain from the tip.
+        let gap = vec![commit(C3, &[C2]), commit(C1, &[B])];
+        assert!(matches!(
+            stack_order(&c(C3), &gap, 2),
+            Err(StackError::NotLinear { chained: 1, .. })
+        ));
+        // Fewer listed than counted.
+        assert!(matches!(
+            stack_order(&c(C3), &[commit(C3, &[C2])], 2),
+            Err(StackError::NotLinear { .. })
+        ));
+        assert_eq!(stack_order(&c(C3), &[], 0), Err(StackError::Empty));
+        assert_eq!(
+            stack_order(&c(C3), &[commit(C3, &[C2])], MAX_RANGE_COMMITS + 1),
+            Err(StackError::TooLarge {
+                count: MAX_RANGE_COMMITS + 1,
+                limit: MAX_RANGE_COMMITS
+            })
+        );
+    }
+
+    #[test]
+    fn delivery_commits_deny_merges_and_oversized_ranges_at_the_boundary() {
+        let mut long = stack3();
+        long.count = MAX_RANGE_COMMITS + 1;
+        let d = delivery_commits(Gate::PrePush, &long).unwrap_err();
+        assert_eq!(d.reason_code, ReasonCode::DeliveryTooLarge);
+        assert_eq!(d.stage, GateStage::Boundary);
+        assert!(d.message.contains("1001 commits"), "{}", d.message);
+
+        let merge = range(
+            "refs/heads/main",
+            C3,
+            vec![commit(C3, &[C2]), commit(C2, &[C1, B])],
+        );
+        let d = delivery_commits(Gate::PrePush, &merge).unwrap_err();
+        assert_eq!(d.reason_code, ReasonCode::DeliveryPartial);
+        assert_eq!(d.next_action, NextAction::Squash);
+        assert!(d.message.contains(C2), "{}", d.message);
+        assert!(d.message.contains("git rebase"), "{}", d.message);
+
+        // The single-commit shapes answer as before.
+        let empty = delivery_commits(Gate::PrePush, &range("r", A, vec![])).unwrap_err();
+        assert_eq!(empty.reason_code, ReasonCode::DeliveryEmpty);
+        assert_eq!(delivery_commits(Gate::PrePush, &stack3()).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_stack_allows_only_when_every_commit_does() {
+        let r = stack3();
+        let commits = delivery_commits(Gate::PrePush, &r).unwrap();
+        let all = judge_stack(
+            Gate::PrePush,
+            &r,
+            vec![
+                (
+                    commits[0],
+                    judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
+                ),
+                (commits[1], judged(None, ReasonCode::NoChange)),
+                (
+                    commits[2],
+                    judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
+                ),
+            ],
+        );
+        assert_eq!(all.decision.decision, Decision::Allow);
+        assert_eq!(all.decision.reason_code, ReasonCode::ReceiptValid);
+        assert_eq!(all.stack.len(), 3);
+        assert_eq!(all.stack[1].reason_code, ReasonCode::NoChange);
+        assert!(all.decision.message.contains("1 changing no bytes"));
+
+        // The first failing commit answers, named, with the command that
+        // reviews it as committed.
+        let one = judge_stack(
+            Gate::PrePush,
+            &r,
+            vec![
+                (
+                    commits[0],
+                    judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
+                ),
+                (commits[1], judged(None, ReasonCode::ReceiptMissing)),
+                (
+                    commits[2],
+                    judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
+                ),
+            ],
+        );
+        let d = &one.decision;
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
+        assert_eq!(d.next_action, NextAction::StartCommitReview);
+        assert!(
+            d.message.contains(&format!("commit {C2} (2 of 3)")),
+            "{}",
+            d.message
+        );
+        assert!(
+            d.message.contains(&format!("probity start --commit {C2}")),
+            "{}",
+            d.message
+        );
+        assert!(!d.message.contains("run `probity start`"), "{}", d.message);
+
+        // Several unreviewed commits: one `--range` from the oldest's parent.
+        let many = judge_stack(
+            Gate::PrePush,
+            &r,
+            vec![
+                (commits[0], judged(None, ReasonCode::ReceiptMissing)),
+                (
+                    commits[1],
+                    judged(
+                        Some("review-0000000000000002"),
+                        ReasonCode::ReceiptScopeChanged,
+                    ),
+                ),
+                (
+                    commits[2],
+                    judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
+                ),
+            ],
+        );
+        assert!(
+            many.decision
+                .message
+                .contains(&format!("probity start --range {B}..{C2}")),
+            "{}",
+            many.decision.message
+        );
+
+        // A denial that is not about missing review keeps its own advice.
+        let mut incomplete = judged(
+            Some("review-0000000000000002"),
+            ReasonCode::ReviewIncomplete,
+        );
+        incomplete.next_action = NextAction::Finalize;
+        let waiting = judge_stack(
+            Gate::PrePush,
+            &r,
+            vec![
+                (
+                    commits[0],
+                    judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
+                ),
+                (commits[1], incomplete),
+                (
+                    commits[2],
+                    judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
+                ),
+            ],
+        );
+        assert_eq!(waiting.decision.next_action, NextAction::Finalize);
+        assert!(
+            waiting
+                .decision
+                .message
+                .starts_with(&format!("commit {C2} (2 of 3)"))
+        );
+    }
+
+    #[test]
+    fn a_one_commit_range_answers_as_its_commit_with_a_commit_review_next() {
+        let r = range("refs/heads/x", A, vec![commit(A, &[B])]);
+        let ok = allow("review-0123456789abcdef");
+        let j = judge_stack(Gate::PrePush, &r, vec![(&r.commits[0], ok.clone())]);
+        assert_eq!(j.decision, ok);
+        assert!(j.stack.is_empty(), "a one-commit range reports no stack");
+        // At pre-commit nothing is committed yet: the advice stays start.
+        let missing = judged(None, ReasonCode::ReceiptMissing);
+        let pre_commit = judge_stack(Gate::PreCommit, &r, vec![(&r.commits[0], missing.clone())]);
+        assert_eq!(pre_commit.decision.next_action, NextAction::StartReview);
+        let root = range("refs/heads/x", A, vec![commit(A, &[])]);
+        let j = judge_stack(Gate::Release, &root, vec![(&root.commits[0], missing)]);
+        assert_eq!(j.decision.next_action, NextAction::StartCommitReview);
+        assert!(
+            j.decision
+                .message
+                .contains(&format!("probity start --commit {A}"))
+        );
+    }
+
+    #[test]
+    fn a_tree_equal_to_its_base_is_no_change_at_every_gate() {
+        let t = TreeId::parse(T1).unwrap();
+        let same = LiveTarget::new(t.clone(), t.clone());
+        for gate in [Gate::PreCommit, Gate::PrePush, Gate::PrePr, Gate::Release] {
+            let d = decide_target(gate, &same, Authority::None { changed_paths: &[] });
+            assert_eq!(d.decision, Decision::Allow);
+            assert_eq!(d.reason_code, ReasonCode::NoChange);
+            assert_eq!(d.next_action, NextAction::None);
+            assert_eq!(d.stage, GateStage::Complete);
+        }
+        let other = LiveTarget::new(t, TreeId::parse(T2).unwrap());
+        assert!(no_change(Gate::PrePush, &other).is_none());
+        let d = decide_target(
+            Gate::PreCommit,
+            &other,
+            Authority::None { changed_paths: &[] },
+        );
+        assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
+    }
+
+    #[test]
+    fn ranges_that_change_nothing_combine_to_no_change() {
+        let r = range("refs/heads/a", A, vec![commit(A, &[B])]);
+        let nothing = no_change(
+            Gate::PrePush,
+            &LiveTarget::new(TreeId::parse(T1).unwrap(), TreeId::parse(T1).unwrap()),
+        )
+        .unwrap();
+        let d = combine_deliveries(Gate::PrePush, vec![(r.clone(), nothing.clone())]);
+        assert_eq!(d.reason_code, ReasonCode::NoChange);
+        let mut other = r;
+        other.refs = vec!["refs/heads/b".into()];
+        other.tip = c(B);
+        let both = combine_deliveries(
+            Gate::PrePush,
+            vec![
+                (other.clone(), nothing),
+                (other, allow("review-0123456789abcdef")),
+            ],
+        );
+        assert_eq!(both.reason_code, ReasonCode::ReceiptValid);
     }
 }

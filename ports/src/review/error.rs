@@ -2,7 +2,8 @@
 
 use probity_core::review::export::ExportError;
 use probity_core::review::finding::RoleDocError;
-use probity_core::review::ids::{LineageId, RepoPath, TreeId};
+use probity_core::review::gate::StackError;
+use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::recovery::{ChainError, RecoverError};
 use probity_core::review::snapshot::SnapshotError;
 use probity_core::review::state::{StateError, TransitionError};
@@ -102,6 +103,22 @@ pub enum ReviewError {
         "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
     )]
     BaseChanged { lineage: LineageId, frozen: TreeId },
+    /// `start --commit` / `--range`: the commits are no stack a review can
+    /// bind commit by commit (a merge, empty, too many).
+    #[error(transparent)]
+    Stack(#[from] StackError),
+    /// `start --commit`: the commit's tree is its parent's; it changes no
+    /// bytes, and every gate allows it `no_change`.
+    #[error(
+        "commit {commit} changes no bytes (its tree is its parent's tree): there is nothing to review, and every gate allows it as `no_change`"
+    )]
+    CommitNoChange { commit: CommitId },
+    /// `start` on a clean worktree: the live candidate equals HEAD. Work
+    /// that is already committed is reviewed with `start --commit`.
+    #[error(
+        "the candidate equals HEAD ({head}): nothing uncommitted to review; to review the change HEAD committed, run `probity start --commit {head}`"
+    )]
+    NothingUncommitted { head: CommitId },
 }
 
 fn display_paths(p: &[RepoPath]) -> String {

@@ -243,8 +243,23 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
             None
         }
     };
+    // A review of a committed change (`start --commit`, `--range`), named
+    // explicitly, judges frozen trees no worktree holds: while reviewing,
+    // it takes results and evidence when some recent commit is exactly
+    // that change (D-R27).
+    let committed = || -> Result<bool, ReviewError> {
+        Ok(lineage.is_some()
+            && matches!(record.state.stage, Stage::Reviewing { .. })
+            && git
+                .committed_change(
+                    &record.state.snapshot.base_tree,
+                    &record.state.snapshot.candidate_tree,
+                )
+                .map_err(ReviewError::Repository)?)
+    };
     if let Some((target, tree)) = expected
         && live.target != target
+        && !committed()?
     {
         let differing = git
             .differing_paths(tree, &live.candidate_tree)

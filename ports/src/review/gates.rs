@@ -1,10 +1,11 @@
 //! The gates: pre-commit, pre-push, pre-pr and release.
 
-use probity_core::review::gate::Decision;
 use probity_core::review::gate::{
-    Authority, DeliveredRange, Gate, GateDecision, RangeCommit, RangeProblem, RefUpdate,
-    combine_deliveries, decide_target, dedupe_ranges, delivery_commit,
+    Authority, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit, RangeJudgment,
+    RangeProblem, RefUpdate, combine_judged, decide_target, dedupe_ranges, delivery_commit,
+    delivery_commits, judge_stack, no_change,
 };
+use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
     BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
@@ -37,6 +38,10 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         Delivery::Index(index) => git.staged_target(index),
     }
     .map_err(ReviewError::Repository)?;
+    // A clean worktree (or an empty commit) changes no bytes: no discovery.
+    if let Some(d) = no_change(Gate::PreCommit, &live) {
+        return Ok(d);
+    }
     decide_live(git, store, Gate::PreCommit, &live)
 }
 
@@ -127,8 +132,9 @@ pub enum PushBoundary {
     Range { base: String, tip: String },
 }
 
-/// Counts a range, listing at most its first two commits: past one commit
-/// only the count matters.
+/// Lists a range's commits (newest first), all of them up to
+/// [`MAX_RANGE_COMMITS`]; past the bound only the count matters (the range
+/// is then denied `delivery_too_large`).
 fn count_range<G: DeliveryGit>(
     git: &G,
     tip: &CommitId,
@@ -136,15 +142,29 @@ fn count_range<G: DeliveryGit>(
     remotes: &RemoteScope,
 ) -> Result<(Vec<RangeCommit>, usize), ReviewError> {
     let commits = git
-        .range(tip, exclude, remotes, 2)
+        .range(tip, exclude, remotes, MAX_RANGE_COMMITS + 1)
         .map_err(ReviewError::Repository)?;
-    let count = if commits.len() > 1 {
+    let count = if commits.len() > MAX_RANGE_COMMITS {
         git.range_len(tip, exclude, remotes)
             .map_err(ReviewError::Repository)?
     } else {
         commits.len()
     };
     Ok((commits, count))
+}
+
+/// The delivered range from `tip`, excluding what `exclude` reaches (and
+/// the remote-tracking refs `remotes` names), listed for
+/// [`judge_range`]: what a server-side gate calls to build the range it
+/// judges.
+pub fn delivered_range<G: DeliveryGit>(
+    git: &G,
+    refs: Vec<String>,
+    tip: CommitId,
+    exclude: Vec<CommitId>,
+    remotes: &RemoteScope,
+) -> Result<DeliveredRange, ReviewError> {
+    delivered(git, refs, tip, exclude, remotes)
 }
 
 fn delivered<G: DeliveryGit>(
@@ -272,35 +292,71 @@ fn update_range<G: DeliveryGit>(
     }
 }
 
-/// Judges one delivered range at a publication gate: the boundary denial
-/// when it is not exactly one delivery commit, else the (parent tree, tree)
-/// of that commit — the empty tree for a root commit — decided as
-/// pre-commit decides a candidate.
-fn judge_delivery<G: GitPort + DeliveryGit, S: ReviewStore>(
+/// Judges one commit at a publication gate: its (parent tree, tree) — the
+/// empty tree for a root commit — decided as pre-commit decides a
+/// candidate. `parent_tree`, when known (the previous commit of a stack),
+/// saves a lookup.
+fn judge_commit<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    c: &RangeCommit,
+    parent_tree: Option<&probity_core::review::ids::TreeId>,
+) -> Result<GateDecision, ReviewError> {
+    let base = match (parent_tree, c.parents.first()) {
+        (Some(t), _) => t.clone(),
+        (None, Some(p)) => git.commit_tree(p).map_err(ReviewError::Repository)?,
+        (None, None) => git.empty_tree().map_err(ReviewError::Repository)?,
+    };
+    let live = LiveTarget::new(base, c.tree.clone());
+    if let Some(d) = no_change(gate, &live) {
+        return Ok(d);
+    }
+    decide_live(git, store, gate, &live)
+}
+
+/// Judges the given commits of a stack (oldest first, each the parent of
+/// the next) and combines them (D-R25).
+fn judge_commits<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     gate: Gate,
     range: &DeliveredRange,
-) -> Result<GateDecision, ReviewError> {
-    match delivery_commit(gate, range) {
-        Err(denial) => Ok(denial),
-        Ok(c) => {
-            let base = match c.parents.first() {
-                Some(p) => git.commit_tree(p),
-                None => git.empty_tree(),
-            }
-            .map_err(ReviewError::Repository)?;
-            let live = LiveTarget::new(base, c.tree.clone());
-            decide_live(git, store, gate, &live)
-        }
+    commits: Vec<&RangeCommit>,
+) -> Result<RangeJudgment, ReviewError> {
+    let mut judged = Vec::with_capacity(commits.len());
+    let mut parent_tree = None;
+    for c in commits {
+        let d = judge_commit(git, store, gate, c, parent_tree)?;
+        judged.push((c, d));
+        parent_tree = Some(&c.tree);
+    }
+    Ok(judge_stack(gate, range, judged))
+}
+
+/// Judges one delivered range at a publication gate (R8.3, D-R25): the
+/// boundary denial when it is no stack of one-parent commits (a rewind, not
+/// a commit, empty, a merge, over [`MAX_RANGE_COMMITS`]); otherwise every
+/// commit, oldest first, by its (parent tree, tree) as pre-commit judges a
+/// candidate, allowed only when every commit is. Zero model calls, nothing
+/// written: what a server-side gate calls for each ref it receives.
+pub fn judge_range<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    range: &DeliveredRange,
+) -> Result<RangeJudgment, ReviewError> {
+    match delivery_commits(gate, range) {
+        Err(denial) => Ok(RangeJudgment::boundary(denial)),
+        Ok(commits) => judge_commits(git, store, gate, range, commits),
     }
 }
 
 /// `probity validate --gate pre-push` (R8.3): derive every delivered range
-/// (de-duplicated across refs), require exactly one delivery commit per
-/// range whose parent is what the remote already holds, and judge its
-/// (parent tree, tree) exactly as pre-commit judges a candidate. Zero model
-/// calls.
+/// (de-duplicated across refs) and judge each with [`judge_range`]: a stack
+/// of one-parent commits on what the remote already holds, every commit's
+/// (parent tree, tree) judged exactly as pre-commit judges a candidate.
+/// Zero model calls.
 pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
@@ -379,10 +435,10 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     };
     let mut judged = Vec::new();
     for range in dedupe_ranges(ranges) {
-        let decision = judge_delivery(git, store, Gate::PrePush, &range)?;
-        judged.push((range, decision));
+        let judgment = judge_range(git, store, Gate::PrePush, &range)?;
+        judged.push((range, judgment));
     }
-    Ok(combine_deliveries(Gate::PrePush, judged))
+    Ok(combine_judged(Gate::PrePush, judged))
 }
 
 /// `probity validate --gate release --revision R` (R8.5): the exact
@@ -409,7 +465,22 @@ pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
         commits,
         problem: None,
     };
-    let d = judge_delivery(git, store, Gate::Release, &range)?;
+    // The release is exactly one commit: a stack is not a revision.
+    let (d, released_from) = match delivery_commit(Gate::Release, &range) {
+        Err(denial) => (denial, None),
+        Ok(c) => {
+            let d = judge_commit(git, store, Gate::Release, c, None)?;
+            match (d.reason_code, c.parents.first()) {
+                (ReasonCode::NoChange, Some(parent)) => {
+                    released_bytes(git, store, &range, parent, d)?
+                }
+                _ => (
+                    judge_stack(Gate::Release, &range, vec![(c, d)]).decision,
+                    None,
+                ),
+            }
+        }
+    };
     let decision = match (d.decision, evidence) {
         (Decision::Allow, Some((expected, observed))) => {
             match check_artifacts(expected, observed) {
@@ -422,7 +493,65 @@ pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
         }
         _ => d,
     };
-    Ok(combine_deliveries(Gate::Release, vec![(range, decision)]))
+    let tip = range.tip.clone();
+    let mut combined = combine_judged(
+        Gate::Release,
+        vec![(range, RangeJudgment::boundary(decision))],
+    );
+    if let Some(ancestor) = released_from {
+        combined.message = format!(
+            "{tip} changes no bytes, so it releases the bytes of {ancestor}: {}",
+            combined.message
+        );
+    }
+    Ok(combined)
+}
+
+/// A release revision that changes no bytes releases the bytes of its
+/// nearest first-parent ancestor that does (D-R26): that commit is judged
+/// instead, so an empty commit (or a tag on one) never launders an
+/// unreviewed change below it. A chain of no-change commits down to the
+/// root is `no_change`; one longer than [`MAX_RANGE_COMMITS`] is denied.
+fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    range: &DeliveredRange,
+    parent: &CommitId,
+    unchanged: GateDecision,
+) -> Result<(GateDecision, Option<CommitId>), ReviewError> {
+    let mut next = parent.clone();
+    for _ in 0..MAX_RANGE_COMMITS {
+        let listed = git
+            .range(&next, &[], &RemoteScope::None, 1)
+            .map_err(ReviewError::Repository)?;
+        let Some(ancestor) = listed.into_iter().next() else {
+            break;
+        };
+        let d = judge_commit(git, store, Gate::Release, &ancestor, None)?;
+        if d.reason_code != ReasonCode::NoChange {
+            let d = judge_stack(Gate::Release, range, vec![(&ancestor, d)]).decision;
+            return Ok((d, Some(ancestor.commit)));
+        }
+        match ancestor.parents.first() {
+            Some(p) => next = p.clone(),
+            None => return Ok((unchanged, None)),
+        }
+    }
+    let message = format!(
+        "{} and its last {MAX_RANGE_COMMITS} ancestors change no bytes: release a revision whose own commit changes what is released",
+        range.tip
+    );
+    Ok((
+        GateDecision {
+            decision: Decision::Deny,
+            reason_code: ReasonCode::DeliveryTooLarge,
+            stage: probity_core::review::gate::GateStage::Boundary,
+            next_action: probity_core::review::gate::NextAction::CheckRange,
+            message,
+            ..unchanged
+        },
+        None,
+    ))
 }
 
 /// What the pre-PR gate answers: the decision, and the ancestry proof when
@@ -459,38 +588,44 @@ pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
         vec![base_tip.clone()],
         &RemoteScope::None,
     )?;
-    let (decision, base_advance) = match delivery_commit(Gate::PrePr, &range) {
-        Err(denial) => (denial, None),
-        Ok(RangeCommit { parents, .. }) if parents.is_empty() => {
-            (unrelated_history(&range.tip), None)
-        }
-        Ok(c) => {
-            // One commit in `base..head`: every parent is on the base.
-            let parent = &c.parents[0];
-            let parent_tree = git.commit_tree(parent).map_err(ReviewError::Repository)?;
-            let mut delivered_paths = git
-                .differing_paths(&parent_tree, &c.tree)
-                .map_err(ReviewError::Repository)?;
-            delivered_paths.sort();
-            let base_changed = if *parent == base_tip {
-                Vec::new()
-            } else {
-                let base_tree = git
-                    .commit_tree(&base_tip)
+    let (judgment, base_advance) = match delivery_commits(Gate::PrePr, &range) {
+        Err(denial) => (RangeJudgment::boundary(denial), None),
+        Ok(commits) => match commits.first().map(|c| (c, c.parents.first())) {
+            None | Some((_, None)) => {
+                (RangeJudgment::boundary(unrelated_history(&range.tip)), None)
+            }
+            Some((_, Some(parent))) => {
+                // Every commit of `base..head` has one parent and the
+                // oldest's is on the base: it is the reviewed base.
+                let parent_tree = git.commit_tree(parent).map_err(ReviewError::Repository)?;
+                let head_tree = commits
+                    .last()
+                    .map(|c| c.tree.clone())
+                    .unwrap_or_else(|| parent_tree.clone());
+                let mut delivered_paths = git
+                    .differing_paths(&parent_tree, &head_tree)
                     .map_err(ReviewError::Repository)?;
-                git.differing_paths(&parent_tree, &base_tree)
-                    .map_err(ReviewError::Repository)?
-            };
-            match check_base_advance(parent, &base_tip, base_changed, &delivered_paths) {
-                Err(denial) => (denial, None),
-                Ok(advance) => {
-                    let live = LiveTarget::new(parent_tree, c.tree.clone());
-                    (decide_live(git, store, Gate::PrePr, &live)?, advance)
+                delivered_paths.sort();
+                let base_changed = if *parent == base_tip {
+                    Vec::new()
+                } else {
+                    let base_tree = git
+                        .commit_tree(&base_tip)
+                        .map_err(ReviewError::Repository)?;
+                    git.differing_paths(&parent_tree, &base_tree)
+                        .map_err(ReviewError::Repository)?
+                };
+                match check_base_advance(parent, &base_tip, base_changed, &delivered_paths) {
+                    Err(denial) => (RangeJudgment::boundary(denial), None),
+                    Ok(advance) => (
+                        judge_commits(git, store, Gate::PrePr, &range, commits)?,
+                        advance,
+                    ),
                 }
             }
-        }
+        },
     };
-    let mut decision = combine_deliveries(Gate::PrePr, vec![(range, decision)]);
+    let mut decision = combine_judged(Gate::PrePr, vec![(range, judgment)]);
     if let (Some(a), Decision::Allow) = (&base_advance, decision.decision) {
         decision.message = format!(
             "{}; the base advanced from {} to {} without touching a delivered path",

@@ -18,12 +18,12 @@ mod traits;
 pub use error::{NamedInput, ReviewError};
 pub use finalize::{FinalizeInput, Finalized, finalize};
 pub use gates::{
-    Delivery, PrDecision, PushBoundary, validate_pre_commit, validate_pre_pr, validate_pre_push,
-    validate_release,
+    Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,
+    validate_pre_pr, validate_pre_push, validate_release,
 };
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};
-pub use start::{Started, invalidate, recover, start};
+pub use start::{CommitStart, Started, invalidate, recover, start, start_commit, start_range};
 pub use traits::{
     AdapterError, Clock, Created, DeliveryGit, ExportGit, GitPort, RemoteScope, ReviewStore,
     StoreError,

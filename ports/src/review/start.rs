@@ -2,7 +2,8 @@
 //! successors), and keeping frozen trees alive.
 
 use probity_core::review::export::MAX_DIFF_BYTES;
-use probity_core::review::ids::{LineageId, NonBlank};
+use probity_core::review::gate::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
+use probity_core::review::ids::{CommitId, LineageId, NonBlank};
 use probity_core::review::lens::{Lens, select_lenses};
 use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
 use probity_core::review::risk::RiskPolicy;
@@ -36,13 +37,145 @@ pub struct Started {
 
 /// `probity start`: freezes the live candidate, or resumes the lineage that
 /// already froze it (R1.3).
-pub fn start<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+///
+/// A clean worktree on a commit is `NothingUncommitted`, naming HEAD, so
+/// the answer leads to `start --commit` for work that is already committed.
+pub fn start<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
     focus: Lens,
 ) -> Result<Started, ReviewError> {
-    keeping_trees(git, || start_or_resume(git, store, clock, focus))
+    keeping_trees(git, || {
+        let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+        if obs.changed.is_empty()
+            && !obs.unborn_head
+            && let Some(head) = git.find_commit("HEAD").map_err(ReviewError::Repository)?
+        {
+            return Err(ReviewError::NothingUncommitted { head });
+        }
+        start_or_resume(git, store, clock, focus, obs)
+    })
+}
+
+/// One commit `start --commit` or `start --range` handled.
+#[derive(Debug, Clone)]
+pub struct CommitStart {
+    pub commit: CommitId,
+    /// The parent whose tree is the base; `None` for a root commit (the
+    /// empty tree).
+    pub parent: Option<CommitId>,
+    /// The lineage that froze (parent tree, tree); `None` when the commit
+    /// changes no bytes (nothing to review: every gate allows it
+    /// `no_change`). `start --commit` refuses such a commit instead.
+    pub started: Option<Started>,
+}
+
+/// `probity start --commit REV` (D-R27): freezes a committed change, base =
+/// the parent commit's tree (a root commit: the empty tree), candidate =
+/// the commit's tree, so its target is exactly what the publication gates
+/// judge for that commit. A merge commit, and a commit that changes no
+/// bytes, are refused with nothing written. An exact retry resumes.
+pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    rev: &str,
+) -> Result<CommitStart, ReviewError> {
+    let id = git.resolve_commit(rev).map_err(ReviewError::Repository)?;
+    let listed = git
+        .range(&id, &[], &RemoteScope::None, 1)
+        .map_err(ReviewError::Repository)?;
+    let commit = match stack_order(&id, &listed, listed.len())?.as_slice() {
+        [one] => (*one).clone(),
+        _ => {
+            return Err(StackError::NotLinear {
+                tip: id,
+                listed: listed.len(),
+                chained: 0,
+            }
+            .into());
+        }
+    };
+    let obs = git
+        .observe_commit(&commit)
+        .map_err(ReviewError::Repository)?;
+    if obs.base_tree == obs.candidate_tree {
+        return Err(ReviewError::CommitNoChange {
+            commit: commit.commit,
+        });
+    }
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    start_commit_observed(git, store, clock, focus, &commit, obs)
+}
+
+/// Starts (or resumes) the lineage of one observed commit, and keeps its
+/// trees.
+fn start_commit_observed<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    commit: &RangeCommit,
+    obs: CandidateObservation,
+) -> Result<CommitStart, ReviewError> {
+    let started = start_or_resume(git, store, clock, focus, obs)?;
+    keep(git, &started.record)?;
+    Ok(CommitStart {
+        commit: commit.commit.clone(),
+        parent: commit.parents.first().cloned(),
+        started: Some(started),
+    })
+}
+
+/// `probity start --range A..B` (D-R27): one lineage per commit of `A..B`
+/// (reachable from B, not from A), oldest first, each bound to its (parent
+/// tree, tree). The whole range is checked before anything is written: a
+/// merge anywhere, an empty range or one over [`MAX_RANGE_COMMITS`] is
+/// refused. A commit that changes no bytes gets no lineage. A failure part
+/// way leaves the lineages before it; an exact retry resumes each and goes
+/// on.
+pub fn start_range<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    base: &str,
+    tip: &str,
+) -> Result<Vec<CommitStart>, ReviewError> {
+    let base_c = git.resolve_commit(base).map_err(ReviewError::Repository)?;
+    let tip_c = git.resolve_commit(tip).map_err(ReviewError::Repository)?;
+    let exclude = [base_c];
+    let listed = git
+        .range(&tip_c, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)
+        .map_err(ReviewError::Repository)?;
+    let count = if listed.len() > MAX_RANGE_COMMITS {
+        git.range_len(&tip_c, &exclude, &RemoteScope::None)
+            .map_err(ReviewError::Repository)?
+    } else {
+        listed.len()
+    };
+    let stack = stack_order(&tip_c, &listed, count)?;
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    let mut out = Vec::with_capacity(stack.len());
+    for commit in stack {
+        let obs = git
+            .observe_commit(commit)
+            .map_err(ReviewError::Repository)?;
+        if obs.base_tree == obs.candidate_tree {
+            out.push(CommitStart {
+                commit: commit.commit.clone(),
+                parent: commit.parents.first().cloned(),
+                started: None,
+            });
+            continue;
+        }
+        out.push(start_commit_observed(
+            git, store, clock, focus, commit, obs,
+        )?);
+    }
+    Ok(out)
 }
 
 /// Runs a start or recovery between the two halves of keeping trees: the
@@ -58,13 +191,16 @@ fn keeping_trees<G: GitPort>(
     Ok(started)
 }
 
+/// The one start path, whatever was observed (the live candidate, or a
+/// commit's (parent tree, tree)): freezes the observation, or resumes the
+/// lineage that already froze it.
 fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
     focus: Lens,
+    obs: CandidateObservation,
 ) -> Result<Started, ReviewError> {
-    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
     let snapshot = Snapshot::freeze(&obs)?;
     if let Some(existing) = resume(store, &snapshot.target)? {
         if let Some(leaf) = supersession(store, &existing)? {

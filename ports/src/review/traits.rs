@@ -20,6 +20,11 @@ pub trait GitPort {
     /// Everything start needs: trees, changed files with line counts and
     /// leading content, and the intended untracked files.
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
+    /// A commit as a candidate: base = its parent's tree (a root commit:
+    /// the empty tree), candidate = its tree, changed files as
+    /// [`Self::observe_candidate`] derives them, no intended untracked
+    /// files. A merge commit is an error (callers refuse it first).
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError>;
     /// The live base and candidate trees only (cheap: what a gate compares).
     fn live_target(&self) -> Result<LiveTarget, AdapterError>;
     /// The base tree and the tree the given index file would commit,
@@ -45,6 +50,15 @@ pub trait GitPort {
     ) -> Result<(), AdapterError> {
         let _ = (lineage, trees);
         Ok(())
+    }
+    /// Whether a commit among the last `MAX_RANGE_COMMITS` reachable from
+    /// HEAD has tree `candidate` and a parent (none: the empty tree) with
+    /// tree `base`: the frozen target of a `start --commit` review, which
+    /// no worktree holds once committed. An adapter that cannot tell
+    /// answers `false` (finalize then requires the live candidate).
+    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
+        let _ = (base, candidate);
+        Ok(false)
     }
     /// Checks, before anything is written, that keeping trees is configured
     /// legibly (a bad setting fails the command with nothing changed).

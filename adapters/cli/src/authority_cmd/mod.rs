@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use probity_core::review::export::ExportError;
+use probity_core::review::gate::StackError;
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::RecoverError;
@@ -131,6 +132,16 @@ pub(crate) fn parse_lineage(s: &str) -> Result<LineageId, CliError> {
 pub fn review_error(e: ReviewError) -> CliError {
     use ErrorKind::*;
     let msg = e.to_string();
+    if let ReviewError::NothingUncommitted { head } = &e {
+        return CliError::new(
+            RejectedInput,
+            "nothing_to_review",
+            msg.clone(),
+            format!(
+                "review the committed change with `probity start --commit {head}` (or a stack with `probity start --range <base>..{head}`), or change something first"
+            ),
+        );
+    }
     let (kind, code, next) = match &e {
         ReviewError::Repository(_) => (
             Repository,
@@ -352,6 +363,38 @@ pub fn review_error(e: ReviewError) -> CliError {
             Conflict,
             "base_changed",
             "restore HEAD to the frozen base (corrections happen on the reviewed base), then retry",
+        ),
+        ReviewError::Stack(s) => match s {
+            StackError::Merge { .. } => (
+                RejectedInput,
+                "merge_commit",
+                "rebase the branch onto its base (`git rebase <base>`) or squash it, so every commit has one parent, then `probity start --commit <sha>` or `probity start --range <base>..<tip>`; nothing was written",
+            ),
+            StackError::Empty => (
+                RejectedInput,
+                "empty_range",
+                "name a range with commits: A..B lists the commits reachable from B and not from A (e.g. --range origin/main..HEAD)",
+            ),
+            StackError::TooLarge { .. } => (
+                RejectedInput,
+                "range_too_large",
+                "review the stack in parts (a shorter A..B each time), or squash it; nothing was written",
+            ),
+            StackError::NotLinear { .. } => (
+                RejectedInput,
+                "range_not_linear",
+                "rebase the branch into a chain of one-parent commits, then retry; nothing was written",
+            ),
+        },
+        ReviewError::NothingUncommitted { .. } => (
+            RejectedInput,
+            "nothing_to_review",
+            "review committed work with `probity start --commit <sha>`, or change something first",
+        ),
+        ReviewError::CommitNoChange { .. } => (
+            RejectedInput,
+            "no_change",
+            "nothing to review: the gates allow this commit as `no_change`; review the commits that change bytes (`probity start --commit <sha>`)",
         ),
     };
     CliError::new(kind, code, msg, next)

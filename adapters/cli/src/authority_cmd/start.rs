@@ -19,6 +19,14 @@ pub struct StartArgs {
     /// The focus lens when the change is medium risk.
     #[arg(long, value_enum, default_value = "reliability")]
     pub focus: LensArg,
+    /// Review a committed change: base = the parent commit's tree (a root
+    /// commit: the empty tree), candidate = the commit's tree.
+    #[arg(long, value_name = "REV", conflicts_with = "range")]
+    pub commit: Option<String>,
+    /// Review a stack: one lineage per commit of A..B (reachable from B,
+    /// not A), oldest first, each bound to (parent tree, tree).
+    #[arg(long, value_name = "A..B")]
+    pub range: Option<String>,
 }
 
 /// The start answer as JSON (names other tools read: keep them).
@@ -50,12 +58,92 @@ pub fn start_json(record: &StateRecord, resumed: bool) -> Value {
 }
 
 pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitCode, CliError> {
+    if let Some(spec) = &args.range {
+        return start_range(global, out, args, spec);
+    }
+    if let Some(rev) = &args.commit {
+        return start_commit(global, out, args, rev);
+    }
     let ctx = open(global)?;
     let started = drivers::start(&ctx.repo, &ctx.store, &SystemClock, args.focus.into())
         .map_err(review_error)?;
     let v = start_json(&started.record, started.resumed);
     out.answer(&v, || human_start(&started.record, started.resumed));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON entry of one commit `start --commit` / `--range` handled: the
+/// start answer plus `commit` and `parent`; a commit that changes no bytes
+/// has `state: "no_change"` and no lineage.
+fn commit_json(c: &drivers::CommitStart) -> Value {
+    match &c.started {
+        Some(started) => {
+            let mut v = start_json(&started.record, started.resumed);
+            v["commit"] = json!(c.commit);
+            v["parent"] = json!(c.parent);
+            v
+        }
+        None => json!({
+            "commit": c.commit,
+            "parent": c.parent,
+            "lineage_id": null,
+            "state": "no_change",
+            "action": "none",
+            "message": "this commit changes no bytes (its tree is its parent's): nothing to review; every gate allows it as no_change",
+        }),
+    }
+}
+
+fn start_commit(
+    global: &GlobalArgs,
+    out: Output,
+    args: &StartArgs,
+    rev: &str,
+) -> Result<ExitCode, CliError> {
+    let ctx = open(global)?;
+    let c = drivers::start_commit(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
+        .map_err(review_error)?;
+    let v = commit_json(&c);
+    out.answer(&v, || human_commit(&c));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn start_range(
+    global: &GlobalArgs,
+    out: Output,
+    args: &StartArgs,
+    spec: &str,
+) -> Result<ExitCode, CliError> {
+    let (base, tip) = super::validate::parse_range(spec)?;
+    let ctx = open(global)?;
+    let commits = drivers::start_range(
+        &ctx.repo,
+        &ctx.store,
+        &SystemClock,
+        args.focus.into(),
+        &base,
+        &tip,
+    )
+    .map_err(review_error)?;
+    let v = json!({
+        "range": spec,
+        "lineages": commits.iter().map(commit_json).collect::<Vec<_>>(),
+    });
+    out.answer(&v, || {
+        let mut t = format!("{spec}: {} commit(s), oldest first\n", commits.len());
+        for c in &commits {
+            t.push_str(&human_commit(c));
+        }
+        t
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human_commit(c: &drivers::CommitStart) -> String {
+    match &c.started {
+        Some(s) => format!("commit {}\n{}", c.commit, human_start(&s.record, s.resumed)),
+        None => format!("commit {}: changes no bytes, nothing to review\n", c.commit),
+    }
 }
 
 fn human_start(record: &StateRecord, resumed: bool) -> String {

@@ -450,7 +450,7 @@ fn validate_pre_pr(
 }
 
 /// Splits `BASE..TIP` (two dots: commits reachable from TIP, not BASE).
-fn parse_range(spec: &str) -> Result<(String, String), CliError> {
+pub(super) fn parse_range(spec: &str) -> Result<(String, String), CliError> {
     let bad = || {
         CliError::new(
             ErrorKind::Usage,
@@ -536,6 +536,16 @@ fn validate_pre_push(
                     .and_then(|v| v.as_str().map(String::from))
                     .unwrap_or_default(),
             ));
+            for c in &r.stack {
+                t.push_str(&format!(
+                    "    {}: {}\n",
+                    c.commit,
+                    serde_json::to_value(c.reason_code)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default(),
+                ));
+            }
         }
         t
     });

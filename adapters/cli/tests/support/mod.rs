@@ -106,6 +106,19 @@ pub const CLEAN_RESULT: &str = r#"{"findings":[],"evidence":["read the whole dif
 pub fn approve_live(cwd: &Path, dir: &Path) -> Value {
     let st = probity(cwd, &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(cwd, dir, &st.json)
+}
+
+/// Approves the lineage a start answer (or one entry of `start --range`)
+/// names: one clean result per selected lens, then evidence. Returns the
+/// final `finalize` answer.
+pub fn approve_started(cwd: &Path, dir: &Path, started: &Value) -> Value {
+    let st = Run {
+        code: 0,
+        json: started.clone(),
+        stdout: started.to_string(),
+        stderr: String::new(),
+    };
     let lineage = st.json["lineage_id"]
         .as_str()
         .unwrap_or_default()
