@@ -14,7 +14,7 @@ use crate::review::lens::Lens;
 
 /// The largest lens result, refuter batch or validator result accepted, in
 /// bytes (checked before parsing: a larger document is refused with
-/// `input_too_large`). A lens result holds at most 64 findings; 1 MiB
+/// `input_too_large`). A lens result holds at most 999 findings; 1 MiB
 /// leaves room for generous evidence while keeping every later `status`
 /// and gate cheap.
 pub const MAX_ROLE_DOCUMENT_BYTES: u64 = 1024 * 1024;
