@@ -1397,7 +1397,7 @@ impl NextInput {
                 "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage <id> --validation <result.json>`".into()
             }
             NextInput::ProvideEvidence => {
-                "produce independent evidence (test output, a build log), then `probity finalize --evidence <file>`".into()
+                "run the independent check through Probity: `probity finalize --evidence-cmd -- <check...>` (or give its output: `probity finalize --evidence <file>`)".into()
             }
             NextInput::None => "nothing: the review is terminal".into(),
         }

@@ -351,6 +351,15 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
     })
 }
 
+/// The lineage that froze (or is correcting into) the live candidate, as
+/// finalize and `lens submit` discover it when no lineage is named.
+pub fn live_lineage<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+) -> Result<StateRecord, ReviewError> {
+    Ok(discover_for_finalize(git, store, None)?.1)
+}
+
 fn binding_holds(state: &ReviewState, lens: Lens, given: Option<&str>) -> bool {
     state.lens_bindings().into_iter().any(|b| {
         b.lens == lens

@@ -111,9 +111,10 @@ pub enum LensCommand {
 
 #[derive(Debug, Args)]
 pub struct PreflightArgs {
-    /// The lineage `probity start` printed.
+    /// The lineage `probity start` printed (default: the one that froze
+    /// the live candidate).
     #[arg(long)]
-    pub lineage: String,
+    pub lineage: Option<String>,
     /// The lens about to run.
     #[arg(long, value_enum)]
     pub lens: LensArg,
@@ -306,14 +307,18 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
         LensCommand::Preflight(args) => args,
         LensCommand::Submit(args) => return submit(global, out, args),
     };
-    let lineage = parse_lineage(&args.lineage)?;
+    let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
     use probity_ports::review::ReviewStore;
-    let record = ctx
-        .store
-        .load(&lineage)
-        .map_err(|e| review_error(e.into()))?
-        .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?;
+    let record = match lineage {
+        Some(lineage) => ctx
+            .store
+            .load(&lineage)
+            .map_err(|e| review_error(e.into()))?
+            .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
+        None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
+    };
+    let lineage = record.state.lineage_id.clone();
     let binding = record.state.preflight(args.lens.into(), args.binding.as_deref()).map_err(|e| {
         CliError::new(
             ErrorKind::RejectedInput,
