@@ -631,3 +631,38 @@ fn evidence_file_and_stdin_keep_working() {
         differs.stdout
     );
 }
+
+#[test]
+fn evidence_cmd_is_not_run_when_the_evidence_cannot_land() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    quick(f.root(), &["start"]);
+    let marker = tmp.path().join("ran");
+    let marker_s = marker.display().to_string();
+    let before = store_snapshot(&f);
+    // Still awaiting lens results: evidence is not the next input.
+    let early = quick(
+        f.root(),
+        &["finalize", "--evidence-cmd", "--", "touch", &marker_s],
+    );
+    assert_eq!(code(&early), (3, Some("wrong_stage")), "{}", early.stdout);
+    assert!(!marker.exists(), "the check ran although it could not land");
+    assert_eq!(store_snapshot(&f), before);
+}
+
+#[test]
+fn evidence_cmd_approves_a_review_with_no_lens_selected() {
+    let f = Fixture::new().unwrap();
+    f.write("README.md", "# x\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("README.md", "# x\n\nMore words.\n").unwrap();
+    let s = quick(f.root(), &["start"]);
+    assert_eq!(
+        s.json["selected_lenses"],
+        serde_json::json!([]),
+        "{}",
+        s.stdout
+    );
+    let done = quick(f.root(), &["finalize", "--evidence-cmd", "--", "true"]);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+}

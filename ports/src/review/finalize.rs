@@ -360,6 +360,30 @@ pub fn live_lineage<G: GitPort, S: ReviewStore>(
     Ok(discover_for_finalize(git, store, None)?.1)
 }
 
+/// Before an adapter runs an evidence check (which may take minutes):
+/// refuses, as finalize would, when the lineage (named, or the live
+/// candidate's) cannot take evidence now. Only meaningful when evidence is
+/// the call's only input.
+pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: Option<&LineageId>,
+) -> Result<(), ReviewError> {
+    let (_live, record) = discover_for_finalize(git, store, lineage)?;
+    let state = &record.state;
+    // With no lens selected, finalize settles the empty judgment first.
+    if state.frozen.selected_lenses.is_empty() && state.stage.judgment().is_none() {
+        return Ok(());
+    }
+    // A probe hash: `validating` takes it, `approved` answers whether a
+    // retry matches (decided after the run); any other stage refuses.
+    let probe = Sha256Digest::of(EVIDENCE_DOMAIN, b"probe");
+    match state.accept_evidence_hash(probe) {
+        Err(e @ TransitionError::WrongStage { .. }) => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
 fn binding_holds(state: &ReviewState, lens: Lens, given: Option<&str>) -> bool {
     state.lens_bindings().into_iter().any(|b| {
         b.lens == lens

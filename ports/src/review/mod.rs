@@ -18,7 +18,7 @@ mod traits;
 pub use error::{NamedInput, ReviewError};
 pub use finalize::{
     EvidenceInput, FinalizeInput, Finalized, LensResultInput, SubmitInput, SubmittedResult,
-    finalize, live_lineage, submit_result,
+    check_evidence_lands, finalize, live_lineage, submit_result,
 };
 pub use gates::{
     Delivery, PrDecision, PushBoundary, validate_pre_commit, validate_pre_pr, validate_pre_push,

@@ -254,9 +254,18 @@ pub fn finalize(
             })
         }
         (None, true) => {
-            // Resolve the repository first: a wrong --cwd fails before the
-            // check runs.
-            open(global)?;
+            // A check that cannot land is refused before it runs: a wrong
+            // --cwd, or (when evidence is the only input) a lineage that
+            // does not take evidence now.
+            let ctx = open(global)?;
+            let only_input = results.is_empty()
+                && refuter.is_none()
+                && validation.is_none()
+                && args.correction_lines.is_none();
+            if only_input {
+                drivers::check_evidence_lands(&ctx.repo, &ctx.store, lineage.as_ref())
+                    .map_err(review_error)?;
+            }
             let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
             Some(EvidenceInput::Command(evidence_cmd::run(
                 &args.argv, timeout,
