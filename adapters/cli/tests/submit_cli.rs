@@ -666,3 +666,46 @@ fn evidence_cmd_approves_a_review_with_no_lens_selected() {
     let done = quick(f.root(), &["finalize", "--evidence-cmd", "--", "true"]);
     assert_eq!(done.json["state"], "approved", "{}", done.stdout);
 }
+
+#[test]
+fn finalize_checks_the_bindings_it_is_given() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let a = quick(f.root(), &["start"]);
+    let tok_a = token_of(&a, 0);
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn other() {}\n")
+        .unwrap();
+    let b = quick(f.root(), &["start"]);
+    let tok_b = token_of(&b, 0);
+    let r = format!("reliability={}", input(tmp.path(), "r.json", CLEAN_RESULT));
+    let before = store_snapshot(&f);
+    let stale_binding = format!("reliability={tok_a}");
+    let stale = quick(
+        f.root(),
+        &["finalize", "--result", &r, "--binding", &stale_binding],
+    );
+    assert_eq!(
+        code(&stale),
+        (3, Some("binding_mismatch")),
+        "{}",
+        stale.stdout
+    );
+    assert!(
+        stale.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&tok_b)
+    );
+    let bad = quick(
+        f.root(),
+        &["finalize", "--result", &r, "--binding", "nolens"],
+    );
+    assert_eq!(code(&bad), (2, Some("bad_binding_spec")), "{}", bad.stdout);
+    assert_eq!(store_snapshot(&f), before);
+    let good_binding = format!("reliability={tok_b}");
+    let ok = quick(
+        f.root(),
+        &["finalize", "--result", &r, "--binding", &good_binding],
+    );
+    assert_eq!(ok.json["state"], "validating", "{}", ok.stdout);
+}

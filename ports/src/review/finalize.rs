@@ -34,6 +34,10 @@ pub struct FinalizeInput {
     pub validation: Option<NamedInput>,
     /// Final independent evidence.
     pub evidence: Option<EvidenceInput>,
+    /// Bindings (exact string or token) the orchestrator echoes for the
+    /// lenses whose results it gives: each must be this lineage's binding
+    /// for that lens.
+    pub bindings: Vec<(Lens, String)>,
 }
 
 /// A lens result given to finalize: `--result LENS=FILE` names its lens, a
@@ -156,6 +160,9 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         .map(EvidenceInput::hash)
         .transpose()?;
     let (live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
+    for (lens, given) in &input.bindings {
+        check_binding(&record.state, *lens, given)?;
+    }
     // Derive every transition in memory first: an input that is not legal
     // is refused before anything is written, whatever came before it.
     let mut states = Vec::new();
@@ -381,6 +388,31 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
     match state.accept_evidence_hash(probe) {
         Err(e @ TransitionError::WrongStage { .. }) => Err(e.into()),
         _ => Ok(()),
+    }
+}
+
+/// Refuses a binding that is not this lineage's binding for `lens`.
+fn check_binding(state: &ReviewState, lens: Lens, given: &str) -> Result<(), ReviewError> {
+    let lineage = state.lineage_id.clone();
+    let prepared = state
+        .lens_bindings()
+        .into_iter()
+        .find(|b| b.lens == lens)
+        .ok_or_else(|| ReviewError::Submission {
+            lineage: lineage.clone(),
+            source: PreflightError::NotSelected { lens: lens.name() },
+        })?;
+    if probity_core::review::submission::binding_proves(&prepared.binding, given) {
+        Ok(())
+    } else {
+        Err(ReviewError::Submission {
+            lineage: lineage.clone(),
+            source: PreflightError::BindingMismatch {
+                lineage: lineage.to_string(),
+                lens: lens.name(),
+                expected_token: prepared.token,
+            },
+        })
     }
 }
 

@@ -29,6 +29,11 @@ pub struct FinalizeArgs {
     /// `-` reads stdin). Results kept by `probity lens submit` complete them.
     #[arg(long = "result", value_name = "LENS=FILE")]
     pub results: Vec<String>,
+    /// The binding (or its token) the orchestrator prompted a lens with,
+    /// `LENS=TOKEN`: refused unless it is this lineage's binding for that
+    /// lens (a stale or foreign result is caught before it lands).
+    #[arg(long = "binding", value_name = "LENS=TOKEN")]
+    pub bindings: Vec<String>,
     /// The single refuter batch (see `probity schema refuter`; `-` for stdin).
     #[arg(long, value_name = "FILE")]
     pub refuter: Option<PathBuf>,
@@ -57,6 +62,24 @@ pub struct FinalizeArgs {
 /// Splits `LENS=FILE` (a lens name before the first `=`) from a plain
 /// `FILE`. A prefix that looks like a name but is not a lens is refused
 /// (write `./FILE` for a file whose name has an `=`).
+fn binding_spec(spec: &str) -> Result<(Lens, String), CliError> {
+    spec.split_once('=')
+        .and_then(|(name, token)| {
+            Lens::CANONICAL
+                .into_iter()
+                .find(|l| l.name() == name)
+                .map(|l| (l, token.to_string()))
+        })
+        .ok_or_else(|| {
+            CliError::new(
+                ErrorKind::Usage,
+                "bad_binding_spec",
+                format!("--binding {spec}: expected LENS=TOKEN with a lens name (risk, resilience, readability, reliability)"),
+                "spell it `--binding LENS=TOKEN` with the token `probity start --json` printed for that lens",
+            )
+        })
+}
+
 fn result_spec(spec: &str) -> Result<(Option<Lens>, PathBuf), CliError> {
     if let Some((name, file)) = spec.split_once('=')
         && !name.contains('/')
@@ -194,6 +217,11 @@ pub fn finalize(
     args: &FinalizeArgs,
 ) -> Result<ExitCode, CliError> {
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
+    let bindings = args
+        .bindings
+        .iter()
+        .map(|s| binding_spec(s))
+        .collect::<Result<Vec<_>, _>>()?;
     let specs = args
         .results
         .iter()
@@ -284,6 +312,7 @@ pub fn finalize(
             correction_lines: args.correction_lines,
             validation,
             evidence,
+            bindings,
         },
     )
     .map_err(review_error)?;
