@@ -378,9 +378,10 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
     });
     out.answer(&v, || {
         format!(
-            "ready: lens {} may run for {lineage}\n  binding: {}\n",
+            "ready: lens {} may run for {lineage}\n  binding: {}\n  token: {}\n",
             binding.lens.name(),
-            binding.binding
+            binding.binding,
+            binding.token
         )
     });
     Ok(ExitCode::SUCCESS)
