@@ -11,7 +11,7 @@ use probity_core::review::lens::Lens;
 use probity_git::Repo;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
-    self as drivers, Clock, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReviewError,
+    self as drivers, Clock, FinalizeInput, LensResultInput, NamedInput, ReviewError,
 };
 use probity_store::FileStore;
 
