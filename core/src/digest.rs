@@ -120,6 +120,32 @@ impl PlainSha256 {
     }
 }
 
+/// A domain-separated SHA-256 fed in pieces (evidence streamed from a file
+/// or a process by an adapter); the same digest as [`Sha256Digest::of`] of
+/// the whole.
+#[derive(Debug, Clone)]
+pub struct DomainSha256(Sha256);
+
+impl DomainSha256 {
+    /// Starts `domain || 0x00 || ...`.
+    pub fn new(domain: Domain) -> Self {
+        let mut h = Sha256::new();
+        h.update(domain.0.as_bytes());
+        h.update([0u8]);
+        Self(h)
+    }
+
+    /// Adds bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The digest of everything added.
+    pub fn finish(self) -> Sha256Digest {
+        Sha256Digest(self.0.finalize().into())
+    }
+}
+
 impl fmt::Display for Sha256Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "sha256:{}", self.hex())
@@ -189,6 +215,16 @@ mod tests {
         // sha256("t\0abc") computed independently.
         let d = Sha256Digest::of(Domain::new("t"), b"abc");
         assert_eq!(d, Sha256Digest::plain(b"t\0abc"));
+    }
+
+    #[test]
+    fn streamed_domain_digest_equals_whole() {
+        let d = Domain::new("probity/test/v1");
+        let mut h = DomainSha256::new(d);
+        h.update(b"ab");
+        h.update(b"");
+        h.update(b"c");
+        assert_eq!(h.finish(), Sha256Digest::of(d, b"abc"));
     }
 
     #[test]

@@ -10,7 +10,9 @@ use probity_core::review::ids::{Nonce, Timestamp};
 use probity_core::review::lens::Lens;
 use probity_git::Repo;
 use probity_git::fixture::Fixture;
-use probity_ports::review::{self as drivers, Clock, FinalizeInput, NamedInput, ReviewError};
+use probity_ports::review::{
+    self as drivers, Clock, FinalizeInput, LensResultInput, NamedInput, ReviewError,
+};
 use probity_store::FileStore;
 
 struct FixedClock;
@@ -55,7 +57,7 @@ fn in_correction() -> (
         .state
         .lineage_id;
     let input = FinalizeInput {
-        results: vec![named(BLOCKER.as_bytes())],
+        results: vec![LensResultInput::unnamed(named(BLOCKER.as_bytes()))],
         correction_lines: Some(1),
         ..Default::default()
     };

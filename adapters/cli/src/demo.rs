@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use probity_core::review::lens::Lens;
 use probity_git::{GitCli, Repo};
-use probity_ports::review::{self as drivers, FinalizeInput, NamedInput, ReviewStore};
+use probity_ports::review::{
+    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReviewStore,
+};
 use probity_store::FileStore;
 
 use crate::authority_cmd::{
@@ -266,8 +268,11 @@ fn ordinary(
         repo,
         store,
         FinalizeInput {
-            results: vec![named("reliability.json", to_bytes(&lens_result))],
-            evidence: Some(named("evidence.txt", evidence)),
+            results: vec![LensResultInput::named(
+                Lens::Reliability,
+                named("reliability.json", to_bytes(&lens_result)),
+            )],
+            evidence: Some(EvidenceInput::Bytes(named("evidence.txt", evidence))),
             ..Default::default()
         },
     )?;
@@ -361,7 +366,10 @@ fn correction(
         repo,
         store,
         FinalizeInput {
-            results: vec![named("reliability.json", to_bytes(&lens_result))],
+            results: vec![LensResultInput::named(
+                Lens::Reliability,
+                named("reliability.json", to_bytes(&lens_result)),
+            )],
             ..Default::default()
         },
     )?;
@@ -405,7 +413,10 @@ fn correction(
         store,
         FinalizeInput {
             lineage: Some(lineage),
-            evidence: Some(named("evidence.txt", "demo check: count(\"a,b\") == 2\n")),
+            evidence: Some(EvidenceInput::Bytes(named(
+                "evidence.txt",
+                "demo check: count(\"a,b\") == 2\n",
+            ))),
             ..Default::default()
         },
     )?;

@@ -5,7 +5,8 @@
 use probity_core::review::lens::Lens;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
-    self as drivers, Clock, FinalizeInput, NamedInput, ReviewError, ReviewStore, StoreError,
+    self as drivers, Clock, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReviewError,
+    ReviewStore, StoreError,
 };
 use probity_store::FileStore;
 
@@ -58,8 +59,8 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
     // Crash after the first replace: results are durable, evidence is not.
     let crashing = FileStore::for_common_dir(repo.common_dir()).with_fault_after_replaces(1);
     let input = FinalizeInput {
-        results: vec![named("r.json", CLEAN)],
-        evidence: Some(named("ev.txt", "ok\n")),
+        results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
+        evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
         ..Default::default()
     };
     let err = drivers::finalize(&repo, &crashing, input).unwrap_err();
@@ -74,7 +75,7 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
         &store,
         FinalizeInput {
             lineage: Some(lineage.clone()),
-            evidence: Some(named("ev.txt", "ok\n")),
+            evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
             ..Default::default()
         },
     )
@@ -101,7 +102,7 @@ fn a_crash_during_correction_never_charges_twice() {
         &repo,
         &store,
         FinalizeInput {
-            results: vec![named("r.json", BLOCKER)],
+            results: vec![LensResultInput::unnamed(named("r.json", BLOCKER))],
             ..Default::default()
         },
     )
@@ -164,8 +165,8 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
         .with_fault_after_replaces(1)
         .with_fault_after_state_write();
     let input = FinalizeInput {
-        results: vec![named("r.json", CLEAN)],
-        evidence: Some(named("ev.txt", "ok\n")),
+        results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
+        evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
         ..Default::default()
     };
     assert!(is_crash(

@@ -225,12 +225,12 @@ fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
         assert_eq!(r.json["error"]["code"], "malformed_input", "{name}");
         assert_eq!(store_snapshot(&f), before, "{name} changed the store");
     }
-    // The wrong number of results.
+    // Two results for the one selected lens.
     let ok = input(tmp.path(), "ok.json", CLEAN_RESULT);
     let r = probity(f.root(), &["finalize", "--result", &ok, "--result", &ok]);
     assert_eq!(
         (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("result_count"))
+        (3, Some("result_duplicate"))
     );
     assert_eq!(store_snapshot(&f), before);
     // Empty evidence bytes.

@@ -9,6 +9,8 @@
 //! <lineage>/receipt.json    terminal only: canonical JSON + LF
 //! <lineage>/superseded-by   the one successor recovery created (R9.2)
 //! <lineage>/successor.pending  a successor being created (until the marker)
+//! <lineage>/results/<lens>.json  a lens result `lens submit` kept (the
+//!                           submitted bytes, at most 1 MiB; created once)
 //! index/target/<hex>        target identity -> lineage (created exclusively)
 //! index/open/<tree>/<lin>   lineages that entered correction on a base tree
 //! index/base/<tree>         base tree -> latest approved lineage
@@ -29,9 +31,11 @@ use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
 use probity_core::review::state::{Stage, StateRecord, check_successor};
-use probity_ports::review::{Created, ReviewStore, StoreError};
+use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
+use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
 
 /// How long a writer waits for a lineage lock before reporting contention.
 pub const LOCK_WAIT: Duration = Duration::from_secs(5);
@@ -119,6 +123,35 @@ impl FileStore {
     /// A successor being created: its full record, until the marker lands.
     fn pending_successor_path(&self, l: &LineageId) -> PathBuf {
         self.lineage_dir(l).join("successor.pending")
+    }
+
+    /// A submitted lens result.
+    fn result_path(&self, l: &LineageId, lens: Lens) -> PathBuf {
+        self.lineage_dir(l)
+            .join("results")
+            .join(format!("{}.json", lens.name()))
+    }
+
+    /// Reads a submitted result, bounded: a file over the role-document
+    /// limit was not written by `submit_result` and is refused unread.
+    fn read_result(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+        use std::io::Read;
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(path)(e)),
+        };
+        let mut bytes = Vec::new();
+        file.take(MAX_ROLE_DOCUMENT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io(path))?;
+        if bytes.len() as u64 > MAX_ROLE_DOCUMENT_BYTES {
+            return Err(StoreError::Malformed {
+                path: path.display().to_string(),
+                detail: format!("larger than {MAX_ROLE_DOCUMENT_BYTES} bytes"),
+            });
+        }
+        Ok(Some(bytes))
     }
 
     fn drop_pending(&self, path: &Path, pred: &LineageId) -> Result<(), StoreError> {
@@ -528,6 +561,46 @@ impl ReviewStore for FileStore {
             Some(bytes) => Ok(Some(Self::parse_record(&path, &bytes)?.state.lineage_id)),
             None => Ok(None),
         }
+    }
+
+    fn submit_result(
+        &self,
+        lineage: &LineageId,
+        lens: Lens,
+        bytes: &[u8],
+    ) -> Result<Submitted, StoreError> {
+        if !self.state_path(lineage).is_file() {
+            return Err(StoreError::NotFound(lineage.clone()));
+        }
+        let _lock = self.lock(lineage)?;
+        let path = self.result_path(lineage, lens);
+        let differs = || StoreError::ResultDiffers {
+            lineage: lineage.clone(),
+            lens: lens.name(),
+        };
+        match Self::read_result(&path)? {
+            Some(kept) if kept == bytes => return Ok(Submitted::Existing),
+            Some(_) => return Err(differs()),
+            None => {}
+        }
+        if publish_exclusive(&path, bytes)? {
+            return Ok(Submitted::New);
+        }
+        // Another writer got there first (without the lock: not ours).
+        match Self::read_result(&path)? {
+            Some(kept) if kept == bytes => Ok(Submitted::Existing),
+            _ => Err(differs()),
+        }
+    }
+
+    fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
+        let mut out = Vec::new();
+        for lens in Lens::CANONICAL {
+            if let Some(bytes) = Self::read_result(&self.result_path(lineage, lens))? {
+                out.push((lens, bytes));
+            }
+        }
+        Ok(out)
     }
 
     fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {

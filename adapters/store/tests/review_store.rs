@@ -345,3 +345,64 @@ fn a_successor_never_takes_a_target_another_lineage_owns() {
     ));
     assert_eq!(files(dir.path()), before);
 }
+
+#[test]
+fn a_submitted_result_is_kept_once_and_an_exact_resubmission_is_answered() {
+    use probity_ports::review::Submitted;
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = started();
+    let lineage = &r.state.lineage_id;
+    // No lineage, no submission (nothing written).
+    assert!(matches!(
+        store.submit_result(lineage, Lens::Reliability, b"{}"),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(files(dir.path()).is_empty());
+    store.create(&r).unwrap();
+    assert_eq!(store.submitted_results(lineage).unwrap(), vec![]);
+    assert_eq!(
+        store
+            .submit_result(lineage, Lens::Reliability, b"one")
+            .unwrap(),
+        Submitted::New
+    );
+    let kept = files(dir.path());
+    assert_eq!(
+        store
+            .submit_result(lineage, Lens::Reliability, b"one")
+            .unwrap(),
+        Submitted::Existing
+    );
+    assert!(matches!(
+        store.submit_result(lineage, Lens::Reliability, b"two"),
+        Err(StoreError::ResultDiffers { .. })
+    ));
+    assert_eq!(files(dir.path()), kept, "refusals write nothing");
+    store.submit_result(lineage, Lens::Risk, b"r").unwrap();
+    // Canonical lens order, whatever order they were submitted in.
+    assert_eq!(
+        store.submitted_results(lineage).unwrap(),
+        vec![
+            (Lens::Risk, b"r".to_vec()),
+            (Lens::Reliability, b"one".to_vec())
+        ]
+    );
+    // The state record is untouched by submissions.
+    assert_eq!(store.load(lineage).unwrap(), Some(r.clone()));
+}
+
+#[test]
+fn an_oversized_submitted_result_on_disk_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = started();
+    store.create(&r).unwrap();
+    let path = dir.path().join(r.state.lineage_id.as_str()).join("results");
+    std::fs::create_dir_all(&path).unwrap();
+    std::fs::write(path.join("reliability.json"), vec![b' '; (1 << 20) + 1]).unwrap();
+    assert!(matches!(
+        store.submitted_results(&r.state.lineage_id),
+        Err(StoreError::Malformed { .. })
+    ));
+}

@@ -19,3 +19,4 @@ pub mod risk;
 pub mod schema;
 pub mod snapshot;
 pub mod state;
+pub mod submission;

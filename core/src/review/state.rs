@@ -1068,7 +1068,16 @@ impl ReviewState {
         if evidence.is_empty() {
             return Err(TransitionError::EmptyEvidence);
         }
-        let evidence_hash = Sha256Digest::of(EVIDENCE_DOMAIN, evidence);
+        self.accept_evidence_hash(Sha256Digest::of(EVIDENCE_DOMAIN, evidence))
+    }
+
+    /// [`Self::accept_evidence`] for evidence an adapter hashed while
+    /// streaming it (`Sha256Digest::of(EVIDENCE_DOMAIN, ..)` of non-empty
+    /// bytes: the caller refuses empty evidence first).
+    pub fn accept_evidence_hash(
+        &self,
+        evidence_hash: Sha256Digest,
+    ) -> Result<ReviewState, TransitionError> {
         match &self.stage {
             Stage::Validating {
                 judgment,
@@ -1228,6 +1237,10 @@ pub struct LensBinding {
     pub order: usize,
     pub finding_id_prefix: &'static str,
     pub binding: String,
+    /// A short token derived from `binding`
+    /// ([`crate::review::submission::binding_token`]): either one proves the
+    /// binding when a result is submitted.
+    pub token: String,
 }
 
 impl ReviewState {
@@ -1238,11 +1251,8 @@ impl ReviewState {
             .selected_lenses
             .iter()
             .enumerate()
-            .map(|(i, lens)| LensBinding {
-                lens: *lens,
-                order: i + 1,
-                finding_id_prefix: lens.prefix(),
-                binding: format!(
+            .map(|(i, lens)| {
+                let binding = format!(
                     "probity-lens-binding/v1 lineage={} target={} candidate_tree={} lens={} position={}/{}",
                     self.lineage_id,
                     self.snapshot.target,
@@ -1250,7 +1260,14 @@ impl ReviewState {
                     lens.name(),
                     i + 1,
                     n
-                ),
+                );
+                LensBinding {
+                    lens: *lens,
+                    order: i + 1,
+                    finding_id_prefix: lens.prefix(),
+                    token: crate::review::submission::binding_token(&binding),
+                    binding,
+                }
             })
             .collect()
     }
@@ -1275,7 +1292,13 @@ impl ReviewState {
             .find(|b| b.lens == lens)
             .ok_or(PreflightError::NotSelected { lens: lens.name() })?;
         match binding {
-            Some(b) if b != prepared.binding => Err(PreflightError::BindingMismatch),
+            Some(b) if !crate::review::submission::binding_proves(&prepared.binding, b) => {
+                Err(PreflightError::BindingMismatch {
+                    lineage: self.lineage_id.to_string(),
+                    lens: lens.name(),
+                    expected_token: prepared.token,
+                })
+            }
             _ => Ok(prepared),
         }
     }
@@ -1328,8 +1351,14 @@ pub enum PreflightError {
     NotAwaitingResults { state: &'static str },
     #[error("lens `{lens}` is not selected for this lineage")]
     NotSelected { lens: &'static str },
-    #[error("the binding differs from the one start prepared for this lens")]
-    BindingMismatch,
+    #[error(
+        "the binding differs from the one start prepared for lens `{lens}` of lineage {lineage} (expected that binding or its token {expected_token}): the result was prepared for another lineage, candidate or lens"
+    )]
+    BindingMismatch {
+        lineage: String,
+        lens: &'static str,
+        expected_token: String,
+    },
 }
 
 /// The next legal input, named for orchestrators (`action`).
@@ -1355,7 +1384,7 @@ impl NextInput {
     pub fn sentence(self, lenses: &[Lens]) -> String {
         match self {
             NextInput::RunLenses => format!(
-                "run each selected lens once ({}), then `probity finalize --result <lens.json>...` in that order",
+                "run each selected lens once ({}), submit each result with `probity lens submit --lens <name> <result.json>`, then `probity finalize` (or `probity finalize --result <name>=<result.json>...`)",
                 lenses.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
             ),
             NextInput::ProvideRefuter => {
@@ -1368,7 +1397,7 @@ impl NextInput {
                 "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage <id> --validation <result.json>`".into()
             }
             NextInput::ProvideEvidence => {
-                "produce independent evidence (test output, a build log), then `probity finalize --evidence <file>`".into()
+                "run the independent check through Probity: `probity finalize --evidence-cmd -- <check...>` (or give its output: `probity finalize --evidence <file>`)".into()
             }
             NextInput::None => "nothing: the review is terminal".into(),
         }

@@ -6,7 +6,8 @@ use probity_core::review::gate::StackError;
 use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::recovery::{ChainError, RecoverError};
 use probity_core::review::snapshot::SnapshotError;
-use probity_core::review::state::{StateError, TransitionError};
+use probity_core::review::state::{PreflightError, StateError, TransitionError};
+use probity_core::review::submission::{CommandEvidenceError, PlacementError};
 
 use super::*;
 
@@ -99,6 +100,32 @@ pub enum ReviewError {
         lineages.iter().map(LineageId::as_str).collect::<Vec<_>>().join(", ")
     )]
     AmbiguousCorrection { lineages: Vec<LineageId> },
+    /// Lens results that do not match the selected lenses by name.
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
+    /// A submitted result that has nowhere legal to land, or whose binding
+    /// is not the one start prepared for its lens.
+    #[error("{lineage}: {source}")]
+    Submission {
+        lineage: LineageId,
+        #[source]
+        source: PreflightError,
+    },
+    /// A result given on the command line differs from the one submitted
+    /// for the same lens.
+    #[error(
+        "lineage {lineage} holds a different submitted result for lens `{lens}`; give the same bytes or leave --result out"
+    )]
+    SubmittedDiffers {
+        lineage: LineageId,
+        lens: &'static str,
+    },
+    /// An input document over its documented bound.
+    #[error("{name} is larger than the {limit}-byte limit for this document")]
+    InputTooLarge { name: String, limit: u64 },
+    /// The independent check Probity ran is not evidence.
+    #[error(transparent)]
+    CommandEvidence(#[from] CommandEvidenceError),
     #[error(
         "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
     )]

@@ -1,12 +1,19 @@
 //! `finalize`: lens results, the refuter, correction and evidence turned
 //! into committed authority.
 
+use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::CausalFacts;
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::lens::Lens;
 use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::{ReviewState, Stage, StateRecord, TransitionError};
+use probity_core::review::state::{
+    EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, Stage, StateRecord, TransitionError,
+};
+use probity_core::review::submission::{
+    CommandRun, MAX_ROLE_DOCUMENT_BYTES, command_evidence, place_results,
+};
 
 use super::*;
 
@@ -16,8 +23,9 @@ use super::*;
 pub struct FinalizeInput {
     /// The lineage; discovered from the live candidate when absent.
     pub lineage: Option<LineageId>,
-    /// Lens results in selected order.
-    pub results: Vec<NamedInput>,
+    /// Lens results, each named by its lens (an unnamed one stands for the
+    /// only selected lens). Results kept by `lens submit` complete them.
+    pub results: Vec<LensResultInput>,
     /// The single refuter batch.
     pub refuter: Option<NamedInput>,
     /// The forecast of the next correction attempt, before editing.
@@ -25,7 +33,79 @@ pub struct FinalizeInput {
     /// The targeted validator's result, after editing.
     pub validation: Option<NamedInput>,
     /// Final independent evidence.
-    pub evidence: Option<NamedInput>,
+    pub evidence: Option<EvidenceInput>,
+    /// Bindings (exact string or token) the orchestrator echoes for the
+    /// lenses whose results it gives: each must be this lineage's binding
+    /// for that lens.
+    pub bindings: Vec<(Lens, String)>,
+}
+
+/// A lens result given to finalize: `--result LENS=FILE` names its lens, a
+/// bare `--result FILE` does not.
+#[derive(Debug, Clone)]
+pub struct LensResultInput {
+    pub lens: Option<Lens>,
+    pub input: NamedInput,
+}
+
+impl LensResultInput {
+    /// A result named by its lens.
+    pub fn named(lens: Lens, input: NamedInput) -> Self {
+        Self {
+            lens: Some(lens),
+            input,
+        }
+    }
+
+    /// A result without a lens name (accepted when one lens is selected).
+    pub fn unnamed(input: NamedInput) -> Self {
+        Self { lens: None, input }
+    }
+}
+
+/// Final evidence, in one of the forms an adapter can give it.
+#[derive(Debug, Clone)]
+pub enum EvidenceInput {
+    /// The whole bytes.
+    Bytes(NamedInput),
+    /// Bytes the adapter hashed while streaming them: their
+    /// `EVIDENCE_DOMAIN` digest and their length.
+    Streamed {
+        name: String,
+        hash: Sha256Digest,
+        len: u64,
+    },
+    /// The independent check the adapter ran (`--evidence-cmd`): its
+    /// canonical evidence document is what gets hashed.
+    Command(CommandRun),
+}
+
+impl EvidenceInput {
+    /// The evidence hash, refusing empty evidence and a failed check.
+    fn hash(&self) -> Result<Sha256Digest, ReviewError> {
+        match self {
+            EvidenceInput::Bytes(b) if b.bytes.is_empty() => {
+                Err(TransitionError::EmptyEvidence.into())
+            }
+            EvidenceInput::Bytes(b) => Ok(Sha256Digest::of(EVIDENCE_DOMAIN, &b.bytes)),
+            EvidenceInput::Streamed { len: 0, .. } => Err(TransitionError::EmptyEvidence.into()),
+            EvidenceInput::Streamed { hash, .. } => Ok(*hash),
+            EvidenceInput::Command(run) => {
+                Ok(Sha256Digest::of(EVIDENCE_DOMAIN, &command_evidence(run)?))
+            }
+        }
+    }
+}
+
+/// Refuses a role document over its bound before it is parsed.
+fn bounded(input: &NamedInput) -> Result<&NamedInput, ReviewError> {
+    if input.bytes.len() as u64 > MAX_ROLE_DOCUMENT_BYTES {
+        return Err(ReviewError::InputTooLarge {
+            name: input.name.clone(),
+            limit: MAX_ROLE_DOCUMENT_BYTES,
+        });
+    }
+    Ok(input)
 }
 
 /// What finalize returned.
@@ -52,36 +132,56 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     input: FinalizeInput,
 ) -> Result<Finalized, ReviewError> {
     git.check_keep_trees().map_err(ReviewError::Repository)?;
-    let results = input
+    let given = input
         .results
         .iter()
-        .map(|r| ReviewerResult::parse(&r.bytes).map_err(malformed(r)))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|r| {
+            let parsed =
+                ReviewerResult::parse(&bounded(&r.input)?.bytes).map_err(malformed(&r.input))?;
+            Ok((r.lens, r.input.bytes.as_slice(), parsed))
+        })
+        .collect::<Result<Vec<_>, ReviewError>>()?;
     let refuter = input
         .refuter
         .as_ref()
-        .map(|r| RefuterResult::parse(&r.bytes).map_err(malformed(r)))
+        .map(|r| RefuterResult::parse(&bounded(r)?.bytes).map_err(malformed(r)))
         .transpose()?;
     let validation = input
         .validation
         .as_ref()
-        .map(|v| ValidatorResult::parse(&v.bytes).map_err(malformed(v)))
+        .map(|v| ValidatorResult::parse(&bounded(v)?.bytes).map_err(malformed(v)))
         .transpose()?;
     if input.correction_lines == Some(0) {
         return Err(TransitionError::ZeroForecast.into());
     }
-    if let Some(ev) = &input.evidence
-        && ev.bytes.is_empty()
-    {
-        return Err(TransitionError::EmptyEvidence.into());
-    }
+    let evidence = input
+        .evidence
+        .as_ref()
+        .map(EvidenceInput::hash)
+        .transpose()?;
     let (live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
+    for (lens, given) in &input.bindings {
+        check_binding(&record.state, *lens, given)?;
+    }
     // Derive every transition in memory first: an input that is not legal
     // is refused before anything is written, whatever came before it.
     let mut states = Vec::new();
     let mut state = record.state.clone();
     let zero_lens = state.frozen.selected_lenses.is_empty();
-    if !input.results.is_empty() || (zero_lens && state.stage.judgment().is_none()) {
+    let awaiting = matches!(state.stage, Stage::Reviewing { judgment: None });
+    let submitted = if zero_lens {
+        Vec::new()
+    } else {
+        store.submitted_results(&state.lineage_id)?
+    };
+    let complete = awaiting
+        && state
+            .frozen
+            .selected_lenses
+            .iter()
+            .all(|l| submitted.iter().any(|(s, _)| s == l));
+    if !given.is_empty() || complete || (zero_lens && state.stage.judgment().is_none()) {
+        let results = combine_results(&state, given, submitted)?;
         let facts = causal_facts(git, &state, &results)?;
         state = state.accept_results(results, &facts)?;
         states.push(state.clone());
@@ -109,8 +209,8 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         state = state.accept_validation(fix, validation)?;
         states.push(state.clone());
     }
-    if let Some(ev) = &input.evidence {
-        state = state.accept_evidence(&ev.bytes)?;
+    if let Some(hash) = evidence {
+        state = state.accept_evidence_hash(hash)?;
         states.push(state.clone());
     }
     // Commit each valid intermediate state, so a crash resumes from the
@@ -130,6 +230,196 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     Ok(Finalized {
         record,
         receipt_location,
+    })
+}
+
+/// The results given on the command line, completed by the ones `lens
+/// submit` kept, placed in selected order by lens name (core decides the
+/// placement). A given result for a lens that also has a submitted one must
+/// be the same bytes.
+fn combine_results(
+    state: &ReviewState,
+    given: Vec<(Option<Lens>, &[u8], ReviewerResult)>,
+    submitted: Vec<(Lens, Vec<u8>)>,
+) -> Result<Vec<ReviewerResult>, ReviewError> {
+    let selected = &state.frozen.selected_lenses;
+    // An unnamed result stands for the only selected lens (place_results
+    // refuses it otherwise).
+    let only = (selected.len() == 1).then(|| selected[0]);
+    let mut all: Vec<(Option<Lens>, ReviewerResult)> = Vec::new();
+    let mut named: Vec<(Lens, &[u8])> = Vec::new();
+    for (lens, bytes, parsed) in given {
+        if let Some(l) = lens.or(only) {
+            named.push((l, bytes));
+        }
+        all.push((lens, parsed));
+    }
+    for (lens, bytes) in submitted {
+        if !state.frozen.selected_lenses.contains(&lens) {
+            continue;
+        }
+        match named.iter().find(|(l, _)| *l == lens) {
+            Some((_, b)) if *b == bytes.as_slice() => {}
+            Some(_) => {
+                return Err(ReviewError::SubmittedDiffers {
+                    lineage: state.lineage_id.clone(),
+                    lens: lens.name(),
+                });
+            }
+            None => {
+                let name = format!("submitted result for lens {}", lens.name());
+                let doc = NamedInput { name, bytes };
+                let parsed =
+                    ReviewerResult::parse(&bounded(&doc)?.bytes).map_err(malformed(&doc))?;
+                all.push((Some(lens), parsed));
+            }
+        }
+    }
+    Ok(place_results(selected, all)?)
+}
+
+/// What a lens result submission needs.
+#[derive(Debug, Clone)]
+pub struct SubmitInput {
+    /// The lineage; discovered from the live candidate when absent.
+    pub lineage: Option<LineageId>,
+    pub lens: Lens,
+    /// The binding start prepared for the lens, or its token: refused when
+    /// it is not this lineage's binding for that lens.
+    pub binding: Option<String>,
+    pub result: NamedInput,
+}
+
+/// What a submission answered.
+#[derive(Debug, Clone)]
+pub struct SubmittedResult {
+    pub record: StateRecord,
+    pub binding: LensBinding,
+    pub outcome: Submitted,
+    /// The lenses whose results the lineage now holds, in selected order.
+    pub submitted: Vec<Lens>,
+}
+
+/// `probity lens submit`: checks a lens result against the reviewer schema
+/// and the lineage's prepared binding, and keeps it in the store; the
+/// lineage's state is not changed (`finalize` accepts the results once
+/// every selected lens has one). The live candidate must still be the
+/// frozen one.
+pub fn submit_result<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    input: SubmitInput,
+) -> Result<SubmittedResult, ReviewError> {
+    ReviewerResult::parse(&bounded(&input.result)?.bytes).map_err(malformed(&input.result))?;
+    let (_live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
+    let lineage = record.state.lineage_id.clone();
+    let kept = |store: &S| -> Result<Vec<(Lens, Vec<u8>)>, ReviewError> {
+        Ok(store.submitted_results(&lineage)?)
+    };
+    let outcome = match record.state.preflight(input.lens, input.binding.as_deref()) {
+        Ok(_) => store.submit_result(&lineage, input.lens, &input.result.bytes)?,
+        // An exact resubmission after finalize accepted the results is
+        // answered, not refused (the binding is still checked).
+        Err(PreflightError::NotAwaitingResults { .. })
+            if kept(store)?
+                .iter()
+                .any(|(l, b)| *l == input.lens && *b == input.result.bytes)
+                && binding_holds(&record.state, input.lens, input.binding.as_deref()) =>
+        {
+            Submitted::Existing
+        }
+        Err(source) => return Err(ReviewError::Submission { lineage, source }),
+    };
+    let binding = record
+        .state
+        .lens_bindings()
+        .into_iter()
+        .find(|b| b.lens == input.lens)
+        .ok_or_else(|| ReviewError::Submission {
+            lineage: lineage.clone(),
+            source: PreflightError::NotSelected {
+                lens: input.lens.name(),
+            },
+        })?;
+    let held = kept(store)?;
+    let submitted = record
+        .state
+        .frozen
+        .selected_lenses
+        .iter()
+        .filter(|l| held.iter().any(|(h, _)| h == *l))
+        .copied()
+        .collect();
+    Ok(SubmittedResult {
+        record,
+        binding,
+        outcome,
+        submitted,
+    })
+}
+
+/// The lineage that froze (or is correcting into) the live candidate, as
+/// finalize and `lens submit` discover it when no lineage is named.
+pub fn live_lineage<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+) -> Result<StateRecord, ReviewError> {
+    Ok(discover_for_finalize(git, store, None)?.1)
+}
+
+/// Before an adapter runs an evidence check (which may take minutes):
+/// refuses, as finalize would, when the lineage (named, or the live
+/// candidate's) cannot take evidence now. Only meaningful when evidence is
+/// the call's only input.
+pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: Option<&LineageId>,
+) -> Result<(), ReviewError> {
+    let (_live, record) = discover_for_finalize(git, store, lineage)?;
+    let state = &record.state;
+    // With no lens selected, finalize settles the empty judgment first.
+    if state.frozen.selected_lenses.is_empty() && state.stage.judgment().is_none() {
+        return Ok(());
+    }
+    // A probe hash: `validating` takes it, `approved` answers whether a
+    // retry matches (decided after the run); any other stage refuses.
+    let probe = Sha256Digest::of(EVIDENCE_DOMAIN, b"probe");
+    match state.accept_evidence_hash(probe) {
+        Err(e @ TransitionError::WrongStage { .. }) => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a binding that is not this lineage's binding for `lens`.
+fn check_binding(state: &ReviewState, lens: Lens, given: &str) -> Result<(), ReviewError> {
+    let lineage = state.lineage_id.clone();
+    let prepared = state
+        .lens_bindings()
+        .into_iter()
+        .find(|b| b.lens == lens)
+        .ok_or_else(|| ReviewError::Submission {
+            lineage: lineage.clone(),
+            source: PreflightError::NotSelected { lens: lens.name() },
+        })?;
+    if probity_core::review::submission::binding_proves(&prepared.binding, given) {
+        Ok(())
+    } else {
+        Err(ReviewError::Submission {
+            lineage: lineage.clone(),
+            source: PreflightError::BindingMismatch {
+                lineage: lineage.to_string(),
+                lens: lens.name(),
+                expected_token: prepared.token,
+            },
+        })
+    }
+}
+
+fn binding_holds(state: &ReviewState, lens: Lens, given: Option<&str>) -> bool {
+    state.lens_bindings().into_iter().any(|b| {
+        b.lens == lens
+            && given.is_none_or(|g| probity_core::review::submission::binding_proves(&b.binding, g))
     })
 }
 

@@ -16,7 +16,10 @@ mod start;
 mod traits;
 
 pub use error::{NamedInput, ReviewError};
-pub use finalize::{FinalizeInput, Finalized, finalize};
+pub use finalize::{
+    EvidenceInput, FinalizeInput, Finalized, LensResultInput, SubmitInput, SubmittedResult,
+    check_evidence_lands, finalize, live_lineage, submit_result,
+};
 pub use gates::{
     Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,
     validate_pre_pr, validate_pre_push, validate_release,
@@ -26,7 +29,7 @@ pub use read::{Attested, Exported, Status, attest, export_context, status};
 pub use start::{CommitStart, Started, invalidate, recover, start, start_commit, start_range};
 pub use traits::{
     AdapterError, Clock, Created, DeliveryGit, ExportGit, GitPort, RemoteScope, ReviewStore,
-    StoreError,
+    StoreError, Submitted,
 };
 
 // Helpers shared between the use-case modules.

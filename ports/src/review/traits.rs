@@ -8,6 +8,7 @@ use probity_core::review::causality::Hunk;
 use probity_core::review::export::ManifestEntry;
 use probity_core::review::gate::RangeCommit;
 use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use probity_core::review::lens::Lens;
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::state::{StateError, StateRecord, TransitionError};
 
@@ -123,6 +124,14 @@ pub enum StoreError {
         lineage: LineageId,
         successor: LineageId,
     },
+    /// A different result is already kept for this lens of the lineage.
+    #[error(
+        "lineage {lineage} already holds a different submitted result for lens `{lens}`; a resubmission must repeat the same bytes"
+    )]
+    ResultDiffers {
+        lineage: LineageId,
+        lens: &'static str,
+    },
     #[error("store I/O at {path}: {source}")]
     Io {
         path: String,
@@ -138,6 +147,15 @@ pub enum Created {
     New,
     /// Another lineage already owns this target; nothing was kept.
     Existing(LineageId),
+}
+
+/// How a lens result submission ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submitted {
+    /// The result is now kept for the lineage.
+    New,
+    /// The same bytes were already kept for that lens (an exact retry).
+    Existing,
 }
 
 /// The compact review store (R7).
@@ -181,6 +199,18 @@ pub trait ReviewStore {
     /// The successor a recovery of `lineage` is creating (written, not yet
     /// marked), if any.
     fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+    /// Keeps a lens result submitted for a stored lineage (`lens submit`),
+    /// atomically and under the lineage's lock: an exact resubmission is
+    /// `Existing`, different bytes for a lens already kept are refused
+    /// (`ResultDiffers`). The caller validated the result and its binding.
+    fn submit_result(
+        &self,
+        lineage: &LineageId,
+        lens: Lens,
+        bytes: &[u8],
+    ) -> Result<Submitted, StoreError>;
+    /// The results submitted for a lineage, by lens (canonical lens order).
+    fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError>;
 }
 
 /// Which local refs count as already published, besides the explicit

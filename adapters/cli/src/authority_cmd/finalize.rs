@@ -6,8 +6,13 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{Value, json};
 
-use probity_core::review::state::{Stage, StateRecord};
-use probity_ports::review::{self as drivers, FinalizeInput, StoreError};
+use probity_core::digest::DomainSha256;
+use probity_core::review::lens::Lens;
+use probity_core::review::state::{EVIDENCE_DOMAIN, Stage, StateRecord};
+use probity_ports::review::{
+    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, StoreError, SubmitInput,
+    Submitted,
+};
 
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output};
@@ -19,22 +24,99 @@ pub struct FinalizeArgs {
     /// The lineage to finalize (default: the one that froze the live candidate).
     #[arg(long)]
     pub lineage: Option<String>,
-    /// A lens result (strict JSON, see `probity schema reviewer`); repeat in
-    /// the selected order.
-    #[arg(long = "result", value_name = "FILE")]
-    pub results: Vec<PathBuf>,
-    /// The single refuter batch (see `probity schema refuter`).
+    /// A lens result (strict JSON, see `probity schema reviewer`), named by
+    /// its lens: `LENS=FILE` (`FILE` alone only when one lens is selected;
+    /// `-` reads stdin). Results kept by `probity lens submit` complete them.
+    #[arg(long = "result", value_name = "LENS=FILE")]
+    pub results: Vec<String>,
+    /// The binding (or its token) the orchestrator prompted a lens with,
+    /// `LENS=TOKEN`: refused unless it is this lineage's binding for that
+    /// lens (a stale or foreign result is caught before it lands).
+    #[arg(long = "binding", value_name = "LENS=TOKEN")]
+    pub bindings: Vec<String>,
+    /// The single refuter batch (see `probity schema refuter`; `-` for stdin).
     #[arg(long, value_name = "FILE")]
     pub refuter: Option<PathBuf>,
     /// Forecast of the next correction attempt in lines, given before editing.
     #[arg(long, value_name = "N")]
     pub correction_lines: Option<u64>,
-    /// The targeted validator's result after the edit (see `probity schema validator`).
+    /// The targeted validator's result after the edit (see `probity schema validator`; `-` for stdin).
     #[arg(long, value_name = "FILE")]
     pub validation: Option<PathBuf>,
-    /// Final evidence from an independent mechanism (any non-empty bytes).
-    #[arg(long, value_name = "FILE")]
+    /// Final evidence from an independent mechanism (any non-empty bytes,
+    /// hashed as they stream; `-` for stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "evidence_cmd")]
     pub evidence: Option<PathBuf>,
+    /// Run the independent check named after `--` (no shell) and use its
+    /// run as evidence: a non-zero exit is refused (`evidence_failed`).
+    #[arg(long = "evidence-cmd", requires = "argv")]
+    pub evidence_cmd: bool,
+    /// How long the check may run before it is killed and refused.
+    #[arg(long = "evidence-timeout", value_name = "SECS", default_value_t = evidence_cmd::DEFAULT_EVIDENCE_TIMEOUT_SECS)]
+    pub evidence_timeout: u64,
+    /// The check's program and arguments (after `--`).
+    #[arg(last = true, value_name = "ARGV", requires = "evidence_cmd")]
+    pub argv: Vec<String>,
+}
+
+/// Splits `LENS=FILE` (a lens name before the first `=`) from a plain
+/// `FILE`. A prefix that looks like a name but is not a lens is refused
+/// (write `./FILE` for a file whose name has an `=`).
+fn binding_spec(spec: &str) -> Result<(Lens, String), CliError> {
+    spec.split_once('=')
+        .and_then(|(name, token)| {
+            Lens::CANONICAL
+                .into_iter()
+                .find(|l| l.name() == name)
+                .map(|l| (l, token.to_string()))
+        })
+        .ok_or_else(|| {
+            CliError::new(
+                ErrorKind::Usage,
+                "bad_binding_spec",
+                format!("--binding {spec}: expected LENS=TOKEN with a lens name (risk, resilience, readability, reliability)"),
+                "spell it `--binding LENS=TOKEN` with the token `probity start --json` printed for that lens",
+            )
+        })
+}
+
+fn result_spec(spec: &str) -> Result<(Option<Lens>, PathBuf), CliError> {
+    if let Some((name, file)) = spec.split_once('=')
+        && !name.contains('/')
+    {
+        let lens = Lens::CANONICAL
+            .into_iter()
+            .find(|l| l.name() == name)
+            .ok_or_else(|| {
+                CliError::new(
+                    ErrorKind::Usage,
+                    "bad_result_spec",
+                    format!("--result {spec}: `{name}` is not a lens (risk, resilience, readability, reliability)"),
+                    "spell it `--result LENS=FILE` with a selected lens (write `./FILE` for a file whose name has an `=`)",
+                )
+            })?;
+        return Ok((Some(lens), PathBuf::from(file)));
+    }
+    Ok((None, PathBuf::from(spec)))
+}
+
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The lineage (default: the one that froze the live candidate).
+    #[arg(long)]
+    pub lineage: Option<String>,
+    /// The lens whose result this is.
+    #[arg(long, value_enum)]
+    pub lens: LensArg,
+    /// The binding `probity start` prepared for this lens (the exact string,
+    /// or its `lbt1-` token), echoed by the orchestrator that ran the lens
+    /// with it: refused when it is not this lineage's binding for the lens.
+    #[arg(long)]
+    pub binding: Option<String>,
+    /// The result (strict JSON, see `probity schema reviewer`); `-` or
+    /// nothing reads stdin.
+    #[arg(value_name = "FILE", default_value = "-")]
+    pub file: PathBuf,
 }
 
 /// `probity lens ...`
@@ -44,13 +126,18 @@ pub enum LensCommand {
     /// to land (the lineage resolves and awaits results, the lens is
     /// selected, the binding matches).
     Preflight(PreflightArgs),
+    /// Keep a lens result in the store for `finalize` (nothing is written
+    /// into the worktree): checked against the reviewer schema and the
+    /// lens's prepared binding; an exact resubmission is answered again.
+    Submit(SubmitArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct PreflightArgs {
-    /// The lineage `probity start` printed.
+    /// The lineage `probity start` printed (default: the one that froze
+    /// the live candidate).
     #[arg(long)]
-    pub lineage: String,
+    pub lineage: Option<String>,
     /// The lens about to run.
     #[arg(long, value_enum)]
     pub lens: LensArg,
@@ -130,14 +217,90 @@ pub fn finalize(
     args: &FinalizeArgs,
 ) -> Result<ExitCode, CliError> {
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
-    let results = args
+    let bindings = args
+        .bindings
+        .iter()
+        .map(|s| binding_spec(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let specs = args
         .results
         .iter()
-        .map(|p| read_input(p))
+        .map(|s| result_spec(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let evidence = args.evidence.as_deref().map(read_input).transpose()?;
-    let refuter = args.refuter.as_deref().map(read_input).transpose()?;
-    let validation = args.validation.as_deref().map(read_input).transpose()?;
+    if specs.iter().filter(|(_, p)| p.as_os_str() == "-").count()
+        + usize::from(
+            args.refuter
+                .as_deref()
+                .is_some_and(|p| p.as_os_str() == "-"),
+        )
+        + usize::from(
+            args.validation
+                .as_deref()
+                .is_some_and(|p| p.as_os_str() == "-"),
+        )
+        + usize::from(
+            args.evidence
+                .as_deref()
+                .is_some_and(|p| p.as_os_str() == "-"),
+        )
+        > 1
+    {
+        return Err(CliError::new(
+            ErrorKind::Usage,
+            "stdin_twice",
+            "stdin (`-`) can carry one document per command",
+            "pass the other documents as files",
+        ));
+    }
+    let results = specs
+        .iter()
+        .map(|(lens, p)| {
+            Ok(LensResultInput {
+                lens: *lens,
+                input: read_role_document(p)?,
+            })
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    let refuter = args
+        .refuter
+        .as_deref()
+        .map(read_role_document)
+        .transpose()?;
+    let validation = args
+        .validation
+        .as_deref()
+        .map(read_role_document)
+        .transpose()?;
+    let evidence = match (&args.evidence, args.evidence_cmd) {
+        (Some(path), _) => {
+            let mut hash = DomainSha256::new(EVIDENCE_DOMAIN);
+            let len = stream_input(path, MAX_EVIDENCE_BYTES, |chunk| hash.update(chunk))?;
+            Some(EvidenceInput::Streamed {
+                name: path.display().to_string(),
+                hash: hash.finish(),
+                len,
+            })
+        }
+        (None, true) => {
+            // A check that cannot land is refused before it runs: a wrong
+            // --cwd, or (when evidence is the only input) a lineage that
+            // does not take evidence now.
+            let ctx = open(global)?;
+            let only_input = results.is_empty()
+                && refuter.is_none()
+                && validation.is_none()
+                && args.correction_lines.is_none();
+            if only_input {
+                drivers::check_evidence_lands(&ctx.repo, &ctx.store, lineage.as_ref())
+                    .map_err(review_error)?;
+            }
+            let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
+            Some(EvidenceInput::Command(evidence_cmd::run(
+                &args.argv, timeout,
+            )?))
+        }
+        (None, false) => None,
+    };
     let ctx = open(global)?;
     let done = drivers::finalize(
         &ctx.repo,
@@ -149,6 +312,7 @@ pub fn finalize(
             correction_lines: args.correction_lines,
             validation,
             evidence,
+            bindings,
         },
     )
     .map_err(review_error)?;
@@ -177,15 +341,22 @@ pub fn finalize(
 }
 
 pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitCode, CliError> {
-    let LensCommand::Preflight(args) = cmd;
-    let lineage = parse_lineage(&args.lineage)?;
+    let args = match cmd {
+        LensCommand::Preflight(args) => args,
+        LensCommand::Submit(args) => return submit(global, out, args),
+    };
+    let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
     use probity_ports::review::ReviewStore;
-    let record = ctx
-        .store
-        .load(&lineage)
-        .map_err(|e| review_error(e.into()))?
-        .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?;
+    let record = match lineage {
+        Some(lineage) => ctx
+            .store
+            .load(&lineage)
+            .map_err(|e| review_error(e.into()))?
+            .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
+        None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
+    };
+    let lineage = record.state.lineage_id.clone();
     let binding = record.state.preflight(args.lens.into(), args.binding.as_deref()).map_err(|e| {
         CliError::new(
             ErrorKind::RejectedInput,
@@ -202,13 +373,73 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
         "order": binding.order,
         "finding_id_prefix": binding.finding_id_prefix,
         "binding": binding.binding,
+        "token": binding.token,
         "store_revision": record.revision,
     });
     out.answer(&v, || {
         format!(
-            "ready: lens {} may run for {lineage}\n  binding: {}\n",
+            "ready: lens {} may run for {lineage}\n  binding: {}\n  token: {}\n",
             binding.lens.name(),
-            binding.binding
+            binding.binding,
+            binding.token
+        )
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `probity lens submit`.
+fn submit(global: &GlobalArgs, out: Output, args: &SubmitArgs) -> Result<ExitCode, CliError> {
+    let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
+    let result = read_role_document(&args.file)?;
+    let ctx = open(global)?;
+    let done = drivers::submit_result(
+        &ctx.repo,
+        &ctx.store,
+        SubmitInput {
+            lineage,
+            lens: args.lens.into(),
+            binding: args.binding.clone(),
+            result,
+        },
+    )
+    .map_err(review_error)?;
+    let s = &done.record.state;
+    let selected = &s.frozen.selected_lenses;
+    let missing: Vec<&str> = selected
+        .iter()
+        .filter(|l| !done.submitted.contains(l))
+        .map(|l| l.name())
+        .collect();
+    let next = if missing.is_empty() {
+        "every selected lens has a result: run `probity finalize`".to_string()
+    } else {
+        format!(
+            "submit the other selected lens result(s) ({}), then run `probity finalize`",
+            missing.join(", ")
+        )
+    };
+    let v = json!({
+        "ok": true,
+        "lineage_id": s.lineage_id,
+        "lens": done.binding.lens,
+        "token": done.binding.token,
+        "stored": done.outcome == Submitted::New,
+        "submitted": done.submitted,
+        "missing": missing,
+        "state": s.stage.name(),
+        "store_revision": done.record.revision,
+        "message": next,
+    });
+    out.answer(&v, || {
+        format!(
+            "{} result for lens {} of {}\n  next: {next}\n",
+            if done.outcome == Submitted::New {
+                "kept"
+            } else {
+                "already kept: same"
+            },
+            done.binding.lens.name(),
+            s.lineage_id,
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -14,7 +14,10 @@ use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::RecoverError;
 use probity_core::review::schema::SchemaDoc;
-use probity_core::review::state::TransitionError;
+use probity_core::review::state::{PreflightError, TransitionError};
+use probity_core::review::submission::{
+    CommandEvidenceError, MAX_ROLE_DOCUMENT_BYTES, PlacementError,
+};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{NamedInput, ReviewError, StoreError};
 use probity_store::FileStore;
@@ -189,6 +192,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "already_superseded",
                 "a lineage has at most one successor: continue with the successor named above (`probity status --lineage <id>`)",
             ),
+            StoreError::ResultDiffers { .. } => (
+                Conflict,
+                "result_differs",
+                "a lens result is kept once: resubmit the same bytes, or start a fresh review to judge again",
+            ),
             StoreError::Io { .. } => (
                 Io,
                 "store_io",
@@ -209,7 +217,7 @@ pub fn review_error(e: ReviewError) -> CliError {
             TransitionError::ResultCount { .. } => (
                 RejectedInput,
                 "result_count",
-                "pass one --result per selected lens, in the selected order",
+                "give one result per selected lens, named by its lens: `--result LENS=FILE` or `probity lens submit --lens LENS FILE`",
             ),
             TransitionError::RefuterUnknownFinding(_) | TransitionError::RefuterMissing(_) => (
                 RejectedInput,
@@ -359,6 +367,72 @@ pub fn review_error(e: ReviewError) -> CliError {
             "chain_broken",
             "the recovery chain in the store does not hold (missing predecessor, moved revision or two successors); nothing was trusted: inspect the named lineages",
         ),
+        ReviewError::Placement(p) => match p {
+            PlacementError::Unnamed { .. } => (
+                Usage,
+                "result_unnamed",
+                "name each result by its lens: `--result LENS=FILE` (or `probity lens submit --lens LENS FILE`)",
+            ),
+            PlacementError::NotSelected { .. } => (
+                RejectedInput,
+                "result_not_selected",
+                "give results only for the selected lenses (`probity status` lists them)",
+            ),
+            PlacementError::Duplicate { .. } => (
+                RejectedInput,
+                "result_duplicate",
+                "give exactly one result per selected lens",
+            ),
+            PlacementError::Missing { .. } => (
+                RejectedInput,
+                "result_missing",
+                "give a result for every selected lens: `--result LENS=FILE` or `probity lens submit --lens LENS FILE`",
+            ),
+        },
+        ReviewError::Submission { source, .. } => match source {
+            PreflightError::BindingMismatch { .. } => (
+                RejectedInput,
+                "binding_mismatch",
+                "the result belongs to another lineage, candidate or lens: run the lens again with the binding `probity start --json` printed for it (lens_bindings[].binding, or its token), and submit with that",
+            ),
+            PreflightError::NotSelected { .. } => (
+                RejectedInput,
+                "result_not_selected",
+                "submit results only for the selected lenses (`probity status` lists them)",
+            ),
+            PreflightError::NotAwaitingResults { .. } => (
+                RejectedInput,
+                "not_awaiting_results",
+                "this lineage no longer takes lens results: `probity status` names its next input",
+            ),
+        },
+        ReviewError::SubmittedDiffers { .. } => (
+            Conflict,
+            "result_differs",
+            "leave out --result for a lens already submitted, or give its exact bytes",
+        ),
+        ReviewError::InputTooLarge { .. } => (
+            RejectedInput,
+            "input_too_large",
+            "pass a smaller document (the limits are in docs/review-authority.md); nothing was changed",
+        ),
+        ReviewError::CommandEvidence(c) => match c {
+            CommandEvidenceError::TimedOut { .. } => (
+                RejectedInput,
+                "evidence_timeout",
+                "the check did not finish: raise --evidence-timeout SECS or make the check faster; nothing was changed",
+            ),
+            CommandEvidenceError::EmptyArgv => (
+                Usage,
+                "evidence_cmd_missing",
+                "name the check after `--`: `probity finalize --evidence-cmd -- cargo test`",
+            ),
+            CommandEvidenceError::Failed { .. } | CommandEvidenceError::Canonical(_) => (
+                RejectedInput,
+                "evidence_failed",
+                "the independent check failed, so nothing was approved and nothing changed: fix what it reports (a changed candidate needs a new `probity start`), or rerun it if it was flaky",
+            ),
+        },
         ReviewError::BaseChanged { .. } => (
             Conflict,
             "base_changed",
@@ -400,19 +474,117 @@ pub fn review_error(e: ReviewError) -> CliError {
     CliError::new(kind, code, msg, next)
 }
 
-fn read_input(path: &Path) -> Result<NamedInput, CliError> {
-    let bytes = std::fs::read(path).map_err(|e| {
+/// The largest evidence file or stream hashed for `finalize --evidence`
+/// (read streamed: memory stays constant, the bound caps the time).
+pub const MAX_EVIDENCE_BYTES: u64 = 1 << 30;
+
+fn too_large(name: &str, limit: u64) -> CliError {
+    CliError::new(
+        ErrorKind::RejectedInput,
+        "input_too_large",
+        format!("{name} is larger than the {limit}-byte limit for this document"),
+        "pass a smaller document (see the documented limits in docs/review-authority.md); nothing was changed",
+    )
+}
+
+/// Opens an input file for reading: only a regular file (checked from its
+/// metadata before opening, and again on the open handle), opened without
+/// blocking, so a FIFO, a directory or a device is refused at once.
+fn open_regular(path: &Path) -> Result<std::fs::File, CliError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let unreadable = |e: std::io::Error| {
         CliError::new(
             ErrorKind::RejectedInput,
             "unreadable_input",
             format!("{}: {e}", path.display()),
-            "pass a readable file",
+            "pass a readable regular file",
         )
-    })?;
+    };
+    let not_regular = || {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "input_not_regular",
+            format!(
+                "{} is not a regular file (a FIFO, directory or device is never read)",
+                path.display()
+            ),
+            "pass a regular file, or `-` to read the document from stdin",
+        )
+    };
+    if !std::fs::metadata(path).map_err(unreadable)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(unreadable)?;
+    // The path may have been swapped since the check: trust the handle.
+    if !file.metadata().map_err(unreadable)?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+/// Streams an input (a regular file, or stdin for `-`) through `sink` in
+/// chunks, refusing it with `input_too_large` once more than `limit` bytes
+/// arrived (a file that grows while read is still bounded). Returns the
+/// number of bytes read.
+pub(crate) fn stream_input(
+    path: &Path,
+    limit: u64,
+    mut sink: impl FnMut(&[u8]),
+) -> Result<u64, CliError> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    let mut reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(open_regular(path)?)
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total: u64 = 0;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(CliError::new(
+                    ErrorKind::RejectedInput,
+                    "unreadable_input",
+                    format!("{name}: {e}"),
+                    "pass a readable regular file",
+                ));
+            }
+        };
+        total = total.saturating_add(n as u64);
+        if total > limit {
+            return Err(too_large(&name, limit));
+        }
+        sink(&buf[..n]);
+    }
+}
+
+/// Reads a whole input document (a regular file, or stdin for `-`), at
+/// most `limit` bytes: the one reader behind every document flag.
+pub(crate) fn read_input(path: &Path, limit: u64) -> Result<NamedInput, CliError> {
+    let mut bytes = Vec::new();
+    stream_input(path, limit, |chunk| bytes.extend_from_slice(chunk))?;
     Ok(NamedInput {
-        name: path.display().to_string(),
+        name: if path.as_os_str() == "-" {
+            "stdin".into()
+        } else {
+            path.display().to_string()
+        },
         bytes,
     })
+}
+
+/// Reads a role document (lens result, refuter batch, validator result),
+/// bounded by [`MAX_ROLE_DOCUMENT_BYTES`].
+pub(crate) fn read_role_document(path: &Path) -> Result<NamedInput, CliError> {
+    read_input(path, MAX_ROLE_DOCUMENT_BYTES)
 }
 
 pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
@@ -436,6 +608,8 @@ mod status;
 mod validate;
 
 pub use finalize::{FinalizeArgs, LensCommand, finalize, finalize_json, lens};
+
+mod evidence_cmd;
 pub use start::{StartArgs, start, start_json};
 pub use status::{StatusArgs, status};
 pub use validate::{ValidateArgs, decision_json, human_decision, validate};

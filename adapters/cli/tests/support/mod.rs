@@ -124,9 +124,10 @@ pub fn approve_started(cwd: &Path, dir: &Path, started: &Value) -> Value {
         .unwrap_or_default()
         .to_string();
     let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
-    for _ in st.json["selected_lenses"].as_array().into_iter().flatten() {
+    let clean = input(dir, "r.json", CLEAN_RESULT);
+    for lens in st.json["selected_lenses"].as_array().into_iter().flatten() {
         args.push("--result".into());
-        args.push(input(dir, "r.json", CLEAN_RESULT));
+        args.push(format!("{}={clean}", lens.as_str().unwrap_or_default()));
     }
     args.push("--evidence".into());
     args.push(input(dir, "ev.txt", "tests passed\n"));

@@ -1,0 +1,350 @@
+//! How inputs reach a lineage from outside the worktree: lens results
+//! matched to their lens by name (never by position), the binding a
+//! submitted result proves, the size bound of every role document, and the
+//! canonical evidence document of a check Probity ran itself.
+//!
+//! Everything here is a pure function of plain values; reading files,
+//! running the check and storing submissions belong to the adapters.
+
+use serde::Serialize;
+
+use crate::canonical::{CanonicalError, canonical_bytes};
+use crate::digest::{Domain, Sha256Digest};
+use crate::review::lens::Lens;
+
+/// The largest lens result, refuter batch or validator result accepted, in
+/// bytes (checked before parsing: a larger document is refused with
+/// `input_too_large`). A lens result holds at most 999 findings; 1 MiB
+/// leaves room for generous evidence while keeping every later `status`
+/// and gate cheap.
+pub const MAX_ROLE_DOCUMENT_BYTES: u64 = 1024 * 1024;
+
+/// Why lens results could not be matched to the selected lenses. Nothing
+/// changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlacementError {
+    #[error(
+        "a result without a lens name is accepted only when exactly one lens is selected; name each result: --result LENS=FILE (selected: {selected})"
+    )]
+    Unnamed { selected: String },
+    #[error("lens `{lens}` is not selected for this lineage (selected: {selected})")]
+    NotSelected {
+        lens: &'static str,
+        selected: String,
+    },
+    #[error("two results for lens `{lens}`; give exactly one per selected lens")]
+    Duplicate { lens: &'static str },
+    #[error("no result for {missing}; every selected lens needs one (selected: {selected})")]
+    Missing { missing: String, selected: String },
+}
+
+fn names(lenses: &[Lens]) -> String {
+    if lenses.is_empty() {
+        "none".into()
+    } else {
+        lenses
+            .iter()
+            .map(|l| l.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Places results given by lens name into the selected order. A result
+/// without a name stands for the only selected lens and is refused when
+/// zero or several lenses are selected; a name that is not selected, a lens
+/// named twice and a selected lens without a result are refused.
+pub fn place_results<T>(
+    selected: &[Lens],
+    given: Vec<(Option<Lens>, T)>,
+) -> Result<Vec<T>, PlacementError> {
+    let mut slots: Vec<Option<T>> = selected.iter().map(|_| None).collect();
+    for (lens, value) in given {
+        let lens = match lens {
+            Some(l) => l,
+            None if selected.len() == 1 => selected[0],
+            None => {
+                return Err(PlacementError::Unnamed {
+                    selected: names(selected),
+                });
+            }
+        };
+        let i = selected.iter().position(|s| *s == lens).ok_or_else(|| {
+            PlacementError::NotSelected {
+                lens: lens.name(),
+                selected: names(selected),
+            }
+        })?;
+        if slots[i].is_some() {
+            return Err(PlacementError::Duplicate { lens: lens.name() });
+        }
+        slots[i] = Some(value);
+    }
+    let missing: Vec<Lens> = selected
+        .iter()
+        .zip(&slots)
+        .filter(|(_, s)| s.is_none())
+        .map(|(l, _)| *l)
+        .collect();
+    if !missing.is_empty() {
+        return Err(PlacementError::Missing {
+            missing: names(&missing),
+            selected: names(selected),
+        });
+    }
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// The domain of a binding's short token.
+pub const BINDING_TOKEN_DOMAIN: Domain = Domain::new("probity/lens-binding-token/v1");
+
+/// A short token derived from a prepared binding string (`lbt1-` and 20 hex
+/// digits of its domain-separated SHA-256): what an orchestrator echoes
+/// when it submits the result of the lens it prompted with that binding.
+pub fn binding_token(binding: &str) -> String {
+    let hex = Sha256Digest::of(BINDING_TOKEN_DOMAIN, binding.as_bytes()).hex();
+    format!("lbt1-{}", &hex[..20])
+}
+
+/// Whether `given` (the exact binding string, or its token) proves the
+/// prepared binding.
+pub fn binding_proves(prepared: &str, given: &str) -> bool {
+    given == prepared || given == binding_token(prepared)
+}
+
+/// How a check Probity ran ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitOutcome {
+    /// It exited with this status code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+    /// It outlived its timeout and was killed.
+    TimedOut { after_secs: u64 },
+}
+
+impl std::fmt::Display for ExitOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitOutcome::Code(c) => write!(f, "exit status {c}"),
+            ExitOutcome::Signal(s) => write!(f, "killed by signal {s}"),
+            ExitOutcome::TimedOut { after_secs } => {
+                write!(f, "timed out after {after_secs} s and was killed")
+            }
+        }
+    }
+}
+
+/// One run of the independent check (`finalize --evidence-cmd`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRun {
+    /// The argument vector, program first (run without a shell).
+    pub argv: Vec<String>,
+    pub exit: ExitOutcome,
+    /// Plain SHA-256 of stdout and stderr as one interleaved stream (what
+    /// `sha256sum` of the same capture prints).
+    pub output_sha256: Sha256Digest,
+    pub output_bytes: u64,
+}
+
+/// The schema label of the command evidence document.
+pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
+
+#[derive(Serialize)]
+struct CommandEvidenceDoc<'a> {
+    schema: &'static str,
+    argv: &'a [String],
+    exit_code: i32,
+    output_sha256: &'a Sha256Digest,
+    output_bytes: u64,
+}
+
+/// Why a command run is not evidence. Nothing changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandEvidenceError {
+    #[error("--evidence-cmd needs a program to run")]
+    EmptyArgv,
+    #[error("the evidence command `{argv}` failed ({exit}): a failing check never approves")]
+    Failed { argv: String, exit: String },
+    #[error("the evidence command `{argv}` {exit}: a check that did not finish never approves")]
+    TimedOut { argv: String, exit: String },
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+}
+
+/// The evidence bytes of a check Probity ran: RFC 8785 canonical JSON
+/// naming the argv, the exit status and the SHA-256 of the combined
+/// output, so the lineage's `evidence_hash` binds all three. Only a run that
+/// exited 0 is evidence: any other outcome is refused.
+pub fn command_evidence(run: &CommandRun) -> Result<Vec<u8>, CommandEvidenceError> {
+    if run.argv.is_empty() {
+        return Err(CommandEvidenceError::EmptyArgv);
+    }
+    let argv = run.argv.join(" ");
+    match run.exit {
+        ExitOutcome::Code(0) => {}
+        ExitOutcome::Code(_) | ExitOutcome::Signal(_) => {
+            return Err(CommandEvidenceError::Failed {
+                argv,
+                exit: run.exit.to_string(),
+            });
+        }
+        ExitOutcome::TimedOut { .. } => {
+            return Err(CommandEvidenceError::TimedOut {
+                argv,
+                exit: run.exit.to_string(),
+            });
+        }
+    }
+    Ok(canonical_bytes(&CommandEvidenceDoc {
+        schema: COMMAND_EVIDENCE_SCHEMA,
+        argv: &run.argv,
+        exit_code: 0,
+        output_sha256: &run.output_sha256,
+        output_bytes: run.output_bytes,
+    })?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Lens::*;
+
+    const HIGH: [Lens; 4] = Lens::CANONICAL;
+
+    #[test]
+    fn named_results_are_placed_in_selected_order_whatever_order_they_come_in() {
+        let given = vec![
+            (Some(Reliability), "d"),
+            (Some(Risk), "a"),
+            (Some(Readability), "c"),
+            (Some(Resilience), "b"),
+        ];
+        assert_eq!(place_results(&HIGH, given), Ok(vec!["a", "b", "c", "d"]));
+    }
+
+    #[test]
+    fn an_unnamed_result_stands_for_the_only_selected_lens() {
+        assert_eq!(place_results(&[Reliability], vec![(None, 1)]), Ok(vec![1]));
+        assert_eq!(
+            place_results(&[Readability], vec![(Some(Readability), 1)]),
+            Ok(vec![1])
+        );
+    }
+
+    #[test]
+    fn an_unnamed_result_with_several_lenses_is_refused_naming_the_spelling() {
+        let e = place_results(&HIGH, vec![(None, 1)]).unwrap_err();
+        assert_eq!(
+            e,
+            PlacementError::Unnamed {
+                selected: "risk, resilience, readability, reliability".into()
+            }
+        );
+        assert!(e.to_string().contains("--result LENS=FILE"), "{e}");
+        assert!(matches!(
+            place_results(&[], vec![(None, 1)]),
+            Err(PlacementError::Unnamed { .. })
+        ));
+    }
+
+    #[test]
+    fn a_lens_not_selected_is_refused() {
+        assert_eq!(
+            place_results(&[Reliability], vec![(Some(Risk), 1)]),
+            Err(PlacementError::NotSelected {
+                lens: "risk",
+                selected: "reliability".into()
+            })
+        );
+        assert!(matches!(
+            place_results(&[], vec![(Some(Risk), 1)]),
+            Err(PlacementError::NotSelected { .. })
+        ));
+    }
+
+    #[test]
+    fn a_duplicate_lens_is_refused_even_when_unnamed() {
+        assert_eq!(
+            place_results(&[Reliability], vec![(Some(Reliability), 1), (None, 2)]),
+            Err(PlacementError::Duplicate {
+                lens: "reliability"
+            })
+        );
+    }
+
+    #[test]
+    fn a_missing_lens_is_named() {
+        assert_eq!(
+            place_results(&HIGH, vec![(Some(Risk), 1), (Some(Reliability), 4)]),
+            Err(PlacementError::Missing {
+                missing: "resilience, readability".into(),
+                selected: "risk, resilience, readability, reliability".into()
+            })
+        );
+        assert_eq!(place_results::<u8>(&[], vec![]), Ok(vec![]));
+    }
+
+    #[test]
+    fn a_binding_is_proven_by_itself_or_its_token_only() {
+        let b = "probity-lens-binding/v1 lineage=review-0000000000000000 lens=risk position=1/4";
+        let t = binding_token(b);
+        assert!(t.starts_with("lbt1-") && t.len() == 25, "{t}");
+        assert!(binding_proves(b, b));
+        assert!(binding_proves(b, &t));
+        assert!(!binding_proves(b, &binding_token("other")));
+        assert!(!binding_proves(b, ""));
+        assert!(!binding_proves(b, &b.replace("1/4", "2/4")));
+    }
+
+    fn run(exit: ExitOutcome) -> CommandRun {
+        CommandRun {
+            argv: vec!["cargo".into(), "test".into()],
+            exit,
+            output_sha256: Sha256Digest::plain(b"ok\n"),
+            output_bytes: 3,
+        }
+    }
+
+    #[test]
+    fn command_evidence_names_argv_exit_and_output_canonically() {
+        let bytes = command_evidence(&run(ExitOutcome::Code(0))).unwrap();
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            format!(
+                r#"{{"argv":["cargo","test"],"exit_code":0,"output_bytes":3,"output_sha256":"{}","schema":"probity-command-evidence/v1"}}"#,
+                Sha256Digest::plain(b"ok\n")
+            )
+        );
+        let mut other = run(ExitOutcome::Code(0));
+        other.argv.push("--release".into());
+        assert_ne!(
+            command_evidence(&other).unwrap(),
+            command_evidence(&run(ExitOutcome::Code(0))).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_failed_killed_or_timed_out_check_is_never_evidence() {
+        for exit in [
+            ExitOutcome::Code(1),
+            ExitOutcome::Code(-1),
+            ExitOutcome::Signal(9),
+        ] {
+            assert!(matches!(
+                command_evidence(&run(exit)),
+                Err(CommandEvidenceError::Failed { .. })
+            ));
+        }
+        assert!(matches!(
+            command_evidence(&run(ExitOutcome::TimedOut { after_secs: 5 })),
+            Err(CommandEvidenceError::TimedOut { .. })
+        ));
+        let mut empty = run(ExitOutcome::Code(0));
+        empty.argv.clear();
+        assert_eq!(
+            command_evidence(&empty),
+            Err(CommandEvidenceError::EmptyArgv)
+        );
+    }
+}
