@@ -105,8 +105,19 @@ const KEYS: &[&str] = &[
 pub fn parse_config(text: &str) -> Result<ReviewConfig, ConfigError> {
     // Strict: a key given twice is refused (which one counts would depend
     // on the parser), as are floats and integers beyond 2^53 - 1.
-    let v: Value = crate::canonical::parse_strict(text.as_bytes())
-        .map_err(|e| ConfigError::Json(e.to_string()))?;
+    let v: Value = crate::canonical::parse_strict(text.as_bytes()).map_err(|e| match e {
+        // A number that is not a whole one is the wrong type for its key.
+        crate::canonical::CanonicalError::Float { path }
+        | crate::canonical::CanonicalError::IntegerOutOfRange { path }
+            if path.starts_with("$.") =>
+        {
+            ConfigError::WrongType {
+                key: path.trim_start_matches("$.").to_string(),
+                expected: "a whole number within ±(2^53 - 1)",
+            }
+        }
+        other => ConfigError::Json(other.to_string()),
+    })?;
     let Value::Object(map) = v else {
         return Err(ConfigError::NotAnObject);
     };
