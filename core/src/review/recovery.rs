@@ -106,6 +106,48 @@ pub struct ScopeEvidence<'a> {
     pub owned_by_chain: bool,
 }
 
+/// The paths an escalated lineage reviewed: its genesis paths and every
+/// path one of its correction attempts touched, sorted and unique.
+pub fn reviewed_paths(state: &ReviewState) -> Vec<RepoPath> {
+    let mut out = state.snapshot.paths.clone();
+    if let Some(c) = state.stage.correction() {
+        for a in &c.attempts {
+            out.extend(a.paths.iter().cloned());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The escalation guard (issue 8 §5): the paths of a new candidate on
+/// `base` that an escalated lineage on the same base reviewed. Non-empty
+/// means a new start would side-step the escalation (a fresh budget, no
+/// authorization) and must be refused; the way on is
+/// `recover --disposition escalation_authorized`. A lineage that is not
+/// escalated, or is on another base, blocks nothing; whether it was
+/// superseded by an authorized successor is the caller's lookup
+/// (`superseded` true blocks nothing either).
+pub fn escalation_overlap(
+    escalated: &ReviewState,
+    superseded: bool,
+    base: &crate::review::ids::TreeId,
+    candidate_paths: &[RepoPath],
+) -> Vec<RepoPath> {
+    if superseded
+        || !matches!(escalated.stage, Stage::Escalated { .. })
+        || escalated.snapshot.base_tree != *base
+    {
+        return Vec::new();
+    }
+    let reviewed = reviewed_paths(escalated);
+    candidate_paths
+        .iter()
+        .filter(|p| reviewed.binary_search(p).is_ok())
+        .cloned()
+        .collect()
+}
+
 /// Builds the successor of `pred` over the live candidate in `input`
 /// (generation + 1, a fresh budget and lenses frozen from the live
 /// candidate). `differing_paths` are the paths in which the live candidate
@@ -535,6 +577,59 @@ mod tests {
                 .authorization
                 .map(|a| a.to_string()),
             Some("maintainer decision #12".into())
+        );
+    }
+
+    fn escalated_record() -> StateRecord {
+        let s = start(&parser_observation(), Lens::Reliability).unwrap();
+        let r = crate::review::finding::ReviewerResult::parse(
+            br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
+        )
+        .unwrap();
+        let esc = s.accept_results(vec![r], &CausalFacts::default()).unwrap();
+        assert_eq!(esc.stage.name(), "escalated");
+        esc.record().unwrap()
+    }
+
+    fn paths(ps: &[&str]) -> Vec<RepoPath> {
+        ps.iter().map(|p| RepoPath::parse(*p).unwrap()).collect()
+    }
+
+    #[test]
+    fn an_escalated_lineage_blocks_a_new_candidate_that_touches_its_paths() {
+        let esc = escalated_record();
+        let base = esc.state.snapshot.base_tree.clone();
+        let reviewed = reviewed_paths(&esc.state);
+        assert_eq!(reviewed, esc.state.snapshot.paths);
+        let first = reviewed[0].as_str();
+        let overlap = escalation_overlap(&esc.state, false, &base, &paths(&["a/other.rs", first]));
+        assert_eq!(overlap, paths(&[first]));
+    }
+
+    #[test]
+    fn disjoint_paths_another_base_or_a_superseded_escalation_block_nothing() {
+        let esc = escalated_record();
+        let base = esc.state.snapshot.base_tree.clone();
+        let first = esc.state.snapshot.paths[0].as_str().to_owned();
+        // Unrelated work on the same base.
+        assert!(
+            escalation_overlap(&esc.state, false, &base, &paths(&["docs/unrelated.md"])).is_empty()
+        );
+        // The same paths on another base: another review.
+        let other = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
+        assert!(escalation_overlap(&esc.state, false, &other, &paths(&[&first])).is_empty());
+        // Superseded by an authorized successor: the successor is the authority.
+        assert!(escalation_overlap(&esc.state, true, &base, &paths(&[&first])).is_empty());
+        // A lineage that is not escalated blocks nothing here.
+        let approved = approved();
+        assert!(
+            escalation_overlap(
+                &approved.state,
+                false,
+                &approved.state.snapshot.base_tree,
+                &approved.state.snapshot.paths
+            )
+            .is_empty()
         );
     }
 

@@ -286,6 +286,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             "lineage_invalidated",
             "create its audited successor: `probity recover --predecessor-lineage <id> --expected-predecessor-revision <rev> --disposition invalidated --reason R --actor A` (see `probity status --lineage <id>` for the revision)",
         ),
+        ReviewError::LineageEscalated { .. } => (
+            Conflict,
+            "lineage_escalated",
+            "a maintainer decides (see the recover command in next_action)",
+        ),
         ReviewError::Recover(r) => match r {
             RecoverError::RevisionMismatch { .. } => (
                 Conflict,
@@ -354,7 +359,22 @@ pub fn review_error(e: ReviewError) -> CliError {
             "restore HEAD to the frozen base (corrections happen on the reviewed base), then retry",
         ),
     };
+    let next = next_with_ids(&e).unwrap_or_else(|| next.to_owned());
     CliError::new(kind, code, msg, next)
+}
+
+/// The next step of an error that names its lineage, with the ids filled
+/// in: a command that can be run as printed, except for the values only a
+/// person can give (marked R, A, X and said so).
+fn next_with_ids(e: &ReviewError) -> Option<String> {
+    match e {
+        ReviewError::LineageEscalated {
+            lineage, revision, ..
+        } => Some(format!(
+            "a maintainer decides whether this work goes on: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition escalation_authorized --reason R --actor A --authorization X` (R: why, A: who decides, X: the maintainer's authorization; these are yours to give), then review with the successor it prints"
+        )),
+        _ => None,
+    }
 }
 
 fn read_input(path: &Path) -> Result<NamedInput, CliError> {
