@@ -90,6 +90,71 @@ impl Repo {
         Ok(crate::cmd::path_from_bytes(Path::new(""), line))
     }
 
+    /// Whether writing the managed hooks into `hooks_dir` would rewrite or
+    /// add work-tree content: the directory (`core.hooksPath`) lies in the
+    /// work tree, outside the git directories, and holds tracked files or
+    /// would make the hooks untracked, not-ignored candidate members.
+    /// Returns the tracked files found there (empty when only the second
+    /// applies), or `None` when the directory is not work-tree content.
+    pub fn hooks_in_worktree(
+        &self,
+        hooks_dir: &Path,
+        hook_names: &[&str],
+    ) -> Result<Option<Vec<String>>, GitError> {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let dir = canon(hooks_dir);
+        let root = canon(&self.root);
+        if !dir.starts_with(&root)
+            || dir.starts_with(canon(&self.git_dir))
+            || dir.starts_with(canon(&self.common_dir))
+        {
+            return Ok(None);
+        }
+        let rel = dir.strip_prefix(&root).unwrap_or(&dir).to_path_buf();
+        let rel = if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel
+        };
+        let tracked = self.run([
+            OsStr::new("--literal-pathspecs"),
+            OsStr::new("ls-files"),
+            OsStr::new("-z"),
+            OsStr::new("--cached"),
+            OsStr::new("--"),
+            rel.as_os_str(),
+        ])?;
+        let tracked: Vec<String> = tracked
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        if !tracked.is_empty() {
+            return Ok(Some(tracked));
+        }
+        for name in hook_names {
+            let args: Vec<std::ffi::OsString> = vec![
+                "check-ignore".into(),
+                "-q".into(),
+                "--no-index".into(),
+                rel.join(name).into_os_string(),
+            ];
+            let out = self.git.output(&self.root, &args, &[], None)?;
+            match out.status.code() {
+                Some(0) => {}
+                Some(1) => return Ok(Some(Vec::new())),
+                _ => {
+                    return Err(GitError::Failed {
+                        args: "check-ignore".into(),
+                        status: out.status.to_string(),
+                        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                    });
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// The git CLI used for this repository.
     pub fn git(&self) -> &GitCli {
         &self.git
