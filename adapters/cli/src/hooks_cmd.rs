@@ -225,7 +225,7 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
         .map(|k| load(k, &hooks_dir, &state_dir))
         .collect::<Result<Vec<_>, _>>()?;
     if let HooksCommand::Install(_) = cmd {
-        refuse_worktree_hooks_dir(&ctx.repo, &hooks_dir, &selection.kinds())?;
+        refuse_tracked_hooks_dir(&ctx.repo, &hooks_dir)?;
     }
     let (values, lines) = match cmd {
         HooksCommand::Install(_) => install(&state_dir, &slots)?,
@@ -235,17 +235,12 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-/// A hooks directory (`core.hooksPath`) inside the work tree is content:
-/// tracked files shared with every clone, or files that would join the
-/// candidate. Install never rewrites or adds them; it refuses before
-/// writing anything and says how to call the gate from those hooks.
-fn refuse_worktree_hooks_dir(
-    repo: &probity_git::Repo,
-    hooks_dir: &Path,
-    kinds: &[HookKind],
-) -> Result<(), CliError> {
-    let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-    let found = repo.hooks_in_worktree(hooks_dir, &names).map_err(|e| {
+/// A hooks directory (`core.hooksPath`) that is a tracked folder of the
+/// work tree holds content shared with every clone. Install never rewrites
+/// or adds to it; it refuses before writing anything and says how to call
+/// the gate from those hooks.
+fn refuse_tracked_hooks_dir(repo: &probity_git::Repo, hooks_dir: &Path) -> Result<(), CliError> {
+    let found = repo.tracked_hooks_dir(hooks_dir).map_err(|e| {
         CliError::new(
             ErrorKind::Repository,
             "repository_error",
@@ -256,17 +251,13 @@ fn refuse_worktree_hooks_dir(
     let Some(tracked) = found else {
         return Ok(());
     };
-    let what = if tracked.is_empty() {
-        "would add untracked, not-ignored files to the candidate".to_string()
-    } else {
-        format!("holds tracked files ({})", tracked.join(", "))
-    };
     Err(CliError::new(
         ErrorKind::Conflict,
-        "hooks_path_in_worktree",
+        "hooks_path_tracked",
         format!(
-            "core.hooksPath points at {} inside the work tree, which {what}; probity does not rewrite work-tree files, so nothing was written",
-            hooks_dir.display()
+            "core.hooksPath points at {}, a tracked folder of the work tree ({}); probity does not rewrite tracked files, so nothing was written",
+            hooks_dir.display(),
+            tracked.join(", ")
         ),
         format!(
             "call the gate from your own hooks in {d}: add `probity validate --gate pre-commit || exit $?` to pre-commit and `probity validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?` to pre-push (pre-push reads the ref updates on stdin); or unset it (`git config --unset core.hooksPath`) and run `probity hooks install` again",

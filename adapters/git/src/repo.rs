@@ -90,17 +90,10 @@ impl Repo {
         Ok(crate::cmd::path_from_bytes(Path::new(""), line))
     }
 
-    /// Whether writing the managed hooks into `hooks_dir` would rewrite or
-    /// add work-tree content: the directory (`core.hooksPath`) lies in the
-    /// work tree, outside the git directories, and holds tracked files or
-    /// would make the hooks untracked, not-ignored candidate members.
-    /// Returns the tracked files found there (empty when only the second
-    /// applies), or `None` when the directory is not work-tree content.
-    pub fn hooks_in_worktree(
-        &self,
-        hooks_dir: &Path,
-        hook_names: &[&str],
-    ) -> Result<Option<Vec<String>>, GitError> {
+    /// The tracked files under `hooks_dir` when it (`core.hooksPath`) is a
+    /// tracked folder of the work tree, outside the git directories;
+    /// `None` otherwise (writing hooks there rewrites no tracked file).
+    pub fn tracked_hooks_dir(&self, hooks_dir: &Path) -> Result<Option<Vec<String>>, GitError> {
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         let dir = canon(hooks_dir);
         let root = canon(&self.root);
@@ -129,30 +122,7 @@ impl Repo {
             .filter(|p| !p.is_empty())
             .map(|p| String::from_utf8_lossy(p).into_owned())
             .collect();
-        if !tracked.is_empty() {
-            return Ok(Some(tracked));
-        }
-        for name in hook_names {
-            let args: Vec<std::ffi::OsString> = vec![
-                "check-ignore".into(),
-                "-q".into(),
-                "--no-index".into(),
-                rel.join(name).into_os_string(),
-            ];
-            let out = self.git.output(&self.root, &args, &[], None)?;
-            match out.status.code() {
-                Some(0) => {}
-                Some(1) => return Ok(Some(Vec::new())),
-                _ => {
-                    return Err(GitError::Failed {
-                        args: "check-ignore".into(),
-                        status: out.status.to_string(),
-                        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-                    });
-                }
-            }
-        }
-        Ok(None)
+        Ok((!tracked.is_empty()).then_some(tracked))
     }
 
     /// The git CLI used for this repository.
