@@ -13,6 +13,7 @@ mod export_cmd;
 mod hooks_cmd;
 mod mcp_cmd;
 mod output;
+mod progress;
 mod recovery_cmd;
 mod review_cmd;
 mod snapshot_cmd;
@@ -124,6 +125,12 @@ fn main() -> ExitCode {
     let out = Output {
         json: cli.global.json,
     };
+    // Long operations say so on a terminal's stderr (never otherwise);
+    // interactive and streaming commands keep their stderr to themselves.
+    let progress = match &cli.command {
+        Command::Mcp(_) | Command::Review(_) | Command::Demo(_) | Command::Schema(_) => None,
+        _ => Some(progress::Progress::start()),
+    };
     let result: Result<ExitCode, CliError> = match &cli.command {
         Command::Start(a) => authority_cmd::start(&cli.global, out, a),
         Command::Finalize(a) => authority_cmd::finalize(&cli.global, out, a),
@@ -142,6 +149,7 @@ fn main() -> ExitCode {
         Command::Review(a) => review_cmd::run(&cli.global, out, a),
         Command::Context(c) => context_cmd::run(&cli.global, out, c),
     };
+    drop(progress);
     match result {
         Ok(code) => code,
         Err(e) => out.error(&e),

@@ -131,6 +131,9 @@ pub(crate) fn parse_lineage(s: &str) -> Result<LineageId, CliError> {
 pub fn review_error(e: ReviewError) -> CliError {
     use ErrorKind::*;
     let msg = e.to_string();
+    if let Some(err) = candidate_refusal(&e, &msg) {
+        return err;
+    }
     let (kind, code, next) = match &e {
         ReviewError::Repository(_) => (
             Repository,
@@ -361,6 +364,34 @@ pub fn review_error(e: ReviewError) -> CliError {
     };
     let next = next_with_ids(&e).unwrap_or_else(|| next.to_owned());
     CliError::new(kind, code, msg, next)
+}
+
+/// A candidate `start` will not take, for a reason in the candidate itself
+/// (not a broken repository): a path whose name is not UTF-8 (D-R32) or a
+/// file over the size limit (D-R33). Exit 3, nothing started or read.
+fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
+    let ReviewError::Repository(inner) = e else {
+        return None;
+    };
+    match inner.downcast_ref::<probity_git::GitError>()? {
+        probity_git::GitError::NonUtf8Path { path } => Some(CliError::new(
+            ErrorKind::RejectedInput,
+            "path_not_utf8",
+            msg,
+            format!(
+                "rename {path} to a UTF-8 name (`git mv` if it is tracked), or keep it out of the candidate (untracked: add it to .git/info/exclude), then run `probity start` again; nothing was started"
+            ),
+        )),
+        probity_git::GitError::FileTooLarge { path, .. } => Some(CliError::new(
+            ErrorKind::RejectedInput,
+            "file_too_large",
+            msg,
+            format!(
+                "keep {path} out of the candidate (untracked: add it to .gitignore or .git/info/exclude; tracked: store it outside the repository or with Git LFS), then run `probity start` again; nothing was started"
+            ),
+        )),
+        _ => None,
+    }
 }
 
 /// The next step of an error that names its lineage, with the ids filled
