@@ -106,6 +106,31 @@ pub struct ScopeEvidence<'a> {
     pub owned_by_chain: bool,
 }
 
+/// The exact `probity recover` command that continues from a final
+/// lineage, with its id, its revision and the disposition its state allows
+/// (approved: `scope_changed`, invalidated: `invalidated`, escalated:
+/// `escalation_authorized` with `--authorization`); `None` for a lineage
+/// that is not final. `R`, `A` and `X` stand for the reason, the actor and
+/// the authorization: values only a person gives ([`PERSON_VALUES`]).
+pub fn recover_command(record: &StateRecord) -> Option<String> {
+    let (disposition, authorization) = match record.state.stage {
+        Stage::Approved { .. } => (Disposition::ScopeChanged, ""),
+        Stage::Invalidated { .. } => (Disposition::Invalidated, ""),
+        Stage::Escalated { .. } => (Disposition::EscalationAuthorized, " --authorization X"),
+        _ => return None,
+    };
+    Some(format!(
+        "probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition {} --reason R --actor A{authorization}",
+        record.state.lineage_id,
+        record.revision,
+        disposition.name()
+    ))
+}
+
+/// What a recover command's `R`, `A` and `X` stand for.
+pub const PERSON_VALUES: &str =
+    "R: why, A: who decides, X: the maintainer's authorization; these are yours to give";
+
 /// The paths an escalated lineage reviewed: its genesis paths and every
 /// path one of its correction attempts touched, sorted and unique.
 pub fn reviewed_paths(state: &ReviewState) -> Vec<RepoPath> {
@@ -593,6 +618,41 @@ mod tests {
 
     fn paths(ps: &[&str]) -> Vec<RepoPath> {
         ps.iter().map(|p| RepoPath::parse(*p).unwrap()).collect()
+    }
+
+    #[test]
+    fn recover_commands_name_the_lineage_revision_and_disposition_its_state_allows() {
+        let esc = escalated_record();
+        let c = recover_command(&esc).unwrap();
+        assert_eq!(
+            c,
+            format!(
+                "probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition escalation_authorized --reason R --actor A --authorization X",
+                esc.state.lineage_id, esc.revision
+            )
+        );
+        let ok = approved();
+        assert!(
+            recover_command(&ok)
+                .unwrap()
+                .ends_with("--disposition scope_changed --reason R --actor A")
+        );
+        let reviewing = start(&parser_observation(), Lens::Reliability)
+            .unwrap()
+            .record()
+            .unwrap();
+        assert_eq!(recover_command(&reviewing), None);
+        let inv = reviewing
+            .state
+            .invalidate(nb("wrong candidate"))
+            .unwrap()
+            .record()
+            .unwrap();
+        assert!(
+            recover_command(&inv)
+                .unwrap()
+                .contains("--disposition invalidated")
+        );
     }
 
     #[test]

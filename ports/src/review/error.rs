@@ -61,9 +61,13 @@ pub enum ReviewError {
     )]
     CorrectionOpen { lineage: LineageId },
     #[error(
-        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor: `probity recover --predecessor-lineage {lineage}`"
+        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor"
     )]
-    Invalidated { lineage: LineageId },
+    Invalidated {
+        lineage: LineageId,
+        /// Its current revision (what a recovery must name).
+        revision: Sha256Digest,
+    },
     #[error(
         "lineage {lineage} froze (or corrected into) this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
     )]

@@ -76,6 +76,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         if let Stage::Invalidated { .. } = existing.state.stage {
             return Err(ReviewError::Invalidated {
                 lineage: existing.state.lineage_id.clone(),
+                revision: existing.revision,
             });
         }
         if existing.state.final_target() != snapshot.target {

@@ -398,14 +398,58 @@ fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
 /// in: a command that can be run as printed, except for the values only a
 /// person can give (marked R, A, X and said so).
 fn next_with_ids(e: &ReviewError) -> Option<String> {
-    match e {
+    use probity_core::review::recovery::PERSON_VALUES;
+    let status = |l: &LineageId| format!("`probity status --lineage {l} --next-transition`");
+    Some(match e {
         ReviewError::LineageEscalated {
             lineage, revision, ..
-        } => Some(format!(
-            "a maintainer decides whether this work goes on: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition escalation_authorized --reason R --actor A --authorization X` (R: why, A: who decides, X: the maintainer's authorization; these are yours to give), then review with the successor it prints"
-        )),
-        _ => None,
-    }
+        } => format!(
+            "a maintainer decides whether this work goes on: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition escalation_authorized --reason R --actor A --authorization X` ({PERSON_VALUES}), then review with the successor it prints"
+        ),
+        ReviewError::Invalidated { lineage, revision } => format!(
+            "create its audited successor: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition invalidated --reason R --actor A` (R: why, A: who; yours to give)"
+        ),
+        ReviewError::SupersededLineage { leaf, .. } => format!(
+            "a superseded lineage is history: continue with its leaf {leaf}; `probity status --lineage {leaf}` prints the command to recover from it"
+        ),
+        ReviewError::CorrectionOpen { lineage } => format!(
+            "finish the correction of {lineage} first: {} names its next input (`probity finalize --lineage {lineage} --correction-lines N` to forecast, then edit and `probity finalize --lineage {lineage} --validation F`); forecasting more lines than its budget escalates it and lifts this block",
+            status(lineage)
+        ),
+        ReviewError::Superseded {
+            lineage,
+            final_tree,
+        } => format!(
+            "{lineage} corrected this candidate into tree {final_tree}: restore that (`git restore --source={final_tree} --worktree -- .`) to deliver it, or change the candidate and run `probity start` again"
+        ),
+        ReviewError::CandidateChanged { lineage, .. } => format!(
+            "the candidate moved since {lineage} froze it: restore it (the changed paths are listed above), or run `probity start` to review the new candidate"
+        ),
+        ReviewError::NotTerminal { lineage, .. } => {
+            format!(
+                "finish the review first: {} names the next input",
+                status(lineage)
+            )
+        }
+        ReviewError::BaseChanged { lineage, frozen } => format!(
+            "corrections happen on the reviewed base: check out the commit whose tree is {frozen} (the base {lineage} froze), then retry"
+        ),
+        ReviewError::Store(StoreError::AlreadySuperseded { successor, .. }) => format!(
+            "a lineage has at most one successor: continue with {successor} ({})",
+            status(successor)
+        ),
+        ReviewError::Store(StoreError::TargetOwned { owner, .. }) => format!(
+            "lineage {owner} already reviewed exactly this candidate: use it ({}), or make a different fix",
+            status(owner)
+        ),
+        ReviewError::Store(StoreError::RecoveryPending { successor, .. }) => format!(
+            "repeat the interrupted recovery exactly: `probity status --lineage {successor}` shows its predecessor link (disposition, reason, actor, authorization) to repeat"
+        ),
+        ReviewError::Recover(RecoverError::RevisionMismatch { lineage, found, .. }) => format!(
+            "the predecessor moved since you inspected it: check `probity status --lineage {lineage}`, then pass --expected-predecessor-revision {found} if you still mean to recover it"
+        ),
+        _ => return None,
+    })
 }
 
 fn read_input(path: &Path) -> Result<NamedInput, CliError> {
