@@ -410,7 +410,7 @@ fn next_with_ids(e: &ReviewError) -> Option<String> {
             "create its audited successor: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition invalidated --reason R --actor A` (R: why, A: who; yours to give)"
         ),
         ReviewError::SupersededLineage { leaf, .. } => format!(
-            "a superseded lineage is history: continue with its leaf {leaf}; `probity status --lineage {leaf}` prints the command to recover from it"
+            "a superseded lineage is history: continue with its leaf {leaf}; `probity status --lineage {leaf} --next-transition` names its next input, or once it is final the command to recover from it"
         ),
         ReviewError::CorrectionOpen { lineage } => format!(
             "finish the correction of {lineage} first: {} names its next input (`probity finalize --lineage {lineage} --correction-lines N` to forecast, then edit and `probity finalize --lineage {lineage} --validation F`); forecasting more lines than its budget escalates it and lifts this block",
