@@ -330,3 +330,27 @@ fn json_usage_errors_name_the_argument() {
     let unknown = r.run(&["start", "--frob"]);
     assert_eq!(unknown.json["error"]["argument"], "--frob");
 }
+
+#[test]
+fn the_gate_during_an_open_correction_names_the_correction_not_a_start() {
+    let r = Repo::new();
+    let l = r.start();
+    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    r.finalize(&l, &["--correction-lines", "2"]);
+    r.f.write("src/parser.rs", body(0)).unwrap();
+    let g = r.gate();
+    assert_eq!(
+        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
+        (Some("deny"), Some("finalize")),
+        "{}",
+        g.stdout
+    );
+    assert_eq!(g.json["lineage_id"], l.as_str());
+    let advice = text(&g.json);
+    assert!(!advice.contains("probity start"), "{advice}");
+    let v = r.follow(
+        &advice,
+        &format!("probity finalize --lineage {l} --validation"),
+    );
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+}

@@ -37,7 +37,28 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
         Delivery::Index(index) => git.staged_target(index),
     }
     .map_err(ReviewError::Repository)?;
-    decide_live(git, store, Gate::PreCommit, &live)
+    let decision = decide_live(git, store, Gate::PreCommit, &live)?;
+    point_at_open_correction_on(store, &live, decision)
+}
+
+/// A "start a review" denial over the paths of an open correction names
+/// the correction instead (the store lookup here, the rule in core).
+fn point_at_open_correction_on<S: ReviewStore>(
+    store: &S,
+    live: &LiveTarget,
+    decision: GateDecision,
+) -> Result<GateDecision, ReviewError> {
+    use probity_core::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return Ok(decision);
+    }
+    let open: Vec<_> = open_corrections(store, &live.base_tree)?
+        .into_iter()
+        .map(|r| r.state)
+        .collect();
+    Ok(probity_core::review::correction::point_at_open_correction(
+        decision, &open,
+    ))
 }
 
 /// Discovers the authority for one live target and decides it: a lookup by
