@@ -197,7 +197,10 @@ mod tests {
     fn a_denial_over_an_open_correction_names_the_correction() {
         let open = budget_scenario().unwrap();
         assert_eq!(open.stage.name(), "correction_required");
-        let d = point_at_open_correction(missing(&["src/token_cache.rs"]), &[open.clone()]);
+        let d = point_at_open_correction(
+            missing(&["src/token_cache.rs"]),
+            std::slice::from_ref(&open),
+        );
         assert_eq!(d.decision, Decision::Deny);
         assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
         assert_eq!(d.next_action, NextAction::Finalize);
@@ -213,7 +216,7 @@ mod tests {
         let open = budget_scenario().unwrap();
         let unrelated = missing(&["docs/readme.md"]);
         assert_eq!(
-            point_at_open_correction(unrelated.clone(), &[open.clone()]),
+            point_at_open_correction(unrelated.clone(), std::slice::from_ref(&open)),
             unrelated
         );
         let none = missing(&["src/token_cache.rs"]);
