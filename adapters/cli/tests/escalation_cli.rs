@@ -106,6 +106,18 @@ fn side_step_is_refused_and_the_advice_works(flow: Flow) {
         "{next}"
     );
     assert!(!next.contains("<id>") && !next.contains("<rev>"), "{next}");
+    // The gate over the edited candidate gives the same way on, not a start.
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
+        (Some("deny"), Some("human_decision")),
+        "{}",
+        g.stdout
+    );
+    assert_eq!(
+        printed_recover(g.json["message"].as_str().unwrap()),
+        printed_recover(next)
+    );
     let args = printed_recover(next);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let rec = probity(flow.f.root(), &args);

@@ -173,6 +173,39 @@ pub fn escalation_overlap(
         .collect()
 }
 
+/// A gate denial whose advice is "start a review" over paths an escalated
+/// lineage on the same base reviewed names that lineage's authorized
+/// recovery instead (such a start is refused with `lineage_escalated`).
+/// `escalated` pairs each record with whether it is superseded. Any other
+/// decision is returned as it is.
+pub fn point_at_escalation(
+    mut decision: crate::review::gate::GateDecision,
+    base: &crate::review::ids::TreeId,
+    escalated: &[(StateRecord, bool)],
+) -> crate::review::gate::GateDecision {
+    use crate::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return decision;
+    }
+    let found = escalated.iter().find_map(|(r, superseded)| {
+        let overlap = escalation_overlap(&r.state, *superseded, base, &decision.differing_paths);
+        if overlap.is_empty() {
+            return None;
+        }
+        recover_command(r).map(|cmd| (r, cmd))
+    });
+    let Some((record, cmd)) = found else {
+        return decision;
+    };
+    decision.lineage_id = Some(record.state.lineage_id.clone());
+    decision.next_action = NextAction::HumanDecision;
+    decision.message = format!(
+        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
+        record.state.lineage_id
+    );
+    decision
+}
+
 /// Builds the successor of `pred` over the live candidate in `input`
 /// (generation + 1, a fresh budget and lenses frozen from the live
 /// candidate). `differing_paths` are the paths in which the live candidate
@@ -652,6 +685,46 @@ mod tests {
             recover_command(&inv)
                 .unwrap()
                 .contains("--disposition invalidated")
+        );
+    }
+
+    #[test]
+    fn a_start_review_denial_over_an_escalation_names_its_recovery() {
+        use crate::review::gate::{Authority, Gate, NextAction, ReasonCode, decide_target};
+        use crate::review::snapshot::LiveTarget;
+        let esc = escalated_record();
+        let base = esc.state.snapshot.base_tree.clone();
+        let live = LiveTarget::new(
+            base.clone(),
+            TreeId::parse("3333333333333333333333333333333333333333").unwrap(),
+        );
+        let deny = |paths: &[RepoPath]| {
+            decide_target(
+                Gate::PreCommit,
+                &live,
+                Authority::None {
+                    changed_paths: paths,
+                },
+            )
+        };
+        let d = point_at_escalation(
+            deny(&esc.state.snapshot.paths),
+            &base,
+            &[(esc.clone(), false)],
+        );
+        assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
+        assert_eq!(d.next_action, NextAction::HumanDecision);
+        assert!(d.message.contains(&recover_command(&esc).unwrap()));
+        // Unrelated paths, or an escalation already recovered: unchanged.
+        let other = deny(&paths(&["docs/x.md"]));
+        assert_eq!(
+            point_at_escalation(other.clone(), &base, &[(esc.clone(), false)]),
+            other
+        );
+        let same = deny(&esc.state.snapshot.paths);
+        assert_eq!(
+            point_at_escalation(same.clone(), &base, &[(esc, true)]),
+            same
         );
     }
 

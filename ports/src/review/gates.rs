@@ -41,8 +41,32 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
     point_at_open_correction_on(store, &live, decision)
 }
 
+/// A "start a review" denial over an escalated lineage's paths names its
+/// authorized recovery (the store lookups here, the rule in core).
+fn point_at_escalation_on<S: ReviewStore>(
+    store: &S,
+    live: &LiveTarget,
+    decision: GateDecision,
+) -> Result<GateDecision, ReviewError> {
+    let mut escalated = Vec::new();
+    for lineage in store.lookup_escalated(&live.base_tree)? {
+        let record = store
+            .load(&lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let superseded = store.successor_of(&lineage)?.is_some();
+        escalated.push((record, superseded));
+    }
+    Ok(probity_core::review::recovery::point_at_escalation(
+        decision,
+        &live.base_tree,
+        &escalated,
+    ))
+}
+
 /// A "start a review" denial over the paths of an open correction names
-/// the correction instead (the store lookup here, the rule in core).
+/// the correction instead, and one over an escalated lineage's paths its
+/// authorized recovery (a start there is refused): the store lookups here,
+/// the rules in core; only on such a denial.
 fn point_at_open_correction_on<S: ReviewStore>(
     store: &S,
     live: &LiveTarget,
@@ -56,9 +80,11 @@ fn point_at_open_correction_on<S: ReviewStore>(
         .into_iter()
         .map(|r| r.state)
         .collect();
-    Ok(probity_core::review::correction::point_at_open_correction(
-        decision, &open,
-    ))
+    let decision = probity_core::review::correction::point_at_open_correction(decision, &open);
+    if decision.next_action != NextAction::StartReview {
+        return Ok(decision);
+    }
+    point_at_escalation_on(store, live, decision)
 }
 
 /// Discovers the authority for one live target and decides it: a lookup by
