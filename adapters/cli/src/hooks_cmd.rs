@@ -224,6 +224,9 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
         .into_iter()
         .map(|k| load(k, &hooks_dir, &state_dir))
         .collect::<Result<Vec<_>, _>>()?;
+    if let HooksCommand::Install(_) = cmd {
+        refuse_tracked_hooks_dir(&ctx.repo, &hooks_dir)?;
+    }
     let (values, lines) = match cmd {
         HooksCommand::Install(_) => install(&state_dir, &slots)?,
         HooksCommand::Uninstall(_) => uninstall(&slots)?,
@@ -232,13 +235,47 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
+/// A hooks directory (`core.hooksPath`) that is a tracked folder of the
+/// work tree holds content shared with every clone. Install never rewrites
+/// or adds to it; it refuses before writing anything and says how to call
+/// the gate from those hooks.
+fn refuse_tracked_hooks_dir(repo: &probity_git::Repo, hooks_dir: &Path) -> Result<(), CliError> {
+    let found = repo.tracked_hooks_dir(hooks_dir).map_err(|e| {
+        CliError::new(
+            ErrorKind::Repository,
+            "repository_error",
+            e.to_string(),
+            "fix the repository error above and retry; nothing was written",
+        )
+    })?;
+    let Some(tracked) = found else {
+        return Ok(());
+    };
+    Err(CliError::new(
+        ErrorKind::Conflict,
+        "hooks_path_tracked",
+        format!(
+            "core.hooksPath points at {}, a tracked folder of the work tree ({}); probity does not rewrite tracked files, so nothing was written",
+            hooks_dir.display(),
+            tracked.join(", ")
+        ),
+        format!(
+            "call the gate from your own hooks in {d}: add `probity validate --gate pre-commit || exit $?` to pre-commit and `probity validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?` to pre-push (pre-push reads the ref updates on stdin); or unset it (`git config --unset core.hooksPath`) and run `probity hooks install` again",
+            d = hooks_dir.display()
+        ),
+    ))
+}
+
 /// One hook's JSON object and human line.
 type Report = (Vec<Value>, Vec<String>);
 
 /// A hook install will write, fully prepared before the first write.
 struct Pending<'a> {
     slot: &'a Slot,
-    before: Option<&'a Path>,
+    before: Option<PathBuf>,
+    /// A new install copies the hook that was there to `before`; an
+    /// update of a hook already ours keeps the copy it made then.
+    copy_before: bool,
     script: String,
     record: Vec<u8>,
 }
@@ -282,48 +319,58 @@ fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
             ),
         ));
     }
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| io_err(Path::new("current executable"))(e))?;
+    let probity = utf8_path(
+        &exe,
+        "the probity executable's path",
+        "install probity under a UTF-8 path",
+    )?;
     let mut writes = Vec::new();
-    if actions.contains(&Install::Write) {
-        let exe = std::env::current_exe()
-            .and_then(std::fs::canonicalize)
-            .map_err(|e| io_err(Path::new("current executable"))(e))?;
-        let probity = utf8_path(
-            &exe,
-            "the probity executable's path",
-            "install probity under a UTF-8 path",
-        )?;
-        for (slot, _) in slots
-            .iter()
-            .zip(&actions)
-            .filter(|(_, a)| **a == Install::Write)
+    for (slot, action) in slots.iter().zip(&actions) {
+        // A new install keeps whatever hook was there (it runs after the
+        // gate allows); a hook already ours keeps the one it recorded and is
+        // rewritten only when this binary would write other bytes (another
+        // binary's path, or a newer script).
+        let (before, copy_before) = match action {
+            Install::Write => (slot.current.as_ref().map(|_| slot.saved.clone()), true),
+            Install::AlreadyInstalled => {
+                (slot.record.as_ref().and_then(|r| r.before.clone()), false)
+            }
+            Install::Changed => continue,
+        };
+        let before_str = before
+            .as_deref()
+            .map(|b| utf8_path(b, "the git directory's path", "use a UTF-8 path"))
+            .transpose()?;
+        let script = slot.kind.script(probity, before_str);
+        if *action == Install::AlreadyInstalled
+            && slot.current.as_deref() == Some(script.as_bytes())
         {
-            // Keep whatever hook was there: it runs after the gate allows.
-            let before = slot.current.as_ref().map(|_| slot.saved.as_path());
-            let before_str = before
-                .map(|b| utf8_path(b, "the git directory's path", "use a UTF-8 path"))
-                .transpose()?;
-            let script = slot.kind.script(probity, before_str);
-            let rec = Record {
-                schema: RECORD_SCHEMA.into(),
-                hook: slot.kind.name().into(),
-                path: slot.hook.clone(),
-                installed: hooks::content_id(script.as_bytes()),
-                before: before.map(Path::to_path_buf),
-            };
-            let record = serde_json::to_vec_pretty(&rec)
-                .map_err(|e| io_err(&slot.record_path)(std::io::Error::other(e)))?;
-            writes.push(Pending {
-                slot,
-                before,
-                script,
-                record,
-            });
+            continue;
         }
+        let rec = Record {
+            schema: RECORD_SCHEMA.into(),
+            hook: slot.kind.name().into(),
+            path: slot.hook.clone(),
+            installed: hooks::content_id(script.as_bytes()),
+            before: before.clone(),
+        };
+        let record = serde_json::to_vec_pretty(&rec)
+            .map_err(|e| io_err(&slot.record_path)(std::io::Error::other(e)))?;
+        writes.push(Pending {
+            slot,
+            before,
+            copy_before,
+            script,
+            record,
+        });
     }
     // Hooks are written one after another; an I/O failure part way leaves
     // earlier hooks installed (and recorded), and installing again resumes.
     for w in &writes {
-        if let Some(saved) = w.before {
+        if let (Some(saved), true) = (&w.before, w.copy_before) {
             std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
             std::fs::copy(&w.slot.hook, saved).map_err(io_err(saved))?;
         }
@@ -343,18 +390,23 @@ fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
     for (slot, action) in slots.iter().zip(&actions) {
         let name = slot.kind.name();
         let hook = &slot.hook;
-        if *action == Install::AlreadyInstalled {
+        let Some(w) = writes.iter().find(|w| w.slot.kind == slot.kind) else {
             values.push(json!({"hook": name, "path": hook, "installed": true, "changed": false}));
             lines.push(format!(
                 "{name} hook already installed at {}\n",
                 hook.display()
             ));
             continue;
+        };
+        let before = w.before.as_deref();
+        if *action == Install::AlreadyInstalled {
+            values.push(json!({"hook": name, "path": hook, "installed": true, "changed": true, "updated": true, "probity": probity, "kept_previous_hook": before}));
+            lines.push(format!(
+                "updated the {name} gate at {} to run {probity} when probity is not on PATH\n",
+                hook.display()
+            ));
+            continue;
         }
-        let before = writes
-            .iter()
-            .find(|w| w.slot.kind == slot.kind)
-            .and_then(|w| w.before);
         values.push(json!({"hook": name, "path": hook, "installed": true, "changed": true, "kept_previous_hook": before}));
         lines.push(match before {
             Some(b) => format!(

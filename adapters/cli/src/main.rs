@@ -13,6 +13,7 @@ mod export_cmd;
 mod hooks_cmd;
 mod mcp_cmd;
 mod output;
+mod progress;
 mod recovery_cmd;
 mod review_cmd;
 mod snapshot_cmd;
@@ -91,6 +92,53 @@ enum Command {
     Review(review_cmd::ReviewArgs),
 }
 
+/// A clap error as one usage error: the whole first paragraph of clap's
+/// text (for a missing argument the argument is on its second line), and
+/// the argument itself from clap's error context.
+fn usage_error(e: &clap::Error) -> CliError {
+    use clap::error::{ContextKind, ContextValue};
+    let text = e.to_string();
+    let message = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = message.trim_start_matches("error: ").to_string();
+    let argument = e.get(ContextKind::InvalidArg).map(|v| match v {
+        ContextValue::Strings(v) => v.join(", "),
+        other => other.to_string(),
+    });
+    let value = e.get(ContextKind::InvalidValue).map(|v| v.to_string());
+    // The subcommand the user typed, for its own --help.
+    let help = {
+        use clap::CommandFactory;
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        std::env::args()
+            .skip(1)
+            .find(|a| names.contains(a))
+            .map_or("probity --help".to_string(), |c| {
+                format!("probity {c} --help")
+            })
+    };
+    use clap::error::ErrorKind as Clap;
+    let next = match (e.kind(), &argument, &value) {
+        (Clap::UnknownArgument, Some(a), _) => {
+            format!("remove {a}: it is not an argument here (see `{help}`)")
+        }
+        (Clap::MissingRequiredArgument, Some(a), _) => format!("pass {a} (see `{help}`)"),
+        (_, Some(a), Some(v)) => format!("fix {a}: `{v}` is not a value it takes (see `{help}`)"),
+        (_, Some(a), None) => format!("fix {a} (see `{help}`)"),
+        _ => format!("see `{help}`"),
+    };
+    let mut err = CliError::new(output::ErrorKind::Usage, "usage", message, next);
+    err.argument = argument;
+    err
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -102,20 +150,10 @@ fn main() -> ExitCode {
                 }
                 _ => ExitCode::from(2),
             };
-            // A usage error is still one JSON document when --json was asked.
+            // A usage error is still one JSON document when --json was asked,
+            // naming the argument that is missing or bad.
             if std::env::args_os().any(|a| a == "--json") {
-                let err = CliError::new(
-                    output::ErrorKind::Usage,
-                    "usage",
-                    e.to_string()
-                        .lines()
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches("error: ")
-                        .to_string(),
-                    "see `probity --help` or `probity <command> --help`",
-                );
-                return output::stdout_exit(Output { json: true }.error(&err));
+                return output::stdout_exit(Output { json: true }.error(&usage_error(&e)));
             }
             let _ = e.print();
             return code;
@@ -123,6 +161,12 @@ fn main() -> ExitCode {
     };
     let out = Output {
         json: cli.global.json,
+    };
+    // Long operations say so on a terminal's stderr (never otherwise);
+    // interactive and streaming commands keep their stderr to themselves.
+    let progress = match &cli.command {
+        Command::Mcp(_) | Command::Review(_) | Command::Demo(_) | Command::Schema(_) => None,
+        _ => Some(progress::Progress::start()),
     };
     let result: Result<ExitCode, CliError> = match &cli.command {
         Command::Start(a) => authority_cmd::start(&cli.global, out, a),
@@ -142,6 +186,7 @@ fn main() -> ExitCode {
         Command::Review(a) => review_cmd::run(&cli.global, out, a),
         Command::Context(c) => context_cmd::run(&cli.global, out, c),
     };
+    drop(progress);
     let code = match result {
         Ok(code) => code,
         Err(e) => out.error(&e),

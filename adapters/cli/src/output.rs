@@ -53,6 +53,10 @@ pub struct CliError {
     pub message: String,
     /// What to do next, for people and orchestrators.
     pub next_action: String,
+    /// For a usage error: the argument that is missing or bad, as the
+    /// command line spells it (e.g. `--lineage <LINEAGE>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argument: Option<String>,
 }
 
 impl CliError {
@@ -67,6 +71,7 @@ impl CliError {
             code: code.into(),
             message: message.into(),
             next_action: next_action.into(),
+            argument: None,
         }
     }
 }

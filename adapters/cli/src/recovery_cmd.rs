@@ -123,7 +123,10 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
                 ErrorKind::Usage,
                 "bad_revision",
                 format!("--expected-predecessor-revision: {e}"),
-                "copy `store_revision` from `probity status --lineage <predecessor> --json`",
+                format!(
+                    "copy `store_revision` from `probity status --lineage {} --json`",
+                    args.predecessor_lineage
+                ),
             )
         })?;
     let request = RecoverRequest {

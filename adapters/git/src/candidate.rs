@@ -12,9 +12,10 @@ use probity_core::review::gate::RangeCommit;
 use probity_core::review::ids::{BlobId, RepoPath, TreeId};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
+    MAX_REVIEWED_FILE_BYTES, first_oversized,
 };
 
-use crate::cmd::{GitError, split_z};
+use crate::cmd::{GitError, escape_path, path_from_bytes, split_z};
 use crate::repo::Repo;
 
 /// How many leading bytes of a changed blob classification may look at.
@@ -47,14 +48,8 @@ fn parse_err(args: &str, detail: impl Into<String>) -> GitError {
 }
 
 fn repo_path(args: &str, bytes: &[u8]) -> Result<RepoPath, GitError> {
-    let s = std::str::from_utf8(bytes).map_err(|_| {
-        parse_err(
-            args,
-            format!(
-                "path {:?} is not UTF-8; Probity reviews UTF-8 paths only",
-                String::from_utf8_lossy(bytes)
-            ),
-        )
+    let s = std::str::from_utf8(bytes).map_err(|_| GitError::NonUtf8Path {
+        path: escape_path(bytes),
     })?;
     RepoPath::parse(s).map_err(|e| parse_err(args, e.to_string()))
 }
@@ -173,8 +168,9 @@ impl Repo {
         })
     }
 
-    /// Paths whose entries differ between two trees (non-UTF-8 names are
-    /// rendered lossily: these paths explain decisions, they are not keys).
+    /// Paths whose entries differ between two trees (a non-UTF-8 name is
+    /// shown escaped, `\xNN` per invalid byte: these paths explain
+    /// decisions, they are not keys, so a gate still answers).
     pub fn changed_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, GitError> {
         const ARGS: &str = "diff-tree --name-only";
         let out = self.run([
@@ -188,13 +184,14 @@ impl Repo {
             from.as_str(),
             to.as_str(),
         ])?;
-        // Diagnostic use only: a non-UTF-8 path is shown lossily rather than
+        // Diagnostic use only: a non-UTF-8 path is shown escaped rather than
         // turning a denial into a repository error.
         split_z(&out)
             .map(|p| match std::str::from_utf8(p) {
                 Ok(_) => repo_path(ARGS, p),
-                Err(_) => RepoPath::parse(String::from_utf8_lossy(p).into_owned())
-                    .map_err(|e| parse_err(ARGS, e.to_string())),
+                Err(_) => {
+                    RepoPath::parse(escape_path(p)).map_err(|e| parse_err(ARGS, e.to_string()))
+                }
             })
             .collect()
     }
@@ -355,6 +352,55 @@ impl Repo {
         Ok((added, removed))
     }
 
+    /// Sizes first (`cat-file --batch-check`, headers only): a changed blob
+    /// over the limit is refused before numstat or any read of its content.
+    fn refuse_oversized_blobs(&self, raw: &[RawEntry]) -> Result<(), GitError> {
+        let blobs: Vec<(&RepoPath, &str)> = raw
+            .iter()
+            .flat_map(|e| {
+                e.old_blob
+                    .iter()
+                    .chain(e.new_blob.iter())
+                    .map(move |b| (&e.path, b.as_str()))
+            })
+            .collect();
+        let ids: Vec<&str> = blobs.iter().map(|(_, b)| *b).collect();
+        let sizes = self.git().batch_sizes(self.root(), &ids)?;
+        match first_oversized(blobs.iter().map(|(p, _)| *p).zip(sizes)) {
+            Some((path, size)) => Err(GitError::FileTooLarge {
+                path: path.to_string(),
+                size,
+                limit: MAX_REVIEWED_FILE_BYTES,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Work-tree files that `git add -A` would hash (modified tracked and
+    /// untracked, not-ignored), sized by `stat` before anything hashes
+    /// them: one over the limit is refused unread.
+    fn refuse_oversized_worktree_files(&self) -> Result<(), GitError> {
+        let out = self.run([
+            "ls-files",
+            "-z",
+            "--modified",
+            "--others",
+            "--exclude-standard",
+        ])?;
+        let sized = split_z(&out).filter_map(|p| {
+            let meta = std::fs::symlink_metadata(path_from_bytes(self.root(), p)).ok()?;
+            meta.is_file().then_some((p, meta.len()))
+        });
+        match first_oversized(sized) {
+            Some((path, size)) => Err(GitError::FileTooLarge {
+                path: escape_path(path),
+                size,
+                limit: MAX_REVIEWED_FILE_BYTES,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Leading bytes of blobs, through one streamed `git cat-file --batch`.
     fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<CandidateContent>, GitError> {
         let ids: Vec<&str> = blobs.iter().map(|b| b.as_str()).collect();
@@ -397,6 +443,7 @@ impl Repo {
         to: &TreeId,
     ) -> Result<Vec<(ChangedFile, bool)>, GitError> {
         let raw = self.raw_diff(from, to)?;
+        self.refuse_oversized_blobs(&raw)?;
         let counts: std::collections::HashMap<RepoPath, (u64, u64)> = self
             .numstat(from, to)?
             .into_iter()
@@ -497,6 +544,7 @@ impl Repo {
     /// Everything start needs (R2.1): trees, changed files with modes, line
     /// counts and leading content, and the intended untracked files.
     pub fn observe_candidate(&self) -> Result<CandidateObservation, GitError> {
+        self.refuse_oversized_worktree_files()?;
         let trees = self.trees()?;
         self.observe_trees(trees, true)
     }

@@ -45,8 +45,43 @@ pub enum GitError {
     NotARepository { path: String },
     #[error("unexpected output from git {args}: {detail}")]
     Parse { args: String, detail: String },
+    /// A changed path whose name is not UTF-8 (shown escaped: `\xNN`).
+    #[error(
+        "the path {path} is not UTF-8 (invalid bytes shown as \\xNN); Probity reviews UTF-8 paths only"
+    )]
+    NonUtf8Path { path: String },
+    /// A changed file over the size limit, refused before it was read.
+    #[error(
+        "{path} is {size} bytes, over the {limit}-byte limit for a reviewed file; its content was not read"
+    )]
+    FileTooLarge { path: String, size: u64, limit: u64 },
     #[error("I/O error while talking to git: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// A path's bytes for people: UTF-8 as is, every byte of an invalid
+/// sequence as `\xNN` (lossless, unlike U+FFFD replacement).
+pub fn escape_path(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).unwrap_or_default());
+                let n = e.error_len().unwrap_or(bad.len());
+                for b in &bad[..n] {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+                rest = &bad[n..];
+            }
+        }
+    }
+    out
 }
 
 /// The git executable and the environment it runs in.
@@ -179,6 +214,46 @@ impl GitCli {
         } else {
             Ok(child.wait_with_output()?)
         }
+    }
+
+    /// Sizes of objects through one `git cat-file --batch-check`: the
+    /// headers only, no content is read.
+    pub fn batch_sizes(&self, cwd: &Path, ids: &[&str]) -> Result<Vec<u64>, GitError> {
+        const ARGS: &str = "cat-file --batch-check";
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut input = Vec::new();
+        for id in ids {
+            input.extend_from_slice(id.as_bytes());
+            input.push(b'\n');
+        }
+        let out = self.run_with(
+            cwd,
+            ["cat-file", "--batch-check=%(objectsize)"],
+            &[],
+            Some(&input),
+        )?;
+        let text = std::str::from_utf8(&out).map_err(|_| GitError::Parse {
+            args: ARGS.into(),
+            detail: "non-UTF-8 output".into(),
+        })?;
+        let sizes = text
+            .lines()
+            .map(|l| {
+                l.trim().parse::<u64>().map_err(|_| GitError::Parse {
+                    args: ARGS.into(),
+                    detail: format!("bad size line `{l}`"),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if sizes.len() != ids.len() {
+            return Err(GitError::Parse {
+                args: ARGS.into(),
+                detail: format!("{} sizes for {} objects", sizes.len(), ids.len()),
+            });
+        }
+        Ok(sizes)
     }
 
     /// Runs `git cat-file --batch` over `ids` and returns, for each, at most
@@ -342,6 +417,15 @@ pub fn path_from_bytes(root: &Path, rel: &[u8]) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_escaped_losslessly() {
+        assert_eq!(escape_path(b"src/a.rs"), "src/a.rs");
+        assert_eq!(escape_path(b"notes-\xff.txt"), r"notes-\xff.txt");
+        // Every byte of an invalid sequence, valid text around it kept.
+        assert_eq!(escape_path(b"\xe2\x82-\xc3\xa9"), "\\xe2\\x82-\u{e9}");
+        assert_ne!(escape_path(b"a\xfe"), escape_path(b"a\xff"));
+    }
 
     #[test]
     fn parses_versions() {

@@ -90,6 +90,41 @@ impl Repo {
         Ok(crate::cmd::path_from_bytes(Path::new(""), line))
     }
 
+    /// The tracked files under `hooks_dir` when it (`core.hooksPath`) is a
+    /// tracked folder of the work tree, outside the git directories;
+    /// `None` otherwise (writing hooks there rewrites no tracked file).
+    pub fn tracked_hooks_dir(&self, hooks_dir: &Path) -> Result<Option<Vec<String>>, GitError> {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let dir = canon(hooks_dir);
+        let root = canon(&self.root);
+        if !dir.starts_with(&root)
+            || dir.starts_with(canon(&self.git_dir))
+            || dir.starts_with(canon(&self.common_dir))
+        {
+            return Ok(None);
+        }
+        let rel = dir.strip_prefix(&root).unwrap_or(&dir).to_path_buf();
+        let rel = if rel.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            rel
+        };
+        let tracked = self.run([
+            OsStr::new("--literal-pathspecs"),
+            OsStr::new("ls-files"),
+            OsStr::new("-z"),
+            OsStr::new("--cached"),
+            OsStr::new("--"),
+            rel.as_os_str(),
+        ])?;
+        let tracked: Vec<String> = tracked
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        Ok((!tracked.is_empty()).then_some(tracked))
+    }
+
     /// The git CLI used for this repository.
     pub fn git(&self) -> &GitCli {
         &self.git

@@ -14,6 +14,7 @@
 //! index/target/<hex>        target identity -> lineage (created exclusively)
 //! index/open/<tree>/<lin>   lineages that entered correction on a base tree
 //! index/base/<tree>         base tree -> latest approved lineage
+//! index/escalated/<tree>/<lin>  lineages that escalated on a base tree
 //!                           (a passing correction also indexes its final
 //!                           target under index/target/)
 //! ```
@@ -189,6 +190,35 @@ impl FileStore {
         self.root.join("index").join("open").join(base.as_str())
     }
 
+    fn escalated_dir(&self, base: &TreeId) -> PathBuf {
+        self.root
+            .join("index")
+            .join("escalated")
+            .join(base.as_str())
+    }
+
+    /// The lineage pointers in one index directory, sorted.
+    fn list_pointers(dir: &Path) -> Result<Vec<LineageId>, StoreError> {
+        let entries = match fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io(dir))?;
+            // Temp files of an interrupted write are not entries.
+            if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+                continue;
+            }
+            if let Some(l) = Self::read_lineage_pointer(&entry.path())? {
+                out.push(l);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// Claims the corrected candidate's own target for this lineage, before
     /// the state that names it is written: exclusive, so a candidate another
     /// lineage already owns is never taken over.
@@ -324,6 +354,15 @@ impl FileStore {
             Stage::CorrectionRequired { .. } => write_if_different(
                 &self
                     .open_dir(&state.snapshot.base_tree)
+                    .join(state.lineage_id.as_str()),
+                line.as_bytes(),
+            )?,
+            // An escalation is discoverable from its base, so `start` can
+            // refuse a new review of its paths (a fresh budget with no
+            // authorization) and name the recovery instead.
+            Stage::Escalated { .. } => write_if_different(
+                &self
+                    .escalated_dir(&state.snapshot.base_tree)
                     .join(state.lineage_id.as_str()),
                 line.as_bytes(),
             )?,
@@ -514,25 +553,11 @@ impl ReviewStore for FileStore {
     }
 
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        let dir = self.open_dir(base);
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(&dir)(e)),
-        };
-        let mut out = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(io(&dir))?;
-            // Temp files of an interrupted write are not entries.
-            if entry.file_name().to_string_lossy().starts_with(".tmp-") {
-                continue;
-            }
-            if let Some(l) = Self::read_lineage_pointer(&entry.path())? {
-                out.push(l);
-            }
-        }
-        out.sort();
-        Ok(out)
+        Self::list_pointers(&self.open_dir(base))
+    }
+
+    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        Self::list_pointers(&self.escalated_dir(base))
     }
 
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {

@@ -406,3 +406,40 @@ fn an_oversized_submitted_result_on_disk_is_refused_unread() {
         Err(StoreError::Malformed { .. })
     ));
 }
+
+#[test]
+fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = started();
+    store.create(&r).unwrap();
+    let base = r.state.snapshot.base_tree.clone();
+    assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
+    let unknown = probity_core::review::finding::ReviewerResult::parse(
+        br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
+    )
+    .unwrap();
+    let esc = r
+        .state
+        .accept_results(vec![unknown], &Default::default())
+        .unwrap()
+        .record()
+        .unwrap();
+    assert_eq!(esc.state.stage.name(), "escalated");
+    store.replace(&r.revision, &esc).unwrap();
+    assert_eq!(
+        store.lookup_escalated(&base).unwrap(),
+        vec![r.state.lineage_id.clone()]
+    );
+    // Only escalations are listed; a crash before the projection is
+    // finished by the retry's projection pass.
+    let entry = dir
+        .path()
+        .join("index/escalated")
+        .join(base.as_str())
+        .join(r.state.lineage_id.as_str());
+    std::fs::remove_file(&entry).unwrap();
+    assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
+    store.ensure_projections(&esc).unwrap();
+    assert!(entry.exists());
+}

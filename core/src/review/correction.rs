@@ -136,3 +136,90 @@ pub fn fix_delta_hash(from: &TreeId, to: &TreeId, paths: &[RepoPath]) -> Sha256D
 pub fn empty_fix_delta() -> Sha256Digest {
     Sha256Digest::of(FIX_DELTA_DOMAIN, b"")
 }
+
+/// During an open correction the right next step is the correction, not a
+/// new review: a gate denial whose advice is "start a review" and whose
+/// differing paths touch the genesis paths of a lineage in
+/// `correction_required` on the live base (`open`, as the store lists them)
+/// names that correction's next inputs instead (a `start` over those paths
+/// is refused with `correction_open`, D-R13). Any other decision is
+/// returned as it is.
+pub fn point_at_open_correction(
+    mut decision: crate::review::gate::GateDecision,
+    open: &[crate::review::state::ReviewState],
+) -> crate::review::gate::GateDecision {
+    use crate::review::gate::{Decision, NextAction};
+    use crate::review::state::Stage;
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return decision;
+    }
+    let Some(open) = open.iter().find(|s| {
+        matches!(s.stage, Stage::CorrectionRequired { .. })
+            && decision
+                .differing_paths
+                .iter()
+                .any(|p| s.snapshot.paths.binary_search(p).is_ok())
+    }) else {
+        return decision;
+    };
+    let l = &open.lineage_id;
+    decision.lineage_id = Some(l.clone());
+    decision.next_action = NextAction::Finalize;
+    decision.message = format!(
+        "a correction of {l} is open on these paths: finish it, not a new review (`probity status --lineage {l} --next-transition` names its next input: `probity finalize --lineage {l} --correction-lines N` before editing, `probity finalize --lineage {l} --validation F` after)"
+    );
+    decision
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::fixtures::budget_scenario;
+    use crate::review::gate::{Authority, Decision, Gate, NextAction, ReasonCode, decide_target};
+    use crate::review::snapshot::LiveTarget;
+
+    fn missing(paths: &[&str]) -> crate::review::gate::GateDecision {
+        let changed: Vec<RepoPath> = paths.iter().map(|p| RepoPath::parse(*p).unwrap()).collect();
+        let live = LiveTarget::new(
+            TreeId::parse("1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d").unwrap(),
+            TreeId::parse("0000000000000000000000000000000000000c01").unwrap(),
+        );
+        decide_target(
+            Gate::PreCommit,
+            &live,
+            Authority::None {
+                changed_paths: &changed,
+            },
+        )
+    }
+
+    #[test]
+    fn a_denial_over_an_open_correction_names_the_correction() {
+        let open = budget_scenario().unwrap();
+        assert_eq!(open.stage.name(), "correction_required");
+        let d = point_at_open_correction(
+            missing(&["src/token_cache.rs"]),
+            std::slice::from_ref(&open),
+        );
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
+        assert_eq!(d.next_action, NextAction::Finalize);
+        assert_eq!(d.lineage_id.as_ref(), Some(&open.lineage_id));
+        assert!(d.message.contains(&format!(
+            "probity finalize --lineage {} --validation F",
+            open.lineage_id
+        )));
+    }
+
+    #[test]
+    fn other_paths_and_other_decisions_keep_their_advice() {
+        let open = budget_scenario().unwrap();
+        let unrelated = missing(&["docs/readme.md"]);
+        assert_eq!(
+            point_at_open_correction(unrelated.clone(), std::slice::from_ref(&open)),
+            unrelated
+        );
+        let none = missing(&["src/token_cache.rs"]);
+        assert_eq!(point_at_open_correction(none.clone(), &[]), none);
+    }
+}

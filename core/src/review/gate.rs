@@ -249,7 +249,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             Vec::new(),
             NextAction::Recover,
             format!(
-                "{} is superseded (its recovery chain ends at {leaf}): history, not authority; to review this candidate, recover from {leaf} (`probity status --lineage {leaf}`)",
+                "{} is superseded (its recovery chain ends at {leaf}): history, not authority; to review this candidate, recover from {leaf} (`probity status --lineage {leaf}` prints the recover command)",
                 state.lineage_id
             ),
         ),
@@ -284,8 +284,8 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                             Vec::new(),
                             NextAction::Repair,
                             format!(
-                                "the receipt file of {} is missing or differs from the receipt its state derives; the state wins, so re-run `probity finalize` to rewrite it",
-                                state.lineage_id
+                                "the receipt file of {} is missing or differs from the receipt its state derives; the state wins, so rewrite it with `probity finalize --lineage {}`",
+                                state.lineage_id, state.lineage_id
                             ),
                         ),
                     }
@@ -296,10 +296,14 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     lineage,
                     Vec::new(),
                     NextAction::HumanDecision,
-                    format!(
-                        "review {} escalated: a human decision is needed; this build records none, so revise the candidate and start a new review",
-                        state.lineage_id
-                    ),
+                    match state.record().ok().as_ref().and_then(crate::review::recovery::recover_command) {
+                        Some(cmd) => format!(
+                            "review {} escalated: a maintainer decides whether it goes on: `{cmd}` ({})",
+                            state.lineage_id,
+                            crate::review::recovery::PERSON_VALUES
+                        ),
+                        None => format!("review {} escalated: a maintainer decides whether it goes on (`probity status --lineage {}`)", state.lineage_id, state.lineage_id),
+                    },
                 ),
                 Stage::Invalidated { reason } => deny(
                     ReasonCode::ReviewInvalidated,
@@ -307,10 +311,14 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     lineage,
                     Vec::new(),
                     NextAction::Recover,
-                    format!(
-                        "review {} of this candidate was invalidated ({reason}): start its successor with `probity recover --predecessor-lineage {}`",
-                        state.lineage_id, state.lineage_id
-                    ),
+                    match state.record().ok().as_ref().and_then(crate::review::recovery::recover_command) {
+                        Some(cmd) => format!(
+                            "review {} of this candidate was invalidated ({reason}): start its successor with `{cmd}` ({})",
+                            state.lineage_id,
+                            crate::review::recovery::PERSON_VALUES
+                        ),
+                        None => format!("review {} of this candidate was invalidated ({reason}): `probity status --lineage {}` names its successor's recover command", state.lineage_id, state.lineage_id),
+                    },
                 ),
                 Stage::Reviewing { .. } | Stage::CorrectionRequired { .. } | Stage::Validating { .. } => deny(
                     ReasonCode::ReviewIncomplete,
@@ -319,9 +327,11 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     Vec::new(),
                     NextAction::Finalize,
                     format!(
-                        "review {} of this candidate is `{}`: finish it with `probity finalize`",
+                        "review {} of this candidate is `{}`: finish it with `probity finalize --lineage {}` (`probity status --lineage {} --next-transition` names the next input)",
                         state.lineage_id,
-                        state.stage.name()
+                        state.stage.name(),
+                        state.lineage_id,
+                        state.lineage_id
                     ),
                 ),
             }

@@ -60,14 +60,29 @@ fn header(hook: HookKind) -> String {
     format!("#!/bin/sh\n{MARKER}: {}\n{INSTALLED_BY}\n", hook.name())
 }
 
+/// Finds the probity to run: `probity` on `PATH` first (an upgrade or a
+/// move of the binary keeps working), else the path install recorded; when
+/// neither exists the hook fails with one line saying how to reinstall,
+/// rather than `probity: not found`. Sets `$probity`.
+fn locate(hook: HookKind, probity: &str) -> String {
+    let missing = format!(
+        "probity {} hook: no probity on PATH and {probity} is gone; install probity, then run `probity hooks install` again",
+        hook.name()
+    );
+    format!(
+        "probity=$(command -v probity 2>/dev/null) || probity={}\n\
+         [ -x \"$probity\" ] || {{ echo {} >&2; exit 1; }}\n",
+        sh_quote(probity),
+        sh_quote(&missing)
+    )
+}
+
 /// The pre-commit hook: run the gate; if it allows and the user had a hook
 /// before, run that too (it was saved at `before`).
 pub fn pre_commit_script(probity: &str, before: Option<&str>) -> String {
     let mut s = header(HookKind::PreCommit);
-    s.push_str(&format!(
-        "{} validate --gate pre-commit || exit $?\n",
-        sh_quote(probity)
-    ));
+    s.push_str(&locate(HookKind::PreCommit, probity));
+    s.push_str("\"$probity\" validate --gate pre-commit || exit $?\n");
     if let Some(b) = before {
         s.push_str(&format!("exec {} \"$@\"\n", sh_quote(b)));
     }
@@ -83,11 +98,11 @@ pub fn pre_commit_script(probity: &str, before: Option<&str>) -> String {
 /// `before`), that hook with the same arguments.
 pub fn pre_push_script(probity: &str, before: Option<&str>) -> String {
     let mut s = header(HookKind::PrePush);
+    s.push_str(&locate(HookKind::PrePush, probity));
     s.push_str("input=$(cat; printf x)\ninput=${input%x}\n");
-    s.push_str(&format!(
-        "printf '%s' \"$input\" | {} validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n",
-        sh_quote(probity)
-    ));
+    s.push_str(
+        "printf '%s' \"$input\" | \"$probity\" validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n",
+    );
     if let Some(b) = before {
         s.push_str(&format!(
             "printf '%s' \"$input\" | {} \"$@\"\n",
@@ -156,15 +171,18 @@ mod tests {
             Some("/repo/.git/probity/hooks/v1/pre-commit.before"),
         );
         assert!(s.starts_with("#!/bin/sh\n# probity-managed-hook v1: pre-commit\n"));
-        assert!(s.contains(r"'/opt/it'\''s here/probity' validate --gate pre-commit || exit $?"));
+        assert!(s.contains(r"|| probity='/opt/it'\''s here/probity'"));
+        assert!(s.contains("\"$probity\" validate --gate pre-commit || exit $?"));
         assert!(s.ends_with("exec '/repo/.git/probity/hooks/v1/pre-commit.before' \"$@\"\n"));
         assert!(!pre_commit_script("p", None).contains("exec"));
     }
 
     #[test]
-    fn the_pre_commit_script_is_unchanged() {
-        // Ownership is by content: a byte of difference here would make every
-        // hook installed by an earlier build look edited.
+    fn the_pre_commit_script_is_pinned() {
+        // Ownership is by the digest install recorded, not by this text: a
+        // hook an earlier build wrote stays owned (its record holds its own
+        // digest) and `hooks install` rewrites it with this script. A change
+        // here is deliberate (D-R31).
         assert_eq!(
             pre_commit_script(
                 "/bin/probity",
@@ -173,7 +191,9 @@ mod tests {
             "#!/bin/sh\n\
              # probity-managed-hook v1: pre-commit\n\
              # Installed by `probity hooks install`; `probity hooks uninstall` restores what was here.\n\
-             '/bin/probity' validate --gate pre-commit || exit $?\n\
+             probity=$(command -v probity 2>/dev/null) || probity='/bin/probity'\n\
+             [ -x \"$probity\" ] || { echo 'probity pre-commit hook: no probity on PATH and /bin/probity is gone; install probity, then run `probity hooks install` again' >&2; exit 1; }\n\
+             \"$probity\" validate --gate pre-commit || exit $?\n\
              exec '/g/probity/hooks/v1/pre-commit.before' \"$@\"\n"
         );
     }
@@ -189,16 +209,18 @@ mod tests {
             "#!/bin/sh\n\
              # probity-managed-hook v1: pre-push\n\
              # Installed by `probity hooks install`; `probity hooks uninstall` restores what was here.\n\
+             probity=$(command -v probity 2>/dev/null) || probity='/opt/it'\\''s here/probity'\n\
+             [ -x \"$probity\" ] || { echo 'probity pre-push hook: no probity on PATH and /opt/it'\\''s here/probity is gone; install probity, then run `probity hooks install` again' >&2; exit 1; }\n\
              input=$(cat; printf x)\n\
              input=${input%x}\n\
-             printf '%s' \"$input\" | '/opt/it'\\''s here/probity' validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n\
+             printf '%s' \"$input\" | \"$probity\" validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n\
              printf '%s' \"$input\" | '/repo/.git/it'\\''s/probity/hooks/v1/pre-push.before' \"$@\"\n"
         );
         // Stdin is read exactly once, before either consumer.
-        assert_eq!(s.matches("cat").count(), 1);
+        assert_eq!(s.matches("$(cat").count(), 1);
         assert!(s.find("input=$(cat").unwrap() < s.find("validate").unwrap());
         // The gate's denial stops the script before the previous hook.
-        let gate = s.find("|| exit $?").unwrap();
+        let gate = s.find("--stdin-updates || exit $?").unwrap();
         assert!(gate < s.find("pre-push.before").unwrap());
     }
 
@@ -206,7 +228,7 @@ mod tests {
     fn the_pre_push_script_without_a_previous_hook_ends_at_the_gate() {
         let s = pre_push_script("/bin/probity", None);
         assert!(s.ends_with(
-            "printf '%s' \"$input\" | '/bin/probity' validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n"
+            "printf '%s' \"$input\" | \"$probity\" validate --gate pre-push --remote \"$2\" --stdin-updates || exit $?\n"
         ));
         assert_eq!(s.matches("printf '%s'").count(), 1);
         assert!(!s.contains("$@"));

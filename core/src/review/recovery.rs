@@ -106,6 +106,106 @@ pub struct ScopeEvidence<'a> {
     pub owned_by_chain: bool,
 }
 
+/// The exact `probity recover` command that continues from a final
+/// lineage, with its id, its revision and the disposition its state allows
+/// (approved: `scope_changed`, invalidated: `invalidated`, escalated:
+/// `escalation_authorized` with `--authorization`); `None` for a lineage
+/// that is not final. `R`, `A` and `X` stand for the reason, the actor and
+/// the authorization: values only a person gives ([`PERSON_VALUES`]).
+pub fn recover_command(record: &StateRecord) -> Option<String> {
+    let (disposition, authorization) = match record.state.stage {
+        Stage::Approved { .. } => (Disposition::ScopeChanged, ""),
+        Stage::Invalidated { .. } => (Disposition::Invalidated, ""),
+        Stage::Escalated { .. } => (Disposition::EscalationAuthorized, " --authorization X"),
+        _ => return None,
+    };
+    Some(format!(
+        "probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition {} --reason R --actor A{authorization}",
+        record.state.lineage_id,
+        record.revision,
+        disposition.name()
+    ))
+}
+
+/// What a recover command's `R`, `A` and `X` stand for.
+pub const PERSON_VALUES: &str =
+    "R: why, A: who decides, X: the maintainer's authorization; these are yours to give";
+
+/// The paths an escalated lineage reviewed: its genesis paths and every
+/// path one of its correction attempts touched, sorted and unique.
+pub fn reviewed_paths(state: &ReviewState) -> Vec<RepoPath> {
+    let mut out = state.snapshot.paths.clone();
+    if let Some(c) = state.stage.correction() {
+        for a in &c.attempts {
+            out.extend(a.paths.iter().cloned());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The escalation guard (issue 8 §5): the paths of a new candidate on
+/// `base` that an escalated lineage on the same base reviewed. Non-empty
+/// means a new start would side-step the escalation (a fresh budget, no
+/// authorization) and must be refused; the way on is
+/// `recover --disposition escalation_authorized`. A lineage that is not
+/// escalated, or is on another base, blocks nothing; whether it was
+/// superseded by an authorized successor is the caller's lookup
+/// (`superseded` true blocks nothing either).
+pub fn escalation_overlap(
+    escalated: &ReviewState,
+    superseded: bool,
+    base: &crate::review::ids::TreeId,
+    candidate_paths: &[RepoPath],
+) -> Vec<RepoPath> {
+    if superseded
+        || !matches!(escalated.stage, Stage::Escalated { .. })
+        || escalated.snapshot.base_tree != *base
+    {
+        return Vec::new();
+    }
+    let reviewed = reviewed_paths(escalated);
+    candidate_paths
+        .iter()
+        .filter(|p| reviewed.binary_search(p).is_ok())
+        .cloned()
+        .collect()
+}
+
+/// A gate denial whose advice is "start a review" over paths an escalated
+/// lineage on the same base reviewed names that lineage's authorized
+/// recovery instead (such a start is refused with `lineage_escalated`).
+/// `escalated` pairs each record with whether it is superseded. Any other
+/// decision is returned as it is.
+pub fn point_at_escalation(
+    mut decision: crate::review::gate::GateDecision,
+    base: &crate::review::ids::TreeId,
+    escalated: &[(StateRecord, bool)],
+) -> crate::review::gate::GateDecision {
+    use crate::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return decision;
+    }
+    let found = escalated.iter().find_map(|(r, superseded)| {
+        let overlap = escalation_overlap(&r.state, *superseded, base, &decision.differing_paths);
+        if overlap.is_empty() {
+            return None;
+        }
+        recover_command(r).map(|cmd| (r, cmd))
+    });
+    let Some((record, cmd)) = found else {
+        return decision;
+    };
+    decision.lineage_id = Some(record.state.lineage_id.clone());
+    decision.next_action = NextAction::HumanDecision;
+    decision.message = format!(
+        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
+        record.state.lineage_id
+    );
+    decision
+}
+
 /// Builds the successor of `pred` over the live candidate in `input`
 /// (generation + 1, a fresh budget and lenses frozen from the live
 /// candidate). `differing_paths` are the paths in which the live candidate
@@ -535,6 +635,134 @@ mod tests {
                 .authorization
                 .map(|a| a.to_string()),
             Some("maintainer decision #12".into())
+        );
+    }
+
+    fn escalated_record() -> StateRecord {
+        let s = start(&parser_observation(), Lens::Reliability).unwrap();
+        let r = crate::review::finding::ReviewerResult::parse(
+            br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
+        )
+        .unwrap();
+        let esc = s.accept_results(vec![r], &CausalFacts::default()).unwrap();
+        assert_eq!(esc.stage.name(), "escalated");
+        esc.record().unwrap()
+    }
+
+    fn paths(ps: &[&str]) -> Vec<RepoPath> {
+        ps.iter().map(|p| RepoPath::parse(*p).unwrap()).collect()
+    }
+
+    #[test]
+    fn recover_commands_name_the_lineage_revision_and_disposition_its_state_allows() {
+        let esc = escalated_record();
+        let c = recover_command(&esc).unwrap();
+        assert_eq!(
+            c,
+            format!(
+                "probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition escalation_authorized --reason R --actor A --authorization X",
+                esc.state.lineage_id, esc.revision
+            )
+        );
+        let ok = approved();
+        assert!(
+            recover_command(&ok)
+                .unwrap()
+                .ends_with("--disposition scope_changed --reason R --actor A")
+        );
+        let reviewing = start(&parser_observation(), Lens::Reliability)
+            .unwrap()
+            .record()
+            .unwrap();
+        assert_eq!(recover_command(&reviewing), None);
+        let inv = reviewing
+            .state
+            .invalidate(nb("wrong candidate"))
+            .unwrap()
+            .record()
+            .unwrap();
+        assert!(
+            recover_command(&inv)
+                .unwrap()
+                .contains("--disposition invalidated")
+        );
+    }
+
+    #[test]
+    fn a_start_review_denial_over_an_escalation_names_its_recovery() {
+        use crate::review::gate::{Authority, Gate, NextAction, ReasonCode, decide_target};
+        use crate::review::snapshot::LiveTarget;
+        let esc = escalated_record();
+        let base = esc.state.snapshot.base_tree.clone();
+        let live = LiveTarget::new(
+            base.clone(),
+            TreeId::parse("3333333333333333333333333333333333333333").unwrap(),
+        );
+        let deny = |paths: &[RepoPath]| {
+            decide_target(
+                Gate::PreCommit,
+                &live,
+                Authority::None {
+                    changed_paths: paths,
+                },
+            )
+        };
+        let d = point_at_escalation(
+            deny(&esc.state.snapshot.paths),
+            &base,
+            &[(esc.clone(), false)],
+        );
+        assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
+        assert_eq!(d.next_action, NextAction::HumanDecision);
+        assert!(d.message.contains(&recover_command(&esc).unwrap()));
+        // Unrelated paths, or an escalation already recovered: unchanged.
+        let other = deny(&paths(&["docs/x.md"]));
+        assert_eq!(
+            point_at_escalation(other.clone(), &base, &[(esc.clone(), false)]),
+            other
+        );
+        let same = deny(&esc.state.snapshot.paths);
+        assert_eq!(
+            point_at_escalation(same.clone(), &base, &[(esc, true)]),
+            same
+        );
+    }
+
+    #[test]
+    fn an_escalated_lineage_blocks_a_new_candidate_that_touches_its_paths() {
+        let esc = escalated_record();
+        let base = esc.state.snapshot.base_tree.clone();
+        let reviewed = reviewed_paths(&esc.state);
+        assert_eq!(reviewed, esc.state.snapshot.paths);
+        let first = reviewed[0].as_str();
+        let overlap = escalation_overlap(&esc.state, false, &base, &paths(&["a/other.rs", first]));
+        assert_eq!(overlap, paths(&[first]));
+    }
+
+    #[test]
+    fn disjoint_paths_another_base_or_a_superseded_escalation_block_nothing() {
+        let esc = escalated_record();
+        let base = esc.state.snapshot.base_tree.clone();
+        let first = esc.state.snapshot.paths[0].as_str().to_owned();
+        // Unrelated work on the same base.
+        assert!(
+            escalation_overlap(&esc.state, false, &base, &paths(&["docs/unrelated.md"])).is_empty()
+        );
+        // The same paths on another base: another review.
+        let other = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
+        assert!(escalation_overlap(&esc.state, false, &other, &paths(&[&first])).is_empty());
+        // Superseded by an authorized successor: the successor is the authority.
+        assert!(escalation_overlap(&esc.state, true, &base, &paths(&[&first])).is_empty());
+        // A lineage that is not escalated blocks nothing here.
+        let approved = approved();
+        assert!(
+            escalation_overlap(
+                &approved.state,
+                false,
+                &approved.state.snapshot.base_tree,
+                &approved.state.snapshot.paths
+            )
+            .is_empty()
         );
     }
 

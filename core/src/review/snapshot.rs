@@ -335,9 +335,33 @@ pub const fn correction_budget(authored_lines: u64) -> u64 {
     if half < 200 { half } else { 200 }
 }
 
+/// The largest file (blob or work-tree file) `start` reads: 16 MiB. A
+/// changed file over it is refused from its size alone, before any of its
+/// content is read or diffed (far over the 4 MiB diff budget a reviewer's
+/// context carries, and minutes of silent hashing and diffing otherwise).
+pub const MAX_REVIEWED_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The first file over [`MAX_REVIEWED_FILE_BYTES`], in the given order.
+pub fn first_oversized<T>(sizes: impl IntoIterator<Item = (T, u64)>) -> Option<(T, u64)> {
+    sizes
+        .into_iter()
+        .find(|(_, size)| *size > MAX_REVIEWED_FILE_BYTES)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_over_the_limit_are_found_by_size() {
+        let at = MAX_REVIEWED_FILE_BYTES;
+        assert_eq!(first_oversized([("a", 1), ("b", at)]), None);
+        assert_eq!(
+            first_oversized([("a", 1), ("b", at + 1), ("c", u64::MAX)]),
+            Some(("b", at + 1))
+        );
+        assert_eq!(first_oversized(Vec::<(&str, u64)>::new()), None);
+    }
 
     #[test]
     fn budget_examples() {

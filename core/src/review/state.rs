@@ -1394,7 +1394,7 @@ impl NextInput {
                 "before editing, forecast the correction size: `probity finalize --correction-lines N`".into()
             }
             NextInput::ProvideValidation => {
-                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage <id> --validation <result.json>`".into()
+                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --validation <result.json>` (the open correction on this base is found without --lineage)".into()
             }
             NextInput::ProvideEvidence => {
                 "run the independent check through Probity: `probity finalize --evidence-cmd -- <check...>` (or give its output: `probity finalize --evidence <file>`)".into()

@@ -1,5 +1,6 @@
 //! What a driver answers when it cannot finish.
 
+use probity_core::digest::Sha256Digest;
 use probity_core::review::export::ExportError;
 use probity_core::review::finding::RoleDocError;
 use probity_core::review::gate::StackError;
@@ -62,13 +63,27 @@ pub enum ReviewError {
     )]
     CorrectionOpen { lineage: LineageId },
     #[error(
-        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor: `probity recover --predecessor-lineage {lineage}`"
+        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor"
     )]
-    Invalidated { lineage: LineageId },
+    Invalidated {
+        lineage: LineageId,
+        /// Its current revision (what a recovery must name).
+        revision: Sha256Digest,
+    },
     #[error(
         "lineage {lineage} froze (or corrected into) this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
     )]
     SupersededLineage { lineage: LineageId, leaf: LineageId },
+    /// A new start would side-step an escalation (issue 8 §5).
+    #[error(
+        "lineage {lineage} escalated on this base and reviewed {}; a new review of them would open a fresh budget without the maintainer's authorization",
+        display_paths(paths)
+    )]
+    LineageEscalated {
+        lineage: LineageId,
+        revision: Sha256Digest,
+        paths: Vec<RepoPath>,
+    },
     #[error(transparent)]
     Recover(#[from] RecoverError),
     #[error(transparent)]

@@ -42,7 +42,54 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
     if let Some(d) = no_change(Gate::PreCommit, &live) {
         return Ok(d);
     }
-    decide_live(git, store, Gate::PreCommit, &live)
+    let decision = decide_live(git, store, Gate::PreCommit, &live)?;
+    point_at_open_correction_on(store, &live, decision)
+}
+
+/// A "start a review" denial over an escalated lineage's paths names its
+/// authorized recovery (the store lookups here, the rule in core).
+fn point_at_escalation_on<S: ReviewStore>(
+    store: &S,
+    live: &LiveTarget,
+    decision: GateDecision,
+) -> Result<GateDecision, ReviewError> {
+    let mut escalated = Vec::new();
+    for lineage in store.lookup_escalated(&live.base_tree)? {
+        let record = store
+            .load(&lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let superseded = store.successor_of(&lineage)?.is_some();
+        escalated.push((record, superseded));
+    }
+    Ok(probity_core::review::recovery::point_at_escalation(
+        decision,
+        &live.base_tree,
+        &escalated,
+    ))
+}
+
+/// A "start a review" denial over the paths of an open correction names
+/// the correction instead, and one over an escalated lineage's paths its
+/// authorized recovery (a start there is refused): the store lookups here,
+/// the rules in core; only on such a denial.
+fn point_at_open_correction_on<S: ReviewStore>(
+    store: &S,
+    live: &LiveTarget,
+    decision: GateDecision,
+) -> Result<GateDecision, ReviewError> {
+    use probity_core::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return Ok(decision);
+    }
+    let open: Vec<_> = open_corrections(store, &live.base_tree)?
+        .into_iter()
+        .map(|r| r.state)
+        .collect();
+    let decision = probity_core::review::correction::point_at_open_correction(decision, &open);
+    if decision.next_action != NextAction::StartReview {
+        return Ok(decision);
+    }
+    point_at_escalation_on(store, live, decision)
 }
 
 /// Discovers the authority for one live target and decides it: a lookup by

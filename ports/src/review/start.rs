@@ -212,6 +212,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         if let Stage::Invalidated { .. } = existing.state.stage {
             return Err(ReviewError::Invalidated {
                 lineage: existing.state.lineage_id.clone(),
+                revision: existing.revision,
             });
         }
         if existing.state.final_target() != snapshot.target {
@@ -237,12 +238,46 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             });
         }
     }
+    refuse_side_stepped_escalation(store, &snapshot)?;
 
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
     let record = state.record()?;
     let created = store.create(&record)?;
     started(store, record, created)
+}
+
+/// The escalation guard (issue 8 §5): a new candidate that touches a path
+/// an escalated lineage on the same base reviewed would side-step the
+/// escalation with a fresh budget and no authorization. Refused, naming the
+/// lineage and its revision so the answer can print the recovery that
+/// needs a maintainer's authorization. A lookup by base tree, never a scan
+/// (R12.2); an escalation superseded by its authorized successor blocks
+/// nothing.
+fn refuse_side_stepped_escalation<S: ReviewStore>(
+    store: &S,
+    snapshot: &Snapshot,
+) -> Result<(), ReviewError> {
+    for lineage in store.lookup_escalated(&snapshot.base_tree)? {
+        let record = store
+            .load(&lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let superseded = store.successor_of(&lineage)?.is_some();
+        let paths = recovery::escalation_overlap(
+            &record.state,
+            superseded,
+            &snapshot.base_tree,
+            &snapshot.paths,
+        );
+        if !paths.is_empty() {
+            return Err(ReviewError::LineageEscalated {
+                lineage,
+                revision: record.revision,
+                paths,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Representability (R12.4) and the diff anchor (R10.4): the candidate's

@@ -178,6 +178,10 @@ pub trait ReviewStore {
     /// which are still in correction). Bounded by the corrections ever
     /// opened on that one base.
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError>;
+    /// The lineages on a base tree that escalated (a projection written
+    /// when a record becomes escalated). Bounded by the escalations ever
+    /// recorded on that one base; callers check supersession.
+    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError>;
     /// Writes whatever the committed record projects (receipt, index
     /// entries) that a crash may have left unwritten; the record must be the
     /// stored one.

@@ -145,6 +145,9 @@ pub fn review_error(e: ReviewError) -> CliError {
             ),
         );
     }
+    if let Some(err) = candidate_refusal(&e, &msg) {
+        return err;
+    }
     let (kind, code, next) = match &e {
         ReviewError::Repository(_) => (
             Repository,
@@ -304,6 +307,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             Conflict,
             "lineage_invalidated",
             "create its audited successor: `probity recover --predecessor-lineage <id> --expected-predecessor-revision <rev> --disposition invalidated --reason R --actor A` (see `probity status --lineage <id>` for the revision)",
+        ),
+        ReviewError::LineageEscalated { .. } => (
+            Conflict,
+            "lineage_escalated",
+            "a maintainer decides (see the recover command in next_action)",
         ),
         ReviewError::Recover(r) => match r {
             RecoverError::RevisionMismatch { .. } => (
@@ -471,7 +479,94 @@ pub fn review_error(e: ReviewError) -> CliError {
             "nothing to review: the gates allow this commit as `no_change`; review the commits that change bytes (`probity start --commit <sha>`)",
         ),
     };
+    let next = next_with_ids(&e).unwrap_or_else(|| next.to_owned());
     CliError::new(kind, code, msg, next)
+}
+
+/// A candidate `start` will not take, for a reason in the candidate itself
+/// (not a broken repository): a path whose name is not UTF-8 (D-R32) or a
+/// file over the size limit (D-R33). Exit 3, nothing started or read.
+fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
+    let ReviewError::Repository(inner) = e else {
+        return None;
+    };
+    match inner.downcast_ref::<probity_git::GitError>()? {
+        probity_git::GitError::NonUtf8Path { path } => Some(CliError::new(
+            ErrorKind::RejectedInput,
+            "path_not_utf8",
+            msg,
+            format!(
+                "rename {path} to a UTF-8 name (`git mv` if it is tracked), or keep it out of the candidate (untracked: add it to .git/info/exclude), then run `probity start` again; nothing was started"
+            ),
+        )),
+        probity_git::GitError::FileTooLarge { path, .. } => Some(CliError::new(
+            ErrorKind::RejectedInput,
+            "file_too_large",
+            msg,
+            format!(
+                "keep {path} out of the candidate (untracked: add it to .gitignore or .git/info/exclude; tracked: store it outside the repository or with Git LFS), then run `probity start` again; nothing was started"
+            ),
+        )),
+        _ => None,
+    }
+}
+
+/// The next step of an error that names its lineage, with the ids filled
+/// in: a command that can be run as printed, except for the values only a
+/// person can give (marked R, A, X and said so).
+fn next_with_ids(e: &ReviewError) -> Option<String> {
+    use probity_core::review::recovery::PERSON_VALUES;
+    let status = |l: &LineageId| format!("`probity status --lineage {l} --next-transition`");
+    Some(match e {
+        ReviewError::LineageEscalated {
+            lineage, revision, ..
+        } => format!(
+            "a maintainer decides whether this work goes on: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition escalation_authorized --reason R --actor A --authorization X` ({PERSON_VALUES}), then review with the successor it prints"
+        ),
+        ReviewError::Invalidated { lineage, revision } => format!(
+            "create its audited successor: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition invalidated --reason R --actor A` (R: why, A: who; yours to give)"
+        ),
+        ReviewError::SupersededLineage { leaf, .. } => format!(
+            "a superseded lineage is history: continue with its leaf {leaf}; `probity status --lineage {leaf} --next-transition` names its next input, or once it is final the command to recover from it"
+        ),
+        ReviewError::CorrectionOpen { lineage } => format!(
+            "finish the correction of {lineage} first: {} names its next input (`probity finalize --lineage {lineage} --correction-lines N` to forecast, then edit and `probity finalize --lineage {lineage} --validation F`); forecasting more lines than its budget escalates it and lifts this block",
+            status(lineage)
+        ),
+        ReviewError::Superseded {
+            lineage,
+            final_tree,
+        } => format!(
+            "{lineage} corrected this candidate into tree {final_tree}: restore that (`git restore --source={final_tree} --worktree -- .`) to deliver it, or change the candidate and run `probity start` again"
+        ),
+        ReviewError::CandidateChanged { lineage, .. } => format!(
+            "the candidate moved since {lineage} froze it: restore it (the changed paths are listed above), or run `probity start` to review the new candidate"
+        ),
+        ReviewError::NotTerminal { lineage, .. } => {
+            format!(
+                "finish the review first: {} names the next input",
+                status(lineage)
+            )
+        }
+        ReviewError::BaseChanged { lineage, frozen } => format!(
+            "corrections happen on the reviewed base: check out the commit whose tree is {frozen} (the base {lineage} froze), then retry"
+        ),
+        ReviewError::Store(StoreError::AlreadySuperseded { successor, .. }) => format!(
+            "a lineage has at most one successor: continue with {successor} ({})",
+            status(successor)
+        ),
+        ReviewError::Store(StoreError::TargetOwned { owner, .. }) => format!(
+            "lineage {owner} already reviewed exactly this candidate: use it ({}), or make a different fix",
+            status(owner)
+        ),
+        ReviewError::Store(StoreError::RecoveryPending { successor, .. }) => format!(
+            "repeat the interrupted recovery exactly: `probity status --lineage {successor}` shows its predecessor link (disposition, reason, actor, authorization) to repeat"
+        ),
+        ReviewError::Recover(RecoverError::RevisionMismatch { lineage, found, .. }) => format!(
+            "the predecessor moved since you inspected it: check `probity status --lineage {lineage}`, then pass --expected-predecessor-revision {found} if you still mean to recover it"
+        ),
+        _ => return None,
+    })
 }
 
 /// The largest evidence file or stream hashed for `finalize --evidence`

@@ -63,6 +63,18 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         .as_ref()
         .map(|_| ctx.store.receipt_location(&st.record.state.lineage_id));
     let mut v = status_json(&st, receipt_path);
+    // The way on from a final lineage, filled in: only from the chain's
+    // leaf, and for an approved one only when its scope really changed.
+    let recover = probity_core::review::recovery::recover_command(&st.record).filter(|_| {
+        st.superseded_by.is_none()
+            && (!matches!(
+                st.record.state.stage,
+                probity_core::review::state::Stage::Approved { .. }
+            ) || st.applicability == probity_ports::review::Applicability::ScopeChanged)
+    });
+    if let Some(c) = &recover {
+        v["recover_command"] = json!(c);
+    }
     if args.next_transition {
         let s = &st.record.state;
         let action = s.next_action();
@@ -120,6 +132,12 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         }
         if let Some(next) = &st.superseded_by {
             t.push_str(&format!("  superseded by {next}: history, not authority\n"));
+        }
+        if let Some(c) = &recover {
+            t.push_str(&format!(
+                "  to continue: `{c}` ({})\n",
+                probity_core::review::recovery::PERSON_VALUES
+            ));
         }
         if let Some(next) = v.get("next_transition") {
             t.push_str(&format!(

@@ -1,0 +1,119 @@
+//! What `start` refuses in the candidate itself (issue 8 §7): a path whose
+//! name is not UTF-8, and a file over the size limit (sized before it is
+//! read). The gates still answer; the advice gets the user going again.
+
+mod support;
+
+use std::os::unix::ffi::OsStrExt;
+
+use probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES;
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn with_change() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/lib.rs", "fn a() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f
+}
+
+fn bad_name(f: &Fixture) -> std::path::PathBuf {
+    f.root()
+        .join(std::ffi::OsStr::from_bytes(b"notes-\xff.txt"))
+}
+
+#[test]
+fn a_non_utf8_name_is_refused_at_start_and_the_gate_still_answers() {
+    let f = with_change();
+    std::fs::write(bad_name(&f), "x\n").unwrap();
+    let before = store_snapshot(&f);
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(
+        (s.code, s.json["error"]["code"].as_str()),
+        (3, Some("path_not_utf8")),
+        "{}",
+        s.stdout
+    );
+    let msg = s.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains(r"notes-\xff.txt"), "{msg}");
+    assert_eq!(store_snapshot(&f), before);
+    // The gate answers (a denial naming the path escaped), not an error.
+    let g = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(g.code, 1, "{}", g.stdout);
+    assert_eq!(g.json["decision"], "deny");
+    assert!(
+        g.json["differing_paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == r"notes-\xff.txt"),
+        "{}",
+        g.stdout
+    );
+    // The advice: keep it out of the candidate, start again.
+    let next = s.json["error"]["next_action"].as_str().unwrap();
+    assert!(next.contains(".git/info/exclude"), "{next}");
+    let mut exclude = std::fs::read(f.root().join(".git/info/exclude")).unwrap_or_default();
+    exclude.extend_from_slice(b"notes-\xff.txt\n");
+    std::fs::write(f.root().join(".git/info/exclude"), exclude).unwrap();
+    let ok = probity(f.root(), &["start"]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+}
+
+#[test]
+fn a_renamed_non_utf8_file_is_reviewed() {
+    let f = with_change();
+    std::fs::write(bad_name(&f), "x\n").unwrap();
+    assert_eq!(probity(f.root(), &["start"]).code, 3);
+    std::fs::rename(bad_name(&f), f.root().join("notes.txt")).unwrap();
+    let ok = probity(f.root(), &["start"]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+}
+
+/// A sparse file of `len` bytes (no content to write or read).
+fn sparse(path: &std::path::Path, len: u64) {
+    std::fs::File::create(path).unwrap().set_len(len).unwrap();
+}
+
+#[test]
+fn an_untracked_file_over_the_limit_is_refused_by_its_size() {
+    let f = with_change();
+    sparse(&f.root().join("big.bin"), MAX_REVIEWED_FILE_BYTES + 1);
+    let before = store_snapshot(&f);
+    let objects = f.git(&["count-objects", "-v"]).unwrap();
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(
+        (s.code, s.json["error"]["code"].as_str()),
+        (3, Some("file_too_large")),
+        "{}",
+        s.stdout
+    );
+    let msg = s.json["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("big.bin") && msg.contains(&MAX_REVIEWED_FILE_BYTES.to_string()));
+    assert_eq!(store_snapshot(&f), before);
+    // Not hashed into the object store either: nothing read it.
+    assert_eq!(f.git(&["count-objects", "-v"]).unwrap(), objects);
+    // A file at the limit is taken.
+    sparse(&f.root().join("big.bin"), MAX_REVIEWED_FILE_BYTES);
+    assert_eq!(
+        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
+        1
+    );
+    sparse(&f.root().join("big.bin"), MAX_REVIEWED_FILE_BYTES + 1);
+    // The advice: keep it out of the candidate.
+    f.write(".gitignore", "big.bin\n").unwrap();
+    let ok = probity(f.root(), &["start"]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+}
+
+#[test]
+fn a_staged_blob_over_the_limit_is_refused_by_its_size() {
+    let f = with_change();
+    sparse(&f.root().join("big.bin"), MAX_REVIEWED_FILE_BYTES + 1);
+    f.git(&["add", "big.bin"]).unwrap();
+    let before = store_snapshot(&f);
+    let s = probity(f.root(), &["start"]);
+    assert_eq!(s.json["error"]["code"], "file_too_large", "{}", s.stdout);
+    assert_eq!(store_snapshot(&f), before);
+}

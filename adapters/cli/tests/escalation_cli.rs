@@ -1,0 +1,224 @@
+//! Escalation cannot be side-stepped (issue 8 §5): after any escalation, a
+//! new `start` over the paths it reviewed is refused with the recovery a
+//! maintainer must authorize, and that printed command works.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+/// 16 authored lines in src/parser.rs (budget 8), src/other.rs untouched.
+fn change() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    f.write("src/other.rs", "fn o() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/parser.rs", buggy(1)).unwrap();
+    f
+}
+
+/// The candidate with `b` returning `-n`.
+fn buggy(n: u32) -> String {
+    let mut s = format!("fn a() {{}}\nfn b() -> i32 {{\n    -{n}\n}}\n");
+    for i in 0..12 {
+        s.push_str(&format!("fn f{i}() {{}}\n"));
+    }
+    s
+}
+
+const BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails on the candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b on base and candidate"]}"#;
+const UNKNOWN: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b may break callers","proof_refs":["read the callers"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read the diff"]}"#;
+const PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]},"follow_ups":[]}"#;
+const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["test_b still fails"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]}}"#;
+
+struct Flow {
+    f: Fixture,
+    tmp: tempfile::TempDir,
+    lineage: String,
+}
+
+impl Flow {
+    /// Started and judged with `result`.
+    fn judged(result: &str) -> Flow {
+        let f = change();
+        let tmp = tempfile::tempdir().unwrap();
+        let s = probity(f.root(), &["start"]);
+        assert_eq!(s.code, 0, "{}", s.stdout);
+        let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+        let flow = Flow { f, tmp, lineage };
+        let r = flow.doc("r.json", result);
+        flow.run(&["--result", &r]);
+        flow
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
+        a.extend_from_slice(args);
+        probity(self.f.root(), &a)
+    }
+
+    fn doc(&self, name: &str, text: &str) -> String {
+        input(self.tmp.path(), name, text)
+    }
+
+    fn state(&self) -> Run {
+        probity(self.f.root(), &["status", "--lineage", &self.lineage])
+    }
+}
+
+/// The recover command in a `lineage_escalated` answer, with the values a
+/// person gives filled in, as arguments after `probity`.
+fn printed_recover(next: &str) -> Vec<String> {
+    let start = next.find("`probity recover ").expect("a recover command") + 1;
+    let end = start + next[start..].find('`').expect("closing backtick");
+    next[start..end]
+        .split_whitespace()
+        .skip(1)
+        .map(|w| match w {
+            "R" => "the maintainer reviewed the escalation".to_string(),
+            "A" => "maintainer".to_string(),
+            "X" => "decision #7".to_string(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// After the escalation in `flow`: an edit of the reviewed path and a new
+/// start are refused with nothing written; the printed recovery works, and
+/// `start` then resumes its successor.
+fn side_step_is_refused_and_the_advice_works(flow: Flow) {
+    let st = flow.state();
+    assert_eq!(st.json["state"], "escalated", "{}", st.stdout);
+    flow.f.write("src/parser.rs", buggy(9)).unwrap();
+    let before = store_snapshot(&flow.f);
+    let refused = probity(flow.f.root(), &["start"]);
+    assert_eq!(
+        (refused.code, refused.json["error"]["code"].as_str()),
+        (4, Some("lineage_escalated")),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
+    let next = refused.json["error"]["next_action"].as_str().unwrap();
+    assert!(next.contains(&flow.lineage), "{next}");
+    assert!(
+        next.contains(st.json["store_revision"].as_str().unwrap()),
+        "{next}"
+    );
+    assert!(!next.contains("<id>") && !next.contains("<rev>"), "{next}");
+    // The gate over the edited candidate gives the same way on, not a start.
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
+        (Some("deny"), Some("human_decision")),
+        "{}",
+        g.stdout
+    );
+    assert_eq!(
+        printed_recover(g.json["message"].as_str().unwrap()),
+        printed_recover(next)
+    );
+    let args = printed_recover(next);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let rec = probity(flow.f.root(), &args);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["predecessor"]["lineage_id"], flow.lineage.as_str());
+    assert_eq!(rec.json["predecessor"]["authorization"], "decision #7");
+    // The authorized successor is the authority now: start resumes it.
+    let again = probity(flow.f.root(), &["start"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(again.json["lineage_id"], rec.json["lineage_id"]);
+    assert_eq!(again.json["resumed"], true);
+}
+
+#[test]
+fn an_escalated_finding_cannot_be_side_stepped() {
+    let flow = Flow::judged(UNKNOWN);
+    side_step_is_refused_and_the_advice_works(flow);
+}
+
+#[test]
+fn a_no_edit_attempt_cannot_be_side_stepped() {
+    let flow = Flow::judged(BLOCKER);
+    flow.run(&["--correction-lines", "1"]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(
+        v.json["escalation_reason"], "no_edit_attempt",
+        "{}",
+        v.stdout
+    );
+    side_step_is_refused_and_the_advice_works(flow);
+}
+
+#[test]
+fn a_forecast_over_budget_cannot_be_side_stepped() {
+    let flow = Flow::judged(BLOCKER);
+    let v = flow.run(&["--correction-lines", "9"]);
+    assert_eq!(
+        v.json["escalation_reason"], "forecast_over_budget",
+        "{}",
+        v.stdout
+    );
+    side_step_is_refused_and_the_advice_works(flow);
+}
+
+#[test]
+fn an_exceeded_budget_cannot_be_side_stepped() {
+    let flow = Flow::judged(BLOCKER);
+    flow.run(&["--correction-lines", "2"]);
+    let mut body = buggy(0);
+    for i in 0..20 {
+        body.push_str(&format!("fn extra{i}() {{}}\n"));
+    }
+    flow.f.write("src/parser.rs", body).unwrap();
+    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    assert_eq!(
+        v.json["escalation_reason"], "budget_exceeded",
+        "{}",
+        v.stdout
+    );
+    side_step_is_refused_and_the_advice_works(flow);
+}
+
+#[test]
+fn exhausted_attempts_cannot_be_side_stepped() {
+    let flow = Flow::judged(BLOCKER);
+    let fail = flow.doc("fail.json", FAIL);
+    let mut last = None;
+    for n in 2..=4 {
+        flow.run(&["--correction-lines", "2"]);
+        flow.f.write("src/parser.rs", buggy(n)).unwrap();
+        last = Some(flow.run(&["--validation", &fail]));
+    }
+    let v = last.unwrap();
+    assert_eq!(
+        v.json["escalation_reason"], "attempts_exhausted",
+        "{}",
+        v.stdout
+    );
+    side_step_is_refused_and_the_advice_works(flow);
+}
+
+#[test]
+fn work_outside_an_escalated_lineage_paths_starts_normally() {
+    let flow = Flow::judged(UNKNOWN);
+    assert_eq!(flow.state().json["state"], "escalated");
+    // The escalated paths back to the base; unrelated work elsewhere.
+    flow.f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    flow.f
+        .write("src/other.rs", "fn o() {}\nfn p() {}\n")
+        .unwrap();
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}", s.stdout);
+    assert_ne!(s.json["lineage_id"], flow.lineage.as_str());
+}
+
+#[test]
+fn the_unchanged_escalated_candidate_still_resumes_its_lineage() {
+    let flow = Flow::judged(UNKNOWN);
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}", s.stdout);
+    assert_eq!(s.json["lineage_id"], flow.lineage.as_str());
+    assert_eq!(s.json["state"], "escalated");
+}

@@ -1,0 +1,356 @@
+//! Every next step works (issue 8 §6): the tool is driven into each reason
+//! code and error code it can reach on a real repository, the command its
+//! advice names is run with the ids it names (only the values a person
+//! gives are filled in), and the tool accepts it.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use serde_json::Value;
+use support::*;
+
+/// 16 authored lines in src/parser.rs (budget 8).
+fn change() -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    f.write("src/other.rs", "fn o() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/parser.rs", body(1)).unwrap();
+    f
+}
+
+fn body(n: u32) -> String {
+    let mut s = format!("fn a() {{}}\nfn b() -> i32 {{\n    -{n}\n}}\n");
+    for i in 0..12 {
+        s.push_str(&format!("fn f{i}() {{}}\n"));
+    }
+    s
+}
+
+const BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b"]}"#;
+const UNKNOWN: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b may break callers","proof_refs":["read the callers"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read the diff"]}"#;
+const PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["suite passes"]},"follow_ups":[]}"#;
+
+struct Repo {
+    f: Fixture,
+    tmp: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        Repo {
+            f: change(),
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        probity(self.f.root(), args)
+    }
+
+    fn doc(&self, name: &str, text: &str) -> String {
+        input(self.tmp.path(), name, text)
+    }
+
+    fn gate(&self) -> Run {
+        self.run(&["validate", "--gate", "pre-commit"])
+    }
+
+    fn start(&self) -> String {
+        let s = self.run(&["start"]);
+        assert_eq!(s.code, 0, "{}", s.stdout);
+        s.json["lineage_id"].as_str().unwrap().to_string()
+    }
+
+    fn finalize(&self, lineage: &str, args: &[&str]) -> Run {
+        let mut a = vec!["finalize", "--lineage", lineage];
+        a.extend_from_slice(args);
+        self.run(&a)
+    }
+
+    /// Follows the advice in `text`: the backticked command that starts
+    /// with `prefix`, with the values only a person gives filled in.
+    /// Asserts the tool accepts it and returns the answer.
+    fn follow(&self, text: &str, prefix: &str) -> Run {
+        let args = command_in(text, prefix, &self.fill());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = self.run(&args);
+        assert_eq!(
+            r.code,
+            0,
+            "following `{}` from {text:?} was refused: {}{}",
+            args.join(" "),
+            r.stdout,
+            r.stderr
+        );
+        r
+    }
+
+    fn fill(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("R", "the maintainer looked at it".into()),
+            ("A", "maintainer".into()),
+            ("X", "decision #1".into()),
+            ("N", "2".into()),
+            ("F", self.doc("pass.json", PASS)),
+        ]
+    }
+}
+
+/// The words of the first backticked command in `text` that starts with
+/// `prefix`, after `probity`, with placeholders replaced.
+fn command_in(text: &str, prefix: &str, fill: &[(&str, String)]) -> Vec<String> {
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('`') else { break };
+        let cmd = &after[..close];
+        if cmd.starts_with(prefix) {
+            assert!(
+                !cmd.contains('<') && !cmd.contains('>'),
+                "a placeholder in `{cmd}`"
+            );
+            return cmd
+                .split_whitespace()
+                .skip(1)
+                .map(|w| {
+                    fill.iter()
+                        .find(|(k, _)| *k == w)
+                        .map_or_else(|| w.to_string(), |(_, v)| v.clone())
+                })
+                .collect();
+        }
+        rest = &after[close + 1..];
+    }
+    panic!("no `{prefix}...` in {text:?}");
+}
+
+fn text(v: &Value) -> String {
+    format!(
+        "{} {}",
+        v["message"].as_str().unwrap_or_default(),
+        v["next_action"].as_str().unwrap_or_default()
+    )
+}
+
+#[test]
+fn receipt_missing_then_review_incomplete_advice_works() {
+    let r = Repo::new();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_missing");
+    let s = r.follow(&text(&g.json), "probity start");
+    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "review_incomplete");
+    assert!(text(&g.json).contains(&lineage));
+    let st = r.follow(&text(&g.json), "probity status");
+    assert_eq!(st.json["next_transition"]["action"], "run_lenses");
+}
+
+#[test]
+fn review_escalated_advice_recovers_with_authorization() {
+    let r = Repo::new();
+    let l = r.start();
+    r.finalize(&l, &["--result", &r.doc("u.json", UNKNOWN)]);
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "review_escalated", "{}", g.stdout);
+    let rec = r.follow(&text(&g.json), "probity recover");
+    assert_eq!(rec.json["predecessor"]["lineage_id"], l.as_str());
+    assert_eq!(r.gate().json["reason_code"], "review_incomplete");
+}
+
+#[test]
+fn review_invalidated_and_lineage_invalidated_advice_recovers() {
+    let r = Repo::new();
+    let l = r.start();
+    let inv = r.run(&["invalidate", "--lineage", &l, "--reason", "wrong files"]);
+    assert_eq!(inv.code, 0, "{}", inv.stdout);
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "review_invalidated");
+    // `start` on the same candidate names the same recovery.
+    let before = store_snapshot(&r.f);
+    let s = r.run(&["start"]);
+    assert_eq!(s.json["error"]["code"], "lineage_invalidated");
+    assert_eq!(store_snapshot(&r.f), before);
+    command_in(&text(&s.json["error"]), "probity recover", &r.fill());
+    let rec = r.follow(&text(&g.json), "probity recover");
+    assert_eq!(rec.json["generation"], 2);
+}
+
+#[test]
+fn a_deleted_receipt_is_rewritten_by_the_named_finalize() {
+    let r = Repo::new();
+    approve_live(r.f.root(), r.tmp.path());
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_valid");
+    let l = g.json["lineage_id"].as_str().unwrap().to_string();
+    std::fs::remove_file(
+        r.f.root()
+            .join(".git/probity/reviews/v1")
+            .join(&l)
+            .join("receipt.json"),
+    )
+    .unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_mismatch");
+    r.follow(&text(&g.json), "probity finalize");
+    assert_eq!(r.gate().json["reason_code"], "receipt_valid");
+}
+
+#[test]
+fn scope_changed_and_unrelated_advice_starts_a_review() {
+    let r = Repo::new();
+    approve_live(r.f.root(), r.tmp.path());
+    r.f.write("src/parser.rs", body(2)).unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_scope_changed");
+    let s = r.follow(&text(&g.json), "probity start");
+    assert_eq!(s.json["resumed"], false);
+    // The approved lineage on that base is current again once restored;
+    // new work elsewhere is unrelated and gets its own start.
+    r.f.write("src/parser.rs", body(1)).unwrap();
+    r.f.write("src/other.rs", "fn o() {}\nfn p() {}\n").unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_unrelated", "{}", g.stdout);
+    r.follow(&text(&g.json), "probity start");
+}
+
+#[test]
+fn correction_open_advice_finishes_the_correction() {
+    let r = Repo::new();
+    let l = r.start();
+    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    // The gate on the live candidate, then start over the same paths.
+    let s = r.run(&["start"]);
+    assert_eq!(s.json["resumed"], true, "the frozen candidate resumes");
+    r.f.write("src/parser.rs", body(0)).unwrap();
+    let before = store_snapshot(&r.f);
+    let s = r.run(&["start"]);
+    assert_eq!(s.json["error"]["code"], "correction_open", "{}", s.stdout);
+    assert_eq!(store_snapshot(&r.f), before);
+    let advice = text(&s.json["error"]);
+    let st = r.follow(&advice, "probity status");
+    assert_eq!(st.json["next_transition"]["action"], "forecast_correction");
+    r.follow(&advice, "probity finalize --lineage");
+    let v = r.follow(
+        &advice,
+        &format!("probity finalize --lineage {l} --validation"),
+    );
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+}
+
+#[test]
+fn candidate_superseded_advice_restores_the_corrected_candidate() {
+    let r = Repo::new();
+    let l = r.start();
+    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    r.finalize(&l, &["--correction-lines", "2"]);
+    r.f.write("src/parser.rs", body(0)).unwrap();
+    r.finalize(&l, &["--validation", &r.doc("p.json", PASS)]);
+    let done = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    // Back to the uncorrected candidate: start refuses to review it again.
+    r.f.write("src/parser.rs", body(1)).unwrap();
+    let s = r.run(&["start"]);
+    assert_eq!(
+        s.json["error"]["code"], "candidate_superseded",
+        "{}",
+        s.stdout
+    );
+    let args = command_in(&text(&s.json["error"]), "git restore", &[]);
+    r.f.git(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(r.gate().json["reason_code"], "receipt_valid");
+}
+
+#[test]
+fn recovery_errors_name_the_revision_and_the_successor() {
+    let r = Repo::new();
+    let l = r.start();
+    r.finalize(&l, &["--result", &r.doc("u.json", UNKNOWN)]);
+    let st = r.run(&["status", "--lineage", &l]);
+    let cmd = st.json["recover_command"].as_str().unwrap().to_string();
+    // A stale revision: the answer names the current one.
+    let stale = cmd.replace(
+        st.json["store_revision"].as_str().unwrap(),
+        &format!("sha256:{}", "0".repeat(64)),
+    );
+    let args = command_in(&format!("`{stale}`"), "probity recover", &r.fill());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let bad = r.run(&args);
+    assert_eq!(
+        bad.json["error"]["code"], "revision_mismatch",
+        "{}",
+        bad.stdout
+    );
+    let fixed = text(&bad.json["error"]);
+    assert!(fixed.contains(st.json["store_revision"].as_str().unwrap()));
+    // Recover as printed; another request then names the successor.
+    let ok = r.follow(&format!("`{cmd}`"), "probity recover");
+    let succ = ok.json["lineage_id"].as_str().unwrap().to_string();
+    let other = cmd.replace(" R ", " other ");
+    let args = command_in(&format!("`{other}`"), "probity recover", &r.fill());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let again = r.run(&args);
+    assert_eq!(
+        again.json["error"]["code"], "already_superseded",
+        "{}",
+        again.stdout
+    );
+    let next = text(&again.json["error"]);
+    assert!(next.contains(&succ), "{next}");
+    r.follow(&next, "probity status");
+    // A review that is not terminal has no receipt to attest: the advice
+    // names the next input of that lineage.
+    let a = r.run(&["attest", "--lineage", &succ]);
+    assert_eq!(a.json["error"]["code"], "not_terminal", "{}", a.stdout);
+    r.follow(&text(&a.json["error"]), "probity status");
+}
+
+#[test]
+fn json_usage_errors_name_the_argument() {
+    let r = Repo::new();
+    let missing = r.run(&["recover", "--predecessor-lineage", "x"]);
+    assert_eq!(missing.code, 2);
+    let arg = missing.json["error"]["argument"].as_str().unwrap();
+    assert!(arg.contains("--expected-predecessor-revision"), "{arg}");
+    assert!(
+        missing.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--actor")
+    );
+    let bad = r.run(&["finalize", "--correction-lines", "many"]);
+    assert_eq!(bad.json["error"]["argument"], "--correction-lines <N>");
+    let next = bad.json["error"]["next_action"].as_str().unwrap();
+    assert!(
+        next.contains("many") && next.contains("probity finalize --help"),
+        "{next}"
+    );
+    let unknown = r.run(&["start", "--frob"]);
+    assert_eq!(unknown.json["error"]["argument"], "--frob");
+}
+
+#[test]
+fn the_gate_during_an_open_correction_names_the_correction_not_a_start() {
+    let r = Repo::new();
+    let l = r.start();
+    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    r.finalize(&l, &["--correction-lines", "2"]);
+    r.f.write("src/parser.rs", body(0)).unwrap();
+    let g = r.gate();
+    assert_eq!(
+        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
+        (Some("deny"), Some("finalize")),
+        "{}",
+        g.stdout
+    );
+    assert_eq!(g.json["lineage_id"], l.as_str());
+    let advice = text(&g.json);
+    assert!(!advice.contains("probity start"), "{advice}");
+    let v = r.follow(
+        &advice,
+        &format!("probity finalize --lineage {l} --validation"),
+    );
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+}
