@@ -17,6 +17,8 @@
 //! index/delta/<hex>         delta identity -> latest approved lineage
 //!                           (the rebase proof's lookup; written by
 //!                           `index_delta`, its key derived from Git)
+//! index/entry/<hex>         one delta entry's identity -> latest approved
+//!                           lineage (diagnostic, first 64 entries)
 //!                           (a passing correction also indexes its final
 //!                           target under index/target/)
 //! ```
@@ -163,6 +165,10 @@ impl FileStore {
 
     fn delta_index(&self, delta: &Sha256Digest) -> PathBuf {
         self.root.join("index").join("delta").join(delta.hex())
+    }
+
+    fn entry_index(&self, entry: &Sha256Digest) -> PathBuf {
+        self.root.join("index").join("entry").join(entry.hex())
     }
 
     fn open_dir(&self, base: &TreeId) -> PathBuf {
@@ -537,7 +543,16 @@ impl ReviewStore for FileStore {
         Self::read_lineage_pointer(&self.delta_index(delta))
     }
 
-    fn index_delta(&self, record: &StateRecord, delta: &Sha256Digest) -> Result<(), StoreError> {
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.entry_index(entry))
+    }
+
+    fn index_delta(
+        &self,
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError> {
         let lineage = &record.state.lineage_id;
         let _guard = self.lock(lineage)?;
         let path = self.state_path(lineage);
@@ -564,7 +579,12 @@ impl ReviewStore for FileStore {
         if Self::read_optional(&self.successor_path(lineage))?.is_some() {
             return Ok(());
         }
-        write_if_different(&self.delta_index(delta), format!("{lineage}\n").as_bytes())
+        let line = format!("{lineage}\n");
+        for e in entries {
+            write_if_different(&self.entry_index(e), line.as_bytes())?;
+        }
+        // The exact key last: its presence means every entry key landed.
+        write_if_different(&self.delta_index(delta), line.as_bytes())
     }
 
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {

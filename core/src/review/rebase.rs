@@ -22,6 +22,16 @@ use crate::review::snapshot::FileMode;
 /// sorted by path.
 pub const DELTA_DOMAIN: Domain = Domain::new("probity/delta-identity/v1");
 
+/// Domain of one delta entry's identity (the same canonical object as one
+/// element of the delta identity's array): the key of the diagnostic index
+/// that finds an approved change some of whose exact edits the live target
+/// repeats on another base.
+pub const DELTA_ENTRY_DOMAIN: Domain = Domain::new("probity/delta-entry/v1");
+
+/// At most this many entries of a delta are indexed and looked up (the
+/// first ones by path): a bound on the store's writes and the gate's reads.
+pub const MAX_ENTRY_KEYS: usize = 64;
+
 /// One side of a tree entry: its mode and the object it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntrySide {
@@ -96,6 +106,32 @@ impl TreeDelta {
     /// The differing paths, sorted.
     pub fn paths(&self) -> Vec<RepoPath> {
         self.0.iter().map(|e| e.path.clone()).collect()
+    }
+
+    /// The identities of the first [`MAX_ENTRY_KEYS`] entries (see
+    /// [`DELTA_ENTRY_DOMAIN`]), in path order.
+    pub fn entry_identities(&self) -> Vec<(Sha256Digest, &DeltaEntry)> {
+        self.0
+            .iter()
+            .take(MAX_ENTRY_KEYS)
+            .map(|e| {
+                let doc = EntryDoc {
+                    path: e.path.as_str(),
+                    base: side_doc(&e.base),
+                    candidate: side_doc(&e.candidate),
+                };
+                let key = canonical_digest(DELTA_ENTRY_DOMAIN, &doc)
+                    .unwrap_or_else(|_| Sha256Digest::of(DELTA_ENTRY_DOMAIN, b"unserializable"));
+                (key, e)
+            })
+            .collect()
+    }
+
+    /// Whether the delta holds exactly this entry.
+    pub fn contains(&self, entry: &DeltaEntry) -> bool {
+        self.0
+            .binary_search_by(|e| e.path.cmp(&entry.path))
+            .is_ok_and(|i| self.0[i] == *entry)
     }
 
     /// The delta identity (see [`DELTA_DOMAIN`]).
@@ -301,6 +337,28 @@ mod tests {
         assert_ne!(
             TreeDelta::new(vec![]).unwrap().identity(),
             Sha256Digest::of(Domain::new("probity/target/v1"), b"[]")
+        );
+    }
+
+    #[test]
+    fn entry_identities_are_per_entry_and_bounded() {
+        let d = TreeDelta::new(vec![e("b", Some(O1), Some(O2)), e("a", None, Some(O3))]).unwrap();
+        let keys = d.entry_identities();
+        assert_eq!(keys.len(), 2);
+        assert_eq!(keys[0].1.path, p("a"));
+        // The same edit in another delta has the same key.
+        let other =
+            TreeDelta::new(vec![e("b", Some(O1), Some(O2)), e("c", None, Some(O3))]).unwrap();
+        assert_eq!(other.entry_identities()[0].0, keys[1].0);
+        assert_ne!(keys[0].0, keys[1].0);
+        assert!(d.contains(&e("a", None, Some(O3))));
+        assert!(!d.contains(&e("a", None, Some(O2))));
+        let many: Vec<DeltaEntry> = (0..MAX_ENTRY_KEYS + 5)
+            .map(|i| e(&format!("f{i:03}"), None, Some(O1)))
+            .collect();
+        assert_eq!(
+            TreeDelta::new(many).unwrap().entry_identities().len(),
+            MAX_ENTRY_KEYS
         );
     }
 

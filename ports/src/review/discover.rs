@@ -196,6 +196,26 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
         }
         return prior(git, record, live);
     }
+    // Diagnostic: an approved change some of whose exact edits the live
+    // target repeats on another base (a rebase onto upstream work that
+    // touched a reviewed path). Never an allow: its delta differs.
+    if let Some(live_delta) = &live_delta {
+        for (key, entry) in live_delta.entry_identities() {
+            let Some(l) = store.lookup_delta_entry(&key)? else {
+                continue;
+            };
+            let record = load(store, &l)?;
+            if !matches!(record.state.stage, Stage::Approved { .. }) {
+                return Err(ReviewError::IndexMismatch(l));
+            }
+            let reviewed = reviewed_delta(git, &record)?;
+            if !reviewed.contains(entry) {
+                return Err(ReviewError::IndexMismatch(l));
+            }
+            let check = rebase_check(git, &record, live, &reviewed, live_delta)?;
+            return Ok(Found::Rebased(record, check));
+        }
+    }
     Ok(Found::None(match live_delta {
         Some(d) => d.paths(),
         // A non-UTF-8 path: named lossily, for the denial only.
@@ -255,6 +275,11 @@ pub fn index_rebase_delta<G: GitPort, S: ReviewStore>(
         return Ok(());
     }
     let delta = reviewed_delta(git, record)?;
-    store.index_delta(record, &delta.identity())?;
+    let entries: Vec<_> = delta
+        .entry_identities()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    store.index_delta(record, &delta.identity(), &entries)?;
     Ok(())
 }

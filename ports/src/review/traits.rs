@@ -161,9 +161,19 @@ pub trait ReviewStore {
     /// digest of the entries in which its base and final candidate differ).
     fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// Indexes an approved, not superseded lineage under the delta identity
-    /// its trees derive (the caller derives it from Git); idempotent, and a
-    /// record that is not the stored approved one is refused.
-    fn index_delta(&self, record: &StateRecord, delta: &Sha256Digest) -> Result<(), StoreError>;
+    /// its trees derive and under the identities of its first delta
+    /// entries (the caller derives them from Git); idempotent, and a record
+    /// that is not the stored approved one is refused.
+    fn index_delta(
+        &self,
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError>;
+    /// The latest approved lineage whose delta holds the entry with this
+    /// identity (diagnostic: it names the review a partly matching rebase
+    /// came from).
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The lineages on a base tree that entered correction (callers check
     /// which are still in correction). Bounded by the corrections ever
     /// opened on that one base.
