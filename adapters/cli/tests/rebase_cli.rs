@@ -389,3 +389,28 @@ fn the_commit_first_advice_works_and_then_the_new_work_is_its_own_slice() {
     assert_eq!(st.json["changed_files"], 1, "{}", st.stdout);
     assert_ne!(st.json["lineage_id"], lineage.as_str());
 }
+
+#[test]
+fn a_lineage_approved_before_the_indexes_is_indexed_by_a_finalize_retry() {
+    let s = Setup::new();
+    s.change();
+    let (lineage, _) = s.approve();
+    s.f.commit_all("the reviewed change").unwrap();
+    s.upstream("docs/guide.md", "# guide\n");
+    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    // As a store written before these indexes existed: none of them.
+    let index = s.f.root().join(".git/probity/reviews/v1/index");
+    for dir in ["delta", "entry", "final"] {
+        std::fs::remove_dir_all(index.join(dir)).unwrap();
+    }
+    let d = s.gate(&["pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["reason_code"], "receipt_missing", "{}", d.stdout);
+    // The exact retry of the final lineage writes its projections.
+    let retry = probity(s.f.root(), &["finalize", "--lineage", &lineage]);
+    assert_eq!(retry.code, 0, "{}{}", retry.stdout, retry.stderr);
+    assert_eq!(retry.json["state"], "approved");
+    let d = s.gate(&["pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["reason_code"], "receipt_valid", "{}", d.stdout);
+    assert_eq!(d.json["proof"]["kind"], "rebased_onto");
+}

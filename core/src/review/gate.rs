@@ -160,7 +160,7 @@ pub struct GateDecision {
     /// An allow whose live base is not the receipt's names the proof that
     /// carried it (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub proof: Option<GateProof>,
+    pub proof: Option<Box<GateProof>>,
 }
 
 /// What discovery found for the live target.
@@ -369,7 +369,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     ),
                 ),
                 RebaseCheck::Proven(proof) => {
-                    approved(gate, state, receipt_file, Some(proof.clone())).unwrap_or_else(|| {
+                    approved(gate, state, receipt_file, Some(Box::new(proof.clone()))).unwrap_or_else(|| {
                         deny(
                             ReasonCode::ReceiptMismatch,
                             GateStage::Authority,
@@ -459,7 +459,7 @@ fn approved(
     gate: Gate,
     state: &ReviewState,
     receipt_file: Option<&[u8]>,
-    proof: Option<GateProof>,
+    proof: Option<Box<GateProof>>,
 ) -> Option<GateDecision> {
     let derived = Receipt::derive(state).and_then(|r| r.to_bytes().ok())?;
     if Some(&derived[..]) != receipt_file {
@@ -754,7 +754,7 @@ pub struct DeliveryReport {
     pub lineage_id: Option<LineageId>,
     /// The rebase proof that carried this range's allow, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub proof: Option<GateProof>,
+    pub proof: Option<Box<GateProof>>,
 }
 
 /// Combines the per-range decisions of one push: allow only when every
@@ -1099,7 +1099,7 @@ mod discovery_tests {
         );
         assert_eq!(d.decision, Decision::Allow);
         assert_eq!(d.reason_code, ReasonCode::ReceiptValid);
-        assert_eq!(d.proof, Some(proof.clone()));
+        assert_eq!(d.proof, Some(Box::new(proof.clone())));
         let v = serde_json::to_value(&d).unwrap();
         assert_eq!(v["proof"]["kind"], "rebased_onto");
         // The receipt file must still match what the state derives.

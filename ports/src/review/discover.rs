@@ -132,7 +132,7 @@ fn rebase_check<G: GitPort>(
 ) -> Result<RebaseCheck, ReviewError> {
     let state = &record.state;
     let base = &state.snapshot.base_tree;
-    let outside = reviewed_outside_delta(&state.snapshot.paths, &reviewed);
+    let outside = reviewed_outside_delta(&state.snapshot.paths, reviewed);
     let moved = if outside.is_empty() {
         Vec::new()
     } else {
