@@ -414,3 +414,35 @@ fn a_lineage_approved_before_the_indexes_is_indexed_by_a_finalize_retry() {
     assert_eq!(d.json["reason_code"], "receipt_valid", "{}", d.stdout);
     assert_eq!(d.json["proof"]["kind"], "rebased_onto");
 }
+
+#[test]
+fn a_delta_index_entry_that_names_another_review_fails_closed() {
+    let s = Setup::new();
+    s.change();
+    s.approve();
+    s.f.commit_all("the reviewed change").unwrap();
+    // A second approved review, of other work, on top.
+    s.f.write("docs/notes.md", "# notes\n").unwrap();
+    let other = approve_live(s.f.root(), s.inputs.path());
+    let other = other["lineage_id"].as_str().unwrap().to_string();
+    s.f.commit_all("notes").unwrap();
+    s.upstream("docs/guide.md", "# guide\n");
+    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    // Point the first review's delta key at the second review.
+    let delta = s.f.root().join(".git/probity/reviews/v1/index/delta");
+    let mut tampered = 0;
+    for e in std::fs::read_dir(&delta).unwrap() {
+        let p = e.unwrap().path();
+        if std::fs::read_to_string(&p).unwrap().trim() != other {
+            std::fs::write(&p, format!("{other}\n")).unwrap();
+            tampered += 1;
+        }
+    }
+    assert_eq!(tampered, 1);
+    let before = store_snapshot(&s.f);
+    let d = s.gate(&["pre-push", "--range", "HEAD~2..HEAD~1"]);
+    assert_eq!(d.code, 6, "{}{}", d.stdout, d.stderr);
+    assert_eq!(d.json["error"]["code"], "index_mismatch", "{}", d.stdout);
+    assert!(store_snapshot(&s.f) == before, "the store changed");
+}

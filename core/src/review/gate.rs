@@ -812,10 +812,7 @@ pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)
         ),
     };
     let message = match (&proof, &judged[..]) {
-        (Some(p), [(_, only)]) => format!(
-            "{message}, carried from base tree {} onto {} (rebase proof: {})",
-            p.receipt_base, p.live_base, only.message
-        ),
+        (Some(_), [(r, only)]) => format!("{}: {}", r.refs.join(", "), only.message),
         _ => message,
     };
     GateDecision {
@@ -1143,6 +1140,49 @@ mod discovery_tests {
         );
         assert_eq!(exact.decision, Decision::Allow);
         assert!(serde_json::to_value(&exact).unwrap().get("proof").is_none());
+    }
+
+    #[test]
+    fn a_push_carries_the_proof_of_its_range() {
+        let s = approved();
+        let file = receipt(&s);
+        let check = RebaseCheck::Proven(GateProof {
+            kind: ProofKind::RebasedOnto,
+            receipt_base: s.snapshot.base_tree.clone(),
+            live_base: t(OTHER),
+        });
+        let d = decide_target(
+            Gate::PrePush,
+            &LiveTarget::new(t(OTHER), t(NEW)),
+            Authority::Rebased {
+                state: &s,
+                receipt_file: Some(&file),
+                superseded_by: None,
+                check: &check,
+            },
+        );
+        let c = CommitId::parse("4444444444444444444444444444444444444444").unwrap();
+        let range = DeliveredRange {
+            refs: vec!["refs/heads/main".into()],
+            tip: c.clone(),
+            commits: vec![RangeCommit {
+                commit: c,
+                tree: t(NEW),
+                parents: vec![CommitId::parse(OTHER).unwrap()],
+            }],
+            count: 1,
+            problem: None,
+        };
+        let all = combine_deliveries(Gate::PrePush, vec![(range, d.clone())]);
+        assert_eq!(all.decision, Decision::Allow);
+        assert_eq!(all.proof, d.proof);
+        assert_eq!(all.deliveries[0].proof, d.proof);
+        assert!(
+            all.message.starts_with("refs/heads/main: "),
+            "{}",
+            all.message
+        );
+        assert!(all.message.contains("was not reviewed"), "{}", all.message);
     }
 
     #[test]

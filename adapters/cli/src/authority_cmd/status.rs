@@ -113,6 +113,12 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
             v["applicability"].as_str().unwrap_or("?"),
             st.record.revision
         );
+        if let Some(p) = &st.proof {
+            t.push_str(&format!(
+                "  proof: rebased_onto (receipt base {}, live base {})\n",
+                p.receipt_base, p.live_base
+            ));
+        }
         if let Some(p) = &s.predecessor {
             t.push_str(&format!(
                 "  successor of {} ({}, by {}: {})\n",
