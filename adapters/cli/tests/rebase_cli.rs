@@ -141,6 +141,14 @@ fn a_rebase_onto_upstream_work_elsewhere_is_allowed_with_its_proof() {
     s.f.git(&["fetch", "-q", "origin"]).unwrap();
     let ci = s.gate(&["pre-push", "--range", "origin/main..HEAD"]);
     assert_eq!(ci.json["proof"]["kind"], "rebased_onto", "{}", ci.stdout);
+    // So do the pre-PR gate (its base is the upstream tip the commit sits
+    // on) and the release gate.
+    let pr = s.gate(&["pre-pr", "--base", "refs/remotes/origin/main"]);
+    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
+    assert_eq!(pr.json["proof"], d.json["proof"]);
+    let rel = s.gate(&["release", "--revision", "HEAD"]);
+    assert_eq!(rel.json["reason_code"], "receipt_valid", "{}", rel.stdout);
+    assert_eq!(rel.json["proof"], d.json["proof"]);
     // A gate only reads.
     assert!(store_snapshot(&s.f) == before, "the store changed");
 
