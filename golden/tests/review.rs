@@ -420,3 +420,78 @@ fn refuter_and_validator_schemas_agree_with_parsers() {
         );
     }
 }
+
+#[test]
+fn a_rebased_allow_names_its_proof() {
+    use probity_core::review::gate::{Gate, decide_target};
+    use probity_core::review::rebase::{GateProof, ProofKind, RebaseCheck};
+    let (_, _, r2) = approved();
+    let live_base = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
+    let live = LiveTarget::new(
+        live_base.clone(),
+        TreeId::parse("1111111111111111111111111111111111111111").unwrap(),
+    );
+    let check = RebaseCheck::Proven(GateProof {
+        kind: ProofKind::RebasedOnto,
+        receipt_base: r2.snapshot.base_tree.clone(),
+        live_base,
+    });
+    let d = decide_target(
+        Gate::PrePush,
+        &live,
+        Authority::Rebased {
+            state: &r2,
+            receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+            superseded_by: None,
+            check: &check,
+        },
+    );
+    insta::assert_snapshot!(
+        "allow_rebased_onto",
+        serde_json::to_string_pretty(&d).unwrap()
+    );
+}
+
+#[test]
+fn the_delta_identity_of_a_fixed_delta() {
+    use probity_core::review::ids::ObjectId;
+    use probity_core::review::rebase::{DeltaEntry, EntrySide, TreeDelta};
+    use probity_core::review::snapshot::FileMode;
+    let side = |mode, o: &str| {
+        Some(EntrySide {
+            mode,
+            object: ObjectId::parse(o).unwrap(),
+        })
+    };
+    let delta = TreeDelta::new(vec![
+        DeltaEntry {
+            path: RepoPath::parse("src/parser.rs").unwrap(),
+            base: side(
+                FileMode::Regular,
+                "1111111111111111111111111111111111111111",
+            ),
+            candidate: side(
+                FileMode::Regular,
+                "2222222222222222222222222222222222222222",
+            ),
+        },
+        DeltaEntry {
+            path: RepoPath::parse("bin/run").unwrap(),
+            base: None,
+            candidate: side(
+                FileMode::Executable,
+                "3333333333333333333333333333333333333333",
+            ),
+        },
+    ])
+    .unwrap();
+    let keys: Vec<String> = delta
+        .entry_identities()
+        .iter()
+        .map(|(k, e)| format!("{} {}", e.path, k))
+        .collect();
+    insta::assert_snapshot!(
+        "delta_identity",
+        format!("delta {}\n{}", delta.identity(), keys.join("\n"))
+    );
+}

@@ -111,10 +111,12 @@ fn only_the_exact_reviewed_revision_is_released() {
     assert_eq!(base.json["reason_code"], "receipt_missing");
     f.write("docs/after.md", "after\n").unwrap();
     f.commit_all("after the release").unwrap();
-    assert_eq!(
-        release(&f, &["--revision", "HEAD"]).json["reason_code"],
-        "receipt_missing"
-    );
+    // A later commit is the next slice on top of the released one (R8.6):
+    // unrelated to what was reviewed, and not released on that review.
+    let later = release(&f, &["--revision", "HEAD"]);
+    assert_eq!(later.code, 1, "{}", later.stdout);
+    assert_eq!(later.json["reason_code"], "receipt_unrelated");
+    assert_eq!(later.json["next_action"], "start_review");
     assert_eq!(
         release(&f, &["--revision", "v1"]).json["reason_code"],
         "receipt_valid"

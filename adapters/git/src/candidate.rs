@@ -9,7 +9,7 @@ use std::path::Path;
 
 use probity_core::review::causality::{Hunk, parse_hunks};
 use probity_core::review::gate::RangeCommit;
-use probity_core::review::ids::{BlobId, RepoPath, TreeId};
+use probity_core::review::ids::{BlobId, ObjectId, RepoPath, TreeId};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
     MAX_REVIEWED_FILE_BYTES, first_oversized,
@@ -37,6 +37,9 @@ pub(crate) struct RawEntry {
     pub(crate) new_mode: Option<FileMode>,
     pub(crate) old_blob: Option<BlobId>,
     pub(crate) new_blob: Option<BlobId>,
+    /// The object each present side names (a gitlink's commit included).
+    pub(crate) old_object: Option<ObjectId>,
+    pub(crate) new_object: Option<ObjectId>,
     added: bool,
 }
 
@@ -209,7 +212,19 @@ impl Repo {
     }
 
     pub(crate) fn raw_diff(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RawEntry>, GitError> {
+        Ok(self.raw_diff_inner(from, to, false)?.0)
+    }
+
+    /// [`Self::raw_diff`], or with `skip_non_utf8` the entries whose paths
+    /// are UTF-8 and whether any path was not (instead of an error).
+    pub(crate) fn raw_diff_inner(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        skip_non_utf8: bool,
+    ) -> Result<(Vec<RawEntry>, bool), GitError> {
         const ARGS: &str = "diff-tree --raw";
+        let mut non_utf8 = false;
         let out = self.run([
             "diff-tree",
             "-r",
@@ -230,6 +245,10 @@ impl Repo {
             let path = fields
                 .next()
                 .ok_or_else(|| parse_err(ARGS, "entry without path"))?;
+            if skip_non_utf8 && std::str::from_utf8(path).is_err() {
+                non_utf8 = true;
+                continue;
+            }
             let meta =
                 std::str::from_utf8(meta).map_err(|_| parse_err(ARGS, "non-UTF-8 metadata"))?;
             let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
@@ -257,16 +276,22 @@ impl Repo {
             };
             let new_blob = blob(new_mode, new)?;
             let old_blob = blob(old_mode, old)?;
+            let object = |m: Option<FileMode>, id: &str| -> Result<Option<ObjectId>, GitError> {
+                m.map(|_| ObjectId::parse(id).map_err(|e| parse_err(ARGS, e.to_string())))
+                    .transpose()
+            };
             entries.push(RawEntry {
                 path: repo_path(ARGS, path)?,
                 old_mode,
                 new_mode,
                 old_blob,
                 new_blob,
+                old_object: object(old_mode, old)?,
+                new_object: object(new_mode, new)?,
                 added: status == "A",
             });
         }
-        Ok(entries)
+        Ok((entries, non_utf8))
     }
 
     /// Added and removed lines per path, every file diffed as text with no

@@ -6,7 +6,9 @@ use std::io::Read as _;
 use std::process::Stdio;
 
 use probity_core::review::export::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, ManifestEntry};
-use probity_core::review::ids::TreeId;
+use probity_core::review::ids::{ObjectId, TreeId};
+use probity_core::review::rebase::{DeltaEntry, EntrySide};
+use probity_core::review::snapshot::FileMode;
 use probity_ports::review::{AdapterError, ExportGit};
 
 use crate::cmd::GitError;
@@ -108,6 +110,35 @@ impl Repo {
             });
         }
         Ok(Some(out))
+    }
+
+    /// The entries in which two trees differ, with modes and object ids
+    /// (a gitlink's commit included): what the delta identity and the
+    /// rebase proof compare. `None` when a path is not UTF-8: no review
+    /// froze such a path (D-R4), so no reviewed delta can equal it.
+    pub fn tree_delta(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+    ) -> Result<Option<Vec<DeltaEntry>>, GitError> {
+        let side = |mode: Option<FileMode>, object: Option<ObjectId>| match (mode, object) {
+            (Some(mode), Some(object)) => Some(EntrySide { mode, object }),
+            _ => None,
+        };
+        let (entries, non_utf8) = self.raw_diff_inner(from, to, true)?;
+        if non_utf8 {
+            return Ok(None);
+        }
+        Ok(Some(
+            entries
+                .into_iter()
+                .map(|e| DeltaEntry {
+                    base: side(e.old_mode, e.old_object),
+                    candidate: side(e.new_mode, e.new_object),
+                    path: e.path,
+                })
+                .collect(),
+        ))
     }
 
     /// The changed paths between two trees, with modes and blob ids.

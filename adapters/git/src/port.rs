@@ -5,6 +5,7 @@ use probity_core::review::gate::RangeCommit;
 use std::ffi::OsString;
 
 use probity_core::review::ids::{LineageId, RepoPath, TreeId};
+use probity_core::review::rebase::DeltaEntry;
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_ports::review::{AdapterError, GitPort};
 
@@ -30,6 +31,14 @@ impl GitPort for Repo {
 
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
         Ok(self.changed_paths(from, to)?)
+    }
+
+    fn tree_delta(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
+        Ok(Repo::tree_delta(self, from, to)?)
     }
 
     fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {

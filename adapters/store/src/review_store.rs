@@ -15,6 +15,13 @@
 //! index/open/<tree>/<lin>   lineages that entered correction on a base tree
 //! index/base/<tree>         base tree -> latest approved lineage
 //! index/escalated/<tree>/<lin>  lineages that escalated on a base tree
+//! index/final/<tree>        final candidate tree -> latest approved lineage
+//!                           (the next slice after a commit: R8.6)
+//! index/delta/<hex>         delta identity -> latest approved lineage
+//!                           (the rebase proof's lookup; written by
+//!                           `index_delta`, its key derived from Git)
+//! index/entry/<hex>         one delta entry's identity -> latest approved
+//!                           lineage (diagnostic, first 64 entries)
 //!                           (a passing correction also indexes its final
 //!                           target under index/target/)
 //! ```
@@ -186,6 +193,18 @@ impl FileStore {
         self.root.join("index").join("base").join(base.as_str())
     }
 
+    fn final_index(&self, tree: &TreeId) -> PathBuf {
+        self.root.join("index").join("final").join(tree.as_str())
+    }
+
+    fn delta_index(&self, delta: &Sha256Digest) -> PathBuf {
+        self.root.join("index").join("delta").join(delta.hex())
+    }
+
+    fn entry_index(&self, entry: &Sha256Digest) -> PathBuf {
+        self.root.join("index").join("entry").join(entry.hex())
+    }
+
     fn open_dir(&self, base: &TreeId) -> PathBuf {
         self.root.join("index").join("open").join(base.as_str())
     }
@@ -346,7 +365,13 @@ impl FileStore {
         }
         match state.stage {
             Stage::Approved { .. } if !superseded => {
-                write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?
+                write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?;
+                // After the slice is committed, its final candidate is the
+                // live base: the next slice is classified against it.
+                write_if_different(
+                    &self.final_index(state.final_candidate_tree()),
+                    line.as_bytes(),
+                )?;
             }
             // A correction in progress is discoverable from its base, so a
             // fix can be finalized without --lineage and `start` cannot open
@@ -566,6 +591,58 @@ impl ReviewStore for FileStore {
 
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
         Self::read_lineage_pointer(&self.base_index(base))
+    }
+
+    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.final_index(tree))
+    }
+
+    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.delta_index(delta))
+    }
+
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.entry_index(entry))
+    }
+
+    fn index_delta(
+        &self,
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError> {
+        let lineage = &record.state.lineage_id;
+        let _guard = self.lock(lineage)?;
+        let path = self.state_path(lineage);
+        let bytes =
+            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let current = Self::parse_record(&path, &bytes)?;
+        if current.revision != record.revision {
+            return Err(StoreError::Conflict {
+                lineage: lineage.clone(),
+                expected: record.revision,
+                found: current.revision,
+            });
+        }
+        if !matches!(current.state.stage, Stage::Approved { .. }) {
+            return Err(StoreError::Malformed {
+                path: path.display().to_string(),
+                detail: format!(
+                    "only an approved lineage is indexed by its delta; {lineage} is `{}`",
+                    current.state.stage.name()
+                ),
+            });
+        }
+        // A superseded lineage is history: never (re)indexed.
+        if Self::read_optional(&self.successor_path(lineage))?.is_some() {
+            return Ok(());
+        }
+        let line = format!("{lineage}\n");
+        for e in entries {
+            write_if_different(&self.entry_index(e), line.as_bytes())?;
+        }
+        // The exact key last: its presence means every entry key landed.
+        write_if_different(&self.delta_index(delta), line.as_bytes())
     }
 
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {

@@ -443,3 +443,53 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
     store.ensure_projections(&esc).unwrap();
     assert!(entry.exists());
 }
+
+#[test]
+fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
+    use probity_core::digest::{Domain, Sha256Digest};
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r0 = started();
+    store.create(&r0).unwrap();
+    let r1 = validating(&r0);
+    store.replace(&r0.revision, &r1).unwrap();
+    let key = Sha256Digest::of(Domain::new("test/delta"), b"d");
+    let entry = Sha256Digest::of(Domain::new("test/entry"), b"e");
+    // Only the stored approved record is indexed by its delta: a record in
+    // another stage is refused and nothing is written.
+    let before = files(dir.path());
+    let refused = store.index_delta(&r1, &key, &[entry]).unwrap_err();
+    assert!(matches!(refused, StoreError::Malformed { .. }), "{refused}");
+    assert_eq!(files(dir.path()), before);
+    assert_eq!(
+        store.lookup_final(r1.state.final_candidate_tree()).unwrap(),
+        None
+    );
+
+    let r2 = r1
+        .state
+        .accept_evidence(b"evidence")
+        .unwrap()
+        .record()
+        .unwrap();
+    // A record that is not the stored one is a conflict, not an index.
+    let stale = store.index_delta(&r2, &key, &[entry]).unwrap_err();
+    assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
+    assert_eq!(files(dir.path()), before);
+
+    store.replace(&r1.revision, &r2).unwrap();
+    let id = Some(r2.state.lineage_id.clone());
+    // The final-tree index is a projection of the record alone.
+    assert_eq!(
+        store.lookup_final(r2.state.final_candidate_tree()).unwrap(),
+        id
+    );
+    store.index_delta(&r2, &key, &[entry]).unwrap();
+    assert_eq!(store.lookup_delta(&key).unwrap(), id);
+    assert_eq!(store.lookup_delta_entry(&entry).unwrap(), id);
+    // Idempotent: a retry changes no byte.
+    let after = files(dir.path());
+    store.index_delta(&r2, &key, &[entry]).unwrap();
+    store.ensure_projections(&r2).unwrap();
+    assert_eq!(files(dir.path()), after);
+}

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
+use crate::review::rebase::{GateProof, RebaseCheck, shell_quote};
 use crate::review::receipt::Receipt;
 use crate::review::snapshot::LiveTarget;
 use crate::review::state::{ReviewState, Stage};
@@ -41,6 +42,9 @@ pub enum Applicability {
     Unrelated,
     /// The live candidate differs inside the reviewed paths (or their set).
     ScopeChanged,
+    /// The lineage's approved change, carried unchanged onto another base
+    /// (the rebase proof holds): the gates allow it.
+    Rebased,
 }
 
 /// Allow or deny.
@@ -142,6 +146,9 @@ pub enum NextAction {
     /// Review committed work as committed: `probity start --commit <sha>`
     /// (or `--range <old>..<tip>` for several commits).
     StartCommitReview,
+    /// Commit the approved slice on its own first (`git add <reviewed
+    /// paths> && git commit`), then review the new work.
+    CommitApproved,
 }
 
 /// A gate decision.
@@ -160,6 +167,10 @@ pub struct GateDecision {
     /// judged (absent for pre-commit).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deliveries: Vec<DeliveryReport>,
+    /// An allow whose live base is not the receipt's names the proof that
+    /// carried it (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Box<GateProof>>,
 }
 
 /// What discovery found for the live target.
@@ -176,9 +187,20 @@ pub enum Authority<'a> {
         /// any (R9.3).
         superseded_by: Option<&'a LineageId>,
     },
-    /// The latest approved lineage on the same base tree, and the paths in
-    /// which its final candidate differs from the live candidate (including
-    /// paths added or removed).
+    /// The approved lineage whose change (base to final candidate) has the
+    /// same delta identity as the live target's, on another base, and what
+    /// the rebase proof found.
+    Rebased {
+        state: &'a ReviewState,
+        receipt_file: Option<&'a [u8]>,
+        superseded_by: Option<&'a LineageId>,
+        check: &'a RebaseCheck,
+    },
+    /// The latest approved lineage on the same base tree (its slice is not
+    /// committed), or the one whose final candidate is the live base (its
+    /// slice is committed: R8.6), and the paths in which its final
+    /// candidate differs from the live candidate (including paths added or
+    /// removed).
     Prior {
         state: &'a ReviewState,
         differing_paths: &'a [RepoPath],
@@ -216,6 +238,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             next_action: next,
             message,
             deliveries: Vec::new(),
+            proof: None,
         }
     };
     match authority {
@@ -260,36 +283,16 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
         } => {
             let lineage = Some(&state.lineage_id);
             match &state.stage {
-                Stage::Approved { .. } => {
-                    let derived = Receipt::derive(state).and_then(|r| r.to_bytes().ok());
-                    match (derived, receipt_file) {
-                        (Some(d), Some(f)) if d == f => GateDecision {
-                            gate,
-                            decision: Decision::Allow,
-                            reason_code: ReasonCode::ReceiptValid,
-                            stage: GateStage::Complete,
-                            lineage_id: lineage.cloned(),
-                            differing_paths: Vec::new(),
-                            next_action: NextAction::None,
-                            message: format!(
-                                "the live candidate is exactly what {} approved",
-                                state.lineage_id
-                            ),
-                            deliveries: Vec::new(),
-                        },
-                        _ => deny(
-                            ReasonCode::ReceiptMismatch,
-                            GateStage::Authority,
-                            lineage,
-                            Vec::new(),
-                            NextAction::Repair,
-                            format!(
-                                "the receipt file of {} is missing or differs from the receipt its state derives; the state wins, so rewrite it with `probity finalize --lineage {}`",
-                                state.lineage_id, state.lineage_id
-                            ),
-                        ),
-                    }
-                }
+                Stage::Approved { .. } => approved(gate, state, receipt_file, None).unwrap_or_else(|| {
+                    deny(
+                        ReasonCode::ReceiptMismatch,
+                        GateStage::Authority,
+                        lineage,
+                        Vec::new(),
+                        NextAction::Repair,
+                        receipt_mismatch(state),
+                    )
+                }),
                 Stage::Escalated { .. } => deny(
                     ReasonCode::ReviewEscalated,
                     GateStage::Authority,
@@ -336,6 +339,72 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                 ),
             }
         }
+        Authority::Rebased {
+            state,
+            superseded_by: Some(leaf),
+            ..
+        } => deny(
+            ReasonCode::ReceiptSuperseded,
+            GateStage::Authority,
+            Some(&state.lineage_id),
+            Vec::new(),
+            NextAction::Recover,
+            format!(
+                "the live candidate is the change {} approved, carried onto another base, but {} is superseded (its recovery chain ends at {leaf}): history, not authority; recover from {leaf} (`probity status --lineage {leaf}`)",
+                state.lineage_id, state.lineage_id
+            ),
+        ),
+        Authority::Rebased {
+            state,
+            receipt_file,
+            superseded_by: None,
+            check,
+        } => {
+            let lineage = Some(&state.lineage_id);
+            if !matches!(state.stage, Stage::Approved { .. }) {
+                // Only an approval is indexed by its delta.
+                return deny(
+                    ReasonCode::ReceiptMismatch,
+                    GateStage::Discovery,
+                    lineage,
+                    Vec::new(),
+                    NextAction::Repair,
+                    format!(
+                        "discovery by delta identity returned {}, which is `{}`, not approved",
+                        state.lineage_id,
+                        state.stage.name()
+                    ),
+                );
+            }
+            match check {
+                RebaseCheck::Differs(paths) => deny(
+                    ReasonCode::ReceiptScopeChanged,
+                    GateStage::Scope,
+                    lineage,
+                    paths.clone(),
+                    NextAction::StartReview,
+                    format!(
+                        "the live candidate sits on base tree {} while {} approved its change on {}, and these paths differ from what it approved: {}; the result on the new base was never reviewed: review it with `probity start`",
+                        live.base_tree,
+                        state.lineage_id,
+                        state.snapshot.base_tree,
+                        join_paths(paths)
+                    ),
+                ),
+                RebaseCheck::Proven(proof) => {
+                    approved(gate, state, receipt_file, Some(Box::new(proof.clone()))).unwrap_or_else(|| {
+                        deny(
+                            ReasonCode::ReceiptMismatch,
+                            GateStage::Authority,
+                            lineage,
+                            Vec::new(),
+                            NextAction::Repair,
+                            receipt_mismatch(state),
+                        )
+                    })
+                }
+            }
+        }
         Authority::Prior {
             state,
             differing_paths,
@@ -346,6 +415,10 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             });
             let touches_reviewed =
                 differing_paths.iter().any(|p| state.snapshot.paths.binary_search(p).is_ok());
+            // The slice is committed when the live base is its final
+            // candidate (R8.6); otherwise the live base is its own base.
+            let committed = state.snapshot.base_tree != live.base_tree
+                && *state.final_candidate_tree() == live.base_tree;
             if touches_reviewed {
                 deny(
                     ReasonCode::ReceiptScopeChanged,
@@ -353,28 +426,50 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                     Some(&state.lineage_id),
                     differing_paths.to_vec(),
                     NextAction::StartReview,
-                    format!(
-                        "the candidate changed inside the scope {} reviewed{history}: review the changed candidate with `probity start`",
-                        state.lineage_id
-                    ),
+                    if committed {
+                        format!(
+                            "the new work on top of the committed slice {} approved changes paths it reviewed{history}: review the new work with `probity start`",
+                            state.lineage_id
+                        )
+                    } else {
+                        format!(
+                            "the candidate changed inside the scope {} reviewed{history}: review the changed candidate with `probity start`",
+                            state.lineage_id
+                        )
+                    },
                 )
             } else {
+                let (next, message) = match (superseded_by, committed) {
+                    (Some(_), _) => (
+                        NextAction::StartReview,
+                        format!(
+                            "new work touches no path {} reviewed{history}: review the new work with `probity start`",
+                            state.lineage_id
+                        ),
+                    ),
+                    (None, true) => (
+                        NextAction::StartReview,
+                        format!(
+                            "new work on top of the committed slice {} approved touches no path it reviewed (its receipt still holds for what it approved): review the new work with `probity start`",
+                            state.lineage_id
+                        ),
+                    ),
+                    (None, false) => (
+                        NextAction::CommitApproved,
+                        format!(
+                            "new work touches no path {} reviewed (its receipt still holds for what it approved, which is not committed yet): commit the approved slice first (`{}`), then review the new work with `probity start`",
+                            state.lineage_id,
+                            commit_slice_command(state)
+                        ),
+                    ),
+                };
                 deny(
                     ReasonCode::ReceiptUnrelated,
                     GateStage::Scope,
                     Some(&state.lineage_id),
                     differing_paths.to_vec(),
-                    NextAction::StartReview,
-                    match superseded_by {
-                        None => format!(
-                            "new work touches no path {} reviewed (its receipt still holds for what it approved): review the new work with `probity start`",
-                            state.lineage_id
-                        ),
-                        Some(_) => format!(
-                            "new work touches no path {} reviewed{history}: review the new work with `probity start`",
-                            state.lineage_id
-                        ),
-                    },
+                    next,
+                    message,
                 )
             }
         }
@@ -400,7 +495,71 @@ pub fn no_change(gate: Gate, live: &LiveTarget) -> Option<GateDecision> {
             live.candidate_tree
         ),
         deliveries: Vec::new(),
+        proof: None,
     })
+}
+
+/// The allow for an approved lineage whose receipt file is the one its
+/// state derives; `None` when the file is missing or differs.
+fn approved(
+    gate: Gate,
+    state: &ReviewState,
+    receipt_file: Option<&[u8]>,
+    proof: Option<Box<GateProof>>,
+) -> Option<GateDecision> {
+    let derived = Receipt::derive(state).and_then(|r| r.to_bytes().ok())?;
+    if Some(&derived[..]) != receipt_file {
+        return None;
+    }
+    let message = match &proof {
+        None => format!(
+            "the live candidate is exactly what {} approved",
+            state.lineage_id
+        ),
+        Some(p) => format!(
+            "the live candidate is the change {} approved, carried from base tree {} onto {}: on every reviewed path the base and the candidate are the reviewed ones, and outside them nothing changes (rebase proof; the interaction of the new base with the change was not reviewed)",
+            state.lineage_id, p.receipt_base, p.live_base
+        ),
+    };
+    Some(GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        stage: GateStage::Complete,
+        lineage_id: Some(state.lineage_id.clone()),
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message,
+        deliveries: Vec::new(),
+        proof,
+    })
+}
+
+fn receipt_mismatch(state: &ReviewState) -> String {
+    format!(
+        "the receipt file of {} is missing or differs from the receipt its state derives; the state wins, so rewrite it with `probity finalize --lineage {}`",
+        state.lineage_id, state.lineage_id
+    )
+}
+
+fn join_paths(paths: &[RepoPath]) -> String {
+    paths
+        .iter()
+        .map(RepoPath::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The command that commits exactly an approved slice: its reviewed paths,
+/// quoted for a POSIX shell.
+pub fn commit_slice_command(state: &ReviewState) -> String {
+    let paths: Vec<String> = state
+        .snapshot
+        .paths
+        .iter()
+        .map(|p| shell_quote(p.as_str()))
+        .collect();
+    format!("git add -- {} && git commit", paths.join(" "))
 }
 
 // ---------------------------------------------------------------------------
@@ -625,6 +784,7 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
         next_action,
         message,
         deliveries: Vec::new(),
+        proof: None,
     })
 }
 
@@ -642,6 +802,9 @@ pub struct DeliveryReport {
     /// (absent for a one-commit range and a boundary denial).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stack: Vec<CommitReport>,
+    /// The rebase proof that carried this range's allow, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Box<GateProof>>,
 }
 
 /// Combines the per-range decisions of one push: allow only when every
@@ -680,6 +843,7 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
             reason_code: j.decision.reason_code,
             lineage_id: j.decision.lineage_id.clone(),
             stack: j.stack.clone(),
+            proof: j.decision.proof.clone(),
         })
         .collect();
     let judged: Vec<(DeliveredRange, GateDecision)> =
@@ -695,6 +859,7 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
             next_action: NextAction::None,
             message: "no ref update delivers content (deletions only, or nothing to push)".into(),
             deliveries,
+            proof: None,
         };
     }
     if let Some((_, denial)) = judged.iter().find(|(_, d)| d.decision == Decision::Deny) {
@@ -703,9 +868,9 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
             ..denial.clone()
         };
     }
-    let lineage_id = match &judged[..] {
-        [(_, only)] => only.lineage_id.clone(),
-        _ => None,
+    let (lineage_id, proof) = match &judged[..] {
+        [(_, only)] => (only.lineage_id.clone(), only.proof.clone()),
+        _ => (None, None),
     };
     let unchanged = judged
         .iter()
@@ -731,6 +896,10 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
             many.len()
         ),
     };
+    let message = match (&proof, &judged[..]) {
+        (Some(_), [(r, only)]) => format!("{}: {}", r.refs.join(", "), only.message),
+        _ => message,
+    };
     GateDecision {
         gate,
         decision: Decision::Allow,
@@ -745,6 +914,7 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
         next_action: NextAction::None,
         message,
         deliveries,
+        proof,
     }
 }
 
@@ -876,6 +1046,7 @@ pub fn delivery_commits(
         next_action,
         message,
         deliveries: Vec::new(),
+        proof: None,
     })
 }
 
@@ -1000,6 +1171,7 @@ pub fn judge_stack(
                         n - approved
                     ),
                     deliveries: Vec::new(),
+                    proof: None,
                 }
             }
         };
@@ -1217,6 +1389,7 @@ mod push_tests {
             next_action: NextAction::None,
             message: String::new(),
             deliveries: vec![],
+            proof: None,
         }
     }
 
@@ -1546,5 +1719,224 @@ mod push_tests {
             ],
         );
         assert_eq!(both.reason_code, ReasonCode::ReceiptValid);
+    }
+}
+
+#[cfg(test)]
+mod discovery_tests {
+    use super::*;
+    use crate::review::fixtures;
+    use crate::review::lens::Lens;
+    use crate::review::rebase::ProofKind;
+
+    const OTHER: &str = "9999999999999999999999999999999999999999";
+    const NEW: &str = "8888888888888888888888888888888888888888";
+
+    fn approved() -> ReviewState {
+        fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+            .unwrap()
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap()
+            .accept_evidence(b"cargo test: ok\n")
+            .unwrap()
+    }
+
+    fn t(s: &str) -> TreeId {
+        TreeId::parse(s).unwrap()
+    }
+
+    fn receipt(s: &ReviewState) -> Vec<u8> {
+        Receipt::derive(s).unwrap().to_bytes().unwrap()
+    }
+
+    #[test]
+    fn a_proven_rebase_allows_and_names_its_proof() {
+        let s = approved();
+        let file = receipt(&s);
+        let live = LiveTarget::new(t(OTHER), t(NEW));
+        let proof = GateProof {
+            kind: ProofKind::RebasedOnto,
+            receipt_base: s.snapshot.base_tree.clone(),
+            live_base: t(OTHER),
+        };
+        let check = RebaseCheck::Proven(proof.clone());
+        let d = decide_target(
+            Gate::PrePush,
+            &live,
+            Authority::Rebased {
+                state: &s,
+                receipt_file: Some(&file),
+                superseded_by: None,
+                check: &check,
+            },
+        );
+        assert_eq!(d.decision, Decision::Allow);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptValid);
+        assert_eq!(d.proof, Some(Box::new(proof.clone())));
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["proof"]["kind"], "rebased_onto");
+        // The receipt file must still match what the state derives.
+        let d = decide_target(
+            Gate::PreCommit,
+            &live,
+            Authority::Rebased {
+                state: &s,
+                receipt_file: Some(b"{}\n"),
+                superseded_by: None,
+                check: &check,
+            },
+        );
+        assert_eq!(d.reason_code, ReasonCode::ReceiptMismatch);
+        assert_eq!(d.proof, None);
+        // A superseded lineage is history, proof or not.
+        let leaf = LineageId::parse("review-00000000000000aa").unwrap();
+        let d = decide_target(
+            Gate::PreCommit,
+            &live,
+            Authority::Rebased {
+                state: &s,
+                receipt_file: Some(&file),
+                superseded_by: Some(&leaf),
+                check: &check,
+            },
+        );
+        assert_eq!(d.reason_code, ReasonCode::ReceiptSuperseded);
+        // An allow without a proof serializes no proof field (golden bytes).
+        let exact = decide_target(
+            Gate::PreCommit,
+            &LiveTarget::new(
+                s.snapshot.base_tree.clone(),
+                s.snapshot.candidate_tree.clone(),
+            ),
+            Authority::Exact {
+                state: &s,
+                receipt_file: Some(&file),
+                superseded_by: None,
+            },
+        );
+        assert_eq!(exact.decision, Decision::Allow);
+        assert!(serde_json::to_value(&exact).unwrap().get("proof").is_none());
+    }
+
+    #[test]
+    fn a_push_carries_the_proof_of_its_range() {
+        let s = approved();
+        let file = receipt(&s);
+        let check = RebaseCheck::Proven(GateProof {
+            kind: ProofKind::RebasedOnto,
+            receipt_base: s.snapshot.base_tree.clone(),
+            live_base: t(OTHER),
+        });
+        let d = decide_target(
+            Gate::PrePush,
+            &LiveTarget::new(t(OTHER), t(NEW)),
+            Authority::Rebased {
+                state: &s,
+                receipt_file: Some(&file),
+                superseded_by: None,
+                check: &check,
+            },
+        );
+        let c = CommitId::parse("4444444444444444444444444444444444444444").unwrap();
+        let range = DeliveredRange {
+            refs: vec!["refs/heads/main".into()],
+            tip: c.clone(),
+            commits: vec![RangeCommit {
+                commit: c,
+                tree: t(NEW),
+                parents: vec![CommitId::parse(OTHER).unwrap()],
+            }],
+            count: 1,
+            problem: None,
+        };
+        let all = combine_deliveries(Gate::PrePush, vec![(range, d.clone())]);
+        assert_eq!(all.decision, Decision::Allow);
+        assert_eq!(all.proof, d.proof);
+        assert_eq!(all.deliveries[0].proof, d.proof);
+        assert!(
+            all.message.starts_with("refs/heads/main: "),
+            "{}",
+            all.message
+        );
+        assert!(all.message.contains("was not reviewed"), "{}", all.message);
+    }
+
+    #[test]
+    fn a_failed_rebase_proof_denies_with_the_paths_that_differ() {
+        let s = approved();
+        let file = receipt(&s);
+        let paths = vec![RepoPath::parse("src/parser.rs").unwrap()];
+        let check = RebaseCheck::Differs(paths.clone());
+        let d = decide_target(
+            Gate::PreCommit,
+            &LiveTarget::new(t(OTHER), t(NEW)),
+            Authority::Rebased {
+                state: &s,
+                receipt_file: Some(&file),
+                superseded_by: None,
+                check: &check,
+            },
+        );
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptScopeChanged);
+        assert_eq!(d.differing_paths, paths);
+        assert_eq!(d.next_action, NextAction::StartReview);
+        assert!(d.message.contains(OTHER), "{}", d.message);
+    }
+
+    #[test]
+    fn the_next_slice_is_classified_against_the_committed_lineage() {
+        let s = approved();
+        let reviewed = s.snapshot.paths.clone();
+        let unrelated = vec![RepoPath::parse("docs/notes.md").unwrap()];
+        // Committed: the live base is the approved final candidate.
+        let committed = LiveTarget::new(s.final_candidate_tree().clone(), t(NEW));
+        // Not committed: the live base is the reviewed base.
+        let pending = LiveTarget::new(s.snapshot.base_tree.clone(), t(NEW));
+        let decide = |live: &LiveTarget, differing: &[RepoPath]| {
+            decide_target(
+                Gate::PreCommit,
+                live,
+                Authority::Prior {
+                    state: &s,
+                    differing_paths: differing,
+                    superseded_by: None,
+                },
+            )
+        };
+        let d = decide(&committed, &unrelated);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptUnrelated);
+        assert_eq!(d.next_action, NextAction::StartReview);
+        assert!(d.message.contains("committed slice"), "{}", d.message);
+        let d = decide(&committed, &reviewed);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptScopeChanged);
+        assert_eq!(d.next_action, NextAction::StartReview);
+        let d = decide(&pending, &unrelated);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptUnrelated);
+        assert_eq!(d.next_action, NextAction::CommitApproved);
+        let add = format!(
+            "git add -- {} && git commit",
+            reviewed
+                .iter()
+                .map(RepoPath::as_str)
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        assert!(d.message.contains(&add), "{}", d.message);
+        let d = decide(&pending, &reviewed);
+        assert_eq!(d.reason_code, ReasonCode::ReceiptScopeChanged);
+    }
+
+    #[test]
+    fn the_commit_command_quotes_paths() {
+        let mut s = approved();
+        s.snapshot.paths = vec![
+            RepoPath::parse("a b.rs").unwrap(),
+            RepoPath::parse("src/x.rs").unwrap(),
+        ];
+        assert_eq!(
+            commit_slice_command(&s),
+            "git add -- 'a b.rs' src/x.rs && git commit"
+        );
     }
 }

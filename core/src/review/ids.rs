@@ -130,6 +130,19 @@ impl CommitId {
     }
 }
 
+string_newtype!(
+    /// Any git object id a tree entry names: a blob, or the commit of a
+    /// gitlink.
+    ObjectId,
+    check_object_id
+);
+
+impl ObjectId {
+    fn schema() -> schemars::Schema {
+        TreeId::schema()
+    }
+}
+
 fn check_lineage(s: &str) -> Result<(), IdError> {
     match s.strip_prefix("review-") {
         Some(hex) if hex.len() == 16 && is_lower_hex(hex) => Ok(()),

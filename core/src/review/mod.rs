@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod ids;
 pub mod lens;
 pub mod pre_pr;
+pub mod rebase;
 pub mod receipt;
 pub mod recovery;
 pub mod release;

@@ -39,6 +39,7 @@ fn deny(
         next_action: next,
         message,
         deliveries: Vec::new(),
+        proof: None,
     }
 }
 

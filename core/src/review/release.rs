@@ -95,6 +95,7 @@ fn deny(reason_code: ReasonCode, message: String) -> GateDecision {
         next_action: NextAction::CheckRange,
         message,
         deliveries: Vec::new(),
+        proof: None,
     }
 }
 

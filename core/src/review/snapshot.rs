@@ -27,6 +27,16 @@ pub enum FileMode {
 }
 
 impl FileMode {
+    /// Git's canonical octal form of the mode.
+    pub const fn octal(self) -> &'static str {
+        match self {
+            Self::Regular => "100644",
+            Self::Executable => "100755",
+            Self::Symlink => "120000",
+            Self::Gitlink => "160000",
+        }
+    }
+
     /// Parses git's octal mode (`100644`, `100755`, `120000`, `160000`).
     /// `000000` (absent) is `None` at the call site, not a mode.
     pub fn from_octal(s: &str) -> Option<Self> {

@@ -221,6 +221,9 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     }
     // Finish whatever a crash left unwritten (receipt, index entries).
     store.ensure_projections(&record)?;
+    // The rebase proof's lookup: derived from the trees, so written here
+    // rather than by the store (idempotent; a retry completes it).
+    index_rebase_delta(git, store, &record)?;
     keep(git, &record)?;
     let receipt_location = record
         .state

@@ -92,19 +92,20 @@ fn point_at_open_correction_on<S: ReviewStore>(
     point_at_escalation_on(store, live, decision)
 }
 
-/// Discovers the authority for one live target and decides it: a lookup by
-/// target identity, then by base tree (R12.2), never a scan.
+/// Discovers the authority for one live target and decides it: lookups by
+/// target identity, delta identity (the rebase proof), base tree and final
+/// candidate tree (R12.2, R8.6), never a scan (see `discover`).
 fn decide_live<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
     gate: Gate,
     live: &LiveTarget,
 ) -> Result<GateDecision, ReviewError> {
-    if let Some(record) = resume(store, &live.target)? {
-        if record.state.final_target() == live.target {
+    Ok(match discover(git, store, live)? {
+        Found::Exact(record) => {
             let superseded_by = supersession(store, &record)?;
             let receipt = store.read_receipt(&record.state.lineage_id)?;
-            return Ok(decide_target(
+            decide_target(
                 gate,
                 live,
                 Authority::Exact {
@@ -112,55 +113,42 @@ fn decide_live<G: GitPort, S: ReviewStore>(
                     receipt_file: receipt.as_deref(),
                     superseded_by: superseded_by.as_ref(),
                 },
-            ));
+            )
         }
-        // The live candidate is what this lineage froze, but a correction
-        // has since moved it on: compare with the corrected candidate.
-        let differing = git
-            .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
-            .map_err(ReviewError::Repository)?;
-        let superseded_by = supersession(store, &record)?;
-        return Ok(decide_target(
-            gate,
-            live,
-            Authority::Prior {
-                state: &record.state,
-                differing_paths: &differing,
-                superseded_by: superseded_by.as_ref(),
-            },
-        ));
-    }
-    let Some(prior) = store.lookup_base(&live.base_tree)? else {
-        let changed = git
-            .differing_paths(&live.base_tree, &live.candidate_tree)
-            .map_err(ReviewError::Repository)?;
-        return Ok(decide_target(
+        Found::Rebased(record, check) => {
+            let superseded_by = supersession(store, &record)?;
+            let receipt = store.read_receipt(&record.state.lineage_id)?;
+            decide_target(
+                gate,
+                live,
+                Authority::Rebased {
+                    state: &record.state,
+                    receipt_file: receipt.as_deref(),
+                    superseded_by: superseded_by.as_ref(),
+                    check: &check,
+                },
+            )
+        }
+        Found::Prior(record, differing) => {
+            let superseded_by = supersession(store, &record)?;
+            decide_target(
+                gate,
+                live,
+                Authority::Prior {
+                    state: &record.state,
+                    differing_paths: &differing,
+                    superseded_by: superseded_by.as_ref(),
+                },
+            )
+        }
+        Found::None(changed) => decide_target(
             gate,
             live,
             Authority::None {
                 changed_paths: &changed,
             },
-        ));
-    };
-    let record = store
-        .load(&prior)?
-        .ok_or_else(|| StoreError::NotFound(prior.clone()))?;
-    if record.state.snapshot.base_tree != live.base_tree {
-        return Err(ReviewError::IndexMismatch(prior));
-    }
-    let differing = git
-        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
-        .map_err(ReviewError::Repository)?;
-    let superseded_by = supersession(store, &record)?;
-    Ok(decide_target(
-        gate,
-        live,
-        Authority::Prior {
-            state: &record.state,
-            differing_paths: &differing,
-            superseded_by: superseded_by.as_ref(),
-        },
-    ))
+        ),
+    })
 }
 
 /// What a pre-push gate is asked to judge.

@@ -8,6 +8,7 @@
 //! export, attest).
 
 mod chain;
+mod discover;
 mod error;
 mod finalize;
 mod gates;
@@ -15,6 +16,7 @@ mod read;
 mod start;
 mod traits;
 
+pub use discover::index_rebase_delta;
 pub use error::{NamedInput, ReviewError};
 pub use finalize::{
     EvidenceInput, FinalizeInput, Finalized, LensResultInput, SubmitInput, SubmittedResult,
@@ -34,5 +36,6 @@ pub use traits::{
 
 // Helpers shared between the use-case modules.
 use chain::{chain_of, resume, supersession};
+use discover::{Found, discover, relate};
 use finalize::{commit, open_corrections};
 use start::keep;

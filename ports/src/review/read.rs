@@ -3,8 +3,8 @@
 use probity_core::review::attest;
 use probity_core::review::export::{ContextExport, MAX_DIFF_BYTES, build_export, over_budget};
 use probity_core::review::ids::{LineageId, RepoPath};
+use probity_core::review::rebase::GateProof;
 use probity_core::review::receipt::Receipt;
-use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{StateError, StateRecord};
 
 use super::*;
@@ -18,30 +18,8 @@ pub struct Status {
     pub receipt: Option<Receipt>,
     /// The successor that supersedes this lineage, if any.
     pub superseded_by: Option<LineageId>,
-}
-
-/// How `record` relates to the live target, and the paths in which its
-/// final candidate differs from the live one.
-fn applicability<G: GitPort>(
-    git: &G,
-    record: &StateRecord,
-    live: &LiveTarget,
-) -> Result<(Applicability, Vec<RepoPath>), ReviewError> {
-    if record.state.final_target() == live.target {
-        return Ok((Applicability::Current, Vec::new()));
-    }
-    let differing = git
-        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
-        .map_err(ReviewError::Repository)?;
-    let touches = differing
-        .iter()
-        .any(|p| record.state.snapshot.paths.binary_search(p).is_ok());
-    let a = if touches {
-        Applicability::ScopeChanged
-    } else {
-        Applicability::Unrelated
-    };
-    Ok((a, differing))
+    /// The rebase proof, when the applicability is `rebased`.
+    pub proof: Option<GateProof>,
 }
 
 /// `probity export-context --lineage L` (R10.2): read-only, for any lineage
@@ -91,7 +69,7 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
         .map_err(ReviewError::Repository)?
         .ok_or_else(|| over_budget(&record, MAX_DIFF_BYTES + 1, &version))?;
     let live = git.live_target().map_err(ReviewError::Repository)?;
-    let (applicability, _) = applicability(git, &record, &live)?;
+    let (applicability, _, _) = relate(git, &record, &live)?;
     let envelope = build_export(&record, applicability, &diff, manifest, version)?;
     Ok(Exported { envelope, diff })
 }
@@ -161,24 +139,20 @@ pub fn status<G: GitPort, S: ReviewStore>(
     lineage: Option<&LineageId>,
 ) -> Result<Option<Status>, ReviewError> {
     let live = git.live_target().map_err(ReviewError::Repository)?;
-    let record = match lineage {
-        Some(l) => Some(
-            store
+    // The same discovery as the gates, so status and the gate agree.
+    let (record, applicability, differing_paths, proof) = match lineage {
+        Some(l) => {
+            let record = store
                 .load(l)?
-                .ok_or_else(|| StoreError::NotFound(l.clone()))?,
-        ),
-        None => match resume(store, &live.target)? {
-            Some(r) => Some(r),
-            None => match store.lookup_base(&live.base_tree)? {
-                Some(l) => Some(store.load(&l)?.ok_or(StoreError::NotFound(l))?),
-                None => None,
-            },
+                .ok_or_else(|| StoreError::NotFound(l.clone()))?;
+            let (a, d, p) = relate(git, &record, &live)?;
+            (record, a, d, p)
+        }
+        None => match discover(git, store, &live)?.applicability() {
+            Some((r, a, d, p)) => (r.clone(), a, d, p),
+            None => return Ok(None),
         },
     };
-    let Some(record) = record else {
-        return Ok(None);
-    };
-    let (applicability, differing_paths) = applicability(git, &record, &live)?;
     let receipt = Receipt::derive(&record.state);
     // Fails closed on a broken chain; reports the immediate successor.
     supersession(store, &record)?;
@@ -189,5 +163,6 @@ pub fn status<G: GitPort, S: ReviewStore>(
         differing_paths,
         receipt,
         superseded_by,
+        proof,
     }))
 }

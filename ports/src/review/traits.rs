@@ -9,6 +9,7 @@ use probity_core::review::export::ManifestEntry;
 use probity_core::review::gate::RangeCommit;
 use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::rebase::DeltaEntry;
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::state::{StateError, StateRecord, TransitionError};
 
@@ -33,6 +34,15 @@ pub trait GitPort {
     fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError>;
     /// Paths whose entries differ between two trees (adds and removals too).
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
+    /// The entries in which two trees differ (adds and removals too), with
+    /// modes and object ids: what the delta identity and the rebase proof
+    /// compare. `None` when a path is not UTF-8: no review froze such a
+    /// path, so no reviewed delta can equal this one.
+    fn tree_delta(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError>;
     /// The changed files between two trees, with modes, line counts and
     /// leading content (what a fix is measured with).
     fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError>;
@@ -174,6 +184,28 @@ pub trait ReviewStore {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The latest approved lineage on a base tree.
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// The latest approved lineage whose final candidate tree is `tree`
+    /// (projected on approval): after that slice is committed, the live
+    /// base is this tree and the next slice is classified against it
+    /// (R8.6).
+    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError>;
+    /// The latest approved lineage indexed under a delta identity (the
+    /// digest of the entries in which its base and final candidate differ).
+    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
+    /// Indexes an approved, not superseded lineage under the delta identity
+    /// its trees derive and under the identities of its first delta
+    /// entries (the caller derives them from Git); idempotent, and a record
+    /// that is not the stored approved one is refused.
+    fn index_delta(
+        &self,
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError>;
+    /// The latest approved lineage whose delta holds the entry with this
+    /// identity (diagnostic: it names the review a partly matching rebase
+    /// came from).
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The lineages on a base tree that entered correction (callers check
     /// which are still in correction). Bounded by the corrections ever
     /// opened on that one base.

@@ -28,7 +28,7 @@ pub struct StatusArgs {
 /// The status answer as JSON.
 pub fn status_json(st: &Status, receipt_path: Option<String>) -> Value {
     let s = &st.record.state;
-    json!({
+    let mut v = json!({
         "lineage_id": s.lineage_id,
         "state": s.stage.name(),
         "generation": s.generation,
@@ -43,7 +43,11 @@ pub fn status_json(st: &Status, receipt_path: Option<String>) -> Value {
         "receipt_path": receipt_path,
         "predecessor": s.predecessor,
         "superseded_by": st.superseded_by,
-    })
+    });
+    if let Some(p) = &st.proof {
+        v["proof"] = json!(p);
+    }
+    v
 }
 
 pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<ExitCode, CliError> {
@@ -121,6 +125,12 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
             v["applicability"].as_str().unwrap_or("?"),
             st.record.revision
         );
+        if let Some(p) = &st.proof {
+            t.push_str(&format!(
+                "  proof: rebased_onto (receipt base {}, live base {})\n",
+                p.receipt_base, p.live_base
+            ));
+        }
         if let Some(p) = &s.predecessor {
             t.push_str(&format!(
                 "  successor of {} ({}, by {}: {})\n",

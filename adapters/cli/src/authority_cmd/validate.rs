@@ -88,6 +88,9 @@ pub fn decision_json(d: &GateDecision) -> Value {
     if !d.deliveries.is_empty() {
         v["deliveries"] = json!(d.deliveries);
     }
+    if let Some(p) = &d.proof {
+        v["proof"] = json!(p);
+    }
     v
 }
 
@@ -105,6 +108,12 @@ pub fn human_decision(d: &GateDecision) -> String {
             .unwrap_or_default(),
         d.message
     );
+    if let Some(p) = &d.proof {
+        t.push_str(&format!(
+            "  proof: rebased_onto (receipt base {}, live base {})\n",
+            p.receipt_base, p.live_base
+        ));
+    }
     if !d.differing_paths.is_empty() {
         t.push_str(&format!(
             "  differing paths: {}\n",
