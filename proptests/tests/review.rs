@@ -11,7 +11,11 @@ use probity_core::review::lens::Lens;
 use probity_core::review::snapshot::{CandidateObservation, correction_budget};
 use probity_core::review::state::{REVISION_DOMAIN, StateRecord, derive_lineage_id};
 
-/// JSON without floats, as a list of entries so key order can be chosen.
+/// The I-JSON integer range hashed documents are limited to.
+const SAFE: i64 = (1 << 53) - 1;
+
+/// JSON without floats and with integers in the I-JSON range, as a list of
+/// entries so key order can be chosen.
 #[derive(Debug, Clone)]
 enum J {
     Null,
@@ -26,7 +30,7 @@ fn json_strategy() -> impl Strategy<Value = J> {
     let leaf = prop_oneof![
         Just(J::Null),
         any::<bool>().prop_map(J::Bool),
-        any::<i64>().prop_map(J::Int),
+        (-SAFE..=SAFE).prop_map(J::Int),
         "\\PC{0,8}".prop_map(J::Str),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
@@ -67,6 +71,19 @@ fn render(j: &J, rev: bool) -> String {
 }
 
 proptest! {
+    /// Integers beyond ±(2^53 − 1) are refused, never rounded into a
+    /// neighbour's bytes.
+    #[test]
+    fn integers_beyond_the_safe_range_are_refused(n in any::<i64>()) {
+        let v = serde_json::json!({"n": n});
+        let r = canonical_value_bytes(&v);
+        if n.unsigned_abs() > SAFE as u64 {
+            prop_assert!(r.is_err());
+        } else {
+            prop_assert_eq!(r.unwrap(), format!("{{\"n\":{n}}}").into_bytes());
+        }
+    }
+
     #[test]
     fn canonical_bytes_are_idempotent_and_key_order_free(j in json_strategy()) {
         let a: Value = serde_json::from_str(&render(&j, false)).unwrap();

@@ -184,7 +184,8 @@ fn upstream_work_on_a_reviewed_path_is_denied_with_the_paths_that_differ() {
     assert_eq!(d.json["reason_code"], "receipt_scope_changed");
     assert_eq!(d.json["lineage_id"], lineage.as_str());
     assert_eq!(paths(&d.json["differing_paths"]), vec!["src/parser.rs"]);
-    assert_eq!(d.json["next_action"], "start_review");
+    // Committed work: reviewed as committed.
+    assert_eq!(d.json["next_action"], "start_commit_review");
     assert!(d.json.get("proof").is_none(), "{}", d.stdout);
     assert!(store_snapshot(&s.f) == before, "the store changed");
 

@@ -116,7 +116,7 @@ fn only_the_exact_reviewed_revision_is_released() {
     let later = release(&f, &["--revision", "HEAD"]);
     assert_eq!(later.code, 1, "{}", later.stdout);
     assert_eq!(later.json["reason_code"], "receipt_unrelated");
-    assert_eq!(later.json["next_action"], "start_review");
+    assert_eq!(later.json["next_action"], "start_commit_review");
     assert_eq!(
         release(&f, &["--revision", "v1"]).json["reason_code"],
         "receipt_valid"

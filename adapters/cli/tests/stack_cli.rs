@@ -254,7 +254,9 @@ fn a_stack_with_one_unreviewed_commit_is_denied_naming_it() {
         &["validate", "--gate", "pre-push", "--remote", "origin"],
     );
     assert_eq!(d.code, 1, "{}", d.stdout);
-    assert_eq!(d.json["reason_code"], "receipt_missing");
+    // The unreviewed commit is new work on top of an approved one: the next
+    // slice (R8.6), reviewed as committed.
+    assert_eq!(d.json["reason_code"], "receipt_unrelated");
     assert_eq!(d.json["next_action"], "start_commit_review");
     let message = d.json["message"].as_str().unwrap();
     assert!(
@@ -386,7 +388,8 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
         &["validate", "--gate", "release", "--revision", "HEAD"],
     );
     assert_eq!(laundered.code, 1, "{}", laundered.stdout);
-    assert_eq!(laundered.json["reason_code"], "receipt_missing");
+    // The change below the empty commit is new work on an approved one.
+    assert_eq!(laundered.json["reason_code"], "receipt_unrelated");
     assert!(
         laundered.json["message"]
             .as_str()
