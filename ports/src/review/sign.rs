@@ -281,3 +281,133 @@ pub fn check_attestations<P: SshSignatures + ?Sized>(
     }
     Err(first_refusal.unwrap_or(SignatureError::Missing))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_core::review::export::base64;
+
+    /// A port with fixed answers: which messages verify, which keys are
+    /// listed.
+    struct Fake {
+        valid_over: Vec<u8>,
+        listed: bool,
+    }
+
+    impl SshSignatures for Fake {
+        fn sign(&self, _: &[u8]) -> Result<Vec<u8>, AdapterError> {
+            Ok(b"not a signature".to_vec())
+        }
+        fn check(&self, _: &SshSig, message: &[u8]) -> Result<bool, AdapterError> {
+            Ok(message == self.valid_over.as_slice())
+        }
+        fn find_principals(&self, _: &Path, _: &SshSig) -> Result<Vec<String>, AdapterError> {
+            Ok(if self.listed {
+                vec!["alice".into()]
+            } else {
+                vec![]
+            })
+        }
+        fn verify(&self, _: &Path, _: &str, s: &SshSig, m: &[u8]) -> Result<bool, AdapterError> {
+            self.check(s, m)
+        }
+    }
+
+    fn blob() -> Vec<u8> {
+        fn s(out: &mut Vec<u8>, b: &[u8]) {
+            out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            out.extend_from_slice(b);
+        }
+        let mut key = Vec::new();
+        s(&mut key, b"ssh-ed25519");
+        s(&mut key, &[1u8; 32]);
+        let mut out = b"SSHSIG".to_vec();
+        out.extend_from_slice(&1u32.to_be_bytes());
+        s(&mut out, &key);
+        s(&mut out, b"probity");
+        s(&mut out, b"");
+        s(&mut out, b"sha512");
+        s(&mut out, b"sig");
+        out
+    }
+
+    fn envelope(statement: &[u8]) -> Vec<u8> {
+        dsse::envelope_bytes(statement, &dsse::parse_sshsig(&blob()).unwrap()).unwrap()
+    }
+
+    fn policy(required: bool) -> SignaturePolicy {
+        SignaturePolicy {
+            require_signature: required,
+            allowed_signers: Some(PathBuf::from("allowed_signers")),
+        }
+    }
+
+    #[test]
+    fn verification_answers_in_order() {
+        let stmt = b"{\"s\":1}";
+        let ok = Fake {
+            valid_over: dsse::statement_pae(stmt),
+            listed: true,
+        };
+        let env = envelope(stmt);
+        let signer = verify_envelope(&ok, &env, stmt, &policy(false)).unwrap();
+        assert_eq!(signer.principal, "alice");
+        // No allowed signers: an error before anything is read.
+        let none = SignaturePolicy::default();
+        assert!(matches!(
+            verify_envelope(&ok, &env, stmt, &none),
+            Err(SignatureError::NoAllowedSigners)
+        ));
+        // Other bytes than the derived statement.
+        let e = verify_envelope(&ok, &env, b"{\"s\":2}", &policy(false)).unwrap_err();
+        assert_eq!(e.code(), "signature_invalid");
+        // A signature over something else (the PAE is what is signed).
+        let bare = Fake {
+            valid_over: stmt.to_vec(),
+            listed: true,
+        };
+        let e = verify_envelope(&bare, &env, stmt, &policy(false)).unwrap_err();
+        assert_eq!(e.code(), "signature_invalid");
+        // Valid, unlisted.
+        let unlisted = Fake {
+            valid_over: dsse::statement_pae(stmt),
+            listed: false,
+        };
+        let e = verify_envelope(&unlisted, &env, stmt, &policy(false)).unwrap_err();
+        assert_eq!(e.code(), "signer_not_allowed");
+        assert!(e.is_denial());
+        // Signer output that is not a signature is refused.
+        let e = sign_statement(&ok, stmt).unwrap_err();
+        assert_eq!(e.code(), "bad_signature_output");
+        assert!(!e.is_denial());
+    }
+
+    #[test]
+    fn a_gate_checks_only_when_required_and_any_envelope_may_vouch() {
+        let stmt = b"{\"s\":1}";
+        let ok = Fake {
+            valid_over: dsse::statement_pae(stmt),
+            listed: true,
+        };
+        assert_eq!(
+            check_attestations(&ok, &[], stmt, &policy(false)).unwrap(),
+            None
+        );
+        let e = check_attestations(&ok, &[], stmt, &policy(true)).unwrap_err();
+        assert_eq!(e.code(), "signature_missing");
+        let env = envelope(stmt);
+        let unsigned = format!(
+            "{{\"payload\":\"{}\",\"payloadType\":\"{}\",\"signatures\":[]}}",
+            base64(stmt),
+            dsse::PAYLOAD_TYPE
+        );
+        let both: [&[u8]; 3] = [b"{", unsigned.as_bytes(), &env];
+        let signer = check_attestations(&ok, &both, stmt, &policy(true)).unwrap();
+        assert_eq!(signer.map(|s| s.principal), Some("alice".into()));
+        // None vouches: the first envelope's refusal answers.
+        let e = check_attestations(&ok, &both[..2], stmt, &policy(true)).unwrap_err();
+        assert_eq!(e.code(), "bad_envelope");
+        let e = check_attestations(&ok, &both[1..2], stmt, &policy(true)).unwrap_err();
+        assert_eq!(e.code(), "signature_missing");
+    }
+}
