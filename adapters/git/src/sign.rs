@@ -67,6 +67,8 @@ pub struct SshKeygen {
     key: Option<SigningKey>,
     /// Where temporary signature files go.
     tmp: PathBuf,
+    sign_timeout: Duration,
+    verify_timeout: Duration,
 }
 
 impl SshKeygen {
@@ -77,7 +79,16 @@ impl SshKeygen {
             exe: exe.unwrap_or_else(|| OsString::from("ssh-keygen")),
             key,
             tmp,
+            sign_timeout: SIGN_TIMEOUT,
+            verify_timeout: VERIFY_TIMEOUT,
         }
+    }
+
+    /// Other timeouts than [`SIGN_TIMEOUT`] and [`VERIFY_TIMEOUT`].
+    pub fn with_timeouts(mut self, sign: Duration, verify: Duration) -> Self {
+        self.sign_timeout = sign;
+        self.verify_timeout = verify;
+        self
     }
 
     /// For a repository: the key from its configuration, temporary files in
@@ -120,53 +131,69 @@ impl SshKeygen {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        let mut child =
-            self.command()
-                .args(args)
-                .spawn()
-                .map_err(|source| SshKeygenError::Spawn {
-                    exe: self.exe.to_string_lossy().into_owned(),
-                    source,
-                })?;
+        let mut cmd = self.command();
+        // Its own process group, so a timeout ends whatever it started
+        // (an `ssh-sk-helper`, a wrapper's children), not only the leader.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
+            .args(args)
+            .spawn()
+            .map_err(|source| SshKeygenError::Spawn {
+                exe: self.exe.to_string_lossy().into_owned(),
+                source,
+            })?;
+        // Owned threads reporting through channels: a descendant that keeps
+        // a pipe open past the deadline cannot hold this call.
+        let (tx_in, rx_in) = std::sync::mpsc::channel();
+        let (tx_out, rx_out) = std::sync::mpsc::channel();
+        let (tx_err, rx_err) = std::sync::mpsc::channel();
         let mut stdin = child.stdin.take();
-        let mut stdout = child.stdout.take();
-        let mut stderr = child.stderr.take();
-        let result = std::thread::scope(|s| {
-            let w = s.spawn(move || match stdin.as_mut() {
-                // Dropping the pipe after writing closes ssh-keygen's stdin.
-                Some(p) => p.write_all(input),
-                None => Ok(()),
-            });
-            let o = s.spawn(move || read_bounded(stdout.as_mut()));
-            let e = s.spawn(move || read_bounded(stderr.as_mut()));
-            let start = Instant::now();
-            let status = loop {
-                match child.try_wait() {
-                    Ok(Some(st)) => break Ok(st),
-                    Ok(None) if start.elapsed() >= timeout => {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        break Err(SshKeygenError::Timeout {
-                            args: shown.clone(),
-                            secs: timeout.as_secs(),
-                        });
-                    }
-                    Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                    Err(e) => {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                        break Err(SshKeygenError::Io(e));
-                    }
-                }
-            };
-            let wrote = w.join().unwrap_or(Ok(()));
-            let out = o.join().unwrap_or_default();
-            let err = e.join().unwrap_or_default();
-            (status, wrote, out, err)
+        let data = input.to_vec();
+        std::thread::spawn(move || {
+            // Dropping the pipe after writing closes ssh-keygen's stdin.
+            let r = stdin.as_mut().map_or(Ok(()), |p| p.write_all(&data));
+            let _ = tx_in.send(r);
         });
-        let (status, wrote, out, err) = result;
-        let status = status?;
-        if let Err(e) = wrote
+        let mut stdout = child.stdout.take();
+        std::thread::spawn(move || {
+            let _ = tx_out.send(read_bounded(stdout.as_mut()));
+        });
+        let mut stderr = child.stderr.take();
+        std::thread::spawn(move || {
+            let _ = tx_err.send(read_bounded(stderr.as_mut()));
+        });
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break st,
+                Ok(None) if start.elapsed() >= timeout => {
+                    kill_group(&mut child);
+                    return Err(SshKeygenError::Timeout {
+                        args: shown,
+                        secs: timeout.as_secs(),
+                    });
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(e) => {
+                    kill_group(&mut child);
+                    return Err(SshKeygenError::Io(e));
+                }
+            }
+        };
+        // The leader exited; its output ends now unless a descendant holds
+        // the pipes, which the same deadline bounds.
+        let left = timeout.saturating_sub(start.elapsed()) + Duration::from_secs(1);
+        let (out, err) = match (rx_out.recv_timeout(left), rx_err.recv_timeout(left)) {
+            (Ok(o), Ok(e)) => (o, e),
+            _ => {
+                kill_group(&mut child);
+                return Err(SshKeygenError::Timeout {
+                    args: shown,
+                    secs: timeout.as_secs(),
+                });
+            }
+        };
+        if let Ok(Err(e)) = rx_in.recv_timeout(Duration::from_secs(1))
             && e.kind() != std::io::ErrorKind::BrokenPipe
         {
             return Err(SshKeygenError::Io(e));
@@ -185,6 +212,20 @@ impl SshKeygen {
         f.flush()?;
         Ok(f)
     }
+}
+
+/// Kills the child's process group (it leads its own), then reaps it.
+fn kill_group(child: &mut std::process::Child) {
+    // `kill` from PATH with an argument array: std has no group kill, and
+    // this crate forbids unsafe code. The leader is killed directly too.
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn read_bounded(pipe: Option<&mut impl Read>) -> Vec<u8> {
@@ -244,7 +285,7 @@ impl SshSignatures for SshKeygen {
             path.as_os_str(),
             "-q".as_ref(),
         ];
-        let (status, out, err) = self.run(&args, message, SIGN_TIMEOUT)?;
+        let (status, out, err) = self.run(&args, message, self.sign_timeout)?;
         drop(literal);
         if !status.success() {
             return Err(Box::new(failed("-Y sign", status, &err)));
@@ -262,7 +303,7 @@ impl SshSignatures for SshKeygen {
             "-s".as_ref(),
             f.path().as_os_str(),
         ];
-        let (status, _, _) = self.run(&args, message, VERIFY_TIMEOUT)?;
+        let (status, _, _) = self.run(&args, message, self.verify_timeout)?;
         Ok(status.success())
     }
 
@@ -281,7 +322,7 @@ impl SshSignatures for SshKeygen {
             "-f".as_ref(),
             allowed_signers.as_os_str(),
         ];
-        let (status, out, err) = self.run(&args, b"", VERIFY_TIMEOUT)?;
+        let (status, out, err) = self.run(&args, b"", self.verify_timeout)?;
         if !status.success() {
             // ssh-keygen exits 255 both when no principal matches and on
             // errors; only the former is an answer.
@@ -319,7 +360,7 @@ impl SshSignatures for SshKeygen {
             "-s".as_ref(),
             f.path().as_os_str(),
         ];
-        let (status, _, _) = self.run(&args, message, VERIFY_TIMEOUT)?;
+        let (status, _, _) = self.run(&args, message, self.verify_timeout)?;
         Ok(status.success())
     }
 }
@@ -423,4 +464,103 @@ pub fn signature_policy(repo: &Repo) -> Result<SignaturePolicy, GitError> {
         require_signature: require,
         allowed_signers: allowed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_core::review::dsse;
+    use probity_ports::review::sign_statement;
+
+    /// A stand-in `ssh-keygen`: a shell script with the given body.
+    fn fake(dir: &Path, body: &str) -> OsString {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join("fake-ssh-keygen");
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.into_os_string()
+    }
+
+    fn sig() -> SshSig {
+        let mut key = Vec::new();
+        for b in [b"ssh-ed25519".as_slice(), &[1u8; 32]] {
+            key.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            key.extend_from_slice(b);
+        }
+        let mut blob = b"SSHSIG".to_vec();
+        blob.extend_from_slice(&1u32.to_be_bytes());
+        for b in [key.as_slice(), b"probity", b"", b"sha512", b"sig"] {
+            blob.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            blob.extend_from_slice(b);
+        }
+        dsse::parse_sshsig(&blob).unwrap()
+    }
+
+    #[test]
+    fn a_hung_ssh_keygen_is_killed_and_its_temporary_files_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        let k = SshKeygen::new(Some(fake(dir.path(), "sleep 30")), None, tmp.clone())
+            .with_timeouts(Duration::from_millis(300), Duration::from_millis(300));
+        let started = Instant::now();
+        let e = k.check(&sig(), b"m").unwrap_err();
+        assert!(e.to_string().contains("timed out"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn signer_output_that_is_not_a_signature_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = SigningKey::Path(dir.path().join("key"));
+        let k = SshKeygen::new(
+            Some(fake(dir.path(), "cat >/dev/null; echo not-a-signature")),
+            Some(key),
+            dir.path().to_path_buf(),
+        );
+        let e = sign_statement(&k, b"{}").unwrap_err();
+        assert_eq!(e.code(), "bad_signature_output");
+        // No key at all is its own answer.
+        let none = SshKeygen::new(None, None, dir.path().to_path_buf());
+        let e = classify_sign_error(sign_statement(&none, b"{}").unwrap_err());
+        assert_eq!(e.code(), "signing_key_missing");
+        // A missing executable is an error, not an answer.
+        let gone = SshKeygen::new(
+            Some(dir.path().join("nope").into_os_string()),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert!(gone.check(&sig(), b"m").is_err());
+    }
+
+    #[test]
+    fn find_principals_tells_no_match_from_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed_signers");
+        std::fs::write(&allowed, "").unwrap();
+        let none = SshKeygen::new(
+            Some(fake(
+                dir.path(),
+                "echo 'No principal matched.' >&2; exit 255",
+            )),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert_eq!(
+            none.find_principals(&allowed, &sig()).unwrap(),
+            Vec::<String>::new()
+        );
+        let broken = SshKeygen::new(
+            Some(fake(dir.path(), "echo 'something else' >&2; exit 255")),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert!(broken.find_principals(&allowed, &sig()).is_err());
+        // An unreadable allowed-signers file is an error before any run.
+        assert!(
+            none.find_principals(&dir.path().join("missing"), &sig())
+                .is_err()
+        );
+    }
 }
