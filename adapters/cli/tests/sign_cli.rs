@@ -404,3 +404,90 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
 
     assert_eq!(before, store_snapshot(&f), "the store is byte-identical");
 }
+
+/// An `ssh-agent` for one test, ended (by its pid) when dropped.
+struct Agent {
+    child: std::process::Child,
+    sock: PathBuf,
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn agent(dir: &Path) -> Agent {
+    let sock = dir.join("agent.sock");
+    let child = Command::new("ssh-agent")
+        .arg("-D")
+        .arg("-a")
+        .arg(&sock)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run ssh-agent");
+    let started = std::time::Instant::now();
+    while !sock.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "ssh-agent did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Agent { child, sock }
+}
+
+#[test]
+fn a_literal_key_signs_through_the_agent() {
+    let (f, tmp, lineage) = approved();
+    let key = keygen(tmp.path(), "carol");
+    let a = agent(tmp.path());
+    let add = Command::new("ssh-add")
+        .arg("-q")
+        .arg(&key)
+        .env("SSH_AUTH_SOCK", &a.sock)
+        .output()
+        .unwrap();
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    // git's literal form: the public key; the agent holds the private half.
+    std::fs::remove_file(&key).unwrap();
+    f.git(&["config", "gpg.format", "ssh"]).unwrap();
+    f.git(&[
+        "config",
+        "user.signingKey",
+        &format!("key::{}", public(&key)),
+    ])
+    .unwrap();
+    let out = support::isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+        .arg("--cwd")
+        .arg(f.root())
+        .args(["attest", "--lineage", &lineage, "--sign"])
+        .env("SSH_AUTH_SOCK", &a.sock)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = allowed(tmp.path(), &[("carol", &key)]);
+    let file = write(tmp.path(), "env.json", &out.stdout);
+    let v = verify(
+        f.root(),
+        &file,
+        &["--allowed-signers", list.to_str().unwrap()],
+    );
+    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
+    assert_eq!(v.json["signer"]["principal"], "carol");
+    // Without the agent, the same configuration cannot sign: a typed error.
+    let no_agent = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(no_agent.code, 7, "{}", no_agent.stdout);
+    assert_eq!(no_agent.json["error"]["code"], "signing_tool");
+}
