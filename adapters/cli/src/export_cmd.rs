@@ -1,11 +1,14 @@
 //! `probity export-context` (R10.2): a lineage's frozen review context,
 //! read-only, for any lineage the store holds.
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
+use probity_core::review::dsse;
+use probity_git::sign::{SshKeygen, classify_sign_error, signature_policy};
 use probity_ports::review as drivers;
 
 use crate::GlobalArgs;
@@ -79,22 +82,64 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCo
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct AttestArgs {
+    #[command(subcommand)]
+    pub command: Option<AttestCommand>,
     /// The terminal lineage whose receipt to attest.
-    #[arg(long)]
-    pub lineage: String,
+    #[arg(long, required = true)]
+    pub lineage: Option<String>,
     /// Also write the canonical candidate manifest (the subject's bytes) to
     /// FILE, so a verifier can recompute the subject digest.
     #[arg(long, value_name = "FILE")]
-    pub manifest_out: Option<std::path::PathBuf>,
+    pub manifest_out: Option<PathBuf>,
+    /// Print a DSSE envelope signed with the SSH key of `git config
+    /// probity.signingKey` (else `user.signingKey` when `gpg.format=ssh`)
+    /// instead of the bare statement.
+    #[arg(long)]
+    pub sign: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AttestCommand {
+    /// Verify a signed attestation (a DSSE envelope) against the lineage's
+    /// statement and the allowed signers: exit 0 allow, 1 deny.
+    Verify(VerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The envelope (`probity attest --lineage L --sign` output).
+    #[arg(long, value_name = "FILE")]
+    pub envelope: PathBuf,
+    /// The lineage the envelope must attest (default: the one its statement
+    /// names; the statement is re-derived from the store either way).
+    #[arg(long)]
+    pub lineage: Option<String>,
+    /// Allowed signers in git's format (default: `git config
+    /// probity.allowedSignersFile`).
+    #[arg(long, value_name = "FILE")]
+    pub allowed_signers: Option<PathBuf>,
 }
 
 /// `probity attest`: the receipt as an in-toto Statement v1 (canonical
-/// JSON on stdout; sign it with any in-toto/DSSE tool).
-pub fn attest(global: &GlobalArgs, _out: Output, args: &AttestArgs) -> Result<ExitCode, CliError> {
-    let lineage = parse_lineage(&args.lineage)?;
+/// JSON on stdout), or with `--sign` that statement in a signed DSSE
+/// envelope; `probity attest verify` checks an envelope.
+pub fn attest(global: &GlobalArgs, out: Output, args: &AttestArgs) -> Result<ExitCode, CliError> {
+    if let Some(AttestCommand::Verify(v)) = &args.command {
+        return verify(global, out, v);
+    }
+    let lineage = parse_lineage(args.lineage.as_deref().unwrap_or_default())?;
     let ctx = open(global)?;
     let attested = drivers::attest(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
+    // Sign before writing anything: a refused signature leaves no manifest.
+    let printed = if args.sign {
+        let port = SshKeygen::for_repo(&ctx.repo).map_err(config_error)?;
+        drivers::sign_statement(&port, &attested.statement)
+            .map_err(|e| signature_error(classify_sign_error(e)))?
+    } else {
+        attested.statement
+    };
     if let Some(path) = &args.manifest_out {
         std::fs::write(path, &attested.manifest).map_err(|e| {
             CliError::new(
@@ -105,10 +150,16 @@ pub fn attest(global: &GlobalArgs, _out: Output, args: &AttestArgs) -> Result<Ex
             )
         })?;
     }
-    // Exactly the canonical bytes (no trailing newline): what a signer signs.
+    // Exactly the canonical bytes (no trailing newline): what a signer signs,
+    // or the envelope.
+    write_stdout(&printed)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
     let mut stdout = std::io::stdout();
     stdout
-        .write_all(&attested.statement)
+        .write_all(bytes)
         .and_then(|()| stdout.flush())
         .map_err(|e| {
             CliError::new(
@@ -117,6 +168,147 @@ pub fn attest(global: &GlobalArgs, _out: Output, args: &AttestArgs) -> Result<Ex
                 e.to_string(),
                 "check the output pipe",
             )
-        })?;
-    Ok(ExitCode::SUCCESS)
+        })
+}
+
+/// Reads the envelope file, refusing more than the envelope bound before
+/// reading it whole.
+fn read_envelope(path: &Path) -> Result<Vec<u8>, CliError> {
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "envelope_io",
+            format!("{}: {e}", path.display()),
+            "pass a readable --envelope file",
+        )
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    f.take(dsse::MAX_ENVELOPE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() > dsse::MAX_ENVELOPE_BYTES {
+        return Err(signature_error(drivers::SignatureError::Envelope(
+            dsse::EnvelopeError::TooLarge {
+                size: bytes.len(),
+                max: dsse::MAX_ENVELOPE_BYTES,
+            },
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The lineage a statement's predicate names.
+fn statement_lineage(envelope: &[u8]) -> Result<String, CliError> {
+    let parsed = dsse::parse_envelope(envelope)
+        .map_err(|e| signature_error(drivers::SignatureError::Envelope(e)))?;
+    serde_json::from_slice::<serde_json::Value>(&parsed.payload)
+        .ok()
+        .and_then(|v| v["predicate"]["lineage_id"].as_str().map(String::from))
+        .ok_or_else(|| {
+            signature_error(drivers::SignatureError::Envelope(
+                dsse::EnvelopeError::Malformed(
+                    "the payload is not a Probity statement (no predicate.lineage_id): pass --lineage"
+                        .into(),
+                ),
+            ))
+        })
+}
+
+/// `probity attest verify --envelope FILE [--lineage L]`.
+fn verify(global: &GlobalArgs, out: Output, args: &VerifyArgs) -> Result<ExitCode, CliError> {
+    let envelope = read_envelope(&args.envelope)?;
+    let lineage = match &args.lineage {
+        Some(l) => l.clone(),
+        None => statement_lineage(&envelope)?,
+    };
+    let lineage = parse_lineage(&lineage)?;
+    let ctx = open(global)?;
+    let attested = drivers::attest(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
+    let mut policy = signature_policy(&ctx.repo).map_err(config_error)?;
+    if let Some(f) = &args.allowed_signers {
+        policy.allowed_signers = Some(f.clone());
+    }
+    let port = SshKeygen::for_repo(&ctx.repo).map_err(config_error)?;
+    match drivers::verify_envelope(&port, &envelope, &attested.statement, &policy) {
+        Ok(signer) => {
+            let v = serde_json::json!({
+                "decision": "allow",
+                "reason_code": "signature_valid",
+                "lineage_id": lineage.to_string(),
+                "signer": signer,
+                "next_action": "none",
+                "message": format!("{} signed this lineage's statement", signer.principal),
+            });
+            out.answer(&v, || {
+                format!(
+                    "allow: {} attested by {} ({} {})\n",
+                    lineage, signer.principal, signer.key_type, signer.keyid
+                )
+            });
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if e.is_denial() => {
+            let next = signature_next_action(&e);
+            let v = serde_json::json!({
+                "decision": "deny",
+                "reason_code": e.code(),
+                "lineage_id": lineage.to_string(),
+                "next_action": next,
+                "message": e.to_string(),
+            });
+            out.answer(&v, || {
+                format!("deny [{}]: {}\n  next: {}\n", e.code(), e, next)
+            });
+            Ok(ExitCode::from(1))
+        }
+        Err(e) => Err(signature_error(e)),
+    }
+}
+
+fn signature_next_action(e: &drivers::SignatureError) -> &'static str {
+    use drivers::SignatureError as S;
+    match e {
+        S::Missing => "sign it: probity attest --lineage <L> --sign > attestation.dsse.json",
+        S::Invalid(_) => {
+            "sign this lineage's statement again (probity attest --lineage <L> --sign); the envelope was signed over other bytes or altered"
+        }
+        S::SignerNotAllowed { .. } => {
+            "sign with a key the allowed-signers file lists, or have its owner add the key"
+        }
+        S::Envelope(_) => "pass the envelope `probity attest --sign` printed, unaltered",
+        S::NoAllowedSigners => {
+            "git config probity.allowedSignersFile <file> (git's allowed-signers format), or pass --allowed-signers"
+        }
+        S::NoSigningKey => {
+            "git config probity.signingKey <path to an SSH key> (or user.signingKey with gpg.format=ssh)"
+        }
+        S::BadSignerOutput(_) | S::Tool(_) => {
+            "check the key (ssh-keygen -Y sign -n probity -f <key> works by hand) and OpenSSH 8.9 or newer; nothing was written"
+        }
+        S::Serialize(_) => "report this as a bug",
+    }
+}
+
+/// Maps a signature error that is not a denial to what the user sees.
+fn signature_error(e: drivers::SignatureError) -> CliError {
+    use drivers::SignatureError as S;
+    let kind = match &e {
+        S::Missing | S::Invalid(_) | S::SignerNotAllowed { .. } | S::Envelope(_) => {
+            ErrorKind::RejectedInput
+        }
+        S::NoAllowedSigners | S::NoSigningKey => ErrorKind::Repository,
+        S::BadSignerOutput(_) | S::Tool(_) => ErrorKind::Io,
+        S::Serialize(_) => ErrorKind::Integrity,
+    };
+    CliError::new(kind, e.code(), e.to_string(), signature_next_action(&e))
+}
+
+fn config_error(e: probity_git::GitError) -> CliError {
+    CliError::new(
+        ErrorKind::Repository,
+        "repository_error",
+        e.to_string(),
+        "fix the git configuration named above (probity.signingKey, probity.allowedSignersFile, probity.requireSignature) and retry",
+    )
 }

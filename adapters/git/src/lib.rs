@@ -13,6 +13,7 @@ pub mod export;
 pub mod fixture;
 pub mod port;
 pub mod repo;
+pub mod sign;
 pub mod subject;
 
 pub use cmd::{GitCli, GitError};

@@ -4,6 +4,7 @@
 pub mod attest;
 pub mod causality;
 pub mod correction;
+pub mod dsse;
 pub mod export;
 pub mod finding;
 pub mod fixtures;

@@ -5,7 +5,8 @@
 //! Modules, by concern: `traits` (the ports), `error` (what a use case
 //! answers when it cannot finish), `start` (creating lineages), `chain`
 //! (recovery chains and resumption), `finalize`, `gates`, `read` (status,
-//! export, attest).
+//! export, attest), `sign` (signed attestations: the SSH signature port,
+//! `sign_statement`, `verify_envelope`, `check_attestations`).
 
 mod chain;
 mod discover;
@@ -13,6 +14,7 @@ mod error;
 mod finalize;
 mod gates;
 mod read;
+mod sign;
 mod start;
 mod traits;
 
@@ -28,6 +30,10 @@ pub use gates::{
 };
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};
+pub use sign::{
+    SignatureError, SignaturePolicy, Signer, SshSignatures, check_attestations, sign_statement,
+    verify_envelope,
+};
 pub use start::{CommitStart, Started, invalidate, recover, start, start_commit, start_range};
 pub use traits::{
     AdapterError, Clock, Created, DeliveryGit, ExportGit, GitPort, RemoteScope, ReviewStore,

@@ -1,0 +1,275 @@
+//! `ci/probity-gate.sh`, the shell steps the GitHub Actions composite action
+//! and the GitLab CI template share, run for real against a local
+//! repository with the built `probity` on PATH and the environment each
+//! forge sets.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use probity_git::fixture::Fixture;
+use support::{approve_live, medium_change};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/probity-gate.sh")
+}
+
+/// Runs the script in `cwd` with only `vars` (plus PATH with the built
+/// probity first, and an empty HOME): no variable of the outer CI leaks in.
+fn gate(f: &Fixture, vars: &[(&str, &str)]) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_probity"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    Command::new(script())
+        .current_dir(f.root())
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", f.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .envs(vars.iter().copied())
+        .output()
+        .expect("run ci/probity-gate.sh")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn rev(f: &Fixture, r: &str) -> String {
+    text(&f.git(&["rev-parse", r]).unwrap()).trim().to_string()
+}
+
+/// A clone whose `origin` is a local bare repository holding `main` and
+/// published notes; `feature` carries one reviewed delivery commit.
+/// Returns the fixture, the bare repository and the delivery commit.
+fn proposal() -> (Fixture, tempfile::TempDir, String) {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let bare = tmp.path().join("origin.git");
+    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    approve_live(f.root(), tmp.path());
+    f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    f.commit_all("the reviewed change").unwrap();
+    f.git(&["push", "-q", "origin", "feature"]).unwrap();
+    // Authority published as notes on the remote, absent locally, so the
+    // script has to fetch it.
+    f.git(&["notes", "--ref=probity", "add", "-m", "authority", "HEAD"])
+        .unwrap();
+    f.git(&["push", "-q", "origin", "refs/notes/probity"])
+        .unwrap();
+    f.git(&["update-ref", "-d", "refs/notes/probity"]).unwrap();
+    f.git(&["update-ref", "-d", "refs/remotes/origin/main"])
+        .unwrap();
+    let head = rev(&f, "HEAD");
+    (f, tmp, head)
+}
+
+#[test]
+fn a_github_pull_request_runs_pre_pr_against_its_base() {
+    let (f, tmp, head) = proposal();
+    let out = gate(
+        &f,
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_BASE_REF", "main"),
+            // GitHub checks out a merge commit; the action passes the head.
+            ("GITHUB_SHA", "0000000000000000000000000000000000000000"),
+            ("PROBITY_HEAD", &head),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["gate"], "pre-pr");
+    assert_eq!(v["decision"], "allow");
+    assert_eq!(v["reason_code"], "receipt_valid");
+    // The notes and the base were fetched from the remote.
+    let remote_notes = text(
+        &f.git(&["ls-remote", "origin", "refs/notes/probity"])
+            .unwrap(),
+    );
+    assert!(remote_notes.starts_with(&rev(&f, "refs/notes/probity")));
+    assert_eq!(rev(&f, "refs/remotes/origin/main"), rev(&f, "main"));
+    drop(tmp);
+}
+
+#[test]
+fn a_gitlab_merge_request_runs_pre_pr_and_an_unreviewed_head_is_denied() {
+    let (f, _tmp, head) = proposal();
+    let mr = |sha: &str| {
+        gate(
+            &f,
+            &[
+                ("GITLAB_CI", "true"),
+                ("CI_PIPELINE_SOURCE", "merge_request_event"),
+                ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main"),
+                ("CI_COMMIT_SHA", sha),
+            ],
+        )
+    };
+    let ok = mr(&head);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}{}",
+        text(&ok.stdout),
+        text(&ok.stderr)
+    );
+    // One more commit nobody reviewed: the gate denies, the job fails.
+    f.write("src/parser.rs", "// parser\nfn parse() { todo() }\n")
+        .unwrap();
+    f.commit_all("unreviewed").unwrap();
+    let denied = mr(&rev(&f, "HEAD"));
+    assert_eq!(denied.status.code(), Some(1), "{}", text(&denied.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert!(text(&denied.stderr).contains("pre-pr denies"));
+}
+
+#[test]
+fn a_protected_push_builds_the_pre_receive_command() {
+    let (f, _tmp, head) = proposal();
+    let base = rev(&f, "main");
+    let expect = |out: Output, before: &str, after: &str, r: &str| {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+        assert_eq!(
+            lines,
+            [
+                "probity",
+                "validate",
+                "--gate",
+                "pre-receive",
+                "--range",
+                &format!("{before}..{after}"),
+                "--ref",
+                r,
+                "--json"
+            ]
+        );
+    };
+    let gh = gate(
+        &f,
+        &[
+            ("PROBITY_GATE_DRY_RUN", "1"),
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "push"),
+            ("PROBITY_BEFORE", &base),
+            ("GITHUB_SHA", &head),
+            ("GITHUB_REF", "refs/heads/main"),
+        ],
+    );
+    expect(gh, &base, &head, "refs/heads/main");
+    let gl = gate(
+        &f,
+        &[
+            ("PROBITY_GATE_DRY_RUN", "1"),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "push"),
+            ("CI_COMMIT_BEFORE_SHA", &base),
+            ("CI_COMMIT_SHA", &head),
+            ("CI_COMMIT_BRANCH", "release/1.x"),
+        ],
+    );
+    expect(gl, &base, &head, "refs/heads/release/1.x");
+    // The same dry run for a proposal names the remote-tracking base.
+    let pr = gate(
+        &f,
+        &[
+            ("PROBITY_GATE_DRY_RUN", "1"),
+            ("PROBITY_GATE_MODE", "pre-pr"),
+            ("PROBITY_BASE", "main"),
+            ("PROBITY_HEAD", &head),
+            ("PROBITY_REMOTE", "upstream"),
+        ],
+    );
+    assert_eq!(
+        text(&pr.stdout).lines().collect::<Vec<_>>(),
+        [
+            "probity",
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--base",
+            "refs/remotes/upstream/main",
+            "--head",
+            &head,
+            "--json"
+        ]
+    );
+}
+
+#[test]
+fn what_the_script_cannot_tell_is_a_usage_error_that_runs_nothing() {
+    let (f, _tmp, head) = proposal();
+    let before = rev(&f, "refs/heads/main");
+    for (vars, why) in [
+        (vec![], "not in GitHub Actions or GitLab CI"),
+        (
+            vec![
+                ("GITHUB_ACTIONS", "true"),
+                ("GITHUB_EVENT_NAME", "schedule"),
+            ],
+            "neither a pull request nor a push",
+        ),
+        (vec![("PROBITY_GATE_MODE", "pre-merge")], "unknown mode"),
+        (vec![("PROBITY_GATE_MODE", "pre-pr")], "no target branch"),
+        (
+            vec![
+                ("PROBITY_GATE_MODE", "pre-pr"),
+                ("PROBITY_BASE", "--upload-pack=x"),
+            ],
+            "not a plain value",
+        ),
+        (
+            vec![("PROBITY_GATE_MODE", "pre-pr"), ("PROBITY_BASE", "a..b")],
+            "not a branch name",
+        ),
+        (
+            vec![
+                ("PROBITY_GATE_MODE", "pre-receive"),
+                ("PROBITY_AFTER", head.as_str()),
+            ],
+            "no old tip",
+        ),
+        (
+            vec![
+                ("PROBITY_GATE_MODE", "pre-receive"),
+                ("PROBITY_BEFORE", before.as_str()),
+                ("PROBITY_AFTER", head.as_str()),
+                ("PROBITY_REF", "main"),
+            ],
+            "not a full ref name",
+        ),
+    ] {
+        let out = gate(&f, &vars);
+        assert_eq!(out.status.code(), Some(2), "{why}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(why),
+            "{why}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{why}");
+    }
+    // Nothing was fetched by any of them.
+    assert!(
+        f.git(&["rev-parse", "--verify", "-q", "refs/notes/probity"])
+            .is_err()
+    );
+}

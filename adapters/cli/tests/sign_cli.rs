@@ -1,0 +1,493 @@
+//! Signed attestations: `probity attest --sign` and `probity attest verify`,
+//! with ed25519 keys generated in the test, and envelopes checked by
+//! `ssh-keygen -Y verify` itself (an independent implementation).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use probity_core::review::dsse;
+use probity_core::review::export::base64;
+use serde_json::Value;
+use support::{approve_live, medium_change, probity, store_snapshot};
+
+/// `ssh-keygen -t ed25519 -N "" -f dir/name`; returns the private key path.
+fn keygen(dir: &Path, name: &str) -> PathBuf {
+    let key = dir.join(name);
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+        .arg(&key)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run ssh-keygen");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    key
+}
+
+fn public(key: &Path) -> String {
+    std::fs::read_to_string(key.with_extension("pub"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// An allowed-signers file (git's format) listing `principal key` lines.
+fn allowed(dir: &Path, entries: &[(&str, &Path)]) -> PathBuf {
+    let p = dir.join("allowed_signers");
+    let text: String = entries
+        .iter()
+        .map(|(who, key)| format!("{who} {}\n", public(key)))
+        .collect();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// `ssh-keygen -Y verify` over `message` for `principal`.
+fn ssh_verify(
+    dir: &Path,
+    allowed: &Path,
+    principal: &str,
+    sig_blob: &[u8],
+    message: &[u8],
+) -> bool {
+    let sig = dir.join("check.sig");
+    std::fs::write(&sig, dsse::armor(sig_blob)).unwrap();
+    let msg = dir.join("check.msg");
+    std::fs::write(&msg, message).unwrap();
+    Command::new("ssh-keygen")
+        .args(["-Y", "verify", "-n", "probity", "-I", principal, "-f"])
+        .arg(allowed)
+        .arg("-s")
+        .arg(&sig)
+        .stdin(std::fs::File::open(&msg).unwrap())
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+/// A fixture with one approved lineage; returns it and its id.
+fn approved() -> (probity_git::fixture::Fixture, tempfile::TempDir, String) {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let done = approve_live(f.root(), tmp.path());
+    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    (f, tmp, lineage)
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.display().to_string()
+}
+
+fn verify(f: &Path, envelope: &str, extra: &[&str]) -> support::Run {
+    let mut args = vec!["attest", "verify", "--envelope", envelope];
+    args.extend_from_slice(extra);
+    probity(f, &args)
+}
+
+#[test]
+fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
+    let (f, tmp, lineage) = approved();
+    let key = keygen(tmp.path(), "alice");
+    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let before = store_snapshot(&f);
+
+    let statement = probity(f.root(), &["attest", "--lineage", &lineage]);
+    assert_eq!(statement.code, 0, "{}", statement.stderr);
+    let signed = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    // The envelope is canonical JSON, no trailing newline.
+    assert!(!signed.stdout.ends_with('\n'));
+    let env = &signed.json;
+    assert_eq!(env["payloadType"], "application/vnd.in-toto+json");
+    let payload = dsse::decode_base64(env["payload"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        payload,
+        statement.stdout.as_bytes(),
+        "exactly attest's bytes"
+    );
+    let sigs = env["signatures"].as_array().unwrap();
+    assert_eq!(sigs.len(), 1);
+    let blob = dsse::decode_base64(sigs[0]["sig"].as_str().unwrap()).unwrap();
+    // keyid is the key's fingerprint as ssh-keygen -l prints it.
+    let fp = Command::new("ssh-keygen")
+        .arg("-lf")
+        .arg(key.with_extension("pub"))
+        .output()
+        .unwrap();
+    let fp = String::from_utf8_lossy(&fp.stdout);
+    assert_eq!(
+        sigs[0]["keyid"].as_str().unwrap(),
+        fp.split_whitespace().nth(1).unwrap()
+    );
+
+    // ssh-keygen verifies the signature over the PAE, and only over it.
+    let list = allowed(tmp.path(), &[("alice@example.com", &key)]);
+    let pae = [
+        b"DSSEv1 28 application/vnd.in-toto+json ".as_slice(),
+        payload.len().to_string().as_bytes(),
+        b" ",
+        &payload,
+    ]
+    .concat();
+    assert!(ssh_verify(
+        tmp.path(),
+        &list,
+        "alice@example.com",
+        &blob,
+        &pae
+    ));
+    assert!(!ssh_verify(
+        tmp.path(),
+        &list,
+        "alice@example.com",
+        &blob,
+        &payload
+    ));
+
+    // probity attest verify agrees, with the lineage given or read from it.
+    let file = write(tmp.path(), "env.json", &signed.stdout);
+    f.git(&[
+        "config",
+        "probity.allowedSignersFile",
+        list.to_str().unwrap(),
+    ])
+    .unwrap();
+    for extra in [vec![], vec!["--lineage", lineage.as_str()]] {
+        let v = verify(f.root(), &file, &extra);
+        assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+        assert_eq!(v.json["decision"], "allow");
+        assert_eq!(v.json["reason_code"], "signature_valid");
+        assert_eq!(v.json["signer"]["principal"], "alice@example.com");
+        assert_eq!(v.json["signer"]["keyid"], sigs[0]["keyid"]);
+        assert_eq!(v.json["lineage_id"], lineage.as_str());
+    }
+    assert_eq!(
+        before,
+        store_snapshot(&f),
+        "signing and verifying write nothing"
+    );
+    // No temporary signature or key file is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(f.root().join(".git"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("probity-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn git_s_ssh_signing_key_is_the_fallback() {
+    let (f, tmp, lineage) = approved();
+    let key = keygen(tmp.path(), "bob");
+    // user.signingKey counts only when gpg.format=ssh.
+    f.git(&["config", "user.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let unset = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(unset.code, 5, "{}", unset.stdout);
+    assert_eq!(unset.json["error"]["code"], "signing_key_missing");
+    f.git(&["config", "gpg.format", "ssh"]).unwrap();
+    let signed = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(signed.code, 0, "{}", signed.stdout);
+    let list = allowed(tmp.path(), &[("bob", &key)]);
+    let file = write(tmp.path(), "env.json", &signed.stdout);
+    let v = verify(
+        f.root(),
+        &file,
+        &["--allowed-signers", list.to_str().unwrap()],
+    );
+    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
+    assert_eq!(v.json["signer"]["principal"], "bob");
+}
+
+#[test]
+fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
+    let (f, tmp, lineage) = approved();
+    let alice = keygen(tmp.path(), "alice");
+    let mallory = keygen(tmp.path(), "mallory");
+    let list = allowed(tmp.path(), &[("alice", &alice)]);
+    f.git(&[
+        "config",
+        "probity.allowedSignersFile",
+        list.to_str().unwrap(),
+    ])
+    .unwrap();
+    f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
+        .unwrap();
+    let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(good.code, 0, "{}", good.stdout);
+    let env: Value = good.json.clone();
+    let before = store_snapshot(&f);
+    let deny = |name: &str, doc: &Value, code: &str| {
+        let file = write(tmp.path(), name, doc.to_string());
+        let v = verify(f.root(), &file, &["--lineage", &lineage]);
+        assert_eq!(v.code, 1, "{name}: {}{}", v.stdout, v.stderr);
+        assert_eq!(v.json["decision"], "deny", "{name}");
+        assert_eq!(v.json["reason_code"], code, "{name}: {}", v.stdout);
+        assert!(!v.json["next_action"].as_str().unwrap().is_empty());
+    };
+
+    // Unsigned.
+    let mut unsigned = env.clone();
+    unsigned["signatures"] = serde_json::json!([]);
+    deny("unsigned.json", &unsigned, "signature_missing");
+
+    // Wrongly signed: alice's signature over other bytes, put on this one.
+    let wrong = Command::new("ssh-keygen")
+        .args(["-Y", "sign", "-n", "probity", "-f"])
+        .arg(&alice)
+        .stdin(std::fs::File::open(list.as_path()).unwrap())
+        .output()
+        .unwrap();
+    let wrong_sig = dsse::dearmor(&wrong.stdout).unwrap();
+    let mut wrongly = env.clone();
+    wrongly["signatures"][0]["sig"] = base64(&wrong_sig.blob).into();
+    deny("wrongly.json", &wrongly, "signature_invalid");
+
+    // A signature made in another namespace (e.g. git's own) never counts.
+    let git_ns = Command::new("ssh-keygen")
+        .args(["-Y", "sign", "-n", "git", "-f"])
+        .arg(&alice)
+        .stdin(std::fs::File::open(list.as_path()).unwrap())
+        .output()
+        .unwrap();
+    let git_sig = dsse::dearmor(&git_ns.stdout).unwrap();
+    let mut other_ns = env.clone();
+    other_ns["signatures"][0]["sig"] = base64(&git_sig.blob).into();
+    deny("namespace.json", &other_ns, "signature_invalid");
+
+    // Signed by a key the allowed signers do not list.
+    f.git(&["config", "probity.signingKey", mallory.to_str().unwrap()])
+        .unwrap();
+    let by_mallory = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(by_mallory.code, 0);
+    deny("mallory.json", &by_mallory.json, "signer_not_allowed");
+
+    // Signed over other bytes: the payload edited, the signature kept.
+    let payload = dsse::decode_base64(env["payload"].as_str().unwrap()).unwrap();
+    let mut stmt: Value = serde_json::from_slice(&payload).unwrap();
+    stmt["predicate"]["terminal_state"] = "approved ".into();
+    let mut edited = env.clone();
+    edited["payload"] = base64(stmt.to_string().as_bytes()).into();
+    deny("edited.json", &edited, "signature_invalid");
+    assert_eq!(before, store_snapshot(&f));
+}
+
+#[test]
+fn an_envelope_for_another_lineage_is_denied() {
+    let (f, tmp, first) = approved();
+    let key = keygen(tmp.path(), "alice");
+    let list = allowed(tmp.path(), &[("alice", &key)]);
+    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    f.git(&[
+        "config",
+        "probity.allowedSignersFile",
+        list.to_str().unwrap(),
+    ])
+    .unwrap();
+    let signed = probity(f.root(), &["attest", "--lineage", &first, "--sign"]);
+    assert_eq!(signed.code, 0);
+    f.commit_all("reviewed").unwrap();
+    f.write("src/other.rs", "fn other() {}\n").unwrap();
+    let second = approve_live(f.root(), tmp.path());
+    let second = second["lineage_id"].as_str().unwrap();
+    let file = write(tmp.path(), "first.json", &signed.stdout);
+    // Valid for the first lineage, signed over other bytes for the second.
+    assert_eq!(verify(f.root(), &file, &["--lineage", &first]).code, 0);
+    let v = verify(f.root(), &file, &["--lineage", second]);
+    assert_eq!(v.code, 1, "{}", v.stdout);
+    assert_eq!(v.json["reason_code"], "signature_invalid");
+}
+
+#[test]
+fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
+    let (f, tmp, lineage) = approved();
+    let key = keygen(tmp.path(), "alice");
+    let list = allowed(tmp.path(), &[("alice", &key)]);
+    let before = store_snapshot(&f);
+    let manifest = tmp.path().join("manifest.json");
+    let manifest_s = manifest.to_str().unwrap();
+
+    // --sign without a key: nothing printed, no manifest written.
+    let no_key = probity(
+        f.root(),
+        &[
+            "attest",
+            "--lineage",
+            &lineage,
+            "--sign",
+            "--manifest-out",
+            manifest_s,
+        ],
+    );
+    assert_eq!(no_key.code, 5, "{}", no_key.stdout);
+    assert_eq!(no_key.json["error"]["code"], "signing_key_missing");
+    assert!(!manifest.exists());
+
+    // A key file that is not a key: ssh-keygen fails, a typed error.
+    let not_key = write(tmp.path(), "not-a-key", "hello\n");
+    f.git(&["config", "probity.signingKey", &not_key]).unwrap();
+    let bad_key = probity(
+        f.root(),
+        &[
+            "attest",
+            "--lineage",
+            &lineage,
+            "--sign",
+            "--manifest-out",
+            manifest_s,
+        ],
+    );
+    assert_eq!(bad_key.code, 7, "{}", bad_key.stdout);
+    assert_eq!(bad_key.json["error"]["code"], "signing_tool");
+    assert!(!manifest.exists());
+
+    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(good.code, 0);
+
+    // No allowed signers configured.
+    let file = write(tmp.path(), "good.json", &good.stdout);
+    let none = verify(f.root(), &file, &[]);
+    assert_eq!(none.code, 5, "{}", none.stdout);
+    assert_eq!(none.json["error"]["code"], "allowed_signers_missing");
+    f.git(&[
+        "config",
+        "probity.allowedSignersFile",
+        list.to_str().unwrap(),
+    ])
+    .unwrap();
+
+    let bad = |name: &str, bytes: &[u8]| {
+        let file = write(tmp.path(), name, bytes);
+        let v = verify(f.root(), &file, &["--lineage", &lineage]);
+        assert_eq!(v.code, 3, "{name}: {}", v.stdout);
+        assert_eq!(
+            v.json["error"]["code"], "bad_envelope",
+            "{name}: {}",
+            v.stdout
+        );
+    };
+    let bytes = good.stdout.as_bytes();
+    bad("truncated.json", &bytes[..bytes.len() - 10]);
+    bad("empty.json", b"");
+    let mut huge = bytes.to_vec();
+    huge.resize(dsse::MAX_ENVELOPE_BYTES + 1, b' ');
+    bad("huge.json", &huge);
+    let mut not_sig = good.json.clone();
+    not_sig["signatures"][0]["sig"] = base64(b"-----BEGIN PGP SIGNATURE-----").into();
+    bad("not-sig.json", not_sig.to_string().as_bytes());
+    let mut other_type = good.json.clone();
+    other_type["payloadType"] = "application/json".into();
+    bad("type.json", other_type.to_string().as_bytes());
+    // Without --lineage, a payload that is not a Probity statement.
+    let mut foreign = good.json.clone();
+    foreign["payload"] = base64(b"{}").into();
+    let file = write(tmp.path(), "foreign.json", foreign.to_string());
+    let v = verify(f.root(), &file, &[]);
+    assert_eq!(v.code, 3, "{}", v.stdout);
+    assert_eq!(v.json["error"]["code"], "bad_envelope");
+    // A missing envelope file.
+    let missing = verify(f.root(), tmp.path().join("nope").to_str().unwrap(), &[]);
+    assert_eq!(missing.code, 7);
+    assert_eq!(missing.json["error"]["code"], "envelope_io");
+
+    assert_eq!(before, store_snapshot(&f), "the store is byte-identical");
+}
+
+/// An `ssh-agent` for one test, ended (by its pid) when dropped.
+struct Agent {
+    child: std::process::Child,
+    sock: PathBuf,
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn agent(dir: &Path) -> Agent {
+    let sock = dir.join("agent.sock");
+    let child = Command::new("ssh-agent")
+        .arg("-D")
+        .arg("-a")
+        .arg(&sock)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run ssh-agent");
+    let started = std::time::Instant::now();
+    while !sock.exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "ssh-agent did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Agent { child, sock }
+}
+
+#[test]
+fn a_literal_key_signs_through_the_agent() {
+    let (f, tmp, lineage) = approved();
+    let key = keygen(tmp.path(), "carol");
+    let a = agent(tmp.path());
+    let add = Command::new("ssh-add")
+        .arg("-q")
+        .arg(&key)
+        .env("SSH_AUTH_SOCK", &a.sock)
+        .output()
+        .unwrap();
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    // git's literal form: the public key; the agent holds the private half.
+    std::fs::remove_file(&key).unwrap();
+    f.git(&["config", "gpg.format", "ssh"]).unwrap();
+    f.git(&[
+        "config",
+        "user.signingKey",
+        &format!("key::{}", public(&key)),
+    ])
+    .unwrap();
+    let out = support::isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+        .arg("--cwd")
+        .arg(f.root())
+        .args(["attest", "--lineage", &lineage, "--sign"])
+        .env("SSH_AUTH_SOCK", &a.sock)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = allowed(tmp.path(), &[("carol", &key)]);
+    let file = write(tmp.path(), "env.json", &out.stdout);
+    let v = verify(
+        f.root(),
+        &file,
+        &["--allowed-signers", list.to_str().unwrap()],
+    );
+    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
+    assert_eq!(v.json["signer"]["principal"], "carol");
+    // Without the agent, the same configuration cannot sign: a typed error.
+    let no_agent = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(no_agent.code, 7, "{}", no_agent.stdout);
+    assert_eq!(no_agent.json["error"]["code"], "signing_tool");
+}

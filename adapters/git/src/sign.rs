@@ -1,0 +1,566 @@
+//! SSH signatures through `ssh-keygen -Y` (OpenSSH 8.2+ for `sign`/`verify`,
+//! 8.9+ for `find-principals`/`check-novalidate` as used here), and the
+//! signing configuration from Git.
+//!
+//! Argument arrays only, never a shell; a cleared environment (only `PATH`,
+//! `HOME` and `SSH_AUTH_SOCK` pass, so an agent-held key signs); every run
+//! has a timeout and is killed past it; every signature is handed to
+//! `ssh-keygen` in a temporary file that is removed when the run ends.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use probity_core::review::dsse::{NAMESPACE, SshSig};
+use probity_ports::review::{AdapterError, SignatureError, SignaturePolicy, SshSignatures};
+
+use crate::{GitCli, GitError, Repo};
+
+/// How long signing may take (an agent may ask its holder to confirm).
+pub const SIGN_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long one verification step may take.
+pub const VERIFY_TIMEOUT: Duration = Duration::from_secs(20);
+/// The most output read from one `ssh-keygen` run.
+const MAX_OUTPUT: usize = 64 * 1024;
+
+/// A failure to run `ssh-keygen`.
+#[derive(Debug, thiserror::Error)]
+pub enum SshKeygenError {
+    #[error(
+        "could not run {exe}: {source}; install OpenSSH 8.9 or newer, or set PROBITY_SSH_KEYGEN"
+    )]
+    Spawn {
+        exe: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{args} timed out after {secs} s")]
+    Timeout { args: String, secs: u64 },
+    #[error("{args} failed ({status}): {stderr}")]
+    Failed {
+        args: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("{0} is not readable: {1}")]
+    Unreadable(String, std::io::Error),
+    #[error("I/O error while running ssh-keygen: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The signing key as Git configuration names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SigningKey {
+    /// A key file: a private key, or a public key whose private half an
+    /// agent holds.
+    Path(PathBuf),
+    /// `key::<public key>` (git's literal form): the agent holds the key.
+    Literal(String),
+}
+
+/// `ssh-keygen` as a [`SshSignatures`] port.
+#[derive(Debug, Clone)]
+pub struct SshKeygen {
+    exe: OsString,
+    key: Option<SigningKey>,
+    /// Where temporary signature files go.
+    tmp: PathBuf,
+    sign_timeout: Duration,
+    verify_timeout: Duration,
+}
+
+impl SshKeygen {
+    /// Runs `exe` (default `ssh-keygen`, or `PROBITY_SSH_KEYGEN`), signing
+    /// with `key` (verification needs none); temporary files under `tmp`.
+    pub fn new(exe: Option<OsString>, key: Option<SigningKey>, tmp: PathBuf) -> Self {
+        Self {
+            exe: exe.unwrap_or_else(|| OsString::from("ssh-keygen")),
+            key,
+            tmp,
+            sign_timeout: SIGN_TIMEOUT,
+            verify_timeout: VERIFY_TIMEOUT,
+        }
+    }
+
+    /// Other timeouts than [`SIGN_TIMEOUT`] and [`VERIFY_TIMEOUT`].
+    pub fn with_timeouts(mut self, sign: Duration, verify: Duration) -> Self {
+        self.sign_timeout = sign;
+        self.verify_timeout = verify;
+        self
+    }
+
+    /// For a repository: the key from its configuration, temporary files in
+    /// its git common dir.
+    pub fn for_repo(repo: &Repo) -> Result<Self, GitError> {
+        let key = signing_key(repo)?;
+        Ok(Self::new(
+            std::env::var_os("PROBITY_SSH_KEYGEN").filter(|v| !v.is_empty()),
+            key,
+            repo.common_dir().to_path_buf(),
+        ))
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.exe);
+        cmd.env_clear();
+        for k in ["PATH", "HOME", "SSH_AUTH_SOCK"] {
+            if let Some(v) = std::env::var_os(k) {
+                cmd.env(k, v);
+            }
+        }
+        cmd.env("LC_ALL", "C")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Runs `ssh-keygen args` with `input` on stdin, under `timeout`.
+    fn run(
+        &self,
+        args: &[&std::ffi::OsStr],
+        input: &[u8],
+        timeout: Duration,
+    ) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), SshKeygenError> {
+        let shown = format!(
+            "ssh-keygen {}",
+            args.iter()
+                .map(|a| a.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let mut cmd = self.command();
+        // Its own process group, so a timeout ends whatever it started
+        // (an `ssh-sk-helper`, a wrapper's children), not only the leader.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
+            .args(args)
+            .spawn()
+            .map_err(|source| SshKeygenError::Spawn {
+                exe: self.exe.to_string_lossy().into_owned(),
+                source,
+            })?;
+        // Owned threads reporting through channels: a descendant that keeps
+        // a pipe open past the deadline cannot hold this call.
+        let (tx_in, rx_in) = std::sync::mpsc::channel();
+        let (tx_out, rx_out) = std::sync::mpsc::channel();
+        let (tx_err, rx_err) = std::sync::mpsc::channel();
+        let mut stdin = child.stdin.take();
+        let data = input.to_vec();
+        std::thread::spawn(move || {
+            // Dropping the pipe after writing closes ssh-keygen's stdin.
+            let r = stdin.as_mut().map_or(Ok(()), |p| p.write_all(&data));
+            let _ = tx_in.send(r);
+        });
+        let mut stdout = child.stdout.take();
+        std::thread::spawn(move || {
+            let _ = tx_out.send(read_bounded(stdout.as_mut()));
+        });
+        let mut stderr = child.stderr.take();
+        std::thread::spawn(move || {
+            let _ = tx_err.send(read_bounded(stderr.as_mut()));
+        });
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break st,
+                Ok(None) if start.elapsed() >= timeout => {
+                    kill_group(&mut child);
+                    return Err(SshKeygenError::Timeout {
+                        args: shown,
+                        secs: timeout.as_secs(),
+                    });
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(e) => {
+                    kill_group(&mut child);
+                    return Err(SshKeygenError::Io(e));
+                }
+            }
+        };
+        // The leader exited; its output ends now unless a descendant holds
+        // the pipes, which the same deadline bounds.
+        let left = timeout.saturating_sub(start.elapsed()) + Duration::from_secs(1);
+        let (out, err) = match (rx_out.recv_timeout(left), rx_err.recv_timeout(left)) {
+            (Ok(o), Ok(e)) => (o, e),
+            _ => {
+                kill_group(&mut child);
+                return Err(SshKeygenError::Timeout {
+                    args: shown,
+                    secs: timeout.as_secs(),
+                });
+            }
+        };
+        if let Ok(Err(e)) = rx_in.recv_timeout(Duration::from_secs(1))
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            return Err(SshKeygenError::Io(e));
+        }
+        Ok((status, out, err))
+    }
+
+    /// Writes the armored signature to a temporary file (removed on drop).
+    fn sig_file(&self, sig: &SshSig) -> Result<tempfile::NamedTempFile, SshKeygenError> {
+        let mut f = tempfile::Builder::new()
+            .prefix("probity-sig-")
+            .suffix(".sig")
+            .tempfile_in(&self.tmp)
+            .or_else(|_| tempfile::Builder::new().prefix("probity-sig-").tempfile())?;
+        f.write_all(sig.armored().as_bytes())?;
+        f.flush()?;
+        Ok(f)
+    }
+}
+
+/// Kills the child's process group (it leads its own), then reaps it.
+fn kill_group(child: &mut std::process::Child) {
+    // `kill` from PATH with an argument array: std has no group kill, and
+    // this crate forbids unsafe code. The leader is killed directly too.
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", child.id())])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn read_bounded(pipe: Option<&mut impl Read>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Some(p) = pipe {
+        let _ = p.take(MAX_OUTPUT as u64).read_to_end(&mut buf);
+        // Drain the rest so the child never blocks on a full pipe.
+        let _ = std::io::copy(p, &mut std::io::sink());
+    }
+    buf
+}
+
+fn failed(args: &str, status: std::process::ExitStatus, stderr: &[u8]) -> SshKeygenError {
+    SshKeygenError::Failed {
+        args: args.into(),
+        status: status.to_string(),
+        stderr: String::from_utf8_lossy(stderr).trim().to_string(),
+    }
+}
+
+fn readable(path: &Path) -> Result<(), SshKeygenError> {
+    std::fs::File::open(path)
+        .map(drop)
+        .map_err(|e| SshKeygenError::Unreadable(path.display().to_string(), e))
+}
+
+impl SshSignatures for SshKeygen {
+    fn sign(&self, message: &[u8]) -> Result<Vec<u8>, AdapterError> {
+        let key = self
+            .key
+            .as_ref()
+            .ok_or_else(|| Box::new(NoKey) as AdapterError)?;
+        // A literal key is written to a temporary public-key file: the agent
+        // holds its private half.
+        let mut literal = None;
+        let path = match key {
+            SigningKey::Path(p) => p.clone(),
+            SigningKey::Literal(k) => {
+                let mut f = tempfile::Builder::new()
+                    .prefix("probity-key-")
+                    .suffix(".pub")
+                    .tempfile_in(&self.tmp)?;
+                f.write_all(k.as_bytes())?;
+                f.write_all(b"\n")?;
+                f.flush()?;
+                let p = f.path().to_path_buf();
+                literal = Some(f);
+                p
+            }
+        };
+        let args: [&std::ffi::OsStr; 7] = [
+            "-Y".as_ref(),
+            "sign".as_ref(),
+            "-n".as_ref(),
+            NAMESPACE.as_ref(),
+            "-f".as_ref(),
+            path.as_os_str(),
+            "-q".as_ref(),
+        ];
+        let (status, out, err) = self.run(&args, message, self.sign_timeout)?;
+        drop(literal);
+        if !status.success() {
+            return Err(Box::new(failed("-Y sign", status, &err)));
+        }
+        Ok(out)
+    }
+
+    fn check(&self, signature: &SshSig, message: &[u8]) -> Result<bool, AdapterError> {
+        let f = self.sig_file(signature)?;
+        let args: [&std::ffi::OsStr; 6] = [
+            "-Y".as_ref(),
+            "check-novalidate".as_ref(),
+            "-n".as_ref(),
+            NAMESPACE.as_ref(),
+            "-s".as_ref(),
+            f.path().as_os_str(),
+        ];
+        let (status, _, _) = self.run(&args, message, self.verify_timeout)?;
+        Ok(status.success())
+    }
+
+    fn find_principals(
+        &self,
+        allowed_signers: &Path,
+        signature: &SshSig,
+    ) -> Result<Vec<String>, AdapterError> {
+        readable(allowed_signers)?;
+        let f = self.sig_file(signature)?;
+        let args: [&std::ffi::OsStr; 6] = [
+            "-Y".as_ref(),
+            "find-principals".as_ref(),
+            "-s".as_ref(),
+            f.path().as_os_str(),
+            "-f".as_ref(),
+            allowed_signers.as_os_str(),
+        ];
+        let (status, out, err) = self.run(&args, b"", self.verify_timeout)?;
+        if !status.success() {
+            // ssh-keygen exits 255 both when no principal matches and on
+            // errors; only the former is an answer.
+            if String::from_utf8_lossy(&err).contains("No principal matched") {
+                return Ok(Vec::new());
+            }
+            return Err(Box::new(failed("-Y find-principals", status, &err)));
+        }
+        Ok(String::from_utf8_lossy(&out)
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect())
+    }
+
+    fn verify(
+        &self,
+        allowed_signers: &Path,
+        principal: &str,
+        signature: &SshSig,
+        message: &[u8],
+    ) -> Result<bool, AdapterError> {
+        readable(allowed_signers)?;
+        let f = self.sig_file(signature)?;
+        let args: [&std::ffi::OsStr; 10] = [
+            "-Y".as_ref(),
+            "verify".as_ref(),
+            "-f".as_ref(),
+            allowed_signers.as_os_str(),
+            "-I".as_ref(),
+            principal.as_ref(),
+            "-n".as_ref(),
+            NAMESPACE.as_ref(),
+            "-s".as_ref(),
+            f.path().as_os_str(),
+        ];
+        let (status, _, _) = self.run(&args, message, self.verify_timeout)?;
+        Ok(status.success())
+    }
+}
+
+/// Signing was asked with no key configured.
+#[derive(Debug, thiserror::Error)]
+#[error("no signing key is configured")]
+pub struct NoKey;
+
+/// Maps a [`SshSignatures::sign`] error to the use case's answer: a
+/// missing key is [`SignatureError::NoSigningKey`].
+pub fn classify_sign_error(e: SignatureError) -> SignatureError {
+    match e {
+        SignatureError::Tool(inner) if inner.is::<NoKey>() => SignatureError::NoSigningKey,
+        other => other,
+    }
+}
+
+/// One configuration value (`git config --get`), `None` when unset.
+fn config(
+    repo: &Repo,
+    git: &GitCli,
+    key: &str,
+    ty: Option<&str>,
+) -> Result<Option<String>, GitError> {
+    let mut args: Vec<String> = vec!["config".into()];
+    if let Some(t) = ty {
+        args.push(format!("--type={t}"));
+    }
+    args.extend(["--get".into(), key.into()]);
+    let args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
+    let out = git.output(repo.root(), &args, &[], None)?;
+    match out.status.code() {
+        Some(0) => Ok(Some(
+            String::from_utf8_lossy(&out.stdout)
+                .trim_end_matches('\n')
+                .to_string(),
+        )),
+        // 1: the key is not set.
+        Some(1) => Ok(None),
+        _ => Err(GitError::Failed {
+            args: format!("config --get {key}"),
+            status: out.status.to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        }),
+    }
+}
+
+/// The signing key: `probity.signingKey`, else `user.signingKey` when
+/// `gpg.format` is `ssh`. A value starting `key::` is a literal public
+/// key; otherwise a path (`~` expanded by Git, relative to the work tree's
+/// root).
+pub fn signing_key(repo: &Repo) -> Result<Option<SigningKey>, GitError> {
+    let git = repo.git();
+    let raw = match config(repo, git, "probity.signingKey", None)? {
+        Some(v) if !v.is_empty() => Some(v),
+        _ => {
+            let ssh = config(repo, git, "gpg.format", None)?
+                .is_some_and(|f| f.eq_ignore_ascii_case("ssh"));
+            if ssh {
+                config(repo, git, "user.signingKey", None)?.filter(|v| !v.is_empty())
+            } else {
+                None
+            }
+        }
+    };
+    Ok(raw.map(|v| {
+        if let Some(k) = v.strip_prefix("key::") {
+            SigningKey::Literal(k.to_string())
+        } else {
+            SigningKey::Path(expand_path(repo, &v))
+        }
+    }))
+}
+
+fn expand_path(repo: &Repo, v: &str) -> PathBuf {
+    if let Some(rest) = v.strip_prefix("~/")
+        && let Some(home) = std::env::var_os("HOME")
+    {
+        return PathBuf::from(home).join(rest);
+    }
+    let p = PathBuf::from(v);
+    if p.is_absolute() {
+        p
+    } else {
+        repo.root().join(p)
+    }
+}
+
+/// What a verifier accepts: `probity.requireSignature` (a boolean; default
+/// false) and `probity.allowedSignersFile` (a path; `~` expanded, relative
+/// to the work tree's root).
+pub fn signature_policy(repo: &Repo) -> Result<SignaturePolicy, GitError> {
+    let git = repo.git();
+    let require =
+        config(repo, git, "probity.requireSignature", Some("bool"))?.is_some_and(|v| v == "true");
+    let allowed = config(repo, git, "probity.allowedSignersFile", None)?
+        .filter(|v| !v.is_empty())
+        .map(|v| expand_path(repo, &v));
+    Ok(SignaturePolicy {
+        require_signature: require,
+        allowed_signers: allowed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_core::review::dsse;
+    use probity_ports::review::sign_statement;
+
+    /// A stand-in `ssh-keygen`: a shell script with the given body.
+    fn fake(dir: &Path, body: &str) -> OsString {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join("fake-ssh-keygen");
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p.into_os_string()
+    }
+
+    fn sig() -> SshSig {
+        let mut key = Vec::new();
+        for b in [b"ssh-ed25519".as_slice(), &[1u8; 32]] {
+            key.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            key.extend_from_slice(b);
+        }
+        let mut blob = b"SSHSIG".to_vec();
+        blob.extend_from_slice(&1u32.to_be_bytes());
+        for b in [key.as_slice(), b"probity", b"", b"sha512", b"sig"] {
+            blob.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            blob.extend_from_slice(b);
+        }
+        dsse::parse_sshsig(&blob).unwrap()
+    }
+
+    #[test]
+    fn a_hung_ssh_keygen_is_killed_and_its_temporary_files_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        let k = SshKeygen::new(Some(fake(dir.path(), "sleep 30")), None, tmp.clone())
+            .with_timeouts(Duration::from_millis(300), Duration::from_millis(300));
+        let started = Instant::now();
+        let e = k.check(&sig(), b"m").unwrap_err();
+        assert!(e.to_string().contains("timed out"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn signer_output_that_is_not_a_signature_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = SigningKey::Path(dir.path().join("key"));
+        let k = SshKeygen::new(
+            Some(fake(dir.path(), "cat >/dev/null; echo not-a-signature")),
+            Some(key),
+            dir.path().to_path_buf(),
+        );
+        let e = sign_statement(&k, b"{}").unwrap_err();
+        assert_eq!(e.code(), "bad_signature_output");
+        // No key at all is its own answer.
+        let none = SshKeygen::new(None, None, dir.path().to_path_buf());
+        let e = classify_sign_error(sign_statement(&none, b"{}").unwrap_err());
+        assert_eq!(e.code(), "signing_key_missing");
+        // A missing executable is an error, not an answer.
+        let gone = SshKeygen::new(
+            Some(dir.path().join("nope").into_os_string()),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert!(gone.check(&sig(), b"m").is_err());
+    }
+
+    #[test]
+    fn find_principals_tells_no_match_from_a_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed_signers");
+        std::fs::write(&allowed, "").unwrap();
+        let none = SshKeygen::new(
+            Some(fake(
+                dir.path(),
+                "echo 'No principal matched.' >&2; exit 255",
+            )),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert_eq!(
+            none.find_principals(&allowed, &sig()).unwrap(),
+            Vec::<String>::new()
+        );
+        let broken = SshKeygen::new(
+            Some(fake(dir.path(), "echo 'something else' >&2; exit 255")),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert!(broken.find_principals(&allowed, &sig()).is_err());
+        // An unreadable allowed-signers file is an error before any run.
+        assert!(
+            none.find_principals(&dir.path().join("missing"), &sig())
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Probity's gate in forge CI: fetch the review authority (refs/notes/probity)
+# and re-derive the decision for a change proposal (pre-pr) or a push to a
+# protected branch (pre-receive). Called by the GitHub Actions composite
+# action (action.yml) and the GitLab CI template
+# (ci/gitlab/probity.gitlab-ci.yml); runnable by hand in any clone.
+#
+# Inputs (environment; each falls back to what GitHub Actions or GitLab CI
+# set, see docs/ci.md):
+#   PROBITY_GATE_MODE  pre-pr | pre-receive | auto (default: from the event)
+#   PROBITY_BASE       pre-pr: the target branch's name (e.g. main)
+#   PROBITY_HEAD       pre-pr: the proposal's head commit (default HEAD)
+#   PROBITY_BEFORE     pre-receive: the branch's old tip
+#   PROBITY_AFTER      pre-receive: the branch's new tip
+#   PROBITY_REF        pre-receive: the full ref pushed (refs/heads/main)
+#   PROBITY_REMOTE     the remote to fetch from (default origin)
+#   PROBITY_BIN        the probity executable (default: probity on PATH)
+#   PROBITY_ALLOWED_SIGNERS    an allowed-signers file: set as
+#                              probity.allowedSignersFile in this clone
+#   PROBITY_REQUIRE_SIGNATURE  true: set probity.requireSignature
+#   PROBITY_GATE_DRY_RUN       1: print the gate's command, one argument
+#                              per line, and run nothing (not even fetch)
+#
+# Exit: the gate's own code (0 allow, 1 deny, 2 usage, ...); 2 when this
+# script cannot tell what to check. No eval; every value is one argument.
+set -euo pipefail
+
+probity=${PROBITY_BIN:-probity}
+remote=${PROBITY_REMOTE:-origin}
+mode=${PROBITY_GATE_MODE:-auto}
+dry_run=${PROBITY_GATE_DRY_RUN:-0}
+notes_ref=refs/notes/probity
+
+die() {
+  printf 'probity-gate: %s\n' "$*" >&2
+  exit 2
+}
+
+# The gate's command lines, in one place: adjust the flags here.
+pre_pr_command() { # <base ref> <head>
+  cmd=("$probity" validate --gate pre-pr --base "$1" --head "$2" --json)
+}
+pre_receive_command() { # <before> <after> <ref>
+  cmd=("$probity" validate --gate pre-receive --range "$1..$2" --ref "$3" --json)
+}
+
+# A value that would read as a flag, or carries a newline, is refused.
+plain() { # <name> <value>
+  case $2 in
+    -* | *$'\n'*) die "$1 is not a plain value: '$2'" ;;
+  esac
+}
+
+if [ "$mode" = auto ]; then
+  if [ "${GITHUB_ACTIONS:-}" = true ]; then
+    case ${GITHUB_EVENT_NAME:-} in
+      pull_request | pull_request_target) mode=pre-pr ;;
+      push) mode=pre-receive ;;
+      *) die "GitHub event '${GITHUB_EVENT_NAME:-}' is neither a pull request nor a push: set mode" ;;
+    esac
+  elif [ "${GITLAB_CI:-}" = true ]; then
+    case ${CI_PIPELINE_SOURCE:-} in
+      merge_request_event) mode=pre-pr ;;
+      push) mode=pre-receive ;;
+      *) die "GitLab pipeline source '${CI_PIPELINE_SOURCE:-}' is neither a merge request nor a push: set PROBITY_GATE_MODE" ;;
+    esac
+  else
+    die "not in GitHub Actions or GitLab CI: set PROBITY_GATE_MODE (pre-pr or pre-receive)"
+  fi
+fi
+
+case $mode in
+  pre-pr)
+    base=${PROBITY_BASE:-${GITHUB_BASE_REF:-${CI_MERGE_REQUEST_TARGET_BRANCH_NAME:-}}}
+    # GitLab's merged-results pipelines check out a merge commit: the
+    # proposal's own head is the source branch's tip.
+    head=${PROBITY_HEAD:-${CI_MERGE_REQUEST_SOURCE_BRANCH_SHA:-${CI_COMMIT_SHA:-HEAD}}}
+    [ -n "$base" ] || die "no target branch: set PROBITY_BASE (the branch the proposal targets)"
+    plain base "$base"
+    plain head "$head"
+    git check-ref-format --branch "$base" >/dev/null 2>&1 || die "'$base' is not a branch name"
+    base_ref="refs/remotes/$remote/$base"
+    pre_pr_command "$base_ref" "$head"
+    ;;
+  pre-receive)
+    before=${PROBITY_BEFORE:-${CI_COMMIT_BEFORE_SHA:-}}
+    after=${PROBITY_AFTER:-${GITHUB_SHA:-${CI_COMMIT_SHA:-}}}
+    ref=${PROBITY_REF:-${GITHUB_REF:-}}
+    if [ -z "$ref" ] && [ -n "${CI_COMMIT_BRANCH:-}" ]; then
+      ref="refs/heads/$CI_COMMIT_BRANCH"
+    fi
+    [ -n "$before" ] || die "no old tip: set PROBITY_BEFORE (GitHub: github.event.before)"
+    [ -n "$after" ] || die "no new tip: set PROBITY_AFTER"
+    [ -n "$ref" ] || die "no ref: set PROBITY_REF (e.g. refs/heads/main)"
+    plain before "$before"
+    plain after "$after"
+    plain ref "$ref"
+    git check-ref-format "$ref" >/dev/null 2>&1 || die "'$ref' is not a full ref name"
+    pre_receive_command "$before" "$after" "$ref"
+    ;;
+  *) die "unknown mode '$mode' (pre-pr, pre-receive or auto)" ;;
+esac
+
+if [ "$dry_run" = 1 ]; then
+  printf '%s\n' "${cmd[@]}"
+  exit 0
+fi
+
+fetch() {
+  git fetch --quiet --no-tags --no-recurse-submodules "$remote" "$@"
+}
+
+# The gate walks history: a shallow clone cannot answer.
+if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+  fetch --unshallow
+fi
+
+# The authority travels as notes. A remote without them has none to give:
+# the gate then denies for lack of a review, which is its answer to give.
+if git ls-remote --exit-code "$remote" "$notes_ref" >/dev/null 2>&1; then
+  fetch "+$notes_ref:$notes_ref"
+else
+  printf 'probity-gate: %s has no %s (no review authority published)\n' "$remote" "$notes_ref" >&2
+fi
+
+if [ "$mode" = pre-pr ]; then
+  fetch "+refs/heads/$base:$base_ref"
+  if ! git cat-file -e "$head^{commit}" 2>/dev/null; then
+    fetch "$head"
+  fi
+fi
+
+if [ -n "${PROBITY_ALLOWED_SIGNERS:-}" ]; then
+  git config probity.allowedSignersFile "$PROBITY_ALLOWED_SIGNERS"
+fi
+if [ "${PROBITY_REQUIRE_SIGNATURE:-false}" = true ]; then
+  git config probity.requireSignature true
+fi
+
+status=0
+"${cmd[@]}" || status=$?
+case $status in
+  0) printf 'probity-gate: %s allows\n' "$mode" >&2 ;;
+  1) printf 'probity-gate: %s denies (see reason_code and next_action above)\n' "$mode" >&2 ;;
+  *) printf 'probity-gate: %s failed with exit %s\n' "$mode" "$status" >&2 ;;
+esac
+exit "$status"

@@ -1,0 +1,94 @@
+//! The signed attestation's bytes, pinned: the DSSE envelope around the
+//! golden in-toto statement (`review__in_toto_statement.snap`), with a real
+//! SSH signature made once by a throwaway key. To check it by hand:
+//!
+//! ```sh
+//! echo "golden@probity.invalid ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICLbFo3A92KSPeZ2ZoQrIlA+D378Bh9r1w58mjOgKhbB" > allowed
+//! # write SIGNATURE below to sig, the statement's PAE to pae, then:
+//! ssh-keygen -Y verify -f allowed -I golden@probity.invalid -n probity -s sig < pae
+//! ```
+
+use probity_core::review::attest::{manifest_bytes, statement, statement_bytes};
+use probity_core::review::dsse;
+use probity_core::review::export::{ChangeStatus, ManifestEntry};
+use probity_core::review::fixtures;
+use probity_core::review::ids::{BlobId, RepoPath};
+use probity_core::review::lens::Lens;
+use probity_core::review::receipt::Receipt;
+use probity_core::review::snapshot::FileMode;
+
+/// `ssh-keygen -Y sign -n probity` over the golden statement's PAE.
+const SIGNATURE: &str = "-----BEGIN SSH SIGNATURE-----
+U1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAgItsWjcD3YpI95nZmhCsiUD4Pfv
+wGH2vXDnyaM6AqFsEAAAAHcHJvYml0eQAAAAAAAAAGc2hhNTEyAAAAUwAAAAtzc2gtZWQy
+NTUxOQAAAEDKZC0EXAj8fYPAGXIzfLfQZ4mDxoVrZoTEOCGNlEZH2s7PMgNU0n6/GyLO6s
+EuJacNYgGqCAXD6u6n6Vf/WVoD
+-----END SSH SIGNATURE-----
+";
+
+/// The golden statement, built exactly as `review.rs` builds it.
+fn golden_statement() -> Vec<u8> {
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    let r1 = r0
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap();
+    let r2 = r1
+        .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
+        .unwrap();
+    let receipt = Receipt::derive(&r2).unwrap();
+    let blob = |s: &str| Some(BlobId::parse(s.repeat(40)).unwrap());
+    let entries = vec![
+        ManifestEntry {
+            path: RepoPath::parse("src/parser.rs").unwrap(),
+            status: ChangeStatus::Modified,
+            old_mode: Some(FileMode::Regular),
+            new_mode: Some(FileMode::Regular),
+            old_blob: blob("a"),
+            new_blob: blob("b"),
+        },
+        ManifestEntry {
+            path: RepoPath::parse("src/parser_test.rs").unwrap(),
+            status: ChangeStatus::Added,
+            old_mode: None,
+            new_mode: Some(FileMode::Regular),
+            old_blob: None,
+            new_blob: blob("c"),
+        },
+    ];
+    let manifest = manifest_bytes(&receipt, entries).unwrap();
+    statement_bytes(&statement(&receipt, &manifest)).unwrap()
+}
+
+#[test]
+fn a_signed_attestation_as_a_dsse_envelope() {
+    let stmt = golden_statement();
+    // The statement the signature was made over is the pinned one.
+    let snap = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/snapshots/review__in_toto_statement.snap"
+    ))
+    .unwrap();
+    let pinned = snap
+        .splitn(3, "---\n")
+        .nth(2)
+        .unwrap()
+        .trim_end_matches('\n');
+    assert_eq!(stmt, pinned.as_bytes());
+    let pae = dsse::statement_pae(&stmt);
+    let header = format!("DSSEv1 28 application/vnd.in-toto+json {} ", stmt.len());
+    assert_eq!(&pae[..header.len()], header.as_bytes());
+    assert_eq!(&pae[header.len()..], stmt.as_slice());
+
+    let sig = dsse::dearmor(SIGNATURE.as_bytes()).unwrap();
+    // What `ssh-keygen -l` printed for the key that made it.
+    assert_eq!(
+        sig.fingerprint(),
+        "SHA256:Qb5RtKJSbUM9tnH97RaCEw4OdIVG0Lvqc426ERs19jw"
+    );
+    assert_eq!(sig.armored(), SIGNATURE, "re-armored byte for byte");
+    let env = dsse::envelope_bytes(&stmt, &sig).unwrap();
+    let parsed = dsse::parse_envelope(&env).unwrap();
+    assert_eq!(parsed.payload, stmt);
+    assert_eq!(parsed.signatures, vec![sig]);
+    insta::assert_snapshot!("dsse_envelope", String::from_utf8(env).unwrap());
+}

@@ -1,0 +1,413 @@
+//! Signed attestations: the port through which SSH signatures are made and
+//! checked (`ssh-keygen -Y`, in `probity-git`), and the two use cases on
+//! it: [`sign_statement`] (`probity attest --sign`) and
+//! [`verify_envelope`] (`probity attest verify`, and any server-side gate
+//! that holds envelopes: see [`check_attestations`]).
+//!
+//! A verified envelope says who vouched for which bytes: a key listed in
+//! the allowed-signers file signed the DSSE PAE of exactly the statement
+//! the verifier re-derived. It says nothing about how the key is kept or
+//! how well its holder judged (docs/threat-model.md).
+
+use std::path::{Path, PathBuf};
+
+use probity_core::review::dsse::{self, EnvelopeError, SshSig};
+
+use super::AdapterError;
+
+/// What a verifier accepts, from Git configuration
+/// (`probity.requireSignature`, `probity.allowedSignersFile`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignaturePolicy {
+    /// Gates deny an attestation without a valid, allowed signature.
+    pub require_signature: bool,
+    /// An allowed-signers file in Git's own format (`gpg.ssh.allowedSignersFile`,
+    /// `ssh-keygen(1)` ALLOWED SIGNERS): `principal[,principal] [options] key`.
+    pub allowed_signers: Option<PathBuf>,
+}
+
+/// Who vouched: the principal the allowed-signers file names for the key,
+/// and the key.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Signer {
+    pub principal: String,
+    /// `SHA256:` fingerprint of the key, as `ssh-keygen -l` prints it.
+    pub keyid: String,
+    pub key_type: String,
+}
+
+/// Making and checking SSH signatures in the `probity` namespace. Every
+/// method is one bounded `ssh-keygen -Y` run; a failure to run it is an
+/// error, never an answer.
+pub trait SshSignatures {
+    /// Signs `message` with the configured key (`ssh-keygen -Y sign -n
+    /// probity`); returns what `ssh-keygen` printed (armored SSHSIG text).
+    fn sign(&self, message: &[u8]) -> Result<Vec<u8>, AdapterError>;
+    /// Whether `signature` is a valid signature over `message` by the key
+    /// it carries, whoever holds that key (`-Y check-novalidate`).
+    fn check(&self, signature: &SshSig, message: &[u8]) -> Result<bool, AdapterError>;
+    /// The principals `allowed_signers` lists for the signature's key
+    /// (`-Y find-principals`); empty when none.
+    fn find_principals(
+        &self,
+        allowed_signers: &Path,
+        signature: &SshSig,
+    ) -> Result<Vec<String>, AdapterError>;
+    /// Whether `signature` verifies over `message` for `principal` under
+    /// `allowed_signers`, its options (validity windows) included
+    /// (`-Y verify`).
+    fn verify(
+        &self,
+        allowed_signers: &Path,
+        principal: &str,
+        signature: &SshSig,
+        message: &[u8],
+    ) -> Result<bool, AdapterError>;
+}
+
+/// Why an attestation was not signed, or is not accepted. [`code`] is the
+/// stable reason code; [`is_denial`] tells a gate's denial (the input was
+/// read and found wanting) from an error (it could not be read or checked).
+///
+/// [`code`]: SignatureError::code
+/// [`is_denial`]: SignatureError::is_denial
+#[derive(Debug, thiserror::Error)]
+pub enum SignatureError {
+    /// No envelope, or an envelope with no signature.
+    #[error("the attestation is not signed")]
+    Missing,
+    /// A signature that does not verify, made in another namespace, or over
+    /// other bytes than the statement the verifier derived.
+    #[error("the signature is not valid for this attestation: {0}")]
+    Invalid(String),
+    /// A valid signature by a key the allowed-signers file does not list
+    /// (or lists with options that exclude it now).
+    #[error("signed by {keyid}, which {allowed_signers} does not allow")]
+    SignerNotAllowed {
+        keyid: String,
+        allowed_signers: String,
+    },
+    /// Not an envelope (truncated, oversized, unknown fields, not base64,
+    /// a `sig` that is not an SSH signature).
+    #[error("{0}")]
+    Envelope(#[from] EnvelopeError),
+    /// A signature is required or being checked, and no allowed-signers
+    /// file is configured.
+    #[error("no allowed-signers file is configured (git config probity.allowedSignersFile)")]
+    NoAllowedSigners,
+    /// `--sign` without a key.
+    #[error(
+        "no signing key is configured (git config probity.signingKey, or user.signingKey with gpg.format=ssh)"
+    )]
+    NoSigningKey,
+    /// What `ssh-keygen -Y sign` printed is not an SSH signature.
+    #[error("ssh-keygen did not print an SSH signature: {0}")]
+    BadSignerOutput(String),
+    /// `ssh-keygen` could not be run, timed out, or failed.
+    #[error("ssh-keygen: {0}")]
+    Tool(AdapterError),
+    /// The envelope or statement could not be serialized.
+    #[error("could not serialize the envelope: {0}")]
+    Serialize(String),
+}
+
+impl SignatureError {
+    /// The stable reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SignatureError::Missing => "signature_missing",
+            SignatureError::Invalid(_) => "signature_invalid",
+            SignatureError::SignerNotAllowed { .. } => "signer_not_allowed",
+            SignatureError::Envelope(_) => "bad_envelope",
+            SignatureError::NoAllowedSigners => "allowed_signers_missing",
+            SignatureError::NoSigningKey => "signing_key_missing",
+            SignatureError::BadSignerOutput(_) => "bad_signature_output",
+            SignatureError::Tool(_) => "signing_tool",
+            SignatureError::Serialize(_) => "serialize",
+        }
+    }
+
+    /// A gate's denial (exit 1), as opposed to an error.
+    pub fn is_denial(&self) -> bool {
+        matches!(
+            self,
+            SignatureError::Missing
+                | SignatureError::Invalid(_)
+                | SignatureError::SignerNotAllowed { .. }
+        )
+    }
+}
+
+/// `probity attest --sign`: signs the DSSE PAE of `statement` (exactly the
+/// canonical bytes `probity attest` prints) and returns the envelope's
+/// canonical bytes. The signature `ssh-keygen` printed is parsed before it
+/// is used: anything that is not an SSHSIG in the `probity` namespace is
+/// refused.
+pub fn sign_statement<P: SshSignatures + ?Sized>(
+    port: &P,
+    statement: &[u8],
+) -> Result<Vec<u8>, SignatureError> {
+    let printed = port
+        .sign(&dsse::statement_pae(statement))
+        .map_err(SignatureError::Tool)?;
+    let sig = dsse::dearmor(&printed).map_err(SignatureError::BadSignerOutput)?;
+    if sig.namespace != dsse::NAMESPACE {
+        return Err(SignatureError::BadSignerOutput(format!(
+            "namespace `{}`, expected `{}`",
+            sig.namespace,
+            dsse::NAMESPACE
+        )));
+    }
+    dsse::envelope_bytes(statement, &sig).map_err(|e| SignatureError::Serialize(e.to_string()))
+}
+
+/// Verifies one DSSE envelope against the statement the verifier derived
+/// itself (`expected_statement`: the canonical bytes `probity attest`
+/// prints for the lineage) and the allowed signers of `policy`.
+///
+/// In order, each answer final:
+/// 1. no allowed-signers file → [`SignatureError::NoAllowedSigners`];
+/// 2. not an envelope (over [`dsse::MAX_ENVELOPE_BYTES`], truncated,
+///    unknown fields, another payload type, a `sig` that is not an SSHSIG)
+///    → [`SignatureError::Envelope`];
+/// 3. no signature → `signature_missing`;
+/// 4. a payload other than `expected_statement` → `signature_invalid`
+///    (the envelope vouches for other bytes);
+/// 5. per signature: another namespace, or not valid over the PAE →
+///    `signature_invalid`; valid, but its key unlisted (or excluded by its
+///    options) → `signer_not_allowed`; otherwise the [`Signer`].
+///
+/// With several signatures the first accepted one answers; when none is,
+/// the first signature's refusal does. `policy.require_signature` is not
+/// consulted here (the caller asked for a verification); see
+/// [`check_attestations`] for the gate's use.
+pub fn verify_envelope<P: SshSignatures + ?Sized>(
+    port: &P,
+    envelope: &[u8],
+    expected_statement: &[u8],
+    policy: &SignaturePolicy,
+) -> Result<Signer, SignatureError> {
+    let allowed = policy
+        .allowed_signers
+        .as_deref()
+        .ok_or(SignatureError::NoAllowedSigners)?;
+    let parsed = dsse::parse_envelope(envelope)?;
+    if parsed.signatures.is_empty() {
+        return Err(SignatureError::Missing);
+    }
+    if parsed.payload != expected_statement {
+        return Err(SignatureError::Invalid(
+            "the envelope carries another statement than the one derived for this lineage".into(),
+        ));
+    }
+    let message = dsse::statement_pae(&parsed.payload);
+    let mut first_refusal = None;
+    for sig in &parsed.signatures {
+        match verify_one(port, allowed, sig, &message) {
+            Ok(signer) => return Ok(signer),
+            Err(e) if e.is_denial() => {
+                first_refusal.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(first_refusal.unwrap_or(SignatureError::Missing))
+}
+
+fn verify_one<P: SshSignatures + ?Sized>(
+    port: &P,
+    allowed: &Path,
+    sig: &SshSig,
+    message: &[u8],
+) -> Result<Signer, SignatureError> {
+    if sig.namespace != dsse::NAMESPACE {
+        return Err(SignatureError::Invalid(format!(
+            "made in namespace `{}`, not `{}`",
+            sig.namespace,
+            dsse::NAMESPACE
+        )));
+    }
+    if !port.check(sig, message).map_err(SignatureError::Tool)? {
+        return Err(SignatureError::Invalid(format!(
+            "the signature by {} does not verify over the statement's PAE",
+            sig.fingerprint()
+        )));
+    }
+    let not_allowed = || SignatureError::SignerNotAllowed {
+        keyid: sig.fingerprint(),
+        allowed_signers: allowed.display().to_string(),
+    };
+    let principals = port
+        .find_principals(allowed, sig)
+        .map_err(SignatureError::Tool)?;
+    for principal in principals {
+        if port
+            .verify(allowed, &principal, sig, message)
+            .map_err(SignatureError::Tool)?
+        {
+            return Ok(Signer {
+                principal,
+                keyid: sig.fingerprint(),
+                key_type: sig.key_type.clone(),
+            });
+        }
+    }
+    Err(not_allowed())
+}
+
+/// The gate's use: the envelopes a bundle carries (its `attestations`)
+/// for one statement. Without `policy.require_signature` nothing is
+/// checked (`Ok(None)`: an unsigned attestation is what Probity has always
+/// accepted). With it: no envelope → `signature_missing`; otherwise the
+/// first envelope that verifies gives the signer, and when none does, the
+/// first envelope's refusal answers.
+pub fn check_attestations<P: SshSignatures + ?Sized>(
+    port: &P,
+    envelopes: &[&[u8]],
+    expected_statement: &[u8],
+    policy: &SignaturePolicy,
+) -> Result<Option<Signer>, SignatureError> {
+    if !policy.require_signature {
+        return Ok(None);
+    }
+    let mut first_refusal = None;
+    for env in envelopes {
+        match verify_envelope(port, env, expected_statement, policy) {
+            Ok(signer) => return Ok(Some(signer)),
+            Err(e) => {
+                first_refusal.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_refusal.unwrap_or(SignatureError::Missing))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_core::review::export::base64;
+
+    /// A port with fixed answers: which messages verify, which keys are
+    /// listed.
+    struct Fake {
+        valid_over: Vec<u8>,
+        listed: bool,
+    }
+
+    impl SshSignatures for Fake {
+        fn sign(&self, _: &[u8]) -> Result<Vec<u8>, AdapterError> {
+            Ok(b"not a signature".to_vec())
+        }
+        fn check(&self, _: &SshSig, message: &[u8]) -> Result<bool, AdapterError> {
+            Ok(message == self.valid_over.as_slice())
+        }
+        fn find_principals(&self, _: &Path, _: &SshSig) -> Result<Vec<String>, AdapterError> {
+            Ok(if self.listed {
+                vec!["alice".into()]
+            } else {
+                vec![]
+            })
+        }
+        fn verify(&self, _: &Path, _: &str, s: &SshSig, m: &[u8]) -> Result<bool, AdapterError> {
+            self.check(s, m)
+        }
+    }
+
+    fn blob() -> Vec<u8> {
+        fn s(out: &mut Vec<u8>, b: &[u8]) {
+            out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            out.extend_from_slice(b);
+        }
+        let mut key = Vec::new();
+        s(&mut key, b"ssh-ed25519");
+        s(&mut key, &[1u8; 32]);
+        let mut out = b"SSHSIG".to_vec();
+        out.extend_from_slice(&1u32.to_be_bytes());
+        s(&mut out, &key);
+        s(&mut out, b"probity");
+        s(&mut out, b"");
+        s(&mut out, b"sha512");
+        s(&mut out, b"sig");
+        out
+    }
+
+    fn envelope(statement: &[u8]) -> Vec<u8> {
+        dsse::envelope_bytes(statement, &dsse::parse_sshsig(&blob()).unwrap()).unwrap()
+    }
+
+    fn policy(required: bool) -> SignaturePolicy {
+        SignaturePolicy {
+            require_signature: required,
+            allowed_signers: Some(PathBuf::from("allowed_signers")),
+        }
+    }
+
+    #[test]
+    fn verification_answers_in_order() {
+        let stmt = b"{\"s\":1}";
+        let ok = Fake {
+            valid_over: dsse::statement_pae(stmt),
+            listed: true,
+        };
+        let env = envelope(stmt);
+        let signer = verify_envelope(&ok, &env, stmt, &policy(false)).unwrap();
+        assert_eq!(signer.principal, "alice");
+        // No allowed signers: an error before anything is read.
+        let none = SignaturePolicy::default();
+        assert!(matches!(
+            verify_envelope(&ok, &env, stmt, &none),
+            Err(SignatureError::NoAllowedSigners)
+        ));
+        // Other bytes than the derived statement.
+        let e = verify_envelope(&ok, &env, b"{\"s\":2}", &policy(false)).unwrap_err();
+        assert_eq!(e.code(), "signature_invalid");
+        // A signature over something else (the PAE is what is signed).
+        let bare = Fake {
+            valid_over: stmt.to_vec(),
+            listed: true,
+        };
+        let e = verify_envelope(&bare, &env, stmt, &policy(false)).unwrap_err();
+        assert_eq!(e.code(), "signature_invalid");
+        // Valid, unlisted.
+        let unlisted = Fake {
+            valid_over: dsse::statement_pae(stmt),
+            listed: false,
+        };
+        let e = verify_envelope(&unlisted, &env, stmt, &policy(false)).unwrap_err();
+        assert_eq!(e.code(), "signer_not_allowed");
+        assert!(e.is_denial());
+        // Signer output that is not a signature is refused.
+        let e = sign_statement(&ok, stmt).unwrap_err();
+        assert_eq!(e.code(), "bad_signature_output");
+        assert!(!e.is_denial());
+    }
+
+    #[test]
+    fn a_gate_checks_only_when_required_and_any_envelope_may_vouch() {
+        let stmt = b"{\"s\":1}";
+        let ok = Fake {
+            valid_over: dsse::statement_pae(stmt),
+            listed: true,
+        };
+        assert_eq!(
+            check_attestations(&ok, &[], stmt, &policy(false)).unwrap(),
+            None
+        );
+        let e = check_attestations(&ok, &[], stmt, &policy(true)).unwrap_err();
+        assert_eq!(e.code(), "signature_missing");
+        let env = envelope(stmt);
+        let unsigned = format!(
+            "{{\"payload\":\"{}\",\"payloadType\":\"{}\",\"signatures\":[]}}",
+            base64(stmt),
+            dsse::PAYLOAD_TYPE
+        );
+        let both: [&[u8]; 3] = [b"{", unsigned.as_bytes(), &env];
+        let signer = check_attestations(&ok, &both, stmt, &policy(true)).unwrap();
+        assert_eq!(signer.map(|s| s.principal), Some("alice".into()));
+        // None vouches: the first envelope's refusal answers.
+        let e = check_attestations(&ok, &both[..2], stmt, &policy(true)).unwrap_err();
+        assert_eq!(e.code(), "bad_envelope");
+        let e = check_attestations(&ok, &both[1..2], stmt, &policy(true)).unwrap_err();
+        assert_eq!(e.code(), "signature_missing");
+    }
+}
