@@ -53,15 +53,25 @@ pub enum GitError {
 #[derive(Debug, Clone)]
 pub struct GitCli {
     exe: OsString,
+    /// Variables kept through the scrub: only the object-directory pair a
+    /// `pre-receive` hook needs to read the pushed, still quarantined
+    /// objects ([`GitCli::with_receive_quarantine`]).
+    kept: Vec<(OsString, OsString)>,
 }
 
 impl Default for GitCli {
     fn default() -> Self {
         Self {
             exe: OsString::from("git"),
+            kept: Vec::new(),
         }
     }
 }
+
+/// The variables git sets for a `pre-receive` hook so that it can read the
+/// objects of the push being received, which git keeps in a quarantine
+/// directory until the hook accepts.
+pub const QUARANTINE_ENV: [&str; 2] = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"];
 
 /// Environment variables git would honour from a caller; cleared on every run.
 fn is_git_env(key: &OsStr) -> bool {
@@ -72,7 +82,22 @@ fn is_git_env(key: &OsStr) -> bool {
 impl GitCli {
     /// Uses the given executable (e.g. from `PROBITY_GIT`).
     pub fn with_executable(exe: impl Into<OsString>) -> Self {
-        Self { exe: exe.into() }
+        Self {
+            exe: exe.into(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Keeps `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES`
+    /// as the process received them (and nothing else of `GIT_*`): the
+    /// server gate runs inside `pre-receive`, where the pushed objects are
+    /// only readable through them. Used for that gate only.
+    pub fn with_receive_quarantine(mut self) -> Self {
+        self.kept = QUARANTINE_ENV
+            .iter()
+            .filter_map(|k| std::env::var_os(k).map(|v| (OsString::from(k), v)))
+            .collect();
+        self
     }
 
     /// Builds a command with the hermetic environment, in `cwd`.
@@ -96,6 +121,9 @@ impl GitCli {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for (k, v) in &self.kept {
+            cmd.env(k, v);
+        }
         cmd
     }
 

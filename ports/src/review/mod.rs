@@ -14,6 +14,7 @@ mod gates;
 mod read;
 mod start;
 mod traits;
+mod transport;
 
 pub use error::{NamedInput, ReviewError};
 pub use finalize::{FinalizeInput, Finalized, finalize};
@@ -25,8 +26,12 @@ pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};
 pub use start::{Started, invalidate, recover, start};
 pub use traits::{
-    AdapterError, Clock, Created, DeliveryGit, ExportGit, GitPort, RemoteScope, ReviewStore,
-    StoreError,
+    AdapterError, AttestationStore, Clock, Created, DeliveryGit, ExportGit, GitPort, NotesGit,
+    RemoteScope, ReviewStore, StoreError,
+};
+pub use transport::{
+    Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,
+    check_repo, export_bundle, import_bundle, pre_receive, publish, verify_bundle,
 };
 
 // Helpers shared between the use-case modules.

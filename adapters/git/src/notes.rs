@@ -1,0 +1,250 @@
+//! Review bundles as Git notes under `refs/notes/probity` (R11), and the
+//! plumbing the transport commands need: reading a note from any notes
+//! commit (even one still in a push's quarantine), writing notes with a
+//! compare-and-swap of the ref, merging another clone's notes, and pushing
+//! atomically.
+//!
+//! Argument arrays only; object ids are validated hex before they reach an
+//! argument; remote names and refspecs go after `--`.
+
+use std::ffi::OsString;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use probity_core::review::ids::CommitId;
+use probity_core::review::server::{NOTES_REF, note_paths};
+use probity_ports::review::{AdapterError, NotesGit};
+
+use crate::cmd::GitError;
+use crate::repo::Repo;
+
+static SCRATCH: AtomicU32 = AtomicU32::new(0);
+
+/// A scratch notes ref for one write, removed on every exit.
+struct ScratchRef<'a> {
+    repo: &'a Repo,
+    name: String,
+}
+
+impl Drop for ScratchRef<'_> {
+    fn drop(&mut self) {
+        let _ = self.repo.run(["update-ref", "-d", self.name.as_str()]);
+    }
+}
+
+fn scratch_name(kind: &str) -> String {
+    format!(
+        "refs/notes/probity-{kind}-{}-{}",
+        std::process::id(),
+        SCRATCH.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// The all-zero id in the hash of `like` (git's "must not exist").
+fn zero_like(like: Option<&CommitId>, sha256: bool) -> String {
+    let n = match like {
+        Some(c) => c.as_str().len(),
+        None if sha256 => 64,
+        None => 40,
+    };
+    "0".repeat(n)
+}
+
+impl Repo {
+    /// `refs/notes/probity` as a commit here, if it exists.
+    pub fn notes_tip(&self) -> Result<Option<CommitId>, GitError> {
+        self.find_commit(NOTES_REF)
+    }
+
+    /// The note of `commit` in the notes commit `notes`: each fan-out path
+    /// is asked in one `cat-file --batch-check`, and the blob found is read
+    /// up to `cap + 1` bytes.
+    pub fn read_note(
+        &self,
+        notes: &CommitId,
+        commit: &CommitId,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        let mut input = String::new();
+        for p in note_paths(commit) {
+            input.push_str(&format!("{notes}:{p}\n"));
+        }
+        let out = self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(input.as_bytes()),
+        )?;
+        let text = String::from_utf8_lossy(&out);
+        let Some(blob) = text
+            .lines()
+            .filter_map(|l| l.strip_suffix(" blob"))
+            .find(|oid| oid.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
+            return Ok(None);
+        };
+        let heads = self.git().batch_heads(self.root(), &[blob], cap + 1)?;
+        Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
+    }
+
+    /// Writes every `(commit, note)` into a scratch notes ref started at
+    /// `expected`, then moves `refs/notes/probity` from `expected` to the
+    /// result in one `update-ref` (compare-and-swap: a concurrent writer
+    /// makes this fail, nothing is lost). The scratch ref is removed on
+    /// every exit.
+    pub fn write_notes(
+        &self,
+        expected: Option<&CommitId>,
+        notes: &[(CommitId, Vec<u8>)],
+    ) -> Result<(), GitError> {
+        if notes.is_empty() {
+            return Ok(());
+        }
+        let scratch = ScratchRef {
+            repo: self,
+            name: scratch_name("write"),
+        };
+        if let Some(old) = expected {
+            self.run(["update-ref", scratch.name.as_str(), old.as_str()])?;
+        }
+        let ref_arg = format!("--ref={}", scratch.name);
+        for (commit, bytes) in notes {
+            self.run_with(
+                [
+                    "notes",
+                    ref_arg.as_str(),
+                    "add",
+                    "-f",
+                    "-F",
+                    "-",
+                    commit.as_str(),
+                ],
+                &[],
+                Some(bytes),
+            )?;
+        }
+        let new = self.resolve_commit(&scratch.name)?;
+        let format = self.run(["rev-parse", "--show-object-format"])?;
+        let old = match expected {
+            Some(c) => c.to_string(),
+            None => zero_like(None, format.trim_ascii() == b"sha256"),
+        };
+        self.run(["update-ref", NOTES_REF, new.as_str(), old.as_str()])?;
+        Ok(())
+    }
+
+    /// The `probity.protectedRefs` values, in configuration order.
+    pub fn protected_refs(&self) -> Result<Vec<String>, GitError> {
+        let args: Vec<OsString> = ["config", "--get-all", "probity.protectedRefs"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()),
+            Some(1) => Ok(Vec::new()),
+            _ => Err(GitError::Failed {
+                args: "config --get-all probity.protectedRefs".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
+    /// Fetches `remote`'s `refs/notes/probity` and merges it into the local
+    /// one with `cat_sort_uniq` (exact for the one-bundle-per-line layout).
+    /// A remote without the ref leaves the local notes as they are.
+    /// Returns whether anything was merged.
+    pub fn merge_remote_notes(&self, remote: &str) -> Result<bool, GitError> {
+        let incoming = ScratchRef {
+            repo: self,
+            name: scratch_name("incoming"),
+        };
+        let spec = format!("+{NOTES_REF}:{}", incoming.name);
+        let args: Vec<OsString> = ["fetch", "--quiet", "--no-tags", "--", remote, spec.as_str()]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if stderr.contains("couldn't find remote ref") {
+                return Ok(false);
+            }
+            return Err(GitError::Failed {
+                args: "fetch <remote> refs/notes/probity".into(),
+                status: out.status.to_string(),
+                stderr: stderr.trim().to_string(),
+            });
+        }
+        let theirs = self.resolve_commit(&incoming.name)?;
+        match self.notes_tip()? {
+            None => {
+                let zero = zero_like(Some(&theirs), false);
+                self.run(["update-ref", NOTES_REF, theirs.as_str(), zero.as_str()])?;
+                Ok(true)
+            }
+            Some(ours) if self.is_ancestor(&theirs, &ours)? => Ok(false),
+            Some(_) => {
+                self.run([
+                    "notes",
+                    "--ref=probity",
+                    "merge",
+                    "-q",
+                    "-s",
+                    "cat_sort_uniq",
+                    incoming.name.as_str(),
+                ])?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// `git push --atomic -- <remote> <refspecs...>`, returning git's
+    /// stderr (what the remote said, `remote: ...` lines included) and
+    /// whether it succeeded.
+    pub fn push_atomic(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+    ) -> Result<(bool, String), GitError> {
+        let mut args: Vec<OsString> = vec!["push".into(), "--atomic".into(), "--".into()];
+        args.push(remote.into());
+        args.extend(refspecs.iter().map(OsString::from));
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        Ok((
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+}
+
+impl NotesGit for Repo {
+    fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError> {
+        Ok(Repo::notes_tip(self)?)
+    }
+
+    fn read_note(
+        &self,
+        notes: &CommitId,
+        commit: &CommitId,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        Ok(Repo::read_note(self, notes, commit, cap)?)
+    }
+
+    fn write_notes(
+        &self,
+        expected: Option<&CommitId>,
+        notes: &[(CommitId, Vec<u8>)],
+    ) -> Result<(), AdapterError> {
+        Ok(Repo::write_notes(self, expected, notes)?)
+    }
+
+    fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
+        Ok(Repo::protected_refs(self)?)
+    }
+}
