@@ -353,7 +353,7 @@ impl Bundle {
 
 fn is_base64(s: &str) -> bool {
     !s.is_empty()
-        && s.len() % 4 == 0
+        && s.len().is_multiple_of(4)
         && s.trim_end_matches('=').len() + 2 >= s.len()
         && s.trim_end_matches('=')
             .bytes()

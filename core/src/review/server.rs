@@ -210,6 +210,26 @@ pub fn note_paths(commit: &CommitId) -> Vec<String> {
     out
 }
 
+/// The first line after the shebang of the managed server hook: ownership
+/// is by content, as for the client hooks.
+pub const SERVER_MARKER: &str = "# probity-managed-server-hook v1: pre-receive";
+
+/// Quotes a string for POSIX sh (single quotes; embedded quotes escaped).
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The `pre-receive` hook of a bare repository: git runs it in the
+/// repository with the ref updates on stdin and relays its output to the
+/// pusher as `remote:` lines; the gate reads stdin itself, so the script
+/// only execs it.
+pub fn pre_receive_script(probity: &str) -> String {
+    format!(
+        "#!/bin/sh\n{SERVER_MARKER}\n# Installed by `probity hooks install --server`: every commit a push makes\n# reachable from a protected ref must be a reviewed delivery whose bundle is\n# in refs/notes/probity (pushed with it); the notes ref is append-only.\nexec {} validate --gate pre-receive\n",
+        sh_quote(probity)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,6 +317,13 @@ mod tests {
             Err(NotesRefDenial::NotesRefDeleted)
         );
         assert_eq!(NotesRefDenial::NotesRefDeleted.code(), "notes_ref_deleted");
+    }
+
+    #[test]
+    fn the_server_hook_execs_the_gate_with_a_quoted_path() {
+        let s = pre_receive_script("/opt/it's/probity");
+        assert!(s.starts_with(&format!("#!/bin/sh\n{SERVER_MARKER}\n")));
+        assert!(s.ends_with("exec '/opt/it'\\''s/probity' validate --gate pre-receive\n"));
     }
 
     #[test]

@@ -23,12 +23,12 @@ use super::*;
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     #[error(transparent)]
-    Bundle(#[from] BundleError),
+    Bundle(Box<BundleError>),
     #[error("the note on {commit}: {source}")]
     Note {
         commit: CommitId,
         #[source]
-        source: NoteError,
+        source: Box<NoteError>,
     },
     #[error("the bundle does not fit this repository's objects: {0}")]
     Scope(#[from] ScopeError),
@@ -38,6 +38,12 @@ pub enum TransportError {
     Conflict { lineage: LineageId, detail: String },
     #[error(transparent)]
     Review(#[from] ReviewError),
+}
+
+impl From<BundleError> for TransportError {
+    fn from(e: BundleError) -> Self {
+        TransportError::Bundle(Box::new(e))
+    }
 }
 
 impl From<StoreError> for TransportError {
@@ -332,7 +338,7 @@ pub fn publish<G: DeliveryGit + NotesGit, S: ReviewStore + AttestationStore>(
         let existing = match &existing_bytes {
             Some(b) => parse_note(b).map_err(|source| TransportError::Note {
                 commit: c.commit.clone(),
-                source,
+                source: Box::new(source),
             })?,
             None => Vec::new(),
         };
@@ -484,43 +490,8 @@ where
             }
         }
     }
-    if let Some(n) = &notes {
-        for commit in &seen {
-            let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
-                continue;
-            };
-            let deny = |code: &str, message: String| {
-                PreReceive::Denied(ReceiveDenial {
-                    reason_code: code.into(),
-                    refname: NOTES_REF.into(),
-                    commit: Some(commit.clone()),
-                    message,
-                    next_action: "repair",
-                })
-            };
-            let bundles = match parse_note(&bytes) {
-                Ok(b) => b,
-                Err(e) => {
-                    return Ok(deny(e.code(), format!("the note on {commit}: {e}")));
-                }
-            };
-            for b in &bundles {
-                if let Err(e) = check_repo(git, b) {
-                    let code = e.code().unwrap_or("authority_invalid");
-                    return Ok(deny(code, format!("the note on {commit}: {e}")));
-                }
-                // The hook point of the signature policy
-                // (`probity.requireSignature`): its denial is the answer.
-                if let Err(mut d) = signature_policy(b) {
-                    d.commit = Some(commit.clone());
-                    return Ok(PreReceive::Denied(d));
-                }
-                if let Err(e) = import_bundle(scratch, b) {
-                    let code = e.code().unwrap_or("authority_invalid");
-                    return Ok(deny(code, format!("the note on {commit}: {e}")));
-                }
-            }
-        }
+    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)? {
+        return Ok(PreReceive::Denied(d));
     }
     let boundary = PushBoundary::Updates {
         remote,
@@ -529,4 +500,93 @@ where
     Ok(PreReceive::Judged(validate_pre_push(
         git, scratch, &boundary,
     )?))
+}
+
+/// Imports into `scratch` every bundle the notes commit `notes` holds for
+/// `commits`, each re-verified from its bytes and this repository's
+/// objects and passed through `signature_policy` first. The first bundle
+/// or note that does not verify is the answer (a denial); nothing of the
+/// repository is written, only `scratch`.
+pub fn import_notes<G, S, P>(
+    git: &G,
+    scratch: &S,
+    notes: Option<&CommitId>,
+    commits: &[CommitId],
+    signature_policy: &P,
+) -> Result<Option<ReceiveDenial>, TransportError>
+where
+    G: GitPort + ExportGit + NotesGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let Some(n) = notes else {
+        return Ok(None);
+    };
+    for commit in commits {
+        let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
+            continue;
+        };
+        let deny = |code: &str, message: String| ReceiveDenial {
+            reason_code: code.into(),
+            refname: NOTES_REF.into(),
+            commit: Some(commit.clone()),
+            message,
+            next_action: "repair",
+        };
+        let bundles = match parse_note(&bytes) {
+            Ok(b) => b,
+            Err(e) => return Ok(Some(deny(e.code(), format!("the note on {commit}: {e}")))),
+        };
+        for b in &bundles {
+            if let Err(e) = check_repo(git, b) {
+                let code = e.code().unwrap_or("authority_invalid");
+                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
+            }
+            // The hook point of the signature policy
+            // (`probity.requireSignature`): its denial is the answer.
+            if let Err(mut d) = signature_policy(b) {
+                d.commit = Some(commit.clone());
+                return Ok(Some(d));
+            }
+            if let Err(e) = import_bundle(scratch, b) {
+                let code = e.code().unwrap_or("authority_invalid");
+                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
+/// judged against the authority `refs/notes/probity` carries for the
+/// proposal's commits (re-verified, imported into `scratch`), for CI where
+/// no review store exists.
+pub fn pre_pr_from_notes<G, S, P>(
+    git: &G,
+    scratch: &S,
+    base: &str,
+    head: &str,
+    signature_policy: P,
+) -> Result<Result<PrDecision, ReceiveDenial>, TransportError>
+where
+    G: GitPort + DeliveryGit + NotesGit + ExportGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let head_c = git.resolve_commit(head).map_err(repo_err)?;
+    let mut exclude = Vec::new();
+    if let Some(b) = git.find_commit(base).map_err(repo_err)? {
+        exclude.push(b);
+    }
+    let commits: Vec<CommitId> = git
+        .range(&head_c, &exclude, &RemoteScope::None, MAX_RECEIVED_COMMITS)
+        .map_err(repo_err)?
+        .into_iter()
+        .map(|c| c.commit)
+        .collect();
+    let notes = git.notes_tip().map_err(repo_err)?;
+    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)? {
+        return Ok(Err(d));
+    }
+    Ok(Ok(validate_pre_pr(git, scratch, base, head)?))
 }

@@ -49,6 +49,7 @@ pub enum SchemaArg {
     Validator,
     Receipt,
     State,
+    Bundle,
 }
 
 #[derive(Debug, Args)]
@@ -379,6 +380,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
         SchemaArg::State => SchemaDoc::State,
         SchemaArg::Refuter => SchemaDoc::Refuter,
         SchemaArg::Validator => SchemaDoc::Validator,
+        SchemaArg::Bundle => SchemaDoc::Bundle,
     };
     let v = doc.schema();
     // The schema is the document in both modes.
@@ -391,6 +393,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
 }
 
 mod finalize;
+mod pre_receive;
 mod start;
 mod status;
 mod validate;

@@ -25,6 +25,9 @@ pub enum GateArg {
     PrePush,
     PrePr,
     Release,
+    /// The server-side gate (a bare repository's pre-receive hook, or CI
+    /// with --range OLD..NEW --ref REF): authority from refs/notes/probity.
+    PreReceive,
 }
 
 #[derive(Debug, Args)]
@@ -71,6 +74,8 @@ pub struct ValidateArgs {
     /// directory).
     #[arg(long, value_name = "DIR", requires = "checksums")]
     pub artifacts: Option<PathBuf>,
+    #[command(flatten)]
+    pub transport: pre_receive::TransportArgs,
 }
 
 /// The gate answer as JSON.
@@ -123,7 +128,11 @@ pub fn validate(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
+    if args.transport.authority.is_some() || args.transport.refname.is_some() {
+        return pre_receive::run(global, out, args);
+    }
     let gate = match args.gate {
+        GateArg::PreReceive => return pre_receive::run(global, out, args),
         GateArg::PreCommit => Gate::PreCommit,
         GateArg::PrePush => Gate::PrePush,
         GateArg::PrePr => Gate::PrePr,
@@ -410,7 +419,7 @@ fn validate_release(
     })
 }
 
-fn validate_pre_pr(
+pub(super) fn validate_pre_pr(
     global: &GlobalArgs,
     out: Output,
     args: &ValidateArgs,
@@ -501,6 +510,7 @@ fn validate_pre_push(
                 "pass the remote git named (a hook's $1)",
             )
         })?;
+        pre_receive::warn_notes_not_pushed(&updates);
         PushBoundary::Updates { remote, updates }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;
