@@ -1,0 +1,668 @@
+//! Authority that travels (R11): bundles between clones, notes under
+//! refs/notes/probity, and the server-side gate in a real bare
+//! repository's pre-receive hook, all through the real `probity` binary
+//! and real `git push`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use probity_core::canonical::canonical_bytes;
+use probity_core::digest::Sha256Digest;
+use probity_core::review::bundle::{BUNDLE_DOMAIN, Bundle};
+use probity_git::fixture::Fixture;
+use serde_json::{Value, json};
+use support::*;
+
+/// A developer clone `f` whose `main` is on a bare `server` (pushed before
+/// the server hook was installed), with the server's pre-receive hook
+/// installed, and a reviewed change in the worktree (not committed).
+struct Setup {
+    f: Fixture,
+    _dir: tempfile::TempDir,
+    server: PathBuf,
+    inputs: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let f = Fixture::new().unwrap();
+        f.write("src/parser.rs", "// parser\nfn parse() {}\n")
+            .unwrap();
+        f.write(".gitignore", "target/\n").unwrap();
+        f.commit_all("base").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let server = dir.path().join("server.git");
+        f.git(&[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            server.to_str().unwrap(),
+        ])
+        .unwrap();
+        f.git(&["remote", "add", "origin", server.to_str().unwrap()])
+            .unwrap();
+        f.git(&["push", "-q", "origin", "main"]).unwrap();
+        let r = probity(&server, &["hooks", "install", "--server"]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["hooks"][0]["action"], "installed");
+        let s = Self {
+            f,
+            _dir: dir,
+            server,
+            inputs: tempfile::tempdir().unwrap(),
+        };
+        s.f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
+            .unwrap();
+        s.f.write("src/parser_test.rs", "#[test]\nfn t() {}\n")
+            .unwrap();
+        s
+    }
+
+    fn approve(&self) -> String {
+        approve_live(self.f.root(), self.inputs.path())["lineage_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn rev(&self, r: &str) -> String {
+        rev_in(&self.f, self.f.root(), r).unwrap()
+    }
+
+    fn server_rev(&self, r: &str) -> Option<String> {
+        rev_in(&self.f, &self.server, r)
+    }
+
+    /// `git push --no-verify` (no client hook): Ok, or Err(stderr).
+    fn push(&self, args: &[&str]) -> Result<(), String> {
+        push_in(&self.f, self.f.root(), args)
+    }
+
+    /// A second clone of the server, with the fixture's identity.
+    fn clone_server(&self) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("b");
+        self.f
+            .git(&[
+                "clone",
+                "-q",
+                self.server.to_str().unwrap(),
+                p.to_str().unwrap(),
+            ])
+            .unwrap();
+        for (k, v) in [("user.name", "B"), ("user.email", "b@probity.invalid")] {
+            self.f.git_in(&p, &["config", k, v]).unwrap();
+        }
+        (d, p)
+    }
+}
+
+fn rev_in(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
+    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
+        .ok()
+        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+}
+
+fn push_in(f: &Fixture, cwd: &Path, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["push", "-q", "--no-verify"];
+    all.extend_from_slice(args);
+    f.git_in(cwd, &all).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// The raw note of a commit in refs/notes/probity.
+fn note(f: &Fixture, cwd: &Path, commit: &str) -> Option<Vec<u8>> {
+    f.git_in(cwd, &["notes", "--ref=probity", "show", commit])
+        .ok()
+}
+
+/// Replaces a commit's note with `bytes` (as a forger with git would).
+fn set_note(f: &Fixture, cwd: &Path, commit: &str, bytes: &[u8], dir: &Path) {
+    let p = dir.join("note.txt");
+    std::fs::write(&p, bytes).unwrap();
+    f.git_in(
+        cwd,
+        &[
+            "notes",
+            "--ref=probity",
+            "add",
+            "-f",
+            "-F",
+            p.to_str().unwrap(),
+            commit,
+        ],
+    )
+    .unwrap();
+}
+
+/// A bundle whose first record's finding claim was edited, with the
+/// bundle digest recomputed over the edited content.
+fn forge(bundle_line: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8(bundle_line.to_vec()).unwrap();
+    let edited = text.replacen("read the whole diff", "read nothing at all", 1);
+    assert_ne!(edited, text);
+    let mut v: Value = serde_json::from_str(edited.trim_end()).unwrap();
+    let body = {
+        let mut b = v.clone();
+        b.as_object_mut().unwrap().remove("digest");
+        b
+    };
+    let digest = Sha256Digest::of(BUNDLE_DOMAIN, &canonical_bytes(&body).unwrap());
+    v["digest"] = json!(digest);
+    canonical_bytes(&v).unwrap()
+}
+
+fn snapshot_dir(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_bundle_moves_a_review_to_another_clone_idempotently() {
+    let s = Setup::new();
+    let lineage = s.approve();
+    s.f.commit_all("reviewed change").unwrap();
+    let file = s.inputs.path().join("b.json");
+    let e = probity(
+        s.f.root(),
+        &[
+            "bundle",
+            "export",
+            "--lineage",
+            &lineage,
+            "--out",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    assert_eq!(e.json["records"], 1);
+    assert_eq!(e.json["state"], "approved");
+    let bytes = std::fs::read(&file).unwrap();
+    // Canonical, one LF, nothing of this machine in it.
+    let parsed = Bundle::from_bytes(&bytes).unwrap();
+    assert_eq!([parsed.to_bytes().unwrap(), b"\n".to_vec()].concat(), bytes);
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(!text.contains(s.f.root().to_str().unwrap()));
+    // Stdout export is the same bytes.
+    let out = probity(s.f.root(), &["bundle", "export", "--lineage", &lineage]);
+    assert_eq!(out.stdout.as_bytes(), &bytes[..]);
+
+    // Another clone that has the objects (pushed to a plain bare repo).
+    let (_d, b) = s.clone_server();
+    let plain = s.inputs.path().join("plain.git");
+    s.f.git(&["init", "-q", "--bare", plain.to_str().unwrap()])
+        .unwrap();
+    s.push(&[plain.to_str().unwrap(), "main"]).unwrap();
+    s.f.git_in(&b, &["fetch", "-q", plain.to_str().unwrap(), "main"])
+        .unwrap();
+    s.f.git_in(&b, &["reset", "-q", "--hard", "FETCH_HEAD"])
+        .unwrap();
+    let i = probity(&b, &["bundle", "import", file.to_str().unwrap()]);
+    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    assert_eq!(i.json["written"], 1);
+    let again = probity(&b, &["bundle", "import", file.to_str().unwrap()]);
+    assert_eq!(again.code, 0);
+    assert_eq!(again.json["written"], 0, "idempotent");
+    let gate = probity(
+        &b,
+        &["validate", "--gate", "pre-push", "--range", "HEAD~1..HEAD"],
+    );
+    assert_eq!(
+        gate.json["decision"], "allow",
+        "{}{}",
+        gate.stdout, gate.stderr
+    );
+    assert_eq!(gate.json["lineage_id"], lineage.as_str());
+    // Re-exported from the importing clone: the same bytes.
+    let re = probity(&b, &["bundle", "export", "--lineage", &lineage]);
+    assert_eq!(re.stdout.as_bytes(), &bytes[..]);
+}
+
+#[test]
+fn bad_bundles_are_typed_errors_and_write_nothing() {
+    let s = Setup::new();
+    let lineage = s.approve();
+    let out = probity(s.f.root(), &["bundle", "export", "--lineage", &lineage]);
+    let good = out.stdout.into_bytes();
+    // The importing clone: same base, has the trees (its own candidate is
+    // the same), but its own review of the same candidate owns the target.
+    let other = medium_change();
+    let store_before = store_snapshot(&other);
+    let dir = s.inputs.path();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "truncated",
+            good[..good.len() / 2].to_vec(),
+            "bundle_invalid",
+        ),
+        (
+            "oversized",
+            vec![b' '; 4 * 1024 * 1024 + 1],
+            "input_too_large",
+        ),
+        (
+            "non-canonical",
+            serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(&good).unwrap()).unwrap(),
+            "bundle_not_canonical",
+        ),
+        (
+            "schema-invalid",
+            String::from_utf8(good.clone())
+                .unwrap()
+                .replacen('{', "{\"extra\":1,", 1)
+                .into_bytes(),
+            "bundle_invalid",
+        ),
+        ("forged", forge(&good), "bundle_record_invalid"),
+    ];
+    for (name, bytes, code) in cases {
+        let p = dir.join(format!("{name}.json"));
+        std::fs::write(&p, &bytes).unwrap();
+        let r = probity(other.root(), &["bundle", "import", p.to_str().unwrap()]);
+        assert_eq!(
+            r.json["error"]["code"], code,
+            "{name}: {}{}",
+            r.stdout, r.stderr
+        );
+        assert_eq!(r.code, 3, "{name}");
+        assert!(
+            store_snapshot(&other) == store_before,
+            "{name}: nothing written"
+        );
+    }
+    // A repository without the objects: objects_missing.
+    let empty = Fixture::new().unwrap();
+    empty.write("x", "x\n").unwrap();
+    empty.commit_all("unrelated").unwrap();
+    let p = dir.join("good.json");
+    std::fs::write(&p, &good).unwrap();
+    let before = store_snapshot(&empty);
+    let r = probity(empty.root(), &["bundle", "import", p.to_str().unwrap()]);
+    assert_eq!(r.json["error"]["code"], "objects_missing", "{}", r.stdout);
+    assert_eq!(r.code, 5);
+    assert!(store_snapshot(&empty) == before);
+    // A conflicting record: the importing store reviewed the same
+    // candidate under another lineage. Refused, never merged.
+    let st = probity(other.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let before = store_snapshot(&other);
+    let r = probity(other.root(), &["bundle", "import", p.to_str().unwrap()]);
+    assert_eq!(
+        r.json["error"]["code"], "import_conflict",
+        "{}{}",
+        r.stdout, r.stderr
+    );
+    assert_eq!(r.code, 4);
+    assert!(store_snapshot(&other) == before);
+}
+
+#[test]
+fn the_server_denies_an_unreviewed_push_and_allows_the_reviewed_one_with_its_notes() {
+    let s = Setup::new();
+    let before = s.server_rev("main");
+    // Unreviewed, pushed around every client hook.
+    s.f.commit_all("unreviewed").unwrap();
+    let err = s.push(&["origin", "main"]).unwrap_err();
+    assert!(err.contains("receipt_missing"), "{err}");
+    assert!(err.contains("next:"), "{err}");
+    assert_eq!(s.server_rev("main"), before);
+    s.f.git(&["reset", "-q", "--soft", "HEAD~1"]).unwrap();
+
+    // Reviewed, but the notes are not pushed with it: still denied.
+    let lineage = s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let tip = s.rev("HEAD");
+    let err = s.push(&["origin", "main"]).unwrap_err();
+    assert!(err.contains("receipt_missing"), "{err}");
+
+    // `probity push`: publishes the note and pushes it atomically.
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(p.json["published"][0]["written"][0]["commit"], tip.as_str());
+    assert_eq!(
+        p.json["published"][0]["written"][0]["lineage_id"],
+        lineage.as_str()
+    );
+    assert_eq!(s.server_rev("main").as_deref(), Some(tip.as_str()));
+    assert!(s.server_rev("refs/notes/probity").is_some());
+    // Ordinary git shows it.
+    let log =
+        s.f.git(&["log", "-1", "--notes=probity", "--format=%N"])
+            .unwrap();
+    assert!(String::from_utf8_lossy(&log).contains(&lineage));
+}
+
+#[test]
+fn the_notes_ref_is_append_only_on_the_server() {
+    let s = Setup::new();
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let notes = s.server_rev("refs/notes/probity");
+    assert!(notes.is_some());
+    // Deleted.
+    let err = s.push(&["origin", ":refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("notes_ref_deleted"), "{err}");
+    // Rewritten: an unrelated notes history, forced.
+    s.f.git(&["notes", "--ref=probity-other", "add", "-m", "x", "HEAD"])
+        .unwrap();
+    let err = s
+        .push(&["origin", "+refs/notes/probity-other:refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("notes_ref_rewritten"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), notes);
+}
+
+#[test]
+fn forged_and_misplaced_notes_are_denied() {
+    let s = Setup::new();
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let tip = s.rev("HEAD");
+    let pb = probity(s.f.root(), &["publish"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    let good = note(&s.f, s.f.root(), &tip).unwrap();
+    assert!(Bundle::from_bytes(good.strip_suffix(b"\n").unwrap()).is_ok());
+
+    // Forged: edited bytes, recomputed bundle digest.
+    let mut forged = forge(good.strip_suffix(b"\n").unwrap());
+    forged.push(b'\n');
+    set_note(&s.f, s.f.root(), &tip, &forged, s.inputs.path());
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("bundle_record_invalid"), "{err}");
+    // Not canonical (a hand edit that keeps the content).
+    let pretty =
+        serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(&good).unwrap()).unwrap();
+    set_note(&s.f, s.f.root(), &tip, &pretty, s.inputs.path());
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(
+        err.contains("note_invalid") || err.contains("bundle_"),
+        "{err}"
+    );
+
+    // The genuine bundle on another commit (another tree): denied.
+    s.f.git(&["notes", "--ref=probity", "remove", &tip])
+        .unwrap();
+    s.f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { 1 }\n",
+    )
+    .unwrap();
+    s.f.git(&["commit", "-q", "--amend", "-a", "-m", "edited after review"])
+        .unwrap();
+    let other = s.rev("HEAD");
+    set_note(&s.f, s.f.root(), &other, &good, s.inputs.path());
+    // The server lacks the reviewed trees: the bundle cannot be checked.
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("objects_missing"), "{err}");
+    // Once it has them (an unprotected tag), the bundle verifies but
+    // approves another tree: denied by the delivery judgment.
+    s.push(&["origin", &format!("{tip}:refs/tags/reviewed")])
+        .unwrap();
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("receipt_scope_changed"), "{err}");
+    assert_ne!(s.server_rev("main").as_deref(), Some(other.as_str()));
+}
+
+#[test]
+fn a_range_with_an_unreviewed_commit_is_denied() {
+    let s = Setup::new();
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    s.f.write("README.md", "# more\n").unwrap();
+    s.f.commit_all("unreviewed on top").unwrap();
+    let pb = probity(s.f.root(), &["publish"]);
+    assert_eq!(
+        pb.json["written"].as_array().unwrap().len(),
+        1,
+        "{}",
+        pb.stdout
+    );
+    assert_eq!(pb.json["unreviewed"].as_array().unwrap().len(), 1);
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("delivery_partial"), "{err}");
+}
+
+#[test]
+fn two_clones_publish_concurrently_and_their_notes_merge() {
+    let s = Setup::new();
+    let (_d, b) = s.clone_server();
+    // Clone A: a reviewed change on main.
+    s.approve();
+    s.f.commit_all("reviewed in A").unwrap();
+    // Clone B: a reviewed change on a feature branch.
+    s.f.git_in(&b, &["checkout", "-q", "-b", "feature"])
+        .unwrap();
+    std::fs::write(b.join("src/lexer.rs"), "fn lex() {}\n").unwrap();
+    approve_live(&b, s.inputs.path());
+    s.f.git_in(&b, &["add", "-A"]).unwrap();
+    s.f.git_in(&b, &["commit", "-q", "-m", "reviewed in B"])
+        .unwrap();
+    let pb = probity(&b, &["publish"]);
+    assert_eq!(
+        pb.json["written"].as_array().unwrap().len(),
+        1,
+        "{}{}",
+        pb.stdout,
+        pb.stderr
+    );
+    // A pushes first.
+    let pa = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(pa.code, 0, "{}{}", pa.stdout, pa.stderr);
+    // B's notes no longer fast-forward: a plain push is refused by git, a
+    // forced one by the server gate.
+    assert!(push_in(&s.f, &b, &["origin", "feature", "refs/notes/probity"]).is_err());
+    let err = push_in(&s.f, &b, &["origin", "feature", "+refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("notes_ref_rewritten"), "{err}");
+    // `probity push` merges the server's notes (cat_sort_uniq) and pushes.
+    let pushed = probity(&b, &["push", "origin", "feature"]);
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    assert_eq!(pushed.json["notes_merged_from_remote"], true);
+    let a_tip = s.rev("HEAD");
+    let b_tip = rev_in(&s.f, &b, "HEAD").unwrap();
+    // Both notes are on the server, each exactly what its clone wrote.
+    assert_eq!(
+        note(&s.f, &s.server, &a_tip),
+        note(&s.f, s.f.root(), &a_tip)
+    );
+    assert_eq!(note(&s.f, &s.server, &b_tip), note(&s.f, &b, &b_tip));
+    // The same merge by hand, with plain git, is conflict-free and exact.
+    s.f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/notes/probity:refs/notes/probity-remote",
+    ])
+    .unwrap();
+    s.f.git(&[
+        "notes",
+        "--ref=probity",
+        "merge",
+        "-q",
+        "-s",
+        "cat_sort_uniq",
+        "refs/notes/probity-remote",
+    ])
+    .unwrap();
+    assert_eq!(note(&s.f, s.f.root(), &b_tip), note(&s.f, &b, &b_tip));
+}
+
+#[test]
+fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
+    let s = Setup::new();
+    let base = s.rev("HEAD");
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // A CI checkout: a fresh clone, no store, notes fetched.
+    let (_d, ci) = s.clone_server();
+    s.f.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    let range = format!("{base}..HEAD");
+    let r = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &range,
+            "--ref",
+            "refs/heads/main",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["gate"], "pre-receive");
+    assert_eq!(r.json["decision"], "allow");
+    assert_eq!(r.json["input"], "range");
+    assert!(
+        !ci.join(".git/probity").exists(),
+        "the clone's store is never written"
+    );
+    // pre-pr from the notes.
+    let pr = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            &base,
+        ],
+    );
+    assert_eq!(pr.json["decision"], "allow", "{}{}", pr.stdout, pr.stderr);
+    // Without the notes: denied.
+    s.f.git_in(&ci, &["update-ref", "-d", "refs/notes/probity"])
+        .unwrap();
+    let r = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &range,
+            "--ref",
+            "refs/heads/main",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(r.json["reason_code"], "receipt_missing");
+    // Usage: --range without --ref.
+    let u = probity(
+        &ci,
+        &["validate", "--gate", "pre-receive", "--range", &range],
+    );
+    assert_eq!(u.json["error"]["code"], "ref_required");
+}
+
+#[test]
+fn protected_refs_are_configurable_and_the_server_store_is_never_read() {
+    let s = Setup::new();
+    s.f.git_in(
+        &s.server,
+        &[
+            "config",
+            "--add",
+            "probity.protectedRefs",
+            "refs/heads/main",
+        ],
+    )
+    .unwrap();
+    // An unprotected branch takes unreviewed work.
+    s.f.commit_all("unreviewed").unwrap();
+    s.push(&["origin", "HEAD:refs/heads/scratch"]).unwrap();
+    assert!(s.server_rev("refs/heads/scratch").is_some());
+    s.f.git(&["reset", "-q", "--soft", "HEAD~1"]).unwrap();
+    // A reviewed commit whose authority sits in a store on the server
+    // (copied there whole, valid) but not in the notes: denied. The
+    // server's own store is never authority.
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    copy_dir(&s.f.root().join(".git/probity"), &s.server.join("probity"));
+    let before = snapshot_dir(&s.server.join("probity"));
+    assert!(!before.is_empty());
+    let err = s.push(&["origin", "main"]).unwrap_err();
+    assert!(err.contains("receipt_missing"), "{err}");
+    assert_eq!(snapshot_dir(&s.server.join("probity")), before);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        if p.is_dir() {
+            copy_dir(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_pre_push_hook_warns_when_the_notes_stay_behind() {
+    let s = Setup::new();
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let r = probity(s.f.root(), &["hooks", "install", "--hook", "pre-push"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let out =
+        s.f.git(&["push", "-q", "origin", "main"])
+            .map(|_| String::new())
+            .unwrap_or_else(|e| e.to_string());
+    // The client hook allows (reviewed) and warns; the server denies
+    // (no notes). Git's error names both.
+    assert!(out.contains("refs/notes/probity is not pushed"), "{out}");
+}
+
+#[test]
+fn schema_bundle_is_printed() {
+    let s = Setup::new();
+    let r = probity(s.f.root(), &["schema", "bundle"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        r.json["$id"],
+        "https://probity.dev/schemas/review-bundle/v1"
+    );
+    assert_eq!(r.json["properties"]["records"]["minItems"], 1);
+}
