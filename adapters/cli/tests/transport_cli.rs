@@ -666,3 +666,68 @@ fn schema_bundle_is_printed() {
     );
     assert_eq!(r.json["properties"]["records"]["minItems"], 1);
 }
+
+#[test]
+fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
+    let s = Setup::new();
+    let first = approve_live(s.f.root(), s.inputs.path());
+    let l1 = first["lineage_id"].as_str().unwrap().to_string();
+    let rev = first["store_revision"].as_str().unwrap().to_string();
+    // The candidate changes after approval: an audited successor.
+    s.f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { 2 }\n",
+    )
+    .unwrap();
+    let rec = probity(
+        s.f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &l1,
+            "--expected-predecessor-revision",
+            &rev,
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "edited after approval",
+            "--actor",
+            "maintainer",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let l2 = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(l1, l2);
+    // Exporting either lineage gives the whole chain, ending at the leaf.
+    let e1 = probity(s.f.root(), &["bundle", "export", "--lineage", &l1]);
+    let e2 = probity(s.f.root(), &["bundle", "export", "--lineage", &l2]);
+    assert_eq!(e1.stdout, e2.stdout);
+    let b = Bundle::from_bytes(e2.stdout.as_bytes()).unwrap();
+    assert_eq!(b.records.len(), 2);
+    assert_eq!(b.lineage_id.as_str(), l2);
+    assert_eq!(b.receipts.len(), 2);
+    s.f.commit_all("reviewed twice").unwrap();
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(
+        p.json["published"][0]["written"][0]["lineage_id"],
+        l2.as_str()
+    );
+    // Imported into another clone: both records, chain intact.
+    let (_d, other) = s.clone_server();
+    let file = s.inputs.path().join("chain.json");
+    std::fs::write(&file, &e2.stdout).unwrap();
+    let i = probity(&other, &["bundle", "import", file.to_str().unwrap()]);
+    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    assert_eq!(i.json["written"], 2);
+    let marker = other.join(format!(".git/probity/reviews/v1/{l1}/superseded-by"));
+    assert_eq!(std::fs::read_to_string(marker).unwrap(), format!("{l2}\n"));
+    let gate = probity(
+        &other,
+        &["validate", "--gate", "pre-push", "--range", "HEAD~1..HEAD"],
+    );
+    assert_eq!(gate.json["decision"], "allow", "{}", gate.stdout);
+}

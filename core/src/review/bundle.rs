@@ -331,20 +331,22 @@ impl Bundle {
         })
     }
 
-    /// The tree ids every record binds: base, initial candidate and final
+    /// The tree ids the leaf binds: base, initial candidate and final
     /// candidate, de-duplicated (what the importing repository must hold).
+    /// Earlier generations are history: their trees were reviewed but
+    /// usually never committed, and they are verified by their bytes
+    /// (revision, chain links) only.
     pub fn trees(&self) -> Vec<TreeId> {
         let mut out: Vec<TreeId> = self
-            .records
-            .iter()
-            .flat_map(|r| {
-                [
+            .leaf()
+            .map(|r| {
+                vec![
                     r.state.snapshot.base_tree.clone(),
                     r.state.snapshot.candidate_tree.clone(),
                     r.state.final_candidate_tree().clone(),
                 ]
             })
-            .collect();
+            .unwrap_or_default();
         out.sort();
         out.dedup();
         out

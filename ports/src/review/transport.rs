@@ -115,17 +115,19 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
 }
 
 /// Checks a verified bundle against this repository's objects: every tree
-/// it binds is present (`objects_missing` otherwise), and for each record
-/// the changed paths of (base, candidate) are exactly the frozen paths,
-/// the intended-untracked paths are ones the candidate adds, and the final
-/// candidate stays within the reviewed paths.
+/// the leaf binds is present (`objects_missing` otherwise), the changed
+/// paths of its (base, candidate) are exactly the frozen paths, its
+/// intended-untracked paths are ones the candidate adds, and its final
+/// candidate stays within the reviewed paths. Earlier generations are
+/// history, verified by their bytes only: their trees were reviewed, not
+/// necessarily ever committed or pushed.
 pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<(), TransportError> {
     let trees: Vec<String> = bundle.trees().iter().map(|t| t.to_string()).collect();
     let missing = git.missing_objects(&trees).map_err(repo_err)?;
     if !missing.is_empty() {
         return Err(TransportError::ObjectsMissing { objects: missing });
     }
-    for record in &bundle.records {
+    if let Some(record) = bundle.leaf() {
         let s = &record.state;
         let initial = git
             .manifest(&s.snapshot.base_tree, &s.snapshot.candidate_tree)
