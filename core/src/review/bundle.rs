@@ -687,8 +687,8 @@ mod tests {
     fn notes_are_sorted_unique_lines_and_merge_by_concatenation() {
         let a = bundle();
         let b = Bundle::build(vec![approved().record().unwrap()], vec![envelope()]).unwrap();
-        let one = note_with(&[], &[a.clone()]).unwrap();
-        let two = note_with(&[b.clone()], &[a.clone(), b.clone()]).unwrap();
+        let one = note_with(&[], std::slice::from_ref(&a)).unwrap();
+        let two = note_with(std::slice::from_ref(&b), &[a.clone(), b.clone()]).unwrap();
         assert_eq!(parse_note(&one).unwrap(), vec![a.clone()]);
         let parsed = parse_note(&two).unwrap();
         assert_eq!(parsed.len(), 2);
