@@ -731,3 +731,23 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
     );
     assert_eq!(gate.json["decision"], "allow", "{}", gate.stdout);
 }
+
+#[test]
+fn a_new_protected_branch_is_measured_against_the_servers_own_refs() {
+    let s = Setup::new();
+    // Unreviewed, on a new branch: denied.
+    s.f.commit_all("unreviewed").unwrap();
+    let err = s.push(&["origin", "HEAD:refs/heads/feature"]).unwrap_err();
+    assert!(err.contains("receipt_missing"), "{err}");
+    assert!(s.server_rev("refs/heads/feature").is_none());
+    s.f.git(&["reset", "-q", "--soft", "HEAD~1"]).unwrap();
+    // Reviewed, with its notes: allowed; only the one new commit counts
+    // (main's history is already on the server).
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let p = probity(s.f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(s.server_rev("refs/heads/feature"), Some(s.rev("HEAD")));
+    // A second new branch at the same commit: judged as that commit.
+    s.push(&["origin", "HEAD:refs/heads/copy"]).unwrap();
+}
