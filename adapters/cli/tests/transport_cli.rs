@@ -402,6 +402,23 @@ fn forged_and_misplaced_notes_are_denied() {
         "{err}"
     );
 
+    // Truncated.
+    set_note(
+        &s.f,
+        s.f.root(),
+        &tip,
+        &good[..good.len() / 2],
+        s.inputs.path(),
+    );
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("bundle_invalid"), "{err}");
+    assert!(
+        s.server_rev("refs/notes/probity").is_none(),
+        "nothing accepted"
+    );
+
     // The genuine bundle on another commit (another tree): denied.
     s.f.git(&["notes", "--ref=probity", "remove", &tip])
         .unwrap();
@@ -750,4 +767,75 @@ fn a_new_protected_branch_is_measured_against_the_servers_own_refs() {
     assert_eq!(s.server_rev("refs/heads/feature"), Some(s.rev("HEAD")));
     // A second new branch at the same commit: judged as that commit.
     s.push(&["origin", "HEAD:refs/heads/copy"]).unwrap();
+}
+
+#[test]
+fn attestations_are_carried_unchanged_through_import_and_notes() {
+    use probity_core::review::bundle::{DsseEnvelope, DsseSignature};
+    let s = Setup::new();
+    let lineage = s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let out = probity(s.f.root(), &["bundle", "export", "--lineage", &lineage]);
+    let plain = Bundle::from_bytes(out.stdout.as_bytes()).unwrap();
+    assert!(plain.attestations.is_empty());
+    let env = DsseEnvelope {
+        payload_type: "application/vnd.in-toto+json".into(),
+        payload: "eyJfdHlwZSI6InRlc3QifQ==".into(),
+        signatures: vec![DsseSignature {
+            keyid: "SHA256:test".into(),
+            sig: "c2lnbmF0dXJl".into(),
+        }],
+    };
+    let signed = Bundle::build(plain.records.clone(), vec![env.clone()]).unwrap();
+    let mut bytes = signed.to_bytes().unwrap();
+    bytes.push(b'\n');
+    // Into another clone that has the commit.
+    let plain_remote = s.inputs.path().join("plain.git");
+    s.f.git(&["init", "-q", "--bare", plain_remote.to_str().unwrap()])
+        .unwrap();
+    s.push(&[plain_remote.to_str().unwrap(), "main"]).unwrap();
+    let (_d, b) = s.clone_server();
+    s.f.git_in(&b, &["fetch", "-q", plain_remote.to_str().unwrap(), "main"])
+        .unwrap();
+    let file = s.inputs.path().join("signed.json");
+    std::fs::write(&file, &bytes).unwrap();
+    let i = probity(&b, &["bundle", "import", file.to_str().unwrap()]);
+    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    assert_eq!(i.json["attestations"], 1);
+    let re = probity(&b, &["bundle", "export", "--lineage", &lineage]);
+    assert_eq!(re.stdout.as_bytes(), &bytes[..], "carried unchanged");
+    // And through a note to the server, where the gate verifies it.
+    s.f.git_in(&b, &["reset", "-q", "--hard", "FETCH_HEAD"])
+        .unwrap();
+    let p = probity(&b, &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let tip = rev_in(&s.f, &b, "HEAD").unwrap();
+    let on_server = note(&s.f, &s.server, &tip).unwrap();
+    assert_eq!(on_server, bytes);
+}
+
+#[test]
+fn malformed_hook_input_is_a_typed_error() {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let s = Setup::new();
+    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+        .args(["--json", "--cwd"])
+        .arg(&s.server)
+        .args(["validate", "--gate", "pre-receive"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"not three fields\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(v["error"]["code"], "bad_receive_input");
 }
