@@ -670,6 +670,14 @@ fn the_pre_push_hook_warns_when_the_notes_stay_behind() {
     // The client hook allows (reviewed) and warns; the server denies
     // (no notes). Git's error names both.
     assert!(out.contains("refs/notes/probity is not pushed"), "{out}");
+    // With the notes in the same push: no warning.
+    let p = probity(s.f.root(), &["publish"]);
+    assert_eq!(p.code, 0);
+    let out =
+        s.f.git(&["push", "origin", "main", "refs/notes/probity"])
+            .map(|_| String::new())
+            .unwrap_or_else(|e| e.to_string());
+    assert!(!out.contains("is not pushed"), "{out}");
 }
 
 #[test]
@@ -838,4 +846,38 @@ fn malformed_hook_input_is_a_typed_error() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(v["error"]["code"], "bad_receive_input");
+}
+
+/// `probity validate --gate pre-push --remote origin --stdin-updates` with
+/// `stdin`: (exit code, stderr).
+fn hook_gate(cwd: &Path, stdin: &str) -> (i32, String) {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+        .arg("--cwd")
+        .arg(cwd)
+        .args([
+            "validate",
+            "--gate",
+            "pre-push",
+            "--remote",
+            "origin",
+            "--stdin-updates",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

@@ -22,12 +22,14 @@ use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
 use probity_core::review::bundle::Bundle;
-use probity_core::review::gate::{Decision, GateDecision, RefUpdate};
+use probity_core::review::gate::{Decision, GateDecision};
 use probity_core::review::server::{
     MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
 };
 use probity_git::{GitCli, Repo};
-use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
+use probity_ports::review::{
+    self as drivers, PreReceive, PushBoundary, ReceiveDenial, ReceiveScope,
+};
 
 use crate::GlobalArgs;
 use crate::bundle_cmd::{ScratchStore, transport_error};
@@ -361,16 +363,25 @@ fn pre_pr_notes(
 }
 
 /// The pre-push hook's reminder (a warning, never a denial): a push that
-/// delivers commits but not `refs/notes/probity` leaves a server-side gate
-/// without their authority.
-pub fn warn_notes_not_pushed(updates: &[RefUpdate]) {
-    let delivers = updates
+/// delivers reviewed commits without `refs/notes/probity` leaves a
+/// server-side gate without their authority.
+pub fn warn_notes_not_pushed(boundary: &PushBoundary, d: &GateDecision) {
+    let PushBoundary::Updates { updates, .. } = boundary else {
+        return;
+    };
+    if updates.iter().any(|u| u.remote_ref == NOTES_REF) {
+        return;
+    }
+    let reviewed: Vec<&str> = d
+        .deliveries
         .iter()
-        .any(|u| u.local_oid.is_some() && u.remote_ref != NOTES_REF);
-    let with_notes = updates.iter().any(|u| u.remote_ref == NOTES_REF);
-    if delivers && !with_notes {
+        .filter(|r| r.decision == Decision::Allow && r.lineage_id.is_some())
+        .map(|r| r.tip.as_str())
+        .collect();
+    if !reviewed.is_empty() {
         eprintln!(
-            "probity: warning: {NOTES_REF} is not pushed with these commits; a server-side gate needs their review bundles: push them together with `probity push` (or `git push <remote> <refs> {NOTES_REF}`)"
+            "probity: warning: {NOTES_REF} is not pushed with the reviewed commit(s) {}; a server-side gate needs their review bundles: push them together with `probity push` (or `probity publish`, then `git push <remote> <refs> {NOTES_REF}`)",
+            reviewed.join(", ")
         );
     }
 }

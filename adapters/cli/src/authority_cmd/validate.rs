@@ -510,7 +510,6 @@ fn validate_pre_push(
                 "pass the remote git named (a hook's $1)",
             )
         })?;
-        pre_receive::warn_notes_not_pushed(&updates);
         PushBoundary::Updates { remote, updates }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;
@@ -527,6 +526,7 @@ fn validate_pre_push(
         _ => open(global)?,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
+    pre_receive::warn_notes_not_pushed(&boundary, &d);
     let mut v = decision_json(&d);
     v["boundary"] = json!(match boundary {
         PushBoundary::Updates { .. } => "updates",
