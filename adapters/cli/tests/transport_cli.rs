@@ -670,14 +670,27 @@ fn the_pre_push_hook_warns_when_the_notes_stay_behind() {
     // The client hook allows (reviewed) and warns; the server denies
     // (no notes). Git's error names both.
     assert!(out.contains("refs/notes/probity is not pushed"), "{out}");
-    // With the notes in the same push: no warning.
+    // The gate as the hook runs it: with the notes in the same push, no
+    // warning; without them, the warning and still an allow.
     let p = probity(s.f.root(), &["publish"]);
     assert_eq!(p.code, 0);
-    let out =
-        s.f.git(&["push", "origin", "main", "refs/notes/probity"])
-            .map(|_| String::new())
-            .unwrap_or_else(|e| e.to_string());
-    assert!(!out.contains("is not pushed"), "{out}");
+    let tip = s.rev("HEAD");
+    let base = s.rev("HEAD~1");
+    let notes = s.rev("refs/notes/probity");
+    let zero = "0".repeat(40);
+    let main_line = format!("refs/heads/main {tip} refs/heads/main {base}\n");
+    let notes_line = format!("refs/notes/probity {notes} refs/notes/probity {zero}\n");
+    let with = hook_gate(s.f.root(), &format!("{main_line}{notes_line}"));
+    assert_eq!(with.0, 0, "{}", with.1);
+    assert!(!with.1.contains("is not pushed"), "{}", with.1);
+    let without = hook_gate(s.f.root(), &main_line);
+    assert_eq!(without.0, 0, "{}", without.1);
+    assert!(without.1.contains("is not pushed"), "{}", without.1);
+    // The notes ref is authority, not a delivery: `probity push` passes
+    // the client hook and the server gate together.
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(s.server_rev("main"), Some(tip));
 }
 
 #[test]

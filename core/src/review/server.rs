@@ -189,6 +189,16 @@ pub fn check_notes_update(
     }
 }
 
+/// Splits a pre-push hook's updates into the deliveries and whether the
+/// push carries `refs/notes/probity`. The notes ref carries authority, not
+/// a delivery: the client gate never judges it as one (the server keeps it
+/// append-only).
+pub fn split_notes_updates(updates: Vec<RefUpdate>) -> (Vec<RefUpdate>, bool) {
+    let (notes, deliveries): (Vec<_>, Vec<_>) =
+        updates.into_iter().partition(|u| u.remote_ref == NOTES_REF);
+    (deliveries, !notes.is_empty())
+}
+
 /// The candidate paths of a commit's note inside a notes tree: git fans
 /// notes out into 2-hex-digit directories as the tree grows, so the note of
 /// `abcd…` is at `abcd…`, `ab/cd…`, `ab/cd/…`, ... (up to three levels).
@@ -324,6 +334,22 @@ mod tests {
         let s = pre_receive_script("/opt/it's/probity");
         assert!(s.starts_with(&format!("#!/bin/sh\n{SERVER_MARKER}\n")));
         assert!(s.ends_with("exec '/opt/it'\\''s/probity' validate --gate pre-receive\n"));
+    }
+
+    #[test]
+    fn the_notes_ref_is_not_a_delivery_at_pre_push() {
+        let u = |r: &str| RefUpdate {
+            local_ref: r.into(),
+            local_oid: Some(CommitId::parse(A).unwrap()),
+            remote_ref: r.into(),
+            remote_oid: None,
+        };
+        let (d, notes) = split_notes_updates(vec![u("refs/heads/main"), u(NOTES_REF)]);
+        assert_eq!(d, vec![u("refs/heads/main")]);
+        assert!(notes);
+        let (d, notes) = split_notes_updates(vec![u("refs/heads/main")]);
+        assert_eq!(d.len(), 1);
+        assert!(!notes);
     }
 
     #[test]

@@ -27,9 +27,7 @@ use probity_core::review::server::{
     MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
 };
 use probity_git::{GitCli, Repo};
-use probity_ports::review::{
-    self as drivers, PreReceive, PushBoundary, ReceiveDenial, ReceiveScope,
-};
+use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
 
 use crate::GlobalArgs;
 use crate::bundle_cmd::{ScratchStore, transport_error};
@@ -362,14 +360,14 @@ fn pre_pr_notes(
     }
 }
 
+pub use probity_core::review::server::split_notes_updates;
+
 /// The pre-push hook's reminder (a warning, never a denial): a push that
 /// delivers reviewed commits without `refs/notes/probity` leaves a
-/// server-side gate without their authority.
-pub fn warn_notes_not_pushed(boundary: &PushBoundary, d: &GateDecision) {
-    let PushBoundary::Updates { updates, .. } = boundary else {
-        return;
-    };
-    if updates.iter().any(|u| u.remote_ref == NOTES_REF) {
+/// server-side gate without their authority. `notes_pushed` is `None`
+/// outside a hook (nothing is being pushed).
+pub fn warn_notes_not_pushed(notes_pushed: Option<bool>, d: &GateDecision) {
+    if notes_pushed != Some(false) {
         return;
     }
     let reviewed: Vec<&str> = d

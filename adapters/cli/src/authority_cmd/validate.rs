@@ -484,6 +484,8 @@ fn validate_pre_push(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
+    // Whether the push carries refs/notes/probity (hook input only).
+    let mut notes_pushed = None;
     let boundary = if args.stdin_updates {
         let mut input = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|e| {
@@ -510,6 +512,8 @@ fn validate_pre_push(
                 "pass the remote git named (a hook's $1)",
             )
         })?;
+        let (updates, notes) = pre_receive::split_notes_updates(updates);
+        notes_pushed = Some(notes);
         PushBoundary::Updates { remote, updates }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;
@@ -526,7 +530,7 @@ fn validate_pre_push(
         _ => open(global)?,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
-    pre_receive::warn_notes_not_pushed(&boundary, &d);
+    pre_receive::warn_notes_not_pushed(notes_pushed, &d);
     let mut v = decision_json(&d);
     v["boundary"] = json!(match boundary {
         PushBoundary::Updates { .. } => "updates",
