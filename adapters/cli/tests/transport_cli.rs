@@ -894,3 +894,24 @@ fn hook_gate(cwd: &Path, stdin: &str) -> (i32, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+#[test]
+fn the_server_hook_install_is_idempotent_and_never_overwrites_a_foreign_hook() {
+    let s = Setup::new();
+    let again = probity(&s.server, &["hooks", "install", "--server"]);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert_eq!(again.json["hooks"][0]["action"], "unchanged");
+    let hook = s.server.join("hooks/pre-receive");
+    let text = std::fs::read_to_string(&hook).unwrap();
+    assert!(text.contains("validate --gate pre-receive"), "{text}");
+    // The client hooks are not touched.
+    assert!(!s.server.join("hooks/pre-push").exists());
+    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+    let r = probity(&s.server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 4);
+    assert_eq!(r.json["error"]["code"], "hook_exists");
+    assert_eq!(
+        std::fs::read_to_string(&hook).unwrap(),
+        "#!/bin/sh\nexit 0\n"
+    );
+}
