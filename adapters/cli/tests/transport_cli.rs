@@ -604,6 +604,22 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
     );
     assert_eq!(r.code, 1);
     assert_eq!(r.json["reason_code"], "receipt_missing");
+    // A new ref's zero "before" is not a range.
+    let zeros = format!("{}..HEAD", "0".repeat(40));
+    let z = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &zeros,
+            "--ref",
+            "refs/heads/x",
+        ],
+    );
+    assert_eq!(z.json["error"]["code"], "bad_range");
+    assert_eq!(z.code, 2);
     // Usage: --range without --ref.
     let u = probity(
         &ci,

@@ -257,6 +257,15 @@ fn pre_receive(
                 ));
             }
             let (old, new) = split_range(spec)?;
+            if old.bytes().all(|b| b == b'0') {
+                // A forge reports a new branch's "before" as zeros: there is
+                // no old tip to measure the delivery from.
+                return Err(usage(
+                    "bad_range",
+                    "OLD is the all-zero id (a new ref): there is no old tip to measure from",
+                    "pass the commit the new ref was branched from as OLD (e.g. `git merge-base origin/main \"$AFTER\"`)",
+                ));
+            }
             let old = repo.resolve_commit(old).map_err(repo_err)?;
             let new = repo.resolve_commit(new).map_err(repo_err)?;
             (
