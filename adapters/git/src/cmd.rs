@@ -5,7 +5,10 @@
 //! `GIT_DIR`, `GIT_INDEX_FILE` and friends set, and they must not redirect our
 //! observations), pins the locale, disables prompts, pagers, optional locks,
 //! replace objects and grafts, and renders paths unquoted. Callers pass extra
-//! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`).
+//! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`). One exception,
+//! for the server-side gate only: [`GitCli::with_receive_quarantine`] keeps
+//! `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES`, which a
+//! `pre-receive` hook needs to read the pushed (quarantined) objects.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
