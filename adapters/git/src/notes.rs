@@ -248,3 +248,69 @@ impl NotesGit for Repo {
         Ok(Repo::protected_refs(self)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::Fixture;
+
+    fn fixture() -> (Fixture, Repo, CommitId) {
+        // The fixture is returned so its directory lives as long as the test.
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let repo = f.repo().unwrap();
+        let head = repo.resolve_commit("HEAD").unwrap();
+        (f, repo, head)
+    }
+
+    #[test]
+    fn notes_are_written_by_compare_and_swap_and_read_back_exactly() {
+        let (_f, repo, head) = fixture();
+        assert_eq!(repo.notes_tip().unwrap(), None);
+        repo.write_notes(None, &[(head.clone(), b"{\"x\":1}\n".to_vec())])
+            .unwrap();
+        let tip = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(
+            repo.read_note(&tip, &head, 1024).unwrap().as_deref(),
+            Some(&b"{\"x\":1}\n"[..])
+        );
+        // A writer that read before this write: refused, nothing lost.
+        let stale = repo.write_notes(None, &[(head.clone(), b"{\"y\":2}\n".to_vec())]);
+        assert!(stale.is_err());
+        assert_eq!(repo.notes_tip().unwrap(), Some(tip.clone()));
+        // No scratch ref is left behind.
+        let refs = repo.run(["for-each-ref", "refs/notes/"]).unwrap();
+        assert_eq!(String::from_utf8_lossy(&refs).lines().count(), 1);
+        // The current writer succeeds; the read is capped.
+        repo.write_notes(Some(&tip), &[(head.clone(), b"{\"y\":2}\n".to_vec())])
+            .unwrap();
+        let tip2 = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(repo.read_note(&tip2, &head, 3).unwrap().unwrap().len(), 4);
+        assert_eq!(repo.protected_refs().unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn another_commit_has_no_note_and_protected_refs_are_multi_valued() {
+        let (f, repo, head) = fixture();
+        repo.write_notes(None, &[(head, b"n\n".to_vec())]).unwrap();
+        f.write("b", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let other = repo.resolve_commit("HEAD").unwrap();
+        let tip = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(repo.read_note(&tip, &other, 10).unwrap(), None);
+        f.git(&[
+            "config",
+            "--add",
+            "probity.protectedRefs",
+            "refs/heads/main",
+        ])
+        .unwrap();
+        f.git(&["config", "--add", "probity.protectedRefs", "refs/tags/v*"])
+            .unwrap();
+        assert_eq!(
+            repo.protected_refs().unwrap(),
+            vec!["refs/heads/main".to_string(), "refs/tags/v*".to_string()]
+        );
+    }
+}
