@@ -313,4 +313,32 @@ mod tests {
             vec!["refs/heads/main".to_string(), "refs/tags/v*".to_string()]
         );
     }
+
+    #[test]
+    fn a_fanned_out_note_is_found() {
+        let (f, repo, head) = fixture();
+        let hex = head.as_str();
+        let run = |args: &[&str], stdin: Option<&[u8]>| {
+            String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        let blob = run(&["hash-object", "-w", "--stdin"], Some(b"fanned\n"));
+        let inner = run(
+            &["mktree"],
+            Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
+        );
+        let outer = run(
+            &["mktree"],
+            Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
+        );
+        let commit = run(&["commit-tree", &outer, "-m", "notes"], None);
+        let _keep = &f;
+        let notes = CommitId::parse(commit).unwrap();
+        assert_eq!(
+            repo.read_note(&notes, &head, 100).unwrap().as_deref(),
+            Some(&b"fanned\n"[..])
+        );
+    }
 }
