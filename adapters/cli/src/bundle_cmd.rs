@@ -67,15 +67,12 @@ pub struct PushArgs {
 
 /// Maps a transport failure to what the user sees.
 pub fn transport_error(e: TransportError) -> CliError {
-    let msg = e.to_string();
+    let e = match e {
+        TransportError::Review(r) => return review_error(r),
+        other => other,
+    };
     let (kind, next) = match &e {
-        TransportError::Review(_) => {
-            if let TransportError::Review(r) = e {
-                return review_error(r);
-            }
-            return CliError::new(ErrorKind::Io, "internal", msg, "report this as a bug");
-        }
-        TransportError::Bundle(_) | TransportError::Note { .. } => (
+        TransportError::Review(_) | TransportError::Bundle(_) | TransportError::Note { .. } => (
             ErrorKind::RejectedInput,
             "the bundle is not one `probity bundle export` wrote, unchanged: export it again from the clone that holds the review; nothing was written",
         ),
@@ -92,8 +89,8 @@ pub fn transport_error(e: TransportError) -> CliError {
             "this store holds other authority for the same lineage or candidate; nothing was merged or written: inspect both with `probity status --lineage <id>`",
         ),
     };
-    let code = e.code().unwrap_or("internal");
-    CliError::new(kind, code, msg, next)
+    let code = e.code().unwrap_or("bundle_invalid");
+    CliError::new(kind, code, e.to_string(), next)
 }
 
 fn repo_error(e: probity_git::GitError) -> CliError {
