@@ -931,3 +931,27 @@ fn the_server_hook_install_is_idempotent_and_never_overwrites_a_foreign_hook() {
         "#!/bin/sh\nexit 0\n"
     );
 }
+
+#[test]
+fn concurrent_unreviewed_pushes_from_two_clones_are_each_denied() {
+    let s = Setup::new();
+    let (_da, a) = s.clone_server();
+    let (_db, b) = s.clone_server();
+    for (clone, name) in [(&a, "a.rs"), (&b, "b.rs")] {
+        std::fs::write(clone.join(name), "fn x() {}\n").unwrap();
+        s.f.git_in(clone, &["add", "-A"]).unwrap();
+        s.f.git_in(clone, &["commit", "-q", "-m", "unreviewed"])
+            .unwrap();
+    }
+    let before = s.server_rev("main");
+    let results: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let ha = scope.spawn(|| push_in(&s.f, &a, &["origin", "main"]));
+        let hb = scope.spawn(|| push_in(&s.f, &b, &["origin", "main"]));
+        vec![ha.join().unwrap(), hb.join().unwrap()]
+    });
+    for r in results {
+        let err = r.unwrap_err();
+        assert!(err.contains("receipt_missing"), "{err}");
+    }
+    assert_eq!(s.server_rev("main"), before);
+}
