@@ -495,3 +495,20 @@ fn the_delta_identity_of_a_fixed_delta() {
         format!("delta {}\n{}", delta.identity(), keys.join("\n"))
     );
 }
+
+#[test]
+fn bundle_of_the_parser_scenario() {
+    use probity_core::review::bundle::Bundle;
+    let (_, _, r2) = approved();
+    let bundle = Bundle::build(vec![r2.record().unwrap()], Vec::new()).unwrap();
+    let bytes = bundle.to_bytes().unwrap();
+    // The pinned bytes verify and load back to the same bundle.
+    assert_eq!(Bundle::from_bytes(&bytes).unwrap(), bundle);
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    let schema = jsonschema::validator_for(&SchemaDoc::Bundle.schema()).unwrap();
+    assert!(
+        schema.is_valid(&v),
+        "the bundle validates against its schema"
+    );
+    insta::assert_snapshot!("bundle_approved", text(bytes));
+}

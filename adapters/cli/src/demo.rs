@@ -2,7 +2,10 @@
 //!
 //! `--scenario ordinary` (default) shows the clean path and the gate
 //! following the live candidate; `--scenario correction` shows a
-//! candidate-causal blocker corrected inside its budget.
+//! candidate-causal blocker corrected inside its budget; `--scenario
+//! server` pushes to a scratch bare repository whose server-side hook
+//! (`probity validate --gate pre-receive`) denies an unreviewed
+//! `--no-verify` push and allows the reviewed one with its notes.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +34,9 @@ pub enum Scenario {
     Ordinary,
     /// A candidate-causal blocker, a forecast, a Git-measured fix, approval.
     Correction,
+    /// A bare repository's server hook denies an unreviewed `--no-verify`
+    /// push and allows the reviewed one with its notes.
+    Server,
 }
 
 #[derive(Debug, Args)]
@@ -430,6 +436,120 @@ fn correction(
     gate_step(s, "put the bug back: the gate denies", repo, store)
 }
 
+/// `git push --no-verify --atomic origin <refspecs>`: whether the server
+/// accepted, and what it said (`remote:` lines).
+fn push_no_verify(scratch: &Scratch, refspecs: &[&str]) -> Result<(bool, Vec<String>), CliError> {
+    let mut args: Vec<std::ffi::OsString> = ["push", "--no-verify", "--atomic", "origin"]
+        .iter()
+        .map(Into::into)
+        .collect();
+    args.extend(refspecs.iter().map(Into::into));
+    let out = scratch
+        .git
+        .output(&scratch.root(), &args, &[], None)
+        .map_err(git_err)?;
+    let said = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("remote: probity") || l.starts_with("remote:   "))
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    Ok((out.status.success(), said))
+}
+
+fn server(
+    s: &mut Steps,
+    scratch: &Scratch,
+    repo: &Repo,
+    store: &FileStore,
+) -> Result<(), CliError> {
+    let root = &scratch.root();
+    let origin = scratch.dir.path().join("origin.git");
+    let exe = std::env::current_exe().map_err(io_err("probity executable"))?;
+    let hook = origin.join("hooks").join("pre-receive");
+    std::fs::create_dir_all(origin.join("hooks")).map_err(io_err("hooks"))?;
+    std::fs::write(
+        &hook,
+        probity_core::review::server::pre_receive_script(&exe.to_string_lossy()),
+    )
+    .map_err(io_err("pre-receive hook"))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
+            .map_err(io_err("pre-receive hook"))?;
+    }
+    s.step(
+        "probity hooks install --server (in origin.git)",
+        json!({"hook": hook.display().to_string()}),
+        format!("{}\n", hook.display()),
+    );
+    start_step(s, repo, store)?;
+    let lens_result = json!({
+        "findings": [],
+        "evidence": ["read the whole candidate diff of src/parser.rs and src/parser_test.rs"]
+    });
+    finalize_step(
+        s,
+        "probity finalize: approved",
+        repo,
+        store,
+        FinalizeInput {
+            results: vec![LensResultInput::named(
+                Lens::Reliability,
+                named("reliability.json", to_bytes(&lens_result)),
+            )],
+            evidence: Some(EvidenceInput::Bytes(named(
+                "evidence.txt",
+                "demo: parser tests pass\n",
+            ))),
+            ..Default::default()
+        },
+    )?;
+    // An edit nobody reviewed, committed and pushed around the client hooks.
+    write(
+        root,
+        "src/parser.rs",
+        &PARSER_V2.replace("Counts fields.", "Counts the fields."),
+    )?;
+    scratch.git(&["add", "-A"])?;
+    scratch.git(&["commit", "-q", "-m", "parser: unreviewed edit"])?;
+    let (ok, said) = push_no_verify(scratch, &["main"])?;
+    s.step(
+        "git push --no-verify origin main (an unreviewed commit)",
+        json!({"accepted": ok, "remote": said}),
+        format!("accepted: {ok}\n{}\n", said.join("\n")),
+    );
+    // The reviewed candidate, committed; its bundle published as a note.
+    write(root, "src/parser.rs", PARSER_V2)?;
+    scratch.git(&[
+        "commit",
+        "-q",
+        "-a",
+        "--amend",
+        "-m",
+        "parser: trim fields and count them",
+    ])?;
+    let tip = repo.resolve_commit("HEAD").map_err(git_err)?;
+    let published = drivers::publish(repo, store, &tip, &[], &drivers::RemoteScope::All)
+        .map_err(crate::bundle_cmd::transport_error)?;
+    s.step(
+        "probity publish: the review's bundle as a note under refs/notes/probity",
+        json!({"written": published.written.iter().map(|(c, l)| json!({"commit": c, "lineage_id": l})).collect::<Vec<_>>()}),
+        published
+            .written
+            .iter()
+            .map(|(c, l)| format!("{c} <- {l}\n"))
+            .collect(),
+    );
+    let (ok, said) = push_no_verify(scratch, &["main", "refs/notes/probity"])?;
+    s.step(
+        "git push --no-verify --atomic origin main refs/notes/probity (the reviewed commit)",
+        json!({"accepted": ok, "remote": said}),
+        format!("accepted: {ok}\n{}\n", said.join("\n")),
+    );
+    Ok(())
+}
+
 pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
     let scratch = Scratch::new()?;
     let root = scratch.root();
@@ -438,6 +558,7 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
     let edited = match args.scenario {
         Scenario::Ordinary => PARSER_V2,
         Scenario::Correction => PARSER_BUGGY,
+        Scenario::Server => PARSER_V2,
     };
     write(&root, "src/parser.rs", edited)?;
     write(&root, "src/parser_test.rs", PARSER_TEST)?;
@@ -451,6 +572,7 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
     match args.scenario {
         Scenario::Ordinary => ordinary(&mut s, &scratch, &repo, &store)?,
         Scenario::Correction => correction(&mut s, &scratch, &repo, &store)?,
+        Scenario::Server => server(&mut s, &scratch, &repo, &store)?,
     }
     if out.json {
         let mut v =

@@ -54,6 +54,10 @@ pub struct HookSelection {
     /// Act on this hook only (repeatable); default: pre-commit and pre-push.
     #[arg(long = "hook", value_enum, value_name = "HOOK")]
     hook: Vec<HookName>,
+    /// Install the server-side pre-receive hook of a bare repository
+    /// instead (`probity validate --gate pre-receive`).
+    #[arg(long, conflicts_with = "hook")]
+    server: bool,
 }
 
 /// A managed hook as `--hook` names it.
@@ -200,6 +204,20 @@ fn load(kind: HookKind, hooks_dir: &Path, state_dir: &Path) -> Result<Slot, CliE
 }
 
 pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitCode, CliError> {
+    match cmd {
+        HooksCommand::Install(s) if s.server => {
+            return crate::bundle_cmd::install_server(global, out);
+        }
+        HooksCommand::Uninstall(s) if s.server => {
+            return Err(CliError::new(
+                ErrorKind::Usage,
+                "usage",
+                "uninstall --server is not built: remove hooks/pre-receive of the bare repository",
+                "delete the file by hand",
+            ));
+        }
+        _ => {}
+    }
     let ctx = open(global)?;
     let hooks_dir = ctx.repo.hooks_dir().map_err(|e| {
         CliError::new(

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod authority_cmd;
+mod bundle_cmd;
 mod clock;
 mod context_cmd;
 mod demo;
@@ -78,6 +79,14 @@ enum Command {
     /// the gates.
     #[command(subcommand)]
     Hooks(hooks_cmd::HooksCommand),
+    /// Move review authority between clones as canonical bundles (R11.1).
+    #[command(subcommand)]
+    Bundle(bundle_cmd::BundleCommand),
+    /// Write the review bundles of reviewed delivery commits as Git notes
+    /// (refs/notes/probity).
+    Publish(bundle_cmd::PublishArgs),
+    /// Publish, then `git push --atomic` the refspecs with refs/notes/probity.
+    Push(bundle_cmd::PushArgs),
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
@@ -180,6 +189,9 @@ fn main() -> ExitCode {
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
+        Command::Bundle(c) => bundle_cmd::bundle(&cli.global, out, c),
+        Command::Publish(a) => bundle_cmd::publish(&cli.global, out, a),
+        Command::Push(a) => bundle_cmd::push(&cli.global, out, a),
         Command::Demo(a) => demo::run(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),

@@ -90,3 +90,14 @@ fn the_correction_demo_corrects_and_approves() {
     assert_eq!(r[7]["decision"], "allow");
     assert_eq!(r[8]["reason_code"], "receipt_scope_changed");
 }
+
+#[test]
+fn the_server_demo_denies_the_unreviewed_push_and_allows_the_reviewed_one() {
+    let r = results(&demo(&["--scenario", "server"]));
+    assert_eq!(r[2]["finalize"]["state"], "approved");
+    assert_eq!(r[3]["accepted"], false);
+    let said = r[3]["remote"].to_string();
+    assert!(said.contains("receipt_missing"), "{said}");
+    assert_eq!(r[4]["written"].as_array().unwrap().len(), 1);
+    assert_eq!(r[5]["accepted"], true, "{}", r[5]);
+}

@@ -5,7 +5,10 @@
 //! `GIT_DIR`, `GIT_INDEX_FILE` and friends set, and they must not redirect our
 //! observations), pins the locale, disables prompts, pagers, optional locks,
 //! replace objects and grafts, and renders paths unquoted. Callers pass extra
-//! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`).
+//! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`). One exception,
+//! for the server-side gate only: [`GitCli::with_receive_quarantine`] keeps
+//! `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES`, which a
+//! `pre-receive` hook needs to read the pushed (quarantined) objects.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -88,15 +91,25 @@ pub fn escape_path(bytes: &[u8]) -> String {
 #[derive(Debug, Clone)]
 pub struct GitCli {
     exe: OsString,
+    /// Variables kept through the scrub: only the object-directory pair a
+    /// `pre-receive` hook needs to read the pushed, still quarantined
+    /// objects ([`GitCli::with_receive_quarantine`]).
+    kept: Vec<(OsString, OsString)>,
 }
 
 impl Default for GitCli {
     fn default() -> Self {
         Self {
             exe: OsString::from("git"),
+            kept: Vec::new(),
         }
     }
 }
+
+/// The variables git sets for a `pre-receive` hook so that it can read the
+/// objects of the push being received, which git keeps in a quarantine
+/// directory until the hook accepts.
+pub const QUARANTINE_ENV: [&str; 2] = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"];
 
 /// Environment variables git would honour from a caller; cleared on every run.
 fn is_git_env(key: &OsStr) -> bool {
@@ -107,7 +120,22 @@ fn is_git_env(key: &OsStr) -> bool {
 impl GitCli {
     /// Uses the given executable (e.g. from `PROBITY_GIT`).
     pub fn with_executable(exe: impl Into<OsString>) -> Self {
-        Self { exe: exe.into() }
+        Self {
+            exe: exe.into(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Keeps `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES`
+    /// as the process received them (and nothing else of `GIT_*`): the
+    /// server gate runs inside `pre-receive`, where the pushed objects are
+    /// only readable through them. Used for that gate only.
+    pub fn with_receive_quarantine(mut self) -> Self {
+        self.kept = QUARANTINE_ENV
+            .iter()
+            .filter_map(|k| std::env::var_os(k).map(|v| (OsString::from(k), v)))
+            .collect();
+        self
     }
 
     /// Builds a command with the hermetic environment, in `cwd`.
@@ -131,6 +159,9 @@ impl GitCli {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for (k, v) in &self.kept {
+            cmd.env(k, v);
+        }
         cmd
     }
 

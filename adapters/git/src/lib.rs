@@ -11,6 +11,7 @@ pub mod delivery;
 pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
+pub mod notes;
 pub mod port;
 pub mod repo;
 pub mod sign;

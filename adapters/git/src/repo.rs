@@ -68,6 +68,52 @@ impl Repo {
         })
     }
 
+    /// Discovers a repository that may be bare (the server gate runs in a
+    /// bare repository's `pre-receive` hook): a bare repository's git dir
+    /// stands in for the root, and git runs there. A repository with a
+    /// work tree is discovered as [`Repo::discover`] does.
+    pub fn discover_allow_bare(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
+        if !cwd.is_dir() {
+            return Err(GitError::NotARepository {
+                path: cwd.display().to_string(),
+            });
+        }
+        let out = git.output(
+            cwd,
+            &[
+                "rev-parse".into(),
+                "--path-format=absolute".into(),
+                "--is-bare-repository".into(),
+                "--git-dir".into(),
+                "--git-common-dir".into(),
+            ],
+            &[],
+            None,
+        )?;
+        if !out.status.success() {
+            return Err(GitError::NotARepository {
+                path: cwd.display().to_string(),
+            });
+        }
+        let lines: Vec<&[u8]> = out.stdout.split(|b| *b == b'\n').collect();
+        if lines.first() != Some(&&b"true"[..]) {
+            return Self::discover(git, cwd);
+        }
+        if lines.len() < 3 {
+            return Err(GitError::Parse {
+                args: "rev-parse --is-bare-repository --git-dir --git-common-dir".into(),
+                detail: "missing lines".into(),
+            });
+        }
+        let p = |b: &[u8]| crate::cmd::path_from_bytes(Path::new(""), b);
+        Ok(Self {
+            git,
+            root: p(lines[1]),
+            git_dir: p(lines[1]),
+            common_dir: p(lines[2]),
+        })
+    }
+
     /// The work tree's top-level directory.
     pub fn root(&self) -> &Path {
         &self.root

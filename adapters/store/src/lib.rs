@@ -2,6 +2,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod attestations;
 pub mod context_dir;
 pub mod review_store;
 

@@ -2,6 +2,7 @@
 //! snapshot, role documents, compact state, receipts and gate decisions.
 
 pub mod attest;
+pub mod bundle;
 pub mod causality;
 pub mod correction;
 pub mod dsse;
@@ -19,6 +20,7 @@ pub mod recovery;
 pub mod release;
 pub mod risk;
 pub mod schema;
+pub mod server;
 pub mod snapshot;
 pub mod state;
 pub mod submission;

@@ -4,6 +4,7 @@
 use schemars::{JsonSchema, Schema, generate::SchemaSettings};
 use serde_json::{Value, json};
 
+use crate::review::bundle::Bundle;
 use crate::review::finding::{RefuterResult, ReviewerResult, ValidatorResult};
 use crate::review::receipt::Receipt;
 use crate::review::state::StateRecord;
@@ -16,16 +17,18 @@ pub enum SchemaDoc {
     Validator,
     Receipt,
     State,
+    Bundle,
 }
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 5] = [
+    pub const ALL: [SchemaDoc; 6] = [
         SchemaDoc::Reviewer,
         SchemaDoc::Refuter,
         SchemaDoc::Validator,
         SchemaDoc::Receipt,
         SchemaDoc::State,
+        SchemaDoc::Bundle,
     ];
 
     /// The name used on the command line.
@@ -36,6 +39,7 @@ impl SchemaDoc {
             SchemaDoc::Validator => "validator",
             SchemaDoc::Receipt => "receipt",
             SchemaDoc::State => "state",
+            SchemaDoc::Bundle => "bundle",
         }
     }
 
@@ -47,6 +51,7 @@ impl SchemaDoc {
             SchemaDoc::Validator => "https://probity.dev/schemas/validator-result/v1",
             SchemaDoc::Receipt => "https://probity.dev/schemas/review-receipt/v1",
             SchemaDoc::State => "https://probity.dev/schemas/review-state-record/v1",
+            SchemaDoc::Bundle => "https://probity.dev/schemas/review-bundle/v1",
         }
     }
 
@@ -58,6 +63,7 @@ impl SchemaDoc {
             SchemaDoc::Validator => generate::<ValidatorResult>(),
             SchemaDoc::Receipt => generate::<Receipt>(),
             SchemaDoc::State => generate::<StateRecord>(),
+            SchemaDoc::Bundle => generate::<Bundle>(),
         };
         if let Some(obj) = schema.as_object_mut() {
             obj.insert("$id".into(), json!(self.id()));
@@ -98,6 +104,15 @@ impl SchemaDoc {
                 );
             }
             SchemaDoc::Receipt | SchemaDoc::State => {}
+            SchemaDoc::Bundle => {
+                set(&mut schema, "/properties/records", "minItems", json!(1));
+                set(
+                    &mut schema,
+                    "/properties/records",
+                    "maxItems",
+                    json!(crate::review::bundle::MAX_RECORDS),
+                );
+            }
         }
         schema
     }

@@ -17,6 +17,7 @@ mod read;
 mod sign;
 mod start;
 mod traits;
+mod transport;
 
 pub use discover::index_rebase_delta;
 pub use error::{NamedInput, ReviewError};
@@ -36,8 +37,13 @@ pub use sign::{
 };
 pub use start::{CommitStart, Started, invalidate, recover, start, start_commit, start_range};
 pub use traits::{
-    AdapterError, Clock, Created, DeliveryGit, ExportGit, GitPort, RemoteScope, ReviewStore,
-    StoreError, Submitted,
+    AdapterError, AttestationStore, Clock, Created, DeliveryGit, ExportGit, GitPort, NotesGit,
+    RemoteScope, ReviewStore, StoreError, Submitted,
+};
+pub use transport::{
+    Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,
+    check_repo, export_bundle, import_bundle, import_notes, pre_pr_from_notes, pre_receive,
+    publish, verify_bundle,
 };
 
 // Helpers shared between the use-case modules.

@@ -321,3 +321,43 @@ pub trait ExportGit {
     /// `git --version`, for the derivation fingerprint.
     fn version(&self) -> Result<String, AdapterError>;
 }
+
+/// Review bundles carried as Git notes under `refs/notes/probity` (R11).
+pub trait NotesGit {
+    /// The commit `refs/notes/probity` names here, if any.
+    fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError>;
+    /// The note of `commit` in the notes commit `notes` (any fan-out), read
+    /// up to `cap + 1` bytes (a longer note is refused by its parser).
+    fn read_note(
+        &self,
+        notes: &CommitId,
+        commit: &CommitId,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError>;
+    /// Writes every `(commit, note)` in one compare-and-swap of
+    /// `refs/notes/probity` against `expected` (the tip the notes were read
+    /// at; `None`: the ref must not exist yet).
+    fn write_notes(
+        &self,
+        expected: Option<&CommitId>,
+        notes: &[(CommitId, Vec<u8>)],
+    ) -> Result<(), AdapterError>;
+    /// The `probity.protectedRefs` values (multi-valued; empty when unset).
+    fn protected_refs(&self) -> Result<Vec<String>, AdapterError>;
+}
+
+/// Where imported DSSE envelopes are kept, so a bundle re-exported from
+/// this store carries them unchanged.
+pub trait AttestationStore {
+    /// Adds envelopes to a lineage's set (sorted, de-duplicated).
+    fn add_attestations(
+        &self,
+        lineage: &LineageId,
+        envelopes: &[probity_core::review::bundle::DsseEnvelope],
+    ) -> Result<(), StoreError>;
+    /// The envelopes kept for a lineage.
+    fn attestations(
+        &self,
+        lineage: &LineageId,
+    ) -> Result<Vec<probity_core::review::bundle::DsseEnvelope>, StoreError>;
+}

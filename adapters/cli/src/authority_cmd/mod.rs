@@ -53,6 +53,7 @@ pub enum SchemaArg {
     Validator,
     Receipt,
     State,
+    Bundle,
 }
 
 #[derive(Debug, Args)]
@@ -689,6 +690,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
         SchemaArg::State => SchemaDoc::State,
         SchemaArg::Refuter => SchemaDoc::Refuter,
         SchemaArg::Validator => SchemaDoc::Validator,
+        SchemaArg::Bundle => SchemaDoc::Bundle,
     };
     let v = doc.schema();
     // The schema is the document in both modes.
@@ -698,6 +700,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
 }
 
 mod finalize;
+mod pre_receive;
 mod start;
 mod status;
 mod validate;

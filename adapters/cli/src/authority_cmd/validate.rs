@@ -25,6 +25,9 @@ pub enum GateArg {
     PrePush,
     PrePr,
     Release,
+    /// The server-side gate (a bare repository's pre-receive hook, or CI
+    /// with --range OLD..NEW --ref REF): authority from refs/notes/probity.
+    PreReceive,
 }
 
 #[derive(Debug, Args)]
@@ -71,6 +74,8 @@ pub struct ValidateArgs {
     /// directory).
     #[arg(long, value_name = "DIR", requires = "checksums")]
     pub artifacts: Option<PathBuf>,
+    #[command(flatten)]
+    pub transport: pre_receive::TransportArgs,
 }
 
 /// The gate answer as JSON.
@@ -132,7 +137,11 @@ pub fn validate(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
+    if args.transport.authority.is_some() || args.transport.refname.is_some() {
+        return pre_receive::run(global, out, args);
+    }
     let gate = match args.gate {
+        GateArg::PreReceive => return pre_receive::run(global, out, args),
         GateArg::PreCommit => Gate::PreCommit,
         GateArg::PrePush => Gate::PrePush,
         GateArg::PrePr => Gate::PrePr,
@@ -419,7 +428,7 @@ fn validate_release(
     })
 }
 
-fn validate_pre_pr(
+pub(super) fn validate_pre_pr(
     global: &GlobalArgs,
     out: Output,
     args: &ValidateArgs,
@@ -484,6 +493,8 @@ fn validate_pre_push(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
+    // Whether the push carries refs/notes/probity (hook input only).
+    let mut notes_pushed = None;
     let boundary = if args.stdin_updates {
         let mut input = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|e| {
@@ -510,6 +521,8 @@ fn validate_pre_push(
                 "pass the remote git named (a hook's $1)",
             )
         })?;
+        let (updates, notes) = pre_receive::split_notes_updates(updates);
+        notes_pushed = Some(notes);
         PushBoundary::Updates { remote, updates }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;
@@ -526,6 +539,7 @@ fn validate_pre_push(
         _ => open(global)?,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
+    pre_receive::warn_notes_not_pushed(notes_pushed, &d);
     let mut v = decision_json(&d);
     v["boundary"] = json!(match boundary {
         PushBoundary::Updates { .. } => "updates",

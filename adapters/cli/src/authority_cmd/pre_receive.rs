@@ -1,0 +1,394 @@
+//! `probity validate --gate pre-receive` (the server-side gate, R11), and
+//! `--gate pre-pr --authority notes` (CI without a review store).
+//!
+//! Two input forms of one gate:
+//! - in a bare repository's `pre-receive` hook: git's `<old> <new> <ref>`
+//!   lines on stdin; the protected refs (`probity.protectedRefs`, default
+//!   `refs/heads/*`) are judged, and `refs/notes/probity` may only
+//!   fast-forward;
+//! - in CI over a pushed range: `--range OLD..NEW --ref REF`, with the
+//!   notes fetched (`git fetch origin refs/notes/probity:refs/notes/probity`).
+//!
+//! Authority comes only from the notes, re-verified from their bytes and
+//! the repository's objects, imported into a scratch store that is removed
+//! on every exit; the repository's own store is never read. Git runs with
+//! `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES` kept, so
+//! the pushed objects in git's quarantine directory are readable.
+
+use std::io::Read as _;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
+
+use probity_core::review::bundle::Bundle;
+use probity_core::review::gate::{Decision, GateDecision};
+use probity_core::review::server::{
+    MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
+};
+use probity_git::{GitCli, Repo};
+use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
+
+use crate::GlobalArgs;
+use crate::bundle_cmd::{ScratchStore, transport_error};
+use crate::output::{CliError, ErrorKind, Output};
+
+use super::validate::{GateArg, ValidateArgs, decision_json};
+
+/// Where a publication gate takes its authority from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthorityArg {
+    /// This clone's review store (default).
+    Store,
+    /// `refs/notes/probity`, every bundle re-verified (CI, servers).
+    Notes,
+}
+
+/// The flags of the transport gates, flattened into `validate`.
+#[derive(Debug, Args)]
+pub struct TransportArgs {
+    /// pre-receive in CI: the ref the `--range OLD..NEW` updates (e.g.
+    /// refs/heads/main).
+    #[arg(long = "ref", value_name = "REF")]
+    pub refname: Option<String>,
+    /// pre-pr: take authority from `notes` (refs/notes/probity, verified)
+    /// instead of this clone's `store`.
+    #[arg(long, value_enum, value_name = "store|notes")]
+    pub authority: Option<AuthorityArg>,
+}
+
+fn usage(code: &str, msg: &str, next: &str) -> CliError {
+    CliError::new(ErrorKind::Usage, code, msg, next)
+}
+
+/// The hook point of the signature policy: H5's `probity.requireSignature`
+/// check plugs in here. Until then every verified bundle passes.
+fn signature_policy(_repo: &Repo) -> impl Fn(&Bundle) -> Result<(), ReceiveDenial> {
+    |_bundle: &Bundle| Ok(())
+}
+
+fn open_repo(global: &GlobalArgs) -> Result<Repo, CliError> {
+    let cwd = match &global.cwd {
+        Some(p) => p.clone(),
+        None => std::env::current_dir().map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "cwd_unavailable",
+                e.to_string(),
+                "pass --cwd",
+            )
+        })?,
+    };
+    let git = match std::env::var_os("PROBITY_GIT") {
+        Some(exe) => GitCli::with_executable(exe),
+        None => GitCli::default(),
+    }
+    .with_receive_quarantine();
+    Repo::discover_allow_bare(git, &cwd).map_err(|e| {
+        CliError::new(
+            ErrorKind::Repository,
+            "repository_error",
+            e.to_string(),
+            "run in the repository (a bare repository's hook runs there), or pass --cwd",
+        )
+    })
+}
+
+fn repo_err(e: probity_git::GitError) -> CliError {
+    CliError::new(
+        ErrorKind::Repository,
+        "repository_error",
+        e.to_string(),
+        "fix the repository error above and retry; nothing was changed",
+    )
+}
+
+/// Dispatch from `validate`: `--gate pre-receive`, or `--authority notes`.
+pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<ExitCode, CliError> {
+    match args.gate {
+        GateArg::PreReceive => pre_receive(global, out, args),
+        GateArg::PrePr => pre_pr_notes(global, out, args),
+        _ => Err(usage(
+            "flag_not_for_gate",
+            "--authority belongs to --gate pre-pr, --ref to --gate pre-receive",
+            "drop it, or use --gate pre-pr / pre-receive",
+        )),
+    }
+}
+
+fn name(v: impl serde::Serialize) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+fn next_hint(code: &str) -> &'static str {
+    match code {
+        "receipt_missing" | "receipt_scope_changed" | "receipt_unrelated" => {
+            "review the commit (`probity start` / `finalize`), then `probity push` (it publishes refs/notes/probity with the commits)"
+        }
+        "review_incomplete" => "finish the review (`probity finalize`), then `probity push`",
+        "review_escalated" | "review_invalidated" | "receipt_superseded" => {
+            "a person decides: recover the lineage (`probity recover`) and review again, then `probity push`"
+        }
+        "delivery_partial" | "delivery_empty" => {
+            "squash the range into the one reviewed commit, then `probity push`"
+        }
+        "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
+        "notes_ref_deleted" | "notes_ref_rewritten" => {
+            "never delete or force refs/notes/probity: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, then push it"
+        }
+        "objects_missing" => "push the commits the note's review covers with it",
+        _ => {
+            "republish the authority from the clone that holds the review (`probity publish`), then push refs/notes/probity again"
+        }
+    }
+}
+
+fn finish(out: Output, v: Value, allow: bool, text: String) -> Result<ExitCode, CliError> {
+    // Text goes to stderr: a hook's output reaches the pusher as
+    // `remote:` lines either way, and stdout stays for --json.
+    if out.json {
+        out.answer(&v, String::new);
+    } else {
+        eprint!("{text}");
+    }
+    Ok(if allow {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitCode, CliError> {
+    let v = json!({
+        "gate": gate,
+        "decision": "deny",
+        "reason_code": d.reason_code,
+        "stage": "authority",
+        "ref": d.refname,
+        "commit": d.commit,
+        "next_action": d.next_action,
+        "next_step": next_hint(&d.reason_code),
+        "message": d.message,
+    });
+    let text = format!(
+        "probity {gate} DENY: {}\n  {}\n  next: {}\n",
+        d.reason_code,
+        d.message,
+        next_hint(&d.reason_code)
+    );
+    finish(out, v, false, text)
+}
+
+fn decision_answer(
+    out: Output,
+    gate: &str,
+    d: &GateDecision,
+    extra: Value,
+) -> Result<ExitCode, CliError> {
+    let mut v = decision_json(d);
+    v["gate"] = json!(gate);
+    if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
+        m.extend(e);
+    }
+    let code = name(d.reason_code);
+    let allow = d.decision == Decision::Allow;
+    v["next_step"] = json!(if allow { "none" } else { next_hint(&code) });
+    let mut text = format!(
+        "probity {gate} {}: {code}\n  {}\n",
+        if allow { "ALLOW" } else { "DENY" },
+        d.message
+    );
+    for r in &d.deliveries {
+        text.push_str(&format!(
+            "  {} -> {}: {} commit(s), {}\n",
+            r.refs.join(", "),
+            r.tip,
+            r.commits,
+            name(r.reason_code)
+        ));
+    }
+    if !allow {
+        text.push_str(&format!("  next: {}\n", next_hint(&code)));
+    }
+    finish(out, v, allow, text)
+}
+
+fn split_range(spec: &str) -> Result<(&str, &str), CliError> {
+    match spec.split_once("..") {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() && !b.starts_with('.') => Ok((a, b)),
+        _ => Err(usage(
+            "bad_range",
+            &format!("`{spec}` is not OLD..NEW"),
+            "name the ref's old and new commits joined by two dots, e.g. --range \"$BEFORE..$AFTER\"",
+        )),
+    }
+}
+
+fn pre_receive(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    if args.staged
+        || args.remote.is_some()
+        || args.stdin_updates
+        || args.base.is_some()
+        || args.head.is_some()
+        || args.revision.is_some()
+        || args.transport.authority.is_some()
+    {
+        return Err(usage(
+            "flag_not_for_gate",
+            "--gate pre-receive reads git's `<old> <new> <ref>` lines on stdin, or takes --range OLD..NEW --ref REF",
+            "drop the other gates' flags",
+        ));
+    }
+    let repo = open_repo(global)?;
+    let (updates, scope) = match (&args.range, &args.transport.refname) {
+        (Some(spec), Some(refname)) => {
+            if !refname.starts_with("refs/") {
+                return Err(usage(
+                    "bad_ref",
+                    &format!("`{refname}` is not a full ref name"),
+                    "name the ref in full, e.g. --ref refs/heads/main",
+                ));
+            }
+            let (old, new) = split_range(spec)?;
+            if old.bytes().all(|b| b == b'0') {
+                // A forge reports a new branch's "before" as zeros: there is
+                // no old tip to measure the delivery from.
+                return Err(usage(
+                    "bad_range",
+                    "OLD is the all-zero id (a new ref): there is no old tip to measure from",
+                    "pass the commit the new ref was branched from as OLD (e.g. `git merge-base origin/main \"$AFTER\"`)",
+                ));
+            }
+            let old = repo.resolve_commit(old).map_err(repo_err)?;
+            let new = repo.resolve_commit(new).map_err(repo_err)?;
+            (
+                vec![ReceiveUpdate {
+                    old: Some(old),
+                    new: Some(new),
+                    refname: refname.clone(),
+                }],
+                ReceiveScope::Range,
+            )
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(usage(
+                "ref_required",
+                "--range and --ref go together: the CI form judges one ref's update OLD..NEW",
+                "pass both, e.g. --range \"$BEFORE..$AFTER\" --ref refs/heads/main",
+            ));
+        }
+        (None, None) => {
+            let mut input = Vec::new();
+            std::io::stdin()
+                .take(MAX_RECEIVE_BYTES as u64 + 1)
+                .read_to_end(&mut input)
+                .map_err(|e| {
+                    CliError::new(
+                        ErrorKind::RejectedInput,
+                        "bad_receive_input",
+                        format!("could not read the pre-receive lines: {e}"),
+                        "run this from a pre-receive hook (git writes `<old> <new> <ref>` lines on stdin)",
+                    )
+                })?;
+            let text = String::from_utf8(input).map_err(|_| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "bad_receive_input",
+                    "the pre-receive input is not UTF-8",
+                    "pipe git's pre-receive input unchanged",
+                )
+            })?;
+            let updates = parse_receive_updates(&text).map_err(|e| {
+                CliError::new(
+                    ErrorKind::RejectedInput,
+                    "bad_receive_input",
+                    e.to_string(),
+                    "pipe git's pre-receive input unchanged",
+                )
+            })?;
+            let remote = repo.git_dir().to_string_lossy().into_owned();
+            (updates, ReceiveScope::Hook { remote })
+        }
+    };
+    let scratch = ScratchStore::new()?;
+    let answer = drivers::pre_receive(
+        &repo,
+        &scratch.store,
+        &updates,
+        &scope,
+        signature_policy(&repo),
+    )
+    .map_err(transport_error)?;
+    let form = json!({
+        "input": match scope { ReceiveScope::Hook { .. } => "hook", ReceiveScope::Range => "range" },
+        "authority": "notes",
+    });
+    match answer {
+        PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d),
+        PreReceive::Judged(d) => decision_answer(out, "pre-receive", &d, form),
+    }
+}
+
+fn pre_pr_notes(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ValidateArgs,
+) -> Result<ExitCode, CliError> {
+    if args.transport.authority != Some(AuthorityArg::Notes) {
+        // `--authority store` is the ordinary gate.
+        return super::validate::validate_pre_pr(global, out, args);
+    }
+    let base = args.base.as_deref().ok_or_else(|| {
+        usage(
+            "base_required",
+            "--gate pre-pr needs --base: the base is never guessed",
+            "name the branch the proposal targets, e.g. --base origin/main",
+        )
+    })?;
+    let head = args.head.as_deref().unwrap_or("HEAD");
+    let repo = open_repo(global)?;
+    let scratch = ScratchStore::new()?;
+    let answer =
+        drivers::pre_pr_from_notes(&repo, &scratch.store, base, head, signature_policy(&repo))
+            .map_err(transport_error)?;
+    match answer {
+        Err(d) => denial_answer(out, "pre-pr", &d),
+        Ok(pr) => decision_answer(
+            out,
+            "pre-pr",
+            &pr.decision,
+            json!({"base": base, "head": head, "base_advance": pr.base_advance, "authority": "notes"}),
+        ),
+    }
+}
+
+pub use probity_core::review::server::split_notes_updates;
+
+/// The pre-push hook's reminder (a warning, never a denial): a push that
+/// delivers reviewed commits without `refs/notes/probity` leaves a
+/// server-side gate without their authority. `notes_pushed` is `None`
+/// outside a hook (nothing is being pushed).
+pub fn warn_notes_not_pushed(notes_pushed: Option<bool>, d: &GateDecision) {
+    if notes_pushed != Some(false) {
+        return;
+    }
+    let reviewed: Vec<&str> = d
+        .deliveries
+        .iter()
+        .filter(|r| r.decision == Decision::Allow && r.lineage_id.is_some())
+        .map(|r| r.tip.as_str())
+        .collect();
+    if !reviewed.is_empty() {
+        eprintln!(
+            "probity: warning: {NOTES_REF} is not pushed with the reviewed commit(s) {}; a server-side gate needs their review bundles: push them together with `probity push` (or `probity publish`, then `git push <remote> <refs> {NOTES_REF}`)",
+            reviewed.join(", ")
+        );
+    }
+}

@@ -1,0 +1,426 @@
+//! Authority that travels (R11): `probity bundle export | import`,
+//! `probity publish`, `probity push`, and the server hook
+//! (`probity hooks install --server`).
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+
+use probity_core::review::bundle::{Bundle, MAX_BUNDLE_BYTES};
+use probity_core::review::ids::CommitId;
+use probity_core::review::server::{NOTES_REF, SERVER_MARKER, pre_receive_script};
+use probity_git::{GitCli, Repo};
+use probity_ports::review::{self as drivers, RemoteScope, TransportError};
+use probity_store::FileStore;
+
+use crate::GlobalArgs;
+use crate::authority_cmd::{open, parse_lineage, review_error};
+use crate::output::{CliError, ErrorKind, Output};
+
+/// `probity bundle ...`
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Print (or write) a lineage's whole chain as one canonical bundle.
+    Export(ExportArgs),
+    /// Verify a bundle against this repository and import it into the store.
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The lineage whose chain (generation 1 to its leaf) is exported.
+    #[arg(long, value_name = "ID")]
+    pub lineage: String,
+    /// Write the bundle here (canonical JSON + LF) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The bundle file (at most 4 MiB).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The commits to publish for, `A..B` (default: the commits of HEAD no
+    /// remote-tracking ref holds).
+    #[arg(long, value_name = "A..B")]
+    pub range: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The remote (default `origin`).
+    #[arg(value_name = "REMOTE")]
+    pub remote: Option<String>,
+    /// The refspecs to push (default `HEAD`); `refs/notes/probity` is
+    /// added.
+    #[arg(value_name = "REFSPEC")]
+    pub refspecs: Vec<String>,
+}
+
+/// Maps a transport failure to what the user sees.
+pub fn transport_error(e: TransportError) -> CliError {
+    let e = match e {
+        TransportError::Review(r) => return review_error(r),
+        other => other,
+    };
+    let (kind, next) = match &e {
+        TransportError::Review(_) | TransportError::Bundle(_) | TransportError::Note { .. } => (
+            ErrorKind::RejectedInput,
+            "the bundle is not one `probity bundle export` wrote, unchanged: export it again from the clone that holds the review; nothing was written",
+        ),
+        TransportError::Scope(_) => (
+            ErrorKind::Integrity,
+            "the bundle's records do not match the trees they name in this repository; nothing was written",
+        ),
+        TransportError::ObjectsMissing { .. } => (
+            ErrorKind::Repository,
+            "fetch the commits the bundle's review covers (or push them here) first, then import again; nothing was written",
+        ),
+        TransportError::Conflict { .. } => (
+            ErrorKind::Conflict,
+            "this store holds other authority for the same lineage or candidate; nothing was merged or written: inspect both with `probity status --lineage <id>`",
+        ),
+    };
+    let code = e.code().unwrap_or("bundle_invalid");
+    CliError::new(kind, code, e.to_string(), next)
+}
+
+fn repo_error(e: probity_git::GitError) -> CliError {
+    CliError::new(
+        ErrorKind::Repository,
+        "repository_error",
+        e.to_string(),
+        "fix the repository error above and retry",
+    )
+}
+
+pub fn bundle(global: &GlobalArgs, out: Output, cmd: &BundleCommand) -> Result<ExitCode, CliError> {
+    match cmd {
+        BundleCommand::Export(a) => export(global, out, a),
+        BundleCommand::Import(a) => import(global, out, a),
+    }
+}
+
+fn export(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCode, CliError> {
+    let lineage = parse_lineage(&args.lineage)?;
+    let ctx = open(global)?;
+    let b = drivers::export_bundle(&ctx.store, &lineage).map_err(transport_error)?;
+    let mut bytes = b.to_bytes().map_err(|e| transport_error(e.into()))?;
+    bytes.push(b'\n');
+    match &args.out {
+        None => {
+            use std::io::Write as _;
+            std::io::stdout()
+                .write_all(&bytes)
+                .map_err(|e| CliError::new(ErrorKind::Io, "bundle_io", e.to_string(), "retry"))?;
+        }
+        Some(path) => {
+            probity_store::review_store::write_atomic(path, &bytes).map_err(|e| {
+                CliError::new(
+                    ErrorKind::Io,
+                    "bundle_io",
+                    e.to_string(),
+                    "pass a writable --out path",
+                )
+            })?;
+            let v = summary(&b);
+            out.answer(&v, || {
+                format!(
+                    "exported {} ({} record(s)) to {}\n  digest {}\n",
+                    b.lineage_id,
+                    b.records.len(),
+                    path.display(),
+                    b.digest
+                )
+            });
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn summary(b: &Bundle) -> Value {
+    json!({
+        "lineage_id": b.lineage_id,
+        "digest": b.digest,
+        "records": b.records.len(),
+        "state": b.leaf().map(|r| r.state.stage.name()),
+        "attestations": b.attestations.len(),
+    })
+}
+
+/// Reads at most `MAX_BUNDLE_BYTES + 1` bytes: a longer file is refused by
+/// the parser (`input_too_large`) without being read whole.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, CliError> {
+    let f = std::fs::File::open(path).map_err(|e| {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "unreadable_input",
+            format!("{}: {e}", path.display()),
+            "pass a readable bundle file",
+        )
+    })?;
+    let mut bytes = Vec::new();
+    f.take(MAX_BUNDLE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "unreadable_input",
+                format!("{}: {e}", path.display()),
+                "pass a readable bundle file",
+            )
+        })?;
+    Ok(bytes)
+}
+
+fn import(global: &GlobalArgs, out: Output, args: &ImportArgs) -> Result<ExitCode, CliError> {
+    let bytes = read_bounded(&args.file)?;
+    let ctx = open(global)?;
+    let b = drivers::verify_bundle(&ctx.repo, &bytes).map_err(transport_error)?;
+    let imported = drivers::import_bundle(&ctx.store, &b).map_err(transport_error)?;
+    let mut v = summary(&b);
+    v["written"] = json!(imported.written);
+    out.answer(&v, || {
+        format!(
+            "imported {}: {} of {} record(s) written{}\n",
+            b.lineage_id,
+            imported.written,
+            imported.records,
+            if imported.written == 0 {
+                " (the store already held them)"
+            } else {
+                ""
+            }
+        )
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+fn resolve(repo: &Repo, rev: &str) -> Result<CommitId, CliError> {
+    repo.resolve_commit(rev).map_err(repo_error)
+}
+
+fn published_json(p: &drivers::Published) -> Value {
+    let pairs = |v: &[(CommitId, probity_core::review::ids::LineageId)]| {
+        v.iter()
+            .map(|(c, l)| json!({"commit": c, "lineage_id": l}))
+            .collect::<Vec<_>>()
+    };
+    json!({
+        "notes_ref": NOTES_REF,
+        "written": pairs(&p.written),
+        "unchanged": pairs(&p.unchanged),
+        "unreviewed": p.unreviewed,
+    })
+}
+
+fn published_text(p: &drivers::Published) -> String {
+    let mut t = format!(
+        "{NOTES_REF}: {} note(s) written, {} already current, {} commit(s) without an approved review\n",
+        p.written.len(),
+        p.unchanged.len(),
+        p.unreviewed.len()
+    );
+    for (c, l) in &p.written {
+        t.push_str(&format!("  {c} <- {l}\n"));
+    }
+    t
+}
+
+pub fn publish(global: &GlobalArgs, out: Output, args: &PublishArgs) -> Result<ExitCode, CliError> {
+    let ctx = open(global)?;
+    let (tip, exclude, remotes) = match &args.range {
+        Some(spec) => {
+            let (a, b) = spec
+                .split_once("..")
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !b.starts_with('.'))
+                .ok_or_else(|| {
+                    CliError::new(
+                        ErrorKind::Usage,
+                        "bad_range",
+                        format!("`{spec}` is not A..B"),
+                        "name two revisions joined by two dots, e.g. --range origin/main..HEAD",
+                    )
+                })?;
+            (
+                resolve(&ctx.repo, b)?,
+                vec![resolve(&ctx.repo, a)?],
+                RemoteScope::None,
+            )
+        }
+        None => (resolve(&ctx.repo, "HEAD")?, Vec::new(), RemoteScope::All),
+    };
+    let p = drivers::publish(&ctx.repo, &ctx.store, &tip, &exclude, &remotes)
+        .map_err(transport_error)?;
+    out.answer(&published_json(&p), || published_text(&p));
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCode, CliError> {
+    let ctx = open(global)?;
+    let remote = args.remote.clone().unwrap_or_else(|| "origin".into());
+    let refspecs = if args.refspecs.is_empty() {
+        vec!["HEAD".to_string()]
+    } else {
+        args.refspecs.clone()
+    };
+    // Another clone may have published meanwhile: take its notes first
+    // (cat_sort_uniq: exact for one bundle per line), so the notes push
+    // fast-forwards.
+    let merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+    let mut publications = Vec::new();
+    for spec in &refspecs {
+        let src = spec.trim_start_matches('+');
+        let src = src.split_once(':').map_or(src, |(s, _)| s);
+        if src.is_empty() || src == NOTES_REF {
+            continue;
+        }
+        let tip = resolve(&ctx.repo, src)?;
+        let p = drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &RemoteScope::All)
+            .map_err(transport_error)?;
+        publications.push(p);
+    }
+    let mut all = refspecs.clone();
+    let has_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
+    if has_notes && !all.iter().any(|s| s.contains(NOTES_REF)) {
+        all.push(NOTES_REF.to_string());
+    }
+    let (ok, stderr) = ctx.repo.push_atomic(&remote, &all).map_err(repo_error)?;
+    eprint!("{stderr}");
+    if !ok {
+        return Err(CliError::new(
+            ErrorKind::Conflict,
+            "push_rejected",
+            format!(
+                "git push --atomic {remote} {} was rejected (see git's output above)",
+                all.join(" ")
+            ),
+            "read the remote's reason above: review and publish the commit it names, or fetch and merge, then `probity push` again",
+        ));
+    }
+    let v = json!({
+        "remote": remote,
+        "refspecs": all,
+        "notes_merged_from_remote": merged,
+        "published": publications.iter().map(published_json).collect::<Vec<_>>(),
+    });
+    out.answer(&v, || {
+        let mut t = String::new();
+        for p in &publications {
+            t.push_str(&published_text(p));
+        }
+        t.push_str(&format!("pushed {} to {remote}\n", all.join(" ")));
+        t
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `probity hooks install --server`: writes the managed `pre-receive` hook
+/// of a bare repository. A `pre-receive` hook that is not Probity's is
+/// never overwritten (`hook_exists`); re-installing Probity's is
+/// idempotent.
+pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
+    let cwd = match &global.cwd {
+        Some(p) => p.clone(),
+        None => std::env::current_dir().map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "cwd_unavailable",
+                e.to_string(),
+                "pass --cwd",
+            )
+        })?,
+    };
+    let git = match std::env::var_os("PROBITY_GIT") {
+        Some(exe) => GitCli::with_executable(exe),
+        None => GitCli::default(),
+    };
+    let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
+    let hooks_dir = repo.hooks_dir().map_err(repo_error)?;
+    let exe = std::env::current_exe().map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            e.to_string(),
+            "run probity from an installed path",
+        )
+    })?;
+    let script = pre_receive_script(&exe.to_string_lossy());
+    let path = hooks_dir.join("pre-receive");
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            format!("{}: {e}", path.display()),
+            "check permissions on the hooks directory",
+        )
+    };
+    let action = match std::fs::read(&path) {
+        Ok(current) if current == script.as_bytes() => "unchanged",
+        Ok(current) if !String::from_utf8_lossy(&current).contains(SERVER_MARKER) => {
+            return Err(CliError::new(
+                ErrorKind::Conflict,
+                "hook_exists",
+                format!("{} exists and is not Probity's", path.display()),
+                "merge it by hand: call `probity validate --gate pre-receive` from it with the same stdin, or move it away and install again",
+            ));
+        }
+        Ok(_) => "updated",
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "installed",
+        Err(e) => return Err(io(e)),
+    };
+    if action != "unchanged" {
+        std::fs::create_dir_all(&hooks_dir).map_err(io)?;
+        probity_store::review_store::write_atomic(&path, script.as_bytes()).map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "hook_io",
+                e.to_string(),
+                "check permissions on the hooks directory",
+            )
+        })?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
+        }
+    }
+    let v = json!({"hooks": [{"hook": "pre-receive", "path": path, "action": action}]});
+    out.answer(&v, || {
+        format!("pre-receive: {action} ({})\n", path.display())
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The scratch store a server-side gate imports verified bundles into:
+/// an empty temporary directory, removed on every exit (drop).
+pub struct ScratchStore {
+    _dir: tempfile::TempDir,
+    pub store: FileStore,
+}
+
+impl ScratchStore {
+    pub fn new() -> Result<Self, CliError> {
+        let dir = tempfile::Builder::new()
+            .prefix("probity-receive-")
+            .tempdir()
+            .map_err(|e| {
+                CliError::new(
+                    ErrorKind::Io,
+                    "scratch_io",
+                    e.to_string(),
+                    "check that the temporary directory is writable (TMPDIR)",
+                )
+            })?;
+        let store = FileStore::for_common_dir(dir.path());
+        Ok(Self { _dir: dir, store })
+    }
+}

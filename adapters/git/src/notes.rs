@@ -1,0 +1,344 @@
+//! Review bundles as Git notes under `refs/notes/probity` (R11), and the
+//! plumbing the transport commands need: reading a note from any notes
+//! commit (even one still in a push's quarantine), writing notes with a
+//! compare-and-swap of the ref, merging another clone's notes, and pushing
+//! atomically.
+//!
+//! Argument arrays only; object ids are validated hex before they reach an
+//! argument; remote names and refspecs go after `--`.
+
+use std::ffi::OsString;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use probity_core::review::ids::CommitId;
+use probity_core::review::server::{NOTES_REF, note_paths};
+use probity_ports::review::{AdapterError, NotesGit};
+
+use crate::cmd::GitError;
+use crate::repo::Repo;
+
+static SCRATCH: AtomicU32 = AtomicU32::new(0);
+
+/// A scratch notes ref for one write, removed on every exit.
+struct ScratchRef<'a> {
+    repo: &'a Repo,
+    name: String,
+}
+
+impl Drop for ScratchRef<'_> {
+    fn drop(&mut self) {
+        let _ = self.repo.run(["update-ref", "-d", self.name.as_str()]);
+    }
+}
+
+fn scratch_name(kind: &str) -> String {
+    format!(
+        "refs/notes/probity-{kind}-{}-{}",
+        std::process::id(),
+        SCRATCH.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// The all-zero id in the hash of `like` (git's "must not exist").
+fn zero_like(like: Option<&CommitId>, sha256: bool) -> String {
+    let n = match like {
+        Some(c) => c.as_str().len(),
+        None if sha256 => 64,
+        None => 40,
+    };
+    "0".repeat(n)
+}
+
+impl Repo {
+    /// `refs/notes/probity` as a commit here, if it exists.
+    pub fn notes_tip(&self) -> Result<Option<CommitId>, GitError> {
+        self.find_commit(NOTES_REF)
+    }
+
+    /// The note of `commit` in the notes commit `notes`: each fan-out path
+    /// is asked in one `cat-file --batch-check`, and the blob found is read
+    /// up to `cap + 1` bytes.
+    pub fn read_note(
+        &self,
+        notes: &CommitId,
+        commit: &CommitId,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        let mut input = String::new();
+        for p in note_paths(commit) {
+            input.push_str(&format!("{notes}:{p}\n"));
+        }
+        let out = self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(input.as_bytes()),
+        )?;
+        let text = String::from_utf8_lossy(&out);
+        let Some(blob) = text
+            .lines()
+            .filter_map(|l| l.strip_suffix(" blob"))
+            .find(|oid| oid.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
+            return Ok(None);
+        };
+        let heads = self.git().batch_heads(self.root(), &[blob], cap + 1)?;
+        Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
+    }
+
+    /// Writes every `(commit, note)` into a scratch notes ref started at
+    /// `expected`, then moves `refs/notes/probity` from `expected` to the
+    /// result in one `update-ref` (compare-and-swap: a concurrent writer
+    /// makes this fail, nothing is lost). The scratch ref is removed on
+    /// every exit.
+    pub fn write_notes(
+        &self,
+        expected: Option<&CommitId>,
+        notes: &[(CommitId, Vec<u8>)],
+    ) -> Result<(), GitError> {
+        if notes.is_empty() {
+            return Ok(());
+        }
+        let scratch = ScratchRef {
+            repo: self,
+            name: scratch_name("write"),
+        };
+        if let Some(old) = expected {
+            self.run(["update-ref", scratch.name.as_str(), old.as_str()])?;
+        }
+        let ref_arg = format!("--ref={}", scratch.name);
+        for (commit, bytes) in notes {
+            self.run_with(
+                [
+                    "notes",
+                    ref_arg.as_str(),
+                    "add",
+                    "-f",
+                    "-F",
+                    "-",
+                    commit.as_str(),
+                ],
+                &[],
+                Some(bytes),
+            )?;
+        }
+        let new = self.resolve_commit(&scratch.name)?;
+        let format = self.run(["rev-parse", "--show-object-format"])?;
+        let old = match expected {
+            Some(c) => c.to_string(),
+            None => zero_like(None, format.trim_ascii() == b"sha256"),
+        };
+        self.run(["update-ref", NOTES_REF, new.as_str(), old.as_str()])?;
+        Ok(())
+    }
+
+    /// The `probity.protectedRefs` values, in configuration order.
+    pub fn protected_refs(&self) -> Result<Vec<String>, GitError> {
+        let args: Vec<OsString> = ["config", "--get-all", "probity.protectedRefs"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()),
+            Some(1) => Ok(Vec::new()),
+            _ => Err(GitError::Failed {
+                args: "config --get-all probity.protectedRefs".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
+    /// Fetches `remote`'s `refs/notes/probity` and merges it into the local
+    /// one with `cat_sort_uniq` (exact for the one-bundle-per-line layout).
+    /// A remote without the ref leaves the local notes as they are.
+    /// Returns whether anything was merged.
+    pub fn merge_remote_notes(&self, remote: &str) -> Result<bool, GitError> {
+        let incoming = ScratchRef {
+            repo: self,
+            name: scratch_name("incoming"),
+        };
+        let spec = format!("+{NOTES_REF}:{}", incoming.name);
+        let args: Vec<OsString> = ["fetch", "--quiet", "--no-tags", "--", remote, spec.as_str()]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if stderr.contains("couldn't find remote ref") {
+                return Ok(false);
+            }
+            return Err(GitError::Failed {
+                args: "fetch <remote> refs/notes/probity".into(),
+                status: out.status.to_string(),
+                stderr: stderr.trim().to_string(),
+            });
+        }
+        let theirs = self.resolve_commit(&incoming.name)?;
+        match self.notes_tip()? {
+            None => {
+                let zero = zero_like(Some(&theirs), false);
+                self.run(["update-ref", NOTES_REF, theirs.as_str(), zero.as_str()])?;
+                Ok(true)
+            }
+            Some(ours) if self.is_ancestor(&theirs, &ours)? => Ok(false),
+            Some(_) => {
+                self.run([
+                    "notes",
+                    "--ref=probity",
+                    "merge",
+                    "-q",
+                    "-s",
+                    "cat_sort_uniq",
+                    incoming.name.as_str(),
+                ])?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// `git push --atomic -- <remote> <refspecs...>`, returning git's
+    /// stderr (what the remote said, `remote: ...` lines included) and
+    /// whether it succeeded.
+    pub fn push_atomic(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+    ) -> Result<(bool, String), GitError> {
+        let mut args: Vec<OsString> = vec!["push".into(), "--atomic".into(), "--".into()];
+        args.push(remote.into());
+        args.extend(refspecs.iter().map(OsString::from));
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        Ok((
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+}
+
+impl NotesGit for Repo {
+    fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError> {
+        Ok(Repo::notes_tip(self)?)
+    }
+
+    fn read_note(
+        &self,
+        notes: &CommitId,
+        commit: &CommitId,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        Ok(Repo::read_note(self, notes, commit, cap)?)
+    }
+
+    fn write_notes(
+        &self,
+        expected: Option<&CommitId>,
+        notes: &[(CommitId, Vec<u8>)],
+    ) -> Result<(), AdapterError> {
+        Ok(Repo::write_notes(self, expected, notes)?)
+    }
+
+    fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
+        Ok(Repo::protected_refs(self)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::Fixture;
+
+    fn fixture() -> (Fixture, Repo, CommitId) {
+        // The fixture is returned so its directory lives as long as the test.
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let repo = f.repo().unwrap();
+        let head = repo.resolve_commit("HEAD").unwrap();
+        (f, repo, head)
+    }
+
+    #[test]
+    fn notes_are_written_by_compare_and_swap_and_read_back_exactly() {
+        let (_f, repo, head) = fixture();
+        assert_eq!(repo.notes_tip().unwrap(), None);
+        repo.write_notes(None, &[(head.clone(), b"{\"x\":1}\n".to_vec())])
+            .unwrap();
+        let tip = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(
+            repo.read_note(&tip, &head, 1024).unwrap().as_deref(),
+            Some(&b"{\"x\":1}\n"[..])
+        );
+        // A writer that read before this write: refused, nothing lost.
+        let stale = repo.write_notes(None, &[(head.clone(), b"{\"y\":2}\n".to_vec())]);
+        assert!(stale.is_err());
+        assert_eq!(repo.notes_tip().unwrap(), Some(tip.clone()));
+        // No scratch ref is left behind.
+        let refs = repo.run(["for-each-ref", "refs/notes/"]).unwrap();
+        assert_eq!(String::from_utf8_lossy(&refs).lines().count(), 1);
+        // The current writer succeeds; the read is capped.
+        repo.write_notes(Some(&tip), &[(head.clone(), b"{\"y\":2}\n".to_vec())])
+            .unwrap();
+        let tip2 = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(repo.read_note(&tip2, &head, 3).unwrap().unwrap().len(), 4);
+        assert_eq!(repo.protected_refs().unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn another_commit_has_no_note_and_protected_refs_are_multi_valued() {
+        let (f, repo, head) = fixture();
+        repo.write_notes(None, &[(head, b"n\n".to_vec())]).unwrap();
+        f.write("b", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let other = repo.resolve_commit("HEAD").unwrap();
+        let tip = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(repo.read_note(&tip, &other, 10).unwrap(), None);
+        f.git(&[
+            "config",
+            "--add",
+            "probity.protectedRefs",
+            "refs/heads/main",
+        ])
+        .unwrap();
+        f.git(&["config", "--add", "probity.protectedRefs", "refs/tags/v*"])
+            .unwrap();
+        assert_eq!(
+            repo.protected_refs().unwrap(),
+            vec!["refs/heads/main".to_string(), "refs/tags/v*".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_fanned_out_note_is_found() {
+        let (f, repo, head) = fixture();
+        let hex = head.as_str();
+        let run = |args: &[&str], stdin: Option<&[u8]>| {
+            String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        let blob = run(&["hash-object", "-w", "--stdin"], Some(b"fanned\n"));
+        let inner = run(
+            &["mktree"],
+            Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
+        );
+        let outer = run(
+            &["mktree"],
+            Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
+        );
+        let commit = run(&["commit-tree", &outer, "-m", "notes"], None);
+        let _keep = &f;
+        let notes = CommitId::parse(commit).unwrap();
+        assert_eq!(
+            repo.read_note(&notes, &head, 100).unwrap().as_deref(),
+            Some(&b"fanned\n"[..])
+        );
+    }
+}

@@ -1,0 +1,778 @@
+//! Review bundles (R11.1): a lineage's whole recovery chain as one
+//! canonical document that another clone, a server hook or CI re-verifies
+//! from its bytes alone, and the Git note layout that carries bundles with
+//! the commits they deliver.
+//!
+//! A bundle holds every state record from generation 1 to the leaf, in
+//! generation order, and the receipt of every terminal record (each the
+//! projection [`Receipt::derive`] gives). Nothing in it depends on the
+//! exporting machine: no path, host or time beyond what the records hold.
+//! Its `digest` is `sha256(probity/review-bundle/v1 || 0x00 || canonical
+//! body)`, the body being the document without `digest`.
+//!
+//! `attestations` is optional and empty by default: DSSE envelopes
+//! (`{payloadType, payload, signatures: [{keyid, sig}]}`) over the in-toto
+//! Statement `probity attest` prints. They are carried unchanged; whether
+//! they are required and who may sign is a policy checked elsewhere (the
+//! gate's signature hook).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::canonical::{CanonicalError, canonical_bytes};
+use crate::digest::{Domain, Sha256Digest};
+use crate::review::export::{ChangeStatus, ManifestEntry};
+use crate::review::ids::{LineageId, RepoPath, TreeId};
+use crate::review::receipt::Receipt;
+use crate::review::recovery::{Ancestor, ChainError, check_link};
+use crate::review::state::{Stage, StateError, StateRecord};
+
+/// Domain of a bundle's digest.
+pub const BUNDLE_DOMAIN: Domain = Domain::new("probity/review-bundle/v1");
+
+/// The largest bundle accepted, in bytes, checked before parsing. A state
+/// record with every lens's findings is tens of KiB; a chain of
+/// [`MAX_RECORDS`] of them fits with room to spare.
+pub const MAX_BUNDLE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The most records (generations) one bundle may hold.
+pub const MAX_RECORDS: usize = 64;
+
+/// The most attestation envelopes one bundle may carry.
+pub const MAX_ATTESTATIONS: usize = 16;
+
+/// The largest note accepted (several bundles, one per line).
+pub const MAX_NOTE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The most bundles one note may hold.
+pub const MAX_NOTE_BUNDLES: usize = 32;
+
+/// The `schema` tag of a bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum BundleSchema {
+    #[serde(rename = "probity.review-bundle/v1")]
+    V1,
+}
+
+/// One DSSE signature.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DsseSignature {
+    pub keyid: String,
+    /// Base64 of the signature bytes.
+    pub sig: String,
+}
+
+/// A DSSE envelope, carried unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DsseEnvelope {
+    #[serde(rename = "payloadType")]
+    pub payload_type: String,
+    /// Base64 of the payload (the in-toto Statement's canonical bytes).
+    pub payload: String,
+    pub signatures: Vec<DsseSignature>,
+}
+
+/// The bundle document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Probity review bundle v1")]
+pub struct Bundle {
+    pub schema: BundleSchema,
+    /// The leaf lineage: the last record's lineage.
+    pub lineage_id: LineageId,
+    /// Every record of the chain, generation 1 first.
+    pub records: Vec<StateRecord>,
+    /// The receipt of every terminal record, in record order.
+    pub receipts: Vec<Receipt>,
+    /// DSSE envelopes over the leaf's in-toto Statement (may be empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attestations: Vec<DsseEnvelope>,
+    /// `sha256(probity/review-bundle/v1 || 0x00 || body)`, the body being
+    /// this document without `digest`.
+    pub digest: Sha256Digest,
+}
+
+/// The bundle without its digest: the digest's preimage.
+#[derive(Serialize)]
+struct Body<'a> {
+    schema: BundleSchema,
+    lineage_id: &'a LineageId,
+    records: &'a [StateRecord],
+    receipts: &'a [Receipt],
+    #[serde(skip_serializing_if = "<[DsseEnvelope]>::is_empty")]
+    attestations: &'a [DsseEnvelope],
+}
+
+/// Why bytes are not a bundle Probity accepts. Every variant is decided
+/// before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BundleError {
+    #[error("the bundle is {size} bytes; the limit is {limit}")]
+    TooLarge { size: usize, limit: usize },
+    #[error("not a bundle of schema probity.review-bundle/v1: {0}")]
+    Schema(String),
+    #[error("the bundle bytes are not canonical JSON (RFC 8785); it was edited or re-encoded")]
+    NotCanonical,
+    #[error("the bundle's digest {stored} does not match its content ({derived})")]
+    Digest {
+        stored: Sha256Digest,
+        derived: Sha256Digest,
+    },
+    #[error("record {index} of the bundle is not valid authority: {source}")]
+    Record {
+        index: usize,
+        #[source]
+        source: StateError,
+    },
+    #[error("the bundle's chain does not hold: {0}")]
+    Chain(#[from] ChainError),
+    #[error("the bundle's receipts are not the projections of its terminal records: {0}")]
+    Receipts(String),
+    #[error("attestation {index} is not a DSSE envelope: {detail}")]
+    Attestation { index: usize, detail: String },
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+}
+
+impl BundleError {
+    /// The stable reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BundleError::TooLarge { .. } => "input_too_large",
+            BundleError::Schema(_) | BundleError::Attestation { .. } => "bundle_invalid",
+            BundleError::NotCanonical => "bundle_not_canonical",
+            BundleError::Digest { .. } => "bundle_digest_mismatch",
+            BundleError::Record { .. } => "bundle_record_invalid",
+            BundleError::Chain(_) => "chain_broken",
+            BundleError::Receipts(_) => "receipt_mismatch",
+            BundleError::Canonical(_) => "bundle_invalid",
+        }
+    }
+}
+
+fn body_digest(
+    lineage_id: &LineageId,
+    records: &[StateRecord],
+    receipts: &[Receipt],
+    attestations: &[DsseEnvelope],
+) -> Result<Sha256Digest, CanonicalError> {
+    let body = Body {
+        schema: BundleSchema::V1,
+        lineage_id,
+        records,
+        receipts,
+        attestations,
+    };
+    Ok(Sha256Digest::of(BUNDLE_DOMAIN, &canonical_bytes(&body)?))
+}
+
+/// The receipts a chain projects: one per terminal record, in order.
+fn derived_receipts(records: &[StateRecord]) -> Vec<Receipt> {
+    records
+        .iter()
+        .filter_map(|r| Receipt::derive(&r.state))
+        .collect()
+}
+
+impl Bundle {
+    /// Builds the bundle of a chain given generation 1 first; the chain is
+    /// verified as an import would verify it. Attestations are sorted and
+    /// de-duplicated, so the same envelopes always give the same bytes.
+    pub fn build(
+        records: Vec<StateRecord>,
+        mut attestations: Vec<DsseEnvelope>,
+    ) -> Result<Bundle, BundleError> {
+        let leaf = records
+            .last()
+            .ok_or_else(|| BundleError::Schema("a bundle holds at least one record".into()))?;
+        let lineage_id = leaf.state.lineage_id.clone();
+        attestations.sort();
+        attestations.dedup();
+        let receipts = derived_receipts(&records);
+        let digest = body_digest(&lineage_id, &records, &receipts, &attestations)?;
+        let bundle = Bundle {
+            schema: BundleSchema::V1,
+            lineage_id,
+            records,
+            receipts,
+            attestations,
+            digest,
+        };
+        bundle.check()?;
+        Ok(bundle)
+    }
+
+    /// The canonical bytes (RFC 8785), without a trailing newline: a note
+    /// line, or a file's content before its one LF.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BundleError> {
+        Ok(canonical_bytes(self)?)
+    }
+
+    /// Parses and verifies bundle bytes fail-closed: the size bound before
+    /// parsing, the strict schema, canonical bytes (one trailing LF
+    /// allowed), the digest, every record (revision and validation), the
+    /// chain link by link, the receipts and the envelopes' shape.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Bundle, BundleError> {
+        if bytes.len() > MAX_BUNDLE_BYTES {
+            return Err(BundleError::TooLarge {
+                size: bytes.len(),
+                limit: MAX_BUNDLE_BYTES,
+            });
+        }
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let bundle: Bundle =
+            serde_json::from_slice(body).map_err(|e| BundleError::Schema(e.to_string()))?;
+        if bundle.to_bytes()? != body {
+            return Err(BundleError::NotCanonical);
+        }
+        bundle.check()?;
+        Ok(bundle)
+    }
+
+    /// The leaf record.
+    pub fn leaf(&self) -> Option<&StateRecord> {
+        self.records.last()
+    }
+
+    fn check(&self) -> Result<(), BundleError> {
+        if self.records.is_empty() || self.records.len() > MAX_RECORDS {
+            return Err(BundleError::Schema(format!(
+                "a bundle holds 1 to {MAX_RECORDS} records, not {}",
+                self.records.len()
+            )));
+        }
+        if self.attestations.len() > MAX_ATTESTATIONS {
+            return Err(BundleError::Schema(format!(
+                "a bundle carries at most {MAX_ATTESTATIONS} attestations"
+            )));
+        }
+        let derived = body_digest(
+            &self.lineage_id,
+            &self.records,
+            &self.receipts,
+            &self.attestations,
+        )?;
+        if derived != self.digest {
+            return Err(BundleError::Digest {
+                stored: self.digest,
+                derived,
+            });
+        }
+        for (index, record) in self.records.iter().enumerate() {
+            let bytes = record
+                .to_bytes()
+                .map_err(|source| BundleError::Record { index, source })?;
+            StateRecord::from_bytes(&bytes)
+                .map_err(|source| BundleError::Record { index, source })?;
+            let generation = index as u32 + 1;
+            if record.state.generation != generation {
+                return Err(BundleError::Schema(format!(
+                    "record {index} is generation {}, expected {generation} (generation 1 first)",
+                    record.state.generation
+                )));
+            }
+        }
+        if self.records[0].state.predecessor.is_some() {
+            return Err(BundleError::Schema(
+                "the first record names a predecessor: the chain must start at generation 1".into(),
+            ));
+        }
+        for pair in self.records.windows(2) {
+            let (parent, child) = (&pair[0], &pair[1]);
+            // Only a final lineage is ever recovered from (R9.2).
+            if !parent.state.stage.is_final() {
+                return Err(BundleError::Schema(format!(
+                    "{} has a successor but is `{}`, not final",
+                    parent.state.lineage_id,
+                    parent.state.stage.name()
+                )));
+            }
+            check_link(
+                &child.state,
+                &Ancestor {
+                    record: parent.clone(),
+                    successor: Some(child.state.lineage_id.clone()),
+                },
+            )?;
+        }
+        let leaf = &self.records[self.records.len() - 1];
+        if leaf.state.lineage_id != self.lineage_id {
+            return Err(BundleError::Schema(format!(
+                "lineage_id {} is not the leaf record's ({})",
+                self.lineage_id, leaf.state.lineage_id
+            )));
+        }
+        if self.receipts != derived_receipts(&self.records) {
+            return Err(BundleError::Receipts(
+                "a receipt differs from (or is missing for) the projection of its state".into(),
+            ));
+        }
+        for (index, env) in self.attestations.iter().enumerate() {
+            check_envelope(env).map_err(|detail| BundleError::Attestation { index, detail })?;
+        }
+        let mut sorted = self.attestations.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted != self.attestations {
+            return Err(BundleError::NotCanonical);
+        }
+        Ok(())
+    }
+
+    /// Whether the leaf is an approved review whose final target is
+    /// (base, tree): the bundle delivers a commit with those trees.
+    pub fn approves(&self, base: &TreeId, tree: &TreeId) -> bool {
+        self.leaf().is_some_and(|r| {
+            matches!(r.state.stage, Stage::Approved { .. })
+                && r.state.snapshot.base_tree == *base
+                && r.state.final_candidate_tree() == tree
+        })
+    }
+
+    /// The tree ids the leaf binds: base, initial candidate and final
+    /// candidate, de-duplicated (what the importing repository must hold).
+    /// Earlier generations are history: their trees were reviewed but
+    /// usually never committed, and they are verified by their bytes
+    /// (revision, chain links) only.
+    pub fn trees(&self) -> Vec<TreeId> {
+        let mut out: Vec<TreeId> = self
+            .leaf()
+            .map(|r| {
+                vec![
+                    r.state.snapshot.base_tree.clone(),
+                    r.state.snapshot.candidate_tree.clone(),
+                    r.state.final_candidate_tree().clone(),
+                ]
+            })
+            .unwrap_or_default();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+fn is_base64(s: &str) -> bool {
+    !s.is_empty()
+        && s.len().is_multiple_of(4)
+        && s.trim_end_matches('=').len() + 2 >= s.len()
+        && s.trim_end_matches('=')
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+}
+
+fn check_envelope(env: &DsseEnvelope) -> Result<(), String> {
+    if env.payload_type.is_empty() {
+        return Err("payloadType is empty".into());
+    }
+    if !is_base64(&env.payload) {
+        return Err("payload is not standard base64".into());
+    }
+    if env.signatures.is_empty() {
+        return Err("an envelope carries at least one signature".into());
+    }
+    for s in &env.signatures {
+        if !is_base64(&s.sig) {
+            return Err(format!(
+                "signature of key `{}` is not standard base64",
+                s.keyid
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What the importing repository says about one record's trees: the
+/// manifest of (base, initial candidate) and the changed paths of (base,
+/// final candidate).
+#[derive(Debug, Clone)]
+pub struct RepoFacts {
+    pub initial: Vec<ManifestEntry>,
+    pub final_paths: Vec<RepoPath>,
+}
+
+/// Why a verified bundle does not fit the importing repository's objects.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScopeError {
+    #[error(
+        "{lineage}: the paths Git lists between its base and candidate trees are not the paths it froze"
+    )]
+    Paths { lineage: LineageId },
+    #[error("{lineage}: intended-untracked path {path} is not a path the candidate adds")]
+    Untracked { lineage: LineageId, path: RepoPath },
+    #[error(
+        "{lineage}: its final candidate changes {path}, which is outside the paths it reviewed"
+    )]
+    FinalScope { lineage: LineageId, path: RepoPath },
+}
+
+/// Checks one record against what the repository's objects say: the
+/// changed paths of (base, candidate) are exactly the frozen paths, every
+/// intended-untracked path is one the candidate adds, and the final
+/// candidate changes no path outside them (base-to-final scope).
+pub fn check_scope(record: &StateRecord, facts: &RepoFacts) -> Result<(), ScopeError> {
+    let s = &record.state;
+    let lineage = s.lineage_id.clone();
+    let mut listed: Vec<&RepoPath> = facts.initial.iter().map(|e| &e.path).collect();
+    listed.sort();
+    listed.dedup();
+    if listed.len() != s.snapshot.paths.len()
+        || listed.iter().zip(&s.snapshot.paths).any(|(a, b)| *a != b)
+    {
+        return Err(ScopeError::Paths { lineage });
+    }
+    for path in &s.snapshot.intended_untracked {
+        let added = facts
+            .initial
+            .iter()
+            .any(|e| e.path == *path && e.status == ChangeStatus::Added);
+        if !added {
+            return Err(ScopeError::Untracked {
+                lineage,
+                path: path.clone(),
+            });
+        }
+    }
+    for path in &facts.final_paths {
+        if s.snapshot.paths.binary_search(path).is_err() {
+            return Err(ScopeError::FinalScope {
+                lineage,
+                path: path.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Why note bytes are not a note Probity wrote.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoteError {
+    #[error("the note is {size} bytes; the limit is {limit}")]
+    TooLarge { size: usize, limit: usize },
+    #[error("the note is not one canonical bundle per line, sorted and unique: {0}")]
+    Layout(String),
+    #[error("line {line} of the note: {source}")]
+    Bundle {
+        line: usize,
+        #[source]
+        source: BundleError,
+    },
+}
+
+impl NoteError {
+    /// The stable reason code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            NoteError::TooLarge { .. } => "input_too_large",
+            NoteError::Layout(_) => "note_invalid",
+            NoteError::Bundle { source, .. } => source.code(),
+        }
+    }
+}
+
+/// Parses a note: one canonical bundle per LF-terminated line, lines sorted
+/// bytewise and unique. That is exactly what `git notes merge -s
+/// cat_sort_uniq` produces from two such notes, so concurrent publications
+/// from two clones merge without conflict and without changing a byte of
+/// any bundle.
+pub fn parse_note(bytes: &[u8]) -> Result<Vec<Bundle>, NoteError> {
+    if bytes.len() > MAX_NOTE_BYTES {
+        return Err(NoteError::TooLarge {
+            size: bytes.len(),
+            limit: MAX_NOTE_BYTES,
+        });
+    }
+    let Some(body) = bytes.strip_suffix(b"\n") else {
+        return Err(NoteError::Layout(
+            "the note does not end with a newline".into(),
+        ));
+    };
+    let lines: Vec<&[u8]> = body.split(|b| *b == b'\n').collect();
+    if lines.len() > MAX_NOTE_BUNDLES {
+        return Err(NoteError::Layout(format!(
+            "{} bundles; the limit is {MAX_NOTE_BUNDLES}",
+            lines.len()
+        )));
+    }
+    if lines.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(NoteError::Layout("lines are not sorted and unique".into()));
+    }
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        if line.is_empty() {
+            return Err(NoteError::Layout(format!("line {} is empty", i + 1)));
+        }
+        out.push(
+            Bundle::from_bytes(line).map_err(|source| NoteError::Bundle {
+                line: i + 1,
+                source,
+            })?,
+        );
+    }
+    Ok(out)
+}
+
+/// The note holding `bundles` added to what `existing` holds: every line
+/// once, sorted bytewise, each LF-terminated. Existing lines are kept as
+/// they are (they were verified by [`parse_note`]).
+pub fn note_with(existing: &[Bundle], added: &[Bundle]) -> Result<Vec<u8>, BundleError> {
+    let mut lines = Vec::new();
+    for b in existing.iter().chain(added) {
+        lines.push(b.to_bytes()?);
+    }
+    lines.sort();
+    lines.dedup();
+    let mut out = Vec::new();
+    for l in lines {
+        out.extend_from_slice(&l);
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::fixtures;
+    use crate::review::lens::Lens;
+    use crate::review::state::ReviewState;
+
+    fn approved() -> ReviewState {
+        let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let r1 = r0
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap();
+        r1.accept_evidence(b"cargo test: 42 passed\n").unwrap()
+    }
+
+    fn bundle() -> Bundle {
+        Bundle::build(vec![approved().record().unwrap()], Vec::new()).unwrap()
+    }
+
+    fn envelope() -> DsseEnvelope {
+        DsseEnvelope {
+            payload_type: "application/vnd.in-toto+json".into(),
+            payload: "eyJhIjoxfQ==".into(),
+            signatures: vec![DsseSignature {
+                keyid: "SHA256:abc".into(),
+                sig: "AAAA".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_built_bundle_round_trips_through_its_bytes() {
+        let b = bundle();
+        let bytes = b.to_bytes().unwrap();
+        assert_eq!(Bundle::from_bytes(&bytes).unwrap(), b);
+        let mut with_lf = bytes.clone();
+        with_lf.push(b'\n');
+        assert_eq!(Bundle::from_bytes(&with_lf).unwrap(), b);
+        assert_eq!(b.receipts.len(), 1);
+        assert!(!String::from_utf8(bytes).unwrap().contains("attestations"));
+    }
+
+    #[test]
+    fn edited_bytes_fail_the_digest_and_a_recomputed_digest_fails_the_record() {
+        let b = bundle();
+        let text = String::from_utf8(b.to_bytes().unwrap()).unwrap();
+        // A finding's claim, edited after the fact.
+        let edited = text.replacen("reserve capacity", "reserve memory!", 1);
+        assert_ne!(edited, text);
+        let err = Bundle::from_bytes(edited.as_bytes()).unwrap_err();
+        assert_eq!(err.code(), "bundle_digest_mismatch", "{err}");
+        // A forger recomputes the bundle digest: the record's revision
+        // still catches the edit.
+        let mut forged: Bundle = serde_json::from_str(&edited).unwrap();
+        forged.digest = body_digest(
+            &forged.lineage_id,
+            &forged.records,
+            &forged.receipts,
+            &forged.attestations,
+        )
+        .unwrap();
+        let bytes = canonical_bytes(&forged).unwrap();
+        let err = Bundle::from_bytes(&bytes).unwrap_err();
+        assert_eq!(err.code(), "bundle_record_invalid", "{err}");
+    }
+
+    #[test]
+    fn a_receipt_that_is_not_the_projection_is_refused() {
+        let mut b = bundle();
+        b.receipts.clear();
+        b.digest = body_digest(&b.lineage_id, &b.records, &b.receipts, &b.attestations).unwrap();
+        let err = Bundle::from_bytes(&canonical_bytes(&b).unwrap()).unwrap_err();
+        assert_eq!(err.code(), "receipt_mismatch");
+    }
+
+    #[test]
+    fn non_canonical_oversized_and_schema_invalid_bytes_are_typed() {
+        let b = bundle();
+        let pretty = serde_json::to_vec_pretty(&b).unwrap();
+        assert_eq!(
+            Bundle::from_bytes(&pretty).unwrap_err().code(),
+            "bundle_not_canonical"
+        );
+        let big = vec![b' '; MAX_BUNDLE_BYTES + 1];
+        assert_eq!(
+            Bundle::from_bytes(&big).unwrap_err().code(),
+            "input_too_large"
+        );
+        let bytes = b.to_bytes().unwrap();
+        let truncated = &bytes[..bytes.len() / 2];
+        assert_eq!(
+            Bundle::from_bytes(truncated).unwrap_err().code(),
+            "bundle_invalid"
+        );
+        let unknown = String::from_utf8(bytes)
+            .unwrap()
+            .replacen("{", "{\"extra\":1,", 1);
+        assert_eq!(
+            Bundle::from_bytes(unknown.as_bytes()).unwrap_err().code(),
+            "bundle_invalid"
+        );
+    }
+
+    #[test]
+    fn attestations_are_carried_sorted_and_checked_for_shape() {
+        let mut e2 = envelope();
+        e2.payload_type = "application/x".into();
+        let b = Bundle::build(
+            vec![approved().record().unwrap()],
+            vec![envelope(), e2.clone(), envelope()],
+        )
+        .unwrap();
+        assert_eq!(b.attestations.len(), 2);
+        let back = Bundle::from_bytes(&b.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.attestations, b.attestations);
+        let mut bad = envelope();
+        bad.payload = "not base64!".into();
+        let err = Bundle::build(vec![approved().record().unwrap()], vec![bad]).unwrap_err();
+        assert_eq!(err.code(), "bundle_invalid");
+    }
+
+    #[test]
+    fn a_chain_must_start_at_generation_one() {
+        let r = approved().record().unwrap();
+        let err = Bundle::build(vec![r.clone(), r], Vec::new()).unwrap_err();
+        assert_eq!(err.code(), "bundle_invalid");
+        assert_eq!(
+            Bundle::build(Vec::new(), Vec::new()).unwrap_err().code(),
+            "bundle_invalid"
+        );
+    }
+
+    #[test]
+    fn approves_names_the_leafs_final_target_only() {
+        let b = bundle();
+        let s = &b.records[0].state;
+        assert!(b.approves(&s.snapshot.base_tree, &s.snapshot.candidate_tree));
+        assert!(!b.approves(&s.snapshot.candidate_tree, &s.snapshot.base_tree));
+        let pending = Bundle::build(
+            vec![
+                fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+                    .unwrap()
+                    .record()
+                    .unwrap(),
+            ],
+            Vec::new(),
+        )
+        .unwrap();
+        assert!(!pending.approves(&s.snapshot.base_tree, &s.snapshot.candidate_tree));
+        assert_eq!(b.trees().len(), 2);
+    }
+
+    #[test]
+    fn notes_are_sorted_unique_lines_and_merge_by_concatenation() {
+        let a = bundle();
+        let b = Bundle::build(vec![approved().record().unwrap()], vec![envelope()]).unwrap();
+        let one = note_with(&[], std::slice::from_ref(&a)).unwrap();
+        let two = note_with(std::slice::from_ref(&b), &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(parse_note(&one).unwrap(), vec![a.clone()]);
+        let parsed = parse_note(&two).unwrap();
+        assert_eq!(parsed.len(), 2);
+        // cat_sort_uniq of the two notes is the note of the union.
+        let mut lines: Vec<&[u8]> = one
+            .split_inclusive(|c| *c == b'\n')
+            .chain(two.split_inclusive(|c| *c == b'\n'))
+            .collect();
+        lines.sort();
+        lines.dedup();
+        assert_eq!(lines.concat(), two);
+        // Unsorted, duplicated, blank, unterminated: refused.
+        let mut rev = two.split_inclusive(|c| *c == b'\n').collect::<Vec<_>>();
+        rev.reverse();
+        assert_eq!(
+            parse_note(&rev.concat()).unwrap_err().code(),
+            "note_invalid"
+        );
+        assert_eq!(
+            parse_note(&[one.clone(), one.clone()].concat())
+                .unwrap_err()
+                .code(),
+            "note_invalid"
+        );
+        assert_eq!(parse_note(b"\n").unwrap_err().code(), "note_invalid");
+        assert_eq!(
+            parse_note(&one[..one.len() - 1]).unwrap_err().code(),
+            "note_invalid"
+        );
+        assert_eq!(parse_note(b"{}\n").unwrap_err().code(), "bundle_invalid");
+    }
+
+    #[test]
+    fn scope_is_checked_against_the_repositorys_listing() {
+        let b = bundle();
+        let r = &b.records[0];
+        let entry = |p: &RepoPath, status| ManifestEntry {
+            path: p.clone(),
+            status,
+            old_mode: None,
+            new_mode: None,
+            old_blob: None,
+            new_blob: None,
+        };
+        let paths = &r.state.snapshot.paths;
+        let untracked = &r.state.snapshot.intended_untracked;
+        assert!(!untracked.is_empty());
+        let status = |p: &RepoPath| {
+            if untracked.contains(p) {
+                ChangeStatus::Added
+            } else {
+                ChangeStatus::Modified
+            }
+        };
+        let facts = RepoFacts {
+            initial: paths.iter().map(|p| entry(p, status(p))).collect(),
+            final_paths: paths.clone(),
+        };
+        assert_eq!(check_scope(r, &facts), Ok(()));
+        // The intended-untracked proof: a path the base already had.
+        let all_modified = RepoFacts {
+            initial: paths
+                .iter()
+                .map(|p| entry(p, ChangeStatus::Modified))
+                .collect(),
+            final_paths: paths.clone(),
+        };
+        assert!(matches!(
+            check_scope(r, &all_modified),
+            Err(ScopeError::Untracked { .. })
+        ));
+        let mut fewer = facts.clone();
+        fewer.initial.pop();
+        assert!(matches!(
+            check_scope(r, &fewer),
+            Err(ScopeError::Paths { .. })
+        ));
+        let mut outside = facts.clone();
+        outside
+            .final_paths
+            .push(RepoPath::parse("zzz/other.rs").unwrap());
+        assert!(matches!(
+            check_scope(r, &outside),
+            Err(ScopeError::FinalScope { .. })
+        ));
+    }
+}

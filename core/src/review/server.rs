@@ -1,0 +1,364 @@
+//! The server-side gate's own rules (R11): git's `pre-receive` input,
+//! which refs are protected, and the append-only rule of the notes ref that
+//! carries review bundles. Delivery judgment itself is the pre-push gate's
+//! ([`crate::review::gate`]), run against authority imported from the
+//! pushed notes.
+
+use serde::Serialize;
+
+use crate::review::gate::RefUpdate;
+use crate::review::ids::CommitId;
+
+/// The ref that carries review bundles as Git notes.
+pub const NOTES_REF: &str = "refs/notes/probity";
+
+/// What `probity.protectedRefs` defaults to when unset.
+pub const DEFAULT_PROTECTED: &str = "refs/heads/*";
+
+/// The most lines a `pre-receive` input may hold.
+pub const MAX_RECEIVE_LINES: usize = 10_000;
+
+/// The most bytes a `pre-receive` input may hold.
+pub const MAX_RECEIVE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The most commits one protected ref update may bring in: past this the
+/// push is denied (a single delivery is one commit; H2's stacks are short).
+pub const MAX_RECEIVED_COMMITS: usize = 256;
+
+/// One line of git's `pre-receive` input: `<old> <new> <ref>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiveUpdate {
+    /// `None` when the ref is being created (git writes zeros).
+    pub old: Option<CommitId>,
+    /// `None` when the ref is being deleted.
+    pub new: Option<CommitId>,
+    pub refname: String,
+}
+
+impl ReceiveUpdate {
+    /// The same update as a pre-push hook line (the server's ref is both
+    /// the local and the remote ref), so the pre-push judgment applies.
+    pub fn as_push(&self) -> RefUpdate {
+        RefUpdate {
+            local_ref: self.refname.clone(),
+            local_oid: self.new.clone(),
+            remote_ref: self.refname.clone(),
+            remote_oid: self.old.clone(),
+        }
+    }
+}
+
+/// A malformed `pre-receive` input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReceiveInputError {
+    #[error("the pre-receive input is over {limit} bytes or lines")]
+    TooLarge { limit: usize },
+    #[error("line {line} of the pre-receive input is not `<old> <new> <ref>`")]
+    Fields { line: usize },
+    #[error("line {line}: `{value}` is not an object id")]
+    ObjectId { line: usize, value: String },
+}
+
+fn oid(line: usize, value: &str) -> Result<Option<CommitId>, ReceiveInputError> {
+    if matches!(value.len(), 40 | 64) && value.bytes().all(|b| b == b'0') {
+        return Ok(None);
+    }
+    CommitId::parse(value)
+        .map(Some)
+        .map_err(|_| ReceiveInputError::ObjectId {
+            line,
+            value: value.to_string(),
+        })
+}
+
+/// Parses git's `pre-receive` stdin (blank lines ignored). A ref name never
+/// holds a space, so each line is exactly three fields.
+pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveInputError> {
+    if input.len() > MAX_RECEIVE_BYTES {
+        return Err(ReceiveInputError::TooLarge {
+            limit: MAX_RECEIVE_BYTES,
+        });
+    }
+    let mut out = Vec::new();
+    for (i, raw) in input.split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = raw.split(' ').collect();
+        let [old, new, refname] = fields[..] else {
+            return Err(ReceiveInputError::Fields { line });
+        };
+        if !refname.starts_with("refs/") || refname.contains("..") {
+            return Err(ReceiveInputError::Fields { line });
+        }
+        let (old, new) = (oid(line, old)?, oid(line, new)?);
+        if old.is_none() && new.is_none() {
+            return Err(ReceiveInputError::Fields { line });
+        }
+        out.push(ReceiveUpdate {
+            old,
+            new,
+            refname: refname.to_string(),
+        });
+        if out.len() > MAX_RECEIVE_LINES {
+            return Err(ReceiveInputError::TooLarge {
+                limit: MAX_RECEIVE_LINES,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `refname` matches a `probity.protectedRefs` glob: `*` matches
+/// any run of characters (slashes included, so `refs/heads/*` covers
+/// `refs/heads/team/x`), `?` one character; anything else is literal.
+pub fn glob_matches(glob: &str, refname: &str) -> bool {
+    fn go(g: &[u8], s: &[u8]) -> bool {
+        // Iterative wildcard matching with one backtrack point.
+        let (mut gi, mut si) = (0, 0);
+        let (mut star, mut mark) = (None, 0);
+        while si < s.len() {
+            if gi < g.len() && (g[gi] == b'?' || g[gi] == s[si]) {
+                gi += 1;
+                si += 1;
+            } else if gi < g.len() && g[gi] == b'*' {
+                star = Some(gi);
+                mark = si;
+                gi += 1;
+            } else if let Some(st) = star {
+                gi = st + 1;
+                mark += 1;
+                si = mark;
+            } else {
+                return false;
+            }
+        }
+        g[gi..].iter().all(|c| *c == b'*')
+    }
+    go(glob.as_bytes(), refname.as_bytes())
+}
+
+/// Whether a ref is protected by any of `globs` (the configured values; an
+/// empty list means the default, `refs/heads/*`). The notes ref itself is
+/// never judged as a delivery: it has its own append-only rule.
+pub fn is_protected(globs: &[String], refname: &str) -> bool {
+    if refname == NOTES_REF {
+        return false;
+    }
+    if globs.is_empty() {
+        return glob_matches(DEFAULT_PROTECTED, refname);
+    }
+    globs.iter().any(|g| glob_matches(g, refname))
+}
+
+/// Why an update of the notes ref is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
+pub enum NotesRefDenial {
+    #[error("refs/notes/probity may not be deleted: review authority is append-only")]
+    NotesRefDeleted,
+    #[error(
+        "refs/notes/probity may only fast-forward: this update drops review authority the server holds"
+    )]
+    NotesRefRewritten,
+}
+
+impl NotesRefDenial {
+    pub fn code(self) -> &'static str {
+        match self {
+            NotesRefDenial::NotesRefDeleted => "notes_ref_deleted",
+            NotesRefDenial::NotesRefRewritten => "notes_ref_rewritten",
+        }
+    }
+}
+
+/// The append-only rule of the notes ref: creating it is allowed, a
+/// deletion is denied, and an update is allowed only when the new tip
+/// descends from the old one (`fast_forward`, decided by Git).
+pub fn check_notes_update(
+    update: &ReceiveUpdate,
+    fast_forward: bool,
+) -> Result<(), NotesRefDenial> {
+    match (&update.old, &update.new) {
+        (_, None) => Err(NotesRefDenial::NotesRefDeleted),
+        (None, Some(_)) => Ok(()),
+        (Some(_), Some(_)) if fast_forward => Ok(()),
+        (Some(_), Some(_)) => Err(NotesRefDenial::NotesRefRewritten),
+    }
+}
+
+/// Splits a pre-push hook's updates into the deliveries and whether the
+/// push carries `refs/notes/probity`. The notes ref carries authority, not
+/// a delivery: the client gate never judges it as one (the server keeps it
+/// append-only).
+pub fn split_notes_updates(updates: Vec<RefUpdate>) -> (Vec<RefUpdate>, bool) {
+    let (notes, deliveries): (Vec<_>, Vec<_>) =
+        updates.into_iter().partition(|u| u.remote_ref == NOTES_REF);
+    (deliveries, !notes.is_empty())
+}
+
+/// The candidate paths of a commit's note inside a notes tree: git fans
+/// notes out into 2-hex-digit directories as the tree grows, so the note of
+/// `abcd…` is at `abcd…`, `ab/cd…`, `ab/cd/…`, ... (up to three levels).
+pub fn note_paths(commit: &CommitId) -> Vec<String> {
+    let hex = commit.as_str();
+    let mut out = vec![hex.to_string()];
+    for level in 1..=3usize {
+        if hex.len() <= level * 2 {
+            break;
+        }
+        let mut p = String::new();
+        for i in 0..level {
+            p.push_str(&hex[i * 2..i * 2 + 2]);
+            p.push('/');
+        }
+        p.push_str(&hex[level * 2..]);
+        out.push(p);
+    }
+    out
+}
+
+/// The first line after the shebang of the managed server hook: ownership
+/// is by content, as for the client hooks.
+pub const SERVER_MARKER: &str = "# probity-managed-server-hook v1: pre-receive";
+
+/// Quotes a string for POSIX sh (single quotes; embedded quotes escaped).
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The `pre-receive` hook of a bare repository: git runs it in the
+/// repository with the ref updates on stdin and relays its output to the
+/// pusher as `remote:` lines; the gate reads stdin itself, so the script
+/// only execs it.
+pub fn pre_receive_script(probity: &str) -> String {
+    format!(
+        "#!/bin/sh\n{SERVER_MARKER}\n# Installed by `probity hooks install --server`: every commit a push makes\n# reachable from a protected ref must be a reviewed delivery whose bundle is\n# in refs/notes/probity (pushed with it); the notes ref is append-only.\nexec {} validate --gate pre-receive\n",
+        sh_quote(probity)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+    const Z: &str = "0000000000000000000000000000000000000000";
+
+    #[test]
+    fn receive_lines_parse_creations_updates_and_deletions() {
+        let input =
+            format!("{Z} {A} refs/heads/main\n{A} {B} refs/heads/x\n{B} {Z} refs/tags/t\n\n");
+        let u = parse_receive_updates(&input).unwrap();
+        assert_eq!(u.len(), 3);
+        assert_eq!(u[0].old, None);
+        assert_eq!(u[0].new.as_ref().map(|c| c.as_str()), Some(A));
+        assert_eq!(u[2].new, None);
+        let push = u[1].as_push();
+        assert_eq!(push.remote_ref, "refs/heads/x");
+        assert_eq!(push.remote_oid.as_ref().map(|c| c.as_str()), Some(A));
+    }
+
+    #[test]
+    fn malformed_receive_lines_are_typed() {
+        assert_eq!(
+            parse_receive_updates(&format!("{A} {B}\n")),
+            Err(ReceiveInputError::Fields { line: 1 })
+        );
+        assert!(matches!(
+            parse_receive_updates(&format!("{A} xyz refs/heads/m\n")),
+            Err(ReceiveInputError::ObjectId { line: 1, .. })
+        ));
+        assert_eq!(
+            parse_receive_updates(&format!("{Z} {Z} refs/heads/m\n")),
+            Err(ReceiveInputError::Fields { line: 1 })
+        );
+        assert_eq!(
+            parse_receive_updates(&format!("{A} {B} main\n")),
+            Err(ReceiveInputError::Fields { line: 1 })
+        );
+        let big = "x".repeat(MAX_RECEIVE_BYTES + 1);
+        assert!(matches!(
+            parse_receive_updates(&big),
+            Err(ReceiveInputError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn globs_cover_nested_refs_and_default_to_branches() {
+        assert!(glob_matches("refs/heads/*", "refs/heads/main"));
+        assert!(glob_matches("refs/heads/*", "refs/heads/team/x"));
+        assert!(!glob_matches("refs/heads/*", "refs/tags/v1"));
+        assert!(glob_matches("refs/heads/release-?", "refs/heads/release-1"));
+        assert!(!glob_matches(
+            "refs/heads/release-?",
+            "refs/heads/release-10"
+        ));
+        assert!(glob_matches("refs/heads/main", "refs/heads/main"));
+        assert!(!glob_matches("refs/heads/main", "refs/heads/mainx"));
+        assert!(glob_matches("refs/*/v*", "refs/tags/v1.0"));
+        assert!(is_protected(&[], "refs/heads/main"));
+        assert!(!is_protected(&[], "refs/tags/v1"));
+        assert!(!is_protected(&[], NOTES_REF));
+        let g = vec!["refs/heads/main".to_string(), "refs/tags/*".to_string()];
+        assert!(is_protected(&g, "refs/tags/v1"));
+        assert!(!is_protected(&g, "refs/heads/feature"));
+        assert!(!is_protected(&["refs/*".to_string()], NOTES_REF));
+    }
+
+    #[test]
+    fn the_notes_ref_is_append_only() {
+        let upd = |old: Option<&str>, new: Option<&str>| ReceiveUpdate {
+            old: old.map(|s| CommitId::parse(s).unwrap()),
+            new: new.map(|s| CommitId::parse(s).unwrap()),
+            refname: NOTES_REF.into(),
+        };
+        assert_eq!(check_notes_update(&upd(None, Some(A)), false), Ok(()));
+        assert_eq!(check_notes_update(&upd(Some(A), Some(B)), true), Ok(()));
+        assert_eq!(
+            check_notes_update(&upd(Some(A), Some(B)), false),
+            Err(NotesRefDenial::NotesRefRewritten)
+        );
+        assert_eq!(
+            check_notes_update(&upd(Some(A), None), true),
+            Err(NotesRefDenial::NotesRefDeleted)
+        );
+        assert_eq!(NotesRefDenial::NotesRefDeleted.code(), "notes_ref_deleted");
+    }
+
+    #[test]
+    fn the_server_hook_execs_the_gate_with_a_quoted_path() {
+        let s = pre_receive_script("/opt/it's/probity");
+        assert!(s.starts_with(&format!("#!/bin/sh\n{SERVER_MARKER}\n")));
+        assert!(s.ends_with("exec '/opt/it'\\''s/probity' validate --gate pre-receive\n"));
+    }
+
+    #[test]
+    fn the_notes_ref_is_not_a_delivery_at_pre_push() {
+        let u = |r: &str| RefUpdate {
+            local_ref: r.into(),
+            local_oid: Some(CommitId::parse(A).unwrap()),
+            remote_ref: r.into(),
+            remote_oid: None,
+        };
+        let (d, notes) = split_notes_updates(vec![u("refs/heads/main"), u(NOTES_REF)]);
+        assert_eq!(d, vec![u("refs/heads/main")]);
+        assert!(notes);
+        let (d, notes) = split_notes_updates(vec![u("refs/heads/main")]);
+        assert_eq!(d.len(), 1);
+        assert!(!notes);
+    }
+
+    #[test]
+    fn note_paths_cover_git_fanout() {
+        let c = CommitId::parse(A).unwrap();
+        let p = note_paths(&c);
+        assert_eq!(p[0], A);
+        assert_eq!(p[1], format!("11/{}", &A[2..]));
+        assert_eq!(p[2], format!("11/11/{}", &A[4..]));
+        assert_eq!(p.len(), 4);
+    }
+}

@@ -1,0 +1,594 @@
+//! Authority that travels with the commits (R11): exporting a lineage's
+//! chain as a bundle, verifying and importing one, publishing bundles as
+//! Git notes on the delivery commits, and the server-side gate that judges
+//! a push against the authority the pushed notes carry — never against the
+//! server's own store.
+
+use probity_core::review::bundle::{
+    Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts, ScopeError,
+    check_scope, note_with, parse_note,
+};
+use probity_core::review::gate::GateDecision;
+use probity_core::review::ids::{CommitId, LineageId};
+use probity_core::review::server::{
+    MAX_RECEIVED_COMMITS, NOTES_REF, ReceiveUpdate, check_notes_update, is_protected,
+};
+use probity_core::review::snapshot::target_identity;
+use probity_core::review::state::{Stage, StateRecord};
+
+use super::*;
+
+/// Why a bundle could not be exported, verified, imported or published.
+/// Whatever the variant, nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    #[error(transparent)]
+    Bundle(Box<BundleError>),
+    #[error("the note on {commit}: {source}")]
+    Note {
+        commit: CommitId,
+        #[source]
+        source: Box<NoteError>,
+    },
+    #[error("the bundle does not fit this repository's objects: {0}")]
+    Scope(#[from] ScopeError),
+    #[error("this repository lacks objects the bundle binds: {}", objects.join(", "))]
+    ObjectsMissing { objects: Vec<String> },
+    #[error("the bundle conflicts with the store: {detail}")]
+    Conflict { lineage: LineageId, detail: String },
+    #[error(transparent)]
+    Review(#[from] ReviewError),
+}
+
+impl From<BundleError> for TransportError {
+    fn from(e: BundleError) -> Self {
+        TransportError::Bundle(Box::new(e))
+    }
+}
+
+impl From<StoreError> for TransportError {
+    fn from(e: StoreError) -> Self {
+        TransportError::Review(ReviewError::Store(e))
+    }
+}
+
+impl TransportError {
+    /// The stable code of a transport failure (a driver error keeps its
+    /// own mapping in the CLI).
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            TransportError::Bundle(b) => Some(b.code()),
+            TransportError::Note { source, .. } => Some(source.code()),
+            TransportError::Scope(_) => Some("bundle_scope_mismatch"),
+            TransportError::ObjectsMissing { .. } => Some("objects_missing"),
+            TransportError::Conflict { .. } => Some("import_conflict"),
+            TransportError::Review(_) => None,
+        }
+    }
+}
+
+fn repo_err(e: AdapterError) -> TransportError {
+    TransportError::Review(ReviewError::Repository(e))
+}
+
+/// `probity bundle export --lineage L`: the chain of `L` from generation 1
+/// to its leaf (following supersession past `L`), every link checked, with
+/// the envelopes the store keeps for the leaf.
+pub fn export_bundle<S: ReviewStore + AttestationStore>(
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Bundle, TransportError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    // Checks the chain above `record` and every link below it.
+    supersession(store, &record)?;
+    let mut above = Vec::new();
+    let mut link = record.state.predecessor.clone();
+    while let Some(l) = link {
+        if above.len() >= MAX_RECORDS {
+            break;
+        }
+        let r = store
+            .load(&l.lineage_id)?
+            .ok_or_else(|| StoreError::NotFound(l.lineage_id.clone()))?;
+        link = r.state.predecessor.clone();
+        above.push(r);
+    }
+    above.reverse();
+    let mut records = above;
+    records.push(record.clone());
+    let mut current = record.state.lineage_id.clone();
+    while let Some(next) = store.successor_of(&current)? {
+        if records.len() >= MAX_RECORDS {
+            break;
+        }
+        let r = store
+            .load(&next)?
+            .ok_or_else(|| StoreError::NotFound(next.clone()))?;
+        current = next;
+        records.push(r);
+    }
+    let leaf = current;
+    let attestations = store.attestations(&leaf)?;
+    Ok(Bundle::build(records, attestations)?)
+}
+
+/// Checks a verified bundle against this repository's objects: every tree
+/// the leaf binds is present (`objects_missing` otherwise), the changed
+/// paths of its (base, candidate) are exactly the frozen paths, its
+/// intended-untracked paths are ones the candidate adds, and its final
+/// candidate stays within the reviewed paths. Earlier generations are
+/// history, verified by their bytes only: their trees were reviewed, not
+/// necessarily ever committed or pushed.
+pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<(), TransportError> {
+    let trees: Vec<String> = bundle.trees().iter().map(|t| t.to_string()).collect();
+    let missing = git.missing_objects(&trees).map_err(repo_err)?;
+    if !missing.is_empty() {
+        return Err(TransportError::ObjectsMissing { objects: missing });
+    }
+    if let Some(record) = bundle.leaf() {
+        let s = &record.state;
+        let initial = git
+            .manifest(&s.snapshot.base_tree, &s.snapshot.candidate_tree)
+            .map_err(repo_err)?;
+        let final_paths = if s.final_candidate_tree() == &s.snapshot.candidate_tree {
+            initial.iter().map(|e| e.path.clone()).collect()
+        } else {
+            git.differing_paths(&s.snapshot.base_tree, s.final_candidate_tree())
+                .map_err(repo_err)?
+        };
+        check_scope(
+            record,
+            &RepoFacts {
+                initial,
+                final_paths,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Parses and fully verifies bundle bytes, then checks them against this
+/// repository's objects. Nothing is written.
+pub fn verify_bundle<G: GitPort + ExportGit>(
+    git: &G,
+    bytes: &[u8],
+) -> Result<Bundle, TransportError> {
+    let bundle = Bundle::from_bytes(bytes)?;
+    check_repo(git, &bundle)?;
+    Ok(bundle)
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    pub lineage_id: LineageId,
+    /// Records written now (0: the store already held the whole chain).
+    pub written: usize,
+    pub records: usize,
+}
+
+fn conflict(lineage: &LineageId, detail: impl Into<String>) -> TransportError {
+    TransportError::Conflict {
+        lineage: lineage.clone(),
+        detail: detail.into(),
+    }
+}
+
+/// Imports a verified bundle (see [`verify_bundle`]): every record the
+/// store lacks is created in generation order (a successor under its
+/// predecessor's lock, as recovery writes it), and every projection
+/// (receipt, indexes) is written. Idempotent: records the store holds
+/// byte-identical are kept. A record the store holds differently, a
+/// predecessor with another successor, or a target another lineage owns is
+/// `import_conflict`, found before anything is written: never merged.
+pub fn import_bundle<S: ReviewStore + AttestationStore>(
+    store: &S,
+    bundle: &Bundle,
+) -> Result<Imported, TransportError> {
+    let chain: Vec<&LineageId> = bundle.records.iter().map(|r| &r.state.lineage_id).collect();
+    let mut new = Vec::new();
+    for (i, r) in bundle.records.iter().enumerate() {
+        let id = &r.state.lineage_id;
+        match store.load(id)? {
+            Some(existing) if existing == *r => new.push(false),
+            Some(existing) => {
+                return Err(conflict(
+                    id,
+                    format!(
+                        "the store holds {id} at revision {}, the bundle at {}",
+                        existing.revision, r.revision
+                    ),
+                ));
+            }
+            None => new.push(true),
+        }
+        if let Some(next) = bundle.records.get(i + 1) {
+            match store.successor_of(id)? {
+                Some(s) if s != next.state.lineage_id => {
+                    return Err(conflict(
+                        id,
+                        format!(
+                            "the store's {id} is superseded by {s}, the bundle's by {}",
+                            next.state.lineage_id
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if new[i]
+            && let Some(owner) = store.lookup_target(&r.state.snapshot.target)?
+            && !chain.contains(&&owner)
+        {
+            return Err(conflict(
+                id,
+                format!("the store's lineage {owner} already owns this candidate"),
+            ));
+        }
+    }
+    let mut written = 0;
+    for (r, is_new) in bundle.records.iter().zip(&new) {
+        if !is_new {
+            continue;
+        }
+        let created = if r.state.predecessor.is_some() {
+            store.create_successor(r)?
+        } else {
+            store.create(r)?
+        };
+        if let Created::Existing(other) = created
+            && other != r.state.lineage_id
+        {
+            return Err(conflict(
+                &r.state.lineage_id,
+                format!("lineage {other} took this candidate meanwhile"),
+            ));
+        }
+        written += 1;
+    }
+    for r in &bundle.records {
+        store.ensure_projections(r)?;
+    }
+    if !bundle.attestations.is_empty() {
+        store.add_attestations(&bundle.lineage_id, &bundle.attestations)?;
+    }
+    Ok(Imported {
+        lineage_id: bundle.lineage_id.clone(),
+        written,
+        records: bundle.records.len(),
+    })
+}
+
+/// What a publication wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    /// The delivery commits whose note gained a bundle, with the lineage.
+    pub written: Vec<(CommitId, LineageId)>,
+    /// Delivery commits whose note already held the bundle.
+    pub unchanged: Vec<(CommitId, LineageId)>,
+    /// Commits in the range that no approved review delivers.
+    pub unreviewed: Vec<CommitId>,
+}
+
+/// The most commits one publication walks.
+pub const MAX_PUBLISH: usize = 1000;
+
+/// The approved, unsuperseded lineage whose final target is exactly this
+/// commit's (parent tree, tree), if any.
+fn delivered_by<G: DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    c: &probity_core::review::gate::RangeCommit,
+) -> Result<Option<StateRecord>, TransportError> {
+    if c.parents.len() > 1 {
+        return Ok(None);
+    }
+    let base = match c.parents.first() {
+        Some(p) => git.commit_tree(p),
+        None => git.empty_tree(),
+    }
+    .map_err(repo_err)?;
+    let target = target_identity(&base, &c.tree);
+    let Some(record) = resume(store, &target)? else {
+        return Ok(None);
+    };
+    if record.state.final_target() != target
+        || !matches!(record.state.stage, Stage::Approved { .. })
+        || supersession(store, &record)?.is_some()
+    {
+        return Ok(None);
+    }
+    Ok(Some(record))
+}
+
+/// `probity publish`: for every commit reachable from `tip` and not from
+/// `exclude` (nor the remote-tracking refs `remotes` names) that is a
+/// reviewed delivery — its (parent tree, tree) is an approved lineage's
+/// final target — adds that lineage's bundle to the commit's note under
+/// `refs/notes/probity`. One compare-and-swap of the notes ref.
+pub fn publish<G: DeliveryGit + NotesGit, S: ReviewStore + AttestationStore>(
+    git: &G,
+    store: &S,
+    tip: &CommitId,
+    exclude: &[CommitId],
+    remotes: &RemoteScope,
+) -> Result<Published, TransportError> {
+    let commits = git
+        .range(tip, exclude, remotes, MAX_PUBLISH)
+        .map_err(repo_err)?;
+    let notes_tip = git.notes_tip().map_err(repo_err)?;
+    let mut out = Published {
+        written: Vec::new(),
+        unchanged: Vec::new(),
+        unreviewed: Vec::new(),
+    };
+    let mut entries = Vec::new();
+    for c in &commits {
+        let Some(record) = delivered_by(git, store, c)? else {
+            out.unreviewed.push(c.commit.clone());
+            continue;
+        };
+        let bundle = export_bundle(store, &record.state.lineage_id)?;
+        let existing_bytes = match &notes_tip {
+            Some(n) => git
+                .read_note(n, &c.commit, MAX_NOTE_BYTES)
+                .map_err(repo_err)?,
+            None => None,
+        };
+        let existing = match &existing_bytes {
+            Some(b) => parse_note(b).map_err(|source| TransportError::Note {
+                commit: c.commit.clone(),
+                source: Box::new(source),
+            })?,
+            None => Vec::new(),
+        };
+        let note = note_with(&existing, std::slice::from_ref(&bundle))?;
+        let lineage = record.state.lineage_id.clone();
+        if existing_bytes.as_deref() == Some(&note[..]) {
+            out.unchanged.push((c.commit.clone(), lineage));
+        } else {
+            out.written.push((c.commit.clone(), lineage));
+            entries.push((c.commit.clone(), note));
+        }
+    }
+    git.write_notes(notes_tip.as_ref(), &entries)
+        .map_err(repo_err)?;
+    Ok(out)
+}
+
+/// A denial of the server-side gate that is not a delivery judgment: the
+/// notes ref's append-only rule, or authority in a note that does not
+/// verify.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiveDenial {
+    pub reason_code: String,
+    pub refname: String,
+    pub commit: Option<CommitId>,
+    pub message: String,
+    pub next_action: &'static str,
+}
+
+/// What the server-side gate answers.
+#[derive(Debug, Clone)]
+pub enum PreReceive {
+    /// Refused before any delivery was judged.
+    Denied(ReceiveDenial),
+    /// The pre-push judgment of the protected updates against the
+    /// authority the notes carry (allow or deny).
+    Judged(GateDecision),
+}
+
+/// Which updates the server-side gate judges.
+#[derive(Debug, Clone)]
+pub enum ReceiveScope {
+    /// A `pre-receive` hook: the protected refs (`probity.protectedRefs`),
+    /// measured against this repository's own refs (`remote` is its path,
+    /// asked with `ls-remote` for a ref being created).
+    Hook { remote: String },
+    /// CI over a pushed range: every given update is judged.
+    Range,
+}
+
+/// The notes commit authority is read from after the push: the pushed one
+/// when the push updates the notes ref (after the append-only rule), else
+/// the ref as it is.
+fn notes_after<G: DeliveryGit + NotesGit>(
+    git: &G,
+    updates: &[ReceiveUpdate],
+) -> Result<Result<Option<CommitId>, ReceiveDenial>, TransportError> {
+    let Some(u) = updates.iter().find(|u| u.refname == NOTES_REF) else {
+        return Ok(Ok(git.notes_tip().map_err(repo_err)?));
+    };
+    let fast_forward = match (&u.old, &u.new) {
+        (Some(o), Some(n)) => git.is_ancestor(o, n).map_err(repo_err)?,
+        _ => false,
+    };
+    if let Err(d) = check_notes_update(u, fast_forward) {
+        return Ok(Err(ReceiveDenial {
+            reason_code: d.code().into(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message: d.to_string(),
+            next_action: "repair",
+        }));
+    }
+    Ok(Ok(u.new.clone()))
+}
+
+/// The server-side gate (`probity validate --gate pre-receive`): the notes
+/// ref may only fast-forward; for each judged update, every bundle in the
+/// notes (as they will be after this push) of the commits it brings in is
+/// re-verified from its bytes and this repository's objects, checked by
+/// `signature_policy` (the hook point for signed attestations), and
+/// imported into `scratch` — a store that must start empty and is never
+/// the server's own; then the updates are judged exactly as the pre-push
+/// gate judges them, against `scratch`.
+pub fn pre_receive<G, S, P>(
+    git: &G,
+    scratch: &S,
+    updates: &[ReceiveUpdate],
+    scope: &ReceiveScope,
+    signature_policy: P,
+) -> Result<PreReceive, TransportError>
+where
+    G: GitPort + DeliveryGit + NotesGit + ExportGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let notes = match notes_after(git, updates)? {
+        Ok(n) => n,
+        Err(d) => return Ok(PreReceive::Denied(d)),
+    };
+    let judged: Vec<&ReceiveUpdate> = match scope {
+        ReceiveScope::Hook { .. } => {
+            let globs = git.protected_refs().map_err(repo_err)?;
+            updates
+                .iter()
+                .filter(|u| u.new.is_some() && is_protected(&globs, &u.refname))
+                .collect()
+        }
+        ReceiveScope::Range => updates.iter().filter(|u| u.new.is_some()).collect(),
+    };
+    let remote = match scope {
+        ReceiveScope::Hook { remote } => remote.clone(),
+        ReceiveScope::Range => String::new(),
+    };
+    let mut tips: Option<Vec<CommitId>> = None;
+    let mut seen: Vec<CommitId> = Vec::new();
+    for u in &judged {
+        let Some(new) = &u.new else { continue };
+        let Some(tip) = git.peel_commit(new).map_err(repo_err)? else {
+            continue;
+        };
+        let exclude = match &u.old {
+            Some(o) => vec![o.clone()],
+            None => {
+                if tips.is_none() {
+                    let t = git.remote_tips(&remote).map_err(repo_err)?;
+                    tips = Some(t.into_iter().map(|(_, c)| c).collect());
+                }
+                tips.clone().unwrap_or_default()
+            }
+        };
+        let commits = git
+            .range(&tip, &exclude, &RemoteScope::None, MAX_RECEIVED_COMMITS + 1)
+            .map_err(repo_err)?;
+        if commits.len() > MAX_RECEIVED_COMMITS {
+            return Ok(PreReceive::Denied(ReceiveDenial {
+                reason_code: "input_too_large".into(),
+                refname: u.refname.clone(),
+                commit: Some(tip),
+                message: format!(
+                    "the update brings in more than {MAX_RECEIVED_COMMITS} commits; a delivery is one reviewed commit"
+                ),
+                next_action: "squash",
+            }));
+        }
+        for c in commits.into_iter().map(|c| c.commit).chain([tip]) {
+            if !seen.contains(&c) {
+                seen.push(c);
+            }
+        }
+    }
+    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)? {
+        return Ok(PreReceive::Denied(d));
+    }
+    let boundary = PushBoundary::Updates {
+        remote,
+        updates: judged.iter().map(|u| u.as_push()).collect(),
+    };
+    Ok(PreReceive::Judged(validate_pre_push(
+        git, scratch, &boundary,
+    )?))
+}
+
+/// Imports into `scratch` every bundle the notes commit `notes` holds for
+/// `commits`, each re-verified from its bytes and this repository's
+/// objects and passed through `signature_policy` first. The first bundle
+/// or note that does not verify is the answer (a denial); nothing of the
+/// repository is written, only `scratch`.
+pub fn import_notes<G, S, P>(
+    git: &G,
+    scratch: &S,
+    notes: Option<&CommitId>,
+    commits: &[CommitId],
+    signature_policy: &P,
+) -> Result<Option<ReceiveDenial>, TransportError>
+where
+    G: GitPort + ExportGit + NotesGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let Some(n) = notes else {
+        return Ok(None);
+    };
+    for commit in commits {
+        let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
+            continue;
+        };
+        let deny = |code: &str, message: String| ReceiveDenial {
+            reason_code: code.into(),
+            refname: NOTES_REF.into(),
+            commit: Some(commit.clone()),
+            message,
+            next_action: "repair",
+        };
+        let bundles = match parse_note(&bytes) {
+            Ok(b) => b,
+            Err(e) => return Ok(Some(deny(e.code(), format!("the note on {commit}: {e}")))),
+        };
+        for b in &bundles {
+            if let Err(e) = check_repo(git, b) {
+                let code = e.code().unwrap_or("authority_invalid");
+                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
+            }
+            // The hook point of the signature policy
+            // (`probity.requireSignature`): its denial is the answer.
+            if let Err(mut d) = signature_policy(b) {
+                d.commit = Some(commit.clone());
+                return Ok(Some(d));
+            }
+            if let Err(e) = import_bundle(scratch, b) {
+                let code = e.code().unwrap_or("authority_invalid");
+                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
+/// judged against the authority `refs/notes/probity` carries for the
+/// proposal's commits (re-verified, imported into `scratch`), for CI where
+/// no review store exists.
+pub fn pre_pr_from_notes<G, S, P>(
+    git: &G,
+    scratch: &S,
+    base: &str,
+    head: &str,
+    signature_policy: P,
+) -> Result<Result<PrDecision, ReceiveDenial>, TransportError>
+where
+    G: GitPort + DeliveryGit + NotesGit + ExportGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let head_c = git.resolve_commit(head).map_err(repo_err)?;
+    let mut exclude = Vec::new();
+    if let Some(b) = git.find_commit(base).map_err(repo_err)? {
+        exclude.push(b);
+    }
+    let commits: Vec<CommitId> = git
+        .range(&head_c, &exclude, &RemoteScope::None, MAX_RECEIVED_COMMITS)
+        .map_err(repo_err)?
+        .into_iter()
+        .map(|c| c.commit)
+        .collect();
+    let notes = git.notes_tip().map_err(repo_err)?;
+    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)? {
+        return Ok(Err(d));
+    }
+    Ok(Ok(validate_pre_pr(git, scratch, base, head)?))
+}
