@@ -150,10 +150,37 @@ pub fn attest(global: &GlobalArgs, out: Output, args: &AttestArgs) -> Result<Exi
             )
         })?;
     }
+    if args.sign {
+        // Keep the envelope with the lineage, so `bundle export`, `publish`
+        // and `push` carry it to servers that require signatures.
+        keep_envelope(&ctx.store, &lineage, &printed)?;
+    }
     // Exactly the canonical bytes (no trailing newline): what a signer signs,
     // or the envelope.
     write_stdout(&printed)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Adds a signed envelope to the lineage's attestations in the store
+/// (idempotent: an envelope already kept is not added twice).
+fn keep_envelope(
+    store: &probity_store::FileStore,
+    lineage: &probity_core::review::ids::LineageId,
+    envelope: &[u8],
+) -> Result<(), CliError> {
+    use probity_ports::review::AttestationStore;
+    let parsed: probity_core::review::bundle::DsseEnvelope = serde_json::from_slice(envelope)
+        .map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "bad_signature_output",
+                format!("the signed envelope does not parse: {e}"),
+                "report this as a bug; nothing was kept",
+            )
+        })?;
+    store
+        .add_attestations(lineage, &[parsed])
+        .map_err(|e| review_error(e.into()))
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {

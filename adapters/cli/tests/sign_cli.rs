@@ -10,42 +10,7 @@ use std::process::{Command, Stdio};
 use probity_core::review::dsse;
 use probity_core::review::export::base64;
 use serde_json::Value;
-use support::{approve_live, medium_change, probity, store_snapshot};
-
-/// `ssh-keygen -t ed25519 -N "" -f dir/name`; returns the private key path.
-fn keygen(dir: &Path, name: &str) -> PathBuf {
-    let key = dir.join(name);
-    let out = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run ssh-keygen");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    key
-}
-
-fn public(key: &Path) -> String {
-    std::fs::read_to_string(key.with_extension("pub"))
-        .unwrap()
-        .trim()
-        .to_string()
-}
-
-/// An allowed-signers file (git's format) listing `principal key` lines.
-fn allowed(dir: &Path, entries: &[(&str, &Path)]) -> PathBuf {
-    let p = dir.join("allowed_signers");
-    let text: String = entries
-        .iter()
-        .map(|(who, key)| format!("{who} {}\n", public(key)))
-        .collect();
-    std::fs::write(&p, text).unwrap();
-    p
-}
+use support::{allowed, approve_live, keygen, medium_change, probity, public, store_snapshot};
 
 /// `ssh-keygen -Y verify` over `message` for `principal`.
 fn ssh_verify(

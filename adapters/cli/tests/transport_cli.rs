@@ -465,7 +465,11 @@ fn a_range_with_an_unreviewed_commit_is_denied() {
     let err = s
         .push(&["origin", "main", "refs/notes/probity"])
         .unwrap_err();
-    assert!(err.contains("delivery_partial"), "{err}");
+    // Judged commit by commit: the reviewed one passes, the one on top is
+    // named, with the command that reviews it.
+    assert!(err.contains("receipt_unrelated"), "{err}");
+    assert!(err.contains("(2 of 2)"), "{err}");
+    assert!(err.contains("probity start --commit"), "{err}");
 }
 
 #[test]
@@ -954,4 +958,83 @@ fn concurrent_unreviewed_pushes_from_two_clones_are_each_denied() {
         assert!(err.contains("receipt_missing"), "{err}");
     }
     assert_eq!(s.server_rev("main"), before);
+}
+
+/// `probity.requireSignature` on the server: an unsigned review is no
+/// authority (`signature_missing`), a review signed by a key the server's
+/// allowed-signers file does not list is `signer_not_allowed`, and once
+/// `probity attest --sign` by a listed key has added its envelope to the
+/// lineage, `probity push` carries it in the note and the server allows
+/// (the unsigned bundle published before it stays in the append-only
+/// notes, and is simply no authority).
+#[test]
+fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
+    let s = Setup::new();
+    let keys = tempfile::tempdir().unwrap();
+    let alice = keygen(keys.path(), "alice");
+    let mallory = keygen(keys.path(), "mallory");
+    let signers = allowed(keys.path(), &[("alice@example.invalid", &alice)]);
+    for (k, v) in [
+        ("probity.requireSignature", "true"),
+        ("probity.allowedSignersFile", signers.to_str().unwrap()),
+    ] {
+        s.f.git_in(&s.server, &["config", k, v]).unwrap();
+    }
+    let lineage = s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let tip = s.rev("HEAD");
+    let published = probity(s.f.root(), &["publish"]);
+    assert_eq!(
+        published.code, 0,
+        "{}{}",
+        published.stdout, published.stderr
+    );
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("signature_missing"), "{err}");
+    assert!(
+        err.contains(&format!("probity attest --lineage {lineage} --sign")),
+        "{err}"
+    );
+    assert_ne!(s.server_rev("main"), Some(tip.clone()));
+
+    // Signed, but by a key the server does not list.
+    let sign = |key: &std::path::Path| {
+        s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(["--cwd", s.f.root().to_str().unwrap()])
+            .args(["attest", "--lineage", &lineage, "--sign"])
+            .env("HOME", keys.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let p = probity(s.f.root(), &["publish"]);
+        assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    };
+    sign(&mallory);
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("signer_not_allowed"), "{err}");
+    assert_ne!(s.server_rev("main"), Some(tip.clone()));
+
+    // Signed by alice too: allowed, with the two older bundles (unsigned,
+    // and carrying mallory's envelope only) still in the note.
+    sign(&alice);
+    let lines = note(&s.f, s.f.root(), &tip).unwrap();
+    assert_eq!(
+        lines
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
+        3
+    );
+    s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
+    assert_eq!(s.server_rev("main"), Some(tip));
 }

@@ -539,21 +539,38 @@ where
             Ok(b) => b,
             Err(e) => return Ok(Some(deny(e.code(), format!("the note on {commit}: {e}")))),
         };
+        // A bundle the signature policy refuses is no authority, but not a
+        // forgery either: an unsigned bundle published before its signed
+        // twin stays in the append-only notes. It answers only when no
+        // bundle of the note was accepted.
+        let mut accepted = false;
+        let mut refused_by_policy = None;
         for b in &bundles {
             if let Err(e) = check_repo(git, b) {
                 let code = e.code().unwrap_or("authority_invalid");
                 return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
             }
             // The hook point of the signature policy
-            // (`probity.requireSignature`): its denial is the answer.
+            // (`probity.requireSignature`).
             if let Err(mut d) = signature_policy(b) {
                 d.commit = Some(commit.clone());
-                return Ok(Some(d));
+                refused_by_policy.get_or_insert(d);
+                continue;
             }
+            accepted = true;
             if let Err(e) = import_bundle(scratch, b) {
                 let code = e.code().unwrap_or("authority_invalid");
                 return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
             }
+            // The rebase proof's index, derived from the leaf's trees
+            // (present: `check_repo` required them), so a rebased delivery
+            // is judged here as a local gate judges it.
+            if let Some(leaf) = b.records.last() {
+                index_rebase_delta(git, scratch, leaf)?;
+            }
+        }
+        if let (false, Some(d)) = (accepted, refused_by_policy) {
+            return Ok(Some(d));
         }
     }
     Ok(None)
@@ -591,4 +608,30 @@ where
         return Ok(Err(d));
     }
     Ok(Ok(validate_pre_pr(git, scratch, base, head)?))
+}
+
+/// The in-toto statement this repository derives for a bundle's leaf: its
+/// receipt (derived from its state, as the gate does) and the canonical
+/// candidate manifest from the leaf's trees. An envelope the bundle
+/// carries must vouch for exactly these bytes (`probity.requireSignature`).
+pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>, TransportError> {
+    use probity_core::review::attest;
+    use probity_core::review::receipt::Receipt;
+    let leaf = bundle
+        .records
+        .last()
+        .ok_or_else(|| TransportError::Review(ReviewError::NoReview))?;
+    let receipt = Receipt::derive(&leaf.state).ok_or_else(|| {
+        TransportError::Review(ReviewError::NotTerminal {
+            lineage: leaf.state.lineage_id.clone(),
+            state: leaf.state.stage.name(),
+        })
+    })?;
+    let entries = git
+        .manifest(&receipt.base_tree, &receipt.final_candidate_tree)
+        .map_err(repo_err)?;
+    let manifest = attest::manifest_bytes(&receipt, entries)
+        .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
+    attest::statement_bytes(&attest::statement(&receipt, &manifest))
+        .map_err(|e| TransportError::Review(ReviewError::State(e.into())))
 }

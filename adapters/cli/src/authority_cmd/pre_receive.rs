@@ -61,10 +61,66 @@ fn usage(code: &str, msg: &str, next: &str) -> CliError {
     CliError::new(ErrorKind::Usage, code, msg, next)
 }
 
-/// The hook point of the signature policy: H5's `probity.requireSignature`
-/// check plugs in here. Until then every verified bundle passes.
-fn signature_policy(_repo: &Repo) -> impl Fn(&Bundle) -> Result<(), ReceiveDenial> {
-    |_bundle: &Bundle| Ok(())
+/// The signature policy (`probity.requireSignature`, D-R40–D-R43): with it
+/// set, every bundle the notes carry must hold a DSSE envelope whose
+/// signature, by a key `probity.allowedSignersFile` lists, covers exactly
+/// the statement this repository derives for the bundle's leaf; otherwise
+/// the push is denied with `signature_missing`, `signature_invalid` or
+/// `signer_not_allowed`. Without it every verified bundle passes. The
+/// configuration is read once, before anything is judged.
+fn signature_policy(
+    repo: &Repo,
+) -> Result<impl Fn(&Bundle) -> Result<(), ReceiveDenial> + '_, CliError> {
+    let config = |e: probity_git::GitError| {
+        CliError::new(
+            ErrorKind::Repository,
+            "repository_error",
+            e.to_string(),
+            "fix the signature settings (probity.requireSignature, probity.allowedSignersFile) and retry",
+        )
+    };
+    let policy = probity_git::sign::signature_policy(repo).map_err(config)?;
+    let port = probity_git::sign::SshKeygen::for_repo(repo).map_err(config)?;
+    Ok(move |bundle: &Bundle| {
+        if !policy.require_signature {
+            return Ok(());
+        }
+        let deny = |code: &str, message: String| ReceiveDenial {
+            reason_code: code.to_owned(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message,
+            next_action: "sign",
+        };
+        let statement = drivers::leaf_statement(repo, bundle).map_err(|e| {
+            deny(
+                "authority_invalid",
+                format!("bundle of {}: {e}", bundle.lineage_id),
+            )
+        })?;
+        let mut envelopes = Vec::new();
+        for e in &bundle.attestations {
+            let bytes = probity_core::canonical::canonical_bytes(e).map_err(|e| {
+                deny(
+                    "bad_envelope",
+                    format!("bundle of {}: {e}", bundle.lineage_id),
+                )
+            })?;
+            envelopes.push(bytes);
+        }
+        let refs: Vec<&[u8]> = envelopes.iter().map(Vec::as_slice).collect();
+        drivers::check_attestations(&port, &refs, &statement, &policy)
+            .map(|_| ())
+            .map_err(|e| {
+                deny(
+                    e.code(),
+                    format!(
+                        "the review {} is not signed by an allowed key ({e}): sign it with `probity attest --lineage {} --sign`, then `probity push` again",
+                        bundle.lineage_id, bundle.lineage_id
+                    ),
+                )
+            })
+    })
 }
 
 fn open_repo(global: &GlobalArgs) -> Result<Repo, CliError> {
@@ -323,7 +379,7 @@ fn pre_receive(
         &scratch.store,
         &updates,
         &scope,
-        signature_policy(&repo),
+        signature_policy(&repo)?,
     )
     .map_err(transport_error)?;
     let form = json!({
@@ -356,7 +412,7 @@ fn pre_pr_notes(
     let repo = open_repo(global)?;
     let scratch = ScratchStore::new()?;
     let answer =
-        drivers::pre_pr_from_notes(&repo, &scratch.store, base, head, signature_policy(&repo))
+        drivers::pre_pr_from_notes(&repo, &scratch.store, base, head, signature_policy(&repo)?)
             .map_err(transport_error)?;
     match answer {
         Err(d) => denial_answer(out, "pre-pr", &d),

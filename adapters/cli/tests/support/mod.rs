@@ -147,3 +147,38 @@ pub fn input(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(&p, text).unwrap();
     p.display().to_string()
 }
+
+/// `ssh-keygen -t ed25519 -N "" -f dir/name`; returns the private key path.
+pub fn keygen(dir: &Path, name: &str) -> PathBuf {
+    let key = dir.join(name);
+    let out = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+        .arg(&key)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run ssh-keygen");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    key
+}
+
+pub fn public(key: &Path) -> String {
+    std::fs::read_to_string(key.with_extension("pub"))
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// An allowed-signers file (git's format) listing `principal key` lines.
+pub fn allowed(dir: &Path, entries: &[(&str, &Path)]) -> PathBuf {
+    let p = dir.join("allowed_signers");
+    let text: String = entries
+        .iter()
+        .map(|(who, key)| format!("{who} {}\n", public(key)))
+        .collect();
+    std::fs::write(&p, text).unwrap();
+    p
+}
