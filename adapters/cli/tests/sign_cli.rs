@@ -12,6 +12,14 @@ use probity_core::review::export::base64;
 use serde_json::Value;
 use support::{allowed, approve_live, keygen, medium_change, probity, public, store_snapshot};
 
+/// The store without the envelopes `attest --sign` keeps with a lineage
+/// (its only write): the authority itself, byte for byte.
+fn authority(f: &probity_git::fixture::Fixture) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut s = store_snapshot(f);
+    s.retain(|p, _| !p.to_string_lossy().contains("/attestations/"));
+    s
+}
+
 /// `ssh-keygen -Y verify` over `message` for `principal`.
 fn ssh_verify(
     dir: &Path,
@@ -63,7 +71,7 @@ fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
     let key = keygen(tmp.path(), "alice");
     f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
         .unwrap();
-    let before = store_snapshot(&f);
+    let before = authority(&f);
 
     let statement = probity(f.root(), &["attest", "--lineage", &lineage]);
     assert_eq!(statement.code, 0, "{}", statement.stderr);
@@ -137,8 +145,18 @@ fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
     }
     assert_eq!(
         before,
-        store_snapshot(&f),
-        "signing and verifying write nothing"
+        authority(&f),
+        "signing and verifying change no authority"
+    );
+    // The envelope is kept with the lineage, for bundles and notes.
+    let kept = store_snapshot(&f)
+        .into_iter()
+        .find(|(p, _)| p.to_string_lossy().contains("/attestations/"))
+        .map(|(_, b)| String::from_utf8(b).unwrap())
+        .expect("the envelope is kept");
+    assert!(
+        kept.contains(signed.json["signatures"][0]["sig"].as_str().unwrap()),
+        "{kept}"
     );
     // No temporary signature or key file is left behind.
     let leftovers: Vec<_> = std::fs::read_dir(f.root().join(".git"))
@@ -190,7 +208,7 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
     let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
     assert_eq!(good.code, 0, "{}", good.stdout);
     let env: Value = good.json.clone();
-    let before = store_snapshot(&f);
+    let before = authority(&f);
     let deny = |name: &str, doc: &Value, code: &str| {
         let file = write(tmp.path(), name, doc.to_string());
         let v = verify(f.root(), &file, &["--lineage", &lineage]);
@@ -243,7 +261,7 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
     let mut edited = env.clone();
     edited["payload"] = base64(stmt.to_string().as_bytes()).into();
     deny("edited.json", &edited, "signature_invalid");
-    assert_eq!(before, store_snapshot(&f));
+    assert_eq!(before, authority(&f));
 }
 
 #[test]
@@ -278,7 +296,7 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
     let (f, tmp, lineage) = approved();
     let key = keygen(tmp.path(), "alice");
     let list = allowed(tmp.path(), &[("alice", &key)]);
-    let before = store_snapshot(&f);
+    let before = authority(&f);
     let manifest = tmp.path().join("manifest.json");
     let manifest_s = manifest.to_str().unwrap();
 
@@ -367,7 +385,7 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
     assert_eq!(missing.code, 7);
     assert_eq!(missing.json["error"]["code"], "envelope_io");
 
-    assert_eq!(before, store_snapshot(&f), "the store is byte-identical");
+    assert_eq!(before, authority(&f), "the store is byte-identical");
 }
 
 /// An `ssh-agent` for one test, ended (by its pid) when dropped.
