@@ -10,6 +10,8 @@
 #   PROBITY_GATE_MODE  pre-pr | pre-receive | auto (default: from the event)
 #   PROBITY_BASE       pre-pr: the target branch's name (e.g. main)
 #   PROBITY_HEAD       pre-pr: the proposal's head commit (default HEAD)
+#   PROBITY_DEFAULT_BRANCH  pre-receive of a new branch (old tip all zeros):
+#                      the branch it starts from (GitLab: CI_DEFAULT_BRANCH)
 #   PROBITY_BEFORE     pre-receive: the branch's old tip
 #   PROBITY_AFTER      pre-receive: the branch's new tip
 #   PROBITY_REF        pre-receive: the full ref pushed (refs/heads/main)
@@ -38,7 +40,7 @@ die() {
 
 # The gate's command lines, in one place: adjust the flags here.
 pre_pr_command() { # <base ref> <head>
-  cmd=("$probity" validate --gate pre-pr --base "$1" --head "$2" --json)
+  cmd=("$probity" validate --gate pre-pr --authority notes --base "$1" --head "$2" --json)
 }
 pre_receive_command() { # <before> <after> <ref>
   cmd=("$probity" validate --gate pre-receive --range "$1..$2" --ref "$3" --json)
@@ -92,6 +94,16 @@ case $mode in
     [ -n "$before" ] || die "no old tip: set PROBITY_BEFORE (GitHub: github.event.before)"
     [ -n "$after" ] || die "no new tip: set PROBITY_AFTER"
     [ -n "$ref" ] || die "no ref: set PROBITY_REF (e.g. refs/heads/main)"
+    # A push that creates the branch has no old tip (all zeros): what it
+    # delivers is what the default branch does not hold.
+    if [[ $before =~ ^0+$ ]]; then
+      default=${PROBITY_DEFAULT_BRANCH:-${CI_DEFAULT_BRANCH:-}}
+      [ -n "$default" ] || die "a push that creates a branch: set PROBITY_DEFAULT_BRANCH (the branch it starts from), or PROBITY_BEFORE"
+      plain default "$default"
+      git check-ref-format --branch "$default" >/dev/null 2>&1 || die "'$default' is not a branch name"
+      before="refs/remotes/$remote/$default"
+      fetch_default=$default
+    fi
     plain before "$before"
     plain after "$after"
     plain ref "$ref"
@@ -121,6 +133,10 @@ if git ls-remote --exit-code "$remote" "$notes_ref" >/dev/null 2>&1; then
   fetch "+$notes_ref:$notes_ref"
 else
   printf 'probity-gate: %s has no %s (no review authority published)\n' "$remote" "$notes_ref" >&2
+fi
+
+if [ -n "${fetch_default:-}" ]; then
+  fetch "+refs/heads/$fetch_default:$before"
 fi
 
 if [ "$mode" = pre-pr ]; then

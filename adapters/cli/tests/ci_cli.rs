@@ -63,8 +63,12 @@ fn proposal() -> (Fixture, tempfile::TempDir, String) {
     f.git(&["push", "-q", "origin", "feature"]).unwrap();
     // Authority published as notes on the remote, absent locally, so the
     // script has to fetch it.
-    f.git(&["notes", "--ref=probity", "add", "-m", "authority", "HEAD"])
-        .unwrap();
+    let published = support::probity(f.root(), &["publish", "--range", "main..HEAD"]);
+    assert_eq!(
+        published.code, 0,
+        "{}{}",
+        published.stdout, published.stderr
+    );
     f.git(&["push", "-q", "origin", "refs/notes/probity"])
         .unwrap();
     f.git(&["update-ref", "-d", "refs/notes/probity"]).unwrap();
@@ -188,6 +192,39 @@ fn a_protected_push_builds_the_pre_receive_command() {
         ],
     );
     expect(gl, &base, &head, "refs/heads/release/1.x");
+    // A push that creates the branch (an all-zero old tip) delivers what the
+    // default branch does not hold; without a default branch nothing runs.
+    let zero = "0000000000000000000000000000000000000000";
+    let created = gate(
+        &f,
+        &[
+            ("PROBITY_GATE_DRY_RUN", "1"),
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_SOURCE", "push"),
+            ("CI_COMMIT_BEFORE_SHA", zero),
+            ("CI_COMMIT_SHA", &head),
+            ("CI_COMMIT_BRANCH", "feature"),
+            ("CI_DEFAULT_BRANCH", "main"),
+        ],
+    );
+    expect(
+        created,
+        "refs/remotes/origin/main",
+        &head,
+        "refs/heads/feature",
+    );
+    let unknown = gate(
+        &f,
+        &[
+            ("PROBITY_GATE_DRY_RUN", "1"),
+            ("PROBITY_GATE_MODE", "pre-receive"),
+            ("PROBITY_BEFORE", zero),
+            ("PROBITY_AFTER", &head),
+            ("PROBITY_REF", "refs/heads/feature"),
+        ],
+    );
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown.stderr).contains("PROBITY_DEFAULT_BRANCH"));
     // The same dry run for a proposal names the remote-tracking base.
     let pr = gate(
         &f,
@@ -206,6 +243,8 @@ fn a_protected_push_builds_the_pre_receive_command() {
             "validate",
             "--gate",
             "pre-pr",
+            "--authority",
+            "notes",
             "--base",
             "refs/remotes/upstream/main",
             "--head",
