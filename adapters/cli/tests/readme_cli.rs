@@ -49,7 +49,9 @@ fn the_readme_usage_block_runs_verbatim_in_a_fresh_repository() {
     let lines = readme_block();
     assert!(
         lines.iter().any(|l| l.starts_with("probity lens submit"))
-            && lines.iter().any(|l| l.starts_with("git push")),
+            && lines
+                .iter()
+                .any(|l| l.starts_with("git push") || l.starts_with("probity push")),
         "the block walks a review to a push: {lines:#?}"
     );
     for l in &lines {
@@ -131,6 +133,20 @@ fn the_readme_usage_block_runs_verbatim_in_a_fresh_repository() {
         pushed.stdout, head,
         "the remote received the reviewed commit"
     );
+    // The authority travelled with it (a note on the commit), through the
+    // remote's own gate.
+    let note = scrubbed("git", home.path())
+        .arg("--git-dir")
+        .arg(&remote)
+        .args(["notes", "--ref=probity", "show", "HEAD"])
+        .output()
+        .unwrap();
+    assert!(note.status.success(), "{note:?}");
+    assert!(
+        String::from_utf8_lossy(&note.stdout).contains("probity.review-bundle/v1"),
+        "{note:?}"
+    );
+    assert!(remote.join("hooks/pre-receive").is_file());
     // Nothing of Probity's joined the worktree or the commit.
     let tracked = git(&["ls-files"]);
     assert_eq!(String::from_utf8_lossy(&tracked), "hello.txt\n");
