@@ -22,6 +22,10 @@ def preimage(v):
         return rfc8785.dumps(v["input"])
     if enc == "utf8":
         return v["input"].encode("utf-8")
+    if enc == "dsse_pae":
+        t = v["input"]["payloadType"].encode("utf-8")
+        body = v["input"]["payload"].encode("utf-8")
+        return b"DSSEv1 %d %s %d %s" % (len(t), t, len(body), body)
     if enc == "record_key":
         i = v["input"]
         parts = [i["origin"], i["repository_id"], i["kind"], i["id"]]
@@ -125,6 +129,9 @@ def check_vectors(path):
             failures += 1
         if "record_key" in derived and derived["record_key"] != d:
             print(f"FAIL {where}: record key differs")
+            failures += 1
+        if "token" in derived and derived["token"] != "lbt1-" + d[:20]:
+            print(f"FAIL {where}: binding token is not lbt1- + 20 hex")
             failures += 1
     return count, failures
 

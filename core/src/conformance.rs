@@ -16,21 +16,27 @@ use crate::context::assemble::Assembly;
 use crate::context::types::record_key_raw;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::attest;
+use crate::review::bundle::{BUNDLE_DOMAIN, Bundle};
 use crate::review::correction::{empty_fix_delta, fix_delta_hash};
+use crate::review::dsse;
 use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::fixtures;
+use crate::review::ids::ObjectId;
 use crate::review::ids::{BlobId, RepoPath, TreeId};
 use crate::review::lens::Lens;
+use crate::review::rebase::{DELTA_DOMAIN, DELTA_ENTRY_DOMAIN, DeltaEntry, EntrySide, TreeDelta};
 use crate::review::receipt::{FIX_DELTA_DOMAIN, Receipt};
 use crate::review::risk::{POLICY_DOMAIN, RiskPolicy};
 use crate::review::snapshot::{
     FileMode, PATHS_DOMAIN, TARGET_DOMAIN, UNTRACKED_DOMAIN, paths_digest, target_identity,
     untracked_digest,
 };
+use crate::review::state::Stage;
 use crate::review::state::{
     EVIDENCE_DOMAIN, LINEAGE_DOMAIN, RESULTS_DOMAIN, REVISION_DOMAIN, ReviewState, StateError,
     StateRecord, derive_lineage_id,
 };
+use crate::review::submission;
 
 /// The version of the vector files' format and content.
 pub const VERSION: &str = "v1";
@@ -46,6 +52,10 @@ pub enum Encoding {
     /// `input` is `{origin, repository_id, kind, id}`; the preimage is the
     /// four strings' UTF-8 bytes joined by one 0x00 byte each.
     RecordKey,
+    /// `input` is `{payloadType, payload}` (the payload as a UTF-8 string);
+    /// the preimage is DSSE's PAE: `DSSEv1 SP len(type) SP type SP
+    /// len(body) SP body`, lengths in ASCII decimal.
+    DssePae,
 }
 
 /// One hashed document: `sha256` is SHA-256 of `domain || 0x00 ||
@@ -484,6 +494,142 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         None,
         None,
     )?;
+    // DSSE: the pre-authentication encoding a signature covers, the
+    // specification's own example first.
+    for (name, payload_type, body) in [
+        (
+            "dsse-spec-example",
+            "http://example.com/HelloWorld",
+            b"hello world".to_vec(),
+        ),
+        (
+            "parser-approved-statement",
+            dsse::PAYLOAD_TYPE,
+            statement_bytes.clone(),
+        ),
+    ] {
+        let body_text = String::from_utf8(body.clone()).map_err(|e| err(name, e.to_string()))?;
+        b.push(
+            "dsse_pae",
+            name,
+            None,
+            Encoding::DssePae,
+            json!({"payloadType": payload_type, "payload": body_text}),
+            &dsse::pae(payload_type, &body),
+            None,
+            None,
+        )?;
+    }
+    // Lens binding tokens: what an orchestrator echoes for a binding.
+    for binding in p0.lens_bindings().into_iter().take(2) {
+        let token = submission::binding_token(&binding.binding);
+        let d = b.push(
+            "lens_binding_token",
+            &format!("payments-scenario-{}", binding.lens.name()),
+            Some(submission::BINDING_TOKEN_DOMAIN),
+            Encoding::Utf8,
+            Value::String(binding.binding.clone()),
+            binding.binding.as_bytes(),
+            None,
+            Some(json!({"token": token})),
+        )?;
+        if token != format!("lbt1-{}", &d.hex()[..20]) {
+            return Err(err(n4, "token is not lbt1- + 20 hex of the digest"));
+        }
+    }
+    // `finalize --evidence-cmd`: the canonical document the evidence hash
+    // covers, checked against a real transition's `evidence_hash`.
+    let run = submission::CommandRun {
+        argv: vec!["cargo".into(), "test".into(), "--locked".into()],
+        exit: submission::ExitOutcome::Code(0),
+        output_sha256: Sha256Digest::plain(b"test result: ok. 42 passed; 0 failed\n"),
+        output_bytes: 37,
+    };
+    let doc =
+        submission::command_evidence(&run).map_err(|e| err("command-evidence", e.to_string()))?;
+    let approved_by_cmd = r1
+        .accept_evidence(&doc)
+        .map_err(|e| err("command-evidence", e.to_string()))?;
+    let Stage::Approved { evidence_hash, .. } = &approved_by_cmd.stage else {
+        return Err(err("command-evidence", "the evidence did not approve"));
+    };
+    let value = parse_strict(&doc).map_err(|e| err("command-evidence", e.to_string()))?;
+    same_bytes("command-evidence", &value, &doc)?;
+    b.jcs(
+        "command_evidence",
+        "cargo-test",
+        Some(EVIDENCE_DOMAIN),
+        value,
+        Some(*evidence_hash),
+        None,
+    )?;
+    // The rebase proof's delta identity and one entry's identity.
+    let side = |mode, o: &str| -> Result<Option<EntrySide>, VectorError> {
+        Ok(Some(EntrySide {
+            mode,
+            object: ObjectId::parse(o).map_err(|e| err("delta", e.to_string()))?,
+        }))
+    };
+    let delta = TreeDelta::new(vec![
+        DeltaEntry {
+            path: path("delta", "src/parser.rs")?,
+            base: side(FileMode::Regular, &"1".repeat(40))?,
+            candidate: side(FileMode::Regular, &"2".repeat(40))?,
+        },
+        DeltaEntry {
+            path: path("delta", "bin/run")?,
+            base: None,
+            candidate: side(FileMode::Executable, &"3".repeat(40))?,
+        },
+    ])
+    .map_err(|e| err("delta", e.to_string()))?;
+    let docs: Vec<Value> = delta
+        .entries()
+        .iter()
+        .map(|e| {
+            let sd = |s: &Option<EntrySide>| {
+                s.as_ref()
+                    .map(|s| json!({"mode": s.mode.octal(), "object": s.object.as_str()}))
+            };
+            json!({"path": e.path, "base": sd(&e.base), "final": sd(&e.candidate)})
+        })
+        .collect();
+    b.jcs(
+        "delta_identity",
+        "rebase-two-entries",
+        Some(DELTA_DOMAIN),
+        Value::Array(docs.clone()),
+        Some(delta.identity()),
+        None,
+    )?;
+    let first = delta
+        .entry_identities()
+        .first()
+        .map(|(k, _)| *k)
+        .ok_or_else(|| err("delta", "no entry identity"))?;
+    b.jcs(
+        "delta_entry",
+        "rebase-first-entry",
+        Some(DELTA_ENTRY_DOMAIN),
+        docs[0].clone(),
+        Some(first),
+        None,
+    )?;
+    // A review bundle's digest: the bundle without its `digest` field.
+    let bundle = Bundle::build(vec![r2.record().map_err(state_err(n))?], Vec::new())
+        .map_err(|e| err("bundle", e.to_string()))?;
+    let mut body = to_value("bundle", &bundle)?;
+    if let Value::Object(m) = &mut body {
+        m.remove("digest");
+    }
+    b.jcs(
+        "bundle_digest",
+        "parser-approved",
+        Some(BUNDLE_DOMAIN),
+        body,
+        Some(bundle.digest),
+        None,
+    )?;
     Ok(())
 }
 
@@ -663,6 +809,12 @@ mod tests {
             "candidate_manifest",
             "intoto_statement",
             "record_key",
+            "dsse_pae",
+            "lens_binding_token",
+            "command_evidence",
+            "delta_identity",
+            "delta_entry",
+            "bundle_digest",
         ] {
             assert!(v.iter().any(|x| x.kind == kind), "no {kind} vector");
         }

@@ -79,6 +79,12 @@ fn every_hashed_kind_has_a_vector() {
         "intoto_statement",
         "record_key",
         "context_root_index",
+        "dsse_pae",
+        "lens_binding_token",
+        "command_evidence",
+        "delta_identity",
+        "delta_entry",
+        "bundle_digest",
     ] {
         assert!(
             text.contains(&format!("\"kind\":\"{kind}\"")),
