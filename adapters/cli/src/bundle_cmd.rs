@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use probity_core::review::bundle::{Bundle, MAX_BUNDLE_BYTES};
-use probity_core::review::ids::CommitId;
+use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::server::{NOTES_REF, SERVER_MARKER, pre_receive_script};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{self as drivers, RemoteScope, TransportError};
@@ -293,6 +293,11 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     if has_notes && !all.iter().any(|s| s.contains(NOTES_REF)) {
         all.push(NOTES_REF.to_string());
     }
+    // The trees each published review froze travel too (refs under
+    // refs/probity/trees/, never a delivery): a commit rebased onto work
+    // elsewhere no longer contains them, and the server checks the rebase
+    // proof against them.
+    all.extend(review_tree_refspecs(&ctx.store, &publications)?);
     let (ok, stderr) = ctx.repo.push_atomic(&remote, &all).map_err(repo_error)?;
     eprint!("{stderr}");
     if !ok {
@@ -321,6 +326,41 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         t
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// `<tree>:refs/probity/trees/<lineage>/<which>` for the base, frozen and
+/// final candidate trees of every lineage the publications name, once each.
+fn review_tree_refspecs(
+    store: &FileStore,
+    publications: &[drivers::Published],
+) -> Result<Vec<String>, CliError> {
+    use probity_core::review::server::review_tree_ref;
+    use probity_ports::review::ReviewStore;
+    let mut lineages: Vec<&LineageId> = publications
+        .iter()
+        .flat_map(|p| p.written.iter().chain(&p.unchanged))
+        .map(|(_, l)| l)
+        .collect();
+    lineages.sort();
+    lineages.dedup();
+    let mut out = Vec::new();
+    for l in lineages {
+        let Some(r) = store.load(l).map_err(|e| review_error(e.into()))? else {
+            continue;
+        };
+        let s = &r.state;
+        for (which, tree) in [
+            ("base", &s.snapshot.base_tree),
+            ("candidate", &s.snapshot.candidate_tree),
+            ("final", s.final_candidate_tree()),
+        ] {
+            let spec = format!("{tree}:{}", review_tree_ref(l, which));
+            if !out.contains(&spec) {
+                out.push(spec);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `probity hooks install --server`: writes the managed `pre-receive` hook

@@ -1038,3 +1038,59 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
     s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
     assert_eq!(s.server_rev("main"), Some(tip));
 }
+
+/// Reviewed work the server allows, as the local gates judge it: a stack
+/// of two reviewed commits pushed at once, each with its note.
+#[test]
+fn the_server_allows_a_reviewed_stack() {
+    let s = Setup::new();
+    s.approve();
+    s.f.commit_all("first reviewed slice").unwrap();
+    s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    s.approve();
+    s.f.commit_all("second reviewed slice").unwrap();
+    let tip = s.rev("HEAD");
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(s.server_rev("main"), Some(tip));
+}
+
+/// A commit rebased onto reviewed upstream work that touches none of its
+/// paths: the server allows it by the rebase proof, checked against the
+/// trees the review froze (`probity push` carries them under
+/// refs/probity/trees/, since the rebased commit no longer contains them).
+#[test]
+fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
+    let s = Setup::new();
+    let lineage = s.approve();
+    s.f.commit_all("reviewed here").unwrap();
+    // Meanwhile another clone lands reviewed work on another path.
+    let (_d, b) = s.clone_server();
+    std::fs::create_dir_all(b.join("docs")).unwrap();
+    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
+    approve_live(&b, s.inputs.path());
+    s.f.git_in(&b, &["add", "-A"]).unwrap();
+    s.f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
+        .unwrap();
+    let pb = probity(&b, &["push", "origin", "main"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    // Here: rebase onto it, then push with the review's notes and trees.
+    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    let tip = s.rev("HEAD");
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(s.server_rev("main"), Some(tip.clone()));
+    // The note on the rebased commit names the review; the server holds
+    // the trees it froze.
+    let n = note(&s.f, &s.server, &tip).unwrap();
+    assert!(String::from_utf8_lossy(&n).contains(&lineage));
+    assert!(
+        rev_in(
+            &s.f,
+            &s.server,
+            &format!("refs/probity/trees/{lineage}/final")
+        )
+        .is_some()
+    );
+}

@@ -144,7 +144,7 @@ pub fn glob_matches(glob: &str, refname: &str) -> bool {
 /// empty list means the default, `refs/heads/*`). The notes ref itself is
 /// never judged as a delivery: it has its own append-only rule.
 pub fn is_protected(globs: &[String], refname: &str) -> bool {
-    if refname == NOTES_REF {
+    if refname == NOTES_REF || refname.starts_with(REVIEW_OBJECTS_PREFIX) {
         return false;
     }
     if globs.is_empty() {
@@ -189,14 +189,28 @@ pub fn check_notes_update(
     }
 }
 
+/// Refs under this prefix hold review objects, never a delivery: the trees
+/// a review froze (`refs/probity/trees/<lineage>/{base,final}`, pushed by
+/// `probity push` so a server can check a rebased delivery against them)
+/// and the keep-alive refs of R10.6.
+pub const REVIEW_OBJECTS_PREFIX: &str = "refs/probity/";
+
+/// Where `probity push` puts a lineage's frozen tree on the remote.
+pub fn review_tree_ref(lineage: &crate::review::ids::LineageId, which: &str) -> String {
+    format!("{REVIEW_OBJECTS_PREFIX}trees/{lineage}/{which}")
+}
+
 /// Splits a pre-push hook's updates into the deliveries and whether the
-/// push carries `refs/notes/probity`. The notes ref carries authority, not
-/// a delivery: the client gate never judges it as one (the server keeps it
-/// append-only).
+/// push carries `refs/notes/probity`. The notes ref carries authority and
+/// `refs/probity/*` review objects, not deliveries: the client gate never
+/// judges them as one (the server keeps the notes ref append-only).
 pub fn split_notes_updates(updates: Vec<RefUpdate>) -> (Vec<RefUpdate>, bool) {
-    let (notes, deliveries): (Vec<_>, Vec<_>) =
-        updates.into_iter().partition(|u| u.remote_ref == NOTES_REF);
-    (deliveries, !notes.is_empty())
+    let notes = updates.iter().any(|u| u.remote_ref == NOTES_REF);
+    let deliveries = updates
+        .into_iter()
+        .filter(|u| u.remote_ref != NOTES_REF && !u.remote_ref.starts_with(REVIEW_OBJECTS_PREFIX))
+        .collect();
+    (deliveries, notes)
 }
 
 /// The candidate paths of a commit's note inside a notes tree: git fans
@@ -307,6 +321,11 @@ mod tests {
         assert!(is_protected(&g, "refs/tags/v1"));
         assert!(!is_protected(&g, "refs/heads/feature"));
         assert!(!is_protected(&["refs/*".to_string()], NOTES_REF));
+        // Review objects are never a delivery, whatever the globs.
+        assert!(!is_protected(
+            &["refs/*".to_string()],
+            "refs/probity/trees/review-0123456789abcdef/final"
+        ));
     }
 
     #[test]
@@ -344,7 +363,11 @@ mod tests {
             remote_ref: r.into(),
             remote_oid: None,
         };
-        let (d, notes) = split_notes_updates(vec![u("refs/heads/main"), u(NOTES_REF)]);
+        let (d, notes) = split_notes_updates(vec![
+            u("refs/heads/main"),
+            u(NOTES_REF),
+            u("refs/probity/trees/review-0123456789abcdef/base"),
+        ]);
         assert_eq!(d, vec![u("refs/heads/main")]);
         assert!(notes);
         let (d, notes) = split_notes_updates(vec![u("refs/heads/main")]);

@@ -95,7 +95,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
 /// Discovers the authority for one live target and decides it: lookups by
 /// target identity, delta identity (the rebase proof), base tree and final
 /// candidate tree (R12.2, R8.6), never a scan (see `discover`).
-fn decide_live<G: GitPort, S: ReviewStore>(
+pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
     gate: Gate,

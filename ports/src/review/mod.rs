@@ -50,4 +50,5 @@ pub use transport::{
 use chain::{chain_of, resume, supersession};
 use discover::{Found, discover, relate};
 use finalize::{commit, open_corrections};
+use gates::decide_live;
 use start::keep;

@@ -275,9 +275,11 @@ pub struct Published {
 /// The most commits one publication walks.
 pub const MAX_PUBLISH: usize = 1000;
 
-/// The approved, unsuperseded lineage whose final target is exactly this
-/// commit's (parent tree, tree), if any.
-fn delivered_by<G: DeliveryGit, S: ReviewStore>(
+/// The approved, unsuperseded lineage that delivers this commit: the one
+/// whose final target is exactly its (parent tree, tree), or else the one
+/// the gate's own discovery allows it by (the rebase proof: a commit
+/// rebased onto work elsewhere), if any.
+fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     c: &probity_core::review::gate::RangeCommit,
@@ -291,16 +293,19 @@ fn delivered_by<G: DeliveryGit, S: ReviewStore>(
     }
     .map_err(repo_err)?;
     let target = target_identity(&base, &c.tree);
-    let Some(record) = resume(store, &target)? else {
-        return Ok(None);
-    };
-    if record.state.final_target() != target
-        || !matches!(record.state.stage, Stage::Approved { .. })
-        || supersession(store, &record)?.is_some()
+    if let Some(record) = resume(store, &target)?
+        && record.state.final_target() == target
+        && matches!(record.state.stage, Stage::Approved { .. })
+        && supersession(store, &record)?.is_none()
     {
-        return Ok(None);
+        return Ok(Some(record));
     }
-    Ok(Some(record))
+    let live = probity_core::review::snapshot::LiveTarget::new(base, c.tree.clone());
+    let d = decide_live(git, store, probity_core::review::gate::Gate::PrePush, &live)?;
+    match (d.decision, d.proof.is_some(), &d.lineage_id) {
+        (probity_core::review::gate::Decision::Allow, true, Some(l)) => Ok(store.load(l)?),
+        _ => Ok(None),
+    }
 }
 
 /// `probity publish`: for every commit reachable from `tip` and not from
@@ -308,7 +313,7 @@ fn delivered_by<G: DeliveryGit, S: ReviewStore>(
 /// reviewed delivery — its (parent tree, tree) is an approved lineage's
 /// final target — adds that lineage's bundle to the commit's note under
 /// `refs/notes/probity`. One compare-and-swap of the notes ref.
-pub fn publish<G: DeliveryGit + NotesGit, S: ReviewStore + AttestationStore>(
+pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + AttestationStore>(
     git: &G,
     store: &S,
     tip: &CommitId,
