@@ -312,3 +312,52 @@ fn what_the_script_cannot_tell_is_a_usage_error_that_runs_nothing() {
             .is_err()
     );
 }
+
+/// The protected-push mode run for real, as GitLab CI runs it after a push:
+/// the script fetches the notes and the server-side gate judges the pushed
+/// range from them alone (the reviewed commit allows); a commit nobody
+/// reviewed on top is denied.
+#[test]
+fn a_protected_push_is_judged_from_the_fetched_notes() {
+    let (f, tmp, head) = proposal();
+    let before = rev(&f, "main");
+    let run = |after: &str| {
+        gate(
+            &f,
+            &[
+                ("GITLAB_CI", "true"),
+                ("CI_PIPELINE_SOURCE", "push"),
+                ("CI_COMMIT_BEFORE_SHA", &before),
+                ("CI_COMMIT_SHA", after),
+                ("CI_COMMIT_BRANCH", "feature"),
+            ],
+        )
+    };
+    let ok = run(&head);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}{}",
+        text(&ok.stdout),
+        text(&ok.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(v["gate"], "pre-receive");
+    assert_eq!(v["decision"], "allow");
+    // An unreviewed commit on top, pushed around every client hook.
+    f.write("src/unreviewed.rs", "fn x() {}\n").unwrap();
+    f.commit_all("unreviewed").unwrap();
+    f.git(&["push", "-q", "--no-verify", "origin", "feature"])
+        .unwrap();
+    let tip = rev(&f, "HEAD");
+    let denied = run(&tip);
+    assert_eq!(denied.status.code(), Some(1), "{}", text(&denied.stdout));
+    let v: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
+    assert_eq!(v["decision"], "deny");
+    assert!(
+        text(&denied.stdout).contains(&tip),
+        "{}",
+        text(&denied.stdout)
+    );
+    drop(tmp);
+}
