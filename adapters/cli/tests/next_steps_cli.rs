@@ -354,3 +354,138 @@ fn the_gate_during_an_open_correction_names_the_correction_not_a_start() {
     );
     assert_eq!(v.json["state"], "validating", "{}", v.stdout);
 }
+
+/// A local bare remote `origin` holding the base, for the publication
+/// codes.
+fn with_remote(r: &Repo) -> std::path::PathBuf {
+    let bare = r.tmp.path().join("origin.git");
+    r.f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .unwrap();
+    r.f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
+        .unwrap();
+    r.f.git(&["push", "-q", "origin", "HEAD:refs/heads/main"])
+        .unwrap();
+    bare
+}
+
+fn head(r: &Repo) -> String {
+    String::from_utf8(r.f.git(&["rev-parse", "HEAD"]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Committed, unreviewed work at pre-push names `probity start --commit`
+/// with the real sha; following it (and the review it starts) allows.
+#[test]
+fn start_commit_review_advice_reviews_the_commit_as_committed() {
+    let r = Repo::new();
+    with_remote(&r);
+    r.f.commit_all("committed before review").unwrap();
+    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["reason_code"], "receipt_missing", "{}", d.stdout);
+    assert_eq!(d.json["next_action"], "start_commit_review");
+    let s = r.follow(&text(&d.json), "probity start --commit");
+    approve_started(r.f.root(), r.tmp.path(), &s.json);
+    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}
+
+/// A lineage superseded by its recovery names the leaf's status, which
+/// answers and names the leaf's next input.
+#[test]
+fn receipt_superseded_advice_names_the_leaf() {
+    let r = Repo::new();
+    let approved = approve_live(r.f.root(), r.tmp.path());
+    let lineage = approved["lineage_id"].as_str().unwrap().to_string();
+    let rev = approved["store_revision"].as_str().unwrap().to_string();
+    r.f.write("src/parser.rs", body(2)).unwrap();
+    let succ = r.run(&[
+        "recover",
+        "--predecessor-lineage",
+        &lineage,
+        "--expected-predecessor-revision",
+        &rev,
+        "--disposition",
+        "scope_changed",
+        "--reason",
+        "a second look",
+        "--actor",
+        "maintainer",
+    ]);
+    assert_eq!(succ.code, 0, "{}{}", succ.stdout, succ.stderr);
+    // Back to the candidate the predecessor approved: history, not authority.
+    r.f.write("src/parser.rs", body(1)).unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_superseded", "{}", g.stdout);
+    let st = r.follow(&text(&g.json), "probity status");
+    assert_eq!(st.json["lineage_id"], succ.json["lineage_id"]);
+}
+
+/// A push that does not fast-forward the remote names the git commands that
+/// put the commits on its tip; after them, a reviewed commit rebased onto
+/// work on other paths is allowed by the rebase proof.
+#[test]
+fn not_fast_forward_advice_rebases_and_the_review_carries_over() {
+    let r = Repo::new();
+    let bare = with_remote(&r);
+    approve_live(r.f.root(), r.tmp.path());
+    r.f.commit_all("reviewed").unwrap();
+    let mine = head(&r);
+    // Someone else's work on another path lands on the remote first.
+    let other = r.tmp.path().join("other");
+    r.f.git(&[
+        "clone",
+        "-q",
+        "-b",
+        "main",
+        bare.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ])
+    .unwrap();
+    for (k, v) in [
+        ("user.name", "Other"),
+        ("user.email", "other@example.invalid"),
+    ] {
+        r.f.git_in(&other, &["config", k, v]).unwrap();
+    }
+    std::fs::write(other.join("README.md"), "# elsewhere\n").unwrap();
+    r.f.git_in(&other, &["add", "-A"]).unwrap();
+    r.f.git_in(&other, &["commit", "-q", "-m", "elsewhere"])
+        .unwrap();
+    r.f.git_in(&other, &["push", "-q", "origin", "HEAD:refs/heads/main"])
+        .unwrap();
+    let theirs = String::from_utf8(r.f.git_in(&other, &["rev-parse", "HEAD"]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string();
+    let push = |local: &str| {
+        let line = format!("refs/heads/main {local} refs/heads/main {theirs}\n");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(["--json", "--cwd", r.f.root().to_str().unwrap()])
+            .args(["validate", "--gate", "pre-push", "--remote", "origin"])
+            .arg("--stdin-updates")
+            .env("HOME", r.tmp.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(line.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let d = push(&mine);
+    assert_eq!(d["reason_code"], "delivery_not_fast_forward", "{d}");
+    // Follow the advice: `git fetch`, then `git rebase <their tip>`.
+    let advice = text(&d);
+    let rebase = command_in(&advice, "git rebase", &[]);
+    assert_eq!(rebase, ["rebase".to_string(), theirs.clone()]);
+    r.f.git(&["fetch", "-q", "origin"]).unwrap();
+    r.f.git(&["rebase", "-q", &rebase[1]]).unwrap();
+    let d = push(&head(&r));
+    assert_eq!(d["decision"], "allow", "{d}");
+    assert_eq!(d["proof"]["kind"], "rebased_onto", "{d}");
+}

@@ -761,7 +761,7 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
             ReasonCode::DeliveryNotFastForward,
             NextAction::CheckRange,
             format!(
-                "{refs} would move from {old} to {} without fast-forwarding it (a forced push, a rewind, or a remote tip this clone has not fetched): what it drops or replaces was never reviewed; fetch, put the reviewed commit on the remote's tip, and review that",
+                "{refs} would move from {old} to {} without fast-forwarding it (a forced push, a rewind, or a remote tip this clone has not fetched): what it drops or replaces was never reviewed; put your commits on the remote's tip (`git fetch`, then `git rebase {old}`) and push again: a reviewed commit rebased onto work that touches none of its paths stays approved (the rebase proof), anything else names the `probity start --commit` to run",
                 range.tip
             ),
         ),
