@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use probity_core::review::bundle::{Bundle, MAX_BUNDLE_BYTES};
 use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::server::{NOTES_REF, SERVER_MARKER, pre_receive_script};
-use probity_git::{GitCli, Repo};
+use probity_git::Repo;
 use probity_ports::review::{self as drivers, RemoteScope, TransportError};
 use probity_store::FileStore;
 
@@ -368,21 +368,8 @@ fn review_tree_refspecs(
 /// never overwritten (`hook_exists`); re-installing Probity's is
 /// idempotent.
 pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
-    let cwd = match &global.cwd {
-        Some(p) => p.clone(),
-        None => std::env::current_dir().map_err(|e| {
-            CliError::new(
-                ErrorKind::Io,
-                "cwd_unavailable",
-                e.to_string(),
-                "pass --cwd",
-            )
-        })?,
-    };
-    let git = match std::env::var_os("PROBITY_GIT") {
-        Some(exe) => GitCli::with_executable(exe),
-        None => GitCli::default(),
-    };
+    let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
+    let git = crate::authority_cmd::git_cli();
     let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
     let hooks_dir = repo.hooks_dir().map_err(repo_error)?;
     let exe = std::env::current_exe().map_err(|e| {

@@ -18,7 +18,6 @@ use probity_core::snapshot_tools::{
     Event, Glob, GrepQuery, ReviewConfig, Session, SessionState, SnapshotPath, ToolQuery,
     parse_config,
 };
-use probity_git::GitCli;
 use probity_git::subject::{OpenError, Subject, SubjectSpec};
 use probity_ports::snapshot::call_query;
 use serde_json::json;
@@ -183,10 +182,7 @@ pub fn open_subject(global: &GlobalArgs, name: &str) -> Result<Subject, CliError
                 "use --subject index, worktree, disk or tree:<oid>",
             )
         })?;
-    let git = match std::env::var_os("PROBITY_GIT") {
-        Some(exe) => GitCli::with_executable(exe),
-        None => GitCli::default(),
-    };
+    let git = crate::authority_cmd::git_cli();
     Subject::open_fail_open(&spec, git, &cwd(global)?).map_err(|e| match e {
         OpenError::NoSuchTree { .. } => CliError::new(
             ErrorKind::RejectedInput,

@@ -14,20 +14,7 @@ fn proposal() -> (Fixture, tempfile::TempDir) {
         .unwrap();
     f.write("docs/guide.md", "# guide\n").unwrap();
     f.commit_all("base").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let origin = dir.path().join("origin.git");
-    f.git(&[
-        "init",
-        "-q",
-        "--bare",
-        "-b",
-        "main",
-        origin.to_str().unwrap(),
-    ])
-    .unwrap();
-    f.git(&["remote", "add", "origin", origin.to_str().unwrap()])
-        .unwrap();
-    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    let (dir, _origin) = bare_origin(&f, "origin.git");
     f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
     f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
         .unwrap();

@@ -28,20 +28,7 @@ impl Setup {
             .unwrap();
         f.write(".gitignore", "target/\n").unwrap();
         f.commit_all("base").unwrap();
-        let remote_dir = tempfile::tempdir().unwrap();
-        let remote = remote_dir.path().join("origin.git");
-        f.git(&[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            remote.to_str().unwrap(),
-        ])
-        .unwrap();
-        f.git(&["remote", "add", "origin", remote.to_str().unwrap()])
-            .unwrap();
-        f.git(&["push", "-q", "origin", "main"]).unwrap();
+        let (remote_dir, remote) = bare_origin(&f, "origin.git");
         let s = Self {
             f,
             _remote_dir: remote_dir,

@@ -23,20 +23,7 @@ impl Repo {
             .unwrap();
         f.write(".gitignore", "target/\n").unwrap();
         f.commit_all("base").unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let remote = dir.path().join("origin.git");
-        f.git(&[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            remote.to_str().unwrap(),
-        ])
-        .unwrap();
-        f.git(&["remote", "add", "origin", remote.to_str().unwrap()])
-            .unwrap();
-        f.git(&["push", "-q", "origin", "main"]).unwrap();
+        let (dir, remote) = bare_origin(&f, "origin.git");
         let r = probity(f.root(), &["hooks", "install"]);
         assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
         Self {

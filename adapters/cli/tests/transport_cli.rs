@@ -31,20 +31,7 @@ impl Setup {
             .unwrap();
         f.write(".gitignore", "target/\n").unwrap();
         f.commit_all("base").unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let server = dir.path().join("server.git");
-        f.git(&[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            server.to_str().unwrap(),
-        ])
-        .unwrap();
-        f.git(&["remote", "add", "origin", server.to_str().unwrap()])
-            .unwrap();
-        f.git(&["push", "-q", "origin", "main"]).unwrap();
+        let (dir, server) = bare_origin(&f, "server.git");
         let r = probity(&server, &["hooks", "install", "--server"]);
         assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
         assert_eq!(r.json["hooks"][0]["action"], "installed");

@@ -19,53 +19,14 @@ pub struct Repo {
 impl Repo {
     /// Discovers the repository containing `cwd`.
     pub fn discover(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        if !cwd.is_dir() {
-            return Err(GitError::NotARepository {
-                path: cwd.display().to_string(),
-            });
-        }
-        let out = git.output(
-            cwd,
-            &[
-                "rev-parse".into(),
-                "--path-format=absolute".into(),
-                "--show-toplevel".into(),
-                "--git-dir".into(),
-                "--git-common-dir".into(),
-            ],
-            &[],
-            None,
-        )?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            if stderr.contains("not a git repository") {
-                return Err(GitError::NotARepository {
-                    path: cwd.display().to_string(),
-                });
-            }
-            return Err(GitError::Failed {
-                args: "rev-parse --show-toplevel".into(),
-                status: out.status.to_string(),
-                stderr: stderr.trim().to_string(),
-            });
-        }
-        let lines: Vec<&[u8]> = out.stdout.split(|b| *b == b'\n').collect();
-        let parse_err = |detail: &str| GitError::Parse {
-            args: "rev-parse --show-toplevel --git-dir --git-common-dir".into(),
-            detail: detail.into(),
-        };
+        let lines = rev_parse(&git, cwd, "--show-toplevel")?;
         if lines.len() < 3 || lines[0].is_empty() {
-            return Err(parse_err(
-                "a bare repository or no work tree; Probity needs a work tree",
-            ));
+            return Err(GitError::Parse {
+                args: "rev-parse --show-toplevel --git-dir --git-common-dir".into(),
+                detail: "a bare repository or no work tree; Probity needs a work tree".into(),
+            });
         }
-        let p = |b: &[u8]| crate::cmd::path_from_bytes(Path::new(""), b);
-        Ok(Self {
-            git,
-            root: p(lines[0]),
-            git_dir: p(lines[1]),
-            common_dir: p(lines[2]),
-        })
+        Ok(Self::from_lines(git, &lines[0], &lines[1], &lines[2]))
     }
 
     /// Discovers a repository that may be bare (the server gate runs in a
@@ -73,30 +34,8 @@ impl Repo {
     /// stands in for the root, and git runs there. A repository with a
     /// work tree is discovered as [`Repo::discover`] does.
     pub fn discover_allow_bare(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        if !cwd.is_dir() {
-            return Err(GitError::NotARepository {
-                path: cwd.display().to_string(),
-            });
-        }
-        let out = git.output(
-            cwd,
-            &[
-                "rev-parse".into(),
-                "--path-format=absolute".into(),
-                "--is-bare-repository".into(),
-                "--git-dir".into(),
-                "--git-common-dir".into(),
-            ],
-            &[],
-            None,
-        )?;
-        if !out.status.success() {
-            return Err(GitError::NotARepository {
-                path: cwd.display().to_string(),
-            });
-        }
-        let lines: Vec<&[u8]> = out.stdout.split(|b| *b == b'\n').collect();
-        if lines.first() != Some(&&b"true"[..]) {
+        let lines = rev_parse(&git, cwd, "--is-bare-repository")?;
+        if lines.first().map(Vec::as_slice) != Some(&b"true"[..]) {
             return Self::discover(git, cwd);
         }
         if lines.len() < 3 {
@@ -105,13 +44,17 @@ impl Repo {
                 detail: "missing lines".into(),
             });
         }
+        Ok(Self::from_lines(git, &lines[1], &lines[1], &lines[2]))
+    }
+
+    fn from_lines(git: GitCli, root: &[u8], git_dir: &[u8], common_dir: &[u8]) -> Self {
         let p = |b: &[u8]| crate::cmd::path_from_bytes(Path::new(""), b);
-        Ok(Self {
+        Self {
             git,
-            root: p(lines[1]),
-            git_dir: p(lines[1]),
-            common_dir: p(lines[2]),
-        })
+            root: p(root),
+            git_dir: p(git_dir),
+            common_dir: p(common_dir),
+        }
     }
 
     /// The work tree's top-level directory.
@@ -198,4 +141,44 @@ impl Repo {
     {
         self.git.run_with(&self.root, args, env, stdin)
     }
+}
+
+/// `git rev-parse --path-format=absolute <first> --git-dir --git-common-dir`
+/// in `cwd`, as lines: a directory that is not in a repository is
+/// [`GitError::NotARepository`].
+fn rev_parse(git: &GitCli, cwd: &Path, first: &str) -> Result<Vec<Vec<u8>>, GitError> {
+    let not_repo = || GitError::NotARepository {
+        path: cwd.display().to_string(),
+    };
+    if !cwd.is_dir() {
+        return Err(not_repo());
+    }
+    let out = git.output(
+        cwd,
+        &[
+            "rev-parse".into(),
+            "--path-format=absolute".into(),
+            first.into(),
+            "--git-dir".into(),
+            "--git-common-dir".into(),
+        ],
+        &[],
+        None,
+    )?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("not a git repository") || first == "--is-bare-repository" {
+            return Err(not_repo());
+        }
+        return Err(GitError::Failed {
+            args: format!("rev-parse {first}"),
+            status: out.status.to_string(),
+            stderr: stderr.trim().to_string(),
+        });
+    }
+    Ok(out
+        .stdout
+        .split(|b| *b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect())
 }

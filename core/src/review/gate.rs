@@ -173,6 +173,32 @@ pub struct GateDecision {
     pub proof: Option<Box<GateProof>>,
 }
 
+impl GateDecision {
+    /// A denial: every denial at every gate is built here.
+    pub fn deny(
+        gate: Gate,
+        reason_code: ReasonCode,
+        stage: GateStage,
+        lineage_id: Option<LineageId>,
+        differing_paths: Vec<RepoPath>,
+        next_action: NextAction,
+        message: String,
+    ) -> Self {
+        GateDecision {
+            gate,
+            decision: Decision::Deny,
+            reason_code,
+            stage,
+            lineage_id,
+            differing_paths,
+            next_action,
+            message,
+            deliveries: Vec::new(),
+            proof: None,
+        }
+    }
+}
+
 /// What discovery found for the live target.
 #[derive(Debug, Clone, Copy)]
 pub enum Authority<'a> {
@@ -228,18 +254,15 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                 differing: Vec<RepoPath>,
                 next,
                 message: String| {
-        GateDecision {
+        GateDecision::deny(
             gate,
-            decision: Decision::Deny,
             reason_code,
             stage,
-            lineage_id: lineage.cloned(),
-            differing_paths: differing,
-            next_action: next,
+            lineage.cloned(),
+            differing,
+            next,
             message,
-            deliveries: Vec::new(),
-            proof: None,
-        }
+        )
     };
     match authority {
         Authority::None { changed_paths } => deny(
@@ -774,18 +797,15 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
             ),
         ),
     };
-    Err(GateDecision {
+    Err(GateDecision::deny(
         gate,
-        decision: Decision::Deny,
         reason_code,
-        stage: GateStage::Boundary,
-        lineage_id: None,
-        differing_paths: Vec::new(),
+        GateStage::Boundary,
+        None,
+        Vec::new(),
         next_action,
         message,
-        deliveries: Vec::new(),
-        proof: None,
-    })
+    ))
 }
 
 /// How one distinct delivered range was judged.
@@ -1036,18 +1056,15 @@ pub fn delivery_commits(
             ),
         },
     };
-    Err(GateDecision {
+    Err(GateDecision::deny(
         gate,
-        decision: Decision::Deny,
         reason_code,
-        stage: GateStage::Boundary,
-        lineage_id: None,
-        differing_paths: Vec::new(),
+        GateStage::Boundary,
+        None,
+        Vec::new(),
         next_action,
         message,
-        deliveries: Vec::new(),
-        proof: None,
-    })
+    ))
 }
 
 /// How one commit of a stack was judged.

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::gate::{Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{CommitId, RepoPath};
 
 /// Proof that the base advanced compatibly: the reviewed base is an
@@ -29,18 +29,15 @@ fn deny(
     next: NextAction,
     message: String,
 ) -> GateDecision {
-    GateDecision {
-        gate: Gate::PrePr,
-        decision: Decision::Deny,
+    GateDecision::deny(
+        Gate::PrePr,
         reason_code,
-        stage: GateStage::Boundary,
-        lineage_id: None,
-        differing_paths: differing,
-        next_action: next,
+        GateStage::Boundary,
+        None,
+        differing,
+        next,
         message,
-        deliveries: Vec::new(),
-        proof: None,
-    }
+    )
 }
 
 /// The denial for a base that does not resolve.
@@ -108,6 +105,7 @@ pub fn check_base_advance(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::gate::Decision;
 
     fn c(s: &str) -> CommitId {
         CommitId::parse(s.repeat(40)).unwrap()

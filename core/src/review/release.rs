@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::digest::Sha256Digest;
-use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::gate::{Gate, GateDecision, GateStage, NextAction, ReasonCode};
 
 /// One line of a checksums file: the expected digest of an artifact.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -85,18 +85,15 @@ pub fn parse_checksums(text: &str) -> Result<Vec<ExpectedArtifact>, ChecksumsErr
 }
 
 fn deny(reason_code: ReasonCode, message: String) -> GateDecision {
-    GateDecision {
-        gate: Gate::Release,
-        decision: Decision::Deny,
+    GateDecision::deny(
+        Gate::Release,
         reason_code,
-        stage: GateStage::Authority,
-        lineage_id: None,
-        differing_paths: Vec::new(),
-        next_action: NextAction::CheckRange,
+        GateStage::Authority,
+        None,
+        Vec::new(),
+        NextAction::CheckRange,
         message,
-        deliveries: Vec::new(),
-        proof: None,
-    }
+    )
 }
 
 /// Compares what was found with what the checksums file names: every

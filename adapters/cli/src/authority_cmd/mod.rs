@@ -92,16 +92,27 @@ fn current_dir() -> Result<PathBuf, CliError> {
     })
 }
 
-/// Discovers the repository from `cwd` (default: the current directory).
-fn open_at(cwd: Option<PathBuf>) -> Result<Context, CliError> {
-    let cwd = match cwd {
-        Some(p) => p,
-        None => current_dir()?,
-    };
-    let git = match std::env::var_os("PROBITY_GIT") {
+/// The directory a command discovers its repository from: `--cwd`, else
+/// the current directory.
+pub(crate) fn discovery_dir(cwd: Option<PathBuf>) -> Result<PathBuf, CliError> {
+    match cwd {
+        Some(p) => Ok(p),
+        None => current_dir(),
+    }
+}
+
+/// The git every command runs: `PROBITY_GIT` when set, else `git` on PATH.
+pub(crate) fn git_cli() -> GitCli {
+    match std::env::var_os("PROBITY_GIT") {
         Some(exe) => GitCli::with_executable(exe),
         None => GitCli::default(),
-    };
+    }
+}
+
+/// Discovers the repository from `cwd` (default: the current directory).
+fn open_at(cwd: Option<PathBuf>) -> Result<Context, CliError> {
+    let cwd = discovery_dir(cwd)?;
+    let git = git_cli();
     // The version is checked only when discovery fails, to explain the
     // failure: hooks run this path, and a spawn costs milliseconds.
     let repo = Repo::discover(git.clone(), &cwd).map_err(|e| match git.ensure_supported() {

@@ -26,7 +26,7 @@ use probity_core::review::gate::{Decision, GateDecision};
 use probity_core::review::server::{
     MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
 };
-use probity_git::{GitCli, Repo};
+use probity_git::Repo;
 use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
 
 use crate::GlobalArgs;
@@ -124,22 +124,8 @@ fn signature_policy(
 }
 
 fn open_repo(global: &GlobalArgs) -> Result<Repo, CliError> {
-    let cwd = match &global.cwd {
-        Some(p) => p.clone(),
-        None => std::env::current_dir().map_err(|e| {
-            CliError::new(
-                ErrorKind::Io,
-                "cwd_unavailable",
-                e.to_string(),
-                "pass --cwd",
-            )
-        })?,
-    };
-    let git = match std::env::var_os("PROBITY_GIT") {
-        Some(exe) => GitCli::with_executable(exe),
-        None => GitCli::default(),
-    }
-    .with_receive_quarantine();
+    let cwd = super::discovery_dir(global.cwd.clone())?;
+    let git = super::git_cli().with_receive_quarantine();
     Repo::discover_allow_bare(git, &cwd).map_err(|e| {
         CliError::new(
             ErrorKind::Repository,

@@ -182,3 +182,18 @@ pub fn allowed(dir: &Path, entries: &[(&str, &Path)]) -> PathBuf {
     std::fs::write(&p, text).unwrap();
     p
 }
+
+/// A bare repository `<dir>/<name>` (default branch `main`) added to `f` as
+/// remote `origin`, with `main` pushed to it: the remote every publication
+/// test starts from. The temporary directory keeps it alive.
+pub fn bare_origin(f: &Fixture, name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let remote = dir.path().join(name);
+    let r = remote.to_str().expect("UTF-8 temp path");
+    f.git(&["init", "-q", "--bare", "-b", "main", r])
+        .expect("git init --bare");
+    f.git(&["remote", "add", "origin", r])
+        .expect("git remote add");
+    f.git(&["push", "-q", "origin", "main"]).expect("git push");
+    (dir, remote)
+}
