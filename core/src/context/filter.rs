@@ -639,8 +639,10 @@ fn secret_specs() -> Vec<SecretSpec> {
             &[],
             // Exactly 40 base64 characters standing alone; kept unless
             // `high_entropy_40` says random (see `Validate::HighEntropy40`).
-            r"(?:^|[^A-Za-z0-9/+=_-])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=_-]|$)",
-            1,
+            // A maximal run (no capture group: the DFA alone finds it);
+            // only a run of exactly 40 can be a key.
+            r"[A-Za-z0-9/+]{40,}",
+            0,
             Validate::HighEntropy40,
         ),
         (
