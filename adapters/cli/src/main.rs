@@ -1,5 +1,9 @@
 //! `probity`: verifiable code review from the command line.
 
+// Doc comments on the argument types are `--help` text for people
+// (`tree:<oid>`), not rustdoc HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

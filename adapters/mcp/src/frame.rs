@@ -100,11 +100,7 @@ where
     let mut reader = BufReader::new(input);
     let mut line: Vec<u8> = Vec::new();
     let mut discarding = false;
-    loop {
-        let buf = match reader.fill_buf().await {
-            Ok(b) => b,
-            Err(_) => break,
-        };
+    while let Ok(buf) = reader.fill_buf().await {
         if buf.is_empty() {
             // End of stream: a last line without a newline still counts.
             if !discarding && !line.is_empty() {

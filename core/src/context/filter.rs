@@ -1833,7 +1833,7 @@ mod tests {
         );
         let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
         redacts(&format!("creds: {aws}\n"), aws, "secret.aws_secret_key");
-        redacts(&format!("{aws}"), aws, "secret.aws_secret_key");
+        redacts(aws, aws, "secret.aws_secret_key");
         let twilio = "SK0123456789abcdef0123456789abcdef";
         redacts(&format!("twilio {twilio} x"), twilio, "secret.twilio");
         let azure = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6QUJDREVGR0hJSktMTU5PUA==";

@@ -143,6 +143,10 @@ fn parse_ls_tree(out: &[u8]) -> Result<Vec<(Entry, String)>, SubjectError> {
 }
 
 /// True when git says it was built without PCRE.
+/// One `git grep -z -n` record: path, line number, the kept head of the
+/// line.
+type GrepRecord = (Vec<u8>, Vec<u8>, Vec<u8>);
+
 /// The longest path a `git grep` record may name.
 const GREP_MAX_PATH_BYTES: u64 = 64 * 1024;
 
@@ -151,7 +155,7 @@ const GREP_MAX_PATH_BYTES: u64 = 64 * 1024;
 /// most [`GREP_KEEP_LINE_BYTES`] are kept while the rest of the line is
 /// read past, so a matching line of any length costs bounded memory.
 /// `None` at the end of the output.
-fn read_grep_record<R: BufRead>(r: &mut R) -> std::io::Result<Option<(Vec<u8>, Vec<u8>, Vec<u8>)>> {
+fn read_grep_record<R: BufRead>(r: &mut R) -> std::io::Result<Option<GrepRecord>> {
     let field = |r: &mut R, limit: u64, what: &str| -> std::io::Result<Option<Vec<u8>>> {
         let mut buf = Vec::new();
         let n = r.by_ref().take(limit).read_until(0, &mut buf)?;
