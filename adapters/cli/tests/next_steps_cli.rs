@@ -489,3 +489,62 @@ fn not_fast_forward_advice_rebases_and_the_review_carries_over() {
     assert_eq!(d["decision"], "allow", "{d}");
     assert_eq!(d["proof"]["kind"], "rebased_onto", "{d}");
 }
+
+/// A merge commit in a push names the rebase that linearizes it onto what
+/// the remote holds and the start that reviews the result; both are
+/// accepted.
+#[test]
+fn delivery_partial_advice_linearizes_and_reviews_the_stack() {
+    let r = Repo::new();
+    with_remote(&r);
+    let base = head(&r);
+    r.f.commit_all("one side").unwrap();
+    r.f.git(&["checkout", "-q", "-b", "other", &base]).unwrap();
+    r.f.write("src/other.rs", "fn o() {}\nfn q() {}\n").unwrap();
+    r.f.commit_all("other side").unwrap();
+    r.f.git(&["checkout", "-q", "-"]).unwrap();
+    r.f.git(&["merge", "-q", "--no-edit", "other"]).unwrap();
+    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
+    let advice = text(&d.json);
+    let rebase = command_in(&advice, "git rebase", &[]);
+    assert_eq!(rebase, ["rebase".to_string(), base.clone()]);
+    r.f.git(&["rebase", "-q", &rebase[1]]).unwrap();
+    let s = r.follow(&advice, "probity start --range");
+    assert_eq!(
+        s.json["lineages"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        s.stdout
+    );
+}
+
+/// A base that advanced over the proposal's paths names the rebase onto it
+/// and the start that reviews the rebased commit; both are accepted.
+#[test]
+fn base_advanced_advice_rebases_and_reviews_the_rebased_commit() {
+    let r = Repo::new();
+    with_remote(&r);
+    // The proposal: the reviewed change, committed on a feature branch.
+    r.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    approve_live(r.f.root(), r.tmp.path());
+    r.f.commit_all("the proposal").unwrap();
+    // main advances over the same file, in another place.
+    r.f.git(&["checkout", "-q", "main"]).unwrap();
+    r.f.write("src/parser.rs", "// the parser\nfn a() {}\n")
+        .unwrap();
+    r.f.commit_all("upstream edit").unwrap();
+    let tip = head(&r);
+    r.f.git(&["checkout", "-q", "feature"]).unwrap();
+    let d = r.run(&["validate", "--gate", "pre-pr", "--base", "main"]);
+    assert_eq!(d.json["reason_code"], "base_advanced", "{}", d.stdout);
+    let advice = text(&d.json);
+    let rebase = command_in(&advice, "git rebase", &[]);
+    assert_eq!(rebase, ["rebase".to_string(), tip.clone()]);
+    r.f.git(&["rebase", "-q", &rebase[1]]).unwrap();
+    let s = r.follow(&advice, "probity start --range");
+    let started = &s.json["lineages"][0];
+    approve_started(r.f.root(), r.tmp.path(), started);
+    let d = r.run(&["validate", "--gate", "pre-pr", "--base", "main"]);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}

@@ -1017,6 +1017,20 @@ pub fn stack_order<'a>(
     Ok(chain)
 }
 
+/// The commit the range builds on along first parents (the first parent
+/// outside the range, walking from the tip): what the remote already holds.
+fn first_parent_base(range: &DeliveredRange) -> Option<&CommitId> {
+    let mut cur = range.commits.iter().find(|c| c.commit == range.tip)?;
+    for _ in 0..=range.commits.len() {
+        let parent = cur.parents.first()?;
+        match range.commits.iter().find(|c| c.commit == *parent) {
+            Some(c) => cur = c,
+            None => return Some(parent),
+        }
+    }
+    None
+}
+
 /// The commits of a delivered range to judge one by one, oldest first, or
 /// the boundary denial when the range cannot be a stack of deliveries: a
 /// rewind, not a commit, no commit, more than [`MAX_RANGE_COMMITS`], or a
@@ -1037,16 +1051,24 @@ pub fn delivery_commits(
                 ReasonCode::DeliveryTooLarge,
                 NextAction::CheckRange,
                 format!(
-                    "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts (older commits first, e.g. `git push <remote> <commit>:<branch>`), or squash it"
+                    "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts, older commits first (a commit {limit} or fewer commits above what the remote holds, then the next part), or squash it"
                 ),
             ),
-            Err(StackError::Merge { commit, parents }) => (
-                ReasonCode::DeliveryPartial,
-                NextAction::Squash,
-                format!(
-                    "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: rebase the branch onto the remote's tip (`git rebase <remote>/<branch>`) or squash it into one commit, then review what is unreviewed with `probity start --commit <sha>` (or `probity start --range <base>..<tip>`)"
-                ),
-            ),
+            Err(StackError::Merge { commit, parents }) => {
+                let rebase = match first_parent_base(range) {
+                    Some(base) => format!(
+                        "rebase the branch onto what the remote holds (`git rebase {base}`), then review what is unreviewed (`probity start --range {base}..HEAD`)"
+                    ),
+                    None => "rebase the branch onto what the remote holds, or squash it into one commit, then review what is unreviewed (the next push names each `probity start --commit`)".to_string(),
+                };
+                (
+                    ReasonCode::DeliveryPartial,
+                    NextAction::Squash,
+                    format!(
+                        "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: {rebase}"
+                    ),
+                )
+            }
             Err(e @ StackError::NotLinear { .. }) => (
                 ReasonCode::DeliveryPartial,
                 NextAction::Squash,

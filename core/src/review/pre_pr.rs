@@ -91,7 +91,7 @@ pub fn check_base_advance(
             overlap,
             NextAction::StartReview,
             format!(
-                "the base advanced from {reviewed_base} to {base_tip} over paths the proposal changes: the merge result was never reviewed; rebase onto {base_tip} and review the rebased candidate"
+                "the base advanced from {reviewed_base} to {base_tip} over paths the proposal changes: the merge result was never reviewed; rebase the proposal onto it (`git rebase {base_tip}`) and review the rebased commits as committed (`probity start --range {base_tip}..HEAD`)"
             ),
         ));
     }
