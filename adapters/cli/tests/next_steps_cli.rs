@@ -548,3 +548,28 @@ fn base_advanced_advice_rebases_and_reviews_the_rebased_commit() {
     let d = r.run(&["validate", "--gate", "pre-pr", "--base", "main"]);
     assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
 }
+
+/// Regression (issue 12): a malformed refuter or validator document was
+/// pointed at `probity schema reviewer`; the advice names its own schema,
+/// which parses, and nothing changed.
+#[test]
+fn malformed_documents_name_their_own_schema() {
+    let r = Repo::new();
+    let lineage = r.start();
+    let before = store_snapshot(&r.f);
+    for (flag, role) in [
+        ("--refuter", "refuter"),
+        ("--validation", "validator"),
+        ("--result", "reviewer"),
+    ] {
+        let bad = r.doc(&format!("bad-{role}.json"), r#"{"nope": 1}"#);
+        let d = r.finalize(&lineage, &[flag, &bad]);
+        assert_eq!(d.code, 3, "{}", d.stdout);
+        assert_eq!(d.json["error"]["code"], "malformed_input");
+        let next = d.json["error"]["next_action"].as_str().unwrap();
+        assert!(next.contains(&format!("probity schema {role}")), "{next}");
+        let schema = r.run(&["schema", role]);
+        assert_eq!(schema.code, 0);
+        assert!(store_snapshot(&r.f) == before, "the store changed");
+    }
+}

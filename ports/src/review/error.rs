@@ -30,6 +30,9 @@ pub enum ReviewError {
     #[error("{name}: {source}")]
     MalformedInput {
         name: String,
+        /// The role document it was read as: `reviewer`, `refuter` or
+        /// `validator` (what `probity schema` names).
+        role: &'static str,
         #[source]
         source: RoleDocError,
     },

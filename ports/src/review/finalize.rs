@@ -116,9 +116,13 @@ pub struct Finalized {
     pub receipt_location: Option<String>,
 }
 
-fn malformed(input: &NamedInput) -> impl FnOnce(RoleDocError) -> ReviewError + '_ {
+fn malformed<'a>(
+    input: &'a NamedInput,
+    role: &'static str,
+) -> impl FnOnce(RoleDocError) -> ReviewError + 'a {
     move |source| ReviewError::MalformedInput {
         name: input.name.clone(),
+        role,
         source,
     }
 }
@@ -136,20 +140,20 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         .results
         .iter()
         .map(|r| {
-            let parsed =
-                ReviewerResult::parse(&bounded(&r.input)?.bytes).map_err(malformed(&r.input))?;
+            let parsed = ReviewerResult::parse(&bounded(&r.input)?.bytes)
+                .map_err(malformed(&r.input, "reviewer"))?;
             Ok((r.lens, r.input.bytes.as_slice(), parsed))
         })
         .collect::<Result<Vec<_>, ReviewError>>()?;
     let refuter = input
         .refuter
         .as_ref()
-        .map(|r| RefuterResult::parse(&bounded(r)?.bytes).map_err(malformed(r)))
+        .map(|r| RefuterResult::parse(&bounded(r)?.bytes).map_err(malformed(r, "refuter")))
         .transpose()?;
     let validation = input
         .validation
         .as_ref()
-        .map(|v| ValidatorResult::parse(&bounded(v)?.bytes).map_err(malformed(v)))
+        .map(|v| ValidatorResult::parse(&bounded(v)?.bytes).map_err(malformed(v, "validator")))
         .transpose()?;
     if input.correction_lines == Some(0) {
         return Err(TransitionError::ZeroForecast.into());
@@ -272,8 +276,8 @@ fn combine_results(
             None => {
                 let name = format!("submitted result for lens {}", lens.name());
                 let doc = NamedInput { name, bytes };
-                let parsed =
-                    ReviewerResult::parse(&bounded(&doc)?.bytes).map_err(malformed(&doc))?;
+                let parsed = ReviewerResult::parse(&bounded(&doc)?.bytes)
+                    .map_err(malformed(&doc, "reviewer"))?;
                 all.push((Some(lens), parsed));
             }
         }
@@ -313,7 +317,8 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
     store: &S,
     input: SubmitInput,
 ) -> Result<SubmittedResult, ReviewError> {
-    ReviewerResult::parse(&bounded(&input.result)?.bytes).map_err(malformed(&input.result))?;
+    ReviewerResult::parse(&bounded(&input.result)?.bytes)
+        .map_err(malformed(&input.result, "reviewer"))?;
     let (_live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
     let lineage = record.state.lineage_id.clone();
     let kept = |store: &S| -> Result<Vec<(Lens, Vec<u8>)>, ReviewError> {

@@ -221,7 +221,7 @@ pub fn review_error(e: ReviewError) -> CliError {
         ReviewError::MalformedInput { .. } => (
             RejectedInput,
             "malformed_input",
-            "fix the document (see `probity schema reviewer`) and retry; nothing was changed and no budget was consumed",
+            "fix the document and retry; nothing was changed and no budget was consumed",
         ),
         ReviewError::Transition(t) => match t {
             TransitionError::WrongStage { .. } => (
@@ -573,6 +573,9 @@ fn next_with_ids(e: &ReviewError) -> Option<String> {
         ),
         ReviewError::Store(StoreError::RecoveryPending { successor, .. }) => format!(
             "repeat the interrupted recovery exactly: `probity status --lineage {successor}` shows its predecessor link (disposition, reason, actor, authorization) to repeat"
+        ),
+        ReviewError::MalformedInput { role, .. } => format!(
+            "fix the document (its schema: `probity schema {role}`) and retry; nothing was changed and no budget was consumed"
         ),
         ReviewError::Recover(RecoverError::RevisionMismatch { lineage, found, .. }) => format!(
             "the predecessor moved since you inspected it: check `probity status --lineage {lineage}`, then pass --expected-predecessor-revision {found} if you still mean to recover it"
