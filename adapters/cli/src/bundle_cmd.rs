@@ -2,7 +2,6 @@
 //! `probity publish`, `probity push`, and the server hook
 //! (`probity hooks install --server`).
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -158,27 +157,10 @@ fn summary(b: &Bundle) -> Value {
 
 /// Reads at most `MAX_BUNDLE_BYTES + 1` bytes: a longer file is refused by
 /// the parser (`input_too_large`) without being read whole.
+/// A bundle file: a regular file only (a FIFO or a device is refused at
+/// once), read under the bundle bound.
 fn read_bounded(path: &Path) -> Result<Vec<u8>, CliError> {
-    let f = std::fs::File::open(path).map_err(|e| {
-        CliError::new(
-            ErrorKind::RejectedInput,
-            "unreadable_input",
-            format!("{}: {e}", path.display()),
-            "pass a readable bundle file",
-        )
-    })?;
-    let mut bytes = Vec::new();
-    f.take(MAX_BUNDLE_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| {
-            CliError::new(
-                ErrorKind::RejectedInput,
-                "unreadable_input",
-                format!("{}: {e}", path.display()),
-                "pass a readable bundle file",
-            )
-        })?;
-    Ok(bytes)
+    Ok(crate::authority_cmd::read_input(path, MAX_BUNDLE_BYTES as u64)?.bytes)
 }
 
 fn import(global: &GlobalArgs, out: Output, args: &ImportArgs) -> Result<ExitCode, CliError> {

@@ -136,14 +136,13 @@ fn dir_error(e: &ContextDirError) -> CliError {
 
 fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<ExitCode, CliError> {
     let input_path = resolve(global, &a.input);
-    let bytes = std::fs::read(&input_path).map_err(|e| {
-        CliError::new(
-            ErrorKind::Io,
-            "context_io",
-            format!("{}: {e}", input_path.display()),
-            "check the --input path",
-        )
-    })?;
+    // A regular file only (a FIFO or a device is refused at once), read
+    // under its bound.
+    let bytes = crate::authority_cmd::read_input(
+        &input_path,
+        probity_core::context::input::MAX_INPUT_BYTES,
+    )?
+    .bytes;
     // Bad content is rejected input (exit 3), not an I/O failure; the
     // strict reader refuses duplicate keys and integers a canonical digest
     // would round.

@@ -1,7 +1,7 @@
 //! `probity export-context` (R10.2): a lineage's frozen review context,
 //! read-only, for any lineage the store holds.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -200,20 +200,11 @@ fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
 
 /// Reads the envelope file, refusing more than the envelope bound before
 /// reading it whole.
+/// An envelope file: a regular file only (a FIFO or a device is refused at
+/// once), read under the envelope bound (one byte more, so an envelope just
+/// over it is the envelope's own refusal).
 fn read_envelope(path: &Path) -> Result<Vec<u8>, CliError> {
-    let io = |e: std::io::Error| {
-        CliError::new(
-            ErrorKind::Io,
-            "envelope_io",
-            format!("{}: {e}", path.display()),
-            "pass a readable --envelope file",
-        )
-    };
-    let f = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    f.take(dsse::MAX_ENVELOPE_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
+    let bytes = crate::authority_cmd::read_input(path, dsse::MAX_ENVELOPE_BYTES as u64 + 1)?.bytes;
     if bytes.len() > dsse::MAX_ENVELOPE_BYTES {
         return Err(signature_error(drivers::SignatureError::Envelope(
             dsse::EnvelopeError::TooLarge {

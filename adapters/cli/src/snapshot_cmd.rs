@@ -125,14 +125,13 @@ pub fn load_config(path: Option<&Path>) -> Result<ReviewConfig, CliError> {
     let Some(path) = path else {
         return Ok(ReviewConfig::default());
     };
-    let bytes = std::fs::read(path).map_err(|e| {
-        CliError::new(
-            ErrorKind::Io,
-            "config_unreadable",
-            format!("cannot read {}: {e}", path.display()),
-            "check the --config path",
-        )
-    })?;
+    // A regular file only (a FIFO or a device is refused at once), read
+    // under its bound.
+    let bytes = crate::authority_cmd::read_input(
+        path,
+        probity_core::snapshot_tools::config::MAX_CONFIG_BYTES,
+    )?
+    .bytes;
     // Bad content is rejected input (exit 3), not an I/O failure.
     let text = String::from_utf8(bytes).map_err(|_| {
         CliError::new(

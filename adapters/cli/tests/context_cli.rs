@@ -330,3 +330,47 @@ fn verify_checks_modes_and_never_reads_an_oversized_file() {
         "{v}"
     );
 }
+
+/// Regression (issue 12): a FIFO, a directory or `/dev/zero` given as
+/// `--input` blocked forever or read until memory ran out; an oversized
+/// input was read whole. Each is now a typed error at once, nothing
+/// written.
+#[test]
+fn non_regular_and_oversized_inputs_are_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = tmp.path().join("big.json");
+    let f = fs::File::create(&big).unwrap();
+    f.set_len(probity_core::context::input::MAX_INPUT_BYTES + 1)
+        .unwrap();
+    let out = tmp.path().join("ctx");
+    for (input, code) in [
+        (fifo.as_path(), "input_not_regular"),
+        (tmp.path(), "input_not_regular"),
+        (Path::new("/dev/zero"), "input_not_regular"),
+        (big.as_path(), "input_too_large"),
+    ] {
+        let started = std::time::Instant::now();
+        let o = probity(&[
+            "context",
+            "assemble",
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(3), "{}", input.display());
+        assert_eq!(json_out(&o)["error"]["code"], code, "{}", input.display());
+        assert!(!out.exists());
+        // Refused without waiting on the FIFO or reading /dev/zero.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+}

@@ -1014,3 +1014,42 @@ fn a_looping_link_name_cannot_fake_a_note_or_a_verdict() {
     );
     assert!(!text.contains(&*t.path().to_string_lossy()), "{text:?}");
 }
+
+/// Regression (issue 12): a FIFO, a directory or `/dev/zero` given as
+/// `--config` blocked forever or read until memory ran out. Each is now a
+/// typed error at once.
+#[test]
+fn a_non_regular_or_oversized_config_is_refused_at_once() {
+    let (t, root) = repo();
+    let fifo = t.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = t.path().join("big.json");
+    fs::write(&big, vec![b' '; 64 * 1024 + 1]).unwrap();
+    for (config, code) in [
+        (fifo.as_path(), "input_not_regular"),
+        (t.path(), "input_not_regular"),
+        (Path::new("/dev/zero"), "input_not_regular"),
+        (big.as_path(), "input_too_large"),
+    ] {
+        let out = probity(
+            &root,
+            &[
+                "--json",
+                "snapshot",
+                "list",
+                "--subject",
+                "index",
+                "--config",
+                config.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(3), "{}", config.display());
+        assert_eq!(json(&out)["error"]["code"], code, "{}", config.display());
+    }
+}

@@ -1081,3 +1081,28 @@ fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
         .is_some()
     );
 }
+
+/// A FIFO or a device given as a bundle or an envelope is refused at once
+/// (a FIFO used to block the import forever), nothing written.
+#[test]
+fn a_non_regular_bundle_or_envelope_is_refused_at_once() {
+    let s = Setup::new();
+    let fifo = s.inputs.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let before = store_snapshot(&s.f);
+    for path in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let i = probity(s.f.root(), &["bundle", "import", path]);
+        assert_eq!(i.code, 3, "{}{}", i.stdout, i.stderr);
+        assert_eq!(i.json["error"]["code"], "input_not_regular");
+        let v = probity(s.f.root(), &["attest", "verify", "--envelope", path]);
+        assert_eq!(v.code, 3, "{}{}", v.stdout, v.stderr);
+        assert_eq!(v.json["error"]["code"], "input_not_regular");
+    }
+    assert!(store_snapshot(&s.f) == before, "the store changed");
+}

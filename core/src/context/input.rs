@@ -4,6 +4,11 @@
 //! malformed optional record into its gap instead of failing the whole
 //! document. Unknown fields are rejected. Format: `docs/context.md`.
 
+/// The largest normalized-input document `probity context assemble` reads,
+/// checked while reading (a larger one is `input_too_large`, nothing
+/// written).
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
 use serde::Deserialize;
 
 /// The `format` value of a normalized-input document.

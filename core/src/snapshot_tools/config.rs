@@ -6,6 +6,9 @@
 //! `reviewModelBaseUrl`, `reviewModel`, `reviewModelApiKeyEnv`. Any other key
 //! is refused by name.
 
+/// The largest `--config` file read, checked while reading.
+pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
+
 use serde_json::{Map, Value};
 
 use super::budget::{BudgetLimits, DEFAULT_MAX_BYTES, DEFAULT_MAX_CALLS, DEFAULT_RESULT_CAP};
