@@ -380,10 +380,10 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
     let v = verify(f.root(), &file, &[]);
     assert_eq!(v.code, 3, "{}", v.stdout);
     assert_eq!(v.json["error"]["code"], "bad_envelope");
-    // A missing envelope file.
+    // A missing envelope file: rejected input, as every input document.
     let missing = verify(f.root(), tmp.path().join("nope").to_str().unwrap(), &[]);
-    assert_eq!(missing.code, 7);
-    assert_eq!(missing.json["error"]["code"], "envelope_io");
+    assert_eq!(missing.code, 3);
+    assert_eq!(missing.json["error"]["code"], "unreadable_input");
 
     assert_eq!(before, authority(&f), "the store is byte-identical");
 }
