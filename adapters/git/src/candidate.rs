@@ -119,9 +119,9 @@ impl Repo {
     /// the worktree and `git status` are never touched.
     fn trees_from_index(&self, index: &Path, add_all: bool) -> Result<Trees, GitError> {
         let (base_tree, unborn_head) = self.base_tree()?;
-        let tmp = tempfile::Builder::new()
-            .prefix("probity-index-")
-            .tempfile_in(self.git_dir())?;
+        // Under an owner lock: a run killed before it removes the copy
+        // leaves it to the next run's scavenging, never for good.
+        let tmp = crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?;
         match std::fs::copy(index, tmp.path()) {
             Ok(_) => {
                 // Keep the source's mtime: git re-hashes "racily clean"
@@ -135,9 +135,8 @@ impl Repo {
                     .set_modified(modified)?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && add_all => {
-                // No index yet: git treats a zero-length file as invalid,
-                // so remove it and let `git add` create it.
-                std::fs::remove_file(tmp.path())?;
+                // No index yet: `git add` creates the copy (the reserved
+                // path holds no file; git treats an empty one as invalid).
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(GitError::Parse {
@@ -161,9 +160,7 @@ impl Repo {
         let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
         let candidate_tree = tree_id("write-tree", &out)?;
         // Leave nothing behind, including the index git may have recreated.
-        let path = tmp.path().to_path_buf();
         drop(tmp);
-        let _ = std::fs::remove_file(&path);
         Ok(Trees {
             base_tree,
             candidate_tree,

@@ -53,9 +53,8 @@ impl Repo {
         // A throwaway bare repository that borrows this one's objects: the
         // diff then reads none of this repository's configuration (local,
         // worktree) nor its `info/attributes`.
-        let scratch = tempfile::Builder::new()
-            .prefix("probity-export-")
-            .tempdir()?;
+        let scratch = crate::scratch::Scratch::reserve(&std::env::temp_dir(), "probity-export-")?;
+        std::fs::create_dir(scratch.path())?;
         let format = self.run(["rev-parse", "--show-object-format"])?;
         let format = String::from_utf8_lossy(&format).trim().to_string();
         self.git().run(

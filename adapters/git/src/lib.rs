@@ -14,6 +14,7 @@ pub mod fixture;
 pub mod notes;
 pub mod port;
 pub mod repo;
+pub mod scratch;
 pub mod sign;
 pub mod subject;
 
