@@ -174,6 +174,25 @@ pub struct GateDecision {
 }
 
 impl GateDecision {
+    /// A denial at the boundary stage: what crosses it is no delivery a
+    /// review can bind (no lineage, no paths).
+    pub fn boundary(
+        gate: Gate,
+        reason_code: ReasonCode,
+        next_action: NextAction,
+        message: String,
+    ) -> Self {
+        Self::deny(
+            gate,
+            reason_code,
+            GateStage::Boundary,
+            None,
+            Vec::new(),
+            next_action,
+            message,
+        )
+    }
+
     /// A denial: every denial at every gate is built here.
     pub fn deny(
         gate: Gate,
@@ -797,15 +816,7 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
             ),
         ),
     };
-    Err(GateDecision::deny(
-        gate,
-        reason_code,
-        GateStage::Boundary,
-        None,
-        Vec::new(),
-        next_action,
-        message,
-    ))
+    Err(GateDecision::boundary(gate, reason_code, next_action, message))
 }
 
 /// How one distinct delivered range was judged.
@@ -1078,15 +1089,7 @@ pub fn delivery_commits(
             ),
         },
     };
-    Err(GateDecision::deny(
-        gate,
-        reason_code,
-        GateStage::Boundary,
-        None,
-        Vec::new(),
-        next_action,
-        message,
-    ))
+    Err(GateDecision::boundary(gate, reason_code, next_action, message))
 }
 
 /// How one commit of a stack was judged.
