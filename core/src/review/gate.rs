@@ -816,7 +816,12 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
             ),
         ),
     };
-    Err(GateDecision::boundary(gate, reason_code, next_action, message))
+    Err(GateDecision::boundary(
+        gate,
+        reason_code,
+        next_action,
+        message,
+    ))
 }
 
 /// How one distinct delivered range was judged.
@@ -1089,7 +1094,12 @@ pub fn delivery_commits(
             ),
         },
     };
-    Err(GateDecision::boundary(gate, reason_code, next_action, message))
+    Err(GateDecision::boundary(
+        gate,
+        reason_code,
+        next_action,
+        message,
+    ))
 }
 
 /// How one commit of a stack was judged.
