@@ -1,0 +1,619 @@
+//! Gate decisions (R8): allow, or deny with a machine-readable reason, the
+//! observed context needed to diagnose, and the next legal move.
+//!
+//! This module decides one live target; `push` derives what a
+//! publication delivers (pre-push input, ranges, shapes, the combined
+//! answer) and `stack` judges a range commit by commit.
+
+use serde::Serialize;
+
+use crate::review::ids::{LineageId, RepoPath};
+use crate::review::rebase::{GateProof, RebaseCheck, shell_quote};
+use crate::review::receipt::Receipt;
+use crate::review::snapshot::LiveTarget;
+use crate::review::state::{ReviewState, Stage};
+
+#[cfg(test)]
+mod discovery_tests;
+mod push;
+#[cfg(test)]
+mod push_tests;
+mod stack;
+
+pub use push::*;
+pub use stack::*;
+
+/// The delivery boundary being crossed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gate {
+    PreCommit,
+    PrePush,
+    PrePr,
+    Release,
+}
+
+impl Gate {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Gate::PreCommit => "pre-commit",
+            Gate::PrePush => "pre-push",
+            Gate::PrePr => "pre-pr",
+            Gate::Release => "release",
+        }
+    }
+}
+
+/// How a lineage relates to the live candidate.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Applicability {
+    /// The lineage froze exactly the live candidate.
+    Current,
+    /// The live candidate differs only outside the reviewed paths.
+    Unrelated,
+    /// The live candidate differs inside the reviewed paths (or their set).
+    ScopeChanged,
+    /// The lineage's approved change, carried unchanged onto another base
+    /// (the rebase proof holds): the gates allow it.
+    Rebased,
+}
+
+/// Allow or deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    Deny,
+}
+
+/// Why the gate decided as it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    /// An approved receipt binds exactly the live candidate.
+    ReceiptValid,
+    /// No review authority exists for this candidate or its base.
+    ReceiptMissing,
+    /// A reviewed path changed, or the path set changed.
+    ReceiptScopeChanged,
+    /// New work touches no reviewed path; the old receipt is still valid for
+    /// what it approved.
+    ReceiptUnrelated,
+    /// A review of exactly this candidate exists but is not terminal.
+    ReviewIncomplete,
+    /// The review of this candidate escalated to a human decision.
+    ReviewEscalated,
+    /// The review of this candidate was invalidated before any judgment.
+    ReviewInvalidated,
+    /// The lineage found for this candidate has a successor: history, not
+    /// authority.
+    ReceiptSuperseded,
+    /// The receipt file is missing or differs from the one state derives.
+    ReceiptMismatch,
+    /// A pushed ref delivers no commit the remote lacks.
+    DeliveryEmpty,
+    /// A pushed ref delivers more than one commit, or a merge commit: only
+    /// one commit whose parent tree is the reviewed base is a delivery.
+    DeliveryPartial,
+    /// No ref update delivers content (deletions only, or nothing to push).
+    NothingDelivered,
+    /// A pushed ref does not fast-forward the remote's tip.
+    DeliveryNotFastForward,
+    /// A pushed ref names something other than a commit.
+    DeliveryNotCommit,
+    /// pre-pr: the explicit base does not resolve here.
+    BaseUnavailable,
+    /// pre-pr: the base advanced since the reviewed base, over paths the
+    /// delivery changed.
+    BaseAdvanced,
+    /// release: an artifact is missing or its digest is not the one the
+    /// checksums file names.
+    ReleaseEvidenceMismatch,
+    /// release: an artifact changed while the gate was deciding.
+    ReleaseEvidenceChanged,
+    /// release: the revision moved to another commit while the gate was
+    /// deciding.
+    ReleaseRevisionMoved,
+    /// The delivery changes no bytes: its tree equals its base tree (a
+    /// clean worktree, a message-only `--amend`, `--allow-empty`), so there
+    /// is nothing a review could bind (D-R26).
+    NoChange,
+    /// A pushed ref delivers more commits than a gate judges one by one
+    /// ([`MAX_RANGE_COMMITS`]).
+    DeliveryTooLarge,
+}
+
+/// Where in the derivation the decision was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateStage {
+    /// Deriving what crosses the boundary (the delivered range).
+    Boundary,
+    /// Finding the authority for the live target.
+    Discovery,
+    /// Checking the authority's state and receipt.
+    Authority,
+    /// Comparing reviewed scope with the live target.
+    Scope,
+    /// Every check passed.
+    Complete,
+}
+
+/// The next legal move after a decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NextAction {
+    None,
+    StartReview,
+    Finalize,
+    HumanDecision,
+    Repair,
+    /// `probity recover` from the named lineage (an audited successor).
+    Recover,
+    /// Squash the delivered range into one commit of the reviewed candidate.
+    Squash,
+    /// Check what is being pushed: the range delivers nothing new.
+    CheckRange,
+    /// Review committed work as committed: `probity start --commit <sha>`
+    /// (or `--range <old>..<tip>` for several commits).
+    StartCommitReview,
+    /// Commit the approved slice on its own first (`git add <reviewed
+    /// paths> && git commit`), then review the new work.
+    CommitApproved,
+}
+
+/// A gate decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateDecision {
+    pub gate: Gate,
+    pub decision: Decision,
+    pub reason_code: ReasonCode,
+    pub stage: GateStage,
+    pub lineage_id: Option<LineageId>,
+    pub differing_paths: Vec<RepoPath>,
+    pub next_action: NextAction,
+    /// One sentence for people.
+    pub message: String,
+    /// Publication gates: each distinct delivered range and how it was
+    /// judged (absent for pre-commit).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deliveries: Vec<DeliveryReport>,
+    /// An allow whose live base is not the receipt's names the proof that
+    /// carried it (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Box<GateProof>>,
+}
+
+impl GateDecision {
+    /// A denial at the boundary stage: what crosses it is no delivery a
+    /// review can bind (no lineage, no paths).
+    pub fn boundary(
+        gate: Gate,
+        reason_code: ReasonCode,
+        next_action: NextAction,
+        message: String,
+    ) -> Self {
+        Self::deny(
+            gate,
+            reason_code,
+            GateStage::Boundary,
+            None,
+            Vec::new(),
+            next_action,
+            message,
+        )
+    }
+
+    /// A denial: every denial at every gate is built here.
+    pub fn deny(
+        gate: Gate,
+        reason_code: ReasonCode,
+        stage: GateStage,
+        lineage_id: Option<LineageId>,
+        differing_paths: Vec<RepoPath>,
+        next_action: NextAction,
+        message: String,
+    ) -> Self {
+        GateDecision {
+            gate,
+            decision: Decision::Deny,
+            reason_code,
+            stage,
+            lineage_id,
+            differing_paths,
+            next_action,
+            message,
+            deliveries: Vec::new(),
+            proof: None,
+        }
+    }
+}
+
+/// What discovery found for the live target.
+#[derive(Debug, Clone, Copy)]
+pub enum Authority<'a> {
+    /// Nothing for this candidate or its base; the live changed paths.
+    None { changed_paths: &'a [RepoPath] },
+    /// The lineage whose frozen target equals the live target, and the bytes
+    /// of its receipt file if there is one.
+    Exact {
+        state: &'a ReviewState,
+        receipt_file: Option<&'a [u8]>,
+        /// The leaf of the recovery chain that supersedes this lineage, if
+        /// any (R9.3).
+        superseded_by: Option<&'a LineageId>,
+    },
+    /// The approved lineage whose change (base to final candidate) has the
+    /// same delta identity as the live target's, on another base, and what
+    /// the rebase proof found.
+    Rebased {
+        state: &'a ReviewState,
+        receipt_file: Option<&'a [u8]>,
+        superseded_by: Option<&'a LineageId>,
+        check: &'a RebaseCheck,
+    },
+    /// The latest approved lineage on the same base tree (its slice is not
+    /// committed), or the one whose final candidate is the live base (its
+    /// slice is committed: R8.6), and the paths in which its final
+    /// candidate differs from the live candidate (including paths added or
+    /// removed).
+    Prior {
+        state: &'a ReviewState,
+        differing_paths: &'a [RepoPath],
+        /// The leaf of the recovery chain that supersedes this lineage, if
+        /// any: its receipt is then history, not a standing approval.
+        superseded_by: Option<&'a LineageId>,
+    },
+}
+
+/// The pre-commit decision (R8.2, R8.6).
+pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
+    decide_target(Gate::PreCommit, live, authority)
+}
+
+/// The decision for one live target at any gate: the candidate a commit
+/// would record (pre-commit) or the (parent tree, tree) of a delivered
+/// commit (pre-push).
+pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
+    if let Some(allow) = no_change(gate, live) {
+        return allow;
+    }
+    let deny = |reason_code,
+                stage,
+                lineage: Option<&LineageId>,
+                differing: Vec<RepoPath>,
+                next,
+                message: String| {
+        GateDecision::deny(
+            gate,
+            reason_code,
+            stage,
+            lineage.cloned(),
+            differing,
+            next,
+            message,
+        )
+    };
+    match authority {
+        Authority::None { changed_paths } => deny(
+            ReasonCode::ReceiptMissing,
+            GateStage::Discovery,
+            None,
+            changed_paths.to_vec(),
+            NextAction::StartReview,
+            "no review authority exists for this candidate: run `probity start`, the selected lenses, and `probity finalize`".into(),
+        ),
+        Authority::Exact { state, .. } if state.final_target() != live.target => deny(
+            ReasonCode::ReceiptMismatch,
+            GateStage::Discovery,
+            Some(&state.lineage_id),
+            Vec::new(),
+            NextAction::Repair,
+            format!(
+                "discovery returned {}, which froze another target than the live candidate {}",
+                state.lineage_id, live.candidate_tree
+            ),
+        ),
+        Authority::Exact {
+            state,
+            superseded_by: Some(leaf),
+            ..
+        } => deny(
+            ReasonCode::ReceiptSuperseded,
+            GateStage::Authority,
+            Some(&state.lineage_id),
+            Vec::new(),
+            NextAction::Recover,
+            format!(
+                "{} is superseded (its recovery chain ends at {leaf}): history, not authority; to review this candidate, recover from {leaf} (`probity status --lineage {leaf}` prints the recover command)",
+                state.lineage_id
+            ),
+        ),
+        Authority::Exact {
+            state,
+            receipt_file,
+            superseded_by: None,
+        } => {
+            let lineage = Some(&state.lineage_id);
+            match &state.stage {
+                Stage::Approved { .. } => approved(gate, state, receipt_file, None).unwrap_or_else(|| {
+                    deny(
+                        ReasonCode::ReceiptMismatch,
+                        GateStage::Authority,
+                        lineage,
+                        Vec::new(),
+                        NextAction::Repair,
+                        receipt_mismatch(state),
+                    )
+                }),
+                Stage::Escalated { .. } => deny(
+                    ReasonCode::ReviewEscalated,
+                    GateStage::Authority,
+                    lineage,
+                    Vec::new(),
+                    NextAction::HumanDecision,
+                    match state.record().ok().as_ref().and_then(crate::review::recovery::recover_command) {
+                        Some(cmd) => format!(
+                            "review {} escalated: a maintainer decides whether it goes on: `{cmd}` ({})",
+                            state.lineage_id,
+                            crate::review::recovery::PERSON_VALUES
+                        ),
+                        None => format!("review {} escalated: a maintainer decides whether it goes on (`probity status --lineage {}`)", state.lineage_id, state.lineage_id),
+                    },
+                ),
+                Stage::Invalidated { reason } => deny(
+                    ReasonCode::ReviewInvalidated,
+                    GateStage::Authority,
+                    lineage,
+                    Vec::new(),
+                    NextAction::Recover,
+                    match state.record().ok().as_ref().and_then(crate::review::recovery::recover_command) {
+                        Some(cmd) => format!(
+                            "review {} of this candidate was invalidated ({reason}): start its successor with `{cmd}` ({})",
+                            state.lineage_id,
+                            crate::review::recovery::PERSON_VALUES
+                        ),
+                        None => format!("review {} of this candidate was invalidated ({reason}): `probity status --lineage {}` names its successor's recover command", state.lineage_id, state.lineage_id),
+                    },
+                ),
+                Stage::Reviewing { .. } | Stage::CorrectionRequired { .. } | Stage::Validating { .. } => deny(
+                    ReasonCode::ReviewIncomplete,
+                    GateStage::Authority,
+                    lineage,
+                    Vec::new(),
+                    NextAction::Finalize,
+                    format!(
+                        "review {} of this candidate is `{}`: finish it with `probity finalize --lineage {}` (`probity status --lineage {} --next-transition` names the next input)",
+                        state.lineage_id,
+                        state.stage.name(),
+                        state.lineage_id,
+                        state.lineage_id
+                    ),
+                ),
+            }
+        }
+        Authority::Rebased {
+            state,
+            superseded_by: Some(leaf),
+            ..
+        } => deny(
+            ReasonCode::ReceiptSuperseded,
+            GateStage::Authority,
+            Some(&state.lineage_id),
+            Vec::new(),
+            NextAction::Recover,
+            format!(
+                "the live candidate is the change {} approved, carried onto another base, but {} is superseded (its recovery chain ends at {leaf}): history, not authority; recover from {leaf} (`probity status --lineage {leaf}`)",
+                state.lineage_id, state.lineage_id
+            ),
+        ),
+        Authority::Rebased {
+            state,
+            receipt_file,
+            superseded_by: None,
+            check,
+        } => {
+            let lineage = Some(&state.lineage_id);
+            if !matches!(state.stage, Stage::Approved { .. }) {
+                // Only an approval is indexed by its delta.
+                return deny(
+                    ReasonCode::ReceiptMismatch,
+                    GateStage::Discovery,
+                    lineage,
+                    Vec::new(),
+                    NextAction::Repair,
+                    format!(
+                        "discovery by delta identity returned {}, which is `{}`, not approved",
+                        state.lineage_id,
+                        state.stage.name()
+                    ),
+                );
+            }
+            match check {
+                RebaseCheck::Differs(paths) => deny(
+                    ReasonCode::ReceiptScopeChanged,
+                    GateStage::Scope,
+                    lineage,
+                    paths.clone(),
+                    NextAction::StartReview,
+                    format!(
+                        "the live candidate sits on base tree {} while {} approved its change on {}, and these paths differ from what it approved: {}; the result on the new base was never reviewed: review it with `probity start`",
+                        live.base_tree,
+                        state.lineage_id,
+                        state.snapshot.base_tree,
+                        join_paths(paths)
+                    ),
+                ),
+                RebaseCheck::Proven(proof) => {
+                    approved(gate, state, receipt_file, Some(Box::new(proof.clone()))).unwrap_or_else(|| {
+                        deny(
+                            ReasonCode::ReceiptMismatch,
+                            GateStage::Authority,
+                            lineage,
+                            Vec::new(),
+                            NextAction::Repair,
+                            receipt_mismatch(state),
+                        )
+                    })
+                }
+            }
+        }
+        Authority::Prior {
+            state,
+            differing_paths,
+            superseded_by,
+        } => {
+            let history = superseded_by.map_or_else(String::new, |leaf| {
+                format!(" ({} is superseded; its chain ends at {leaf})", state.lineage_id)
+            });
+            let touches_reviewed =
+                differing_paths.iter().any(|p| state.snapshot.paths.binary_search(p).is_ok());
+            // The slice is committed when the live base is its final
+            // candidate (R8.6); otherwise the live base is its own base.
+            let committed = state.snapshot.base_tree != live.base_tree
+                && *state.final_candidate_tree() == live.base_tree;
+            if touches_reviewed {
+                deny(
+                    ReasonCode::ReceiptScopeChanged,
+                    GateStage::Scope,
+                    Some(&state.lineage_id),
+                    differing_paths.to_vec(),
+                    NextAction::StartReview,
+                    if committed {
+                        format!(
+                            "the new work on top of the committed slice {} approved changes paths it reviewed{history}: review the new work with `probity start`",
+                            state.lineage_id
+                        )
+                    } else {
+                        format!(
+                            "the candidate changed inside the scope {} reviewed{history}: review the changed candidate with `probity start`",
+                            state.lineage_id
+                        )
+                    },
+                )
+            } else {
+                let (next, message) = match (superseded_by, committed) {
+                    (Some(_), _) => (
+                        NextAction::StartReview,
+                        format!(
+                            "new work touches no path {} reviewed{history}: review the new work with `probity start`",
+                            state.lineage_id
+                        ),
+                    ),
+                    (None, true) => (
+                        NextAction::StartReview,
+                        format!(
+                            "new work on top of the committed slice {} approved touches no path it reviewed (its receipt still holds for what it approved): review the new work with `probity start`",
+                            state.lineage_id
+                        ),
+                    ),
+                    (None, false) => (
+                        NextAction::CommitApproved,
+                        format!(
+                            "new work touches no path {} reviewed (its receipt still holds for what it approved, which is not committed yet): commit the approved slice first (`{}`), then review the new work with `probity start`",
+                            state.lineage_id,
+                            commit_slice_command(state)
+                        ),
+                    ),
+                };
+                deny(
+                    ReasonCode::ReceiptUnrelated,
+                    GateStage::Scope,
+                    Some(&state.lineage_id),
+                    differing_paths.to_vec(),
+                    next,
+                    message,
+                )
+            }
+        }
+    }
+}
+
+/// A target whose candidate tree is its base tree changes no reviewed
+/// bytes (a clean worktree at pre-commit; a commit whose tree equals its
+/// parent's: a message-only `--amend`, `--allow-empty`): every gate allows
+/// it with `no_change`, before any discovery (D-R26). `None` otherwise.
+pub fn no_change(gate: Gate, live: &LiveTarget) -> Option<GateDecision> {
+    (live.base_tree == live.candidate_tree).then(|| GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::NoChange,
+        stage: GateStage::Complete,
+        lineage_id: None,
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message: format!(
+            "the {} delivery changes no bytes (its tree {} is its base tree): there is nothing to review",
+            gate.name(),
+            live.candidate_tree
+        ),
+        deliveries: Vec::new(),
+        proof: None,
+    })
+}
+
+/// The allow for an approved lineage whose receipt file is the one its
+/// state derives; `None` when the file is missing or differs.
+fn approved(
+    gate: Gate,
+    state: &ReviewState,
+    receipt_file: Option<&[u8]>,
+    proof: Option<Box<GateProof>>,
+) -> Option<GateDecision> {
+    let derived = Receipt::derive(state).and_then(|r| r.to_bytes().ok())?;
+    if Some(&derived[..]) != receipt_file {
+        return None;
+    }
+    let message = match &proof {
+        None => format!(
+            "the live candidate is exactly what {} approved",
+            state.lineage_id
+        ),
+        Some(p) => format!(
+            "the live candidate is the change {} approved, carried from base tree {} onto {}: on every reviewed path the base and the candidate are the reviewed ones, and outside them nothing changes (rebase proof; the interaction of the new base with the change was not reviewed)",
+            state.lineage_id, p.receipt_base, p.live_base
+        ),
+    };
+    Some(GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        stage: GateStage::Complete,
+        lineage_id: Some(state.lineage_id.clone()),
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message,
+        deliveries: Vec::new(),
+        proof,
+    })
+}
+
+fn receipt_mismatch(state: &ReviewState) -> String {
+    format!(
+        "the receipt file of {} is missing or differs from the receipt its state derives; the state wins, so rewrite it with `probity finalize --lineage {}`",
+        state.lineage_id, state.lineage_id
+    )
+}
+
+fn join_paths(paths: &[RepoPath]) -> String {
+    paths
+        .iter()
+        .map(RepoPath::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The command that commits exactly an approved slice: its reviewed paths,
+/// quoted for a POSIX shell.
+pub fn commit_slice_command(state: &ReviewState) -> String {
+    let paths: Vec<String> = state
+        .snapshot
+        .paths
+        .iter()
+        .map(|p| shell_quote(p.as_str()))
+        .collect();
+    format!("git add -- {} && git commit", paths.join(" "))
+}

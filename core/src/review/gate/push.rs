@@ -1,0 +1,355 @@
+//! Publication (R8.3): what a pre-push hook's lines, a range or a release
+//! revision deliver, the shape of a delivered range, and the combined
+//! answer of a push.
+
+use serde::Serialize;
+
+use crate::review::ids::{CommitId, LineageId, TreeId};
+
+use super::*;
+
+/// One line git gives a pre-push hook on stdin:
+/// `<local ref> <local oid> <remote ref> <remote oid>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub local_ref: String,
+    /// `None` when the push deletes the remote ref (git writes zeros).
+    pub local_oid: Option<CommitId>,
+    pub remote_ref: String,
+    /// `None` when the remote ref does not exist yet (git writes zeros).
+    pub remote_oid: Option<CommitId>,
+}
+
+/// A malformed pre-push input line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PushInputError {
+    #[error(
+        "line {line} of the pre-push input has {fields} fields; git writes `<local ref> <local oid> <remote ref> <remote oid>`"
+    )]
+    Fields { line: usize, fields: usize },
+    #[error("line {line} of the pre-push input: `{value}` is not an object id")]
+    ObjectId { line: usize, value: String },
+}
+
+fn push_oid(line: usize, value: &str) -> Result<Option<CommitId>, PushInputError> {
+    // Git writes the all-zero id of the repository's hash for "absent".
+    if matches!(value.len(), 40 | 64) && value.bytes().all(|b| b == b'0') {
+        return Ok(None);
+    }
+    CommitId::parse(value)
+        .map(Some)
+        .map_err(|_| PushInputError::ObjectId {
+            line,
+            value: value.to_string(),
+        })
+}
+
+/// Parses git's pre-push stdin. Blank lines are ignored (a hook that
+/// forwards an empty input writes one newline).
+pub fn parse_push_updates(input: &str) -> Result<Vec<RefUpdate>, PushInputError> {
+    let mut out = Vec::new();
+    for (i, raw) in input.split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        // The local ref is the refspec's source as written, which may hold
+        // spaces (`HEAD^{/fix the}`); the last three fields never do.
+        let fields: Vec<&str> = raw.rsplitn(4, ' ').collect();
+        let [remote_oid, remote_ref, local_oid, local_ref] = fields[..] else {
+            return Err(PushInputError::Fields {
+                line,
+                fields: fields.len(),
+            });
+        };
+        if local_ref.is_empty() || remote_ref.is_empty() {
+            return Err(PushInputError::Fields { line, fields: 3 });
+        }
+        out.push(RefUpdate {
+            local_ref: local_ref.to_string(),
+            local_oid: push_oid(line, local_oid)?,
+            remote_ref: remote_ref.to_string(),
+            remote_oid: push_oid(line, remote_oid)?,
+        });
+    }
+    Ok(out)
+}
+
+/// One commit of a delivered range, as Git reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeCommit {
+    pub commit: CommitId,
+    pub tree: TreeId,
+    pub parents: Vec<CommitId>,
+}
+
+/// The refs that deliver one range, and the range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveredRange {
+    /// The destination refs (`refs/heads/main`, or the tip as named on the
+    /// command line), in first-seen order.
+    pub refs: Vec<String>,
+    pub tip: CommitId,
+    /// The newest commits of the range, newest first: all of them when the
+    /// range has at most one, otherwise at least the first.
+    pub commits: Vec<RangeCommit>,
+    /// How many commits the range has.
+    pub count: usize,
+    /// What makes the update no delivery at all, found before its commits
+    /// are counted.
+    pub problem: Option<RangeProblem>,
+}
+
+/// An update that cannot be a delivery whatever its commits are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeProblem {
+    /// The update does not fast-forward the remote ref's current tip `old`:
+    /// a forced push, a rewind, or a tip this clone does not have.
+    NotFastForward { old: CommitId },
+    /// The pushed object is not a commit (a tag of a tree or a blob).
+    NotCommit,
+}
+
+/// Groups ranges that deliver the same commits (one physical delivery
+/// reachable through several refs), so each is judged once. Order: first
+/// appearance.
+pub fn dedupe_ranges(ranges: Vec<DeliveredRange>) -> Vec<DeliveredRange> {
+    let mut out: Vec<DeliveredRange> = Vec::new();
+    for r in ranges {
+        let key = |d: &DeliveredRange| {
+            let ids: Vec<CommitId> = d.commits.iter().map(|c| c.commit.clone()).collect();
+            (d.tip.clone(), ids, d.count, d.problem.clone())
+        };
+        let k = key(&r);
+        match out.iter_mut().find(|d| key(d) == k) {
+            Some(d) => {
+                for name in r.refs {
+                    if !d.refs.contains(&name) {
+                        d.refs.push(name);
+                    }
+                }
+            }
+            None => out.push(r),
+        }
+    }
+    out
+}
+
+/// What a range is, before any authority is consulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeShape<'a> {
+    /// No commit the remote lacks.
+    Empty,
+    /// Exactly one commit with at most one parent: a delivery commit.
+    One(&'a RangeCommit),
+    /// Several commits.
+    Several(usize),
+    /// One commit with several parents.
+    Merge(&'a RangeCommit),
+    /// Not a fast-forward of the remote ref's tip.
+    NotFastForward(&'a CommitId),
+    /// Not a commit.
+    NotCommit,
+}
+
+/// Classifies a range (R8.3: exactly one delivery commit; empty or partial
+/// ranges are rejected).
+pub fn range_shape(range: &DeliveredRange) -> RangeShape<'_> {
+    match &range.problem {
+        Some(RangeProblem::NotFastForward { old }) => return RangeShape::NotFastForward(old),
+        Some(RangeProblem::NotCommit) => return RangeShape::NotCommit,
+        None => {}
+    }
+    match (range.count, range.commits.first()) {
+        (0, _) | (_, None) => RangeShape::Empty,
+        (1, Some(c)) if c.parents.len() > 1 => RangeShape::Merge(c),
+        (1, Some(c)) => RangeShape::One(c),
+        (n, _) => RangeShape::Several(n),
+    }
+}
+
+/// The delivery commit of a range (then judged by [`decide_target`]), or
+/// the denial for a range that is not exactly one delivery commit.
+pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommit, GateDecision> {
+    let refs = range.refs.join(", ");
+    let (reason_code, next_action, message) = match range_shape(range) {
+        RangeShape::One(c) => return Ok(c),
+        RangeShape::Empty => (
+            ReasonCode::DeliveryEmpty,
+            NextAction::CheckRange,
+            format!(
+                "{refs} would point at {} but deliver no commit the remote lacks; a ref move without a delivery commit is not bound to any review",
+                range.tip
+            ),
+        ),
+        RangeShape::Several(n) => (
+            ReasonCode::DeliveryPartial,
+            NextAction::Squash,
+            format!(
+                "{refs} delivers {n} commits; a review binds exactly one delivery commit whose parent is the reviewed base: squash them into one commit of the reviewed candidate, or push each reviewed commit on its own"
+            ),
+        ),
+        RangeShape::Merge(c) => (
+            ReasonCode::DeliveryPartial,
+            NextAction::Squash,
+            format!(
+                "{refs} delivers the merge commit {} with {} parents; a review binds one commit with one parent (the reviewed base)",
+                c.commit,
+                c.parents.len()
+            ),
+        ),
+        RangeShape::NotFastForward(old) => (
+            ReasonCode::DeliveryNotFastForward,
+            NextAction::CheckRange,
+            format!(
+                "{refs} would move from {old} to {} without fast-forwarding it (a forced push, a rewind, or a remote tip this clone has not fetched): what it drops or replaces was never reviewed; put your commits on the remote's tip (`git fetch`, then `git rebase {old}`) and push again: a reviewed commit rebased onto work that touches none of its paths stays approved (the rebase proof), anything else names the `probity start --commit` to run",
+                range.tip
+            ),
+        ),
+        RangeShape::NotCommit => (
+            ReasonCode::DeliveryNotCommit,
+            NextAction::CheckRange,
+            format!(
+                "{refs} would point at {}, which is not a commit: only a commit is a delivery a review binds",
+                range.tip
+            ),
+        ),
+    };
+    Err(GateDecision::boundary(
+        gate,
+        reason_code,
+        next_action,
+        message,
+    ))
+}
+
+/// How one distinct delivered range was judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeliveryReport {
+    pub refs: Vec<String>,
+    pub tip: CommitId,
+    /// Commits in the range (1 for a delivery commit).
+    pub commits: usize,
+    pub decision: Decision,
+    pub reason_code: ReasonCode,
+    pub lineage_id: Option<LineageId>,
+    /// A range of several commits: how each was judged, oldest first
+    /// (absent for a one-commit range and a boundary denial).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<CommitReport>,
+    /// The rebase proof that carried this range's allow, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Box<GateProof>>,
+}
+
+/// Combines the per-range decisions of one push: allow only when every
+/// range allows; otherwise the first denial (in input order) answers, with
+/// every range reported. A push that only deletes refs delivers nothing and
+/// is allowed.
+pub fn combine_deliveries(gate: Gate, judged: Vec<(DeliveredRange, GateDecision)>) -> GateDecision {
+    combine_judged(
+        gate,
+        judged
+            .into_iter()
+            .map(|(r, decision)| {
+                (
+                    r,
+                    RangeJudgment {
+                        decision,
+                        stack: Vec::new(),
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// [`combine_deliveries`] for ranges judged commit by commit
+/// ([`judge_stack`]): each range's per-commit reports go to its entry in
+/// `deliveries`.
+pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) -> GateDecision {
+    let deliveries: Vec<DeliveryReport> = judged
+        .iter()
+        .map(|(r, j)| DeliveryReport {
+            refs: r.refs.clone(),
+            tip: r.tip.clone(),
+            commits: r.count,
+            decision: j.decision.decision,
+            reason_code: j.decision.reason_code,
+            lineage_id: j.decision.lineage_id.clone(),
+            stack: j.stack.clone(),
+            proof: j.decision.proof.clone(),
+        })
+        .collect();
+    let judged: Vec<(DeliveredRange, GateDecision)> =
+        judged.into_iter().map(|(r, j)| (r, j.decision)).collect();
+    if judged.is_empty() {
+        return GateDecision {
+            gate,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::NothingDelivered,
+            stage: GateStage::Complete,
+            lineage_id: None,
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: "no ref update delivers content (deletions only, or nothing to push)".into(),
+            deliveries,
+            proof: None,
+        };
+    }
+    if let Some((_, denial)) = judged.iter().find(|(_, d)| d.decision == Decision::Deny) {
+        return GateDecision {
+            deliveries,
+            ..denial.clone()
+        };
+    }
+    let (lineage_id, proof) = match &judged[..] {
+        [(_, only)] => (only.lineage_id.clone(), only.proof.clone()),
+        _ => (None, None),
+    };
+    let unchanged = judged
+        .iter()
+        .all(|(_, d)| d.reason_code == ReasonCode::NoChange);
+    let message = match &judged[..] {
+        // A stack, or a delivery that changes no bytes, says so itself.
+        [(r, only)] if r.count > 1 || only.reason_code == ReasonCode::NoChange => {
+            only.message.clone()
+        }
+        [(r, only)] => format!(
+            "{} delivers exactly the candidate {} approved",
+            r.refs.join(", "),
+            only.lineage_id
+                .as_ref()
+                .map_or_else(|| "a review".to_string(), ToString::to_string)
+        ),
+        many if unchanged => format!(
+            "none of the {} delivered ranges changes any bytes",
+            many.len()
+        ),
+        many => format!(
+            "each of the {} delivered ranges consists of commits approved reviews cover (or that change no bytes)",
+            many.len()
+        ),
+    };
+    let message = match (&proof, &judged[..]) {
+        (Some(_), [(r, only)]) => format!("{}: {}", r.refs.join(", "), only.message),
+        _ => message,
+    };
+    GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: if unchanged {
+            ReasonCode::NoChange
+        } else {
+            ReasonCode::ReceiptValid
+        },
+        stage: GateStage::Complete,
+        lineage_id,
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message,
+        deliveries,
+        proof,
+    }
+}

@@ -1,0 +1,317 @@
+//! Stacks: a delivered range judged commit by commit (D-R25).
+
+use serde::Serialize;
+
+use crate::review::ids::{CommitId, LineageId};
+
+use super::*;
+
+/// The most commits one delivered range may hold: each is judged on its
+/// own, so the bound keeps a gate's work (a lookup, and a diff for each
+/// denial) bounded. A longer range is denied `delivery_too_large`.
+pub const MAX_RANGE_COMMITS: usize = 1000;
+
+/// Why a list of commits is not a stack a review can bind commit by commit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StackError {
+    #[error("the range holds no commit")]
+    Empty,
+    #[error(
+        "the range holds {count} commits, more than the {limit} Probity reviews or judges one by one"
+    )]
+    TooLarge { count: usize, limit: usize },
+    #[error(
+        "{commit} is a merge commit ({parents} parents); a review binds a commit with one parent (its base): rebase the branch onto its base, or squash it, so that every commit has one parent"
+    )]
+    Merge { commit: CommitId, parents: usize },
+    #[error(
+        "the range's commits do not form one chain from {tip} ({listed} listed, {chained} chained)"
+    )]
+    NotLinear {
+        tip: CommitId,
+        listed: usize,
+        chained: usize,
+    },
+}
+
+/// Orders a range's commits oldest first, as one chain ending at `tip`:
+/// each commit's only parent is the commit before it (the oldest's parent,
+/// if any, is outside the range). `count` is how many commits the range
+/// has (it may exceed what was listed). A merge anywhere refuses the whole
+/// range.
+pub fn stack_order<'a>(
+    tip: &CommitId,
+    commits: &'a [RangeCommit],
+    count: usize,
+) -> Result<Vec<&'a RangeCommit>, StackError> {
+    if count > MAX_RANGE_COMMITS {
+        return Err(StackError::TooLarge {
+            count,
+            limit: MAX_RANGE_COMMITS,
+        });
+    }
+    if count == 0 || commits.is_empty() {
+        return Err(StackError::Empty);
+    }
+    if let Some(m) = commits.iter().find(|c| c.parents.len() > 1) {
+        return Err(StackError::Merge {
+            commit: m.commit.clone(),
+            parents: m.parents.len(),
+        });
+    }
+    let by_id: std::collections::BTreeMap<&CommitId, &RangeCommit> =
+        commits.iter().map(|c| (&c.commit, c)).collect();
+    let mut chain = Vec::with_capacity(commits.len());
+    let mut next = Some(tip);
+    while let Some(c) = next.and_then(|id| by_id.get(id)) {
+        if chain.len() == commits.len() {
+            break;
+        }
+        chain.push(*c);
+        next = c.parents.first();
+    }
+    if chain.len() != commits.len() || commits.len() != count || by_id.len() != commits.len() {
+        return Err(StackError::NotLinear {
+            tip: tip.clone(),
+            listed: commits.len(),
+            chained: chain.len(),
+        });
+    }
+    chain.reverse();
+    Ok(chain)
+}
+
+/// The commit the range builds on along first parents (the first parent
+/// outside the range, walking from the tip): what the remote already holds.
+fn first_parent_base(range: &DeliveredRange) -> Option<&CommitId> {
+    let mut cur = range.commits.iter().find(|c| c.commit == range.tip)?;
+    for _ in 0..=range.commits.len() {
+        let parent = cur.parents.first()?;
+        match range.commits.iter().find(|c| c.commit == *parent) {
+            Some(c) => cur = c,
+            None => return Some(parent),
+        }
+    }
+    None
+}
+
+/// The commits of a delivered range to judge one by one, oldest first, or
+/// the boundary denial when the range cannot be a stack of deliveries: a
+/// rewind, not a commit, no commit, more than [`MAX_RANGE_COMMITS`], or a
+/// merge commit anywhere (D-R25).
+pub fn delivery_commits(
+    gate: Gate,
+    range: &DeliveredRange,
+) -> Result<Vec<&RangeCommit>, GateDecision> {
+    let refs = range.refs.join(", ");
+    let (reason_code, next_action, message) = match range_shape(range) {
+        RangeShape::NotFastForward(_) | RangeShape::NotCommit | RangeShape::Empty => {
+            return delivery_commit(gate, range).map(|c| vec![c]);
+        }
+        _ => match stack_order(&range.tip, &range.commits, range.count) {
+            Ok(stack) => return Ok(stack),
+            Err(StackError::Empty) => return delivery_commit(gate, range).map(|c| vec![c]),
+            Err(StackError::TooLarge { count, limit }) => (
+                ReasonCode::DeliveryTooLarge,
+                NextAction::CheckRange,
+                format!(
+                    "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts, older commits first (a commit {limit} or fewer commits above what the remote holds, then the next part), or squash it"
+                ),
+            ),
+            Err(StackError::Merge { commit, parents }) => {
+                let rebase = match first_parent_base(range) {
+                    Some(base) => format!(
+                        "rebase the branch onto what the remote holds (`git rebase {base}`), then review what is unreviewed (`probity start --range {base}..HEAD`)"
+                    ),
+                    None => "rebase the branch onto what the remote holds, or squash it into one commit, then review what is unreviewed (the next push names each `probity start --commit`)".to_string(),
+                };
+                (
+                    ReasonCode::DeliveryPartial,
+                    NextAction::Squash,
+                    format!(
+                        "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: {rebase}"
+                    ),
+                )
+            }
+            Err(e @ StackError::NotLinear { .. }) => (
+                ReasonCode::DeliveryPartial,
+                NextAction::Squash,
+                format!(
+                    "{refs}: {e}; rebase or squash the branch into a chain of one-parent commits"
+                ),
+            ),
+        },
+    };
+    Err(GateDecision::boundary(
+        gate,
+        reason_code,
+        next_action,
+        message,
+    ))
+}
+
+/// How one commit of a stack was judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitReport {
+    pub commit: CommitId,
+    pub decision: Decision,
+    pub reason_code: ReasonCode,
+    pub lineage_id: Option<LineageId>,
+}
+
+/// A delivered range's decision and, for a stack of several commits, how
+/// each commit was judged (oldest first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeJudgment {
+    pub decision: GateDecision,
+    pub stack: Vec<CommitReport>,
+}
+
+impl RangeJudgment {
+    /// A range denied at the boundary, before any commit was judged.
+    pub fn boundary(decision: GateDecision) -> Self {
+        Self {
+            decision,
+            stack: Vec::new(),
+        }
+    }
+}
+
+/// Whether a denial means "this committed change was never reviewed": the
+/// work is done and committed, so the next step is a review of the commit
+/// as committed (never a `probity start` of a clean worktree).
+fn needs_commit_review(d: &GateDecision) -> bool {
+    d.decision == Decision::Deny
+        && matches!(
+            d.reason_code,
+            ReasonCode::ReceiptMissing
+                | ReasonCode::ReceiptScopeChanged
+                | ReasonCode::ReceiptUnrelated
+        )
+}
+
+/// The command that reviews the unreviewed commits of a stack (oldest
+/// first): `--commit` for one, `--range <parent of the oldest>..<newest>`
+/// for several (commits in between that are reviewed are resumed, not
+/// reviewed again).
+fn commit_review_command(unreviewed: &[&RangeCommit]) -> String {
+    match unreviewed {
+        [] => "probity start --commit <sha>".into(),
+        [one] => format!("probity start --commit {}", one.commit),
+        [oldest, .., newest] => match oldest.parents.first() {
+            Some(p) => format!("probity start --range {p}..{}", newest.commit),
+            // A root commit has no parent to name as the range's base.
+            None => format!(
+                "probity start --commit {} && probity start --range {}..{}",
+                oldest.commit, oldest.commit, newest.commit
+            ),
+        },
+    }
+}
+
+/// Combines the per-commit decisions of one delivered range, oldest first
+/// (R8.3, D-R25): the range is allowed only when every commit is (an
+/// approved review binds its (parent tree, tree), or it changes no bytes);
+/// otherwise the first failing commit answers, named. A denial for
+/// committed, unreviewed work names the command that reviews it as
+/// committed (`probity start --commit <sha>`, or `--range` for several).
+/// A one-commit range answers exactly as that commit's decision (only its
+/// next step changes).
+pub fn judge_stack(
+    gate: Gate,
+    range: &DeliveredRange,
+    judged: Vec<(&RangeCommit, GateDecision)>,
+) -> RangeJudgment {
+    let n = judged.len();
+    let refs = range.refs.join(", ");
+    let stack: Vec<CommitReport> = if n > 1 {
+        judged
+            .iter()
+            .map(|(c, d)| CommitReport {
+                commit: c.commit.clone(),
+                decision: d.decision,
+                reason_code: d.reason_code,
+                lineage_id: d.lineage_id.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let unreviewed: Vec<&RangeCommit> = judged
+        .iter()
+        .filter(|(_, d)| needs_commit_review(d))
+        .map(|(c, _)| *c)
+        .collect();
+    let mut judged = judged;
+    let Some(pos) = judged
+        .iter()
+        .position(|(_, d)| d.decision == Decision::Deny)
+    else {
+        let decision = match judged.pop() {
+            Some((_, only)) if n == 1 => only,
+            _ => {
+                let approved = stack
+                    .iter()
+                    .filter(|r| r.reason_code != ReasonCode::NoChange)
+                    .count();
+                GateDecision {
+                    gate,
+                    decision: Decision::Allow,
+                    reason_code: if approved == 0 {
+                        ReasonCode::NoChange
+                    } else {
+                        ReasonCode::ReceiptValid
+                    },
+                    stage: GateStage::Complete,
+                    lineage_id: None,
+                    differing_paths: Vec::new(),
+                    next_action: NextAction::None,
+                    message: format!(
+                        "each of the {n} commits {refs} delivers is a reviewed delivery ({approved} bound by an approved review, {} changing no bytes)",
+                        n - approved
+                    ),
+                    deliveries: Vec::new(),
+                    proof: None,
+                }
+            }
+        };
+        return RangeJudgment { decision, stack };
+    };
+    // `pos` is an index `position` found: in bounds.
+    let (commit, mut denial) = judged.swap_remove(pos);
+    let place = if n > 1 {
+        format!("commit {} ({} of {n}) of {refs}", commit.commit, pos + 1)
+    } else {
+        format!("commit {} of {refs}", commit.commit)
+    };
+    if needs_commit_review(&denial) && gate != Gate::PreCommit {
+        let command = commit_review_command(&unreviewed);
+        let why = match (denial.reason_code, &denial.lineage_id) {
+            (ReasonCode::ReceiptScopeChanged, Some(l)) => {
+                format!("it changes paths {l} reviewed differently than approved")
+            }
+            (ReasonCode::ReceiptUnrelated, Some(l)) => {
+                format!("it holds work {l} did not review")
+            }
+            _ => "no review covers its (parent tree, tree)".to_string(),
+        };
+        let others = if unreviewed.len() > 1 {
+            format!(
+                " ({} commits of the range are unreviewed)",
+                unreviewed.len()
+            )
+        } else {
+            String::new()
+        };
+        denial.next_action = NextAction::StartCommitReview;
+        denial.message = format!(
+            "{place} is not a reviewed delivery: {why}{others}; review it as committed with `{command}`, run the selected lenses and `probity finalize`, then push again"
+        );
+    } else if n > 1 {
+        denial.message = format!("{place}: {}", denial.message);
+    }
+    RangeJudgment {
+        decision: denial,
+        stack,
+    }
+}
