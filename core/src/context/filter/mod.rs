@@ -1,0 +1,357 @@
+//! The v1 filter pipeline (C2) under one `filter_version` (D2).
+//!
+//! Order, for every source-derived value: decode and normalize line endings,
+//! Unicode safety (floor classes, NUL, terminal escapes, controls, other
+//! `Cf`, NFKC), secret redaction over the complete normalized source, the
+//! injection floor over the complete redacted source, the byte bound at a
+//! code-point boundary, and a re-scan of the exact emitted bytes when the
+//! bound removed bytes. Findings are codes and counts, never text.
+//!
+//! Regex classes are ASCII and written explicitly (D3): `WS` below is RE2's
+//! `\s` (`[\t\n\f\r ]`), and word boundaries are `(?-u:\b)`.
+
+use std::collections::BTreeMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use unicode_normalization::UnicodeNormalization;
+
+mod injection;
+mod redaction;
+mod rules;
+#[cfg(test)]
+mod tests;
+mod unicode;
+mod validators;
+
+use injection::*;
+use redaction::*;
+use rules::*;
+use unicode::*;
+use validators::*;
+
+/// The filter version. It pins the Unicode tables (NFKC from
+/// `unicode-normalization`'s Unicode version, the `Cf` table below) and every
+/// pattern in this file. Changing any emitted byte for the same input
+/// requires a new version.
+pub const FILTER_VERSION: &str = "probity-filter/4";
+
+/// The Unicode version of the NFKC tables this filter version is pinned to.
+pub const NFKC_UNICODE_VERSION: (u8, u8, u8) = (18, 0, 0);
+
+/// Why the pipeline could not run. Any such error aborts assembly; original
+/// bytes never pass through.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    #[error("filter detector `{detector}` is unavailable: {reason}")]
+    DetectorUnavailable { detector: String, reason: String },
+    #[error("a registered credential is empty or shorter than 8 bytes (entry {index})")]
+    CredentialTooShort { index: usize },
+    #[error("a registered credential contains a line break (entry {index})")]
+    CredentialMultiline { index: usize },
+    #[error("Unicode safety did not reach a fixed point")]
+    UnicodeNotConverged,
+}
+
+/// `filter.status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FilterStatus {
+    Unchanged,
+    Modified,
+    Truncated,
+    Rejected,
+}
+
+impl FilterStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FilterStatus::Unchanged => "unchanged",
+            FilterStatus::Modified => "modified",
+            FilterStatus::Truncated => "truncated",
+            FilterStatus::Rejected => "rejected",
+        }
+    }
+}
+
+/// Finding codes and counts, sorted by code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Findings(BTreeMap<&'static str, u64>);
+
+impl Findings {
+    pub fn add(&mut self, code: &'static str, n: u64) {
+        if n > 0 {
+            *self.0.entry(code).or_insert(0) += n;
+        }
+    }
+    pub fn merge(&mut self, other: &Findings) {
+        for (c, n) in &other.0 {
+            self.add(c, *n);
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.0.iter().map(|(c, n)| (*c, *n))
+    }
+    pub fn count(&self, code: &str) -> u64 {
+        self.0.get(code).copied().unwrap_or(0)
+    }
+    pub fn has_injection(&self) -> bool {
+        self.0.keys().any(|c| c.starts_with("injection."))
+    }
+}
+
+/// A filter summary: status plus findings (the `filter` object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterSummary {
+    pub status: FilterStatus,
+    pub findings: Findings,
+}
+
+impl FilterSummary {
+    pub fn unchanged() -> Self {
+        FilterSummary {
+            status: FilterStatus::Unchanged,
+            findings: Findings::default(),
+        }
+    }
+    /// Combines summaries of several values in one document: the strongest
+    /// status wins and findings add up.
+    pub fn absorb(&mut self, other: &FilterSummary) {
+        self.status = self.status.max(other.status);
+        self.findings.merge(&other.findings);
+    }
+    pub fn to_json(&self) -> serde_json::Value {
+        let findings: Vec<serde_json::Value> = self
+            .findings
+            .iter()
+            .map(|(c, n)| serde_json::json!({"code": c, "count": n}))
+            .collect();
+        serde_json::json!({"status": self.status.as_str(), "findings": findings})
+    }
+}
+
+/// The result of filtering one value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filtered {
+    /// The emitted text; empty when rejected.
+    pub text: String,
+    pub summary: FilterSummary,
+}
+
+impl Filtered {
+    pub fn is_rejected(&self) -> bool {
+        self.summary.status == FilterStatus::Rejected
+    }
+}
+
+/// The exact run credentials registered for redaction (validated).
+#[derive(Debug, Clone, Default)]
+pub struct CredentialRegistry {
+    automaton: Option<AhoCorasick>,
+}
+
+impl CredentialRegistry {
+    /// Validates the registry: every entry has at least 8 bytes and no line
+    /// break. Both the entry and its NFKC form are matched.
+    pub fn new(entries: &[String]) -> Result<Self, FilterError> {
+        let mut pats: Vec<String> = Vec::new();
+        for (index, e) in entries.iter().enumerate() {
+            if e.len() < 8 {
+                return Err(FilterError::CredentialTooShort { index });
+            }
+            if e.contains(['\n', '\r']) {
+                return Err(FilterError::CredentialMultiline { index });
+            }
+            pats.push(e.clone());
+            let n: String = e.nfkc().collect();
+            if n != *e {
+                pats.push(n);
+            }
+        }
+        if pats.is_empty() {
+            return Ok(Self { automaton: None });
+        }
+        let ac = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&pats)
+            .map_err(|e| FilterError::DetectorUnavailable {
+                detector: "secret.registered_credential".into(),
+                reason: e.to_string(),
+            })?;
+        Ok(Self {
+            automaton: Some(ac),
+        })
+    }
+}
+
+// -------------------------------------------------------------- Pipeline
+
+/// The redaction and injection stages over an already Unicode-safe value.
+fn secure(
+    creds: &CredentialRegistry,
+    safe: &str,
+    f: &mut Findings,
+) -> Result<(String, bool), FilterError> {
+    let e = engine()?;
+    let red = redact(e, creds, safe, f);
+    let mut inj = Findings::default();
+    scan_injection(e, &red, &mut inj);
+    let rejected = !inj.is_empty();
+    f.merge(&inj);
+    Ok((red, rejected))
+}
+
+/// Cuts `s` before the first secret the detectors still see (a secret
+/// created by the bound itself); returns whether anything was cut.
+fn cut_new_secrets(creds: &CredentialRegistry, s: &mut String) -> Result<bool, FilterError> {
+    let e = engine()?;
+    let mut cut = false;
+    while let Some(first) = secret_spans(e, creds, s).first() {
+        let mut at = first.start;
+        while at > 0 && !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
+        cut = true;
+    }
+    Ok(cut)
+}
+
+fn rejected(findings: Findings) -> Filtered {
+    Filtered {
+        text: String::new(),
+        summary: FilterSummary {
+            status: FilterStatus::Rejected,
+            findings,
+        },
+    }
+}
+
+/// Canonical trailing-LF form of a body: no trailing LF when empty (a body
+/// of only line feeds is empty), otherwise exactly one.
+pub fn canonical_trailing_lf(s: &str) -> String {
+    let t = s.trim_end_matches('\n');
+    if t.is_empty() {
+        String::new()
+    } else {
+        format!("{t}\n")
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Filters a record body or log: bounded to `max_bytes` including the one
+/// trailing LF.
+pub fn filter_text(
+    creds: &CredentialRegistry,
+    source: &str,
+    max_bytes: u64,
+) -> Result<Filtered, FilterError> {
+    let mut f = Findings::default();
+    let normalized = canonical_trailing_lf(&normalize_line_endings(source));
+    let safe = unicode_safety(&normalized, &mut f)?;
+    let (red, is_rejected) = secure(creds, &safe, &mut f)?;
+    if is_rejected {
+        return Ok(rejected(f));
+    }
+    let body = red.trim_end_matches('\n');
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let (mut text, truncated) = if body.is_empty() {
+        (String::new(), false)
+    } else if body.len() < max {
+        (format!("{body}\n"), false)
+    } else {
+        let cut = floor_char_boundary(body, max.saturating_sub(1));
+        (body[..cut].to_owned(), true)
+    };
+    if truncated {
+        cut_new_secrets(creds, &mut text)?;
+        let t = text.trim_end_matches('\n').len();
+        text.truncate(t);
+        text.push('\n');
+        if let Some(rejection) = rescan(&text, &mut f)? {
+            return Ok(rejection);
+        }
+    }
+    Ok(finish(text, &normalized, truncated, f))
+}
+
+/// The injection re-scan of bytes the bound changed: `Some(rejected)` when
+/// the emitted bytes now carry an injection finding.
+fn rescan(text: &str, f: &mut Findings) -> Result<Option<Filtered>, FilterError> {
+    let mut again = Findings::default();
+    scan_injection(engine()?, text, &mut again);
+    if again.is_empty() {
+        return Ok(None);
+    }
+    f.merge(&again);
+    Ok(Some(rejected(std::mem::take(f))))
+}
+
+/// The outcome of a filter run that emits bytes.
+fn finish(text: String, normalized: &str, truncated: bool, findings: Findings) -> Filtered {
+    let status = if truncated {
+        FilterStatus::Truncated
+    } else if text != normalized {
+        FilterStatus::Modified
+    } else {
+        FilterStatus::Unchanged
+    };
+    Filtered {
+        text,
+        summary: FilterSummary { status, findings },
+    }
+}
+
+/// Filters a source-derived display string (title, label, login, check or
+/// agent name): bounded at a code-point boundary, no LF added. An empty
+/// result is returned as empty text (callers treat it as absent).
+pub fn filter_display(
+    creds: &CredentialRegistry,
+    source: &str,
+    max_bytes: u64,
+) -> Result<Filtered, FilterError> {
+    let mut f = Findings::default();
+    let normalized = normalize_line_endings(source);
+    let safe = unicode_safety(&normalized, &mut f)?;
+    let (red, is_rejected) = secure(creds, &safe, &mut f)?;
+    if is_rejected {
+        return Ok(rejected(f));
+    }
+    let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    let mut text = red;
+    let truncated = text.len() > max;
+    if truncated {
+        let cut = floor_char_boundary(&text, max);
+        text.truncate(cut);
+        cut_new_secrets(creds, &mut text)?;
+        if let Some(rejection) = rescan(&text, &mut f)? {
+            return Ok(rejection);
+        }
+    }
+    Ok(finish(text, &normalized, truncated, f))
+}
+
+/// Structural values (IDs, paths, host, repository) pass the complete
+/// pipeline and are never rewritten: a value is safe only when the pipeline
+/// leaves it byte-identical and it fits `max_bytes`.
+pub fn structural_is_safe(
+    creds: &CredentialRegistry,
+    value: &str,
+    max_bytes: u64,
+) -> Result<bool, FilterError> {
+    if u64::try_from(value.len()).unwrap_or(u64::MAX) > max_bytes {
+        return Ok(false);
+    }
+    let out = filter_display(creds, value, max_bytes)?;
+    Ok(out.summary.status == FilterStatus::Unchanged && out.text == value)
+}

@@ -1,0 +1,162 @@
+//! Redaction: every floor secret's span, merged into masks.
+
+use super::*;
+
+pub(super) const MASK_PREFIX: &str = "[REDACTED:";
+
+/// Whether `s[start..end]` (a detector's capture) is exactly one whole
+/// well-formed mask `[REDACTED:<code>]` of this filter, or, when it ends the
+/// text, a prefix of one (a mask the byte bound cut). Anything else, such as
+/// `[REDACTED:x]hunter2`, is a value to mask.
+pub(super) fn is_own_mask(e: &Engine, s: &str, start: usize, end: usize) -> bool {
+    let Some(cap) = s.get(start..end) else {
+        return false;
+    };
+    let whole = |code: &str| {
+        cap.strip_prefix(MASK_PREFIX)
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(|c| c == code)
+    };
+    let cut = |code: &str| {
+        end == s.len() && {
+            let full = format!("{MASK_PREFIX}{code}]");
+            full.len() > cap.len() && full.starts_with(cap)
+        }
+    };
+    e.secrets
+        .iter()
+        .map(|d| d.code)
+        .chain(["pii.iban", "secret.registered_credential"])
+        .any(|code| whole(code) || cut(code))
+}
+
+pub(super) struct Span {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) priority: usize,
+    pub(super) code: &'static str,
+}
+
+pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
+    let t = triggered(e, s);
+    let mut spans = Vec::new();
+    for (p, d) in e.secrets.iter().enumerate() {
+        if !t.secrets[p] {
+            continue;
+        }
+        if d.group == 0 {
+            for m in d.re.find_iter(s) {
+                if matches!(d.validate, Validate::Luhn) {
+                    for (a, b) in card_windows(m.as_str()) {
+                        spans.push(Span {
+                            start: m.start() + a,
+                            end: m.start() + b,
+                            priority: p,
+                            code: d.code,
+                        });
+                    }
+                    continue;
+                }
+                let ok = match d.validate {
+                    Validate::Ssn => ssn_valid(m.as_str()),
+                    Validate::HighEntropy40 => high_entropy_40(m.as_str()),
+                    Validate::Luhn | Validate::None | Validate::NotMask => true,
+                };
+                if ok {
+                    spans.push(Span {
+                        start: m.start(),
+                        end: m.end(),
+                        priority: p,
+                        code: d.code,
+                    });
+                }
+            }
+        } else {
+            for c in d.re.captures_iter(s) {
+                let Some(m) = (d.group..c.len()).find_map(|g| c.get(g)) else {
+                    continue;
+                };
+                let refused = match d.validate {
+                    Validate::NotMask => is_own_mask(e, s, m.start(), m.end()),
+                    Validate::Ssn => !ssn_valid(m.as_str()),
+                    Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
+                    Validate::Luhn | Validate::None => false,
+                };
+                if m.is_empty() || refused {
+                    continue;
+                }
+                spans.push(Span {
+                    start: m.start(),
+                    end: m.end(),
+                    priority: p,
+                    code: d.code,
+                });
+            }
+        }
+    }
+    let iban_priority = e.secrets.len();
+    for m in e.iban_start.find_iter(s) {
+        if let Some(end) = iban_at(s, m.start()) {
+            spans.push(Span {
+                start: m.start(),
+                end,
+                priority: iban_priority,
+                code: "pii.iban",
+            });
+        }
+    }
+    if let Some(ac) = &creds.automaton {
+        for m in ac.find_iter(s) {
+            spans.push(Span {
+                start: m.start(),
+                end: m.end(),
+                priority: 0,
+                code: "secret.registered_credential",
+            });
+        }
+    }
+    // Registered credentials first on ties: they are exact.
+    spans.sort_by(|a, b| {
+        (
+            a.start,
+            std::cmp::Reverse(a.end),
+            a.code != "secret.registered_credential",
+            a.priority,
+        )
+            .cmp(&(
+                b.start,
+                std::cmp::Reverse(b.end),
+                b.code != "secret.registered_credential",
+                b.priority,
+            ))
+    });
+    spans
+}
+
+/// Redacts every floor secret; overlapping matches merge into one mask named
+/// by the first match, so no part of any matched secret survives.
+pub(super) fn redact(e: &Engine, creds: &CredentialRegistry, s: &str, f: &mut Findings) -> String {
+    let spans = secret_spans(e, creds, s);
+    if spans.is_empty() {
+        return s.to_owned();
+    }
+    let mut merged: Vec<(usize, usize, &'static str)> = Vec::new();
+    for sp in spans {
+        match merged.last_mut() {
+            Some(last) if sp.start < last.1 => last.1 = last.1.max(sp.end),
+            _ => merged.push((sp.start, sp.end, sp.code)),
+        }
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut pos = 0;
+    for (start, end, code) in merged {
+        out.push_str(&s[pos..start]);
+        out.push_str(MASK_PREFIX);
+        out.push_str(code);
+        out.push(']');
+        f.add(code, 1);
+        pos = end;
+    }
+    out.push_str(&s[pos..]);
+    out
+}

@@ -1,0 +1,581 @@
+//! The detectors: secret and injection patterns (data), the compiled
+//! engine and its keyword prefilter.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::Regex;
+
+use super::*;
+
+/// RE2 `\s`, written explicitly.
+pub(super) const WS: &str = r"[\t\n\x0C\r ]";
+/// Not RE2 `\s`, as a class body.
+pub(super) const NWS: &str = r"\t\n\x0C\r ";
+
+#[derive(Clone, Copy)]
+pub(super) enum Validate {
+    None,
+    Ssn,
+    Luhn,
+    NotMask,
+    /// A bare 40-character secret (an AWS secret access key with no name):
+    /// mixed case, digits, and the character spread of random base64, so
+    /// hex digests and identifiers stay.
+    HighEntropy40,
+}
+
+pub(super) struct SecretDetector {
+    pub(super) code: &'static str,
+    pub(super) keywords: &'static [&'static str],
+    pub(super) re: Regex,
+    /// Capture group holding the secret (0 = whole match).
+    pub(super) group: usize,
+    pub(super) validate: Validate,
+}
+
+pub(super) struct InjectionDetector {
+    pub(super) code: &'static str,
+    pub(super) keywords: &'static [&'static str],
+    pub(super) re: Regex,
+}
+
+pub(super) struct Engine {
+    pub(super) secrets: Vec<SecretDetector>,
+    pub(super) injections: Vec<InjectionDetector>,
+    /// The opening of a hidden container (`<!--` or a hiding tag); its end
+    /// is found by hand (`hidden_containers`).
+    pub(super) hidden_open: Regex,
+    /// The same opening ending at the tag's first `>` (anchored to a slice
+    /// that ends there), for a `hidden_open` match that ran past it.
+    pub(super) hidden_open_first_gt: Regex,
+    pub(super) hidden_instruction: Regex,
+    pub(super) iban_start: Regex,
+    /// Prefilter: keyword automaton; pattern i belongs to `owners[i]`.
+    pub(super) prefilter: AhoCorasick,
+    pub(super) owners: Vec<Owner>,
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Owner {
+    Secret(usize),
+    Injection(usize),
+}
+
+pub(super) fn compile(detector: &str, pattern: &str) -> Result<Regex, FilterError> {
+    Regex::new(pattern).map_err(|e| FilterError::DetectorUnavailable {
+        detector: detector.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+pub(super) fn expand(p: &str) -> String {
+    p.replace("{WS}", WS).replace("{NWS}", NWS)
+}
+
+pub(super) type SecretSpec = (
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    usize,
+    Validate,
+);
+
+/// A name containing a secret word anywhere.
+pub(super) const SECRET_NAME: &str = r"[A-Za-z0-9_.-]*(?i-u:secret|token|passwd|password|passphrase|pwd|api[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key|credentials?|client[_-]?secret)[A-Za-z0-9_.-]*";
+/// A compound name with a whole `pass` or `auth` segment (`DB_PASS`,
+/// `smtp.pass`, `pass-file`, `registry_auth`); `passive`, `compass`, `bypass`,
+/// `author`, `oauth` have no such segment.
+pub(super) const SEGMENT_NAME: &str = r"(?:[A-Za-z0-9_.-]*[_.-](?i-u:pass|auth)(?:[_.-][A-Za-z0-9_.-]*)?|(?i-u:pass|auth)[_.-][A-Za-z0-9_.-]*)";
+
+pub(super) fn secret_specs() -> Vec<SecretSpec> {
+    vec![
+        (
+            "secret.private_key",
+            &["private key"],
+            r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.anthropic",
+            &["sk-ant-"],
+            r"sk-ant-[A-Za-z0-9_-]{20,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.openai",
+            &["sk-"],
+            r"(?-u:\b)sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.github",
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+            r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.gitlab",
+            &[
+                "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glagent-", "gloas-",
+                "glsoat-", "glffct-", "glft-",
+            ],
+            r"(?:glpat|gldt|glrt|glptt|glcbt|glimt|glagent|gloas|glsoat|glffct|glft)-[A-Za-z0-9_-]{20,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.slack",
+            &["xox", "xapp-", "hooks.slack.com"],
+            r"(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]{10,})",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.google",
+            &["aiza", "ya29.", "gocspx-"],
+            r"(?:AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,})",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.aws",
+            &["akia", "asia", "abia", "acca"],
+            // No boundary on either side (`x_AKIA...`, `...EXAMPLE_x`); the
+            // mask takes the whole uppercase-alphanumeric run.
+            r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.stripe",
+            &["sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"],
+            r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.sendgrid",
+            &["sg."],
+            r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.huggingface",
+            &["hf_", "api_org_"],
+            r"(?-u:\b)(?:hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,})",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.npm",
+            &["npm_"],
+            r"(?-u:\b)npm_[A-Za-z0-9]{36,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.pypi",
+            &["pypi-"],
+            r"pypi-[A-Za-z0-9_-]{50,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.vault",
+            &["hvs.", "hvb.", "hvr."],
+            r"(?-u:\b)(?:hvs|hvb|hvr)\.[A-Za-z0-9_-]{24,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.age",
+            &["age-secret-key-1"],
+            r"AGE-SECRET-KEY-1[0-9A-Z]{58}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.authorization_header",
+            &["authorization"],
+            // See `AUTHORIZATION`.
+            "AUTH",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.json_value",
+            &[
+                "secret",
+                "token",
+                "pass",
+                "pwd",
+                "auth",
+                "key",
+                "credential",
+            ],
+            // JSON string and number values whose key names a secret.
+            "JSON",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.env_value",
+            &[
+                "secret",
+                "token",
+                "pass",
+                "pwd",
+                "auth",
+                "key",
+                "credential",
+            ],
+            "ENV",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.url_password",
+            &["://"],
+            // The user may be empty or contain `@`; the password runs from
+            // the first `:` after `://` to the last `@` before whitespace.
+            r"[A-Za-z][A-Za-z0-9+.-]*://[^\t\n\x0C\r /:]*:([^\t\n\x0C\r ]+)@",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.jwt",
+            &["eyj"],
+            // A bare JSON Web Token: base64url header and payload that both
+            // open a JSON object (`{"` is `eyJ`), and a signature.
+            r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.twilio",
+            &["sk"],
+            r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.azure_storage",
+            &["accountkey"],
+            r"(?i-u:AccountKey)=([A-Za-z0-9+/]{40,}={0,2})",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.telegram",
+            &[":aa"],
+            r"(?-u:\b)[0-9]{8,10}:AA[0-9A-Za-z_-]{33}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.shopify",
+            &["shpat_", "shpca_", "shppa_", "shpss_"],
+            r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.digitalocean",
+            &["dop_v1_", "doo_v1_", "dor_v1_"],
+            r"do[opr]_v1_[a-f0-9]{64}",
+            0,
+            Validate::None,
+        ),
+        (
+            "secret.aws_secret_key",
+            &[],
+            // Exactly 40 base64 characters standing alone; kept unless
+            // `high_entropy_40` says random (see `Validate::HighEntropy40`).
+            // A maximal run (no capture group: the DFA alone finds it);
+            // only a run of exactly 40 can be a key.
+            r"[A-Za-z0-9/+]{40,}",
+            0,
+            Validate::HighEntropy40,
+        ),
+        (
+            "pii.ssn",
+            &[],
+            // Dashes or single spaces, the same in both places.
+            r"(?-u:\b)(?:[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4})(?-u:\b)",
+            0,
+            Validate::Ssn,
+        ),
+        (
+            "pii.ssn",
+            &["ssn", "social"],
+            // Nine bare digits only when named: a bare nine-digit number is
+            // far more often an id than an SSN.
+            r"(?i-u:ssn|social[ _-]?security(?:[ _-]?(?:no|num(?:ber)?|#))?)[^0-9\n]{0,16}(?-u:\b)([0-9]{9})(?-u:\b)",
+            1,
+            Validate::Ssn,
+        ),
+        (
+            "pii.payment_card",
+            &[],
+            // Four groups of digits separated by dots (`4111.1111.1111.1111`).
+            r"(?-u:\b)[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]{1,7}(?-u:\b)",
+            0,
+            Validate::Luhn,
+        ),
+        (
+            // A maximal run of 13 or more digits with single separators; the
+            // Luhn-valid windows of whole groups are redacted (`card_windows`).
+            "pii.payment_card",
+            &[],
+            // No boundary: `id4111…`, `cc_4111…`, `4111…x` (the Luhn window
+            // check limits false positives).
+            r"[0-9](?:[ -]?[0-9]){12,}",
+            0,
+            Validate::Luhn,
+        ),
+    ]
+}
+
+pub(super) fn injection_specs() -> Vec<(&'static str, &'static [&'static str], &'static str)> {
+    vec![
+        (
+            "injection.instruction_override",
+            &["ignore", "disregard", "forget", "override", "bypass"],
+            r"(?i:(?-u:\b)(?:ignore|disregard|forget|override|bypass)(?:{WS}+(?:all|any|the|your|my|these|those|of|previous|prior|above|earlier|preceding|foregoing|system|developer|original|initial|safety))+{WS}+(?:instructions?|prompts?|rules|directions|guidelines|directives|guardrails|constraints|context|messages?)(?-u:\b)|(?-u:\b)(?:ignore|disregard|forget){WS}+(?:everything|all){WS}+(?:above|before|previously|you{WS}+(?:were|have{WS}+been){WS}+told))",
+        ),
+        (
+            "injection.system_prompt",
+            &["system", "im_start", "<<sys"],
+            r"(?i:(?-u:\b)(?:new|updated|replacement|real|true|actual|revised|secret|hidden)(?:{WS}+(?:the|your))?{WS}+system{WS}+(?:prompt|message|instructions?)(?-u:\b)|(?-u:\b)(?:replace|override|overwrite|change|reset)(?:{WS}+(?:the|your))?{WS}+system{WS}+(?:prompt|message|instructions?)(?-u:\b)|<\|?im_start\|?>{WS}*system|<</?sys>>|</?system(?:[-_ ]prompt)?>|(?-u:\b)system{WS}+prompt{WS}*:)",
+        ),
+        (
+            "injection.unrestricted_role",
+            &[
+                "you are now",
+                "act as",
+                "pretend",
+                "roleplay",
+                "mode",
+                "do anything now",
+            ],
+            r"(?i:(?-u:\b)(?:you{WS}+are{WS}+now|act{WS}+as|pretend{WS}+(?:to{WS}+be|you{WS}+are)|roleplay{WS}+as|from{WS}+now{WS}+on{WS}+you{WS}+are)(?:{WS}+(?:an?|the))?{WS}+(?:unrestricted|unfiltered|uncensored|jailbroken|dan|evil|unlimited|unaligned|developer{WS}+mode)(?-u:\b)|(?-u:\b)(?:dan|developer|god|jailbreak){WS}+mode{WS}+(?:enabled|activated|on)(?-u:\b)|(?-u:\b)do{WS}+anything{WS}+now(?-u:\b))",
+        ),
+        (
+            "injection.concealment",
+            &[
+                "tell",
+                "inform",
+                "mention",
+                "reveal",
+                "without",
+                "secret from",
+                "hide",
+            ],
+            r"(?i:(?-u:\b)(?:do{WS}+not|don't|dont|never)(?:{WS}+(?:ever|tell|inform|mention|reveal|show|let|notify|alert|disclose))+(?:{WS}+(?:this|it|anything))?(?:{WS}+to)?(?:{WS}+the)?{WS}+(?:user|users|human|humans|maintainers?|reviewers?|operators?|owner)(?-u:\b)|(?-u:\b)without{WS}+(?:telling|informing|notifying|alerting)(?:{WS}+the)?{WS}+(?:user|users|human|maintainers?|reviewers?|operators?)(?-u:\b)|(?-u:\b)(?:keep|hide){WS}+(?:this|it){WS}+(?:a{WS}+)?(?:secret{WS}+)?from(?:{WS}+the)?{WS}+(?:user|users|human|maintainers?|reviewers?)(?-u:\b))",
+        ),
+        (
+            "injection.exfiltration",
+            &[
+                "ssh",
+                "id_rsa",
+                "id_ed25519",
+                "credentials",
+                "netrc",
+                "npmrc",
+                "pypirc",
+                "git-credentials",
+                "kube",
+                "shadow",
+                "environment",
+                "env var",
+                "printenv",
+                "process.env",
+                "environ",
+                "token",
+                "secret",
+            ],
+            r"(?i:(?-u:\b)(?:send|upload|post|exfiltrate|leak|email|transmit|forward|cat|print|dump|reveal|show|output|echo|read|copy|paste|share|include|attach)(?:{WS}+(?:me|us|the|all|your|out|of|contents|content))*{WS}+(?:~/\.ssh|\.ssh/|id_rsa|id_ed25519|~?/?\.aws/credentials|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|environment{WS}+variables|env{WS}+vars|printenv|process\.env|os\.environ|(?:github|gitlab|ci|api|access){WS}*_?tokens?|secrets(?-u:\b)|api{WS}+keys|credentials(?-u:\b))|(?-u:\b)(?:curl|wget)(?-u:\b)[^\n]{0,200}\$\{?[A-Za-z_]*(?:token|secret|key|password|passwd)|(?-u:\b)(?:curl|wget)(?-u:\b)[^\n]{0,200}\$\({WS}*(?:env|printenv|cat{WS}+[^)]*(?:\.ssh|credentials|\.netrc|\.env)))",
+        ),
+        (
+            "injection.translate_execute",
+            &[
+                "translate",
+                "decode",
+                "decipher",
+                "deobfuscate",
+                "rot13",
+                "base64",
+                "unscramble",
+            ],
+            r"(?i:(?-u:\b)(?:translate|decode|decipher|deobfuscate|unscramble|rot13|base64[- ]?decode)(?-u:\b)[^\n]{0,120}?(?-u:\b)(?:and|then)(?:{WS}+then)?{WS}+(?:execute|run|follow|obey|perform|carry{WS}+out|act{WS}+on|do)(?:{WS}+(?:the|its|all))?{WS}+(?:result|resulting|instructions?|it|them|output|decoded|translated|commands?|text|message|content)(?-u:\b))",
+        ),
+    ]
+}
+
+/// A quoted value: triple-quoted (to the closing triple quote or the end of
+/// the value, lines included), then single or double quotes (escapes
+/// included; the closing quote is optional so an unterminated value is
+/// masked to the end of the line).
+pub(super) const QUOTED_VALUE: &str = r##""""((?s:.+?))(?:"""|\z)|'''((?s:.+?))(?:'''|\z)|"((?:[^"\\\n]|\\[^\n]?)+)"?|'((?:[^'\\\n]|\\[^\n]?)+)'?"##;
+/// A JSON (or Python-literal) key naming a secret: a secret word anywhere
+/// (spaces allowed inside the quoted key: `"DB Password"`), a `pass`/`auth`
+/// segment, or exactly `pass`/`auth`; its string or number value.
+pub(super) const JSON_SECRET: &str =
+    r#"["'](?:JNAME|SEGMENT|(?i-u:pass|auth))["'][ \t]*:[ \t]*(?:QUOTED|(-?[0-9][0-9A-Za-z.+-]*))"#;
+/// Assignment operators with the blanks after them: `:=`, `=>`, `?=`, `:`,
+/// `=`, and the comparisons ` == `/` === ` (`OPS_EQ` without `:`). `:=` and
+/// `=>` need a blank after them (a comparison one on each side): glued
+/// to the value (`NAME=>abc`, `NAME:=abc`) they are `=`/`:` and the value
+/// starts with `>`/`=`, so no byte of such a value is left unmasked.
+pub(super) const OPS: &str = r"(?:(?::=|=>)[ \t]+|[ \t]===?[ \t]+|\?=[ \t]*|[:=][ \t]*)";
+pub(super) const OPS_EQ: &str = r"(?:(?::=|=>)[ \t]+|[ \t]===?[ \t]+|\?=[ \t]*|=[ \t]*)";
+/// A YAML core string tag before a value (`password: !!str hunter2`). Only
+/// `!!str` and `!!binary`: a value such as `!abc` is not taken for a tag.
+pub(super) const YAML_TAG: &str = r"(?:!!(?:str|binary)[ \t]+)?";
+/// `NAME=value` / `NAME: value` / `NAME := value` / `NAME => value` /
+/// `NAME ?= value`, the name optionally closed by a quote and/or a bracket
+/// (`$config['db_password'] = …`, `'password' => …`; a quoted name followed
+/// by a bare `:` is the JSON detector's). The bare names `pass`/`auth` count
+/// with `=`-style operators in any case but with `:` only in lower case, so
+/// test-runner lines such as `--- PASS: TestName` are not secrets. A bare
+/// value runs to whitespace.
+pub(super) const ENV_SECRET: &str = r#"(?-u:\b)(?:(?:NAME|SEGMENT)(?:[ \t]*?OPS|["']?\][ \t]*?OPS|["'][ \t]*?OPS_EQ)|(?i-u:pass|auth)(?:["']?\]|["'])?[ \t]*?OPS_EQ|(?:pass|auth)[ \t]*:[ \t]*)YAML_TAG(?:QUOTED|([^\t\n\x0C\r "'][^\t\n\x0C\r ]*))"#;
+/// An Authorization header, also written as code (`headers["Authorization"]
+/// = …`, `setRequestHeader('Authorization', …)`): the whole quoted header
+/// value, or the scheme and its credential made of quoted and bare pieces up
+/// to whitespace (`Bearer 'abc'def`), or a Digest header to the end of the
+/// line, or a bare credential of at least 8 bytes. A comma separates the
+/// name from its value only after a quoted name.
+pub(super) const AUTHORIZATION: &str = r#"(?i-u:(?:proxy-)?authorization)(?:["']?\]?[ \t]*(?:=>|[:=])|["'][ \t]*,)[ \t]*(?:["']?((?i-u:digest)[ \t]+[^\n]+)|"(SCHEME[ \t]+(?:[^"\\\n]|\\[^\n]?)*)"?|'(SCHEME[ \t]+(?:[^'\\\n]|\\[^\n]?)*)'?|(SCHEME[ \t]+(?:"(?:[^"\\\n]|\\[^\n]?)*"?|'(?:[^'\\\n]|\\[^\n]?)*'?|[^\t\n\x0C\r "']+)+)|["']?([^\t\n\x0C\r "']{8,}))"#;
+pub(super) const AUTH_SCHEME: &str = r"(?i-u:bearer|basic|token|bot|apikey|negotiate|ntlm)";
+
+pub(super) fn build_engine() -> Result<Engine, FilterError> {
+    let mut secrets = Vec::new();
+    let mut keywords: Vec<String> = Vec::new();
+    let mut owners = Vec::new();
+    for (i, (code, kws, pat, group, validate)) in secret_specs().into_iter().enumerate() {
+        let pat = match pat {
+            "JSON" => JSON_SECRET
+                .replace("QUOTED", QUOTED_VALUE)
+                .replace("SEGMENT", SEGMENT_NAME)
+                .replace(
+                    "JNAME",
+                    &SECRET_NAME.replace("[A-Za-z0-9_.-]", "[A-Za-z0-9_. -]"),
+                ),
+            "ENV" => ENV_SECRET
+                .replace("QUOTED", QUOTED_VALUE)
+                .replace("YAML_TAG", YAML_TAG)
+                .replace("SEGMENT", SEGMENT_NAME)
+                .replace("NAME", SECRET_NAME)
+                .replace("OPS_EQ", OPS_EQ)
+                .replace("OPS", OPS),
+            "AUTH" => AUTHORIZATION.replace("SCHEME", AUTH_SCHEME),
+            p => expand(p),
+        };
+        secrets.push(SecretDetector {
+            code,
+            keywords: kws,
+            re: compile(code, &pat)?,
+            group,
+            validate,
+        });
+        for k in kws {
+            keywords.push((*k).to_owned());
+            owners.push(Owner::Secret(i));
+        }
+    }
+    let mut injections = Vec::new();
+    for (i, (code, kws, pat)) in injection_specs().into_iter().enumerate() {
+        injections.push(InjectionDetector {
+            code,
+            keywords: kws,
+            re: compile(code, &expand(pat))?,
+        });
+        for k in kws {
+            keywords.push((*k).to_owned());
+            owners.push(Owner::Injection(i));
+        }
+    }
+    for k in ["<!--", "display", "hidden", "opacity", "font-size"] {
+        keywords.push(k.to_owned());
+        owners.push(Owner::Injection(usize::MAX));
+    }
+    let prefilter = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+        .match_kind(MatchKind::Standard)
+        .build(&keywords)
+        .map_err(|e| FilterError::DetectorUnavailable {
+            detector: "prefilter".into(),
+            reason: e.to_string(),
+        })?;
+    Ok(Engine {
+        secrets,
+        injections,
+        hidden_open: compile(
+            "injection.hidden_html",
+            r#"(?is:<!--|<([a-z][a-z0-9]*)(?-u:\b)[^>]*(?:display[ \t]*:[ \t]*none|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?:px|em|rem|pt)?[ \t]*[;"']|opacity[ \t]*:[ \t]*0(?:\.0+)?[ \t]*[;"']|[ \t]hidden(?:[ \t>=]|$))[^>]*>)"#,
+        )?,
+        hidden_open_first_gt: compile(
+            "injection.hidden_html",
+            r#"\A(?is:<[a-z][a-z0-9]*(?-u:\b)[^>]*(?:display[ \t]*:[ \t]*none|visibility[ \t]*:[ \t]*hidden|font-size[ \t]*:[ \t]*0(?:px|em|rem|pt)?[ \t]*[;"']|opacity[ \t]*:[ \t]*0(?:\.0+)?[ \t]*[;"']|[ \t]hidden[ \t=])[^>]*>)\z"#,
+        )?,
+        hidden_instruction: compile(
+            "injection.hidden_html",
+            &expand(
+                r"(?i:(?-u:\b)(?:you|assistant|ai|agent|llm|model|bot|claude|gpt|copilot)(?-u:\b)[^\n<]{0,40}?(?-u:\b)(?:must|should|shall|need{WS}+to|are{WS}+required{WS}+to|will{WS}+now|have{WS}+to)(?-u:\b)|(?-u:\b)(?:instructions?|directive|note|attention)(?:{WS}+(?:to|for)(?:{WS}+the)?{WS}+(?:ai|llm|assistant|agent|model|bot))?{WS}*:|(?-u:\b)(?:ai|llm|assistant|agent|model)(?-u:\b){WS}*:)",
+            ),
+        )?,
+        // No boundary before the country code (`xDE89…`, `IBAN_DE89…`).
+        iban_start: compile("pii.iban", r"[A-Za-z]{2}[0-9]{2}")?,
+        prefilter,
+        owners,
+    })
+}
+
+pub(super) fn engine() -> Result<&'static Engine, FilterError> {
+    static ENGINE: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
+    ENGINE
+        .get_or_init(build_engine)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Which detectors the keyword prefilter lets through for this text.
+pub(super) struct Triggered {
+    pub(super) secrets: Vec<bool>,
+    pub(super) injections: Vec<bool>,
+    pub(super) hidden: bool,
+}
+
+pub(super) fn triggered(e: &Engine, s: &str) -> Triggered {
+    let total = e.secrets.len() + e.injections.len() + 1;
+    let mut seen = 0;
+    let mut t = Triggered {
+        secrets: e.secrets.iter().map(|d| d.keywords.is_empty()).collect(),
+        injections: e.injections.iter().map(|d| d.keywords.is_empty()).collect(),
+        hidden: false,
+    };
+    seen += t.secrets.iter().filter(|x| **x).count();
+    for m in e.prefilter.find_overlapping_iter(s) {
+        let slot = match e.owners[m.pattern().as_usize()] {
+            Owner::Secret(i) => &mut t.secrets[i],
+            Owner::Injection(usize::MAX) => &mut t.hidden,
+            Owner::Injection(i) => &mut t.injections[i],
+        };
+        if !*slot {
+            *slot = true;
+            seen += 1;
+            if seen == total {
+                break;
+            }
+        }
+    }
+    t
+}

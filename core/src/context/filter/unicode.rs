@@ -1,0 +1,179 @@
+//! Unicode safety: the floor classes, NUL, terminal escapes, controls,
+//! other `Cf`, NFKC.
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::*;
+
+/// `Cf` (format) characters, Unicode 16.0, pinned by this filter version.
+pub(super) const CF_RANGES: &[(u32, u32)] = &[
+    (0x00AD, 0x00AD),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+];
+
+pub(super) fn is_cf(c: u32) -> bool {
+    if c < 0xAD {
+        return false;
+    }
+    CF_RANGES.iter().any(|&(a, b)| (a..=b).contains(&c))
+}
+
+/// The finding code for a character the Unicode stage removes, if any.
+pub(super) fn removed_class(c: char) -> Option<&'static str> {
+    let u = c as u32;
+    Some(match u {
+        0x0000 => "unicode.nul",
+        0x0009 | 0x000A => return None,
+        0x0001..=0x001F | 0x007F | 0x0080..=0x009F => "unicode.control",
+        0xE0000..=0xE007F => "unicode.tag",
+        0x200B..=0x200D | 0xFEFF => "unicode.zero_width",
+        0x202A..=0x202E | 0x2066..=0x2069 => "unicode.bidi",
+        0xFE00..=0xFE0F | 0xE0100..=0xE01EF => "unicode.variation_selector",
+        0xFFF9..=0xFFFB => "unicode.interlinear_annotation",
+        0x2028 | 0x2029 => "unicode.line_separator",
+        _ if is_cf(u) => "unicode.format",
+        _ => return None,
+    })
+}
+
+/// CRLF and lone CR become LF (D5: normalization, not modification).
+pub fn normalize_line_endings(s: &str) -> String {
+    if !s.contains('\r') {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\r' {
+            if it.peek() == Some(&'\n') {
+                it.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub(super) fn needs_strip(s: &str) -> bool {
+    s.bytes()
+        .any(|b| (b < 0x20 && b != b'\t' && b != b'\n') || b >= 0x7F)
+}
+
+/// Removes terminal escape sequences, NUL, controls, floor classes,
+/// U+2028/U+2029 and other `Cf` characters, recording each.
+pub(super) fn strip_unsafe(s: &str, f: &mut Findings) -> String {
+    if !needs_strip(s) {
+        return s.to_owned();
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let (mut i, mut run) = (0, 0);
+    while i < b.len() {
+        let byte = b[i];
+        if (0x20..0x7F).contains(&byte) || byte == b'\t' || byte == b'\n' {
+            i += 1;
+            continue;
+        }
+        if byte == 0x1B {
+            out.push_str(&s[run..i]);
+            i += 1 + escape_len(&b[i + 1..]);
+            run = i;
+            f.add("unicode.terminal_escape", 1);
+            continue;
+        }
+        // `i` is on a char boundary: it only advances by whole chars.
+        let Some(c) = s[i..].chars().next() else {
+            break;
+        };
+        if let Some(code) = removed_class(c) {
+            out.push_str(&s[run..i]);
+            f.add(code, 1);
+            i += c.len_utf8();
+            run = i;
+        } else {
+            i += c.len_utf8();
+        }
+    }
+    out.push_str(&s[run..]);
+    out
+}
+
+/// Length in bytes of an escape sequence body after ESC. Every byte it
+/// consumes before a terminator is matched as ASCII, so the end is always a
+/// char boundary.
+pub(super) fn escape_len(rest: &[u8]) -> usize {
+    match rest.first() {
+        Some(b'[') => {
+            // CSI: parameters 0x30-0x3F, intermediates 0x20-0x2F, final 0x40-0x7E.
+            let mut j = 1;
+            while j < rest.len() && (0x30..=0x3F).contains(&rest[j]) {
+                j += 1;
+            }
+            while j < rest.len() && (0x20..=0x2F).contains(&rest[j]) {
+                j += 1;
+            }
+            if j < rest.len() && (0x40..=0x7E).contains(&rest[j]) {
+                j += 1;
+            }
+            j
+        }
+        Some(b']' | b'P' | b'X' | b'^' | b'_') => {
+            // OSC/DCS/SOS/PM/APC: up to BEL or ST (ESC \), or the end.
+            let mut j = 1;
+            while j < rest.len() {
+                if rest[j] == 0x07 {
+                    return j + 1;
+                }
+                if rest[j] == 0x1B && rest.get(j + 1) == Some(&b'\\') {
+                    return j + 2;
+                }
+                j += 1;
+            }
+            j
+        }
+        Some(&c) if (0x20..=0x7E).contains(&c) => 1,
+        _ => 0,
+    }
+}
+
+/// Unicode safety: strip, then NFKC (reported), to a fixed point.
+pub(super) fn unicode_safety(s: &str, f: &mut Findings) -> Result<String, FilterError> {
+    let mut cur = strip_unsafe(s, f);
+    for _ in 0..4 {
+        if cur.is_ascii() {
+            return Ok(cur);
+        }
+        let quick = unicode_normalization::is_nfkc_quick(cur.chars());
+        if quick == unicode_normalization::IsNormalized::Yes {
+            return Ok(cur);
+        }
+        let n: String = cur.nfkc().collect();
+        if n == cur {
+            return Ok(cur);
+        }
+        f.add("unicode.nfkc", 1);
+        cur = strip_unsafe(&n, f);
+    }
+    Err(FilterError::UnicodeNotConverged)
+}

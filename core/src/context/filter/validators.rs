@@ -1,0 +1,242 @@
+//! Validators of structured matches: SSNs, random 40-character keys,
+//! payment cards (Luhn windows of whole groups) and IBANs.
+
+pub(super) fn ssn_valid(m: &str) -> bool {
+    let digits: String = m.chars().filter(char::is_ascii_digit).collect();
+    if digits.len() != 9 || m.len() - digits.len() > 2 {
+        return false;
+    }
+    let p = [&digits[..3], &digits[3..5], &digits[5..]];
+    let area = p[0];
+    !(area == "000" || area == "666" || area.starts_with('9') || p[1] == "00" || p[2] == "0000")
+}
+
+/// Whether a 40-character base64 run looks random (an AWS secret access
+/// key): at least two upper- and two lowercase letters and a digit, not a
+/// hex digest, no run of seven lowercase letters (a word inside an
+/// identifier), and a character spread over 4.4 bits per character
+/// (Shannon entropy; random base64 of this length is about 4.9, long
+/// identifiers 4.2–4.45). About 4% of random keys fail these rules and
+/// pass unmasked unless they are named (`aws_secret_access_key=...`).
+pub(super) fn high_entropy_40(m: &str) -> bool {
+    let b = m.as_bytes();
+    if b.len() != 40 {
+        return false;
+    }
+    let count = |f: fn(&u8) -> bool| b.iter().filter(|c| f(c)).count();
+    let (upper, lower, digit) = (
+        count(u8::is_ascii_uppercase),
+        count(u8::is_ascii_lowercase),
+        count(u8::is_ascii_digit),
+    );
+    if upper < 2 || lower < 2 || digit < 1 || b.iter().all(u8::is_ascii_hexdigit) {
+        return false;
+    }
+    let mut run = 0;
+    for c in b {
+        run = if c.is_ascii_lowercase() { run + 1 } else { 0 };
+        if run >= 7 {
+            return false;
+        }
+    }
+    let mut freq = [0u32; 256];
+    for c in b {
+        freq[usize::from(*c)] += 1;
+    }
+    let n = b.len() as f64;
+    let entropy: f64 = freq
+        .iter()
+        .filter(|f| **f > 0)
+        .map(|f| {
+            let p = f64::from(*f) / n;
+            -p * p.log2()
+        })
+        .sum();
+    entropy > 4.4
+}
+
+/// 13–19 digits (separators ignored) with a valid Luhn check digit.
+pub(super) fn luhn_card(m: &str) -> bool {
+    let (mut n, mut sum) = (0u32, 0u32);
+    for c in m.bytes().rev().filter(u8::is_ascii_digit) {
+        let d = u32::from(c - b'0');
+        sum += if n % 2 == 1 {
+            let x = d * 2;
+            if x > 9 { x - 9 } else { x }
+        } else {
+            d
+        };
+        n += 1;
+        if n > 19 {
+            return false;
+        }
+    }
+    (13..=19).contains(&n) && sum.is_multiple_of(10)
+}
+
+/// The payment cards of one maximal digit run (single space or dash
+/// separators): every window of whole separator-delimited groups with 13–19
+/// digits that is Luhn-valid, as byte ranges of `run`. A card next to other
+/// digit groups (`4111 1111 1111 1111 12/25`, `qty 2 4111111111111111`) is
+/// found even though the whole run is longer or fails Luhn. Overlapping
+/// windows are merged here (they would be merged into one mask anyway), so a
+/// long run yields at most one range per group, whatever its digits.
+pub(super) fn card_windows(run: &str) -> Vec<(usize, usize)> {
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for (i, b) in run.bytes().enumerate() {
+        if b == b' ' || b == b'-' || b == b'.' {
+            groups.push((start, i));
+            start = i + 1;
+        }
+    }
+    groups.push((start, run.len()));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, &(first, _)) in groups.iter().enumerate() {
+        let mut digits = 0;
+        for &(g_start, g_end) in &groups[i..] {
+            digits += g_end - g_start;
+            if digits > 19 {
+                break;
+            }
+            if digits >= 13 && run.get(first..g_end).is_some_and(luhn_card) {
+                // Starts never decrease and, for one start, ends increase.
+                match out.last_mut() {
+                    Some(last) if first < last.1 => last.1 = last.1.max(g_end),
+                    _ => out.push((first, g_end)),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// IBAN lengths by country (ISO 13616 registry).
+pub(super) const IBAN_LENGTHS: &[(&str, usize)] = &[
+    ("AD", 24),
+    ("AE", 23),
+    ("AL", 28),
+    ("AT", 20),
+    ("AZ", 28),
+    ("BA", 20),
+    ("BE", 16),
+    ("BG", 22),
+    ("BH", 22),
+    ("BI", 27),
+    ("BR", 29),
+    ("BY", 28),
+    ("CH", 21),
+    ("CR", 22),
+    ("CY", 28),
+    ("CZ", 24),
+    ("DE", 22),
+    ("DJ", 27),
+    ("DK", 18),
+    ("DO", 28),
+    ("EE", 20),
+    ("EG", 29),
+    ("ES", 24),
+    ("FI", 18),
+    ("FK", 18),
+    ("FO", 18),
+    ("FR", 27),
+    ("GB", 22),
+    ("GE", 22),
+    ("GI", 23),
+    ("GL", 18),
+    ("GR", 27),
+    ("GT", 28),
+    ("HR", 21),
+    ("HU", 28),
+    ("IE", 22),
+    ("IL", 23),
+    ("IQ", 23),
+    ("IS", 26),
+    ("IT", 27),
+    ("JO", 30),
+    ("KW", 30),
+    ("KZ", 20),
+    ("LB", 28),
+    ("LC", 32),
+    ("LI", 21),
+    ("LT", 20),
+    ("LU", 20),
+    ("LV", 21),
+    ("LY", 25),
+    ("MC", 27),
+    ("MD", 24),
+    ("ME", 22),
+    ("MK", 19),
+    ("MN", 20),
+    ("MR", 27),
+    ("MT", 31),
+    ("MU", 30),
+    ("NI", 28),
+    ("NL", 18),
+    ("NO", 15),
+    ("OM", 23),
+    ("PK", 24),
+    ("PL", 28),
+    ("PS", 29),
+    ("PT", 25),
+    ("QA", 29),
+    ("RO", 24),
+    ("RS", 22),
+    ("RU", 33),
+    ("SA", 24),
+    ("SC", 31),
+    ("SD", 18),
+    ("SE", 24),
+    ("SI", 19),
+    ("SK", 24),
+    ("SM", 27),
+    ("SO", 23),
+    ("ST", 25),
+    ("SV", 28),
+    ("TL", 23),
+    ("TN", 24),
+    ("UA", 29),
+    ("VA", 22),
+    ("VG", 24),
+    ("XK", 20),
+    ("YE", 30),
+];
+
+/// An IBAN starting at byte `start`: its end if the country length,
+/// alphabet (single spaces allowed between characters; letters in either
+/// case) and mod-97 hold.
+pub(super) fn iban_at(s: &str, start: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let cc = s.get(start..start + 2)?.to_ascii_uppercase();
+    let len = IBAN_LENGTHS.iter().find(|(c, _)| *c == cc)?.1;
+    let mut chars = Vec::with_capacity(len);
+    let mut i = start;
+    while chars.len() < len {
+        let c = *b.get(i)?;
+        if c.is_ascii_alphanumeric() {
+            chars.push(c.to_ascii_uppercase());
+            i += 1;
+        } else if c == b' '
+            && !chars.is_empty()
+            && b.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric())
+        {
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    let mut rem: u32 = 0;
+    for &c in chars[4..].iter().chain(chars[..4].iter()) {
+        let v = if c.is_ascii_digit() {
+            u32::from(c - b'0')
+        } else {
+            u32::from(c - b'A') + 10
+        };
+        rem = if v >= 10 {
+            (rem * 100 + v) % 97
+        } else {
+            (rem * 10 + v) % 97
+        };
+    }
+    (rem == 1).then_some(i)
+}
