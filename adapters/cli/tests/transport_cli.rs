@@ -810,7 +810,7 @@ fn attestations_are_carried_unchanged_through_import_and_notes() {
         payload_type: "application/vnd.in-toto+json".into(),
         payload: "eyJfdHlwZSI6InRlc3QifQ==".into(),
         signatures: vec![DsseSignature {
-            keyid: "SHA256:test".into(),
+            keyid: Some("SHA256:test".into()),
             sig: "c2lnbmF0dXJl".into(),
         }],
     };

@@ -54,25 +54,9 @@ pub enum BundleSchema {
     V1,
 }
 
-/// One DSSE signature.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DsseSignature {
-    pub keyid: String,
-    /// Base64 of the signature bytes.
-    pub sig: String,
-}
-
-/// A DSSE envelope, carried unchanged.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DsseEnvelope {
-    #[serde(rename = "payloadType")]
-    pub payload_type: String,
-    /// Base64 of the payload (the in-toto Statement's canonical bytes).
-    pub payload: String,
-    pub signatures: Vec<DsseSignature>,
-}
+/// A DSSE envelope, carried unchanged: the one envelope type
+/// ([`crate::review::dsse::Envelope`]).
+pub use crate::review::dsse::{Envelope as DsseEnvelope, EnvelopeSignature as DsseSignature};
 
 /// The bundle document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -376,7 +360,7 @@ fn check_envelope(env: &DsseEnvelope) -> Result<(), String> {
         if !is_base64(&s.sig) {
             return Err(format!(
                 "signature of key `{}` is not standard base64",
-                s.keyid
+                s.keyid.as_deref().unwrap_or("(no keyid)")
             ));
         }
     }
@@ -555,7 +539,7 @@ mod tests {
             payload_type: "application/vnd.in-toto+json".into(),
             payload: "eyJhIjoxfQ==".into(),
             signatures: vec![DsseSignature {
-                keyid: "SHA256:abc".into(),
+                keyid: Some("SHA256:abc".into()),
                 sig: "AAAA".into(),
             }],
         }

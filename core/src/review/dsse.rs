@@ -88,8 +88,11 @@ pub fn statement_pae(statement: &[u8]) -> Vec<u8> {
     pae(PAYLOAD_TYPE, statement)
 }
 
-/// The JSON envelope (DSSE `envelope.md`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The JSON envelope (DSSE `envelope.md`): what `attest --sign` prints,
+/// what `attest verify` parses, and what bundles and notes carry.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Envelope {
     #[serde(rename = "payloadType")]
@@ -100,7 +103,9 @@ pub struct Envelope {
 }
 
 /// One signature of an envelope.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct EnvelopeSignature {
     /// Unauthenticated hint (DSSE): the `SHA256:` fingerprint of the key.
