@@ -693,6 +693,8 @@ fn the_pre_push_hook_warns_when_the_notes_stay_behind() {
     let without = hook_gate(s.f.root(), &main_line);
     assert_eq!(without.0, 0, "{}", without.1);
     assert!(without.1.contains("is not pushed"), "{}", without.1);
+    // The warning names the command that pushes both, for the remote git named.
+    assert!(without.1.contains("`probity push origin`"), "{}", without.1);
     // The notes ref is authority, not a delivery: `probity push` passes
     // the client hook and the server gate together.
     let p = probity(s.f.root(), &["push", "origin", "main"]);
@@ -1105,4 +1107,23 @@ fn a_non_regular_bundle_or_envelope_is_refused_at_once() {
         assert_eq!(v.json["error"]["code"], "input_not_regular");
     }
     assert!(store_snapshot(&s.f) == before, "the store changed");
+}
+
+/// A reviewed stack pushed without its notes is warned about too (a
+/// stack's report names no single lineage, which used to hide it).
+#[test]
+fn the_pre_push_hook_warns_for_a_stack_pushed_without_its_notes() {
+    let s = Setup::new();
+    s.approve();
+    s.f.commit_all("first slice").unwrap();
+    s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    s.approve();
+    s.f.commit_all("second slice").unwrap();
+    let tip = s.rev("HEAD");
+    let base = s.rev("HEAD~2");
+    let line = format!("refs/heads/main {tip} refs/heads/main {base}\n");
+    let (code, err) = hook_gate(s.f.root(), &line);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("is not pushed"), "{err}");
+    assert!(err.contains(&tip), "{err}");
 }

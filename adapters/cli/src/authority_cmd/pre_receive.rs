@@ -22,7 +22,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
 use probity_core::review::bundle::Bundle;
-use probity_core::review::gate::{Decision, GateDecision};
+use probity_core::review::gate::{Decision, GateDecision, ReasonCode};
 use probity_core::review::server::{
     MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
 };
@@ -417,19 +417,21 @@ pub use probity_core::review::server::split_notes_updates;
 /// delivers reviewed commits without `refs/notes/probity` leaves a
 /// server-side gate without their authority. `notes_pushed` is `None`
 /// outside a hook (nothing is being pushed).
-pub fn warn_notes_not_pushed(notes_pushed: Option<bool>, d: &GateDecision) {
+pub fn warn_notes_not_pushed(notes_pushed: Option<bool>, remote: &str, d: &GateDecision) {
     if notes_pushed != Some(false) {
         return;
     }
+    // Every range a review allowed (a stack's report names no single
+    // lineage; a range that changes nothing needs no note).
     let reviewed: Vec<&str> = d
         .deliveries
         .iter()
-        .filter(|r| r.decision == Decision::Allow && r.lineage_id.is_some())
+        .filter(|r| r.decision == Decision::Allow && r.reason_code == ReasonCode::ReceiptValid)
         .map(|r| r.tip.as_str())
         .collect();
     if !reviewed.is_empty() {
         eprintln!(
-            "probity: warning: {NOTES_REF} is not pushed with the reviewed commit(s) {}; a server-side gate needs their review bundles: push them together with `probity push` (or `probity publish`, then `git push <remote> <refs> {NOTES_REF}`)",
+            "probity: warning: {NOTES_REF} is not pushed with the reviewed commit(s) {}; a server-side gate needs their review bundles (and, for a rebased commit, the trees its review froze): push with `probity push {remote}`",
             reviewed.join(", ")
         );
     }

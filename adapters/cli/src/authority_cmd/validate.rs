@@ -539,7 +539,9 @@ fn validate_pre_push(
         _ => open(global)?,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
-    pre_receive::warn_notes_not_pushed(notes_pushed, &d);
+    if let PushBoundary::Updates { remote, .. } = &boundary {
+        pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
+    }
     let mut v = decision_json(&d);
     v["boundary"] = json!(match boundary {
         PushBoundary::Updates { .. } => "updates",
