@@ -166,7 +166,7 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
                 .collect::<Vec<_>>()
                 .join(", "),
             s.frozen.correction_budget,
-            s.next_action().sentence(&s.frozen.selected_lenses)
+            s.next_sentence()
         )
     });
     Ok(ExitCode::SUCCESS)

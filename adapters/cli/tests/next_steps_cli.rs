@@ -573,3 +573,48 @@ fn malformed_documents_name_their_own_schema() {
         assert!(store_snapshot(&r.f) == before, "the store changed");
     }
 }
+
+/// Regression: a review of committed work, walked one input at a time as
+/// its messages say (submit, finalize, evidence in separate calls), reaches
+/// approval; the evidence step used to answer `candidate_changed`, and the
+/// submit's next step named a `probity finalize` that found no review.
+#[test]
+fn a_committed_review_walks_input_by_input_to_approval() {
+    let r = Repo::new();
+    with_remote(&r);
+    r.f.commit_all("committed before review").unwrap();
+    let s = r.run(&["start", "--commit", "HEAD"]);
+    assert_eq!(s.code, 0, "{}", s.stdout);
+    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    assert!(text(&s.json).contains(&format!("--lineage {lineage}")));
+    let result = r.doc("clean.json", r#"{"findings":[],"evidence":["read it"]}"#);
+    for lens in s.json["selected_lenses"].as_array().unwrap() {
+        let sub = r.run(&[
+            "lens",
+            "submit",
+            "--lineage",
+            &lineage,
+            "--lens",
+            lens.as_str().unwrap(),
+            &result,
+        ]);
+        assert_eq!(sub.code, 0, "{}{}", sub.stdout, sub.stderr);
+    }
+    // An exact resubmission answers again; its advice, followed as printed.
+    let sub = r.run(&[
+        "lens",
+        "submit",
+        "--lineage",
+        &lineage,
+        "--lens",
+        s.json["selected_lenses"][0].as_str().unwrap(),
+        &result,
+    ]);
+    let f = r.follow(&text(&sub.json), "probity finalize");
+    assert_eq!(f.json["state"], "validating", "{}", f.stdout);
+    let e = r.finalize(&lineage, &["--evidence-cmd", "--", "true"]);
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    assert_eq!(e.json["state"], "approved");
+    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}

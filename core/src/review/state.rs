@@ -1324,6 +1324,13 @@ impl ReviewState {
         }
     }
 
+    /// The next legal input as a sentence for people, its commands naming
+    /// this lineage.
+    pub fn next_sentence(&self) -> String {
+        self.next_action()
+            .sentence(&self.lineage_id, &self.frozen.selected_lenses)
+    }
+
     /// The next legal input for this state, as a routing token.
     pub fn next_action(&self) -> NextInput {
         match &self.stage {
@@ -1381,24 +1388,30 @@ pub enum NextInput {
 
 impl NextInput {
     /// A sentence for people.
-    pub fn sentence(self, lenses: &[Lens]) -> String {
+    pub fn sentence(self, lineage: &LineageId, lenses: &[Lens]) -> String {
+        // Every command names the lineage: a review of committed work is
+        // not the live candidate's, so discovery alone would not find it.
         match self {
             NextInput::RunLenses => format!(
-                "run each selected lens once ({}), submit each result with `probity lens submit --lens <name> <result.json>`, then `probity finalize` (or `probity finalize --result <name>=<result.json>...`)",
-                lenses.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ")
+                "run each selected lens once ({}), submit each result with `probity lens submit --lineage {lineage} --lens <name> <result.json>`, then `probity finalize --lineage {lineage}` (or `probity finalize --lineage {lineage} --result <name>=<result.json>...`)",
+                lenses
+                    .iter()
+                    .map(|l| l.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
-            NextInput::ProvideRefuter => {
-                "run the refuter once over the inferential severe findings, then `probity finalize --refuter <batch.json>`".into()
-            }
-            NextInput::ForecastCorrection => {
-                "before editing, forecast the correction size: `probity finalize --correction-lines N`".into()
-            }
-            NextInput::ProvideValidation => {
-                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --validation <result.json>` (the open correction on this base is found without --lineage)".into()
-            }
-            NextInput::ProvideEvidence => {
-                "run the independent check through Probity: `probity finalize --evidence-cmd -- <check...>` (or give its output: `probity finalize --evidence <file>`)".into()
-            }
+            NextInput::ProvideRefuter => format!(
+                "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter <batch.json>`"
+            ),
+            NextInput::ForecastCorrection => format!(
+                "before editing, forecast the correction size: `probity finalize --lineage {lineage} --correction-lines N`"
+            ),
+            NextInput::ProvideValidation => format!(
+                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage {lineage} --validation <result.json>`"
+            ),
+            NextInput::ProvideEvidence => format!(
+                "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- <check...>` (or give its output: `probity finalize --lineage {lineage} --evidence <file>`)"
+            ),
             NextInput::None => "nothing: the review is terminal".into(),
         }
     }

@@ -542,22 +542,18 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
         }
     };
     // A review of a committed change (`start --commit`, `--range`), named
-    // explicitly, judges frozen trees no worktree holds: while reviewing,
-    // it takes results and evidence when some recent commit is exactly
-    // that change (D-R27).
-    let committed = || -> Result<bool, ReviewError> {
+    // explicitly, judges trees no worktree holds: while reviewing or
+    // validating it takes results and evidence when some recent commit is
+    // exactly the change it expects (D-R27).
+    let committed = |tree: &TreeId| -> Result<bool, ReviewError> {
         Ok(lineage.is_some()
-            && matches!(record.state.stage, Stage::Reviewing { .. })
             && git
-                .committed_change(
-                    &record.state.snapshot.base_tree,
-                    &record.state.snapshot.candidate_tree,
-                )
+                .committed_change(&record.state.snapshot.base_tree, tree)
                 .map_err(ReviewError::Repository)?)
     };
     if let Some((target, tree)) = expected
         && live.target != target
-        && !committed()?
+        && !committed(tree)?
     {
         let differing = git
             .differing_paths(tree, &live.candidate_tree)

@@ -195,7 +195,7 @@ pub fn finalize_json(record: &StateRecord, receipt_path: Option<&str>) -> Value 
         "lineage_id": s.lineage_id,
         "state": s.stage.name(),
         "action": action,
-        "message": action.sentence(&s.frozen.selected_lenses),
+        "message": s.next_sentence(),
         "store_revision": record.revision,
         "findings": findings_json(record),
         "correction_budget": s.frozen.correction_budget,
@@ -331,10 +331,7 @@ pub fn finalize(
         if let Some(p) = &done.receipt_location {
             t.push_str(&format!("  receipt: {p}\n"));
         }
-        t.push_str(&format!(
-            "  next: {}\n",
-            s.next_action().sentence(&s.frozen.selected_lenses)
-        ));
+        t.push_str(&format!("  next: {}\n", s.next_sentence()));
         t
     });
     Ok(ExitCode::SUCCESS)
@@ -411,11 +408,15 @@ fn submit(global: &GlobalArgs, out: Output, args: &SubmitArgs) -> Result<ExitCod
         .map(|l| l.name())
         .collect();
     let next = if missing.is_empty() {
-        "every selected lens has a result: run `probity finalize`".to_string()
+        format!(
+            "every selected lens has a result: run `probity finalize --lineage {}`",
+            s.lineage_id
+        )
     } else {
         format!(
-            "submit the other selected lens result(s) ({}), then run `probity finalize`",
-            missing.join(", ")
+            "submit the other selected lens result(s) ({}), then run `probity finalize --lineage {}`",
+            missing.join(", "),
+            s.lineage_id
         )
     };
     let v = json!({

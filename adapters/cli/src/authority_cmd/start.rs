@@ -53,7 +53,7 @@ pub fn start_json(record: &StateRecord, resumed: bool) -> Value {
         "generation": s.generation,
         "predecessor": s.predecessor,
         "action": action,
-        "message": action.sentence(&s.frozen.selected_lenses),
+        "message": s.next_sentence(),
     })
 }
 
@@ -176,9 +176,6 @@ fn human_start(record: &StateRecord, resumed: bool) -> String {
             b.binding
         ));
     }
-    t.push_str(&format!(
-        "  next: {}\n",
-        s.next_action().sentence(&s.frozen.selected_lenses)
-    ));
+    t.push_str(&format!("  next: {}\n", s.next_sentence()));
     t
 }

@@ -84,7 +84,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         let action = s.next_action();
         let mut next = json!({
             "action": action,
-            "message": action.sentence(&s.frozen.selected_lenses),
+            "message": s.next_sentence(),
         });
         // Frozen inputs only for the lineage that governs the live
         // candidate; any lineage's are available from export-context.
