@@ -1,0 +1,198 @@
+//! Lens bindings and preflight (R2.10, R2.11), invalidation (R9.1), and
+//! the next legal input of a state.
+
+use serde::Serialize;
+
+use crate::review::ids::{LineageId, NonBlank};
+use crate::review::lens::Lens;
+
+use super::*;
+
+/// The prepared binding of one selected lens (R2.10): the exact string an
+/// orchestrator prefixes to that lens's prompt. Only start names the target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LensBinding {
+    pub lens: Lens,
+    /// 1-based position in the selected order.
+    pub order: usize,
+    pub finding_id_prefix: &'static str,
+    pub binding: String,
+    /// A short token derived from `binding`
+    /// ([`crate::review::submission::binding_token`]): either one proves the
+    /// binding when a result is submitted.
+    pub token: String,
+}
+
+impl ReviewState {
+    /// One prepared binding per selected lens, in selected order.
+    pub fn lens_bindings(&self) -> Vec<LensBinding> {
+        let n = self.frozen.selected_lenses.len();
+        self.frozen
+            .selected_lenses
+            .iter()
+            .enumerate()
+            .map(|(i, lens)| {
+                let binding = format!(
+                    "probity-lens-binding/v1 lineage={} target={} candidate_tree={} lens={} position={}/{}",
+                    self.lineage_id,
+                    self.snapshot.target,
+                    self.snapshot.candidate_tree,
+                    lens.name(),
+                    i + 1,
+                    n
+                );
+                LensBinding {
+                    lens: *lens,
+                    order: i + 1,
+                    finding_id_prefix: lens.prefix(),
+                    token: crate::review::submission::binding_token(&binding),
+                    binding,
+                }
+            })
+            .collect()
+    }
+
+    /// Capture preflight (R2.11): before a lens runs, confirm that its
+    /// result will have somewhere legal to land: the lineage is still
+    /// waiting for lens results, the lens is selected, and (when given) the
+    /// orchestrator's binding is exactly the one start prepared.
+    pub fn preflight(
+        &self,
+        lens: Lens,
+        binding: Option<&str>,
+    ) -> Result<LensBinding, PreflightError> {
+        if !matches!(self.stage, Stage::Reviewing { judgment: None }) {
+            return Err(PreflightError::NotAwaitingResults {
+                state: self.stage.name(),
+            });
+        }
+        let prepared = self
+            .lens_bindings()
+            .into_iter()
+            .find(|b| b.lens == lens)
+            .ok_or(PreflightError::NotSelected { lens: lens.name() })?;
+        match binding {
+            Some(b) if !crate::review::submission::binding_proves(&prepared.binding, b) => {
+                Err(PreflightError::BindingMismatch {
+                    lineage: self.lineage_id.to_string(),
+                    lens: lens.name(),
+                    expected_token: prepared.token,
+                })
+            }
+            _ => Ok(prepared),
+        }
+    }
+
+    /// Invalidates a pristine `reviewing` lineage (R9.1): no results,
+    /// findings, refuter outcomes, forecast, fix or evidence yet. The
+    /// snapshot and the reason stay. An exact retry returns the same state.
+    pub fn invalidate(&self, reason: NonBlank) -> Result<ReviewState, TransitionError> {
+        match &self.stage {
+            Stage::Reviewing { judgment: None } => {
+                let next = self.with_stage(Stage::Invalidated { reason })?;
+                check_successor(self, &next)?;
+                Ok(next)
+            }
+            Stage::Invalidated { reason: had } if *had == reason => Ok(self.clone()),
+            Stage::Invalidated { .. } => Err(TransitionError::DifferentRetry {
+                lineage: self.lineage_id.to_string(),
+                what: "an invalidation reason",
+            }),
+            _ => Err(self.wrong_stage(
+                "invalidation (only a pristine `reviewing` lineage, before any lens result, can be invalidated)",
+            )),
+        }
+    }
+
+    /// The next legal input as a sentence for people, its commands naming
+    /// this lineage.
+    pub fn next_sentence(&self) -> String {
+        self.next_action()
+            .sentence(&self.lineage_id, &self.frozen.selected_lenses)
+    }
+
+    /// The next legal input for this state, as a routing token.
+    pub fn next_action(&self) -> NextInput {
+        match &self.stage {
+            Stage::Reviewing { judgment: Some(_) } => NextInput::ProvideRefuter,
+            Stage::Reviewing { judgment: None } if self.frozen.selected_lenses.is_empty() => {
+                NextInput::ProvideEvidence
+            }
+            Stage::Reviewing { judgment: None } => NextInput::RunLenses,
+            Stage::CorrectionRequired { correction, .. } if correction.forecast.is_some() => {
+                NextInput::ProvideValidation
+            }
+            Stage::CorrectionRequired { .. } => NextInput::ForecastCorrection,
+            Stage::Validating { .. } => NextInput::ProvideEvidence,
+            Stage::Approved { .. } | Stage::Escalated { .. } | Stage::Invalidated { .. } => {
+                NextInput::None
+            }
+        }
+    }
+}
+
+/// Why a lens result would have nowhere legal to land.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PreflightError {
+    #[error("the lineage is `{state}`: it no longer accepts lens results")]
+    NotAwaitingResults { state: &'static str },
+    #[error("lens `{lens}` is not selected for this lineage")]
+    NotSelected { lens: &'static str },
+    #[error(
+        "the binding differs from the one start prepared for lens `{lens}` of lineage {lineage} (expected that binding or its token {expected_token}): the result was prepared for another lineage, candidate or lens"
+    )]
+    BindingMismatch {
+        lineage: String,
+        lens: &'static str,
+        expected_token: String,
+    },
+}
+
+/// The next legal input, named for orchestrators (`action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NextInput {
+    /// Run each selected lens once, then `finalize --result ...`.
+    RunLenses,
+    /// Run the single refuter batch, then `finalize --refuter F`.
+    ProvideRefuter,
+    /// `finalize --correction-lines N` before editing.
+    ForecastCorrection,
+    /// Edit, then `finalize --validation F` with the targeted validator.
+    ProvideValidation,
+    /// `finalize --evidence F` with independent evidence.
+    ProvideEvidence,
+    /// Terminal: nothing more.
+    None,
+}
+
+impl NextInput {
+    /// A sentence for people.
+    pub fn sentence(self, lineage: &LineageId, lenses: &[Lens]) -> String {
+        // Every command names the lineage: a review of committed work is
+        // not the live candidate's, so discovery alone would not find it.
+        match self {
+            NextInput::RunLenses => format!(
+                "run each selected lens once ({}), submit each result with `probity lens submit --lineage {lineage} --lens <name> <result.json>`, then `probity finalize --lineage {lineage}` (or `probity finalize --lineage {lineage} --result <name>=<result.json>...`)",
+                lenses
+                    .iter()
+                    .map(|l| l.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            NextInput::ProvideRefuter => format!(
+                "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter <batch.json>`"
+            ),
+            NextInput::ForecastCorrection => format!(
+                "before editing, forecast the correction size: `probity finalize --lineage {lineage} --correction-lines N`"
+            ),
+            NextInput::ProvideValidation => format!(
+                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage {lineage} --validation <result.json>`"
+            ),
+            NextInput::ProvideEvidence => format!(
+                "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- <check...>` (or give its output: `probity finalize --lineage {lineage} --evidence <file>`)"
+            ),
+            NextInput::None => "nothing: the review is terminal".into(),
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! Every legal transition of a [`ReviewState`] as a pure function, and
+//! [`check_successor`], the edge check every stored successor passes.
+
+use super::*;
+
+impl ReviewState {
+    pub(super) fn wrong_stage(&self, what: &'static str) -> TransitionError {
+        TransitionError::WrongStage {
+            lineage: self.lineage_id.to_string(),
+            state: self.stage.name(),
+            what,
+        }
+    }
+
+    pub(super) fn with_stage(&self, stage: Stage) -> Result<ReviewState, TransitionError> {
+        let next = ReviewState {
+            stage,
+            ..self.clone()
+        };
+        next.validate()?;
+        Ok(next)
+    }
+
+    /// The genesis paths whose hunks and line counts [`Self::accept_results`]
+    /// needs to check causal claims.
+    pub fn causal_paths_needed(&self, results: &[ReviewerResult]) -> Vec<RepoPath> {
+        crate::review::causality::paths_needed(
+            results.iter().flat_map(|r| r.findings.iter()),
+            &self.snapshot.paths,
+        )
+    }
+
+    /// Accepts the lens results in selected order (R4.1–R4.3, R5): IDs by
+    /// position, causal claims checked against `facts`, routes assigned. A
+    /// retry with the same results on an already-judged lineage returns it
+    /// unchanged.
+    pub fn accept_results(
+        &self,
+        results: Vec<ReviewerResult>,
+        facts: &CausalFacts,
+    ) -> Result<ReviewState, TransitionError> {
+        let lenses = &self.frozen.selected_lenses;
+        if results.len() != lenses.len() {
+            return Err(TransitionError::ResultCount {
+                expected: lenses.len(),
+                got: results.len(),
+                lenses: if lenses.is_empty() {
+                    "none selected".into()
+                } else {
+                    lenses
+                        .iter()
+                        .map(|l| l.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+            });
+        }
+        let accepted = lenses
+            .iter()
+            .zip(results)
+            .map(|(lens, r)| AcceptedResult::canonicalize(*lens, r, &self.snapshot.paths, facts))
+            .collect::<Result<Vec<_>, IdError>>()
+            .map_err(StateError::from)?;
+        let judgment = Judgment::new(accepted).map_err(StateError::from)?;
+        if let Some(existing) = self.stage.judgment() {
+            return if existing.results_hash == judgment.results_hash {
+                Ok(self.clone())
+            } else {
+                Err(TransitionError::DifferentRetry {
+                    lineage: self.lineage_id.to_string(),
+                    what: "lens results",
+                })
+            };
+        }
+        let stage = if judgment.has_route(Route::Refuter) && !judgment.has_route(Route::Escalation)
+        {
+            Stage::Reviewing {
+                judgment: Some(judgment),
+            }
+        } else {
+            judgment.settle()
+        };
+        self.with_stage(stage)
+    }
+
+    /// Accepts the single refuter batch (R3.3, R5.3). Outcomes must name
+    /// exactly the findings awaiting the refuter.
+    pub fn accept_refuter(&self, batch: RefuterResult) -> Result<ReviewState, TransitionError> {
+        let judgment = match &self.stage {
+            Stage::Reviewing { judgment: Some(j) } => j,
+            _ => {
+                // An exact retry of an accepted batch answers unchanged.
+                if let Some(j) = self.stage.judgment()
+                    && let Some(r) = &j.refutation
+                {
+                    return if r.outcomes == batch.outcomes {
+                        Ok(self.clone())
+                    } else {
+                        Err(TransitionError::DifferentRetry {
+                            lineage: self.lineage_id.to_string(),
+                            what: "refuter outcomes",
+                        })
+                    };
+                }
+                return Err(self.wrong_stage("a refuter batch"));
+            }
+        };
+        let pending: Vec<FindingId> = judgment
+            .findings()
+            .filter(|f| f.route == Route::Refuter)
+            .map(|f| f.id)
+            .collect();
+        if let Some(o) = batch
+            .outcomes
+            .iter()
+            .find(|o| !pending.contains(&o.finding_id))
+        {
+            return Err(TransitionError::RefuterUnknownFinding(
+                o.finding_id.to_string(),
+            ));
+        }
+        if let Some(id) = pending
+            .iter()
+            .find(|id| !batch.outcomes.iter().any(|o| o.finding_id == **id))
+        {
+            return Err(TransitionError::RefuterMissing(id.to_string()));
+        }
+        let mut judgment = judgment.clone();
+        judgment.refutation = Some(Refutation {
+            outcomes: batch.outcomes,
+        });
+        self.with_stage(judgment.settle())
+    }
+
+    /// Accepts a correction forecast before the edit (R6.2): cumulative
+    /// lines over budget escalate at once.
+    pub fn accept_forecast(&self, lines: u64) -> Result<ReviewState, TransitionError> {
+        if lines == 0 {
+            return Err(TransitionError::ZeroForecast);
+        }
+        let Stage::CorrectionRequired {
+            judgment,
+            correction,
+        } = &self.stage
+        else {
+            return match self.stage.correction() {
+                Some(c) if c.forecast == Some(lines) => Ok(self.clone()),
+                _ => Err(self.wrong_stage("a correction forecast")),
+            };
+        };
+        match correction.forecast {
+            Some(n) if n == lines => return Ok(self.clone()),
+            Some(_) => {
+                return Err(TransitionError::DifferentRetry {
+                    lineage: self.lineage_id.to_string(),
+                    what: "forecast for this attempt",
+                });
+            }
+            None => {}
+        }
+        let correction = Correction {
+            forecast: Some(lines),
+            ..correction.clone()
+        };
+        let over = correction.charged_lines().saturating_add(lines) > self.frozen.correction_budget;
+        let stage = if over {
+            Stage::Escalated {
+                judgment: judgment.clone(),
+                correction: Some(correction),
+                reason: EscalationReason::ForecastOverBudget,
+            }
+        } else {
+            Stage::CorrectionRequired {
+                judgment: judgment.clone(),
+                correction,
+            }
+        };
+        self.with_stage(stage)
+    }
+
+    /// Accepts a measured fix and its targeted validation (R6.4–R6.6).
+    /// `fix` is what Git measured from the previous tree to the live one.
+    pub fn accept_validation(
+        &self,
+        fix: FixMeasurement,
+        validation: ValidatorResult,
+    ) -> Result<ReviewState, TransitionError> {
+        let Stage::CorrectionRequired {
+            judgment,
+            correction,
+        } = &self.stage
+        else {
+            return Err(self.wrong_stage("a correction validation"));
+        };
+        let Some(forecast) = correction.forecast else {
+            return Err(self.wrong_stage(
+                "a correction validation before a forecast (`--correction-lines N` first)",
+            ));
+        };
+        if let Some(p) = fix
+            .paths
+            .iter()
+            .find(|p| self.snapshot.paths.binary_search(p).is_err())
+        {
+            return Err(TransitionError::OutsideGenesis(p.to_string()));
+        }
+        let from = correction
+            .current_tree(&self.snapshot.candidate_tree)
+            .clone();
+        let mut paths = fix.paths;
+        paths.sort();
+        paths.dedup();
+        let no_edit = from == fix.to_tree;
+        let attempt = Attempt {
+            forecast_lines: forecast,
+            fix_delta_hash: fix_delta_hash(&from, &fix.to_tree, if no_edit { &[] } else { &paths }),
+            paths: if no_edit { Vec::new() } else { paths },
+            actual_lines: if no_edit { 0 } else { fix.actual_lines },
+            validation: (!no_edit).then(|| validation.into()),
+            from_tree: from,
+            to_tree: fix.to_tree,
+        };
+        let passed = attempt.passed();
+        let mut correction = correction.clone();
+        correction.forecast = None;
+        correction.attempts.push(attempt);
+        let judgment = judgment.clone();
+        let escalate = |reason| Stage::Escalated {
+            judgment: judgment.clone(),
+            correction: Some(correction.clone()),
+            reason,
+        };
+        let stage = if no_edit {
+            escalate(EscalationReason::NoEditAttempt)
+        } else if correction.charged_lines() > self.frozen.correction_budget {
+            escalate(EscalationReason::BudgetExceeded)
+        } else if passed {
+            Stage::Validating {
+                judgment: judgment.clone(),
+                correction: Some(correction.clone()),
+            }
+        } else if correction.failed_attempts() >= MAX_FAILED_ATTEMPTS {
+            escalate(EscalationReason::AttemptsExhausted)
+        } else {
+            Stage::CorrectionRequired {
+                judgment: judgment.clone(),
+                correction: correction.clone(),
+            }
+        };
+        self.with_stage(stage)
+    }
+
+    /// Whether a (forecast, validation) pair is an exact retry of the last
+    /// recorded attempt: same forecast, same measured tree, same verdict.
+    pub fn is_last_attempt(
+        &self,
+        forecast: Option<u64>,
+        to_tree: &TreeId,
+        validation: &ValidatorResult,
+    ) -> bool {
+        let Some(c) = self.stage.correction() else {
+            return false;
+        };
+        // With a forecast pending, the next validation is a new attempt
+        // (an unchanged tree is then a no-edit attempt, which escalates).
+        if c.forecast.is_some() {
+            return false;
+        }
+        let Some(last) = c.attempts.last() else {
+            return false;
+        };
+        let same_verdict =
+            last.validation.as_ref() == Some(&ValidationRecord::from(validation.clone()));
+        forecast.is_none_or(|n| n == last.forecast_lines)
+            && last.to_tree == *to_tree
+            && same_verdict
+    }
+
+    /// Accepts final evidence in `validating` (R4.4). A retry with the same
+    /// evidence on the approved lineage returns it unchanged.
+    pub fn accept_evidence(&self, evidence: &[u8]) -> Result<ReviewState, TransitionError> {
+        if evidence.is_empty() {
+            return Err(TransitionError::EmptyEvidence);
+        }
+        self.accept_evidence_hash(Sha256Digest::of(EVIDENCE_DOMAIN, evidence))
+    }
+
+    /// [`Self::accept_evidence`] for evidence an adapter hashed while
+    /// streaming it (`Sha256Digest::of(EVIDENCE_DOMAIN, ..)` of non-empty
+    /// bytes: the caller refuses empty evidence first).
+    pub fn accept_evidence_hash(
+        &self,
+        evidence_hash: Sha256Digest,
+    ) -> Result<ReviewState, TransitionError> {
+        match &self.stage {
+            Stage::Validating {
+                judgment,
+                correction,
+            } => self.with_stage(Stage::Approved {
+                judgment: judgment.clone(),
+                correction: correction.clone(),
+                evidence_hash,
+            }),
+            Stage::Approved {
+                evidence_hash: accepted,
+                ..
+            } => {
+                if *accepted == evidence_hash {
+                    Ok(self.clone())
+                } else {
+                    Err(TransitionError::DifferentRetry {
+                        lineage: self.lineage_id.to_string(),
+                        what: "evidence",
+                    })
+                }
+            }
+            _ => Err(self.wrong_stage("evidence")),
+        }
+    }
+}
+
+/// Checks that `next` may follow `prev` (for every transition): frozen
+/// fields byte-identical, the edge legal, accepted results and refuter
+/// outcomes unchanged, the correction ledger append-only.
+pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), TransitionError> {
+    next.validate()?;
+    let frozen = [
+        ("lineage_id", prev.lineage_id == next.lineage_id),
+        ("generation", prev.generation == next.generation),
+        ("created_at", prev.created_at == next.created_at),
+        ("nonce", prev.nonce == next.nonce),
+        ("snapshot", prev.snapshot == next.snapshot),
+        ("predecessor", prev.predecessor == next.predecessor),
+        ("frozen", prev.frozen == next.frozen),
+    ];
+    if let Some((name, _)) = frozen.iter().find(|(_, same)| !same) {
+        return Err(TransitionError::FrozenChanged(name));
+    }
+    if prev == next {
+        return Ok(());
+    }
+    use Stage::*;
+    let fresh = |c: &Correction| *c == Correction::default();
+    // Judgment complete: where accepting results or the refuter batch leads.
+    let settled = |n: &Stage| match n {
+        CorrectionRequired { correction, .. } => fresh(correction),
+        Validating { correction, .. } => correction.is_none(),
+        Escalated {
+            correction, reason, ..
+        } => correction.is_none() && *reason == EscalationReason::FindingEscalated,
+        _ => false,
+    };
+    let legal = match (&prev.stage, &next.stage) {
+        (Reviewing { judgment: None }, Reviewing { judgment: Some(j) }) => j.refutation.is_none(),
+        // The narrow edge (R9.1): only a pristine review is invalidated.
+        (Reviewing { judgment: None }, Invalidated { .. }) => true,
+        (_, Invalidated { .. }) => false,
+        (Reviewing { .. }, n) => settled(n),
+        (CorrectionRequired { correction: a, .. }, n) => match n {
+            CorrectionRequired { correction: b, .. } => ledger_step(a, b),
+            Validating {
+                correction: Some(b),
+                ..
+            } => ledger_step(a, b),
+            Escalated {
+                correction: Some(b),
+                reason,
+                ..
+            } => *reason != EscalationReason::FindingEscalated && ledger_step(a, b),
+            _ => false,
+        },
+        (
+            Validating {
+                judgment: ja,
+                correction: ca,
+            },
+            Approved {
+                judgment: jb,
+                correction: cb,
+                ..
+            },
+        ) => ja == jb && ca == cb,
+        _ => false,
+    };
+    if !legal {
+        return Err(TransitionError::IllegalEdge {
+            from: prev.stage.name(),
+            to: next.stage.name(),
+        });
+    }
+    if let (Some(a), Some(b)) = (prev.stage.judgment(), next.stage.judgment()) {
+        if a.results != b.results || a.results_hash != b.results_hash {
+            return Err(TransitionError::FrozenChanged("judgment.results"));
+        }
+        if a.refutation.is_some() && a.refutation != b.refutation {
+            return Err(TransitionError::FrozenChanged("judgment.refutation"));
+        }
+    }
+    Ok(())
+}
+
+/// One step of the correction ledger: a forecast is set (attempts
+/// unchanged), or the pending forecast's attempt is appended (with that
+/// forecast) and the forecast cleared.
+fn ledger_step(a: &Correction, b: &Correction) -> bool {
+    match (a.forecast, b.forecast) {
+        (None, Some(_)) => a.attempts == b.attempts,
+        (Some(n), None) => {
+            b.attempts.len() == a.attempts.len() + 1
+                && b.attempts.starts_with(&a.attempts)
+                && b.attempts.last().is_some_and(|x| x.forecast_lines == n)
+        }
+        _ => false,
+    }
+}
