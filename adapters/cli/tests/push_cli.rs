@@ -23,11 +23,7 @@ struct Setup {
 
 impl Setup {
     fn new() -> Self {
-        let f = Fixture::new().unwrap();
-        f.write("src/parser.rs", "// parser\nfn parse() {}\n")
-            .unwrap();
-        f.write(".gitignore", "target/\n").unwrap();
-        f.commit_all("base").unwrap();
+        let f = parser_base();
         let (remote_dir, remote) = bare_origin(&f, "origin.git");
         let s = Self {
             f,
@@ -35,10 +31,7 @@ impl Setup {
             remote,
             inputs: tempfile::tempdir().unwrap(),
         };
-        s.f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
-            .unwrap();
-        s.f.write("src/parser_test.rs", "#[test]\nfn t() {}\n")
-            .unwrap();
+        write_medium_change(&s.f);
         s.approve();
         s
     }

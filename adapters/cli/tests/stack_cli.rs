@@ -18,11 +18,7 @@ struct Repo {
 
 impl Repo {
     fn new() -> Self {
-        let f = Fixture::new().unwrap();
-        f.write("src/parser.rs", "// parser\nfn parse() {}\n")
-            .unwrap();
-        f.write(".gitignore", "target/\n").unwrap();
-        f.commit_all("base").unwrap();
+        let f = parser_base();
         let (dir, remote) = bare_origin(&f, "origin.git");
         let r = probity(f.root(), &["hooks", "install"]);
         assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);

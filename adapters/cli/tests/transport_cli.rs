@@ -26,11 +26,7 @@ struct Setup {
 
 impl Setup {
     fn new() -> Self {
-        let f = Fixture::new().unwrap();
-        f.write("src/parser.rs", "// parser\nfn parse() {}\n")
-            .unwrap();
-        f.write(".gitignore", "target/\n").unwrap();
-        f.commit_all("base").unwrap();
+        let f = parser_base();
         let (dir, server) = bare_origin(&f, "server.git");
         let r = probity(&server, &["hooks", "install", "--server"]);
         assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
@@ -41,10 +37,7 @@ impl Setup {
             server,
             inputs: tempfile::tempdir().unwrap(),
         };
-        s.f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
-            .unwrap();
-        s.f.write("src/parser_test.rs", "#[test]\nfn t() {}\n")
-            .unwrap();
+        write_medium_change(&s.f);
         s
     }
 

@@ -84,17 +84,30 @@ fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
     }
 }
 
-/// A repository with one committed source file and a medium-risk change.
-pub fn medium_change() -> Fixture {
+/// A repository with one committed source file (`src/parser.rs`) and a
+/// `.gitignore`: the base most end-to-end tests start from.
+pub fn parser_base() -> Fixture {
     let f = Fixture::new().unwrap();
     f.write("src/parser.rs", "// parser\nfn parse() {}\n")
         .unwrap();
     f.write(".gitignore", "target/\n").unwrap();
     f.commit_all("base").unwrap();
+    f
+}
+
+/// Writes the medium-risk change into `f`'s worktree: one function added
+/// to `src/parser.rs` and a new test file.
+pub fn write_medium_change(f: &Fixture) {
     f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
         .unwrap();
     f.write("src/parser_test.rs", "#[test]\nfn t() {}\n")
         .unwrap();
+}
+
+/// A repository with one committed source file and a medium-risk change.
+pub fn medium_change() -> Fixture {
+    let f = parser_base();
+    write_medium_change(&f);
     f
 }
 
