@@ -394,3 +394,55 @@ fn successors_cannot_rewrite_history() {
         Err(TransitionError::IllegalEdge { .. })
     ));
 }
+
+/// A final state's next step is a command that leads somewhere: deliver
+/// an approval, recover an escalation or an invalidation; never a bare
+/// "nothing" (the routing token stays `none`).
+#[test]
+fn final_states_name_a_next_step_that_works() {
+    let s = fixtures::budget_scenario().unwrap();
+    let lineage = s.lineage_id.to_string();
+    let approved = s
+        .accept_forecast(10)
+        .unwrap()
+        .accept_validation(fix(7, 9), validation(true))
+        .unwrap()
+        .accept_evidence(b"all tests pass\n")
+        .unwrap();
+    assert_eq!(approved.next_action(), NextInput::None);
+    let say = approved.next_sentence();
+    assert!(say.contains("probity push <remote>"), "{say}");
+    assert!(say.contains("probity validate --gate"), "{say}");
+
+    let escalated = s
+        .accept_forecast(10)
+        .unwrap()
+        .accept_validation(fix(9, 61), validation(true))
+        .unwrap();
+    assert_eq!(reason(&escalated), Some(EscalationReason::BudgetExceeded));
+    let say = escalated.next_sentence();
+    assert!(
+        say.contains(&format!(
+            "probity recover --predecessor-lineage {lineage} --disposition escalation_authorized"
+        )),
+        "{say}"
+    );
+    assert!(
+        say.contains(&format!("probity status --lineage {lineage}")),
+        "{say}"
+    );
+
+    let fresh = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    let gone = fresh
+        .invalidate(probity_core::review::ids::NonBlank::parse("wrong base").unwrap())
+        .unwrap();
+    let say = gone.next_sentence();
+    assert!(say.contains("probity start"), "{say}");
+    assert!(
+        say.contains(&format!(
+            "probity recover --predecessor-lineage {} --disposition invalidated",
+            gone.lineage_id
+        )),
+        "{say}"
+    );
+}

@@ -106,9 +106,26 @@ impl ReviewState {
 
     /// The next legal input as a sentence for people, its commands naming
     /// this lineage.
+    /// A final state takes no more input, but still has a next step: an
+    /// approval is delivered, an escalation or an invalidation recovered
+    /// (R9) with an audited successor.
     pub fn next_sentence(&self) -> String {
-        self.next_action()
-            .sentence(&self.lineage_id, &self.frozen.selected_lenses)
+        let lineage = &self.lineage_id;
+        let inspect = format!(
+            "`probity status --lineage {lineage}` prints the revision to pass as `--expected-predecessor-revision`"
+        );
+        match &self.stage {
+            Stage::Approved { .. } => "deliver exactly the reviewed candidate: commit it if it is not committed yet, then push with `probity push <remote>` (it also publishes the review for a server-side gate); `probity validate --gate pre-commit` or `--gate pre-push` checks the delivery first".to_string(),
+            Stage::Escalated { .. } => format!(
+                "a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+            ),
+            Stage::Invalidated { .. } => format!(
+                "review the candidate again with `probity start`, or record the successor of this lineage with `probity recover --predecessor-lineage {lineage} --disposition invalidated --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+            ),
+            _ => self
+                .next_action()
+                .sentence(lineage, &self.frozen.selected_lenses),
+        }
     }
 
     /// The next legal input for this state, as a routing token.
@@ -192,7 +209,7 @@ impl NextInput {
             NextInput::ProvideEvidence => format!(
                 "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- <check...>` (or give its output: `probity finalize --lineage {lineage} --evidence <file>`)"
             ),
-            NextInput::None => "nothing: the review is terminal".into(),
+            NextInput::None => "nothing: the review is final".into(),
         }
     }
 }
