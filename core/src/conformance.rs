@@ -19,10 +19,9 @@ use crate::review::attest;
 use crate::review::bundle::{BUNDLE_DOMAIN, Bundle};
 use crate::review::correction::{empty_fix_delta, fix_delta_hash};
 use crate::review::dsse;
-use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::fixtures;
 use crate::review::ids::ObjectId;
-use crate::review::ids::{BlobId, RepoPath, TreeId};
+use crate::review::ids::{RepoPath, TreeId};
 use crate::review::lens::Lens;
 use crate::review::rebase::{DELTA_DOMAIN, DELTA_ENTRY_DOMAIN, DeltaEntry, EntrySide, TreeDelta};
 use crate::review::receipt::{FIX_DELTA_DOMAIN, Receipt};
@@ -445,29 +444,7 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         None,
     )?;
 
-    let blob = |c: &str| {
-        BlobId::parse(c.repeat(40))
-            .map(Some)
-            .map_err(|e| err(n, e.to_string()))
-    };
-    let entries = vec![
-        ManifestEntry {
-            path: path(n, "src/parser.rs")?,
-            status: ChangeStatus::Modified,
-            old_mode: Some(FileMode::Regular),
-            new_mode: Some(FileMode::Regular),
-            old_blob: blob("a")?,
-            new_blob: blob("b")?,
-        },
-        ManifestEntry {
-            path: path(n, "src/parser_test.rs")?,
-            status: ChangeStatus::Added,
-            old_mode: None,
-            new_mode: Some(FileMode::Regular),
-            old_blob: None,
-            new_blob: blob("c")?,
-        },
-    ];
+    let entries = fixtures::parser_manifest_entries();
     let manifest = attest::manifest_bytes(&receipt, entries).map_err(|e| err(n, e.to_string()))?;
     let manifest_value = parse_strict(&manifest).map_err(|e| err(n, e.to_string()))?;
     same_bytes(n, &manifest_value, &manifest)?;

@@ -10,12 +10,9 @@
 
 use probity_core::review::attest::{manifest_bytes, statement, statement_bytes};
 use probity_core::review::dsse;
-use probity_core::review::export::{ChangeStatus, ManifestEntry};
 use probity_core::review::fixtures;
-use probity_core::review::ids::{BlobId, RepoPath};
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
-use probity_core::review::snapshot::FileMode;
 
 /// `ssh-keygen -Y sign -n probity` over the golden statement's PAE.
 const SIGNATURE: &str = "-----BEGIN SSH SIGNATURE-----
@@ -36,25 +33,7 @@ fn golden_statement() -> Vec<u8> {
         .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
         .unwrap();
     let receipt = Receipt::derive(&r2).unwrap();
-    let blob = |s: &str| Some(BlobId::parse(s.repeat(40)).unwrap());
-    let entries = vec![
-        ManifestEntry {
-            path: RepoPath::parse("src/parser.rs").unwrap(),
-            status: ChangeStatus::Modified,
-            old_mode: Some(FileMode::Regular),
-            new_mode: Some(FileMode::Regular),
-            old_blob: blob("a"),
-            new_blob: blob("b"),
-        },
-        ManifestEntry {
-            path: RepoPath::parse("src/parser_test.rs").unwrap(),
-            status: ChangeStatus::Added,
-            old_mode: None,
-            new_mode: Some(FileMode::Regular),
-            old_blob: None,
-            new_blob: blob("c"),
-        },
-    ];
+    let entries = fixtures::parser_manifest_entries();
     let manifest = manifest_bytes(&receipt, entries).unwrap();
     statement_bytes(&statement(&receipt, &manifest)).unwrap()
 }

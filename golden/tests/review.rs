@@ -191,30 +191,9 @@ fn an_invalidated_review_and_its_successor() {
 #[test]
 fn a_receipt_as_an_in_toto_statement() {
     use probity_core::review::attest::{manifest_bytes, statement, statement_bytes};
-    use probity_core::review::export::{ChangeStatus, ManifestEntry};
-    use probity_core::review::ids::BlobId;
-    use probity_core::review::snapshot::FileMode;
     let (_, _, r2) = approved();
     let receipt = Receipt::derive(&r2).unwrap();
-    let blob = |s: &str| Some(BlobId::parse(s.repeat(40)).unwrap());
-    let entries = vec![
-        ManifestEntry {
-            path: RepoPath::parse("src/parser.rs").unwrap(),
-            status: ChangeStatus::Modified,
-            old_mode: Some(FileMode::Regular),
-            new_mode: Some(FileMode::Regular),
-            old_blob: blob("a"),
-            new_blob: blob("b"),
-        },
-        ManifestEntry {
-            path: RepoPath::parse("src/parser_test.rs").unwrap(),
-            status: ChangeStatus::Added,
-            old_mode: None,
-            new_mode: Some(FileMode::Regular),
-            old_blob: None,
-            new_blob: blob("c"),
-        },
-    ];
+    let entries = fixtures::parser_manifest_entries();
     let manifest = manifest_bytes(&receipt, entries).unwrap();
     insta::assert_snapshot!(
         "candidate_manifest",

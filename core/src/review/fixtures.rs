@@ -3,8 +3,9 @@
 
 use crate::review::causality::{CausalFacts, Hunk};
 use crate::review::correction::FixMeasurement;
+use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::finding::{ReviewerResult, ValidatorResult};
-use crate::review::ids::{Nonce, RepoPath, Timestamp, TreeId};
+use crate::review::ids::{BlobId, Nonce, RepoPath, Timestamp, TreeId};
 use crate::review::lens::{Lens, select_lenses};
 use crate::review::risk::RiskPolicy;
 use crate::review::snapshot::{
@@ -181,4 +182,30 @@ pub fn validation(passed: bool) -> ValidatorResult {
         .as_bytes(),
     )
     .unwrap_or_else(|e| panic!("fixture validation: {e}"))
+}
+
+/// The candidate manifest entries of the parser scenario: `src/parser.rs`
+/// modified (blob `a…` → `b…`) and `src/parser_test.rs` added (blob `c…`).
+pub fn parser_manifest_entries() -> Vec<ManifestEntry> {
+    let blob = |c: &str| {
+        Some(BlobId::parse(c.repeat(40)).unwrap_or_else(|e| panic!("fixture blob {c:?}: {e}")))
+    };
+    vec![
+        ManifestEntry {
+            path: path("src/parser.rs"),
+            status: ChangeStatus::Modified,
+            old_mode: Some(FileMode::Regular),
+            new_mode: Some(FileMode::Regular),
+            old_blob: blob("a"),
+            new_blob: blob("b"),
+        },
+        ManifestEntry {
+            path: path("src/parser_test.rs"),
+            status: ChangeStatus::Added,
+            old_mode: None,
+            new_mode: Some(FileMode::Regular),
+            old_blob: None,
+            new_blob: blob("c"),
+        },
+    ]
 }
