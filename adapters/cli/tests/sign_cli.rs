@@ -223,29 +223,24 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
     unsigned["signatures"] = serde_json::json!([]);
     deny("unsigned.json", &unsigned, "signature_missing");
 
+    // Alice's signature, in namespace `ns`, over other bytes (the allowed
+    // signers file), put on this envelope.
+    let resigned = |ns: &str| {
+        let out = Command::new("ssh-keygen")
+            .args(["-Y", "sign", "-n", ns, "-f"])
+            .arg(&alice)
+            .stdin(std::fs::File::open(list.as_path()).unwrap())
+            .output()
+            .unwrap();
+        let sig = dsse::dearmor(&out.stdout).unwrap();
+        let mut e = env.clone();
+        e["signatures"][0]["sig"] = base64(&sig.blob).into();
+        e
+    };
     // Wrongly signed: alice's signature over other bytes, put on this one.
-    let wrong = Command::new("ssh-keygen")
-        .args(["-Y", "sign", "-n", "probity", "-f"])
-        .arg(&alice)
-        .stdin(std::fs::File::open(list.as_path()).unwrap())
-        .output()
-        .unwrap();
-    let wrong_sig = dsse::dearmor(&wrong.stdout).unwrap();
-    let mut wrongly = env.clone();
-    wrongly["signatures"][0]["sig"] = base64(&wrong_sig.blob).into();
-    deny("wrongly.json", &wrongly, "signature_invalid");
-
+    deny("wrongly.json", &resigned("probity"), "signature_invalid");
     // A signature made in another namespace (e.g. git's own) never counts.
-    let git_ns = Command::new("ssh-keygen")
-        .args(["-Y", "sign", "-n", "git", "-f"])
-        .arg(&alice)
-        .stdin(std::fs::File::open(list.as_path()).unwrap())
-        .output()
-        .unwrap();
-    let git_sig = dsse::dearmor(&git_ns.stdout).unwrap();
-    let mut other_ns = env.clone();
-    other_ns["signatures"][0]["sig"] = base64(&git_sig.blob).into();
-    deny("namespace.json", &other_ns, "signature_invalid");
+    deny("namespace.json", &resigned("git"), "signature_invalid");
 
     // Signed by a key the allowed signers do not list.
     f.git(&["config", "probity.signingKey", mallory.to_str().unwrap()])
