@@ -4,6 +4,61 @@
 //!
 //! Drivers are generic over the traits, so a library consumer can supply its
 //! own adapters (an in-memory store, a libgit2-backed Git, a fixed clock).
+//!
+//! A consumer's adapter: an in-memory snapshot served through the same
+//! budgeted, logged tool driver the CLI and the MCP server use. Validation,
+//! budget and shaping stay in core; the adapter only answers.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//!
+//! use probity_core::snapshot_tools::{
+//!     BudgetLimits, EntryKind, GrepHit, GrepQuery, ListEntry, RawGrep, RawRead, Session,
+//!     SnapshotPath, SubjectError,
+//! };
+//! use probity_ports::snapshot::{SnapshotReader, call_tool};
+//! use serde_json::json;
+//!
+//! /// Files held in memory (say, fetched from a forge API).
+//! struct InMemory(BTreeMap<Vec<u8>, Vec<u8>>);
+//!
+//! impl SnapshotReader for InMemory {
+//!     fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
+//!         match self.0.get(path.as_bytes()) {
+//!             Some(bytes) => Ok(RawRead::File(bytes.clone())),
+//!             None => Err(SubjectError::NotInSnapshot {
+//!                 path: String::from_utf8_lossy(path.as_bytes()).into_owned(),
+//!                 why: "no such file".into(),
+//!             }),
+//!         }
+//!     }
+//!     fn grep(&self, _: &GrepQuery, _: usize) -> Result<RawGrep, SubjectError> {
+//!         // A real adapter searches; this one has nothing to say.
+//!         Ok(RawGrep { hits: Vec::<GrepHit>::new(), more: false, skipped: Vec::new() })
+//!     }
+//!     fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
+//!         Ok(self
+//!             .0
+//!             .keys()
+//!             .map(|p| ListEntry { path: p.clone(), kind: EntryKind::File })
+//!             .collect())
+//!     }
+//! }
+//!
+//! let files = InMemory(BTreeMap::from([(
+//!     b"src/lib.rs".to_vec(),
+//!     b"pub fn answer() -> u32 { 42 }\n".to_vec(),
+//! )]));
+//! let mut session = Session::new(BudgetLimits::default());
+//! let read = call_tool(&mut session, &files, "read", &json!({"path": "src/lib.rs"}));
+//! assert!(!read.is_error, "{}", read.text);
+//! assert!(read.text.contains("pub fn answer()"));
+//! // Core refuses an escape before the adapter is asked.
+//! let escape = call_tool(&mut session, &files, "read", &json!({"path": "../etc/passwd"}));
+//! assert!(escape.is_error, "{}", escape.text);
+//! // Every call is counted before it runs (S3.2), the refused one too.
+//! assert_eq!(session.usage().calls_used, 2);
+//! ```
 
 #![forbid(unsafe_code)]
 
