@@ -27,7 +27,9 @@
 //! ```
 //!
 //! Every file is written as temp file + fsync + rename + directory fsync, so
-//! readers see the old or the new bytes, never half. Writers of different
+//! readers see the old or the new bytes, never half; the `.tmp-*` file a
+//! killed writer leaves is removed by the next new lineage once older than
+//! [`ORPHAN_TEMP_AGE`]. Writers of different
 //! lineages take different locks and never block each other; a writer of
 //! the same lineage waits with bounded backoff, then reports contention.
 
@@ -35,7 +37,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
@@ -404,6 +406,57 @@ fn write_if_different(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// A `.tmp-*` file older than this is an orphan: a write holds its temp
+/// file for the milliseconds between create and rename. Removing a stalled
+/// writer's temp file only makes its rename fail; nothing half-written is
+/// ever read.
+pub const ORPHAN_TEMP_AGE: Duration = Duration::from_secs(15 * 60);
+
+/// The store is at most this deep (`index/open/<tree>/<lineage>`).
+const STORE_DEPTH: usize = 4;
+/// At most this many directory entries are visited by one scavenge.
+const SCAVENGE_MAX_ENTRIES: usize = 200_000;
+
+impl FileStore {
+    /// Removes every `.tmp-*` regular file under the store older than
+    /// [`ORPHAN_TEMP_AGE`] at `now` (what a writer killed between its temp
+    /// file and its rename leaves). Best effort and bounded: symlinks are
+    /// never followed, a failure only leaves the orphan for the next run.
+    pub fn scavenge_orphan_temps(&self, now: SystemTime) {
+        let mut budget = SCAVENGE_MAX_ENTRIES;
+        let mut dirs = vec![(self.root.clone(), 0usize)];
+        while let Some((dir, depth)) = dirs.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if budget == 0 {
+                    return;
+                }
+                budget -= 1;
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() && depth < STORE_DEPTH {
+                    dirs.push((entry.path(), depth + 1));
+                } else if kind.is_file()
+                    && entry.file_name().as_encoded_bytes().starts_with(b".tmp-")
+                {
+                    let stale = entry
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|m| now.duration_since(m).ok())
+                        .is_some_and(|age| age > ORPHAN_TEMP_AGE);
+                    if stale {
+                        let _ = fs::remove_file(entry.path());
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Writes `bytes` durably to a temp file beside `path` (created with its
 /// directory as needed) and returns the directory and the file.
 fn durable_temp(
@@ -483,6 +536,9 @@ impl ReviewStore for FileStore {
             path: lineage.to_string(),
             source,
         })?;
+        // A new lineage is rare and never on a gate's path: the place to
+        // clear what killed writers left behind.
+        self.scavenge_orphan_temps(SystemTime::now());
         let dir = self.lineage_dir(lineage);
         match fs::create_dir_all(&self.root).and_then(|()| fs::create_dir(&dir)) {
             Ok(()) => {}

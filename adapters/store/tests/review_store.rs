@@ -493,3 +493,36 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     store.ensure_projections(&r2).unwrap();
     assert_eq!(files(dir.path()), after);
 }
+
+/// A writer killed between its temp file and the rename leaves a `.tmp-*`
+/// file behind. The next start removes such orphans once they are older
+/// than any live write could be, anywhere in the store, and leaves a fresh
+/// one (a write in flight) and everything else alone.
+#[test]
+fn a_new_start_scavenges_orphaned_temp_files() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    let orphan = |rel: &str, modified: SystemTime| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, b"half").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        p
+    };
+    let in_lineage = orphan("review-0000000000000000/.tmp-a1", old);
+    let in_index = orphan("index/open/abc/.tmp-b2", old);
+    let in_flight = orphan("index/target/.tmp-c3", SystemTime::now());
+    let not_temp = orphan("index/final/keep", old);
+    store.create(&started()).unwrap();
+    assert!(!in_lineage.exists());
+    assert!(!in_index.exists());
+    assert!(in_flight.exists(), "a fresh temp file may be a live write");
+    assert!(not_temp.exists());
+}
