@@ -322,6 +322,10 @@ fn the_server_denies_an_unreviewed_push_and_allows_the_reviewed_one_with_its_not
     );
     assert_eq!(s.server_rev("main").as_deref(), Some(tip.as_str()));
     assert!(s.server_rev("refs/notes/probity").is_some());
+    // Git's own output reaches the user (the `remote:` lines), but not the
+    // advice the hermetic environment provokes (the graft-file hint).
+    assert!(p.stderr.contains("remote:"), "{}", p.stderr);
+    assert!(!p.stderr.contains("hint:"), "{}", p.stderr);
     // Ordinary git shows it.
     let log =
         s.f.git(&["log", "-1", "--notes=probity", "--format=%N"])

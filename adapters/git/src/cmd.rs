@@ -155,7 +155,16 @@ impl GitCli {
             // Grafts rewrite history as replace refs do: never follow them.
             .env("GIT_GRAFT_FILE", "/dev/null")
             .env("GIT_PAGER", "cat")
-            .args(["-c", "core.quotePath=false", "-c", "color.ui=false"])
+            // Pointing the graft file at /dev/null makes git advise against
+            // grafts on every command; that advice is not the user's.
+            .args([
+                "-c",
+                "core.quotePath=false",
+                "-c",
+                "color.ui=false",
+                "-c",
+                "advice.graftFileDeprecated=false",
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
