@@ -279,17 +279,16 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     // refs/probity/trees/, never a delivery): a commit rebased onto work
     // elsewhere no longer contains them, and the server checks the rebase
     // proof against them.
-    all.extend(review_tree_refspecs(&ctx.store, &publications)?);
+    let trees = review_tree_refspecs(&ctx.store, &publications)?;
+    let pushed = push_summary(&all, trees.len());
+    all.extend(trees);
     let (ok, stderr) = ctx.repo.push_atomic(&remote, &all).map_err(repo_error)?;
     eprint!("{stderr}");
     if !ok {
         return Err(CliError::new(
             ErrorKind::Conflict,
             "push_rejected",
-            format!(
-                "git push --atomic {remote} {} was rejected (see git's output above)",
-                all.join(" ")
-            ),
+            format!("git push --atomic {remote} {pushed} was rejected (see git's output above)"),
             "read the remote's reason above: review and publish the commit it names, or fetch and merge, then `probity push` again",
         ));
     }
@@ -304,10 +303,19 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         for p in &publications {
             t.push_str(&published_text(p));
         }
-        t.push_str(&format!("pushed {} to {remote}\n", all.join(" ")));
+        t.push_str(&format!("pushed {pushed} to {remote}\n"));
         t
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// What people read about a push: their refspecs and the notes, the
+/// review-tree refs counted (one stack can carry thousands of them).
+fn push_summary(refspecs: &[String], trees: usize) -> String {
+    match trees {
+        0 => refspecs.join(" "),
+        n => format!("{} and {n} review-tree ref(s)", refspecs.join(" ")),
+    }
 }
 
 /// `<tree>:refs/probity/trees/<lineage>/<which>` for the base, frozen and
@@ -431,5 +439,20 @@ impl ScratchStore {
             })?;
         let store = FileStore::for_common_dir(dir.path());
         Ok(Self { _dir: dir, store })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_summary;
+
+    #[test]
+    fn a_push_summary_counts_review_tree_refs_instead_of_listing_them() {
+        let mine = ["main".to_string(), "refs/notes/probity".to_string()];
+        assert_eq!(push_summary(&mine, 0), "main refs/notes/probity");
+        assert_eq!(
+            push_summary(&mine, 900),
+            "main refs/notes/probity and 900 review-tree ref(s)"
+        );
     }
 }

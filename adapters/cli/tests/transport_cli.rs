@@ -326,6 +326,22 @@ fn the_server_denies_an_unreviewed_push_and_allows_the_reviewed_one_with_its_not
     // advice the hermetic environment provokes (the graft-file hint).
     assert!(p.stderr.contains("remote:"), "{}", p.stderr);
     assert!(!p.stderr.contains("hint:"), "{}", p.stderr);
+    // The text answer names what people pushed (nothing new to publish
+    // this time, so no review-tree refs travel).
+    let again = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(s.f.root())
+    .args(["push", "origin", "main"])
+    .output()
+    .unwrap();
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(again.status.success(), "{text}");
+    assert!(
+        text.contains("pushed main refs/notes/probity to origin"),
+        "{text}"
+    );
     // Ordinary git shows it.
     let log =
         s.f.git(&["log", "-1", "--notes=probity", "--format=%N"])
@@ -1123,4 +1139,37 @@ fn the_pre_push_hook_warns_for_a_stack_pushed_without_its_notes() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("is not pushed"), "{err}");
     assert!(err.contains(&tip), "{err}");
+}
+
+/// The server judges a stack with the same bound as every other gate
+/// (1,000 commits): 300 commits that change no bytes are a delivery, not
+/// "too large" (the server once stopped at 256 with a dead-end next step).
+#[test]
+fn the_server_judges_long_stacks_with_the_gate_bound() {
+    let s = Setup::new();
+    let head = s.rev("HEAD");
+    let tree = s.rev("HEAD^{tree}");
+    let mut tip = head;
+    for i in 0..300 {
+        let out =
+            s.f.git(&["commit-tree", &tree, "-p", &tip, "-m", &format!("e{i}")])
+                .unwrap();
+        tip = String::from_utf8(out).unwrap().trim().to_string();
+    }
+    s.f.git(&["update-ref", "refs/heads/main", &tip]).unwrap();
+    s.push(&["origin", "main"]).unwrap();
+    assert_eq!(s.server_rev("main").as_deref(), Some(tip.as_str()));
+
+    // Past the bound: the gate's own denial and a next step that fits it.
+    for i in 0..1001 {
+        let out =
+            s.f.git(&["commit-tree", &tree, "-p", &tip, "-m", &format!("f{i}")])
+                .unwrap();
+        tip = String::from_utf8(out).unwrap().trim().to_string();
+    }
+    s.f.git(&["update-ref", "refs/heads/main", &tip]).unwrap();
+    let err = s.push(&["origin", "main"]).unwrap_err();
+    assert!(err.contains("DENY: delivery_too_large"), "{err}");
+    assert!(err.contains("push the stack in parts"), "{err}");
+    assert!(!err.contains("republish"), "{err}");
 }

@@ -21,10 +21,6 @@ pub const MAX_RECEIVE_LINES: usize = 10_000;
 /// The most bytes a `pre-receive` input may hold.
 pub const MAX_RECEIVE_BYTES: usize = 4 * 1024 * 1024;
 
-/// The most commits one protected ref update may bring in: past this the
-/// push is denied (a single delivery is one commit; H2's stacks are short).
-pub const MAX_RECEIVED_COMMITS: usize = 256;
-
 /// One line of git's `pre-receive` input: `<old> <new> <ref>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceiveUpdate {

@@ -9,10 +9,9 @@ use probity_core::review::bundle::{
     check_scope, note_with, parse_note,
 };
 use probity_core::review::gate::GateDecision;
+use probity_core::review::gate::MAX_RANGE_COMMITS;
 use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::server::{
-    MAX_RECEIVED_COMMITS, NOTES_REF, ReceiveUpdate, check_notes_update, is_protected,
-};
+use probity_core::review::server::{NOTES_REF, ReceiveUpdate, check_notes_update, is_protected};
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::{Stage, StateRecord};
 
@@ -478,18 +477,12 @@ where
             }
         };
         let commits = git
-            .range(&tip, &exclude, &RemoteScope::None, MAX_RECEIVED_COMMITS + 1)
+            .range(&tip, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)
             .map_err(repo_err)?;
-        if commits.len() > MAX_RECEIVED_COMMITS {
-            return Ok(PreReceive::Denied(ReceiveDenial {
-                reason_code: "input_too_large".into(),
-                refname: u.refname.clone(),
-                commit: Some(tip),
-                message: format!(
-                    "the update brings in more than {MAX_RECEIVED_COMMITS} commits; a delivery is one reviewed commit"
-                ),
-                next_action: "squash",
-            }));
+        if commits.len() > MAX_RANGE_COMMITS {
+            // Past the bound every gate shares: nothing of it is imported,
+            // and the gate below denies the update `delivery_too_large`.
+            continue;
         }
         for c in commits.into_iter().map(|c| c.commit).chain([tip]) {
             if !seen.contains(&c) {
@@ -602,12 +595,16 @@ where
     if let Some(b) = git.find_commit(base).map_err(repo_err)? {
         exclude.push(b);
     }
-    let commits: Vec<CommitId> = git
-        .range(&head_c, &exclude, &RemoteScope::None, MAX_RECEIVED_COMMITS)
-        .map_err(repo_err)?
-        .into_iter()
-        .map(|c| c.commit)
-        .collect();
+    let listed = git
+        .range(&head_c, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)
+        .map_err(repo_err)?;
+    // Past the bound every gate shares, the gate below denies the range
+    // `delivery_too_large`: nothing of it is imported.
+    let commits: Vec<CommitId> = if listed.len() > MAX_RANGE_COMMITS {
+        Vec::new()
+    } else {
+        listed.into_iter().map(|c| c.commit).collect()
+    };
     let notes = git.notes_tip().map_err(repo_err)?;
     if let Some(d) = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)? {
         return Ok(Err(d));

@@ -174,8 +174,12 @@ fn next_hint(code: &str) -> &'static str {
         "review_escalated" | "review_invalidated" | "receipt_superseded" => {
             "a person decides: recover the lineage (`probity recover`) and review again, then `probity push`"
         }
-        "delivery_partial" | "delivery_empty" => {
-            "squash the range into the one reviewed commit, then `probity push`"
+        "delivery_partial" => {
+            "rebase the merge away as the reason says, review each commit (`probity start --range`), then `probity push`"
+        }
+        "delivery_empty" => "push a ref that brings in the reviewed commits",
+        "delivery_too_large" => {
+            "push the stack in parts as the reason says (each part's commits reviewed), with `probity push`"
         }
         "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
         "notes_ref_deleted" | "notes_ref_rewritten" => {
