@@ -26,6 +26,6 @@ for l in $(grep -o '"lineage_id": *"[^"]*"' "$T/started.json" | cut -d'"' -f4 | 
   "$P" finalize --lineage "$l" --evidence-cmd -- true >/dev/null
 done
 "$P" publish >/dev/null 2>&1 || true
-/usr/bin/time -f "push of $N reviewed commits (server pre-receive included): %e s wall, %M KiB max RSS (of git push)" \
+/usr/bin/time -f "push of $N reviewed commits (server pre-receive included): %e s wall, %M KiB max RSS (largest process of the push)" \
   "$P" push origin HEAD >/dev/null
 git --git-dir=../remote.git rev-list --count main
