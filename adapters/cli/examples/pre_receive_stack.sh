@@ -21,10 +21,11 @@ for i in $(seq 1 "$N"); do
   git add -A && git commit -q --no-verify -m "c$i"
 done
 "$P" start --range origin/main..HEAD --json > "$T/started.json"
-for l in $(grep -o '"lineage_id": *"[^"]*"' "$T/started.json" | cut -d'"' -f4 | sort -u); do
-  "$P" finalize --lineage "$l" --result "$T/clean.json" >/dev/null
-  "$P" finalize --lineage "$l" --evidence-cmd -- true >/dev/null
-done
+grep -o '"lineage_id": *"[^"]*"' "$T/started.json" | cut -d'"' -f4 | sort -u |
+  while read -r l; do
+    "$P" finalize --lineage "$l" --result "$T/clean.json" >/dev/null
+    "$P" finalize --lineage "$l" --evidence-cmd -- true >/dev/null
+  done
 "$P" publish >/dev/null 2>&1 || true
 /usr/bin/time -f "push of $N reviewed commits (server pre-receive included): %e s wall, %M KiB max RSS (largest process of the push)" \
   "$P" push origin HEAD >/dev/null
