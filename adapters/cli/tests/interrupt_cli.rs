@@ -70,3 +70,85 @@ fn a_dead_owners_copy_is_removed_and_a_live_ones_is_kept() {
     gate(f.root()).status().unwrap();
     assert_eq!(leftovers(&git_dir), Vec::<String>::new());
 }
+
+/// Ctrl-C during `finalize --evidence-cmd` (the terminal signals the whole
+/// foreground group): the check runs in its own process group, so the
+/// signal reaches only Probity, which must stop the check too, exit as
+/// interrupted, and change nothing (it once left the check running).
+#[test]
+fn ctrl_c_during_an_evidence_command_stops_the_check_and_changes_nothing() {
+    use std::os::unix::process::CommandExt;
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let st = support::probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let clean = support::input(dir.path(), "r.json", support::CLEAN_RESULT);
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
+    for lens in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(format!("{}={clean}", lens.as_str().unwrap()));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let v = support::probity(f.root(), &args);
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    let before = support::store_snapshot(&f);
+
+    let pidfile = dir.path().join("check.pid");
+    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .args(["--cwd", f.root().to_str().unwrap()])
+        .args(["finalize", "--lineage", &lineage, "--evidence-cmd", "--"])
+        .args(["sh", "-c", &script])
+        .env_remove("GIT_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        // The "terminal's" foreground group: Probity leads it.
+        .process_group(0);
+    let mut probity = cmd.spawn().unwrap();
+    let mut waited = Duration::ZERO;
+    let check_pid = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        assert!(waited < Duration::from_secs(30), "the check never started");
+        std::thread::sleep(Duration::from_millis(20));
+        waited += Duration::from_millis(20);
+    };
+    let group = format!("-{}", probity.id());
+    let sent = Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = probity.wait().unwrap();
+    assert!(!status.success(), "an interrupted finalize never succeeds");
+    // The check is gone (give the kernel a moment to reap it).
+    let mut alive = true;
+    for _ in 0..100 {
+        let probe = Command::new("kill")
+            .args(["-0", &check_pid.to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        alive = probe.success();
+        if !alive {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if alive {
+        let _ = Command::new("kill")
+            .args(["-KILL", &check_pid.to_string()])
+            .status();
+    }
+    assert!(
+        !alive,
+        "the evidence command outlived the interrupted finalize"
+    );
+    assert_eq!(before, support::store_snapshot(&f));
+}
