@@ -62,5 +62,6 @@
 
 #![forbid(unsafe_code)]
 
+pub mod forge;
 pub mod review;
 pub mod snapshot;

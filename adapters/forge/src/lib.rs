@@ -1,0 +1,41 @@
+//! `probity-forge`: forge adapters for the entity-context-snapshot forge
+//! port (`probity_ports::forge`, C4). One module per forge; GitHub first.
+//!
+//! HTTP is blocking `ureq` with a timeout on every request, every body
+//! read under a byte bound before it is parsed, rate limits waited out
+//! within a bounded total through an injectable [`http::Sleeper`], and the
+//! credential sent only as a request header ([`http::Token`] never
+//! renders). Mapping tables (native vocabulary → v1) are pure functions in
+//! each forge's `map` module, tested row by row.
+
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "fixture")]
+pub mod fixture;
+pub mod github;
+pub mod http;
+
+use probity_ports::forge::ForgeError;
+
+/// The forges `probity context fetch` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForgeKind {
+    Github,
+    Gitlab,
+    Forgejo,
+}
+
+impl ForgeKind {
+    /// Refuses a forge whose adapter is not built yet.
+    pub fn require_built(self) -> Result<(), ForgeError> {
+        match self {
+            ForgeKind::Github => Ok(()),
+            ForgeKind::Gitlab => Err(ForgeError::Unsupported {
+                what: "the gitlab adapter (not built yet)".into(),
+            }),
+            ForgeKind::Forgejo => Err(ForgeError::Unsupported {
+                what: "the forgejo adapter (not built yet)".into(),
+            }),
+        }
+    }
+}
