@@ -175,6 +175,11 @@ fn main() -> ExitCode {
     let out = Output {
         json: cli.global.json,
     };
+    // Ctrl-C, SIGTERM and SIGHUP still end Probity at once, but first stop
+    // its children and remove its temporary files (an index copy in the git
+    // dir, a scratch export, a store temp file). Without the handlers
+    // (never expected), the next run's scavenging removes them instead.
+    let _ = probity_scratch::signals::install();
     // Long operations say so on a terminal's stderr (never otherwise);
     // interactive and streaming commands keep their stderr to themselves.
     let progress = match &cli.command {

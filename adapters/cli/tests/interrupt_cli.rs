@@ -2,7 +2,8 @@
 //! hook, SIGTERM, SIGKILL) used to leave a full copy of the Git index in
 //! the git dir every time (hundreds of them, hundreds of MB). Every such
 //! copy is now held under an owner lock, and the next run removes what a
-//! dead owner left, never what a live one holds.
+//! dead owner left, never what a live one holds; a run ended by SIGINT,
+//! SIGTERM or SIGHUP removes its own before it goes.
 
 mod support;
 
@@ -19,6 +20,21 @@ fn leftovers(git_dir: &std::path::Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// A repository whose index is large enough (3,000 files) that a gate's
+/// copy of it lives for a moment a test can catch.
+fn large_change() -> probity_git::fixture::Fixture {
+    let f = support::parser_base();
+    for d in 0..30 {
+        for i in 0..100 {
+            f.write(&format!("d{d}/f{i}.txt"), format!("{d}/{i}\n"))
+                .unwrap();
+        }
+    }
+    f.commit_all("many files").unwrap();
+    support::write_medium_change(&f);
+    f
 }
 
 fn gate(cwd: &std::path::Path) -> Command {
@@ -47,6 +63,53 @@ fn runs_killed_at_any_moment_leave_nothing_after_the_next_run() {
     let status = gate(f.root()).status().unwrap();
     assert!(status.code().is_some());
     assert_eq!(leftovers(&git_dir), Vec::<String>::new());
+}
+
+/// SIGTERM (or Ctrl-C, or SIGHUP) while the gate's index copy exists: the
+/// run stops its git child, removes the copy and its owner lock, and ends by
+/// the signal; nothing is left for a next run to find.
+#[test]
+fn a_signalled_run_removes_its_index_copy_before_it_ends() {
+    use std::os::unix::process::ExitStatusExt;
+    let f = large_change();
+    let git_dir = f.root().join(".git");
+    let mut caught = 0;
+    for _ in 0..40 {
+        let mut child = gate(f.root()).spawn().unwrap();
+        // Wait for the copy to appear, then signal Probity alone (not its
+        // group: its git child must be stopped by Probity itself).
+        let mut seen = false;
+        while child.try_wait().unwrap().is_none() {
+            if !leftovers(&git_dir).is_empty() {
+                seen = true;
+                break;
+            }
+            std::thread::yield_now();
+        }
+        if !seen {
+            let _ = child.wait();
+            continue;
+        }
+        let sent = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        if status.signal() == Some(15) {
+            caught += 1;
+            assert_eq!(
+                leftovers(&git_dir),
+                Vec::<String>::new(),
+                "an interrupted run leaves nothing, at once"
+            );
+        }
+        if caught >= 5 {
+            break;
+        }
+    }
+    assert!(caught > 0, "no run was caught while its index copy existed");
+    assert!(!git_dir.join("index.lock").exists());
 }
 
 #[test]

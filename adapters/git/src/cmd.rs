@@ -222,10 +222,14 @@ impl GitCli {
         if stdin.is_some() {
             cmd.stdin(Stdio::piped());
         }
-        let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
-            exe: self.exe.to_string_lossy().into_owned(),
-            source,
-        })?;
+        // Stopped first if Probity is interrupted (see probity-scratch).
+        let (mut child, _running) =
+            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
+                GitError::Spawn {
+                    exe: self.exe.to_string_lossy().into_owned(),
+                    source,
+                }
+            })?;
         if let Some(input) = stdin {
             // Write stdin from a scoped thread so a large output cannot
             // deadlock against a large input.
@@ -322,10 +326,14 @@ impl GitCli {
         }
         let mut cmd = self.command(cwd);
         cmd.args(["cat-file", "--batch"]).stdin(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|source| GitError::Spawn {
-            exe: self.exe.to_string_lossy().into_owned(),
-            source,
-        })?;
+        // Stopped first if Probity is interrupted (see probity-scratch).
+        let (mut child, _running) =
+            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
+                GitError::Spawn {
+                    exe: self.exe.to_string_lossy().into_owned(),
+                    source,
+                }
+            })?;
         let mut stdin = child
             .stdin
             .take()

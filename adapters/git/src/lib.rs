@@ -14,7 +14,7 @@ pub mod fixture;
 pub mod notes;
 pub mod port;
 pub mod repo;
-pub mod scratch;
+pub use probity_scratch::scratch;
 pub mod sign;
 pub mod subject;
 

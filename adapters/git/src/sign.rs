@@ -135,12 +135,13 @@ impl SshKeygen {
         // Its own process group, so a timeout ends whatever it started
         // (an `ssh-sk-helper`, a wrapper's children), not only the leader.
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd
-            .args(args)
-            .spawn()
-            .map_err(|source| SshKeygenError::Spawn {
-                exe: self.exe.to_string_lossy().into_owned(),
-                source,
+        cmd.args(args);
+        let (mut child, _running) =
+            probity_scratch::registry::spawn(&mut cmd, true).map_err(|source| {
+                SshKeygenError::Spawn {
+                    exe: self.exe.to_string_lossy().into_owned(),
+                    source,
+                }
             })?;
         // Owned threads reporting through channels: a descendant that keeps
         // a pipe open past the deadline cannot hold this call.

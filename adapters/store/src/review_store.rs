@@ -27,9 +27,11 @@
 //! ```
 //!
 //! Every file is written as temp file + fsync + rename + directory fsync, so
-//! readers see the old or the new bytes, never half; the `.tmp-*` file a
-//! killed writer leaves is removed by the next new lineage once older than
-//! [`ORPHAN_TEMP_AGE`]. Writers of different
+//! readers see the old or the new bytes, never half. A writer holds its
+//! `.tmp-*` file locked from creation to rename (and an interrupted run
+//! removes it before it ends); the one a killed writer leaves is removed by
+//! the next new lineage, told from a live write by its lock, not its age.
+//! Writers of different
 //! lineages take different locks and never block each other; a writer of
 //! the same lineage waits with bounded backoff, then reports contention.
 
@@ -37,7 +39,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
@@ -406,23 +408,17 @@ fn write_if_different(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// A `.tmp-*` file older than this is an orphan: a write holds its temp
-/// file for the milliseconds between create and rename. Removing a stalled
-/// writer's temp file only makes its rename fail; nothing half-written is
-/// ever read.
-pub const ORPHAN_TEMP_AGE: Duration = Duration::from_secs(15 * 60);
-
 /// The store is at most this deep (`index/open/<tree>/<lineage>`).
 const STORE_DEPTH: usize = 4;
 /// At most this many directory entries are visited by one scavenge.
 const SCAVENGE_MAX_ENTRIES: usize = 200_000;
 
 impl FileStore {
-    /// Removes every `.tmp-*` regular file under the store older than
-    /// [`ORPHAN_TEMP_AGE`] at `now` (what a writer killed between its temp
-    /// file and its rename leaves). Best effort and bounded: symlinks are
-    /// never followed, a failure only leaves the orphan for the next run.
-    pub fn scavenge_orphan_temps(&self, now: SystemTime) {
+    /// Removes every `.tmp-*` regular file under the store that no live
+    /// writer holds locked (what a writer killed between its temp file and
+    /// its rename leaves). Best effort and bounded: symlinks are never
+    /// followed, a failure only leaves the orphan for the next run.
+    pub fn scavenge_orphan_temps(&self) {
         let mut budget = SCAVENGE_MAX_ENTRIES;
         let mut dirs = vec![(self.root.clone(), 0usize)];
         while let Some((dir, depth)) = dirs.pop() {
@@ -442,15 +438,7 @@ impl FileStore {
                 } else if kind.is_file()
                     && entry.file_name().as_encoded_bytes().starts_with(b".tmp-")
                 {
-                    let stale = entry
-                        .metadata()
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|m| now.duration_since(m).ok())
-                        .is_some_and(|age| age > ORPHAN_TEMP_AGE);
-                    if stale {
-                        let _ = fs::remove_file(entry.path());
-                    }
+                    probity_scratch::remove_if_orphaned(&entry.path());
                 }
             }
         }
@@ -462,16 +450,13 @@ impl FileStore {
 fn durable_temp(
     path: &Path,
     bytes: &[u8],
-) -> Result<(PathBuf, tempfile::NamedTempFile), StoreError> {
+) -> Result<(PathBuf, probity_scratch::LockedTemp), StoreError> {
     let dir = path.parent().ok_or_else(|| StoreError::Malformed {
         path: path.display().to_string(),
         detail: "no parent directory".into(),
     })?;
     fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)
-        .map_err(io(dir))?;
+    let mut tmp = probity_scratch::LockedTemp::new_in(dir, ".tmp-").map_err(io(dir))?;
     tmp.write_all(bytes).map_err(io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(io(path))?;
     Ok((dir.to_path_buf(), tmp))
@@ -481,7 +466,7 @@ fn durable_temp(
 /// directory, fsync, rename over `path`, fsync of the directory.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let (dir, tmp) = durable_temp(path, bytes)?;
-    tmp.persist(path).map_err(|e| io(path)(e.error))?;
+    tmp.persist(path).map_err(io(path))?;
     sync_dir(&dir)
 }
 
@@ -538,7 +523,7 @@ impl ReviewStore for FileStore {
         })?;
         // A new lineage is rare and never on a gate's path: the place to
         // clear what killed writers left behind.
-        self.scavenge_orphan_temps(SystemTime::now());
+        self.scavenge_orphan_temps();
         let dir = self.lineage_dir(lineage);
         match fs::create_dir_all(&self.root).and_then(|()| fs::create_dir(&dir)) {
             Ok(()) => {}

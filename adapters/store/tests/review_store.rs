@@ -495,11 +495,12 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
 }
 
 /// A writer killed between its temp file and the rename leaves a `.tmp-*`
-/// file behind. The next start removes such orphans once they are older
-/// than any live write could be, anywhere in the store, and leaves a fresh
-/// one (a write in flight) and everything else alone.
+/// file behind. The next start removes every such orphan anywhere in the
+/// store, told by its lock (a live writer holds its temp file locked from
+/// creation to rename), never by its age: a fresh orphan goes, an old temp
+/// file a live writer holds stays, and everything else is left alone.
 #[test]
-fn a_new_start_scavenges_orphaned_temp_files() {
+fn a_new_start_scavenges_orphaned_temp_files_by_their_lock() {
     use std::time::{Duration, SystemTime};
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
@@ -518,11 +519,22 @@ fn a_new_start_scavenges_orphaned_temp_files() {
     };
     let in_lineage = orphan("review-0000000000000000/.tmp-a1", old);
     let in_index = orphan("index/open/abc/.tmp-b2", old);
-    let in_flight = orphan("index/target/.tmp-c3", SystemTime::now());
+    let fresh_orphan = orphan("index/base/.tmp-d4", SystemTime::now());
+    let in_flight = orphan("index/target/.tmp-c3", old);
+    let held = std::fs::File::open(&in_flight).unwrap();
+    held.lock().unwrap();
     let not_temp = orphan("index/final/keep", old);
     store.create(&started()).unwrap();
     assert!(!in_lineage.exists());
     assert!(!in_index.exists());
-    assert!(in_flight.exists(), "a fresh temp file may be a live write");
+    assert!(
+        !fresh_orphan.exists(),
+        "an unheld temp file is an orphan, however new"
+    );
+    assert!(
+        in_flight.exists(),
+        "a held temp file is a live write, however old"
+    );
     assert!(not_temp.exists());
+    drop(held);
 }

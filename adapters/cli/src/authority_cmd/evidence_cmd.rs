@@ -8,7 +8,6 @@
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -41,77 +40,6 @@ fn kill_group(pid: u32) {
     }
 }
 
-/// The interrupting signal Probity received while a check ran (0: none).
-static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn note_interrupt(sig: libc::c_int) {
-    // Only an atomic store: async-signal-safe.
-    INTERRUPTED.store(sig, Ordering::SeqCst);
-}
-
-/// While a check runs, Ctrl-C, SIGTERM and SIGHUP are noted instead of
-/// ending Probity at once: the check leads its own process group, so the
-/// terminal's signal never reaches it, and Probity must stop it before
-/// going. A signal ignored when Probity started (a background job) stays
-/// ignored. The previous dispositions come back on drop.
-struct InterruptGuard {
-    previous: Vec<(libc::c_int, libc::sighandler_t)>,
-}
-
-impl InterruptGuard {
-    fn install() -> Self {
-        INTERRUPTED.store(0, Ordering::SeqCst);
-        let handler = note_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        let mut previous = Vec::new();
-        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-            // SAFETY: signal(2) installs a handler that only performs an
-            // atomic store; the old disposition is kept to restore.
-            let old = unsafe { libc::signal(sig, handler) };
-            if old == libc::SIG_IGN {
-                // SAFETY: as above, putting back "ignore".
-                unsafe { libc::signal(sig, libc::SIG_IGN) };
-            } else if old != libc::SIG_ERR {
-                previous.push((sig, old));
-            }
-        }
-        Self { previous }
-    }
-
-    /// The signal that arrived since `install`, if any.
-    fn pending(&self) -> Option<libc::c_int> {
-        match INTERRUPTED.load(Ordering::SeqCst) {
-            0 => None,
-            sig => Some(sig),
-        }
-    }
-}
-
-impl Drop for InterruptGuard {
-    fn drop(&mut self) {
-        for (sig, old) in self.previous.drain(..) {
-            // SAFETY: restores the disposition signal(2) returned.
-            unsafe { libc::signal(sig, old) };
-        }
-    }
-}
-
-/// Ends Probity by `sig` after its check was stopped, as the signal would
-/// have (a shell sees 128 + sig); nothing was written yet.
-fn die_by(guard: InterruptGuard, sig: libc::c_int) -> CliError {
-    drop(guard);
-    // SAFETY: raise(2) on this process with the default disposition back.
-    unsafe {
-        libc::raise(sig);
-    }
-    // Only reached if the restored disposition does not end the process.
-    CliError::new(
-        ErrorKind::Io,
-        "interrupted",
-        format!("interrupted by signal {sig} while the evidence command ran; it was stopped"),
-        "nothing was changed: run `probity finalize` with the check again",
-    )
-}
-
 /// Runs `argv` with a timeout and returns what happened. The output is
 /// hashed as it arrives; the run ends when the program exited and its
 /// output closed, or at the timeout (then the group is killed).
@@ -132,8 +60,12 @@ pub fn run(argv: &[String], timeout: Duration) -> Result<CommandRun, CliError> {
         .stdout(writer)
         .stderr(writer2)
         .process_group(0);
-    let guard = InterruptGuard::install();
-    let mut child = cmd.spawn().map_err(|e| spawn_error(argv, e))?;
+    // The check leads its own process group, so a terminal's Ctrl-C never
+    // reaches it: if Probity is interrupted (SIGINT, SIGTERM, SIGHUP), its
+    // signal handling kills this group before Probity ends by the signal,
+    // with nothing written (see probity-scratch).
+    let (mut child, _group) =
+        probity_scratch::registry::spawn(&mut cmd, true).map_err(|e| spawn_error(argv, e))?;
     // The parent's copies of the write end must close, or the reader never
     // sees the end of the output.
     drop(cmd);
@@ -182,13 +114,6 @@ pub fn run(argv: &[String], timeout: Duration) -> Result<CommandRun, CliError> {
                     (None, Some(s)) => ExitOutcome::Signal(s),
                     (None, None) => ExitOutcome::Signal(0),
                 };
-            }
-            None if guard.pending().is_some() => {
-                kill_group(pid);
-                let _ = child.kill();
-                let _ = child.wait();
-                let sig = guard.pending().unwrap_or(libc::SIGINT);
-                return Err(die_by(guard, sig));
             }
             None if started.elapsed() >= timeout => break timed_out(&mut child),
             None => {

@@ -602,8 +602,7 @@ impl GitSubject {
         }
         let mut cmd = self.repo.git().command(self.repo.root());
         cmd.args(&args);
-        let mut child = cmd
-            .spawn()
+        let (mut child, _running) = probity_scratch::registry::spawn(&mut cmd, false)
             .map_err(|e| SubjectError::Backend(format!("could not run git: {e}")))?;
         let stdout = child
             .stdout

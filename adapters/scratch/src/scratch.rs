@@ -1,24 +1,36 @@
-//! Temporary artifacts a killed process cannot leak for long.
+//! Scratch artifacts under an owner lock.
 //!
-//! A `probity` interrupted by Ctrl-C, SIGTERM or SIGKILL runs no destructor,
-//! so a temporary index copy in the git dir (a full copy of the index) or a
-//! scratch repository would stay forever. Every such artifact is therefore
-//! guarded by an owner lock: `<name>.owner`, created first and held with an
-//! exclusive `File::lock` for the artifact's whole life (the operating
-//! system releases it when the process ends, however it ends). Cleanup
-//! removes the artifact first and the lock last, so an artifact never
-//! outlives its lock file.
+//! A `probity` killed by SIGKILL runs no destructor, so a temporary index
+//! copy in the git dir (a full copy of the index) or a scratch repository
+//! would stay forever. Every such artifact is therefore guarded by an owner
+//! lock: `<name>.owner`, created first and held with an exclusive
+//! `File::lock` for the artifact's whole life (the operating system releases
+//! it when the process ends, however it ends). Cleanup removes the artifact
+//! first and the lock last, so an artifact never outlives its lock file.
+//! Both are registered (see [`crate::registry`]), so an interrupted run
+//! removes them before it ends.
 //!
 //! [`scavenge`] runs at the next use: every lock file of the kind that it
 //! can lock belongs to a process that is gone, and its artifact and lock are
 //! removed. A live owner's lock cannot be taken, so its artifact is never
-//! touched, whatever its age.
+//! touched, whatever its age. The lock's descriptor is inherited by the
+//! children spawned while the artifact lives (the git commands that write
+//! it), so a git orphaned by a killed owner still holds the lock until it
+//! ends too: it cannot write the artifact again after a scavenger removed
+//! it.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
+use crate::registry::{self, Entry, Registered, remove_artifact};
+use crate::temp::still_ours;
+
 // Not `.lock`: git writes `<index>.lock` beside an index it updates.
 const LOCK_SUFFIX: &str = ".owner";
+
+/// How many times a reservation is retried when a scavenger removed the
+/// lock file between its creation and its locking.
+const RESERVE_ATTEMPTS: usize = 8;
 
 /// An artifact path reserved under an owner lock held by this process.
 #[derive(Debug)]
@@ -27,6 +39,7 @@ pub struct Scratch {
     lock_path: PathBuf,
     // Held (locked) until drop.
     _lock: File,
+    _registered: [Registered; 2],
 }
 
 impl Scratch {
@@ -35,23 +48,41 @@ impl Scratch {
     /// `dir` under the same prefix.
     pub fn reserve(dir: &Path, prefix: &str) -> std::io::Result<Scratch> {
         scavenge(dir, prefix);
-        let (lock, lock_path) = tempfile::Builder::new()
-            .prefix(prefix)
-            .suffix(LOCK_SUFFIX)
-            .tempfile_in(dir)?
-            .keep()
-            .map_err(|e| e.error)?;
-        if let Err(e) = lock.lock() {
-            let _ = fs::remove_file(&lock_path);
-            return Err(e);
+        for _ in 0..RESERVE_ATTEMPTS {
+            let (lock, lock_path) = tempfile::Builder::new()
+                .prefix(prefix)
+                .suffix(LOCK_SUFFIX)
+                .tempfile_in(dir)?
+                .keep()
+                .map_err(|e| e.error)?;
+            if let Err(e) = lock.lock() {
+                let _ = fs::remove_file(&lock_path);
+                return Err(e);
+            }
+            // Another run's scavenging pass may have taken the lock file
+            // between its creation and our lock: then it is gone (or not
+            // ours) and a new one is made.
+            if !still_ours(&lock, &lock_path) {
+                continue;
+            }
+            inherit_across_exec(&lock)?;
+            let path = artifact_of(&lock_path).ok_or_else(|| {
+                std::io::Error::other("a scratch lock file name without its suffix")
+            })?;
+            let registered = [
+                registry::register(Entry::Owner(lock_path.clone())),
+                registry::artifact(&path),
+            ];
+            return Ok(Scratch {
+                path,
+                lock_path,
+                _lock: lock,
+                _registered: registered,
+            });
         }
-        let path = artifact_of(&lock_path)
-            .ok_or_else(|| std::io::Error::other("a scratch lock file name without its suffix"))?;
-        Ok(Scratch {
-            path,
-            lock_path,
-            _lock: lock,
-        })
+        Err(std::io::Error::other(
+            "could not hold a scratch owner lock: other runs kept removing it",
+        ))
     }
 
     /// Where the artifact lives.
@@ -67,22 +98,23 @@ impl Drop for Scratch {
     }
 }
 
+/// Clears close-on-exec, so every child spawned from now on shares the
+/// locked open file (the lock is released when the last holder ends).
+fn inherit_across_exec(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fcntl(2) F_SETFD on a descriptor this function borrows, open
+    // for its whole call; it only changes the descriptor's flags.
+    let r = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFD, 0) };
+    if r == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn artifact_of(lock_path: &Path) -> Option<PathBuf> {
     let name = lock_path.file_name()?.to_str()?;
     let stem = name.strip_suffix(LOCK_SUFFIX)?;
     Some(lock_path.with_file_name(stem))
-}
-
-fn remove_artifact(path: &Path) {
-    match fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => {
-            let _ = fs::remove_dir_all(path);
-        }
-        Ok(_) => {
-            let _ = fs::remove_file(path);
-        }
-        Err(_) => {}
-    }
 }
 
 /// Removes, in `dir`, every artifact named `<prefix>...` whose owner lock
@@ -109,12 +141,9 @@ pub fn scavenge(dir: &Path, prefix: &str) -> usize {
             continue;
         }
         if let Some(artifact) = artifact_of(&lock_path) {
+            // With git's `<artifact>.lock`, if git was stopped with its
+            // owner.
             remove_artifact(&artifact);
-            // And the lock git keeps beside an index it writes, if git was
-            // stopped with its owner.
-            let mut git_lock = artifact.into_os_string();
-            git_lock.push(".lock");
-            let _ = fs::remove_file(git_lock);
         }
         let _ = fs::remove_file(&lock_path);
         removed += 1;

@@ -1,0 +1,189 @@
+//! The process-wide set of what an interrupted run must undo: artifact
+//! paths to remove and child processes to stop. Each entry is held by a
+//! [`Registered`] guard and leaves the set when the guard drops.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Something to undo if the run is interrupted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A file or directory to remove (with `<path>.lock`, which git keeps
+    /// beside an index it is writing).
+    Artifact(PathBuf),
+    /// An owner lock file, removed after every artifact.
+    Owner(PathBuf),
+    /// A child process to kill (and briefly wait for) before any removal,
+    /// so it cannot write an artifact again after it was removed.
+    Child(u32),
+    /// A process group (a child spawned as its own group's leader) to kill.
+    Group(u32),
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+static ENTRIES: Mutex<BTreeMap<u64, Entry>> = Mutex::new(BTreeMap::new());
+
+fn entries() -> MutexGuard<'static, BTreeMap<u64, Entry>> {
+    // A panic while the set was held leaves it usable: it is only a map.
+    ENTRIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Keeps its entry in the set until dropped.
+#[derive(Debug)]
+#[must_use = "the entry leaves the set when this guard drops"]
+pub struct Registered(u64);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        entries().remove(&self.0);
+    }
+}
+
+/// Adds `entry` to the set until the returned guard drops.
+pub fn register(entry: Entry) -> Registered {
+    let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    entries().insert(key, entry);
+    Registered(key)
+}
+
+/// Registers an artifact path.
+pub fn artifact(path: &Path) -> Registered {
+    register(Entry::Artifact(path.to_path_buf()))
+}
+
+/// Spawns `cmd` and registers the child (as a process group when it was
+/// made its group's leader, `group`) in one step under the set's lock: an
+/// interrupted run, which holds that lock from its cleanup until the
+/// process ends, either sees the child or prevents its spawn, so no child
+/// can start writing after the cleanup.
+pub fn spawn(
+    cmd: &mut std::process::Command,
+    group: bool,
+) -> std::io::Result<(std::process::Child, Registered)> {
+    let mut set = entries();
+    let child = cmd.spawn()?;
+    let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    let entry = if group {
+        Entry::Group(child.id())
+    } else {
+        Entry::Child(child.id())
+    };
+    set.insert(key, entry);
+    Ok((child, Registered(key)))
+}
+
+/// What the set holds now (for tests and diagnostics).
+pub fn snapshot() -> Vec<Entry> {
+    entries().values().cloned().collect()
+}
+
+/// How long an interrupted run waits for a killed child to be gone.
+const CHILD_GRACE: Duration = Duration::from_secs(2);
+
+/// Undoes everything registered: kills children and groups, waits (bounded)
+/// for killed children, then removes artifacts and, last, owner locks. The
+/// set is left as it was.
+pub fn undo_all() {
+    let set = entries();
+    undo(&set);
+}
+
+/// [`undo_all`], keeping the set locked for the rest of the process: no
+/// child is spawned and no artifact reserved after the cleanup (the caller
+/// ends the process next).
+pub fn undo_all_and_freeze() {
+    let set = entries();
+    undo(&set);
+    std::mem::forget(set);
+}
+
+fn undo(set: &BTreeMap<u64, Entry>) {
+    let all: Vec<&Entry> = set.values().collect();
+    for e in &all {
+        match e {
+            Entry::Child(pid) => kill(*pid, false),
+            Entry::Group(pid) => kill(*pid, true),
+            _ => {}
+        }
+    }
+    let deadline = Instant::now() + CHILD_GRACE;
+    for e in &all {
+        if let Entry::Child(pid) = e {
+            wait_gone(*pid, deadline);
+        }
+    }
+    for e in &all {
+        if let Entry::Artifact(p) = e {
+            remove_artifact(p);
+        }
+    }
+    for e in &all {
+        if let Entry::Owner(p) = e {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn kill(pid: u32, group: bool) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    let target = if group { -pid } else { pid };
+    // SAFETY: kill(2) sends a signal to our own child (or the group it
+    // leads); no memory is shared.
+    unsafe {
+        libc::kill(target, libc::SIGKILL);
+    }
+}
+
+/// Waits until `pid` has exited: reaped here, or already reaped by the
+/// thread that spawned it (then waitpid reports no such child).
+fn wait_gone(pid: u32, deadline: Instant) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid(2) on our own child, non-blocking, with a valid
+        // out-pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if r != 0 || Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Removes a file or a directory tree, and git's `<path>.lock` beside it.
+/// Best effort: what cannot be removed is left for the next scavenging.
+pub fn remove_artifact(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+    let mut git_lock = path.as_os_str().to_owned();
+    git_lock.push(".lock");
+    let _ = std::fs::remove_file(PathBuf::from(git_lock));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guards_add_and_remove_their_entries() {
+        let p = PathBuf::from("/nonexistent/probity-registry-test");
+        let g = artifact(&p);
+        assert!(snapshot().contains(&Entry::Artifact(p.clone())));
+        drop(g);
+        assert!(!snapshot().contains(&Entry::Artifact(p)));
+    }
+}

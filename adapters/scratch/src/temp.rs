@@ -1,0 +1,132 @@
+//! Temp files that are their own owner lock: a store write's temp file is
+//! locked (exclusive `File::lock`) from creation until it is renamed or
+//! removed, so a pass over the store can tell a live writer's temp file
+//! from a killed writer's by whether its lock can be taken, never by age.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use crate::registry::{self, Registered};
+
+/// How many times creation is retried when a scavenger removed the new
+/// file between its creation and its locking.
+const CREATE_ATTEMPTS: usize = 8;
+
+/// A named temp file held locked by this process and registered for
+/// removal if the run is interrupted. Dropping it removes the file.
+#[derive(Debug)]
+pub struct LockedTemp {
+    file: tempfile::NamedTempFile,
+    _registered: Registered,
+}
+
+impl LockedTemp {
+    /// Creates `<dir>/<prefix><random>`, locked and registered.
+    pub fn new_in(dir: &Path, prefix: &str) -> std::io::Result<LockedTemp> {
+        for _ in 0..CREATE_ATTEMPTS {
+            let file = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
+            file.as_file().lock()?;
+            if !still_ours(file.as_file(), file.path()) {
+                // Removed by a scavenger before we held the lock; the
+                // handle dropped here finds nothing left to remove.
+                continue;
+            }
+            let registered = registry::artifact(file.path());
+            return Ok(LockedTemp {
+                file,
+                _registered: registered,
+            });
+        }
+        Err(std::io::Error::other(
+            "could not hold a temp file: other runs kept removing it",
+        ))
+    }
+
+    /// The temp file's path.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// The open file.
+    pub fn as_file(&self) -> &File {
+        self.file.as_file()
+    }
+
+    /// Renames the temp file over `path` (the lock goes with the file and is
+    /// released when the returned handle drops).
+    pub fn persist(self, path: &Path) -> std::io::Result<File> {
+        self.file.persist(path).map_err(|e| e.error)
+    }
+}
+
+impl Write for LockedTemp {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Whether `path` still names the file `file` has open (a scavenger can
+/// remove a file between its creation and its locking).
+pub(crate) fn still_ours(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Removes the regular file at `path` when nobody holds its lock (the
+/// process that made it is gone). Returns whether it was removed. A file
+/// held by a live writer is never touched, whatever its age.
+pub fn remove_if_orphaned(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    if file.try_lock().is_err() {
+        return false;
+    }
+    std::fs::remove_file(path).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_temp_is_kept_and_a_dead_ones_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut live = LockedTemp::new_in(dir.path(), ".tmp-").unwrap();
+        live.write_all(b"being written").unwrap();
+        assert!(
+            !remove_if_orphaned(live.path()),
+            "a held temp is never removed"
+        );
+        assert!(live.path().exists());
+        // What a killed writer leaves: a temp file nobody holds.
+        let dead = dir.path().join(".tmp-killed");
+        std::fs::write(&dead, b"half").unwrap();
+        assert!(remove_if_orphaned(&dead));
+        assert!(!dead.exists());
+        // Persisting moves it; the temp name is gone.
+        let target = dir.path().join("state.json");
+        let tmp_path = live.path().to_path_buf();
+        drop(live.persist(&target).unwrap());
+        assert!(!tmp_path.exists());
+        assert_eq!(std::fs::read(&target).unwrap(), b"being written");
+    }
+
+    #[test]
+    fn a_temp_removed_before_it_was_locked_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = LockedTemp::new_in(dir.path(), ".tmp-").unwrap();
+        let f = File::open(t.path()).unwrap();
+        assert!(still_ours(t.as_file(), t.path()));
+        std::fs::remove_file(t.path()).unwrap();
+        assert!(!still_ours(t.as_file(), t.path()));
+        drop(f);
+    }
+}
