@@ -402,9 +402,12 @@ impl<S: Sleeper> GitHub<S> {
             return Ok((page1, 0));
         };
         let last = links1.get("last").cloned();
+        // A page with a next one is full: its length is the page size
+        // (whatever per_page the forge honoured).
+        let page_size = page1.len() as u64;
         let total_from_last = |last_url: &str, last_len: usize| -> Option<u64> {
             let n = http::page_number(last_url)?;
-            Some(n.saturating_sub(1) * PER_PAGE + last_len as u64)
+            Some(n.saturating_sub(1) * page_size + last_len as u64)
         };
         match (window.selection, last) {
             (RecordSelection::Newest, Some(last_url)) => {

@@ -1,0 +1,538 @@
+//! The GitHub adapter against a scripted server on 127.0.0.1 (no test
+//! reaches the network): pagination, rate limits, typed errors, deleted
+//! authors, unmapped values, and the collected input assembled end to end.
+
+#[path = "fixtures/github/scenario.rs"]
+mod scenario;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use probity_core::context::assemble::assemble;
+use probity_core::context::profile::RecordSelection;
+use probity_core::context::tree::{GapCode, GapScope};
+use probity_core::context::types::{EntityKind, Forge};
+use probity_forge::fixture::{Reply, Script, ScriptServer};
+use probity_forge::github::GitHub;
+use probity_forge::http::{Limits, Sleeper, Token};
+use probity_ports::forge::{
+    CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
+    default_profile,
+};
+use scenario::{REPO, not_found, rate_limited, unauthorized};
+
+const TOKEN: &str = "test-token-5f0c2a9e7b1d";
+
+#[derive(Debug, Clone, Default)]
+struct FakeSleeper {
+    slept: Rc<RefCell<Vec<Duration>>>,
+    now: u64,
+}
+
+impl Sleeper for FakeSleeper {
+    fn sleep(&mut self, d: Duration) {
+        self.slept.borrow_mut().push(d);
+    }
+    fn now_unix(&self) -> u64 {
+        self.now
+    }
+}
+
+fn adapter(server: &ScriptServer, sleeper: FakeSleeper, limits: Limits) -> GitHub<FakeSleeper> {
+    GitHub::new(
+        server.base(),
+        "acme/widgets",
+        Some(Token::new(TOKEN.into()).unwrap()),
+        limits,
+        sleeper,
+    )
+    .unwrap()
+}
+
+fn request(kind: EntityKind, number: u64) -> CollectRequest {
+    CollectRequest {
+        forge: Forge::Github,
+        host: "github.com".into(),
+        entity: EntityRef { kind, number },
+    }
+}
+
+fn pr42() -> CollectRequest {
+    request(EntityKind::ChangeProposal, 42)
+}
+
+#[test]
+fn a_pull_request_is_collected_and_assembles() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let profile = default_profile(EntityKind::ChangeProposal);
+    let input = collect(&mut gh, &pr42(), &profile).unwrap();
+
+    assert_eq!(input.source.repository_id.as_deref(), Some("R_kgDOAcmeWg"));
+    assert_eq!(input.source.repository.as_deref(), Some("acme/widgets"));
+    assert_eq!(input.entity.id.as_deref(), Some("PR_kwDOAcmeWg42"));
+    assert_eq!(input.entity.state, "open");
+    assert_eq!(input.entity.author_id.as_deref(), Some("U_kgDOAlice"));
+    assert_eq!(input.entity.head_sha.as_deref(), Some(scenario::HEAD));
+    assert_eq!(input.entity.labels, ["performance", "cache"]);
+    assert_eq!(
+        input.entity.created_at.as_deref(),
+        Some("2026-09-08T10:15:30.000000000Z")
+    );
+
+    // Both comment pages, plus the two review-thread comments.
+    let ids: Vec<_> = input
+        .comments
+        .iter()
+        .map(|c| c.id.clone().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    let author = |id: &str| {
+        input
+            .comments
+            .iter()
+            .find(|c| c.id.as_deref() == Some(id))
+            .unwrap()
+            .author_id
+            .clone()
+    };
+    // `user: null` and the ghost placeholder are deleted authors.
+    assert_eq!(author("IC_kwDOAcme0002"), None);
+    assert_eq!(author("IC_kwDOAcme0003"), None);
+    assert_eq!(author("IC_kwDOAcme0004").as_deref(), Some("BOT_kgDOHelper"));
+    // Timestamps are normalized to UTC with nine digits.
+    let bot = input
+        .comments
+        .iter()
+        .find(|c| c.id.as_deref() == Some("IC_kwDOAcme0004"))
+        .unwrap();
+    assert_eq!(
+        bot.created_at.as_deref(),
+        Some("2026-09-08T09:00:00.000000000Z")
+    );
+
+    // The pending review is omitted; the dismissed one has no dismisser.
+    let states: Vec<_> = input.reviews.iter().map(|r| r.state.as_str()).collect();
+    assert_eq!(states, ["changes_requested", "dismissed"]);
+    assert!(input.reviews[1].dismissed_by_actor_id.is_none());
+
+    let t = &input.threads[0];
+    assert_eq!(t.id.as_deref(), Some("PRRT_kwDOAcme0001"));
+    assert_eq!(
+        t.created_at.as_deref(),
+        Some("2026-09-08T13:00:00.000000000Z")
+    );
+    assert_eq!(t.side.as_deref(), Some("right"));
+    assert_eq!(t.resolved_by_actor_id.as_deref(), Some("U_kgDOCarol"));
+    assert_eq!(t.replies[0].parent_comment_id, "PRRC_kwDOAcme0001");
+
+    // D7: created_at from the Actions job; none for a third-party check.
+    let check = |id: &str| {
+        input
+            .checks
+            .iter()
+            .find(|c| c.id.as_deref() == Some(id))
+            .unwrap()
+    };
+    assert_eq!(
+        check("CR_kwDOAcme0111").created_at.as_deref(),
+        Some("2026-09-08T10:16:00.000000000Z")
+    );
+    assert!(
+        check("CR_kwDOAcme0111")
+            .log
+            .as_deref()
+            .unwrap()
+            .contains("FAILED")
+    );
+    assert!(check("CR_kwDOAcme0112").log.is_none(), "not a failed check");
+    assert!(check("CR_kwDOAcme0113").created_at.is_none());
+    // Queued: the native started_at is dropped, not copied.
+    assert!(check("CR_kwDOAcme0113").started_at.is_none());
+
+    let role = |login: &str| {
+        let a = input
+            .actors
+            .iter()
+            .find(|a| a.login.as_deref() == Some(login))
+            .unwrap();
+        (a.kind.clone(), a.role.clone(), a.role_verified)
+    };
+    assert_eq!(role("alice"), ("human".into(), Some("write".into()), true));
+    assert_eq!(role("bob"), ("human".into(), Some("maintain".into()), true));
+    assert_eq!(role("carol"), ("human".into(), Some("admin".into()), true));
+    // A collaborator-permission 404 leaves the actor unverified.
+    assert_eq!(role("dave"), ("human".into(), None, false));
+    assert_eq!(role("ci-helper[bot]"), ("bot".into(), None, false));
+    assert!(
+        input.acquisition_gaps.is_empty(),
+        "{:?}",
+        input.acquisition_gaps
+    );
+
+    let a = assemble(&input).unwrap();
+    // Deleted (2), unregistered bot (1) and unverified (1) authors.
+    assert_eq!(
+        a.gaps
+            .count(GapScope::Comments, GapCode::AuthorizationFailed),
+        4
+    );
+    // The check without a job has no creation time (D7).
+    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
+    assert!(
+        a.tree.files().keys().any(|p| p.ends_with("/log.txt")),
+        "the failed check's log is staged"
+    );
+
+    // The credential went only to the API, never to the log redirect.
+    let seen = server.seen();
+    for r in &seen {
+        let auth = r.headers.get("authorization");
+        if r.target.starts_with("/blobs/") {
+            assert_eq!(auth, None, "a redirect carried the credential");
+        } else {
+            assert_eq!(auth.map(String::as_str), Some(&*format!("Bearer {TOKEN}")));
+        }
+    }
+    assert!(seen.iter().any(|r| r.target.ends_with("&page=2")));
+    assert!(seen.iter().any(|r| r.target == "/blobs/job-111.log"));
+}
+
+#[test]
+fn an_issue_is_collected_with_an_empty_body() {
+    let server = ScriptServer::start(scenario::issue_7()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let req = request(EntityKind::WorkItem, 7);
+    let input = collect(&mut gh, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert_eq!(input.entity.kind, "work_item");
+    assert_eq!(input.entity.state, "closed");
+    assert_eq!(input.entity.body.as_deref(), Some(""));
+    assert_eq!(input.entity.head_sha, None);
+    assert_eq!(input.comments.len(), 1);
+    let a = assemble(&input).unwrap();
+    assert_eq!(a.gaps.rows().count(), 0);
+    // No pull-request endpoint was asked for a work item.
+    assert!(server.seen().iter().all(|r| !r.target.contains("/pulls/")));
+}
+
+#[test]
+fn pagination_stops_at_the_window_and_counts_the_rest() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let e = EntityRef {
+        kind: EntityKind::ChangeProposal,
+        number: 42,
+    };
+    // Oldest: page 1 fills the window; the last page counts the rest
+    // (pages of 2: 2 + 4 records in all).
+    let l = gh
+        .comments(
+            e,
+            Window {
+                max_records: 1,
+                selection: RecordSelection::Oldest,
+            },
+        )
+        .unwrap();
+    assert_eq!((l.items.len(), l.beyond_window), (2, 4));
+    // Newest: the last page fills the window; page 1 is left.
+    let l = gh
+        .comments(
+            e,
+            Window {
+                max_records: 3,
+                selection: RecordSelection::Newest,
+            },
+        )
+        .unwrap();
+    assert_eq!((l.items.len(), l.beyond_window), (4, 2));
+    assert_eq!(
+        l.items[0].record.id.as_deref(),
+        Some("IC_kwDOAcme0003"),
+        "newest pages first"
+    );
+    // A window that covers everything reads both pages.
+    let l = gh
+        .comments(
+            e,
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Oldest,
+            },
+        )
+        .unwrap();
+    assert_eq!((l.items.len(), l.beyond_window), (6, 0));
+}
+
+#[test]
+fn a_profile_bound_fetch_is_a_profile_bound_gap() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let mut profile = default_profile(EntityKind::ChangeProposal);
+    profile.bounds.max_records_per_source = 1;
+    profile.record_selection = "oldest".into();
+    let input = collect(&mut gh, &pr42(), &profile).unwrap();
+    let gap = input
+        .acquisition_gaps
+        .iter()
+        .find(|g| g.scope == "comments")
+        .unwrap();
+    assert_eq!((gap.code.as_str(), gap.count), ("profile_bound", 4));
+    // The assembler adds what it drops from the fetched pages to the same row.
+    let a = assemble(&input).unwrap();
+    assert!(a.gaps.count(GapScope::Comments, GapCode::ProfileBound) >= 4);
+}
+
+#[test]
+fn a_rate_limit_is_waited_out_then_retried() {
+    let comments = format!("{REPO}/issues/7/comments?per_page=100");
+    let script = scenario::issue_7().get(
+        &comments,
+        vec![
+            rate_limited(3),
+            Reply::json(include_str!("fixtures/github/issue-7-comments.json")),
+        ],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper::default();
+    let mut gh = adapter(&server, sleeper.clone(), Limits::default());
+    let req = request(EntityKind::WorkItem, 7);
+    let input = collect(&mut gh, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert_eq!(input.comments.len(), 1);
+    assert!(input.acquisition_gaps.is_empty());
+    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(3)]);
+    let asked = server
+        .seen()
+        .iter()
+        .filter(|r| r.target == comments)
+        .count();
+    assert_eq!(asked, 2);
+}
+
+#[test]
+fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
+    // x-ratelimit-reset in 50s, but only 20s of waiting are allowed.
+    let script = Script::new().get(
+        REPO,
+        vec![
+            Reply::status(403, include_str!("fixtures/github/rate-limited.json"))
+                .header("x-ratelimit-remaining", "0")
+                .header("x-ratelimit-reset", "1050"),
+        ],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper {
+        now: 1000,
+        ..FakeSleeper::default()
+    };
+    let limits = Limits {
+        max_total_wait: Duration::from_secs(20),
+        ..Limits::default()
+    };
+    let mut gh = adapter(&server, sleeper.clone(), limits);
+    let e = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, CollectError::Forge(ForgeError::RateLimited { .. })),
+        "{e:?}"
+    );
+    assert!(sleeper.slept.borrow().is_empty());
+
+    // Within the bound: the reset is waited for, and the total is shared.
+    let script = Script::new().get(
+        REPO,
+        vec![
+            Reply::status(403, "{}")
+                .header("x-ratelimit-remaining", "0")
+                .header("x-ratelimit-reset", "1015"),
+            Reply::status(429, "{}").header("retry-after", "10"),
+        ],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut gh = adapter(&server, sleeper.clone(), limits);
+    let e = gh.repository().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ForgeError::RateLimited {
+                waited_secs: 15,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
+}
+
+#[test]
+fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
+    let server = ScriptServer::start(Script::new().get(REPO, vec![unauthorized()])).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let e = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::Unauthorized { status: 401, .. })
+        ),
+        "{e:?}"
+    );
+    assert!(!e.to_string().contains(TOKEN));
+    assert!(!format!("{e:?}").contains(TOKEN));
+    assert!(!format!("{gh:?}").contains(TOKEN));
+
+    let script = scenario::pull_42().get(&format!("{REPO}/pulls/42"), vec![not_found()]);
+    let server = ScriptServer::start(script).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let e = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::NotFound { status: 404, .. })
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn unmapped_native_values_are_invalid_metadata() {
+    // The entity: assembly cannot start.
+    let locked = include_str!("fixtures/github/pull-42.json")
+        .replace(r#""state": "open""#, r#""state": "locked""#);
+    let script = scenario::pull_42().get(&format!("{REPO}/pulls/42"), vec![Reply::json(locked)]);
+    let server = ScriptServer::start(script).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let e = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap_err();
+    match e {
+        CollectError::Forge(ForgeError::InvalidMetadata { value, .. }) => {
+            assert_eq!(value, "locked")
+        }
+        other => panic!("{other:?}"),
+    }
+    // An optional record: omitted and counted, the rest collected.
+    let reviews = include_str!("fixtures/github/pull-42-reviews.json").replace(
+        r#""state": "CHANGES_REQUESTED""#,
+        r#""state": "REQUEST_CHANGES""#,
+    );
+    let script = scenario::pull_42().get(
+        &format!("{REPO}/pulls/42/reviews?per_page=100"),
+        vec![Reply::json(reviews)],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let input = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap();
+    assert_eq!(input.reviews.len(), 1);
+    let gap = input
+        .acquisition_gaps
+        .iter()
+        .find(|g| g.scope == "reviews")
+        .unwrap();
+    assert_eq!((gap.code.as_str(), gap.count), ("invalid_metadata", 1));
+    let a = assemble(&input).unwrap();
+    assert_eq!(a.gaps.count(GapScope::Reviews, GapCode::InvalidMetadata), 1);
+}
+
+#[test]
+fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
+    let script = scenario::pull_42()
+        .get(
+            &format!("{REPO}/pulls/42/reviews?per_page=100"),
+            vec![Reply::status(502, "{}")],
+        )
+        .post("/graphql", vec![Reply::status(500, "{}")]);
+    let server = ScriptServer::start(script).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let input = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap();
+    assert!(input.reviews.is_empty() && input.threads.is_empty());
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    // Reviews and threads failed; the review comments came with the
+    // threads, so the comment source is incomplete too.
+    assert_eq!(
+        gaps,
+        [
+            ("comments", "fetch_failed", 1),
+            ("reviews", "fetch_failed", 2)
+        ]
+    );
+    let a = assemble(&input).unwrap();
+    assert_eq!(a.gaps.count(GapScope::Reviews, GapCode::FetchFailed), 2);
+}
+
+#[test]
+fn responses_are_bounded_before_parsing() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let limits = Limits {
+        max_response_bytes: 64,
+        ..Limits::default()
+    };
+    let mut gh = adapter(&server, FakeSleeper::default(), limits);
+    let e = gh.repository().unwrap_err();
+    assert!(
+        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
+        "{e:?}"
+    );
+
+    // A log over the profile's max_source_bytes is read to one byte more
+    // and handed over as oversized (the assembler refuses it undecoded).
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let log = gh
+        .check_log(&format!("{REPO}/actions/jobs/111/logs"), 10)
+        .unwrap();
+    assert!(log.oversized);
+    assert_eq!(log.text.len(), 11);
+    let mut profile = default_profile(EntityKind::ChangeProposal);
+    // The bodies in the fixture fit in 100 bytes, the log does not.
+    profile.bounds.max_source_bytes = 100;
+    let input = collect(&mut gh, &pr42(), &profile).unwrap();
+    let a = assemble(&input).unwrap();
+    assert_eq!(
+        a.gaps.count(GapScope::CheckLogs, GapCode::SourceTooLarge),
+        1
+    );
+}
+
+#[test]
+fn a_profile_for_another_kind_fetches_nothing() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let e = collect(&mut gh, &pr42(), &default_profile(EntityKind::WorkItem)).unwrap_err();
+    assert!(matches!(e, CollectError::KindMismatch { .. }), "{e:?}");
+    let mut bad = default_profile(EntityKind::ChangeProposal);
+    bad.included_sources.push("comments".into());
+    let e = collect(&mut gh, &pr42(), &bad).unwrap_err();
+    assert!(matches!(e, CollectError::Profile(_)), "{e:?}");
+    assert!(server.seen().is_empty());
+}
