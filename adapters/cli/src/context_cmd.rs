@@ -25,6 +25,8 @@ pub enum ContextCommand {
     Assemble(AssembleArgs),
     /// Verify a context tree against its retained root-index digest.
     Verify(VerifyArgs),
+    /// Fetch one pull request or issue from a forge and assemble its tree.
+    Fetch(crate::context_fetch::FetchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -62,6 +64,14 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &ContextCommand) -> Result<Exi
     match cmd {
         ContextCommand::Assemble(a) => run_assemble(global, out, a),
         ContextCommand::Verify(v) => run_verify(global, out, v),
+        ContextCommand::Fetch(f) => {
+            let shared = crate::context_fetch::Shared {
+                resolve,
+                assemble_error,
+                dir_error,
+            };
+            crate::context_fetch::run(global, out, f, &shared)
+        }
     }
 }
 

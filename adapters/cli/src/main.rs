@@ -13,6 +13,7 @@ mod authority_cmd;
 mod bundle_cmd;
 mod clock;
 mod context_cmd;
+mod context_fetch;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;

@@ -1,0 +1,346 @@
+//! `probity context fetch`: collect one entity from a forge (C4), map it to
+//! the normalized input, assemble, write and verify the tree exactly as
+//! `context assemble` does, and print the same answer (the root
+//! `index_digest` the host retains).
+//!
+//! The token is read from the environment variable `--token-env` names
+//! (default `GITHUB_TOKEN`); it is sent only as a request header, registered
+//! as a run credential so that a body quoting it is redacted, and never
+//! written to any file, log or message (`--input-out` masks it).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{ArgGroup, Args, ValueEnum};
+use probity_core::context::assemble::{AssembleError, assemble};
+use probity_core::context::input::{MAX_INPUT_BYTES, ProfileInput};
+use probity_core::context::types::{EntityKind, Forge, Host};
+use probity_forge::ForgeKind;
+use probity_forge::github::{GitHub, api_base_for_host};
+use probity_forge::http::{Limits, SystemSleeper, Token};
+use probity_ports::forge::{
+    CollectError, CollectRequest, EntityRef, ForgeError, collect, default_profile, input_document,
+};
+use probity_store::context_dir::{self, ContextDirError};
+use serde_json::json;
+
+use crate::GlobalArgs;
+use crate::output::{CliError, ErrorKind, Output};
+
+/// The forges `--forge` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ForgeArg {
+    Github,
+    Gitlab,
+    Forgejo,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("entity").required(true).args(["change", "issue"])))]
+pub struct FetchArgs {
+    /// The forge (only github is built yet).
+    #[arg(long, value_enum)]
+    pub forge: ForgeArg,
+    /// The forge host (`github.com`, or a GitHub Enterprise Server host;
+    /// lowercase, `:port` only when not 443).
+    #[arg(long, value_name = "H")]
+    pub host: String,
+    /// The repository.
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: String,
+    /// A change proposal (pull request) number.
+    #[arg(long, value_name = "N")]
+    pub change: Option<u64>,
+    /// A work item (issue) number.
+    #[arg(long, value_name = "N")]
+    pub issue: Option<u64>,
+    /// The directory to create (it must not exist).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The collection profile (the `profile` object of the normalized
+    /// input, docs/context.md); default: every applicable source but agent
+    /// runs, the newest 100 records, failed checks' logs, admission `write`.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// The environment variable holding the API token.
+    #[arg(long, value_name = "VAR", default_value = "GITHUB_TOKEN")]
+    pub token_env: String,
+    /// Also write the normalized input collected (a new file, 0600; the
+    /// token masked) for `probity context assemble --input`.
+    #[arg(long, value_name = "FILE")]
+    pub input_out: Option<PathBuf>,
+    /// The API base URL instead of the host's (tests, proxies).
+    #[arg(long, value_name = "URL", hide = true)]
+    pub api_base: Option<String>,
+    /// Per-request timeout in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+    /// The most seconds spent waiting out rate limits, in total.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub max_rate_limit_wait: u64,
+}
+
+/// The `context_cmd` helpers this command shares (one error mapping, one
+/// path resolution for every context command).
+pub struct Shared {
+    pub resolve: fn(&GlobalArgs, &Path) -> PathBuf,
+    pub assemble_error: fn(&AssembleError) -> CliError,
+    pub dir_error: fn(&ContextDirError) -> CliError,
+}
+
+/// The mask written in place of the token in `--input-out`.
+const TOKEN_MASK: &str = "[REDACTED:secret.registered_credential]";
+
+fn usage(code: &str, message: impl Into<String>, next: &str) -> CliError {
+    CliError::new(ErrorKind::Usage, code, message, next)
+}
+
+/// A forge failure as the user sees it.
+pub fn forge_error(e: &ForgeError, token_env: &str) -> CliError {
+    let (kind, code, next) = match e {
+        ForgeError::Unauthorized { .. } => (
+            ErrorKind::RejectedInput,
+            "forge_unauthorized",
+            format!(
+                "check the token in ${token_env} and its scopes (docs/context.md, \"Fetching from a forge\")"
+            ),
+        ),
+        ForgeError::NotFound { .. } => (
+            ErrorKind::RejectedInput,
+            "forge_not_found",
+            "check --host, --repo and the number (and that the token can see the repository)"
+                .into(),
+        ),
+        ForgeError::RateLimited { .. } => (
+            ErrorKind::Io,
+            "forge_rate_limited",
+            "retry later, or raise --max-rate-limit-wait".into(),
+        ),
+        ForgeError::InvalidMetadata { .. } => (
+            ErrorKind::RejectedInput,
+            "forge_invalid_metadata",
+            "the forge returned a value no mapping table lists: do not launch scripts or an agent for this entity".into(),
+        ),
+        ForgeError::Transport { .. } | ForgeError::Malformed { .. } => (
+            ErrorKind::Io,
+            "forge_transport",
+            "check the host and the network, then retry".into(),
+        ),
+        ForgeError::InputTooLarge { .. } => (
+            ErrorKind::RejectedInput,
+            "forge_input_too_large",
+            "the forge answer exceeds its bound: nothing was written".into(),
+        ),
+        ForgeError::Unsupported { .. } => (
+            ErrorKind::Usage,
+            "forge_not_built",
+            "use --forge github; the gitlab and forgejo adapters are not built yet".into(),
+        ),
+    };
+    CliError::new(kind, code, e.to_string(), next)
+}
+
+fn collect_error(e: &CollectError, token_env: &str) -> CliError {
+    match e {
+        CollectError::Profile(p) => CliError::new(
+            ErrorKind::RejectedInput,
+            "invalid_collection_profile",
+            p.to_string(),
+            "fix the collection profile; nothing was fetched or assembled",
+        ),
+        CollectError::KindMismatch { .. } => usage(
+            "profile_kind_mismatch",
+            e.to_string(),
+            "use --change with a change_proposal profile, --issue with a work_item one",
+        ),
+        CollectError::Forge(f) => forge_error(f, token_env),
+    }
+}
+
+fn io_error(what: &Path, e: &std::io::Error) -> CliError {
+    CliError::new(
+        ErrorKind::Io,
+        "context_io",
+        format!("{}: {e}", what.display()),
+        "check the path and permissions",
+    )
+}
+
+/// Writes `bytes` to a new file, 0600.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            CliError::new(
+                ErrorKind::Conflict,
+                "input_out_exists",
+                format!("{} already exists", path.display()),
+                "choose a new file for --input-out; it is never written over",
+            )
+        } else {
+            io_error(path, &e)
+        }
+    })?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| io_error(path, &e))
+}
+
+fn read_profile(
+    global: &GlobalArgs,
+    shared: &Shared,
+    path: &Path,
+) -> Result<ProfileInput, CliError> {
+    let path = (shared.resolve)(global, path);
+    let bytes = crate::authority_cmd::read_input(&path, MAX_INPUT_BYTES)?.bytes;
+    probity_core::canonical::from_slice_strict(&bytes).map_err(|e| {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "invalid_collection_profile",
+            format!("{}: {e}", path.display()),
+            "fix the collection profile (the `profile` object of docs/context.md)",
+        )
+    })
+}
+
+/// Runs `probity context fetch`.
+pub fn run(
+    global: &GlobalArgs,
+    out: Output,
+    a: &FetchArgs,
+    shared: &Shared,
+) -> Result<ExitCode, CliError> {
+    let forge = match a.forge {
+        ForgeArg::Github => ForgeKind::Github,
+        ForgeArg::Gitlab => ForgeKind::Gitlab,
+        ForgeArg::Forgejo => ForgeKind::Forgejo,
+    };
+    forge
+        .require_built()
+        .map_err(|e| forge_error(&e, &a.token_env))?;
+    let host = Host::parse(&a.host).map_err(|e| {
+        usage(
+            "bad_host",
+            e.to_string(),
+            "pass the lowercase host name, e.g. --host github.com",
+        )
+    })?;
+    let entity = match (a.change, a.issue) {
+        (Some(n), None) => EntityRef {
+            kind: EntityKind::ChangeProposal,
+            number: n,
+        },
+        (None, Some(n)) => EntityRef {
+            kind: EntityKind::WorkItem,
+            number: n,
+        },
+        _ => {
+            return Err(usage(
+                "bad_entity",
+                "name exactly one of --change N or --issue N",
+                "pass --change N (pull request) or --issue N",
+            ));
+        }
+    };
+    if entity.number == 0 {
+        return Err(usage(
+            "bad_entity",
+            "entity numbers start at 1",
+            "pass the number the forge shows",
+        ));
+    }
+    let profile = match &a.profile {
+        Some(p) => read_profile(global, shared, p)?,
+        None => default_profile(entity.kind),
+    };
+    // Refuse an existing destination before any request is made.
+    let dir = (shared.resolve)(global, &a.out);
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        return Err((shared.dir_error)(&ContextDirError::Exists(dir)));
+    }
+    let input_out = a.input_out.as_ref().map(|p| (shared.resolve)(global, p));
+    if let Some(p) = &input_out
+        && std::fs::symlink_metadata(p).is_ok()
+    {
+        return Err(CliError::new(
+            ErrorKind::Conflict,
+            "input_out_exists",
+            format!("{} already exists", p.display()),
+            "choose a new file for --input-out; it is never written over",
+        ));
+    }
+    let token = match std::env::var(&a.token_env) {
+        Ok(v) if !v.is_empty() => Token::new(v).map_err(|_| {
+            usage(
+                "bad_token",
+                format!(
+                    "${} does not hold a usable token (printable ASCII, no spaces)",
+                    a.token_env
+                ),
+                "export the forge token in that variable",
+            )
+        })?,
+        _ => {
+            return Err(usage(
+                "token_missing",
+                format!("${} is not set", a.token_env),
+                "export the forge token in that variable, or name another one with --token-env",
+            ));
+        }
+    };
+    let api_base = a
+        .api_base
+        .clone()
+        .unwrap_or_else(|| api_base_for_host(host.as_str()));
+    let limits = Limits {
+        timeout: Duration::from_secs(a.timeout.max(1)),
+        max_total_wait: Duration::from_secs(a.max_rate_limit_wait),
+        ..Limits::default()
+    };
+    let secret = token.expose().to_owned();
+    let mut port = GitHub::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
+        .map_err(|e| forge_error(&e, &a.token_env))?;
+    let request = CollectRequest {
+        forge: Forge::Github,
+        host: host.as_str().to_owned(),
+        entity,
+    };
+    let mut input =
+        collect(&mut port, &request, &profile).map_err(|e| collect_error(&e, &a.token_env))?;
+    if let Some(p) = &input_out {
+        let text = crate::output::pretty(&input_document(&input)).replace(&secret, TOKEN_MASK);
+        write_new(p, format!("{text}\n").as_bytes())?;
+    }
+    // The token is a run credential: a body quoting it is redacted. It is
+    // registered in memory only (never in --input-out).
+    if secret.len() >= 8 {
+        input.credentials.push(secret);
+    }
+    let assembly = assemble(&input).map_err(|e| (shared.assemble_error)(&e))?;
+    context_dir::write_tree(&dir, &assembly.tree).map_err(|e| (shared.dir_error)(&e))?;
+    context_dir::verify_dir(&dir, &assembly.index_digest).map_err(|e| (shared.dir_error)(&e))?;
+    let gaps: Vec<_> = assembly
+        .gaps
+        .rows()
+        .map(|g| json!({"scope": g.scope.as_str(), "code": g.code.as_str(), "count": g.count}))
+        .collect();
+    let digest = assembly.index_digest.hex();
+    out.answer(
+        &json!({
+            "index_digest": digest,
+            "dir": dir.display().to_string(),
+            "files": assembly.tree.files().len(),
+            "gaps": gaps,
+        }),
+        || format!("{digest}\n"),
+    );
+    Ok(ExitCode::SUCCESS)
+}

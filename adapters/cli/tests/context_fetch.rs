@@ -1,0 +1,357 @@
+//! `probity context fetch` end to end with the real binary against a
+//! scripted GitHub on 127.0.0.1 (no test reaches the network): a pull
+//! request and an issue produce trees `probity context verify` accepts,
+//! typed errors, and the token never appears in stdout, stderr or any
+//! written file.
+
+#[path = "../../forge/tests/fixtures/github/scenario.rs"]
+mod scenario;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use probity_forge::fixture::{Reply, Script, ScriptServer};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_probity");
+const TOKEN_ENV: &str = "PROBITY_TEST_FORGE_TOKEN";
+const TOKEN: &str = "tok-ab12cd34ef56gh78ij90";
+
+fn fetch(server: &ScriptServer, extra: &[&str]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "context",
+        "fetch",
+        "--forge",
+        "github",
+        "--host",
+        "github.com",
+    ])
+    .args(["--repo", "acme/widgets", "--token-env", TOKEN_ENV])
+    .args(["--api-base", server.base()])
+    .args(extra)
+    .env(TOKEN_ENV, TOKEN)
+    .env_remove("GITHUB_TOKEN");
+    for v in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+    ] {
+        cmd.env_remove(v);
+    }
+    cmd.output().unwrap()
+}
+
+fn probity(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// Every file under `root` (recursively) with its bytes.
+fn files(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+fn assert_no_token(o: &Output, root: &Path) {
+    assert!(!contains(&o.stdout, TOKEN), "the token is on stdout");
+    assert!(!contains(&o.stderr, TOKEN), "the token is on stderr");
+    let written = files(root);
+    assert!(!written.is_empty());
+    for (path, bytes) in written {
+        assert!(!contains(&bytes, TOKEN), "the token is in {path}");
+    }
+}
+
+fn verify(dir: &Path, digest: &str) {
+    let o = probity(&[
+        "context",
+        "verify",
+        dir.to_str().unwrap(),
+        "--index-digest",
+        digest,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(json_out(&o)["verified"], true);
+}
+
+#[test]
+fn a_pull_request_is_fetched_assembled_and_verifies() {
+    // A reviewer pasted the collector's token into a comment: it is a
+    // registered run credential, so the tree carries its mask.
+    let page2 = include_str!("../../forge/tests/fixtures/github/issue-42-comments-page2.json")
+        .replace(
+            "How is the cache invalidated when the schema changes?",
+            &format!("How is the cache invalidated? (debug: {TOKEN})"),
+        );
+    let comments = format!("{}/issues/42/comments?per_page=100", scenario::REPO);
+    let script = scenario::pull_42().get(
+        &format!("{comments}&page=2"),
+        vec![Reply::json(page2).header(
+            "Link",
+            &format!("<{{base}}{comments}&page=1>; rel=\"prev\""),
+        )],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let input = tmp.path().join("input.json");
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir.to_str().unwrap(),
+            "--input-out",
+            input.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_out(&o);
+    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    assert_eq!(digest.len(), 64);
+    let gaps = v["gaps"].as_array().unwrap();
+    assert!(
+        gaps.iter()
+            .any(|g| g["scope"] == "comments" && g["code"] == "authorization_failed"),
+        "{gaps:?}"
+    );
+    verify(&dir, &digest);
+    assert_no_token(&o, tmp.path());
+
+    // The tree holds the redacted comment, the staged failed log, and the
+    // resolved thread.
+    let all = files(&dir);
+    assert!(
+        all.iter()
+            .any(|(_, b)| contains(b, "[REDACTED:secret.registered_credential]"))
+    );
+    assert!(all.iter().any(|(p, _)| p.ends_with("log.txt")));
+    let threads = fs::read_to_string(dir.join("state/threads.json")).unwrap();
+    assert!(threads.contains("\"resolved\":true"), "{threads}");
+
+    // The written input assembles again (the token masked there too).
+    let doc: Value = serde_json::from_slice(&fs::read(&input).unwrap()).unwrap();
+    assert_eq!(doc["format"], "probity-context-input/1");
+    assert_eq!(doc["credentials"], Value::Array(vec![]));
+    let again = tmp.path().join("again");
+    let o = probity(&[
+        "context",
+        "assemble",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // The plain answer is the digest, as `context assemble` prints it.
+    let dir2 = tmp.path().join("ctx2");
+    let o = fetch(
+        &server,
+        &["--change", "42", "--out", dir2.to_str().unwrap()],
+    );
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{digest}\n"));
+
+    // Only the API saw the credential.
+    for r in server.seen() {
+        if !r.target.starts_with("/blobs/") {
+            assert_eq!(
+                r.headers.get("authorization").map(String::as_str),
+                Some(&*format!("Bearer {TOKEN}"))
+            );
+        }
+    }
+}
+
+#[test]
+fn an_issue_is_fetched_and_its_input_reassembles_to_the_same_digest() {
+    let server = ScriptServer::start(scenario::issue_7()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let input = tmp.path().join("input.json");
+    let o = fetch(
+        &server,
+        &[
+            "--issue",
+            "7",
+            "--out",
+            dir.to_str().unwrap(),
+            "--input-out",
+            input.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let v = json_out(&o);
+    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    assert_eq!(v["gaps"], Value::Array(vec![]));
+    verify(&dir, &digest);
+    let entity = fs::read_to_string(dir.join("entity/metadata.json")).unwrap();
+    assert!(entity.contains("\"kind\":\"work_item\""), "{entity}");
+    assert!(entity.contains("\"state\":\"closed\""), "{entity}");
+
+    let again = tmp.path().join("again");
+    let o2 = probity(&[
+        "context",
+        "assemble",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(
+        o2.status.success(),
+        "{}",
+        String::from_utf8_lossy(&o2.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&o2.stdout), format!("{digest}\n"));
+    assert_no_token(&o, tmp.path());
+}
+
+#[test]
+fn a_refused_token_is_a_typed_error_and_writes_nothing() {
+    let server =
+        ScriptServer::start(Script::new().get(scenario::REPO, vec![scenario::unauthorized()]))
+            .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let input = tmp.path().join("input.json");
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir.to_str().unwrap(),
+            "--input-out",
+            input.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3));
+    let v = json_out(&o);
+    assert_eq!(v["error"]["code"], "forge_unauthorized");
+    assert!(
+        v["error"]["next_action"]
+            .as_str()
+            .unwrap()
+            .contains(TOKEN_ENV)
+    );
+    assert!(!dir.exists() && !input.exists());
+    assert!(!contains(&o.stdout, TOKEN) && !contains(&o.stderr, TOKEN));
+
+    // Not found: the same, exit 3.
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let o = fetch(&server, &["--change", "43", "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("forge_not_found"));
+    assert!(!dir.exists());
+}
+
+#[test]
+fn unbuilt_forges_missing_tokens_and_existing_outputs_are_refused_before_fetching() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let d = dir.to_str().unwrap();
+
+    let mut cmd = Command::new(BIN);
+    let o = cmd
+        .args([
+            "context",
+            "fetch",
+            "--forge",
+            "gitlab",
+            "--host",
+            "gitlab.com",
+        ])
+        .args([
+            "--repo",
+            "acme/widgets",
+            "--change",
+            "1",
+            "--out",
+            d,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_out(&o)["error"]["code"], "forge_not_built");
+
+    let o = Command::new(BIN)
+        .args([
+            "context",
+            "fetch",
+            "--forge",
+            "github",
+            "--host",
+            "github.com",
+        ])
+        .args(["--repo", "acme/widgets", "--change", "42", "--out", d])
+        .args([
+            "--api-base",
+            server.base(),
+            "--token-env",
+            "PROBITY_TEST_UNSET_VAR",
+        ])
+        .env_remove("PROBITY_TEST_UNSET_VAR")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("token_missing"));
+
+    let o = fetch(
+        &server,
+        &["--change", "42", "--out", d, "--host", "GitHub.com"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    fs::create_dir(&dir).unwrap();
+    let o = fetch(&server, &["--change", "42", "--out", d]);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("context_dir_exists"));
+    assert!(server.seen().is_empty(), "nothing was fetched");
+}
