@@ -148,6 +148,9 @@ pub struct Listing<T> {
     pub invalid: u64,
     /// Records left unfetched beyond the window (a `profile_bound` gap).
     pub beyond_window: u64,
+    /// The forge keeps no immutable history of this source (GitLab
+    /// approvals): a partial `history_unavailable` gap.
+    pub history_unavailable: bool,
 }
 
 impl<T> Default for Listing<T> {
@@ -156,6 +159,7 @@ impl<T> Default for Listing<T> {
             items: Vec::new(),
             invalid: 0,
             beyond_window: 0,
+            history_unavailable: false,
         }
     }
 }
@@ -559,6 +563,9 @@ fn take<T: WithAuthor>(
 ) {
     gaps.add(scope, GapCode::InvalidMetadata, listing.invalid);
     gaps.add(scope, GapCode::ProfileBound, listing.beyond_window);
+    if listing.history_unavailable {
+        gaps.add(scope, GapCode::HistoryUnavailable, 1);
+    }
     for a in listing.items {
         actors.note(&a.author);
         let mut r = a.record;
@@ -920,6 +927,7 @@ mod tests {
                 ],
                 invalid: 2,
                 beyond_window: 3,
+                history_unavailable: false,
             })
         }
         fn reviews(

@@ -18,10 +18,12 @@ use probity_core::context::assemble::{AssembleError, assemble};
 use probity_core::context::input::{MAX_INPUT_BYTES, ProfileInput};
 use probity_core::context::types::{EntityKind, Forge, Host};
 use probity_forge::ForgeKind;
-use probity_forge::github::{GitHub, api_base_for_host};
+use probity_forge::github::GitHub;
+use probity_forge::gitlab::GitLab;
 use probity_forge::http::{Limits, SystemSleeper, Token};
 use probity_ports::forge::{
-    CollectError, CollectRequest, EntityRef, ForgeError, collect, default_profile, input_document,
+    CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, collect, default_profile,
+    input_document,
 };
 use probity_store::context_dir::{self, ContextDirError};
 use serde_json::json;
@@ -40,17 +42,17 @@ pub enum ForgeArg {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("entity").required(true).args(["change", "issue"])))]
 pub struct FetchArgs {
-    /// The forge (only github is built yet).
+    /// The forge (github and gitlab are built; forgejo not yet).
     #[arg(long, value_enum)]
     pub forge: ForgeArg,
-    /// The forge host (`github.com`, or a GitHub Enterprise Server host;
-    /// lowercase, `:port` only when not 443).
+    /// The forge host (`github.com`, `gitlab.com`, or a self-hosted
+    /// instance; lowercase, `:port` only when not 443).
     #[arg(long, value_name = "H")]
     pub host: String,
-    /// The repository.
+    /// The repository (GitLab: the project path, `group/sub/name`).
     #[arg(long, value_name = "OWNER/NAME")]
     pub repo: String,
-    /// A change proposal (pull request) number.
+    /// A change proposal (pull or merge request) number.
     #[arg(long, value_name = "N")]
     pub change: Option<u64>,
     /// A work item (issue) number.
@@ -64,9 +66,10 @@ pub struct FetchArgs {
     /// runs, the newest 100 records, failed checks' logs, admission `write`.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// The environment variable holding the API token.
-    #[arg(long, value_name = "VAR", default_value = "GITHUB_TOKEN")]
-    pub token_env: String,
+    /// The environment variable holding the API token (default:
+    /// GITHUB_TOKEN, GITLAB_TOKEN or FORGEJO_TOKEN by --forge).
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
     /// Also write the normalized input collected (a new file, 0600; the
     /// token masked) for `probity context assemble --input`.
     #[arg(long, value_name = "FILE")]
@@ -136,7 +139,7 @@ pub fn forge_error(e: &ForgeError, token_env: &str) -> CliError {
         ForgeError::Unsupported { .. } => (
             ErrorKind::Usage,
             "forge_not_built",
-            "use --forge github; the gitlab and forgejo adapters are not built yet".into(),
+            "use --forge github or gitlab; the forgejo adapter is not built yet".into(),
         ),
     };
     CliError::new(kind, code, e.to_string(), next)
@@ -223,9 +226,18 @@ pub fn run(
         ForgeArg::Gitlab => ForgeKind::Gitlab,
         ForgeArg::Forgejo => ForgeKind::Forgejo,
     };
+    let token_env = a.token_env.clone().unwrap_or_else(|| {
+        match forge {
+            ForgeKind::Github => "GITHUB_TOKEN",
+            ForgeKind::Gitlab => "GITLAB_TOKEN",
+            ForgeKind::Forgejo => "FORGEJO_TOKEN",
+        }
+        .to_owned()
+    });
+    let token_env = token_env.as_str();
     forge
         .require_built()
-        .map_err(|e| forge_error(&e, &a.token_env))?;
+        .map_err(|e| forge_error(&e, token_env))?;
     let host = Host::parse(&a.host).map_err(|e| {
         usage(
             "bad_host",
@@ -277,44 +289,55 @@ pub fn run(
             "choose a new file for --input-out; it is never written over",
         ));
     }
-    let token = match std::env::var(&a.token_env) {
+    let token = match std::env::var(token_env) {
         Ok(v) if !v.is_empty() => Token::new(v).map_err(|_| {
             usage(
                 "bad_token",
-                format!(
-                    "${} does not hold a usable token (printable ASCII, no spaces)",
-                    a.token_env
-                ),
+                format!("${token_env} does not hold a usable token (printable ASCII, no spaces)"),
                 "export the forge token in that variable",
             )
         })?,
         _ => {
             return Err(usage(
                 "token_missing",
-                format!("${} is not set", a.token_env),
+                format!("${token_env} is not set"),
                 "export the forge token in that variable, or name another one with --token-env",
             ));
         }
     };
-    let api_base = a
-        .api_base
-        .clone()
-        .unwrap_or_else(|| api_base_for_host(host.as_str()));
+    let api_base = a.api_base.clone().unwrap_or_else(|| match forge {
+        ForgeKind::Gitlab => probity_forge::gitlab::api_base_for_host(host.as_str()),
+        _ => probity_forge::github::api_base_for_host(host.as_str()),
+    });
     let limits = Limits {
         timeout: Duration::from_secs(a.timeout.max(1)),
         max_total_wait: Duration::from_secs(a.max_rate_limit_wait),
         ..Limits::default()
     };
     let secret = token.expose().to_owned();
-    let mut port = GitHub::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
-        .map_err(|e| forge_error(&e, &a.token_env))?;
+    let (mut port, forge): (Box<dyn ForgePort>, Forge) = match forge {
+        ForgeKind::Gitlab => (
+            Box::new(
+                GitLab::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
+                    .map_err(|e| forge_error(&e, token_env))?,
+            ),
+            Forge::Gitlab,
+        ),
+        _ => (
+            Box::new(
+                GitHub::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
+                    .map_err(|e| forge_error(&e, token_env))?,
+            ),
+            Forge::Github,
+        ),
+    };
     let request = CollectRequest {
-        forge: Forge::Github,
+        forge,
         host: host.as_str().to_owned(),
         entity,
     };
     let mut input =
-        collect(&mut port, &request, &profile).map_err(|e| collect_error(&e, &a.token_env))?;
+        collect(port.as_mut(), &request, &profile).map_err(|e| collect_error(&e, token_env))?;
     if let Some(p) = &input_out {
         let text = crate::output::pretty(&input_document(&input)).replace(&secret, TOKEN_MASK);
         write_new(p, format!("{text}\n").as_bytes())?;

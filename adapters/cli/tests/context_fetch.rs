@@ -6,6 +6,8 @@
 
 #[path = "../../forge/tests/fixtures/github/scenario.rs"]
 mod scenario;
+#[path = "../../forge/tests/fixtures/gitlab/scenario.rs"]
+mod scenario_gitlab;
 
 use std::fs;
 use std::path::Path;
@@ -298,9 +300,9 @@ fn unbuilt_forges_missing_tokens_and_existing_outputs_are_refused_before_fetchin
             "context",
             "fetch",
             "--forge",
-            "gitlab",
+            "forgejo",
             "--host",
-            "gitlab.com",
+            "codeberg.org",
         ])
         .args([
             "--repo",
@@ -354,4 +356,51 @@ fn unbuilt_forges_missing_tokens_and_existing_outputs_are_refused_before_fetchin
     assert_eq!(o.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&o.stderr).contains("context_dir_exists"));
     assert!(server.seen().is_empty(), "nothing was fetched");
+}
+
+#[test]
+fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
+    let server = ScriptServer::start(scenario_gitlab::merge_request_5()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let o = Command::new(BIN)
+        .args([
+            "context",
+            "fetch",
+            "--forge",
+            "gitlab",
+            "--host",
+            "gitlab.example",
+        ])
+        .args(["--repo", "acme/widgets", "--change", "5", "--json"])
+        .args(["--out", dir.to_str().unwrap(), "--api-base", server.base()])
+        .env("GITLAB_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_out(&o);
+    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    let gaps = v["gaps"].as_array().unwrap();
+    assert!(
+        gaps.iter()
+            .any(|g| g["scope"] == "reviews" && g["code"] == "history_unavailable"),
+        "{gaps:?}"
+    );
+    verify(&dir, &digest);
+    let index = fs::read_to_string(dir.join("index.json")).unwrap();
+    assert!(index.contains("\"forge\":\"gitlab\""), "{index}");
+    assert!(index.contains("\"repository_id\":\"278964\""), "{index}");
+    assert_no_token(&o, tmp.path());
+    // GITLAB_TOKEN is the default variable for --forge gitlab.
+    assert!(
+        server
+            .seen()
+            .iter()
+            .all(|r| r.headers.get("authorization") == Some(&format!("Bearer {TOKEN}")))
+    );
 }

@@ -1,5 +1,6 @@
 //! `probity-forge`: forge adapters for the entity-context-snapshot forge
-//! port (`probity_ports::forge`, C4). One module per forge; GitHub first.
+//! port (`probity_ports::forge`, C4). One module per forge: GitHub and
+//! GitLab; Forgejo is not built yet.
 //!
 //! HTTP is blocking `ureq` with a timeout on every request, every body
 //! read under a byte bound before it is parsed, rate limits waited out
@@ -13,6 +14,7 @@
 #[cfg(feature = "fixture")]
 pub mod fixture;
 pub mod github;
+pub mod gitlab;
 pub mod http;
 
 use probity_ports::forge::ForgeError;
@@ -29,10 +31,7 @@ impl ForgeKind {
     /// Refuses a forge whose adapter is not built yet.
     pub fn require_built(self) -> Result<(), ForgeError> {
         match self {
-            ForgeKind::Github => Ok(()),
-            ForgeKind::Gitlab => Err(ForgeError::Unsupported {
-                what: "the gitlab adapter (not built yet)".into(),
-            }),
+            ForgeKind::Github | ForgeKind::Gitlab => Ok(()),
             ForgeKind::Forgejo => Err(ForgeError::Unsupported {
                 what: "the forgejo adapter (not built yet)".into(),
             }),
