@@ -19,6 +19,7 @@ use crate::review::attest;
 use crate::review::bundle::{BUNDLE_DOMAIN, Bundle};
 use crate::review::correction::{empty_fix_delta, fix_delta_hash};
 use crate::review::dsse;
+use crate::review::evidence;
 use crate::review::fixtures;
 use crate::review::ids::ObjectId;
 use crate::review::ids::{RepoPath, TreeId};
@@ -516,14 +517,15 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     }
     // `finalize --evidence-cmd`: the canonical document the evidence hash
     // covers, checked against a real transition's `evidence_hash`.
-    let run = submission::CommandRun {
+    let run = evidence::CommandRun {
         argv: vec!["cargo".into(), "test".into(), "--locked".into()],
-        exit: submission::ExitOutcome::Code(0),
+        exit: evidence::ExitOutcome::Code(0),
         output_sha256: Sha256Digest::plain(b"test result: ok. 42 passed; 0 failed\n"),
         output_bytes: 37,
     };
-    let doc =
-        submission::command_evidence(&run).map_err(|e| err("command-evidence", e.to_string()))?;
+    let doc = evidence::command_evidence(&run)
+        .map_err(|e| err("command-evidence", e.to_string()))?
+        .bytes;
     let approved_by_cmd = r1
         .accept_evidence(&doc)
         .map_err(|e| err("command-evidence", e.to_string()))?;
@@ -538,6 +540,37 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         Some(EVIDENCE_DOMAIN),
         value,
         Some(*evidence_hash),
+        None,
+    )?;
+    // A failed run: its document names the exit code, and the transition it
+    // drives escalates with that document's hash.
+    let failed_run = evidence::CommandRun {
+        exit: evidence::ExitOutcome::Code(101),
+        output_sha256: Sha256Digest::plain(b"test result: FAILED. 41 passed; 1 failed\n"),
+        output_bytes: 41,
+        ..run
+    };
+    let failed = evidence::command_evidence(&failed_run)
+        .map_err(|e| err("command-evidence", e.to_string()))?
+        .bytes;
+    let escalated_by_cmd = r1
+        .accept_evidence(&failed)
+        .map_err(|e| err("command-evidence", e.to_string()))?;
+    let Stage::Escalated {
+        evidence_hash: Some(failed_hash),
+        ..
+    } = &escalated_by_cmd.stage
+    else {
+        return Err(err("command-evidence", "the failed check did not escalate"));
+    };
+    let value = parse_strict(&failed).map_err(|e| err("command-evidence", e.to_string()))?;
+    same_bytes("command-evidence", &value, &failed)?;
+    b.jcs(
+        "command_evidence",
+        "cargo-test-failed",
+        Some(EVIDENCE_DOMAIN),
+        value,
+        Some(*failed_hash),
         None,
     )?;
     // The rebase proof's delta identity and one entry's identity.

@@ -65,6 +65,34 @@ fn receipt_of_an_escalated_review() {
     );
 }
 
+/// Evidence that reports a failure escalates (`evidence_failed`): the record
+/// keeps the failing evidence's hash and the receipt binds it.
+#[test]
+fn an_escalation_by_failed_evidence() {
+    use probity_core::digest::Sha256Digest;
+    use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence};
+    let (_, r1, _) = approved();
+    let doc = command_evidence(&CommandRun {
+        argv: vec!["cargo".into(), "test".into(), "--locked".into()],
+        exit: ExitOutcome::Code(101),
+        output_sha256: Sha256Digest::plain(b"test result: FAILED. 41 passed; 1 failed\n"),
+        output_bytes: 41,
+    })
+    .unwrap()
+    .bytes;
+    let esc = r1.accept_evidence(&doc).unwrap();
+    assert_eq!(esc.stage.name(), "escalated");
+    let record = esc.record().unwrap().to_bytes().unwrap();
+    assert_eq!(StateRecord::from_bytes(&record).unwrap().state, esc);
+    let receipt = Receipt::derive(&esc).unwrap().to_bytes().unwrap();
+    let state_schema = jsonschema::validator_for(&SchemaDoc::State.schema()).unwrap();
+    let receipt_schema = jsonschema::validator_for(&SchemaDoc::Receipt.schema()).unwrap();
+    assert!(state_schema.is_valid(&serde_json::from_slice(&record).unwrap()));
+    assert!(receipt_schema.is_valid(&serde_json::from_slice(&receipt).unwrap()));
+    insta::assert_snapshot!("state_record_escalated_evidence_failed", text(record));
+    insta::assert_snapshot!("receipt_escalated_evidence_failed", text(receipt));
+}
+
 #[test]
 fn schemas() {
     for doc in SchemaDoc::ALL {

@@ -12,8 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
+use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence};
 use probity_core::review::state::EVIDENCE_DOMAIN;
-use probity_core::review::submission::{CommandRun, ExitOutcome, command_evidence};
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::*;
@@ -431,31 +431,6 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     quick(f.root(), &["finalize", "--result", &r]);
     let before = store_snapshot(&f);
-    // A failing check never approves: refused, nothing stored.
-    let failed = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--evidence-cmd",
-            "--",
-            "sh",
-            "-c",
-            "echo out; echo err >&2; exit 3",
-        ],
-    );
-    assert_eq!(
-        code(&failed),
-        (3, Some("evidence_failed")),
-        "{}",
-        failed.stdout
-    );
-    assert!(
-        failed.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("exit status 3")
-    );
-    assert_eq!(store_snapshot(&f), before);
     // A check that outlives its timeout is killed and refused, quickly.
     let started = Instant::now();
     let slow = quick(
@@ -523,9 +498,138 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
         output_sha256: Sha256Digest::plain(b"a; exit 1"),
         output_bytes: 9,
     })
-    .unwrap();
+    .unwrap()
+    .bytes;
     assert_eq!(
         receipt["evidence_hash"],
+        Sha256Digest::of(EVIDENCE_DOMAIN, &doc).to_string()
+    );
+}
+
+fn receipt_of(f: &Fixture, lineage: &str) -> Value {
+    let path = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(lineage)
+        .join("receipt.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Evidence never approves by being present (issue 11): a check that ran
+/// and failed moves `validating → escalated` (`evidence_failed`), with the
+/// failing run's document hashed into the receipt, and the next step names
+/// both ways on (review the fix, or a person's recovery). Once escalated,
+/// the same failing evidence is an unchanged retry and passing evidence is
+/// no longer a legal input.
+#[test]
+fn a_failing_check_escalates_with_its_evidence_bound() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = quick(f.root(), &["start"]);
+    let lineage = lineage_of(&s);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    quick(f.root(), &["finalize", "--result", &r]);
+    let check = ["sh", "-c", "echo out; echo err >&2; exit 3"];
+    let mut args = vec!["finalize", "--evidence-cmd", "--"];
+    args.extend(check);
+    let failed = quick(f.root(), &args);
+    assert_eq!(failed.code, 0, "{}{}", failed.stdout, failed.stderr);
+    assert_eq!(failed.json["state"], "escalated", "{}", failed.stdout);
+    assert_eq!(failed.json["escalation_reason"], "evidence_failed");
+    assert_eq!(failed.json["action"], "none");
+    let message = failed.json["message"].as_str().unwrap();
+    assert!(message.contains("probity start"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "probity recover --predecessor-lineage {lineage} --disposition escalation_authorized"
+        )),
+        "{message}"
+    );
+    let receipt = receipt_of(&f, &lineage);
+    assert_eq!(receipt["terminal_state"], "escalated");
+    assert_eq!(receipt["resolved_finding_ids"], serde_json::json!([]));
+    let doc = command_evidence(&CommandRun {
+        argv: check.iter().map(|a| a.to_string()).collect(),
+        exit: ExitOutcome::Code(3),
+        output_sha256: Sha256Digest::plain(b"out\nerr\n"),
+        output_bytes: 8,
+    })
+    .unwrap()
+    .bytes;
+    assert_eq!(
+        receipt["evidence_hash"],
+        Sha256Digest::of(EVIDENCE_DOMAIN, &doc).to_string()
+    );
+    // The gate denies the escalated candidate.
+    let gate = quick(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_ne!(gate.code, 0, "{}", gate.stdout);
+    // Retrying the same failing check changes nothing; a passing one is no
+    // longer legal.
+    let after = store_snapshot(&f);
+    let again = quick(f.root(), &args);
+    assert_eq!(again.json["state"], "escalated", "{}", again.stdout);
+    assert_eq!(store_snapshot(&f), after);
+    let pass = quick(
+        f.root(),
+        &[
+            "finalize",
+            "--lineage",
+            &lineage,
+            "--evidence-cmd",
+            "--",
+            "true",
+        ],
+    );
+    assert_ne!(pass.code, 0, "{}", pass.stdout);
+    assert_eq!(store_snapshot(&f), after);
+}
+
+/// The command evidence document handed over as a file is read for what it
+/// reports: a failure escalates like `--evidence-cmd`; a document that names
+/// the schema but is not one is refused with nothing changed.
+#[test]
+fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refused() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let s = quick(f.root(), &["start"]);
+    let lineage = lineage_of(&s);
+    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
+    quick(f.root(), &["finalize", "--result", &r]);
+    let before = store_snapshot(&f);
+    let sha = Sha256Digest::plain(b"log");
+    let malformed = input(
+        tmp.path(),
+        "bad.json",
+        &format!(
+            r#"{{"schema":"probity-command-evidence/v1","argv":["make","test"],"output_sha256":"{sha}","output_bytes":3}}"#
+        ),
+    );
+    let refused = quick(f.root(), &["finalize", "--evidence", &malformed]);
+    assert_eq!(
+        code(&refused),
+        (3, Some("evidence_malformed")),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+    let doc = command_evidence(&CommandRun {
+        argv: vec!["make".into(), "test".into()],
+        exit: ExitOutcome::Signal(6),
+        output_sha256: sha,
+        output_bytes: 3,
+    })
+    .unwrap()
+    .bytes;
+    let failed_doc = tmp.path().join("failed.json");
+    std::fs::write(&failed_doc, &doc).unwrap();
+    let failed = quick(
+        f.root(),
+        &["finalize", "--evidence", failed_doc.to_str().unwrap()],
+    );
+    assert_eq!(failed.json["state"], "escalated", "{}", failed.stdout);
+    assert_eq!(failed.json["escalation_reason"], "evidence_failed");
+    assert_eq!(
+        receipt_of(&f, &lineage)["evidence_hash"],
         Sha256Digest::of(EVIDENCE_DOMAIN, &doc).to_string()
     );
 }

@@ -6,6 +6,7 @@ pub mod bundle;
 pub mod causality;
 pub mod correction;
 pub mod dsse;
+pub mod evidence;
 pub mod export;
 pub mod finding;
 pub mod fixtures;

@@ -67,9 +67,11 @@ impl Receipt {
                 *evidence_hash,
                 judgment.correction_ids(),
             ),
-            Stage::Escalated { .. } => (
+            // A failed check's evidence is bound; other escalations took
+            // no evidence.
+            Stage::Escalated { evidence_hash, .. } => (
                 TerminalState::Escalated,
-                Sha256Digest::of(EVIDENCE_DOMAIN, b""),
+                evidence_hash.unwrap_or_else(|| Sha256Digest::of(EVIDENCE_DOMAIN, b"")),
                 Vec::new(),
             ),
             _ => return None,

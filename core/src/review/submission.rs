@@ -1,14 +1,11 @@
 //! How inputs reach a lineage from outside the worktree: lens results
 //! matched to their lens by name (never by position), the binding a
-//! submitted result proves, the size bound of every role document, and the
-//! canonical evidence document of a check Probity ran itself.
+//! submitted result proves, and the size bound of every role document (the
+//! evidence of a check Probity ran itself is in `review::evidence`).
 //!
 //! Everything here is a pure function of plain values; reading files,
 //! running the check and storing submissions belong to the adapters.
 
-use serde::Serialize;
-
-use crate::canonical::{CanonicalError, canonical_bytes};
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::lens::Lens;
 
@@ -112,99 +109,6 @@ pub fn binding_proves(prepared: &str, given: &str) -> bool {
     given == prepared || given == binding_token(prepared)
 }
 
-/// How a check Probity ran ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExitOutcome {
-    /// It exited with this status code.
-    Code(i32),
-    /// A signal ended it.
-    Signal(i32),
-    /// It outlived its timeout and was killed.
-    TimedOut { after_secs: u64 },
-}
-
-impl std::fmt::Display for ExitOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExitOutcome::Code(c) => write!(f, "exit status {c}"),
-            ExitOutcome::Signal(s) => write!(f, "killed by signal {s}"),
-            ExitOutcome::TimedOut { after_secs } => {
-                write!(f, "timed out after {after_secs} s and was killed")
-            }
-        }
-    }
-}
-
-/// One run of the independent check (`finalize --evidence-cmd`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandRun {
-    /// The argument vector, program first (run without a shell).
-    pub argv: Vec<String>,
-    pub exit: ExitOutcome,
-    /// Plain SHA-256 of stdout and stderr as one interleaved stream (what
-    /// `sha256sum` of the same capture prints).
-    pub output_sha256: Sha256Digest,
-    pub output_bytes: u64,
-}
-
-/// The schema label of the command evidence document.
-pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
-
-#[derive(Serialize)]
-struct CommandEvidenceDoc<'a> {
-    schema: &'static str,
-    argv: &'a [String],
-    exit_code: i32,
-    output_sha256: &'a Sha256Digest,
-    output_bytes: u64,
-}
-
-/// Why a command run is not evidence. Nothing changes when this is returned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CommandEvidenceError {
-    #[error("--evidence-cmd needs a program to run")]
-    EmptyArgv,
-    #[error("the evidence command `{argv}` failed ({exit}): a failing check never approves")]
-    Failed { argv: String, exit: String },
-    #[error("the evidence command `{argv}` {exit}: a check that did not finish never approves")]
-    TimedOut { argv: String, exit: String },
-    #[error(transparent)]
-    Canonical(#[from] CanonicalError),
-}
-
-/// The evidence bytes of a check Probity ran: RFC 8785 canonical JSON
-/// naming the argv, the exit status and the SHA-256 of the combined
-/// output, so the lineage's `evidence_hash` binds all three. Only a run that
-/// exited 0 is evidence: any other outcome is refused.
-pub fn command_evidence(run: &CommandRun) -> Result<Vec<u8>, CommandEvidenceError> {
-    if run.argv.is_empty() {
-        return Err(CommandEvidenceError::EmptyArgv);
-    }
-    let argv = run.argv.join(" ");
-    match run.exit {
-        ExitOutcome::Code(0) => {}
-        ExitOutcome::Code(_) | ExitOutcome::Signal(_) => {
-            return Err(CommandEvidenceError::Failed {
-                argv,
-                exit: run.exit.to_string(),
-            });
-        }
-        ExitOutcome::TimedOut { .. } => {
-            return Err(CommandEvidenceError::TimedOut {
-                argv,
-                exit: run.exit.to_string(),
-            });
-        }
-    }
-    Ok(canonical_bytes(&CommandEvidenceDoc {
-        schema: COMMAND_EVIDENCE_SCHEMA,
-        argv: &run.argv,
-        exit_code: 0,
-        output_sha256: &run.output_sha256,
-        output_bytes: run.output_bytes,
-    })?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,56 +199,5 @@ mod tests {
         assert!(!binding_proves(b, &binding_token("other")));
         assert!(!binding_proves(b, ""));
         assert!(!binding_proves(b, &b.replace("1/4", "2/4")));
-    }
-
-    fn run(exit: ExitOutcome) -> CommandRun {
-        CommandRun {
-            argv: vec!["cargo".into(), "test".into()],
-            exit,
-            output_sha256: Sha256Digest::plain(b"ok\n"),
-            output_bytes: 3,
-        }
-    }
-
-    #[test]
-    fn command_evidence_names_argv_exit_and_output_canonically() {
-        let bytes = command_evidence(&run(ExitOutcome::Code(0))).unwrap();
-        assert_eq!(
-            String::from_utf8(bytes).unwrap(),
-            format!(
-                r#"{{"argv":["cargo","test"],"exit_code":0,"output_bytes":3,"output_sha256":"{}","schema":"probity-command-evidence/v1"}}"#,
-                Sha256Digest::plain(b"ok\n")
-            )
-        );
-        let mut other = run(ExitOutcome::Code(0));
-        other.argv.push("--release".into());
-        assert_ne!(
-            command_evidence(&other).unwrap(),
-            command_evidence(&run(ExitOutcome::Code(0))).unwrap()
-        );
-    }
-
-    #[test]
-    fn a_failed_killed_or_timed_out_check_is_never_evidence() {
-        for exit in [
-            ExitOutcome::Code(1),
-            ExitOutcome::Code(-1),
-            ExitOutcome::Signal(9),
-        ] {
-            assert!(matches!(
-                command_evidence(&run(exit)),
-                Err(CommandEvidenceError::Failed { .. })
-            ));
-        }
-        assert!(matches!(
-            command_evidence(&run(ExitOutcome::TimedOut { after_secs: 5 })),
-            Err(CommandEvidenceError::TimedOut { .. })
-        ));
-        let mut empty = run(ExitOutcome::Code(0));
-        empty.argv.clear();
-        assert_eq!(
-            command_evidence(&empty),
-            Err(CommandEvidenceError::EmptyArgv)
-        );
     }
 }

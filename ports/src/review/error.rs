@@ -1,6 +1,7 @@
 //! What a driver answers when it cannot finish.
 
 use probity_core::digest::Sha256Digest;
+use probity_core::review::evidence::CommandEvidenceError;
 use probity_core::review::export::ExportError;
 use probity_core::review::finding::RoleDocError;
 use probity_core::review::gate::StackError;
@@ -8,7 +9,7 @@ use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::recovery::{ChainError, RecoverError};
 use probity_core::review::snapshot::SnapshotError;
 use probity_core::review::state::{PreflightError, StateError, TransitionError};
-use probity_core::review::submission::{CommandEvidenceError, PlacementError};
+use probity_core::review::submission::PlacementError;
 
 use super::*;
 

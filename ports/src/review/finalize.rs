@@ -4,6 +4,9 @@
 use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::CausalFacts;
 use probity_core::review::correction::FixMeasurement;
+use probity_core::review::evidence::{
+    CommandRun, EvidenceVerdict, command_evidence, evidence_verdict,
+};
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
@@ -11,9 +14,7 @@ use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{
     EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, Stage, StateRecord, TransitionError,
 };
-use probity_core::review::submission::{
-    CommandRun, MAX_ROLE_DOCUMENT_BYTES, command_evidence, place_results,
-};
+use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, place_results};
 
 use super::*;
 
@@ -69,11 +70,15 @@ pub enum EvidenceInput {
     /// The whole bytes.
     Bytes(NamedInput),
     /// Bytes the adapter hashed while streaming them: their
-    /// `EVIDENCE_DOMAIN` digest and their length.
+    /// `EVIDENCE_DOMAIN` digest and their length, and the whole bytes when
+    /// they are short enough to be a command evidence document
+    /// (`MAX_COMMAND_EVIDENCE_BYTES`), so a document reporting a failure is
+    /// read as one.
     Streamed {
         name: String,
         hash: Sha256Digest,
         len: u64,
+        whole: Option<Vec<u8>>,
     },
     /// The independent check the adapter ran (`--evidence-cmd`): its
     /// canonical evidence document is what gets hashed.
@@ -81,17 +86,29 @@ pub enum EvidenceInput {
 }
 
 impl EvidenceInput {
-    /// The evidence hash, refusing empty evidence and a failed check.
-    fn hash(&self) -> Result<Sha256Digest, ReviewError> {
+    /// The evidence hash and what the evidence reports (core reads the
+    /// verdict), refusing empty evidence and a check that gave no verdict.
+    fn hash(&self) -> Result<(Sha256Digest, EvidenceVerdict), ReviewError> {
+        let verdict = |bytes: &[u8]| evidence_verdict(bytes).map_err(TransitionError::from);
         match self {
             EvidenceInput::Bytes(b) if b.bytes.is_empty() => {
                 Err(TransitionError::EmptyEvidence.into())
             }
-            EvidenceInput::Bytes(b) => Ok(Sha256Digest::of(EVIDENCE_DOMAIN, &b.bytes)),
+            EvidenceInput::Bytes(b) => Ok((
+                Sha256Digest::of(EVIDENCE_DOMAIN, &b.bytes),
+                verdict(&b.bytes)?,
+            )),
             EvidenceInput::Streamed { len: 0, .. } => Err(TransitionError::EmptyEvidence.into()),
-            EvidenceInput::Streamed { hash, .. } => Ok(*hash),
+            EvidenceInput::Streamed { hash, whole, .. } => Ok((
+                *hash,
+                match whole {
+                    Some(bytes) => verdict(bytes)?,
+                    None => EvidenceVerdict::Passed,
+                },
+            )),
             EvidenceInput::Command(run) => {
-                Ok(Sha256Digest::of(EVIDENCE_DOMAIN, &command_evidence(run)?))
+                let e = command_evidence(run)?;
+                Ok((Sha256Digest::of(EVIDENCE_DOMAIN, &e.bytes), e.verdict))
             }
         }
     }
@@ -213,8 +230,8 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         state = state.accept_validation(fix, validation)?;
         states.push(state.clone());
     }
-    if let Some(hash) = evidence {
-        state = state.accept_evidence_hash(hash)?;
+    if let Some((hash, verdict)) = evidence {
+        state = state.accept_evidence_verdict(hash, verdict)?;
         states.push(state.clone());
     }
     // Commit each valid intermediate state, so a crash resumes from the

@@ -3,7 +3,7 @@
 //! shell), stdin closed, stdout and stderr merged into one pipe that is
 //! hashed while it streams (never held whole), and the whole process group
 //! is killed at the timeout. What the run proves is decided in core
-//! ([`probity_core::review::submission::command_evidence`]).
+//! ([`probity_core::review::evidence::command_evidence`]).
 
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use probity_core::digest::PlainSha256;
-use probity_core::review::submission::{CommandRun, ExitOutcome};
+use probity_core::review::evidence::{CommandRun, ExitOutcome};
 
 use crate::output::{CliError, ErrorKind};
 

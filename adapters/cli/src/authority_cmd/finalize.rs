@@ -7,6 +7,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use probity_core::digest::DomainSha256;
+use probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES;
 use probity_core::review::lens::Lens;
 use probity_core::review::state::{EVIDENCE_DOMAIN, Stage, StateRecord};
 use probity_ports::review::{
@@ -44,11 +45,13 @@ pub struct FinalizeArgs {
     #[arg(long, value_name = "FILE")]
     pub validation: Option<PathBuf>,
     /// Final evidence from an independent mechanism (any non-empty bytes,
-    /// hashed as they stream; `-` for stdin).
+    /// hashed as they stream; `-` for stdin). A command evidence document
+    /// (what `--evidence-cmd` records) that reports a failure escalates.
     #[arg(long, value_name = "FILE", conflicts_with = "evidence_cmd")]
     pub evidence: Option<PathBuf>,
     /// Run the independent check named after `--` (no shell) and use its
-    /// run as evidence: a non-zero exit is refused (`evidence_failed`).
+    /// run as evidence: exit 0 approves, a non-zero exit or a signal
+    /// escalates (`evidence_failed`), a timeout is refused.
     #[arg(long = "evidence-cmd", requires = "argv")]
     pub evidence_cmd: bool,
     /// How long the check may run before it is killed and refused.
@@ -274,11 +277,21 @@ pub fn finalize(
     let evidence = match (&args.evidence, args.evidence_cmd) {
         (Some(path), _) => {
             let mut hash = DomainSha256::new(EVIDENCE_DOMAIN);
-            let len = stream_input(path, MAX_EVIDENCE_BYTES, |chunk| hash.update(chunk))?;
+            // The whole bytes too while they could be a command evidence
+            // document (core reads what such a document reports).
+            let small = MAX_COMMAND_EVIDENCE_BYTES as usize;
+            let mut head = Vec::new();
+            let len = stream_input(path, MAX_EVIDENCE_BYTES, |chunk| {
+                hash.update(chunk);
+                if head.len() <= small {
+                    head.extend_from_slice(&chunk[..chunk.len().min(small + 1 - head.len())]);
+                }
+            })?;
             Some(EvidenceInput::Streamed {
                 name: path.display().to_string(),
                 hash: hash.finish(),
                 len,
+                whole: (head.len() <= small).then_some(head),
             })
         }
         (None, true) => {

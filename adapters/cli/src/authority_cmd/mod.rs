@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
+use probity_core::review::evidence::CommandEvidenceError;
 use probity_core::review::export::ExportError;
 use probity_core::review::gate::StackError;
 use probity_core::review::ids::LineageId;
@@ -15,9 +16,7 @@ use probity_core::review::lens::Lens;
 use probity_core::review::recovery::RecoverError;
 use probity_core::review::schema::SchemaDoc;
 use probity_core::review::state::{PreflightError, TransitionError};
-use probity_core::review::submission::{
-    CommandEvidenceError, MAX_ROLE_DOCUMENT_BYTES, PlacementError,
-};
+use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, PlacementError};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{NamedInput, ReviewError, StoreError};
 use probity_store::FileStore;
@@ -254,6 +253,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "empty_evidence",
                 "pass a non-empty evidence file produced by an independent mechanism",
             ),
+            TransitionError::EvidenceDocument(_) => (
+                RejectedInput,
+                "evidence_malformed",
+                "pass the command evidence document exactly as `probity finalize --evidence-cmd` writes it (docs/review-authority.md), or evidence that does not name its schema; nothing was changed",
+            ),
             TransitionError::DifferentRetry { .. } => (
                 Conflict,
                 "different_retry",
@@ -447,10 +451,10 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "evidence_cmd_missing",
                 "name the check after `--`: `probity finalize --evidence-cmd -- cargo test`",
             ),
-            CommandEvidenceError::Failed { .. } | CommandEvidenceError::Canonical(_) => (
-                RejectedInput,
-                "evidence_failed",
-                "the independent check failed, so nothing was approved and nothing changed: fix what it reports (a changed candidate needs a new `probity start`), or rerun it if it was flaky",
+            CommandEvidenceError::Canonical(_) => (
+                Integrity,
+                "evidence_unencodable",
+                "the check's evidence document could not be encoded; report this as a bug",
             ),
         },
         ReviewError::BaseChanged { .. } => (

@@ -116,6 +116,12 @@ impl ReviewState {
         );
         match &self.stage {
             Stage::Approved { .. } => "deliver exactly the reviewed candidate: commit it if it is not committed yet, then push with `probity push <remote>` (it also publishes the review for a server-side gate); `probity validate --gate pre-commit` or `--gate pre-push` checks the delivery first".to_string(),
+            Stage::Escalated {
+                reason: EscalationReason::EvidenceFailed,
+                ..
+            } => format!(
+                "the independent check failed, so this review escalated: fix the candidate and review the fix with `probity start` (a changed candidate is a new review); if the failure is not the change's (a flaky check), a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+            ),
             Stage::Escalated { .. } => format!(
                 "a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
             ),

@@ -16,6 +16,7 @@ use crate::review::causality::CausalFacts;
 use crate::review::correction::{
     Attempt, Correction, FixMeasurement, MAX_FAILED_ATTEMPTS, ValidationRecord, fix_delta_hash,
 };
+use crate::review::evidence::{EvidenceDocError, EvidenceVerdict, evidence_verdict};
 use crate::review::finding::{
     AcceptedResult, CausalDisposition, Finding, RefuterOutcome, RefuterResult, RefuterVerdict,
     ReviewerResult, Route, ValidatorResult, final_route, initial_route,
@@ -161,6 +162,7 @@ impl Judgment {
                 judgment: self,
                 correction: None,
                 reason: EscalationReason::FindingEscalated,
+                evidence_hash: None,
             }
         } else if self.has_route(Route::Correction) {
             Stage::CorrectionRequired {
@@ -191,6 +193,23 @@ pub enum EscalationReason {
     AttemptsExhausted,
     /// An attempt that edited nothing.
     NoEditAttempt,
+    /// The independent check ran and failed: the final evidence reports a
+    /// failure (R4.4). Evidence never approves by being present.
+    EvidenceFailed,
+}
+
+impl EscalationReason {
+    /// Whether the correction ledger (forecast, measured lines, attempts)
+    /// decided this escalation.
+    pub fn is_ledger(self) -> bool {
+        matches!(
+            self,
+            EscalationReason::ForecastOverBudget
+                | EscalationReason::BudgetExceeded
+                | EscalationReason::AttemptsExhausted
+                | EscalationReason::NoEditAttempt
+        )
+    }
 }
 
 /// The lifecycle stage and the data that exists in it.
@@ -227,6 +246,10 @@ pub enum Stage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         correction: Option<Correction>,
         reason: EscalationReason,
+        /// The hash of the failing final evidence: present exactly when the
+        /// reason is `evidence_failed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        evidence_hash: Option<Sha256Digest>,
     },
     /// Terminal, and only from a pristine `reviewing` (R9.1): the review was
     /// abandoned before any judgment. The snapshot stays; no receipt.
@@ -461,6 +484,8 @@ pub enum TransitionError {
         to: &'static str,
     },
     #[error(transparent)]
+    EvidenceDocument(#[from] EvidenceDocError),
+    #[error(transparent)]
     State(#[from] StateError),
 }
 
@@ -634,7 +659,15 @@ impl ReviewState {
                 judgment,
                 correction,
                 ..
+            }
+            | Stage::Escalated {
+                judgment,
+                correction,
+                reason: EscalationReason::EvidenceFailed,
+                evidence_hash: Some(_),
             } => {
+                // Evidence is taken only once the judgment and any
+                // correction are settled, whatever it then reports.
                 if judgment.has_route(Route::Escalation) || judgment.has_route(Route::Refuter) {
                     return bad("an escalation or a pending refuter outcome is open");
                 }
@@ -659,9 +692,19 @@ impl ReviewState {
                 }
             }
             Stage::Escalated {
+                evidence_hash: Some(_),
+                ..
+            }
+            | Stage::Escalated {
+                reason: EscalationReason::EvidenceFailed,
+                evidence_hash: None,
+                ..
+            } => bad("an evidence hash is recorded exactly when the evidence failed"),
+            Stage::Escalated {
                 judgment,
                 correction,
                 reason,
+                evidence_hash: None,
             } => {
                 let c = correction.as_ref();
                 let charged = c.map(Correction::charged_lines).unwrap_or(0);
@@ -685,6 +728,8 @@ impl ReviewState {
                         c.forecast.is_none()
                             && c.attempts.last().is_some_and(|a| a.from_tree == a.to_tree)
                     }),
+                    // Matched above (with its hash, or refused without).
+                    EscalationReason::EvidenceFailed => false,
                 };
                 if ok {
                     Ok(())

@@ -168,6 +168,7 @@ impl ReviewState {
                 judgment: judgment.clone(),
                 correction: Some(correction),
                 reason: EscalationReason::ForecastOverBudget,
+                evidence_hash: None,
             }
         } else {
             Stage::CorrectionRequired {
@@ -229,6 +230,7 @@ impl ReviewState {
             judgment: judgment.clone(),
             correction: Some(correction.clone()),
             reason,
+            evidence_hash: None,
         };
         let stage = if no_edit {
             escalate(EscalationReason::NoEditAttempt)
@@ -276,33 +278,62 @@ impl ReviewState {
             && same_verdict
     }
 
-    /// Accepts final evidence in `validating` (R4.4). A retry with the same
-    /// evidence on the approved lineage returns it unchanged.
+    /// Accepts final evidence in `validating` (R4.4): evidence that passed
+    /// approves, a command evidence document reporting a failure escalates
+    /// (see [`evidence_verdict`]). A retry with the same evidence on the
+    /// lineage it finished returns it unchanged.
     pub fn accept_evidence(&self, evidence: &[u8]) -> Result<ReviewState, TransitionError> {
         if evidence.is_empty() {
             return Err(TransitionError::EmptyEvidence);
         }
-        self.accept_evidence_hash(Sha256Digest::of(EVIDENCE_DOMAIN, evidence))
+        let verdict = evidence_verdict(evidence)?;
+        self.accept_evidence_verdict(Sha256Digest::of(EVIDENCE_DOMAIN, evidence), verdict)
     }
 
-    /// [`Self::accept_evidence`] for evidence an adapter hashed while
+    /// [`Self::accept_evidence`] for opaque evidence an adapter hashed while
     /// streaming it (`Sha256Digest::of(EVIDENCE_DOMAIN, ..)` of non-empty
     /// bytes: the caller refuses empty evidence first).
     pub fn accept_evidence_hash(
         &self,
         evidence_hash: Sha256Digest,
     ) -> Result<ReviewState, TransitionError> {
+        self.accept_evidence_verdict(evidence_hash, EvidenceVerdict::Passed)
+    }
+
+    /// Final evidence whose verdict the caller read from it
+    /// ([`evidence_verdict`], or a check it ran, [`command_evidence`]):
+    /// `validating → approved` when it passed, `validating → escalated`
+    /// (`evidence_failed`, with the hash) when it failed.
+    ///
+    /// [`command_evidence`]: crate::review::evidence::command_evidence
+    pub fn accept_evidence_verdict(
+        &self,
+        evidence_hash: Sha256Digest,
+        verdict: EvidenceVerdict,
+    ) -> Result<ReviewState, TransitionError> {
         match &self.stage {
             Stage::Validating {
                 judgment,
                 correction,
-            } => self.with_stage(Stage::Approved {
-                judgment: judgment.clone(),
-                correction: correction.clone(),
-                evidence_hash,
+            } => self.with_stage(match verdict {
+                EvidenceVerdict::Passed => Stage::Approved {
+                    judgment: judgment.clone(),
+                    correction: correction.clone(),
+                    evidence_hash,
+                },
+                EvidenceVerdict::Failed => Stage::Escalated {
+                    judgment: judgment.clone(),
+                    correction: correction.clone(),
+                    reason: EscalationReason::EvidenceFailed,
+                    evidence_hash: Some(evidence_hash),
+                },
             }),
             Stage::Approved {
                 evidence_hash: accepted,
+                ..
+            }
+            | Stage::Escalated {
+                evidence_hash: Some(accepted),
                 ..
             } => {
                 if *accepted == evidence_hash {
@@ -366,7 +397,7 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
                 correction: Some(b),
                 reason,
                 ..
-            } => *reason != EscalationReason::FindingEscalated && ledger_step(a, b),
+            } => reason.is_ledger() && ledger_step(a, b),
             _ => false,
         },
         (
@@ -377,6 +408,12 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
             Approved {
                 judgment: jb,
                 correction: cb,
+                ..
+            }
+            | Escalated {
+                judgment: jb,
+                correction: cb,
+                reason: EscalationReason::EvidenceFailed,
                 ..
             },
         ) => ja == jb && ca == cb,

@@ -1,0 +1,284 @@
+//! What final evidence reports (R4.4).
+//!
+//! Final evidence is bytes from a mechanism independent of the reviewer. Most
+//! of it is opaque to Probity (a test log, a CI artifact): its presence is
+//! the claim, and its hash is bound into the receipt. One form is not
+//! opaque: the command evidence document (`probity-command-evidence/v1`),
+//! which `finalize --evidence-cmd` writes for the check it ran and a user
+//! may hand over as a file. It says whether the check passed, and a check
+//! that failed never approves: it escalates, with its document's hash
+//! recorded.
+
+use serde::{Deserialize, Serialize};
+
+use crate::canonical::{CanonicalError, canonical_bytes};
+use crate::digest::Sha256Digest;
+
+/// How a check Probity ran ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExitOutcome {
+    /// It exited with this status code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+    /// It outlived its timeout and was killed.
+    TimedOut { after_secs: u64 },
+}
+
+impl std::fmt::Display for ExitOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExitOutcome::Code(c) => write!(f, "exit status {c}"),
+            ExitOutcome::Signal(s) => write!(f, "killed by signal {s}"),
+            ExitOutcome::TimedOut { after_secs } => {
+                write!(f, "timed out after {after_secs} s and was killed")
+            }
+        }
+    }
+}
+
+/// One run of the independent check (`finalize --evidence-cmd`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRun {
+    /// The argument vector, program first (run without a shell).
+    pub argv: Vec<String>,
+    pub exit: ExitOutcome,
+    /// Plain SHA-256 of stdout and stderr as one interleaved stream (what
+    /// `sha256sum` of the same capture prints).
+    pub output_sha256: Sha256Digest,
+    pub output_bytes: u64,
+}
+
+/// The schema label of the command evidence document.
+pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
+
+/// A command evidence document is at most this long; longer evidence is
+/// opaque bytes (and is never read whole: the adapter streams its hash).
+pub const MAX_COMMAND_EVIDENCE_BYTES: u64 = 64 * 1024;
+
+/// What the evidence says about the check that produced it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidenceVerdict {
+    /// The check passed, or the evidence is opaque bytes (its presence is
+    /// the independent mechanism's claim).
+    Passed,
+    /// A command evidence document reporting a non-zero exit or a signal.
+    Failed,
+}
+
+/// The command evidence document, as written and as read (strict).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandEvidenceDoc {
+    schema: String,
+    argv: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    signal: Option<i32>,
+    output_sha256: Sha256Digest,
+    output_bytes: u64,
+}
+
+/// Why evidence that names the command evidence schema is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EvidenceDocError {
+    #[error(
+        "the evidence names schema `{COMMAND_EVIDENCE_SCHEMA}` but is not such a document: {0}"
+    )]
+    Malformed(String),
+}
+
+/// Reads what `bytes` report. Bytes that are not a JSON object naming
+/// `schema: "probity-command-evidence/v1"` are opaque (`Passed`); a document
+/// that names it must be exactly one (fields, one of `exit_code` or
+/// `signal`, a non-empty argv), and reports `Passed` only for exit code 0.
+pub fn evidence_verdict(bytes: &[u8]) -> Result<EvidenceVerdict, EvidenceDocError> {
+    if bytes.len() as u64 > MAX_COMMAND_EVIDENCE_BYTES {
+        return Ok(EvidenceVerdict::Passed);
+    }
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(bytes)
+    else {
+        return Ok(EvidenceVerdict::Passed);
+    };
+    if map.get("schema").and_then(|v| v.as_str()) != Some(COMMAND_EVIDENCE_SCHEMA) {
+        return Ok(EvidenceVerdict::Passed);
+    }
+    let doc: CommandEvidenceDoc = serde_json::from_value(serde_json::Value::Object(map))
+        .map_err(|e| EvidenceDocError::Malformed(e.to_string()))?;
+    if doc.argv.is_empty() {
+        return Err(EvidenceDocError::Malformed("argv is empty".into()));
+    }
+    match (doc.exit_code, doc.signal) {
+        (Some(0), None) => Ok(EvidenceVerdict::Passed),
+        (Some(_), None) | (None, Some(_)) => Ok(EvidenceVerdict::Failed),
+        _ => Err(EvidenceDocError::Malformed(
+            "exactly one of exit_code and signal is required".into(),
+        )),
+    }
+}
+
+/// The evidence of a check Probity ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandEvidence {
+    /// RFC 8785 canonical JSON: the bytes `evidence_hash` covers.
+    pub bytes: Vec<u8>,
+    pub verdict: EvidenceVerdict,
+}
+
+/// Why a command run is not evidence. Nothing changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandEvidenceError {
+    #[error("--evidence-cmd needs a program to run")]
+    EmptyArgv,
+    #[error(
+        "the evidence command `{argv}` {exit}: a check that did not finish gives no verdict, so it neither approves nor escalates"
+    )]
+    TimedOut { argv: String, exit: String },
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+}
+
+/// The evidence document of a check Probity ran: RFC 8785 canonical JSON
+/// naming the argv, how it ended (`exit_code`, or `signal`) and the SHA-256
+/// of the combined output, so the lineage's `evidence_hash` binds all of it.
+/// A run that exited 0 passed; another exit or a signal failed (the lineage
+/// then escalates); a run that timed out is refused (no verdict).
+pub fn command_evidence(run: &CommandRun) -> Result<CommandEvidence, CommandEvidenceError> {
+    if run.argv.is_empty() {
+        return Err(CommandEvidenceError::EmptyArgv);
+    }
+    let (exit_code, signal, verdict) = match run.exit {
+        ExitOutcome::Code(0) => (Some(0), None, EvidenceVerdict::Passed),
+        ExitOutcome::Code(c) => (Some(c), None, EvidenceVerdict::Failed),
+        ExitOutcome::Signal(s) => (None, Some(s), EvidenceVerdict::Failed),
+        ExitOutcome::TimedOut { .. } => {
+            return Err(CommandEvidenceError::TimedOut {
+                argv: run.argv.join(" "),
+                exit: run.exit.to_string(),
+            });
+        }
+    };
+    let bytes = canonical_bytes(&CommandEvidenceDoc {
+        schema: COMMAND_EVIDENCE_SCHEMA.to_owned(),
+        argv: run.argv.clone(),
+        exit_code,
+        signal,
+        output_sha256: run.output_sha256,
+        output_bytes: run.output_bytes,
+    })?;
+    Ok(CommandEvidence { bytes, verdict })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(exit: ExitOutcome) -> CommandRun {
+        CommandRun {
+            argv: vec!["cargo".into(), "test".into()],
+            exit,
+            output_sha256: Sha256Digest::plain(b"ok\n"),
+            output_bytes: 3,
+        }
+    }
+
+    #[test]
+    fn command_evidence_names_argv_exit_and_output_canonically() {
+        let bytes = command_evidence(&run(ExitOutcome::Code(0))).unwrap().bytes;
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            format!(
+                r#"{{"argv":["cargo","test"],"exit_code":0,"output_bytes":3,"output_sha256":"{}","schema":"probity-command-evidence/v1"}}"#,
+                Sha256Digest::plain(b"ok\n")
+            )
+        );
+        // A failure names its exit code, or the signal that ended it.
+        let failed = command_evidence(&run(ExitOutcome::Code(101)))
+            .unwrap()
+            .bytes;
+        assert!(
+            String::from_utf8(failed)
+                .unwrap()
+                .contains(r#""exit_code":101,"#)
+        );
+        let killed = command_evidence(&run(ExitOutcome::Signal(6)))
+            .unwrap()
+            .bytes;
+        let killed = String::from_utf8(killed).unwrap();
+        assert!(killed.contains(r#""signal":6}"#) && !killed.contains("exit_code"));
+        let mut other = run(ExitOutcome::Code(0));
+        other.argv.push("--release".into());
+        assert_ne!(
+            command_evidence(&other).unwrap().bytes,
+            command_evidence(&run(ExitOutcome::Code(0))).unwrap().bytes
+        );
+    }
+
+    #[test]
+    fn a_run_reports_its_own_verdict_and_reads_back_the_same() {
+        for (exit, verdict) in [
+            (ExitOutcome::Code(0), EvidenceVerdict::Passed),
+            (ExitOutcome::Code(101), EvidenceVerdict::Failed),
+            (ExitOutcome::Signal(6), EvidenceVerdict::Failed),
+        ] {
+            let e = command_evidence(&run(exit)).unwrap();
+            assert_eq!(e.verdict, verdict);
+            assert_eq!(evidence_verdict(&e.bytes), Ok(verdict));
+        }
+    }
+
+    #[test]
+    fn a_timed_out_run_gives_no_verdict() {
+        let e = command_evidence(&run(ExitOutcome::TimedOut { after_secs: 5 })).unwrap_err();
+        assert!(matches!(e, CommandEvidenceError::TimedOut { .. }));
+    }
+
+    #[test]
+    fn opaque_bytes_pass_by_presence() {
+        for bytes in [
+            &b"test result: ok"[..],
+            b"{\"schema\":\"something-else/1\"}",
+            b"[1,2]",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(evidence_verdict(bytes), Ok(EvidenceVerdict::Passed));
+        }
+    }
+
+    #[test]
+    fn a_document_naming_the_schema_must_be_one() {
+        let s = COMMAND_EVIDENCE_SCHEMA;
+        let sha = format!("\"{}\"", Sha256Digest::plain(b"x"));
+        for bad in [
+            format!(
+                r#"{{"schema":"{s}","argv":[],"exit_code":1,"output_sha256":{sha},"output_bytes":1}}"#
+            ),
+            format!(r#"{{"schema":"{s}","argv":["t"],"output_sha256":{sha},"output_bytes":1}}"#),
+            format!(
+                r#"{{"schema":"{s}","argv":["t"],"exit_code":0,"signal":9,"output_sha256":{sha},"output_bytes":1}}"#
+            ),
+            format!(
+                r#"{{"schema":"{s}","argv":["t"],"exit_code":0,"output_sha256":{sha},"output_bytes":1,"ok":true}}"#
+            ),
+            format!(
+                r#"{{"schema":"{s}","argv":["t"],"exit_code":0,"output_sha256":"nope","output_bytes":1}}"#
+            ),
+        ] {
+            assert!(
+                matches!(
+                    evidence_verdict(bad.as_bytes()),
+                    Err(EvidenceDocError::Malformed(_))
+                ),
+                "{bad}"
+            );
+        }
+        let failed = format!(
+            r#"{{"schema":"{s}","argv":["t"],"exit_code":2,"output_sha256":{sha},"output_bytes":1}}"#
+        );
+        assert_eq!(
+            evidence_verdict(failed.as_bytes()),
+            Ok(EvidenceVerdict::Failed)
+        );
+    }
+}

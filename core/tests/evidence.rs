@@ -1,0 +1,130 @@
+//! Final evidence (R4.4) on plain values: evidence never approves by being
+//! present. Opaque bytes and a passing check approve; a command evidence
+//! document reporting a failure escalates (`evidence_failed`) with its hash
+//! kept and bound into the receipt; the record's invariants tie the reason
+//! and the hash together.
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::evidence::{CommandRun, EvidenceVerdict, ExitOutcome, command_evidence};
+use probity_core::review::fixtures;
+use probity_core::review::lens::Lens;
+use probity_core::review::receipt::{Receipt, TerminalState};
+use probity_core::review::state::{
+    EVIDENCE_DOMAIN, EscalationReason, NextInput, ReviewState, Stage, StateRecord, TransitionError,
+    check_successor,
+};
+
+fn validating() -> ReviewState {
+    fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+}
+
+fn failing_doc(exit: ExitOutcome) -> Vec<u8> {
+    let e = command_evidence(&CommandRun {
+        argv: vec!["cargo".into(), "test".into()],
+        exit,
+        output_sha256: Sha256Digest::plain(b"1 failed\n"),
+        output_bytes: 9,
+    })
+    .unwrap();
+    assert_eq!(e.verdict, EvidenceVerdict::Failed);
+    e.bytes
+}
+
+#[test]
+fn a_failed_check_escalates_and_its_evidence_is_bound() {
+    let v = validating();
+    for exit in [ExitOutcome::Code(1), ExitOutcome::Signal(11)] {
+        let doc = failing_doc(exit);
+        let esc = v.accept_evidence(&doc).unwrap();
+        let hash = Sha256Digest::of(EVIDENCE_DOMAIN, &doc);
+        match &esc.stage {
+            Stage::Escalated {
+                reason,
+                evidence_hash,
+                ..
+            } => {
+                assert_eq!(*reason, EscalationReason::EvidenceFailed);
+                assert_eq!(*evidence_hash, Some(hash));
+            }
+            other => panic!("expected escalated, got {}", other.name()),
+        }
+        check_successor(&v, &esc).unwrap();
+        assert_eq!(esc.next_action(), NextInput::None);
+        let receipt = Receipt::derive(&esc).unwrap();
+        assert_eq!(receipt.terminal_state, TerminalState::Escalated);
+        assert_eq!(receipt.evidence_hash, hash);
+        assert!(receipt.resolved_finding_ids.is_empty());
+        // The record round-trips and validates.
+        let bytes = esc.record().unwrap().to_bytes().unwrap();
+        assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state, esc);
+        // The same failing evidence again is an unchanged retry; other
+        // evidence (passing or not) is a different retry.
+        assert_eq!(esc.accept_evidence(&doc).unwrap(), esc);
+        assert!(matches!(
+            esc.accept_evidence(b"all tests passed"),
+            Err(TransitionError::DifferentRetry { .. })
+        ));
+    }
+}
+
+#[test]
+fn opaque_and_passing_evidence_approve() {
+    let v = validating();
+    let passed = command_evidence(&CommandRun {
+        argv: vec!["true".into()],
+        exit: ExitOutcome::Code(0),
+        output_sha256: Sha256Digest::plain(b""),
+        output_bytes: 0,
+    })
+    .unwrap();
+    assert_eq!(passed.verdict, EvidenceVerdict::Passed);
+    for evidence in [&passed.bytes[..], b"test log: ok"] {
+        let s = v.accept_evidence(evidence).unwrap();
+        assert_eq!(s.stage.name(), "approved");
+    }
+}
+
+#[test]
+fn evidence_naming_the_schema_must_be_a_document() {
+    let v = validating();
+    let e = v
+        .accept_evidence(br#"{"schema":"probity-command-evidence/v1","argv":["x"]}"#)
+        .unwrap_err();
+    assert!(matches!(e, TransitionError::EvidenceDocument(_)), "{e}");
+}
+
+#[test]
+fn evidence_is_taken_only_while_validating() {
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    let doc = failing_doc(ExitOutcome::Code(2));
+    assert!(matches!(
+        r0.accept_evidence(&doc),
+        Err(TransitionError::WrongStage { .. })
+    ));
+}
+
+/// The reason and the hash come together: an `evidence_failed` escalation
+/// without its hash, or another escalation with one, is not a valid record.
+#[test]
+fn the_reason_and_the_hash_are_tied_in_the_record() {
+    let v = validating();
+    let esc = v
+        .accept_evidence(&failing_doc(ExitOutcome::Code(1)))
+        .unwrap();
+    let mut without = esc.clone();
+    if let Stage::Escalated { evidence_hash, .. } = &mut without.stage {
+        *evidence_hash = None;
+    }
+    assert!(without.validate().is_err());
+    let mut other = esc.clone();
+    if let Stage::Escalated { reason, .. } = &mut other.stage {
+        *reason = EscalationReason::FindingEscalated;
+    }
+    assert!(other.validate().is_err());
+    // And an escalation from `reviewing` cannot claim failed evidence.
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    assert!(check_successor(&r0, &esc).is_err());
+}
