@@ -17,7 +17,7 @@ use clap::{ArgGroup, Args, ValueEnum};
 use probity_core::context::assemble::{AssembleError, assemble};
 use probity_core::context::input::{MAX_INPUT_BYTES, ProfileInput};
 use probity_core::context::types::{EntityKind, Forge, Host};
-use probity_forge::ForgeKind;
+use probity_forge::forgejo::Forgejo;
 use probity_forge::github::GitHub;
 use probity_forge::gitlab::GitLab;
 use probity_forge::http::{Limits, SystemSleeper, Token};
@@ -42,11 +42,11 @@ pub enum ForgeArg {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("entity").required(true).args(["change", "issue"])))]
 pub struct FetchArgs {
-    /// The forge (github and gitlab are built; forgejo not yet).
+    /// The forge (forgejo: no review threads or checks yet).
     #[arg(long, value_enum)]
     pub forge: ForgeArg,
-    /// The forge host (`github.com`, `gitlab.com`, or a self-hosted
-    /// instance; lowercase, `:port` only when not 443).
+    /// The forge host (`github.com`, `gitlab.com`, `codeberg.org`, or a
+    /// self-hosted instance; lowercase, `:port` only when not 443).
     #[arg(long, value_name = "H")]
     pub host: String,
     /// The repository (GitLab: the project path, `group/sub/name`).
@@ -138,8 +138,8 @@ pub fn forge_error(e: &ForgeError, token_env: &str) -> CliError {
         ),
         ForgeError::Unsupported { .. } => (
             ErrorKind::Usage,
-            "forge_not_built",
-            "use --forge github or gitlab; the forgejo adapter is not built yet".into(),
+            "forge_unsupported",
+            "this forge adapter cannot collect that data yet (docs/context.md)".into(),
         ),
     };
     CliError::new(kind, code, e.to_string(), next)
@@ -221,23 +221,16 @@ pub fn run(
     a: &FetchArgs,
     shared: &Shared,
 ) -> Result<ExitCode, CliError> {
-    let forge = match a.forge {
-        ForgeArg::Github => ForgeKind::Github,
-        ForgeArg::Gitlab => ForgeKind::Gitlab,
-        ForgeArg::Forgejo => ForgeKind::Forgejo,
-    };
+    let forge = a.forge;
     let token_env = a.token_env.clone().unwrap_or_else(|| {
         match forge {
-            ForgeKind::Github => "GITHUB_TOKEN",
-            ForgeKind::Gitlab => "GITLAB_TOKEN",
-            ForgeKind::Forgejo => "FORGEJO_TOKEN",
+            ForgeArg::Github => "GITHUB_TOKEN",
+            ForgeArg::Gitlab => "GITLAB_TOKEN",
+            ForgeArg::Forgejo => "FORGEJO_TOKEN",
         }
         .to_owned()
     });
     let token_env = token_env.as_str();
-    forge
-        .require_built()
-        .map_err(|e| forge_error(&e, token_env))?;
     let host = Host::parse(&a.host).map_err(|e| {
         usage(
             "bad_host",
@@ -306,8 +299,9 @@ pub fn run(
         }
     };
     let api_base = a.api_base.clone().unwrap_or_else(|| match forge {
-        ForgeKind::Gitlab => probity_forge::gitlab::api_base_for_host(host.as_str()),
-        _ => probity_forge::github::api_base_for_host(host.as_str()),
+        ForgeArg::Github => probity_forge::github::api_base_for_host(host.as_str()),
+        ForgeArg::Gitlab => probity_forge::gitlab::api_base_for_host(host.as_str()),
+        ForgeArg::Forgejo => probity_forge::forgejo::api_base_for_host(host.as_str()),
     });
     let limits = Limits {
         timeout: Duration::from_secs(a.timeout.max(1)),
@@ -316,14 +310,21 @@ pub fn run(
     };
     let secret = token.expose().to_owned();
     let (mut port, forge): (Box<dyn ForgePort>, Forge) = match forge {
-        ForgeKind::Gitlab => (
+        ForgeArg::Gitlab => (
             Box::new(
                 GitLab::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
                     .map_err(|e| forge_error(&e, token_env))?,
             ),
             Forge::Gitlab,
         ),
-        _ => (
+        ForgeArg::Forgejo => (
+            Box::new(
+                Forgejo::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
+                    .map_err(|e| forge_error(&e, token_env))?,
+            ),
+            Forge::Forgejo,
+        ),
+        ForgeArg::Github => (
             Box::new(
                 GitHub::new(&api_base, &a.repo, Some(token), limits, SystemSleeper)
                     .map_err(|e| forge_error(&e, token_env))?,

@@ -1,6 +1,6 @@
 //! `probity-forge`: forge adapters for the entity-context-snapshot forge
-//! port (`probity_ports::forge`, C4). One module per forge: GitHub and
-//! GitLab; Forgejo is not built yet.
+//! port (`probity_ports::forge`, C4). One module per forge: GitHub,
+//! GitLab and Forgejo (Forgejo without review threads and checks yet).
 //!
 //! HTTP is blocking `ureq` with a timeout on every request, every body
 //! read under a byte bound before it is parsed, rate limits waited out
@@ -13,28 +13,7 @@
 
 #[cfg(feature = "fixture")]
 pub mod fixture;
+pub mod forgejo;
 pub mod github;
 pub mod gitlab;
 pub mod http;
-
-use probity_ports::forge::ForgeError;
-
-/// The forges `probity context fetch` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForgeKind {
-    Github,
-    Gitlab,
-    Forgejo,
-}
-
-impl ForgeKind {
-    /// Refuses a forge whose adapter is not built yet.
-    pub fn require_built(self) -> Result<(), ForgeError> {
-        match self {
-            ForgeKind::Github | ForgeKind::Gitlab => Ok(()),
-            ForgeKind::Forgejo => Err(ForgeError::Unsupported {
-                what: "the forgejo adapter (not built yet)".into(),
-            }),
-        }
-    }
-}

@@ -1,0 +1,183 @@
+//! Forgejo's native vocabulary → v1: the seed's exhaustive tables (entity
+//! state, formal review state with D8's `dismissed`, check status) and D9's
+//! permission table, as pure functions. A value no row lists is
+//! [`MapError`] (`invalid_metadata`), never invented.
+
+use probity_core::context::types::{
+    ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, ReviewState,
+};
+
+pub use crate::github::map::{MapError, timestamp};
+
+fn err(what: &'static str, value: impl Into<String>) -> MapError {
+    let mut v: String = value.into();
+    if v.len() > 64 {
+        let mut end = 64;
+        while !v.is_char_boundary(end) {
+            end -= 1;
+        }
+        v.truncate(end);
+    }
+    MapError { what, value: v }
+}
+
+/// Issue and pull-request state; a pull request with `merged: true` is
+/// `merged` whatever its native state.
+pub fn entity_state(
+    kind: EntityKind,
+    state: &str,
+    merged: Option<bool>,
+) -> Result<EntityState, MapError> {
+    let base = match state {
+        "open" => EntityState::Open,
+        "closed" => EntityState::Closed,
+        other => return Err(err("entity state", other)),
+    };
+    match (kind, merged) {
+        (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
+        (EntityKind::ChangeProposal, Some(false) | None) | (EntityKind::WorkItem, _) => Ok(base),
+    }
+}
+
+/// Formal review state; `PENDING` and `REQUEST_REVIEW` (unsubmitted
+/// requests) are `None` (omitted). D8: a submitted review with
+/// `dismissed: true` is `dismissed`.
+pub fn review_state(state: &str, dismissed: bool) -> Result<Option<ReviewState>, MapError> {
+    let mapped = match state {
+        "APPROVED" => ReviewState::Approved,
+        "REQUEST_CHANGES" => ReviewState::ChangesRequested,
+        "COMMENT" => ReviewState::Commented,
+        "DISMISSED" => ReviewState::Dismissed,
+        "PENDING" | "REQUEST_REVIEW" => return Ok(None),
+        other => return Err(err("review state", other)),
+    };
+    Ok(Some(if dismissed {
+        ReviewState::Dismissed
+    } else {
+        mapped
+    }))
+}
+
+/// D9: a collaborator's permission.
+pub fn permission(native: &str) -> Result<ActorRole, MapError> {
+    match native {
+        "owner" | "admin" => Ok(ActorRole::Admin),
+        "write" => Ok(ActorRole::Write),
+        "read" => Ok(ActorRole::Read),
+        "none" => Ok(ActorRole::None),
+        other => Err(err("repository permission", other)),
+    }
+}
+
+/// Check status (the seed's Forgejo table), with the conclusion of a
+/// completed one. Kept for when checks are collected (not yet: see
+/// `docs/context.md`).
+pub fn check_status(native: &str) -> Result<(CheckStatus, Option<CheckConclusion>), MapError> {
+    use CheckConclusion as C;
+    Ok(match native {
+        "pending" | "waiting" | "blocked" => (CheckStatus::Queued, None),
+        "running" => (CheckStatus::InProgress, None),
+        "success" => (CheckStatus::Completed, Some(C::Success)),
+        "failure" | "error" => (CheckStatus::Completed, Some(C::Failure)),
+        "warning" => (CheckStatus::Completed, Some(C::Neutral)),
+        "cancelled" | "canceled" => (CheckStatus::Completed, Some(C::Cancelled)),
+        "skipped" => (CheckStatus::Completed, Some(C::Skipped)),
+        other => return Err(err("check status", other)),
+    })
+}
+
+/// The ID Forgejo gives the placeholder of deleted accounts.
+pub const GHOST_ID: i64 = -1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entity_state_table() {
+        use EntityKind::{ChangeProposal as Cp, WorkItem as Wi};
+        assert_eq!(entity_state(Wi, "open", None), Ok(EntityState::Open));
+        assert_eq!(entity_state(Wi, "closed", None), Ok(EntityState::Closed));
+        assert_eq!(entity_state(Cp, "open", Some(false)), Ok(EntityState::Open));
+        assert_eq!(
+            entity_state(Cp, "closed", Some(false)),
+            Ok(EntityState::Closed)
+        );
+        // merged: true wins over the native closed (or open) state.
+        assert_eq!(
+            entity_state(Cp, "closed", Some(true)),
+            Ok(EntityState::Merged)
+        );
+        assert_eq!(
+            entity_state(Cp, "open", Some(true)),
+            Ok(EntityState::Merged)
+        );
+        for bad in ["opened", "merged", "OPEN", ""] {
+            assert!(entity_state(Cp, bad, Some(true)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn review_state_table() {
+        let rows = [
+            ("APPROVED", ReviewState::Approved),
+            ("REQUEST_CHANGES", ReviewState::ChangesRequested),
+            ("COMMENT", ReviewState::Commented),
+            ("DISMISSED", ReviewState::Dismissed),
+        ];
+        for (n, r) in rows {
+            assert_eq!(review_state(n, false), Ok(Some(r)), "{n}");
+            // D8: dismissed: true maps to dismissed.
+            assert_eq!(
+                review_state(n, true),
+                Ok(Some(ReviewState::Dismissed)),
+                "{n}"
+            );
+        }
+        assert_eq!(review_state("PENDING", false), Ok(None));
+        assert_eq!(review_state("REQUEST_REVIEW", true), Ok(None));
+        for bad in ["CHANGES_REQUESTED", "COMMENTED", "approved", ""] {
+            assert!(review_state(bad, false).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn permission_table() {
+        assert_eq!(permission("owner"), Ok(ActorRole::Admin));
+        assert_eq!(permission("admin"), Ok(ActorRole::Admin));
+        assert_eq!(permission("write"), Ok(ActorRole::Write));
+        assert_eq!(permission("read"), Ok(ActorRole::Read));
+        assert_eq!(permission("none"), Ok(ActorRole::None));
+        for bad in ["maintain", "triage", "Write", ""] {
+            assert!(permission(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn check_status_table() {
+        use CheckConclusion as C;
+        for q in ["pending", "waiting", "blocked"] {
+            assert_eq!(check_status(q), Ok((CheckStatus::Queued, None)), "{q}");
+        }
+        assert_eq!(check_status("running"), Ok((CheckStatus::InProgress, None)));
+        let done = [
+            ("success", C::Success),
+            ("failure", C::Failure),
+            ("error", C::Failure),
+            ("warning", C::Neutral),
+            ("cancelled", C::Cancelled),
+            ("canceled", C::Cancelled),
+            ("skipped", C::Skipped),
+        ];
+        for (n, c) in done {
+            assert_eq!(
+                check_status(n),
+                Ok((CheckStatus::Completed, Some(c))),
+                "{n}"
+            );
+        }
+        for bad in ["queued", "in_progress", "completed", ""] {
+            assert!(check_status(bad).is_err(), "{bad}");
+        }
+    }
+}
