@@ -164,6 +164,13 @@ impl<S: Sleeper> Client<S> {
                 message: "the API base must start with https:// or http://".into(),
             });
         }
+        // A credential never travels in clear text beyond this machine.
+        if token.is_some() && base.starts_with("http://") && !is_loopback(&base) {
+            return Err(ForgeError::Transport {
+                what: base,
+                message: "refusing to send the token over plain http (use https://)".into(),
+            });
+        }
         let mut cfg = ureq::Agent::config_builder()
             .timeout_global(Some(limits.timeout))
             .http_status_as_error(false)
@@ -531,6 +538,14 @@ mod tests {
         .unwrap();
         assert!(!format!("{c:?}").contains("secretvalue"));
         assert!(Token::new("has space".into()).is_err());
+        // Plain http only to the loopback interface when a token is sent.
+        let tok = || Some(Token::new("t0k3n-value".into()).unwrap());
+        let client = |base: &str| {
+            Client::new(base, tok(), vec![], Limits::default(), SystemSleeper).map(|_| ())
+        };
+        assert!(client("http://forge.example/api/v1").is_err());
+        assert!(client("http://localhost:8080").is_ok());
+        assert!(client("https://forge.example/api/v1").is_ok());
         assert!(Token::new(String::new()).is_err());
         assert!(Token::new("quote\"d".into()).is_err());
     }
