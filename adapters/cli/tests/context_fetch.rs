@@ -428,3 +428,93 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
         assert_no_token(&o, tmp.path());
     }
 }
+
+#[test]
+fn a_profile_file_selects_what_is_fetched() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let profile = tmp.path().join("profile.json");
+    let mut doc = serde_json::json!({
+        "entity_kind": "change_proposal",
+        "included_sources": ["entity", "comments"],
+        "record_selection": "oldest",
+        "check_log_selection": "none",
+        "bounds": {
+            "max_records_per_source": 10, "max_source_bytes": 65536, "max_record_bytes": 4096,
+            "max_log_bytes": 4096, "max_metadata_string_bytes": 256, "max_labels": 5
+        },
+        "admission": { "human_min_role": "triage" }
+    });
+    fs::write(&profile, doc.to_string()).unwrap();
+    let dir = tmp.path().join("ctx");
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir.to_str().unwrap(),
+            "--profile",
+            profile.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    verify(&dir, json_out(&o)["index_digest"].as_str().unwrap());
+    let collection = fs::read_to_string(dir.join("collection.json")).unwrap();
+    assert!(
+        collection.contains("\"human_min_role\":\"triage\""),
+        "{collection}"
+    );
+    // Unselected sources are never asked for.
+    for r in server.seen() {
+        assert!(
+            !r.target.contains("/reviews")
+                && !r.target.contains("check-runs")
+                && r.target != "/graphql",
+            "{}",
+            r.target
+        );
+    }
+
+    // A work-item profile for a change proposal: refused before fetching.
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    doc["entity_kind"] = "work_item".into();
+    let wi = tmp.path().join("work-item.json");
+    fs::write(&wi, doc.to_string()).unwrap();
+    let dir2 = tmp.path().join("ctx2");
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir2.to_str().unwrap(),
+            "--profile",
+            wi.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("profile_kind_mismatch"));
+    // A profile with a key given twice: rejected input.
+    let dup = tmp.path().join("dup.json");
+    fs::write(
+        &dup,
+        r#"{"entity_kind": "work_item", "entity_kind": "change_proposal"}"#,
+    )
+    .unwrap();
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir2.to_str().unwrap(),
+            "--profile",
+            dup.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid_collection_profile"));
+    assert!(server.seen().is_empty() && !dir2.exists());
+}
