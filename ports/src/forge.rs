@@ -460,7 +460,7 @@ pub fn collect<P: ForgePort + ?Sized>(
                 Ok(l) => {
                     gaps.add(GapScope::Checks, GapCode::InvalidMetadata, l.invalid);
                     gaps.add(GapScope::Checks, GapCode::ProfileBound, l.beyond_window);
-                    checks = fetch_logs(port, &parsed, window, l.items);
+                    checks = fetch_logs(port, &parsed, window, &head, l.items);
                 }
                 Err(e) => gaps.add(GapScope::Checks, e.gap_code(), 1),
             },
@@ -580,6 +580,7 @@ fn fetch_logs<P: ForgePort + ?Sized>(
     port: &mut P,
     profile: &Profile,
     window: Window,
+    head: &str,
     fetched: Vec<FetchedCheck>,
 ) -> Vec<CheckInput> {
     let wants = |c: &CheckInput| {
@@ -596,8 +597,15 @@ fn fetch_logs<P: ForgePort + ?Sized>(
             }
     };
     // Logs only for checks inside the window (by created_at, then ID, the
-    // assembler's order): never more than `max_records_per_source` logs.
-    let mut order: Vec<usize> = (0..fetched.len()).collect();
+    // assembler's order, over the checks it can retain: with a creation
+    // time, on the captured head): never more than
+    // `max_records_per_source` logs.
+    let mut order: Vec<usize> = (0..fetched.len())
+        .filter(|&i| {
+            let c = &fetched[i].check;
+            c.created_at.is_some() && c.head_sha.as_deref() == Some(head)
+        })
+        .collect();
     order.sort_by(|&a, &b| {
         let k = |i: usize| {
             (
@@ -950,6 +958,15 @@ mod tests {
             assert_eq!(head, HEAD);
             Ok(Listing {
                 items: vec![
+                    // No creation time: the assembler cannot retain it,
+                    // so it takes no place in the log window.
+                    FetchedCheck {
+                        check: CheckInput {
+                            created_at: None,
+                            ..check("CR_nodate", "2026-01-01T00:40:00Z", "failure").check
+                        },
+                        log: Some("log-CR_nodate".into()),
+                    },
                     check("CR_old", "2026-01-01T00:10:00Z", "failure"),
                     check("CR_new", "2026-01-01T00:20:00Z", "failure"),
                     check("CR_ok", "2026-01-01T00:30:00Z", "success"),
@@ -1042,6 +1059,7 @@ mod tests {
             .map(|c| c.id.as_deref().unwrap_or(""))
             .collect();
         assert_eq!(with_log, ["CR_new"]);
+        assert_eq!(input.checks.len(), 4);
     }
 
     #[test]
@@ -1074,6 +1092,6 @@ mod tests {
         let back: ContextInput = probity_core::canonical::from_slice_strict(&bytes).unwrap();
         assert_eq!(input_document(&back), doc);
         assert_eq!(doc["format"], INPUT_FORMAT);
-        assert_eq!(doc["checks"].as_array().map(Vec::len), Some(3));
+        assert_eq!(doc["checks"].as_array().map(Vec::len), Some(4));
     }
 }
