@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
-use crate::review::ids::{ObjectId, RepoPath, TreeId};
+use crate::review::ids::{LineageId, ObjectId, RepoPath, TreeId};
 use crate::review::snapshot::FileMode;
 
 /// Domain of the delta identity: the canonical JSON array of
@@ -151,15 +151,20 @@ impl TreeDelta {
     }
 }
 
-/// The proof an allow carries when the live base is not the receipt's.
+/// The proof an allow carries when no single receipt names the live target:
+/// the approved change carried onto another base (`rebased_onto`), or a
+/// run of an approved recovery chain (`recovery_chain`, R8.9).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GateProof {
-    /// Always `rebased_onto`.
     pub kind: ProofKind,
-    /// The base tree the review froze.
+    /// The base tree the review froze (for a chain: its first lineage's).
     pub receipt_base: TreeId,
     /// The base tree the live candidate (or delivered commit) sits on.
     pub live_base: TreeId,
+    /// For `recovery_chain`: the lineages composed, root to leaf, each one's
+    /// base the previous one's final candidate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<LineageId>,
 }
 
 /// The kind of proof.
@@ -169,6 +174,9 @@ pub enum ProofKind {
     /// The approved change, carried unchanged onto a base that differs
     /// from the reviewed one outside the reviewed paths only.
     RebasedOnto,
+    /// Consecutive segments of an approved recovery chain whose union is
+    /// exactly the delivered change (R8.9).
+    RecoveryChain,
 }
 
 /// What the rebase check found.
@@ -253,6 +261,7 @@ pub fn check_rebase(
             kind: ProofKind::RebasedOnto,
             receipt_base: receipt_base.clone(),
             live_base: live_base.clone(),
+            chain: Vec::new(),
         })
     } else {
         RebaseCheck::Differs(differs)
@@ -385,12 +394,14 @@ mod tests {
                 kind: ProofKind::RebasedOnto,
                 receipt_base: t(B1),
                 live_base: t(B2),
+                chain: Vec::new(),
             })
         );
         let json = serde_json::to_value(GateProof {
             kind: ProofKind::RebasedOnto,
             receipt_base: t(B1),
             live_base: t(B2),
+            chain: Vec::new(),
         })
         .unwrap();
         assert_eq!(json["kind"], "rebased_onto");

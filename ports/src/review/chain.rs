@@ -82,6 +82,44 @@ fn leaf_of<S: ReviewStore>(
     Ok(leaf)
 }
 
+/// `record` and every successor to its chain's leaf, each link checked (the
+/// successor names its predecessor at its revision, one generation on),
+/// with each lineage's receipt file: what the recovery rebind composes
+/// (R8.9). At most [`MAX_REBIND_CHAIN`] lineages.
+///
+/// [`MAX_REBIND_CHAIN`]: probity_core::review::gate::MAX_REBIND_CHAIN
+pub(super) fn forward_chain<S: ReviewStore>(
+    store: &S,
+    record: &StateRecord,
+) -> Result<Vec<(StateRecord, Option<Vec<u8>>)>, ReviewError> {
+    use probity_core::review::gate::MAX_REBIND_CHAIN;
+    let mut out = vec![(
+        record.clone(),
+        store.read_receipt(&record.state.lineage_id)?,
+    )];
+    let mut current = record.clone();
+    while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
+        if out.len() >= MAX_REBIND_CHAIN {
+            break;
+        }
+        let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
+            lineage: current.state.lineage_id.clone(),
+            predecessor: next_id.clone(),
+        })?;
+        check_link(
+            &next.state,
+            &Ancestor {
+                record: current,
+                successor: Some(next_id.clone()),
+            },
+        )?;
+        let receipt = store.read_receipt(&next_id)?;
+        out.push((next.clone(), receipt));
+        current = next;
+    }
+    Ok(out)
+}
+
 /// The lineages of `record`'s chain: itself and its ancestors.
 pub(super) fn chain_of<S: ReviewStore>(
     store: &S,

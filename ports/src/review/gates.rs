@@ -1,9 +1,9 @@
 //! The gates: pre-commit, pre-push, pre-pr and release.
 
 use probity_core::review::gate::{
-    Authority, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit, RangeJudgment,
-    RangeProblem, RefUpdate, combine_judged, decide_target, dedupe_ranges, delivery_commit,
-    delivery_commits, judge_stack, no_change,
+    Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
+    RangeJudgment, RangeProblem, RefUpdate, combine_judged, decide_target, dedupe_ranges,
+    delivery_commit, delivery_commits, judge_stack, no_change, rebind,
 };
 use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
@@ -12,6 +12,7 @@ use probity_core::review::pre_pr::{
 };
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_artifacts};
 use probity_core::review::snapshot::LiveTarget;
+use probity_core::review::state::StateRecord;
 
 use super::*;
 
@@ -94,18 +95,52 @@ fn point_at_open_correction_on<S: ReviewStore>(
 
 /// Discovers the authority for one live target and decides it: lookups by
 /// target identity, delta identity (the rebase proof), base tree and final
-/// candidate tree (R12.2, R8.6), never a scan (see `discover`).
+/// candidate tree (R12.2, R8.6), never a scan (see `discover`). A
+/// publication gate's denial over a superseded lineage is then offered to
+/// the recovery rebind (R8.9), which keeps it unless the chain covers the
+/// delivery exactly.
 pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
     gate: Gate,
     live: &LiveTarget,
 ) -> Result<GateDecision, ReviewError> {
+    let (decision, superseded) = decide_found(git, store, gate, live)?;
+    let Some(record) = superseded else {
+        return Ok(decision);
+    };
+    if gate == Gate::PreCommit || decision.decision != Decision::Deny {
+        return Ok(decision);
+    }
+    // Every failure inside the rebind keeps the original denial.
+    let Ok(chain) = forward_chain(store, &record) else {
+        return Ok(decision);
+    };
+    let links: Vec<ChainLink<'_>> = chain
+        .iter()
+        .map(|(r, receipt)| ChainLink {
+            state: &r.state,
+            receipt_file: receipt.as_deref(),
+        })
+        .collect();
+    Ok(rebind(gate, live, decision, &links))
+}
+
+/// The decision discovery leads to, and the lineage it found when a
+/// recovery chain supersedes it (where a rebind could start).
+fn decide_found<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    live: &LiveTarget,
+) -> Result<(GateDecision, Option<StateRecord>), ReviewError> {
+    let with =
+        |record: StateRecord, superseded: bool, d: GateDecision| (d, superseded.then_some(record));
     Ok(match discover(git, store, live)? {
         Found::Exact(record) => {
             let superseded_by = supersession(store, &record)?;
             let receipt = store.read_receipt(&record.state.lineage_id)?;
-            decide_target(
+            let d = decide_target(
                 gate,
                 live,
                 Authority::Exact {
@@ -113,12 +148,13 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
                     receipt_file: receipt.as_deref(),
                     superseded_by: superseded_by.as_ref(),
                 },
-            )
+            );
+            with(record, superseded_by.is_some(), d)
         }
         Found::Rebased(record, check) => {
             let superseded_by = supersession(store, &record)?;
             let receipt = store.read_receipt(&record.state.lineage_id)?;
-            decide_target(
+            let d = decide_target(
                 gate,
                 live,
                 Authority::Rebased {
@@ -127,11 +163,12 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
                     superseded_by: superseded_by.as_ref(),
                     check: &check,
                 },
-            )
+            );
+            (d, None)
         }
         Found::Prior(record, differing) => {
             let superseded_by = supersession(store, &record)?;
-            decide_target(
+            let d = decide_target(
                 gate,
                 live,
                 Authority::Prior {
@@ -139,14 +176,18 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
                     differing_paths: &differing,
                     superseded_by: superseded_by.as_ref(),
                 },
-            )
+            );
+            with(record, superseded_by.is_some(), d)
         }
-        Found::None(changed) => decide_target(
-            gate,
-            live,
-            Authority::None {
-                changed_paths: &changed,
-            },
+        Found::None(changed) => (
+            decide_target(
+                gate,
+                live,
+                Authority::None {
+                    changed_paths: &changed,
+                },
+            ),
+            None,
         ),
     })
 }

@@ -47,7 +47,7 @@ pub use transport::{
 };
 
 // Helpers shared between the use-case modules.
-use chain::{chain_of, resume, supersession};
+use chain::{chain_of, forward_chain, resume, supersession};
 use discover::{Found, discover, relate};
 use finalize::{commit, open_corrections};
 use gates::decide_live;

@@ -33,6 +33,7 @@ fn a_proven_rebase_allows_and_names_its_proof() {
         kind: ProofKind::RebasedOnto,
         receipt_base: s.snapshot.base_tree.clone(),
         live_base: t(OTHER),
+        chain: Vec::new(),
     };
     let check = RebaseCheck::Proven(proof.clone());
     let d = decide_target(
@@ -101,6 +102,7 @@ fn a_push_carries_the_proof_of_its_range() {
         kind: ProofKind::RebasedOnto,
         receipt_base: s.snapshot.base_tree.clone(),
         live_base: t(OTHER),
+        chain: Vec::new(),
     });
     let d = decide_target(
         Gate::PrePush,

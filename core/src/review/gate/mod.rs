@@ -18,9 +18,13 @@ mod discovery_tests;
 mod push;
 #[cfg(test)]
 mod push_tests;
+mod rebind;
+#[cfg(test)]
+mod rebind_tests;
 mod stack;
 
 pub use push::*;
+pub use rebind::*;
 pub use stack::*;
 
 /// The delivery boundary being crossed.

@@ -1,0 +1,205 @@
+//! R8.9, chained recovery rebind, through the real binary on real
+//! repositories. The dead end it removes: approve and commit c1, edit,
+//! `recover --disposition scope_changed`, approve the successor, commit c2;
+//! then c1 alone was `receipt_superseded`, c1 + c2 too, and the squash of
+//! both `receipt_scope_changed`: nothing reviewed could be published. A
+//! publication gate now composes the approved chain, leaf to root, when its
+//! segments are stitched (each successor's base is its predecessor's final
+//! candidate) and the delivery covers a contiguous run of them exactly.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn rev_parse(f: &Fixture, what: &str) -> String {
+    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+fn commit_all(f: &Fixture, message: &str) -> String {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", message])
+        .unwrap();
+    rev_parse(f, "HEAD")
+}
+
+fn push_gate(f: &Fixture, range: &str) -> Run {
+    probity(
+        f.root(),
+        &["validate", "--gate", "pre-push", "--range", range],
+    )
+}
+
+fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
+    let st = probity(f.root(), &["status", "--lineage", lineage]);
+    let rev = st.json["store_revision"].as_str().unwrap().to_string();
+    let rec = probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            lineage,
+            "--expected-predecessor-revision",
+            &rev,
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "more work on the same file",
+            "--actor",
+            "dev",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    rec.json["lineage_id"].as_str().unwrap().to_string()
+}
+
+/// Approve and commit c1 (L1), then change the reviewed file again, recover
+/// L1 (scope changed) into L2 over the committed c1, approve L2 and commit
+/// c2. Returns (base commit, c1, c2, L1, L2).
+fn chain_of_two(f: &Fixture, dir: &std::path::Path) -> (String, String, String, String, String) {
+    let base = rev_parse(f, "HEAD");
+    let l1 = approve_live(f.root(), dir)["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c1 = commit_all(f, "c1");
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",
+    )
+    .unwrap();
+    let l2 = recover_scope_changed(f, &l1);
+    let st = probity(f.root(), &["status", "--lineage", &l2]);
+    approve_started(f.root(), dir, &st.json);
+    let c2 = commit_all(f, "c2");
+    (base, c1, c2, l1, l2)
+}
+
+#[test]
+fn a_stitched_recovery_chain_publishes_each_commit_the_stack_and_the_squash() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let (base, c1, c2, l1, l2) = chain_of_two(&f, dir.path());
+    let before = store_snapshot(&f);
+
+    // c1 alone: what L1 approved, a segment of the chain L2 leads.
+    let one = push_gate(&f, &format!("{base}..{c1}"));
+    assert_eq!(one.json["decision"], "allow", "{}", one.stdout);
+    assert_eq!(one.json["lineage_id"], l1.as_str());
+    assert_eq!(
+        one.json["proof"]["kind"], "recovery_chain",
+        "{}",
+        one.stdout
+    );
+    assert_eq!(one.json["proof"]["chain"], serde_json::json!([l1]));
+
+    // c1 + c2 pushed at once.
+    let both = push_gate(&f, &format!("{base}..{c2}"));
+    assert_eq!(both.json["decision"], "allow", "{}", both.stdout);
+
+    // The squash of c1 and c2: the whole chain, root to leaf.
+    let tree = rev_parse(&f, &format!("{c2}^{{tree}}"));
+    let squash = String::from_utf8(
+        f.git(&["commit-tree", &tree, "-p", &base, "-m", "squashed"])
+            .unwrap(),
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    let squashed = push_gate(&f, &format!("{base}..{squash}"));
+    assert_eq!(squashed.json["decision"], "allow", "{}", squashed.stdout);
+    assert_eq!(squashed.json["lineage_id"], l2.as_str());
+    assert_eq!(
+        squashed.json["proof"]["chain"],
+        serde_json::json!([l1, l2]),
+        "{}",
+        squashed.stdout
+    );
+    // A gate writes nothing.
+    assert_eq!(store_snapshot(&f), before);
+}
+
+/// The rebind composes only what was approved, stitched and delivered
+/// exactly: a squash that adds an unreviewed byte keeps its denial, and so
+/// does a chain whose successor was recovered before its predecessor was
+/// committed (the successor reviews the whole change again, so the
+/// predecessor's candidate is history).
+#[test]
+fn the_rebind_keeps_every_other_denial() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let (base, _c1, c2, _l1, _l2) = chain_of_two(&f, dir.path());
+    // The squash plus one unreviewed change.
+    f.git(&["checkout", "-q", "--detach", &c2]).unwrap();
+    f.write("src/parser_test.rs", "#[test]\nfn t() { assert!(true) }\n")
+        .unwrap();
+    let extra = commit_all(&f, "extra");
+    let tree = rev_parse(&f, &format!("{extra}^{{tree}}"));
+    let squash = String::from_utf8(
+        f.git(&["commit-tree", &tree, "-p", &base, "-m", "squashed"])
+            .unwrap(),
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    let denied = push_gate(&f, &format!("{base}..{squash}"));
+    assert_eq!(denied.json["decision"], "deny", "{}", denied.stdout);
+
+    // Recovered before committing: L2 reviews base -> C2 itself.
+    let g = medium_change();
+    let base = rev_parse(&g, "HEAD");
+    let l1 = approve_live(g.root(), dir.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c1_tree = {
+        g.git(&["add", "-A"]).unwrap();
+        String::from_utf8(g.git(&["write-tree"]).unwrap())
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    g.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",
+    )
+    .unwrap();
+    let l2 = recover_scope_changed(&g, &l1);
+    let st = probity(g.root(), &["status", "--lineage", &l2]);
+    approve_started(g.root(), dir.path(), &st.json);
+    let c1 = String::from_utf8(
+        g.git(&["commit-tree", &c1_tree, "-p", &base, "-m", "c1"])
+            .unwrap(),
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    let old = push_gate(&g, &format!("{base}..{c1}"));
+    assert_eq!(old.json["decision"], "deny", "{}", old.stdout);
+    assert_eq!(old.json["reason_code"], "receipt_superseded");
+}
+
+/// The server-side gate composes the same chain from the notes `probity
+/// push` publishes: c1 and c2 pushed at once into a bare repository whose
+/// pre-receive hook is `probity hooks install --server`.
+#[test]
+fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
+    let f = parser_base();
+    let (_dir, server) = bare_origin(&f, "server.git");
+    let r = probity(&server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let (_base, _c1, c2, _l1, _l2) = chain_of_two(&f, inputs.path());
+    let pushed = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    let on_server = String::from_utf8(
+        f.git_in(&server, &["rev-parse", "refs/heads/main"])
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(on_server.trim(), c2);
+}

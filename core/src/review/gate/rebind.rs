@@ -1,0 +1,126 @@
+//! R8.9, chained recovery rebind.
+//!
+//! A review approved and delivered (committed), whose candidate then changed
+//! in its own scope, is recovered (`scope_changed`) into a successor that
+//! reviews the next change on top of it: its base is the predecessor's final
+//! candidate. Discovery then calls the predecessor history (R9.3), and a
+//! publication of what the chain approved found no single standing receipt:
+//! the first commit alone was `receipt_superseded`, and a squash of the
+//! whole chain matched no one lineage. The rebind composes the chain
+//! instead, only where a publication gate would deny, and only when every
+//! part of it holds:
+//!
+//! - every lineage from where the walk starts to the chain's leaf is
+//!   approved, with the receipt its state derives;
+//! - the segments are stitched: each successor's base tree is its
+//!   predecessor's final candidate tree (a successor that reviewed the whole
+//!   change again on the old base makes its predecessor history, as before);
+//! - the delivery covers a contiguous run exactly: its base tree is the base
+//!   of the first lineage of the run, and its tree is the final candidate of
+//!   the last.
+//!
+//! Anything else keeps the original denial, unchanged. The links themselves
+//! (each successor names its predecessor at its exact revision) are checked
+//! where the chain is read.
+
+use crate::review::ids::LineageId;
+use crate::review::rebase::{GateProof, ProofKind};
+use crate::review::receipt::Receipt;
+use crate::review::snapshot::LiveTarget;
+use crate::review::state::{ReviewState, Stage};
+
+use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+
+/// At most this many lineages are composed (a longer chain keeps its
+/// denial).
+pub const MAX_REBIND_CHAIN: usize = 64;
+
+/// One lineage of the chain, as the store holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct ChainLink<'a> {
+    pub state: &'a ReviewState,
+    pub receipt_file: Option<&'a [u8]>,
+}
+
+fn approved_with_receipt(link: &ChainLink<'_>) -> bool {
+    matches!(link.state.stage, Stage::Approved { .. })
+        && Receipt::derive(link.state)
+            .and_then(|r| r.to_bytes().ok())
+            .is_some_and(|derived| Some(&derived[..]) == link.receipt_file)
+}
+
+/// Rebinds `denied` (the decision for `live` at a publication gate) to the
+/// recovery chain `chain`: the lineage discovery found first, then each
+/// successor to the leaf. Returns an allow with a `recovery_chain` proof
+/// when the chain covers the delivery as described above; otherwise
+/// `denied` itself.
+pub fn rebind(
+    gate: Gate,
+    live: &LiveTarget,
+    denied: GateDecision,
+    chain: &[ChainLink<'_>],
+) -> GateDecision {
+    if gate == Gate::PreCommit
+        || denied.decision != Decision::Deny
+        || chain.len() < 2
+        || chain.len() > MAX_REBIND_CHAIN
+    {
+        return denied;
+    }
+    let stitched = chain.windows(2).all(|w| {
+        w[1].state.snapshot.base_tree == *w[0].state.final_candidate_tree()
+            && w[1]
+                .state
+                .predecessor
+                .as_ref()
+                .is_some_and(|p| p.lineage_id == w[0].state.lineage_id)
+    });
+    if !stitched || !chain.iter().all(approved_with_receipt) {
+        return denied;
+    }
+    let Some(start) = chain
+        .iter()
+        .position(|l| l.state.snapshot.base_tree == live.base_tree)
+    else {
+        return denied;
+    };
+    let Some(end) = chain[start..]
+        .iter()
+        .position(|l| *l.state.final_candidate_tree() == live.candidate_tree)
+        .map(|i| start + i)
+    else {
+        return denied;
+    };
+    let run: Vec<LineageId> = chain[start..=end]
+        .iter()
+        .map(|l| l.state.lineage_id.clone())
+        .collect();
+    let first = chain[start].state;
+    let last = chain[end].state;
+    let leaf = &chain[chain.len() - 1].state.lineage_id;
+    GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        stage: GateStage::Complete,
+        lineage_id: Some(last.lineage_id.clone()),
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message: format!(
+            "the delivery is exactly what the recovery chain {} approved, segment after segment, from base tree {} to {} (each review's base is the previous one's approved candidate; the chain's leaf is {leaf})",
+            run.iter()
+                .map(LineageId::as_str)
+                .collect::<Vec<_>>()
+                .join(" -> "),
+            first.snapshot.base_tree,
+            last.final_candidate_tree()
+        ),
+        deliveries: Vec::new(),
+        proof: Some(Box::new(GateProof {
+            kind: ProofKind::RecoveryChain,
+            receipt_base: first.snapshot.base_tree.clone(),
+            live_base: live.base_tree.clone(),
+            chain: run,
+        })),
+    }
+}

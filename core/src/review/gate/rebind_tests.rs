@@ -1,0 +1,188 @@
+//! The rebind on plain values: a chain of two approvals, stitched or not.
+
+use super::*;
+use crate::review::fixtures::{self, text_change};
+use crate::review::ids::{NonBlank, RepoPath, TreeId};
+use crate::review::lens::Lens;
+use crate::review::rebase::ProofKind;
+use crate::review::receipt::Receipt;
+use crate::review::recovery::{Disposition, RecoverRequest, ScopeEvidence, successor};
+use crate::review::snapshot::{CandidateObservation, LiveTarget};
+use crate::review::state::ReviewState;
+
+const C2: &str = "2222222222222222222222222222222222222222";
+const OTHER: &str = "3333333333333333333333333333333333333333";
+
+fn t(hex: &str) -> TreeId {
+    TreeId::parse(hex).unwrap()
+}
+
+fn approve(s: ReviewState) -> ReviewState {
+    s.accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+        .accept_evidence(b"tests passed\n")
+        .unwrap()
+}
+
+fn l1() -> ReviewState {
+    approve(fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap())
+}
+
+/// The successor of `pred` over (`base`, C2): stitched when `base` is
+/// `pred`'s final candidate.
+fn l2(pred: &ReviewState, base: TreeId) -> ReviewState {
+    let obs = CandidateObservation {
+        base_tree: base,
+        candidate_tree: t(C2),
+        unborn_head: false,
+        changed: vec![text_change("src/parser.rs", 3, 1, "fn yet_more() {}\n")],
+        intended_untracked: Vec::new(),
+    };
+    let record = pred.record().unwrap();
+    let differing = [RepoPath::parse("src/parser.rs").unwrap()];
+    let s = successor(
+        &record,
+        RecoverRequest {
+            expected_revision: record.revision,
+            disposition: Disposition::ScopeChanged,
+            reason: NonBlank::parse("more work").unwrap(),
+            actor: NonBlank::parse("dev").unwrap(),
+            authorization: None,
+        },
+        ScopeEvidence {
+            differing_paths: &differing,
+            owned_by_chain: false,
+        },
+        fixtures::start_input(&obs, Lens::Reliability).unwrap(),
+    )
+    .unwrap();
+    approve(s)
+}
+
+fn receipt(s: &ReviewState) -> Vec<u8> {
+    Receipt::derive(s).unwrap().to_bytes().unwrap()
+}
+
+fn denied() -> GateDecision {
+    GateDecision::deny(
+        Gate::PrePush,
+        ReasonCode::ReceiptSuperseded,
+        GateStage::Authority,
+        None,
+        Vec::new(),
+        NextAction::Recover,
+        "superseded".into(),
+    )
+}
+
+#[test]
+fn a_stitched_chain_covers_each_segment_and_their_union() {
+    let a = l1();
+    let b = l2(&a, a.final_candidate_tree().clone());
+    let (ra, rb) = (receipt(&a), receipt(&b));
+    let chain = [
+        ChainLink {
+            state: &a,
+            receipt_file: Some(&ra),
+        },
+        ChainLink {
+            state: &b,
+            receipt_file: Some(&rb),
+        },
+    ];
+    let b1 = a.snapshot.base_tree.clone();
+    let c1 = a.final_candidate_tree().clone();
+    for (live, lineages) in [
+        (LiveTarget::new(b1.clone(), c1.clone()), vec![&a]),
+        (LiveTarget::new(b1.clone(), t(C2)), vec![&a, &b]),
+        (LiveTarget::new(c1.clone(), t(C2)), vec![&b]),
+    ] {
+        let d = rebind(Gate::PrePush, &live, denied(), &chain);
+        assert_eq!(d.decision, Decision::Allow, "{}", d.message);
+        let proof = d.proof.unwrap();
+        assert_eq!(proof.kind, ProofKind::RecoveryChain);
+        let ids: Vec<_> = lineages.iter().map(|s| s.lineage_id.clone()).collect();
+        assert_eq!(proof.chain, ids);
+        assert_eq!(d.lineage_id.as_ref(), ids.last());
+    }
+    // Nothing else is covered: another tree, or the chain's trees in the
+    // wrong order.
+    for live in [
+        LiveTarget::new(b1.clone(), t(OTHER)),
+        LiveTarget::new(c1.clone(), c1.clone()),
+        LiveTarget::new(t(C2), c1.clone()),
+    ] {
+        assert_eq!(rebind(Gate::PrePush, &live, denied(), &chain), denied());
+    }
+    // Pre-commit never rebinds, and an allow is left alone.
+    let live = LiveTarget::new(b1, c1);
+    assert_eq!(rebind(Gate::PreCommit, &live, denied(), &chain), denied());
+}
+
+#[test]
+fn every_link_must_be_approved_stitched_and_consistent() {
+    let a = l1();
+    let b1 = a.snapshot.base_tree.clone();
+    let live = LiveTarget::new(b1.clone(), a.final_candidate_tree().clone());
+    // Recovered on the old base: the successor reviews the whole change
+    // again, so its predecessor's candidate stays history.
+    let unstitched = l2(&a, b1);
+    let (ra, ru) = (receipt(&a), receipt(&unstitched));
+    let chain = [
+        ChainLink {
+            state: &a,
+            receipt_file: Some(&ra),
+        },
+        ChainLink {
+            state: &unstitched,
+            receipt_file: Some(&ru),
+        },
+    ];
+    assert_eq!(rebind(Gate::PrePush, &live, denied(), &chain), denied());
+    // A receipt that is not the one the state derives.
+    let b = l2(&a, a.final_candidate_tree().clone());
+    let rb = receipt(&b);
+    let missing = [
+        ChainLink {
+            state: &a,
+            receipt_file: None,
+        },
+        ChainLink {
+            state: &b,
+            receipt_file: Some(&rb),
+        },
+    ];
+    assert_eq!(rebind(Gate::PrePush, &live, denied(), &missing), denied());
+    // A leaf that is not approved.
+    let mut validating = b.clone();
+    if let crate::review::state::Stage::Approved {
+        judgment,
+        correction,
+        ..
+    } = &b.stage
+    {
+        validating.stage = crate::review::state::Stage::Validating {
+            judgment: judgment.clone(),
+            correction: correction.clone(),
+        };
+    }
+    let unfinished = [
+        ChainLink {
+            state: &a,
+            receipt_file: Some(&ra),
+        },
+        ChainLink {
+            state: &validating,
+            receipt_file: None,
+        },
+    ];
+    assert_eq!(
+        rebind(Gate::PrePush, &live, denied(), &unfinished),
+        denied()
+    );
+    // One lineage is no chain.
+    assert_eq!(
+        rebind(Gate::PrePush, &live, denied(), &chain[..1]),
+        denied()
+    );
+}
