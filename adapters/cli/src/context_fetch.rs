@@ -282,14 +282,20 @@ pub fn run(
             "choose a new file for --input-out; it is never written over",
         ));
     }
+    let bad_token = || {
+        usage(
+            "bad_token",
+            format!(
+                "${token_env} does not hold a usable token (at least 8 printable ASCII characters, no spaces)"
+            ),
+            "export the forge token in that variable",
+        )
+    };
     let token = match std::env::var(token_env) {
-        Ok(v) if !v.is_empty() => Token::new(v).map_err(|_| {
-            usage(
-                "bad_token",
-                format!("${token_env} does not hold a usable token (printable ASCII, no spaces)"),
-                "export the forge token in that variable",
-            )
-        })?,
+        // At least 8 bytes: the token is registered as a run credential
+        // (and masked in --input-out) by its exact value.
+        Ok(v) if v.len() >= 8 => Token::new(v).map_err(|_| bad_token())?,
+        Ok(v) if !v.is_empty() => return Err(bad_token()),
         _ => {
             return Err(usage(
                 "token_missing",
@@ -345,9 +351,7 @@ pub fn run(
     }
     // The token is a run credential: a body quoting it is redacted. It is
     // registered in memory only (never in --input-out).
-    if secret.len() >= 8 {
-        input.credentials.push(secret);
-    }
+    input.credentials.push(secret);
     let assembly = assemble(&input).map_err(|e| (shared.assemble_error)(&e))?;
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| (shared.dir_error)(&e))?;
     context_dir::verify_dir(&dir, &assembly.index_digest).map_err(|e| (shared.dir_error)(&e))?;

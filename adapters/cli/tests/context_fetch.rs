@@ -318,6 +318,28 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("token_missing"));
 
+    // A token too short to be registered and masked by its exact value.
+    let o = Command::new(BIN)
+        .args([
+            "context",
+            "fetch",
+            "--forge",
+            "github",
+            "--host",
+            "github.com",
+        ])
+        .args(["--repo", "acme/widgets", "--change", "42", "--out", d])
+        .args(["--api-base", server.base()])
+        .env("GITHUB_TOKEN", "short")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad_token") && !err.contains("short\n"),
+        "{err}"
+    );
+
     let o = fetch(
         &server,
         &["--change", "42", "--out", d, "--host", "GitHub.com"],
