@@ -335,10 +335,7 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("bad_token") && !err.contains("short"),
-        "{err}"
-    );
+    assert!(err.contains("bad_token") && !err.contains("short"), "{err}");
 
     let o = fetch(
         &server,
