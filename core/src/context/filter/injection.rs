@@ -5,7 +5,11 @@ use super::*;
 
 /// Injection floor: counts matches per category.
 pub(super) fn scan_injection(e: &Engine, s: &str, f: &mut Findings) {
-    let t = triggered(e, s);
+    scan_injection_with(e, s, &triggered(e, s), f);
+}
+
+/// [`scan_injection`] with the keyword prefilter's result for `s`.
+pub(super) fn scan_injection_with(e: &Engine, s: &str, t: &Triggered, f: &mut Findings) {
     for (i, d) in e.injections.iter().enumerate() {
         if t.injections[i] {
             f.add(d.code, d.re.find_iter(s).count() as u64);

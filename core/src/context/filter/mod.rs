@@ -18,14 +18,18 @@ use unicode_normalization::UnicodeNormalization;
 mod injection;
 mod redaction;
 mod rules;
+mod scan;
 #[cfg(test)]
 mod tests;
 mod unicode;
 mod validators;
 
+use std::borrow::Cow;
+
 use injection::*;
 use redaction::*;
 use rules::*;
+use scan::*;
 use unicode::*;
 use validators::*;
 
@@ -188,15 +192,23 @@ impl CredentialRegistry {
 // -------------------------------------------------------------- Pipeline
 
 /// The redaction and injection stages over an already Unicode-safe value.
-fn secure(
+/// The keyword prefilter runs once, over `safe`; the injection stage reuses
+/// it for the redacted text, searching again only around the masks.
+fn secure<'a>(
     creds: &CredentialRegistry,
-    safe: &str,
+    safe: &'a str,
     f: &mut Findings,
-) -> Result<(String, bool), FilterError> {
+) -> Result<(Cow<'a, str>, bool), FilterError> {
     let e = engine()?;
-    let red = redact(e, creds, safe, f);
+    let t = triggered(e, safe);
+    let (red, edits) = redact(e, creds, safe, &t, f);
+    let t = if edits.is_empty() {
+        t
+    } else {
+        triggered_after(e, &t, &red, &edits)
+    };
     let mut inj = Findings::default();
-    scan_injection(e, &red, &mut inj);
+    scan_injection_with(e, &red, &t, &mut inj);
     let rejected = !inj.is_empty();
     f.merge(&inj);
     Ok((red, rejected))
@@ -257,7 +269,7 @@ pub fn filter_text(
     max_bytes: u64,
 ) -> Result<Filtered, FilterError> {
     let mut f = Findings::default();
-    let normalized = canonical_trailing_lf(&normalize_line_endings(source));
+    let normalized = canonical_body(source);
     let safe = unicode_safety(&normalized, &mut f)?;
     let (red, is_rejected) = secure(creds, &safe, &mut f)?;
     if is_rejected {
@@ -268,7 +280,11 @@ pub fn filter_text(
     let (mut text, truncated) = if body.is_empty() {
         (String::new(), false)
     } else if body.len() < max {
-        (format!("{body}\n"), false)
+        let len = body.len();
+        let mut text = red.into_owned();
+        text.truncate(len);
+        text.push('\n');
+        (text, false)
     } else {
         let cut = floor_char_boundary(body, max.saturating_sub(1));
         (body[..cut].to_owned(), true)
@@ -321,14 +337,14 @@ pub fn filter_display(
     max_bytes: u64,
 ) -> Result<Filtered, FilterError> {
     let mut f = Findings::default();
-    let normalized = normalize_line_endings(source);
+    let normalized = line_endings(source);
     let safe = unicode_safety(&normalized, &mut f)?;
     let (red, is_rejected) = secure(creds, &safe, &mut f)?;
     if is_rejected {
         return Ok(rejected(f));
     }
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
-    let mut text = red;
+    let mut text = red.into_owned();
     let truncated = text.len() > max;
     if truncated {
         let cut = floor_char_boundary(&text, max);

@@ -1,5 +1,7 @@
 //! Redaction: every floor secret's span, merged into masks.
 
+use std::borrow::Cow;
+
 use super::*;
 
 pub(super) const MASK_PREFIX: &str = "[REDACTED:";
@@ -38,19 +40,85 @@ pub(super) struct Span {
 }
 
 pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
-    let t = triggered(e, s);
+    secret_spans_with(e, creds, s, &triggered(e, s))
+}
+
+/// The digit scan, run once per text and only when a detector needs it.
+struct LazyDigits<'a> {
+    s: &'a str,
+    classes: &'a Classes,
+    scan: Option<DigitScan>,
+}
+
+impl LazyDigits<'_> {
+    fn get(&mut self) -> &DigitScan {
+        let (s, classes) = (self.s, self.classes);
+        self.scan.get_or_insert_with(|| digit_scan(s, classes))
+    }
+}
+
+/// The whole matches of a group-0 detector, exactly those of
+/// `d.re.find_iter(s)`.
+fn whole_matches(
+    e: &Engine,
+    t: &Triggered,
+    p: usize,
+    d: &SecretDetector,
+    s: &str,
+    digits: &mut LazyDigits,
+) -> Ranges {
+    match d.search {
+        Search::Base64Runs => class_runs(s, &e.classes.base64, 40),
+        Search::SsnLines => line_matches(&d.re, s, &digits.get().ssn),
+        Search::DottedCardLines => line_matches(&d.re, s, &digits.get().dotted),
+        Search::CardLines => line_matches(&d.re, s, &digits.get().card),
+        Search::KeywordLines => keyword_line_captures(&d.re, s, &t.secret_keyword_starts(e, p))
+            .iter()
+            .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))
+            .collect(),
+        Search::Regex => d.re.find_iter(s).map(|m| (m.start(), m.end())).collect(),
+    }
+}
+
+/// The captures of a detector with a capture group, exactly those of
+/// `d.re.captures_iter(s)`.
+fn group_captures<'s>(
+    e: &Engine,
+    t: &Triggered,
+    p: usize,
+    d: &SecretDetector,
+    s: &'s str,
+) -> Vec<regex::Captures<'s>> {
+    match d.search {
+        Search::KeywordLines => keyword_line_captures(&d.re, s, &t.secret_keyword_starts(e, p)),
+        _ => d.re.captures_iter(s).collect(),
+    }
+}
+
+pub(super) fn secret_spans_with(
+    e: &Engine,
+    creds: &CredentialRegistry,
+    s: &str,
+    t: &Triggered,
+) -> Vec<Span> {
+    let mut digits = LazyDigits {
+        s,
+        classes: &e.classes,
+        scan: None,
+    };
     let mut spans = Vec::new();
     for (p, d) in e.secrets.iter().enumerate() {
         if !t.secrets[p] {
             continue;
         }
         if d.group == 0 {
-            for m in d.re.find_iter(s) {
+            for (start, end) in whole_matches(e, t, p, d, s, &mut digits) {
+                let m = &s[start..end];
                 if matches!(d.validate, Validate::Luhn) {
-                    for (a, b) in card_windows(m.as_str()) {
+                    for (a, b) in card_windows(m) {
                         spans.push(Span {
-                            start: m.start() + a,
-                            end: m.start() + b,
+                            start: start + a,
+                            end: start + b,
                             priority: p,
                             code: d.code,
                         });
@@ -58,21 +126,21 @@ pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> V
                     continue;
                 }
                 let ok = match d.validate {
-                    Validate::Ssn => ssn_valid(m.as_str()),
-                    Validate::HighEntropy40 => high_entropy_40(m.as_str()),
+                    Validate::Ssn => ssn_valid(m),
+                    Validate::HighEntropy40 => high_entropy_40(m),
                     Validate::Luhn | Validate::None | Validate::NotMask => true,
                 };
                 if ok {
                     spans.push(Span {
-                        start: m.start(),
-                        end: m.end(),
+                        start,
+                        end,
                         priority: p,
                         code: d.code,
                     });
                 }
             }
         } else {
-            for c in d.re.captures_iter(s) {
+            for c in group_captures(e, t, p, d, s) {
                 let Some(m) = (d.group..c.len()).find_map(|g| c.get(g)) else {
                     continue;
                 };
@@ -95,10 +163,10 @@ pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> V
         }
     }
     let iban_priority = e.secrets.len();
-    for m in e.iban_start.find_iter(s) {
-        if let Some(end) = iban_at(s, m.start()) {
+    for &(start, _) in &digits.get().iban {
+        if let Some(end) = iban_at(s, start) {
             spans.push(Span {
-                start: m.start(),
+                start,
                 end,
                 priority: iban_priority,
                 code: "pii.iban",
@@ -134,11 +202,18 @@ pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> V
 }
 
 /// Redacts every floor secret; overlapping matches merge into one mask named
-/// by the first match, so no part of any matched secret survives.
-pub(super) fn redact(e: &Engine, creds: &CredentialRegistry, s: &str, f: &mut Findings) -> String {
-    let spans = secret_spans(e, creds, s);
+/// by the first match, so no part of any matched secret survives. Returns
+/// the text (borrowed when nothing was redacted) and the replacements made.
+pub(super) fn redact<'a>(
+    e: &Engine,
+    creds: &CredentialRegistry,
+    s: &'a str,
+    t: &Triggered,
+    f: &mut Findings,
+) -> (Cow<'a, str>, Vec<Edit>) {
+    let spans = secret_spans_with(e, creds, s, t);
     if spans.is_empty() {
-        return s.to_owned();
+        return (Cow::Borrowed(s), Vec::new());
     }
     let mut merged: Vec<(usize, usize, &'static str)> = Vec::new();
     for sp in spans {
@@ -148,15 +223,21 @@ pub(super) fn redact(e: &Engine, creds: &CredentialRegistry, s: &str, f: &mut Fi
         }
     }
     let mut out = String::with_capacity(s.len());
+    let mut edits = Vec::with_capacity(merged.len());
     let mut pos = 0;
     for (start, end, code) in merged {
         out.push_str(&s[pos..start]);
+        let at = out.len();
         out.push_str(MASK_PREFIX);
         out.push_str(code);
         out.push(']');
+        edits.push(Edit {
+            source: (start, end),
+            output: (at, out.len()),
+        });
         f.add(code, 1);
         pos = end;
     }
     out.push_str(&s[pos..]);
-    out
+    (Cow::Owned(out), edits)
 }

@@ -32,7 +32,54 @@ pub(super) struct SecretDetector {
     /// Capture group holding the secret (0 = whole match).
     pub(super) group: usize,
     pub(super) validate: Validate,
+    /// How the matches of `re` are found (all strategies give exactly the
+    /// matches of `re` over the whole text).
+    pub(super) search: Search,
 }
+
+/// How a secret detector's matches are found. Each strategy other than
+/// `Regex` is proven for one exact pattern (`Search::for_pattern`); see
+/// `scan`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Search {
+    /// The regex over the whole text.
+    Regex,
+    /// `AWS_SECRET_KEY`: maximal runs of `[A-Za-z0-9/+]`, 40 or longer.
+    Base64Runs,
+    /// `SSN`, `DOTTED_CARD`, `CARD_RUN`: line windows at the digit scan's
+    /// candidates.
+    SsnLines,
+    DottedCardLines,
+    CardLines,
+    /// `ENV`: line windows at the detector's own keywords (every match
+    /// names a secret word on the line where it starts).
+    KeywordLines,
+}
+
+impl Search {
+    fn for_pattern(pattern: &str) -> Search {
+        match pattern {
+            AWS_SECRET_KEY => Search::Base64Runs,
+            SSN => Search::SsnLines,
+            DOTTED_CARD => Search::DottedCardLines,
+            CARD_RUN => Search::CardLines,
+            "ENV" => Search::KeywordLines,
+            _ => Search::Regex,
+        }
+    }
+}
+
+/// The start of an IBAN: found by `digit_scan` (exactly this pattern's
+/// matches). No boundary before the country code (`xDE89…`, `IBAN_DE89…`).
+#[cfg(test)]
+pub(super) const IBAN_START: &str = r"[A-Za-z]{2}[0-9]{2}";
+
+/// Patterns with a search strategy of their own (see `Search`).
+pub(super) const AWS_SECRET_KEY: &str = r"[A-Za-z0-9/+]{40,}";
+pub(super) const SSN: &str =
+    r"(?-u:\b)(?:[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4})(?-u:\b)";
+pub(super) const DOTTED_CARD: &str = r"(?-u:\b)[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]{1,7}(?-u:\b)";
+pub(super) const CARD_RUN: &str = r"[0-9](?:[ -]?[0-9]){12,}";
 
 pub(super) struct InjectionDetector {
     pub(super) code: &'static str,
@@ -50,10 +97,13 @@ pub(super) struct Engine {
     /// that ends there), for a `hidden_open` match that ran past it.
     pub(super) hidden_open_first_gt: Regex,
     pub(super) hidden_instruction: Regex,
-    pub(super) iban_start: Regex,
     /// Prefilter: keyword automaton; pattern i belongs to `owners[i]`.
     pub(super) prefilter: AhoCorasick,
     pub(super) owners: Vec<Owner>,
+    /// The length in bytes of the longest keyword.
+    pub(super) max_keyword_len: usize,
+    /// The byte classes of the scans.
+    pub(super) classes: Classes,
 }
 
 #[derive(Clone, Copy)]
@@ -299,7 +349,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
             // `high_entropy_40` says random (see `Validate::HighEntropy40`).
             // A maximal run (no capture group: the DFA alone finds it);
             // only a run of exactly 40 can be a key.
-            r"[A-Za-z0-9/+]{40,}",
+            AWS_SECRET_KEY,
             0,
             Validate::HighEntropy40,
         ),
@@ -307,7 +357,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
             "pii.ssn",
             &[],
             // Dashes or single spaces, the same in both places.
-            r"(?-u:\b)(?:[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4})(?-u:\b)",
+            SSN,
             0,
             Validate::Ssn,
         ),
@@ -324,7 +374,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
             "pii.payment_card",
             &[],
             // Four groups of digits separated by dots (`4111.1111.1111.1111`).
-            r"(?-u:\b)[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]{1,7}(?-u:\b)",
+            DOTTED_CARD,
             0,
             Validate::Luhn,
         ),
@@ -335,7 +385,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
             &[],
             // No boundary: `id4111…`, `cc_4111…`, `4111…x` (the Luhn window
             // check limits false positives).
-            r"[0-9](?:[ -]?[0-9]){12,}",
+            CARD_RUN,
             0,
             Validate::Luhn,
         ),
@@ -459,8 +509,8 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
     let mut secrets = Vec::new();
     let mut keywords: Vec<String> = Vec::new();
     let mut owners = Vec::new();
-    for (i, (code, kws, pat, group, validate)) in secret_specs().into_iter().enumerate() {
-        let pat = match pat {
+    for (i, (code, kws, spec, group, validate)) in secret_specs().into_iter().enumerate() {
+        let pat = match spec {
             "JSON" => JSON_SECRET
                 .replace("QUOTED", QUOTED_VALUE)
                 .replace("SEGMENT", SEGMENT_NAME)
@@ -484,6 +534,7 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
             re: compile(code, &pat)?,
             group,
             validate,
+            search: Search::for_pattern(spec),
         });
         for k in kws {
             keywords.push((*k).to_owned());
@@ -506,6 +557,7 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
         keywords.push(k.to_owned());
         owners.push(Owner::Injection(usize::MAX));
     }
+    let max_keyword_len = keywords.iter().map(String::len).max().unwrap_or(0);
     let prefilter = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .kind(Some(aho_corasick::AhoCorasickKind::DFA))
@@ -532,10 +584,10 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
                 r"(?i:(?-u:\b)(?:you|assistant|ai|agent|llm|model|bot|claude|gpt|copilot)(?-u:\b)[^\n<]{0,40}?(?-u:\b)(?:must|should|shall|need{WS}+to|are{WS}+required{WS}+to|will{WS}+now|have{WS}+to)(?-u:\b)|(?-u:\b)(?:instructions?|directive|note|attention)(?:{WS}+(?:to|for)(?:{WS}+the)?{WS}+(?:ai|llm|assistant|agent|model|bot))?{WS}*:|(?-u:\b)(?:ai|llm|assistant|agent|model)(?-u:\b){WS}*:)",
             ),
         )?,
-        // No boundary before the country code (`xDE89…`, `IBAN_DE89…`).
-        iban_start: compile("pii.iban", r"[A-Za-z]{2}[0-9]{2}")?,
         prefilter,
         owners,
+        max_keyword_len,
+        classes: Classes::new(),
     })
 }
 
@@ -547,34 +599,108 @@ pub(super) fn engine() -> Result<&'static Engine, FilterError> {
         .map_err(Clone::clone)
 }
 
-/// Which detectors the keyword prefilter lets through for this text.
+/// Which detectors the keyword prefilter lets through for this text, and
+/// where each keyword occurs.
+#[derive(Clone)]
 pub(super) struct Triggered {
     pub(super) secrets: Vec<bool>,
     pub(super) injections: Vec<bool>,
     pub(super) hidden: bool,
+    /// Every keyword occurrence: (owner index into `Engine::owners`,
+    /// start, end), in the automaton's order (by end).
+    pub(super) hits: Vec<(usize, usize, usize)>,
+}
+
+impl Triggered {
+    fn none(e: &Engine) -> Triggered {
+        Triggered {
+            secrets: e.secrets.iter().map(|d| d.keywords.is_empty()).collect(),
+            injections: e.injections.iter().map(|d| d.keywords.is_empty()).collect(),
+            hidden: false,
+            hits: Vec::new(),
+        }
+    }
+
+    fn mark(&mut self, owner: Owner) {
+        match owner {
+            Owner::Secret(i) => self.secrets[i] = true,
+            Owner::Injection(usize::MAX) => self.hidden = true,
+            Owner::Injection(i) => self.injections[i] = true,
+        }
+    }
+
+    /// Start positions of the keywords of secret detector `d`, in order.
+    pub(super) fn secret_keyword_starts(&self, e: &Engine, d: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .hits
+            .iter()
+            .filter(|(o, _, _)| matches!(e.owners[*o], Owner::Secret(i) if i == d))
+            .map(|(_, start, _)| *start)
+            .collect();
+        v.sort_unstable();
+        v
+    }
 }
 
 pub(super) fn triggered(e: &Engine, s: &str) -> Triggered {
-    let total = e.secrets.len() + e.injections.len() + 1;
-    let mut seen = 0;
-    let mut t = Triggered {
-        secrets: e.secrets.iter().map(|d| d.keywords.is_empty()).collect(),
-        injections: e.injections.iter().map(|d| d.keywords.is_empty()).collect(),
-        hidden: false,
-    };
-    seen += t.secrets.iter().filter(|x| **x).count();
+    let mut t = Triggered::none(e);
     for m in e.prefilter.find_overlapping_iter(s) {
-        let slot = match e.owners[m.pattern().as_usize()] {
-            Owner::Secret(i) => &mut t.secrets[i],
-            Owner::Injection(usize::MAX) => &mut t.hidden,
-            Owner::Injection(i) => &mut t.injections[i],
-        };
-        if !*slot {
-            *slot = true;
-            seen += 1;
-            if seen == total {
-                break;
-            }
+        let o = m.pattern().as_usize();
+        t.mark(e.owners[o]);
+        t.hits.push((o, m.start(), m.end()));
+    }
+    t
+}
+
+/// A replacement the redaction made: `source` bytes of the text it read
+/// became `output` bytes of the text it wrote.
+pub(super) struct Edit {
+    pub(super) source: (usize, usize),
+    pub(super) output: (usize, usize),
+}
+
+/// `triggered(e, out)` for a text `out` made from the text `before` was
+/// computed on by the replacements `edits` (in order, not overlapping):
+/// the keywords wholly inside unchanged bytes are those of `before`; any
+/// other keyword of `out` overlaps a replacement, so it lies within the
+/// longest keyword's length of one, where `out` is searched again.
+pub(super) fn triggered_after(
+    e: &Engine,
+    before: &Triggered,
+    out: &str,
+    edits: &[Edit],
+) -> Triggered {
+    let mut t = Triggered::none(e);
+    // Keywords of `before` that touch no replaced byte (`edits` are sorted
+    // by source position; a keyword is shorter than the text between).
+    let mut k = 0;
+    let mut hits: Vec<&(usize, usize, usize)> = before.hits.iter().collect();
+    hits.sort_unstable_by_key(|h| h.1);
+    for h in hits {
+        while k < edits.len() && edits[k].source.1 <= h.1 {
+            k += 1;
+        }
+        let clear = edits.get(k).is_none_or(|ed| h.2 <= ed.source.0);
+        if clear {
+            t.mark(e.owners[h.0]);
+        }
+    }
+    let reach = e.max_keyword_len.saturating_sub(1);
+    let bytes = out.as_bytes();
+    let mut windows: Vec<(usize, usize)> = Vec::new();
+    for ed in edits {
+        let w = (
+            ed.output.0.saturating_sub(reach),
+            (ed.output.1 + reach).min(bytes.len()),
+        );
+        match windows.last_mut() {
+            Some(last) if w.0 <= last.1 => last.1 = last.1.max(w.1),
+            _ => windows.push(w),
+        }
+    }
+    for (a, b) in windows {
+        for m in e.prefilter.find_overlapping_iter(&bytes[a..b]) {
+            t.mark(e.owners[m.pattern().as_usize()]);
         }
     }
     t

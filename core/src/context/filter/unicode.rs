@@ -1,6 +1,8 @@
 //! Unicode safety: the floor classes, NUL, terminal escapes, controls,
 //! other `Cf`, NFKC.
 
+use std::borrow::Cow;
+
 use unicode_normalization::UnicodeNormalization;
 
 use super::*;
@@ -55,46 +57,106 @@ pub(super) fn removed_class(c: char) -> Option<&'static str> {
     })
 }
 
-/// CRLF and lone CR become LF (D5: normalization, not modification).
-pub fn normalize_line_endings(s: &str) -> String {
-    if !s.contains('\r') {
-        return s.to_owned();
-    }
+/// CRLF and lone CR become LF (D5: normalization, not modification);
+/// borrows `s` when it has no CR.
+pub(super) fn line_endings(s: &str) -> Cow<'_, str> {
+    let Some(first) = s.find('\r') else {
+        return Cow::Borrowed(s);
+    };
     let mut out = String::with_capacity(s.len());
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
-        if c == '\r' {
-            if it.peek() == Some(&'\n') {
-                it.next();
-            }
-            out.push('\n');
+    let mut rest = s;
+    let mut at = first;
+    loop {
+        // `rest[at]` is a CR: keep what precedes it, then one LF for the CR
+        // and the LF that may follow it.
+        out.push_str(&rest[..at]);
+        out.push('\n');
+        let skip = if rest.as_bytes().get(at + 1) == Some(&b'\n') {
+            2
         } else {
-            out.push(c);
+            1
+        };
+        rest = &rest[at + skip..];
+        match rest.find('\r') {
+            Some(next) => at = next,
+            None => break,
         }
     }
-    out
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// [`canonical_trailing_lf`] of [`line_endings`], borrowing `s`
+/// when it is already in that form.
+pub(super) fn canonical_body(s: &str) -> Cow<'_, str> {
+    let normalized = line_endings(s);
+    let trimmed = normalized.trim_end_matches('\n').len();
+    if trimmed == 0 {
+        return Cow::Borrowed("");
+    }
+    if normalized.len() == trimmed + 1 {
+        return normalized;
+    }
+    let mut out = normalized.into_owned();
+    out.truncate(trimmed);
+    out.push('\n');
+    Cow::Owned(out)
 }
 
 pub(super) fn needs_strip(s: &str) -> bool {
-    s.bytes()
-        .any(|b| (b < 0x20 && b != b'\t' && b != b'\n') || b >= 0x7F)
+    plain_len(s.as_bytes()) < s.len()
+}
+
+/// A byte the Unicode stage keeps without a closer look: printable ASCII,
+/// tab or line feed.
+fn is_plain(b: u8) -> bool {
+    (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n'
+}
+
+/// The length of the prefix of `b` made of plain bytes (`is_plain`).
+/// Eight bytes at a time: a word with no byte below 0x20 and none above 0x7E
+/// is plain (both word tests are exact); other words go byte by byte.
+fn plain_len(b: &[u8]) -> usize {
+    const fn lanes(n: u8) -> u64 {
+        u64::from_ne_bytes([n; 8])
+    }
+    let mut i = 0;
+    loop {
+        while let Some(w) = b.get(i..i + 8) {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(w);
+            let x = u64::from_ne_bytes(x);
+            let below_space = x.wrapping_sub(lanes(0x20)) & !x & lanes(0x80);
+            let above_tilde = (x.wrapping_add(lanes(0x01)) | x) & lanes(0x80);
+            if (below_space | above_tilde) != 0 {
+                break;
+            }
+            i += 8;
+        }
+        let stop = (i + 8).min(b.len());
+        while i < stop && is_plain(b[i]) {
+            i += 1;
+        }
+        if i < stop || i == b.len() {
+            return i;
+        }
+    }
 }
 
 /// Removes terminal escape sequences, NUL, controls, floor classes,
 /// U+2028/U+2029 and other `Cf` characters, recording each.
-pub(super) fn strip_unsafe(s: &str, f: &mut Findings) -> String {
+pub(super) fn strip_unsafe<'a>(s: &'a str, f: &mut Findings) -> Cow<'a, str> {
     if !needs_strip(s) {
-        return s.to_owned();
+        return Cow::Borrowed(s);
     }
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let (mut i, mut run) = (0, 0);
     while i < b.len() {
-        let byte = b[i];
-        if (0x20..0x7F).contains(&byte) || byte == b'\t' || byte == b'\n' {
-            i += 1;
-            continue;
-        }
+        i += plain_len(&b[i..]);
+        let Some(&byte) = b.get(i) else {
+            break;
+        };
         if byte == 0x1B {
             out.push_str(&s[run..i]);
             i += 1 + escape_len(&b[i + 1..]);
@@ -116,7 +178,7 @@ pub(super) fn strip_unsafe(s: &str, f: &mut Findings) -> String {
         }
     }
     out.push_str(&s[run..]);
-    out
+    Cow::Owned(out)
 }
 
 /// Length in bytes of an escape sequence body after ESC. Every byte it
@@ -157,8 +219,13 @@ pub(super) fn escape_len(rest: &[u8]) -> usize {
     }
 }
 
-/// Unicode safety: strip, then NFKC (reported), to a fixed point.
-pub(super) fn unicode_safety(s: &str, f: &mut Findings) -> Result<String, FilterError> {
+/// Unicode safety: strip, then NFKC (reported), to a fixed point. Borrows
+/// `s` when nothing changes (ASCII text without controls, or text already
+/// in NFKC without unsafe characters).
+pub(super) fn unicode_safety<'a>(
+    s: &'a str,
+    f: &mut Findings,
+) -> Result<Cow<'a, str>, FilterError> {
     let mut cur = strip_unsafe(s, f);
     for _ in 0..4 {
         if cur.is_ascii() {
@@ -169,11 +236,15 @@ pub(super) fn unicode_safety(s: &str, f: &mut Findings) -> Result<String, Filter
             return Ok(cur);
         }
         let n: String = cur.nfkc().collect();
-        if n == cur {
+        if n == *cur {
             return Ok(cur);
         }
         f.add("unicode.nfkc", 1);
-        cur = strip_unsafe(&n, f);
+        cur = if needs_strip(&n) {
+            Cow::Owned(strip_unsafe(&n, f).into_owned())
+        } else {
+            Cow::Owned(n)
+        };
     }
     Err(FilterError::UnicodeNotConverged)
 }

@@ -403,3 +403,7 @@ fn structural_values_are_never_rewritten() {
 /// The redaction edge cases each filter version added (cards, URLs,
 /// quotes, operators, authorization written as code, hidden HTML).
 mod edges;
+
+/// The pipeline before its fast paths, and the differential tests against it.
+mod fast;
+mod reference;

@@ -1,0 +1,289 @@
+//! Fast searches that give exactly the matches of a detector's regex
+//! (`Regex::find_iter` / `captures_iter` over the whole text) without
+//! running that regex over every byte.
+//!
+//! Two techniques, each tied to the exact pattern it was proven for
+//! (`Search` in `rules`):
+//!
+//! - Direct scans, for patterns simple enough to match by hand: maximal
+//!   runs of a byte class (`[A-Za-z0-9/+]{40,}`) and `[A-Za-z]{2}[0-9]{2}`.
+//! - Line windows, for patterns whose matches never contain a line feed and
+//!   use no `^`, `$`, `\A` or `\z`: the regex runs only on the lines a cheap
+//!   scan says may hold a match, with the text cut at that line's end. A cut
+//!   at a line feed changes nothing for such a pattern: a match ends before
+//!   the line feed, and `(?-u:\b)` sees a non-word byte on both sides of the
+//!   cut. Lines with no candidate hold no match (each candidate scan is a
+//!   necessary condition), and matches within a line come in the same order
+//!   as over the whole text.
+//!
+//! `tests::scan` checks each against the regex on generated text.
+
+use regex::{Captures, Regex};
+
+/// Byte ranges of matches, in order.
+pub(super) type Ranges = Vec<(usize, usize)>;
+
+/// The maximal runs of at least `min` bytes of `class`: exactly the matches
+/// of `[class]{min,}` when `class` is a set of ASCII bytes (a leftmost match
+/// starts where a long enough run starts and greedily takes the run).
+///
+/// A run of `min` bytes starting at `i` contains `i + min - 1`, so when that
+/// byte is outside the class no run starts in `i..i + min` and the scan
+/// skips ahead (text rarely has long runs, so most bytes are never read).
+pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
+    let b = s.as_bytes();
+    let min = min.max(1);
+    let mut out = Vec::new();
+    // Invariant: `i == 0` or `b[i - 1]` is outside the class, so a run of
+    // the class that reaches `i` starts at `i`.
+    let mut i = 0;
+    while i + min <= b.len() {
+        let last = i + min - 1;
+        if !class.has(b[last]) {
+            i = last + 1;
+            continue;
+        }
+        // The last byte outside the class in `i..last`, if any.
+        if let Some(k) = b[i..last].iter().rposition(|&c| !class.has(c)) {
+            i += k + 1;
+            continue;
+        }
+        let start = i;
+        let mut end = last + 1;
+        while end < b.len() && class.has(b[end]) {
+            end += 1;
+        }
+        out.push((start, end));
+        i = end + 1;
+    }
+    out
+}
+
+/// A set of bytes.
+pub(super) struct ByteClass([bool; 256]);
+
+impl ByteClass {
+    pub(super) fn new(member: impl Fn(u8) -> bool) -> ByteClass {
+        let mut c = [false; 256];
+        for b in 0..=255u8 {
+            c[usize::from(b)] = member(b);
+        }
+        ByteClass(c)
+    }
+    fn has(&self, b: u8) -> bool {
+        self.0[usize::from(b)]
+    }
+}
+
+/// The classes the scans use.
+pub(super) struct Classes {
+    /// `[A-Za-z0-9/+]`.
+    pub(super) base64: ByteClass,
+    /// `[0-9]`.
+    digit: ByteClass,
+    /// Digits and the separators of SSNs and cards: `[0-9 .-]`.
+    digit_sep: ByteClass,
+}
+
+impl Classes {
+    pub(super) fn new() -> Classes {
+        Classes {
+            base64: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+'),
+            digit: ByteClass::new(|b| b.is_ascii_digit()),
+            digit_sep: ByteClass::new(|b| {
+                b.is_ascii_digit() || b == b' ' || b == b'.' || b == b'-'
+            }),
+        }
+    }
+}
+
+/// Candidate positions for the digit detectors, from one pass over the
+/// maximal runs of ASCII digits; each list is in increasing order.
+#[derive(Default)]
+pub(super) struct DigitScan {
+    /// `[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}` occurs here (a necessary
+    /// condition of the SSN pattern).
+    pub(super) ssn: Vec<usize>,
+    /// `[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]` occurs here (the dotted card).
+    pub(super) dotted: Vec<usize>,
+    /// A chain of digit runs joined by single spaces or dashes holding 13
+    /// or more digits starts here (the separated card run).
+    pub(super) card: Vec<usize>,
+    /// Exactly the matches of `[A-Za-z]{2}[0-9]{2}` (they never overlap:
+    /// a match is two letters then two digits, and no suffix of one is a
+    /// prefix of another).
+    pub(super) iban: Ranges,
+}
+
+fn digits_at(b: &[u8], at: usize, n: usize) -> bool {
+    b.get(at..at + n)
+        .is_some_and(|w| w.iter().all(u8::is_ascii_digit))
+}
+
+fn byte_in(b: &[u8], at: usize, set: &[u8]) -> bool {
+    b.get(at).is_some_and(|c| set.contains(c))
+}
+
+/// Candidates of the SSN and card shapes lie wholly inside runs of
+/// `[0-9 .-]` of 11 bytes or more (`ddd-dd-dddd` is the shortest); IBAN
+/// starts are two letters before a run of two or more digits.
+pub(super) fn digit_scan(s: &str, classes: &Classes) -> DigitScan {
+    let b = s.as_bytes();
+    let mut out = DigitScan::default();
+    for (from, to) in class_runs(s, &classes.digit_sep, 11) {
+        shapes(&b[..to], from, &mut out);
+    }
+    for (a, _) in class_runs(s, &classes.digit, 2) {
+        if a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {
+            out.iban.push((a - 2, a + 2));
+        }
+    }
+    out
+}
+
+/// The SSN, dotted-card and card-chain candidates in `b[from..]` (`b` ends
+/// where the run of `[0-9 .-]` ends, so no shape is cut).
+fn shapes(b: &[u8], from: usize, out: &mut DigitScan) {
+    // The current chain of digit runs joined by single spaces or dashes:
+    // its start, digit count and the end of its last run.
+    let (mut chain_start, mut chain_digits, mut chain_end) = (0usize, 0usize, usize::MAX);
+    let mut chain_reported = false;
+    let mut i = from;
+    while i < b.len() {
+        let Some(k) = b[i..].iter().position(u8::is_ascii_digit) else {
+            break;
+        };
+        let a = i + k;
+        let mut z = a;
+        while z < b.len() && b[z].is_ascii_digit() {
+            z += 1;
+        }
+        let len = z - a;
+        // SSN shape, dashes or spaces in either place.
+        if len >= 3
+            && byte_in(b, z, b"- ")
+            && digits_at(b, z + 1, 2)
+            && byte_in(b, z + 3, b"- ")
+            && digits_at(b, z + 4, 4)
+        {
+            out.ssn.push(z - 3);
+        }
+        if len >= 4
+            && b.get(z) == Some(&b'.')
+            && digits_at(b, z + 1, 4)
+            && b.get(z + 5) == Some(&b'.')
+            && digits_at(b, z + 6, 4)
+            && b.get(z + 10) == Some(&b'.')
+            && digits_at(b, z + 11, 1)
+        {
+            out.dotted.push(z - 4);
+        }
+        // This run continues the chain when exactly one space or dash
+        // separates it from the previous run.
+        if chain_end != usize::MAX && a == chain_end + 1 && byte_in(b, chain_end, b" -") {
+            chain_digits += len;
+        } else {
+            chain_start = a;
+            chain_digits = len;
+            chain_reported = false;
+        }
+        chain_end = z;
+        if chain_digits >= 13 && !chain_reported {
+            out.card.push(chain_start);
+            chain_reported = true;
+        }
+        i = z;
+    }
+}
+
+/// The line of `s` holding byte `at`: (start, end), the end at its line
+/// feed or the end of the text.
+fn line_of(s: &str, at: usize) -> (usize, usize) {
+    let start = s[..at].rfind('\n').map_or(0, |k| k + 1);
+    let end = s[at..].find('\n').map_or(s.len(), |k| at + k);
+    (start, end)
+}
+
+/// The matches of a line-local `re` (see the module comment) over `s`,
+/// given positions such that every line holding a match holds one of them
+/// (in increasing order).
+pub(super) fn line_matches(re: &Regex, s: &str, candidates: &[usize]) -> Ranges {
+    let mut out = Vec::new();
+    // Everything before `done` has been searched.
+    let mut done = 0;
+    for &p in candidates {
+        if p < done || p >= s.len() {
+            continue;
+        }
+        let (start, end) = line_of(s, p);
+        let hay = &s[..end];
+        let mut at = start.max(done);
+        while let Some(m) = re.find_at(hay, at) {
+            out.push((m.start(), m.end()));
+            // These patterns never match the empty string; stepping one
+            // byte past an empty match would still end the loop.
+            at = if m.end() > m.start() {
+                m.end()
+            } else {
+                m.end() + 1
+            };
+            if at > end {
+                break;
+            }
+        }
+        done = end + 1;
+    }
+    out
+}
+
+/// The captures of `re` over `s`, for a pattern whose every match contains
+/// one of the positions in `candidates` on the line where the match starts
+/// (a keyword of its name), and that is line-local except on lines holding
+/// `"""` or `'''` (a triple-quoted value may run over lines); on those lines
+/// the search runs over the rest of the text.
+pub(super) fn keyword_line_captures<'s>(
+    re: &Regex,
+    s: &'s str,
+    candidates: &[usize],
+) -> Vec<Captures<'s>> {
+    let mut out = Vec::new();
+    // Where `"""` and `'''` occur (found once, when first needed).
+    let mut triples: Option<Vec<usize>> = None;
+    let mut done = 0;
+    for &p in candidates {
+        if p < done || p >= s.len() {
+            continue;
+        }
+        let (start, end) = line_of(s, p);
+        let triples = triples.get_or_insert_with(|| {
+            let mut v: Vec<usize> = s.match_indices("\"\"\"").map(|(i, _)| i).collect();
+            v.extend(s.match_indices("'''").map(|(i, _)| i));
+            v.sort_unstable();
+            v
+        });
+        let first = triples.partition_point(|&i| i < start);
+        let multiline = triples.get(first).is_some_and(|&i| i < end);
+        let hay = if multiline { s } else { &s[..end] };
+        let mut at = start.max(done);
+        let mut last_end = end;
+        while at <= end {
+            let Some(c) = re.captures_at(hay, at) else {
+                break;
+            };
+            let Some(m) = c.get(0) else {
+                break;
+            };
+            at = if m.end() > m.start() {
+                m.end()
+            } else {
+                m.end() + 1
+            };
+            last_end = last_end.max(at);
+            out.push(c);
+        }
+        // A match found past this line (multi-line search) was the next
+        // match of the whole text: searching resumes after it.
+        done = (end + 1).max(last_end);
+    }
+    out
+}
