@@ -258,6 +258,10 @@ pub struct CollectRequest {
     /// `source.host` (lowercase DNS name, `:port` only when not 443).
     pub host: String,
     pub entity: EntityRef,
+    /// The host's registered bot roles (ADR 0107): a provider-positive bot
+    /// account with exactly this login resolves to this `bot_role`. A human
+    /// account with the same login gets nothing from it.
+    pub bot_roles: BTreeMap<String, String>,
 }
 
 /// Why collection could not produce an input document.
@@ -485,9 +489,13 @@ pub fn collect<P: ForgePort + ?Sized>(
                 role: None,
                 role_verified: false,
                 bot_identity_verified: true,
-                // No ADR 0107 bot-role registry is consulted yet: an
-                // unregistered bot is not admitted.
-                bot_role: None,
+                // ADR 0107: only a login the host registered resolves a
+                // role; an unregistered bot is not admitted.
+                bot_role: a
+                    .login
+                    .as_ref()
+                    .and_then(|l| request.bot_roles.get(l))
+                    .cloned(),
             },
             ActorKindRef::Human => {
                 let role = match a.login {
@@ -528,7 +536,13 @@ pub fn collect<P: ForgePort + ?Sized>(
         profile: profile.clone(),
         entity,
         actors: actor_rows,
-        bot_roles: Vec::new(),
+        bot_roles: request
+            .bot_roles
+            .values()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
         credentials: Vec::new(),
         comments,
         reviews,
@@ -1008,6 +1022,7 @@ mod tests {
                 kind: EntityKind::ChangeProposal,
                 number: 1,
             },
+            bot_roles: BTreeMap::new(),
         }
     }
 

@@ -74,6 +74,11 @@ pub struct FetchArgs {
     /// token masked) for `probity context assemble --input`.
     #[arg(long, value_name = "FILE")]
     pub input_out: Option<PathBuf>,
+    /// Register a bot account's role (ADR 0107, repeatable): a bot the
+    /// forge reports as one, with exactly this login, is admitted under
+    /// ROLE. Unregistered bots are not admitted.
+    #[arg(long = "bot-role", value_name = "LOGIN=ROLE")]
+    pub bot_role: Vec<String>,
     /// The API base URL instead of the host's (tests, proxies).
     #[arg(long, value_name = "URL", hide = true)]
     pub api_base: Option<String>,
@@ -262,6 +267,29 @@ pub fn run(
             "pass the number the forge shows",
         ));
     }
+    let mut bot_roles = std::collections::BTreeMap::new();
+    for b in &a.bot_role {
+        let (login, role) = b
+            .split_once('=')
+            .filter(|(l, r)| !l.is_empty() && !r.is_empty())
+            .ok_or_else(|| {
+                usage(
+                    "bad_bot_role",
+                    format!("`{b}` is not LOGIN=ROLE"),
+                    "pass --bot-role LOGIN=ROLE, e.g. --bot-role 'fullsend[bot]=review'",
+                )
+            })?;
+        if bot_roles
+            .insert(login.to_owned(), role.to_owned())
+            .is_some()
+        {
+            return Err(usage(
+                "bad_bot_role",
+                format!("--bot-role names `{login}` twice"),
+                "register each bot login once",
+            ));
+        }
+    }
     let profile = match &a.profile {
         Some(p) => read_profile(global, shared, p)?,
         None => default_profile(entity.kind),
@@ -342,6 +370,7 @@ pub fn run(
         forge,
         host: host.as_str().to_owned(),
         entity,
+        bot_roles,
     };
     let mut input =
         collect(port.as_mut(), &request, &profile).map_err(|e| collect_error(&e, token_env))?;

@@ -193,6 +193,43 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{digest}\n"));
 
+    // A registered bot login is admitted: one authorization gap fewer.
+    let dir3 = tmp.path().join("ctx3");
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir3.to_str().unwrap(),
+            "--bot-role",
+            "ci-helper[bot]=review",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let count = |v: &Value| {
+        v["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["scope"] == "comments" && g["code"] == "authorization_failed")
+            .map(|g| g["count"].as_u64().unwrap())
+    };
+    assert_eq!(count(&json_out(&o)), count(&v).map(|c| c - 1));
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir3.to_str().unwrap(),
+            "--bot-role",
+            "nobody",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+
     // Only the API saw the credential.
     for r in server.seen() {
         if !r.target.starts_with("/blobs/") {

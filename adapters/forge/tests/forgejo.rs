@@ -37,6 +37,7 @@ fn request(kind: EntityKind, number: u64) -> CollectRequest {
         forge: Forge::Forgejo,
         host: "codeberg.example".into(),
         entity: EntityRef { kind, number },
+        bot_roles: Default::default(),
     }
 }
 

@@ -55,6 +55,7 @@ fn request(kind: EntityKind, number: u64) -> CollectRequest {
         forge: Forge::Github,
         host: "github.com".into(),
         entity: EntityRef { kind, number },
+        bot_roles: Default::default(),
     }
 }
 
@@ -535,4 +536,35 @@ fn a_profile_for_another_kind_fetches_nothing() {
     let e = collect(&mut gh, &pr42(), &bad).unwrap_err();
     assert!(matches!(e, CollectError::Profile(_)), "{e:?}");
     assert!(server.seen().is_empty());
+}
+
+#[test]
+fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let mut req = pr42();
+    req.bot_roles
+        .insert("ci-helper[bot]".into(), "review".into());
+    // A human account never becomes a bot through the registry.
+    req.bot_roles.insert("alice".into(), "review".into());
+    let input = collect(&mut gh, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    assert_eq!(input.bot_roles, ["review"]);
+    let bot = input
+        .actors
+        .iter()
+        .find(|a| a.id == "BOT_kgDOHelper")
+        .unwrap();
+    assert_eq!(bot.bot_role.as_deref(), Some("review"));
+    let alice = input.actors.iter().find(|a| a.id == "U_kgDOAlice").unwrap();
+    assert_eq!(
+        (alice.kind.as_str(), alice.bot_role.as_deref()),
+        ("human", None)
+    );
+    let a = assemble(&input).unwrap();
+    // Only the deleted authors and the unverified human are left out now.
+    assert_eq!(
+        a.gaps
+            .count(GapScope::Comments, GapCode::AuthorizationFailed),
+        3
+    );
 }
