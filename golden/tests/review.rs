@@ -442,6 +442,7 @@ fn a_rebased_allow_names_its_proof() {
         kind: ProofKind::RebasedOnto,
         receipt_base: r2.snapshot.base_tree.clone(),
         live_base,
+        chain: Vec::new(),
     });
     let d = decide_target(
         Gate::PrePush,

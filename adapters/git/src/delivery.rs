@@ -6,12 +6,16 @@
 
 use std::ffi::OsString;
 
-use probity_core::review::gate::RangeCommit;
-use probity_core::review::ids::{CommitId, TreeId};
+use probity_core::review::gate::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
+use probity_core::review::ids::{CommitId, ObjectId, TreeId};
 use probity_ports::review::{AdapterError, DeliveryGit, RemoteScope};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
+
+/// At most this much of the history walk's output is read (commit lines
+/// of a range within the gate's bound take a small part of it).
+const MAX_BLOB_WALK_BYTES: u64 = 8 * 1024 * 1024;
 
 fn parse_err(args: &str, detail: impl Into<String>) -> GitError {
     GitError::Parse {
@@ -223,6 +227,82 @@ impl Repo {
             .collect()
     }
 
+    /// The blobs reachable from `tip`'s history and not from `tree` (by
+    /// object ID), each with a path it had: `rev-list --objects
+    /// --filter=object:type=blob <tip> ^<tree>`, streamed, stopped after
+    /// [`MAX_LISTED_BLOBS`] blobs or [`MAX_BLOB_WALK_BYTES`] of output.
+    /// Commits are listed too (unfiltered) and skipped: a blob's line has a
+    /// path, a commit's none.
+    pub fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, GitError> {
+        use std::io::{BufRead, BufReader, Read};
+        const ARGS: &str = "rev-list --objects --filter=object:type=blob";
+        let mut cmd = self.git().command(self.root());
+        cmd.args([
+            "rev-list",
+            "--objects",
+            "--filter=object:type=blob",
+            tip.as_str(),
+            &format!("^{tree}"),
+        ]);
+        let (mut child, _running) =
+            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
+                GitError::Spawn {
+                    exe: "git".into(),
+                    source,
+                }
+            })?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?;
+        let mut reader = BufReader::new(stdout.take(MAX_BLOB_WALK_BYTES));
+        let mut found = BlobsOutside::default();
+        let mut line = Vec::new();
+        let mut complete = false;
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                // The end of git's output, or of what is read of it.
+                complete = reader.get_ref().limit() > 0;
+                break;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.trim_end_matches('\n');
+            // `<oid> <path>` for a blob; `<oid>` alone for a commit; a path
+            // holding a newline continues on a line that is no object id.
+            let Some((oid, path)) = text.split_once(' ') else {
+                continue;
+            };
+            let Ok(blob) = ObjectId::parse(oid) else {
+                continue;
+            };
+            if found.blobs.len() == MAX_LISTED_BLOBS {
+                found.more = true;
+                break;
+            }
+            found.blobs.push((blob, path.to_string()));
+        }
+        if !complete {
+            // Enough seen (or the output bound): stop git rather than read on.
+            let _ = child.kill();
+            let _ = child.wait();
+            found.more = true;
+            return Ok(found);
+        }
+        let mut err = Vec::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_end(&mut err);
+        }
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(parse_err(
+                ARGS,
+                format!("git failed: {}", String::from_utf8_lossy(&err).trim()),
+            ));
+        }
+        Ok(found)
+    }
+
     /// The number of commits in the range.
     pub fn range_count(
         &self,
@@ -243,7 +323,9 @@ impl Repo {
 
     /// Whether one of the last `limit` commits reachable from HEAD has
     /// tree `candidate` and a parent whose tree is `base` (a root commit:
-    /// `base` is the empty tree). An unborn HEAD has no commits.
+    /// `base` is the empty tree), or, with `base` the empty tree, has tree
+    /// `candidate` at all (a whole history, `start --history`). An unborn
+    /// HEAD has no commits.
     pub fn committed_change(
         &self,
         base: &TreeId,
@@ -256,9 +338,15 @@ impl Repo {
         let listed = self.range_commits(&head, &[], &RemoteScope::None, limit)?;
         let trees: std::collections::HashMap<&CommitId, &TreeId> =
             listed.iter().map(|c| (&c.commit, &c.tree)).collect();
+        // A whole history (`start --history`): the empty tree to the tree
+        // of a commit in it.
+        let empty = self.empty_tree()?;
+        if *base == empty && listed.iter().any(|c| c.tree == *candidate) {
+            return Ok(true);
+        }
         for c in listed.iter().filter(|c| c.tree == *candidate) {
             let parent_tree = match c.parents[..] {
-                [] => self.empty_tree()?,
+                [] => empty.clone(),
                 [ref p] => match trees.get(p) {
                     Some(t) => (*t).clone(),
                     None => self.commit_tree(p)?,
@@ -331,5 +419,9 @@ impl DeliveryGit for Repo {
 
     fn empty_tree(&self) -> Result<TreeId, AdapterError> {
         Ok(Repo::empty_tree(self)?)
+    }
+
+    fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {
+        Ok(Repo::blobs_outside(self, tip, tree)?)
     }
 }

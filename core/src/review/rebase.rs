@@ -177,6 +177,9 @@ pub enum ProofKind {
     /// Consecutive segments of an approved recovery chain whose union is
     /// exactly the delivered change (R8.9).
     RecoveryChain,
+    /// One review of the empty tree to the tip's tree covers a whole
+    /// history, every blob of which is a blob of the reviewed tree (R8.8).
+    FirstPublication,
 }
 
 /// What the rebase check found.

@@ -82,6 +82,9 @@ fn leaf_of<S: ReviewStore>(
     Ok(leaf)
 }
 
+/// One lineage of a chain and its receipt file's bytes, if any.
+pub(super) type ChainEntry = (StateRecord, Option<Vec<u8>>);
+
 /// `record` and every successor to its chain's leaf, each link checked (the
 /// successor names its predecessor at its revision, one generation on),
 /// with each lineage's receipt file: what the recovery rebind composes
@@ -91,7 +94,7 @@ fn leaf_of<S: ReviewStore>(
 pub(super) fn forward_chain<S: ReviewStore>(
     store: &S,
     record: &StateRecord,
-) -> Result<Vec<(StateRecord, Option<Vec<u8>>)>, ReviewError> {
+) -> Result<Vec<ChainEntry>, ReviewError> {
     use probity_core::review::gate::MAX_REBIND_CHAIN;
     let mut out = vec![(
         record.clone(),

@@ -3,7 +3,8 @@
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
     RangeJudgment, RangeProblem, RefUpdate, combine_judged, decide_target, dedupe_ranges,
-    delivery_commit, delivery_commits, judge_stack, no_change, rebind,
+    delivers_history, delivery_commit, delivery_commits, judge_first_publication, judge_stack,
+    no_change, rebind,
 };
 use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
@@ -424,8 +425,55 @@ pub fn judge_range<G: GitPort + DeliveryGit, S: ReviewStore>(
 ) -> Result<RangeJudgment, ReviewError> {
     match delivery_commits(gate, range) {
         Err(denial) => Ok(RangeJudgment::boundary(denial)),
-        Ok(commits) => judge_commits(git, store, gate, range, commits),
+        Ok(commits) => {
+            let stack = judge_commits(git, store, gate, range, commits.clone())?;
+            first_publication(git, store, gate, range, &commits, stack)
+        }
     }
+}
+
+/// A denied range that starts at a root commit delivers a whole history
+/// (R8.8): one approved review of the empty tree to the tip's tree covers
+/// it when every blob the history carries is a blob of that tree. The
+/// lookups and the object walk here, the rule in core.
+fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    range: &DeliveredRange,
+    commits: &[&RangeCommit],
+    stack: RangeJudgment,
+) -> Result<RangeJudgment, ReviewError> {
+    let Some(tip) = commits.last() else {
+        return Ok(stack);
+    };
+    if stack.decision.decision != Decision::Deny || !delivers_history(commits) {
+        return Ok(stack);
+    }
+    let empty = git.empty_tree().map_err(ReviewError::Repository)?;
+    let whole = decide_live(
+        git,
+        store,
+        gate,
+        &LiveTarget::new(empty.clone(), tip.tree.clone()),
+    )?;
+    let outside = if whole.decision == Decision::Allow {
+        Some(
+            git.blobs_outside(&tip.commit, &tip.tree)
+                .map_err(ReviewError::Repository)?,
+        )
+    } else {
+        None
+    };
+    Ok(judge_first_publication(
+        gate,
+        range,
+        commits,
+        stack,
+        whole,
+        &empty,
+        outside.as_ref(),
+    ))
 }
 
 /// `probity validate --gate pre-push` (R8.3): derive every delivered range

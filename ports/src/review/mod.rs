@@ -35,7 +35,9 @@ pub use sign::{
     SignatureError, SignaturePolicy, Signer, SshSignatures, check_attestations, sign_statement,
     verify_envelope,
 };
-pub use start::{CommitStart, Started, invalidate, recover, start, start_commit, start_range};
+pub use start::{
+    CommitStart, Started, invalidate, recover, start, start_commit, start_history, start_range,
+};
 pub use traits::{
     AdapterError, AttestationStore, Clock, Created, DeliveryGit, ExportGit, GitPort, NotesGit,
     RemoteScope, ReviewStore, StoreError, Submitted,

@@ -110,6 +110,39 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
     start_commit_observed(git, store, clock, focus, &commit, obs)
 }
 
+/// `probity start --history REV` (R8.8): freezes everything `REV`'s history
+/// publishes as one change, base = the empty tree, candidate = the
+/// commit's tree: the review a first publication of that history to an
+/// empty remote can be authorized by (when every blob the history carries
+/// is a blob of that tree). An exact retry resumes. `parent` in the answer
+/// is `None`: the base is the empty tree whatever the commit's parents.
+pub fn start_history<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    rev: &str,
+) -> Result<CommitStart, ReviewError> {
+    let id = git.resolve_commit(rev).map_err(ReviewError::Repository)?;
+    let tree = git.commit_tree(&id).map_err(ReviewError::Repository)?;
+    // Observed as a root: the change from the empty tree to its tree.
+    let whole = RangeCommit {
+        commit: id,
+        tree,
+        parents: Vec::new(),
+    };
+    let obs = git
+        .observe_commit(&whole)
+        .map_err(ReviewError::Repository)?;
+    if obs.base_tree == obs.candidate_tree {
+        return Err(ReviewError::CommitNoChange {
+            commit: whole.commit,
+        });
+    }
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    start_commit_observed(git, store, clock, focus, &whole, obs)
+}
+
 /// Starts (or resumes) the lineage of one observed commit, and keeps its
 /// trees.
 fn start_commit_observed<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(

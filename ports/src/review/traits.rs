@@ -6,7 +6,7 @@ use std::error::Error as StdError;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::Hunk;
 use probity_core::review::export::ManifestEntry;
-use probity_core::review::gate::RangeCommit;
+use probity_core::review::gate::{BlobsOutside, RangeCommit};
 use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::rebase::DeltaEntry;
@@ -300,6 +300,13 @@ pub trait DeliveryGit {
     fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError>;
     /// The empty tree in this repository's hash (a root commit's base).
     fn empty_tree(&self) -> Result<TreeId, AdapterError>;
+    /// The blobs reachable from `tip`'s history that `tree` does not hold
+    /// (by object ID, whatever the path), each with a path it had there: at
+    /// most [`MAX_LISTED_BLOBS`], then `more` (what a first publication
+    /// transfers beyond the reviewed tree, R8.8).
+    ///
+    /// [`MAX_LISTED_BLOBS`]: probity_core::review::gate::MAX_LISTED_BLOBS
+    fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError>;
 }
 
 /// Reading the frozen trees for an export (R10.2–R10.5).

@@ -307,6 +307,27 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     }
 }
 
+/// The approved, not superseded review of the empty tree to `tip`'s tree
+/// (`start --history`), if any.
+fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    tip: &probity_core::review::gate::RangeCommit,
+) -> Result<Option<StateRecord>, TransportError> {
+    let empty = git.empty_tree().map_err(repo_err)?;
+    let target = target_identity(&empty, &tip.tree);
+    match resume(store, &target)? {
+        Some(record)
+            if record.state.final_target() == target
+                && matches!(record.state.stage, Stage::Approved { .. })
+                && supersession(store, &record)?.is_none() =>
+        {
+            Ok(Some(record))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// `probity publish`: for every commit reachable from `tip` and not from
 /// `exclude` (nor the remote-tracking refs `remotes` names) that is a
 /// reviewed delivery — its (parent tree, tree) is an approved lineage's
@@ -329,12 +350,36 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
         unreviewed: Vec::new(),
     };
     let mut entries = Vec::new();
+    // A range from a root commit publishes a whole history (R8.8): the
+    // approved review of the empty tree to the tip's tree travels on the
+    // tip's note, for the server-side gate's first-publication judgment.
+    let history = match commits.first() {
+        Some(tip) if commits.iter().any(|c| c.parents.is_empty()) => {
+            history_review(git, store, tip)?
+        }
+        _ => None,
+    };
     for c in &commits {
-        let Some(record) = delivered_by(git, store, c)? else {
+        let mut records = Vec::new();
+        if let Some(record) = delivered_by(git, store, c)? {
+            records.push(record);
+        }
+        if let Some(h) = &history
+            && c.commit == commits[0].commit
+            && !records
+                .iter()
+                .any(|r| r.state.lineage_id == h.state.lineage_id)
+        {
+            records.push(h.clone());
+        }
+        if records.is_empty() {
             out.unreviewed.push(c.commit.clone());
             continue;
-        };
-        let bundle = export_bundle(store, &record.state.lineage_id)?;
+        }
+        let bundles = records
+            .iter()
+            .map(|r| export_bundle(store, &r.state.lineage_id))
+            .collect::<Result<Vec<_>, _>>()?;
         let existing_bytes = match &notes_tip {
             Some(n) => git
                 .read_note(n, &c.commit, MAX_NOTE_BYTES)
@@ -348,12 +393,17 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
             })?,
             None => Vec::new(),
         };
-        let note = note_with(&existing, std::slice::from_ref(&bundle))?;
-        let lineage = record.state.lineage_id.clone();
-        if existing_bytes.as_deref() == Some(&note[..]) {
-            out.unchanged.push((c.commit.clone(), lineage));
-        } else {
-            out.written.push((c.commit.clone(), lineage));
+        let note = note_with(&existing, &bundles)?;
+        let unchanged = existing_bytes.as_deref() == Some(&note[..]);
+        for r in &records {
+            let entry = (c.commit.clone(), r.state.lineage_id.clone());
+            if unchanged {
+                out.unchanged.push(entry);
+            } else {
+                out.written.push(entry);
+            }
+        }
+        if !unchanged {
             entries.push((c.commit.clone(), note));
         }
     }

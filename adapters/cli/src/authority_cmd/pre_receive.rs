@@ -178,6 +178,9 @@ fn next_hint(code: &str) -> &'static str {
             "rebase the merge away as the reason says, review each commit (`probity start --range`), then `probity push`"
         }
         "delivery_empty" => "push a ref that brings in the reviewed commits",
+        "history_not_reviewed" => {
+            "squash the history into one root commit whose tree is the reviewed one, as the reason says, then `probity push`"
+        }
         "delivery_too_large" => {
             "push the stack in parts as the reason says (each part's commits reviewed), with `probity push`"
         }

@@ -21,8 +21,14 @@ pub struct StartArgs {
     pub focus: LensArg,
     /// Review a committed change: base = the parent commit's tree (a root
     /// commit: the empty tree), candidate = the commit's tree.
-    #[arg(long, value_name = "REV", conflicts_with = "range")]
+    #[arg(long, value_name = "REV", conflicts_with_all = ["range", "history"])]
     pub commit: Option<String>,
+    /// Review everything REV's history publishes, as one change: base = the
+    /// empty tree, candidate = REV's tree. What a first publication of that
+    /// history to an empty remote is authorized by, when every blob the
+    /// history carries is a blob of that tree (else squash the history).
+    #[arg(long, value_name = "REV", conflicts_with = "range")]
+    pub history: Option<String>,
     /// Review a stack: one lineage per commit of A..B (reachable from B,
     /// not A), oldest first, each bound to (parent tree, tree).
     #[arg(long, value_name = "A..B")]
@@ -63,6 +69,14 @@ pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitC
     }
     if let Some(rev) = &args.commit {
         return start_commit(global, out, args, rev);
+    }
+    if let Some(rev) = &args.history {
+        let ctx = open(global)?;
+        let c = drivers::start_history(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
+            .map_err(review_error)?;
+        let v = commit_json(&c);
+        out.answer(&v, || human_commit(&c));
+        return Ok(ExitCode::SUCCESS);
     }
     let ctx = open(global)?;
     let started = drivers::start(&ctx.repo, &ctx.store, &SystemClock, args.focus.into())

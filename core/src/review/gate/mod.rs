@@ -15,6 +15,9 @@ use crate::review::state::{ReviewState, Stage};
 
 #[cfg(test)]
 mod discovery_tests;
+mod first;
+#[cfg(test)]
+mod first_tests;
 mod push;
 #[cfg(test)]
 mod push_tests;
@@ -23,6 +26,7 @@ mod rebind;
 mod rebind_tests;
 mod stack;
 
+pub use first::*;
 pub use push::*;
 pub use rebind::*;
 pub use stack::*;
@@ -128,6 +132,9 @@ pub enum ReasonCode {
     /// A pushed ref delivers more commits than a gate judges one by one
     /// ([`MAX_RANGE_COMMITS`]).
     DeliveryTooLarge,
+    /// A first publication (a range from a root commit) carries blobs the
+    /// tree its whole-history review approved does not hold (R8.8).
+    HistoryNotReviewed,
 }
 
 /// Where in the derivation the decision was made.

@@ -1,0 +1,160 @@
+//! R8.8, first publication of a history to an empty remote, through the
+//! real binary on real repositories. A push to a remote with no refs
+//! transfers the whole history: every blob any commit ever referenced. One
+//! review of the whole change (`probity start --history <tip>`) authorizes
+//! it only when every blob the history carries is a blob of the reviewed
+//! tree; an overwritten secret fails closed, naming the squash.
+
+mod support;
+
+use std::path::PathBuf;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn commit_all(f: &Fixture, message: &str) -> String {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "--allow-empty",
+        "-m",
+        message,
+    ])
+    .unwrap();
+    rev(f, "HEAD")
+}
+
+fn rev(f: &Fixture, what: &str) -> String {
+    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// An empty bare repository added as `origin` (nothing pushed).
+fn empty_origin(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let remote = dir.path().join("empty.git");
+    let r = remote.to_str().unwrap();
+    f.git(&["init", "-q", "--bare", "-b", "main", r]).unwrap();
+    f.git(&["remote", "add", "origin", r]).unwrap();
+    (dir, remote)
+}
+
+fn review_history(f: &Fixture, dir: &std::path::Path) -> String {
+    let st = probity(f.root(), &["start", "--history", "HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["parent"], serde_json::Value::Null);
+    approve_started(f.root(), dir, &st.json);
+    st.json["lineage_id"].as_str().unwrap().to_string()
+}
+
+fn pre_push(f: &Fixture) -> Run {
+    probity(
+        f.root(),
+        &["validate", "--gate", "pre-push", "--remote", "origin"],
+    )
+}
+
+/// A history that only adds and renames files carries no blob the final
+/// tree lacks: its whole-history review covers the first publication, and
+/// the server-side gate of an empty repository accepts it from the notes.
+#[test]
+fn a_history_of_reviewed_blobs_is_published_whole() {
+    let f = Fixture::new().unwrap();
+    f.write("src/lib.rs", "pub fn a() {}\n").unwrap();
+    commit_all(&f, "add lib");
+    f.write("src/util.rs", "pub fn b() {}\n").unwrap();
+    commit_all(&f, "add util");
+    f.git(&["mv", "src/util.rs", "src/helpers.rs"]).unwrap();
+    commit_all(&f, "rename util");
+    let (_dir, server) = empty_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    // Without a review: the commits are unreviewed, and the answer names
+    // the whole-history review as a way on.
+    let before = pre_push(&f);
+    assert_eq!(before.json["decision"], "deny", "{}", before.stdout);
+    assert!(
+        before.stdout.contains("probity start --history"),
+        "{}",
+        before.stdout
+    );
+    let lineage = review_history(&f, inputs.path());
+    let snapshot = store_snapshot(&f);
+    let d = pre_push(&f);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+    assert_eq!(d.json["lineage_id"], lineage.as_str());
+    assert_eq!(d.json["proof"]["kind"], "first_publication", "{}", d.stdout);
+    assert_eq!(store_snapshot(&f), snapshot, "a gate writes nothing");
+
+    // The server side: an empty bare repository with the server hook.
+    let r = probity(&server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let pushed = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    let on_server = String::from_utf8(
+        f.git_in(&server, &["rev-parse", "refs/heads/main"])
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(on_server.trim(), rev(&f, "HEAD"));
+}
+
+/// A secret committed and then overwritten is not in the reviewed tree,
+/// but it travels with the history: the first publication is denied,
+/// naming the blob's path and the squash; squashed as told, the history is
+/// one root commit and publishes.
+#[test]
+fn an_overwritten_secret_in_history_fails_closed_until_squashed() {
+    let f = Fixture::new().unwrap();
+    f.write("config/keys.txt", "token = s3cr3t-value\n")
+        .unwrap();
+    f.write("src/lib.rs", "pub fn a() {}\n").unwrap();
+    let root = commit_all(&f, "first");
+    f.write("config/keys.txt", "token = read from the environment\n")
+        .unwrap();
+    commit_all(&f, "no secret");
+    let _origin = empty_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    review_history(&f, inputs.path());
+    let before = store_snapshot(&f);
+    let d = pre_push(&f);
+    assert_eq!(d.json["decision"], "deny", "{}", d.stdout);
+    assert_eq!(d.json["reason_code"], "history_not_reviewed");
+    assert_eq!(d.json["next_action"], "squash");
+    let message = d.json["message"].as_str().unwrap();
+    assert!(message.contains("config/keys.txt"), "{message}");
+    assert!(
+        message.contains(&format!("git reset --soft {root}")),
+        "{message}"
+    );
+    assert_eq!(store_snapshot(&f), before);
+    // Squash as the answer says: one root commit with the reviewed tree.
+    f.git(&["reset", "--soft", &root]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "--amend", "--no-edit"])
+        .unwrap();
+    let after = pre_push(&f);
+    assert_eq!(after.json["decision"], "allow", "{}", after.stdout);
+}
+
+/// The contract's scope, pinned (R8.8): commit metadata is not covered. A
+/// history whose only addition is a commit message carrying a secret (an
+/// `--allow-empty` commit) publishes like the same history without it,
+/// because no review binds the text of a commit message. Extending the
+/// contract to metadata means changing this test on purpose.
+#[test]
+fn commit_metadata_is_outside_the_first_publication_contract() {
+    let f = Fixture::new().unwrap();
+    f.write("src/lib.rs", "pub fn a() {}\n").unwrap();
+    commit_all(&f, "add lib");
+    f.write("src/more.rs", "pub fn m() {}\n").unwrap();
+    commit_all(&f, "add more");
+    commit_all(&f, "password = hunter2 (a secret in a message)");
+    let _origin = empty_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    review_history(&f, inputs.path());
+    let d = pre_push(&f);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}

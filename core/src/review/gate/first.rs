@@ -1,0 +1,159 @@
+//! R8.8, first publication of a history.
+//!
+//! An ordinary push delivers a bounded range: the commits between what the
+//! remote holds and what is pushed. A range whose oldest commit is a root
+//! (a push to an empty remote, or of an unrelated history) has no such
+//! bound: Git transfers every object reachable from it, the whole history,
+//! every blob any commit ever referenced. "Nothing unreviewed is published"
+//! then applies to everything the history ever contained, not to a diff.
+//!
+//! A first publication is therefore authorized, when its commits are not
+//! each reviewed, by one approved review of the whole change (the empty tree
+//! to the tip's tree, `probity start --history <tip>`) and only when:
+//!
+//! - the range is the history the remote really lacks, computed from what
+//!   it really holds (the same derivation as every push: no approximation),
+//!   linear, within the range bound;
+//! - every blob reachable from the delivered commits is a blob of the
+//!   reviewed tree, by object ID and whatever its path (a rename is the same
+//!   blob): content overwritten later, such as a secret committed and then
+//!   replaced, still travels, so it fails closed with guidance to squash the
+//!   history.
+//!
+//! Commit and tag metadata (messages, authors, dates, signatures) is outside
+//! this contract, as it is outside every receipt: no review binds the text
+//! of a commit message. A test pins that exclusion, so extending the
+//! contract to metadata means changing that test on purpose.
+
+use crate::review::ids::{ObjectId, TreeId};
+use crate::review::rebase::{GateProof, ProofKind};
+
+use super::{
+    Decision, DeliveredRange, Gate, GateDecision, GateStage, NextAction, RangeCommit,
+    RangeJudgment, ReasonCode,
+};
+
+/// At most this many blobs outside the reviewed tree are listed; past it
+/// the observation says there are more.
+pub const MAX_LISTED_BLOBS: usize = 32;
+
+/// The blobs a history carries that the reviewed tree does not hold (by
+/// object ID), each with a path it had, and whether more were left unread.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlobsOutside {
+    pub blobs: Vec<(ObjectId, String)>,
+    pub more: bool,
+}
+
+impl BlobsOutside {
+    pub fn is_empty(&self) -> bool {
+        self.blobs.is_empty() && !self.more
+    }
+}
+
+/// Whether the range (oldest first) delivers a whole history: its oldest
+/// commit is a root.
+pub fn delivers_history(commits: &[&RangeCommit]) -> bool {
+    commits.first().is_some_and(|c| c.parents.is_empty())
+}
+
+/// The command that reviews a whole history as one change.
+pub fn history_review_command(tip: &RangeCommit) -> String {
+    format!("probity start --history {}", tip.commit)
+}
+
+/// Judges a first publication that the commit-by-commit judgment `stack`
+/// denied: `whole` is the decision for (empty tree, tip's tree), `outside`
+/// what the history carries beyond the reviewed tree (observed only when
+/// `whole` allows). Returns the allow with a `first_publication` proof, a
+/// denial naming the blobs and the squash, or `stack` itself (with the
+/// whole-history review named as another way on) when no review covers the
+/// whole change.
+pub fn judge_first_publication(
+    gate: Gate,
+    range: &DeliveredRange,
+    commits: &[&RangeCommit],
+    stack: RangeJudgment,
+    whole: GateDecision,
+    empty_tree: &TreeId,
+    outside: Option<&BlobsOutside>,
+) -> RangeJudgment {
+    let (Some(root), Some(tip)) = (commits.first(), commits.last()) else {
+        return stack;
+    };
+    if stack.decision.decision != Decision::Deny || !delivers_history(commits) {
+        return stack;
+    }
+    let refs = range.refs.join(", ");
+    let n = commits.len();
+    let outside = match (whole.decision, outside) {
+        (Decision::Allow, Some(o)) => o,
+        _ => {
+            let mut stack = stack;
+            if stack.decision.next_action == NextAction::StartCommitReview {
+                stack.decision.message = format!(
+                    "{} Or, as this is a first publication of the whole history, review everything it carries as one change: `{}`",
+                    stack.decision.message,
+                    history_review_command(tip)
+                );
+            }
+            return stack;
+        }
+    };
+    let lineage = whole.lineage_id.clone();
+    let reviewed = lineage
+        .as_ref()
+        .map_or_else(|| "the review".to_string(), |l| l.to_string());
+    if outside.is_empty() {
+        return RangeJudgment {
+            decision: GateDecision {
+                gate,
+                decision: Decision::Allow,
+                reason_code: ReasonCode::ReceiptValid,
+                stage: GateStage::Complete,
+                lineage_id: lineage,
+                differing_paths: Vec::new(),
+                next_action: NextAction::None,
+                message: format!(
+                    "a first publication of {refs}: the whole history ({n} commit(s) from the root {}) is covered by {reviewed}, which approved the empty tree to {}, and every blob the history carries is a blob of that tree (by object ID); commit and tag metadata are not covered by any review",
+                    root.commit, tip.tree
+                ),
+                deliveries: Vec::new(),
+                proof: Some(Box::new(GateProof {
+                    kind: ProofKind::FirstPublication,
+                    receipt_base: empty_tree.clone(),
+                    live_base: empty_tree.clone(),
+                    chain: Vec::new(),
+                })),
+            },
+            stack: stack.stack,
+        };
+    }
+    let listed = outside
+        .blobs
+        .iter()
+        .map(|(blob, path)| {
+            format!(
+                "{path} (blob {})",
+                &blob.as_str()[..12.min(blob.as_str().len())]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if outside.more { ", and more" } else { "" };
+    RangeJudgment {
+        decision: GateDecision::deny(
+            gate,
+            ReasonCode::HistoryNotReviewed,
+            GateStage::Scope,
+            lineage,
+            Vec::new(),
+            NextAction::Squash,
+            format!(
+                "a first publication of {refs} transfers the whole history, and it carries content the reviewed tree {} does not hold: {listed}{more}. Content overwritten later (an old secret, say) still travels with the history. Squash the history into one root commit whose tree is the reviewed one (`git reset --soft {} && git commit --amend --no-edit`, on a branch of your choosing), then push again",
+                tip.tree, root.commit
+            ),
+        ),
+        stack: stack.stack,
+    }
+}

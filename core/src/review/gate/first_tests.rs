@@ -1,0 +1,228 @@
+//! First publication (R8.8) on plain values.
+
+use super::*;
+use crate::review::ids::{CommitId, LineageId, ObjectId, TreeId};
+use crate::review::rebase::ProofKind;
+
+const EMPTY: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+fn c(n: u8) -> CommitId {
+    CommitId::parse(format!("{:040x}", n)).unwrap()
+}
+fn t(n: u8) -> TreeId {
+    TreeId::parse(format!("{:039x}f", n)).unwrap()
+}
+
+/// A linear history of `n` commits from a root, oldest first.
+fn history(n: u8) -> Vec<RangeCommit> {
+    (1..=n)
+        .map(|i| RangeCommit {
+            commit: c(i),
+            tree: t(i),
+            parents: if i == 1 { Vec::new() } else { vec![c(i - 1)] },
+        })
+        .collect()
+}
+
+fn range(commits: &[RangeCommit]) -> DeliveredRange {
+    DeliveredRange {
+        refs: vec!["refs/heads/main".into()],
+        tip: commits.last().unwrap().commit.clone(),
+        commits: commits.iter().rev().cloned().collect(),
+        count: commits.len(),
+        problem: None,
+    }
+}
+
+fn stack_denied() -> RangeJudgment {
+    RangeJudgment::boundary(GateDecision {
+        next_action: NextAction::StartCommitReview,
+        ..GateDecision::deny(
+            Gate::PrePush,
+            ReasonCode::ReceiptMissing,
+            GateStage::Discovery,
+            None,
+            Vec::new(),
+            NextAction::StartCommitReview,
+            "commit 1 of 3 is not a reviewed delivery".into(),
+        )
+    })
+}
+
+fn whole_allowed() -> GateDecision {
+    GateDecision {
+        gate: Gate::PrePush,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        stage: GateStage::Complete,
+        lineage_id: Some(LineageId::parse("review-0123456789abcdef").unwrap()),
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message: "exactly".into(),
+        deliveries: Vec::new(),
+        proof: None,
+    }
+}
+
+fn empty() -> TreeId {
+    TreeId::parse(EMPTY).unwrap()
+}
+
+#[test]
+fn a_whole_history_review_covers_a_history_that_carries_only_reviewed_blobs() {
+    let h = history(3);
+    let refs: Vec<&RangeCommit> = h.iter().collect();
+    let j = judge_first_publication(
+        Gate::PrePush,
+        &range(&h),
+        &refs,
+        stack_denied(),
+        whole_allowed(),
+        &empty(),
+        Some(&BlobsOutside::default()),
+    );
+    assert_eq!(
+        j.decision.decision,
+        Decision::Allow,
+        "{}",
+        j.decision.message
+    );
+    let proof = j.decision.proof.unwrap();
+    assert_eq!(proof.kind, ProofKind::FirstPublication);
+    assert_eq!(proof.receipt_base, empty());
+    assert!(j.decision.message.contains("metadata are not covered"));
+}
+
+#[test]
+fn an_overwritten_blob_in_history_fails_closed_with_the_squash() {
+    let h = history(3);
+    let refs: Vec<&RangeCommit> = h.iter().collect();
+    let secret = ObjectId::parse("d97c5eada5d8c52079031eef0107a4430a9617c5").unwrap();
+    let outside = BlobsOutside {
+        blobs: vec![(secret, "config/keys.txt".into())],
+        more: false,
+    };
+    let j = judge_first_publication(
+        Gate::PrePush,
+        &range(&h),
+        &refs,
+        stack_denied(),
+        whole_allowed(),
+        &empty(),
+        Some(&outside),
+    );
+    let d = j.decision;
+    assert_eq!(d.decision, Decision::Deny);
+    assert_eq!(d.reason_code, ReasonCode::HistoryNotReviewed);
+    assert_eq!(d.next_action, NextAction::Squash);
+    assert!(
+        d.message.contains("config/keys.txt (blob d97c5eada5d8)"),
+        "{}",
+        d.message
+    );
+    assert!(
+        d.message.contains(&format!("git reset --soft {}", c(1))),
+        "{}",
+        d.message
+    );
+    // More than could be listed is said so.
+    let many = BlobsOutside {
+        blobs: Vec::new(),
+        more: true,
+    };
+    let j = judge_first_publication(
+        Gate::PrePush,
+        &range(&h),
+        &refs,
+        stack_denied(),
+        whole_allowed(),
+        &empty(),
+        Some(&many),
+    );
+    assert_eq!(j.decision.reason_code, ReasonCode::HistoryNotReviewed);
+}
+
+#[test]
+fn without_a_whole_history_review_the_stack_denial_stands_and_names_one() {
+    let h = history(2);
+    let refs: Vec<&RangeCommit> = h.iter().collect();
+    let mut whole = whole_allowed();
+    whole.decision = Decision::Deny;
+    whole.reason_code = ReasonCode::ReceiptMissing;
+    let j = judge_first_publication(
+        Gate::PrePush,
+        &range(&h),
+        &refs,
+        stack_denied(),
+        whole,
+        &empty(),
+        None,
+    );
+    assert_eq!(j.decision.reason_code, ReasonCode::ReceiptMissing);
+    assert!(
+        j.decision
+            .message
+            .contains(&format!("probity start --history {}", c(2))),
+        "{}",
+        j.decision.message
+    );
+}
+
+#[test]
+fn only_a_denied_range_from_a_root_is_a_first_publication() {
+    // Not from a root: an ordinary range, left as judged.
+    let h = history(3);
+    let tail: Vec<&RangeCommit> = h[1..].iter().collect();
+    let j = judge_first_publication(
+        Gate::PrePush,
+        &range(&h[1..]),
+        &tail,
+        stack_denied(),
+        whole_allowed(),
+        &empty(),
+        Some(&BlobsOutside::default()),
+    );
+    assert_eq!(j.decision.decision, Decision::Deny);
+    assert_eq!(j.decision.reason_code, ReasonCode::ReceiptMissing);
+    assert!(!delivers_history(&tail));
+    let all: Vec<&RangeCommit> = h.iter().collect();
+    assert!(delivers_history(&all));
+}
+
+/// The contract's scope, pinned (R8.8): commit and tag metadata is not
+/// covered. Two histories with the same commits' trees and blobs judge the
+/// same whatever their messages, authors or dates say, because the judgment
+/// takes no metadata at all: `judge_first_publication` sees commit ids,
+/// trees, parents and blobs only. Extending the contract to metadata means
+/// changing this test on purpose, in a reviewable diff.
+#[test]
+fn commit_and_tag_metadata_are_out_of_scope() {
+    let h = history(2);
+    let refs: Vec<&RangeCommit> = h.iter().collect();
+    // Another history: other commit ids (other messages), the same trees.
+    let other: Vec<RangeCommit> = h
+        .iter()
+        .enumerate()
+        .map(|(i, rc)| RangeCommit {
+            commit: c(100 + i as u8),
+            tree: rc.tree.clone(),
+            parents: if i == 0 { Vec::new() } else { vec![c(100)] },
+        })
+        .collect();
+    let other_refs: Vec<&RangeCommit> = other.iter().collect();
+    let judge = |r: &DeliveredRange, cs: &[&RangeCommit]| {
+        judge_first_publication(
+            Gate::PrePush,
+            r,
+            cs,
+            stack_denied(),
+            whole_allowed(),
+            &empty(),
+            Some(&BlobsOutside::default()),
+        )
+        .decision
+        .decision
+    };
+    assert_eq!(judge(&range(&h), &refs), Decision::Allow);
+    assert_eq!(judge(&range(&other), &other_refs), Decision::Allow);
+}
