@@ -15,6 +15,8 @@ use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_ar
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::StateRecord;
 
+use super::recheck::{checked, target_moved};
+
 use super::*;
 
 /// What a pre-commit gate compares with the approved candidate.
@@ -35,6 +37,21 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
     store: &S,
     delivery: &Delivery,
 ) -> Result<GateDecision, ReviewError> {
+    validate_pre_commit_between(git, store, delivery, &mut || {})
+}
+
+/// [`validate_pre_commit`], running `between` after the derivation and
+/// before the final recheck (R8.7): a seam for a test's writer. An allow is
+/// answered only when, under each lineage's lock, every record, marker and
+/// receipt the derivation read is unchanged and the index being committed
+/// (`Delivery::Index`) still writes the same tree; the worktree candidate
+/// is not rebuilt (its commit's own hook compares the index it commits).
+pub fn validate_pre_commit_between<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    delivery: &Delivery,
+    between: &mut dyn FnMut(),
+) -> Result<GateDecision, ReviewError> {
     let live = match delivery {
         Delivery::Worktree => git.live_target(),
         Delivery::Index(index) => git.staged_target(index),
@@ -44,8 +61,21 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
     if let Some(d) = no_change(Gate::PreCommit, &live) {
         return Ok(d);
     }
-    let decision = decide_live(git, store, Gate::PreCommit, &live)?;
-    point_at_open_correction_on(store, &live, decision)
+    checked(
+        store,
+        |rec| {
+            let decision = decide_live(git, rec, Gate::PreCommit, &live)?;
+            point_at_open_correction_on(rec, &live, decision)
+        },
+        between,
+        || match delivery {
+            Delivery::Worktree => Ok(Vec::new()),
+            Delivery::Index(index) => Ok(target_moved(
+                &live,
+                &git.staged_target(index).map_err(ReviewError::Repository)?,
+            )),
+        },
+    )
 }
 
 /// A "start a review" denial over an escalated lineage's paths names its
@@ -486,6 +516,71 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
     store: &S,
     boundary: &PushBoundary,
 ) -> Result<GateDecision, ReviewError> {
+    validate_pre_push_between(git, store, boundary, &mut || {})
+}
+
+/// [`validate_pre_push`], running `between` after the derivation and
+/// before the final recheck (R8.7): an allow is answered only when every
+/// record, marker and receipt the derivation read is unchanged under its
+/// lineage's lock, and the revisions the gate resolved (`HEAD`, a range's
+/// ends) still name the same commits. Hook lines carry their own object
+/// ids; what a remote advertises is not asked again.
+pub fn validate_pre_push_between<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    boundary: &PushBoundary,
+    between: &mut dyn FnMut(),
+) -> Result<GateDecision, ReviewError> {
+    let resolved: Vec<(String, CommitId)> = match boundary {
+        PushBoundary::Updates { .. } => Vec::new(),
+        PushBoundary::Head { .. } => vec![(
+            "HEAD".into(),
+            git.resolve_commit("HEAD")
+                .map_err(ReviewError::Repository)?,
+        )],
+        PushBoundary::Range { base, tip } => vec![
+            (
+                base.clone(),
+                git.resolve_commit(base).map_err(ReviewError::Repository)?,
+            ),
+            (
+                tip.clone(),
+                git.resolve_commit(tip).map_err(ReviewError::Repository)?,
+            ),
+        ],
+    };
+    checked(
+        store,
+        |rec| pre_push_decision(git, rec, boundary),
+        between,
+        || revisions_moved(git, &resolved),
+    )
+}
+
+/// What the named revisions resolve to now, against what they resolved to.
+fn revisions_moved<G: DeliveryGit>(
+    git: &G,
+    resolved: &[(String, CommitId)],
+) -> Result<Vec<probity_core::review::gate::Moved>, ReviewError> {
+    let mut moved = Vec::new();
+    for (rev, commit) in resolved {
+        if git
+            .find_commit(rev)
+            .map_err(ReviewError::Repository)?
+            .as_ref()
+            != Some(commit)
+        {
+            moved.push(probity_core::review::gate::Moved::Revision(rev.clone()));
+        }
+    }
+    Ok(moved)
+}
+
+fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    boundary: &PushBoundary,
+) -> Result<GateDecision, ReviewError> {
     let ranges = match boundary {
         PushBoundary::Updates { remote, updates } => {
             let mut published = None;
@@ -571,6 +666,25 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// must match the digest its checksums file names. The adapter rechecks the
 /// artifacts once more before answering (R8.7).
 pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    revision: &str,
+    evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
+) -> Result<GateDecision, ReviewError> {
+    let resolved = vec![(
+        revision.to_string(),
+        git.resolve_commit(revision)
+            .map_err(ReviewError::Repository)?,
+    )];
+    checked(
+        store,
+        |rec| release_decision(git, rec, revision, evidence),
+        &mut || {},
+        || revisions_moved(git, &resolved),
+    )
+}
+
+fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     revision: &str,
@@ -693,6 +807,36 @@ pub struct PrDecision {
 /// touch no delivered path (native ancestry proof) or the gate denies
 /// `base_advanced`. The delivery is then judged as pre-push judges one.
 pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    base: &str,
+    head: &str,
+) -> Result<PrDecision, ReviewError> {
+    // The final recheck (R8.7), as at pre-push: both ends resolved again.
+    let mut resolved = Vec::new();
+    for rev in [base, head] {
+        if let Some(c) = git.find_commit(rev).map_err(ReviewError::Repository)? {
+            resolved.push((rev.to_string(), c));
+        }
+    }
+    let mut advance = None;
+    let decision = checked(
+        store,
+        |rec| {
+            let pr = pre_pr_decision(git, rec, base, head)?;
+            advance = pr.base_advance;
+            Ok(pr.decision)
+        },
+        &mut || {},
+        || revisions_moved(git, &resolved),
+    )?;
+    Ok(PrDecision {
+        decision,
+        base_advance: advance,
+    })
+}
+
+fn pre_pr_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     base: &str,

@@ -14,6 +14,7 @@ mod error;
 mod finalize;
 mod gates;
 mod read;
+mod recheck;
 mod sign;
 mod start;
 mod traits;
@@ -27,7 +28,8 @@ pub use finalize::{
 };
 pub use gates::{
     Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,
-    validate_pre_pr, validate_pre_push, validate_release,
+    validate_pre_commit_between, validate_pre_pr, validate_pre_push, validate_pre_push_between,
+    validate_release,
 };
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};

@@ -247,6 +247,11 @@ pub trait ReviewStore {
     ) -> Result<Submitted, StoreError>;
     /// The results submitted for a lineage, by lens (canonical lens order).
     fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError>;
+    /// Runs `f` while holding the lineage's writer lock, so nothing `f`
+    /// reads is half-way through a writer's change (a gate's final recheck,
+    /// R8.7). Writes nothing; a lineage that was never written is not
+    /// locked.
+    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError>;
 }
 
 /// Which local refs count as already published, besides the explicit

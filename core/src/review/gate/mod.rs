@@ -24,11 +24,13 @@ mod push_tests;
 mod rebind;
 #[cfg(test)]
 mod rebind_tests;
+mod recheck;
 mod stack;
 
 pub use first::*;
 pub use push::*;
 pub use rebind::*;
+pub use recheck::*;
 pub use stack::*;
 
 /// The delivery boundary being crossed.
@@ -135,6 +137,8 @@ pub enum ReasonCode {
     /// A first publication (a range from a root commit) carries blobs the
     /// tree its whole-history review approved does not hold (R8.8).
     HistoryNotReviewed,
+    /// What the gate read changed while it decided (R8.7): run it again.
+    AuthorityChanged,
 }
 
 /// Where in the derivation the decision was made.
@@ -174,6 +178,8 @@ pub enum NextAction {
     /// Commit the approved slice on its own first (`git add <reviewed
     /// paths> && git commit`), then review the new work.
     CommitApproved,
+    /// Run the same gate again (what it read changed while it decided).
+    Retry,
 }
 
 /// A gate decision.

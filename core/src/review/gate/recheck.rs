@@ -1,0 +1,115 @@
+//! R8.7, the final recheck (TOCTOU).
+//!
+//! A gate derives its answer from several reads: records, supersession
+//! markers, receipts, Git's trees and refs. A writer may change any of them
+//! while the gate derives. So after the full derivation, an allow is checked
+//! once more: under each lineage's lock, every record the derivation read is
+//! reloaded and must be at the same revision, with the same successor (none
+//! for a leaf), the same pending recovery and the same receipt bytes; and
+//! the target and refs the gate resolved must resolve the same. Any change
+//! denies (`authority_changed`): the gate is run again, never answered from
+//! a mix of old and new reads. A denial needs no recheck (it never grants).
+
+use crate::review::ids::LineageId;
+
+use super::{Decision, GateDecision, GateStage, NextAction, ReasonCode};
+
+/// What the final recheck found different from what the derivation read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Moved {
+    /// The record is at another revision (or gone, or new).
+    Record(LineageId),
+    /// A recovery superseded the lineage, or a pending one appeared or went.
+    Successor(LineageId),
+    /// The receipt file's bytes changed.
+    Receipt(LineageId),
+    /// The live target (the candidate, or the index being committed)
+    /// resolves to other trees.
+    Target,
+    /// A revision the gate resolved now names another commit.
+    Revision(String),
+}
+
+impl std::fmt::Display for Moved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Moved::Record(l) => write!(f, "the record of {l} changed"),
+            Moved::Successor(l) => write!(f, "a recovery of {l} started or landed"),
+            Moved::Receipt(l) => write!(f, "the receipt file of {l} changed"),
+            Moved::Target => write!(f, "the live target changed"),
+            Moved::Revision(r) => write!(f, "`{r}` now names another commit"),
+        }
+    }
+}
+
+/// The answer after the final recheck: `decision` itself when it is a
+/// denial or nothing moved; otherwise a denial, `authority_changed`.
+pub fn final_recheck(decision: GateDecision, moved: &[Moved]) -> GateDecision {
+    if decision.decision != Decision::Allow || moved.is_empty() {
+        return decision;
+    }
+    let what = moved
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    GateDecision::deny(
+        decision.gate,
+        ReasonCode::AuthorityChanged,
+        GateStage::Complete,
+        decision.lineage_id,
+        Vec::new(),
+        NextAction::Retry,
+        format!(
+            "the gate would have allowed, but while it decided {what}: nothing is answered from a mix of old and new reads; run the gate again"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Gate;
+    use super::*;
+
+    fn allow() -> GateDecision {
+        GateDecision {
+            gate: Gate::PreCommit,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::ReceiptValid,
+            stage: GateStage::Complete,
+            lineage_id: Some(LineageId::parse("review-0123456789abcdef").unwrap()),
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: "exactly".into(),
+            deliveries: Vec::new(),
+            proof: None,
+        }
+    }
+
+    #[test]
+    fn nothing_moved_keeps_the_answer_and_anything_moved_denies_an_allow() {
+        assert_eq!(final_recheck(allow(), &[]), allow());
+        let l = LineageId::parse("review-0123456789abcdef").unwrap();
+        let d = final_recheck(allow(), &[Moved::Successor(l.clone()), Moved::Target]);
+        assert_eq!(d.decision, Decision::Deny);
+        assert_eq!(d.reason_code, ReasonCode::AuthorityChanged);
+        assert_eq!(d.next_action, NextAction::Retry);
+        assert_eq!(d.lineage_id, Some(l));
+        assert!(d.message.contains("a recovery of review-0123456789abcdef"));
+        assert!(d.message.contains("the live target changed"));
+    }
+
+    #[test]
+    fn a_denial_is_never_rechecked() {
+        let deny = GateDecision::deny(
+            Gate::PrePush,
+            ReasonCode::ReceiptMissing,
+            GateStage::Discovery,
+            None,
+            Vec::new(),
+            NextAction::StartReview,
+            "none".into(),
+        );
+        assert_eq!(final_recheck(deny.clone(), &[Moved::Target]), deny);
+    }
+}

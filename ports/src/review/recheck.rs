@@ -1,0 +1,222 @@
+//! The final recheck of a gate's allow (R8.7): what the derivation read,
+//! recorded by a store wrapper, read again under each lineage's lock; the
+//! rule ("any change denies") is core's [`final_recheck`].
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::gate::{GateDecision, Moved, final_recheck};
+use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::lens::Lens;
+use probity_core::review::snapshot::LiveTarget;
+use probity_core::review::state::StateRecord;
+
+use super::*;
+
+/// What a derivation read from the store, per lineage.
+#[derive(Debug, Default)]
+struct Seen {
+    records: BTreeMap<LineageId, Option<Sha256Digest>>,
+    successors: BTreeMap<LineageId, Option<LineageId>>,
+    pending: BTreeMap<LineageId, Option<LineageId>>,
+    receipts: BTreeMap<LineageId, Option<Sha256Digest>>,
+}
+
+fn digest(bytes: &Option<Vec<u8>>) -> Option<Sha256Digest> {
+    bytes.as_deref().map(Sha256Digest::plain)
+}
+
+/// A store that records what a gate's derivation reads (records,
+/// supersession, pending recoveries, receipts) and otherwise passes every
+/// call through.
+pub(super) struct Recording<'a, S> {
+    inner: &'a S,
+    seen: RefCell<Seen>,
+}
+
+impl<'a, S: ReviewStore> Recording<'a, S> {
+    pub(super) fn new(inner: &'a S) -> Self {
+        Self {
+            inner,
+            seen: RefCell::new(Seen::default()),
+        }
+    }
+
+    /// Reads again, under each lineage's lock, everything the derivation
+    /// read, and lists what moved.
+    fn moved(&self) -> Result<Vec<Moved>, ReviewError> {
+        let seen = self.seen.borrow();
+        let mut lineages: Vec<&LineageId> = seen
+            .records
+            .keys()
+            .chain(seen.successors.keys())
+            .chain(seen.pending.keys())
+            .chain(seen.receipts.keys())
+            .collect();
+        lineages.sort();
+        lineages.dedup();
+        let mut moved = Vec::new();
+        for l in lineages {
+            let mut outcome: Result<Vec<Moved>, StoreError> = Ok(Vec::new());
+            self.inner.under_lock(l, &mut || {
+                outcome = self.compare(&seen, l);
+            })?;
+            moved.extend(outcome?);
+        }
+        Ok(moved)
+    }
+
+    fn compare(&self, seen: &Seen, l: &LineageId) -> Result<Vec<Moved>, StoreError> {
+        let mut moved = Vec::new();
+        if let Some(rev) = seen.records.get(l) {
+            let now = self.inner.load(l)?.map(|r| r.revision);
+            if now != *rev {
+                moved.push(Moved::Record(l.clone()));
+            }
+        }
+        let successor_moved = match seen.successors.get(l) {
+            Some(s) => self.inner.successor_of(l)? != *s,
+            None => false,
+        } || match seen.pending.get(l) {
+            Some(p) => self.inner.pending_successor_of(l)? != *p,
+            None => false,
+        };
+        if successor_moved {
+            moved.push(Moved::Successor(l.clone()));
+        }
+        if let Some(r) = seen.receipts.get(l)
+            && digest(&self.inner.read_receipt(l)?) != *r
+        {
+            moved.push(Moved::Receipt(l.clone()));
+        }
+        Ok(moved)
+    }
+}
+
+/// Decides with `derive` over a recording store, runs `between` (a seam
+/// for fault injection: a writer acting after the derivation), then
+/// rechecks an allow: the store reads under each lineage's lock, and
+/// `again` for what the gate resolved from Git (`Ok(moved)`).
+pub(super) fn checked<S: ReviewStore>(
+    store: &S,
+    derive: impl FnOnce(&Recording<'_, S>) -> Result<GateDecision, ReviewError>,
+    between: &mut dyn FnMut(),
+    again: impl FnOnce() -> Result<Vec<Moved>, ReviewError>,
+) -> Result<GateDecision, ReviewError> {
+    let recording = Recording::new(store);
+    let decision = derive(&recording)?;
+    if decision.decision != probity_core::review::gate::Decision::Allow {
+        return Ok(decision);
+    }
+    between();
+    let mut moved = recording.moved()?;
+    moved.extend(again()?);
+    Ok(final_recheck(decision, &moved))
+}
+
+/// A target resolved again: `Target` when its trees differ.
+pub(super) fn target_moved(before: &LiveTarget, now: &LiveTarget) -> Vec<Moved> {
+    if before.base_tree == now.base_tree && before.candidate_tree == now.candidate_tree {
+        Vec::new()
+    } else {
+        vec![Moved::Target]
+    }
+}
+
+impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
+    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
+        let r = self.inner.load(lineage)?;
+        self.seen
+            .borrow_mut()
+            .records
+            .entry(lineage.clone())
+            .or_insert_with(|| r.as_ref().map(|r| r.revision));
+        Ok(r)
+    }
+    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        self.inner.create(record)
+    }
+    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError> {
+        self.inner.replace(expected, next)
+    }
+    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        self.inner.lookup_target(target)
+    }
+    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        self.inner.lookup_base(base)
+    }
+    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        self.inner.lookup_final(tree)
+    }
+    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        self.inner.lookup_delta(delta)
+    }
+    fn index_delta(
+        &self,
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError> {
+        self.inner.index_delta(record, delta, entries)
+    }
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        self.inner.lookup_delta_entry(entry)
+    }
+    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        self.inner.lookup_open(base)
+    }
+    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        self.inner.lookup_escalated(base)
+    }
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
+        self.inner.ensure_projections(record)
+    }
+    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
+        let r = self.inner.read_receipt(lineage)?;
+        self.seen
+            .borrow_mut()
+            .receipts
+            .entry(lineage.clone())
+            .or_insert_with(|| digest(&r));
+        Ok(r)
+    }
+    fn receipt_location(&self, lineage: &LineageId) -> String {
+        self.inner.receipt_location(lineage)
+    }
+    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        self.inner.create_successor(record)
+    }
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        let s = self.inner.successor_of(lineage)?;
+        self.seen
+            .borrow_mut()
+            .successors
+            .entry(lineage.clone())
+            .or_insert_with(|| s.clone());
+        Ok(s)
+    }
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        let p = self.inner.pending_successor_of(lineage)?;
+        self.seen
+            .borrow_mut()
+            .pending
+            .entry(lineage.clone())
+            .or_insert_with(|| p.clone());
+        Ok(p)
+    }
+    fn submit_result(
+        &self,
+        lineage: &LineageId,
+        lens: Lens,
+        bytes: &[u8],
+    ) -> Result<Submitted, StoreError> {
+        self.inner.submit_result(lineage, lens, bytes)
+    }
+    fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
+        self.inner.submitted_results(lineage)
+    }
+    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        self.inner.under_lock(lineage, f)
+    }
+}
