@@ -51,8 +51,9 @@ pub(super) enum Search {
     SsnLines,
     DottedCardLines,
     CardLines,
-    /// `ENV`: line windows at the detector's own keywords (every match
-    /// names a secret word on the line where it starts).
+    /// `ENV`, `JSON`: line windows at the detector's own keywords (every
+    /// match starts with a name holding one of them, and runs over lines
+    /// only through a triple-quoted value).
     KeywordLines,
 }
 
@@ -63,7 +64,7 @@ impl Search {
             SSN => Search::SsnLines,
             DOTTED_CARD => Search::DottedCardLines,
             CARD_RUN => Search::CardLines,
-            "ENV" => Search::KeywordLines,
+            "ENV" | "JSON" => Search::KeywordLines,
             _ => Search::Regex,
         }
     }

@@ -79,8 +79,6 @@ impl ByteClass {
 pub(super) struct Classes {
     /// `[A-Za-z0-9/+]`.
     pub(super) base64: ByteClass,
-    /// `[0-9]`.
-    digit: ByteClass,
     /// Digits and the separators of SSNs and cards: `[0-9 .-]`.
     digit_sep: ByteClass,
 }
@@ -89,7 +87,6 @@ impl Classes {
     pub(super) fn new() -> Classes {
         Classes {
             base64: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+'),
-            digit: ByteClass::new(|b| b.is_ascii_digit()),
             digit_sep: ByteClass::new(|b| {
                 b.is_ascii_digit() || b == b' ' || b == b'.' || b == b'-'
             }),
@@ -133,10 +130,35 @@ pub(super) fn digit_scan(s: &str, classes: &Classes) -> DigitScan {
     for (from, to) in class_runs(s, &classes.digit_sep, 11) {
         shapes(&b[..to], from, &mut out);
     }
-    for (a, _) in class_runs(s, &classes.digit, 2) {
-        if a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {
-            out.iban.push((a - 2, a + 2));
+    out.iban = iban_starts(b);
+    out
+}
+
+/// The matches of `[A-Za-z]{2}[0-9]{2}`: two letters before a run of two
+/// or more digits. Any two consecutive bytes hold an even index, so only
+/// even indices are read until a digit turns up.
+fn iban_starts(b: &[u8]) -> Ranges {
+    let mut out = Vec::new();
+    let mut j = 0;
+    while j < b.len() {
+        if !b[j].is_ascii_digit() {
+            j += 2;
+            continue;
         }
+        let mut a = j;
+        while a > 0 && b[a - 1].is_ascii_digit() {
+            a -= 1;
+        }
+        let mut z = j + 1;
+        while z < b.len() && b[z].is_ascii_digit() {
+            z += 1;
+        }
+        if z - a >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic()
+        {
+            out.push((a - 2, a + 2));
+        }
+        // `b[z]` is not a digit: the next run starts after it.
+        j = z + 1;
     }
     out
 }
@@ -247,22 +269,13 @@ pub(super) fn keyword_line_captures<'s>(
     candidates: &[usize],
 ) -> Vec<Captures<'s>> {
     let mut out = Vec::new();
-    // Where `"""` and `'''` occur (found once, when first needed).
-    let mut triples: Option<Vec<usize>> = None;
     let mut done = 0;
     for &p in candidates {
         if p < done || p >= s.len() {
             continue;
         }
         let (start, end) = line_of(s, p);
-        let triples = triples.get_or_insert_with(|| {
-            let mut v: Vec<usize> = s.match_indices("\"\"\"").map(|(i, _)| i).collect();
-            v.extend(s.match_indices("'''").map(|(i, _)| i));
-            v.sort_unstable();
-            v
-        });
-        let first = triples.partition_point(|&i| i < start);
-        let multiline = triples.get(first).is_some_and(|&i| i < end);
+        let multiline = has_triple_quote(&s.as_bytes()[start..end]);
         let hay = if multiline { s } else { &s[..end] };
         let mut at = start.max(done);
         let mut last_end = end;
@@ -286,4 +299,19 @@ pub(super) fn keyword_line_captures<'s>(
         done = (end + 1).max(last_end);
     }
     out
+}
+
+/// Whether `line` holds `"""` or `'''`. Three consecutive bytes always
+/// cover one index that is 2 modulo 3, so only those are read first.
+pub(super) fn has_triple_quote(line: &[u8]) -> bool {
+    let mut i = 2;
+    while let Some(&c) = line.get(i) {
+        if (c == b'"' || c == b'\'')
+            && (i - 2..=i).any(|k| line.get(k..k + 3) == Some(&[c, c, c][..]))
+        {
+            return true;
+        }
+        i += 3;
+    }
+    false
 }

@@ -292,3 +292,26 @@ fn canonical_body_is_the_two_step_normalization() {
         );
     }
 }
+
+#[test]
+fn triple_quotes_are_found_at_every_offset() {
+    for q in ["\"\"\"", "'''"] {
+        for pad in 0..7 {
+            for tail in 0..4 {
+                let line = format!("{}{q}{}", "x".repeat(pad), "y".repeat(tail));
+                assert!(has_triple_quote(line.as_bytes()), "{line:?}");
+            }
+        }
+    }
+    for line in [
+        "",
+        "\"\"",
+        "''",
+        "\"\"'",
+        "'\"'\"'\"",
+        "x\"\"y\"\"z",
+        "'' ''",
+    ] {
+        assert!(!has_triple_quote(line.as_bytes()), "{line:?}");
+    }
+}
