@@ -62,6 +62,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod context;
 pub mod forge;
 pub mod review;
 pub mod snapshot;

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use probity_core::context::assemble::{AssembleError, assemble};
+use probity_core::context::assemble::AssembleError;
 use probity_core::context::input::ContextInput;
 use probity_core::context::types::HexDigest;
+use probity_ports::context::{assemble_parallel, default_workers};
 use probity_store::context_dir::{self, ContextDirError};
 use serde_json::json;
 
@@ -164,7 +165,9 @@ fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<Ex
             "fix the normalized-input document (see docs/context.md)",
         )
     })?;
-    let assembly = assemble(&input).map_err(|e| assemble_error(&e))?;
+    // The filter runs spread over the machine's cores; the same bytes as
+    // the single-threaded `assemble`.
+    let assembly = assemble_parallel(&input, default_workers()).map_err(|e| assemble_error(&e))?;
     let dir = resolve(global, &a.out);
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| dir_error(&e))?;
     let gaps: Vec<_> = assembly

@@ -117,7 +117,7 @@ pub(super) fn check_log(
         a.gaps.add(GapScope::CheckLogs, GapCode::SourceTooLarge, 1);
         return Ok(None);
     }
-    let f = filter::filter_text(&a.creds, log, a.profile.bounds.max_log_bytes)?;
+    let f = a.filter_text(log, a.profile.bounds.max_log_bytes)?;
     if f.is_rejected() {
         a.gaps.add(GapScope::CheckLogs, GapCode::UnsafeContent, 1);
         return Ok(None);

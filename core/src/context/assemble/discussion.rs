@@ -80,7 +80,7 @@ pub(super) fn build_entity(
         ));
     }
     let key = a.key(KeyKind::Entity, &id);
-    let fb = filter::filter_text(&a.creds, body, a.profile.bounds.max_record_bytes)?;
+    let fb = a.filter_text(body, a.profile.bounds.max_record_bytes)?;
     if fb.is_rejected() {
         return Err(abort(GapCode::UnsafeContent, "the entity body is unsafe"));
     }

@@ -23,6 +23,11 @@ use crate::canonical::{CanonicalError, canonical_value_bytes};
 mod checks;
 mod derived;
 mod discussion;
+mod plan;
+#[cfg(test)]
+mod tests;
+
+pub use plan::{FilterJob, FilterMemo, FilterPlan, JobResult};
 
 use checks::*;
 use derived::*;
@@ -109,7 +114,9 @@ struct Retained {
     content_path: Option<String>,
 }
 
-struct Assembler {
+struct Assembler<'m> {
+    /// Precomputed filter results (`assemble_with`); empty for `assemble`.
+    memo: &'m FilterMemo<'m>,
     forge: Forge,
     host: Host,
     repository_id: StructuralId,
@@ -208,7 +215,7 @@ fn duplicates<'a>(ids: impl Iterator<Item = Option<&'a str>>) -> BTreeSet<String
         .collect()
 }
 
-impl Assembler {
+impl Assembler<'_> {
     fn max_meta(&self) -> u64 {
         self.profile.bounds.max_metadata_string_bytes
     }
@@ -249,6 +256,15 @@ impl Assembler {
 
     fn key(&self, kind: KeyKind, id: &StructuralId) -> HexDigest {
         record_key(self.forge, &self.host, &self.repository_id, kind, id)
+    }
+
+    /// `filter_text` of a record body or log, from the memo when it holds
+    /// this exact text and bound.
+    fn filter_text(&self, s: &str, max_bytes: u64) -> Result<filter::Filtered, FilterError> {
+        match self.memo.get(s, max_bytes) {
+            Some(f) => Ok(f.clone()),
+            None => filter::filter_text(&self.creds, s, max_bytes),
+        }
     }
 
     fn display(&self, s: &str) -> Result<filter::Filtered, FilterError> {
@@ -358,7 +374,7 @@ impl Assembler {
                 },
             ));
         }
-        let f = filter::filter_text(&self.creds, body, self.profile.bounds.max_record_bytes)?;
+        let f = self.filter_text(body, self.profile.bounds.max_record_bytes)?;
         if f.is_rejected() {
             self.gaps.add(scope, GapCode::UnsafeContent, 1);
             return Ok((None, f.summary));
@@ -378,6 +394,22 @@ impl Assembler {
 
 /// Assembles the complete tree from normalized input.
 pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
+    assemble_with(input, &FilterMemo::default())
+}
+
+/// [`assemble`] with filter results computed beforehand (see
+/// [`FilterPlan`]): the same bytes, gaps and errors as `assemble`, whatever
+/// the memo holds. A memo computed under other credentials is not used.
+pub fn assemble_with(
+    input: &ContextInput,
+    memo: &FilterMemo<'_>,
+) -> Result<Assembly, AssembleError> {
+    let empty = FilterMemo::default();
+    let memo = if memo.applies_to(&input.credentials) {
+        memo
+    } else {
+        &empty
+    };
     if input.format != INPUT_FORMAT {
         return Err(AssembleError::Format(input.format.clone()));
     }
@@ -428,6 +460,7 @@ pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
     safe("repository", repo_raw)?;
 
     let mut a = Assembler {
+        memo,
         forge,
         host,
         repository_id,

@@ -1,0 +1,150 @@
+//! Filter runs computed ahead of assembly (by a caller that may spread them
+//! over threads): the plan names the record bodies and logs an assembly
+//! may filter, the caller runs them in any order, and `assemble_with` takes
+//! their results. Results are keyed by the exact text and bound they were
+//! computed for, and only the plan's own runs can produce them, so an
+//! assembly with a memo emits the same bytes as one without: a value the
+//! memo lacks is filtered in place, as `assemble` does.
+
+use std::collections::BTreeMap;
+
+use super::super::filter::{self, CredentialRegistry, FilterError, Filtered};
+use super::super::input::ContextInput;
+use super::super::profile::{LogSelection, Profile, Source};
+
+/// One filter run: `filter_text(text, max_bytes)` under the input's
+/// registered credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FilterJob<'a> {
+    pub text: &'a str,
+    pub max_bytes: u64,
+}
+
+/// The filter runs of record bodies and logs an assembly of one input may
+/// perform, in input order: the entity body, then comment and review bodies
+/// and check logs of the sources the profile selects that fit
+/// `max_source_bytes`. It may name runs the assembly then skips (a record
+/// dropped by selection or invalid metadata); it is empty when the profile
+/// or the credential registry is invalid (assembly reports that itself).
+pub struct FilterPlan<'a> {
+    credentials: &'a [String],
+    creds: CredentialRegistry,
+    jobs: Vec<FilterJob<'a>>,
+}
+
+/// The result of one planned run, tied to the text and bound it is for.
+pub struct JobResult<'a> {
+    job: FilterJob<'a>,
+    result: Result<Filtered, FilterError>,
+}
+
+/// Precomputed filter results for `assemble_with`.
+#[derive(Default)]
+pub struct FilterMemo<'a> {
+    credentials: &'a [String],
+    /// By bound, then by text.
+    results: BTreeMap<u64, BTreeMap<&'a str, Filtered>>,
+}
+
+impl<'a> FilterPlan<'a> {
+    pub fn new(input: &'a ContextInput) -> FilterPlan<'a> {
+        let credentials = input.credentials.as_slice();
+        let (Ok(profile), Ok(creds)) = (
+            Profile::parse(&input.profile),
+            CredentialRegistry::new(credentials),
+        ) else {
+            return FilterPlan {
+                credentials,
+                creds: CredentialRegistry::default(),
+                jobs: Vec::new(),
+            };
+        };
+        let bounds = &profile.bounds;
+        let fits = |s: &str| s.len() as u64 <= bounds.max_source_bytes;
+        let mut jobs = Vec::new();
+        let mut record = |text: &'a str| {
+            if fits(text) {
+                jobs.push(FilterJob {
+                    text,
+                    max_bytes: bounds.max_record_bytes,
+                });
+            }
+        };
+        if let Some(body) = input.entity.body.as_deref() {
+            record(body);
+        }
+        if profile.includes(Source::Comments) {
+            input.comments.iter().for_each(|c| record(&c.body));
+        }
+        if profile.includes(Source::Reviews) {
+            input.reviews.iter().for_each(|r| record(&r.body));
+        }
+        if profile.includes(Source::CheckLogs) && profile.check_log_selection != LogSelection::None
+        {
+            for log in input.checks.iter().filter_map(|c| c.log.as_deref()) {
+                if fits(log) {
+                    jobs.push(FilterJob {
+                        text: log,
+                        max_bytes: bounds.max_log_bytes,
+                    });
+                }
+            }
+        }
+        FilterPlan {
+            credentials,
+            creds,
+            jobs,
+        }
+    }
+
+    pub fn jobs(&self) -> &[FilterJob<'a>] {
+        &self.jobs
+    }
+
+    /// Runs job `index` (`None` when there is no such job).
+    pub fn run(&self, index: usize) -> Option<JobResult<'a>> {
+        let job = *self.jobs.get(index)?;
+        Some(JobResult {
+            job,
+            result: filter::filter_text(&self.creds, job.text, job.max_bytes),
+        })
+    }
+
+    /// The memo of these results (in any order; a failed run is left out,
+    /// so the assembly meets its error in place).
+    pub fn memo(&self, results: impl IntoIterator<Item = JobResult<'a>>) -> FilterMemo<'a> {
+        let mut memo = FilterMemo {
+            credentials: self.credentials,
+            results: BTreeMap::new(),
+        };
+        for r in results {
+            if let Ok(f) = r.result {
+                memo.results
+                    .entry(r.job.max_bytes)
+                    .or_default()
+                    .insert(r.job.text, f);
+            }
+        }
+        memo
+    }
+}
+
+impl FilterMemo<'_> {
+    /// Whether the memo was computed under exactly these credentials.
+    pub(super) fn applies_to(&self, credentials: &[String]) -> bool {
+        self.results.is_empty() || self.credentials == credentials
+    }
+
+    pub(super) fn get(&self, text: &str, max_bytes: u64) -> Option<&Filtered> {
+        self.results.get(&max_bytes)?.get(text)
+    }
+
+    /// The number of results held.
+    pub fn len(&self) -> usize {
+        self.results.values().map(BTreeMap::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+}
