@@ -15,6 +15,7 @@ pub mod hooks;
 pub mod ids;
 pub mod lens;
 pub mod pre_pr;
+pub mod preserved;
 pub mod rebase;
 pub mod receipt;
 pub mod recovery;

@@ -139,6 +139,19 @@ pub enum ReviewError {
         lineage: LineageId,
         lens: &'static str,
     },
+    /// A preserved-result artifact given where a result is taken (R3.6):
+    /// it is replayed, never taken as stored.
+    #[error(
+        "{name} is a preserved-result artifact (schema `probity.preserved-result/v1`), not a lens result"
+    )]
+    PreservedNotAResult { name: String },
+    /// A preserved-result artifact that cannot be replayed here.
+    #[error("{name}: {source}")]
+    Preserved {
+        name: String,
+        #[source]
+        source: Box<probity_core::review::preserved::PreservedError>,
+    },
     /// An input document over its documented bound.
     #[error("{name} is larger than the {limit}-byte limit for this document")]
     InputTooLarge { name: String, limit: u64 },

@@ -10,6 +10,7 @@ use probity_core::review::evidence::{
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::preserved::{check_candidate, names_preserved_schema, read_preserved};
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{
     EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, Stage, StateRecord, TransitionError,
@@ -114,12 +115,19 @@ impl EvidenceInput {
     }
 }
 
-/// Refuses a role document over its bound before it is parsed.
+/// Refuses a role document over its bound before it is parsed, and a
+/// preserved-result artifact by its schema (R3.6: it is replayed through
+/// `replay_preserved`, never taken as a result).
 fn bounded(input: &NamedInput) -> Result<&NamedInput, ReviewError> {
     if input.bytes.len() as u64 > MAX_ROLE_DOCUMENT_BYTES {
         return Err(ReviewError::InputTooLarge {
             name: input.name.clone(),
             limit: MAX_ROLE_DOCUMENT_BYTES,
+        });
+    }
+    if names_preserved_schema(&input.bytes) {
+        return Err(ReviewError::PreservedNotAResult {
+            name: input.name.clone(),
         });
     }
     Ok(input)
@@ -381,6 +389,53 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
         outcome,
         submitted,
     })
+}
+
+/// `probity lens replay` (R3.6): a preserved-result artifact's payload sent
+/// through the full verification path of [`submit_result`] (size bound,
+/// strict reviewer schema, the recorded binding, the lineage's stage),
+/// into the lineage and candidate it was preserved for only. `lineage`,
+/// when given, must be that lineage. Nothing is written on a refusal.
+pub fn replay_preserved<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    artifact: &NamedInput,
+    lineage: Option<&LineageId>,
+) -> Result<SubmittedResult, ReviewError> {
+    if artifact.bytes.len() as u64 > MAX_ROLE_DOCUMENT_BYTES.saturating_mul(2) {
+        return Err(ReviewError::InputTooLarge {
+            name: artifact.name.clone(),
+            limit: MAX_ROLE_DOCUMENT_BYTES.saturating_mul(2),
+        });
+    }
+    let preserved = |source| ReviewError::Preserved {
+        name: artifact.name.clone(),
+        source: Box::new(source),
+    };
+    let (found, payload) = read_preserved(&artifact.bytes).map_err(preserved)?;
+    let target = lineage.unwrap_or(&found.lineage_id);
+    let record = store
+        .load(target)?
+        .ok_or_else(|| StoreError::NotFound(target.clone()))?;
+    check_candidate(
+        &found,
+        &record.state.lineage_id,
+        &record.state.snapshot.target,
+    )
+    .map_err(preserved)?;
+    submit_result(
+        git,
+        store,
+        SubmitInput {
+            lineage: Some(record.state.lineage_id.clone()),
+            lens: found.lens,
+            binding: found.binding.clone(),
+            result: NamedInput {
+                name: format!("the payload preserved in {}", artifact.name),
+                bytes: payload,
+            },
+        },
+    )
 }
 
 /// The lineage that froze (or is correcting into) the live candidate, as

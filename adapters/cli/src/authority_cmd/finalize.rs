@@ -116,6 +116,12 @@ pub struct SubmitArgs {
     /// with it: refused when it is not this lineage's binding for the lens.
     #[arg(long)]
     pub binding: Option<String>,
+    /// If the submission fails for a reason that is not the result's own
+    /// (the store busy or failing, Git failing, the candidate moved), keep
+    /// the result here as a preserved-result artifact (a new file, 0600,
+    /// outside the store) for `probity lens replay` (R3.6).
+    #[arg(long, value_name = "FILE")]
+    pub preserve_to: Option<PathBuf>,
     /// The result (strict JSON, see `probity schema reviewer`); `-` or
     /// nothing reads stdin.
     #[arg(value_name = "FILE", default_value = "-")]
@@ -133,6 +139,21 @@ pub enum LensCommand {
     /// into the worktree): checked against the reviewer schema and the
     /// lens's prepared binding; an exact resubmission is answered again.
     Submit(SubmitArgs),
+    /// Replay a preserved-result artifact (`lens submit --preserve-to`)
+    /// through the full verification a fresh submission pays, into the
+    /// lineage and candidate it was preserved for only.
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The lineage (default: the one the artifact names; when given, it
+    /// must be that one).
+    #[arg(long)]
+    pub lineage: Option<String>,
+    /// The artifact `lens submit --preserve-to` wrote (`-` for stdin).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -354,6 +375,7 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
     let args = match cmd {
         LensCommand::Preflight(args) => args,
         LensCommand::Submit(args) => return submit(global, out, args),
+        LensCommand::Replay(args) => return replay(global, out, args),
     };
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
@@ -397,22 +419,121 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
+/// `probity lens replay` (R3.6).
+fn replay(global: &GlobalArgs, out: Output, args: &ReplayArgs) -> Result<ExitCode, CliError> {
+    let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
+    let artifact = read_input(
+        &args.file,
+        probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES * 2,
+    )?;
+    let ctx = open(global)?;
+    let done = drivers::replay_preserved(&ctx.repo, &ctx.store, &artifact, lineage.as_ref())
+        .map_err(review_error)?;
+    submitted_answer(out, &done)
+}
+
+/// Whether a failed submission failed for a reason that is not the result's
+/// own (what `--preserve-to` keeps the result for).
+fn capture_failed(e: &ReviewError) -> bool {
+    matches!(
+        e,
+        ReviewError::Store(_) | ReviewError::Repository(_) | ReviewError::CandidateChanged { .. }
+    )
+}
+
+/// Writes the preserved-result artifact of `result` to `path` (a new file,
+/// 0600) when the lineage and its candidate can still be read; returns the
+/// sentence the error's next step gains.
+fn preserve_result(
+    global: &GlobalArgs,
+    args: &SubmitArgs,
+    result: &NamedInput,
+    why: &ReviewError,
+    path: &std::path::Path,
+) -> String {
+    use probity_ports::review::ReviewStore;
+    use std::io::Write;
+    let record = (|| -> Option<StateRecord> {
+        let ctx = open(global).ok()?;
+        match args.lineage.as_deref().map(parse_lineage) {
+            Some(Ok(l)) => ctx.store.load(&l).ok().flatten(),
+            Some(Err(_)) => None,
+            None => drivers::live_lineage(&ctx.repo, &ctx.store).ok(),
+        }
+    })();
+    let Some(record) = record else {
+        return " The result was not preserved: its lineage cannot be read now.".into();
+    };
+    let failure = probity_core::review::ids::NonBlank::parse(why.to_string())
+        .or_else(|_| probity_core::review::ids::NonBlank::parse("the capture failed"));
+    let bytes = failure.ok().and_then(|failure| {
+        probity_core::review::preserved::preserve(
+            &record.state.lineage_id,
+            &record.state.snapshot.target,
+            args.lens.into(),
+            args.binding.as_deref(),
+            failure,
+            &result.bytes,
+        )
+        .ok()
+    });
+    let Some(bytes) = bytes else {
+        return " The result could not be preserved.".into();
+    };
+    let written = {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
+    };
+    match written {
+        Ok(()) => format!(
+            " The result was preserved in {} (nothing in the store changed): replay it with `probity lens replay {}` once the cause is gone.",
+            path.display(),
+            path.display()
+        ),
+        Err(e) => format!(
+            " The result could not be preserved in {}: {e}.",
+            path.display()
+        ),
+    }
+}
+
 /// `probity lens submit`.
 fn submit(global: &GlobalArgs, out: Output, args: &SubmitArgs) -> Result<ExitCode, CliError> {
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let result = read_role_document(&args.file)?;
     let ctx = open(global)?;
-    let done = drivers::submit_result(
+    let done = match drivers::submit_result(
         &ctx.repo,
         &ctx.store,
         SubmitInput {
             lineage,
             lens: args.lens.into(),
             binding: args.binding.clone(),
-            result,
+            result: result.clone(),
         },
-    )
-    .map_err(review_error)?;
+    ) {
+        Ok(done) => done,
+        Err(e) => {
+            let kept = match &args.preserve_to {
+                Some(path) if capture_failed(&e) => {
+                    preserve_result(global, args, &result, &e, path)
+                }
+                _ => String::new(),
+            };
+            let mut err = review_error(e);
+            err.next_action.push_str(&kept);
+            return Err(err);
+        }
+    };
+    submitted_answer(out, &done)
+}
+
+fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<ExitCode, CliError> {
     let s = &done.record.state;
     let selected = &s.frozen.selected_lenses;
     let missing: Vec<&str> = selected

@@ -435,6 +435,23 @@ pub fn review_error(e: ReviewError) -> CliError {
             "result_differs",
             "leave out --result for a lens already submitted, or give its exact bytes",
         ),
+        ReviewError::PreservedNotAResult { .. } => (
+            RejectedInput,
+            "preserved_result",
+            "a preserved result is replayed, never taken as a result: `probity lens replay <artifact>` sends its payload through the same checks a fresh submission pays; nothing was changed",
+        ),
+        ReviewError::Preserved { source, .. } => match source.as_ref() {
+            probity_core::review::preserved::PreservedError::OtherCandidate { .. } => (
+                RejectedInput,
+                "preserved_other_candidate",
+                "a preserved result only lands in the lineage and candidate it judged: run the lens again for this one; nothing was changed",
+            ),
+            _ => (
+                RejectedInput,
+                "preserved_malformed",
+                "pass the artifact exactly as `probity lens submit --preserve-to` wrote it; nothing was changed",
+            ),
+        },
         ReviewError::InputTooLarge { .. } => (
             RejectedInput,
             "input_too_large",

@@ -1,0 +1,136 @@
+//! R3.6, preserved reviewer results, through the real binary on real
+//! repositories: a lens result whose capture failed (here: the lineage's
+//! lock held by another writer past the wait) is kept as an incident
+//! artifact outside the store, is refused wherever a result is taken, and
+//! is replayed through the full verification path into its own candidate
+//! only.
+
+mod support;
+
+use support::*;
+
+#[test]
+fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let result = input(dir.path(), "r.json", CLEAN_RESULT);
+    let artifact = dir.path().join("preserved.json");
+    let art = artifact.to_str().unwrap();
+
+    // Another writer holds the lineage's lock past the wait.
+    let lock = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&lineage)
+        .join("LOCK");
+    let held = std::fs::File::open(&lock).unwrap();
+    held.lock().unwrap();
+    let before = store_snapshot(&f);
+    let failed = probity(
+        f.root(),
+        &[
+            "lens",
+            "submit",
+            "--lens",
+            "reliability",
+            "--preserve-to",
+            art,
+            &result,
+        ],
+    );
+    drop(held);
+    assert_ne!(failed.code, 0, "{}", failed.stdout);
+    let next = failed.json["error"]["next_action"].as_str().unwrap();
+    assert!(next.contains("probity lens replay"), "{next}");
+    assert!(artifact.is_file(), "the artifact is written");
+    assert_eq!(store_snapshot(&f), before, "the store is untouched");
+
+    // Wherever a result is taken, the artifact is refused by its schema.
+    let as_result = probity(
+        f.root(),
+        &["finalize", "--lineage", &lineage, "--result", art],
+    );
+    assert_eq!(
+        as_result.json["error"]["code"], "preserved_result",
+        "{}",
+        as_result.stdout
+    );
+    let as_submit = probity(f.root(), &["lens", "submit", "--lens", "reliability", art]);
+    assert_eq!(as_submit.json["error"]["code"], "preserved_result");
+    assert_eq!(store_snapshot(&f), before);
+
+    // Tampered: another candidate, or a payload that is not the one kept.
+    let bytes = std::fs::read(&artifact).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let mut other = v.clone();
+    other["target"] = serde_json::json!(format!("sha256:{}", "0".repeat(64)));
+    let other_path = input(dir.path(), "other.json", &other.to_string());
+    let r = probity(f.root(), &["lens", "replay", &other_path]);
+    assert_eq!(
+        r.json["error"]["code"], "preserved_other_candidate",
+        "{}",
+        r.stdout
+    );
+    v["payload"] = serde_json::json!("e30=");
+    let bad_path = input(dir.path(), "bad.json", &v.to_string());
+    let r = probity(f.root(), &["lens", "replay", &bad_path]);
+    assert_eq!(
+        r.json["error"]["code"], "preserved_malformed",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+
+    // Replayed: the same checks as a fresh submission, then finalize.
+    let replayed = probity(f.root(), &["lens", "replay", art]);
+    assert_eq!(replayed.code, 0, "{}{}", replayed.stdout, replayed.stderr);
+    assert_eq!(replayed.json["stored"], true);
+    assert_eq!(replayed.json["lineage_id"], lineage.as_str());
+    let ev = input(dir.path(), "ev.txt", "tests passed\n");
+    let done = probity(
+        f.root(),
+        &["finalize", "--lineage", &lineage, "--evidence", &ev],
+    );
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+}
+
+/// A preserved payload that is not a valid result fails the replay exactly
+/// as a fresh submission of it would: nothing in the artifact is trusted.
+#[test]
+fn a_replayed_payload_pays_the_full_verification() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let record: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            f.root()
+                .join(".git/probity/reviews/v1")
+                .join(&lineage)
+                .join("state.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let target = record["state"]["snapshot"]["target"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bytes = probity_core::review::preserved::preserve(
+        &probity_core::review::ids::LineageId::parse(lineage.clone()).unwrap(),
+        &target.parse().unwrap(),
+        probity_core::review::lens::Lens::Reliability,
+        None,
+        probity_core::review::ids::NonBlank::parse("the disk was full").unwrap(),
+        br#"{"findings":[],"evidence":["read it"],"verdict":"PASS"}"#,
+    )
+    .unwrap();
+    let art = dir.path().join("a.json");
+    std::fs::write(&art, bytes).unwrap();
+    let before = store_snapshot(&f);
+    let r = probity(f.root(), &["lens", "replay", art.to_str().unwrap()]);
+    assert_eq!(r.json["error"]["code"], "malformed_input", "{}", r.stdout);
+    assert_eq!(store_snapshot(&f), before);
+}
