@@ -51,9 +51,10 @@ pub(super) enum Search {
     SsnLines,
     DottedCardLines,
     CardLines,
-    /// `ENV`, `JSON`: line windows at the detector's own keywords (every
-    /// match starts with a name holding one of them, and runs over lines
-    /// only through a triple-quoted value).
+    /// `ENV`, `JSON`, `URL_PASSWORD`: line windows at the detector's own
+    /// keywords (every match holds one of them on the line where it
+    /// starts: the secret name, or `://`; only a triple-quoted value runs
+    /// over lines).
     KeywordLines,
 }
 
@@ -64,7 +65,7 @@ impl Search {
             SSN => Search::SsnLines,
             DOTTED_CARD => Search::DottedCardLines,
             CARD_RUN => Search::CardLines,
-            "ENV" | "JSON" => Search::KeywordLines,
+            "ENV" | "JSON" | URL_PASSWORD => Search::KeywordLines,
             _ => Search::Regex,
         }
     }
@@ -81,6 +82,8 @@ pub(super) const SSN: &str =
     r"(?-u:\b)(?:[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9]{3} [0-9]{2} [0-9]{4})(?-u:\b)";
 pub(super) const DOTTED_CARD: &str = r"(?-u:\b)[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]{1,7}(?-u:\b)";
 pub(super) const CARD_RUN: &str = r"[0-9](?:[ -]?[0-9]){12,}";
+pub(super) const URL_PASSWORD: &str =
+    r"[A-Za-z][A-Za-z0-9+.-]*://[^\t\n\x0C\r /:]*:([^\t\n\x0C\r ]+)@";
 
 pub(super) struct InjectionDetector {
     pub(super) code: &'static str,
@@ -295,7 +298,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
             &["://"],
             // The user may be empty or contain `@`; the password runs from
             // the first `:` after `://` to the last `@` before whitespace.
-            r"[A-Za-z][A-Za-z0-9+.-]*://[^\t\n\x0C\r /:]*:([^\t\n\x0C\r ]+)@",
+            URL_PASSWORD,
             1,
             Validate::NotMask,
         ),

@@ -222,8 +222,43 @@ fn shapes(b: &[u8], from: usize, out: &mut DigitScan) {
 /// feed or the end of the text.
 fn line_of(s: &str, at: usize) -> (usize, usize) {
     let start = s[..at].rfind('\n').map_or(0, |k| k + 1);
-    let end = s[at..].find('\n').map_or(s.len(), |k| at + k);
-    (start, end)
+    (start, line_end(s, at))
+}
+
+fn line_end(s: &str, at: usize) -> usize {
+    s[at..].find('\n').map_or(s.len(), |k| at + k)
+}
+
+/// Candidate lines closer than this many bytes share one search window
+/// (one regex call instead of one per line; the lines between hold no
+/// match start, so searching them changes nothing).
+const WINDOW_GAP: usize = 256;
+
+/// The next window of whole lines to search: the line of the first
+/// candidate at or after `done`, extended over the lines of the candidates
+/// that follow within `WINDOW_GAP` bytes. `k` indexes `candidates`.
+fn next_window(
+    s: &str,
+    candidates: &[usize],
+    k: &mut usize,
+    done: usize,
+) -> Option<(usize, usize)> {
+    while candidates.get(*k).is_some_and(|&p| p < done) {
+        *k += 1;
+    }
+    let p = *candidates.get(*k).filter(|&&p| p < s.len())?;
+    let (start, mut end) = line_of(s, p);
+    *k += 1;
+    while let Some(&q) = candidates.get(*k) {
+        if q >= s.len() || q > end + WINDOW_GAP {
+            break;
+        }
+        if q > end {
+            end = line_end(s, q);
+        }
+        *k += 1;
+    }
+    Some((start, end))
 }
 
 /// The matches of a line-local `re` (see the module comment) over `s`,
@@ -232,15 +267,15 @@ fn line_of(s: &str, at: usize) -> (usize, usize) {
 pub(super) fn line_matches(re: &Regex, s: &str, candidates: &[usize]) -> Ranges {
     let mut out = Vec::new();
     // Everything before `done` has been searched.
-    let mut done = 0;
-    for &p in candidates {
-        if p < done || p >= s.len() {
-            continue;
-        }
-        let (start, end) = line_of(s, p);
+    let (mut done, mut k) = (0, 0);
+    while let Some((start, end)) = next_window(s, candidates, &mut k, done) {
+        // Cut at the window's last line feed: no match runs past it.
         let hay = &s[..end];
         let mut at = start.max(done);
-        while let Some(m) = re.find_at(hay, at) {
+        while at <= end {
+            let Some(m) = re.find_at(hay, at) else {
+                break;
+            };
             out.push((m.start(), m.end()));
             // These patterns never match the empty string; stepping one
             // byte past an empty match would still end the loop.
@@ -249,9 +284,6 @@ pub(super) fn line_matches(re: &Regex, s: &str, candidates: &[usize]) -> Ranges 
             } else {
                 m.end() + 1
             };
-            if at > end {
-                break;
-            }
         }
         done = end + 1;
     }
@@ -261,20 +293,16 @@ pub(super) fn line_matches(re: &Regex, s: &str, candidates: &[usize]) -> Ranges 
 /// The captures of `re` over `s`, for a pattern whose every match contains
 /// one of the positions in `candidates` on the line where the match starts
 /// (a keyword of its name), and that is line-local except on lines holding
-/// `"""` or `'''` (a triple-quoted value may run over lines); on those lines
-/// the search runs over the rest of the text.
+/// `"""` or `'''` (a triple-quoted value may run over lines); a window
+/// holding one is searched with the rest of the text after it.
 pub(super) fn keyword_line_captures<'s>(
     re: &Regex,
     s: &'s str,
     candidates: &[usize],
 ) -> Vec<Captures<'s>> {
     let mut out = Vec::new();
-    let mut done = 0;
-    for &p in candidates {
-        if p < done || p >= s.len() {
-            continue;
-        }
-        let (start, end) = line_of(s, p);
+    let (mut done, mut k) = (0, 0);
+    while let Some((start, end)) = next_window(s, candidates, &mut k, done) {
         let multiline = has_triple_quote(&s.as_bytes()[start..end]);
         let hay = if multiline { s } else { &s[..end] };
         let mut at = start.max(done);
@@ -294,7 +322,7 @@ pub(super) fn keyword_line_captures<'s>(
             last_end = last_end.max(at);
             out.push(c);
         }
-        // A match found past this line (multi-line search) was the next
+        // A match found past this window (multi-line search) was the next
         // match of the whole text: searching resumes after it.
         done = (end + 1).max(last_end);
     }
