@@ -28,6 +28,10 @@ pub enum ContextCommand {
     Verify(VerifyArgs),
     /// Fetch one pull request or issue from a forge and assemble its tree.
     Fetch(crate::context_fetch::FetchArgs),
+    /// Run an agent over a verified, read-only sandbox copy of a context
+    /// tree (C5): the copy, and a tree assembled for the run, are removed on
+    /// every controlled exit; abandoned ones are scavenged at the next run.
+    Run(crate::context_run::RunArgs),
 }
 
 #[derive(Debug, Args)]
@@ -53,7 +57,7 @@ pub struct VerifyArgs {
     pub copy_to: Option<PathBuf>,
 }
 
-fn resolve(global: &GlobalArgs, p: &Path) -> PathBuf {
+pub(crate) fn resolve(global: &GlobalArgs, p: &Path) -> PathBuf {
     match &global.cwd {
         Some(cwd) if p.is_relative() => cwd.join(p),
         _ => p.to_path_buf(),
@@ -73,10 +77,11 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &ContextCommand) -> Result<Exi
             };
             crate::context_fetch::run(global, out, f, &shared)
         }
+        ContextCommand::Run(r) => crate::context_run::run(global, out, r),
     }
 }
 
-fn assemble_error(e: &AssembleError) -> CliError {
+pub(crate) fn assemble_error(e: &AssembleError) -> CliError {
     let (code, next) = match e {
         AssembleError::Format(_) | AssembleError::Input(_) => (
             "invalid_context_input",
@@ -112,7 +117,7 @@ fn assemble_error(e: &AssembleError) -> CliError {
     CliError::new(kind, code, e.to_string(), next)
 }
 
-fn dir_error(e: &ContextDirError) -> CliError {
+pub(crate) fn dir_error(e: &ContextDirError) -> CliError {
     match e {
         ContextDirError::Verify(v) => CliError::new(
             ErrorKind::Integrity,
@@ -130,6 +135,12 @@ fn dir_error(e: &ContextDirError) -> CliError {
             e.to_string(),
             "do not use this tree: re-assemble it from the forge",
         ),
+        ContextDirError::InsideRepository { .. } => CliError::new(
+            ErrorKind::RejectedInput,
+            "context_dir_in_repository",
+            e.to_string(),
+            "write the tree outside every Git worktree (a temporary directory, say): agents and commits must never pick it up",
+        ),
         ContextDirError::Exists(_) => CliError::new(
             ErrorKind::Conflict,
             "context_dir_exists",
@@ -145,8 +156,13 @@ fn dir_error(e: &ContextDirError) -> CliError {
     }
 }
 
-fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<ExitCode, CliError> {
-    let input_path = resolve(global, &a.input);
+/// Reads a normalized-input document (a regular file under its bound,
+/// strictly parsed) and assembles it, the filter spread over the cores.
+pub(crate) fn assemble_input(
+    global: &GlobalArgs,
+    input: &Path,
+) -> Result<probity_core::context::assemble::Assembly, CliError> {
+    let input_path = resolve(global, input);
     // A regular file only (a FIFO or a device is refused at once), read
     // under its bound.
     let bytes = crate::authority_cmd::read_input(
@@ -167,7 +183,11 @@ fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<Ex
     })?;
     // The filter runs spread over the machine's cores; the same bytes as
     // the single-threaded `assemble`.
-    let assembly = assemble_parallel(&input, default_workers()).map_err(|e| assemble_error(&e))?;
+    assemble_parallel(&input, default_workers()).map_err(|e| assemble_error(&e))
+}
+
+fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<ExitCode, CliError> {
+    let assembly = assemble_input(global, &a.input)?;
     let dir = resolve(global, &a.out);
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| dir_error(&e))?;
     let gaps: Vec<_> = assembly

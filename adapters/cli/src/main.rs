@@ -14,6 +14,7 @@ mod bundle_cmd;
 mod clock;
 mod context_cmd;
 mod context_fetch;
+mod context_run;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;

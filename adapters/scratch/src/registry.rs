@@ -162,7 +162,12 @@ fn wait_gone(pid: u32, deadline: Instant) {
 pub fn remove_artifact(path: &Path) {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => {
-            let _ = std::fs::remove_dir_all(path);
+            if std::fs::remove_dir_all(path).is_err() {
+                // A read-only tree (a sealed copy, 0555 directories): make
+                // its directories writable by their owner, then again.
+                make_writable(path, 0);
+                let _ = std::fs::remove_dir_all(path);
+            }
         }
         Ok(_) => {
             let _ = std::fs::remove_file(path);
@@ -174,9 +179,51 @@ pub fn remove_artifact(path: &Path) {
     let _ = std::fs::remove_file(PathBuf::from(git_lock));
 }
 
+/// How deep [`make_writable`] descends (context trees and scratch
+/// repositories are far shallower).
+const MAX_DEPTH: usize = 64;
+
+/// Adds the owner's write and search bits to `dir` and every directory
+/// below it, never following a link. Best effort.
+fn make_writable(dir: &Path, depth: usize) {
+    use std::os::unix::fs::PermissionsExt;
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Ok(m) = std::fs::symlink_metadata(dir) else {
+        return;
+    };
+    if !m.is_dir() {
+        return;
+    }
+    let mode = m.permissions().mode() | 0o700;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode));
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                make_writable(&e.path(), depth + 1);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_only_tree_is_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("copy");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/f"), b"x").unwrap();
+        for d in ["a/b", "a", ""] {
+            std::fs::set_permissions(root.join(d), std::fs::Permissions::from_mode(0o555)).unwrap();
+        }
+        remove_artifact(&root);
+        assert!(std::fs::symlink_metadata(&root).is_err());
+    }
 
     #[test]
     fn guards_add_and_remove_their_entries() {

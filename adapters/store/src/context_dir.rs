@@ -25,6 +25,10 @@ pub enum ContextDirError {
     },
     #[error("{0} already exists; context trees are only created fresh")]
     Exists(PathBuf),
+    #[error(
+        "{path} is inside the Git worktree {repository}: a context tree lives outside every repository"
+    )]
+    InsideRepository { path: PathBuf, repository: PathBuf },
     #[error("context root {0} is a symlink")]
     RootSymlink(PathBuf),
     #[error("context root {0} is not a directory")]
@@ -72,23 +76,69 @@ fn make_dir(path: &Path) -> Result<(), ContextDirError> {
     fs::set_permissions(path, Permissions::from_mode(DIR_MODE)).map_err(io(path))
 }
 
-/// Writes `files` under a new directory `root` (which must not exist):
-/// directories 0700, files 0600.
+/// The Git worktree `path` would be inside (an ancestor holding `.git`),
+/// if any. `path` itself need not exist.
+fn enclosing_repository(path: &Path) -> Option<PathBuf> {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let mut dir = absolute.parent();
+    while let Some(d) = dir {
+        if fs::symlink_metadata(d.join(".git")).is_ok() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The prefix of a tree being written beside its final name, under an
+/// owner lock (see `probity_scratch`): what a killed writer leaves is
+/// removed by the next write into the same directory.
+const PARTIAL_PREFIX: &str = ".probity-context-";
+
+/// Writes `files` under a new directory `root` (which must not exist, and
+/// must be outside every Git worktree): directories 0700, files 0600,
+/// written into a sibling under an owner lock and renamed into place whole,
+/// so `root` never holds a partial tree. `seal` runs on the complete tree
+/// before the rename (the read-only copy makes it 0555/0444 there). An
+/// interrupted write (an error, Ctrl-C, SIGTERM) removes the partial tree;
+/// a killed one is scavenged by the next write beside it.
 fn write_files<'a>(
     root: &Path,
     files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
+    seal: impl FnOnce(&Path) -> Result<(), ContextDirError>,
 ) -> Result<(), ContextDirError> {
     if fs::symlink_metadata(root).is_ok() {
         return Err(ContextDirError::Exists(root.to_owned()));
     }
-    make_dir(root)?;
-    let written = write_below(root, files);
-    if written.is_err() {
-        // Never leave a partial tree behind (best effort: the error that
-        // stopped the write is the one reported).
-        let _ = fs::remove_dir_all(root);
+    if let Some(repository) = enclosing_repository(root) {
+        return Err(ContextDirError::InsideRepository {
+            path: root.to_owned(),
+            repository,
+        });
     }
-    written
+    let parent = match root.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let scratch =
+        probity_scratch::Scratch::reserve(&parent, PARTIAL_PREFIX).map_err(io(&parent))?;
+    let partial = scratch.path();
+    make_dir(partial)?;
+    // On an error the scratch guard removes the partial tree.
+    write_below(partial, files)?;
+    seal(partial)?;
+    if fs::symlink_metadata(root).is_ok() {
+        return Err(ContextDirError::Exists(root.to_owned()));
+    }
+    fs::rename(partial, root).map_err(io(root))?;
+    File::open(&parent)
+        .and_then(|d| d.sync_all())
+        .map_err(io(&parent))?;
+    Ok(())
 }
 
 fn write_below<'a>(
@@ -123,7 +173,7 @@ fn write_below<'a>(
 
 /// Writes an assembled tree to a new directory (0700/0600).
 pub fn write_tree(root: &Path, tree: &ContextTree) -> Result<(), ContextDirError> {
-    write_files(root, tree.files().iter())
+    write_files(root, tree.files().iter(), |_| Ok(()))
 }
 
 /// Reads a regular file without following links: the opened handle must be
@@ -220,7 +270,18 @@ pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, Con
 /// Writes the verified bytes to a new directory `dest`, makes it read-only
 /// (0444 files, 0555 directories) and verifies the copy again.
 pub fn copy_verified(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirError> {
-    write_files(dest, tree.files().iter())?;
+    write_files(dest, tree.files().iter(), |partial| {
+        seal_read_only(tree, partial)
+    })?;
+    let again = verify_dir(dest, &tree.index_digest())?;
+    if again.files() != tree.files() {
+        return Err(ContextDirError::Changed(dest.to_owned()));
+    }
+    Ok(())
+}
+
+/// Makes a written copy read-only: 0444 files, 0555 directories.
+fn seal_read_only(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirError> {
     let mut dirs = Vec::new();
     for rel in tree.files().keys() {
         let path = checked_join(dest, rel)?;
@@ -240,10 +301,6 @@ pub fn copy_verified(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirE
         fs::set_permissions(&path, Permissions::from_mode(RO_DIR_MODE)).map_err(io(&path))?;
     }
     fs::set_permissions(dest, Permissions::from_mode(RO_DIR_MODE)).map_err(io(dest))?;
-    let again = verify_dir(dest, &tree.index_digest())?;
-    if again.files() != tree.files() {
-        return Err(ContextDirError::Changed(dest.to_owned()));
-    }
     Ok(())
 }
 
@@ -258,13 +315,50 @@ mod tests {
         // `a` is a file, so `a/b` cannot be written below it.
         let files: Vec<(String, Vec<u8>)> =
             vec![("a".into(), b"x".to_vec()), ("a/b".into(), b"y".to_vec())];
-        let err = write_files(&root, files.iter().map(|(p, b)| (p, b))).unwrap_err();
+        let err = write_files(&root, files.iter().map(|(p, b)| (p, b)), |_| Ok(())).unwrap_err();
         assert!(matches!(err, ContextDirError::Changed(_)), "{err}");
         assert!(fs::symlink_metadata(&root).is_err());
         let bad: Vec<(String, Vec<u8>)> = vec![("../escape".into(), b"y".to_vec())];
-        let err = write_files(&root, bad.iter().map(|(p, b)| (p, b))).unwrap_err();
+        let err = write_files(&root, bad.iter().map(|(p, b)| (p, b)), |_| Ok(())).unwrap_err();
         assert!(matches!(err, ContextDirError::BadPath(_)), "{err}");
         assert!(fs::symlink_metadata(&root).is_err());
         assert!(fs::symlink_metadata(tmp.path().join("escape")).is_err());
+        let left: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+        assert!(left.is_empty(), "no partial tree or owner lock is left");
+    }
+
+    #[test]
+    fn a_tree_is_refused_inside_a_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::create_dir(tmp.path().join(".git")).unwrap();
+        fs::create_dir(tmp.path().join("sub")).unwrap();
+        let root = tmp.path().join("sub/context");
+        let files: Vec<(String, Vec<u8>)> = vec![("a".into(), b"x".to_vec())];
+        let err = write_files(&root, files.iter().map(|(p, b)| (p, b)), |_| Ok(())).unwrap_err();
+        assert!(
+            matches!(err, ContextDirError::InsideRepository { .. }),
+            "{err}"
+        );
+        assert!(fs::symlink_metadata(&root).is_err());
+    }
+
+    #[test]
+    fn a_killed_writers_partial_tree_is_scavenged_by_the_next_write() {
+        let tmp = tempfile::tempdir().unwrap();
+        // What a SIGKILLed writer leaves: a partial tree and its unheld lock.
+        let partial = tmp.path().join(".probity-context-dead");
+        fs::create_dir(&partial).unwrap();
+        fs::write(partial.join("index.json"), b"half").unwrap();
+        fs::write(tmp.path().join(".probity-context-dead.owner"), b"").unwrap();
+        let files: Vec<(String, Vec<u8>)> = vec![("a".into(), b"x".to_vec())];
+        let root = tmp.path().join("context");
+        write_files(&root, files.iter().map(|(p, b)| (p, b)), |_| Ok(())).unwrap();
+        let mut left: Vec<String> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, vec!["context".to_string()]);
+        assert_eq!(fs::read(root.join("a")).unwrap(), b"x");
     }
 }
