@@ -363,7 +363,9 @@ impl<S: Sleeper> Client<S> {
 /// How long a rate-limited response asks to wait, or `None` when it is not
 /// a rate limit: 429, or 403 with `retry-after` or an exhausted
 /// `x-ratelimit-remaining`. `retry-after` (seconds) wins; otherwise until
-/// `x-ratelimit-reset` (at least one second); otherwise one minute.
+/// the reset time, a Unix time in `x-ratelimit-reset` (GitHub, Forgejo
+/// behind a limiter) or GitLab's `ratelimit-reset` (at least one second);
+/// otherwise one minute.
 pub fn rate_limit_wait(resp: &Response, now_unix: u64) -> Option<Duration> {
     let retry_after = resp
         .header("retry-after")
@@ -380,8 +382,9 @@ pub fn rate_limit_wait(resp: &Response, now_unix: u64) -> Option<Duration> {
     if let Some(s) = retry_after {
         return Some(Duration::from_secs(s.max(1)));
     }
-    if let Some(reset) = resp
-        .header("x-ratelimit-reset")
+    if let Some(reset) = ["x-ratelimit-reset", "ratelimit-reset"]
+        .iter()
+        .find_map(|h| resp.header(h))
         .and_then(|v| v.trim().parse::<u64>().ok())
     {
         return Some(Duration::from_secs(reset.saturating_sub(now_unix).max(1)));
@@ -494,6 +497,11 @@ mod tests {
                 1000
             ),
             Some(Duration::from_secs(1))
+        );
+        // GitLab's reset header (a Unix time) when there is no Retry-After.
+        assert_eq!(
+            rate_limit_wait(&resp(429, &[("ratelimit-reset", "1030")]), 1000),
+            Some(Duration::from_secs(30))
         );
         assert_eq!(
             rate_limit_wait(&resp(429, &[]), 0),

@@ -1,23 +1,29 @@
-//! The Forgejo adapter against a scripted server on 127.0.0.1: the merged
-//! state, D8 dismissed reviews, D9 permissions, `X-Total-Count` paging, the
-//! deleted-account placeholder, and the sources not collected yet recorded
-//! as `unsupported` gaps.
+//! The Forgejo adapter against a scripted server on 127.0.0.1 (no test
+//! reaches the network): the merged state, D8 dismissed reviews and review
+//! threads keyed by their root comment, D9 permissions, `X-Total-Count`
+//! paging to the profile's bounds, rate limits, typed 401/404 errors that
+//! never show the token, deleted authors, unmapped values, and checks
+//! recorded as an `unsupported` gap.
 
 #[path = "fixtures/forgejo/scenario.rs"]
 mod scenario;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
 
 use probity_core::context::assemble::assemble;
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
-use probity_forge::fixture::{Reply, ScriptServer};
+use probity_forge::fixture::{Reply, Script, ScriptServer};
 use probity_forge::forgejo::Forgejo;
-use probity_forge::http::{Limits, SystemSleeper, Token};
+use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
 };
-use scenario::REPO;
+use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "forgejo-test-token-42";
 
@@ -28,6 +34,36 @@ fn adapter(server: &ScriptServer) -> Forgejo<SystemSleeper> {
         Some(Token::new(TOKEN.into()).unwrap()),
         Limits::default(),
         SystemSleeper,
+    )
+    .unwrap()
+}
+
+#[derive(Debug, Clone, Default)]
+struct FakeSleeper {
+    slept: Rc<RefCell<Vec<Duration>>>,
+    now: u64,
+}
+
+impl Sleeper for FakeSleeper {
+    fn sleep(&mut self, d: Duration) {
+        self.slept.borrow_mut().push(d);
+    }
+    fn now_unix(&self) -> u64 {
+        self.now
+    }
+}
+
+fn slow_adapter(
+    server: &ScriptServer,
+    sleeper: FakeSleeper,
+    limits: Limits,
+) -> Forgejo<FakeSleeper> {
+    Forgejo::new(
+        server.base(),
+        "acme/widgets",
+        Some(Token::new(TOKEN.into()).unwrap()),
+        limits,
+        sleeper,
     )
     .unwrap()
 }
@@ -86,27 +122,25 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
     assert_eq!(role("301").as_deref(), Some("write"));
     assert_eq!(role("302").as_deref(), Some("admin"));
     assert_eq!(role("303").as_deref(), Some("admin"));
-    // Threads and checks are not collected: never an empty history.
+    // Review threads are collected (see the D8 test); checks are not:
+    // never an empty history.
+    assert_eq!(input.threads.len(), 2);
     let gaps: Vec<_> = input
         .acquisition_gaps
         .iter()
         .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
         .collect();
-    assert_eq!(
-        gaps,
-        [
-            ("checks", "unsupported", 1),
-            ("comments", "unsupported", 1),
-            ("reviews", "unsupported", 1),
-        ]
-    );
+    assert_eq!(gaps, [("checks", "unsupported", 1)]);
     let a = assemble(&input).unwrap();
     assert_eq!(a.gaps.count(GapScope::Checks, GapCode::Unsupported), 1);
+    // The two deleted authors (the Ghost placeholder, `user: null`).
     assert_eq!(
         a.gaps
             .count(GapScope::Comments, GapCode::AuthorizationFailed),
-        1
+        2
     );
+    assert_eq!(a.gaps.count(GapScope::Reviews, GapCode::InvalidMetadata), 0);
+    assert!(a.tree.files().contains_key("state/threads.json"));
     for r in server.seen() {
         assert_eq!(
             r.headers.get("authorization").map(String::as_str),
@@ -182,4 +216,361 @@ fn unmapped_values_are_invalid_metadata() {
         )
         .unwrap();
     assert_eq!((l.items.len(), l.invalid), (1, 1));
+}
+
+/// D8 (Forgejo): review comments are grouped into threads by Forgejo's own
+/// conversation key (review, file, signed line); a thread's identity and
+/// `created_at` are its root comment's, later comments reply to the root,
+/// the root's `resolver` resolves it, and `outdated` is never inferred.
+#[test]
+fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
+    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let window = Window {
+        max_records: 100,
+        selection: RecordSelection::Newest,
+    };
+    let t = adapter(&server).review_threads(9, window).unwrap();
+    assert_eq!((t.threads.invalid, t.comments.invalid), (0, 0));
+    let threads: Vec<_> = t.threads.items.iter().collect();
+    assert_eq!(threads.len(), 2);
+    let cache = threads
+        .iter()
+        .find(|t| t.path.as_deref() == Some("src/cache.rs"))
+        .unwrap();
+    // The root is the first comment in forge order, whatever the API order.
+    assert_eq!(cache.id.as_deref(), Some("9101"));
+    assert_eq!(cache.comment_ids, ["9101", "9102"]);
+    assert_eq!(
+        cache.created_at.as_deref(),
+        Some("2026-09-08T13:00:00.000000000Z")
+    );
+    assert_eq!(cache.replies.len(), 1);
+    assert_eq!(
+        (
+            cache.replies[0].comment_id.as_str(),
+            cache.replies[0].parent_comment_id.as_str()
+        ),
+        ("9102", "9101")
+    );
+    assert_eq!(cache.review_id.as_deref(), Some("601"));
+    assert_eq!(
+        (cache.line, cache.side.as_deref()),
+        (Some(12), Some("right"))
+    );
+    assert_eq!(cache.reviewed_sha.as_deref(), Some(scenario::HEAD));
+    assert!(cache.resolved && !cache.outdated);
+    assert_eq!(cache.resolved_by_actor_id.as_deref(), Some("303"));
+    assert_eq!(t.resolvers.len(), 1);
+    // An old-side line is `left`; its author was deleted.
+    let lib = threads
+        .iter()
+        .find(|t| t.path.as_deref() == Some("src/lib.rs"))
+        .unwrap();
+    assert_eq!(lib.id.as_deref(), Some("9103"));
+    assert_eq!((lib.line, lib.side.as_deref()), (Some(4), Some("left")));
+    assert!(!lib.resolved && lib.resolved_by_actor_id.is_none());
+    let deleted = t
+        .comments
+        .items
+        .iter()
+        .find(|c| c.record.id.as_deref() == Some("9103"))
+        .unwrap();
+    assert_eq!(deleted.author.id(), None);
+    // Only the review with code comments was asked for them; the reviews
+    // were listed once.
+    let seen = server.seen();
+    let asked: Vec<_> = seen
+        .iter()
+        .filter(|r| r.target.contains("/comments") && r.target.contains("/reviews/"))
+        .map(|r| r.target.clone())
+        .collect();
+    assert_eq!(asked, [format!("{REPO}/pulls/9/reviews/601/comments")]);
+
+    // A comment without its time makes its whole conversation
+    // invalid_metadata, never a thread with a guessed time.
+    let bad = include_str!("fixtures/forgejo/pull-9-review-601-comments.json").replace(
+        r#""created_at": "2026-09-08T15:30:00+02:00""#,
+        r#""created_at": "yesterday""#,
+    );
+    let script = scenario::pull_9().get(
+        &format!("{REPO}/pulls/9/reviews/601/comments"),
+        vec![Reply::json(bad)],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let t = adapter(&server).review_threads(9, window).unwrap();
+    assert_eq!(t.threads.items.len(), 1);
+    assert_eq!((t.threads.invalid, t.comments.invalid), (1, 2));
+}
+
+/// D8 (Forgejo): a submitted review with `dismissed: true` maps to
+/// `dismissed` whatever its native state; an unsubmitted review request is
+/// omitted.
+#[test]
+fn d8_a_dismissed_review_is_dismissed() {
+    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let l = adapter(&server)
+        .reviews(
+            9,
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Oldest,
+            },
+        )
+        .unwrap();
+    let states: Vec<_> = l
+        .items
+        .iter()
+        .map(|r| (r.record.id.as_deref().unwrap(), r.record.state.as_str()))
+        .collect();
+    // 602 is natively APPROVED with dismissed: true; 603 is a request.
+    assert_eq!(states, [("601", "changes_requested"), ("602", "dismissed")]);
+    // The API exposes neither who dismissed it nor when.
+    assert_eq!(l.items[1].record.dismissed_by_actor_id, None);
+}
+
+/// D9: Forgejo permissions map owner/admin → admin, write → write, read →
+/// read, none → none; anything else, or a failed lookup, leaves the actor
+/// unverified (fail closed).
+#[test]
+fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
+    let perm = |p: &str| format!(r#"{{ "permission": "{p}", "role_name": "{p}" }}"#);
+    let script = scenario::pull_9()
+        .get(
+            &format!("{REPO}/collaborators/alice/permission"),
+            vec![Reply::json(perm("read"))],
+        )
+        .get(
+            &format!("{REPO}/collaborators/bob/permission"),
+            vec![Reply::json(perm("maintain"))],
+        )
+        .get(
+            &format!("{REPO}/collaborators/carol/permission"),
+            vec![not_found()],
+        );
+    let server = ScriptServer::start(script).unwrap();
+    let mut fj = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 9);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let role = |id: &str| {
+        let a = input.actors.iter().find(|a| a.id == id).unwrap();
+        (a.role.clone(), a.role_verified)
+    };
+    assert_eq!(role("301"), (Some("read".into()), true));
+    assert_eq!(role("302"), (None, false), "maintain is not a Forgejo row");
+    assert_eq!(role("303"), (None, false), "a 404 is unverified");
+    for (native, v1) in [
+        ("owner", "admin"),
+        ("admin", "admin"),
+        ("write", "write"),
+        ("none", "none"),
+    ] {
+        let script = scenario::pull_9().get(
+            &format!("{REPO}/collaborators/alice/permission"),
+            vec![Reply::json(perm(native))],
+        );
+        let server = ScriptServer::start(script).unwrap();
+        let mut fj = adapter(&server);
+        let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+        let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
+        assert_eq!(alice.role.as_deref(), Some(v1), "{native}");
+    }
+}
+
+#[test]
+fn deleted_authors_are_null_and_never_admitted() {
+    // `user: null` and the Ghost placeholder (id -1); the Actions user
+    // (id -2) is an account no table maps.
+    let comments = r#"[
+      { "id": 7201, "user": null, "body": "Orphaned.", "created_at": "2026-08-02T11:00:00+02:00", "updated_at": "2026-08-02T11:00:00+02:00" },
+      { "id": 7202, "user": { "id": -1, "login": "Ghost", "username": "Ghost" }, "body": "Ghosted.", "created_at": "2026-08-02T12:00:00+02:00", "updated_at": "2026-08-02T12:00:00+02:00" },
+      { "id": 7203, "user": { "id": -2, "login": "forgejo-actions", "username": "forgejo-actions" }, "body": "From a workflow.", "created_at": "2026-08-02T13:00:00+02:00", "updated_at": "2026-08-02T13:00:00+02:00" }
+    ]"#;
+    let script = scenario::issue_4().get(
+        &format!("{REPO}/issues/4/comments"),
+        vec![Reply::json(comments)],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut fj = adapter(&server);
+    let req = request(EntityKind::WorkItem, 4);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    let author = |id: &str| {
+        input
+            .comments
+            .iter()
+            .find(|c| c.id.as_deref() == Some(id))
+            .unwrap()
+            .author_id
+            .clone()
+    };
+    assert_eq!(author("7201"), None);
+    assert_eq!(author("7202"), None);
+    assert_eq!(author("7203").as_deref(), Some("-2"));
+    assert!(input.actors.iter().all(|a| a.id != "-1" && a.id != "-2"));
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    assert_eq!(gaps, [("actors", "invalid_metadata", 1)]);
+    let a = assemble(&input).unwrap();
+    // The deleted authors are not admitted; the unmapped account's record
+    // has no actor row to admit it by.
+    assert_eq!(
+        a.gaps
+            .count(GapScope::Comments, GapCode::AuthorizationFailed),
+        2
+    );
+    assert_eq!(
+        a.gaps.count(GapScope::Comments, GapCode::InvalidMetadata),
+        1
+    );
+}
+
+#[test]
+fn a_profile_bound_fetch_is_a_profile_bound_gap() {
+    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let mut fj = adapter(&server);
+    let mut profile = default_profile(EntityKind::ChangeProposal);
+    profile.bounds.max_records_per_source = 1;
+    profile.record_selection = "oldest".into();
+    let req = request(EntityKind::ChangeProposal, 9);
+    let input = collect(&mut fj, &req, &profile).unwrap();
+    // Page 1 of the reviews (two of three) is read; X-Total-Count says one
+    // is left.
+    let gap = input
+        .acquisition_gaps
+        .iter()
+        .find(|g| g.scope == "reviews")
+        .unwrap();
+    assert_eq!((gap.code.as_str(), gap.count), ("profile_bound", 1));
+    assert!(
+        server
+            .seen()
+            .iter()
+            .all(|r| !r.target.ends_with("reviews?limit=50&page=2")),
+        "no page beyond the window was read"
+    );
+    let a = assemble(&input).unwrap();
+    assert!(a.gaps.count(GapScope::Reviews, GapCode::ProfileBound) >= 1);
+}
+
+#[test]
+fn a_rate_limit_is_waited_out_then_retried() {
+    let comments = format!("{REPO}/issues/4/comments");
+    // Retry-After first, then a reset time only (X-RateLimit-Reset).
+    let script = scenario::issue_4().get(
+        &comments,
+        vec![
+            rate_limited(Some(3), None),
+            rate_limited(None, Some(1010)),
+            Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")),
+        ],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper {
+        now: 1000,
+        ..FakeSleeper::default()
+    };
+    let mut fj = slow_adapter(&server, sleeper.clone(), Limits::default());
+    let req = request(EntityKind::WorkItem, 4);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert_eq!(input.comments.len(), 1);
+    assert!(input.acquisition_gaps.is_empty());
+    assert_eq!(
+        *sleeper.slept.borrow(),
+        [Duration::from_secs(3), Duration::from_secs(10)]
+    );
+    let asked = server
+        .seen()
+        .iter()
+        .filter(|r| r.target == comments)
+        .count();
+    assert_eq!(asked, 3);
+}
+
+#[test]
+fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
+    let limits = Limits {
+        max_total_wait: Duration::from_secs(20),
+        ..Limits::default()
+    };
+    // The repository (required): a typed error, nothing slept.
+    let script = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper::default();
+    let mut fj = slow_adapter(&server, sleeper.clone(), limits);
+    let req = request(EntityKind::WorkItem, 4);
+    let e = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::RateLimited { waited_secs: 0, .. })
+        ),
+        "{e:?}"
+    );
+    assert!(sleeper.slept.borrow().is_empty());
+    assert!(!e.to_string().contains(TOKEN) && !format!("{e:?}").contains(TOKEN));
+
+    // An optional listing: the total is shared, then a fetch_failed gap.
+    let script = scenario::issue_4().get(
+        &format!("{REPO}/issues/4/comments"),
+        vec![rate_limited(Some(15), None), rate_limited(Some(15), None)],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper::default();
+    let mut fj = slow_adapter(&server, sleeper.clone(), limits);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert!(input.comments.is_empty());
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
+    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
+}
+
+#[test]
+fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
+    let server = ScriptServer::start(Script::new().get(REPO, vec![unauthorized()])).unwrap();
+    let mut fj = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 9);
+    let e = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::Unauthorized { status: 401, .. })
+        ),
+        "{e:?}"
+    );
+    for shown in [e.to_string(), format!("{e:?}"), format!("{fj:?}")] {
+        assert!(!shown.contains(TOKEN), "{shown}");
+    }
+
+    let script = scenario::pull_9().get(&format!("{REPO}/pulls/9"), vec![not_found()]);
+    let server = ScriptServer::start(script).unwrap();
+    let mut fj = adapter(&server);
+    let e = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::NotFound { status: 404, .. })
+        ),
+        "{e:?}"
+    );
+    for shown in [e.to_string(), format!("{e:?}"), format!("{fj:?}")] {
+        assert!(!shown.contains(TOKEN), "{shown}");
+    }
+    // A refused optional listing is a fetch_failed gap, never an empty
+    // history.
+    let script = scenario::pull_9().get(&format!("{REPO}/issues/9/comments"), vec![unauthorized()]);
+    let server = ScriptServer::start(script).unwrap();
+    let mut fj = adapter(&server);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    assert!(
+        input
+            .acquisition_gaps
+            .iter()
+            .any(|g| g.scope == "comments" && g.code == "fetch_failed")
+    );
 }

@@ -1,16 +1,21 @@
 //! Forgejo (API v1) behind the forge port: the repository, the entity,
-//! issue comments, formal reviews and permissions (D9).
+//! issue comments, formal reviews (D8 `dismissed`), review threads (D8: a
+//! conversation is Forgejo's own key, the review, the file and the signed
+//! line, and its identity is its root comment's ID) and permissions (D9).
 //!
-//! Not collected yet, each an `unsupported` gap of its scope (never an empty
-//! history): review threads (the API groups review comments into
-//! conversations without exposing the grouping, D8's root comment ID), and
-//! checks (Actions tasks expose no terminal timestamp). Forgejo exposes no
-//! bot flag: every account with a positive ID is a human; the deleted-account
-//! placeholder (ID -1) is a deleted author.
+//! Not collected yet, an `unsupported` gap of its scope (never an empty
+//! history): checks (commit statuses expose no start time, Actions tasks no
+//! terminal time; see `docs/context.md`). Forgejo exposes no bot flag: every
+//! account with a positive ID is a human; the deleted-account placeholder
+//! (ID -1) is a deleted author.
 
 pub mod map;
 
-use probity_core::context::input::{CommentInput, EntityInput, ReviewInput};
+use std::collections::BTreeMap;
+
+use probity_core::context::input::{
+    CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
+};
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::types::{ActorRole, EntityKind};
 use probity_ports::forge::{
@@ -150,6 +155,8 @@ pub struct Forgejo<S: Sleeper> {
     client: Client<S>,
     owner: String,
     name: String,
+    /// The change proposal's reviews, read once for reviews and threads.
+    reviews: Option<(Vec<Value>, u64)>,
 }
 
 impl<S: Sleeper> Forgejo<S> {
@@ -179,6 +186,7 @@ impl<S: Sleeper> Forgejo<S> {
             client,
             owner: owner.to_owned(),
             name: name.to_owned(),
+            reviews: None,
         })
     }
 
@@ -262,6 +270,148 @@ impl<S: Sleeper> Forgejo<S> {
         }
         Ok((out.clone(), total.saturating_sub(out.len() as u64)))
     }
+}
+
+impl<S: Sleeper> Forgejo<S> {
+    fn raw_reviews(
+        &mut self,
+        number: u64,
+        window: Window,
+    ) -> Result<(Vec<Value>, u64), ForgeError> {
+        if let Some(r) = &self.reviews {
+            return Ok(r.clone());
+        }
+        let path = format!("{}/pulls/{number}/reviews", self.repo_path());
+        let r = self.list(&path, window)?;
+        self.reviews = Some(r.clone());
+        Ok(r)
+    }
+}
+
+/// A review comment's conversation: Forgejo's own key (the review, the
+/// file, and the signed line: `position` on the new side, else
+/// `original_position` on the old side), as its web view and its
+/// `FetchCodeConversation` group comments.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct ConversationKey {
+    review: u64,
+    path: String,
+    /// `right` for a new-side line, `left` for an old-side one.
+    side: Option<&'static str>,
+    line: Option<u64>,
+}
+
+fn conversation_key(review: u64, c: &Value) -> ConversationKey {
+    let pos = c.get("position").and_then(Value::as_u64).filter(|n| *n > 0);
+    let orig = c
+        .get("original_position")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0);
+    let (side, line) = match (pos, orig) {
+        (Some(l), _) => (Some("right"), Some(l)),
+        (None, Some(l)) => (Some("left"), Some(l)),
+        (None, None) => (None, None),
+    };
+    ConversationKey {
+        review,
+        path: s(c, "path").unwrap_or("").to_owned(),
+        side,
+        line,
+    }
+}
+
+/// D8: review comments grouped into threads. A thread is one conversation
+/// ([`ConversationKey`]); its comments in forge order (creation time, then
+/// ID); its identity and `created_at` are its root (first) comment's;
+/// every later comment replies to the root (the API has no reply edge). It
+/// is resolved when the root comment names a `resolver` (Forgejo marks the
+/// conversation on its first comment); a deleted resolver leaves
+/// `resolved_by_actor_id` null. `outdated` is `false`: the API exposes no
+/// such observation and it is never inferred. A conversation with a
+/// comment that lacks its ID or a valid time is `invalid_metadata` as a
+/// whole (and its comments are counted too).
+pub fn group_threads(comments: &[(u64, Value)]) -> FetchedThreads {
+    let mut groups: BTreeMap<ConversationKey, Vec<&Value>> = BTreeMap::new();
+    for (review, c) in comments {
+        groups
+            .entry(conversation_key(*review, c))
+            .or_default()
+            .push(c);
+    }
+    let mut out = FetchedThreads::default();
+    for (key, members) in groups {
+        let mapped: Result<Vec<Authored<CommentInput>>, MapError> =
+            members.iter().map(|c| comment(c)).collect();
+        let Ok(mut mapped) = mapped.map_err(|_| ()).and_then(|m| {
+            if m.iter().any(|c| c.record.created_at.is_none()) {
+                Err(())
+            } else {
+                Ok(m)
+            }
+        }) else {
+            out.threads.invalid += 1;
+            out.comments.invalid += members.len() as u64;
+            continue;
+        };
+        // Forge order: creation time (canonical, so it sorts), then ID.
+        let order = |c: &Authored<CommentInput>| {
+            let id: u64 = c
+                .record
+                .id
+                .as_deref()
+                .and_then(|i| i.parse().ok())
+                .unwrap_or(0);
+            (c.record.created_at.clone(), id)
+        };
+        mapped.sort_by_key(order);
+        let ids: Vec<String> = mapped.iter().filter_map(|c| c.record.id.clone()).collect();
+        let Some(root_id) = ids.first().cloned() else {
+            continue;
+        };
+        let root = members
+            .iter()
+            .find(|c| num_id(c, "id").as_deref() == Some(root_id.as_str()))
+            .copied();
+        let resolver = root
+            .and_then(|r| r.get("resolver"))
+            .filter(|u| !u.is_null());
+        let resolved_by = match resolver.map(|u| author(Some(u))) {
+            Some(Author::Actor(a)) => Some(a),
+            _ => None,
+        };
+        let reviewed_sha = root
+            .and_then(|r| s(r, "commit_id"))
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned);
+        out.threads.items.push(ThreadInput {
+            id: Some(root_id.clone()),
+            created_at: mapped.first().and_then(|c| c.record.created_at.clone()),
+            comment_ids: ids.clone(),
+            replies: ids[1..]
+                .iter()
+                .map(|c| ReplyInput {
+                    comment_id: c.clone(),
+                    parent_comment_id: root_id.clone(),
+                })
+                .collect(),
+            review_id: Some(key.review.to_string()),
+            reviewed_sha,
+            path: Some(key.path).filter(|p| !p.is_empty()),
+            line: key.line.and_then(|l| i64::try_from(l).ok()),
+            side: key.side.map(str::to_owned),
+            start_line: None,
+            original_line: None,
+            original_start_line: None,
+            original_side: None,
+            resolved: resolver.is_some(),
+            resolved_by_actor_id: resolved_by.as_ref().map(|a| a.id.clone()),
+            outdated: false,
+            minimized: None,
+        });
+        out.resolvers.extend(resolved_by);
+        out.comments.items.extend(mapped);
+    }
+    out
 }
 
 impl<S: Sleeper> ForgePort for Forgejo<S> {
@@ -359,8 +509,7 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
         number: u64,
         window: Window,
     ) -> Result<Listing<Authored<ReviewInput>>, ForgeError> {
-        let path = format!("{}/pulls/{number}/reviews", self.repo_path());
-        let (raw, beyond) = self.list(&path, window)?;
+        let (raw, beyond) = self.raw_reviews(number, window)?;
         let mut out = Listing {
             beyond_window: beyond,
             ..Listing::default()
@@ -375,10 +524,36 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
         Ok(out)
     }
 
-    fn review_threads(&mut self, number: u64, _: Window) -> Result<FetchedThreads, ForgeError> {
-        Err(ForgeError::Unsupported {
-            what: format!("{}/pulls/{number} review threads", self.repo_path()),
-        })
+    /// D8: the review comments of every submitted review in the window
+    /// (`GET …/pulls/{n}/reviews/{id}/comments`, one unpaged response per
+    /// review), grouped into conversations by [`group_threads`]. The
+    /// threads of reviews beyond the window are not read: the reviews'
+    /// own `profile_bound` gap already marks the scope partial.
+    fn review_threads(
+        &mut self,
+        number: u64,
+        window: Window,
+    ) -> Result<FetchedThreads, ForgeError> {
+        let (raw, _) = self.raw_reviews(number, window)?;
+        let base = format!("{}/pulls/{number}/reviews", self.repo_path());
+        let mut comments = Vec::new();
+        for r in &raw {
+            // Unsubmitted requests hold no visible comments.
+            if matches!(s(r, "state"), Some("PENDING" | "REQUEST_REVIEW")) {
+                continue;
+            }
+            let Some(rid) = r.get("id").and_then(Value::as_u64) else {
+                continue;
+            };
+            if r.get("comments_count").and_then(Value::as_u64) == Some(0) {
+                continue;
+            }
+            let path = format!("{base}/{rid}/comments");
+            let (v, _) = self.get(&path)?;
+            let list = v.as_array().ok_or_else(|| malformed(&path, "not a list"))?;
+            comments.extend(list.iter().map(|c| (rid, c.clone())));
+        }
+        Ok(group_threads(&comments))
     }
 
     fn checks(&mut self, head_sha: &str, _: Window) -> Result<Listing<FetchedCheck>, ForgeError> {
