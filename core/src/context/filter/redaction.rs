@@ -46,14 +46,13 @@ pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> V
 /// The digit scan, run once per text and only when a detector needs it.
 struct LazyDigits<'a> {
     s: &'a str,
-    classes: &'a Classes,
     scan: Option<DigitScan>,
 }
 
 impl LazyDigits<'_> {
     fn get(&mut self) -> &DigitScan {
-        let (s, classes) = (self.s, self.classes);
-        self.scan.get_or_insert_with(|| digit_scan(s, classes))
+        let s = self.s;
+        self.scan.get_or_insert_with(|| digit_scan(s))
     }
 }
 
@@ -101,11 +100,7 @@ pub(super) fn secret_spans_with(
     s: &str,
     t: &Triggered,
 ) -> Vec<Span> {
-    let mut digits = LazyDigits {
-        s,
-        classes: &e.classes,
-        scan: None,
-    };
+    let mut digits = LazyDigits { s, scan: None };
     let mut spans = Vec::new();
     for (p, d) in e.secrets.iter().enumerate() {
         if !t.secrets[p] {

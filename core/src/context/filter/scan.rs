@@ -79,17 +79,12 @@ impl ByteClass {
 pub(super) struct Classes {
     /// `[A-Za-z0-9/+]`.
     pub(super) base64: ByteClass,
-    /// Digits and the separators of SSNs and cards: `[0-9 .-]`.
-    digit_sep: ByteClass,
 }
 
 impl Classes {
     pub(super) fn new() -> Classes {
         Classes {
             base64: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+'),
-            digit_sep: ByteClass::new(|b| {
-                b.is_ascii_digit() || b == b' ' || b == b'.' || b == b'-'
-            }),
         }
     }
 }
@@ -121,62 +116,19 @@ fn byte_in(b: &[u8], at: usize, set: &[u8]) -> bool {
     b.get(at).is_some_and(|c| set.contains(c))
 }
 
-/// Candidates of the SSN and card shapes lie wholly inside runs of
-/// `[0-9 .-]` of 11 bytes or more (`ddd-dd-dddd` is the shortest); IBAN
-/// starts are two letters before a run of two or more digits.
-pub(super) fn digit_scan(s: &str, classes: &Classes) -> DigitScan {
+/// One pass over the maximal runs of ASCII digits (found eight bytes at a
+/// time): the SSN and dotted-card shapes that start with a run, the chains
+/// of runs joined by single spaces or dashes (cards), and the IBAN starts.
+pub(super) fn digit_scan(s: &str) -> DigitScan {
     let b = s.as_bytes();
     let mut out = DigitScan::default();
-    for (from, to) in class_runs(s, &classes.digit_sep, 11) {
-        shapes(&b[..to], from, &mut out);
-    }
-    out.iban = iban_starts(b);
-    out
-}
-
-/// The matches of `[A-Za-z]{2}[0-9]{2}`: two letters before a run of two
-/// or more digits. Any two consecutive bytes hold an even index, so only
-/// even indices are read until a digit turns up.
-fn iban_starts(b: &[u8]) -> Ranges {
-    let mut out = Vec::new();
-    let mut j = 0;
-    while j < b.len() {
-        if !b[j].is_ascii_digit() {
-            j += 2;
-            continue;
-        }
-        let mut a = j;
-        while a > 0 && b[a - 1].is_ascii_digit() {
-            a -= 1;
-        }
-        let mut z = j + 1;
-        while z < b.len() && b[z].is_ascii_digit() {
-            z += 1;
-        }
-        if z - a >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic()
-        {
-            out.push((a - 2, a + 2));
-        }
-        // `b[z]` is not a digit: the next run starts after it.
-        j = z + 1;
-    }
-    out
-}
-
-/// The SSN, dotted-card and card-chain candidates in `b[from..]` (`b` ends
-/// where the run of `[0-9 .-]` ends, so no shape is cut).
-fn shapes(b: &[u8], from: usize, out: &mut DigitScan) {
     // The current chain of digit runs joined by single spaces or dashes:
     // its start, digit count and the end of its last run.
     let (mut chain_start, mut chain_digits, mut chain_end) = (0usize, 0usize, usize::MAX);
     let mut chain_reported = false;
-    let mut i = from;
-    while i < b.len() {
-        let Some(k) = b[i..].iter().position(u8::is_ascii_digit) else {
-            break;
-        };
-        let a = i + k;
-        let mut z = a;
+    let mut i = 0;
+    while let Some(a) = next_digit(b, i) {
+        let mut z = a + 1;
         while z < b.len() && b[z].is_ascii_digit() {
             z += 1;
         }
@@ -200,6 +152,9 @@ fn shapes(b: &[u8], from: usize, out: &mut DigitScan) {
         {
             out.dotted.push(z - 4);
         }
+        if len >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {
+            out.iban.push((a - 2, a + 2));
+        }
         // This run continues the chain when exactly one space or dash
         // separates it from the previous run.
         if chain_end != usize::MAX && a == chain_end + 1 && byte_in(b, chain_end, b" -") {
@@ -216,6 +171,32 @@ fn shapes(b: &[u8], from: usize, out: &mut DigitScan) {
         }
         i = z;
     }
+    out
+}
+
+/// The first ASCII digit at or after `i`.
+fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
+    const fn lanes(n: u8) -> u64 {
+        u64::from_le_bytes([n; 8])
+    }
+    while let Some(w) = b.get(i..i + 8) {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(w);
+        let x = u64::from_le_bytes(x);
+        // Per byte, exactly: `x ^ 0x30` is below 10 (no carry crosses a
+        // byte: the low seven bits plus 0x76 stay below 0x100).
+        let y = x ^ lanes(0x30);
+        let ten_or_more = ((y & lanes(0x7F)) + lanes(0x76)) & lanes(0x80);
+        let digits = !(y | ten_or_more) & lanes(0x80);
+        if digits != 0 {
+            return Some(i + (digits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b.get(i..)?
+        .iter()
+        .position(u8::is_ascii_digit)
+        .map(|k| i + k)
 }
 
 /// The line of `s` holding byte `at`: (start, end), the end at its line
