@@ -568,3 +568,78 @@ fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
         3
     );
 }
+
+/// D7: a GitHub check run has no creation time of its own; it takes the
+/// Actions job's `created_at` (the job's ID is the check run's ID), and a
+/// check with no job (a third-party app) has none: `invalid_metadata`,
+/// never a runner-observed time.
+#[test]
+fn d7_check_creation_time_is_the_actions_jobs_created_at() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let l = gh
+        .checks(
+            scenario::HEAD,
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Newest,
+            },
+        )
+        .unwrap();
+    let created = |id: &str| {
+        l.items
+            .iter()
+            .find(|c| c.check.id.as_deref() == Some(id))
+            .unwrap()
+            .check
+            .created_at
+            .clone()
+    };
+    // The job's created_at (10:16:00), not the run's started_at (10:16:05).
+    assert_eq!(
+        created("CR_kwDOAcme0111").as_deref(),
+        Some("2026-09-08T10:16:00.000000000Z")
+    );
+    assert_eq!(created("CR_kwDOAcme0113"), None);
+    let seen = server.seen();
+    assert!(
+        seen.iter()
+            .any(|r| r.target == format!("{REPO}/actions/jobs/111"))
+    );
+    // The third-party check's job lookup answers 404: no job, no time.
+    let input = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap();
+    let a = assemble(&input).unwrap();
+    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
+}
+
+/// D8 (GitHub): a review thread's identity is its GraphQL node ID and its
+/// `created_at` its first comment's.
+#[test]
+fn d8_a_review_thread_is_its_node_id_and_first_comment_time() {
+    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let t = gh
+        .review_threads(
+            42,
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Newest,
+            },
+        )
+        .unwrap();
+    let th = &t.threads.items[0];
+    assert_eq!(th.id.as_deref(), Some("PRRT_kwDOAcme0001"));
+    assert_eq!(
+        th.created_at.as_deref(),
+        Some("2026-09-08T13:00:00.000000000Z")
+    );
+    assert_eq!(
+        th.comment_ids.first().map(String::as_str),
+        Some("PRRC_kwDOAcme0001")
+    );
+}

@@ -1,23 +1,30 @@
-//! The GitLab adapter against a scripted server on 127.0.0.1: `X-Next-Page`
-//! pagination, D10 issue discussions, merge-request threads, jobs as
-//! checks, bots established through the users API, and the collected input
+//! The GitLab adapter against a scripted server on 127.0.0.1 (no test
+//! reaches the network): `X-Next-Page` pagination to the profile's bounds,
+//! D10 issue discussions, merge-request threads (D8: the discussion ID),
+//! jobs as checks, bots established through the users API, rate limits
+//! (`Retry-After`, `RateLimit-Reset`), typed 401/404 errors that never show
+//! the token, deleted authors, unmapped values, and the collected input
 //! assembled end to end.
 
 #[path = "fixtures/gitlab/scenario.rs"]
 mod scenario;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
 use probity_core::context::assemble::assemble;
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
-use probity_forge::fixture::{Reply, ScriptServer};
+use probity_forge::fixture::{Reply, Script, ScriptServer};
 use probity_forge::gitlab::GitLab;
-use probity_forge::http::{Limits, SystemSleeper, Token};
+use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
 };
-use scenario::PROJECT;
+use scenario::{PROJECT, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "glpat-test-0123456789";
 
@@ -32,6 +39,44 @@ fn adapter(server: &ScriptServer) -> GitLab<SystemSleeper> {
     .unwrap()
 }
 
+#[derive(Debug, Clone, Default)]
+struct FakeSleeper {
+    slept: Rc<RefCell<Vec<Duration>>>,
+    now: u64,
+}
+
+impl Sleeper for FakeSleeper {
+    fn sleep(&mut self, d: Duration) {
+        self.slept.borrow_mut().push(d);
+    }
+    fn now_unix(&self) -> u64 {
+        self.now
+    }
+}
+
+fn slow_adapter(
+    server: &ScriptServer,
+    sleeper: FakeSleeper,
+    limits: Limits,
+) -> GitLab<FakeSleeper> {
+    GitLab::new(
+        server.base(),
+        "acme/widgets",
+        Some(Token::new(TOKEN.into()).unwrap()),
+        limits,
+        sleeper,
+    )
+    .unwrap()
+}
+
+fn gaps(input: &probity_core::context::input::ContextInput) -> Vec<(String, String, i64)> {
+    input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.clone(), g.code.clone(), g.count))
+        .collect()
+}
+
 fn request(kind: EntityKind, number: u64) -> CollectRequest {
     CollectRequest {
         forge: Forge::Gitlab,
@@ -41,6 +86,9 @@ fn request(kind: EntityKind, number: u64) -> CollectRequest {
     }
 }
 
+/// Also D8 (GitLab): a merge request's non-individual discussion is a
+/// thread whose identity is the discussion `id` and whose `created_at` is
+/// its first note's.
 #[test]
 fn a_merge_request_is_collected_and_assembles() {
     let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
@@ -145,8 +193,10 @@ fn a_merge_request_is_collected_and_assembles() {
     assert_eq!(pages, 2);
 }
 
+/// D10: every note of an issue's discussions is staged as a comment, and
+/// an issue has no threads (threads exist only for merge requests).
 #[test]
-fn issue_discussion_notes_are_comments_without_threads() {
+fn d10_issue_discussion_notes_are_comments_without_threads() {
     let server = ScriptServer::start(scenario::issue_3()).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::WorkItem, 3);
@@ -241,4 +291,274 @@ fn unmapped_states_and_missing_entities_are_typed() {
         "{e:?}"
     );
     assert!(!format!("{e}").contains(TOKEN));
+}
+
+/// D8 (GitLab): the thread ID is the opaque discussion `id`, its time the
+/// first note's `created_at`; later notes reply to the first.
+#[test]
+fn d8_a_merge_request_thread_is_its_discussion() {
+    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let t = adapter(&server)
+        .review_threads(
+            5,
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Oldest,
+            },
+        )
+        .unwrap();
+    assert_eq!(t.threads.items.len(), 1);
+    let th = &t.threads.items[0];
+    assert_eq!(
+        th.id.as_deref(),
+        Some("3107030b7a2b4f7a8d0d8e2c0ad9c7d8b1b2c3d4")
+    );
+    assert_eq!(
+        th.created_at.as_deref(),
+        Some("2026-09-08T13:00:00.000000000Z")
+    );
+    assert_eq!(th.comment_ids, ["1203", "1204"]);
+    assert_eq!(th.reviewed_sha.as_deref(), Some(scenario::HEAD));
+    assert_eq!(th.path.as_deref(), Some("src/cache.rs"));
+    // Individual notes are comments, not threads.
+    assert_eq!(t.comments.items.len(), 2);
+}
+
+#[test]
+fn deleted_authors_are_null_and_never_admitted() {
+    // `author: null` on one note, the ghost account on another.
+    let page2 = include_str!("fixtures/gitlab/mr-5-discussions-page2.json").replace(
+        r#""author": { "id": 77, "username": "project_278964_bot_1a2b", "name": "CI helper", "state": "active" }"#,
+        r#""author": null"#,
+    );
+    assert!(page2.contains(r#""author": null"#));
+    let script = scenario::merge_request_5().get(
+        &format!("{PROJECT}/merge_requests/5/discussions?per_page=100&page=2"),
+        vec![
+            Reply::json(page2)
+                .header("X-Page", "2")
+                .header("X-Per-Page", "100")
+                .header("X-Total", "5")
+                .header("X-Total-Pages", "2")
+                .header("X-Next-Page", ""),
+        ],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut gl = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 5);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let author = |id: &str| {
+        input
+            .comments
+            .iter()
+            .find(|c| c.id.as_deref() == Some(id))
+            .unwrap()
+            .author_id
+            .clone()
+    };
+    assert_eq!(author("1205"), None, "author: null");
+    assert_eq!(author("1206"), None, "the ghost account");
+    // Neither became an actor row, and no user lookup was made for them.
+    assert!(input.actors.iter().all(|a| a.id != "77" && a.id != "1"));
+    assert!(server.seen().iter().all(|r| r.target != "/users/1"));
+    let a = assemble(&input).unwrap();
+    assert_eq!(
+        a.gaps
+            .count(GapScope::Comments, GapCode::AuthorizationFailed),
+        2
+    );
+}
+
+#[test]
+fn a_profile_bound_fetch_is_a_profile_bound_gap() {
+    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let mut gl = adapter(&server);
+    let mut profile = default_profile(EntityKind::ChangeProposal);
+    profile.bounds.max_records_per_source = 1;
+    profile.record_selection = "oldest".into();
+    let req = request(EntityKind::ChangeProposal, 5);
+    let input = collect(&mut gl, &req, &profile).unwrap();
+    // Page 1 (two discussions) fills the window; X-Total counts the three
+    // discussions left.
+    assert!(
+        gaps(&input).contains(&("comments".into(), "profile_bound".into(), 3)),
+        "{:?}",
+        gaps(&input)
+    );
+    assert!(
+        server
+            .seen()
+            .iter()
+            .all(|r| !r.target.ends_with("discussions?per_page=100&page=2")),
+        "no page beyond the window was read"
+    );
+    let a = assemble(&input).unwrap();
+    assert!(a.gaps.count(GapScope::Comments, GapCode::ProfileBound) >= 3);
+}
+
+#[test]
+fn a_rate_limit_is_waited_out_then_retried() {
+    let d = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
+    // Retry-After first, then GitLab's RateLimit-Reset only.
+    let ok = Reply::json(include_str!("fixtures/gitlab/issue-3-discussions.json"))
+        .header("X-Page", "1")
+        .header("X-Total", "1")
+        .header("X-Total-Pages", "1")
+        .header("X-Next-Page", "");
+    let script = scenario::issue_3().get(
+        &d,
+        vec![
+            rate_limited(Some(3), None),
+            rate_limited(None, Some(1010)),
+            ok,
+        ],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper {
+        now: 1000,
+        ..FakeSleeper::default()
+    };
+    let mut gl = slow_adapter(&server, sleeper.clone(), Limits::default());
+    let req = request(EntityKind::WorkItem, 3);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert_eq!(input.comments.len(), 2);
+    assert!(input.acquisition_gaps.is_empty(), "{:?}", gaps(&input));
+    assert_eq!(
+        *sleeper.slept.borrow(),
+        [Duration::from_secs(3), Duration::from_secs(10)]
+    );
+    assert_eq!(server.seen().iter().filter(|r| r.target == d).count(), 3);
+}
+
+#[test]
+fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
+    let limits = Limits {
+        max_total_wait: Duration::from_secs(20),
+        ..Limits::default()
+    };
+    // The project (required): RateLimit-Reset 50 s away, 20 s allowed.
+    let script = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper {
+        now: 1000,
+        ..FakeSleeper::default()
+    };
+    let mut gl = slow_adapter(&server, sleeper.clone(), limits);
+    let req = request(EntityKind::WorkItem, 3);
+    let e = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::RateLimited { waited_secs: 0, .. })
+        ),
+        "{e:?}"
+    );
+    assert!(sleeper.slept.borrow().is_empty());
+    assert!(!e.to_string().contains(TOKEN) && !format!("{e:?}").contains(TOKEN));
+
+    // An optional listing: the total is shared, then a fetch_failed gap.
+    let script = scenario::issue_3().get(
+        &format!("{PROJECT}/issues/3/discussions?per_page=100&page=1"),
+        vec![rate_limited(Some(15), None)],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let sleeper = FakeSleeper::default();
+    let mut gl = slow_adapter(&server, sleeper.clone(), limits);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert!(input.comments.is_empty());
+    assert_eq!(
+        gaps(&input),
+        [("comments".to_owned(), "fetch_failed".to_owned(), 1)]
+    );
+    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
+}
+
+#[test]
+fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
+    let server = ScriptServer::start(Script::new().get(PROJECT, vec![unauthorized()])).unwrap();
+    let mut gl = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 5);
+    let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::Unauthorized { status: 401, .. })
+        ),
+        "{e:?}"
+    );
+    for shown in [e.to_string(), format!("{e:?}"), format!("{gl:?}")] {
+        assert!(!shown.contains(TOKEN), "{shown}");
+    }
+
+    let script =
+        scenario::merge_request_5().get(&format!("{PROJECT}/merge_requests/5"), vec![not_found()]);
+    let server = ScriptServer::start(script).unwrap();
+    let mut gl = adapter(&server);
+    let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CollectError::Forge(ForgeError::NotFound { status: 404, .. })
+        ),
+        "{e:?}"
+    );
+    for shown in [e.to_string(), format!("{e:?}"), format!("{gl:?}")] {
+        assert!(!shown.contains(TOKEN), "{shown}");
+    }
+
+    // A refused optional listing (the pipelines) is a fetch_failed gap.
+    let script = scenario::merge_request_5().get(
+        &format!(
+            "{PROJECT}/pipelines?sha={}&per_page=100&page=1",
+            scenario::HEAD
+        ),
+        vec![unauthorized()],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut gl = adapter(&server);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    assert!(
+        gaps(&input).contains(&("checks".into(), "fetch_failed".into(), 1)),
+        "{:?}",
+        gaps(&input)
+    );
+}
+
+#[test]
+fn unmapped_job_statuses_and_access_levels_are_never_invented() {
+    // A job status no row lists: that check is invalid_metadata, the
+    // others are kept.
+    let jobs = include_str!("fixtures/gitlab/pipeline-4001-jobs.json")
+        .replace(r#""status": "manual""#, r#""status": "delayed""#);
+    // Planner (15) has no v1 role: bob stays unverified.
+    let planner = r#"{ "id": 12, "username": "bob", "name": "bob", "state": "active", "access_level": 15, "expires_at": null }"#;
+    let script = scenario::merge_request_5()
+        .get(
+            &format!("{PROJECT}/pipelines/4001/jobs?per_page=100&page=1"),
+            vec![
+                Reply::json(jobs)
+                    .header("X-Total", "3")
+                    .header("X-Total-Pages", "1")
+                    .header("X-Next-Page", ""),
+            ],
+        )
+        .get(
+            &format!("{PROJECT}/members/all/12"),
+            vec![Reply::json(planner)],
+        );
+    let server = ScriptServer::start(script).unwrap();
+    let mut gl = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 5);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let ids: Vec<_> = input.checks.iter().filter_map(|c| c.id.clone()).collect();
+    assert_eq!(ids, ["5001", "5002"]);
+    assert!(
+        gaps(&input).contains(&("checks".into(), "invalid_metadata".into(), 1)),
+        "{:?}",
+        gaps(&input)
+    );
+    let bob = input.actors.iter().find(|a| a.id == "12").unwrap();
+    assert_eq!((bob.role.as_deref(), bob.role_verified), (None, false));
+    let a = assemble(&input).unwrap();
+    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
 }
