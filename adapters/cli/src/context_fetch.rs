@@ -42,7 +42,7 @@ pub enum ForgeArg {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("entity").required(true).args(["change", "issue"])))]
 pub struct FetchArgs {
-    /// The forge (forgejo: no review threads or checks yet).
+    /// The forge (forgejo: no checks yet, an `unsupported` gap).
     #[arg(long, value_enum)]
     pub forge: ForgeArg,
     /// The forge host (`github.com`, `gitlab.com`, `codeberg.org`, or a

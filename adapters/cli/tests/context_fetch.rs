@@ -472,12 +472,20 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
         verify(&dir, v["index_digest"].as_str().unwrap());
         let gaps = v["gaps"].as_array().unwrap();
         if flag == "--change" {
-            // Threads and checks are not collected yet: said, not hidden.
+            // Checks are not collected yet: said, not hidden. Review
+            // threads are (D8: keyed by their root comment).
             assert!(
                 gaps.iter()
                     .any(|g| g["scope"] == "checks" && g["code"] == "unsupported"),
                 "{gaps:?}"
             );
+            assert!(
+                gaps.iter()
+                    .all(|g| g["code"] != "unsupported" || g["scope"] == "checks"),
+                "{gaps:?}"
+            );
+            let threads = std::fs::read_to_string(dir.join("state/threads.json")).unwrap();
+            assert!(threads.contains("\"resolved\":true"), "{threads}");
         } else {
             assert!(gaps.is_empty(), "{gaps:?}");
         }
