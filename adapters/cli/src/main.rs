@@ -72,6 +72,10 @@ enum Command {
     Invalidate(recovery_cmd::InvalidateArgs),
     /// Create the audited successor of a final lineage (generation + 1).
     Recover(recovery_cmd::RecoverArgs),
+    /// Repair ceremony (R9.4): quarantine the only anomaly of its class,
+    /// byte-preserving, with an audit record and a maintainer's
+    /// authorization.
+    Repair(recovery_cmd::RepairArgs),
     /// Export a lineage's frozen review context (read-only; any lineage).
     ExportContext(export_cmd::ExportArgs),
     /// Print a terminal lineage's receipt as an in-toto Statement v1.
@@ -195,6 +199,7 @@ fn main() -> ExitCode {
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
+        Command::Repair(a) => recovery_cmd::repair(&cli.global, out, a),
         Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
         Command::Attest(a) => export_cmd::attest(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),

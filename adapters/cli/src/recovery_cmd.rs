@@ -74,6 +74,76 @@ pub struct RecoverArgs {
     pub focus: LensArg,
 }
 
+#[derive(Debug, Args)]
+pub struct RepairArgs {
+    /// The lineage holding the anomaly.
+    #[arg(long)]
+    pub lineage: String,
+    /// The anomaly: `corrupted_record` (its state record does not load: the
+    /// lineage is retired) or `receipt_mismatch` (its receipt file is not
+    /// the derived one: the file is quarantined and the derived one
+    /// written).
+    #[arg(long, value_name = "CLASS")]
+    pub class: String,
+    /// Why, in words (kept in the audit record; not blank).
+    #[arg(long)]
+    pub reason: String,
+    /// Who decided (kept in the audit record; not blank).
+    #[arg(long)]
+    pub actor: String,
+    /// The maintainer authorization, as an escalated edge needs (kept in
+    /// the audit record; not blank).
+    #[arg(long)]
+    pub authorization: String,
+}
+
+pub fn repair(global: &GlobalArgs, out: Output, args: &RepairArgs) -> Result<ExitCode, CliError> {
+    use probity_core::review::repair::{RepairClass, RepairRequest};
+    let lineage = parse_lineage(&args.lineage)?;
+    let class = RepairClass::parse(&args.class).ok_or_else(|| {
+        CliError::new(
+            ErrorKind::Usage,
+            "bad_repair_class",
+            format!("--class {}: not a repair class", args.class),
+            "pass --class corrupted_record or --class receipt_mismatch",
+        )
+    })?;
+    let request = RepairRequest {
+        lineage: lineage.clone(),
+        class,
+        reason: non_blank("--reason", &args.reason)?,
+        actor: non_blank("--actor", &args.actor)?,
+        authorization: non_blank("--authorization", &args.authorization)?,
+    };
+    let ctx = open(global)?;
+    let done = drivers::repair(&ctx.store, &SystemClock, request).map_err(review_error)?;
+    let next = if done.retired {
+        format!(
+            "{lineage} is retired; its bytes are in quarantine. Review the candidate again with `probity start` (or `start --commit`)"
+        )
+    } else {
+        format!("the receipt of {lineage} is the one its state derives again; run the gate again")
+    };
+    let v = json!({
+        "lineage_id": lineage,
+        "class": class.name(),
+        "audit": done.audit,
+        "proof": done.proof,
+        "retired": done.retired,
+        "receipt_rewritten": done.receipt_rewritten,
+        "message": next,
+    });
+    out.answer(&v, || {
+        format!(
+            "repaired {lineage} ({}): quarantined, audit record {}\n  proof: the only anomaly of its class among {} lineages\n  next: {next}\n",
+            class.name(),
+            done.audit,
+            done.proof.scanned
+        )
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
 fn non_blank(flag: &str, value: &str) -> Result<NonBlank, CliError> {
     NonBlank::parse(value).map_err(|_| {
         CliError::new(

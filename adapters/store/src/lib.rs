@@ -4,6 +4,7 @@
 
 pub mod attestations;
 pub mod context_dir;
+pub mod repair;
 pub mod review_store;
 
 pub use review_store::FileStore;

@@ -65,7 +65,7 @@ pub struct FileStore {
     replaces: AtomicU32,
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |source| StoreError::Io {
         path: path.display().to_string(),
         source,
@@ -115,7 +115,7 @@ impl FileStore {
         &self.root
     }
 
-    fn lineage_dir(&self, l: &LineageId) -> PathBuf {
+    pub(crate) fn lineage_dir(&self, l: &LineageId) -> PathBuf {
         self.root.join(l.as_str())
     }
 
@@ -282,7 +282,7 @@ impl FileStore {
     }
 
     /// Takes the lineage's lock with bounded exponential backoff.
-    fn lock(&self, l: &LineageId) -> Result<File, StoreError> {
+    pub(crate) fn lock(&self, l: &LineageId) -> Result<File, StoreError> {
         let path = self.lineage_dir(l).join("LOCK");
         let file = OpenOptions::new()
             .create(true)
@@ -310,7 +310,7 @@ impl FileStore {
         }
     }
 
-    fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(crate) fn read_optional(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
         match fs::read(path) {
             Ok(b) => Ok(Some(b)),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
@@ -485,7 +485,7 @@ fn publish_exclusive(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
     Ok(linked)
 }
 
-fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     #[cfg(unix)]
     {
         File::open(dir)
@@ -499,6 +499,14 @@ impl ReviewStore for FileStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         let path = self.state_path(lineage);
         let Some(bytes) = Self::read_optional(&path)? else {
+            // A lineage a repair ceremony quarantined answers so, naming
+            // its audit record (R9.4, R10.5).
+            if let Some(audit) = self.retired_audit(lineage)? {
+                return Err(StoreError::Retired {
+                    lineage: lineage.clone(),
+                    audit,
+                });
+            }
             return Ok(None);
         };
         let record = Self::parse_record(&path, &bytes)?;

@@ -20,6 +20,7 @@ pub mod rebase;
 pub mod receipt;
 pub mod recovery;
 pub mod release;
+pub mod repair;
 pub mod risk;
 pub mod schema;
 pub mod server;

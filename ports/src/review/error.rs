@@ -152,6 +152,9 @@ pub enum ReviewError {
         #[source]
         source: Box<probity_core::review::preserved::PreservedError>,
     },
+    /// A repair ceremony refused (R9.4).
+    #[error(transparent)]
+    Repair(#[from] probity_core::review::repair::RepairError),
     /// An input document over its documented bound.
     #[error("{name} is larger than the {limit}-byte limit for this document")]
     InputTooLarge { name: String, limit: u64 },

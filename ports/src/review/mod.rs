@@ -38,11 +38,12 @@ pub use sign::{
     verify_envelope,
 };
 pub use start::{
-    CommitStart, Started, invalidate, recover, start, start_commit, start_history, start_range,
+    CommitStart, Repaired, Started, invalidate, recover, repair, start, start_commit,
+    start_history, start_range,
 };
 pub use traits::{
-    AdapterError, AttestationStore, Clock, Created, DeliveryGit, ExportGit, GitPort, NotesGit,
-    RemoteScope, ReviewStore, StoreError, Submitted,
+    AdapterError, AttestationStore, AuditWriter, Clock, Created, DeliveryGit, ExportGit, GitPort,
+    NotesGit, RemoteScope, RepairStore, ReviewStore, StoreError, Submitted,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,

@@ -483,3 +483,54 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let created = store.create_successor(&record)?;
     started(store, record, created)
 }
+
+/// What a repair ceremony did.
+#[derive(Debug, Clone)]
+pub struct Repaired {
+    /// The audit record's path, relative to the store root.
+    pub audit: String,
+    pub proof: probity_core::review::repair::UniquenessProof,
+    /// The lineage is retired (a quarantined record).
+    pub retired: bool,
+    /// The derived receipt was written in place of the quarantined one.
+    pub receipt_rewritten: bool,
+}
+
+/// `probity repair` (R9.4): proves with a complete survey that the named
+/// lineage holds the only anomaly of its class, then quarantines the entry
+/// in two byte-preserving phases with an audit record bound to the
+/// maintainer's authorization (core decides; the store surveys and moves).
+/// A quarantined receipt is replaced by the one the state derives.
+/// Nothing is written on a refusal.
+pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
+    store: &S,
+    clock: &C,
+    request: probity_core::review::repair::RepairRequest,
+) -> Result<Repaired, ReviewError> {
+    use probity_core::review::repair::{RepairClass, audit_record, prove_unique};
+    let survey = store.survey(request.class)?;
+    let proof = prove_unique(&request.lineage, &survey)?;
+    let at = clock.now();
+    let audit = store.quarantine(&request.lineage, request.class, &|files| {
+        audit_record(&request, &proof, &at, files).map_err(|e| StoreError::Malformed {
+            path: "audit.json".into(),
+            detail: e.to_string(),
+        })
+    })?;
+    let receipt_rewritten = match request.class {
+        RepairClass::ReceiptMismatch => {
+            let record = store
+                .load(&request.lineage)?
+                .ok_or_else(|| StoreError::NotFound(request.lineage.clone()))?;
+            store.ensure_projections(&record)?;
+            true
+        }
+        RepairClass::CorruptedRecord => false,
+    };
+    Ok(Repaired {
+        audit,
+        proof,
+        retired: request.class == RepairClass::CorruptedRecord,
+        receipt_rewritten,
+    })
+}

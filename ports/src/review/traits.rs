@@ -10,6 +10,7 @@ use probity_core::review::gate::{BlobsOutside, RangeCommit};
 use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::rebase::DeltaEntry;
+use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::state::{StateError, StateRecord, TransitionError};
 
@@ -113,6 +114,12 @@ pub enum StoreError {
     /// The lineage does not exist.
     #[error("no lineage {0} in the store")]
     NotFound(LineageId),
+    /// The lineage was retired by a repair ceremony (R9.4): its bytes are
+    /// in quarantine, and the audit record says who, why and on what proof.
+    #[error(
+        "lineage {lineage} is retired: quarantined by a repair ceremony (audit record {audit})"
+    )]
+    Retired { lineage: LineageId, audit: String },
     /// A correction produced a candidate another lineage already owns.
     #[error("the candidate of lineage {lineage} is already owned by lineage {owner}")]
     TargetOwned {
@@ -253,6 +260,32 @@ pub trait ReviewStore {
     /// locked.
     fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError>;
 }
+
+/// The store side of a repair ceremony (R9.4): surveying the whole store
+/// for one class of anomaly, and quarantining one entry in two
+/// byte-preserving phases. The rules (uniqueness, the audit record) are
+/// core's.
+pub trait RepairStore {
+    /// Examines every lineage for anomalies of `class` (bounded: a survey
+    /// that stopped early says so).
+    fn survey(&self, class: RepairClass) -> Result<Survey, StoreError>;
+    /// Quarantines the entry of `class` of `lineage`: phase one copies each
+    /// of its files (a whole lineage with the index entries naming it, or
+    /// one receipt file) into the quarantine and writes the audit record
+    /// `audit` makes from their digests; phase two moves the originals
+    /// there (a retired lineage then answers [`StoreError::Retired`]).
+    /// Nothing is deleted. A crash between the phases is completed by the
+    /// same request. Returns the audit record's path.
+    fn quarantine(
+        &self,
+        lineage: &LineageId,
+        class: RepairClass,
+        audit: &AuditWriter<'_>,
+    ) -> Result<String, StoreError>;
+}
+
+/// Makes the audit record's bytes from the files a quarantine copied.
+pub type AuditWriter<'a> = dyn Fn(&[QuarantinedFile]) -> Result<Vec<u8>, StoreError> + 'a;
 
 /// Which local refs count as already published, besides the explicit
 /// exclusions.

@@ -196,6 +196,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "lineage_not_found",
                 "check the lineage id (`probity status`), or run `probity start`",
             ),
+            StoreError::Retired { .. } => (
+                RejectedInput,
+                "lineage_retired",
+                "a repair ceremony quarantined this lineage (the audit record, named above, says who, why and on what proof; its original bytes are kept in quarantine): review the candidate again with `probity start`",
+            ),
             StoreError::RecoveryPending { .. } => (
                 Conflict,
                 "recovery_pending",
@@ -450,6 +455,23 @@ pub fn review_error(e: ReviewError) -> CliError {
                 RejectedInput,
                 "preserved_malformed",
                 "pass the artifact exactly as `probity lens submit --preserve-to` wrote it; nothing was changed",
+            ),
+        },
+        ReviewError::Repair(r) => match r {
+            probity_core::review::repair::RepairError::NotAnomalous { .. } => (
+                RejectedInput,
+                "not_anomalous",
+                "nothing to repair: name the lineage and class a command reported (`store_corrupted`, `receipt_mismatch`); nothing was changed",
+            ),
+            probity_core::review::repair::RepairError::NotUnique { .. } => (
+                RejectedInput,
+                "not_unique",
+                "several entries show this anomaly: investigate the cause (disk, tooling, a copy from elsewhere) before any repair; nothing was changed",
+            ),
+            probity_core::review::repair::RepairError::Incomplete { .. } => (
+                RejectedInput,
+                "survey_incomplete",
+                "the store is larger than a repair surveys: uniqueness cannot be proven; nothing was changed",
             ),
         },
         ReviewError::InputTooLarge { .. } => (

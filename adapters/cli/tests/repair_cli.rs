@@ -1,0 +1,165 @@
+//! R9.4 repair ceremonies and R10.5's `retired`, through the real binary on
+//! real repositories: validation never learns an exception; a maintainer
+//! quarantines the only anomaly of its class, byte-preserving, with an
+//! audit record, and the lineage then answers `retired` everywhere.
+
+mod support;
+
+use std::path::PathBuf;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn lineage_dir(f: &Fixture, lineage: &str) -> PathBuf {
+    f.root().join(".git/probity/reviews/v1").join(lineage)
+}
+
+fn repair(f: &Fixture, lineage: &str, class: &str) -> Run {
+    probity(
+        f.root(),
+        &[
+            "repair",
+            "--lineage",
+            lineage,
+            "--class",
+            class,
+            "--reason",
+            "the record was overwritten by a broken sync tool",
+            "--actor",
+            "maintainer",
+            "--authorization",
+            "ticket OPS-12, approved by the lead",
+        ],
+    )
+}
+
+#[test]
+fn a_corrupted_record_is_quarantined_only_when_it_is_the_only_one_and_retires() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let lineage = approve_live(f.root(), dir.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let state = lineage_dir(&f, &lineage).join("state.json");
+    let original = b"{\"not\": \"a state record\"}\n".to_vec();
+    std::fs::write(&state, &original).unwrap();
+    // Validation fails closed and stays so.
+    let st = probity(f.root(), &["status", "--lineage", &lineage]);
+    assert_eq!(st.json["error"]["code"], "store_corrupted", "{}", st.stdout);
+
+    // Not the right class, or a lineage with no anomaly: refused.
+    let before = store_snapshot(&f);
+    let wrong = repair(&f, &lineage, "receipt_mismatch");
+    assert_eq!(
+        wrong.json["error"]["code"], "not_anomalous",
+        "{}",
+        wrong.stdout
+    );
+    let blank = probity(
+        f.root(),
+        &[
+            "repair",
+            "--lineage",
+            &lineage,
+            "--class",
+            "corrupted_record",
+            "--reason",
+            "r",
+            "--actor",
+            "a",
+            "--authorization",
+            " ",
+        ],
+    );
+    assert_eq!(blank.code, 2, "{}", blank.stdout);
+    assert_eq!(store_snapshot(&f), before);
+
+    // A second corrupted lineage: not unique, nothing moves.
+    let twin = lineage_dir(&f, "review-00000000000000aa");
+    std::fs::create_dir_all(&twin).unwrap();
+    std::fs::write(twin.join("state.json"), b"garbage").unwrap();
+    let before = store_snapshot(&f);
+    let two = repair(&f, &lineage, "corrupted_record");
+    assert_eq!(two.json["error"]["code"], "not_unique", "{}", two.stdout);
+    assert_eq!(store_snapshot(&f), before);
+    std::fs::remove_dir_all(&twin).unwrap();
+
+    // The only one: quarantined, the original bytes kept, audited.
+    let done = repair(&f, &lineage, "corrupted_record");
+    assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
+    assert_eq!(done.json["retired"], true);
+    assert_eq!(done.json["proof"]["kind"], "only_anomaly_of_class");
+    let store = f.root().join(".git/probity/reviews/v1");
+    let audit_rel = done.json["audit"].as_str().unwrap();
+    let audit: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(store.join(audit_rel)).unwrap()).unwrap();
+    assert_eq!(audit["schema"], "probity.repair-audit/v1");
+    assert_eq!(audit["class"], "corrupted_record");
+    assert_eq!(
+        audit["authorization"],
+        "ticket OPS-12, approved by the lead"
+    );
+    let qdir = store.join(audit_rel).parent().unwrap().to_path_buf();
+    let moved = qdir.join("moved").join(&lineage).join("state.json");
+    assert_eq!(std::fs::read(&moved).unwrap(), original, "bytes preserved");
+    let copied = qdir.join("copy").join(&lineage).join("state.json");
+    assert_eq!(std::fs::read(&copied).unwrap(), original);
+    assert!(!lineage_dir(&f, &lineage).exists());
+
+    // Retired everywhere it is named, with the audit record.
+    for args in [
+        vec!["status", "--lineage", lineage.as_str()],
+        vec!["export-context", "--lineage", lineage.as_str()],
+    ] {
+        let r = probity(f.root(), &args);
+        assert_eq!(r.json["error"]["code"], "lineage_retired", "{}", r.stdout);
+        assert!(
+            r.json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(audit_rel),
+            "{}",
+            r.stdout
+        );
+    }
+    // No index entry names it any more: the gate sees no review, and a new
+    // start reviews the candidate again.
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        gate.json["reason_code"], "receipt_missing",
+        "{}",
+        gate.stdout
+    );
+    let again = probity(f.root(), &["start"]);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert_ne!(again.json["lineage_id"], lineage.as_str());
+}
+
+#[test]
+fn a_mismatched_receipt_is_quarantined_and_the_derived_one_written() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let lineage = approve_live(f.root(), dir.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let receipt = lineage_dir(&f, &lineage).join("receipt.json");
+    let good = std::fs::read(&receipt).unwrap();
+    std::fs::write(&receipt, b"{\"forged\":true}\n").unwrap();
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        gate.json["reason_code"], "receipt_mismatch",
+        "{}",
+        gate.stdout
+    );
+    let done = repair(&f, &lineage, "receipt_mismatch");
+    assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
+    assert_eq!(done.json["receipt_rewritten"], true);
+    assert_eq!(std::fs::read(&receipt).unwrap(), good);
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(gate.json["decision"], "allow", "{}", gate.stdout);
+    // Nothing left to repair.
+    let again = repair(&f, &lineage, "receipt_mismatch");
+    assert_eq!(again.json["error"]["code"], "not_anomalous");
+}

@@ -1,0 +1,284 @@
+//! The store side of repair ceremonies (R9.4): surveys and the two-phase,
+//! byte-preserving quarantine.
+//!
+//! ```text
+//! quarantine/<lineage>-<class>-<sha12>/audit.json   the audit record
+//! quarantine/<...>/copy/<path>                      phase one: copies
+//! quarantine/<...>/moved/<path>                     phase two: the originals
+//! retired/<lineage>                                 the audit record's path
+//! ```
+//!
+//! `<sha12>` is the first 12 hex digits of the anomalous file's SHA-256, so
+//! the same request after a crash finds and completes the same quarantine.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::LineageId;
+use probity_core::review::receipt::Receipt;
+use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
+use probity_ports::review::{AuditWriter, RepairStore, ReviewStore, StoreError};
+
+use crate::review_store::{FileStore, io, sync_dir, write_atomic};
+
+/// At most this many lineages are surveyed (a larger store's survey is
+/// incomplete, so no uniqueness is proven).
+const MAX_SURVEY: u64 = 100_000;
+/// At most this many index entries are examined for ones naming a retired
+/// lineage.
+const MAX_INDEX_ENTRIES: usize = 1_000_000;
+
+fn malformed(path: &Path, detail: impl Into<String>) -> StoreError {
+    StoreError::Malformed {
+        path: path.display().to_string(),
+        detail: detail.into(),
+    }
+}
+
+impl FileStore {
+    fn quarantine_root(&self) -> PathBuf {
+        self.root().join("quarantine")
+    }
+
+    pub(crate) fn retired_pointer(&self, l: &LineageId) -> PathBuf {
+        self.root().join("retired").join(l.as_str())
+    }
+
+    /// The audit record's path when `l` is retired.
+    pub(crate) fn retired_audit(&self, l: &LineageId) -> Result<Option<String>, StoreError> {
+        Ok(Self::read_optional(&self.retired_pointer(l))?
+            .map(|b| String::from_utf8_lossy(&b).trim().to_string()))
+    }
+
+    /// Every lineage directory of the store, sorted (at most `MAX_SURVEY`
+    /// + 1 are listed).
+    fn lineage_ids(&self) -> Result<Vec<LineageId>, StoreError> {
+        let mut out = Vec::new();
+        let entries = match fs::read_dir(self.root()) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(e) => return Err(io(self.root())(e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(io(self.root()))?;
+            let Some(name) = entry.file_name().to_str().map(String::from) else {
+                continue;
+            };
+            if let Ok(l) = LineageId::parse(name)
+                && entry.file_type().map_err(io(&entry.path()))?.is_dir()
+            {
+                out.push(l);
+                if out.len() as u64 > MAX_SURVEY {
+                    break;
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The anomalous file of `class` for `l`, when it has one.
+    fn anomalous_file(
+        &self,
+        l: &LineageId,
+        class: RepairClass,
+    ) -> Result<Option<PathBuf>, StoreError> {
+        match class {
+            RepairClass::CorruptedRecord => match self.load(l) {
+                Err(StoreError::Corrupted { .. } | StoreError::Malformed { .. }) => {
+                    Ok(Some(self.lineage_dir(l).join("state.json")))
+                }
+                Err(e) => Err(e),
+                Ok(_) => Ok(None),
+            },
+            RepairClass::ReceiptMismatch => {
+                let Ok(Some(record)) = self.load(l) else {
+                    return Ok(None);
+                };
+                let Some(derived) = Receipt::derive(&record.state) else {
+                    return Ok(None);
+                };
+                let derived = derived
+                    .to_bytes()
+                    .map_err(|e| malformed(&self.lineage_dir(l), e.to_string()))?;
+                match self.read_receipt(l)? {
+                    Some(bytes) if bytes != derived => {
+                        Ok(Some(self.lineage_dir(l).join("receipt.json")))
+                    }
+                    _ => Ok(None),
+                }
+            }
+        }
+    }
+
+    /// Regular files below `dir`, never following a link, as paths.
+    fn files_below(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), StoreError> {
+        if depth > 8 {
+            return Err(malformed(dir, "deeper than a lineage is"));
+        }
+        for entry in fs::read_dir(dir).map_err(io(dir))? {
+            let entry = entry.map_err(io(dir))?;
+            let kind = entry.file_type().map_err(io(&entry.path()))?;
+            if kind.is_dir() {
+                Self::files_below(&entry.path(), out, depth + 1)?;
+            } else if kind.is_file() {
+                out.push(entry.path());
+            } else {
+                return Err(malformed(&entry.path(), "not a regular file or directory"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The index entries whose content names `l`.
+    fn index_entries_naming(&self, l: &LineageId) -> Result<Vec<PathBuf>, StoreError> {
+        let mut all = Vec::new();
+        let index = self.root().join("index");
+        if index.is_dir() {
+            Self::files_below(&index, &mut all, 0)?;
+        }
+        if all.len() > MAX_INDEX_ENTRIES {
+            return Err(malformed(
+                &index,
+                "more index entries than a repair examines",
+            ));
+        }
+        let mut out = Vec::new();
+        for p in all {
+            // An `open/<tree>/<lineage>` entry is named by its lineage.
+            let named = p.file_name().and_then(|n| n.to_str()) == Some(l.as_str());
+            let holds = Self::read_optional(&p)?
+                .is_some_and(|b| String::from_utf8_lossy(&b).trim() == l.as_str());
+            if named || holds {
+                out.push(p);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn relative(&self, p: &Path) -> Result<String, StoreError> {
+        p.strip_prefix(self.root())
+            .map(|r| r.to_string_lossy().into_owned())
+            .map_err(|_| malformed(p, "outside the store"))
+    }
+}
+
+fn copy_exact(from: &Path, to: &Path) -> Result<QuarantinedFile, StoreError> {
+    let bytes = fs::read(from).map_err(io(from))?;
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    match fs::read(to) {
+        // Phase one already copied it (a crash after): it must be the same.
+        Ok(existing) if existing == bytes => {}
+        Ok(_) => return Err(malformed(to, "a quarantine copy differs from its original")),
+        Err(_) => {
+            let mut f = File::create_new(to).map_err(io(to))?;
+            f.write_all(&bytes).map_err(io(to))?;
+            f.sync_all().map_err(io(to))?;
+        }
+    }
+    Ok(QuarantinedFile {
+        path: String::new(),
+        sha256: Sha256Digest::plain(&bytes),
+        bytes: bytes.len() as u64,
+    })
+}
+
+fn move_into(from: &Path, to: &Path) -> Result<(), StoreError> {
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    fs::rename(from, to).map_err(io(from))?;
+    if let Some(parent) = from.parent() {
+        sync_dir(parent)?;
+    }
+    Ok(())
+}
+
+impl RepairStore for FileStore {
+    fn survey(&self, class: RepairClass) -> Result<Survey, StoreError> {
+        let ids = self.lineage_ids()?;
+        let complete = ids.len() as u64 <= MAX_SURVEY;
+        let mut anomalies = Vec::new();
+        for l in ids.iter().take(MAX_SURVEY as usize) {
+            if self.anomalous_file(l, class)?.is_some() {
+                anomalies.push(l.clone());
+            }
+        }
+        Ok(Survey {
+            class,
+            scanned: ids.len().min(MAX_SURVEY as usize) as u64,
+            anomalies,
+            complete,
+        })
+    }
+
+    fn quarantine(
+        &self,
+        lineage: &LineageId,
+        class: RepairClass,
+        audit: &AuditWriter<'_>,
+    ) -> Result<String, StoreError> {
+        let dir = self.lineage_dir(lineage);
+        let anomalous = self
+            .anomalous_file(lineage, class)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let _guard = self.lock(lineage)?;
+        let digest = Sha256Digest::plain(&fs::read(&anomalous).map_err(io(&anomalous))?);
+        let qdir = self.quarantine_root().join(format!(
+            "{}-{}-{}",
+            lineage,
+            class.name(),
+            &digest.hex()[..12]
+        ));
+        // What the ceremony moves: the whole lineage and the index entries
+        // naming it, or the one receipt file.
+        let mut files = Vec::new();
+        let mut moves: Vec<PathBuf> = Vec::new();
+        match class {
+            RepairClass::CorruptedRecord => {
+                Self::files_below(&dir, &mut files, 0)?;
+                let index = self.index_entries_naming(lineage)?;
+                files.extend(index.iter().cloned());
+                moves.extend(index);
+                moves.push(dir.clone());
+            }
+            RepairClass::ReceiptMismatch => {
+                files.push(anomalous.clone());
+                moves.push(anomalous.clone());
+            }
+        }
+        files.sort();
+        // Phase one: exact copies, then the audit record naming them.
+        let mut listed = Vec::new();
+        for f in &files {
+            let rel = self.relative(f)?;
+            let mut q = copy_exact(f, &qdir.join("copy").join(&rel))?;
+            q.path = rel;
+            listed.push(q);
+        }
+        let audit_path = qdir.join("audit.json");
+        if Self::read_optional(&audit_path)?.is_none() {
+            write_atomic(&audit_path, &audit(&listed)?)?;
+        }
+        // Phase two: the originals leave the live store (moved, never
+        // deleted). A retired lineage's pointer is written first, so from
+        // the moment its directory is gone it answers `retired`.
+        let audit_rel = self.relative(&audit_path)?;
+        if class == RepairClass::CorruptedRecord {
+            write_atomic(
+                &self.retired_pointer(lineage),
+                format!("{audit_rel}\n").as_bytes(),
+            )?;
+        }
+        for m in &moves {
+            let rel = self.relative(m)?;
+            move_into(m, &qdir.join("moved").join(rel))?;
+        }
+        Ok(audit_rel)
+    }
+}

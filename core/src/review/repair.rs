@@ -1,0 +1,227 @@
+//! R9.4, repair ceremonies, not tolerance.
+//!
+//! Validation never learns a legacy exception: a store entry that fails its
+//! checks keeps failing them. What a maintainer can do instead is a
+//! ceremony: prove the anomaly is the only one of its class (a complete
+//! survey of the store finds exactly that one), quarantine the entry in two
+//! byte-preserving phases (first a verified copy, then the entry moved out
+//! of the live store: nothing is deleted, the original bytes stay
+//! recoverable), and write an audit record naming the proof class, bound to
+//! the same maintainer authorization an escalated edge needs (an actor, a
+//! reason, an authorization). A quarantined lineage is then `retired`: every
+//! command that names it answers so, with the audit record's path.
+//!
+//! The rules are here; surveying the store and moving its bytes are the
+//! store adapter's.
+
+use serde::Serialize;
+
+use crate::canonical::{CanonicalError, canonical_bytes};
+use crate::digest::Sha256Digest;
+use crate::review::ids::{LineageId, NonBlank, Timestamp};
+
+/// The audit record's schema.
+pub const REPAIR_AUDIT_SCHEMA: &str = "probity.repair-audit/v1";
+
+/// The classes of anomaly a ceremony repairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RepairClass {
+    /// A lineage whose state record does not load (unparseable, or it fails
+    /// validation). The whole lineage, and every index entry naming it, is
+    /// quarantined: the lineage is retired.
+    CorruptedRecord,
+    /// A final lineage whose receipt file is not the receipt its state
+    /// derives. The receipt file is quarantined and the derived one written.
+    ReceiptMismatch,
+}
+
+impl RepairClass {
+    pub const ALL: [RepairClass; 2] = [RepairClass::CorruptedRecord, RepairClass::ReceiptMismatch];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RepairClass::CorruptedRecord => "corrupted_record",
+            RepairClass::ReceiptMismatch => "receipt_mismatch",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RepairClass> {
+        Self::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// What a survey of the whole store found for one class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Survey {
+    pub class: RepairClass,
+    /// Lineages examined.
+    pub scanned: u64,
+    /// The lineages with an anomaly of the class, sorted.
+    pub anomalies: Vec<LineageId>,
+    /// False when the survey stopped at its bound before the end.
+    pub complete: bool,
+}
+
+/// The proof a ceremony rests on: a complete survey found exactly this one
+/// anomaly of its class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UniquenessProof {
+    /// Always `only_anomaly_of_class`.
+    pub kind: &'static str,
+    pub class: RepairClass,
+    pub scanned: u64,
+    pub anomalies: u64,
+}
+
+/// Why a repair is refused. Nothing changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepairError {
+    #[error("{lineage} shows no `{class}` anomaly: there is nothing to repair")]
+    NotAnomalous {
+        lineage: LineageId,
+        class: &'static str,
+    },
+    #[error(
+        "{count} lineages show a `{class}` anomaly ({listed}): a ceremony repairs the only one of its class; several are a systemic failure to investigate, not to quarantine one by one"
+    )]
+    NotUnique {
+        class: &'static str,
+        count: usize,
+        listed: String,
+    },
+    #[error("the survey stopped after {scanned} lineages: uniqueness is not proven")]
+    Incomplete { scanned: u64 },
+}
+
+/// Proves `lineage` is the only anomaly of the survey's class.
+pub fn prove_unique(lineage: &LineageId, survey: &Survey) -> Result<UniquenessProof, RepairError> {
+    if !survey.complete {
+        return Err(RepairError::Incomplete {
+            scanned: survey.scanned,
+        });
+    }
+    if !survey.anomalies.contains(lineage) {
+        return Err(RepairError::NotAnomalous {
+            lineage: lineage.clone(),
+            class: survey.class.name(),
+        });
+    }
+    if survey.anomalies.len() > 1 {
+        return Err(RepairError::NotUnique {
+            class: survey.class.name(),
+            count: survey.anomalies.len(),
+            listed: survey
+                .anomalies
+                .iter()
+                .map(LineageId::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    Ok(UniquenessProof {
+        kind: "only_anomaly_of_class",
+        class: survey.class,
+        scanned: survey.scanned,
+        anomalies: 1,
+    })
+}
+
+/// One file the ceremony quarantined: its path relative to the store root,
+/// its plain SHA-256 and its length (the original bytes are kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuarantinedFile {
+    pub path: String,
+    pub sha256: Sha256Digest,
+    pub bytes: u64,
+}
+
+/// Who asked for the repair, and why: the escalated edge's binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepairRequest {
+    pub lineage: LineageId,
+    pub class: RepairClass,
+    pub reason: NonBlank,
+    pub actor: NonBlank,
+    pub authorization: NonBlank,
+}
+
+#[derive(Serialize)]
+struct AuditDoc<'a> {
+    schema: &'static str,
+    lineage_id: &'a LineageId,
+    class: RepairClass,
+    proof: &'a UniquenessProof,
+    reason: &'a NonBlank,
+    actor: &'a NonBlank,
+    authorization: &'a NonBlank,
+    repaired_at: &'a Timestamp,
+    quarantined: &'a [QuarantinedFile],
+}
+
+/// The audit record's bytes (canonical JSON): the lineage, the class, the
+/// proof, the person's binding, the time and every file quarantined with
+/// its digest.
+pub fn audit_record(
+    request: &RepairRequest,
+    proof: &UniquenessProof,
+    at: &Timestamp,
+    quarantined: &[QuarantinedFile],
+) -> Result<Vec<u8>, CanonicalError> {
+    canonical_bytes(&AuditDoc {
+        schema: REPAIR_AUDIT_SCHEMA,
+        lineage_id: &request.lineage,
+        class: request.class,
+        proof,
+        reason: &request.reason,
+        actor: &request.actor,
+        authorization: &request.authorization,
+        repaired_at: at,
+        quarantined,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(n: u8) -> LineageId {
+        LineageId::parse(format!("review-{:016x}", n)).unwrap()
+    }
+
+    fn survey(anomalies: Vec<LineageId>, complete: bool) -> Survey {
+        Survey {
+            class: RepairClass::CorruptedRecord,
+            scanned: 10,
+            anomalies,
+            complete,
+        }
+    }
+
+    #[test]
+    fn only_the_one_anomaly_of_its_class_is_repaired() {
+        let p = prove_unique(&l(1), &survey(vec![l(1)], true)).unwrap();
+        assert_eq!(p.kind, "only_anomaly_of_class");
+        assert_eq!(p.anomalies, 1);
+        assert!(matches!(
+            prove_unique(&l(1), &survey(vec![l(1), l(2)], true)),
+            Err(RepairError::NotUnique { count: 2, .. })
+        ));
+        assert!(matches!(
+            prove_unique(&l(3), &survey(vec![l(1)], true)),
+            Err(RepairError::NotAnomalous { .. })
+        ));
+        assert!(matches!(
+            prove_unique(&l(1), &survey(vec![l(1)], false)),
+            Err(RepairError::Incomplete { .. })
+        ));
+    }
+
+    #[test]
+    fn classes_have_stable_names() {
+        for c in RepairClass::ALL {
+            assert_eq!(RepairClass::parse(c.name()), Some(c));
+        }
+        assert_eq!(RepairClass::parse("legacy_exception"), None);
+    }
+}
