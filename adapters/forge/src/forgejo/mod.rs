@@ -583,3 +583,47 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
         Ok(map::permission(p)?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn c(id: u64, path: &str, pos: u64, orig: u64, at: &str) -> Value {
+        json!({ "id": id, "body": "x", "user": { "id": 5, "login": "eve" },
+                "resolver": null, "created_at": at, "updated_at": at, "path": path,
+                "commit_id": "", "position": pos, "original_position": orig })
+    }
+
+    /// D8: Forgejo's conversation key is the review, the file and the
+    /// signed line; the same line in another review, or on the other
+    /// side, is another conversation.
+    #[test]
+    fn d8_the_conversation_key_is_review_path_and_signed_line() {
+        let t0 = "2026-01-01T00:00:00Z";
+        let t1 = "2026-01-01T00:00:01Z";
+        let comments = vec![
+            (1, c(10, "a.rs", 3, 0, t0)),
+            (1, c(12, "a.rs", 3, 0, t1)),
+            (2, c(11, "a.rs", 3, 0, t0)),
+            (1, c(13, "a.rs", 0, 3, t0)),
+            (1, c(14, "b.rs", 3, 0, t0)),
+        ];
+        let t = group_threads(&comments);
+        let mut ids: Vec<_> = t
+            .threads
+            .items
+            .iter()
+            .map(|t| (t.id.clone().unwrap_or_default(), t.comment_ids.len()))
+            .collect();
+        ids.sort();
+        let want = [("10", 2), ("11", 1), ("13", 1), ("14", 1)];
+        let want: Vec<_> = want.iter().map(|(i, n)| ((*i).to_owned(), *n)).collect();
+        assert_eq!(ids, want);
+        // The same creation time: the lower ID is the root.
+        let same = vec![(1, c(21, "a.rs", 3, 0, t0)), (1, c(20, "a.rs", 3, 0, t0))];
+        let t = group_threads(&same);
+        assert_eq!(t.threads.items[0].id.as_deref(), Some("20"));
+        assert!(t.threads.items[0].reviewed_sha.is_none());
+    }
+}
