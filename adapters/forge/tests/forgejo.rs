@@ -574,3 +574,88 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
             .any(|g| g.scope == "comments" && g.code == "fetch_failed")
     );
 }
+
+#[test]
+fn responses_are_bounded_before_parsing() {
+    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let limits = Limits {
+        max_response_bytes: 64,
+        ..Limits::default()
+    };
+    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
+    let e = fj.repository().unwrap_err();
+    assert!(
+        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
+        "{e:?}"
+    );
+    // An optional listing over the bound is source_too_large, unparsed
+    // (the repository and the issue fit in 1 KiB, the comments do not).
+    let script = scenario::issue_4().get(
+        &format!("{REPO}/issues/4/comments"),
+        vec![Reply::json(format!("[{}]", " ".repeat(2000)))],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let limits = Limits {
+        max_response_bytes: 1024,
+        ..Limits::default()
+    };
+    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
+    let req = request(EntityKind::WorkItem, 4);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert!(input.comments.is_empty());
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    assert_eq!(gaps, [("comments", "source_too_large", 1)]);
+}
+
+#[test]
+fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
+    let script = scenario::pull_9().get(
+        &format!("{REPO}/pulls/9/reviews?limit=50&page=1"),
+        vec![Reply::status(502, "{}")],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut fj = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 9);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    assert!(input.reviews.is_empty() && input.threads.is_empty());
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    // Reviews and threads failed; the review comments came with the
+    // threads, so the comment source is incomplete too.
+    assert_eq!(
+        gaps,
+        [
+            ("checks", "unsupported", 1),
+            ("comments", "fetch_failed", 1),
+            ("reviews", "fetch_failed", 2)
+        ]
+    );
+    let a = assemble(&input).unwrap();
+    assert_eq!(a.gaps.count(GapScope::Reviews, GapCode::FetchFailed), 2);
+}
+
+#[test]
+fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
+    // Forgejo exposes no bot flag: a registered login is not enough to
+    // establish provider-positive bot identity (ADR 0107).
+    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let mut fj = adapter(&server);
+    let mut req = request(EntityKind::ChangeProposal, 9);
+    req.bot_roles.insert("alice".into(), "review".into());
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    assert!(
+        input
+            .actors
+            .iter()
+            .all(|a| a.kind == "human" && a.bot_role.is_none())
+    );
+    let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
+    assert_eq!(alice.role.as_deref(), Some("write"));
+}

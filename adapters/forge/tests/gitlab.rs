@@ -509,7 +509,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     // A refused optional listing (the pipelines) is a fetch_failed gap.
     let script = scenario::merge_request_5().get(
         &format!(
-            "{PROJECT}/pipelines?sha={}&per_page=100&page=1",
+            "{PROJECT}/pipelines?sha={}&sort=asc&per_page=100&page=1",
             scenario::HEAD
         ),
         vec![unauthorized()],
@@ -561,4 +561,95 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
     assert_eq!((bob.role.as_deref(), bob.role_verified), (None, false));
     let a = assemble(&input).unwrap();
     assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
+}
+
+#[test]
+fn responses_are_bounded_before_parsing() {
+    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let limits = Limits {
+        max_response_bytes: 64,
+        ..Limits::default()
+    };
+    let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
+    let e = gl.repository().unwrap_err();
+    assert!(
+        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
+        "{e:?}"
+    );
+    // A trace over max_source_bytes is read to one byte more and handed
+    // over as oversized (the assembler refuses it undecoded).
+    let mut gl = adapter(&server);
+    let log = gl
+        .check_log(&format!("{PROJECT}/jobs/5001/trace"), 10)
+        .unwrap();
+    assert!(log.oversized);
+    assert_eq!(log.text.len(), 11);
+    let mut profile = default_profile(EntityKind::ChangeProposal);
+    // Every body in the fixture fits in 60 bytes, the 69-byte trace does not.
+    profile.bounds.max_source_bytes = 60;
+    let req = request(EntityKind::ChangeProposal, 5);
+    let input = collect(&mut gl, &req, &profile).unwrap();
+    let a = assemble(&input).unwrap();
+    assert_eq!(
+        a.gaps.count(GapScope::CheckLogs, GapCode::SourceTooLarge),
+        1
+    );
+    assert_eq!(a.gaps.count(GapScope::Comments, GapCode::SourceTooLarge), 0);
+}
+
+#[test]
+fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
+    let script = scenario::merge_request_5().get(
+        &format!("{PROJECT}/merge_requests/5/discussions?per_page=100&page=1"),
+        vec![Reply::status(502, "{}")],
+    );
+    let server = ScriptServer::start(script).unwrap();
+    let mut gl = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 5);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    assert!(input.comments.is_empty() && input.threads.is_empty());
+    // The discussions carry both the comments and the threads: both
+    // scopes say so (reviews also keeps its history_unavailable row).
+    let g = gaps(&input);
+    assert!(
+        g.contains(&("reviews".into(), "fetch_failed".into(), 1)),
+        "{g:?}"
+    );
+    assert!(
+        g.iter()
+            .any(|(s, c, n)| s == "comments" && c == "fetch_failed" && *n >= 1),
+        "{g:?}"
+    );
+    let a = assemble(&input).unwrap();
+    assert!(a.gaps.count(GapScope::Comments, GapCode::FetchFailed) >= 1);
+}
+
+#[test]
+fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
+    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let mut gl = adapter(&server);
+    let mut req = request(EntityKind::ChangeProposal, 5);
+    req.bot_roles
+        .insert("project_278964_bot_1a2b".into(), "review".into());
+    // A human account (the users API says `bot: false`) never becomes a
+    // bot through the registry.
+    req.bot_roles.insert("alice".into(), "review".into());
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let bot = input.actors.iter().find(|a| a.id == "77").unwrap();
+    assert_eq!(
+        (bot.kind.as_str(), bot.bot_role.as_deref()),
+        ("bot", Some("review"))
+    );
+    let alice = input.actors.iter().find(|a| a.id == "11").unwrap();
+    assert_eq!(
+        (alice.kind.as_str(), alice.bot_role.as_deref()),
+        ("human", None)
+    );
+    let a = assemble(&input).unwrap();
+    // Only the deleted author is left out now.
+    assert_eq!(
+        a.gaps
+            .count(GapScope::Comments, GapCode::AuthorizationFailed),
+        1
+    );
 }

@@ -4,7 +4,7 @@
 //! `path_with_namespace`), `/merge_requests/{iid}` or `/issues/{iid}`,
 //! `/{merge_requests|issues}/{iid}/discussions` (D10: an issue's discussion
 //! notes are comments; a merge request's individual notes are comments and
-//! its other discussions are threads), `/pipelines?sha=` and
+//! its other discussions are threads), `/pipelines?sha=&sort=asc` and
 //! `/pipelines/{id}/jobs` (checks), `/jobs/{id}/trace` (logs),
 //! `/members/all/{user id}` (roles) and `GET /users/{id}` (whether an
 //! author is a bot: embedded author objects do not say). Listings page by
@@ -520,7 +520,10 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
         head_sha: &str,
         window: Window,
     ) -> Result<Listing<FetchedCheck>, ForgeError> {
-        let path = format!("{}/pipelines?sha={head_sha}", self.project_path());
+        // The API lists pipelines newest first by default; ask for the
+        // oldest first, the order every other listing pages in, so that
+        // the window's end is the right one.
+        let path = format!("{}/pipelines?sha={head_sha}&sort=asc", self.project_path());
         let (pipelines, mut beyond) = self.list(&path, window)?;
         let mut out = Listing::default();
         for p in &pipelines {
