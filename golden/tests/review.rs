@@ -93,6 +93,41 @@ fn an_escalation_by_failed_evidence() {
     insta::assert_snapshot!("receipt_escalated_evidence_failed", text(receipt));
 }
 
+/// A dispute (R12.6): the record keeps it in the judgment and the receipt
+/// lists the disputed finding with the resolved ones.
+#[test]
+fn a_disputed_finding() {
+    use probity_core::digest::Sha256Digest;
+    use probity_core::review::ids::{FindingId, NonBlank, Timestamp};
+    use probity_core::review::state::{DISPUTE_DOMAIN, Dispute};
+    let s = fixtures::budget_scenario().unwrap();
+    let id = s.stage.judgment().unwrap().correction_ids()[0];
+    let disputed = s
+        .accept_dispute(Dispute {
+            finding_id: FindingId::parse(&id.to_string()).unwrap(),
+            evidence_hash: Sha256Digest::of(
+                DISPUTE_DOMAIN,
+                b"TestExpiry reads a fixture this change never touches\n",
+            ),
+            reason: NonBlank::parse("the failing test does not exercise the change").unwrap(),
+            actor: NonBlank::parse("maintainer").unwrap(),
+            authorization: NonBlank::parse("OPS-7, approved by the lead").unwrap(),
+            disputed_at: Timestamp::from_unix_seconds(1_796_000_100),
+        })
+        .unwrap();
+    let approved = disputed
+        .accept_evidence(b"cargo test: 80 passed\n")
+        .unwrap();
+    let record = disputed.record().unwrap().to_bytes().unwrap();
+    let state_schema = jsonschema::validator_for(&SchemaDoc::State.schema()).unwrap();
+    assert!(state_schema.is_valid(&serde_json::from_slice(&record).unwrap()));
+    insta::assert_snapshot!("state_record_disputed", text(record));
+    insta::assert_snapshot!(
+        "receipt_approved_with_a_dispute",
+        text(Receipt::derive(&approved).unwrap().to_bytes().unwrap())
+    );
+}
+
 #[test]
 fn schemas() {
     for doc in SchemaDoc::ALL {

@@ -64,6 +64,9 @@ enum Command {
     Start(authority_cmd::StartArgs),
     /// Turn lens results and independent evidence into authority (and a receipt).
     Finalize(authority_cmd::FinalizeArgs),
+    /// Dispute a finding admitted to correction as a false positive (R12.6),
+    /// bound to evidence and a maintainer's authorization.
+    Dispute(authority_cmd::DisputeArgs),
     /// Re-derive live Git state at a delivery boundary: allow or deny.
     Validate(authority_cmd::ValidateArgs),
     /// Show a lineage's state and whether it applies to the live candidate.
@@ -195,6 +198,7 @@ fn main() -> ExitCode {
     let result: Result<ExitCode, CliError> = match &cli.command {
         Command::Start(a) => authority_cmd::start(&cli.global, out, a),
         Command::Finalize(a) => authority_cmd::finalize(&cli.global, out, a),
+        Command::Dispute(a) => authority_cmd::dispute(&cli.global, out, a),
         Command::Validate(a) => authority_cmd::validate(&cli.global, out, a),
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),

@@ -262,6 +262,9 @@ pub enum Route {
     Refuter,
     /// The refuter refuted it: outcome recorded, finding kept.
     Refuted,
+    /// A maintainer disputed it as a false positive, with evidence and an
+    /// authorization (R12.6): the dispute recorded, finding kept.
+    Disputed,
 }
 
 impl Route {
@@ -273,6 +276,7 @@ impl Route {
             Route::Info => "info",
             Route::Refuter => "refuter",
             Route::Refuted => "refuted",
+            Route::Disputed => "disputed",
         }
     }
 }

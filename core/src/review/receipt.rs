@@ -65,7 +65,8 @@ impl Receipt {
             } => (
                 TerminalState::Approved,
                 *evidence_hash,
-                judgment.correction_ids(),
+                // Corrected and disputed findings (R12.6), in finding order.
+                judgment.resolved_ids(),
             ),
             // A failed check's evidence is bound; other escalations took
             // no evidence.

@@ -689,3 +689,51 @@ fn open_correction_for<G: GitPort, S: ReviewStore>(
         }),
     }
 }
+
+/// What `probity dispute` records (R12.6).
+#[derive(Debug, Clone)]
+pub struct DisputeInput {
+    pub lineage: LineageId,
+    pub finding: probity_core::review::ids::FindingId,
+    /// `DISPUTE_DOMAIN` hash of the evidence (the adapter hashes it while
+    /// streaming; empty evidence is refused before).
+    pub evidence_hash: Sha256Digest,
+    pub reason: probity_core::review::ids::NonBlank,
+    pub actor: probity_core::review::ids::NonBlank,
+    pub authorization: probity_core::review::ids::NonBlank,
+}
+
+/// `probity dispute` (R12.6): a maintainer disputes a finding admitted to
+/// correction as a false positive, bound to evidence and an authorization,
+/// before any correction attempt. The dispute is recorded in the lineage
+/// (core decides where the review goes); a superseded lineage takes none.
+pub fn dispute<S: ReviewStore, C: Clock>(
+    store: &S,
+    clock: &C,
+    input: DisputeInput,
+) -> Result<StateRecord, ReviewError> {
+    let record = store
+        .load(&input.lineage)?
+        .ok_or_else(|| StoreError::NotFound(input.lineage.clone()))?;
+    if let Some(leaf) = supersession(store, &record)? {
+        return Err(StoreError::AlreadySuperseded {
+            lineage: input.lineage.clone(),
+            successor: leaf,
+        }
+        .into());
+    }
+    let next = record
+        .state
+        .accept_dispute(probity_core::review::state::Dispute {
+            finding_id: input.finding,
+            evidence_hash: input.evidence_hash,
+            reason: input.reason,
+            actor: input.actor,
+            authorization: input.authorization,
+            disputed_at: clock.now(),
+        })?;
+    if next == record.state {
+        return Ok(record);
+    }
+    commit(store, &record, next)
+}

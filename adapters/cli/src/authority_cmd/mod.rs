@@ -258,6 +258,16 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "empty_evidence",
                 "pass a non-empty evidence file produced by an independent mechanism",
             ),
+            TransitionError::NotDisputable { .. } => (
+                RejectedInput,
+                "not_disputable",
+                "only a finding admitted to correction is disputed (`probity status --lineage L` lists the routes); nothing was changed",
+            ),
+            TransitionError::DisputeAfterCorrection { .. } => (
+                RejectedInput,
+                "dispute_after_correction",
+                "a dispute comes before any correction edit; go on with the correction, or let it escalate and recover with an authorization; nothing was changed",
+            ),
             TransitionError::EvidenceDocument(_) => (
                 RejectedInput,
                 "evidence_malformed",
@@ -762,7 +772,9 @@ mod start;
 mod status;
 mod validate;
 
-pub use finalize::{FinalizeArgs, LensCommand, finalize, finalize_json, lens};
+pub use finalize::{
+    DisputeArgs, FinalizeArgs, LensCommand, dispute, finalize, finalize_json, lens,
+};
 
 mod evidence_cmd;
 pub use start::{StartArgs, start, start_json};

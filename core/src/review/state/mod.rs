@@ -84,8 +84,28 @@ pub struct Refutation {
     pub outcomes: Vec<RefuterOutcome>,
 }
 
+/// The domain of a dispute's evidence hash (R12.6).
+pub const DISPUTE_DOMAIN: Domain = Domain::new("probity/dispute-evidence/v1");
+
+/// A maintainer's dispute of a finding admitted to correction as a false
+/// positive (R12.6): bound to evidence (its hash) and to the same
+/// authorization an escalated edge needs. Recorded in the judgment, never
+/// a silent dismissal: the finding keeps its place and becomes `disputed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Dispute {
+    pub finding_id: FindingId,
+    /// `DISPUTE_DOMAIN` hash of the evidence the dispute rests on.
+    pub evidence_hash: Sha256Digest,
+    pub reason: NonBlank,
+    pub actor: NonBlank,
+    pub authorization: NonBlank,
+    pub disputed_at: Timestamp,
+}
+
 /// The judgment accepted from the lenses, canonicalized. `results` never
-/// change once accepted; the refuter's outcomes are recorded beside them.
+/// change once accepted; the refuter's outcomes and the disputes are
+/// recorded beside them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Judgment {
@@ -97,6 +117,9 @@ pub struct Judgment {
     /// The single refuter batch, once given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refutation: Option<Refutation>,
+    /// Disputes of findings admitted to correction, in the order made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disputes: Vec<Dispute>,
 }
 
 impl Judgment {
@@ -107,6 +130,7 @@ impl Judgment {
             results,
             results_hash,
             refutation: None,
+            disputes: Vec::new(),
         })
     }
 
@@ -129,12 +153,31 @@ impl Judgment {
     /// awaiting the refuter in a judgment that already escalates goes to
     /// the human with the rest (no refuter runs for an escalated review).
     pub fn route_of(&self, f: &Finding) -> Route {
+        let route = self.route_before_dispute(f);
+        if route == Route::Correction && self.disputes.iter().any(|d| d.finding_id == f.id) {
+            Route::Disputed
+        } else {
+            route
+        }
+    }
+
+    /// The route of a finding before any dispute.
+    fn route_before_dispute(&self, f: &Finding) -> Route {
         let route = final_route(f.route, self.outcome(f.id));
         if route == Route::Refuter && self.findings().any(|g| g.route == Route::Escalation) {
             Route::Escalation
         } else {
             route
         }
+    }
+
+    /// The findings resolved for the receipt: corrected ones (admitted to
+    /// correction) and disputed ones, in finding order.
+    pub fn resolved_ids(&self) -> Vec<FindingId> {
+        self.routed()
+            .filter(|(_, r)| matches!(r, Route::Correction | Route::Disputed))
+            .map(|(f, _)| f.id)
+            .collect()
     }
 
     /// Every finding with its final route.
@@ -384,6 +427,8 @@ pub enum StateError {
     Attempt { attempt: usize, why: &'static str },
     #[error("the refuter batch is inconsistent with the findings: {0}")]
     Refutation(String),
+    #[error("a dispute must name a distinct finding admitted to correction: {0}")]
+    Dispute(String),
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
     #[error(transparent)]
@@ -483,6 +528,17 @@ pub enum TransitionError {
         from: &'static str,
         to: &'static str,
     },
+    #[error(
+        "finding {finding} is routed `{route}`: only a finding admitted to correction can be disputed"
+    )]
+    NotDisputable {
+        finding: String,
+        route: &'static str,
+    },
+    #[error(
+        "lineage {lineage} has begun its correction (a forecast or an attempt): a dispute comes before any edit; after one, the way on is the correction or its escalation"
+    )]
+    DisputeAfterCorrection { lineage: String },
     #[error(transparent)]
     EvidenceDocument(#[from] EvidenceDocError),
     #[error(transparent)]
@@ -764,6 +820,21 @@ impl ReviewState {
         }
         if canonical_digest(RESULTS_DOMAIN, &j.results)? != j.results_hash {
             return Err(StateError::ResultsHash);
+        }
+        // Disputes: each names a distinct finding admitted to correction.
+        let mut seen = Vec::new();
+        for d in &j.disputes {
+            let disputable = j
+                .findings()
+                .find(|f| f.id == d.finding_id)
+                .is_some_and(|f| j.route_before_dispute(f) == Route::Correction);
+            if !disputable || seen.contains(&d.finding_id) {
+                return Err(StateError::Dispute(d.finding_id.to_string()));
+            }
+            seen.push(d.finding_id);
+        }
+        if !j.disputes.is_empty() && matches!(self.stage, Stage::Reviewing { .. }) {
+            return Err(StateError::Dispute("a judgment still under review".into()));
         }
         if let Some(r) = &j.refutation {
             let pending: Vec<FindingId> = j

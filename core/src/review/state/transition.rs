@@ -278,6 +278,83 @@ impl ReviewState {
             && same_verdict
     }
 
+    /// Records a maintainer's dispute of a finding admitted to correction
+    /// as a false positive (R12.6), before any correction attempt: the
+    /// finding becomes `disputed` (kept, and listed with the resolved
+    /// findings of the receipt); the review stays `correction_required`
+    /// while another finding needs correction, and goes to `validating`
+    /// once none does. The same dispute again (whatever its time) answers
+    /// unchanged.
+    pub fn accept_dispute(&self, dispute: Dispute) -> Result<ReviewState, TransitionError> {
+        let same = |d: &Dispute| {
+            d.finding_id == dispute.finding_id
+                && d.evidence_hash == dispute.evidence_hash
+                && d.reason == dispute.reason
+                && d.actor == dispute.actor
+                && d.authorization == dispute.authorization
+        };
+        if let Some(j) = self.stage.judgment()
+            && let Some(d) = j
+                .disputes
+                .iter()
+                .find(|d| d.finding_id == dispute.finding_id)
+        {
+            return if same(d) {
+                Ok(self.clone())
+            } else {
+                Err(TransitionError::DifferentRetry {
+                    lineage: self.lineage_id.to_string(),
+                    what: "dispute",
+                })
+            };
+        }
+        let Stage::CorrectionRequired {
+            judgment,
+            correction,
+        } = &self.stage
+        else {
+            return Err(self.wrong_stage("a dispute"));
+        };
+        if *correction != Correction::default() {
+            return Err(TransitionError::DisputeAfterCorrection {
+                lineage: self.lineage_id.to_string(),
+            });
+        }
+        let route = judgment
+            .findings()
+            .find(|f| f.id == dispute.finding_id)
+            .map(|f| judgment.route_of(f));
+        match route {
+            Some(Route::Correction) => {}
+            Some(r) => {
+                return Err(TransitionError::NotDisputable {
+                    finding: dispute.finding_id.to_string(),
+                    route: r.name(),
+                });
+            }
+            None => {
+                return Err(TransitionError::NotDisputable {
+                    finding: dispute.finding_id.to_string(),
+                    route: "none (no such finding)",
+                });
+            }
+        }
+        let mut judgment = judgment.clone();
+        judgment.disputes.push(dispute);
+        let stage = if judgment.has_route(Route::Correction) {
+            Stage::CorrectionRequired {
+                judgment,
+                correction: correction.clone(),
+            }
+        } else {
+            Stage::Validating {
+                judgment,
+                correction: None,
+            }
+        };
+        self.with_stage(stage)
+    }
+
     /// Accepts final evidence in `validating` (R4.4): evidence that passed
     /// approves, a command evidence document reporting a failure escalates
     /// (see [`evidence_verdict`]). A retry with the same evidence on the
@@ -381,44 +458,72 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
         } => correction.is_none() && *reason == EscalationReason::FindingEscalated,
         _ => false,
     };
-    let legal = match (&prev.stage, &next.stage) {
-        (Reviewing { judgment: None }, Reviewing { judgment: Some(j) }) => j.refutation.is_none(),
-        // The narrow edge (R9.1): only a pristine review is invalidated.
-        (Reviewing { judgment: None }, Invalidated { .. }) => true,
-        (_, Invalidated { .. }) => false,
-        (Reviewing { .. }, n) => settled(n),
-        (CorrectionRequired { correction: a, .. }, n) => match n {
-            CorrectionRequired { correction: b, .. } => ledger_step(a, b),
-            Validating {
-                correction: Some(b),
-                ..
-            } => ledger_step(a, b),
-            Escalated {
-                correction: Some(b),
-                reason,
-                ..
-            } => reason.is_ledger() && ledger_step(a, b),
-            _ => false,
-        },
+    // A dispute (R12.6): before any edit, one more dispute recorded; the
+    // ledger untouched, or none once nothing is left to correct.
+    let dispute_edge = match (&prev.stage, &next.stage) {
         (
-            Validating {
+            CorrectionRequired {
                 judgment: ja,
                 correction: ca,
             },
-            Approved {
+            CorrectionRequired {
                 judgment: jb,
                 correction: cb,
-                ..
-            }
-            | Escalated {
-                judgment: jb,
-                correction: cb,
-                reason: EscalationReason::EvidenceFailed,
-                ..
             },
-        ) => ja == jb && ca == cb,
+        ) => fresh(ca) && ca == cb && dispute_step(ja, jb),
+        (
+            CorrectionRequired {
+                judgment: ja,
+                correction: ca,
+            },
+            Validating {
+                judgment: jb,
+                correction: None,
+            },
+        ) => fresh(ca) && dispute_step(ja, jb),
         _ => false,
     };
+    let legal = dispute_edge
+        || match (&prev.stage, &next.stage) {
+            (Reviewing { judgment: None }, Reviewing { judgment: Some(j) }) => {
+                j.refutation.is_none()
+            }
+            // The narrow edge (R9.1): only a pristine review is invalidated.
+            (Reviewing { judgment: None }, Invalidated { .. }) => true,
+            (_, Invalidated { .. }) => false,
+            (Reviewing { .. }, n) => settled(n),
+            (CorrectionRequired { correction: a, .. }, n) => match n {
+                CorrectionRequired { correction: b, .. } => ledger_step(a, b),
+                Validating {
+                    correction: Some(b),
+                    ..
+                } => ledger_step(a, b),
+                Escalated {
+                    correction: Some(b),
+                    reason,
+                    ..
+                } => reason.is_ledger() && ledger_step(a, b),
+                _ => false,
+            },
+            (
+                Validating {
+                    judgment: ja,
+                    correction: ca,
+                },
+                Approved {
+                    judgment: jb,
+                    correction: cb,
+                    ..
+                }
+                | Escalated {
+                    judgment: jb,
+                    correction: cb,
+                    reason: EscalationReason::EvidenceFailed,
+                    ..
+                },
+            ) => ja == jb && ca == cb,
+            _ => false,
+        };
     if !legal {
         return Err(TransitionError::IllegalEdge {
             from: prev.stage.name(),
@@ -432,8 +537,20 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
         if a.refutation.is_some() && a.refutation != b.refutation {
             return Err(TransitionError::FrozenChanged("judgment.refutation"));
         }
+        if !dispute_edge && a.disputes != b.disputes {
+            return Err(TransitionError::FrozenChanged("judgment.disputes"));
+        }
     }
     Ok(())
+}
+
+/// One dispute appended, nothing else of the judgment changed.
+fn dispute_step(a: &Judgment, b: &Judgment) -> bool {
+    a.results == b.results
+        && a.results_hash == b.results_hash
+        && a.refutation == b.refutation
+        && b.disputes.len() == a.disputes.len() + 1
+        && b.disputes.starts_with(&a.disputes)
 }
 
 /// One step of the correction ledger: a forecast is set (attempts
