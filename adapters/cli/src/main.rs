@@ -79,6 +79,9 @@ enum Command {
     /// byte-preserving, with an audit record and a maintainer's
     /// authorization.
     Repair(recovery_cmd::RepairArgs),
+    /// Burn an approved lineage whose authority was used: a tombstone stays
+    /// (it then answers `consumed`); Git objects are untouched.
+    Burn(recovery_cmd::BurnArgs),
     /// Export a lineage's frozen review context (read-only; any lineage).
     ExportContext(export_cmd::ExportArgs),
     /// Print a terminal lineage's receipt as an in-toto Statement v1.
@@ -204,6 +207,7 @@ fn main() -> ExitCode {
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
         Command::Repair(a) => recovery_cmd::repair(&cli.global, out, a),
+        Command::Burn(a) => recovery_cmd::burn(&cli.global, out, a),
         Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
         Command::Attest(a) => export_cmd::attest(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),

@@ -144,6 +144,41 @@ pub fn repair(global: &GlobalArgs, out: Output, args: &RepairArgs) -> Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
+#[derive(Debug, Args)]
+pub struct BurnArgs {
+    /// The approved lineage whose authority was used.
+    #[arg(long)]
+    pub lineage: String,
+    /// Why (kept in the tombstone; not blank), e.g. "delivered in v1.4".
+    #[arg(long)]
+    pub reason: String,
+    /// Who acknowledged it (kept; not blank).
+    #[arg(long)]
+    pub actor: String,
+}
+
+pub fn burn(global: &GlobalArgs, out: Output, args: &BurnArgs) -> Result<ExitCode, CliError> {
+    use probity_core::review::repair::BurnRequest;
+    let lineage = parse_lineage(&args.lineage)?;
+    let request = BurnRequest {
+        lineage: lineage.clone(),
+        reason: non_blank("--reason", &args.reason)?,
+        actor: non_blank("--actor", &args.actor)?,
+    };
+    let ctx = open(global)?;
+    let tombstone = drivers::burn(&ctx.store, &SystemClock, request).map_err(review_error)?;
+    let v = json!({
+        "lineage_id": lineage,
+        "consumed": true,
+        "tombstone": tombstone,
+        "message": "its authority is consumed: every command that names it answers `lineage_consumed`; a new change is reviewed with `probity start`",
+    });
+    out.answer(&v, || {
+        format!("{lineage} is consumed; tombstone {tombstone} (Git objects untouched)\n")
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
 fn non_blank(flag: &str, value: &str) -> Result<NonBlank, CliError> {
     NonBlank::parse(value).map_err(|_| {
         CliError::new(

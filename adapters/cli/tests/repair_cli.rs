@@ -163,3 +163,76 @@ fn a_mismatched_receipt_is_quarantined_and_the_derived_one_written() {
     let again = repair(&f, &lineage, "receipt_mismatch");
     assert_eq!(again.json["error"]["code"], "not_anomalous");
 }
+
+/// R10.5's `consumed`: an approved lineage whose authority was used is
+/// burned; its tombstone stays, and it answers `lineage_consumed` wherever
+/// it is named (distinct from `lineage_not_found` and `lineage_retired`).
+#[test]
+fn a_burned_lineage_is_consumed_everywhere_and_only_an_approved_one_burns() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    // Not approved yet: refused, nothing written.
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let burn = |l: &str| {
+        probity(
+            f.root(),
+            &[
+                "burn",
+                "--lineage",
+                l,
+                "--reason",
+                "delivered in v1.4",
+                "--actor",
+                "release bot",
+            ],
+        )
+    };
+    let before = store_snapshot(&f);
+    let early = burn(&lineage);
+    assert_eq!(
+        early.json["error"]["code"], "not_approved",
+        "{}",
+        early.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+
+    approve_started(f.root(), dir.path(), &st.json);
+    let done = burn(&lineage);
+    assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
+    assert_eq!(done.json["consumed"], true);
+    let tombstone: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            f.root()
+                .join(".git/probity/reviews/v1/consumed")
+                .join(&lineage),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(tombstone["schema"], "probity.consumption/v1");
+    assert_eq!(tombstone["reason"], "delivered in v1.4");
+    assert!(!lineage_dir(&f, &lineage).exists());
+    for args in [
+        vec!["status", "--lineage", lineage.as_str()],
+        vec!["export-context", "--lineage", lineage.as_str()],
+    ] {
+        let r = probity(f.root(), &args);
+        assert_eq!(r.json["error"]["code"], "lineage_consumed", "{}", r.stdout);
+    }
+    let again = burn(&lineage);
+    assert_eq!(again.json["error"]["code"], "lineage_consumed");
+    // The three refusals are distinct.
+    let unknown = probity(
+        f.root(),
+        &["export-context", "--lineage", "review-00000000000000ff"],
+    );
+    assert_eq!(unknown.json["error"]["code"], "lineage_not_found");
+    // No index entry names it: the gate sees no review of its candidate.
+    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        gate.json["reason_code"], "receipt_missing",
+        "{}",
+        gate.stdout
+    );
+}

@@ -42,6 +42,10 @@ impl FileStore {
         self.root().join("quarantine")
     }
 
+    pub(crate) fn consumed_pointer(&self, l: &LineageId) -> PathBuf {
+        self.root().join("consumed").join(l.as_str())
+    }
+
     pub(crate) fn retired_pointer(&self, l: &LineageId) -> PathBuf {
         self.root().join("retired").join(l.as_str())
     }
@@ -200,6 +204,27 @@ fn move_into(from: &Path, to: &Path) -> Result<(), StoreError> {
 }
 
 impl RepairStore for FileStore {
+    fn consume(&self, lineage: &LineageId, tombstone: &[u8]) -> Result<String, StoreError> {
+        let dir = self.lineage_dir(lineage);
+        let _guard = self.lock(lineage)?;
+        // The tombstone first: from then on the lineage answers `consumed`
+        // whatever a crash leaves of the rest (a retry completes it).
+        write_atomic(&self.consumed_pointer(lineage), tombstone)?;
+        for entry in self.index_entries_naming(lineage)? {
+            fs::remove_file(&entry).map_err(io(&entry))?;
+            if let Some(parent) = entry.parent() {
+                sync_dir(parent)?;
+            }
+        }
+        match fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io(&dir)(e)),
+        }
+        sync_dir(self.root())?;
+        Ok(format!("consumed/{lineage}"))
+    }
+
     fn survey(&self, class: RepairClass) -> Result<Survey, StoreError> {
         let ids = self.lineage_ids()?;
         let complete = ids.len() as u64 <= MAX_SURVEY;

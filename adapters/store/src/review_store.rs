@@ -507,6 +507,12 @@ impl ReviewStore for FileStore {
                     audit,
                 });
             }
+            if self.consumed_pointer(lineage).is_file() {
+                return Err(StoreError::Consumed {
+                    lineage: lineage.clone(),
+                    tombstone: format!("consumed/{lineage}"),
+                });
+            }
             return Ok(None);
         };
         let record = Self::parse_record(&path, &bytes)?;

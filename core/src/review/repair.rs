@@ -181,6 +181,89 @@ pub fn audit_record(
     })
 }
 
+/// The consumption tombstone's schema (R10.5 `consumed`).
+pub const CONSUMPTION_SCHEMA: &str = "probity.consumption/v1";
+
+/// Why a lineage cannot be burned. Nothing changes when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BurnError {
+    #[error("{lineage} is `{state}`: only an approved review's authority is consumed")]
+    NotApproved {
+        lineage: LineageId,
+        state: &'static str,
+    },
+    #[error("{lineage} is superseded by {leaf}: burn the chain's leaf, not its history")]
+    Superseded { lineage: LineageId, leaf: LineageId },
+}
+
+/// Who acknowledged the consumption, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BurnRequest {
+    pub lineage: LineageId,
+    pub reason: NonBlank,
+    pub actor: NonBlank,
+}
+
+#[derive(Serialize)]
+struct ConsumptionDoc<'a> {
+    schema: &'static str,
+    lineage_id: &'a LineageId,
+    revision: &'a Sha256Digest,
+    target: &'a Sha256Digest,
+    receipt_sha256: &'a Sha256Digest,
+    reason: &'a NonBlank,
+    actor: &'a NonBlank,
+    consumed_at: &'a Timestamp,
+}
+
+/// Burns an approved, not superseded lineage (its authority acknowledged
+/// as used, e.g. once delivered): the tombstone's bytes, which stay in the
+/// store when the lineage's directory and index entries go, so every
+/// command that names it answers `consumed`, never `not_found`. Git
+/// objects are untouched.
+pub fn consumption_tombstone(
+    request: &BurnRequest,
+    record: &crate::review::state::StateRecord,
+    superseded_by: Option<&LineageId>,
+    receipt: &[u8],
+    at: &Timestamp,
+) -> Result<Vec<u8>, BurnTombstoneError> {
+    let state = &record.state;
+    if !matches!(state.stage, crate::review::state::Stage::Approved { .. }) {
+        return Err(BurnError::NotApproved {
+            lineage: state.lineage_id.clone(),
+            state: state.stage.name(),
+        }
+        .into());
+    }
+    if let Some(leaf) = superseded_by {
+        return Err(BurnError::Superseded {
+            lineage: state.lineage_id.clone(),
+            leaf: leaf.clone(),
+        }
+        .into());
+    }
+    Ok(canonical_bytes(&ConsumptionDoc {
+        schema: CONSUMPTION_SCHEMA,
+        lineage_id: &state.lineage_id,
+        revision: &record.revision,
+        target: &state.snapshot.target,
+        receipt_sha256: &Sha256Digest::plain(receipt),
+        reason: &request.reason,
+        actor: &request.actor,
+        consumed_at: at,
+    })?)
+}
+
+/// A burn refused, or its tombstone not encodable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BurnTombstoneError {
+    #[error(transparent)]
+    Refused(#[from] BurnError),
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +298,39 @@ mod tests {
             prove_unique(&l(1), &survey(vec![l(1)], false)),
             Err(RepairError::Incomplete { .. })
         ));
+    }
+
+    #[test]
+    fn only_an_approved_leaf_is_burned() {
+        use crate::review::fixtures;
+        use crate::review::lens::Lens;
+        let request = BurnRequest {
+            lineage: l(1),
+            reason: NonBlank::parse("delivered").unwrap(),
+            actor: NonBlank::parse("bot").unwrap(),
+        };
+        let at = Timestamp::from_unix_seconds(1_796_000_200);
+        let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let open = r0.record().unwrap();
+        assert!(matches!(
+            consumption_tombstone(&request, &open, None, b"", &at),
+            Err(BurnTombstoneError::Refused(BurnError::NotApproved { .. }))
+        ));
+        let approved = r0
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap()
+            .accept_evidence(b"ok\n")
+            .unwrap()
+            .record()
+            .unwrap();
+        assert!(matches!(
+            consumption_tombstone(&request, &approved, Some(&l(2)), b"r", &at),
+            Err(BurnTombstoneError::Refused(BurnError::Superseded { .. }))
+        ));
+        let bytes = consumption_tombstone(&request, &approved, None, b"r", &at).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["schema"], CONSUMPTION_SCHEMA);
+        assert_eq!(v["revision"], approved.revision.to_string());
     }
 
     #[test]

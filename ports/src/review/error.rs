@@ -155,6 +155,12 @@ pub enum ReviewError {
     /// A repair ceremony refused (R9.4).
     #[error(transparent)]
     Repair(#[from] probity_core::review::repair::RepairError),
+    /// A burn refused (R10.5 `consumed`).
+    #[error(transparent)]
+    Burn(#[from] probity_core::review::repair::BurnError),
+    /// A tombstone that could not be encoded (a bug).
+    #[error("could not encode the tombstone: {0}")]
+    Tombstone(String),
     /// An input document over its documented bound.
     #[error("{name} is larger than the {limit}-byte limit for this document")]
     InputTooLarge { name: String, limit: u64 },

@@ -39,7 +39,7 @@ pub use sign::{
     verify_envelope,
 };
 pub use start::{
-    CommitStart, Repaired, Started, invalidate, recover, repair, start, start_commit,
+    CommitStart, Repaired, Started, burn, invalidate, recover, repair, start, start_commit,
     start_history, start_range,
 };
 pub use traits::{

@@ -534,3 +534,26 @@ pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
         receipt_rewritten,
     })
 }
+
+/// `probity burn` (R10.5 `consumed`): an approved, not superseded lineage
+/// whose authority was used is burned; a tombstone naming its revision,
+/// target and receipt digest stays, so it answers `consumed` wherever it is
+/// named. Nothing is written on a refusal.
+pub fn burn<S: ReviewStore + RepairStore, C: Clock>(
+    store: &S,
+    clock: &C,
+    request: probity_core::review::repair::BurnRequest,
+) -> Result<String, ReviewError> {
+    use probity_core::review::repair::{BurnTombstoneError, consumption_tombstone};
+    let record = store
+        .load(&request.lineage)?
+        .ok_or_else(|| StoreError::NotFound(request.lineage.clone()))?;
+    let leaf = supersession(store, &record)?;
+    let receipt = store.read_receipt(&request.lineage)?.unwrap_or_default();
+    let tombstone = consumption_tombstone(&request, &record, leaf.as_ref(), &receipt, &clock.now())
+        .map_err(|e| match e {
+            BurnTombstoneError::Refused(r) => ReviewError::Burn(r),
+            BurnTombstoneError::Canonical(c) => ReviewError::Tombstone(c.to_string()),
+        })?;
+    Ok(store.consume(&request.lineage, &tombstone)?)
+}

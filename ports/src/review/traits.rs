@@ -120,6 +120,13 @@ pub enum StoreError {
         "lineage {lineage} is retired: quarantined by a repair ceremony (audit record {audit})"
     )]
     Retired { lineage: LineageId, audit: String },
+    /// The lineage was burned once its authority was used (R10.5
+    /// `consumed`): only its tombstone remains.
+    #[error("lineage {lineage} is consumed: its authority was burned (tombstone {tombstone})")]
+    Consumed {
+        lineage: LineageId,
+        tombstone: String,
+    },
     /// A correction produced a candidate another lineage already owns.
     #[error("the candidate of lineage {lineage} is already owned by lineage {owner}")]
     TargetOwned {
@@ -282,6 +289,11 @@ pub trait RepairStore {
         class: RepairClass,
         audit: &AuditWriter<'_>,
     ) -> Result<String, StoreError>;
+    /// Burns a lineage whose authority was consumed: writes `tombstone`
+    /// first, then removes the index entries naming the lineage and its
+    /// directory (Git objects are untouched). The lineage then answers
+    /// [`StoreError::Consumed`]. Returns the tombstone's path.
+    fn consume(&self, lineage: &LineageId, tombstone: &[u8]) -> Result<String, StoreError>;
 }
 
 /// Makes the audit record's bytes from the files a quarantine copied.

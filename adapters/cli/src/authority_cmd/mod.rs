@@ -196,6 +196,11 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "lineage_not_found",
                 "check the lineage id (`probity status`), or run `probity start`",
             ),
+            StoreError::Consumed { .. } => (
+                RejectedInput,
+                "lineage_consumed",
+                "this lineage's authority was burned once used (its tombstone is named above): review a new change with `probity start`",
+            ),
             StoreError::Retired { .. } => (
                 RejectedInput,
                 "lineage_retired",
@@ -484,6 +489,23 @@ pub fn review_error(e: ReviewError) -> CliError {
                 "the store is larger than a repair surveys: uniqueness cannot be proven; nothing was changed",
             ),
         },
+        ReviewError::Burn(b) => match b {
+            probity_core::review::repair::BurnError::NotApproved { .. } => (
+                RejectedInput,
+                "not_approved",
+                "only an approved review's authority is burned; nothing was changed",
+            ),
+            probity_core::review::repair::BurnError::Superseded { .. } => (
+                RejectedInput,
+                "lineage_superseded",
+                "burn the chain's leaf (named above), not its history; nothing was changed",
+            ),
+        },
+        ReviewError::Tombstone(_) => (
+            Integrity,
+            "tombstone_unencodable",
+            "report this as a bug; nothing was changed",
+        ),
         ReviewError::InputTooLarge { .. } => (
             RejectedInput,
             "input_too_large",
