@@ -9,8 +9,9 @@
 use std::collections::BTreeMap;
 
 use super::super::filter::{self, CredentialRegistry, FilterError, Filtered};
-use super::super::input::ContextInput;
+use super::super::input::{CheckInput, ContextInput};
 use super::super::profile::{LogSelection, Profile, Source};
+use super::super::types::CheckConclusion;
 
 /// One filter run: `filter_text(text, max_bytes)` under the input's
 /// registered credentials.
@@ -22,8 +23,8 @@ pub struct FilterJob<'a> {
 
 /// The filter runs of record bodies and logs an assembly of one input may
 /// perform, in input order: the entity body, then comment and review bodies
-/// and check logs of the sources the profile selects that fit
-/// `max_source_bytes`. It may name runs the assembly then skips (a record
+/// and the logs of the checks `check_log_selection` selects, of the sources
+/// the profile includes, that fit `max_source_bytes`. It may name runs the assembly then skips (a record
 /// dropped by selection or invalid metadata); it is empty when the profile
 /// or the credential registry is invalid (assembly reports that itself).
 pub struct FilterPlan<'a> {
@@ -79,9 +80,19 @@ impl<'a> FilterPlan<'a> {
         if profile.includes(Source::Reviews) {
             input.reviews.iter().for_each(|r| record(&r.body));
         }
-        if profile.includes(Source::CheckLogs) && profile.check_log_selection != LogSelection::None
-        {
-            for log in input.checks.iter().filter_map(|c| c.log.as_deref()) {
+        let wanted = |c: &CheckInput| match profile.check_log_selection {
+            LogSelection::None => false,
+            LogSelection::All => true,
+            // Assembly also needs the check's metadata valid and complete.
+            LogSelection::Failed => c
+                .conclusion
+                .as_deref()
+                .and_then(|raw| CheckConclusion::parse(raw).ok())
+                .is_some_and(CheckConclusion::is_failed),
+        };
+        if profile.includes(Source::CheckLogs) {
+            let logs = input.checks.iter().filter(|c| wanted(c));
+            for log in logs.filter_map(|c| c.log.as_deref()) {
                 if fits(log) {
                     jobs.push(FilterJob {
                         text: log,
