@@ -128,6 +128,74 @@ fn a_disputed_finding() {
     );
 }
 
+/// The documents the authority's maintenance writes: a preserved result
+/// (R3.6), a repair audit record (R9.4) and a consumption tombstone
+/// (R10.5), pinned as canonical bytes.
+#[test]
+fn maintenance_documents() {
+    use probity_core::digest::Sha256Digest;
+    use probity_core::review::ids::{NonBlank, Timestamp};
+    use probity_core::review::repair::{
+        BurnRequest, QuarantinedFile, RepairClass, RepairRequest, Survey, audit_record,
+        consumption_tombstone, prove_unique,
+    };
+    let (r0, _, r2) = approved();
+    let nb = |s: &str| NonBlank::parse(s).unwrap();
+    let preserved = probity_core::review::preserved::preserve(
+        &r0.lineage_id,
+        &r0.snapshot.target,
+        Lens::Reliability,
+        Some("lbt1-0123456789abcdef0123"),
+        nb("lineage review-1 is locked by another writer (waited 5000 ms)"),
+        br#"{"findings":[],"evidence":["read the whole candidate diff"]}"#,
+    )
+    .unwrap();
+    insta::assert_snapshot!("preserved_result", text(preserved));
+    let request = RepairRequest {
+        lineage: r2.lineage_id.clone(),
+        class: RepairClass::CorruptedRecord,
+        reason: nb("a sync tool overwrote the record"),
+        actor: nb("maintainer"),
+        authorization: nb("OPS-12, approved by the lead"),
+    };
+    let proof = prove_unique(
+        &r2.lineage_id,
+        &Survey {
+            class: RepairClass::CorruptedRecord,
+            scanned: 3,
+            anomalies: vec![r2.lineage_id.clone()],
+            complete: true,
+        },
+    )
+    .unwrap();
+    let audit = audit_record(
+        &request,
+        &proof,
+        &Timestamp::from_unix_seconds(1_796_000_300),
+        &[QuarantinedFile {
+            path: format!("{}/state.json", r2.lineage_id),
+            sha256: Sha256Digest::plain(b"garbage"),
+            bytes: 7,
+        }],
+    )
+    .unwrap();
+    insta::assert_snapshot!("repair_audit_record", text(audit));
+    let receipt = Receipt::derive(&r2).unwrap().to_bytes().unwrap();
+    let tombstone = consumption_tombstone(
+        &BurnRequest {
+            lineage: r2.lineage_id.clone(),
+            reason: nb("delivered in v1.4"),
+            actor: nb("release bot"),
+        },
+        &r2.record().unwrap(),
+        None,
+        &receipt,
+        &Timestamp::from_unix_seconds(1_796_000_400),
+    )
+    .unwrap();
+    insta::assert_snapshot!("consumption_tombstone", text(tombstone));
+}
+
 #[test]
 fn schemas() {
     for doc in SchemaDoc::ALL {
