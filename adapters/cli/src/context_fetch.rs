@@ -14,13 +14,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use probity_core::context::assemble::{AssembleError, assemble};
+use probity_core::context::assemble::AssembleError;
 use probity_core::context::input::{MAX_INPUT_BYTES, ProfileInput};
 use probity_core::context::types::{EntityKind, Forge, Host};
 use probity_forge::forgejo::Forgejo;
 use probity_forge::github::GitHub;
 use probity_forge::gitlab::GitLab;
 use probity_forge::http::{Limits, SystemSleeper, Token};
+use probity_ports::context::{assemble_parallel, default_workers};
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, collect, default_profile,
     input_document,
@@ -381,7 +382,8 @@ pub fn run(
     // The token is a run credential: a body quoting it is redacted. It is
     // registered in memory only (never in --input-out).
     input.credentials.push(secret);
-    let assembly = assemble(&input).map_err(|e| (shared.assemble_error)(&e))?;
+    let assembly =
+        assemble_parallel(&input, default_workers()).map_err(|e| (shared.assemble_error)(&e))?;
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| (shared.dir_error)(&e))?;
     context_dir::verify_dir(&dir, &assembly.index_digest).map_err(|e| (shared.dir_error)(&e))?;
     let gaps: Vec<_> = assembly
