@@ -230,7 +230,7 @@ impl Repo {
     /// The blobs reachable from `tip`'s history and not from `tree` (by
     /// object ID), each with a path it had: `rev-list --objects
     /// --filter=object:type=blob <tip> ^<tree>`, streamed, stopped after
-    /// [`MAX_LISTED_BLOBS`] blobs or [`MAX_BLOB_WALK_BYTES`] of output.
+    /// [`MAX_LISTED_BLOBS`] blobs or `MAX_BLOB_WALK_BYTES` (8 MiB) of output.
     /// Commits are listed too (unfiltered) and skipped: a blob's line has a
     /// path, a commit's none.
     pub fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, GitError> {

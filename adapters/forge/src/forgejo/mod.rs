@@ -321,7 +321,7 @@ fn conversation_key(review: u64, c: &Value) -> ConversationKey {
 }
 
 /// D8: review comments grouped into threads. A thread is one conversation
-/// ([`ConversationKey`]); its comments in forge order (creation time, then
+/// (`ConversationKey`); its comments in forge order (creation time, then
 /// ID); its identity and `created_at` are its root (first) comment's;
 /// every later comment replies to the root (the API has no reply edge). It
 /// is resolved when the root comment names a `resolver` (Forgejo marks the
