@@ -3,7 +3,11 @@
 //! (temporary index) on the same repository, and `validate` with 1 vs 1,000
 //! lineages in the store. Not a test: figures go to docs/perf.md.
 //!
-//! cargo run --release -p probity-cli --example bench_review -- [FILES...]
+//! cargo run --release -p probity-cli --example bench_review -- [FILES[:DIRS]...]
+//!
+//! `FILES` files spread over about 5,000 directories, or over `DIRS` leaf
+//! directories when given (`20000:40`). A second table breaks the
+//! pre-commit gate's derivation into the git steps it runs.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -51,12 +55,20 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
-fn generate(files: usize) -> Fixture {
+/// Where file `i` lives: 97 × 53 directories by default, or `dirs` leaf
+/// directories.
+fn rel_path(i: usize, dirs: Option<usize>) -> String {
+    match dirs {
+        Some(d) => format!("src/d{:03}/f{i}.rs", i % d.max(1)),
+        None => format!("src/d{:03}/m{:03}/f{i}.rs", i % 97, (i / 97) % 53),
+    }
+}
+
+fn generate(files: usize, dirs: Option<usize>) -> Fixture {
     let f = Fixture::new().expect("fixture");
     for i in 0..files {
-        let rel = format!("src/d{:03}/m{:03}/f{i}.rs", i % 97, (i / 97) % 53);
         f.write(
-            &rel,
+            &rel_path(i, dirs),
             format!("// file {i}\npub fn f{i}() -> u32 {{ {i} }}\n"),
         )
         .expect("write");
@@ -65,9 +77,8 @@ fn generate(files: usize) -> Fixture {
     f.commit_all("base").expect("commit");
     // 50 changed tracked files and 20 intended untracked files.
     for i in (0..files).step_by(files / 50).take(50) {
-        let rel = format!("src/d{:03}/m{:03}/f{i}.rs", i % 97, (i / 97) % 53);
         f.write(
-            &rel,
+            &rel_path(i, dirs),
             format!("// file {i} (changed)\npub fn f{i}() -> u32 {{ {i} + 1 }}\n"),
         )
         .expect("write");
@@ -87,22 +98,26 @@ fn git(root: &Path, args: &[&str], env: &[(&str, &OsStr)]) {
 }
 
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
+    let layouts: Vec<(usize, Option<usize>)> = std::env::args()
         .skip(1)
-        .filter_map(|a| a.parse().ok())
+        .filter_map(|a| match a.split_once(':') {
+            Some((n, d)) => Some((n.parse().ok()?, Some(d.parse().ok()?))),
+            None => Some((a.parse().ok()?, None)),
+        })
         .collect();
-    let sizes = if sizes.is_empty() {
-        vec![20_000, 100_000]
+    let layouts = if layouts.is_empty() {
+        vec![(20_000, None), (20_000, Some(40)), (100_000, None)]
     } else {
-        sizes
+        layouts
     };
     let runs = 7;
     println!(
-        "| files | git status | git add -A && write-tree (temp index) | probity start (resume) | + diff anchor (new start) | probity validate (1 lineage) | validate (1,001 lineages) | validate, in a hook (staged index) | pre-push (the committed candidate) |"
+        "| files | dirs | git status | git add -A && write-tree (temp index) | probity start (resume) | + diff anchor (new start) | probity validate (1 lineage) | validate / git status | validate (1,001 lineages) | validate, in a hook (staged index) | pre-push (the committed candidate) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for n in sizes {
-        let f = generate(n);
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut breakdown = Vec::new();
+    for (n, dirs) in layouts {
+        let f = generate(n, dirs);
         let root = f.root().to_path_buf();
         let repo = f.repo().expect("repo");
         let store = FileStore::for_common_dir(repo.common_dir());
@@ -116,7 +131,29 @@ fn main() {
             git(&root, &["add", "-A"], &env);
             git(&root, &["write-tree"], &env);
         });
+        // The pre-commit derivation step by step: one process start (what
+        // `rev-parse` costs), the index copy, `git add -A` and `git
+        // write-tree` on the copy (the gate's own flags).
+        let rev_parse = time(runs, || git(&root, &["rev-parse", "HEAD^{tree}"], &[]));
+        let copy = time(runs, || {
+            std::fs::copy(root.join(".git").join("index"), &tmp_index).expect("copy index");
+        });
+        let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", tmp_index.as_os_str())];
+        let add = time(runs, || {
+            std::fs::copy(root.join(".git").join("index"), &tmp_index).expect("copy index");
+            git(&root, &["-c", "index.skipHash=true", "add", "-A"], &env);
+        });
+        let write_tree = time(runs, || git(&root, &["write-tree"], &env));
         let _ = std::fs::remove_file(&tmp_index);
+        breakdown.push((
+            n,
+            dirs,
+            status,
+            rev_parse,
+            copy,
+            add.saturating_sub(copy),
+            write_tree,
+        ));
 
         // start: the first call creates the lineage; timed calls resume it
         // after the same full observation; a new start also derives the
@@ -173,15 +210,37 @@ fn main() {
             drivers::validate_pre_push(&repo, &store, &range).expect("validate");
         });
         println!(
-            "| {n} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {n} | {} | {} | {} | {} | {} | {} | {:.2}× | {} | {} | {} |",
+            dirs_label(dirs),
             ms(status),
             ms(add_write),
             ms(start),
             ms(anchor),
             ms(validate_one),
+            validate_one.as_secs_f64() / status.as_secs_f64(),
             ms(validate_many),
             ms(validate_staged),
             ms(pre_push)
         );
     }
+    println!();
+    println!(
+        "| files | dirs | git status | one git process (rev-parse) | index copy | git add -A (copy) | git write-tree |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    for (n, dirs, status, rev_parse, copy, add, write_tree) in breakdown {
+        println!(
+            "| {n} | {} | {} | {} | {} | {} | {} |",
+            dirs_label(dirs),
+            ms(status),
+            ms(rev_parse),
+            ms(copy),
+            ms(add),
+            ms(write_tree)
+        );
+    }
+}
+
+fn dirs_label(dirs: Option<usize>) -> String {
+    dirs.map_or_else(|| "5,141".to_string(), |d| d.to_string())
 }
