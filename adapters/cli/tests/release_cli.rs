@@ -153,6 +153,33 @@ fn bad_release_inputs_are_typed_errors_and_change_nothing() {
     }
     let mixed = release(&f, &["--revision", "v1", "--base", "main"]);
     assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
+    // A checksums file is a bounded regular file: a device, a FIFO or a
+    // directory is refused at once (it used to be read to its end:
+    // `/dev/zero` never ended), and so is one over 4 MiB.
+    let fifo = dir.path().join("sums.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for p in [
+        "/dev/zero",
+        fifo.to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+    ] {
+        let r = release(&f, &["--revision", "v1", "--checksums", p]);
+        assert_eq!(r.code, 3, "{p}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "input_not_regular", "{p}");
+    }
+    let big = dir.path().join("big.sums");
+    std::fs::write(&big, vec![b'0'; 4 * 1024 * 1024 + 1]).unwrap();
+    let r = release(
+        &f,
+        &["--revision", "v1", "--checksums", big.to_str().unwrap()],
+    );
+    assert_eq!(r.json["error"]["code"], "input_too_large", "{}", r.stdout);
     assert!(store_snapshot(&f) == before, "the store changed");
 }
 

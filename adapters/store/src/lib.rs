@@ -2,9 +2,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod artifacts;
 pub mod attestations;
 pub mod context_dir;
 pub mod repair;
 pub mod review_store;
 
+pub use artifacts::ArtifactDir;
 pub use review_store::FileStore;

@@ -6,7 +6,8 @@
 use serde::Serialize;
 
 use crate::digest::Sha256Digest;
-use crate::review::gate::{Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::ids::CommitId;
 
 /// One line of a checksums file: the expected digest of an artifact.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -164,21 +165,76 @@ pub fn check_unchanged(
 }
 
 /// The final recheck of the revision (R8.7): it must still name the
-/// commit that was judged.
+/// commit that was judged (`now` is `None` when it no longer resolves).
 pub fn check_revision(
     revision: &str,
-    judged: &crate::review::ids::CommitId,
-    now: &crate::review::ids::CommitId,
+    judged: &CommitId,
+    now: Option<&CommitId>,
 ) -> Result<(), GateDecision> {
-    if judged == now {
-        return Ok(());
+    match now {
+        Some(now) if now == judged => Ok(()),
+        Some(now) => Err(deny(
+            ReasonCode::ReleaseRevisionMoved,
+            format!(
+                "`{revision}` moved from {judged} to {now} while the gate decided; run the gate again on the revision you release"
+            ),
+        )),
+        None => Err(deny(
+            ReasonCode::ReleaseRevisionMoved,
+            format!(
+                "`{revision}` named {judged} and no longer resolves: it was deleted while the gate decided; run the gate again on the revision you release"
+            ),
+        )),
     }
-    Err(deny(
-        ReasonCode::ReleaseRevisionMoved,
-        format!(
-            "`{revision}` moved from {judged} to {now} while the gate decided; run the gate again on the revision you release"
-        ),
-    ))
+}
+
+/// What the release gate resolved outside the store, once when it judged
+/// and once more after its derivation (R8.7).
+#[derive(Debug, Clone, Copy)]
+pub struct ReleaseReads<'a> {
+    /// The revision as given.
+    pub revision: &'a str,
+    /// The commit it named when judged, and what it names now.
+    pub judged: &'a CommitId,
+    pub now: Option<&'a CommitId>,
+    /// The artifacts as judged and as read again (both `None` without
+    /// release evidence).
+    pub observed: Option<&'a [ObservedArtifact]>,
+    pub again: Option<&'a [ObservedArtifact]>,
+}
+
+/// The release gate's final recheck (R8.7) of an answer: a denial stays as
+/// it is; an allow stands only when the revision still names the judged
+/// commit and every artifact reads back as judged. A moved revision is
+/// `release_revision_moved`, a changed artifact `release_evidence_changed`;
+/// an allow that stands says how many artifacts matched.
+pub fn release_recheck(decision: GateDecision, reads: &ReleaseReads<'_>) -> GateDecision {
+    if decision.decision != Decision::Allow {
+        return decision;
+    }
+    if let Err(denial) = check_revision(reads.revision, reads.judged, reads.now) {
+        return decision.overruled_by(denial);
+    }
+    match (reads.observed, reads.again) {
+        (Some(observed), Some(again)) => match check_unchanged(observed, again) {
+            Ok(()) => GateDecision {
+                message: format!(
+                    "{}; {} release artifact(s) match their checksums",
+                    decision.message,
+                    observed.len()
+                ),
+                ..decision
+            },
+            Err(denial) => decision.overruled_by(denial),
+        },
+        // Evidence judged but not read again (or the reverse): no
+        // recheck happened, so no allow.
+        (Some(_), None) | (None, Some(_)) => decision.overruled_by(deny(
+            ReasonCode::ReleaseEvidenceChanged,
+            "the release evidence was not read twice; run the gate again".into(),
+        )),
+        (None, None) => decision,
+    }
 }
 
 #[cfg(test)]
@@ -193,12 +249,15 @@ mod tests {
 
     #[test]
     fn a_moved_revision_denies() {
-        use crate::review::ids::CommitId;
         let a = CommitId::parse("1".repeat(40)).unwrap();
         let b = CommitId::parse("2".repeat(40)).unwrap();
-        assert_eq!(check_revision("v1", &a, &a), Ok(()));
+        assert_eq!(check_revision("v1", &a, Some(&a)), Ok(()));
         assert_eq!(
-            check_revision("v1", &a, &b).unwrap_err().reason_code,
+            check_revision("v1", &a, Some(&b)).unwrap_err().reason_code,
+            ReasonCode::ReleaseRevisionMoved
+        );
+        assert_eq!(
+            check_revision("v1", &a, None).unwrap_err().reason_code,
             ReasonCode::ReleaseRevisionMoved
         );
     }
@@ -279,5 +338,65 @@ mod tests {
             check_unchanged(&observed, &later).unwrap_err().reason_code,
             ReasonCode::ReleaseEvidenceChanged
         );
+    }
+
+    #[test]
+    fn the_recheck_keeps_a_denial_and_overrules_an_allow_that_moved() {
+        use crate::review::ids::LineageId;
+        let a = CommitId::parse("1".repeat(40)).unwrap();
+        let b = CommitId::parse("2".repeat(40)).unwrap();
+        let lineage = LineageId::parse("review-0123456789abcdef").unwrap();
+        let allow = GateDecision {
+            gate: Gate::Release,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::ReceiptValid,
+            stage: GateStage::Complete,
+            lineage_id: Some(lineage.clone()),
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: "reviewed".into(),
+            deliveries: Vec::new(),
+            proof: None,
+        };
+        let art = |sha: Option<Sha256Digest>| {
+            vec![ObservedArtifact {
+                name: "app".into(),
+                sha256: sha,
+            }]
+        };
+        let judged = art(Some(d(A)));
+        let reads = |now, again| ReleaseReads {
+            revision: "v1",
+            judged: &a,
+            now,
+            observed: Some(&judged[..]),
+            again,
+        };
+        // Nothing moved: the allow stands and counts its artifacts.
+        let same = art(Some(d(A)));
+        let d1 = release_recheck(allow.clone(), &reads(Some(&a), Some(&same[..])));
+        assert_eq!(d1.decision, Decision::Allow);
+        assert!(
+            d1.message
+                .ends_with("1 release artifact(s) match their checksums")
+        );
+        // The tag moved, or went: overruled, the lineage kept.
+        for now in [Some(&b), None] {
+            let d2 = release_recheck(allow.clone(), &reads(now, Some(&same[..])));
+            assert_eq!(d2.reason_code, ReasonCode::ReleaseRevisionMoved);
+            assert_eq!(d2.lineage_id.as_ref(), Some(&lineage));
+        }
+        // An artifact rewritten, or never read again.
+        let changed = art(Some(Sha256Digest::plain(b"x")));
+        for again in [Some(&changed[..]), None] {
+            let d3 = release_recheck(allow.clone(), &reads(Some(&a), again));
+            assert_eq!(d3.decision, Decision::Deny);
+            assert_eq!(d3.reason_code, ReasonCode::ReleaseEvidenceChanged);
+        }
+        // A denial is never rechecked.
+        let deny = allow
+            .clone()
+            .overruled_by(check_revision("v1", &a, Some(&b)).unwrap_err());
+        assert_eq!(release_recheck(deny.clone(), &reads(None, None)), deny);
     }
 }

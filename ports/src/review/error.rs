@@ -181,6 +181,9 @@ pub enum ReviewError {
         "commit {commit} changes no bytes (its tree is its parent's tree): there is nothing to review, and every gate allows it as `no_change`"
     )]
     CommitNoChange { commit: CommitId },
+    /// The release artifacts could not be read (not: they differ).
+    #[error("could not read the release artifacts: {0}")]
+    Artifacts(#[source] AdapterError),
     /// `start` on a clean worktree: the live candidate equals HEAD. Work
     /// that is already committed is reviewed with `start --commit`.
     #[error(

@@ -11,7 +11,9 @@ use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
     BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
 };
-use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, check_artifacts};
+use probity_core::review::release::{
+    ExpectedArtifact, ObservedArtifact, ReleaseReads, check_artifacts, release_recheck,
+};
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::StateRecord;
 
@@ -660,28 +662,102 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     Ok(combine_judged(Gate::PrePush, judged))
 }
 
+/// Release evidence: the artifacts a checksums file names, and where they
+/// are read.
+#[derive(Clone, Copy)]
+pub struct ReleaseEvidence<'a> {
+    pub expected: &'a [ExpectedArtifact],
+    pub artifacts: &'a dyn ReleaseArtifacts,
+}
+
+/// What the release gate answers: the decision, the commit the revision
+/// named when judged, and the artifacts as judged.
+#[derive(Debug, Clone)]
+pub struct ReleaseDecision {
+    pub decision: GateDecision,
+    pub revision_commit: Option<CommitId>,
+    pub observed: Option<Vec<ObservedArtifact>>,
+}
+
 /// `probity validate --gate release --revision R` (R8.5): the exact
 /// revision (tags peeled) must be one reviewed delivery commit, judged as
 /// pre-push judges one, and, when release evidence is given, every artifact
-/// must match the digest its checksums file names. The adapter rechecks the
-/// artifacts once more before answering (R8.7).
+/// must match the digest its checksums file names.
 pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     revision: &str,
-    evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
-) -> Result<GateDecision, ReviewError> {
-    let resolved = vec![(
-        revision.to_string(),
-        git.resolve_commit(revision)
-            .map_err(ReviewError::Repository)?,
-    )];
-    checked(
+    evidence: Option<ReleaseEvidence<'_>>,
+) -> Result<ReleaseDecision, ReviewError> {
+    validate_release_between(git, store, revision, evidence, &mut || {})
+}
+
+/// [`validate_release`], running `between` after the derivation and before
+/// the final recheck (R8.7): an allow is answered only when every record,
+/// marker and receipt the derivation read is unchanged under its lineage's
+/// lock, the revision still names the commit judged
+/// (`release_revision_moved`) and every artifact reads back as judged
+/// (`release_evidence_changed`): core's `release_recheck`.
+pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    revision: &str,
+    evidence: Option<ReleaseEvidence<'_>>,
+    between: &mut dyn FnMut(),
+) -> Result<ReleaseDecision, ReviewError> {
+    let observe = |e: &ReleaseEvidence<'_>| {
+        e.artifacts
+            .observe(e.expected)
+            .map_err(ReviewError::Artifacts)
+    };
+    let observed = evidence.as_ref().map(observe).transpose()?;
+    let decision = checked(
         store,
-        |rec| release_decision(git, rec, revision, evidence),
-        &mut || {},
-        || revisions_moved(git, &resolved),
-    )
+        |rec| {
+            release_decision(
+                git,
+                rec,
+                revision,
+                evidence
+                    .as_ref()
+                    .map(|e| e.expected)
+                    .zip(observed.as_deref()),
+            )
+        },
+        between,
+        || Ok(Vec::new()),
+    )?;
+    let judged = decision.deliveries.first().map(|r| r.tip.clone());
+    let Some(judged_commit) = judged.as_ref() else {
+        return Ok(ReleaseDecision {
+            decision,
+            revision_commit: None,
+            observed,
+        });
+    };
+    let (now, again) = if decision.decision == Decision::Allow {
+        (
+            git.find_commit(revision).map_err(ReviewError::Repository)?,
+            evidence.as_ref().map(observe).transpose()?,
+        )
+    } else {
+        (Some(judged_commit.clone()), observed.clone())
+    };
+    let decision = release_recheck(
+        decision,
+        &ReleaseReads {
+            revision,
+            judged: judged_commit,
+            now: now.as_ref(),
+            observed: observed.as_deref(),
+            again: again.as_deref(),
+        },
+    );
+    Ok(ReleaseDecision {
+        decision,
+        revision_commit: judged,
+        observed,
+    })
 }
 
 fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
@@ -723,10 +799,7 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
         (Decision::Allow, Some((expected, observed))) => {
             match check_artifacts(expected, observed) {
                 Ok(()) => d,
-                Err(denial) => GateDecision {
-                    lineage_id: d.lineage_id,
-                    ..denial
-                },
+                Err(denial) => d.overruled_by(denial),
             }
         }
         _ => d,
@@ -812,6 +885,20 @@ pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
     base: &str,
     head: &str,
 ) -> Result<PrDecision, ReviewError> {
+    validate_pre_pr_between(git, store, base, head, &mut || {})
+}
+
+/// [`validate_pre_pr`], running `between` after the derivation and before
+/// the final recheck (R8.7): an allow is answered only when every record,
+/// marker and receipt the derivation read is unchanged under its lineage's
+/// lock and both ends still name the commits judged.
+pub fn validate_pre_pr_between<G: GitPort + DeliveryGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    base: &str,
+    head: &str,
+    between: &mut dyn FnMut(),
+) -> Result<PrDecision, ReviewError> {
     // The final recheck (R8.7), as at pre-push: both ends resolved again.
     let mut resolved = Vec::new();
     for rev in [base, head] {
@@ -827,7 +914,7 @@ pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
             advance = pr.base_advance;
             Ok(pr.decision)
         },
-        &mut || {},
+        between,
         || revisions_moved(git, &resolved),
     )?;
     Ok(PrDecision {

@@ -28,9 +28,10 @@ pub use finalize::{
     submit_result,
 };
 pub use gates::{
-    Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,
-    validate_pre_commit_between, validate_pre_pr, validate_pre_push, validate_pre_push_between,
-    validate_release,
+    Delivery, PrDecision, PushBoundary, ReleaseDecision, ReleaseEvidence, delivered_range,
+    judge_range, validate_pre_commit, validate_pre_commit_between, validate_pre_pr,
+    validate_pre_pr_between, validate_pre_push, validate_pre_push_between, validate_release,
+    validate_release_between,
 };
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};
@@ -44,7 +45,7 @@ pub use start::{
 };
 pub use traits::{
     AdapterError, AttestationStore, AuditWriter, Clock, Created, DeliveryGit, ExportGit, GitPort,
-    NotesGit, RemoteScope, RepairStore, ReviewStore, StoreError, Submitted,
+    NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError, Submitted,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,

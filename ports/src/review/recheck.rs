@@ -1,5 +1,6 @@
 //! The final recheck of a gate's allow (R8.7): what the derivation read,
-//! recorded by a store wrapper, read again under each lineage's lock; the
+//! recorded by a store wrapper, read again under each lineage's lock (and
+//! the index lookups asked again); the
 //! rule ("any change denies") is core's [`final_recheck`].
 
 use std::cell::RefCell;
@@ -21,6 +22,46 @@ struct Seen {
     successors: BTreeMap<LineageId, Option<LineageId>>,
     pending: BTreeMap<LineageId, Option<LineageId>>,
     receipts: BTreeMap<LineageId, Option<Sha256Digest>>,
+    /// Every index lookup and what it answered, in first-asked order.
+    lookups: Vec<(Lookup, Vec<LineageId>)>,
+}
+
+/// An index lookup the derivation made (R12.2: discovery is lookups).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lookup {
+    Target(Sha256Digest),
+    Base(TreeId),
+    Final(TreeId),
+    Delta(Sha256Digest),
+    DeltaEntry(Sha256Digest),
+    Open(TreeId),
+    Escalated(TreeId),
+}
+
+impl Lookup {
+    fn ask<S: ReviewStore>(&self, store: &S) -> Result<Vec<LineageId>, StoreError> {
+        Ok(match self {
+            Lookup::Target(d) => store.lookup_target(d)?.into_iter().collect(),
+            Lookup::Base(t) => store.lookup_base(t)?.into_iter().collect(),
+            Lookup::Final(t) => store.lookup_final(t)?.into_iter().collect(),
+            Lookup::Delta(d) => store.lookup_delta(d)?.into_iter().collect(),
+            Lookup::DeltaEntry(d) => store.lookup_delta_entry(d)?.into_iter().collect(),
+            Lookup::Open(t) => store.lookup_open(t)?,
+            Lookup::Escalated(t) => store.lookup_escalated(t)?,
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Lookup::Target(d) => format!("target {d}"),
+            Lookup::Base(t) => format!("base tree {t}"),
+            Lookup::Final(t) => format!("final tree {t}"),
+            Lookup::Delta(d) => format!("delta {d}"),
+            Lookup::DeltaEntry(d) => format!("delta entry {d}"),
+            Lookup::Open(t) => format!("open corrections on {t}"),
+            Lookup::Escalated(t) => format!("escalations on {t}"),
+        }
+    }
 }
 
 fn digest(bytes: &Option<Vec<u8>>) -> Option<Sha256Digest> {
@@ -28,8 +69,8 @@ fn digest(bytes: &Option<Vec<u8>>) -> Option<Sha256Digest> {
 }
 
 /// A store that records what a gate's derivation reads (records,
-/// supersession, pending recoveries, receipts) and otherwise passes every
-/// call through.
+/// supersession, pending recoveries, receipts, index lookups) and otherwise
+/// passes every call through.
 pub(super) struct Recording<'a, S> {
     inner: &'a S,
     seen: RefCell<Seen>,
@@ -64,7 +105,21 @@ impl<'a, S: ReviewStore> Recording<'a, S> {
             })?;
             moved.extend(outcome?);
         }
+        // The index entries, asked again once every lineage was compared:
+        // an entry that now names another lineage (or none) moved.
+        for (lookup, answer) in &seen.lookups {
+            if lookup.ask(self.inner)? != *answer {
+                moved.push(Moved::Index(lookup.describe()));
+            }
+        }
         Ok(moved)
+    }
+
+    fn looked_up(&self, lookup: Lookup, answer: Vec<LineageId>) {
+        let mut seen = self.seen.borrow_mut();
+        if !seen.lookups.iter().any(|(l, _)| *l == lookup) {
+            seen.lookups.push((lookup, answer));
+        }
     }
 
     fn compare(&self, seen: &Seen, l: &LineageId) -> Result<Vec<Moved>, StoreError> {
@@ -141,16 +196,24 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
         self.inner.replace(expected, next)
     }
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_target(target)
+        let r = self.inner.lookup_target(target)?;
+        self.looked_up(Lookup::Target(*target), r.iter().cloned().collect());
+        Ok(r)
     }
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_base(base)
+        let r = self.inner.lookup_base(base)?;
+        self.looked_up(Lookup::Base(base.clone()), r.iter().cloned().collect());
+        Ok(r)
     }
     fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_final(tree)
+        let r = self.inner.lookup_final(tree)?;
+        self.looked_up(Lookup::Final(tree.clone()), r.iter().cloned().collect());
+        Ok(r)
     }
     fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_delta(delta)
+        let r = self.inner.lookup_delta(delta)?;
+        self.looked_up(Lookup::Delta(*delta), r.iter().cloned().collect());
+        Ok(r)
     }
     fn index_delta(
         &self,
@@ -161,13 +224,19 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
         self.inner.index_delta(record, delta, entries)
     }
     fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_delta_entry(entry)
+        let r = self.inner.lookup_delta_entry(entry)?;
+        self.looked_up(Lookup::DeltaEntry(*entry), r.iter().cloned().collect());
+        Ok(r)
     }
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        self.inner.lookup_open(base)
+        let r = self.inner.lookup_open(base)?;
+        self.looked_up(Lookup::Open(base.clone()), r.clone());
+        Ok(r)
     }
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        self.inner.lookup_escalated(base)
+        let r = self.inner.lookup_escalated(base)?;
+        self.looked_up(Lookup::Escalated(base.clone()), r.clone());
+        Ok(r)
     }
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         self.inner.ensure_projections(record)

@@ -10,12 +10,22 @@ use probity_core::review::gate::{BlobsOutside, RangeCommit};
 use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::rebase::DeltaEntry;
+use probity_core::review::release::{ExpectedArtifact, ObservedArtifact};
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::state::{StateError, StateRecord, TransitionError};
 
 /// A boxed adapter error, kept whole for its message and source chain.
 pub type AdapterError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// Reading release artifacts (R8.5): each expected artifact's SHA-256 as
+/// it is now, or `None` when it is absent or no regular file (a symlink, a
+/// directory, a FIFO or a device is no artifact). The release gate reads
+/// them twice, once to judge and once more just before it answers (R8.7).
+pub trait ReleaseArtifacts {
+    fn observe(&self, expected: &[ExpectedArtifact])
+    -> Result<Vec<ObservedArtifact>, AdapterError>;
+}
 
 /// Observing the repository. Every method re-derives from live Git state; a
 /// failure is an error, never a guess.

@@ -165,6 +165,11 @@ pub fn review_error(e: ReviewError) -> CliError {
             "repository_error",
             "fix the repository error above and retry; nothing was changed",
         ),
+        ReviewError::Artifacts(_) => (
+            Io,
+            "artifact_io",
+            "check that the release artifacts are readable, then run the gate again",
+        ),
         ReviewError::Store(s) => match s {
             StoreError::Conflict { .. } => (
                 Conflict,

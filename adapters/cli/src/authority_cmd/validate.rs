@@ -6,17 +6,19 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 
-use probity_core::digest::{PlainSha256, Sha256Digest};
+use probity_core::digest::Sha256Digest;
 use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
-use probity_core::review::release::{
-    ExpectedArtifact, ObservedArtifact, check_revision, check_unchanged, parse_checksums,
-};
+use probity_core::review::release::parse_checksums;
 use probity_ports::review::{self as drivers, Delivery, PushBoundary};
+use probity_store::ArtifactDir;
 
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output};
 
 use super::*;
+
+/// The largest checksums file read for `--gate release --checksums`.
+pub const MAX_CHECKSUMS_BYTES: u64 = 4 * 1024 * 1024;
 
 /// A delivery boundary.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -257,62 +259,6 @@ pub fn validate(
     })
 }
 
-/// Hashes each named artifact under `dir` (read in chunks).
-fn hash_artifacts(
-    dir: &Path,
-    expected: &[ExpectedArtifact],
-) -> Result<Vec<ObservedArtifact>, CliError> {
-    use std::io::Read as _;
-    let mut out = Vec::new();
-    for e in expected {
-        let path = dir.join(&e.name);
-        // Regular files only: a symlink (which could lead out of DIR), a
-        // directory, a FIFO or a device is no artifact.
-        // Checked before opening: opening a FIFO would block.
-        let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
-        let opened = if regular {
-            std::fs::File::open(&path)
-        } else {
-            Err(std::io::ErrorKind::NotFound.into())
-        };
-        let sha256 = match opened {
-            Ok(mut f) => {
-                let mut h = PlainSha256::default();
-                let mut buf = vec![0u8; 1 << 16];
-                loop {
-                    let n = f.read(&mut buf).map_err(|err| {
-                        CliError::new(
-                            ErrorKind::Io,
-                            "artifact_io",
-                            format!("{}: {err}", path.display()),
-                            "check that the artifacts are readable",
-                        )
-                    })?;
-                    if n == 0 {
-                        break;
-                    }
-                    h.update(&buf[..n]);
-                }
-                Some(h.finish())
-            }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => {
-                return Err(CliError::new(
-                    ErrorKind::Io,
-                    "artifact_io",
-                    format!("{}: {err}", path.display()),
-                    "check that the artifacts are readable",
-                ));
-            }
-        };
-        out.push(ObservedArtifact {
-            name: e.name.clone(),
-            sha256,
-        });
-    }
-    Ok(out)
-}
-
 fn validate_release(
     global: &GlobalArgs,
     out: Output,
@@ -329,15 +275,8 @@ fn validate_release(
     let evidence = match &args.checksums {
         None => None,
         Some(file) => {
-            let bytes = std::fs::read(file).map_err(|e| {
-                CliError::new(
-                    ErrorKind::RejectedInput,
-                    "unreadable_input",
-                    format!("{}: {e}", file.display()),
-                    "pass a readable checksums file (sha256sum format)",
-                )
-            })?;
-            let text = String::from_utf8(bytes).map_err(|_| {
+            let input = read_input(file, MAX_CHECKSUMS_BYTES)?;
+            let text = String::from_utf8(input.bytes).map_err(|_| {
                 CliError::new(
                     ErrorKind::RejectedInput,
                     "bad_checksums",
@@ -360,66 +299,37 @@ fn validate_release(
                     .map(Path::to_path_buf)
                     .unwrap_or_else(|| PathBuf::from(".")),
             };
-            let observed = hash_artifacts(&dir, &expected)?;
             Some((
                 Sha256Digest::plain(text.as_bytes()),
-                dir,
+                ArtifactDir::new(dir),
                 expected,
-                observed,
             ))
         }
     };
     let ctx = open(global)?;
-    let mut d = drivers::validate_release(
+    let released = drivers::validate_release(
         &ctx.repo,
         &ctx.store,
         revision,
         evidence
             .as_ref()
-            .map(|(_, _, e, o)| (e.as_slice(), o.as_slice())),
+            .map(|(_, dir, expected)| drivers::ReleaseEvidence {
+                expected,
+                artifacts: dir,
+            }),
     )
     .map_err(review_error)?;
-    // R8.7: resolve the revision once more; a move denies.
-    let judged = d.deliveries.first().map(|r| r.tip.clone());
-    if let (Decision::Allow, Some(judged)) = (d.decision, &judged) {
-        let now = ctx.repo.resolve_commit(revision).map_err(repo_error)?;
-        if let Err(denial) = check_revision(revision, judged, &now) {
-            d = GateDecision {
-                lineage_id: d.lineage_id,
-                deliveries: d.deliveries,
-                ..denial
-            };
-        }
-    }
-    // R8.7: read the evidence once more; a change denies.
-    if let (Decision::Allow, Some((_, dir, expected, observed))) = (d.decision, &evidence) {
-        let again = hash_artifacts(dir, expected)?;
-        match check_unchanged(observed, &again) {
-            Ok(()) => {
-                d.message = format!(
-                    "{}; {} release artifact(s) match their checksums",
-                    d.message,
-                    expected.len()
-                );
-            }
-            Err(denial) => {
-                d = GateDecision {
-                    lineage_id: d.lineage_id,
-                    deliveries: d.deliveries,
-                    ..denial
-                };
-            }
-        }
-    }
+    let d = released.decision;
+    let judged = released.revision_commit;
     let mut v = decision_json(&d);
     v["revision"] = json!(revision);
     v["revision_commit"] = json!(judged);
-    v["evidence"] = match &evidence {
-        None => Value::Null,
-        Some((digest, _, _, observed)) => json!({
+    v["evidence"] = match (&evidence, &released.observed) {
+        (Some((digest, _, _)), Some(observed)) => json!({
             "checksums_sha256": digest,
             "artifacts": observed,
         }),
+        _ => Value::Null,
     };
     out.answer(&v, || human_decision(&d));
     Ok(match d.decision {

@@ -247,6 +247,18 @@ impl GateDecision {
             proof: None,
         }
     }
+
+    /// This answer overruled by a later check's `denial` (the one way an
+    /// allow becomes a denial after it was derived): the denial's reason,
+    /// stage, paths, next action and message, with this answer's lineage
+    /// and deliveries, so the report still names what was judged.
+    pub fn overruled_by(self, denial: GateDecision) -> GateDecision {
+        GateDecision {
+            lineage_id: self.lineage_id,
+            deliveries: self.deliveries,
+            ..denial
+        }
+    }
 }
 
 /// What discovery found for the live target.

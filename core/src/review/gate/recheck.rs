@@ -6,7 +6,8 @@
 //! once more: under each lineage's lock, every record the derivation read is
 //! reloaded and must be at the same revision, with the same successor (none
 //! for a leaf), the same pending recovery and the same receipt bytes; and
-//! the target and refs the gate resolved must resolve the same. Any change
+//! every index lookup must answer the same lineages; the target and
+//! refs the gate resolved must resolve the same. Any change
 //! denies (`authority_changed`): the gate is run again, never answered from
 //! a mix of old and new reads. A denial needs no recheck (it never grants).
 
@@ -28,6 +29,9 @@ pub enum Moved {
     Target,
     /// A revision the gate resolved now names another commit.
     Revision(String),
+    /// An index lookup of the store (target, base, final tree, delta, open
+    /// corrections, escalations) now answers another lineage, or none.
+    Index(String),
 }
 
 impl std::fmt::Display for Moved {
@@ -38,6 +42,7 @@ impl std::fmt::Display for Moved {
             Moved::Receipt(l) => write!(f, "the receipt file of {l} changed"),
             Moved::Target => write!(f, "the live target changed"),
             Moved::Revision(r) => write!(f, "`{r}` now names another commit"),
+            Moved::Index(what) => write!(f, "the store's index entry for {what} changed"),
         }
     }
 }
