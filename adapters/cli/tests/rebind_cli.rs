@@ -145,8 +145,18 @@ fn the_rebind_keeps_every_other_denial() {
     .unwrap()
     .trim()
     .to_string();
+    let before = store_snapshot(&f);
     let denied = push_gate(&f, &format!("{base}..{squash}"));
     assert_eq!(denied.json["decision"], "deny", "{}", denied.stdout);
+    // The direct binding's own denial, kept whole: the squash touches the
+    // reviewed paths beyond what the chain approved.
+    assert_eq!(
+        denied.json["reason_code"], "receipt_scope_changed",
+        "{}",
+        denied.stdout
+    );
+    assert!(denied.json["proof"].is_null(), "{}", denied.stdout);
+    assert!(store_snapshot(&f) == before, "a gate wrote to the store");
 
     // Recovered before committing: L2 reviews base -> C2 itself.
     let g = medium_change();
@@ -202,4 +212,114 @@ fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
     )
     .unwrap();
     assert_eq!(on_server.trim(), c2);
+}
+
+struct FixedClock;
+
+impl probity_ports::review::Clock for FixedClock {
+    fn now(&self) -> probity_core::review::ids::Timestamp {
+        probity_core::review::ids::Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+    }
+    fn nonce(&self) -> probity_core::review::ids::Nonce {
+        probity_core::review::ids::Nonce::parse("0123456789abcdef0123456789abcdef").unwrap()
+    }
+}
+
+/// A chain longer than `MAX_REBIND_CHAIN` keeps the direct denial: the
+/// composition reads at most one lineage past the bound, so the chain is
+/// never cut short and judged as if its last read lineage were the leaf
+/// (found by audit: the walk stopped at 64 lineages and the 65-lineage
+/// chain rebound). Driven in-process (65 approvals, each committed), and
+/// the gate writes nothing.
+#[test]
+fn a_chain_longer_than_the_bound_keeps_its_denial() {
+    use probity_core::review::gate::{Decision, MAX_REBIND_CHAIN, ReasonCode};
+    use probity_core::review::ids::NonBlank;
+    use probity_core::review::lens::Lens;
+    use probity_core::review::recovery::{Disposition, RecoverRequest};
+    use probity_ports::review::{
+        self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, PushBoundary,
+    };
+    use probity_store::FileStore;
+
+    let f = parser_base();
+    let base = rev_parse(&f, "HEAD");
+    let repo = f.repo().unwrap();
+    let store = FileStore::for_common_dir(repo.common_dir());
+    let named = |name: &str, text: &str| NamedInput {
+        name: name.into(),
+        bytes: text.as_bytes().to_vec(),
+    };
+    let mut commits = Vec::new();
+    let mut previous: Option<probity_core::review::state::StateRecord> = None;
+    let mut body = String::from("// parser\nfn parse() {}\n");
+    for i in 0..=MAX_REBIND_CHAIN {
+        body.push_str(&format!("fn step_{i}() {{}}\n"));
+        f.write("src/parser.rs", &body).unwrap();
+        let started = match &previous {
+            None => drivers::start(&repo, &store, &FixedClock, Lens::Reliability).unwrap(),
+            Some(p) => drivers::recover(
+                &repo,
+                &store,
+                &FixedClock,
+                Lens::Reliability,
+                &p.state.lineage_id,
+                RecoverRequest {
+                    expected_revision: p.revision,
+                    disposition: Disposition::ScopeChanged,
+                    reason: NonBlank::parse("more work on the same file").unwrap(),
+                    actor: NonBlank::parse("dev").unwrap(),
+                    authorization: None,
+                },
+            )
+            .unwrap(),
+        };
+        let done = drivers::finalize(
+            &repo,
+            &store,
+            FinalizeInput {
+                lineage: Some(started.record.state.lineage_id.clone()),
+                results: started
+                    .record
+                    .state
+                    .frozen
+                    .selected_lenses
+                    .iter()
+                    .map(|l| LensResultInput::named(*l, named("r.json", CLEAN_RESULT)))
+                    .collect(),
+                evidence: Some(EvidenceInput::Bytes(named("ev.txt", "tests passed\n"))),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(done.record.state.stage.name(), "approved");
+        commits.push(commit_all(&f, &format!("c{i}")));
+        previous = Some(done.record);
+    }
+    assert_eq!(commits.len(), MAX_REBIND_CHAIN + 1);
+    let before = store_snapshot(&f);
+    let gate = |from: &str, to: &str| {
+        drivers::validate_pre_push(
+            &repo,
+            &store,
+            &PushBoundary::Range {
+                base: from.to_string(),
+                tip: to.to_string(),
+            },
+        )
+        .unwrap()
+    };
+    // c0 alone: its lineage leads a chain of 65, one past the bound.
+    let first = gate(&base, &commits[0]);
+    assert_eq!(first.decision, Decision::Deny, "{}", first.message);
+    assert_eq!(
+        first.reason_code,
+        ReasonCode::ReceiptSuperseded,
+        "{}",
+        first.message
+    );
+    // c1 alone: a chain of exactly 64 from there is composed.
+    let second = gate(&commits[0], &commits[1]);
+    assert_eq!(second.decision, Decision::Allow, "{}", second.message);
+    assert!(store_snapshot(&f) == before, "a gate wrote to the store");
 }

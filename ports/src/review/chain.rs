@@ -88,7 +88,7 @@ pub(super) type ChainEntry = (StateRecord, Option<Vec<u8>>);
 /// `record` and every successor to its chain's leaf, each link checked (the
 /// successor names its predecessor at its revision, one generation on),
 /// with each lineage's receipt file: what the recovery rebind composes
-/// (R8.9). At most [`MAX_REBIND_CHAIN`] lineages.
+/// (R8.9). At most one lineage past [`MAX_REBIND_CHAIN`] is read.
 ///
 /// [`MAX_REBIND_CHAIN`]: probity_core::review::gate::MAX_REBIND_CHAIN
 pub(super) fn forward_chain<S: ReviewStore>(
@@ -102,7 +102,10 @@ pub(super) fn forward_chain<S: ReviewStore>(
     )];
     let mut current = record.clone();
     while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
-        if out.len() >= MAX_REBIND_CHAIN {
+        // One past the bound is read, never more: core's rebind refuses a
+        // chain longer than the bound, so a long chain is never cut to one
+        // whose last read lineage passes for its leaf.
+        if out.len() > MAX_REBIND_CHAIN {
             break;
         }
         let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
