@@ -1,17 +1,22 @@
 //! Golden trees of the two committed entity-context-snapshot examples,
 //! byte-pinned, plus schema validation of every emitted JSON document
 //! against the project's bundle and (when `PROBITY_UPSTREAM_SCHEMAS` names
-//! a directory) against the upstream draft with the seed deltas applied.
+//! a directory) against the upstream draft with the seed deltas applied,
+//! through the check `support/upstream_draft.rs` shares with the CLI's
+//! fetch tests.
+
+#[path = "support/upstream_draft.rs"]
+mod upstream_draft;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use probity_core::context::assemble::{Assembly, assemble};
 use probity_core::context::input::ContextInput;
-use probity_core::context::schema::{self, DocSchema, SchemaSet};
+use probity_core::context::schema::{self, DocSchema};
 use probity_core::context::types::record_key_raw;
-use probity_core::context::verify::{observe, role_for_path, verify};
-use serde_json::{Value, json};
+use probity_core::context::verify::{observe, verify};
+use serde_json::Value;
+use upstream_draft::Upstream;
 
 const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");
 const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
@@ -61,26 +66,9 @@ fn work_item_tree_is_byte_pinned() {
     insta::assert_snapshot!("work_item_tree", render(&a));
 }
 
-/// (schema, document) for every JSON document of a tree.
-fn documents(a: &Assembly) -> Vec<(DocSchema, String, Value)> {
-    let mut docs = Vec::new();
-    for (path, bytes) in a.tree.files() {
-        let schema = match path.as_str() {
-            "index.json" => DocSchema::Index,
-            p => match role_for_path(p) {
-                Some("collection") => DocSchema::Collection,
-                Some("entity_metadata") => DocSchema::Entity,
-                Some("reviews") => DocSchema::Reviews,
-                Some("agent_runs") => DocSchema::AgentRuns,
-                Some("check_metadata") => DocSchema::Check,
-                Some("actor_state") => DocSchema::ActorState,
-                Some("thread_state") => DocSchema::ThreadState,
-                _ => continue,
-            },
-        };
-        docs.push((schema, path.clone(), serde_json::from_slice(bytes).unwrap()));
-    }
-    docs
+/// Every file of an assembled tree, by path.
+fn files(a: &Assembly) -> BTreeMap<String, Vec<u8>> {
+    a.tree.files().clone()
 }
 
 #[test]
@@ -88,7 +76,7 @@ fn every_emitted_document_validates_against_the_bundle() {
     let set = schema::bundle().unwrap();
     for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
         let a = assembled(ex);
-        let docs = documents(&a);
+        let docs = upstream_draft::documents(&files(&a));
         assert_eq!(docs.iter().filter(|d| d.0 == DocSchema::Index).count(), 1);
         for (schema, path, doc) in docs {
             set.validate(schema, &doc)
@@ -98,66 +86,35 @@ fn every_emitted_document_validates_against_the_bundle() {
     }
 }
 
-/// The documented seed deltas (docs/context.md, "Upstream draft"), applied
-/// to the upstream draft bundle in memory:
-/// 1. `collection.json` gains the required `admission.human_min_role`
-///    (`triage` or `write`).
-///
-/// The other two seed changes (bots admitted only through a registered bot
-/// role; the entity body passing the same authorization rule) change
-/// producer behaviour, not any schema.
-fn apply_seed_deltas(files: &mut BTreeMap<String, Value>) {
-    let c = files
-        .get_mut("collection.schema.json")
-        .expect("upstream collection.schema.json");
-    c["properties"]["admission"] = json!({
-        "type": "object",
-        "required": ["human_min_role"],
-        "properties": {"human_min_role": {"enum": ["triage", "write"]}},
-        "additionalProperties": false
-    });
-    c["required"]
-        .as_array_mut()
-        .expect("required array")
-        .push(json!("admission"));
-}
-
+/// The upstream draft with the documented deltas (the shared check in
+/// `support/upstream_draft.rs`, which the CLI's fetch tests run on every
+/// fetched tree too): without the deltas our `collection.json` is refused;
+/// with them every emitted document of both examples validates.
 #[test]
 fn emitted_documents_validate_against_the_upstream_draft() {
-    let Some(dir) = std::env::var_os("PROBITY_UPSTREAM_SCHEMAS") else {
-        println!("skipped: PROBITY_UPSTREAM_SCHEMAS is not set (upstream draft not checked)");
+    let Some(upstream) = Upstream::from_env() else {
+        upstream_draft::report_skip("the two examples");
         return;
     };
-    let dir = Path::new(&dir);
-    let mut files = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let p = entry.unwrap().path();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if name.ends_with(".schema.json") {
-            let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-            files.insert(name, v);
-        }
-    }
-    assert_eq!(files.len(), 9, "the upstream draft has nine schema files");
-    // Without the delta, our collection.json is (correctly) refused.
-    let raw = SchemaSet::load(&files).unwrap();
     let a = assembled(WORK_ITEM);
     let collection: Value = serde_json::from_slice(a.tree.get("collection.json").unwrap()).unwrap();
-    assert!(raw.validate(DocSchema::Collection, &collection).is_err());
-
-    apply_seed_deltas(&mut files);
-    let upstream = SchemaSet::load(&files).unwrap();
+    assert!(
+        upstream
+            .raw
+            .validate(DocSchema::Collection, &collection)
+            .is_err()
+    );
     let mut checked = 0;
-    for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
-        for (schema, path, doc) in documents(&assembled(ex)) {
-            upstream
-                .validate(schema, &doc)
-                .unwrap_or_else(|e| panic!("upstream {path}: {e}"));
-            checked += 1;
-        }
+    for (name, ex) in [
+        ("change-proposal", CHANGE_PROPOSAL),
+        ("work-item", WORK_ITEM),
+    ] {
+        checked += upstream.check_tree(name, &files(&assembled(ex)));
+        let both = upstream_draft::validate_tree(name, &files(&assembled(ex)));
+        assert_eq!(both.upstream, Some(both.bundle));
     }
     println!(
         "validated {checked} documents against the upstream draft in {}",
-        dir.display()
+        upstream.dir.display()
     );
 }
