@@ -1,8 +1,14 @@
-//! `probity context fetch` end to end with the real binary against a
-//! scripted GitHub on 127.0.0.1 (no test reaches the network): a pull
-//! request and an issue produce trees `probity context verify` accepts,
-//! typed errors, and the token never appears in stdout, stderr or any
-//! written file.
+//! `probity context fetch` end to end with the real binary against
+//! scripted GitHub, GitLab and Forgejo servers on 127.0.0.1 (no test
+//! reaches the network): a change proposal and an issue of each forge
+//! produce trees `probity context verify` accepts, whose every JSON
+//! document validates against the v1 bundle and the upstream draft with
+//! the documented deltas (`golden/tests/support/upstream_draft.rs`); typed
+//! errors; and the token never appears in stdout, stderr or any written
+//! file.
+
+#[path = "../../../golden/tests/support/upstream_draft.rs"]
+mod upstream_draft;
 
 #[path = "../../forge/tests/fixtures/github/scenario.rs"]
 mod scenario;
@@ -11,10 +17,12 @@ mod scenario_forgejo;
 #[path = "../../forge/tests/fixtures/gitlab/scenario.rs"]
 mod scenario_gitlab;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use probity_core::context::verify::Node;
 use probity_forge::fixture::{Reply, Script, ScriptServer};
 use serde_json::Value;
 
@@ -94,6 +102,23 @@ fn assert_no_token(o: &Output, root: &Path) {
     }
 }
 
+/// The tree's files as the verifier reads them (no link followed).
+fn tree_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let observed = probity_store::context_dir::observe_dir(dir).unwrap();
+    observed
+        .entries
+        .into_iter()
+        .filter_map(|(path, node)| match node {
+            Node::File(bytes) => Some((path, bytes)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `probity context verify` accepts the tree, and every JSON document of
+/// it validates against the v1 bundle and (when `PROBITY_UPSTREAM_SCHEMAS`
+/// is set; the skip is reported otherwise) the upstream draft with the
+/// documented deltas.
 fn verify(dir: &Path, digest: &str) {
     let o = probity(&[
         "context",
@@ -105,6 +130,13 @@ fn verify(dir: &Path, digest: &str) {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     assert_eq!(json_out(&o)["verified"], true);
+    let label = format!("the tree {}", dir.display());
+    let checked = upstream_draft::validate_tree(&label, &tree_files(dir));
+    assert!(checked.bundle >= 3, "{label}: {checked:?}");
+    assert!(
+        checked.upstream.is_none_or(|n| n == checked.bundle),
+        "{label}: {checked:?}"
+    );
 }
 
 #[test]
@@ -192,6 +224,7 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
     );
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{digest}\n"));
+    verify(&dir2, &digest);
 
     // A registered bot login is admitted: one authorization gap fewer.
     let dir3 = tmp.path().join("ctx3");
@@ -208,6 +241,8 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
         ],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let with_bot = json_out(&o);
+    verify(&dir3, with_bot["index_digest"].as_str().unwrap());
     let count = |v: &Value| {
         v["gaps"]
             .as_array()
@@ -216,7 +251,7 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
             .find(|g| g["scope"] == "comments" && g["code"] == "authorization_failed")
             .map(|g| g["count"].as_u64().unwrap())
     };
-    assert_eq!(count(&json_out(&o)), count(&v).map(|c| c - 1));
+    assert_eq!(count(&with_bot), count(&v).map(|c| c - 1));
     let o = fetch(
         &server,
         &[
@@ -437,6 +472,181 @@ fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
             .iter()
             .all(|r| r.headers.get("authorization") == Some(&format!("Bearer {TOKEN}")))
     );
+}
+
+/// `probity context fetch --forge gitlab` (the token in `GITLAB_TOKEN`,
+/// its default variable) against the scripted GitLab.
+fn fetch_gitlab(server: &ScriptServer, extra: &[&str]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "context",
+        "fetch",
+        "--forge",
+        "gitlab",
+        "--host",
+        "gitlab.example",
+    ])
+    .args(["--repo", "acme/widgets", "--api-base", server.base()])
+    .args(extra)
+    .env("GITLAB_TOKEN", TOKEN)
+    .env_remove("GITHUB_TOKEN");
+    for v in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+    ] {
+        cmd.env_remove(v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
+    // Bob pasted the collector's token into his note: it is a registered
+    // run credential, so the tree carries its mask.
+    let discussions = include_str!("../../forge/tests/fixtures/gitlab/issue-8-discussions.json")
+        .replace(
+            "shows the cache key it used;",
+            &format!("shows the cache key it used (with {TOKEN});"),
+        );
+    assert!(discussions.contains(TOKEN));
+    let server =
+        ScriptServer::start(scenario_gitlab::issue_8_with_discussions(&discussions)).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let input = tmp.path().join("input.json");
+    let o = fetch_gitlab(
+        &server,
+        &[
+            "--issue",
+            "8",
+            "--out",
+            dir.to_str().unwrap(),
+            "--input-out",
+            input.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert!(
+        o.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_out(&o);
+    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    // Dave is no member (404: unverified), the bot has no registered role,
+    // the ghost account is a deleted author: none of their notes is
+    // admitted, and that is said. A work item has no reviews or checks.
+    assert_eq!(
+        v["gaps"],
+        serde_json::json!([{"scope": "comments", "code": "authorization_failed", "count": 3}]),
+    );
+    verify(&dir, &digest);
+    assert_no_token(&o, tmp.path());
+
+    let entity = fs::read_to_string(dir.join("entity/metadata.json")).unwrap();
+    for field in [
+        "\"kind\":\"work_item\"",
+        "\"state\":\"closed\"",
+        "\"number\":8",
+        "\"id\":\"83000008\"",
+        "\"labels\":[\"bug\",\"cache\"]",
+    ] {
+        assert!(entity.contains(field), "{field}: {entity}");
+    }
+    let index = fs::read_to_string(dir.join("index.json")).unwrap();
+    assert!(index.contains("\"forge\":\"gitlab\""), "{index}");
+    assert!(index.contains("\"repository_id\":\"278964\""), "{index}");
+    // D10: the thread's three notes are comments (Carol's and Bob's are
+    // admitted and staged), the issue has no threads, and the system note
+    // is no comment.
+    let all = files(&dir);
+    let staged = |text: &str| all.iter().any(|(_, b)| contains(b, text));
+    assert!(staged(
+        "Root cause: the cache key omits the schema version."
+    ));
+    assert!(staged("Reproduced on main: after the schema bump"));
+    assert!(staged("[REDACTED:secret.registered_credential]"));
+    assert!(!staged("mentioned in merge request"));
+    assert!(!staged("Confirmed on 2.3 as well."), "dave is not admitted");
+    assert!(!all.iter().any(|(p, _)| p.contains("/threads/")));
+    let threads = fs::read_to_string(dir.join("state/threads.json")).unwrap();
+    assert!(threads.contains("\"threads\":[]"), "{threads}");
+
+    // The written input: six comments (the system note left out), no
+    // threads, the token masked; it assembles again.
+    let doc: Value = serde_json::from_slice(&fs::read(&input).unwrap()).unwrap();
+    assert_eq!(doc["format"], "probity-context-input/1");
+    assert_eq!(doc["credentials"], Value::Array(vec![]));
+    assert_eq!(doc["threads"], Value::Array(vec![]));
+    let ids: Vec<&str> = doc["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["1801", "1803", "1804", "1805", "1806", "1807"]);
+    let again = tmp.path().join("again");
+    let o2 = probity(&[
+        "context",
+        "assemble",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        o2.status.success(),
+        "{}",
+        String::from_utf8_lossy(&o2.stderr)
+    );
+    verify(&again, json_out(&o2)["index_digest"].as_str().unwrap());
+    assert!(!contains(&fs::read(&input).unwrap(), TOKEN));
+
+    // A registered bot login is admitted: one authorization gap fewer.
+    let dir2 = tmp.path().join("ctx-bot");
+    let o = fetch_gitlab(
+        &server,
+        &[
+            "--issue",
+            "8",
+            "--out",
+            dir2.to_str().unwrap(),
+            "--bot-role",
+            "project_278964_bot_1a2b=review",
+            "--json",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let v2 = json_out(&o);
+    assert_eq!(
+        v2["gaps"],
+        serde_json::json!([{"scope": "comments", "code": "authorization_failed", "count": 2}]),
+    );
+    verify(&dir2, v2["index_digest"].as_str().unwrap());
+    assert_no_token(&o, tmp.path());
+
+    // Only the API saw the credential, and only the issue's sources were
+    // asked for.
+    let seen = server.seen();
+    assert!(!seen.is_empty());
+    for r in seen {
+        assert_eq!(
+            r.headers.get("authorization").map(String::as_str),
+            Some(&*format!("Bearer {TOKEN}"))
+        );
+        assert!(
+            !r.target.contains("merge_requests")
+                && !r.target.contains("pipelines")
+                && !r.target.contains("/jobs"),
+            "{}",
+            r.target
+        );
+    }
 }
 
 #[test]
