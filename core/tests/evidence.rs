@@ -128,3 +128,52 @@ fn the_reason_and_the_hash_are_tied_in_the_record() {
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     assert!(check_successor(&r0, &esc).is_err());
 }
+
+/// Evidence longer than a command evidence document may be is opaque,
+/// unless it is shaped as one: a failing document padded past the bound
+/// (its `schema` member last, in canonical order, or first, as written by
+/// hand) is refused, never taken as opaque bytes that pass.
+#[test]
+fn a_document_padded_past_its_bound_is_refused_and_long_logs_stay_opaque() {
+    use probity_core::review::evidence::{
+        EVIDENCE_TAIL_BYTES, EvidenceDocError, MAX_COMMAND_EVIDENCE_BYTES, evidence_verdict,
+        evidence_verdict_streamed,
+    };
+    let padded = command_evidence(&CommandRun {
+        argv: std::iter::once("make".to_string())
+            .chain((0..9000).map(|i| format!("--flag-{i}")))
+            .collect(),
+        exit: ExitOutcome::Code(1),
+        output_sha256: Sha256Digest::plain(b""),
+        output_bytes: 0,
+    })
+    .unwrap()
+    .bytes;
+    assert!(padded.len() as u64 > MAX_COMMAND_EVIDENCE_BYTES);
+    assert!(matches!(
+        evidence_verdict(&padded),
+        Err(EvidenceDocError::Malformed(m)) if m.contains("65536")
+    ));
+    assert!(matches!(
+        validating().accept_evidence(&padded),
+        Err(TransitionError::EvidenceDocument(_))
+    ));
+    // Streamed: the head and the tail are what the adapter keeps.
+    let head = &padded[..MAX_COMMAND_EVIDENCE_BYTES as usize + 1];
+    let tail = &padded[padded.len() - EVIDENCE_TAIL_BYTES..];
+    assert!(evidence_verdict_streamed(head, tail, padded.len() as u64).is_err());
+    // Written by hand, schema first, padded with whitespace.
+    let mut by_hand = br#"{ "schema" : "probity-command-evidence/v1", "argv": ["x"],"#.to_vec();
+    by_hand.extend(std::iter::repeat_n(b' ', 70_000));
+    by_hand.extend(br#""exit_code": 1}"#);
+    assert!(evidence_verdict(&by_hand).is_err());
+    // A long log that merely mentions the schema, or a JSON log whose
+    // `schema` is something else, stays opaque.
+    let mut log = b"test evidence::probity-command-evidence/v1 ... ok\n".to_vec();
+    log.extend(std::iter::repeat_n(b'.', 70_000));
+    assert_eq!(evidence_verdict(&log), Ok(EvidenceVerdict::Passed));
+    let mut json_log = br#"{"schema":"junit/v2","cases":["#.to_vec();
+    json_log.extend(std::iter::repeat_n(b' ', 70_000));
+    json_log.extend(br#"], "note": "probity-command-evidence/v1"}"#);
+    assert_eq!(evidence_verdict(&json_log), Ok(EvidenceVerdict::Passed));
+}

@@ -612,6 +612,34 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
         refused.stdout
     );
     assert_eq!(store_snapshot(&f), before);
+    // A document reporting a failure, padded past the 64 KiB a command
+    // evidence document may have: refused, never read as opaque bytes
+    // that approve by being there (found by audit: it approved).
+    let padded = command_evidence(&CommandRun {
+        argv: std::iter::once("make".to_string())
+            .chain((0..9000).map(|i| format!("--flag-{i}")))
+            .collect(),
+        exit: ExitOutcome::Code(1),
+        output_sha256: sha,
+        output_bytes: 3,
+    })
+    .unwrap()
+    .bytes;
+    assert!(padded.len() > 64 * 1024);
+    let padded_doc = tmp.path().join("padded.json");
+    std::fs::write(&padded_doc, &padded).unwrap();
+    let refused = quick(
+        f.root(),
+        &["finalize", "--evidence", padded_doc.to_str().unwrap()],
+    );
+    assert_eq!(
+        code(&refused),
+        (3, Some("evidence_malformed")),
+        "{}",
+        refused.stdout
+    );
+    assert!(refused.stdout.contains("65536"), "{}", refused.stdout);
+    assert_eq!(store_snapshot(&f), before);
     let doc = command_evidence(&CommandRun {
         argv: vec!["make".into(), "test".into()],
         exit: ExitOutcome::Signal(6),

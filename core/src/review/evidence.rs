@@ -14,6 +14,23 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::{CanonicalError, canonical_bytes};
 use crate::digest::Sha256Digest;
 
+/// Whether `bytes` hold a member `"schema"` whose value is the command
+/// evidence schema label (whitespace allowed around the colon).
+fn names_command_schema(bytes: &[u8]) -> bool {
+    let label = format!("\"{COMMAND_EVIDENCE_SCHEMA}\"");
+    let key = b"\"schema\"";
+    let mut rest = bytes;
+    while let Some(i) = rest.windows(key.len()).position(|w| w == key) {
+        rest = &rest[i + key.len()..];
+        if let Some(value) = rest.trim_ascii_start().strip_prefix(b":")
+            && value.trim_ascii_start().starts_with(label.as_bytes())
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// How a check Probity ran ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExitOutcome {
@@ -93,10 +110,46 @@ pub enum EvidenceDocError {
 /// `schema: "probity-command-evidence/v1"` are opaque (`Passed`); a document
 /// that names it must be exactly one (fields, one of `exit_code` or
 /// `signal`, a non-empty argv), and reports `Passed` only for exit code 0.
+///
+/// Bytes over [`MAX_COMMAND_EVIDENCE_BYTES`] are opaque unless they are
+/// shaped as such a document (see [`evidence_verdict_streamed`]): a
+/// document too long to be one is refused, never taken as opaque bytes
+/// that pass.
 pub fn evidence_verdict(bytes: &[u8]) -> Result<EvidenceVerdict, EvidenceDocError> {
-    if bytes.len() as u64 > MAX_COMMAND_EVIDENCE_BYTES {
+    let head = &bytes[..bytes.len().min(MAX_COMMAND_EVIDENCE_BYTES as usize + 1)];
+    let tail = &bytes[bytes.len().saturating_sub(EVIDENCE_TAIL_BYTES)..];
+    evidence_verdict_streamed(head, tail, bytes.len() as u64)
+}
+
+/// How much of the end of streamed evidence is kept: enough for the last
+/// member of a canonical command evidence document (`schema`, the last key
+/// in RFC 8785 order).
+pub const EVIDENCE_TAIL_BYTES: usize = 1024;
+
+/// [`evidence_verdict`] for evidence read streamed: `head` is its first
+/// bytes (at least [`MAX_COMMAND_EVIDENCE_BYTES`] + 1 of them, or all when
+/// it is shorter), `tail` its last [`EVIDENCE_TAIL_BYTES`] (or all), `len`
+/// its whole length. Evidence of at most the bound is read whole. Longer
+/// evidence is opaque (`Passed`) unless it opens a JSON object and its
+/// head or its tail holds a `"schema"` member naming the command evidence
+/// schema (where a hand-written document and a canonical one put it): then
+/// it is refused (`Malformed`), since no such document is that long and a
+/// check that failed must never pass by being padded.
+pub fn evidence_verdict_streamed(
+    head: &[u8],
+    tail: &[u8],
+    len: u64,
+) -> Result<EvidenceVerdict, EvidenceDocError> {
+    if len > MAX_COMMAND_EVIDENCE_BYTES {
+        let object = head.trim_ascii_start().first() == Some(&b'{');
+        if object && (names_command_schema(head) || names_command_schema(tail)) {
+            return Err(EvidenceDocError::Malformed(format!(
+                "it is {len} bytes, over the {MAX_COMMAND_EVIDENCE_BYTES}-byte bound of such a document"
+            )));
+        }
         return Ok(EvidenceVerdict::Passed);
     }
+    let bytes = head;
     let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(bytes)
     else {
         return Ok(EvidenceVerdict::Passed);

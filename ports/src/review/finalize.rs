@@ -5,7 +5,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::CausalFacts;
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::evidence::{
-    CommandRun, EvidenceVerdict, command_evidence, evidence_verdict,
+    CommandRun, EvidenceVerdict, command_evidence, evidence_verdict, evidence_verdict_streamed,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
@@ -71,15 +71,17 @@ pub enum EvidenceInput {
     /// The whole bytes.
     Bytes(NamedInput),
     /// Bytes the adapter hashed while streaming them: their
-    /// `EVIDENCE_DOMAIN` digest and their length, and the whole bytes when
-    /// they are short enough to be a command evidence document
-    /// (`MAX_COMMAND_EVIDENCE_BYTES`), so a document reporting a failure is
-    /// read as one.
+    /// `EVIDENCE_DOMAIN` digest, their length, their head (the first
+    /// `MAX_COMMAND_EVIDENCE_BYTES + 1` bytes, or all of them) and their
+    /// tail (the last `EVIDENCE_TAIL_BYTES`), so a command evidence
+    /// document is read as one and one padded past its bound is refused
+    /// (core's `evidence_verdict_streamed`).
     Streamed {
         name: String,
         hash: Sha256Digest,
         len: u64,
-        whole: Option<Vec<u8>>,
+        head: Vec<u8>,
+        tail: Vec<u8>,
     },
     /// The independent check the adapter ran (`--evidence-cmd`): its
     /// canonical evidence document is what gets hashed.
@@ -100,12 +102,15 @@ impl EvidenceInput {
                 verdict(&b.bytes)?,
             )),
             EvidenceInput::Streamed { len: 0, .. } => Err(TransitionError::EmptyEvidence.into()),
-            EvidenceInput::Streamed { hash, whole, .. } => Ok((
+            EvidenceInput::Streamed {
+                hash,
+                len,
+                head,
+                tail,
+                ..
+            } => Ok((
                 *hash,
-                match whole {
-                    Some(bytes) => verdict(bytes)?,
-                    None => EvidenceVerdict::Passed,
-                },
+                evidence_verdict_streamed(head, tail, *len).map_err(TransitionError::from)?,
             )),
             EvidenceInput::Command(run) => {
                 let e = command_evidence(run)?;

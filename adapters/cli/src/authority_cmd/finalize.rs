@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use probity_core::digest::DomainSha256;
-use probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES;
+use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, MAX_COMMAND_EVIDENCE_BYTES};
 use probity_core::review::lens::Lens;
 use probity_core::review::state::{EVIDENCE_DOMAIN, Stage, StateRecord};
 use probity_ports::review::{
@@ -299,21 +299,28 @@ pub fn finalize(
     let evidence = match (&args.evidence, args.evidence_cmd) {
         (Some(path), _) => {
             let mut hash = DomainSha256::new(EVIDENCE_DOMAIN);
-            // The whole bytes too while they could be a command evidence
-            // document (core reads what such a document reports).
-            let small = MAX_COMMAND_EVIDENCE_BYTES as usize;
+            // The head too: the whole bytes while they could be a command
+            // evidence document (core reads what such a document reports,
+            // and refuses one padded past its bound).
+            let keep = MAX_COMMAND_EVIDENCE_BYTES as usize + 1;
             let mut head = Vec::new();
+            let mut tail = std::collections::VecDeque::with_capacity(2 * EVIDENCE_TAIL_BYTES);
             let len = stream_input(path, MAX_EVIDENCE_BYTES, |chunk| {
                 hash.update(chunk);
-                if head.len() <= small {
-                    head.extend_from_slice(&chunk[..chunk.len().min(small + 1 - head.len())]);
+                if head.len() < keep {
+                    head.extend_from_slice(&chunk[..chunk.len().min(keep - head.len())]);
                 }
+                let last = &chunk[chunk.len().saturating_sub(EVIDENCE_TAIL_BYTES)..];
+                tail.extend(last);
+                let over = tail.len().saturating_sub(EVIDENCE_TAIL_BYTES);
+                tail.drain(..over);
             })?;
             Some(EvidenceInput::Streamed {
                 name: path.display().to_string(),
                 hash: hash.finish(),
                 len,
-                whole: (head.len() <= small).then_some(head),
+                head,
+                tail: tail.into(),
             })
         }
         (None, true) => {
