@@ -323,3 +323,39 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
     assert_eq!(second.decision, Decision::Allow, "{}", second.message);
     assert!(store_snapshot(&f) == before, "a gate wrote to the store");
 }
+
+/// A burned leaf (R10.5) still supersedes its chain: the ancestors' gates
+/// and status answer with a decision naming it, never a `lineage_consumed`
+/// error (found by audit: the chain walk failed on the burned lineage).
+#[test]
+fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let (base, c1, _c2, l1, l2) = chain_of_two(&f, dir.path());
+    let burned = probity(
+        f.root(),
+        &[
+            "burn",
+            "--lineage",
+            &l2,
+            "--reason",
+            "delivered",
+            "--actor",
+            "release bot",
+        ],
+    );
+    assert_eq!(burned.code, 0, "{}{}", burned.stdout, burned.stderr);
+    let before = store_snapshot(&f);
+    let gate = push_gate(&f, &format!("{base}..{c1}"));
+    assert_eq!(gate.code, 1, "{}{}", gate.stdout, gate.stderr);
+    assert_eq!(gate.json["decision"], "deny", "{}", gate.stdout);
+    assert_eq!(
+        gate.json["reason_code"], "receipt_superseded",
+        "{}",
+        gate.stdout
+    );
+    let st = probity(f.root(), &["status", "--lineage", &l1]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["superseded_by"], l2.as_str(), "{}", st.stdout);
+    assert!(store_snapshot(&f) == before, "a read wrote to the store");
+}

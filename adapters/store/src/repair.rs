@@ -204,9 +204,39 @@ fn move_into(from: &Path, to: &Path) -> Result<(), StoreError> {
 }
 
 impl RepairStore for FileStore {
-    fn consume(&self, lineage: &LineageId, tombstone: &[u8]) -> Result<String, StoreError> {
+    fn consume(
+        &self,
+        lineage: &LineageId,
+        expected: &Sha256Digest,
+        tombstone: &[u8],
+    ) -> Result<String, StoreError> {
         let dir = self.lineage_dir(lineage);
         let _guard = self.lock(lineage)?;
+        // What the burn was decided on, checked again under the lock a
+        // recovery of this lineage takes: no successor can land between
+        // this check and the tombstone.
+        let current = self
+            .load(lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        if current.revision != *expected {
+            return Err(StoreError::Conflict {
+                lineage: lineage.clone(),
+                expected: *expected,
+                found: current.revision,
+            });
+        }
+        if let Some(successor) = self.successor_of(lineage)? {
+            return Err(StoreError::AlreadySuperseded {
+                lineage: lineage.clone(),
+                successor,
+            });
+        }
+        if let Some(successor) = self.pending_successor_of(lineage)? {
+            return Err(StoreError::RecoveryPending {
+                lineage: lineage.clone(),
+                successor,
+            });
+        }
         // The tombstone first: from then on the lineage answers `consumed`
         // whatever a crash leaves of the rest (a retry completes it).
         write_atomic(&self.consumed_pointer(lineage), tombstone)?;

@@ -65,10 +65,19 @@ fn leaf_of<S: ReviewStore>(
     let mut current = record.clone();
     let mut leaf = None;
     while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
-        let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
-            lineage: current.state.lineage_id.clone(),
-            predecessor: next_id.clone(),
-        })?;
+        let next = match store.load(&next_id) {
+            Ok(next) => next.ok_or_else(|| ChainError::Dangling {
+                lineage: current.state.lineage_id.clone(),
+                predecessor: next_id.clone(),
+            })?,
+            // A successor burned once used (R10.5) or retired by a repair
+            // (R9.4) still supersedes: the chain ends there, and its
+            // ancestors stay history (their gates deny, never error).
+            Err(StoreError::Consumed { .. } | StoreError::Retired { .. }) => {
+                return Ok(Some(next_id));
+            }
+            Err(e) => return Err(e.into()),
+        };
         check_link(
             &next.state,
             &Ancestor {

@@ -555,5 +555,5 @@ pub fn burn<S: ReviewStore + RepairStore, C: Clock>(
             BurnTombstoneError::Refused(r) => ReviewError::Burn(r),
             BurnTombstoneError::Canonical(c) => ReviewError::Tombstone(c.to_string()),
         })?;
-    Ok(store.consume(&request.lineage, &tombstone)?)
+    Ok(store.consume(&request.lineage, &record.revision, &tombstone)?)
 }

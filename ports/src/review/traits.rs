@@ -299,11 +299,21 @@ pub trait RepairStore {
         class: RepairClass,
         audit: &AuditWriter<'_>,
     ) -> Result<String, StoreError>;
-    /// Burns a lineage whose authority was consumed: writes `tombstone`
-    /// first, then removes the index entries naming the lineage and its
-    /// directory (Git objects are untouched). The lineage then answers
-    /// [`StoreError::Consumed`]. Returns the tombstone's path.
-    fn consume(&self, lineage: &LineageId, tombstone: &[u8]) -> Result<String, StoreError>;
+    /// Burns a lineage whose authority was consumed. Under the lineage's
+    /// lock (the one a recovery of it takes) it checks again what the burn
+    /// was decided on: the record is still at `expected` ([`StoreError::
+    /// Conflict`] otherwise) and no recovery superseded it or is pending
+    /// ([`StoreError::AlreadySuperseded`], [`StoreError::RecoveryPending`]).
+    /// Then it writes `tombstone` first, and removes the index entries
+    /// naming the lineage and its directory (Git objects are untouched).
+    /// The lineage then answers [`StoreError::Consumed`]. Returns the
+    /// tombstone's path.
+    fn consume(
+        &self,
+        lineage: &LineageId,
+        expected: &Sha256Digest,
+        tombstone: &[u8],
+    ) -> Result<String, StoreError>;
 }
 
 /// Makes the audit record's bytes from the files a quarantine copied.

@@ -1,0 +1,78 @@
+//! Burning a lineage (R10.5 `consumed`): the store checks again, under the
+//! lock a recovery takes, what the burn was decided on, and a refused burn
+//! changes nothing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use probity_core::review::fixtures;
+use probity_core::review::lens::Lens;
+use probity_core::review::state::StateRecord;
+use probity_ports::review::{RepairStore, ReviewStore, StoreError};
+use probity_store::FileStore;
+
+fn approved() -> StateRecord {
+    fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+        .accept_evidence(b"tests passed")
+        .unwrap()
+        .record()
+        .unwrap()
+}
+
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if !p.ends_with("LOCK") && !p.to_string_lossy().ends_with(".lock") {
+                out.insert(
+                    p.strip_prefix(root).unwrap().into(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+#[test]
+fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = approved();
+    let lineage = r.state.lineage_id.clone();
+    store
+        .create(
+            &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+                .unwrap()
+                .record()
+                .unwrap(),
+        )
+        .unwrap();
+    let started = store.load(&lineage).unwrap().unwrap();
+    // The store still holds the started record: a burn decided on the
+    // approved revision is stale.
+    let before = snapshot(dir.path());
+    let stale = store
+        .consume(&lineage, &r.revision, b"tombstone")
+        .unwrap_err();
+    assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
+    assert_eq!(snapshot(dir.path()), before, "a refused burn wrote");
+
+    // At the right revision, the burn lands and the lineage answers
+    // `consumed` from then on.
+    let path = store
+        .consume(&lineage, &started.revision, b"tombstone")
+        .unwrap();
+    assert_eq!(path, format!("consumed/{lineage}"));
+    assert!(matches!(
+        store.load(&lineage),
+        Err(StoreError::Consumed { .. })
+    ));
+}
