@@ -42,6 +42,9 @@ pub struct ReviewArgs {
     pub log_file: Option<PathBuf>,
 }
 
+/// The largest review prompt read (`--prompt`).
+pub const MAX_PROMPT_BYTES: u64 = 4 * 1024 * 1024;
+
 struct Wall(Instant);
 
 impl Clock for Wall {
@@ -69,11 +72,12 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
             "set PROBITY_MODEL_BASE_URL and PROBITY_MODEL (or reviewModelBaseUrl and reviewModel), and the key in PROBITY_MODEL_API_KEY",
         )
     })?;
-    let prompt = std::fs::read_to_string(&args.prompt).map_err(|e| {
+    let prompt = crate::authority_cmd::read_input(&args.prompt, MAX_PROMPT_BYTES)?;
+    let prompt = String::from_utf8(prompt.bytes).map_err(|_| {
         CliError::new(
-            ErrorKind::Io,
+            ErrorKind::RejectedInput,
             "prompt_unreadable",
-            format!("cannot read {}: {e}", args.prompt.display()),
+            format!("{} is not UTF-8", args.prompt.display()),
             "pass a UTF-8 text file with --prompt",
         )
     })?;

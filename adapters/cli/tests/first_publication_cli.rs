@@ -157,4 +157,38 @@ fn commit_metadata_is_outside_the_first_publication_contract() {
     review_history(&f, inputs.path());
     let d = pre_push(&f);
     assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+    // Tag metadata likewise: an annotated tag whose message carries a
+    // secret, pushed with the branch, delivers the same reviewed blobs.
+    // Flip this on purpose if the contract ever covers tag objects.
+    f.git(&[
+        "tag",
+        "-a",
+        "v1",
+        "-m",
+        "token = ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+    ])
+    .unwrap();
+    let tip = rev(&f, "HEAD");
+    let tag = rev(&f, "refs/tags/v1");
+    let zero = "0".repeat(40);
+    let lines = format!(
+        "refs/heads/main {tip} refs/heads/main {zero}\nrefs/tags/v1 {tag} refs/tags/v1 {zero}\n"
+    );
+    let both = probity_stdin(
+        f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-push",
+            "--stdin-updates",
+            "--remote",
+            "origin",
+        ],
+        lines.as_bytes(),
+    );
+    assert_eq!(
+        both.json["decision"], "allow",
+        "{}{}",
+        both.stdout, both.stderr
+    );
 }

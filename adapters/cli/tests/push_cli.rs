@@ -3,9 +3,7 @@
 
 mod support;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use probity_git::fixture::Fixture;
 use support::*;
@@ -72,32 +70,9 @@ impl Setup {
 /// Runs `probity --json --cwd <cwd> validate --gate pre-push ... ` with
 /// `stdin` as git's pre-push lines.
 fn gate_with_stdin(cwd: &Path, extra: &[&str], stdin: &str) -> Run {
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .args(["--json", "--cwd"])
-        .arg(cwd)
-        .args(["validate", "--gate", "pre-push", "--stdin-updates"])
-        .args(extra)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let mut args = vec!["validate", "--gate", "pre-push", "--stdin-updates"];
+    args.extend_from_slice(extra);
+    probity_stdin(cwd, &args, stdin.as_bytes())
 }
 
 #[test]
@@ -346,6 +321,21 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
     assert_eq!(nope.code, 5, "{}", nope.stdout);
     assert_eq!(short.code, 3);
     assert_eq!(short.json["error"]["code"], "bad_push_input");
+    // Hook input is bounded like every input (it was read whole): 4 MiB of
+    // lines is far past what a push of the gates' 1,000 commits sends.
+    let line = format!(
+        "refs/heads/a {} refs/heads/a {}\n",
+        "1".repeat(40),
+        "0".repeat(40)
+    );
+    let flood = line.repeat(4 * 1024 * 1024 / line.len() + 1);
+    let big = gate_with_stdin(s.f.root(), &["--remote", "origin"], &flood);
+    assert_eq!(big.code, 3, "{}{}", big.stdout, big.stderr);
+    assert_eq!(
+        big.json["error"]["code"], "input_too_large",
+        "{}",
+        big.stdout
+    );
 
     for bad in ["HEAD", "a...b", "..HEAD", "HEAD.."] {
         let r = probity(

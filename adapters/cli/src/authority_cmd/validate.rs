@@ -17,6 +17,10 @@ use crate::output::{CliError, ErrorKind, Output};
 
 use super::*;
 
+/// The most bytes of pre-push hook lines read from stdin (about 40,000
+/// ref updates).
+pub const MAX_HOOK_INPUT_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The largest checksums file read for `--gate release --checksums`.
 pub const MAX_CHECKSUMS_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -406,12 +410,12 @@ fn validate_pre_push(
     // Whether the push carries refs/notes/probity (hook input only).
     let mut notes_pushed = None;
     let boundary = if args.stdin_updates {
-        let mut input = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut input).map_err(|e| {
+        let lines = read_input(Path::new("-"), MAX_HOOK_INPUT_BYTES)?;
+        let input = String::from_utf8(lines.bytes).map_err(|_| {
             CliError::new(
                 ErrorKind::RejectedInput,
                 "bad_push_input",
-                format!("could not read the pre-push lines from stdin: {e}"),
+                "the pre-push lines on stdin are not UTF-8",
                 "pipe git's pre-push hook input (UTF-8 lines) to this command",
             )
         })?;

@@ -59,6 +59,38 @@ pub fn probity(cwd: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Runs `probity --json --cwd <cwd> args...` with `stdin` piped in (a
+/// reader that stops early is not an error: the answer is what counts).
+pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    use std::io::Write as _;
+    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+        .arg("--json")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run probity");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait for probity");
+    let _ = writer.join();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// Every file under the store root, path → bytes.
 pub fn store_snapshot(f: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
     let root = f.root().join(".git").join("probity");
