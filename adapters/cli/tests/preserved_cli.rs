@@ -59,6 +59,15 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
     );
     let as_submit = probity(f.root(), &["lens", "submit", "--lens", "reliability", art]);
     assert_eq!(as_submit.json["error"]["code"], "preserved_result");
+    // As a refuter batch or a validator result too: every role document.
+    for flag in ["--refuter", "--validation"] {
+        let r = probity(f.root(), &["finalize", "--lineage", &lineage, flag, art]);
+        assert_eq!(
+            r.json["error"]["code"], "preserved_result",
+            "{flag}: {}",
+            r.stdout
+        );
+    }
     assert_eq!(store_snapshot(&f), before);
 
     // Tampered: another candidate, or a payload that is not the one kept.

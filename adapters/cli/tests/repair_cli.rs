@@ -107,10 +107,33 @@ fn a_corrupted_record_is_quarantined_only_when_it_is_the_only_one_and_retires() 
     assert_eq!(std::fs::read(&copied).unwrap(), original);
     assert!(!lineage_dir(&f, &lineage).exists());
 
-    // Retired everywhere it is named, with the audit record.
+    // Retired everywhere it is named, with the audit record: reads, a
+    // finalize and a recovery from it.
+    let rev = format!("sha256:{}", "0".repeat(64));
+    let ev = input(dir.path(), "ev.txt", "tests passed\n");
     for args in [
         vec!["status", "--lineage", lineage.as_str()],
         vec!["export-context", "--lineage", lineage.as_str()],
+        vec![
+            "finalize",
+            "--lineage",
+            lineage.as_str(),
+            "--evidence",
+            ev.as_str(),
+        ],
+        vec![
+            "recover",
+            "--predecessor-lineage",
+            lineage.as_str(),
+            "--expected-predecessor-revision",
+            rev.as_str(),
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "again",
+            "--actor",
+            "dev",
+        ],
     ] {
         let r = probity(f.root(), &args);
         assert_eq!(r.json["error"]["code"], "lineage_retired", "{}", r.stdout);
@@ -153,15 +176,40 @@ fn a_mismatched_receipt_is_quarantined_and_the_derived_one_written() {
         "{}",
         gate.stdout
     );
+    // The wrong class for this anomaly: refused, nothing written.
+    let before = store_snapshot(&f);
+    let wrong = repair(&f, &lineage, "corrupted_record");
+    assert_eq!(
+        wrong.json["error"]["code"], "not_anomalous",
+        "{}",
+        wrong.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
     let done = repair(&f, &lineage, "receipt_mismatch");
     assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
     assert_eq!(done.json["receipt_rewritten"], true);
     assert_eq!(std::fs::read(&receipt).unwrap(), good);
+    // The forged bytes are kept in quarantine, named by the audit record.
+    let store = f.root().join(".git/probity/reviews/v1");
+    let audit_rel = done.json["audit"].as_str().unwrap();
+    let audit: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(store.join(audit_rel)).unwrap()).unwrap();
+    assert_eq!(audit["class"], "receipt_mismatch");
+    let kept = store
+        .join(audit_rel)
+        .parent()
+        .unwrap()
+        .join("copy")
+        .join(&lineage)
+        .join("receipt.json");
+    assert_eq!(std::fs::read(&kept).unwrap(), b"{\"forged\":true}\n");
     let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
     assert_eq!(gate.json["decision"], "allow", "{}", gate.stdout);
-    // Nothing left to repair.
+    // Nothing left to repair, and the refusal writes nothing.
+    let before = store_snapshot(&f);
     let again = repair(&f, &lineage, "receipt_mismatch");
     assert_eq!(again.json["error"]["code"], "not_anomalous");
+    assert_eq!(store_snapshot(&f), before);
 }
 
 /// R10.5's `consumed`: an approved lineage whose authority was used is

@@ -279,10 +279,13 @@ impl RepairStore for FileStore {
         audit: &AuditWriter<'_>,
     ) -> Result<String, StoreError> {
         let dir = self.lineage_dir(lineage);
+        // Under the lineage's lock: the file is anomalous still (a writer
+        // that repaired or replaced it in the meantime wins), and no writer
+        // moves it while the two phases run.
+        let _guard = self.lock(lineage)?;
         let anomalous = self
             .anomalous_file(lineage, class)?
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let _guard = self.lock(lineage)?;
         let digest = Sha256Digest::plain(&fs::read(&anomalous).map_err(io(&anomalous))?);
         let qdir = self.quarantine_root().join(format!(
             "{}-{}-{}",
