@@ -108,6 +108,10 @@ fn a_disputed_blocker_is_recorded_counted_and_resolved_in_the_receipt() {
         &["finalize", "--lineage", &lineage, "--evidence", &evd],
     );
     assert_eq!(approved.json["state"], "approved", "{}", approved.stdout);
+    // Counted in every answer about the lineage after it, not only the
+    // dispute's own, with the finding's route.
+    assert_eq!(approved.json["disputes"], 1, "{}", approved.stdout);
+    assert_eq!(approved.json["findings"][0]["route"], "disputed");
     let receipt: serde_json::Value = serde_json::from_slice(
         &std::fs::read(
             f.root()

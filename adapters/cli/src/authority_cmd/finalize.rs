@@ -226,6 +226,8 @@ pub fn finalize_json(record: &StateRecord, receipt_path: Option<&str>) -> Value 
         "correction_budget": s.frozen.correction_budget,
         "charged_lines": correction_json(record).0,
         "attempts": correction_json(record).1,
+        // R12.6: a dispute is counted, never a silent dismissal.
+        "disputes": s.stage.judgment().map_or(0, |j| j.disputes.len()),
     });
     if let (Stage::Escalated { reason, .. }, Some(obj)) = (&s.stage, v.as_object_mut()) {
         obj.insert("escalation_reason".into(), json!(reason));
@@ -500,13 +502,8 @@ pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<E
         },
     )
     .map_err(review_error)?;
-    let mut v = finalize_json(&record, None);
-    let disputes = record
-        .state
-        .stage
-        .judgment()
-        .map_or(0, |j| j.disputes.len());
-    v["disputes"] = json!(disputes);
+    let v = finalize_json(&record, None);
+    let disputes = v["disputes"].as_u64().unwrap_or(0);
     out.answer(&v, || {
         format!(
             "{} is `{}` ({disputes} finding(s) disputed)\n  next: {}\n",
