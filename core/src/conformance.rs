@@ -8,6 +8,7 @@
 //! can never say something the code does not do: a generator that finds a
 //! difference fails instead of emitting.
 
+use crate::review::prompts::{PROMPT_DOMAIN, PromptRole, PromptSet};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -640,6 +641,44 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         Some(bundle.digest),
         None,
     )?;
+    // Prompt digests (issue 10): each built-in role's composed system
+    // prompt, and a v2 binding (which names its lens's prompt digest) with
+    // its token, from the payments scenario started with frozen prompts.
+    let prompts = PromptSet::builtin();
+    for role in PromptRole::all() {
+        let text = prompts.system(role);
+        b.push(
+            "prompt_digest",
+            role.file_name(),
+            Some(PROMPT_DOMAIN),
+            Encoding::Utf8,
+            Value::String(text.clone()),
+            text.as_bytes(),
+            Some(prompts.digest(role)),
+            None,
+        )?;
+    }
+    let mut with_prompts = p0.clone();
+    with_prompts.frozen.prompts = Some(prompts.freeze(&with_prompts.frozen.selected_lenses));
+    for binding in with_prompts.lens_bindings().into_iter().take(1) {
+        let token = submission::binding_token(&binding.binding);
+        let want = prompts.digest(PromptRole::Lens(binding.lens));
+        if !binding.binding.ends_with(&format!(" prompt={want}"))
+            || !binding.binding.starts_with("probity-lens-binding/v2 ")
+        {
+            return Err(err(n4, "a v2 binding names its lens's prompt digest"));
+        }
+        b.push(
+            "lens_binding_token",
+            &format!("payments-scenario-v2-{}", binding.lens.name()),
+            Some(submission::BINDING_TOKEN_DOMAIN),
+            Encoding::Utf8,
+            Value::String(binding.binding.clone()),
+            binding.binding.as_bytes(),
+            None,
+            Some(json!({"token": token})),
+        )?;
+    }
     Ok(())
 }
 

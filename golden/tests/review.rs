@@ -38,6 +38,26 @@ fn state_records_of_the_parser_scenario() {
     }
 }
 
+/// A lineage started with frozen prompt digests (issue 10): the record
+/// names each selected lens's prompt digest, the refuter's and the
+/// validator's, and its lens binding is v2, naming the lens's digest.
+#[test]
+fn a_state_record_with_frozen_prompts_and_its_v2_binding() {
+    use probity_core::review::prompts::PromptSet;
+    let mut input =
+        fixtures::start_input(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    input.prompts = Some(PromptSet::builtin().freeze(&input.lenses));
+    let s = ReviewState::start(input).unwrap();
+    let bytes = s.record().unwrap().to_bytes().unwrap();
+    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state, s);
+    insta::assert_snapshot!("state_record_reviewing_with_prompts", text(bytes));
+    let bindings = s.lens_bindings();
+    insta::assert_snapshot!(
+        "lens_binding_v2",
+        format!("{}\n{}", bindings[0].binding, bindings[0].token)
+    );
+}
+
 #[test]
 fn receipt_of_the_parser_scenario() {
     let (_, _, r2) = approved();

@@ -73,6 +73,7 @@ pub fn start_input(obs: &CandidateObservation, focus: Lens) -> Result<StartInput
         authored_lines: lines,
         created_at: Timestamp::parse(FIXED_TIME)?,
         nonce: Nonce::parse(FIXED_NONCE)?,
+        prompts: None,
     })
 }
 

@@ -9,8 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::digest::Sha256Digest;
 use crate::review::ids::{LineageId, NonBlank, RepoPath};
-use crate::review::risk::RiskPolicy;
-use crate::review::snapshot::correction_budget;
 use crate::review::state::{
     Frozen, ReviewState, Stage, StartInput, StateError, StateRecord, StateSchema,
     derive_lineage_id_with,
@@ -257,13 +255,12 @@ pub fn successor(
             lineage: p.lineage_id.clone(),
         });
     }
+    let frozen = Frozen::of(&input);
     let StartInput {
         snapshot,
-        assessment,
-        lenses,
-        authored_lines,
         created_at,
         nonce,
+        ..
     } = input;
     let predecessor = Predecessor {
         lineage_id: p.lineage_id.clone(),
@@ -287,15 +284,7 @@ pub fn successor(
         generation,
         created_at,
         nonce,
-        frozen: Frozen {
-            risk_level: assessment.level(),
-            risk_reasons: assessment.reasons().to_vec(),
-            policy_hash: RiskPolicy::v1_hash(),
-            selected_lenses: lenses,
-            changed_files: snapshot.paths.len() as u64,
-            authored_lines,
-            correction_budget: correction_budget(authored_lines),
-        },
+        frozen,
         snapshot,
         predecessor: Some(predecessor),
         stage: Stage::Reviewing { judgment: None },

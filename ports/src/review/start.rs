@@ -5,6 +5,7 @@ use probity_core::review::export::MAX_DIFF_BYTES;
 use probity_core::review::gate::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
 use probity_core::review::ids::{CommitId, LineageId, NonBlank};
 use probity_core::review::lens::{Lens, select_lenses};
+use probity_core::review::prompts::PromptSet;
 use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, Snapshot, authored_lines};
@@ -365,6 +366,9 @@ fn start_input<C: Clock>(
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy.classify(&obs.changed, lines);
     let lenses = select_lenses(assessment.level(), focus);
+    // The prompts this build carries, frozen for the selected lenses: a
+    // binding names its lens's prompt digest (issue 10).
+    let prompts = Some(PromptSet::builtin().freeze(&lenses));
     StartInput {
         snapshot,
         assessment,
@@ -372,6 +376,7 @@ fn start_input<C: Clock>(
         authored_lines: lines,
         created_at: clock.now(),
         nonce: clock.nonce(),
+        prompts,
     }
 }
 

@@ -10,6 +10,9 @@ use super::*;
 
 /// The prepared binding of one selected lens (R2.10): the exact string an
 /// orchestrator prefixes to that lens's prompt. Only start names the target.
+/// A lineage with frozen prompt digests has `probity-lens-binding/v2`
+/// bindings, which end with `prompt=<the lens's prompt digest>`; one
+/// without (started before prompts were versioned) keeps v1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LensBinding {
     pub lens: Lens,
@@ -32,8 +35,8 @@ impl ReviewState {
             .iter()
             .enumerate()
             .map(|(i, lens)| {
-                let binding = format!(
-                    "probity-lens-binding/v1 lineage={} target={} candidate_tree={} lens={} position={}/{}",
+                let v1 = format!(
+                    "lineage={} target={} candidate_tree={} lens={} position={}/{}",
                     self.lineage_id,
                     self.snapshot.target,
                     self.snapshot.candidate_tree,
@@ -41,6 +44,18 @@ impl ReviewState {
                     i + 1,
                     n
                 );
+                // With frozen prompts the binding commits to the lens's
+                // prompt digest too (v2): a changed prompt is a changed
+                // binding and token.
+                let prompt = self
+                    .frozen
+                    .prompts
+                    .as_ref()
+                    .and_then(|p| p.digest(crate::review::prompts::PromptRole::Lens(*lens)));
+                let binding = match prompt {
+                    Some(d) => format!("probity-lens-binding/v2 {v1} prompt={d}"),
+                    None => format!("probity-lens-binding/v1 {v1}"),
+                };
                 LensBinding {
                     lens: *lens,
                     order: i + 1,

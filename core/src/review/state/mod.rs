@@ -75,6 +75,31 @@ pub struct Frozen {
     pub changed_files: u64,
     pub authored_lines: u64,
     pub correction_budget: u64,
+    /// The prompt digests frozen at start: one per selected lens, the
+    /// refuter's and the validator's. Absent for lineages started before
+    /// prompts were versioned (and for inputs without them); a model-run
+    /// lens needs them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<crate::review::prompts::FrozenPrompts>,
+}
+
+impl Frozen {
+    /// What start freezes from its input (one constructor for a first
+    /// generation and a successor alike): the tier and its reasons, the
+    /// policy, the lenses, the counts, the budget derived from the authored
+    /// lines, and the prompt digests.
+    pub(crate) fn of(input: &StartInput) -> Frozen {
+        Frozen {
+            risk_level: input.assessment.level(),
+            risk_reasons: input.assessment.reasons().to_vec(),
+            policy_hash: RiskPolicy::v1_hash(),
+            selected_lenses: input.lenses.clone(),
+            changed_files: input.snapshot.paths.len() as u64,
+            authored_lines: input.authored_lines,
+            correction_budget: correction_budget(input.authored_lines),
+            prompts: input.prompts.clone(),
+        }
+    }
 }
 
 /// The refuter batch as accepted: outcomes by finding ID, in batch order.
@@ -486,6 +511,9 @@ pub struct StartInput {
     pub authored_lines: u64,
     pub created_at: Timestamp,
     pub nonce: Nonce,
+    /// The prompt digests to freeze (`PromptSet::freeze` of the selected
+    /// lenses), or none.
+    pub prompts: Option<crate::review::prompts::FrozenPrompts>,
 }
 
 /// Why a transition is not legal. Nothing changes when this is returned.
@@ -548,13 +576,12 @@ pub enum TransitionError {
 impl ReviewState {
     /// The initial `reviewing` state of a new lineage (generation 1).
     pub fn start(input: StartInput) -> Result<Self, StateError> {
+        let frozen = Frozen::of(&input);
         let StartInput {
             snapshot,
-            assessment,
-            lenses,
-            authored_lines,
             created_at,
             nonce,
+            ..
         } = input;
         let generation = 1;
         let lineage_id = derive_lineage_id(&snapshot.target, generation, &created_at, &nonce)?;
@@ -564,15 +591,7 @@ impl ReviewState {
             generation,
             created_at,
             nonce,
-            frozen: Frozen {
-                risk_level: assessment.level(),
-                risk_reasons: assessment.reasons().to_vec(),
-                policy_hash: RiskPolicy::v1_hash(),
-                selected_lenses: lenses,
-                changed_files: snapshot.paths.len() as u64,
-                authored_lines,
-                correction_budget: correction_budget(authored_lines),
-            },
+            frozen,
             snapshot,
             predecessor: None,
             stage: Stage::Reviewing { judgment: None },
@@ -639,6 +658,14 @@ impl ReviewState {
                 stored: f.correction_budget,
                 lines: f.authored_lines,
                 derived,
+            });
+        }
+        if let Some(p) = &f.prompts
+            && !p.covers(&f.selected_lenses)
+        {
+            return Err(StateError::LensSelection {
+                level: f.risk_level.name(),
+                lenses: p.lenses.iter().map(|l| l.lens.name()).collect(),
             });
         }
         let paths = self.snapshot.paths.len() as u64;
