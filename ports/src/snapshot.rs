@@ -242,6 +242,7 @@ mod tests {
                 })
                 .collect(),
             stop: StopReason::ToolUse,
+            usage: None,
         }
     }
 
@@ -267,6 +268,7 @@ mod tests {
                     text: Some("fine\nVERDICT: PASS".into()),
                     tool_calls: vec![],
                     stop: StopReason::EndTurn,
+                    usage: None,
                 },
             ],
             vec![],
@@ -360,6 +362,7 @@ mod tests {
                     text: Some("VERDICT: PASS".into()),
                     tool_calls: vec![],
                     stop: StopReason::EndTurn,
+                    usage: None,
                 },
             ],
             vec![],

@@ -209,6 +209,7 @@ pub fn parse_response(v: &Value) -> Result<ModelResponse, ModelError> {
         text,
         tool_calls,
         stop,
+        usage: None,
     })
 }
 
@@ -350,6 +351,7 @@ mod tests {
             base_url: Some("http://file/v1".into()),
             model: Some("file-model".into()),
             api_key_env: Some("MY_KEY".into()),
+            ..Default::default()
         };
         let c = ModelConfig::resolve(&settings, |k| match k {
             "MY_KEY" => Some("secret".into()),

@@ -3,8 +3,13 @@
 //! Keys: `reviewSnapshotMaxCalls`, `reviewSnapshotMaxBytes`,
 //! `reviewContextMaxFileBytes` (also the per-result cap),
 //! `reviewContextMaxTotalBytes`, `reviewContextMaxFiles`, `reviewTimeoutMs`,
-//! `reviewModelBaseUrl`, `reviewModel`, `reviewModelApiKeyEnv`. Any other key
-//! is refused by name.
+//! `reviewModelBaseUrl`, `reviewModel`, `reviewModelApiKeyEnv`,
+//! `reviewModelProvider` (`openai`, `anthropic` or `command`),
+//! `reviewModelCommand` (an argument vector, for `command`),
+//! `reviewModelTemperature` (a decimal string such as `"0.2"`, from 0 to 2:
+//! the configuration reader refuses floats), `reviewModelSeed`,
+//! `reviewModelMaxTokens`, `reviewModelMaxRetries`. Any other key is refused
+//! by name.
 
 /// The largest `--config` file read, checked while reading.
 pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
@@ -34,13 +39,82 @@ impl Default for ContextCaps {
     }
 }
 
-/// Where the model is. Secrets never live in the file: it names the
-/// environment variable that holds the key.
+/// Which API a model is asked through.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Provider {
+    /// OpenAI-compatible chat completions (`<base>/chat/completions`).
+    #[default]
+    OpenAi,
+    /// The Anthropic Messages API (`<base>/v1/messages`).
+    Anthropic,
+    /// An external agent CLI: the prompt on stdin, the answer on stdout.
+    Command,
+}
+
+impl Provider {
+    /// The configuration spelling.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::Command => "command",
+        }
+    }
+
+    /// The provider a spelling names.
+    pub fn parse(s: &str) -> Option<Provider> {
+        [Provider::OpenAi, Provider::Anthropic, Provider::Command]
+            .into_iter()
+            .find(|p| p.name() == s)
+    }
+}
+
+/// A sampling temperature, as the decimal text given (`"0.2"`): from 0 to 2
+/// with at most three decimals. Kept as text: no float enters a typed
+/// input; an adapter sends it as a JSON number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Temperature(String);
+
+impl Temperature {
+    /// Parses `0`, `1`, `2`, or `d.ddd` between 0 and 2.
+    pub fn parse(s: &str) -> Option<Temperature> {
+        let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+        let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+        let ok = matches!(int, "0" | "1" | "2")
+            && digits(frac)
+            && frac.len() <= 3
+            && (s.contains('.') != frac.is_empty())
+            && (int != "2" || frac.bytes().all(|b| b == b'0'));
+        ok.then(|| Temperature(s.to_string()))
+    }
+
+    /// The decimal text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The default number of retries of a model call answered 429 or 5xx.
+pub const DEFAULT_MODEL_RETRIES: u32 = 3;
+
+/// Where the model is and how it is asked. Secrets never live in the file:
+/// it names the environment variable that holds the key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModelSettings {
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub api_key_env: Option<String>,
+    pub provider: Provider,
+    /// `command`: the program and its arguments (no shell).
+    pub command: Vec<String>,
+    pub temperature: Option<Temperature>,
+    /// Passed where the API takes one (OpenAI-compatible).
+    pub seed: Option<u64>,
+    /// The most tokens one answer may use (Anthropic requires one; default
+    /// 4096 there).
+    pub max_tokens: Option<u32>,
+    /// Retries of a call answered 429 or 5xx (`None`: the default, 3).
+    pub max_retries: Option<u32>,
 }
 
 /// The parsed configuration.
@@ -102,6 +176,12 @@ const KEYS: &[&str] = &[
     "reviewModelBaseUrl",
     "reviewModel",
     "reviewModelApiKeyEnv",
+    "reviewModelProvider",
+    "reviewModelCommand",
+    "reviewModelTemperature",
+    "reviewModelSeed",
+    "reviewModelMaxTokens",
+    "reviewModelMaxRetries",
 ];
 
 /// Parses the flat configuration document.
@@ -159,6 +239,49 @@ fn from_map(map: &Map<String, Value>) -> Result<ReviewConfig, ConfigError> {
     c.model.base_url = string(map, "reviewModelBaseUrl")?;
     c.model.model = string(map, "reviewModel")?;
     c.model.api_key_env = string(map, "reviewModelApiKeyEnv")?;
+    if let Some(p) = string(map, "reviewModelProvider")? {
+        c.model.provider = Provider::parse(&p).ok_or(ConfigError::WrongType {
+            key: "reviewModelProvider".into(),
+            expected: "one of `openai`, `anthropic`, `command`",
+        })?;
+    }
+    if let Some(v) = map.get("reviewModelCommand") {
+        let argv = v
+            .as_array()
+            .and_then(|a| {
+                a.iter()
+                    .map(|x| x.as_str().filter(|s| !s.is_empty()).map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .filter(|a| !a.is_empty())
+            .ok_or(ConfigError::WrongType {
+                key: "reviewModelCommand".into(),
+                expected: "a non-empty array of non-empty strings (program first)",
+            })?;
+        c.model.command = argv;
+    }
+    if let Some(t) = string(map, "reviewModelTemperature")? {
+        c.model.temperature = Some(Temperature::parse(&t).ok_or(ConfigError::WrongType {
+            key: "reviewModelTemperature".into(),
+            expected: "a decimal string from \"0\" to \"2\" (at most three decimals)",
+        })?);
+    }
+    c.model.seed = uint(map, "reviewModelSeed", 0)?;
+    if let Some(v) = uint(map, "reviewModelMaxTokens", 1)? {
+        c.model.max_tokens = Some(u32::try_from(v).map_err(|_| ConfigError::WrongType {
+            key: "reviewModelMaxTokens".into(),
+            expected: "an integer below 2^32",
+        })?);
+    }
+    if let Some(v) = uint(map, "reviewModelMaxRetries", 0)? {
+        c.model.max_retries = Some(u32::try_from(v.min(10)).unwrap_or(10));
+    }
+    if c.model.provider == Provider::Command && c.model.command.is_empty() {
+        return Err(ConfigError::WrongType {
+            key: "reviewModelCommand".into(),
+            expected: "set when reviewModelProvider is `command`",
+        });
+    }
     Ok(c)
 }
 
@@ -223,6 +346,46 @@ mod tests {
         assert_eq!(c.max_bytes, 500);
         assert_eq!(c.budget().result_cap, 100);
         assert_eq!(c.model.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn reads_the_provider_keys() {
+        let c = parse_config(
+            r#"{"reviewModelProvider": "anthropic", "reviewModelTemperature": "0.25",
+                "reviewModelSeed": 7, "reviewModelMaxTokens": 2048, "reviewModelMaxRetries": 50}"#,
+        )
+        .unwrap();
+        assert_eq!(c.model.provider, Provider::Anthropic);
+        assert_eq!(
+            c.model.temperature.as_ref().map(Temperature::as_str),
+            Some("0.25")
+        );
+        assert_eq!(c.model.seed, Some(7));
+        assert_eq!(c.model.max_tokens, Some(2048));
+        // Retries are capped at 10, whatever is asked.
+        assert_eq!(c.model.max_retries, Some(10));
+        let cmd = parse_config(
+            r#"{"reviewModelProvider": "command", "reviewModelCommand": ["agent", "--json"]}"#,
+        )
+        .unwrap();
+        assert_eq!(cmd.model.command, ["agent", "--json"]);
+        for bad in [
+            r#"{"reviewModelProvider": "gemini"}"#,
+            r#"{"reviewModelProvider": "command"}"#,
+            r#"{"reviewModelCommand": []}"#,
+            r#"{"reviewModelCommand": ["agent", ""]}"#,
+            r#"{"reviewModelCommand": "agent --json"}"#,
+            r#"{"reviewModelTemperature": "2.5"}"#,
+            r#"{"reviewModelTemperature": "0.1234"}"#,
+            r#"{"reviewModelTemperature": ".5"}"#,
+            r#"{"reviewModelTemperature": "1."}"#,
+            r#"{"reviewModelMaxTokens": 0}"#,
+        ] {
+            assert!(parse_config(bad).is_err(), "{bad}");
+        }
+        for ok in ["0", "1", "2", "0.7", "1.999", "2.0"] {
+            assert!(Temperature::parse(ok).is_some(), "{ok}");
+        }
     }
 
     #[test]

@@ -26,10 +26,11 @@ pub mod tools;
 mod props;
 
 pub use budget::{Budget, BudgetLimits, BudgetUsage};
-pub use config::{ConfigError, ReviewConfig, parse_config};
+pub use config::{ConfigError, ModelSettings, Provider, ReviewConfig, Temperature, parse_config};
 pub use path::{Glob, PathRefusal, Resolved, SnapshotPath, one_line, quote_name};
 pub use raw::{EntryKind, GrepHit, ListEntry, RawGrep, RawRead, SubjectError};
 pub use review_loop::{
-    Message, ModelRequest, ModelResponse, Review, ReviewLoop, Step, StopReason, ToolCall, Verdict,
+    Message, ModelRequest, ModelResponse, Review, ReviewLoop, Step, StopReason, ToolCall, Usage,
+    UsageTotals, Verdict,
 };
 pub use tools::{Completed, Event, GrepQuery, Prepared, Raw, Session, SessionState, ToolQuery};
