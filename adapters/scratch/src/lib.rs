@@ -23,5 +23,5 @@ pub mod signals;
 pub mod temp;
 
 pub use registry::Registered;
-pub use scratch::{Scratch, scavenge};
+pub use scratch::{Scratch, scavenge, scavenge_with};
 pub use temp::{LockedTemp, remove_if_orphaned};

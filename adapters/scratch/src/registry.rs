@@ -75,6 +75,45 @@ pub fn spawn(
     Ok((child, Registered(key)))
 }
 
+/// Runs `f`, one change this process makes to a registered artifact
+/// itself (a directory or a file created inside it, a rename out of it),
+/// with the set locked. An interrupted run's cleanup holds the same lock
+/// from its start until the process ends, so it runs wholly before or
+/// wholly after `f`, never while `f` writes: a removal never races a write
+/// that would make it fail (a directory no longer empty) or that would
+/// move a half-removed tree into place. After such a cleanup `f` never
+/// runs; the caller waits here until the process ends by the signal.
+///
+/// `f` must not register, spawn or reserve (the lock is not reentrant),
+/// and should be one short step: the cleanup waits for it.
+pub fn exclusive<T>(f: impl FnOnce() -> T) -> T {
+    let _set = entries();
+    f()
+}
+
+/// Makes something and registers the entries `make` answers with it, in
+/// one step under the set's lock (as [`spawn`] does for a child): an
+/// interrupted run's cleanup, which holds that lock from its start until
+/// the process ends, either sees what `make` made or runs first, and then
+/// `make` never runs. So nothing is made, unregistered, while the cleanup
+/// runs or after it. `make` must not touch the set itself (nor drop a
+/// [`Registered`]), and undoes its own work when it fails.
+pub fn make<T>(
+    make: impl FnOnce() -> std::io::Result<(T, Vec<Entry>)>,
+) -> std::io::Result<(T, Vec<Registered>)> {
+    let mut set = entries();
+    let (made, list) = make()?;
+    let guards = list
+        .into_iter()
+        .map(|entry| {
+            let key = NEXT.fetch_add(1, Ordering::Relaxed);
+            set.insert(key, entry);
+            Registered(key)
+        })
+        .collect();
+    Ok((made, guards))
+}
+
 /// What the set holds now (for tests and diagnostics).
 pub fn snapshot() -> Vec<Entry> {
     entries().values().cloned().collect()

@@ -39,7 +39,11 @@ pub struct Scratch {
     lock_path: PathBuf,
     // Held (locked) until drop.
     _lock: File,
-    _registered: [Registered; 2],
+    _artifact: Registered,
+    /// The owner lock's entry in the interruption registry (none while the
+    /// lock file is kept, see [`Scratch::keep_lock_file`]).
+    owner: Option<Registered>,
+    keep_lock_file: bool,
 }
 
 impl Scratch {
@@ -48,36 +52,61 @@ impl Scratch {
     /// `dir` under the same prefix.
     pub fn reserve(dir: &Path, prefix: &str) -> std::io::Result<Scratch> {
         scavenge(dir, prefix);
+        Self::reserve_only(dir, prefix)
+    }
+
+    /// [`Scratch::reserve`] without the scavenging pass, for a caller that
+    /// runs its own ([`scavenge_with`]) over a wider prefix.
+    pub fn reserve_only(dir: &Path, prefix: &str) -> std::io::Result<Scratch> {
         for _ in 0..RESERVE_ATTEMPTS {
-            let (lock, lock_path) = tempfile::Builder::new()
-                .prefix(prefix)
-                .suffix(LOCK_SUFFIX)
-                .tempfile_in(dir)?
-                .keep()
-                .map_err(|e| e.error)?;
-            if let Err(e) = lock.lock() {
-                let _ = fs::remove_file(&lock_path);
-                return Err(e);
-            }
-            // Another run's scavenging pass may have taken the lock file
-            // between its creation and our lock: then it is gone (or not
-            // ours) and a new one is made.
-            if !still_ours(&lock, &lock_path) {
-                continue;
-            }
-            inherit_across_exec(&lock)?;
-            let path = artifact_of(&lock_path).ok_or_else(|| {
-                std::io::Error::other("a scratch lock file name without its suffix")
+            // The lock file is made and registered in one step, so an
+            // interrupted run never leaves one it made while it cleaned up.
+            let (made, mut registered) = registry::make(|| {
+                let (lock, lock_path) = tempfile::Builder::new()
+                    .prefix(prefix)
+                    .suffix(LOCK_SUFFIX)
+                    .tempfile_in(dir)?
+                    .keep()
+                    .map_err(|e| e.error)?;
+                if let Err(e) = lock.lock() {
+                    let _ = fs::remove_file(&lock_path);
+                    return Err(e);
+                }
+                // Another run's scavenging pass may have taken the lock file
+                // between its creation and our lock: then it is gone (or not
+                // ours) and a new one is made.
+                if !still_ours(&lock, &lock_path) {
+                    return Ok((None, Vec::new()));
+                }
+                if let Err(e) = inherit_across_exec(&lock) {
+                    let _ = fs::remove_file(&lock_path);
+                    return Err(e);
+                }
+                let path = artifact_of(&lock_path).ok_or_else(|| {
+                    let _ = fs::remove_file(&lock_path);
+                    std::io::Error::other("a scratch lock file name without its suffix")
+                })?;
+                let entries = vec![
+                    Entry::Artifact(path.clone()),
+                    Entry::Owner(lock_path.clone()),
+                ];
+                Ok((Some((lock, lock_path, path)), entries))
             })?;
-            let registered = [
-                registry::register(Entry::Owner(lock_path.clone())),
-                registry::artifact(&path),
-            ];
+            let Some((lock, lock_path, path)) = made else {
+                continue;
+            };
+            let (Some(owner), Some(artifact)) = (registered.pop(), registered.pop()) else {
+                return Err(std::io::Error::other(
+                    "a scratch reservation lost its entries",
+                ));
+            };
             return Ok(Scratch {
                 path,
                 lock_path,
                 _lock: lock,
-                _registered: registered,
+                _artifact: artifact,
+                owner: Some(owner),
+                keep_lock_file: false,
             });
         }
         Err(std::io::Error::other(
@@ -85,16 +114,49 @@ impl Scratch {
         ))
     }
 
-    /// Where the artifact lives.
+    /// Creates the artifact as a directory with `mode` (before the umask),
+    /// never while an interrupted run cleans up nor after it (a directory
+    /// made then would outlive its removed owner lock).
+    pub fn create_dir(&self, mode: u32) -> std::io::Result<()> {
+        use std::os::unix::fs::DirBuilderExt;
+        registry::exclusive(|| fs::DirBuilder::new().mode(mode).create(&self.path))
+    }
+
+    /// Where the artifact lives. A caller that creates it should do so in
+    /// [`registry::exclusive`] (or by [`Scratch::create_dir`]): made while
+    /// an interrupted run cleans up, it would outlive its removed owner
+    /// lock.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where its owner lock lives.
+    pub fn lock_path(&self) -> &Path {
+        &self.lock_path
+    }
+
+    /// With `keep`, neither an interrupted run nor a drop removes the owner
+    /// lock file (the artifact still goes): the lock is released when this
+    /// process ends or the guard drops, and the next [`scavenge_with`] pass
+    /// decides what the artifact became (an artifact moved into place
+    /// under another name, say, before the move was complete). Without
+    /// `keep`, both remove it again.
+    pub fn keep_lock_file(&mut self, keep: bool) {
+        self.keep_lock_file = keep;
+        self.owner = if keep {
+            None
+        } else {
+            Some(registry::register(Entry::Owner(self.lock_path.clone())))
+        };
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
         remove_artifact(&self.path);
-        let _ = fs::remove_file(&self.lock_path);
+        if !self.keep_lock_file {
+            let _ = fs::remove_file(&self.lock_path);
+        }
     }
 }
 
@@ -122,6 +184,15 @@ fn artifact_of(lock_path: &Path) -> Option<PathBuf> {
 /// that cannot be read or removed is left for the next pass. Returns how
 /// many artifacts were removed.
 pub fn scavenge(dir: &Path, prefix: &str) -> usize {
+    scavenge_with(dir, prefix, |_| true)
+}
+
+/// [`scavenge`], asking `settle` first, for each artifact whose owner is
+/// gone (with the owner's lock held by this pass, so no other pass acts on
+/// it meanwhile), whether it may go now: `settle` can undo what the dead
+/// owner did beyond the artifact, and answers false to leave the artifact
+/// and its lock for a later pass.
+pub fn scavenge_with(dir: &Path, prefix: &str, mut settle: impl FnMut(&Path) -> bool) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
@@ -141,6 +212,9 @@ pub fn scavenge(dir: &Path, prefix: &str) -> usize {
             continue;
         }
         if let Some(artifact) = artifact_of(&lock_path) {
+            if !settle(&artifact) {
+                continue;
+            }
             // With git's `<artifact>.lock`, if git was stopped with its
             // owner.
             remove_artifact(&artifact);
@@ -193,5 +267,40 @@ mod tests {
         drop(live);
         let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "dropping removes the artifact and its lock");
+    }
+
+    #[test]
+    fn a_kept_lock_file_is_left_for_the_next_pass_to_settle() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Scratch::reserve(dir.path(), "probity-t-").unwrap();
+        fs::create_dir(s.path()).unwrap();
+        let lock_path = s.lock_path().to_path_buf();
+        s.keep_lock_file(true);
+        assert!(
+            !registry::snapshot().contains(&Entry::Owner(lock_path.clone())),
+            "an interrupted run leaves a kept lock file"
+        );
+        // Live: no pass asks about it.
+        assert_eq!(scavenge_with(dir.path(), "probity-t-", |_| panic!()), 0);
+        drop(s);
+        assert!(lock_path.exists(), "a kept lock file outlives its guard");
+        // Gone owner: asked; a "not yet" leaves it, a yes removes it.
+        assert_eq!(scavenge_with(dir.path(), "probity-t-", |_| false), 0);
+        assert!(lock_path.exists());
+        let mut asked = Vec::new();
+        let removed = scavenge_with(dir.path(), "probity-t-", |a| {
+            asked.push(a.to_path_buf());
+            true
+        });
+        assert_eq!(removed, 1);
+        assert_eq!(asked, vec![artifact_of(&lock_path).unwrap()]);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        // Kept, then released again: removed on drop as usual.
+        let mut s = Scratch::reserve(dir.path(), "probity-t-").unwrap();
+        s.keep_lock_file(true);
+        s.keep_lock_file(false);
+        assert!(registry::snapshot().contains(&Entry::Owner(s.lock_path().to_path_buf())));
+        drop(s);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -25,14 +25,22 @@ impl LockedTemp {
     /// Creates `<dir>/<prefix><random>`, locked and registered.
     pub fn new_in(dir: &Path, prefix: &str) -> std::io::Result<LockedTemp> {
         for _ in 0..CREATE_ATTEMPTS {
-            let file = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
-            file.as_file().lock()?;
-            if !still_ours(file.as_file(), file.path()) {
-                // Removed by a scavenger before we held the lock; the
-                // handle dropped here finds nothing left to remove.
+            // Created and registered in one step: an interrupted run never
+            // leaves a temp file it made while (or after) it cleaned up.
+            let (file, registered) = registry::make(|| {
+                let file = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
+                file.as_file().lock()?;
+                if !still_ours(file.as_file(), file.path()) {
+                    // Removed by a scavenger before we held the lock; the
+                    // handle dropped here finds nothing left to remove.
+                    return Ok((None, Vec::new()));
+                }
+                let entry = registry::Entry::Artifact(file.path().to_path_buf());
+                Ok((Some(file), vec![entry]))
+            })?;
+            let (Some(file), Some(registered)) = (file, registered.into_iter().next()) else {
                 continue;
-            }
-            let registered = registry::artifact(file.path());
+            };
             return Ok(LockedTemp {
                 file,
                 _registered: registered,
