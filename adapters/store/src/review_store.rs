@@ -24,6 +24,10 @@
 //!                           lineage (diagnostic, first 64 entries)
 //!                           (a passing correction also indexes its final
 //!                           target under index/target/)
+//! .new-<lineage>-<r>/       a new lineage's folder being made (LOCK and
+//!                           state.json), renamed to <lineage>/ once whole
+//! .new-<lineage>-<r>.owner  its owner lock, held by the start making it
+//!                           until the target index names the lineage
 //! ```
 //!
 //! Every file is written as temp file + fsync + rename + directory fsync, so
@@ -31,6 +35,11 @@
 //! `.tmp-*` file locked from creation to rename (and an interrupted run
 //! removes it before it ends); the one a killed writer leaves is removed by
 //! the next new lineage, told from a live write by its lock, not its age.
+//! A new lineage's folder appears only by the rename of a complete folder;
+//! what a start stopped before its target index named the lineage leaves
+//! (the folder being made, or the lineage moved into place that nothing
+//! can discover) is undone by the next new lineage, told by its dead
+//! owner's lock.
 //! Writers of different
 //! lineages take different locks and never block each other; a writer of
 //! the same lineage waits with bounded backoff, then reports contention.
@@ -63,6 +72,9 @@ pub struct FileStore {
     /// before its projections (receipt, indexes).
     fault_after_state_write: bool,
     replaces: AtomicU32,
+    /// Test-only: called with the name of each step `create` reaches, so a
+    /// crash test can stop the process there and end it by a real signal.
+    probe: Option<fn(&str)>,
 }
 
 pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -86,6 +98,7 @@ impl FileStore {
             fail_after_replaces: None,
             fault_after_state_write: false,
             replaces: AtomicU32::new(0),
+            probe: None,
         }
     }
 
@@ -108,6 +121,21 @@ impl FileStore {
     pub fn with_fault_after_state_write(mut self) -> Self {
         self.fault_after_state_write = true;
         self
+    }
+
+    /// For crash tests only: `probe` is called with the name of each step
+    /// `create` reaches (`folder`: the lineage's folder exists, its state
+    /// not yet; `state`: its state is durable, its target index not yet;
+    /// `indexed`: the target index names it).
+    pub fn with_probe(mut self, probe: fn(&str)) -> Self {
+        self.probe = Some(probe);
+        self
+    }
+
+    fn reached(&self, step: &str) {
+        if let Some(probe) = self.probe {
+            probe(step);
+        }
     }
 
     /// The store root.
@@ -495,6 +523,164 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The temporary name a new lineage's folder is made under:
+/// `.new-<lineage>-<random>`, beside its owner lock `<that>.owner`.
+const NEW_PREFIX: &str = ".new-";
+
+/// How many times a new lineage's folder is moved into place when the
+/// lineage folder it found there vanished meanwhile.
+const RENAME_ATTEMPTS: usize = 3;
+
+/// Runs `f` outside an interrupted run's cleanup (see
+/// [`probity_scratch::registry::exclusive`]).
+fn exclusive<T>(f: impl FnOnce() -> T) -> T {
+    probity_scratch::registry::exclusive(f)
+}
+
+/// Writes `bytes` durably to a new file at `path` (in a folder only this
+/// run writes into).
+fn write_new(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let mut file = OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .open(path)
+        .map_err(io(path))?;
+    file.write_all(bytes).map_err(io(path))?;
+    file.sync_all().map_err(io(path))
+}
+
+/// Creates and takes the lock of the lineage folder being made at `made`
+/// (it moves with the folder, still held).
+fn new_lineage_lock(made: &Path) -> Result<File, StoreError> {
+    let path = made.join("LOCK");
+    let file = OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .open(&path)
+        .map_err(io(&path))?;
+    file.lock().map_err(io(&path))?;
+    Ok(file)
+}
+
+impl FileStore {
+    /// The lineage folder a new lineage's rename found at `dir`: an exact
+    /// retry of the same start (same candidate, nonce and time) when it
+    /// holds the same state, answered with its lock held; None when it
+    /// vanished meanwhile (a pass undid an earlier attempt stopped before
+    /// any index named it: the rename is tried again). Any other content is
+    /// refused before anything is written.
+    fn retried_lineage(
+        &self,
+        lineage: &LineageId,
+        dir: &Path,
+        bytes: &[u8],
+    ) -> Result<Option<File>, StoreError> {
+        let other = || StoreError::Malformed {
+            path: dir.display().to_string(),
+            detail: "lineage directory exists with other content".into(),
+        };
+        let state = self.state_path(lineage);
+        match Self::read_optional(&state)? {
+            Some(current) if current == bytes => {}
+            None if fs::symlink_metadata(dir).is_err() => return Ok(None),
+            _ => return Err(other()),
+        }
+        let guard = match self.lock(lineage) {
+            Ok(guard) => guard,
+            Err(StoreError::Io { source, .. }) if source.kind() == ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        match Self::read_optional(&state)? {
+            Some(current) if current == bytes => Ok(Some(guard)),
+            None if fs::symlink_metadata(dir).is_err() => Ok(None),
+            _ => Err(other()),
+        }
+    }
+
+    /// Settles what a `start` stopped while creating its lineage left
+    /// (SIGKILL, or a signal or failure after the rename): the folder it
+    /// was making is removed, and the lineage it had moved into place but
+    /// no index names yet (never discoverable, its start never answered) is
+    /// undone. Told by the dead owner's lock, never by age; a live start's
+    /// folder and lineage are never touched, nor is a lineage that an index
+    /// names or that anyone worked on since.
+    fn scavenge_unfinished_creations(&self) {
+        probity_scratch::scavenge_with(&self.root, NEW_PREFIX, |made| self.settle_unfinished(made));
+    }
+
+    /// For the folder `made` whose owner is gone: undoes its lineage if it
+    /// was moved into place and never reached; false leaves the folder and
+    /// its owner lock for a later pass (its lineage's lock is busy).
+    fn settle_unfinished(&self, made: &Path) -> bool {
+        let Some(lineage) = made
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(NEW_PREFIX))
+            .and_then(|n| n.rsplit_once('-'))
+            .and_then(|(l, _)| LineageId::parse(l).ok())
+        else {
+            // Not a name create makes: only the folder and its lock go.
+            return true;
+        };
+        let dir = self.lineage_dir(&lineage);
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return true,
+            Err(e) if e.kind() == ErrorKind::NotFound => return true,
+            Err(_) => return false,
+        }
+        // Every writer of the lineage holds its lock: one at work (an exact
+        // retry of the same start) finishes first.
+        let Ok(lock) = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("LOCK"))
+        else {
+            return false;
+        };
+        if lock.try_lock().is_err() {
+            return false;
+        }
+        if self.never_reached(&lineage, &dir) {
+            if fs::remove_dir_all(&dir).is_err() {
+                return false;
+            }
+            let _ = sync_dir(&self.root);
+        }
+        true
+    }
+
+    /// Whether the lineage at `dir` is only what create moved into place
+    /// (its lock, its state, temp files) and no target index names it.
+    /// Anything unexpected or unreadable answers false: it is kept.
+    fn never_reached(&self, lineage: &LineageId, dir: &Path) -> bool {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return false;
+        };
+        for entry in entries {
+            let Ok(entry) = entry else {
+                return false;
+            };
+            let name = entry.file_name();
+            let name = name.as_encoded_bytes();
+            if !(name == b"LOCK" || name == b"state.json" || name.starts_with(b".tmp-")) {
+                return false;
+            }
+        }
+        let Ok(Some(record)) = self.load(lineage) else {
+            return false;
+        };
+        match self.lookup_target(&record.state.snapshot.target) {
+            Ok(Some(owner)) => owner != *lineage,
+            Ok(None) => true,
+            Err(_) => false,
+        }
+    }
+}
+
 impl ReviewStore for FileStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         let path = self.state_path(lineage);
@@ -538,29 +724,71 @@ impl ReviewStore for FileStore {
         // A new lineage is rare and never on a gate's path: the place to
         // clear what killed writers left behind.
         self.scavenge_orphan_temps();
+        self.scavenge_unfinished_creations();
+        fs::create_dir_all(&self.root).map_err(io(&self.root))?;
+        // The lineage's folder is made whole under a name of its own, held
+        // by this run's owner lock, and appears under the lineage's name
+        // only by a rename: a lineage folder never exists without its state.
+        let mut folder =
+            probity_scratch::Scratch::reserve_only(&self.root, &format!("{NEW_PREFIX}{lineage}-"))
+                .map_err(io(&self.root))?;
+        let made = folder.path().to_path_buf();
+        // Each write into the folder is one step an interrupted run's
+        // cleanup (which removes the folder) never overlaps.
+        folder.create_dir(0o777).map_err(io(&made))?;
+        let own_lock = exclusive(|| new_lineage_lock(&made))?;
+        self.reached("folder");
+        // No temp file here: the folder is this run's alone until the
+        // rename, which is what makes the state appear whole.
+        let state = made.join("state.json");
+        exclusive(|| write_new(&state, &bytes))?;
+        sync_dir(&made)?;
+        // From the rename until an index names the lineage, what the folder
+        // became is settled by this run or, if it is stopped first (or
+        // fails), by the next run's pass, told by the owner lock: its file
+        // stays until then.
         let dir = self.lineage_dir(lineage);
-        match fs::create_dir_all(&self.root).and_then(|()| fs::create_dir(&dir)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                // An exact retry of the same start (same nonce and time).
-                let current = Self::read_optional(&self.state_path(lineage))?;
-                if current.as_deref() == Some(&bytes[..]) {
-                    return Ok(Created::New);
+        let mut own_lock = Some(own_lock);
+        let mut attempts = 0;
+        let _guard = loop {
+            attempts += 1;
+            folder.keep_lock_file(true);
+            match exclusive(|| fs::rename(&made, &dir)) {
+                Ok(()) => {
+                    sync_dir(&self.root)?;
+                    if let Some(own) = own_lock.take() {
+                        break own;
+                    }
                 }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::AlreadyExists | ErrorKind::DirectoryNotEmpty
+                    ) =>
+                {
+                    // Not moved: what is there is not this run's to settle.
+                    folder.keep_lock_file(false);
+                }
+                Err(e) => {
+                    folder.keep_lock_file(false);
+                    return Err(io(&dir)(e));
+                }
+            }
+            if let Some(guard) = self.retried_lineage(lineage, &dir, &bytes)? {
+                break guard;
+            }
+            if attempts >= RENAME_ATTEMPTS {
                 return Err(StoreError::Malformed {
                     path: dir.display().to_string(),
-                    detail: "lineage directory exists with other content".into(),
+                    detail: "lineage directory kept vanishing while it was moved into place".into(),
                 });
             }
-            Err(e) => return Err(io(&dir)(e)),
-        }
-        sync_dir(&self.root)?;
-        {
-            let _guard = self.lock(lineage)?;
-            write_atomic(&self.state_path(lineage), &bytes)?;
-        }
+        };
+        self.reached("state");
         let line = format!("{lineage}\n");
         if publish_exclusive(&self.target_index(&target), line.as_bytes())? {
+            self.reached("indexed");
+            folder.keep_lock_file(false);
             return Ok(Created::New);
         }
         // Another start of the same candidate won: withdraw ours, resume theirs.
@@ -570,7 +798,13 @@ impl ReviewStore for FileStore {
                 path: self.target_index(&target).display().to_string(),
                 detail: "vanished while being read".into(),
             })?;
-        let _ = fs::remove_dir_all(&dir);
+        if winner == *lineage {
+            folder.keep_lock_file(false);
+            return Ok(Created::New);
+        }
+        if fs::remove_dir_all(&dir).is_ok() {
+            folder.keep_lock_file(false);
+        }
         Ok(Created::Existing(winner))
     }
 
