@@ -417,28 +417,33 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
     Ok(ExitCode::SUCCESS)
 }
 
-/// The scratch store a server-side gate imports verified bundles into:
-/// an empty temporary directory, removed on every exit (drop).
+/// The scratch store a server-side gate imports verified bundles into: an
+/// empty directory `probity-receive-<random>` in the temporary directory,
+/// owned by this run's lock (`<dir>.owner`). It is removed on every
+/// controlled exit (drop) and when the run is interrupted (SIGINT, SIGTERM,
+/// SIGHUP); what a killed run left is removed by the next server gate,
+/// told by its dead owner's lock, never by its age.
 pub struct ScratchStore {
-    _dir: tempfile::TempDir,
+    // Declared first: the store is dropped before its directory goes.
     pub store: FileStore,
+    _dir: probity_scratch::Scratch,
 }
 
 impl ScratchStore {
     pub fn new() -> Result<Self, CliError> {
-        let dir = tempfile::Builder::new()
-            .prefix("probity-receive-")
-            .tempdir()
-            .map_err(|e| {
-                CliError::new(
-                    ErrorKind::Io,
-                    "scratch_io",
-                    e.to_string(),
-                    "check that the temporary directory is writable (TMPDIR)",
-                )
-            })?;
+        let scratch_io = |e: std::io::Error| {
+            CliError::new(
+                ErrorKind::Io,
+                "scratch_io",
+                e.to_string(),
+                "check that the temporary directory is writable (TMPDIR)",
+            )
+        };
+        let dir = probity_scratch::Scratch::reserve(&std::env::temp_dir(), "probity-receive-")
+            .map_err(scratch_io)?;
+        dir.create_dir(0o700).map_err(scratch_io)?;
         let store = FileStore::for_common_dir(dir.path());
-        Ok(Self { _dir: dir, store })
+        Ok(Self { store, _dir: dir })
     }
 }
 

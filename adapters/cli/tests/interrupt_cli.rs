@@ -76,11 +76,12 @@ fn a_signalled_run_removes_its_index_copy_before_it_ends() {
     let mut caught = 0;
     for _ in 0..40 {
         let mut child = gate(f.root()).spawn().unwrap();
-        // Wait for the copy to appear, then signal Probity alone (not its
-        // group: its git child must be stopped by Probity itself).
+        // Wait for the copy to appear (not only its owner lock, made
+        // first), then signal Probity alone (not its group: its git child
+        // must be stopped by Probity itself).
         let mut seen = false;
         while child.try_wait().unwrap().is_none() {
-            if !leftovers(&git_dir).is_empty() {
+            if leftovers(&git_dir).iter().any(|n| !n.ends_with(".owner")) {
                 seen = true;
                 break;
             }
@@ -217,4 +218,545 @@ fn ctrl_c_during_an_evidence_command_stops_the_check_and_changes_nothing() {
         "the evidence command outlived the interrupted finalize"
     );
     assert_eq!(before, support::store_snapshot(&f));
+}
+
+/// The names in `dir` starting with `prefix`, sorted.
+fn named(dir: &std::path::Path, prefix: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    v.sort();
+    v
+}
+
+/// `probity --cwd <cwd> args...` with a private temporary directory, as
+/// the leader of its own process group (so the test can wait until every
+/// git it started is gone too), with SIGINT at its default disposition.
+fn in_tmp(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .args(["--cwd", cwd.to_str().unwrap()])
+        .args(args)
+        .env("TMPDIR", tmp)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // SAFETY: signal(2) only, between fork and exec: a test started in the
+    // background inherits an ignored SIGINT, which exec would keep.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Waits (bounded) until no process of the group `pgid` is left running: a
+/// killed Probity's git children hold its owner locks until they end. (A
+/// zombie holds nothing, and here an orphan's zombie may wait a while for
+/// its reaper: only running members count.)
+fn wait_group_gone(pgid: u32) {
+    for _ in 0..1000 {
+        if !group_running(pgid) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("process group {pgid} outlived its leader by 5 s");
+}
+
+/// Whether a process of group `pgid` runs (is not a zombie), from /proc.
+fn group_running(pgid: u32) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|e| {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp ...`; comm may hold anything.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
+        pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
+    })
+}
+
+/// Runs `cmd` until `appeared` sees its artifact, then sends `signal` to
+/// Probity alone and waits for it and its group. Returns the exit status
+/// when the artifact was seen in time (None: the run ended first).
+fn signal_when(
+    cmd: &mut Command,
+    appeared: impl Fn() -> bool,
+    signal: &str,
+) -> Option<std::process::ExitStatus> {
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let mut seen = false;
+    while child.try_wait().unwrap().is_none() {
+        if appeared() {
+            seen = true;
+            break;
+        }
+        std::thread::yield_now();
+    }
+    if !seen {
+        let _ = child.wait();
+        wait_group_gone(pid);
+        return None;
+    }
+    let sent = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    wait_group_gone(pid);
+    Some(status)
+}
+
+/// A clone whose `HEAD` is a reviewed commit with its review published as
+/// a note: the server gate's range form judges `base..HEAD` from it.
+struct Published {
+    f: probity_git::fixture::Fixture,
+    base: String,
+    _inputs: tempfile::TempDir,
+}
+
+impl Published {
+    fn new() -> Self {
+        let f = medium_change();
+        let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
+            .unwrap()
+            .trim()
+            .to_string();
+        let inputs = tempfile::tempdir().unwrap();
+        support::approve_live(f.root(), inputs.path());
+        f.commit_all("reviewed").unwrap();
+        let range = format!("{base}..HEAD");
+        let p = support::probity(f.root(), &["publish", "--range", &range]);
+        assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+        Published {
+            f,
+            base,
+            _inputs: inputs,
+        }
+    }
+
+    fn range(&self) -> String {
+        format!("{}..HEAD", self.base)
+    }
+
+    /// The server gate over the published commit.
+    fn gate(&self, tmp: &std::path::Path) -> Command {
+        let range = self.range();
+        in_tmp(
+            self.f.root(),
+            tmp,
+            &[
+                "validate",
+                "--gate",
+                "pre-receive",
+                "--range",
+                &range,
+                "--ref",
+                "refs/heads/main",
+            ],
+        )
+    }
+}
+
+/// SIGTERM (or Ctrl-C) while the server gate's scratch store exists: the
+/// run removes it before it ends (it once stayed: it was not registered).
+#[test]
+fn a_signalled_server_gate_removes_its_scratch_store_before_it_ends() {
+    use std::os::unix::process::ExitStatusExt;
+    let p = Published::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let ok = p.gate(tmp.path()).status().unwrap();
+    assert_eq!(ok.code(), Some(0), "the published commit is allowed");
+    let mut caught = 0;
+    for i in 0..40 {
+        let signal = if i % 2 == 0 { "-TERM" } else { "-INT" };
+        let appeared = || !named(tmp.path(), "probity-receive-").is_empty();
+        let Some(status) = signal_when(&mut p.gate(tmp.path()), appeared, signal) else {
+            continue;
+        };
+        if matches!(status.signal(), Some(2 | 15)) {
+            caught += 1;
+            assert_eq!(
+                named(tmp.path(), ""),
+                Vec::<String>::new(),
+                "an interrupted server gate leaves nothing, at once"
+            );
+        }
+        if caught >= 4 {
+            break;
+        }
+    }
+    assert!(
+        caught > 0,
+        "no run was caught while its scratch store existed"
+    );
+}
+
+/// SIGKILL while the server gate's scratch store exists: it stays (no
+/// destructor runs), and the next server gate removes it, told by its dead
+/// owner's lock (it once stayed forever).
+#[test]
+fn a_killed_server_gates_scratch_store_is_scavenged_by_the_next_one() {
+    let p = Published::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut left = false;
+    for _ in 0..40 {
+        let appeared = || {
+            named(tmp.path(), "probity-receive-")
+                .iter()
+                .any(|n| tmp.path().join(n).join("probity").exists())
+        };
+        if signal_when(&mut p.gate(tmp.path()), appeared, "-KILL").is_some()
+            && !named(tmp.path(), "probity-receive-").is_empty()
+        {
+            left = true;
+            break;
+        }
+    }
+    assert!(left, "no run was killed while its scratch store existed");
+    let status = p.gate(tmp.path()).status().unwrap();
+    assert_eq!(status.code(), Some(0), "the next gate still allows");
+    assert_eq!(named(tmp.path(), ""), Vec::<String>::new());
+}
+
+/// SIGKILL while `export-context` holds its scratch repository: the next
+/// export removes it, told by its dead owner's lock.
+#[test]
+fn an_export_scratch_left_by_a_killed_export_is_scavenged_by_the_next_export() {
+    let f = medium_change();
+    let st = support::probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let export = || {
+        in_tmp(
+            f.root(),
+            tmp.path(),
+            &["export-context", "--lineage", &lineage],
+        )
+    };
+    let mut left = false;
+    for _ in 0..40 {
+        let appeared = || {
+            named(tmp.path(), "probity-export-")
+                .iter()
+                .any(|n| tmp.path().join(n).join("objects").exists())
+        };
+        if signal_when(&mut export(), appeared, "-KILL").is_some()
+            && !named(tmp.path(), "probity-export-").is_empty()
+        {
+            left = true;
+            break;
+        }
+    }
+    assert!(left, "no export was killed while its scratch existed");
+    let status = export().status().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(named(tmp.path(), ""), Vec::<String>::new());
+}
+
+/// A lineage folder without its state (what an older Probity killed
+/// between making the folder and writing its state left, or a recovery's
+/// successor being made) is no corruption: validate and status answer as
+/// without it and change no byte, and start works beside it.
+#[test]
+fn a_lineage_folder_without_state_fails_no_command() {
+    let f = medium_change();
+    let inputs = tempfile::tempdir().unwrap();
+    let done = support::approve_live(f.root(), inputs.path());
+    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    let validate = ["validate", "--gate", "pre-commit"];
+    let status = ["status", "--lineage", lineage.as_str()];
+    let v0 = support::probity(f.root(), &validate);
+    let s0 = support::probity(f.root(), &status);
+    assert_eq!(v0.code, 0, "{}{}", v0.stdout, v0.stderr);
+    assert_eq!(s0.code, 0, "{}{}", s0.stdout, s0.stderr);
+    let orphan = f
+        .root()
+        .join(".git/probity/reviews/v1/review-00000000000000aa");
+    std::fs::create_dir(&orphan).unwrap();
+    std::fs::write(orphan.join("LOCK"), b"").unwrap();
+    let before = support::store_snapshot(&f);
+    for _ in 0..2 {
+        let v = support::probity(f.root(), &validate);
+        assert_eq!((v.code, &v.json), (v0.code, &v0.json), "{}", v.stderr);
+        let s = support::probity(f.root(), &status);
+        assert_eq!((s.code, &s.json), (s0.code, &s0.json), "{}", s.stderr);
+        assert_eq!(support::store_snapshot(&f), before, "nothing changed");
+    }
+    f.write("src/more.rs", "fn more() {}\n").unwrap();
+    let st = support::probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_ne!(st.json["lineage_id"], done["lineage_id"]);
+    // Not told by an owner lock: left alone.
+    assert!(orphan.join("LOCK").is_file());
+}
+
+/// Everything an interrupted run could leave where Probity writes, as
+/// readable names: in the git dir, its index copies and their owner locks
+/// (and git's `index.lock`); in the store, any hidden entry (temp files,
+/// lineage folders being made, their owner locks) and any lineage folder
+/// without its state or that no target index names; in the private
+/// temporary directory, anything at all (export scratch repositories,
+/// server-gate scratch stores, their owner locks).
+fn everything_left(git_dir: &std::path::Path, tmp: &std::path::Path) -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            out.push(e.path());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), out);
+            }
+        }
+    }
+    let mut left: Vec<String> = named(git_dir, "probity-");
+    left.extend(named(git_dir, "index.lock"));
+    let store = git_dir.join("probity/reviews/v1");
+    let mut all = Vec::new();
+    walk(&store, &mut all);
+    let hidden = |p: &std::path::Path| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    };
+    left.extend(
+        all.iter()
+            .filter(|p| hidden(p))
+            .map(|p| p.strip_prefix(git_dir).unwrap_or(p).display().to_string()),
+    );
+    let mut indexed = std::collections::BTreeSet::new();
+    let mut targets = Vec::new();
+    walk(&store.join("index/target"), &mut targets);
+    for t in targets {
+        indexed.insert(std::fs::read_to_string(&t).unwrap().trim().to_string());
+    }
+    for name in named(&store, "review-") {
+        let dir = store.join(&name);
+        if !dir.join("state.json").is_file() {
+            left.push(format!("{name} (no state)"));
+        } else if !indexed.contains(&name) && !dir.join("superseded-by").is_file() {
+            left.push(format!("{name} (no index names it)"));
+        }
+    }
+    left.extend(named(tmp, "").into_iter().map(|n| format!("$TMPDIR/{n}")));
+    left
+}
+
+/// Issue 12: runs of every kind that writes (start, finalize, validate,
+/// export-context, the server gate) ended by SIGKILL, SIGTERM or SIGINT at
+/// moments spread over each run's length leave nothing of any kind once
+/// the next run of each kind ran: no index copy, no store temp file, no
+/// lineage folder half made or never indexed, no export scratch, no
+/// server-gate scratch store.
+#[test]
+fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
+    let p = Published::new();
+    let f = &p.f;
+    let git_dir = f.root().join(".git");
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    let clean = support::input(inputs.path(), "r.json", support::CLEAN_RESULT);
+    let evidence = support::input(inputs.path(), "ev.txt", "tests passed\n");
+    let change = std::cell::Cell::new(0u32);
+    // A new candidate: one more file.
+    let new_candidate = || {
+        change.set(change.get() + 1);
+        let n = change.get();
+        f.write(&format!("src/c{n}.rs"), format!("fn c{n}() {{}}\n"))
+            .unwrap();
+    };
+    // A new candidate started to completion: its lineage and the
+    // arguments of its `finalize`.
+    let started = || {
+        new_candidate();
+        let st = support::probity(f.root(), &["start"]);
+        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
+        for lens in st.json["selected_lenses"].as_array().unwrap() {
+            args.push("--result".into());
+            args.push(format!("{}={clean}", lens.as_str().unwrap()));
+        }
+        args.extend(["--evidence".into(), evidence.clone()]);
+        (lineage, args)
+    };
+    let (exported, _) = started();
+    let kinds = [
+        "start",
+        "finalize",
+        "validate",
+        "export-context",
+        "server gate",
+    ];
+    // A run of `kind`: a start of a candidate no lineage holds yet, a
+    // finalize of a lineage just started.
+    let cmd_for = |kind: &str| {
+        let args: Vec<String> = match kind {
+            "start" => {
+                new_candidate();
+                vec!["start".into()]
+            }
+            "finalize" => started().1,
+            "validate" => ["validate", "--gate", "pre-commit"]
+                .map(String::from)
+                .to_vec(),
+            "export-context" => vec![
+                "export-context".into(),
+                "--lineage".into(),
+                exported.clone(),
+            ],
+            _ => return p.gate(tmp.path()),
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        in_tmp(f.root(), tmp.path(), &args)
+    };
+    // One run of each kind to completion, timed: the interrupts are spread
+    // over that length.
+    let mut length = Vec::new();
+    for kind in kinds {
+        let mut cmd = cmd_for(kind);
+        let t = std::time::Instant::now();
+        let status = cmd.status().unwrap();
+        assert!(status.code().is_some_and(|c| c <= 1), "{kind}: {status}");
+        length.push(t.elapsed());
+    }
+    // What each kind of run makes that no other kind does (a start or a
+    // finalize makes an index copy first, as a gate does).
+    let own = |kind: &str| -> Vec<String> {
+        match kind {
+            "start" | "finalize" => everything_left(&git_dir, tmp.path())
+                .into_iter()
+                .filter(|n| n.starts_with("probity/reviews/") || n.contains(" (no "))
+                .collect(),
+            // The artifacts themselves, not their owner locks (made first).
+            "validate" => named(&git_dir, "probity-index-")
+                .into_iter()
+                .filter(|n| !n.ends_with(".owner"))
+                .collect(),
+            "export-context" => named(tmp.path(), "probity-export-")
+                .into_iter()
+                .filter(|n| tmp.path().join(n).join("objects").exists())
+                .collect(),
+            _ => named(tmp.path(), "probity-receive-")
+                .into_iter()
+                .filter(|n| tmp.path().join(n).join("probity").exists())
+                .collect(),
+        }
+    };
+    // Seven rounds of each kind: signalled as soon as the run made
+    // something temporary, or something of its own kind (SIGKILL, SIGTERM,
+    // SIGINT), or at a fifth, a half, four fifths of its length.
+    enum When {
+        Anything,
+        Own,
+        At(f64),
+    }
+    let rounds = [
+        ("-KILL", When::Anything),
+        ("-KILL", When::Own),
+        ("-TERM", When::Own),
+        ("-INT", When::Own),
+        ("-KILL", When::At(0.2)),
+        ("-TERM", When::At(0.5)),
+        ("-INT", When::At(0.8)),
+    ];
+    let mut interrupted = 0;
+    let mut killed_left = std::collections::BTreeSet::new();
+    for &(signal, ref when) in &rounds {
+        for (k, kind) in kinds.iter().enumerate() {
+            let mut cmd = cmd_for(kind);
+            // Only what this run makes counts: the runs before may have
+            // left something already.
+            let before = everything_left(&git_dir, tmp.path());
+            let before_own = own(kind);
+            let status = match when {
+                When::Anything => signal_when(
+                    &mut cmd,
+                    || everything_left(&git_dir, tmp.path()) != before,
+                    signal,
+                ),
+                When::Own => signal_when(
+                    &mut cmd,
+                    || own(kind).iter().any(|n| !before_own.contains(n)),
+                    signal,
+                ),
+                When::At(fraction) => {
+                    let mut child = cmd.spawn().unwrap();
+                    let pid = child.id();
+                    std::thread::sleep(length[k].mul_f64(*fraction));
+                    let sent = Command::new("kill")
+                        .args([signal, &pid.to_string()])
+                        .stderr(Stdio::null())
+                        .status()
+                        .unwrap();
+                    let status = child.wait().unwrap();
+                    wait_group_gone(pid);
+                    sent.success().then_some(status)
+                }
+            };
+            if status.is_none_or(|s| s.code().is_some()) {
+                continue;
+            }
+            interrupted += 1;
+            let new: Vec<String> = everything_left(&git_dir, tmp.path())
+                .into_iter()
+                .filter(|n| !before.contains(n))
+                .collect();
+            if signal == "-KILL" {
+                killed_left.extend(new);
+            } else {
+                // A signalled run removes what it made before it ends, but
+                // for a lineage it had moved into place before an index
+                // named it: that the next start settles, by the owner lock
+                // it leaves.
+                let settled_later = |n: &String| {
+                    n.contains("/.new-") && n.ends_with(".owner")
+                        || n.ends_with("(no index names it)")
+                };
+                assert!(
+                    new.iter().all(settled_later),
+                    "{kind} ended by {signal} left {new:?}"
+                );
+            }
+        }
+    }
+    let runs = rounds.len() * kinds.len();
+    assert!(
+        interrupted * 3 >= runs * 2,
+        "only {interrupted} of {runs} runs were interrupted"
+    );
+    // Each kind's own leftovers were there to be found.
+    for (what, prefix) in [
+        ("an index copy", "probity-index-"),
+        ("a store entry", "probity/reviews/v1/"),
+        ("an export scratch", "$TMPDIR/probity-export-"),
+        ("a server-gate scratch store", "$TMPDIR/probity-receive-"),
+    ] {
+        assert!(
+            killed_left.iter().any(|n| n.starts_with(prefix)),
+            "no SIGKILL left {what}: {killed_left:?}"
+        );
+    }
+    // The next run of each kind, to completion.
+    for kind in kinds {
+        let status = cmd_for(kind).status().unwrap();
+        assert!(status.code().is_some_and(|c| c <= 1), "{kind}: {status}");
+    }
+    assert_eq!(everything_left(&git_dir, tmp.path()), Vec::<String>::new());
 }
