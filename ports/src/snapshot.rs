@@ -284,7 +284,7 @@ mod tests {
             &mut |e| events.push(e.clone()),
         )
         .unwrap();
-        assert_eq!(review.verdict, Verdict::Pass);
+        assert_eq!(review.verdict(), Some(&Verdict::Pass));
         assert_eq!(
             review.footer.as_deref(),
             // grep (git missing) and the missing file failed.

@@ -134,7 +134,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
     let rendered = review.rendered();
     let doc = json!({
         "review": rendered,
-        "verdict": verdict_text(&review.verdict),
+        "verdict": review.verdict().map(verdict_text),
         "footer": review.footer,
         "transcript_digest": review.transcript_digest.to_string(),
         "model_calls": review.model_calls,

@@ -174,7 +174,7 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
     .unwrap();
     let seen = server.join().unwrap();
     assert_eq!(seen.len(), 3);
-    assert_eq!(review.verdict, Verdict::Pass);
+    assert_eq!(review.verdict(), Some(&Verdict::Pass));
     assert_eq!(review.model_calls, 3);
     assert_eq!(
         review.footer.as_deref(),
@@ -246,7 +246,7 @@ fn a_provider_without_tool_calls_takes_the_single_call_path() {
     )
     .unwrap();
     assert_eq!(server.join().unwrap().len(), 1);
-    assert_eq!(review.verdict, Verdict::Fail);
+    assert_eq!(review.verdict(), Some(&Verdict::Fail));
     assert_eq!(review.footer, None);
     assert!(review.rendered().ends_with("VERDICT: FAIL src/a.rs:1\n"));
 }

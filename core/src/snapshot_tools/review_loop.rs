@@ -224,27 +224,100 @@ fn parse_verdict_word(rest: &str) -> Option<Verdict> {
     })
 }
 
+/// A role document's check: the answer's bytes → the document's bytes, or
+/// why it is not one (quoted back to the model in the repair turn).
+#[derive(Clone)]
+pub struct DocumentCheck(std::sync::Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>);
+
+impl DocumentCheck {
+    pub fn new(f: impl Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(f))
+    }
+
+    /// Runs the check.
+    pub fn check(&self, answer: &[u8]) -> Result<Vec<u8>, String> {
+        (self.0)(answer)
+    }
+}
+
+impl std::fmt::Debug for DocumentCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DocumentCheck")
+    }
+}
+
+/// How a review's final answer is checked.
+#[derive(Debug, Clone)]
+pub enum Finish {
+    /// A review text with a `VERDICT:` line ([`find_verdict`]) and its one
+    /// length retry (S5.1).
+    Verdict,
+    /// Exactly one JSON document of a role (a lens result, the refuter
+    /// batch, the targeted validator's result): `check` parses the answer
+    /// ([`document_text`] of it) strictly and returns the document's bytes,
+    /// or why it is not one. A refused answer gets one repair turn quoting
+    /// the reason; a second refusal ends the loop
+    /// ([`LoopError::InvalidDocument`]).
+    Document {
+        /// The schema it is checked against (`reviewer`, `refuter`,
+        /// `validator`: what `probity schema` prints).
+        role: &'static str,
+        check: DocumentCheck,
+    },
+}
+
+/// What a finished review concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conclusion {
+    /// The verdict line's value ([`Finish::Verdict`]).
+    Verdict(Verdict),
+    /// The role document's bytes, as its check returned them
+    /// ([`Finish::Document`]).
+    Document(Vec<u8>),
+}
+
 /// A finished review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Review {
     /// The model's final text.
     pub text: String,
-    pub verdict: Verdict,
+    pub conclusion: Conclusion,
     /// The footer line, when the reviewer read beyond the declared files.
     pub footer: Option<String>,
     /// Digest of the whole transcript (canonical JSON).
     pub transcript_digest: Sha256Digest,
     pub model_calls: u32,
     pub length_retried: bool,
+    /// A document answer was refused once and answered again.
+    pub repaired: bool,
+    /// What the model calls used, as the provider reported it.
+    pub usage: UsageTotals,
 }
 
 impl Review {
-    /// The text the author reads: the review, then the footer line. The
-    /// footer never adds a line: a control character in it (names are
-    /// already quoted) is shown escaped.
+    /// The verdict, for a [`Finish::Verdict`] review.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        match &self.conclusion {
+            Conclusion::Verdict(v) => Some(v),
+            Conclusion::Document(_) => None,
+        }
+    }
+
+    /// The role document, for a [`Finish::Document`] review.
+    pub fn document(&self) -> Option<&[u8]> {
+        match &self.conclusion {
+            Conclusion::Document(d) => Some(d),
+            Conclusion::Verdict(_) => None,
+        }
+    }
+
+    /// The text the author reads: the review, then the footer lines (what
+    /// was read beyond the declared files; what the model calls used, when
+    /// reported). A footer never adds a line: a control character in it
+    /// (names are already quoted) is shown escaped.
     pub fn rendered(&self) -> String {
         let mut s = self.text.trim_end().to_owned();
-        if let Some(f) = &self.footer {
+        for f in self.footer.iter().chain(self.usage.footer().as_ref()) {
             s.push_str("\n\n");
             for c in f.chars() {
                 if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') {
@@ -259,11 +332,49 @@ impl Review {
     }
 }
 
+/// The document in a final answer: the whole answer trimmed, or, when the
+/// whole answer is one fenced code block (```` ```json ... ``` ````), its
+/// contents. Prose around a document is not stripped: the check refuses it,
+/// and the repair turn asks for the document alone.
+pub fn document_text(answer: &str) -> &str {
+    let t = answer.trim();
+    if let Some(rest) = t.strip_prefix("```")
+        && let Some(body) = rest.strip_suffix("```")
+        && let Some((_lang, inner)) = body.split_once('\n')
+        && !inner.contains("```")
+    {
+        return inner.trim();
+    }
+    t
+}
+
+/// What the driver says when a document answer was refused: the reason,
+/// quoted (at most [`MAX_REPAIR_QUOTE`] bytes of it).
+pub fn document_repair_prompt(role: &str, why: &str) -> String {
+    let mut end = why.len().min(MAX_REPAIR_QUOTE);
+    while !why.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "Your answer is not a valid `{role}` document: {}. Answer again with exactly one JSON document that matches the schema, and nothing else: no prose, no code fence.",
+        &why[..end]
+    )
+}
+
+/// The most bytes of a refusal quoted back to the model.
+pub const MAX_REPAIR_QUOTE: usize = 2000;
+
 /// Why the loop ended without a review.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoopError {
     #[error("the review has no `VERDICT:` line")]
     NoVerdict { text: String },
+    #[error("the answer is not a valid `{role}` document after one repair turn: {why}")]
+    InvalidDocument {
+        role: &'static str,
+        why: String,
+        text: String,
+    },
     #[error("the model kept calling tools after {0} model calls; no review")]
     TooManyRounds(u32),
     #[error("the transcript could not be digested: {0}")]
@@ -302,6 +413,9 @@ pub struct ReviewLoop {
     model_calls: u32,
     max_model_calls: u32,
     length_retried: bool,
+    finish_mode: Finish,
+    repaired: bool,
+    usage: UsageTotals,
     events: Vec<Event>,
     result: Option<Result<Review, LoopError>>,
 }
@@ -323,12 +437,32 @@ impl ReviewLoop {
             phase: Phase::Ask,
             model_calls: 0,
             // Every tool round uses at least one call of the budget; the
-            // final answer, one exhausted round and the length retry follow.
+            // final answer, one exhausted round and the length retry follow
+            // (and a document's repair turn: `with_finish`).
             max_model_calls: max_calls.saturating_add(3),
             length_retried: false,
+            finish_mode: Finish::Verdict,
+            repaired: false,
+            usage: UsageTotals::default(),
             events: Vec::new(),
             result: None,
         }
+    }
+
+    /// The same loop, its final answer checked as `finish` says.
+    pub fn with_finish(mut self, finish: Finish) -> Self {
+        if matches!(finish, Finish::Document { .. })
+            && !matches!(self.finish_mode, Finish::Document { .. })
+        {
+            self.max_model_calls = self.max_model_calls.saturating_add(1);
+        }
+        self.finish_mode = finish;
+        self
+    }
+
+    /// What the model calls so far used, as reported.
+    pub fn usage(&self) -> UsageTotals {
+        self.usage
     }
 
     /// The conversation so far.
@@ -360,7 +494,9 @@ impl ReviewLoop {
                 Phase::Ask => {
                     return Step::Ask(ModelRequest {
                         messages: self.messages.clone(),
-                        offer_tools: !self.session.is_exhausted() && !self.length_retried,
+                        offer_tools: !self.session.is_exhausted()
+                            && !self.length_retried
+                            && !self.repaired,
                     });
                 }
                 Phase::Tools => {
@@ -414,6 +550,9 @@ impl ReviewLoop {
             return Err(LoopError::OutOfOrder("no model request was pending"));
         }
         self.model_calls += 1;
+        if let Some(u) = &resp.usage {
+            self.usage.add(u);
+        }
         if !resp.tool_calls.is_empty() {
             if self.model_calls >= self.max_model_calls {
                 return self.finish(Err(LoopError::TooManyRounds(self.model_calls)));
@@ -431,28 +570,62 @@ impl ReviewLoop {
             content: Some(text.clone()),
             tool_calls: Vec::new(),
         });
-        match find_verdict(&text) {
-            Some(verdict) => {
+        let concluded = match &self.finish_mode {
+            Finish::Verdict => find_verdict(&text).map(Conclusion::Verdict).ok_or(None),
+            Finish::Document { check, .. } => check
+                .check(document_text(&text).as_bytes())
+                .map(Conclusion::Document)
+                .map_err(Some),
+        };
+        match concluded {
+            Ok(conclusion) => {
                 let digest = self.transcript_digest()?;
                 let footer = self.session.footer(&self.declared);
                 self.finish(Ok(Review {
                     text,
-                    verdict,
+                    conclusion,
                     footer,
                     transcript_digest: digest,
                     model_calls: self.model_calls,
                     length_retried: self.length_retried,
+                    repaired: self.repaired,
+                    usage: self.usage,
                 }))
             }
-            None if resp.stop == StopReason::Length && !self.length_retried => {
+            Err(_) if resp.stop == StopReason::Length && !self.length_retried => {
                 self.length_retried = true;
-                self.messages.push(Message::User {
-                    content: LENGTH_RETRY_PROMPT.to_owned(),
-                });
+                let content = match &self.finish_mode {
+                    Finish::Verdict => LENGTH_RETRY_PROMPT.to_owned(),
+                    Finish::Document { role, .. } => format!(
+                        "Your answer was cut off by the length limit. Answer again, shorter: exactly one `{role}` JSON document and nothing else."
+                    ),
+                };
+                self.messages.push(Message::User { content });
                 Ok(())
             }
-            None => self.finish(Err(LoopError::NoVerdict { text })),
+            Err(None) => self.finish(Err(LoopError::NoVerdict { text })),
+            Err(Some(why)) => match &self.finish_mode {
+                Finish::Document { role, .. } if !self.repaired => {
+                    let role = *role;
+                    self.repaired = true;
+                    self.messages.push(Message::User {
+                        content: document_repair_prompt(role, &why),
+                    });
+                    Ok(())
+                }
+                Finish::Document { role, .. } => {
+                    let role = *role;
+                    self.finish(Err(LoopError::InvalidDocument { role, why, text }))
+                }
+                Finish::Verdict => self.finish(Err(LoopError::NoVerdict { text })),
+            },
         }
+    }
+
+    /// The transcript's canonical bytes (what [`Self::transcript_digest`]
+    /// digests): the messages, in order, as RFC 8785 JSON.
+    pub fn transcript_bytes(&self) -> Result<Vec<u8>, LoopError> {
+        canonical_bytes(&self.messages).map_err(|e| LoopError::Digest(e.to_string()))
     }
 
     fn finish(&mut self, r: Result<Review, LoopError>) -> Result<(), LoopError> {
@@ -511,12 +684,21 @@ mod tests {
         limits: BudgetLimits,
         script: Vec<ModelResponse>,
     ) -> (ReviewLoop, Result<Review, LoopError>, Vec<ModelRequest>) {
+        drive_with(limits, script, Finish::Verdict)
+    }
+
+    fn drive_with(
+        limits: BudgetLimits,
+        script: Vec<ModelResponse>,
+        finish: Finish,
+    ) -> (ReviewLoop, Result<Review, LoopError>, Vec<ModelRequest>) {
         let mut lp = ReviewLoop::new(
             Session::new(limits),
             REVIEWER_FRAME.into(),
             "review this".into(),
             vec!["declared.rs".into()],
-        );
+        )
+        .with_finish(finish);
         let mut script = script.into_iter();
         let mut asked = Vec::new();
         loop {
@@ -544,6 +726,120 @@ mod tests {
                 Step::Done(r) => return (lp, r, asked),
             }
         }
+    }
+
+    /// A document check for the tests: a JSON object with `"ok": true`.
+    fn ok_document() -> Finish {
+        Finish::Document {
+            role: "reviewer",
+            check: DocumentCheck::new(|b: &[u8]| {
+                let v: Value = serde_json::from_slice(b).map_err(|e| e.to_string())?;
+                if v["ok"] == Value::Bool(true) {
+                    Ok(b.to_vec())
+                } else {
+                    Err("`ok` must be true".into())
+                }
+            }),
+        }
+    }
+
+    fn with_usage(mut r: ModelResponse, input: u64, output: u64) -> ModelResponse {
+        r.usage = Some(Usage {
+            input_tokens: input,
+            output_tokens: output,
+            cost_micro_usd: Some(1500),
+        });
+        r
+    }
+
+    #[test]
+    fn a_document_answer_is_checked_and_gets_one_repair_turn() {
+        let limits = BudgetLimits::default();
+        // Valid at once, in a fence: the document is the fence's contents.
+        let (_, r, asked) = drive_with(
+            limits,
+            vec![
+                tools(vec![call("c1", "read", r#"{"path":"a.rs"}"#)]),
+                text("```json\n{\"ok\": true}\n```", StopReason::EndTurn),
+            ],
+            ok_document(),
+        );
+        let r = r.unwrap();
+        assert_eq!(r.document(), Some(&b"{\"ok\": true}"[..]));
+        assert_eq!(r.verdict(), None);
+        assert!(!r.repaired);
+        assert_eq!(asked.len(), 2);
+        // Prose, then the document: one repair turn quoting the refusal,
+        // with no tools offered.
+        let (lp, r, asked) = drive_with(
+            limits,
+            vec![
+                text("Looks fine to me. VERDICT: PASS", StopReason::EndTurn),
+                text("{\"ok\": true}", StopReason::EndTurn),
+            ],
+            ok_document(),
+        );
+        let r = r.unwrap();
+        assert!(r.repaired);
+        assert!(!asked[1].offer_tools);
+        match asked[1].messages.last() {
+            Some(Message::User { content }) => {
+                assert!(
+                    content.contains("not a valid `reviewer` document"),
+                    "{content}"
+                );
+            }
+            other => panic!("expected the repair turn, got {other:?}"),
+        }
+        // The transcript holds the repair turn: its bytes digest as said.
+        let bytes = lp.transcript_bytes().unwrap();
+        assert_eq!(
+            r.transcript_digest,
+            Sha256Digest::of(TRANSCRIPT_DOMAIN, &bytes)
+        );
+        // Refused twice: no document, the reason and the text kept.
+        let (_, r, _) = drive_with(
+            limits,
+            vec![
+                text("{\"ok\": false}", StopReason::EndTurn),
+                text("still prose", StopReason::EndTurn),
+            ],
+            ok_document(),
+        );
+        assert!(matches!(
+            r,
+            Err(LoopError::InvalidDocument { role: "reviewer", ref text, .. }) if text == "still prose"
+        ));
+    }
+
+    #[test]
+    fn reported_usage_is_summed_and_shown_in_the_footer() {
+        let (_, r, _) = drive(
+            BudgetLimits::default(),
+            vec![
+                with_usage(
+                    tools(vec![call("c1", "read", r#"{"path":"x.rs"}"#)]),
+                    1000,
+                    20,
+                ),
+                with_usage(text("ok\nVERDICT: PASS", StopReason::EndTurn), 1200, 80),
+            ],
+        );
+        let r = r.unwrap();
+        assert_eq!(r.usage.input_tokens, 2200);
+        assert_eq!(r.usage.output_tokens, 100);
+        assert_eq!(r.usage.cost_micro_usd, Some(3000));
+        let shown = r.rendered();
+        assert!(
+            shown.ends_with("model: 2200 input / 100 output tokens over 2 calls, $0.003000\n"),
+            "{shown}"
+        );
+        // Nothing reported: no usage line.
+        let (_, quiet, _) = drive(
+            BudgetLimits::default(),
+            vec![text("VERDICT: PASS", StopReason::EndTurn)],
+        );
+        assert!(!quiet.unwrap().rendered().contains("model:"));
     }
 
     #[test]
@@ -647,7 +943,7 @@ mod tests {
             ],
         );
         assert_eq!(asked.len(), 2, "the length retry");
-        assert_eq!(r.unwrap().verdict, Verdict::Fail);
+        assert_eq!(r.unwrap().verdict(), Some(&Verdict::Fail));
         let (_, r, _) = drive(
             BudgetLimits::default(),
             vec![text("VERDICT: PASS\nVERDICT: fail", StopReason::EndTurn)],
@@ -711,7 +1007,7 @@ mod tests {
             vec![text("ok\nVERDICT: PASS", StopReason::EndTurn)],
         );
         let r = r.unwrap();
-        assert_eq!(r.verdict, Verdict::Pass);
+        assert_eq!(r.verdict(), Some(&Verdict::Pass));
         assert_eq!(r.footer, None);
         assert_eq!(r.model_calls, 1);
         assert_eq!(asked.len(), 1);
@@ -738,7 +1034,7 @@ mod tests {
             ],
         );
         let r = r.unwrap();
-        assert_eq!(r.verdict, Verdict::Fail);
+        assert_eq!(r.verdict(), Some(&Verdict::Fail));
         assert_eq!(
             r.footer.as_deref(),
             Some(
