@@ -1,9 +1,9 @@
 //! C5, the host lifecycle of a context tree, with the real binary: a
 //! context tree lives outside every repository; the agent gets a verified
 //! read-only copy; the copy and a tree assembled for the run are removed on
-//! every controlled exit (the agent's success or failure, SIGTERM), and
-//! what a killed run abandoned is removed by the next run, by its owner
-//! lock.
+//! every controlled exit (the agent's success or failure, SIGINT,
+//! SIGTERM, a signal while the trees are being written), and what a killed
+//! run abandoned is removed by the next run, by its owner lock.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,8 +20,52 @@ fn example(name: &str) -> PathBuf {
 /// `probity` with its temporary directory pinned to `tmp`.
 fn probity(tmp: &Path) -> Command {
     let mut c = Command::new(BIN);
-    c.env("TMPDIR", tmp);
+    c.env("TMPDIR", tmp)
+        .env_remove("PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS");
     c
+}
+
+/// [`probity`] with SIGINT and SIGTERM at their default disposition and
+/// unblocked, whatever this test process inherited (a test run started in
+/// the background inherits an ignored SIGINT, which Probity rightly keeps
+/// ignoring), so Probity catches both.
+fn probity_catching_signals(tmp: &Path) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut c = probity(tmp);
+    // SAFETY: between fork and exec only async-signal-safe calls
+    // (signal(2), sigemptyset(3), sigaddset(3), sigprocmask(2)) on local
+    // values.
+    unsafe {
+        c.pre_exec(|| {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::sigaddset(&mut set, sig);
+            }
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            Ok(())
+        });
+    }
+    c
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let mut waited = Duration::ZERO;
+    while !done() {
+        assert!(waited < Duration::from_secs(30), "{what} never happened");
+        std::thread::sleep(Duration::from_millis(5));
+        waited += Duration::from_millis(5);
+    }
+}
+
+fn alive(pid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", pid])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success()
 }
 
 fn names(dir: &Path) -> Vec<String> {
@@ -138,4 +182,115 @@ fn a_tree_inside_a_repository_is_refused() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["error"]["code"], "context_dir_in_repository");
     assert_eq!(names(&repo), vec![".git".to_string()], "nothing written");
+}
+
+/// Ctrl-C (SIGINT) to `probity context run`: the agent is stopped, the
+/// sandbox copy and the host tree assembled for the run are removed, and
+/// `probity` ends by SIGINT.
+#[test]
+fn a_sigint_stops_the_agent_and_removes_the_trees() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir(&scratch).unwrap();
+    let pidfile = tmp.path().join("agent.pid");
+    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+    let mut child = probity_catching_signals(&scratch)
+        .args(["context", "run", "--input"])
+        .arg(example("change-proposal.json"))
+        .args(["--", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut agent = String::new();
+    wait_for("the agent's start", || {
+        agent = std::fs::read_to_string(&pidfile)
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        !agent.is_empty()
+    });
+    let left = names(&scratch);
+    assert!(
+        left.iter().any(|n| n.starts_with("probity-context-run-"))
+            && left.iter().any(|n| n.starts_with("probity-context-host-")),
+        "both trees exist while the agent runs: {left:?}"
+    );
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT));
+    assert_eq!(names(&scratch), Vec::<String>::new(), "removed at once");
+    wait_for("the agent's end", || !alive(&agent));
+}
+
+/// A signal while `context run` is still writing its trees (the host tree,
+/// then the sandbox copy, each into a `.probity-context-*` partial tree
+/// first; slowed down by the test-only pause of debug builds): nothing is
+/// left, and the agent never starts.
+#[test]
+fn a_signal_while_the_trees_are_written_leaves_nothing() {
+    use std::os::unix::process::ExitStatusExt;
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: the write pause exists in debug builds only");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let started = tmp.path().join("started");
+    // SIGINT while the host tree is written, SIGTERM while the copy is.
+    for (sig, flag, host_done) in [
+        (libc::SIGINT, "-INT", false),
+        (libc::SIGTERM, "-TERM", true),
+    ] {
+        let scratch = tmp.path().join(format!("tmp{sig}"));
+        std::fs::create_dir(&scratch).unwrap();
+        let mut child = probity_catching_signals(&scratch)
+            .env("PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS", "100")
+            .args(["context", "run", "--input"])
+            .arg(example("change-proposal.json"))
+            .args(["--", "touch"])
+            .arg(&started)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let dirs = |prefix: &str| -> Vec<std::path::PathBuf> {
+            std::fs::read_dir(&scratch)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .map(|e| e.path())
+                        .filter(|p| {
+                            p.is_dir()
+                                && p.file_name()
+                                    .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        wait_for("the tree being written", || {
+            let writing = dirs(".probity-context-")
+                .iter()
+                .any(|p| std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_some()));
+            writing && dirs("probity-context-host-").is_empty() != host_done
+        });
+        let sent = Command::new("kill")
+            .args([flag, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(sig));
+        assert_eq!(
+            names(&scratch),
+            Vec::<String>::new(),
+            "signal {sig}: nothing left"
+        );
+        assert!(!started.exists(), "the agent never ran");
+    }
 }

@@ -99,13 +99,48 @@ fn enclosing_repository(path: &Path) -> Option<PathBuf> {
 /// removed by the next write into the same directory.
 const PARTIAL_PREFIX: &str = ".probity-context-";
 
+/// Test-only: `PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS=N` pauses a writer N
+/// milliseconds (at most 2,000) after each file of a partial tree, outside
+/// [`step`], so a test can signal or kill a real `probity` mid-write
+/// (`adapters/cli/tests/context_interrupt.rs`). Compiled into debug builds
+/// only (the `probity` that `cargo test` builds); a release build reads no
+/// such variable.
+#[cfg(debug_assertions)]
+fn test_pause() {
+    const VAR: &str = "PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS";
+    const MAX_MS: u64 = 2_000;
+    static PAUSE: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    let pause = PAUSE.get_or_init(|| {
+        std::env::var(VAR)
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|ms| *ms > 0)
+            .map(|ms| std::time::Duration::from_millis(ms.min(MAX_MS)))
+    });
+    if let Some(p) = pause {
+        std::thread::sleep(*p);
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn test_pause() {}
+
+/// One change to a partial tree (a directory or file created in it, its
+/// seal, its rename into place), made outside an interrupted run's
+/// cleanup: the signal thread removes the partial tree either before the
+/// change (which then never happens: this thread waits for the process to
+/// end) or after it, never while this thread writes into it.
+fn step<T>(f: impl FnOnce() -> T) -> T {
+    probity_scratch::registry::exclusive(f)
+}
+
 /// Writes `files` under a new directory `root` (which must not exist, and
 /// must be outside every Git worktree): directories 0700, files 0600,
 /// written into a sibling under an owner lock and renamed into place whole,
 /// so `root` never holds a partial tree. `seal` runs on the complete tree
 /// before the rename (the read-only copy makes it 0555/0444 there). An
-/// interrupted write (an error, Ctrl-C, SIGTERM) removes the partial tree;
-/// a killed one is scavenged by the next write beside it.
+/// interrupted write (an error, Ctrl-C, SIGTERM, SIGHUP) removes the
+/// partial tree; a killed one is scavenged by the next write beside it.
 fn write_files<'a>(
     root: &Path,
     files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
@@ -127,14 +162,16 @@ fn write_files<'a>(
     let scratch =
         probity_scratch::Scratch::reserve(&parent, PARTIAL_PREFIX).map_err(io(&parent))?;
     let partial = scratch.path();
-    make_dir(partial)?;
+    step(|| make_dir(partial))?;
     // On an error the scratch guard removes the partial tree.
     write_below(partial, files)?;
-    seal(partial)?;
-    if fs::symlink_metadata(root).is_ok() {
-        return Err(ContextDirError::Exists(root.to_owned()));
-    }
-    fs::rename(partial, root).map_err(io(root))?;
+    step(|| seal(partial))?;
+    step(|| {
+        if fs::symlink_metadata(root).is_ok() {
+            return Err(ContextDirError::Exists(root.to_owned()));
+        }
+        fs::rename(partial, root).map_err(io(root))
+    })?;
     File::open(&parent)
         .and_then(|d| d.sync_all())
         .map_err(io(&parent))?;
@@ -146,28 +183,35 @@ fn write_below<'a>(
     files: impl Iterator<Item = (&'a String, &'a Vec<u8>)>,
 ) -> Result<(), ContextDirError> {
     for (rel, bytes) in files {
-        let path = checked_join(root, rel)?;
-        let mut dir = root.to_path_buf();
-        let parts: Vec<&str> = rel.split('/').collect();
-        for part in &parts[..parts.len() - 1] {
-            dir.push(part);
-            match fs::symlink_metadata(&dir) {
-                Ok(m) if m.file_type().is_dir() => {}
-                Ok(_) => return Err(ContextDirError::Changed(dir)),
-                Err(_) => make_dir(&dir)?,
-            }
-        }
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(FILE_MODE)
-            .open(&path)
-            .map_err(io(&path))?;
-        f.set_permissions(Permissions::from_mode(FILE_MODE))
-            .map_err(io(&path))?;
-        f.write_all(bytes).map_err(io(&path))?;
-        f.sync_all().map_err(io(&path))?;
+        step(|| write_one(root, rel, bytes))?;
+        test_pause();
     }
+    Ok(())
+}
+
+/// Writes one file of a partial tree, and the directories above it.
+fn write_one(root: &Path, rel: &str, bytes: &[u8]) -> Result<(), ContextDirError> {
+    let path = checked_join(root, rel)?;
+    let mut dir = root.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for part in &parts[..parts.len() - 1] {
+        dir.push(part);
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_dir() => {}
+            Ok(_) => return Err(ContextDirError::Changed(dir)),
+            Err(_) => make_dir(&dir)?,
+        }
+    }
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(&path)
+        .map_err(io(&path))?;
+    f.set_permissions(Permissions::from_mode(FILE_MODE))
+        .map_err(io(&path))?;
+    f.write_all(bytes).map_err(io(&path))?;
+    f.sync_all().map_err(io(&path))?;
     Ok(())
 }
 
