@@ -683,22 +683,24 @@ impl FileStore {
 
 impl ReviewStore for FileStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
+        // A lineage a repair ceremony quarantined, or one burned once used,
+        // answers so (R9.4, R10.5) before anything else is read: the
+        // pointer is written first, so a crash that left the lineage's
+        // files behind never brings its authority back.
+        if let Some(audit) = self.retired_audit(lineage)? {
+            return Err(StoreError::Retired {
+                lineage: lineage.clone(),
+                audit,
+            });
+        }
+        if self.consumed_pointer(lineage).is_file() {
+            return Err(StoreError::Consumed {
+                lineage: lineage.clone(),
+                tombstone: format!("consumed/{lineage}"),
+            });
+        }
         let path = self.state_path(lineage);
         let Some(bytes) = Self::read_optional(&path)? else {
-            // A lineage a repair ceremony quarantined answers so, naming
-            // its audit record (R9.4, R10.5).
-            if let Some(audit) = self.retired_audit(lineage)? {
-                return Err(StoreError::Retired {
-                    lineage: lineage.clone(),
-                    audit,
-                });
-            }
-            if self.consumed_pointer(lineage).is_file() {
-                return Err(StoreError::Consumed {
-                    lineage: lineage.clone(),
-                    tombstone: format!("consumed/{lineage}"),
-                });
-            }
             return Ok(None);
         };
         let record = Self::parse_record(&path, &bytes)?;

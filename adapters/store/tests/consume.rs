@@ -76,3 +76,53 @@ fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
         Err(StoreError::Consumed { .. })
     ));
 }
+
+/// A burn or a quarantine that a crash cut short after its pointer was
+/// written leaves the lineage's files behind: the pointer wins, so the
+/// authority never comes back (found by audit: the record loaded as
+/// approved until its directory was gone).
+#[test]
+fn a_pointer_written_before_a_crash_wins_over_the_files_left_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r = approved();
+    let lineage = r.state.lineage_id.clone();
+    store
+        .create(
+            &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+                .unwrap()
+                .record()
+                .unwrap(),
+        )
+        .unwrap();
+    assert!(store.load(&lineage).unwrap().is_some());
+    // The tombstone landed; the crash came before the directory went.
+    std::fs::create_dir_all(dir.path().join("consumed")).unwrap();
+    std::fs::write(
+        dir.path().join("consumed").join(lineage.as_str()),
+        b"tombstone",
+    )
+    .unwrap();
+    assert!(
+        dir.path()
+            .join(lineage.as_str())
+            .join("state.json")
+            .is_file()
+    );
+    assert!(matches!(
+        store.load(&lineage),
+        Err(StoreError::Consumed { .. })
+    ));
+    std::fs::remove_file(dir.path().join("consumed").join(lineage.as_str())).unwrap();
+    // Likewise a retired pointer (its audit record's path).
+    std::fs::create_dir_all(dir.path().join("retired")).unwrap();
+    std::fs::write(
+        dir.path().join("retired").join(lineage.as_str()),
+        b"quarantine/x/audit.json\n",
+    )
+    .unwrap();
+    assert!(matches!(
+        store.load(&lineage),
+        Err(StoreError::Retired { ref audit, .. }) if audit == "quarantine/x/audit.json"
+    ));
+}
