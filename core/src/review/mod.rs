@@ -23,6 +23,7 @@ pub mod recovery;
 pub mod release;
 pub mod repair;
 pub mod risk;
+pub mod roles;
 pub mod schema;
 pub mod server;
 pub mod snapshot;

@@ -227,7 +227,10 @@ fn parse_verdict_word(rest: &str) -> Option<Verdict> {
 /// A role document's check: the answer's bytes → the document's bytes, or
 /// why it is not one (quoted back to the model in the repair turn).
 #[derive(Clone)]
-pub struct DocumentCheck(std::sync::Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>);
+pub struct DocumentCheck(std::sync::Arc<CheckFn>);
+
+/// The function behind a [`DocumentCheck`].
+type CheckFn = dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync;
 
 impl DocumentCheck {
     pub fn new(f: impl Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync + 'static) -> Self {
