@@ -1,21 +1,36 @@
-//! `probity-model`: the model port over an OpenAI-compatible
-//! chat-completions endpoint with tool calls (spec S5.2).
+//! `probity-model`: the model port (spec S5.2) over three providers.
 //!
-//! The wire mapping ([`request_body`], [`parse_response`]) is pure and
-//! tested without a network; [`OpenAiChat`] sends it with a small blocking
-//! HTTP client. The base URL, model and key come from the configuration or
-//! the environment ([`ModelConfig::resolve`]); the key itself never lives in
-//! a configuration file, only the name of the variable that holds it.
+//! - [`OpenAiChat`]: OpenAI-compatible chat completions with tool calls
+//!   ([`openai`]).
+//! - [`AnthropicMessages`]: the Anthropic Messages API, tool calls as
+//!   `tool_use` / `tool_result` blocks ([`anthropic`]).
+//! - [`CommandModel`]: an external agent program, the conversation on its
+//!   stdin, its answer on stdout ([`command`]).
+//!
+//! [`build`] picks one from the settings. Each wire mapping (`request_body`,
+//! `parse_response`) is pure and tested without a network; the HTTP
+//! providers share one bounded POST with retries ([`http`]). The base URL,
+//! model and key come from the configuration or the environment
+//! ([`ModelConfig::resolve`]); the key itself never lives in a configuration
+//! file, only the name of the variable that holds it, and it is never
+//! written to a file, a log, an error or a `Debug` output.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
-use std::time::Duration;
+pub mod anthropic;
+pub mod command;
+pub mod http;
+pub mod openai;
 
-use probity_core::snapshot_tools::config::ModelSettings;
-use probity_core::snapshot_tools::tools::ToolSpec;
-use probity_core::snapshot_tools::{Message, ModelRequest, ModelResponse, StopReason, ToolCall};
+use probity_core::snapshot_tools::config::{
+    DEFAULT_MODEL_RETRIES, ModelSettings, Provider, Temperature,
+};
 use probity_ports::snapshot::{ChatModel, ModelError};
-use serde_json::{Value, json};
+
+pub use anthropic::AnthropicMessages;
+pub use command::CommandModel;
+pub use http::{MAX_RESPONSE_BYTES, Sleeper, ThreadSleeper};
+pub use openai::{OpenAiChat, parse_response, request_body};
 
 /// Environment variable for the base URL (e.g. `https://api.example/v1`).
 pub const ENV_BASE_URL: &str = "PROBITY_MODEL_BASE_URL";
@@ -23,8 +38,8 @@ pub const ENV_BASE_URL: &str = "PROBITY_MODEL_BASE_URL";
 pub const ENV_MODEL: &str = "PROBITY_MODEL";
 /// Default environment variable holding the API key.
 pub const ENV_API_KEY: &str = "PROBITY_MODEL_API_KEY";
-/// The most bytes read from one response.
-pub const MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+/// The Anthropic API, when no base URL is configured for that provider.
+pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
 /// Where and what to ask.
 #[derive(Clone, PartialEq, Eq)]
@@ -50,300 +65,157 @@ impl ModelConfig {
     /// `reviewModel`; the key is read from the variable the file names in
     /// `reviewModelApiKeyEnv` (default `PROBITY_MODEL_API_KEY`). `env` is the
     /// environment lookup (a parameter so tests and callers control it).
+    ///
+    /// The base URL is required for `openai`; `anthropic` defaults to
+    /// [`ANTHROPIC_DEFAULT_BASE_URL`] and then requires a key (the official
+    /// API refuses a call without one). A key with a control character is
+    /// refused (it could not be a header), naming the variable, never the
+    /// value.
     pub fn resolve(
         settings: &ModelSettings,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, ModelError> {
         let nonempty = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
-        let base_url = nonempty(env(ENV_BASE_URL))
-            .or_else(|| settings.base_url.clone())
-            .ok_or_else(|| {
-                ModelError::NotConfigured(format!(
-                    "no base URL: set {ENV_BASE_URL} or reviewModelBaseUrl"
-                ))
-            })?;
+        let default_base = match settings.provider {
+            Provider::Anthropic => Some(ANTHROPIC_DEFAULT_BASE_URL.to_owned()),
+            Provider::OpenAi | Provider::Command => None,
+        };
+        let configured =
+            nonempty(env(ENV_BASE_URL)).or_else(|| nonempty(settings.base_url.clone()));
+        let defaulted = configured.is_none() && default_base.is_some();
+        let base_url = configured.or(default_base).ok_or_else(|| {
+            ModelError::NotConfigured(format!(
+                "no base URL: set {ENV_BASE_URL} or reviewModelBaseUrl"
+            ))
+        })?;
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(ModelError::NotConfigured(format!(
                 "the base URL must start with http:// or https://, got `{base_url}`"
             )));
         }
         let model = nonempty(env(ENV_MODEL))
-            .or_else(|| settings.model.clone())
+            .or_else(|| nonempty(settings.model.clone()))
             .ok_or_else(|| {
                 ModelError::NotConfigured(format!("no model: set {ENV_MODEL} or reviewModel"))
             })?;
-        let key_var = settings.api_key_env.as_deref().unwrap_or(ENV_API_KEY);
+        let key_var = settings
+            .api_key_env
+            .as_deref()
+            .filter(|v| !v.trim().is_empty())
+            .unwrap_or(ENV_API_KEY);
+        let api_key = nonempty(env(key_var)).map(|k| k.trim().to_owned());
+        if api_key
+            .as_deref()
+            .is_some_and(|k| k.chars().any(char::is_control))
+        {
+            return Err(ModelError::NotConfigured(format!(
+                "the API key in {key_var} contains a control character"
+            )));
+        }
+        if defaulted && api_key.is_none() {
+            return Err(ModelError::NotConfigured(format!(
+                "no API key for {ANTHROPIC_DEFAULT_BASE_URL}: set {key_var}"
+            )));
+        }
         Ok(Self {
             base_url,
             model,
-            api_key: nonempty(env(key_var)),
+            api_key,
         })
     }
 
-    /// `<base>/chat/completions`.
+    /// `<base>/chat/completions` (OpenAI-compatible).
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
-}
 
-/// The chat-completions body for a request.
-pub fn request_body(model: &str, request: &ModelRequest, tools: &[ToolSpec]) -> Value {
-    let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
-    let mut body = json!({
-        "model": model,
-        "messages": messages,
-    });
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(
-            tools
-                .iter()
-                .map(|t| {
-                    json!({
-                        "type": "function",
-                        "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": t.input_schema,
-                        }
-                    })
-                })
-                .collect(),
-        );
-        // Once the budget is spent the tools stay declared (the transcript
-        // refers to them) but the model may not call them.
-        body["tool_choice"] = json!(if request.offer_tools { "auto" } else { "none" });
-    }
-    body
-}
-
-fn message_json(m: &Message) -> Value {
-    match m {
-        Message::System { content } => json!({"role": "system", "content": content}),
-        Message::User { content } => json!({"role": "user", "content": content}),
-        Message::Assistant {
-            content,
-            tool_calls,
-        } => {
-            let mut v = json!({"role": "assistant", "content": content});
-            if !tool_calls.is_empty() {
-                v["tool_calls"] = Value::Array(
-                    tool_calls
-                        .iter()
-                        .map(|c| {
-                            json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": {"name": c.name, "arguments": c.arguments}
-                            })
-                        })
-                        .collect(),
-                );
-            }
-            v
-        }
-        Message::Tool {
-            tool_call_id,
-            content,
-        } => json!({"role": "tool", "tool_call_id": tool_call_id, "content": content}),
-    }
-}
-
-/// Reads the first choice of a chat-completions response.
-pub fn parse_response(v: &Value) -> Result<ModelResponse, ModelError> {
-    let bad = |what: &str| ModelError::Protocol(what.to_owned());
-    let choice = v
-        .get("choices")
-        .and_then(Value::as_array)
-        .and_then(|c| c.first())
-        .ok_or_else(|| bad("no `choices[0]` in the response"))?;
-    let message = choice
-        .get("message")
-        .ok_or_else(|| bad("no `message` in `choices[0]`"))?;
-    let text = match message.get("content") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        // Some providers send content parts.
-        Some(Value::Array(parts)) => Some(
-            parts
-                .iter()
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join(""),
-        ),
-        Some(_) => return Err(bad("`message.content` is neither text nor null")),
-    };
-    let mut tool_calls = Vec::new();
-    if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
-        for (i, c) in calls.iter().enumerate() {
-            let f = c
-                .get("function")
-                .ok_or_else(|| bad("a tool call without `function`"))?;
-            let name = f
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad("a tool call without a name"))?;
-            let arguments = match f.get("arguments") {
-                Some(Value::String(s)) => s.clone(),
-                None | Some(Value::Null) => String::new(),
-                Some(other) => other.to_string(),
-            };
-            let id = c
-                .get("id")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("call_{i}"));
-            tool_calls.push(ToolCall {
-                id,
-                name: name.to_owned(),
-                arguments,
-            });
+    /// `<base>/v1/messages` (Anthropic); a base that already ends in `/v1`
+    /// gets `/messages` only.
+    pub fn messages_endpoint(&self) -> String {
+        let base = self.base_url.trim_end_matches('/');
+        if base.ends_with("/v1") {
+            format!("{base}/messages")
+        } else {
+            format!("{base}/v1/messages")
         }
     }
-    let stop = match choice.get("finish_reason").and_then(Value::as_str) {
-        Some("stop") | None => StopReason::EndTurn,
-        Some("tool_calls") | Some("function_call") => StopReason::ToolUse,
-        Some("length") => StopReason::Length,
-        Some(other) => StopReason::Other(other.to_owned()),
-    };
-    Ok(ModelResponse {
-        text,
-        tool_calls,
-        stop,
-        usage: None,
+}
+
+/// How an HTTP provider samples and retries (from [`ModelSettings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Sent as a JSON number parsed from the decimal text.
+    pub temperature: Option<Temperature>,
+    /// OpenAI-compatible only: the Messages API has no seed.
+    pub seed: Option<u64>,
+    /// The most tokens one answer may use (Anthropic: 4096 when unset).
+    pub max_tokens: Option<u32>,
+    /// Retries of a call answered 429 or 5xx.
+    pub max_retries: u32,
+}
+
+impl Default for CallOptions {
+    fn default() -> Self {
+        Self {
+            temperature: None,
+            seed: None,
+            max_tokens: None,
+            max_retries: DEFAULT_MODEL_RETRIES,
+        }
+    }
+}
+
+impl CallOptions {
+    pub fn from_settings(settings: &ModelSettings) -> Self {
+        Self {
+            temperature: settings.temperature.clone(),
+            seed: settings.seed,
+            max_tokens: settings.max_tokens,
+            max_retries: settings.max_retries.unwrap_or(DEFAULT_MODEL_RETRIES),
+        }
+    }
+}
+
+/// A temperature's decimal text as a JSON number (`"0.2"` → `0.2`).
+pub(crate) fn temperature_json(t: &Temperature) -> Result<serde_json::Value, ModelError> {
+    t.as_str()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map(serde_json::Value::Number)
+        .ok_or_else(|| {
+            ModelError::NotConfigured(format!("temperature `{}` is not a number", t.as_str()))
+        })
+}
+
+/// The model the settings name, ready to ask: `openai` ([`OpenAiChat`]),
+/// `anthropic` ([`AnthropicMessages`]) or `command` ([`CommandModel`]),
+/// configured as [`ModelConfig::resolve`] says (the command provider reads
+/// no URL, model or key).
+pub fn build(
+    settings: &ModelSettings,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Box<dyn ChatModel + Send>, ModelError> {
+    let options = CallOptions::from_settings(settings);
+    if let Some(t) = &options.temperature {
+        temperature_json(t)?;
+    }
+    Ok(match settings.provider {
+        Provider::OpenAi => Box::new(OpenAiChat::with_options(
+            ModelConfig::resolve(settings, &env)?,
+            options,
+        )),
+        Provider::Anthropic => Box::new(AnthropicMessages::new(
+            ModelConfig::resolve(settings, &env)?,
+            options,
+        )),
+        Provider::Command => Box::new(CommandModel::new(settings.command.clone())?),
     })
-}
-
-/// The HTTP client.
-#[derive(Debug)]
-pub struct OpenAiChat {
-    config: ModelConfig,
-}
-
-impl OpenAiChat {
-    pub fn new(config: ModelConfig) -> Self {
-        Self { config }
-    }
-}
-
-fn cut(s: &str, max: usize) -> String {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_owned()
-}
-
-impl ChatModel for OpenAiChat {
-    fn complete(
-        &mut self,
-        request: &ModelRequest,
-        tools: &[ToolSpec],
-        timeout_ms: u64,
-    ) -> Result<ModelResponse, ModelError> {
-        let body = request_body(&self.config.model, request, tools);
-        let bytes = serde_json::to_vec(&body).map_err(|e| ModelError::Protocol(e.to_string()))?;
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_millis(timeout_ms.max(1))))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let mut req = agent
-            .post(self.config.endpoint())
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json");
-        if let Some(key) = &self.config.api_key {
-            req = req.header("Authorization", format!("Bearer {key}"));
-        }
-        let mut resp = req.send(&bytes[..]).map_err(map_err)?;
-        let status = resp.status().as_u16();
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(MAX_RESPONSE_BYTES)
-            .read_to_string()
-            .map_err(map_err)?;
-        if !(200..300).contains(&status) {
-            return Err(ModelError::Status {
-                status,
-                body: cut(&text, 2000),
-            });
-        }
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| ModelError::Protocol(format!("the response is not JSON: {e}")))?;
-        parse_response(&v)
-    }
-}
-
-fn map_err(e: ureq::Error) -> ModelError {
-    match e {
-        ureq::Error::Timeout(_) => ModelError::Timeout,
-        other => ModelError::Transport(other.to_string()),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::snapshot_tools::tools::tool_specs;
-
-    #[test]
-    fn maps_messages_and_tools() {
-        let req = ModelRequest {
-            messages: vec![
-                Message::System {
-                    content: "frame".into(),
-                },
-                Message::User {
-                    content: "diff".into(),
-                },
-                Message::Assistant {
-                    content: None,
-                    tool_calls: vec![ToolCall {
-                        id: "c1".into(),
-                        name: "read".into(),
-                        arguments: r#"{"path":"a"}"#.into(),
-                    }],
-                },
-                Message::Tool {
-                    tool_call_id: "c1".into(),
-                    content: "text".into(),
-                },
-            ],
-            offer_tools: false,
-        };
-        let body = request_body("m", &req, &tool_specs());
-        assert_eq!(body["model"], "m");
-        assert_eq!(body["tool_choice"], "none");
-        assert_eq!(body["tools"][0]["function"]["name"], "read");
-        assert_eq!(
-            body["messages"][2]["tool_calls"][0]["function"]["arguments"],
-            r#"{"path":"a"}"#
-        );
-        assert_eq!(body["messages"][2]["content"], Value::Null);
-        assert_eq!(
-            body["messages"][3],
-            json!({"role": "tool", "tool_call_id": "c1", "content": "text"})
-        );
-    }
-
-    #[test]
-    fn parses_tool_calls_text_and_stop_reasons() {
-        let v = json!({"choices": [{"message": {"content": null, "tool_calls": [
-            {"id": "x", "type": "function", "function": {"name": "grep", "arguments": "{\"pattern\":\"a\"}"}}
-        ]}, "finish_reason": "tool_calls"}]});
-        let r = parse_response(&v).unwrap();
-        assert_eq!(r.stop, StopReason::ToolUse);
-        assert_eq!(r.tool_calls[0].name, "grep");
-        assert_eq!(r.text, None);
-        let v = json!({"choices": [{"message": {"content": "VERDICT: PASS"}, "finish_reason": "length"}]});
-        let r = parse_response(&v).unwrap();
-        assert_eq!(r.stop, StopReason::Length);
-        assert_eq!(r.text.as_deref(), Some("VERDICT: PASS"));
-        assert!(matches!(
-            parse_response(&json!({})),
-            Err(ModelError::Protocol(_))
-        ));
-    }
 
     #[test]
     fn resolves_configuration_from_env_and_file() {
@@ -371,5 +243,126 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.to_string().contains("http://"));
+    }
+
+    #[test]
+    fn anthropic_defaults_to_the_official_api_and_then_needs_a_key() {
+        let settings = ModelSettings {
+            provider: Provider::Anthropic,
+            model: Some("claude".into()),
+            ..Default::default()
+        };
+        let c = ModelConfig::resolve(&settings, |k| {
+            (k == ENV_API_KEY).then(|| "sk-ant-secret".to_owned())
+        })
+        .unwrap();
+        assert_eq!(c.base_url, ANTHROPIC_DEFAULT_BASE_URL);
+        assert_eq!(
+            c.messages_endpoint(),
+            "https://api.anthropic.com/v1/messages"
+        );
+        let e = ModelConfig::resolve(&settings, |_| None).unwrap_err();
+        assert!(matches!(e, ModelError::NotConfigured(_)));
+        assert!(e.to_string().contains(ENV_API_KEY), "{e}");
+        // A configured base (a gateway, a local server) needs no key.
+        let c = ModelConfig::resolve(&settings, |k| {
+            (k == ENV_BASE_URL).then(|| "http://127.0.0.1:9/v1/".to_owned())
+        })
+        .unwrap();
+        assert_eq!(c.messages_endpoint(), "http://127.0.0.1:9/v1/messages");
+        let c = ModelConfig {
+            base_url: "http://gw/anthropic".into(),
+            ..c
+        };
+        assert_eq!(c.messages_endpoint(), "http://gw/anthropic/v1/messages");
+    }
+
+    #[test]
+    fn a_key_with_a_control_character_is_refused_without_its_value() {
+        let settings = ModelSettings {
+            base_url: Some("http://h".into()),
+            model: Some("m".into()),
+            ..Default::default()
+        };
+        let e = ModelConfig::resolve(&settings, |k| {
+            (k == ENV_API_KEY).then(|| "sk-abc\r\nX-Evil: 1".to_owned())
+        })
+        .unwrap_err();
+        let shown = format!("{e} {e:?}");
+        assert!(shown.contains(ENV_API_KEY), "{shown}");
+        assert!(!shown.contains("sk-abc"), "{shown}");
+    }
+
+    #[test]
+    fn build_picks_the_provider_and_never_shows_the_key() {
+        let env = |k: &str| match k {
+            ENV_BASE_URL => Some("http://127.0.0.1:9".to_owned()),
+            ENV_MODEL => Some("m".to_owned()),
+            ENV_API_KEY => Some("sk-top-secret".to_owned()),
+            _ => None,
+        };
+        for provider in [Provider::OpenAi, Provider::Anthropic] {
+            let settings = ModelSettings {
+                provider,
+                ..Default::default()
+            };
+            assert!(build(&settings, env).is_ok(), "{provider:?}");
+        }
+        let settings = ModelSettings {
+            provider: Provider::Command,
+            ..Default::default()
+        };
+        assert!(matches!(
+            build(&settings, env),
+            Err(ModelError::NotConfigured(_))
+        ));
+        let settings = ModelSettings {
+            provider: Provider::Command,
+            command: vec!["agent".into()],
+            ..Default::default()
+        };
+        assert!(build(&settings, env).is_ok());
+        let chat = OpenAiChat::with_options(
+            ModelConfig::resolve(&ModelSettings::default(), env).unwrap(),
+            CallOptions::default(),
+        );
+        let messages = AnthropicMessages::new(
+            ModelConfig::resolve(&ModelSettings::default(), env).unwrap(),
+            CallOptions::default(),
+        );
+        let shown = format!("{chat:?} {messages:?}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+        assert!(!shown.contains("sk-top-secret"), "{shown}");
+    }
+
+    #[test]
+    fn options_come_from_the_settings() {
+        let settings = ModelSettings {
+            temperature: Temperature::parse("0.25"),
+            seed: Some(7),
+            max_tokens: Some(1000),
+            max_retries: Some(1),
+            ..Default::default()
+        };
+        let o = CallOptions::from_settings(&settings);
+        assert_eq!(o.seed, Some(7));
+        assert_eq!(o.max_tokens, Some(1000));
+        assert_eq!(o.max_retries, 1);
+        assert_eq!(
+            CallOptions::from_settings(&ModelSettings::default()).max_retries,
+            DEFAULT_MODEL_RETRIES
+        );
+        let t = temperature_json(o.temperature.as_ref().unwrap()).unwrap();
+        assert_eq!(t.to_string(), "0.25");
+        for s in ["0", "1", "2", "0.2", "1.999", "2.000"] {
+            let t = temperature_json(&Temperature::parse(s).unwrap()).unwrap();
+            assert_eq!(t.as_f64(), s.parse::<f64>().ok(), "{s}");
+        }
+        assert_eq!(
+            temperature_json(&Temperature::parse("0.2").unwrap())
+                .unwrap()
+                .to_string(),
+            "0.2"
+        );
     }
 }
