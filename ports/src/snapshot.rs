@@ -95,6 +95,17 @@ pub trait ChatModel {
     ) -> Result<ModelResponse, ModelError>;
 }
 
+impl<T: ChatModel + ?Sized> ChatModel for Box<T> {
+    fn complete(
+        &mut self,
+        request: &ModelRequest,
+        tools: &[ToolSpec],
+        timeout_ms: u64,
+    ) -> Result<ModelResponse, ModelError> {
+        (**self).complete(request, tools, timeout_ms)
+    }
+}
+
 /// Elapsed time since the review started (the wall clock is a port).
 pub trait Clock {
     fn elapsed_ms(&self) -> u64;

@@ -7,6 +7,7 @@ pub mod attestations;
 pub mod context_dir;
 pub mod repair;
 pub mod review_store;
+pub mod transcripts;
 
 pub use artifacts::ArtifactDir;
 pub use review_store::FileStore;

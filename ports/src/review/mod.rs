@@ -13,6 +13,7 @@ mod discover;
 mod error;
 mod finalize;
 mod gates;
+mod model_run;
 mod read;
 mod recheck;
 mod sign;
@@ -32,6 +33,10 @@ pub use gates::{
     judge_range, validate_pre_commit, validate_pre_commit_between, validate_pre_pr,
     validate_pre_pr_between, validate_pre_push, validate_pre_push_between, validate_release,
     validate_release_between,
+};
+pub use model_run::{
+    LineageReview, MAX_FIX_DIFF_BYTES, RoleRun, RoleRunError, RoleWorld, RunDone, TranscriptStore,
+    review_lineage, validate_correction,
 };
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};

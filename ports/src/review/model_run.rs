@@ -1,0 +1,561 @@
+//! The model judging inside the lifecycle (issue 10 §2): `probity review
+//! --lineage L` runs each selected lens that has no result yet, the
+//! refuter batch when admitted findings need it, and the targeted
+//! validator after a correction, each through the bounded tool-use loop
+//! over the frozen tree, and feeds what they answer to `finalize`.
+//!
+//! Every decision is core's: the context a role reads, the frozen prompt
+//! it must be asked with, the document its answer must be, the transcript
+//! entry bound into it ([`probity_core::review::roles`]). This module only
+//! sequences: export the frozen context, run the loops (lenses in parallel
+//! on scoped threads, at most `jobs` at once), keep each transcript in the
+//! store, submit each result, and finalize. A lens that fails never blocks
+//! the others' submissions; a rerun runs only the lenses still missing.
+
+use std::sync::Mutex;
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::lens::Lens;
+use probity_core::review::prompts::{PromptRole, PromptSet};
+use probity_core::review::roles::{
+    RoleContext, RoleError, bind_transcript, lens_context, refuter_context, validator_context,
+};
+use probity_core::review::state::{NextInput, StateRecord};
+use probity_core::snapshot_tools::{BudgetLimits, Event, ReviewLoop, Session, UsageTotals};
+
+use super::*;
+use crate::snapshot::{
+    ChatModel, Clock as Stopwatch, ModelError, ReviewError as LoopRunError, SnapshotReader,
+    run_review,
+};
+
+/// Keeping a model-run role's transcript with its lineage.
+pub trait TranscriptStore {
+    /// Keeps `bytes` (a transcript's canonical JSON, whose digest is
+    /// `digest`) with `lineage`, named by `role` and the digest;
+    /// idempotent. Returns where it is, relative to the store.
+    fn keep_transcript(
+        &self,
+        lineage: &LineageId,
+        role: &str,
+        digest: &Sha256Digest,
+        bytes: &[u8],
+    ) -> Result<String, StoreError>;
+}
+
+/// Where the model-run roles get what they need from the world.
+pub struct RoleWorld<'a, R, M, C> {
+    /// The prompts (the lineage froze their digests).
+    pub prompts: &'a PromptSet,
+    /// Opens the read-only subject of a tree (`tree:<oid>`).
+    pub subject: &'a (dyn Fn(&TreeId) -> Result<R, AdapterError> + Sync),
+    /// A fresh model client (one per role run).
+    pub model: &'a (dyn Fn() -> Result<M, ModelError> + Sync),
+    /// A stopwatch started now (one per role run: each has the whole
+    /// review timeout).
+    pub stopwatch: &'a (dyn Fn() -> C + Sync),
+    /// The reviewer-tool budget of each run.
+    pub budget: BudgetLimits,
+    /// The wall clock of each run, in milliseconds.
+    pub timeout_ms: u64,
+    /// The most bytes of frozen diff a context shows.
+    pub max_diff_bytes: u64,
+    /// At most this many lens runs at once (at least 1).
+    pub jobs: usize,
+    /// Each tool event of each run, as it happens (the role's name first).
+    pub log: &'a (dyn Fn(&str, &Event) + Sync),
+}
+
+/// Why one role run produced nothing to submit.
+#[derive(Debug, thiserror::Error)]
+pub enum RoleRunError {
+    /// The role cannot run (its prompt is not the frozen one, the lineage
+    /// does not await it): no model was asked.
+    #[error(transparent)]
+    Role(#[from] RoleError),
+    /// The subject or the model could not be opened.
+    #[error("could not open {what}: {detail}")]
+    Open { what: &'static str, detail: String },
+    /// The loop ended without a document (a model error, the timeout, an
+    /// answer that stayed invalid after the repair turn).
+    #[error(transparent)]
+    Loop(#[from] LoopRunError),
+    /// The document could not be bound, kept or submitted.
+    #[error(transparent)]
+    Review(#[from] ReviewError),
+}
+
+/// What one role run did.
+#[derive(Debug)]
+pub struct RoleRun {
+    pub role: PromptRole,
+    pub outcome: Result<RunDone, RoleRunError>,
+}
+
+/// A role run that produced its document.
+#[derive(Debug, Clone)]
+pub struct RunDone {
+    /// The document, with the transcript entry bound in.
+    pub document: Vec<u8>,
+    pub transcript_digest: Sha256Digest,
+    /// Where the transcript is kept (store-relative).
+    pub transcript: String,
+    pub prompt_digest: Sha256Digest,
+    pub model_calls: u32,
+    pub repaired: bool,
+    pub usage: UsageTotals,
+    /// The reviewer-tool footer (what was read), if any.
+    pub footer: Option<String>,
+    pub calls_used: u32,
+    pub bytes_used: u64,
+}
+
+/// What `review_lineage` did and where the lineage stands.
+#[derive(Debug)]
+pub struct LineageReview {
+    /// The lineage after everything that could be fed to `finalize` was.
+    pub record: StateRecord,
+    pub receipt_location: Option<String>,
+    /// One entry per lens that was run (a lens whose result was already
+    /// kept is not run again).
+    pub lenses: Vec<RoleRun>,
+    /// The refuter batch, when the judgment needed it.
+    pub refuter: Option<RoleRun>,
+}
+
+/// Runs one role's loop to its document (no store write).
+fn run_role<R, M, C>(
+    world: &RoleWorld<'_, R, M, C>,
+    ctx: &RoleContext,
+    tree: &TreeId,
+) -> Result<(RunDone, Vec<u8>), RoleRunError>
+where
+    R: SnapshotReader,
+    M: ChatModel,
+    C: Stopwatch,
+{
+    let reader = (world.subject)(tree).map_err(|e| RoleRunError::Open {
+        what: "the frozen tree",
+        detail: e.to_string(),
+    })?;
+    let mut model = (world.model)().map_err(|e| RoleRunError::Open {
+        what: "the model",
+        detail: e.to_string(),
+    })?;
+    let clock = (world.stopwatch)();
+    let mut lp = ReviewLoop::new(
+        Session::new(world.budget),
+        ctx.system.clone(),
+        ctx.user.clone(),
+        Vec::new(),
+    )
+    .with_finish(ctx.finish.clone());
+    let name = ctx.role.to_string();
+    let review = run_review(
+        &mut lp,
+        &mut model,
+        &reader,
+        &clock,
+        world.timeout_ms,
+        &mut |e| (world.log)(&name, e),
+    )?;
+    let transcript = lp
+        .transcript_bytes()
+        .map_err(|e| RoleRunError::Loop(e.into()))?;
+    let answer = review.document().unwrap_or_default();
+    let document = bind_transcript(
+        ctx.role,
+        answer,
+        &review.transcript_digest,
+        &ctx.prompt_digest,
+    )
+    .map_err(|e| {
+        RoleRunError::Review(ReviewError::MalformedInput {
+            name: format!("the {} answer", ctx.role),
+            role: "reviewer",
+            source: match e {
+                probity_core::review::roles::BindError::Document(d) => d,
+                probity_core::review::roles::BindError::Encode(s) => {
+                    probity_core::review::finding::RoleDocError::Json(s)
+                }
+            },
+        })
+    })?;
+    let usage = lp.session().usage();
+    Ok((
+        RunDone {
+            document,
+            transcript_digest: review.transcript_digest,
+            transcript: String::new(),
+            prompt_digest: ctx.prompt_digest,
+            model_calls: review.model_calls,
+            repaired: review.repaired,
+            usage: review.usage,
+            footer: review.footer,
+            calls_used: usage.calls_used,
+            bytes_used: usage.bytes_used,
+        },
+        transcript,
+    ))
+}
+
+fn role_name(role: PromptRole) -> &'static str {
+    match role {
+        PromptRole::Lens(l) => l.name(),
+        PromptRole::Refuter => "refuter",
+        PromptRole::Validator => "validator",
+    }
+}
+
+/// The frozen context of a lineage: its diff and manifest, exported.
+fn frozen_context<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Exported, ReviewError> {
+    export_context(git, store, lineage)
+}
+
+/// `probity review --lineage L`: runs every selected lens without a kept
+/// result (in parallel, at most `world.jobs` at once), keeps each
+/// transcript and submits each result with its binding; once every lens
+/// has a result, finalizes them; when admitted findings need the refuter,
+/// runs its single batch and finalizes it. Stops where the lineage needs
+/// an input only the caller can give (evidence, a correction forecast).
+pub fn review_lineage<G, S, R, M, C>(
+    git: &G,
+    store: &S,
+    world: &RoleWorld<'_, R, M, C>,
+    lineage: &LineageId,
+) -> Result<LineageReview, ReviewError>
+where
+    G: GitPort + ExportGit,
+    S: ReviewStore + TranscriptStore,
+    R: SnapshotReader,
+    M: ChatModel,
+    C: Stopwatch,
+{
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let mut lenses = Vec::new();
+    if record.state.next_action() == NextInput::RunLenses {
+        let kept: Vec<Lens> = store
+            .submitted_results(lineage)?
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
+        let missing: Vec<Lens> = record
+            .state
+            .frozen
+            .selected_lenses
+            .iter()
+            .copied()
+            .filter(|l| !kept.contains(l))
+            .collect();
+        if !missing.is_empty() {
+            let exported = frozen_context(git, store, lineage)?;
+            lenses = run_lenses(git, store, world, &record, &exported, &missing);
+        }
+    }
+    // Every lens has a result (kept before or just now): finalize takes
+    // them from the store.
+    let mut done = match finalize_if_complete(git, store, lineage)? {
+        Some(d) => d,
+        None => {
+            return Ok(LineageReview {
+                record: store.load(lineage)?.unwrap_or(record),
+                receipt_location: None,
+                lenses,
+                refuter: None,
+            });
+        }
+    };
+    let mut refuter = None;
+    if done.record.state.next_action() == NextInput::ProvideRefuter {
+        let exported = frozen_context(git, store, lineage)?;
+        let run = run_refuter(store, world, &done.record, &exported);
+        if let Ok(r) = &run.outcome {
+            done = finalize(
+                git,
+                store,
+                FinalizeInput {
+                    lineage: Some(lineage.clone()),
+                    refuter: Some(NamedInput {
+                        name: "the refuter's answer".into(),
+                        bytes: r.document.clone(),
+                    }),
+                    ..Default::default()
+                },
+            )?;
+        }
+        refuter = Some(run);
+    }
+    Ok(LineageReview {
+        record: done.record,
+        receipt_location: done.receipt_location,
+        lenses,
+        refuter,
+    })
+}
+
+/// Finalizes the kept results when every selected lens has one (`None`
+/// while some are missing, and when the lineage no longer awaits results:
+/// then it is answered as it stands).
+fn finalize_if_complete<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<Option<Finalized>, ReviewError> {
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    if record.state.next_action() == NextInput::RunLenses {
+        let kept = store.submitted_results(lineage)?;
+        let all = record
+            .state
+            .frozen
+            .selected_lenses
+            .iter()
+            .all(|l| kept.iter().any(|(k, _)| k == l));
+        if !all {
+            return Ok(None);
+        }
+        return finalize(
+            git,
+            store,
+            FinalizeInput {
+                lineage: Some(lineage.clone()),
+                ..Default::default()
+            },
+        )
+        .map(Some);
+    }
+    let receipt_location = record
+        .state
+        .stage
+        .is_terminal()
+        .then(|| store.receipt_location(lineage));
+    Ok(Some(Finalized {
+        record,
+        receipt_location,
+    }))
+}
+
+fn run_lenses<G, S, R, M, C>(
+    git: &G,
+    store: &S,
+    world: &RoleWorld<'_, R, M, C>,
+    record: &StateRecord,
+    exported: &Exported,
+    missing: &[Lens],
+) -> Vec<RoleRun>
+where
+    G: GitPort,
+    S: ReviewStore + TranscriptStore,
+    R: SnapshotReader,
+    M: ChatModel,
+    C: Stopwatch,
+{
+    let state = &record.state;
+    let tree = state.snapshot.candidate_tree.clone();
+    let contexts: Vec<(Lens, Result<RoleContext, RoleError>)> = missing
+        .iter()
+        .map(|l| {
+            (
+                *l,
+                lens_context(
+                    state,
+                    *l,
+                    world.prompts,
+                    &exported.diff,
+                    &exported.envelope.changed_path_manifest,
+                    world.max_diff_bytes,
+                ),
+            )
+        })
+        .collect();
+    let jobs = world.jobs.max(1);
+    let results: Mutex<Vec<(Lens, Result<(RunDone, Vec<u8>), RoleRunError>)>> =
+        Mutex::new(Vec::new());
+    let runnable: Vec<(Lens, &RoleContext)> = contexts
+        .iter()
+        .filter_map(|(l, c)| c.as_ref().ok().map(|c| (*l, c)))
+        .collect();
+    for chunk in runnable.chunks(jobs) {
+        std::thread::scope(|scope| {
+            for (lens, ctx) in chunk {
+                let (lens, ctx, tree, results) = (*lens, *ctx, &tree, &results);
+                scope.spawn(move || {
+                    let outcome = run_role(world, ctx, tree);
+                    results
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((lens, outcome));
+                });
+            }
+        });
+    }
+    let mut ran = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut out = Vec::new();
+    // Submissions in selected order, one at a time (each is a store write).
+    for (lens, ctx) in contexts {
+        let role = PromptRole::Lens(lens);
+        let outcome = match ctx {
+            Err(e) => Err(RoleRunError::Role(e)),
+            Ok(ctx) => match ran.iter().position(|(l, _)| *l == lens) {
+                None => Err(RoleRunError::Open {
+                    what: "the lens run",
+                    detail: "it did not report".into(),
+                }),
+                Some(i) => {
+                    let (_, r) = ran.swap_remove(i);
+                    r.and_then(|(done, transcript)| {
+                        keep_and_submit(git, store, record, lens, &ctx, done, &transcript)
+                    })
+                }
+            },
+        };
+        out.push(RoleRun { role, outcome });
+    }
+    out
+}
+
+fn keep_and_submit<G: GitPort, S: ReviewStore + TranscriptStore>(
+    git: &G,
+    store: &S,
+    record: &StateRecord,
+    lens: Lens,
+    ctx: &RoleContext,
+    mut done: RunDone,
+    transcript: &[u8],
+) -> Result<RunDone, RoleRunError> {
+    let lineage = &record.state.lineage_id;
+    done.transcript = store
+        .keep_transcript(lineage, lens.name(), &done.transcript_digest, transcript)
+        .map_err(ReviewError::from)?;
+    submit_result(
+        git,
+        store,
+        SubmitInput {
+            lineage: Some(lineage.clone()),
+            lens,
+            binding: ctx.binding.clone(),
+            result: NamedInput {
+                name: format!("the {} lens's answer", lens.name()),
+                bytes: done.document.clone(),
+            },
+        },
+    )?;
+    Ok(done)
+}
+
+fn run_refuter<S, R, M, C>(
+    store: &S,
+    world: &RoleWorld<'_, R, M, C>,
+    record: &StateRecord,
+    exported: &Exported,
+) -> RoleRun
+where
+    S: ReviewStore + TranscriptStore,
+    R: SnapshotReader,
+    M: ChatModel,
+    C: Stopwatch,
+{
+    let role = PromptRole::Refuter;
+    let outcome = refuter_context(
+        &record.state,
+        world.prompts,
+        &exported.diff,
+        &exported.envelope.changed_path_manifest,
+        world.max_diff_bytes,
+    )
+    .map_err(RoleRunError::from)
+    .and_then(|ctx| run_role(world, &ctx, &record.state.snapshot.candidate_tree))
+    .and_then(|(mut done, transcript)| {
+        done.transcript = store
+            .keep_transcript(
+                &record.state.lineage_id,
+                role_name(role),
+                &done.transcript_digest,
+                &transcript,
+            )
+            .map_err(ReviewError::from)?;
+        Ok(done)
+    });
+    RoleRun { role, outcome }
+}
+
+/// The most bytes of a correction's diff read for the validator.
+pub const MAX_FIX_DIFF_BYTES: u64 = 4 * 1024 * 1024;
+
+/// `probity review --lineage L --validate`: after the correction edit, the
+/// targeted validator reads the corrected candidate (the live one, as a
+/// tree) with the admitted findings and the fix diff, and its document is
+/// given to `finalize --validation`, which measures the fix from Git.
+pub fn validate_correction<G, S, R, M, C>(
+    git: &G,
+    store: &S,
+    world: &RoleWorld<'_, R, M, C>,
+    lineage: &LineageId,
+) -> Result<(Finalized, RoleRun), ReviewError>
+where
+    G: GitPort + ExportGit,
+    S: ReviewStore + TranscriptStore,
+    R: SnapshotReader,
+    M: ChatModel,
+    C: Stopwatch,
+{
+    let record = store
+        .load(lineage)?
+        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let from = record.state.final_candidate_tree().clone();
+    let fix_diff = git
+        .frozen_diff(&from, &live.candidate_tree, MAX_FIX_DIFF_BYTES)
+        .map_err(ReviewError::Repository)?
+        .ok_or(ReviewError::NotRepresentable {
+            limit: MAX_FIX_DIFF_BYTES,
+        })?;
+    let role = PromptRole::Validator;
+    let outcome = validator_context(
+        &record.state,
+        world.prompts,
+        &fix_diff,
+        &live.candidate_tree,
+        world.max_diff_bytes,
+    )
+    .map_err(RoleRunError::from)
+    .and_then(|ctx| run_role(world, &ctx, &live.candidate_tree))
+    .and_then(|(mut done, transcript)| {
+        done.transcript = store
+            .keep_transcript(
+                lineage,
+                role_name(role),
+                &done.transcript_digest,
+                &transcript,
+            )
+            .map_err(ReviewError::from)?;
+        Ok(done)
+    });
+    let finalized = match &outcome {
+        Ok(done) => finalize(
+            git,
+            store,
+            FinalizeInput {
+                lineage: Some(lineage.clone()),
+                validation: Some(NamedInput {
+                    name: "the validator's answer".into(),
+                    bytes: done.document.clone(),
+                }),
+                ..Default::default()
+            },
+        )?,
+        Err(_) => Finalized {
+            receipt_location: None,
+            record,
+        },
+    };
+    Ok((finalized, RoleRun { role, outcome }))
+}
