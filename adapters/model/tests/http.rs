@@ -2,83 +2,33 @@
 //! chat-completions answers (tool calls, then a review). The server handles
 //! a bounded number of requests and stops by itself after a deadline.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use probity_core::snapshot_tools::config::{ModelSettings, Temperature};
 use probity_core::snapshot_tools::review_loop::{LENGTH_RETRY_PROMPT, REVIEWER_FRAME};
+use probity_core::snapshot_tools::tools::tool_specs;
 use probity_core::snapshot_tools::{
-    BudgetLimits, EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, ReviewLoop, Session,
-    SnapshotPath, SubjectError, Verdict,
+    BudgetLimits, Message, ModelRequest, StopReason, Usage, Verdict,
 };
-use probity_model::{ModelConfig, OpenAiChat};
-use probity_ports::snapshot::{Clock, ModelError, ReviewError, SnapshotReader, run_review};
+use probity_model::{CallOptions, ModelConfig, OpenAiChat};
+use probity_ports::snapshot::ChatModel;
+use probity_ports::snapshot::{ModelError, ReviewError, run_review};
 use serde_json::{Value, json};
 
-/// One recorded request.
-struct Recorded {
-    head: String,
-    body: Value,
-}
+mod common;
 
-/// Serves `script` (status, body, delay) to one request each, in order.
+use common::{Mem, Recorded, Reply, Waits, Wall, new_loop};
+
+/// Serves `script` (status, body, delay) at `<base>/v1`.
 fn serve(script: Vec<(u16, Value, u64)>) -> (String, JoinHandle<Vec<Recorded>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let handle = std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut seen = Vec::new();
-        for (status, body, delay) in script {
-            let stream = loop {
-                match listener.accept() {
-                    Ok((s, _)) => break Some(s),
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        if Instant::now() > deadline {
-                            break None;
-                        }
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                    Err(_) => break None,
-                }
-            };
-            let Some(mut stream) = stream else { break };
-            stream.set_nonblocking(false).unwrap();
-            stream
-                .set_read_timeout(Some(Duration::from_secs(5)))
-                .unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut head = String::new();
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-                head.push_str(&line);
-            }
-            let mut buf = vec![0u8; length.min(1 << 22)];
-            reader.read_exact(&mut buf).unwrap();
-            seen.push(Recorded {
-                head,
-                body: serde_json::from_slice(&buf).unwrap_or(Value::Null),
-            });
-            std::thread::sleep(Duration::from_millis(delay));
-            let text = body.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-                text.len()
-            );
-            let _ = stream.flush();
-        }
-        seen
-    });
-    (format!("http://{addr}/v1"), handle)
+    let (base, handle) = common::serve(
+        script
+            .into_iter()
+            .map(|(status, body, delay)| Reply::json(status, body).delay(delay))
+            .collect(),
+    );
+    (format!("{base}/v1"), handle)
 }
 
 fn tool_calls(calls: &[(&str, &str, Value)]) -> Value {
@@ -92,50 +42,12 @@ fn text(t: &str, finish: &str) -> Value {
     json!({"choices": [{"message": {"role": "assistant", "content": t}, "finish_reason": finish}]})
 }
 
-struct Mem;
-impl SnapshotReader for Mem {
-    fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
-        match path.as_bytes() {
-            b"src/a.rs" => Ok(RawRead::File(b"pub fn a() -> u8 { 1 }\n".to_vec())),
-            _ => Err(SubjectError::NotInSnapshot {
-                path: path.display().into_owned(),
-                why: "no such tracked file".into(),
-            }),
-        }
-    }
-    fn grep(&self, _q: &GrepQuery, _max: usize) -> Result<RawGrep, SubjectError> {
-        Ok(RawGrep::default())
-    }
-    fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
-        Ok(vec![ListEntry {
-            path: b"src/a.rs".to_vec(),
-            kind: EntryKind::File,
-        }])
-    }
-}
-
-struct Wall(Instant);
-impl Clock for Wall {
-    fn elapsed_ms(&self) -> u64 {
-        self.0.elapsed().as_millis() as u64
-    }
-}
-
 fn chat(base_url: String) -> OpenAiChat {
     OpenAiChat::new(ModelConfig {
         base_url,
         model: "scripted".into(),
         api_key: Some("test-key".into()),
     })
-}
-
-fn new_loop() -> ReviewLoop {
-    ReviewLoop::new(
-        Session::new(BudgetLimits::default()),
-        REVIEWER_FRAME.into(),
-        "Review this diff.".into(),
-        vec![],
-    )
 }
 
 #[test]
@@ -284,7 +196,8 @@ fn one_length_retry_over_http() {
 
 #[test]
 fn an_http_error_is_a_model_error() {
-    let (url, server) = serve(vec![(503, json!({"error": "overloaded"}), 0)]);
+    // A 4xx other than 429 is answered at once, never retried.
+    let (url, server) = serve(vec![(404, json!({"error": "no such model"}), 0)]);
     let mut lp = new_loop();
     let err = run_review(
         &mut lp,
@@ -295,11 +208,11 @@ fn an_http_error_is_a_model_error() {
         &mut |_| {},
     )
     .unwrap_err();
-    server.join().unwrap();
+    assert_eq!(server.join().unwrap().len(), 1);
     match err {
         ReviewError::Model(ModelError::Status { status, body }) => {
-            assert_eq!(status, 503);
-            assert!(body.contains("overloaded"));
+            assert_eq!(status, 404);
+            assert!(body.contains("no such model"));
         }
         other => panic!("{other:?}"),
     }
@@ -333,9 +246,7 @@ fn a_slow_model_runs_into_the_shared_timeout() {
 
 #[test]
 fn nothing_listening_is_a_transport_error() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    drop(listener);
+    let url = format!("{}/v1", common::dead_url());
     let mut lp = new_loop();
     let err = run_review(
         &mut lp,
@@ -349,5 +260,413 @@ fn nothing_listening_is_a_transport_error() {
     assert!(
         matches!(err, ReviewError::Model(ModelError::Transport(_))),
         "{err:?}"
+    );
+}
+
+// --- Providers (issue 10 §3): the chat-completions wire shapes ---
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+fn options(max_retries: u32) -> CallOptions {
+    CallOptions {
+        max_retries,
+        ..CallOptions::default()
+    }
+}
+
+fn chat_with(base: &str, options: CallOptions, waits: &Waits) -> OpenAiChat {
+    OpenAiChat::with_options(
+        ModelConfig {
+            base_url: format!("{base}/v1"),
+            model: "scripted".into(),
+            api_key: Some(KEY.into()),
+        },
+        options,
+    )
+    .with_sleeper(waits.sleeper())
+}
+
+fn ask(messages: Vec<Message>, offer_tools: bool) -> ModelRequest {
+    ModelRequest {
+        messages,
+        offer_tools,
+    }
+}
+
+fn expected_tools() -> Value {
+    Value::Array(
+        tool_specs()
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.input_schema}})
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn a_tool_call_round_trip_sends_the_documented_bodies() {
+    let (base, server) = common::serve(vec![
+        Reply::json(
+            200,
+            json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "scripted",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+                    "tool_calls": [{"id": "call_1", "type": "function",
+                        "function": {"name": "read", "arguments": "{\"path\":\"src/a.rs\"}"}}]},
+                    "finish_reason": "tool_calls"}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}}),
+        ),
+        Reply::json(200, text("a() returns 1.\nVERDICT: PASS", "stop")),
+    ]);
+    let waits = Waits::default();
+    let mut model = chat_with(
+        &base,
+        CallOptions {
+            temperature: Temperature::parse("0.2"),
+            seed: Some(1234),
+            max_tokens: None,
+            max_retries: 0,
+        },
+        &waits,
+    );
+    let specs = tool_specs();
+    let mut messages = vec![
+        Message::System {
+            content: "frame".into(),
+        },
+        Message::User {
+            content: "diff".into(),
+        },
+    ];
+    let first = model
+        .complete(&ask(messages.clone(), true), &specs, 10_000)
+        .unwrap();
+    assert_eq!(first.stop, StopReason::ToolUse);
+    assert_eq!(
+        first.usage,
+        Some(Usage {
+            input_tokens: 50,
+            output_tokens: 7,
+            cost_micro_usd: None
+        })
+    );
+    messages.push(Message::Assistant {
+        content: None,
+        tool_calls: first.tool_calls.clone(),
+    });
+    messages.push(Message::Tool {
+        tool_call_id: "call_1".into(),
+        content: "pub fn a() -> u8 { 1 }\n".into(),
+    });
+    let second = model
+        .complete(&ask(messages, false), &specs, 10_000)
+        .unwrap();
+    assert_eq!(
+        second.text.as_deref(),
+        Some("a() returns 1.\nVERDICT: PASS")
+    );
+    assert!(second.tool_calls.is_empty());
+    let seen = server.join().unwrap();
+    assert_eq!(
+        seen[0].body,
+        json!({
+            "model": "scripted",
+            "messages": [
+                {"role": "system", "content": "frame"},
+                {"role": "user", "content": "diff"},
+            ],
+            "stream": false,
+            "tools": expected_tools(),
+            "tool_choice": "auto",
+            "temperature": 0.2,
+            "seed": 1234,
+        })
+    );
+    assert_eq!(
+        seen[1].body,
+        json!({
+            "model": "scripted",
+            "messages": [
+                {"role": "system", "content": "frame"},
+                {"role": "user", "content": "diff"},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
+                    "type": "function", "function": {"name": "read",
+                        "arguments": "{\"path\":\"src/a.rs\"}"}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "pub fn a() -> u8 { 1 }\n"},
+            ],
+            "stream": false,
+            "tools": expected_tools(),
+            "tool_choice": "none",
+            "temperature": 0.2,
+            "seed": 1234,
+        })
+    );
+    assert!(seen[0].head.starts_with("POST /v1/chat/completions "));
+    assert_eq!(
+        seen[0].header("authorization").as_deref(),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    assert_eq!(
+        seen[0].header("content-type").as_deref(),
+        Some("application/json")
+    );
+    assert!(waits.taken().is_empty());
+}
+
+#[test]
+fn a_429_with_retry_after_is_waited_then_retried() {
+    let (base, server) = common::serve(vec![
+        Reply::json(429, json!({"error": {"message": "slow down"}})).header("Retry-After", "7"),
+        Reply::json(200, text("VERDICT: PASS", "stop")),
+    ]);
+    let waits = Waits::default();
+    let r = chat_with(&base, options(3), &waits)
+        .complete(&ask(vec![], true), &[], 60_000)
+        .unwrap();
+    assert_eq!(r.text.as_deref(), Some("VERDICT: PASS"));
+    assert_eq!(waits.taken(), [Duration::from_secs(7)]);
+    let seen = server.join().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].body, seen[1].body);
+}
+
+#[test]
+fn retry_after_as_an_http_date_and_in_milliseconds() {
+    // A date in the past asks for no wait; `retry-after-ms` wins over
+    // `Retry-After`, and is really waited with the thread sleeper.
+    let (base, server) = common::serve(vec![
+        Reply::json(503, json!({})).header("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"),
+        Reply::json(429, json!({}))
+            .header("Retry-After", "600")
+            .header("retry-after-ms", "60"),
+        Reply::json(200, text("ok", "stop")),
+    ]);
+    let started = Instant::now();
+    let r = OpenAiChat::with_options(
+        ModelConfig {
+            base_url: format!("{base}/v1"),
+            model: "m".into(),
+            api_key: None,
+        },
+        options(3),
+    )
+    .complete(&ask(vec![], true), &[], 30_000)
+    .unwrap();
+    assert_eq!(r.text.as_deref(), Some("ok"));
+    assert!(started.elapsed() >= Duration::from_millis(60));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let seen = server.join().unwrap();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[0].header("authorization"), None);
+}
+
+#[test]
+fn server_errors_are_retried_with_backoff_then_a_typed_error() {
+    let script = (0..4)
+        .map(|i| Reply::json(500 + i, json!({"error": {"message": format!("down {i}")}})))
+        .collect();
+    let (base, server) = common::serve(script);
+    let waits = Waits::default();
+    let err = chat_with(&base, options(3), &waits)
+        .complete(&ask(vec![], true), &[], 60_000)
+        .unwrap_err();
+    assert_eq!(server.join().unwrap().len(), 4);
+    assert_eq!(waits.taken(), [500, 1000, 2000].map(Duration::from_millis));
+    match err {
+        ModelError::Status { status, body } => {
+            assert_eq!(status, 503);
+            assert!(body.contains("down 3"), "{body}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn no_wait_runs_past_the_calls_budget() {
+    let (base, server) = common::serve(vec![
+        Reply::json(429, json!({})).header("Retry-After", "120"),
+    ]);
+    let waits = Waits::default();
+    let err = chat_with(&base, options(3), &waits)
+        .complete(&ask(vec![], true), &[], 5_000)
+        .unwrap_err();
+    assert_eq!(err, ModelError::Timeout);
+    assert!(waits.taken().is_empty());
+    assert_eq!(server.join().unwrap().len(), 1);
+}
+
+#[test]
+fn zero_retries_answers_the_first_429() {
+    let (base, server) = common::serve(vec![Reply::json(429, json!({"error": "limited"}))]);
+    let waits = Waits::default();
+    let err = chat_with(&base, options(0), &waits)
+        .complete(&ask(vec![], true), &[], 5_000)
+        .unwrap_err();
+    assert!(
+        matches!(err, ModelError::Status { status: 429, .. }),
+        "{err:?}"
+    );
+    assert!(waits.taken().is_empty());
+    assert_eq!(server.join().unwrap().len(), 1);
+}
+
+#[test]
+fn a_client_error_body_is_cut_and_never_carries_the_key() {
+    let body = format!(
+        "{{\"error\": \"invalid key {KEY}\", \"pad\": \"{}\"}}",
+        "x".repeat(5000)
+    );
+    let (base, server) = common::serve(vec![Reply::raw(401, &body)]);
+    let waits = Waits::default();
+    let mut model = chat_with(&base, options(3), &waits);
+    let err = model.complete(&ask(vec![], true), &[], 5_000).unwrap_err();
+    assert_eq!(server.join().unwrap().len(), 1);
+    let ModelError::Status { status, body } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*status, 401);
+    assert!(body.chars().count() <= 2000);
+    assert!(body.contains("invalid key <redacted>"), "{body}");
+    for shown in [err.to_string(), format!("{err:?}"), format!("{model:?}")] {
+        assert!(!shown.contains(KEY), "{shown}");
+    }
+    // Nor does a transport error.
+    let err = chat_with(&common::dead_url(), options(0), &waits)
+        .complete(&ask(vec![], true), &[], 5_000)
+        .unwrap_err();
+    assert!(matches!(err, ModelError::Transport(_)), "{err:?}");
+    assert!(!format!("{err} {err:?}").contains(KEY));
+}
+
+#[test]
+fn malformed_json_is_a_protocol_error() {
+    for body in [
+        "{\"choices\": [",
+        "<html>502 Bad Gateway</html>",
+        "{\"choices\": []}",
+    ] {
+        let (base, server) = common::serve(vec![Reply::raw(200, body)]);
+        let err = chat_with(&base, options(0), &Waits::default())
+            .complete(&ask(vec![], true), &[], 5_000)
+            .unwrap_err();
+        server.join().unwrap();
+        assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
+    }
+}
+
+#[test]
+fn prose_instead_of_json_is_just_text() {
+    // The adapter answers what the model said; the loop decides.
+    let prose = "I think the change is fine, no JSON from me.";
+    let (base, server) = common::serve(vec![Reply::json(200, text(prose, "stop"))]);
+    let r = chat_with(&base, options(0), &Waits::default())
+        .complete(&ask(vec![], true), &tool_specs(), 5_000)
+        .unwrap();
+    server.join().unwrap();
+    assert_eq!(r.text.as_deref(), Some(prose));
+    assert!(r.tool_calls.is_empty());
+    assert_eq!(r.stop, StopReason::EndTurn);
+}
+
+#[test]
+fn usage_and_a_gateway_cost_reach_the_review() {
+    let answer = |t: &str, finish: &str, tokens: (u64, u64), cost: f64| {
+        let mut v = text(t, finish);
+        v["usage"] =
+            json!({"prompt_tokens": tokens.0, "completion_tokens": tokens.1, "cost": cost});
+        v
+    };
+    let (base, server) = common::serve(vec![
+        Reply::json(
+            200,
+            answer(
+                "The change is long and I was cut",
+                "length",
+                (1000, 300),
+                0.0031,
+            ),
+        ),
+        Reply::json(
+            200,
+            answer("Short.\nVERDICT: PASS", "stop", (1300, 10), 0.0011),
+        ),
+    ]);
+    let mut lp = new_loop();
+    let review = run_review(
+        &mut lp,
+        &mut chat_with(&base, options(0), &Waits::default()),
+        &Mem,
+        &Wall(Instant::now()),
+        20_000,
+        &mut |_| {},
+    )
+    .unwrap();
+    server.join().unwrap();
+    assert_eq!(review.usage.reported_calls, 2);
+    assert_eq!(review.usage.input_tokens, 2300);
+    assert_eq!(review.usage.output_tokens, 310);
+    assert_eq!(review.usage.cost_micro_usd, Some(4200));
+}
+
+#[test]
+fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
+    let (base, server) = common::serve(vec![
+        Reply::json(
+            200,
+            tool_calls(&[("c1", "read", json!({"path": "src/a.rs"}))]),
+        ),
+        Reply::json(200, tool_calls(&[("c2", "list", json!({}))])),
+        Reply::json(200, text("VERDICT: PASS", "stop")),
+    ]);
+    let mut lp = common::loop_with(BudgetLimits {
+        max_calls: 1,
+        ..BudgetLimits::default()
+    });
+    let review = run_review(
+        &mut lp,
+        &mut chat_with(&base, options(0), &Waits::default()),
+        &Mem,
+        &Wall(Instant::now()),
+        20_000,
+        &mut |_| {},
+    )
+    .unwrap();
+    let seen = server.join().unwrap();
+    assert_eq!(review.verdict(), Some(&Verdict::Pass));
+    let choices: Vec<&Value> = seen.iter().map(|r| &r.body["tool_choice"]).collect();
+    assert_eq!(choices, [&json!("auto"), &json!("none"), &json!("none")]);
+    let last = seen[2].body["messages"].as_array().unwrap();
+    assert_eq!(last[last.len() - 1]["tool_call_id"], "c2");
+    assert!(
+        last[last.len() - 1]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("budget exhausted")
+    );
+}
+
+#[test]
+fn build_makes_an_openai_model_from_the_settings() {
+    let (base, server) = common::serve(vec![Reply::json(200, text("ok", "stop"))]);
+    let settings = ModelSettings {
+        model: Some("from-file".into()),
+        api_key_env: Some("MY_MODEL_KEY".into()),
+        seed: Some(5),
+        ..ModelSettings::default()
+    };
+    let mut model = probity_model::build(&settings, |k| match k {
+        "PROBITY_MODEL_BASE_URL" => Some(format!("{base}/v1")),
+        "MY_MODEL_KEY" => Some(KEY.into()),
+        _ => None,
+    })
+    .unwrap();
+    model.complete(&ask(vec![], true), &[], 5_000).unwrap();
+    let seen = server.join().unwrap();
+    assert_eq!(seen[0].body["model"], "from-file");
+    assert_eq!(seen[0].body["seed"], 5);
+    assert_eq!(
+        seen[0].header("authorization").as_deref(),
+        Some(format!("Bearer {KEY}").as_str())
     );
 }

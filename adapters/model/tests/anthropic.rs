@@ -1,0 +1,421 @@
+//! The Anthropic Messages adapter against a scripted server on 127.0.0.1
+//! that answers in the API's documented shapes (content blocks, `tool_use`,
+//! `stop_reason`, `usage`, error objects). No test reaches the network.
+
+use std::time::{Duration, Instant};
+
+use probity_core::snapshot_tools::config::{ModelSettings, Provider, Temperature};
+use probity_core::snapshot_tools::review_loop::REVIEWER_FRAME;
+use probity_core::snapshot_tools::tools::tool_specs;
+use probity_core::snapshot_tools::{
+    BudgetLimits, Message, ModelRequest, StopReason, Usage, Verdict,
+};
+use probity_model::anthropic::{ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
+use probity_model::{AnthropicMessages, CallOptions, ModelConfig};
+use probity_ports::snapshot::{ChatModel, ModelError, ReviewError, run_review};
+use serde_json::{Value, json};
+
+mod common;
+
+use common::{Mem, Reply, Waits, Wall, new_loop};
+
+const KEY: &str = "sk-ant-test-0123456789";
+
+fn options(max_retries: u32) -> CallOptions {
+    CallOptions {
+        max_retries,
+        ..CallOptions::default()
+    }
+}
+
+fn messages_api(base: &str, options: CallOptions, waits: &Waits) -> AnthropicMessages {
+    AnthropicMessages::new(
+        ModelConfig {
+            base_url: base.to_owned(),
+            model: "claude-scripted".into(),
+            api_key: Some(KEY.into()),
+        },
+        options,
+    )
+    .with_sleeper(waits.sleeper())
+}
+
+/// A Messages response with `content` blocks.
+fn answer(content: Value, stop_reason: &str) -> Value {
+    json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-scripted",
+        "content": content, "stop_reason": stop_reason, "stop_sequence": null,
+        "usage": {"input_tokens": 120, "output_tokens": 30}
+    })
+}
+
+fn say(text: &str) -> Value {
+    answer(json!([{"type": "text", "text": text}]), "end_turn")
+}
+
+fn tool_use(calls: &[(&str, &str, Value)]) -> Value {
+    answer(
+        Value::Array(
+            calls
+                .iter()
+                .map(|(id, name, input)| {
+                    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+                })
+                .collect(),
+        ),
+        "tool_use",
+    )
+}
+
+fn error(kind: &str, message: &str) -> Value {
+    json!({"type": "error", "error": {"type": kind, "message": message}})
+}
+
+fn expected_tools() -> Value {
+    Value::Array(
+        tool_specs()
+            .iter()
+            .map(|t| {
+                json!({"name": t.name, "description": t.description, "input_schema": t.input_schema})
+            })
+            .collect(),
+    )
+}
+
+fn ask(messages: Vec<Message>) -> ModelRequest {
+    ModelRequest {
+        messages,
+        offer_tools: true,
+    }
+}
+
+#[test]
+fn a_tool_use_round_trip_drives_the_review_loop() {
+    let (base, server) = common::serve(vec![
+        Reply::json(
+            200,
+            tool_use(&[
+                ("toolu_1", "read", json!({"path": "src/a.rs"})),
+                ("toolu_2", "read", json!({"path": "../secret"})),
+            ]),
+        ),
+        Reply::json(200, say("a() returns 1 as claimed.\nVERDICT: PASS\n")),
+    ]);
+    let mut lp = new_loop();
+    let review = run_review(
+        &mut lp,
+        &mut messages_api(
+            &base,
+            CallOptions {
+                temperature: Temperature::parse("0.3"),
+                seed: Some(99),
+                max_tokens: None,
+                max_retries: 0,
+            },
+            &Waits::default(),
+        ),
+        &Mem,
+        &Wall(Instant::now()),
+        20_000,
+        &mut |_| {},
+    )
+    .unwrap();
+    let seen = server.join().unwrap();
+    assert_eq!(review.verdict(), Some(&Verdict::Pass));
+    assert_eq!(review.usage.reported_calls, 2);
+    assert_eq!(review.usage.input_tokens, 240);
+
+    let first = &seen[0];
+    assert!(
+        first.head.starts_with("POST /v1/messages HTTP/1.1"),
+        "{}",
+        first.head
+    );
+    assert_eq!(first.header("x-api-key").as_deref(), Some(KEY));
+    assert_eq!(
+        first.header("anthropic-version").as_deref(),
+        Some(ANTHROPIC_VERSION)
+    );
+    assert_eq!(
+        first.header("content-type").as_deref(),
+        Some("application/json")
+    );
+    assert_eq!(first.header("authorization"), None);
+    assert_eq!(
+        first.body,
+        json!({
+            "model": "claude-scripted",
+            "max_tokens": DEFAULT_MAX_TOKENS,
+            "system": REVIEWER_FRAME,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "Review this diff."}]},
+            ],
+            "stream": false,
+            "tools": expected_tools(),
+            "tool_choice": {"type": "auto"},
+            "temperature": 0.3,
+        })
+    );
+    // The second request: the assistant's tool_use blocks, then both tool
+    // results in one user turn.
+    let second = &seen[1].body;
+    assert_eq!(second["system"], REVIEWER_FRAME);
+    assert_eq!(second["tool_choice"], json!({"type": "auto"}));
+    assert!(second.get("seed").is_none());
+    let turns = second["messages"].as_array().unwrap();
+    assert_eq!(turns.len(), 3);
+    assert_eq!(
+        turns[1],
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "src/a.rs"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "read", "input": {"path": "../secret"}},
+        ]})
+    );
+    assert_eq!(turns[2]["role"], "user");
+    let results = turns[2]["content"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(
+        results[0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "pub fn a() -> u8 { 1 }\n"})
+    );
+    assert_eq!(results[1]["type"], "tool_result");
+    assert_eq!(results[1]["tool_use_id"], "toolu_2");
+    assert!(
+        results[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("escapes the repository root")
+    );
+}
+
+#[test]
+fn a_model_that_never_calls_a_tool() {
+    let (base, server) = common::serve(vec![Reply::json(
+        200,
+        say("Fine.\nVERDICT: FAIL src/a.rs:1"),
+    )]);
+    let mut lp = new_loop();
+    let review = run_review(
+        &mut lp,
+        &mut messages_api(&base, options(0), &Waits::default()),
+        &Mem,
+        &Wall(Instant::now()),
+        20_000,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(review.verdict(), Some(&Verdict::Fail));
+    assert_eq!(review.footer, None);
+}
+
+#[test]
+fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
+    let (base, server) = common::serve(vec![
+        Reply::json(
+            200,
+            tool_use(&[("t1", "read", json!({"path": "src/a.rs"}))]),
+        ),
+        Reply::json(200, tool_use(&[("t2", "list", json!({}))])),
+        Reply::json(200, say("VERDICT: PASS")),
+    ]);
+    let mut lp = common::loop_with(BudgetLimits {
+        max_calls: 1,
+        ..BudgetLimits::default()
+    });
+    let review = run_review(
+        &mut lp,
+        &mut messages_api(&base, options(0), &Waits::default()),
+        &Mem,
+        &Wall(Instant::now()),
+        20_000,
+        &mut |_| {},
+    )
+    .unwrap();
+    let seen = server.join().unwrap();
+    assert_eq!(review.verdict(), Some(&Verdict::Pass));
+    let choices: Vec<&Value> = seen.iter().map(|r| &r.body["tool_choice"]).collect();
+    assert_eq!(
+        choices,
+        [
+            &json!({"type": "auto"}),
+            &json!({"type": "none"}),
+            &json!({"type": "none"})
+        ]
+    );
+    // The tools stay declared: the transcript has tool_use blocks.
+    assert_eq!(seen[2].body["tools"], expected_tools());
+    let turns = seen[2].body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = turns.iter().map(|t| t["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
+    let last = &turns[4]["content"][0];
+    assert_eq!(last["tool_use_id"], "t2");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("budget exhausted")
+    );
+}
+
+#[test]
+fn max_tokens_is_a_length_stop_and_text_blocks_are_joined() {
+    let (base, server) = common::serve(vec![Reply::json(
+        200,
+        answer(
+            json!([{"type": "text", "text": "part one, "}, {"type": "text", "text": "part two"}]),
+            "max_tokens",
+        ),
+    )]);
+    let r = messages_api(&base, options(0), &Waits::default())
+        .complete(&ask(vec![]), &[], 5_000)
+        .unwrap();
+    server.join().unwrap();
+    assert_eq!(r.text.as_deref(), Some("part one, part two"));
+    assert_eq!(r.stop, StopReason::Length);
+    assert_eq!(
+        r.usage,
+        Some(Usage {
+            input_tokens: 120,
+            output_tokens: 30,
+            cost_micro_usd: None
+        })
+    );
+}
+
+#[test]
+fn prose_instead_of_json_is_just_text() {
+    let prose = "Looks good to me; I will not write JSON.";
+    let (base, server) = common::serve(vec![Reply::json(200, say(prose))]);
+    let r = messages_api(&base, options(0), &Waits::default())
+        .complete(&ask(vec![]), &tool_specs(), 5_000)
+        .unwrap();
+    server.join().unwrap();
+    assert_eq!(r.text.as_deref(), Some(prose));
+    assert!(r.tool_calls.is_empty());
+    assert_eq!(r.stop, StopReason::EndTurn);
+}
+
+#[test]
+fn a_429_with_retry_after_then_success() {
+    let (base, server) = common::serve(vec![
+        Reply::json(
+            429,
+            error("rate_limit_error", "Number of requests exceeded"),
+        )
+        .header("retry-after", "3"),
+        Reply::json(200, say("VERDICT: PASS")),
+    ]);
+    let waits = Waits::default();
+    let r = messages_api(&base, options(3), &waits)
+        .complete(&ask(vec![]), &[], 60_000)
+        .unwrap();
+    assert_eq!(r.text.as_deref(), Some("VERDICT: PASS"));
+    assert_eq!(waits.taken(), [Duration::from_secs(3)]);
+    assert_eq!(server.join().unwrap().len(), 2);
+}
+
+#[test]
+fn overloaded_529_is_retried_then_exhausted() {
+    let script = vec![Reply::json(529, error("overloaded_error", "Overloaded")); 3];
+    let (base, server) = common::serve(script);
+    let waits = Waits::default();
+    let err = messages_api(&base, options(2), &waits)
+        .complete(&ask(vec![]), &[], 60_000)
+        .unwrap_err();
+    assert_eq!(server.join().unwrap().len(), 3);
+    assert_eq!(waits.taken(), [500, 1000].map(Duration::from_millis));
+    match err {
+        ModelError::Status { status, body } => {
+            assert_eq!(status, 529);
+            assert!(body.contains("overloaded_error"), "{body}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_retry_that_cannot_start_in_time_is_a_timeout() {
+    let (base, server) = common::serve(vec![
+        Reply::json(529, error("overloaded_error", "Overloaded")).header("retry-after", "30"),
+    ]);
+    let waits = Waits::default();
+    let mut lp = new_loop();
+    let err = run_review(
+        &mut lp,
+        &mut messages_api(&base, options(3), &waits),
+        &Mem,
+        &Wall(Instant::now()),
+        2_000,
+        &mut |_| {},
+    )
+    .unwrap_err();
+    server.join().unwrap();
+    assert!(matches!(err, ReviewError::Timeout { .. }), "{err:?}");
+    assert!(waits.taken().is_empty());
+}
+
+#[test]
+fn an_invalid_request_is_not_retried_and_never_shows_the_key() {
+    let (base, server) = common::serve(vec![Reply::json(
+        400,
+        error(
+            "invalid_request_error",
+            &format!("bad header x-api-key: {KEY}"),
+        ),
+    )]);
+    let waits = Waits::default();
+    let mut model = messages_api(&base, options(3), &waits);
+    let err = model.complete(&ask(vec![]), &[], 5_000).unwrap_err();
+    assert_eq!(server.join().unwrap().len(), 1);
+    assert!(waits.taken().is_empty());
+    assert!(
+        matches!(&err, ModelError::Status { status: 400, body } if body.contains("invalid_request_error")),
+        "{err:?}"
+    );
+    for shown in [err.to_string(), format!("{err:?}"), format!("{model:?}")] {
+        assert!(!shown.contains(KEY), "{shown}");
+    }
+}
+
+#[test]
+fn malformed_json_is_a_protocol_error() {
+    for body in [
+        "{\"content\": [",
+        "event: message_start\ndata: {}\n\n",
+        "{\"type\": \"message\"}",
+    ] {
+        let (base, server) = common::serve(vec![Reply::raw(200, body)]);
+        let err = messages_api(&base, options(0), &Waits::default())
+            .complete(&ask(vec![]), &[], 5_000)
+            .unwrap_err();
+        server.join().unwrap();
+        assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
+    }
+}
+
+#[test]
+fn build_makes_an_anthropic_model_from_the_settings() {
+    let (base, server) = common::serve(vec![Reply::json(200, say("ok"))]);
+    let settings = ModelSettings {
+        provider: Provider::Anthropic,
+        base_url: Some(base),
+        model: Some("claude-x".into()),
+        temperature: Temperature::parse("0"),
+        seed: Some(3),
+        max_tokens: Some(777),
+        ..ModelSettings::default()
+    };
+    let mut model = probity_model::build(&settings, |k| {
+        (k == "PROBITY_MODEL_API_KEY").then(|| KEY.to_owned())
+    })
+    .unwrap();
+    let r = model.complete(&ask(vec![]), &[], 5_000).unwrap();
+    assert_eq!(r.text.as_deref(), Some("ok"));
+    let seen = server.join().unwrap();
+    assert_eq!(seen[0].body["model"], "claude-x");
+    assert_eq!(seen[0].body["max_tokens"], 777);
+    assert_eq!(seen[0].body["temperature"], 0.0);
+    assert!(seen[0].body.get("seed").is_none());
+    assert_eq!(seen[0].header("x-api-key").as_deref(), Some(KEY));
+}
