@@ -23,6 +23,7 @@ mod output;
 mod progress;
 mod recovery_cmd;
 mod review_cmd;
+mod scripted_model;
 mod snapshot_cmd;
 
 use output::{CliError, Output};

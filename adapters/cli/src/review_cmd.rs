@@ -1,40 +1,87 @@
-//! `probity review --subject S --prompt F`: runs the tool-use review loop
-//! against a chat-completions model and prints the review with its footer.
+//! `probity review`: the model judging.
 //!
-//! The model is configured by the environment or the configuration file (see
-//! `probity_model::ModelConfig::resolve`). Tool events are logged as JSON
-//! lines to stderr or `--log-file`. A review with a verdict exits 0 whatever
-//! the verdict (it is in the text and in `--json`); no review (no verdict,
-//! the model failing, the timeout) is an error: the change is unreviewed.
+//! - `probity review --lineage L [--jobs N] [--evidence-cmd -- ARGV...]`
+//!   (issue 10): every selected lens of a frozen lineage that has no result
+//!   yet runs through the bounded tool-use loop over the frozen candidate
+//!   tree, with the prompt the lineage froze; each answer must be a strict
+//!   reviewer document (one repair turn, then `lens_result_invalid`), is
+//!   bound to its transcript (kept in the store) and submitted with its
+//!   binding; then `finalize` takes them, the refuter batch runs when
+//!   admitted findings need it, and with `--evidence-cmd` the independent
+//!   check runs and `finalize` takes it. The answer is `finalize`'s JSON
+//!   (state, action, findings with routes) with what each role did, and
+//!   for a correction the fixer's hand-off.
+//! - `probity review --lineage L --validate`: after a correction edit, the
+//!   targeted validator, then `finalize --validation`.
+//! - `probity review --subject S --prompt F`: the free-form loop (S5): a
+//!   review text with a `VERDICT:` line and its footer.
+//!
+//! The model is configured by the environment or the configuration file
+//! (`probity_model::build`); tool events are logged as JSON lines to stderr
+//! or `--log-file`. No model produces an ID, a hash, a budget, a state or a
+//! receipt: it answers documents, and this code does the rest.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
+use probity_core::review::prompts::{PromptRole, PromptSet};
+use probity_core::review::roles::fixer_handoff;
+use probity_core::review::state::{NextInput, StateRecord};
 use probity_core::snapshot_tools::review_loop::{LoopError, REVIEWER_FRAME};
-use probity_core::snapshot_tools::{ReviewLoop, Session, Verdict};
-use probity_model::{ModelConfig, OpenAiChat};
-use probity_ports::snapshot::{Clock, ModelError, ReviewError, run_review};
-use serde_json::json;
+use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
+use probity_git::subject::{Subject, SubjectSpec};
+use probity_ports::review::{
+    self as drivers, EvidenceInput, FinalizeInput, ReviewStore, RoleRun, RoleRunError, RoleWorld,
+};
+use probity_ports::snapshot::{ChatModel, Clock, ModelError, ReviewError, run_review};
+use serde_json::{Value, json};
 
 use crate::GlobalArgs;
+use crate::authority_cmd::{evidence_cmd, finalize_json, open, parse_lineage, review_error};
 use crate::output::{CliError, ErrorKind, Output};
 use crate::snapshot_cmd::{load_config, open_subject};
 
 #[derive(Debug, Args)]
 pub struct ReviewArgs {
-    /// What the reviewer's tools read: index, worktree, disk or tree:<oid>.
-    #[arg(long, value_name = "S")]
-    pub subject: String,
-    /// The review prompt (diff, message, declared files), as a text file.
-    #[arg(long, value_name = "F")]
-    pub prompt: PathBuf,
-    /// A declared file (left out of the footer); repeat for each.
+    /// Review a frozen lineage: run its selected lenses (and the refuter
+    /// when needed) and finalize what they answer.
+    #[arg(long, value_name = "L", conflicts_with_all = ["subject", "prompt", "declared"])]
+    pub lineage: Option<String>,
+    /// With --lineage: run the targeted validator after a correction edit.
+    #[arg(long, requires = "lineage")]
+    pub validate: bool,
+    /// With --lineage: at most this many lens runs at once (default: the
+    /// number of lenses to run; at most 4).
+    #[arg(long, value_name = "N", requires = "lineage")]
+    pub jobs: Option<usize>,
+    /// With --lineage: once the lenses' results are in, run the independent
+    /// check named after `--` (no shell) and finalize its run as evidence.
+    #[arg(long = "evidence-cmd", requires_all = ["lineage", "argv"])]
+    pub evidence_cmd: bool,
+    /// How long the check may run before it is killed and refused.
+    #[arg(long = "evidence-timeout", value_name = "SECS", default_value_t = evidence_cmd::DEFAULT_EVIDENCE_TIMEOUT_SECS)]
+    pub evidence_timeout: u64,
+    /// The check's program and arguments (after `--`).
+    #[arg(last = true, value_name = "ARGV", requires = "evidence_cmd")]
+    pub argv: Vec<String>,
+    /// Free-form review: what the reviewer's tools read: index, worktree,
+    /// disk or tree:<oid>.
+    #[arg(long, value_name = "S", required_unless_present = "lineage")]
+    pub subject: Option<String>,
+    /// Free-form review: the review prompt (diff, message, declared files),
+    /// as a text file.
+    #[arg(long, value_name = "F", required_unless_present = "lineage")]
+    pub prompt: Option<PathBuf>,
+    /// Free-form review: a declared file (left out of the footer); repeat
+    /// for each.
     #[arg(long, value_name = "PATH")]
     pub declared: Vec<String>,
-    /// A flat JSON configuration (reviewSnapshotMaxCalls, reviewModel, ...).
+    /// A flat JSON configuration (reviewSnapshotMaxCalls, reviewModel,
+    /// reviewModelProvider, ...).
     #[arg(long, value_name = "F")]
     pub config: Option<PathBuf>,
     /// Append the event log (JSON lines) to this file instead of stderr.
@@ -45,7 +92,17 @@ pub struct ReviewArgs {
 /// The largest review prompt read (`--prompt`).
 pub const MAX_PROMPT_BYTES: u64 = 4 * 1024 * 1024;
 
-struct Wall(Instant);
+/// The most lens runs at once, whatever `--jobs` asks.
+pub const MAX_JOBS: usize = 4;
+
+/// A stopwatch over the system's monotonic clock.
+pub struct Wall(Instant);
+
+impl Wall {
+    pub fn start() -> Self {
+        Wall(Instant::now())
+    }
+}
 
 impl Clock for Wall {
     fn elapsed_ms(&self) -> u64 {
@@ -61,27 +118,289 @@ fn verdict_text(v: &Verdict) -> String {
     }
 }
 
+fn model_not_configured(e: &ModelError) -> CliError {
+    CliError::new(
+        ErrorKind::Usage,
+        "model_not_configured",
+        e.to_string(),
+        "set PROBITY_MODEL_BASE_URL and PROBITY_MODEL (or reviewModelBaseUrl and reviewModel, or reviewModelProvider `command` with reviewModelCommand), and the key in PROBITY_MODEL_API_KEY",
+    )
+}
+
+/// The model the configuration names, checked once before any run.
+fn configured_model(config: &ReviewConfig) -> Result<(), CliError> {
+    probity_model::build(&config.model, |k| std::env::var(k).ok())
+        .map(|_| ())
+        .map_err(|e| model_not_configured(&e))
+}
+
 pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCode, CliError> {
-    let started = Wall(Instant::now());
     let config = load_config(args.config.as_deref())?;
-    let model_config = ModelConfig::resolve(&config.model, |k| std::env::var(k).ok()).map_err(|e| {
-        CliError::new(
-            ErrorKind::Usage,
-            "model_not_configured",
-            e.to_string(),
-            "set PROBITY_MODEL_BASE_URL and PROBITY_MODEL (or reviewModelBaseUrl and reviewModel), and the key in PROBITY_MODEL_API_KEY",
+    match &args.lineage {
+        Some(l) => {
+            configured_model(&config)?;
+            let model = || probity_model::build(&config.model, |k| std::env::var(k).ok());
+            run_lineage(global, out, args, &config, &parse_lineage(l)?, &model)
+        }
+        None => run_free_form(global, out, args, &config),
+    }
+}
+
+/// What a role run answers in JSON.
+fn role_json(run: &RoleRun) -> Value {
+    let name = match run.role {
+        PromptRole::Lens(l) => l.name(),
+        PromptRole::Refuter => "refuter",
+        PromptRole::Validator => "validator",
+    };
+    match &run.outcome {
+        Ok(d) => json!({
+            "role": name,
+            "ok": true,
+            "transcript": d.transcript,
+            "transcript_digest": d.transcript_digest,
+            "prompt_digest": d.prompt_digest,
+            "model_calls": d.model_calls,
+            "repaired": d.repaired,
+            "usage": d.usage,
+            "footer": d.footer,
+            "snapshot": {"calls_used": d.calls_used, "bytes_used": d.bytes_used},
+        }),
+        Err(e) => {
+            let err = role_error(e);
+            json!({
+                "role": name,
+                "ok": false,
+                "error": {"code": err.code, "message": err.message, "next_action": err.next_action},
+            })
+        }
+    }
+}
+
+/// A failed role run as a typed error (what the answer names, and the exit
+/// code when nothing else failed first).
+fn role_error(e: &RoleRunError) -> CliError {
+    let msg = e.to_string();
+    match e {
+        RoleRunError::Role(r) => CliError::new(
+            ErrorKind::RejectedInput,
+            match r {
+                probity_core::review::roles::RoleError::Prompt(_) => "prompt_changed",
+                _ => "role_not_now",
+            },
+            msg,
+            "the lineage froze another prompt or does not await this role: `probity status --lineage L` names the next input (a lineage started before prompts were versioned is reviewed by hand, `probity lens submit`)",
+        ),
+        RoleRunError::Open { .. } => CliError::new(
+            ErrorKind::Io,
+            "model_failed",
+            msg,
+            "check the model configuration and the repository, then run `probity review --lineage L` again (only what is missing runs)",
+        ),
+        RoleRunError::Loop(ReviewError::Loop(LoopError::InvalidDocument { .. })) => CliError::new(
+            ErrorKind::RejectedInput,
+            "lens_result_invalid",
+            msg,
+            "nothing was submitted for this role; run `probity review --lineage L` again (only what is missing runs), or run the role by hand and `probity lens submit` its result",
+        ),
+        RoleRunError::Loop(ReviewError::Timeout { .. }) => CliError::new(
+            ErrorKind::Io,
+            "review_timeout",
+            msg,
+            "nothing was submitted for this role; run `probity review --lineage L` again, or raise reviewTimeoutMs",
+        ),
+        RoleRunError::Loop(_) => CliError::new(
+            ErrorKind::Io,
+            "model_failed",
+            msg,
+            "nothing was submitted for this role; check the endpoint and run `probity review --lineage L` again (only what is missing runs)",
+        ),
+        RoleRunError::Review(r) => crate::authority_cmd::review_error_ref(r),
+    }
+}
+
+fn exit_of(err: &CliError) -> ExitCode {
+    ExitCode::from(err.kind.exit_code())
+}
+
+fn run_lineage<M: ChatModel>(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ReviewArgs,
+    config: &ReviewConfig,
+    lineage: &probity_core::review::ids::LineageId,
+    model: &(dyn Fn() -> Result<M, ModelError> + Sync),
+) -> Result<ExitCode, CliError> {
+    let ctx = open(global)?;
+    let log: Mutex<Box<dyn std::io::Write + Send>> =
+        Mutex::new(crate::snapshot_cmd::open_log(args.log_file.as_deref())?);
+    let root = ctx.repo.root().to_path_buf();
+    let git = crate::authority_cmd::git_cli();
+    let subject = move |tree: &probity_core::review::ids::TreeId| {
+        Subject::open(&SubjectSpec::Tree(tree.to_string()), git.clone(), &root)
+            .map_err(|e| Box::new(e) as drivers::AdapterError)
+    };
+    let prompts = PromptSet::builtin();
+    let selected = ctx
+        .store
+        .load(lineage)
+        .map_err(|e| review_error(e.into()))?
+        .map_or(1, |r| r.state.frozen.selected_lenses.len().max(1));
+    let world = RoleWorld {
+        prompts: &prompts,
+        subject: &subject,
+        model,
+        stopwatch: &Wall::start,
+        budget: config.budget(),
+        timeout_ms: config.timeout_ms,
+        max_diff_bytes: config.context.max_total_bytes,
+        jobs: args.jobs.unwrap_or(selected).clamp(1, MAX_JOBS),
+        log: &|role: &str, e: &probity_core::snapshot_tools::Event| {
+            if let Ok(mut line) = serde_json::to_value(e) {
+                line["role"] = json!(role);
+                let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = writeln!(log, "{line}");
+                let _ = log.flush();
+            }
+        },
+    };
+    let (record, receipt, runs) = if args.validate {
+        let (done, run) = drivers::validate_correction(&ctx.repo, &ctx.store, &world, lineage)
+            .map_err(review_error)?;
+        (done.record, done.receipt_location, vec![run])
+    } else {
+        let reviewed = drivers::review_lineage(&ctx.repo, &ctx.store, &world, lineage)
+            .map_err(review_error)?;
+        let mut runs = reviewed.lenses;
+        runs.extend(reviewed.refuter);
+        (reviewed.record, reviewed.receipt_location, runs)
+    };
+    let failed: Vec<CliError> = runs
+        .iter()
+        .filter_map(|r| r.outcome.as_ref().err().map(role_error))
+        .collect();
+    // The independent check, once the lineage awaits evidence.
+    let (record, receipt, evidence_ran) = if args.evidence_cmd
+        && failed.is_empty()
+        && record.state.next_action() == NextInput::ProvideEvidence
+    {
+        let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
+        let run = evidence_cmd::run(&args.argv, timeout, global.cwd.as_deref())?;
+        let done = drivers::finalize(
+            &ctx.repo,
+            &ctx.store,
+            FinalizeInput {
+                lineage: Some(lineage.clone()),
+                evidence: Some(EvidenceInput::Command(run)),
+                ..Default::default()
+            },
         )
-    })?;
-    let prompt = crate::authority_cmd::read_input(&args.prompt, MAX_PROMPT_BYTES)?;
+        .map_err(review_error)?;
+        (done.record, done.receipt_location, true)
+    } else {
+        (record, receipt, false)
+    };
+    let v = answer(&record, receipt.as_deref(), &runs, evidence_ran);
+    out.answer(&v, || human(&record, &runs, &failed));
+    Ok(match failed.first() {
+        Some(e) => exit_of(e),
+        None => ExitCode::SUCCESS,
+    })
+}
+
+fn answer(
+    record: &StateRecord,
+    receipt: Option<&str>,
+    runs: &[RoleRun],
+    evidence_ran: bool,
+) -> Value {
+    let mut v = finalize_json(record, receipt);
+    v["roles"] = Value::Array(runs.iter().map(role_json).collect());
+    v["evidence_ran"] = json!(evidence_ran);
+    if let Some(h) = fixer_handoff(&record.state) {
+        v["handoff"] = json!(h);
+    }
+    v
+}
+
+fn human(record: &StateRecord, runs: &[RoleRun], failed: &[CliError]) -> String {
+    let s = &record.state;
+    let mut t = String::new();
+    for r in runs {
+        let v = role_json(r);
+        match &r.outcome {
+            Ok(d) => t.push_str(&format!(
+                "{}: answered in {} model call(s){}; transcript {}\n",
+                v["role"].as_str().unwrap_or("?"),
+                d.model_calls,
+                if d.repaired { " (one repair turn)" } else { "" },
+                d.transcript
+            )),
+            Err(_) => t.push_str(&format!(
+                "{}: {}\n",
+                v["role"].as_str().unwrap_or("?"),
+                v["error"]["message"].as_str().unwrap_or("failed")
+            )),
+        }
+    }
+    t.push_str(&format!("{} is {}\n", s.lineage_id, s.stage.name()));
+    for f in crate::authority_cmd::findings_json(record) {
+        t.push_str(&format!(
+            "  {} {} -> {}\n",
+            f["id"].as_str().unwrap_or("?"),
+            f["severity"].as_str().unwrap_or("?"),
+            f["route"].as_str().unwrap_or("?")
+        ));
+    }
+    if let Some(h) = fixer_handoff(s) {
+        t.push_str(&format!(
+            "  fix exactly: {} (allowed paths: {})\n",
+            h.findings
+                .iter()
+                .map(|f| format!("{} at {}: {}", f.id, f.location.as_str(), f.claim.as_str()))
+                .collect::<Vec<_>>()
+                .join("; "),
+            h.allowed_paths
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for e in failed {
+        t.push_str(&format!("  not submitted: {} ({})\n", e.message, e.code));
+    }
+    t.push_str(&format!("  next: {}\n", s.next_sentence()));
+    t
+}
+
+fn run_free_form(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ReviewArgs,
+    config: &ReviewConfig,
+) -> Result<ExitCode, CliError> {
+    let started = Wall::start();
+    let (Some(subject), Some(prompt_path)) = (&args.subject, &args.prompt) else {
+        return Err(CliError::new(
+            ErrorKind::Usage,
+            "usage",
+            "probity review needs --lineage L, or --subject S with --prompt F",
+            "see `probity review --help`",
+        ));
+    };
+    let mut model = probity_model::build(&config.model, |k| std::env::var(k).ok())
+        .map_err(|e| model_not_configured(&e))?;
+    let prompt = crate::authority_cmd::read_input(prompt_path, MAX_PROMPT_BYTES)?;
     let prompt = String::from_utf8(prompt.bytes).map_err(|_| {
         CliError::new(
             ErrorKind::RejectedInput,
             "prompt_unreadable",
-            format!("{} is not UTF-8", args.prompt.display()),
+            format!("{} is not UTF-8", prompt_path.display()),
             "pass a UTF-8 text file with --prompt",
         )
     })?;
-    let reader = open_subject(global, &args.subject)?;
+    let reader = open_subject(global, subject)?;
     let mut log: Box<dyn std::io::Write> = crate::snapshot_cmd::open_log(args.log_file.as_deref())?;
     let mut lp = ReviewLoop::new(
         Session::new(config.budget()),
@@ -89,7 +408,6 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
         prompt,
         args.declared.clone(),
     );
-    let mut model = OpenAiChat::new(model_config);
     let result = run_review(
         &mut lp,
         &mut model,
@@ -139,6 +457,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
         "transcript_digest": review.transcript_digest.to_string(),
         "model_calls": review.model_calls,
         "length_retried": review.length_retried,
+        "usage": review.usage,
         "snapshot": {
             "calls_used": lp.session().usage().calls_used,
             "bytes_used": lp.session().usage().bytes_used,

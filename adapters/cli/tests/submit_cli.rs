@@ -426,8 +426,7 @@ fn a_result_for_a_lens_that_is_not_selected_is_refused() {
 fn evidence_cmd_binds_argv_exit_status_and_output() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let s = quick(f.root(), &["start"]);
-    let lineage = lineage_of(&s);
+    quick(f.root(), &["start"]);
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     quick(f.root(), &["finalize", "--result", &r]);
     let before = store_snapshot(&f);
@@ -469,6 +468,30 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
         "{}",
         absent.stdout
     );
+    // The check runs in the `--cwd` directory (the test's own cwd has no
+    // src/parser_test.rs): it failed there once, escalating a good review.
+    let here = quick(
+        f.root(),
+        &[
+            "finalize",
+            "--evidence-cmd",
+            "--",
+            "test",
+            "-f",
+            "src/parser_test.rs",
+        ],
+    );
+    assert_eq!(
+        here.json["state"], "approved",
+        "{}{}",
+        here.stdout, here.stderr
+    );
+    // A fresh review for the next checks.
+    f.write("src/parser_test.rs", "#[test]\nfn t() {}\nfn u() {}\n")
+        .unwrap();
+    let s = quick(f.root(), &["start"]);
+    let lineage = lineage_of(&s);
+    quick(f.root(), &["finalize", "--result", &r]);
     // No shell: the metacharacters are one argument to printf.
     let ok = quick(
         f.root(),

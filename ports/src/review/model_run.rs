@@ -124,12 +124,11 @@ pub struct LineageReview {
     pub refuter: Option<RoleRun>,
 }
 
+/// A role run's document and its transcript's bytes, or why not.
+type RunResult = Result<(RunDone, Vec<u8>), RoleRunError>;
+
 /// Runs one role's loop to its document (no store write).
-fn run_role<R, M, C>(
-    world: &RoleWorld<'_, R, M, C>,
-    ctx: &RoleContext,
-    tree: &TreeId,
-) -> Result<(RunDone, Vec<u8>), RoleRunError>
+fn run_role<R, M, C>(world: &RoleWorld<'_, R, M, C>, ctx: &RoleContext, tree: &TreeId) -> RunResult
 where
     R: SnapshotReader,
     M: ChatModel,
@@ -377,8 +376,7 @@ where
         })
         .collect();
     let jobs = world.jobs.max(1);
-    let results: Mutex<Vec<(Lens, Result<(RunDone, Vec<u8>), RoleRunError>)>> =
-        Mutex::new(Vec::new());
+    let results: Mutex<Vec<(Lens, RunResult)>> = Mutex::new(Vec::new());
     let runnable: Vec<(Lens, &RoleContext)> = contexts
         .iter()
         .filter_map(|(l, c)| c.as_ref().ok().map(|c| (*l, c)))

@@ -40,10 +40,15 @@ fn kill_group(pid: u32) {
     }
 }
 
-/// Runs `argv` with a timeout and returns what happened. The output is
+/// Runs `argv` with a timeout and returns what happened, in `dir` (the
+/// `--cwd` a command was given) or the current directory. The output is
 /// hashed as it arrives; the run ends when the program exited and its
 /// output closed, or at the timeout (then the group is killed).
-pub fn run(argv: &[String], timeout: Duration) -> Result<CommandRun, CliError> {
+pub fn run(
+    argv: &[String],
+    timeout: Duration,
+    dir: Option<&std::path::Path>,
+) -> Result<CommandRun, CliError> {
     let Some((program, args)) = argv.split_first() else {
         return Err(CliError::new(
             ErrorKind::Usage,
@@ -55,6 +60,9 @@ pub fn run(argv: &[String], timeout: Duration) -> Result<CommandRun, CliError> {
     let (mut reader, writer) = std::io::pipe().map_err(|e| spawn_error(argv, e))?;
     let writer2 = writer.try_clone().map_err(|e| spawn_error(argv, e))?;
     let mut cmd = Command::new(program);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(writer)

@@ -171,7 +171,7 @@ pub struct PreflightArgs {
     pub binding: Option<String>,
 }
 
-fn findings_json(record: &StateRecord) -> Vec<Value> {
+pub fn findings_json(record: &StateRecord) -> Vec<Value> {
     record
         .state
         .stage
@@ -340,7 +340,9 @@ pub fn finalize(
             }
             let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
             Some(EvidenceInput::Command(evidence_cmd::run(
-                &args.argv, timeout,
+                &args.argv,
+                timeout,
+                global.cwd.as_deref(),
             )?))
         }
         (None, false) => None,

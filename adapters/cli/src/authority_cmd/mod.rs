@@ -144,9 +144,14 @@ pub(crate) fn parse_lineage(s: &str) -> Result<LineageId, CliError> {
 
 /// Maps a driver error to what the user sees.
 pub fn review_error(e: ReviewError) -> CliError {
+    review_error_ref(&e)
+}
+
+/// [`review_error`] of a borrowed error.
+pub fn review_error_ref(e: &ReviewError) -> CliError {
     use ErrorKind::*;
     let msg = e.to_string();
-    if let ReviewError::NothingUncommitted { head } = &e {
+    if let ReviewError::NothingUncommitted { head } = e {
         return CliError::new(
             RejectedInput,
             "nothing_to_review",
@@ -156,7 +161,7 @@ pub fn review_error(e: ReviewError) -> CliError {
             ),
         );
     }
-    if let Some(err) = candidate_refusal(&e, &msg) {
+    if let Some(err) = candidate_refusal(e, &msg) {
         return err;
     }
     let (kind, code, next) = match &e {
@@ -571,7 +576,7 @@ pub fn review_error(e: ReviewError) -> CliError {
             "nothing to review: the gates allow this commit as `no_change`; review the commits that change bytes (`probity start --commit <sha>`)",
         ),
     };
-    let next = next_with_ids(&e).unwrap_or_else(|| next.to_owned());
+    let next = next_with_ids(e).unwrap_or_else(|| next.to_owned());
     CliError::new(kind, code, msg, next)
 }
 
@@ -800,10 +805,10 @@ mod status;
 mod validate;
 
 pub use finalize::{
-    DisputeArgs, FinalizeArgs, LensCommand, dispute, finalize, finalize_json, lens,
+    DisputeArgs, FinalizeArgs, LensCommand, dispute, finalize, finalize_json, findings_json, lens,
 };
 
-mod evidence_cmd;
+pub(crate) mod evidence_cmd;
 pub use start::{StartArgs, start, start_json};
 pub use status::{StatusArgs, status};
 pub use validate::{ValidateArgs, decision_json, human_decision, validate};

@@ -10,6 +10,8 @@ use std::process::Command;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 
+pub mod model_server;
+
 pub struct Run {
     pub code: i32,
     pub json: Value,
@@ -50,6 +52,35 @@ pub fn probity(cwd: &Path, args: &[&str]) -> Run {
         .env_remove("GIT_INDEX_FILE")
         .output()
         .expect("run probity");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `probity --json --cwd <cwd> args...` with `env` set (after the
+/// isolation that removes the caller's `PROBITY_*` settings).
+pub fn probity_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .arg("--json")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("http_proxy")
+        .env_remove("https_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("ALL_PROXY");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run probity");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     Run {
         code: out.status.code().unwrap_or(-1),
