@@ -18,6 +18,7 @@ mod context_run;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;
+mod mcp_authority;
 mod mcp_cmd;
 mod output;
 mod progress;
@@ -199,7 +200,19 @@ fn main() -> ExitCode {
         Command::Mcp(_) | Command::Review(_) | Command::Demo(_) | Command::Schema(_) => None,
         _ => Some(progress::Progress::start()),
     };
-    let result: Result<ExitCode, CliError> = match &cli.command {
+    let result = dispatch(&cli, out);
+    drop(progress);
+    let code = match result {
+        Ok(code) => code,
+        Err(e) => out.error(&e),
+    };
+    output::stdout_exit(code)
+}
+
+/// Runs one parsed command line (what `main` runs, and what `probity mcp
+/// --authority` runs for each tool call, its answer captured).
+fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
+    match &cli.command {
         Command::Start(a) => authority_cmd::start(&cli.global, out, a),
         Command::Finalize(a) => authority_cmd::finalize(&cli.global, out, a),
         Command::Dispute(a) => authority_cmd::dispute(&cli.global, out, a),
@@ -222,11 +235,5 @@ fn main() -> ExitCode {
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),
         Command::Review(a) => review_cmd::run(&cli.global, out, a),
         Command::Context(c) => context_cmd::run(&cli.global, out, c),
-    };
-    drop(progress);
-    let code = match result {
-        Ok(code) => code,
-        Err(e) => out.error(&e),
-    };
-    output::stdout_exit(code)
+    }
 }

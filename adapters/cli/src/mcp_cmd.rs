@@ -1,6 +1,9 @@
 //! `probity mcp --subject S`: the three snapshot tools over MCP stdio, one
 //! budget per session. Stdout carries the protocol; the event log goes to
 //! stderr or `--log-file`.
+//!
+//! `probity mcp --authority`: the review lifecycle as MCP tools
+//! ([`crate::mcp_authority`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,8 +18,13 @@ use crate::snapshot_cmd::{load_config, open_subject};
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// What to serve: index, worktree, disk or tree:<oid>.
-    #[arg(long, value_name = "S")]
-    pub subject: String,
+    #[arg(long, value_name = "S", required_unless_present = "authority")]
+    pub subject: Option<String>,
+    /// Serve the review lifecycle instead (start, status, lens_context,
+    /// lens_submit, finalize, validate), with the answers of each command's
+    /// `--json`.
+    #[arg(long, conflicts_with_all = ["subject", "log_file", "config"])]
+    pub authority: bool,
     /// Append the event log (JSON lines) to this file instead of stderr.
     #[arg(long, value_name = "F")]
     pub log_file: Option<PathBuf>,
@@ -26,8 +34,23 @@ pub struct McpArgs {
 }
 
 pub fn run(global: &GlobalArgs, _out: Output, args: &McpArgs) -> Result<ExitCode, CliError> {
+    let failed = |e: probity_mcp::ServeError| {
+        CliError::new(
+            ErrorKind::Io,
+            "mcp_failed",
+            e.to_string(),
+            "check that the client speaks MCP over stdio",
+        )
+    };
+    let Some(subject) = args.subject.as_deref().filter(|_| !args.authority) else {
+        probity_mcp::serve_handler_stdio(crate::mcp_authority::AuthorityTools {
+            cwd: global.cwd.clone(),
+        })
+        .map_err(failed)?;
+        return Ok(ExitCode::SUCCESS);
+    };
     let config = load_config(args.config.as_deref())?;
-    let reader = open_subject(global, &args.subject)?;
+    let reader = open_subject(global, subject)?;
     let log: LogSink = crate::snapshot_cmd::open_log(args.log_file.as_deref())?;
     let server = SnapshotServer::new(reader, config.budget(), log);
     serve_stdio(server).map_err(|e| {

@@ -97,10 +97,35 @@ pub struct Output {
 /// the process exits 7 instead of 0 or 1 ([`stdout_exit`]).
 static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    /// Where [`emit`] writes while [`capture`] runs on this thread.
+    static CAPTURE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with everything it would [`emit`] on this thread kept instead
+/// of written to stdout, and returns it: how `probity mcp --authority`
+/// answers exactly what a command's `--json` prints.
+pub fn capture<R>(f: impl FnOnce() -> R) -> (R, String) {
+    let previous = CAPTURE.with(|c| c.replace(Some(String::new())));
+    let r = f();
+    let kept = CAPTURE.with(|c| c.replace(previous)).unwrap_or_default();
+    (r, kept)
+}
+
 /// Writes `text` to stdout, never panicking: a failure is remembered for the
 /// exit code and, unless the reader simply went away (EPIPE), reported once
-/// on stderr.
+/// on stderr. Under [`capture`], the text is kept instead.
 pub fn emit(text: &str) {
+    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(buf) => {
+            buf.push_str(text);
+            true
+        }
+        None => false,
+    });
+    if captured {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         note_stdout_error(&e);

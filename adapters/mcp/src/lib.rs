@@ -14,6 +14,11 @@
 #![forbid(unsafe_code)]
 
 pub mod frame;
+pub mod handler;
+
+pub use handler::{
+    HandlerServer, ToolAnswer, ToolDef, ToolHandler, serve_handler_on, serve_handler_stdio,
+};
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -200,11 +205,25 @@ where
     O: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     let evidence = server.clone();
+    let result = serve_service(server, input, output);
+    evidence.log_footer();
+    result
+}
+
+/// Serves any MCP server handler over byte streams, behind the framing
+/// guard ([`frame`]): one current-thread runtime, blocking until the client
+/// closes its stream.
+pub(crate) fn serve_service<S, I, O>(server: S, input: I, output: O) -> Result<(), ServeError>
+where
+    S: ServerHandler,
+    I: tokio::io::AsyncRead + Send + Unpin + 'static,
+    O: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    let result = rt.block_on(async move {
+    rt.block_on(async move {
         // The service reads and writes in-memory pipes; the guard frames
         // what the client sends and one writer puts every answer (the
         // guard's and the service's) on the client's stream whole.
@@ -242,7 +261,5 @@ where
         let _ = guard.await;
         let _ = writer.await;
         served
-    });
-    evidence.log_footer();
-    result
+    })
 }

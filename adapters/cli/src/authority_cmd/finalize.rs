@@ -144,6 +144,90 @@ pub enum LensCommand {
     /// through the full verification a fresh submission pays, into the
     /// lineage and candidate it was preserved for only.
     Replay(ReplayArgs),
+    /// Print the prepared context of one lens (read-only): its frozen
+    /// system prompt, the user message (binding, frozen diff, manifest,
+    /// schema), the binding and its token, and the subject its tools read
+    /// (`tree:<candidate tree>`). What `probity review` asks a model; an
+    /// orchestrator running its own model gives it the same.
+    Context(ContextArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The lineage (default: the one that froze the live candidate).
+    #[arg(long)]
+    pub lineage: Option<String>,
+    /// The lens whose context to print.
+    #[arg(long, value_enum)]
+    pub lens: LensArg,
+}
+
+/// `probity lens context`: the prepared context of one lens.
+fn lens_context(
+    global: &GlobalArgs,
+    out: Output,
+    args: &ContextArgs,
+) -> Result<ExitCode, CliError> {
+    use probity_core::review::prompts::PromptSet;
+    use probity_core::review::roles::RoleError;
+    use probity_core::snapshot_tools::config::ContextCaps;
+    use probity_ports::review::ReviewStore;
+    let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
+    let ctx = open(global)?;
+    let record = match lineage {
+        Some(lineage) => ctx
+            .store
+            .load(&lineage)
+            .map_err(|e| review_error(e.into()))?
+            .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
+        None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
+    };
+    let lineage = record.state.lineage_id.clone();
+    let exported =
+        drivers::export_context(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
+    let lens: Lens = args.lens.into();
+    let c = probity_core::review::roles::lens_context(
+        &record.state,
+        lens,
+        &PromptSet::builtin(),
+        &exported.diff,
+        &exported.envelope.changed_path_manifest,
+        ContextCaps::default().max_total_bytes,
+    )
+    .map_err(|e| {
+        let code = match &e {
+            RoleError::Prompt(_) => "prompt_changed",
+            RoleError::NotSelected { .. } => "lens_not_selected",
+            RoleError::NotNow { .. } => "role_not_now",
+        };
+        CliError::new(
+            ErrorKind::RejectedInput,
+            code,
+            e.to_string(),
+            "`probity status --lineage L` names the next input; a lens runs only while the lineage awaits lens results",
+        )
+    })?;
+    let binding = record
+        .state
+        .lens_bindings()
+        .into_iter()
+        .find(|b| b.lens == lens);
+    let v = json!({
+        "lineage_id": lineage,
+        "state": record.state.stage.name(),
+        "lens": lens,
+        "finding_id_prefix": lens.prefix(),
+        "binding": c.binding,
+        "token": binding.map(|b| b.token),
+        "prompt_digest": c.prompt_digest,
+        "subject": format!("tree:{}", record.state.snapshot.candidate_tree),
+        "system": c.system,
+        "user": c.user,
+        "schema": probity_core::review::schema::SchemaDoc::Reviewer.schema(),
+        "submit": format!("probity lens submit --lineage {lineage} --lens {} --binding <token> <result.json>", lens.name()),
+    });
+    out.answer(&v, || format!("{}\n\n{}\n", c.system, c.user));
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Debug, Args)]
@@ -388,6 +472,7 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
         LensCommand::Preflight(args) => args,
         LensCommand::Submit(args) => return submit(global, out, args),
         LensCommand::Replay(args) => return replay(global, out, args),
+        LensCommand::Context(args) => return lens_context(global, out, args),
     };
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
