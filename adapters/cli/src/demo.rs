@@ -5,7 +5,10 @@
 //! candidate-causal blocker corrected inside its budget; `--scenario
 //! server` pushes to a scratch bare repository whose server-side hook
 //! (`probity validate --gate pre-receive`) denies an unreviewed
-//! `--no-verify` push and allows the reviewed one with its notes.
+//! `--no-verify` push and allows the reviewed one with its notes;
+//! `--scenario model` lets a built-in scripted model (no network) judge
+//! through `probity review`: a BLOCKER, the fixer's hand-off, the targeted
+//! validator, the independent check and approval.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,6 +28,7 @@ use crate::authority_cmd::{
 };
 use crate::clock::SystemClock;
 use crate::output::{CliError, ErrorKind, Output};
+use crate::scripted_model::{ScriptedFinding, ScriptedModel};
 
 /// Which story the demo tells.
 #[derive(Debug, Clone, Copy, Default, ValueEnum)]
@@ -37,6 +41,11 @@ pub enum Scenario {
     /// A bare repository's server hook denies an unreviewed `--no-verify`
     /// push and allows the reviewed one with its notes.
     Server,
+    /// The model judges inside the lifecycle: a built-in scripted model
+    /// (no network) runs the lens over the frozen tree and reports a
+    /// BLOCKER; the fixer gets the hand-off, corrects, the targeted
+    /// validator runs, the independent check runs, approval.
+    Model,
 }
 
 #[derive(Debug, Args)]
@@ -322,6 +331,182 @@ fn ordinary(
     )
 }
 
+/// The role world of the demo: the scratch repository's frozen trees, the
+/// built-in scripted model, the default budget and timeout.
+fn scripted_world<'a>(
+    prompts: &'a probity_core::review::prompts::PromptSet,
+    subject: &'a (
+            dyn Fn(
+        &probity_core::review::ids::TreeId,
+    ) -> Result<probity_git::subject::Subject, drivers::AdapterError>
+                + Sync
+        ),
+    model: &'a (dyn Fn() -> Result<ScriptedModel, probity_ports::snapshot::ModelError> + Sync),
+) -> drivers::RoleWorld<'a, probity_git::subject::Subject, ScriptedModel, crate::review_cmd::Wall> {
+    let config = probity_core::snapshot_tools::ReviewConfig::default();
+    drivers::RoleWorld {
+        prompts,
+        subject,
+        model,
+        stopwatch: &crate::review_cmd::Wall::start,
+        budget: config.budget(),
+        timeout_ms: config.timeout_ms,
+        max_diff_bytes: config.context.max_total_bytes,
+        jobs: 1,
+        log: &|_, _| {},
+    }
+}
+
+fn roles_human(runs: &[drivers::RoleRun]) -> String {
+    runs.iter()
+        .map(|r| match &r.outcome {
+            Ok(d) => format!(
+                "{}: {} model call(s), read {} byte(s) through {} tool call(s); transcript {} ({})\n",
+                r.role, d.model_calls, d.bytes_used, d.calls_used, d.transcript, d.transcript_digest
+            ),
+            Err(e) => format!("{}: {e}\n", r.role),
+        })
+        .collect()
+}
+
+fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
+    use probity_core::review::prompts::PromptSet;
+    let root = scratch.root();
+    let started =
+        drivers::start(repo, store, &SystemClock, Lens::Reliability).map_err(review_error)?;
+    let lineage = started.record.state.lineage_id.clone();
+    s.step(
+        "probity start: freeze the candidate (count() is off by one)",
+        start_json(&started.record, false),
+        format!(
+            "lineage {lineage} | lenses [reliability] | binding: {}\n",
+            started
+                .record
+                .state
+                .lens_bindings()
+                .first()
+                .map(|b| b.binding.as_str())
+                .unwrap_or("(no lens)")
+        ),
+    );
+    let prompts = PromptSet::builtin();
+    let git = scratch.git.clone();
+    let subject_root = root.clone();
+    let subject = move |tree: &probity_core::review::ids::TreeId| {
+        probity_git::subject::Subject::open(
+            &probity_git::subject::SubjectSpec::Tree(tree.to_string()),
+            git.clone(),
+            &subject_root,
+        )
+        .map_err(|e| Box::new(e) as drivers::AdapterError)
+    };
+    let finds = || {
+        Ok(ScriptedModel {
+            blockers: vec![ScriptedFinding {
+                location: "src/parser.rs:9".into(),
+                claim: "count() returns one more than the number of fields".into(),
+                proof: "src/parser.rs:9 adds 1 to parse(s).len()".into(),
+            }],
+        })
+    };
+    let reviewed = drivers::review_lineage(
+        repo,
+        store,
+        &scripted_world(&prompts, &subject, &finds),
+        &lineage,
+    )
+    .map_err(review_error)?;
+    let mut v = finalize_json(&reviewed.record, reviewed.receipt_location.as_deref());
+    let handoff = probity_core::review::roles::fixer_handoff(&reviewed.record.state);
+    v["handoff"] = json!(handoff);
+    s.step(
+        "probity review --lineage L: the scripted model judges the lens over the frozen tree",
+        v,
+        format!(
+            "{}{} is {} | next: {}\nfixer hand-off: {}\n",
+            roles_human(&reviewed.lenses),
+            lineage,
+            reviewed.record.state.stage.name(),
+            reviewed.record.state.next_action().sentence(&lineage, &[]),
+            handoff
+                .as_ref()
+                .map(|h| format!(
+                    "fix {} inside [{}]",
+                    h.findings
+                        .iter()
+                        .map(|f| format!("{} ({})", f.id, f.claim.as_str()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    h.allowed_paths
+                        .iter()
+                        .map(|p| p.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .unwrap_or_else(|| "none".into())
+        ),
+    );
+    finalize_step(
+        s,
+        "the fixer forecasts before editing: probity finalize --correction-lines 1",
+        repo,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage.clone()),
+            correction_lines: Some(1),
+            ..Default::default()
+        },
+    )?;
+    write(&root, "src/parser.rs", PARSER_V2)?;
+    let clean = || Ok(ScriptedModel::default());
+    let (validated, run) = drivers::validate_correction(
+        repo,
+        store,
+        &scripted_world(&prompts, &subject, &clean),
+        &lineage,
+    )
+    .map_err(review_error)?;
+    s.step(
+        "fix count(), then probity review --lineage L --validate: the targeted validator",
+        finalize_json(&validated.record, None),
+        format!(
+            "{}{} is {} (the fix measured by Git: {} line(s) charged)\n",
+            roles_human(std::slice::from_ref(&run)),
+            lineage,
+            validated.record.state.stage.name(),
+            validated
+                .record
+                .state
+                .stage
+                .correction()
+                .map_or(0, |c| c.charged_lines())
+        ),
+    );
+    let check = [
+        "grep".to_string(),
+        "-qx".into(),
+        "    parse(s).len()".into(),
+        "src/parser.rs".into(),
+    ];
+    let ran = crate::authority_cmd::evidence_cmd::run(
+        &check,
+        std::time::Duration::from_secs(60),
+        Some(&root),
+    )?;
+    finalize_step(
+        s,
+        "the independent check: probity finalize --evidence-cmd -- grep -qx '    parse(s).len()' src/parser.rs",
+        repo,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage),
+            evidence: Some(EvidenceInput::Command(ran)),
+            ..Default::default()
+        },
+    )?;
+    gate_step(s, "probity validate --gate pre-commit", repo, store)
+}
+
 fn push_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let boundary = drivers::PushBoundary::Head {
         remote: Some("origin".into()),
@@ -559,6 +744,7 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         Scenario::Ordinary => PARSER_V2,
         Scenario::Correction => PARSER_BUGGY,
         Scenario::Server => PARSER_V2,
+        Scenario::Model => PARSER_BUGGY,
     };
     write(&root, "src/parser.rs", edited)?;
     write(&root, "src/parser_test.rs", PARSER_TEST)?;
@@ -573,6 +759,7 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         Scenario::Ordinary => ordinary(&mut s, &scratch, &repo, &store)?,
         Scenario::Correction => correction(&mut s, &scratch, &repo, &store)?,
         Scenario::Server => server(&mut s, &scratch, &repo, &store)?,
+        Scenario::Model => model(&mut s, &scratch, &repo, &store)?,
     }
     if out.json {
         let mut v =

@@ -101,3 +101,29 @@ fn the_server_demo_denies_the_unreviewed_push_and_allows_the_reviewed_one() {
     assert_eq!(r[4]["written"].as_array().unwrap().len(), 1);
     assert_eq!(r[5]["accepted"], true, "{}", r[5]);
 }
+
+/// The model judges inside the lifecycle (issue 10): the built-in scripted
+/// model reports a BLOCKER through `probity review`, the fixer gets the
+/// hand-off, the validator passes the fix, the check runs, approval. No
+/// network.
+#[test]
+fn the_model_demo_judges_corrects_and_approves_without_a_network() {
+    let r = results(&demo(&["--scenario", "model"]));
+    assert_eq!(r.len(), 6);
+    assert!(
+        r[0]["lens_bindings"][0]["binding"]
+            .as_str()
+            .unwrap()
+            .starts_with("probity-lens-binding/v2 ")
+    );
+    assert_eq!(r[1]["state"], "correction_required");
+    assert_eq!(r[1]["action"], "forecast_correction");
+    assert_eq!(r[1]["handoff"]["findings"][0]["id"], "R3-001");
+    assert_eq!(r[3]["state"], "validating");
+    assert_eq!(r[4]["finalize"]["state"], "approved");
+    assert_eq!(
+        r[4]["receipt"]["resolved_finding_ids"],
+        serde_json::json!(["R3-001"])
+    );
+    assert_eq!(r[5]["decision"], "allow");
+}
