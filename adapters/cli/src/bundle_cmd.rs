@@ -417,6 +417,49 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
     Ok(ExitCode::SUCCESS)
 }
 
+/// `probity hooks uninstall --server`: removes the bare repository's
+/// pre-receive hook only when it is exactly the script `install --server`
+/// wrote; an edited one is kept (`preserved_user_edits`), another's is
+/// never touched (`not_ours`).
+pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
+    use probity_core::review::server::{ServerHookOwner, server_hook_owner};
+    let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
+    let git = crate::authority_cmd::git_cli();
+    let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
+    let path = repo.hooks_dir().map_err(repo_error)?.join("pre-receive");
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            format!("{}: {e}", path.display()),
+            "check permissions on the hooks directory",
+        )
+    };
+    let (action, message) = match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            ("nothing", "no pre-receive hook: nothing to do".to_string())
+        }
+        Err(e) => return Err(io(e)),
+        Ok(current) => match server_hook_owner(&current) {
+            ServerHookOwner::Probity => {
+                std::fs::remove_file(&path).map_err(io)?;
+                ("removed", "removed the managed pre-receive hook".to_string())
+            }
+            ServerHookOwner::EditedByUser => (
+                "preserved_user_edits",
+                "the hook was edited after install, so it is left as it is: remove it by hand if the gate should go".to_string(),
+            ),
+            ServerHookOwner::Foreign => (
+                "not_ours",
+                "the pre-receive hook is not Probity's: left as it is".to_string(),
+            ),
+        },
+    };
+    let v = json!({"hooks": [{"hook": "pre-receive", "path": path, "action": action, "message": message}]});
+    out.answer(&v, || format!("pre-receive: {message}\n"));
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The scratch store a server-side gate imports verified bundles into: an
 /// empty directory `probity-receive-<random>` in the temporary directory,
 /// owned by this run's lock (`<dir>.owner`). It is removed on every

@@ -209,12 +209,7 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
             return crate::bundle_cmd::install_server(global, out);
         }
         HooksCommand::Uninstall(s) if s.server => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "usage",
-                "uninstall --server is not built: remove hooks/pre-receive of the bare repository",
-                "delete the file by hand",
-            ));
+            return crate::bundle_cmd::uninstall_server(global, out);
         }
         _ => {}
     }

@@ -938,6 +938,37 @@ fn the_server_hook_install_is_idempotent_and_never_overwrites_a_foreign_hook() {
     );
 }
 
+/// `hooks uninstall --server` (R8.10): removes only Probity's own, unedited
+/// pre-receive hook; an edited one and another's are kept byte for byte.
+#[test]
+fn the_server_hook_uninstall_removes_only_its_own_unedited_hook() {
+    let s = Setup::new();
+    let hook = s.server.join("hooks/pre-receive");
+    // Edited after install: kept.
+    let installed = std::fs::read_to_string(&hook).unwrap();
+    let edited = installed.replace("exec ", "echo audit >&2\nexec ");
+    std::fs::write(&hook, &edited).unwrap();
+    let r = probity(&s.server, &["hooks", "uninstall", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["hooks"][0]["action"], "preserved_user_edits");
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), edited);
+    // Another's: kept.
+    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+    let r = probity(&s.server, &["hooks", "uninstall", "--server"]);
+    assert_eq!(r.json["hooks"][0]["action"], "not_ours");
+    assert_eq!(
+        std::fs::read_to_string(&hook).unwrap(),
+        "#!/bin/sh\nexit 0\n"
+    );
+    // Probity's, unedited: removed, and a second uninstall has nothing to do.
+    std::fs::write(&hook, &installed).unwrap();
+    let r = probity(&s.server, &["hooks", "uninstall", "--server"]);
+    assert_eq!(r.json["hooks"][0]["action"], "removed", "{}", r.stdout);
+    assert!(!hook.exists());
+    let r = probity(&s.server, &["hooks", "uninstall", "--server"]);
+    assert_eq!(r.json["hooks"][0]["action"], "nothing");
+}
+
 #[test]
 fn concurrent_unreviewed_pushes_from_two_clones_are_each_denied() {
     let s = Setup::new();

@@ -52,7 +52,7 @@ impl HookKind {
 }
 
 /// Quotes a string for POSIX sh (single quotes; embedded quotes escaped).
-fn sh_quote(s: &str) -> String {
+pub(crate) fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 

@@ -235,8 +235,45 @@ pub fn note_paths(commit: &CommitId) -> Vec<String> {
 pub const SERVER_MARKER: &str = "# probity-managed-server-hook v1: pre-receive";
 
 /// Quotes a string for POSIX sh (single quotes; embedded quotes escaped).
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+use crate::review::hooks::sh_quote;
+
+/// Whose the pre-receive hook a bare repository has is (`hooks uninstall
+/// --server` removes only its own, unedited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerHookOwner {
+    /// Exactly the script `hooks install --server` writes (for the path it
+    /// names): Probity's, unedited.
+    Probity,
+    /// Probity's marker, but edited since: kept.
+    EditedByUser,
+    /// Not Probity's: kept.
+    Foreign,
+}
+
+/// Judges a pre-receive hook's bytes.
+pub fn server_hook_owner(current: &[u8]) -> ServerHookOwner {
+    let Ok(text) = std::str::from_utf8(current) else {
+        return ServerHookOwner::Foreign;
+    };
+    if !text.lines().any(|l| l == SERVER_MARKER) {
+        return ServerHookOwner::Foreign;
+    }
+    let installed = text
+        .lines()
+        .find_map(|l| l.strip_prefix("exec "))
+        .and_then(|l| l.strip_suffix(" validate --gate pre-receive"))
+        .and_then(sh_unquote);
+    match installed {
+        Some(path) if pre_receive_script(&path) == text => ServerHookOwner::Probity,
+        _ => ServerHookOwner::EditedByUser,
+    }
+}
+
+/// The inverse of `sh_quote`: `'...'` with `'\''` for each quote.
+fn sh_unquote(q: &str) -> Option<String> {
+    let inner = q.strip_prefix('\'')?.strip_suffix('\'')?;
+    let s = inner.replace(r"'\''", "'");
+    (sh_quote(&s) == q).then_some(s)
 }
 
 /// The `pre-receive` hook of a bare repository: git runs it in the
@@ -253,6 +290,27 @@ pub fn pre_receive_script(probity: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_probitys_unedited_server_hook_is_its_own() {
+        for path in ["/usr/local/bin/probity", "/opt/it's here/probity"] {
+            let script = pre_receive_script(path);
+            assert_eq!(
+                server_hook_owner(script.as_bytes()),
+                ServerHookOwner::Probity
+            );
+            let edited = script.replace("exec ", "echo hi\nexec ");
+            assert_eq!(
+                server_hook_owner(edited.as_bytes()),
+                ServerHookOwner::EditedByUser
+            );
+        }
+        assert_eq!(
+            server_hook_owner(b"#!/bin/sh\nexit 0\n"),
+            ServerHookOwner::Foreign
+        );
+        assert_eq!(server_hook_owner(&[0xff, 0xfe]), ServerHookOwner::Foreign);
+    }
 
     const A: &str = "1111111111111111111111111111111111111111";
     const B: &str = "2222222222222222222222222222222222222222";
