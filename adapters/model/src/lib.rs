@@ -59,6 +59,23 @@ impl std::fmt::Debug for ModelConfig {
     }
 }
 
+/// Whether a base URL names the loopback interface.
+fn is_loopback(base: &str) -> bool {
+    let rest = base
+        .strip_prefix("http://")
+        .or_else(|| base.strip_prefix("https://"))
+        .unwrap_or(base);
+    let authority = rest.split('/').next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let host = authority
+        .strip_prefix("[::1]")
+        .map(|_| "::1")
+        .unwrap_or_else(|| authority.split(':').next().unwrap_or(""));
+    matches!(host, "127.0.0.1" | "localhost" | "::1")
+}
+
 impl ModelConfig {
     /// Resolves the configuration: the environment (`PROBITY_MODEL_BASE_URL`,
     /// `PROBITY_MODEL`) overrides the file's `reviewModelBaseUrl` and
@@ -110,6 +127,12 @@ impl ModelConfig {
         {
             return Err(ModelError::NotConfigured(format!(
                 "the API key in {key_var} contains a control character"
+            )));
+        }
+        // The key is never sent in clear beyond this machine.
+        if api_key.is_some() && base_url.starts_with("http://") && !is_loopback(&base_url) {
+            return Err(ModelError::NotConfigured(format!(
+                "refusing to send the API key in {key_var} over plain http to `{base_url}`: use https (plain http is for 127.0.0.1, ::1 or localhost)"
             )));
         }
         if defaulted && api_key.is_none() {
@@ -218,9 +241,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_key_is_never_sent_over_plain_http_beyond_loopback() {
+        let with = |base: &str| {
+            ModelConfig::resolve(&ModelSettings::default(), |k| match k {
+                "PROBITY_MODEL_BASE_URL" => Some(base.to_string()),
+                "PROBITY_MODEL" => Some("m".into()),
+                "PROBITY_MODEL_API_KEY" => Some("sk-secret".into()),
+                _ => None,
+            })
+        };
+        for ok in [
+            "https://api.example/v1",
+            "http://127.0.0.1:8080/v1",
+            "http://localhost/v1",
+            "http://[::1]:9/v1",
+        ] {
+            assert!(with(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://api.example/v1",
+            "http://127.0.0.1.evil.example/v1",
+            "http://127.0.0.1@evil.example/v1",
+        ] {
+            let e = with(bad).unwrap_err();
+            assert!(e.to_string().contains("use https"), "{bad}: {e}");
+            assert!(!e.to_string().contains("sk-secret"));
+        }
+        // Without a key, plain http anywhere is the caller's choice.
+        let no_key = ModelConfig::resolve(&ModelSettings::default(), |k| match k {
+            "PROBITY_MODEL_BASE_URL" => Some("http://gateway.internal/v1".into()),
+            "PROBITY_MODEL" => Some("m".into()),
+            _ => None,
+        });
+        assert!(no_key.is_ok());
+    }
+
+    #[test]
     fn resolves_configuration_from_env_and_file() {
         let settings = ModelSettings {
-            base_url: Some("http://file/v1".into()),
+            base_url: Some("https://file/v1".into()),
             model: Some("file-model".into()),
             api_key_env: Some("MY_KEY".into()),
             ..Default::default()
@@ -231,10 +290,10 @@ mod tests {
             _ => None,
         })
         .unwrap();
-        assert_eq!(c.base_url, "http://file/v1");
+        assert_eq!(c.base_url, "https://file/v1");
         assert_eq!(c.model, "env-model");
         assert_eq!(c.api_key.as_deref(), Some("secret"));
-        assert_eq!(c.endpoint(), "http://file/v1/chat/completions");
+        assert_eq!(c.endpoint(), "https://file/v1/chat/completions");
         assert!(!format!("{c:?}").contains("secret"));
         let e = ModelConfig::resolve(&ModelSettings::default(), |_| None).unwrap_err();
         assert!(e.to_string().contains("PROBITY_MODEL_BASE_URL"));
