@@ -275,6 +275,23 @@ fn run_lineage<M: ChatModel>(
         runs.extend(reviewed.refuter);
         (reviewed.record, reviewed.receipt_location, runs)
     };
+    // What each role's model calls used, in the log beside its tool events.
+    {
+        let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+        for r in &runs {
+            if let Ok(d) = &r.outcome {
+                let line = json!({
+                    "event": "review.model.usage",
+                    "role": role_json(r)["role"],
+                    "model_calls": d.model_calls,
+                    "usage": d.usage,
+                    "transcript_digest": d.transcript_digest,
+                });
+                let _ = writeln!(log, "{line}");
+            }
+        }
+        let _ = log.flush();
+    }
     let failed: Vec<CliError> = runs
         .iter()
         .filter_map(|r| r.outcome.as_ref().err().map(role_error))
@@ -420,6 +437,14 @@ fn run_free_form(
             }
         },
     );
+    if let Ok(r) = &result {
+        let line = json!({
+            "event": "review.model.usage",
+            "model_calls": r.model_calls,
+            "usage": r.usage,
+        });
+        let _ = writeln!(log, "{line}");
+    }
     let _ = log.flush();
     let review = result.map_err(|e| {
         let (kind, code, next) = match &e {

@@ -74,6 +74,15 @@ fn a_scripted_model_reviews_the_frozen_lineage_to_approval() {
     assert_eq!(r.json["evidence_ran"], true);
     assert!(r.json["receipt_path"].is_string());
     let role = &r.json["roles"][0];
+    // The usage the provider reported is in the log, beside the tool events.
+    let usage_line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("review.model.usage"))
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    let usage: serde_json::Value = serde_json::from_str(usage_line).unwrap();
+    assert_eq!(usage["usage"]["output_tokens"], 15);
+    assert!(r.stderr.contains("review.snapshot.read"), "{}", r.stderr);
     assert_eq!(role["role"], "reliability");
     assert_eq!(role["ok"], true);
     assert_eq!(role["model_calls"], 2);
