@@ -54,7 +54,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
-use probity_core::review::state::{Stage, StateRecord, check_successor};
+use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
 
@@ -810,7 +810,8 @@ impl ReviewStore for FileStore {
         Ok(Created::Existing(winner))
     }
 
-    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError> {
+    fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
+        let (expected, next) = (transition.expected(), transition.next());
         let lineage = &next.state.lineage_id;
         let _guard = self.lock(lineage)?;
         let path = self.state_path(lineage);

@@ -4,9 +4,14 @@ use std::time::Duration;
 
 use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
-use probity_core::review::state::StateRecord;
+use probity_core::review::state::{StateRecord, Transition};
 use probity_ports::review::{Created, ReviewStore, StoreError};
 use probity_store::FileStore;
+
+/// The checked transition from `prev` to `next` (a legal successor).
+fn step(prev: &StateRecord, next: &StateRecord) -> Transition {
+    Transition::check(prev, next.state.clone()).expect("a legal transition")
+}
 
 fn started() -> StateRecord {
     fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -48,20 +53,34 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
     let r0 = started();
     store.create(&r0).unwrap();
     let r1 = validating(&r0);
-    store.replace(&r0.revision, &r1).unwrap();
+    store.replace(&step(&r0, &r1)).unwrap();
     // Exact retry: same successor, same expected revision.
-    store.replace(&r0.revision, &r1).unwrap();
+    store.replace(&step(&r0, &r1)).unwrap();
     // A stale writer expecting r0 with another successor is rejected.
+    let other = r0
+        .state
+        .accept_results(
+            vec![
+                probity_core::review::finding::ReviewerResult::parse(
+                    br#"{"findings":[],"evidence":["another reading"]}"#,
+                )
+                .unwrap(),
+            ],
+            &Default::default(),
+        )
+        .unwrap()
+        .record()
+        .unwrap();
+    let stale = store.replace(&step(&r0, &other)).unwrap_err();
+    assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
     let r2 = r1
         .state
         .accept_evidence(b"evidence")
         .unwrap()
         .record()
         .unwrap();
-    let stale = store.replace(&r0.revision, &r2).unwrap_err();
-    assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
     // The legal successor lands, and writes the receipt and the base index.
-    store.replace(&r1.revision, &r2).unwrap();
+    store.replace(&step(&r1, &r2)).unwrap();
     assert!(store.read_receipt(&r2.state.lineage_id).unwrap().is_some());
     assert_eq!(
         store.lookup_base(&r2.state.snapshot.base_tree).unwrap(),
@@ -84,11 +103,9 @@ fn an_illegal_successor_is_rejected_without_writing() {
     let mut forged = validating(&r0).state;
     forged.frozen.authored_lines += 2;
     forged.frozen.correction_budget += 1;
-    let forged = forged.record().unwrap();
-    assert!(matches!(
-        store.replace(&r0.revision, &forged),
-        Err(StoreError::Illegal(_))
-    ));
+    // No transition can even be made of it: `replace` takes only a
+    // checked one, so nothing reaches the store.
+    assert!(Transition::check(&r0, forged).is_err());
     assert_eq!(std::fs::read(&state_file).unwrap(), before);
 }
 
@@ -160,11 +177,11 @@ fn writers_of_different_lineages_never_block_each_other() {
         .open(dir.path().join(a.state.lineage_id.as_str()).join("LOCK"))
         .unwrap();
     lock.lock().unwrap();
-    store.replace(&b.revision, &validating(&b)).unwrap();
-    let err = store.replace(&a.revision, &validating(&a)).unwrap_err();
+    store.replace(&step(&b, &validating(&b))).unwrap();
+    let err = store.replace(&step(&a, &validating(&a))).unwrap_err();
     assert!(matches!(err, StoreError::Contention { .. }), "{err}");
     lock.unlock().unwrap();
-    store.replace(&a.revision, &validating(&a)).unwrap();
+    store.replace(&step(&a, &validating(&a))).unwrap();
 }
 
 #[test]
@@ -175,12 +192,12 @@ fn injected_fault_leaves_the_last_committed_state() {
     let faulty = FileStore::at(dir.path().to_path_buf()).with_fault_after_replaces(0);
     let r1 = validating(&r0);
     assert!(matches!(
-        faulty.replace(&r0.revision, &r1),
+        faulty.replace(&step(&r0, &r1)),
         Err(StoreError::Io { .. })
     ));
     let store = FileStore::at(dir.path().to_path_buf());
     assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r0.clone()));
-    store.replace(&r0.revision, &r1).unwrap();
+    store.replace(&step(&r0, &r1)).unwrap();
 }
 
 #[test]
@@ -205,8 +222,8 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
         a2.record().unwrap(),
     );
     store.create(&r0).unwrap();
-    store.replace(&r0.revision, &r1).unwrap();
-    store.replace(&r1.revision, &r2).unwrap();
+    store.replace(&step(&r0, &r1)).unwrap();
+    store.replace(&step(&r1, &r2)).unwrap();
     assert_eq!(
         store.lookup_target(&final_target).unwrap(),
         Some(r2.state.lineage_id.clone())
@@ -275,7 +292,7 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
         .unwrap()
         .record()
         .unwrap();
-    store.replace(&r0.revision, &inv).unwrap();
+    store.replace(&step(&r0, &inv)).unwrap();
     let before = files(dir.path());
     assert!(matches!(
         store.create_successor(&early),
@@ -330,7 +347,7 @@ fn a_successor_never_takes_a_target_another_lineage_owns() {
         .unwrap()
         .record()
         .unwrap();
-    store.replace(&r0.revision, &inv).unwrap();
+    store.replace(&step(&r0, &inv)).unwrap();
     // Someone else's lineage owns the target index now.
     let other = probity_core::review::ids::LineageId::parse("review-0123456789abcdef").unwrap();
     let index = dir
@@ -426,7 +443,7 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
         .record()
         .unwrap();
     assert_eq!(esc.state.stage.name(), "escalated");
-    store.replace(&r.revision, &esc).unwrap();
+    store.replace(&step(&r, &esc)).unwrap();
     assert_eq!(
         store.lookup_escalated(&base).unwrap(),
         vec![r.state.lineage_id.clone()]
@@ -452,7 +469,7 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     let r0 = started();
     store.create(&r0).unwrap();
     let r1 = validating(&r0);
-    store.replace(&r0.revision, &r1).unwrap();
+    store.replace(&step(&r0, &r1)).unwrap();
     let key = Sha256Digest::of(Domain::new("test/delta"), b"d");
     let entry = Sha256Digest::of(Domain::new("test/entry"), b"e");
     // Only the stored approved record is indexed by its delta: a record in
@@ -477,7 +494,7 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
     assert_eq!(files(dir.path()), before);
 
-    store.replace(&r1.revision, &r2).unwrap();
+    store.replace(&step(&r1, &r2)).unwrap();
     let id = Some(r2.state.lineage_id.clone());
     // The final-tree index is a projection of the record alone.
     assert_eq!(

@@ -13,7 +13,8 @@ use probity_core::review::lens::Lens;
 use probity_core::review::preserved::{check_candidate, names_preserved_schema, read_preserved};
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{
-    EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, Stage, StateRecord, TransitionError,
+    EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, Stage, StateRecord, Transition,
+    TransitionError,
 };
 use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, place_results};
 
@@ -570,9 +571,9 @@ pub(super) fn commit<S: ReviewStore>(
     current: &StateRecord,
     next: ReviewState,
 ) -> Result<StateRecord, ReviewError> {
-    let next = next.record()?;
-    store.replace(&current.revision, &next)?;
-    Ok(next)
+    let transition = Transition::check(current, next)?;
+    store.replace(&transition)?;
+    Ok(transition.into_next())
 }
 
 fn discover_for_finalize<G: GitPort, S: ReviewStore>(

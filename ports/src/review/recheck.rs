@@ -11,7 +11,7 @@ use probity_core::review::gate::{GateDecision, Moved, final_recheck};
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::StateRecord;
+use probity_core::review::state::{StateRecord, Transition};
 
 use super::*;
 
@@ -192,8 +192,8 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
     fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
         self.inner.create(record)
     }
-    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError> {
-        self.inner.replace(expected, next)
+    fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
+        self.inner.replace(transition)
     }
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         let r = self.inner.lookup_target(target)?;

@@ -13,7 +13,7 @@ use probity_core::review::rebase::DeltaEntry;
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact};
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
-use probity_core::review::state::{StateError, StateRecord, TransitionError};
+use probity_core::review::state::{StateError, StateRecord, Transition, TransitionError};
 
 /// A boxed adapter error, kept whole for its message and source chain.
 pub type AdapterError = Box<dyn StdError + Send + Sync + 'static>;
@@ -199,11 +199,14 @@ pub trait ReviewStore {
     /// Stores a new lineage and indexes it by target identity, unless another
     /// lineage owns the target already.
     fn create(&self, record: &StateRecord) -> Result<Created, StoreError>;
-    /// Compare-and-swap: replaces the record whose revision is `expected`
-    /// with `next`, under the lineage's lock, after checking the transition.
-    /// An exact retry (the store already holds `next`) succeeds. A terminal
-    /// record also writes its receipt; an approved one indexes its base tree.
-    fn replace(&self, expected: &Sha256Digest, next: &StateRecord) -> Result<(), StoreError>;
+    /// Compare-and-swap: replaces the record whose revision is the
+    /// transition's expected one with its successor, under the lineage's
+    /// lock. A [`Transition`] exists only once core checked it
+    /// (`check_successor`), so no caller can write an unchecked successor.
+    /// An exact retry (the store already holds the successor) succeeds. A
+    /// terminal record also writes its receipt; an approved one indexes its
+    /// base tree.
+    fn replace(&self, transition: &Transition) -> Result<(), StoreError>;
     /// The lineage indexed for a target identity.
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The latest approved lineage on a base tree.

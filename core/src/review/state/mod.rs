@@ -32,7 +32,7 @@ use crate::review::snapshot::{Snapshot, SnapshotError, correction_budget, target
 mod binding;
 mod transition;
 
-pub use transition::check_successor;
+pub use transition::{Transition, check_successor};
 
 pub use binding::*;
 

@@ -430,6 +430,44 @@ impl ReviewState {
 /// Checks that `next` may follow `prev` (for every transition): frozen
 /// fields byte-identical, the edge legal, accepted results and refuter
 /// outcomes unchanged, the correction ledger append-only.
+/// A checked transition: the successor of a stored record, proved legal by
+/// [`check_successor`], with the revision it replaces. Its fields are
+/// private and it is made only by [`Transition::check`], so a store's
+/// `replace` (which takes only this) can never be handed an unchecked
+/// successor by a driver, an adapter or a test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    expected: Sha256Digest,
+    next: StateRecord,
+}
+
+impl Transition {
+    /// `next` as the successor of `prev`: legal only when
+    /// [`check_successor`] holds.
+    pub fn check(prev: &StateRecord, next: ReviewState) -> Result<Transition, TransitionError> {
+        check_successor(&prev.state, &next)?;
+        Ok(Transition {
+            expected: prev.revision,
+            next: next.record()?,
+        })
+    }
+
+    /// The revision the successor replaces (compare-and-swap).
+    pub fn expected(&self) -> &Sha256Digest {
+        &self.expected
+    }
+
+    /// The successor's record.
+    pub fn next(&self) -> &StateRecord {
+        &self.next
+    }
+
+    /// The successor's record, owned.
+    pub fn into_next(self) -> StateRecord {
+        self.next
+    }
+}
+
 pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), TransitionError> {
     next.validate()?;
     let frozen = [
