@@ -24,6 +24,23 @@ pub struct FixMeasurement {
     pub actual_lines: u64,
 }
 
+impl FixMeasurement {
+    /// What a fix is charged (R6.4, R6.7: effects, never a number the
+    /// fixer reports): every line each changed file's text diff changes —
+    /// no golden rule, binary marker or attribute makes an edit free — and
+    /// a mode change alone (e.g. `chmod +x`) is one line.
+    pub fn of(files: Vec<crate::review::snapshot::ChangedFile>, to_tree: TreeId) -> FixMeasurement {
+        FixMeasurement {
+            actual_lines: files
+                .iter()
+                .map(|f| f.text_lines.max(u64::from(f.old_mode != f.new_mode)))
+                .fold(0, u64::saturating_add),
+            paths: files.into_iter().map(|f| f.path).collect(),
+            to_tree,
+        }
+    }
+}
+
 /// The targeted validator's verdict, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

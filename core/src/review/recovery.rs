@@ -54,6 +54,20 @@ pub struct Predecessor {
     pub authorization: Option<NonBlank>,
 }
 
+impl Predecessor {
+    /// Whether this link records exactly `request` on `predecessor`: a
+    /// recovery asked again with the same request is a retry that answers
+    /// the stored successor; any other request would fork the chain.
+    pub fn records(&self, predecessor: &LineageId, request: &RecoverRequest) -> bool {
+        self.lineage_id == *predecessor
+            && self.revision == request.expected_revision
+            && self.disposition == request.disposition
+            && self.reason == request.reason
+            && self.actor == request.actor
+            && self.authorization == request.authorization
+    }
+}
+
 /// What `probity recover` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecoverRequest {

@@ -63,16 +63,10 @@ impl Found {
     }
 }
 
-/// Unrelated when no differing path is a reviewed path.
+/// Core's applicability of `record` to a live candidate differing in
+/// `differing`.
 pub(super) fn classify(record: &StateRecord, differing: &[RepoPath]) -> Applicability {
-    if differing
-        .iter()
-        .any(|p| record.state.snapshot.paths.binary_search(p).is_ok())
-    {
-        Applicability::ScopeChanged
-    } else {
-        Applicability::Unrelated
-    }
+    Applicability::of_difference(&record.state.snapshot.paths, differing)
 }
 
 fn repo<E: std::error::Error + Send + Sync + 'static>(e: E) -> ReviewError {

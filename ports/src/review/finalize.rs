@@ -545,25 +545,11 @@ fn measure_fix<G: GitPort>(
             frozen: state.snapshot.base_tree.clone(),
         });
     }
-    let from = state
-        .stage
-        .correction()
-        .map(|c| c.current_tree(&state.snapshot.candidate_tree).clone())
-        .unwrap_or_else(|| state.snapshot.candidate_tree.clone());
     let files = git
-        .diff_files(&from, &live.candidate_tree)
+        .diff_files(state.correction_from_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
-    // A fix is charged every line it changes, each file diffed as text:
-    // no golden rule, binary marker or attribute can make an edit free.
-    Ok(FixMeasurement {
-        actual_lines: files
-            .iter()
-            // A mode change (e.g. `chmod +x`) is an effect too: one line.
-            .map(|f| f.text_lines.max(u64::from(f.old_mode != f.new_mode)))
-            .fold(0, u64::saturating_add),
-        paths: files.into_iter().map(|f| f.path).collect(),
-        to_tree: live.candidate_tree.clone(),
-    })
+    // Core's charging rule: every changed line, a mode change one line.
+    Ok(FixMeasurement::of(files, live.candidate_tree.clone()))
 }
 
 pub(super) fn commit<S: ReviewStore>(
@@ -603,22 +589,8 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     };
     // A successor whose chain does not hold takes no input (R9.3).
     supersession(store, &record)?;
-    // Which live candidate the stage expects: the frozen one while
-    // reviewing, the corrected one while validating or once approved
-    // through discovery; during correction the fix itself is measured.
-    let expected = match &record.state.stage {
-        Stage::Reviewing { .. } => Some((
-            record.state.snapshot.target,
-            &record.state.snapshot.candidate_tree,
-        )),
-        Stage::Validating { .. } | Stage::Approved { .. } => Some((
-            record.state.final_target(),
-            record.state.final_candidate_tree(),
-        )),
-        Stage::CorrectionRequired { .. } | Stage::Escalated { .. } | Stage::Invalidated { .. } => {
-            None
-        }
-    };
+    // Which live candidate the stage expects (core's rule).
+    let expected = record.state.expected_live();
     // A review of a committed change (`start --commit`, `--range`), named
     // explicitly, judges trees no worktree holds: while reviewing or
     // validating it takes results and evidence when some recent commit is
@@ -652,9 +624,7 @@ pub(super) fn open_corrections<S: ReviewStore>(
     let mut out = Vec::new();
     for lineage in store.lookup_open(base)? {
         let record = store.load(&lineage)?.ok_or(StoreError::NotFound(lineage))?;
-        if record.state.snapshot.base_tree == *base
-            && matches!(record.state.stage, Stage::CorrectionRequired { .. })
-        {
+        if record.state.is_open_correction_on(base) {
             out.push(record);
         }
     }
@@ -671,19 +641,10 @@ fn open_correction_for<G: GitPort, S: ReviewStore>(
 ) -> Result<StateRecord, ReviewError> {
     let mut matching = Vec::new();
     for record in open_corrections(store, &live.base_tree)? {
-        let state = &record.state;
-        let current = state
-            .stage
-            .correction()
-            .map(|c| c.current_tree(&state.snapshot.candidate_tree).clone());
-        let current = current.unwrap_or_else(|| state.snapshot.candidate_tree.clone());
         let changed = git
-            .differing_paths(&current, &live.candidate_tree)
+            .differing_paths(record.state.correction_from_tree(), &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
-        if changed
-            .iter()
-            .all(|p| state.snapshot.paths.binary_search(p).is_ok())
-        {
+        if record.state.takes_fix_of(&changed) {
             matching.push(record);
         }
     }

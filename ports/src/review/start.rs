@@ -435,14 +435,11 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         let record = store
             .load(&existing)?
             .ok_or_else(|| StoreError::NotFound(existing.clone()))?;
-        let same = record.state.predecessor.as_ref().is_some_and(|l| {
-            l.lineage_id == *predecessor
-                && l.revision == request.expected_revision
-                && l.disposition == request.disposition
-                && l.reason == request.reason
-                && l.actor == request.actor
-                && l.authorization == request.authorization
-        });
+        let same = record
+            .state
+            .predecessor
+            .as_ref()
+            .is_some_and(|l| l.records(predecessor, &request));
         if !same {
             return Err(StoreError::AlreadySuperseded {
                 lineage: predecessor.clone(),

@@ -71,6 +71,20 @@ pub enum Applicability {
     Rebased,
 }
 
+impl Applicability {
+    /// How a lineage that reviewed `reviewed` (sorted: its genesis paths)
+    /// relates to a live candidate differing from it in `differing`:
+    /// scope changed when any differing path is a reviewed one, else
+    /// unrelated (R8.6).
+    pub fn of_difference(reviewed: &[RepoPath], differing: &[RepoPath]) -> Applicability {
+        if differing.iter().any(|p| reviewed.binary_search(p).is_ok()) {
+            Applicability::ScopeChanged
+        } else {
+            Applicability::Unrelated
+        }
+    }
+}
+
 /// Allow or deny.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

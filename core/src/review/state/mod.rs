@@ -619,6 +619,45 @@ impl ReviewState {
         })
     }
 
+    /// The tree a correction edit is measured from: the last attempt's
+    /// tree, else the frozen candidate.
+    pub fn correction_from_tree(&self) -> &TreeId {
+        match self.stage.correction() {
+            Some(c) => c.current_tree(&self.snapshot.candidate_tree),
+            None => &self.snapshot.candidate_tree,
+        }
+    }
+
+    /// The live candidate this stage takes input for (the target and its
+    /// candidate tree): the frozen one while reviewing, the corrected one
+    /// while validating or once approved; `None` during a correction (the
+    /// fix itself is measured) and in the other final stages.
+    pub fn expected_live(&self) -> Option<(Sha256Digest, &TreeId)> {
+        match &self.stage {
+            Stage::Reviewing { .. } => Some((self.snapshot.target, &self.snapshot.candidate_tree)),
+            Stage::Validating { .. } | Stage::Approved { .. } => {
+                Some((self.final_target(), self.final_candidate_tree()))
+            }
+            Stage::CorrectionRequired { .. }
+            | Stage::Escalated { .. }
+            | Stage::Invalidated { .. } => None,
+        }
+    }
+
+    /// Whether this lineage is in correction on `base` (an open correction
+    /// a new start on the same paths must not side-step).
+    pub fn is_open_correction_on(&self, base: &TreeId) -> bool {
+        self.snapshot.base_tree == *base && matches!(self.stage, Stage::CorrectionRequired { .. })
+    }
+
+    /// Whether a live candidate that changed `changed` since this lineage's
+    /// correction tree can be its fix: every path is a genesis path (R6.4).
+    pub fn takes_fix_of(&self, changed: &[RepoPath]) -> bool {
+        changed
+            .iter()
+            .all(|p| self.snapshot.paths.binary_search(p).is_ok())
+    }
+
     /// The candidate tree the review stands for now: the last passing
     /// correction's tree, else the frozen candidate.
     pub fn final_candidate_tree(&self) -> &TreeId {

@@ -1,0 +1,111 @@
+//! Decisions the drivers used to make themselves, now core's pure
+//! functions (issue 14 §2): applicability, the fix charging rule, the
+//! live candidate a stage expects, the open-correction rules and the
+//! recovery-retry equality.
+
+use probity_core::review::correction::FixMeasurement;
+use probity_core::review::fixtures::{self, fix, text_change, validation};
+use probity_core::review::gate::Applicability;
+use probity_core::review::ids::{NonBlank, RepoPath, TreeId};
+use probity_core::review::lens::Lens;
+use probity_core::review::recovery::{Disposition, Predecessor, RecoverRequest};
+
+fn p(s: &str) -> RepoPath {
+    RepoPath::parse(s).unwrap()
+}
+
+#[test]
+fn applicability_is_scope_changed_only_inside_the_reviewed_paths() {
+    let reviewed = vec![p("src/a.rs"), p("src/b.rs")];
+    assert_eq!(
+        Applicability::of_difference(&reviewed, &[p("docs/x.md")]),
+        Applicability::Unrelated
+    );
+    assert_eq!(
+        Applicability::of_difference(&reviewed, &[p("docs/x.md"), p("src/b.rs")]),
+        Applicability::ScopeChanged
+    );
+    assert_eq!(
+        Applicability::of_difference(&reviewed, &[]),
+        Applicability::Unrelated
+    );
+}
+
+#[test]
+fn a_fix_is_charged_every_changed_line_and_a_mode_change_one() {
+    let to = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
+    let mut chmod = text_change("run.sh", 0, 0, "#!/bin/sh\n");
+    chmod.new_mode = Some(probity_core::review::snapshot::FileMode::Executable);
+    let m = FixMeasurement::of(vec![text_change("src/a.rs", 3, 2, "x"), chmod], to.clone());
+    assert_eq!(m.actual_lines, 6);
+    assert_eq!(m.paths, vec![p("src/a.rs"), p("run.sh")]);
+    assert_eq!(m.to_tree, to);
+    assert_eq!(FixMeasurement::of(Vec::new(), to).actual_lines, 0);
+}
+
+#[test]
+fn each_stage_expects_its_own_live_candidate() {
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    assert_eq!(
+        r0.expected_live(),
+        Some((r0.snapshot.target, &r0.snapshot.candidate_tree))
+    );
+    // In correction: none (the fix is measured), from the frozen tree
+    // until an attempt lands, then from its tree.
+    let c0 = fixtures::budget_scenario().unwrap();
+    assert_eq!(c0.expected_live(), None);
+    assert_eq!(c0.correction_from_tree(), &c0.snapshot.candidate_tree);
+    assert!(c0.is_open_correction_on(&c0.snapshot.base_tree));
+    assert!(!c0.is_open_correction_on(&c0.snapshot.candidate_tree));
+    let c1 = c0.accept_forecast(5).unwrap();
+    let failed = c1.accept_validation(fix(7, 3), validation(false)).unwrap();
+    assert_eq!(failed.correction_from_tree(), &fix(7, 3).to_tree);
+    // Validating after a passing attempt: the corrected candidate.
+    let c2 = failed
+        .accept_forecast(4)
+        .unwrap()
+        .accept_validation(fix(8, 2), validation(true))
+        .unwrap();
+    assert_eq!(
+        c2.expected_live(),
+        Some((c2.final_target(), c2.final_candidate_tree()))
+    );
+    assert!(!c2.is_open_correction_on(&c2.snapshot.base_tree));
+    // A fix may touch only the genesis paths.
+    assert!(c0.takes_fix_of(&c0.snapshot.paths[..1]));
+    assert!(c0.takes_fix_of(&[]));
+    assert!(!c0.takes_fix_of(&[p("elsewhere.rs")]));
+}
+
+#[test]
+fn a_recovery_retry_is_exactly_the_recorded_request() {
+    let nb = |s: &str| NonBlank::parse(s).unwrap();
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .record()
+        .unwrap();
+    let request = RecoverRequest {
+        expected_revision: r0.revision,
+        disposition: Disposition::Invalidated,
+        reason: nb("wrong branch"),
+        actor: nb("dev"),
+        authorization: None,
+    };
+    let link = Predecessor {
+        lineage_id: r0.state.lineage_id.clone(),
+        revision: r0.revision,
+        disposition: Disposition::Invalidated,
+        reason: nb("wrong branch"),
+        actor: nb("dev"),
+        authorization: None,
+    };
+    assert!(link.records(&r0.state.lineage_id, &request));
+    let mut other = request.clone();
+    other.reason = nb("another reason");
+    assert!(!link.records(&r0.state.lineage_id, &other));
+    let mut authorized = request.clone();
+    authorized.authorization = Some(nb("the lead"));
+    assert!(!link.records(&r0.state.lineage_id, &authorized));
+    let elsewhere = fixtures::budget_scenario().unwrap().lineage_id;
+    assert!(!link.records(&elsewhere, &request));
+}
