@@ -1,0 +1,69 @@
+//! `probity-testkit`: what Probity's tests share instead of copying (dev
+//! only, never published).
+//!
+//! - [`FixedClock`] (the review clock port at a fixed time and nonce) and
+//!   [`Stopwatch`] (the reviewer-tool loop's elapsed milliseconds);
+//! - [`InMemoryStore`]: a [`ReviewStore`](probity_ports::review::ReviewStore)
+//!   with the file store's semantics, whose [`InMemoryStore::dump`] shows
+//!   every byte it holds;
+//! - [`Faulty`]: a simulated crash at a chosen `replace` around any store;
+//! - [`FakeGit`]: `GitPort + ExportGit + DeliveryGit` over an in-memory
+//!   repository (a base commit, a live worktree, a staged index);
+//! - [`documents`]: the role documents (reviewer results, validator
+//!   results, evidence);
+//! - [`git_env`]: a hermetic environment for the real git a test runs;
+//! - [`store_conformance`]: one suite every store passes.
+//!
+//! A whole review on in-memory adapters:
+//!
+//! ```
+//! use probity_core::review::lens::Lens;
+//! use probity_ports::review::{self as drivers, Delivery, FinalizeInput};
+//! use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
+//!
+//! let git = FakeGit::with_base(&[("src/a.rs", "fn a() {}\n")])?;
+//! git.write("src/a.rs", "fn a() {}\nfn b() {}\nfn c() {}\nfn d() {}\n")?;
+//! let store = InMemoryStore::new();
+//! let started = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability)?;
+//! let lineage = started.record.state.lineage_id;
+//! drivers::finalize(&git, &store, FinalizeInput {
+//!     lineage: Some(lineage.clone()),
+//!     results: vec![documents::result(documents::CLEAN)],
+//!     evidence: Some(documents::passing_check()),
+//!     ..Default::default()
+//! })?;
+//! let gate = drivers::validate_pre_commit(&git, &store, &Delivery::Worktree)?;
+//! assert_eq!(verdict(&gate), ("allow".to_string(), "receipt_valid".to_string()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+mod clock;
+pub mod documents;
+mod faulty;
+mod git;
+pub mod git_env;
+mod store;
+pub mod store_conformance;
+
+pub use clock::{FixedClock, Stopwatch};
+pub use faulty::{Crash, Faulty, is_injected};
+pub use git::{FAKE_GIT_VERSION, FakeGit, FakeGitError};
+pub use store::InMemoryStore;
+
+use probity_core::review::gate::GateDecision;
+
+/// A gate decision's `decision` and `reason_code` as their wire names
+/// (`("allow", "receipt_valid")`), read from its JSON form so a test does
+/// not depend on the decision's field layout.
+pub fn verdict(decision: &GateDecision) -> (String, String) {
+    let json = serde_json::to_value(decision).unwrap_or_default();
+    let field = |k: &str| {
+        json.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
+    (field("decision"), field("reason_code"))
+}

@@ -1,0 +1,646 @@
+//! An in-memory [`ReviewStore`] with the file store's semantics
+//! (`probity-store`'s `FileStore`): records kept as their canonical bytes
+//! and read back through the fail-closed parser, compare-and-swap replaces
+//! of a checked [`Transition`], exact retries that only finish projections,
+//! the target, base, final, delta, entry, open and escalated indexes,
+//! receipts projected from state, recovery successors under their
+//! predecessor, and submitted results kept once.
+//!
+//! Every call is one critical section, so no reader ever sees a writer's
+//! change half-way: a crash between steps cannot happen here (wrap the
+//! store in [`crate::Faulty`] to simulate one, or use
+//! [`InMemoryStore::interrupt_successor`] for an interrupted recovery).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, MutexGuard};
+
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::lens::Lens;
+use probity_core::review::receipt::Receipt;
+use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
+use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
+use probity_ports::review::{Created, ReviewStore, StoreError, Submitted, TranscriptStore};
+
+/// Everything the store holds, keyed as the file store lays it out.
+#[derive(Debug, Default, Clone)]
+struct Mem {
+    /// `<lineage>/state.json`: canonical record bytes.
+    states: BTreeMap<LineageId, Vec<u8>>,
+    /// `<lineage>/receipt.json`.
+    receipts: BTreeMap<LineageId, Vec<u8>>,
+    /// `<lineage>/superseded-by`.
+    successors: BTreeMap<LineageId, LineageId>,
+    /// `<lineage>/successor.pending`: a successor's record being created.
+    pending: BTreeMap<LineageId, Vec<u8>>,
+    /// `<lineage>/results/<lens>.json`.
+    results: BTreeMap<(LineageId, Lens), Vec<u8>>,
+    /// `<lineage>/transcripts/<role>-<hex>.json`.
+    transcripts: BTreeMap<String, Vec<u8>>,
+    target: BTreeMap<Sha256Digest, LineageId>,
+    base: BTreeMap<TreeId, LineageId>,
+    final_tree: BTreeMap<TreeId, LineageId>,
+    delta: BTreeMap<Sha256Digest, LineageId>,
+    entry: BTreeMap<Sha256Digest, LineageId>,
+    open: BTreeMap<TreeId, BTreeSet<LineageId>>,
+    escalated: BTreeMap<TreeId, BTreeSet<LineageId>>,
+}
+
+/// The in-memory review store. `Sync`: drivers that run lenses on threads
+/// can share it.
+#[derive(Debug, Default)]
+pub struct InMemoryStore {
+    mem: Mutex<Mem>,
+}
+
+fn state_path(l: &LineageId) -> String {
+    format!("memory:{l}/state.json")
+}
+
+fn corrupted(path: String) -> impl FnOnce(probity_core::review::state::StateError) -> StoreError {
+    move |source| StoreError::Corrupted { path, source }
+}
+
+fn line(l: &LineageId) -> Vec<u8> {
+    format!("{l}\n").into_bytes()
+}
+
+impl InMemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn mem(&self) -> MutexGuard<'_, Mem> {
+        // A test that panicked while holding the lock left no half-way
+        // change behind (every call changes the map at its end): go on.
+        self.mem.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every entry the store holds, named as the file store would name its
+    /// file (`<lineage>/state.json`, `index/base/<tree>`, ...), with its
+    /// bytes: equal dumps mean no byte changed.
+    pub fn dump(&self) -> BTreeMap<String, Vec<u8>> {
+        let m = self.mem();
+        let mut out = BTreeMap::new();
+        for (l, b) in &m.states {
+            out.insert(format!("{l}/state.json"), b.clone());
+        }
+        for (l, b) in &m.receipts {
+            out.insert(format!("{l}/receipt.json"), b.clone());
+        }
+        for (l, s) in &m.successors {
+            out.insert(format!("{l}/superseded-by"), line(s));
+        }
+        for (l, b) in &m.pending {
+            out.insert(format!("{l}/successor.pending"), b.clone());
+        }
+        for ((l, lens), b) in &m.results {
+            out.insert(format!("{l}/results/{}.json", lens.name()), b.clone());
+        }
+        for (rel, b) in &m.transcripts {
+            out.insert(rel.clone(), b.clone());
+        }
+        let pointers = [
+            (
+                "target",
+                m.target
+                    .iter()
+                    .map(|(k, v)| (k.hex(), v))
+                    .collect::<Vec<_>>(),
+            ),
+            ("delta", m.delta.iter().map(|(k, v)| (k.hex(), v)).collect()),
+            ("entry", m.entry.iter().map(|(k, v)| (k.hex(), v)).collect()),
+            (
+                "base",
+                m.base.iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            ),
+            (
+                "final",
+                m.final_tree
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+            ),
+        ];
+        for (kind, entries) in pointers {
+            for (key, l) in entries {
+                out.insert(format!("index/{kind}/{key}"), line(l));
+            }
+        }
+        for (kind, sets) in [("open", &m.open), ("escalated", &m.escalated)] {
+            for (tree, set) in sets {
+                for l in set {
+                    out.insert(format!("index/{kind}/{tree}/{l}"), line(l));
+                }
+            }
+        }
+        out
+    }
+
+    /// Removes a lineage's receipt, as a crash after its state write (and
+    /// before its projections) would leave it; `ensure_projections` or an
+    /// exact retry writes it again.
+    pub fn remove_receipt(&self, lineage: &LineageId) -> bool {
+        self.mem().receipts.remove(lineage).is_some()
+    }
+
+    /// Replaces a lineage's stored record bytes, as tampering on disk
+    /// would (loads then fail closed unless the bytes are a valid record).
+    pub fn overwrite_state(&self, lineage: &LineageId, bytes: Vec<u8>) {
+        self.mem().states.insert(lineage.clone(), bytes);
+    }
+
+    /// Leaves a recovery of `successor`'s predecessor as a crash after its
+    /// first steps would on disk: the pending record and the successor's
+    /// record written, neither its target index nor the supersession
+    /// marker. Only the same request completes it (`create_successor`
+    /// adopts it); another is refused with
+    /// [`StoreError::RecoveryPending`].
+    pub fn interrupt_successor(&self, successor: &StateRecord) -> Result<(), StoreError> {
+        let link = successor
+            .state
+            .predecessor
+            .as_ref()
+            .ok_or_else(|| StoreError::Malformed {
+                path: successor.state.lineage_id.to_string(),
+                detail: "a successor must name its predecessor".into(),
+            })?;
+        let bytes = successor
+            .to_bytes()
+            .map_err(corrupted(successor.state.lineage_id.to_string()))?;
+        let mut m = self.mem();
+        if !m.states.contains_key(&link.lineage_id) {
+            return Err(StoreError::NotFound(link.lineage_id.clone()));
+        }
+        m.pending.insert(link.lineage_id.clone(), bytes.clone());
+        m.states
+            .entry(successor.state.lineage_id.clone())
+            .or_insert(bytes);
+        Ok(())
+    }
+}
+
+impl Mem {
+    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
+        let Some(bytes) = self.states.get(lineage) else {
+            return Ok(None);
+        };
+        let record = StateRecord::from_bytes(bytes).map_err(corrupted(state_path(lineage)))?;
+        if record.state.lineage_id != *lineage {
+            return Err(StoreError::Malformed {
+                path: state_path(lineage),
+                detail: format!("holds lineage {}", record.state.lineage_id),
+            });
+        }
+        Ok(Some(record))
+    }
+
+    fn stored(&self, lineage: &LineageId) -> Result<StateRecord, StoreError> {
+        self.load(lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))
+    }
+
+    /// The stored record, which must be at `record`'s revision.
+    fn current_at(&self, record: &StateRecord) -> Result<StateRecord, StoreError> {
+        let lineage = &record.state.lineage_id;
+        let current = self.stored(lineage)?;
+        if current.revision != record.revision {
+            return Err(StoreError::Conflict {
+                lineage: lineage.clone(),
+                expected: record.revision,
+                found: current.revision,
+            });
+        }
+        Ok(current)
+    }
+
+    /// Claims a corrected candidate's own target for its lineage: never
+    /// from a lineage whose committed state names that target.
+    fn claim_final_target(&mut self, record: &StateRecord) -> Result<(), StoreError> {
+        let state = &record.state;
+        let final_target = state.final_target();
+        if final_target == state.snapshot.target {
+            return Ok(());
+        }
+        match self.target.get(&final_target).cloned() {
+            None => {}
+            Some(owner) if owner == state.lineage_id => return Ok(()),
+            Some(owner) => {
+                let owns = self.load(&owner)?.is_some_and(|r| {
+                    r.state.snapshot.target == final_target
+                        || r.state.final_target() == final_target
+                });
+                if owns {
+                    return Err(StoreError::TargetOwned {
+                        lineage: state.lineage_id.clone(),
+                        owner,
+                    });
+                }
+            }
+        }
+        self.target.insert(final_target, state.lineage_id.clone());
+        Ok(())
+    }
+
+    /// What a committed record projects (idempotent): its receipt, the
+    /// corrected candidate's target, and by stage the base and final
+    /// indexes (approved, not superseded), the open index (in correction)
+    /// or the escalated index (escalated).
+    fn write_projections(&mut self, record: &StateRecord) -> Result<(), StoreError> {
+        let state = &record.state;
+        let lineage = &state.lineage_id;
+        if let Some(receipt) = Receipt::derive(state) {
+            let bytes = receipt
+                .to_bytes()
+                .map_err(corrupted(format!("memory:{lineage}/receipt.json")))?;
+            self.receipts.insert(lineage.clone(), bytes);
+        }
+        let superseded = self.successors.contains_key(lineage);
+        if !superseded {
+            self.claim_final_target(record)?;
+        }
+        let base = state.snapshot.base_tree.clone();
+        match state.stage {
+            Stage::Approved { .. } if !superseded => {
+                self.base.insert(base, lineage.clone());
+                self.final_tree
+                    .insert(state.final_candidate_tree().clone(), lineage.clone());
+            }
+            Stage::CorrectionRequired { .. } => {
+                self.open.entry(base).or_default().insert(lineage.clone());
+            }
+            Stage::Escalated { .. } => {
+                self.escalated
+                    .entry(base)
+                    .or_default()
+                    .insert(lineage.clone());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A kept result, refused when over the role-document bound (what
+    /// `submit_result` never keeps).
+    fn result(&self, lineage: &LineageId, lens: Lens) -> Result<Option<&Vec<u8>>, StoreError> {
+        match self.results.get(&(lineage.clone(), lens)) {
+            Some(b) if b.len() as u64 > MAX_ROLE_DOCUMENT_BYTES => Err(StoreError::Malformed {
+                path: format!("memory:{lineage}/results/{}.json", lens.name()),
+                detail: format!("larger than {MAX_ROLE_DOCUMENT_BYTES} bytes"),
+            }),
+            other => Ok(other),
+        }
+    }
+
+    /// The lineages above a successor, nearest first, as far as the store
+    /// holds them (its generation bounds the walk).
+    fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
+        let mut out = Vec::new();
+        let mut link = record.state.predecessor.clone();
+        while let Some(l) = link {
+            if out.len() >= record.state.generation as usize {
+                break;
+            }
+            out.push(l.lineage_id.clone());
+            link = self.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+        }
+        Ok(out)
+    }
+
+    fn create_successor(&mut self, record: &StateRecord) -> Result<Created, StoreError> {
+        let link = record
+            .state
+            .predecessor
+            .as_ref()
+            .ok_or_else(|| StoreError::Malformed {
+                path: record.state.lineage_id.to_string(),
+                detail: "a successor must name its predecessor".into(),
+            })?;
+        let pred = link.lineage_id.clone();
+        let current = self.stored(&pred)?;
+        if current.revision != link.revision {
+            return Err(StoreError::Conflict {
+                lineage: pred,
+                expected: link.revision,
+                found: current.revision,
+            });
+        }
+        let same_link = |r: &StateRecord| r.state.predecessor.as_ref() == Some(link);
+        // An interrupted creation is adopted by the same request only.
+        let (record, adopted) = match self.pending.get(&pred) {
+            Some(bytes) => {
+                let pending = StateRecord::from_bytes(bytes)
+                    .map_err(corrupted(format!("memory:{pred}/successor.pending")))?;
+                if !same_link(&pending) {
+                    return Err(StoreError::RecoveryPending {
+                        lineage: pred,
+                        successor: pending.state.lineage_id,
+                    });
+                }
+                let adopted = pending.state.lineage_id != record.state.lineage_id;
+                (pending, adopted)
+            }
+            None => (record.clone(), false),
+        };
+        let lineage = record.state.lineage_id.clone();
+        let retry = match self.successors.get(&pred).cloned() {
+            Some(s) if s == lineage => true,
+            Some(s) => {
+                return match self.load(&s)? {
+                    Some(existing) if same_link(&existing) => Ok(Created::Existing(s)),
+                    _ => Err(StoreError::AlreadySuperseded {
+                        lineage: pred,
+                        successor: s,
+                    }),
+                };
+            }
+            None => false,
+        };
+        let target = record.state.snapshot.target;
+        let ancestors = self.ancestors(&record)?;
+        match self.target.get(&target).cloned() {
+            None => {}
+            Some(owner) if owner == lineage || ancestors.contains(&owner) => {}
+            Some(_) if retry => {
+                // The chain moved on past this successor: leave the index.
+                self.pending.remove(&pred);
+                return Ok(Created::Existing(lineage));
+            }
+            Some(owner) => {
+                if self.pending.remove(&pred).is_some() {
+                    // An interrupted recovery that can no longer complete:
+                    // never marked nor indexed, it goes.
+                    self.states.remove(&lineage);
+                }
+                return Err(StoreError::TargetOwned {
+                    lineage: pred,
+                    owner,
+                });
+            }
+        }
+        let bytes = record.to_bytes().map_err(corrupted(lineage.to_string()))?;
+        // Written before an interruption, or moved on since: kept.
+        self.states.entry(lineage.clone()).or_insert(bytes);
+        self.target.insert(target, lineage.clone());
+        self.successors.insert(pred.clone(), lineage.clone());
+        self.pending.remove(&pred);
+        Ok(if retry || adopted {
+            Created::Existing(lineage)
+        } else {
+            Created::New
+        })
+    }
+}
+
+impl ReviewStore for InMemoryStore {
+    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
+        self.mem().load(lineage)
+    }
+
+    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        let lineage = &record.state.lineage_id;
+        let target = record.state.snapshot.target;
+        let mut m = self.mem();
+        if let Some(existing) = m.target.get(&target) {
+            return Ok(Created::Existing(existing.clone()));
+        }
+        let bytes = record.to_bytes().map_err(corrupted(lineage.to_string()))?;
+        match m.states.get(lineage) {
+            Some(held) if *held != bytes => {
+                return Err(StoreError::Malformed {
+                    path: format!("memory:{lineage}"),
+                    detail: "lineage directory exists with other content".into(),
+                });
+            }
+            _ => {}
+        }
+        m.states.insert(lineage.clone(), bytes);
+        m.target.insert(target, lineage.clone());
+        Ok(Created::New)
+    }
+
+    fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
+        let (expected, next) = (transition.expected(), transition.next());
+        let lineage = &next.state.lineage_id;
+        let mut m = self.mem();
+        let current = m.stored(lineage)?;
+        if current.revision == next.revision {
+            // Exact retry: finish whatever projection is missing.
+            return m.write_projections(next);
+        }
+        if current.revision != *expected {
+            return Err(StoreError::Conflict {
+                lineage: lineage.clone(),
+                expected: *expected,
+                found: current.revision,
+            });
+        }
+        check_successor(&current.state, &next.state)?;
+        let bytes = next.to_bytes().map_err(corrupted(state_path(lineage)))?;
+        // All or nothing: a refused claim leaves every byte as it was.
+        let mut staged = m.clone();
+        staged.claim_final_target(next)?;
+        staged.states.insert(lineage.clone(), bytes);
+        staged.write_projections(next)?;
+        *m = staged;
+        Ok(())
+    }
+
+    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().target.get(target).cloned())
+    }
+
+    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().base.get(base).cloned())
+    }
+
+    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().final_tree.get(tree).cloned())
+    }
+
+    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().delta.get(delta).cloned())
+    }
+
+    fn index_delta(
+        &self,
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError> {
+        let lineage = &record.state.lineage_id;
+        let mut m = self.mem();
+        let current = m.current_at(record)?;
+        if !matches!(current.state.stage, Stage::Approved { .. }) {
+            return Err(StoreError::Malformed {
+                path: state_path(lineage),
+                detail: format!(
+                    "only an approved lineage is indexed by its delta; {lineage} is `{}`",
+                    current.state.stage.name()
+                ),
+            });
+        }
+        // A superseded lineage is history: never (re)indexed.
+        if m.successors.contains_key(lineage) {
+            return Ok(());
+        }
+        for e in entries {
+            m.entry.insert(*e, lineage.clone());
+        }
+        m.delta.insert(*delta, lineage.clone());
+        Ok(())
+    }
+
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().entry.get(entry).cloned())
+    }
+
+    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        Ok(self
+            .mem()
+            .open
+            .get(base)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default())
+    }
+
+    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        Ok(self
+            .mem()
+            .escalated
+            .get(base)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default())
+    }
+
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
+        let mut m = self.mem();
+        let current = m.current_at(record)?;
+        let mut staged = m.clone();
+        staged.write_projections(&current)?;
+        *m = staged;
+        Ok(())
+    }
+
+    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.mem().receipts.get(lineage).cloned())
+    }
+
+    fn receipt_location(&self, lineage: &LineageId) -> String {
+        format!("memory:{lineage}/receipt.json")
+    }
+
+    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        let mut m = self.mem();
+        let mut staged = m.clone();
+        let created = staged.create_successor(record);
+        // A refusal may still settle an interrupted recovery that can no
+        // longer complete (as the file store does); anything else it
+        // refused changes nothing.
+        if created.is_ok() || matches!(created, Err(StoreError::TargetOwned { .. })) {
+            *m = staged;
+        }
+        created
+    }
+
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().successors.get(lineage).cloned())
+    }
+
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        let m = self.mem();
+        match m.pending.get(lineage) {
+            Some(bytes) => Ok(Some(
+                StateRecord::from_bytes(bytes)
+                    .map_err(corrupted(format!("memory:{lineage}/successor.pending")))?
+                    .state
+                    .lineage_id,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    fn submit_result(
+        &self,
+        lineage: &LineageId,
+        lens: Lens,
+        bytes: &[u8],
+    ) -> Result<Submitted, StoreError> {
+        let mut m = self.mem();
+        if !m.states.contains_key(lineage) {
+            return Err(StoreError::NotFound(lineage.clone()));
+        }
+        match m.result(lineage, lens)? {
+            Some(kept) if kept.as_slice() == bytes => Ok(Submitted::Existing),
+            Some(_) => Err(StoreError::ResultDiffers {
+                lineage: lineage.clone(),
+                lens: lens.name(),
+            }),
+            None => {
+                m.results.insert((lineage.clone(), lens), bytes.to_vec());
+                Ok(Submitted::New)
+            }
+        }
+    }
+
+    fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
+        let m = self.mem();
+        let mut out = Vec::new();
+        for lens in Lens::CANONICAL {
+            if let Some(bytes) = m.result(lineage, lens)? {
+                out.push((lens, bytes.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    fn under_lock(&self, _lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        // Every write is one critical section: nothing `f` reads can be
+        // half-way through a writer's change. The lock is not held while
+        // `f` runs (its reads take it), so `f` may call the store.
+        f();
+        Ok(())
+    }
+}
+
+impl TranscriptStore for InMemoryStore {
+    fn keep_transcript(
+        &self,
+        lineage: &LineageId,
+        role: &str,
+        digest: &Sha256Digest,
+        bytes: &[u8],
+    ) -> Result<String, StoreError> {
+        let malformed = |detail: String| StoreError::Malformed {
+            path: format!("{lineage}/transcripts"),
+            detail,
+        };
+        if role.is_empty() || !role.bytes().all(|b| b.is_ascii_lowercase()) {
+            return Err(malformed(format!("`{role}` is no role name")));
+        }
+        if Sha256Digest::of(TRANSCRIPT_DOMAIN, bytes) != *digest {
+            return Err(malformed(format!(
+                "the transcript's bytes do not digest to {digest}"
+            )));
+        }
+        let mut m = self.mem();
+        if m.load(lineage)?.is_none() {
+            return Err(StoreError::NotFound(lineage.clone()));
+        }
+        let rel = format!("{lineage}/transcripts/{role}-{}.json", digest.hex());
+        match m.transcripts.get(&rel) {
+            Some(held) if held.as_slice() == bytes => {}
+            Some(_) => {
+                return Err(malformed(
+                    "holds other bytes than the transcript its name digests".into(),
+                ));
+            }
+            None => {
+                m.transcripts.insert(rel.clone(), bytes.to_vec());
+            }
+        }
+        Ok(rel)
+    }
+}
