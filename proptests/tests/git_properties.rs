@@ -6,28 +6,15 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 
-use probity_core::review::ids::{Nonce, Timestamp};
 use probity_core::review::lens::Lens;
 use probity_git::Repo;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
-    self as drivers, Clock, FinalizeInput, LensResultInput, NamedInput, ReviewError,
+    self as drivers, FinalizeInput, LensResultInput, NamedInput, ReviewError,
 };
 use probity_store::FileStore;
-
-struct FixedClock;
-
-impl Clock for FixedClock {
-    fn now(&self) -> Timestamp {
-        Timestamp::parse("2026-11-29T12:00:00Z").unwrap()
-    }
-    fn nonce(&self) -> Nonce {
-        Nonce::parse("fedcba9876543210fedcba9876543210").unwrap()
-    }
-}
-
-const BLOCKER: &str = r#"{"findings":[{"location":"src/a.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}"#;
-const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["t fails"]},"correction_regression":{"passed":true,"evidence":["suite"]}}"#;
+use probity_testkit::FixedClock;
+use probity_testkit::documents::{BLOCKER, VALIDATOR_FAIL as FAIL};
 
 fn named(text: &[u8]) -> NamedInput {
     NamedInput {
@@ -51,7 +38,7 @@ fn in_correction() -> (
     f.write("src/a.rs", body).unwrap();
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
-    let lineage = drivers::start(&repo, &store, &FixedClock, Lens::Reliability)
+    let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
         .state

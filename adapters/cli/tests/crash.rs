@@ -5,32 +5,12 @@
 use probity_core::review::lens::Lens;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
-    self as drivers, Clock, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReviewError,
-    ReviewStore, StoreError,
+    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, ReviewError, ReviewStore,
+    StoreError,
 };
 use probity_store::FileStore;
-
-struct FixedClock;
-
-impl Clock for FixedClock {
-    fn now(&self) -> probity_core::review::ids::Timestamp {
-        probity_core::review::ids::Timestamp::parse("2026-11-29T12:00:00Z").unwrap()
-    }
-    fn nonce(&self) -> probity_core::review::ids::Nonce {
-        probity_core::review::ids::Nonce::parse("0123456789abcdef0123456789abcdef").unwrap()
-    }
-}
-
-fn named(name: &str, text: &str) -> NamedInput {
-    NamedInput {
-        name: name.into(),
-        bytes: text.as_bytes().to_vec(),
-    }
-}
-
-const CLEAN: &str = r#"{"findings":[],"evidence":["read the diff"]}"#;
-const BLOCKER: &str = r#"{"findings":[{"location":"src/a.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}"#;
-const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["t fails"]},"correction_regression":{"passed":true,"evidence":["suite"]}}"#;
+use probity_testkit::documents::{BLOCKER, CLEAN, VALIDATOR_FAIL as FAIL, named};
+use probity_testkit::{Crash, Faulty, FixedClock, is_injected};
 
 fn repo() -> Fixture {
     let f = Fixture::new().unwrap();
@@ -45,7 +25,7 @@ fn repo() -> Fixture {
 }
 
 fn is_crash(e: &ReviewError) -> bool {
-    matches!(e, ReviewError::Store(StoreError::Io { .. }))
+    matches!(e, ReviewError::Store(s @ StoreError::Io { .. }) if is_injected(s))
 }
 
 #[test]
@@ -53,11 +33,15 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
     let f = repo();
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
-    let started = drivers::start(&repo, &store, &FixedClock, Lens::Reliability).unwrap();
+    let started = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
     let lineage = started.record.state.lineage_id.clone();
 
     // Crash after the first replace: results are durable, evidence is not.
-    let crashing = FileStore::for_common_dir(repo.common_dir()).with_fault_after_replaces(1);
+    let crashing = Faulty::new(
+        FileStore::for_common_dir(repo.common_dir()),
+        1,
+        Crash::BeforeReplace,
+    );
     let input = FinalizeInput {
         results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
         evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
@@ -93,7 +77,7 @@ fn a_crash_during_correction_never_charges_twice() {
     let f = repo();
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
-    let lineage = drivers::start(&repo, &store, &FixedClock, Lens::Reliability)
+    let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
         .state
@@ -114,7 +98,11 @@ fn a_crash_during_correction_never_charges_twice() {
     .unwrap();
 
     // Forecast and validation in one call; crash after the forecast lands.
-    let crashing = FileStore::for_common_dir(repo.common_dir()).with_fault_after_replaces(1);
+    let crashing = Faulty::new(
+        FileStore::for_common_dir(repo.common_dir()),
+        1,
+        Crash::BeforeReplace,
+    );
     let both = FinalizeInput {
         lineage: Some(lineage.clone()),
         correction_lines: Some(2),
@@ -154,16 +142,19 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     let f = repo();
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
-    let lineage = drivers::start(&repo, &store, &FixedClock, Lens::Reliability)
+    let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
         .state
         .lineage_id;
     // The approval is durable, but the process dies before the receipt
-    // and the base index are written.
-    let crashing = FileStore::for_common_dir(repo.common_dir())
-        .with_fault_after_replaces(1)
-        .with_fault_after_state_write();
+    // and the base index are written: the crash strikes after the state
+    // write, and the projections a dying process never wrote are removed.
+    let crashing = Faulty::new(
+        FileStore::for_common_dir(repo.common_dir()),
+        1,
+        Crash::AfterStateWrite,
+    );
     let input = FinalizeInput {
         results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
         evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
@@ -172,10 +163,18 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     assert!(is_crash(
         &drivers::finalize(&repo, &crashing, input).unwrap_err()
     ));
-    assert_eq!(
-        store.load(&lineage).unwrap().unwrap().state.stage.name(),
-        "approved"
-    );
+    let approved = store.load(&lineage).unwrap().unwrap();
+    assert_eq!(approved.state.stage.name(), "approved");
+    let root = store.root();
+    for projection in [
+        root.join(lineage.as_str()).join("receipt.json"),
+        root.join("index/base")
+            .join(approved.state.snapshot.base_tree.as_str()),
+        root.join("index/final")
+            .join(approved.state.final_candidate_tree().as_str()),
+    ] {
+        std::fs::remove_file(&projection).unwrap();
+    }
     assert!(store.read_receipt(&lineage).unwrap().is_none());
     let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
     assert_eq!(

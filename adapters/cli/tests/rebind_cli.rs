@@ -214,17 +214,6 @@ fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
     assert_eq!(on_server.trim(), c2);
 }
 
-struct FixedClock;
-
-impl probity_ports::review::Clock for FixedClock {
-    fn now(&self) -> probity_core::review::ids::Timestamp {
-        probity_core::review::ids::Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
-    }
-    fn nonce(&self) -> probity_core::review::ids::Nonce {
-        probity_core::review::ids::Nonce::parse("0123456789abcdef0123456789abcdef").unwrap()
-    }
-}
-
 /// A chain longer than `MAX_REBIND_CHAIN` keeps the direct denial: the
 /// composition reads at most one lineage past the bound, so the chain is
 /// never cut short and judged as if its last read lineage were the leaf
@@ -241,7 +230,9 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
         self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, PushBoundary,
     };
     use probity_store::FileStore;
+    use probity_testkit::FixedClock;
 
+    let clock = FixedClock::fixture();
     let f = parser_base();
     let base = rev_parse(&f, "HEAD");
     let repo = f.repo().unwrap();
@@ -257,11 +248,11 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
         body.push_str(&format!("fn step_{i}() {{}}\n"));
         f.write("src/parser.rs", &body).unwrap();
         let started = match &previous {
-            None => drivers::start(&repo, &store, &FixedClock, Lens::Reliability).unwrap(),
+            None => drivers::start(&repo, &store, &clock, Lens::Reliability).unwrap(),
             Some(p) => drivers::recover(
                 &repo,
                 &store,
-                &FixedClock,
+                &clock,
                 Lens::Reliability,
                 &p.state.lineage_id,
                 RecoverRequest {

@@ -11,31 +11,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_probity");
 
 /// Runs git with a scrubbed environment and fixed identities and dates.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let mut cmd = Command::new("git");
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("GIT_") {
-            cmd.env_remove(&k);
-        }
-    }
-    let out = cmd
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "Fixture")
-        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Fixture")
-        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    probity_testkit::git_env::git(dir, args).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn repo() -> (tempfile::TempDir, PathBuf) {

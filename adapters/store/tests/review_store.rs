@@ -186,18 +186,36 @@ fn writers_of_different_lineages_never_block_each_other() {
 
 #[test]
 fn injected_fault_leaves_the_last_committed_state() {
+    use probity_testkit::{Crash, Faulty, is_injected};
     let dir = tempfile::tempdir().unwrap();
     let r0 = started();
     FileStore::at(dir.path().to_path_buf()).create(&r0).unwrap();
-    let faulty = FileStore::at(dir.path().to_path_buf()).with_fault_after_replaces(0);
+    let faulty = Faulty::new(
+        FileStore::at(dir.path().to_path_buf()),
+        0,
+        Crash::BeforeReplace,
+    );
     let r1 = validating(&r0);
     assert!(matches!(
         faulty.replace(&step(&r0, &r1)),
-        Err(StoreError::Io { .. })
+        Err(e) if is_injected(&e)
     ));
     let store = FileStore::at(dir.path().to_path_buf());
     assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r0.clone()));
     store.replace(&step(&r0, &r1)).unwrap();
+    // A crash after the state write: the successor is durable, the caller
+    // told it failed; an exact retry answers it.
+    let r2 = r1
+        .state
+        .accept_evidence(b"evidence")
+        .unwrap()
+        .record()
+        .unwrap();
+    let late = Faulty::new(store, 0, Crash::AfterStateWrite);
+    assert!(matches!(late.replace(&step(&r1, &r2)), Err(e) if is_injected(&e)));
+    let store = late.into_inner();
+    assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r2.clone()));
+    store.replace(&step(&r1, &r2)).unwrap();
 }
 
 #[test]
