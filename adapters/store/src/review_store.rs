@@ -53,6 +53,7 @@ use std::time::{Duration, Instant};
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::projection::{Projection, claim_is_stale, projections};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
@@ -288,11 +289,11 @@ impl FileStore {
             Some(owner) if owner == state.lineage_id => Ok(()),
             Some(owner) => {
                 // Owned only if the owner's committed state names this
-                // target; a claim whose state write never landed is stale.
-                let owns = self.load(&owner)?.is_some_and(|r| {
-                    r.state.snapshot.target == final_target
-                        || r.state.final_target() == final_target
-                });
+                // target; a claim whose state write never landed is stale
+                // (core's take-over rule).
+                let owns = self
+                    .load(&owner)?
+                    .is_some_and(|r| !claim_is_stale(&final_target, &r.state));
                 if owns {
                     Err(StoreError::TargetOwned {
                         lineage: state.lineage_id.clone(),
@@ -376,54 +377,38 @@ impl FileStore {
     /// retry finishes whatever a crash left unwritten.
     fn write_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         let state = &record.state;
-        if let Some(receipt) = Receipt::derive(state) {
-            let path = self.receipt_path(&state.lineage_id);
-            let bytes = receipt.to_bytes().map_err(|source| StoreError::Corrupted {
-                path: path.display().to_string(),
-                source,
-            })?;
-            write_if_different(&path, &bytes)?;
-        }
         let line = format!("{}\n", state.lineage_id);
-        // A corrected candidate is discoverable by its own identity from the
-        // moment its correction passed (claimed before the state was
-        // written; re-claimed here for a retry after a crash).
-        // A superseded lineage is history: a retry of it never re-claims a
-        // target (a later generation may own it) nor points the base index
-        // back at it.
+        // A superseded lineage is history (core's projection rules); a
+        // retry of it never re-claims a target nor points an index back.
         let superseded = Self::read_optional(&self.successor_path(&state.lineage_id))?.is_some();
-        if !superseded {
-            self.claim_final_target(record)?;
-        }
-        match state.stage {
-            Stage::Approved { .. } if !superseded => {
-                write_if_different(&self.base_index(&state.snapshot.base_tree), line.as_bytes())?;
-                // After the slice is committed, its final candidate is the
-                // live base: the next slice is classified against it.
-                write_if_different(
-                    &self.final_index(state.final_candidate_tree()),
+        for projection in projections(state, superseded) {
+            match projection {
+                Projection::Receipt(receipt) => {
+                    let path = self.receipt_path(&state.lineage_id);
+                    let bytes = receipt.to_bytes().map_err(|source| StoreError::Corrupted {
+                        path: path.display().to_string(),
+                        source,
+                    })?;
+                    write_if_different(&path, &bytes)?;
+                }
+                // Claimed before the state was written; re-claimed here for
+                // a retry after a crash.
+                Projection::FinalTarget(_) => self.claim_final_target(record)?,
+                Projection::Base(tree) => {
+                    write_if_different(&self.base_index(&tree), line.as_bytes())?
+                }
+                Projection::Final(tree) => {
+                    write_if_different(&self.final_index(&tree), line.as_bytes())?
+                }
+                Projection::Open(base) => write_if_different(
+                    &self.open_dir(&base).join(state.lineage_id.as_str()),
                     line.as_bytes(),
-                )?;
+                )?,
+                Projection::Escalated(base) => write_if_different(
+                    &self.escalated_dir(&base).join(state.lineage_id.as_str()),
+                    line.as_bytes(),
+                )?,
             }
-            // A correction in progress is discoverable from its base, so a
-            // fix can be finalized without --lineage and `start` cannot open
-            // a parallel review of the same paths with a fresh budget.
-            Stage::CorrectionRequired { .. } => write_if_different(
-                &self
-                    .open_dir(&state.snapshot.base_tree)
-                    .join(state.lineage_id.as_str()),
-                line.as_bytes(),
-            )?,
-            // An escalation is discoverable from its base, so `start` can
-            // refuse a new review of its paths (a fresh budget with no
-            // authorization) and name the recovery instead.
-            Stage::Escalated { .. } => write_if_different(
-                &self
-                    .escalated_dir(&state.snapshot.base_tree)
-                    .join(state.lineage_id.as_str()),
-                line.as_bytes(),
-            )?,
-            _ => {}
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ pub mod ids;
 pub mod lens;
 pub mod pre_pr;
 pub mod preserved;
+pub mod projection;
 pub mod prompts;
 pub mod rebase;
 pub mod receipt;

@@ -2,9 +2,9 @@
 
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
-    RangeJudgment, RangeProblem, RefUpdate, combine_judged, decide_target, dedupe_ranges,
+    RangeJudgment, RangeProblem, RefUpdate, UpdateShape, combine_judged, decide_target, dedupe_ranges,
     delivers_history, delivery_commit, delivery_commits, judge_first_publication, judge_stack,
-    no_change, rebind,
+    no_change, rebind, update_shape,
 };
 use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
@@ -337,35 +337,32 @@ fn update_range<G: DeliveryGit>(
     published: &mut Option<Vec<CommitId>>,
 ) -> Result<DeliveredRange, ReviewError> {
     let refs = vec![update.remote_ref.clone()];
-    let Some(tip) = peeled.tip else {
-        return Ok(DeliveredRange {
-            refs,
-            tip: local.clone(),
-            commits: Vec::new(),
-            count: 0,
-            problem: Some(RangeProblem::NotCommit),
-        });
+    let shape = update_shape(
+        update,
+        peeled.tip.as_ref(),
+        peeled.old.as_ref(),
+        peeled.fast_forward,
+    );
+    let boundary = |tip: CommitId, problem: RangeProblem| DeliveredRange {
+        refs: refs.clone(),
+        tip,
+        commits: Vec::new(),
+        count: 0,
+        problem: Some(problem),
     };
-    match &update.remote_oid {
-        Some(old) => {
-            let rewind = |tip: CommitId| DeliveredRange {
-                refs: refs.clone(),
-                tip,
-                commits: Vec::new(),
-                count: 0,
-                problem: Some(RangeProblem::NotFastForward { old: old.clone() }),
-            };
-            // A remote tip this clone never saw proves nothing; one the
-            // push does not fast-forward is a rewind.
-            let (Some(old_commit), true) = (peeled.old, peeled.fast_forward) else {
-                return Ok(rewind(tip));
-            };
-            let (commits, count) = count_range(
-                git,
-                &tip,
-                std::slice::from_ref(&old_commit),
-                &RemoteScope::None,
-            )?;
+    // Core decided the shape; a tip that is no commit is `NotCommit`.
+    let tip = match (&shape, peeled.tip) {
+        (UpdateShape::NotCommit, _) | (_, None) => {
+            return Ok(boundary(local.clone(), RangeProblem::NotCommit));
+        }
+        (_, Some(tip)) => tip,
+    };
+    match shape {
+        UpdateShape::NotCommit => Ok(boundary(tip, RangeProblem::NotCommit)),
+        UpdateShape::Rewind { old } => Ok(boundary(tip, RangeProblem::NotFastForward { old })),
+        UpdateShape::FastForward { from } => {
+            let (commits, count) =
+                count_range(git, &tip, std::slice::from_ref(&from), &RemoteScope::None)?;
             Ok(DeliveredRange {
                 refs,
                 tip,
@@ -374,7 +371,7 @@ fn update_range<G: DeliveryGit>(
                 problem: None,
             })
         }
-        None => {
+        UpdateShape::NewRef => {
             if published.is_none() {
                 let tips = git.remote_tips(remote).map_err(ReviewError::Repository)?;
                 *published = Some(

@@ -111,6 +111,47 @@ pub enum RangeProblem {
     NotCommit,
 }
 
+/// What one hook line delivers, by its shape (R8.3): the range to list is
+/// decided here, the listing is the driver's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateShape {
+    /// The pushed object is not a commit: a boundary denial.
+    NotCommit,
+    /// An existing remote ref the push does not fast-forward from its
+    /// current tip (a forced push, a rewind), or whose tip this clone never
+    /// saw (that proves nothing): a boundary denial naming `old`.
+    Rewind { old: CommitId },
+    /// An existing remote ref fast-forwarded: exactly the commits from its
+    /// current tip `from` (as a commit here) to the pushed tip.
+    FastForward { from: CommitId },
+    /// A new remote ref: what the remote does not advertise now; when that
+    /// is nothing (a new ref at a commit the remote holds), the ref's own
+    /// commit is the delivery.
+    NewRef,
+}
+
+/// The shape of a hook line: `tip` is the pushed object peeled to a commit
+/// (`None`: not a commit), `old` the remote's current tip as a commit here
+/// (`None`: absent or unknown), `fast_forward` whether `old` is an ancestor
+/// of `tip`.
+pub fn update_shape(
+    update: &RefUpdate,
+    tip: Option<&CommitId>,
+    old: Option<&CommitId>,
+    fast_forward: bool,
+) -> UpdateShape {
+    if tip.is_none() {
+        return UpdateShape::NotCommit;
+    }
+    match (&update.remote_oid, old, fast_forward) {
+        (None, _, _) => UpdateShape::NewRef,
+        (Some(_), Some(from), true) => UpdateShape::FastForward { from: from.clone() },
+        (Some(remote), _, _) => UpdateShape::Rewind {
+            old: remote.clone(),
+        },
+    }
+}
+
 /// Groups ranges that deliver the same commits (one physical delivery
 /// reachable through several refs), so each is judged once. Order: first
 /// appearance.

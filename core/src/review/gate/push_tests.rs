@@ -500,3 +500,35 @@ fn ranges_that_change_nothing_combine_to_no_change() {
     );
     assert_eq!(both.reason_code, ReasonCode::ReceiptValid);
 }
+
+#[test]
+fn a_hook_lines_shape_decides_the_range_to_list() {
+    let update = |remote: Option<&str>| RefUpdate {
+        local_ref: "refs/heads/main".into(),
+        local_oid: Some(c(A)),
+        remote_ref: "refs/heads/main".into(),
+        remote_oid: remote.map(c),
+    };
+    // Not a commit, whatever else.
+    assert_eq!(
+        update_shape(&update(Some(B)), None, Some(&c(B)), true),
+        UpdateShape::NotCommit
+    );
+    // A new ref: what the remote does not advertise.
+    assert_eq!(
+        update_shape(&update(None), Some(&c(A)), None, false),
+        UpdateShape::NewRef
+    );
+    // An existing ref fast-forwarded from its tip.
+    assert_eq!(
+        update_shape(&update(Some(B)), Some(&c(A)), Some(&c(B)), true),
+        UpdateShape::FastForward { from: c(B) }
+    );
+    // Not fast-forwarded, or a remote tip this clone never saw: a rewind.
+    for (old, ff) in [(Some(&c(B)), false), (None, false), (None, true)] {
+        assert_eq!(
+            update_shape(&update(Some(B)), Some(&c(A)), old, ff),
+            UpdateShape::Rewind { old: c(B) }
+        );
+    }
+}

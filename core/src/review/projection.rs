@@ -1,0 +1,127 @@
+//! What a stored record projects into the store's indexes and receipt
+//! (R7.6, R12.2), and when a claim on a target may be taken over: rules a
+//! store applies, decided here so every store (the file store, an
+//! in-memory one) applies the same.
+
+use crate::digest::Sha256Digest;
+use crate::review::ids::TreeId;
+use crate::review::receipt::Receipt;
+use crate::review::state::{ReviewState, Stage};
+
+/// One thing a record projects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Projection {
+    /// The receipt file (terminal stages only): derived from state, so a
+    /// file never outranks it.
+    Receipt(Receipt),
+    /// The target index entry of the lineage's final candidate, when a
+    /// passing correction moved it off the frozen target: claimed
+    /// exclusively ([`claim_is_stale`] says when a claim may be taken
+    /// over).
+    FinalTarget(Sha256Digest),
+    /// Base tree → latest approved lineage.
+    Base(TreeId),
+    /// Final candidate tree → latest approved lineage: after the slice is
+    /// committed its final candidate is the live base, and the next slice
+    /// is classified against it.
+    Final(TreeId),
+    /// An open correction on its base: a fix is found without `--lineage`,
+    /// and a new start cannot open a parallel review of the same paths.
+    Open(TreeId),
+    /// An escalation on its base: a new start of its paths is refused
+    /// (a fresh budget without authorization).
+    Escalated(TreeId),
+}
+
+/// What `state` projects. A superseded lineage is history: it never claims
+/// a target (a later generation may own it) nor points the base or final
+/// index at itself; its receipt is still a projection of its state.
+pub fn projections(state: &ReviewState, superseded: bool) -> Vec<Projection> {
+    let mut out = Vec::new();
+    if let Some(receipt) = Receipt::derive(state) {
+        out.push(Projection::Receipt(receipt));
+    }
+    if !superseded && state.final_target() != state.snapshot.target {
+        out.push(Projection::FinalTarget(state.final_target()));
+    }
+    let base = &state.snapshot.base_tree;
+    match &state.stage {
+        Stage::Approved { .. } if !superseded => {
+            out.push(Projection::Base(base.clone()));
+            out.push(Projection::Final(state.final_candidate_tree().clone()));
+        }
+        Stage::CorrectionRequired { .. } => out.push(Projection::Open(base.clone())),
+        Stage::Escalated { .. } => out.push(Projection::Escalated(base.clone())),
+        _ => {}
+    }
+    out
+}
+
+/// Whether a claim on `target` by `owner` may be taken over: only when the
+/// owner's committed state names neither as its frozen nor its final
+/// target (its claim was made just before a state write that never
+/// landed). A real owner keeps the target (`target_owned`).
+pub fn claim_is_stale(target: &Sha256Digest, owner: &ReviewState) -> bool {
+    owner.snapshot.target != *target && owner.final_target() != *target
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::fixtures::{self, fix, validation};
+    use crate::review::lens::Lens;
+
+    #[test]
+    fn each_stage_projects_what_discovery_reads() {
+        let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        assert_eq!(projections(&r0, false), Vec::new());
+        let approved = r0
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap()
+            .accept_evidence(b"ok")
+            .unwrap();
+        let p = projections(&approved, false);
+        assert!(matches!(p[0], Projection::Receipt(_)));
+        assert_eq!(
+            p[1..],
+            [
+                Projection::Base(approved.snapshot.base_tree.clone()),
+                Projection::Final(approved.snapshot.candidate_tree.clone())
+            ]
+        );
+        // Superseded: the receipt only.
+        let p = projections(&approved, true);
+        assert_eq!(p.len(), 1);
+        // In correction: the open entry; once a correction passed, the
+        // final target is claimed too.
+        let c0 = fixtures::budget_scenario().unwrap();
+        assert_eq!(
+            projections(&c0, false),
+            [Projection::Open(c0.snapshot.base_tree.clone())]
+        );
+        let passed = c0
+            .accept_forecast(5)
+            .unwrap()
+            .accept_validation(fix(7, 3), validation(true))
+            .unwrap();
+        assert_eq!(
+            projections(&passed, false),
+            [Projection::FinalTarget(passed.final_target())]
+        );
+        assert!(projections(&passed, true).is_empty());
+    }
+
+    #[test]
+    fn a_claim_is_taken_over_only_from_an_owner_that_never_named_it() {
+        let c0 = fixtures::budget_scenario().unwrap();
+        let passed = c0
+            .accept_forecast(5)
+            .unwrap()
+            .accept_validation(fix(7, 3), validation(true))
+            .unwrap();
+        let target = passed.final_target();
+        assert!(!claim_is_stale(&target, &passed));
+        assert!(!claim_is_stale(&c0.snapshot.target, &c0));
+        assert!(claim_is_stale(&target, &c0));
+    }
+}
