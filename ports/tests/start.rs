@@ -1,0 +1,178 @@
+//! `start`, `start_commit` and `start_range` on in-memory adapters: what is
+//! frozen, what resumes, and what is refused with nothing written.
+
+mod common;
+
+use common::*;
+use probity_core::review::lens::Lens;
+use probity_core::review::state::Stage;
+use probity_ports::review::{self as drivers, ReviewError, ReviewStore};
+use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
+
+#[test]
+fn start_freezes_the_live_candidate_and_a_second_start_resumes_it() {
+    let w = world();
+    let started = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
+    assert!(!started.resumed);
+    let s = &started.record.state;
+    assert_eq!(s.snapshot.base_tree, w.git.base_tree().unwrap());
+    assert_eq!(s.snapshot.candidate_tree, w.git.candidate_tree().unwrap());
+    assert_eq!(s.snapshot.paths.len(), 1);
+    assert!(s.snapshot.diff.is_some(), "the diff anchor is frozen");
+    assert_eq!(s.frozen.selected_lenses, vec![Lens::Reliability]);
+    assert!(matches!(s.stage, Stage::Reviewing { judgment: None }));
+    assert_eq!(s.created_at, probity_ports::review::Clock::now(&w.clock));
+    assert_eq!(
+        w.store.lookup_target(&s.snapshot.target).unwrap(),
+        Some(s.lineage_id.clone())
+    );
+    let held = w.store.dump();
+    // Another clock reading: the same candidate resumes its lineage.
+    let later = FixedClock::at("2027-01-01T00:00:00Z", "ffffffffffffffffffffffffffffffff").unwrap();
+    let again = drivers::start(&w.git, &w.store, &later, Lens::Risk).unwrap();
+    assert!(again.resumed);
+    assert_eq!(again.record, started.record);
+    assert_eq!(w.store.dump(), held, "a resumed start writes nothing");
+}
+
+#[test]
+fn a_clean_worktree_on_a_commit_points_at_start_commit() {
+    let git = FakeGit::with_base(&[("src/a.rs", BASE)]).unwrap();
+    let store = InMemoryStore::new();
+    let err = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap_err();
+    assert!(
+        matches!(&err, ReviewError::NothingUncommitted { head } if Some(head) == git.head().as_ref()),
+        "{err}"
+    );
+    assert!(store.dump().is_empty());
+}
+
+#[test]
+fn a_repository_failure_is_an_error_and_writes_nothing() {
+    let w = world();
+    w.git.fail("frozen_diff");
+    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
+    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert!(w.store.dump().is_empty());
+    w.git.heal("frozen_diff");
+    w.start();
+}
+
+#[test]
+fn a_low_risk_change_selects_no_lens_and_a_high_risk_one_all_four() {
+    let git = FakeGit::with_base(&[("docs/notes.md", "# notes\n")]).unwrap();
+    git.write("docs/notes.md", "# notes\n\nmore\n").unwrap();
+    let store = InMemoryStore::new();
+    let low = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
+    assert!(low.record.state.frozen.selected_lenses.is_empty());
+
+    let git = FakeGit::with_base(&[("src/auth/login.rs", BASE)]).unwrap();
+    git.write("src/auth/login.rs", CHANGE).unwrap();
+    let high = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
+    assert_eq!(high.record.state.frozen.selected_lenses, Lens::CANONICAL);
+}
+
+#[test]
+fn a_new_start_over_an_open_correction_is_refused() {
+    let w = world();
+    let open = w.in_correction();
+    // Another candidate on the same base touching the same path.
+    w.git
+        .write("src/a.rs", "fn a() {}\nfn other() {}\n")
+        .unwrap();
+    let held = w.store.dump();
+    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
+    assert!(
+        matches!(&err, ReviewError::CorrectionOpen { lineage } if *lineage == open.state.lineage_id),
+        "{err}"
+    );
+    assert_eq!(w.store.dump(), held);
+}
+
+#[test]
+fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision() {
+    let w = world();
+    let l = w.start().state.lineage_id;
+    let escalated = w
+        .finalize_with(&l, |i| {
+            i.results = vec![documents::result(documents::ESCALATING)]
+        })
+        .unwrap()
+        .record;
+    assert_eq!(escalated.state.stage.name(), "escalated");
+    w.git
+        .write("src/a.rs", "fn a() {}\nfn side_step() {}\n")
+        .unwrap();
+    let held = w.store.dump();
+    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
+    assert!(
+        matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
+            if *lineage == l && *revision == escalated.revision),
+        "{err}"
+    );
+    assert_eq!(w.store.dump(), held);
+}
+
+#[test]
+fn an_invalidated_candidate_is_not_started_again() {
+    let w = world();
+    let l = w.start().state.lineage_id;
+    let reason = probity_core::review::ids::NonBlank::parse("wrong branch").unwrap();
+    drivers::invalidate(&w.store, &l, reason).unwrap();
+    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
+    assert!(
+        matches!(&err, ReviewError::Invalidated { lineage, .. } if *lineage == l),
+        "{err}"
+    );
+}
+
+#[test]
+fn start_commit_freezes_a_commit_against_its_parent_and_refuses_an_empty_one() {
+    let w = world();
+    let parent_tree = w.git.base_tree().unwrap();
+    let commit = w.git.commit("change").unwrap();
+    let started =
+        drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap();
+    assert_eq!(started.commit, commit);
+    let record = started.started.unwrap().record;
+    assert_eq!(record.state.snapshot.base_tree, parent_tree);
+    assert_eq!(
+        record.state.snapshot.candidate_tree,
+        w.git.base_tree().unwrap()
+    );
+    // A commit that changes no bytes has nothing to review.
+    w.git.commit("empty").unwrap();
+    let err =
+        drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap_err();
+    assert!(matches!(err, ReviewError::CommitNoChange { .. }), "{err}");
+    // An unknown revision is the repository's error.
+    let err =
+        drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "nope").unwrap_err();
+    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+}
+
+#[test]
+fn start_range_starts_one_lineage_per_commit_oldest_first() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    let first = w.git.commit("one").unwrap();
+    w.git.write("src/a.rs", FIX).unwrap();
+    let second = w.git.commit("two").unwrap();
+    w.git.commit("empty").unwrap();
+    let starts = drivers::start_range(
+        &w.git,
+        &w.store,
+        &w.clock,
+        Lens::Reliability,
+        base.as_str(),
+        "HEAD",
+    )
+    .unwrap();
+    let commits: Vec<_> = starts.iter().map(|s| s.commit.clone()).collect();
+    assert_eq!(commits[..2], [first, second]);
+    assert!(starts[0].started.is_some() && starts[1].started.is_some());
+    assert!(
+        starts[2].started.is_none(),
+        "an empty commit gets no lineage"
+    );
+}
