@@ -47,7 +47,6 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
@@ -67,12 +66,6 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(5);
 pub struct FileStore {
     root: PathBuf,
     lock_wait: Duration,
-    /// Test-only fault injection: abort after this many successful replaces.
-    fail_after_replaces: Option<u32>,
-    /// Test-only: the injected fault strikes after the state is written,
-    /// before its projections (receipt, indexes).
-    fault_after_state_write: bool,
-    replaces: AtomicU32,
     /// Test-only: called with the name of each step `create` reaches, so a
     /// crash test can stop the process there and end it by a real signal.
     probe: Option<fn(&str)>,
@@ -96,9 +89,6 @@ impl FileStore {
         Self {
             root,
             lock_wait: LOCK_WAIT,
-            fail_after_replaces: None,
-            fault_after_state_write: false,
-            replaces: AtomicU32::new(0),
             probe: None,
         }
     }
@@ -106,21 +96,6 @@ impl FileStore {
     /// Sets the bounded wait for a lineage lock.
     pub fn with_lock_wait(mut self, wait: Duration) -> Self {
         self.lock_wait = wait;
-        self
-    }
-
-    /// For crash-safety tests only: every `replace` after the first `n`
-    /// fails as if the process died before writing.
-    pub fn with_fault_after_replaces(mut self, n: u32) -> Self {
-        self.fail_after_replaces = Some(n);
-        self
-    }
-
-    /// For crash-safety tests only: the fault of
-    /// [`Self::with_fault_after_replaces`] strikes after the new state is
-    /// durable and before the receipt and index entries are written.
-    pub fn with_fault_after_state_write(mut self) -> Self {
-        self.fault_after_state_write = true;
         self
     }
 
@@ -816,25 +791,12 @@ impl ReviewStore for FileStore {
             });
         }
         check_successor(&current.state, &next.state)?;
-        let fault = self
-            .fail_after_replaces
-            .is_some_and(|limit| self.replaces.fetch_add(1, Ordering::SeqCst) >= limit);
-        let crash = |when: &str| StoreError::Io {
-            path: path.display().to_string(),
-            source: std::io::Error::other(format!("injected fault: simulated crash {when}")),
-        };
-        if fault && !self.fault_after_state_write {
-            return Err(crash("before replace"));
-        }
         self.claim_final_target(next)?;
         let new_bytes = next.to_bytes().map_err(|source| StoreError::Corrupted {
             path: path.display().to_string(),
             source,
         })?;
         write_atomic(&path, &new_bytes)?;
-        if fault {
-            return Err(crash("after the state write"));
-        }
         self.write_projections(next)
     }
 
