@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::review::finding::{CausalDisposition, ReviewerFinding};
 use crate::review::ids::RepoPath;
 
 /// A location `path:line` or `path:start-end` (1-based, inclusive).
@@ -74,6 +73,35 @@ pub enum DowngradeReason {
     NoSuchLine,
 }
 
+/// Whether the candidate caused the finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CausalDisposition {
+    Introduced,
+    Activated,
+    Worsened,
+    PreExisting,
+    BaseOnly,
+    Unknown,
+}
+
+impl CausalDisposition {
+    /// `introduced`, `activated` or `worsened`.
+    pub const fn is_candidate_causal(self) -> bool {
+        matches!(self, Self::Introduced | Self::Activated | Self::Worsened)
+    }
+}
+
+/// A finding's causal claim: whether it is severe, what it claims and
+/// where (what [`check`] and [`paths_needed`] read of a finding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claim<'a> {
+    pub severe: bool,
+    pub disposition: Option<CausalDisposition>,
+    /// `path:line` or `path:start-end`.
+    pub location: &'a str,
+}
+
 /// A recorded downgrade: what was claimed and why it did not hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -84,17 +112,17 @@ pub struct CausalDowngrade {
 
 /// The genesis paths whose facts a set of findings needs.
 pub fn paths_needed<'a>(
-    findings: impl IntoIterator<Item = &'a ReviewerFinding>,
+    claims: impl IntoIterator<Item = Claim<'a>>,
     genesis: &[RepoPath],
 ) -> Vec<RepoPath> {
-    let mut out: Vec<RepoPath> = findings
+    let mut out: Vec<RepoPath> = claims
         .into_iter()
-        .filter(|f| f.severity.is_severe())
-        .filter(|f| {
-            f.causal_disposition
+        .filter(|c| c.severe)
+        .filter(|c| {
+            c.disposition
                 .is_some_and(CausalDisposition::is_candidate_causal)
         })
-        .filter_map(|f| Location::parse(f.location.as_str()))
+        .filter_map(|c| Location::parse(c.location))
         .map(|l| l.path)
         .filter(|p| genesis.binary_search(p).is_ok())
         .collect();
@@ -106,16 +134,16 @@ pub fn paths_needed<'a>(
 /// Checks a severe candidate-causal claim; `None` when it holds (or when
 /// there is no such claim to check).
 pub fn check(
-    finding: &ReviewerFinding,
+    claim: Claim<'_>,
     genesis: &[RepoPath],
     facts: &CausalFacts,
 ) -> Option<CausalDowngrade> {
-    let claimed = finding.causal_disposition?;
-    if !finding.severity.is_severe() || !claimed.is_candidate_causal() {
+    let claimed = claim.disposition?;
+    if !claim.severe || !claimed.is_candidate_causal() {
         return None;
     }
     let downgrade = |reason| Some(CausalDowngrade { claimed, reason });
-    let Some(loc) = Location::parse(finding.location.as_str()) else {
+    let Some(loc) = Location::parse(claim.location) else {
         return downgrade(DowngradeReason::UnparseableLocation);
     };
     if genesis.binary_search(&loc.path).is_err() {
@@ -180,7 +208,7 @@ pub fn parse_hunks(patch: &[u8]) -> Vec<Hunk> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::finding::{EvidenceClass, Severity};
+    use crate::review::finding::{EvidenceClass, ReviewerFinding, Severity};
     use crate::review::ids::NonBlank;
 
     fn p(s: &str) -> RepoPath {
@@ -240,14 +268,20 @@ mod tests {
     fn introduced_must_touch_a_changed_hunk() {
         let g = [p("a.rs")];
         use CausalDisposition::*;
-        assert_eq!(check(&finding("a.rs:11", Introduced), &g, &facts()), None);
-        assert_eq!(check(&finding("a.rs:1-10", Worsened), &g, &facts()), None);
         assert_eq!(
-            check(&finding("a.rs:41", Introduced), &g, &facts()),
+            check(finding("a.rs:11", Introduced).claim(), &g, &facts()),
+            None
+        );
+        assert_eq!(
+            check(finding("a.rs:1-10", Worsened).claim(), &g, &facts()),
+            None
+        );
+        assert_eq!(
+            check(finding("a.rs:41", Introduced).claim(), &g, &facts()),
             None,
             "next to a deletion"
         );
-        let out = check(&finding("a.rs:13", Introduced), &g, &facts()).unwrap();
+        let out = check(finding("a.rs:13", Introduced).claim(), &g, &facts()).unwrap();
         assert_eq!(
             out,
             CausalDowngrade {
@@ -256,13 +290,13 @@ mod tests {
             }
         );
         assert_eq!(
-            check(&finding("b.rs:1", Introduced), &g, &facts())
+            check(finding("b.rs:1", Introduced).claim(), &g, &facts())
                 .unwrap()
                 .reason,
             DowngradeReason::OutsideGenesis
         );
         assert_eq!(
-            check(&finding("a.rs", Introduced), &g, &facts())
+            check(finding("a.rs", Introduced).claim(), &g, &facts())
                 .unwrap()
                 .reason,
             DowngradeReason::UnparseableLocation
@@ -276,19 +310,31 @@ mod tests {
         f.hunks.insert(p("a.rs"), vec![Hunk { start: 0, count: 0 }]);
         f.candidate_lines.insert(p("a.rs"), 9000);
         assert_eq!(
-            check(&finding("a.rs:1", CausalDisposition::Introduced), &g, &f),
+            check(
+                finding("a.rs:1", CausalDisposition::Introduced).claim(),
+                &g,
+                &f
+            ),
             None
         );
         assert_eq!(
-            check(&finding("a.rs:5000", CausalDisposition::Introduced), &g, &f)
-                .unwrap()
-                .reason,
+            check(
+                finding("a.rs:5000", CausalDisposition::Introduced).claim(),
+                &g,
+                &f
+            )
+            .unwrap()
+            .reason,
             DowngradeReason::OutsideChangedHunks
         );
         // A deleted file: every line of it was changed.
         f.candidate_lines.clear();
         assert_eq!(
-            check(&finding("a.rs:5000", CausalDisposition::Introduced), &g, &f),
+            check(
+                finding("a.rs:5000", CausalDisposition::Introduced).claim(),
+                &g,
+                &f
+            ),
             None
         );
     }
@@ -298,7 +344,7 @@ mod tests {
         let g = [p("a.rs")];
         assert_eq!(
             check(
-                &finding("a.rs:50", CausalDisposition::Activated),
+                finding("a.rs:50", CausalDisposition::Activated).claim(),
                 &g,
                 &facts()
             ),
@@ -306,7 +352,7 @@ mod tests {
         );
         assert_eq!(
             check(
-                &finding("a.rs:49-51", CausalDisposition::Activated),
+                finding("a.rs:49-51", CausalDisposition::Activated).claim(),
                 &g,
                 &facts()
             )
@@ -321,7 +367,7 @@ mod tests {
         let g = [p("a.rs")];
         assert_eq!(
             check(
-                &finding("zzz", CausalDisposition::PreExisting),
+                finding("zzz", CausalDisposition::PreExisting).claim(),
                 &g,
                 &facts()
             ),

@@ -5,13 +5,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::canonical_digest;
-use crate::digest::Sha256Digest;
+use crate::digest::{Domain, Sha256Digest};
 use crate::review::finding::ValidatorResult;
 use crate::review::ids::{NonBlank, RepoPath, TreeId};
-use crate::review::receipt::FIX_DELTA_DOMAIN;
 
 /// At most this many failed attempts; the next failure escalates.
 pub const MAX_FAILED_ATTEMPTS: usize = 3;
+
+/// Domain of `fix_delta_hash`. Without a correction it is the empty identity
+/// `sha256(domain || 0x00)`.
+pub const FIX_DELTA_DOMAIN: Domain = Domain::new("probity/fix-delta/v1");
 
 /// What Git measured of one fix, from the previous tree to the live one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,44 +157,11 @@ pub fn empty_fix_delta() -> Sha256Digest {
     Sha256Digest::of(FIX_DELTA_DOMAIN, b"")
 }
 
-/// During an open correction the right next step is the correction, not a
-/// new review: a gate denial whose advice is "start a review" and whose
-/// differing paths touch the genesis paths of a lineage in
-/// `correction_required` on the live base (`open`, as the store lists them)
-/// names that correction's next inputs instead (a `start` over those paths
-/// is refused with `correction_open`, D-R13). Any other decision is
-/// returned as it is.
-pub fn point_at_open_correction(
-    mut decision: crate::review::gate::GateDecision,
-    open: &[crate::review::state::ReviewState],
-) -> crate::review::gate::GateDecision {
-    use crate::review::gate::{Decision, NextAction};
-    use crate::review::state::Stage;
-    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
-        return decision;
-    }
-    let Some(open) = open.iter().find(|s| {
-        matches!(s.stage, Stage::CorrectionRequired { .. })
-            && decision
-                .differing_paths
-                .iter()
-                .any(|p| s.snapshot.paths.binary_search(p).is_ok())
-    }) else {
-        return decision;
-    };
-    let l = &open.lineage_id;
-    decision.lineage_id = Some(l.clone());
-    decision.next_action = NextAction::Finalize;
-    decision.message = format!(
-        "a correction of {l} is open on these paths: finish it, not a new review (`probity status --lineage {l} --next-transition` names its next input: `probity finalize --lineage {l} --correction-lines N` before editing, `probity finalize --lineage {l} --validation F` after)"
-    );
-    decision
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::review::fixtures::budget_scenario;
+    use crate::review::gate::point_at_open_correction;
     use crate::review::gate::{Authority, Decision, Gate, NextAction, ReasonCode, decide_target};
     use crate::review::snapshot::LiveTarget;
 

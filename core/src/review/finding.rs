@@ -44,24 +44,7 @@ pub enum EvidenceClass {
     Insufficient,
 }
 
-/// Whether the candidate caused the finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CausalDisposition {
-    Introduced,
-    Activated,
-    Worsened,
-    PreExisting,
-    BaseOnly,
-    Unknown,
-}
-
-impl CausalDisposition {
-    /// `introduced`, `activated` or `worsened`.
-    pub const fn is_candidate_causal(self) -> bool {
-        matches!(self, Self::Introduced | Self::Activated | Self::Worsened)
-    }
-}
+pub use crate::review::causality::CausalDisposition;
 
 /// The most findings one lens result may report (IDs are `<prefix>-001` to
 /// `<prefix>-999`).
@@ -84,6 +67,17 @@ pub struct ReviewerFinding {
     /// Required for BLOCKER and CRITICAL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub causal_disposition: Option<CausalDisposition>,
+}
+
+impl ReviewerFinding {
+    /// The causal claim this finding makes, as causality checks it.
+    pub fn claim(&self) -> crate::review::causality::Claim<'_> {
+        crate::review::causality::Claim {
+            severe: self.severity.is_severe(),
+            disposition: self.causal_disposition,
+            location: self.location.as_str(),
+        }
+    }
 }
 
 /// A reviewer (lens) result: strict JSON, unknown fields rejected (R3.1).
@@ -362,7 +356,7 @@ impl AcceptedResult {
             .map(|(i, f)| {
                 let position = u16::try_from(i + 1)
                     .map_err(|_| IdError::FindingId(format!("{}-{}", lens.prefix(), i + 1)))?;
-                let causal_downgrade = causality::check(&f, genesis, facts);
+                let causal_downgrade = causality::check(f.claim(), genesis, facts);
                 let disposition = match causal_downgrade {
                     Some(_) => Some(CausalDisposition::Unknown),
                     None => f.causal_disposition,

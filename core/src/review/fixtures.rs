@@ -6,11 +6,11 @@ use crate::review::correction::FixMeasurement;
 use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::finding::{ReviewerResult, ValidatorResult};
 use crate::review::ids::{BlobId, Nonce, RepoPath, Timestamp, TreeId};
-use crate::review::lens::{Lens, select_lenses};
+use crate::review::lens::Lens;
 use crate::review::risk::RiskPolicy;
+use crate::review::risk::{authored_lines, select_lenses};
 use crate::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, Snapshot,
-    authored_lines,
 };
 use crate::review::state::{ReviewState, StartInput, StateError, TransitionError};
 

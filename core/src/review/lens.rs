@@ -3,8 +3,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::review::risk::RiskLevel;
-
 /// A review lens. Each has a fixed finding-ID prefix whatever its position.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -53,28 +51,10 @@ impl Lens {
     }
 }
 
-/// Selects lenses for a risk level: low → none, medium → the focus lens,
-/// high → the four canonical lenses in order.
-pub fn select_lenses(level: RiskLevel, focus: Lens) -> Vec<Lens> {
-    match level {
-        RiskLevel::Low => Vec::new(),
-        RiskLevel::Medium => vec![focus],
-        RiskLevel::High => Lens::CANONICAL.to_vec(),
-    }
-}
-
-/// Whether `lenses` is a legal selection for `level` (with any focus lens).
-pub fn is_legal_selection(level: RiskLevel, lenses: &[Lens]) -> bool {
-    match level {
-        RiskLevel::Low => lenses.is_empty(),
-        RiskLevel::Medium => lenses.len() == 1,
-        RiskLevel::High => lenses == Lens::CANONICAL,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::risk::{RiskLevel, select_lenses};
 
     #[test]
     fn prefixes_are_fixed() {

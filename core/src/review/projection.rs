@@ -13,7 +13,7 @@ use crate::review::state::{ReviewState, Stage};
 pub enum Projection {
     /// The receipt file (terminal stages only): derived from state, so a
     /// file never outranks it.
-    Receipt(Receipt),
+    Receipt(Box<Receipt>),
     /// The target index entry of the lineage's final candidate, when a
     /// passing correction moved it off the frozen target: claimed
     /// exclusively ([`claim_is_stale`] says when a claim may be taken
@@ -39,7 +39,7 @@ pub enum Projection {
 pub fn projections(state: &ReviewState, superseded: bool) -> Vec<Projection> {
     let mut out = Vec::new();
     if let Some(receipt) = Receipt::derive(state) {
-        out.push(Projection::Receipt(receipt));
+        out.push(Projection::Receipt(Box::new(receipt)));
     }
     if !superseded && state.final_target() != state.snapshot.target {
         out.push(Projection::FinalTarget(state.final_target()));

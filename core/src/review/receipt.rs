@@ -5,16 +5,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::canonical_bytes;
-use crate::digest::{Domain, Sha256Digest};
+use crate::digest::Sha256Digest;
 use crate::review::correction::{empty_fix_delta, fix_delta_hash};
 use crate::review::ids::{FindingId, LineageId, TreeId};
 use crate::review::lens::Lens;
 use crate::review::risk::RiskLevel;
 use crate::review::state::{EVIDENCE_DOMAIN, ReviewState, Stage, StateError};
 
-/// Domain of `fix_delta_hash`. Without a correction it is the empty identity
-/// `sha256(domain || 0x00)`.
-pub const FIX_DELTA_DOMAIN: Domain = Domain::new("probity/fix-delta/v1");
+pub use crate::review::correction::FIX_DELTA_DOMAIN;
 
 /// The `schema` tag of a receipt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -4,9 +4,6 @@
 //! reason, the actor and (for an escalation) the authorization. Discovery
 //! trusts only the unique, valid, non-superseded leaf of such a chain.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
 use crate::digest::Sha256Digest;
 use crate::review::ids::{LineageId, NonBlank, RepoPath};
 use crate::review::state::{
@@ -14,45 +11,7 @@ use crate::review::state::{
     derive_lineage_id_with,
 };
 
-/// Why a successor exists: which final state of the predecessor it follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Disposition {
-    /// The predecessor approved a candidate, and the live candidate changed
-    /// inside the paths it reviewed.
-    ScopeChanged,
-    /// The predecessor was invalidated before any judgment.
-    Invalidated,
-    /// The predecessor escalated, and a maintainer authorized going on.
-    EscalationAuthorized,
-}
-
-impl Disposition {
-    /// The wire name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Disposition::ScopeChanged => "scope_changed",
-            Disposition::Invalidated => "invalidated",
-            Disposition::EscalationAuthorized => "escalation_authorized",
-        }
-    }
-}
-
-/// The audited link from a successor to its predecessor, frozen with the
-/// successor.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Predecessor {
-    pub lineage_id: LineageId,
-    /// The predecessor's exact revision when the successor was created.
-    pub revision: Sha256Digest,
-    pub disposition: Disposition,
-    pub reason: NonBlank,
-    pub actor: NonBlank,
-    /// The maintainer authorization an escalated predecessor needs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub authorization: Option<NonBlank>,
-}
+pub use crate::review::state::{Disposition, Predecessor};
 
 impl Predecessor {
     /// Whether this link records exactly `request` on `predecessor`: a
@@ -183,39 +142,6 @@ pub fn escalation_overlap(
         .filter(|p| reviewed.binary_search(p).is_ok())
         .cloned()
         .collect()
-}
-
-/// A gate denial whose advice is "start a review" over paths an escalated
-/// lineage on the same base reviewed names that lineage's authorized
-/// recovery instead (such a start is refused with `lineage_escalated`).
-/// `escalated` pairs each record with whether it is superseded. Any other
-/// decision is returned as it is.
-pub fn point_at_escalation(
-    mut decision: crate::review::gate::GateDecision,
-    base: &crate::review::ids::TreeId,
-    escalated: &[(StateRecord, bool)],
-) -> crate::review::gate::GateDecision {
-    use crate::review::gate::{Decision, NextAction};
-    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
-        return decision;
-    }
-    let found = escalated.iter().find_map(|(r, superseded)| {
-        let overlap = escalation_overlap(&r.state, *superseded, base, &decision.differing_paths);
-        if overlap.is_empty() {
-            return None;
-        }
-        recover_command(r).map(|cmd| (r, cmd))
-    });
-    let Some((record, cmd)) = found else {
-        return decision;
-    };
-    decision.lineage_id = Some(record.state.lineage_id.clone());
-    decision.next_action = NextAction::HumanDecision;
-    decision.message = format!(
-        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
-        record.state.lineage_id
-    );
-    decision
 }
 
 /// Builds the successor of `pred` over the live candidate in `input`
@@ -427,6 +353,7 @@ mod tests {
     use super::*;
     use crate::review::causality::CausalFacts;
     use crate::review::fixtures::{clean_result, parser_observation, start, start_input};
+    use crate::review::gate::point_at_escalation;
     use crate::review::ids::TreeId;
     use crate::review::lens::Lens;
     use crate::review::state::check_successor;

@@ -13,7 +13,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
-use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode};
+use crate::review::lens::Lens;
+use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount};
 
 /// Domain of `policy_hash`.
 pub const POLICY_DOMAIN: Domain = Domain::new("probity/risk-policy/v1");
@@ -35,6 +36,40 @@ impl RiskLevel {
             RiskLevel::High => "high",
         }
     }
+}
+
+/// Selects lenses for a risk level: low → none, medium → the focus lens,
+/// high → the four canonical lenses in order.
+pub fn select_lenses(level: RiskLevel, focus: Lens) -> Vec<Lens> {
+    match level {
+        RiskLevel::Low => Vec::new(),
+        RiskLevel::Medium => vec![focus],
+        RiskLevel::High => Lens::CANONICAL.to_vec(),
+    }
+}
+
+/// Whether `lenses` is a legal selection for `level` (with any focus lens).
+pub fn is_legal_selection(level: RiskLevel, lenses: &[Lens]) -> bool {
+    match level {
+        RiskLevel::Low => lenses.is_empty(),
+        RiskLevel::Medium => lenses.len() == 1,
+        RiskLevel::High => lenses == Lens::CANONICAL,
+    }
+}
+
+/// Authored lines: added + removed of changed paths, excluding golden and
+/// generated files (which stay in the identity) and binary files (0).
+/// A generated-file marker counts only when the base already had it, so a
+/// hand-written change cannot mark itself generated.
+pub fn authored_lines(policy: &RiskPolicy, files: &[ChangedFile]) -> u64 {
+    files
+        .iter()
+        .filter(|f| !policy.is_golden(f.path.as_str(), f.base_content.bytes(), f.content.bytes()))
+        .map(|f| match f.lines {
+            LineCount::Text { added, removed } => added.saturating_add(removed),
+            LineCount::Binary => 0,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// The golden/generated rule: files whose lines do not count as authored.

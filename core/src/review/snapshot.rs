@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::ids::{RepoPath, TreeId};
-use crate::review::risk::RiskPolicy;
 
 /// Domain of `paths_digest`: the canonical JSON array of changed paths.
 pub const PATHS_DOMAIN: Domain = Domain::new("probity/paths-digest/v1");
@@ -324,21 +323,6 @@ impl Snapshot {
     }
 }
 
-/// Authored lines: added + removed of changed paths, excluding golden and
-/// generated files (which stay in the identity) and binary files (0).
-/// A generated-file marker counts only when the base already had it, so a
-/// hand-written change cannot mark itself generated.
-pub fn authored_lines(policy: &RiskPolicy, files: &[ChangedFile]) -> u64 {
-    files
-        .iter()
-        .filter(|f| !policy.is_golden(f.path.as_str(), f.base_content.bytes(), f.content.bytes()))
-        .map(|f| match f.lines {
-            LineCount::Text { added, removed } => added.saturating_add(removed),
-            LineCount::Binary => 0,
-        })
-        .fold(0u64, u64::saturating_add)
-}
-
 /// The correction budget: `min(200, ceil(authored_lines / 2))` (R2.5).
 pub const fn correction_budget(authored_lines: u64) -> u64 {
     let half = authored_lines / 2 + authored_lines % 2;
@@ -361,6 +345,7 @@ pub fn first_oversized<T>(sizes: impl IntoIterator<Item = (T, u64)>) -> Option<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::risk::{RiskPolicy, authored_lines};
 
     #[test]
     fn files_over_the_limit_are_found_by_size() {

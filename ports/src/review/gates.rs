@@ -2,9 +2,9 @@
 
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
-    RangeJudgment, RangeProblem, RefUpdate, UpdateShape, combine_judged, decide_target, dedupe_ranges,
-    delivers_history, delivery_commit, delivery_commits, judge_first_publication, judge_stack,
-    no_change, rebind, update_shape,
+    RangeJudgment, RangeProblem, RefUpdate, UpdateShape, combine_judged, decide_target,
+    dedupe_ranges, delivers_history, delivery_commit, delivery_commits, judge_first_publication,
+    judge_stack, no_change, rebind, update_shape,
 };
 use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
@@ -95,7 +95,7 @@ fn point_at_escalation_on<S: ReviewStore>(
         let superseded = store.successor_of(&lineage)?.is_some();
         escalated.push((record, superseded));
     }
-    Ok(probity_core::review::recovery::point_at_escalation(
+    Ok(probity_core::review::gate::point_at_escalation(
         decision,
         &live.base_tree,
         &escalated,
@@ -119,7 +119,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
         .into_iter()
         .map(|r| r.state)
         .collect();
-    let decision = probity_core::review::correction::point_at_open_correction(decision, &open);
+    let decision = probity_core::review::gate::point_at_open_correction(decision, &open);
     if decision.next_action != NextAction::StartReview {
         return Ok(decision);
     }

@@ -4,11 +4,12 @@
 use probity_core::review::export::MAX_DIFF_BYTES;
 use probity_core::review::gate::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
 use probity_core::review::ids::{CommitId, LineageId, NonBlank};
-use probity_core::review::lens::{Lens, select_lenses};
+use probity_core::review::lens::Lens;
 use probity_core::review::prompts::PromptSet;
 use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
 use probity_core::review::risk::RiskPolicy;
-use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, Snapshot, authored_lines};
+use probity_core::review::risk::{authored_lines, select_lenses};
+use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, Snapshot};
 use probity_core::review::state::{ReviewState, Stage, StartInput, StateRecord};
 
 use super::*;

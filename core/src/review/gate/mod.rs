@@ -13,6 +13,7 @@ use crate::review::receipt::Receipt;
 use crate::review::snapshot::LiveTarget;
 use crate::review::state::{ReviewState, Stage};
 
+mod advice;
 #[cfg(test)]
 mod discovery_tests;
 mod first;
@@ -27,6 +28,7 @@ mod rebind_tests;
 mod recheck;
 mod stack;
 
+pub use advice::{point_at_escalation, point_at_open_correction};
 pub use first::*;
 pub use push::*;
 pub use rebind::*;

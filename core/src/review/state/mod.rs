@@ -24,14 +24,16 @@ use crate::review::finding::{
 use crate::review::ids::{
     FindingId, IdError, LineageId, NonBlank, Nonce, RepoPath, Timestamp, TreeId,
 };
-use crate::review::lens::{Lens, is_legal_selection};
-use crate::review::recovery::Predecessor;
+use crate::review::lens::Lens;
+use crate::review::risk::is_legal_selection;
 use crate::review::risk::{RiskAssessment, RiskLevel, RiskPolicy, RiskReason, UnexplainedRisk};
 use crate::review::snapshot::{Snapshot, SnapshotError, correction_budget, target_identity};
 
 mod binding;
+mod link;
 mod transition;
 
+pub use link::{Disposition, Predecessor};
 pub use transition::{Transition, check_successor};
 
 pub use binding::*;

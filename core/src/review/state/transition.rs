@@ -25,7 +25,10 @@ impl ReviewState {
     /// needs to check causal claims.
     pub fn causal_paths_needed(&self, results: &[ReviewerResult]) -> Vec<RepoPath> {
         crate::review::causality::paths_needed(
-            results.iter().flat_map(|r| r.findings.iter()),
+            results
+                .iter()
+                .flat_map(|r| r.findings.iter())
+                .map(|f| f.claim()),
             &self.snapshot.paths,
         )
     }

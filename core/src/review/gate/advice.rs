@@ -1,0 +1,76 @@
+//! Advice on a denial: a gate denial whose next step would be "start a
+//! review" names the lineage that must go on instead (an open correction,
+//! an escalation over the same paths). The only place, besides
+//! [`GateDecision::overruled_by`], where a decision is rewritten after it
+//! was derived.
+
+use crate::review::gate::GateDecision;
+use crate::review::recovery::{PERSON_VALUES, escalation_overlap, recover_command};
+use crate::review::state::StateRecord;
+
+/// During an open correction the right next step is the correction, not a
+/// new review: a gate denial whose advice is "start a review" and whose
+/// differing paths touch the genesis paths of a lineage in
+/// `correction_required` on the live base (`open`, as the store lists them)
+/// names that correction's next inputs instead (a `start` over those paths
+/// is refused with `correction_open`, D-R13). Any other decision is
+/// returned as it is.
+pub fn point_at_open_correction(
+    mut decision: GateDecision,
+    open: &[crate::review::state::ReviewState],
+) -> GateDecision {
+    use crate::review::gate::{Decision, NextAction};
+    use crate::review::state::Stage;
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return decision;
+    }
+    let Some(open) = open.iter().find(|s| {
+        matches!(s.stage, Stage::CorrectionRequired { .. })
+            && decision
+                .differing_paths
+                .iter()
+                .any(|p| s.snapshot.paths.binary_search(p).is_ok())
+    }) else {
+        return decision;
+    };
+    let l = &open.lineage_id;
+    decision.lineage_id = Some(l.clone());
+    decision.next_action = NextAction::Finalize;
+    decision.message = format!(
+        "a correction of {l} is open on these paths: finish it, not a new review (`probity status --lineage {l} --next-transition` names its next input: `probity finalize --lineage {l} --correction-lines N` before editing, `probity finalize --lineage {l} --validation F` after)"
+    );
+    decision
+}
+
+/// A gate denial whose advice is "start a review" over paths an escalated
+/// lineage on the same base reviewed names that lineage's authorized
+/// recovery instead (such a start is refused with `lineage_escalated`).
+/// `escalated` pairs each record with whether it is superseded. Any other
+/// decision is returned as it is.
+pub fn point_at_escalation(
+    mut decision: GateDecision,
+    base: &crate::review::ids::TreeId,
+    escalated: &[(StateRecord, bool)],
+) -> GateDecision {
+    use crate::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+        return decision;
+    }
+    let found = escalated.iter().find_map(|(r, superseded)| {
+        let overlap = escalation_overlap(&r.state, *superseded, base, &decision.differing_paths);
+        if overlap.is_empty() {
+            return None;
+        }
+        recover_command(r).map(|cmd| (r, cmd))
+    });
+    let Some((record, cmd)) = found else {
+        return decision;
+    };
+    decision.lineage_id = Some(record.state.lineage_id.clone());
+    decision.next_action = NextAction::HumanDecision;
+    decision.message = format!(
+        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
+        record.state.lineage_id
+    );
+    decision
+}
