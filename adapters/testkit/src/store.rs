@@ -4,7 +4,9 @@
 //! of a checked [`Transition`], exact retries that only finish projections,
 //! the target, base, final, delta, entry, open and escalated indexes,
 //! receipts projected from state, recovery successors under their
-//! predecessor, and submitted results kept once.
+//! predecessor, and submitted results kept once. What a record projects
+//! and when a target claim is taken over are core's rules
+//! (`probity_core::review::projection`), the same the file store applies.
 //!
 //! Every call is one critical section, so no reader ever sees a writer's
 //! change half-way: a crash between steps cannot happen here (wrap the
@@ -17,7 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
-use probity_core::review::receipt::Receipt;
+use probity_core::review::projection::{Projection, claim_is_stale, projections};
 use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
@@ -217,7 +219,8 @@ impl Mem {
     }
 
     /// Claims a corrected candidate's own target for its lineage: never
-    /// from a lineage whose committed state names that target.
+    /// from a lineage whose committed state names that target (core's
+    /// take-over rule, [`claim_is_stale`]).
     fn claim_final_target(&mut self, record: &StateRecord) -> Result<(), StoreError> {
         let state = &record.state;
         let final_target = state.final_target();
@@ -228,10 +231,9 @@ impl Mem {
             None => {}
             Some(owner) if owner == state.lineage_id => return Ok(()),
             Some(owner) => {
-                let owns = self.load(&owner)?.is_some_and(|r| {
-                    r.state.snapshot.target == final_target
-                        || r.state.final_target() == final_target
-                });
+                let owns = self
+                    .load(&owner)?
+                    .is_some_and(|r| !claim_is_stale(&final_target, &r.state));
                 if owns {
                     return Err(StoreError::TargetOwned {
                         lineage: state.lineage_id.clone(),
@@ -244,40 +246,39 @@ impl Mem {
         Ok(())
     }
 
-    /// What a committed record projects (idempotent): its receipt, the
-    /// corrected candidate's target, and by stage the base and final
-    /// indexes (approved, not superseded), the open index (in correction)
-    /// or the escalated index (escalated).
+    /// What a committed record projects (core's [`projections`]), written
+    /// idempotently: its receipt, the corrected candidate's target, and by
+    /// stage the base and final indexes (approved, not superseded), the
+    /// open index (in correction) or the escalated index (escalated).
     fn write_projections(&mut self, record: &StateRecord) -> Result<(), StoreError> {
         let state = &record.state;
         let lineage = &state.lineage_id;
-        if let Some(receipt) = Receipt::derive(state) {
-            let bytes = receipt
-                .to_bytes()
-                .map_err(corrupted(format!("memory:{lineage}/receipt.json")))?;
-            self.receipts.insert(lineage.clone(), bytes);
-        }
         let superseded = self.successors.contains_key(lineage);
-        if !superseded {
-            self.claim_final_target(record)?;
-        }
-        let base = state.snapshot.base_tree.clone();
-        match state.stage {
-            Stage::Approved { .. } if !superseded => {
-                self.base.insert(base, lineage.clone());
-                self.final_tree
-                    .insert(state.final_candidate_tree().clone(), lineage.clone());
+        for projection in projections(state, superseded) {
+            match projection {
+                Projection::Receipt(receipt) => {
+                    let bytes = receipt
+                        .to_bytes()
+                        .map_err(corrupted(format!("memory:{lineage}/receipt.json")))?;
+                    self.receipts.insert(lineage.clone(), bytes);
+                }
+                Projection::FinalTarget(_) => self.claim_final_target(record)?,
+                Projection::Base(tree) => {
+                    self.base.insert(tree, lineage.clone());
+                }
+                Projection::Final(tree) => {
+                    self.final_tree.insert(tree, lineage.clone());
+                }
+                Projection::Open(base) => {
+                    self.open.entry(base).or_default().insert(lineage.clone());
+                }
+                Projection::Escalated(base) => {
+                    self.escalated
+                        .entry(base)
+                        .or_default()
+                        .insert(lineage.clone());
+                }
             }
-            Stage::CorrectionRequired { .. } => {
-                self.open.entry(base).or_default().insert(lineage.clone());
-            }
-            Stage::Escalated { .. } => {
-                self.escalated
-                    .entry(base)
-                    .or_default()
-                    .insert(lineage.clone());
-            }
-            _ => {}
         }
         Ok(())
     }
