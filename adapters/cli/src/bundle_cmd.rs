@@ -115,12 +115,7 @@ fn export(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCod
     let mut bytes = b.to_bytes().map_err(|e| transport_error(e.into()))?;
     bytes.push(b'\n');
     match &args.out {
-        None => {
-            use std::io::Write as _;
-            std::io::stdout()
-                .write_all(&bytes)
-                .map_err(|e| CliError::new(ErrorKind::Io, "bundle_io", e.to_string(), "retry"))?;
-        }
+        None => crate::output::emit_bytes(&bytes),
         Some(path) => {
             probity_store::review_store::write_atomic(path, &bytes).map_err(|e| {
                 CliError::new(

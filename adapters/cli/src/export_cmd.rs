@@ -1,7 +1,6 @@
 //! `probity export-context` (R10.2): a lineage's frozen review context,
 //! read-only, for any lineage the store holds.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -41,14 +40,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCo
         diff,
     } = drivers::export_context(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
     if args.patch {
-        std::io::stdout().write_all(&diff).map_err(|e| {
-            CliError::new(
-                ErrorKind::Io,
-                "stdout",
-                e.to_string(),
-                "check the output pipe",
-            )
-        })?;
+        crate::output::emit_bytes(&diff);
         return Ok(ExitCode::SUCCESS);
     }
     let v = serde_json::to_value(&export).map_err(|e| {
@@ -184,18 +176,8 @@ fn keep_envelope(
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
-    let mut stdout = std::io::stdout();
-    stdout
-        .write_all(bytes)
-        .and_then(|()| stdout.flush())
-        .map_err(|e| {
-            CliError::new(
-                ErrorKind::Io,
-                "stdout",
-                e.to_string(),
-                "check the output pipe",
-            )
-        })
+    crate::output::emit_bytes(bytes);
+    Ok(())
 }
 
 /// Reads the envelope file, refusing more than the envelope bound before

@@ -132,6 +132,27 @@ pub fn emit(text: &str) {
     }
 }
 
+/// [`emit`] for bytes that need not be text (a patch, a canonical
+/// document): the same failure handling, so a reader that closed the pipe
+/// early gets no message and the exit code says the answer was not
+/// delivered.
+pub fn emit_bytes(bytes: &[u8]) {
+    let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
+        Some(buf) => {
+            buf.push_str(&String::from_utf8_lossy(bytes));
+            true
+        }
+        None => false,
+    });
+    if captured {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
+        note_stdout_error(&e);
+    }
+}
+
 /// Records a failed write to stdout (see [`emit`]).
 pub fn note_stdout_error(e: &std::io::Error) {
     if !STDOUT_FAILED.swap(true, Ordering::SeqCst) && e.kind() != std::io::ErrorKind::BrokenPipe {

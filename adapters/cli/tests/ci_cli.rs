@@ -361,3 +361,62 @@ fn a_protected_push_is_judged_from_the_fetched_notes() {
     );
     drop(tmp);
 }
+
+/// The notes and server forms refuse the other gates' flags instead of
+/// ignoring them (found by the error-code audit: `--ref` on pre-pr and
+/// `--staged` with `--authority notes` were accepted and ignored).
+#[test]
+fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
+    let f = support::medium_change();
+    let before = support::store_snapshot(&f);
+    for args in [
+        vec![
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            "HEAD",
+            "--ref",
+            "refs/heads/x",
+        ],
+        vec![
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            "HEAD",
+            "--staged",
+        ],
+        vec![
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            "HEAD",
+            "--revision",
+            "v1",
+        ],
+        vec![
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            "HEAD..HEAD",
+            "--ref",
+            "refs/heads/main",
+            "--base",
+            "HEAD",
+        ],
+    ] {
+        let r = support::probity(f.root(), &args);
+        assert_eq!(r.code, 2, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "flag_not_for_gate", "{args:?}");
+    }
+    assert_eq!(support::store_snapshot(&f), before);
+}

@@ -82,3 +82,26 @@ fn a_full_stdout_is_exit_7_with_one_line_on_stderr() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(stderr.matches("error[stdout]").count(), 1, "{stderr}");
 }
+
+/// The commands that write raw bytes (a bundle, a patch, a statement) treat
+/// a closed pipe as every other command does (found by the error-code
+/// audit: they printed `error[bundle_io]` / `error[stdout]` to a reader
+/// that had simply gone away, e.g. `| head`).
+#[test]
+fn raw_byte_answers_treat_a_closed_pipe_like_every_answer() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let lineage = support::approve_live(f.root(), dir.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for args in [
+        &["bundle", "export", "--lineage", lineage.as_str()][..],
+        &["export-context", "--lineage", lineage.as_str(), "--patch"],
+        &["attest", "--lineage", lineage.as_str()],
+    ] {
+        let (code, stderr) = with_closed_stdout(f.root(), args);
+        assert_eq!(code, 7, "{args:?}: {stderr}");
+        assert!(!stderr.contains("error["), "{args:?}: {stderr}");
+    }
+}

@@ -147,7 +147,29 @@ fn repo_err(e: probity_git::GitError) -> CliError {
 
 /// Dispatch from `validate`: `--gate pre-receive`, or `--authority notes`.
 pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<ExitCode, CliError> {
+    // The flags of the other forms are refused, never ignored.
+    let local_flags = args.staged
+        || args.remote.is_some()
+        || args.stdin_updates
+        || args.revision.is_some()
+        || args.checksums.is_some();
     match args.gate {
+        GateArg::PreReceive if local_flags || args.base.is_some() || args.head.is_some() => {
+            Err(usage(
+                "flag_not_for_gate",
+                "--gate pre-receive takes its updates on stdin, or --range OLD..NEW --ref REF (and --authority)",
+                "drop the other gates' flags",
+            ))
+        }
+        GateArg::PrePr
+            if local_flags || args.range.is_some() || args.transport.refname.is_some() =>
+        {
+            Err(usage(
+                "flag_not_for_gate",
+                "--gate pre-pr --authority notes takes --base REV [--head REV]; --ref belongs to --gate pre-receive",
+                "drop the other flags",
+            ))
+        }
         GateArg::PreReceive => pre_receive(global, out, args),
         GateArg::PrePr => pre_pr_notes(global, out, args),
         _ => Err(usage(
