@@ -106,14 +106,15 @@ impl<T: ChatModel + ?Sized> ChatModel for Box<T> {
     }
 }
 
-/// Elapsed time since the review started (the wall clock is a port).
-pub trait Clock {
+/// Elapsed time since the review started (the wall clock is a port; the
+/// review authority's `Clock` reads the time and a nonce instead).
+pub trait Stopwatch {
     fn elapsed_ms(&self) -> u64;
 }
 
 /// Why a review produced no review.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReviewError {
+pub enum LoopRunError {
     #[error(transparent)]
     Model(#[from] ModelError),
     #[error(transparent)]
@@ -137,11 +138,11 @@ pub fn run_review<M, R, C>(
     clock: &C,
     timeout_ms: u64,
     log: &mut dyn FnMut(&Event),
-) -> Result<Review, ReviewError>
+) -> Result<Review, LoopRunError>
 where
     M: ChatModel + ?Sized,
     R: SnapshotReader + ?Sized,
-    C: Clock + ?Sized,
+    C: Stopwatch + ?Sized,
 {
     let specs = probity_core::snapshot_tools::tools::tool_specs();
     loop {
@@ -150,7 +151,7 @@ where
         }
         let elapsed_ms = clock.elapsed_ms();
         if elapsed_ms >= timeout_ms {
-            return Err(ReviewError::Timeout {
+            return Err(LoopRunError::Timeout {
                 elapsed_ms,
                 timeout_ms,
             });
@@ -160,7 +161,7 @@ where
                 let resp = match model.complete(&req, &specs, timeout_ms - elapsed_ms) {
                     Ok(r) => r,
                     Err(ModelError::Timeout) => {
-                        return Err(ReviewError::Timeout {
+                        return Err(LoopRunError::Timeout {
                             elapsed_ms: clock.elapsed_ms(),
                             timeout_ms,
                         });
@@ -173,7 +174,7 @@ where
                 let raw = fetch(reader, &query);
                 let elapsed_ms = clock.elapsed_ms();
                 if elapsed_ms >= timeout_ms {
-                    return Err(ReviewError::Timeout {
+                    return Err(LoopRunError::Timeout {
                         elapsed_ms,
                         timeout_ms,
                     });
@@ -232,7 +233,7 @@ mod tests {
     }
 
     struct Ticking(Cell<u64>, u64);
-    impl Clock for Ticking {
+    impl Stopwatch for Ticking {
         fn elapsed_ms(&self) -> u64 {
             let v = self.0.get();
             self.0.set(v + self.1);
@@ -336,7 +337,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(err, ReviewError::Timeout { timeout_ms: 25, .. }),
+            matches!(err, LoopRunError::Timeout { timeout_ms: 25, .. }),
             "{err:?}"
         );
     }
@@ -357,7 +358,7 @@ mod tests {
     }
 
     struct Shared<'a>(&'a Cell<u64>);
-    impl Clock for Shared<'_> {
+    impl Stopwatch for Shared<'_> {
         fn elapsed_ms(&self) -> u64 {
             self.0.get()
         }
@@ -391,7 +392,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err,
-            ReviewError::Timeout {
+            LoopRunError::Timeout {
                 elapsed_ms: 200,
                 timeout_ms: 150
             }

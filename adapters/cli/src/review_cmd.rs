@@ -37,7 +37,7 @@ use probity_git::subject::{Subject, SubjectSpec};
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, ReviewStore, RoleRun, RoleRunError, RoleWorld,
 };
-use probity_ports::snapshot::{ChatModel, Clock, ModelError, ReviewError, run_review};
+use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, Stopwatch, run_review};
 use serde_json::{Value, json};
 
 use crate::GlobalArgs;
@@ -104,7 +104,7 @@ impl Wall {
     }
 }
 
-impl Clock for Wall {
+impl Stopwatch for Wall {
     fn elapsed_ms(&self) -> u64 {
         u64::try_from(self.0.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
@@ -197,13 +197,13 @@ fn role_error(e: &RoleRunError) -> CliError {
             msg,
             "check the model configuration and the repository, then run `probity review --lineage L` again (only what is missing runs)",
         ),
-        RoleRunError::Loop(ReviewError::Loop(LoopError::InvalidDocument { .. })) => CliError::new(
+        RoleRunError::Loop(LoopRunError::Loop(LoopError::InvalidDocument { .. })) => CliError::new(
             ErrorKind::RejectedInput,
             "lens_result_invalid",
             msg,
             "nothing was submitted for this role; run `probity review --lineage L` again (only what is missing runs), or run the role by hand and `probity lens submit` its result",
         ),
-        RoleRunError::Loop(ReviewError::Timeout { .. }) => CliError::new(
+        RoleRunError::Loop(LoopRunError::Timeout { .. }) => CliError::new(
             ErrorKind::Io,
             "review_timeout",
             msg,
@@ -448,25 +448,25 @@ fn run_free_form(
     let _ = log.flush();
     let review = result.map_err(|e| {
         let (kind, code, next) = match &e {
-            ReviewError::Timeout { .. } => (
+            LoopRunError::Timeout { .. } => (
                 ErrorKind::Io,
                 "review_timeout",
                 "the change is unreviewed; retry, or raise reviewTimeoutMs only if reviews time out that did not before",
             ),
-            ReviewError::Model(ModelError::NotConfigured(_)) => {
+            LoopRunError::Model(ModelError::NotConfigured(_)) => {
                 (ErrorKind::Usage, "model_not_configured", "configure the model")
             }
-            ReviewError::Model(_) => (
+            LoopRunError::Model(_) => (
                 ErrorKind::Io,
                 "model_failed",
                 "the change is unreviewed; check the endpoint and retry",
             ),
-            ReviewError::Loop(LoopError::NoVerdict { .. }) => (
+            LoopRunError::Loop(LoopError::NoVerdict { .. }) => (
                 ErrorKind::RejectedInput,
                 "no_verdict",
                 "the change is unreviewed; the review had no `VERDICT:` line",
             ),
-            ReviewError::Loop(_) => (
+            LoopRunError::Loop(_) => (
                 ErrorKind::RejectedInput,
                 "review_failed",
                 "the change is unreviewed; retry",

@@ -12,7 +12,7 @@ use probity_core::snapshot_tools::{
 };
 use probity_model::anthropic::{ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
 use probity_model::{AnthropicMessages, CallOptions, ModelConfig};
-use probity_ports::snapshot::{ChatModel, ModelError, ReviewError, run_review};
+use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, run_review};
 use serde_json::{Value, json};
 
 mod common;
@@ -351,7 +351,7 @@ fn a_retry_that_cannot_start_in_time_is_a_timeout() {
     )
     .unwrap_err();
     server.join().unwrap();
-    assert!(matches!(err, ReviewError::Timeout { .. }), "{err:?}");
+    assert!(matches!(err, LoopRunError::Timeout { .. }), "{err:?}");
     assert!(waits.taken().is_empty());
 }
 

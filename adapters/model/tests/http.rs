@@ -13,7 +13,7 @@ use probity_core::snapshot_tools::{
 };
 use probity_model::{CallOptions, ModelConfig, OpenAiChat};
 use probity_ports::snapshot::ChatModel;
-use probity_ports::snapshot::{ModelError, ReviewError, run_review};
+use probity_ports::snapshot::{LoopRunError, ModelError, run_review};
 use serde_json::{Value, json};
 
 mod common;
@@ -210,7 +210,7 @@ fn an_http_error_is_a_model_error() {
     .unwrap_err();
     assert_eq!(server.join().unwrap().len(), 1);
     match err {
-        ReviewError::Model(ModelError::Status { status, body }) => {
+        LoopRunError::Model(ModelError::Status { status, body }) => {
             assert_eq!(status, 404);
             assert!(body.contains("no such model"));
         }
@@ -235,7 +235,7 @@ fn a_slow_model_runs_into_the_shared_timeout() {
     assert!(
         matches!(
             err,
-            ReviewError::Timeout {
+            LoopRunError::Timeout {
                 timeout_ms: 300,
                 ..
             }
@@ -258,7 +258,7 @@ fn nothing_listening_is_a_transport_error() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, ReviewError::Model(ModelError::Transport(_))),
+        matches!(err, LoopRunError::Model(ModelError::Transport(_))),
         "{err:?}"
     );
 }

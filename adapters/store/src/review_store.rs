@@ -53,7 +53,6 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::projection::{Projection, claim_is_stale, projections};
-use probity_core::review::receipt::Receipt;
 use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};

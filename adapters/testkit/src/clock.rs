@@ -1,6 +1,6 @@
 //! Clocks that never move unless told to: the review [`Clock`] port (time
-//! and nonce, the only non-determinism a start has) and a [`Stopwatch`]
-//! for the reviewer-tool loop ([`probity_ports::snapshot::Clock`]).
+//! and nonce, the only non-determinism a start has) and a [`TickingStopwatch`]
+//! for the reviewer-tool loop ([`probity_ports::snapshot::Stopwatch`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -68,15 +68,15 @@ fn valid<T>(parsed: Result<T, IdError>) -> T {
 }
 
 /// Elapsed milliseconds for the reviewer-tool loop, moved only by the
-/// test: fixed ([`Stopwatch::at`]), advanced by hand ([`Stopwatch::advance`])
-/// or by `step` on every reading ([`Stopwatch::ticking`]).
+/// test: fixed ([`TickingStopwatch::at`]), advanced by hand ([`TickingStopwatch::advance`])
+/// or by `step` on every reading ([`TickingStopwatch::ticking`]).
 #[derive(Debug, Default)]
-pub struct Stopwatch {
+pub struct TickingStopwatch {
     now: AtomicU64,
     step: u64,
 }
 
-impl Stopwatch {
+impl TickingStopwatch {
     /// Always `ms` (until advanced).
     pub fn at(ms: u64) -> Self {
         Self {
@@ -104,7 +104,7 @@ impl Stopwatch {
     }
 }
 
-impl probity_ports::snapshot::Clock for Stopwatch {
+impl probity_ports::snapshot::Stopwatch for TickingStopwatch {
     fn elapsed_ms(&self) -> u64 {
         self.now.fetch_add(self.step, Ordering::SeqCst)
     }
@@ -113,7 +113,7 @@ impl probity_ports::snapshot::Clock for Stopwatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_ports::snapshot::Clock as _;
+    use probity_ports::snapshot::Stopwatch as _;
 
     #[test]
     fn the_fixture_clock_reads_cores_fixed_values() {
@@ -126,11 +126,11 @@ mod tests {
 
     #[test]
     fn a_stopwatch_moves_only_when_told() {
-        let fixed = Stopwatch::at(5);
+        let fixed = TickingStopwatch::at(5);
         assert_eq!((fixed.elapsed_ms(), fixed.elapsed_ms()), (5, 5));
         fixed.advance(10);
         assert_eq!(fixed.elapsed_ms(), 15);
-        let ticking = Stopwatch::ticking(100);
+        let ticking = TickingStopwatch::ticking(100);
         assert_eq!((ticking.elapsed_ms(), ticking.elapsed_ms()), (0, 100));
         assert_eq!(ticking.peek(), 200);
     }

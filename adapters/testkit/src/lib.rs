@@ -2,7 +2,7 @@
 //! only, never published).
 //!
 //! - [`FixedClock`] (the review clock port at a fixed time and nonce) and
-//!   [`Stopwatch`] (the reviewer-tool loop's elapsed milliseconds);
+//!   [`TickingStopwatch`] (the reviewer-tool loop's elapsed milliseconds);
 //! - [`InMemoryStore`]: a [`ReviewStore`](probity_ports::review::ReviewStore)
 //!   with the file store's semantics, whose [`InMemoryStore::dump`] shows
 //!   every byte it holds;
@@ -47,7 +47,7 @@ pub mod git_env;
 mod store;
 pub mod store_conformance;
 
-pub use clock::{FixedClock, Stopwatch};
+pub use clock::{FixedClock, TickingStopwatch};
 pub use faulty::{Crash, Faulty, is_injected};
 pub use git::{FAKE_GIT_VERSION, FakeGit, FakeGitError};
 pub use store::InMemoryStore;

@@ -608,7 +608,7 @@ vocabulary!(
 );
 vocabulary!(
     /// Formal review states.
-    ReviewState, "review state", {
+    FormalReviewState, "review state", {
         Approved => "approved", ChangesRequested => "changes_requested",
         Commented => "commented", Dismissed => "dismissed",
     }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::digest::Sha256Digest;
 use crate::review::gate::Applicability;
 use crate::review::ids::{BlobId, LineageId, RepoPath};
-use crate::review::snapshot::{FileMode, Snapshot, paths_digest};
+use crate::review::snapshot::{FileMode, FrozenCandidate, paths_digest};
 use crate::review::state::StateRecord;
 
 /// The largest diff an export carries (R10.5): above it, the export is
@@ -141,7 +141,7 @@ pub struct ContextExport {
     /// candidate of the checkout that exported it.
     pub applicability: Applicability,
     /// The whole frozen snapshot: the identity preimage and its proofs.
-    pub snapshot: Snapshot,
+    pub snapshot: FrozenCandidate,
     pub candidate_diff: CandidateDiff,
     pub changed_path_manifest: Vec<ManifestEntry>,
     pub derivation: Derivation,

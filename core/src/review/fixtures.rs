@@ -10,7 +10,7 @@ use crate::review::lens::Lens;
 use crate::review::risk::RiskPolicy;
 use crate::review::risk::{authored_lines, select_lenses};
 use crate::review::snapshot::{
-    CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, Snapshot,
+    CandidateContent, CandidateObservation, ChangedFile, FileMode, FrozenCandidate, LineCount,
 };
 use crate::review::state::{ReviewState, StartInput, StateError, TransitionError};
 
@@ -61,7 +61,7 @@ pub fn parser_observation() -> CandidateObservation {
 
 /// What start derives from `obs` at the fixed time and nonce.
 pub fn start_input(obs: &CandidateObservation, focus: Lens) -> Result<StartInput, StateError> {
-    let snapshot = Snapshot::freeze(obs)?;
+    let snapshot = FrozenCandidate::freeze(obs)?;
     let policy = RiskPolicy::v1();
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy.classify(&obs.changed, lines);

@@ -163,10 +163,15 @@ impl LiveTarget {
     }
 }
 
+// Named `FrozenCandidate`, apart from the reviewer tools' snapshot
+// (`snapshot_tools`, the read-only subject a model reads); its schema keeps
+// the name `Snapshot` and the state's field is still `snapshot`, so the
+// published schema and every stored byte are unchanged.
 /// The frozen snapshot stored in state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Snapshot {
+#[schemars(rename = "Snapshot")]
+pub struct FrozenCandidate {
     pub base_tree: TreeId,
     pub candidate_tree: TreeId,
     pub unborn_head: bool,
@@ -267,7 +272,7 @@ fn is_sorted_unique(p: &[RepoPath]) -> bool {
     p.windows(2).all(|w| w[0] < w[1])
 }
 
-impl Snapshot {
+impl FrozenCandidate {
     /// Freezes an observation. Refuses an empty change.
     pub fn freeze(obs: &CandidateObservation) -> Result<Self, SnapshotError> {
         let mut paths: Vec<RepoPath> = obs.changed.iter().map(|c| c.path.clone()).collect();
@@ -280,7 +285,7 @@ impl Snapshot {
         untracked.sort();
         untracked.dedup();
         let live = LiveTarget::new(obs.base_tree.clone(), obs.candidate_tree.clone());
-        let snap = Snapshot {
+        let snap = FrozenCandidate {
             base_tree: live.base_tree,
             candidate_tree: live.candidate_tree,
             unborn_head: obs.unborn_head,
@@ -441,7 +446,7 @@ mod tests {
             ],
             intended_untracked: vec![p("z.rs")],
         };
-        let s = Snapshot::freeze(&obs).unwrap();
+        let s = FrozenCandidate::freeze(&obs).unwrap();
         assert_eq!(s.paths, vec![p("a.rs"), p("z.rs")]);
         let mut bad = s.clone();
         bad.paths.reverse();
@@ -467,6 +472,6 @@ mod tests {
             changed: vec![],
             intended_untracked: vec![],
         };
-        assert_eq!(Snapshot::freeze(&obs), Err(SnapshotError::Empty));
+        assert_eq!(FrozenCandidate::freeze(&obs), Err(SnapshotError::Empty));
     }
 }

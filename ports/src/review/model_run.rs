@@ -25,10 +25,7 @@ use probity_core::review::state::{NextInput, StateRecord};
 use probity_core::snapshot_tools::{BudgetLimits, Event, ReviewLoop, Session, UsageTotals};
 
 use super::*;
-use crate::snapshot::{
-    ChatModel, Clock as Stopwatch, ModelError, ReviewError as LoopRunError, SnapshotReader,
-    run_review,
-};
+use crate::snapshot::{ChatModel, LoopRunError, ModelError, SnapshotReader, Stopwatch, run_review};
 
 /// Keeping a model-run role's transcript with its lineage.
 pub trait TranscriptStore {

@@ -9,7 +9,7 @@ use probity_core::review::prompts::PromptSet;
 use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::risk::{authored_lines, select_lenses};
-use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, Snapshot};
+use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
 use probity_core::review::state::{ReviewState, Stage, StartInput, StateRecord};
 
 use super::*;
@@ -236,7 +236,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     focus: Lens,
     obs: CandidateObservation,
 ) -> Result<Started, ReviewError> {
-    let snapshot = Snapshot::freeze(&obs)?;
+    let snapshot = FrozenCandidate::freeze(&obs)?;
     if let Some(existing) = resume(store, &snapshot.target)? {
         if let Some(leaf) = supersession(store, &existing)? {
             return Err(ReviewError::SupersededLineage {
@@ -291,7 +291,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 /// nothing.
 fn refuse_side_stepped_escalation<S: ReviewStore>(
     store: &S,
-    snapshot: &Snapshot,
+    snapshot: &FrozenCandidate,
 ) -> Result<(), ReviewError> {
     for lineage in store.lookup_escalated(&snapshot.base_tree)? {
         let record = store
@@ -318,7 +318,10 @@ fn refuse_side_stepped_escalation<S: ReviewStore>(
 /// Representability (R12.4) and the diff anchor (R10.4): the candidate's
 /// diff, derived as an export derives it, must fit the export budget before
 /// the candidate is accepted; its digest is frozen with the snapshot.
-fn anchor_diff<G: ExportGit>(git: &G, mut snapshot: Snapshot) -> Result<Snapshot, ReviewError> {
+fn anchor_diff<G: ExportGit>(
+    git: &G,
+    mut snapshot: FrozenCandidate,
+) -> Result<FrozenCandidate, ReviewError> {
     let diff = git
         .frozen_diff(
             &snapshot.base_tree,
@@ -359,7 +362,7 @@ fn started<S: ReviewStore>(
 /// What start (and recover) derive from the live observation.
 fn start_input<C: Clock>(
     obs: &CandidateObservation,
-    snapshot: Snapshot,
+    snapshot: FrozenCandidate,
     clock: &C,
     focus: Lens,
 ) -> StartInput {
@@ -455,7 +458,7 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         });
     }
     let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
-    let snapshot = Snapshot::freeze(&obs)?;
+    let snapshot = FrozenCandidate::freeze(&obs)?;
     let differing = git
         .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
         .map_err(ReviewError::Repository)?;

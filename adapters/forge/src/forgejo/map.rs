@@ -4,7 +4,7 @@
 //! [`MapError`] (`invalid_metadata`), never invented.
 
 use probity_core::context::types::{
-    ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, ReviewState,
+    ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState,
 };
 
 pub use crate::github::map::{MapError, timestamp};
@@ -42,17 +42,17 @@ pub fn entity_state(
 /// Formal review state; `PENDING` and `REQUEST_REVIEW` (unsubmitted
 /// requests) are `None` (omitted). D8: a submitted review with
 /// `dismissed: true` is `dismissed`.
-pub fn review_state(state: &str, dismissed: bool) -> Result<Option<ReviewState>, MapError> {
+pub fn review_state(state: &str, dismissed: bool) -> Result<Option<FormalReviewState>, MapError> {
     let mapped = match state {
-        "APPROVED" => ReviewState::Approved,
-        "REQUEST_CHANGES" => ReviewState::ChangesRequested,
-        "COMMENT" => ReviewState::Commented,
-        "DISMISSED" => ReviewState::Dismissed,
+        "APPROVED" => FormalReviewState::Approved,
+        "REQUEST_CHANGES" => FormalReviewState::ChangesRequested,
+        "COMMENT" => FormalReviewState::Commented,
+        "DISMISSED" => FormalReviewState::Dismissed,
         "PENDING" | "REQUEST_REVIEW" => return Ok(None),
         other => return Err(err("review state", other)),
     };
     Ok(Some(if dismissed {
-        ReviewState::Dismissed
+        FormalReviewState::Dismissed
     } else {
         mapped
     }))
@@ -120,17 +120,17 @@ mod tests {
     #[test]
     fn review_state_table() {
         let rows = [
-            ("APPROVED", ReviewState::Approved),
-            ("REQUEST_CHANGES", ReviewState::ChangesRequested),
-            ("COMMENT", ReviewState::Commented),
-            ("DISMISSED", ReviewState::Dismissed),
+            ("APPROVED", FormalReviewState::Approved),
+            ("REQUEST_CHANGES", FormalReviewState::ChangesRequested),
+            ("COMMENT", FormalReviewState::Commented),
+            ("DISMISSED", FormalReviewState::Dismissed),
         ];
         for (n, r) in rows {
             assert_eq!(review_state(n, false), Ok(Some(r)), "{n}");
             // D8: dismissed: true maps to dismissed.
             assert_eq!(
                 review_state(n, true),
-                Ok(Some(ReviewState::Dismissed)),
+                Ok(Some(FormalReviewState::Dismissed)),
                 "{n}"
             );
         }

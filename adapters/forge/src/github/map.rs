@@ -5,7 +5,8 @@
 //! `docs/context.md` ("Fetching from a forge") prints these tables.
 
 use probity_core::context::types::{
-    ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, ReviewState, Side, Timestamp,
+    ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState, Side,
+    Timestamp,
 };
 use probity_ports::forge::{ActorKindRef, ForgeError};
 
@@ -147,12 +148,12 @@ pub fn check_fields(
 }
 
 /// Formal review state; `PENDING` (unsubmitted) is `None` (omitted).
-pub fn review_state(state: &str) -> Result<Option<ReviewState>, MapError> {
+pub fn review_state(state: &str) -> Result<Option<FormalReviewState>, MapError> {
     match state {
-        "APPROVED" => Ok(Some(ReviewState::Approved)),
-        "CHANGES_REQUESTED" => Ok(Some(ReviewState::ChangesRequested)),
-        "COMMENTED" => Ok(Some(ReviewState::Commented)),
-        "DISMISSED" => Ok(Some(ReviewState::Dismissed)),
+        "APPROVED" => Ok(Some(FormalReviewState::Approved)),
+        "CHANGES_REQUESTED" => Ok(Some(FormalReviewState::ChangesRequested)),
+        "COMMENTED" => Ok(Some(FormalReviewState::Commented)),
+        "DISMISSED" => Ok(Some(FormalReviewState::Dismissed)),
         "PENDING" => Ok(None),
         other => Err(MapError::new("review state", other)),
     }
@@ -317,13 +318,22 @@ mod tests {
 
     #[test]
     fn review_state_table() {
-        assert_eq!(review_state("APPROVED"), Ok(Some(ReviewState::Approved)));
+        assert_eq!(
+            review_state("APPROVED"),
+            Ok(Some(FormalReviewState::Approved))
+        );
         assert_eq!(
             review_state("CHANGES_REQUESTED"),
-            Ok(Some(ReviewState::ChangesRequested))
+            Ok(Some(FormalReviewState::ChangesRequested))
         );
-        assert_eq!(review_state("COMMENTED"), Ok(Some(ReviewState::Commented)));
-        assert_eq!(review_state("DISMISSED"), Ok(Some(ReviewState::Dismissed)));
+        assert_eq!(
+            review_state("COMMENTED"),
+            Ok(Some(FormalReviewState::Commented))
+        );
+        assert_eq!(
+            review_state("DISMISSED"),
+            Ok(Some(FormalReviewState::Dismissed))
+        );
         assert_eq!(review_state("PENDING"), Ok(None));
         for bad in ["approved", "REQUEST_CHANGES", "COMMENT", ""] {
             assert!(review_state(bad).is_err(), "{bad}");

@@ -16,7 +16,7 @@ use probity_core::snapshot_tools::{
     BudgetLimits, EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, ReviewLoop, Session,
     SnapshotPath, SubjectError,
 };
-use probity_ports::snapshot::{Clock, SnapshotReader};
+use probity_ports::snapshot::{SnapshotReader, Stopwatch};
 use serde_json::Value;
 
 /// One recorded request.
@@ -186,7 +186,7 @@ impl SnapshotReader for Mem {
 
 /// The wall clock.
 pub struct Wall(pub Instant);
-impl Clock for Wall {
+impl Stopwatch for Wall {
     fn elapsed_ms(&self) -> u64 {
         self.0.elapsed().as_millis() as u64
     }

@@ -261,7 +261,7 @@ pub(super) fn build_reviews(
             id,
             author,
             dismissed_by,
-            ReviewState::parse(&r.state),
+            FormalReviewState::parse(&r.state),
             ts_opt(&r.submitted_at),
             ts_opt(&r.updated_at),
             ts_opt(&r.dismissed_at),
@@ -323,7 +323,7 @@ pub(super) fn build_reviews(
         if let Some(s) = &sha {
             row.insert("reviewed_sha".into(), json!(s.as_str()));
         }
-        if state == ReviewState::Dismissed {
+        if state == FormalReviewState::Dismissed {
             row.insert(
                 "dismissed_at".into(),
                 json!(dismissed_at.map(|t| t.canonical())),

@@ -15,7 +15,7 @@ use super::schema::{self, DocSchema, SchemaError};
 use super::tree::{ContextTree, GapCode, GapScope, Gaps};
 use super::types::{
     ActorKind, ActorRole, CheckConclusion, CheckStatus, ENTITY_ORDER_KEY, EntityKind, EntityState,
-    Forge, GitOid, HexDigest, Host, IdKind, KeyKind, Repository, RepositoryPath, ReviewState,
+    Forge, FormalReviewState, GitOid, HexDigest, Host, IdKind, KeyKind, Repository, RepositoryPath,
     RunStatus, Side, StructuralId, Timestamp, ValueError, record_key,
 };
 use crate::canonical::{CanonicalError, canonical_value_bytes};

@@ -27,7 +27,7 @@ use crate::review::ids::{
 use crate::review::lens::Lens;
 use crate::review::risk::is_legal_selection;
 use crate::review::risk::{RiskAssessment, RiskLevel, RiskPolicy, RiskReason, UnexplainedRisk};
-use crate::review::snapshot::{Snapshot, SnapshotError, correction_budget, target_identity};
+use crate::review::snapshot::{FrozenCandidate, SnapshotError, correction_budget, target_identity};
 
 mod binding;
 mod link;
@@ -385,7 +385,7 @@ pub struct ReviewState {
     pub generation: u32,
     pub created_at: Timestamp,
     pub nonce: Nonce,
-    pub snapshot: Snapshot,
+    pub snapshot: FrozenCandidate,
     pub frozen: Frozen,
     /// The audited link of a recovered generation (R9.2); absent for
     /// generation 1.
@@ -417,7 +417,7 @@ pub enum StateError {
         derived: Sha256Digest,
     },
     #[error(transparent)]
-    Snapshot(#[from] SnapshotError),
+    FrozenCandidate(#[from] SnapshotError),
     #[error(transparent)]
     Risk(#[from] UnexplainedRisk),
     #[error("unsupported policy {0}; this build knows only the built-in policy v1")]
@@ -507,7 +507,7 @@ pub fn derive_lineage_id_with(
 /// Inputs to start that code derived from the observation.
 #[derive(Debug, Clone)]
 pub struct StartInput {
-    pub snapshot: Snapshot,
+    pub snapshot: FrozenCandidate,
     pub assessment: RiskAssessment,
     pub lenses: Vec<Lens>,
     pub authored_lines: u64,
