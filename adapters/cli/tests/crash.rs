@@ -178,7 +178,7 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     assert!(store.read_receipt(&lineage).unwrap().is_none());
     let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
     assert_eq!(
-        serde_json::to_value(gate.reason_code).unwrap(),
+        serde_json::to_value(gate.reason_code()).unwrap(),
         "receipt_mismatch"
     );
     // Any finalize of the lineage, even with no input, finishes the job.
@@ -194,7 +194,7 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     assert!(store.read_receipt(&lineage).unwrap().is_some());
     let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
     assert_eq!(
-        serde_json::to_value(gate.reason_code).unwrap(),
+        serde_json::to_value(gate.reason_code()).unwrap(),
         "receipt_valid"
     );
 }

@@ -72,7 +72,7 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
 
     // Nothing moves: allowed, as ever.
     let d = validate_pre_commit_between(&repo, &store, &Delivery::Worktree, &mut || {}).unwrap();
-    assert_eq!(d.decision, Decision::Allow, "{}", d.message);
+    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
 
     // A writer rewrites the receipt file while the gate decides.
     let path = receipt_path(&f, &lineage);
@@ -86,10 +86,10 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
     )
     .unwrap();
     assert_gate_wrote_nothing(&f, &left);
-    assert_eq!(d.decision, Decision::Deny);
-    assert_eq!(d.reason_code, ReasonCode::AuthorityChanged);
-    assert_eq!(d.next_action, NextAction::Retry);
-    assert!(d.message.contains("receipt file"), "{}", d.message);
+    assert_eq!(d.decision(), Decision::Deny);
+    assert_eq!(d.reason_code(), ReasonCode::AuthorityChanged);
+    assert_eq!(d.next_action(), NextAction::Retry);
+    assert!(d.message().contains("receipt file"), "{}", d.message());
     std::fs::write(&path, &original).unwrap();
 
     // A recovery lands while the gate decides: the lineage is history now.
@@ -118,8 +118,13 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
         assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     })
     .unwrap();
-    assert_eq!(d.reason_code, ReasonCode::AuthorityChanged, "{}", d.message);
-    assert!(d.message.contains("a recovery of"), "{}", d.message);
+    assert_eq!(
+        d.reason_code(),
+        ReasonCode::AuthorityChanged,
+        "{}",
+        d.message()
+    );
+    assert!(d.message().contains("a recovery of"), "{}", d.message());
     // Only the recovery wrote.
     let after = store_snapshot(&f);
     assert!(after.len() > before.len());
@@ -147,11 +152,16 @@ fn an_index_entry_that_moves_mid_gate_denies_the_allow() {
         &mut writer(&f, &left, || std::fs::remove_file(&entry).unwrap()),
     )
     .unwrap();
-    assert_eq!(d.reason_code, ReasonCode::AuthorityChanged, "{}", d.message);
-    assert!(
-        d.message.contains("the store's index entry for target"),
+    assert_eq!(
+        d.reason_code(),
+        ReasonCode::AuthorityChanged,
         "{}",
-        d.message
+        d.message()
+    );
+    assert!(
+        d.message().contains("the store's index entry for target"),
+        "{}",
+        d.message()
     );
     assert_gate_wrote_nothing(&f, &left);
 }
@@ -167,7 +177,7 @@ fn the_index_a_commit_delivers_changing_mid_gate_denies_the_allow() {
     let index = f.root().join(".git/index");
     let staged = Delivery::Index(index.clone());
     let d = drivers::validate_pre_commit(&repo, &store, &staged).unwrap();
-    assert_eq!(d.decision, Decision::Allow, "{}", d.message);
+    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
     let left = RefCell::new(None);
     let d = validate_pre_commit_between(
         &repo,
@@ -183,11 +193,16 @@ fn the_index_a_commit_delivers_changing_mid_gate_denies_the_allow() {
         }),
     )
     .unwrap();
-    assert_eq!(d.reason_code, ReasonCode::AuthorityChanged, "{}", d.message);
-    assert!(
-        d.message.contains("the live target changed"),
+    assert_eq!(
+        d.reason_code(),
+        ReasonCode::AuthorityChanged,
         "{}",
-        d.message
+        d.message()
+    );
+    assert!(
+        d.message().contains("the live target changed"),
+        "{}",
+        d.message()
     );
     assert_gate_wrote_nothing(&f, &left);
 }
@@ -207,10 +222,10 @@ fn a_proposal_whose_head_moves_mid_gate_denies_the_allow() {
     let store = FileStore::for_common_dir(repo.common_dir());
     let pr = drivers::validate_pre_pr(&repo, &store, "main-base", "topic").unwrap();
     assert_eq!(
-        pr.decision.decision,
+        pr.decision.decision(),
         Decision::Allow,
         "{}",
-        pr.decision.message
+        pr.decision.message()
     );
     let left = RefCell::new(None);
     let pr = validate_pre_pr_between(
@@ -224,11 +239,16 @@ fn a_proposal_whose_head_moves_mid_gate_denies_the_allow() {
     )
     .unwrap();
     let d = pr.decision;
-    assert_eq!(d.reason_code, ReasonCode::AuthorityChanged, "{}", d.message);
-    assert!(
-        d.message.contains("`topic` now names another commit"),
+    assert_eq!(
+        d.reason_code(),
+        ReasonCode::AuthorityChanged,
         "{}",
-        d.message
+        d.message()
+    );
+    assert!(
+        d.message().contains("`topic` now names another commit"),
+        "{}",
+        d.message()
     );
     assert_gate_wrote_nothing(&f, &left);
 }
@@ -258,12 +278,16 @@ fn a_release_whose_tag_or_artifacts_change_mid_gate_is_denied() {
 
     let ok = drivers::validate_release(&repo, &store, "v1", evidence()).unwrap();
     assert_eq!(
-        ok.decision.decision,
+        ok.decision.decision(),
         Decision::Allow,
         "{}",
-        ok.decision.message
+        ok.decision.message()
     );
-    assert!(ok.decision.message.contains("1 release artifact(s) match"));
+    assert!(
+        ok.decision
+            .message()
+            .contains("1 release artifact(s) match")
+    );
 
     // The artifact is rebuilt while the gate decides.
     let left = RefCell::new(None);
@@ -279,13 +303,13 @@ fn a_release_whose_tag_or_artifacts_change_mid_gate_is_denied() {
     .unwrap()
     .decision;
     assert_eq!(
-        d.reason_code,
+        d.reason_code(),
         ReasonCode::ReleaseEvidenceChanged,
         "{}",
-        d.message
+        d.message()
     );
-    assert!(d.message.contains("app.tar.gz"), "{}", d.message);
-    assert_eq!(d.lineage_id, ok.decision.lineage_id);
+    assert!(d.message().contains("app.tar.gz"), "{}", d.message());
+    assert_eq!(d.lineage_id(), ok.decision.lineage_id());
     assert_gate_wrote_nothing(&f, &left);
     std::fs::write(dist.join("app.tar.gz"), b"tarball").unwrap();
 
@@ -303,12 +327,12 @@ fn a_release_whose_tag_or_artifacts_change_mid_gate_is_denied() {
     .unwrap()
     .decision;
     assert_eq!(
-        d.reason_code,
+        d.reason_code(),
         ReasonCode::ReleaseRevisionMoved,
         "{}",
-        d.message
+        d.message()
     );
-    assert!(d.message.contains(&released), "{}", d.message);
+    assert!(d.message().contains(&released), "{}", d.message());
     assert_gate_wrote_nothing(&f, &left);
 }
 
@@ -332,7 +356,7 @@ fn a_revision_that_moves_mid_gate_denies_the_allow() {
         tip: "topic".into(),
     };
     let d = drivers::validate_pre_push(&repo, &store, &boundary).unwrap();
-    assert_eq!(d.decision, Decision::Allow, "{}", d.message);
+    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
     let left = RefCell::new(None);
     let d = validate_pre_push_between(
         &repo,
@@ -344,11 +368,11 @@ fn a_revision_that_moves_mid_gate_denies_the_allow() {
     )
     .unwrap();
     assert_gate_wrote_nothing(&f, &left);
-    assert_eq!(d.decision, Decision::Deny);
-    assert_eq!(d.reason_code, ReasonCode::AuthorityChanged);
+    assert_eq!(d.decision(), Decision::Deny);
+    assert_eq!(d.reason_code(), ReasonCode::AuthorityChanged);
     assert!(
-        d.message.contains("`topic` now names another commit"),
+        d.message().contains("`topic` now names another commit"),
         "{}",
-        d.message
+        d.message()
     );
 }

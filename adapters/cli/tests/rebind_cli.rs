@@ -302,16 +302,16 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
     };
     // c0 alone: its lineage leads a chain of 65, one past the bound.
     let first = gate(&base, &commits[0]);
-    assert_eq!(first.decision, Decision::Deny, "{}", first.message);
+    assert_eq!(first.decision(), Decision::Deny, "{}", first.message());
     assert_eq!(
-        first.reason_code,
+        first.reason_code(),
         ReasonCode::ReceiptSuperseded,
         "{}",
-        first.message
+        first.message()
     );
     // c1 alone: a chain of exactly 64 from there is composed.
     let second = gate(&commits[0], &commits[1]);
-    assert_eq!(second.decision, Decision::Allow, "{}", second.message);
+    assert_eq!(second.decision(), Decision::Allow, "{}", second.message());
     assert!(store_snapshot(&f) == before, "a gate wrote to the store");
 }
 

@@ -188,6 +188,24 @@ pub fn check_revision(
     }
 }
 
+/// The release of a revision whose own commit and its last
+/// [`MAX_RANGE_COMMITS`](crate::review::gate::MAX_RANGE_COMMITS) ancestors
+/// change no bytes: denied `delivery_too_large` at the boundary, keeping
+/// what `unchanged` (the decision for the tip) named.
+pub fn unchanged_too_far(unchanged: GateDecision, tip: &CommitId) -> GateDecision {
+    GateDecision {
+        decision: Decision::Deny,
+        reason_code: ReasonCode::DeliveryTooLarge,
+        stage: GateStage::Boundary,
+        next_action: NextAction::CheckRange,
+        message: format!(
+            "{tip} and its last {} ancestors change no bytes: release a revision whose own commit changes what is released",
+            crate::review::gate::MAX_RANGE_COMMITS
+        ),
+        ..unchanged
+    }
+}
+
 /// What the release gate resolved outside the store, once when it judged
 /// and once more after its derivation (R8.7).
 #[derive(Debug, Clone, Copy)]

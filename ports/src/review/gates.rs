@@ -112,7 +112,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
     decision: GateDecision,
 ) -> Result<GateDecision, ReviewError> {
     use probity_core::review::gate::{Decision, NextAction};
-    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+    if decision.decision() != Decision::Deny || decision.next_action() != NextAction::StartReview {
         return Ok(decision);
     }
     let open: Vec<_> = open_corrections(store, &live.base_tree)?
@@ -120,7 +120,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
         .map(|r| r.state)
         .collect();
     let decision = probity_core::review::gate::point_at_open_correction(decision, &open);
-    if decision.next_action != NextAction::StartReview {
+    if decision.next_action() != NextAction::StartReview {
         return Ok(decision);
     }
     point_at_escalation_on(store, live, decision)
@@ -142,7 +142,7 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
     let Some(record) = superseded else {
         return Ok(decision);
     };
-    if gate == Gate::PreCommit || decision.decision != Decision::Deny {
+    if gate == Gate::PreCommit || decision.decision() != Decision::Deny {
         return Ok(decision);
     }
     // Every failure inside the rebind keeps the original denial.
@@ -476,7 +476,7 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
     let Some(tip) = commits.last() else {
         return Ok(stack);
     };
-    if stack.decision.decision != Decision::Deny || !delivers_history(commits) {
+    if stack.decision.decision() != Decision::Deny || !delivers_history(commits) {
         return Ok(stack);
     }
     let empty = git.empty_tree().map_err(ReviewError::Repository)?;
@@ -486,7 +486,7 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
         gate,
         &LiveTarget::new(empty.clone(), tip.tree.clone()),
     )?;
-    let outside = if whole.decision == Decision::Allow {
+    let outside = if whole.decision() == Decision::Allow {
         Some(
             git.blobs_outside(&tip.commit, &tip.tree)
                 .map_err(ReviewError::Repository)?,
@@ -724,7 +724,7 @@ pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
         between,
         || Ok(Vec::new()),
     )?;
-    let judged = decision.deliveries.first().map(|r| r.tip.clone());
+    let judged = decision.deliveries().first().map(|r| r.tip.clone());
     let Some(judged_commit) = judged.as_ref() else {
         return Ok(ReleaseDecision {
             decision,
@@ -732,7 +732,7 @@ pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
             observed,
         });
     };
-    let (now, again) = if decision.decision == Decision::Allow {
+    let (now, again) = if decision.decision() == Decision::Allow {
         (
             git.find_commit(revision).map_err(ReviewError::Repository)?,
             evidence.as_ref().map(observe).transpose()?,
@@ -781,7 +781,7 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
         Err(denial) => (denial, None),
         Ok(c) => {
             let d = judge_commit(git, store, Gate::Release, c, None)?;
-            match (d.reason_code, c.parents.first()) {
+            match (d.reason_code(), c.parents.first()) {
                 (ReasonCode::NoChange, Some(parent)) => {
                     released_bytes(git, store, &range, parent, d)?
                 }
@@ -792,7 +792,7 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
             }
         }
     };
-    let decision = match (d.decision, evidence) {
+    let decision = match (d.decision(), evidence) {
         (Decision::Allow, Some((expected, observed))) => {
             match check_artifacts(expected, observed) {
                 Ok(()) => d,
@@ -807,10 +807,9 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
         vec![(range, RangeJudgment::boundary(decision))],
     );
     if let Some(ancestor) = released_from {
-        combined.message = format!(
-            "{tip} changes no bytes, so it releases the bytes of {ancestor}: {}",
-            combined.message
-        );
+        combined = combined.prefaced(&format!(
+            "{tip} changes no bytes, so it releases the bytes of {ancestor}"
+        ));
     }
     Ok(combined)
 }
@@ -836,7 +835,7 @@ fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
             break;
         };
         let d = judge_commit(git, store, Gate::Release, &ancestor, None)?;
-        if d.reason_code != ReasonCode::NoChange {
+        if d.reason_code() != ReasonCode::NoChange {
             let d = judge_stack(Gate::Release, range, vec![(&ancestor, d)]).decision;
             return Ok((d, Some(ancestor.commit)));
         }
@@ -845,19 +844,8 @@ fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
             None => return Ok((unchanged, None)),
         }
     }
-    let message = format!(
-        "{} and its last {MAX_RANGE_COMMITS} ancestors change no bytes: release a revision whose own commit changes what is released",
-        range.tip
-    );
     Ok((
-        GateDecision {
-            decision: Decision::Deny,
-            reason_code: ReasonCode::DeliveryTooLarge,
-            stage: probity_core::review::gate::GateStage::Boundary,
-            next_action: probity_core::review::gate::NextAction::CheckRange,
-            message,
-            ..unchanged
-        },
+        probity_core::review::release::unchanged_too_far(unchanged, &range.tip),
         None,
     ))
 }
@@ -978,11 +966,11 @@ fn pre_pr_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
         },
     };
     let mut decision = combine_judged(Gate::PrePr, vec![(range, judgment)]);
-    if let (Some(a), Decision::Allow) = (&base_advance, decision.decision) {
-        decision.message = format!(
-            "{}; the base advanced from {} to {} without touching a delivered path",
-            decision.message, a.reviewed_base, a.base_tip
-        );
+    if let (Some(a), Decision::Allow) = (&base_advance, decision.decision()) {
+        decision = decision.explained(&format!(
+            "the base advanced from {} to {} without touching a delivered path",
+            a.reviewed_base, a.base_tip
+        ));
     }
     Ok(PrDecision {
         decision,

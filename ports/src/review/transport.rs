@@ -301,7 +301,7 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     }
     let live = probity_core::review::snapshot::LiveTarget::new(base, c.tree.clone());
     let d = decide_live(git, store, probity_core::review::gate::Gate::PrePush, &live)?;
-    match (d.decision, d.proof.is_some(), &d.lineage_id) {
+    match (d.decision(), d.proof().is_some(), &d.lineage_id()) {
         (probity_core::review::gate::Decision::Allow, true, Some(l)) => Ok(store.load(l)?),
         _ => Ok(None),
     }

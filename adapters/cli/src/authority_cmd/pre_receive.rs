@@ -264,15 +264,15 @@ fn decision_answer(
     if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
         m.extend(e);
     }
-    let code = name(d.reason_code);
-    let allow = d.decision == Decision::Allow;
+    let code = name(d.reason_code());
+    let allow = d.decision() == Decision::Allow;
     v["next_step"] = json!(if allow { "none" } else { next_hint(&code) });
     let mut text = format!(
         "probity {gate} {}: {code}\n  {}\n",
         if allow { "ALLOW" } else { "DENY" },
-        d.message
+        d.message()
     );
-    for r in &d.deliveries {
+    for r in d.deliveries() {
         text.push_str(&format!(
             "  {} -> {}: {} commit(s), {}\n",
             r.refs.join(", "),
@@ -453,7 +453,7 @@ pub fn warn_notes_not_pushed(notes_pushed: Option<bool>, remote: &str, d: &GateD
     // Every range a review allowed (a stack's report names no single
     // lineage; a range that changes nothing needs no note).
     let reviewed: Vec<&str> = d
-        .deliveries
+        .deliveries()
         .iter()
         .filter(|r| r.decision == Decision::Allow && r.reason_code == ReasonCode::ReceiptValid)
         .map(|r| r.tip.as_str())

@@ -87,19 +87,19 @@ pub struct ValidateArgs {
 /// The gate answer as JSON.
 pub fn decision_json(d: &GateDecision) -> Value {
     let mut v = json!({
-        "gate": d.gate,
-        "decision": d.decision,
-        "reason_code": d.reason_code,
-        "stage": d.stage,
-        "lineage_id": d.lineage_id,
-        "differing_paths": d.differing_paths,
-        "next_action": d.next_action,
-        "message": d.message,
+        "gate": d.gate(),
+        "decision": d.decision(),
+        "reason_code": d.reason_code(),
+        "stage": d.stage(),
+        "lineage_id": d.lineage_id(),
+        "differing_paths": d.differing_paths(),
+        "next_action": d.next_action(),
+        "message": d.message(),
     });
-    if !d.deliveries.is_empty() {
-        v["deliveries"] = json!(d.deliveries);
+    if !d.deliveries().is_empty() {
+        v["deliveries"] = json!(d.deliveries());
     }
-    if let Some(p) = &d.proof {
+    if let Some(p) = &d.proof() {
         v["proof"] = json!(p);
     }
     v
@@ -108,27 +108,27 @@ pub fn decision_json(d: &GateDecision) -> Value {
 pub fn human_decision(d: &GateDecision) -> String {
     let mut t = format!(
         "{} {}: {}\n  {}\n",
-        d.gate.name(),
-        match d.decision {
+        d.gate().name(),
+        match d.decision() {
             Decision::Allow => "ALLOW",
             Decision::Deny => "DENY",
         },
-        serde_json::to_value(d.reason_code)
+        serde_json::to_value(d.reason_code())
             .ok()
             .and_then(|v| v.as_str().map(String::from))
             .unwrap_or_default(),
-        d.message
+        d.message()
     );
-    if let Some(p) = &d.proof {
+    if let Some(p) = &d.proof() {
         t.push_str(&format!(
             "  proof: rebased_onto (receipt base {}, live base {})\n",
             p.receipt_base, p.live_base
         ));
     }
-    if !d.differing_paths.is_empty() {
+    if !d.differing_paths().is_empty() {
         t.push_str(&format!(
             "  differing paths: {}\n",
-            d.differing_paths
+            d.differing_paths()
                 .iter()
                 .map(|p| p.as_str())
                 .collect::<Vec<_>>()
@@ -257,7 +257,7 @@ pub fn validate(
         Delivery::Index(_) => "index",
     });
     out.answer(&v, || human_decision(&d));
-    Ok(match d.decision {
+    Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
     })
@@ -336,7 +336,7 @@ fn validate_release(
         _ => Value::Null,
     };
     out.answer(&v, || human_decision(&d));
-    Ok(match d.decision {
+    Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
     })
@@ -375,7 +375,7 @@ pub(super) fn validate_pre_pr(
         }
         t
     });
-    Ok(match d.decision {
+    Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
     })
@@ -464,7 +464,7 @@ fn validate_pre_push(
     });
     out.answer(&v, || {
         let mut t = human_decision(&d);
-        for r in &d.deliveries {
+        for r in d.deliveries() {
             t.push_str(&format!(
                 "  {} -> {}: {} commit(s), {}\n",
                 r.refs.join(", "),
@@ -488,7 +488,7 @@ fn validate_pre_push(
         }
         t
     });
-    Ok(match d.decision {
+    Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
     })

@@ -198,29 +198,88 @@ pub enum NextAction {
     Retry,
 }
 
-/// A gate decision.
+/// A gate decision. Its fields are core's: outside this crate a decision
+/// is read through its accessors and changed only by core's functions
+/// ([`GateDecision::overruled_by`] is the one way an allow becomes a
+/// denial; [`GateDecision::explained`] adds a sentence), so no driver or
+/// frontend can rewrite what a gate derived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GateDecision {
-    pub gate: Gate,
-    pub decision: Decision,
-    pub reason_code: ReasonCode,
-    pub stage: GateStage,
-    pub lineage_id: Option<LineageId>,
-    pub differing_paths: Vec<RepoPath>,
-    pub next_action: NextAction,
+    pub(crate) gate: Gate,
+    pub(crate) decision: Decision,
+    pub(crate) reason_code: ReasonCode,
+    pub(crate) stage: GateStage,
+    pub(crate) lineage_id: Option<LineageId>,
+    pub(crate) differing_paths: Vec<RepoPath>,
+    pub(crate) next_action: NextAction,
     /// One sentence for people.
-    pub message: String,
+    pub(crate) message: String,
     /// Publication gates: each distinct delivered range and how it was
     /// judged (absent for pre-commit).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub deliveries: Vec<DeliveryReport>,
+    pub(crate) deliveries: Vec<DeliveryReport>,
     /// An allow whose live base is not the receipt's names the proof that
     /// carried it (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub proof: Option<Box<GateProof>>,
+    pub(crate) proof: Option<Box<GateProof>>,
 }
 
 impl GateDecision {
+    /// The gate that decided.
+    pub fn gate(&self) -> Gate {
+        self.gate
+    }
+    /// Allow or deny.
+    pub fn decision(&self) -> Decision {
+        self.decision
+    }
+    /// Why.
+    pub fn reason_code(&self) -> ReasonCode {
+        self.reason_code
+    }
+    /// Where in the derivation it was decided.
+    pub fn stage(&self) -> GateStage {
+        self.stage
+    }
+    /// The lineage it names, if any.
+    pub fn lineage_id(&self) -> Option<&LineageId> {
+        self.lineage_id.as_ref()
+    }
+    /// The paths that differ from what was reviewed.
+    pub fn differing_paths(&self) -> &[RepoPath] {
+        &self.differing_paths
+    }
+    /// The next legal move.
+    pub fn next_action(&self) -> NextAction {
+        self.next_action
+    }
+    /// One sentence for people.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    /// Publication gates: each delivered range and how it was judged.
+    pub fn deliveries(&self) -> &[DeliveryReport] {
+        &self.deliveries
+    }
+    /// The proof that carried an allow on another base, if any.
+    pub fn proof(&self) -> Option<&GateProof> {
+        self.proof.as_deref()
+    }
+
+    /// The same decision with `note` after its sentence (`{message}; {note}`)
+    /// — what a driver knows that the decision does not (which ancestor a
+    /// release stands for, how the base advanced). Nothing else changes.
+    pub fn explained(mut self, note: &str) -> GateDecision {
+        self.message = format!("{}; {note}", self.message);
+        self
+    }
+
+    /// The same decision with `note` before its sentence (`{note}: {message}`).
+    pub fn prefaced(mut self, note: &str) -> GateDecision {
+        self.message = format!("{note}: {}", self.message);
+        self
+    }
+
     /// A denial at the boundary stage: what crosses it is no delivery a
     /// review can bind (no lineage, no paths).
     pub fn boundary(
