@@ -1,6 +1,8 @@
 //! The injection floor: instruction-like text and hidden HTML
 //! containers.
 
+use regex::Regex;
+
 use super::*;
 
 /// Injection floor: counts matches per category.
@@ -10,9 +12,10 @@ pub(super) fn scan_injection(e: &Engine, s: &str, f: &mut Findings) {
 
 /// [`scan_injection`] with the keyword prefilter's result for `s`.
 pub(super) fn scan_injection_with(e: &Engine, s: &str, t: &Triggered, f: &mut Findings) {
+    let mut folds: Option<bool> = None;
     for (i, d) in e.injections.iter().enumerate() {
         if t.injections[i] {
-            f.add(d.code, d.re.find_iter(s).count() as u64);
+            f.add(d.code, count_matches(e, d, i, s, t, &mut folds));
         }
     }
     if t.hidden {
@@ -28,6 +31,79 @@ pub(super) fn scan_injection_with(e: &Engine, s: &str, t: &Triggered, f: &mut Fi
         }
         f.add("injection.hidden_html", n);
     }
+}
+
+/// Fewer candidate starts than one per this many bytes: the anchored
+/// searches are tried; more, and one pass of the regex is cheaper.
+const BYTES_PER_START: usize = 32;
+
+/// `d.re.find_iter(s).count()`, found with anchored searches at the
+/// candidate starts when `d` has start literals (`injection_starts`).
+///
+/// `find_iter` reports the leftmost-first match from the end of the
+/// previous one: the match at the smallest start `p` where one exists, and
+/// at `p` the one the anchored search at `p` finds. Every match begins
+/// with a start literal, so with the literal occurrences in order the
+/// first anchored match at or after the previous end is that match. The
+/// anchored search at `p > 0` reads the character before `p` (its
+/// pattern's `(?s:.)`), so `(?-u:\b)` at `p` sees what it sees in `s`;
+/// everything after `p` is the same text to the same end. A text holding
+/// U+017F or U+212A (Unicode case folds them to `s` and `k`, which the
+/// ASCII literal search does not) goes to the regex, as does an empty
+/// match (none of these patterns has one).
+pub(super) fn count_matches(
+    e: &Engine,
+    d: &InjectionDetector,
+    i: usize,
+    s: &str,
+    t: &Triggered,
+    folds: &mut Option<bool>,
+) -> u64 {
+    let regex = || d.re.find_iter(s).count() as u64;
+    let Some((first, after)) = &d.anchored else {
+        return regex();
+    };
+    let folds = *folds
+        .get_or_insert_with(|| !s.is_ascii() && (s.contains('\u{17F}') || s.contains('\u{212A}')));
+    if folds {
+        return regex();
+    }
+    let starts = t.injection_starts(e, i);
+    if starts.len() > s.len() / BYTES_PER_START {
+        return regex();
+    }
+    count_at_starts(first, after, s, &starts).unwrap_or_else(regex)
+}
+
+/// The anchored searches of [`count_matches`] at `starts` (in order): the
+/// number of matches, or None at an empty match.
+pub(super) fn count_at_starts(
+    first: &Regex,
+    after: &Regex,
+    s: &str,
+    starts: &[usize],
+) -> Option<u64> {
+    let (mut n, mut done) = (0u64, 0usize);
+    for &p in starts {
+        if p < done || !s.is_char_boundary(p) {
+            continue;
+        }
+        let end = if p == 0 {
+            first.find(s).map(|m| m.end())
+        } else {
+            let q = floor_char_boundary(s, p - 1);
+            after.find(&s[q..]).map(|m| q + m.end())
+        };
+        match end {
+            Some(end) if end > p => {
+                n += 1;
+                done = end;
+            }
+            Some(_) => return None,
+            None => {}
+        }
+    }
+    Some(n)
 }
 
 /// The most characters a hiding tag's content may have before its `</`.

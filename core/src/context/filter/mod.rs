@@ -16,6 +16,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_normalization::UnicodeNormalization;
 
 mod injection;
+mod keywords;
 mod redaction;
 mod rules;
 mod scan;
@@ -27,6 +28,7 @@ mod validators;
 use std::borrow::Cow;
 
 use injection::*;
+use keywords::*;
 use redaction::*;
 use rules::*;
 use scan::*;

@@ -71,7 +71,7 @@ fn whole_matches(
         Search::SsnLines => line_matches(&d.re, s, &digits.get().ssn),
         Search::DottedCardLines => line_matches(&d.re, s, &digits.get().dotted),
         Search::CardLines => line_matches(&d.re, s, &digits.get().card),
-        Search::KeywordLines => keyword_line_captures(&d.re, s, &t.secret_keyword_starts(e, p))
+        Search::KeywordLines => keyword_line_captures(&d.re, s, &keyword_candidates(e, t, p, d, s))
             .iter()
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))
             .collect(),
@@ -89,9 +89,21 @@ fn group_captures<'s>(
     s: &'s str,
 ) -> Vec<regex::Captures<'s>> {
     match d.search {
-        Search::KeywordLines => keyword_line_captures(&d.re, s, &t.secret_keyword_starts(e, p)),
+        Search::KeywordLines => keyword_line_captures(&d.re, s, &keyword_candidates(e, t, p, d, s)),
         _ => d.re.captures_iter(s).collect(),
     }
+}
+
+/// The keyword starts of detector `p` that may lie in one of its matches
+/// (`keyword_may_match`): every match still holds one on its first line.
+pub(super) fn keyword_candidates(
+    e: &Engine,
+    t: &Triggered,
+    p: usize,
+    d: &SecretDetector,
+    s: &str,
+) -> Vec<usize> {
+    keyword_starts_that_may_match(d.follow, s, &t.secret_keyword_hits(e, p))
 }
 
 pub(super) fn secret_spans_with(

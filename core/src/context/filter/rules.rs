@@ -3,7 +3,6 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::Regex;
 
 use super::*;
@@ -35,6 +34,37 @@ pub(super) struct SecretDetector {
     /// How the matches of `re` are found (all strategies give exactly the
     /// matches of `re` over the whole text).
     pub(super) search: Search,
+    /// For `Search::KeywordLines`: what must follow a keyword occurrence
+    /// that lies in a match (see `scan::keyword_may_match`).
+    pub(super) follow: Follow,
+}
+
+/// What follows the secret name (or the `://`) in every match of a
+/// keyword-line detector; a keyword occurrence without it is in no match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Follow {
+    /// Not a keyword-line detector.
+    Any,
+    /// `ENV`: the name's run of `[A-Za-z0-9_.-]`, an optional quote, an
+    /// optional `]`, blanks, then `:`, `=` or `?`.
+    Env,
+    /// `JSON`: the name's run of `[A-Za-z0-9_. -]`, a quote, blanks, `:`.
+    Json,
+    /// `URL_PASSWORD`: after `://`, bytes other than whitespace, `/` and
+    /// `:`, then `:`, then an `@` before the next whitespace, at least one
+    /// byte after that `:`.
+    Url,
+}
+
+impl Follow {
+    fn for_pattern(pattern: &str) -> Follow {
+        match pattern {
+            "ENV" => Follow::Env,
+            "JSON" => Follow::Json,
+            URL_PASSWORD => Follow::Url,
+            _ => Follow::Any,
+        }
+    }
 }
 
 /// How a secret detector's matches are found. Each strategy other than
@@ -89,6 +119,12 @@ pub(super) struct InjectionDetector {
     pub(super) code: &'static str,
     pub(super) keywords: &'static [&'static str],
     pub(super) re: Regex,
+    /// When every match of `re` begins with one of a few literals (ASCII
+    /// case-insensitive; see `injection_starts`): `re` anchored at the start
+    /// of a haystack (`\A(?:re)`), and anchored one character after it
+    /// (`\A(?s:.)(?:re)`, so look-behind sees the character before a
+    /// candidate start). See `injection::count_matches`.
+    pub(super) anchored: Option<(Regex, Regex)>,
 }
 
 pub(super) struct Engine {
@@ -101,11 +137,26 @@ pub(super) struct Engine {
     /// that ends there), for a `hidden_open` match that ran past it.
     pub(super) hidden_open_first_gt: Regex,
     pub(super) hidden_instruction: Regex,
-    /// Prefilter: keyword automaton; pattern i belongs to `owners[i]`.
+    /// Prefilter: keyword automaton; pattern i belongs to `owners[i]`. The
+    /// pipeline walks `keywords` (the same automaton as a flat table); the
+    /// tests compare the two.
+    #[cfg(test)]
     pub(super) prefilter: AhoCorasick,
     pub(super) owners: Vec<Owner>,
-    /// The length in bytes of the longest keyword.
+    /// The length in bytes of the longest keyword or start literal.
     pub(super) max_keyword_len: usize,
+    /// The keywords of `prefilter` (same indices, same owners), then the
+    /// start literals of the injection detectors (`start_owners`), as one
+    /// flat automaton: what `triggered` walks.
+    pub(super) keywords: KeywordDfa,
+    /// Pattern `prefilter_len + k` of `keywords` is a start literal of
+    /// injection detector `start_owners[k]`.
+    pub(super) start_owners: Vec<usize>,
+    pub(super) prefilter_len: usize,
+    /// For each match state `k` of `keywords`: the bits (`Engine::bit`) of
+    /// the owners of its patterns and of the detectors its start literals
+    /// belong to.
+    pub(super) state_bits: Vec<u64>,
     /// The byte classes of the scans.
     pub(super) classes: Classes,
 }
@@ -472,6 +523,58 @@ pub(super) fn injection_specs() -> Vec<(&'static str, &'static [&'static str], &
     ]
 }
 
+/// Literals every match of an injection detector begins with (ASCII case
+/// insensitively), or none. Each list is read off the pattern's top-level
+/// alternatives in `injection_specs`: every alternative opens with
+/// `(?-u:\b)` and a group of words, and each word begins with one of these.
+/// The patterns are Unicode case-insensitive, so a literal may also be
+/// spelled with U+017F or U+212A for `s` or `k` (`poſt`); the ASCII search
+/// misses those, so `injection::count_matches` leaves a text holding either
+/// to the regex. (No match begins with one: `(?-u:\b)` needs an ASCII word
+/// byte there.)
+pub(super) fn injection_starts(code: &str) -> &'static [&'static str] {
+    match code {
+        "injection.instruction_override" => {
+            &["ignore", "disregard", "forget", "override", "bypass"]
+        }
+        "injection.exfiltration" => &[
+            "send",
+            "upload",
+            "post",
+            "exfiltrate",
+            "leak",
+            "email",
+            "transmit",
+            "forward",
+            "cat",
+            "print",
+            "dump",
+            "reveal",
+            "show",
+            "output",
+            "echo",
+            "read",
+            "copy",
+            "paste",
+            "share",
+            "include",
+            "attach",
+            "curl",
+            "wget",
+        ],
+        "injection.translate_execute" => &[
+            "translate",
+            "decode",
+            "decipher",
+            "deobfuscate",
+            "unscramble",
+            "rot13",
+            "base64",
+        ],
+        _ => &[],
+    }
+}
+
 /// A quoted value: triple-quoted (to the closing triple quote or the end of
 /// the value, lines included), then single or double quotes (escapes
 /// included; the closing quote is optional so an unterminated value is
@@ -539,6 +642,7 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
             group,
             validate,
             search: Search::for_pattern(spec),
+            follow: Follow::for_pattern(spec),
         });
         for k in kws {
             keywords.push((*k).to_owned());
@@ -547,10 +651,20 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
     }
     let mut injections = Vec::new();
     for (i, (code, kws, pat)) in injection_specs().into_iter().enumerate() {
+        let pat = expand(pat);
+        let anchored = if injection_starts(code).is_empty() {
+            None
+        } else {
+            Some((
+                compile(code, &format!(r"\A(?:{pat})"))?,
+                compile(code, &format!(r"\A(?s:.)(?:{pat})"))?,
+            ))
+        };
         injections.push(InjectionDetector {
             code,
             keywords: kws,
-            re: compile(code, &expand(pat))?,
+            re: compile(code, &pat)?,
+            anchored,
         });
         for k in kws {
             keywords.push((*k).to_owned());
@@ -561,7 +675,46 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
         keywords.push(k.to_owned());
         owners.push(Owner::Injection(usize::MAX));
     }
-    let max_keyword_len = keywords.iter().map(String::len).max().unwrap_or(0);
+    if secrets.len() + 2 * injections.len() + 1 > 64 {
+        return Err(FilterError::DetectorUnavailable {
+            detector: "prefilter".into(),
+            reason: "more detectors than bits".into(),
+        });
+    }
+    let prefilter_len = keywords.len();
+    let mut all = keywords.clone();
+    let mut start_owners = Vec::new();
+    for (i, d) in injections.iter().enumerate() {
+        for k in injection_starts(d.code) {
+            all.push((*k).to_owned());
+            start_owners.push(i);
+        }
+    }
+    let max_keyword_len = all.iter().map(String::len).max().unwrap_or(0);
+    let keywords_dfa =
+        KeywordDfa::new(&all).map_err(|reason| FilterError::DetectorUnavailable {
+            detector: "prefilter".into(),
+            reason,
+        })?;
+    let (s_len, i_len) = (secrets.len(), injections.len());
+    let state_bits = (0..keywords_dfa.match_states())
+        .map(|k| {
+            keywords_dfa.patterns(k).iter().fold(0u64, |bits, &(p, _)| {
+                let p = p as usize;
+                let bit = match owners.get(p) {
+                    Some(&o) => owner_bit(s_len, i_len, o),
+                    None => {
+                        let d = p
+                            .checked_sub(prefilter_len)
+                            .and_then(|k| start_owners.get(k));
+                        s_len + i_len + 1 + d.copied().unwrap_or(0)
+                    }
+                };
+                bits | (1u64 << bit)
+            })
+        })
+        .collect();
+    #[cfg(test)]
     let prefilter = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .kind(Some(aho_corasick::AhoCorasickKind::DFA))
@@ -588,9 +741,14 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
                 r"(?i:(?-u:\b)(?:you|assistant|ai|agent|llm|model|bot|claude|gpt|copilot)(?-u:\b)[^\n<]{0,40}?(?-u:\b)(?:must|should|shall|need{WS}+to|are{WS}+required{WS}+to|will{WS}+now|have{WS}+to)(?-u:\b)|(?-u:\b)(?:instructions?|directive|note|attention)(?:{WS}+(?:to|for)(?:{WS}+the)?{WS}+(?:ai|llm|assistant|agent|model|bot))?{WS}*:|(?-u:\b)(?:ai|llm|assistant|agent|model)(?-u:\b){WS}*:)",
             ),
         )?,
+        #[cfg(test)]
         prefilter,
         owners,
         max_keyword_len,
+        keywords: keywords_dfa,
+        start_owners,
+        prefilter_len,
+        state_bits,
         classes: Classes::new(),
     })
 }
@@ -603,16 +761,50 @@ pub(super) fn engine() -> Result<&'static Engine, FilterError> {
         .map_err(Clone::clone)
 }
 
+/// The bit of a prefilter owner in `Engine::state_bits`: secret detectors
+/// from 0, then injection detectors, then the hidden-container keywords;
+/// after those, one bit per injection detector for its start literals.
+fn owner_bit(secrets: usize, injections: usize, o: Owner) -> usize {
+    match o {
+        Owner::Secret(i) => i,
+        Owner::Injection(usize::MAX) => secrets + injections,
+        Owner::Injection(i) => secrets + i,
+    }
+}
+
+impl Engine {
+    fn start_bit(&self, d: usize) -> u64 {
+        1u64 << (self.secrets.len() + self.injections.len() + 1 + d)
+    }
+
+    /// The owner of pattern `p` of `keywords`, if it is a keyword.
+    fn owner(&self, p: usize) -> Option<Owner> {
+        self.owners.get(p).copied()
+    }
+
+    /// The injection detector of pattern `p` of `keywords`, if it is a
+    /// start literal.
+    fn start_owner(&self, p: usize) -> Option<usize> {
+        p.checked_sub(self.prefilter_len)
+            .and_then(|k| self.start_owners.get(k))
+            .copied()
+    }
+}
+
 /// Which detectors the keyword prefilter lets through for this text, and
-/// where each keyword occurs.
+/// where the keywords occur.
 #[derive(Clone)]
 pub(super) struct Triggered {
     pub(super) secrets: Vec<bool>,
     pub(super) injections: Vec<bool>,
     pub(super) hidden: bool,
-    /// Every keyword occurrence: (owner index into `Engine::owners`,
-    /// start, end), in the automaton's order (by end).
-    pub(super) hits: Vec<(usize, usize, usize)>,
+    /// A fresh pass: every match event of the walk over the text, (end,
+    /// match state of `Engine::keywords`), in order of end.
+    events: Vec<(usize, u32)>,
+    /// After `triggered_after`: the occurrences of start literals in the
+    /// new text, (pattern, start, end), in order, without repeats (what the
+    /// injection stage reads; `events` is then empty).
+    starts: Vec<(usize, usize, usize)>,
 }
 
 impl Triggered {
@@ -621,38 +813,89 @@ impl Triggered {
             secrets: e.secrets.iter().map(|d| d.keywords.is_empty()).collect(),
             injections: e.injections.iter().map(|d| d.keywords.is_empty()).collect(),
             hidden: false,
-            hits: Vec::new(),
+            events: Vec::new(),
+            starts: Vec::new(),
         }
     }
 
-    fn mark(&mut self, owner: Owner) {
-        match owner {
-            Owner::Secret(i) => self.secrets[i] = true,
-            Owner::Injection(usize::MAX) => self.hidden = true,
-            Owner::Injection(i) => self.injections[i] = true,
+    /// Marks the owners whose bits are set.
+    fn mark_bits(&mut self, bits: u64) {
+        let (s, i) = (self.secrets.len(), self.injections.len());
+        for (k, slot) in self.secrets.iter_mut().enumerate() {
+            *slot |= bits >> k & 1 == 1;
         }
+        for (k, slot) in self.injections.iter_mut().enumerate() {
+            *slot |= bits >> (s + k) & 1 == 1;
+        }
+        self.hidden |= bits >> (s + i) & 1 == 1;
     }
 
     /// Start positions of the keywords of secret detector `d`, in order.
+    #[cfg(test)]
     pub(super) fn secret_keyword_starts(&self, e: &Engine, d: usize) -> Vec<usize> {
         let mut v: Vec<usize> = self
-            .hits
-            .iter()
-            .filter(|(o, _, _)| matches!(e.owners[*o], Owner::Secret(i) if i == d))
-            .map(|(_, start, _)| *start)
+            .secret_keyword_hits(e, d)
+            .into_iter()
+            .map(|(a, _)| a)
             .collect();
+        v.dedup();
+        v
+    }
+
+    /// The occurrences `(start, end)` of the keywords of secret detector
+    /// `d` in a freshly scanned text, in order.
+    pub(super) fn secret_keyword_hits(&self, e: &Engine, d: usize) -> Vec<(usize, usize)> {
+        let bit = 1u64 << d;
+        let mut v: Vec<(usize, usize)> = Vec::new();
+        for &(end, k) in &self.events {
+            if e.state_bits.get(k as usize).is_some_and(|b| b & bit != 0) {
+                for &(p, len) in e.keywords.patterns(k as usize) {
+                    if matches!(e.owner(p as usize), Some(Owner::Secret(i)) if i == d) {
+                        v.push((end - len as usize, end));
+                    }
+                }
+            }
+        }
         v.sort_unstable();
+        v
+    }
+
+    /// Start positions of the start literals of injection detector `d`, in
+    /// order, without repeats.
+    pub(super) fn injection_starts(&self, e: &Engine, d: usize) -> Vec<usize> {
+        let bit = e.start_bit(d);
+        let mut v: Vec<usize> = Vec::new();
+        for &(end, k) in &self.events {
+            if e.state_bits.get(k as usize).is_some_and(|b| b & bit != 0) {
+                for &(p, len) in e.keywords.patterns(k as usize) {
+                    if e.start_owner(p as usize) == Some(d) {
+                        v.push(end - len as usize);
+                    }
+                }
+            }
+        }
+        v.extend(
+            self.starts
+                .iter()
+                .filter(|&&(p, _, _)| e.start_owner(p) == Some(d))
+                .map(|&(_, a, _)| a),
+        );
+        v.sort_unstable();
+        v.dedup();
         v
     }
 }
 
 pub(super) fn triggered(e: &Engine, s: &str) -> Triggered {
     let mut t = Triggered::none(e);
-    for m in e.prefilter.find_overlapping_iter(s) {
-        let o = m.pattern().as_usize();
-        t.mark(e.owners[o]);
-        t.hits.push((o, m.start(), m.end()));
-    }
+    let mut bits = 0u64;
+    let mut events = Vec::with_capacity(s.len() / 64);
+    e.keywords.each_event(s.as_bytes(), |k, end| {
+        bits |= e.state_bits.get(k).copied().unwrap_or(0);
+        events.push((end, k as u32));
+    });
+    t.mark_bits(bits);
+    t.events = events;
     t
 }
 
@@ -667,7 +910,8 @@ pub(super) struct Edit {
 /// computed on by the replacements `edits` (in order, not overlapping):
 /// the keywords wholly inside unchanged bytes are those of `before`; any
 /// other keyword of `out` overlaps a replacement, so it lies within the
-/// longest keyword's length of one, where `out` is searched again.
+/// longest keyword's length of one, where `out` is searched again. Of the
+/// positions, only the start literals' are kept (`Triggered::starts`).
 pub(super) fn triggered_after(
     e: &Engine,
     before: &Triggered,
@@ -675,18 +919,50 @@ pub(super) fn triggered_after(
     edits: &[Edit],
 ) -> Triggered {
     let mut t = Triggered::none(e);
-    // Keywords of `before` that touch no replaced byte (`edits` are sorted
-    // by source position; a keyword is shorter than the text between).
+    let mut bits = 0u64;
+    let mut starts: Vec<(usize, usize, usize)> = Vec::new();
+    let start_bits = (0..e.injections.len()).fold(0u64, |b, d| b | e.start_bit(d));
+    // Where a byte at `x` of `before`, after the first `j` edits and
+    // before the next, is in `out`: it keeps its distance from the end of
+    // edit `j - 1`.
+    let moved = |j: usize, x: usize| match j.checked_sub(1).and_then(|j| edits.get(j)) {
+        Some(ed) => ed.output.1 + (x - ed.source.1),
+        None => x,
+    };
+    // Keywords of `before` that touch no replaced byte: for a keyword at
+    // `a..z`, the first edit ending after `a` begins at or after `z`.
+    // `k`: the first edit ending after `end - max_keyword_len`, a bound
+    // below every start of an event's patterns.
     let mut k = 0;
-    let mut hits: Vec<&(usize, usize, usize)> = before.hits.iter().collect();
-    hits.sort_unstable_by_key(|h| h.1);
-    for h in hits {
-        while k < edits.len() && edits[k].source.1 <= h.1 {
+    for &(end, st) in &before.events {
+        let floor = end.saturating_sub(e.max_keyword_len);
+        while edits.get(k).is_some_and(|ed| ed.source.1 <= floor) {
             k += 1;
         }
-        let clear = edits.get(k).is_none_or(|ed| h.2 <= ed.source.0);
-        if clear {
-            t.mark(e.owners[h.0]);
+        let Some(&state) = e.state_bits.get(st as usize) else {
+            continue;
+        };
+        let all_clear = edits.get(k).is_none_or(|ed| end <= ed.source.0);
+        if all_clear && state & start_bits == 0 {
+            bits |= state;
+            continue;
+        }
+        for &(p, len) in e.keywords.patterns(st as usize) {
+            let (p, a) = (p as usize, end - len as usize);
+            let mut j = k;
+            while edits.get(j).is_some_and(|ed| ed.source.1 <= a) {
+                j += 1;
+            }
+            if edits.get(j).is_some_and(|ed| end > ed.source.0) {
+                continue;
+            }
+            match e.owner(p) {
+                Some(o) => bits |= 1u64 << owner_bit(e.secrets.len(), e.injections.len(), o),
+                None => {
+                    let at = moved(j, a);
+                    starts.push((p, at, at + len as usize));
+                }
+            }
         }
     }
     let reach = e.max_keyword_len.saturating_sub(1);
@@ -702,10 +978,18 @@ pub(super) fn triggered_after(
             _ => windows.push(w),
         }
     }
+    // Every occurrence in a window either overlaps a replacement or lies
+    // in unchanged bytes (then it was kept above): duplicates go below.
     for (a, b) in windows {
-        for m in e.prefilter.find_overlapping_iter(&bytes[a..b]) {
-            t.mark(e.owners[m.pattern().as_usize()]);
-        }
+        e.keywords
+            .each_match(&bytes[a..b], |p, x, z| match e.owner(p) {
+                Some(o) => bits |= 1u64 << owner_bit(e.secrets.len(), e.injections.len(), o),
+                None => starts.push((p, a + x, a + z)),
+            });
     }
+    t.mark_bits(bits);
+    starts.sort_unstable_by_key(|&(p, a, z)| (a, z, p));
+    starts.dedup();
+    t.starts = starts;
     t
 }

@@ -20,6 +20,8 @@
 
 use regex::{Captures, Regex};
 
+use super::Follow;
+
 /// Byte ranges of matches, in order.
 pub(super) type Ranges = Vec<(usize, usize)>;
 
@@ -323,4 +325,128 @@ pub(super) fn has_triple_quote(line: &[u8]) -> bool {
         i += 3;
     }
     false
+}
+
+/// The starts of the keyword occurrences `hits` (in order) that may lie in
+/// a match of a keyword-line detector whose matches are followed as
+/// `follow` says (`keyword_may_match`), without repeats.
+pub(super) fn keyword_starts_that_may_match(
+    follow: Follow,
+    s: &str,
+    hits: &[(usize, usize)],
+) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    let mut memo = RunMemo::default();
+    for &(a, z) in hits {
+        if out.last() != Some(&a) && keyword_may_match(follow, s, a, z, &mut memo) {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// The last name run read: from `from`, the run ends at `end`, and the
+/// check after the run gave `verdict`. Keywords of one run share the run's
+/// end, so a run of many keywords (or a long run of JSON name bytes, which
+/// include the blank) is read once.
+#[derive(Default)]
+pub(super) struct RunMemo {
+    run: Option<(usize, usize, bool)>,
+}
+
+/// Whether the keyword occurrence `start..end` of `s` may lie in a match of
+/// a keyword-line detector whose matches are followed as `follow` says (a
+/// necessary condition; `Follow::Any` accepts everything).
+///
+/// `ENV` and `JSON`: every match's name holds one of the detector's
+/// keywords (letters only), and the name runs to the end of its run of
+/// name bytes: what follows a name in the pattern (a quote, `]`, a blank,
+/// `:`, `=`, `?`) is no name byte. So from the keyword's end the run is
+/// read to its end and the pattern's next bytes are checked there. `URL`:
+/// the keyword is the `://` after the scheme.
+fn keyword_may_match(
+    follow: Follow,
+    s: &str,
+    start: usize,
+    end: usize,
+    memo: &mut RunMemo,
+) -> bool {
+    let b = s.as_bytes();
+    let at = |i: usize| b.get(i).copied();
+    let blank = |c: Option<u8>| matches!(c, Some(b' ' | b'\t'));
+    let name = |c: u8, space: bool| {
+        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-') || (space && c == b' ')
+    };
+    let run_end = |space: bool| -> (usize, Option<bool>) {
+        if let Some((from, e, verdict)) = memo.run
+            && from <= end
+            && end <= e
+        {
+            return (e, Some(verdict));
+        }
+        let mut i = end;
+        while at(i).is_some_and(|c| name(c, space)) {
+            i += 1;
+        }
+        (i, None)
+    };
+    match follow {
+        Follow::Any => true,
+        Follow::Env => {
+            let (r, known) = run_end(false);
+            if let Some(v) = known {
+                return v;
+            }
+            let mut i = r;
+            if matches!(at(i), Some(b'"' | b'\'')) {
+                i += 1;
+            }
+            if at(i) == Some(b']') {
+                i += 1;
+            }
+            while blank(at(i)) {
+                i += 1;
+            }
+            let v = matches!(at(i), Some(b':' | b'=' | b'?'));
+            memo.run = Some((end, r, v));
+            v
+        }
+        Follow::Json => {
+            let (r, known) = run_end(true);
+            if let Some(v) = known {
+                return v;
+            }
+            let mut i = r;
+            let v = matches!(at(i), Some(b'"' | b'\'')) && {
+                i += 1;
+                while blank(at(i)) {
+                    i += 1;
+                }
+                at(i) == Some(b':')
+            };
+            memo.run = Some((end, r, v));
+            v
+        }
+        Follow::Url => {
+            let ws = |c: u8| matches!(c, b'\t' | b'\n' | 0x0C | b'\r' | b' ');
+            let mut i = end.max(start);
+            while at(i).is_some_and(|c| !ws(c) && c != b'/' && c != b':') {
+                i += 1;
+            }
+            if at(i) != Some(b':') {
+                return false;
+            }
+            let mut j = i + 2;
+            while let Some(c) = at(j) {
+                if ws(c) {
+                    return false;
+                }
+                if c == b'@' {
+                    return true;
+                }
+                j += 1;
+            }
+            false
+        }
+    }
 }

@@ -207,8 +207,15 @@ pub(super) const IBAN_LENGTHS: &[(&str, usize)] = &[
 /// case) and mod-97 hold.
 pub(super) fn iban_at(s: &str, start: usize) -> Option<usize> {
     let b = s.as_bytes();
-    let cc = s.get(start..start + 2)?.to_ascii_uppercase();
-    let len = IBAN_LENGTHS.iter().find(|(c, _)| *c == cc)?.1;
+    let cc = [
+        b.get(start)?.to_ascii_uppercase(),
+        b.get(start + 1)?.to_ascii_uppercase(),
+    ];
+    // `IBAN_LENGTHS` is sorted by country code.
+    let k = IBAN_LENGTHS
+        .binary_search_by(|(c, _)| c.as_bytes().cmp(&cc[..]))
+        .ok()?;
+    let len = IBAN_LENGTHS[k].1;
     let mut chars = Vec::with_capacity(len);
     let mut i = start;
     while chars.len() < len {

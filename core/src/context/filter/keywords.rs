@@ -1,0 +1,227 @@
+//! The keyword prefilter's automaton as one flat transition table, walked
+//! by a tight loop.
+//!
+//! The table is read off an `aho_corasick` DFA built with the same options
+//! as `Engine::prefilter` (ASCII case-insensitive, standard match
+//! semantics): every state reachable from the unanchored start state, its
+//! successor for every byte, and the patterns each state matches, in the
+//! automaton's order. Walking it reports exactly the matches of that
+//! automaton's `find_overlapping_iter`, in the same order
+//! (`tests::fast` compares them), without the iterator's per-byte
+//! bookkeeping: one table load per byte, and the match states numbered last
+//! so one comparison tells a match.
+
+use std::collections::HashMap;
+
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::{Anchored, MatchKind};
+
+pub(super) struct KeywordDfa {
+    /// Byte to equivalence class (bytes no state tells apart share one).
+    classes: [u8; 256],
+    /// The number of classes: state `k` is stored at `k * stride`.
+    stride: u32,
+    /// `trans[state + class]`: the successor, premultiplied.
+    trans: Vec<u32>,
+    start: u32,
+    /// Match states are the premultiplied ids from here on.
+    first_match: u32,
+    /// For match state `first_match + k * stride`: its patterns and their
+    /// lengths, in the automaton's order.
+    matches: Vec<Vec<(u32, u32)>>,
+    /// The length in bytes of the longest pattern.
+    pub(super) max_len: usize,
+    /// The patterns, for the tests.
+    #[cfg(test)]
+    pub(super) patterns: Vec<String>,
+}
+
+impl KeywordDfa {
+    pub(super) fn new(patterns: &[String]) -> Result<KeywordDfa, String> {
+        let dfa = aho_corasick::dfa::Builder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(patterns)
+            .map_err(|e| e.to_string())?;
+        let start = dfa.start_state(Anchored::No).map_err(|e| e.to_string())?;
+        if dfa.is_match(start) {
+            return Err("a keyword is empty".to_owned());
+        }
+        // Every reachable state, breadth first, and its 256 successors (as
+        // indices into `order`).
+        let mut index: HashMap<StateID, usize> = HashMap::from([(start, 0)]);
+        let mut order: Vec<StateID> = vec![start];
+        let mut rows: Vec<Vec<usize>> = Vec::new();
+        while let Some(&sid) = order.get(rows.len()) {
+            let mut row = Vec::with_capacity(256);
+            for b in 0..=255u8 {
+                let next = dfa.next_state(Anchored::No, sid, b);
+                let k = match index.get(&next) {
+                    Some(&k) => k,
+                    None => {
+                        order.push(next);
+                        index.insert(next, order.len() - 1);
+                        order.len() - 1
+                    }
+                };
+                row.push(k);
+            }
+            rows.push(row);
+        }
+        // Byte classes: bytes whose columns are equal.
+        let mut class_of: HashMap<Vec<usize>, u8> = HashMap::new();
+        let mut classes = [0u8; 256];
+        let mut representative: Vec<usize> = Vec::new();
+        for b in 0..256 {
+            let column: Vec<usize> = rows.iter().map(|r| r[b]).collect();
+            let n = class_of.len();
+            // At most 256 classes, one per byte: `n` fits.
+            let c = *class_of.entry(column).or_insert_with(|| {
+                representative.push(b);
+                u8::try_from(n).unwrap_or(u8::MAX)
+            });
+            classes[b] = c;
+        }
+        let stride = representative.len();
+        // Non-match states first, then match states, each in BFS order.
+        let is_match: Vec<bool> = order.iter().map(|&s| dfa.is_match(s)).collect();
+        let mut renumber = vec![0usize; order.len()];
+        let mut next_id = 0;
+        for pass in [false, true] {
+            for (k, &m) in is_match.iter().enumerate() {
+                if m == pass {
+                    renumber[k] = next_id;
+                    next_id += 1;
+                }
+            }
+        }
+        let first_match = is_match.iter().filter(|m| !**m).count();
+        let total = order.len() * stride;
+        let to_u32 = |v: usize| u32::try_from(v).map_err(|_| "table too large".to_owned());
+        to_u32(total)?;
+        let mut trans = vec![0u32; total];
+        let mut matches = vec![Vec::new(); order.len() - first_match];
+        for (k, row) in rows.iter().enumerate() {
+            let id = renumber[k];
+            for (c, &b) in representative.iter().enumerate() {
+                trans[id * stride + c] = to_u32(renumber[row[b]] * stride)?;
+            }
+            if is_match[k] {
+                let sid = order[k];
+                let list = (0..dfa.match_len(sid))
+                    .map(|i| {
+                        let p = dfa.match_pattern(sid, i);
+                        Ok((to_u32(p.as_usize())?, to_u32(dfa.pattern_len(p))?))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                matches[id - first_match] = list;
+            }
+        }
+        Ok(KeywordDfa {
+            classes,
+            stride: to_u32(stride)?,
+            trans,
+            start: to_u32(renumber[0] * stride)?,
+            first_match: to_u32(first_match * stride)?,
+            matches,
+            max_len: patterns.iter().map(String::len).max().unwrap_or(0),
+            #[cfg(test)]
+            patterns: patterns.to_vec(),
+        })
+    }
+
+    /// Calls `f(pattern, start, end)` for every occurrence of every pattern
+    /// in `hay`, in the order of `find_overlapping_iter` (by end, then as
+    /// the automaton lists a state's patterns).
+    pub(super) fn each_match(&self, hay: &[u8], mut f: impl FnMut(usize, usize, usize)) {
+        self.each_event(hay, |k, end| {
+            for &(p, len) in self.patterns(k) {
+                f(p as usize, end - len as usize, end);
+            }
+        });
+    }
+
+    /// The patterns of match state `k` (as `each_event` names it) and
+    /// their lengths, in the automaton's order.
+    pub(super) fn patterns(&self, k: usize) -> &[(u32, u32)] {
+        self.matches.get(k).map_or(&[], Vec::as_slice)
+    }
+
+    /// The number of match states.
+    pub(super) fn match_states(&self) -> usize {
+        self.matches.len()
+    }
+
+    /// Calls `f(k, end)` each time the walk over `hay` enters a match
+    /// state, `k` numbering the match states (`patterns(k)` are the
+    /// patterns ending at `end`), in order of `end`.
+    ///
+    /// A long text is walked as four lanes at once (the walk of one lane is
+    /// a chain of dependent table loads; four chains keep the processor
+    /// busy). Lane `i > 0` starts at the start state `max_len` bytes before
+    /// its first byte: the state after a text is that of its longest suffix
+    /// that is a prefix of a pattern, never longer than the longest
+    /// pattern, so the lane is in the whole walk's state when its own bytes
+    /// begin. Its events are reported after those of the lanes before it.
+    #[inline]
+    pub(super) fn each_event(&self, hay: &[u8], mut f: impl FnMut(usize, usize)) {
+        const LANES: usize = 4;
+        let q = hay.len() / LANES;
+        let fm = self.first_match;
+        let index = |s: u32| ((s - fm) / self.stride) as usize;
+        if q < 4 * self.max_len.max(256) {
+            self.walk(self.start, hay, 0, |s, end| f(index(s), end));
+            return;
+        }
+        // Lane bodies: [0, q), [q, 2q), [2q, 3q), [3q, n).
+        let warm = |at: usize| self.walk(self.start, &hay[at - self.max_len..at], 0, |_, _| {});
+        let (mut s0, mut s1, mut s2, mut s3) = (self.start, warm(q), warm(2 * q), warm(3 * q));
+        let mut later: [Vec<(u32, usize)>; LANES - 1] = Default::default();
+        let lanes = hay[..q]
+            .iter()
+            .zip(&hay[q..2 * q])
+            .zip(&hay[2 * q..3 * q])
+            .zip(&hay[3 * q..4 * q]);
+        for (j, (((&b0, &b1), &b2), &b3)) in lanes.enumerate() {
+            s0 = self.step(s0, b0);
+            s1 = self.step(s1, b1);
+            s2 = self.step(s2, b2);
+            s3 = self.step(s3, b3);
+            if s0 >= fm || s1 >= fm || s2 >= fm || s3 >= fm {
+                if s0 >= fm {
+                    f(index(s0), j + 1);
+                }
+                for (lane, s) in [s1, s2, s3].into_iter().enumerate() {
+                    if s >= fm {
+                        later[lane].push((s, (lane + 1) * q + j + 1));
+                    }
+                }
+            }
+        }
+        // The last lane's remainder (fewer than four bytes).
+        self.walk(s3, &hay[4 * q..], 4 * q, |s, end| later[2].push((s, end)));
+        for lane in &later {
+            for &(s, end) in lane {
+                f(index(s), end);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn step(&self, s: u32, b: u8) -> u32 {
+        self.trans[(s + u32::from(self.classes[usize::from(b)])) as usize]
+    }
+
+    /// Walks `hay` (at offset `base` of the text) from state `s`, calling
+    /// `on(state, end)` at every match state; returns the last state.
+    #[inline(always)]
+    fn walk(&self, mut s: u32, hay: &[u8], base: usize, mut on: impl FnMut(u32, usize)) -> u32 {
+        for (i, &b) in hay.iter().enumerate() {
+            s = self.step(s, b);
+            if s >= self.first_match {
+                on(s, base + i + 1);
+            }
+        }
+        s
+    }
+}
