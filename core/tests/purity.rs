@@ -76,22 +76,93 @@ fn core_sources_use_no_io_clock_env_threads_or_randomness() {
     );
 }
 
-#[test]
-fn core_has_no_io_dependencies() {
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
-    let deps = manifest
-        .split("[dependencies]")
-        .nth(1)
-        .unwrap_or("")
-        .split("\n[")
-        .next()
-        .unwrap_or("");
-    for line in deps.lines() {
-        let name = line.split(['=', '.', ' ']).next().unwrap_or("").trim();
-        assert!(
-            !FORBIDDEN_DEPS.contains(&name),
-            "core depends on `{name}`, which does I/O or randomness"
-        );
+/// Everything `probity-core` links in a normal build: the resolved
+/// dependency graph (`cargo metadata`, normal edges only, features as
+/// resolved), not the manifest's list, so a crate that brings I/O,
+/// threads or randomness transitively is caught too.
+fn resolved_closure() -> Vec<String> {
+    // The host's graph only: other platforms' crates need not be
+    // downloaded (and the build links only the host's).
+    let rustc = std::process::Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("run rustc -vV");
+    let host = String::from_utf8_lossy(&rustc.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .expect("rustc names its host");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        .args(["--filter-platform", &host])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo metadata");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nodes = meta["resolve"]["nodes"].as_array().unwrap();
+    let name_of = |id: &str| -> String {
+        meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .and_then(|p| p["name"].as_str())
+            .unwrap_or("?")
+            .to_string()
+    };
+    let core = nodes
+        .iter()
+        .find(|n| name_of(n["id"].as_str().unwrap()) == "probity-core")
+        .expect("probity-core in the graph");
+    let mut seen: Vec<String> = Vec::new();
+    let mut stack = vec![core["id"].as_str().unwrap().to_string()];
+    while let Some(id) = stack.pop() {
+        if seen.contains(&id) {
+            continue;
+        }
+        let node = nodes.iter().find(|n| n["id"] == id.as_str()).unwrap();
+        for dep in node["deps"].as_array().into_iter().flatten() {
+            let normal = dep["dep_kinds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|k| k["kind"].is_null());
+            if normal {
+                stack.push(dep["pkg"].as_str().unwrap().to_string());
+            }
+        }
+        seen.push(id);
     }
+    seen.iter().map(|id| name_of(id)).collect()
 }
+
+#[test]
+fn core_links_nothing_that_does_io_threads_or_randomness() {
+    let closure = resolved_closure();
+    assert!(
+        closure.len() > 5 && closure.iter().any(|n| n == "serde_json"),
+        "the resolved graph looks wrong: {closure:?}"
+    );
+    let bad: Vec<&String> = closure
+        .iter()
+        .filter(|n| FORBIDDEN_DEPS.contains(&n.as_str()) || FORBIDDEN_LINKED.contains(&n.as_str()))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "probity-core links {bad:?} (I/O, threads or randomness) through its resolved dependencies"
+    );
+}
+
+/// Crates that only reach core transitively but bring what core must not
+/// have: OS randomness and thread parking.
+const FORBIDDEN_LINKED: &[&str] = &[
+    "getrandom",
+    "parking_lot",
+    "parking_lot_core",
+    "ahash",
+    "jsonschema",
+];

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use probity_core::conformance::{VERSION, jsonl, refusals, vectors};
-use probity_core::context::assemble::assemble;
 use probity_core::context::input::ContextInput;
+use probity_ports::context::assemble;
 
 const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");
 const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");

@@ -10,11 +10,13 @@ mod upstream_draft;
 
 use std::collections::BTreeMap;
 
-use probity_core::context::assemble::{Assembly, assemble};
+use probity_core::context::assemble::Assembly;
 use probity_core::context::input::ContextInput;
-use probity_core::context::schema::{self, DocSchema};
+use probity_core::context::schema::DocSchema;
 use probity_core::context::types::record_key_raw;
-use probity_core::context::verify::{observe, verify};
+use probity_core::context::verify::observe;
+use probity_ports::context::{assemble, verify};
+use probity_ports::schemas as schema;
 use serde_json::Value;
 use upstream_draft::Upstream;
 

@@ -15,6 +15,21 @@ use probity_core::context::assemble::{
     AssembleError, Assembly, FilterMemo, FilterPlan, JobResult, assemble_with,
 };
 use probity_core::context::input::ContextInput;
+use probity_core::context::types::HexDigest;
+use probity_core::context::verify::{Observed, VerifiedTree, VerifyError};
+
+use crate::schemas;
+
+/// Core's `assemble` against the normative v1 bundle.
+pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
+    probity_core::context::assemble::assemble(input, schemas::bundle()?)
+}
+
+/// Core's `verify` against the normative v1 bundle.
+pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree, VerifyError> {
+    let bundle = schemas::bundle().map_err(VerifyError::Bundle)?;
+    probity_core::context::verify::verify(observed, retained, bundle)
+}
 
 /// The most worker threads `default_workers` chooses.
 pub const MAX_WORKERS: usize = 8;
@@ -69,12 +84,11 @@ pub fn precompute_filters<'a>(plan: &FilterPlan<'a>, workers: usize) -> FilterMe
 pub fn assemble_parallel(input: &ContextInput, workers: usize) -> Result<Assembly, AssembleError> {
     let plan = FilterPlan::new(input);
     let memo = precompute_filters(&plan, workers);
-    assemble_with(input, &memo)
+    assemble_with(input, &memo, schemas::bundle()?)
 }
 
 #[cfg(test)]
 mod tests {
-    use probity_core::context::assemble::assemble;
 
     use super::*;
 

@@ -136,4 +136,5 @@
 pub mod context;
 pub mod forge;
 pub mod review;
+pub mod schemas;
 pub mod snapshot;

@@ -4,9 +4,9 @@
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use probity_core::context::assemble::assemble;
 use probity_core::context::filter::{CredentialRegistry, FilterStatus, filter_text};
 use probity_core::context::input::ContextInput;
+use probity_ports::context::assemble;
 use serde_json::{Value, json};
 
 const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
@@ -544,7 +544,8 @@ proptest! {
 
     #[test]
     fn verify_refuses_any_changed_byte(file_pick in any::<prop::sample::Index>(), byte_pick in any::<prop::sample::Index>(), flip in 1u8..=255) {
-        use probity_core::context::verify::{observe, verify};
+        use probity_core::context::verify::observe;
+        use probity_ports::context::verify;
         let a = build(&base());
         let files: Vec<&String> = a.tree.files().keys().filter(|p| !a.tree.get(p).unwrap().is_empty()).collect();
         let path = file_pick.get(&files).to_string();

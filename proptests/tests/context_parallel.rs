@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use probity_core::context::assemble::assemble;
 use probity_core::context::input::ContextInput;
+use probity_ports::context::assemble;
 use probity_ports::context::assemble_parallel;
 
 const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");

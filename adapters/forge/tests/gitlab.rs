@@ -13,13 +13,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use probity_core::context::assemble::assemble;
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::fixture::{Reply, Script, ScriptServer};
 use probity_forge::gitlab::GitLab;
 use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
+use probity_ports::context::assemble;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,

@@ -308,7 +308,7 @@ pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
 /// Reads and verifies a context directory against the retained digest.
 pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, ContextDirError> {
     let observed = observe_dir(root)?;
-    Ok(verify::verify(&observed, retained)?)
+    Ok(probity_ports::context::verify(&observed, retained)?)
 }
 
 /// Writes the verified bytes to a new directory `dest`, makes it read-only

@@ -5,9 +5,10 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::os::unix::net::UnixListener;
 use std::path::Path;
 
-use probity_core::context::assemble::{Assembly, assemble};
+use probity_core::context::assemble::Assembly;
 use probity_core::context::input::ContextInput;
 use probity_core::context::verify::VerifyError;
+use probity_ports::context::assemble;
 use probity_store::context_dir::{
     ContextDirError, copy_verified, observe_dir, verify_dir, write_tree,
 };
@@ -150,7 +151,7 @@ fn verified_copy_is_read_only_and_exact() {
     assert_eq!(mode(&dest.join("index.json")), 0o444);
     assert_eq!(mode(&dest.join("state/actors.json")), 0o444);
     let observed = observe_dir(&dest).unwrap();
-    let again = probity_core::context::verify::verify(&observed, &a.index_digest).unwrap();
+    let again = probity_ports::context::verify(&observed, &a.index_digest).unwrap();
     assert_eq!(again.files(), a.tree.files());
     // An existing destination is refused.
     assert!(matches!(

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::assemble::{AssembleError, Assembly, assemble};
 use super::input::ContextInput;
 use super::profile::ProfileError;
+use super::schema::AcceptAll;
 use super::tree::{GapCode, GapScope};
 use super::types::HexDigest;
 use super::verify::{Node, VerifyError, observe, verify};
@@ -20,7 +21,7 @@ fn value(s: &str) -> Value {
 
 fn run_value(v: &Value) -> Result<Assembly, AssembleError> {
     let input: ContextInput = serde_json::from_value(v.clone()).unwrap();
-    assemble(&input)
+    assemble(&input, &AcceptAll)
 }
 
 fn index(a: &Assembly) -> Value {
@@ -44,7 +45,7 @@ fn order_files(a: &Assembly) -> Vec<(String, String)> {
 fn examples_assemble_and_verify() {
     for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
         let a = run_value(&value(ex)).unwrap();
-        let v = verify(&observe(a.tree.files()), &a.index_digest).unwrap();
+        let v = verify(&observe(a.tree.files()), &a.index_digest, &AcceptAll).unwrap();
         assert_eq!(v.files(), a.tree.files());
         assert_eq!(
             a.index_digest,
@@ -253,7 +254,7 @@ fn unsafe_optional_record_yields_gap_and_no_dangling_line() {
     }
     let rel = text(&a, "relations/reviews.json");
     assert!(!rel.contains(key));
-    verify(&observe(a.tree.files()), &a.index_digest).unwrap();
+    verify(&observe(a.tree.files()), &a.index_digest, &AcceptAll).unwrap();
 }
 
 #[test]
@@ -428,7 +429,7 @@ fn verify_refuses_a_changed_byte() {
         b[0] ^= 1;
     }
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::Digest(path))
     );
 }
@@ -440,19 +441,19 @@ fn verify_refuses_extra_and_missing_files() {
     obs.entries
         .insert("records/extra.md".into(), Node::File(b"x".to_vec()));
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::ExtraFile("records/extra.md".into()))
     );
     let mut obs = observe(a.tree.files());
     obs.entries.insert("empty".into(), Node::Dir);
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::ExtraDirectory("empty".into()))
     );
     let mut obs = observe(a.tree.files());
     obs.entries.remove("state/actors.json");
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::MissingFile("state/actors.json".into()))
     );
 }
@@ -463,13 +464,13 @@ fn verify_refuses_symlinks_and_special_files() {
     let mut obs = observe(a.tree.files());
     obs.entries.insert("state".into(), Node::Symlink);
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::Symlink("state".into()))
     );
     let mut obs = observe(a.tree.files());
     obs.entries.insert("fifo".into(), Node::Special);
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::SpecialFile("fifo".into()))
     );
 }
@@ -481,7 +482,7 @@ fn verify_refuses_symlinks_and_special_files() {
 fn verify_checks_modes_and_refuses_oversized_files() {
     let a = verified_example();
     let ok = observe(a.tree.files());
-    assert!(verify(&ok, &a.index_digest).is_ok());
+    assert!(verify(&ok, &a.index_digest, &AcceptAll).is_ok());
     // The read-only copy's modes verify too.
     let mut ro = ok.clone();
     for (p, m) in ro.modes.iter_mut() {
@@ -491,7 +492,7 @@ fn verify_checks_modes_and_refuses_oversized_files() {
             0o444
         };
     }
-    assert!(verify(&ro, &a.index_digest).is_ok());
+    assert!(verify(&ro, &a.index_digest, &AcceptAll).is_ok());
     let file = "state/actors.json".to_owned();
     for (path, mode) in [
         (file.clone(), 0o666),
@@ -510,20 +511,20 @@ fn verify_checks_modes_and_refuses_oversized_files() {
             path.clone()
         };
         assert!(
-            matches!(verify(&obs, &a.index_digest), Err(VerifyError::Mode { path: p, mode: m, .. }) if p == shown && m == mode),
+            matches!(verify(&obs, &a.index_digest, &AcceptAll), Err(VerifyError::Mode { path: p, mode: m, .. }) if p == shown && m == mode),
             "{path} {mode:o}"
         );
     }
     let mut obs = ok.clone();
     obs.modes.remove(&file);
     assert_eq!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::ModeMissing(file.clone()))
     );
     let mut obs = ok.clone();
     obs.entries.insert(file.clone(), Node::Oversized(1 << 40));
     assert!(matches!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::TooLarge { size, .. }) if size == 1 << 40
     ));
 }
@@ -547,12 +548,12 @@ fn verify_refuses_a_rewritten_root_index() {
     files.insert("index.json".into(), rewritten);
     let obs = observe(&files);
     assert!(matches!(
-        verify(&obs, &a.index_digest),
+        verify(&obs, &a.index_digest, &AcceptAll),
         Err(VerifyError::RootIndexMismatch { .. })
     ));
     // Consistent with its own (forged) digest, it would pass the digest
     // checks: the retained value is the only root of trust.
-    assert!(verify(&obs, &forged).is_ok());
+    assert!(verify(&obs, &forged, &AcceptAll).is_ok());
 }
 
 #[test]
@@ -571,9 +572,29 @@ fn verify_refuses_schema_invalid_documents() {
     let idx_bytes = crate::canonical::canonical_value_bytes(&idx).unwrap();
     let d = HexDigest::of(&idx_bytes);
     files.insert("index.json".into(), idx_bytes);
+    // The schemas are a port: here one that refuses the actor-state
+    // document (the normative bundle refuses `extra`; its tests are in
+    // probity-ports), and verify names the refused path.
+    struct RefuseActors;
+    impl super::schema::Schemas for RefuseActors {
+        fn validate(
+            &self,
+            doc: super::schema::DocSchema,
+            _: &Value,
+        ) -> Result<(), super::schema::SchemaError> {
+            if doc == super::schema::DocSchema::ActorState {
+                Err(super::schema::SchemaError::Invalid {
+                    file: "actor-state.schema.json".into(),
+                    errors: vec!["/extra: additional property".into()],
+                })
+            } else {
+                Ok(())
+            }
+        }
+    }
     assert!(matches!(
-        verify(&observe(&files), &d),
-        Err(VerifyError::Schema { .. })
+        verify(&observe(&files), &d, &RefuseActors),
+        Err(VerifyError::Schema { ref path, .. }) if path == "state/actors.json"
     ));
 }
 
@@ -652,7 +673,7 @@ fn rejected_review_keeps_its_relation_but_has_no_view() {
     );
     // The thread still lists its comments; the review record has no content.
     assert_eq!(rel["threads"][0]["review_record_key"], key.as_str());
-    verify(&observe(a.tree.files()), &a.index_digest).unwrap();
+    verify(&observe(a.tree.files()), &a.index_digest, &AcceptAll).unwrap();
 }
 
 #[test]
@@ -787,10 +808,13 @@ fn verify_checks_tree_consistency() {
         "state/threads.json",
         Some(br#"{"threads":[]}"#.to_vec()),
     );
-    assert_eq!(verify(&observe(&files), &d), Err(VerifyError::ThreadSets));
+    assert_eq!(
+        verify(&observe(&files), &d, &AcceptAll),
+        Err(VerifyError::ThreadSets)
+    );
     let (files, d) = resigned(&a, "views/unresolved-review.order", None);
     assert_eq!(
-        verify(&observe(&files), &d),
+        verify(&observe(&files), &d, &AcceptAll),
         Err(VerifyError::MissingSingleton(
             "views/unresolved-review.order"
         ))
@@ -805,7 +829,7 @@ fn verify_checks_tree_consistency() {
     let forged = text(&a, &path).replacen("Fullsend-Record: \"", "Fullsend-Record: \"x", 1);
     let (files, d) = resigned(&a, &path, Some(forged.into_bytes()));
     assert_eq!(
-        verify(&observe(&files), &d),
+        verify(&observe(&files), &d, &AcceptAll),
         Err(VerifyError::RecordHeader(path))
     );
 }
@@ -853,5 +877,5 @@ fn invalid_reviews_runs_and_threads_are_gaps() {
         .find(|f| f["path"] == "history/agent-runs.json")
         .unwrap();
     assert_eq!(runs_filter["filter"]["status"], "modified");
-    verify(&observe(a.tree.files()), &a.index_digest).unwrap();
+    verify(&observe(a.tree.files()), &a.index_digest, &AcceptAll).unwrap();
 }

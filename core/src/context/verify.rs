@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::filter::FILTER_VERSION;
-use super::schema::{self, DocSchema, SchemaError};
+use super::schema::{DocSchema, SchemaError, Schemas};
 use super::types::HexDigest;
 use crate::canonical::canonical_value_bytes;
 
@@ -254,7 +254,11 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Verifies an observed context directory against the retained digest.
-pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree, VerifyError> {
+pub fn verify(
+    observed: &Observed,
+    retained: &HexDigest,
+    bundle: &dyn Schemas,
+) -> Result<VerifiedTree, VerifyError> {
     // Links and special files are refused at every component.
     for (path, node) in &observed.entries {
         match node {
@@ -280,7 +284,6 @@ pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree,
             actual: actual.hex(),
         });
     }
-    let bundle = schema::bundle().map_err(VerifyError::Bundle)?;
     let index = parse_json("index.json", index_bytes)?;
     bundle
         .validate(DocSchema::Index, &index)

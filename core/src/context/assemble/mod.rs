@@ -11,7 +11,7 @@ use super::filter::{
 };
 use super::input::{self, ContextInput, INPUT_FORMAT};
 use super::profile::{LogSelection, Profile, ProfileError, RecordSelection, Source};
-use super::schema::{self, DocSchema, SchemaError};
+use super::schema::{DocSchema, SchemaError, Schemas};
 use super::tree::{ContextTree, GapCode, GapScope, Gaps};
 use super::types::{
     ActorKind, ActorRole, CheckConclusion, CheckStatus, ENTITY_ORDER_KEY, EntityKind, EntityState,
@@ -117,6 +117,8 @@ struct Retained {
 struct Assembler<'m> {
     /// Precomputed filter results (`assemble_with`); empty for `assemble`.
     memo: &'m FilterMemo<'m>,
+    /// The schema bundle every emitted document is checked against.
+    schemas: &'m dyn Schemas,
     forge: Forge,
     host: Host,
     repository_id: StructuralId,
@@ -344,7 +346,7 @@ impl Assembler<'_> {
         role: &'static str,
         filter: Option<FilterSummary>,
     ) -> Result<(), AssembleError> {
-        schema::bundle()?.validate(doc, value)?;
+        self.schemas.validate(doc, value)?;
         let bytes = canonical_value_bytes(value)?;
         self.add_file(path.to_owned(), bytes, role, "application/json", filter);
         Ok(())
@@ -393,8 +395,8 @@ impl Assembler<'_> {
 }
 
 /// Assembles the complete tree from normalized input.
-pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
-    assemble_with(input, &FilterMemo::default())
+pub fn assemble(input: &ContextInput, schemas: &dyn Schemas) -> Result<Assembly, AssembleError> {
+    assemble_with(input, &FilterMemo::default(), schemas)
 }
 
 /// [`assemble`] with filter results computed beforehand (see
@@ -403,6 +405,7 @@ pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
 pub fn assemble_with(
     input: &ContextInput,
     memo: &FilterMemo<'_>,
+    schemas: &dyn Schemas,
 ) -> Result<Assembly, AssembleError> {
     let empty = FilterMemo::default();
     let memo = if memo.applies_to(&input.credentials) {
@@ -460,6 +463,7 @@ pub fn assemble_with(
     safe("repository", repo_raw)?;
 
     let mut a = Assembler {
+        schemas,
         memo,
         forge,
         host,
@@ -557,7 +561,7 @@ pub fn assemble_with(
     let collection_digest = HexDigest::of(a.tree.get("collection.json").unwrap_or_default());
 
     let index = build_index(&a, &entity, &repository, collection_digest)?;
-    schema::bundle()?.validate(DocSchema::Index, &index)?;
+    schemas.validate(DocSchema::Index, &index)?;
     let index_bytes = canonical_value_bytes(&index)?;
     let index_digest = HexDigest::of(&index_bytes);
     a.tree.insert("index.json".to_owned(), index_bytes);

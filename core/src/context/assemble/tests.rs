@@ -1,6 +1,7 @@
 //! Assembly from precomputed filter results is assembly without them.
 
 use super::*;
+use crate::context::schema::AcceptAll;
 
 const INPUTS: &[&str] = &[
     include_str!("../../../../examples/context/work-item.json"),
@@ -21,7 +22,10 @@ fn a_full_memo_gives_the_same_assembly() {
         assert!(!plan.jobs().is_empty());
         let memo = plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)));
         assert!(!memo.is_empty());
-        assert_eq!(assemble_with(&input, &memo), assemble(&input));
+        assert_eq!(
+            assemble_with(&input, &memo, &AcceptAll),
+            assemble(&input, &AcceptAll)
+        );
     }
 }
 
@@ -36,7 +40,10 @@ fn a_partial_or_reordered_memo_gives_the_same_assembly() {
                 .filter(|i| i % 2 == 1)
                 .filter_map(|i| plan.run(i)),
         );
-        assert_eq!(assemble_with(&input, &odd), assemble(&input));
+        assert_eq!(
+            assemble_with(&input, &odd, &AcceptAll),
+            assemble(&input, &AcceptAll)
+        );
     }
 }
 
@@ -49,8 +56,14 @@ fn a_memo_under_other_credentials_is_not_used() {
         other.credentials.push("ci / test fails".to_owned());
         let plan = FilterPlan::new(&other);
         let memo = plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)));
-        assert_eq!(assemble_with(&input, &memo), assemble(&input));
-        assert_eq!(assemble_with(&other, &memo), assemble(&other));
+        assert_eq!(
+            assemble_with(&input, &memo, &AcceptAll),
+            assemble(&input, &AcceptAll)
+        );
+        assert_eq!(
+            assemble_with(&other, &memo, &AcceptAll),
+            assemble(&other, &AcceptAll)
+        );
     }
 }
 
@@ -62,7 +75,10 @@ fn an_invalid_input_plans_nothing_and_fails_the_same_way() {
         let plan = FilterPlan::new(&bad);
         assert!(plan.jobs().is_empty());
         let memo = plan.memo(Vec::new());
-        assert_eq!(assemble_with(&bad, &memo), assemble(&bad));
-        assert!(assemble(&bad).is_err());
+        assert_eq!(
+            assemble_with(&bad, &memo, &AcceptAll),
+            assemble(&bad, &AcceptAll)
+        );
+        assert!(assemble(&bad, &AcceptAll).is_err());
     }
 }
