@@ -13,7 +13,6 @@
 //! restores a hook only while the installed file is still exactly Probity's,
 //! and otherwise leaves the user's edits.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -144,26 +143,17 @@ fn utf8_path<'a>(p: &'a Path, what: &str, fix: &str) -> Result<&'a str, CliError
     })
 }
 
-/// Writes an executable file atomically (temp file, fsync, rename).
+/// Writes an executable file (0755) atomically and durably (the one
+/// atomic write, `probity_scratch::write_atomic`).
 fn write_executable(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io_err(path)(std::io::Error::other("no parent directory")))?;
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".probity-hook-")
-        .tempfile_in(dir)
-        .map_err(io_err(dir))?;
-    tmp.write_all(bytes).map_err(io_err(path))?;
-    tmp.as_file().sync_all().map_err(io_err(path))?;
     #[cfg(unix)]
-    {
+    let mode = {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755))
-            .map_err(io_err(path))?;
-    }
-    tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
-    Ok(())
+        Some(std::fs::Permissions::from_mode(0o755))
+    };
+    #[cfg(not(unix))]
+    let mode = None;
+    probity_scratch::write_atomic(path, bytes, ".probity-hook-", mode).map_err(io_err(path))
 }
 
 /// Reads a hook's record and file. A record that is not a record of this

@@ -303,19 +303,10 @@ fn save_state(path: &Path, state: &SessionState) -> Result<(), CliError> {
             "check the --budget-file path",
         )
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
     let bytes = serde_json::to_vec_pretty(state).map_err(|e| io(std::io::Error::other(e)))?;
-    tmp.write_all(&bytes).map_err(io)?;
     // Keep the budget file's permissions (the temporary file is 0600).
-    if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(io)?;
-    }
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    let keep = std::fs::metadata(path).ok().map(|m| m.permissions());
+    probity_scratch::write_atomic(path, &bytes, ".probity-budget-", keep).map_err(io)
 }
 
 /// Writes events as JSON lines on stderr (the structured log).

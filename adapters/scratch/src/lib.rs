@@ -24,4 +24,4 @@ pub mod temp;
 
 pub use registry::Registered;
 pub use scratch::{Scratch, scavenge, scavenge_with};
-pub use temp::{LockedTemp, remove_if_orphaned};
+pub use temp::{LockedTemp, remove_if_orphaned, sync_dir, write_atomic};

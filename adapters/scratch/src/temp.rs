@@ -77,6 +77,43 @@ impl Write for LockedTemp {
     }
 }
 
+/// Writes `bytes` to `path` atomically and durably, the one way Probity
+/// replaces a file: a [`LockedTemp`] beside it (`<prefix><random>`, so an
+/// orphan is scavenged by its lock), written and fsynced, given
+/// `permissions` when asked, renamed over `path`, then the directory
+/// fsynced. Readers see the old bytes or the new, never part. The
+/// directory is created as needed.
+pub fn write_atomic(
+    path: &Path,
+    bytes: &[u8],
+    prefix: &str,
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        Some(_) => std::path::PathBuf::from("."),
+        None => return Err(std::io::Error::other("no parent directory")),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let mut tmp = LockedTemp::new_in(&dir, prefix)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Some(p) = permissions {
+        std::fs::set_permissions(tmp.path(), p)?;
+    }
+    tmp.persist(path)?;
+    sync_dir(&dir)
+}
+
+/// fsyncs a directory (a rename in it is durable once this returns).
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir).and_then(|d| d.sync_all())?;
+    }
+    Ok(())
+}
+
 /// Whether `path` still names the file `file` has open (a scavenger can
 /// remove a file between its creation and its locking).
 pub(crate) fn still_ours(file: &File, path: &Path) -> bool {

@@ -452,9 +452,7 @@ fn durable_temp(
 /// Writes `bytes` to `path` atomically and durably: a temp file in the same
 /// directory, fsync, rename over `path`, fsync of the directory.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let (dir, tmp) = durable_temp(path, bytes)?;
-    tmp.persist(path).map_err(io(path))?;
-    sync_dir(&dir)
+    probity_scratch::write_atomic(path, bytes, ".tmp-", None).map_err(io(path))
 }
 
 /// Publishes `bytes` at `path` only if nothing is there yet: the bytes are
@@ -473,13 +471,7 @@ fn publish_exclusive(path: &Path, bytes: &[u8]) -> Result<bool, StoreError> {
 }
 
 pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    #[cfg(unix)]
-    {
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io(dir))?;
-    }
-    Ok(())
+    probity_scratch::sync_dir(dir).map_err(io(dir))
 }
 
 /// The temporary name a new lineage's folder is made under:
