@@ -153,7 +153,7 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<Exit
         || args.stdin_updates
         || args.revision.is_some()
         || args.checksums.is_some();
-    match args.gate {
+    match args.gate_arg()? {
         GateArg::PreReceive if local_flags || args.base.is_some() || args.head.is_some() => {
             Err(usage(
                 "flag_not_for_gate",

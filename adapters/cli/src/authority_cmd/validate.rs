@@ -37,10 +37,16 @@ pub enum GateArg {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct ValidateArgs {
+    /// The boundary, as a subcommand with only its own flags
+    /// (`probity validate pre-push --remote origin`); `--gate NAME` with
+    /// the flags below is the same command.
+    #[command(subcommand)]
+    pub form: Option<GateCommand>,
     /// The boundary being crossed.
-    #[arg(long, value_enum)]
-    pub gate: GateArg,
+    #[arg(long, value_enum, required = true)]
+    pub gate: Option<GateArg>,
     /// Compare exactly what the index would commit, not the worktree. Inside
     /// a commit (a hook, where git sets GIT_INDEX_FILE) that index is always
     /// what is compared.
@@ -82,6 +88,141 @@ pub struct ValidateArgs {
     pub artifacts: Option<PathBuf>,
     #[command(flatten)]
     pub transport: pre_receive::TransportArgs,
+}
+
+/// `probity validate <gate>`: each gate with only its own flags.
+#[derive(Debug, clap::Subcommand)]
+pub enum GateCommand {
+    /// The live candidate (or the index a commit delivers, --staged).
+    PreCommit {
+        /// Compare exactly what the index would commit.
+        #[arg(long)]
+        staged: bool,
+    },
+    /// The commits a push delivers.
+    PrePush {
+        /// The remote pushed to (a name or a URL).
+        #[arg(long, value_name = "NAME|URL")]
+        remote: Option<String>,
+        /// Read git's pre-push lines from stdin (needs --remote).
+        #[arg(long, conflicts_with = "range", requires = "remote")]
+        stdin_updates: bool,
+        /// The commits reachable from TIP and not from BASE.
+        #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
+        range: Option<String>,
+    },
+    /// A change proposal against the base it targets.
+    PrePr {
+        /// The base the proposal targets, named explicitly.
+        #[arg(long, value_name = "REV")]
+        base: String,
+        /// The proposal's head (default HEAD).
+        #[arg(long, value_name = "REV")]
+        head: Option<String>,
+        /// Take authority from `notes` (refs/notes/probity, verified).
+        #[arg(long, value_enum, value_name = "store|notes")]
+        authority: Option<pre_receive::AuthorityArg>,
+    },
+    /// The exact revision released, and its artifacts.
+    Release {
+        /// The exact revision released (a tag or a commit).
+        #[arg(long, value_name = "REV")]
+        revision: String,
+        /// The checksums file (`sha256sum` format).
+        #[arg(long, value_name = "FILE")]
+        checksums: Option<PathBuf>,
+        /// Where the artifacts are (default: the checksums file's directory).
+        #[arg(long, value_name = "DIR", requires = "checksums")]
+        artifacts: Option<PathBuf>,
+    },
+    /// The server-side gate: a pre-receive hook's stdin, or one ref's
+    /// update in CI.
+    PreReceive {
+        /// The update OLD..NEW (with --ref).
+        #[arg(long, value_name = "OLD..NEW", requires = "refname")]
+        range: Option<String>,
+        /// The ref the update moves.
+        #[arg(long = "ref", value_name = "REF", requires = "range")]
+        refname: Option<String>,
+    },
+}
+
+impl ValidateArgs {
+    /// The command as `--gate` and its flags (what the subcommand names).
+    fn normalized(&self) -> Option<ValidateArgs> {
+        let form = self.form.as_ref()?;
+        let mut a = ValidateArgs {
+            form: None,
+            gate: None,
+            staged: false,
+            remote: None,
+            stdin_updates: false,
+            range: None,
+            base: None,
+            head: None,
+            revision: None,
+            checksums: None,
+            artifacts: None,
+            transport: pre_receive::TransportArgs {
+                refname: None,
+                authority: None,
+            },
+        };
+        match form {
+            GateCommand::PreCommit { staged } => {
+                a.gate = Some(GateArg::PreCommit);
+                a.staged = *staged;
+            }
+            GateCommand::PrePush {
+                remote,
+                stdin_updates,
+                range,
+            } => {
+                a.gate = Some(GateArg::PrePush);
+                a.remote = remote.clone();
+                a.stdin_updates = *stdin_updates;
+                a.range = range.clone();
+            }
+            GateCommand::PrePr {
+                base,
+                head,
+                authority,
+            } => {
+                a.gate = Some(GateArg::PrePr);
+                a.base = Some(base.clone());
+                a.head = head.clone();
+                a.transport.authority = *authority;
+            }
+            GateCommand::Release {
+                revision,
+                checksums,
+                artifacts,
+            } => {
+                a.gate = Some(GateArg::Release);
+                a.revision = Some(revision.clone());
+                a.checksums = checksums.clone();
+                a.artifacts = artifacts.clone();
+            }
+            GateCommand::PreReceive { range, refname } => {
+                a.gate = Some(GateArg::PreReceive);
+                a.range = range.clone();
+                a.transport.refname = refname.clone();
+            }
+        }
+        Some(a)
+    }
+
+    /// The gate named (by `--gate` or the subcommand).
+    pub(crate) fn gate_arg(&self) -> Result<GateArg, CliError> {
+        self.gate.ok_or_else(|| {
+            CliError::new(
+                ErrorKind::Usage,
+                "usage",
+                "validate needs a gate: `probity validate <pre-commit|pre-push|pre-pr|release|pre-receive>` (or --gate NAME)",
+                "see `probity validate --help`",
+            )
+        })
+    }
 }
 
 /// The gate answer as JSON.
@@ -143,10 +284,12 @@ pub fn validate(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
+    let normalized = args.normalized();
+    let args = normalized.as_ref().unwrap_or(args);
     if args.transport.authority.is_some() || args.transport.refname.is_some() {
         return pre_receive::run(global, out, args);
     }
-    let gate = match args.gate {
+    let gate = match args.gate_arg()? {
         GateArg::PreReceive => return pre_receive::run(global, out, args),
         GateArg::PreCommit => Gate::PreCommit,
         GateArg::PrePush => Gate::PrePush,

@@ -1,0 +1,64 @@
+//! `probity validate <gate>` (issue 14 §7): each gate as a subcommand with
+//! only its own flags answers exactly what `--gate <gate>` answers; the
+//! other gates' flags are usage errors, and the two spellings do not mix.
+
+mod support;
+
+use support::*;
+
+fn rev(f: &probity_git::fixture::Fixture, what: &str) -> String {
+    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn each_gate_subcommand_answers_as_its_gate_flag() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    approve_live(f.root(), dir.path());
+    let same = |sub: &[&str], flag: &[&str]| {
+        let a = probity(f.root(), sub);
+        let b = probity(f.root(), flag);
+        assert_eq!(a.code, b.code, "{sub:?}: {}{}", a.stdout, a.stderr);
+        assert_eq!(a.json, b.json, "{sub:?}");
+        a
+    };
+    let allow = same(
+        &["validate", "pre-commit"],
+        &["validate", "--gate", "pre-commit"],
+    );
+    assert_eq!(allow.json["decision"], "allow");
+    let base = rev(&f, "HEAD");
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", "reviewed"])
+        .unwrap();
+    f.git(&["tag", "v1"]).unwrap();
+    let range = format!("{base}..HEAD");
+    let pushed = same(
+        &["validate", "pre-push", "--range", &range],
+        &["validate", "--gate", "pre-push", "--range", &range],
+    );
+    assert_eq!(pushed.json["decision"], "allow", "{}", pushed.stdout);
+    same(
+        &["validate", "pre-pr", "--base", &base],
+        &["validate", "--gate", "pre-pr", "--base", &base],
+    );
+    same(
+        &["validate", "release", "--revision", "v1"],
+        &["validate", "--gate", "release", "--revision", "v1"],
+    );
+    // A subcommand takes only its own flags, and never beside --gate.
+    for bad in [
+        &["validate", "pre-push", "--staged"][..],
+        &["validate", "pre-commit", "--base", "HEAD"],
+        &["validate", "release"],
+        &["validate", "--gate", "pre-commit", "pre-push"],
+        &["validate"],
+    ] {
+        let r = probity(f.root(), bad);
+        assert_eq!(r.code, 2, "{bad:?}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "usage", "{bad:?}");
+    }
+}
