@@ -122,29 +122,34 @@ impl Repo {
         // Under an owner lock: a run killed before it removes the copy
         // leaves it to the next run's scavenging, never for good.
         let tmp = crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?;
-        match std::fs::copy(index, tmp.path()) {
-            Ok(_) => {
-                // Keep the source's mtime: git re-hashes "racily clean"
-                // entries (modified in the same second the index was
-                // written) by comparing them with the index file's mtime,
-                // and a copy stamped now would hide such an edit.
-                let modified = std::fs::metadata(index)?.modified()?;
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(tmp.path())?
-                    .set_modified(modified)?;
+        // Made in one step outside an interrupted run's cleanup
+        // (registry::exclusive): copied while that cleanup ran, the copy
+        // would outlive its removed owner lock.
+        let copied = probity_scratch::registry::exclusive(|| -> std::io::Result<bool> {
+            match std::fs::copy(index, tmp.path()) {
+                Ok(_) => {
+                    // Keep the source's mtime: git re-hashes "racily clean"
+                    // entries (modified in the same second the index was
+                    // written) by comparing them with the index file's
+                    // mtime, and a copy stamped now would hide such an edit.
+                    let modified = std::fs::metadata(index)?.modified()?;
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(tmp.path())?
+                        .set_modified(modified)?;
+                    Ok(true)
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+                Err(e) => Err(e),
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && add_all => {
-                // No index yet: `git add` creates the copy (the reserved
-                // path holds no file; git treats an empty one as invalid).
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(GitError::Parse {
-                    args: "read index".into(),
-                    detail: format!("no index at {}", index.display()),
-                });
-            }
-            Err(e) => return Err(e.into()),
+        })?;
+        // No index yet: with `add_all`, `git add` creates the copy (the
+        // reserved path holds no file; git treats an empty one as invalid).
+        if !copied && !add_all {
+            return Err(GitError::Parse {
+                args: "read index".into(),
+                detail: format!("no index at {}", index.display()),
+            });
         }
         let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", tmp.path().as_os_str())];
         // The temporary index is ours alone and read once: skip its

@@ -54,7 +54,9 @@ impl Repo {
         // diff then reads none of this repository's configuration (local,
         // worktree) nor its `info/attributes`.
         let scratch = crate::scratch::Scratch::reserve(&std::env::temp_dir(), "probity-export-")?;
-        std::fs::create_dir(scratch.path())?;
+        // Made outside an interrupted run's cleanup (registry::exclusive):
+        // made while it ran, the directory would outlive its owner lock.
+        scratch.create_dir(0o700)?;
         let format = self.run(["rev-parse", "--show-object-format"])?;
         let format = String::from_utf8_lossy(&format).trim().to_string();
         self.git().run(
