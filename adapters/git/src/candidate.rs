@@ -1,7 +1,9 @@
 //! The synthetic candidate (R2.1–R2.4): worktree content of tracked paths
 //! plus intended untracked files, written as a tree through a temporary
-//! index. The user's index, worktree and `git status` output are never
-//! touched.
+//! index. The user's index (its bytes and mtime), worktree and `git status`
+//! output never change: the temporary index starts as a hard link to the
+//! user's (which changes only its inode's ctime, and its link count while
+//! the link lives) or, where no link can be made, as a copy.
 
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
@@ -114,43 +116,47 @@ impl Repo {
         self.trees_from_index(index, false)
     }
 
-    /// Copies `index` to a temporary file in the git dir, optionally runs
-    /// `git add -A` on the copy, and writes it as a tree. The source index,
-    /// the worktree and `git status` are never touched.
+    /// Takes `index` as a temporary file in the git dir, optionally runs
+    /// `git add -A` on it, and writes it as a tree; HEAD's tree is read
+    /// meanwhile (two git processes at once). The source index's bytes,
+    /// the worktree and `git status` never change.
     fn trees_from_index(&self, index: &Path, add_all: bool) -> Result<Trees, GitError> {
-        let (base_tree, unborn_head) = self.base_tree()?;
-        // Under an owner lock: a run killed before it removes the copy
+        std::thread::scope(|s| {
+            let base = s.spawn(|| self.base_tree());
+            let candidate = self.index_tree(index, add_all);
+            // HEAD's error first, as when it was read before the index.
+            let (base_tree, unborn_head) = base.join().unwrap_or_else(|_| {
+                Err(GitError::Io(std::io::Error::other(
+                    "the thread reading HEAD's tree panicked",
+                )))
+            })?;
+            Ok(Trees {
+                base_tree,
+                candidate_tree: candidate?,
+                unborn_head,
+            })
+        })
+    }
+
+    /// The tree of `index` (after `git add -A` on a temporary stand-in for
+    /// it when `add_all`).
+    fn index_tree(&self, index: &Path, add_all: bool) -> Result<TreeId, GitError> {
+        // Under an owner lock: a run killed before it removes the stand-in
         // leaves it to the next run's scavenging, never for good.
         let tmp = crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?;
-        // Made in one step outside an interrupted run's cleanup
-        // (registry::exclusive): copied while that cleanup ran, the copy
-        // would outlive its removed owner lock.
-        let copied = probity_scratch::registry::exclusive(|| -> std::io::Result<bool> {
-            match std::fs::copy(index, tmp.path()) {
-                Ok(_) => {
-                    // Keep the source's mtime: git re-hashes "racily clean"
-                    // entries (modified in the same second the index was
-                    // written) by comparing them with the index file's
-                    // mtime, and a copy stamped now would hide such an edit.
-                    let modified = std::fs::metadata(index)?.modified()?;
-                    std::fs::OpenOptions::new()
-                        .write(true)
-                        .open(tmp.path())?
-                        .set_modified(modified)?;
-                    Ok(true)
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-                Err(e) => Err(e),
-            }
-        })?;
-        // No index yet: with `add_all`, `git add` creates the copy (the
-        // reserved path holds no file; git treats an empty one as invalid).
-        if !copied && !add_all {
+        // Made in one step outside an interrupted run's cleanup: made
+        // while that cleanup ran, the stand-in would outlive its removed
+        // owner lock.
+        let present = probity_scratch::registry::exclusive(|| stand_in(index, tmp.path()))?;
+        if !present && !add_all {
             return Err(GitError::Parse {
                 args: "read index".into(),
                 detail: format!("no index at {}", index.display()),
             });
         }
+        // No index yet (`add_all`): `git add` creates the stand-in (the
+        // reserved path holds no file; git treats an empty one as
+        // invalid).
         let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", tmp.path().as_os_str())];
         // The temporary index is ours alone and read once: skip its
         // trailing checksum (git 2.40+), which is most of the cost of
@@ -166,11 +172,7 @@ impl Repo {
         let candidate_tree = tree_id("write-tree", &out)?;
         // Leave nothing behind, including the index git may have recreated.
         drop(tmp);
-        Ok(Trees {
-            base_tree,
-            candidate_tree,
-            unborn_head,
-        })
+        Ok(candidate_tree)
     }
 
     /// Paths whose entries differ between two trees (a non-UTF-8 name is
@@ -636,5 +638,146 @@ impl Repo {
             changed: entries.into_iter().map(|(f, _)| f).collect(),
             intended_untracked,
         })
+    }
+}
+
+/// Puts the index `index` at `to` for git to read and replace: a hard link
+/// when the file system allows one, else a copy with the source's mtime.
+/// Returns false when there is no index.
+///
+/// A link is safe because git never writes an index in place: it writes
+/// `<to>.lock` and renames it over `<to>`, which replaces the link and
+/// leaves the user's index (the other name of the old file) as it was.
+/// Only a regular file is linked (a link to a symlink would resolve
+/// relative to its new place). The copy keeps the source's mtime: git
+/// re-hashes "racily clean" entries (modified in the same second the
+/// index was written) by comparing them with the index file's mtime, and a
+/// copy stamped now would hide such an edit; a link has that mtime itself.
+fn stand_in(index: &Path, to: &Path) -> std::io::Result<bool> {
+    match std::fs::symlink_metadata(index) {
+        Ok(meta) if meta.file_type().is_file() => {
+            if std::fs::hard_link(index, to).is_ok() {
+                return Ok(true);
+            }
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    match std::fs::copy(index, to) {
+        Ok(_) => {
+            let modified = std::fs::metadata(index)?.modified()?;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(to)?
+                .set_modified(modified)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(all(test, feature = "fixture"))]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+    use crate::fixture::Fixture;
+
+    #[test]
+    fn a_stand_in_is_a_link_to_a_regular_index_and_a_copy_of_a_symlinked_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index");
+        std::fs::write(&index, b"index bytes").unwrap();
+        let linked = dir.path().join("linked");
+        assert!(stand_in(&index, &linked).unwrap());
+        assert_eq!(
+            std::fs::metadata(&linked).unwrap().ino(),
+            std::fs::metadata(&index).unwrap().ino()
+        );
+        // A symlink is followed: the stand-in is a copy of its target with
+        // the target's mtime, not a link to the symlink.
+        let target = dir.path().join("elsewhere");
+        std::fs::write(&target, b"target bytes").unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&target)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let symlink = dir.path().join("symlinked-index");
+        std::os::unix::fs::symlink(&target, &symlink).unwrap();
+        let copied = dir.path().join("copied");
+        assert!(stand_in(&symlink, &copied).unwrap());
+        let meta = std::fs::symlink_metadata(&copied).unwrap();
+        assert!(meta.file_type().is_file());
+        assert_ne!(meta.ino(), std::fs::metadata(&target).unwrap().ino());
+        assert_eq!(std::fs::read(&copied).unwrap(), b"target bytes");
+        assert_eq!(meta.modified().unwrap(), old);
+        // No index: nothing is made.
+        let none = dir.path().join("none");
+        assert!(!stand_in(&dir.path().join("missing"), &none).unwrap());
+        assert!(!none.exists());
+    }
+
+    #[test]
+    fn the_users_index_keeps_its_file_bytes_and_single_name() {
+        let f = Fixture::new().unwrap();
+        f.write("src/lib.rs", "fn a() {}\n").unwrap();
+        f.commit_all("base").unwrap();
+        f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+        f.write("src/new.rs", "fn c() {}\n").unwrap();
+        let index = f.root().join(".git").join("index");
+        let before = std::fs::metadata(&index).unwrap();
+        let bytes = std::fs::read(&index).unwrap();
+        let repo = f.repo().unwrap();
+        let live = repo.trees().unwrap();
+        let staged = repo.staged_trees(&index).unwrap();
+        assert_ne!(live.candidate_tree, staged.candidate_tree);
+        assert_eq!(live.base_tree, staged.base_tree);
+        let after = std::fs::metadata(&index).unwrap();
+        assert_eq!(after.ino(), before.ino(), "the same file");
+        assert_eq!(after.nlink(), 1, "no other name left on it");
+        assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+        assert_eq!(std::fs::read(&index).unwrap(), bytes);
+        let left: Vec<String> = std::fs::read_dir(f.root().join(".git"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("probity-index-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
+    fn heads_error_comes_first_and_no_stand_in_is_left() {
+        let f = Fixture::new().unwrap();
+        f.write("a.txt", "a\n").unwrap();
+        f.commit_all("base").unwrap();
+        // The branch names a blob: HEAD has no tree, and reading it fails
+        // while the index is being written as a tree.
+        let blob = f.git(&["hash-object", "-w", "a.txt"]).unwrap();
+        let mut line = blob.clone();
+        line.push(b'\n');
+        std::fs::write(f.root().join(".git/refs/heads/main"), line).unwrap();
+        let repo = f.repo().unwrap();
+        match repo.trees() {
+            Err(GitError::Failed { stderr, .. }) => {
+                assert!(stderr.contains("has no tree"), "{stderr}")
+            }
+            other => panic!("HEAD's error, not {other:?}"),
+        }
+        let left = std::fs::read_dir(f.root().join(".git"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("probity-index-")
+            })
+            .count();
+        assert_eq!(left, 0);
     }
 }
