@@ -16,7 +16,11 @@ pub const DEFAULT_RESULT_CAP: u64 = 80 * 1024;
 /// How much a session may read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BudgetLimits {
+    /// The most tool calls a session may run (`reviewSnapshotMaxCalls`, S3.1);
+    /// 0 means no tool may run at all.
     pub max_calls: u32,
+    /// The most payload bytes all results together may carry
+    /// (`reviewSnapshotMaxBytes`, S3.1).
     pub max_bytes: u64,
     /// The most payload bytes one result may carry.
     pub result_cap: u64,
@@ -35,7 +39,11 @@ impl Default for BudgetLimits {
 /// What has been used so far. Persisted by `--budget-file`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BudgetUsage {
+    /// Calls counted so far, each before it ran, including those that then
+    /// failed (S3.2).
     pub calls_used: u32,
+    /// Payload bytes returned so far, after each result's cap; never more
+    /// than `max_bytes`.
     pub bytes_used: u64,
 }
 
@@ -65,6 +73,7 @@ impl CallPermit {
 pub struct Exhausted(pub BudgetUsage);
 
 impl Budget {
+    /// A fresh budget under `limits`, nothing used yet.
     pub fn new(limits: BudgetLimits) -> Self {
         Self::resume(limits, BudgetUsage::default())
     }
@@ -74,10 +83,12 @@ impl Budget {
         Self { limits, usage }
     }
 
+    /// The limits this budget runs under.
     pub fn limits(&self) -> BudgetLimits {
         self.limits
     }
 
+    /// The calls and bytes used so far (what `--budget-file` persists).
     pub fn usage(&self) -> BudgetUsage {
         self.usage
     }

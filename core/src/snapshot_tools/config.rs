@@ -24,8 +24,13 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
 /// Declared-context caps (80 KiB a file, 200 KB total, 12 files).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContextCaps {
+    /// The most bytes of one declared file, and the per-result cap of every
+    /// tool call (`reviewContextMaxFileBytes`, at least 1; 80 KiB).
     pub max_file_bytes: u64,
+    /// The most bytes of declared context in all (`reviewContextMaxTotalBytes`;
+    /// 200 000); the model-run roles take it as their diff cap.
     pub max_total_bytes: u64,
+    /// The most declared files (`reviewContextMaxFiles`; 12).
     pub max_files: u32,
 }
 
@@ -101,29 +106,48 @@ pub const DEFAULT_MODEL_RETRIES: u32 = 3;
 /// it names the environment variable that holds the key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModelSettings {
+    /// The API's base URL (`reviewModelBaseUrl`), `http://` or `https://`;
+    /// `None` leaves it to the environment or the provider's default.
     pub base_url: Option<String>,
+    /// The model name the API is asked for (`reviewModel`); `None` leaves
+    /// it to the environment.
     pub model: Option<String>,
+    /// The name of the environment variable holding the API key
+    /// (`reviewModelApiKeyEnv`), never the key; `None`: the adapter's
+    /// default variable.
     pub api_key_env: Option<String>,
+    /// Which API is spoken (`reviewModelProvider`; default `openai`).
     pub provider: Provider,
     /// `command`: the program and its arguments (no shell).
     pub command: Vec<String>,
+    /// The sampling temperature (`reviewModelTemperature`); `None` sends
+    /// none and leaves the API's default.
     pub temperature: Option<Temperature>,
     /// Passed where the API takes one (OpenAI-compatible).
     pub seed: Option<u64>,
     /// The most tokens one answer may use (Anthropic requires one; default
     /// 4096 there).
     pub max_tokens: Option<u32>,
-    /// Retries of a call answered 429 or 5xx (`None`: the default, 3).
+    /// Retries of a call answered 429 or 5xx (`None`: the default, 3;
+    /// a configured value is capped at 10).
     pub max_retries: Option<u32>,
 }
 
 /// The parsed configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewConfig {
+    /// The most tool calls of one review (`reviewSnapshotMaxCalls`; 12).
     pub max_calls: u32,
+    /// The most payload bytes all tool results of one review may carry
+    /// (`reviewSnapshotMaxBytes`; 200 000).
     pub max_bytes: u64,
+    /// The declared-context caps, whose per-file cap is also the per-result
+    /// cap.
     pub context: ContextCaps,
+    /// The review's wall-clock timeout in milliseconds, shared by all rounds
+    /// (`reviewTimeoutMs`, at least 1; S3.3).
     pub timeout_ms: u64,
+    /// Where the model is and how it is asked.
     pub model: ModelSettings,
 }
 
@@ -154,16 +178,36 @@ impl ReviewConfig {
 /// Why a configuration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
+    /// The text is not strict JSON (a syntax error, a duplicate key, trailing
+    /// data); carries the reader's message.
     #[error("the configuration is not valid JSON: {0}")]
     Json(String),
+    /// The document is JSON but not an object.
     #[error("the configuration must be a JSON object of flat keys")]
     NotAnObject,
+    /// A key that is not one of the flat keys (S3.1); carries it.
     #[error("unknown configuration key `{0}`")]
     UnknownKey(String),
+    /// A known key has a value of the wrong type or shape (a float, a
+    /// negative number, an empty string, an unknown provider), or
+    /// `reviewModelCommand` is missing for the `command` provider.
     #[error("configuration key `{key}` must be {expected}")]
-    WrongType { key: String, expected: &'static str },
+    WrongType {
+        /// The key, as spelled in the file.
+        key: String,
+        /// What its value must be, as a phrase (`a non-empty string`).
+        expected: &'static str,
+    },
+    /// A whole number below the key's minimum: 0 for
+    /// `reviewContextMaxFileBytes`, `reviewTimeoutMs` or
+    /// `reviewModelMaxTokens`, which take at least 1.
     #[error("configuration key `{key}` must be at least {min}")]
-    TooSmall { key: String, min: u64 },
+    TooSmall {
+        /// The key, as spelled in the file.
+        key: String,
+        /// The least value the key takes.
+        min: u64,
+    },
 }
 
 const KEYS: &[&str] = &[

@@ -11,24 +11,39 @@ use std::fmt;
 /// Why a path (or glob) was refused. The text is what the reviewer reads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathRefusal {
+    /// The path is zero bytes long (the root, where one is allowed, is `.`).
     #[error("refused: the path is empty")]
     Empty,
+    /// The path or glob has a NUL byte, which no Git path can hold.
     #[error("refused: the path contains a NUL byte")]
     Nul,
+    /// The path starts at a root: `/`, `\` or a drive such as `C:/` or
+    /// `C:\` (in a glob a leading `\` is an escape, not a root).
     #[error("refused: the path is absolute; paths are relative to the repository root")]
     Absolute,
+    /// A `..` component climbs above the repository root.
     #[error("refused: the path escapes the repository root (`..` above the root)")]
     Escapes,
+    /// A component is `.git` (in any ASCII case), in a path or a glob, or
+    /// the disk subject's canonical path passes through one.
     #[error("refused: `.git` is not part of the snapshot")]
     GitDir,
+    /// The path resolves to the root itself (`.`, `a/..`) where a file was
+    /// required ([`SnapshotPath::parse`]).
     #[error("refused: the path names the repository root, not a file")]
     Root,
+    /// A glob contains a `..` component (globs are never resolved).
     #[error("refused: a glob may not contain `..`")]
     GlobParent,
+    /// A parent component of the path is a symbolic link in the working
+    /// tree; carries that prefix, repo-relative and lossy.
     #[error("refused: the path goes through a symbolic link ({})", quote_name(.0, &['(', ')']))]
     ThroughSymlink(String),
+    /// Under the disk subject, the canonicalized path (links followed) is
+    /// not under the canonical root.
     #[error("refused: the path resolves outside the root")]
     OutsideRoot,
+    /// A glob is longer than [`MAX_GLOB_BYTES`].
     #[error("refused: a glob may have at most {MAX_GLOB_BYTES} bytes")]
     GlobTooLong,
 }
@@ -93,7 +108,9 @@ pub struct SnapshotPath(Vec<u8>);
 /// The result of resolving a caller's path: the root itself, or a path under it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolved {
+    /// Nothing is left after normalization (`.`, `a/..`, `./`): the root.
     Root,
+    /// A normalized path under the root.
     Path(SnapshotPath),
 }
 

@@ -17,24 +17,38 @@ pub enum RawRead {
     /// A regular file's bytes.
     File(Vec<u8>),
     /// A symbolic link: its target, never followed.
-    Symlink { target: Vec<u8> },
+    Symlink {
+        /// The link's target as stored (blob bytes or `readlink`), not
+        /// resolved or checked.
+        target: Vec<u8>,
+    },
     /// A submodule (gitlink) entry: only its commit is in the snapshot.
-    Submodule { commit: String },
+    Submodule {
+        /// The gitlink's commit id, as hex.
+        commit: String,
+    },
 }
 
 /// One `grep` match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrepHit {
+    /// The matching file, repo-relative, as raw (possibly non-UTF-8) bytes.
     pub path: Vec<u8>,
     /// 1-based line number.
     pub line: u64,
+    /// The matching line without its line feed, at most
+    /// [`GREP_KEEP_LINE_BYTES`] of it ([`kept_line`]).
     pub text: Vec<u8>,
 }
 
 /// `grep` matches in path order; `more` when the adapter stopped early.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawGrep {
+    /// The matches, in path order then line order, at most the `max_hits`
+    /// the caller asked for.
     pub hits: Vec<GrepHit>,
+    /// True when there were more matches than `max_hits` (or a walk was cut
+    /// short): the shaper says the result is truncated.
     pub more: bool,
     /// Files not searched because they are larger than
     /// [`GREP_MAX_FILE_BYTES`] (as `read` refuses them), in path order.
@@ -68,15 +82,20 @@ pub fn kept_line(line: &[u8]) -> &[u8] {
 /// What a listed path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
+    /// A regular file (executable or not).
     File,
+    /// A symbolic link, listed but never followed.
     Symlink,
+    /// A submodule (gitlink): its files are not in the snapshot.
     Submodule,
 }
 
 /// One path of the snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListEntry {
+    /// Repo-relative, `/`-separated, as raw (possibly non-UTF-8) bytes.
     pub path: Vec<u8>,
+    /// What the entry is; `list` marks links and submodules.
     pub kind: EntryKind,
 }
 
@@ -84,16 +103,44 @@ pub struct ListEntry {
 /// S2.4); never a crash.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubjectError {
+    /// The subject holds nothing at the path: untracked (S1.3), deleted in
+    /// the working tree, unmerged, absent from the frozen tree or the disk.
     #[error("{}: not in the snapshot ({why})", q(.path))]
-    NotInSnapshot { path: String, why: String },
+    NotInSnapshot {
+        /// The path asked for, repo-relative and lossy.
+        path: String,
+        /// Why it is absent, for the reviewer (`untracked; only tracked
+        /// files are in the snapshot`, `not in tree <oid>`).
+        why: String,
+    },
+    /// The path was refused before or while resolving it (S1.4).
     #[error("{0}")]
     Refused(#[from] PathRefusal),
+    /// `read` named a directory; carries the path, repo-relative and lossy.
     #[error("{}: is a directory; use `list` with a glob such as `{}/*`", q(.0), .0.escape_debug())]
     IsDirectory(String),
+    /// `read` named something that is not a regular file (a FIFO, socket or
+    /// device), which is never opened.
     #[error("{}: not a regular file ({what})", q(.path))]
-    NotAFile { path: String, what: String },
+    NotAFile {
+        /// The path asked for, repo-relative and lossy.
+        path: String,
+        /// What it is instead, for the reviewer.
+        what: String,
+    },
+    /// The file is larger than [`READ_MAX_FILE_BYTES`], so it is neither
+    /// loaded nor searched.
     #[error("{}: the file is {size} bytes; larger than the {max} bytes a read will load", q(.path))]
-    TooLarge { path: String, size: u64, max: u64 },
+    TooLarge {
+        /// The path asked for, repo-relative and lossy.
+        path: String,
+        /// The file's size in bytes.
+        size: u64,
+        /// The ceiling it passed, in bytes ([`READ_MAX_FILE_BYTES`]).
+        max: u64,
+    },
+    /// Git or the file system failed (a command, an I/O error, unexpected
+    /// output) or the subject is unavailable; carries the cause.
     #[error("the snapshot could not be read: {0}")]
     Backend(String),
 }

@@ -35,7 +35,11 @@ pub const LENGTH_RETRY_PROMPT: &str = "Your review was cut off by the length lim
 /// A tool call as the model made it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// The provider's id for the call, echoed back in the matching
+    /// [`Message::Tool`]'s `tool_call_id`.
     pub id: String,
+    /// The tool the model asked for, as sent; an unknown name gets an error
+    /// result and the loop goes on.
     pub name: String,
     /// The arguments as the model sent them (JSON text).
     pub arguments: String,
@@ -45,20 +49,34 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
+    /// The frame the conversation runs under (the reviewer frame or a
+    /// role's prompt); always the first message.
     System {
+        /// The frame's text.
         content: String,
     },
+    /// What the driver says: the review prompt, then a length-retry or
+    /// repair turn.
     User {
+        /// The prompt's text.
         content: String,
     },
+    /// One model answer.
     Assistant {
+        /// The answer's text; `None` when a tool-use answer carried none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         content: Option<String>,
+        /// The tool calls the answer made, in order; empty for a final
+        /// answer.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
     },
+    /// One tool result, in the order of the calls.
     Tool {
+        /// The [`ToolCall::id`] this answers.
         tool_call_id: String,
+        /// The result text the reviewer reads (content and notes, or the
+        /// error).
         content: String,
     },
 }
@@ -67,17 +85,27 @@ pub enum Message {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
+    /// The model finished its answer (`stop`, `end_turn`, `stop_sequence`,
+    /// or no reason given).
     EndTurn,
+    /// The answer ends in tool calls.
     ToolUse,
+    /// The answer was cut by the output-token limit (`length`,
+    /// `max_tokens`): the one length retry applies.
     Length,
+    /// Any other reason, as the provider spelled it (`refusal`).
     Other(String),
 }
 
 /// What the model answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelResponse {
+    /// The answer's text, when it has any.
     pub text: Option<String>,
+    /// The tool calls, in order; non-empty means another tool round,
+    /// whatever `stop` says.
     pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped.
     pub stop: StopReason,
     /// Token use (and cost) when the provider reports it.
     pub usage: Option<Usage>,
@@ -86,7 +114,9 @@ pub struct ModelResponse {
 /// What one model call used, as the provider reported it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Prompt tokens the call consumed.
     pub input_tokens: u64,
+    /// Tokens the answer generated.
     pub output_tokens: u64,
     /// The cost in millionths of a US dollar, when the provider reports one
     /// (some OpenAI-compatible gateways do; neither reference API does).
@@ -99,7 +129,9 @@ pub struct Usage {
 pub struct UsageTotals {
     /// Model calls whose answer reported usage.
     pub reported_calls: u32,
+    /// Prompt tokens, summed over the reporting calls (saturating).
     pub input_tokens: u64,
+    /// Answer tokens, summed over the reporting calls (saturating).
     pub output_tokens: u64,
     /// Summed over the calls that reported a cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,6 +172,7 @@ impl UsageTotals {
 /// What to ask the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelRequest {
+    /// The whole conversation so far, frame first.
     pub messages: Vec<Message>,
     /// Offer the three tools (false once the budget is spent).
     pub offer_tools: bool,
@@ -148,7 +181,9 @@ pub struct ModelRequest {
 /// A verdict line's value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
+    /// `VERDICT: PASS`.
     Pass,
+    /// `VERDICT: FAIL`.
     Fail,
     /// Another uppercase word after `VERDICT:` (e.g. `N/A`).
     Other(String),
@@ -233,6 +268,8 @@ pub struct DocumentCheck(std::sync::Arc<CheckFn>);
 type CheckFn = dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync;
 
 impl DocumentCheck {
+    /// Wraps `f`: the answer's document text → the document's bytes, or the
+    /// reason it is refused.
     pub fn new(f: impl Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync + 'static) -> Self {
         Self(std::sync::Arc::new(f))
     }
@@ -265,6 +302,7 @@ pub enum Finish {
         /// The schema it is checked against (`reviewer`, `refuter`,
         /// `validator`: what `probity schema` prints).
         role: &'static str,
+        /// The strict check of the answer's [`document_text`].
         check: DocumentCheck,
     },
 }
@@ -284,12 +322,15 @@ pub enum Conclusion {
 pub struct Review {
     /// The model's final text.
     pub text: String,
+    /// The verdict or the role document the final text carried.
     pub conclusion: Conclusion,
     /// The footer line, when the reviewer read beyond the declared files.
     pub footer: Option<String>,
     /// Digest of the whole transcript (canonical JSON).
     pub transcript_digest: Sha256Digest,
+    /// How many times the model was asked, tool rounds and retries included.
     pub model_calls: u32,
+    /// The answer was cut by the length limit once and asked again.
     pub length_retried: bool,
     /// A document answer was refused once and answered again.
     pub repaired: bool,
@@ -370,18 +411,35 @@ pub const MAX_REPAIR_QUOTE: usize = 2000;
 /// Why the loop ended without a review.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoopError {
+    /// A [`Finish::Verdict`] answer has no parsable `VERDICT:` line, and the
+    /// length retry was spent or did not apply.
     #[error("the review has no `VERDICT:` line")]
-    NoVerdict { text: String },
-    #[error("the answer is not a valid `{role}` document after one repair turn: {why}")]
-    InvalidDocument {
-        role: &'static str,
-        why: String,
+    NoVerdict {
+        /// The final answer's text.
         text: String,
     },
+    /// A [`Finish::Document`] answer was refused by its check again after
+    /// the repair turn.
+    #[error("the answer is not a valid `{role}` document after one repair turn: {why}")]
+    InvalidDocument {
+        /// The document's schema name (`reviewer`, `refuter`, `validator`).
+        role: &'static str,
+        /// The check's reason for the second refusal.
+        why: String,
+        /// The refused answer's text.
+        text: String,
+    },
+    /// The model still made tool calls at the model-call ceiling (the
+    /// budget's `max_calls` plus three, plus one more for a document's
+    /// repair turn); carries the model calls made.
     #[error("the model kept calling tools after {0} model calls; no review")]
     TooManyRounds(u32),
+    /// The transcript could not be made canonical JSON; carries the cause.
     #[error("the transcript could not be digested: {0}")]
     Digest(String),
+    /// The driver fed an answer nothing asked for: a fetch result with no
+    /// [`Step::Fetch`] pending, a model answer with no [`Step::Ask`]
+    /// pending, or a step after the end without a result.
     #[error("the loop was driven out of order: {0}")]
     OutOfOrder(&'static str),
 }

@@ -19,8 +19,15 @@ pub const LIST_MAX_PATHS: usize = 2000;
 /// by a cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shaped {
+    /// What the reviewer reads: the payload, then any `[probity: ...]` notes
+    /// on lines of their own.
     pub text: String,
+    /// The UTF-8 bytes of `text` that are content (lines, rows, paths),
+    /// never more than the allowance; the notes are not counted.
     pub payload_bytes: u64,
+    /// True when a cap cut the result: the byte allowance, `grep`'s match
+    /// cap (or the subject's `more`), `list`'s path cap. A `read` `limit` the
+    /// reviewer chose is not a cut.
     pub truncated: bool,
 }
 

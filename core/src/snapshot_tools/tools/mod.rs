@@ -19,12 +19,17 @@ pub const MAX_PATTERN_BYTES: usize = 1000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolName {
+    /// `read`: lines of one file (S2.1).
     Read,
+    /// `grep`: matching lines across files (S2.2).
     Grep,
+    /// `list`: paths matching a glob (S2.3).
     List,
 }
 
 impl ToolName {
+    /// The tool `s` names (`read`, `grep`, `list`, exactly); `None` for any
+    /// other name.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "read" => Some(Self::Read),
@@ -34,6 +39,7 @@ impl ToolName {
         }
     }
 
+    /// The name models and MCP clients call the tool by.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Read => "read",
@@ -57,6 +63,7 @@ impl ToolName {
 pub struct GrepPattern(String);
 
 impl GrepPattern {
+    /// The pattern as given (not escaped, even when `fixed`).
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -65,10 +72,14 @@ impl GrepPattern {
 /// A validated `grep` request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrepQuery {
+    /// What to search for: a regular expression, or a literal string when
+    /// `fixed`.
     pub pattern: GrepPattern,
     /// A file or directory to search; `None` searches the whole snapshot.
     pub scope: Option<SnapshotPath>,
+    /// Match regardless of letter case.
     pub ignore_case: bool,
+    /// Match `pattern` as a literal string, not a regular expression.
     pub fixed: bool,
 }
 
@@ -132,19 +143,28 @@ impl GrepQuery {
 /// A validated tool request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolQuery {
+    /// `read {path, offset?, limit?}` (S2.1).
     Read {
+        /// The file to read.
         path: SnapshotPath,
         /// 1-based line to start from.
         offset: u64,
+        /// The most lines to return (at least 1); `None`: as many as the
+        /// byte allowance holds.
         limit: Option<u64>,
     },
+    /// `grep {pattern, path?, ignore_case?, fixed?}` (S2.2).
     Grep(GrepQuery),
+    /// `list {glob?}` (S2.3).
     List {
+        /// The paths to keep; `None` (no glob, empty, or `.`) lists every
+        /// path.
         glob: Option<Glob>,
     },
 }
 
 impl ToolQuery {
+    /// The tool this query is for.
     pub fn name(&self) -> ToolName {
         match self {
             Self::Read { .. } => ToolName::Read,
@@ -157,18 +177,37 @@ impl ToolQuery {
 /// Why a tool call's arguments were refused. Returned as the tool result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ArgError {
+    /// The call named a tool other than `read`, `grep` and `list`; carries
+    /// the name.
     #[error("unknown tool `{0}`; the tools are read, grep and list")]
     UnknownTool(String),
+    /// The arguments are neither a JSON object nor null; carries them as
+    /// JSON text (the review loop passes unparsable argument text here as a
+    /// string).
     #[error("the arguments must be a JSON object: {0}")]
     NotAnObject(String),
+    /// The arguments hold a key the tool does not take; carries it.
     #[error("unknown argument `{0}`")]
     UnknownArgument(String),
+    /// A required argument (`path` of `read`, `pattern` of `grep`) is absent
+    /// or null.
     #[error("missing argument `{0}`")]
     Missing(&'static str),
+    /// An argument has the wrong JSON type, or an `offset` or `limit` is not
+    /// an integer of at least 1.
     #[error("argument `{key}` must be {expected}")]
-    WrongType { key: String, expected: &'static str },
+    WrongType {
+        /// The argument's key.
+        key: String,
+        /// What its value must be, as a phrase (`a string`).
+        expected: &'static str,
+    },
+    /// A `grep` pattern is empty, holds a NUL or a line break, is longer
+    /// than [`MAX_PATTERN_BYTES`] or is not a valid regular expression;
+    /// carries why.
     #[error("{0}")]
     Invalid(String),
+    /// A `read` path, a `grep` scope or a `list` glob was refused (S1.4).
     #[error("{0}")]
     Path(#[from] PathRefusal),
 }
@@ -267,8 +306,12 @@ pub fn parse_call(name: &str, args: &Value) -> Result<ToolQuery, ArgError> {
 /// A tool's declaration, shared by the model adapter and the MCP server.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
+    /// The name the model calls the tool by (`read`, `grep`, `list`).
     pub name: &'static str,
+    /// What the model is told the tool does and how to treat its results.
     pub description: &'static str,
+    /// The JSON Schema of the arguments object (additional properties
+    /// refused).
     pub input_schema: Value,
 }
 
@@ -321,8 +364,12 @@ pub fn tool_specs() -> Vec<ToolSpec> {
 /// What a subject answered to a [`ToolQuery`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Raw {
+    /// What stands at a `read`'s path.
     Read(RawRead),
+    /// A `grep`'s matches, before the scope filter and the caps.
     Grep(RawGrep),
+    /// Every path of the snapshot; the glob is applied here
+    /// ([`match_listing`]), not by the subject.
     List(Vec<ListEntry>),
 }
 
@@ -331,27 +378,40 @@ pub enum Raw {
 pub struct Event {
     /// `review.snapshot.read|grep|list|exhausted`.
     pub event: String,
+    /// The path read, or the `grep` scope (lossy text); absent where the
+    /// call had none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The `grep` pattern, on `grep` events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// The `list` glob (empty for a listing of everything), on `list`
+    /// events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub glob: Option<String>,
+    /// Payload bytes the call returned and was charged; 0 for an error.
     pub bytes: u64,
+    /// A cap cut the call's result.
     pub truncated: bool,
+    /// The error text, when the call answered an error instead of content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// The session's calls used, this one included.
     pub calls_used: u32,
+    /// The session's payload bytes used, this call's included.
     pub bytes_used: u64,
 }
 
 /// One call as the footer and the budget file remember it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LedgerEntry {
+    /// Which tool ran.
     pub tool: ToolName,
     /// The path read, pattern searched or glob listed (lossy text).
     pub target: String,
+    /// Payload bytes the call returned and was charged.
     pub bytes: u64,
+    /// A cap cut the result (the footer marks the file `(truncated)`).
     pub truncated: bool,
     /// Set when the call returned an error instead of content.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -361,9 +421,13 @@ pub struct LedgerEntry {
 /// A session's persisted state (`--budget-file`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionState {
+    /// Calls and payload bytes used so far.
     pub usage: BudgetUsage,
+    /// `review.snapshot.exhausted` was already logged (it is logged once).
     #[serde(default)]
     pub exhausted_logged: bool,
+    /// Every call of a known tool the budget let start, in order: what the
+    /// footer is built from.
     #[serde(default)]
     pub ledger: Vec<LedgerEntry>,
     /// Calls that answered with an error, including those the ledger does
@@ -376,8 +440,15 @@ pub struct SessionState {
 /// the events it logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completed {
+    /// What the reviewer reads: content and `[probity: ...]` notes, or the
+    /// error on one line.
     pub text: String,
+    /// The call answered an error (bad arguments, a spent budget, a subject
+    /// error); `text` is the reason (S2.4).
     pub is_error: bool,
+    /// The events logged: the call's own (none for a call past the budget),
+    /// then `review.snapshot.exhausted` the first time the budget is found
+    /// spent.
     pub events: Vec<Event>,
 }
 
@@ -389,6 +460,7 @@ pub struct Ticket {
 }
 
 impl Ticket {
+    /// The validated query to ask the subject.
     pub fn query(&self) -> &ToolQuery {
         &self.query
     }
@@ -412,6 +484,7 @@ pub struct Session {
 }
 
 impl Session {
+    /// A fresh session under `limits`: nothing used, an empty ledger.
     pub fn new(limits: BudgetLimits) -> Self {
         Self::resume(limits, SessionState::default())
     }
@@ -424,18 +497,22 @@ impl Session {
         }
     }
 
+    /// The state to persist between calls (`--budget-file`).
     pub fn state(&self) -> &SessionState {
         &self.state
     }
 
+    /// The calls and payload bytes used so far.
     pub fn usage(&self) -> BudgetUsage {
         self.budget.usage()
     }
 
+    /// The limits the session runs under.
     pub fn limits(&self) -> BudgetLimits {
         self.budget.limits()
     }
 
+    /// No further call can run: the calls or the bytes are spent.
     pub fn is_exhausted(&self) -> bool {
         self.budget.is_exhausted()
     }
