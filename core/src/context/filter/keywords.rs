@@ -8,26 +8,32 @@
 //! automaton's order. Walking it reports exactly the matches of that
 //! automaton's `find_overlapping_iter`, in the same order
 //! (`tests::fast` compares them), without the iterator's per-byte
-//! bookkeeping: one table load per byte, and the match states numbered last
-//! so one comparison tells a match.
+//! bookkeeping: one table load per byte, the high bit of a state telling a
+//! match state, and a table of 2^16 entries (the lower half mirrored in
+//! the upper) that a 16-bit state plus a class always indexes.
 
 use std::collections::HashMap;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::{Anchored, MatchKind};
 
+/// The flag of a match state.
+const MATCH: u16 = 1 << 15;
+
 pub(super) struct KeywordDfa {
     /// Byte to equivalence class (bytes no state tells apart share one).
     classes: [u8; 256],
     /// The number of classes: state `k` is stored at `k * stride`.
     stride: u32,
-    /// `trans[state + class]`: the successor, premultiplied.
-    trans: Vec<u32>,
-    start: u32,
-    /// Match states are the premultiplied ids from here on.
-    first_match: u32,
-    /// For match state `first_match + k * stride`: its patterns and their
-    /// lengths, in the automaton's order.
+    /// `trans[state + class]`: the successor, premultiplied, with
+    /// `MATCH` set when it is a match state; the upper half repeats the
+    /// lower, so a state with `MATCH` indexes its own row there.
+    trans: Box<[u16; 1 << 16]>,
+    start: u16,
+    /// Match states are the states from here on (not premultiplied).
+    first_match: usize,
+    /// For match state `first_match + k`: its patterns and their lengths,
+    /// in the automaton's order.
     matches: Vec<Vec<(u32, u32)>>,
     /// The length in bytes of the longest pattern.
     pub(super) max_len: usize,
@@ -96,15 +102,23 @@ impl KeywordDfa {
             }
         }
         let first_match = is_match.iter().filter(|m| !**m).count();
-        let total = order.len() * stride;
+        if order.len() * stride > usize::from(MATCH) {
+            return Err("the keyword table has more than 2^15 entries".to_owned());
+        }
         let to_u32 = |v: usize| u32::try_from(v).map_err(|_| "table too large".to_owned());
-        to_u32(total)?;
-        let mut trans = vec![0u32; total];
+        // Below 2^15, checked above.
+        let state = |id: usize| {
+            let flag = if id >= first_match { MATCH } else { 0 };
+            u16::try_from(id * stride).map_or(0, |v| v | flag)
+        };
+        let mut trans = vec![0u16; 1 << 16];
         let mut matches = vec![Vec::new(); order.len() - first_match];
         for (k, row) in rows.iter().enumerate() {
             let id = renumber[k];
             for (c, &b) in representative.iter().enumerate() {
-                trans[id * stride + c] = to_u32(renumber[row[b]] * stride)?;
+                let next = state(renumber[row[b]]);
+                trans[id * stride + c] = next;
+                trans[usize::from(MATCH) + id * stride + c] = next;
             }
             if is_match[k] {
                 let sid = order[k];
@@ -117,12 +131,16 @@ impl KeywordDfa {
                 matches[id - first_match] = list;
             }
         }
+        let trans: Box<[u16; 1 << 16]> = trans
+            .into_boxed_slice()
+            .try_into()
+            .map_err(|_| "the keyword table has 2^16 entries".to_owned())?;
         Ok(KeywordDfa {
             classes,
             stride: to_u32(stride)?,
             trans,
-            start: to_u32(renumber[0] * stride)?,
-            first_match: to_u32(first_match * stride)?,
+            start: state(renumber[0]),
+            first_match,
             matches,
             max_len: patterns.iter().map(String::len).max().unwrap_or(0),
             #[cfg(test)]
@@ -167,8 +185,7 @@ impl KeywordDfa {
     pub(super) fn each_event(&self, hay: &[u8], mut f: impl FnMut(usize, usize)) {
         const LANES: usize = 4;
         let q = hay.len() / LANES;
-        let fm = self.first_match;
-        let index = |s: u32| ((s - fm) / self.stride) as usize;
+        let index = |s: u16| usize::from(s & !MATCH) / self.stride as usize - self.first_match;
         if q < 4 * self.max_len.max(256) {
             self.walk(self.start, hay, 0, |s, end| f(index(s), end));
             return;
@@ -176,7 +193,7 @@ impl KeywordDfa {
         // Lane bodies: [0, q), [q, 2q), [2q, 3q), [3q, n).
         let warm = |at: usize| self.walk(self.start, &hay[at - self.max_len..at], 0, |_, _| {});
         let (mut s0, mut s1, mut s2, mut s3) = (self.start, warm(q), warm(2 * q), warm(3 * q));
-        let mut later: [Vec<(u32, usize)>; LANES - 1] = Default::default();
+        let mut later: [Vec<(u16, usize)>; LANES - 1] = Default::default();
         let lanes = hay[..q]
             .iter()
             .zip(&hay[q..2 * q])
@@ -187,12 +204,12 @@ impl KeywordDfa {
             s1 = self.step(s1, b1);
             s2 = self.step(s2, b2);
             s3 = self.step(s3, b3);
-            if s0 >= fm || s1 >= fm || s2 >= fm || s3 >= fm {
-                if s0 >= fm {
+            if (s0 | s1 | s2 | s3) & MATCH != 0 {
+                if s0 & MATCH != 0 {
                     f(index(s0), j + 1);
                 }
                 for (lane, s) in [s1, s2, s3].into_iter().enumerate() {
-                    if s >= fm {
+                    if s & MATCH != 0 {
                         later[lane].push((s, (lane + 1) * q + j + 1));
                     }
                 }
@@ -208,17 +225,19 @@ impl KeywordDfa {
     }
 
     #[inline(always)]
-    fn step(&self, s: u32, b: u8) -> u32 {
-        self.trans[(s + u32::from(self.classes[usize::from(b)])) as usize]
+    fn step(&self, s: u16, b: u8) -> u16 {
+        // Never wraps: a state is below 2^15 (plus `MATCH`), a class below
+        // the stride; a `u16` always indexes the table.
+        self.trans[usize::from(s.wrapping_add(u16::from(self.classes[usize::from(b)])))]
     }
 
     /// Walks `hay` (at offset `base` of the text) from state `s`, calling
     /// `on(state, end)` at every match state; returns the last state.
     #[inline(always)]
-    fn walk(&self, mut s: u32, hay: &[u8], base: usize, mut on: impl FnMut(u32, usize)) -> u32 {
+    fn walk(&self, mut s: u16, hay: &[u8], base: usize, mut on: impl FnMut(u16, usize)) -> u16 {
         for (i, &b) in hay.iter().enumerate() {
             s = self.step(s, b);
-            if s >= self.first_match {
+            if s & MATCH != 0 {
                 on(s, base + i + 1);
             }
         }
