@@ -27,17 +27,29 @@ pub enum CanonicalError {
     /// Hashed documents never carry floats: their rendering is not stable
     /// across encoders.
     #[error("hashed documents must not contain floating-point numbers (at {path})")]
-    Float { path: String },
+    Float {
+        /// Where the float sits, JSONPath-like from the root `$` (object
+        /// keys after `.`, array indexes in brackets, e.g. `$.a[1].b`).
+        path: String,
+    },
     /// An integer outside ±(2^53 − 1): I-JSON refuses it, and canonical
     /// bytes would round it.
     #[error(
         "integers in hashed documents must lie within ±(2^53 − 1) = ±9007199254740991 (at {path})"
     )]
-    IntegerOutOfRange { path: String },
+    IntegerOutOfRange {
+        /// Where the integer sits: JSONPath-like from `$` (e.g. `$.a[1]`),
+        /// or `line L, column C` of the text when the strict reader met a
+        /// literal too large for 64 bits.
+        path: String,
+    },
     /// An object names the same key twice: which value counts would depend
     /// on the parser.
     #[error("the key `{key}` appears twice in one object")]
-    DuplicateKey { key: String },
+    DuplicateKey {
+        /// The repeated key, as it appears in the object (unescaped).
+        key: String,
+    },
     /// The text is not JSON (syntax, invalid UTF-8, a lone surrogate,
     /// trailing data).
     #[error("not valid JSON: {0}")]

@@ -63,10 +63,19 @@ pub enum Encoding {
 /// canonical` when `domain` is set, of `canonical` alone when it is null.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Vector {
+    /// What is hashed, snake_case (`paths_digest`, `receipt`,
+    /// `context_root_index`, ...; the list is in `conformance/README.md`).
     pub kind: &'static str,
+    /// The fixture scenario the document comes from (`parser-scenario`,
+    /// ...); unique together with `kind`.
     pub name: String,
+    /// The domain separator label prefixed to the preimage
+    /// (`probity/paths-digest/v1`, ...); `None` (JSON `null`) when an
+    /// external format fixes the preimage and it is hashed plain.
     pub domain: Option<&'static str>,
+    /// How the preimage bytes are formed from `input`.
     pub encoding: Encoding,
+    /// The document as JSON, shaped as `encoding` requires.
     pub input: Value,
     /// The preimage bytes (for `jcs`, the RFC 8785 bytes of `input`).
     pub canonical_hex: String,
@@ -81,12 +90,20 @@ pub struct Vector {
 /// One input Probity refuses, and the code it refuses it with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Refusal {
+    /// Always `refusal`.
     pub kind: &'static str,
+    /// What the case exercises (`float`, `duplicate-key-nested`, ...);
+    /// unique among the refusals.
     pub name: &'static str,
     /// What reads the text: `json` (any hashed or typed input) or
     /// `state_record` (a stored record, which must also be canonical).
     pub reader: &'static str,
+    /// The exact text to feed the reader, as UTF-8.
     pub input_text: String,
+    /// The code the reader must refuse it with: a
+    /// [`CanonicalError::code`](crate::canonical::CanonicalError::code)
+    /// (`float`, `integer_out_of_range`, `duplicate_key`, `invalid_json`)
+    /// or `not_canonical` for a stored record.
     pub error: &'static str,
 }
 
@@ -95,7 +112,10 @@ pub struct Refusal {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("conformance vector {name}: {detail}")]
 pub struct VectorError {
+    /// The `name` of the vector or refusal being built.
     pub name: String,
+    /// What went wrong: the digest mismatch, a fixture that failed to
+    /// build, or a refusal the reader accepted.
     pub detail: String,
 }
 

@@ -95,10 +95,15 @@ fn nibble(c: u8) -> Result<u8, DigestParseError> {
 /// Why a string is not a `sha256:<hex>` identity.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DigestParseError {
+    /// The rendered form lacks the `sha256:` prefix.
     #[error("a digest must start with `sha256:`")]
     Prefix,
+    /// The hex part is not exactly 64 characters; carries the length found
+    /// (in bytes).
     #[error("a digest must have 64 hex characters, found {0}")]
     Length(usize),
+    /// The hex part holds a character outside `0-9a-f` (uppercase hex
+    /// included).
     #[error("a digest must be lowercase hex")]
     NotLowerHex,
 }
