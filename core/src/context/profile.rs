@@ -10,15 +10,23 @@ use super::types::{EntityKind, MinRole, ValueError};
 /// A selectable source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Source {
+    /// `entity`: the entity body and metadata; always included.
     Entity,
+    /// `comments`: conversation and review-thread comments.
     Comments,
+    /// `reviews`: formal reviews and review threads (change proposals only).
     Reviews,
+    /// `checks`: check runs on the captured HEAD (change proposals only).
     Checks,
+    /// `check_logs`: the logs of the checks `check_log_selection` selects (only
+    /// with `checks`).
     CheckLogs,
+    /// `agent_runs`: Fullsend run receipts.
     AgentRuns,
 }
 
 impl Source {
+    /// Parses an `included_sources` spelling; `None` for anything else.
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "entity" => Source::Entity,
@@ -30,6 +38,7 @@ impl Source {
             _ => return None,
         })
     }
+    /// The `included_sources` spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             Source::Entity => "entity",
@@ -45,61 +54,101 @@ impl Source {
 /// `record_selection`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordSelection {
+    /// `oldest`: keep the first `max_records_per_source` records in canonical
+    /// order.
     Oldest,
+    /// `newest`: keep the last `max_records_per_source` records in canonical
+    /// order.
     Newest,
 }
 
 /// `check_log_selection`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogSelection {
+    /// `none`: no log (exactly when `check_logs` is not included).
     None,
+    /// `failed`: the logs of retained checks concluded `failure`, `timed_out`,
+    /// `action_required` or `stale`.
     Failed,
+    /// `all`: the log of every retained check.
     All,
 }
 
 /// Validated bounds (all positive except `max_labels`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bounds {
+    /// Records kept per optional source, after admission and validation.
     pub max_records_per_source: u64,
+    /// The acquisition cap in bytes: a body or log longer than this is not
+    /// decoded (`source_too_large`).
     pub max_source_bytes: u64,
+    /// The byte bound of an emitted record body, its trailing LF included.
     pub max_record_bytes: u64,
+    /// The byte bound of an emitted check log, its trailing LF included.
     pub max_log_bytes: u64,
+    /// The byte bound of a display string (truncated to it) and of a structural
+    /// value (invalid beyond it).
     pub max_metadata_string_bytes: u64,
+    /// Entity labels kept after sorting (may be 0).
     pub max_labels: u64,
 }
 
 /// Why a collection profile is invalid. Assembly aborts before it starts.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProfileError {
+    /// The entity kind or the admission threshold is outside its vocabulary.
     #[error(transparent)]
     Value(#[from] ValueError),
+    /// `included_sources` names a source v1 does not have; carries it.
     #[error("unknown source `{0}`")]
     UnknownSource(String),
+    /// `included_sources` lists a source twice; carries it.
     #[error("source `{0}` is listed twice")]
     DuplicateSource(String),
+    /// `included_sources` lacks `entity`, which every profile collects.
     #[error("`entity` must be an included source")]
     MissingEntity,
+    /// A `work_item` profile selects a change-proposal source (`reviews`,
+    /// `checks` or `check_logs`); carries it.
     #[error("a work_item profile cannot select `{0}`")]
     NotApplicable(&'static str),
+    /// `check_logs` is included without `checks`.
     #[error("`check_logs` can be included only with `checks`")]
     LogsWithoutChecks,
+    /// `check_log_selection` is `none` while `check_logs` is included, or
+    /// another value while it is not.
     #[error(
         "check_log_selection `{selection}` does not agree with the check_logs source (included: {included})"
     )]
-    LogSelection { selection: String, included: bool },
+    LogSelection {
+        /// The `check_log_selection` given.
+        selection: String,
+        /// Whether `check_logs` is included.
+        included: bool,
+    },
+    /// `record_selection` is neither `oldest` nor `newest`; carries it.
     #[error("unknown record_selection `{0}`")]
     RecordSelection(String),
+    /// `check_log_selection` is not `none`, `failed` or `all`; carries it.
     #[error("unknown check_log_selection `{0}`")]
     UnknownLogSelection(String),
+    /// A bound below its minimum (1, or 0 for `max_labels`), or beyond `u64`.
     #[error("bound `{name}` must be at least {min}, got {value}")]
     Bound {
+        /// The bound's field name (`max_record_bytes`, ...).
         name: &'static str,
+        /// Its least allowed value.
         min: i64,
+        /// The value given.
         value: i64,
     },
+    /// The profile's `entity_kind` is not the entity's `kind` (checked by the
+    /// assembler once the profile itself is valid).
     #[error("profile entity_kind {profile} does not match the entity kind {entity}")]
     EntityKindMismatch {
+        /// The profile's kind.
         profile: &'static str,
+        /// The entity's kind.
         entity: &'static str,
     },
 }
@@ -107,11 +156,18 @@ pub enum ProfileError {
 /// A validated collection profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
+    /// The entity kind the profile is for.
     pub entity_kind: EntityKind,
+    /// The included sources; `entity` is always among them.
     pub sources: BTreeSet<Source>,
+    /// Which records a source keeps when it has more than
+    /// `max_records_per_source`.
     pub record_selection: RecordSelection,
+    /// Which retained checks keep their log.
     pub check_log_selection: LogSelection,
+    /// The validated bounds.
     pub bounds: Bounds,
+    /// The human admission threshold, `admission.human_min_role` (D1).
     pub human_min_role: MinRole,
 }
 
@@ -189,6 +245,7 @@ impl Profile {
         })
     }
 
+    /// Whether the profile includes source `s`.
     pub fn includes(&self, s: Source) -> bool {
         self.sources.contains(&s)
     }

@@ -10,17 +10,26 @@ use serde_json::Value;
 /// The JSON documents of a tree, by the schema that governs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DocSchema {
+    /// `index.json`: the root index.
     Index,
+    /// `collection.json`: the collection profile.
     Collection,
+    /// `entity/metadata.json`: the entity metadata.
     Entity,
+    /// `relations/reviews.json`: formal reviews and review threads.
     Reviews,
+    /// `history/agent-runs.json`: run receipts.
     AgentRuns,
+    /// `checks/<record-key>/metadata.json`: one check's metadata.
     Check,
+    /// `state/actors.json`: the referenced actors.
     ActorState,
+    /// `state/threads.json`: thread resolution state.
     ThreadState,
 }
 
 impl DocSchema {
+    /// Every document schema, in declaration order: what a bundle must compile.
     pub const ALL: [DocSchema; 8] = [
         DocSchema::Index,
         DocSchema::Collection,
@@ -31,6 +40,7 @@ impl DocSchema {
         DocSchema::ActorState,
         DocSchema::ThreadState,
     ];
+    /// The schema's file name in the bundle (`index.schema.json`, ...).
     pub fn file_name(self) -> &'static str {
         match self {
             DocSchema::Index => "index.schema.json",
@@ -48,18 +58,49 @@ impl DocSchema {
 /// Why a bundle could not be loaded or a document is invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SchemaError {
+    /// A bundle file given as text is not JSON.
     #[error("schema file {file} is not JSON: {reason}")]
-    NotJson { file: String, reason: String },
+    NotJson {
+        /// The bundle file name.
+        file: String,
+        /// The parser's message.
+        reason: String,
+    },
+    /// A bundle file has no string `$id` to register it under.
     #[error("schema file {file} has no string `$id`")]
-    MissingId { file: String },
+    MissingId {
+        /// The bundle file name.
+        file: String,
+    },
+    /// The bundle lacks the schema file a document needs.
     #[error("schema bundle is missing {file}")]
-    MissingFile { file: String },
+    MissingFile {
+        /// The missing file name (`index.schema.json`, ...).
+        file: String,
+    },
+    /// The files do not load as one offline registry keyed by `$id`.
     #[error("schema bundle does not load as one offline registry: {reason}")]
-    Registry { reason: String },
+    Registry {
+        /// The schema engine's message.
+        reason: String,
+    },
+    /// A document schema does not compile offline: an unresolved `$ref` or
+    /// a pattern the linear-time regex engine refuses.
     #[error("schema {file} does not compile (an unresolved `$ref` is an error): {reason}")]
-    Compile { file: String, reason: String },
+    Compile {
+        /// The schema file name.
+        file: String,
+        /// The schema engine's message.
+        reason: String,
+    },
+    /// A document violates its schema.
     #[error("document violates {file}: {errors:?}")]
-    Invalid { file: String, errors: Vec<String> },
+    Invalid {
+        /// The schema file it violates.
+        file: String,
+        /// One entry per violation, `<instance path>: <message>`.
+        errors: Vec<String>,
+    },
 }
 
 /// Validates documents against the schema bundle (the normative v1 bundle

@@ -13,39 +13,81 @@ use sha2::{Digest as _, Sha256};
 /// Why a structural value is not representable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ValueError {
+    /// `source.forge` is not one of the three v1 forges; carries the value.
     #[error("unknown forge `{0}` (expected github, gitlab or forgejo)")]
     Forge(String),
+    /// `source.host` breaks D11 (uppercase, an IP literal, a scheme or path,
+    /// the default port written out, ...).
     #[error("invalid host `{value}`: {reason}")]
-    Host { value: String, reason: &'static str },
+    Host {
+        /// The refused host, as given.
+        value: String,
+        /// The rule it breaks, in words.
+        reason: &'static str,
+    },
+    /// A structural ID outside the generic alphabet or its forge's mapping.
     #[error("invalid {what} `{value}` for forge {forge}")]
     Id {
+        /// What the ID names (`repository id`, `record id`, `actor id`, ...).
         what: &'static str,
+        /// The forge whose mapping it fails.
         forge: Forge,
+        /// The refused ID, as given.
         value: String,
     },
+    /// Not an RFC 3339 date-time Probity represents (no offset, a leap
+    /// second, a year outside 0000-9999 after UTC normalization, ...).
     #[error("invalid timestamp `{value}`: {reason}")]
-    Timestamp { value: String, reason: &'static str },
+    Timestamp {
+        /// The refused text, as given.
+        value: String,
+        /// What is wrong with it, in words.
+        reason: &'static str,
+    },
+    /// A Git object ID that is not 40 or 64 lowercase hex digits (an
+    /// uppercase one included: it is never lowered); carries the value.
     #[error("invalid git object id `{0}` (expected 40 or 64 lowercase hex digits)")]
     GitOid(String),
+    /// A record key or another hex SHA-256 (a run's `input_revision`) that is
+    /// not 64 lowercase hex digits; carries the value.
     #[error("invalid record key `{0}` (expected 64 lowercase hex digits)")]
     RecordKey(String),
+    /// `source.repository` is not in its forge's form.
     #[error("invalid repository `{value}` for forge {forge}")]
-    Repository { forge: Forge, value: String },
+    Repository {
+        /// The forge whose form it fails.
+        forge: Forge,
+        /// The refused repository, as given.
+        value: String,
+    },
+    /// A repository path outside the alphabet, absolute, with a trailing
+    /// slash or an empty, `.` or `..` segment; carries the value.
     #[error("invalid repository path `{0}`")]
     RepositoryPath(String),
+    /// A value outside one of the closed v1 vocabularies.
     #[error("unknown {what} `{value}`")]
-    Vocabulary { what: &'static str, value: String },
+    Vocabulary {
+        /// The vocabulary (`entity state`, `check status`, ...).
+        what: &'static str,
+        /// The refused value, as given.
+        value: String,
+    },
 }
 
 /// The three forges of v1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Forge {
+    /// GitHub: github.com, or a GitHub Enterprise Server host.
     Github,
+    /// GitLab.
     Gitlab,
+    /// Forgejo.
     Forgejo,
 }
 
 impl Forge {
+    /// Parses the `source.forge` spelling (`github`, `gitlab`, `forgejo`);
+    /// anything else is `ValueError::Forge`.
     pub fn parse(s: &str) -> Result<Self, ValueError> {
         match s {
             "github" => Ok(Forge::Github),
@@ -54,6 +96,8 @@ impl Forge {
             other => Err(ValueError::Forge(other.to_owned())),
         }
     }
+    /// The lowercase spelling of `source.forge`, also the scheme of the
+    /// record-key origin (`github://<host>`).
     pub fn as_str(self) -> &'static str {
         match self {
             Forge::Github => "github",
@@ -74,6 +118,10 @@ impl fmt::Display for Forge {
 pub struct Host(String);
 
 impl Host {
+    /// Parses a host under D11: lowercase DNS labels of 1 to 63 `[a-z0-9-]`
+    /// without an edge hyphen (253 characters at most), not an IP literal, and
+    /// an optional decimal port 1 to 65535 other than 443, without a leading
+    /// zero.
     pub fn parse(s: &str) -> Result<Self, ValueError> {
         let err = |reason| ValueError::Host {
             value: s.to_owned(),
@@ -120,6 +168,7 @@ impl Host {
         }
         Ok(Host(s.to_owned()))
     }
+    /// The host as given: it is already canonical and never rewritten.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -128,11 +177,17 @@ impl Host {
 /// What a structural ID identifies; each kind has its forge mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdKind {
+    /// `source.repository_id`.
     Repository,
+    /// The entity's `id`.
     Entity,
+    /// A comment, review or check ID (also a thread's `review_id`).
     Record,
+    /// An actor ID: an author, resolver or dismisser.
     Actor,
+    /// A review thread ID (on GitLab a discussion ID, with its own alphabet).
     Thread,
+    /// A Fullsend run receipt ID (outside GitHub, only the generic alphabet).
     AgentRun,
 }
 
@@ -187,6 +242,10 @@ fn is_gitlab_discussion_id(s: &str) -> bool {
 pub struct StructuralId(String);
 
 impl StructuralId {
+    /// Parses an ID of `kind` from `forge`: the generic `structural_id`
+    /// alphabet, narrowed on GitHub to node IDs (`[A-Za-z0-9][A-Za-z0-9_=-]*`),
+    /// on GitLab and Forgejo to base-10 without a leading zero, except GitLab
+    /// thread (discussion) IDs and non-GitHub run IDs.
     pub fn parse(forge: Forge, kind: IdKind, s: &str) -> Result<Self, ValueError> {
         let ok = is_structural(s)
             && match (forge, kind) {
@@ -206,6 +265,7 @@ impl StructuralId {
             })
         }
     }
+    /// The ID exactly as the forge gave it.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -220,14 +280,21 @@ impl Serialize for StructuralId {
 /// The kinds that enter record-key derivation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyKind {
+    /// `entity`: the entity-body record.
     Entity,
+    /// `comment`: a comment record.
     Comment,
+    /// `review`: a formal review record.
     Review,
+    /// `check`: a check-run record.
     Check,
+    /// `thread`: a review thread; its key names relationship and order data,
+    /// never a record file.
     Thread,
 }
 
 impl KeyKind {
+    /// The kind string hashed into the record key.
     pub fn as_str(self) -> &'static str {
         match self {
             KeyKind::Entity => "entity",
@@ -244,14 +311,19 @@ impl KeyKind {
 pub struct HexDigest([u8; 32]);
 
 impl HexDigest {
+    /// The plain SHA-256 of `bytes` (no domain separator: the seed fixes these
+    /// preimages).
     pub fn of(bytes: &[u8]) -> Self {
         HexDigest(Sha256::digest(bytes).into())
     }
+    /// Parses 64 lowercase hex digits; anything else is
+    /// `ValueError::RecordKey`.
     pub fn parse(s: &str) -> Result<Self, ValueError> {
         let d = crate::digest::Sha256Digest::from_hex(s)
             .map_err(|_| ValueError::RecordKey(s.to_owned()))?;
         Ok(HexDigest(*d.as_bytes()))
     }
+    /// The 64 lowercase hex digits, without a prefix.
     pub fn hex(&self) -> String {
         crate::digest::Sha256Digest::from_bytes(self.0).hex()
     }
@@ -466,6 +538,8 @@ pub const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
 pub struct GitOid(String);
 
 impl GitOid {
+    /// Parses 40 (SHA-1) or 64 (SHA-256) lowercase hex digits; an uppercase ID
+    /// is refused, never lowered.
     pub fn parse(s: &str) -> Result<Self, ValueError> {
         let ok = (s.len() == 40 || s.len() == 64)
             && s.bytes()
@@ -476,6 +550,7 @@ impl GitOid {
             Err(ValueError::GitOid(s.to_owned()))
         }
     }
+    /// The ID as given: lowercase hex.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -501,6 +576,9 @@ fn is_repository_path_alphabet(s: &str) -> bool {
 pub struct RepositoryPath(String);
 
 impl RepositoryPath {
+    /// Parses a repository-relative path: the `repository_path` alphabet (ASCII
+    /// letters, digits and ``._/~!$&()+,;=:@#[]{} -``, so no percent sign), no
+    /// leading or trailing `/`, no empty, `.` or `..` segment.
     pub fn parse(s: &str) -> Result<Self, ValueError> {
         let ok = is_repository_path_alphabet(s)
             && !s.starts_with('/')
@@ -513,6 +591,7 @@ impl RepositoryPath {
             Err(ValueError::RepositoryPath(s.to_owned()))
         }
     }
+    /// The path as given, `/`-separated.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -529,6 +608,9 @@ impl Serialize for RepositoryPath {
 pub struct Repository(String);
 
 impl Repository {
+    /// Parses `source.repository` for `forge`: a repository path of at least
+    /// two segments; on GitHub and Forgejo exactly `owner/name` in lowercase
+    /// `[a-z0-9_.-]`.
     pub fn parse(forge: Forge, s: &str) -> Result<Self, ValueError> {
         let err = || ValueError::Repository {
             forge,
@@ -554,23 +636,27 @@ impl Repository {
             _ => Ok(Repository(s.to_owned())),
         }
     }
+    /// The path as given, `/`-separated.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
 macro_rules! vocabulary {
-    ($(#[$m:meta])* $name:ident, $what:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$m:meta])* $name:ident, $what:literal, { $($(#[$vm:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum $name { $($variant),+ }
+        pub enum $name { $($(#[$vm])* $variant),+ }
         impl $name {
+            /// Parses the exact v1 spelling; anything else is
+            /// `ValueError::Vocabulary`.
             pub fn parse(s: &str) -> Result<Self, ValueError> {
                 match s {
                     $($text => Ok($name::$variant),)+
                     other => Err(ValueError::Vocabulary { what: $what, value: other.to_owned() }),
                 }
             }
+            /// The v1 spelling, as serialized.
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
             }
@@ -585,55 +671,136 @@ macro_rules! vocabulary {
 
 vocabulary!(
     /// `work_item` or `change_proposal`.
-    EntityKind, "entity kind", { WorkItem => "work_item", ChangeProposal => "change_proposal" }
+    EntityKind, "entity kind", {
+        /// `work_item`: an issue.
+        WorkItem => "work_item",
+        /// `change_proposal`: a pull request (GitHub, Forgejo) or merge
+        /// request (GitLab).
+        ChangeProposal => "change_proposal",
+    }
 );
 vocabulary!(
     /// Normalized entity state.
-    EntityState, "entity state", { Open => "open", Closed => "closed", Merged => "merged" }
+    EntityState, "entity state", {
+        /// `open` (GitLab's merge-in-progress `locked` included).
+        Open => "open",
+        /// `closed`: closed, and for a change proposal not merged.
+        Closed => "closed",
+        /// `merged`: a merged change proposal (never a work item).
+        Merged => "merged",
+    }
 );
 vocabulary!(
     /// Repository roles (ADR 0054 vocabulary).
     ActorRole, "actor role", {
-        Admin => "admin", Maintain => "maintain", Write => "write", Triage => "triage",
-        Read => "read", None => "none", External => "external",
+        /// `admin`: full control of the repository.
+        Admin => "admin",
+        /// `maintain`: manages the repository without admin rights.
+        Maintain => "maintain",
+        /// `write`: may push; the mutation threshold.
+        Write => "write",
+        /// `triage`: manages issues and change proposals without write
+        /// access; the observation threshold.
+        Triage => "triage",
+        /// `read`: may read and comment; never admitted.
+        Read => "read",
+        /// `none`: the lookup answered no permission; never admitted.
+        None => "none",
+        /// `external`: outside the repository (no adapter maps to it); ranks
+        /// with `none`.
+        External => "external",
     }
 );
 vocabulary!(
     /// `human` or `bot`.
-    ActorKind, "actor kind", { Human => "human", Bot => "bot" }
+    ActorKind, "actor kind", {
+        /// `human`: admitted by a verified repository role.
+        Human => "human",
+        /// `bot`: a provider-verified bot account, admitted only by a
+        /// registered bot role (ADR 0107).
+        Bot => "bot",
+    }
 );
 vocabulary!(
     /// The admission threshold (D1).
-    MinRole, "admission threshold", { Triage => "triage", Write => "write" }
+    MinRole, "admission threshold", {
+        /// `triage`: observation agents; `triage` and above are admitted.
+        Triage => "triage",
+        /// `write`: mutation agents; `write` and above are admitted.
+        Write => "write",
+    }
 );
 vocabulary!(
     /// Formal review states.
     FormalReviewState, "review state", {
-        Approved => "approved", ChangesRequested => "changes_requested",
-        Commented => "commented", Dismissed => "dismissed",
+        /// `approved`: the reviewer approved the change.
+        Approved => "approved",
+        /// `changes_requested`: the reviewer asked for changes.
+        ChangesRequested => "changes_requested",
+        /// `commented`: a review with comments and no verdict.
+        Commented => "commented",
+        /// `dismissed`: a review whose verdict was dismissed; its
+        /// `dismissed_at` and `dismissed_by_actor_id` are emitted (nullable).
+        Dismissed => "dismissed",
     }
 );
 vocabulary!(
     /// Check status.
-    CheckStatus, "check status", { Queued => "queued", InProgress => "in_progress", Completed => "completed" }
+    CheckStatus, "check status", {
+        /// `queued`: not started; no times, no conclusion.
+        Queued => "queued",
+        /// `in_progress`: running; `started_at` only.
+        InProgress => "in_progress",
+        /// `completed`: finished; `completed_at`, a conclusion and
+        /// `never_started`.
+        Completed => "completed",
+    }
 );
 vocabulary!(
     /// Check conclusion.
     CheckConclusion, "check conclusion", {
-        Success => "success", Failure => "failure", Neutral => "neutral", Cancelled => "cancelled",
-        Skipped => "skipped", TimedOut => "timed_out", ActionRequired => "action_required", Stale => "stale",
+        /// `success`: the check passed.
+        Success => "success",
+        /// `failure`: the check failed (GitHub's `startup_failure`
+        /// included, with `never_started`).
+        Failure => "failure",
+        /// `neutral`: finished with no pass or fail verdict.
+        Neutral => "neutral",
+        /// `cancelled`: stopped before it finished.
+        Cancelled => "cancelled",
+        /// `skipped`: not run.
+        Skipped => "skipped",
+        /// `timed_out`: stopped at its time limit.
+        TimedOut => "timed_out",
+        /// `action_required`: waits for a person's action.
+        ActionRequired => "action_required",
+        /// `stale`: marked stale by the forge (incomplete for too long).
+        Stale => "stale",
     }
 );
 vocabulary!(
     /// Agent receipt status.
     RunStatus, "agent run status", {
-        Success => "success", Failure => "failure", Cancelled => "cancelled",
-        Skipped => "skipped", TimedOut => "timed_out",
+        /// `success`: the run finished its task.
+        Success => "success",
+        /// `failure`: the run failed.
+        Failure => "failure",
+        /// `cancelled`: the run was stopped.
+        Cancelled => "cancelled",
+        /// `skipped`: the run did not run.
+        Skipped => "skipped",
+        /// `timed_out`: the run hit its time limit.
+        TimedOut => "timed_out",
     }
 );
 vocabulary!(
     /// Review thread sides.
-    Side, "side", { Left => "left", Right => "right" }
+    Side, "side", {
+        /// `left`: the old (base) side of the diff.
+        Left => "left",
+        /// `right`: the new (head) side of the diff.
+        Right => "right",
+    }
 );
 
 impl ActorRole {

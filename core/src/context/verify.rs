@@ -16,11 +16,14 @@ use crate::canonical::canonical_value_bytes;
 /// What a directory entry is, as observed without following links.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
+    /// A real directory.
     Dir,
+    /// A regular file and its bytes (at most `MAX_OBSERVED_FILE_BYTES`).
     File(Vec<u8>),
     /// A regular file over [`MAX_OBSERVED_FILE_BYTES`]: its size, never its
     /// bytes (an observer does not read it).
     Oversized(u64),
+    /// A symbolic link, never followed; refused wherever it is.
     Symlink,
     /// FIFOs, sockets, devices.
     Special,
@@ -43,71 +46,149 @@ pub const DIR_MODES: [u32; 2] = [0o700, 0o555];
 /// (`mode & 0o7777`) of each entry and of the root itself (key `""`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Observed {
+    /// Every entry under the root, relative `/`-separated path → what it is
+    /// (the root itself is not an entry).
     pub entries: BTreeMap<String, Node>,
+    /// Permission bits (`mode & 0o7777`) by path, the root's under `""`.
     pub modes: BTreeMap<String, u32>,
 }
 
 /// Why a context directory is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
+    /// The context root is a link, a file or a special file, not a real
+    /// directory.
     #[error("the context root is not a real directory")]
     RootNotDirectory,
+    /// A symbolic link in the tree (at any component); carries its path.
     #[error("symlink refused at {0}")]
     Symlink(String),
+    /// A FIFO, socket or device in the tree; carries its path.
     #[error("special file refused at {0}")]
     SpecialFile(String),
+    /// No regular `index.json` at the root.
     #[error("index.json is missing or not a regular file")]
     MissingIndex,
+    /// The `index.json` found is not the retained one: the root of trust
+    /// differs.
     #[error("root index digest {actual} differs from the retained {expected}")]
-    RootIndexMismatch { expected: String, actual: String },
+    RootIndexMismatch {
+        /// The retained digest, 64 lowercase hex.
+        expected: String,
+        /// The digest of the `index.json` found, 64 lowercase hex.
+        actual: String,
+    },
+    /// A JSON document of the tree does not parse.
     #[error("{path} is not JSON: {reason}")]
-    NotJson { path: String, reason: String },
+    NotJson {
+        /// The document's path in the tree.
+        path: String,
+        /// The parser's message.
+        reason: String,
+    },
+    /// A JSON document is not exactly its RFC 8785 canonical bytes.
     #[error("{path} is not RFC 8785 canonical JSON")]
-    NotCanonical { path: String },
+    NotCanonical {
+        /// The document's path in the tree.
+        path: String,
+    },
+    /// A document fails its v1 schema.
     #[error("{path} violates its schema: {error}")]
-    Schema { path: String, error: SchemaError },
+    Schema {
+        /// The document's path in the tree.
+        path: String,
+        /// The violations.
+        error: SchemaError,
+    },
+    /// `index.json` names another `filter_version` than this build's
+    /// (`FILTER_VERSION`); carries it.
     #[error("unsupported filter_version `{0}`")]
     FilterVersion(String),
+    /// The manifest lists one path twice; carries it.
     #[error("manifest lists {0} twice")]
     DuplicatePath(String),
+    /// A manifest path whose shape admits no role, or another role than the
+    /// one listed; carries the path and the listed role.
     #[error("manifest path {0} has role {1}, which does not match the path")]
     RoleMismatch(String, String),
+    /// A manifest file is absent or not a regular file; carries its path.
     #[error("file {0} listed in the manifest is missing")]
     MissingFile(String),
+    /// A file the manifest does not list; carries its path.
     #[error("file {0} is not in the manifest")]
     ExtraFile(String),
+    /// A directory that holds no manifest file; carries its path.
     #[error("directory {0} holds no manifest file")]
     ExtraDirectory(String),
+    /// A file's length differs from its manifest `bytes`.
     #[error("{path}: {actual} bytes, manifest says {expected}")]
     Size {
+        /// The file's path.
         path: String,
+        /// The manifest's byte count.
         expected: u64,
+        /// The file's byte count.
         actual: u64,
     },
+    /// A file's SHA-256 differs from its manifest `sha256`; carries its path.
     #[error("{0}: digest differs from the manifest")]
     Digest(String),
+    /// A regular file over [`MAX_OBSERVED_FILE_BYTES`], refused by its size
+    /// without being read.
     #[error("{path}: {size} bytes, over the {max}-byte limit of a context file (not read)")]
-    TooLarge { path: String, size: u64, max: u64 },
+    TooLarge {
+        /// The file's path.
+        path: String,
+        /// Its size in bytes, as observed.
+        size: u64,
+        /// The limit, [`MAX_OBSERVED_FILE_BYTES`].
+        max: u64,
+    },
+    /// An entry or the root carries a mode no context tree is written with
+    /// (setuid, setgid, sticky, group- or world-writable, ...).
     #[error("{path}: mode {mode:04o} is not one a context tree carries ({expected})")]
     Mode {
+        /// The entry's path, `.` for the root.
         path: String,
+        /// Its permission bits (`mode & 0o7777`).
         mode: u32,
+        /// The modes allowed for its kind, in words.
         expected: &'static str,
     },
+    /// The observation holds no mode for an entry; carries its path (`.` for
+    /// the root).
     #[error("{0}: its mode was not observed")]
     ModeMissing(String),
+    /// The index `collection_profile` is not the SHA-256 of the
+    /// `collection.json` bytes.
     #[error("collection_profile does not equal the digest of collection.json")]
     CollectionProfile,
+    /// A record path or an order line names a file the manifest does not
+    /// list.
     #[error("{from} references {to}, which is not a manifest file")]
-    Dangling { from: String, to: String },
+    Dangling {
+        /// The file that names it: `index.json` or an `.order` file.
+        from: String,
+        /// The path it names.
+        to: String,
+    },
+    /// The schema bundle could not be loaded, so nothing can be verified.
     #[error("schema bundle unavailable: {0}")]
     Bundle(SchemaError),
+    /// An always-emitted file (`collection.json`, `state/actors.json`, ...)
+    /// is not in the manifest; carries its path.
     #[error("the always-emitted file {0} is not in the manifest")]
     MissingSingleton(&'static str),
+    /// A record file does not start with the `Fullsend-Record` header of its
+    /// manifest role; carries its path.
     #[error("{0}: the record header does not match its manifest role")]
     RecordHeader(String),
+    /// The index does not have exactly one `entity` record with a
+    /// `content_path`.
     #[error("index.json must have exactly one entity record with content")]
     EntityRecord,
+    /// The thread keys of `relations/reviews.json` and `state/threads.json`
+    /// differ, or one repeats.
     #[error("relations/reviews.json and state/threads.json have different thread keys")]
     ThreadSets,
 }
@@ -152,9 +233,12 @@ pub struct VerifiedTree {
 }
 
 impl VerifiedTree {
+    /// Every verified file, path → the exact bytes checked, `index.json`
+    /// included.
     pub fn files(&self) -> &BTreeMap<String, Vec<u8>> {
         &self.files
     }
+    /// The root-index digest the tree was verified against: the retained one.
     pub fn index_digest(&self) -> HexDigest {
         self.index_digest
     }

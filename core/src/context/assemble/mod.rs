@@ -36,20 +36,47 @@ use discussion::*;
 /// Why no snapshot was assembled.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AssembleError {
+    /// The input's `format` is not [`INPUT_FORMAT`]; carries it.
     #[error("unsupported input format `{0}` (expected {INPUT_FORMAT})")]
     Format(String),
+    /// The collection profile is invalid, or its `entity_kind` is not the
+    /// entity's.
     #[error("invalid collection profile: {0}")]
     Profile(#[from] ProfileError),
+    /// A required index `source` field is missing, invalid, unsafe or over
+    /// `max_metadata_string_bytes`.
     #[error("invalid index source field {field}: {reason}")]
-    Source { field: &'static str, reason: String },
+    Source {
+        /// The field: `forge`, `host`, `repository_id` or `repository`.
+        field: &'static str,
+        /// What is wrong with it, in words.
+        reason: String,
+    },
+    /// The entity scope is unusable (a missing, invalid, unauthorized,
+    /// oversized or unsafe entity value, or an unusable `entity` gap), so
+    /// there is no snapshot.
     #[error("entity scope {code}: {reason}; assembly aborted")]
-    EntityAborted { code: &'static str, reason: String },
+    EntityAborted {
+        /// The gap code (`authorization_failed`, `invalid_metadata`, ...).
+        code: &'static str,
+        /// What failed, in words.
+        reason: String,
+    },
+    /// A malformed input row: an actor ID listed twice, an unknown actor
+    /// kind or role, a human whose `role_verified` disagrees with `role`, a
+    /// bot with a repository role, a human with a bot identity, or an
+    /// acquisition gap with an unknown scope or code, a count below 1 or a
+    /// scope the profile does not select.
     #[error("invalid normalized input: {0}")]
     Input(String),
+    /// The filter pipeline could not run (a detector unavailable, an invalid
+    /// credential registry); original bytes never pass through.
     #[error(transparent)]
     Filter(#[from] FilterError),
+    /// An emitted document has no canonical bytes.
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
+    /// An emitted document fails its v1 schema; nothing is emitted.
     #[error("emitted document failed its schema: {0}")]
     Schema(#[from] SchemaError),
 }
@@ -57,10 +84,12 @@ pub enum AssembleError {
 /// The assembled snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assembly {
+    /// Every emitted file, path → bytes, `index.json` included.
     pub tree: ContextTree,
     /// Lowercase SHA-256 of the exact `index.json` bytes: the value the host
     /// retains outside the tree.
     pub index_digest: HexDigest,
+    /// The index `gaps` rows: what the tree lacks, and why.
     pub gaps: Gaps,
 }
 

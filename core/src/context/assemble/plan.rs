@@ -17,7 +17,10 @@ use super::super::types::CheckConclusion;
 /// registered credentials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FilterJob<'a> {
+    /// The record body or log, as the input holds it.
     pub text: &'a str,
+    /// Its byte bound: `max_record_bytes` for a body, `max_log_bytes` for a
+    /// log.
     pub max_bytes: u64,
 }
 
@@ -48,6 +51,8 @@ pub struct FilterMemo<'a> {
 }
 
 impl<'a> FilterPlan<'a> {
+    /// The runs `input` may need; none when its profile or credential registry
+    /// is invalid.
     pub fn new(input: &'a ContextInput) -> FilterPlan<'a> {
         let credentials = input.credentials.as_slice();
         let (Ok(profile), Ok(creds)) = (
@@ -108,6 +113,8 @@ impl<'a> FilterPlan<'a> {
         }
     }
 
+    /// The planned runs, in input order; [`run`](Self::run) takes an index into
+    /// them.
     pub fn jobs(&self) -> &[FilterJob<'a>] {
         &self.jobs
     }
@@ -155,6 +162,7 @@ impl FilterMemo<'_> {
         self.results.values().map(BTreeMap::len).sum()
     }
 
+    /// Whether the memo holds no result (such a memo applies to any input).
     pub fn is_empty(&self) -> bool {
         self.results.is_empty()
     }

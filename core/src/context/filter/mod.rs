@@ -48,12 +48,30 @@ pub const NFKC_UNICODE_VERSION: (u8, u8, u8) = (18, 0, 0);
 /// bytes never pass through.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FilterError {
+    /// A detector could not be built: a pattern that does not compile, the
+    /// keyword prefilter or the registered-credential automaton.
     #[error("filter detector `{detector}` is unavailable: {reason}")]
-    DetectorUnavailable { detector: String, reason: String },
+    DetectorUnavailable {
+        /// The detector's finding code (`secret.registered_credential`, ...)
+        /// or `prefilter`.
+        detector: String,
+        /// The builder's message.
+        reason: String,
+    },
+    /// A registered credential has fewer than 8 bytes.
     #[error("a registered credential is empty or shorter than 8 bytes (entry {index})")]
-    CredentialTooShort { index: usize },
+    CredentialTooShort {
+        /// Its position in the input's `credentials`, from 0.
+        index: usize,
+    },
+    /// A registered credential contains a CR or LF.
     #[error("a registered credential contains a line break (entry {index})")]
-    CredentialMultiline { index: usize },
+    CredentialMultiline {
+        /// Its position in the input's `credentials`, from 0.
+        index: usize,
+    },
+    /// Unicode safety (stripping, then NFKC) still changed the value after four
+    /// rounds.
     #[error("Unicode safety did not reach a fixed point")]
     UnicodeNotConverged,
 }
@@ -61,13 +79,18 @@ pub enum FilterError {
 /// `filter.status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FilterStatus {
+    /// `unchanged`: the emitted bytes are the normalized source bytes.
     Unchanged,
+    /// `modified`: replacements or redactions were applied.
     Modified,
+    /// `truncated`: a byte bound removed source bytes, whatever else changed.
     Truncated,
+    /// `rejected`: the value cannot be represented safely; nothing is emitted.
     Rejected,
 }
 
 impl FilterStatus {
+    /// The `filter.status` spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             FilterStatus::Unchanged => "unchanged",
@@ -83,25 +106,32 @@ impl FilterStatus {
 pub struct Findings(BTreeMap<&'static str, u64>);
 
 impl Findings {
+    /// Adds `n` findings of `code`; zero adds nothing (no empty row).
     pub fn add(&mut self, code: &'static str, n: u64) {
         if n > 0 {
             *self.0.entry(code).or_insert(0) += n;
         }
     }
+    /// Adds every count of `other`.
     pub fn merge(&mut self, other: &Findings) {
         for (c, n) in &other.0 {
             self.add(c, *n);
         }
     }
+    /// Whether there is no finding.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// (code, count) pairs, sorted by code.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         self.0.iter().map(|(c, n)| (*c, *n))
     }
+    /// The count of `code`; 0 when absent.
     pub fn count(&self, code: &str) -> u64 {
         self.0.get(code).copied().unwrap_or(0)
     }
+    /// Whether any finding is an `injection.*` code (the value is then
+    /// rejected).
     pub fn has_injection(&self) -> bool {
         self.0.keys().any(|c| c.starts_with("injection."))
     }
@@ -110,11 +140,15 @@ impl Findings {
 /// A filter summary: status plus findings (the `filter` object).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilterSummary {
+    /// The strongest change made (statuses order `unchanged` < `modified` <
+    /// `truncated` < `rejected`).
     pub status: FilterStatus,
+    /// Every finding, by code.
     pub findings: Findings,
 }
 
 impl FilterSummary {
+    /// `unchanged` with no finding: the summary of a value nothing touched.
     pub fn unchanged() -> Self {
         FilterSummary {
             status: FilterStatus::Unchanged,
@@ -127,6 +161,8 @@ impl FilterSummary {
         self.status = self.status.max(other.status);
         self.findings.merge(&other.findings);
     }
+    /// The `filter` object, `{status, findings: [{code, count}]}`, findings
+    /// sorted by code.
     pub fn to_json(&self) -> serde_json::Value {
         let findings: Vec<serde_json::Value> = self
             .findings
@@ -142,10 +178,12 @@ impl FilterSummary {
 pub struct Filtered {
     /// The emitted text; empty when rejected.
     pub text: String,
+    /// What filtering did: status and findings.
     pub summary: FilterSummary,
 }
 
 impl Filtered {
+    /// Whether the value was rejected (its text is then empty).
     pub fn is_rejected(&self) -> bool {
         self.summary.status == FilterStatus::Rejected
     }
