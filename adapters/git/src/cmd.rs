@@ -24,40 +24,85 @@ pub const MIN_GIT_VERSION: (u32, u32) = (2, 41);
 /// false".
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
+    /// The git executable could not be started (not installed, not
+    /// executable, a wrong `PROBITY_GIT`).
     #[error("could not run git ({exe}): {source}; install git {}.{} or newer, or set PROBITY_GIT", MIN_GIT_VERSION.0, MIN_GIT_VERSION.1)]
     Spawn {
+        /// The executable tried (`git`, or `PROBITY_GIT`'s value), lossily
+        /// as text.
         exe: String,
+        /// Why the spawn failed.
         #[source]
         source: std::io::Error,
     },
+    /// git exited unsuccessfully where the answer needed success.
     #[error("git {args} failed ({status}): {stderr}")]
     Failed {
+        /// The git arguments, space-joined (or a short form of them); the
+        /// hermetic `-c` settings are not shown.
         args: String,
+        /// The exit status as displayed (an exit code or a signal).
         status: String,
+        /// git's stderr, lossily as UTF-8, trimmed.
         stderr: String,
     },
+    /// `git version` reports a version below [`MIN_GIT_VERSION`].
     #[error("git {found} is too old; Probity needs git {}.{} or newer", MIN_GIT_VERSION.0, MIN_GIT_VERSION.1)]
-    TooOld { found: String },
+    TooOld {
+        /// The version found, `major.minor.patch`.
+        found: String,
+    },
+    /// A revision the caller named resolves to no commit.
     #[error("`{rev}` does not name a commit in this repository")]
-    UnknownRevision { rev: String },
+    UnknownRevision {
+        /// The revision, as given.
+        rev: String,
+    },
+    /// A short revision name matches several refs (a branch `origin/main`
+    /// beside the remote-tracking one); Probity refuses to guess.
     #[error(
         "`{rev}` matches more than one ref; name it in full (e.g. refs/remotes/origin/main or refs/heads/main)"
     )]
-    AmbiguousRevision { rev: String },
+    AmbiguousRevision {
+        /// The revision, as given.
+        rev: String,
+    },
+    /// The directory (`--cwd`) does not exist or is not inside a git
+    /// repository.
     #[error("{path} is not inside a git repository")]
-    NotARepository { path: String },
+    NotARepository {
+        /// The directory, as displayed.
+        path: String,
+    },
+    /// git's output does not have the shape the command promises.
     #[error("unexpected output from git {args}: {detail}")]
-    Parse { args: String, detail: String },
+    Parse {
+        /// The command whose output it is (`cat-file --batch`, ...).
+        args: String,
+        /// What is unexpected (the offending line, a count mismatch, ...).
+        detail: String,
+    },
     /// A changed path whose name is not UTF-8 (shown escaped: `\xNN`).
     #[error(
         "the path {path} is not UTF-8 (invalid bytes shown as \\xNN); Probity reviews UTF-8 paths only"
     )]
-    NonUtf8Path { path: String },
+    NonUtf8Path {
+        /// The path, invalid bytes escaped as `\xNN` ([`escape_path`]).
+        path: String,
+    },
     /// A changed file over the size limit, refused before it was read.
     #[error(
         "{path} is {size} bytes, over the {limit}-byte limit for a reviewed file; its content was not read"
     )]
-    FileTooLarge { path: String, size: u64, limit: u64 },
+    FileTooLarge {
+        /// The repository-relative path.
+        path: String,
+        /// Its size in bytes (the blob's, or the work-tree file's `stat`).
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// An I/O error on git's pipes or while waiting for it to exit.
     #[error("I/O error while talking to git: {0}")]
     Io(#[from] std::io::Error),
 }

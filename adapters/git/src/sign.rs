@@ -28,24 +28,44 @@ const MAX_OUTPUT: usize = 64 * 1024;
 /// A failure to run `ssh-keygen`.
 #[derive(Debug, thiserror::Error)]
 pub enum SshKeygenError {
+    /// The `ssh-keygen` executable could not be started (not installed, a
+    /// wrong `PROBITY_SSH_KEYGEN`).
     #[error(
         "could not run {exe}: {source}; install OpenSSH 8.9 or newer, or set PROBITY_SSH_KEYGEN"
     )]
     Spawn {
+        /// The executable tried, lossily as text.
         exe: String,
+        /// Why the spawn failed.
         #[source]
         source: std::io::Error,
     },
+    /// A run outlived its deadline ([`SIGN_TIMEOUT`], [`VERIFY_TIMEOUT`] or
+    /// the configured ones); its process group was killed.
     #[error("{args} timed out after {secs} s")]
-    Timeout { args: String, secs: u64 },
+    Timeout {
+        /// The command line, `ssh-keygen` and its arguments space-joined.
+        args: String,
+        /// The deadline in whole seconds.
+        secs: u64,
+    },
+    /// `ssh-keygen` exited unsuccessfully where the answer needed success
+    /// (signing, finding principals).
     #[error("{args} failed ({status}): {stderr}")]
     Failed {
+        /// The `ssh-keygen` mode, e.g. `-Y sign`.
         args: String,
+        /// The exit status as displayed (an exit code or a signal).
         status: String,
+        /// Its stderr, lossily as UTF-8, trimmed.
         stderr: String,
     },
+    /// The allowed-signers file cannot be opened for reading; carries its
+    /// path (as displayed) and the error.
     #[error("{0} is not readable: {1}")]
     Unreadable(String, std::io::Error),
+    /// An I/O error on a temporary signature file, the child's pipes or
+    /// while waiting for it.
     #[error("I/O error while running ssh-keygen: {0}")]
     Io(#[from] std::io::Error),
 }

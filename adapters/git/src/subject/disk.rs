@@ -28,6 +28,7 @@ impl DiskSubject {
         Ok(Self { root })
     }
 
+    /// The canonical root every path resolves under.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -61,6 +62,9 @@ impl DiskSubject {
         Ok(canon)
     }
 
+    /// The regular file at `path` (a link followed only when it resolves inside
+    /// the root and out of `.git`); a directory, a FIFO, socket or device, or a
+    /// file over `READ_MAX_FILE_BYTES` is its error result.
     pub fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
         let canon = self.contain(path)?;
         let meta = fs::metadata(&canon).map_err(|e| io_err(path, &e))?;
@@ -77,6 +81,10 @@ impl DiskSubject {
         walk::read_file(&canon, path).map(RawRead::File)
     }
 
+    /// Matching lines of the regular files under the root, or under
+    /// `query.scope` (which must resolve inside it), links never followed: at
+    /// most `max_hits` (then `more`), files over `GREP_MAX_FILE_BYTES` skipped
+    /// and named.
     pub fn grep(&self, query: &GrepQuery, max_hits: usize) -> Result<RawGrep, SubjectError> {
         let matcher = query
             .matcher()
@@ -100,6 +108,9 @@ impl DiskSubject {
         })
     }
 
+    /// Every file and symbolic link under the root (links not followed, `.git`
+    /// never entered), sorted by path bytes; a walk cut at `WALK_MAX_ENTRIES`
+    /// entries lists what it saw.
     pub fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
         Ok(walk::walk(&self.root)?.0)
     }

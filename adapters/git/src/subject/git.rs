@@ -21,7 +21,11 @@ use crate::repo::Repo;
 /// Which git snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GitMode {
+    /// The index: what the next ordinary commit records; untracked files are
+    /// not in it.
     Index,
+    /// Tracked files as on disk (what `commit -a` records); skip-worktree
+    /// (sparse) entries from the index.
     Worktree,
     /// A full tree object id.
     Tree(String),
@@ -250,14 +254,18 @@ fn os(b: &[u8]) -> OsString {
 }
 
 impl GitSubject {
+    /// A subject over `repo` in `mode`; a `Tree` mode carries a full, already
+    /// resolved tree id.
     pub fn new(repo: Repo, mode: GitMode) -> Self {
         Self { repo, mode }
     }
 
+    /// The repository the subject reads.
     pub fn repo(&self) -> &Repo {
         &self.repo
     }
 
+    /// Which snapshot of the repository it reads.
     pub fn mode(&self) -> &GitMode {
         &self.mode
     }
@@ -337,6 +345,12 @@ impl GitSubject {
         self.repo.run(["cat-file", "blob", oid]).map_err(backend)
     }
 
+    /// What the snapshot holds at `path`: a file's bytes (at most
+    /// `READ_MAX_FILE_BYTES`), a symlink's target (never followed) or a
+    /// submodule's commit. A directory, or a path that is absent, deleted on
+    /// disk or conflicted in the index, is its error result. Under `worktree` a
+    /// tracked file is read from disk without following a link in any
+    /// component.
     pub fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
         let entries = self.lookup(path)?;
         let exact: Vec<&Entry> = entries
@@ -448,6 +462,8 @@ impl GitSubject {
         }
     }
 
+    /// Every entry of the snapshot (files, symlinks, submodules) in path order;
+    /// under `worktree`, without the tracked files deleted on disk.
     pub fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
         let entries = self.entries()?;
         let root = self.repo.root();

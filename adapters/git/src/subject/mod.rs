@@ -33,8 +33,12 @@ pub use git::{GitMode, GitSubject};
 /// Which subject to read, as named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SubjectSpec {
+    /// `index`: what the next ordinary commit records; untracked files are not
+    /// in the snapshot.
     Index,
+    /// `worktree`: tracked files as on disk (what `commit -a` records).
     Worktree,
+    /// `disk`: plain files under the directory given (`--cwd`), without git.
     Disk,
     /// A tree (or commit) object name: hex, 4 to 64 digits.
     Tree(String),
@@ -43,8 +47,12 @@ pub enum SubjectSpec {
 /// Why a subject name was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SubjectSpecError {
+    /// The name is none of `index`, `worktree`, `disk` or `tree:<oid>`; carries
+    /// it.
     #[error("unknown subject `{0}`; use index, worktree, disk or tree:<oid>")]
     Unknown(String),
+    /// `tree:` is followed by something other than 4 to 64 hex digits; carries
+    /// what followed.
     #[error("`tree:{0}` needs a hexadecimal object id (4 to 64 digits)")]
     BadOid(String),
 }
@@ -73,13 +81,23 @@ impl FromStr for SubjectSpec {
 /// Why a subject could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
+    /// git could not discover or read the repository (a missing git included:
+    /// see [`OpenError::is_git_missing`]).
     #[error(transparent)]
     Git(#[from] GitError),
+    /// `tree:<oid>` names no tree or commit of the repository (a missing
+    /// object, a blob, an ambiguous abbreviation).
     #[error("`{oid}` does not name a tree or commit in this repository")]
-    NoSuchTree { oid: String },
+    NoSuchTree {
+        /// The object name as given (lowercased).
+        oid: String,
+    },
+    /// The `disk` root cannot be canonicalized (missing, unreadable).
     #[error("the root {path} cannot be opened: {source}")]
     Root {
+        /// The root as given, displayed.
         path: String,
+        /// Why it cannot be opened.
         #[source]
         source: std::io::Error,
     },
@@ -97,7 +115,9 @@ impl OpenError {
 /// An open subject.
 #[derive(Debug)]
 pub enum Subject {
+    /// An `index`, `worktree` or `tree:<oid>` subject over a repository.
     Git(GitSubject),
+    /// A `disk` subject.
     Disk(DiskSubject),
     /// A subject that cannot be read (git is missing): every call is
     /// answered with this reason as its error result, never a crash (S2.4).
