@@ -92,9 +92,13 @@ impl Default for Limits {
 /// A response whose body was read under its bound.
 #[derive(Debug, Clone)]
 pub struct Response {
+    /// The HTTP status: always 2xx in a response a request answers (other
+    /// statuses are typed errors).
     pub status: u16,
     /// Header names lowercased; the last value wins.
     pub headers: BTreeMap<String, String>,
+    /// The body, read under its bound; for `get_bounded`, up to one byte past
+    /// it (then `truncated`).
     pub body: Vec<u8>,
     /// The body had more bytes than the bound (only for
     /// [`Client::get_bounded`]).
@@ -102,6 +106,7 @@ pub struct Response {
 }
 
 impl Response {
+    /// The value of the header `name` (given in lowercase), if present.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).map(String::as_str)
     }

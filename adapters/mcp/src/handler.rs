@@ -25,7 +25,10 @@ use crate::ServeError;
 /// One tool as it is declared.
 #[derive(Debug, Clone)]
 pub struct ToolDef {
+    /// The name a client calls it by (`tools/call`'s `name`); unique among the
+    /// handler's tools.
     pub name: String,
+    /// What the tool does, for the client's model (the MCP tool `description`).
     pub description: String,
     /// A JSON Schema object for the arguments.
     pub input_schema: Value,
@@ -37,7 +40,10 @@ pub struct ToolDef {
 /// whether it is a tool error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolAnswer {
+    /// The text of the single content block: a JSON document.
     pub text: String,
+    /// Whether the call failed: the result is then sent with `isError` (a tool
+    /// error, not a protocol error).
     pub is_error: bool,
 }
 
@@ -65,6 +71,7 @@ impl<H> Clone for HandlerServer<H> {
 }
 
 impl<H: ToolHandler> HandlerServer<H> {
+    /// Serves `handler`, shared by every session of this server.
     pub fn new(handler: H) -> Self {
         Self {
             handler: Arc::new(handler),

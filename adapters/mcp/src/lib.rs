@@ -60,6 +60,8 @@ impl<R> Clone for SnapshotServer<R> {
 }
 
 impl<R: SnapshotReader + Send + Sync + 'static> SnapshotServer<R> {
+    /// A server reading `reader` under one budget of `limits` (every clone, so
+    /// every call of the session, spends it), writing its events to `log`.
     pub fn new(reader: R, limits: BudgetLimits, log: LogSink) -> Self {
         Self {
             reader: Arc::new(reader),
@@ -181,10 +183,15 @@ impl<R: SnapshotReader + Send + Sync + 'static> ServerHandler for SnapshotServer
 /// Why serving stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The tokio runtime could not be built.
     #[error("could not start the MCP runtime: {0}")]
     Runtime(std::io::Error),
+    /// The MCP session did not initialize (the client's handshake failed, or
+    /// its stream ended first); carries rmcp's message.
     #[error("the MCP session could not start: {0}")]
     Start(String),
+    /// The running session's task ended abnormally (it panicked or was
+    /// cancelled); carries the message.
     #[error("the MCP session ended abnormally: {0}")]
     Join(String),
 }

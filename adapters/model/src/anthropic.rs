@@ -238,6 +238,8 @@ impl std::fmt::Debug for AnthropicMessages {
 }
 
 impl AnthropicMessages {
+    /// Calls the Messages API at `config`'s base, sampling and retrying as
+    /// `options` say.
     pub fn new(config: ModelConfig, options: CallOptions) -> Self {
         Self {
             config,

@@ -24,6 +24,8 @@ pub const BACKOFF_CAP_MS: u64 = 30_000;
 
 /// Waits between retries (injectable, so tests never wait).
 pub trait Sleeper: Send {
+    /// Waits `wait` before the next attempt (a backoff, or what `Retry-After`
+    /// asked); a test's sleeper records it instead.
     fn sleep(&mut self, wait: Duration);
 }
 

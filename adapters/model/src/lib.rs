@@ -44,8 +44,14 @@ pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// Where and what to ask.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ModelConfig {
+    /// The provider's base URL, `http://` or `https://` (a key goes over plain
+    /// http only to the loopback interface); the endpoint path is appended to
+    /// it.
     pub base_url: String,
+    /// The model name sent with every request.
     pub model: String,
+    /// The API key, sent only as a request header and never shown (`Debug`
+    /// redacts it); `None` when its variable is unset or blank.
     pub api_key: Option<String>,
 }
 
@@ -189,6 +195,7 @@ impl Default for CallOptions {
 }
 
 impl CallOptions {
+    /// The options `settings` name; retries default to `DEFAULT_MODEL_RETRIES`.
     pub fn from_settings(settings: &ModelSettings) -> Self {
         Self {
             temperature: settings.temperature.clone(),

@@ -250,6 +250,7 @@ impl OpenAiChat {
         Self::with_options(config, CallOptions::default())
     }
 
+    /// With explicit sampling and retry options.
     pub fn with_options(config: ModelConfig, options: CallOptions) -> Self {
         Self {
             config,

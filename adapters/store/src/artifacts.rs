@@ -18,6 +18,7 @@ pub struct ArtifactDir {
 }
 
 impl ArtifactDir {
+    /// The artifacts under `dir` (read when asked, never at construction).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self { dir: dir.into() }
     }
@@ -32,7 +33,10 @@ impl ArtifactDir {
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {source}")]
 pub struct ArtifactError {
+    /// The artifact's path (the directory joined with its name), as
+    /// displayed.
     pub path: String,
+    /// The read error.
     #[source]
     pub source: std::io::Error,
 }

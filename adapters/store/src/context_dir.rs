@@ -17,28 +17,51 @@ use probity_core::context::verify::{self, Node, Observed, VerifiedTree, VerifyEr
 /// Why a context directory could not be written, read or copied.
 #[derive(Debug, thiserror::Error)]
 pub enum ContextDirError {
+    /// A file-system call failed.
     #[error("{path}: {source}")]
     Io {
+        /// The path it failed on.
         path: PathBuf,
+        /// The error.
         #[source]
         source: std::io::Error,
     },
+    /// The destination exists (checked before writing and again before the
+    /// rename into place); carries it.
     #[error("{0} already exists; context trees are only created fresh")]
     Exists(PathBuf),
+    /// The destination lies inside a Git worktree (an ancestor holds
+    /// `.git`): nothing is written (C5).
     #[error(
         "{path} is inside the Git worktree {repository}: a context tree lives outside every repository"
     )]
-    InsideRepository { path: PathBuf, repository: PathBuf },
+    InsideRepository {
+        /// The refused destination.
+        path: PathBuf,
+        /// The worktree it is inside (the ancestor holding `.git`).
+        repository: PathBuf,
+    },
+    /// The directory to observe is itself a symbolic link; carries it.
     #[error("context root {0} is a symlink")]
     RootSymlink(PathBuf),
+    /// The directory to observe is a file or a special file; carries it.
     #[error("context root {0} is not a directory")]
     RootNotDirectory(PathBuf),
+    /// An entry of the observed tree has a name that is not UTF-8; carries
+    /// its path.
     #[error("{0} has a name that is not UTF-8")]
     NonUtf8Name(PathBuf),
+    /// An entry changed under us: a file replaced or grown between its
+    /// lookup and its read, a component that stopped being a directory, or
+    /// a copy that does not read back as the verified bytes; carries the
+    /// path.
     #[error("{0} changed while it was read")]
     Changed(PathBuf),
+    /// A tree path to write is empty, absolute or has an empty, `.` or `..`
+    /// segment; carries it.
     #[error("context path {0} is not a relative tree path")]
     BadPath(String),
+    /// The observed tree fails verification (C3).
     #[error(transparent)]
     Verify(#[from] VerifyError),
 }

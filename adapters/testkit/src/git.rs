@@ -34,16 +34,31 @@ pub enum FakeGitError {
     /// The test made this method fail ([`FakeGit::fail`]).
     #[error("injected failure of `{0}`")]
     Injected(&'static str),
+    /// A tree id the fake never stored (it knows only trees it built);
+    /// carries the id.
     #[error("no tree {0} in the fake repository")]
     UnknownTree(String),
+    /// A revision (an id, `HEAD`, `HEAD~N`) that names no commit of the fake
+    /// history; carries it.
     #[error("`{0}` does not name a commit in the fake repository")]
     UnknownRevision(String),
+    /// A commit observed as a candidate has several parents; carries its
+    /// id.
     #[error("{0} is a merge commit; the fake history is linear")]
     Merge(String),
+    /// The test named a worktree file that does not exist.
     #[error("{path} is not in the worktree")]
-    NoSuchFile { path: String },
+    NoSuchFile {
+        /// The repository-relative path.
+        path: String,
+    },
+    /// The test marked a file intended untracked that the base tree has.
     #[error("{path} cannot be intended untracked: it is in the base tree")]
-    Tracked { path: String },
+    Tracked {
+        /// The repository-relative path.
+        path: String,
+    },
+    /// A path or object id the test gave does not parse.
     #[error(transparent)]
     Id(#[from] IdError),
 }

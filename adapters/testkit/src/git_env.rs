@@ -55,16 +55,23 @@ pub fn git_command(cwd: &Path, home: Option<&Path>) -> Command {
 /// Why a hermetic git did not succeed.
 #[derive(Debug, thiserror::Error)]
 pub enum GitRunError {
+    /// `git` could not be started (not on `PATH`, not executable).
     #[error("could not run git {args}: {source}")]
     Spawn {
+        /// The git arguments, space-joined.
         args: String,
+        /// Why the spawn failed.
         #[source]
         source: std::io::Error,
     },
+    /// git exited unsuccessfully.
     #[error("git {args} failed ({status}): {stderr}")]
     Failed {
+        /// The git arguments, space-joined.
         args: String,
+        /// The exit status as displayed (an exit code or a signal).
         status: String,
+        /// git's stderr, lossily as UTF-8.
         stderr: String,
     },
 }

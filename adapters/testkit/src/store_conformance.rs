@@ -28,7 +28,10 @@ use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
 /// A case that failed, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
+    /// The case's name, e.g. `stale_writers` or `interrupted_recovery`.
     pub case: &'static str,
+    /// What the store did that the case forbids (or the error it answered), in
+    /// words.
     pub why: String,
 }
 

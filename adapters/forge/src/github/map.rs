@@ -13,7 +13,10 @@ use probity_ports::forge::{ActorKindRef, ForgeError};
 /// A native value no table row maps (or a required one that is missing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MapError {
+    /// What was being mapped (`entity state`, `check conclusion`, `timestamp`,
+    /// ...).
     pub what: &'static str,
+    /// The native value, cut to 64 bytes (`null` for a missing required one).
     pub value: String,
 }
 
@@ -92,10 +95,19 @@ pub fn check_conclusion(conclusion: &str) -> Result<(CheckConclusion, bool), Map
 /// A check's mapped status fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckFields {
+    /// The v1 status.
     pub status: CheckStatus,
+    /// The v1 conclusion; set exactly when completed.
     pub conclusion: Option<CheckConclusion>,
+    /// The start time (UTC, nine fraction digits), kept in progress and for a
+    /// completed check that started; `None` when queued, never started or not
+    /// given.
     pub started_at: Option<String>,
+    /// The terminal time (UTC, nine fraction digits) of a completed check, when
+    /// the forge gives one.
     pub completed_at: Option<String>,
+    /// Completed checks: whether it never started (`startup_failure`, or
+    /// `skipped`/`cancelled` without a native start); `None` otherwise.
     pub never_started: Option<bool>,
 }
 
