@@ -16,7 +16,10 @@ use super::*;
 /// A named input document (a path, for messages).
 #[derive(Debug, Clone)]
 pub struct NamedInput {
+    /// What messages call the input: its path as given, or a description
+    /// (`submitted result for lens security`).
     pub name: String,
+    /// The document's bytes, exactly as read.
     pub bytes: Vec<u8>,
 }
 
@@ -24,101 +27,163 @@ pub struct NamedInput {
 /// left the store unchanged.
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
+    /// A Git port call failed (the repository could not be read, an object
+    /// or revision is unknown, keeping trees is misconfigured).
     #[error("could not observe the repository: {0}")]
     Repository(#[source] AdapterError),
+    /// The store refused or failed (see [`StoreError`]).
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A role document is not a valid document of its schema.
     #[error("{name}: {source}")]
     MalformedInput {
+        /// The input's name ([`NamedInput::name`]).
         name: String,
         /// The role document it was read as: `reviewer`, `refuter` or
         /// `validator` (what `probity schema` names).
         role: &'static str,
+        /// What the strict document check refused.
         #[source]
         source: RoleDocError,
     },
+    /// Core refused the transition an input asks for (a wrong stage, an
+    /// illegal or empty input).
     #[error(transparent)]
     Transition(#[from] TransitionError),
+    /// The observation cannot be frozen (nothing changed) or its frozen
+    /// fields disagree.
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    /// A state, record or receipt core derived or read is not valid
+    /// authority.
     #[error(transparent)]
     State(#[from] StateError),
+    /// No lineage was named, none froze the live candidate, and it is the
+    /// fix of no open correction.
     #[error("no review exists for the live candidate")]
     NoReview,
+    /// The live candidate is not the one the lineage's stage expects (the
+    /// frozen candidate, or the correction's tree), nor a recent commit of
+    /// it when the lineage was named.
     #[error(
         "the live candidate is not the one lineage {lineage} froze; changed paths: {}",
         display_paths(differing_paths)
     )]
     CandidateChanged {
+        /// The lineage the input was for.
         lineage: LineageId,
+        /// The paths in which the live candidate differs from the expected
+        /// tree.
         differing_paths: Vec<RepoPath>,
     },
+    /// An index lookup answered a lineage that does not hold what it was
+    /// indexed under (another target, base, final tree or delta, or not
+    /// approved): the index and the records disagree, so discovery fails
+    /// closed.
     #[error("index entry for {0} points at a lineage with another target")]
     IndexMismatch(LineageId),
+    /// `start` on a candidate a lineage froze and then corrected into
+    /// another tree.
     #[error(
         "lineage {lineage} already judged this candidate and corrected it into tree {final_tree}; it is not reviewed again"
     )]
     Superseded {
+        /// The lineage that froze the candidate.
         lineage: LineageId,
+        /// The tree it corrected the candidate into.
         final_tree: TreeId,
     },
+    /// `start` on a candidate that touches a path a lineage on the same
+    /// base is still correcting.
     #[error(
         "lineage {lineage} is correcting these paths; a new review of them would open a fresh budget"
     )]
-    CorrectionOpen { lineage: LineageId },
+    CorrectionOpen {
+        /// The lineage in correction.
+        lineage: LineageId,
+    },
+    /// `start` on a candidate whose lineage was invalidated (R9.1).
     #[error(
         "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor"
     )]
     Invalidated {
+        /// The invalidated lineage.
         lineage: LineageId,
         /// Its current revision (what a recovery must name).
         revision: Sha256Digest,
     },
+    /// `start` on a candidate whose lineage a recovery superseded.
     #[error(
         "lineage {lineage} froze (or corrected into) this candidate but is superseded; its recovery chain ends at {leaf}: to review this candidate, recover from {leaf}"
     )]
-    SupersededLineage { lineage: LineageId, leaf: LineageId },
+    SupersededLineage {
+        /// The superseded lineage that froze the candidate.
+        lineage: LineageId,
+        /// The last successor of its recovery chain.
+        leaf: LineageId,
+    },
     /// A new start would side-step an escalation (issue 8 §5).
     #[error(
         "lineage {lineage} escalated on this base and reviewed {}; a new review of them would open a fresh budget without the maintainer's authorization",
         display_paths(paths)
     )]
     LineageEscalated {
+        /// The escalated lineage on the same base.
         lineage: LineageId,
+        /// Its current revision (what an authorized recovery names).
         revision: Sha256Digest,
+        /// The candidate's paths that lineage reviewed.
         paths: Vec<RepoPath>,
     },
+    /// Core refused the successor a recovery asks for (R9.2).
     #[error(transparent)]
     Recover(#[from] RecoverError),
+    /// The lineage's frozen context cannot be exported (R10.5).
     #[error(transparent)]
     Export(#[from] ExportError),
     /// Only a terminal lineage has a receipt to attest.
     #[error("lineage {lineage} is `{state}`: only an approved or escalated review has a receipt")]
     NotTerminal {
+        /// The lineage named.
         lineage: LineageId,
+        /// Its stage's name (`reviewing`, `correction_required`,
+        /// `validating`, `invalidated`).
         state: &'static str,
     },
     /// R12.4: the candidate's diff does not fit the export budget.
     #[error(
         "the candidate's diff is over the {limit}-byte budget a reviewer's context can carry; split the change and review the parts"
     )]
-    NotRepresentable { limit: u64 },
+    NotRepresentable {
+        /// The bound in bytes (`MAX_DIFF_BYTES` at start, `MAX_FIX_DIFF_BYTES`
+        /// for a correction's fix).
+        limit: u64,
+    },
+    /// Objects a lineage froze (its trees or their blobs) are no longer in
+    /// the repository.
     #[error(
         "lineage {lineage}'s frozen objects are gone from the repository (pruned?): {}",
         objects.join(", ")
     )]
     ObjectsMissing {
+        /// The lineage whose objects are gone.
         lineage: LineageId,
+        /// The missing object ids, as hex.
         objects: Vec<String>,
     },
     /// A predecessor chain that does not hold: fail closed (R9.3).
     #[error("the recovery chain does not hold: {0}")]
     Chain(#[from] ChainError),
+    /// No lineage was named and the live candidate is a possible fix of
+    /// more than one open correction on its base.
     #[error(
         "the live candidate could be a fix of more than one correction ({}); name one with --lineage",
         lineages.iter().map(LineageId::as_str).collect::<Vec<_>>().join(", ")
     )]
-    AmbiguousCorrection { lineages: Vec<LineageId> },
+    AmbiguousCorrection {
+        /// The open corrections it could be a fix of.
+        lineages: Vec<LineageId>,
+    },
     /// Lens results that do not match the selected lenses by name.
     #[error(transparent)]
     Placement(#[from] PlacementError),
@@ -126,7 +191,10 @@ pub enum ReviewError {
     /// is not the one start prepared for its lens.
     #[error("{lineage}: {source}")]
     Submission {
+        /// The lineage submitted to.
         lineage: LineageId,
+        /// What the preflight refused (not selected, a binding mismatch,
+        /// not awaiting results).
         #[source]
         source: PreflightError,
     },
@@ -136,7 +204,9 @@ pub enum ReviewError {
         "lineage {lineage} holds a different submitted result for lens `{lens}`; give the same bytes or leave --result out"
     )]
     SubmittedDiffers {
+        /// The lineage holding the submitted result.
         lineage: LineageId,
+        /// The lens's name.
         lens: &'static str,
     },
     /// A preserved-result artifact given where a result is taken (R3.6):
@@ -144,11 +214,17 @@ pub enum ReviewError {
     #[error(
         "{name} is a preserved-result artifact (schema `probity.preserved-result/v1`), not a lens result"
     )]
-    PreservedNotAResult { name: String },
+    PreservedNotAResult {
+        /// The input's name ([`NamedInput::name`]).
+        name: String,
+    },
     /// A preserved-result artifact that cannot be replayed here.
     #[error("{name}: {source}")]
     Preserved {
+        /// The artifact's name ([`NamedInput::name`]).
         name: String,
+        /// Why it is refused: malformed, altered, too large, or preserved
+        /// for another lineage or candidate.
         #[source]
         source: Box<probity_core::review::preserved::PreservedError>,
     },
@@ -163,14 +239,26 @@ pub enum ReviewError {
     Tombstone(String),
     /// An input document over its documented bound.
     #[error("{name} is larger than the {limit}-byte limit for this document")]
-    InputTooLarge { name: String, limit: u64 },
+    InputTooLarge {
+        /// The input's name ([`NamedInput::name`]).
+        name: String,
+        /// The bound in bytes.
+        limit: u64,
+    },
     /// The independent check Probity ran is not evidence.
     #[error(transparent)]
     CommandEvidence(#[from] CommandEvidenceError),
+    /// A validation was given after `HEAD` moved: the live base tree is not
+    /// the one the lineage froze, so the fix cannot be measured.
     #[error(
         "HEAD moved since lineage {lineage} froze its base tree {frozen}; a correction must keep the base"
     )]
-    BaseChanged { lineage: LineageId, frozen: TreeId },
+    BaseChanged {
+        /// The lineage in correction.
+        lineage: LineageId,
+        /// The base tree it froze.
+        frozen: TreeId,
+    },
     /// `start --commit` / `--range`: the commits are no stack a review can
     /// bind commit by commit (a merge, empty, too many).
     #[error(transparent)]
@@ -180,7 +268,10 @@ pub enum ReviewError {
     #[error(
         "commit {commit} changes no bytes (its tree is its parent's tree): there is nothing to review, and every gate allows it as `no_change`"
     )]
-    CommitNoChange { commit: CommitId },
+    CommitNoChange {
+        /// The commit named.
+        commit: CommitId,
+    },
     /// The release artifacts could not be read (not: they differ).
     #[error("could not read the release artifacts: {0}")]
     Artifacts(#[source] AdapterError),
@@ -189,7 +280,10 @@ pub enum ReviewError {
     #[error(
         "the candidate equals HEAD ({head}): nothing uncommitted to review; to review the change HEAD committed, run `probity start --commit {head}`"
     )]
-    NothingUncommitted { head: CommitId },
+    NothingUncommitted {
+        /// The commit `HEAD` names.
+        head: CommitId,
+    },
 }
 
 fn display_paths(p: &[RepoPath]) -> String {

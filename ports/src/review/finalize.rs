@@ -47,7 +47,10 @@ pub struct FinalizeInput {
 /// bare `--result FILE` does not.
 #[derive(Debug, Clone)]
 pub struct LensResultInput {
+    /// The lens the result is for; `None` stands for the only selected lens
+    /// (refused when more than one is selected).
     pub lens: Option<Lens>,
+    /// The `reviewer` document's bytes and the name messages use for it.
     pub input: NamedInput,
 }
 
@@ -78,10 +81,15 @@ pub enum EvidenceInput {
     /// document is read as one and one padded past its bound is refused
     /// (core's `evidence_verdict_streamed`).
     Streamed {
+        /// What messages call the evidence (its path, as given).
         name: String,
+        /// The `EVIDENCE_DOMAIN` digest of all the bytes.
         hash: Sha256Digest,
+        /// How many bytes were streamed; 0 is refused as empty evidence.
         len: u64,
+        /// The first `MAX_COMMAND_EVIDENCE_BYTES + 1` bytes, or all of them.
         head: Vec<u8>,
+        /// The last `EVIDENCE_TAIL_BYTES` bytes, or all of them.
         tail: Vec<u8>,
     },
     /// The independent check the adapter ran (`--evidence-cmd`): its
@@ -142,6 +150,7 @@ fn bounded(input: &NamedInput) -> Result<&NamedInput, ReviewError> {
 /// What finalize returned.
 #[derive(Debug, Clone)]
 pub struct Finalized {
+    /// The lineage's record once every given input is committed.
     pub record: StateRecord,
     /// Where the receipt lives, in a terminal state only.
     pub receipt_location: Option<String>,
@@ -321,18 +330,23 @@ fn combine_results(
 pub struct SubmitInput {
     /// The lineage; discovered from the live candidate when absent.
     pub lineage: Option<LineageId>,
+    /// The lens the result is for (refused when it is not selected).
     pub lens: Lens,
     /// The binding start prepared for the lens, or its token: refused when
     /// it is not this lineage's binding for that lens.
     pub binding: Option<String>,
+    /// The `reviewer` document's bytes and the name messages use for it.
     pub result: NamedInput,
 }
 
 /// What a submission answered.
 #[derive(Debug, Clone)]
 pub struct SubmittedResult {
+    /// The lineage's record, unchanged by the submission.
     pub record: StateRecord,
+    /// The binding start prepared for the submitted lens.
     pub binding: LensBinding,
+    /// Whether the result was kept now or already held (an exact retry).
     pub outcome: Submitted,
     /// The lenses whose results the lineage now holds, in selected order.
     pub submitted: Vec<Lens>,
@@ -660,13 +674,19 @@ fn open_correction_for<G: GitPort, S: ReviewStore>(
 /// What `probity dispute` records (R12.6).
 #[derive(Debug, Clone)]
 pub struct DisputeInput {
+    /// The lineage holding the finding; always named, never discovered.
     pub lineage: LineageId,
+    /// The finding admitted to correction that is disputed (`R3-001`).
     pub finding: probity_core::review::ids::FindingId,
     /// `DISPUTE_DOMAIN` hash of the evidence (the adapter hashes it while
     /// streaming; empty evidence is refused before).
     pub evidence_hash: Sha256Digest,
+    /// Why the finding is a false positive, in words (kept in the lineage).
     pub reason: probity_core::review::ids::NonBlank,
+    /// Who decided the dispute (kept in the lineage).
     pub actor: probity_core::review::ids::NonBlank,
+    /// The maintainer's authorization the dispute is bound to (kept in the
+    /// lineage).
     pub authorization: probity_core::review::ids::NonBlank,
 }
 

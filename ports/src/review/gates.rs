@@ -231,14 +231,25 @@ pub enum PushBoundary {
     /// The lines git gives a pre-push hook, and the remote it named (a
     /// configured remote's name, or a URL).
     Updates {
+        /// The remote git named to the hook (its first argument).
         remote: String,
+        /// The hook's stdin lines, parsed, in order.
         updates: Vec<RefUpdate>,
     },
     /// `HEAD`, minus what the named remote advertises now, or (no remote
     /// named) what the remote-tracking refs last saw.
-    Head { remote: Option<String> },
+    Head {
+        /// The remote to ask (`git ls-remote`); `None`: the remote-tracking
+        /// refs.
+        remote: Option<String>,
+    },
     /// An explicit range for CI: commits reachable from `tip`, not `base`.
-    Range { base: String, tip: String },
+    Range {
+        /// The revision whose history is already published.
+        base: String,
+        /// The revision delivered.
+        tip: String,
+    },
 }
 
 /// Lists a range's commits (newest first), all of them up to
@@ -663,7 +674,10 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// are read.
 #[derive(Clone, Copy)]
 pub struct ReleaseEvidence<'a> {
+    /// Each artifact's name and SHA-256, as the checksums file lists them.
     pub expected: &'a [ExpectedArtifact],
+    /// Where the artifacts are read: once to judge, once more for the
+    /// final recheck (R8.7).
     pub artifacts: &'a dyn ReleaseArtifacts,
 }
 
@@ -671,8 +685,13 @@ pub struct ReleaseEvidence<'a> {
 /// named when judged, and the artifacts as judged.
 #[derive(Debug, Clone)]
 pub struct ReleaseDecision {
+    /// The gate's decision, after the final recheck.
     pub decision: GateDecision,
+    /// The commit the revision named when judged (tags peeled); `None`
+    /// when the decision names no delivery.
     pub revision_commit: Option<CommitId>,
+    /// The artifacts' digests as judged (the first reading); `None` without
+    /// release evidence.
     pub observed: Option<Vec<ObservedArtifact>>,
 }
 
@@ -854,7 +873,11 @@ fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// the base advanced compatibly.
 #[derive(Debug, Clone)]
 pub struct PrDecision {
+    /// The gate's decision, after the final recheck.
     pub decision: GateDecision,
+    /// The proof that the explicit base advanced past the reviewed base
+    /// without touching a delivered path; `None` when it did not advance
+    /// or the range was refused before.
     pub base_advance: Option<BaseAdvance>,
 }
 

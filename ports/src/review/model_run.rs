@@ -73,7 +73,12 @@ pub enum RoleRunError {
     Role(#[from] RoleError),
     /// The subject or the model could not be opened.
     #[error("could not open {what}: {detail}")]
-    Open { what: &'static str, detail: String },
+    Open {
+        /// What could not be opened (`the frozen tree`, `the model`).
+        what: &'static str,
+        /// The adapter's error, as text.
+        detail: String,
+    },
     /// The loop ended without a document (a model error, the timeout, an
     /// answer that stayed invalid after the repair turn).
     #[error(transparent)]
@@ -86,7 +91,9 @@ pub enum RoleRunError {
 /// What one role run did.
 #[derive(Debug)]
 pub struct RoleRun {
+    /// The role run: a lens, the refuter or the validator.
     pub role: PromptRole,
+    /// Its document, or why it produced none.
     pub outcome: Result<RunDone, RoleRunError>,
 }
 
@@ -95,16 +102,25 @@ pub struct RoleRun {
 pub struct RunDone {
     /// The document, with the transcript entry bound in.
     pub document: Vec<u8>,
+    /// The `probity/review-transcript/v1` digest of the conversation's
+    /// canonical JSON (the one bound into the document).
     pub transcript_digest: Sha256Digest,
     /// Where the transcript is kept (store-relative).
     pub transcript: String,
+    /// The digest of the system prompt the role was asked with (the one
+    /// the lineage froze).
     pub prompt_digest: Sha256Digest,
+    /// How many times the model was asked, retries included.
     pub model_calls: u32,
+    /// The answer was refused by its document check once and given again.
     pub repaired: bool,
+    /// Tokens (and cost) the model calls reported.
     pub usage: UsageTotals,
     /// The reviewer-tool footer (what was read), if any.
     pub footer: Option<String>,
+    /// Reviewer-tool calls the run used.
     pub calls_used: u32,
+    /// Reviewer-tool payload bytes the run used.
     pub bytes_used: u64,
 }
 
@@ -113,6 +129,7 @@ pub struct RunDone {
 pub struct LineageReview {
     /// The lineage after everything that could be fed to `finalize` was.
     pub record: StateRecord,
+    /// Where the receipt lives, once `finalize` made the lineage terminal.
     pub receipt_location: Option<String>,
     /// One entry per lens that was run (a lens whose result was already
     /// kept is not run again).

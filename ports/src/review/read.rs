@@ -12,9 +12,16 @@ use super::*;
 /// What status reports.
 #[derive(Debug, Clone)]
 pub struct Status {
+    /// The lineage reported: the one named, or the one discovery found.
     pub record: StateRecord,
+    /// How that lineage relates to the live candidate.
     pub applicability: Applicability,
+    /// The paths in which the live candidate differs from the lineage's
+    /// final candidate (or that the rebase proof found differing); empty
+    /// when `current` or `rebased`.
     pub differing_paths: Vec<RepoPath>,
+    /// The receipt the state derives, for an approved or escalated lineage
+    /// only.
     pub receipt: Option<Receipt>,
     /// The successor that supersedes this lineage, if any.
     pub superseded_by: Option<LineageId>,
@@ -78,7 +85,10 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
 /// canonical candidate manifest its subject names.
 #[derive(Debug, Clone)]
 pub struct Attested {
+    /// The in-toto Statement v1, as RFC 8785 canonical JSON.
     pub statement: Vec<u8>,
+    /// The canonical candidate manifest (base tree to final candidate
+    /// tree), whose SHA-256 the statement's subject names.
     pub manifest: Vec<u8>,
 }
 
@@ -127,7 +137,10 @@ pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
 /// An export: the envelope, and the diff bytes it carries in base64.
 #[derive(Debug, Clone)]
 pub struct Exported {
+    /// The frozen-context envelope (R10.2).
     pub envelope: ContextExport,
+    /// The pinned diff from the base tree to the frozen candidate tree, raw
+    /// (at most `MAX_DIFF_BYTES`).
     pub diff: Vec<u8>,
 }
 

@@ -30,9 +30,12 @@ pub struct SignaturePolicy {
 /// and the key.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Signer {
+    /// The principal the allowed-signers file lists for the key, under
+    /// which the signature verified.
     pub principal: String,
     /// `SHA256:` fingerprint of the key, as `ssh-keygen -l` prints it.
     pub keyid: String,
+    /// The key's SSH algorithm name, from the signature (`ssh-ed25519`).
     pub key_type: String,
 }
 
@@ -84,7 +87,9 @@ pub enum SignatureError {
     /// (or lists with options that exclude it now).
     #[error("signed by {keyid}, which {allowed_signers} does not allow")]
     SignerNotAllowed {
+        /// `SHA256:` fingerprint of the signing key.
         keyid: String,
+        /// The allowed-signers file consulted, as a path.
         allowed_signers: String,
     },
     /// Not an envelope (truncated, oversized, unknown fields, not base64,

@@ -32,6 +32,8 @@ pub(super) fn keep<G: GitPort>(git: &G, record: &StateRecord) -> Result<(), Revi
 /// What start returned.
 #[derive(Debug, Clone)]
 pub struct Started {
+    /// The lineage's record: the one just created, or the stored one when
+    /// resumed.
     pub record: StateRecord,
     /// True when an existing lineage for this candidate was resumed.
     pub resumed: bool,
@@ -63,6 +65,7 @@ pub fn start<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
 /// One commit `start --commit` or `start --range` handled.
 #[derive(Debug, Clone)]
 pub struct CommitStart {
+    /// The commit whose change was frozen (or found to change no bytes).
     pub commit: CommitId,
     /// The parent whose tree is the base; `None` for a root commit (the
     /// empty tree).
@@ -495,6 +498,8 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 pub struct Repaired {
     /// The audit record's path, relative to the store root.
     pub audit: String,
+    /// What the complete survey proved: the named lineage holds the only
+    /// anomaly of its class.
     pub proof: probity_core::review::repair::UniquenessProof,
     /// The lineage is retired (a quarantined record).
     pub retired: bool,

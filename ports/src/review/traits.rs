@@ -23,6 +23,9 @@ pub type AdapterError = Box<dyn StdError + Send + Sync + 'static>;
 /// directory, a FIFO or a device is no artifact). The release gate reads
 /// them twice, once to judge and once more just before it answers (R8.7).
 pub trait ReleaseArtifacts {
+    /// One observation per expected artifact, in the same order, named as
+    /// expected; an artifact that exists but cannot be read is an error,
+    /// not `None`.
     fn observe(&self, expected: &[ExpectedArtifact])
     -> Result<Vec<ObservedArtifact>, AdapterError>;
 }
@@ -91,7 +94,10 @@ pub trait GitPort {
 
 /// Time and nonces: the only non-determinism a start has.
 pub trait Clock {
+    /// The current UTC time, to the second.
     fn now(&self) -> Timestamp;
+    /// A fresh random 128-bit nonce; with the time and the target it
+    /// derives a new lineage's id (R2.9).
     fn nonce(&self) -> Nonce;
 }
 
@@ -101,23 +107,39 @@ pub enum StoreError {
     /// The stored revision is not the one the writer expected.
     #[error("stale write to {lineage}: expected revision {expected}, the store has {found}")]
     Conflict {
+        /// The lineage written.
         lineage: LineageId,
+        /// The revision the write was derived from (a transition's
+        /// predecessor, or what a burn was decided on).
         expected: Sha256Digest,
+        /// The revision the store holds now.
         found: Sha256Digest,
     },
     /// Another writer holds the lineage's lock beyond the bounded wait.
     #[error("lineage {lineage} is locked by another writer (waited {waited_ms} ms)")]
-    Contention { lineage: LineageId, waited_ms: u64 },
+    Contention {
+        /// The lineage whose lock is held.
+        lineage: LineageId,
+        /// How long this writer waited, in milliseconds.
+        waited_ms: u64,
+    },
     /// Stored authority failed validation: fail closed.
     #[error("stored authority at {path} is invalid: {source}")]
     Corrupted {
+        /// The file that failed, as the store names it.
         path: String,
+        /// Why its bytes are no valid record.
         #[source]
         source: StateError,
     },
     /// An index entry or receipt is malformed.
     #[error("store entry {path} is malformed: {detail}")]
-    Malformed { path: String, detail: String },
+    Malformed {
+        /// The entry, as the store names it.
+        path: String,
+        /// What is wrong with it.
+        detail: String,
+    },
     /// The proposed successor is not a legal transition.
     #[error(transparent)]
     Illegal(#[from] TransitionError),
@@ -129,24 +151,36 @@ pub enum StoreError {
     #[error(
         "lineage {lineage} is retired: quarantined by a repair ceremony (audit record {audit})"
     )]
-    Retired { lineage: LineageId, audit: String },
+    Retired {
+        /// The retired lineage.
+        lineage: LineageId,
+        /// The audit record's path, relative to the store root.
+        audit: String,
+    },
     /// The lineage was burned once its authority was used (R10.5
     /// `consumed`): only its tombstone remains.
     #[error("lineage {lineage} is consumed: its authority was burned (tombstone {tombstone})")]
     Consumed {
+        /// The burned lineage.
         lineage: LineageId,
+        /// The tombstone's path, relative to the store root
+        /// (`consumed/<lineage>`).
         tombstone: String,
     },
     /// A correction produced a candidate another lineage already owns.
     #[error("the candidate of lineage {lineage} is already owned by lineage {owner}")]
     TargetOwned {
+        /// The lineage whose write was refused.
         lineage: LineageId,
+        /// The lineage that holds the target's claim.
         owner: LineageId,
     },
     /// The predecessor already has another successor (recovery never forks).
     #[error("lineage {lineage} is already superseded by {successor}")]
     AlreadySuperseded {
+        /// The predecessor named.
         lineage: LineageId,
+        /// Its successor already stored (or the leaf of its chain).
         successor: LineageId,
     },
     /// Another recovery of the predecessor is in progress or was
@@ -155,7 +189,9 @@ pub enum StoreError {
         "a recovery of {lineage} (successor {successor}) is in progress or was interrupted; repeat that same request to complete it"
     )]
     RecoveryPending {
+        /// The predecessor being recovered.
         lineage: LineageId,
+        /// The successor the pending recovery is creating.
         successor: LineageId,
     },
     /// A different result is already kept for this lens of the lineage.
@@ -163,12 +199,17 @@ pub enum StoreError {
         "lineage {lineage} already holds a different submitted result for lens `{lens}`; a resubmission must repeat the same bytes"
     )]
     ResultDiffers {
+        /// The lineage the result was submitted to.
         lineage: LineageId,
+        /// The lens's name.
         lens: &'static str,
     },
+    /// Reading or writing a store file failed.
     #[error("store I/O at {path}: {source}")]
     Io {
+        /// The file or directory, as the store names it.
         path: String,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },

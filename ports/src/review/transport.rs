@@ -21,20 +21,40 @@ use super::*;
 /// Whatever the variant, nothing was written.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
+    /// The bundle's bytes do not verify (shape, digest, chain, receipts) or
+    /// a bundle could not be built from the store (R11.1).
     #[error(transparent)]
     Bundle(Box<BundleError>),
+    /// An existing note on a delivery commit cannot be read as bundles.
     #[error("the note on {commit}: {source}")]
     Note {
+        /// The commit the note annotates.
         commit: CommitId,
+        /// Why the note is refused.
         #[source]
         source: Box<NoteError>,
     },
+    /// The leaf's trees hold other changed paths than its frozen ones, or
+    /// its untracked or final paths leave the reviewed scope.
     #[error("the bundle does not fit this repository's objects: {0}")]
     Scope(#[from] ScopeError),
+    /// A tree the bundle's leaf binds is not in this repository.
     #[error("this repository lacks objects the bundle binds: {}", objects.join(", "))]
-    ObjectsMissing { objects: Vec<String> },
+    ObjectsMissing {
+        /// The missing tree ids, as hex.
+        objects: Vec<String>,
+    },
+    /// The store holds a record of the chain differently, another
+    /// successor, or another lineage owning a candidate (`import_conflict`):
+    /// never merged.
     #[error("the bundle conflicts with the store: {detail}")]
-    Conflict { lineage: LineageId, detail: String },
+    Conflict {
+        /// The bundle's lineage that conflicts.
+        lineage: LineageId,
+        /// What the store holds instead.
+        detail: String,
+    },
+    /// A driver or store failure (the repository, the store, a lookup).
     #[error(transparent)]
     Review(#[from] ReviewError),
 }
@@ -162,9 +182,11 @@ pub fn verify_bundle<G: GitPort + ExportGit>(
 /// What an import did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
+    /// The bundle's lineage (its leaf).
     pub lineage_id: LineageId,
     /// Records written now (0: the store already held the whole chain).
     pub written: usize,
+    /// Records the bundle carries: its whole chain, generation 1 first.
     pub records: usize,
 }
 
@@ -417,10 +439,16 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
 /// verify.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceiveDenial {
+    /// The stable reason code (a note, bundle, scope or signature code).
     pub reason_code: String,
+    /// The ref whose update is refused: the notes ref.
     pub refname: String,
+    /// The commit whose note carried the refused authority; `None` when the
+    /// notes ref's own update is refused.
     pub commit: Option<CommitId>,
+    /// What is wrong, for people.
     pub message: String,
+    /// What to do next (`repair`, `sign`).
     pub next_action: &'static str,
 }
 
@@ -440,7 +468,10 @@ pub enum ReceiveScope {
     /// A `pre-receive` hook: the protected refs (`probity.protectedRefs`),
     /// measured against this repository's own refs (`remote` is its path,
     /// asked with `ls-remote` for a ref being created).
-    Hook { remote: String },
+    Hook {
+        /// This repository's own path, as `ls-remote` is given it.
+        remote: String,
+    },
     /// CI over a pushed range: every given update is judged.
     Range,
 }
