@@ -37,30 +37,76 @@ pub enum ForgeError {
     /// HTTP 401 (bad or expired credentials) or a 403 that is not a rate
     /// limit (the credentials lack a scope).
     #[error("{what}: the forge refused the credentials (HTTP {status})")]
-    Unauthorized { what: String, status: u16 },
+    Unauthorized {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// The HTTP status: 401 or 403.
+        status: u16,
+    },
     /// HTTP 404 (or 410): the resource does not exist or is not visible.
     #[error("{what}: not found (HTTP {status})")]
-    NotFound { what: String, status: u16 },
+    NotFound {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// The HTTP status (404 or 410; 200 for a GraphQL `NOT_FOUND`, 0
+        /// when no request was made).
+        status: u16,
+    },
     /// Still rate limited after the adapter's bounded total wait.
     #[error("{what}: rate limited; gave up after waiting {waited_secs}s in total")]
-    RateLimited { what: String, waited_secs: u64 },
+    RateLimited {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// Seconds waited in all before giving up.
+        waited_secs: u64,
+    },
     /// A native value the adapter's mapping table does not list, or a
     /// required value that is missing. Never invented.
     #[error("{what}: unmapped or missing native value `{value}`")]
-    InvalidMetadata { what: String, value: String },
+    InvalidMetadata {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// The native value no table lists, or what is missing.
+        value: String,
+    },
     /// The connection failed, timed out, or the forge answered an
     /// unexpected status.
     #[error("{what}: {message}")]
-    Transport { what: String, message: String },
+    Transport {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// What failed (the connection error, the timeout, the status).
+        message: String,
+    },
     /// A response over its size bound (never parsed).
     #[error("{what}: the response exceeds {limit} bytes")]
-    InputTooLarge { what: String, limit: u64 },
+    InputTooLarge {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// The bound the response passed, in bytes.
+        limit: u64,
+    },
     /// A response that is not the documented shape.
     #[error("{what}: unexpected response: {message}")]
-    Malformed { what: String, message: String },
+    Malformed {
+        /// The resource asked for, as the adapter names it (a path, never a
+        /// credential).
+        what: String,
+        /// How the response departs from the documented shape.
+        message: String,
+    },
     /// A selected source this adapter cannot collect.
     #[error("{what}: not supported by this forge adapter")]
-    Unsupported { what: String },
+    Unsupported {
+        /// The source that cannot be collected.
+        what: String,
+    },
 }
 
 impl ForgeError {
@@ -85,7 +131,10 @@ impl ForgeError {
 /// Whether an actor is a person or a provider-positive bot account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActorKindRef {
+    /// A person's account: its role is looked up ([`ForgePort::permission`]).
     Human,
+    /// An account the forge marks as a bot: its role comes only from the
+    /// host's registered bot roles.
     Bot,
 }
 
@@ -93,8 +142,12 @@ pub enum ActorKindRef {
 /// login (for the permission lookup and `state/actors.json`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActorRef {
+    /// The forge's immutable actor ID, as text.
     pub id: String,
+    /// The current login; `None` when the forge gives none (no permission
+    /// lookup then).
     pub login: Option<String>,
+    /// Person or bot, as the forge's table maps it.
     pub kind: ActorKindRef,
 }
 
@@ -108,7 +161,10 @@ pub enum Author {
     /// The forge names an actor of a kind no table maps (an organization,
     /// a mannequin): the reference is kept, no actor row is invented, and
     /// the `actors` scope records `invalid_metadata`.
-    Unmapped { id: String },
+    Unmapped {
+        /// The forge's ID for the unmapped actor.
+        id: String,
+    },
 }
 
 impl Author {
@@ -125,7 +181,9 @@ impl Author {
 /// One record with its author.
 #[derive(Debug, Clone)]
 pub struct Authored<T> {
+    /// The record, already v1 vocabulary.
     pub record: T,
+    /// Who wrote it.
     pub author: Author,
 }
 
@@ -133,7 +191,9 @@ pub struct Authored<T> {
 /// `record_selection` and `max_records_per_source`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
+    /// The most records the profile keeps (`max_records_per_source`).
     pub max_records: u64,
+    /// Which end of the listing to fetch: the newest or the oldest records.
     pub selection: RecordSelection,
 }
 
@@ -167,7 +227,9 @@ impl<T> Default for Listing<T> {
 /// What is collected: the entity's kind and display number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EntityRef {
+    /// A change proposal or a work item.
     pub kind: EntityKind,
+    /// The number people use for it on the forge (`#12`, `!12`).
     pub number: u64,
 }
 
@@ -184,7 +246,9 @@ pub struct RepositoryInfo {
 /// The entity's metadata and body (already v1 vocabulary).
 #[derive(Debug, Clone)]
 pub struct FetchedEntity {
+    /// The entity's normalized metadata and body.
     pub entity: EntityInput,
+    /// Who opened it.
     pub author: Author,
 }
 
@@ -192,7 +256,9 @@ pub struct FetchedEntity {
 /// `comments` source; threads belong to the `reviews` scope).
 #[derive(Debug, Clone, Default)]
 pub struct FetchedThreads {
+    /// The threads, each naming its comments.
     pub threads: Listing<ThreadInput>,
+    /// The threads' review comments, with their authors.
     pub comments: Listing<Authored<CommentInput>>,
     /// Actors that resolved threads.
     pub resolvers: Vec<ActorRef>,
@@ -201,7 +267,10 @@ pub struct FetchedThreads {
 /// A check run and, when the forge has one, the handle of its log.
 #[derive(Debug, Clone)]
 pub struct FetchedCheck {
+    /// The check run, normalized.
     pub check: CheckInput,
+    /// The adapter's handle for the log, passed back to
+    /// [`ForgePort::check_log`]; `None` when the check has no log.
     pub log: Option<String>,
 }
 
@@ -254,9 +323,11 @@ pub trait ForgePort {
 /// What to collect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectRequest {
+    /// Which forge the adapter speaks to (`source.forge`).
     pub forge: Forge,
     /// `source.host` (lowercase DNS name, `:port` only when not 443).
     pub host: String,
+    /// The entity to collect.
     pub entity: EntityRef,
     /// The host's registered bot roles (ADR 0107): a provider-positive bot
     /// account with exactly this login resolves to this `bot_role`. A human
@@ -273,7 +344,9 @@ pub enum CollectError {
     /// The profile names another entity kind than the request.
     #[error("the profile's entity_kind is {profile}, the request names a {request}")]
     KindMismatch {
+        /// The profile's `entity_kind`.
         profile: &'static str,
+        /// The kind the request names.
         request: &'static str,
     },
     /// A required singleton (the repository, the entity) could not be

@@ -71,14 +71,28 @@ pub fn call_query<R: SnapshotReader + ?Sized>(
 /// Why a model call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
+    /// The endpoint or the agent program could not be reached, run or read
+    /// (a connection error, a failed exit); carries the cause.
     #[error("the model endpoint could not be reached: {0}")]
     Transport(String),
+    /// The endpoint answered a non-2xx status that is not retried, or still
+    /// failed after the retries.
     #[error("the model endpoint answered HTTP {status}: {body}")]
-    Status { status: u16, body: String },
+    Status {
+        /// The HTTP status code.
+        status: u16,
+        /// The response body, any secret redacted, cut to a bounded length.
+        body: String,
+    },
+    /// The answer is not what the API defines (not JSON, a missing field,
+    /// an unusable tool call); carries what was wrong.
     #[error("the model's answer could not be understood: {0}")]
     Protocol(String),
+    /// No answer came within what was left of the review's wall clock.
     #[error("the model did not answer within the review timeout")]
     Timeout,
+    /// The settings do not say how to reach a model (no base URL, no model
+    /// name, an unusable key); carries what is missing.
     #[error("the model is not configured: {0}")]
     NotConfigured(String),
 }
@@ -109,18 +123,28 @@ impl<T: ChatModel + ?Sized> ChatModel for Box<T> {
 /// Elapsed time since the review started (the wall clock is a port; the
 /// review authority's `Clock` reads the time and a nonce instead).
 pub trait Stopwatch {
+    /// Milliseconds since the stopwatch started; never decreasing.
     fn elapsed_ms(&self) -> u64;
 }
 
 /// Why a review produced no review.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoopRunError {
+    /// A model call failed (other than by the timeout).
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// The loop ended without a review (no verdict, an invalid document,
+    /// too many rounds).
     #[error(transparent)]
     Loop(#[from] LoopError),
+    /// The review's wall clock ran out (S3.3): the change is unreviewed.
     #[error("the review timed out after {elapsed_ms} ms (limit {timeout_ms} ms): unreviewed")]
-    Timeout { elapsed_ms: u64, timeout_ms: u64 },
+    Timeout {
+        /// Milliseconds elapsed when the timeout was seen.
+        elapsed_ms: u64,
+        /// The review's timeout in milliseconds.
+        timeout_ms: u64,
+    },
 }
 
 /// Runs the loop to its end: asks the model, fetches tool queries from the
