@@ -50,6 +50,7 @@ pub const MAX_NOTE_BUNDLES: usize = 32;
 /// The `schema` tag of a bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum BundleSchema {
+    /// `probity.review-bundle/v1`, the only version.
     #[serde(rename = "probity.review-bundle/v1")]
     V1,
 }
@@ -63,6 +64,7 @@ pub use crate::review::dsse::{Envelope as DsseEnvelope, EnvelopeSignature as Dss
 #[serde(deny_unknown_fields)]
 #[schemars(title = "Probity review bundle v1")]
 pub struct Bundle {
+    /// Always `probity.review-bundle/v1`.
     pub schema: BundleSchema,
     /// The leaf lineage: the last record's lineage.
     pub lineage_id: LineageId,
@@ -93,29 +95,65 @@ struct Body<'a> {
 /// before anything is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BundleError {
+    /// The bytes are over [`MAX_BUNDLE_BYTES`]; refused before parsing
+    /// (`input_too_large`).
     #[error("the bundle is {size} bytes; the limit is {limit}")]
-    TooLarge { size: usize, limit: usize },
+    TooLarge {
+        /// The bytes given.
+        size: usize,
+        /// The bound, [`MAX_BUNDLE_BYTES`].
+        limit: usize,
+    },
+    /// The document does not fit the bundle schema: not JSON, an unknown
+    /// field, no record or too many, too many attestations, generations
+    /// out of order, a first record with a predecessor, a successor of a
+    /// non-final record, or a `lineage_id` not the leaf's (`bundle_invalid`).
     #[error("not a bundle of schema probity.review-bundle/v1: {0}")]
     Schema(String),
+    /// The bytes parse but are not their own canonical form (RFC 8785, at
+    /// most one trailing LF), or the attestations are not sorted and
+    /// unique: edited or re-encoded (`bundle_not_canonical`).
     #[error("the bundle bytes are not canonical JSON (RFC 8785); it was edited or re-encoded")]
     NotCanonical,
+    /// The stored digest is not the digest of the body
+    /// (`bundle_digest_mismatch`).
     #[error("the bundle's digest {stored} does not match its content ({derived})")]
     Digest {
+        /// The `digest` the bundle carries.
         stored: Sha256Digest,
+        /// The digest of its body.
         derived: Sha256Digest,
     },
+    /// A record fails its revision check or validation
+    /// (`bundle_record_invalid`).
     #[error("record {index} of the bundle is not valid authority: {source}")]
     Record {
+        /// The record's 0-based index in `records`.
         index: usize,
+        /// Why the record is not valid authority.
         #[source]
         source: StateError,
     },
+    /// Two consecutive records are not a valid recovery link
+    /// (`chain_broken`).
     #[error("the bundle's chain does not hold: {0}")]
     Chain(#[from] ChainError),
+    /// `receipts` is not exactly the receipts the terminal records derive
+    /// (`receipt_mismatch`).
     #[error("the bundle's receipts are not the projections of its terminal records: {0}")]
     Receipts(String),
+    /// An envelope is malformed: an empty `payloadType`, a payload or a
+    /// signature that is not padded standard base64, or no signature
+    /// (`bundle_invalid`).
     #[error("attestation {index} is not a DSSE envelope: {detail}")]
-    Attestation { index: usize, detail: String },
+    Attestation {
+        /// The envelope's 0-based index in `attestations`.
+        index: usize,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// The document has no canonical bytes (e.g. an integer beyond
+    /// ±(2^53 − 1)) (`bundle_invalid`).
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
 }
@@ -372,23 +410,45 @@ fn check_envelope(env: &DsseEnvelope) -> Result<(), String> {
 /// final candidate).
 #[derive(Debug, Clone)]
 pub struct RepoFacts {
+    /// The manifest Git lists between the record's base tree and its
+    /// initial (frozen) candidate tree.
     pub initial: Vec<ManifestEntry>,
+    /// The paths that differ between the base tree and the final candidate
+    /// tree.
     pub final_paths: Vec<RepoPath>,
 }
 
 /// Why a verified bundle does not fit the importing repository's objects.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScopeError {
+    /// The paths Git lists between the base and initial candidate trees are
+    /// not exactly the record's frozen paths.
     #[error(
         "{lineage}: the paths Git lists between its base and candidate trees are not the paths it froze"
     )]
-    Paths { lineage: LineageId },
+    Paths {
+        /// The record's lineage.
+        lineage: LineageId,
+    },
+    /// An intended-untracked path that Git does not list as added by the
+    /// candidate.
     #[error("{lineage}: intended-untracked path {path} is not a path the candidate adds")]
-    Untracked { lineage: LineageId, path: RepoPath },
+    Untracked {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// The intended-untracked path.
+        path: RepoPath,
+    },
+    /// The final candidate tree changes a path outside the frozen paths.
     #[error(
         "{lineage}: its final candidate changes {path}, which is outside the paths it reviewed"
     )]
-    FinalScope { lineage: LineageId, path: RepoPath },
+    FinalScope {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// The first such path.
+        path: RepoPath,
+    },
 }
 
 /// Checks one record against what the repository's objects say: the
@@ -432,13 +492,26 @@ pub fn check_scope(record: &StateRecord, facts: &RepoFacts) -> Result<(), ScopeE
 /// Why note bytes are not a note Probity wrote.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoteError {
+    /// The note is over [`MAX_NOTE_BYTES`]; refused before parsing
+    /// (`input_too_large`).
     #[error("the note is {size} bytes; the limit is {limit}")]
-    TooLarge { size: usize, limit: usize },
+    TooLarge {
+        /// The bytes given.
+        size: usize,
+        /// The bound, [`MAX_NOTE_BYTES`].
+        limit: usize,
+    },
+    /// The note is not LF-terminated lines, sorted bytewise and unique, at
+    /// most [`MAX_NOTE_BUNDLES`], none empty (`note_invalid`).
     #[error("the note is not one canonical bundle per line, sorted and unique: {0}")]
     Layout(String),
+    /// A line is not a bundle Probity accepts; the code is the bundle
+    /// error's.
     #[error("line {line} of the note: {source}")]
     Bundle {
+        /// The line's 1-based number.
         line: usize,
+        /// Why the line's bundle was refused.
         #[source]
         source: BundleError,
     },

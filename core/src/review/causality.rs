@@ -15,8 +15,11 @@ use crate::review::ids::RepoPath;
 /// A location `path:line` or `path:start-end` (1-based, inclusive).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
+    /// The repository-relative path: everything before the last `:`.
     pub path: RepoPath,
+    /// The first line named, 1-based.
     pub start: u64,
+    /// The last line named, inclusive; equals `start` for `path:line`.
     pub end: u64,
 }
 
@@ -46,7 +49,10 @@ impl Location {
 /// One changed hunk's new-side range, from `@@ -a,b +start,count @@`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hunk {
+    /// The first new-side line, 1-based; for a pure deletion (`count` 0)
+    /// the line after which lines were removed (0: before line 1).
     pub start: u64,
+    /// How many new-side lines the hunk spans (1 when the header omits it).
     pub count: u64,
 }
 
@@ -77,11 +83,24 @@ pub enum DowngradeReason {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CausalDisposition {
+    /// The change created the problem: the location must touch a changed
+    /// hunk.
     Introduced,
+    /// The change made an existing problem reachable: the location must be
+    /// an existing line, in the candidate, of a path the change touched (a
+    /// genesis path).
     Activated,
+    /// The change made an existing problem worse: the location must touch
+    /// a changed hunk.
     Worsened,
+    /// The problem was already there before the change: a non-blocking
+    /// follow-up (R5.4).
     PreExisting,
+    /// The problem is in the base only, not in what the change did: a
+    /// non-blocking follow-up (R5.4).
     BaseOnly,
+    /// The cause is not known, or a candidate-causal claim did not hold
+    /// against the repository: a severe finding escalates (R5.5).
     Unknown,
 }
 
@@ -96,7 +115,10 @@ impl CausalDisposition {
 /// where (what [`check`] and [`paths_needed`] read of a finding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Claim<'a> {
+    /// Whether the finding is BLOCKER or CRITICAL; only severe claims are
+    /// checked.
     pub severe: bool,
+    /// The claimed disposition, if the finding carries one.
     pub disposition: Option<CausalDisposition>,
     /// `path:line` or `path:start-end`.
     pub location: &'a str,
@@ -106,7 +128,10 @@ pub struct Claim<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CausalDowngrade {
+    /// The candidate-causal disposition the reviewer claimed (`introduced`,
+    /// `activated` or `worsened`).
     pub claimed: CausalDisposition,
+    /// Which check the claim failed.
     pub reason: DowngradeReason,
 }
 

@@ -23,7 +23,9 @@ pub struct FixMeasurement {
     pub to_tree: TreeId,
     /// Paths that differ between the previous tree and `to_tree`.
     pub paths: Vec<RepoPath>,
-    /// Authored lines added + removed between them (golden and binary: 0).
+    /// Lines charged for the fix: every line each changed file's text diff
+    /// changes (golden and binary files included), a mode change alone one
+    /// line; see [`FixMeasurement::of`].
     pub actual_lines: u64,
 }
 
@@ -48,12 +50,19 @@ impl FixMeasurement {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidationRecord {
+    /// Whether the validator found the original acceptance criteria still
+    /// hold.
     pub original_criteria_passed: bool,
+    /// What the validator inspected or ran for that check.
     #[serde(default)]
     pub original_criteria_evidence: Vec<NonBlank>,
+    /// Whether the validator found the correction regressed nothing it
+    /// touched.
     pub correction_regression_passed: bool,
+    /// What the validator inspected or ran for that check.
     #[serde(default)]
     pub correction_regression_evidence: Vec<NonBlank>,
+    /// The validator's non-blocking observations.
     #[serde(default)]
     pub follow_ups: Vec<NonBlank>,
 }
@@ -81,12 +90,25 @@ impl ValidationRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Attempt {
+    /// The lines forecast for this attempt before the edit
+    /// (`--correction-lines N`, N > 0; R6.2).
     pub forecast_lines: u64,
+    /// The tree the attempt was measured from: the frozen candidate tree,
+    /// or the previous attempt's `to_tree`.
     pub from_tree: TreeId,
+    /// The live candidate tree after the edit; equal to `from_tree` when
+    /// the attempt edited nothing.
     pub to_tree: TreeId,
+    /// Sorted, unique paths that differ between the two trees, all genesis
+    /// paths (R6.4); empty when nothing was edited.
     #[serde(default)]
     pub paths: Vec<RepoPath>,
+    /// Lines Git measured and charged against the budget (R6.4, R6.7):
+    /// every text-diff line changed, a mode change alone one; 0 for no
+    /// edit.
     pub actual_lines: u64,
+    /// The fix-delta identity (`probity/fix-delta/v1`) of `from_tree`,
+    /// `to_tree` and `paths`.
     pub fix_delta_hash: Sha256Digest,
     /// Absent for an attempt that edited nothing (it escalates at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +128,8 @@ impl Attempt {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Correction {
+    /// Every attempt so far, oldest first; each is charged, and three
+    /// failures escalate (R6.5, R6.6).
     #[serde(default)]
     pub attempts: Vec<Attempt>,
     /// The forecast for the next attempt, given before the edit.

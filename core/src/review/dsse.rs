@@ -45,22 +45,50 @@ const ARMOR_END: &str = "-----END SSH SIGNATURE-----";
 /// cryptographic validity: these are shapes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EnvelopeError {
+    /// The bytes are over [`MAX_ENVELOPE_BYTES`]; refused before parsing.
     #[error("the envelope is {size} bytes; at most {max} are accepted")]
-    TooLarge { size: usize, max: usize },
+    TooLarge {
+        /// The bytes given.
+        size: usize,
+        /// The bound, [`MAX_ENVELOPE_BYTES`].
+        max: usize,
+    },
+    /// Not the envelope's JSON shape (not JSON, a missing or unknown
+    /// field), or a payload that is not a Probity statement; carries why.
     #[error("not a DSSE envelope: {0}")]
     Malformed(String),
+    /// A `payloadType` other than [`PAYLOAD_TYPE`]; carries the one given.
     #[error("payloadType is `{0}`; Probity attestations are `{PAYLOAD_TYPE}`")]
     PayloadType(String),
+    /// More than [`MAX_SIGNATURES`] signatures; carries how many.
     #[error("the envelope carries {0} signatures; at most {MAX_SIGNATURES} are accepted")]
     TooManySignatures(usize),
+    /// The payload or a signature does not decode as base64 (either
+    /// alphabet).
     #[error("{field} is not base64: {detail}")]
-    Base64 { field: String, detail: String },
+    Base64 {
+        /// Which field: `payload` or `signatures[<i>].sig`.
+        field: String,
+        /// Why it does not decode, e.g. `bad padding`.
+        detail: String,
+    },
+    /// A signature's decoded bytes are not a well-formed SSHSIG blob.
     #[error("signature {index} is not an SSH signature (SSHSIG): {detail}")]
-    NotSshSig { index: usize, detail: String },
+    NotSshSig {
+        /// The signature's 0-based index in `signatures`.
+        index: usize,
+        /// What is wrong with the blob.
+        detail: String,
+    },
+    /// A signature's `keyid` is not the fingerprint of the key inside its
+    /// SSHSIG blob.
     #[error("signature {index}: keyid `{keyid}` is not the fingerprint of its key ({fingerprint})")]
     KeyIdMismatch {
+        /// The signature's 0-based index in `signatures`.
         index: usize,
+        /// The `keyid` given.
         keyid: String,
+        /// The blob's key fingerprint, `SHA256:` and unpadded base64.
         fingerprint: String,
     },
 }
@@ -95,10 +123,14 @@ pub fn statement_pae(statement: &[u8]) -> Vec<u8> {
 )]
 #[serde(deny_unknown_fields)]
 pub struct Envelope {
+    /// `payloadType`: the media type of the payload;
+    /// `application/vnd.in-toto+json` for a Probity attestation.
     #[serde(rename = "payloadType")]
     pub payload_type: String,
     /// Base64 of the statement's canonical bytes.
     pub payload: String,
+    /// The signatures over the PAE of `payloadType` and the payload bytes;
+    /// at least one in a bundle, at most 16.
     pub signatures: Vec<EnvelopeSignature>,
 }
 
@@ -125,7 +157,11 @@ pub struct SshSig {
     pub public_key: Vec<u8>,
     /// The key type named inside the public key, e.g. `ssh-ed25519`.
     pub key_type: String,
+    /// The namespace the signature was made for; [`NAMESPACE`] for an
+    /// attestation (checked when it is verified, not when parsed).
     pub namespace: String,
+    /// The hash the signed message went through, as the blob names it
+    /// (`sha512` or `sha256` in `PROTOCOL.sshsig`; not checked here).
     pub hash_algorithm: String,
 }
 
@@ -151,7 +187,10 @@ pub fn fingerprint(public_key: &[u8]) -> String {
 /// A parsed envelope: the payload bytes and each signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedEnvelope {
+    /// The decoded payload: the statement's bytes.
     pub payload: Vec<u8>,
+    /// Each signature's SSHSIG blob, parsed, in envelope order; may be
+    /// empty (an unsigned envelope).
     pub signatures: Vec<SshSig>,
 }
 

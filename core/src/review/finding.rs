@@ -11,20 +11,28 @@ use crate::review::lens::Lens;
 /// Finding severity. Only BLOCKER and CRITICAL are severe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum Severity {
+    /// The change must not ship as it is (data loss, a security hole, a
+    /// crash or wrong result on ordinary use). Severe: routed (R5.1).
     #[serde(rename = "BLOCKER")]
     Blocker,
+    /// A serious defect on a plausible path. Severe: routed (R5.1).
     #[serde(rename = "CRITICAL")]
     Critical,
+    /// A real problem that does not block: recorded as info.
     #[serde(rename = "WARNING")]
     Warning,
+    /// An improvement: recorded as info.
     #[serde(rename = "SUGGESTION")]
     Suggestion,
 }
 
 impl Severity {
+    /// BLOCKER or CRITICAL: the severities causal admission routes and
+    /// that must carry an evidence class, a disposition and a proof ref.
     pub const fn is_severe(self) -> bool {
         matches!(self, Severity::Blocker | Severity::Critical)
     }
+    /// The uppercase wire spelling, `BLOCKER` etc.
     pub const fn name(self) -> &'static str {
         match self {
             Severity::Blocker => "BLOCKER",
@@ -39,8 +47,14 @@ impl Severity {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceClass {
+    /// The proof settles it (the code path read end to end, or a test that
+    /// shows it): a candidate-causal severe finding goes straight to
+    /// correction (R5.2).
     Deterministic,
+    /// Reasoned to without proof: a severe finding waits for the single
+    /// refuter batch (R5.3).
     Inferential,
+    /// The reviewer cannot tell: a severe finding escalates (R5.5).
     Insufficient,
 }
 
@@ -56,7 +70,9 @@ pub const MAX_FINDINGS: usize = 999;
 pub struct ReviewerFinding {
     /// `path:line` or `path:start-end`.
     pub location: NonBlank,
+    /// How bad the problem is; BLOCKER and CRITICAL are severe and routed.
     pub severity: Severity,
+    /// What is wrong, in prose: the problem the finding asserts.
     pub claim: NonBlank,
     /// What another actor can inspect: a test and its result, a hunk, output.
     #[serde(default)]
@@ -85,6 +101,8 @@ impl ReviewerFinding {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "Probity reviewer result v1")]
 pub struct ReviewerResult {
+    /// The lens's findings, at most 999; absent or empty when it found
+    /// nothing. Their order fixes their IDs (`<prefix>-001` first).
     #[serde(default)]
     pub findings: Vec<ReviewerFinding>,
     /// What the lens inspected or ran; at least one entry.
@@ -94,22 +112,37 @@ pub struct ReviewerResult {
 /// Why a role document was rejected. Nothing changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoleDocError {
+    /// The bytes fail the strict reader or the document's shape: not JSON,
+    /// a duplicate key, trailing data, an unknown field, a wrong type, a
+    /// blank string or an out-of-range id; carries the parser's message.
     #[error("not valid JSON for this role: {0}")]
     Json(String),
+    /// A lens result with more than [`MAX_FINDINGS`] findings.
     #[error("a lens result may report at most {MAX_FINDINGS} findings")]
     TooManyFindings,
+    /// A lens result, or a validator check, whose `evidence` list is empty.
     #[error("every `evidence` list must have at least one non-blank entry")]
     NoEvidence,
+    /// A refuter batch with an empty `outcomes` list.
     #[error("the refuter batch must name at least one finding")]
     NoOutcomes,
+    /// A refuter outcome (its finding ID named) with an empty `evidence`
+    /// list.
     #[error("the outcome for {0} has no evidence")]
     OutcomeWithoutEvidence(String),
+    /// A refuter batch that gives the named finding ID two outcomes.
     #[error("the refuter batch names {0} twice")]
     DuplicateOutcome(String),
+    /// A BLOCKER or CRITICAL finding without one of the fields a severe
+    /// finding must carry (R3.2).
     #[error("finding {index} is {severity} and must carry {missing}")]
     SevereIncomplete {
+        /// The finding's 0-based index in the result's `findings`.
         index: usize,
+        /// Its severity, `BLOCKER` or `CRITICAL`.
         severity: &'static str,
+        /// The first missing field: `an evidence_class`, `a
+        /// causal_disposition` or `at least one proof_ref`.
         missing: &'static str,
     },
 }
@@ -153,8 +186,12 @@ impl ReviewerResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RefuterVerdict {
+    /// The refuter confirms the finding: it goes to correction.
     Corroborated,
+    /// The refuter shows the finding does not hold: the outcome is
+    /// recorded and the finding kept, with no correction.
     Refuted,
+    /// The refuter cannot settle it: the finding escalates.
     Inconclusive,
 }
 
@@ -164,6 +201,7 @@ pub enum RefuterVerdict {
 pub struct RefuterOutcome {
     /// The code-assigned ID of an admitted inferential severe finding.
     pub finding_id: FindingId,
+    /// The refuter's verdict on that finding.
     pub outcome: RefuterVerdict,
     /// What the refuter inspected or ran; at least one entry.
     pub evidence: Vec<NonBlank>,
@@ -174,6 +212,8 @@ pub struct RefuterOutcome {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "Probity refuter batch v1")]
 pub struct RefuterResult {
+    /// One outcome per finding awaiting the refuter, each finding ID at
+    /// most once; at least one entry.
     pub outcomes: Vec<RefuterOutcome>,
 }
 
@@ -204,6 +244,8 @@ impl RefuterResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValidatorCheck {
+    /// Whether the check holds; a correction is accepted only when both
+    /// checks pass.
     pub passed: bool,
     /// At least one entry.
     pub evidence: Vec<NonBlank>,
@@ -262,6 +304,7 @@ pub enum Route {
 }
 
 impl Route {
+    /// The snake_case wire spelling, `follow_up` etc.
     pub const fn name(self) -> &'static str {
         match self {
             Route::Correction => "correction",
@@ -310,14 +353,24 @@ pub fn final_route(initial: Route, outcome: Option<RefuterVerdict>) -> Route {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Finding {
+    /// Assigned by code: the lens's prefix and the finding's 1-based
+    /// position in its result, `R3-001` (R2.7, R4.1).
     pub id: FindingId,
+    /// The reviewer's `path:line` or `path:start-end`, as reported.
     pub location: NonBlank,
+    /// The reviewer's severity.
     pub severity: Severity,
+    /// The reviewer's statement of the problem.
     pub claim: NonBlank,
+    /// The reviewer's inspectable proof references.
     #[serde(default)]
     pub proof_refs: Vec<NonBlank>,
+    /// The reviewer's evidence class; present on every severe finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence_class: Option<EvidenceClass>,
+    /// The disposition routing used: the reviewer's claim, or `unknown`
+    /// when the claim did not hold (see `causal_downgrade`); present on
+    /// every severe finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub causal_disposition: Option<CausalDisposition>,
     /// Set when the claimed disposition did not hold against the
@@ -332,9 +385,13 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AcceptedResult {
+    /// The lens whose result this is.
     pub lens: Lens,
+    /// Its canonical findings in reported order, IDs `<prefix>-001`
+    /// upward; absent when it found nothing.
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// What the lens inspected or ran, as submitted.
     #[serde(default)]
     pub evidence: Vec<NonBlank>,
 }

@@ -9,9 +9,21 @@ use serde::{Deserialize, Serialize};
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Lens {
+    /// What the change could let go wrong beyond the code: authorization,
+    /// secrets, untrusted input, data loss, widened CI or release
+    /// configuration, misused cryptography. Findings `R1-NNN`.
     Risk,
+    /// How the change behaves when the world misbehaves: unbounded work,
+    /// waits without a timeout, failed dependencies, interruption between
+    /// steps that must go together. Findings `R4-NNN`.
     Resilience,
+    /// Whether the next person can understand and safely change the code:
+    /// misleading names or comments, blurred responsibilities, hidden
+    /// error paths. Findings `R2-NNN`.
     Readability,
+    /// Whether the change does what it claims for every input it accepts:
+    /// logic errors, error handling, state and concurrency, missing tests.
+    /// Findings `R3-NNN`; the default `--focus` lens at medium risk (R2.7).
     Reliability,
 }
 

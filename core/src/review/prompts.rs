@@ -29,8 +29,11 @@ pub const MAX_PROMPT_FILE_BYTES: usize = 64 * 1024;
 /// A role a model plays in the lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PromptRole {
+    /// A reviewer running the given lens over the frozen candidate.
     Lens(Lens),
+    /// The refuter judging the batch of inferential severe findings.
     Refuter,
+    /// The targeted validator judging a correction.
     Validator,
 }
 
@@ -81,15 +84,31 @@ pub const FRAME_HEADER: &str = "probity-prompt/v1 role=frame";
 /// Why a prompt set was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PromptError {
+    /// One of the seven files is absent from the prompt set.
     #[error("prompt file {file} is missing")]
-    Missing { file: &'static str },
+    Missing {
+        /// The absent file's name, e.g. `lens-risk.md`.
+        file: &'static str,
+    },
+    /// A file longer than [`MAX_PROMPT_FILE_BYTES`].
     #[error("prompt file {file} is over the {MAX_PROMPT_FILE_BYTES}-byte limit")]
-    TooLarge { file: &'static str },
+    TooLarge {
+        /// The oversized file's name.
+        file: &'static str,
+    },
+    /// A file whose bytes are not valid UTF-8.
     #[error("prompt file {file} is not UTF-8")]
-    NotUtf8 { file: &'static str },
+    NotUtf8 {
+        /// The file's name.
+        file: &'static str,
+    },
+    /// A file whose first line (trailing whitespace ignored) is not its
+    /// role's header: it is not that role's prompt.
     #[error("prompt file {file} must open with the line `{expected}`")]
     Header {
+        /// The file's name.
         file: &'static str,
+        /// The header line it must open with.
         expected: String,
     },
 }
@@ -218,7 +237,10 @@ impl PromptSet {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LensPrompt {
+    /// The selected lens.
     pub lens: Lens,
+    /// Digest (`probity/prompt/v1`) of its system prompt: the frame, a
+    /// blank line, then the lens's text.
     pub digest: Sha256Digest,
 }
 
@@ -227,8 +249,12 @@ pub struct LensPrompt {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FrozenPrompts {
+    /// One entry per selected lens, in selected order; empty at low risk.
     pub lenses: Vec<LensPrompt>,
+    /// Digest (`probity/prompt/v1`) of the refuter's system prompt.
     pub refuter: Sha256Digest,
+    /// Digest (`probity/prompt/v1`) of the targeted validator's system
+    /// prompt.
     pub validator: Sha256Digest,
 }
 
@@ -254,18 +280,29 @@ impl FrozenPrompts {
 /// Why a run's prompt is not the one start froze.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PromptMismatch {
+    /// The lineage's state has no frozen prompt digests (started before
+    /// prompts were versioned), so no model run can be bound to it.
     #[error(
         "the lineage froze no prompt digests (it was started before prompts were versioned): a model-run lens needs a lineage started with them"
     )]
     NotFrozen,
+    /// The run asks for a lens the lineage did not select.
     #[error("{role} is not a role of this lineage")]
-    NotSelected { role: String },
+    NotSelected {
+        /// The role as displayed, e.g. ``lens `risk` ``.
+        role: String,
+    },
+    /// The prompt set's text for the role digests differently from what
+    /// start froze: the prompt changed since start.
     #[error(
         "the {role} prompt is {found}, but the lineage froze {frozen}: the prompt changed since start"
     )]
     Changed {
+        /// The role as displayed, e.g. ``lens `risk` `` or `refuter`.
         role: String,
+        /// The digest start froze.
         frozen: Sha256Digest,
+        /// The digest of the prompt the run would use.
         found: Sha256Digest,
     },
 }

@@ -17,6 +17,7 @@ pub use crate::review::correction::FIX_DELTA_DOMAIN;
 /// The `schema` tag of a receipt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum ReceiptSchema {
+    /// `probity.review-receipt/v1`, the only version.
     #[serde(rename = "probity.review-receipt/v1")]
     V1,
 }
@@ -25,7 +26,13 @@ pub enum ReceiptSchema {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TerminalState {
+    /// Final evidence was accepted and every correction passed: the
+    /// receipt can allow delivery of `final_candidate_tree`.
     Approved,
+    /// The review ended needing a person (an escalated finding, a fix
+    /// forecast or measured over budget, three failed correction attempts
+    /// or one that edited nothing, a failed final check): the receipt
+    /// allows nothing.
     Escalated,
 }
 
@@ -34,21 +41,41 @@ pub enum TerminalState {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "Probity review receipt v1")]
 pub struct Receipt {
+    /// Always `probity.review-receipt/v1`.
     pub schema: ReceiptSchema,
+    /// The lineage the receipt projects: `review-` and 16 hex (R2.9).
     pub lineage_id: LineageId,
+    /// The lineage's generation: 1 for a first review, one more per
+    /// recovery (R9.2).
     pub generation: u32,
+    /// The git tree the change was measured from at start.
     pub base_tree: TreeId,
+    /// The git tree start froze and the lenses reviewed.
     pub initial_review_tree: TreeId,
+    /// The tree the review stands for: the last passing correction's tree,
+    /// else `initial_review_tree` (equal without a correction).
     pub final_candidate_tree: TreeId,
+    /// The frozen `paths_digest` of the genesis paths (R2.3).
     pub paths_digest: Sha256Digest,
+    /// The fix-delta identity (`probity/fix-delta/v1`) from
+    /// `initial_review_tree` to `final_candidate_tree` over the paths the
+    /// attempts touched; the empty identity without a correction (R7.5).
     pub fix_delta_hash: Sha256Digest,
+    /// Canonical digest (`probity/risk-policy/v1`) of the risk policy that
+    /// classified the change (R2.6).
     pub policy_hash: Sha256Digest,
     /// The accepted evidence; the empty identity when a review escalated
     /// before any evidence.
     pub evidence_hash: Sha256Digest,
+    /// The risk tier frozen at start.
     pub risk_level: RiskLevel,
+    /// The lenses frozen at start, in selected order: none at low risk,
+    /// one at medium, all four at high (R2.7).
     pub selected_lenses: Vec<Lens>,
+    /// For an approval, the findings corrected or disputed, in finding
+    /// order; empty for an escalation.
     pub resolved_finding_ids: Vec<FindingId>,
+    /// Whether the lineage ended approved or escalated.
     pub terminal_state: TerminalState,
 }
 

@@ -23,12 +23,16 @@ pub const POLICY_DOMAIN: Domain = Domain::new("probity/risk-policy/v1");
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RiskLevel {
+    /// Only provably passive files (docs, images): no lens runs.
     Low,
+    /// Ordinary code: the one `--focus` lens runs.
     Medium,
+    /// At least one high reason: all four lenses run, in canonical order.
     High,
 }
 
 impl RiskLevel {
+    /// The lowercase wire spelling, `low` etc.
     pub const fn name(self) -> &'static str {
         match self {
             RiskLevel::Low => "low",
@@ -76,11 +80,19 @@ pub fn authored_lines(policy: &RiskPolicy, files: &[ChangedFile]) -> u64 {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GoldenRule {
+    /// A path starting with one of these (`golden/`) is golden.
     pub path_prefixes: Vec<String>,
+    /// A path containing one of these (`/snapshots/`) is golden.
     pub path_infixes: Vec<String>,
+    /// A path ending with one of these (`.snap`) is golden.
     pub suffixes: Vec<String>,
+    /// A path whose last component is one of these (lock files such as
+    /// `Cargo.lock`) is golden.
     pub file_names: Vec<String>,
+    /// Byte strings (`@generated`) that mark a file generated when both the
+    /// base and the candidate content carry one.
     pub generated_markers: Vec<String>,
+    /// How many leading bytes of each side are searched for a marker.
     pub marker_scan_bytes: usize,
 }
 
@@ -88,17 +100,34 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
+    /// The policy's version label, `probity.risk-policy/v1`.
     pub schema: String,
+    /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
+    /// lowercased) that make a change high (`path_token:<t>`).
     pub high_path_tokens: Vec<String>,
+    /// Pairs of consecutive path tokens that make a change high
+    /// (`adjacent_tokens:<a>+<b>`).
     pub high_adjacent_tokens: Vec<(String, String)>,
+    /// Extensions (lowercase, no dot) of shell sources (`shell_source`).
     pub shell_extensions: Vec<String>,
+    /// Path prefixes of CI configuration directories (`ci_config`).
     pub ci_path_prefixes: Vec<String>,
+    /// File names of CI and release configuration (`ci_config`).
     pub ci_file_names: Vec<String>,
+    /// Byte strings whose presence in a changed file's scanned content
+    /// means it may spawn a process (`process_spawn`).
     pub process_spawn_patterns: Vec<String>,
+    /// More authored (or text-measured) lines than this is
+    /// `large_change`.
     pub large_change_lines: u64,
+    /// Extensions of text documents a change may touch and stay low risk.
     pub passive_text_extensions: Vec<String>,
+    /// Extensions of images a change may touch and stay low risk.
     pub passive_image_extensions: Vec<String>,
+    /// File names (matched case-insensitively) of agent instructions: never
+    /// passive, whatever their extension.
     pub agent_instruction_file_names: Vec<String>,
+    /// Which files' lines are not authored (R2.4).
     pub golden: GoldenRule,
 }
 
@@ -295,17 +324,30 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 /// Why a change has its tier. Rendered as stable codes, e.g. `path_token:auth`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RiskReason {
+    /// `path_token:<t>`: a changed path holds a high path token.
     PathToken(String),
+    /// `adjacent_tokens:<a>+<b>`: a changed path holds a high token pair.
     AdjacentTokens(String, String),
+    /// `shell_source`: a changed file has a shell extension.
     ShellSource,
+    /// `ci_config`: a changed file is CI or release configuration.
     CiConfig,
+    /// `executable_bit_change`: an executable bit was set or cleared, or a
+    /// new file is executable.
     ExecutableBitChange,
+    /// `process_spawn`: a changed file's content matches a process-spawn
+    /// pattern.
     ProcessSpawn,
     /// A changed file larger than the scanned prefix: not shown passive or
     /// spawn-free.
     UnscannedContent,
+    /// `large_change`: more lines than the policy's `large_change_lines`.
     LargeChange,
+    /// `docs_only`: every file is provably passive; the only reason of a
+    /// low tier.
     DocsOnly,
+    /// `code_change`: no high reason, not all passive; the only reason of
+    /// a medium tier.
     CodeChange,
 }
 
@@ -398,7 +440,9 @@ pub struct RiskAssessment {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("risk tier `{level}` is not explained by its reasons {reasons:?}")]
 pub struct UnexplainedRisk {
+    /// The tier claimed, `low`, `medium` or `high`.
     pub level: &'static str,
+    /// The reasons given, as their stable codes.
     pub reasons: Vec<String>,
 }
 
@@ -430,10 +474,13 @@ impl RiskAssessment {
         }
     }
 
+    /// The tier, which the reasons imply.
     pub fn level(&self) -> RiskLevel {
         self.level
     }
 
+    /// The reasons, sorted and unique: high reasons only for `high`,
+    /// exactly `docs_only` for `low`, exactly `code_change` for `medium`.
     pub fn reasons(&self) -> &[RiskReason] {
         &self.reasons
     }

@@ -19,9 +19,13 @@ pub const TARGET_DOMAIN: Domain = Domain::new("probity/target/v1");
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FileMode {
+    /// A non-executable blob, git mode `100644` (`100664` is read as this).
     Regular,
+    /// An executable blob, git mode `100755`.
     Executable,
+    /// A symbolic link whose blob is the link target, git mode `120000`.
     Symlink,
+    /// A submodule entry naming a commit, git mode `160000`.
     Gitlink,
 }
 
@@ -52,7 +56,15 @@ impl FileMode {
 /// Line counts of one changed path, from `git diff --numstat --no-renames`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineCount {
-    Text { added: u64, removed: u64 },
+    /// A text diff of the path.
+    Text {
+        /// Lines the candidate adds.
+        added: u64,
+        /// Lines the candidate removes.
+        removed: u64,
+    },
+    /// Binary content on either side (a NUL in the leading bytes): counts 0
+    /// authored lines (R2.4).
     Binary,
 }
 
@@ -62,10 +74,17 @@ pub enum CandidateContent {
     /// Deleted, a submodule, or not a blob.
     Absent,
     /// The leading bytes of the blob; `complete` when they are all of it.
-    Bytes { bytes: Vec<u8>, complete: bool },
+    Bytes {
+        /// The blob's first bytes, at most the observer's cap (1 MiB in
+        /// the git adapter).
+        bytes: Vec<u8>,
+        /// Whether `bytes` is the whole blob rather than a prefix.
+        complete: bool,
+    },
 }
 
 impl CandidateContent {
+    /// The leading bytes, or `None` for `Absent`.
     pub fn bytes(&self) -> Option<&[u8]> {
         match self {
             CandidateContent::Absent => None,
@@ -77,6 +96,7 @@ impl CandidateContent {
 /// One changed path between the base tree and the candidate tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedFile {
+    /// The repository-relative path that differs between the two trees.
     pub path: RepoPath,
     /// Mode in the base tree; `None` when the path is new.
     pub old_mode: Option<FileMode>,
@@ -131,8 +151,14 @@ impl ChangedFile {
 /// Everything Git observed about the candidate at start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CandidateObservation {
+    /// The tree the change is measured from: HEAD's tree, a commit's
+    /// parent's tree, or the empty tree (see `unborn_head`).
     pub base_tree: TreeId,
+    /// The synthetic tree of the candidate (worktree and index through a
+    /// temporary index), or the reviewed commit's tree.
     pub candidate_tree: TreeId,
+    /// Whether the base is the empty tree because HEAD had no commit (or
+    /// the reviewed commit is a root commit).
     pub unborn_head: bool,
     /// Changed paths, in any order (code sorts them).
     pub changed: Vec<ChangedFile>,
@@ -146,8 +172,12 @@ pub struct CandidateObservation {
 /// only when it must explain a denial.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveTarget {
+    /// The tree the live change sits on.
     pub base_tree: TreeId,
+    /// The tree the live change delivers.
     pub candidate_tree: TreeId,
+    /// [`target_identity`] of the two trees: what a frozen candidate's
+    /// `target` must equal for the review to name this change.
     pub target: Sha256Digest,
 }
 
@@ -172,12 +202,20 @@ impl LiveTarget {
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Snapshot")]
 pub struct FrozenCandidate {
+    /// The git tree the change was measured from at start (the empty tree
+    /// when `unborn_head`).
     pub base_tree: TreeId,
+    /// The git tree of the candidate as start froze it: the tree the review
+    /// judged (a correction's trees are in the correction ledger).
     pub candidate_tree: TreeId,
+    /// True when the base is the empty tree because HEAD had no commit at
+    /// start (or the reviewed commit is a root commit).
     pub unborn_head: bool,
     /// Sorted, unique changed paths: the genesis paths (R2.3).
     #[serde(default)]
     pub paths: Vec<RepoPath>,
+    /// Domain-separated SHA-256 (`probity/paths-digest/v1`) of the
+    /// canonical JSON array `paths`.
     pub paths_digest: Sha256Digest,
     /// Sorted intended-untracked paths (a subset of `paths`).
     #[serde(default)]
@@ -198,7 +236,10 @@ pub struct FrozenCandidate {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffAnchor {
+    /// Plain SHA-256 of the diff bytes (no domain separator), as
+    /// `sha256:` and 64 hex.
     pub sha256: Sha256Digest,
+    /// Length of the diff in bytes.
     pub byte_size: u64,
     /// `git --version` of the git that derived it.
     pub git_version: String,
@@ -218,16 +259,23 @@ impl DiffAnchor {
 /// Why stored snapshot fields do not agree with each other.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SnapshotError {
+    /// `paths` or `intended_untracked` is out of order or repeats a path.
     #[error("snapshot paths are not sorted and unique")]
     Unsorted,
+    /// The stored `paths_digest` is not the digest of the stored `paths`.
     #[error("snapshot paths_digest does not match its paths")]
     PathsDigest,
+    /// The stored `untracked_digest` is not the digest of the stored
+    /// intended-untracked list.
     #[error("snapshot untracked proof does not match its list")]
     UntrackedDigest,
+    /// An intended-untracked path (named) that is not among `paths`.
     #[error("an intended-untracked path is not a changed path: {0}")]
     UntrackedOutsidePaths(String),
+    /// The stored `target` is not the identity of the stored trees.
     #[error("snapshot target identity does not match its trees and paths")]
     Target,
+    /// No changed path: there is nothing to freeze or review.
     #[error("nothing to review: the candidate equals the base tree")]
     Empty,
 }
