@@ -22,9 +22,13 @@ pub const PREDICATE_TYPE: &str = "https://probity.dev/attestation/review-receipt
 /// entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CandidateManifest {
+    /// Always [`MANIFEST_SCHEMA`], `probity.candidate-manifest/v1`.
     pub schema: &'static str,
+    /// The receipt's base tree.
     pub base_tree: TreeId,
+    /// The receipt's final candidate tree.
     pub final_candidate_tree: TreeId,
+    /// Every path that differs between the two trees, sorted by path.
     pub entries: Vec<ManifestEntry>,
 }
 
@@ -34,9 +38,12 @@ pub const MANIFEST_SCHEMA: &str = "probity.candidate-manifest/v1";
 /// A subject's digest set (one artifact per subject, as in-toto asks).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SubjectDigest {
-    /// Lowercase hex, as in-toto's DigestSet writes it.
+    /// Plain SHA-256 of the manifest bytes in lowercase hex, as in-toto's
+    /// DigestSet writes it: present on the manifest subject only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// The git tree object id (`gitTree`): present on the tree subject,
+    /// absent on the manifest subject.
     #[serde(rename = "gitTree", skip_serializing_if = "Option::is_none")]
     pub git_tree: Option<String>,
 }
@@ -44,18 +51,26 @@ pub struct SubjectDigest {
 /// One subject.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Subject {
+    /// `probity-candidate-manifest/<lineage>` or
+    /// `probity-candidate-tree/<lineage>`.
     pub name: String,
+    /// The subject's one digest.
     pub digest: SubjectDigest,
 }
 
 /// The statement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Statement {
+    /// `_type`: always [`STATEMENT_TYPE`].
     #[serde(rename = "_type")]
     pub statement_type: &'static str,
+    /// Two subjects: the candidate manifest (by sha256), then the final
+    /// candidate tree (by gitTree).
     pub subject: Vec<Subject>,
+    /// `predicateType`: always [`PREDICATE_TYPE`].
     #[serde(rename = "predicateType")]
     pub predicate_type: &'static str,
+    /// The fourteen-field receipt, unchanged.
     pub predicate: Receipt,
 }
 

@@ -39,7 +39,10 @@ pub enum ExitOutcome {
     /// A signal ended it.
     Signal(i32),
     /// It outlived its timeout and was killed.
-    TimedOut { after_secs: u64 },
+    TimedOut {
+        /// The timeout it outlived, in whole seconds.
+        after_secs: u64,
+    },
 }
 
 impl std::fmt::Display for ExitOutcome {
@@ -59,10 +62,12 @@ impl std::fmt::Display for ExitOutcome {
 pub struct CommandRun {
     /// The argument vector, program first (run without a shell).
     pub argv: Vec<String>,
+    /// How the run ended; a timeout gives no evidence.
     pub exit: ExitOutcome,
     /// Plain SHA-256 of stdout and stderr as one interleaved stream (what
     /// `sha256sum` of the same capture prints).
     pub output_sha256: Sha256Digest,
+    /// Length of that combined output, in bytes.
     pub output_bytes: u64,
 }
 
@@ -100,6 +105,10 @@ struct CommandEvidenceDoc {
 /// Why evidence that names the command evidence schema is not one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EvidenceDocError {
+    /// The bytes name `probity-command-evidence/v1` but break its shape: an
+    /// unknown or missing field, an empty argv, both or neither of
+    /// `exit_code` and `signal`, or more than
+    /// [`MAX_COMMAND_EVIDENCE_BYTES`]; carries what is wrong.
     #[error(
         "the evidence names schema `{COMMAND_EVIDENCE_SCHEMA}` but is not such a document: {0}"
     )]
@@ -176,18 +185,28 @@ pub fn evidence_verdict_streamed(
 pub struct CommandEvidence {
     /// RFC 8785 canonical JSON: the bytes `evidence_hash` covers.
     pub bytes: Vec<u8>,
+    /// `Passed` for exit code 0, `Failed` for another code or a signal.
     pub verdict: EvidenceVerdict,
 }
 
 /// Why a command run is not evidence. Nothing changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandEvidenceError {
+    /// The run has an empty argument vector: no program was named.
     #[error("--evidence-cmd needs a program to run")]
     EmptyArgv,
+    /// The check outlived its timeout and was killed: it has no verdict.
     #[error(
         "the evidence command `{argv}` {exit}: a check that did not finish gives no verdict, so it neither approves nor escalates"
     )]
-    TimedOut { argv: String, exit: String },
+    TimedOut {
+        /// The argument vector joined with spaces, for the message.
+        argv: String,
+        /// How it ended, as [`ExitOutcome`] displays it.
+        exit: String,
+    },
+    /// The document has no canonical bytes (an output length beyond
+    /// 2^53 − 1 bytes).
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
 }

@@ -73,20 +73,29 @@ pub fn export_command() -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeStatus {
+    /// Absent from the base tree, present in the candidate.
     Added,
+    /// Present in the base tree, absent from the candidate.
     Deleted,
+    /// Present on both sides with other content or another mode.
     Modified,
 }
 
 /// One changed path between the frozen trees, as Git lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ManifestEntry {
+    /// The repository-relative path that differs.
     pub path: RepoPath,
+    /// Added, deleted or modified, as the modes imply.
     pub status: ChangeStatus,
+    /// The mode in the base tree; absent for an added path.
     pub old_mode: Option<FileMode>,
+    /// The mode in the candidate tree; absent for a deleted path.
     pub new_mode: Option<FileMode>,
-    /// Absent for a gitlink or an absent side.
+    /// The blob in the base tree. Absent for a gitlink or an absent side.
     pub old_blob: Option<BlobId>,
+    /// The blob in the candidate tree. Absent for a gitlink or an absent
+    /// side.
     pub new_blob: Option<BlobId>,
 }
 
@@ -105,9 +114,13 @@ impl ManifestEntry {
 /// plain SHA-256 of the bytes and their size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CandidateDiff {
+    /// Always `base64`.
     pub encoding: String,
+    /// The diff bytes, base64 with padding.
     pub data: String,
+    /// Plain SHA-256 of the decoded bytes (what the frozen anchor holds).
     pub sha256: Sha256Digest,
+    /// Length of the decoded bytes, at most 4 MiB.
     pub byte_size: u64,
 }
 
@@ -115,36 +128,54 @@ pub struct CandidateDiff {
 /// drift (another git version may render the same trees differently).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Derivation {
+    /// The exact command line that rendered the diff, with placeholders
+    /// for the scratch repository, the objects and the trees.
     pub command: String,
+    /// The pinned `git diff` flags, in order (R10.3).
     pub flags: Vec<String>,
     /// Where attributes were read from: the empty tree (none apply).
     pub attr_source: String,
+    /// `git --version` of the git that rendered the diff.
     pub git_version: String,
 }
 
 /// The frozen budget and what was charged against it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ExportBudget {
+    /// The correction budget frozen at start, in lines:
+    /// `min(200, ceil(authored_lines / 2))` (R2.5).
     pub correction_budget: u64,
+    /// Lines charged so far by correction attempts (what Git measured); 0
+    /// without a correction.
     pub charged_lines: u64,
 }
 
 /// The export envelope (`probity export-context --json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ContextExport {
+    /// Always `probity.context-export/v1`.
     pub schema: String,
+    /// The exported lineage.
     pub lineage_id: LineageId,
+    /// The revision of the record the export read (R7.2).
     pub revision: Sha256Digest,
+    /// The lineage's generation (1, or more after recoveries).
     pub generation: u32,
+    /// The lineage's stage name, e.g. `reviewing` or `approved`.
     pub state: String,
     /// Information, never a gate: how the lineage relates to the live
     /// candidate of the checkout that exported it.
     pub applicability: Applicability,
     /// The whole frozen snapshot: the identity preimage and its proofs.
     pub snapshot: FrozenCandidate,
+    /// The diff of the frozen trees (base to frozen candidate), whole.
     pub candidate_diff: CandidateDiff,
+    /// The changed paths between the frozen trees, sorted by path: exactly
+    /// the frozen genesis paths.
     pub changed_path_manifest: Vec<ManifestEntry>,
+    /// How `candidate_diff` was derived.
     pub derivation: Derivation,
+    /// The correction budget and what was charged against it.
     pub budget: ExportBudget,
 }
 
@@ -154,22 +185,43 @@ pub const EXPORT_SCHEMA: &str = "probity.context-export/v1";
 /// Why a lineage's context cannot be exported. Nothing is written either way.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExportError {
+    /// The diff is over [`MAX_DIFF_BYTES`] and start anchored none
+    /// (`budget_exceeded`, R10.5).
     #[error(
         "the frozen diff is at least {bytes} bytes, over the {limit}-byte export budget; it is never truncated"
     )]
-    BudgetExceeded { bytes: u64, limit: u64 },
+    BudgetExceeded {
+        /// How many bytes were read: a lower bound of the diff's size.
+        bytes: u64,
+        /// The bound, [`MAX_DIFF_BYTES`].
+        limit: u64,
+    },
+    /// The paths Git lists between the frozen trees are not the record's
+    /// genesis paths.
     #[error(
         "the trees Git holds do not match the record: the changed paths differ from the {expected} frozen paths ({why})"
     )]
-    ManifestMismatch { expected: usize, why: String },
+    ManifestMismatch {
+        /// How many genesis paths the record holds.
+        expected: usize,
+        /// How many are missing and how many extra, e.g. `1 missing, 0
+        /// extra`.
+        why: String,
+    },
+    /// The re-derived diff is not the one start anchored (or is over the
+    /// budget while start anchored one within it): this git renders the
+    /// frozen trees differently.
     #[error(
         "the re-derived diff ({derived}, {git_version}) is not the one frozen at start ({anchored}, {anchored_version}); this git renders the frozen trees differently, so this is not the frozen context"
     )]
     Drift {
+        /// The SHA-256 start anchored.
         anchored: Sha256Digest,
+        /// `git --version` of the git that rendered the anchored diff.
         anchored_version: String,
         /// The re-derived digest, or why there is none (over the budget).
         derived: String,
+        /// `git --version` of the git that re-derived it.
         git_version: String,
     },
 }

@@ -10,18 +10,36 @@ use crate::review::lens::Lens;
 /// Why a value is not a valid identifier.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
+    /// A tree, blob, commit or entry id that is not 40 (SHA-1) or 64
+    /// (SHA-256) lowercase hex characters; carries the refused text.
     #[error("`{0}` is not a git object id (40 or 64 lowercase hex characters)")]
     ObjectId(String),
+    /// A lineage id without the `review-` prefix or whose suffix is not
+    /// exactly 16 lowercase hex characters (R2.9).
     #[error("`{0}` is not a lineage id (`review-` and 16 lowercase hex characters)")]
     LineageId(String),
+    /// A finding id with an unknown lens prefix, a number that is not three
+    /// digits, or a position outside 1..=999.
     #[error("`{0}` is not a finding id (`R<1-4>-<NNN>`)")]
     FindingId(String),
+    /// A path that is empty, absolute, contains NUL, or has an empty, `.`
+    /// or `..` component.
     #[error("`{value}` is not a repository-relative path: {why}")]
-    RepoPath { value: String, why: &'static str },
+    RepoPath {
+        /// The refused path, as given.
+        value: String,
+        /// Which rule it broke: `empty`, `contains NUL`, `absolute`,
+        /// `empty component` or `` `.` or `..` component ``.
+        why: &'static str,
+    },
+    /// A required text that is empty or only ECMA-262 whitespace.
     #[error("must not be empty or whitespace")]
     Blank,
+    /// A start nonce that is not 32 lowercase hex characters.
     #[error("`{0}` is not a nonce (32 lowercase hex characters)")]
     Nonce(String),
+    /// A timestamp not in the exact `YYYY-MM-DDTHH:MM:SSZ` form (second
+    /// precision, UTC, `Z` suffix).
     #[error("`{0}` is not a UTC timestamp (YYYY-MM-DDTHH:MM:SSZ)")]
     Timestamp(String),
 }

@@ -29,10 +29,13 @@ pub const PRESERVED_RESULT_SCHEMA: &str = "probity.preserved-result/v1";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PreservedResult {
+    /// Always [`PRESERVED_RESULT_SCHEMA`], `probity.preserved-result/v1`.
     pub schema: String,
+    /// The lineage the lens judged for.
     pub lineage_id: LineageId,
     /// The target identity the lineage froze (the candidate it judged).
     pub target: Sha256Digest,
+    /// The lens whose result the payload is.
     pub lens: Lens,
     /// The binding or token given at capture, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,19 +51,30 @@ pub struct PreservedResult {
 /// Why bytes are not a usable preserved result.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PreservedError {
+    /// Not the artifact's JSON shape, another `schema`, or a payload that
+    /// is not base64; carries why.
     #[error("not a preserved result: {0}")]
     Malformed(String),
+    /// The decoded payload's SHA-256 is not `payload_sha256`: it was
+    /// altered.
     #[error("the payload does not match its recorded SHA-256")]
     PayloadDigest,
+    /// The decoded payload is over [`MAX_ROLE_DOCUMENT_BYTES`].
     #[error("the payload is larger than the {MAX_ROLE_DOCUMENT_BYTES}-byte bound of a lens result")]
     PayloadTooLarge,
+    /// The artifact was preserved for another lineage or another target
+    /// identity than the one it is replayed into.
     #[error(
         "the artifact was preserved for lineage {artifact} (target {artifact_target}), not for {lineage} (target {target}): a preserved result is replayed only into the candidate it judged"
     )]
     OtherCandidate {
+        /// The lineage the artifact names.
         artifact: LineageId,
+        /// The target identity the artifact names.
         artifact_target: Sha256Digest,
+        /// The lineage replayed into.
         lineage: LineageId,
+        /// That lineage's frozen target identity.
         target: Sha256Digest,
     },
 }

@@ -35,13 +35,16 @@ pub const MAX_ENTRY_KEYS: usize = 64;
 /// One side of a tree entry: its mode and the object it names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EntrySide {
+    /// The entry's mode (hashed in git's octal form, `100644` etc.).
     pub mode: FileMode,
+    /// The blob the entry names, or the commit of a gitlink.
     pub object: ObjectId,
 }
 
 /// A path whose entry differs between two trees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeltaEntry {
+    /// The repository-relative path whose entry differs.
     pub path: RepoPath,
     /// The entry in the base tree; `None` when the path is absent there.
     pub base: Option<EntrySide>,
@@ -52,8 +55,11 @@ pub struct DeltaEntry {
 /// Why a list of entries is not a tree delta.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DeltaError {
+    /// The reported entries name the same path more than once.
     #[error("path {0} is listed twice in a tree delta")]
     Duplicate(RepoPath),
+    /// An entry whose base and candidate sides are equal (same mode and
+    /// object, or both absent): not a difference.
     #[error("path {0} is listed in a tree delta but does not differ")]
     Unchanged(RepoPath),
 }
@@ -99,6 +105,7 @@ impl TreeDelta {
         Ok(Self(entries))
     }
 
+    /// The differing entries, sorted by path, each path once.
     pub fn entries(&self) -> &[DeltaEntry] {
         &self.0
     }
@@ -156,6 +163,8 @@ impl TreeDelta {
 /// run of an approved recovery chain (`recovery_chain`, R8.9).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GateProof {
+    /// Which argument the allow rests on: serialized as `rebased_onto`,
+    /// `recovery_chain` or `first_publication`.
     pub kind: ProofKind,
     /// The base tree the review froze (for a chain: its first lineage's).
     pub receipt_base: TreeId,

@@ -30,39 +30,69 @@ impl Predecessor {
 /// What `probity recover` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecoverRequest {
+    /// The predecessor's record revision the caller inspected
+    /// (`--expected-predecessor-revision`): the recovery applies only if the
+    /// predecessor is still at it.
     pub expected_revision: Sha256Digest,
+    /// Why a successor is made; must match the predecessor's state
+    /// (approved: `scope_changed`, invalidated: `invalidated`, escalated:
+    /// `escalation_authorized`).
     pub disposition: Disposition,
+    /// Why, in a person's words (`--reason`), recorded in the link.
     pub reason: NonBlank,
+    /// Who decides (`--actor`), recorded in the link.
     pub actor: NonBlank,
+    /// The maintainer decision (`--authorization`): required for an
+    /// escalated predecessor, refused for any other.
     pub authorization: Option<NonBlank>,
 }
 
 /// Why a successor cannot be created. Nothing changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecoverError {
+    /// The predecessor's record moved since the caller inspected it.
     #[error(
         "lineage {lineage} is at revision {found}, not the expected {expected}: inspect it again (`probity status --lineage {lineage}`)"
     )]
     RevisionMismatch {
+        /// The predecessor lineage.
         lineage: LineageId,
+        /// The revision the request expected.
         expected: Sha256Digest,
+        /// The revision its record is at.
         found: Sha256Digest,
     },
+    /// The predecessor's stage does not allow the requested disposition
+    /// (or is not final at all).
     #[error(
         "a `{state}` lineage cannot be recovered with disposition `{disposition}`: approved → scope_changed, invalidated → invalidated, escalated → escalation_authorized"
     )]
     NotEligible {
+        /// The predecessor's stage name, e.g. `validating`.
         state: &'static str,
+        /// The disposition requested.
         disposition: &'static str,
     },
+    /// A `scope_changed` recovery of an approval whose live candidate
+    /// differs from its final candidate on no path it reviewed (and no
+    /// lineage of its chain owns the live candidate).
     #[error(
         "the live candidate does not change any path {lineage} reviewed; unrelated new work needs its own review (`probity start`), not a successor"
     )]
-    ScopeUnchanged { lineage: LineageId },
+    ScopeUnchanged {
+        /// The approved predecessor.
+        lineage: LineageId,
+    },
+    /// An `escalation_authorized` recovery without `--authorization`.
     #[error("an escalated predecessor needs --authorization naming the maintainer decision")]
     AuthorizationRequired,
+    /// `--authorization` given for a `scope_changed` or `invalidated`
+    /// recovery.
     #[error("--authorization applies only to an escalated predecessor")]
     AuthorizationNotApplicable,
+    /// The successor could not be built as a valid state: its generation
+    /// overflows, its lineage id cannot be derived, or it fails
+    /// validation.
     #[error(transparent)]
     State(#[from] StateError),
 }
@@ -73,7 +103,11 @@ pub enum RecoverError {
 /// candidate an ancestor owned, reviewed again from the leaf).
 #[derive(Debug, Clone, Copy)]
 pub struct ScopeEvidence<'a> {
+    /// The paths in which the live candidate differs from the
+    /// predecessor's final candidate.
     pub differing_paths: &'a [RepoPath],
+    /// Whether a lineage of the predecessor's own chain already froze the
+    /// live candidate.
     pub owned_by_chain: bool,
 }
 
@@ -237,45 +271,72 @@ pub fn successor(
 /// supersession marker names (if any).
 #[derive(Debug, Clone)]
 pub struct Ancestor {
+    /// The ancestor's stored record.
     pub record: StateRecord,
+    /// The lineage its supersession marker names; `None` when it has no
+    /// marker.
     pub successor: Option<LineageId>,
 }
 
 /// Why a chain does not authorize (R9.3). Discovery fails closed on each.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChainError {
+    /// A lineage names a predecessor the store does not hold (or a record
+    /// other than the one loaded for it).
     #[error("{lineage} names predecessor {predecessor}, which the store does not hold")]
     Dangling {
+        /// The lineage whose link dangles.
         lineage: LineageId,
+        /// The predecessor it names.
         predecessor: LineageId,
     },
+    /// The predecessor's record is no longer at the revision the link
+    /// recorded: it changed after the successor was made.
     #[error(
         "{lineage} was created from revision {recorded} of {predecessor}, which is now at {found}"
     )]
     RevisionMismatch {
+        /// The successor.
         lineage: LineageId,
+        /// Its predecessor.
         predecessor: LineageId,
+        /// The revision the link recorded.
         recorded: Sha256Digest,
+        /// The predecessor record's revision now.
         found: Sha256Digest,
     },
+    /// The predecessor's supersession marker names another lineage, or
+    /// none.
     #[error(
         "{predecessor} is superseded by {marker}, not by {lineage}: two successors (a fork) or an unrelated leaf"
     )]
     Fork {
+        /// The lineage claiming to be the successor.
         lineage: LineageId,
+        /// Its predecessor.
         predecessor: LineageId,
+        /// The lineage the marker names, or `nothing`.
         marker: String,
     },
+    /// A successor's generation is not its predecessor's plus one.
     #[error(
         "{lineage} is generation {generation} but its predecessor is generation {predecessor_generation}"
     )]
     Generation {
+        /// The successor.
         lineage: LineageId,
+        /// Its generation.
         generation: u32,
+        /// The predecessor's generation.
         predecessor_generation: u32,
     },
+    /// The walk from the leaf took more links than the leaf's generation:
+    /// the chain loops.
     #[error("the chain above {lineage} has more records than its generation allows (a cycle)")]
-    Cycle { lineage: LineageId },
+    Cycle {
+        /// The leaf whose chain was walked.
+        lineage: LineageId,
+    },
 }
 
 /// Checks one link: `child` names `parent` as its predecessor, at the

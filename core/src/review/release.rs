@@ -12,7 +12,10 @@ use crate::review::ids::CommitId;
 /// One line of a checksums file: the expected digest of an artifact.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExpectedArtifact {
+    /// The artifact's relative path as the file names it (a leading `./`
+    /// dropped; no `..`, `.` or empty component, no leading `/`).
     pub name: String,
+    /// The plain SHA-256 of its bytes the line expects.
     pub sha256: Sha256Digest,
 }
 
@@ -20,21 +23,38 @@ pub struct ExpectedArtifact {
 /// does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ObservedArtifact {
+    /// The name looked up, as the checksums file gives it.
     pub name: String,
+    /// The plain SHA-256 of the file's bytes; `None` when no regular file
+    /// has that name.
     pub sha256: Option<Sha256Digest>,
 }
 
 /// A malformed checksums file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChecksumsError {
+    /// A non-blank line that is not 64 hex digits, two spaces (or a space
+    /// and `*`) and a name.
     #[error("line {line} of the checksums file is not `<64 hex>  <name>`")]
-    Line { line: usize },
+    Line {
+        /// The line's 1-based number.
+        line: usize,
+    },
+    /// A line whose name is empty, absolute, contains NUL, or has an
+    /// empty, `.` or `..` component.
     #[error(
         "line {line} names `{name}`, which is not a plain relative path (no `..`, no leading `/`, no NUL)"
     )]
-    Name { line: usize, name: String },
+    Name {
+        /// The line's 1-based number.
+        line: usize,
+        /// The refused name.
+        name: String,
+    },
+    /// Two lines name the same artifact; carries its name.
     #[error("`{0}` is listed twice")]
     Duplicate(String),
+    /// The file holds only blank lines.
     #[error("the checksums file lists no artifact")]
     Empty,
 }
@@ -212,12 +232,14 @@ pub fn unchanged_too_far(unchanged: GateDecision, tip: &CommitId) -> GateDecisio
 pub struct ReleaseReads<'a> {
     /// The revision as given.
     pub revision: &'a str,
-    /// The commit it named when judged, and what it names now.
+    /// The commit it named when judged.
     pub judged: &'a CommitId,
+    /// The commit it names now; `None` when it no longer resolves.
     pub now: Option<&'a CommitId>,
     /// The artifacts as judged and as read again (both `None` without
     /// release evidence).
     pub observed: Option<&'a [ObservedArtifact]>,
+    /// The artifacts as read again just before the answer.
     pub again: Option<&'a [ObservedArtifact]>,
 }
 

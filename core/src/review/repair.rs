@@ -37,8 +37,11 @@ pub enum RepairClass {
 }
 
 impl RepairClass {
+    /// Every class, in declaration order.
     pub const ALL: [RepairClass; 2] = [RepairClass::CorruptedRecord, RepairClass::ReceiptMismatch];
 
+    /// The snake_case name used on the command line and in the audit
+    /// record, e.g. `corrupted_record`.
     pub fn name(self) -> &'static str {
         match self {
             RepairClass::CorruptedRecord => "corrupted_record",
@@ -46,6 +49,8 @@ impl RepairClass {
         }
     }
 
+    /// The class with that [`name`](RepairClass::name); `None` for any
+    /// other text.
     pub fn parse(s: &str) -> Option<RepairClass> {
         Self::ALL.into_iter().find(|c| c.name() == s)
     }
@@ -54,6 +59,7 @@ impl RepairClass {
 /// What a survey of the whole store found for one class.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Survey {
+    /// The class surveyed for.
     pub class: RepairClass,
     /// Lineages examined.
     pub scanned: u64,
@@ -69,29 +75,45 @@ pub struct Survey {
 pub struct UniquenessProof {
     /// Always `only_anomaly_of_class`.
     pub kind: &'static str,
+    /// The class of the one anomaly.
     pub class: RepairClass,
+    /// How many lineages the complete survey examined.
     pub scanned: u64,
+    /// How many anomalies of the class it found: always 1.
     pub anomalies: u64,
 }
 
 /// Why a repair is refused. Nothing changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RepairError {
+    /// The named lineage is not among the survey's anomalies of the class.
     #[error("{lineage} shows no `{class}` anomaly: there is nothing to repair")]
     NotAnomalous {
+        /// The lineage the repair named.
         lineage: LineageId,
+        /// The class surveyed, e.g. `corrupted_record`.
         class: &'static str,
     },
+    /// The survey found more than one anomaly of the class: a systemic
+    /// failure, not one entry to quarantine.
     #[error(
         "{count} lineages show a `{class}` anomaly ({listed}): a ceremony repairs the only one of its class; several are a systemic failure to investigate, not to quarantine one by one"
     )]
     NotUnique {
+        /// The class surveyed.
         class: &'static str,
+        /// How many anomalies it found (2 or more).
         count: usize,
+        /// Their lineage ids, comma-separated, sorted.
         listed: String,
     },
+    /// The survey stopped at its bound before the end of the store, so
+    /// uniqueness is not proven.
     #[error("the survey stopped after {scanned} lineages: uniqueness is not proven")]
-    Incomplete { scanned: u64 },
+    Incomplete {
+        /// How many lineages it examined.
+        scanned: u64,
+    },
 }
 
 /// Proves `lineage` is the only anomaly of the survey's class.
@@ -131,18 +153,26 @@ pub fn prove_unique(lineage: &LineageId, survey: &Survey) -> Result<UniquenessPr
 /// its plain SHA-256 and its length (the original bytes are kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QuarantinedFile {
+    /// Its path relative to the store root, where it was before the move.
     pub path: String,
+    /// Plain SHA-256 of its bytes.
     pub sha256: Sha256Digest,
+    /// Its length in bytes.
     pub bytes: u64,
 }
 
 /// Who asked for the repair, and why: the escalated edge's binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairRequest {
+    /// The lineage whose anomaly is repaired.
     pub lineage: LineageId,
+    /// The class of the anomaly.
     pub class: RepairClass,
+    /// Why, in the maintainer's words.
     pub reason: NonBlank,
+    /// Who decides.
     pub actor: NonBlank,
+    /// The maintainer authorization the ceremony is bound to.
     pub authorization: NonBlank,
 }
 
@@ -187,20 +217,32 @@ pub const CONSUMPTION_SCHEMA: &str = "probity.consumption/v1";
 /// Why a lineage cannot be burned. Nothing changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BurnError {
+    /// The lineage is not approved: there is no authority to consume.
     #[error("{lineage} is `{state}`: only an approved review's authority is consumed")]
     NotApproved {
+        /// The lineage named.
         lineage: LineageId,
+        /// Its stage name, e.g. `escalated`.
         state: &'static str,
     },
+    /// The lineage has a successor: only the chain's leaf can be burned.
     #[error("{lineage} is superseded by {leaf}: burn the chain's leaf, not its history")]
-    Superseded { lineage: LineageId, leaf: LineageId },
+    Superseded {
+        /// The lineage named.
+        lineage: LineageId,
+        /// The successor its supersession marker names.
+        leaf: LineageId,
+    },
 }
 
 /// Who acknowledged the consumption, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BurnRequest {
+    /// The approved lineage to burn.
     pub lineage: LineageId,
+    /// Why its authority is consumed, e.g. it was delivered.
     pub reason: NonBlank,
+    /// Who acknowledged it.
     pub actor: NonBlank,
 }
 
@@ -258,8 +300,10 @@ pub fn consumption_tombstone(
 /// A burn refused, or its tombstone not encodable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BurnTombstoneError {
+    /// The lineage cannot be burned.
     #[error(transparent)]
     Refused(#[from] BurnError),
+    /// The tombstone has no canonical bytes.
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
 }

@@ -32,8 +32,12 @@ use crate::snapshot_tools::review_loop::{DocumentCheck, Finish};
 /// against.
 #[derive(Debug, Clone)]
 pub struct RoleContext {
+    /// The role asked: a lens, the refuter or the validator.
     pub role: PromptRole,
+    /// The system prompt: the frame and the role's text, as frozen.
     pub system: String,
+    /// The user message: for a lens, its binding first; then the frozen
+    /// context (findings, diff, changed paths) and the output schema.
     pub user: String,
     /// The prompt's digest (the one the lineage froze).
     pub prompt_digest: Sha256Digest,
@@ -46,18 +50,28 @@ pub struct RoleContext {
 /// Why a role cannot run now. Nothing is asked of any model then.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoleError {
+    /// The prompt set's prompt for the role is not the one start froze (or
+    /// none was frozen).
     #[error(transparent)]
     Prompt(#[from] PromptMismatch),
+    /// The lineage's stage does not await this role's answer.
     #[error("lineage {lineage} is `{state}`: {role} does not run now (next: {next})")]
     NotNow {
+        /// The lineage asked for.
         lineage: LineageId,
+        /// Its stage name, e.g. `validating`.
         state: &'static str,
+        /// The role as displayed, e.g. ``lens `risk` ``.
         role: String,
+        /// The input the lineage awaits instead, e.g. `provide_evidence`.
         next: &'static str,
     },
+    /// The lens is not one the lineage selected.
     #[error("lens `{lens}` is not selected for lineage {lineage}")]
     NotSelected {
+        /// The lineage asked for.
         lineage: LineageId,
+        /// The lens named, lowercase.
         lens: &'static str,
     },
 }
@@ -377,8 +391,11 @@ pub fn transcript_evidence(transcript: &Sha256Digest, prompt: &Sha256Digest) -> 
 /// this is a bug, never the model's doing).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BindError {
+    /// The document does not parse as the role's document.
     #[error(transparent)]
     Document(#[from] RoleDocError),
+    /// The evidence entry is not a valid entry, or the bound document has
+    /// no canonical bytes.
     #[error("could not encode the document: {0}")]
     Encode(String),
 }
@@ -424,10 +441,16 @@ fn canon<T: Serialize>(v: &T) -> Result<Vec<u8>, BindError> {
 /// One finding handed to the fixer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HandedFinding {
+    /// The finding's code-assigned ID, e.g. `R3-001`.
     pub id: FindingId,
+    /// Its severity (BLOCKER or CRITICAL: only severe findings are
+    /// admitted).
     pub severity: Severity,
+    /// Where the reviewer located it, `path:line` or `path:start-end`.
     pub location: NonBlank,
+    /// What the reviewer says is wrong.
     pub claim: NonBlank,
+    /// What the reviewer's claim can be checked against.
     pub proof_refs: Vec<NonBlank>,
 }
 
@@ -436,10 +459,15 @@ pub struct HandedFinding {
 /// with the budget left and the next inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FixerHandoff {
+    /// The lineage in correction.
     pub lineage_id: LineageId,
+    /// The findings admitted to correction, in finding order.
     pub findings: Vec<HandedFinding>,
+    /// The genesis paths, sorted: the only paths a fix may change.
     pub allowed_paths: Vec<RepoPath>,
+    /// The correction budget frozen at start, in lines.
     pub correction_budget: u64,
+    /// Lines already charged by earlier attempts.
     pub charged_lines: u64,
     /// The commands that carry the correction on, in order.
     pub next: Vec<String>,

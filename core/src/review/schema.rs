@@ -12,11 +12,22 @@ use crate::review::state::StateRecord;
 /// The documents `probity schema` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchemaDoc {
+    /// A lens's result, `{findings, evidence}` (R3.1): `reviewer-result/v1`.
     Reviewer,
+    /// The refuter's one batch of outcomes over the admitted inferential
+    /// findings (R3.3): `refuter-batch/v1`.
     Refuter,
+    /// The targeted validator's answer on a correction (R3.4):
+    /// `validator-result/v1`.
     Validator,
+    /// The fourteen-field receipt of a terminal lineage (R7.5):
+    /// `review-receipt/v1`.
     Receipt,
+    /// The stored `{schema, revision, state}` record (R7.2):
+    /// `review-state-record/v1`.
     State,
+    /// The transport bundle of records and receipts (R11.1):
+    /// `review-bundle/v1`.
     Bundle,
 }
 

@@ -28,6 +28,7 @@ pub struct ReceiveUpdate {
     pub old: Option<CommitId>,
     /// `None` when the ref is being deleted.
     pub new: Option<CommitId>,
+    /// The full ref name, starting `refs/`, without `..`.
     pub refname: String,
 }
 
@@ -47,12 +48,30 @@ impl ReceiveUpdate {
 /// A malformed `pre-receive` input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReceiveInputError {
+    /// The input is over [`MAX_RECEIVE_BYTES`] bytes or holds more than
+    /// [`MAX_RECEIVE_LINES`] updates.
     #[error("the pre-receive input is over {limit} bytes or lines")]
-    TooLarge { limit: usize },
+    TooLarge {
+        /// The bound that was passed: the byte or the line limit.
+        limit: usize,
+    },
+    /// A line that is not exactly three space-separated fields, whose ref
+    /// does not start `refs/` or contains `..`, or whose old and new ids
+    /// are both zeros.
     #[error("line {line} of the pre-receive input is not `<old> <new> <ref>`")]
-    Fields { line: usize },
+    Fields {
+        /// The line's 1-based number.
+        line: usize,
+    },
+    /// An old or new field that is neither all zeros nor a 40- or 64-hex
+    /// object id.
     #[error("line {line}: `{value}` is not an object id")]
-    ObjectId { line: usize, value: String },
+    ObjectId {
+        /// The line's 1-based number.
+        line: usize,
+        /// The refused field.
+        value: String,
+    },
 }
 
 fn oid(line: usize, value: &str) -> Result<Option<CommitId>, ReceiveInputError> {
@@ -153,8 +172,11 @@ pub fn is_protected(globs: &[String], refname: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
 pub enum NotesRefDenial {
+    /// The push deletes the notes ref (`notes_ref_deleted`).
     #[error("refs/notes/probity may not be deleted: review authority is append-only")]
     NotesRefDeleted,
+    /// The push moves the notes ref to a commit that does not descend from
+    /// its old tip (`notes_ref_rewritten`).
     #[error(
         "refs/notes/probity may only fast-forward: this update drops review authority the server holds"
     )]
@@ -162,6 +184,8 @@ pub enum NotesRefDenial {
 }
 
 impl NotesRefDenial {
+    /// The stable reason code, `notes_ref_deleted` or
+    /// `notes_ref_rewritten`.
     pub fn code(self) -> &'static str {
         match self {
             NotesRefDenial::NotesRefDeleted => "notes_ref_deleted",

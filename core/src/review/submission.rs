@@ -20,19 +20,39 @@ pub const MAX_ROLE_DOCUMENT_BYTES: u64 = 1024 * 1024;
 /// changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlacementError {
+    /// A result without a lens name while zero or several lenses are
+    /// selected: which lens it is cannot be told.
     #[error(
         "a result without a lens name is accepted only when exactly one lens is selected; name each result: --result LENS=FILE (selected: {selected})"
     )]
-    Unnamed { selected: String },
-    #[error("lens `{lens}` is not selected for this lineage (selected: {selected})")]
-    NotSelected {
-        lens: &'static str,
+    Unnamed {
+        /// The selected lenses, comma-separated in selected order (`none`
+        /// when none is).
         selected: String,
     },
+    /// A result named for a lens the lineage did not select.
+    #[error("lens `{lens}` is not selected for this lineage (selected: {selected})")]
+    NotSelected {
+        /// The lens named, lowercase.
+        lens: &'static str,
+        /// The selected lenses, comma-separated (`none` when none is).
+        selected: String,
+    },
+    /// Two results for the same lens (an unnamed one counts for the only
+    /// selected lens).
     #[error("two results for lens `{lens}`; give exactly one per selected lens")]
-    Duplicate { lens: &'static str },
+    Duplicate {
+        /// The lens given twice, lowercase.
+        lens: &'static str,
+    },
+    /// A selected lens got no result.
     #[error("no result for {missing}; every selected lens needs one (selected: {selected})")]
-    Missing { missing: String, selected: String },
+    Missing {
+        /// The lenses without a result, comma-separated in selected order.
+        missing: String,
+        /// The selected lenses, comma-separated.
+        selected: String,
+    },
 }
 
 fn names(lenses: &[Lens]) -> String {
