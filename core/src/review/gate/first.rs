@@ -41,11 +41,16 @@ pub const MAX_LISTED_BLOBS: usize = 32;
 /// object ID), each with a path it had, and whether more were left unread.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BlobsOutside {
+    /// Up to [`MAX_LISTED_BLOBS`] such blobs, each with a repository path
+    /// it had in the history.
     pub blobs: Vec<(ObjectId, String)>,
+    /// Whether more were found (or left unread) beyond those listed.
     pub more: bool,
 }
 
 impl BlobsOutside {
+    /// No blob outside the reviewed tree, and none unread: the history
+    /// carries only reviewed content.
     pub fn is_empty(&self) -> bool {
         self.blobs.is_empty() && !self.more
     }

@@ -39,13 +39,20 @@ pub use stack::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Gate {
+    /// The candidate a commit would record: worktree and index (R8.2).
     PreCommit,
+    /// The commits a push delivers, each range judged commit by commit
+    /// (R8.3).
     PrePush,
+    /// A delivery against an explicit base, with no fallback (R8.4).
     PrePr,
+    /// The exact revision released and its artifacts' digests (R8.5).
     Release,
 }
 
 impl Gate {
+    /// The kebab-case name used on the command line and in JSON, e.g.
+    /// `pre-commit`.
     pub const fn name(self) -> &'static str {
         match self {
             Gate::PreCommit => "pre-commit",
@@ -91,7 +98,9 @@ impl Applicability {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
+    /// The delivery may cross the boundary.
     Allow,
+    /// It may not: the reason code says why, the next action what to do.
     Deny,
 }
 
@@ -177,10 +186,20 @@ pub enum GateStage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NextAction {
+    /// Nothing: the decision is an allow.
     None,
+    /// Review the live candidate: `probity start`, the selected lenses,
+    /// `probity finalize`.
     StartReview,
+    /// Carry the open review of this candidate on: `probity finalize
+    /// --lineage <id>` with its next input.
     Finalize,
+    /// A maintainer decides whether an escalated review goes on
+    /// (`probity recover --disposition escalation_authorized`).
     HumanDecision,
+    /// The authority is inconsistent (a receipt file that is not the one
+    /// state derives, discovery naming the wrong lineage): rewrite the
+    /// receipt or run a repair ceremony (R9.4).
     Repair,
     /// `probity recover` from the named lineage (an audited successor).
     Recover,
@@ -340,11 +359,17 @@ impl GateDecision {
 #[derive(Debug, Clone, Copy)]
 pub enum Authority<'a> {
     /// Nothing for this candidate or its base; the live changed paths.
-    None { changed_paths: &'a [RepoPath] },
+    None {
+        /// The live candidate's changed paths (what a new review would
+        /// freeze).
+        changed_paths: &'a [RepoPath],
+    },
     /// The lineage whose frozen target equals the live target, and the bytes
     /// of its receipt file if there is one.
     Exact {
+        /// The lineage's state as loaded.
         state: &'a ReviewState,
+        /// Its receipt file's bytes; `None` when there is none.
         receipt_file: Option<&'a [u8]>,
         /// The leaf of the recovery chain that supersedes this lineage, if
         /// any (R9.3).
@@ -354,9 +379,14 @@ pub enum Authority<'a> {
     /// same delta identity as the live target's, on another base, and what
     /// the rebase proof found.
     Rebased {
+        /// The lineage's state as loaded.
         state: &'a ReviewState,
+        /// Its receipt file's bytes; `None` when there is none.
         receipt_file: Option<&'a [u8]>,
+        /// The leaf of the recovery chain that supersedes this lineage, if
+        /// any.
         superseded_by: Option<&'a LineageId>,
+        /// The rebase proof's outcome for the live target.
         check: &'a RebaseCheck,
     },
     /// The latest approved lineage on the same base tree (its slice is not
@@ -365,7 +395,10 @@ pub enum Authority<'a> {
     /// candidate differs from the live candidate (including paths added or
     /// removed).
     Prior {
+        /// The approved lineage's state.
         state: &'a ReviewState,
+        /// Sorted paths in which its final candidate and the live
+        /// candidate differ.
         differing_paths: &'a [RepoPath],
         /// The leaf of the recovery chain that supersedes this lineage, if
         /// any: its receipt is then history, not a standing approval.

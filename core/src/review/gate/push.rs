@@ -12,9 +12,12 @@ use super::*;
 /// `<local ref> <local oid> <remote ref> <remote oid>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefUpdate {
+    /// The source of the refspec as written (`HEAD`, `refs/heads/x`); may
+    /// hold spaces.
     pub local_ref: String,
     /// `None` when the push deletes the remote ref (git writes zeros).
     pub local_oid: Option<CommitId>,
+    /// The destination ref on the remote, e.g. `refs/heads/main`.
     pub remote_ref: String,
     /// `None` when the remote ref does not exist yet (git writes zeros).
     pub remote_oid: Option<CommitId>,
@@ -23,12 +26,26 @@ pub struct RefUpdate {
 /// A malformed pre-push input line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PushInputError {
+    /// A non-blank line with fewer than four space-separated fields, or an
+    /// empty local or remote ref.
     #[error(
         "line {line} of the pre-push input has {fields} fields; git writes `<local ref> <local oid> <remote ref> <remote oid>`"
     )]
-    Fields { line: usize, fields: usize },
+    Fields {
+        /// The line's 1-based number.
+        line: usize,
+        /// How many fields it has (3 when a ref is empty).
+        fields: usize,
+    },
+    /// An oid field that is neither all zeros nor a 40- or 64-hex object
+    /// id.
     #[error("line {line} of the pre-push input: `{value}` is not an object id")]
-    ObjectId { line: usize, value: String },
+    ObjectId {
+        /// The line's 1-based number.
+        line: usize,
+        /// The refused field.
+        value: String,
+    },
 }
 
 fn push_oid(line: usize, value: &str) -> Result<Option<CommitId>, PushInputError> {
@@ -79,8 +96,12 @@ pub fn parse_push_updates(input: &str) -> Result<Vec<RefUpdate>, PushInputError>
 /// One commit of a delivered range, as Git reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeCommit {
+    /// The commit's object id.
     pub commit: CommitId,
+    /// Its tree: what it delivers.
     pub tree: TreeId,
+    /// Its parents in order: none for a root commit, two or more for a
+    /// merge.
     pub parents: Vec<CommitId>,
 }
 
@@ -90,6 +111,7 @@ pub struct DeliveredRange {
     /// The destination refs (`refs/heads/main`, or the tip as named on the
     /// command line), in first-seen order.
     pub refs: Vec<String>,
+    /// The pushed tip, peeled to a commit.
     pub tip: CommitId,
     /// The newest commits of the range, newest first: all of them when the
     /// range has at most one, otherwise at least the first.
@@ -106,7 +128,10 @@ pub struct DeliveredRange {
 pub enum RangeProblem {
     /// The update does not fast-forward the remote ref's current tip `old`:
     /// a forced push, a rewind, or a tip this clone does not have.
-    NotFastForward { old: CommitId },
+    NotFastForward {
+        /// The remote ref's current tip.
+        old: CommitId,
+    },
     /// The pushed object is not a commit (a tag of a tree or a blob).
     NotCommit,
 }
@@ -120,10 +145,16 @@ pub enum UpdateShape {
     /// An existing remote ref the push does not fast-forward from its
     /// current tip (a forced push, a rewind), or whose tip this clone never
     /// saw (that proves nothing): a boundary denial naming `old`.
-    Rewind { old: CommitId },
+    Rewind {
+        /// The remote ref's current tip, as advertised.
+        old: CommitId,
+    },
     /// An existing remote ref fast-forwarded: exactly the commits from its
     /// current tip `from` (as a commit here) to the pushed tip.
-    FastForward { from: CommitId },
+    FastForward {
+        /// The remote ref's current tip, an ancestor of the pushed tip.
+        from: CommitId,
+    },
     /// A new remote ref: what the remote does not advertise now; when that
     /// is nothing (a new ref at a commit the remote holds), the ref's own
     /// commit is the delivery.
@@ -268,12 +299,17 @@ pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommi
 /// How one distinct delivered range was judged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeliveryReport {
+    /// The destination refs that deliver the range, in first-seen order.
     pub refs: Vec<String>,
+    /// The range's tip commit.
     pub tip: CommitId,
     /// Commits in the range (1 for a delivery commit).
     pub commits: usize,
+    /// How the range was judged.
     pub decision: Decision,
+    /// The reason code of that decision.
     pub reason_code: ReasonCode,
+    /// The lineage the range's decision names, if any.
     pub lineage_id: Option<LineageId>,
     /// A range of several commits: how each was judged, oldest first
     /// (absent for a one-commit range and a boundary denial).

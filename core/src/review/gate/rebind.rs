@@ -38,7 +38,9 @@ pub const MAX_REBIND_CHAIN: usize = 64;
 /// One lineage of the chain, as the store holds it.
 #[derive(Debug, Clone, Copy)]
 pub struct ChainLink<'a> {
+    /// The lineage's state as loaded.
     pub state: &'a ReviewState,
+    /// Its receipt file's bytes; `None` when there is none.
     pub receipt_file: Option<&'a [u8]>,
 }
 

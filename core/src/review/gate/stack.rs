@@ -14,22 +14,40 @@ pub const MAX_RANGE_COMMITS: usize = 1000;
 /// Why a list of commits is not a stack a review can bind commit by commit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StackError {
+    /// The range has no commit, or none was listed.
     #[error("the range holds no commit")]
     Empty,
+    /// The range has more than [`MAX_RANGE_COMMITS`] commits.
     #[error(
         "the range holds {count} commits, more than the {limit} Probity reviews or judges one by one"
     )]
-    TooLarge { count: usize, limit: usize },
+    TooLarge {
+        /// How many commits the range has.
+        count: usize,
+        /// The bound, [`MAX_RANGE_COMMITS`].
+        limit: usize,
+    },
+    /// A commit of the range has more than one parent.
     #[error(
         "{commit} is a merge commit ({parents} parents); a review binds a commit with one parent (its base): rebase the branch onto its base, or squash it, so that every commit has one parent"
     )]
-    Merge { commit: CommitId, parents: usize },
+    Merge {
+        /// The first merge commit found.
+        commit: CommitId,
+        /// How many parents it has.
+        parents: usize,
+    },
+    /// The listed commits are not one chain of only parents back from the
+    /// tip, or not all of the range's `count` commits were listed.
     #[error(
         "the range's commits do not form one chain from {tip} ({listed} listed, {chained} chained)"
     )]
     NotLinear {
+        /// The range's tip.
         tip: CommitId,
+        /// How many commits were listed.
         listed: usize,
+        /// How many of them the chain from the tip reached.
         chained: usize,
     },
 }
@@ -153,9 +171,13 @@ pub fn delivery_commits(
 /// How one commit of a stack was judged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CommitReport {
+    /// The commit judged.
     pub commit: CommitId,
+    /// How its (parent tree, tree) was judged.
     pub decision: Decision,
+    /// The reason code of that decision.
     pub reason_code: ReasonCode,
+    /// The lineage that decision names, if any.
     pub lineage_id: Option<LineageId>,
 }
 
@@ -163,7 +185,10 @@ pub struct CommitReport {
 /// each commit was judged (oldest first).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeJudgment {
+    /// The range's decision.
     pub decision: GateDecision,
+    /// How each commit of a stack was judged, oldest first; empty for a
+    /// one-commit range or a boundary denial.
     pub stack: Vec<CommitReport>,
 }
 
