@@ -24,10 +24,10 @@ use probity_ports::review::{
 use probity_store::FileStore;
 
 use crate::authority_cmd::{
-    decision_json, finalize_json, human_decision, review_error, start_json,
+    DecisionView, FinalizeAnswer, StartAnswer, human_decision, review_error,
 };
 use crate::clock::SystemClock;
-use crate::output::{CliError, ErrorKind, Output};
+use crate::output::{CliError, ErrorKind, Output, value_of, wire_name};
 use crate::scripted_model::{ScriptedFinding, ScriptedModel};
 
 /// Which story the demo tells.
@@ -177,7 +177,7 @@ fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliEr
     let st = &started.record.state;
     s.step(
         "probity start: freeze the candidate",
-        start_json(&started.record, false),
+        value_of(&StartAnswer::of(&started.record, false)),
         format!(
             "lineage {} | risk {} | lenses [{}] | {} file(s), {} line(s), budget {}\nintended untracked: {}\nbinding: {}\n",
             st.lineage_id,
@@ -201,28 +201,21 @@ fn finalize_step(
     input: FinalizeInput,
 ) -> Result<drivers::Finalized, CliError> {
     let done = drivers::finalize(repo, store, input).map_err(review_error)?;
-    let v = finalize_json(&done.record, done.receipt_location.as_deref());
+    let answer = FinalizeAnswer::of(&done.record, done.receipt_location.as_deref());
     let mut human = format!(
         "{} is {} | next: {}\n",
-        done.record.state.lineage_id,
-        done.record.state.stage.name(),
-        v["action"].as_str().unwrap_or("?")
+        answer.lineage_id,
+        answer.state,
+        wire_name(answer.action)
     );
-    for f in v["findings"].as_array().into_iter().flatten() {
-        human.push_str(&format!(
-            "  {} {} -> {}\n",
-            f["id"].as_str().unwrap_or("?"),
-            f["severity"].as_str().unwrap_or("?"),
-            f["route"].as_str().unwrap_or("?")
-        ));
-    }
-    if v["charged_lines"].as_u64().unwrap_or(0) > 0 {
+    human.push_str(&answer.human_findings());
+    if answer.charged_lines > 0 {
         human.push_str(&format!(
             "  charged {} of {} budget lines (measured by Git)\n",
-            v["charged_lines"], v["correction_budget"]
+            answer.charged_lines, answer.correction_budget
         ));
     }
-    let mut value = json!({ "finalize": v });
+    let mut value = json!({ "finalize": value_of(&answer) });
     if done.receipt_location.is_some() {
         let receipt = store
             .read_receipt(&done.record.state.lineage_id)
@@ -239,7 +232,7 @@ fn finalize_step(
 fn gate_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let d = drivers::validate_pre_commit(repo, store, &drivers::Delivery::Worktree)
         .map_err(review_error)?;
-    s.step(title, decision_json(&d), human_decision(&d));
+    s.step(title, value_of(&DecisionView::of(&d)), human_decision(&d));
     Ok(())
 }
 
@@ -377,7 +370,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     let lineage = started.record.state.lineage_id.clone();
     s.step(
         "probity start: freeze the candidate (count() is off by one)",
-        start_json(&started.record, false),
+        value_of(&StartAnswer::of(&started.record, false)),
         format!(
             "lineage {lineage} | lenses [reliability] | binding: {}\n",
             started
@@ -416,9 +409,12 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         &lineage,
     )
     .map_err(review_error)?;
-    let mut v = finalize_json(&reviewed.record, reviewed.receipt_location.as_deref());
+    let mut v = value_of(&FinalizeAnswer::of(
+        &reviewed.record,
+        reviewed.receipt_location.as_deref(),
+    ));
     let handoff = probity_core::review::roles::fixer_handoff(&reviewed.record.state);
-    v["handoff"] = json!(handoff);
+    v["handoff"] = value_of(&handoff);
     s.step(
         "probity review --lineage L: the scripted model judges the lens over the frozen tree",
         v,
@@ -468,7 +464,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     .map_err(review_error)?;
     s.step(
         "fix count(), then probity review --lineage L --validate: the targeted validator",
-        finalize_json(&validated.record, None),
+        value_of(&FinalizeAnswer::of(&validated.record, None)),
         format!(
             "{}{} is {} (the fix measured by Git: {} line(s) charged)\n",
             roles_human(std::slice::from_ref(&run)),
@@ -512,7 +508,7 @@ fn push_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Resu
         remote: Some("origin".into()),
     };
     let d = drivers::validate_pre_push(repo, store, &boundary).map_err(review_error)?;
-    s.step(title, decision_json(&d), human_decision(&d));
+    s.step(title, value_of(&DecisionView::of(&d)), human_decision(&d));
     Ok(())
 }
 

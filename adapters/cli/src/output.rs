@@ -176,12 +176,22 @@ pub fn stdout_exit(code: ExitCode) -> ExitCode {
 }
 
 impl Output {
-    /// Prints a successful answer: the JSON value, or the human text.
-    pub fn answer(&self, value: &Value, human: impl FnOnce() -> String) {
-        if self.json {
-            emit(&format!("{}\n", pretty(value)));
-        } else {
+    /// Prints a successful answer: the typed answer as one JSON document
+    /// (object keys sorted, as every answer has always been), or the human
+    /// text.
+    pub fn answer<T: Serialize + ?Sized>(&self, value: &T, human: impl FnOnce() -> String) {
+        if !self.json {
             emit(&human());
+            return;
+        }
+        match serde_json::to_value(value) {
+            Ok(v) => emit(&format!("{}\n", pretty(&v))),
+            // Only a map with non-string keys fails here: a defect, and the
+            // answer was not delivered (exit 7).
+            Err(e) => {
+                STDOUT_FAILED.store(true, Ordering::SeqCst);
+                eprintln!("error[internal_answer_error]: the answer could not be serialized: {e}");
+            }
         }
     }
 
@@ -195,6 +205,24 @@ impl Output {
             eprintln!("{err}");
         }
         ExitCode::from(err.kind.exit_code())
+    }
+}
+
+/// A typed answer as a JSON value, for a document that nests answers (the
+/// demo's steps). Only a map with non-string keys fails to convert, a
+/// defect; the value then says so in the error shape every answer uses.
+pub fn value_of(value: &(impl Serialize + ?Sized)) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|e| {
+        serde_json::json!({"error": {"kind": "io", "code": "internal_answer_error", "message": e.to_string()}})
+    })
+}
+
+/// The JSON spelling of a unit enum value (a reason code, an
+/// applicability), for human text: the same word `--json` prints.
+pub fn wire_name(value: impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
     }
 }
 

@@ -4,15 +4,16 @@
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
+use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::NonBlank;
+use probity_core::review::ids::{LineageId, NonBlank};
 use probity_core::review::recovery::{Disposition, RecoverRequest};
+use probity_core::review::repair::UniquenessProof;
 use probity_ports::review as drivers;
 
 use crate::GlobalArgs;
-use crate::authority_cmd::{LensArg, open, parse_lineage, review_error, start_json};
+use crate::authority_cmd::{LensArg, StartAnswer, open, parse_lineage, review_error};
 use crate::clock::SystemClock;
 use crate::output::{CliError, ErrorKind, Output};
 
@@ -124,16 +125,16 @@ pub fn repair(global: &GlobalArgs, out: Output, args: &RepairArgs) -> Result<Exi
     } else {
         format!("the receipt of {lineage} is the one its state derives again; run the gate again")
     };
-    let v = json!({
-        "lineage_id": lineage,
-        "class": class.name(),
-        "audit": done.audit,
-        "proof": done.proof,
-        "retired": done.retired,
-        "receipt_rewritten": done.receipt_rewritten,
-        "message": next,
-    });
-    out.answer(&v, || {
+    let answer = RepairAnswer {
+        lineage_id: &lineage,
+        class: class.name(),
+        audit: &done.audit,
+        proof: &done.proof,
+        retired: done.retired,
+        receipt_rewritten: done.receipt_rewritten,
+        message: &next,
+    };
+    out.answer(&answer, || {
         format!(
             "repaired {lineage} ({}): quarantined, audit record {}\n  proof: the only anomaly of its class among {} lineages\n  next: {next}\n",
             class.name(),
@@ -167,13 +168,13 @@ pub fn burn(global: &GlobalArgs, out: Output, args: &BurnArgs) -> Result<ExitCod
     };
     let ctx = open(global)?;
     let tombstone = drivers::burn(&ctx.store, &SystemClock, request).map_err(review_error)?;
-    let v = json!({
-        "lineage_id": lineage,
-        "consumed": true,
-        "tombstone": tombstone,
-        "message": "its authority is consumed: every command that names it answers `lineage_consumed`; a new change is reviewed with `probity start`",
-    });
-    out.answer(&v, || {
+    let answer = BurnAnswer {
+        lineage_id: &lineage,
+        consumed: true,
+        tombstone: &tombstone,
+        message: "its authority is consumed: every command that names it answers `lineage_consumed`; a new change is reviewed with `probity start`",
+    };
+    out.answer(&answer, || {
         format!("{lineage} is consumed; tombstone {tombstone} (Git objects untouched)\n")
     });
     Ok(ExitCode::SUCCESS)
@@ -199,22 +200,20 @@ pub fn invalidate(
     let reason = non_blank("--reason", &args.reason)?;
     let ctx = open(global)?;
     let record = drivers::invalidate(&ctx.store, &lineage, reason).map_err(review_error)?;
-    let v = json!({
-        "lineage_id": record.state.lineage_id,
-        "state": record.state.stage.name(),
-        "store_revision": record.revision,
-        "action": "recover",
-        "message": format!(
+    let answer = InvalidateAnswer {
+        lineage_id: &record.state.lineage_id,
+        state: record.state.stage.name(),
+        store_revision: &record.revision,
+        action: "recover",
+        message: format!(
             "invalidated; to review this candidate again, create the successor: `probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition invalidated --reason R --actor A`",
             record.state.lineage_id, record.revision
         ),
-    });
-    out.answer(&v, || {
+    };
+    out.answer(&answer, || {
         format!(
             "{} is invalidated\n  revision: {}\n  next: {}\n",
-            record.state.lineage_id,
-            record.revision,
-            v["message"].as_str().unwrap_or_default()
+            record.state.lineage_id, record.revision, answer.message
         )
     });
     Ok(ExitCode::SUCCESS)
@@ -255,8 +254,7 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
         request,
     )
     .map_err(review_error)?;
-    let v = start_json(&started.record, started.resumed);
-    out.answer(&v, || {
+    out.answer(&StartAnswer::of(&started.record, started.resumed), || {
         let s = &started.record.state;
         format!(
             "{} {} generation {} (successor of {})\n  selected lenses: {}\n  correction budget: {}\n  next: {}\n",
@@ -275,4 +273,37 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
         )
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `repair` answer.
+#[derive(Debug, Serialize)]
+struct RepairAnswer<'a> {
+    lineage_id: &'a LineageId,
+    class: &'static str,
+    /// The audit record's path, relative to the store root.
+    audit: &'a str,
+    proof: &'a UniquenessProof,
+    retired: bool,
+    receipt_rewritten: bool,
+    message: &'a str,
+}
+
+/// The `burn` answer.
+#[derive(Debug, Serialize)]
+struct BurnAnswer<'a> {
+    lineage_id: &'a LineageId,
+    consumed: bool,
+    /// The tombstone's path, relative to the store root.
+    tombstone: &'a str,
+    message: &'static str,
+}
+
+/// The `invalidate` answer.
+#[derive(Debug, Serialize)]
+struct InvalidateAnswer<'a> {
+    lineage_id: &'a LineageId,
+    state: &'static str,
+    store_revision: &'a Sha256Digest,
+    action: &'static str,
+    message: String,
 }

@@ -28,20 +28,22 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
+use probity_core::digest::Sha256Digest;
 use probity_core::review::prompts::{PromptRole, PromptSet};
-use probity_core::review::roles::fixer_handoff;
-use probity_core::review::state::{NextInput, StateRecord};
-use probity_core::snapshot_tools::review_loop::{LoopError, REVIEWER_FRAME};
+use probity_core::review::roles::{FixerHandoff, fixer_handoff};
+use probity_core::review::state::NextInput;
+use probity_core::snapshot_tools::review_loop::{LoopError, REVIEWER_FRAME, UsageTotals};
 use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
 use probity_git::subject::{Subject, SubjectSpec};
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, ReviewStore, RoleRun, RoleRunError, RoleWorld,
 };
 use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, Stopwatch, run_review};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::json;
 
 use crate::GlobalArgs;
-use crate::authority_cmd::{evidence_cmd, finalize_json, open, parse_lineage, review_error};
+use crate::authority_cmd::{FinalizeAnswer, evidence_cmd, open, parse_lineage, review_error};
 use crate::output::{CliError, ErrorKind, Output};
 use crate::snapshot_cmd::{load_config, open_subject};
 
@@ -146,35 +148,124 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
     }
 }
 
-/// What a role run answers in JSON.
-fn role_json(run: &RoleRun) -> Value {
-    let name = match run.role {
+/// The name a role run answers under: the lens, `refuter` or `validator`.
+fn role_name(role: PromptRole) -> &'static str {
+    match role {
         PromptRole::Lens(l) => l.name(),
         PromptRole::Refuter => "refuter",
         PromptRole::Validator => "validator",
-    };
-    match &run.outcome {
-        Ok(d) => json!({
-            "role": name,
-            "ok": true,
-            "transcript": d.transcript,
-            "transcript_digest": d.transcript_digest,
-            "prompt_digest": d.prompt_digest,
-            "model_calls": d.model_calls,
-            "repaired": d.repaired,
-            "usage": d.usage,
-            "footer": d.footer,
-            "snapshot": {"calls_used": d.calls_used, "bytes_used": d.bytes_used},
-        }),
-        Err(e) => {
-            let err = role_error(e);
-            json!({
-                "role": name,
-                "ok": false,
-                "error": {"code": err.code, "message": err.message, "next_action": err.next_action},
-            })
+    }
+}
+
+/// The reviewer-tool budget a run used.
+#[derive(Debug, Serialize)]
+struct SnapshotUse {
+    calls_used: u32,
+    bytes_used: u64,
+}
+
+/// What a role run answers: its document's provenance, or why it has none.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum RoleAnswer<'a> {
+    Done {
+        role: &'static str,
+        ok: bool,
+        /// Where the transcript is kept (store-relative).
+        transcript: &'a str,
+        transcript_digest: &'a Sha256Digest,
+        prompt_digest: &'a Sha256Digest,
+        model_calls: u32,
+        repaired: bool,
+        usage: &'a UsageTotals,
+        footer: Option<&'a str>,
+        snapshot: SnapshotUse,
+    },
+    Failed {
+        role: &'static str,
+        ok: bool,
+        error: RoleFailure,
+    },
+}
+
+#[derive(Debug, Serialize)]
+struct RoleFailure {
+    code: String,
+    message: String,
+    next_action: String,
+}
+
+impl<'a> RoleAnswer<'a> {
+    fn of(run: &'a RoleRun) -> Self {
+        let role = role_name(run.role);
+        match &run.outcome {
+            Ok(d) => RoleAnswer::Done {
+                role,
+                ok: true,
+                transcript: &d.transcript,
+                transcript_digest: &d.transcript_digest,
+                prompt_digest: &d.prompt_digest,
+                model_calls: d.model_calls,
+                repaired: d.repaired,
+                usage: &d.usage,
+                footer: d.footer.as_deref(),
+                snapshot: SnapshotUse {
+                    calls_used: d.calls_used,
+                    bytes_used: d.bytes_used,
+                },
+            },
+            Err(e) => {
+                let err = role_error(e);
+                RoleAnswer::Failed {
+                    role,
+                    ok: false,
+                    error: RoleFailure {
+                        code: err.code,
+                        message: err.message,
+                        next_action: err.next_action,
+                    },
+                }
+            }
         }
     }
+}
+
+/// The `review --lineage` answer: the finalize answer of where the lineage
+/// stands, each role run, whether the independent check ran, and the
+/// fixer's hand-off while a correction is open.
+#[derive(Debug, Serialize)]
+struct LineageAnswer<'a> {
+    #[serde(flatten)]
+    finalize: FinalizeAnswer<'a>,
+    roles: Vec<RoleAnswer<'a>>,
+    evidence_ran: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handoff: Option<FixerHandoff>,
+}
+
+/// One line of the usage log: what a role's model calls used.
+#[derive(Debug, Serialize)]
+struct UsageLine<'a> {
+    event: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    model_calls: u32,
+    usage: &'a UsageTotals,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    transcript_digest: Option<&'a Sha256Digest>,
+}
+
+/// The free-form `review --subject S --prompt F` answer.
+#[derive(Debug, Serialize)]
+struct FreeFormAnswer<'a> {
+    review: &'a str,
+    verdict: Option<String>,
+    footer: Option<&'a str>,
+    transcript_digest: String,
+    model_calls: u32,
+    length_retried: bool,
+    usage: &'a UsageTotals,
+    snapshot: SnapshotUse,
 }
 
 /// A failed role run as a typed error (what the answer names, and the exit
@@ -280,14 +371,16 @@ fn run_lineage<M: ChatModel>(
         let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
         for r in &runs {
             if let Ok(d) = &r.outcome {
-                let line = json!({
-                    "event": "review.model.usage",
-                    "role": role_json(r)["role"],
-                    "model_calls": d.model_calls,
-                    "usage": d.usage,
-                    "transcript_digest": d.transcript_digest,
-                });
-                let _ = writeln!(log, "{line}");
+                let line = UsageLine {
+                    event: "review.model.usage",
+                    role: Some(role_name(r.role)),
+                    model_calls: d.model_calls,
+                    usage: &d.usage,
+                    transcript_digest: Some(&d.transcript_digest),
+                };
+                if let Ok(line) = serde_json::to_string(&line) {
+                    let _ = writeln!(log, "{line}");
+                }
             }
         }
         let _ = log.flush();
@@ -317,59 +410,41 @@ fn run_lineage<M: ChatModel>(
     } else {
         (record, receipt, false)
     };
-    let v = answer(&record, receipt.as_deref(), &runs, evidence_ran);
-    out.answer(&v, || human(&record, &runs, &failed));
+    let answer = LineageAnswer {
+        finalize: FinalizeAnswer::of(&record, receipt.as_deref()),
+        roles: runs.iter().map(RoleAnswer::of).collect(),
+        evidence_ran,
+        handoff: fixer_handoff(&record.state),
+    };
+    out.answer(&answer, || human(&answer, &runs, &failed));
     Ok(match failed.first() {
         Some(e) => exit_of(e),
         None => ExitCode::SUCCESS,
     })
 }
 
-fn answer(
-    record: &StateRecord,
-    receipt: Option<&str>,
-    runs: &[RoleRun],
-    evidence_ran: bool,
-) -> Value {
-    let mut v = finalize_json(record, receipt);
-    v["roles"] = Value::Array(runs.iter().map(role_json).collect());
-    v["evidence_ran"] = json!(evidence_ran);
-    if let Some(h) = fixer_handoff(&record.state) {
-        v["handoff"] = json!(h);
-    }
-    v
-}
-
-fn human(record: &StateRecord, runs: &[RoleRun], failed: &[CliError]) -> String {
-    let s = &record.state;
+fn human(answer: &LineageAnswer<'_>, runs: &[RoleRun], failed: &[CliError]) -> String {
     let mut t = String::new();
     for r in runs {
-        let v = role_json(r);
         match &r.outcome {
             Ok(d) => t.push_str(&format!(
                 "{}: answered in {} model call(s){}; transcript {}\n",
-                v["role"].as_str().unwrap_or("?"),
+                role_name(r.role),
                 d.model_calls,
                 if d.repaired { " (one repair turn)" } else { "" },
                 d.transcript
             )),
-            Err(_) => t.push_str(&format!(
+            Err(e) => t.push_str(&format!(
                 "{}: {}\n",
-                v["role"].as_str().unwrap_or("?"),
-                v["error"]["message"].as_str().unwrap_or("failed")
+                role_name(r.role),
+                role_error(e).message
             )),
         }
     }
-    t.push_str(&format!("{} is {}\n", s.lineage_id, s.stage.name()));
-    for f in crate::authority_cmd::findings_json(record) {
-        t.push_str(&format!(
-            "  {} {} -> {}\n",
-            f["id"].as_str().unwrap_or("?"),
-            f["severity"].as_str().unwrap_or("?"),
-            f["route"].as_str().unwrap_or("?")
-        ));
-    }
-    if let Some(h) = fixer_handoff(s) {
+    let f = &answer.finalize;
+    t.push_str(&format!("{} is {}\n", f.lineage_id, f.state));
+    t.push_str(&f.human_findings());
+    if let Some(h) = &answer.handoff {
         t.push_str(&format!(
             "  fix exactly: {} (allowed paths: {})\n",
             h.findings
@@ -387,7 +462,7 @@ fn human(record: &StateRecord, runs: &[RoleRun], failed: &[CliError]) -> String 
     for e in failed {
         t.push_str(&format!("  not submitted: {} ({})\n", e.message, e.code));
     }
-    t.push_str(&format!("  next: {}\n", s.next_sentence()));
+    t.push_str(&format!("  next: {}\n", f.message));
     t
 }
 
@@ -438,12 +513,16 @@ fn run_free_form(
         },
     );
     if let Ok(r) = &result {
-        let line = json!({
-            "event": "review.model.usage",
-            "model_calls": r.model_calls,
-            "usage": r.usage,
-        });
-        let _ = writeln!(log, "{line}");
+        let line = UsageLine {
+            event: "review.model.usage",
+            role: None,
+            model_calls: r.model_calls,
+            usage: &r.usage,
+            transcript_digest: None,
+        };
+        if let Ok(line) = serde_json::to_string(&line) {
+            let _ = writeln!(log, "{line}");
+        }
     }
     let _ = log.flush();
     let review = result.map_err(|e| {
@@ -475,19 +554,19 @@ fn run_free_form(
         CliError::new(kind, code, e.to_string(), next)
     })?;
     let rendered = review.rendered();
-    let doc = json!({
-        "review": rendered,
-        "verdict": review.verdict().map(verdict_text),
-        "footer": review.footer,
-        "transcript_digest": review.transcript_digest.to_string(),
-        "model_calls": review.model_calls,
-        "length_retried": review.length_retried,
-        "usage": review.usage,
-        "snapshot": {
-            "calls_used": lp.session().usage().calls_used,
-            "bytes_used": lp.session().usage().bytes_used,
+    let answer = FreeFormAnswer {
+        review: &rendered,
+        verdict: review.verdict().map(verdict_text),
+        footer: review.footer.as_deref(),
+        transcript_digest: review.transcript_digest.to_string(),
+        model_calls: review.model_calls,
+        length_retried: review.length_retried,
+        usage: &review.usage,
+        snapshot: SnapshotUse {
+            calls_used: lp.session().usage().calls_used,
+            bytes_used: lp.session().usage().bytes_used,
         },
-    });
-    out.answer(&doc, || rendered.clone());
+    };
+    out.answer(&answer, || rendered.clone());
     Ok(ExitCode::SUCCESS)
 }

@@ -4,12 +4,18 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
-use probity_core::digest::DomainSha256;
+use probity_core::digest::{DomainSha256, Sha256Digest};
+use probity_core::review::causality::CausalDowngrade;
 use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, MAX_COMMAND_EVIDENCE_BYTES};
+use probity_core::review::finding::{Route, Severity};
+use probity_core::review::ids::{FindingId, LineageId, RepoPath};
 use probity_core::review::lens::Lens;
-use probity_core::review::state::{EVIDENCE_DOMAIN, Stage, StateRecord};
+use probity_core::review::state::{
+    EVIDENCE_DOMAIN, EscalationReason, LensBinding, NextInput, Stage, StateRecord,
+};
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, LensResultInput, StoreError, SubmitInput,
     Submitted,
@@ -212,21 +218,24 @@ fn lens_context(
         .lens_bindings()
         .into_iter()
         .find(|b| b.lens == lens);
-    let v = json!({
-        "lineage_id": lineage,
-        "state": record.state.stage.name(),
-        "lens": lens,
-        "finding_id_prefix": lens.prefix(),
-        "binding": c.binding,
-        "token": binding.map(|b| b.token),
-        "prompt_digest": c.prompt_digest,
-        "subject": format!("tree:{}", record.state.snapshot.candidate_tree),
-        "system": c.system,
-        "user": c.user,
-        "schema": probity_core::review::schema::SchemaDoc::Reviewer.schema(),
-        "submit": format!("probity lens submit --lineage {lineage} --lens {} --binding <token> <result.json>", lens.name()),
-    });
-    out.answer(&v, || format!("{}\n\n{}\n", c.system, c.user));
+    let answer = LensContextAnswer {
+        lineage_id: &lineage,
+        state: record.state.stage.name(),
+        lens,
+        finding_id_prefix: lens.prefix(),
+        binding: c.binding.as_deref(),
+        token: binding.map(|b| b.token),
+        prompt_digest: &c.prompt_digest,
+        subject: format!("tree:{}", record.state.snapshot.candidate_tree),
+        system: &c.system,
+        user: &c.user,
+        schema: probity_core::review::schema::SchemaDoc::Reviewer.schema(),
+        submit: format!(
+            "probity lens submit --lineage {lineage} --lens {} --binding <token> <result.json>",
+            lens.name()
+        ),
+    };
+    out.answer(&answer, || format!("{}\n\n{}\n", c.system, c.user));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -255,71 +264,116 @@ pub struct PreflightArgs {
     pub binding: Option<String>,
 }
 
-pub fn findings_json(record: &StateRecord) -> Vec<Value> {
-    record
-        .state
-        .stage
-        .judgment()
-        .map(|j| {
-            j.routed()
-                .map(|(f, route)| {
-                    let mut v = json!({"id": f.id, "severity": f.severity, "route": route});
-                    if let Some(d) = &f.causal_downgrade {
-                        v["causal_downgrade"] = json!(d);
-                    }
-                    v
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// One finding of a finalize answer, with its final route.
+#[derive(Debug, Serialize)]
+pub struct FindingEntry<'a> {
+    pub id: FindingId,
+    pub severity: Severity,
+    pub route: Route,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub causal_downgrade: Option<&'a CausalDowngrade>,
 }
 
-fn correction_json(record: &StateRecord) -> (u64, Value) {
-    let c = record.state.stage.correction();
-    let charged = c.map(|c| c.charged_lines()).unwrap_or(0);
-    let attempts = c
-        .map(|c| {
-            c.attempts
-                .iter()
-                .map(|a| {
-                    json!({
-                        "forecast_lines": a.forecast_lines,
-                        "actual_lines": a.actual_lines,
-                        "paths": a.paths,
-                        "fix_delta_hash": a.fix_delta_hash,
-                        "passed": a.passed(),
+impl<'a> FindingEntry<'a> {
+    /// Every finding of the record's judgment (none before one), in
+    /// finding order.
+    pub fn all(record: &'a StateRecord) -> Vec<FindingEntry<'a>> {
+        record
+            .state
+            .stage
+            .judgment()
+            .map(|j| {
+                j.routed()
+                    .map(|(f, route)| FindingEntry {
+                        id: f.id,
+                        severity: f.severity,
+                        route,
+                        causal_downgrade: f.causal_downgrade.as_ref(),
                     })
-                })
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    (charged, json!(attempts))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
-/// The finalize answer as JSON.
-pub fn finalize_json(record: &StateRecord, receipt_path: Option<&str>) -> Value {
-    let s = &record.state;
-    let action = s.next_action();
-    let mut v = json!({
-        "lineage_id": s.lineage_id,
-        "state": s.stage.name(),
-        "action": action,
-        "message": s.next_sentence(),
-        "store_revision": record.revision,
-        "findings": findings_json(record),
-        "correction_budget": s.frozen.correction_budget,
-        "charged_lines": correction_json(record).0,
-        "attempts": correction_json(record).1,
-        // R12.6: a dispute is counted, never a silent dismissal.
-        "disputes": s.stage.judgment().map_or(0, |j| j.disputes.len()),
-    });
-    if let (Stage::Escalated { reason, .. }, Some(obj)) = (&s.stage, v.as_object_mut()) {
-        obj.insert("escalation_reason".into(), json!(reason));
+/// One correction attempt of a finalize answer.
+#[derive(Debug, Serialize)]
+struct AttemptEntry<'a> {
+    forecast_lines: u64,
+    actual_lines: u64,
+    paths: &'a [RepoPath],
+    fix_delta_hash: &'a Sha256Digest,
+    passed: bool,
+}
+
+/// The `finalize` answer (also `lens replay`, `dispute` and `review
+/// --lineage`'s): docs/review-authority.md "JSON answers".
+#[derive(Debug, Serialize)]
+pub struct FinalizeAnswer<'a> {
+    pub lineage_id: &'a LineageId,
+    pub state: &'static str,
+    pub action: NextInput,
+    pub message: String,
+    pub store_revision: &'a Sha256Digest,
+    pub findings: Vec<FindingEntry<'a>>,
+    pub correction_budget: u64,
+    pub charged_lines: u64,
+    attempts: Vec<AttemptEntry<'a>>,
+    /// R12.6: a dispute is counted, never a silent dismissal.
+    pub disputes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escalation_reason: Option<EscalationReason>,
+    /// Present in a terminal state only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt_path: Option<&'a str>,
+}
+
+impl<'a> FinalizeAnswer<'a> {
+    /// The answer for a lineage's record and, once terminal, where its
+    /// receipt is.
+    pub fn of(record: &'a StateRecord, receipt_path: Option<&'a str>) -> Self {
+        let s = &record.state;
+        let correction = s.stage.correction();
+        FinalizeAnswer {
+            lineage_id: &s.lineage_id,
+            state: s.stage.name(),
+            action: s.next_action(),
+            message: s.next_sentence(),
+            store_revision: &record.revision,
+            findings: FindingEntry::all(record),
+            correction_budget: s.frozen.correction_budget,
+            charged_lines: correction.map_or(0, |c| c.charged_lines()),
+            attempts: correction
+                .map(|c| {
+                    c.attempts
+                        .iter()
+                        .map(|a| AttemptEntry {
+                            forecast_lines: a.forecast_lines,
+                            actual_lines: a.actual_lines,
+                            paths: &a.paths,
+                            fix_delta_hash: &a.fix_delta_hash,
+                            passed: a.passed(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            disputes: s.stage.judgment().map_or(0, |j| j.disputes.len()),
+            escalation_reason: if let Stage::Escalated { reason, .. } = &s.stage {
+                Some(*reason)
+            } else {
+                None
+            },
+            receipt_path,
+        }
     }
-    if let (Some(p), Some(obj)) = (receipt_path, v.as_object_mut()) {
-        obj.insert("receipt_path".into(), json!(p));
+
+    /// The findings as human lines (`  ID SEVERITY -> ROUTE`).
+    pub fn human_findings(&self) -> String {
+        self.findings
+            .iter()
+            .map(|f| format!("  {} {} -> {}\n", f.id, f.severity.name(), f.route.name()))
+            .collect()
     }
-    v
 }
 
 pub fn finalize(
@@ -446,18 +500,11 @@ pub fn finalize(
         },
     )
     .map_err(review_error)?;
-    let v = finalize_json(&done.record, done.receipt_location.as_deref());
-    out.answer(&v, || {
+    let answer = FinalizeAnswer::of(&done.record, done.receipt_location.as_deref());
+    out.answer(&answer, || {
         let s = &done.record.state;
         let mut t = format!("{} is {}\n", s.lineage_id, s.stage.name());
-        for f in findings_json(&done.record) {
-            t.push_str(&format!(
-                "  {} {} -> {}\n",
-                f["id"].as_str().unwrap_or("?"),
-                f["severity"].as_str().unwrap_or("?"),
-                f["route"].as_str().unwrap_or("?")
-            ));
-        }
+        t.push_str(&answer.human_findings());
         if let Some(p) = &done.receipt_location {
             t.push_str(&format!("  receipt: {p}\n"));
         }
@@ -494,18 +541,14 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
             "do not run the lens: use the lineage and the exact binding `probity start` printed, or `probity status` to see what the lineage needs",
         )
     })?;
-    let v = json!({
-        "ok": true,
-        "lineage_id": lineage,
-        "state": record.state.stage.name(),
-        "lens": binding.lens,
-        "order": binding.order,
-        "finding_id_prefix": binding.finding_id_prefix,
-        "binding": binding.binding,
-        "token": binding.token,
-        "store_revision": record.revision,
-    });
-    out.answer(&v, || {
+    let answer = PreflightAnswer {
+        ok: true,
+        lineage_id: &lineage,
+        state: record.state.stage.name(),
+        binding: &binding,
+        store_revision: &record.revision,
+    };
+    out.answer(&answer, || {
         format!(
             "ready: lens {} may run for {lineage}\n  binding: {}\n  token: {}\n",
             binding.lens.name(),
@@ -589,9 +632,9 @@ pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<E
         },
     )
     .map_err(review_error)?;
-    let v = finalize_json(&record, None);
-    let disputes = v["disputes"].as_u64().unwrap_or(0);
-    out.answer(&v, || {
+    let answer = FinalizeAnswer::of(&record, None);
+    let disputes = answer.disputes;
+    out.answer(&answer, || {
         format!(
             "{} is `{}` ({disputes} finding(s) disputed)\n  next: {}\n",
             record.state.lineage_id,
@@ -736,19 +779,19 @@ fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<Exit
             s.lineage_id
         )
     };
-    let v = json!({
-        "ok": true,
-        "lineage_id": s.lineage_id,
-        "lens": done.binding.lens,
-        "token": done.binding.token,
-        "stored": done.outcome == Submitted::New,
-        "submitted": done.submitted,
-        "missing": missing,
-        "state": s.stage.name(),
-        "store_revision": done.record.revision,
-        "message": next,
-    });
-    out.answer(&v, || {
+    let answer = SubmittedAnswer {
+        ok: true,
+        lineage_id: &s.lineage_id,
+        lens: done.binding.lens,
+        token: &done.binding.token,
+        stored: done.outcome == Submitted::New,
+        submitted: &done.submitted,
+        missing: &missing,
+        state: s.stage.name(),
+        store_revision: &done.record.revision,
+        message: &next,
+    };
+    out.answer(&answer, || {
         format!(
             "{} result for lens {} of {}\n  next: {next}\n",
             if done.outcome == Submitted::New {
@@ -761,4 +804,50 @@ fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<Exit
         )
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `lens context` answer: what a model-run lens is given.
+#[derive(Debug, Serialize)]
+struct LensContextAnswer<'a> {
+    lineage_id: &'a LineageId,
+    state: &'static str,
+    lens: Lens,
+    finding_id_prefix: &'static str,
+    binding: Option<&'a str>,
+    token: Option<String>,
+    prompt_digest: &'a Sha256Digest,
+    /// `tree:` and the frozen candidate tree.
+    subject: String,
+    system: &'a str,
+    user: &'a str,
+    /// The reviewer result schema the lens answers in.
+    schema: Value,
+    submit: String,
+}
+
+/// The `lens preflight` answer: the lens may run.
+#[derive(Debug, Serialize)]
+struct PreflightAnswer<'a> {
+    ok: bool,
+    lineage_id: &'a LineageId,
+    state: &'static str,
+    #[serde(flatten)]
+    binding: &'a LensBinding,
+    store_revision: &'a Sha256Digest,
+}
+
+/// The `lens submit` / `lens replay` answer.
+#[derive(Debug, Serialize)]
+struct SubmittedAnswer<'a> {
+    ok: bool,
+    lineage_id: &'a LineageId,
+    lens: Lens,
+    token: &'a str,
+    /// False when the same result was already kept.
+    stored: bool,
+    submitted: &'a [Lens],
+    missing: &'a [&'static str],
+    state: &'static str,
+    store_revision: &'a Sha256Digest,
+    message: &'a str,
 }

@@ -805,10 +805,10 @@ mod status;
 mod validate;
 
 pub use finalize::{
-    DisputeArgs, FinalizeArgs, LensCommand, dispute, finalize, finalize_json, findings_json, lens,
+    DisputeArgs, FinalizeAnswer, FinalizeArgs, LensCommand, dispute, finalize, lens,
 };
 
 pub(crate) mod evidence_cmd;
-pub use start::{StartArgs, start, start_json};
+pub use start::{StartAnswer, StartArgs, start};
 pub use status::{StatusArgs, status};
-pub use validate::{ValidateArgs, decision_json, human_decision, validate};
+pub use validate::{DecisionView, ValidateArgs, human_decision, validate};

@@ -19,10 +19,12 @@ use std::io::Read as _;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use probity_core::review::bundle::Bundle;
-use probity_core::review::gate::{Decision, GateDecision, ReasonCode};
+use probity_core::review::gate::{Decision, GateDecision, GateStage, ReasonCode};
+use probity_core::review::ids::CommitId;
+use probity_core::review::pre_pr::BaseAdvance;
 use probity_core::review::server::{
     MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
 };
@@ -31,9 +33,9 @@ use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveS
 
 use crate::GlobalArgs;
 use crate::bundle_cmd::{ScratchStore, transport_error};
-use crate::output::{CliError, ErrorKind, Output};
+use crate::output::{CliError, ErrorKind, Output, wire_name};
 
-use super::validate::{GateArg, ValidateArgs, decision_json};
+use super::validate::{DecisionView, GateArg, ValidateArgs};
 
 /// Where a publication gate takes its authority from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -180,13 +182,6 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<Exit
     }
 }
 
-fn name(v: impl serde::Serialize) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
-}
-
 fn next_hint(code: &str) -> &'static str {
     match code {
         "receipt_missing" | "receipt_scope_changed" | "receipt_unrelated" => {
@@ -217,11 +212,16 @@ fn next_hint(code: &str) -> &'static str {
     }
 }
 
-fn finish(out: Output, v: Value, allow: bool, text: String) -> Result<ExitCode, CliError> {
+fn finish(
+    out: Output,
+    answer: &impl Serialize,
+    allow: bool,
+    text: String,
+) -> Result<ExitCode, CliError> {
     // Text goes to stderr: a hook's output reaches the pusher as
     // `remote:` lines either way, and stdout stays for --json.
     if out.json {
-        out.answer(&v, String::new);
+        out.answer(answer, String::new);
     } else {
         eprint!("{text}");
     }
@@ -232,41 +232,86 @@ fn finish(out: Output, v: Value, allow: bool, text: String) -> Result<ExitCode, 
     })
 }
 
+/// A transport refusal (a note, bundle, scope or signature code) as the
+/// server-side gates answer it.
+#[derive(Debug, Serialize)]
+struct DenialAnswer<'a> {
+    gate: &'a str,
+    decision: Decision,
+    reason_code: &'a str,
+    stage: GateStage,
+    #[serde(rename = "ref")]
+    refname: &'a str,
+    commit: Option<&'a CommitId>,
+    next_action: &'a str,
+    next_step: &'static str,
+    message: &'a str,
+}
+
 fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitCode, CliError> {
-    let v = json!({
-        "gate": gate,
-        "decision": "deny",
-        "reason_code": d.reason_code,
-        "stage": "authority",
-        "ref": d.refname,
-        "commit": d.commit,
-        "next_action": d.next_action,
-        "next_step": next_hint(&d.reason_code),
-        "message": d.message,
-    });
+    let answer = DenialAnswer {
+        gate,
+        decision: Decision::Deny,
+        reason_code: &d.reason_code,
+        stage: GateStage::Authority,
+        refname: &d.refname,
+        commit: d.commit.as_ref(),
+        next_action: d.next_action,
+        next_step: next_hint(&d.reason_code),
+        message: &d.message,
+    };
     let text = format!(
         "probity {gate} DENY: {}\n  {}\n  next: {}\n",
         d.reason_code,
         d.message,
         next_hint(&d.reason_code)
     );
-    finish(out, v, false, text)
+    finish(out, &answer, false, text)
+}
+
+/// A judged decision of a gate whose authority came from
+/// `refs/notes/probity`: the decision, `authority: "notes"`, the next step
+/// for the pusher, and the form's own fields.
+#[derive(Debug, Serialize)]
+struct NotesAnswer<'a> {
+    #[serde(flatten)]
+    decision: DecisionView<'a>,
+    authority: &'static str,
+    next_step: &'static str,
+    #[serde(flatten)]
+    form: NotesForm<'a>,
+}
+
+/// What the notes form adds: pre-receive names its input, pre-pr its
+/// base and head.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum NotesForm<'a> {
+    Receive {
+        /// `hook` (git's lines on stdin) or `range` (`--range --ref`).
+        input: &'static str,
+    },
+    PrePr {
+        base: &'a str,
+        head: &'a str,
+        base_advance: Option<&'a BaseAdvance>,
+    },
 }
 
 fn decision_answer(
     out: Output,
     gate: &str,
     d: &GateDecision,
-    extra: Value,
+    form: NotesForm<'_>,
 ) -> Result<ExitCode, CliError> {
-    let mut v = decision_json(d);
-    v["gate"] = json!(gate);
-    if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
-        m.extend(e);
-    }
-    let code = name(d.reason_code());
+    let code = wire_name(d.reason_code());
     let allow = d.decision() == Decision::Allow;
-    v["next_step"] = json!(if allow { "none" } else { next_hint(&code) });
+    let answer = NotesAnswer {
+        decision: DecisionView::named(d, gate),
+        authority: "notes",
+        next_step: if allow { "none" } else { next_hint(&code) },
+        form,
+    };
     let mut text = format!(
         "probity {gate} {}: {code}\n  {}\n",
         if allow { "ALLOW" } else { "DENY" },
@@ -278,13 +323,13 @@ fn decision_answer(
             r.refs.join(", "),
             r.tip,
             r.commits,
-            name(r.reason_code)
+            wire_name(r.reason_code)
         ));
     }
     if !allow {
         text.push_str(&format!("  next: {}\n", next_hint(&code)));
     }
-    finish(out, v, allow, text)
+    finish(out, &answer, allow, text)
 }
 
 fn split_range(spec: &str) -> Result<(&str, &str), CliError> {
@@ -397,10 +442,12 @@ fn pre_receive(
         signature_policy(&repo)?,
     )
     .map_err(transport_error)?;
-    let form = json!({
-        "input": match scope { ReceiveScope::Hook { .. } => "hook", ReceiveScope::Range => "range" },
-        "authority": "notes",
-    });
+    let form = NotesForm::Receive {
+        input: match scope {
+            ReceiveScope::Hook { .. } => "hook",
+            ReceiveScope::Range => "range",
+        },
+    };
     match answer {
         PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d),
         PreReceive::Judged(d) => decision_answer(out, "pre-receive", &d, form),
@@ -435,7 +482,11 @@ fn pre_pr_notes(
             out,
             "pre-pr",
             &pr.decision,
-            json!({"base": base, "head": head, "base_advance": pr.base_advance, "authority": "notes"}),
+            NotesForm::PrePr {
+                base,
+                head,
+                base_advance: pr.base_advance.as_ref(),
+            },
         ),
     }
 }

@@ -3,9 +3,13 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use probity_core::review::state::StateRecord;
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
+use probity_core::review::lens::Lens;
+use probity_core::review::risk::{RiskLevel, RiskReason};
+use probity_core::review::state::{LensBinding, NextInput, Predecessor, StateRecord};
 use probity_ports::review::{self as drivers};
 
 use crate::GlobalArgs;
@@ -35,32 +39,110 @@ pub struct StartArgs {
     pub range: Option<String>,
 }
 
-/// The start answer as JSON (names other tools read: keep them).
-pub fn start_json(record: &StateRecord, resumed: bool) -> Value {
-    let s = &record.state;
-    let action = s.next_action();
-    json!({
-        "lineage_id": s.lineage_id,
-        "state": s.stage.name(),
-        "resumed": resumed,
-        "risk_level": s.frozen.risk_level,
-        "risk_reasons": s.frozen.risk_reasons,
-        "selected_lenses": s.frozen.selected_lenses,
-        "lens_bindings": s.lens_bindings(),
-        "changed_files": s.frozen.changed_files,
-        "changed_lines": s.frozen.authored_lines,
-        "correction_budget": s.frozen.correction_budget,
-        "base_tree": s.snapshot.base_tree,
-        "candidate_tree": s.snapshot.candidate_tree,
-        "paths_digest": s.snapshot.paths_digest,
-        "intended_untracked": s.snapshot.intended_untracked,
-        "policy_hash": s.frozen.policy_hash,
-        "store_revision": record.revision,
-        "generation": s.generation,
-        "predecessor": s.predecessor,
-        "action": action,
-        "message": s.next_sentence(),
-    })
+/// The `start` answer (and `recover`'s, for the successor): the names
+/// other tools read (docs/review-authority.md "JSON answers"); keep them.
+#[derive(Debug, Serialize)]
+pub struct StartAnswer<'a> {
+    lineage_id: &'a LineageId,
+    state: &'static str,
+    /// True when an existing lineage for this candidate was resumed.
+    resumed: bool,
+    risk_level: RiskLevel,
+    risk_reasons: &'a [RiskReason],
+    selected_lenses: &'a [Lens],
+    lens_bindings: Vec<LensBinding>,
+    changed_files: u64,
+    /// The authored lines the budget derives from.
+    changed_lines: u64,
+    correction_budget: u64,
+    base_tree: &'a TreeId,
+    candidate_tree: &'a TreeId,
+    paths_digest: &'a Sha256Digest,
+    intended_untracked: &'a [RepoPath],
+    policy_hash: &'a Sha256Digest,
+    store_revision: &'a Sha256Digest,
+    generation: u32,
+    predecessor: Option<&'a Predecessor>,
+    action: NextInput,
+    message: String,
+}
+
+impl<'a> StartAnswer<'a> {
+    /// The answer for a lineage's record.
+    pub fn of(record: &'a StateRecord, resumed: bool) -> Self {
+        let s = &record.state;
+        StartAnswer {
+            lineage_id: &s.lineage_id,
+            state: s.stage.name(),
+            resumed,
+            risk_level: s.frozen.risk_level,
+            risk_reasons: &s.frozen.risk_reasons,
+            selected_lenses: &s.frozen.selected_lenses,
+            lens_bindings: s.lens_bindings(),
+            changed_files: s.frozen.changed_files,
+            changed_lines: s.frozen.authored_lines,
+            correction_budget: s.frozen.correction_budget,
+            base_tree: &s.snapshot.base_tree,
+            candidate_tree: &s.snapshot.candidate_tree,
+            paths_digest: &s.snapshot.paths_digest,
+            intended_untracked: &s.snapshot.intended_untracked,
+            policy_hash: &s.frozen.policy_hash,
+            store_revision: &record.revision,
+            generation: s.generation,
+            predecessor: s.predecessor.as_ref(),
+            action: s.next_action(),
+            message: s.next_sentence(),
+        }
+    }
+}
+
+/// One commit `start --commit`, `--history` or `--range` handled: the
+/// start answer plus `commit` and `parent`, or, for a commit that changes
+/// no bytes, `state: "no_change"` and no lineage.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum CommitAnswer<'a> {
+    Started {
+        commit: &'a CommitId,
+        parent: Option<&'a CommitId>,
+        #[serde(flatten)]
+        start: StartAnswer<'a>,
+    },
+    NoChange {
+        commit: &'a CommitId,
+        parent: Option<&'a CommitId>,
+        lineage_id: Option<&'a LineageId>,
+        state: &'static str,
+        action: &'static str,
+        message: &'static str,
+    },
+}
+
+impl<'a> CommitAnswer<'a> {
+    fn of(c: &'a drivers::CommitStart) -> Self {
+        match &c.started {
+            Some(started) => CommitAnswer::Started {
+                commit: &c.commit,
+                parent: c.parent.as_ref(),
+                start: StartAnswer::of(&started.record, started.resumed),
+            },
+            None => CommitAnswer::NoChange {
+                commit: &c.commit,
+                parent: c.parent.as_ref(),
+                lineage_id: None,
+                state: "no_change",
+                action: "none",
+                message: "this commit changes no bytes (its tree is its parent's): nothing to review; every gate allows it as no_change",
+            },
+        }
+    }
+}
+
+/// `start --range`: one commit answer per commit, oldest first.
+#[derive(Debug, Serialize)]
+struct RangeAnswer<'a> {
+    range: &'a str,
+    lineages: Vec<CommitAnswer<'a>>,
 }
 
 pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitCode, CliError> {
@@ -74,38 +156,16 @@ pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitC
         let ctx = open(global)?;
         let c = drivers::start_history(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
             .map_err(review_error)?;
-        let v = commit_json(&c);
-        out.answer(&v, || human_commit(&c));
+        out.answer(&CommitAnswer::of(&c), || human_commit(&c));
         return Ok(ExitCode::SUCCESS);
     }
     let ctx = open(global)?;
     let started = drivers::start(&ctx.repo, &ctx.store, &SystemClock, args.focus.into())
         .map_err(review_error)?;
-    let v = start_json(&started.record, started.resumed);
-    out.answer(&v, || human_start(&started.record, started.resumed));
+    out.answer(&StartAnswer::of(&started.record, started.resumed), || {
+        human_start(&started.record, started.resumed)
+    });
     Ok(ExitCode::SUCCESS)
-}
-
-/// The JSON entry of one commit `start --commit` / `--range` handled: the
-/// start answer plus `commit` and `parent`; a commit that changes no bytes
-/// has `state: "no_change"` and no lineage.
-fn commit_json(c: &drivers::CommitStart) -> Value {
-    match &c.started {
-        Some(started) => {
-            let mut v = start_json(&started.record, started.resumed);
-            v["commit"] = json!(c.commit);
-            v["parent"] = json!(c.parent);
-            v
-        }
-        None => json!({
-            "commit": c.commit,
-            "parent": c.parent,
-            "lineage_id": null,
-            "state": "no_change",
-            "action": "none",
-            "message": "this commit changes no bytes (its tree is its parent's): nothing to review; every gate allows it as no_change",
-        }),
-    }
 }
 
 fn start_commit(
@@ -117,8 +177,7 @@ fn start_commit(
     let ctx = open(global)?;
     let c = drivers::start_commit(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
         .map_err(review_error)?;
-    let v = commit_json(&c);
-    out.answer(&v, || human_commit(&c));
+    out.answer(&CommitAnswer::of(&c), || human_commit(&c));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -139,11 +198,11 @@ fn start_range(
         &tip,
     )
     .map_err(review_error)?;
-    let v = json!({
-        "range": spec,
-        "lineages": commits.iter().map(commit_json).collect::<Vec<_>>(),
-    });
-    out.answer(&v, || {
+    let answer = RangeAnswer {
+        range: spec,
+        lineages: commits.iter().map(CommitAnswer::of).collect(),
+    };
+    out.answer(&answer, || {
         let mut t = format!("{spec}: {} commit(s), oldest first\n", commits.len());
         for c in &commits {
             t.push_str(&human_commit(c));

@@ -3,12 +3,18 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use probity_ports::review::{self as drivers, Status};
+use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::{LineageId, RepoPath};
+use probity_core::review::lens::Lens;
+use probity_core::review::rebase::GateProof;
+use probity_core::review::risk::RiskLevel;
+use probity_core::review::state::{NextInput, Predecessor, Stage};
+use probity_ports::review::{self as drivers, Applicability};
 
 use crate::GlobalArgs;
-use crate::output::{CliError, Output};
+use crate::output::{CliError, Output, wire_name};
 
 use super::*;
 
@@ -25,29 +31,85 @@ pub struct StatusArgs {
     pub next_transition: bool,
 }
 
-/// The status answer as JSON.
-pub fn status_json(st: &Status, receipt_path: Option<String>) -> Value {
-    let s = &st.record.state;
-    let mut v = json!({
-        "lineage_id": s.lineage_id,
-        "state": s.stage.name(),
-        "generation": s.generation,
-        "store_revision": st.record.revision,
-        "applicability": st.applicability,
-        "differing_paths": st.differing_paths,
-        "risk_level": s.frozen.risk_level,
-        "selected_lenses": s.frozen.selected_lenses,
-        "correction_budget": s.frozen.correction_budget,
-        "changed_paths": s.snapshot.paths,
-        "action": s.next_action(),
-        "receipt_path": receipt_path,
-        "predecessor": s.predecessor,
-        "superseded_by": st.superseded_by,
-    });
-    if let Some(p) = &st.proof {
-        v["proof"] = json!(p);
-    }
-    v
+/// The `status` answer: docs/review-authority.md "JSON answers".
+#[derive(Debug, Serialize)]
+struct StatusAnswer<'a> {
+    lineage_id: &'a LineageId,
+    state: &'static str,
+    generation: u32,
+    store_revision: &'a Sha256Digest,
+    applicability: Applicability,
+    differing_paths: &'a [RepoPath],
+    risk_level: RiskLevel,
+    selected_lenses: &'a [Lens],
+    correction_budget: u64,
+    changed_paths: &'a [RepoPath],
+    action: NextInput,
+    /// Where the receipt is, once there is one.
+    receipt_path: Option<String>,
+    predecessor: Option<&'a Predecessor>,
+    superseded_by: Option<&'a LineageId>,
+    /// With `rebased`: the proof that carries the receipt to the live base.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<&'a GateProof>,
+    /// The command that continues from a final lineage, filled in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recover_command: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_transition: Option<NextTransition>,
+}
+
+/// `status --next-transition` (R10.1): the next legal input and, for the
+/// lineage current for the live candidate, its frozen inputs.
+#[derive(Debug, Serialize)]
+struct NextTransition {
+    action: NextInput,
+    message: String,
+    #[serde(flatten)]
+    inputs: FrozenInputs,
+    /// For a lineage that is not current: the command that gives its
+    /// frozen inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    export: Option<String>,
+}
+
+/// The frozen inputs of `--next-transition`: carried, unavailable (with
+/// why), or omitted for a lineage that is not current.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum FrozenInputs {
+    Carried {
+        candidate_diff: Box<probity_core::review::export::CandidateDiff>,
+        changed_path_manifest: Vec<probity_core::review::export::ManifestEntry>,
+    },
+    Unavailable {
+        candidate_diff: InputError,
+        changed_path_manifest: InputCode,
+    },
+    Omitted {
+        candidate_diff: &'static str,
+        changed_path_manifest: &'static str,
+    },
+}
+
+#[derive(Debug, Serialize)]
+struct InputError {
+    error: String,
+    message: String,
+}
+
+#[derive(Debug, Serialize)]
+struct InputCode {
+    error: String,
+}
+
+/// The answer when no lineage applies.
+#[derive(Debug, Serialize)]
+struct NoLineageAnswer {
+    lineage_id: Option<LineageId>,
+    state: Option<&'static str>,
+    applicability: Option<Applicability>,
+    action: &'static str,
 }
 
 pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<ExitCode, CliError> {
@@ -55,74 +117,105 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
     let ctx = open(global)?;
     let st = drivers::status(&ctx.repo, &ctx.store, lineage.as_ref()).map_err(review_error)?;
     let Some(st) = st else {
-        let v = json!({"lineage_id": null, "state": null, "applicability": null, "action": "start_review"});
-        out.answer(&v, || {
+        let answer = NoLineageAnswer {
+            lineage_id: None,
+            state: None,
+            applicability: None,
+            action: "start_review",
+        };
+        out.answer(&answer, || {
             "no review for the live candidate or its base: run `probity start`\n".into()
         });
         return Ok(ExitCode::SUCCESS);
     };
     use probity_ports::review::ReviewStore;
+    let s = &st.record.state;
     let receipt_path = st
         .receipt
         .as_ref()
-        .map(|_| ctx.store.receipt_location(&st.record.state.lineage_id));
-    let mut v = status_json(&st, receipt_path);
+        .map(|_| ctx.store.receipt_location(&s.lineage_id));
     // The way on from a final lineage, filled in: only from the chain's
     // leaf, and for an approved one only when its scope really changed.
     let recover = probity_core::review::recovery::recover_command(&st.record).filter(|_| {
         st.superseded_by.is_none()
-            && (!matches!(
-                st.record.state.stage,
-                probity_core::review::state::Stage::Approved { .. }
-            ) || st.applicability == probity_ports::review::Applicability::ScopeChanged)
+            && (!matches!(s.stage, Stage::Approved { .. })
+                || st.applicability == Applicability::ScopeChanged)
     });
-    if let Some(c) = &recover {
-        v["recover_command"] = json!(c);
-    }
-    if args.next_transition {
-        let s = &st.record.state;
-        let action = s.next_action();
-        let mut next = json!({
-            "action": action,
-            "message": s.next_sentence(),
-        });
+    let next_transition = args.next_transition.then(|| {
         // Frozen inputs only for the lineage that governs the live
         // candidate; any lineage's are available from export-context.
         // A superseded lineage is history: its inputs go through
         // export-context, not the next transition.
-        if st.applicability == probity_ports::review::Applicability::Current
-            && st.superseded_by.is_none()
-        {
+        let current = st.applicability == Applicability::Current && st.superseded_by.is_none();
+        let (inputs, export) = if current {
             match drivers::export_context(&ctx.repo, &ctx.store, &s.lineage_id) {
-                Ok(exported) => {
-                    next["candidate_diff"] = json!(exported.envelope.candidate_diff);
-                    next["changed_path_manifest"] = json!(exported.envelope.changed_path_manifest);
-                }
+                Ok(exported) => (
+                    FrozenInputs::Carried {
+                        candidate_diff: Box::new(exported.envelope.candidate_diff),
+                        changed_path_manifest: exported.envelope.changed_path_manifest,
+                    },
+                    None,
+                ),
                 // The status still answers; the inputs say why they are absent.
                 Err(e) => {
                     let err = review_error(e);
-                    next["candidate_diff"] = json!({"error": err.code, "message": err.message});
-                    next["changed_path_manifest"] = json!({"error": err.code});
+                    (
+                        FrozenInputs::Unavailable {
+                            candidate_diff: InputError {
+                                error: err.code.clone(),
+                                message: err.message,
+                            },
+                            changed_path_manifest: InputCode { error: err.code },
+                        },
+                        None,
+                    )
                 }
             }
         } else {
-            next["candidate_diff"] = json!("omitted");
-            next["changed_path_manifest"] = json!("omitted");
-            next["export"] = json!(format!(
-                "probity export-context --lineage {} --json",
-                s.lineage_id
-            ));
+            (
+                FrozenInputs::Omitted {
+                    candidate_diff: "omitted",
+                    changed_path_manifest: "omitted",
+                },
+                Some(format!(
+                    "probity export-context --lineage {} --json",
+                    s.lineage_id
+                )),
+            )
+        };
+        NextTransition {
+            action: s.next_action(),
+            message: s.next_sentence(),
+            inputs,
+            export,
         }
-        v["next_transition"] = next;
-    }
-    out.answer(&v, || {
-        let s = &st.record.state;
+    });
+    let answer = StatusAnswer {
+        lineage_id: &s.lineage_id,
+        state: s.stage.name(),
+        generation: s.generation,
+        store_revision: &st.record.revision,
+        applicability: st.applicability,
+        differing_paths: &st.differing_paths,
+        risk_level: s.frozen.risk_level,
+        selected_lenses: &s.frozen.selected_lenses,
+        correction_budget: s.frozen.correction_budget,
+        changed_paths: &s.snapshot.paths,
+        action: s.next_action(),
+        receipt_path,
+        predecessor: s.predecessor.as_ref(),
+        superseded_by: st.superseded_by.as_ref(),
+        proof: st.proof.as_ref(),
+        recover_command: recover,
+        next_transition,
+    };
+    out.answer(&answer, || {
         let mut t = format!(
             "{} {} (generation {})\n  applicability: {}\n  revision: {}\n",
             s.lineage_id,
             s.stage.name(),
             s.generation,
-            v["applicability"].as_str().unwrap_or("?"),
+            wire_name(st.applicability),
             st.record.revision
         );
         if let Some(p) = &st.proof {
@@ -143,27 +236,26 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         if let Some(next) = &st.superseded_by {
             t.push_str(&format!("  superseded by {next}: history, not authority\n"));
         }
-        if let Some(c) = &recover {
+        if let Some(c) = &answer.recover_command {
             t.push_str(&format!(
                 "  to continue: `{c}` ({})\n",
                 probity_core::review::recovery::PERSON_VALUES
             ));
         }
-        if let Some(next) = v.get("next_transition") {
-            t.push_str(&format!(
-                "  next: {}\n",
-                next["message"].as_str().unwrap_or_default()
-            ));
-            match next["candidate_diff"]["byte_size"].as_u64() {
-                Some(n) => t.push_str(&format!(
-                    "  frozen diff: {n} bytes ({}); --json carries it\n",
-                    next["candidate_diff"]["sha256"]
-                        .as_str()
-                        .unwrap_or_default()
+        if let Some(next) = &answer.next_transition {
+            t.push_str(&format!("  next: {}\n", next.message));
+            match &next.inputs {
+                FrozenInputs::Carried { candidate_diff, .. } => t.push_str(&format!(
+                    "  frozen diff: {} bytes ({}); --json carries it\n",
+                    candidate_diff.byte_size, candidate_diff.sha256
                 )),
-                None => t.push_str(&format!(
+                FrozenInputs::Unavailable { candidate_diff, .. } => t.push_str(&format!(
+                    "  frozen diff: unavailable ({}): {}\n",
+                    candidate_diff.error, candidate_diff.message
+                )),
+                FrozenInputs::Omitted { .. } => t.push_str(&format!(
                     "  frozen diff: omitted (not current); `{}`\n",
-                    next["export"].as_str().unwrap_or_default()
+                    next.export.as_deref().unwrap_or_default()
                 )),
             }
         }

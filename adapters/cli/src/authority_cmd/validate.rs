@@ -4,16 +4,22 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::gate::{Decision, Gate, GateDecision, parse_push_updates};
-use probity_core::review::release::parse_checksums;
+use probity_core::review::gate::{
+    Decision, DeliveryReport, Gate, GateDecision, GateStage, NextAction, ReasonCode,
+    parse_push_updates,
+};
+use probity_core::review::ids::{CommitId, LineageId, RepoPath};
+use probity_core::review::pre_pr::BaseAdvance;
+use probity_core::review::rebase::GateProof;
+use probity_core::review::release::{ObservedArtifact, parse_checksums};
 use probity_ports::review::{self as drivers, Delivery, PushBoundary};
 use probity_store::ArtifactDir;
 
 use crate::GlobalArgs;
-use crate::output::{CliError, ErrorKind, Output};
+use crate::output::{CliError, ErrorKind, Output, wire_name};
 
 use super::*;
 
@@ -225,25 +231,97 @@ impl ValidateArgs {
     }
 }
 
-/// The gate answer as JSON.
-pub fn decision_json(d: &GateDecision) -> Value {
-    let mut v = json!({
-        "gate": d.gate(),
-        "decision": d.decision(),
-        "reason_code": d.reason_code(),
-        "stage": d.stage(),
-        "lineage_id": d.lineage_id(),
-        "differing_paths": d.differing_paths(),
-        "next_action": d.next_action(),
-        "message": d.message(),
-    });
-    if !d.deliveries().is_empty() {
-        v["deliveries"] = json!(d.deliveries());
+/// A gate decision as every gate answer carries it
+/// (docs/review-authority.md "JSON answers"): its fields, read through
+/// core's accessors, with the gate's name (`pre-receive` for the
+/// server-side gate, which judges as pre-push does).
+#[derive(Debug, Serialize)]
+pub struct DecisionView<'a> {
+    gate: &'a str,
+    decision: Decision,
+    reason_code: ReasonCode,
+    stage: GateStage,
+    lineage_id: Option<&'a LineageId>,
+    differing_paths: &'a [RepoPath],
+    next_action: NextAction,
+    message: &'a str,
+    /// Publication gates: each delivered range and how it was judged.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    deliveries: &'a [DeliveryReport],
+    /// The rebase proof that carried an allow, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    proof: Option<&'a GateProof>,
+}
+
+impl<'a> DecisionView<'a> {
+    /// The view of a decision under its own gate's name.
+    pub fn of(d: &'a GateDecision) -> Self {
+        Self::named(d, d.gate().name())
     }
-    if let Some(p) = &d.proof() {
-        v["proof"] = json!(p);
+
+    /// The view of a decision under another gate's name.
+    pub fn named(d: &'a GateDecision, gate: &'a str) -> Self {
+        DecisionView {
+            gate,
+            decision: d.decision(),
+            reason_code: d.reason_code(),
+            stage: d.stage(),
+            lineage_id: d.lineage_id(),
+            differing_paths: d.differing_paths(),
+            next_action: d.next_action(),
+            message: d.message(),
+            deliveries: d.deliveries(),
+            proof: d.proof(),
+        }
     }
-    v
+}
+
+/// The `validate pre-commit` answer.
+#[derive(Debug, Serialize)]
+struct PreCommitAnswer<'a> {
+    #[serde(flatten)]
+    decision: DecisionView<'a>,
+    /// `worktree` or `index` (`--staged`).
+    delivery: &'static str,
+}
+
+/// The `validate pre-push` answer.
+#[derive(Debug, Serialize)]
+struct PrePushAnswer<'a> {
+    #[serde(flatten)]
+    decision: DecisionView<'a>,
+    /// `updates` (hook lines), `head` or `range`.
+    boundary: &'static str,
+}
+
+/// The `validate pre-pr` answer.
+#[derive(Debug, Serialize)]
+pub(super) struct PrePrAnswer<'a> {
+    #[serde(flatten)]
+    pub(super) decision: DecisionView<'a>,
+    pub(super) base: &'a str,
+    pub(super) head: &'a str,
+    /// How far the base moved past the reviewed base, when it did.
+    pub(super) base_advance: Option<&'a BaseAdvance>,
+}
+
+/// The `validate release` answer.
+#[derive(Debug, Serialize)]
+struct ReleaseAnswer<'a> {
+    #[serde(flatten)]
+    decision: DecisionView<'a>,
+    revision: &'a str,
+    /// The commit the revision named when judged (tags peeled).
+    revision_commit: Option<&'a CommitId>,
+    /// With `--checksums`: the checksums file's digest and the artifacts
+    /// as judged.
+    evidence: Option<ReleaseEvidenceAnswer<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct ReleaseEvidenceAnswer<'a> {
+    checksums_sha256: &'a Sha256Digest,
+    artifacts: &'a [ObservedArtifact],
 }
 
 pub fn human_decision(d: &GateDecision) -> String {
@@ -254,10 +332,7 @@ pub fn human_decision(d: &GateDecision) -> String {
             Decision::Allow => "ALLOW",
             Decision::Deny => "DENY",
         },
-        serde_json::to_value(d.reason_code())
-            .ok()
-            .and_then(|v| v.as_str().map(String::from))
-            .unwrap_or_default(),
+        wire_name(d.reason_code()),
         d.message()
     );
     if let Some(p) = &d.proof() {
@@ -394,12 +469,14 @@ pub fn validate(
         None => Delivery::Worktree,
     };
     let d = drivers::validate_pre_commit(&ctx.repo, &ctx.store, &delivery).map_err(review_error)?;
-    let mut v = decision_json(&d);
-    v["delivery"] = json!(match delivery {
-        Delivery::Worktree => "worktree",
-        Delivery::Index(_) => "index",
-    });
-    out.answer(&v, || human_decision(&d));
+    let answer = PreCommitAnswer {
+        decision: DecisionView::of(&d),
+        delivery: match delivery {
+            Delivery::Worktree => "worktree",
+            Delivery::Index(_) => "index",
+        },
+    };
+    out.answer(&answer, || human_decision(&d));
     Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
@@ -468,17 +545,19 @@ fn validate_release(
     .map_err(review_error)?;
     let d = released.decision;
     let judged = released.revision_commit;
-    let mut v = decision_json(&d);
-    v["revision"] = json!(revision);
-    v["revision_commit"] = json!(judged);
-    v["evidence"] = match (&evidence, &released.observed) {
-        (Some((digest, _, _)), Some(observed)) => json!({
-            "checksums_sha256": digest,
-            "artifacts": observed,
-        }),
-        _ => Value::Null,
+    let answer = ReleaseAnswer {
+        decision: DecisionView::of(&d),
+        revision,
+        revision_commit: judged.as_ref(),
+        evidence: match (&evidence, &released.observed) {
+            (Some((digest, _, _)), Some(observed)) => Some(ReleaseEvidenceAnswer {
+                checksums_sha256: digest,
+                artifacts: observed,
+            }),
+            _ => None,
+        },
     };
-    out.answer(&v, || human_decision(&d));
+    out.answer(&answer, || human_decision(&d));
     Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
@@ -502,11 +581,13 @@ pub(super) fn validate_pre_pr(
     let ctx = open(global)?;
     let pr = drivers::validate_pre_pr(&ctx.repo, &ctx.store, base, head).map_err(review_error)?;
     let d = &pr.decision;
-    let mut v = decision_json(d);
-    v["base"] = json!(base);
-    v["head"] = json!(head);
-    v["base_advance"] = json!(pr.base_advance);
-    out.answer(&v, || {
+    let answer = PrePrAnswer {
+        decision: DecisionView::of(d),
+        base,
+        head,
+        base_advance: pr.base_advance.as_ref(),
+    };
+    out.answer(&answer, || {
         let mut t = human_decision(d);
         if let Some(a) = &pr.base_advance {
             t.push_str(&format!(
@@ -599,13 +680,15 @@ fn validate_pre_push(
     if let PushBoundary::Updates { remote, .. } = &boundary {
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
     }
-    let mut v = decision_json(&d);
-    v["boundary"] = json!(match boundary {
-        PushBoundary::Updates { .. } => "updates",
-        PushBoundary::Head { .. } => "head",
-        PushBoundary::Range { .. } => "range",
-    });
-    out.answer(&v, || {
+    let answer = PrePushAnswer {
+        decision: DecisionView::of(&d),
+        boundary: match boundary {
+            PushBoundary::Updates { .. } => "updates",
+            PushBoundary::Head { .. } => "head",
+            PushBoundary::Range { .. } => "range",
+        },
+    };
+    out.answer(&answer, || {
         let mut t = human_decision(&d);
         for r in d.deliveries() {
             t.push_str(&format!(
@@ -613,20 +696,10 @@ fn validate_pre_push(
                 r.refs.join(", "),
                 r.tip,
                 r.commits,
-                serde_json::to_value(r.reason_code)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default(),
+                wire_name(r.reason_code),
             ));
             for c in &r.stack {
-                t.push_str(&format!(
-                    "    {}: {}\n",
-                    c.commit,
-                    serde_json::to_value(c.reason_code)
-                        .ok()
-                        .and_then(|v| v.as_str().map(String::from))
-                        .unwrap_or_default(),
-                ));
+                t.push_str(&format!("    {}: {}\n", c.commit, wire_name(c.reason_code),));
             }
         }
         t
