@@ -32,11 +32,11 @@ use crate::review::snapshot::{
     FileMode, PATHS_DOMAIN, TARGET_DOMAIN, UNTRACKED_DOMAIN, paths_digest, target_identity,
     untracked_digest,
 };
-use crate::review::state::Stage;
 use crate::review::state::{
     EVIDENCE_DOMAIN, LINEAGE_DOMAIN, RESULTS_DOMAIN, REVISION_DOMAIN, ReviewState, StateError,
     StateRecord, derive_lineage_id,
 };
+use crate::review::state::{Escalation, Stage};
 use crate::review::submission;
 
 /// The version of the vector files' format and content.
@@ -578,7 +578,9 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         .accept_evidence(&failed)
         .map_err(|e| err("command-evidence", e.to_string()))?;
     let Stage::Escalated {
-        evidence_hash: Some(failed_hash),
+        reason: Escalation::EvidenceFailed {
+            evidence_hash: failed_hash,
+        },
         ..
     } = &escalated_by_cmd.stage
     else {

@@ -8,11 +8,11 @@ use probity_core::review::fixtures::{self, fix, validation};
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::{Receipt, TerminalState};
 use probity_core::review::state::{
-    EscalationReason, NextInput, ReviewState, Stage, TransitionError, check_successor,
+    Escalation, EscalationReason, NextInput, ReviewState, TransitionError, check_successor,
 };
 
 fn routes(s: &ReviewState) -> Vec<(String, Route)> {
-    s.stage
+    s.stage()
         .judgment()
         .unwrap()
         .routed()
@@ -21,16 +21,13 @@ fn routes(s: &ReviewState) -> Vec<(String, Route)> {
 }
 
 fn reason(s: &ReviewState) -> Option<EscalationReason> {
-    match &s.stage {
-        Stage::Escalated { reason, .. } => Some(*reason),
-        _ => None,
-    }
+    s.stage().escalation().map(Escalation::reason)
 }
 
 #[test]
 fn the_payments_diff_takes_four_routes() {
     let (state, results, facts) = fixtures::payments_scenario().unwrap();
-    assert_eq!(state.frozen.selected_lenses, Lens::CANONICAL.to_vec());
+    assert_eq!(state.frozen().selected_lenses, Lens::CANONICAL.to_vec());
     let next = state.accept_results(results, &facts).unwrap();
     assert_eq!(
         routes(&next),
@@ -86,20 +83,20 @@ fn refuter(outcome: &str) -> RefuterResult {
 #[test]
 fn inferential_severe_findings_go_to_one_refuter_batch() {
     let s = medium().accept_results(one(INFERENTIAL), &facts()).unwrap();
-    assert_eq!(s.stage.name(), "reviewing");
+    assert_eq!(s.stage().name(), "reviewing");
     assert_eq!(s.next_action(), NextInput::ProvideRefuter);
     assert_eq!(routes(&s), vec![("R3-001".into(), Route::Refuter)]);
 
     let corroborated = s.accept_refuter(refuter("corroborated")).unwrap();
-    assert_eq!(corroborated.stage.name(), "correction_required");
+    assert_eq!(corroborated.stage().name(), "correction_required");
     assert_eq!(corroborated.next_action(), NextInput::ForecastCorrection);
     let refuted = s.accept_refuter(refuter("refuted")).unwrap();
     assert_eq!(
-        (refuted.stage.name(), routes(&refuted)[0].1),
+        (refuted.stage().name(), routes(&refuted)[0].1),
         ("validating", Route::Refuted)
     );
     // The refuted finding is kept.
-    assert_eq!(refuted.stage.judgment().unwrap().findings().count(), 1);
+    assert_eq!(refuted.stage().judgment().unwrap().findings().count(), 1);
     let inconclusive = s.accept_refuter(refuter("inconclusive")).unwrap();
     assert_eq!(
         reason(&inconclusive),
@@ -158,7 +155,7 @@ fn causal_claims_outside_the_change_are_downgraded_and_escalate() {
         .replace("src/parser.rs:4", "src/parser.rs:25");
     let s = medium().accept_results(one(&json), &facts()).unwrap();
     let f = s
-        .stage
+        .stage()
         .judgment()
         .unwrap()
         .findings()
@@ -179,17 +176,17 @@ fn causal_claims_outside_the_change_are_downgraded_and_escalate() {
 fn the_120_line_budget_example() {
     let s = fixtures::budget_scenario().unwrap();
     assert_eq!(
-        (s.frozen.authored_lines, s.frozen.correction_budget),
+        (s.frozen().authored_lines, s.frozen().correction_budget),
         (120, 60)
     );
-    assert_eq!(s.stage.name(), "correction_required");
+    assert_eq!(s.stage().name(), "correction_required");
     let s1 = s.accept_forecast(20).unwrap();
     assert_eq!(s1.next_action(), NextInput::ProvideValidation);
     let s2 = s1.accept_validation(fix(1, 18), validation(false)).unwrap();
     assert_eq!(
         (
-            s2.stage.name(),
-            s2.stage.correction().unwrap().charged_lines()
+            s2.stage().name(),
+            s2.stage().correction().unwrap().charged_lines()
         ),
         ("correction_required", 18)
     );
@@ -198,7 +195,7 @@ fn the_120_line_budget_example() {
         .unwrap()
         .accept_validation(fix(2, 22), validation(false))
         .unwrap();
-    assert_eq!(s3.stage.correction().unwrap().charged_lines(), 40);
+    assert_eq!(s3.stage().correction().unwrap().charged_lines(), 40);
     let over = s3.accept_forecast(25).unwrap();
     assert_eq!(reason(&over), Some(EscalationReason::ForecastOverBudget));
     let third = s3
@@ -208,7 +205,7 @@ fn the_120_line_budget_example() {
         .unwrap();
     assert_eq!(reason(&third), Some(EscalationReason::AttemptsExhausted));
     assert_eq!(
-        third.stage.correction().unwrap().failed_attempts(),
+        third.stage().correction().unwrap().failed_attempts(),
         MAX_FAILED_ATTEMPTS
     );
     for (a, b) in [(&s, &s1), (&s1, &s2), (&s3, &over)] {
@@ -224,7 +221,7 @@ fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
         .unwrap()
         .accept_validation(fix(7, 9), validation(true))
         .unwrap();
-    assert_eq!(fixed.stage.name(), "validating");
+    assert_eq!(fixed.stage().name(), "validating");
     assert_eq!(fixed.final_candidate_tree().as_str(), format!("{:040x}", 7));
     let approved = fixed.accept_evidence(b"all tests pass\n").unwrap();
     let r = Receipt::derive(&approved).unwrap();
@@ -249,7 +246,7 @@ fn no_edit_and_over_budget_attempts_escalate() {
         .accept_forecast(10)
         .unwrap();
     let mut none = fix(0, 0);
-    none.to_tree = s.snapshot.candidate_tree.clone();
+    none.to_tree = s.snapshot().candidate_tree.clone();
     none.paths.clear();
     assert_eq!(
         reason(&s.accept_validation(none, validation(true)).unwrap()),
@@ -308,35 +305,30 @@ fn state_with_more_attempts_than_allowed_does_not_load() {
         .unwrap()
         .accept_validation(fix(3, 3), validation(false))
         .unwrap();
-    let mut forged = third.clone();
-    forged.stage = match third.stage.clone() {
-        Stage::Escalated {
-            judgment,
-            correction: Some(mut c),
-            ..
-        } => {
-            c.attempts.push(
-                fixtures::budget_scenario()
-                    .unwrap()
-                    .accept_forecast(5)
-                    .unwrap()
-                    .accept_validation(fix(9, 3), validation(true))
-                    .unwrap()
-                    .stage
-                    .correction()
-                    .unwrap()
-                    .attempts[0]
-                    .clone(),
-            );
-            Stage::Approved {
-                judgment,
-                correction: Some(c),
-                evidence_hash: probity_core::digest::Sha256Digest::plain(b"x"),
-            }
-        }
-        other => other,
-    };
-    assert!(forged.validate().is_err());
+    // A fourth, passing attempt forged into an approval.
+    let passing = serde_json::to_value(
+        fixtures::budget_scenario()
+            .unwrap()
+            .accept_forecast(5)
+            .unwrap()
+            .accept_validation(fix(9, 3), validation(true))
+            .unwrap(),
+    )
+    .unwrap()["stage"]["correction"]["attempts"][0]
+        .clone();
+    let forged = fixtures::forge(&third, |w| {
+        let stage = &mut w["stage"];
+        stage["correction"]["attempts"]
+            .as_array_mut()
+            .unwrap()
+            .push(passing);
+        stage["state"] = "approved".into();
+        stage.as_object_mut().unwrap().remove("reason");
+        stage["evidence_hash"] =
+            serde_json::to_value(probity_core::digest::Sha256Digest::plain(b"x")).unwrap();
+    });
+    let err = forged.expect_err("a fourth attempt was read as an approval");
+    assert!(err.to_string().contains("correction attempt"), "{err}");
 }
 
 #[test]
@@ -357,26 +349,25 @@ fn successors_cannot_rewrite_history() {
         Err(TransitionError::IllegalEdge { .. })
     ));
     // An appended attempt must carry the pending forecast.
-    let mut other_forecast = s3.clone();
-    if let Stage::Validating {
-        correction: Some(c),
-        ..
-    } = &mut other_forecast.stage
-        && let Some(last) = c.attempts.last_mut()
-    {
-        last.forecast_lines = 11;
-    }
+    let other_forecast = fixtures::forge(&s3, |w| {
+        w["stage"]["correction"]["attempts"][1]["forecast_lines"] = 11.into();
+    })
+    .unwrap();
     assert!(check_successor(&s2f, &other_forecast).is_err());
-    // Dropping an attempt (a re-charge dodge) is refused.
-    let mut forged = s3.clone();
-    if let Stage::Validating {
-        correction: Some(c),
-        ..
-    } = &mut forged.stage
-    {
-        c.attempts.remove(0);
-    }
-    assert!(check_successor(&s2, &forged).is_err());
+    // Dropping an attempt (a re-charge dodge) is refused: the remaining
+    // attempt no longer starts from the candidate.
+    let forged = fixtures::forge(&s3, |w| {
+        w["stage"]["correction"]["attempts"]
+            .as_array_mut()
+            .unwrap()
+            .remove(0);
+    });
+    let err = forged.expect_err("a ledger without its first attempt was read");
+    assert!(
+        err.to_string()
+            .contains("does not start from the previous attempt's tree"),
+        "{err}"
+    );
     // Skipping validating (reviewing → approved) is refused.
     let fresh = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     let validating = fresh
@@ -401,7 +392,7 @@ fn successors_cannot_rewrite_history() {
 #[test]
 fn final_states_name_a_next_step_that_works() {
     let s = fixtures::budget_scenario().unwrap();
-    let lineage = s.lineage_id.to_string();
+    let lineage = s.lineage_id().to_string();
     let approved = s
         .accept_forecast(10)
         .unwrap()
@@ -441,7 +432,7 @@ fn final_states_name_a_next_step_that_works() {
     assert!(
         say.contains(&format!(
             "probity recover --predecessor-lineage {} --disposition invalidated",
-            gone.lineage_id
+            gone.lineage_id()
         )),
         "{say}"
     );

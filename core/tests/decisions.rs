@@ -48,15 +48,15 @@ fn each_stage_expects_its_own_live_candidate() {
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     assert_eq!(
         r0.expected_live(),
-        Some((r0.snapshot.target, &r0.snapshot.candidate_tree))
+        Some((r0.snapshot().target, &r0.snapshot().candidate_tree))
     );
     // In correction: none (the fix is measured), from the frozen tree
     // until an attempt lands, then from its tree.
     let c0 = fixtures::budget_scenario().unwrap();
     assert_eq!(c0.expected_live(), None);
-    assert_eq!(c0.correction_from_tree(), &c0.snapshot.candidate_tree);
-    assert!(c0.is_open_correction_on(&c0.snapshot.base_tree));
-    assert!(!c0.is_open_correction_on(&c0.snapshot.candidate_tree));
+    assert_eq!(c0.correction_from_tree(), &c0.snapshot().candidate_tree);
+    assert!(c0.is_open_correction_on(&c0.snapshot().base_tree));
+    assert!(!c0.is_open_correction_on(&c0.snapshot().candidate_tree));
     let c1 = c0.accept_forecast(5).unwrap();
     let failed = c1.accept_validation(fix(7, 3), validation(false)).unwrap();
     assert_eq!(failed.correction_from_tree(), &fix(7, 3).to_tree);
@@ -70,9 +70,9 @@ fn each_stage_expects_its_own_live_candidate() {
         c2.expected_live(),
         Some((c2.final_target(), c2.final_candidate_tree()))
     );
-    assert!(!c2.is_open_correction_on(&c2.snapshot.base_tree));
+    assert!(!c2.is_open_correction_on(&c2.snapshot().base_tree));
     // A fix may touch only the genesis paths.
-    assert!(c0.takes_fix_of(&c0.snapshot.paths[..1]));
+    assert!(c0.takes_fix_of(&c0.snapshot().paths[..1]));
     assert!(c0.takes_fix_of(&[]));
     assert!(!c0.takes_fix_of(&[p("elsewhere.rs")]));
 }
@@ -85,27 +85,27 @@ fn a_recovery_retry_is_exactly_the_recorded_request() {
         .record()
         .unwrap();
     let request = RecoverRequest {
-        expected_revision: r0.revision,
+        expected_revision: r0.revision(),
         disposition: Disposition::Invalidated,
         reason: nb("wrong branch"),
         actor: nb("dev"),
         authorization: None,
     };
     let link = Predecessor {
-        lineage_id: r0.state.lineage_id.clone(),
-        revision: r0.revision,
+        lineage_id: r0.state().lineage_id().clone(),
+        revision: r0.revision(),
         disposition: Disposition::Invalidated,
         reason: nb("wrong branch"),
         actor: nb("dev"),
         authorization: None,
     };
-    assert!(link.records(&r0.state.lineage_id, &request));
+    assert!(link.records(r0.state().lineage_id(), &request));
     let mut other = request.clone();
     other.reason = nb("another reason");
-    assert!(!link.records(&r0.state.lineage_id, &other));
+    assert!(!link.records(r0.state().lineage_id(), &other));
     let mut authorized = request.clone();
     authorized.authorization = Some(nb("the lead"));
-    assert!(!link.records(&r0.state.lineage_id, &authorized));
-    let elsewhere = fixtures::budget_scenario().unwrap().lineage_id;
+    assert!(!link.records(r0.state().lineage_id(), &authorized));
+    let elsewhere = fixtures::budget_scenario().unwrap().lineage_id().clone();
     assert!(!link.records(&elsewhere, &request));
 }

@@ -10,7 +10,7 @@ use probity_core::review::fixtures;
 use probity_core::review::ids::{FindingId, NonBlank, Timestamp};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::state::{
-    DISPUTE_DOMAIN, Dispute, ReviewState, Stage, StateRecord, TransitionError, check_successor,
+    DISPUTE_DOMAIN, Dispute, ReviewState, StateRecord, TransitionError, check_successor,
 };
 
 fn dispute(id: &str) -> Dispute {
@@ -26,24 +26,24 @@ fn dispute(id: &str) -> Dispute {
 
 fn correction_required() -> ReviewState {
     let s = fixtures::budget_scenario().unwrap();
-    assert_eq!(s.stage.name(), "correction_required");
+    assert_eq!(s.stage().name(), "correction_required");
     s
 }
 
 #[test]
 fn the_only_correction_finding_disputed_goes_to_validating_and_is_resolved() {
     let s = correction_required();
-    let id = s.stage.judgment().unwrap().correction_ids()[0];
+    let id = s.stage().judgment().unwrap().correction_ids()[0];
     let d = s.accept_dispute(dispute(&id.to_string())).unwrap();
     check_successor(&s, &d).unwrap();
-    assert_eq!(d.stage.name(), "validating");
-    let j = d.stage.judgment().unwrap();
+    assert_eq!(d.stage().name(), "validating");
+    let j = d.stage().judgment().unwrap();
     assert_eq!(j.disputes.len(), 1, "counted");
     let routes: Vec<Route> = j.routed().map(|(_, r)| r).collect();
     assert!(routes.contains(&Route::Disputed), "kept, as disputed");
     // The record round-trips and validates.
     let bytes = d.record().unwrap().to_bytes().unwrap();
-    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state, d);
+    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &d);
     // Then evidence approves, and the receipt lists the disputed finding.
     let a = d.accept_evidence(b"cargo test: 80 passed\n").unwrap();
     let receipt = Receipt::derive(&a).unwrap();
@@ -53,7 +53,7 @@ fn the_only_correction_finding_disputed_goes_to_validating_and_is_resolved() {
 #[test]
 fn a_dispute_is_refused_after_an_edit_for_another_route_and_when_different() {
     let s = correction_required();
-    let id = s.stage.judgment().unwrap().correction_ids()[0].to_string();
+    let id = s.stage().judgment().unwrap().correction_ids()[0].to_string();
     // After a forecast (the correction has begun).
     let forecast = s.accept_forecast(10).unwrap();
     assert!(matches!(
@@ -93,18 +93,30 @@ fn a_dispute_is_refused_after_an_edit_for_another_route_and_when_different() {
 #[test]
 fn forged_disputes_fail_validation() {
     let s = correction_required();
-    let id = s.stage.judgment().unwrap().correction_ids()[0].to_string();
+    let id = s.stage().judgment().unwrap().correction_ids()[0].to_string();
     let d = s.accept_dispute(dispute(&id)).unwrap();
-    let mut twice = d.clone();
-    if let Stage::Validating { judgment, .. } = &mut twice.stage {
-        judgment.disputes.push(dispute(&id));
-    }
-    assert!(twice.validate().is_err());
-    // A dispute smuggled in with a forecast.
+    let again = serde_json::to_value(dispute(&id)).unwrap();
+    let twice = fixtures::forge(&d, |w| {
+        let disputes = w["stage"]["judgment"]["disputes"].as_array_mut().unwrap();
+        disputes.push(again.clone());
+    });
+    let err = twice.expect_err("the same finding disputed twice was read");
+    assert!(
+        err.to_string()
+            .contains("a dispute must name a distinct finding"),
+        "{err}"
+    );
+    // A dispute smuggled in with a forecast: with its only admitted finding
+    // disputed, a correction stage is not even a valid record (and so no
+    // successor of anything).
     let forecast = s.accept_forecast(10).unwrap();
-    let mut smuggled = forecast.clone();
-    if let Stage::CorrectionRequired { judgment, .. } = &mut smuggled.stage {
-        judgment.disputes.push(dispute(&id));
-    }
-    assert!(check_successor(&s, &smuggled).is_err());
+    let smuggled = fixtures::forge(&forecast, |w| {
+        w["stage"]["judgment"]["disputes"] = serde_json::json!([again]);
+    });
+    let err = smuggled.expect_err("a dispute smuggled in with a forecast was read");
+    assert!(
+        err.to_string()
+            .contains("no finding is admitted to correction"),
+        "{err}"
+    );
 }

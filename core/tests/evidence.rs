@@ -10,7 +10,7 @@ use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::{Receipt, TerminalState};
 use probity_core::review::state::{
-    EVIDENCE_DOMAIN, EscalationReason, NextInput, ReviewState, Stage, StateRecord, TransitionError,
+    EVIDENCE_DOMAIN, Escalation, NextInput, ReviewState, StateRecord, TransitionError,
     check_successor,
 };
 
@@ -40,17 +40,13 @@ fn a_failed_check_escalates_and_its_evidence_is_bound() {
         let doc = failing_doc(exit);
         let esc = v.accept_evidence(&doc).unwrap();
         let hash = Sha256Digest::of(EVIDENCE_DOMAIN, &doc);
-        match &esc.stage {
-            Stage::Escalated {
-                reason,
-                evidence_hash,
-                ..
-            } => {
-                assert_eq!(*reason, EscalationReason::EvidenceFailed);
-                assert_eq!(*evidence_hash, Some(hash));
-            }
-            other => panic!("expected escalated, got {}", other.name()),
-        }
+        assert_eq!(
+            esc.stage().escalation(),
+            Some(Escalation::EvidenceFailed {
+                evidence_hash: hash
+            }),
+            "escalated by the failed check, its evidence bound"
+        );
         check_successor(&v, &esc).unwrap();
         assert_eq!(esc.next_action(), NextInput::None);
         let receipt = Receipt::derive(&esc).unwrap();
@@ -59,7 +55,7 @@ fn a_failed_check_escalates_and_its_evidence_is_bound() {
         assert!(receipt.resolved_finding_ids.is_empty());
         // The record round-trips and validates.
         let bytes = esc.record().unwrap().to_bytes().unwrap();
-        assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state, esc);
+        assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &esc);
         // The same failing evidence again is an unchanged retry; other
         // evidence (passing or not) is a different retry.
         assert_eq!(esc.accept_evidence(&doc).unwrap(), esc);
@@ -83,7 +79,7 @@ fn opaque_and_passing_evidence_approve() {
     assert_eq!(passed.verdict, EvidenceVerdict::Passed);
     for evidence in [&passed.bytes[..], b"test log: ok"] {
         let s = v.accept_evidence(evidence).unwrap();
-        assert_eq!(s.stage.name(), "approved");
+        assert_eq!(s.stage().name(), "approved");
     }
 }
 
@@ -114,16 +110,22 @@ fn the_reason_and_the_hash_are_tied_in_the_record() {
     let esc = v
         .accept_evidence(&failing_doc(ExitOutcome::Code(1)))
         .unwrap();
-    let mut without = esc.clone();
-    if let Stage::Escalated { evidence_hash, .. } = &mut without.stage {
-        *evidence_hash = None;
-    }
-    assert!(without.validate().is_err());
-    let mut other = esc.clone();
-    if let Stage::Escalated { reason, .. } = &mut other.stage {
-        *reason = EscalationReason::FindingEscalated;
-    }
-    assert!(other.validate().is_err());
+    let without = fixtures::forge(&esc, |w| {
+        w["stage"].as_object_mut().unwrap().remove("evidence_hash");
+    });
+    let err = without.expect_err("evidence_failed without its hash was read");
+    assert!(
+        err.to_string().contains("exactly when the evidence failed"),
+        "{err}"
+    );
+    let other = fixtures::forge(&esc, |w| {
+        w["stage"]["reason"] = "finding_escalated".into();
+    });
+    let err = other.expect_err("another escalation with a hash was read");
+    assert!(
+        err.to_string().contains("exactly when the evidence failed"),
+        "{err}"
+    );
     // And an escalation from `reviewing` cannot claim failed evidence.
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     assert!(check_successor(&r0, &esc).is_err());

@@ -33,7 +33,7 @@ fn state_records_of_the_parser_scenario() {
     for (name, s) in [("reviewing", r0), ("validating", r1), ("approved", r2)] {
         let bytes = s.record().unwrap().to_bytes().unwrap();
         // The pinned bytes load back to the same record.
-        assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state, s);
+        assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &s);
         insta::assert_snapshot!(format!("state_record_{name}"), text(bytes));
     }
 }
@@ -49,7 +49,7 @@ fn a_state_record_with_frozen_prompts_and_its_v2_binding() {
     input.prompts = Some(PromptSet::builtin().freeze(&input.lenses));
     let s = ReviewState::start(input).unwrap();
     let bytes = s.record().unwrap().to_bytes().unwrap();
-    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state, s);
+    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &s);
     insta::assert_snapshot!("state_record_reviewing_with_prompts", text(bytes));
     let bindings = s.lens_bindings();
     insta::assert_snapshot!(
@@ -78,7 +78,7 @@ fn receipt_of_an_escalated_review() {
     let esc = r0
         .accept_results(vec![escalating], &Default::default())
         .unwrap();
-    assert_eq!(esc.stage.name(), "escalated");
+    assert_eq!(esc.stage().name(), "escalated");
     insta::assert_snapshot!(
         "receipt_escalated",
         text(Receipt::derive(&esc).unwrap().to_bytes().unwrap())
@@ -101,9 +101,9 @@ fn an_escalation_by_failed_evidence() {
     .unwrap()
     .bytes;
     let esc = r1.accept_evidence(&doc).unwrap();
-    assert_eq!(esc.stage.name(), "escalated");
+    assert_eq!(esc.stage().name(), "escalated");
     let record = esc.record().unwrap().to_bytes().unwrap();
-    assert_eq!(StateRecord::from_bytes(&record).unwrap().state, esc);
+    assert_eq!(StateRecord::from_bytes(&record).unwrap().state(), &esc);
     let receipt = Receipt::derive(&esc).unwrap().to_bytes().unwrap();
     let state_schema = jsonschema::validator_for(&SchemaDoc::State.schema()).unwrap();
     let receipt_schema = jsonschema::validator_for(&SchemaDoc::Receipt.schema()).unwrap();
@@ -121,7 +121,7 @@ fn a_disputed_finding() {
     use probity_core::review::ids::{FindingId, NonBlank, Timestamp};
     use probity_core::review::state::{DISPUTE_DOMAIN, Dispute};
     let s = fixtures::budget_scenario().unwrap();
-    let id = s.stage.judgment().unwrap().correction_ids()[0];
+    let id = s.stage().judgment().unwrap().correction_ids()[0];
     let disputed = s
         .accept_dispute(Dispute {
             finding_id: FindingId::parse(&id.to_string()).unwrap(),
@@ -162,8 +162,8 @@ fn maintenance_documents() {
     let (r0, _, r2) = approved();
     let nb = |s: &str| NonBlank::parse(s).unwrap();
     let preserved = probity_core::review::preserved::preserve(
-        &r0.lineage_id,
-        &r0.snapshot.target,
+        r0.lineage_id(),
+        &r0.snapshot().target,
         Lens::Reliability,
         Some("lbt1-0123456789abcdef0123"),
         nb("lineage review-1 is locked by another writer (waited 5000 ms)"),
@@ -172,18 +172,18 @@ fn maintenance_documents() {
     .unwrap();
     insta::assert_snapshot!("preserved_result", text(preserved));
     let request = RepairRequest {
-        lineage: r2.lineage_id.clone(),
+        lineage: r2.lineage_id().clone(),
         class: RepairClass::CorruptedRecord,
         reason: nb("a sync tool overwrote the record"),
         actor: nb("maintainer"),
         authorization: nb("OPS-12, approved by the lead"),
     };
     let proof = prove_unique(
-        &r2.lineage_id,
+        r2.lineage_id(),
         &Survey {
             class: RepairClass::CorruptedRecord,
             scanned: 3,
-            anomalies: vec![r2.lineage_id.clone()],
+            anomalies: vec![r2.lineage_id().clone()],
             complete: true,
         },
     )
@@ -193,7 +193,7 @@ fn maintenance_documents() {
         &proof,
         &Timestamp::from_unix_seconds(1_796_000_300),
         &[QuarantinedFile {
-            path: format!("{}/state.json", r2.lineage_id),
+            path: format!("{}/state.json", r2.lineage_id()),
             sha256: Sha256Digest::plain(b"garbage"),
             bytes: 7,
         }],
@@ -203,7 +203,7 @@ fn maintenance_documents() {
     let receipt = Receipt::derive(&r2).unwrap().to_bytes().unwrap();
     let tombstone = consumption_tombstone(
         &BurnRequest {
-            lineage: r2.lineage_id.clone(),
+            lineage: r2.lineage_id().clone(),
             reason: nb("delivered in v1.4"),
             actor: nb("release bot"),
         },
@@ -228,7 +228,7 @@ fn schemas() {
 fn a_scope_changed_denial() {
     let (_, _, r2) = approved();
     let live = LiveTarget::new(
-        r2.snapshot.base_tree.clone(),
+        r2.snapshot().base_tree.clone(),
         TreeId::parse("1111111111111111111111111111111111111111").unwrap(),
     );
     let differing = vec![RepoPath::parse("src/parser.rs").unwrap()];
@@ -267,7 +267,7 @@ fn a_pre_push_denial_with_its_deliveries() {
         problem: None,
     };
     let live = LiveTarget::new(
-        r2.snapshot.base_tree.clone(),
+        r2.snapshot().base_tree.clone(),
         r2.final_candidate_tree().clone(),
     );
     assert!(delivery_commit(Gate::PrePush, &one).is_ok());
@@ -314,7 +314,7 @@ fn an_invalidated_review_and_its_successor() {
     let next = successor(
         &inv,
         RecoverRequest {
-            expected_revision: inv.revision,
+            expected_revision: inv.revision(),
             disposition: Disposition::Invalidated,
             reason: NonBlank::parse("review it again").unwrap(),
             actor: NonBlank::parse("maintainer").unwrap(),
@@ -429,7 +429,7 @@ fn payments_four_routes() {
     let (state, results, facts) = fixtures::payments_scenario().unwrap();
     let next = state.accept_results(results, &facts).unwrap();
     let routes: Vec<Value> = next
-        .stage
+        .stage()
         .judgment()
         .unwrap()
         .routed()
@@ -563,7 +563,7 @@ fn a_rebased_allow_names_its_proof() {
     );
     let check = RebaseCheck::Proven(GateProof {
         kind: ProofKind::RebasedOnto,
-        receipt_base: r2.snapshot.base_tree.clone(),
+        receipt_base: r2.snapshot().base_tree.clone(),
         live_base,
         chain: Vec::new(),
     });

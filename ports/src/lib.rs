@@ -99,8 +99,8 @@
 //!
 //! // start: freezes the candidate, classifies its risk, selects the lenses.
 //! let started = review::start(&git, &store, &Frozen, Lens::Reliability)?;
-//! let lineage = started.record.state.lineage_id.clone();
-//! assert_eq!(started.record.state.frozen.selected_lenses, [Lens::Reliability]);
+//! let lineage = started.record.state().lineage_id().clone();
+//! assert_eq!(started.record.state().frozen().selected_lenses, [Lens::Reliability]);
 //!
 //! // finalize: the lens's strict JSON result (a model or a person wrote it)...
 //! let clean = br#"{"findings":[],"evidence":["read the whole diff"]}"#;
@@ -109,7 +109,7 @@
 //!     results: vec![LensResultInput::named(Lens::Reliability, doc("reliability.json", clean))],
 //!     ..Default::default()
 //! })?;
-//! assert_eq!(judged.record.state.stage.name(), "validating");
+//! assert_eq!(judged.record.state().stage().name(), "validating");
 //!
 //! // ...then evidence from an independent mechanism (a test run's log).
 //! let approved = review::finalize(&git, &store, FinalizeInput {
@@ -117,7 +117,7 @@
 //!     evidence: Some(EvidenceInput::Bytes(doc("cargo-test.log", b"test result: ok\n"))),
 //!     ..Default::default()
 //! })?;
-//! assert_eq!(approved.record.state.stage.name(), "approved");
+//! assert_eq!(approved.record.state().stage().name(), "approved");
 //! assert!(approved.receipt_location.is_some());
 //!
 //! // The gate re-derives the live candidate: the receipt binds exactly it.

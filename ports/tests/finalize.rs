@@ -6,20 +6,20 @@ mod common;
 use common::*;
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
-use probity_core::review::state::{Stage, TransitionError};
+use probity_core::review::state::{Escalation, Stage, TransitionError};
 use probity_ports::review::{self as drivers, FinalizeInput, ReviewError, ReviewStore};
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
 #[test]
 fn a_clean_result_then_evidence_approves_and_writes_the_receipt() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let judged = w
         .finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::CLEAN)]
         })
         .unwrap();
-    assert_eq!(judged.record.state.stage.name(), "validating");
+    assert_eq!(judged.record.state().stage().name(), "validating");
     assert_eq!(judged.receipt_location, None);
     assert_eq!(w.store.read_receipt(&l).unwrap(), None);
     let done = w
@@ -27,28 +27,28 @@ fn a_clean_result_then_evidence_approves_and_writes_the_receipt() {
             i.evidence = Some(documents::evidence(documents::EVIDENCE))
         })
         .unwrap();
-    assert_eq!(done.record.state.stage.name(), "approved");
+    assert_eq!(done.record.state().stage().name(), "approved");
     assert_eq!(
         done.receipt_location,
         Some(w.store.receipt_location(&l)),
         "a terminal answer names its receipt"
     );
-    let derived = Receipt::derive(&done.record.state)
+    let derived = Receipt::derive(done.record.state())
         .unwrap()
         .to_bytes()
         .unwrap();
     assert_eq!(w.store.read_receipt(&l).unwrap(), Some(derived));
     // The judgment is the one the first call accepted.
     assert_eq!(
-        done.record.state.stage.judgment(),
-        judged.record.state.stage.judgment()
+        done.record.state().stage().judgment(),
+        judged.record.state().stage().judgment()
     );
 }
 
 #[test]
 fn without_a_lineage_finalize_discovers_the_live_candidates() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let done = w
         .finalize(FinalizeInput {
             results: vec![documents::result(documents::CLEAN)],
@@ -56,8 +56,8 @@ fn without_a_lineage_finalize_discovers_the_live_candidates() {
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(done.record.state.lineage_id, l);
-    assert_eq!(done.record.state.stage.name(), "approved");
+    assert_eq!(done.record.state().lineage_id(), &l);
+    assert_eq!(done.record.state().stage().name(), "approved");
 }
 
 #[test]
@@ -66,7 +66,7 @@ fn an_exact_retry_answers_the_stored_record_and_writes_nothing() {
     let approved = w.approve();
     let held = w.store.dump();
     let again = w
-        .finalize_with(&approved.state.lineage_id, |i| {
+        .finalize_with(approved.state().lineage_id(), |i| {
             i.results = vec![documents::result(documents::CLEAN)];
             i.evidence = Some(documents::passing_check());
         })
@@ -78,16 +78,16 @@ fn an_exact_retry_answers_the_stored_record_and_writes_nothing() {
 #[test]
 fn a_failing_check_escalates_with_its_evidence_bound() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let done = w
         .finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::CLEAN)];
             i.evidence = Some(documents::failing_check());
         })
         .unwrap();
-    match &done.record.state.stage {
+    match done.record.state().stage() {
         Stage::Escalated {
-            evidence_hash: Some(_),
+            reason: Escalation::EvidenceFailed { .. },
             ..
         } => {}
         other => panic!(
@@ -107,18 +107,15 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
 fn a_blocker_is_corrected_within_its_budget_and_then_approved() {
     let w = world();
     let record = w.in_correction();
-    let l = record.state.lineage_id.clone();
-    assert_eq!(record.state.stage.name(), "correction_required");
-    let budget = record.state.frozen.correction_budget;
+    let l = record.state().lineage_id().clone();
+    assert_eq!(record.state().stage().name(), "correction_required");
+    let budget = record.state().frozen().correction_budget;
     assert!(budget >= 2, "budget {budget}");
     // The forecast comes before the edit.
     let forecast = w
         .finalize_with(&l, |i| i.correction_lines = Some(2))
         .unwrap();
-    assert_eq!(
-        forecast.record.state.stage.correction().unwrap().forecast,
-        Some(2)
-    );
+    assert_eq!(forecast.record.state().stage().forecast(), Some(2));
     w.git.write("src/a.rs", FIX).unwrap();
     // The fix is the live candidate: discovered through the open correction.
     let fixed = w
@@ -127,33 +124,33 @@ fn a_blocker_is_corrected_within_its_budget_and_then_approved() {
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(fixed.record.state.lineage_id, l);
-    assert_eq!(fixed.record.state.stage.name(), "validating");
-    let c = fixed.record.state.stage.correction().unwrap();
+    assert_eq!(fixed.record.state().lineage_id(), &l);
+    assert_eq!(fixed.record.state().stage().name(), "validating");
+    let c = fixed.record.state().stage().correction().unwrap();
     // The fake Git measured one changed line on each side.
     assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
     assert_eq!(
-        fixed.record.state.final_candidate_tree(),
+        fixed.record.state().final_candidate_tree(),
         &w.git.candidate_tree().unwrap()
     );
     let done = w
         .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
         .unwrap();
-    assert_eq!(done.record.state.stage.name(), "approved");
+    assert_eq!(done.record.state().stage().name(), "approved");
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 
 #[test]
 fn a_failed_validation_is_an_attempt_charged_once() {
     let w = world();
-    let l = w.in_correction().state.lineage_id;
+    let l = w.in_correction().state().lineage_id().clone();
     w.git.write("src/a.rs", FIX).unwrap();
     let input = |i: &mut FinalizeInput| {
         i.correction_lines = Some(2);
         i.validation = Some(documents::named("v.json", documents::VALIDATOR_FAIL));
     };
     let first = w.finalize_with(&l, input).unwrap();
-    let c = first.record.state.stage.correction().unwrap();
+    let c = first.record.state().stage().correction().unwrap();
     assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
     // The same command again is an exact retry: no second attempt.
     let held = w.store.dump();
@@ -165,7 +162,7 @@ fn a_failed_validation_is_an_attempt_charged_once() {
 #[test]
 fn refused_inputs_write_nothing() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let held = w.store.dump();
     let cases: Vec<(&str, FinalizeInput)> = vec![
         (
@@ -276,7 +273,7 @@ fn refused_inputs_write_nothing() {
 #[test]
 fn a_changed_candidate_takes_no_result_and_an_unknown_one_has_no_review() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     w.git
         .write("src/a.rs", "fn a() {}\nfn b() { 1 }\n")
         .unwrap();
@@ -306,8 +303,9 @@ fn a_zero_lens_review_takes_evidence_alone() {
     let l = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
-        .state
-        .lineage_id;
+        .state()
+        .lineage_id()
+        .clone();
     drivers::check_evidence_lands(&git, &store, Some(&l)).unwrap();
     let done = drivers::finalize(
         &git,
@@ -319,13 +317,13 @@ fn a_zero_lens_review_takes_evidence_alone() {
         },
     )
     .unwrap();
-    assert_eq!(done.record.state.stage.name(), "approved");
+    assert_eq!(done.record.state().stage().name(), "approved");
 }
 
 #[test]
 fn check_evidence_lands_refuses_before_the_check_runs() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let err = drivers::check_evidence_lands(&w.git, &w.store, Some(&l)).unwrap_err();
     assert!(
         matches!(
@@ -345,7 +343,7 @@ fn check_evidence_lands_refuses_before_the_check_runs() {
 fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
     use probity_testkit::{Crash, Faulty, is_injected};
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let crashing = Faulty::new(w.store, 1, Crash::BeforeReplace);
     let err = drivers::finalize(
         &w.git,
@@ -365,7 +363,7 @@ fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
     assert_eq!(crashing.replaces(), 2);
     let store = crashing.into_inner();
     let validating = store.load(&l).unwrap().unwrap();
-    assert_eq!(validating.state.stage.name(), "validating");
+    assert_eq!(validating.state().stage().name(), "validating");
     let done = drivers::finalize(
         &w.git,
         &store,
@@ -376,5 +374,5 @@ fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
         },
     )
     .unwrap();
-    assert_eq!(done.record.state.stage.name(), "approved");
+    assert_eq!(done.record.state().stage().name(), "approved");
 }

@@ -20,7 +20,7 @@ fn text(s: &str) -> NonBlank {
 
 fn request(pred: &StateRecord, disposition: Disposition, reason: &str) -> RecoverRequest {
     RecoverRequest {
-        expected_revision: pred.revision,
+        expected_revision: pred.revision(),
         disposition,
         reason: text(reason),
         actor: text("maintainer"),
@@ -36,7 +36,7 @@ fn status_relates_the_live_candidate_to_its_lineage() {
         "nothing started"
     );
     let approved = w.approve();
-    let l = approved.state.lineage_id.clone();
+    let l = approved.state().lineage_id().clone();
     let s = drivers::status(&w.git, &w.store, None).unwrap().unwrap();
     assert_eq!(s.record, approved);
     assert_eq!(s.applicability, Applicability::Current);
@@ -60,9 +60,9 @@ fn status_relates_the_live_candidate_to_its_lineage() {
 #[test]
 fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let inv = drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap();
-    assert_eq!(inv.state.stage.name(), "invalidated");
+    assert_eq!(inv.state().stage().name(), "invalidated");
     let held = w.store.dump();
     assert_eq!(
         drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap(),
@@ -74,7 +74,7 @@ fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
     let w = world();
     let judged = w.in_correction();
     let held = w.store.dump();
-    let err = drivers::invalidate(&w.store, &judged.state.lineage_id, text("late")).unwrap_err();
+    let err = drivers::invalidate(&w.store, judged.state().lineage_id(), text("late")).unwrap_err();
     assert!(matches!(err, ReviewError::Transition(_)), "{err}");
     assert_eq!(w.store.dump(), held);
 }
@@ -82,7 +82,7 @@ fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
 #[test]
 fn recover_makes_one_audited_successor_and_never_forks() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let inv = drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap();
     let req = request(&inv, Disposition::Invalidated, "again");
     let s = drivers::recover(
@@ -95,13 +95,13 @@ fn recover_makes_one_audited_successor_and_never_forks() {
     )
     .unwrap();
     assert!(!s.resumed);
-    let succ = &s.record.state;
-    assert_eq!(succ.generation, 2);
-    let link = succ.predecessor.as_ref().unwrap();
-    assert_eq!((&link.lineage_id, link.revision), (&l, inv.revision));
+    let succ = s.record.state();
+    assert_eq!(succ.generation(), 2);
+    let link = succ.predecessor().unwrap();
+    assert_eq!((&link.lineage_id, link.revision), (&l, inv.revision()));
     assert_eq!(
         w.store.successor_of(&l).unwrap(),
-        Some(succ.lineage_id.clone())
+        Some(succ.lineage_id().clone())
     );
     assert_eq!(w.load(&l), inv, "the predecessor is never rewritten");
     // The same request is a retry; another would fork.
@@ -135,7 +135,7 @@ fn recover_makes_one_audited_successor_and_never_forks() {
 fn recover_refuses_what_its_disposition_does_not_allow() {
     let w = world();
     let approved = w.approve();
-    let l = approved.state.lineage_id.clone();
+    let l = approved.state().lineage_id().clone();
     let held = w.store.dump();
     // An approval recovered as scope-changed needs a reviewed path changed
     // (an unrelated new file is not one).
@@ -184,12 +184,12 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     )
     .unwrap();
     assert_eq!(
-        s.record.state.snapshot.candidate_tree,
+        s.record.state().snapshot().candidate_tree,
         w.git.candidate_tree().unwrap()
     );
     // An escalation needs a maintainer's authorization.
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let esc = w
         .finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::ESCALATING)]
@@ -238,8 +238,8 @@ fn submit(lens: Lens, binding: Option<String>, text: &str) -> SubmitInput {
 fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
     let w = world();
     let started = w.start();
-    let l = started.state.lineage_id.clone();
-    let binding = started.state.lens_bindings()[0].clone();
+    let l = started.state().lineage_id().clone();
+    let binding = started.state().lens_bindings()[0].clone();
     let token = Some(binding.token.clone());
     let first = drivers::submit_result(
         &w.git,
@@ -313,7 +313,7 @@ fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
     }
     // Finalize with no results given takes the submitted one.
     let judged = w.finalize_with(&l, |_| {}).unwrap();
-    assert_eq!(judged.record.state.stage.name(), "validating");
+    assert_eq!(judged.record.state().stage().name(), "validating");
     // A resubmission after it was accepted is answered, not refused.
     let late = drivers::submit_result(
         &w.git,

@@ -28,7 +28,7 @@ fn an_approved_candidate_is_allowed_and_the_gate_writes_nothing() {
     let decision = drivers::validate_pre_commit(&w.git, &w.store, &Delivery::Worktree).unwrap();
     assert_eq!(verdict(&decision), says("allow", "receipt_valid"));
     let json = serde_json::to_value(&decision).unwrap();
-    assert_eq!(json["lineage_id"], approved.state.lineage_id.as_str());
+    assert_eq!(json["lineage_id"], approved.state().lineage_id().as_str());
     assert_eq!(w.store.dump(), held);
 }
 
@@ -73,17 +73,17 @@ fn after_the_approved_candidate_is_committed_a_clean_worktree_changes_nothing() 
 fn a_receipt_lost_before_its_projection_denies_until_finalize_writes_it() {
     let w = world();
     let approved = w.approve();
-    let l = approved.state.lineage_id;
-    assert!(w.store.remove_receipt(&l));
+    let l = approved.state().lineage_id();
+    assert!(w.store.remove_receipt(l));
     assert_eq!(w.gate(), says("deny", "receipt_mismatch"));
-    w.finalize_with(&l, |_| {}).unwrap();
+    w.finalize_with(l, |_| {}).unwrap();
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 
 #[test]
 fn an_escalated_review_is_denied() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     w.finalize_with(&l, |i| {
         i.results = vec![documents::result(documents::ESCALATING)]
     })
@@ -99,7 +99,11 @@ fn a_fix_in_progress_is_denied_and_pointed_at_its_correction() {
     let decision = drivers::validate_pre_commit(&w.git, &w.store, &Delivery::Worktree).unwrap();
     assert_eq!(verdict(&decision).0, "deny");
     let json = serde_json::to_value(&decision).unwrap();
-    assert_eq!(json["lineage_id"], open.state.lineage_id.as_str(), "{json}");
+    assert_eq!(
+        json["lineage_id"],
+        open.state().lineage_id().as_str(),
+        "{json}"
+    );
 }
 
 #[test]
@@ -115,7 +119,7 @@ fn a_repository_failure_is_an_error_never_a_decision() {
 fn a_writer_between_the_derivation_and_the_recheck_turns_the_allow_into_a_denial() {
     let w = world();
     let approved = w.approve();
-    let l = approved.state.lineage_id.clone();
+    let l = approved.state().lineage_id().clone();
     let decision =
         drivers::validate_pre_commit_between(&w.git, &w.store, &Delivery::Worktree, &mut || {
             w.store.remove_receipt(&l);

@@ -14,17 +14,17 @@ fn start_freezes_the_live_candidate_and_a_second_start_resumes_it() {
     let w = world();
     let started = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
     assert!(!started.resumed);
-    let s = &started.record.state;
-    assert_eq!(s.snapshot.base_tree, w.git.base_tree().unwrap());
-    assert_eq!(s.snapshot.candidate_tree, w.git.candidate_tree().unwrap());
-    assert_eq!(s.snapshot.paths.len(), 1);
-    assert!(s.snapshot.diff.is_some(), "the diff anchor is frozen");
-    assert_eq!(s.frozen.selected_lenses, vec![Lens::Reliability]);
-    assert!(matches!(s.stage, Stage::Reviewing { judgment: None }));
-    assert_eq!(s.created_at, probity_ports::review::Clock::now(&w.clock));
+    let s = started.record.state();
+    assert_eq!(s.snapshot().base_tree, w.git.base_tree().unwrap());
+    assert_eq!(s.snapshot().candidate_tree, w.git.candidate_tree().unwrap());
+    assert_eq!(s.snapshot().paths.len(), 1);
+    assert!(s.snapshot().diff.is_some(), "the diff anchor is frozen");
+    assert_eq!(s.frozen().selected_lenses, vec![Lens::Reliability]);
+    assert!(matches!(s.stage(), Stage::Reviewing));
+    assert_eq!(*s.created_at(), probity_ports::review::Clock::now(&w.clock));
     assert_eq!(
-        w.store.lookup_target(&s.snapshot.target).unwrap(),
-        Some(s.lineage_id.clone())
+        w.store.lookup_target(&s.snapshot().target).unwrap(),
+        Some(s.lineage_id().clone())
     );
     let held = w.store.dump();
     // Another clock reading: the same candidate resumes its lineage.
@@ -64,12 +64,15 @@ fn a_low_risk_change_selects_no_lens_and_a_high_risk_one_all_four() {
     git.write("docs/notes.md", "# notes\n\nmore\n").unwrap();
     let store = InMemoryStore::new();
     let low = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
-    assert!(low.record.state.frozen.selected_lenses.is_empty());
+    assert!(low.record.state().frozen().selected_lenses.is_empty());
 
     let git = FakeGit::with_base(&[("src/auth/login.rs", BASE)]).unwrap();
     git.write("src/auth/login.rs", CHANGE).unwrap();
     let high = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
-    assert_eq!(high.record.state.frozen.selected_lenses, Lens::CANONICAL);
+    assert_eq!(
+        high.record.state().frozen().selected_lenses,
+        Lens::CANONICAL
+    );
 }
 
 #[test]
@@ -83,7 +86,7 @@ fn a_new_start_over_an_open_correction_is_refused() {
     let held = w.store.dump();
     let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
     assert!(
-        matches!(&err, ReviewError::CorrectionOpen { lineage } if *lineage == open.state.lineage_id),
+        matches!(&err, ReviewError::CorrectionOpen { lineage } if lineage == open.state().lineage_id()),
         "{err}"
     );
     assert_eq!(w.store.dump(), held);
@@ -92,14 +95,14 @@ fn a_new_start_over_an_open_correction_is_refused() {
 #[test]
 fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let escalated = w
         .finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::ESCALATING)]
         })
         .unwrap()
         .record;
-    assert_eq!(escalated.state.stage.name(), "escalated");
+    assert_eq!(escalated.state().stage().name(), "escalated");
     w.git
         .write("src/a.rs", "fn a() {}\nfn side_step() {}\n")
         .unwrap();
@@ -107,7 +110,7 @@ fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision()
     let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
     assert!(
         matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
-            if *lineage == l && *revision == escalated.revision),
+            if *lineage == l && *revision == escalated.revision()),
         "{err}"
     );
     assert_eq!(w.store.dump(), held);
@@ -116,7 +119,7 @@ fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision()
 #[test]
 fn an_invalidated_candidate_is_not_started_again() {
     let w = world();
-    let l = w.start().state.lineage_id;
+    let l = w.start().state().lineage_id().clone();
     let reason = probity_core::review::ids::NonBlank::parse("wrong branch").unwrap();
     drivers::invalidate(&w.store, &l, reason).unwrap();
     let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
@@ -135,9 +138,9 @@ fn start_commit_freezes_a_commit_against_its_parent_and_refuses_an_empty_one() {
         drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap();
     assert_eq!(started.commit, commit);
     let record = started.started.unwrap().record;
-    assert_eq!(record.state.snapshot.base_tree, parent_tree);
+    assert_eq!(record.state().snapshot().base_tree, parent_tree);
     assert_eq!(
-        record.state.snapshot.candidate_tree,
+        record.state().snapshot().candidate_tree,
         w.git.base_tree().unwrap()
     );
     // A commit that changes no bytes has nothing to review.

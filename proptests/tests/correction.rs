@@ -43,7 +43,7 @@ fn medium() -> ReviewState {
 }
 
 fn is_terminal(s: &ReviewState) -> bool {
-    s.stage.is_terminal()
+    s.stage().is_terminal()
 }
 
 proptest! {
@@ -60,7 +60,7 @@ proptest! {
         );
         let result = ReviewerResult::parse(doc.as_bytes()).unwrap();
         let mut s = medium().accept_results(vec![result], &facts()).unwrap();
-        if let Stage::Reviewing { judgment: Some(j) } = &s.stage {
+        if let Stage::AwaitingRefuter { judgment: j } = s.stage() {
             let pending: Vec<String> = j.findings().filter(|f| f.route == Route::Refuter).map(|f| f.id.to_string()).collect();
             let batch = format!(
                 r#"{{"outcomes":[{}]}}"#,
@@ -70,7 +70,7 @@ proptest! {
             );
             s = s.accept_refuter(RefuterResult::parse(batch.as_bytes()).unwrap()).unwrap();
         }
-        let j = s.stage.judgment().unwrap();
+        let j = s.stage().judgment().unwrap();
         for (f, route) in j.routed() {
             if f.severity.is_severe() {
                 prop_assert!(matches!(route, Route::Correction | Route::FollowUp | Route::Escalation | Route::Refuted), "{route:?}");
@@ -85,7 +85,7 @@ proptest! {
         } else {
             "validating"
         };
-        prop_assert_eq!(s.stage.name(), expected);
+        prop_assert_eq!(s.stage().name(), expected);
     }
 
     /// The ledger charges exactly the measurements it is given, attempt by
@@ -96,7 +96,7 @@ proptest! {
         let mut s = fixtures::budget_scenario().unwrap();
         let mut measured = Vec::new();
         for (i, (forecast, actual, pass)) in steps.into_iter().enumerate() {
-            if is_terminal(&s) || s.stage.name() != "correction_required" {
+            if is_terminal(&s) || s.stage().name() != "correction_required" {
                 break;
             }
             s = s.accept_forecast(forecast).unwrap();
@@ -107,7 +107,7 @@ proptest! {
             // A zero-line fix still changes the tree (a binary or golden edit).
             s = s.accept_validation(fix(n, actual), validation(pass)).unwrap();
             measured.push(actual);
-            let c = s.stage.correction().unwrap();
+            let c = s.stage().correction().unwrap();
             prop_assert_eq!(c.charged_lines(), measured.iter().sum::<u64>());
             prop_assert_eq!(c.attempts.iter().map(|a| a.actual_lines).collect::<Vec<_>>(), measured.clone());
         }
@@ -115,7 +115,7 @@ proptest! {
             prop_assert!(s.accept_forecast(1).map(|n| n == s).unwrap_or(true));
             prop_assert!(s.accept_validation(fix(99, 1), validation(true)).is_err());
             prop_assert!(s.accept_results(vec![fixtures::clean_result()], &facts()).map(|n| n == s).unwrap_or(true));
-            if s.stage.name() == "escalated" {
+            if s.stage().name() == "escalated" {
                 prop_assert!(s.accept_evidence(b"late").is_err());
             }
         }

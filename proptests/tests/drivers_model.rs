@@ -68,7 +68,7 @@ impl ReviewStore for Audited {
         Ok(created)
     }
     fn replace(&self, t: &Transition) -> Result<(), StoreError> {
-        let prev = self.inner.load(&t.next().state.lineage_id)?;
+        let prev = self.inner.load(t.next().state().lineage_id())?;
         self.inner.replace(t)?;
         if let Some(prev) = prev {
             self.replaced.lock().unwrap().push((prev, t.next().clone()));
@@ -465,7 +465,7 @@ impl Model {
                     self.lineages()
                         .first()
                         .and_then(|l| self.store.load(l).ok().flatten())
-                        .and_then(|r| r.state.lens_bindings().into_iter().next())
+                        .and_then(|r| r.state().lens_bindings().into_iter().next())
                         .map(|b| b.token)
                 } else {
                     None
@@ -522,7 +522,7 @@ impl Model {
                         Lens::Reliability,
                         &l,
                         RecoverRequest {
-                            expected_revision: pred.revision,
+                            expected_revision: pred.revision(),
                             disposition: *disposition,
                             reason: NonBlank::parse("again").unwrap(),
                             actor: NonBlank::parse("maintainer").unwrap(),
@@ -548,11 +548,11 @@ impl Model {
             let Some(r) = self.store.load(&l).unwrap() else {
                 return false;
             };
-            matches!(r.state.stage, Stage::Approved { .. })
-                && r.state.final_target() == live.target
+            matches!(r.state().stage(), Stage::Approved { .. })
+                && r.state().final_target() == live.target
                 && self.store.successor_of(&l).unwrap().is_none()
                 && self.store.read_receipt(&l).unwrap()
-                    == Receipt::derive(&r.state).map(|x| x.to_bytes().unwrap())
+                    == Receipt::derive(r.state()).map(|x| x.to_bytes().unwrap())
         })
     }
 }
@@ -588,22 +588,22 @@ proptest! {
                 Ok(true) => {
                     for (prev, next) in &replaced {
                         prop_assert!(
-                            check_successor(&prev.state, &next.state).is_ok(),
+                            check_successor(prev.state(), next.state()).is_ok(),
                             "step {i} {op:?}: {} -> {} is not a legal successor",
-                            prev.state.stage.name(),
-                            next.state.stage.name()
+                            prev.state().stage().name(),
+                            next.state().stage().name()
                         );
                         prop_assert_eq!(
-                            m.store.load(&next.state.lineage_id).unwrap().map(|r| r.revision).is_some(),
+                            m.store.load(next.state().lineage_id()).unwrap().map(|r| r.revision()).is_some(),
                             true
                         );
                     }
                     for r in &created {
-                        prop_assert!(r.state.validate().is_ok(), "step {i}: an invalid new record");
+                        prop_assert!(r.state().validate().is_ok(), "step {i}: an invalid new record");
                         prop_assert!(
-                            matches!(r.state.stage, Stage::Reviewing { judgment: None }),
+                            matches!(r.state().stage(), Stage::Reviewing),
                             "step {i}: a new record in {}",
-                            r.state.stage.name()
+                            r.state().stage().name()
                         );
                     }
                 }

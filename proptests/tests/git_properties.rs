@@ -41,8 +41,9 @@ fn in_correction() -> (
     let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
-        .state
-        .lineage_id;
+        .state()
+        .lineage_id()
+        .clone();
     let input = FinalizeInput {
         results: vec![LensResultInput::unnamed(named(BLOCKER.as_bytes()))],
         correction_lines: Some(1),
@@ -93,7 +94,7 @@ proptest! {
             let done = drivers::finalize(&repo, &store, v).unwrap();
             // Lines touched again in this attempt change once more.
             expected += 2 * *k as u64;
-            let c = done.record.state.stage.correction().unwrap();
+            let c = done.record.state().stage().correction().unwrap();
             prop_assert_eq!(c.charged_lines(), expected);
             prop_assert_eq!(c.attempts.len(), attempt + 1);
         }

@@ -136,15 +136,15 @@ proptest! {
         let state = fixtures::start(&obs, focus).unwrap();
         let record = state.record().unwrap();
         let bytes = record.to_bytes().unwrap();
-        prop_assert_eq!(record.revision, Sha256Digest::of(REVISION_DOMAIN, &state.canonical_bytes().unwrap()));
+        prop_assert_eq!(record.revision(), Sha256Digest::of(REVISION_DOMAIN, &state.canonical_bytes().unwrap()));
         let loaded = StateRecord::from_bytes(&bytes).unwrap();
         prop_assert_eq!(&loaded, &record);
         prop_assert_eq!(loaded.to_bytes().unwrap(), bytes);
         // Any change of state content changes the revision.
         let next = state.accept_results(
-            state.frozen.selected_lenses.iter().map(|_| fixtures::clean_result()).collect(),
+            state.frozen().selected_lenses.iter().map(|_| fixtures::clean_result()).collect(),
             &Default::default(),
         ).unwrap();
-        prop_assert_ne!(next.revision().unwrap(), record.revision);
+        prop_assert_ne!(next.revision().unwrap(), record.revision());
     }
 }

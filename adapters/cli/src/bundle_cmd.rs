@@ -145,7 +145,7 @@ fn summary(b: &Bundle) -> Value {
         "lineage_id": b.lineage_id,
         "digest": b.digest,
         "records": b.records.len(),
-        "state": b.leaf().map(|r| r.state.stage.name()),
+        "state": b.leaf().map(|r| r.state().stage().name()),
         "attestations": b.attestations.len(),
     })
 }
@@ -333,10 +333,10 @@ fn review_tree_refspecs(
         let Some(r) = store.load(l).map_err(|e| review_error(e.into()))? else {
             continue;
         };
-        let s = &r.state;
+        let s = r.state();
         for (which, tree) in [
-            ("base", &s.snapshot.base_tree),
-            ("candidate", &s.snapshot.candidate_tree),
+            ("base", &s.snapshot().base_tree),
+            ("candidate", &s.snapshot().candidate_tree),
             ("final", s.final_candidate_tree()),
         ] {
             let spec = format!("{tree}:{}", review_tree_ref(l, which));

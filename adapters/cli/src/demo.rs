@@ -174,19 +174,19 @@ fn to_bytes(v: &Value) -> Vec<u8> {
 fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let started =
         drivers::start(repo, store, &SystemClock, Lens::Reliability).map_err(review_error)?;
-    let st = &started.record.state;
+    let st = started.record.state();
     s.step(
         "probity start: freeze the candidate",
         value_of(&StartAnswer::of(&started.record, false)),
         format!(
             "lineage {} | risk {} | lenses [{}] | {} file(s), {} line(s), budget {}\nintended untracked: {}\nbinding: {}\n",
-            st.lineage_id,
-            st.frozen.risk_level.name(),
-            st.frozen.selected_lenses.iter().map(|l| l.name()).collect::<Vec<_>>().join(", "),
-            st.frozen.changed_files,
-            st.frozen.authored_lines,
-            st.frozen.correction_budget,
-            st.snapshot.intended_untracked.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", "),
+            st.lineage_id(),
+            st.frozen().risk_level.name(),
+            st.frozen().selected_lenses.iter().map(|l| l.name()).collect::<Vec<_>>().join(", "),
+            st.frozen().changed_files,
+            st.frozen().authored_lines,
+            st.frozen().correction_budget,
+            st.snapshot().intended_untracked.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", "),
             st.lens_bindings().first().map(|b| b.binding.as_str()).unwrap_or("(no lens)"),
         ),
     );
@@ -218,7 +218,7 @@ fn finalize_step(
     let mut value = json!({ "finalize": value_of(&answer) });
     if done.receipt_location.is_some() {
         let receipt = store
-            .read_receipt(&done.record.state.lineage_id)
+            .read_receipt(done.record.state().lineage_id())
             .map_err(|e| review_error(e.into()))?
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
@@ -367,7 +367,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     let root = scratch.root();
     let started =
         drivers::start(repo, store, &SystemClock, Lens::Reliability).map_err(review_error)?;
-    let lineage = started.record.state.lineage_id.clone();
+    let lineage = started.record.state().lineage_id().clone();
     s.step(
         "probity start: freeze the candidate (count() is off by one)",
         value_of(&StartAnswer::of(&started.record, false)),
@@ -375,7 +375,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
             "lineage {lineage} | lenses [reliability] | binding: {}\n",
             started
                 .record
-                .state
+                .state()
                 .lens_bindings()
                 .first()
                 .map(|b| b.binding.as_str())
@@ -413,7 +413,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         &reviewed.record,
         reviewed.receipt_location.as_deref(),
     ));
-    let handoff = probity_core::review::roles::fixer_handoff(&reviewed.record.state);
+    let handoff = probity_core::review::roles::fixer_handoff(reviewed.record.state());
     v["handoff"] = value_of(&handoff);
     s.step(
         "probity review --lineage L: the scripted model judges the lens over the frozen tree",
@@ -422,8 +422,12 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
             "{}{} is {} | next: {}\nfixer hand-off: {}\n",
             roles_human(&reviewed.lenses),
             lineage,
-            reviewed.record.state.stage.name(),
-            reviewed.record.state.next_action().sentence(&lineage, &[]),
+            reviewed.record.state().stage().name(),
+            reviewed
+                .record
+                .state()
+                .next_action()
+                .sentence(&lineage, &[]),
             handoff
                 .as_ref()
                 .map(|h| format!(
@@ -469,11 +473,11 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
             "{}{} is {} (the fix measured by Git: {} line(s) charged)\n",
             roles_human(std::slice::from_ref(&run)),
             lineage,
-            validated.record.state.stage.name(),
+            validated.record.state().stage().name(),
             validated
                 .record
-                .state
-                .stage
+                .state()
+                .stage()
                 .correction()
                 .map_or(0, |c| c.charged_lines())
         ),
@@ -522,7 +526,7 @@ fn correction(
     start_step(s, repo, store)?;
     let lineage = drivers::status(repo, store, None)
         .map_err(review_error)?
-        .map(|st| st.record.state.lineage_id)
+        .map(|st| st.record.state().lineage_id().clone())
         .ok_or_else(|| {
             CliError::new(
                 ErrorKind::Io,

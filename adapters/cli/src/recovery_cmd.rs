@@ -201,19 +201,22 @@ pub fn invalidate(
     let ctx = open(global)?;
     let record = drivers::invalidate(&ctx.store, &lineage, reason).map_err(review_error)?;
     let answer = InvalidateAnswer {
-        lineage_id: &record.state.lineage_id,
-        state: record.state.stage.name(),
-        store_revision: &record.revision,
+        lineage_id: record.state().lineage_id(),
+        state: record.state().stage().name(),
+        store_revision: record.revision(),
         action: "recover",
         message: format!(
             "invalidated; to review this candidate again, create the successor: `probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition invalidated --reason R --actor A`",
-            record.state.lineage_id, record.revision
+            record.state().lineage_id(),
+            record.revision()
         ),
     };
     out.answer(&answer, || {
         format!(
             "{} is invalidated\n  revision: {}\n  next: {}\n",
-            record.state.lineage_id, record.revision, answer.message
+            record.state().lineage_id(),
+            record.revision(),
+            answer.message
         )
     });
     Ok(ExitCode::SUCCESS)
@@ -255,20 +258,20 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
     )
     .map_err(review_error)?;
     out.answer(&StartAnswer::of(&started.record, started.resumed), || {
-        let s = &started.record.state;
+        let s = started.record.state();
         format!(
             "{} {} generation {} (successor of {})\n  selected lenses: {}\n  correction budget: {}\n  next: {}\n",
-            s.lineage_id,
+            s.lineage_id(),
             if started.resumed { "resumed" } else { "created" },
-            s.generation,
+            s.generation(),
             predecessor,
-            s.frozen
+            s.frozen()
                 .selected_lenses
                 .iter()
                 .map(|l| l.name())
                 .collect::<Vec<_>>()
                 .join(", "),
-            s.frozen.correction_budget,
+            s.frozen().correction_budget,
             s.next_sentence()
         )
     });
@@ -303,7 +306,7 @@ struct BurnAnswer<'a> {
 struct InvalidateAnswer<'a> {
     lineage_id: &'a LineageId,
     state: &'static str,
-    store_revision: &'a Sha256Digest,
+    store_revision: Sha256Digest,
     action: &'static str,
     message: String,
 }

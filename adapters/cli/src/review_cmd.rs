@@ -336,7 +336,7 @@ fn run_lineage<M: ChatModel>(
         .store
         .load(lineage)
         .map_err(|e| review_error(e.into()))?
-        .map_or(1, |r| r.state.frozen.selected_lenses.len().max(1));
+        .map_or(1, |r| r.state().frozen().selected_lenses.len().max(1));
     let world = RoleWorld {
         prompts: &prompts,
         subject: &subject,
@@ -392,7 +392,7 @@ fn run_lineage<M: ChatModel>(
     // The independent check, once the lineage awaits evidence.
     let (record, receipt, evidence_ran) = if args.evidence_cmd
         && failed.is_empty()
-        && record.state.next_action() == NextInput::ProvideEvidence
+        && record.state().next_action() == NextInput::ProvideEvidence
     {
         let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
         let run = evidence_cmd::run(&args.argv, timeout, global.cwd.as_deref())?;
@@ -414,7 +414,7 @@ fn run_lineage<M: ChatModel>(
         finalize: FinalizeAnswer::of(&record, receipt.as_deref()),
         roles: runs.iter().map(RoleAnswer::of).collect(),
         evidence_ran,
-        handoff: fixer_handoff(&record.state),
+        handoff: fixer_handoff(record.state()),
     };
     out.answer(&answer, || human(&answer, &runs, &failed));
     Ok(match failed.first() {

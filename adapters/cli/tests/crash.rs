@@ -34,7 +34,7 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
     let started = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
-    let lineage = started.record.state.lineage_id.clone();
+    let lineage = started.record.state().lineage_id().clone();
 
     // Crash after the first replace: results are durable, evidence is not.
     let crashing = Faulty::new(
@@ -50,7 +50,7 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
     let err = drivers::finalize(&repo, &crashing, input).unwrap_err();
     assert!(is_crash(&err), "{err}");
     let after_crash = store.load(&lineage).unwrap().unwrap();
-    assert_eq!(after_crash.state.stage.name(), "validating");
+    assert_eq!(after_crash.state().stage().name(), "validating");
     assert!(store.read_receipt(&lineage).unwrap().is_none());
 
     // Resume with the evidence only: the lens is not asked again.
@@ -64,10 +64,10 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
         },
     )
     .unwrap();
-    assert_eq!(resumed.record.state.stage.name(), "approved");
+    assert_eq!(resumed.record.state().stage().name(), "approved");
     assert_eq!(
-        resumed.record.state.stage.judgment(),
-        after_crash.state.stage.judgment()
+        resumed.record.state().stage().judgment(),
+        after_crash.state().stage().judgment()
     );
     assert!(store.read_receipt(&lineage).unwrap().is_some());
 }
@@ -80,8 +80,9 @@ fn a_crash_during_correction_never_charges_twice() {
     let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
-        .state
-        .lineage_id;
+        .state()
+        .lineage_id()
+        .clone();
     drivers::finalize(
         &repo,
         &store,
@@ -113,13 +114,16 @@ fn a_crash_during_correction_never_charges_twice() {
         &drivers::finalize(&repo, &crashing, both.clone()).unwrap_err()
     ));
     let mid = store.load(&lineage).unwrap().unwrap();
-    let c = mid.state.stage.correction().unwrap();
-    assert_eq!((c.forecast, c.attempts.len()), (Some(2), 0));
+    let c = mid.state().stage().correction().unwrap();
+    assert_eq!(
+        (mid.state().stage().forecast(), c.attempts.len()),
+        (Some(2), 0)
+    );
 
     // Re-running the same command: the forecast is an exact retry, the
     // validation lands once, and Git's measurement is charged once.
     let done = drivers::finalize(&repo, &store, both.clone()).unwrap();
-    let c = done.record.state.stage.correction().unwrap();
+    let c = done.record.state().stage().correction().unwrap();
     assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
     // Running it yet again is an exact retry: no second attempt.
     let again = drivers::finalize(&repo, &store, both.clone()).unwrap();
@@ -145,8 +149,9 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
         .unwrap()
         .record
-        .state
-        .lineage_id;
+        .state()
+        .lineage_id()
+        .clone();
     // The approval is durable, but the process dies before the receipt
     // and the base index are written: the crash strikes after the state
     // write, and the projections a dying process never wrote are removed.
@@ -164,14 +169,14 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
         &drivers::finalize(&repo, &crashing, input).unwrap_err()
     ));
     let approved = store.load(&lineage).unwrap().unwrap();
-    assert_eq!(approved.state.stage.name(), "approved");
+    assert_eq!(approved.state().stage().name(), "approved");
     let root = store.root();
     for projection in [
         root.join(lineage.as_str()).join("receipt.json"),
         root.join("index/base")
-            .join(approved.state.snapshot.base_tree.as_str()),
+            .join(approved.state().snapshot().base_tree.as_str()),
         root.join("index/final")
-            .join(approved.state.final_candidate_tree().as_str()),
+            .join(approved.state().final_candidate_tree().as_str()),
     ] {
         std::fs::remove_file(&projection).unwrap();
     }

@@ -254,9 +254,9 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
                 &store,
                 &clock,
                 Lens::Reliability,
-                &p.state.lineage_id,
+                p.state().lineage_id(),
                 RecoverRequest {
-                    expected_revision: p.revision,
+                    expected_revision: p.revision(),
                     disposition: Disposition::ScopeChanged,
                     reason: NonBlank::parse("more work on the same file").unwrap(),
                     actor: NonBlank::parse("dev").unwrap(),
@@ -269,11 +269,11 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
             &repo,
             &store,
             FinalizeInput {
-                lineage: Some(started.record.state.lineage_id.clone()),
+                lineage: Some(started.record.state().lineage_id().clone()),
                 results: started
                     .record
-                    .state
-                    .frozen
+                    .state()
+                    .frozen()
                     .selected_lenses
                     .iter()
                     .map(|l| LensResultInput::named(*l, named("r.json", CLEAN_RESULT)))
@@ -283,7 +283,7 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
             },
         )
         .unwrap();
-        assert_eq!(done.record.state.stage.name(), "approved");
+        assert_eq!(done.record.state().stage().name(), "approved");
         commits.push(commit_all(&f, &format!("c{i}")));
         previous = Some(done.record);
     }

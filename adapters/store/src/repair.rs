@@ -101,7 +101,7 @@ impl FileStore {
                 let Ok(Some(record)) = self.load(l) else {
                     return Ok(None);
                 };
-                let Some(derived) = Receipt::derive(&record.state) else {
+                let Some(derived) = Receipt::derive(record.state()) else {
                     return Ok(None);
                 };
                 let derived = derived
@@ -218,11 +218,11 @@ impl RepairStore for FileStore {
         let current = self
             .load(lineage)?
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        if current.revision != *expected {
+        if current.revision() != *expected {
             return Err(StoreError::Conflict {
                 lineage: lineage.clone(),
                 expected: *expected,
-                found: current.revision,
+                found: current.revision(),
             });
         }
         if let Some(successor) = self.successor_of(lineage)? {

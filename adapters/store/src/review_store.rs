@@ -181,13 +181,15 @@ impl FileStore {
     /// holds them (generations bound the walk).
     fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
         let mut out = Vec::new();
-        let mut link = record.state.predecessor.clone();
+        let mut link = record.state().predecessor().cloned();
         while let Some(l) = link {
-            if out.len() >= record.state.generation as usize {
+            if out.len() >= record.state().generation() as usize {
                 break;
             }
             out.push(l.lineage_id.clone());
-            link = self.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+            link = self
+                .load(&l.lineage_id)?
+                .and_then(|r| r.state().predecessor().cloned());
         }
         Ok(out)
     }
@@ -249,28 +251,28 @@ impl FileStore {
     /// the state that names it is written: exclusive, so a candidate another
     /// lineage already owns is never taken over.
     fn claim_final_target(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let state = &record.state;
+        let state = record.state();
         let final_target = state.final_target();
-        if final_target == state.snapshot.target {
+        if final_target == state.snapshot().target {
             return Ok(());
         }
         let path = self.target_index(&final_target);
-        let line = format!("{}\n", state.lineage_id);
+        let line = format!("{}\n", state.lineage_id());
         if publish_exclusive(&path, line.as_bytes())? {
             return Ok(());
         }
         match Self::read_lineage_pointer(&path)? {
-            Some(owner) if owner == state.lineage_id => Ok(()),
+            Some(owner) if owner == *state.lineage_id() => Ok(()),
             Some(owner) => {
                 // Owned only if the owner's committed state names this
                 // target; a claim whose state write never landed is stale
                 // (core's take-over rule).
                 let owns = self
                     .load(&owner)?
-                    .is_some_and(|r| !claim_is_stale(&final_target, &r.state));
+                    .is_some_and(|r| !claim_is_stale(&final_target, r.state()));
                 if owns {
                     Err(StoreError::TargetOwned {
-                        lineage: state.lineage_id.clone(),
+                        lineage: state.lineage_id().clone(),
                         owner,
                     })
                 } else {
@@ -350,15 +352,15 @@ impl FileStore {
     /// passed, and the base index of an approval. Idempotent, so an exact
     /// retry finishes whatever a crash left unwritten.
     fn write_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let state = &record.state;
-        let line = format!("{}\n", state.lineage_id);
+        let state = record.state();
+        let line = format!("{}\n", state.lineage_id());
         // A superseded lineage is history (core's projection rules); a
         // retry of it never re-claims a target nor points an index back.
-        let superseded = Self::read_optional(&self.successor_path(&state.lineage_id))?.is_some();
+        let superseded = Self::read_optional(&self.successor_path(state.lineage_id()))?.is_some();
         for projection in projections(state, superseded) {
             match projection {
                 Projection::Receipt(receipt) => {
-                    let path = self.receipt_path(&state.lineage_id);
+                    let path = self.receipt_path(state.lineage_id());
                     let bytes = receipt.to_bytes().map_err(|source| StoreError::Corrupted {
                         path: path.display().to_string(),
                         source,
@@ -375,11 +377,11 @@ impl FileStore {
                     write_if_different(&self.final_index(&tree), line.as_bytes())?
                 }
                 Projection::Open(base) => write_if_different(
-                    &self.open_dir(&base).join(state.lineage_id.as_str()),
+                    &self.open_dir(&base).join(state.lineage_id().as_str()),
                     line.as_bytes(),
                 )?,
                 Projection::Escalated(base) => write_if_different(
-                    &self.escalated_dir(&base).join(state.lineage_id.as_str()),
+                    &self.escalated_dir(&base).join(state.lineage_id().as_str()),
                     line.as_bytes(),
                 )?,
             }
@@ -624,7 +626,7 @@ impl FileStore {
         let Ok(Some(record)) = self.load(lineage) else {
             return false;
         };
-        match self.lookup_target(&record.state.snapshot.target) {
+        match self.lookup_target(&record.state().snapshot().target) {
             Ok(Some(owner)) => owner != *lineage,
             Ok(None) => true,
             Err(_) => false,
@@ -655,18 +657,18 @@ impl ReviewStore for FileStore {
             return Ok(None);
         };
         let record = Self::parse_record(&path, &bytes)?;
-        if record.state.lineage_id != *lineage {
+        if record.state().lineage_id() != lineage {
             return Err(StoreError::Malformed {
                 path: path.display().to_string(),
-                detail: format!("holds lineage {}", record.state.lineage_id),
+                detail: format!("holds lineage {}", record.state().lineage_id()),
             });
         }
         Ok(Some(record))
     }
 
     fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
-        let lineage = &record.state.lineage_id;
-        let target = record.state.snapshot.target;
+        let lineage = record.state().lineage_id();
+        let target = record.state().snapshot().target;
         if let Some(existing) = self.lookup_target(&target)? {
             return Ok(Created::Existing(existing));
         }
@@ -763,25 +765,25 @@ impl ReviewStore for FileStore {
 
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
         let (expected, next) = (transition.expected(), transition.next());
-        let lineage = &next.state.lineage_id;
+        let lineage = next.state().lineage_id();
         let _guard = self.lock(lineage)?;
         let path = self.state_path(lineage);
         let bytes =
             Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
         let current = Self::parse_record(&path, &bytes)?;
-        if current.revision == next.revision {
+        if current.revision() == next.revision() {
             // Exact retry: the same successor is already durable. Finish any
             // projection a crash may have left unwritten.
             return self.write_projections(next);
         }
-        if current.revision != *expected {
+        if current.revision() != *expected {
             return Err(StoreError::Conflict {
                 lineage: lineage.clone(),
                 expected: *expected,
-                found: current.revision,
+                found: current.revision(),
             });
         }
-        check_successor(&current.state, &next.state)?;
+        check_successor(current.state(), next.state())?;
         self.claim_final_target(next)?;
         let new_bytes = next.to_bytes().map_err(|source| StoreError::Corrupted {
             path: path.display().to_string(),
@@ -792,16 +794,16 @@ impl ReviewStore for FileStore {
     }
 
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let _guard = self.lock(&record.state.lineage_id)?;
-        let path = self.state_path(&record.state.lineage_id);
+        let _guard = self.lock(record.state().lineage_id())?;
+        let path = self.state_path(record.state().lineage_id());
         let bytes = Self::read_optional(&path)?
-            .ok_or_else(|| StoreError::NotFound(record.state.lineage_id.clone()))?;
+            .ok_or_else(|| StoreError::NotFound(record.state().lineage_id().clone()))?;
         let current = Self::parse_record(&path, &bytes)?;
-        if current.revision != record.revision {
+        if current.revision() != record.revision() {
             return Err(StoreError::Conflict {
-                lineage: record.state.lineage_id.clone(),
-                expected: record.revision,
-                found: current.revision,
+                lineage: record.state().lineage_id().clone(),
+                expected: record.revision(),
+                found: current.revision(),
             });
         }
         self.write_projections(&current)
@@ -841,25 +843,25 @@ impl ReviewStore for FileStore {
         delta: &Sha256Digest,
         entries: &[Sha256Digest],
     ) -> Result<(), StoreError> {
-        let lineage = &record.state.lineage_id;
+        let lineage = record.state().lineage_id();
         let _guard = self.lock(lineage)?;
         let path = self.state_path(lineage);
         let bytes =
             Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
         let current = Self::parse_record(&path, &bytes)?;
-        if current.revision != record.revision {
+        if current.revision() != record.revision() {
             return Err(StoreError::Conflict {
                 lineage: lineage.clone(),
-                expected: record.revision,
-                found: current.revision,
+                expected: record.revision(),
+                found: current.revision(),
             });
         }
-        if !matches!(current.state.stage, Stage::Approved { .. }) {
+        if !matches!(current.state().stage(), Stage::Approved { .. }) {
             return Err(StoreError::Malformed {
                 path: path.display().to_string(),
                 detail: format!(
                     "only an approved lineage is indexed by its delta; {lineage} is `{}`",
-                    current.state.stage.name()
+                    current.state().stage().name()
                 ),
             });
         }
@@ -890,7 +892,12 @@ impl ReviewStore for FileStore {
     fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
         let path = self.pending_successor_path(lineage);
         match Self::read_optional(&path)? {
-            Some(bytes) => Ok(Some(Self::parse_record(&path, &bytes)?.state.lineage_id)),
+            Some(bytes) => Ok(Some(
+                Self::parse_record(&path, &bytes)?
+                    .state()
+                    .lineage_id()
+                    .clone(),
+            )),
             None => Ok(None),
         }
     }
@@ -949,11 +956,10 @@ impl ReviewStore for FileStore {
 
     fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
         let link = record
-            .state
-            .predecessor
-            .as_ref()
+            .state()
+            .predecessor()
             .ok_or_else(|| StoreError::Malformed {
-                path: record.state.lineage_id.to_string(),
+                path: record.state().lineage_id().to_string(),
                 detail: "a successor must name its predecessor".into(),
             })?;
         let pred = link.lineage_id.clone();
@@ -964,14 +970,14 @@ impl ReviewStore for FileStore {
         let pred_bytes =
             Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
         let current = Self::parse_record(&pred_path, &pred_bytes)?;
-        if current.revision != link.revision {
+        if current.revision() != link.revision {
             return Err(StoreError::Conflict {
                 lineage: pred.clone(),
                 expected: link.revision,
-                found: current.revision,
+                found: current.revision(),
             });
         }
-        let same_link = |r: &StateRecord| r.state.predecessor.as_ref() == Some(link);
+        let same_link = |r: &StateRecord| r.state().predecessor() == Some(link);
         // A successor whose creation a crash interrupted is adopted by the
         // same request, never minted twice (R1.3).
         let pending_path = self.pending_successor_path(&pred);
@@ -981,15 +987,15 @@ impl ReviewStore for FileStore {
                 if !same_link(&pending) {
                     return Err(StoreError::RecoveryPending {
                         lineage: pred.clone(),
-                        successor: pending.state.lineage_id,
+                        successor: pending.state().lineage_id().clone(),
                     });
                 }
-                let adopted = pending.state.lineage_id != record.state.lineage_id;
+                let adopted = pending.state().lineage_id() != record.state().lineage_id();
                 (pending, adopted)
             }
             None => (record.clone(), false),
         };
-        let lineage = record.state.lineage_id.clone();
+        let lineage = record.state().lineage_id().clone();
         let retry = match Self::read_lineage_pointer(&self.successor_path(&pred))? {
             Some(s) if s == lineage => true,
             Some(s) => {
@@ -1005,7 +1011,7 @@ impl ReviewStore for FileStore {
             }
             None => false,
         };
-        let target = record.state.snapshot.target;
+        let target = record.state().snapshot().target;
         let index = self.target_index(&target);
         let line = format!("{lineage}\n");
         let ancestors = self.ancestors(&record)?;

@@ -25,11 +25,7 @@ fn the_file_store_conforms() {
 /// predecessor's `successor.pending` and the successor's own folder, with
 /// neither the target index nor the supersession marker.
 fn interrupt(root: &Path, successor: &StateRecord) -> Result<(), String> {
-    let pred = successor
-        .state
-        .predecessor
-        .as_ref()
-        .ok_or("not a successor")?;
+    let pred = successor.state().predecessor().ok_or("not a successor")?;
     let bytes = successor.to_bytes().map_err(|e| e.to_string())?;
     std::fs::write(
         root.join(pred.lineage_id.as_str())
@@ -37,7 +33,7 @@ fn interrupt(root: &Path, successor: &StateRecord) -> Result<(), String> {
         &bytes,
     )
     .map_err(|e| e.to_string())?;
-    let dir = root.join(successor.state.lineage_id.as_str());
+    let dir = root.join(successor.state().lineage_id().as_str());
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("state.json"), &bytes).map_err(|e| e.to_string())
 }

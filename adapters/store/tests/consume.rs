@@ -46,7 +46,7 @@ fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = approved();
-    let lineage = r.state.lineage_id.clone();
+    let lineage = r.state().lineage_id().clone();
     store
         .create(
             &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -60,7 +60,7 @@ fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
     // approved revision is stale.
     let before = snapshot(dir.path());
     let stale = store
-        .consume(&lineage, &r.revision, b"tombstone")
+        .consume(&lineage, &r.revision(), b"tombstone")
         .unwrap_err();
     assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
     assert_eq!(snapshot(dir.path()), before, "a refused burn wrote");
@@ -68,7 +68,7 @@ fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
     // At the right revision, the burn lands and the lineage answers
     // `consumed` from then on.
     let path = store
-        .consume(&lineage, &started.revision, b"tombstone")
+        .consume(&lineage, &started.revision(), b"tombstone")
         .unwrap();
     assert_eq!(path, format!("consumed/{lineage}"));
     assert!(matches!(
@@ -86,7 +86,7 @@ fn a_pointer_written_before_a_crash_wins_over_the_files_left_behind() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = approved();
-    let lineage = r.state.lineage_id.clone();
+    let lineage = r.state().lineage_id().clone();
     store
         .create(
             &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)

@@ -165,14 +165,14 @@ fn a_start_killed_before_its_state_leaves_no_lineage_folder() {
             Vec::<String>::new(),
             "{signal}: a lineage folder appears only with its state"
         );
-        let lost = interrupted().state.lineage_id;
+        let lost = interrupted().state().lineage_id().clone();
         assert_eq!(store(&root).load(&lost).unwrap(), None);
         // The next start leaves the store holding its lineage and its index.
         let next = next_start();
         assert_eq!(store(&root).create(&next).unwrap(), Created::New);
         assert_eq!(
             entries(&root),
-            vec!["index".to_string(), next.state.lineage_id.to_string()],
+            vec!["index".to_string(), next.state().lineage_id().to_string()],
             "{signal}"
         );
         assert_eq!(hidden(&root), Vec::<PathBuf>::new(), "{signal}");
@@ -189,14 +189,14 @@ fn a_start_killed_before_its_index_is_undone_by_the_next_start() {
         let root = dir.path().join("store");
         end(stopped_at(&root, "state"), signal);
         let lost = interrupted();
-        let target = lost.state.snapshot.target;
+        let target = lost.state().snapshot().target;
         assert_eq!(store(&root).lookup_target(&target).unwrap(), None);
         // The next start, of another candidate: the orphan is gone.
         let other = other_candidate();
         assert_eq!(store(&root).create(&other).unwrap(), Created::New);
         assert_eq!(
             entries(&root),
-            vec!["index".to_string(), other.state.lineage_id.to_string()],
+            vec!["index".to_string(), other.state().lineage_id().to_string()],
             "{signal}: the unindexed lineage is removed"
         );
         assert_eq!(hidden(&root), Vec::<PathBuf>::new(), "{signal}");
@@ -204,7 +204,7 @@ fn a_start_killed_before_its_index_is_undone_by_the_next_start() {
         assert_eq!(store(&root).create(&lost).unwrap(), Created::New);
         assert_eq!(
             store(&root).lookup_target(&target).unwrap(),
-            Some(lost.state.lineage_id.clone())
+            Some(lost.state().lineage_id().clone())
         );
     }
 }
@@ -220,20 +220,20 @@ fn a_start_killed_after_its_index_keeps_its_lineage() {
     let other = other_candidate();
     assert_eq!(store(&root).create(&other).unwrap(), Created::New);
     assert_eq!(
-        store(&root).load(&kept.state.lineage_id).unwrap(),
+        store(&root).load(kept.state().lineage_id()).unwrap(),
         Some(kept.clone())
     );
     assert_eq!(
         store(&root)
-            .lookup_target(&kept.state.snapshot.target)
+            .lookup_target(&kept.state().snapshot().target)
             .unwrap(),
-        Some(kept.state.lineage_id.clone())
+        Some(kept.state().lineage_id().clone())
     );
     assert_eq!(hidden(&root), Vec::<PathBuf>::new());
     // The same candidate resumes it.
     assert_eq!(
         store(&root).create(&next_start()).unwrap(),
-        Created::Existing(kept.state.lineage_id)
+        Created::Existing(kept.state().lineage_id().clone())
     );
 }
 
@@ -249,7 +249,7 @@ fn a_live_starts_lineage_is_never_scavenged() {
     let other = other_candidate();
     assert_eq!(store(&root).create(&other).unwrap(), Created::New);
     let mut expected = before.clone();
-    expected.extend(["index".to_string(), other.state.lineage_id.to_string()]);
+    expected.extend(["index".to_string(), other.state().lineage_id().to_string()]);
     expected.sort();
     expected.dedup();
     assert_eq!(entries(&root), expected, "the live start's entries stay");
@@ -262,8 +262,8 @@ fn a_live_starts_lineage_is_never_scavenged() {
     assert_eq!(entries(&root), {
         let mut v = vec![
             "index".to_string(),
-            other.state.lineage_id.to_string(),
-            third.state.lineage_id.to_string(),
+            other.state().lineage_id().to_string(),
+            third.state().lineage_id().to_string(),
         ];
         v.sort();
         v
@@ -287,7 +287,7 @@ fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
     let s = store(&root);
     assert_eq!(s.load(&orphan).unwrap(), None);
     assert_eq!(
-        s.load(&valid.state.lineage_id).unwrap(),
+        s.load(valid.state().lineage_id()).unwrap(),
         Some(valid.clone())
     );
     for class in [
@@ -332,16 +332,16 @@ fn an_exact_retry_over_its_unindexed_lineage_indexes_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
     let r = interrupted();
-    let l = root.join(r.state.lineage_id.as_str());
+    let l = root.join(r.state().lineage_id().as_str());
     std::fs::create_dir_all(&l).unwrap();
     std::fs::write(l.join("LOCK"), b"").unwrap();
     std::fs::write(l.join("state.json"), r.to_bytes().unwrap()).unwrap();
     assert_eq!(store(&root).create(&r).unwrap(), Created::New);
     assert_eq!(
         store(&root)
-            .lookup_target(&r.state.snapshot.target)
+            .lookup_target(&r.state().snapshot().target)
             .unwrap(),
-        Some(r.state.lineage_id.clone())
+        Some(r.state().lineage_id().clone())
     );
     assert_eq!(hidden(&root), Vec::<PathBuf>::new());
 }
@@ -353,7 +353,7 @@ fn a_lineage_folder_with_other_content_is_refused_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
     let r = interrupted();
-    let l = root.join(r.state.lineage_id.as_str());
+    let l = root.join(r.state().lineage_id().as_str());
     std::fs::create_dir_all(&l).unwrap();
     std::fs::write(l.join("state.json"), other_candidate().to_bytes().unwrap()).unwrap();
     let before = files(&root);

@@ -10,7 +10,7 @@ use probity_store::FileStore;
 
 /// The checked transition from `prev` to `next` (a legal successor).
 fn step(prev: &StateRecord, next: &StateRecord) -> Transition {
-    Transition::check(prev, next.state.clone()).expect("a legal transition")
+    Transition::check(prev, next.state().clone()).expect("a legal transition")
 }
 
 fn started() -> StateRecord {
@@ -21,7 +21,7 @@ fn started() -> StateRecord {
 }
 
 fn validating(r: &StateRecord) -> StateRecord {
-    r.state
+    r.state()
         .accept_results(vec![fixtures::clean_result()], &Default::default())
         .unwrap()
         .record()
@@ -35,14 +35,14 @@ fn create_indexes_by_target_and_resumes_a_second_start() {
     let r = started();
     assert_eq!(store.create(&r).unwrap(), Created::New);
     assert_eq!(
-        store.lookup_target(&r.state.snapshot.target).unwrap(),
-        Some(r.state.lineage_id.clone())
+        store.lookup_target(&r.state().snapshot().target).unwrap(),
+        Some(r.state().lineage_id().clone())
     );
-    assert_eq!(store.load(&r.state.lineage_id).unwrap(), Some(r.clone()));
+    assert_eq!(store.load(r.state().lineage_id()).unwrap(), Some(r.clone()));
     // The same start retried is idempotent.
     assert_eq!(
         store.create(&r).unwrap(),
-        Created::Existing(r.state.lineage_id.clone())
+        Created::Existing(r.state().lineage_id().clone())
     );
 }
 
@@ -58,7 +58,7 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
     store.replace(&step(&r0, &r1)).unwrap();
     // A stale writer expecting r0 with another successor is rejected.
     let other = r0
-        .state
+        .state()
         .accept_results(
             vec![
                 probity_core::review::finding::ReviewerResult::parse(
@@ -74,17 +74,22 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
     let stale = store.replace(&step(&r0, &other)).unwrap_err();
     assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
     let r2 = r1
-        .state
+        .state()
         .accept_evidence(b"evidence")
         .unwrap()
         .record()
         .unwrap();
     // The legal successor lands, and writes the receipt and the base index.
     store.replace(&step(&r1, &r2)).unwrap();
-    assert!(store.read_receipt(&r2.state.lineage_id).unwrap().is_some());
+    assert!(
+        store
+            .read_receipt(r2.state().lineage_id())
+            .unwrap()
+            .is_some()
+    );
     assert_eq!(
-        store.lookup_base(&r2.state.snapshot.base_tree).unwrap(),
-        Some(r2.state.lineage_id.clone())
+        store.lookup_base(&r2.state().snapshot().base_tree).unwrap(),
+        Some(r2.state().lineage_id().clone())
     );
 }
 
@@ -96,13 +101,16 @@ fn an_illegal_successor_is_rejected_without_writing() {
     store.create(&r0).unwrap();
     let state_file = dir
         .path()
-        .join(r0.state.lineage_id.as_str())
+        .join(r0.state().lineage_id().as_str())
         .join("state.json");
     let before = std::fs::read(&state_file).unwrap();
-    // Changing a frozen field.
-    let mut forged = validating(&r0).state;
-    forged.frozen.authored_lines += 2;
-    forged.frozen.correction_budget += 1;
+    // Changed frozen fields (the authored lines, and the budget derived
+    // from them, so the state is valid on its own).
+    let forged = fixtures::forge(validating(&r0).state(), |w| {
+        w["frozen"]["authored_lines"] = 62.into();
+        w["frozen"]["correction_budget"] = 31.into();
+    })
+    .unwrap();
     // No transition can even be made of it: `replace` takes only a
     // checked one, so nothing reaches the store.
     assert!(Transition::check(&r0, forged).is_err());
@@ -117,7 +125,7 @@ fn load_fails_closed_on_tampering() {
     store.create(&r).unwrap();
     let state_file = dir
         .path()
-        .join(r.state.lineage_id.as_str())
+        .join(r.state().lineage_id().as_str())
         .join("state.json");
     let good = std::fs::read_to_string(&state_file).unwrap();
     for (name, bad) in [
@@ -134,7 +142,7 @@ fn load_fails_closed_on_tampering() {
         ),
     ] {
         std::fs::write(&state_file, &bad).unwrap();
-        let err = store.load(&r.state.lineage_id).unwrap_err();
+        let err = store.load(r.state().lineage_id()).unwrap_err();
         assert!(matches!(err, StoreError::Corrupted { .. }), "{name}: {err}");
     }
 }
@@ -168,13 +176,17 @@ fn writers_of_different_lineages_never_block_each_other() {
         .unwrap()
         .record()
         .unwrap();
-    assert_ne!(a.state.lineage_id, b.state.lineage_id);
+    assert_ne!(a.state().lineage_id(), b.state().lineage_id());
     store.create(&a).unwrap();
     store.create(&b).unwrap();
     // Hold A's lock as another process would.
     let lock = std::fs::File::options()
         .write(true)
-        .open(dir.path().join(a.state.lineage_id.as_str()).join("LOCK"))
+        .open(
+            dir.path()
+                .join(a.state().lineage_id().as_str())
+                .join("LOCK"),
+        )
         .unwrap();
     lock.lock().unwrap();
     store.replace(&step(&b, &validating(&b))).unwrap();
@@ -201,12 +213,15 @@ fn injected_fault_leaves_the_last_committed_state() {
         Err(e) if is_injected(&e)
     ));
     let store = FileStore::at(dir.path().to_path_buf());
-    assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r0.clone()));
+    assert_eq!(
+        store.load(r0.state().lineage_id()).unwrap(),
+        Some(r0.clone())
+    );
     store.replace(&step(&r0, &r1)).unwrap();
     // A crash after the state write: the successor is durable, the caller
     // told it failed; an exact retry answers it.
     let r2 = r1
-        .state
+        .state()
         .accept_evidence(b"evidence")
         .unwrap()
         .record()
@@ -214,7 +229,10 @@ fn injected_fault_leaves_the_last_committed_state() {
     let late = Faulty::new(store, 0, Crash::AfterStateWrite);
     assert!(matches!(late.replace(&step(&r1, &r2)), Err(e) if is_injected(&e)));
     let store = late.into_inner();
-    assert_eq!(store.load(&r0.state.lineage_id).unwrap(), Some(r2.clone()));
+    assert_eq!(
+        store.load(r0.state().lineage_id()).unwrap(),
+        Some(r2.clone())
+    );
     store.replace(&step(&r1, &r2)).unwrap();
 }
 
@@ -227,13 +245,13 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
     let a0 = fixtures::budget_scenario().unwrap();
     let a1 = a0.accept_forecast(5).unwrap();
     let a2 = a1.accept_validation(fix(7, 3), validation(true)).unwrap();
-    let final_target = target_identity(&a2.snapshot.base_tree, a2.final_candidate_tree());
+    let final_target = target_identity(&a2.snapshot().base_tree, a2.final_candidate_tree());
     // Another lineage left a claim on that target but never wrote a state
     // naming it (a crash between the claim and its state write).
     let other = started();
     store.create(&other).unwrap();
     let claim = dir.path().join("index/target").join(final_target.hex());
-    std::fs::write(&claim, format!("{}\n", other.state.lineage_id)).unwrap();
+    std::fs::write(&claim, format!("{}\n", other.state().lineage_id())).unwrap();
     let (r0, r1, r2) = (
         a0.record().unwrap(),
         a1.record().unwrap(),
@@ -244,7 +262,7 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
     store.replace(&step(&r1, &r2)).unwrap();
     assert_eq!(
         store.lookup_target(&final_target).unwrap(),
-        Some(r2.state.lineage_id.clone())
+        Some(r2.state().lineage_id().clone())
     );
 }
 
@@ -271,7 +289,7 @@ fn successor_of(pred: &StateRecord, reason: &str) -> StateRecord {
     successor(
         pred,
         RecoverRequest {
-            expected_revision: pred.revision,
+            expected_revision: pred.revision(),
             disposition: Disposition::Invalidated,
             reason: NonBlank::parse(reason).unwrap(),
             actor: NonBlank::parse("maintainer").unwrap(),
@@ -297,7 +315,7 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
     store.create(&r0).unwrap();
     // A successor of a predecessor that moved since is a conflict.
     let early = successor_of(
-        &r0.state
+        &r0.state()
             .invalidate(NonBlank::parse("x").unwrap())
             .unwrap()
             .record()
@@ -305,7 +323,7 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
         "a",
     );
     let inv = r0
-        .state
+        .state()
         .invalidate(NonBlank::parse("wrong branch").unwrap())
         .unwrap()
         .record()
@@ -326,22 +344,22 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
     let s1 = successor_of(&inv, "again");
     assert_eq!(store.create_successor(&s1).unwrap(), Created::New);
     assert_eq!(
-        store.lookup_target(&s1.state.snapshot.target).unwrap(),
-        Some(s1.state.lineage_id.clone())
+        store.lookup_target(&s1.state().snapshot().target).unwrap(),
+        Some(s1.state().lineage_id().clone())
     );
     assert_eq!(
-        store.successor_of(&inv.state.lineage_id).unwrap(),
-        Some(s1.state.lineage_id.clone())
+        store.successor_of(inv.state().lineage_id()).unwrap(),
+        Some(s1.state().lineage_id().clone())
     );
     // The predecessor's record is what it was.
     assert_eq!(
-        store.load(&inv.state.lineage_id).unwrap(),
+        store.load(inv.state().lineage_id()).unwrap(),
         Some(inv.clone())
     );
     // An exact retry answers the stored successor; another one is a fork.
     assert_eq!(
         store.create_successor(&s1).unwrap(),
-        Created::Existing(s1.state.lineage_id.clone())
+        Created::Existing(s1.state().lineage_id().clone())
     );
     let s2 = successor_of(&inv, "a second successor");
     let before = files(dir.path());
@@ -360,7 +378,7 @@ fn a_successor_never_takes_a_target_another_lineage_owns() {
     let r0 = started();
     store.create(&r0).unwrap();
     let inv = r0
-        .state
+        .state()
         .invalidate(NonBlank::parse("wrong branch").unwrap())
         .unwrap()
         .record()
@@ -371,7 +389,7 @@ fn a_successor_never_takes_a_target_another_lineage_owns() {
     let index = dir
         .path()
         .join("index/target")
-        .join(r0.state.snapshot.target.hex());
+        .join(r0.state().snapshot().target.hex());
     std::fs::write(&index, format!("{other}\n")).unwrap();
     let before = files(dir.path());
     assert!(matches!(
@@ -387,7 +405,7 @@ fn a_submitted_result_is_kept_once_and_an_exact_resubmission_is_answered() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
-    let lineage = &r.state.lineage_id;
+    let lineage = r.state().lineage_id();
     // No lineage, no submission (nothing written).
     assert!(matches!(
         store.submit_result(lineage, Lens::Reliability, b"{}"),
@@ -433,11 +451,14 @@ fn an_oversized_submitted_result_on_disk_is_refused_unread() {
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
     store.create(&r).unwrap();
-    let path = dir.path().join(r.state.lineage_id.as_str()).join("results");
+    let path = dir
+        .path()
+        .join(r.state().lineage_id().as_str())
+        .join("results");
     std::fs::create_dir_all(&path).unwrap();
     std::fs::write(path.join("reliability.json"), vec![b' '; (1 << 20) + 1]).unwrap();
     assert!(matches!(
-        store.submitted_results(&r.state.lineage_id),
+        store.submitted_results(r.state().lineage_id()),
         Err(StoreError::Malformed { .. })
     ));
 }
@@ -448,23 +469,23 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
     store.create(&r).unwrap();
-    let base = r.state.snapshot.base_tree.clone();
+    let base = r.state().snapshot().base_tree.clone();
     assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
     let unknown = probity_core::review::finding::ReviewerResult::parse(
         br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
     )
     .unwrap();
     let esc = r
-        .state
+        .state()
         .accept_results(vec![unknown], &Default::default())
         .unwrap()
         .record()
         .unwrap();
-    assert_eq!(esc.state.stage.name(), "escalated");
+    assert_eq!(esc.state().stage().name(), "escalated");
     store.replace(&step(&r, &esc)).unwrap();
     assert_eq!(
         store.lookup_escalated(&base).unwrap(),
-        vec![r.state.lineage_id.clone()]
+        vec![r.state().lineage_id().clone()]
     );
     // Only escalations are listed; a crash before the projection is
     // finished by the retry's projection pass.
@@ -472,7 +493,7 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
         .path()
         .join("index/escalated")
         .join(base.as_str())
-        .join(r.state.lineage_id.as_str());
+        .join(r.state().lineage_id().as_str());
     std::fs::remove_file(&entry).unwrap();
     assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
     store.ensure_projections(&esc).unwrap();
@@ -497,12 +518,14 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     assert!(matches!(refused, StoreError::Malformed { .. }), "{refused}");
     assert_eq!(files(dir.path()), before);
     assert_eq!(
-        store.lookup_final(r1.state.final_candidate_tree()).unwrap(),
+        store
+            .lookup_final(r1.state().final_candidate_tree())
+            .unwrap(),
         None
     );
 
     let r2 = r1
-        .state
+        .state()
         .accept_evidence(b"evidence")
         .unwrap()
         .record()
@@ -513,10 +536,12 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     assert_eq!(files(dir.path()), before);
 
     store.replace(&step(&r1, &r2)).unwrap();
-    let id = Some(r2.state.lineage_id.clone());
+    let id = Some(r2.state().lineage_id().clone());
     // The final-tree index is a projection of the record alone.
     assert_eq!(
-        store.lookup_final(r2.state.final_candidate_tree()).unwrap(),
+        store
+            .lookup_final(r2.state().final_candidate_tree())
+            .unwrap(),
         id
     );
     store.index_delta(&r2, &key, &[entry]).unwrap();

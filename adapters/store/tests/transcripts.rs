@@ -33,7 +33,7 @@ fn a_transcript_is_kept_once_under_its_digest_and_a_wrong_one_is_refused() {
         .unwrap()
         .record()
         .unwrap();
-    let lineage = r.state.lineage_id.clone();
+    let lineage = r.state().lineage_id().clone();
     store.create(&r).unwrap();
     let bytes = br#"[{"content":"frame","role":"system"}]"#;
     let digest = Sha256Digest::of(TRANSCRIPT_DOMAIN, bytes);
@@ -57,7 +57,7 @@ fn a_transcript_is_kept_once_under_its_digest_and_a_wrong_one_is_refused() {
         .keep_transcript(&lineage, "reliability", &Sha256Digest::plain(b"x"), bytes)
         .unwrap_err();
     assert!(matches!(wrong, StoreError::Malformed { .. }), "{wrong}");
-    let other = fixtures::budget_scenario().unwrap().lineage_id;
+    let other = fixtures::budget_scenario().unwrap().lineage_id().clone();
     assert!(matches!(
         store.keep_transcript(&other, "reliability", &digest, bytes),
         Err(StoreError::NotFound(_))

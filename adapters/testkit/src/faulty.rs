@@ -88,7 +88,7 @@ impl<S: ReviewStore> ReviewStore for Faulty<S> {
         if n < self.after {
             return self.inner.replace(transition);
         }
-        let lineage = &transition.next().state.lineage_id;
+        let lineage = transition.next().state().lineage_id();
         match self.crash {
             Crash::BeforeReplace => Err(crash(lineage, "before replace")),
             Crash::AfterStateWrite => {

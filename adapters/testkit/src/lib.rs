@@ -25,7 +25,7 @@
 //! git.write("src/a.rs", "fn a() {}\nfn b() {}\nfn c() {}\nfn d() {}\n")?;
 //! let store = InMemoryStore::new();
 //! let started = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability)?;
-//! let lineage = started.record.state.lineage_id;
+//! let lineage = started.record.state().lineage_id().clone();
 //! drivers::finalize(&git, &store, FinalizeInput {
 //!     lineage: Some(lineage.clone()),
 //!     results: vec![documents::result(documents::CLEAN)],

@@ -162,23 +162,22 @@ impl InMemoryStore {
     /// [`StoreError::RecoveryPending`].
     pub fn interrupt_successor(&self, successor: &StateRecord) -> Result<(), StoreError> {
         let link = successor
-            .state
-            .predecessor
-            .as_ref()
+            .state()
+            .predecessor()
             .ok_or_else(|| StoreError::Malformed {
-                path: successor.state.lineage_id.to_string(),
+                path: successor.state().lineage_id().to_string(),
                 detail: "a successor must name its predecessor".into(),
             })?;
         let bytes = successor
             .to_bytes()
-            .map_err(corrupted(successor.state.lineage_id.to_string()))?;
+            .map_err(corrupted(successor.state().lineage_id().to_string()))?;
         let mut m = self.mem();
         if !m.states.contains_key(&link.lineage_id) {
             return Err(StoreError::NotFound(link.lineage_id.clone()));
         }
         m.pending.insert(link.lineage_id.clone(), bytes.clone());
         m.states
-            .entry(successor.state.lineage_id.clone())
+            .entry(successor.state().lineage_id().clone())
             .or_insert(bytes);
         Ok(())
     }
@@ -190,10 +189,10 @@ impl Mem {
             return Ok(None);
         };
         let record = StateRecord::from_bytes(bytes).map_err(corrupted(state_path(lineage)))?;
-        if record.state.lineage_id != *lineage {
+        if record.state().lineage_id() != lineage {
             return Err(StoreError::Malformed {
                 path: state_path(lineage),
-                detail: format!("holds lineage {}", record.state.lineage_id),
+                detail: format!("holds lineage {}", record.state().lineage_id()),
             });
         }
         Ok(Some(record))
@@ -206,13 +205,13 @@ impl Mem {
 
     /// The stored record, which must be at `record`'s revision.
     fn current_at(&self, record: &StateRecord) -> Result<StateRecord, StoreError> {
-        let lineage = &record.state.lineage_id;
+        let lineage = record.state().lineage_id();
         let current = self.stored(lineage)?;
-        if current.revision != record.revision {
+        if current.revision() != record.revision() {
             return Err(StoreError::Conflict {
                 lineage: lineage.clone(),
-                expected: record.revision,
-                found: current.revision,
+                expected: record.revision(),
+                found: current.revision(),
             });
         }
         Ok(current)
@@ -222,27 +221,27 @@ impl Mem {
     /// from a lineage whose committed state names that target (core's
     /// take-over rule, [`claim_is_stale`]).
     fn claim_final_target(&mut self, record: &StateRecord) -> Result<(), StoreError> {
-        let state = &record.state;
+        let state = record.state();
         let final_target = state.final_target();
-        if final_target == state.snapshot.target {
+        if final_target == state.snapshot().target {
             return Ok(());
         }
         match self.target.get(&final_target).cloned() {
             None => {}
-            Some(owner) if owner == state.lineage_id => return Ok(()),
+            Some(owner) if owner == *state.lineage_id() => return Ok(()),
             Some(owner) => {
                 let owns = self
                     .load(&owner)?
-                    .is_some_and(|r| !claim_is_stale(&final_target, &r.state));
+                    .is_some_and(|r| !claim_is_stale(&final_target, r.state()));
                 if owns {
                     return Err(StoreError::TargetOwned {
-                        lineage: state.lineage_id.clone(),
+                        lineage: state.lineage_id().clone(),
                         owner,
                     });
                 }
             }
         }
-        self.target.insert(final_target, state.lineage_id.clone());
+        self.target.insert(final_target, state.lineage_id().clone());
         Ok(())
     }
 
@@ -251,8 +250,8 @@ impl Mem {
     /// stage the base and final indexes (approved, not superseded), the
     /// open index (in correction) or the escalated index (escalated).
     fn write_projections(&mut self, record: &StateRecord) -> Result<(), StoreError> {
-        let state = &record.state;
-        let lineage = &state.lineage_id;
+        let state = record.state();
+        let lineage = state.lineage_id();
         let superseded = self.successors.contains_key(lineage);
         for projection in projections(state, superseded) {
             match projection {
@@ -299,36 +298,37 @@ impl Mem {
     /// holds them (its generation bounds the walk).
     fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
         let mut out = Vec::new();
-        let mut link = record.state.predecessor.clone();
+        let mut link = record.state().predecessor().cloned();
         while let Some(l) = link {
-            if out.len() >= record.state.generation as usize {
+            if out.len() >= record.state().generation() as usize {
                 break;
             }
             out.push(l.lineage_id.clone());
-            link = self.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+            link = self
+                .load(&l.lineage_id)?
+                .and_then(|r| r.state().predecessor().cloned());
         }
         Ok(out)
     }
 
     fn create_successor(&mut self, record: &StateRecord) -> Result<Created, StoreError> {
         let link = record
-            .state
-            .predecessor
-            .as_ref()
+            .state()
+            .predecessor()
             .ok_or_else(|| StoreError::Malformed {
-                path: record.state.lineage_id.to_string(),
+                path: record.state().lineage_id().to_string(),
                 detail: "a successor must name its predecessor".into(),
             })?;
         let pred = link.lineage_id.clone();
         let current = self.stored(&pred)?;
-        if current.revision != link.revision {
+        if current.revision() != link.revision {
             return Err(StoreError::Conflict {
                 lineage: pred,
                 expected: link.revision,
-                found: current.revision,
+                found: current.revision(),
             });
         }
-        let same_link = |r: &StateRecord| r.state.predecessor.as_ref() == Some(link);
+        let same_link = |r: &StateRecord| r.state().predecessor() == Some(link);
         // An interrupted creation is adopted by the same request only.
         let (record, adopted) = match self.pending.get(&pred) {
             Some(bytes) => {
@@ -337,15 +337,15 @@ impl Mem {
                 if !same_link(&pending) {
                     return Err(StoreError::RecoveryPending {
                         lineage: pred,
-                        successor: pending.state.lineage_id,
+                        successor: pending.state().lineage_id().clone(),
                     });
                 }
-                let adopted = pending.state.lineage_id != record.state.lineage_id;
+                let adopted = pending.state().lineage_id() != record.state().lineage_id();
                 (pending, adopted)
             }
             None => (record.clone(), false),
         };
-        let lineage = record.state.lineage_id.clone();
+        let lineage = record.state().lineage_id().clone();
         let retry = match self.successors.get(&pred).cloned() {
             Some(s) if s == lineage => true,
             Some(s) => {
@@ -359,7 +359,7 @@ impl Mem {
             }
             None => false,
         };
-        let target = record.state.snapshot.target;
+        let target = record.state().snapshot().target;
         let ancestors = self.ancestors(&record)?;
         match self.target.get(&target).cloned() {
             None => {}
@@ -401,8 +401,8 @@ impl ReviewStore for InMemoryStore {
     }
 
     fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
-        let lineage = &record.state.lineage_id;
-        let target = record.state.snapshot.target;
+        let lineage = record.state().lineage_id();
+        let target = record.state().snapshot().target;
         let mut m = self.mem();
         if let Some(existing) = m.target.get(&target) {
             return Ok(Created::Existing(existing.clone()));
@@ -424,21 +424,21 @@ impl ReviewStore for InMemoryStore {
 
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
         let (expected, next) = (transition.expected(), transition.next());
-        let lineage = &next.state.lineage_id;
+        let lineage = next.state().lineage_id();
         let mut m = self.mem();
         let current = m.stored(lineage)?;
-        if current.revision == next.revision {
+        if current.revision() == next.revision() {
             // Exact retry: finish whatever projection is missing.
             return m.write_projections(next);
         }
-        if current.revision != *expected {
+        if current.revision() != *expected {
             return Err(StoreError::Conflict {
                 lineage: lineage.clone(),
                 expected: *expected,
-                found: current.revision,
+                found: current.revision(),
             });
         }
-        check_successor(&current.state, &next.state)?;
+        check_successor(current.state(), next.state())?;
         let bytes = next.to_bytes().map_err(corrupted(state_path(lineage)))?;
         // All or nothing: a refused claim leaves every byte as it was.
         let mut staged = m.clone();
@@ -471,15 +471,15 @@ impl ReviewStore for InMemoryStore {
         delta: &Sha256Digest,
         entries: &[Sha256Digest],
     ) -> Result<(), StoreError> {
-        let lineage = &record.state.lineage_id;
+        let lineage = record.state().lineage_id();
         let mut m = self.mem();
         let current = m.current_at(record)?;
-        if !matches!(current.state.stage, Stage::Approved { .. }) {
+        if !matches!(current.state().stage(), Stage::Approved { .. }) {
             return Err(StoreError::Malformed {
                 path: state_path(lineage),
                 detail: format!(
                     "only an approved lineage is indexed by its delta; {lineage} is `{}`",
-                    current.state.stage.name()
+                    current.state().stage().name()
                 ),
             });
         }
@@ -556,8 +556,9 @@ impl ReviewStore for InMemoryStore {
             Some(bytes) => Ok(Some(
                 StateRecord::from_bytes(bytes)
                     .map_err(corrupted(format!("memory:{lineage}/successor.pending")))?
-                    .state
-                    .lineage_id,
+                    .state()
+                    .lineage_id()
+                    .clone(),
             )),
             None => Ok(None),
         }

@@ -147,7 +147,7 @@ fn record(state: &ReviewState) -> Result<StateRecord, String> {
 fn step(prev: &StateRecord, next: &StateRecord) -> Result<Transition, String> {
     ok(
         "a legal transition",
-        Transition::check(prev, next.state.clone()),
+        Transition::check(prev, next.state().clone()),
     )
 }
 
@@ -178,7 +178,7 @@ fn reviewer(json: &str) -> Result<ReviewerResult, String> {
 fn validating(r: &StateRecord) -> Result<StateRecord, String> {
     record(&ok(
         "accept results",
-        r.state
+        r.state()
             .accept_results(vec![fixtures::clean_result()], &Default::default()),
     )?)
 }
@@ -186,7 +186,7 @@ fn validating(r: &StateRecord) -> Result<StateRecord, String> {
 fn approved(r: &StateRecord) -> Result<StateRecord, String> {
     record(&ok(
         "accept evidence",
-        r.state.accept_evidence(b"evidence"),
+        r.state().accept_evidence(b"evidence"),
     )?)
 }
 
@@ -197,7 +197,7 @@ fn non_blank(s: &str) -> Result<NonBlank, String> {
 fn invalidated(r: &StateRecord) -> Result<StateRecord, String> {
     record(&ok(
         "invalidate",
-        r.state.invalidate(non_blank("wrong branch")?),
+        r.state().invalidate(non_blank("wrong branch")?),
     )?)
 }
 
@@ -212,7 +212,7 @@ fn successor_on(
         successor(
             pred,
             RecoverRequest {
-                expected_revision: pred.revision,
+                expected_revision: pred.revision(),
                 disposition: Disposition::Invalidated,
                 reason: non_blank(reason)?,
                 actor: non_blank("maintainer")?,
@@ -325,7 +325,7 @@ fn observe<S: ReviewStore>(store: &S, keys: &Keys<'_>) -> Result<Observed, Strin
 
 fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
     let r = started()?;
-    let l = &r.state.lineage_id;
+    let l = r.state().lineage_id();
     ensure!(
         ok("load before create", store.load(l))?.is_none(),
         "a lineage that was never created loads"
@@ -337,7 +337,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
     ensure!(
         ok(
             "lookup_target",
-            store.lookup_target(&r.state.snapshot.target)
+            store.lookup_target(&r.state().snapshot().target)
         )? == Some(l.clone()),
         "a created lineage is not indexed by its target"
     );
@@ -361,7 +361,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
     )?;
     let second = record(&ok("start", ReviewState::start(input))?)?;
     ensure!(
-        second.state.lineage_id != *l,
+        second.state().lineage_id() != l,
         "another nonce derived the same lineage"
     );
     ensure!(
@@ -369,7 +369,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
         "a second start of an owned target was not answered with its owner"
     );
     ensure!(
-        ok("load the second", store.load(&second.state.lineage_id))?.is_none(),
+        ok("load the second", store.load(second.state().lineage_id()))?.is_none(),
         "the losing start's lineage was kept"
     );
     Ok(())
@@ -383,7 +383,7 @@ fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
     ok("replace", store.replace(&t))?;
     ok("exact retry", store.replace(&t))?;
     ensure!(
-        ok("load", store.load(&r0.state.lineage_id))? == Some(r1.clone()),
+        ok("load", store.load(r0.state().lineage_id()))? == Some(r1.clone()),
         "the stored record is not the successor"
     );
     let r2 = approved(&r1)?;
@@ -406,7 +406,7 @@ fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
     ensure!(
         ok(
             "load the unknown lineage",
-            store.load(&other.state.lineage_id)
+            store.load(other.state().lineage_id())
         )?
         .is_none(),
         "a replace of an unknown lineage created it"
@@ -416,21 +416,21 @@ fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
 
 fn stale_writers<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    let l = &r0.state.lineage_id;
+    let l = r0.state().lineage_id();
     ok("create", store.create(&r0))?;
     let r1 = validating(&r0)?;
     ok("replace", store.replace(&step(&r0, &r1)?))?;
     let keys = Keys {
         lineages: &[l],
-        targets: &[r0.state.snapshot.target],
-        trees: &[&r0.state.snapshot.base_tree],
+        targets: &[r0.state().snapshot().target],
+        trees: &[&r0.state().snapshot().base_tree],
         digests: &[],
     };
     let before = observe(store, &keys)?;
     // A writer that read r0 and made another successor of it.
     let other = record(&ok(
         "accept another reading",
-        r0.state.accept_results(
+        r0.state().accept_results(
             vec![reviewer(
                 r#"{"findings":[],"evidence":["another reading"]}"#,
             )?],
@@ -439,7 +439,7 @@ fn stale_writers<S: ReviewStore>(store: &S) -> Outcome {
     )?)?;
     expect_err("a stale writer", store.replace(&step(&r0, &other)?), |e| {
         matches!(e, StoreError::Conflict { lineage, expected, found }
-            if lineage == l && *expected == r0.revision && *found == r1.revision)
+            if lineage == l && *expected == r0.revision() && *found == r1.revision())
     })?;
     // A writer ahead of the store (expecting a revision it never held).
     let r2 = approved(&r1)?;
@@ -460,23 +460,26 @@ fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
     ok("create", store.create(&r0))?;
     let keys = Keys {
-        lineages: &[&r0.state.lineage_id],
-        targets: &[r0.state.snapshot.target],
-        trees: &[&r0.state.snapshot.base_tree],
+        lineages: &[r0.state().lineage_id()],
+        targets: &[r0.state().snapshot().target],
+        trees: &[&r0.state().snapshot().base_tree],
         digests: &[],
     };
     let before = observe(store, &keys)?;
-    // A frozen field changed.
-    let mut forged = validating(&r0)?.state;
-    forged.frozen.correction_budget += 1;
+    // Frozen fields changed: another candidate's state as the successor
+    // (outside core a state cannot be edited, only made by a transition).
+    let forged = started_on(&other_observation(
+        "4444444444444444444444444444444444444444",
+    )?)?
+    .into_state();
     ensure!(
         Transition::check(&r0, forged).is_err(),
-        "a successor with a changed frozen field was checked legal"
+        "a successor with changed frozen fields was checked legal"
     );
     // An illegal edge: reviewing straight to approved.
     let skipped = ok(
         "accept evidence",
-        validating(&r0)?.state.accept_evidence(b"evidence"),
+        validating(&r0)?.state().accept_evidence(b"evidence"),
     )?;
     ensure!(
         Transition::check(&r0, skipped).is_err(),
@@ -485,7 +488,7 @@ fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
     // Invalidating a lineage that has a judgment.
     let r1 = validating(&r0)?;
     ensure!(
-        r1.state.invalidate(non_blank("late")?).is_err(),
+        r1.state().invalidate(non_blank("late")?).is_err(),
         "a judged lineage was invalidated"
     );
     ensure!(
@@ -497,7 +500,7 @@ fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
 
 fn receipts<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    let l = &r0.state.lineage_id;
+    let l = r0.state().lineage_id();
     ok("create", store.create(&r0))?;
     ensure!(
         ok("read_receipt", store.read_receipt(l))?.is_none(),
@@ -517,7 +520,7 @@ fn receipts<S: ReviewStore>(store: &S) -> Outcome {
     )?;
     let r2 = approved(&r1)?;
     ok("replace to approved", store.replace(&step(&r1, &r2)?))?;
-    let derived = Receipt::derive(&r2.state).ok_or("an approved state derives no receipt")?;
+    let derived = Receipt::derive(r2.state()).ok_or("an approved state derives no receipt")?;
     let derived = ok("receipt bytes", derived.to_bytes())?;
     ensure!(
         ok("read_receipt", store.read_receipt(l))? == Some(derived.clone()),
@@ -538,8 +541,8 @@ fn receipts<S: ReviewStore>(store: &S) -> Outcome {
 
 fn approval_indexes<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    let l = r0.state.lineage_id.clone();
-    let base = r0.state.snapshot.base_tree.clone();
+    let l = r0.state().lineage_id().clone();
+    let base = r0.state().snapshot().base_tree.clone();
     ok("create", store.create(&r0))?;
     let r1 = validating(&r0)?;
     ok("replace", store.replace(&step(&r0, &r1)?))?;
@@ -556,7 +559,7 @@ fn approval_indexes<S: ReviewStore>(store: &S) -> Outcome {
     ensure!(
         ok(
             "lookup_final",
-            store.lookup_final(r2.state.final_candidate_tree())
+            store.lookup_final(r2.state().final_candidate_tree())
         )? == Some(l.clone()),
         "an approval is not indexed by its final candidate tree"
     );
@@ -584,7 +587,7 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
             Lens::Reliability,
         ),
     )?)?;
-    let base = reviewing.state.snapshot.base_tree.clone();
+    let base = reviewing.state().snapshot().base_tree.clone();
     ok("create", store.create(&reviewing))?;
     let blocker = reviewer(
         r#"{"findings":[{"location":"src/parser.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}"#,
@@ -602,16 +605,17 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
     );
     let in_correction = record(&ok(
         "accept a blocker",
-        reviewing.state.accept_results(vec![blocker], &facts),
+        reviewing.state().accept_results(vec![blocker], &facts),
     )?)?;
     ensure!(
-        in_correction.state.stage.name() == "correction_required",
+        in_correction.state().stage().name() == "correction_required",
         "the blocker led to `{}`",
-        in_correction.state.stage.name()
+        in_correction.state().stage().name()
     );
     ok("replace", store.replace(&step(&reviewing, &in_correction)?))?;
     ensure!(
-        ok("lookup_open", store.lookup_open(&base))? == vec![reviewing.state.lineage_id.clone()],
+        ok("lookup_open", store.lookup_open(&base))?
+            == vec![reviewing.state().lineage_id().clone()],
         "a lineage in correction is not listed open on its base"
     );
     // An escalation on the same base is listed as escalated.
@@ -623,22 +627,26 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
     let escalated = record(&ok(
         "accept an unknown blocker",
         other
-            .state
+            .state()
             .accept_results(vec![unknown], &Default::default()),
     )?)?;
     ensure!(
-        escalated.state.stage.name() == "escalated",
+        escalated.state().stage().name() == "escalated",
         "the unknown blocker led to `{}`",
-        escalated.state.stage.name()
+        escalated.state().stage().name()
     );
     ok("replace", store.replace(&step(&other, &escalated)?))?;
     ensure!(
         ok("lookup_escalated", store.lookup_escalated(&base))?
-            == vec![other.state.lineage_id.clone()],
+            == vec![other.state().lineage_id().clone()],
         "an escalation is not listed on its base"
     );
     ensure!(
-        ok("read_receipt", store.read_receipt(&other.state.lineage_id))?.is_some(),
+        ok(
+            "read_receipt",
+            store.read_receipt(other.state().lineage_id())
+        )?
+        .is_some(),
         "an escalation has no receipt"
     );
     ok("ensure_projections", store.ensure_projections(&escalated))?;
@@ -657,7 +665,7 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
         "validation",
         a1.accept_validation(fix(7, 3), validation(true)),
     )?;
-    let final_target = target_identity(&a2.snapshot.base_tree, a2.final_candidate_tree());
+    let final_target = target_identity(&a2.snapshot().base_tree, a2.final_candidate_tree());
     let (r0, r1, r2) = (record(&a0)?, record(&a1)?, record(&a2)?);
     ok("create", store.create(&r0))?;
     ok("replace forecast", store.replace(&step(&r0, &r1)?))?;
@@ -668,29 +676,29 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
     ok("replace validation", store.replace(&step(&r1, &r2)?))?;
     ensure!(
         ok("lookup_target", store.lookup_target(&final_target))?
-            == Some(r2.state.lineage_id.clone()),
+            == Some(r2.state().lineage_id().clone()),
         "a passed correction's final target is not claimed by its lineage"
     );
     ensure!(
         ok(
             "lookup_target",
-            store.lookup_target(&r0.state.snapshot.target)
-        )? == Some(r0.state.lineage_id.clone()),
+            store.lookup_target(&r0.state().snapshot().target)
+        )? == Some(r0.state().lineage_id().clone()),
         "the frozen target lost its lineage"
     );
     // A second lineage whose frozen candidate is that corrected candidate
     // is owned already: its start resumes the correcting lineage.
     let mut obs = fixtures::parser_observation();
-    obs.base_tree = a2.snapshot.base_tree.clone();
+    obs.base_tree = a2.snapshot().base_tree.clone();
     obs.candidate_tree = a2.final_candidate_tree().clone();
     let rec = started_on(&obs)?;
     ensure!(
-        rec.state.snapshot.target == final_target,
+        rec.state().snapshot().target == final_target,
         "the corrected candidate's start has another target"
     );
     ensure!(
         ok("create over a claimed target", store.create(&rec))?
-            == Created::Existing(r2.state.lineage_id.clone()),
+            == Created::Existing(r2.state().lineage_id().clone()),
         "a claimed corrected target was taken by a new lineage"
     );
     Ok(())
@@ -698,7 +706,7 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
 
 fn delta_indexes<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    let l = r0.state.lineage_id.clone();
+    let l = r0.state().lineage_id().clone();
     ok("create", store.create(&r0))?;
     let r1 = validating(&r0)?;
     ok("replace", store.replace(&step(&r0, &r1)?))?;
@@ -706,8 +714,8 @@ fn delta_indexes<S: ReviewStore>(store: &S) -> Outcome {
     let entry = Sha256Digest::of(Domain::new("probity-testkit/entry"), b"e");
     let keys = Keys {
         lineages: &[&l],
-        targets: &[r0.state.snapshot.target],
-        trees: &[&r0.state.snapshot.base_tree],
+        targets: &[r0.state().snapshot().target],
+        trees: &[&r0.state().snapshot().base_tree],
         digests: &[key, entry],
     };
     let before = observe(store, &keys)?;
@@ -747,17 +755,17 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
     ok("create", store.create(&r0))?;
     let obs = fixtures::parser_observation();
     // A successor of a revision of the predecessor the store never held.
-    let never = record(&ok("invalidate", r0.state.invalidate(non_blank("x")?))?)?;
+    let never = record(&ok("invalidate", r0.state().invalidate(non_blank("x")?))?)?;
     let early = successor_on(&never, "early", &obs)?;
     let inv = invalidated(&r0)?;
     ok("invalidate", store.replace(&step(&r0, &inv)?))?;
-    let pred = &inv.state.lineage_id;
+    let pred = inv.state().lineage_id();
     let s1 = successor_on(&inv, "again", &obs)?;
     let s2 = successor_on(&inv, "a second successor", &obs)?;
     let keys = Keys {
-        lineages: &[pred, &s1.state.lineage_id, &s2.state.lineage_id],
-        targets: &[r0.state.snapshot.target],
-        trees: &[&r0.state.snapshot.base_tree],
+        lineages: &[pred, s1.state().lineage_id(), s2.state().lineage_id()],
+        targets: &[r0.state().snapshot().target],
+        trees: &[&r0.state().snapshot().base_tree],
         digests: &[],
     };
     let before = observe(store, &keys)?;
@@ -783,12 +791,12 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
     ensure!(
         ok(
             "lookup_target",
-            store.lookup_target(&s1.state.snapshot.target)
-        )? == Some(s1.state.lineage_id.clone()),
+            store.lookup_target(&s1.state().snapshot().target)
+        )? == Some(s1.state().lineage_id().clone()),
         "the successor did not take over its predecessor's target"
     );
     ensure!(
-        ok("successor_of", store.successor_of(pred))? == Some(s1.state.lineage_id.clone()),
+        ok("successor_of", store.successor_of(pred))? == Some(s1.state().lineage_id().clone()),
         "the predecessor does not name its successor"
     );
     ensure!(
@@ -800,17 +808,18 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
         "the predecessor's record was rewritten"
     );
     ensure!(
-        ok("load the successor", store.load(&s1.state.lineage_id))? == Some(s1.clone()),
+        ok("load the successor", store.load(s1.state().lineage_id()))? == Some(s1.clone()),
         "the successor's record is not the one created"
     );
     ensure!(
-        ok("retry", store.create_successor(&s1))? == Created::Existing(s1.state.lineage_id.clone()),
+        ok("retry", store.create_successor(&s1))?
+            == Created::Existing(s1.state().lineage_id().clone()),
         "an exact retry is not answered with the stored successor"
     );
     let before = observe(store, &keys)?;
     expect_err("a fork", store.create_successor(&s2), |e| {
         matches!(e, StoreError::AlreadySuperseded { lineage, successor }
-            if lineage == pred && *successor == s1.state.lineage_id)
+            if lineage == pred && successor == s1.state().lineage_id())
     })?;
     ensure!(observe(store, &keys)? == before, "a refused fork wrote");
     Ok(())
@@ -828,19 +837,22 @@ fn successor_target_owned<S: ReviewStore>(store: &S) -> Outcome {
     let s = successor_on(&inv, "again", &obs)?;
     let keys = Keys {
         lineages: &[
-            &inv.state.lineage_id,
-            &owner.state.lineage_id,
-            &s.state.lineage_id,
+            inv.state().lineage_id(),
+            owner.state().lineage_id(),
+            s.state().lineage_id(),
         ],
-        targets: &[r0.state.snapshot.target, owner.state.snapshot.target],
-        trees: &[&r0.state.snapshot.base_tree],
+        targets: &[
+            r0.state().snapshot().target,
+            owner.state().snapshot().target,
+        ],
+        trees: &[&r0.state().snapshot().base_tree],
         digests: &[],
     };
     let before = observe(store, &keys)?;
     expect_err(
         "a successor over an owned target",
         store.create_successor(&s),
-        |e| matches!(e, StoreError::TargetOwned { owner: o, .. } if *o == owner.state.lineage_id),
+        |e| matches!(e, StoreError::TargetOwned { owner: o, .. } if o == owner.state().lineage_id()),
     )?;
     ensure!(
         observe(store, &keys)? == before,
@@ -857,13 +869,13 @@ fn interrupted_recovery<S: ReviewStore>(
     ok("create", store.create(&r0))?;
     let inv = invalidated(&r0)?;
     ok("invalidate", store.replace(&step(&r0, &inv)?))?;
-    let pred = &inv.state.lineage_id;
+    let pred = inv.state().lineage_id();
     let obs = fixtures::parser_observation();
     let s1 = successor_on(&inv, "again", &obs)?;
     interrupt(store, &s1)?;
     ensure!(
         ok("pending_successor_of", store.pending_successor_of(pred))?
-            == Some(s1.state.lineage_id.clone()),
+            == Some(s1.state().lineage_id().clone()),
         "the interrupted recovery is not pending"
     );
     ensure!(
@@ -875,12 +887,12 @@ fn interrupted_recovery<S: ReviewStore>(
     expect_err(
         "another request",
         store.create_successor(&other),
-        |e| matches!(e, StoreError::RecoveryPending { successor, .. } if *successor == s1.state.lineage_id),
+        |e| matches!(e, StoreError::RecoveryPending { successor, .. } if successor == s1.state().lineage_id()),
     )?;
     // The same request completes it.
     ok("the same request", store.create_successor(&s1))?;
     ensure!(
-        ok("successor_of", store.successor_of(pred))? == Some(s1.state.lineage_id.clone()),
+        ok("successor_of", store.successor_of(pred))? == Some(s1.state().lineage_id().clone()),
         "the completed recovery is not marked"
     );
     ensure!(
@@ -890,8 +902,8 @@ fn interrupted_recovery<S: ReviewStore>(
     ensure!(
         ok(
             "lookup_target",
-            store.lookup_target(&s1.state.snapshot.target)
-        )? == Some(s1.state.lineage_id.clone()),
+            store.lookup_target(&s1.state().snapshot().target)
+        )? == Some(s1.state().lineage_id().clone()),
         "the completed successor is not indexed by its target"
     );
     Ok(())
@@ -899,7 +911,7 @@ fn interrupted_recovery<S: ReviewStore>(
 
 fn submitted_results<S: ReviewStore>(store: &S) -> Outcome {
     let r = started()?;
-    let l = &r.state.lineage_id;
+    let l = r.state().lineage_id();
     expect_err(
         "a result for a lineage never created",
         store.submit_result(l, Lens::Reliability, b"{}"),
@@ -952,7 +964,7 @@ fn submitted_results<S: ReviewStore>(store: &S) -> Outcome {
 
 fn under_lock<S: ReviewStore>(store: &S) -> Outcome {
     let r = started()?;
-    let l = r.state.lineage_id.clone();
+    let l = r.state().lineage_id().clone();
     let mut calls = 0;
     ok(
         "under_lock of a lineage never written",

@@ -25,7 +25,7 @@ use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::ids::{LineageId, RepoPath, TreeId};
 use crate::review::receipt::Receipt;
 use crate::review::recovery::{Ancestor, ChainError, check_link};
-use crate::review::state::{Stage, StateError, StateRecord};
+use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 
 /// Domain of a bundle's digest.
 pub const BUNDLE_DOMAIN: Domain = Domain::new("probity/review-bundle/v1");
@@ -80,12 +80,27 @@ pub struct Bundle {
     pub digest: Sha256Digest,
 }
 
+/// A bundle as read, its records not yet checked: what the digest and the
+/// canonical form are verified on first, so a tampered byte is reported as
+/// the digest's, before any record is read as authority.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BundleWire {
+    schema: BundleSchema,
+    lineage_id: LineageId,
+    records: Vec<StateRecordWire>,
+    receipts: Vec<Receipt>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    attestations: Vec<DsseEnvelope>,
+    digest: Sha256Digest,
+}
+
 /// The bundle without its digest: the digest's preimage.
 #[derive(Serialize)]
-struct Body<'a> {
+struct Body<'a, R> {
     schema: BundleSchema,
     lineage_id: &'a LineageId,
-    records: &'a [StateRecord],
+    records: &'a [R],
     receipts: &'a [Receipt],
     #[serde(skip_serializing_if = "<[DsseEnvelope]>::is_empty")]
     attestations: &'a [DsseEnvelope],
@@ -174,9 +189,9 @@ impl BundleError {
     }
 }
 
-fn body_digest(
+fn body_digest<R: Serialize>(
     lineage_id: &LineageId,
-    records: &[StateRecord],
+    records: &[R],
     receipts: &[Receipt],
     attestations: &[DsseEnvelope],
 ) -> Result<Sha256Digest, CanonicalError> {
@@ -188,6 +203,22 @@ fn body_digest(
         attestations,
     };
     Ok(Sha256Digest::of(BUNDLE_DOMAIN, &canonical_bytes(&body)?))
+}
+
+/// A bundle holds 1 to `MAX_RECORDS` records and at most
+/// `MAX_ATTESTATIONS` envelopes.
+fn check_counts(records: usize, attestations: usize) -> Result<(), BundleError> {
+    if records == 0 || records > MAX_RECORDS {
+        return Err(BundleError::Schema(format!(
+            "a bundle holds 1 to {MAX_RECORDS} records, not {records}"
+        )));
+    }
+    if attestations > MAX_ATTESTATIONS {
+        return Err(BundleError::Schema(format!(
+            "a bundle carries at most {MAX_ATTESTATIONS} attestations"
+        )));
+    }
+    Ok(())
 }
 
 /// The receipts a chain projects: one per terminal record, in order.
@@ -212,6 +243,7 @@ impl Bundle {
         let lineage_id = leaf.state.lineage_id.clone();
         attestations.sort();
         attestations.dedup();
+        check_counts(records.len(), attestations.len())?;
         let receipts = derived_receipts(&records);
         let digest = body_digest(&lineage_id, &records, &receipts, &attestations)?;
         let bundle = Bundle {
@@ -222,7 +254,7 @@ impl Bundle {
             attestations,
             digest,
         };
-        bundle.check()?;
+        bundle.check_chain()?;
         Ok(bundle)
     }
 
@@ -244,12 +276,41 @@ impl Bundle {
             });
         }
         let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        let bundle: Bundle =
+        let wire: BundleWire =
             serde_json::from_slice(body).map_err(|e| BundleError::Schema(e.to_string()))?;
-        if bundle.to_bytes()? != body {
+        if canonical_bytes(&wire)? != body {
             return Err(BundleError::NotCanonical);
         }
-        bundle.check()?;
+        check_counts(wire.records.len(), wire.attestations.len())?;
+        let derived = body_digest(
+            &wire.lineage_id,
+            &wire.records,
+            &wire.receipts,
+            &wire.attestations,
+        )?;
+        if derived != wire.digest {
+            return Err(BundleError::Digest {
+                stored: wire.digest,
+                derived,
+            });
+        }
+        let records = wire
+            .records
+            .into_iter()
+            .enumerate()
+            .map(|(index, r)| {
+                StateRecord::try_from(r).map_err(|source| BundleError::Record { index, source })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let bundle = Bundle {
+            schema: wire.schema,
+            lineage_id: wire.lineage_id,
+            records,
+            receipts: wire.receipts,
+            attestations: wire.attestations,
+            digest: wire.digest,
+        };
+        bundle.check_chain()?;
         Ok(bundle)
     }
 
@@ -258,36 +319,13 @@ impl Bundle {
         self.records.last()
     }
 
-    fn check(&self) -> Result<(), BundleError> {
-        if self.records.is_empty() || self.records.len() > MAX_RECORDS {
-            return Err(BundleError::Schema(format!(
-                "a bundle holds 1 to {MAX_RECORDS} records, not {}",
-                self.records.len()
-            )));
-        }
-        if self.attestations.len() > MAX_ATTESTATIONS {
-            return Err(BundleError::Schema(format!(
-                "a bundle carries at most {MAX_ATTESTATIONS} attestations"
-            )));
-        }
-        let derived = body_digest(
-            &self.lineage_id,
-            &self.records,
-            &self.receipts,
-            &self.attestations,
-        )?;
-        if derived != self.digest {
-            return Err(BundleError::Digest {
-                stored: self.digest,
-                derived,
-            });
-        }
+    /// The chain, link by link, its receipts and envelopes (the counts and
+    /// the digest are checked before: on the wire when reading, by
+    /// construction when building).
+    fn check_chain(&self) -> Result<(), BundleError> {
+        // Every record is valid by construction (a `StateRecord` is made
+        // only by core or read through its checked wire form).
         for (index, record) in self.records.iter().enumerate() {
-            let bytes = record
-                .to_bytes()
-                .map_err(|source| BundleError::Record { index, source })?;
-            StateRecord::from_bytes(&bytes)
-                .map_err(|source| BundleError::Record { index, source })?;
             let generation = index as u32 + 1;
             if record.state.generation != generation {
                 return Err(BundleError::Schema(format!(
@@ -641,7 +679,7 @@ mod tests {
         assert_eq!(err.code(), "bundle_digest_mismatch", "{err}");
         // A forger recomputes the bundle digest: the record's revision
         // still catches the edit.
-        let mut forged: Bundle = serde_json::from_str(&edited).unwrap();
+        let mut forged: BundleWire = serde_json::from_str(&edited).unwrap();
         forged.digest = body_digest(
             &forged.lineage_id,
             &forged.records,

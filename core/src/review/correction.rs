@@ -124,17 +124,14 @@ impl Attempt {
     }
 }
 
-/// The correction ledger of a lineage.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// The correction ledger of a lineage: the attempts so far. The forecast
+/// of the attempt under way is the stage's (`Stage::Correcting`), not the
+/// ledger's; the wire form stores it inside the ledger (R6.2).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Correction {
     /// Every attempt so far, oldest first; each is charged, and three
     /// failures escalate (R6.5, R6.6).
-    #[serde(default)]
     pub attempts: Vec<Attempt>,
-    /// The forecast for the next attempt, given before the edit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forecast: Option<u64>,
 }
 
 impl Correction {

@@ -210,3 +210,18 @@ pub fn parser_manifest_entries() -> Vec<ManifestEntry> {
         },
     ]
 }
+
+/// A copy of `state` with its wire form (the JSON that is stored and
+/// hashed) edited by `edit`, read back through the checked wire: how a
+/// test models a hand-edited or hostile record. Outside core a state can
+/// be changed no other way, and this way runs every check a stored record
+/// passes ([`ReviewState::validate`] included), so the error is what a
+/// reader of such a record gets.
+pub fn forge(
+    state: &ReviewState,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> Result<ReviewState, serde_json::Error> {
+    let mut wire = serde_json::to_value(state)?;
+    edit(&mut wire);
+    serde_json::from_value(wire)
+}

@@ -46,13 +46,21 @@ pub fn projections(state: &ReviewState, superseded: bool) -> Vec<Projection> {
     }
     let base = &state.snapshot.base_tree;
     match &state.stage {
-        Stage::Approved { .. } if !superseded => {
-            out.push(Projection::Base(base.clone()));
-            out.push(Projection::Final(state.final_candidate_tree().clone()));
+        Stage::Approved { .. } => {
+            if !superseded {
+                out.push(Projection::Base(base.clone()));
+                out.push(Projection::Final(state.final_candidate_tree().clone()));
+            }
         }
-        Stage::CorrectionRequired { .. } => out.push(Projection::Open(base.clone())),
+        // An open correction, awaiting its forecast or its fix.
+        Stage::CorrectionRequired { .. } | Stage::Correcting { .. } => {
+            out.push(Projection::Open(base.clone()))
+        }
         Stage::Escalated { .. } => out.push(Projection::Escalated(base.clone())),
-        _ => {}
+        Stage::Reviewing
+        | Stage::AwaitingRefuter { .. }
+        | Stage::Validating { .. }
+        | Stage::Invalidated { .. } => {}
     }
     out
 }

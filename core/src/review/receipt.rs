@@ -95,12 +95,19 @@ impl Receipt {
             ),
             // A failed check's evidence is bound; other escalations took
             // no evidence.
-            Stage::Escalated { evidence_hash, .. } => (
+            Stage::Escalated { reason, .. } => (
                 TerminalState::Escalated,
-                evidence_hash.unwrap_or_else(|| Sha256Digest::of(EVIDENCE_DOMAIN, b"")),
+                reason
+                    .evidence_hash()
+                    .unwrap_or_else(|| Sha256Digest::of(EVIDENCE_DOMAIN, b"")),
                 Vec::new(),
             ),
-            _ => return None,
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Invalidated { .. } => return None,
         };
         let initial = &state.snapshot.candidate_tree;
         let final_tree = state.final_candidate_tree();

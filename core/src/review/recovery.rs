@@ -122,7 +122,11 @@ pub fn recover_command(record: &StateRecord) -> Option<String> {
         Stage::Approved { .. } => (Disposition::ScopeChanged, ""),
         Stage::Invalidated { .. } => (Disposition::Invalidated, ""),
         Stage::Escalated { .. } => (Disposition::EscalationAuthorized, " --authorization X"),
-        _ => return None,
+        Stage::Reviewing
+        | Stage::AwaitingRefuter { .. }
+        | Stage::CorrectionRequired { .. }
+        | Stage::Correcting { .. }
+        | Stage::Validating { .. } => return None,
     };
     Some(format!(
         "probity recover --predecessor-lineage {} --expected-predecessor-revision {} --disposition {} --reason R --actor A{authorization}",
@@ -261,7 +265,7 @@ pub fn successor(
         frozen,
         snapshot,
         predecessor: Some(predecessor),
-        stage: Stage::Reviewing { judgment: None },
+        stage: Stage::Reviewing,
     };
     state.validate()?;
     Ok(state)
@@ -477,7 +481,7 @@ mod tests {
         let link = s.predecessor.as_ref().unwrap();
         assert_eq!(link.lineage_id, pred.state.lineage_id);
         assert_eq!(link.revision, pred.revision);
-        assert_eq!(s.stage, Stage::Reviewing { judgment: None });
+        assert_eq!(s.stage, Stage::Reviewing);
         // The record round-trips and validates.
         let rec = s.record().unwrap();
         assert_eq!(

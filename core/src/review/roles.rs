@@ -163,7 +163,7 @@ pub fn lens_context(
     max_diff_bytes: u64,
 ) -> Result<RoleContext, RoleError> {
     let role = PromptRole::Lens(lens);
-    if !matches!(state.stage, Stage::Reviewing { judgment: None }) {
+    if state.stage != Stage::Reviewing {
         return Err(not_now(state, role));
     }
     let binding = state
@@ -213,12 +213,18 @@ pub fn lens_context(
 /// findings of a judgment that awaits its refuter batch, in finding order.
 pub fn refuter_pending(state: &ReviewState) -> Vec<FindingId> {
     match &state.stage {
-        Stage::Reviewing { judgment: Some(j) } => j
+        Stage::AwaitingRefuter { judgment } => judgment
             .findings()
             .filter(|f| f.route == crate::review::finding::Route::Refuter)
             .map(|f| f.id)
             .collect(),
-        _ => Vec::new(),
+        Stage::Reviewing
+        | Stage::CorrectionRequired { .. }
+        | Stage::Correcting { .. }
+        | Stage::Validating { .. }
+        | Stage::Approved { .. }
+        | Stage::Escalated { .. }
+        | Stage::Invalidated { .. } => Vec::new(),
     }
 }
 
@@ -475,14 +481,21 @@ pub struct FixerHandoff {
 
 /// The fixer hand-off of a lineage in correction (`None` otherwise).
 pub fn fixer_handoff(state: &ReviewState) -> Option<FixerHandoff> {
-    let Stage::CorrectionRequired { correction, .. } = &state.stage else {
-        return None;
+    let forecast_given = match &state.stage {
+        Stage::CorrectionRequired { .. } => false,
+        Stage::Correcting { .. } => true,
+        Stage::Reviewing
+        | Stage::AwaitingRefuter { .. }
+        | Stage::Validating { .. }
+        | Stage::Approved { .. }
+        | Stage::Escalated { .. }
+        | Stage::Invalidated { .. } => return None,
     };
     let judgment = state.stage.judgment()?;
     let admitted = judgment.correction_ids();
     let lineage = &state.lineage_id;
     let mut next = Vec::new();
-    if correction.forecast.is_none() {
+    if !forecast_given {
         next.push(format!(
             "probity finalize --lineage {lineage} --correction-lines <N: the lines you expect to change>"
         ));
@@ -504,7 +517,7 @@ pub fn fixer_handoff(state: &ReviewState) -> Option<FixerHandoff> {
             .collect(),
         allowed_paths: state.snapshot.paths.clone(),
         correction_budget: state.frozen.correction_budget,
-        charged_lines: correction.charged_lines(),
+        charged_lines: state.stage.correction().map_or(0, |c| c.charged_lines()),
         next,
     })
 }

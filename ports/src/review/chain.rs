@@ -16,11 +16,11 @@ pub(super) fn supersession<S: ReviewStore>(
     record: &StateRecord,
 ) -> Result<Option<LineageId>, ReviewError> {
     let mut ancestors = Vec::new();
-    let mut link = record.state.predecessor.clone();
-    let mut child = record.state.lineage_id.clone();
+    let mut link = record.state().predecessor().cloned();
+    let mut child = record.state().lineage_id().clone();
     // Generations decrease by one per step: at most generation - 1 loads.
     while let Some(l) = link {
-        if ancestors.len() >= record.state.generation as usize {
+        if ancestors.len() >= record.state().generation() as usize {
             break;
         }
         match store.load(&l.lineage_id)? {
@@ -38,7 +38,7 @@ pub(super) fn supersession<S: ReviewStore>(
                     .into());
                 }
                 child = l.lineage_id.clone();
-                link = r.state.predecessor.clone();
+                link = r.state().predecessor().cloned();
                 ancestors.push(Some(Ancestor {
                     record: r,
                     successor,
@@ -50,7 +50,7 @@ pub(super) fn supersession<S: ReviewStore>(
             }
         }
     }
-    check_chain(&record.state, &ancestors)?;
+    check_chain(record.state(), &ancestors)?;
     leaf_of(store, record)
 }
 
@@ -64,10 +64,10 @@ fn leaf_of<S: ReviewStore>(
 ) -> Result<Option<LineageId>, ReviewError> {
     let mut current = record.clone();
     let mut leaf = None;
-    while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
+    while let Some(next_id) = store.successor_of(current.state().lineage_id())? {
         let next = match store.load(&next_id) {
             Ok(next) => next.ok_or_else(|| ChainError::Dangling {
-                lineage: current.state.lineage_id.clone(),
+                lineage: current.state().lineage_id().clone(),
                 predecessor: next_id.clone(),
             })?,
             // A successor burned once used (R10.5) or retired by a repair
@@ -79,7 +79,7 @@ fn leaf_of<S: ReviewStore>(
             Err(e) => return Err(e.into()),
         };
         check_link(
-            &next.state,
+            next.state(),
             &Ancestor {
                 record: current,
                 successor: Some(next_id.clone()),
@@ -107,10 +107,10 @@ pub(super) fn forward_chain<S: ReviewStore>(
     use probity_core::review::gate::MAX_REBIND_CHAIN;
     let mut out = vec![(
         record.clone(),
-        store.read_receipt(&record.state.lineage_id)?,
+        store.read_receipt(record.state().lineage_id())?,
     )];
     let mut current = record.clone();
-    while let Some(next_id) = store.successor_of(&current.state.lineage_id)? {
+    while let Some(next_id) = store.successor_of(current.state().lineage_id())? {
         // One past the bound is read, never more: core's rebind refuses a
         // chain longer than the bound, so a long chain is never cut to one
         // whose last read lineage passes for its leaf.
@@ -118,11 +118,11 @@ pub(super) fn forward_chain<S: ReviewStore>(
             break;
         }
         let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
-            lineage: current.state.lineage_id.clone(),
+            lineage: current.state().lineage_id().clone(),
             predecessor: next_id.clone(),
         })?;
         check_link(
-            &next.state,
+            next.state(),
             &Ancestor {
                 record: current,
                 successor: Some(next_id.clone()),
@@ -140,14 +140,16 @@ pub(super) fn chain_of<S: ReviewStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<Vec<LineageId>, ReviewError> {
-    let mut out = vec![record.state.lineage_id.clone()];
-    let mut link = record.state.predecessor.clone();
+    let mut out = vec![record.state().lineage_id().clone()];
+    let mut link = record.state().predecessor().cloned();
     while let Some(l) = link {
-        if out.len() > record.state.generation as usize {
+        if out.len() > record.state().generation() as usize {
             break;
         }
         out.push(l.lineage_id.clone());
-        link = store.load(&l.lineage_id)?.and_then(|r| r.state.predecessor);
+        link = store
+            .load(&l.lineage_id)?
+            .and_then(|r| r.state().predecessor().cloned());
     }
     Ok(out)
 }
@@ -165,7 +167,7 @@ pub(super) fn resume<S: ReviewStore>(
     // A corrected candidate's entry is claimed just before the state that
     // names it is written; if that write never landed, the claim is stale
     // and names nothing.
-    if record.state.snapshot.target != *target && record.state.final_target() != *target {
+    if record.state().snapshot().target != *target && record.state().final_target() != *target {
         return Ok(None);
     }
     Ok(Some(record))

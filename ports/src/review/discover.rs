@@ -66,7 +66,7 @@ impl Found {
 /// Core's applicability of `record` to a live candidate differing in
 /// `differing`.
 pub(super) fn classify(record: &StateRecord, differing: &[RepoPath]) -> Applicability {
-    Applicability::of_difference(&record.state.snapshot.paths, differing)
+    Applicability::of_difference(&record.state().snapshot().paths, differing)
 }
 
 fn repo<E: std::error::Error + Send + Sync + 'static>(e: E) -> ReviewError {
@@ -88,9 +88,13 @@ fn tree_delta<G: GitPort>(
 
 /// The delta of a lineage's own change (receipt base to final candidate).
 fn reviewed_delta<G: GitPort>(git: &G, record: &StateRecord) -> Result<TreeDelta, ReviewError> {
-    let state = &record.state;
-    tree_delta(git, &state.snapshot.base_tree, state.final_candidate_tree())?
-        .ok_or_else(|| ReviewError::IndexMismatch(state.lineage_id.clone()))
+    let state = record.state();
+    tree_delta(
+        git,
+        &state.snapshot().base_tree,
+        state.final_candidate_tree(),
+    )?
+    .ok_or_else(|| ReviewError::IndexMismatch(state.lineage_id().clone()))
 }
 
 fn load<S: ReviewStore>(
@@ -108,7 +112,7 @@ fn prior<G: GitPort>(
     live: &LiveTarget,
 ) -> Result<Found, ReviewError> {
     let differing = git
-        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+        .differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
     Ok(Found::Prior(record, differing))
 }
@@ -124,9 +128,9 @@ fn rebase_check<G: GitPort>(
     reviewed: &TreeDelta,
     live_delta: &TreeDelta,
 ) -> Result<RebaseCheck, ReviewError> {
-    let state = &record.state;
-    let base = &state.snapshot.base_tree;
-    let outside = reviewed_outside_delta(&state.snapshot.paths, reviewed);
+    let state = record.state();
+    let base = &state.snapshot().base_tree;
+    let outside = reviewed_outside_delta(&state.snapshot().paths, reviewed);
     let moved = if outside.is_empty() {
         Vec::new()
     } else {
@@ -134,7 +138,7 @@ fn rebase_check<G: GitPort>(
             .map_err(ReviewError::Repository)?
     };
     Ok(check_rebase(
-        &state.snapshot.paths,
+        &state.snapshot().paths,
         base,
         reviewed,
         &live.base_tree,
@@ -150,7 +154,7 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
     live: &LiveTarget,
 ) -> Result<Found, ReviewError> {
     if let Some(record) = resume(store, &live.target)? {
-        if record.state.final_target() == live.target {
+        if record.state().final_target() == live.target {
             return Ok(Found::Exact(record));
         }
         // The live candidate is what this lineage froze, but a correction
@@ -164,7 +168,7 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
     };
     if let (Some(l), Some(live_delta)) = (indexed, &live_delta) {
         let record = load(store, &l)?;
-        if !matches!(record.state.stage, Stage::Approved { .. }) {
+        if !matches!(record.state().stage(), Stage::Approved { .. }) {
             return Err(ReviewError::IndexMismatch(l));
         }
         // The index is a lookup, not evidence: a lineage whose own trees
@@ -178,14 +182,14 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
     }
     if let Some(l) = store.lookup_base(&live.base_tree)? {
         let record = load(store, &l)?;
-        if record.state.snapshot.base_tree != live.base_tree {
+        if record.state().snapshot().base_tree != live.base_tree {
             return Err(ReviewError::IndexMismatch(l));
         }
         return prior(git, record, live);
     }
     if let Some(l) = store.lookup_final(&live.base_tree)? {
         let record = load(store, &l)?;
-        if *record.state.final_candidate_tree() != live.base_tree {
+        if *record.state().final_candidate_tree() != live.base_tree {
             return Err(ReviewError::IndexMismatch(l));
         }
         return prior(git, record, live);
@@ -199,7 +203,7 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
                 continue;
             };
             let record = load(store, &l)?;
-            if !matches!(record.state.stage, Stage::Approved { .. }) {
+            if !matches!(record.state().stage(), Stage::Approved { .. }) {
                 return Err(ReviewError::IndexMismatch(l));
             }
             let reviewed = reviewed_delta(git, &record)?;
@@ -228,11 +232,11 @@ pub(super) fn relate<G: GitPort>(
     record: &StateRecord,
     live: &LiveTarget,
 ) -> Result<(Applicability, Vec<RepoPath>, Option<GateProof>), ReviewError> {
-    if record.state.final_target() == live.target {
+    if record.state().final_target() == live.target {
         return Ok((Applicability::Current, Vec::new(), None));
     }
-    if matches!(record.state.stage, Stage::Approved { .. })
-        && record.state.snapshot.base_tree != live.base_tree
+    if matches!(record.state().stage(), Stage::Approved { .. })
+        && record.state().snapshot().base_tree != live.base_tree
     {
         let live_delta = tree_delta(git, &live.base_tree, &live.candidate_tree)?;
         let reviewed = reviewed_delta(git, record)?;
@@ -246,7 +250,7 @@ pub(super) fn relate<G: GitPort>(
         }
     }
     let differing = git
-        .differing_paths(record.state.final_candidate_tree(), &live.candidate_tree)
+        .differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
     Ok((classify(record, &differing), differing, None))
 }
@@ -262,9 +266,9 @@ pub fn index_rebase_delta<G: GitPort, S: ReviewStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<(), ReviewError> {
-    let state = &record.state;
-    if !matches!(state.stage, Stage::Approved { .. })
-        || store.successor_of(&state.lineage_id)?.is_some()
+    let state = record.state();
+    if !matches!(state.stage(), Stage::Approved { .. })
+        || store.successor_of(state.lineage_id())?.is_some()
     {
         return Ok(());
     }

@@ -205,26 +205,26 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         .transpose()?;
     let (live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
     for (lens, given) in &input.bindings {
-        check_binding(&record.state, *lens, given)?;
+        check_binding(record.state(), *lens, given)?;
     }
     // Derive every transition in memory first: an input that is not legal
     // is refused before anything is written, whatever came before it.
     let mut states = Vec::new();
-    let mut state = record.state.clone();
-    let zero_lens = state.frozen.selected_lenses.is_empty();
-    let awaiting = matches!(state.stage, Stage::Reviewing { judgment: None });
+    let mut state = record.state().clone();
+    let zero_lens = state.frozen().selected_lenses.is_empty();
+    let awaiting = matches!(state.stage(), Stage::Reviewing);
     let submitted = if zero_lens {
         Vec::new()
     } else {
-        store.submitted_results(&state.lineage_id)?
+        store.submitted_results(state.lineage_id())?
     };
     let complete = awaiting
         && state
-            .frozen
+            .frozen()
             .selected_lenses
             .iter()
             .all(|l| submitted.iter().any(|(s, _)| s == l));
-    if !given.is_empty() || complete || (zero_lens && state.stage.judgment().is_none()) {
+    if !given.is_empty() || complete || (zero_lens && state.stage().judgment().is_none()) {
         let results = combine_results(&state, given, submitted)?;
         let facts = causal_facts(git, &state, &results)?;
         state = state.accept_results(results, &facts)?;
@@ -270,10 +270,10 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     index_rebase_delta(git, store, &record)?;
     keep(git, &record)?;
     let receipt_location = record
-        .state
-        .stage
+        .state()
+        .stage()
         .is_terminal()
-        .then(|| store.receipt_location(&record.state.lineage_id));
+        .then(|| store.receipt_location(record.state().lineage_id()));
     Ok(Finalized {
         record,
         receipt_location,
@@ -289,7 +289,7 @@ fn combine_results(
     given: Vec<(Option<Lens>, &[u8], ReviewerResult)>,
     submitted: Vec<(Lens, Vec<u8>)>,
 ) -> Result<Vec<ReviewerResult>, ReviewError> {
-    let selected = &state.frozen.selected_lenses;
+    let selected = &state.frozen().selected_lenses;
     // An unnamed result stands for the only selected lens (place_results
     // refuses it otherwise).
     let only = (selected.len() == 1).then(|| selected[0]);
@@ -302,14 +302,14 @@ fn combine_results(
         all.push((lens, parsed));
     }
     for (lens, bytes) in submitted {
-        if !state.frozen.selected_lenses.contains(&lens) {
+        if !state.frozen().selected_lenses.contains(&lens) {
             continue;
         }
         match named.iter().find(|(l, _)| *l == lens) {
             Some((_, b)) if *b == bytes.as_slice() => {}
             Some(_) => {
                 return Err(ReviewError::SubmittedDiffers {
-                    lineage: state.lineage_id.clone(),
+                    lineage: state.lineage_id().clone(),
                     lens: lens.name(),
                 });
             }
@@ -365,11 +365,14 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
     ReviewerResult::parse(&bounded(&input.result)?.bytes)
         .map_err(malformed(&input.result, "reviewer"))?;
     let (_live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
-    let lineage = record.state.lineage_id.clone();
+    let lineage = record.state().lineage_id().clone();
     let kept = |store: &S| -> Result<Vec<(Lens, Vec<u8>)>, ReviewError> {
         Ok(store.submitted_results(&lineage)?)
     };
-    let outcome = match record.state.preflight(input.lens, input.binding.as_deref()) {
+    let outcome = match record
+        .state()
+        .preflight(input.lens, input.binding.as_deref())
+    {
         Ok(_) => store.submit_result(&lineage, input.lens, &input.result.bytes)?,
         // An exact resubmission after finalize accepted the results is
         // answered, not refused (the binding is still checked).
@@ -377,14 +380,14 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
             if kept(store)?
                 .iter()
                 .any(|(l, b)| *l == input.lens && *b == input.result.bytes)
-                && binding_holds(&record.state, input.lens, input.binding.as_deref()) =>
+                && binding_holds(record.state(), input.lens, input.binding.as_deref()) =>
         {
             Submitted::Existing
         }
         Err(source) => return Err(ReviewError::Submission { lineage, source }),
     };
     let binding = record
-        .state
+        .state()
         .lens_bindings()
         .into_iter()
         .find(|b| b.lens == input.lens)
@@ -396,8 +399,8 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
         })?;
     let held = kept(store)?;
     let submitted = record
-        .state
-        .frozen
+        .state()
+        .frozen()
         .selected_lenses
         .iter()
         .filter(|l| held.iter().any(|(h, _)| h == *l))
@@ -439,15 +442,15 @@ pub fn replay_preserved<G: GitPort, S: ReviewStore>(
         .ok_or_else(|| StoreError::NotFound(target.clone()))?;
     check_candidate(
         &found,
-        &record.state.lineage_id,
-        &record.state.snapshot.target,
+        record.state().lineage_id(),
+        &record.state().snapshot().target,
     )
     .map_err(preserved)?;
     submit_result(
         git,
         store,
         SubmitInput {
-            lineage: Some(record.state.lineage_id.clone()),
+            lineage: Some(record.state().lineage_id().clone()),
             lens: found.lens,
             binding: found.binding.clone(),
             result: NamedInput {
@@ -477,9 +480,9 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
     lineage: Option<&LineageId>,
 ) -> Result<(), ReviewError> {
     let (_live, record) = discover_for_finalize(git, store, lineage)?;
-    let state = &record.state;
+    let state = record.state();
     // With no lens selected, finalize settles the empty judgment first.
-    if state.frozen.selected_lenses.is_empty() && state.stage.judgment().is_none() {
+    if state.frozen().selected_lenses.is_empty() && state.stage().judgment().is_none() {
         return Ok(());
     }
     // A probe hash: `validating` takes it, `approved` answers whether a
@@ -493,7 +496,7 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
 
 /// Refuses a binding that is not this lineage's binding for `lens`.
 fn check_binding(state: &ReviewState, lens: Lens, given: &str) -> Result<(), ReviewError> {
-    let lineage = state.lineage_id.clone();
+    let lineage = state.lineage_id().clone();
     let prepared = state
         .lens_bindings()
         .into_iter()
@@ -530,7 +533,10 @@ fn causal_facts<G: GitPort>(
     results: &[ReviewerResult],
 ) -> Result<CausalFacts, ReviewError> {
     let mut facts = CausalFacts::default();
-    let (base, cand) = (&state.snapshot.base_tree, &state.snapshot.candidate_tree);
+    let (base, cand) = (
+        &state.snapshot().base_tree,
+        &state.snapshot().candidate_tree,
+    );
     for path in state.causal_paths_needed(results) {
         let hunks = git
             .hunks(base, cand, &path)
@@ -553,10 +559,10 @@ fn measure_fix<G: GitPort>(
     state: &ReviewState,
     live: &LiveTarget,
 ) -> Result<FixMeasurement, ReviewError> {
-    if live.base_tree != state.snapshot.base_tree {
+    if live.base_tree != state.snapshot().base_tree {
         return Err(ReviewError::BaseChanged {
-            lineage: state.lineage_id.clone(),
-            frozen: state.snapshot.base_tree.clone(),
+            lineage: state.lineage_id().clone(),
+            frozen: state.snapshot().base_tree.clone(),
         });
     }
     let files = git
@@ -589,7 +595,7 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
                 .ok_or_else(|| StoreError::NotFound(l.clone()))?;
             // A final lineage named explicitly answers retries whatever
             // the live candidate is (its chain must still hold).
-            if record.state.stage.is_final() {
+            if record.state().stage().is_final() {
                 supersession(store, &record)?;
                 return Ok((live, record));
             }
@@ -604,7 +610,7 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     // A successor whose chain does not hold takes no input (R9.3).
     supersession(store, &record)?;
     // Which live candidate the stage expects (core's rule).
-    let expected = record.state.expected_live();
+    let expected = record.state().expected_live();
     // A review of a committed change (`start --commit`, `--range`), named
     // explicitly, judges trees no worktree holds: while reviewing or
     // validating it takes results and evidence when some recent commit is
@@ -612,7 +618,7 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     let committed = |tree: &TreeId| -> Result<bool, ReviewError> {
         Ok(lineage.is_some()
             && git
-                .committed_change(&record.state.snapshot.base_tree, tree)
+                .committed_change(&record.state().snapshot().base_tree, tree)
                 .map_err(ReviewError::Repository)?)
     };
     if let Some((target, tree)) = expected
@@ -623,7 +629,7 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
             .differing_paths(tree, &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
         return Err(ReviewError::CandidateChanged {
-            lineage: record.state.lineage_id.clone(),
+            lineage: record.state().lineage_id().clone(),
             differing_paths: differing,
         });
     }
@@ -638,7 +644,7 @@ pub(super) fn open_corrections<S: ReviewStore>(
     let mut out = Vec::new();
     for lineage in store.lookup_open(base)? {
         let record = store.load(&lineage)?.ok_or(StoreError::NotFound(lineage))?;
-        if record.state.is_open_correction_on(base) {
+        if record.state().is_open_correction_on(base) {
             out.push(record);
         }
     }
@@ -656,9 +662,9 @@ fn open_correction_for<G: GitPort, S: ReviewStore>(
     let mut matching = Vec::new();
     for record in open_corrections(store, &live.base_tree)? {
         let changed = git
-            .differing_paths(record.state.correction_from_tree(), &live.candidate_tree)
+            .differing_paths(record.state().correction_from_tree(), &live.candidate_tree)
             .map_err(ReviewError::Repository)?;
-        if record.state.takes_fix_of(&changed) {
+        if record.state().takes_fix_of(&changed) {
             matching.push(record);
         }
     }
@@ -666,7 +672,10 @@ fn open_correction_for<G: GitPort, S: ReviewStore>(
         0 => Err(ReviewError::NoReview),
         1 => Ok(matching.remove(0)),
         _ => Err(ReviewError::AmbiguousCorrection {
-            lineages: matching.into_iter().map(|r| r.state.lineage_id).collect(),
+            lineages: matching
+                .into_iter()
+                .map(|r| r.state().lineage_id().clone())
+                .collect(),
         }),
     }
 }
@@ -710,7 +719,7 @@ pub fn dispute<S: ReviewStore, C: Clock>(
         .into());
     }
     let next = record
-        .state
+        .state()
         .accept_dispute(probity_core::review::state::Dispute {
             finding_id: input.finding,
             evidence_hash: input.evidence_hash,
@@ -719,7 +728,7 @@ pub fn dispute<S: ReviewStore, C: Clock>(
             authorization: input.authorization,
             disputed_at: clock.now(),
         })?;
-    if next == record.state {
+    if next == *record.state() {
         return Ok(record);
     }
     commit(store, &record, next)

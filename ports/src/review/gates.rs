@@ -117,7 +117,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
     }
     let open: Vec<_> = open_corrections(store, &live.base_tree)?
         .into_iter()
-        .map(|r| r.state)
+        .map(StateRecord::into_state)
         .collect();
     let decision = probity_core::review::gate::point_at_open_correction(decision, &open);
     if decision.next_action() != NextAction::StartReview {
@@ -152,7 +152,7 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
     let links: Vec<ChainLink<'_>> = chain
         .iter()
         .map(|(r, receipt)| ChainLink {
-            state: &r.state,
+            state: r.state(),
             receipt_file: receipt.as_deref(),
         })
         .collect();
@@ -172,12 +172,12 @@ fn decide_found<G: GitPort, S: ReviewStore>(
     Ok(match discover(git, store, live)? {
         Found::Exact(record) => {
             let superseded_by = supersession(store, &record)?;
-            let receipt = store.read_receipt(&record.state.lineage_id)?;
+            let receipt = store.read_receipt(record.state().lineage_id())?;
             let d = decide_target(
                 gate,
                 live,
                 Authority::Exact {
-                    state: &record.state,
+                    state: record.state(),
                     receipt_file: receipt.as_deref(),
                     superseded_by: superseded_by.as_ref(),
                 },
@@ -186,12 +186,12 @@ fn decide_found<G: GitPort, S: ReviewStore>(
         }
         Found::Rebased(record, check) => {
             let superseded_by = supersession(store, &record)?;
-            let receipt = store.read_receipt(&record.state.lineage_id)?;
+            let receipt = store.read_receipt(record.state().lineage_id())?;
             let d = decide_target(
                 gate,
                 live,
                 Authority::Rebased {
-                    state: &record.state,
+                    state: record.state(),
                     receipt_file: receipt.as_deref(),
                     superseded_by: superseded_by.as_ref(),
                     check: &check,
@@ -205,7 +205,7 @@ fn decide_found<G: GitPort, S: ReviewStore>(
                 gate,
                 live,
                 Authority::Prior {
-                    state: &record.state,
+                    state: record.state(),
                     differing_paths: &differing,
                     superseded_by: superseded_by.as_ref(),
                 },

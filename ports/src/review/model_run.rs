@@ -253,15 +253,15 @@ where
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
     let mut lenses = Vec::new();
-    if record.state.next_action() == NextInput::RunLenses {
+    if record.state().next_action() == NextInput::RunLenses {
         let kept: Vec<Lens> = store
             .submitted_results(lineage)?
             .into_iter()
             .map(|(l, _)| l)
             .collect();
         let missing: Vec<Lens> = record
-            .state
-            .frozen
+            .state()
+            .frozen()
             .selected_lenses
             .iter()
             .copied()
@@ -286,7 +286,7 @@ where
         }
     };
     let mut refuter = None;
-    if done.record.state.next_action() == NextInput::ProvideRefuter {
+    if done.record.state().next_action() == NextInput::ProvideRefuter {
         let exported = frozen_context(git, store, lineage)?;
         let run = run_refuter(store, world, &done.record, &exported);
         if let Ok(r) = &run.outcome {
@@ -324,11 +324,11 @@ fn finalize_if_complete<G: GitPort, S: ReviewStore>(
     let record = store
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    if record.state.next_action() == NextInput::RunLenses {
+    if record.state().next_action() == NextInput::RunLenses {
         let kept = store.submitted_results(lineage)?;
         let all = record
-            .state
-            .frozen
+            .state()
+            .frozen()
             .selected_lenses
             .iter()
             .all(|l| kept.iter().any(|(k, _)| k == l));
@@ -346,8 +346,8 @@ fn finalize_if_complete<G: GitPort, S: ReviewStore>(
         .map(Some);
     }
     let receipt_location = record
-        .state
-        .stage
+        .state()
+        .stage()
         .is_terminal()
         .then(|| store.receipt_location(lineage));
     Ok(Some(Finalized {
@@ -371,8 +371,8 @@ where
     M: ChatModel,
     C: Stopwatch,
 {
-    let state = &record.state;
-    let tree = state.snapshot.candidate_tree.clone();
+    let state = record.state();
+    let tree = state.snapshot().candidate_tree.clone();
     let contexts: Vec<(Lens, Result<RoleContext, RoleError>)> = missing
         .iter()
         .map(|l| {
@@ -443,7 +443,7 @@ fn keep_and_submit<G: GitPort, S: ReviewStore + TranscriptStore>(
     mut done: RunDone,
     transcript: &[u8],
 ) -> Result<RunDone, RoleRunError> {
-    let lineage = &record.state.lineage_id;
+    let lineage = record.state().lineage_id();
     done.transcript = store
         .keep_transcript(lineage, lens.name(), &done.transcript_digest, transcript)
         .map_err(ReviewError::from)?;
@@ -477,18 +477,18 @@ where
 {
     let role = PromptRole::Refuter;
     let outcome = refuter_context(
-        &record.state,
+        record.state(),
         world.prompts,
         &exported.diff,
         &exported.envelope.changed_path_manifest,
         world.max_diff_bytes,
     )
     .map_err(RoleRunError::from)
-    .and_then(|ctx| run_role(world, &ctx, &record.state.snapshot.candidate_tree))
+    .and_then(|ctx| run_role(world, &ctx, &record.state().snapshot().candidate_tree))
     .and_then(|(mut done, transcript)| {
         done.transcript = store
             .keep_transcript(
-                &record.state.lineage_id,
+                record.state().lineage_id(),
                 role_name(role),
                 &done.transcript_digest,
                 &transcript,
@@ -523,7 +523,7 @@ where
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
     let live = git.live_target().map_err(ReviewError::Repository)?;
-    let from = record.state.final_candidate_tree().clone();
+    let from = record.state().final_candidate_tree().clone();
     let fix_diff = git
         .frozen_diff(&from, &live.candidate_tree, MAX_FIX_DIFF_BYTES)
         .map_err(ReviewError::Repository)?
@@ -532,7 +532,7 @@ where
         })?;
     let role = PromptRole::Validator;
     let outcome = validator_context(
-        &record.state,
+        record.state(),
         world.prompts,
         &fix_diff,
         &live.candidate_tree,

@@ -42,7 +42,7 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
     let record = store
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    let snap = &record.state.snapshot;
+    let snap = record.state().snapshot();
     let (base, cand) = (&snap.base_tree, &snap.candidate_tree);
     let trees = vec![base.to_string(), cand.to_string()];
     let missing = git
@@ -105,9 +105,9 @@ pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
     supersession(store, &record)?;
-    let receipt = Receipt::derive(&record.state).ok_or_else(|| ReviewError::NotTerminal {
+    let receipt = Receipt::derive(record.state()).ok_or_else(|| ReviewError::NotTerminal {
         lineage: lineage.clone(),
-        state: record.state.stage.name(),
+        state: record.state().stage().name(),
     })?;
     let trees = vec![
         receipt.base_tree.to_string(),
@@ -166,10 +166,10 @@ pub fn status<G: GitPort, S: ReviewStore>(
             None => return Ok(None),
         },
     };
-    let receipt = Receipt::derive(&record.state);
+    let receipt = Receipt::derive(record.state());
     // Fails closed on a broken chain; reports the immediate successor.
     supersession(store, &record)?;
-    let superseded_by = store.successor_of(&record.state.lineage_id)?;
+    let superseded_by = store.successor_of(record.state().lineage_id())?;
     Ok(Some(Status {
         record,
         applicability,

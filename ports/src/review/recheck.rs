@@ -125,7 +125,7 @@ impl<'a, S: ReviewStore> Recording<'a, S> {
     fn compare(&self, seen: &Seen, l: &LineageId) -> Result<Vec<Moved>, StoreError> {
         let mut moved = Vec::new();
         if let Some(rev) = seen.records.get(l) {
-            let now = self.inner.load(l)?.map(|r| r.revision);
+            let now = self.inner.load(l)?.map(|r| r.revision());
             if now != *rev {
                 moved.push(Moved::Record(l.clone()));
             }
@@ -186,7 +186,7 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
             .borrow_mut()
             .records
             .entry(lineage.clone())
-            .or_insert_with(|| r.as_ref().map(|r| r.revision));
+            .or_insert_with(|| r.as_ref().map(|r| r.revision()));
         Ok(r)
     }
     fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {

@@ -17,15 +17,15 @@ use super::*;
 /// Asks the Git port to keep a record's trees: base, frozen candidate, and
 /// the corrected candidate once there is one.
 pub(super) fn keep<G: GitPort>(git: &G, record: &StateRecord) -> Result<(), ReviewError> {
-    let s = &record.state;
+    let s = record.state();
     let mut trees = vec![
-        ("base", &s.snapshot.base_tree),
-        ("candidate", &s.snapshot.candidate_tree),
+        ("base", &s.snapshot().base_tree),
+        ("candidate", &s.snapshot().candidate_tree),
     ];
-    if s.final_candidate_tree() != &s.snapshot.candidate_tree {
+    if s.final_candidate_tree() != &s.snapshot().candidate_tree {
         trees.push(("final", s.final_candidate_tree()));
     }
-    git.keep_trees(&s.lineage_id, &trees)
+    git.keep_trees(s.lineage_id(), &trees)
         .map_err(ReviewError::Repository)
 }
 
@@ -243,21 +243,21 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     if let Some(existing) = resume(store, &snapshot.target)? {
         if let Some(leaf) = supersession(store, &existing)? {
             return Err(ReviewError::SupersededLineage {
-                lineage: existing.state.lineage_id.clone(),
+                lineage: existing.state().lineage_id().clone(),
                 leaf,
             });
         }
-        if let Stage::Invalidated { .. } = existing.state.stage {
+        if let Stage::Invalidated { .. } = existing.state().stage() {
             return Err(ReviewError::Invalidated {
-                lineage: existing.state.lineage_id.clone(),
-                revision: existing.revision,
+                lineage: existing.state().lineage_id().clone(),
+                revision: existing.revision(),
             });
         }
-        if existing.state.final_target() != snapshot.target {
+        if existing.state().final_target() != snapshot.target {
             // This lineage corrected the live candidate into another one.
             return Err(ReviewError::Superseded {
-                lineage: existing.state.lineage_id.clone(),
-                final_tree: existing.state.final_candidate_tree().clone(),
+                lineage: existing.state().lineage_id().clone(),
+                final_tree: existing.state().final_candidate_tree().clone(),
             });
         }
         return Ok(Started {
@@ -269,10 +269,10 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         if snapshot
             .paths
             .iter()
-            .any(|p| open.state.snapshot.paths.binary_search(p).is_ok())
+            .any(|p| open.state().snapshot().paths.binary_search(p).is_ok())
         {
             return Err(ReviewError::CorrectionOpen {
-                lineage: open.state.lineage_id.clone(),
+                lineage: open.state().lineage_id().clone(),
             });
         }
     }
@@ -302,7 +302,7 @@ fn refuse_side_stepped_escalation<S: ReviewStore>(
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
         let superseded = store.successor_of(&lineage)?.is_some();
         let paths = recovery::escalation_overlap(
-            &record.state,
+            record.state(),
             superseded,
             &snapshot.base_tree,
             &snapshot.paths,
@@ -310,7 +310,7 @@ fn refuse_side_stepped_escalation<S: ReviewStore>(
         if !paths.is_empty() {
             return Err(ReviewError::LineageEscalated {
                 lineage,
-                revision: record.revision,
+                revision: record.revision(),
                 paths,
             });
         }
@@ -399,8 +399,8 @@ pub fn invalidate<S: ReviewStore>(
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
     // A lineage whose chain does not hold takes no input (R9.3).
     supersession(store, &record)?;
-    let next = record.state.invalidate(reason)?;
-    if next == record.state {
+    let next = record.state().invalidate(reason)?;
+    if next == *record.state() {
         return Ok(record);
     }
     commit(store, &record, next)
@@ -443,8 +443,8 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             .load(&existing)?
             .ok_or_else(|| StoreError::NotFound(existing.clone()))?;
         let same = record
-            .state
-            .predecessor
+            .state()
+            .predecessor()
             .as_ref()
             .is_some_and(|l| l.records(predecessor, &request));
         if !same {
@@ -463,7 +463,10 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
     let snapshot = FrozenCandidate::freeze(&obs)?;
     let differing = git
-        .differing_paths(pred.state.final_candidate_tree(), &snapshot.candidate_tree)
+        .differing_paths(
+            pred.state().final_candidate_tree(),
+            &snapshot.candidate_tree,
+        )
         .map_err(ReviewError::Repository)?;
     let owned_by_chain = match store.lookup_target(&snapshot.target)? {
         Some(owner) => chain_of(store, &pred)?.contains(&owner),
@@ -566,5 +569,5 @@ pub fn burn<S: ReviewStore + RepairStore, C: Clock>(
             BurnTombstoneError::Refused(r) => ReviewError::Burn(r),
             BurnTombstoneError::Canonical(c) => ReviewError::Tombstone(c.to_string()),
         })?;
-    Ok(store.consume(&request.lineage, &record.revision, &tombstone)?)
+    Ok(store.consume(&request.lineage, &record.revision(), &tombstone)?)
 }

@@ -103,7 +103,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
     // Checks the chain above `record` and every link below it.
     supersession(store, &record)?;
     let mut above = Vec::new();
-    let mut link = record.state.predecessor.clone();
+    let mut link = record.state().predecessor().cloned();
     while let Some(l) = link {
         if above.len() >= MAX_RECORDS {
             break;
@@ -111,13 +111,13 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         let r = store
             .load(&l.lineage_id)?
             .ok_or_else(|| StoreError::NotFound(l.lineage_id.clone()))?;
-        link = r.state.predecessor.clone();
+        link = r.state().predecessor().cloned();
         above.push(r);
     }
     above.reverse();
     let mut records = above;
     records.push(record.clone());
-    let mut current = record.state.lineage_id.clone();
+    let mut current = record.state().lineage_id().clone();
     while let Some(next) = store.successor_of(&current)? {
         if records.len() >= MAX_RECORDS {
             break;
@@ -147,14 +147,14 @@ pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<()
         return Err(TransportError::ObjectsMissing { objects: missing });
     }
     if let Some(record) = bundle.leaf() {
-        let s = &record.state;
+        let s = record.state();
         let initial = git
-            .manifest(&s.snapshot.base_tree, &s.snapshot.candidate_tree)
+            .manifest(&s.snapshot().base_tree, &s.snapshot().candidate_tree)
             .map_err(repo_err)?;
-        let final_paths = if s.final_candidate_tree() == &s.snapshot.candidate_tree {
+        let final_paths = if s.final_candidate_tree() == &s.snapshot().candidate_tree {
             initial.iter().map(|e| e.path.clone()).collect()
         } else {
-            git.differing_paths(&s.snapshot.base_tree, s.final_candidate_tree())
+            git.differing_paths(&s.snapshot().base_tree, s.final_candidate_tree())
                 .map_err(repo_err)?
         };
         check_scope(
@@ -208,10 +208,14 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
     store: &S,
     bundle: &Bundle,
 ) -> Result<Imported, TransportError> {
-    let chain: Vec<&LineageId> = bundle.records.iter().map(|r| &r.state.lineage_id).collect();
+    let chain: Vec<&LineageId> = bundle
+        .records
+        .iter()
+        .map(|r| r.state().lineage_id())
+        .collect();
     let mut new = Vec::new();
     for (i, r) in bundle.records.iter().enumerate() {
-        let id = &r.state.lineage_id;
+        let id = r.state().lineage_id();
         match store.load(id)? {
             Some(existing) if existing == *r => new.push(false),
             Some(existing) => {
@@ -219,7 +223,8 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
                     id,
                     format!(
                         "the store holds {id} at revision {}, the bundle at {}",
-                        existing.revision, r.revision
+                        existing.revision(),
+                        r.revision()
                     ),
                 ));
             }
@@ -227,12 +232,12 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
         }
         if let Some(next) = bundle.records.get(i + 1) {
             match store.successor_of(id)? {
-                Some(s) if s != next.state.lineage_id => {
+                Some(s) if s != *next.state().lineage_id() => {
                     return Err(conflict(
                         id,
                         format!(
                             "the store's {id} is superseded by {s}, the bundle's by {}",
-                            next.state.lineage_id
+                            next.state().lineage_id()
                         ),
                     ));
                 }
@@ -240,7 +245,7 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
             }
         }
         if new[i]
-            && let Some(owner) = store.lookup_target(&r.state.snapshot.target)?
+            && let Some(owner) = store.lookup_target(&r.state().snapshot().target)?
             && !chain.contains(&&owner)
         {
             return Err(conflict(
@@ -254,16 +259,16 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
         if !is_new {
             continue;
         }
-        let created = if r.state.predecessor.is_some() {
+        let created = if r.state().predecessor().is_some() {
             store.create_successor(r)?
         } else {
             store.create(r)?
         };
         if let Created::Existing(other) = created
-            && other != r.state.lineage_id
+            && other != *r.state().lineage_id()
         {
             return Err(conflict(
-                &r.state.lineage_id,
+                r.state().lineage_id(),
                 format!("lineage {other} took this candidate meanwhile"),
             ));
         }
@@ -315,15 +320,15 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     .map_err(repo_err)?;
     let target = target_identity(&base, &c.tree);
     if let Some(record) = resume(store, &target)?
-        && record.state.final_target() == target
-        && matches!(record.state.stage, Stage::Approved { .. })
+        && record.state().final_target() == target
+        && matches!(record.state().stage(), Stage::Approved { .. })
         && supersession(store, &record)?.is_none()
     {
         return Ok(Some(record));
     }
     let live = probity_core::review::snapshot::LiveTarget::new(base, c.tree.clone());
     let d = decide_live(git, store, probity_core::review::gate::Gate::PrePush, &live)?;
-    match (d.decision(), d.proof().is_some(), &d.lineage_id()) {
+    match (d.decision(), d.proof().is_some(), d.lineage_id()) {
         (probity_core::review::gate::Decision::Allow, true, Some(l)) => Ok(store.load(l)?),
         _ => Ok(None),
     }
@@ -340,8 +345,8 @@ fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
     let target = target_identity(&empty, &tip.tree);
     match resume(store, &target)? {
         Some(record)
-            if record.state.final_target() == target
-                && matches!(record.state.stage, Stage::Approved { .. })
+            if record.state().final_target() == target
+                && matches!(record.state().stage(), Stage::Approved { .. })
                 && supersession(store, &record)?.is_none() =>
         {
             Ok(Some(record))
@@ -390,7 +395,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
             && c.commit == commits[0].commit
             && !records
                 .iter()
-                .any(|r| r.state.lineage_id == h.state.lineage_id)
+                .any(|r| r.state().lineage_id() == h.state().lineage_id())
         {
             records.push(h.clone());
         }
@@ -400,7 +405,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
         }
         let bundles = records
             .iter()
-            .map(|r| export_bundle(store, &r.state.lineage_id))
+            .map(|r| export_bundle(store, r.state().lineage_id()))
             .collect::<Result<Vec<_>, _>>()?;
         let existing_bytes = match &notes_tip {
             Some(n) => git
@@ -418,7 +423,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
         let note = note_with(&existing, &bundles)?;
         let unchanged = existing_bytes.as_deref() == Some(&note[..]);
         for r in &records {
-            let entry = (c.commit.clone(), r.state.lineage_id.clone());
+            let entry = (c.commit.clone(), r.state().lineage_id().clone());
             if unchanged {
                 out.unchanged.push(entry);
             } else {
@@ -704,10 +709,10 @@ pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>,
         .records
         .last()
         .ok_or_else(|| TransportError::Review(ReviewError::NoReview))?;
-    let receipt = Receipt::derive(&leaf.state).ok_or_else(|| {
+    let receipt = Receipt::derive(leaf.state()).ok_or_else(|| {
         TransportError::Review(ReviewError::NotTerminal {
-            lineage: leaf.state.lineage_id.clone(),
-            state: leaf.state.stage.name(),
+            lineage: leaf.state().lineage_id().clone(),
+            state: leaf.state().stage().name(),
         })
     })?;
     let entries = git

@@ -62,7 +62,7 @@ impl World {
 
     /// Started, judged clean and approved on passing evidence.
     pub fn approve(&self) -> StateRecord {
-        let l = self.start().state.lineage_id;
+        let l = self.start().state().lineage_id().clone();
         self.finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::CLEAN)];
             i.evidence = Some(documents::passing_check());
@@ -73,7 +73,7 @@ impl World {
 
     /// Started and judged with the blocker: in correction.
     pub fn in_correction(&self) -> StateRecord {
-        let l = self.start().state.lineage_id;
+        let l = self.start().state().lineage_id().clone();
         self.finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::BLOCKER)]
         })

@@ -14,7 +14,7 @@ use probity_core::review::finding::{Route, Severity};
 use probity_core::review::ids::{FindingId, LineageId, RepoPath};
 use probity_core::review::lens::Lens;
 use probity_core::review::state::{
-    EVIDENCE_DOMAIN, EscalationReason, LensBinding, NextInput, Stage, StateRecord,
+    EVIDENCE_DOMAIN, Escalation, EscalationReason, LensBinding, NextInput, StateRecord,
 };
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, LensResultInput, StoreError, SubmitInput,
@@ -188,12 +188,12 @@ fn lens_context(
             .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
         None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
     };
-    let lineage = record.state.lineage_id.clone();
+    let lineage = record.state().lineage_id().clone();
     let exported =
         drivers::export_context(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
     let lens: Lens = args.lens.into();
     let c = probity_core::review::roles::lens_context(
-        &record.state,
+        record.state(),
         lens,
         &PromptSet::builtin(),
         &exported.diff,
@@ -214,19 +214,19 @@ fn lens_context(
         )
     })?;
     let binding = record
-        .state
+        .state()
         .lens_bindings()
         .into_iter()
         .find(|b| b.lens == lens);
     let answer = LensContextAnswer {
         lineage_id: &lineage,
-        state: record.state.stage.name(),
+        state: record.state().stage().name(),
         lens,
         finding_id_prefix: lens.prefix(),
         binding: c.binding.as_deref(),
         token: binding.map(|b| b.token),
         prompt_digest: &c.prompt_digest,
-        subject: format!("tree:{}", record.state.snapshot.candidate_tree),
+        subject: format!("tree:{}", record.state().snapshot().candidate_tree),
         system: &c.system,
         user: &c.user,
         schema: probity_core::review::schema::SchemaDoc::Reviewer.schema(),
@@ -279,8 +279,8 @@ impl<'a> FindingEntry<'a> {
     /// finding order.
     pub fn all(record: &'a StateRecord) -> Vec<FindingEntry<'a>> {
         record
-            .state
-            .stage
+            .state()
+            .stage()
             .judgment()
             .map(|j| {
                 j.routed()
@@ -314,7 +314,7 @@ pub struct FinalizeAnswer<'a> {
     pub state: &'static str,
     pub action: NextInput,
     pub message: String,
-    pub store_revision: &'a Sha256Digest,
+    pub store_revision: Sha256Digest,
     pub findings: Vec<FindingEntry<'a>>,
     pub correction_budget: u64,
     pub charged_lines: u64,
@@ -332,16 +332,16 @@ impl<'a> FinalizeAnswer<'a> {
     /// The answer for a lineage's record and, once terminal, where its
     /// receipt is.
     pub fn of(record: &'a StateRecord, receipt_path: Option<&'a str>) -> Self {
-        let s = &record.state;
-        let correction = s.stage.correction();
+        let s = record.state();
+        let correction = s.stage().correction();
         FinalizeAnswer {
-            lineage_id: &s.lineage_id,
-            state: s.stage.name(),
+            lineage_id: s.lineage_id(),
+            state: s.stage().name(),
             action: s.next_action(),
             message: s.next_sentence(),
-            store_revision: &record.revision,
+            store_revision: record.revision(),
             findings: FindingEntry::all(record),
-            correction_budget: s.frozen.correction_budget,
+            correction_budget: s.frozen().correction_budget,
             charged_lines: correction.map_or(0, |c| c.charged_lines()),
             attempts: correction
                 .map(|c| {
@@ -357,12 +357,8 @@ impl<'a> FinalizeAnswer<'a> {
                         .collect()
                 })
                 .unwrap_or_default(),
-            disputes: s.stage.judgment().map_or(0, |j| j.disputes.len()),
-            escalation_reason: if let Stage::Escalated { reason, .. } = &s.stage {
-                Some(*reason)
-            } else {
-                None
-            },
+            disputes: s.stage().judgment().map_or(0, |j| j.disputes.len()),
+            escalation_reason: s.stage().escalation().map(Escalation::reason),
             receipt_path,
         }
     }
@@ -502,8 +498,8 @@ pub fn finalize(
     .map_err(review_error)?;
     let answer = FinalizeAnswer::of(&done.record, done.receipt_location.as_deref());
     out.answer(&answer, || {
-        let s = &done.record.state;
-        let mut t = format!("{} is {}\n", s.lineage_id, s.stage.name());
+        let s = done.record.state();
+        let mut t = format!("{} is {}\n", s.lineage_id(), s.stage().name());
         t.push_str(&answer.human_findings());
         if let Some(p) = &done.receipt_location {
             t.push_str(&format!("  receipt: {p}\n"));
@@ -532,8 +528,8 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
             .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
         None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
     };
-    let lineage = record.state.lineage_id.clone();
-    let binding = record.state.preflight(args.lens.into(), args.binding.as_deref()).map_err(|e| {
+    let lineage = record.state().lineage_id().clone();
+    let binding = record.state().preflight(args.lens.into(), args.binding.as_deref()).map_err(|e| {
         CliError::new(
             ErrorKind::RejectedInput,
             "preflight_failed",
@@ -544,9 +540,9 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
     let answer = PreflightAnswer {
         ok: true,
         lineage_id: &lineage,
-        state: record.state.stage.name(),
+        state: record.state().stage().name(),
         binding: &binding,
-        store_revision: &record.revision,
+        store_revision: record.revision(),
     };
     out.answer(&answer, || {
         format!(
@@ -637,9 +633,9 @@ pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<E
     out.answer(&answer, || {
         format!(
             "{} is `{}` ({disputes} finding(s) disputed)\n  next: {}\n",
-            record.state.lineage_id,
-            record.state.stage.name(),
-            record.state.next_sentence()
+            record.state().lineage_id(),
+            record.state().stage().name(),
+            record.state().next_sentence()
         )
     });
     Ok(ExitCode::SUCCESS)
@@ -694,8 +690,8 @@ fn preserve_result(
         .or_else(|_| probity_core::review::ids::NonBlank::parse("the capture failed"));
     let bytes = failure.ok().and_then(|failure| {
         probity_core::review::preserved::preserve(
-            &record.state.lineage_id,
-            &record.state.snapshot.target,
+            record.state().lineage_id(),
+            &record.state().snapshot().target,
             args.lens.into(),
             args.binding.as_deref(),
             failure,
@@ -760,8 +756,8 @@ fn submit(global: &GlobalArgs, out: Output, args: &SubmitArgs) -> Result<ExitCod
 }
 
 fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<ExitCode, CliError> {
-    let s = &done.record.state;
-    let selected = &s.frozen.selected_lenses;
+    let s = done.record.state();
+    let selected = &s.frozen().selected_lenses;
     let missing: Vec<&str> = selected
         .iter()
         .filter(|l| !done.submitted.contains(l))
@@ -770,25 +766,25 @@ fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<Exit
     let next = if missing.is_empty() {
         format!(
             "every selected lens has a result: run `probity finalize --lineage {}`",
-            s.lineage_id
+            s.lineage_id()
         )
     } else {
         format!(
             "submit the other selected lens result(s) ({}), then run `probity finalize --lineage {}`",
             missing.join(", "),
-            s.lineage_id
+            s.lineage_id()
         )
     };
     let answer = SubmittedAnswer {
         ok: true,
-        lineage_id: &s.lineage_id,
+        lineage_id: s.lineage_id(),
         lens: done.binding.lens,
         token: &done.binding.token,
         stored: done.outcome == Submitted::New,
         submitted: &done.submitted,
         missing: &missing,
-        state: s.stage.name(),
-        store_revision: &done.record.revision,
+        state: s.stage().name(),
+        store_revision: done.record.revision(),
         message: &next,
     };
     out.answer(&answer, || {
@@ -800,7 +796,7 @@ fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<Exit
                 "already kept: same"
             },
             done.binding.lens.name(),
-            s.lineage_id,
+            s.lineage_id(),
         )
     });
     Ok(ExitCode::SUCCESS)
@@ -833,7 +829,7 @@ struct PreflightAnswer<'a> {
     state: &'static str,
     #[serde(flatten)]
     binding: &'a LensBinding,
-    store_revision: &'a Sha256Digest,
+    store_revision: Sha256Digest,
 }
 
 /// The `lens submit` / `lens replay` answer.
@@ -848,6 +844,6 @@ struct SubmittedAnswer<'a> {
     submitted: &'a [Lens],
     missing: &'a [&'static str],
     state: &'static str,
-    store_revision: &'a Sha256Digest,
+    store_revision: Sha256Digest,
     message: &'a str,
 }

@@ -60,7 +60,7 @@ pub struct StartAnswer<'a> {
     paths_digest: &'a Sha256Digest,
     intended_untracked: &'a [RepoPath],
     policy_hash: &'a Sha256Digest,
-    store_revision: &'a Sha256Digest,
+    store_revision: Sha256Digest,
     generation: u32,
     predecessor: Option<&'a Predecessor>,
     action: NextInput,
@@ -70,26 +70,26 @@ pub struct StartAnswer<'a> {
 impl<'a> StartAnswer<'a> {
     /// The answer for a lineage's record.
     pub fn of(record: &'a StateRecord, resumed: bool) -> Self {
-        let s = &record.state;
+        let s = record.state();
         StartAnswer {
-            lineage_id: &s.lineage_id,
-            state: s.stage.name(),
+            lineage_id: s.lineage_id(),
+            state: s.stage().name(),
             resumed,
-            risk_level: s.frozen.risk_level,
-            risk_reasons: &s.frozen.risk_reasons,
-            selected_lenses: &s.frozen.selected_lenses,
+            risk_level: s.frozen().risk_level,
+            risk_reasons: &s.frozen().risk_reasons,
+            selected_lenses: &s.frozen().selected_lenses,
             lens_bindings: s.lens_bindings(),
-            changed_files: s.frozen.changed_files,
-            changed_lines: s.frozen.authored_lines,
-            correction_budget: s.frozen.correction_budget,
-            base_tree: &s.snapshot.base_tree,
-            candidate_tree: &s.snapshot.candidate_tree,
-            paths_digest: &s.snapshot.paths_digest,
-            intended_untracked: &s.snapshot.intended_untracked,
-            policy_hash: &s.frozen.policy_hash,
-            store_revision: &record.revision,
-            generation: s.generation,
-            predecessor: s.predecessor.as_ref(),
+            changed_files: s.frozen().changed_files,
+            changed_lines: s.frozen().authored_lines,
+            correction_budget: s.frozen().correction_budget,
+            base_tree: &s.snapshot().base_tree,
+            candidate_tree: &s.snapshot().candidate_tree,
+            paths_digest: &s.snapshot().paths_digest,
+            intended_untracked: &s.snapshot().intended_untracked,
+            policy_hash: &s.frozen().policy_hash,
+            store_revision: record.revision(),
+            generation: s.generation(),
+            predecessor: s.predecessor(),
             action: s.next_action(),
             message: s.next_sentence(),
         }
@@ -220,24 +220,24 @@ fn human_commit(c: &drivers::CommitStart) -> String {
 }
 
 fn human_start(record: &StateRecord, resumed: bool) -> String {
-    let s = &record.state;
+    let s = record.state();
     let mut t = format!(
         "{} {} ({})\n  risk: {} [{}]\n  changed: {} file(s), {} authored line(s); correction budget {}\n",
         if resumed { "resumed" } else { "started" },
-        s.lineage_id,
-        s.stage.name(),
-        s.frozen.risk_level.name(),
-        s.frozen
+        s.lineage_id(),
+        s.stage().name(),
+        s.frozen().risk_level.name(),
+        s.frozen()
             .risk_reasons
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", "),
-        s.frozen.changed_files,
-        s.frozen.authored_lines,
-        s.frozen.correction_budget,
+        s.frozen().changed_files,
+        s.frozen().authored_lines,
+        s.frozen().correction_budget,
     );
-    if s.frozen.selected_lenses.is_empty() {
+    if s.frozen().selected_lenses.is_empty() {
         t.push_str("  lenses: none selected\n");
     }
     for b in s.lens_bindings() {

@@ -37,7 +37,7 @@ struct StatusAnswer<'a> {
     lineage_id: &'a LineageId,
     state: &'static str,
     generation: u32,
-    store_revision: &'a Sha256Digest,
+    store_revision: Sha256Digest,
     applicability: Applicability,
     differing_paths: &'a [RepoPath],
     risk_level: RiskLevel,
@@ -129,16 +129,16 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         return Ok(ExitCode::SUCCESS);
     };
     use probity_ports::review::ReviewStore;
-    let s = &st.record.state;
+    let s = st.record.state();
     let receipt_path = st
         .receipt
         .as_ref()
-        .map(|_| ctx.store.receipt_location(&s.lineage_id));
+        .map(|_| ctx.store.receipt_location(s.lineage_id()));
     // The way on from a final lineage, filled in: only from the chain's
     // leaf, and for an approved one only when its scope really changed.
     let recover = probity_core::review::recovery::recover_command(&st.record).filter(|_| {
         st.superseded_by.is_none()
-            && (!matches!(s.stage, Stage::Approved { .. })
+            && (!matches!(s.stage(), Stage::Approved { .. })
                 || st.applicability == Applicability::ScopeChanged)
     });
     let next_transition = args.next_transition.then(|| {
@@ -148,7 +148,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         // export-context, not the next transition.
         let current = st.applicability == Applicability::Current && st.superseded_by.is_none();
         let (inputs, export) = if current {
-            match drivers::export_context(&ctx.repo, &ctx.store, &s.lineage_id) {
+            match drivers::export_context(&ctx.repo, &ctx.store, s.lineage_id()) {
                 Ok(exported) => (
                     FrozenInputs::Carried {
                         candidate_diff: Box::new(exported.envelope.candidate_diff),
@@ -179,7 +179,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
                 },
                 Some(format!(
                     "probity export-context --lineage {} --json",
-                    s.lineage_id
+                    s.lineage_id()
                 )),
             )
         };
@@ -191,19 +191,19 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         }
     });
     let answer = StatusAnswer {
-        lineage_id: &s.lineage_id,
-        state: s.stage.name(),
-        generation: s.generation,
-        store_revision: &st.record.revision,
+        lineage_id: s.lineage_id(),
+        state: s.stage().name(),
+        generation: s.generation(),
+        store_revision: st.record.revision(),
         applicability: st.applicability,
         differing_paths: &st.differing_paths,
-        risk_level: s.frozen.risk_level,
-        selected_lenses: &s.frozen.selected_lenses,
-        correction_budget: s.frozen.correction_budget,
-        changed_paths: &s.snapshot.paths,
+        risk_level: s.frozen().risk_level,
+        selected_lenses: &s.frozen().selected_lenses,
+        correction_budget: s.frozen().correction_budget,
+        changed_paths: &s.snapshot().paths,
         action: s.next_action(),
         receipt_path,
-        predecessor: s.predecessor.as_ref(),
+        predecessor: s.predecessor(),
         superseded_by: st.superseded_by.as_ref(),
         proof: st.proof.as_ref(),
         recover_command: recover,
@@ -212,11 +212,11 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
     out.answer(&answer, || {
         let mut t = format!(
             "{} {} (generation {})\n  applicability: {}\n  revision: {}\n",
-            s.lineage_id,
-            s.stage.name(),
-            s.generation,
+            s.lineage_id(),
+            s.stage().name(),
+            s.generation(),
             wire_name(st.applicability),
-            st.record.revision
+            st.record.revision()
         );
         if let Some(p) = &st.proof {
             t.push_str(&format!(
@@ -224,7 +224,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
                 p.receipt_base, p.live_base
             ));
         }
-        if let Some(p) = &s.predecessor {
+        if let Some(p) = &s.predecessor() {
             t.push_str(&format!(
                 "  successor of {} ({}, by {}: {})\n",
                 p.lineage_id,

@@ -25,11 +25,13 @@ pub fn point_at_open_correction(
         return decision;
     }
     let Some(open) = open.iter().find(|s| {
-        matches!(s.stage, Stage::CorrectionRequired { .. })
-            && decision
-                .differing_paths
-                .iter()
-                .any(|p| s.snapshot.paths.binary_search(p).is_ok())
+        matches!(
+            s.stage,
+            Stage::CorrectionRequired { .. } | Stage::Correcting { .. }
+        ) && decision
+            .differing_paths
+            .iter()
+            .any(|p| s.snapshot.paths.binary_search(p).is_ok())
     }) else {
         return decision;
     };

@@ -516,7 +516,11 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
                         None => format!("review {} of this candidate was invalidated ({reason}): `probity status --lineage {}` names its successor's recover command", state.lineage_id, state.lineage_id),
                     },
                 ),
-                Stage::Reviewing { .. } | Stage::CorrectionRequired { .. } | Stage::Validating { .. } => deny(
+                Stage::Reviewing
+                | Stage::AwaitingRefuter { .. }
+                | Stage::CorrectionRequired { .. }
+                | Stage::Correcting { .. }
+                | Stage::Validating { .. } => deny(
                     ReasonCode::ReviewIncomplete,
                     GateStage::Authority,
                     lineage,

@@ -76,7 +76,7 @@ impl ReviewState {
         lens: Lens,
         binding: Option<&str>,
     ) -> Result<LensBinding, PreflightError> {
-        if !matches!(self.stage, Stage::Reviewing { judgment: None }) {
+        if self.stage != Stage::Reviewing {
             return Err(PreflightError::NotAwaitingResults {
                 state: self.stage.name(),
             });
@@ -103,7 +103,7 @@ impl ReviewState {
     /// snapshot and the reason stay. An exact retry returns the same state.
     pub fn invalidate(&self, reason: NonBlank) -> Result<ReviewState, TransitionError> {
         match &self.stage {
-            Stage::Reviewing { judgment: None } => {
+            Stage::Reviewing => {
                 let next = self.with_stage(Stage::Invalidated { reason })?;
                 check_successor(self, &next)?;
                 Ok(next)
@@ -113,7 +113,12 @@ impl ReviewState {
                 lineage: self.lineage_id.to_string(),
                 what: "an invalidation reason",
             }),
-            _ => Err(self.wrong_stage(
+            Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. } => Err(self.wrong_stage(
                 "invalidation (only a pristine `reviewing` lineage, before any lens result, can be invalidated)",
             )),
         }
@@ -132,7 +137,7 @@ impl ReviewState {
         match &self.stage {
             Stage::Approved { .. } => "deliver exactly the reviewed candidate: commit it if it is not committed yet, then push with `probity push <remote>` (it also publishes the review for a server-side gate); `probity validate --gate pre-commit` or `--gate pre-push` checks the delivery first".to_string(),
             Stage::Escalated {
-                reason: EscalationReason::EvidenceFailed,
+                reason: Escalation::EvidenceFailed { .. },
                 ..
             } => format!(
                 "the independent check failed, so this review escalated: fix the candidate and review the fix with `probity start` (a changed candidate is a new review); if the failure is not the change's (a flaky check), a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
@@ -143,7 +148,11 @@ impl ReviewState {
             Stage::Invalidated { .. } => format!(
                 "review the candidate again with `probity start`, or record the successor of this lineage with `probity recover --predecessor-lineage {lineage} --disposition invalidated --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
             ),
-            _ => self
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. } => self
                 .next_action()
                 .sentence(lineage, &self.frozen.selected_lenses),
         }
@@ -152,14 +161,12 @@ impl ReviewState {
     /// The next legal input for this state, as a routing token.
     pub fn next_action(&self) -> NextInput {
         match &self.stage {
-            Stage::Reviewing { judgment: Some(_) } => NextInput::ProvideRefuter,
-            Stage::Reviewing { judgment: None } if self.frozen.selected_lenses.is_empty() => {
+            Stage::AwaitingRefuter { .. } => NextInput::ProvideRefuter,
+            Stage::Reviewing if self.frozen.selected_lenses.is_empty() => {
                 NextInput::ProvideEvidence
             }
-            Stage::Reviewing { judgment: None } => NextInput::RunLenses,
-            Stage::CorrectionRequired { correction, .. } if correction.forecast.is_some() => {
-                NextInput::ProvideValidation
-            }
+            Stage::Reviewing => NextInput::RunLenses,
+            Stage::Correcting { .. } => NextInput::ProvideValidation,
             Stage::CorrectionRequired { .. } => NextInput::ForecastCorrection,
             Stage::Validating { .. } => NextInput::ProvideEvidence,
             Stage::Approved { .. } | Stage::Escalated { .. } | Stage::Invalidated { .. } => {

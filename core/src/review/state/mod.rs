@@ -32,6 +32,8 @@ use crate::review::snapshot::{FrozenCandidate, SnapshotError, correction_budget,
 mod binding;
 mod link;
 mod transition;
+mod wire;
+pub(crate) use wire::StateRecordWire;
 
 pub use link::{Disposition, Predecessor};
 pub use transition::{Transition, check_successor};
@@ -231,8 +233,7 @@ impl Judgment {
             Stage::Escalated {
                 judgment: self,
                 correction: None,
-                reason: EscalationReason::FindingEscalated,
-                evidence_hash: None,
+                reason: Escalation::FindingEscalated,
             }
         } else if self.has_route(Route::Correction) {
             Stage::CorrectionRequired {
@@ -283,55 +284,134 @@ impl EscalationReason {
 }
 
 /// The lifecycle stage and the data that exists in it.
+///
+/// Every sub-state is its own variant, so a stage cannot hold data another
+/// stage owns: a judged review awaiting the refuter is not a pristine one,
+/// a correction with its forecast given is not one awaiting it, and an
+/// escalation carries exactly what its reason records. Stored bytes are
+/// the wire form (the `state::wire` module), which folds the sub-states back into the six
+/// state names; reading them checks the fold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "state", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(try_from = "wire::StageWire", into = "wire::StageWire")]
+// The published schema is the wire's, described as it always was.
+#[schemars(description = "The lifecycle stage and the data that exists in it.")]
 pub enum Stage {
-    /// Scope exists; the selected judgment is incomplete (no results yet,
-    /// or results whose inferential severe findings await the refuter).
-    Reviewing {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        judgment: Option<Judgment>,
-    },
-    /// Candidate-causal blockers exist; bounded correction is authorized.
-    CorrectionRequired {
+    /// `reviewing`, pristine: scope exists, no lens result yet.
+    Reviewing,
+    /// `reviewing` with the lens results accepted: inferential severe
+    /// findings await the single refuter batch.
+    AwaitingRefuter {
+        /// The accepted lens results; no refuter batch yet.
         judgment: Judgment,
+    },
+    /// `correction_required`, awaiting the forecast of the next attempt:
+    /// candidate-causal blockers exist; bounded correction is authorized.
+    CorrectionRequired {
+        /// The settled judgment.
+        judgment: Judgment,
+        /// The attempts so far (none before the first).
         correction: Correction,
+    },
+    /// `correction_required` with the forecast given: the edit and its
+    /// targeted validation are awaited.
+    Correcting {
+        /// The settled judgment.
+        judgment: Judgment,
+        /// The attempts so far.
+        correction: Correction,
+        /// The forecast lines of the attempt under way (positive).
+        forecast: u64,
     },
     /// Review (and correction) finished; independent evidence is missing.
     Validating {
+        /// The settled judgment.
         judgment: Judgment,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The ledger, ending in a passing attempt, when a correction ran.
         correction: Option<Correction>,
     },
     /// Terminal: evidence accepted.
     Approved {
+        /// The settled judgment.
         judgment: Judgment,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The ledger, when a correction ran.
         correction: Option<Correction>,
+        /// `EVIDENCE_DOMAIN` hash of the accepted evidence.
         evidence_hash: Sha256Digest,
     },
     /// Terminal: a human decision is needed.
     Escalated {
+        /// The judgment as accepted.
         judgment: Judgment,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The ledger, when a correction began.
         correction: Option<Correction>,
-        reason: EscalationReason,
-        /// The hash of the failing final evidence: present exactly when the
-        /// reason is `evidence_failed`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        evidence_hash: Option<Sha256Digest>,
+        /// Why, with what the reason records.
+        reason: Escalation,
     },
     /// Terminal, and only from a pristine `reviewing` (R9.1): the review was
     /// abandoned before any judgment. The snapshot stays; no receipt.
-    Invalidated { reason: NonBlank },
+    Invalidated {
+        /// Why it was abandoned.
+        reason: NonBlank,
+    },
+}
+
+/// Why a review escalated, with what that reason records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escalation {
+    /// A severe finding with `unknown` causality, `insufficient` evidence or
+    /// an inconclusive refuter outcome.
+    FindingEscalated,
+    /// The cumulative forecast exceeded the budget, before any edit.
+    ForecastOverBudget {
+        /// The refused forecast.
+        forecast: u64,
+    },
+    /// The lines Git measured exceeded the budget.
+    BudgetExceeded,
+    /// The third failed attempt.
+    AttemptsExhausted,
+    /// An attempt that edited nothing.
+    NoEditAttempt,
+    /// The independent check ran and failed (R4.4).
+    EvidenceFailed {
+        /// `EVIDENCE_DOMAIN` hash of the failing final evidence.
+        evidence_hash: Sha256Digest,
+    },
+}
+
+impl Escalation {
+    /// The reason's wire name.
+    pub fn reason(self) -> EscalationReason {
+        match self {
+            Escalation::FindingEscalated => EscalationReason::FindingEscalated,
+            Escalation::ForecastOverBudget { .. } => EscalationReason::ForecastOverBudget,
+            Escalation::BudgetExceeded => EscalationReason::BudgetExceeded,
+            Escalation::AttemptsExhausted => EscalationReason::AttemptsExhausted,
+            Escalation::NoEditAttempt => EscalationReason::NoEditAttempt,
+            Escalation::EvidenceFailed { .. } => EscalationReason::EvidenceFailed,
+        }
+    }
+
+    /// The failing evidence's hash, for `evidence_failed`.
+    pub fn evidence_hash(self) -> Option<Sha256Digest> {
+        match self {
+            Escalation::EvidenceFailed { evidence_hash } => Some(evidence_hash),
+            Escalation::FindingEscalated
+            | Escalation::ForecastOverBudget { .. }
+            | Escalation::BudgetExceeded
+            | Escalation::AttemptsExhausted
+            | Escalation::NoEditAttempt => None,
+        }
+    }
 }
 
 impl Stage {
-    /// The state name (`reviewing`, `validating`, ...).
+    /// The state name (`reviewing`, `validating`, ...): the wire name, which
+    /// sub-states share with their stage.
     pub fn name(&self) -> &'static str {
         match self {
-            Stage::Reviewing { .. } => "reviewing",
-            Stage::CorrectionRequired { .. } => "correction_required",
+            Stage::Reviewing | Stage::AwaitingRefuter { .. } => "reviewing",
+            Stage::CorrectionRequired { .. } | Stage::Correcting { .. } => "correction_required",
             Stage::Validating { .. } => "validating",
             Stage::Approved { .. } => "approved",
             Stage::Escalated { .. } => "escalated",
@@ -354,9 +434,10 @@ impl Stage {
     /// The accepted judgment, once there is one.
     pub fn judgment(&self) -> Option<&Judgment> {
         match self {
-            Stage::Reviewing { judgment } => judgment.as_ref(),
-            Stage::Invalidated { .. } => None,
-            Stage::CorrectionRequired { judgment, .. }
+            Stage::Reviewing | Stage::Invalidated { .. } => None,
+            Stage::AwaitingRefuter { judgment }
+            | Stage::CorrectionRequired { judgment, .. }
+            | Stage::Correcting { judgment, .. }
             | Stage::Validating { judgment, .. }
             | Stage::Approved { judgment, .. }
             | Stage::Escalated { judgment, .. } => Some(judgment),
@@ -366,42 +447,145 @@ impl Stage {
     /// The correction ledger, once correction began.
     pub fn correction(&self) -> Option<&Correction> {
         match self {
-            Stage::Reviewing { .. } | Stage::Invalidated { .. } => None,
-            Stage::CorrectionRequired { correction, .. } => Some(correction),
+            Stage::Reviewing | Stage::AwaitingRefuter { .. } | Stage::Invalidated { .. } => None,
+            Stage::CorrectionRequired { correction, .. } | Stage::Correcting { correction, .. } => {
+                Some(correction)
+            }
             Stage::Validating { correction, .. }
             | Stage::Approved { correction, .. }
             | Stage::Escalated { correction, .. } => correction.as_ref(),
         }
     }
+
+    /// The forecast on record: the one of the attempt under way, or the
+    /// one an `forecast_over_budget` escalation refused.
+    pub fn forecast(&self) -> Option<u64> {
+        match self {
+            Stage::Correcting { forecast, .. }
+            | Stage::Escalated {
+                reason: Escalation::ForecastOverBudget { forecast },
+                ..
+            } => Some(*forecast),
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. }
+            | Stage::Invalidated { .. } => None,
+        }
+    }
+
+    /// Why the review escalated, in an `escalated` stage.
+    pub fn escalation(&self) -> Option<Escalation> {
+        match self {
+            Stage::Escalated { reason, .. } => Some(*reason),
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Invalidated { .. } => None,
+        }
+    }
 }
 
 /// The compact review state.
+///
+/// Its fields are core's: outside this crate a state is read through its
+/// accessors and made only by core's transitions (start, successors, and
+/// every `accept_*`), each of which validates what it makes. Reading one
+/// from JSON goes through the checked wire form and [`ReviewState::validate`],
+/// so no path skips the checks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(title = "Probity review state v1")]
+#[serde(deny_unknown_fields, try_from = "wire::ReviewStateWire")]
+#[schemars(
+    !try_from,
+    title = "Probity review state v1",
+    description = "The compact review state."
+)]
 pub struct ReviewState {
-    pub schema: StateSchema,
-    pub lineage_id: LineageId,
-    pub generation: u32,
-    pub created_at: Timestamp,
-    pub nonce: Nonce,
-    pub snapshot: FrozenCandidate,
-    pub frozen: Frozen,
+    pub(crate) schema: StateSchema,
+    pub(crate) lineage_id: LineageId,
+    pub(crate) generation: u32,
+    pub(crate) created_at: Timestamp,
+    pub(crate) nonce: Nonce,
+    pub(crate) snapshot: FrozenCandidate,
+    pub(crate) frozen: Frozen,
     /// The audited link of a recovered generation (R9.2); absent for
     /// generation 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub predecessor: Option<Predecessor>,
-    pub stage: Stage,
+    pub(crate) predecessor: Option<Predecessor>,
+    pub(crate) stage: Stage,
 }
 
-/// The on-disk record: `{schema, revision, state}`.
+impl ReviewState {
+    /// The lineage: `review-` + 16 hex (R2.9).
+    pub fn lineage_id(&self) -> &LineageId {
+        &self.lineage_id
+    }
+    /// 1 for a first review; a successor's is its predecessor's plus one.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+    /// When start froze the candidate (the clock's reading).
+    pub fn created_at(&self) -> &Timestamp {
+        &self.created_at
+    }
+    /// The nonce start drew (part of the lineage id's preimage).
+    pub fn nonce(&self) -> &Nonce {
+        &self.nonce
+    }
+    /// The frozen candidate: base and candidate trees, paths, digests.
+    pub fn snapshot(&self) -> &FrozenCandidate {
+        &self.snapshot
+    }
+    /// What start froze: risk, lenses, counts, budget, prompts.
+    pub fn frozen(&self) -> &Frozen {
+        &self.frozen
+    }
+    /// The audited link of a recovered generation (R9.2).
+    pub fn predecessor(&self) -> Option<&Predecessor> {
+        self.predecessor.as_ref()
+    }
+    /// Where the lifecycle stands, with the data of that stage.
+    pub fn stage(&self) -> &Stage {
+        &self.stage
+    }
+}
+
+/// The on-disk record: `{schema, revision, state}`. Made only by
+/// [`ReviewState::record`] (which derives the revision) or read by
+/// [`StateRecord::from_bytes`] and serde (which check it), so a record's
+/// revision is always its state's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(title = "Probity review state record v1")]
+#[serde(deny_unknown_fields, try_from = "wire::StateRecordWire")]
+#[schemars(
+    !try_from,
+    title = "Probity review state record v1",
+    description = "The on-disk record: `{schema, revision, state}`."
+)]
 pub struct StateRecord {
-    pub schema: RecordSchema,
-    pub revision: Sha256Digest,
-    pub state: ReviewState,
+    pub(crate) schema: RecordSchema,
+    pub(crate) revision: Sha256Digest,
+    pub(crate) state: ReviewState,
+}
+
+impl StateRecord {
+    /// The state's revision: `sha256(STATE_SCHEMA || 0x00 || canonical
+    /// state)`, what compare-and-swap compares.
+    pub fn revision(&self) -> Sha256Digest {
+        self.revision
+    }
+    /// The state.
+    pub fn state(&self) -> &ReviewState {
+        &self.state
+    }
+    /// The state, owned.
+    pub fn into_state(self) -> ReviewState {
+        self.state
+    }
 }
 
 /// Why stored or proposed state is not valid authority.
@@ -596,7 +780,7 @@ impl ReviewState {
             frozen,
             snapshot,
             predecessor: None,
-            stage: Stage::Reviewing { judgment: None },
+            stage: Stage::Reviewing,
         };
         state.validate()?;
         Ok(state)
@@ -636,11 +820,14 @@ impl ReviewState {
     /// fix itself is measured) and in the other final stages.
     pub fn expected_live(&self) -> Option<(Sha256Digest, &TreeId)> {
         match &self.stage {
-            Stage::Reviewing { .. } => Some((self.snapshot.target, &self.snapshot.candidate_tree)),
+            Stage::Reviewing | Stage::AwaitingRefuter { .. } => {
+                Some((self.snapshot.target, &self.snapshot.candidate_tree))
+            }
             Stage::Validating { .. } | Stage::Approved { .. } => {
                 Some((self.final_target(), self.final_candidate_tree()))
             }
             Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
             | Stage::Escalated { .. }
             | Stage::Invalidated { .. } => None,
         }
@@ -649,7 +836,11 @@ impl ReviewState {
     /// Whether this lineage is in correction on `base` (an open correction
     /// a new start on the same paths must not side-step).
     pub fn is_open_correction_on(&self, base: &TreeId) -> bool {
-        self.snapshot.base_tree == *base && matches!(self.stage, Stage::CorrectionRequired { .. })
+        self.snapshot.base_tree == *base
+            && matches!(
+                self.stage,
+                Stage::CorrectionRequired { .. } | Stage::Correcting { .. }
+            )
     }
 
     /// Whether a live candidate that changed `changed` since this lineage's
@@ -746,9 +937,53 @@ impl ReviewState {
         let stage = self.stage.name();
         let bad = |why| Err(StateError::StageFindings { stage, why });
         let budget = self.frozen.correction_budget;
+        // The judgment is settled: no escalation and no refuter outcome open.
+        let settled = |j: &Judgment| {
+            if j.has_route(Route::Escalation) || j.has_route(Route::Refuter) {
+                bad("an escalation or a pending refuter outcome is open")
+            } else {
+                Ok(())
+            }
+        };
+        // Evidence is taken only once the judgment and any correction are
+        // settled, whatever it then reports.
+        let concluded = |judgment: &Judgment, correction: &Option<Correction>| {
+            settled(judgment)?;
+            match correction {
+                None if judgment.has_route(Route::Correction) => {
+                    bad("admitted findings were never corrected")
+                }
+                None => Ok(()),
+                Some(c) => {
+                    let ok = judgment.has_route(Route::Correction)
+                        && c.attempts.last().is_some_and(Attempt::passed)
+                        && c.charged_lines() <= budget;
+                    if ok {
+                        Ok(())
+                    } else {
+                        bad("the correction ledger does not end in a passing attempt within budget")
+                    }
+                }
+            }
+        };
+        // A correction still open: findings to correct, the ledger under
+        // its limits, no attempt passed.
+        let open = |judgment: &Judgment, c: &Correction, forecast: u64| {
+            settled(judgment)?;
+            if !judgment.has_route(Route::Correction) {
+                return bad("no finding is admitted to correction");
+            }
+            if c.attempts.iter().any(Attempt::passed)
+                || c.failed_attempts() >= MAX_FAILED_ATTEMPTS
+                || c.charged_lines().saturating_add(forecast) > budget
+            {
+                return bad("the ledger requires escalation or validation");
+            }
+            Ok(())
+        };
         match &self.stage {
-            Stage::Reviewing { judgment: None } | Stage::Invalidated { .. } => Ok(()),
-            Stage::Reviewing { judgment: Some(j) } => {
+            Stage::Reviewing | Stage::Invalidated { .. } => Ok(()),
+            Stage::AwaitingRefuter { judgment: j } => {
                 if j.refutation.is_some() || !j.has_route(Route::Refuter) {
                     return bad("a judged review waits only for the refuter batch");
                 }
@@ -757,24 +992,12 @@ impl ReviewState {
             Stage::CorrectionRequired {
                 judgment,
                 correction,
-            } => {
-                if judgment.has_route(Route::Escalation) || judgment.has_route(Route::Refuter) {
-                    return bad("an escalation or a pending refuter outcome is open");
-                }
-                if !judgment.has_route(Route::Correction) {
-                    return bad("no finding is admitted to correction");
-                }
-                if correction.attempts.iter().any(Attempt::passed)
-                    || correction.failed_attempts() >= MAX_FAILED_ATTEMPTS
-                    || correction.charged_lines() > budget
-                    || correction
-                        .forecast
-                        .is_some_and(|n| correction.charged_lines().saturating_add(n) > budget)
-                {
-                    return bad("the ledger requires escalation or validation");
-                }
-                Ok(())
-            }
+            } => open(judgment, correction, 0),
+            Stage::Correcting {
+                judgment,
+                correction,
+                forecast,
+            } => open(judgment, correction, *forecast),
             Stage::Validating {
                 judgment,
                 correction,
@@ -787,73 +1010,45 @@ impl ReviewState {
             | Stage::Escalated {
                 judgment,
                 correction,
-                reason: EscalationReason::EvidenceFailed,
-                evidence_hash: Some(_),
-            } => {
-                // Evidence is taken only once the judgment and any
-                // correction are settled, whatever it then reports.
-                if judgment.has_route(Route::Escalation) || judgment.has_route(Route::Refuter) {
-                    return bad("an escalation or a pending refuter outcome is open");
-                }
-                match correction {
-                    None if judgment.has_route(Route::Correction) => {
-                        bad("admitted findings were never corrected")
-                    }
-                    None => Ok(()),
-                    Some(c) => {
-                        let ok = judgment.has_route(Route::Correction)
-                            && c.forecast.is_none()
-                            && c.attempts.last().is_some_and(Attempt::passed)
-                            && c.charged_lines() <= budget;
-                        if ok {
-                            Ok(())
-                        } else {
-                            bad(
-                                "the correction ledger does not end in a passing attempt within budget",
-                            )
-                        }
-                    }
-                }
-            }
-            Stage::Escalated {
-                evidence_hash: Some(_),
-                ..
-            }
-            | Stage::Escalated {
-                reason: EscalationReason::EvidenceFailed,
-                evidence_hash: None,
-                ..
-            } => bad("an evidence hash is recorded exactly when the evidence failed"),
+                reason: Escalation::EvidenceFailed { .. },
+            } => concluded(judgment, correction),
             Stage::Escalated {
                 judgment,
                 correction,
-                reason,
-                evidence_hash: None,
+                reason: Escalation::FindingEscalated,
             } => {
-                let c = correction.as_ref();
-                let charged = c.map(Correction::charged_lines).unwrap_or(0);
+                if judgment.has_route(Route::Escalation) && correction.is_none() {
+                    Ok(())
+                } else {
+                    bad("the escalation reason does not hold")
+                }
+            }
+            Stage::Escalated {
+                correction,
+                reason:
+                    reason @ (Escalation::ForecastOverBudget { .. }
+                    | Escalation::BudgetExceeded
+                    | Escalation::AttemptsExhausted
+                    | Escalation::NoEditAttempt),
+                ..
+            } => {
+                let Some(c) = correction else {
+                    return bad("a ledger escalation has a ledger");
+                };
+                let charged = c.charged_lines();
                 let ok = match reason {
-                    EscalationReason::FindingEscalated => {
-                        judgment.has_route(Route::Escalation) && correction.is_none()
+                    Escalation::ForecastOverBudget { forecast } => {
+                        charged.saturating_add(*forecast) > budget
                     }
-                    EscalationReason::ForecastOverBudget => c.is_some_and(|c| {
-                        c.forecast
-                            .is_some_and(|n| charged.saturating_add(n) > budget)
-                    }),
-                    EscalationReason::BudgetExceeded => {
-                        c.is_some_and(|c| c.forecast.is_none()) && charged > budget
+                    Escalation::BudgetExceeded => charged > budget,
+                    Escalation::AttemptsExhausted => {
+                        c.failed_attempts() == MAX_FAILED_ATTEMPTS && charged <= budget
                     }
-                    EscalationReason::AttemptsExhausted => c.is_some_and(|c| {
-                        c.forecast.is_none()
-                            && c.failed_attempts() == MAX_FAILED_ATTEMPTS
-                            && charged <= budget
-                    }),
-                    EscalationReason::NoEditAttempt => c.is_some_and(|c| {
-                        c.forecast.is_none()
-                            && c.attempts.last().is_some_and(|a| a.from_tree == a.to_tree)
-                    }),
-                    // Matched above (with its hash, or refused without).
-                    EscalationReason::EvidenceFailed => false,
+                    Escalation::NoEditAttempt => {
+                        c.attempts.last().is_some_and(|a| a.from_tree == a.to_tree)
+                    }
+                    // Matched by the arms above.
+                    Escalation::FindingEscalated | Escalation::EvidenceFailed { .. } => false,
                 };
                 if ok {
                     Ok(())
@@ -901,7 +1096,9 @@ impl ReviewState {
             }
             seen.push(d.finding_id);
         }
-        if !j.disputes.is_empty() && matches!(self.stage, Stage::Reviewing { .. }) {
+        if !j.disputes.is_empty()
+            && matches!(self.stage, Stage::Reviewing | Stage::AwaitingRefuter { .. })
+        {
             return Err(StateError::Dispute("a judgment still under review".into()));
         }
         if let Some(r) = &j.refutation {
@@ -972,7 +1169,7 @@ impl ReviewState {
                 why: "is more than the lineage allows",
             });
         }
-        if c.forecast == Some(0) {
+        if self.stage.forecast() == Some(0) {
             return Err(StateError::Attempt {
                 attempt: n + 1,
                 why: "has a zero forecast",
@@ -991,21 +1188,16 @@ impl StateRecord {
     }
 
     /// Parses stored bytes and validates them fail-closed (R7.3): strict
-    /// schema, canonical bytes, revision, and every derived field.
+    /// schema, canonical bytes, revision, the stage's shape and every
+    /// derived field.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, StateError> {
-        let record: StateRecord =
+        let record: wire::StateRecordWire =
             serde_json::from_slice(bytes).map_err(|e| StateError::Parse(e.to_string()))?;
-        if record.to_bytes()? != bytes {
+        let mut canonical = canonical_bytes(&record)?;
+        canonical.push(b'\n');
+        if canonical != bytes {
             return Err(StateError::NotCanonical);
         }
-        let derived = record.state.revision()?;
-        if derived != record.revision {
-            return Err(StateError::Revision {
-                stored: record.revision,
-                derived,
-            });
-        }
-        record.state.validate()?;
-        Ok(record)
+        StateRecord::try_from(record)
     }
 }

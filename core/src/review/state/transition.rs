@@ -77,9 +77,7 @@ impl ReviewState {
         }
         let stage = if judgment.has_route(Route::Refuter) && !judgment.has_route(Route::Escalation)
         {
-            Stage::Reviewing {
-                judgment: Some(judgment),
-            }
+            Stage::AwaitingRefuter { judgment }
         } else {
             judgment.settle()
         };
@@ -89,24 +87,21 @@ impl ReviewState {
     /// Accepts the single refuter batch (R3.3, R5.3). Outcomes must name
     /// exactly the findings awaiting the refuter.
     pub fn accept_refuter(&self, batch: RefuterResult) -> Result<ReviewState, TransitionError> {
-        let judgment = match &self.stage {
-            Stage::Reviewing { judgment: Some(j) } => j,
-            _ => {
-                // An exact retry of an accepted batch answers unchanged.
-                if let Some(j) = self.stage.judgment()
-                    && let Some(r) = &j.refutation
-                {
-                    return if r.outcomes == batch.outcomes {
-                        Ok(self.clone())
-                    } else {
-                        Err(TransitionError::DifferentRetry {
-                            lineage: self.lineage_id.to_string(),
-                            what: "refuter outcomes",
-                        })
-                    };
-                }
-                return Err(self.wrong_stage("a refuter batch"));
+        let Stage::AwaitingRefuter { judgment } = &self.stage else {
+            // An exact retry of an accepted batch answers unchanged.
+            if let Some(j) = self.stage.judgment()
+                && let Some(r) = &j.refutation
+            {
+                return if r.outcomes == batch.outcomes {
+                    Ok(self.clone())
+                } else {
+                    Err(TransitionError::DifferentRetry {
+                        lineage: self.lineage_id.to_string(),
+                        what: "refuter outcomes",
+                    })
+                };
             }
+            return Err(self.wrong_stage("a refuter batch"));
         };
         let pending: Vec<FindingId> = judgment
             .findings()
@@ -146,37 +141,34 @@ impl ReviewState {
             correction,
         } = &self.stage
         else {
-            return match self.stage.correction() {
-                Some(c) if c.forecast == Some(lines) => Ok(self.clone()),
-                _ => Err(self.wrong_stage("a correction forecast")),
-            };
-        };
-        match correction.forecast {
-            Some(n) if n == lines => return Ok(self.clone()),
-            Some(_) => {
+            // The forecast under way, or the one an escalation refused, is
+            // answered unchanged; a different one is not a retry.
+            if let Stage::Correcting { forecast, .. } = self.stage
+                && forecast != lines
+            {
                 return Err(TransitionError::DifferentRetry {
                     lineage: self.lineage_id.to_string(),
                     what: "forecast for this attempt",
                 });
             }
-            None => {}
-        }
-        let correction = Correction {
-            forecast: Some(lines),
-            ..correction.clone()
+            return if self.stage.forecast() == Some(lines) {
+                Ok(self.clone())
+            } else {
+                Err(self.wrong_stage("a correction forecast"))
+            };
         };
         let over = correction.charged_lines().saturating_add(lines) > self.frozen.correction_budget;
         let stage = if over {
             Stage::Escalated {
                 judgment: judgment.clone(),
-                correction: Some(correction),
-                reason: EscalationReason::ForecastOverBudget,
-                evidence_hash: None,
+                correction: Some(correction.clone()),
+                reason: Escalation::ForecastOverBudget { forecast: lines },
             }
         } else {
-            Stage::CorrectionRequired {
+            Stage::Correcting {
                 judgment: judgment.clone(),
-                correction,
+                correction: correction.clone(),
+                forecast: lines,
             }
         };
         self.with_stage(stage)
@@ -189,18 +181,21 @@ impl ReviewState {
         fix: FixMeasurement,
         validation: ValidatorResult,
     ) -> Result<ReviewState, TransitionError> {
-        let Stage::CorrectionRequired {
+        let Stage::Correcting {
             judgment,
             correction,
+            forecast,
         } = &self.stage
         else {
-            return Err(self.wrong_stage("a correction validation"));
-        };
-        let Some(forecast) = correction.forecast else {
             return Err(self.wrong_stage(
-                "a correction validation before a forecast (`--correction-lines N` first)",
+                if matches!(self.stage, Stage::CorrectionRequired { .. }) {
+                    "a correction validation before a forecast (`--correction-lines N` first)"
+                } else {
+                    "a correction validation"
+                },
             ));
         };
+        let forecast = *forecast;
         if let Some(p) = fix
             .paths
             .iter()
@@ -226,26 +221,24 @@ impl ReviewState {
         };
         let passed = attempt.passed();
         let mut correction = correction.clone();
-        correction.forecast = None;
         correction.attempts.push(attempt);
         let judgment = judgment.clone();
         let escalate = |reason| Stage::Escalated {
             judgment: judgment.clone(),
             correction: Some(correction.clone()),
             reason,
-            evidence_hash: None,
         };
         let stage = if no_edit {
-            escalate(EscalationReason::NoEditAttempt)
+            escalate(Escalation::NoEditAttempt)
         } else if correction.charged_lines() > self.frozen.correction_budget {
-            escalate(EscalationReason::BudgetExceeded)
+            escalate(Escalation::BudgetExceeded)
         } else if passed {
             Stage::Validating {
                 judgment: judgment.clone(),
                 correction: Some(correction.clone()),
             }
         } else if correction.failed_attempts() >= MAX_FAILED_ATTEMPTS {
-            escalate(EscalationReason::AttemptsExhausted)
+            escalate(Escalation::AttemptsExhausted)
         } else {
             Stage::CorrectionRequired {
                 judgment: judgment.clone(),
@@ -268,7 +261,7 @@ impl ReviewState {
         };
         // With a forecast pending, the next validation is a new attempt
         // (an unchanged tree is then a no-edit attempt, which escalates).
-        if c.forecast.is_some() {
+        if self.stage.forecast().is_some() {
             return false;
         }
         let Some(last) = c.attempts.last() else {
@@ -316,9 +309,15 @@ impl ReviewState {
             correction,
         } = &self.stage
         else {
-            return Err(self.wrong_stage("a dispute"));
+            return Err(if matches!(self.stage, Stage::Correcting { .. }) {
+                TransitionError::DisputeAfterCorrection {
+                    lineage: self.lineage_id.to_string(),
+                }
+            } else {
+                self.wrong_stage("a dispute")
+            });
         };
-        if *correction != Correction::default() {
+        if !correction.attempts.is_empty() {
             return Err(TransitionError::DisputeAfterCorrection {
                 lineage: self.lineage_id.to_string(),
             });
@@ -404,8 +403,7 @@ impl ReviewState {
                 EvidenceVerdict::Failed => Stage::Escalated {
                     judgment: judgment.clone(),
                     correction: correction.clone(),
-                    reason: EscalationReason::EvidenceFailed,
-                    evidence_hash: Some(evidence_hash),
+                    reason: Escalation::EvidenceFailed { evidence_hash },
                 },
             }),
             Stage::Approved {
@@ -413,7 +411,10 @@ impl ReviewState {
                 ..
             }
             | Stage::Escalated {
-                evidence_hash: Some(accepted),
+                reason:
+                    Escalation::EvidenceFailed {
+                        evidence_hash: accepted,
+                    },
                 ..
             } => {
                 if *accepted == evidence_hash {
@@ -425,7 +426,12 @@ impl ReviewState {
                     })
                 }
             }
-            _ => Err(self.wrong_stage("evidence")),
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Escalated { .. }
+            | Stage::Invalidated { .. } => Err(self.wrong_stage("evidence")),
         }
     }
 }
@@ -489,68 +495,107 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
         return Ok(());
     }
     use Stage::*;
-    let fresh = |c: &Correction| *c == Correction::default();
+    let fresh = |c: &Correction| c.attempts.is_empty();
     // Judgment complete: where accepting results or the refuter batch leads.
     let settled = |n: &Stage| match n {
         CorrectionRequired { correction, .. } => fresh(correction),
         Validating { correction, .. } => correction.is_none(),
         Escalated {
             correction, reason, ..
-        } => correction.is_none() && *reason == EscalationReason::FindingEscalated,
-        _ => false,
+        } => correction.is_none() && *reason == Escalation::FindingEscalated,
+        Reviewing
+        | AwaitingRefuter { .. }
+        | Correcting { .. }
+        | Approved { .. }
+        | Invalidated { .. } => false,
     };
     // A dispute (R12.6): before any edit, one more dispute recorded; the
     // ledger untouched, or none once nothing is left to correct.
-    let dispute_edge = match (&prev.stage, &next.stage) {
-        (
-            CorrectionRequired {
-                judgment: ja,
-                correction: ca,
-            },
+    let dispute_edge = match &prev.stage {
+        CorrectionRequired {
+            judgment: ja,
+            correction: ca,
+        } if fresh(ca) => match &next.stage {
             CorrectionRequired {
                 judgment: jb,
                 correction: cb,
-            },
-        ) => fresh(ca) && ca == cb && dispute_step(ja, jb),
-        (
-            CorrectionRequired {
-                judgment: ja,
-                correction: ca,
-            },
+            } => ca == cb && dispute_step(ja, jb),
             Validating {
                 judgment: jb,
-                correction: None,
-            },
-        ) => fresh(ca) && dispute_step(ja, jb),
-        _ => false,
+                correction,
+            } => correction.is_none() && dispute_step(ja, jb),
+            Reviewing
+            | AwaitingRefuter { .. }
+            | Correcting { .. }
+            | Approved { .. }
+            | Escalated { .. }
+            | Invalidated { .. } => false,
+        },
+        Reviewing
+        | AwaitingRefuter { .. }
+        | CorrectionRequired { .. }
+        | Correcting { .. }
+        | Validating { .. }
+        | Approved { .. }
+        | Escalated { .. }
+        | Invalidated { .. } => false,
     };
+    // One step of the correction ledger: the forecast given (attempts
+    // unchanged), or the forecast's attempt appended.
     let legal = dispute_edge
-        || match (&prev.stage, &next.stage) {
-            (Reviewing { judgment: None }, Reviewing { judgment: Some(j) }) => {
-                j.refutation.is_none()
-            }
-            // The narrow edge (R9.1): only a pristine review is invalidated.
-            (Reviewing { judgment: None }, Invalidated { .. }) => true,
-            (_, Invalidated { .. }) => false,
-            (Reviewing { .. }, n) => settled(n),
-            (CorrectionRequired { correction: a, .. }, n) => match n {
-                CorrectionRequired { correction: b, .. } => ledger_step(a, b),
-                Validating {
-                    correction: Some(b),
-                    ..
-                } => ledger_step(a, b),
+        || match &prev.stage {
+            Reviewing => match &next.stage {
+                AwaitingRefuter { judgment } => judgment.refutation.is_none(),
+                // The narrow edge (R9.1): only a pristine review is invalidated.
+                Invalidated { .. } => true,
+                n => settled(n),
+            },
+            AwaitingRefuter { .. } => settled(&next.stage),
+            CorrectionRequired { correction: a, .. } => match &next.stage {
+                Correcting { correction: b, .. } => a == b,
                 Escalated {
                     correction: Some(b),
-                    reason,
+                    reason: Escalation::ForecastOverBudget { .. },
                     ..
-                } => reason.is_ledger() && ledger_step(a, b),
-                _ => false,
+                } => a == b,
+                Reviewing
+                | AwaitingRefuter { .. }
+                | CorrectionRequired { .. }
+                | Validating { .. }
+                | Approved { .. }
+                | Escalated { .. }
+                | Invalidated { .. } => false,
             },
-            (
-                Validating {
-                    judgment: ja,
-                    correction: ca,
-                },
+            Correcting {
+                correction: a,
+                forecast,
+                ..
+            } => match &next.stage {
+                CorrectionRequired { correction: b, .. }
+                | Validating {
+                    correction: Some(b),
+                    ..
+                } => appended(a, b, *forecast),
+                Escalated {
+                    correction: Some(b),
+                    reason:
+                        Escalation::BudgetExceeded
+                        | Escalation::AttemptsExhausted
+                        | Escalation::NoEditAttempt,
+                    ..
+                } => appended(a, b, *forecast),
+                Reviewing
+                | AwaitingRefuter { .. }
+                | Correcting { .. }
+                | Validating { .. }
+                | Approved { .. }
+                | Escalated { .. }
+                | Invalidated { .. } => false,
+            },
+            Validating {
+                judgment: ja,
+                correction: ca,
+            } => match &next.stage {
                 Approved {
                     judgment: jb,
                     correction: cb,
@@ -559,11 +604,17 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
                 | Escalated {
                     judgment: jb,
                     correction: cb,
-                    reason: EscalationReason::EvidenceFailed,
-                    ..
-                },
-            ) => ja == jb && ca == cb,
-            _ => false,
+                    reason: Escalation::EvidenceFailed { .. },
+                } => ja == jb && ca == cb,
+                Reviewing
+                | AwaitingRefuter { .. }
+                | CorrectionRequired { .. }
+                | Correcting { .. }
+                | Validating { .. }
+                | Escalated { .. }
+                | Invalidated { .. } => false,
+            },
+            Approved { .. } | Escalated { .. } | Invalidated { .. } => false,
         };
     if !legal {
         return Err(TransitionError::IllegalEdge {
@@ -594,17 +645,12 @@ fn dispute_step(a: &Judgment, b: &Judgment) -> bool {
         && b.disputes.starts_with(&a.disputes)
 }
 
-/// One step of the correction ledger: a forecast is set (attempts
-/// unchanged), or the pending forecast's attempt is appended (with that
-/// forecast) and the forecast cleared.
-fn ledger_step(a: &Correction, b: &Correction) -> bool {
-    match (a.forecast, b.forecast) {
-        (None, Some(_)) => a.attempts == b.attempts,
-        (Some(n), None) => {
-            b.attempts.len() == a.attempts.len() + 1
-                && b.attempts.starts_with(&a.attempts)
-                && b.attempts.last().is_some_and(|x| x.forecast_lines == n)
-        }
-        _ => false,
-    }
+/// The attempt of a `forecast` appended to the ledger `a`, nothing else
+/// changed.
+fn appended(a: &Correction, b: &Correction, forecast: u64) -> bool {
+    b.attempts.len() == a.attempts.len() + 1
+        && b.attempts.starts_with(&a.attempts)
+        && b.attempts
+            .last()
+            .is_some_and(|x| x.forecast_lines == forecast)
 }

@@ -1,0 +1,168 @@
+//! The stage's sub-states as types (issue 14 §4): each sub-state reads back
+//! as itself from the wire form, and a fold no transition makes is refused
+//! when read.
+
+use probity_core::review::causality::{CausalFacts, Hunk};
+use probity_core::review::finding::ReviewerResult;
+use probity_core::review::fixtures::{self, fix, validation};
+use probity_core::review::ids::RepoPath;
+use probity_core::review::lens::Lens;
+use probity_core::review::state::{Escalation, ReviewState, Stage, StateRecord, check_successor};
+
+/// The state through its record's bytes and back.
+fn round_trip(s: &ReviewState) -> ReviewState {
+    let bytes = s.record().unwrap().to_bytes().unwrap();
+    StateRecord::from_bytes(&bytes).unwrap().into_state()
+}
+
+#[test]
+fn every_sub_state_reads_back_as_itself() {
+    let budget = fixtures::budget_scenario().unwrap();
+    assert!(matches!(budget.stage(), Stage::CorrectionRequired { .. }));
+    let correcting = budget.accept_forecast(5).unwrap();
+    assert!(matches!(
+        correcting.stage(),
+        Stage::Correcting { forecast: 5, .. }
+    ));
+    let over = budget.accept_forecast(61).unwrap();
+    assert_eq!(
+        over.stage().escalation(),
+        Some(Escalation::ForecastOverBudget { forecast: 61 })
+    );
+    let failed_once = correcting
+        .accept_validation(fix(1, 3), validation(false))
+        .unwrap();
+    assert!(matches!(
+        failed_once.stage(),
+        Stage::CorrectionRequired { .. }
+    ));
+    let pristine = pristine();
+    assert_eq!(*pristine.stage(), Stage::Reviewing);
+    for s in [&budget, &correcting, &over, &failed_once, &pristine] {
+        assert_eq!(&round_trip(s), s, "{} did not read back", s.stage().name());
+    }
+    // The sub-states share their stage's wire name.
+    assert_eq!(correcting.stage().name(), "correction_required");
+    assert_eq!(
+        serde_json::to_value(&correcting).unwrap()["stage"]["correction"]["forecast"],
+        5
+    );
+}
+
+#[test]
+fn a_forecast_where_no_transition_leaves_one_is_refused() {
+    let budget = fixtures::budget_scenario().unwrap();
+    let passed = budget
+        .accept_forecast(5)
+        .unwrap()
+        .accept_validation(fix(1, 3), validation(true))
+        .unwrap();
+    assert!(matches!(passed.stage(), Stage::Validating { .. }));
+    // A validating ledger with a pending forecast.
+    let forged = fixtures::forge(&passed, |w| {
+        w["stage"]["correction"]["forecast"] = 4.into();
+    });
+    let err = forged.expect_err("a validating stage with a forecast was read");
+    assert!(
+        err.to_string().contains("a forecast is pending only"),
+        "{err}"
+    );
+    // An attempts-exhausted escalation with a forecast.
+    let mut cur = budget.clone();
+    for n in 1..=3 {
+        cur = cur
+            .accept_forecast(5)
+            .unwrap()
+            .accept_validation(fix(n, 3), validation(false))
+            .unwrap();
+    }
+    assert_eq!(
+        cur.stage().escalation(),
+        Some(Escalation::AttemptsExhausted)
+    );
+    let forged = fixtures::forge(&cur, |w| {
+        w["stage"]["correction"]["forecast"] = 4.into();
+    });
+    let err = forged.expect_err("a ledger escalation with a forecast was read");
+    assert!(
+        err.to_string().contains("a forecast is pending only"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_forecast_over_budget_records_its_forecast() {
+    let over = fixtures::budget_scenario()
+        .unwrap()
+        .accept_forecast(61)
+        .unwrap();
+    let forged = fixtures::forge(&over, |w| {
+        w["stage"]["correction"]
+            .as_object_mut()
+            .unwrap()
+            .remove("forecast");
+    });
+    let err = forged.expect_err("a forecast_over_budget escalation without its forecast was read");
+    assert!(
+        err.to_string().contains("records the refused forecast"),
+        "{err}"
+    );
+    // The refused forecast is the one on record, and a retry of it answers
+    // unchanged.
+    assert_eq!(over.stage().forecast(), Some(61));
+    assert_eq!(over.accept_forecast(61).unwrap(), over);
+}
+
+const INFERENTIAL: &str = r#"{"findings":[{"location":"src/parser.rs:4","severity":"CRITICAL","claim":"the mutex is never released on error","proof_refs":["src/parser.rs:4"],"evidence_class":"inferential","causal_disposition":"introduced"}],"evidence":["read the diff"]}"#;
+
+fn pristine() -> ReviewState {
+    fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap()
+}
+
+fn awaiting_refuter() -> ReviewState {
+    let path = RepoPath::parse("src/parser.rs").unwrap();
+    let mut facts = CausalFacts::default();
+    facts.hunks.insert(
+        path.clone(),
+        vec![Hunk {
+            start: 1,
+            count: 10,
+        }],
+    );
+    facts.candidate_lines.insert(path, 30);
+    pristine()
+        .accept_results(
+            vec![ReviewerResult::parse(INFERENTIAL.as_bytes()).unwrap()],
+            &facts,
+        )
+        .unwrap()
+}
+
+#[test]
+fn a_judged_review_awaiting_the_refuter_is_not_pristine() {
+    let judged = awaiting_refuter();
+    assert!(matches!(judged.stage(), Stage::AwaitingRefuter { .. }));
+    assert_eq!(judged.stage().name(), "reviewing", "the same wire name");
+    assert_eq!(round_trip(&judged), judged);
+    // Its judgment dropped from the wire, it is a pristine review that is
+    // not this lineage's successor: reading it works, taking it as the
+    // next state does not.
+    let dropped = fixtures::forge(&judged, |w| {
+        w["stage"].as_object_mut().unwrap().remove("judgment");
+    })
+    .unwrap();
+    assert_eq!(*dropped.stage(), Stage::Reviewing);
+    assert!(check_successor(&judged, &dropped).is_err());
+    // A pristine review with a refuter batch already recorded beside the
+    // pending findings is not a state any transition makes.
+    let forged = fixtures::forge(&judged, |w| {
+        w["stage"]["judgment"]["refutation"] = serde_json::json!({
+            "outcomes": [{"finding_id": "R3-001", "outcome": "corroborated", "evidence": ["x"]}]
+        });
+    });
+    let err = forged.expect_err("a refuted judgment was read as awaiting the refuter");
+    assert!(
+        err.to_string().contains("waits only for the refuter batch"),
+        "{err}"
+    );
+}
