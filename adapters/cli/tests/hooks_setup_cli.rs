@@ -5,7 +5,6 @@
 
 mod support;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -23,18 +22,9 @@ fn committed() -> Fixture {
 fn copy_of_probity(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let p = dir.join("probity");
-    std::fs::copy(env!("CARGO_BIN_EXE_probity"), &p).unwrap();
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    // Another test thread's fork may briefly hold the copy open for
-    // writing (ETXTBSY): wait until it can be executed.
-    for _ in 0..100 {
-        match Command::new(&p).arg("--version").output() {
-            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
-                std::thread::sleep(std::time::Duration::from_millis(20))
-            }
-            _ => break,
-        }
-    }
+    // Copied by a child process, so no test thread's fork inherits a write
+    // descriptor to it (ETXTBSY when it is run).
+    probity_testkit::copy_executable(Path::new(env!("CARGO_BIN_EXE_probity")), &p).unwrap();
     p
 }
 
@@ -86,15 +76,15 @@ fn the_hook_runs_probity_from_path_first_then_the_recorded_path() {
     let bin = tmp.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let fake = bin.join("probity");
-    std::fs::write(
+    probity_testkit::write_executable(
         &fake,
         format!(
             "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}/ran'\nexit 0\n",
             tmp.path().display()
-        ),
+        )
+        .as_bytes(),
     )
     .unwrap();
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let (code, err) = run_pre_commit(&f, Some(&bin));
     assert_eq!(code, 0, "{err}");
     assert_eq!(

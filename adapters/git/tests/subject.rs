@@ -689,17 +689,21 @@ fn regex_syntax_is_the_same_on_every_subject() {
 #[cfg(unix)]
 #[test]
 fn a_git_without_pcre_falls_back_to_extended_regex() {
-    use std::os::unix::fs::PermissionsExt;
     let f = Fixture::new();
     f.write("n.txt", b"id 42\nword\n");
     f.commit_all("digits");
     let shim = f.outside.join("git-no-pcre");
-    fs::write(
-        &shim,
-        "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = \"-P\" ]; then\n    echo 'fatal: cannot use Perl-compatible regexes when not compiled with USE_LIBPCRE' >&2\n    exit 128\n  fi\ndone\nexec git \"$@\"\n",
-    )
-    .unwrap();
-    fs::set_permissions(&shim, fs::Permissions::from_mode(0o755)).unwrap();
+    // Written by a child process, so no other test thread's fork holds it
+    // open for writing when it runs (ETXTBSY).
+    let script = "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = \"-P\" ]; then\n    echo 'fatal: cannot use Perl-compatible regexes when not compiled with USE_LIBPCRE' >&2\n    exit 128\n  fi\ndone\nexec git \"$@\"\n";
+    let mut writer = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(&shim)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut writer.stdin.take().unwrap(), script.as_bytes()).unwrap();
+    assert!(writer.wait().unwrap().success());
     for spec in [SubjectSpec::Index, SubjectSpec::Worktree] {
         let s = Subject::open(&spec, GitCli::with_executable(&shim), &f.repo).unwrap();
         let g = call(&s, "grep", json!({"pattern": "\\d+"}));

@@ -12,6 +12,8 @@
 //! - [`documents`]: the role documents (reviewer results, validator
 //!   results, evidence);
 //! - [`git_env`]: a hermetic environment for the real git a test runs;
+//! - [`write_executable`] and [`copy_executable`]: scripts and binaries a
+//!   test runs, written so `exec` never meets ETXTBSY;
 //! - [`store_conformance`]: one suite every store passes.
 //!
 //! A whole review on in-memory adapters:
@@ -41,6 +43,7 @@
 
 mod clock;
 pub mod documents;
+mod exec;
 mod faulty;
 mod git;
 pub mod git_env;
@@ -48,6 +51,7 @@ mod store;
 pub mod store_conformance;
 
 pub use clock::{FixedClock, TickingStopwatch};
+pub use exec::{copy_executable, write_executable};
 pub use faulty::{Crash, Faulty, is_injected};
 pub use git::{FAKE_GIT_VERSION, FakeGit, FakeGitError};
 pub use store::InMemoryStore;
