@@ -26,8 +26,12 @@ pub const CONTENT_CAP: usize = 1 << 20;
 /// Base and candidate trees, derived together.
 #[derive(Debug, Clone)]
 pub struct Trees {
+    /// HEAD's tree, or the empty tree on an unborn branch.
     pub base_tree: TreeId,
+    /// The synthetic candidate tree: the worktree's tracked content plus
+    /// the intended untracked files, written without touching the index.
     pub candidate_tree: TreeId,
+    /// HEAD names no commit yet (a repository before its first commit).
     pub unborn_head: bool,
 }
 

@@ -1,5 +1,8 @@
 //! Fixed scenarios built from plain values, for tests, golden files and
 //! documentation. Nothing here observes the world.
+// The fixtures parse fixed literals of this file: a literal that does not
+// parse is a defect here, which every test that uses it reports.
+#![allow(clippy::panic)]
 
 use crate::review::causality::{CausalFacts, Hunk};
 use crate::review::correction::FixMeasurement;

@@ -133,9 +133,10 @@ pub struct RiskPolicy {
 
 const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
 
+// The embedded policy is a compile-time constant covered by tests; a
+// failure here is a build defect, not user input.
+#[allow(clippy::expect_used)]
 static POLICY_V1: LazyLock<(RiskPolicy, Sha256Digest)> = LazyLock::new(|| {
-    // The embedded policy is a compile-time constant covered by tests; a
-    // failure here is a build defect, not user input.
     let policy: RiskPolicy =
         serde_json::from_str(POLICY_V1_JSON).expect("embedded risk policy v1 parses");
     let hash =

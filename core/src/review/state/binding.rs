@@ -15,10 +15,14 @@ use super::*;
 /// without (started before prompts were versioned) keeps v1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LensBinding {
+    /// The lens bound.
     pub lens: Lens,
     /// 1-based position in the selected order.
     pub order: usize,
+    /// The prefix of the lens's finding ids (`R3` for reliability, ...).
     pub finding_id_prefix: &'static str,
+    /// The binding line the orchestrator prefixes to the lens prompt
+    /// (`probity-lens-binding/v1` or `/v2`).
     pub binding: String,
     /// A short token derived from `binding`
     /// ([`crate::review::submission::binding_token`]): either one proves the
@@ -179,16 +183,28 @@ impl ReviewState {
 /// Why a lens result would have nowhere legal to land.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PreflightError {
+    /// The lineage is past the lens results (or invalidated).
     #[error("the lineage is `{state}`: it no longer accepts lens results")]
-    NotAwaitingResults { state: &'static str },
+    NotAwaitingResults {
+        /// Its stage's wire name.
+        state: &'static str,
+    },
+    /// The lens is not among the lineage's selected lenses.
     #[error("lens `{lens}` is not selected for this lineage")]
-    NotSelected { lens: &'static str },
+    NotSelected {
+        /// The lens named.
+        lens: &'static str,
+    },
+    /// The orchestrator's binding is not the one start prepared.
     #[error(
         "the binding differs from the one start prepared for lens `{lens}` of lineage {lineage} (expected that binding or its token {expected_token}): the result was prepared for another lineage, candidate or lens"
     )]
     BindingMismatch {
+        /// The lineage.
         lineage: String,
+        /// The lens.
         lens: &'static str,
+        /// The token of the binding start prepared.
         expected_token: String,
     },
 }

@@ -37,11 +37,15 @@ impl Disposition {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Predecessor {
+    /// The predecessor lineage.
     pub lineage_id: LineageId,
     /// The predecessor's exact revision when the successor was created.
     pub revision: Sha256Digest,
+    /// Which final state of the predecessor the successor follows.
     pub disposition: Disposition,
+    /// Why the successor was made, in the actor's words.
     pub reason: NonBlank,
+    /// Who made it.
     pub actor: NonBlank,
     /// The maintainer authorization an escalated predecessor needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]

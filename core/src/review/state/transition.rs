@@ -436,9 +436,6 @@ impl ReviewState {
     }
 }
 
-/// Checks that `next` may follow `prev` (for every transition): frozen
-/// fields byte-identical, the edge legal, accepted results and refuter
-/// outcomes unchanged, the correction ledger append-only.
 /// A checked transition: the successor of a stored record, proved legal by
 /// [`check_successor`], with the revision it replaces. Its fields are
 /// private and it is made only by [`Transition::check`], so a store's
@@ -477,6 +474,9 @@ impl Transition {
     }
 }
 
+/// Checks that `next` may follow `prev` (for every transition): `next`
+/// valid, frozen fields byte-identical, the edge legal, accepted results
+/// and refuter outcomes unchanged, the correction ledger append-only.
 pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), TransitionError> {
     next.validate()?;
     let frozen = [
