@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use probity_core::context::assemble::AssembleError;
+use probity_core::context::assemble::{AssembleError, Assembly};
 use probity_core::context::input::ContextInput;
 use probity_core::context::types::HexDigest;
 use probity_ports::context::{assemble_parallel, default_workers};
@@ -190,22 +190,46 @@ fn run_assemble(global: &GlobalArgs, out: Output, a: &AssembleArgs) -> Result<Ex
     let assembly = assemble_input(global, &a.input)?;
     let dir = resolve(global, &a.out);
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| dir_error(&e))?;
-    let gaps: Vec<_> = assembly
-        .gaps
-        .rows()
-        .map(|g| json!({"scope": g.scope.as_str(), "code": g.code.as_str(), "count": g.count}))
-        .collect();
-    let digest = assembly.index_digest.hex();
-    out.answer(
-        &json!({
-            "index_digest": digest,
-            "dir": dir.display().to_string(),
-            "files": assembly.tree.files().len(),
-            "gaps": gaps,
-        }),
-        || format!("{digest}\n"),
-    );
+    assembled_answer(out, &dir, &assembly);
     Ok(ExitCode::SUCCESS)
+}
+
+/// One gap row of an assembled tree.
+#[derive(Debug, serde::Serialize)]
+struct GapRow<'a> {
+    scope: &'a str,
+    code: &'a str,
+    count: u64,
+}
+
+/// The answer of `context assemble` and `context fetch`: the index digest,
+/// where the tree is, how many files it holds and its gaps.
+#[derive(Debug, serde::Serialize)]
+struct AssembledAnswer<'a> {
+    index_digest: String,
+    dir: String,
+    files: usize,
+    gaps: Vec<GapRow<'a>>,
+}
+
+/// Prints the answer for a tree assembled into `dir` (the digest alone in
+/// text mode).
+pub(crate) fn assembled_answer(out: Output, dir: &Path, assembly: &Assembly) {
+    let answer = AssembledAnswer {
+        index_digest: assembly.index_digest.hex(),
+        dir: dir.display().to_string(),
+        files: assembly.tree.files().len(),
+        gaps: assembly
+            .gaps
+            .rows()
+            .map(|g| GapRow {
+                scope: g.scope.as_str(),
+                code: g.code.as_str(),
+                count: g.count,
+            })
+            .collect(),
+    };
+    out.answer(&answer, || format!("{}\n", answer.index_digest));
 }
 
 fn run_verify(global: &GlobalArgs, out: Output, v: &VerifyArgs) -> Result<ExitCode, CliError> {

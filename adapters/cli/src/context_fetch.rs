@@ -27,7 +27,6 @@ use probity_ports::forge::{
     input_document,
 };
 use probity_store::context_dir::{self, ContextDirError};
-use serde_json::json;
 
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output};
@@ -386,20 +385,6 @@ pub fn run(
         assemble_parallel(&input, default_workers()).map_err(|e| (shared.assemble_error)(&e))?;
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| (shared.dir_error)(&e))?;
     context_dir::verify_dir(&dir, &assembly.index_digest).map_err(|e| (shared.dir_error)(&e))?;
-    let gaps: Vec<_> = assembly
-        .gaps
-        .rows()
-        .map(|g| json!({"scope": g.scope.as_str(), "code": g.code.as_str(), "count": g.count}))
-        .collect();
-    let digest = assembly.index_digest.hex();
-    out.answer(
-        &json!({
-            "index_digest": digest,
-            "dir": dir.display().to_string(),
-            "files": assembly.tree.files().len(),
-            "gaps": gaps,
-        }),
-        || format!("{digest}\n"),
-    );
+    crate::context_cmd::assembled_answer(out, &dir, &assembly);
     Ok(ExitCode::SUCCESS)
 }

@@ -15,8 +15,11 @@ use std::thread::JoinHandle;
 /// One scripted answer.
 #[derive(Debug, Clone)]
 pub struct Reply {
+    /// The HTTP status code.
     pub status: u16,
+    /// Response headers, in order (`{base}` replaced).
     pub headers: Vec<(String, String)>,
+    /// The response body (`{base}` replaced).
     pub body: Vec<u8>,
 }
 
@@ -43,9 +46,13 @@ impl Reply {
 /// A request the server saw.
 #[derive(Debug, Clone)]
 pub struct Seen {
+    /// The request method.
     pub method: String,
+    /// The request target, path and query, as sent.
     pub target: String,
+    /// Request headers, names lowercased.
     pub headers: BTreeMap<String, String>,
+    /// The request body.
     pub body: Vec<u8>,
 }
 
@@ -66,6 +73,7 @@ pub struct Script {
 }
 
 impl Script {
+    /// No routes: every request is a 404.
     pub fn new() -> Self {
         Self::default()
     }

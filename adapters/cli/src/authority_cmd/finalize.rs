@@ -17,8 +17,7 @@ use probity_core::review::state::{
     EVIDENCE_DOMAIN, Escalation, EscalationReason, LensBinding, NextInput, StateRecord,
 };
 use probity_ports::review::{
-    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, StoreError, SubmitInput,
-    Submitted,
+    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, SubmitInput, Submitted,
 };
 
 use crate::GlobalArgs;
@@ -177,17 +176,9 @@ fn lens_context(
     use probity_core::review::prompts::PromptSet;
     use probity_core::review::roles::RoleError;
     use probity_core::snapshot_tools::config::ContextCaps;
-    use probity_ports::review::ReviewStore;
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
-    let record = match lineage {
-        Some(lineage) => ctx
-            .store
-            .load(&lineage)
-            .map_err(|e| review_error(e.into()))?
-            .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
-        None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
-    };
+    let record = ctx.record_of(lineage.as_ref())?;
     let lineage = record.state().lineage_id().clone();
     let exported =
         drivers::export_context(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
@@ -519,15 +510,7 @@ pub fn lens(global: &GlobalArgs, out: Output, cmd: &LensCommand) -> Result<ExitC
     };
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
-    use probity_ports::review::ReviewStore;
-    let record = match lineage {
-        Some(lineage) => ctx
-            .store
-            .load(&lineage)
-            .map_err(|e| review_error(e.into()))?
-            .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into()))?,
-        None => drivers::live_lineage(&ctx.repo, &ctx.store).map_err(review_error)?,
-    };
+    let record = ctx.record_of(lineage.as_ref())?;
     let lineage = record.state().lineage_id().clone();
     let binding = record.state().preflight(args.lens.into(), args.binding.as_deref()).map_err(|e| {
         CliError::new(

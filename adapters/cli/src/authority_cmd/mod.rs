@@ -68,6 +68,27 @@ pub struct Context {
     pub store: FileStore,
 }
 
+impl Context {
+    /// The named lineage's record, or (none named) the one that froze the
+    /// live candidate.
+    pub fn record_of(
+        &self,
+        lineage: Option<&LineageId>,
+    ) -> Result<probity_core::review::state::StateRecord, CliError> {
+        use probity_ports::review::ReviewStore;
+        match lineage {
+            Some(lineage) => self
+                .store
+                .load(lineage)
+                .map_err(|e| review_error(e.into()))?
+                .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into())),
+            None => {
+                probity_ports::review::live_lineage(&self.repo, &self.store).map_err(review_error)
+            }
+        }
+    }
+}
+
 /// Discovers the repository from `--cwd` (or the current directory) and opens
 /// its store under the common git dir.
 pub fn open(global: &GlobalArgs) -> Result<Context, CliError> {
