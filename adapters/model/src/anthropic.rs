@@ -263,29 +263,22 @@ impl ChatModel for AnthropicMessages {
         timeout_ms: u64,
     ) -> Result<ModelResponse, ModelError> {
         let body = request_body(&self.config.model, request, tools, &self.options)?;
-        let bytes = serde_json::to_vec(&body).map_err(|e| ModelError::Protocol(e.to_string()))?;
-        let mut headers = vec![
-            ("content-type", "application/json".to_owned()),
-            ("accept", "application/json".to_owned()),
-            ("anthropic-version", ANTHROPIC_VERSION.to_owned()),
-        ];
+        let mut headers = vec![("anthropic-version", ANTHROPIC_VERSION.to_owned())];
         if let Some(key) = &self.config.api_key {
             headers.push(("x-api-key", key.clone()));
         }
         let url = self.config.messages_endpoint();
-        let text = http::send(
+        let v = http::post_json(
             &Post {
                 url: &url,
                 headers: &headers,
-                body: &bytes,
+                body: &body,
                 timeout_ms,
                 max_retries: self.options.max_retries,
                 secret: self.config.api_key.as_deref(),
             },
             self.sleeper.as_mut(),
         )?;
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| ModelError::Protocol(format!("the response is not JSON: {e}")))?;
         parse_response(&v)
     }
 }

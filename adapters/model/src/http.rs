@@ -162,19 +162,31 @@ pub(crate) fn redact(text: &str, secret: Option<&str>) -> String {
 }
 
 /// One POST: the endpoint, its headers (the secret among them, by value,
-/// never logged), the body, the call's budget and the retry policy.
+/// never logged; `content-type` and `accept` are JSON's), the JSON body,
+/// the call's budget and the retry policy.
 pub(crate) struct Post<'a> {
     pub url: &'a str,
     pub headers: &'a [(&'a str, String)],
-    pub body: &'a [u8],
+    pub body: &'a serde_json::Value,
     pub timeout_ms: u64,
     pub max_retries: u32,
     /// Redacted from every error text.
     pub secret: Option<&'a str>,
 }
 
-/// Sends `post`, retrying as the module says; answers the 2xx body.
-pub(crate) fn send(post: &Post<'_>, sleeper: &mut dyn Sleeper) -> Result<String, ModelError> {
+/// Sends `post`, retrying as the module says; answers the 2xx body, which
+/// must be JSON.
+pub(crate) fn post_json(
+    post: &Post<'_>,
+    sleeper: &mut dyn Sleeper,
+) -> Result<serde_json::Value, ModelError> {
+    let body = serde_json::to_vec(post.body).map_err(|e| ModelError::Protocol(e.to_string()))?;
+    let text = send(post, &body, sleeper)?;
+    serde_json::from_str(&text)
+        .map_err(|e| ModelError::Protocol(format!("the response is not JSON: {e}")))
+}
+
+fn send(post: &Post<'_>, body: &[u8], sleeper: &mut dyn Sleeper) -> Result<String, ModelError> {
     let started = Instant::now();
     let budget = Duration::from_millis(post.timeout_ms);
     let mut retries = 0u32;
@@ -183,7 +195,7 @@ pub(crate) fn send(post: &Post<'_>, sleeper: &mut dyn Sleeper) -> Result<String,
         if left.is_zero() {
             return Err(ModelError::Timeout);
         }
-        let (status, headers, text) = attempt(post, left)?;
+        let (status, headers, text) = attempt(post, body, left)?;
         if (200..300).contains(&status) {
             return Ok(text);
         }
@@ -206,6 +218,7 @@ pub(crate) fn send(post: &Post<'_>, sleeper: &mut dyn Sleeper) -> Result<String,
 
 fn attempt(
     post: &Post<'_>,
+    body: &[u8],
     left: Duration,
 ) -> Result<(u16, ureq::http::HeaderMap, String), ModelError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -215,7 +228,10 @@ fn attempt(
         .max_redirects(0)
         .build()
         .into();
-    let mut req = agent.post(post.url);
+    let mut req = agent
+        .post(post.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json");
     for (name, value) in post.headers {
         req = req.header(*name, value);
     }
@@ -226,7 +242,7 @@ fn attempt(
         }
         other => ModelError::Transport(redact(&other.to_string(), post.secret)),
     };
-    let mut resp = req.send(post.body).map_err(map)?;
+    let mut resp = req.send(body).map_err(map)?;
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
     let text = resp
