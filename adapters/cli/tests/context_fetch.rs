@@ -23,14 +23,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use probity_core::context::verify::Node;
-use probity_forge::fixture::{Reply, Script, ScriptServer};
+use probity_testkit::http::{HttpServer, Reply, Script};
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_probity");
 const TOKEN_ENV: &str = "PROBITY_TEST_FORGE_TOKEN";
 const TOKEN: &str = "tok-ab12cd34ef56gh78ij90";
 
-fn fetch(server: &ScriptServer, extra: &[&str]) -> Output {
+fn fetch(server: &HttpServer, extra: &[&str]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args([
         "context",
@@ -156,7 +156,7 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
             &format!("<{{base}}{comments}&page=1>; rel=\"prev\""),
         )],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
     let input = tmp.path().join("input.json");
@@ -278,7 +278,7 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
 
 #[test]
 fn an_issue_is_fetched_and_its_input_reassembles_to_the_same_digest() {
-    let server = ScriptServer::start(scenario::issue_7()).unwrap();
+    let server = HttpServer::script(scenario::issue_7()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
     let input = tmp.path().join("input.json");
@@ -324,7 +324,7 @@ fn an_issue_is_fetched_and_its_input_reassembles_to_the_same_digest() {
 #[test]
 fn a_refused_token_is_a_typed_error_and_writes_nothing() {
     let server =
-        ScriptServer::start(Script::new().get(scenario::REPO, vec![scenario::unauthorized()]))
+        HttpServer::script(Script::new().get(scenario::REPO, vec![scenario::unauthorized()]))
             .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
@@ -354,7 +354,7 @@ fn a_refused_token_is_a_typed_error_and_writes_nothing() {
     assert!(!contains(&o.stdout, TOKEN) && !contains(&o.stderr, TOKEN));
 
     // Not found: the same, exit 3.
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let o = fetch(&server, &["--change", "43", "--out", dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&o.stderr).contains("forge_not_found"));
@@ -363,7 +363,7 @@ fn a_refused_token_is_a_typed_error_and_writes_nothing() {
 
 #[test]
 fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
     let d = dir.to_str().unwrap();
@@ -429,7 +429,7 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
 
 #[test]
 fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
-    let server = ScriptServer::start(scenario_gitlab::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario_gitlab::merge_request_5()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
     let o = Command::new(BIN)
@@ -476,7 +476,7 @@ fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
 
 /// `probity context fetch --forge gitlab` (the token in `GITLAB_TOKEN`,
 /// its default variable) against the scripted GitLab.
-fn fetch_gitlab(server: &ScriptServer, extra: &[&str]) -> Output {
+fn fetch_gitlab(server: &HttpServer, extra: &[&str]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args([
         "context",
@@ -513,7 +513,7 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
         );
     assert!(discussions.contains(TOKEN));
     let server =
-        ScriptServer::start(scenario_gitlab::issue_8_with_discussions(&discussions)).unwrap();
+        HttpServer::script(scenario_gitlab::issue_8_with_discussions(&discussions)).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
     let input = tmp.path().join("input.json");
@@ -656,7 +656,7 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
         (scenario_forgejo::issue_4(), "--issue", "4"),
         (scenario_forgejo::pull_9(), "--change", "9"),
     ] {
-        let server = ScriptServer::start(script).unwrap();
+        let server = HttpServer::script(script).unwrap();
         let dir = tmp.path().join(format!("ctx-{number}"));
         let o = Command::new(BIN)
             .args([
@@ -705,7 +705,7 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
 
 #[test]
 fn a_profile_file_selects_what_is_fetched() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let profile = tmp.path().join("profile.json");
     let mut doc = serde_json::json!({
@@ -752,7 +752,7 @@ fn a_profile_file_selects_what_is_fetched() {
     }
 
     // A work-item profile for a change proposal: refused before fetching.
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     doc["entity_kind"] = "work_item".into();
     let wi = tmp.path().join("work-item.json");
     fs::write(&wi, doc.to_string()).unwrap();

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use probity_forge::fixture::ScriptServer;
+use probity_testkit::http::HttpServer;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_probity");
@@ -252,7 +252,7 @@ fn a_signal_while_a_large_tree_is_written_leaves_nothing_partial() {
 
 /// `probity context fetch --forge gitlab` of issue 8 from the scripted
 /// GitLab (the token in `GITLAB_TOKEN`).
-fn fetch(server: &ScriptServer, out: &Path) -> Command {
+fn fetch(server: &HttpServer, out: &Path) -> Command {
     let mut cmd = probity();
     cmd.args(["context", "fetch", "--forge", "gitlab"])
         .args(["--host", "gitlab.example", "--repo", "acme/widgets"])
@@ -293,7 +293,7 @@ fn sigint_and_sigterm_mid_write_remove_the_partial_tree() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let server = ScriptServer::start(scenario_gitlab::issue_8()).unwrap();
+    let server = HttpServer::script(scenario_gitlab::issue_8()).unwrap();
     // A tree assembled before, for `verify --copy-to`.
     let source = tmp.path().join("source");
     let out = assemble(&example("change-proposal.json"), &source)
@@ -341,7 +341,7 @@ fn a_sigkilled_writers_partial_tree_is_scavenged_by_the_next_write() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let server = ScriptServer::start(scenario_gitlab::issue_8()).unwrap();
+    let server = HttpServer::script(scenario_gitlab::issue_8()).unwrap();
     // A killed assemble's leftovers go with the next fetch beside them, a
     // killed fetch's with the next assemble.
     for (killed, next) in [("assemble", "fetch"), ("fetch", "assemble")] {

@@ -11,8 +11,6 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "fixture")]
-pub mod fixture;
 pub mod forgejo;
 pub mod github;
 pub mod gitlab;

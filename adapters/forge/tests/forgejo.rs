@@ -15,7 +15,6 @@ use std::time::Duration;
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
-use probity_forge::fixture::{Reply, Script, ScriptServer};
 use probity_forge::forgejo::Forgejo;
 use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
 use probity_ports::context::assemble;
@@ -23,11 +22,12 @@ use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
 };
+use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "forgejo-test-token-42";
 
-fn adapter(server: &ScriptServer) -> Forgejo<SystemSleeper> {
+fn adapter(server: &HttpServer) -> Forgejo<SystemSleeper> {
     Forgejo::new(
         server.base(),
         "acme/widgets",
@@ -53,11 +53,7 @@ impl Sleeper for FakeSleeper {
     }
 }
 
-fn slow_adapter(
-    server: &ScriptServer,
-    sleeper: FakeSleeper,
-    limits: Limits,
-) -> Forgejo<FakeSleeper> {
+fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> Forgejo<FakeSleeper> {
     Forgejo::new(
         server.base(),
         "acme/widgets",
@@ -79,7 +75,7 @@ fn request(kind: EntityKind, number: u64) -> CollectRequest {
 
 #[test]
 fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 9);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -151,7 +147,7 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
 
 #[test]
 fn an_issue_is_collected_completely() {
-    let server = ScriptServer::start(scenario::issue_4()).unwrap();
+    let server = HttpServer::script(scenario::issue_4()).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::WorkItem, 4);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
@@ -165,7 +161,7 @@ fn an_issue_is_collected_completely() {
 
 #[test]
 fn review_pages_follow_the_total_count() {
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let window = |max_records, selection| Window {
         max_records,
         selection,
@@ -190,7 +186,7 @@ fn review_pages_follow_the_total_count() {
 fn unmapped_values_are_invalid_metadata() {
     let bad = include_str!("fixtures/forgejo/issue-4.json").replace("\"open\"", "\"reopened\"");
     let script = scenario::issue_4().get(&format!("{REPO}/issues/4"), vec![Reply::json(bad)]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::WorkItem, 4);
     let e = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap_err();
@@ -205,7 +201,7 @@ fn unmapped_values_are_invalid_metadata() {
         &format!("{REPO}/pulls/9/reviews?limit=50&page=1"),
         vec![Reply::json(reviews).header("X-Total-Count", "3")],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let l = adapter(&server)
         .reviews(
             9,
@@ -224,7 +220,7 @@ fn unmapped_values_are_invalid_metadata() {
 /// the root's `resolver` resolves it, and `outdated` is never inferred.
 #[test]
 fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let window = Window {
         max_records: 100,
         selection: RecordSelection::Newest,
@@ -296,7 +292,7 @@ fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
         &format!("{REPO}/pulls/9/reviews/601/comments"),
         vec![Reply::json(bad)],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let t = adapter(&server).review_threads(9, window).unwrap();
     assert_eq!(t.threads.items.len(), 1);
     assert_eq!((t.threads.invalid, t.comments.invalid), (1, 2));
@@ -307,7 +303,7 @@ fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
 /// omitted.
 #[test]
 fn d8_a_dismissed_review_is_dismissed() {
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let l = adapter(&server)
         .reviews(
             9,
@@ -347,7 +343,7 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
             &format!("{REPO}/collaborators/carol/permission"),
             vec![not_found()],
         );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 9);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -368,7 +364,7 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
             &format!("{REPO}/collaborators/alice/permission"),
             vec![Reply::json(perm(native))],
         );
-        let server = ScriptServer::start(script).unwrap();
+        let server = HttpServer::script(script).unwrap();
         let mut fj = adapter(&server);
         let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
         let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
@@ -389,7 +385,7 @@ fn deleted_authors_are_null_and_never_admitted() {
         &format!("{REPO}/issues/4/comments"),
         vec![Reply::json(comments)],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::WorkItem, 4);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
@@ -428,7 +424,7 @@ fn deleted_authors_are_null_and_never_admitted() {
 
 #[test]
 fn a_profile_bound_fetch_is_a_profile_bound_gap() {
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let mut fj = adapter(&server);
     let mut profile = default_profile(EntityKind::ChangeProposal);
     profile.bounds.max_records_per_source = 1;
@@ -466,7 +462,7 @@ fn a_rate_limit_is_waited_out_then_retried() {
             Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")),
         ],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper {
         now: 1000,
         ..FakeSleeper::default()
@@ -496,7 +492,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     };
     // The repository (required): a typed error, nothing slept.
     let script = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper::default();
     let mut fj = slow_adapter(&server, sleeper.clone(), limits);
     let req = request(EntityKind::WorkItem, 4);
@@ -516,7 +512,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
         &format!("{REPO}/issues/4/comments"),
         vec![rate_limited(Some(15), None), rate_limited(Some(15), None)],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper::default();
     let mut fj = slow_adapter(&server, sleeper.clone(), limits);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
@@ -532,7 +528,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
-    let server = ScriptServer::start(Script::new().get(REPO, vec![unauthorized()])).unwrap();
+    let server = HttpServer::script(Script::new().get(REPO, vec![unauthorized()])).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 9);
     let e = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
@@ -548,7 +544,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     }
 
     let script = scenario::pull_9().get(&format!("{REPO}/pulls/9"), vec![not_found()]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut fj = adapter(&server);
     let e = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
     assert!(
@@ -564,7 +560,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     // A refused optional listing is a fetch_failed gap, never an empty
     // history.
     let script = scenario::pull_9().get(&format!("{REPO}/issues/9/comments"), vec![unauthorized()]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut fj = adapter(&server);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
     assert!(
@@ -577,7 +573,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
 
 #[test]
 fn responses_are_bounded_before_parsing() {
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let limits = Limits {
         max_response_bytes: 64,
         ..Limits::default()
@@ -594,7 +590,7 @@ fn responses_are_bounded_before_parsing() {
         &format!("{REPO}/issues/4/comments"),
         vec![Reply::json(format!("[{}]", " ".repeat(2000)))],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let limits = Limits {
         max_response_bytes: 1024,
         ..Limits::default()
@@ -617,7 +613,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
         &format!("{REPO}/pulls/9/reviews?limit=50&page=1"),
         vec![Reply::status(502, "{}")],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut fj = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 9);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -645,7 +641,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
 fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
     // Forgejo exposes no bot flag: a registered login is not enough to
     // establish provider-positive bot identity (ADR 0107).
-    let server = ScriptServer::start(scenario::pull_9()).unwrap();
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
     let mut fj = adapter(&server);
     let mut req = request(EntityKind::ChangeProposal, 9);
     req.bot_roles.insert("alice".into(), "review".into());

@@ -12,7 +12,6 @@ use std::time::Duration;
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
-use probity_forge::fixture::{Reply, Script, ScriptServer};
 use probity_forge::github::GitHub;
 use probity_forge::http::{Limits, Sleeper, Token};
 use probity_ports::context::assemble;
@@ -20,6 +19,7 @@ use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
 };
+use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "test-token-5f0c2a9e7b1d";
@@ -39,7 +39,7 @@ impl Sleeper for FakeSleeper {
     }
 }
 
-fn adapter(server: &ScriptServer, sleeper: FakeSleeper, limits: Limits) -> GitHub<FakeSleeper> {
+fn adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitHub<FakeSleeper> {
     GitHub::new(
         server.base(),
         "acme/widgets",
@@ -65,7 +65,7 @@ fn pr42() -> CollectRequest {
 
 #[test]
 fn a_pull_request_is_collected_and_assembles() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let profile = default_profile(EntityKind::ChangeProposal);
     let input = collect(&mut gh, &pr42(), &profile).unwrap();
@@ -202,7 +202,7 @@ fn a_pull_request_is_collected_and_assembles() {
 
 #[test]
 fn an_issue_is_collected_with_an_empty_body() {
-    let server = ScriptServer::start(scenario::issue_7()).unwrap();
+    let server = HttpServer::script(scenario::issue_7()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let req = request(EntityKind::WorkItem, 7);
     let input = collect(&mut gh, &req, &default_profile(EntityKind::WorkItem)).unwrap();
@@ -219,7 +219,7 @@ fn an_issue_is_collected_with_an_empty_body() {
 
 #[test]
 fn pagination_stops_at_the_window_and_counts_the_rest() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let e = EntityRef {
         kind: EntityKind::ChangeProposal,
@@ -268,7 +268,7 @@ fn pagination_stops_at_the_window_and_counts_the_rest() {
 
 #[test]
 fn a_profile_bound_fetch_is_a_profile_bound_gap() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let mut profile = default_profile(EntityKind::ChangeProposal);
     profile.bounds.max_records_per_source = 1;
@@ -295,7 +295,7 @@ fn a_rate_limit_is_waited_out_then_retried() {
             Reply::json(include_str!("fixtures/github/issue-7-comments.json")),
         ],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper::default();
     let mut gh = adapter(&server, sleeper.clone(), Limits::default());
     let req = request(EntityKind::WorkItem, 7);
@@ -322,7 +322,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
                 .header("x-ratelimit-reset", "1050"),
         ],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper {
         now: 1000,
         ..FakeSleeper::default()
@@ -354,7 +354,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
             Reply::status(429, "{}").header("retry-after", "10"),
         ],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gh = adapter(&server, sleeper.clone(), limits);
     let e = gh.repository().unwrap_err();
     assert!(
@@ -372,7 +372,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
-    let server = ScriptServer::start(Script::new().get(REPO, vec![unauthorized()])).unwrap();
+    let server = HttpServer::script(Script::new().get(REPO, vec![unauthorized()])).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let e = collect(
         &mut gh,
@@ -392,7 +392,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     assert!(!format!("{gh:?}").contains(TOKEN));
 
     let script = scenario::pull_42().get(&format!("{REPO}/pulls/42"), vec![not_found()]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let e = collect(
         &mut gh,
@@ -415,7 +415,7 @@ fn unmapped_native_values_are_invalid_metadata() {
     let locked = include_str!("fixtures/github/pull-42.json")
         .replace(r#""state": "open""#, r#""state": "locked""#);
     let script = scenario::pull_42().get(&format!("{REPO}/pulls/42"), vec![Reply::json(locked)]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let e = collect(
         &mut gh,
@@ -438,7 +438,7 @@ fn unmapped_native_values_are_invalid_metadata() {
         &format!("{REPO}/pulls/42/reviews?per_page=100"),
         vec![Reply::json(reviews)],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let input = collect(
         &mut gh,
@@ -465,7 +465,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
             vec![Reply::status(502, "{}")],
         )
         .post("/graphql", vec![Reply::status(500, "{}")]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let input = collect(
         &mut gh,
@@ -494,7 +494,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
 
 #[test]
 fn responses_are_bounded_before_parsing() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let limits = Limits {
         max_response_bytes: 64,
         ..Limits::default()
@@ -527,7 +527,7 @@ fn responses_are_bounded_before_parsing() {
 
 #[test]
 fn a_profile_for_another_kind_fetches_nothing() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let e = collect(&mut gh, &pr42(), &default_profile(EntityKind::WorkItem)).unwrap_err();
     assert!(matches!(e, CollectError::KindMismatch { .. }), "{e:?}");
@@ -540,7 +540,7 @@ fn a_profile_for_another_kind_fetches_nothing() {
 
 #[test]
 fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let mut req = pr42();
     req.bot_roles
@@ -575,7 +575,7 @@ fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
 /// never a runner-observed time.
 #[test]
 fn d7_check_creation_time_is_the_actions_jobs_created_at() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let l = gh
         .checks(
@@ -621,7 +621,7 @@ fn d7_check_creation_time_is_the_actions_jobs_created_at() {
 /// `created_at` its first comment's.
 #[test]
 fn d8_a_review_thread_is_its_node_id_and_first_comment_time() {
-    let server = ScriptServer::start(scenario::pull_42()).unwrap();
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
     let t = gh
         .review_threads(

@@ -16,7 +16,6 @@ use std::time::Duration;
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
-use probity_forge::fixture::{Reply, Script, ScriptServer};
 use probity_forge::gitlab::GitLab;
 use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
 use probity_ports::context::assemble;
@@ -24,11 +23,12 @@ use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
 };
+use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{PROJECT, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "glpat-test-0123456789";
 
-fn adapter(server: &ScriptServer) -> GitLab<SystemSleeper> {
+fn adapter(server: &HttpServer) -> GitLab<SystemSleeper> {
     GitLab::new(
         server.base(),
         "acme/widgets",
@@ -54,11 +54,7 @@ impl Sleeper for FakeSleeper {
     }
 }
 
-fn slow_adapter(
-    server: &ScriptServer,
-    sleeper: FakeSleeper,
-    limits: Limits,
-) -> GitLab<FakeSleeper> {
+fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitLab<FakeSleeper> {
     GitLab::new(
         server.base(),
         "acme/widgets",
@@ -91,7 +87,7 @@ fn request(kind: EntityKind, number: u64) -> CollectRequest {
 /// its first note's.
 #[test]
 fn a_merge_request_is_collected_and_assembles() {
-    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 5);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -197,7 +193,7 @@ fn a_merge_request_is_collected_and_assembles() {
 /// an issue has no threads (threads exist only for merge requests).
 #[test]
 fn d10_issue_discussion_notes_are_comments_without_threads() {
-    let server = ScriptServer::start(scenario::issue_3()).unwrap();
+    let server = HttpServer::script(scenario::issue_3()).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::WorkItem, 3);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
@@ -223,7 +219,7 @@ fn d10_issue_discussion_notes_are_comments_without_threads() {
 
 #[test]
 fn x_next_page_pagination_stops_at_the_window() {
-    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
     let e = EntityRef {
         kind: EntityKind::ChangeProposal,
         number: 5,
@@ -276,7 +272,7 @@ fn unmapped_states_and_missing_entities_are_typed() {
         &format!("{PROJECT}/merge_requests/5"),
         vec![Reply::json(bad)],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 5);
     let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
@@ -297,7 +293,7 @@ fn unmapped_states_and_missing_entities_are_typed() {
 /// first note's `created_at`; later notes reply to the first.
 #[test]
 fn d8_a_merge_request_thread_is_its_discussion() {
-    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
     let t = adapter(&server)
         .review_threads(
             5,
@@ -343,7 +339,7 @@ fn deleted_authors_are_null_and_never_admitted() {
                 .header("X-Next-Page", ""),
         ],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 5);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -371,7 +367,7 @@ fn deleted_authors_are_null_and_never_admitted() {
 
 #[test]
 fn a_profile_bound_fetch_is_a_profile_bound_gap() {
-    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
     let mut gl = adapter(&server);
     let mut profile = default_profile(EntityKind::ChangeProposal);
     profile.bounds.max_records_per_source = 1;
@@ -413,7 +409,7 @@ fn a_rate_limit_is_waited_out_then_retried() {
             ok,
         ],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper {
         now: 1000,
         ..FakeSleeper::default()
@@ -438,7 +434,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     };
     // The project (required): RateLimit-Reset 50 s away, 20 s allowed.
     let script = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper {
         now: 1000,
         ..FakeSleeper::default()
@@ -461,7 +457,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
         &format!("{PROJECT}/issues/3/discussions?per_page=100&page=1"),
         vec![rate_limited(Some(15), None)],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let sleeper = FakeSleeper::default();
     let mut gl = slow_adapter(&server, sleeper.clone(), limits);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
@@ -475,7 +471,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
-    let server = ScriptServer::start(Script::new().get(PROJECT, vec![unauthorized()])).unwrap();
+    let server = HttpServer::script(Script::new().get(PROJECT, vec![unauthorized()])).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 5);
     let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
@@ -492,7 +488,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
 
     let script =
         scenario::merge_request_5().get(&format!("{PROJECT}/merge_requests/5"), vec![not_found()]);
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gl = adapter(&server);
     let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
     assert!(
@@ -514,7 +510,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
         ),
         vec![unauthorized()],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gl = adapter(&server);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
     assert!(
@@ -546,7 +542,7 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
             &format!("{PROJECT}/members/all/12"),
             vec![Reply::json(planner)],
         );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 5);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -565,7 +561,7 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
 
 #[test]
 fn responses_are_bounded_before_parsing() {
-    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
     let limits = Limits {
         max_response_bytes: 64,
         ..Limits::default()
@@ -603,7 +599,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
         &format!("{PROJECT}/merge_requests/5/discussions?per_page=100&page=1"),
         vec![Reply::status(502, "{}")],
     );
-    let server = ScriptServer::start(script).unwrap();
+    let server = HttpServer::script(script).unwrap();
     let mut gl = adapter(&server);
     let req = request(EntityKind::ChangeProposal, 5);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
@@ -626,7 +622,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
 
 #[test]
 fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
-    let server = ScriptServer::start(scenario::merge_request_5()).unwrap();
+    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
     let mut gl = adapter(&server);
     let mut req = request(EntityKind::ChangeProposal, 5);
     req.bot_roles

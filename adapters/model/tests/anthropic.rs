@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::{Mem, Reply, Waits, Wall, new_loop};
+use common::{Mem, Waits, Wall, new_loop};
+use probity_testkit::http::{HttpServer, Reply, Request};
 
 const KEY: &str = "sk-ant-test-0123456789";
 
@@ -91,21 +92,23 @@ fn ask(messages: Vec<Message>) -> ModelRequest {
 
 #[test]
 fn a_tool_use_round_trip_drives_the_review_loop() {
-    let (base, server) = common::serve(vec![
-        Reply::json(
+    let server = HttpServer::sequence(vec![
+        Reply::value(
             200,
             tool_use(&[
                 ("toolu_1", "read", json!({"path": "src/a.rs"})),
                 ("toolu_2", "read", json!({"path": "../secret"})),
             ]),
         ),
-        Reply::json(200, say("a() returns 1 as claimed.\nVERDICT: PASS\n")),
-    ]);
+        Reply::value(200, say("a() returns 1 as claimed.\nVERDICT: PASS\n")),
+    ])
+    .unwrap();
+    let base = server.base();
     let mut lp = new_loop();
     let review = run_review(
         &mut lp,
         &mut messages_api(
-            &base,
+            base,
             CallOptions {
                 temperature: Temperature::parse("0.3"),
                 seed: Some(99),
@@ -120,29 +123,27 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
         &mut |_| {},
     )
     .unwrap();
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
     assert_eq!(review.usage.reported_calls, 2);
     assert_eq!(review.usage.input_tokens, 240);
 
     let first = &seen[0];
-    assert!(
-        first.head.starts_with("POST /v1/messages HTTP/1.1"),
-        "{}",
-        first.head
-    );
-    assert_eq!(first.header("x-api-key").as_deref(), Some(KEY));
     assert_eq!(
-        first.header("anthropic-version").as_deref(),
-        Some(ANTHROPIC_VERSION)
+        (
+            first.method.as_str(),
+            first.target.as_str(),
+            first.version.as_str()
+        ),
+        ("POST", "/v1/messages", "HTTP/1.1"),
+        "{first:?}"
     );
-    assert_eq!(
-        first.header("content-type").as_deref(),
-        Some("application/json")
-    );
+    assert_eq!(first.header("x-api-key"), Some(KEY));
+    assert_eq!(first.header("anthropic-version"), Some(ANTHROPIC_VERSION));
+    assert_eq!(first.header("content-type"), Some("application/json"));
     assert_eq!(first.header("authorization"), None);
     assert_eq!(
-        first.body,
+        first.json(),
         json!({
             "model": "claude-scripted",
             "max_tokens": DEFAULT_MAX_TOKENS,
@@ -158,7 +159,7 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
     );
     // The second request: the assistant's tool_use blocks, then both tool
     // results in one user turn.
-    let second = &seen[1].body;
+    let second = seen[1].json();
     assert_eq!(second["system"], REVIEWER_FRAME);
     assert_eq!(second["tool_choice"], json!({"type": "auto"}));
     assert!(second.get("seed").is_none());
@@ -190,51 +191,56 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
 
 #[test]
 fn a_model_that_never_calls_a_tool() {
-    let (base, server) = common::serve(vec![Reply::json(
+    let server = HttpServer::sequence(vec![Reply::value(
         200,
         say("Fine.\nVERDICT: FAIL src/a.rs:1"),
-    )]);
+    )])
+    .unwrap();
+    let base = server.base();
     let mut lp = new_loop();
     let review = run_review(
         &mut lp,
-        &mut messages_api(&base, options(0), &Waits::default()),
+        &mut messages_api(base, options(0), &Waits::default()),
         &Mem,
         &Wall(Instant::now()),
         20_000,
         &mut |_| {},
     )
     .unwrap();
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
     assert_eq!(review.verdict(), Some(&Verdict::Fail));
     assert_eq!(review.footer, None);
 }
 
 #[test]
 fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
-    let (base, server) = common::serve(vec![
-        Reply::json(
+    let server = HttpServer::sequence(vec![
+        Reply::value(
             200,
             tool_use(&[("t1", "read", json!({"path": "src/a.rs"}))]),
         ),
-        Reply::json(200, tool_use(&[("t2", "list", json!({}))])),
-        Reply::json(200, say("VERDICT: PASS")),
-    ]);
+        Reply::value(200, tool_use(&[("t2", "list", json!({}))])),
+        Reply::value(200, say("VERDICT: PASS")),
+    ])
+    .unwrap();
+    let base = server.base();
     let mut lp = common::loop_with(BudgetLimits {
         max_calls: 1,
         ..BudgetLimits::default()
     });
     let review = run_review(
         &mut lp,
-        &mut messages_api(&base, options(0), &Waits::default()),
+        &mut messages_api(base, options(0), &Waits::default()),
         &Mem,
         &Wall(Instant::now()),
         20_000,
         &mut |_| {},
     )
     .unwrap();
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
-    let choices: Vec<&Value> = seen.iter().map(|r| &r.body["tool_choice"]).collect();
+    let bodies: Vec<Value> = seen.iter().map(Request::json).collect();
+    let choices: Vec<&Value> = bodies.iter().map(|b| &b["tool_choice"]).collect();
     assert_eq!(
         choices,
         [
@@ -244,8 +250,8 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
         ]
     );
     // The tools stay declared: the transcript has tool_use blocks.
-    assert_eq!(seen[2].body["tools"], expected_tools());
-    let turns = seen[2].body["messages"].as_array().unwrap();
+    assert_eq!(seen[2].json()["tools"], expected_tools());
+    let turns = seen[2].json()["messages"].as_array().unwrap().clone();
     let roles: Vec<&str> = turns.iter().map(|t| t["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
     let last = &turns[4]["content"][0];
@@ -260,17 +266,19 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
 
 #[test]
 fn max_tokens_is_a_length_stop_and_text_blocks_are_joined() {
-    let (base, server) = common::serve(vec![Reply::json(
+    let server = HttpServer::sequence(vec![Reply::value(
         200,
         answer(
             json!([{"type": "text", "text": "part one, "}, {"type": "text", "text": "part two"}]),
             "max_tokens",
         ),
-    )]);
-    let r = messages_api(&base, options(0), &Waits::default())
+    )])
+    .unwrap();
+    let base = server.base();
+    let r = messages_api(base, options(0), &Waits::default())
         .complete(&ask(vec![]), &[], 5_000)
         .unwrap();
-    server.join().unwrap();
+    drop(server);
     assert_eq!(r.text.as_deref(), Some("part one, part two"));
     assert_eq!(r.stop, StopReason::Length);
     assert_eq!(
@@ -286,11 +294,12 @@ fn max_tokens_is_a_length_stop_and_text_blocks_are_joined() {
 #[test]
 fn prose_instead_of_json_is_just_text() {
     let prose = "Looks good to me; I will not write JSON.";
-    let (base, server) = common::serve(vec![Reply::json(200, say(prose))]);
-    let r = messages_api(&base, options(0), &Waits::default())
+    let server = HttpServer::sequence(vec![Reply::value(200, say(prose))]).unwrap();
+    let base = server.base();
+    let r = messages_api(base, options(0), &Waits::default())
         .complete(&ask(vec![]), &tool_specs(), 5_000)
         .unwrap();
-    server.join().unwrap();
+    drop(server);
     assert_eq!(r.text.as_deref(), Some(prose));
     assert!(r.tool_calls.is_empty());
     assert_eq!(r.stop, StopReason::EndTurn);
@@ -298,32 +307,35 @@ fn prose_instead_of_json_is_just_text() {
 
 #[test]
 fn a_429_with_retry_after_then_success() {
-    let (base, server) = common::serve(vec![
-        Reply::json(
+    let server = HttpServer::sequence(vec![
+        Reply::value(
             429,
             error("rate_limit_error", "Number of requests exceeded"),
         )
         .header("retry-after", "3"),
-        Reply::json(200, say("VERDICT: PASS")),
-    ]);
+        Reply::value(200, say("VERDICT: PASS")),
+    ])
+    .unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let r = messages_api(&base, options(3), &waits)
+    let r = messages_api(base, options(3), &waits)
         .complete(&ask(vec![]), &[], 60_000)
         .unwrap();
     assert_eq!(r.text.as_deref(), Some("VERDICT: PASS"));
     assert_eq!(waits.taken(), [Duration::from_secs(3)]);
-    assert_eq!(server.join().unwrap().len(), 2);
+    assert_eq!(server.seen().len(), 2);
 }
 
 #[test]
 fn overloaded_529_is_retried_then_exhausted() {
-    let script = vec![Reply::json(529, error("overloaded_error", "Overloaded")); 3];
-    let (base, server) = common::serve(script);
+    let script = vec![Reply::value(529, error("overloaded_error", "Overloaded")); 3];
+    let server = HttpServer::sequence(script).unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let err = messages_api(&base, options(2), &waits)
+    let err = messages_api(base, options(2), &waits)
         .complete(&ask(vec![]), &[], 60_000)
         .unwrap_err();
-    assert_eq!(server.join().unwrap().len(), 3);
+    assert_eq!(server.seen().len(), 3);
     assert_eq!(waits.taken(), [500, 1000].map(Duration::from_millis));
     match err {
         ModelError::Status { status, body } => {
@@ -336,38 +348,42 @@ fn overloaded_529_is_retried_then_exhausted() {
 
 #[test]
 fn a_retry_that_cannot_start_in_time_is_a_timeout() {
-    let (base, server) = common::serve(vec![
-        Reply::json(529, error("overloaded_error", "Overloaded")).header("retry-after", "30"),
-    ]);
+    let server = HttpServer::sequence(vec![
+        Reply::value(529, error("overloaded_error", "Overloaded")).header("retry-after", "30"),
+    ])
+    .unwrap();
+    let base = server.base();
     let waits = Waits::default();
     let mut lp = new_loop();
     let err = run_review(
         &mut lp,
-        &mut messages_api(&base, options(3), &waits),
+        &mut messages_api(base, options(3), &waits),
         &Mem,
         &Wall(Instant::now()),
         2_000,
         &mut |_| {},
     )
     .unwrap_err();
-    server.join().unwrap();
+    drop(server);
     assert!(matches!(err, LoopRunError::Timeout { .. }), "{err:?}");
     assert!(waits.taken().is_empty());
 }
 
 #[test]
 fn an_invalid_request_is_not_retried_and_never_shows_the_key() {
-    let (base, server) = common::serve(vec![Reply::json(
+    let server = HttpServer::sequence(vec![Reply::value(
         400,
         error(
             "invalid_request_error",
             &format!("bad header x-api-key: {KEY}"),
         ),
-    )]);
+    )])
+    .unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let mut model = messages_api(&base, options(3), &waits);
+    let mut model = messages_api(base, options(3), &waits);
     let err = model.complete(&ask(vec![]), &[], 5_000).unwrap_err();
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
     assert!(waits.taken().is_empty());
     assert!(
         matches!(&err, ModelError::Status { status: 400, body } if body.contains("invalid_request_error")),
@@ -385,21 +401,23 @@ fn malformed_json_is_a_protocol_error() {
         "event: message_start\ndata: {}\n\n",
         "{\"type\": \"message\"}",
     ] {
-        let (base, server) = common::serve(vec![Reply::raw(200, body)]);
-        let err = messages_api(&base, options(0), &Waits::default())
+        let server = HttpServer::sequence(vec![Reply::status(200, body)]).unwrap();
+        let base = server.base();
+        let err = messages_api(base, options(0), &Waits::default())
             .complete(&ask(vec![]), &[], 5_000)
             .unwrap_err();
-        server.join().unwrap();
+        drop(server);
         assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
     }
 }
 
 #[test]
 fn build_makes_an_anthropic_model_from_the_settings() {
-    let (base, server) = common::serve(vec![Reply::json(200, say("ok"))]);
+    let server = HttpServer::sequence(vec![Reply::value(200, say("ok"))]).unwrap();
+    let base = server.base();
     let settings = ModelSettings {
         provider: Provider::Anthropic,
-        base_url: Some(base),
+        base_url: Some(base.to_owned()),
         model: Some("claude-x".into()),
         temperature: Temperature::parse("0"),
         seed: Some(3),
@@ -412,10 +430,10 @@ fn build_makes_an_anthropic_model_from_the_settings() {
     .unwrap();
     let r = model.complete(&ask(vec![]), &[], 5_000).unwrap();
     assert_eq!(r.text.as_deref(), Some("ok"));
-    let seen = server.join().unwrap();
-    assert_eq!(seen[0].body["model"], "claude-x");
-    assert_eq!(seen[0].body["max_tokens"], 777);
-    assert_eq!(seen[0].body["temperature"], 0.0);
-    assert!(seen[0].body.get("seed").is_none());
-    assert_eq!(seen[0].header("x-api-key").as_deref(), Some(KEY));
+    let seen = server.seen();
+    assert_eq!(seen[0].json()["model"], "claude-x");
+    assert_eq!(seen[0].json()["max_tokens"], 777);
+    assert_eq!(seen[0].json()["temperature"], 0.0);
+    assert!(seen[0].json().get("seed").is_none());
+    assert_eq!(seen[0].header("x-api-key"), Some(KEY));
 }

@@ -1,8 +1,7 @@
 //! The model adapter against a local HTTP server on 127.0.0.1 that scripts
-//! chat-completions answers (tool calls, then a review). The server handles
-//! a bounded number of requests and stops by itself after a deadline.
+//! chat-completions answers (tool calls, then a review): the testkit's
+//! server answering its replies in order, stopped when dropped.
 
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use probity_core::snapshot_tools::config::{ModelSettings, Temperature};
@@ -18,17 +17,21 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::{Mem, Recorded, Reply, Waits, Wall, new_loop};
+use common::{Mem, Waits, Wall, new_loop};
+use probity_testkit::http::{HttpServer, Reply, Request, dead_url};
 
 /// Serves `script` (status, body, delay) at `<base>/v1`.
-fn serve(script: Vec<(u16, Value, u64)>) -> (String, JoinHandle<Vec<Recorded>>) {
-    let (base, handle) = common::serve(
+fn serve(script: Vec<(u16, Value, u64)>) -> (String, HttpServer) {
+    let server = HttpServer::sequence(
         script
             .into_iter()
-            .map(|(status, body, delay)| Reply::json(status, body).delay(delay))
+            .map(|(status, body, delay)| {
+                Reply::value(status, body).delay(Duration::from_millis(delay))
+            })
             .collect(),
-    );
-    (format!("{base}/v1"), handle)
+    )
+    .unwrap();
+    (format!("{}/v1", server.base()), server)
 }
 
 fn tool_calls(calls: &[(&str, &str, Value)]) -> Value {
@@ -84,7 +87,7 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
         &mut |e| events.push(e.event.clone()),
     )
     .unwrap();
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(seen.len(), 3);
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
     assert_eq!(review.model_calls, 3);
@@ -104,25 +107,29 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
     );
 
     let first = &seen[0];
-    assert!(
-        first.head.starts_with("POST /v1/chat/completions HTTP/1.1"),
-        "{}",
-        first.head
+    assert_eq!(
+        (
+            first.method.as_str(),
+            first.target.as_str(),
+            first.version.as_str()
+        ),
+        ("POST", "/v1/chat/completions", "HTTP/1.1"),
+        "{first:?}"
     );
-    assert!(
+    assert_eq!(
         first
-            .head
-            .to_ascii_lowercase()
-            .contains("authorization: bearer test-key"),
-        "{}",
-        first.head
+            .header("authorization")
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("bearer test-key"),
+        "{first:?}"
     );
-    assert_eq!(first.body["model"], "scripted");
-    assert_eq!(first.body["tool_choice"], "auto");
-    assert_eq!(first.body["tools"].as_array().unwrap().len(), 3);
-    assert_eq!(first.body["messages"][0]["content"], REVIEWER_FRAME);
+    assert_eq!(first.json()["model"], "scripted");
+    assert_eq!(first.json()["tool_choice"], "auto");
+    assert_eq!(first.json()["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(first.json()["messages"][0]["content"], REVIEWER_FRAME);
 
-    let msgs = seen[1].body["messages"].as_array().unwrap();
+    let msgs = seen[1].json()["messages"].as_array().unwrap().clone();
     assert_eq!(msgs[2]["role"], "assistant");
     assert_eq!(msgs[2]["tool_calls"][1]["id"], "c2");
     assert_eq!(
@@ -136,7 +143,7 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
             .unwrap()
             .contains("escapes the repository root")
     );
-    let msgs = seen[2].body["messages"].as_array().unwrap();
+    let msgs = seen[2].json()["messages"].as_array().unwrap().clone();
     assert_eq!(msgs.last().unwrap()["content"], "src/a.rs\n");
 }
 
@@ -157,7 +164,7 @@ fn a_provider_without_tool_calls_takes_the_single_call_path() {
         &mut |_| {},
     )
     .unwrap();
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
     assert_eq!(review.verdict(), Some(&Verdict::Fail));
     assert_eq!(review.footer, None);
     assert!(review.rendered().ends_with("VERDICT: FAIL src/a.rs:1\n"));
@@ -179,10 +186,10 @@ fn one_length_retry_over_http() {
         &mut |_| {},
     )
     .unwrap();
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert!(review.length_retried);
-    assert_eq!(seen[1].body["tool_choice"], "none");
-    let last = seen[1].body["messages"]
+    assert_eq!(seen[1].json()["tool_choice"], "none");
+    let last = seen[1].json()["messages"]
         .as_array()
         .unwrap()
         .last()
@@ -208,7 +215,7 @@ fn an_http_error_is_a_model_error() {
         &mut |_| {},
     )
     .unwrap_err();
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
     match err {
         LoopRunError::Model(ModelError::Status { status, body }) => {
             assert_eq!(status, 404);
@@ -231,7 +238,7 @@ fn a_slow_model_runs_into_the_shared_timeout() {
         &mut |_| {},
     )
     .unwrap_err();
-    server.join().unwrap();
+    drop(server);
     assert!(
         matches!(
             err,
@@ -246,7 +253,7 @@ fn a_slow_model_runs_into_the_shared_timeout() {
 
 #[test]
 fn nothing_listening_is_a_transport_error() {
-    let url = format!("{}/v1", common::dead_url());
+    let url = format!("{}/v1", dead_url().unwrap());
     let mut lp = new_loop();
     let err = run_review(
         &mut lp,
@@ -307,8 +314,8 @@ fn expected_tools() -> Value {
 
 #[test]
 fn a_tool_call_round_trip_sends_the_documented_bodies() {
-    let (base, server) = common::serve(vec![
-        Reply::json(
+    let server = HttpServer::sequence(vec![
+        Reply::value(
             200,
             json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "scripted",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": null,
@@ -317,11 +324,13 @@ fn a_tool_call_round_trip_sends_the_documented_bodies() {
                     "finish_reason": "tool_calls"}],
                 "usage": {"prompt_tokens": 50, "completion_tokens": 7, "total_tokens": 57}}),
         ),
-        Reply::json(200, text("a() returns 1.\nVERDICT: PASS", "stop")),
-    ]);
+        Reply::value(200, text("a() returns 1.\nVERDICT: PASS", "stop")),
+    ])
+    .unwrap();
+    let base = server.base();
     let waits = Waits::default();
     let mut model = chat_with(
-        &base,
+        base,
         CallOptions {
             temperature: Temperature::parse("0.2"),
             seed: Some(1234),
@@ -367,9 +376,9 @@ fn a_tool_call_round_trip_sends_the_documented_bodies() {
         Some("a() returns 1.\nVERDICT: PASS")
     );
     assert!(second.tool_calls.is_empty());
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(
-        seen[0].body,
+        seen[0].json(),
         json!({
             "model": "scripted",
             "messages": [
@@ -384,7 +393,7 @@ fn a_tool_call_round_trip_sends_the_documented_bodies() {
         })
     );
     assert_eq!(
-        seen[1].body,
+        seen[1].json(),
         json!({
             "model": "scripted",
             "messages": [
@@ -402,46 +411,50 @@ fn a_tool_call_round_trip_sends_the_documented_bodies() {
             "seed": 1234,
         })
     );
-    assert!(seen[0].head.starts_with("POST /v1/chat/completions "));
     assert_eq!(
-        seen[0].header("authorization").as_deref(),
+        (seen[0].method.as_str(), seen[0].target.as_str()),
+        ("POST", "/v1/chat/completions")
+    );
+    assert_eq!(
+        seen[0].header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
-    assert_eq!(
-        seen[0].header("content-type").as_deref(),
-        Some("application/json")
-    );
+    assert_eq!(seen[0].header("content-type"), Some("application/json"));
     assert!(waits.taken().is_empty());
 }
 
 #[test]
 fn a_429_with_retry_after_is_waited_then_retried() {
-    let (base, server) = common::serve(vec![
-        Reply::json(429, json!({"error": {"message": "slow down"}})).header("Retry-After", "7"),
-        Reply::json(200, text("VERDICT: PASS", "stop")),
-    ]);
+    let server = HttpServer::sequence(vec![
+        Reply::value(429, json!({"error": {"message": "slow down"}})).header("Retry-After", "7"),
+        Reply::value(200, text("VERDICT: PASS", "stop")),
+    ])
+    .unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let r = chat_with(&base, options(3), &waits)
+    let r = chat_with(base, options(3), &waits)
         .complete(&ask(vec![], true), &[], 60_000)
         .unwrap();
     assert_eq!(r.text.as_deref(), Some("VERDICT: PASS"));
     assert_eq!(waits.taken(), [Duration::from_secs(7)]);
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(seen.len(), 2);
-    assert_eq!(seen[0].body, seen[1].body);
+    assert_eq!(seen[0].json(), seen[1].json());
 }
 
 #[test]
 fn retry_after_as_an_http_date_and_in_milliseconds() {
     // A date in the past asks for no wait; `retry-after-ms` wins over
     // `Retry-After`, and is really waited with the thread sleeper.
-    let (base, server) = common::serve(vec![
-        Reply::json(503, json!({})).header("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"),
-        Reply::json(429, json!({}))
+    let server = HttpServer::sequence(vec![
+        Reply::value(503, json!({})).header("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"),
+        Reply::value(429, json!({}))
             .header("Retry-After", "600")
             .header("retry-after-ms", "60"),
-        Reply::json(200, text("ok", "stop")),
-    ]);
+        Reply::value(200, text("ok", "stop")),
+    ])
+    .unwrap();
+    let base = server.base();
     let started = Instant::now();
     let r = OpenAiChat::with_options(
         ModelConfig {
@@ -456,7 +469,7 @@ fn retry_after_as_an_http_date_and_in_milliseconds() {
     assert_eq!(r.text.as_deref(), Some("ok"));
     assert!(started.elapsed() >= Duration::from_millis(60));
     assert!(started.elapsed() < Duration::from_secs(20));
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(seen.len(), 3);
     assert_eq!(seen[0].header("authorization"), None);
 }
@@ -464,14 +477,15 @@ fn retry_after_as_an_http_date_and_in_milliseconds() {
 #[test]
 fn server_errors_are_retried_with_backoff_then_a_typed_error() {
     let script = (0..4)
-        .map(|i| Reply::json(500 + i, json!({"error": {"message": format!("down {i}")}})))
+        .map(|i| Reply::value(500 + i, json!({"error": {"message": format!("down {i}")}})))
         .collect();
-    let (base, server) = common::serve(script);
+    let server = HttpServer::sequence(script).unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let err = chat_with(&base, options(3), &waits)
+    let err = chat_with(base, options(3), &waits)
         .complete(&ask(vec![], true), &[], 60_000)
         .unwrap_err();
-    assert_eq!(server.join().unwrap().len(), 4);
+    assert_eq!(server.seen().len(), 4);
     assert_eq!(waits.taken(), [500, 1000, 2000].map(Duration::from_millis));
     match err {
         ModelError::Status { status, body } => {
@@ -484,23 +498,27 @@ fn server_errors_are_retried_with_backoff_then_a_typed_error() {
 
 #[test]
 fn no_wait_runs_past_the_calls_budget() {
-    let (base, server) = common::serve(vec![
-        Reply::json(429, json!({})).header("Retry-After", "120"),
-    ]);
+    let server = HttpServer::sequence(vec![
+        Reply::value(429, json!({})).header("Retry-After", "120"),
+    ])
+    .unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let err = chat_with(&base, options(3), &waits)
+    let err = chat_with(base, options(3), &waits)
         .complete(&ask(vec![], true), &[], 5_000)
         .unwrap_err();
     assert_eq!(err, ModelError::Timeout);
     assert!(waits.taken().is_empty());
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
 }
 
 #[test]
 fn zero_retries_answers_the_first_429() {
-    let (base, server) = common::serve(vec![Reply::json(429, json!({"error": "limited"}))]);
+    let server =
+        HttpServer::sequence(vec![Reply::value(429, json!({"error": "limited"}))]).unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let err = chat_with(&base, options(0), &waits)
+    let err = chat_with(base, options(0), &waits)
         .complete(&ask(vec![], true), &[], 5_000)
         .unwrap_err();
     assert!(
@@ -508,7 +526,7 @@ fn zero_retries_answers_the_first_429() {
         "{err:?}"
     );
     assert!(waits.taken().is_empty());
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
 }
 
 #[test]
@@ -517,11 +535,12 @@ fn a_client_error_body_is_cut_and_never_carries_the_key() {
         "{{\"error\": \"invalid key {KEY}\", \"pad\": \"{}\"}}",
         "x".repeat(5000)
     );
-    let (base, server) = common::serve(vec![Reply::raw(401, &body)]);
+    let server = HttpServer::sequence(vec![Reply::status(401, body.as_str())]).unwrap();
+    let base = server.base();
     let waits = Waits::default();
-    let mut model = chat_with(&base, options(3), &waits);
+    let mut model = chat_with(base, options(3), &waits);
     let err = model.complete(&ask(vec![], true), &[], 5_000).unwrap_err();
-    assert_eq!(server.join().unwrap().len(), 1);
+    assert_eq!(server.seen().len(), 1);
     let ModelError::Status { status, body } = &err else {
         panic!("{err:?}")
     };
@@ -532,7 +551,7 @@ fn a_client_error_body_is_cut_and_never_carries_the_key() {
         assert!(!shown.contains(KEY), "{shown}");
     }
     // Nor does a transport error.
-    let err = chat_with(&common::dead_url(), options(0), &waits)
+    let err = chat_with(&dead_url().unwrap(), options(0), &waits)
         .complete(&ask(vec![], true), &[], 5_000)
         .unwrap_err();
     assert!(matches!(err, ModelError::Transport(_)), "{err:?}");
@@ -546,11 +565,12 @@ fn malformed_json_is_a_protocol_error() {
         "<html>502 Bad Gateway</html>",
         "{\"choices\": []}",
     ] {
-        let (base, server) = common::serve(vec![Reply::raw(200, body)]);
-        let err = chat_with(&base, options(0), &Waits::default())
+        let server = HttpServer::sequence(vec![Reply::status(200, body)]).unwrap();
+        let base = server.base();
+        let err = chat_with(base, options(0), &Waits::default())
             .complete(&ask(vec![], true), &[], 5_000)
             .unwrap_err();
-        server.join().unwrap();
+        drop(server);
         assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
     }
 }
@@ -559,11 +579,12 @@ fn malformed_json_is_a_protocol_error() {
 fn prose_instead_of_json_is_just_text() {
     // The adapter answers what the model said; the loop decides.
     let prose = "I think the change is fine, no JSON from me.";
-    let (base, server) = common::serve(vec![Reply::json(200, text(prose, "stop"))]);
-    let r = chat_with(&base, options(0), &Waits::default())
+    let server = HttpServer::sequence(vec![Reply::value(200, text(prose, "stop"))]).unwrap();
+    let base = server.base();
+    let r = chat_with(base, options(0), &Waits::default())
         .complete(&ask(vec![], true), &tool_specs(), 5_000)
         .unwrap();
-    server.join().unwrap();
+    drop(server);
     assert_eq!(r.text.as_deref(), Some(prose));
     assert!(r.tool_calls.is_empty());
     assert_eq!(r.stop, StopReason::EndTurn);
@@ -577,8 +598,8 @@ fn usage_and_a_gateway_cost_reach_the_review() {
             json!({"prompt_tokens": tokens.0, "completion_tokens": tokens.1, "cost": cost});
         v
     };
-    let (base, server) = common::serve(vec![
-        Reply::json(
+    let server = HttpServer::sequence(vec![
+        Reply::value(
             200,
             answer(
                 "The change is long and I was cut",
@@ -587,22 +608,24 @@ fn usage_and_a_gateway_cost_reach_the_review() {
                 0.0031,
             ),
         ),
-        Reply::json(
+        Reply::value(
             200,
             answer("Short.\nVERDICT: PASS", "stop", (1300, 10), 0.0011),
         ),
-    ]);
+    ])
+    .unwrap();
+    let base = server.base();
     let mut lp = new_loop();
     let review = run_review(
         &mut lp,
-        &mut chat_with(&base, options(0), &Waits::default()),
+        &mut chat_with(base, options(0), &Waits::default()),
         &Mem,
         &Wall(Instant::now()),
         20_000,
         &mut |_| {},
     )
     .unwrap();
-    server.join().unwrap();
+    drop(server);
     assert_eq!(review.usage.reported_calls, 2);
     assert_eq!(review.usage.input_tokens, 2300);
     assert_eq!(review.usage.output_tokens, 310);
@@ -611,32 +634,35 @@ fn usage_and_a_gateway_cost_reach_the_review() {
 
 #[test]
 fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
-    let (base, server) = common::serve(vec![
-        Reply::json(
+    let server = HttpServer::sequence(vec![
+        Reply::value(
             200,
             tool_calls(&[("c1", "read", json!({"path": "src/a.rs"}))]),
         ),
-        Reply::json(200, tool_calls(&[("c2", "list", json!({}))])),
-        Reply::json(200, text("VERDICT: PASS", "stop")),
-    ]);
+        Reply::value(200, tool_calls(&[("c2", "list", json!({}))])),
+        Reply::value(200, text("VERDICT: PASS", "stop")),
+    ])
+    .unwrap();
+    let base = server.base();
     let mut lp = common::loop_with(BudgetLimits {
         max_calls: 1,
         ..BudgetLimits::default()
     });
     let review = run_review(
         &mut lp,
-        &mut chat_with(&base, options(0), &Waits::default()),
+        &mut chat_with(base, options(0), &Waits::default()),
         &Mem,
         &Wall(Instant::now()),
         20_000,
         &mut |_| {},
     )
     .unwrap();
-    let seen = server.join().unwrap();
+    let seen = server.seen();
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
-    let choices: Vec<&Value> = seen.iter().map(|r| &r.body["tool_choice"]).collect();
+    let bodies: Vec<Value> = seen.iter().map(Request::json).collect();
+    let choices: Vec<&Value> = bodies.iter().map(|b| &b["tool_choice"]).collect();
     assert_eq!(choices, [&json!("auto"), &json!("none"), &json!("none")]);
-    let last = seen[2].body["messages"].as_array().unwrap();
+    let last = seen[2].json()["messages"].as_array().unwrap().clone();
     assert_eq!(last[last.len() - 1]["tool_call_id"], "c2");
     assert!(
         last[last.len() - 1]["content"]
@@ -648,7 +674,8 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
 
 #[test]
 fn build_makes_an_openai_model_from_the_settings() {
-    let (base, server) = common::serve(vec![Reply::json(200, text("ok", "stop"))]);
+    let server = HttpServer::sequence(vec![Reply::value(200, text("ok", "stop"))]).unwrap();
+    let base = server.base();
     let settings = ModelSettings {
         model: Some("from-file".into()),
         api_key_env: Some("MY_MODEL_KEY".into()),
@@ -662,11 +689,11 @@ fn build_makes_an_openai_model_from_the_settings() {
     })
     .unwrap();
     model.complete(&ask(vec![], true), &[], 5_000).unwrap();
-    let seen = server.join().unwrap();
-    assert_eq!(seen[0].body["model"], "from-file");
-    assert_eq!(seen[0].body["seed"], 5);
+    let seen = server.seen();
+    assert_eq!(seen[0].json()["model"], "from-file");
+    assert_eq!(seen[0].json()["seed"], 5);
     assert_eq!(
-        seen[0].header("authorization").as_deref(),
+        seen[0].header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
 }

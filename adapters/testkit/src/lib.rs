@@ -14,7 +14,10 @@
 //! - [`git_env`]: a hermetic environment for the real git a test runs;
 //! - [`write_executable`] and [`copy_executable`]: scripts and binaries a
 //!   test runs, written so `exec` never meets ETXTBSY;
-//! - [`store_conformance`]: one suite every store passes.
+//! - [`store_conformance`]: one suite every store passes;
+//! - [`http`]: a scripted HTTP server on 127.0.0.1 (a handler, routes
+//!   with `{base}`, or replies in order) for the forge, model and CLI
+//!   tests, and [`http::dead_url`].
 //!
 //! A whole review on in-memory adapters:
 //!
@@ -47,6 +50,7 @@ mod exec;
 mod faulty;
 mod git;
 pub mod git_env;
+pub mod http;
 mod store;
 pub mod store_conformance;
 

@@ -3,16 +3,10 @@
 //! prompt's header line (`probity-prompt/v1 role=lens|refuter|validator`)
 //! and the turn (no tool result yet: one `read` tool call of the first
 //! changed path; then the role's document). What a lens answers is
-//! scripted per test. Every request body is recorded. No test reaches the
-//! network.
+//! scripted per test. Every request body is recorded. The HTTP side is
+//! `probity_testkit::http`'s server. No test reaches the network.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::Duration;
-
+use probity_testkit::http::{HttpServer, Reply, Request};
 use serde_json::{Value, json};
 
 /// What a lens answers once it has read.
@@ -33,27 +27,16 @@ pub enum Lens {
     FailsFor(String),
 }
 
-/// The running server.
+/// The running server; it stops when dropped.
 pub struct RoleServer {
     pub base_url: String,
-    stop: Arc<AtomicBool>,
-    seen: Arc<Mutex<Vec<Value>>>,
-    handle: Option<JoinHandle<()>>,
+    server: HttpServer,
 }
 
 impl RoleServer {
     /// Every request body so far.
     pub fn requests(&self) -> Vec<Value> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl Drop for RoleServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        self.server.seen().iter().map(Request::json).collect()
     }
 }
 
@@ -168,56 +151,13 @@ fn answer(body: &Value, lens_answer: &Lens) -> (u16, Value) {
 
 /// Starts the server; it answers until dropped.
 pub fn role_server(lens_answer: Lens) -> RoleServer {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let (stop2, seen2) = (Arc::clone(&stop), Arc::clone(&seen));
-    let handle = std::thread::spawn(move || {
-        while !stop2.load(Ordering::SeqCst) {
-            let mut stream = match listener.accept() {
-                Ok((s, _)) => s,
-                Err(_) => {
-                    std::thread::sleep(Duration::from_millis(5));
-                    continue;
-                }
-            };
-            let _ = stream.set_nonblocking(false);
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-            let Ok(clone) = stream.try_clone() else {
-                continue;
-            };
-            let mut reader = BufReader::new(clone);
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut buf = vec![0u8; length.min(1 << 24)];
-            if reader.read_exact(&mut buf).is_err() {
-                continue;
-            }
-            let body: Value = serde_json::from_slice(&buf).unwrap_or(Value::Null);
-            let (status, reply) = answer(&body, &lens_answer);
-            seen2.lock().unwrap().push(body);
-            let text = reply.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-                text.len()
-            );
-        }
-    });
+    let server = HttpServer::serve(move |request: &Request| {
+        let (status, reply) = answer(&request.json(), &lens_answer);
+        Reply::value(status, reply)
+    })
+    .unwrap();
     RoleServer {
-        base_url: format!("http://{addr}/v1"),
-        stop,
-        seen,
-        handle: Some(handle),
+        base_url: format!("{}/v1", server.base()),
+        server,
     }
 }
