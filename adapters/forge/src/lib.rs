@@ -15,3 +15,4 @@ pub mod forgejo;
 pub mod github;
 pub mod gitlab;
 pub mod http;
+mod native;

@@ -7,19 +7,7 @@ use probity_core::context::types::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState,
 };
 
-pub use crate::github::map::{MapError, timestamp};
-
-fn err(what: &'static str, value: impl Into<String>) -> MapError {
-    let mut v: String = value.into();
-    if v.len() > 64 {
-        let mut end = 64;
-        while !v.is_char_boundary(end) {
-            end -= 1;
-        }
-        v.truncate(end);
-    }
-    MapError { what, value: v }
-}
+pub use crate::native::{MapError, timestamp};
 
 /// Issue and pull-request state; a pull request with `merged: true` is
 /// `merged` whatever its native state.
@@ -31,7 +19,7 @@ pub fn entity_state(
     let base = match state {
         "open" => EntityState::Open,
         "closed" => EntityState::Closed,
-        other => return Err(err("entity state", other)),
+        other => return Err(MapError::new("entity state", other)),
     };
     match (kind, merged) {
         (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
@@ -49,7 +37,7 @@ pub fn review_state(state: &str, dismissed: bool) -> Result<Option<FormalReviewS
         "COMMENT" => FormalReviewState::Commented,
         "DISMISSED" => FormalReviewState::Dismissed,
         "PENDING" | "REQUEST_REVIEW" => return Ok(None),
-        other => return Err(err("review state", other)),
+        other => return Err(MapError::new("review state", other)),
     };
     Ok(Some(if dismissed {
         FormalReviewState::Dismissed
@@ -65,7 +53,7 @@ pub fn permission(native: &str) -> Result<ActorRole, MapError> {
         "write" => Ok(ActorRole::Write),
         "read" => Ok(ActorRole::Read),
         "none" => Ok(ActorRole::None),
-        other => Err(err("repository permission", other)),
+        other => Err(MapError::new("repository permission", other)),
     }
 }
 
@@ -82,7 +70,7 @@ pub fn check_status(native: &str) -> Result<(CheckStatus, Option<CheckConclusion
         "warning" => (CheckStatus::Completed, Some(C::Neutral)),
         "cancelled" | "canceled" => (CheckStatus::Completed, Some(C::Cancelled)),
         "skipped" => (CheckStatus::Completed, Some(C::Skipped)),
-        other => return Err(err("check status", other)),
+        other => return Err(MapError::new("check status", other)),
     })
 }
 

@@ -25,7 +25,7 @@ use probity_ports::forge::{
 use serde_json::Value;
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use map::MapError;
+use crate::native::{MapError, listing, malformed, num_id, s, seg, ts};
 
 /// Records per page (Forgejo's default maximum).
 pub const PER_PAGE: u64 = 50;
@@ -33,44 +33,6 @@ pub const PER_PAGE: u64 = 50;
 /// The API base for a host: `https://<host>/api/v1`.
 pub fn api_base_for_host(host: &str) -> String {
     format!("https://{host}/api/v1")
-}
-
-fn malformed(what: &str, message: impl Into<String>) -> ForgeError {
-    ForgeError::Malformed {
-        what: what.to_owned(),
-        message: message.into(),
-    }
-}
-
-fn s<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-fn num_id(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_u64).map(|n| n.to_string())
-}
-
-fn ts(v: &Value, key: &str) -> Result<Option<String>, MapError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(t)) => map::timestamp(t).map(Some),
-        Some(other) => Err(MapError {
-            what: "timestamp",
-            value: other.to_string(),
-        }),
-    }
-}
-
-fn seg(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// A record author from a Forgejo user object: `null` and the ghost
@@ -93,10 +55,7 @@ pub fn author(user: Option<&Value>) -> Author {
 
 /// Maps one issue comment.
 pub fn comment(v: &Value) -> Result<Authored<CommentInput>, MapError> {
-    let id = num_id(v, "id").ok_or(MapError {
-        what: "comment id",
-        value: "null".into(),
-    })?;
+    let id = num_id(v, "id").ok_or(MapError::missing("comment id"))?;
     Ok(Authored {
         record: CommentInput {
             id: Some(id),
@@ -117,19 +76,13 @@ pub fn review(v: &Value) -> Result<Option<Authored<ReviewInput>>, MapError> {
     let Some(state) = map::review_state(s(v, "state").unwrap_or(""), dismissed)? else {
         return Ok(None);
     };
-    let id = num_id(v, "id").ok_or(MapError {
-        what: "review id",
-        value: "null".into(),
-    })?;
+    let id = num_id(v, "id").ok_or(MapError::missing("review id"))?;
     let submitted = if v.get("submitted_at").is_some() {
         ts(v, "submitted_at")?
     } else {
         ts(v, "created_at")?
     }
-    .ok_or(MapError {
-        what: "review submitted_at",
-        value: "null".into(),
-    })?;
+    .ok_or(MapError::missing("review submitted_at"))?;
     Ok(Some(Authored {
         record: ReviewInput {
             id: Some(id),
@@ -510,18 +463,7 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
         window: Window,
     ) -> Result<Listing<Authored<ReviewInput>>, ForgeError> {
         let (raw, beyond) = self.raw_reviews(number, window)?;
-        let mut out = Listing {
-            beyond_window: beyond,
-            ..Listing::default()
-        };
-        for v in &raw {
-            match review(v) {
-                Ok(Some(r)) => out.items.push(r),
-                Ok(None) => {}
-                Err(_) => out.invalid += 1,
-            }
-        }
-        Ok(out)
+        Ok(listing(&raw, beyond, review))
     }
 
     /// D8: the review comments of every submitted review in the window

@@ -6,43 +6,10 @@
 
 use probity_core::context::types::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState, Side,
-    Timestamp,
 };
-use probity_ports::forge::{ActorKindRef, ForgeError};
+use probity_ports::forge::ActorKindRef;
 
-/// A native value no table row maps (or a required one that is missing).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MapError {
-    /// What was being mapped (`entity state`, `check conclusion`, `timestamp`,
-    /// ...).
-    pub what: &'static str,
-    /// The native value, cut to 64 bytes (`null` for a missing required one).
-    pub value: String,
-}
-
-impl MapError {
-    fn new(what: &'static str, value: impl Into<String>) -> Self {
-        // An unmapped value is echoed in an error message only: bounded.
-        let mut v: String = value.into();
-        if v.len() > 64 {
-            let mut end = 64;
-            while !v.is_char_boundary(end) {
-                end -= 1;
-            }
-            v.truncate(end);
-        }
-        Self { what, value: v }
-    }
-}
-
-impl From<MapError> for ForgeError {
-    fn from(e: MapError) -> Self {
-        ForgeError::InvalidMetadata {
-            what: e.what.to_owned(),
-            value: e.value,
-        }
-    }
-}
+pub use crate::native::{MapError, timestamp};
 
 /// Entity state. REST spells GitHub's `OPEN`/`CLOSED` as `open`/`closed`.
 /// A pull request with `merged: true` is `merged` (its state is still
@@ -221,16 +188,10 @@ pub fn side(native: &str) -> Result<Side, MapError> {
     }
 }
 
-/// A native RFC 3339 timestamp, normalized (UTC, nine fraction digits).
-pub fn timestamp(native: &str) -> Result<String, MapError> {
-    Timestamp::parse(native)
-        .map(|t| t.canonical())
-        .map_err(|_| MapError::new("timestamp", native))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use probity_ports::forge::ForgeError;
 
     #[test]
     fn entity_state_table() {

@@ -25,7 +25,7 @@ use probity_ports::forge::{
 use serde_json::{Value, json};
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use map::MapError;
+use crate::native::{MapError, labels, listing, malformed, s, seg, ts};
 
 /// Records per page (GitHub's maximum).
 pub const PER_PAGE: u64 = 100;
@@ -54,19 +54,6 @@ pub fn graphql_url(base: &str) -> String {
     }
 }
 
-/// Percent-encodes one path segment (owner, name, login).
-fn seg(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The GitHub adapter for one repository.
 #[derive(Debug)]
 pub struct GitHub<S: Sleeper> {
@@ -74,17 +61,6 @@ pub struct GitHub<S: Sleeper> {
     owner: String,
     name: String,
     graphql: String,
-}
-
-fn malformed(what: &str, message: impl Into<String>) -> ForgeError {
-    ForgeError::Malformed {
-        what: what.to_owned(),
-        message: message.into(),
-    }
-}
-
-fn s<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
 }
 
 /// A record author from a REST `user` object (or a GraphQL `author`,
@@ -112,23 +88,9 @@ pub fn author(user: Option<&Value>) -> Author {
     }
 }
 
-fn ts(v: &Value, key: &str) -> Result<Option<String>, MapError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(t)) => map::timestamp(t).map(Some),
-        Some(other) => Err(MapError {
-            what: "timestamp",
-            value: other.to_string(),
-        }),
-    }
-}
-
 /// Maps one issue comment (REST).
 pub fn comment(v: &Value) -> Result<Authored<CommentInput>, MapError> {
-    let id = s(v, "node_id").ok_or(MapError {
-        what: "comment node_id",
-        value: "null".into(),
-    })?;
+    let id = s(v, "node_id").ok_or(MapError::missing("comment node_id"))?;
     Ok(Authored {
         record: CommentInput {
             id: Some(id.to_owned()),
@@ -143,23 +105,14 @@ pub fn comment(v: &Value) -> Result<Authored<CommentInput>, MapError> {
 
 /// Maps one review (REST); `None` for an unsubmitted (`PENDING`) review.
 pub fn review(v: &Value) -> Result<Option<Authored<ReviewInput>>, MapError> {
-    let state = s(v, "state").ok_or(MapError {
-        what: "review state",
-        value: "null".into(),
-    })?;
+    let state = s(v, "state").ok_or(MapError::missing("review state"))?;
     let Some(state) = map::review_state(state)? else {
         return Ok(None);
     };
-    let id = s(v, "node_id").ok_or(MapError {
-        what: "review node_id",
-        value: "null".into(),
-    })?;
+    let id = s(v, "node_id").ok_or(MapError::missing("review node_id"))?;
     // The canonical time is the submission; a submitted review without it
     // is invalid (never the pending review's start).
-    let submitted = ts(v, "submitted_at")?.ok_or(MapError {
-        what: "review submitted_at",
-        value: "null".into(),
-    })?;
+    let submitted = ts(v, "submitted_at")?.ok_or(MapError::missing("review submitted_at"))?;
     Ok(Some(Authored {
         record: ReviewInput {
             id: Some(id.to_owned()),
@@ -207,24 +160,15 @@ pub type MappedThread = (ThreadInput, Vec<Authored<CommentInput>>, Option<ActorR
 /// Maps one GraphQL review thread: the thread, its comments, and the
 /// resolver. The thread's `created_at` is its first comment's (D8).
 pub fn thread(v: &Value) -> Result<MappedThread, MapError> {
-    let id = s(v, "id").ok_or(MapError {
-        what: "review thread id",
-        value: "null".into(),
-    })?;
+    let id = s(v, "id").ok_or(MapError::missing("review thread id"))?;
     let nodes = v
         .pointer("/comments/nodes")
         .and_then(Value::as_array)
-        .ok_or(MapError {
-            what: "review thread comments",
-            value: "null".into(),
-        })?;
+        .ok_or(MapError::missing("review thread comments"))?;
     let mut comments = Vec::new();
     let mut replies = Vec::new();
     for c in nodes {
-        let cid = s(c, "id").ok_or(MapError {
-            what: "review comment id",
-            value: "null".into(),
-        })?;
+        let cid = s(c, "id").ok_or(MapError::missing("review comment id"))?;
         if let Some(parent) = c.pointer("/replyTo/id").and_then(Value::as_str) {
             replies.push(ReplyInput {
                 comment_id: cid.to_owned(),
@@ -260,17 +204,11 @@ pub fn thread(v: &Value) -> Result<MappedThread, MapError> {
     let resolved = v
         .get("isResolved")
         .and_then(Value::as_bool)
-        .ok_or(MapError {
-            what: "review thread isResolved",
-            value: "null".into(),
-        })?;
+        .ok_or(MapError::missing("review thread isResolved"))?;
     let outdated = v
         .get("isOutdated")
         .and_then(Value::as_bool)
-        .ok_or(MapError {
-            what: "review thread isOutdated",
-            value: "null".into(),
-        })?;
+        .ok_or(MapError::missing("review thread isOutdated"))?;
     Ok((
         ThreadInput {
             id: Some(id.to_owned()),
@@ -531,14 +469,11 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
         };
         let (v, _) = self.get(&path)?;
         let merged = match entity.kind {
-            EntityKind::ChangeProposal => {
-                Some(v.get("merged").and_then(Value::as_bool).ok_or_else(|| {
-                    ForgeError::from(MapError {
-                        what: "pull request merged",
-                        value: "null".into(),
-                    })
-                })?)
-            }
+            EntityKind::ChangeProposal => Some(
+                v.get("merged")
+                    .and_then(Value::as_bool)
+                    .ok_or_else(|| ForgeError::from(MapError::missing("pull request merged")))?,
+            ),
             EntityKind::WorkItem => {
                 if v.get("pull_request").is_some_and(|p| !p.is_null()) {
                     return Err(ForgeError::InvalidMetadata {
@@ -553,18 +488,7 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
         let number = int_number(&v)
             .filter(|n| *n == entity.number)
             .ok_or_else(|| malformed(&path, "the number does not match"))?;
-        let labels = v
-            .get("labels")
-            .and_then(Value::as_array)
-            .map(|ls| {
-                ls.iter()
-                    .filter_map(|l| match l {
-                        Value::String(name) => Some(name.clone()),
-                        other => s(other, "name").map(str::to_owned),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let labels = labels(&v);
         let head_sha = match entity.kind {
             EntityKind::ChangeProposal => v
                 .pointer("/head/sha")
@@ -598,17 +522,7 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
     ) -> Result<Listing<Authored<CommentInput>>, ForgeError> {
         let path = format!("{}/issues/{}/comments", self.repo_path(), entity.number);
         let (raw, beyond) = self.list(&path, window, as_list)?;
-        let mut out = Listing {
-            beyond_window: beyond,
-            ..Listing::default()
-        };
-        for v in &raw {
-            match comment(v) {
-                Ok(c) => out.items.push(c),
-                Err(_) => out.invalid += 1,
-            }
-        }
-        Ok(out)
+        Ok(listing(&raw, beyond, |v| comment(v).map(Some)))
     }
 
     fn reviews(
@@ -618,18 +532,7 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
     ) -> Result<Listing<Authored<ReviewInput>>, ForgeError> {
         let path = format!("{}/pulls/{number}/reviews", self.repo_path());
         let (raw, beyond) = self.list(&path, window, as_list)?;
-        let mut out = Listing {
-            beyond_window: beyond,
-            ..Listing::default()
-        };
-        for v in &raw {
-            match review(v) {
-                Ok(Some(r)) => out.items.push(r),
-                Ok(None) => {}
-                Err(_) => out.invalid += 1,
-            }
-        }
-        Ok(out)
+        Ok(listing(&raw, beyond, review))
     }
 
     fn review_threads(

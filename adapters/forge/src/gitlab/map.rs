@@ -8,19 +8,7 @@ use probity_core::context::types::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState,
 };
 
-pub use crate::github::map::{MapError, timestamp};
-
-fn err(what: &'static str, value: impl Into<String>) -> MapError {
-    let mut v: String = value.into();
-    if v.len() > 64 {
-        let mut end = 64;
-        while !v.is_char_boundary(end) {
-            end -= 1;
-        }
-        v.truncate(end);
-    }
-    MapError { what, value: v }
-}
+pub use crate::native::{MapError, timestamp};
 
 /// Issue and merge-request state: `opened`/`closed`; a merge request also
 /// `merged`, and `locked` (GitLab's merge-in-progress lock) is `open`.
@@ -30,7 +18,7 @@ pub fn entity_state(kind: EntityKind, state: &str) -> Result<EntityState, MapErr
         (_, "closed") => Ok(EntityState::Closed),
         (EntityKind::ChangeProposal, "merged") => Ok(EntityState::Merged),
         (EntityKind::ChangeProposal, "locked") => Ok(EntityState::Open),
-        (_, other) => Err(err("entity state", other)),
+        (_, other) => Err(MapError::new("entity state", other)),
     }
 }
 
@@ -49,7 +37,7 @@ pub fn job_status(status: &str) -> Result<(CheckStatus, Option<CheckConclusion>)
         "failed" => (CheckStatus::Completed, Some(CheckConclusion::Failure)),
         "canceled" => (CheckStatus::Completed, Some(CheckConclusion::Cancelled)),
         "skipped" => (CheckStatus::Completed, Some(CheckConclusion::Skipped)),
-        other => return Err(err("job status", other)),
+        other => return Err(MapError::new("job status", other)),
     })
 }
 
@@ -113,7 +101,7 @@ pub fn access_level(level: i64) -> Result<ActorRole, MapError> {
         20 => Ok(ActorRole::Triage),
         10 => Ok(ActorRole::Read),
         5 | 0 => Ok(ActorRole::None),
-        other => Err(err("access level", other.to_string())),
+        other => Err(MapError::new("access level", other.to_string())),
     }
 }
 

@@ -27,7 +27,7 @@ use probity_ports::forge::{
 use serde_json::Value;
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use map::MapError;
+use crate::native::{MapError, labels, malformed, num_id, s, ts};
 
 /// Records per page (GitLab's maximum).
 pub const PER_PAGE: u64 = 100;
@@ -35,33 +35,6 @@ pub const PER_PAGE: u64 = 100;
 /// The API base for a host: `https://<host>/api/v4`.
 pub fn api_base_for_host(host: &str) -> String {
     format!("https://{host}/api/v4")
-}
-
-fn malformed(what: &str, message: impl Into<String>) -> ForgeError {
-    ForgeError::Malformed {
-        what: what.to_owned(),
-        message: message.into(),
-    }
-}
-
-fn s<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-/// A numeric GitLab ID as its base-10 string (no leading zeroes).
-fn num_id(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_u64).map(|n| n.to_string())
-}
-
-fn ts(v: &Value, key: &str) -> Result<Option<String>, MapError> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(t)) => map::timestamp(t).map(Some),
-        Some(other) => Err(MapError {
-            what: "timestamp",
-            value: other.to_string(),
-        }),
-    }
 }
 
 fn header_u64(resp: &http::Response, name: &str) -> Option<u64> {
@@ -245,10 +218,7 @@ impl<S: Sleeper> GitLab<S> {
     }
 
     fn note(&mut self, n: &Value) -> Result<Authored<CommentInput>, MapError> {
-        let id = num_id(n, "id").ok_or(MapError {
-            what: "note id",
-            value: "null".into(),
-        })?;
+        let id = num_id(n, "id").ok_or(MapError::missing("note id"))?;
         let record = CommentInput {
             id: Some(id),
             author_id: None,
@@ -335,18 +305,7 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
             .and_then(Value::as_u64)
             .filter(|n| *n == entity.number)
             .ok_or_else(|| malformed(&path, "the iid does not match"))?;
-        let labels = v
-            .get("labels")
-            .and_then(Value::as_array)
-            .map(|ls| {
-                ls.iter()
-                    .filter_map(|l| match l {
-                        Value::String(name) => Some(name.clone()),
-                        other => s(other, "name").map(str::to_owned),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let labels = labels(&v);
         let head_sha = match entity.kind {
             EntityKind::ChangeProposal => s(&v, "sha")
                 .or_else(|| v.pointer("/diff_refs/head_sha").and_then(Value::as_str))
