@@ -11,27 +11,13 @@ use probity_core::snapshot_tools::{BudgetLimits, Completed, Session, SnapshotPat
 use probity_git::GitCli;
 use probity_git::subject::{Subject, SubjectSpec};
 use probity_ports::snapshot::{call_query, call_tool};
+use probity_testkit::git_env;
 use serde_json::json;
 
-const FIXED: &[(&str, &str)] = &[
-    ("GIT_AUTHOR_NAME", "Fixture"),
-    ("GIT_AUTHOR_EMAIL", "fixture@example.invalid"),
-    ("GIT_COMMITTER_NAME", "Fixture"),
-    ("GIT_COMMITTER_EMAIL", "fixture@example.invalid"),
-    ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
-    ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"),
-    ("GIT_CONFIG_GLOBAL", "/dev/null"),
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-];
-
-/// Runs git in the fixture with a scrubbed environment (GitCli clears every
-/// inherited GIT_* variable) and fixed identities and dates.
+/// Runs git in the fixture hermetically (the testkit's environment:
+/// inherited GIT_* variables scrubbed, fixed identities and dates).
 fn git(dir: &Path, args: &[&str]) -> String {
-    let env: Vec<(&str, &OsStr)> = FIXED.iter().map(|(k, v)| (*k, OsStr::new(*v))).collect();
-    let out = GitCli::default()
-        .run_with(dir, args, &env, None)
-        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
-    String::from_utf8_lossy(&out).trim().to_owned()
+    git_env::git(dir, args).unwrap_or_else(|e| panic!("{e}"))
 }
 
 struct Fixture {
@@ -722,16 +708,11 @@ fn an_unmerged_path_is_not_in_the_snapshot() {
     git(&f.repo, &["checkout", "-q", "main"]);
     f.write("c.txt", b"main\n");
     f.commit_all("main");
-    let env: Vec<(&str, &OsStr)> = FIXED.iter().map(|(k, v)| (*k, OsStr::new(*v))).collect();
-    let merge = GitCli::default()
-        .output(
-            &f.repo,
-            &["merge".into(), "-q".into(), "other".into()],
-            &env,
-            None,
-        )
-        .unwrap();
-    assert!(!merge.status.success(), "the merge conflicts");
+    let merge = git_env::git(&f.repo, &["merge", "-q", "other"]);
+    assert!(
+        matches!(merge, Err(git_env::GitRunError::Failed { .. })),
+        "the merge conflicts: {merge:?}"
+    );
     for spec in ["index", "worktree"] {
         let s = f.subject(spec);
         let c = read(&s, "c.txt");

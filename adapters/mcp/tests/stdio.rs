@@ -3,7 +3,6 @@
 //! repository in a temporary directory; the client side speaks raw
 //! newline-delimited JSON-RPC, as an MCP stdio client does.
 
-use std::ffi::OsStr;
 use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -28,23 +27,9 @@ impl Write for SharedLog {
     }
 }
 
+/// Runs git hermetically (the testkit's environment).
 fn git(dir: &Path, args: &[&str]) {
-    let env: Vec<(&str, &OsStr)> = [
-        ("GIT_AUTHOR_NAME", "Fixture"),
-        ("GIT_AUTHOR_EMAIL", "fixture@example.invalid"),
-        ("GIT_COMMITTER_NAME", "Fixture"),
-        ("GIT_COMMITTER_EMAIL", "fixture@example.invalid"),
-        ("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z"),
-        ("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z"),
-        ("GIT_CONFIG_GLOBAL", "/dev/null"),
-        ("GIT_CONFIG_NOSYSTEM", "1"),
-    ]
-    .iter()
-    .map(|(k, v)| (*k, OsStr::new(*v)))
-    .collect();
-    GitCli::default()
-        .run_with(dir, args, &env, None)
-        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
+    probity_testkit::git_env::git(dir, args).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
