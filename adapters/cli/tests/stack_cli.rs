@@ -535,12 +535,8 @@ fn a_range_over_the_bound_is_denied_and_never_started() {
             format!("{i}\n").len()
         ));
     }
-    let mut child = std::process::Command::new("git")
+    let mut child = probity_testkit::git_env::git_command(r.f.root(), Some(r.f.home()))
         .args(["fast-import", "--quiet", "--force"])
-        .current_dir(r.f.root())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", r.f.home())
         .stdin(std::process::Stdio::piped())
         .spawn()
         .unwrap();
