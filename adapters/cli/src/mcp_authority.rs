@@ -45,6 +45,46 @@ fn bad_args(message: String) -> ToolAnswer {
     }
 }
 
+/// Every argument is one the tool's input schema declares (its
+/// `additionalProperties: false`, enforced here: a name the schema does not
+/// know, a typo or `lineage_id` as the answers spell it, would otherwise be
+/// ignored and the tool act on the default lineage), and the arguments are
+/// an object (absent or `null` is none).
+fn declared_only(def: &ToolDef, args: &Value) -> Result<(), String> {
+    let map = match args {
+        Value::Null => return Ok(()),
+        Value::Object(map) => map,
+        _ => return Err(format!("the arguments of `{}` are an object", def.name)),
+    };
+    let known = def.input_schema["properties"].as_object();
+    let unknown: Vec<&str> = map
+        .keys()
+        .filter(|k| !known.is_some_and(|p| p.contains_key(k.as_str())))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let mut declared: Vec<&str> = known
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    declared.sort_unstable();
+    Err(format!(
+        "`{}` takes no argument {}; its arguments are {}",
+        def.name,
+        unknown
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        declared
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 struct Call {
     argv: Vec<String>,
     /// Documents written for the call (removed with it).
@@ -279,6 +319,10 @@ impl ToolHandler for AuthorityTools {
     }
 
     fn call(&self, name: &str, args: &Value) -> Option<ToolAnswer> {
+        let def = self.tools().into_iter().find(|t| t.name == name)?;
+        if let Err(e) = declared_only(&def, args) {
+            return Some(bad_args(e));
+        }
         let call = match self.command(name, args)? {
             Ok(c) => c,
             Err(e) => return Some(bad_args(e)),

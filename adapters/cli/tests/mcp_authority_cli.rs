@@ -193,3 +193,48 @@ fn an_mcp_client_drives_a_review_to_approval() {
     let unknown = s.request("tools/call", json!({"name": "rm", "arguments": {}}));
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 }
+
+/// An argument name a tool's input schema does not declare (a typo, or
+/// `lineage_id` as the answers spell it) is a usage error naming it, and
+/// nothing is done: without the check, the tool acted on the default
+/// lineage instead of the one the caller meant.
+#[test]
+fn an_argument_the_schema_does_not_declare_is_refused_and_changes_nothing() {
+    let f = medium_change();
+    let mut s = Session::start(f.root());
+    let (err, started) = s.call("start", json!({}));
+    assert!(!err, "{started}");
+    let lens = started["selected_lenses"][0].as_str().unwrap().to_string();
+    let before = store_snapshot(&f);
+    for (tool, args) in [
+        ("finalize", json!({"lineage_id": "review-0000000000000000"})),
+        (
+            "lens_submit",
+            json!({"lineage_id": "review-0000000000000000", "lens": lens, "result": CLEAN_RESULT}),
+        ),
+        ("status", json!({"lineag": "review-0000000000000000"})),
+        ("start", json!({"focuss": "risk"})),
+        ("validate", json!({"gate": "pre-commit", "stagged": true})),
+    ] {
+        let (err, refused) = s.call(tool, args.clone());
+        assert!(err, "{tool} {args}: {refused}");
+        assert_eq!(refused["error"]["code"], "usage", "{tool}: {refused}");
+        let name = args
+            .as_object()
+            .unwrap()
+            .keys()
+            .find(|k| !["lens", "result", "gate"].contains(&k.as_str()))
+            .unwrap();
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("`{name}`")), "{tool}: {message}");
+        assert_eq!(store_snapshot(&f), before, "{tool} changed the store");
+    }
+    // Arguments that are not an object at all.
+    let r = s.request("tools/call", json!({"name": "status", "arguments": [1]}));
+    let refused = &r["result"];
+    assert!(
+        refused["isError"] == json!(true) || r["error"]["code"] == json!(-32602),
+        "{r}"
+    );
+    assert_eq!(store_snapshot(&f), before);
+}
