@@ -560,8 +560,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     assert_eq!(failed.json["state"], "escalated", "{}", failed.stdout);
     assert_eq!(failed.json["escalation_reason"], "evidence_failed");
     assert_eq!(failed.json["action"], "none");
-    let message = failed.json["message"].as_str().unwrap();
-    assert!(message.contains("probity start"), "{message}");
+    let message = failed.json["message"].as_str().unwrap().to_string();
     assert!(
         message.contains(&format!(
             "probity recover --predecessor-lineage {lineage} --disposition escalation_authorized"
@@ -605,6 +604,53 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     );
     assert_ne!(pass.code, 0, "{}", pass.stdout);
     assert_eq!(store_snapshot(&f), after);
+
+    // The next step works as the message gives it (an audit found the
+    // message advised a `probity start` that is refused): fix the
+    // candidate; a plain start is refused, as the message says; the
+    // recovery it names, with the revision status prints, reviews the fix.
+    f.write("src/parser.rs", "// the parser, fixed\nfn parse() {}\n")
+        .unwrap();
+    let fresh = quick(f.root(), &["start"]);
+    assert_eq!(
+        code(&fresh),
+        (4, Some("lineage_escalated")),
+        "{}",
+        fresh.stdout
+    );
+    let status = quick(f.root(), &["status", "--lineage", &lineage]);
+    let rev = status.json["store_revision"].as_str().unwrap().to_string();
+    let advised = message
+        .split('`')
+        .find(|c| c.starts_with("probity recover"))
+        .unwrap()
+        .replace("<who and why>", "maintainer-approved-the-fix")
+        .replace("<why>", "the-change-broke-the-check")
+        .replace("<you>", "dev")
+        .replace("<rev>", &rev);
+    let argv: Vec<&str> = advised.split(' ').skip(1).collect();
+    assert!(
+        argv.iter().all(|a| !a.contains('<')),
+        "every placeholder filled: {advised}"
+    );
+    let rec = quick(f.root(), &argv);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let successor = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let st = quick(f.root(), &["status"]);
+    assert_eq!(st.json["lineage_id"], successor.as_str(), "{}", st.stdout);
+    let mut args = vec!["finalize", "--lineage", &successor];
+    let results: Vec<String> = rec.json["selected_lenses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| format!("{}={r}", l.as_str().unwrap()))
+        .collect();
+    for result in &results {
+        args.extend(["--result", result]);
+    }
+    args.extend(["--evidence-cmd", "--", "true"]);
+    let approved = quick(f.root(), &args);
+    assert_eq!(approved.json["state"], "approved", "{}", approved.stdout);
 }
 
 /// The command evidence document handed over as a file is read for what it
@@ -663,6 +709,40 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
     );
     assert!(refused.stdout.contains("65536"), "{}", refused.stdout);
     assert_eq!(store_snapshot(&f), before);
+    // A failure report that is not strict JSON: refused, never opaque
+    // bytes that approve (found by audit: each of these approved).
+    let failing = String::from_utf8(
+        command_evidence(&CommandRun {
+            argv: vec!["make".into(), "test".into()],
+            exit: ExitOutcome::Code(2),
+            output_sha256: sha,
+            output_bytes: 3,
+        })
+        .unwrap()
+        .bytes,
+    )
+    .unwrap();
+    let open = failing.strip_suffix('}').unwrap();
+    for (name, text) in [
+        ("trailing comma", format!("{open},}}")),
+        (
+            "duplicate key",
+            failing.replacen("\"exit_code\":2", "\"exit_code\":2,\"exit_code\":0", 1),
+        ),
+        ("byte order mark", format!("\u{feff}{failing}")),
+        ("trailing text", format!("{failing}\nx")),
+    ] {
+        assert_ne!(text, failing, "{name}");
+        let doc = input(tmp.path(), "sloppy.json", &text);
+        let refused = quick(f.root(), &["finalize", "--evidence", &doc]);
+        assert_eq!(
+            code(&refused),
+            (3, Some("evidence_malformed")),
+            "{name}: {}",
+            refused.stdout
+        );
+        assert_eq!(store_snapshot(&f), before, "{name}");
+    }
     let doc = command_evidence(&CommandRun {
         argv: vec!["make".into(), "test".into()],
         exit: ExitOutcome::Signal(6),

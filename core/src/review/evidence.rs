@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::canonical::{CanonicalError, canonical_bytes};
+use crate::canonical::{CanonicalError, canonical_bytes, parse_strict};
 use crate::digest::Sha256Digest;
 
 /// Whether `bytes` hold a member `"schema"` whose value is the command
@@ -117,8 +117,11 @@ pub enum EvidenceDocError {
 
 /// Reads what `bytes` report. Bytes that are not a JSON object naming
 /// `schema: "probity-command-evidence/v1"` are opaque (`Passed`); a document
-/// that names it must be exactly one (fields, one of `exit_code` or
-/// `signal`, a non-empty argv), and reports `Passed` only for exit code 0.
+/// that names it (bytes opening an object, after a byte order mark if any,
+/// that hold a `"schema"` member with that value anywhere) must be exactly
+/// one, read strictly (one value, nothing after it, no duplicate keys; the
+/// fields, one of `exit_code` or `signal`, a non-empty argv), and reports
+/// `Passed` only for exit code 0.
 ///
 /// Bytes over [`MAX_COMMAND_EVIDENCE_BYTES`] are opaque unless they are
 /// shaped as such a document (see [`evidence_verdict_streamed`]): a
@@ -159,13 +162,32 @@ pub fn evidence_verdict_streamed(
         return Ok(EvidenceVerdict::Passed);
     }
     let bytes = head;
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(bytes)
-    else {
-        return Ok(EvidenceVerdict::Passed);
+    // Evidence that opens a JSON object (after a byte order mark, if any)
+    // and names the schema claims to be a command evidence document: it is
+    // read strictly (one value, nothing after it, no duplicate keys), and
+    // anything less is refused, so a sloppy failure report (a trailing
+    // comma, a repeated `exit_code`, a log line after it) never passes as
+    // opaque bytes.
+    let unmarked = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+    let claims = unmarked.trim_ascii_start().first() == Some(&b'{') && names_command_schema(bytes);
+    let map = match parse_strict(bytes) {
+        Ok(serde_json::Value::Object(map))
+            if map.get("schema").and_then(|v| v.as_str()) == Some(COMMAND_EVIDENCE_SCHEMA) =>
+        {
+            map
+        }
+        Ok(_) if claims => {
+            return Err(EvidenceDocError::Malformed(format!(
+                "its top-level `schema` is another, or missing"
+            )));
+        }
+        Err(e) if claims => {
+            return Err(EvidenceDocError::Malformed(format!(
+                "it is not strict JSON ({e})"
+            )));
+        }
+        _ => return Ok(EvidenceVerdict::Passed),
     };
-    if map.get("schema").and_then(|v| v.as_str()) != Some(COMMAND_EVIDENCE_SCHEMA) {
-        return Ok(EvidenceVerdict::Passed);
-    }
     let doc: CommandEvidenceDoc = serde_json::from_value(serde_json::Value::Object(map))
         .map_err(|e| EvidenceDocError::Malformed(e.to_string()))?;
     if doc.argv.is_empty() {
@@ -316,6 +338,42 @@ mod tests {
         ] {
             assert_eq!(evidence_verdict(bytes), Ok(EvidenceVerdict::Passed));
         }
+    }
+
+    #[test]
+    fn a_document_naming_the_schema_is_read_strictly() {
+        let s = COMMAND_EVIDENCE_SCHEMA;
+        let sha = format!("\"{}\"", Sha256Digest::plain(b"x"));
+        let failed = format!(
+            r#"{{"argv":["t"],"exit_code":2,"output_bytes":1,"output_sha256":{sha},"schema":"{s}"}}"#
+        );
+        assert_eq!(
+            evidence_verdict(failed.as_bytes()),
+            Ok(EvidenceVerdict::Failed)
+        );
+        let open = &failed[..failed.len() - 1];
+        for sloppy in [
+            format!("{open},}}"),
+            failed.replace("\"exit_code\":2", "\"exit_code\":2,\"exit_code\":0"),
+            format!("\u{feff}{failed}"),
+            format!("{failed}\nok"),
+            format!("{failed}{failed}"),
+            format!(r#"{{"log":{failed}}}"#),
+        ] {
+            assert!(
+                matches!(
+                    evidence_verdict(sloppy.as_bytes()),
+                    Err(EvidenceDocError::Malformed(_))
+                ),
+                "{sloppy}"
+            );
+        }
+        // Bytes that only mention the schema without opening an object stay
+        // opaque (a log line quoting it).
+        assert_eq!(
+            evidence_verdict(format!("ran: {failed}").as_bytes()),
+            Ok(EvidenceVerdict::Passed)
+        );
     }
 
     #[test]

@@ -144,7 +144,7 @@ impl ReviewState {
                 reason: Escalation::EvidenceFailed { .. },
                 ..
             } => format!(
-                "the independent check failed, so this review escalated: fix the candidate and review the fix with `probity start` (a changed candidate is a new review); if the failure is not the change's (a flaky check), a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+                "the independent check failed, so this review escalated, and a person decides how it goes on (a new `probity start` over these paths is refused: it would open a fresh budget without them): fix the candidate (or leave it, if the failure is not the change's, a flaky check), then, with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` reviews the live candidate as the audited successor ({inspect})"
             ),
             Stage::Escalated { .. } => format!(
                 "a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
