@@ -122,6 +122,45 @@ fn a_stitched_recovery_chain_publishes_each_commit_the_stack_and_the_squash() {
     assert_eq!(store_snapshot(&f), before);
 }
 
+/// Pushing what is done while the next change is reviewed: after c2, the
+/// reviewed file changes again and L2 is recovered into L3, still in
+/// review. c1, c2 and both together were approved segment by segment, so
+/// they publish (found by audit: every one was `receipt_superseded` until
+/// L3 was approved, a dead end for "keep working, push what's done"); the
+/// chain with L3's unreviewed change in it still denies.
+#[test]
+fn approved_commits_publish_while_the_chain_leaf_is_still_in_review() {
+    let f = medium_change();
+    let dir = tempfile::tempdir().unwrap();
+    let (base, c1, c2, l1, l2) = chain_of_two(&f, dir.path());
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\nfn still_more() {}\n",
+    )
+    .unwrap();
+    let l3 = recover_scope_changed(&f, &l2);
+    let st = probity(f.root(), &["status", "--lineage", &l3]);
+    assert_eq!(st.json["state"], "reviewing", "{}", st.stdout);
+    let before = store_snapshot(&f);
+    for (range, lineage) in [
+        (format!("{base}..{c1}"), Some(&l1)),
+        (format!("{c1}..{c2}"), Some(&l2)),
+        // Two commits: each judged on its own, as above.
+        (format!("{base}..{c2}"), None),
+    ] {
+        let gate = push_gate(&f, &range);
+        assert_eq!(gate.json["decision"], "allow", "{range}: {}", gate.stdout);
+        if let Some(lineage) = lineage {
+            assert_eq!(gate.json["lineage_id"], lineage.as_str(), "{range}");
+        }
+    }
+    // L3's change committed unreviewed: its commit is denied.
+    let c3 = commit_all(&f, "c3");
+    let unreviewed = push_gate(&f, &format!("{base}..{c3}"));
+    assert_eq!(unreviewed.json["decision"], "deny", "{}", unreviewed.stdout);
+    assert_eq!(store_snapshot(&f), before, "a gate wrote to the store");
+}
+
 /// The rebind composes only what was approved, stitched and delivered
 /// exactly: a squash that adds an unreviewed byte keeps its denial, and so
 /// does a chain whose successor was recovered before its predecessor was
@@ -345,6 +384,10 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
         "{}",
         gate.stdout
     );
+    // Its advice does not send the user to a recovery the consumed leaf
+    // refuses without saying so (found by audit).
+    let message = gate.json["message"].as_str().unwrap();
+    assert!(message.contains("lineage_consumed"), "{message}");
     let st = probity(f.root(), &["status", "--lineage", &l1]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
     assert_eq!(st.json["superseded_by"], l2.as_str(), "{}", st.stdout);

@@ -465,7 +465,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             Vec::new(),
             NextAction::Recover,
             format!(
-                "{} is superseded (its recovery chain ends at {leaf}): history, not authority; to review this candidate, recover from {leaf} (`probity status --lineage {leaf}` prints the recover command)",
+                "{} is superseded (its recovery chain ends at {leaf}): history, not authority; `probity status --lineage {leaf}` gives the leaf's next step: while it is in review, finish that review (what it approves on top of this candidate is then published with it); once it is approved or escalated, it prints the recover command that reviews this candidate again; a consumed leaf (`lineage_consumed`) authorizes nothing more",
                 state.lineage_id
             ),
         ),

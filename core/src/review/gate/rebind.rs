@@ -10,14 +10,19 @@
 //! instead, only where a publication gate would deny, and only when every
 //! part of it holds:
 //!
-//! - every lineage from where the walk starts to the chain's leaf is
-//!   approved, with the receipt its state derives;
-//! - the segments are stitched: each successor's base tree is its
-//!   predecessor's final candidate tree (a successor that reviewed the whole
-//!   change again on the old base makes its predecessor history, as before);
+//! - the segments are stitched, from where the walk starts to the chain's
+//!   leaf: each successor's base tree is its predecessor's final candidate
+//!   tree (a successor that reviewed the whole change again on the old base
+//!   makes its predecessor history, as before);
 //! - the delivery covers a contiguous run exactly: its base tree is the base
 //!   of the first lineage of the run, and its tree is the final candidate of
-//!   the last.
+//!   the last;
+//! - every lineage of that run is approved, with the receipt its state
+//!   derives. A lineage after the run (the leaf reviewing the next change,
+//!   still in review or even escalated) must be stitched but need not be
+//!   approved: it reviews a change on top of the run's last candidate and
+//!   takes nothing from what the run approved, so committed, approved work
+//!   can be pushed while the next change is reviewed.
 //!
 //! Anything else keeps the original denial, unchanged. The links themselves
 //! (each successor names its predecessor at its exact revision) are checked
@@ -77,7 +82,7 @@ pub fn rebind(
                 .as_ref()
                 .is_some_and(|p| p.lineage_id == w[0].state.lineage_id)
     });
-    if !stitched || !chain.iter().all(approved_with_receipt) {
+    if !stitched {
         return denied;
     }
     let Some(start) = chain
@@ -93,6 +98,14 @@ pub fn rebind(
     else {
         return denied;
     };
+    // The run delivered must be approved; a later link still in review (or
+    // escalated, or invalidated) reviews a further change on top of the
+    // run's last candidate, stitched, so it takes nothing from what the run
+    // approved: what is done can be published while the next change is
+    // reviewed.
+    if !chain[start..=end].iter().all(approved_with_receipt) {
+        return denied;
+    }
     let run: Vec<LineageId> = chain[start..=end]
         .iter()
         .map(|l| l.state.lineage_id.clone())

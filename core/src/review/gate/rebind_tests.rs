@@ -176,8 +176,24 @@ fn every_link_must_be_approved_stitched_and_consistent() {
             receipt_file: None,
         },
     ];
+    // The live delivery here is `a`'s own segment, so a leaf still in
+    // review on top of it does not hold it back (a pushed commit's review
+    // is done while the next change is reviewed).
+    let allowed = rebind(Gate::PrePush, &live, denied(), &unfinished);
+    assert_eq!(allowed.decision, Decision::Allow, "{}", allowed.message);
+    // But the leaf's own segment, or the union of both, needs the leaf's
+    // approval.
+    let own = LiveTarget::new(
+        a.final_candidate_tree().clone(),
+        validating.final_candidate_tree().clone(),
+    );
+    assert_eq!(rebind(Gate::PrePush, &own, denied(), &unfinished), denied());
+    let union = LiveTarget::new(
+        a.snapshot.base_tree.clone(),
+        validating.final_candidate_tree().clone(),
+    );
     assert_eq!(
-        rebind(Gate::PrePush, &live, denied(), &unfinished),
+        rebind(Gate::PrePush, &union, denied(), &unfinished),
         denied()
     );
     // One lineage is no chain.
