@@ -374,3 +374,87 @@ fn non_regular_and_oversized_inputs_are_refused_at_once() {
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 }
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Regression (issue 13 audit): the worktree check walked the path as
+/// written, never resolving a link: `--out lnk/ctx` and `--copy-to
+/// lnk/copy`, with `lnk` a symlink to a directory of a worktree, wrote
+/// inside the worktree; and `repo/sub/../../outside-ctx`, which lies
+/// outside, was refused `context_dir_in_repository`.
+#[test]
+fn the_worktree_check_resolves_links_and_dot_dot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    fs::create_dir_all(repo.join("sub")).unwrap();
+    probity_testkit::git_env::git(&repo, &["init", "-q"]).unwrap();
+    let lnk = tmp.path().join("lnk");
+    std::os::unix::fs::symlink(repo.join("sub"), &lnk).unwrap();
+    let input = example("work-item.json");
+
+    let o = probity(&[
+        "context",
+        "assemble",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        lnk.join("ctx").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(json_out(&o)["error"]["code"], "context_dir_in_repository");
+    assert!(names(&repo.join("sub")).is_empty(), "nothing written");
+
+    // The same through `verify --copy-to`, and through a relative link.
+    let dir = tmp.path().join("ctx");
+    let digest = assemble(&dir, &input);
+    for dest in [lnk.join("copy"), PathBuf::from("lnk/copy")] {
+        let o = probity(&[
+            "--cwd",
+            tmp.path().to_str().unwrap(),
+            "context",
+            "verify",
+            dir.to_str().unwrap(),
+            "--index-digest",
+            &digest,
+            "--copy-to",
+            dest.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert_eq!(json_out(&o)["error"]["code"], "context_dir_in_repository");
+        assert!(names(&repo.join("sub")).is_empty(), "nothing written");
+    }
+
+    // `..` through existing directories is resolved: outside, accepted.
+    let outside = repo.join("sub/../../outside-ctx");
+    let o = probity(&[
+        "context",
+        "assemble",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        outside.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(tmp.path().join("outside-ctx/index.json").is_file());
+    assert_eq!(names(&repo), vec![".git".to_string(), "sub".to_string()]);
+}

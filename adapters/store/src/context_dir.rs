@@ -99,22 +99,62 @@ fn make_dir(path: &Path) -> Result<(), ContextDirError> {
     fs::set_permissions(path, Permissions::from_mode(DIR_MODE)).map_err(io(path))
 }
 
-/// The Git worktree `path` would be inside (an ancestor holding `.git`),
-/// if any. `path` itself need not exist.
-fn enclosing_repository(path: &Path) -> Option<PathBuf> {
+/// `path` as the file system resolves it, though it need not exist yet:
+/// the deepest ancestor that exists, canonicalized (every link and `..`
+/// resolved), then the components that do not exist yet. A `..` among
+/// those cannot be resolved (nothing could be created there): refused, as
+/// is a dangling link.
+fn resolved(path: &Path) -> Result<PathBuf, ContextDirError> {
     let absolute = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir().ok()?.join(path)
+        std::env::current_dir().map_err(io(path))?.join(path)
     };
-    let mut dir = absolute.parent();
+    let unresolvable = |why: &str| ContextDirError::Io {
+        path: path.to_owned(),
+        source: std::io::Error::new(std::io::ErrorKind::NotFound, why.to_owned()),
+    };
+    let mut existing = absolute.as_path();
+    let mut missing = Vec::new();
+    loop {
+        match fs::canonicalize(existing) {
+            Ok(mut real) => {
+                for part in missing.iter().rev() {
+                    real.push(part);
+                }
+                return Ok(real);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(existing).is_ok() {
+                    return Err(unresolvable("a dangling symbolic link on the path"));
+                }
+                // `file_name` is `None` for a path ending in `..`.
+                let name = existing
+                    .file_name()
+                    .ok_or_else(|| unresolvable("`..` after a directory that does not exist"))?;
+                missing.push(name.to_owned());
+                existing = existing
+                    .parent()
+                    .ok_or_else(|| unresolvable("no ancestor exists"))?;
+            }
+            Err(e) => return Err(io(existing)(e)),
+        }
+    }
+}
+
+/// The Git worktree `path` would be inside (an ancestor holding `.git`),
+/// if any, on the path the file system resolves (links followed, `..`
+/// resolved: see [`resolved`]). `path` itself need not exist.
+fn enclosing_repository(path: &Path) -> Result<Option<PathBuf>, ContextDirError> {
+    let real = resolved(path)?;
+    let mut dir = real.parent();
     while let Some(d) = dir {
         if fs::symlink_metadata(d.join(".git")).is_ok() {
-            return Some(d.to_path_buf());
+            return Ok(Some(d.to_path_buf()));
         }
         dir = d.parent();
     }
-    None
+    Ok(None)
 }
 
 /// The prefix of a tree being written beside its final name, under an
@@ -172,7 +212,7 @@ fn write_files<'a>(
     if fs::symlink_metadata(root).is_ok() {
         return Err(ContextDirError::Exists(root.to_owned()));
     }
-    if let Some(repository) = enclosing_repository(root) {
+    if let Some(repository) = enclosing_repository(root)? {
         return Err(ContextDirError::InsideRepository {
             path: root.to_owned(),
             repository,
@@ -407,6 +447,48 @@ mod tests {
             "{err}"
         );
         assert!(fs::symlink_metadata(&root).is_err());
+    }
+
+    /// Regression (issue 13 audit): the path was walked as written, so a
+    /// link to a directory of a worktree let a tree be written inside it,
+    /// and a `..` leading out of one was refused.
+    #[test]
+    fn the_worktree_check_follows_links_and_resolves_dot_dot() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        fs::create_dir_all(repo.join("sub")).unwrap();
+        probity_testkit::git_env::git(&repo, &["init", "-q"]).unwrap();
+        let lnk = tmp.path().join("lnk");
+        std::os::unix::fs::symlink(repo.join("sub"), &lnk).unwrap();
+        let files: Vec<(String, Vec<u8>)> = vec![("a".into(), b"x".to_vec())];
+        let write = |root: &Path| write_files(root, files.iter().map(|(p, b)| (p, b)), |_| Ok(()));
+
+        let err = write(&lnk.join("context")).unwrap_err();
+        assert!(
+            matches!(&err, ContextDirError::InsideRepository { repository, .. }
+                if *repository == fs::canonicalize(&repo).unwrap()),
+            "{err}"
+        );
+        assert_eq!(fs::read_dir(repo.join("sub")).unwrap().count(), 0);
+        // A link as the not-yet-existing tail's parent, two levels down.
+        let err = write(&lnk.join("deeper/context")).unwrap_err();
+        assert!(
+            matches!(err, ContextDirError::InsideRepository { .. }),
+            "{err}"
+        );
+
+        // `..` through existing directories: outside, written.
+        write(&repo.join("sub/../../outside")).unwrap();
+        assert_eq!(fs::read(tmp.path().join("outside/a")).unwrap(), b"x");
+        // `..` after a directory that does not exist resolves to nothing.
+        let err = write(&tmp.path().join("missing/../elsewhere")).unwrap_err();
+        assert!(matches!(err, ContextDirError::Io { .. }), "{err}");
+        assert!(fs::symlink_metadata(tmp.path().join("elsewhere")).is_err());
+        // A dangling link on the path is refused, not followed.
+        std::os::unix::fs::symlink(repo.join("gone"), tmp.path().join("dangling")).unwrap();
+        let err = write(&tmp.path().join("dangling/context")).unwrap_err();
+        assert!(matches!(err, ContextDirError::Io { .. }), "{err}");
+        assert!(fs::symlink_metadata(repo.join("gone")).is_err());
     }
 
     #[test]
