@@ -643,3 +643,190 @@ fn bundle_of_the_parser_scenario() {
     );
     insta::assert_snapshot!("bundle_approved", text(bytes));
 }
+
+/// The successor of `pred` (scope changed) reviewing one more change on
+/// top of `pred`'s final candidate, approved.
+fn stitched_successor(pred: &ReviewState) -> ReviewState {
+    use probity_core::review::ids::NonBlank;
+    use probity_core::review::recovery::{Disposition, RecoverRequest, ScopeEvidence, successor};
+    use probity_core::review::snapshot::CandidateObservation;
+    let obs = CandidateObservation {
+        base_tree: pred.final_candidate_tree().clone(),
+        candidate_tree: TreeId::parse("2222222222222222222222222222222222222222").unwrap(),
+        unborn_head: false,
+        changed: vec![fixtures::text_change(
+            "src/parser.rs",
+            3,
+            1,
+            "fn yet_more() {}\n",
+        )],
+        intended_untracked: Vec::new(),
+    };
+    let record = pred.record().unwrap();
+    let differing = [RepoPath::parse("src/parser.rs").unwrap()];
+    successor(
+        &record,
+        RecoverRequest {
+            expected_revision: record.revision(),
+            disposition: Disposition::ScopeChanged,
+            reason: NonBlank::parse("more work on the parser").unwrap(),
+            actor: NonBlank::parse("dev").unwrap(),
+            authorization: None,
+        },
+        ScopeEvidence {
+            differing_paths: &differing,
+            owned_by_chain: false,
+        },
+        fixtures::start_input(&obs, Lens::Reliability).unwrap(),
+    )
+    .unwrap()
+    .accept_results(vec![fixtures::clean_result()], &Default::default())
+    .unwrap()
+    .accept_evidence(b"cargo test: 43 passed, 0 failed\n")
+    .unwrap()
+}
+
+/// R8.9: the allow a recovery chain gives a delivery of its first segment
+/// (the `recovery_chain` proof naming the run), and the denial it started
+/// from.
+#[test]
+fn a_recovery_chain_allow_names_its_run() {
+    use probity_core::review::gate::{ChainLink, Gate, decide_target, rebind};
+    let (_, _, l1) = approved();
+    let l2 = stitched_successor(&l1);
+    let receipt = |s: &ReviewState| Receipt::derive(s).unwrap().to_bytes().unwrap();
+    let (r1, r2) = (receipt(&l1), receipt(&l2));
+    let live = LiveTarget::new(
+        l1.snapshot().base_tree.clone(),
+        l1.final_candidate_tree().clone(),
+    );
+    let denied = decide_target(
+        Gate::PrePush,
+        &live,
+        Authority::Exact {
+            state: &l1,
+            receipt_file: Some(&r1),
+            superseded_by: Some(l2.lineage_id()),
+        },
+    );
+    insta::assert_snapshot!(
+        "denial_receipt_superseded",
+        serde_json::to_string_pretty(&denied).unwrap()
+    );
+    let chain = [
+        ChainLink {
+            state: &l1,
+            receipt_file: Some(&r1),
+        },
+        ChainLink {
+            state: &l2,
+            receipt_file: Some(&r2),
+        },
+    ];
+    let d = rebind(Gate::PrePush, &live, denied, &chain);
+    insta::assert_snapshot!(
+        "allow_recovery_chain",
+        serde_json::to_string_pretty(&d).unwrap()
+    );
+}
+
+/// R8.8: a first publication of a whole reviewed history (the
+/// `first_publication` proof), and the denial when the history carries a
+/// blob the reviewed tree does not (`history_not_reviewed`, naming it and
+/// the squash).
+#[test]
+fn a_first_publication_allow_and_its_history_denial() {
+    use probity_core::review::gate::{
+        BlobsOutside, DeliveredRange, Gate, RangeCommit, RangeJudgment, decide_target,
+        judge_first_publication,
+    };
+    use probity_core::review::ids::{CommitId, ObjectId};
+    let empty = TreeId::parse("4b825dc642cb6eb9a060e54bf8d69288fbee4904").unwrap();
+    // The whole history reviewed as one change: from the empty tree.
+    let mut whole_history = fixtures::parser_observation();
+    whole_history.base_tree = empty.clone();
+    let r2 = fixtures::start(&whole_history, Lens::Reliability)
+        .unwrap()
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+        .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
+        .unwrap();
+    let commit = |n: u8| CommitId::parse(format!("{n:040x}")).unwrap();
+    let history: Vec<RangeCommit> = (1..=3u8)
+        .map(|i| RangeCommit {
+            commit: commit(i),
+            tree: if i == 3 {
+                r2.final_candidate_tree().clone()
+            } else {
+                TreeId::parse(format!("{i:039x}f")).unwrap()
+            },
+            parents: if i == 1 {
+                Vec::new()
+            } else {
+                vec![commit(i - 1)]
+            },
+        })
+        .collect();
+    let range = DeliveredRange {
+        refs: vec!["refs/heads/main".into()],
+        tip: commit(3),
+        commits: history.iter().rev().cloned().collect(),
+        count: history.len(),
+        problem: None,
+    };
+    let oldest_first: Vec<&RangeCommit> = history.iter().collect();
+    // What the commit-by-commit judgment said: no review of the root.
+    let stack = || {
+        RangeJudgment::boundary(decide_target(
+            Gate::PrePush,
+            &LiveTarget::new(empty.clone(), history[0].tree.clone()),
+            Authority::None { changed_paths: &[] },
+        ))
+    };
+    // The whole history's review: (empty tree, the tip's tree).
+    let whole = decide_target(
+        Gate::PrePush,
+        &LiveTarget::new(
+            r2.snapshot().base_tree.clone(),
+            r2.final_candidate_tree().clone(),
+        ),
+        Authority::Exact {
+            state: &r2,
+            receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+            superseded_by: None,
+        },
+    );
+    let allowed = judge_first_publication(
+        Gate::PrePush,
+        &range,
+        &oldest_first,
+        stack(),
+        whole.clone(),
+        &empty,
+        Some(&BlobsOutside::default()),
+    );
+    insta::assert_snapshot!(
+        "allow_first_publication",
+        serde_json::to_string_pretty(&allowed.decision).unwrap()
+    );
+    let outside = BlobsOutside {
+        blobs: vec![(
+            ObjectId::parse("d97c5eada5d8c52079031eef0107a4430a9617c5").unwrap(),
+            "config/keys.txt".into(),
+        )],
+        more: false,
+    };
+    let denied = judge_first_publication(
+        Gate::PrePush,
+        &range,
+        &oldest_first,
+        stack(),
+        whole,
+        &empty,
+        Some(&outside),
+    );
+    insta::assert_snapshot!(
+        "denial_history_not_reviewed",
+        serde_json::to_string_pretty(&denied.decision).unwrap()
+    );
+}
