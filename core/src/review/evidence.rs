@@ -177,9 +177,9 @@ pub fn evidence_verdict_streamed(
             map
         }
         Ok(_) if claims => {
-            return Err(EvidenceDocError::Malformed(format!(
-                "its top-level `schema` is another, or missing"
-            )));
+            return Err(EvidenceDocError::Malformed(
+                "its top-level `schema` is another, or missing".to_string(),
+            ));
         }
         Err(e) if claims => {
             return Err(EvidenceDocError::Malformed(format!(
