@@ -280,6 +280,9 @@ fn signature_next_action(e: &drivers::SignatureError) -> &'static str {
         S::NoAllowedSigners => {
             "git config probity.allowedSignersFile <file> (git's allowed-signers format), or pass --allowed-signers"
         }
+        S::AllowedSigners(_) => {
+            "pass a regular allowed-signers file (git's format) of at most 1 MiB, by --allowed-signers or git config probity.allowedSignersFile; nothing was checked"
+        }
         S::NoSigningKey => {
             "git config probity.signingKey <path to an SSH key> (or user.signingKey with gpg.format=ssh)"
         }
@@ -294,9 +297,11 @@ fn signature_next_action(e: &drivers::SignatureError) -> &'static str {
 fn signature_error(e: drivers::SignatureError) -> CliError {
     use drivers::SignatureError as S;
     let kind = match &e {
-        S::Missing | S::Invalid(_) | S::SignerNotAllowed { .. } | S::Envelope(_) => {
-            ErrorKind::RejectedInput
-        }
+        S::Missing
+        | S::Invalid(_)
+        | S::SignerNotAllowed { .. }
+        | S::Envelope(_)
+        | S::AllowedSigners(_) => ErrorKind::RejectedInput,
         S::NoAllowedSigners | S::NoSigningKey => ErrorKind::Repository,
         S::BadSignerOutput(_) | S::Tool(_) => ErrorKind::Io,
         S::Serialize(_) => ErrorKind::Integrity,

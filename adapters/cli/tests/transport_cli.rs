@@ -1153,6 +1153,97 @@ fn a_non_regular_bundle_or_envelope_is_refused_at_once() {
     assert!(store_snapshot(&s.f) == before, "the store changed");
 }
 
+/// Regression (issue 12): an allowed-signers file (`--allowed-signers` or
+/// `probity.allowedSignersFile`) that is a FIFO blocked `attest verify`
+/// forever, a directory or a device answered a misleading "does not allow"
+/// denial, and an oversized one went to `ssh-keygen` whole. Each is now a
+/// typed error (exit 3) before `ssh-keygen` runs at all.
+#[test]
+fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen() {
+    let s = Setup::new();
+    let lineage = s.approve();
+    let key = keygen(s.inputs.path(), "alice");
+    s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let signed = probity(s.f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let envelope = input(s.inputs.path(), "envelope.json", &signed.stdout);
+    // A real file of this key verifies (the path the refusals leave).
+    let good = allowed(s.inputs.path(), &[("alice@example.com", &key)]);
+    let ok = probity(
+        s.f.root(),
+        &[
+            "attest",
+            "verify",
+            "--envelope",
+            &envelope,
+            "--allowed-signers",
+            good.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
+
+    let fifo = s.inputs.path().join("signers.fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let dir = s.inputs.path().join("signers.d");
+    std::fs::create_dir(&dir).unwrap();
+    let big = s.inputs.path().join("big_signers");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(probity_git::sign::MAX_ALLOWED_SIGNERS_BYTES + 1)
+        .unwrap();
+    // A stand-in ssh-keygen that leaves a mark: it must never run.
+    let shim = s.inputs.path().join("ssh-keygen-shim");
+    let ran = s.inputs.path().join("ssh-keygen-ran");
+    probity_testkit::write_executable(
+        &shim,
+        format!("#!/bin/sh\ntouch '{}'\nexit 0\n", ran.display()).as_bytes(),
+    )
+    .unwrap();
+    let env = [("PROBITY_SSH_KEYGEN", shim.to_str().unwrap())];
+    for (path, code) in [
+        (fifo.as_path(), "input_not_regular"),
+        (dir.as_path(), "input_not_regular"),
+        (Path::new("/dev/null"), "input_not_regular"),
+        (big.as_path(), "input_too_large"),
+    ] {
+        let p = path.to_str().unwrap();
+        // The flag, then the configuration.
+        let by_flag = probity_bounded(
+            s.f.root(),
+            &[
+                "attest",
+                "verify",
+                "--envelope",
+                &envelope,
+                "--allowed-signers",
+                p,
+            ],
+            &env,
+            30,
+        );
+        s.f.git(&["config", "probity.allowedSignersFile", p])
+            .unwrap();
+        let by_config = probity_bounded(
+            s.f.root(),
+            &["attest", "verify", "--envelope", &envelope],
+            &env,
+            30,
+        );
+        for r in [by_flag, by_config] {
+            assert_eq!(r.code, 3, "{p}: {}{}", r.stdout, r.stderr);
+            assert_eq!(r.json["error"]["code"], code, "{p}: {}", r.stdout);
+            assert!(!ran.exists(), "{p}: ssh-keygen ran");
+        }
+    }
+}
+
 /// A reviewed stack pushed without its notes is warned about too (a
 /// stack's report names no single lineage, which used to hide it).
 #[test]

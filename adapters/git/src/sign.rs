@@ -14,7 +14,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use probity_core::review::dsse::{NAMESPACE, SshSig};
-use probity_ports::review::{AdapterError, SignatureError, SignaturePolicy, SshSignatures};
+use probity_ports::review::{
+    AdapterError, AllowedSignersError, SignatureError, SignaturePolicy, SshSignatures,
+};
 
 use crate::{GitCli, GitError, Repo};
 
@@ -22,6 +24,9 @@ use crate::{GitCli, GitError, Repo};
 pub const SIGN_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long one verification step may take.
 pub const VERIFY_TIMEOUT: Duration = Duration::from_secs(20);
+/// The largest allowed-signers file read (`--allowed-signers`,
+/// `probity.allowedSignersFile`): 1 MiB, thousands of keys.
+pub const MAX_ALLOWED_SIGNERS_BYTES: u64 = 1 << 20;
 /// The most output read from one `ssh-keygen` run.
 const MAX_OUTPUT: usize = 64 * 1024;
 
@@ -60,10 +65,6 @@ pub enum SshKeygenError {
         /// Its stderr, lossily as UTF-8, trimmed.
         stderr: String,
     },
-    /// The allowed-signers file cannot be opened for reading; carries its
-    /// path (as displayed) and the error.
-    #[error("{0} is not readable: {1}")]
-    Unreadable(String, std::io::Error),
     /// An I/O error on a temporary signature file, the child's pipes or
     /// while waiting for it.
     #[error("I/O error while running ssh-keygen: {0}")]
@@ -267,13 +268,29 @@ fn failed(args: &str, status: std::process::ExitStatus, stderr: &[u8]) -> SshKey
     }
 }
 
-fn readable(path: &Path) -> Result<(), SshKeygenError> {
-    std::fs::File::open(path)
+/// Reads the allowed-signers file through the shared bounded reader: a
+/// regular file of at most [`MAX_ALLOWED_SIGNERS_BYTES`], or a typed
+/// refusal (a FIFO is never opened for reading, a device never read).
+fn usable_allowed_signers(path: &Path) -> Result<(), AllowedSignersError> {
+    use probity_scratch::input::{InputError, read_regular};
+    let shown = path.display().to_string();
+    read_regular(path, MAX_ALLOWED_SIGNERS_BYTES)
         .map(drop)
-        .map_err(|e| SshKeygenError::Unreadable(path.display().to_string(), e))
+        .map_err(|e| match e {
+            InputError::NotRegular => AllowedSignersError::NotRegular { path: shown },
+            InputError::TooLarge { limit } => AllowedSignersError::TooLarge { path: shown, limit },
+            InputError::Unreadable(e) => AllowedSignersError::Unreadable {
+                path: shown,
+                reason: e.to_string(),
+            },
+        })
 }
 
 impl SshSignatures for SshKeygen {
+    fn check_allowed_signers(&self, allowed_signers: &Path) -> Result<(), AllowedSignersError> {
+        usable_allowed_signers(allowed_signers)
+    }
+
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, AdapterError> {
         let key = self
             .key
@@ -333,7 +350,7 @@ impl SshSignatures for SshKeygen {
         allowed_signers: &Path,
         signature: &SshSig,
     ) -> Result<Vec<String>, AdapterError> {
-        readable(allowed_signers)?;
+        usable_allowed_signers(allowed_signers)?;
         let f = self.sig_file(signature)?;
         let args: [&std::ffi::OsStr; 6] = [
             "-Y".as_ref(),
@@ -367,7 +384,7 @@ impl SshSignatures for SshKeygen {
         signature: &SshSig,
         message: &[u8],
     ) -> Result<bool, AdapterError> {
-        readable(allowed_signers)?;
+        usable_allowed_signers(allowed_signers)?;
         let f = self.sig_file(signature)?;
         let args: [&std::ffi::OsStr; 10] = [
             "-Y".as_ref(),

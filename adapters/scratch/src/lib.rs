@@ -15,8 +15,10 @@
 //!   lock it can take: never a live owner's, whatever its age.
 //!
 //! This crate holds no policy about what is written: it is the process
-//! plumbing the git and store adapters share.
+//! plumbing the git and store adapters share, with the one bounded reader
+//! of input files ([`input`]) the CLI and the git adapter share.
 
+pub mod input;
 pub mod registry;
 pub mod scratch;
 pub mod signals;

@@ -41,8 +41,8 @@ pub use model_run::{
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};
 pub use sign::{
-    SignatureError, SignaturePolicy, Signer, SshSignatures, check_attestations, sign_statement,
-    verify_envelope,
+    AllowedSignersError, SignatureError, SignaturePolicy, Signer, SshSignatures,
+    check_attestations, sign_statement, verify_envelope,
 };
 pub use start::{
     CommitStart, Repaired, Started, burn, invalidate, recover, repair, start, start_commit,

@@ -43,6 +43,10 @@ pub struct Signer {
 /// method is one bounded `ssh-keygen -Y` run; a failure to run it is an
 /// error, never an answer.
 pub trait SshSignatures {
+    /// Refuses an allowed-signers file that cannot be used, before any
+    /// `ssh-keygen` run reads it: not a regular file (a FIFO, a directory,
+    /// a device), over the adapter's bound, or unreadable.
+    fn check_allowed_signers(&self, allowed_signers: &Path) -> Result<(), AllowedSignersError>;
     /// Signs `message` with the configured key (`ssh-keygen -Y sign -n
     /// probity`); returns what `ssh-keygen` printed (armored SSHSIG text).
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, AdapterError>;
@@ -66,6 +70,46 @@ pub trait SshSignatures {
         signature: &SshSig,
         message: &[u8],
     ) -> Result<bool, AdapterError>;
+}
+
+/// Why an allowed-signers file is not used (nothing in it was consulted).
+#[derive(Debug, thiserror::Error)]
+pub enum AllowedSignersError {
+    /// A FIFO, a directory or a device: never read.
+    #[error(
+        "the allowed-signers file {path} is not a regular file (a FIFO, directory or device is never read)"
+    )]
+    NotRegular {
+        /// The path, as displayed.
+        path: String,
+    },
+    /// Over the bound.
+    #[error("the allowed-signers file {path} is larger than the {limit}-byte limit")]
+    TooLarge {
+        /// The path, as displayed.
+        path: String,
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// It cannot be inspected, opened or read.
+    #[error("the allowed-signers file {path} is not readable: {reason}")]
+    Unreadable {
+        /// The path, as displayed.
+        path: String,
+        /// Why, as the operating system put it.
+        reason: String,
+    },
+}
+
+impl AllowedSignersError {
+    /// The stable code: the one every unusable input file answers.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AllowedSignersError::NotRegular { .. } => "input_not_regular",
+            AllowedSignersError::TooLarge { .. } => "input_too_large",
+            AllowedSignersError::Unreadable { .. } => "unreadable_input",
+        }
+    }
 }
 
 /// Why an attestation was not signed, or is not accepted. [`code`] is the
@@ -100,6 +144,10 @@ pub enum SignatureError {
     /// file is configured.
     #[error("no allowed-signers file is configured (git config probity.allowedSignersFile)")]
     NoAllowedSigners,
+    /// The allowed-signers file is not a regular file, is over its bound,
+    /// or cannot be read (checked before any signature is).
+    #[error("{0}")]
+    AllowedSigners(#[from] AllowedSignersError),
     /// `--sign` without a key.
     #[error(
         "no signing key is configured (git config probity.signingKey, or user.signingKey with gpg.format=ssh)"
@@ -125,6 +173,7 @@ impl SignatureError {
             SignatureError::SignerNotAllowed { .. } => "signer_not_allowed",
             SignatureError::Envelope(_) => "bad_envelope",
             SignatureError::NoAllowedSigners => "allowed_signers_missing",
+            SignatureError::AllowedSigners(e) => e.code(),
             SignatureError::NoSigningKey => "signing_key_missing",
             SignatureError::BadSignerOutput(_) => "bad_signature_output",
             SignatureError::Tool(_) => "signing_tool",
@@ -171,7 +220,9 @@ pub fn sign_statement<P: SshSignatures + ?Sized>(
 /// prints for the lineage) and the allowed signers of `policy`.
 ///
 /// In order, each answer final:
-/// 1. no allowed-signers file → [`SignatureError::NoAllowedSigners`];
+/// 1. no allowed-signers file → [`SignatureError::NoAllowedSigners`]; one
+///    that is not a regular file, over its bound or unreadable →
+///    [`SignatureError::AllowedSigners`] (before any `ssh-keygen` run);
 /// 2. not an envelope (over [`dsse::MAX_ENVELOPE_BYTES`], truncated,
 ///    unknown fields, another payload type, a `sig` that is not an SSHSIG)
 ///    → [`SignatureError::Envelope`];
@@ -196,6 +247,7 @@ pub fn verify_envelope<P: SshSignatures + ?Sized>(
         .allowed_signers
         .as_deref()
         .ok_or(SignatureError::NoAllowedSigners)?;
+    port.check_allowed_signers(allowed)?;
     let parsed = dsse::parse_envelope(envelope)?;
     if parsed.signatures.is_empty() {
         return Err(SignatureError::Missing);
@@ -300,6 +352,9 @@ mod tests {
     }
 
     impl SshSignatures for Fake {
+        fn check_allowed_signers(&self, _: &Path) -> Result<(), AllowedSignersError> {
+            Ok(())
+        }
         fn sign(&self, _: &[u8]) -> Result<Vec<u8>, AdapterError> {
             Ok(b"not a signature".to_vec())
         }

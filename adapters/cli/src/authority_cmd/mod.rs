@@ -703,21 +703,18 @@ fn too_large(name: &str, limit: u64) -> CliError {
     )
 }
 
-/// Opens an input file for reading: only a regular file (checked from its
-/// metadata before opening, and again on the open handle), opened without
-/// blocking, so a FIFO, a directory or a device is refused at once.
-fn open_regular(path: &Path) -> Result<std::fs::File, CliError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let unreadable = |e: std::io::Error| {
-        CliError::new(
+/// Maps the shared reader's refusal ([`probity_scratch::input`]) to the
+/// CLI's typed errors.
+fn input_error(path: &Path, e: probity_scratch::input::InputError) -> CliError {
+    use probity_scratch::input::InputError;
+    match e {
+        InputError::Unreadable(e) => CliError::new(
             ErrorKind::RejectedInput,
             "unreadable_input",
             format!("{}: {e}", path.display()),
             "pass a readable regular file",
-        )
-    };
-    let not_regular = || {
-        CliError::new(
+        ),
+        InputError::NotRegular => CliError::new(
             ErrorKind::RejectedInput,
             "input_not_regular",
             format!(
@@ -725,61 +722,29 @@ fn open_regular(path: &Path) -> Result<std::fs::File, CliError> {
                 path.display()
             ),
             "pass a regular file, or `-` to read the document from stdin",
-        )
-    };
-    if !std::fs::metadata(path).map_err(unreadable)?.is_file() {
-        return Err(not_regular());
+        ),
+        InputError::TooLarge { limit } => too_large(&path.display().to_string(), limit),
     }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(unreadable)?;
-    // The path may have been swapped since the check: trust the handle.
-    if !file.metadata().map_err(unreadable)?.is_file() {
-        return Err(not_regular());
-    }
-    Ok(file)
 }
 
 /// Streams an input (a regular file, or stdin for `-`) through `sink` in
 /// chunks, refusing it with `input_too_large` once more than `limit` bytes
 /// arrived (a file that grows while read is still bounded). Returns the
-/// number of bytes read.
+/// number of bytes read. A file is opened by
+/// [`probity_scratch::input::open_regular`]: a FIFO, a directory or a
+/// device is refused at once, never opened for reading.
 pub(crate) fn stream_input(
     path: &Path,
     limit: u64,
-    mut sink: impl FnMut(&[u8]),
+    sink: impl FnMut(&[u8]),
 ) -> Result<u64, CliError> {
-    use std::io::Read;
-    let name = path.display().to_string();
-    let mut reader: Box<dyn Read> = if path.as_os_str() == "-" {
+    use probity_scratch::input::{open_regular, stream_bounded};
+    let mut reader: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(open_regular(path)?)
+        Box::new(open_regular(path).map_err(|e| input_error(path, e))?)
     };
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut total: u64 = 0;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => return Ok(total),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(CliError::new(
-                    ErrorKind::RejectedInput,
-                    "unreadable_input",
-                    format!("{name}: {e}"),
-                    "pass a readable regular file",
-                ));
-            }
-        };
-        total = total.saturating_add(n as u64);
-        if total > limit {
-            return Err(too_large(&name, limit));
-        }
-        sink(&buf[..n]);
-    }
+    stream_bounded(&mut reader, limit, sink).map_err(|e| input_error(path, e))
 }
 
 /// Reads a whole input document (a regular file, or stdin for `-`), at

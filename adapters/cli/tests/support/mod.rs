@@ -90,6 +90,49 @@ pub fn probity_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
+/// [`probity_env`] under a watchdog: past `secs` the child is killed
+/// (SIGKILL, by its pid only) and the run answers exit code -1, so a test
+/// of an input that once blocked forever (a FIFO) fails instead of hanging.
+pub fn probity_bounded(cwd: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .arg("--json")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("run probity");
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(secs))
+            .is_err()
+        {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    });
+    let out = child.wait_with_output().expect("wait for probity");
+    let _ = done_tx.send(());
+    let _ = watchdog.join();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// Runs `probity --json --cwd <cwd> args...` with `stdin` piped in (a
 /// reader that stops early is not an error: the answer is what counts).
 pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
