@@ -17,6 +17,7 @@ use probity_core::context::assemble::{
 use probity_core::context::input::ContextInput;
 use probity_core::context::types::HexDigest;
 use probity_core::context::verify::{Observed, VerifiedTree, VerifyError};
+use serde_json::Value;
 
 use crate::schemas;
 
@@ -29,6 +30,14 @@ pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
 pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree, VerifyError> {
     let bundle = schemas::bundle().map_err(VerifyError::Bundle)?;
     probity_core::context::verify::verify(observed, retained, bundle)
+}
+
+/// Checks the root index alone against the retained digest and the v1
+/// bundle (`probity_core::context::verify::check_index`): the parsed index,
+/// whose manifest an observer uses before reading any other file.
+pub fn check_index(index_bytes: &[u8], retained: &HexDigest) -> Result<Value, VerifyError> {
+    let bundle = schemas::bundle().map_err(VerifyError::Bundle)?;
+    probity_core::context::verify::check_index(index_bytes, retained, bundle)
 }
 
 /// The most worker threads `default_workers` chooses.

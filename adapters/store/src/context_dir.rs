@@ -1,7 +1,9 @@
 //! Entity-context-snapshot trees on the file system: writing an assembled
 //! tree (0700 directories, 0600 files), observing a directory for the pure
 //! verifier without ever following a link or reading a file over the
-//! verifier's limit (with every entry's permission bits), and the verified
+//! verifier's limit (with every entry's permission bits; `verify_dir` reads
+//! the root index first and no file its manifest does not list, nor one of
+//! another size than listed), and the verified
 //! read-only copy (0555 directories, 0444 files) written from the verified
 //! bytes.
 
@@ -353,7 +355,9 @@ fn walk(root: &Path, rel: &str, out: &mut Observed) -> Result<(), ContextDirErro
 }
 
 /// Observes a context directory: every entry below `root` with its kind
-/// (no link is ever followed) and the bytes of every regular file.
+/// (no link is ever followed) and the bytes of every regular file up to
+/// the verifier's limit, whatever the manifest lists (for inspection and
+/// tests: [`verify_dir`] reads only what the retained manifest lists).
 pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
     let m = fs::symlink_metadata(root).map_err(io(root))?;
     if m.file_type().is_symlink() {
@@ -368,10 +372,199 @@ pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
     Ok(out)
 }
 
-/// Reads and verifies a context directory against the retained digest.
+/// What a metadata-only walk sees of one entry.
+enum Seen {
+    Dir,
+    File(fs::Metadata),
+    Symlink,
+    Special,
+}
+
+/// Every entry below `root` by its no-follow metadata alone (no file is
+/// opened), with its permission bits; the root's mode under `""`.
+fn scan(
+    root: &Path,
+    rel: &str,
+    out: &mut std::collections::BTreeMap<String, Seen>,
+    modes: &mut std::collections::BTreeMap<String, u32>,
+) -> Result<(), ContextDirError> {
+    let dir = if rel.is_empty() {
+        root.to_path_buf()
+    } else {
+        root.join(rel)
+    };
+    let mut names = Vec::new();
+    for entry in fs::read_dir(&dir).map_err(io(&dir))? {
+        let entry = entry.map_err(io(&dir))?;
+        let name = entry
+            .file_name()
+            .into_string()
+            .map_err(|_| ContextDirError::NonUtf8Name(entry.path()))?;
+        names.push(name);
+    }
+    names.sort();
+    for name in names {
+        let child_rel = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        let path = root.join(&child_rel);
+        let m = fs::symlink_metadata(&path).map_err(io(&path))?;
+        let ft = m.file_type();
+        modes.insert(child_rel.clone(), m.mode() & 0o7777);
+        if ft.is_symlink() {
+            out.insert(child_rel, Seen::Symlink);
+        } else if ft.is_dir() {
+            out.insert(child_rel.clone(), Seen::Dir);
+            scan(root, &child_rel, out, modes)?;
+        } else if ft.is_file() {
+            out.insert(child_rel, Seen::File(m));
+        } else {
+            out.insert(child_rel, Seen::Special);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a listed regular file of `expected` bytes without following
+/// links (the opened handle must be the inode the no-follow lookup saw),
+/// hashing it as it is read through a fixed buffer; never more than
+/// `expected` bytes are kept (a file that grew is `Changed`). The bytes are
+/// returned only when their SHA-256 is the manifest's `sha256`.
+fn read_listed(
+    path: &Path,
+    rel: &str,
+    seen: &fs::Metadata,
+    expected: u64,
+    sha256: &str,
+) -> Result<Vec<u8>, ContextDirError> {
+    use sha2::{Digest, Sha256};
+    let mut f = File::open(path).map_err(io(path))?;
+    let m = f.metadata().map_err(io(path))?;
+    if !m.file_type().is_file() || m.ino() != seen.ino() || m.dev() != seen.dev() {
+        return Err(ContextDirError::Changed(path.to_owned()));
+    }
+    // `expected` is the manifest's count, equal to the size the lookup saw
+    // and at most the verifier's limit: never a size the file claims alone.
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = f.read(&mut buf).map_err(io(path))?;
+        if n == 0 {
+            break;
+        }
+        let chunk = &buf[..n];
+        if bytes.len() as u64 + n as u64 > expected {
+            return Err(ContextDirError::Changed(path.to_owned()));
+        }
+        hasher.update(chunk);
+        bytes.extend_from_slice(chunk);
+    }
+    if (bytes.len() as u64) != expected {
+        return Err(ContextDirError::Changed(path.to_owned()));
+    }
+    let after = fs::symlink_metadata(path).map_err(io(path))?;
+    if after.ino() != seen.ino() || after.dev() != seen.dev() {
+        return Err(ContextDirError::Changed(path.to_owned()));
+    }
+    let digest: [u8; 32] = hasher.finalize().into();
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    if hex != sha256 {
+        return Err(VerifyError::Digest(rel.to_owned()).into());
+    }
+    Ok(bytes)
+}
+
+/// Reads and verifies a context directory against the retained digest,
+/// the root index first: the tree is walked by metadata alone, links,
+/// special files and (for `index.json`) the size limit are refused from
+/// it, `index.json` is read (bounded) and checked against the retained
+/// digest, and its manifest then refuses every file it does not list and
+/// every listed file whose size differs from its `bytes` (or is over the
+/// limit), all before any other file is opened. Each listed file is then
+/// read once, hashed as it is read, under its manifest size; the full
+/// verifier (C3) runs over exactly those bytes.
 pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, ContextDirError> {
-    let observed = observe_dir(root)?;
-    Ok(probity_ports::context::verify(&observed, retained)?)
+    let m = fs::symlink_metadata(root).map_err(io(root))?;
+    if m.file_type().is_symlink() {
+        return Err(ContextDirError::RootSymlink(root.to_owned()));
+    }
+    if !m.file_type().is_dir() {
+        return Err(ContextDirError::RootNotDirectory(root.to_owned()));
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    let mut out = Observed::default();
+    out.modes.insert(String::new(), m.mode() & 0o7777);
+    scan(root, "", &mut seen, &mut out.modes)?;
+    for (path, node) in &seen {
+        match node {
+            Seen::Symlink => return Err(VerifyError::Symlink(path.clone()).into()),
+            Seen::Special => return Err(VerifyError::SpecialFile(path.clone()).into()),
+            Seen::Dir | Seen::File(_) => {}
+        }
+    }
+    let too_large = |path: &str, m: &fs::Metadata| VerifyError::TooLarge {
+        path: path.to_owned(),
+        size: m.len(),
+        max: verify::MAX_OBSERVED_FILE_BYTES,
+    };
+    let Some(Seen::File(index_meta)) = seen.get("index.json") else {
+        return Err(VerifyError::MissingIndex.into());
+    };
+    if index_meta.len() > verify::MAX_OBSERVED_FILE_BYTES {
+        return Err(too_large("index.json", index_meta).into());
+    }
+    let index_path = root.join("index.json");
+    let index_bytes = read_regular(&index_path, index_meta)?;
+    let index = probity_ports::context::check_index(&index_bytes, retained)?;
+    // The manifest, as the index schema guarantees it: path → (bytes,
+    // sha256). A path listed twice is left to the verifier.
+    let mut manifest = std::collections::BTreeMap::new();
+    for e in index["files"].as_array().into_iter().flatten() {
+        if let Some(p) = e["path"].as_str() {
+            let bytes = e["bytes"].as_u64().unwrap_or(u64::MAX);
+            let sha = e["sha256"].as_str().unwrap_or_default();
+            manifest.entry(p.to_owned()).or_insert((bytes, sha));
+        }
+    }
+    // Refusals from metadata alone, before any listed file is opened.
+    for (path, node) in &seen {
+        if let Seen::File(m) = node
+            && path != "index.json"
+        {
+            let Some((expected, _)) = manifest.get(path) else {
+                return Err(VerifyError::ExtraFile(path.clone()).into());
+            };
+            if m.len() > verify::MAX_OBSERVED_FILE_BYTES {
+                return Err(too_large(path, m).into());
+            }
+            if m.len() != *expected {
+                return Err(VerifyError::Size {
+                    path: path.clone(),
+                    expected: *expected,
+                    actual: m.len(),
+                }
+                .into());
+            }
+        }
+    }
+    for (path, node) in seen {
+        let entry = match node {
+            Seen::Dir => Node::Dir,
+            Seen::File(_) if path == "index.json" => Node::File(index_bytes.clone()),
+            Seen::File(m) => {
+                let (expected, sha) = manifest.get(&path).copied().unwrap_or((0, ""));
+                Node::File(read_listed(&root.join(&path), &path, &m, expected, sha)?)
+            }
+            // Refused above.
+            Seen::Symlink => Node::Symlink,
+            Seen::Special => Node::Special,
+        };
+        out.entries.insert(path, entry);
+    }
+    Ok(probity_ports::context::verify(&out, retained)?)
 }
 
 /// Writes the verified bytes to a new directory `dest`, makes it read-only

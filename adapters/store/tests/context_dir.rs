@@ -1,7 +1,7 @@
 //! The file-system side of entity-context-snapshot trees.
 
 use std::fs;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt, symlink};
 use std::os::unix::net::UnixListener;
 use std::path::Path;
 
@@ -192,4 +192,71 @@ fn copy_to_an_existing_directory_is_refused_untouched() {
         Err(ContextDirError::Exists(_))
     ));
     assert!(fs::read_dir(&dest).unwrap().next().is_none());
+}
+
+fn sparse(path: &Path, len: u64) {
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .unwrap();
+    f.set_len(len).unwrap();
+}
+
+/// Regression (issue 13 audit): every file up to 64 MiB was read whole
+/// before the manifest was looked at (30 sparse 63 MiB extra files peaked
+/// near 2 GB). A file the manifest does not list is refused from its name
+/// alone, whatever its size: never read, never the size limit's refusal.
+#[test]
+fn an_unlisted_file_is_refused_by_the_manifest_without_being_read() {
+    let (_tmp, root, a) = written();
+    sparse(&root.join("records/extra1.md"), 63 * 1024 * 1024);
+    sparse(&root.join("records/extra2.md"), 1 << 40);
+    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    assert!(
+        matches!(&err, ContextDirError::Verify(VerifyError::ExtraFile(p)) if p == "records/extra1.md"),
+        "{err}"
+    );
+    fs::remove_file(root.join("records/extra1.md")).unwrap();
+    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    assert!(
+        matches!(&err, ContextDirError::Verify(VerifyError::ExtraFile(p)) if p == "records/extra2.md"),
+        "{err}"
+    );
+    fs::remove_file(root.join("records/extra2.md")).unwrap();
+    verify_dir(&root, &a.index_digest).unwrap();
+}
+
+/// Regression (issue 13 audit): sizes were compared only after each file
+/// was read. Every listed file's size is now compared with the manifest's
+/// from its metadata before any listed file is read: a later file grown
+/// by one byte is refused by its size even though an earlier one has a
+/// flipped byte (which reading would find first).
+#[test]
+fn sizes_are_checked_from_metadata_before_any_file_is_read() {
+    let (_tmp, root, a) = written();
+    let first = root.join("collection.json");
+    let mut b = fs::read(&first).unwrap();
+    b[1] ^= 1;
+    fs::write(&first, b).unwrap();
+    let later = root.join("state/threads.json");
+    let mut b = fs::read(&later).unwrap();
+    let before = b.len() as u64;
+    b.push(b'\n');
+    fs::write(&later, b).unwrap();
+    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    assert!(
+        matches!(&err, ContextDirError::Verify(VerifyError::Size { path, expected, actual })
+            if path == "state/threads.json" && *expected == before && *actual == before + 1),
+        "{err}"
+    );
+    // A listed file over the limit keeps the limit's refusal (never read).
+    fs::remove_file(&later).unwrap();
+    sparse(&later, 1 << 40);
+    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    assert!(
+        matches!(&err, ContextDirError::Verify(VerifyError::TooLarge { path, .. }) if path == "state/threads.json"),
+        "{err}"
+    );
 }

@@ -337,6 +337,38 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
         .map(move |(i, _)| &path[..i])
 }
 
+/// The root of trust, checked alone: `index_bytes` must be the retained
+/// `index.json` (its SHA-256 is `retained`), RFC 8785 canonical JSON, valid
+/// against the index schema, of this build's `filter_version`. Answers the
+/// parsed index, whose `files` manifest an observer may then use to refuse
+/// unlisted or mis-sized files before reading any ([`verify`] checks it the
+/// same way first).
+pub fn check_index(
+    index_bytes: &[u8],
+    retained: &HexDigest,
+    bundle: &dyn Schemas,
+) -> Result<Value, VerifyError> {
+    let actual = HexDigest::of(index_bytes);
+    if actual != *retained {
+        return Err(VerifyError::RootIndexMismatch {
+            expected: retained.hex(),
+            actual: actual.hex(),
+        });
+    }
+    let index = parse_json("index.json", index_bytes)?;
+    bundle
+        .validate(DocSchema::Index, &index)
+        .map_err(|error| VerifyError::Schema {
+            path: "index.json".into(),
+            error,
+        })?;
+    let fv = index["filter_version"].as_str().unwrap_or_default();
+    if fv != FILTER_VERSION {
+        return Err(VerifyError::FilterVersion(fv.to_owned()));
+    }
+    Ok(index)
+}
+
 /// Verifies an observed context directory against the retained digest.
 pub fn verify(
     observed: &Observed,
@@ -361,24 +393,8 @@ pub fn verify(
     let Some(Node::File(index_bytes)) = observed.entries.get("index.json") else {
         return Err(VerifyError::MissingIndex);
     };
-    let actual = HexDigest::of(index_bytes);
-    if actual != *retained {
-        return Err(VerifyError::RootIndexMismatch {
-            expected: retained.hex(),
-            actual: actual.hex(),
-        });
-    }
-    let index = parse_json("index.json", index_bytes)?;
-    bundle
-        .validate(DocSchema::Index, &index)
-        .map_err(|error| VerifyError::Schema {
-            path: "index.json".into(),
-            error,
-        })?;
-    let fv = index["filter_version"].as_str().unwrap_or_default();
-    if fv != FILTER_VERSION {
-        return Err(VerifyError::FilterVersion(fv.to_owned()));
-    }
+    let index = check_index(index_bytes, retained, bundle)?;
+    let actual = *retained;
 
     let mut files = BTreeMap::new();
     let manifest = index["files"].as_array().cloned().unwrap_or_default();
