@@ -11,7 +11,7 @@ mod support;
 
 use probity_core::digest::Sha256Digest;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
-use support::model_server::{Lens, role_server};
+use support::model_server::{Lens, role_server, role_server_with};
 use support::*;
 
 fn env(url: &str) -> Vec<(&'static str, String)> {
@@ -336,4 +336,181 @@ fn without_a_model_the_review_is_refused_before_anything_runs() {
     let bad = probity(f.root(), &["review", "--lineage", "review-zz"]);
     assert_eq!(bad.code, 2, "{}", bad.stdout);
     assert_eq!(store_snapshot(&f), before);
+}
+
+fn transcripts(f: &probity_git::fixture::Fixture, lineage: &str) -> Vec<String> {
+    std::fs::read_dir(
+        f.root()
+            .join(".git/probity/reviews/v1")
+            .join(lineage)
+            .join("transcripts"),
+    )
+    .into_iter()
+    .flatten()
+    .flatten()
+    .map(|e| e.file_name().to_string_lossy().into_owned())
+    .collect()
+}
+
+/// Regression: after a frozen path was edited, `review --lineage` asked the
+/// model (the whole prompt sent), was then refused `candidate_changed` at
+/// submission, and left the transcript in the store; every rerun paid
+/// again. The live candidate is checked (as `lens submit` checks it) before
+/// any model call.
+#[test]
+fn a_changed_candidate_is_refused_before_any_model_is_asked() {
+    let f = medium_change();
+    let lineage = started(&f);
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn other() {}\n")
+        .unwrap();
+    let before = store_snapshot(&f);
+    let server = role_server(Lens::Clean);
+    for _ in 0..2 {
+        let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+        assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "candidate_changed", "{}", r.stdout);
+        assert!(
+            r.json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("src/parser.rs"),
+            "{}",
+            r.stdout
+        );
+        assert_eq!(server.requests().len(), 0, "no model was asked");
+        assert_eq!(store_snapshot(&f), before, "the store is unchanged");
+    }
+}
+
+/// Regression: a transcript was kept before its answer was submitted, so a
+/// refused submission (here: the candidate moved while the model thought)
+/// left it in the store. It is kept only once the answer is accepted.
+#[test]
+fn a_lens_answer_refused_at_submission_keeps_no_transcript() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let before = store_snapshot(&f);
+    let root = f.root().to_path_buf();
+    // The candidate changes while the model is asked: the check before the
+    // run passed, the submission after it is refused.
+    let server = role_server_with(Lens::Clean, move |_| {
+        std::fs::write(
+            root.join("src/parser.rs"),
+            "// parser\nfn parse() {}\nfn other() {}\n",
+        )
+        .unwrap();
+    });
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
+    assert!(!server.requests().is_empty());
+    let role = &r.json["roles"][0];
+    assert_eq!(role["ok"], false, "{}", r.stdout);
+    assert_eq!(role["error"]["code"], "candidate_changed", "{}", r.stdout);
+    assert_eq!(transcripts(&f, &lineage), Vec::<String>::new());
+    assert_eq!(store_snapshot(&f), before, "the store is byte-identical");
+}
+
+/// The refuter's transcript likewise: kept only once `finalize` took its
+/// batch. A refused batch is the refuter's role error; the lens results
+/// already submitted and finalized are answered as they stand.
+#[test]
+fn a_refuter_batch_refused_by_finalize_keeps_no_transcript() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let root = f.root().to_path_buf();
+    let at_refuter = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = at_refuter.clone();
+    let server = role_server_with(
+        Lens::Inferential {
+            location: "src/parser.rs:3".into(),
+            claim: "more() may be called before parse() initialises state".into(),
+        },
+        move |body| {
+            let mut seen = seen.lock().unwrap();
+            if support::model_server::role(body).0 == "refuter" && seen.is_none() {
+                *seen = Some(store_snapshot_at(&root));
+                std::fs::write(
+                    root.join("src/parser.rs"),
+                    "// parser\nfn parse() {}\nfn other() {}\n",
+                )
+                .unwrap();
+            }
+        },
+    );
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
+    let roles = r.json["roles"].as_array().unwrap();
+    assert_eq!(roles.len(), 2, "{}", r.stdout);
+    assert_eq!(roles[0]["role"], "reliability");
+    assert_eq!(roles[0]["ok"], true);
+    assert_eq!(roles[1]["role"], "refuter");
+    assert_eq!(roles[1]["ok"], false);
+    assert_eq!(
+        roles[1]["error"]["code"], "candidate_changed",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.json["state"], "reviewing", "{}", r.stdout);
+    assert_eq!(r.json["action"], "provide_refuter", "{}", r.stdout);
+    let before = at_refuter.lock().unwrap().take().expect("the refuter ran");
+    assert_eq!(store_snapshot(&f), before, "nothing the refuter did stayed");
+    assert!(
+        transcripts(&f, &lineage)
+            .iter()
+            .all(|t| t.starts_with("reliability-")),
+        "{:?}",
+        transcripts(&f, &lineage)
+    );
+}
+
+/// The validator's transcript likewise: kept only once `finalize
+/// --validation` took its document. Here the base moves while the
+/// validator is asked (a commit of another file), so finalize refuses the
+/// fix (`base_changed`) and the store stays as it was.
+#[test]
+fn a_validation_refused_by_finalize_keeps_no_transcript() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let server = role_server(Lens::Blocker {
+        location: "src/parser.rs:3".into(),
+        claim: "more() does nothing the caller relies on".into(),
+    });
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.json["action"], "forecast_correction", "{}", r.stdout);
+    let forecast = probity(
+        f.root(),
+        &["finalize", "--lineage", &lineage, "--correction-lines", "1"],
+    );
+    assert_eq!(forecast.code, 0, "{}", forecast.stdout);
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { parse() }\n",
+    )
+    .unwrap();
+    let before = store_snapshot(&f);
+    let (root, home) = (f.root().to_path_buf(), f.home().to_path_buf());
+    let mut moved = false;
+    let server = role_server_with(Lens::Clean, move |body| {
+        if support::model_server::role(body).0 == "validator" && !moved {
+            moved = true;
+            std::fs::write(root.join("NOTES.txt"), "elsewhere\n").unwrap();
+            let git = |args: &[&str]| {
+                probity_testkit::git_env::git_bytes(&root, Some(&home), args).unwrap();
+            };
+            git(&["add", "NOTES.txt"]);
+            git(&["commit", "-q", "-m", "moves the base"]);
+        }
+    });
+    let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
+    assert_eq!(v.code, 4, "{}{}", v.stdout, v.stderr);
+    assert_eq!(v.json["error"]["code"], "base_changed", "{}", v.stdout);
+    assert!(!server.requests().is_empty(), "the validator was asked");
+    assert!(
+        transcripts(&f, &lineage)
+            .iter()
+            .all(|t| !t.starts_with("validator-")),
+        "{:?}",
+        transcripts(&f, &lineage)
+    );
+    assert_eq!(store_snapshot(&f), before, "the store is byte-identical");
 }

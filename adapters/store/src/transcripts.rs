@@ -11,8 +11,9 @@ use probity_ports::review::{ReviewStore, StoreError, TranscriptStore};
 use crate::review_store::{FileStore, io, write_atomic};
 
 /// The most bytes one transcript may have (a review's conversation is
-/// bounded by its tool budget; this bounds what the store keeps).
-pub const MAX_TRANSCRIPT_BYTES: usize = 64 * 1024 * 1024;
+/// bounded by its tool budget; this bounds what the store keeps): core's
+/// bound, which the driver checks before it submits a role's answer.
+pub use probity_core::review::roles::MAX_TRANSCRIPT_BYTES;
 
 impl TranscriptStore for FileStore {
     fn keep_transcript(

@@ -38,6 +38,16 @@ pub enum PromptRole {
 }
 
 impl PromptRole {
+    /// The role's plain name: the lens's name (`reliability`), `refuter` or
+    /// `validator` (what answers and logs call a role run).
+    pub const fn name(self) -> &'static str {
+        match self {
+            PromptRole::Lens(l) => l.name(),
+            PromptRole::Refuter => "refuter",
+            PromptRole::Validator => "validator",
+        }
+    }
+
     /// The file that holds this role's prompt.
     pub const fn file_name(self) -> &'static str {
         match self {

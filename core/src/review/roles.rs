@@ -387,6 +387,11 @@ pub fn validator_check() -> DocumentCheck {
     })
 }
 
+/// The most bytes a model-run role's transcript (its conversation's
+/// canonical JSON) may have: a role whose transcript is longer is refused
+/// before its answer is submitted, and no store keeps one.
+pub const MAX_TRANSCRIPT_BYTES: usize = 64 * 1024 * 1024;
+
 /// The evidence entry code appends to a model-run role document: the
 /// transcript's digest and the prompt's.
 pub fn transcript_evidence(transcript: &Sha256Digest, prompt: &Sha256Digest) -> String {

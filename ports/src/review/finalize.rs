@@ -461,6 +461,19 @@ pub fn replay_preserved<G: GitPort, S: ReviewStore>(
     )
 }
 
+/// Before a model is asked for a named lineage (`review --lineage`):
+/// refuses exactly as `lens submit` and `finalize` would when the live
+/// candidate is not the one the lineage's stage expects (core's
+/// `expected_live`), so no answer is paid for only to be refused. Writes
+/// nothing; answers the lineage's record.
+pub(super) fn check_live_candidate<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: &LineageId,
+) -> Result<StateRecord, ReviewError> {
+    Ok(discover_for_finalize(git, store, Some(lineage))?.1)
+}
+
 /// The lineage that froze (or is correcting into) the live candidate, as
 /// finalize and `lens submit` discover it when no lineage is named.
 pub fn live_lineage<G: GitPort, S: ReviewStore>(

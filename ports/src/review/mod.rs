@@ -61,6 +61,6 @@ pub use transport::{
 // Helpers shared between the use-case modules.
 use chain::{chain_of, forward_chain, resume, supersession};
 use discover::{Found, discover, relate};
-use finalize::{commit, open_corrections};
+use finalize::{check_live_candidate, commit, open_corrections};
 use gates::decide_live;
 use start::keep;

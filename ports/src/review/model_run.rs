@@ -7,10 +7,13 @@
 //! Every decision is core's: the context a role reads, the frozen prompt
 //! it must be asked with, the document its answer must be, the transcript
 //! entry bound into it ([`probity_core::review::roles`]). This module only
-//! sequences: export the frozen context, run the loops (lenses in parallel
-//! on scoped threads, at most `jobs` at once), keep each transcript in the
-//! store, submit each result, and finalize. A lens that fails never blocks
-//! the others' submissions; a rerun runs only the lenses still missing.
+//! sequences: check the live candidate once before any model is asked,
+//! export the frozen context, run the loops (lenses in parallel on scoped
+//! threads, at most `jobs` at once), submit each result (or finalize the
+//! refuter's and the validator's), and keep each transcript once its
+//! answer was accepted, so a refusal leaves the store as it was. A lens
+//! that fails never blocks the others' submissions; a rerun runs only the
+//! lenses still missing.
 
 use std::sync::Mutex;
 
@@ -19,7 +22,8 @@ use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::prompts::{PromptRole, PromptSet};
 use probity_core::review::roles::{
-    RoleContext, RoleError, bind_transcript, lens_context, refuter_context, validator_context,
+    MAX_TRANSCRIPT_BYTES, RoleContext, RoleError, bind_transcript, lens_context, refuter_context,
+    validator_context,
 };
 use probity_core::review::state::{NextInput, StateRecord};
 use probity_core::snapshot_tools::{BudgetLimits, Event, ReviewLoop, Session, UsageTotals};
@@ -176,6 +180,13 @@ where
     let transcript = lp
         .transcript_bytes()
         .map_err(|e| RoleRunError::Loop(e.into()))?;
+    // Refused here, before its answer is submitted: no store keeps it.
+    if transcript.len() > MAX_TRANSCRIPT_BYTES {
+        return Err(RoleRunError::Review(ReviewError::InputTooLarge {
+            name: format!("the {} transcript", ctx.role),
+            limit: MAX_TRANSCRIPT_BYTES as u64,
+        }));
+    }
     let answer = review.document().unwrap_or_default();
     let document = bind_transcript(
         ctx.role,
@@ -213,14 +224,6 @@ where
     ))
 }
 
-fn role_name(role: PromptRole) -> &'static str {
-    match role {
-        PromptRole::Lens(l) => l.name(),
-        PromptRole::Refuter => "refuter",
-        PromptRole::Validator => "validator",
-    }
-}
-
 /// The frozen context of a lineage: its diff and manifest, exported.
 fn frozen_context<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
@@ -231,11 +234,16 @@ fn frozen_context<G: GitPort + ExportGit, S: ReviewStore>(
 }
 
 /// `probity review --lineage L`: runs every selected lens without a kept
-/// result (in parallel, at most `world.jobs` at once), keeps each
-/// transcript and submits each result with its binding; once every lens
-/// has a result, finalizes them; when admitted findings need the refuter,
-/// runs its single batch and finalizes it. Stops where the lineage needs
-/// an input only the caller can give (evidence, a correction forecast).
+/// result (in parallel, at most `world.jobs` at once), submits each result
+/// with its binding and keeps its transcript once it was accepted; once
+/// every lens has a result, finalizes them; when admitted findings need the
+/// refuter, runs its single batch, finalizes it and keeps its transcript.
+/// Stops where the lineage needs an input only the caller can give
+/// (evidence, a correction forecast).
+///
+/// Before any model is asked, the live candidate must be the one the
+/// lineage froze (`lens submit`'s check): otherwise every answer would be
+/// refused, so the call is refused first, with nothing asked or written.
 pub fn review_lineage<G, S, R, M, C>(
     git: &G,
     store: &S,
@@ -252,25 +260,38 @@ where
     let record = store
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    let mut lenses = Vec::new();
-    if record.state().next_action() == NextInput::RunLenses {
+    let next = record.state().next_action();
+    let missing: Vec<Lens> = if next == NextInput::RunLenses {
         let kept: Vec<Lens> = store
             .submitted_results(lineage)?
             .into_iter()
             .map(|(l, _)| l)
             .collect();
-        let missing: Vec<Lens> = record
+        record
             .state()
             .frozen()
             .selected_lenses
             .iter()
             .copied()
             .filter(|l| !kept.contains(l))
-            .collect();
-        if !missing.is_empty() {
-            let exported = frozen_context(git, store, lineage)?;
-            lenses = run_lenses(git, store, world, &record, &exported, &missing);
-        }
+            .collect()
+    } else {
+        Vec::new()
+    };
+    // A model is about to be asked (a lens, or the refuter): once, before
+    // any is, the live candidate must still be the frozen one. (When only
+    // finalizing kept results, finalize checks it itself; once lenses ran
+    // here, the finalize that took them checked it just before the
+    // refuter.)
+    let record = if !missing.is_empty() || next == NextInput::ProvideRefuter {
+        check_live_candidate(git, store, lineage)?
+    } else {
+        record
+    };
+    let mut lenses = Vec::new();
+    if !missing.is_empty() {
+        let exported = frozen_context(git, store, lineage)?;
+        lenses = run_lenses(git, store, world, &record, &exported, &missing);
     }
     // Every lens has a result (kept before or just now): finalize takes
     // them from the store.
@@ -288,20 +309,9 @@ where
     let mut refuter = None;
     if done.record.state().next_action() == NextInput::ProvideRefuter {
         let exported = frozen_context(git, store, lineage)?;
-        let run = run_refuter(store, world, &done.record, &exported);
-        if let Ok(r) = &run.outcome {
-            done = finalize(
-                git,
-                store,
-                FinalizeInput {
-                    lineage: Some(lineage.clone()),
-                    refuter: Some(NamedInput {
-                        name: "the refuter's answer".into(),
-                        bytes: r.document.clone(),
-                    }),
-                    ..Default::default()
-                },
-            )?;
+        let (run, finalized) = run_refuter(git, store, world, &done.record, &exported);
+        if let Some(f) = finalized {
+            done = f;
         }
         refuter = Some(run);
     }
@@ -424,7 +434,7 @@ where
                 Some(i) => {
                     let (_, r) = ran.swap_remove(i);
                     r.and_then(|(done, transcript)| {
-                        keep_and_submit(git, store, record, lens, &ctx, done, &transcript)
+                        submit_and_keep(git, store, record, lens, &ctx, done, &transcript)
                     })
                 }
             },
@@ -434,19 +444,21 @@ where
     out
 }
 
-fn keep_and_submit<G: GitPort, S: ReviewStore + TranscriptStore>(
+/// Submits a lens's document, then keeps its transcript: a refused
+/// submission leaves the store as it was (the transcript's digest is bound
+/// into the document, so the file is not needed to submit it). Should the
+/// store fail to keep the transcript after the submission was accepted, the
+/// role reports that error and its result stands.
+fn submit_and_keep<G: GitPort, S: ReviewStore + TranscriptStore>(
     git: &G,
     store: &S,
     record: &StateRecord,
     lens: Lens,
     ctx: &RoleContext,
-    mut done: RunDone,
+    done: RunDone,
     transcript: &[u8],
 ) -> Result<RunDone, RoleRunError> {
     let lineage = record.state().lineage_id();
-    done.transcript = store
-        .keep_transcript(lineage, lens.name(), &done.transcript_digest, transcript)
-        .map_err(ReviewError::from)?;
     submit_result(
         git,
         store,
@@ -460,22 +472,44 @@ fn keep_and_submit<G: GitPort, S: ReviewStore + TranscriptStore>(
             },
         },
     )?;
+    keep(store, lineage, ctx.role, done, transcript)
+}
+
+/// Keeps an accepted role's transcript (named by its role and digest) and
+/// says where.
+fn keep<S: TranscriptStore>(
+    store: &S,
+    lineage: &LineageId,
+    role: PromptRole,
+    mut done: RunDone,
+    transcript: &[u8],
+) -> Result<RunDone, RoleRunError> {
+    done.transcript = store
+        .keep_transcript(lineage, role.name(), &done.transcript_digest, transcript)
+        .map_err(ReviewError::from)?;
     Ok(done)
 }
 
-fn run_refuter<S, R, M, C>(
+/// Runs the refuter batch and finalizes its document; its transcript is
+/// kept once finalize took the batch. A refused batch is the refuter's
+/// error (the store as it was); the lineage then stands where it was.
+fn run_refuter<G, S, R, M, C>(
+    git: &G,
     store: &S,
     world: &RoleWorld<'_, R, M, C>,
     record: &StateRecord,
     exported: &Exported,
-) -> RoleRun
+) -> (RoleRun, Option<Finalized>)
 where
+    G: GitPort,
     S: ReviewStore + TranscriptStore,
     R: SnapshotReader,
     M: ChatModel,
     C: Stopwatch,
 {
     let role = PromptRole::Refuter;
+    let lineage = record.state().lineage_id();
+    let mut finalized = None;
     let outcome = refuter_context(
         record.state(),
         world.prompts,
@@ -485,18 +519,23 @@ where
     )
     .map_err(RoleRunError::from)
     .and_then(|ctx| run_role(world, &ctx, &record.state().snapshot().candidate_tree))
-    .and_then(|(mut done, transcript)| {
-        done.transcript = store
-            .keep_transcript(
-                record.state().lineage_id(),
-                role_name(role),
-                &done.transcript_digest,
-                &transcript,
-            )
-            .map_err(ReviewError::from)?;
-        Ok(done)
+    .and_then(|(done, transcript)| {
+        let f = finalize(
+            git,
+            store,
+            FinalizeInput {
+                lineage: Some(lineage.clone()),
+                refuter: Some(NamedInput {
+                    name: "the refuter's answer".into(),
+                    bytes: done.document.clone(),
+                }),
+                ..Default::default()
+            },
+        )?;
+        finalized = Some(f);
+        keep(store, lineage, role, done, &transcript)
     });
-    RoleRun { role, outcome }
+    (RoleRun { role, outcome }, finalized)
 }
 
 /// The most bytes of a correction's diff read for the validator.
@@ -539,35 +578,32 @@ where
         world.max_diff_bytes,
     )
     .map_err(RoleRunError::from)
-    .and_then(|ctx| run_role(world, &ctx, &live.candidate_tree))
-    .and_then(|(mut done, transcript)| {
-        done.transcript = store
-            .keep_transcript(
-                lineage,
-                role_name(role),
-                &done.transcript_digest,
-                &transcript,
-            )
-            .map_err(ReviewError::from)?;
-        Ok(done)
-    });
-    let finalized = match &outcome {
-        Ok(done) => finalize(
-            git,
-            store,
-            FinalizeInput {
-                lineage: Some(lineage.clone()),
-                validation: Some(NamedInput {
-                    name: "the validator's answer".into(),
-                    bytes: done.document.clone(),
-                }),
-                ..Default::default()
+    .and_then(|ctx| run_role(world, &ctx, &live.candidate_tree));
+    // Finalize measures the fix and takes the document; only then is the
+    // transcript kept (a refusal leaves the store as it was).
+    let (finalized, outcome) = match outcome {
+        Ok((done, transcript)) => {
+            let finalized = finalize(
+                git,
+                store,
+                FinalizeInput {
+                    lineage: Some(lineage.clone()),
+                    validation: Some(NamedInput {
+                        name: "the validator's answer".into(),
+                        bytes: done.document.clone(),
+                    }),
+                    ..Default::default()
+                },
+            )?;
+            (finalized, keep(store, lineage, role, done, &transcript))
+        }
+        Err(e) => (
+            Finalized {
+                receipt_location: None,
+                record,
             },
-        )?,
-        Err(_) => Finalized {
-            receipt_location: None,
-            record,
-        },
+            Err(e),
+        ),
     };
     Ok((finalized, RoleRun { role, outcome }))
 }

@@ -167,7 +167,13 @@ pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
 
 /// Every file under the store root, path → bytes.
 pub fn store_snapshot(f: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
-    let root = f.root().join(".git").join("probity");
+    store_snapshot_at(f.root())
+}
+
+/// [`store_snapshot`] of the repository whose worktree is `root` (for a
+/// thread that holds only the path, such as a scripted server's handler).
+pub fn store_snapshot_at(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let root = root.join(".git").join("probity");
     let mut files = BTreeMap::new();
     walk(&root, &root, &mut files);
     files

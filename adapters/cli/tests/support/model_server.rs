@@ -40,7 +40,9 @@ impl RoleServer {
     }
 }
 
-fn role(body: &Value) -> (String, Option<String>) {
+/// The role a request is for (`lens`, `refuter`, `validator`) and its
+/// lens, read from the system prompt's header line.
+pub fn role(body: &Value) -> (String, Option<String>) {
     let system = body["messages"][0]["content"].as_str().unwrap_or_default();
     let header = system
         .lines()
@@ -151,8 +153,20 @@ fn answer(body: &Value, lens_answer: &Lens) -> (u16, Value) {
 
 /// Starts the server; it answers until dropped.
 pub fn role_server(lens_answer: Lens) -> RoleServer {
+    role_server_with(lens_answer, |_| {})
+}
+
+/// [`role_server`] that calls `on_request` with each request body before
+/// answering it (while the model is being asked: a test changes the world
+/// there, deterministically, between the question and the answer).
+pub fn role_server_with(
+    lens_answer: Lens,
+    mut on_request: impl FnMut(&Value) + Send + 'static,
+) -> RoleServer {
     let server = HttpServer::serve(move |request: &Request| {
-        let (status, reply) = answer(&request.json(), &lens_answer);
+        let body = request.json();
+        on_request(&body);
+        let (status, reply) = answer(&body, &lens_answer);
         Reply::value(status, reply)
     })
     .unwrap();
