@@ -274,24 +274,33 @@ fn lock_budget(path: &Path) -> Result<std::fs::File, CliError> {
     Ok(file)
 }
 
+/// The largest budget file read or written (`--budget-file`): 16 MiB, far
+/// beyond a session's ledger at any sane `reviewSnapshotMaxCalls`.
+pub const MAX_BUDGET_FILE_BYTES: u64 = 16 << 20;
+
+/// Loads a session state: a regular file of at most
+/// [`MAX_BUDGET_FILE_BYTES`] (the shared bounded reader: a FIFO, a directory
+/// or a device is refused at once), read strictly (one JSON value, no
+/// repeated key, no integer past 2^53). A missing file is a new budget.
+/// Called once before the lock file is made (so nothing is created beside
+/// a path that is refused) and again under the lock.
 fn load_state(path: &Path) -> Result<SessionState, CliError> {
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            CliError::new(
-                ErrorKind::RejectedInput,
-                "bad_budget_file",
-                format!("{} is not a budget file: {e}", path.display()),
-                "remove it to start a new budget",
-            )
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SessionState::default()),
-        Err(e) => Err(CliError::new(
-            ErrorKind::Io,
-            "budget_file_unreadable",
-            format!("cannot read {}: {e}", path.display()),
-            "check the --budget-file path",
-        )),
-    }
+    use probity_scratch::input::{InputError, read_regular};
+    let bytes = match read_regular(path, MAX_BUDGET_FILE_BYTES) {
+        Ok(bytes) => bytes,
+        Err(InputError::Unreadable(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(SessionState::default());
+        }
+        Err(e) => return Err(crate::authority_cmd::input_error(path, e)),
+    };
+    probity_core::canonical::from_slice_strict(&bytes).map_err(|e| {
+        CliError::new(
+            ErrorKind::RejectedInput,
+            "bad_budget_file",
+            format!("{} is not a budget file: {e}", path.display()),
+            "remove it to start a new budget",
+        )
+    })
 }
 
 fn save_state(path: &Path, state: &SessionState) -> Result<(), CliError> {
@@ -304,6 +313,12 @@ fn save_state(path: &Path, state: &SessionState) -> Result<(), CliError> {
         )
     };
     let bytes = serde_json::to_vec_pretty(state).map_err(|e| io(std::io::Error::other(e)))?;
+    // Never write a state the next call would refuse to load.
+    if bytes.len() as u64 > MAX_BUDGET_FILE_BYTES {
+        return Err(io(std::io::Error::other(format!(
+            "the session state would be over the {MAX_BUDGET_FILE_BYTES}-byte budget-file limit"
+        ))));
+    }
     // Keep the budget file's permissions (the temporary file is 0600).
     let keep = std::fs::metadata(path).ok().map(|m| m.permissions());
     probity_scratch::write_atomic(path, &bytes, ".probity-budget-", keep).map_err(io)
@@ -369,6 +384,10 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
         Some(p) => Some(resolve_budget_path(p)?),
         None => None,
     };
+    // Every refusal of the file itself comes before its lock file is made.
+    if let Some(p) = &budget_file {
+        load_state(p)?;
+    }
     // Held until the state is saved (dropping the file releases the lock).
     let lock = match &budget_file {
         Some(p) => Some(lock_budget(p)?),

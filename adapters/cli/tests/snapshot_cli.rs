@@ -1029,3 +1029,112 @@ fn a_non_regular_or_oversized_config_is_refused_at_once() {
         assert_eq!(json(&out)["error"]["code"], code, "{}", config.display());
     }
 }
+
+/// `probity --cwd <cwd> args...` under a watchdog: past 30 s the child is
+/// killed (by its pid only) and the run has no exit code, so an input that
+/// once blocked forever fails the test instead of hanging it.
+fn probity_bounded(cwd: &Path, args: &[&str]) -> Output {
+    let child = Command::new(BIN)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .is_err()
+        {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = done_tx.send(());
+    watchdog.join().unwrap();
+    out
+}
+
+/// Regression (issue 12): `--budget-file` was read with a blocking,
+/// unbounded `std::fs::read` and plain serde: a FIFO blocked forever, a
+/// directory was exit 7, an oversized file was read whole, an integer past
+/// 2^53 or a repeated key passed, and `<path>.lock` was created beside any
+/// of them first. Now: a regular file of at most 16 MiB, read strictly,
+/// every refusal exit 3 and made before the lock file exists; a missing
+/// file is still a new budget.
+#[test]
+fn a_non_regular_oversized_or_loose_budget_file_is_refused_before_its_lock() {
+    let (t, root) = repo();
+    let config = t.path().join("config.json");
+    fs::write(&config, r#"{"reviewSnapshotMaxCalls": 5}"#).unwrap();
+    let fifo = t.path().join("budget.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let dir = t.path().join("budget.d");
+    fs::create_dir(&dir).unwrap();
+    let big = t.path().join("big.json");
+    fs::File::create(&big)
+        .unwrap()
+        .set_len(16 * 1024 * 1024 + 1)
+        .unwrap();
+    let huge = t.path().join("huge.json");
+    fs::write(
+        &huge,
+        r#"{"usage":{"calls_used":0,"bytes_used":9007199254740993}}"#,
+    )
+    .unwrap();
+    let twice = t.path().join("twice.json");
+    fs::write(
+        &twice,
+        r#"{"usage":{"calls_used":0,"bytes_used":0},"note":1,"note":2}"#,
+    )
+    .unwrap();
+    for (budget, code) in [
+        (&fifo, "input_not_regular"),
+        (&dir, "input_not_regular"),
+        (&big, "input_too_large"),
+        (&huge, "bad_budget_file"),
+        (&twice, "bad_budget_file"),
+    ] {
+        let a = budget_args(budget, &config, &["read", "README.md"]);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = probity_bounded(&root, &refs);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}: {}{}",
+            budget.display(),
+            stdout(&out),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(json(&out)["error"]["code"], code, "{}", budget.display());
+        let mut lock = budget.as_os_str().to_owned();
+        lock.push(".lock");
+        assert!(
+            !Path::new(&lock).exists(),
+            "{}: the lock file was made",
+            budget.display()
+        );
+    }
+    // A missing file is a new budget, saved after the call.
+    let fresh = t.path().join("fresh.json");
+    let a = budget_args(&fresh, &config, &["read", "README.md"]);
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    let out = probity_bounded(&root, &refs);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(json(&out)["budget"]["calls_used"], 1);
+    assert!(fresh.exists());
+}

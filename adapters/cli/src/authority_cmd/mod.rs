@@ -705,7 +705,7 @@ fn too_large(name: &str, limit: u64) -> CliError {
 
 /// Maps the shared reader's refusal ([`probity_scratch::input`]) to the
 /// CLI's typed errors.
-fn input_error(path: &Path, e: probity_scratch::input::InputError) -> CliError {
+pub(crate) fn input_error(path: &Path, e: probity_scratch::input::InputError) -> CliError {
     use probity_scratch::input::InputError;
     match e {
         InputError::Unreadable(e) => CliError::new(
