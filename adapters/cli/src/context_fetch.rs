@@ -176,30 +176,67 @@ fn io_error(what: &Path, e: &std::io::Error) -> CliError {
     )
 }
 
-/// Writes `bytes` to a new file, 0600.
-fn write_new(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
+/// The prefix of `--input-out`'s temp file, beside it.
+const INPUT_TEMP_PREFIX: &str = ".probity-input-";
+
+fn input_out_exists(path: &Path) -> CliError {
+    CliError::new(
+        ErrorKind::Conflict,
+        "input_out_exists",
+        format!("{} already exists", path.display()),
+        "choose a new file for --input-out; it is never written over",
+    )
+}
+
+/// `bytes` written to a locked temp file beside `path` (0600) and synced,
+/// not yet in place: [`persist_new`] renames it there; dropped, it is
+/// removed (every error path, and an interrupted run's cleanup).
+fn stage_new(path: &Path, bytes: &[u8]) -> Result<probity_scratch::LockedTemp, CliError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // What a killed fetch staged here is removed first (never a live
+    // one's: its temp file is its own lock).
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            if e.file_name()
+                .to_string_lossy()
+                .starts_with(INPUT_TEMP_PREFIX)
+            {
+                probity_scratch::remove_if_orphaned(&e.path());
+            }
+        }
+    }
+    let mut tmp = probity_scratch::LockedTemp::new_in(&dir, INPUT_TEMP_PREFIX)
+        .map_err(|e| io_error(path, &e))?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| io_error(path, &e))?;
     }
-    let mut f = opts.open(path).map_err(|e| {
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| io_error(path, &e))?;
+    Ok(tmp)
+}
+
+/// Renames a staged file into place: atomically, and never over a file
+/// that appeared meanwhile (`input_out_exists`; the temp file is removed).
+fn persist_new(tmp: probity_scratch::LockedTemp, path: &Path) -> Result<(), CliError> {
+    tmp.persist_new(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
-            CliError::new(
-                ErrorKind::Conflict,
-                "input_out_exists",
-                format!("{} already exists", path.display()),
-                "choose a new file for --input-out; it is never written over",
-            )
+            input_out_exists(path)
         } else {
             io_error(path, &e)
         }
     })?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(|e| io_error(path, &e))
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    probity_scratch::sync_dir(&dir).map_err(|e| io_error(&dir, &e))
 }
 
 fn read_profile(
@@ -303,12 +340,7 @@ pub fn run(
     if let Some(p) = &input_out
         && std::fs::symlink_metadata(p).is_ok()
     {
-        return Err(CliError::new(
-            ErrorKind::Conflict,
-            "input_out_exists",
-            format!("{} already exists", p.display()),
-            "choose a new file for --input-out; it is never written over",
-        ));
+        return Err(input_out_exists(p));
     }
     let bad_token = || {
         usage(
@@ -374,10 +406,17 @@ pub fn run(
     };
     let mut input =
         collect(port.as_mut(), &request, &profile).map_err(|e| collect_error(&e, token_env))?;
-    if let Some(p) = &input_out {
-        let text = crate::output::pretty(&input_document(&input)).replace(&secret, TOKEN_MASK);
-        write_new(p, format!("{text}\n").as_bytes())?;
-    }
+    // `--input-out` is staged beside its destination now (the input as
+    // collected, before the credential is registered) and put in place
+    // only once the tree is written and verified: a refused assembly
+    // (exit 3) or any other error removes the staged file.
+    let staged = match &input_out {
+        Some(p) => {
+            let text = crate::output::pretty(&input_document(&input)).replace(&secret, TOKEN_MASK);
+            Some((stage_new(p, format!("{text}\n").as_bytes())?, p))
+        }
+        None => None,
+    };
     // The token is a run credential: a body quoting it is redacted. It is
     // registered in memory only (never in --input-out).
     input.credentials.push(secret);
@@ -385,6 +424,9 @@ pub fn run(
         assemble_parallel(&input, default_workers()).map_err(|e| (shared.assemble_error)(&e))?;
     context_dir::write_tree(&dir, &assembly.tree).map_err(|e| (shared.dir_error)(&e))?;
     context_dir::verify_dir(&dir, &assembly.index_digest).map_err(|e| (shared.dir_error)(&e))?;
+    if let Some((tmp, p)) = staged {
+        persist_new(tmp, p)?;
+    }
     crate::context_cmd::assembled_answer(out, &dir, &assembly);
     Ok(ExitCode::SUCCESS)
 }

@@ -792,3 +792,41 @@ fn a_profile_file_selects_what_is_fetched() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("invalid_collection_profile"));
     assert!(server.seen().is_empty() && !dir2.exists());
 }
+
+/// Regression (issue 13 audit): `--input-out` was written as soon as the
+/// forge answered, before assembly, so a fetch the assembler refused (exit
+/// 3: a repository answer without its `node_id` is `invalid_index_source`)
+/// left the input file behind although exit 3 writes nothing. It is now
+/// written only once the tree is written and verified.
+#[test]
+fn a_refused_assembly_leaves_no_input_out() {
+    let script = scenario::pull_42().get(
+        scenario::REPO,
+        vec![Reply::json(r#"{"full_name": "acme/widgets"}"#)],
+    );
+    let server = HttpServer::script(script).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let input = tmp.path().join("input.json");
+    let o = fetch(
+        &server,
+        &[
+            "--change",
+            "42",
+            "--out",
+            dir.to_str().unwrap(),
+            "--input-out",
+            input.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(json_out(&o)["error"]["code"], "invalid_index_source");
+    let left: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(left.is_empty(), "nothing written: {left:?}");
+}

@@ -68,6 +68,17 @@ impl LockedTemp {
     }
 }
 
+impl LockedTemp {
+    /// Renames the temp file to `path` only if nothing is there (never over
+    /// an existing file: `AlreadyExists`, and the temp file stays this
+    /// guard's, removed when it drops).
+    pub fn persist_new(self, path: &Path) -> std::io::Result<File> {
+        // On an error the temp file comes back in the error and is removed
+        // when it drops, as is this guard's registration.
+        self.file.persist_noclobber(path).map_err(|e| e.error)
+    }
+}
+
 impl Write for LockedTemp {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.file.write(buf)
@@ -162,6 +173,26 @@ mod tests {
         drop(live.persist(&target).unwrap());
         assert!(!tmp_path.exists());
         assert_eq!(std::fs::read(&target).unwrap(), b"being written");
+    }
+
+    #[test]
+    fn persist_new_never_writes_over_a_file_and_removes_its_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("input.json");
+        std::fs::write(&target, b"theirs").unwrap();
+        let mut t = LockedTemp::new_in(dir.path(), ".tmp-").unwrap();
+        t.write_all(b"ours").unwrap();
+        let tmp_path = t.path().to_path_buf();
+        let e = t.persist_new(&target).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+        assert!(!tmp_path.exists(), "the temp file is removed");
+        std::fs::remove_file(&target).unwrap();
+        let mut t = LockedTemp::new_in(dir.path(), ".tmp-").unwrap();
+        t.write_all(b"ours").unwrap();
+        drop(t.persist_new(&target).unwrap());
+        assert_eq!(std::fs::read(&target).unwrap(), b"ours");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
