@@ -165,6 +165,14 @@ pub enum Author {
         /// The forge's ID for the unmapped actor.
         id: String,
     },
+    /// The forge names an actor whose kind could not be looked up (the
+    /// lookup failed with anything but a 404: a 5xx, a timeout, a rate
+    /// limit): the reference is kept, no actor row is invented, and the
+    /// `actors` scope records `fetch_failed`.
+    Unfetched {
+        /// The forge's ID for the actor.
+        id: String,
+    },
 }
 
 impl Author {
@@ -173,7 +181,7 @@ impl Author {
         match self {
             Author::Actor(a) => Some(a.id.clone()),
             Author::Deleted => None,
-            Author::Unmapped { id } => Some(id.clone()),
+            Author::Unmapped { id } | Author::Unfetched { id } => Some(id.clone()),
         }
     }
 }
@@ -211,6 +219,11 @@ pub struct Listing<T> {
     /// The forge keeps no immutable history of this source (GitLab
     /// approvals): a partial `history_unavailable` gap.
     pub history_unavailable: bool,
+    /// Records left out because a lookup each needs failed (a 5xx, a
+    /// timeout, a rate limit waited out in vain: anything but the 404 that
+    /// answers "none", such as a GitHub check run's Actions job, D7): each
+    /// one a `fetch_failed` gap of the listing's scope.
+    pub fetch_failed: u64,
 }
 
 impl<T> Default for Listing<T> {
@@ -220,6 +233,7 @@ impl<T> Default for Listing<T> {
             invalid: 0,
             beyond_window: 0,
             history_unavailable: false,
+            fetch_failed: 0,
         }
     }
 }
@@ -414,6 +428,7 @@ struct Actors {
     seen: BTreeMap<String, ActorRef>,
     conflicting: BTreeMap<String, ()>,
     unmapped: BTreeMap<String, ()>,
+    unfetched: BTreeMap<String, ()>,
 }
 
 impl Actors {
@@ -423,6 +438,9 @@ impl Actors {
             Author::Deleted => {}
             Author::Unmapped { id } => {
                 self.unmapped.insert(id.clone(), ());
+            }
+            Author::Unfetched { id } => {
+                self.unfetched.insert(id.clone(), ());
             }
         }
     }
@@ -537,6 +555,7 @@ pub fn collect<P: ForgePort + ?Sized>(
                 Ok(l) => {
                     gaps.add(GapScope::Checks, GapCode::InvalidMetadata, l.invalid);
                     gaps.add(GapScope::Checks, GapCode::ProfileBound, l.beyond_window);
+                    gaps.add(GapScope::Checks, GapCode::FetchFailed, l.fetch_failed);
                     checks = fetch_logs(port, &parsed, window, &head, l.items);
                 }
                 Err(e) => gaps.add(GapScope::Checks, e.gap_code(), 1),
@@ -597,6 +616,12 @@ pub fn collect<P: ForgePort + ?Sized>(
         GapCode::InvalidMetadata,
         actors.conflicting.len() as u64 + unmapped,
     );
+    let unfetched = actors
+        .unfetched
+        .keys()
+        .filter(|id| !actors.seen.contains_key(*id) && !actors.unmapped.contains_key(*id))
+        .count() as u64;
+    gaps.add(GapScope::Actors, GapCode::FetchFailed, unfetched);
 
     Ok(ContextInput {
         format: INPUT_FORMAT.to_owned(),
@@ -650,6 +675,7 @@ fn take<T: WithAuthor>(
 ) {
     gaps.add(scope, GapCode::InvalidMetadata, listing.invalid);
     gaps.add(scope, GapCode::ProfileBound, listing.beyond_window);
+    gaps.add(scope, GapCode::FetchFailed, listing.fetch_failed);
     if listing.history_unavailable {
         gaps.add(scope, GapCode::HistoryUnavailable, 1);
     }
@@ -1023,6 +1049,7 @@ mod tests {
                 invalid: 2,
                 beyond_window: 3,
                 history_unavailable: false,
+                fetch_failed: 0,
             })
         }
         fn reviews(

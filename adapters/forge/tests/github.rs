@@ -643,3 +643,46 @@ fn d8_a_review_thread_is_its_node_id_and_first_comment_time() {
         Some("PRRC_kwDOAcme0001")
     );
 }
+
+/// Regression (issue 13 audit): a failed Actions job lookup was discarded
+/// (`.ok()`), so a 503, a timeout or a rate limit read as "no job" (D7):
+/// the check became `invalid_metadata` and its log was silently never
+/// fetched. Only a 404 means no job; any other failure is the checks
+/// scope's `fetch_failed` gap.
+#[test]
+fn a_failed_job_lookup_is_a_fetch_failed_gap_not_a_check_without_a_job() {
+    let job = format!("{REPO}/actions/jobs/111");
+    for failure in [Reply::status(503, "{}"), rate_limited(600)] {
+        let script = scenario::pull_42().get(&job, vec![failure]);
+        let server = HttpServer::script(script).unwrap();
+        let limits = Limits {
+            max_total_wait: Duration::from_secs(10),
+            ..Limits::default()
+        };
+        let mut gh = adapter(&server, FakeSleeper::default(), limits);
+        let input = collect(
+            &mut gh,
+            &pr42(),
+            &default_profile(EntityKind::ChangeProposal),
+        )
+        .unwrap();
+        let gaps: Vec<_> = input
+            .acquisition_gaps
+            .iter()
+            .filter(|g| g.scope == "checks")
+            .map(|g| (g.code.as_str(), g.count))
+            .collect();
+        assert_eq!(gaps, [("fetch_failed", 1)]);
+        assert!(
+            input
+                .checks
+                .iter()
+                .all(|c| c.id.as_deref() != Some("CR_kwDOAcme0111"))
+        );
+        // The check whose job lookup failed is fetch_failed; the one with
+        // no job (a 404) stays invalid_metadata.
+        let a = assemble(&input).unwrap();
+        assert_eq!(a.gaps.count(GapScope::Checks, GapCode::FetchFailed), 1);
+        assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
+    }
+}

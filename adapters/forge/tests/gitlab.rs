@@ -649,3 +649,45 @@ fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
         1
     );
 }
+
+/// Regression (issue 13 audit): a failed `GET /users/{id}` was discarded
+/// (`.ok()`), so a 503 or a rate limit made the author an unmapped actor
+/// (`actors` `invalid_metadata`), as if GitLab had answered something no
+/// table maps. Only a 404 keeps that meaning; any other failure is the
+/// `actors` scope's `fetch_failed` gap (no actor row either way: fail
+/// closed).
+#[test]
+fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
+    let req = request(EntityKind::WorkItem, 3);
+    let profile = default_profile(EntityKind::WorkItem);
+    for (failure, code) in [
+        (Reply::status(503, "{}"), "fetch_failed"),
+        (
+            Reply::status(429, "{}").header("Retry-After", "600"),
+            "fetch_failed",
+        ),
+        (Reply::status(404, "{}"), "invalid_metadata"),
+    ] {
+        let script = scenario::issue_3().get("/users/11", vec![failure]);
+        let server = HttpServer::script(script).unwrap();
+        let limits = Limits {
+            max_total_wait: Duration::from_secs(10),
+            ..Limits::default()
+        };
+        let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
+        let input = collect(&mut gl, &req, &profile).unwrap();
+        let actor_gaps: Vec<_> = gaps(&input)
+            .into_iter()
+            .filter(|g| g.0 == "actors")
+            .collect();
+        assert_eq!(
+            actor_gaps,
+            [("actors".to_string(), code.to_string(), 1)],
+            "{code}"
+        );
+        assert!(input.actors.iter().all(|a| a.id != "11"));
+        let a = assemble(&input).unwrap();
+        let want = GapCode::parse(code).unwrap();
+        assert_eq!(a.gaps.count(GapScope::Actors, want), 1, "{code}");
+    }
+}

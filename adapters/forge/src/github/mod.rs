@@ -615,12 +615,22 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
         };
         for v in &raw {
             // D7: the Actions job's created_at (a job's ID is its check
-            // run's ID); a check run without a job has no creation time
-            // and the assembler counts it invalid_metadata.
+            // run's ID); a check run without a job (the lookup answers
+            // 404) has no creation time and the assembler counts it
+            // invalid_metadata. Any other failure of the lookup (a 5xx, a
+            // timeout, a rate limit) is no answer at all: the check is
+            // left out as fetch_failed, never taken for one without a job.
             let job = match v.get("id").and_then(Value::as_u64) {
                 Some(id) => {
                     let job_path = format!("{}/actions/jobs/{id}", self.repo_path());
-                    self.get(&job_path).ok().map(|(j, _)| (id, j))
+                    match self.get(&job_path) {
+                        Ok((j, _)) => Some((id, j)),
+                        Err(ForgeError::NotFound { .. }) => None,
+                        Err(_) => {
+                            out.fetch_failed += 1;
+                            continue;
+                        }
+                    }
                 }
                 None => None,
             };

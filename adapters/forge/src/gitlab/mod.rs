@@ -41,13 +41,28 @@ fn header_u64(resp: &http::Response, name: &str) -> Option<u64> {
     resp.header(name).and_then(|v| v.trim().parse().ok())
 }
 
+/// What `GET /users/{id}` established about an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UserKind {
+    /// It answered, with `bot`.
+    Known {
+        /// The account is a bot.
+        bot: bool,
+    },
+    /// It answered 404, or without `bot`: the kind cannot be mapped
+    /// (`invalid_metadata`).
+    Unsaid,
+    /// The lookup failed otherwise (`fetch_failed`).
+    Failed,
+}
+
 /// The GitLab adapter for one project.
 #[derive(Debug)]
 pub struct GitLab<S: Sleeper> {
     client: Client<S>,
     project: String,
-    /// User ID → bot? (`GET /users/{id}`), `None` when the lookup failed.
-    kinds: BTreeMap<u64, Option<bool>>,
+    /// User ID → what `GET /users/{id}` said of it.
+    kinds: BTreeMap<u64, UserKind>,
     /// The entity's discussions, read once for comments and threads.
     discussions: Option<(Vec<Value>, u64)>,
 }
@@ -175,16 +190,21 @@ impl<S: Sleeper> GitLab<S> {
         Ok((out, beyond))
     }
 
-    /// Whether user `id` is a bot (`GET /users/{id}`, cached); `None` when
-    /// the lookup failed or does not say.
-    fn is_bot(&mut self, id: u64) -> Option<bool> {
+    /// Whether user `id` is a bot (`GET /users/{id}`, cached).
+    fn user_kind(&mut self, id: u64) -> UserKind {
         if let Some(k) = self.kinds.get(&id) {
             return *k;
         }
-        let k = self
-            .get(&format!("/users/{id}"))
-            .ok()
-            .and_then(|u| u.get("bot").and_then(Value::as_bool));
+        let k = match self.get(&format!("/users/{id}")) {
+            Ok(u) => match u.get("bot").and_then(Value::as_bool) {
+                Some(bot) => UserKind::Known { bot },
+                None => UserKind::Unsaid,
+            },
+            // No such user: nothing to map (as an answer that does not say).
+            Err(ForgeError::NotFound { .. }) => UserKind::Unsaid,
+            // No answer at all (a 5xx, a timeout, a rate limit).
+            Err(_) => UserKind::Failed,
+        };
         self.kinds.insert(id, k);
         k
     }
@@ -203,8 +223,8 @@ impl<S: Sleeper> GitLab<S> {
         let Some(id) = u.get("id").and_then(Value::as_u64) else {
             return Author::Deleted;
         };
-        match self.is_bot(id) {
-            Some(bot) => Author::Actor(ActorRef {
+        match self.user_kind(id) {
+            UserKind::Known { bot } => Author::Actor(ActorRef {
                 id: id.to_string(),
                 login: login.map(str::to_owned),
                 kind: if bot {
@@ -213,7 +233,8 @@ impl<S: Sleeper> GitLab<S> {
                     ActorKindRef::Human
                 },
             }),
-            None => Author::Unmapped { id: id.to_string() },
+            UserKind::Unsaid => Author::Unmapped { id: id.to_string() },
+            UserKind::Failed => Author::Unfetched { id: id.to_string() },
         }
     }
 
