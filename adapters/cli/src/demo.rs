@@ -334,7 +334,12 @@ fn scripted_world<'a>(
     ) -> Result<probity_git::subject::Subject, drivers::AdapterError>
                 + Sync
         ),
-    model: &'a (dyn Fn() -> Result<ScriptedModel, probity_ports::snapshot::ModelError> + Sync),
+    model: &'a (
+            dyn Fn(
+        &probity_core::review::ids::TreeId,
+    ) -> Result<ScriptedModel, probity_ports::snapshot::ModelError>
+                + Sync
+        ),
 ) -> drivers::RoleWorld<'a, probity_git::subject::Subject, ScriptedModel, crate::review_cmd::Wall> {
     let config = probity_core::snapshot_tools::ReviewConfig::default();
     drivers::RoleWorld {
@@ -393,7 +398,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         )
         .map_err(|e| Box::new(e) as drivers::AdapterError)
     };
-    let finds = || {
+    let finds = |_: &probity_core::review::ids::TreeId| {
         Ok(ScriptedModel {
             blockers: vec![ScriptedFinding {
                 location: "src/parser.rs:9".into(),
@@ -458,7 +463,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         },
     )?;
     write(&root, "src/parser.rs", PARSER_V2)?;
-    let clean = || Ok(ScriptedModel::default());
+    let clean = |_: &probity_core::review::ids::TreeId| Ok(ScriptedModel::default());
     let (validated, run) = drivers::validate_correction(
         repo,
         store,

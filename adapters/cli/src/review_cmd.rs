@@ -22,23 +22,25 @@
 //! receipt: it answers documents, and this code does the rest.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
 use probity_core::digest::Sha256Digest;
+use probity_core::review::ids::TreeId;
 use probity_core::review::prompts::{PromptRole, PromptSet};
 use probity_core::review::roles::{FixerHandoff, fixer_handoff};
 use probity_core::review::state::NextInput;
 use probity_core::snapshot_tools::review_loop::{LoopError, REVIEWER_FRAME, UsageTotals};
 use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
 use probity_git::subject::{Subject, SubjectSpec};
+use probity_model::SubjectAccess;
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, ReviewStore, RoleRun, RoleRunError, RoleWorld,
 };
-use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, Stopwatch, run_review};
+use probity_ports::snapshot::{LoopRunError, ModelError, Stopwatch, run_review};
 use serde::Serialize;
 use serde_json::json;
 
@@ -141,10 +143,23 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ReviewArgs) -> Result<ExitCo
     match &args.lineage {
         Some(l) => {
             configured_model(&config)?;
-            let model = || probity_model::build(&config.model, |k| std::env::var(k).ok());
-            run_lineage(global, out, args, &config, &parse_lineage(l)?, &model)
+            run_lineage(global, out, args, &config, &parse_lineage(l)?)
         }
         None => run_free_form(global, out, args, &config),
+    }
+}
+
+/// How an agent the `command` provider runs (it is offered no tools) can
+/// read `subject` of the repository at `cwd` itself: this binary's `mcp`
+/// (`probity` on PATH when the binary's path is unknown).
+fn subject_access(cwd: &Path, subject: String) -> SubjectAccess {
+    SubjectAccess {
+        probity: std::env::current_exe()
+            .ok()
+            .and_then(|p| p.to_str().map(str::to_owned))
+            .unwrap_or_else(|| "probity".to_owned()),
+        cwd: cwd.to_path_buf(),
+        subject,
     }
 }
 
@@ -314,22 +329,35 @@ fn exit_of(err: &CliError) -> ExitCode {
     ExitCode::from(err.kind.exit_code())
 }
 
-fn run_lineage<M: ChatModel>(
+fn run_lineage(
     global: &GlobalArgs,
     out: Output,
     args: &ReviewArgs,
     config: &ReviewConfig,
     lineage: &probity_core::review::ids::LineageId,
-    model: &(dyn Fn() -> Result<M, ModelError> + Sync),
 ) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
     let log: Mutex<Box<dyn std::io::Write + Send>> =
         Mutex::new(crate::snapshot_cmd::open_log(args.log_file.as_deref())?);
     let root = ctx.repo.root().to_path_buf();
     let git = crate::authority_cmd::git_cli();
-    let subject = move |tree: &probity_core::review::ids::TreeId| {
-        Subject::open(&SubjectSpec::Tree(tree.to_string()), git.clone(), &root)
-            .map_err(|e| Box::new(e) as drivers::AdapterError)
+    let subject_root = root.clone();
+    let subject = move |tree: &TreeId| {
+        Subject::open(
+            &SubjectSpec::Tree(tree.to_string()),
+            git.clone(),
+            &subject_root,
+        )
+        .map_err(|e| Box::new(e) as drivers::AdapterError)
+    };
+    // One client per role run, told (when it offers no tools) how to read
+    // the tree that run is over.
+    let model = |tree: &TreeId| {
+        probity_model::build_with(
+            &config.model,
+            |k| std::env::var(k).ok(),
+            Some(subject_access(&root, format!("tree:{tree}"))),
+        )
     };
     let prompts = PromptSet::builtin();
     let selected = ctx
@@ -340,7 +368,7 @@ fn run_lineage<M: ChatModel>(
     let world = RoleWorld {
         prompts: &prompts,
         subject: &subject,
-        model,
+        model: &model,
         stopwatch: &Wall::start,
         budget: config.budget(),
         timeout_ms: config.timeout_ms,
@@ -481,7 +509,12 @@ fn run_free_form(
             "see `probity review --help`",
         ));
     };
-    let mut model = probity_model::build(&config.model, |k| std::env::var(k).ok())
+    let access = global
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .map(|cwd| subject_access(&cwd, subject.clone()));
+    let mut model = probity_model::build_with(&config.model, |k| std::env::var(k).ok(), access)
         .map_err(|e| model_not_configured(&e))?;
     let prompt = crate::authority_cmd::read_input(prompt_path, MAX_PROMPT_BYTES)?;
     let prompt = String::from_utf8(prompt.bytes).map_err(|_| {

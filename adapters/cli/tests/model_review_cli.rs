@@ -514,3 +514,64 @@ fn a_validation_refused_by_finalize_keeps_no_transcript() {
     );
     assert_eq!(store_snapshot(&f), before, "the store is byte-identical");
 }
+
+/// A configuration running `script` (under `/bin/sh -c`) as the agent of
+/// the `command` provider, written into `dir`.
+fn agent_config(dir: &std::path::Path, script: &str) -> String {
+    let config = serde_json::json!({
+        "reviewModelProvider": "command",
+        "reviewModelCommand": ["/bin/sh", "-c", script],
+    });
+    input(dir, "agent.json", &config.to_string())
+}
+
+/// Regression: the `command` provider ran its agent in the caller's
+/// directory (here the repository itself), where it would read the live
+/// worktree, and its stdin named `read`, `grep` and `list` tools it does
+/// not offer. The agent runs in an empty scratch directory, and its stdin
+/// ends with a note: no tools here, and the exact command serving them
+/// over the frozen tree.
+#[test]
+fn the_command_agent_runs_outside_the_repository_and_is_told_how_to_read_the_frozen_tree() {
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let tree = st.json["candidate_tree"].as_str().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen");
+    std::fs::create_dir(&seen).unwrap();
+    let script = r#"cat > "$SEEN/stdin"; pwd -P > "$SEEN/cwd"; ls -A > "$SEEN/ls"; printf '{"findings":[],"evidence":["read the frozen diff"]}'"#;
+    let config = agent_config(dir.path(), script);
+    let seen_s = seen.display().to_string();
+    let r = probity_env(
+        f.root(),
+        &["review", "--lineage", &lineage, "--config", &config],
+        &[("SEEN", &seen_s)],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["state"], "validating", "{}", r.stdout);
+    let cwd = std::fs::read_to_string(seen.join("cwd")).unwrap();
+    let cwd = std::path::Path::new(cwd.trim());
+    let root = f.root().canonicalize().unwrap();
+    assert!(
+        !cwd.starts_with(&root),
+        "{} is in the repository",
+        cwd.display()
+    );
+    assert!(!cwd.exists(), "{} outlived the call", cwd.display());
+    assert_eq!(std::fs::read_to_string(seen.join("ls")).unwrap(), "");
+    let stdin = std::fs::read_to_string(seen.join("stdin")).unwrap();
+    let (_, note) = stdin
+        .rsplit_once("\n[probity: note]\n")
+        .unwrap_or_else(|| panic!("{stdin}"));
+    assert!(note.contains("No tools are offered"), "{note}");
+    let root_word = f.root().display().to_string();
+    assert!(
+        note.contains(&format!(" mcp --cwd {root_word} --subject tree:{tree}`")),
+        "{note}"
+    );
+    assert!(
+        note.contains(&format!("{} mcp", env!("CARGO_BIN_EXE_probity"))),
+        "{note}"
+    );
+}

@@ -2,16 +2,21 @@
 //! runs) answers the conversation.
 //!
 //! The program is run from its argument vector (never a shell), in its own
-//! process group, with Probity's environment as it is (nothing is added:
-//! not the API key, which this provider never reads). Its stdin is the
-//! conversation as plain text ([`render`]); its stdout, at most
-//! [`MAX_COMMAND_OUTPUT`] bytes of UTF-8, is the answer. The reviewer tools
-//! are not offered: an agent reads the repository with its own. Its stderr
-//! is read and dropped, but for a short tail quoted when it fails. At the
-//! call's timeout the whole group is killed ([`ModelError::Timeout`]); an
-//! exit other than 0 is a [`ModelError::Transport`] naming the exit code (or
-//! the signal). An interrupted Probity kills the group too (it is
-//! registered with `probity-scratch`).
+//! process group, in an empty scratch directory made for the call and
+//! removed after it (never the caller's directory, so never the live
+//! worktree), with Probity's environment as it is but `PWD`, which names
+//! that directory (nothing is added: not the API key, which this provider
+//! never reads). Its stdin is the conversation as plain text ([`render`])
+//! and a closing note ([`note`]): the reviewer tools are not offered, and
+//! the subject under review can be read with Probity's own bounded tools,
+//! `probity mcp --cwd <repo> --subject <subject>`, when the caller said
+//! which ([`SubjectAccess`]). Its stdout, at most [`MAX_COMMAND_OUTPUT`]
+//! bytes of UTF-8, is the answer. Its stderr is read and dropped, but for a
+//! short tail quoted when it fails. At the call's timeout the whole group
+//! is killed ([`ModelError::Timeout`]); an exit other than 0 is a
+//! [`ModelError::Transport`] naming the exit code (or the signal). An
+//! interrupted Probity kills the group and removes the directory too (both
+//! are registered with `probity-scratch`).
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -22,6 +27,11 @@ use std::time::{Duration, Instant};
 use probity_core::snapshot_tools::tools::ToolSpec;
 use probity_core::snapshot_tools::{Message, ModelRequest, ModelResponse, StopReason};
 use probity_ports::snapshot::{ChatModel, ModelError};
+use probity_scratch::Scratch;
+
+/// What the program's scratch directory is named after (in the temporary
+/// directory, `probity-agent-<random>`).
+pub const SCRATCH_PREFIX: &str = "probity-agent-";
 
 /// The most bytes of stdout taken as the answer (more is an error).
 pub const MAX_COMMAND_OUTPUT: usize = 4 * 1024 * 1024;
@@ -96,6 +106,86 @@ pub fn render(messages: &[Message]) -> String {
     out
 }
 
+/// How an agent run by this provider can read the subject under review
+/// itself: Probity's reviewer tools (`read`, `grep`, `list`, within their
+/// budget) over MCP stdio, `<probity> mcp --cwd <cwd> --subject <subject>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubjectAccess {
+    /// The `probity` program to run (the running binary, or `probity`).
+    pub probity: String,
+    /// The repository's work tree, given as `--cwd`.
+    pub cwd: std::path::PathBuf,
+    /// What the tools read: `tree:<oid>` (a lineage's frozen or corrected
+    /// candidate), or the free-form review's `--subject`.
+    pub subject: String,
+}
+
+impl SubjectAccess {
+    /// The command line, each word quoted for a POSIX shell when it needs
+    /// it (a path that is not UTF-8 is shown lossily).
+    pub fn command_line(&self) -> String {
+        [
+            self.probity.as_str(),
+            "mcp",
+            "--cwd",
+            &self.cwd.to_string_lossy(),
+            "--subject",
+            &self.subject,
+        ]
+        .iter()
+        .map(|w| shell_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+    }
+}
+
+/// `w` as one POSIX shell word: as it is when every character is plainly
+/// safe, else single-quoted (a `'` written `'\''`).
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
+    if plain {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// The note that closes what the program reads (under a
+/// `[probity: note]` label): no tools are offered in this mode (a tool
+/// call written in the answer is not run), the working directory is an
+/// empty scratch directory, and, with `access`, the exact command that
+/// serves the bounded reviewer tools over the subject under review. It is
+/// the provider's framing, not part of the conversation: the transcript
+/// (and its digest) holds the conversation only.
+pub fn note(access: Option<&SubjectAccess>) -> String {
+    let mut t = String::from(
+        "No tools are offered in this mode: the `read`, `grep` and `list` tools named above cannot be called here, and a tool call written in your answer is not run. Your working directory is an empty scratch directory, removed after this run.",
+    );
+    if let Some(a) = access {
+        t.push_str(&format!(
+            " To read the candidate under review ({}) with those tools, within their budget, run `{}` (an MCP server over stdio; run it as written, the path is the repository). The repository's worktree may differ from the candidate: read the candidate.",
+            one_line(&a.subject),
+            one_line(&a.command_line())
+        ));
+    }
+    t.push_str(" Your answer is what you print on stdout.\n");
+    t
+}
+
+/// What the program reads on stdin: the conversation ([`render`]), a
+/// blank line, then the [`note`] under its label.
+pub fn stdin_text(messages: &[Message], access: Option<&SubjectAccess>) -> String {
+    let mut out = render(messages);
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("[probity: note]\n");
+    out.push_str(&note(access));
+    out
+}
+
 /// `s` with control characters (line breaks among them) escaped.
 fn one_line(s: &str) -> String {
     s.chars()
@@ -112,6 +202,7 @@ fn one_line(s: &str) -> String {
 /// An external agent program as the model.
 pub struct CommandModel {
     argv: Vec<String>,
+    access: Option<SubjectAccess>,
 }
 
 impl std::fmt::Debug for CommandModel {
@@ -119,6 +210,7 @@ impl std::fmt::Debug for CommandModel {
         f.debug_struct("CommandModel")
             .field("program", &self.argv.first())
             .field("args", &self.argv.len().saturating_sub(1))
+            .field("access", &self.access)
             .finish()
     }
 }
@@ -127,11 +219,18 @@ impl CommandModel {
     /// `argv`: the program and its arguments (`reviewModelCommand`).
     pub fn new(argv: Vec<String>) -> Result<Self, ModelError> {
         match argv.first() {
-            Some(p) if !p.is_empty() => Ok(Self { argv }),
+            Some(p) if !p.is_empty() => Ok(Self { argv, access: None }),
             _ => Err(ModelError::NotConfigured(
                 "no command: set reviewModelCommand to the agent's argument vector".into(),
             )),
         }
+    }
+
+    /// Tells the program, in its closing [`note`], how to read the subject
+    /// under review with Probity's bounded tools.
+    pub fn with_access(mut self, access: SubjectAccess) -> Self {
+        self.access = Some(access);
+        self
     }
 
     fn program(&self) -> &str {
@@ -146,7 +245,7 @@ impl ChatModel for CommandModel {
         _tools: &[ToolSpec],
         timeout_ms: u64,
     ) -> Result<ModelResponse, ModelError> {
-        let input = render(&request.messages);
+        let input = stdin_text(&request.messages, self.access.as_ref());
         let out = run(
             &self.argv,
             input.into_bytes(),
@@ -195,8 +294,26 @@ fn run(argv: &[String], input: Vec<u8>, timeout: Duration) -> Result<Vec<u8>, Mo
     let Some((program, args)) = argv.split_first() else {
         return Err(ModelError::NotConfigured("no command".into()));
     };
-    let mut cmd = Command::new(program);
+    // Its own empty directory, removed when this call ends (however: the
+    // guard drops, or an interrupted Probity removes it first).
+    let scratch = Scratch::reserve(&std::env::temp_dir(), SCRATCH_PREFIX)
+        .and_then(|s| s.create_dir(0o700).map(|()| s))
+        .map_err(|e| {
+            ModelError::Transport(format!(
+                "could not make a scratch directory for `{program}`: {e}"
+            ))
+        })?;
+    // A program named by a relative path is the one the caller's directory
+    // holds, as it was before the program ran elsewhere (a bare name is
+    // looked up on PATH).
+    let path = match std::env::current_dir() {
+        Ok(here) if program.contains('/') && !program.starts_with('/') => here.join(program),
+        _ => std::path::PathBuf::from(program),
+    };
+    let mut cmd = Command::new(path);
     cmd.args(args)
+        .current_dir(scratch.path())
+        .env("PWD", scratch.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

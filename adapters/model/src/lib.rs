@@ -28,7 +28,7 @@ use probity_core::snapshot_tools::config::{
 use probity_ports::snapshot::{ChatModel, ModelError};
 
 pub use anthropic::AnthropicMessages;
-pub use command::CommandModel;
+pub use command::{CommandModel, SubjectAccess};
 pub use http::{MAX_RESPONSE_BYTES, Sleeper, ThreadSleeper};
 pub use openai::{OpenAiChat, parse_response, request_body};
 
@@ -226,6 +226,17 @@ pub fn build(
     settings: &ModelSettings,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Box<dyn ChatModel + Send>, ModelError> {
+    build_with(settings, env, None)
+}
+
+/// [`build`] for a review of a known subject: the `command` provider tells
+/// its agent how to read it (`access`, see [`SubjectAccess`]); the HTTP
+/// providers offer the tools themselves and ignore it.
+pub fn build_with(
+    settings: &ModelSettings,
+    env: impl Fn(&str) -> Option<String>,
+    access: Option<SubjectAccess>,
+) -> Result<Box<dyn ChatModel + Send>, ModelError> {
     let options = CallOptions::from_settings(settings);
     if let Some(t) = &options.temperature {
         temperature_json(t)?;
@@ -239,7 +250,13 @@ pub fn build(
             ModelConfig::resolve(settings, &env)?,
             options,
         )),
-        Provider::Command => Box::new(CommandModel::new(settings.command.clone())?),
+        Provider::Command => {
+            let model = CommandModel::new(settings.command.clone())?;
+            Box::new(match access {
+                Some(a) => model.with_access(a),
+                None => model,
+            })
+        }
     })
 }
 

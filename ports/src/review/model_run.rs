@@ -51,8 +51,10 @@ pub struct RoleWorld<'a, R, M, C> {
     pub prompts: &'a PromptSet,
     /// Opens the read-only subject of a tree (`tree:<oid>`).
     pub subject: &'a (dyn Fn(&TreeId) -> Result<R, AdapterError> + Sync),
-    /// A fresh model client (one per role run).
-    pub model: &'a (dyn Fn() -> Result<M, ModelError> + Sync),
+    /// A fresh model client (one per role run) for a run over the tree it
+    /// is given (the frozen or the corrected candidate): a provider that
+    /// offers no tools tells its agent how to read that tree.
+    pub model: &'a (dyn Fn(&TreeId) -> Result<M, ModelError> + Sync),
     /// A stopwatch started now (one per role run: each has the whole
     /// review timeout).
     pub stopwatch: &'a (dyn Fn() -> C + Sync),
@@ -156,7 +158,7 @@ where
         what: "the frozen tree",
         detail: e.to_string(),
     })?;
-    let mut model = (world.model)().map_err(|e| RoleRunError::Open {
+    let mut model = (world.model)(tree).map_err(|e| RoleRunError::Open {
         what: "the model",
         detail: e.to_string(),
     })?;
