@@ -260,19 +260,35 @@ impl<S: Sleeper> Client<S> {
             let resp = self.once(what, url, body.as_deref(), mode)?;
             match rate_limit_wait(&resp, self.sleeper.now_unix()) {
                 None => return classify(what, resp),
-                Some(wait) => {
-                    let total = self.waited + wait;
-                    if total > self.limits.max_total_wait {
-                        return Err(ForgeError::RateLimited {
-                            what: what.to_owned(),
-                            waited_secs: self.waited.as_secs(),
-                        });
-                    }
-                    self.sleeper.sleep(wait);
-                    self.waited = total;
-                }
+                Some(wait) => self.wait_out(what, wait)?,
             }
         }
+    }
+
+    /// Waits `wait` for a rate limit, within the bounded total over every
+    /// request of this client (`max_total_wait`): `RateLimited` (without
+    /// sleeping) when it would exceed it.
+    fn wait_out(&mut self, what: &str, wait: Duration) -> Result<(), ForgeError> {
+        let total = self.waited + wait;
+        if total > self.limits.max_total_wait {
+            return Err(ForgeError::RateLimited {
+                what: what.to_owned(),
+                waited_secs: self.waited.as_secs(),
+            });
+        }
+        self.sleeper.sleep(wait);
+        self.waited = total;
+        Ok(())
+    }
+
+    /// Waits out a rate limit a successful answer reports in its body (a
+    /// GraphQL `RATE_LIMITED` error, HTTP 200): as long as its headers ask
+    /// ([`limit_wait`]), within the same bounded total as the rate limits
+    /// [`Client::get_json`] and [`Client::post_json`] wait out; the caller
+    /// then retries.
+    pub fn wait_out_reported(&mut self, what: &str, resp: &Response) -> Result<(), ForgeError> {
+        let wait = limit_wait(resp, self.sleeper.now_unix());
+        self.wait_out(what, wait)
     }
 
     fn once(
@@ -384,17 +400,28 @@ pub fn rate_limit_wait(resp: &Response, now_unix: u64) -> Option<Duration> {
     if !limited {
         return None;
     }
-    if let Some(s) = retry_after {
-        return Some(Duration::from_secs(s.max(1)));
+    Some(limit_wait(resp, now_unix))
+}
+
+/// How long a response known to be rate-limited asks to wait:
+/// `retry-after` (seconds) wins; otherwise until the reset time, a Unix
+/// time in `x-ratelimit-reset` or `ratelimit-reset` (at least one second);
+/// otherwise one minute.
+pub fn limit_wait(resp: &Response, now_unix: u64) -> Duration {
+    if let Some(s) = resp
+        .header("retry-after")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        return Duration::from_secs(s.max(1));
     }
     if let Some(reset) = ["x-ratelimit-reset", "ratelimit-reset"]
         .iter()
         .find_map(|h| resp.header(h))
         .and_then(|v| v.trim().parse::<u64>().ok())
     {
-        return Some(Duration::from_secs(reset.saturating_sub(now_unix).max(1)));
+        return Duration::from_secs(reset.saturating_sub(now_unix).max(1));
     }
-    Some(Duration::from_secs(60))
+    Duration::from_secs(60)
 }
 
 /// Maps a final status to a typed error (2xx passes).

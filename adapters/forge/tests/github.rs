@@ -686,3 +686,49 @@ fn a_failed_job_lookup_is_a_fetch_failed_gap_not_a_check_without_a_job() {
         assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
     }
 }
+
+/// Regression (issue 13 audit): a GraphQL answer with `errors[].type ==
+/// "RATE_LIMITED"` (HTTP 200) was `RateLimited { waited_secs: 0 }` at once,
+/// where a REST rate limit is waited out within the bounded total. It is
+/// now waited out the same way (its `x-ratelimit-reset`, `Retry-After`, or
+/// a minute), through the same sleeper and the same shared total.
+#[test]
+fn a_graphql_rate_limit_is_waited_out_within_the_total() {
+    let limited = || {
+        Reply::json(r#"{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded"}]}"#)
+            .header("x-ratelimit-remaining", "0")
+            .header("x-ratelimit-reset", "1030")
+    };
+    let threads = Reply::json(include_str!("fixtures/github/graphql-threads-42.json"));
+    let script = scenario::pull_42().post("/graphql", vec![limited(), threads]);
+    let server = HttpServer::script(script).unwrap();
+    let sleeper = FakeSleeper {
+        now: 1000,
+        ..FakeSleeper::default()
+    };
+    let mut gh = adapter(&server, sleeper.clone(), Limits::default());
+    let window = Window {
+        max_records: 100,
+        selection: RecordSelection::Newest,
+    };
+    let t = gh.review_threads(42, window).unwrap();
+    assert_eq!(t.threads.items.len(), 1);
+    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(30)]);
+
+    // Beyond the total (20 s allowed, 30 s asked): a typed error without
+    // sleeping, and the listing is a fetch_failed gap.
+    let script = scenario::pull_42().post("/graphql", vec![limited()]);
+    let server = HttpServer::script(script).unwrap();
+    let sleeper = FakeSleeper {
+        now: 1000,
+        ..FakeSleeper::default()
+    };
+    let limits = Limits {
+        max_total_wait: Duration::from_secs(20),
+        ..Limits::default()
+    };
+    let mut gh = adapter(&server, sleeper.clone(), limits);
+    let e = gh.review_threads(42, window).unwrap_err();
+    assert!(matches!(e, ForgeError::RateLimited { .. }), "{e:?}");
+    assert!(sleeper.slept.borrow().is_empty());
+}

@@ -405,26 +405,31 @@ impl<S: Sleeper> GitHub<S> {
         }
     }
 
+    /// One GraphQL query. A `RATE_LIMITED` answer (HTTP 200, the limit in
+    /// the body) is waited out and retried like a REST rate limit, within
+    /// the client's bounded total (then `RateLimited`).
     fn graphql(&mut self, what: &str, variables: Value) -> Result<Value, ForgeError> {
         let url = self.graphql.clone();
-        let resp = self.client.post_json(
-            what,
-            &url,
-            &json!({"query": THREADS_QUERY, "variables": variables}),
-        )?;
-        let v = http::json(what, &resp)?;
-        if let Some(errors) = v.get("errors").and_then(Value::as_array)
-            && !errors.is_empty()
-        {
+        let body = json!({"query": THREADS_QUERY, "variables": variables});
+        loop {
+            let resp = self.client.post_json(what, &url, &body)?;
+            let v = http::json(what, &resp)?;
+            let Some(errors) = v
+                .get("errors")
+                .and_then(Value::as_array)
+                .filter(|e| !e.is_empty())
+            else {
+                return Ok(v);
+            };
             let kind = errors[0].get("type").and_then(Value::as_str).unwrap_or("");
             return Err(match kind {
+                "RATE_LIMITED" => {
+                    self.client.wait_out_reported(what, &resp)?;
+                    continue;
+                }
                 "NOT_FOUND" => ForgeError::NotFound {
                     what: what.to_owned(),
                     status: 200,
-                },
-                "RATE_LIMITED" => ForgeError::RateLimited {
-                    what: what.to_owned(),
-                    waited_secs: 0,
                 },
                 "FORBIDDEN" => ForgeError::Unauthorized {
                     what: what.to_owned(),
@@ -433,7 +438,6 @@ impl<S: Sleeper> GitHub<S> {
                 _ => malformed(what, "the GraphQL answer has errors"),
             });
         }
-        Ok(v)
     }
 }
 
