@@ -34,32 +34,35 @@ pub struct McpArgs {
 }
 
 pub fn run(global: &GlobalArgs, _out: Output, args: &McpArgs) -> Result<ExitCode, CliError> {
-    let failed = |e: probity_mcp::ServeError| {
-        CliError::new(
-            ErrorKind::Io,
-            "mcp_failed",
-            e.to_string(),
-            "check that the client speaks MCP over stdio",
-        )
-    };
     let Some(subject) = args.subject.as_deref().filter(|_| !args.authority) else {
-        probity_mcp::serve_handler_stdio(crate::mcp_authority::AuthorityTools {
+        let served = probity_mcp::serve_handler_stdio(crate::mcp_authority::AuthorityTools {
             cwd: global.cwd.clone(),
-        })
-        .map_err(failed)?;
-        return Ok(ExitCode::SUCCESS);
+        });
+        return served_exit(served);
     };
     let config = load_config(args.config.as_deref())?;
     let reader = open_subject(global, subject)?;
     let log: LogSink = crate::snapshot_cmd::open_log(args.log_file.as_deref())?;
     let server = SnapshotServer::new(reader, config.budget(), log);
-    serve_stdio(server).map_err(|e| {
-        CliError::new(
+    served_exit(serve_stdio(server))
+}
+
+/// How serving ended: an answer that could not be written to stdout is
+/// the failed write every command reports (exit 7; a closed pipe quietly,
+/// any other failure one `error[stdout]` line), after which nothing more
+/// was served; any other failure is `mcp_failed`.
+fn served_exit(served: Result<(), probity_mcp::ServeError>) -> Result<ExitCode, CliError> {
+    match served {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(probity_mcp::ServeError::Output(e)) => {
+            crate::output::note_stdout_error(&e);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => Err(CliError::new(
             ErrorKind::Io,
             "mcp_failed",
             e.to_string(),
             "check that the client speaks MCP over stdio",
-        )
-    })?;
-    Ok(ExitCode::SUCCESS)
+        )),
+    }
 }

@@ -105,3 +105,151 @@ fn raw_byte_answers_treat_a_closed_pipe_like_every_answer() {
         assert!(!stderr.contains("error["), "{args:?}: {stderr}");
     }
 }
+
+/// How `probity mcp` is given a stdout that takes no answer.
+#[derive(Clone, Copy, Debug)]
+enum DeadStdout {
+    /// A pipe whose reader is gone (EPIPE).
+    Closed,
+    /// `/dev/full` (ENOSPC).
+    Full,
+}
+
+/// Runs `probity mcp ARGS` with a dead stdout: sends `initialize` (whose
+/// answer cannot be delivered) and `initialized`, gives the server up to
+/// 10 s to stop on its own, then sends `call` (a `tools/call`) and closes
+/// stdin. Returns the exit code and stderr. A watchdog kills the child
+/// (by its pid) after 60 s so a server that never stops fails the test.
+fn mcp_with_dead_stdout(
+    cwd: &std::path::Path,
+    args: &[&str],
+    stdout: DeadStdout,
+    call: serde_json::Value,
+) -> (i32, String) {
+    use std::io::Write as _;
+    let stdout = match stdout {
+        DeadStdout::Closed => {
+            let (reader, writer) = std::io::pipe().expect("pipe");
+            drop(reader);
+            Stdio::from(writer)
+        }
+        DeadStdout::Full => Stdio::from(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .expect("/dev/full (Linux)"),
+        ),
+    };
+    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+        .arg("--cwd")
+        .arg(cwd)
+        .arg("mcp")
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run probity");
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    });
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "probity-test", "version": "0"}}});
+    let _ = writeln!(stdin, "{init}");
+    let _ = writeln!(
+        stdin,
+        "{}",
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    let _ = stdin.flush();
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(10) {
+        if child.try_wait().expect("try_wait").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // A server that kept serving runs this call.
+    let request = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": call});
+    let _ = writeln!(stdin, "{request}");
+    let _ = stdin.flush();
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait for probity");
+    let _ = done_tx.send(());
+    watchdog.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Regression (issue 12): `probity mcp` with a closed or full stdout exited
+/// 0 and kept executing tool calls whose answers went nowhere (an
+/// `--authority` `start` created a lineage). Now the first failed write
+/// stops serving: nothing more is executed, and the exit is 7, quiet for a
+/// closed pipe, one `error[stdout]` line for a full disk.
+#[test]
+fn mcp_with_a_dead_stdout_stops_serving_and_exits_7() {
+    for dead in [DeadStdout::Closed, DeadStdout::Full] {
+        // The review lifecycle: no lineage is started.
+        let f = medium_change();
+        let before = store_snapshot(&f);
+        let (code, stderr) = mcp_with_dead_stdout(
+            f.root(),
+            &["--authority"],
+            dead,
+            serde_json::json!({"name": "start", "arguments": {}}),
+        );
+        assert_eq!(code, 7, "{dead:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{dead:?}: {stderr}");
+        assert!(
+            store_snapshot(&f) == before,
+            "{dead:?}: a lineage was started"
+        );
+        match dead {
+            DeadStdout::Closed => assert!(!stderr.contains("error["), "{stderr}"),
+            DeadStdout::Full => {
+                assert_eq!(stderr.matches("error[stdout]").count(), 1, "{stderr}")
+            }
+        }
+        // The snapshot tools: no call is run (none is logged).
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let (code, stderr) = mcp_with_dead_stdout(
+            f.root(),
+            &[
+                "--subject",
+                "worktree",
+                "--log-file",
+                log.path().to_str().unwrap(),
+            ],
+            dead,
+            serde_json::json!({"name": "list", "arguments": {}}),
+        );
+        assert_eq!(code, 7, "{dead:?}: {stderr}");
+        let logged = std::fs::read_to_string(log.path()).unwrap();
+        assert!(
+            !logged.contains("review.snapshot.list"),
+            "{dead:?}: the call ran: {logged}"
+        );
+        match dead {
+            DeadStdout::Closed => assert!(!stderr.contains("error["), "{stderr}"),
+            DeadStdout::Full => {
+                assert_eq!(stderr.matches("error[stdout]").count(), 1, "{stderr}")
+            }
+        }
+    }
+}

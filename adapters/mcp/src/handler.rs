@@ -20,7 +20,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use crate::ServeError;
+use crate::{Answers, ServeError};
 
 /// One tool as it is declared.
 #[derive(Debug, Clone)]
@@ -60,12 +60,14 @@ pub trait ToolHandler: Send + Sync + 'static {
 /// The MCP server over a handler.
 pub struct HandlerServer<H> {
     handler: Arc<H>,
+    answers: Answers,
 }
 
 impl<H> Clone for HandlerServer<H> {
     fn clone(&self) -> Self {
         Self {
             handler: Arc::clone(&self.handler),
+            answers: self.answers.clone(),
         }
     }
 }
@@ -75,6 +77,7 @@ impl<H: ToolHandler> HandlerServer<H> {
     pub fn new(handler: H) -> Self {
         Self {
             handler: Arc::new(handler),
+            answers: Answers::default(),
         }
     }
 
@@ -123,13 +126,23 @@ impl<H: ToolHandler> ServerHandler for HandlerServer<H> {
             Some(map) => Value::Object(map),
             None => Value::Object(serde_json::Map::new()),
         };
+        if self.answers.closed() {
+            return Err(Answers::refusal());
+        }
         let handler = Arc::clone(&self.handler);
+        let answers = self.answers.clone();
         let name = request.name.to_string();
-        let answer = tokio::task::spawn_blocking(move || handler.call(&name, &args))
-            .await
-            .map_err(|e| {
-                rmcp::ErrorData::internal_error(format!("the tool call failed: {e}"), None)
-            })?;
+        // Checked again where it runs: the stream may have failed while
+        // the call waited for the blocking pool.
+        let answer = tokio::task::spawn_blocking(move || {
+            if answers.closed() {
+                return Err(());
+            }
+            Ok(handler.call(&name, &args))
+        })
+        .await
+        .map_err(|e| rmcp::ErrorData::internal_error(format!("the tool call failed: {e}"), None))?
+        .map_err(|()| Answers::refusal())?;
         let Some(answer) = answer else {
             return Err(rmcp::ErrorData::invalid_params(
                 format!(
@@ -168,5 +181,7 @@ where
     I: tokio::io::AsyncRead + Send + Unpin + 'static,
     O: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    crate::serve_service(HandlerServer::new(handler), input, output)
+    let server = HandlerServer::new(handler);
+    let answers = server.answers.clone();
+    crate::serve_service(server, answers, input, output)
 }

@@ -21,6 +21,7 @@ pub use handler::{
 };
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use probity_core::snapshot_tools::tools::tool_specs;
@@ -42,11 +43,38 @@ pub const INSTRUCTIONS: &str = "Read-only tools over the candidate snapshot (the
 /// Where events go.
 pub type LogSink = Box<dyn Write + Send>;
 
+/// Whether the client's stream still takes answers: closed for good once a
+/// write to it failed, after which no tool call is run (its answer could
+/// not be delivered, and an effect without an answer is what a client
+/// cannot recover from).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Answers(Arc<AtomicBool>);
+
+impl Answers {
+    pub(crate) fn closed(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    fn close(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// What a call gets once the stream is closed (never delivered: the
+    /// service is being stopped).
+    pub(crate) fn refusal() -> rmcp::ErrorData {
+        rmcp::ErrorData::internal_error(
+            "the client's stream takes no answers: nothing was run",
+            None,
+        )
+    }
+}
+
 /// The MCP server over one subject and one budget.
 pub struct SnapshotServer<R> {
     reader: Arc<R>,
     session: Arc<Mutex<Session>>,
     log: Arc<Mutex<LogSink>>,
+    answers: Answers,
 }
 
 impl<R> Clone for SnapshotServer<R> {
@@ -55,6 +83,7 @@ impl<R> Clone for SnapshotServer<R> {
             reader: Arc::clone(&self.reader),
             session: Arc::clone(&self.session),
             log: Arc::clone(&self.log),
+            answers: self.answers.clone(),
         }
     }
 }
@@ -67,6 +96,7 @@ impl<R: SnapshotReader + Send + Sync + 'static> SnapshotServer<R> {
             reader: Arc::new(reader),
             session: Arc::new(Mutex::new(Session::new(limits))),
             log: Arc::new(Mutex::new(log)),
+            answers: Answers::default(),
         }
     }
 
@@ -169,6 +199,9 @@ impl<R: SnapshotReader + Send + Sync + 'static> ServerHandler for SnapshotServer
                 None,
             ));
         }
+        if self.answers.closed() {
+            return Err(Answers::refusal());
+        }
         let c = self.call(&request.name, &args);
         let content = vec![ContentBlock::text(c.text)];
         Ok(if c.is_error {
@@ -194,6 +227,11 @@ pub enum ServeError {
     /// cancelled); carries the message.
     #[error("the MCP session ended abnormally: {0}")]
     Join(String),
+    /// An answer could not be written to the client's stream (a closed
+    /// pipe, a full disk): serving stopped there, and no request that came
+    /// after the failure was run. Carries the write error.
+    #[error("could not write the answer: {0}")]
+    Output(std::io::Error),
 }
 
 /// Serves the tools on stdin/stdout until the client closes the stream.
@@ -212,15 +250,24 @@ where
     O: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     let evidence = server.clone();
-    let result = serve_service(server, input, output);
+    let answers = server.answers.clone();
+    let result = serve_service(server, answers, input, output);
     evidence.log_footer();
     result
 }
 
 /// Serves any MCP server handler over byte streams, behind the framing
 /// guard ([`frame`]): one current-thread runtime, blocking until the client
-/// closes its stream.
-pub(crate) fn serve_service<S, I, O>(server: S, input: I, output: O) -> Result<(), ServeError>
+/// closes its stream, or until an answer cannot be written to it: then
+/// `answers` is closed (the handler runs no further call), the client's
+/// input is no longer read, the service is stopped, and the write error is
+/// [`ServeError::Output`].
+pub(crate) fn serve_service<S, I, O>(
+    server: S,
+    answers: Answers,
+    input: I,
+    output: O,
+) -> Result<(), ServeError>
 where
     S: ServerHandler,
     I: tokio::io::AsyncRead + Send + Unpin + 'static,
@@ -230,43 +277,69 @@ where
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    rt.block_on(async move {
+    let result = rt.block_on(async move {
         // The service reads and writes in-memory pipes; the guard frames
         // what the client sends and one writer puts every answer (the
         // guard's and the service's) on the client's stream whole.
         let (guard_side, service_in) = tokio::io::duplex(64 * 1024);
         let (service_out, relay_side) = tokio::io::duplex(64 * 1024);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
-        let writer = tokio::spawn(async move {
-            use tokio::io::AsyncWriteExt;
-            let mut output = output;
-            while let Some(line) = rx.recv().await {
-                if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-                    break;
+        let broken = Arc::new(tokio::sync::Notify::new());
+        let writer = {
+            let answers = answers.clone();
+            let broken = Arc::clone(&broken);
+            tokio::spawn(async move {
+                use tokio::io::AsyncWriteExt;
+                let mut output = output;
+                while let Some(line) = rx.recv().await {
+                    let written = match output.write_all(&line).await {
+                        Ok(()) => output.flush().await,
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = written {
+                        // Closed before anyone is told, so no call starts
+                        // after the failure is known.
+                        answers.close();
+                        broken.notify_one();
+                        return Some(e);
+                    }
                 }
-            }
-            let _ = output.shutdown().await;
-        });
+                let _ = output.shutdown().await;
+                None
+            })
+        };
         let relay = tokio::spawn(frame::relay(relay_side, tx.clone()));
         let guard = tokio::spawn(frame::guard(input, guard_side, tx));
         let served = async {
-            let running = server
-                .serve((service_in, service_out))
-                .await
-                .map_err(|e| ServeError::Start(e.to_string()))?;
-            running
-                .waiting()
-                .await
-                .map_err(|e| ServeError::Join(e.to_string()))?;
+            let running = tokio::select! {
+                r = server.serve((service_in, service_out)) => {
+                    r.map_err(|e| ServeError::Start(e.to_string()))?
+                }
+                () = broken.notified() => return Ok(()),
+            };
+            let stop = running.cancellation_token();
+            tokio::select! {
+                r = running.waiting() => {
+                    r.map_err(|e| ServeError::Join(e.to_string()))?;
+                }
+                () = broken.notified() => stop.cancel(),
+            }
             Ok::<(), ServeError>(())
         }
         .await;
-        // The service has ended: its output pipe closes, so the relay ends;
-        // the guard ends with the client's stream.
-        let _ = relay.await;
+        // Whatever ended the service, the client's input is read no more.
         guard.abort();
         let _ = guard.await;
-        let _ = writer.await;
-        served
-    })
+        // The service's output pipe is closed: the relay ends.
+        let _ = relay.await;
+        let failed = writer.await.ok().flatten();
+        match failed {
+            Some(e) => Err(ServeError::Output(e)),
+            None => served,
+        }
+    });
+    // Not a plain drop, which waits for every blocking task: the read of a
+    // stdin the client keeps open would hold a server that stopped.
+    rt.shutdown_background();
+    result
 }
