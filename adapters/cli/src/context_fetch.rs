@@ -4,7 +4,8 @@
 //! `index_digest` the host retains).
 //!
 //! The token is read from the environment variable `--token-env` names
-//! (default `GITHUB_TOKEN`); it is sent only as a request header, registered
+//! (default by `--forge`: `GITHUB_TOKEN`, `GITLAB_TOKEN` or
+//! `FORGEJO_TOKEN`); it is sent only as a request header, registered
 //! as a run credential so that a body quoting it is redacted, and never
 //! written to any file, log or message (`--input-out` masks it).
 
@@ -280,6 +281,46 @@ pub fn run(
             "pass the lowercase host name, e.g. --host github.com",
         )
     })?;
+    // The repository's form, before anything else is asked of the forge
+    // (the adapters refuse it too, but as a forge answer).
+    let repo_ok = match forge {
+        ForgeArg::Github | ForgeArg::Forgejo => a
+            .repo
+            .split_once('/')
+            .is_some_and(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/')),
+        ForgeArg::Gitlab => {
+            a.repo.contains('/')
+                && !a.repo.starts_with('/')
+                && !a.repo.ends_with('/')
+                && !a.repo.contains("//")
+        }
+    };
+    if !repo_ok {
+        let form = match forge {
+            ForgeArg::Gitlab => "GROUP/NAME (subgroups: GROUP/SUB/NAME)",
+            ForgeArg::Github | ForgeArg::Forgejo => "OWNER/NAME",
+        };
+        return Err(usage(
+            "bad_repo",
+            format!("--repo `{}` is not of the form {form}", a.repo),
+            "pass the repository as the forge's URL names it, e.g. --repo acme/widgets",
+        ));
+    }
+    if let Some(base) = &a.api_base {
+        // The token is sent with every request: never in clear text beyond
+        // this machine (the client refuses it too).
+        let https = base.starts_with("https://");
+        let loopback_http = base.starts_with("http://") && probity_forge::http::is_loopback(base);
+        if !(https || loopback_http) {
+            return Err(usage(
+                "bad_api_base",
+                format!(
+                    "--api-base `{base}` is not an https:// URL: the token is sent with every request, so plain http is allowed only to the loopback interface (127.0.0.1, localhost, [::1])"
+                ),
+                "use an https:// API base (or leave --api-base out: the host's own is https)",
+            ));
+        }
+    }
     let entity = match (a.change, a.issue) {
         (Some(n), None) => EntityRef {
             kind: EntityKind::ChangeProposal,
@@ -346,7 +387,7 @@ pub fn run(
         usage(
             "bad_token",
             format!(
-                "${token_env} does not hold a usable token (at least 8 printable ASCII characters, no spaces)"
+                "${token_env} does not hold a usable token (at least 8 printable ASCII characters, with no spaces, no double quotes (\") and no backslashes (\\))"
             ),
             "export the forge token in that variable",
         )

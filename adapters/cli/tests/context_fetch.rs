@@ -830,3 +830,60 @@ fn a_refused_assembly_leaves_no_input_out() {
     let left: Vec<_> = fs::read_dir(tmp.path()).unwrap().collect();
     assert!(left.is_empty(), "nothing written: {left:?}");
 }
+
+/// `context fetch` with the given forge, repository and API base, the
+/// test token set.
+fn fetch_with(forge: &str, repo: &str, api_base: &str, out: &Path) -> Output {
+    Command::new(BIN)
+        .args([
+            "context",
+            "fetch",
+            "--forge",
+            forge,
+            "--host",
+            "forge.example",
+        ])
+        .args(["--repo", repo, "--change", "1", "--json"])
+        .args(["--api-base", api_base, "--token-env", TOKEN_ENV])
+        .arg("--out")
+        .arg(out)
+        .env(TOKEN_ENV, TOKEN)
+        .output()
+        .unwrap()
+}
+
+/// Regression (issue 13 audit): `--repo acme` (no slash) was
+/// `forge_not_found … (HTTP 0)`, exit 3, and a plain-http `--api-base` to
+/// another host than the loopback was `forge_transport`, exit 7, advising
+/// to check the network. Both are usage errors (exit 2) saying what is
+/// expected, refused before any request.
+#[test]
+fn a_malformed_repository_or_a_plain_http_api_base_is_a_usage_error() {
+    let server = HttpServer::script(scenario::pull_42()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ctx");
+    for (forge, repo, expected) in [
+        ("github", "acme", "OWNER/NAME"),
+        ("github", "acme/widgets/extra", "OWNER/NAME"),
+        ("forgejo", "/widgets", "OWNER/NAME"),
+        ("gitlab", "widgets", "GROUP/NAME"),
+    ] {
+        let o = fetch_with(forge, repo, server.base(), &out);
+        assert_eq!(o.status.code(), Some(2), "{repo}");
+        let v = json_out(&o);
+        assert_eq!(v["error"]["code"], "bad_repo", "{repo}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(msg.contains(expected) && msg.contains(repo), "{msg}");
+    }
+    for base in ["http://forge.example/api/v3", "ftp://forge.example"] {
+        let o = fetch_with("github", "acme/widgets", base, &out);
+        assert_eq!(o.status.code(), Some(2), "{base}");
+        let v = json_out(&o);
+        assert_eq!(v["error"]["code"], "bad_api_base", "{base}: {v}");
+        let text = format!("{} {}", v["error"]["message"], v["error"]["next_action"]);
+        assert!(text.contains("https://"), "{text}");
+        assert!(!text.contains("network"), "{text}");
+    }
+    assert!(!out.exists());
+    assert!(server.seen().is_empty(), "nothing was fetched");
+}

@@ -142,8 +142,10 @@ impl<S: Sleeper> std::fmt::Debug for Client<S> {
     }
 }
 
-/// Whether a URL names the loopback interface (never proxied).
-fn is_loopback(base: &str) -> bool {
+/// Whether a URL names the loopback interface (`127.0.0.1`, `localhost`,
+/// `[::1]`): never proxied, and the only place a token may travel over
+/// plain http.
+pub fn is_loopback(base: &str) -> bool {
     let rest = base
         .strip_prefix("http://")
         .or_else(|| base.strip_prefix("https://"))
