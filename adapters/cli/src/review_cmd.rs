@@ -30,10 +30,12 @@ use std::time::Instant;
 use clap::Args;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::TreeId;
-use probity_core::review::prompts::{PromptRole, PromptSet};
+use probity_core::review::prompts::PromptSet;
 use probity_core::review::roles::{FixerHandoff, fixer_handoff};
 use probity_core::review::state::NextInput;
-use probity_core::snapshot_tools::review_loop::{LoopError, REVIEWER_FRAME, UsageTotals};
+use probity_core::snapshot_tools::review_loop::{
+    LoopError, REVIEWER_FRAME, UsageTotals, footer_lines,
+};
 use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
 use probity_git::subject::{Subject, SubjectSpec};
 use probity_model::SubjectAccess;
@@ -163,15 +165,6 @@ fn subject_access(cwd: &Path, subject: String) -> SubjectAccess {
     }
 }
 
-/// The name a role run answers under: the lens, `refuter` or `validator`.
-fn role_name(role: PromptRole) -> &'static str {
-    match role {
-        PromptRole::Lens(l) => l.name(),
-        PromptRole::Refuter => "refuter",
-        PromptRole::Validator => "validator",
-    }
-}
-
 /// The reviewer-tool budget a run used.
 #[derive(Debug, Serialize)]
 struct SnapshotUse {
@@ -212,7 +205,7 @@ struct RoleFailure {
 
 impl<'a> RoleAnswer<'a> {
     fn of(run: &'a RoleRun) -> Self {
-        let role = role_name(run.role);
+        let role = run.role.name();
         match &run.outcome {
             Ok(d) => RoleAnswer::Done {
                 role,
@@ -401,7 +394,7 @@ fn run_lineage(
             if let Ok(d) = &r.outcome {
                 let line = UsageLine {
                     event: "review.model.usage",
-                    role: Some(role_name(r.role)),
+                    role: Some(r.role.name()),
                     model_calls: d.model_calls,
                     usage: &d.usage,
                     transcript_digest: Some(&d.transcript_digest),
@@ -455,18 +448,21 @@ fn human(answer: &LineageAnswer<'_>, runs: &[RoleRun], failed: &[CliError]) -> S
     let mut t = String::new();
     for r in runs {
         match &r.outcome {
-            Ok(d) => t.push_str(&format!(
-                "{}: answered in {} model call(s){}; transcript {}\n",
-                role_name(r.role),
-                d.model_calls,
-                if d.repaired { " (one repair turn)" } else { "" },
-                d.transcript
-            )),
-            Err(e) => t.push_str(&format!(
-                "{}: {}\n",
-                role_name(r.role),
-                role_error(e).message
-            )),
+            Ok(d) => {
+                t.push_str(&format!(
+                    "{}: answered in {} model call(s){}; transcript {}\n",
+                    r.role.name(),
+                    d.model_calls,
+                    if d.repaired { " (one repair turn)" } else { "" },
+                    d.transcript
+                ));
+                // What it read and what its model calls used, as the
+                // free-form review shows them.
+                for line in footer_lines(d.footer.as_deref(), &d.usage) {
+                    t.push_str(&format!("  {line}\n"));
+                }
+            }
+            Err(e) => t.push_str(&format!("{}: {}\n", r.role.name(), role_error(e).message)),
         }
     }
     let f = &answer.finalize;

@@ -575,3 +575,89 @@ fn the_command_agent_runs_outside_the_repository_and_is_told_how_to_read_the_fro
         "{note}"
     );
 }
+
+/// `probity review` without `--json`: the human answer.
+fn review_human(f: &probity_git::fixture::Fixture, url: &str, args: &[&str]) -> Run {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .arg("--cwd")
+        .arg(f.root())
+        .arg("review")
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("http_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("ALL_PROXY");
+    for (k, v) in env(url) {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        json: serde_json::Value::Null,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Regression: with the provider reporting usage and cost, the human
+/// answer said only "answered in N model call(s); transcript ...": it now
+/// carries each role's footers, as the free-form review does (what was
+/// read beyond the declared context, what the model calls used). And the
+/// log named a role two ways (``lens `reliability` `` on tool events,
+/// `reliability` on the usage line): it is the plain name throughout.
+#[test]
+fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one_way() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let server = role_server(Lens::Inferential {
+        location: "src/parser.rs:3".into(),
+        claim: "more() may be called before parse() initialises state".into(),
+    });
+    let r = review_human(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    for role in ["reliability", "refuter"] {
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{role}: answered in 2 model call(s)")))
+            .unwrap_or_else(|| panic!("{}", r.stdout));
+        assert!(
+            lines[at + 1].starts_with("  read 1 file (")
+                && lines[at + 1].contains("beyond the declared context: src/parser.rs"),
+            "{}",
+            r.stdout
+        );
+        assert_eq!(
+            lines[at + 2],
+            "  model: 190 input / 15 output tokens over 2 calls, $0.002100",
+            "{}",
+            r.stdout
+        );
+    }
+    let mut named = std::collections::BTreeSet::new();
+    for line in r.stderr.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("{line}"));
+        if let Some(role) = v.get("role") {
+            named.insert((
+                v["event"].as_str().unwrap_or("").to_string(),
+                role.to_string(),
+            ));
+        }
+    }
+    let roles: std::collections::BTreeSet<_> = named.iter().map(|(_, r)| r.as_str()).collect();
+    assert_eq!(
+        roles,
+        ["\"refuter\"", "\"reliability\""].into_iter().collect(),
+        "{named:?}"
+    );
+    assert!(
+        named.iter().any(|(e, _)| e == "review.snapshot.read"),
+        "{named:?}"
+    );
+    assert!(
+        named.iter().any(|(e, _)| e == "review.model.usage"),
+        "{named:?}"
+    );
+}

@@ -361,8 +361,26 @@ impl Review {
     /// (names are already quoted) is shown escaped.
     pub fn rendered(&self) -> String {
         let mut s = self.text.trim_end().to_owned();
-        for f in self.footer.iter().chain(self.usage.footer().as_ref()) {
+        for f in footer_lines(self.footer.as_deref(), &self.usage) {
             s.push_str("\n\n");
+            s.push_str(&f);
+        }
+        s.push('\n');
+        s
+    }
+}
+
+/// The footer lines a review shows its author, in order: what was read
+/// beyond the declared files (`footer`, when any), then what the model
+/// calls used (when reported). Each is exactly one line: a control
+/// character in it (names are already quoted) is shown escaped.
+pub fn footer_lines(footer: Option<&str>, usage: &UsageTotals) -> Vec<String> {
+    footer
+        .map(str::to_owned)
+        .into_iter()
+        .chain(usage.footer())
+        .map(|f| {
+            let mut s = String::with_capacity(f.len());
             for c in f.chars() {
                 if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') {
                     s.extend(c.escape_debug());
@@ -370,10 +388,9 @@ impl Review {
                     s.push(c);
                 }
             }
-        }
-        s.push('\n');
-        s
-    }
+            s
+        })
+        .collect()
 }
 
 /// The document in a final answer: the whole answer trimmed, or, when the

@@ -170,14 +170,15 @@ where
         Vec::new(),
     )
     .with_finish(ctx.finish.clone());
-    let name = ctx.role.to_string();
+    // The log names a role as every answer does: `reliability`, `refuter`.
+    let name = ctx.role.name();
     let review = run_review(
         &mut lp,
         &mut model,
         &reader,
         &clock,
         world.timeout_ms,
-        &mut |e| (world.log)(&name, e),
+        &mut |e| (world.log)(name, e),
     )?;
     let transcript = lp
         .transcript_bytes()

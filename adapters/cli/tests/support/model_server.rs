@@ -88,9 +88,11 @@ fn listed_findings(user: &str) -> Vec<String> {
         .collect()
 }
 
+/// A final answer; its usage reports a cost too (US dollars, as some
+/// gateways do), the tool round's does not.
 fn text(content: &str) -> Value {
     json!({"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-           "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+           "usage": {"prompt_tokens": 100, "completion_tokens": 10, "cost": 0.0021}})
 }
 
 fn answer(body: &Value, lens_answer: &Lens) -> (u16, Value) {
