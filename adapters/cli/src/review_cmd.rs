@@ -60,10 +60,15 @@ pub struct ReviewArgs {
     /// With --lineage: run the targeted validator after a correction edit.
     #[arg(long, requires = "lineage")]
     pub validate: bool,
-    /// With --lineage: at most this many lens runs at once (default: the
-    /// number of lenses to run; at most 4).
-    #[arg(long, value_name = "N", requires = "lineage")]
-    pub jobs: Option<usize>,
+    /// With --lineage: at most this many lens runs at once, 1 to 4
+    /// (default: the number of lenses to run, at most 4).
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "lineage",
+        value_parser = clap::value_parser!(u8).range(1..=MAX_JOBS as i64)
+    )]
+    pub jobs: Option<u8>,
     /// With --lineage: once the lenses' results are in, run the independent
     /// check named after `--` (no shell) and finalize its run as evidence.
     #[arg(long = "evidence-cmd", requires_all = ["lineage", "argv"])]
@@ -98,7 +103,7 @@ pub struct ReviewArgs {
 /// The largest review prompt read (`--prompt`).
 pub const MAX_PROMPT_BYTES: u64 = 4 * 1024 * 1024;
 
-/// The most lens runs at once, whatever `--jobs` asks.
+/// The most lens runs at once: `--jobs` takes 1 to this.
 pub const MAX_JOBS: usize = 4;
 
 /// A stopwatch over the system's monotonic clock.
@@ -366,7 +371,9 @@ fn run_lineage(
         budget: config.budget(),
         timeout_ms: config.timeout_ms,
         max_diff_bytes: config.context.max_total_bytes,
-        jobs: args.jobs.unwrap_or(selected).clamp(1, MAX_JOBS),
+        // `--jobs` is in range (clap refuses another value); the default,
+        // the number of lenses, is capped the same way.
+        jobs: args.jobs.map_or(selected, usize::from).clamp(1, MAX_JOBS),
         log: &|role: &str, e: &probity_core::snapshot_tools::Event| {
             if let Ok(mut line) = serde_json::to_value(e) {
                 line["role"] = json!(role);

@@ -661,3 +661,252 @@ fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one
         "{named:?}"
     );
 }
+
+fn state_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path::PathBuf {
+    f.root()
+        .join(".git/probity/reviews/v1")
+        .join(lineage)
+        .join("state.json")
+}
+
+/// A lineage whose frozen lens prompt is not this build's (as one another
+/// build started): `review --lineage` asks no model for it
+/// (`prompt_changed`, exit 3, both digests named) and writes nothing; `lens
+/// context` refuses it the same way.
+#[test]
+fn a_lineage_frozen_with_another_prompt_is_refused_prompt_changed() {
+    let f = medium_change();
+    let lineage = started(&f);
+    // The state as another build would have frozen it: the lens's prompt
+    // digest differs (the record stays canonical and valid).
+    let path = state_path(&f, &lineage);
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let prompts = &mut v["state"]["frozen"]["prompts"];
+    let ours = prompts["lenses"][0]["digest"].as_str().unwrap().to_string();
+    let theirs = prompts["refuter"].clone();
+    prompts["lenses"][0]["digest"] = theirs.clone();
+    let state = probity_core::canonical::canonical_bytes(&v["state"]).unwrap();
+    v["revision"] = serde_json::json!(
+        Sha256Digest::of(probity_core::review::state::REVISION_DOMAIN, &state).to_string()
+    );
+    let mut bytes = probity_core::canonical::canonical_bytes(&v).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(&path, bytes).unwrap();
+    let st = probity(f.root(), &["status", "--lineage", &lineage]);
+    assert_eq!(st.code, 0, "the store takes the record: {}", st.stdout);
+
+    let before = store_snapshot(&f);
+    let server = role_server(Lens::Clean);
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    let role = &r.json["roles"][0];
+    assert_eq!(role["ok"], false, "{}", r.stdout);
+    assert_eq!(role["error"]["code"], "prompt_changed", "{}", r.stdout);
+    let message = role["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&ours), "{message}");
+    assert!(message.contains(theirs.as_str().unwrap()), "{message}");
+    assert_eq!(r.json["state"], "reviewing");
+    assert_eq!(server.requests().len(), 0, "no model was asked");
+    assert_eq!(store_snapshot(&f), before);
+
+    let c = probity(
+        f.root(),
+        &[
+            "lens",
+            "context",
+            "--lineage",
+            &lineage,
+            "--lens",
+            "reliability",
+        ],
+    );
+    assert_eq!(c.code, 3, "{}", c.stdout);
+    assert_eq!(c.json["error"]["code"], "prompt_changed", "{}", c.stdout);
+    assert_eq!(store_snapshot(&f), before);
+}
+
+/// `--validate` before the correction was forecast: the validator is not
+/// awaited (`role_not_now`, exit 3); no model is asked, nothing written.
+#[test]
+fn validate_before_a_forecast_is_role_not_now() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let server = role_server(Lens::Blocker {
+        location: "src/parser.rs:3".into(),
+        claim: "more() does nothing the caller relies on".into(),
+    });
+    // While the lenses are still awaited, too.
+    let before = store_snapshot(&f);
+    let early = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
+    assert_eq!(early.code, 3, "{}{}", early.stdout, early.stderr);
+    assert_eq!(early.json["roles"][0]["error"]["code"], "role_not_now");
+    assert_eq!(server.requests().len(), 0);
+    assert_eq!(store_snapshot(&f), before);
+
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.json["action"], "forecast_correction", "{}", r.stdout);
+    let asked = server.requests().len();
+    let before = store_snapshot(&f);
+    let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
+    assert_eq!(v.code, 3, "{}{}", v.stdout, v.stderr);
+    let role = &v.json["roles"][0];
+    assert_eq!(role["role"], "validator");
+    assert_eq!(role["ok"], false);
+    assert_eq!(role["error"]["code"], "role_not_now", "{}", v.stdout);
+    assert_eq!(v.json["state"], "correction_required");
+    assert_eq!(v.json["action"], "forecast_correction");
+    assert_eq!(server.requests().len(), asked, "no model was asked");
+    assert_eq!(store_snapshot(&f), before);
+}
+
+/// `lens context` for a lineage the store does not hold
+/// (`lineage_not_found`), a malformed id (`bad_lineage`), and a lineage
+/// that no longer awaits lens results (`role_not_now`): each exit 3,
+/// nothing written.
+#[test]
+fn lens_context_refuses_an_unknown_lineage_and_a_wrong_stage() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let before = store_snapshot(&f);
+    let context = |l: &str| {
+        probity(
+            f.root(),
+            &["lens", "context", "--lineage", l, "--lens", "reliability"],
+        )
+    };
+    let ok = context(&lineage);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    assert_eq!(ok.json["subject"].as_str().unwrap().len(), 45);
+    let unknown = context("review-0123456789abcdef");
+    assert_eq!(unknown.code, 3, "{}", unknown.stdout);
+    assert_eq!(unknown.json["error"]["code"], "lineage_not_found");
+    let bad = context("not-a-lineage");
+    assert_eq!(bad.code, 3, "{}", bad.stdout);
+    assert_eq!(bad.json["error"]["code"], "bad_lineage");
+    assert_eq!(store_snapshot(&f), before);
+
+    // Judged: the lens is no longer awaited.
+    let server = role_server(Lens::Clean);
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.json["state"], "validating", "{}", r.stdout);
+    let before = store_snapshot(&f);
+    let late = context(&lineage);
+    assert_eq!(late.code, 3, "{}", late.stdout);
+    assert_eq!(
+        late.json["error"]["code"], "role_not_now",
+        "{}",
+        late.stdout
+    );
+    assert_eq!(store_snapshot(&f), before);
+}
+
+/// Regression: `--jobs 0` and `--jobs 99` were silently clamped. The
+/// documented range is 1 to 4 (at most four lens runs at once); outside
+/// it is a usage error naming the range, before anything runs.
+#[test]
+fn jobs_outside_one_to_four_is_a_usage_error() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let before = store_snapshot(&f);
+    let server = role_server(Lens::Clean);
+    for jobs in ["0", "5", "99"] {
+        let r = review(
+            &f,
+            &server.base_url,
+            &["--lineage", &lineage, "--jobs", jobs],
+        );
+        assert_eq!(r.code, 2, "--jobs {jobs}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "usage", "{}", r.stdout);
+        assert!(
+            r.json["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("1..=4"),
+            "{}",
+            r.stdout
+        );
+        assert_eq!(r.json["error"]["argument"], "--jobs <N>", "{}", r.stdout);
+    }
+    assert_eq!(server.requests().len(), 0);
+    assert_eq!(store_snapshot(&f), before);
+    for jobs in ["1", "4"] {
+        let r = review(
+            &f,
+            &server.base_url,
+            &["--lineage", &lineage, "--jobs", jobs],
+        );
+        assert_eq!(r.code, 0, "--jobs {jobs}: {}{}", r.stdout, r.stderr);
+    }
+}
+
+/// A high-risk change (four lenses) reviewed by a `command` agent that
+/// waits until `want` agents are in flight at once (bounded: alone too
+/// long, it fails), recording how many were in flight when it started.
+fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
+    let f = parser_base();
+    f.write(
+        "src/auth/token.rs",
+        "pub fn check(t: &str) -> bool {\n    !t.is_empty()\n}\n",
+    )
+    .unwrap();
+    let lineage = started(&f);
+    let dir = tempfile::tempdir().unwrap();
+    let flight = dir.path().join("in-flight");
+    std::fs::create_dir(&flight).unwrap();
+    let log = dir.path().join("seen");
+    // Deterministic: no timing is asserted. An agent proceeds once `want`
+    // markers exist (its own among them); the 30 s bound only turns a
+    // run that never reaches `want` into a failure instead of a hang.
+    let script = format!(
+        r#"cat >/dev/null
+me=$(mktemp "$FLIGHT/agent.XXXXXX")
+ls "$FLIGHT" | wc -l >> "$SEEN"
+i=0
+while [ "$(ls "$FLIGHT" | wc -l)" -lt {want} ]; do
+  i=$((i+1)); if [ $i -gt 600 ]; then echo "alone too long" >&2; exit 1; fi
+  sleep 0.05
+done
+printf '{{"findings":[],"evidence":["judged beside the other lenses"]}}'
+[ {want} -gt 1 ] || rm "$me""#
+    );
+    let config = agent_config(dir.path(), &script);
+    let (flight_s, log_s) = (flight.display().to_string(), log.display().to_string());
+    let r = probity_env(
+        f.root(),
+        &[
+            "review",
+            "--lineage",
+            &lineage,
+            "--jobs",
+            jobs,
+            "--config",
+            &config,
+        ],
+        &[("FLIGHT", &flight_s), ("SEEN", &log_s)],
+    );
+    let seen = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    (r, seen)
+}
+
+/// With `--jobs 4` the four lenses of a high-risk change are asked at
+/// once: each agent waits for the other three and all are submitted.
+/// With `--jobs 1` they run one after another: each agent is alone.
+#[test]
+fn lenses_run_concurrently_up_to_jobs() {
+    let (r, seen) = high_risk_run("4", 4);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let roles = r.json["roles"].as_array().unwrap();
+    assert_eq!(roles.len(), 4, "{}", r.stdout);
+    assert!(roles.iter().all(|x| x["ok"] == true), "{}", r.stdout);
+    assert_eq!(r.json["state"], "validating", "{}", r.stdout);
+    assert_eq!(seen.len(), 4, "{seen:?}");
+
+    let (r, seen) = high_risk_run("1", 1);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["state"], "validating", "{}", r.stdout);
+    assert_eq!(seen, [1, 1, 1, 1], "one agent at a time");
+}
