@@ -88,7 +88,7 @@ fn declared_only(def: &ToolDef, args: &Value) -> Result<(), String> {
 struct Call {
     argv: Vec<String>,
     /// Documents written for the call (removed with it).
-    dir: Option<tempfile::TempDir>,
+    dir: Option<probity_scratch::Scratch>,
 }
 
 impl Call {
@@ -135,12 +135,13 @@ impl Call {
     /// of the call's private directory and returns its path.
     fn document(&mut self, name: &str, doc: &Value) -> Result<String, String> {
         if self.dir.is_none() {
-            self.dir = Some(
-                tempfile::Builder::new()
-                    .prefix("probity-mcp-")
-                    .tempdir()
-                    .map_err(|e| format!("could not make a private directory: {e}"))?,
-            );
+            // A scratch directory under an owner lock: gone when the call
+            // ends, when the server is interrupted, or (after a SIGKILL) at
+            // the next call that makes one.
+            let made = probity_scratch::Scratch::reserve(&std::env::temp_dir(), "probity-mcp-")
+                .and_then(|d| d.create_dir(0o700).map(|()| d))
+                .map_err(|e| format!("could not make a private directory: {e}"))?;
+            self.dir = Some(made);
         }
         let dir = self
             .dir

@@ -511,12 +511,15 @@ fn a_lineage_folder_without_state_fails_no_command() {
 }
 
 /// Everything an interrupted run could leave where Probity writes, as
-/// readable names: in the git dir, its index copies and their owner locks
-/// (and git's `index.lock`); in the store, any hidden entry (temp files,
-/// lineage folders being made, their owner locks) and any lineage folder
-/// without its state or that no target index names; in the private
-/// temporary directory, anything at all (export scratch repositories,
-/// server-gate scratch stores, their owner locks).
+/// readable names: in the git dir, every `probity-*` entry (index copies,
+/// the signature and literal-key files handed to ssh-keygen,
+/// `probity-sig-*` and `probity-key-*`, and their owner locks) and git's
+/// `index.lock`; in the store, any hidden entry (temp files, lineage
+/// folders being made, their owner locks) and any lineage folder without
+/// its state or that no target index names; in the private temporary
+/// directory, anything at all (export scratch repositories, server-gate
+/// scratch stores, `probity mcp` document directories `probity-mcp-*`,
+/// signature files when the git dir took none, their owner locks).
 fn everything_left(git_dir: &std::path::Path, tmp: &std::path::Path) -> Vec<String> {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -526,6 +529,7 @@ fn everything_left(git_dir: &std::path::Path, tmp: &std::path::Path) -> Vec<Stri
             }
         }
     }
+    // `probity-` covers `probity-index-`, `probity-sig-`, `probity-key-`.
     let mut left: Vec<String> = named(git_dir, "probity-");
     left.extend(named(git_dir, "index.lock"));
     let store = git_dir.join("probity/reviews/v1");
@@ -792,4 +796,156 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         assert!(status.code().is_some_and(|c| c <= 1), "{kind}: {status}");
     }
     assert_eq!(everything_left(&git_dir, tmp.path()), Vec::<String>::new());
+}
+
+/// Issue 12: the files Probity hands `ssh-keygen` (a signature to check,
+/// `probity-sig-*`; a literal signing key's public half, `probity-key-*`)
+/// are scratch artifacts under owner locks. A SIGTERM or SIGINT while
+/// `ssh-keygen` runs removes them before Probity ends (they used to stay:
+/// the signal ended the process before any destructor ran); after a
+/// SIGKILL the next run of the same kind removes them. Deterministic: a
+/// stand-in `ssh-keygen` records its pid and sleeps, and the signal is
+/// sent once the file and the stand-in both exist.
+#[test]
+fn ssh_keygen_scratch_files_go_on_interruption_and_after_sigkill() {
+    let f = medium_change();
+    let git_dir = f.root().join(".git");
+    let inputs = tempfile::tempdir().unwrap();
+    let lineage = support::approve_live(f.root(), inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let key = support::keygen(inputs.path(), "alice");
+    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let signed = support::probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let envelope = support::input(inputs.path(), "envelope.json", &signed.stdout);
+    let list = support::allowed(inputs.path(), &[("alice@example.com", &key)]);
+    // From here on the key is a literal one (its file is written for
+    // ssh-keygen), so `attest --sign` makes `probity-key-*`.
+    let literal = format!("key::{}", support::public(&key));
+    f.git(&["config", "probity.signingKey", &literal]).unwrap();
+    let marks = tempfile::tempdir().unwrap();
+    let pid_file = marks.path().join("pid");
+    let slow = marks.path().join("slow-ssh-keygen");
+    probity_testkit::write_executable(
+        &slow,
+        format!(
+            "#!/bin/sh\necho $$ > '{}.tmp' && mv '{0}.tmp' '{0}'\nexec sleep 60\n",
+            pid_file.display()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let failing = marks.path().join("failing-ssh-keygen");
+    probity_testkit::write_executable(&failing, b"#!/bin/sh\nexit 1\n").unwrap();
+    let verify = [
+        "attest",
+        "verify",
+        "--envelope",
+        envelope.as_str(),
+        "--lineage",
+        lineage.as_str(),
+        "--allowed-signers",
+        list.to_str().unwrap(),
+    ];
+    let sign = ["attest", "--lineage", lineage.as_str(), "--sign"];
+    for (args, prefix) in [(&verify[..], "probity-sig-"), (&sign[..], "probity-key-")] {
+        for signal in ["-TERM", "-INT", "-KILL"] {
+            let tmp = tempfile::tempdir().unwrap();
+            let _ = std::fs::remove_file(&pid_file);
+            let mut cmd = in_tmp(f.root(), tmp.path(), args);
+            cmd.env("PROBITY_SSH_KEYGEN", &slow);
+            let status = signal_when(
+                &mut cmd,
+                || pid_file.exists() && !named(&git_dir, prefix).is_empty(),
+                signal,
+            );
+            assert!(status.is_some(), "{prefix} {signal}: the run ended first");
+            let shim: u32 = std::fs::read_to_string(&pid_file)
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
+            // Whether the stand-in ended (a zombie holds nothing), waiting
+            // up to 5 s for a signal on its way.
+            let ended = || {
+                (0..1000).any(|_| {
+                    let gone = std::fs::read_to_string(format!("/proc/{shim}/stat"))
+                        .map_or(true, |s| s.contains(") Z ") || s.contains(") X "));
+                    if !gone {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    gone
+                })
+            };
+            if signal == "-KILL" {
+                // The orphaned stand-in holds the owner lock (inherited,
+                // as a git child's is) until it ends: end it.
+                let _ = Command::new("kill")
+                    .args(["-KILL", &shim.to_string()])
+                    .status();
+                assert!(ended(), "{prefix}: the stand-in did not end");
+                assert!(
+                    !named(&git_dir, prefix).is_empty(),
+                    "{prefix}: a SIGKILL left nothing to scavenge"
+                );
+                // The next run of the kind removes what the dead owner left
+                // (before its own ssh-keygen fails).
+                let mut next = in_tmp(f.root(), tmp.path(), args);
+                next.env("PROBITY_SSH_KEYGEN", &failing);
+                let st = next.status().unwrap();
+                assert!(st.code().is_some(), "{prefix}: {st}");
+            } else {
+                // The signal stopped the stand-in too.
+                assert!(ended(), "{prefix} {signal}: ssh-keygen outlived the run");
+            }
+            assert_eq!(
+                named(&git_dir, prefix),
+                Vec::<String>::new(),
+                "{prefix} {signal}"
+            );
+            assert_eq!(named(tmp.path(), ""), Vec::<String>::new(), "{signal}");
+        }
+    }
+}
+
+/// Issue 12: the private directory `probity mcp --authority` writes a
+/// submitted document to (`probity-mcp-*` in TMPDIR) is a scratch artifact:
+/// what a killed server left (its owner gone) is removed by the next
+/// server that writes one, and its own is gone when the call ends.
+#[test]
+fn an_mcp_document_directory_left_by_a_killed_server_is_scavenged() {
+    use std::io::Write as _;
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    // What a SIGKILLed server leaves: the directory and its unheld lock.
+    let dead = tmp.path().join("probity-mcp-dead");
+    std::fs::create_dir(&dead).unwrap();
+    std::fs::write(dead.join("result.json"), b"{}").unwrap();
+    std::fs::write(tmp.path().join("probity-mcp-dead.owner"), b"").unwrap();
+    let mut child = in_tmp(f.root(), tmp.path(), &["mcp", "--authority"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for v in [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "probity-test", "version": "0"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "lens_submit",
+                       "arguments": {"lens": "correctness", "result": {}}}}),
+    ] {
+        writeln!(stdin, "{v}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"id\":2"), "{text}");
+    assert_eq!(named(tmp.path(), ""), Vec::<String>::new());
 }

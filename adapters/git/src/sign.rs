@@ -4,8 +4,10 @@
 //!
 //! Argument arrays only, never a shell; a cleared environment (only `PATH`,
 //! `HOME` and `SSH_AUTH_SOCK` pass, so an agent-held key signs); every run
-//! has a timeout and is killed past it; every signature is handed to
-//! `ssh-keygen` in a temporary file that is removed when the run ends.
+//! has a timeout and is killed past it; every signature (and a literal
+//! key) is handed to `ssh-keygen` in a scratch file under an owner lock
+//! (`probity_scratch`), removed when the run ends however it ends: by its
+//! guard, by the interrupt handler, or by the next run's scavenging pass.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -17,6 +19,7 @@ use probity_core::review::dsse::{NAMESPACE, SshSig};
 use probity_ports::review::{
     AdapterError, AllowedSignersError, SignatureError, SignaturePolicy, SshSignatures,
 };
+use probity_scratch::Scratch;
 
 use crate::{GitCli, GitError, Repo};
 
@@ -223,17 +226,29 @@ impl SshKeygen {
         Ok((status, out, err))
     }
 
-    /// Writes the armored signature to a temporary file (removed on drop).
-    fn sig_file(&self, sig: &SshSig) -> Result<tempfile::NamedTempFile, SshKeygenError> {
-        let mut f = tempfile::Builder::new()
-            .prefix("probity-sig-")
-            .suffix(".sig")
-            .tempfile_in(&self.tmp)
-            .or_else(|_| tempfile::Builder::new().prefix("probity-sig-").tempfile())?;
-        f.write_all(sig.armored().as_bytes())?;
-        f.flush()?;
-        Ok(f)
+    /// Writes the armored signature to a scratch file (`probity-sig-*` in
+    /// the git common dir, else in the temporary directory).
+    fn sig_file(&self, sig: &SshSig) -> Result<Scratch, SshKeygenError> {
+        let armored = sig.armored();
+        Ok(scratch_file(&self.tmp, SIG_PREFIX, armored.as_bytes())
+            .or_else(|_| scratch_file(&std::env::temp_dir(), SIG_PREFIX, armored.as_bytes()))?)
     }
+}
+
+/// The scratch files handed to `ssh-keygen`: a signature to check, and a
+/// literal signing key's public half.
+const SIG_PREFIX: &str = "probity-sig-";
+const KEY_PREFIX: &str = "probity-key-";
+
+/// A scratch file `<dir>/<prefix><random>` holding `bytes` (mode 0600),
+/// under an owner lock: removed when the guard drops, by a run that
+/// SIGINT, SIGTERM or SIGHUP interrupts, or, after a SIGKILL, by the next
+/// run that makes one of the kind (after the `ssh-keygen` that inherited
+/// the lock ended too).
+fn scratch_file(dir: &Path, prefix: &str, bytes: &[u8]) -> std::io::Result<Scratch> {
+    let scratch = Scratch::reserve(dir, prefix)?;
+    scratch.create_file(bytes, 0o600)?;
+    Ok(scratch)
 }
 
 /// Kills the child's process group (it leads its own), then reaps it.
@@ -296,19 +311,13 @@ impl SshSignatures for SshKeygen {
             .key
             .as_ref()
             .ok_or_else(|| Box::new(NoKey) as AdapterError)?;
-        // A literal key is written to a temporary public-key file: the agent
+        // A literal key is written to a scratch public-key file: the agent
         // holds its private half.
         let mut literal = None;
         let path = match key {
             SigningKey::Path(p) => p.clone(),
             SigningKey::Literal(k) => {
-                let mut f = tempfile::Builder::new()
-                    .prefix("probity-key-")
-                    .suffix(".pub")
-                    .tempfile_in(&self.tmp)?;
-                f.write_all(k.as_bytes())?;
-                f.write_all(b"\n")?;
-                f.flush()?;
+                let f = scratch_file(&self.tmp, KEY_PREFIX, format!("{k}\n").as_bytes())?;
                 let p = f.path().to_path_buf();
                 literal = Some(f);
                 p

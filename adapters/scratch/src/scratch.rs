@@ -122,6 +122,23 @@ impl Scratch {
         registry::exclusive(|| fs::DirBuilder::new().mode(mode).create(&self.path))
     }
 
+    /// Creates the artifact as a new file with `mode` (before the umask)
+    /// holding `bytes`, never while an interrupted run cleans up nor after
+    /// it (see [`Scratch::create_dir`]).
+    pub fn create_file(&self, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = registry::exclusive(|| {
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .open(&self.path)
+        })?;
+        file.write_all(bytes)?;
+        file.flush()
+    }
+
     /// Where the artifact lives. A caller that creates it should do so in
     /// [`registry::exclusive`] (or by [`Scratch::create_dir`]): made while
     /// an interrupted run cleans up, it would outlive its removed owner
@@ -267,6 +284,19 @@ mod tests {
         drop(live);
         let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "dropping removes the artifact and its lock");
+    }
+
+    #[test]
+    fn a_scratch_file_is_written_and_goes_with_its_guard() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Scratch::reserve(dir.path(), "probity-f-").unwrap();
+        s.create_file(b"armored", 0o600).unwrap();
+        assert_eq!(fs::read(s.path()).unwrap(), b"armored");
+        assert!(registry::snapshot().contains(&Entry::Artifact(s.path().to_path_buf())));
+        // Made once only.
+        assert!(s.create_file(b"again", 0o600).is_err());
+        drop(s);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
