@@ -113,9 +113,15 @@ enum Command {
     Context(context_cmd::ContextCommand),
     /// The reviewer's bounded tools over a snapshot: read, grep, list.
     Snapshot(snapshot_cmd::SnapshotArgs),
-    /// Serve read, grep and list over MCP stdio, one budget per session.
+    /// Serve over MCP stdio: the reviewer tools (read, grep, list) over
+    /// --subject S, one budget per session; or, with --authority, the
+    /// review lifecycle (start, status, lens_context, lens_submit,
+    /// finalize, validate).
     Mcp(mcp_cmd::McpArgs),
-    /// Run the tool-use review loop against a chat-completions model.
+    /// Review with a model (openai, anthropic, or an agent command:
+    /// reviewModelProvider): --lineage L runs a frozen lineage's lenses,
+    /// refuter and validator and finalizes them; --subject S --prompt F
+    /// runs the free-form tool-use review.
     Review(review_cmd::ReviewArgs),
 }
 

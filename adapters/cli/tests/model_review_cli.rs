@@ -910,3 +910,62 @@ fn lenses_run_concurrently_up_to_jobs() {
     assert_eq!(r.json["state"], "validating", "{}", r.stdout);
     assert_eq!(seen, [1, 1, 1, 1], "one agent at a time");
 }
+
+/// Regression: `probity review --help` spoke of "a chat-completions model"
+/// only and `probity mcp --help` of read, grep and list only; start's next
+/// step named only hand submission.
+#[test]
+fn help_and_starts_next_step_name_the_model_run() {
+    // What the command says it does: the help text before its usage.
+    let help = |cmd: &str| {
+        let out = isolated(&mut std::process::Command::new(env!(
+            "CARGO_BIN_EXE_probity"
+        )))
+        .args([cmd, "--help"])
+        .output()
+        .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.split("Usage:").next().unwrap().to_string()
+    };
+    let review_help = help("review");
+    for word in [
+        "--lineage L",
+        "openai",
+        "anthropic",
+        "agent command",
+        "--subject S",
+    ] {
+        assert!(review_help.contains(word), "{word}: {review_help}");
+    }
+    let mcp_help = help("mcp");
+    for word in ["--authority", "--subject S", "lifecycle"] {
+        assert!(mcp_help.contains(word), "{word}: {mcp_help}");
+    }
+
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = st.json["lineage_id"].as_str().unwrap();
+    let message = st.json["message"].as_str().unwrap();
+    assert!(message.contains("probity lens submit"), "{message}");
+    assert!(
+        message.contains(&format!("`probity review --lineage {lineage}`")),
+        "{message}"
+    );
+    // The human answer says the same (the same start, resumed).
+    let out = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(f.root())
+    .arg("start")
+    .env_remove("GIT_DIR")
+    .env_remove("GIT_INDEX_FILE")
+    .output()
+    .unwrap();
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        human.contains(&format!("`probity review --lineage {lineage}`")),
+        "{human}"
+    );
+}

@@ -12,7 +12,8 @@
 //! whose prompt is not the frozen one is refused before it asks a model.
 //!
 //! Every file opens with its header line (`probity-prompt/v1 role=...`), so a
-//! prompt set read from elsewhere (`--prompts DIR`) is checked to be one.
+//! prompt set read from elsewhere ([`PromptSet::from_files`]; no command
+//! reads one yet, every run uses the build's) is checked to be one.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
