@@ -15,7 +15,6 @@
 //! `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES` kept, so
 //! the pushed objects in git's quarantine directory are readable.
 
-use std::io::Read as _;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -401,18 +400,10 @@ fn pre_receive(
             ));
         }
         (None, None) => {
-            let mut input = Vec::new();
-            std::io::stdin()
-                .take(MAX_RECEIVE_BYTES as u64 + 1)
-                .read_to_end(&mut input)
-                .map_err(|e| {
-                    CliError::new(
-                        ErrorKind::RejectedInput,
-                        "bad_receive_input",
-                        format!("could not read the pre-receive lines: {e}"),
-                        "run this from a pre-receive hook (git writes `<old> <new> <ref>` lines on stdin)",
-                    )
-                })?;
+            // The shared bounded reader, as for pre-push: over the bound is
+            // input_too_large, before anything is parsed.
+            let input =
+                super::read_input(std::path::Path::new("-"), MAX_RECEIVE_BYTES as u64)?.bytes;
             let text = String::from_utf8(input).map_err(|_| {
                 CliError::new(
                     ErrorKind::RejectedInput,
