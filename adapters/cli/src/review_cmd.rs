@@ -1,23 +1,27 @@
 //! `probity review`: the model judging.
 //!
 //! - `probity review --lineage L [--jobs N] [--evidence-cmd -- ARGV...]`
-//!   (issue 10): every selected lens of a frozen lineage that has no result
-//!   yet runs through the bounded tool-use loop over the frozen candidate
-//!   tree, with the prompt the lineage froze; each answer must be a strict
-//!   reviewer document (one repair turn, then `lens_result_invalid`), is
-//!   bound to its transcript (kept in the store) and submitted with its
-//!   binding; then `finalize` takes them, the refuter batch runs when
-//!   admitted findings need it, and with `--evidence-cmd` the independent
-//!   check runs and `finalize` takes it. The answer is `finalize`'s JSON
-//!   (state, action, findings with routes) with what each role did, and
-//!   for a correction the fixer's hand-off.
+//!   (issue 10): once the live candidate is checked to be the frozen one,
+//!   every selected lens of a frozen lineage that has no result yet runs
+//!   through the bounded tool-use loop over the frozen candidate tree (at
+//!   most `--jobs` at once, 1 to 4), with the prompt the lineage froze;
+//!   each answer must be a strict reviewer document (one repair turn, then
+//!   `lens_result_invalid`), is bound to its transcript's digest and
+//!   submitted with its binding, and the transcript is kept in the store
+//!   once the submission was accepted; then `finalize` takes them, the
+//!   refuter batch runs when admitted findings need it, and with
+//!   `--evidence-cmd` the independent check runs and `finalize` takes it.
+//!   The answer is `finalize`'s JSON (state, action, findings with routes)
+//!   with what each role did, and for a correction the fixer's hand-off.
 //! - `probity review --lineage L --validate`: after a correction edit, the
 //!   targeted validator, then `finalize --validation`.
 //! - `probity review --subject S --prompt F`: the free-form loop (S5): a
 //!   review text with a `VERDICT:` line and its footer.
 //!
 //! The model is configured by the environment or the configuration file
-//! (`probity_model::build`); tool events are logged as JSON lines to stderr
+//! (`probity_model::build_with`: the `command` provider's agent is told
+//! the `probity mcp` command that reads the subject); tool events are
+//! logged as JSON lines to stderr
 //! or `--log-file`. No model produces an ID, a hash, a budget, a state or a
 //! receipt: it answers documents, and this code does the rest.
 
