@@ -178,8 +178,12 @@ fn main() -> ExitCode {
         Err(e) => {
             let code = match e.kind() {
                 clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    let _ = e.print();
-                    return ExitCode::SUCCESS;
+                    // Printed by clap, but a failed write is what it is for
+                    // every answer: exit 7, quiet for a closed pipe.
+                    if let Err(err) = e.print() {
+                        output::note_stdout_error(&err);
+                    }
+                    return output::stdout_exit(ExitCode::SUCCESS);
                 }
                 _ => ExitCode::from(2),
             };

@@ -253,3 +253,34 @@ fn mcp_with_a_dead_stdout_stops_serving_and_exits_7() {
         }
     }
 }
+
+/// Regression (issue 12): `--help`, `--version` and `help start`, which
+/// clap prints itself, exited 0 into a closed pipe or a full disk. They
+/// take the same path as every answer: exit 7, quiet for a closed pipe,
+/// one `error[stdout]` line for a full disk.
+#[test]
+fn help_and_version_into_a_dead_stdout_are_exit_7() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&["--help"][..], &["--version"], &["help", "start"]] {
+        let (code, stderr) = with_closed_stdout(dir.path(), args);
+        assert_eq!(code, 7, "{args:?}: {stderr}");
+        assert!(!stderr.contains("error["), "{args:?}: {stderr}");
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full (Linux)");
+        let out = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+            .args(args)
+            .stdout(Stdio::from(full))
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run probity");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(7), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.matches("error[stdout]").count(),
+            1,
+            "{args:?}: {stderr}"
+        );
+    }
+}
