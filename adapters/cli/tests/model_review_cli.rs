@@ -515,6 +515,55 @@ fn a_validation_refused_by_finalize_keeps_no_transcript() {
     assert_eq!(store_snapshot(&f), before, "the store is byte-identical");
 }
 
+/// The validator judges the corrected candidate it was shown: an edit made
+/// while it is asked (inside the allowed paths, so the fix itself changed)
+/// is `candidate_changed`, never its verdict attached to a tree it did not
+/// read (found by review: finalize measured whatever was live by then).
+#[test]
+fn a_fix_edited_while_the_validator_is_asked_is_refused_candidate_changed() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let server = role_server(Lens::Blocker {
+        location: "src/parser.rs:3".into(),
+        claim: "more() does nothing the caller relies on".into(),
+    });
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(r.json["action"], "forecast_correction", "{}", r.stdout);
+    let forecast = probity(
+        f.root(),
+        &["finalize", "--lineage", &lineage, "--correction-lines", "1"],
+    );
+    assert_eq!(forecast.code, 0, "{}", forecast.stdout);
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { parse() }\n",
+    )
+    .unwrap();
+    let before = store_snapshot(&f);
+    let root = f.root().to_path_buf();
+    let mut edited = false;
+    let server = role_server_with(Lens::Clean, move |body| {
+        if support::model_server::role(body).0 == "validator" && !edited {
+            edited = true;
+            std::fs::write(
+                root.join("src/parser.rs"),
+                "// parser\nfn parse() {}\nfn more() { parse(); parse() }\n",
+            )
+            .unwrap();
+        }
+    });
+    let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
+    assert_eq!(v.code, 4, "{}{}", v.stdout, v.stderr);
+    assert_eq!(v.json["error"]["code"], "candidate_changed", "{}", v.stdout);
+    assert!(
+        v.stdout.contains("src/parser.rs"),
+        "names the path: {}",
+        v.stdout
+    );
+    assert!(!server.requests().is_empty(), "the validator was asked");
+    assert_eq!(store_snapshot(&f), before, "the store is byte-identical");
+}
+
 /// A configuration running `script` (under `/bin/sh -c`) as the agent of
 /// the `command` provider, written into `dir`.
 fn agent_config(dir: &std::path::Path, script: &str) -> String {

@@ -35,6 +35,13 @@ pub struct FinalizeInput {
     pub correction_lines: Option<u64>,
     /// The targeted validator's result, after editing.
     pub validation: Option<NamedInput>,
+    /// The corrected candidate tree the validator was shown, when the
+    /// caller knows it (`probity review --validate` does): a live candidate
+    /// that is another tree by the time the validation is taken is
+    /// `candidate_changed`, nothing written, so a verdict is never attached
+    /// to a fix it did not read. `None` (a hand-given `--validation`) takes
+    /// the live candidate as the one judged.
+    pub validated_tree: Option<TreeId>,
     /// Final independent evidence.
     pub evidence: Option<EvidenceInput>,
     /// Bindings (exact string or token) the orchestrator echoes for the
@@ -249,7 +256,19 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         states.push(state.clone());
     }
     if let Some(validation) = validation {
+        // A moved base is refused first (`base_changed`), then a fix that
+        // is not the one the validator read.
         let fix = measure_fix(git, &state, &live)?;
+        if let Some(judged) = &input.validated_tree
+            && *judged != live.candidate_tree
+        {
+            return Err(ReviewError::CandidateChanged {
+                lineage: state.lineage_id().clone(),
+                differing_paths: git
+                    .differing_paths(judged, &live.candidate_tree)
+                    .map_err(ReviewError::Repository)?,
+            });
+        }
         state = state.accept_validation(fix, validation)?;
         states.push(state.clone());
     }

@@ -595,6 +595,7 @@ where
                         name: "the validator's answer".into(),
                         bytes: done.document.clone(),
                     }),
+                    validated_tree: Some(live.candidate_tree.clone()),
                     ..Default::default()
                 },
             )?;

@@ -482,6 +482,8 @@ pub fn finalize(
             refuter,
             correction_lines: args.correction_lines,
             validation,
+            // A hand-given validation judged the live candidate.
+            validated_tree: None,
             evidence,
             bindings,
         },
