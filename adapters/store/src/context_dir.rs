@@ -310,83 +310,13 @@ fn read_regular(path: &Path, seen: &fs::Metadata) -> Result<Vec<u8>, ContextDirE
     Ok(bytes)
 }
 
-fn walk(root: &Path, rel: &str, out: &mut Observed) -> Result<(), ContextDirError> {
-    let dir = if rel.is_empty() {
-        root.to_path_buf()
-    } else {
-        root.join(rel)
-    };
-    let mut names = Vec::new();
-    for entry in fs::read_dir(&dir).map_err(io(&dir))? {
-        let entry = entry.map_err(io(&dir))?;
-        let name = entry
-            .file_name()
-            .into_string()
-            .map_err(|_| ContextDirError::NonUtf8Name(entry.path()))?;
-        names.push(name);
-    }
-    names.sort();
-    for name in names {
-        let child_rel = if rel.is_empty() {
-            name
-        } else {
-            format!("{rel}/{name}")
-        };
-        let path = root.join(&child_rel);
-        let m = fs::symlink_metadata(&path).map_err(io(&path))?;
-        let ft = m.file_type();
-        out.modes.insert(child_rel.clone(), m.mode() & 0o7777);
-        if ft.is_symlink() {
-            out.entries.insert(child_rel, Node::Symlink);
-        } else if ft.is_dir() {
-            out.entries.insert(child_rel.clone(), Node::Dir);
-            walk(root, &child_rel, out)?;
-        } else if ft.is_file() && m.len() > verify::MAX_OBSERVED_FILE_BYTES {
-            // Reported by its size, never read.
-            out.entries.insert(child_rel, Node::Oversized(m.len()));
-        } else if ft.is_file() {
-            let bytes = read_regular(&path, &m)?;
-            out.entries.insert(child_rel, Node::File(bytes));
-        } else {
-            out.entries.insert(child_rel, Node::Special);
-        }
-    }
-    Ok(())
-}
-
-/// Observes a context directory: every entry below `root` with its kind
-/// (no link is ever followed) and the bytes of every regular file up to
-/// the verifier's limit, whatever the manifest lists (for inspection and
-/// tests: [`verify_dir`] reads only what the retained manifest lists).
-pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
-    let m = fs::symlink_metadata(root).map_err(io(root))?;
-    if m.file_type().is_symlink() {
-        return Err(ContextDirError::RootSymlink(root.to_owned()));
-    }
-    if !m.file_type().is_dir() {
-        return Err(ContextDirError::RootNotDirectory(root.to_owned()));
-    }
-    let mut out = Observed::default();
-    out.modes.insert(String::new(), m.mode() & 0o7777);
-    walk(root, "", &mut out)?;
-    Ok(out)
-}
-
-/// What a metadata-only walk sees of one entry.
-enum Seen {
-    Dir,
-    File(fs::Metadata),
-    Symlink,
-    Special,
-}
-
-/// Every entry below `root` by its no-follow metadata alone (no file is
-/// opened), with its permission bits; the root's mode under `""`.
-fn scan(
+/// Visits every entry below `root`, level by level in name order, with its
+/// relative path, its path and its no-follow metadata (no link is ever
+/// followed), descending into each directory after visiting it.
+fn visit(
     root: &Path,
     rel: &str,
-    out: &mut std::collections::BTreeMap<String, Seen>,
-    modes: &mut std::collections::BTreeMap<String, u32>,
+    f: &mut dyn FnMut(String, &Path, fs::Metadata) -> Result<(), ContextDirError>,
 ) -> Result<(), ContextDirError> {
     let dir = if rel.is_empty() {
         root.to_path_buf()
@@ -411,20 +341,84 @@ fn scan(
         };
         let path = root.join(&child_rel);
         let m = fs::symlink_metadata(&path).map_err(io(&path))?;
-        let ft = m.file_type();
-        modes.insert(child_rel.clone(), m.mode() & 0o7777);
-        if ft.is_symlink() {
-            out.insert(child_rel, Seen::Symlink);
-        } else if ft.is_dir() {
-            out.insert(child_rel.clone(), Seen::Dir);
-            scan(root, &child_rel, out, modes)?;
-        } else if ft.is_file() {
-            out.insert(child_rel, Seen::File(m));
-        } else {
-            out.insert(child_rel, Seen::Special);
+        let is_dir = m.file_type().is_dir();
+        f(child_rel.clone(), &path, m)?;
+        if is_dir {
+            visit(root, &child_rel, f)?;
         }
     }
     Ok(())
+}
+
+fn walk(root: &Path, out: &mut Observed) -> Result<(), ContextDirError> {
+    visit(root, "", &mut |rel, path, m| {
+        let ft = m.file_type();
+        out.modes.insert(rel.clone(), m.mode() & 0o7777);
+        let node = if ft.is_symlink() {
+            Node::Symlink
+        } else if ft.is_dir() {
+            Node::Dir
+        } else if ft.is_file() && m.len() > verify::MAX_OBSERVED_FILE_BYTES {
+            // Reported by its size, never read.
+            Node::Oversized(m.len())
+        } else if ft.is_file() {
+            Node::File(read_regular(path, &m)?)
+        } else {
+            Node::Special
+        };
+        out.entries.insert(rel, node);
+        Ok(())
+    })
+}
+
+/// Observes a context directory: every entry below `root` with its kind
+/// (no link is ever followed) and the bytes of every regular file up to
+/// the verifier's limit, whatever the manifest lists (for inspection and
+/// tests: [`verify_dir`] reads only what the retained manifest lists).
+pub fn observe_dir(root: &Path) -> Result<Observed, ContextDirError> {
+    let m = fs::symlink_metadata(root).map_err(io(root))?;
+    if m.file_type().is_symlink() {
+        return Err(ContextDirError::RootSymlink(root.to_owned()));
+    }
+    if !m.file_type().is_dir() {
+        return Err(ContextDirError::RootNotDirectory(root.to_owned()));
+    }
+    let mut out = Observed::default();
+    out.modes.insert(String::new(), m.mode() & 0o7777);
+    walk(root, &mut out)?;
+    Ok(out)
+}
+
+/// What a metadata-only walk sees of one entry.
+enum Seen {
+    Dir,
+    File(fs::Metadata),
+    Symlink,
+    Special,
+}
+
+/// Every entry below `root` by its no-follow metadata alone (no file is
+/// opened), with its permission bits; the root's mode under `""`.
+fn scan(
+    root: &Path,
+    out: &mut std::collections::BTreeMap<String, Seen>,
+    modes: &mut std::collections::BTreeMap<String, u32>,
+) -> Result<(), ContextDirError> {
+    visit(root, "", &mut |rel, _, m| {
+        let ft = m.file_type();
+        modes.insert(rel.clone(), m.mode() & 0o7777);
+        let seen = if ft.is_symlink() {
+            Seen::Symlink
+        } else if ft.is_dir() {
+            Seen::Dir
+        } else if ft.is_file() {
+            Seen::File(m)
+        } else {
+            Seen::Special
+        };
+        out.insert(rel, seen);
+        Ok(())
+    })
 }
 
 /// Reads a listed regular file of `expected` bytes without following
@@ -497,7 +491,7 @@ pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, Con
     let mut seen = std::collections::BTreeMap::new();
     let mut out = Observed::default();
     out.modes.insert(String::new(), m.mode() & 0o7777);
-    scan(root, "", &mut seen, &mut out.modes)?;
+    scan(root, &mut seen, &mut out.modes)?;
     for (path, node) in &seen {
         match node {
             Seen::Symlink => return Err(VerifyError::Symlink(path.clone()).into()),
