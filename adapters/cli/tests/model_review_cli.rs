@@ -467,8 +467,10 @@ fn a_refuter_batch_refused_by_finalize_keeps_no_transcript() {
 /// --validation` took its document. Here the base moves while the
 /// validator is asked (a commit of another file), so finalize refuses the
 /// fix (`base_changed`) and the store stays as it was.
-#[test]
-fn a_validation_refused_by_finalize_keeps_no_transcript() {
+/// A lineage whose BLOCKER (from a scripted lens) was admitted to
+/// correction, forecast at one line and fixed in the worktree: the next
+/// step is `review --lineage L --validate`.
+fn fixed_and_awaiting_the_validator() -> (probity_git::fixture::Fixture, String) {
     let f = medium_change();
     let lineage = started(&f);
     let server = role_server(Lens::Blocker {
@@ -487,6 +489,12 @@ fn a_validation_refused_by_finalize_keeps_no_transcript() {
         "// parser\nfn parse() {}\nfn more() { parse() }\n",
     )
     .unwrap();
+    (f, lineage)
+}
+
+#[test]
+fn a_validation_refused_by_finalize_keeps_no_transcript() {
+    let (f, lineage) = fixed_and_awaiting_the_validator();
     let before = store_snapshot(&f);
     let (root, home) = (f.root().to_path_buf(), f.home().to_path_buf());
     let mut moved = false;
@@ -521,24 +529,7 @@ fn a_validation_refused_by_finalize_keeps_no_transcript() {
 /// read (found by review: finalize measured whatever was live by then).
 #[test]
 fn a_fix_edited_while_the_validator_is_asked_is_refused_candidate_changed() {
-    let f = medium_change();
-    let lineage = started(&f);
-    let server = role_server(Lens::Blocker {
-        location: "src/parser.rs:3".into(),
-        claim: "more() does nothing the caller relies on".into(),
-    });
-    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
-    assert_eq!(r.json["action"], "forecast_correction", "{}", r.stdout);
-    let forecast = probity(
-        f.root(),
-        &["finalize", "--lineage", &lineage, "--correction-lines", "1"],
-    );
-    assert_eq!(forecast.code, 0, "{}", forecast.stdout);
-    f.write(
-        "src/parser.rs",
-        "// parser\nfn parse() {}\nfn more() { parse() }\n",
-    )
-    .unwrap();
+    let (f, lineage) = fixed_and_awaiting_the_validator();
     let before = store_snapshot(&f);
     let root = f.root().to_path_buf();
     let mut edited = false;
