@@ -41,17 +41,23 @@ pub fn isolated(cmd: &mut Command) -> &mut Command {
         .env_remove("PROBITY_MODEL_API_KEY")
 }
 
-/// Runs `probity --json --cwd <cwd> args...`.
-pub fn probity(cwd: &Path, args: &[&str]) -> Run {
-    let out = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+/// `probity --json --cwd <cwd> args...`, isolated, with the caller's
+/// `GIT_DIR` and `GIT_INDEX_FILE` removed.
+pub fn json_command(cwd: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
         .arg("--json")
         .arg("--cwd")
         .arg(cwd)
         .args(args)
         .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run probity");
+        .env_remove("GIT_INDEX_FILE");
+    cmd
+}
+
+/// A finished run's exit code, stdout (and its JSON, `Null` when it is not
+/// JSON) and stderr.
+pub fn run_of(out: &std::process::Output) -> Run {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     Run {
         code: out.status.code().unwrap_or(-1),
@@ -61,18 +67,17 @@ pub fn probity(cwd: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Runs `probity --json --cwd <cwd> args...`.
+pub fn probity(cwd: &Path, args: &[&str]) -> Run {
+    let out = json_command(cwd, args).output().expect("run probity");
+    run_of(&out)
+}
+
 /// Runs `probity --json --cwd <cwd> args...` with `env` set (after the
 /// isolation that removes the caller's `PROBITY_*` settings).
 pub fn probity_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-    isolated(&mut cmd)
-        .arg("--json")
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("http_proxy")
+    let mut cmd = json_command(cwd, args);
+    cmd.env_remove("http_proxy")
         .env_remove("https_proxy")
         .env_remove("HTTP_PROXY")
         .env_remove("HTTPS_PROXY")
@@ -81,28 +86,15 @@ pub fn probity_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         cmd.env(k, v);
     }
     let out = cmd.output().expect("run probity");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_of(&out)
 }
 
 /// [`probity_env`] under a watchdog: past `secs` the child is killed
 /// (SIGKILL, by its pid only) and the run answers exit code -1, so a test
 /// of an input that once blocked forever (a FIFO) fails instead of hanging.
 pub fn probity_bounded(cwd: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-    isolated(&mut cmd)
-        .arg("--json")
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(std::process::Stdio::null())
+    let mut cmd = json_command(cwd, args);
+    cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     for (k, v) in env {
@@ -124,26 +116,14 @@ pub fn probity_bounded(cwd: &Path, args: &[&str], env: &[(&str, &str)], secs: u6
     let out = child.wait_with_output().expect("wait for probity");
     let _ = done_tx.send(());
     let _ = watchdog.join();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_of(&out)
 }
 
 /// Runs `probity --json --cwd <cwd> args...` with `stdin` piped in (a
 /// reader that stops early is not an error: the answer is what counts).
 pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
     use std::io::Write as _;
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .arg("--json")
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
+    let mut child = json_command(cwd, args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -156,13 +136,7 @@ pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
     });
     let out = child.wait_with_output().expect("wait for probity");
     let _ = writer.join();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_of(&out)
 }
 
 /// Every file under the store root, path → bytes.
