@@ -1274,6 +1274,70 @@ fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen(
     }
 }
 
+/// `ssh-keygen` reads the allowed-signers file as it was checked, from a
+/// private scratch copy: the user's path is opened once, by the bounded
+/// reader, so swapping it for a FIFO after the check cannot make the run
+/// block (found by audit: ssh-keygen opened the user's path itself). A
+/// recording stand-in shows what each run was handed, then runs the real
+/// ssh-keygen, and verification still succeeds.
+#[test]
+fn ssh_keygen_reads_a_checked_copy_of_the_allowed_signers_file() {
+    let s = Setup::new();
+    let lineage = s.approve();
+    let key = keygen(s.inputs.path(), "alice");
+    s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let signed = probity(s.f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let envelope = input(s.inputs.path(), "envelope.json", &signed.stdout);
+    let good = allowed(s.inputs.path(), &[("alice@example.com", &key)]);
+    let log = s.inputs.path().join("handed");
+    let shim = s.inputs.path().join("ssh-keygen-recorder");
+    probity_testkit::write_executable(
+        &shim,
+        format!(
+            "#!/bin/sh\nprev=\nfor a in \"$@\"; do\n  if [ \"$prev\" = -f ] && [ -f \"$a\" ] && grep -q alice@example.com \"$a\"; then\n    printf '%s\\n' \"$a\" >> '{log}'\n    cat \"$a\" >> '{log}.bytes'\n  fi\n  prev=$a\ndone\nexec ssh-keygen \"$@\"\n",
+            log = log.display()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let env = [("PROBITY_SSH_KEYGEN", shim.to_str().unwrap())];
+    let ok = probity_bounded(
+        s.f.root(),
+        &[
+            "attest",
+            "verify",
+            "--envelope",
+            &envelope,
+            "--allowed-signers",
+            good.to_str().unwrap(),
+        ],
+        &env,
+        60,
+    );
+    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
+    let handed = std::fs::read_to_string(&log).unwrap();
+    let paths: Vec<&str> = handed.lines().collect();
+    assert!(!paths.is_empty(), "ssh-keygen was handed the file");
+    for p in &paths {
+        assert_ne!(*p, good.to_str().unwrap(), "the user's own path");
+        assert!(
+            Path::new(p)
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("probity-allowed-")),
+            "{p}"
+        );
+        assert!(!Path::new(p).exists(), "{p} is removed after the run");
+    }
+    let original = std::fs::read_to_string(&good).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(format!("{}.bytes", log.display())).unwrap(),
+        original.repeat(paths.len()),
+        "each copy holds the checked bytes"
+    );
+}
+
 /// A reviewed stack pushed without its notes is warned about too (a
 /// stack's report names no single lineage, which used to hide it).
 #[test]

@@ -233,12 +233,25 @@ impl SshKeygen {
         Ok(scratch_file(&self.tmp, SIG_PREFIX, armored.as_bytes())
             .or_else(|_| scratch_file(&std::env::temp_dir(), SIG_PREFIX, armored.as_bytes()))?)
     }
+
+    /// The allowed-signers file as it was checked, in a private scratch
+    /// copy (`probity-allowed-*`) that `ssh-keygen` reads: the user's path
+    /// is opened once, by the bounded reader, so it cannot be swapped for a
+    /// FIFO or a device between the check and the run.
+    fn allowed_copy(&self, allowed_signers: &Path) -> Result<Scratch, AdapterError> {
+        let bytes = usable_allowed_signers(allowed_signers)?;
+        Ok(scratch_file(&self.tmp, ALLOWED_PREFIX, &bytes)
+            .or_else(|_| scratch_file(&std::env::temp_dir(), ALLOWED_PREFIX, &bytes))
+            .map_err(SshKeygenError::from)?)
+    }
 }
 
-/// The scratch files handed to `ssh-keygen`: a signature to check, and a
-/// literal signing key's public half.
+/// The scratch files handed to `ssh-keygen`: a signature to check, a
+/// literal signing key's public half, and the checked copy of an
+/// allowed-signers file.
 const SIG_PREFIX: &str = "probity-sig-";
 const KEY_PREFIX: &str = "probity-key-";
+const ALLOWED_PREFIX: &str = "probity-allowed-";
 
 /// A scratch file `<dir>/<prefix><random>` holding `bytes` (mode 0600),
 /// under an owner lock: removed when the guard drops, by a run that
@@ -283,27 +296,25 @@ fn failed(args: &str, status: std::process::ExitStatus, stderr: &[u8]) -> SshKey
     }
 }
 
-/// Reads the allowed-signers file through the shared bounded reader: a
-/// regular file of at most [`MAX_ALLOWED_SIGNERS_BYTES`], or a typed
-/// refusal (a FIFO is never opened for reading, a device never read).
-fn usable_allowed_signers(path: &Path) -> Result<(), AllowedSignersError> {
+/// Reads the allowed-signers file through the shared bounded reader: its
+/// bytes from a regular file of at most [`MAX_ALLOWED_SIGNERS_BYTES`], or a
+/// typed refusal (a FIFO is never opened for reading, a device never read).
+fn usable_allowed_signers(path: &Path) -> Result<Vec<u8>, AllowedSignersError> {
     use probity_scratch::input::{InputError, read_regular};
     let shown = path.display().to_string();
-    read_regular(path, MAX_ALLOWED_SIGNERS_BYTES)
-        .map(drop)
-        .map_err(|e| match e {
-            InputError::NotRegular => AllowedSignersError::NotRegular { path: shown },
-            InputError::TooLarge { limit } => AllowedSignersError::TooLarge { path: shown, limit },
-            InputError::Unreadable(e) => AllowedSignersError::Unreadable {
-                path: shown,
-                reason: e.to_string(),
-            },
-        })
+    read_regular(path, MAX_ALLOWED_SIGNERS_BYTES).map_err(|e| match e {
+        InputError::NotRegular => AllowedSignersError::NotRegular { path: shown },
+        InputError::TooLarge { limit } => AllowedSignersError::TooLarge { path: shown, limit },
+        InputError::Unreadable(e) => AllowedSignersError::Unreadable {
+            path: shown,
+            reason: e.to_string(),
+        },
+    })
 }
 
 impl SshSignatures for SshKeygen {
     fn check_allowed_signers(&self, allowed_signers: &Path) -> Result<(), AllowedSignersError> {
-        usable_allowed_signers(allowed_signers)
+        usable_allowed_signers(allowed_signers).map(drop)
     }
 
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, AdapterError> {
@@ -359,7 +370,7 @@ impl SshSignatures for SshKeygen {
         allowed_signers: &Path,
         signature: &SshSig,
     ) -> Result<Vec<String>, AdapterError> {
-        usable_allowed_signers(allowed_signers)?;
+        let allowed = self.allowed_copy(allowed_signers)?;
         let f = self.sig_file(signature)?;
         let args: [&std::ffi::OsStr; 6] = [
             "-Y".as_ref(),
@@ -367,7 +378,7 @@ impl SshSignatures for SshKeygen {
             "-s".as_ref(),
             f.path().as_os_str(),
             "-f".as_ref(),
-            allowed_signers.as_os_str(),
+            allowed.path().as_os_str(),
         ];
         let (status, out, err) = self.run(&args, b"", self.verify_timeout)?;
         if !status.success() {
@@ -393,13 +404,13 @@ impl SshSignatures for SshKeygen {
         signature: &SshSig,
         message: &[u8],
     ) -> Result<bool, AdapterError> {
-        usable_allowed_signers(allowed_signers)?;
+        let allowed = self.allowed_copy(allowed_signers)?;
         let f = self.sig_file(signature)?;
         let args: [&std::ffi::OsStr; 10] = [
             "-Y".as_ref(),
             "verify".as_ref(),
             "-f".as_ref(),
-            allowed_signers.as_os_str(),
+            allowed.path().as_os_str(),
             "-I".as_ref(),
             principal.as_ref(),
             "-n".as_ref(),
