@@ -6,10 +6,7 @@
 
 use crate::digest::Sha256Digest;
 use crate::review::ids::{LineageId, NonBlank, RepoPath};
-use crate::review::state::{
-    Frozen, ReviewState, Stage, StartInput, StateError, StateRecord, StateSchema,
-    derive_lineage_id_with,
-};
+use crate::review::state::{ReviewState, Stage, StartInput, StateError, StateRecord};
 
 pub use crate::review::state::{Disposition, Predecessor};
 
@@ -233,13 +230,6 @@ pub fn successor(
             lineage: p.lineage_id.clone(),
         });
     }
-    let frozen = Frozen::of(&input);
-    let StartInput {
-        snapshot,
-        created_at,
-        nonce,
-        ..
-    } = input;
     let predecessor = Predecessor {
         lineage_id: p.lineage_id.clone(),
         revision: pred.revision,
@@ -249,26 +239,7 @@ pub fn successor(
         authorization: request.authorization,
     };
     let generation = p.generation.checked_add(1).ok_or(StateError::Generation)?;
-    let lineage_id = derive_lineage_id_with(
-        &snapshot.target,
-        generation,
-        &created_at,
-        &nonce,
-        Some(&predecessor),
-    )?;
-    let state = ReviewState {
-        schema: StateSchema::V1,
-        lineage_id,
-        generation,
-        created_at,
-        nonce,
-        frozen,
-        snapshot,
-        predecessor: Some(predecessor),
-        stage: Stage::Reviewing,
-    };
-    state.validate()?;
-    Ok(state)
+    Ok(ReviewState::genesis(input, generation, Some(predecessor))?)
 }
 
 /// One ancestor as discovery read it: its record and the successor its

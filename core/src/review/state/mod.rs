@@ -877,6 +877,18 @@ pub enum TransitionError {
 impl ReviewState {
     /// The initial `reviewing` state of a new lineage (generation 1).
     pub fn start(input: StartInput) -> Result<Self, StateError> {
+        Self::genesis(input, 1, None)
+    }
+
+    /// The one genesis of a lineage, for a first start and for a recovery's
+    /// successor alike: the frozen inputs, the lineage id derived from the
+    /// target, generation, time, nonce and predecessor link, `reviewing`,
+    /// validated.
+    pub(crate) fn genesis(
+        input: StartInput,
+        generation: u32,
+        predecessor: Option<Predecessor>,
+    ) -> Result<Self, StateError> {
         let frozen = Frozen::of(&input);
         let StartInput {
             snapshot,
@@ -884,8 +896,13 @@ impl ReviewState {
             nonce,
             ..
         } = input;
-        let generation = 1;
-        let lineage_id = derive_lineage_id(&snapshot.target, generation, &created_at, &nonce)?;
+        let lineage_id = derive_lineage_id_with(
+            &snapshot.target,
+            generation,
+            &created_at,
+            &nonce,
+            predecessor.as_ref(),
+        )?;
         let state = ReviewState {
             schema: StateSchema::V1,
             lineage_id,
@@ -894,7 +911,7 @@ impl ReviewState {
             nonce,
             frozen,
             snapshot,
-            predecessor: None,
+            predecessor,
             stage: Stage::Reviewing,
         };
         state.validate()?;
