@@ -400,10 +400,10 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     }
 
     // Evidence (raw bytes) and the empty evidence of an escalation.
-    let approved_evidence = match &r2.stage {
-        crate::review::state::Stage::Approved { evidence_hash, .. } => *evidence_hash,
-        _ => return Err(err(n, "the scenario did not approve")),
+    let crate::review::state::Stage::Approved { evidence_hash, .. } = &r2.stage else {
+        return Err(err(n, "the scenario did not approve"));
     };
+    let approved_evidence = *evidence_hash;
     b.push(
         "evidence_hash",
         "parser-scenario",

@@ -126,39 +126,41 @@ pub fn delivery_commits(
         RangeShape::NotFastForward(_) | RangeShape::NotCommit | RangeShape::Empty => {
             return delivery_commit(gate, range).map(|c| vec![c]);
         }
-        _ => match stack_order(&range.tip, &range.commits, range.count) {
-            Ok(stack) => return Ok(stack),
-            Err(StackError::Empty) => return delivery_commit(gate, range).map(|c| vec![c]),
-            Err(StackError::TooLarge { count, limit }) => (
-                ReasonCode::DeliveryTooLarge,
-                NextAction::CheckRange,
-                format!(
-                    "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts, older commits first (a commit {limit} or fewer commits above what the remote holds, then the next part), or squash it"
+        RangeShape::One(_) | RangeShape::Several(_) | RangeShape::Merge(_) => {
+            match stack_order(&range.tip, &range.commits, range.count) {
+                Ok(stack) => return Ok(stack),
+                Err(StackError::Empty) => return delivery_commit(gate, range).map(|c| vec![c]),
+                Err(StackError::TooLarge { count, limit }) => (
+                    ReasonCode::DeliveryTooLarge,
+                    NextAction::CheckRange,
+                    format!(
+                        "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts, older commits first (a commit {limit} or fewer commits above what the remote holds, then the next part), or squash it"
+                    ),
                 ),
-            ),
-            Err(StackError::Merge { commit, parents }) => {
-                let rebase = match first_parent_base(range) {
+                Err(StackError::Merge { commit, parents }) => {
+                    let rebase = match first_parent_base(range) {
                     Some(base) => format!(
                         "rebase the branch onto what the remote holds (`git rebase {base}`), then review what is unreviewed (`probity start --range {base}..HEAD`)"
                     ),
                     None => "rebase the branch onto what the remote holds, or squash it into one commit, then review what is unreviewed (the next push names each `probity start --commit`)".to_string(),
                 };
-                (
+                    (
+                        ReasonCode::DeliveryPartial,
+                        NextAction::Squash,
+                        format!(
+                            "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: {rebase}"
+                        ),
+                    )
+                }
+                Err(e @ StackError::NotLinear { .. }) => (
                     ReasonCode::DeliveryPartial,
                     NextAction::Squash,
                     format!(
-                        "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: {rebase}"
+                        "{refs}: {e}; rebase or squash the branch into a chain of one-parent commits"
                     ),
-                )
-            }
-            Err(e @ StackError::NotLinear { .. }) => (
-                ReasonCode::DeliveryPartial,
-                NextAction::Squash,
-                format!(
-                    "{refs}: {e}; rebase or squash the branch into a chain of one-parent commits"
                 ),
-            ),
-        },
+            }
+        }
     };
     Err(GateDecision::boundary(
         gate,

@@ -548,7 +548,12 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
                 AwaitingRefuter { judgment } => judgment.refutation.is_none(),
                 // The narrow edge (R9.1): only a pristine review is invalidated.
                 Invalidated { .. } => true,
-                n => settled(n),
+                n @ (Reviewing
+                | CorrectionRequired { .. }
+                | Correcting { .. }
+                | Validating { .. }
+                | Approved { .. }
+                | Escalated { .. }) => settled(n),
             },
             AwaitingRefuter { .. } => settled(&next.stage),
             CorrectionRequired { correction: a, .. } => match &next.stage {
