@@ -1,7 +1,7 @@
 //! Decisions the drivers used to make themselves, now core's pure
 //! functions (issue 14 §2): applicability, the fix charging rule, the
-//! live candidate a stage expects, the open-correction rules and the
-//! recovery-retry equality.
+//! live candidate a stage expects, the open-correction rules, the
+//! start-overlap and resume rules and the recovery-retry equality.
 
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::fixtures::{self, fix, text_change, validation};
@@ -108,4 +108,52 @@ fn a_recovery_retry_is_exactly_the_recorded_request() {
     assert!(!link.records(r0.state().lineage_id(), &authorized));
     let elsewhere = fixtures::budget_scenario().unwrap().lineage_id().clone();
     assert!(!link.records(&elsewhere, &request));
+}
+
+#[test]
+fn a_start_over_an_open_corrections_paths_is_refused_and_resumes_only_its_own_candidate() {
+    use probity_core::review::snapshot::FrozenCandidate;
+    use probity_core::review::state::Resumable;
+    let c0 = fixtures::budget_scenario().unwrap();
+    // The same base and one of its paths: blocked while in correction.
+    let same = c0.snapshot().clone();
+    assert!(c0.correction_blocks_start(&same));
+    // Other paths on the same base, or the same paths on another base: not.
+    let mut elsewhere = fixtures::parser_observation();
+    elsewhere.base_tree = c0.snapshot().base_tree.clone();
+    let elsewhere = FrozenCandidate::freeze(&elsewhere).unwrap();
+    assert!(
+        elsewhere
+            .paths
+            .iter()
+            .all(|q| c0.snapshot().paths.binary_search(q).is_err())
+    );
+    assert!(!c0.correction_blocks_start(&elsewhere));
+    let mut moved = same.clone();
+    moved.base_tree = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
+    assert!(!c0.correction_blocks_start(&moved));
+    // Out of correction (validating after a passing attempt): not.
+    let c2 = c0
+        .accept_forecast(4)
+        .unwrap()
+        .accept_validation(fix(8, 2), validation(true))
+        .unwrap();
+    assert!(!c2.correction_blocks_start(&same));
+
+    // Resume: the lineage's own final candidate, yes; the candidate it
+    // corrected into another tree, no; an invalidated one, no.
+    assert_eq!(c2.resumable_for(&c2.final_target()), Resumable::Yes);
+    assert_eq!(
+        c2.resumable_for(&c2.snapshot().target),
+        Resumable::CorrectedElsewhere
+    );
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    assert_eq!(r0.resumable_for(&r0.snapshot().target), Resumable::Yes);
+    let gone = r0
+        .invalidate(NonBlank::parse("wrong branch").unwrap())
+        .unwrap();
+    assert_eq!(
+        gone.resumable_for(&r0.snapshot().target),
+        Resumable::Invalidated
+    );
 }

@@ -10,7 +10,7 @@ use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
 use probity_core::review::risk::RiskPolicy;
 use probity_core::review::risk::{authored_lines, select_lenses};
 use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
-use probity_core::review::state::{ReviewState, Stage, StartInput, StateRecord};
+use probity_core::review::state::{Resumable, ReviewState, StartInput, StateRecord};
 
 use super::*;
 
@@ -247,34 +247,28 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
                 leaf,
             });
         }
-        if let Stage::Invalidated { .. } = existing.state().stage() {
-            return Err(ReviewError::Invalidated {
+        return match existing.state().resumable_for(&snapshot.target) {
+            Resumable::Yes => Ok(Started {
+                record: existing,
+                resumed: true,
+            }),
+            Resumable::Invalidated => Err(ReviewError::Invalidated {
                 lineage: existing.state().lineage_id().clone(),
                 revision: existing.revision(),
-            });
-        }
-        if existing.state().final_target() != snapshot.target {
-            // This lineage corrected the live candidate into another one.
-            return Err(ReviewError::Superseded {
+            }),
+            Resumable::CorrectedElsewhere => Err(ReviewError::Superseded {
                 lineage: existing.state().lineage_id().clone(),
                 final_tree: existing.state().final_candidate_tree().clone(),
-            });
-        }
-        return Ok(Started {
-            record: existing,
-            resumed: true,
-        });
+            }),
+        };
     }
-    for open in open_corrections(store, &snapshot.base_tree)? {
-        if snapshot
-            .paths
-            .iter()
-            .any(|p| open.state().snapshot().paths.binary_search(p).is_ok())
-        {
-            return Err(ReviewError::CorrectionOpen {
-                lineage: open.state().lineage_id().clone(),
-            });
-        }
+    if let Some(open) = open_corrections(store, &snapshot.base_tree)?
+        .into_iter()
+        .find(|open| open.state().correction_blocks_start(&snapshot))
+    {
+        return Err(ReviewError::CorrectionOpen {
+            lineage: open.state().lineage_id().clone(),
+        });
     }
     refuse_side_stepped_escalation(store, &snapshot)?;
 

@@ -878,6 +878,17 @@ pub enum TransitionError {
     #[error(transparent)]
     State(#[from] StateError),
 }
+/// What [`ReviewState::resumable_for`] answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resumable {
+    /// The lineage is the review of the candidate: `start` resumes it.
+    Yes,
+    /// It was invalidated: its audited successor comes from `recover`.
+    Invalidated,
+    /// It corrected the candidate into another tree.
+    CorrectedElsewhere,
+}
+
 impl ReviewState {
     /// The initial `reviewing` state of a new lineage (generation 1).
     pub fn start(input: StartInput) -> Result<Self, StateError> {
@@ -977,6 +988,40 @@ impl ReviewState {
                 self.stage,
                 Stage::CorrectionRequired { .. } | Stage::Correcting { .. }
             )
+    }
+
+    /// The start-overlap rule: a new candidate on this lineage's base that
+    /// touches one of its paths while this lineage is in correction would
+    /// open a fresh budget for the same work (`correction_open`).
+    pub fn correction_blocks_start(&self, candidate: &FrozenCandidate) -> bool {
+        self.is_open_correction_on(&candidate.base_tree)
+            && candidate
+                .paths
+                .iter()
+                .any(|p| self.snapshot.paths.binary_search(p).is_ok())
+    }
+
+    /// Whether `start` may answer this lineage, found by the live
+    /// candidate's `target`, as the review of it (its chain already holds):
+    /// not when it was invalidated, nor when it corrected that candidate
+    /// into another one.
+    pub fn resumable_for(&self, target: &Sha256Digest) -> Resumable {
+        match &self.stage {
+            Stage::Invalidated { .. } => Resumable::Invalidated,
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. } => {
+                if self.final_target() == *target {
+                    Resumable::Yes
+                } else {
+                    Resumable::CorrectedElsewhere
+                }
+            }
+        }
     }
 
     /// Whether a live candidate that changed `changed` since this lineage's
