@@ -429,55 +429,22 @@ fn probity_mcp_serves_the_tools_over_stdio_until_the_budget_ends() {
     );
 }
 
-/// A scripted chat-completions endpoint on 127.0.0.1: answers `script` in
-/// order, one request each, returns the request bodies, and stops by itself.
-fn scripted_model(script: Vec<Value>) -> (String, std::thread::JoinHandle<Vec<Value>>) {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::time::{Duration, Instant};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let handle = std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut bodies = Vec::new();
-        for answer in script {
-            let mut stream = loop {
-                match listener.accept() {
-                    Ok((s, _)) => break s,
-                    Err(_) if Instant::now() < deadline => {
-                        std::thread::sleep(Duration::from_millis(5))
-                    }
-                    Err(_) => return bodies,
-                }
-            };
-            stream.set_nonblocking(false).unwrap();
-            stream
-                .set_read_timeout(Some(Duration::from_secs(5)))
-                .unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut buf = vec![0u8; length.min(1 << 22)];
-            reader.read_exact(&mut buf).unwrap();
-            bodies.push(serde_json::from_slice(&buf).unwrap_or(Value::Null));
-            let text = answer.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-                text.len()
-            );
-        }
-        bodies
-    });
-    (format!("http://{addr}/v1"), handle)
+/// A scripted chat-completions endpoint on 127.0.0.1 (the testkit's
+/// server): answers `script` in order, one request each.
+fn scripted_model(script: Vec<Value>) -> (String, ScriptedModel) {
+    use probity_testkit::http::{HttpServer, Reply};
+    let server =
+        HttpServer::sequence(script.into_iter().map(|v| Reply::value(200, v)).collect()).unwrap();
+    (format!("{}/v1", server.base()), ScriptedModel(server))
+}
+
+/// The running scripted model; `join` answers the request bodies it saw.
+struct ScriptedModel(probity_testkit::http::HttpServer);
+
+impl ScriptedModel {
+    fn join(self) -> std::thread::Result<Vec<Value>> {
+        Ok(self.0.seen().iter().map(|r| r.json()).collect())
+    }
 }
 
 fn review_cmd(root: &Path, url: &str, extra: &[&str]) -> Output {
