@@ -17,9 +17,6 @@ fn change() -> Fixture {
     f
 }
 
-const BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails on the candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b on base and candidate"]}"#;
-const PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]},"follow_ups":[]}"#;
-const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["test_b still fails"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]}}"#;
 
 struct Flow {
     f: Fixture,
@@ -34,7 +31,7 @@ impl Flow {
         let s = probity(f.root(), &["start"]);
         assert_eq!(s.json["correction_budget"], 4, "{}", s.stdout);
         let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
-        let r = input(tmp.path(), "r.json", BLOCKER);
+        let r = input(tmp.path(), "r.json", PARSER_BLOCKER);
         let fin = probity(f.root(), &["finalize", "--result", &r]);
         assert_eq!(fin.json["state"], "correction_required", "{}", fin.stdout);
         assert_eq!(fin.json["action"], "forecast_correction");
@@ -68,7 +65,7 @@ fn a_correction_is_measured_by_git_and_the_corrected_candidate_is_approved() {
     flow.f
         .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    0\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
         .unwrap();
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(v.json["state"], "validating", "{}", v.stdout);
     assert_eq!(
         v.json["charged_lines"], 2,
@@ -147,7 +144,7 @@ fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
         .write("src/other.rs", "fn o() { changed }\n")
         .unwrap();
     let before = store_snapshot(&flow.f);
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(
         (v.code, v.json["error"]["code"].as_str()),
         (3, Some("outside_genesis")),
@@ -158,7 +155,7 @@ fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
     // A new untracked file outside genesis is refused too.
     flow.f.git(&["checkout", "--", "src/other.rs"]).unwrap();
     flow.f.write("src/new.rs", "fn n() {}\n").unwrap();
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(v.json["error"]["code"], "outside_genesis");
     assert_eq!(store_snapshot(&flow.f), before);
 }
@@ -167,7 +164,7 @@ fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
 fn a_zero_edit_attempt_escalates_at_once() {
     let flow = Flow::to_correction();
     flow.run(&["--correction-lines", "1"]);
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(v.json["state"], "escalated", "{}", v.stdout);
     assert_eq!(v.json["escalation_reason"], "no_edit_attempt");
     assert!(v.json["receipt_path"].is_string());
@@ -180,7 +177,7 @@ fn a_forecast_over_the_remaining_budget_escalates_before_the_edit() {
     flow.f
         .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -2\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
         .unwrap();
-    let failed = flow.run(&["--validation", &flow.doc("v.json", FAIL)]);
+    let failed = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_FAIL)]);
     assert_eq!(
         (
             failed.json["state"].as_str(),
@@ -200,7 +197,7 @@ fn a_refuted_inferential_finding_is_kept_and_the_review_proceeds() {
     let f = change();
     let tmp = tempfile::tempdir().unwrap();
     probity(f.root(), &["start"]);
-    let inferential = BLOCKER.replace("deterministic", "inferential");
+    let inferential = PARSER_BLOCKER.replace("deterministic", "inferential");
     let r = probity(
         f.root(),
         &[
@@ -241,7 +238,7 @@ fn a_causal_claim_outside_the_change_is_downgraded_and_escalates() {
     let f = change();
     let tmp = tempfile::tempdir().unwrap();
     probity(f.root(), &["start"]);
-    let outside = BLOCKER.replace("src/parser.rs:3", "src/parser.rs:1");
+    let outside = PARSER_BLOCKER.replace("src/parser.rs:3", "src/parser.rs:1");
     let r = probity(
         f.root(),
         &[
@@ -270,7 +267,7 @@ fn a_fix_is_charged_every_line_it_changes_whatever_it_claims_to_be() {
     }
     body.push('\0');
     flow.f.write("src/parser.rs", body).unwrap();
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(v.json["state"], "escalated", "{}", v.stdout);
     assert_eq!(v.json["escalation_reason"], "budget_exceeded");
     assert!(
@@ -290,7 +287,7 @@ fn evidence_is_refused_while_the_live_candidate_is_the_uncorrected_one() {
     flow.run(&["--correction-lines", "2"]);
     flow.f.write("src/parser.rs", FIXED).unwrap();
     assert_eq!(
-        flow.run(&["--validation", &flow.doc("v.json", PASS)]).json["state"],
+        flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]).json["state"],
         "validating"
     );
     flow.f.write("src/parser.rs", BUGGY).unwrap();
@@ -313,7 +310,7 @@ fn a_repeated_validation_after_a_new_forecast_is_a_no_edit_attempt() {
     flow.f
         .write("src/parser.rs", FIXED.replace("    0\n", "    -2\n"))
         .unwrap();
-    let fail = flow.doc("fail.json", FAIL);
+    let fail = flow.doc("fail.json", VALIDATION_FAIL);
     assert_eq!(
         flow.run(&["--validation", &fail]).json["state"],
         "correction_required"
@@ -346,7 +343,7 @@ fn a_correction_is_found_from_its_base_and_blocks_a_parallel_review() {
     // finalize finds the correction without --lineage.
     let v = probity(
         flow.f.root(),
-        &["finalize", "--validation", &flow.doc("v.json", PASS)],
+        &["finalize", "--validation", &flow.doc("v.json", VALIDATION_PASS)],
     );
     assert_eq!(
         (v.code, v.json["lineage_id"].as_str()),
@@ -389,7 +386,7 @@ fn a_deleted_receipt_is_rewritten_by_finalize_from_state() {
     let flow = Flow::to_correction();
     flow.run(&["--correction-lines", "2"]);
     flow.f.write("src/parser.rs", FIXED).unwrap();
-    flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     let done = flow.run(&["--evidence", &flow.doc("ev.txt", "ok\n")]);
     let receipt = done.json["receipt_path"].as_str().unwrap().to_string();
     let bytes = std::fs::read(&receipt).unwrap();
@@ -411,7 +408,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
     f.write("src/a.rs", "fn a() {}\n").unwrap();
     f.write("src/b.rs", "fn b() {}\n").unwrap();
     f.commit_all("base").unwrap();
-    let blocker = |path: &str| BLOCKER.replace("src/parser.rs:3", &format!("{path}:2"));
+    let blocker = |path: &str| PARSER_BLOCKER.replace("src/parser.rs:3", &format!("{path}:2"));
     // A corrects src/a.rs.
     f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
         .unwrap();
@@ -458,7 +455,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
         &[
             "finalize",
             "--validation",
-            &input(tmp.path(), "v.json", PASS),
+            &input(tmp.path(), "v.json", VALIDATION_PASS),
         ],
     );
     assert_eq!(
@@ -485,7 +482,7 @@ fn a_mode_only_fix_is_charged() {
     let mut perms = std::fs::metadata(&p).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&p, perms).unwrap();
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(v.json["charged_lines"], 1, "{}", v.stdout);
 }
 
@@ -496,7 +493,7 @@ fn a_fix_on_a_moved_head_is_refused() {
     flow.f.write("src/parser.rs", FIXED).unwrap();
     flow.f.commit_all("moves HEAD").unwrap();
     let before = store_snapshot(&flow.f);
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(
         (v.code, v.json["error"]["code"].as_str()),
         (4, Some("base_changed")),

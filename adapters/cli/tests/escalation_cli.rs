@@ -26,10 +26,6 @@ fn buggy(n: u32) -> String {
     s
 }
 
-const BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails on the candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b on base and candidate"]}"#;
-const UNKNOWN: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b may break callers","proof_refs":["read the callers"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read the diff"]}"#;
-const PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]},"follow_ups":[]}"#;
-const FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["test_b still fails"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]}}"#;
 
 struct Flow {
     f: Fixture,
@@ -134,15 +130,15 @@ fn side_step_is_refused_and_the_advice_works(flow: Flow) {
 
 #[test]
 fn an_escalated_finding_cannot_be_side_stepped() {
-    let flow = Flow::judged(UNKNOWN);
+    let flow = Flow::judged(PARSER_UNKNOWN);
     side_step_is_refused_and_the_advice_works(flow);
 }
 
 #[test]
 fn a_no_edit_attempt_cannot_be_side_stepped() {
-    let flow = Flow::judged(BLOCKER);
+    let flow = Flow::judged(PARSER_BLOCKER);
     flow.run(&["--correction-lines", "1"]);
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(
         v.json["escalation_reason"], "no_edit_attempt",
         "{}",
@@ -153,7 +149,7 @@ fn a_no_edit_attempt_cannot_be_side_stepped() {
 
 #[test]
 fn a_forecast_over_budget_cannot_be_side_stepped() {
-    let flow = Flow::judged(BLOCKER);
+    let flow = Flow::judged(PARSER_BLOCKER);
     let v = flow.run(&["--correction-lines", "9"]);
     assert_eq!(
         v.json["escalation_reason"], "forecast_over_budget",
@@ -165,14 +161,14 @@ fn a_forecast_over_budget_cannot_be_side_stepped() {
 
 #[test]
 fn an_exceeded_budget_cannot_be_side_stepped() {
-    let flow = Flow::judged(BLOCKER);
+    let flow = Flow::judged(PARSER_BLOCKER);
     flow.run(&["--correction-lines", "2"]);
     let mut body = buggy(0);
     for i in 0..20 {
         body.push_str(&format!("fn extra{i}() {{}}\n"));
     }
     flow.f.write("src/parser.rs", body).unwrap();
-    let v = flow.run(&["--validation", &flow.doc("v.json", PASS)]);
+    let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(
         v.json["escalation_reason"], "budget_exceeded",
         "{}",
@@ -183,8 +179,8 @@ fn an_exceeded_budget_cannot_be_side_stepped() {
 
 #[test]
 fn exhausted_attempts_cannot_be_side_stepped() {
-    let flow = Flow::judged(BLOCKER);
-    let fail = flow.doc("fail.json", FAIL);
+    let flow = Flow::judged(PARSER_BLOCKER);
+    let fail = flow.doc("fail.json", VALIDATION_FAIL);
     let mut last = None;
     for n in 2..=4 {
         flow.run(&["--correction-lines", "2"]);
@@ -202,7 +198,7 @@ fn exhausted_attempts_cannot_be_side_stepped() {
 
 #[test]
 fn work_outside_an_escalated_lineage_paths_starts_normally() {
-    let flow = Flow::judged(UNKNOWN);
+    let flow = Flow::judged(PARSER_UNKNOWN);
     assert_eq!(flow.state().json["state"], "escalated");
     // The escalated paths back to the base; unrelated work elsewhere.
     flow.f.write("src/parser.rs", "fn a() {}\n").unwrap();
@@ -216,7 +212,7 @@ fn work_outside_an_escalated_lineage_paths_starts_normally() {
 
 #[test]
 fn the_unchanged_escalated_candidate_still_resumes_its_lineage() {
-    let flow = Flow::judged(UNKNOWN);
+    let flow = Flow::judged(PARSER_UNKNOWN);
     let s = probity(flow.f.root(), &["start"]);
     assert_eq!(s.code, 0, "{}", s.stdout);
     assert_eq!(s.json["lineage_id"], flow.lineage.as_str());

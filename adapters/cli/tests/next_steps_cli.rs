@@ -27,9 +27,6 @@ fn body(n: u32) -> String {
     s
 }
 
-const BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b"]}"#;
-const UNKNOWN: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b may break callers","proof_refs":["read the callers"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read the diff"]}"#;
-const PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["suite passes"]},"follow_ups":[]}"#;
 
 struct Repo {
     f: Fixture,
@@ -92,7 +89,7 @@ impl Repo {
             ("A", "maintainer".into()),
             ("X", "decision #1".into()),
             ("N", "2".into()),
-            ("F", self.doc("pass.json", PASS)),
+            ("F", self.doc("pass.json", VALIDATION_PASS)),
         ]
     }
 }
@@ -151,7 +148,7 @@ fn receipt_missing_then_review_incomplete_advice_works() {
 fn review_escalated_advice_recovers_with_authorization() {
     let r = Repo::new();
     let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("u.json", UNKNOWN)]);
+    r.finalize(&l, &["--result", &r.doc("u.json", PARSER_UNKNOWN)]);
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "review_escalated", "{}", g.stdout);
     let rec = r.follow(&text(&g.json), "probity recover");
@@ -219,7 +216,7 @@ fn scope_changed_and_unrelated_advice_starts_a_review() {
 fn correction_open_advice_finishes_the_correction() {
     let r = Repo::new();
     let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
     // The gate on the live candidate, then start over the same paths.
     let s = r.run(&["start"]);
     assert_eq!(s.json["resumed"], true, "the frozen candidate resumes");
@@ -243,10 +240,10 @@ fn correction_open_advice_finishes_the_correction() {
 fn candidate_superseded_advice_restores_the_corrected_candidate() {
     let r = Repo::new();
     let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
     r.finalize(&l, &["--correction-lines", "2"]);
     r.f.write("src/parser.rs", body(0)).unwrap();
-    r.finalize(&l, &["--validation", &r.doc("p.json", PASS)]);
+    r.finalize(&l, &["--validation", &r.doc("p.json", VALIDATION_PASS)]);
     let done = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
     assert_eq!(done.json["state"], "approved", "{}", done.stdout);
     // Back to the uncorrected candidate: start refuses to review it again.
@@ -267,7 +264,7 @@ fn candidate_superseded_advice_restores_the_corrected_candidate() {
 fn recovery_errors_name_the_revision_and_the_successor() {
     let r = Repo::new();
     let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("u.json", UNKNOWN)]);
+    r.finalize(&l, &["--result", &r.doc("u.json", PARSER_UNKNOWN)]);
     let st = r.run(&["status", "--lineage", &l]);
     let cmd = st.json["recover_command"].as_str().unwrap().to_string();
     // A stale revision: the answer names the current one.
@@ -335,7 +332,7 @@ fn json_usage_errors_name_the_argument() {
 fn the_gate_during_an_open_correction_names_the_correction_not_a_start() {
     let r = Repo::new();
     let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("b.json", BLOCKER)]);
+    r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
     r.finalize(&l, &["--correction-lines", "2"]);
     r.f.write("src/parser.rs", body(0)).unwrap();
     let g = r.gate();

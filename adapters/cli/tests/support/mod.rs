@@ -199,6 +199,21 @@ pub fn medium_change() -> Fixture {
 
 pub const CLEAN_RESULT: &str = r#"{"findings":[],"evidence":["read the whole diff"]}"#;
 
+/// A deterministic, candidate-causal BLOCKER at `src/parser.rs:3` (the
+/// parser fixtures' changed file): routed to correction.
+pub const PARSER_BLOCKER: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b returns a negative sentinel","proof_refs":["test_b fails on the candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_b on base and candidate"]}"#;
+
+/// An inferential BLOCKER of unknown causality at `src/parser.rs:3`: it
+/// escalates.
+pub const PARSER_UNKNOWN: &str = r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"b may break callers","proof_refs":["read the callers"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read the diff"]}"#;
+
+/// A targeted validator's passing result for [`PARSER_BLOCKER`]'s fix.
+pub const VALIDATION_PASS: &str = r#"{"original_criteria":{"passed":true,"evidence":["test_b passes"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]},"follow_ups":[]}"#;
+
+/// A targeted validator's failing result: the original criterion still
+/// fails.
+pub const VALIDATION_FAIL: &str = r#"{"original_criteria":{"passed":false,"evidence":["test_b still fails"]},"correction_regression":{"passed":true,"evidence":["parser suite passes"]}}"#;
+
 /// Starts a review of the live candidate in `cwd` and approves it: one
 /// clean result per selected lens, then evidence (inputs written to `dir`).
 /// Returns the final `finalize` answer.
