@@ -162,6 +162,10 @@ fn usage_error(e: &clap::Error) -> CliError {
         (Clap::UnknownArgument, Some(a), _) => {
             format!("remove {a}: it is not an argument here (see `{help}`)")
         }
+        // `validate` without a gate: name both spellings of one.
+        (Clap::MissingRequiredArgument, Some(a), _) if a.starts_with("--gate") => format!(
+            "name the gate: `probity validate pre-commit|pre-push|pre-pr|release`, or pass {a} (see `{help}`)"
+        ),
         (Clap::MissingRequiredArgument, Some(a), _) => format!("pass {a} (see `{help}`)"),
         (_, Some(a), Some(v)) => format!("fix {a}: `{v}` is not a value it takes (see `{help}`)"),
         (_, Some(a), None) => format!("fix {a} (see `{help}`)"),

@@ -62,3 +62,19 @@ fn each_gate_subcommand_answers_as_its_gate_flag() {
         assert_eq!(r.json["error"]["code"], "usage", "{bad:?}");
     }
 }
+
+/// `validate` with no gate at all is a usage error whose next step names
+/// both spellings of one (the subcommand and the flag), not the flag alone.
+#[test]
+fn validate_without_a_gate_names_both_spellings() {
+    let f = medium_change();
+    let r = probity(f.root(), &["validate"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["error"]["code"], "usage", "{}", r.stdout);
+    let next = r.json["error"]["next_action"].as_str().unwrap();
+    assert!(
+        next.contains("probity validate pre-commit|pre-push|pre-pr|release"),
+        "{next}"
+    );
+    assert!(next.contains("--gate"), "{next}");
+}
