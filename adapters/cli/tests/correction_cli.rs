@@ -17,7 +17,6 @@ fn change() -> Fixture {
     f
 }
 
-
 struct Flow {
     f: Fixture,
     tmp: tempfile::TempDir,
@@ -287,7 +286,8 @@ fn evidence_is_refused_while_the_live_candidate_is_the_uncorrected_one() {
     flow.run(&["--correction-lines", "2"]);
     flow.f.write("src/parser.rs", FIXED).unwrap();
     assert_eq!(
-        flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]).json["state"],
+        flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)])
+            .json["state"],
         "validating"
     );
     flow.f.write("src/parser.rs", BUGGY).unwrap();
@@ -343,7 +343,11 @@ fn a_correction_is_found_from_its_base_and_blocks_a_parallel_review() {
     // finalize finds the correction without --lineage.
     let v = probity(
         flow.f.root(),
-        &["finalize", "--validation", &flow.doc("v.json", VALIDATION_PASS)],
+        &[
+            "finalize",
+            "--validation",
+            &flow.doc("v.json", VALIDATION_PASS),
+        ],
     );
     assert_eq!(
         (v.code, v.json["lineage_id"].as_str()),

@@ -26,7 +26,6 @@ fn buggy(n: u32) -> String {
     s
 }
 
-
 struct Flow {
     f: Fixture,
     tmp: tempfile::TempDir,

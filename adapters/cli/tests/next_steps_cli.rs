@@ -27,7 +27,6 @@ fn body(n: u32) -> String {
     s
 }
 
-
 struct Repo {
     f: Fixture,
     tmp: tempfile::TempDir,
