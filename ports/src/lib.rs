@@ -132,6 +132,11 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// Ports sequence core's decisions and the ports' calls; the world (files,
+// processes, the network, clocks, the environment) is reached only through
+// the traits, so the same lists that keep core pure are denied here
+// (clippy.toml). Scoped threads for parallel work are the drivers' own.
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod context;
 pub mod forge;
