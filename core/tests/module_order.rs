@@ -1,42 +1,99 @@
 //! The review modules form layers (docs/ARCHITECTURE.md, "Module order"):
 //! a module uses only modules below it, so no cycle can close. A use of a
 //! module above is a back-edge and fails here, naming the line. Test code
-//! (`#[cfg(test)]` modules, `*_tests.rs`, `tests.rs`) may use anything.
+//! (`#[cfg(test)]` modules, `*_tests.rs`, `tests.rs`) may use anything. The
+//! order is read from that document; grouped paths (`crate::review::{a, b}`)
+//! and `super::` paths that reach `review` count as uses.
 
 use std::path::Path;
 
-/// Bottom first: each module may use only the ones before it.
-const ORDER: &[&str] = &[
-    "lens",
-    "ids",
-    "snapshot",
-    "rebase",
-    "causality",
-    "finding",
-    "correction",
-    "risk",
-    "evidence",
-    "prompts",
-    "submission",
-    "state",
-    "recovery",
-    "receipt",
-    "gate",
-    "export",
-    "attest",
-    "dsse",
-    "bundle",
-    "hooks",
-    "pre_pr",
-    "preserved",
-    "projection",
-    "release",
-    "repair",
-    "schema",
-    "roles",
-    "server",
-    "fixtures",
-];
+/// Bottom first, as docs/ARCHITECTURE.md's "Module order" lists them (the
+/// backticked names of that section's list): each module may use only the
+/// ones before it. Read from the document, so the two cannot drift.
+fn order() -> Vec<String> {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ARCHITECTURE.md"),
+    )
+    .unwrap();
+    let section = doc
+        .split("\n## Module order\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("docs/ARCHITECTURE.md has a Module order section");
+    let list = section
+        .split("\n\n")
+        .find(|p| p.contains(" · "))
+        .expect("the section lists the modules joined by ' · '");
+    list.split('·')
+        .map(|m| m.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+/// Every review module `code` names, with its line: a path
+/// `crate::review::m…`, each top-level name of a group
+/// `crate::review::{a::X, b}`, and the same through `super::` from a file
+/// `depth` levels below `review/` (where `super::` repeated `depth` times
+/// is `crate::review::`).
+fn uses(code: &str, depth: usize) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for prefix in ["crate::review::".to_string(), "super::".repeat(depth)] {
+        let mut from = 0;
+        while let Some(i) = code[from..].find(&prefix) {
+            let at = from + i;
+            let start = at + prefix.len();
+            from = start;
+            if prefix.starts_with("super") {
+                // Exactly `depth` supers, not the tail of a longer path.
+                let before = code[..at].chars().next_back();
+                if before.is_some_and(|c| c == ':' || c == '_' || c.is_ascii_alphanumeric())
+                    || code[start..].starts_with("super::")
+                {
+                    continue;
+                }
+            }
+            let line = code[..at].matches('\n').count() + 1;
+            let rest = &code[start..];
+            let Some(group) = rest.strip_prefix('{') else {
+                let used: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                out.push((line, used));
+                continue;
+            };
+            // The names at the group's top level, up to its closing brace.
+            let (mut level, mut name, mut expecting) = (1, String::new(), true);
+            for c in group.chars() {
+                match c {
+                    '{' => {
+                        level += 1;
+                        expecting = false;
+                    }
+                    '}' => {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    ',' if level == 1 => expecting = true,
+                    c if level == 1 && expecting && (c.is_ascii_alphanumeric() || c == '_') => {
+                        name.push(c)
+                    }
+                    _ if level == 1 && expecting && !name.is_empty() => {
+                        out.push((line, std::mem::take(&mut name)));
+                        expecting = false;
+                    }
+                    _ => {}
+                }
+            }
+            if !name.is_empty() {
+                out.push((line, name));
+            }
+        }
+    }
+    out.retain(|(_, m)| !m.is_empty() && m != "self" && m != "*");
+    out
+}
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -66,6 +123,8 @@ fn review_modules_use_only_the_layers_below_them() {
     let review = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review");
     let mut all = Vec::new();
     files(&review, &mut all);
+    let order = order();
+    assert!(order.len() > 20, "the Module order list: {order:?}");
     let mut checked = 0;
     let mut back_edges = Vec::new();
     for file in &all {
@@ -77,36 +136,35 @@ fn review_modules_use_only_the_layers_below_them() {
         if module == "mod" {
             continue;
         }
-        let rank = ORDER
+        let rank = order
             .iter()
             .position(|m| *m == module)
-            .unwrap_or_else(|| panic!("{module} is not in ORDER (docs/ARCHITECTURE.md)"));
+            .unwrap_or_else(|| panic!("{module} is not in docs/ARCHITECTURE.md's Module order"));
         let text = std::fs::read_to_string(file).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        for (n, line) in code.lines().enumerate() {
-            let line = line.trim_start();
-            if line.starts_with("//") {
+        // Comments are not uses.
+        let code: String = code
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("//") {
+                    ""
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let rel = file.strip_prefix(&review).unwrap();
+        let depth = rel.components().count() - usize::from(name == "mod.rs");
+        for (line, used) in uses(&code, depth) {
+            if used == module {
                 continue;
             }
-            let mut rest = line;
-            while let Some(i) = rest.find("crate::review::") {
-                rest = &rest[i + "crate::review::".len()..];
-                let used: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if used == module || used.is_empty() {
-                    continue;
-                }
-                checked += 1;
-                match ORDER.iter().position(|m| *m == used) {
-                    Some(r) if r < rank => {}
-                    _ => back_edges.push(format!(
-                        "{}:{}: {module} uses {used}",
-                        file.strip_prefix(&review).unwrap().display(),
-                        n + 1
-                    )),
-                }
+            checked += 1;
+            match order.iter().position(|m| *m == used) {
+                Some(r) if r < rank => {}
+                // Above it, or a name the order does not know.
+                _ => back_edges.push(format!("{}:{line}: {module} uses {used}", rel.display())),
             }
         }
     }
