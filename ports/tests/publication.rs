@@ -1,0 +1,107 @@
+//! The publication gates on in-memory adapters: `validate_pre_push` over an
+//! explicit range and `validate_pre_pr` judge each delivered commit against
+//! the review that approved exactly its change, deny what no review covers
+//! (naming the next step), and write nothing.
+
+mod common;
+
+use common::*;
+use probity_ports::review::{self as drivers, PushBoundary};
+use probity_testkit::verdict;
+
+fn push(w: &World, base: &str, tip: &str) -> (String, String) {
+    let boundary = PushBoundary::Range {
+        base: base.into(),
+        tip: tip.into(),
+    };
+    verdict(&drivers::validate_pre_push(&w.git, &w.store, &boundary).unwrap())
+}
+
+#[test]
+fn a_reviewed_commit_is_allowed_at_pre_push_and_pre_pr_and_the_gates_write_nothing() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    w.approve();
+    let tip = w.git.commit("the reviewed change").unwrap();
+    let held = w.store.dump();
+    assert_eq!(
+        push(&w, base.as_str(), tip.as_str()),
+        says("allow", "receipt_valid")
+    );
+    let pr = drivers::validate_pre_pr(&w.git, &w.store, base.as_str(), tip.as_str()).unwrap();
+    assert_eq!(verdict(&pr.decision), says("allow", "receipt_valid"));
+    assert!(pr.base_advance.is_none());
+    assert_eq!(w.store.dump(), held, "a gate wrote to the store");
+}
+
+#[test]
+fn an_unreviewed_commit_and_an_amended_one_are_denied_with_a_next_step() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    // Committed before any review: the next step reviews the commit.
+    let unreviewed = w.git.commit("not reviewed").unwrap();
+    let d = drivers::validate_pre_push(
+        &w.git,
+        &w.store,
+        &PushBoundary::Range {
+            base: base.as_str().into(),
+            tip: unreviewed.as_str().into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(verdict(&d), says("deny", "receipt_missing"));
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json["next_action"], "start_commit_review", "{json}");
+    assert!(
+        json["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("probity start --commit {unreviewed}")),
+        "{json}"
+    );
+    // Approved, then amended with an edit of a reviewed path: denied.
+    let w = world();
+    let base = w.git.head().unwrap();
+    w.approve();
+    w.git.write("src/a.rs", FIX).unwrap();
+    let amended = w.git.commit("the change, edited after review").unwrap();
+    let held = w.store.dump();
+    assert_eq!(
+        push(&w, base.as_str(), amended.as_str()),
+        says("deny", "receipt_scope_changed")
+    );
+    let pr = drivers::validate_pre_pr(&w.git, &w.store, base.as_str(), amended.as_str()).unwrap();
+    assert_eq!(verdict(&pr.decision), says("deny", "receipt_scope_changed"));
+    assert_eq!(w.store.dump(), held, "a gate wrote to the store");
+}
+
+#[test]
+fn a_stack_is_judged_commit_by_commit_and_names_the_first_it_cannot_vouch_for() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    w.approve();
+    let first = w.git.commit("first slice").unwrap();
+    // The second slice is not reviewed.
+    w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
+    let second = w.git.commit("second slice").unwrap();
+    assert_eq!(
+        push(&w, base.as_str(), first.as_str()),
+        says("allow", "receipt_valid")
+    );
+    let d = drivers::validate_pre_push(
+        &w.git,
+        &w.store,
+        &PushBoundary::Range {
+            base: base.as_str().into(),
+            tip: second.as_str().into(),
+        },
+    )
+    .unwrap();
+    assert_eq!(verdict(&d).0, "deny");
+    let message = serde_json::to_value(&d).unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(message.contains("2 of 2"), "{message}");
+    assert!(message.contains(second.as_str()), "{message}");
+}
