@@ -15,7 +15,6 @@ use probity_core::context::input::ContextInput;
 use probity_core::context::types::HexDigest;
 use probity_ports::context::{assemble_parallel, default_workers};
 use probity_store::context_dir::{self, ContextDirError};
-use serde_json::json;
 
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output};
@@ -256,12 +255,12 @@ fn run_verify(global: &GlobalArgs, out: Output, v: &VerifyArgs) -> Result<ExitCo
         None => None,
     };
     out.answer(
-        &json!({
-            "verified": true,
-            "index_digest": verified.index_digest().hex(),
-            "files": verified.files().len(),
-            "copy": copy,
-        }),
+        &VerifiedAnswer {
+            verified: true,
+            index_digest: verified.index_digest().hex(),
+            files: verified.files().len(),
+            copy: copy.clone(),
+        },
         || match &copy {
             Some(c) => format!(
                 "verified {} files; read-only copy at {c}\n",
@@ -271,4 +270,14 @@ fn run_verify(global: &GlobalArgs, out: Output, v: &VerifyArgs) -> Result<ExitCo
         },
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `context verify`'s answer.
+#[derive(serde::Serialize)]
+struct VerifiedAnswer {
+    verified: bool,
+    index_digest: String,
+    files: usize,
+    /// The read-only verified copy, when one was asked for (`null` else).
+    copy: Option<String>,
 }

@@ -232,14 +232,14 @@ fn verify(global: &GlobalArgs, out: Output, args: &VerifyArgs) -> Result<ExitCod
     let port = SshKeygen::for_repo(&ctx.repo).map_err(config_error)?;
     match drivers::verify_envelope(&port, &envelope, &attested.statement, &policy) {
         Ok(signer) => {
-            let v = serde_json::json!({
-                "decision": "allow",
-                "reason_code": "signature_valid",
-                "lineage_id": lineage.to_string(),
-                "signer": signer,
-                "next_action": "none",
-                "message": format!("{} signed this lineage's statement", signer.principal),
-            });
+            let v = SignatureAnswer {
+                decision: "allow",
+                reason_code: "signature_valid",
+                lineage_id: lineage.to_string(),
+                signer: Some(&signer),
+                next_action: "none",
+                message: format!("{} signed this lineage's statement", signer.principal),
+            };
             out.answer(&v, || {
                 format!(
                     "allow: {} attested by {} ({} {})\n",
@@ -250,13 +250,14 @@ fn verify(global: &GlobalArgs, out: Output, args: &VerifyArgs) -> Result<ExitCod
         }
         Err(e) if e.is_denial() => {
             let next = signature_next_action(&e);
-            let v = serde_json::json!({
-                "decision": "deny",
-                "reason_code": e.code(),
-                "lineage_id": lineage.to_string(),
-                "next_action": next,
-                "message": e.to_string(),
-            });
+            let v = SignatureAnswer {
+                decision: "deny",
+                reason_code: e.code(),
+                lineage_id: lineage.to_string(),
+                signer: None,
+                next_action: next,
+                message: e.to_string(),
+            };
             out.answer(&v, || {
                 format!("deny [{}]: {}\n  next: {}\n", e.code(), e, next)
             });
@@ -264,6 +265,19 @@ fn verify(global: &GlobalArgs, out: Output, args: &VerifyArgs) -> Result<ExitCod
         }
         Err(e) => Err(signature_error(e)),
     }
+}
+
+/// `attest verify`'s answer: allow with the signer, or deny with the
+/// reason and the next step.
+#[derive(serde::Serialize)]
+struct SignatureAnswer<'a> {
+    decision: &'static str,
+    reason_code: &'static str,
+    lineage_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signer: Option<&'a drivers::Signer>,
+    next_action: &'static str,
+    message: String,
 }
 
 fn signature_next_action(e: &drivers::SignatureError) -> &'static str {
