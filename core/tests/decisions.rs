@@ -157,3 +157,44 @@ fn a_start_over_an_open_corrections_paths_is_refused_and_resumes_only_its_own_ca
         Resumable::Invalidated
     );
 }
+
+#[test]
+fn status_offers_a_recovery_only_from_a_leaf_and_from_an_approval_only_when_its_scope_changed() {
+    use probity_core::review::gate::{Applicability, offered_recovery};
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    // Not final: nothing to recover.
+    assert_eq!(
+        offered_recovery(&r0.record().unwrap(), false, Applicability::Current),
+        None
+    );
+    let approved = r0
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+        .accept_evidence(b"tests passed\n")
+        .unwrap()
+        .record()
+        .unwrap();
+    let command = offered_recovery(&approved, false, Applicability::ScopeChanged).unwrap();
+    assert!(command.contains("--disposition scope_changed"), "{command}");
+    for unchanged in [
+        Applicability::Current,
+        Applicability::Unrelated,
+        Applicability::Rebased,
+    ] {
+        assert_eq!(offered_recovery(&approved, false, unchanged), None);
+    }
+    // History is recovered from its leaf, never from itself.
+    assert_eq!(
+        offered_recovery(&approved, true, Applicability::ScopeChanged),
+        None
+    );
+    // An invalidated lineage is offered its successor whatever the live
+    // candidate is.
+    let gone = r0
+        .invalidate(NonBlank::parse("wrong branch").unwrap())
+        .unwrap()
+        .record()
+        .unwrap();
+    let command = offered_recovery(&gone, false, Applicability::Unrelated).unwrap();
+    assert!(command.contains("--disposition invalidated"), "{command}");
+}

@@ -10,7 +10,7 @@ use probity_core::review::ids::{LineageId, RepoPath};
 use probity_core::review::lens::Lens;
 use probity_core::review::rebase::GateProof;
 use probity_core::review::risk::RiskLevel;
-use probity_core::review::state::{NextInput, Predecessor, Stage};
+use probity_core::review::state::{NextInput, Predecessor};
 use probity_ports::review::{self as drivers, Applicability};
 
 use crate::GlobalArgs;
@@ -136,11 +136,11 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         .map(|_| ctx.store.receipt_location(s.lineage_id()));
     // The way on from a final lineage, filled in: only from the chain's
     // leaf, and for an approved one only when its scope really changed.
-    let recover = probity_core::review::recovery::recover_command(&st.record).filter(|_| {
-        st.superseded_by.is_none()
-            && (!matches!(s.stage(), Stage::Approved { .. })
-                || st.applicability == Applicability::ScopeChanged)
-    });
+    let recover = probity_core::review::gate::offered_recovery(
+        &st.record,
+        st.superseded_by.is_some(),
+        st.applicability,
+    );
     let next_transition = args.next_transition.then(|| {
         // Frozen inputs only for the lineage that governs the live
         // candidate; any lineage's are available from export-context.

@@ -98,6 +98,27 @@ impl Applicability {
     }
 }
 
+/// The recovery a `status` answer offers from `record`, filled in
+/// ([`recover_command`](crate::review::recovery::recover_command)): only
+/// from a chain's leaf (`superseded` false: history is recovered from its
+/// leaf), and from an approved lineage only when the live candidate
+/// changed its scope (unrelated work gets its own `start`, and the
+/// current candidate needs no recovery).
+pub fn offered_recovery(
+    record: &crate::review::state::StateRecord,
+    superseded: bool,
+    applicability: Applicability,
+) -> Option<String> {
+    if superseded {
+        return None;
+    }
+    let approved = matches!(record.state().stage(), Stage::Approved { .. });
+    if approved && applicability != Applicability::ScopeChanged {
+        return None;
+    }
+    crate::review::recovery::recover_command(record)
+}
+
 /// Allow or deny.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
