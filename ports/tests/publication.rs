@@ -1,7 +1,7 @@
 //! The publication gates on in-memory adapters: `validate_pre_push` over an
-//! explicit range and `validate_pre_pr` judge each delivered commit against
-//! the review that approved exactly its change, deny what no review covers
-//! (naming the next step), and write nothing.
+//! explicit range, `validate_pre_pr` and `validate_release` judge each
+//! delivered commit against the review that approved exactly its change,
+//! deny what no review covers (naming the next step), and write nothing.
 
 mod common;
 
@@ -104,4 +104,23 @@ fn a_stack_is_judged_commit_by_commit_and_names_the_first_it_cannot_vouch_for() 
         .to_string();
     assert!(message.contains("2 of 2"), "{message}");
     assert!(message.contains(second.as_str()), "{message}");
+}
+
+#[test]
+fn a_release_of_a_reviewed_revision_is_allowed_and_of_an_unreviewed_one_denied() {
+    let w = world();
+    w.approve();
+    w.git.commit("the reviewed change").unwrap();
+    let held = w.store.dump();
+    let release = drivers::validate_release(&w.git, &w.store, "HEAD", None).unwrap();
+    assert_eq!(verdict(&release.decision), says("allow", "receipt_valid"));
+    // An unreviewed change on top: the release of HEAD is denied, and the
+    // reviewed revision below it still releases.
+    w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
+    w.git.commit("not reviewed").unwrap();
+    let denied = drivers::validate_release(&w.git, &w.store, "HEAD", None).unwrap();
+    assert_eq!(verdict(&denied.decision).0, "deny");
+    let below = drivers::validate_release(&w.git, &w.store, "HEAD~1", None).unwrap();
+    assert_eq!(verdict(&below.decision), says("allow", "receipt_valid"));
+    assert_eq!(w.store.dump(), held, "a gate wrote to the store");
 }
