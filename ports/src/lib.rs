@@ -125,7 +125,7 @@
 //! assert_eq!(verdict(&gate), ("allow".into(), "receipt_valid".into()));
 //!
 //! // One more edit of a reviewed file, and the same gate denies.
-//! git.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\npub fn c() { todo!() }\n")?;
+//! git.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\npub fn c() -> u8 { 3 }\n")?;
 //! let gate = review::validate_pre_commit(&git, &store, &Delivery::Worktree)?;
 //! assert_eq!(verdict(&gate), ("deny".into(), "receipt_scope_changed".into()));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
