@@ -1,18 +1,15 @@
-//! The gates: pre-commit, pre-push, pre-pr and release.
+//! The gates: pre-commit, pre-push and pre-pr (release is `release.rs`).
 
+use probity_core::review::gate::Decision;
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
     RangeJudgment, RangeProblem, RefUpdate, UpdateShape, combine_judged, decide_target,
-    dedupe_ranges, delivers_history, delivery_commit, delivery_commits, judge_first_publication,
-    judge_stack, no_change, rebind, update_shape,
+    dedupe_ranges, delivers_history, delivery_commits, judge_first_publication, judge_stack,
+    no_change, rebind, update_shape,
 };
-use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
     BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
-};
-use probity_core::review::release::{
-    ExpectedArtifact, ObservedArtifact, ReleaseReads, check_artifacts, release_recheck,
 };
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::StateRecord;
@@ -413,7 +410,7 @@ fn update_range<G: DeliveryGit>(
 /// empty tree for a root commit — decided as pre-commit decides a
 /// candidate. `parent_tree`, when known (the previous commit of a stack),
 /// saves a lookup.
-fn judge_commit<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub(super) fn judge_commit<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -668,205 +665,6 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
         judged.push((range, judgment));
     }
     Ok(combine_judged(Gate::PrePush, judged))
-}
-
-/// Release evidence: the artifacts a checksums file names, and where they
-/// are read.
-#[derive(Clone, Copy)]
-pub struct ReleaseEvidence<'a> {
-    /// Each artifact's name and SHA-256, as the checksums file lists them.
-    pub expected: &'a [ExpectedArtifact],
-    /// Where the artifacts are read: once to judge, once more for the
-    /// final recheck (R8.7).
-    pub artifacts: &'a dyn ReleaseArtifacts,
-}
-
-/// What the release gate answers: the decision, the commit the revision
-/// named when judged, and the artifacts as judged.
-#[derive(Debug, Clone)]
-pub struct ReleaseDecision {
-    /// The gate's decision, after the final recheck.
-    pub decision: GateDecision,
-    /// The commit the revision named when judged (tags peeled); `None`
-    /// when the decision names no delivery.
-    pub revision_commit: Option<CommitId>,
-    /// The artifacts' digests as judged (the first reading); `None` without
-    /// release evidence.
-    pub observed: Option<Vec<ObservedArtifact>>,
-}
-
-/// `probity validate --gate release --revision R` (R8.5): the exact
-/// revision (tags peeled) must be one reviewed delivery commit, judged as
-/// pre-push judges one, and, when release evidence is given, every artifact
-/// must match the digest its checksums file names.
-pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
-    git: &G,
-    store: &S,
-    revision: &str,
-    evidence: Option<ReleaseEvidence<'_>>,
-) -> Result<ReleaseDecision, ReviewError> {
-    validate_release_between(git, store, revision, evidence, &mut || {})
-}
-
-/// [`validate_release`], running `between` after the derivation and before
-/// the final recheck (R8.7): an allow is answered only when every record,
-/// marker and receipt the derivation read is unchanged under its lineage's
-/// lock, the revision still names the commit judged
-/// (`release_revision_moved`) and every artifact reads back as judged
-/// (`release_evidence_changed`): core's `release_recheck`.
-pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
-    git: &G,
-    store: &S,
-    revision: &str,
-    evidence: Option<ReleaseEvidence<'_>>,
-    between: &mut dyn FnMut(),
-) -> Result<ReleaseDecision, ReviewError> {
-    let observe = |e: &ReleaseEvidence<'_>| {
-        e.artifacts
-            .observe(e.expected)
-            .map_err(ReviewError::Artifacts)
-    };
-    let observed = evidence.as_ref().map(observe).transpose()?;
-    let decision = checked(
-        store,
-        |rec| {
-            release_decision(
-                git,
-                rec,
-                revision,
-                evidence
-                    .as_ref()
-                    .map(|e| e.expected)
-                    .zip(observed.as_deref()),
-            )
-        },
-        between,
-        || Ok(Vec::new()),
-    )?;
-    let judged = decision.deliveries().first().map(|r| r.tip.clone());
-    let Some(judged_commit) = judged.as_ref() else {
-        return Ok(ReleaseDecision {
-            decision,
-            revision_commit: None,
-            observed,
-        });
-    };
-    let (now, again) = if decision.decision() == Decision::Allow {
-        (
-            git.find_commit(revision).map_err(ReviewError::Repository)?,
-            evidence.as_ref().map(observe).transpose()?,
-        )
-    } else {
-        (Some(judged_commit.clone()), observed.clone())
-    };
-    let decision = release_recheck(
-        decision,
-        &ReleaseReads {
-            revision,
-            judged: judged_commit,
-            now: now.as_ref(),
-            observed: observed.as_deref(),
-            again: again.as_deref(),
-        },
-    );
-    Ok(ReleaseDecision {
-        decision,
-        revision_commit: judged,
-        observed,
-    })
-}
-
-fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
-    git: &G,
-    store: &S,
-    revision: &str,
-    evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
-) -> Result<GateDecision, ReviewError> {
-    let tip = git
-        .resolve_commit(revision)
-        .map_err(ReviewError::Repository)?;
-    let commits = git
-        .range(&tip, &[], &RemoteScope::None, 1)
-        .map_err(ReviewError::Repository)?;
-    let range = DeliveredRange {
-        refs: vec![revision.to_string()],
-        tip,
-        count: commits.len(),
-        commits,
-        problem: None,
-    };
-    // The release is exactly one commit: a stack is not a revision.
-    let (d, released_from) = match delivery_commit(Gate::Release, &range) {
-        Err(denial) => (denial, None),
-        Ok(c) => {
-            let d = judge_commit(git, store, Gate::Release, c, None)?;
-            match (d.reason_code(), c.parents.first()) {
-                (ReasonCode::NoChange, Some(parent)) => {
-                    released_bytes(git, store, &range, parent, d)?
-                }
-                _ => (
-                    judge_stack(Gate::Release, &range, vec![(c, d)]).decision,
-                    None,
-                ),
-            }
-        }
-    };
-    let decision = match (d.decision(), evidence) {
-        (Decision::Allow, Some((expected, observed))) => {
-            match check_artifacts(expected, observed) {
-                Ok(()) => d,
-                Err(denial) => d.overruled_by(denial),
-            }
-        }
-        _ => d,
-    };
-    let tip = range.tip.clone();
-    let mut combined = combine_judged(
-        Gate::Release,
-        vec![(range, RangeJudgment::boundary(decision))],
-    );
-    if let Some(ancestor) = released_from {
-        combined = combined.prefaced(&format!(
-            "{tip} changes no bytes, so it releases the bytes of {ancestor}"
-        ));
-    }
-    Ok(combined)
-}
-
-/// A release revision that changes no bytes releases the bytes of its
-/// nearest first-parent ancestor that does (D-R26): that commit is judged
-/// instead, so an empty commit (or a tag on one) never launders an
-/// unreviewed change below it. A chain of no-change commits down to the
-/// root is `no_change`; one longer than [`MAX_RANGE_COMMITS`] is denied.
-fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
-    git: &G,
-    store: &S,
-    range: &DeliveredRange,
-    parent: &CommitId,
-    unchanged: GateDecision,
-) -> Result<(GateDecision, Option<CommitId>), ReviewError> {
-    let mut next = parent.clone();
-    for _ in 0..MAX_RANGE_COMMITS {
-        let listed = git
-            .range(&next, &[], &RemoteScope::None, 1)
-            .map_err(ReviewError::Repository)?;
-        let Some(ancestor) = listed.into_iter().next() else {
-            break;
-        };
-        let d = judge_commit(git, store, Gate::Release, &ancestor, None)?;
-        if d.reason_code() != ReasonCode::NoChange {
-            let d = judge_stack(Gate::Release, range, vec![(&ancestor, d)]).decision;
-            return Ok((d, Some(ancestor.commit)));
-        }
-        match ancestor.parents.first() {
-            Some(p) => next = p.clone(),
-            None => return Ok((unchanged, None)),
-        }
-    }
-    Ok((
-        probity_core::review::release::unchanged_too_far(unchanged, &range.tip),
-        None,
-    ))
 }
 
 /// What the pre-PR gate answers: the decision, and the ancestry proof when

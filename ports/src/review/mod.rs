@@ -16,6 +16,7 @@ mod gates;
 mod model_run;
 mod read;
 mod recheck;
+mod release;
 mod sign;
 mod start;
 mod traits;
@@ -29,10 +30,9 @@ pub use finalize::{
     submit_result,
 };
 pub use gates::{
-    Delivery, PrDecision, PushBoundary, ReleaseDecision, ReleaseEvidence, delivered_range,
-    judge_range, validate_pre_commit, validate_pre_commit_between, validate_pre_pr,
-    validate_pre_pr_between, validate_pre_push, validate_pre_push_between, validate_release,
-    validate_release_between,
+    Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,
+    validate_pre_commit_between, validate_pre_pr, validate_pre_pr_between, validate_pre_push,
+    validate_pre_push_between,
 };
 pub use model_run::{
     LineageReview, MAX_FIX_DIFF_BYTES, RoleRun, RoleRunError, RoleWorld, RunDone, TranscriptStore,
@@ -40,6 +40,7 @@ pub use model_run::{
 };
 pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, status};
+pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{
     AllowedSignersError, SignatureError, SignaturePolicy, Signer, SshSignatures,
     check_attestations, sign_statement, verify_envelope,
