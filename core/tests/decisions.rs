@@ -198,3 +198,32 @@ fn status_offers_a_recovery_only_from_a_leaf_and_from_an_approval_only_when_its_
     let command = offered_recovery(&gone, false, Applicability::Unrelated).unwrap();
     assert!(command.contains("--disposition invalidated"), "{command}");
 }
+
+#[test]
+fn lens_results_are_due_when_given_when_every_selected_lens_submitted_or_when_none_is_selected() {
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    let selected = r0.frozen().selected_lenses.clone();
+    assert!(!selected.is_empty());
+    assert!(!r0.results_due(0, &[]), "nothing given, nothing kept");
+    assert!(r0.results_due(1, &[]), "given on the command line");
+    assert!(r0.results_due(0, &selected), "every selected lens kept one");
+    if selected.len() > 1 {
+        assert!(!r0.results_due(0, &selected[..1]), "one lens still out");
+    }
+    // Once judged, kept results are history; only a given one is an input
+    // (which the transition then refuses).
+    let judged = r0
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap();
+    assert!(!judged.results_due(0, &selected));
+    assert!(judged.results_due(1, &[]));
+    // No lens selected: the empty set is the input, once.
+    let mut docs = fixtures::parser_observation();
+    docs.changed = vec![text_change("docs/notes.md", 3, 1, "notes\n")];
+    docs.intended_untracked = Vec::new();
+    let z0 = fixtures::start(&docs, Lens::Reliability).unwrap();
+    assert!(z0.frozen().selected_lenses.is_empty());
+    assert!(z0.results_due(0, &[]));
+    let z1 = z0.accept_results(Vec::new(), &Default::default()).unwrap();
+    assert!(!z1.results_due(0, &[]));
+}

@@ -4,7 +4,7 @@
 //! in-memory one) applies the same.
 
 use crate::digest::Sha256Digest;
-use crate::review::ids::TreeId;
+use crate::review::ids::{LineageId, TreeId};
 use crate::review::receipt::Receipt;
 use crate::review::state::{ReviewState, Stage};
 
@@ -73,6 +73,50 @@ pub fn claim_is_stale(target: &Sha256Digest, owner: &ReviewState) -> bool {
     owner.snapshot.target != *target && owner.final_target() != *target
 }
 
+/// Whether a lineage is indexed by its delta identity (the rebase proof's
+/// lookup, R8.6): only an approved lineage may be, and a superseded one is
+/// history, never (re)indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeltaIndexing {
+    /// Write the entry keys, then the exact key.
+    Index,
+    /// Write nothing: the lineage is superseded.
+    Skip,
+}
+
+/// A delta index asked for a lineage that is not approved: the store's
+/// caller is wrong, and nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("only an approved lineage is indexed by its delta; {lineage} is `{stage}`")]
+pub struct NotIndexable {
+    /// The lineage asked for.
+    pub lineage: LineageId,
+    /// Its stage's name.
+    pub stage: &'static str,
+}
+
+/// What a store does when asked to index `state` by its delta identity;
+/// `superseded`: the lineage has a successor.
+pub fn delta_indexing(
+    state: &ReviewState,
+    superseded: bool,
+) -> Result<DeltaIndexing, NotIndexable> {
+    match &state.stage {
+        Stage::Approved { .. } if superseded => Ok(DeltaIndexing::Skip),
+        Stage::Approved { .. } => Ok(DeltaIndexing::Index),
+        Stage::Reviewing
+        | Stage::AwaitingRefuter { .. }
+        | Stage::CorrectionRequired { .. }
+        | Stage::Correcting { .. }
+        | Stage::Validating { .. }
+        | Stage::Escalated { .. }
+        | Stage::Invalidated { .. } => Err(NotIndexable {
+            lineage: state.lineage_id.clone(),
+            stage: state.stage.name(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,5 +175,31 @@ mod tests {
         assert!(!claim_is_stale(&target, &passed));
         assert!(!claim_is_stale(&c0.snapshot.target, &c0));
         assert!(claim_is_stale(&target, &c0));
+    }
+
+    #[test]
+    fn only_an_approved_lineage_that_is_not_superseded_is_indexed_by_its_delta() {
+        let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let refused = delta_indexing(&r0, false).unwrap_err();
+        assert_eq!(refused.stage, "reviewing");
+        assert_eq!(
+            refused.to_string(),
+            format!(
+                "only an approved lineage is indexed by its delta; {} is `reviewing`",
+                r0.lineage_id
+            )
+        );
+        let c0 = fixtures::budget_scenario().unwrap();
+        assert!(
+            delta_indexing(&c0, true).is_err(),
+            "superseded or not, not approved"
+        );
+        let approved = r0
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap()
+            .accept_evidence(b"ok")
+            .unwrap();
+        assert_eq!(delta_indexing(&approved, false), Ok(DeltaIndexing::Index));
+        assert_eq!(delta_indexing(&approved, true), Ok(DeltaIndexing::Skip));
     }
 }

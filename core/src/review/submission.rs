@@ -112,6 +112,44 @@ pub fn place_results<T>(
     Ok(slots.into_iter().flatten().collect())
 }
 
+/// A result `lens submit` kept differs from the one given for the same
+/// lens: which one finalize should take cannot be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the submitted result for lens `{}` differs from the one given", .lens.name())]
+pub struct SubmittedDiffers {
+    /// The lens with two different results.
+    pub lens: Lens,
+}
+
+/// Which kept results finalize takes beside the `given` ones (each with
+/// the lens it names, and its bytes): a result for a lens not selected is
+/// ignored; one for a lens that also has a given result (an unnamed given
+/// result stands for the only selected lens) must be the same bytes and is
+/// then that result; every other one is taken, in `submitted` order.
+pub fn submitted_to_take<'a>(
+    selected: &[Lens],
+    given: &[(Option<Lens>, &[u8])],
+    submitted: &'a [(Lens, Vec<u8>)],
+) -> Result<Vec<(Lens, &'a [u8])>, SubmittedDiffers> {
+    let only = (selected.len() == 1).then(|| selected[0]);
+    let named: Vec<(Lens, &[u8])> = given
+        .iter()
+        .filter_map(|(lens, bytes)| lens.or(only).map(|l| (l, *bytes)))
+        .collect();
+    let mut take = Vec::new();
+    for (lens, bytes) in submitted {
+        if !selected.contains(lens) {
+            continue;
+        }
+        match named.iter().find(|(l, _)| l == lens) {
+            Some((_, b)) if *b == bytes.as_slice() => {}
+            Some(_) => return Err(SubmittedDiffers { lens: *lens }),
+            None => take.push((*lens, bytes.as_slice())),
+        }
+    }
+    Ok(take)
+}
+
 /// The domain of a binding's short token.
 pub const BINDING_TOKEN_DOMAIN: Domain = Domain::new("probity/lens-binding-token/v1");
 
@@ -219,5 +257,44 @@ mod tests {
         assert!(!binding_proves(b, &binding_token("other")));
         assert!(!binding_proves(b, ""));
         assert!(!binding_proves(b, &b.replace("1/4", "2/4")));
+    }
+
+    #[test]
+    fn a_kept_result_is_taken_unless_given_again_and_must_then_be_the_same_bytes() {
+        let submitted = vec![(Risk, b"r".to_vec()), (Resilience, b"s".to_vec())];
+        let selected = [Risk, Resilience];
+        // Nothing given: both kept results are taken, in their order.
+        assert_eq!(
+            submitted_to_take(&selected, &[], &submitted),
+            Ok(vec![(Risk, &b"r"[..]), (Resilience, &b"s"[..])])
+        );
+        // Given again with the same bytes: that one is the given result.
+        assert_eq!(
+            submitted_to_take(&selected, &[(Some(Risk), b"r")], &submitted),
+            Ok(vec![(Resilience, &b"s"[..])])
+        );
+        // Different bytes: refused, naming the lens.
+        let e = submitted_to_take(&selected, &[(Some(Resilience), b"x")], &submitted).unwrap_err();
+        assert_eq!(e, SubmittedDiffers { lens: Resilience });
+        assert_eq!(
+            e.to_string(),
+            "the submitted result for lens `resilience` differs from the one given"
+        );
+        // A kept result for a lens not selected is ignored.
+        assert_eq!(
+            submitted_to_take(&[Resilience], &[], &submitted),
+            Ok(vec![(Resilience, &b"s"[..])])
+        );
+        // An unnamed given result stands for the only selected lens.
+        assert_eq!(
+            submitted_to_take(&[Risk], &[(None, b"other")], &submitted),
+            Err(SubmittedDiffers { lens: Risk })
+        );
+        // With several selected, an unnamed one names none (placement
+        // refuses it later).
+        assert_eq!(
+            submitted_to_take(&selected, &[(None, b"other")], &submitted),
+            Ok(vec![(Risk, &b"r"[..]), (Resilience, &b"s"[..])])
+        );
     }
 }

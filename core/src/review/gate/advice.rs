@@ -8,6 +8,14 @@ use crate::review::gate::GateDecision;
 use crate::review::recovery::{PERSON_VALUES, escalation_overlap, recover_command};
 use crate::review::state::StateRecord;
 
+/// Whether a decision is one the advice here may rewrite: a denial whose
+/// next step is "start a review". The driver asks this before it looks up
+/// open corrections and escalations.
+pub fn advice_offered(decision: &GateDecision) -> bool {
+    use crate::review::gate::{Decision, NextAction};
+    decision.decision == Decision::Deny && decision.next_action == NextAction::StartReview
+}
+
 /// During an open correction the right next step is the correction, not a
 /// new review: a gate denial whose advice is "start a review" and whose
 /// differing paths touch the genesis paths of a lineage in
@@ -19,9 +27,9 @@ pub fn point_at_open_correction(
     mut decision: GateDecision,
     open: &[crate::review::state::ReviewState],
 ) -> GateDecision {
-    use crate::review::gate::{Decision, NextAction};
+    use crate::review::gate::NextAction;
     use crate::review::state::Stage;
-    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+    if !advice_offered(&decision) {
         return decision;
     }
     let Some(open) = open.iter().find(|s| {
@@ -54,8 +62,8 @@ pub fn point_at_escalation(
     base: &crate::review::ids::TreeId,
     escalated: &[(StateRecord, bool)],
 ) -> GateDecision {
-    use crate::review::gate::{Decision, NextAction};
-    if decision.decision != Decision::Deny || decision.next_action != NextAction::StartReview {
+    use crate::review::gate::NextAction;
+    if !advice_offered(&decision) {
         return decision;
     }
     let found = escalated.iter().find_map(|(r, superseded)| {

@@ -62,6 +62,14 @@ pub fn delivers_history(commits: &[&RangeCommit]) -> bool {
     commits.first().is_some_and(|c| c.parents.is_empty())
 }
 
+/// Whether a commit-by-commit judgment is offered to the first-publication
+/// rule (R8.8) at all: only a denial of a range that delivers a whole
+/// history. The driver asks this before it looks up the whole-history
+/// review.
+pub fn first_publication_offered(stack: &RangeJudgment, commits: &[&RangeCommit]) -> bool {
+    stack.decision.decision == Decision::Deny && delivers_history(commits)
+}
+
 /// The command that reviews a whole history as one change.
 pub fn history_review_command(tip: &RangeCommit) -> String {
     format!("probity start --history {}", tip.commit)
@@ -86,7 +94,7 @@ pub fn judge_first_publication(
     let (Some(root), Some(tip)) = (commits.first(), commits.last()) else {
         return stack;
     };
-    if stack.decision.decision != Decision::Deny || !delivers_history(commits) {
+    if !first_publication_offered(&stack, commits) {
         return stack;
     }
     let refs = range.refs.join(", ");

@@ -226,3 +226,19 @@ fn commit_and_tag_metadata_are_out_of_scope() {
     assert_eq!(judge(&range(&h), &refs), Decision::Allow);
     assert_eq!(judge(&range(&other), &other_refs), Decision::Allow);
 }
+
+#[test]
+fn only_a_denied_whole_history_is_offered_to_the_first_publication_rule() {
+    let h = history(3);
+    let oldest_first: Vec<&RangeCommit> = h.iter().collect();
+    assert!(first_publication_offered(&stack_denied(), &oldest_first));
+    // Not from the root: the remote holds the history below it.
+    assert!(!first_publication_offered(
+        &stack_denied(),
+        &oldest_first[1..]
+    ));
+    assert!(!first_publication_offered(&stack_denied(), &[]));
+    // Allowed commit by commit: nothing to add.
+    let allowed = RangeJudgment::boundary(whole_allowed());
+    assert!(!first_publication_offered(&allowed, &oldest_first));
+}

@@ -32,7 +32,7 @@ mod rebind_tests;
 mod recheck;
 mod stack;
 
-pub use advice::{point_at_escalation, point_at_open_correction};
+pub use advice::{advice_offered, point_at_escalation, point_at_open_correction};
 pub use first::*;
 pub use push::*;
 pub use rebind::*;

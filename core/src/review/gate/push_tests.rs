@@ -532,3 +532,40 @@ fn a_hook_lines_shape_decides_the_range_to_list() {
         );
     }
 }
+
+#[test]
+fn deletions_and_rewinds_stop_vouching_for_what_the_remote_held() {
+    let update = |local: Option<&str>, remote: Option<&str>| RefUpdate {
+        local_ref: "refs/heads/main".into(),
+        local_oid: local.map(c),
+        remote_ref: "refs/heads/main".into(),
+        remote_oid: remote.map(c),
+    };
+    // A deletion, whatever else.
+    assert!(stops_vouching(&update(None, Some(B)), true));
+    // An existing ref rewound (or forced).
+    assert!(stops_vouching(&update(Some(A), Some(B)), false));
+    // A fast-forward keeps the old tip reachable; a new ref held nothing.
+    assert!(!stops_vouching(&update(Some(A), Some(B)), true));
+    assert!(!stops_vouching(&update(Some(A), None), false));
+    // New refs build on every advertised tip but the touched ones.
+    let advertised = vec![
+        ("refs/heads/main".to_string(), c(A)),
+        ("refs/heads/old".to_string(), c(B)),
+    ];
+    assert_eq!(published_tips(advertised.clone(), &[]), vec![c(A), c(B)]);
+    assert_eq!(published_tips(advertised, &["refs/heads/old"]), vec![c(A)]);
+}
+
+#[test]
+fn a_new_ref_at_a_commit_the_remote_holds_delivers_that_commit() {
+    let empty = range("refs/tags/v1", A, Vec::new());
+    assert!(new_ref_delivers_its_tip(&empty));
+    let listed = range("refs/tags/v1", A, vec![commit(A, &[B])]);
+    assert!(!new_ref_delivers_its_tip(&listed));
+    let refused = DeliveredRange {
+        problem: Some(RangeProblem::NotCommit),
+        ..empty
+    };
+    assert!(!new_ref_delivers_its_tip(&refused));
+}

@@ -56,6 +56,14 @@ fn approved_with_receipt(link: &ChainLink<'_>) -> bool {
             .is_some_and(|derived| Some(&derived[..]) == link.receipt_file)
 }
 
+/// Whether a denial is offered to the recovery rebind at all: only a
+/// publication gate's denial (pre-commit judges the worktree against its
+/// own lineage, never a chain), and only a denial. The driver asks this
+/// before it reads the chain from the store.
+pub fn rebind_offered(gate: Gate, denied: &GateDecision) -> bool {
+    gate != Gate::PreCommit && denied.decision == Decision::Deny
+}
+
 /// Rebinds `denied` (the decision for `live` at a publication gate) to the
 /// recovery chain `chain`: the lineage discovery found first, then each
 /// successor to the leaf. Returns an allow with a `recovery_chain` proof
@@ -67,11 +75,7 @@ pub fn rebind(
     denied: GateDecision,
     chain: &[ChainLink<'_>],
 ) -> GateDecision {
-    if gate == Gate::PreCommit
-        || denied.decision != Decision::Deny
-        || chain.len() < 2
-        || chain.len() > MAX_REBIND_CHAIN
-    {
+    if !rebind_offered(gate, &denied) || chain.len() < 2 || chain.len() > MAX_REBIND_CHAIN {
         return denied;
     }
     let stitched = chain.windows(2).all(|w| {

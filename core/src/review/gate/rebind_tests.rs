@@ -202,3 +202,23 @@ fn every_link_must_be_approved_stitched_and_consistent() {
         denied()
     );
 }
+
+#[test]
+fn only_a_publication_gates_denial_is_offered_to_the_rebind() {
+    assert!(rebind_offered(Gate::PrePush, &denied()));
+    for gate in [Gate::PrePr, Gate::Release] {
+        let d = GateDecision { gate, ..denied() };
+        assert!(rebind_offered(gate, &d), "{gate:?}");
+    }
+    let pre_commit = GateDecision {
+        gate: Gate::PreCommit,
+        ..denied()
+    };
+    assert!(!rebind_offered(Gate::PreCommit, &pre_commit));
+    let allowed = GateDecision {
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        ..denied()
+    };
+    assert!(!rebind_offered(Gate::PrePush, &allowed));
+}

@@ -88,6 +88,18 @@ impl ReviewState {
         }
     }
 
+    /// Whether finalize takes lens results now (R4, R5): some were
+    /// `given`; or the lineage awaits its lens results and every selected
+    /// lens has one among `submitted` (what `lens submit` kept); or no lens
+    /// is selected and no judgment is recorded yet (the empty set of
+    /// results is the input).
+    pub fn results_due(&self, given: usize, submitted: &[Lens]) -> bool {
+        let selected = &self.frozen.selected_lenses;
+        let complete = matches!(self.stage, Stage::Reviewing)
+            && selected.iter().all(|l| submitted.contains(l));
+        given > 0 || complete || (selected.is_empty() && self.stage.judgment().is_none())
+    }
+
     /// Whether a live candidate that changed `changed` since this lineage's
     /// correction tree can be its fix: every path is a genesis path (R6.4).
     pub fn takes_fix_of(&self, changed: &[RepoPath]) -> bool {
