@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use serde_json::{Value, json};
+use serde::Serialize;
 
+use probity_core::digest::Sha256Digest;
 use probity_core::review::bundle::{Bundle, MAX_BUNDLE_BYTES};
 use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::server::{NOTES_REF, SERVER_MARKER, pre_receive_script};
@@ -17,6 +18,7 @@ use probity_store::FileStore;
 
 use crate::GlobalArgs;
 use crate::authority_cmd::{open, parse_lineage, review_error};
+use crate::hooks_cmd::{HookAction, HooksAnswer};
 use crate::output::{CliError, ErrorKind, Output};
 
 /// `probity bundle ...`
@@ -125,8 +127,7 @@ fn export(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCod
                     "pass a writable --out path",
                 )
             })?;
-            let v = summary(&b);
-            out.answer(&v, || {
+            out.answer(&BundleSummary::of(&b), || {
                 format!(
                     "exported {} ({} record(s)) to {}\n  digest {}\n",
                     b.lineage_id,
@@ -140,14 +141,37 @@ fn export(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-fn summary(b: &Bundle) -> Value {
-    json!({
-        "lineage_id": b.lineage_id,
-        "digest": b.digest,
-        "records": b.records.len(),
-        "state": b.leaf().map(|r| r.state().stage().name()),
-        "attestations": b.attestations.len(),
-    })
+/// The `bundle export --out` answer: what the bundle carries.
+#[derive(Debug, Serialize)]
+struct BundleSummary<'a> {
+    lineage_id: &'a LineageId,
+    digest: &'a Sha256Digest,
+    /// The records of the chain, generation 1 to the leaf.
+    records: usize,
+    /// The leaf's state name (`null` for a bundle without records).
+    state: Option<&'static str>,
+    attestations: usize,
+}
+
+impl<'a> BundleSummary<'a> {
+    fn of(b: &'a Bundle) -> Self {
+        Self {
+            lineage_id: &b.lineage_id,
+            digest: &b.digest,
+            records: b.records.len(),
+            state: b.leaf().map(|r| r.state().stage().name()),
+            attestations: b.attestations.len(),
+        }
+    }
+}
+
+/// The `bundle import` answer: the bundle's summary and how many of its
+/// records the store gained (0: it already held them all).
+#[derive(Debug, Serialize)]
+struct ImportAnswer<'a> {
+    #[serde(flatten)]
+    bundle: BundleSummary<'a>,
+    written: usize,
 }
 
 /// Reads at most `MAX_BUNDLE_BYTES + 1` bytes: a longer file is refused by
@@ -163,9 +187,11 @@ fn import(global: &GlobalArgs, out: Output, args: &ImportArgs) -> Result<ExitCod
     let ctx = open(global)?;
     let b = drivers::verify_bundle(&ctx.repo, &bytes).map_err(transport_error)?;
     let imported = drivers::import_bundle(&ctx.store, &b).map_err(transport_error)?;
-    let mut v = summary(&b);
-    v["written"] = json!(imported.written);
-    out.answer(&v, || {
+    let answer = ImportAnswer {
+        bundle: BundleSummary::of(&b),
+        written: imported.written,
+    };
+    out.answer(&answer, || {
         format!(
             "imported {}: {} of {} record(s) written{}\n",
             b.lineage_id,
@@ -185,18 +211,50 @@ fn resolve(repo: &Repo, rev: &str) -> Result<CommitId, CliError> {
     repo.resolve_commit(rev).map_err(repo_error)
 }
 
-fn published_json(p: &drivers::Published) -> Value {
-    let pairs = |v: &[(CommitId, probity_core::review::ids::LineageId)]| {
-        v.iter()
-            .map(|(c, l)| json!({"commit": c, "lineage_id": l}))
-            .collect::<Vec<_>>()
-    };
-    json!({
-        "notes_ref": NOTES_REF,
-        "written": pairs(&p.written),
-        "unchanged": pairs(&p.unchanged),
-        "unreviewed": p.unreviewed,
-    })
+/// The `publish` answer (and each publication of `push`'s).
+#[derive(Debug, Serialize)]
+struct PublishAnswer<'a> {
+    notes_ref: &'static str,
+    /// The commits whose note gained the bundle.
+    written: Vec<NotePair<'a>>,
+    /// The commits whose note already held it.
+    unchanged: Vec<NotePair<'a>>,
+    /// The commits no approved review delivers.
+    unreviewed: &'a [CommitId],
+}
+
+/// A delivery commit and the lineage its note carries.
+#[derive(Debug, Serialize)]
+struct NotePair<'a> {
+    commit: &'a CommitId,
+    lineage_id: &'a LineageId,
+}
+
+impl<'a> PublishAnswer<'a> {
+    fn of(p: &'a drivers::Published) -> Self {
+        let pairs = |v: &'a [(CommitId, LineageId)]| {
+            v.iter()
+                .map(|(commit, lineage_id)| NotePair { commit, lineage_id })
+                .collect()
+        };
+        Self {
+            notes_ref: NOTES_REF,
+            written: pairs(&p.written),
+            unchanged: pairs(&p.unchanged),
+            unreviewed: &p.unreviewed,
+        }
+    }
+}
+
+/// The `push` answer.
+#[derive(Debug, Serialize)]
+struct PushAnswer<'a> {
+    remote: &'a str,
+    /// Everything pushed: the refspecs, the notes ref, the review-tree refs.
+    refspecs: &'a [String],
+    /// Whether the remote's notes were merged in before the push.
+    notes_merged_from_remote: bool,
+    published: Vec<PublishAnswer<'a>>,
 }
 
 fn published_text(p: &drivers::Published) -> String {
@@ -237,7 +295,7 @@ pub fn publish(global: &GlobalArgs, out: Output, args: &PublishArgs) -> Result<E
     };
     let p = drivers::publish(&ctx.repo, &ctx.store, &tip, &exclude, &remotes)
         .map_err(transport_error)?;
-    out.answer(&published_json(&p), || published_text(&p));
+    out.answer(&PublishAnswer::of(&p), || published_text(&p));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -287,13 +345,13 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
             "read the remote's reason above: review and publish the commit it names, or fetch and merge, then `probity push` again",
         ));
     }
-    let v = json!({
-        "remote": remote,
-        "refspecs": all,
-        "notes_merged_from_remote": merged,
-        "published": publications.iter().map(published_json).collect::<Vec<_>>(),
-    });
-    out.answer(&v, || {
+    let answer = PushAnswer {
+        remote: &remote,
+        refspecs: &all,
+        notes_merged_from_remote: merged,
+        published: publications.iter().map(PublishAnswer::of).collect(),
+    };
+    out.answer(&answer, || {
         let mut t = String::new();
         for p in &publications {
             t.push_str(&published_text(p));
@@ -405,8 +463,15 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
         }
     }
-    let v = json!({"hooks": [{"hook": "pre-receive", "path": path, "action": action}]});
-    out.answer(&v, || {
+    let answer = HooksAnswer {
+        hooks: vec![HookAction {
+            hook: "pre-receive",
+            path: Some(&path),
+            action,
+            message: None,
+        }],
+    };
+    out.answer(&answer, || {
         format!("pre-receive: {action} ({})\n", path.display())
     });
     Ok(ExitCode::SUCCESS)
@@ -450,8 +515,15 @@ pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, Cl
             ),
         },
     };
-    let v = json!({"hooks": [{"hook": "pre-receive", "path": path, "action": action, "message": message}]});
-    out.answer(&v, || format!("pre-receive: {message}\n"));
+    let answer = HooksAnswer {
+        hooks: vec![HookAction {
+            hook: "pre-receive",
+            path: Some(&path),
+            action,
+            message: Some(message.clone()),
+        }],
+    };
+    out.answer(&answer, || format!("pre-receive: {message}\n"));
     Ok(ExitCode::SUCCESS)
 }
 

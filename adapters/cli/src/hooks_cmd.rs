@@ -18,7 +18,6 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::hooks::{self, HookKind, Install, Uninstall};
@@ -230,12 +229,16 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
     if let HooksCommand::Install(_) = cmd {
         refuse_tracked_hooks_dir(&ctx.repo, &hooks_dir)?;
     }
-    let (values, lines) = match cmd {
-        HooksCommand::Install(_) => install(&state_dir, &slots)?,
-        HooksCommand::Uninstall(_) => uninstall(&slots)?,
-    };
-    out.answer(&json!({ "hooks": values }), || lines.concat());
+    match cmd {
+        HooksCommand::Install(_) => answer(out, install(&state_dir, &slots)?),
+        HooksCommand::Uninstall(_) => answer(out, uninstall(&slots)?),
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints a report: its entries as `{"hooks": [...]}`, or its lines.
+fn answer<T: Serialize>(out: Output, (hooks, lines): Report<T>) {
+    out.answer(&HooksAnswer { hooks }, || lines.concat());
 }
 
 /// A hooks directory (`core.hooksPath`) that is a tracked folder of the
@@ -269,8 +272,62 @@ fn refuse_tracked_hooks_dir(repo: &probity_git::Repo, hooks_dir: &Path) -> Resul
     ))
 }
 
-/// One hook's JSON object and human line.
-type Report = (Vec<Value>, Vec<String>);
+/// Every hook's answer entry and human line, in report order.
+type Report<T> = (Vec<T>, Vec<String>);
+
+/// The `hooks install | uninstall` answer (also `--server`'s): one entry
+/// per hook acted on, in report order.
+#[derive(Debug, Serialize)]
+pub struct HooksAnswer<T> {
+    pub hooks: Vec<T>,
+}
+
+/// One hook of an install answer: `installed` is always `true` (the gate
+/// is in place) and `changed` says whether this run wrote the hook.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Installed<'a> {
+    /// Already exactly what this binary writes: nothing written.
+    Unchanged {
+        hook: &'static str,
+        path: &'a Path,
+        installed: bool,
+        changed: bool,
+    },
+    /// A hook already Probity's, rewritten to run this binary (`probity`,
+    /// for when probity is not on `PATH`); `updated` is always `true`.
+    Updated {
+        hook: &'static str,
+        path: &'a Path,
+        installed: bool,
+        changed: bool,
+        updated: bool,
+        probity: String,
+        kept_previous_hook: Option<PathBuf>,
+    },
+    /// A new install; the hook that was there, if any, is kept at
+    /// `kept_previous_hook` (`null`: there was none).
+    Written {
+        hook: &'static str,
+        path: &'a Path,
+        installed: bool,
+        changed: bool,
+        kept_previous_hook: Option<PathBuf>,
+    },
+}
+
+/// What happened to one hook: an uninstall answer's entry, and `install
+/// --server`'s (without a `message`).
+#[derive(Debug, Serialize)]
+pub struct HookAction<'a> {
+    pub hook: &'static str,
+    /// Absent when Probity holds no record of the hook.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<&'a Path>,
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
 
 /// A hook install will write, fully prepared before the first write.
 struct Pending<'a> {
@@ -283,7 +340,7 @@ struct Pending<'a> {
     record: Vec<u8>,
 }
 
-fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
+fn install<'a>(state_dir: &Path, slots: &'a [Slot]) -> Result<Report<Installed<'a>>, CliError> {
     let actions: Vec<Install> = slots
         .iter()
         .map(|s| {
@@ -394,7 +451,12 @@ fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
         let name = slot.kind.name();
         let hook = &slot.hook;
         let Some(w) = writes.iter().find(|w| w.slot.kind == slot.kind) else {
-            values.push(json!({"hook": name, "path": hook, "installed": true, "changed": false}));
+            values.push(Installed::Unchanged {
+                hook: name,
+                path: hook,
+                installed: true,
+                changed: false,
+            });
             lines.push(format!(
                 "{name} hook already installed at {}\n",
                 hook.display()
@@ -403,14 +465,28 @@ fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
         };
         let before = w.before.as_deref();
         if *action == Install::AlreadyInstalled {
-            values.push(json!({"hook": name, "path": hook, "installed": true, "changed": true, "updated": true, "probity": probity, "kept_previous_hook": before}));
+            values.push(Installed::Updated {
+                hook: name,
+                path: hook,
+                installed: true,
+                changed: true,
+                updated: true,
+                probity: probity.to_owned(),
+                kept_previous_hook: w.before.clone(),
+            });
             lines.push(format!(
                 "updated the {name} gate at {} to run {probity} when probity is not on PATH\n",
                 hook.display()
             ));
             continue;
         }
-        values.push(json!({"hook": name, "path": hook, "installed": true, "changed": true, "kept_previous_hook": before}));
+        values.push(Installed::Written {
+            hook: name,
+            path: hook,
+            installed: true,
+            changed: true,
+            kept_previous_hook: w.before.clone(),
+        });
         lines.push(match before {
             Some(b) => format!(
                 "installed the {name} gate at {} (your previous hook is kept at {} and runs after the gate allows)\n",
@@ -423,7 +499,7 @@ fn install(state_dir: &Path, slots: &[Slot]) -> Result<Report, CliError> {
     Ok((values, lines))
 }
 
-fn uninstall(slots: &[Slot]) -> Result<Report, CliError> {
+fn uninstall(slots: &[Slot]) -> Result<Report<HookAction<'_>>, CliError> {
     let mut values = Vec::new();
     let mut lines = Vec::new();
     for slot in slots {
@@ -434,12 +510,16 @@ fn uninstall(slots: &[Slot]) -> Result<Report, CliError> {
     Ok((values, lines))
 }
 
-fn uninstall_one(slot: &Slot) -> Result<(Value, String), CliError> {
+fn uninstall_one(slot: &Slot) -> Result<(HookAction<'_>, String), CliError> {
     let name = slot.kind.name();
     let hook = slot.hook.as_path();
     let Some(r) = &slot.record else {
-        let v =
-            json!({"hook": name, "action": "nothing", "message": "no hook installed by probity"});
+        let v = HookAction {
+            hook: name,
+            path: None,
+            action: "nothing",
+            message: Some("no hook installed by probity".into()),
+        };
         return Ok((v, "no hook installed by probity: nothing to do".into()));
     };
     let action = hooks::uninstall_action(&r.installed, slot.current.as_deref());
@@ -488,6 +568,11 @@ fn uninstall_one(slot: &Slot) -> Result<(Value, String), CliError> {
         ),
     };
     std::fs::remove_file(&slot.record_path).map_err(io_err(&slot.record_path))?;
-    let v = json!({"hook": name, "path": hook, "action": action_name, "message": message});
+    let v = HookAction {
+        hook: name,
+        path: Some(hook),
+        action: action_name,
+        message: Some(message.clone()),
+    };
     Ok((v, message))
 }
