@@ -52,8 +52,10 @@ use std::time::{Duration, Instant};
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
-use probity_core::review::projection::{Projection, claim_is_stale, projections};
-use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
+use probity_core::review::projection::{
+    DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
+};
+use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
 
@@ -856,18 +858,17 @@ impl ReviewStore for FileStore {
                 found: current.revision(),
             });
         }
-        if !matches!(current.state().stage(), Stage::Approved { .. }) {
-            return Err(StoreError::Malformed {
-                path: path.display().to_string(),
-                detail: format!(
-                    "only an approved lineage is indexed by its delta; {lineage} is `{}`",
-                    current.state().stage().name()
-                ),
-            });
-        }
-        // A superseded lineage is history: never (re)indexed.
-        if Self::read_optional(&self.successor_path(lineage))?.is_some() {
-            return Ok(());
+        let superseded = Self::read_optional(&self.successor_path(lineage))?.is_some();
+        match delta_indexing(current.state(), superseded) {
+            Err(refused) => {
+                return Err(StoreError::Malformed {
+                    path: path.display().to_string(),
+                    detail: refused.to_string(),
+                });
+            }
+            // A superseded lineage is history: never (re)indexed.
+            Ok(DeltaIndexing::Skip) => return Ok(()),
+            Ok(DeltaIndexing::Index) => {}
         }
         let line = format!("{lineage}\n");
         for e in entries {

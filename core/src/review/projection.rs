@@ -117,6 +117,31 @@ pub fn delta_indexing(
     }
 }
 
+/// An index a lookup read, with the key it was read by. An index is a
+/// lookup, not evidence: what it points at must be a state that projects
+/// that entry ([`index_holds`]), or discovery refuses it
+/// (`index_mismatch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexLookup<'a> {
+    /// The base index, read by the live base tree.
+    Base(&'a TreeId),
+    /// The final-candidate index, read by the live base tree.
+    Final(&'a TreeId),
+    /// The delta index or one of its entry keys: approved lineages only
+    /// (the delta itself is then compared with the one derived from the
+    /// lineage's trees).
+    Delta,
+}
+
+/// Whether `state` is what an entry of `lookup` may point at.
+pub fn index_holds(lookup: IndexLookup<'_>, state: &ReviewState) -> bool {
+    match lookup {
+        IndexLookup::Base(base) => state.snapshot.base_tree == *base,
+        IndexLookup::Final(base) => state.final_candidate_tree() == base,
+        IndexLookup::Delta => matches!(state.stage, Stage::Approved { .. }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +226,23 @@ mod tests {
             .unwrap();
         assert_eq!(delta_indexing(&approved, false), Ok(DeltaIndexing::Index));
         assert_eq!(delta_indexing(&approved, true), Ok(DeltaIndexing::Skip));
+    }
+
+    #[test]
+    fn an_index_entry_holds_only_for_the_state_that_projects_it() {
+        let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let base = r0.snapshot.base_tree.clone();
+        let candidate = r0.snapshot.candidate_tree.clone();
+        assert!(index_holds(IndexLookup::Base(&base), &r0));
+        assert!(!index_holds(IndexLookup::Base(&candidate), &r0));
+        assert!(index_holds(IndexLookup::Final(&candidate), &r0));
+        assert!(!index_holds(IndexLookup::Final(&base), &r0));
+        assert!(!index_holds(IndexLookup::Delta, &r0), "not approved");
+        let approved = r0
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap()
+            .accept_evidence(b"ok")
+            .unwrap();
+        assert!(index_holds(IndexLookup::Delta, &approved));
     }
 }

@@ -10,6 +10,7 @@
 
 use probity_core::review::gate::Applicability;
 use probity_core::review::ids::RepoPath;
+use probity_core::review::projection::{DeltaIndexing, IndexLookup, delta_indexing, index_holds};
 use probity_core::review::rebase::{
     GateProof, RebaseCheck, TreeDelta, check_rebase, reviewed_outside_delta,
 };
@@ -168,7 +169,7 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
     };
     if let (Some(l), Some(live_delta)) = (indexed, &live_delta) {
         let record = load(store, &l)?;
-        if !matches!(record.state().stage(), Stage::Approved { .. }) {
+        if !index_holds(IndexLookup::Delta, record.state()) {
             return Err(ReviewError::IndexMismatch(l));
         }
         // The index is a lookup, not evidence: a lineage whose own trees
@@ -182,14 +183,14 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
     }
     if let Some(l) = store.lookup_base(&live.base_tree)? {
         let record = load(store, &l)?;
-        if record.state().snapshot().base_tree != live.base_tree {
+        if !index_holds(IndexLookup::Base(&live.base_tree), record.state()) {
             return Err(ReviewError::IndexMismatch(l));
         }
         return prior(git, record, live);
     }
     if let Some(l) = store.lookup_final(&live.base_tree)? {
         let record = load(store, &l)?;
-        if *record.state().final_candidate_tree() != live.base_tree {
+        if !index_holds(IndexLookup::Final(&live.base_tree), record.state()) {
             return Err(ReviewError::IndexMismatch(l));
         }
         return prior(git, record, live);
@@ -203,7 +204,7 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
                 continue;
             };
             let record = load(store, &l)?;
-            if !matches!(record.state().stage(), Stage::Approved { .. }) {
+            if !index_holds(IndexLookup::Delta, record.state()) {
                 return Err(ReviewError::IndexMismatch(l));
             }
             let reviewed = reviewed_delta(git, &record)?;
@@ -267,9 +268,10 @@ pub fn index_rebase_delta<G: GitPort, S: ReviewStore>(
     record: &StateRecord,
 ) -> Result<(), ReviewError> {
     let state = record.state();
-    if !matches!(state.stage(), Stage::Approved { .. })
-        || store.successor_of(state.lineage_id())?.is_some()
-    {
+    let superseded = store.successor_of(state.lineage_id())?.is_some();
+    // A lineage not approved, or superseded, is not indexed (core's rule;
+    // the store refuses the first, and this caller never asks it).
+    if delta_indexing(state, superseded) != Ok(DeltaIndexing::Index) {
         return Ok(());
     }
     let delta = reviewed_delta(git, record)?;

@@ -13,10 +13,10 @@ use probity_core::review::lens::Lens;
 use probity_core::review::preserved::{check_candidate, names_preserved_schema, read_preserved};
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{
-    EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, Stage, StateRecord, Transition,
+    EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, StateRecord, Transition,
     TransitionError,
 };
-use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, place_results};
+use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, place_results, submitted_to_take};
 
 use super::*;
 
@@ -218,21 +218,14 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     // is refused before anything is written, whatever came before it.
     let mut states = Vec::new();
     let mut state = record.state().clone();
-    let zero_lens = state.frozen().selected_lenses.is_empty();
-    let awaiting = matches!(state.stage(), Stage::Reviewing);
-    let submitted = if zero_lens {
+    let submitted = if state.frozen().selected_lenses.is_empty() {
         Vec::new()
     } else {
         store.submitted_results(state.lineage_id())?
     };
-    let complete = awaiting
-        && state
-            .frozen()
-            .selected_lenses
-            .iter()
-            .all(|l| submitted.iter().any(|(s, _)| s == l));
-    if !given.is_empty() || complete || (zero_lens && state.stage().judgment().is_none()) {
-        let results = combine_results(&state, given, submitted)?;
+    let kept: Vec<Lens> = submitted.iter().map(|(l, _)| *l).collect();
+    if state.results_due(given.len(), &kept) {
+        let results = combine_results(&state, given, &submitted)?;
         let facts = causal_facts(git, &state, &results)?;
         state = state.accept_results(results, &facts)?;
         states.push(state.clone());
@@ -300,46 +293,34 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
 }
 
 /// The results given on the command line, completed by the ones `lens
-/// submit` kept, placed in selected order by lens name (core decides the
-/// placement). A given result for a lens that also has a submitted one must
-/// be the same bytes.
+/// submit` kept (core decides which: `submitted_to_take`), placed in
+/// selected order by lens name (core decides the placement).
 fn combine_results(
     state: &ReviewState,
     given: Vec<(Option<Lens>, &[u8], ReviewerResult)>,
-    submitted: Vec<(Lens, Vec<u8>)>,
+    submitted: &[(Lens, Vec<u8>)],
 ) -> Result<Vec<ReviewerResult>, ReviewError> {
     let selected = &state.frozen().selected_lenses;
-    // An unnamed result stands for the only selected lens (place_results
-    // refuses it otherwise).
-    let only = (selected.len() == 1).then(|| selected[0]);
-    let mut all: Vec<(Option<Lens>, ReviewerResult)> = Vec::new();
-    let mut named: Vec<(Lens, &[u8])> = Vec::new();
-    for (lens, bytes, parsed) in given {
-        if let Some(l) = lens.or(only) {
-            named.push((l, bytes));
+    let named: Vec<(Option<Lens>, &[u8])> = given.iter().map(|(l, b, _)| (*l, *b)).collect();
+    let take = submitted_to_take(selected, &named, submitted).map_err(|e| {
+        ReviewError::SubmittedDiffers {
+            lineage: state.lineage_id().clone(),
+            lens: e.lens.name(),
         }
-        all.push((lens, parsed));
-    }
-    for (lens, bytes) in submitted {
-        if !state.frozen().selected_lenses.contains(&lens) {
-            continue;
-        }
-        match named.iter().find(|(l, _)| *l == lens) {
-            Some((_, b)) if *b == bytes.as_slice() => {}
-            Some(_) => {
-                return Err(ReviewError::SubmittedDiffers {
-                    lineage: state.lineage_id().clone(),
-                    lens: lens.name(),
-                });
-            }
-            None => {
-                let name = format!("submitted result for lens {}", lens.name());
-                let doc = NamedInput { name, bytes };
-                let parsed = ReviewerResult::parse(&bounded(&doc)?.bytes)
-                    .map_err(malformed(&doc, "reviewer"))?;
-                all.push((Some(lens), parsed));
-            }
-        }
+    })?;
+    let mut all: Vec<(Option<Lens>, ReviewerResult)> = given
+        .into_iter()
+        .map(|(l, _, parsed)| (l, parsed))
+        .collect();
+    for (lens, bytes) in take {
+        let name = format!("submitted result for lens {}", lens.name());
+        let doc = NamedInput {
+            name,
+            bytes: bytes.to_vec(),
+        };
+        let parsed =
+            ReviewerResult::parse(&bounded(&doc)?.bytes).map_err(malformed(&doc, "reviewer"))?;
+        all.push((Some(lens), parsed));
     }
     Ok(place_results(selected, all)?)
 }

@@ -3,9 +3,10 @@
 use probity_core::review::gate::Decision;
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
-    RangeJudgment, RangeProblem, RefUpdate, UpdateShape, combine_judged, decide_target,
-    dedupe_ranges, delivers_history, delivery_commits, judge_first_publication, judge_stack,
-    no_change, rebind, update_shape,
+    RangeJudgment, RangeProblem, RefUpdate, UpdateShape, advice_offered, combine_judged,
+    decide_target, dedupe_ranges, delivery_commits, first_publication_offered,
+    judge_first_publication, judge_stack, new_ref_delivers_its_tip, no_change, published_tips,
+    rebind, rebind_offered, stops_vouching, update_shape,
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
@@ -108,8 +109,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
     live: &LiveTarget,
     decision: GateDecision,
 ) -> Result<GateDecision, ReviewError> {
-    use probity_core::review::gate::{Decision, NextAction};
-    if decision.decision() != Decision::Deny || decision.next_action() != NextAction::StartReview {
+    if !advice_offered(&decision) {
         return Ok(decision);
     }
     let open: Vec<_> = open_corrections(store, &live.base_tree)?
@@ -117,7 +117,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
         .map(StateRecord::into_state)
         .collect();
     let decision = probity_core::review::gate::point_at_open_correction(decision, &open);
-    if decision.next_action() != NextAction::StartReview {
+    if !advice_offered(&decision) {
         return Ok(decision);
     }
     point_at_escalation_on(store, live, decision)
@@ -139,7 +139,7 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
     let Some(record) = superseded else {
         return Ok(decision);
     };
-    if gate == Gate::PreCommit || decision.decision() != Decision::Deny {
+    if !rebind_offered(gate, &decision) {
         return Ok(decision);
     }
     // Every failure inside the rebind keeps the original denial.
@@ -382,19 +382,11 @@ fn update_range<G: DeliveryGit>(
         UpdateShape::NewRef => {
             if published.is_none() {
                 let tips = git.remote_tips(remote).map_err(ReviewError::Repository)?;
-                *published = Some(
-                    tips.into_iter()
-                        .filter(|(name, _)| !touched.contains(&name.as_str()))
-                        .map(|(_, c)| c)
-                        .collect(),
-                );
+                *published = Some(published_tips(tips, touched));
             }
             let exclude = published.clone().unwrap_or_default();
             let mut range = delivered(git, refs, tip, exclude, &RemoteScope::None)?;
-            if range.count == 0 {
-                // A new ref at a commit the remote already holds (a release
-                // tag, a copy of a branch): the ref's content is that
-                // commit, judged as a delivery of it.
+            if new_ref_delivers_its_tip(&range) {
                 let own = git
                     .range(&range.tip, &[], &RemoteScope::None, 1)
                     .map_err(ReviewError::Repository)?;
@@ -484,7 +476,7 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
     let Some(tip) = commits.last() else {
         return Ok(stack);
     };
-    if stack.decision.decision() != Decision::Deny || !delivers_history(commits) {
+    if !first_publication_offered(&stack, commits) {
         return Ok(stack);
     }
     let empty = git.empty_tree().map_err(ReviewError::Repository)?;
@@ -591,21 +583,21 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     let ranges = match boundary {
         PushBoundary::Updates { remote, updates } => {
             let mut published = None;
-            // Refs this push deletes or rewinds stop vouching for the
-            // history they held; a fast-forward keeps its old tip reachable.
+            // The refs that stop vouching for the history they held (core
+            // decides which); a deletion delivers nothing.
             let mut touched: Vec<&str> = Vec::new();
             let mut pushed = Vec::new();
             for u in updates {
-                match &u.local_oid {
-                    // A deletion delivers nothing, and vouches for nothing.
-                    None => touched.push(u.remote_ref.as_str()),
-                    Some(local) => {
-                        let peeled = peel_update(git, local, u)?;
-                        if u.remote_oid.is_some() && !peeled.fast_forward {
-                            touched.push(u.remote_ref.as_str());
-                        }
-                        pushed.push((u, local, peeled));
-                    }
+                let peeled = match &u.local_oid {
+                    None => None,
+                    Some(local) => Some((local, peel_update(git, local, u)?)),
+                };
+                let fast_forward = peeled.as_ref().is_some_and(|(_, p)| p.fast_forward);
+                if stops_vouching(u, fast_forward) {
+                    touched.push(u.remote_ref.as_str());
+                }
+                if let Some((local, peeled)) = peeled {
+                    pushed.push((u, local, peeled));
                 }
             }
             let mut out = Vec::new();

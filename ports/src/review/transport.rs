@@ -13,7 +13,7 @@ use probity_core::review::gate::MAX_RANGE_COMMITS;
 use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::server::{NOTES_REF, ReceiveUpdate, check_notes_update, is_protected};
 use probity_core::review::snapshot::target_identity;
-use probity_core::review::state::{Stage, StateRecord};
+use probity_core::review::state::StateRecord;
 
 use super::*;
 
@@ -320,17 +320,17 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     .map_err(repo_err)?;
     let target = target_identity(&base, &c.tree);
     if let Some(record) = resume(store, &target)?
-        && record.state().final_target() == target
-        && matches!(record.state().stage(), Stage::Approved { .. })
-        && supersession(store, &record)?.is_none()
+        && record
+            .state()
+            .delivers_target(&target, supersession(store, &record)?.is_some())
     {
         return Ok(Some(record));
     }
     let live = probity_core::review::snapshot::LiveTarget::new(base, c.tree.clone());
     let d = decide_live(git, store, probity_core::review::gate::Gate::PrePush, &live)?;
-    match (d.decision(), d.proof().is_some(), d.lineage_id()) {
-        (probity_core::review::gate::Decision::Allow, true, Some(l)) => Ok(store.load(l)?),
-        _ => Ok(None),
+    match d.proven_by() {
+        Some(l) => Ok(store.load(l)?),
+        None => Ok(None),
     }
 }
 
@@ -345,9 +345,9 @@ fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
     let target = target_identity(&empty, &tip.tree);
     match resume(store, &target)? {
         Some(record)
-            if record.state().final_target() == target
-                && matches!(record.state().stage(), Stage::Approved { .. })
-                && supersession(store, &record)?.is_none() =>
+            if record
+                .state()
+                .delivers_target(&target, supersession(store, &record)?.is_some()) =>
         {
             Ok(Some(record))
         }

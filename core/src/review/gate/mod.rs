@@ -309,6 +309,15 @@ impl GateDecision {
     pub fn proof(&self) -> Option<&GateProof> {
         self.proof.as_deref()
     }
+    /// The lineage whose approval an allow carries by a proof (onto
+    /// another base, or along a recovery chain): what delivers the target
+    /// when no lineage's final target is the target itself.
+    pub fn proven_by(&self) -> Option<&LineageId> {
+        match (self.decision, &self.proof) {
+            (Decision::Allow, Some(_)) => self.lineage_id.as_ref(),
+            _ => None,
+        }
+    }
 
     /// The same decision with `note` after its sentence (`{message}; {note}`)
     /// — what a driver knows that the decision does not (which ancestor a

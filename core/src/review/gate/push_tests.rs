@@ -569,3 +569,25 @@ fn a_new_ref_at_a_commit_the_remote_holds_delivers_that_commit() {
     };
     assert!(!new_ref_delivers_its_tip(&refused));
 }
+
+#[test]
+fn only_an_allow_by_a_proof_names_the_lineage_it_carries() {
+    let lineage = "review-0123456789abcdef";
+    let exact = allow(lineage);
+    assert_eq!(exact.proven_by(), None, "an exact allow carries no proof");
+    let proven = GateDecision {
+        proof: Some(Box::new(GateProof {
+            kind: crate::review::rebase::ProofKind::RebasedOnto,
+            receipt_base: TreeId::parse(T).unwrap(),
+            live_base: TreeId::parse(T).unwrap(),
+            chain: Vec::new(),
+        })),
+        ..allow(lineage)
+    };
+    assert_eq!(proven.proven_by().map(|l| l.as_str()), Some(lineage));
+    let denied = GateDecision {
+        decision: Decision::Deny,
+        ..proven
+    };
+    assert_eq!(denied.proven_by(), None);
+}

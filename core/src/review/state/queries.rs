@@ -88,6 +88,15 @@ impl ReviewState {
         }
     }
 
+    /// Whether this lineage is the authority that delivers `target` (a
+    /// commit's (parent tree, tree)): approved, not `superseded`, and its
+    /// final target is exactly `target`.
+    pub fn delivers_target(&self, target: &Sha256Digest, superseded: bool) -> bool {
+        !superseded
+            && matches!(self.stage, Stage::Approved { .. })
+            && self.final_target() == *target
+    }
+
     /// Whether finalize takes lens results now (R4, R5): some were
     /// `given`; or the lineage awaits its lens results and every selected
     /// lens has one among `submitted` (what `lens submit` kept); or no lens
