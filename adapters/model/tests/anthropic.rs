@@ -2,7 +2,7 @@
 //! that answers in the API's documented shapes (content blocks, `tool_use`,
 //! `stop_reason`, `usage`, error objects). No test reaches the network.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use probity_core::snapshot_tools::config::{ModelSettings, Provider, Temperature};
 use probity_core::snapshot_tools::review_loop::REVIEWER_FRAME;
@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::{Mem, Waits, Wall, new_loop};
+use common::{Mem, Waits, new_loop};
+use probity_testkit::TickingStopwatch;
 use probity_testkit::http::{HttpServer, Reply, Request};
 
 const KEY: &str = "sk-ant-test-0123456789";
@@ -118,7 +119,7 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
             &Waits::default(),
         ),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -202,7 +203,7 @@ fn a_model_that_never_calls_a_tool() {
         &mut lp,
         &mut messages_api(base, options(0), &Waits::default()),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -232,7 +233,7 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
         &mut lp,
         &mut messages_api(base, options(0), &Waits::default()),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -359,7 +360,7 @@ fn a_retry_that_cannot_start_in_time_is_a_timeout() {
         &mut lp,
         &mut messages_api(base, options(3), &waits),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         2_000,
         &mut |_| {},
     )

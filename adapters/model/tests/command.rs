@@ -10,10 +10,11 @@ use probity_core::snapshot_tools::{Message, ModelRequest, StopReason, Verdict};
 use probity_model::CommandModel;
 use probity_model::command::{MAX_COMMAND_OUTPUT, SubjectAccess, render, stdin_text};
 use probity_ports::snapshot::{ChatModel, ModelError, run_review};
+use probity_testkit::TickingStopwatch;
 
 mod common;
 
-use common::{Mem, Wall, new_loop};
+use common::{Mem, new_loop};
 
 fn sh(script: &str) -> CommandModel {
     CommandModel::new(vec!["/bin/sh".into(), "-c".into(), script.into()]).unwrap()
@@ -63,7 +64,7 @@ fn an_agent_drives_a_review_without_tools() {
         &mut lp,
         &mut model,
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )

@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::{Mem, Waits, Wall, new_loop};
+use common::{Mem, Waits, new_loop};
+use probity_testkit::TickingStopwatch;
 use probity_testkit::http::{HttpServer, Reply, Request, dead_url};
 
 /// Serves `script` (status, body, delay) at `<base>/v1`.
@@ -82,7 +83,7 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
         &mut lp,
         &mut model,
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |e| events.push(e.event.clone()),
     )
@@ -159,7 +160,7 @@ fn a_provider_without_tool_calls_takes_the_single_call_path() {
         &mut lp,
         &mut chat(url),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -181,7 +182,7 @@ fn one_length_retry_over_http() {
         &mut lp,
         &mut chat(url),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -210,7 +211,7 @@ fn an_http_error_is_a_model_error() {
         &mut lp,
         &mut chat(url),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -233,7 +234,7 @@ fn a_slow_model_runs_into_the_shared_timeout() {
         &mut lp,
         &mut chat(url),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         300,
         &mut |_| {},
     )
@@ -259,7 +260,7 @@ fn nothing_listening_is_a_transport_error() {
         &mut lp,
         &mut chat(url),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         5_000,
         &mut |_| {},
     )
@@ -620,7 +621,7 @@ fn usage_and_a_gateway_cost_reach_the_review() {
         &mut lp,
         &mut chat_with(base, options(0), &Waits::default()),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )
@@ -652,7 +653,7 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
         &mut lp,
         &mut chat_with(base, options(0), &Waits::default()),
         &Mem,
-        &Wall(Instant::now()),
+        &TickingStopwatch::at(0),
         20_000,
         &mut |_| {},
     )

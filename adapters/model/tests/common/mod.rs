@@ -1,18 +1,19 @@
-//! What the model adapter's tests share besides the scripted HTTP server
-//! (`probity_testkit::http`): a sleeper that records its waits, a one-file
-//! snapshot, the wall clock, and review loops.
+//! What the model adapter's tests share besides the testkit's scripted
+//! HTTP server (`probity_testkit::http`) and stopwatch
+//! (`probity_testkit::TickingStopwatch`): a sleeper that records its waits,
+//! a one-file snapshot, and review loops.
 
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use probity_core::snapshot_tools::review_loop::REVIEWER_FRAME;
 use probity_core::snapshot_tools::{
     BudgetLimits, EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, ReviewLoop, Session,
     SnapshotPath, SubjectError,
 };
-use probity_ports::snapshot::{SnapshotReader, Stopwatch};
+use probity_ports::snapshot::SnapshotReader;
 
 /// A sleeper that records the waits asked for and never waits.
 #[derive(Clone, Default)]
@@ -49,14 +50,6 @@ impl SnapshotReader for Mem {
             path: b"src/a.rs".to_vec(),
             kind: EntryKind::File,
         }])
-    }
-}
-
-/// The wall clock.
-pub struct Wall(pub Instant);
-impl Stopwatch for Wall {
-    fn elapsed_ms(&self) -> u64 {
-        self.0.elapsed().as_millis() as u64
     }
 }
 
