@@ -562,6 +562,11 @@ impl GitPort for FakeGit {
     fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
         self.with("committed_change", |w| {
             let empty = w.empty_tree()?;
+            // A whole history (`start --history`): the empty tree to the
+            // tree of a commit in it, as the Git adapter answers.
+            if *base == empty && w.commits.iter().any(|c| c.tree == *candidate) {
+                return Ok(true);
+            }
             Ok(w.commits.iter().any(|c| {
                 let parent_tree = c
                     .parent

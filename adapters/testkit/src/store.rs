@@ -4,7 +4,10 @@
 //! of a checked [`Transition`], exact retries that only finish projections,
 //! the target, base, final, delta, entry, open and escalated indexes,
 //! receipts projected from state, recovery successors under their
-//! predecessor, and submitted results kept once. What a record projects
+//! predecessor, submitted results kept once, and the repair side
+//! ([`RepairStore`]: surveys, the two-phase quarantine that retires a
+//! lineage or sets its receipt aside, burns that leave a tombstone), laid
+//! out as the file store lays it out. What a record projects
 //! and when a target claim is taken over are core's rules
 //! (`probity_core::review::projection`), the same the file store applies.
 //!
@@ -19,13 +22,15 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
-use probity_core::review::projection::{
-    DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
-};
-use probity_core::review::state::{StateRecord, Transition, check_successor};
+use probity_core::review::projection::{Projection, claim_is_stale, projections};
+use probity_core::review::receipt::Receipt;
+use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
+use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
-use probity_ports::review::{Created, ReviewStore, StoreError, Submitted, TranscriptStore};
+use probity_ports::review::{
+    AuditWriter, Created, RepairStore, ReviewStore, StoreError, Submitted, TranscriptStore,
+};
 
 /// Everything the store holds, keyed as the file store lays it out.
 #[derive(Debug, Default, Clone)]
@@ -49,6 +54,14 @@ struct Mem {
     entry: BTreeMap<Sha256Digest, LineageId>,
     open: BTreeMap<TreeId, BTreeSet<LineageId>>,
     escalated: BTreeMap<TreeId, BTreeSet<LineageId>>,
+    /// `retired/<lineage>`: the audit record's path of a lineage a repair
+    /// ceremony quarantined.
+    retired: BTreeMap<LineageId, String>,
+    /// `consumed/<lineage>`: the tombstone of a burned lineage.
+    consumed: BTreeMap<LineageId, Vec<u8>>,
+    /// `quarantine/<lineage>-<class>-<sha12>/...`: audit records, phase
+    /// one's copies and phase two's moved originals, by path.
+    quarantine: BTreeMap<String, Vec<u8>>,
 }
 
 /// The in-memory review store. `Sync`: drivers that run lenses on threads
@@ -86,61 +99,7 @@ impl InMemoryStore {
     /// file (`<lineage>/state.json`, `index/base/<tree>`, ...), with its
     /// bytes: equal dumps mean no byte changed.
     pub fn dump(&self) -> BTreeMap<String, Vec<u8>> {
-        let m = self.mem();
-        let mut out = BTreeMap::new();
-        for (l, b) in &m.states {
-            out.insert(format!("{l}/state.json"), b.clone());
-        }
-        for (l, b) in &m.receipts {
-            out.insert(format!("{l}/receipt.json"), b.clone());
-        }
-        for (l, s) in &m.successors {
-            out.insert(format!("{l}/superseded-by"), line(s));
-        }
-        for (l, b) in &m.pending {
-            out.insert(format!("{l}/successor.pending"), b.clone());
-        }
-        for ((l, lens), b) in &m.results {
-            out.insert(format!("{l}/results/{}.json", lens.name()), b.clone());
-        }
-        for (rel, b) in &m.transcripts {
-            out.insert(rel.clone(), b.clone());
-        }
-        let pointers = [
-            (
-                "target",
-                m.target
-                    .iter()
-                    .map(|(k, v)| (k.hex(), v))
-                    .collect::<Vec<_>>(),
-            ),
-            ("delta", m.delta.iter().map(|(k, v)| (k.hex(), v)).collect()),
-            ("entry", m.entry.iter().map(|(k, v)| (k.hex(), v)).collect()),
-            (
-                "base",
-                m.base.iter().map(|(k, v)| (k.to_string(), v)).collect(),
-            ),
-            (
-                "final",
-                m.final_tree
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v))
-                    .collect(),
-            ),
-        ];
-        for (kind, entries) in pointers {
-            for (key, l) in entries {
-                out.insert(format!("index/{kind}/{key}"), line(l));
-            }
-        }
-        for (kind, sets) in [("open", &m.open), ("escalated", &m.escalated)] {
-            for (tree, set) in sets {
-                for l in set {
-                    out.insert(format!("index/{kind}/{tree}/{l}"), line(l));
-                }
-            }
-        }
-        out
+        self.mem().entries()
     }
 
     /// Removes a lineage's receipt, as a crash after its state write (and
@@ -148,6 +107,13 @@ impl InMemoryStore {
     /// exact retry writes it again.
     pub fn remove_receipt(&self, lineage: &LineageId) -> bool {
         self.mem().receipts.remove(lineage).is_some()
+    }
+
+    /// Replaces (or writes) a lineage's receipt file bytes, as tampering on
+    /// disk would: the gates then deny `receipt_mismatch`, and a repair
+    /// survey of `receipt_mismatch` finds it.
+    pub fn overwrite_receipt(&self, lineage: &LineageId, bytes: Vec<u8>) {
+        self.mem().receipts.insert(lineage.clone(), bytes);
     }
 
     /// Replaces a lineage's stored record bytes, as tampering on disk
@@ -186,7 +152,185 @@ impl InMemoryStore {
 }
 
 impl Mem {
+    /// Every entry, named as the file store names its file.
+    fn entries(&self) -> BTreeMap<String, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        for (l, b) in &self.states {
+            out.insert(format!("{l}/state.json"), b.clone());
+        }
+        for (l, b) in &self.receipts {
+            out.insert(format!("{l}/receipt.json"), b.clone());
+        }
+        for (l, s) in &self.successors {
+            out.insert(format!("{l}/superseded-by"), line(s));
+        }
+        for (l, b) in &self.pending {
+            out.insert(format!("{l}/successor.pending"), b.clone());
+        }
+        for ((l, lens), b) in &self.results {
+            out.insert(format!("{l}/results/{}.json", lens.name()), b.clone());
+        }
+        for (rel, b) in &self.transcripts {
+            out.insert(rel.clone(), b.clone());
+        }
+        let pointers = [
+            (
+                "target",
+                self.target
+                    .iter()
+                    .map(|(k, v)| (k.hex(), v))
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                "delta",
+                self.delta.iter().map(|(k, v)| (k.hex(), v)).collect(),
+            ),
+            (
+                "entry",
+                self.entry.iter().map(|(k, v)| (k.hex(), v)).collect(),
+            ),
+            (
+                "base",
+                self.base.iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            ),
+            (
+                "final",
+                self.final_tree
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+            ),
+        ];
+        for (kind, entries) in pointers {
+            for (key, l) in entries {
+                out.insert(format!("index/{kind}/{key}"), line(l));
+            }
+        }
+        for (kind, sets) in [("open", &self.open), ("escalated", &self.escalated)] {
+            for (tree, set) in sets {
+                for l in set {
+                    out.insert(format!("index/{kind}/{tree}/{l}"), line(l));
+                }
+            }
+        }
+        for (l, audit) in &self.retired {
+            out.insert(format!("retired/{l}"), format!("{audit}\n").into_bytes());
+        }
+        for (l, b) in &self.consumed {
+            out.insert(format!("consumed/{l}"), b.clone());
+        }
+        for (path, b) in &self.quarantine {
+            out.insert(path.clone(), b.clone());
+        }
+        out
+    }
+
+    /// The entries a lineage owns, by path (sorted): its directory and the
+    /// index entries naming it (by name, as `open/<tree>/<lineage>`, or by
+    /// content), what a quarantine of the record or a burn takes out of the
+    /// live store. Another lineage's supersession marker naming it stays.
+    fn owned_by(lineage: &LineageId, entries: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+        let dir = format!("{lineage}/");
+        let named = line(lineage);
+        entries
+            .iter()
+            .filter(|(path, bytes)| {
+                path.starts_with(&dir)
+                    || (path.starts_with("index/")
+                        && (path.rsplit('/').next() == Some(lineage.as_str()) || **bytes == named))
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// Removes what [`Mem::owned_by`] lists.
+    fn remove_lineage(&mut self, lineage: &LineageId) {
+        self.states.remove(lineage);
+        self.receipts.remove(lineage);
+        self.successors.remove(lineage);
+        self.pending.remove(lineage);
+        self.results.retain(|(l, _), _| l != lineage);
+        let dir = format!("{lineage}/");
+        self.transcripts.retain(|path, _| !path.starts_with(&dir));
+        self.target.retain(|_, l| l != lineage);
+        self.delta.retain(|_, l| l != lineage);
+        self.entry.retain(|_, l| l != lineage);
+        self.base.retain(|_, l| l != lineage);
+        self.final_tree.retain(|_, l| l != lineage);
+        for sets in [&mut self.open, &mut self.escalated] {
+            for set in sets.values_mut() {
+                set.remove(lineage);
+            }
+            sets.retain(|_, set| !set.is_empty());
+        }
+    }
+
+    /// The anomalous entry of `class` of a lineage, with its bytes, when it
+    /// has one (the file store's rule): a record that does not load, or a
+    /// receipt file other than the one a loadable record derives.
+    fn anomalous(
+        &self,
+        lineage: &LineageId,
+        class: RepairClass,
+    ) -> Result<Option<(String, Vec<u8>)>, StoreError> {
+        match class {
+            RepairClass::CorruptedRecord => match self.load(lineage) {
+                Err(StoreError::Corrupted { .. } | StoreError::Malformed { .. }) => Ok(self
+                    .states
+                    .get(lineage)
+                    .map(|b| (format!("{lineage}/state.json"), b.clone()))),
+                Err(e) => Err(e),
+                Ok(_) => Ok(None),
+            },
+            RepairClass::ReceiptMismatch => {
+                let Ok(Some(record)) = self.load(lineage) else {
+                    return Ok(None);
+                };
+                let Some(derived) = Receipt::derive(record.state()) else {
+                    return Ok(None);
+                };
+                let derived = derived
+                    .to_bytes()
+                    .map_err(corrupted(format!("memory:{lineage}/receipt.json")))?;
+                Ok(match self.receipts.get(lineage) {
+                    Some(held) if *held != derived => {
+                        Some((format!("{lineage}/receipt.json"), held.clone()))
+                    }
+                    _ => None,
+                })
+            }
+        }
+    }
+
+    /// The successor a pending recovery of `lineage` is creating.
+    fn pending_successor(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        match self.pending.get(lineage) {
+            Some(bytes) => Ok(Some(
+                StateRecord::from_bytes(bytes)
+                    .map_err(corrupted(format!("memory:{lineage}/successor.pending")))?
+                    .state()
+                    .lineage_id()
+                    .clone(),
+            )),
+            None => Ok(None),
+        }
+    }
+
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
+        // A retired or burned lineage answers so before anything else is
+        // read, as the file store's does.
+        if let Some(audit) = self.retired.get(lineage) {
+            return Err(StoreError::Retired {
+                lineage: lineage.clone(),
+                audit: audit.clone(),
+            });
+        }
+        if self.consumed.contains_key(lineage) {
+            return Err(StoreError::Consumed {
+                lineage: lineage.clone(),
+                tombstone: format!("consumed/{lineage}"),
+            });
+        }
         let Some(bytes) = self.states.get(lineage) else {
             return Ok(None);
         };
@@ -476,17 +620,18 @@ impl ReviewStore for InMemoryStore {
         let lineage = record.state().lineage_id();
         let mut m = self.mem();
         let current = m.current_at(record)?;
-        let superseded = m.successors.contains_key(lineage);
-        match delta_indexing(current.state(), superseded) {
-            Err(refused) => {
-                return Err(StoreError::Malformed {
-                    path: state_path(lineage),
-                    detail: refused.to_string(),
-                });
-            }
-            // A superseded lineage is history: never (re)indexed.
-            Ok(DeltaIndexing::Skip) => return Ok(()),
-            Ok(DeltaIndexing::Index) => {}
+        if !matches!(current.state().stage(), Stage::Approved { .. }) {
+            return Err(StoreError::Malformed {
+                path: state_path(lineage),
+                detail: format!(
+                    "only an approved lineage is indexed by its delta; {lineage} is `{}`",
+                    current.state().stage().name()
+                ),
+            });
+        }
+        // A superseded lineage is history: never (re)indexed.
+        if m.successors.contains_key(lineage) {
+            return Ok(());
         }
         for e in entries {
             m.entry.insert(*e, lineage.clone());
@@ -552,17 +697,7 @@ impl ReviewStore for InMemoryStore {
     }
 
     fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        let m = self.mem();
-        match m.pending.get(lineage) {
-            Some(bytes) => Ok(Some(
-                StateRecord::from_bytes(bytes)
-                    .map_err(corrupted(format!("memory:{lineage}/successor.pending")))?
-                    .state()
-                    .lineage_id()
-                    .clone(),
-            )),
-            None => Ok(None),
-        }
+        self.mem().pending_successor(lineage)
     }
 
     fn submit_result(
@@ -605,6 +740,137 @@ impl ReviewStore for InMemoryStore {
         // `f` runs (its reads take it), so `f` may call the store.
         f();
         Ok(())
+    }
+}
+
+impl RepairStore for InMemoryStore {
+    fn survey(&self, class: RepairClass) -> Result<Survey, StoreError> {
+        let m = self.mem();
+        let mut anomalies = Vec::new();
+        for lineage in m.states.keys() {
+            if m.anomalous(lineage, class)?.is_some() {
+                anomalies.push(lineage.clone());
+            }
+        }
+        // Memory holds few lineages: every survey is complete.
+        Ok(Survey {
+            class,
+            scanned: m.states.len() as u64,
+            anomalies,
+            complete: true,
+        })
+    }
+
+    fn quarantine(
+        &self,
+        lineage: &LineageId,
+        class: RepairClass,
+        audit: &AuditWriter<'_>,
+    ) -> Result<String, StoreError> {
+        let mut m = self.mem();
+        // Still anomalous (a writer that repaired it in the meantime wins).
+        let (anomalous, bytes) = m
+            .anomalous(lineage, class)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let digest = Sha256Digest::plain(&bytes);
+        let qdir = format!(
+            "quarantine/{lineage}-{}-{}",
+            class.name(),
+            &digest.hex()[..12]
+        );
+        let before = m.entries();
+        let files = match class {
+            RepairClass::CorruptedRecord => Mem::owned_by(lineage, &before),
+            RepairClass::ReceiptMismatch => vec![anomalous],
+        };
+        let mut staged = m.clone();
+        // Phase one: exact copies, then the audit record naming them.
+        let mut listed = Vec::new();
+        for rel in &files {
+            let bytes = before.get(rel).cloned().unwrap_or_default();
+            let copy = format!("{qdir}/copy/{rel}");
+            match staged.quarantine.get(&copy) {
+                Some(held) if *held != bytes => {
+                    return Err(StoreError::Malformed {
+                        path: format!("memory:{copy}"),
+                        detail: "a quarantine copy differs from its original".into(),
+                    });
+                }
+                _ => {}
+            }
+            listed.push(QuarantinedFile {
+                path: rel.clone(),
+                sha256: Sha256Digest::plain(&bytes),
+                bytes: bytes.len() as u64,
+            });
+            staged.quarantine.insert(copy, bytes);
+        }
+        let audit_path = format!("{qdir}/audit.json");
+        if !staged.quarantine.contains_key(&audit_path) {
+            let record = audit(&listed)?;
+            staged.quarantine.insert(audit_path.clone(), record);
+        }
+        // Phase two: the originals leave the live store, moved, never
+        // deleted; a retired lineage answers `retired` from then on.
+        match class {
+            RepairClass::CorruptedRecord => {
+                staged.retired.insert(lineage.clone(), audit_path.clone());
+                staged.remove_lineage(lineage);
+            }
+            RepairClass::ReceiptMismatch => {
+                staged.receipts.remove(lineage);
+            }
+        }
+        let after = staged.entries();
+        let gone: Vec<&String> = before.keys().filter(|k| !after.contains_key(*k)).collect();
+        if gone != files.iter().collect::<Vec<_>>() {
+            return Err(StoreError::Malformed {
+                path: format!("memory:{qdir}"),
+                detail: "the entries moved are not the ones the audit record lists".into(),
+            });
+        }
+        for rel in &files {
+            let bytes = before.get(rel).cloned().unwrap_or_default();
+            staged
+                .quarantine
+                .insert(format!("{qdir}/moved/{rel}"), bytes);
+        }
+        *m = staged;
+        Ok(audit_path)
+    }
+
+    fn consume(
+        &self,
+        lineage: &LineageId,
+        expected: &Sha256Digest,
+        tombstone: &[u8],
+    ) -> Result<String, StoreError> {
+        let mut m = self.mem();
+        // What the burn was decided on, checked again in the same critical
+        // section that writes it.
+        let current = m.stored(lineage)?;
+        if current.revision() != *expected {
+            return Err(StoreError::Conflict {
+                lineage: lineage.clone(),
+                expected: *expected,
+                found: current.revision(),
+            });
+        }
+        if let Some(successor) = m.successors.get(lineage).cloned() {
+            return Err(StoreError::AlreadySuperseded {
+                lineage: lineage.clone(),
+                successor,
+            });
+        }
+        if let Some(successor) = m.pending_successor(lineage)? {
+            return Err(StoreError::RecoveryPending {
+                lineage: lineage.clone(),
+                successor,
+            });
+        }
+        m.consumed.insert(lineage.clone(), tombstone.to_vec());
+        m.remove_lineage(lineage);
+        Ok(format!("consumed/{lineage}"))
     }
 }
 
