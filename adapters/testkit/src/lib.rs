@@ -9,6 +9,13 @@
 //! - [`Faulty`]: a simulated crash at a chosen `replace` around any store;
 //! - [`FakeGit`]: `GitPort + ExportGit + DeliveryGit` over an in-memory
 //!   repository (a base commit, a live worktree, a staged index);
+//! - [`WithNotes`]: `NotesGit` (`refs/notes/probity` as an in-memory
+//!   history of notes commits, protected refs, what the repository
+//!   advertises) added to a fake Git it borrows;
+//! - [`WithAttestations`]: `AttestationStore` (DSSE envelopes kept as the
+//!   file store keeps them) added to a store it borrows;
+//! - [`FakeKey`] and [`FakeSsh`]: the `SshSignatures` port over fake keys
+//!   and in-memory allowed-signers files, no `ssh-keygen`;
 //! - [`documents`]: the role documents (reviewer results, validator
 //!   results, evidence);
 //! - [`git_env`]: a hermetic environment for the real git a test runs;
@@ -44,6 +51,7 @@
 
 #![forbid(unsafe_code)]
 
+mod attestations;
 mod clock;
 pub mod documents;
 mod exec;
@@ -51,13 +59,18 @@ mod faulty;
 mod git;
 pub mod git_env;
 pub mod http;
+mod notes;
+mod signatures;
 mod store;
 pub mod store_conformance;
 
+pub use attestations::WithAttestations;
 pub use clock::{FixedClock, TickingStopwatch};
 pub use exec::{copy_executable, write_executable};
 pub use faulty::{Crash, Faulty, is_injected};
 pub use git::{FAKE_GIT_VERSION, FakeGit, FakeGitError};
+pub use notes::{FakeNotesError, WithNotes};
+pub use signatures::{AllowedFile, FAKE_KEY_TYPE, FakeKey, FakeSsh, FakeSshError};
 pub use store::InMemoryStore;
 
 use probity_core::review::gate::GateDecision;
