@@ -1,0 +1,734 @@
+//! Authority that travels with the commits (R11) on in-memory adapters:
+//! bundles exported, verified and imported, published as notes on the
+//! delivery commits, and the server-side gate that judges a push against
+//! the authority its notes carry, in a scratch store, never its own.
+
+mod common;
+
+use common::*;
+use probity_core::review::bundle::{Bundle, note_with};
+use probity_core::review::ids::{CommitId, LineageId, NonBlank};
+use probity_core::review::lens::Lens;
+use probity_core::review::recovery::{Disposition, RecoverRequest};
+use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
+use probity_ports::review::{
+    self as drivers, Delivery, NotesGit, PreReceive, ReceiveDenial, ReceiveScope, RemoteScope,
+    ReviewError, ReviewStore, StoreError, TransportError,
+};
+use probity_testkit::{FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, verdict};
+use serde_json::Value;
+
+const MAIN: &str = "refs/heads/main";
+
+type Git<'a> = WithNotes<'a, FakeGit>;
+type Store<'a> = WithAttestations<'a, InMemoryStore>;
+
+fn accept_all(_: &Bundle) -> Result<(), ReceiveDenial> {
+    Ok(())
+}
+
+fn update(old: Option<&CommitId>, new: Option<&CommitId>, refname: &str) -> ReceiveUpdate {
+    ReceiveUpdate {
+        old: old.cloned(),
+        new: new.cloned(),
+        refname: refname.into(),
+    }
+}
+
+fn hook() -> ReceiveScope {
+    ReceiveScope::Hook {
+        remote: "/srv/repo.git".into(),
+    }
+}
+
+/// The approved change committed on the base: (base, delivery, lineage).
+fn reviewed_commit(w: &World) -> (CommitId, CommitId, LineageId) {
+    let base = w.git.head().unwrap();
+    let l = w.approve().state().lineage_id().clone();
+    let tip = w.git.commit("the reviewed change").unwrap();
+    (base, tip, l)
+}
+
+/// Publishes the notes for `base..tip`, then leaves the server's notes ref
+/// where it was before the push (absent): the pushed notes commit is only
+/// an object until the push is accepted. Returns it.
+fn push_notes(git: &Git<'_>, store: &Store<'_>, base: &CommitId, tip: &CommitId) -> CommitId {
+    drivers::publish(
+        git,
+        store,
+        tip,
+        std::slice::from_ref(base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    let pushed = git.notes_ref().unwrap();
+    git.set_notes_ref(None);
+    pushed
+}
+
+fn judged(answer: PreReceive) -> (String, String, Value) {
+    match answer {
+        PreReceive::Judged(d) => {
+            let (decision, reason) = verdict(&d);
+            (decision, reason, serde_json::to_value(&d).unwrap())
+        }
+        PreReceive::Denied(d) => panic!("expected a judgment, got the denial {d:?}"),
+    }
+}
+
+fn denied(answer: PreReceive) -> ReceiveDenial {
+    match answer {
+        PreReceive::Denied(d) => d,
+        PreReceive::Judged(d) => panic!("expected a denial, got {:?}", verdict(&d)),
+    }
+}
+
+/// A bundle approved in another repository: none of its trees are here.
+fn foreign_bundle() -> Bundle {
+    let other = FakeGit::with_base(&[("src/a.rs", "fn other() {}\n")]).unwrap();
+    other
+        .write(
+            "src/a.rs",
+            "fn other() {}\nfn x() {}\nfn y() {}\nfn z() {}\n",
+        )
+        .unwrap();
+    let w = World {
+        git: other,
+        store: InMemoryStore::new(),
+        clock: FixedClock::fixture(),
+    };
+    let l = w.approve().state().lineage_id().clone();
+    drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap()
+}
+
+/// `bytes` with its first `from` replaced by `to` (which must differ).
+fn edited(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    assert!(text.contains(from), "`{from}` is not in the bytes");
+    let out = text.replacen(from, to, 1);
+    assert_ne!(out, text);
+    out.into_bytes()
+}
+
+#[test]
+fn an_exported_bundle_verifies_and_imports_into_an_empty_store_once() {
+    let w = world();
+    let approved = w.approve();
+    let l = approved.state().lineage_id().clone();
+    let store = WithAttestations::new(&w.store);
+    let bundle = drivers::export_bundle(&store, &l).unwrap();
+    assert_eq!(bundle.lineage_id, l);
+    assert_eq!(bundle.records, vec![approved.clone()]);
+    assert_eq!(bundle.receipts.len(), 1, "the approval's receipt travels");
+    assert!(bundle.attestations.is_empty());
+    let bytes = bundle.to_bytes().unwrap();
+    assert_eq!(drivers::verify_bundle(&w.git, &bytes).unwrap(), bundle);
+    drivers::check_repo(&w.git, &bundle).unwrap();
+
+    let other = InMemoryStore::new();
+    let imported = drivers::import_bundle(&WithAttestations::new(&other), &bundle).unwrap();
+    assert_eq!(
+        (
+            imported.lineage_id.clone(),
+            imported.written,
+            imported.records
+        ),
+        (l.clone(), 1, 1)
+    );
+    assert_eq!(other.load(&l).unwrap(), Some(approved));
+    assert_eq!(
+        other.read_receipt(&l).unwrap(),
+        w.store.read_receipt(&l).unwrap()
+    );
+    // The imported store is the authority the gate needs: it allows the
+    // candidate as the exporting store does.
+    let gate = drivers::validate_pre_commit(&w.git, &other, &Delivery::Worktree).unwrap();
+    assert_eq!(verdict(&gate), says("allow", "receipt_valid"));
+    // Idempotent: the same bundle again writes nothing.
+    let held = other.dump();
+    let again = drivers::import_bundle(&WithAttestations::new(&other), &bundle).unwrap();
+    assert_eq!((again.written, again.records), (0, 1));
+    assert_eq!(other.dump(), held);
+}
+
+#[test]
+fn a_recovered_chain_travels_whole_from_generation_one_to_its_leaf() {
+    let w = world();
+    let first = w.start().state().lineage_id().clone();
+    let text = |s: &str| NonBlank::parse(s).unwrap();
+    let invalidated = drivers::invalidate(&w.store, &first, text("wrong lens")).unwrap();
+    let successor = drivers::recover(
+        &w.git,
+        &w.store,
+        &w.clock,
+        Lens::Reliability,
+        &first,
+        RecoverRequest {
+            expected_revision: invalidated.revision(),
+            disposition: Disposition::Invalidated,
+            reason: text("again"),
+            actor: text("maintainer"),
+            authorization: None,
+        },
+    )
+    .unwrap()
+    .record;
+    let leaf = successor.state().lineage_id().clone();
+    let approved = w
+        .finalize_with(&leaf, |i| {
+            i.results = vec![probity_testkit::documents::result(
+                probity_testkit::documents::CLEAN,
+            )];
+            i.evidence = Some(probity_testkit::documents::passing_check());
+        })
+        .unwrap()
+        .record;
+    let store = WithAttestations::new(&w.store);
+    // Named by any generation, the bundle is the whole chain.
+    let bundle = drivers::export_bundle(&store, &first).unwrap();
+    assert_eq!(drivers::export_bundle(&store, &leaf).unwrap(), bundle);
+    assert_eq!(bundle.lineage_id, leaf);
+    assert_eq!(bundle.records, vec![invalidated, approved]);
+    let other = InMemoryStore::new();
+    let imported = drivers::import_bundle(&WithAttestations::new(&other), &bundle).unwrap();
+    assert_eq!((imported.written, imported.records), (2, 2));
+    assert_eq!(other.successor_of(&first).unwrap(), Some(leaf));
+}
+
+#[test]
+fn export_of_an_unknown_lineage_is_not_found() {
+    let w = world();
+    w.approve();
+    let store = WithAttestations::new(&w.store);
+    let held = store.dump();
+    let unknown = LineageId::parse("review-0000000000000000").unwrap();
+    let err = drivers::export_bundle(&store, &unknown).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            TransportError::Review(ReviewError::Store(StoreError::NotFound(l))) if *l == unknown
+        ),
+        "{err}"
+    );
+    assert_eq!(err.code(), None, "a driver error keeps its own mapping");
+    assert_eq!(store.dump(), held);
+}
+
+#[test]
+fn verification_refuses_edited_bytes_and_a_bundle_of_other_objects() {
+    let w = world();
+    let l = w.approve().state().lineage_id().clone();
+    let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap();
+    let bytes = bundle.to_bytes().unwrap();
+    // One byte of authority edited: the digest no longer holds.
+    let err = drivers::verify_bundle(&w.git, &edited(&bytes, "read the diff", "read the code"))
+        .unwrap_err();
+    assert!(matches!(err, TransportError::Bundle(_)), "{err}");
+    assert_eq!(err.code(), Some("bundle_digest_mismatch"), "{err}");
+    // Not a bundle at all.
+    let err = drivers::verify_bundle(&w.git, b"{}").unwrap_err();
+    assert_eq!(err.code(), Some("bundle_invalid"), "{err}");
+    // A valid bundle from another repository: its trees are not here.
+    let foreign = foreign_bundle();
+    let err = drivers::verify_bundle(&w.git, &foreign.to_bytes().unwrap()).unwrap_err();
+    match &err {
+        TransportError::ObjectsMissing { objects } => {
+            let trees: Vec<String> = foreign.trees().iter().map(|t| t.to_string()).collect();
+            assert_eq!(*objects, trees);
+        }
+        other => panic!("expected objects_missing, got {other}"),
+    }
+    assert_eq!(err.code(), Some("objects_missing"));
+}
+
+#[test]
+fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
+    let w = world();
+    let l = w.approve().state().lineage_id().clone();
+    let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap();
+    // The same lineage (same clock, same candidate), only started here.
+    let other = InMemoryStore::new();
+    let started = drivers::start(&w.git, &other, &w.clock, Lens::Reliability)
+        .unwrap()
+        .record;
+    assert_eq!(started.state().lineage_id(), &l);
+    let held = other.dump();
+    let err = drivers::import_bundle(&WithAttestations::new(&other), &bundle).unwrap_err();
+    match &err {
+        TransportError::Conflict { lineage, detail } => {
+            assert_eq!(lineage, &l);
+            assert!(detail.contains("revision"), "{detail}");
+        }
+        e => panic!("expected import_conflict, got {e}"),
+    }
+    assert_eq!(err.code(), Some("import_conflict"));
+    assert_eq!(other.dump(), held, "a refused import wrote to the store");
+    // Another lineage owns the candidate: never merged either.
+    let third = InMemoryStore::new();
+    let clock = FixedClock::fixture()
+        .with_nonce("0123456789abcdef0123456789abcdef")
+        .unwrap();
+    let owner = drivers::start(&w.git, &third, &clock, Lens::Reliability)
+        .unwrap()
+        .record;
+    assert_ne!(owner.state().lineage_id(), &l);
+    let held = third.dump();
+    let err = drivers::import_bundle(&WithAttestations::new(&third), &bundle).unwrap_err();
+    match &err {
+        TransportError::Conflict { detail, .. } => {
+            assert!(
+                detail.contains(owner.state().lineage_id().as_str()),
+                "{detail}"
+            );
+        }
+        e => panic!("expected import_conflict, got {e}"),
+    }
+    assert_eq!(third.dump(), held, "a refused import wrote to the store");
+}
+
+#[test]
+fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
+    let w = world();
+    let (base, reviewed, l) = reviewed_commit(&w);
+    w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
+    let unreviewed = w.git.commit("not reviewed").unwrap();
+    let git = WithNotes::new(&w.git);
+    let store = WithAttestations::new(&w.store);
+    let held = store.dump();
+    let out = drivers::publish(
+        &git,
+        &store,
+        &unreviewed,
+        std::slice::from_ref(&base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    assert_eq!(out.written, vec![(reviewed.clone(), l.clone())]);
+    assert!(out.unchanged.is_empty());
+    assert_eq!(out.unreviewed, vec![unreviewed.clone()]);
+    // The note is the bundle, one canonical line.
+    let bundle = drivers::export_bundle(&store, &l).unwrap();
+    assert_eq!(
+        git.note(&reviewed),
+        Some(note_with(&[], &[bundle]).unwrap())
+    );
+    assert_eq!(git.note(&unreviewed), None);
+    assert_eq!(git.notes_writes(), 1);
+    // Again: nothing new to write, the ref not moved.
+    let notes = git.all_notes();
+    let again = drivers::publish(&git, &store, &unreviewed, &[base], &RemoteScope::None).unwrap();
+    assert!(again.written.is_empty());
+    assert_eq!(again.unchanged, vec![(reviewed, l)]);
+    assert_eq!(git.notes_writes(), 1);
+    assert_eq!(git.all_notes(), notes);
+    assert_eq!(store.dump(), held, "publish wrote to the store");
+}
+
+#[test]
+fn publish_refuses_a_note_it_cannot_read_and_moves_nothing() {
+    let w = world();
+    let (base, reviewed, _) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let store = WithAttestations::new(&w.store);
+    git.write_notes(None, &[(reviewed.clone(), b"not a bundle\n".to_vec())])
+        .unwrap();
+    let notes = (git.notes_ref(), git.all_notes());
+    let err = drivers::publish(&git, &store, &reviewed, &[base], &RemoteScope::None).unwrap_err();
+    match &err {
+        TransportError::Note { commit, .. } => assert_eq!(commit, &reviewed),
+        e => panic!("expected the note's refusal, got {e}"),
+    }
+    assert_eq!(err.code(), Some("bundle_invalid"), "{err}");
+    assert_eq!((git.notes_ref(), git.all_notes()), notes);
+}
+
+#[test]
+fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
+    let w = world();
+    let (base, tip, l) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    git.advertise(&[(MAIN, base.clone())]);
+    // The server's own store is never read: a scratch store, empty.
+    let scratch = InMemoryStore::new();
+    let updates = [
+        update(Some(&base), Some(&tip), MAIN),
+        update(None, Some(&pushed), NOTES_REF),
+    ];
+    let answer = drivers::pre_receive(
+        &git,
+        &WithAttestations::new(&scratch),
+        &updates,
+        &hook(),
+        accept_all,
+    )
+    .unwrap();
+    let (decision, reason, json) = judged(answer);
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "receipt_valid"),
+        "{json}"
+    );
+    // What the gate imported is the lineage the notes carried, nothing of
+    // the notes ref changed.
+    assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
+    assert_eq!(git.notes_ref(), None);
+    // A new branch is measured from what the server advertises (its own
+    // refs): the same reviewed commit, the same answer.
+    let fresh = InMemoryStore::new();
+    let answer = drivers::pre_receive(
+        &git,
+        &WithAttestations::new(&fresh),
+        &[
+            update(None, Some(&tip), "refs/heads/topic"),
+            update(None, Some(&pushed), NOTES_REF),
+        ],
+        &hook(),
+        accept_all,
+    )
+    .unwrap();
+    let (decision, reason, json) = judged(answer);
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "receipt_valid"),
+        "{json}"
+    );
+}
+
+#[test]
+fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    let tip = w.git.commit("not reviewed").unwrap();
+    let git = WithNotes::new(&w.git);
+    let scratch = InMemoryStore::new();
+    let answer = drivers::pre_receive(
+        &git,
+        &WithAttestations::new(&scratch),
+        &[update(Some(&base), Some(&tip), MAIN)],
+        &hook(),
+        accept_all,
+    )
+    .unwrap();
+    let (decision, reason, json) = judged(answer);
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("deny", "receipt_missing"),
+        "{json}"
+    );
+    assert_eq!(json["next_action"], "start_commit_review", "{json}");
+    assert!(
+        json["message"].as_str().unwrap().contains(tip.as_str()),
+        "{json}"
+    );
+    assert!(scratch.dump().is_empty(), "no authority, nothing imported");
+}
+
+#[test]
+fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
+    let w = world();
+    let (base, tip, _) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let note = git.read_note(&pushed, &tip, usize::MAX).unwrap().unwrap();
+    let forged = git
+        .notes_commit(
+            None,
+            &[(tip.clone(), edited(&note, "read the diff", "read the code"))],
+        )
+        .unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = drivers::pre_receive(
+        &git,
+        &WithAttestations::new(&scratch),
+        &[
+            update(Some(&base), Some(&tip), MAIN),
+            update(None, Some(&forged), NOTES_REF),
+        ],
+        &hook(),
+        accept_all,
+    )
+    .unwrap();
+    let d = denied(answer);
+    assert_eq!(d.reason_code, "bundle_digest_mismatch", "{d:?}");
+    assert_eq!(
+        (d.refname.as_str(), d.commit.as_ref()),
+        (NOTES_REF, Some(&tip))
+    );
+    assert_eq!(d.next_action, "repair");
+    assert!(
+        scratch.dump().is_empty(),
+        "a refused note imported authority"
+    );
+}
+
+#[test]
+fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
+    let w = world();
+    let (base, tip, _) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let note = note_with(&[], &[foreign_bundle()]).unwrap();
+    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = drivers::pre_receive(
+        &git,
+        &WithAttestations::new(&scratch),
+        &[
+            update(Some(&base), Some(&tip), MAIN),
+            update(None, Some(&pushed), NOTES_REF),
+        ],
+        &hook(),
+        accept_all,
+    )
+    .unwrap();
+    let d = denied(answer);
+    assert_eq!(d.reason_code, "objects_missing", "{d:?}");
+    assert_eq!(d.commit.as_ref(), Some(&tip));
+    assert!(scratch.dump().is_empty());
+}
+
+#[test]
+fn the_notes_ref_may_only_fast_forward() {
+    let w = world();
+    let (base, tip, _) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let store = WithAttestations::new(&w.store);
+    drivers::publish(
+        &git,
+        &store,
+        &tip,
+        std::slice::from_ref(&base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    let held = git.notes_ref().unwrap();
+    let note = git.note(&tip).unwrap();
+    let scratch = InMemoryStore::new();
+    let gate = |updates: &[ReceiveUpdate]| {
+        drivers::pre_receive(
+            &git,
+            &WithAttestations::new(&scratch),
+            updates,
+            &hook(),
+            accept_all,
+        )
+        .unwrap()
+    };
+    // The same note on a history that drops the server's: a rewrite.
+    let rewritten = git.notes_commit(None, &[(base.clone(), note)]).unwrap();
+    assert_ne!(rewritten, held);
+    let d = denied(gate(&[update(Some(&held), Some(&rewritten), NOTES_REF)]));
+    assert_eq!(
+        (d.reason_code.as_str(), d.commit),
+        ("notes_ref_rewritten", None)
+    );
+    assert_eq!(d.refname, NOTES_REF);
+    let d = denied(gate(&[update(Some(&held), None, NOTES_REF)]));
+    assert_eq!(d.reason_code, "notes_ref_deleted");
+    assert!(scratch.dump().is_empty());
+    // A fast-forward on top of the server's notes is accepted.
+    let next = git.notes_commit(Some(&held), &[]).unwrap();
+    let (decision, reason, _) = judged(gate(&[
+        update(Some(&base), Some(&tip), MAIN),
+        update(Some(&held), Some(&next), NOTES_REF),
+    ]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "receipt_valid")
+    );
+}
+
+#[test]
+fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    let tip = w.git.commit("not reviewed").unwrap();
+    let git = WithNotes::new(&w.git);
+    let scratch = InMemoryStore::new();
+    let store = WithAttestations::new(&scratch);
+    let gate = |refname: &str, scope: &ReceiveScope| {
+        let answer = drivers::pre_receive(
+            &git,
+            &store,
+            &[update(Some(&base), Some(&tip), refname)],
+            scope,
+            accept_all,
+        )
+        .unwrap();
+        let (decision, reason, _) = judged(answer);
+        (decision, reason)
+    };
+    // The default protects every branch, and no tag.
+    assert_eq!(gate(MAIN, &hook()), says("deny", "receipt_missing"));
+    assert_eq!(gate("refs/heads/topic", &hook()).0, "deny");
+    assert_eq!(
+        gate("refs/tags/v1", &hook()),
+        says("allow", "nothing_delivered")
+    );
+    git.protect(&["refs/heads/main", "refs/heads/release/*"]);
+    assert_eq!(gate(MAIN, &hook()).0, "deny");
+    assert_eq!(gate("refs/heads/release/1.0", &hook()).0, "deny");
+    assert_eq!(
+        gate("refs/heads/topic", &hook()),
+        says("allow", "nothing_delivered")
+    );
+    // CI names the update it judges: protected or not, it is judged.
+    assert_eq!(gate("refs/heads/topic", &ReceiveScope::Range).0, "deny");
+    assert!(scratch.dump().is_empty());
+}
+
+#[test]
+fn a_bundle_the_signature_policy_refuses_is_no_authority() {
+    let w = world();
+    let (base, tip, l) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let scratch = InMemoryStore::new();
+    let asked = std::cell::RefCell::new(Vec::new());
+    let unsigned = |b: &Bundle| {
+        asked.borrow_mut().push(b.lineage_id.clone());
+        Err(ReceiveDenial {
+            reason_code: "signature_missing".into(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message: "not signed".into(),
+            next_action: "sign",
+        })
+    };
+    let answer = drivers::pre_receive(
+        &git,
+        &WithAttestations::new(&scratch),
+        &[
+            update(Some(&base), Some(&tip), MAIN),
+            update(None, Some(&pushed), NOTES_REF),
+        ],
+        &hook(),
+        unsigned,
+    )
+    .unwrap();
+    let d = denied(answer);
+    assert_eq!(asked.into_inner(), vec![l], "the policy saw the bundle");
+    assert_eq!(
+        (d.reason_code.as_str(), d.next_action),
+        ("signature_missing", "sign")
+    );
+    assert_eq!(d.commit.as_ref(), Some(&tip), "the gate names the commit");
+    assert!(scratch.dump().is_empty(), "refused authority was imported");
+}
+
+#[test]
+fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
+    let w = world();
+    let (base, tip, _) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let (b, t) = (base.as_str(), tip.as_str());
+    // No notes: nothing vouches for the proposal.
+    let scratch = InMemoryStore::new();
+    let pr = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
+        .unwrap()
+        .unwrap();
+    assert_eq!(verdict(&pr.decision), says("deny", "receipt_missing"));
+    assert!(scratch.dump().is_empty());
+    // Published: allowed on what the notes carry.
+    drivers::publish(
+        &git,
+        &WithAttestations::new(&w.store),
+        &tip,
+        std::slice::from_ref(&base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    let scratch = InMemoryStore::new();
+    let pr = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
+        .unwrap()
+        .unwrap();
+    assert_eq!(verdict(&pr.decision), says("allow", "receipt_valid"));
+    assert!(pr.base_advance.is_none());
+    // A note edited after publication is the answer, before any judgment.
+    let note = git.note(&tip).unwrap();
+    let forged = git
+        .notes_commit(
+            None,
+            &[(tip.clone(), edited(&note, "read the diff", "read the code"))],
+        )
+        .unwrap();
+    git.set_notes_ref(Some(forged));
+    let scratch = InMemoryStore::new();
+    let d = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        (d.reason_code.as_str(), d.commit.as_ref()),
+        ("bundle_digest_mismatch", Some(&tip))
+    );
+    assert!(scratch.dump().is_empty());
+}
+
+#[test]
+fn import_notes_reads_only_the_commits_it_is_given() {
+    let w = world();
+    let (base, tip, l) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    drivers::publish(
+        &git,
+        &WithAttestations::new(&w.store),
+        &tip,
+        std::slice::from_ref(&base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    let notes = git.notes_ref().unwrap();
+    let scratch = InMemoryStore::new();
+    let store = WithAttestations::new(&scratch);
+    // No notes commit, or a commit without a note: nothing to import.
+    let tips = [tip.clone()];
+    assert_eq!(
+        drivers::import_notes(&git, &store, None, &tips, &accept_all).unwrap(),
+        None
+    );
+    assert_eq!(
+        drivers::import_notes(
+            &git,
+            &store,
+            Some(&notes),
+            std::slice::from_ref(&base),
+            &accept_all
+        )
+        .unwrap(),
+        None
+    );
+    assert!(scratch.dump().is_empty());
+    assert_eq!(
+        drivers::import_notes(&git, &store, Some(&notes), &tips, &accept_all).unwrap(),
+        None
+    );
+    assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
+    // A notes commit this repository lacks is the repository's error.
+    let err = drivers::import_notes(&git, &store, Some(&base), &tips, &accept_all).unwrap_err();
+    assert!(
+        matches!(err, TransportError::Review(ReviewError::Repository(_))),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_leaf_statement_is_what_attest_derives_and_only_for_a_terminal_leaf() {
+    let w = world();
+    let l = w.approve().state().lineage_id().clone();
+    let store = WithAttestations::new(&w.store);
+    let bundle = drivers::export_bundle(&store, &l).unwrap();
+    let statement = drivers::leaf_statement(&w.git, &bundle).unwrap();
+    assert_eq!(
+        statement,
+        drivers::attest(&w.git, &w.store, &l).unwrap().statement
+    );
+    // A review still in progress vouches for nothing.
+    let w = world();
+    let started = w.start().state().lineage_id().clone();
+    let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &started).unwrap();
+    let err = drivers::leaf_statement(&w.git, &bundle).unwrap_err();
+    assert!(
+        matches!(&err, TransportError::Review(ReviewError::NotTerminal { lineage, .. }) if *lineage == started),
+        "{err}"
+    );
+}
