@@ -784,15 +784,17 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+mod dispute;
 mod finalize;
+mod lens;
 mod pre_receive;
 mod start;
 mod status;
 mod validate;
 
-pub use finalize::{
-    DisputeArgs, FinalizeAnswer, FinalizeArgs, LensCommand, dispute, finalize, lens,
-};
+pub use dispute::{DisputeArgs, dispute};
+pub use finalize::{FinalizeAnswer, FinalizeArgs, finalize};
+pub use lens::{LensCommand, lens};
 
 pub(crate) mod evidence_cmd;
 pub use start::{StartAnswer, StartArgs, start};
