@@ -1,18 +1,27 @@
 //! Scripted fixture repositories for tests (feature `fixture`).
 //!
 //! The habits of gix-testtools without its build weight: a fresh repository
-//! in a temporary directory, the inherited `GIT_*` environment scrubbed, no
-//! global or system config, and fixed author and committer dates so object
-//! ids are reproducible.
+//! in a temporary directory, the inherited `GIT_*` environment scrubbed (by
+//! [`GitCli`]), and the testkit's one hermetic git environment
+//! ([`probity_testkit::git_env::FIXED_ENV`]: no global or system config, a
+//! fixed identity and fixed dates, so object ids are reproducible).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+pub use probity_testkit::git_env::FIXED_DATE;
+use probity_testkit::git_env::FIXED_ENV;
+
 use crate::cmd::{GitCli, GitError};
 use crate::repo::Repo;
 
-/// The fixed date of every fixture commit.
-pub const FIXED_DATE: &str = "2026-01-01T00:00:00Z";
+/// The value `FIXED_ENV` gives `key` (empty if it gives none).
+fn fixed(key: &str) -> &'static str {
+    FIXED_ENV
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or("", |(_, v)| v)
+}
 
 /// A throwaway repository. Removed when dropped.
 pub struct Fixture {
@@ -25,7 +34,9 @@ pub struct Fixture {
 }
 
 impl Fixture {
-    /// `git init` on branch `main` with a fixed identity.
+    /// `git init` on branch `main`, configured with the fixed identity (so
+    /// a commit git makes without the fixture's environment, such as the
+    /// notes commits of a `probity` it starts, carries the same one).
     pub fn new() -> Result<Self, GitError> {
         let dir = tempfile::Builder::new()
             .prefix("probity-fixture-")
@@ -40,8 +51,8 @@ impl Fixture {
         };
         f.git(&["init", "-q", "-b", "main"])?;
         for (k, v) in [
-            ("user.name", "Fixture"),
-            ("user.email", "fixture@probity.invalid"),
+            ("user.name", fixed("GIT_COMMITTER_NAME")),
+            ("user.email", fixed("GIT_COMMITTER_EMAIL")),
             ("commit.gpgsign", "false"),
             ("core.autocrlf", "false"),
         ] {
@@ -60,21 +71,20 @@ impl Fixture {
         self.home.path()
     }
 
-    /// Runs git at the root with fixed dates and no global/system config.
+    /// Runs git at the root with the hermetic environment.
     pub fn git(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
         self.git_in(self.root(), args)
     }
 
-    /// Runs git in `cwd` with the fixture environment.
+    /// Runs git in `cwd` with the hermetic environment and the fixture's
+    /// empty home.
     pub fn git_in(&self, cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
-        let env: [(&str, &OsStr); 6] = [
-            ("GIT_AUTHOR_DATE", OsStr::new(FIXED_DATE)),
-            ("GIT_COMMITTER_DATE", OsStr::new(FIXED_DATE)),
-            ("GIT_CONFIG_GLOBAL", OsStr::new("/dev/null")),
-            ("GIT_CONFIG_NOSYSTEM", OsStr::new("1")),
-            ("HOME", self.home.path().as_os_str()),
-            ("XDG_CONFIG_HOME", self.home.path().as_os_str()),
-        ];
+        let home = self.home.path().as_os_str();
+        let env: Vec<(&str, &OsStr)> = FIXED_ENV
+            .iter()
+            .map(|(k, v)| (*k, OsStr::new(*v)))
+            .chain([("HOME", home), ("XDG_CONFIG_HOME", home)])
+            .collect();
         self.git.run_with(cwd, args, &env, None)
     }
 
@@ -122,6 +132,33 @@ impl Fixture {
             Ok(b) => Ok(Some(b)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_testkit::git_env::GitEnv;
+
+    #[test]
+    fn a_fixture_commits_exactly_as_the_testkits_git_environment_does() {
+        let f = Fixture::new().unwrap();
+        f.write("a.txt", "a\n").unwrap();
+        f.commit_all("one").unwrap();
+        let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+        let env = GitEnv::init().unwrap();
+        env.write("a.txt", "a\n").unwrap();
+        assert_eq!(head.trim_end(), env.commit_all("one").unwrap());
+        // A git started without the environment (a hook's `probity`)
+        // finds the same identity in the configuration.
+        for (key, var) in [
+            ("user.name", "GIT_COMMITTER_NAME"),
+            ("user.email", "GIT_COMMITTER_EMAIL"),
+        ] {
+            let v = f.git(&["config", key]).unwrap();
+            assert_eq!(String::from_utf8(v).unwrap().trim_end(), fixed(var));
+            assert!(!fixed(var).is_empty());
         }
     }
 }
