@@ -60,77 +60,14 @@
 //! assert_eq!(session.usage().calls_used, 2);
 //! ```
 //!
-//! A consumer's whole review: start → finalize (a clean lens result, then
-//! independent evidence) → the pre-commit gate. A consumer brings three
-//! kinds of adapter: Git (`GitPort + ExportGit + DeliveryGit`: observing
-//! trees, diffs and commits), the store (`ReviewStore`: compare-and-swap
-//! of checked transitions, lookups by identity) and the clock (`Clock`).
-//! Here the clock is the consumer's own; Git and the store are the
-//! in-memory ones of `probity-testkit` (each a plain implementation of
-//! those traits, nothing more).
+//! A consumer's whole review on adapters it brings: start → finalize →
+//! the pre-commit gate, with its own Git (in memory, one base tree and one
+//! candidate) and its own clock, and the testkit's reference in-memory
+//! store; the example's opening comment says why. It is
+//! `ports/examples/consumer.rs` (`cargo run -p probity-ports --example
+//! consumer`), run here as a doctest:
 //!
-//! ```
-//! use probity_core::review::ids::{Nonce, Timestamp};
-//! use probity_core::review::lens::Lens;
-//! use probity_ports::review::{
-//!     self as review, Clock, Delivery, EvidenceInput, FinalizeInput, LensResultInput, NamedInput,
-//! };
-//! use probity_testkit::{FakeGit, InMemoryStore, verdict};
-//!
-//! /// The consumer's clock: the time and nonce are all a start does not
-//! /// derive (a lineage id is a function of the candidate and these).
-//! struct Frozen;
-//!
-//! impl Clock for Frozen {
-//!     fn now(&self) -> Timestamp {
-//!         Timestamp::from_unix_seconds(1_796_000_000)
-//!     }
-//!     fn nonce(&self) -> Nonce {
-//!         Nonce::parse("0123456789abcdef0123456789abcdef").expect("32 hex characters")
-//!     }
-//! }
-//!
-//! let doc = |name: &str, bytes: &[u8]| NamedInput { name: name.into(), bytes: bytes.to_vec() };
-//!
-//! // A repository with one committed file and a change to it in the worktree.
-//! let git = FakeGit::with_base(&[("src/lib.rs", "pub fn a() {}\n")])?;
-//! git.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\npub fn c() {}\n")?;
-//! let store = InMemoryStore::new();
-//!
-//! // start: freezes the candidate, classifies its risk, selects the lenses.
-//! let started = review::start(&git, &store, &Frozen, Lens::Reliability)?;
-//! let lineage = started.record.state().lineage_id().clone();
-//! assert_eq!(started.record.state().frozen().selected_lenses, [Lens::Reliability]);
-//!
-//! // finalize: the lens's strict JSON result (a model or a person wrote it)...
-//! let clean = br#"{"findings":[],"evidence":["read the whole diff"]}"#;
-//! let judged = review::finalize(&git, &store, FinalizeInput {
-//!     lineage: Some(lineage.clone()),
-//!     results: vec![LensResultInput::named(Lens::Reliability, doc("reliability.json", clean))],
-//!     ..Default::default()
-//! })?;
-//! assert_eq!(judged.record.state().stage().name(), "validating");
-//!
-//! // ...then evidence from an independent mechanism (a test run's log).
-//! let approved = review::finalize(&git, &store, FinalizeInput {
-//!     lineage: Some(lineage),
-//!     evidence: Some(EvidenceInput::Bytes(doc("cargo-test.log", b"test result: ok\n"))),
-//!     ..Default::default()
-//! })?;
-//! assert_eq!(approved.record.state().stage().name(), "approved");
-//! assert!(approved.receipt_location.is_some());
-//!
-//! // The gate re-derives the live candidate: the receipt binds exactly it.
-//! let gate = review::validate_pre_commit(&git, &store, &Delivery::Worktree)?;
-//! assert_eq!(verdict(&gate), ("allow".into(), "receipt_valid".into()));
-//!
-//! // One more edit of a reviewed file, and the same gate denies.
-//! git.write("src/lib.rs", "pub fn a() {}\npub fn b() {}\npub fn c() -> u8 { 3 }\n")?;
-//! let gate = review::validate_pre_commit(&git, &store, &Delivery::Worktree)?;
-//! assert_eq!(verdict(&gate), ("deny".into(), "receipt_scope_changed".into()));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-
+#![doc = concat!("```\n", include_str!("../examples/consumer.rs"), "```")]
 #![forbid(unsafe_code)]
 // Ports sequence core's decisions and the ports' calls; the world (files,
 // processes, the network, clocks, the environment) is reached only through
