@@ -243,3 +243,30 @@ fn only_an_approved_unsuperseded_lineage_delivers_exactly_its_final_target() {
     let other = fixtures::budget_scenario().unwrap().snapshot().target;
     assert!(!approved.delivers_target(&other, false));
 }
+
+#[test]
+fn a_lineage_relates_to_a_live_target_as_core_classifies_it() {
+    use probity_core::review::gate::{Applicability, Relation};
+    use probity_core::review::rebase::RebaseCheck;
+    assert_eq!(Relation::current().applicability, Applicability::Current);
+    let reviewed = vec![p("src/a.rs"), p("src/b.rs")];
+    let inside = Relation::of_difference(&reviewed, vec![p("src/b.rs")]);
+    assert_eq!(inside.applicability, Applicability::ScopeChanged);
+    assert_eq!(inside.differing_paths, vec![p("src/b.rs")]);
+    let outside = Relation::of_difference(&reviewed, vec![p("docs/x.md")]);
+    assert_eq!(outside.applicability, Applicability::Unrelated);
+    let differs = Relation::of_rebase(RebaseCheck::Differs(vec![p("src/a.rs")]));
+    assert_eq!(differs.applicability, Applicability::ScopeChanged);
+    assert_eq!(differs.proof, None);
+    // Only an approved change reviewed on another base may be carried.
+    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    let other = r0.snapshot().candidate_tree.clone();
+    assert!(!r0.may_carry_onto(&other), "not approved");
+    let approved = r0
+        .accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+        .accept_evidence(b"ok")
+        .unwrap();
+    assert!(approved.may_carry_onto(&other));
+    assert!(!approved.may_carry_onto(&approved.snapshot().base_tree.clone()));
+}

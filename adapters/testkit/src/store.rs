@@ -22,10 +22,12 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
-use probity_core::review::projection::{Projection, claim_is_stale, projections};
+use probity_core::review::projection::{
+    DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
+};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
-use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
+use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
@@ -620,18 +622,17 @@ impl ReviewStore for InMemoryStore {
         let lineage = record.state().lineage_id();
         let mut m = self.mem();
         let current = m.current_at(record)?;
-        if !matches!(current.state().stage(), Stage::Approved { .. }) {
-            return Err(StoreError::Malformed {
-                path: state_path(lineage),
-                detail: format!(
-                    "only an approved lineage is indexed by its delta; {lineage} is `{}`",
-                    current.state().stage().name()
-                ),
-            });
-        }
-        // A superseded lineage is history: never (re)indexed.
-        if m.successors.contains_key(lineage) {
-            return Ok(());
+        let superseded = m.successors.contains_key(lineage);
+        match delta_indexing(current.state(), superseded) {
+            Err(refused) => {
+                return Err(StoreError::Malformed {
+                    path: state_path(lineage),
+                    detail: refused.to_string(),
+                });
+            }
+            // A superseded lineage is history: never (re)indexed.
+            Ok(DeltaIndexing::Skip) => return Ok(()),
+            Ok(DeltaIndexing::Index) => {}
         }
         for e in entries {
             m.entry.insert(*e, lineage.clone());

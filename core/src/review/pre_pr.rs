@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::review::gate::{Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{CommitId, RepoPath};
 
 /// Proof that the base advanced compatibly: the reviewed base is an
@@ -102,10 +102,21 @@ pub fn check_base_advance(
     }))
 }
 
+/// The pre-PR answer once the base advanced compatibly: an allow says how
+/// the base moved; any other decision is returned as it is.
+pub fn explain_advance(decision: GateDecision, advance: Option<&BaseAdvance>) -> GateDecision {
+    match (advance, decision.decision) {
+        (Some(a), Decision::Allow) => decision.explained(&format!(
+            "the base advanced from {} to {} without touching a delivered path",
+            a.reviewed_base, a.base_tip
+        )),
+        _ => decision,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::gate::Decision;
 
     fn c(s: &str) -> CommitId {
         CommitId::parse(s.repeat(40)).unwrap()
@@ -149,5 +160,36 @@ mod tests {
         assert_eq!(d.reason_code, ReasonCode::BaseUnavailable);
         assert_eq!(d.stage, GateStage::Boundary);
         assert!(d.message.contains("upstream/main"));
+    }
+
+    #[test]
+    fn only_an_allow_says_how_the_base_advanced() {
+        let advance = check_base_advance(&c("1"), &c("2"), vec![p("docs/x.md")], &[p("src/a.rs")])
+            .unwrap()
+            .unwrap();
+        let allow = GateDecision {
+            gate: Gate::PrePr,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::ReceiptValid,
+            stage: GateStage::Complete,
+            lineage_id: None,
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: "reviewed".into(),
+            deliveries: Vec::new(),
+            proof: None,
+        };
+        assert_eq!(explain_advance(allow.clone(), None), allow);
+        let said = explain_advance(allow.clone(), Some(&advance));
+        assert_eq!(
+            said.message,
+            format!(
+                "reviewed; the base advanced from {} to {} without touching a delivered path",
+                c("1"),
+                c("2")
+            )
+        );
+        let denied = base_unavailable("main");
+        assert_eq!(explain_advance(denied.clone(), Some(&advance)), denied);
     }
 }

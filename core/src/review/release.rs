@@ -156,6 +156,47 @@ pub fn check_artifacts(
     ))
 }
 
+/// Whether a release revision's own decision sends the gate on to its
+/// nearest first-parent ancestor that changes bytes (D-R26): the revision
+/// changes no bytes.
+pub fn releases_an_ancestor(decision: &GateDecision) -> bool {
+    decision.reason_code == ReasonCode::NoChange
+}
+
+/// The release decision with its evidence checked: only an allow is
+/// checked, and artifacts that do not match their checksums overrule it.
+/// Without evidence (`None`) the decision is returned as it is.
+pub fn with_artifacts(
+    decision: GateDecision,
+    evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
+) -> GateDecision {
+    match (decision.decision, evidence) {
+        (Decision::Allow, Some((expected, observed))) => {
+            match check_artifacts(expected, observed) {
+                Ok(()) => decision,
+                Err(denial) => decision.overruled_by(denial),
+            }
+        }
+        _ => decision,
+    }
+}
+
+/// The release answer for a revision `tip` that changes no bytes and so
+/// releases the bytes of `ancestor` (D-R26), which was judged instead: the
+/// sentence says so. With no such ancestor the decision is as it is.
+pub fn releasing_ancestor(
+    decision: GateDecision,
+    tip: &CommitId,
+    ancestor: Option<&CommitId>,
+) -> GateDecision {
+    match ancestor {
+        Some(a) => decision.prefaced(&format!(
+            "{tip} changes no bytes, so it releases the bytes of {a}"
+        )),
+        None => decision,
+    }
+}
+
 /// The final recheck (R8.7): the artifacts read again just before the
 /// answer must be the ones judged.
 pub fn check_unchanged(
@@ -438,5 +479,74 @@ mod tests {
             .clone()
             .overruled_by(check_revision("v1", &a, Some(&b)).unwrap_err());
         assert_eq!(release_recheck(deny.clone(), &reads(None, None)), deny);
+    }
+
+    fn allowed() -> GateDecision {
+        GateDecision {
+            gate: Gate::Release,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::ReceiptValid,
+            stage: GateStage::Complete,
+            lineage_id: None,
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: "reviewed".into(),
+            deliveries: Vec::new(),
+            proof: None,
+        }
+    }
+
+    #[test]
+    fn artifacts_are_checked_only_for_an_allow_and_a_mismatch_overrules_it() {
+        let expected = vec![ExpectedArtifact {
+            name: "app".into(),
+            sha256: d(A),
+        }];
+        let good = vec![ObservedArtifact {
+            name: "app".into(),
+            sha256: Some(d(A)),
+        }];
+        let missing = vec![ObservedArtifact {
+            name: "app".into(),
+            sha256: None,
+        }];
+        assert_eq!(with_artifacts(allowed(), None), allowed());
+        assert_eq!(
+            with_artifacts(allowed(), Some((&expected, &good))),
+            allowed()
+        );
+        let overruled = with_artifacts(allowed(), Some((&expected, &missing)));
+        assert_eq!(overruled.decision, Decision::Deny);
+        assert_eq!(overruled.reason_code, ReasonCode::ReleaseEvidenceMismatch);
+        assert!(
+            overruled.message.contains("missing: app"),
+            "{}",
+            overruled.message
+        );
+        // A denial stays what it was, evidence or not.
+        let denied = deny(ReasonCode::ReceiptMissing, "not reviewed".into());
+        assert_eq!(
+            with_artifacts(denied.clone(), Some((&expected, &missing))),
+            denied
+        );
+    }
+
+    #[test]
+    fn a_revision_that_changes_no_bytes_releases_its_ancestor_and_says_so() {
+        let unchanged = GateDecision {
+            reason_code: ReasonCode::NoChange,
+            ..allowed()
+        };
+        assert!(releases_an_ancestor(&unchanged));
+        assert!(!releases_an_ancestor(&allowed()));
+        let tip = CommitId::parse("1".repeat(40)).unwrap();
+        let ancestor = CommitId::parse("2".repeat(40)).unwrap();
+        assert_eq!(releasing_ancestor(allowed(), &tip, None), allowed());
+        let said = releasing_ancestor(allowed(), &tip, Some(&ancestor));
+        assert_eq!(
+            said.message,
+            format!("{tip} changes no bytes, so it releases the bytes of {ancestor}: reviewed")
+        );
+        assert_eq!(said.decision, Decision::Allow);
     }
 }

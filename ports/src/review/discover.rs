@@ -8,14 +8,12 @@
 //! approved slice not committed yet), the live base as a final candidate
 //! (an approved slice committed: R8.6). Each step is one index read.
 
-use probity_core::review::gate::Applicability;
+use probity_core::review::gate::Relation;
 use probity_core::review::ids::RepoPath;
 use probity_core::review::projection::{DeltaIndexing, IndexLookup, delta_indexing, index_holds};
-use probity_core::review::rebase::{
-    GateProof, RebaseCheck, TreeDelta, check_rebase, reviewed_outside_delta,
-};
+use probity_core::review::rebase::{RebaseCheck, TreeDelta, check_rebase, reviewed_outside_delta};
 use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::{Stage, StateRecord};
+use probity_core::review::state::StateRecord;
 
 use super::*;
 
@@ -39,35 +37,19 @@ pub(super) enum Found {
 
 impl Found {
     /// How the found lineage relates to the live target (what `status`
-    /// reports), the paths that differ, and the proof of a rebase.
-    pub(super) fn applicability(
-        &self,
-    ) -> Option<(
-        &StateRecord,
-        Applicability,
-        Vec<RepoPath>,
-        Option<GateProof>,
-    )> {
+    /// reports; core classifies), the paths that differ, and the proof of
+    /// a rebase.
+    pub(super) fn applicability(&self) -> Option<(&StateRecord, Relation)> {
         match self {
-            Found::Exact(r) => Some((r, Applicability::Current, Vec::new(), None)),
-            Found::Prior(r, differing) => {
-                Some((r, classify(r, differing), differing.clone(), None))
-            }
-            Found::Rebased(r, RebaseCheck::Proven(p)) => {
-                Some((r, Applicability::Rebased, Vec::new(), Some(p.clone())))
-            }
-            Found::Rebased(r, RebaseCheck::Differs(paths)) => {
-                Some((r, Applicability::ScopeChanged, paths.clone(), None))
-            }
+            Found::Exact(r) => Some((r, Relation::current())),
+            Found::Prior(r, differing) => Some((
+                r,
+                Relation::of_difference(&r.state().snapshot().paths, differing.clone()),
+            )),
+            Found::Rebased(r, check) => Some((r, Relation::of_rebase(check.clone()))),
             Found::None(_) => None,
         }
     }
-}
-
-/// Core's applicability of `record` to a live candidate differing in
-/// `differing`.
-pub(super) fn classify(record: &StateRecord, differing: &[RepoPath]) -> Applicability {
-    Applicability::of_difference(&record.state().snapshot().paths, differing)
 }
 
 fn repo<E: std::error::Error + Send + Sync + 'static>(e: E) -> ReviewError {
@@ -232,28 +214,30 @@ pub(super) fn relate<G: GitPort>(
     git: &G,
     record: &StateRecord,
     live: &LiveTarget,
-) -> Result<(Applicability, Vec<RepoPath>, Option<GateProof>), ReviewError> {
+) -> Result<Relation, ReviewError> {
     if record.state().final_target() == live.target {
-        return Ok((Applicability::Current, Vec::new(), None));
+        return Ok(Relation::current());
     }
-    if matches!(record.state().stage(), Stage::Approved { .. })
-        && record.state().snapshot().base_tree != live.base_tree
-    {
+    if record.state().may_carry_onto(&live.base_tree) {
         let live_delta = tree_delta(git, &live.base_tree, &live.candidate_tree)?;
         let reviewed = reviewed_delta(git, record)?;
         if let Some(live_delta) = live_delta.filter(|d| d.identity() == reviewed.identity()) {
-            return Ok(
-                match rebase_check(git, record, live, &reviewed, &live_delta)? {
-                    RebaseCheck::Proven(p) => (Applicability::Rebased, Vec::new(), Some(p)),
-                    RebaseCheck::Differs(paths) => (Applicability::ScopeChanged, paths, None),
-                },
-            );
+            return Ok(Relation::of_rebase(rebase_check(
+                git,
+                record,
+                live,
+                &reviewed,
+                &live_delta,
+            )?));
         }
     }
     let differing = git
         .differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)
         .map_err(ReviewError::Repository)?;
-    Ok((classify(record, &differing), differing, None))
+    Ok(Relation::of_difference(
+        &record.state().snapshot().paths,
+        differing,
+    ))
 }
 
 /// Indexes an approved, not superseded lineage under its delta identity

@@ -1,6 +1,5 @@
 //! The gates: pre-commit, pre-push and pre-pr (release is `release.rs`).
 
-use probity_core::review::gate::Decision;
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
     RangeJudgment, RangeProblem, RefUpdate, UpdateShape, advice_offered, combine_judged,
@@ -10,7 +9,7 @@ use probity_core::review::gate::{
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
-    BaseAdvance, base_unavailable, check_base_advance, unrelated_history,
+    BaseAdvance, base_unavailable, check_base_advance, explain_advance, unrelated_history,
 };
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::StateRecord;
@@ -486,7 +485,7 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
         gate,
         &LiveTarget::new(empty.clone(), tip.tree.clone()),
     )?;
-    let outside = if whole.decision() == Decision::Allow {
+    let outside = if whole.allows() {
         Some(
             git.blobs_outside(&tip.commit, &tip.tree)
                 .map_err(ReviewError::Repository)?,
@@ -778,13 +777,10 @@ fn pre_pr_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
             }
         },
     };
-    let mut decision = combine_judged(Gate::PrePr, vec![(range, judgment)]);
-    if let (Some(a), Decision::Allow) = (&base_advance, decision.decision()) {
-        decision = decision.explained(&format!(
-            "the base advanced from {} to {} without touching a delivered path",
-            a.reviewed_base, a.base_tip
-        ));
-    }
+    let decision = explain_advance(
+        combine_judged(Gate::PrePr, vec![(range, judgment)]),
+        base_advance.as_ref(),
+    );
     Ok(PrDecision {
         decision,
         base_advance,

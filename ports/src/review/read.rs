@@ -76,8 +76,8 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
         .map_err(ReviewError::Repository)?
         .ok_or_else(|| over_budget(&record, MAX_DIFF_BYTES + 1, &version))?;
     let live = git.live_target().map_err(ReviewError::Repository)?;
-    let (applicability, _, _) = relate(git, &record, &live)?;
-    let envelope = build_export(&record, applicability, &diff, manifest, version)?;
+    let relation = relate(git, &record, &live)?;
+    let envelope = build_export(&record, relation.applicability, &diff, manifest, version)?;
     Ok(Exported { envelope, diff })
 }
 
@@ -153,16 +153,16 @@ pub fn status<G: GitPort, S: ReviewStore>(
 ) -> Result<Option<Status>, ReviewError> {
     let live = git.live_target().map_err(ReviewError::Repository)?;
     // The same discovery as the gates, so status and the gate agree.
-    let (record, applicability, differing_paths, proof) = match lineage {
+    let (record, relation) = match lineage {
         Some(l) => {
             let record = store
                 .load(l)?
                 .ok_or_else(|| StoreError::NotFound(l.clone()))?;
-            let (a, d, p) = relate(git, &record, &live)?;
-            (record, a, d, p)
+            let relation = relate(git, &record, &live)?;
+            (record, relation)
         }
         None => match discover(git, store, &live)?.applicability() {
-            Some((r, a, d, p)) => (r.clone(), a, d, p),
+            Some((r, relation)) => (r.clone(), relation),
             None => return Ok(None),
         },
     };
@@ -172,10 +172,10 @@ pub fn status<G: GitPort, S: ReviewStore>(
     let superseded_by = store.successor_of(record.state().lineage_id())?;
     Ok(Some(Status {
         record,
-        applicability,
-        differing_paths,
+        applicability: relation.applicability,
+        differing_paths: relation.differing_paths,
         receipt,
         superseded_by,
-        proof,
+        proof: relation.proof,
     }))
 }

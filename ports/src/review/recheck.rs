@@ -161,7 +161,7 @@ pub(super) fn checked<S: ReviewStore>(
 ) -> Result<GateDecision, ReviewError> {
     let recording = Recording::new(store);
     let decision = derive(&recording)?;
-    if decision.decision() != probity_core::review::gate::Decision::Allow {
+    if !decision.allows() {
         return Ok(decision);
     }
     between();

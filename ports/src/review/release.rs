@@ -2,14 +2,14 @@
 //! as a publication, then, with release evidence, the artifacts a checksums
 //! file names read and compared, and everything rechecked at the end.
 
-use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::gate::{
     DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeJudgment, combine_judged,
     delivery_commit, judge_stack,
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::release::{
-    ExpectedArtifact, ObservedArtifact, ReleaseReads, check_artifacts, release_recheck,
+    ExpectedArtifact, ObservedArtifact, ReleaseReads, release_recheck, releases_an_ancestor,
+    releasing_ancestor, with_artifacts,
 };
 
 use super::gates::*;
@@ -97,7 +97,7 @@ pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
             observed,
         });
     };
-    let (now, again) = if decision.decision() == Decision::Allow {
+    let (now, again) = if decision.allows() {
         (
             git.find_commit(revision).map_err(ReviewError::Repository)?,
             evidence.as_ref().map(observe).transpose()?,
@@ -146,8 +146,8 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
         Err(denial) => (denial, None),
         Ok(c) => {
             let d = judge_commit(git, store, Gate::Release, c, None)?;
-            match (d.reason_code(), c.parents.first()) {
-                (ReasonCode::NoChange, Some(parent)) => {
+            match c.parents.first() {
+                Some(parent) if releases_an_ancestor(&d) => {
                     released_bytes(git, store, &range, parent, d)?
                 }
                 _ => (
@@ -157,26 +157,13 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
             }
         }
     };
-    let decision = match (d.decision(), evidence) {
-        (Decision::Allow, Some((expected, observed))) => {
-            match check_artifacts(expected, observed) {
-                Ok(()) => d,
-                Err(denial) => d.overruled_by(denial),
-            }
-        }
-        _ => d,
-    };
+    let decision = with_artifacts(d, evidence);
     let tip = range.tip.clone();
-    let mut combined = combine_judged(
+    let combined = combine_judged(
         Gate::Release,
         vec![(range, RangeJudgment::boundary(decision))],
     );
-    if let Some(ancestor) = released_from {
-        combined = combined.prefaced(&format!(
-            "{tip} changes no bytes, so it releases the bytes of {ancestor}"
-        ));
-    }
-    Ok(combined)
+    Ok(releasing_ancestor(combined, &tip, released_from.as_ref()))
 }
 
 /// A release revision that changes no bytes releases the bytes of its
@@ -200,7 +187,7 @@ fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
             break;
         };
         let d = judge_commit(git, store, Gate::Release, &ancestor, None)?;
-        if d.reason_code() != ReasonCode::NoChange {
+        if !releases_an_ancestor(&d) {
             let d = judge_stack(Gate::Release, range, vec![(&ancestor, d)]).decision;
             return Ok((d, Some(ancestor.commit)));
         }

@@ -98,6 +98,59 @@ impl Applicability {
     }
 }
 
+/// How a lineage relates to a live target, with what says so: the paths
+/// its final candidate differs in, and the proof when its approved change
+/// is carried onto another base. What `status` and `export-context`
+/// report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relation {
+    /// The classification.
+    pub applicability: Applicability,
+    /// The paths that differ (empty when current or rebased).
+    pub differing_paths: Vec<RepoPath>,
+    /// The rebase proof, when rebased.
+    pub proof: Option<GateProof>,
+}
+
+impl Relation {
+    /// The lineage's final target is the live target.
+    pub fn current() -> Relation {
+        Relation {
+            applicability: Applicability::Current,
+            differing_paths: Vec::new(),
+            proof: None,
+        }
+    }
+
+    /// A lineage that reviewed `reviewed` and whose final candidate differs
+    /// from the live one in `differing` ([`Applicability::of_difference`]).
+    pub fn of_difference(reviewed: &[RepoPath], differing: Vec<RepoPath>) -> Relation {
+        Relation {
+            applicability: Applicability::of_difference(reviewed, &differing),
+            differing_paths: differing,
+            proof: None,
+        }
+    }
+
+    /// What the rebase check found for an approved change whose delta the
+    /// live target repeats on another base: rebased with its proof, or
+    /// scope changed in the paths that differ.
+    pub fn of_rebase(check: RebaseCheck) -> Relation {
+        match check {
+            RebaseCheck::Proven(p) => Relation {
+                applicability: Applicability::Rebased,
+                differing_paths: Vec::new(),
+                proof: Some(p),
+            },
+            RebaseCheck::Differs(paths) => Relation {
+                applicability: Applicability::ScopeChanged,
+                differing_paths: paths,
+                proof: None,
+            },
+        }
+    }
+}
+
 /// The recovery a `status` answer offers from `record`, filled in
 /// ([`recover_command`](crate::review::recovery::recover_command)): only
 /// from a chain's leaf (`superseded` false: history is recovered from its
@@ -309,6 +362,12 @@ impl GateDecision {
     pub fn proof(&self) -> Option<&GateProof> {
         self.proof.as_deref()
     }
+    /// Whether the answer allows. What a driver may ask before it reads
+    /// more (a recheck, an object walk): only an allow is rechecked or
+    /// looked at further.
+    pub fn allows(&self) -> bool {
+        self.decision == Decision::Allow
+    }
     /// The lineage whose approval an allow carries by a proof (onto
     /// another base, or along a recovery chain): what delivers the target
     /// when no lineage's final target is the target itself.
@@ -320,22 +379,23 @@ impl GateDecision {
     }
 
     /// The same decision with `note` after its sentence (`{message}; {note}`)
-    /// — what a driver knows that the decision does not (which ancestor a
-    /// release stands for, how the base advanced). Nothing else changes.
-    pub fn explained(mut self, note: &str) -> GateDecision {
+    /// — what a rule here knows that the decision does not (which ancestor
+    /// a release stands for, how the base advanced). Nothing else changes.
+    /// Core's only: a driver never rewrites a decision.
+    pub(crate) fn explained(mut self, note: &str) -> GateDecision {
         self.message = format!("{}; {note}", self.message);
         self
     }
 
     /// The same decision with `note` before its sentence (`{note}: {message}`).
-    pub fn prefaced(mut self, note: &str) -> GateDecision {
+    pub(crate) fn prefaced(mut self, note: &str) -> GateDecision {
         self.message = format!("{note}: {}", self.message);
         self
     }
 
     /// A denial at the boundary stage: what crosses it is no delivery a
     /// review can bind (no lineage, no paths).
-    pub fn boundary(
+    pub(crate) fn boundary(
         gate: Gate,
         reason_code: ReasonCode,
         next_action: NextAction,
@@ -353,7 +413,7 @@ impl GateDecision {
     }
 
     /// A denial: every denial at every gate is built here.
-    pub fn deny(
+    pub(crate) fn deny(
         gate: Gate,
         reason_code: ReasonCode,
         stage: GateStage,
@@ -379,8 +439,10 @@ impl GateDecision {
     /// This answer overruled by a later check's `denial` (the one way an
     /// allow becomes a denial after it was derived): the denial's reason,
     /// stage, paths, next action and message, with this answer's lineage
-    /// and deliveries, so the report still names what was judged.
-    pub fn overruled_by(self, denial: GateDecision) -> GateDecision {
+    /// and deliveries, so the report still names what was judged. Core's
+    /// only, like every constructor: an adapter or a driver can read a
+    /// decision, never make or rewrite one.
+    pub(crate) fn overruled_by(self, denial: GateDecision) -> GateDecision {
         GateDecision {
             lineage_id: self.lineage_id,
             deliveries: self.deliveries,

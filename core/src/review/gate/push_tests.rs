@@ -574,6 +574,7 @@ fn a_new_ref_at_a_commit_the_remote_holds_delivers_that_commit() {
 fn only_an_allow_by_a_proof_names_the_lineage_it_carries() {
     let lineage = "review-0123456789abcdef";
     let exact = allow(lineage);
+    assert!(exact.allows());
     assert_eq!(exact.proven_by(), None, "an exact allow carries no proof");
     let proven = GateDecision {
         proof: Some(Box::new(GateProof {
@@ -589,5 +590,6 @@ fn only_an_allow_by_a_proof_names_the_lineage_it_carries() {
         decision: Decision::Deny,
         ..proven
     };
+    assert!(!denied.allows());
     assert_eq!(denied.proven_by(), None);
 }

@@ -97,6 +97,13 @@ impl ReviewState {
             && self.final_target() == *target
     }
 
+    /// Whether this lineage's change may be carried onto `live_base` by the
+    /// rebase proof: approved, and reviewed on another base (on its own
+    /// base it is current or differs plainly).
+    pub fn may_carry_onto(&self, live_base: &TreeId) -> bool {
+        matches!(self.stage, Stage::Approved { .. }) && self.snapshot.base_tree != *live_base
+    }
+
     /// Whether finalize takes lens results now (R4, R5): some were
     /// `given`; or the lineage awaits its lens results and every selected
     /// lens has one among `submitted` (what `lens submit` kept); or no lens

@@ -1,0 +1,102 @@
+//! "ports decides nothing" (docs/ARCHITECTURE.md), as a lint: the drivers
+//! sequence port calls and core's decisions, so no shipped ports code names
+//! a variant of what core decides with (a review stage, a gate's decision,
+//! reason, stage or next action, an applicability, a recovery disposition,
+//! a risk tier). Matching on one of those, or building one, is a rule; a
+//! rule belongs in core, behind a function a driver calls. Unit tests
+//! (from a file's `#[cfg(test)]` on) and comments are not shipped code.
+//!
+//! A decision is still read (`GateDecision::allows`, `proven_by`, …) and
+//! rewritten only by core (`explained`, `prefaced` and `overruled_by` are
+//! crate-private there), so this lint and the type system together keep
+//! the rules in one place.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The variant paths of core's decision types.
+const DECIDING: &[&str] = &[
+    "Stage::",
+    "Decision::",
+    "ReasonCode::",
+    "NextAction::",
+    "GateStage::",
+    "Applicability::",
+    "Disposition::",
+    "RiskLevel::",
+    "EvidenceVerdict::",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Where shipped code names a deciding variant: `(line, token)` per hit.
+fn deciding_names(src: &str) -> Vec<(usize, &'static str)> {
+    let mut hits = Vec::new();
+    for (i, line) in src.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if code.starts_with("//") {
+            continue;
+        }
+        let code = code.split("//").next().unwrap_or_default();
+        for token in DECIDING {
+            // `GateDecision::` or `PrDecision::` are types of the driver's
+            // own answer, not core's `Decision`.
+            let at = code.match_indices(token).any(|(at, _)| {
+                !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if at {
+                hits.push((i + 1, *token));
+            }
+        }
+    }
+    hits
+}
+
+#[test]
+fn the_lint_finds_a_rule_written_in_a_driver_and_ignores_tests_and_comments() {
+    let planted = "fn f(d: &GateDecision) -> bool {\n    // Stage::Approved is fine here\n    d.decision() == Decision::Allow\n        && matches!(s, probity_core::review::state::Stage::Reviewing)\n}\n#[cfg(test)]\nmod tests { const X: ReasonCode = ReasonCode::NoChange; }\n";
+    assert_eq!(
+        deciding_names(planted),
+        vec![(3, "Decision::"), (4, "Stage::")]
+    );
+    assert!(deciding_names("let d = GateDecision::clone(&x); let s = SubStage::A;").is_empty());
+}
+
+#[test]
+fn no_shipped_ports_code_names_a_variant_core_decides_with() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 10, "ports/src not found at {}", src.display());
+    let mut found = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        for (line, token) in deciding_names(&text) {
+            found.push(format!(
+                "{}:{line}: `{token}`",
+                file.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a rule in ports (move it into core as a function the driver calls):\n{}",
+        found.join("\n")
+    );
+}
