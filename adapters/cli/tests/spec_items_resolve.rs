@@ -20,7 +20,8 @@
 //! word or cell is the id. The test fails naming each cited id
 //! `docs/spec.md` does not define. It also fails if the scan finds too few
 //! ids, so it cannot pass by finding none. A second test checks that the
-//! digest lists exactly the items of the three spec pages.
+//! digest lists exactly the items of the three spec pages, and a third
+//! that every path and test the digest names exists.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -450,5 +451,79 @@ fn f() -> &'static str {
     assert_eq!(
         d.keys().map(String::as_str).collect::<Vec<_>>(),
         ["D7", "R1", "R1.1", "S2"]
+    );
+}
+
+/// The backticked repository paths of a digest row (`core/src/x.rs`,
+/// `adapters/store/src/review_store/`), each with the test it names after
+/// `::`, if any.
+fn named_paths(markdown: &str) -> Vec<(String, Option<String>)> {
+    let roots = [
+        "core/",
+        "ports/",
+        "adapters/",
+        "golden/",
+        "proptests/",
+        "docs/",
+    ];
+    let mut out = Vec::new();
+    for line in markdown.lines().filter(|l| l.starts_with('|')) {
+        for (i, span) in line.split('`').enumerate() {
+            // Odd pieces are inside backticks.
+            if i % 2 == 0 || !roots.iter().any(|r| span.starts_with(r)) {
+                continue;
+            }
+            let (path, test) = match span.split_once("::") {
+                Some((p, t)) => (p, Some(t.to_string())),
+                None => (span, None),
+            };
+            out.push((path.to_string(), test));
+        }
+    }
+    out
+}
+
+/// Whether `name` is a function of `file` (or of a `.rs` file under the
+/// directory `file`).
+fn defines_fn(file: &Path, name: &str) -> bool {
+    let mut files = Vec::new();
+    if file.is_dir() {
+        rust_files(file, &mut files);
+    } else {
+        files.push(file.to_path_buf());
+    }
+    let needle = format!("fn {name}(");
+    files.iter().any(|f| {
+        fs::read_to_string(f)
+            .map(|src| src.contains(&needle))
+            .unwrap_or(false)
+    })
+}
+
+#[test]
+fn every_path_and_test_the_digest_names_exists() {
+    let root = workspace();
+    let spec = fs::read_to_string(root.join("docs/spec.md")).expect("docs/spec.md");
+    let named = named_paths(&spec);
+    assert!(named.len() > 100, "found only {} paths", named.len());
+    assert!(
+        named.iter().filter(|(_, t)| t.is_some()).count() > 50,
+        "found too few tests"
+    );
+    let mut broken = Vec::new();
+    for (path, test) in &named {
+        let at = root.join(path.split('#').next().unwrap_or(path));
+        if !at.exists() {
+            broken.push(format!("  {path}: no such file or directory"));
+        } else if let Some(t) = test
+            && !defines_fn(&at, t)
+        {
+            broken.push(format!("  {path}::{t}: no such test"));
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "docs/spec.md names what the repository does not have:\n{}",
+        broken.join("\n")
     );
 }
