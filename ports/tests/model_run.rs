@@ -444,10 +444,17 @@ fn a_moved_candidate_is_refused_before_any_model_is_asked() {
     let held = w.store.dump();
     let script = Script::lens(documents::CLEAN);
     let err = review(&w, &script, &l).unwrap_err();
-    assert!(
-        !matches!(err, ReviewError::Repository(_)),
-        "a refusal, not a failure: {err}"
-    );
+    match &err {
+        ReviewError::CandidateChanged {
+            lineage,
+            differing_paths,
+        } => {
+            assert_eq!(lineage, &l);
+            assert_eq!(differing_paths.len(), 1);
+            assert_eq!(differing_paths[0].as_str(), "src/a.rs");
+        }
+        e => panic!("expected candidate_changed, got {e}"),
+    }
     assert_eq!(script.calls(), 0, "a model was asked");
     assert!(script.opened().is_empty());
     assert_eq!(w.store.dump(), held);
