@@ -1,8 +1,9 @@
 //! Advice on a denial: a gate denial whose next step would be "start a
 //! review" names the lineage that must go on instead (an open correction,
-//! an escalation over the same paths). The only place, besides
-//! [`GateDecision::overruled_by`], where a decision is rewritten after it
-//! was derived.
+//! an escalation over the same paths). Decisions are rewritten after they
+//! were derived only in core: here, by `GateDecision::overruled_by`, and by
+//! the release and pre-PR sentences (`release::releasing_ancestor`,
+//! `pre_pr::explain_advance`).
 
 use crate::review::gate::GateDecision;
 use crate::review::recovery::{PERSON_VALUES, escalation_overlap, recover_command};

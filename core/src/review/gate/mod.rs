@@ -295,11 +295,11 @@ pub enum NextAction {
     Retry,
 }
 
-/// A gate decision. Its fields are core's: outside this crate a decision
-/// is read through its accessors and changed only by core's functions
-/// ([`GateDecision::overruled_by`] is the one way an allow becomes a
-/// denial; [`GateDecision::explained`] adds a sentence), so no driver or
-/// frontend can rewrite what a gate derived.
+/// A gate decision. Its fields are core's, and so are its constructors and
+/// rewriters (`overruled_by`, the one way an allow becomes a denial, and
+/// `explained`/`prefaced`, which add a sentence, are crate-private):
+/// outside this crate a decision is only read through its accessors, so
+/// no driver or frontend can make or rewrite what a gate derived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GateDecision {
     pub(crate) gate: Gate,
