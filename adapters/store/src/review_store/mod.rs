@@ -74,8 +74,10 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(5);
 pub struct FileStore {
     root: PathBuf,
     lock_wait: Duration,
-    /// Test-only: called with the name of each step `create` reaches, so a
-    /// crash test can stop the process there and end it by a real signal.
+    /// Test-only (feature `crash-probe`): called with the name of each step
+    /// `create` reaches, so a crash test can stop the process there and end
+    /// it by a real signal.
+    #[cfg(feature = "crash-probe")]
     probe: Option<fn(&str)>,
 }
 
@@ -97,6 +99,7 @@ impl FileStore {
         Self {
             root,
             lock_wait: LOCK_WAIT,
+            #[cfg(feature = "crash-probe")]
             probe: None,
         }
     }
@@ -107,20 +110,28 @@ impl FileStore {
         self
     }
 
-    /// For crash tests only: `probe` is called with the name of each step
+    /// For crash tests only (feature `crash-probe`, which only this crate's
+    /// tests turn on): `probe` is called with the name of each step
     /// `create` reaches (`folder`: the lineage's folder exists, its state
     /// not yet; `state`: its state is durable, its target index not yet;
     /// `indexed`: the target index names it).
+    #[cfg(feature = "crash-probe")]
     pub fn with_probe(mut self, probe: fn(&str)) -> Self {
         self.probe = Some(probe);
         self
     }
 
+    /// Tells the crash tests' probe which step `create` reached.
+    #[cfg(feature = "crash-probe")]
     fn reached(&self, step: &str) {
         if let Some(probe) = self.probe {
             probe(step);
         }
     }
+
+    /// Without the `crash-probe` feature the shipped store has no hook.
+    #[cfg(not(feature = "crash-probe"))]
+    fn reached(&self, _step: &str) {}
 
     /// The store root.
     pub fn root(&self) -> &Path {
