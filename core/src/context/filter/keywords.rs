@@ -12,7 +12,7 @@
 //! match state, and a table of 2^16 entries (the lower half mirrored in
 //! the upper) that a 16-bit state plus a class always indexes.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::{Anchored, MatchKind};
@@ -55,7 +55,7 @@ impl KeywordDfa {
         }
         // Every reachable state, breadth first, and its 256 successors (as
         // indices into `order`).
-        let mut index: HashMap<StateID, usize> = HashMap::from([(start, 0)]);
+        let mut index: BTreeMap<StateID, usize> = BTreeMap::from([(start, 0)]);
         let mut order: Vec<StateID> = vec![start];
         let mut rows: Vec<Vec<usize>> = Vec::new();
         while let Some(&sid) = order.get(rows.len()) {
@@ -75,7 +75,7 @@ impl KeywordDfa {
             rows.push(row);
         }
         // Byte classes: bytes whose columns are equal.
-        let mut class_of: HashMap<Vec<usize>, u8> = HashMap::new();
+        let mut class_of: BTreeMap<Vec<usize>, u8> = BTreeMap::new();
         let mut classes = [0u8; 256];
         let mut representative: Vec<usize> = Vec::new();
         for b in 0..256 {
