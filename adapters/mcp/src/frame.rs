@@ -102,8 +102,11 @@ where
     let mut discarding = false;
     while let Ok(buf) = reader.fill_buf().await {
         if buf.is_empty() {
-            // End of stream: a last line without a newline still counts.
-            if !discarding && !line.is_empty() {
+            // End of stream: a last line without a newline still counts,
+            // and so does its bound.
+            if discarding {
+                let _ = answers.send(line_of(&oversized()));
+            } else if !line.is_empty() {
                 deliver(&line, &mut service, &answers).await;
             }
             break;
@@ -217,5 +220,78 @@ mod tests {
         }
         assert_eq!(oversized()["error"]["code"], -32600);
         assert_eq!(oversized()["id"], Value::Null);
+    }
+
+    /// A `tools/list` request whose line (without its newline) is exactly
+    /// `len` bytes, padded in an ignored `params` member.
+    fn request_of(len: usize, id: u64) -> Vec<u8> {
+        let head =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"pad":""#);
+        let tail = r#""}}"#;
+        let mut line = head.into_bytes();
+        line.resize(len - tail.len(), b'a');
+        line.extend_from_slice(tail.as_bytes());
+        assert_eq!(line.len(), len);
+        line
+    }
+
+    /// Runs the guard over `input` to its end: (what the service was
+    /// handed, the guard's own answers in order).
+    fn guarded(input: &[u8]) -> (Vec<u8>, Vec<Value>) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut forwarded = Vec::new();
+        rt.block_on(guard(input, &mut forwarded, tx));
+        let mut answers = Vec::new();
+        while let Ok(line) = rx.try_recv() {
+            assert_eq!(line.last(), Some(&b'\n'), "an answer is one whole line");
+            answers.push(serde_json::from_slice(&line).unwrap());
+        }
+        (forwarded, answers)
+    }
+
+    /// The bound is the line's bytes without its newline: a message of
+    /// exactly [`MAX_FRAME_BYTES`] is forwarded whole, byte for byte; one
+    /// byte more is answered -32600 (`id: null`) and never reaches the
+    /// service; the line after it is read as usual.
+    #[test]
+    fn a_message_of_exactly_the_bound_passes_and_one_byte_more_is_refused() {
+        let exact = request_of(MAX_FRAME_BYTES, 1);
+        let over = request_of(MAX_FRAME_BYTES + 1, 2);
+        let next = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+        let input = [&exact[..], b"\n", &over, b"\n", next, b"\n"].concat();
+        let (forwarded, answers) = guarded(&input);
+        assert_eq!(answers, [oversized()]);
+        let lines: Vec<&[u8]> = forwarded
+            .strip_suffix(b"\n")
+            .unwrap()
+            .split(|b| *b == b'\n')
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0] == exact.as_slice(), "the bound-sized line, whole");
+        assert_eq!(lines[1], next);
+
+        // The refusal comes in the order of the lines: between the two
+        // forwarded ones nothing of the oversized line was handed on.
+        let (forwarded, answers) = guarded(&[&over[..], b"\n", next, b"\n"].concat());
+        assert_eq!(answers, [oversized()]);
+        assert_eq!(forwarded, [&next[..], b"\n"].concat());
+    }
+
+    /// The same bound holds for a last line the stream ends without a
+    /// newline: exactly the bound is forwarded, one byte more is answered.
+    #[test]
+    fn an_unterminated_last_line_is_bounded_the_same_way() {
+        let exact = request_of(MAX_FRAME_BYTES, 1);
+        let (forwarded, answers) = guarded(&exact);
+        assert!(answers.is_empty(), "{answers:?}");
+        assert!(forwarded == [&exact[..], b"\n"].concat());
+
+        let over = request_of(MAX_FRAME_BYTES + 1, 2);
+        let (forwarded, answers) = guarded(&over);
+        assert!(forwarded.is_empty());
+        assert_eq!(answers, [oversized()]);
     }
 }
