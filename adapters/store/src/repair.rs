@@ -11,8 +11,7 @@
 //! `<sha12>` is the first 12 hex digits of the anomalous file's SHA-256, so
 //! the same request after a crash finds and completes the same quarantine.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use probity_core::digest::Sha256Digest;
@@ -170,20 +169,20 @@ impl FileStore {
     }
 }
 
+/// Copies `from` to `to` exactly, through the store's atomic write (temp
+/// file + fsync + rename + directory fsync): a copy cut short is never seen
+/// at `to`, only whole. A copy already there (a retry after a crash) must
+/// hold the same bytes; a different one is refused. Not exclusive: the
+/// caller holds the lineage's lock and the quarantine folder is the
+/// lineage's own, so nothing else writes `to` between the check and the
+/// write.
 fn copy_exact(from: &Path, to: &Path) -> Result<QuarantinedFile, StoreError> {
     let bytes = fs::read(from).map_err(io(from))?;
-    if let Some(parent) = to.parent() {
-        fs::create_dir_all(parent).map_err(io(parent))?;
-    }
-    match fs::read(to) {
+    match FileStore::read_optional(to)? {
         // Phase one already copied it (a crash after): it must be the same.
-        Ok(existing) if existing == bytes => {}
-        Ok(_) => return Err(malformed(to, "a quarantine copy differs from its original")),
-        Err(_) => {
-            let mut f = File::create_new(to).map_err(io(to))?;
-            f.write_all(&bytes).map_err(io(to))?;
-            f.sync_all().map_err(io(to))?;
-        }
+        Some(existing) if existing == bytes => {}
+        Some(_) => return Err(malformed(to, "a quarantine copy differs from its original")),
+        None => write_atomic(to, &bytes)?,
     }
     Ok(QuarantinedFile {
         path: String::new(),
