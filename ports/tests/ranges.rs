@@ -15,7 +15,7 @@ use common::*;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::gate::{
     Decision, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, NextAction, RangeCommit,
-    ReasonCode,
+    RangeJudgment, ReasonCode,
 };
 use probity_core::review::ids::{CommitId, NonBlank};
 use probity_core::review::lens::Lens;
@@ -81,6 +81,14 @@ fn world_on(git: FakeGit) -> World {
 
 fn typed(d: &GateDecision) -> (Decision, ReasonCode) {
     (d.decision(), d.reason_code())
+}
+
+/// Judges `range` at pre-push, and checks the judgment wrote nothing.
+fn judge_push(w: &World, range: &DeliveredRange) -> RangeJudgment {
+    let held = w.store.dump();
+    let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, range).unwrap();
+    assert_eq!(w.store.dump(), held, "judging a range wrote to the store");
+    judged
 }
 
 #[test]
@@ -232,8 +240,7 @@ fn a_root_commit_reviewed_on_an_unborn_head_is_a_delivery_of_its_own() {
     let range = delivered(&w, &root, &[]);
     assert_eq!(range.count, 1);
     assert!(range.commits[0].parents.is_empty());
-    let held = w.store.dump();
-    let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
+    let judged = judge_push(&w, &range);
     assert_eq!(
         typed(&judged.decision),
         (Decision::Allow, ReasonCode::ReceiptValid),
@@ -246,7 +253,6 @@ fn a_root_commit_reviewed_on_an_unborn_head_is_a_delivery_of_its_own() {
     );
     // Its own review binds it: no whole-history proof is needed.
     assert!(judged.decision.proof().is_none());
-    assert_eq!(w.store.dump(), held);
 }
 
 /// Two commits from a root: `src/a.rs`, then `src/b.rs` added (and, with
@@ -300,8 +306,7 @@ fn a_first_publication_is_covered_by_one_review_of_the_whole_history_of_reviewed
     let approved = review_history(&w);
     let empty = drivers::DeliveryGit::empty_tree(&w.git).unwrap();
     assert_eq!(approved.state().snapshot().base_tree, empty);
-    let held = w.store.dump();
-    let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
+    let judged = judge_push(&w, &range);
     let d = &judged.decision;
     assert_eq!(
         typed(d),
@@ -322,7 +327,6 @@ fn a_first_publication_is_covered_by_one_review_of_the_whole_history_of_reviewed
     // The commits are still reported as judged one by one: unreviewed.
     assert_eq!(judged.stack.len(), 2);
     assert!(judged.stack.iter().all(|r| r.decision == Decision::Deny));
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
@@ -330,8 +334,7 @@ fn a_first_publication_carrying_an_overwritten_blob_is_denied_naming_it() {
     let (w, tip) = history(true);
     review_history(&w);
     let range = delivered(&w, &tip, &[]);
-    let held = w.store.dump();
-    let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
+    let judged = judge_push(&w, &range);
     let d = &judged.decision;
     assert_eq!(
         typed(d),
@@ -341,7 +344,6 @@ fn a_first_publication_carrying_an_overwritten_blob_is_denied_naming_it() {
     );
     assert_eq!(d.next_action(), NextAction::Squash);
     assert!(d.message().contains("src/secret.rs"), "{}", d.message());
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]

@@ -83,6 +83,20 @@ fn denied(answer: PreReceive) -> ReceiveDenial {
     }
 }
 
+/// The server-side gate at the hook over `updates`, into `scratch` (the
+/// scratch store the gate imports authority into), every bundle's
+/// signatures accepted.
+fn at_hook(git: &Git<'_>, scratch: &InMemoryStore, updates: &[ReceiveUpdate]) -> PreReceive {
+    drivers::pre_receive(
+        git,
+        &WithAttestations::new(scratch),
+        updates,
+        &hook(),
+        accept_all,
+    )
+    .unwrap()
+}
+
 /// A bundle approved in another repository: none of its trees are here.
 fn foreign_bundle() -> Bundle {
     let other = FakeGit::with_base(&[("src/a.rs", "fn other() {}\n")]).unwrap();
@@ -355,14 +369,7 @@ fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
         update(Some(&base), Some(&tip), MAIN),
         update(None, Some(&pushed), NOTES_REF),
     ];
-    let answer = drivers::pre_receive(
-        &git,
-        &WithAttestations::new(&scratch),
-        &updates,
-        &hook(),
-        accept_all,
-    )
-    .unwrap();
+    let answer = at_hook(&git, &scratch, &updates);
     let (decision, reason, json) = judged(answer);
     assert_eq!(
         (decision.as_str(), reason.as_str()),
@@ -402,14 +409,7 @@ fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
     let tip = w.git.commit("not reviewed").unwrap();
     let git = WithNotes::new(&w.git);
     let scratch = InMemoryStore::new();
-    let answer = drivers::pre_receive(
-        &git,
-        &WithAttestations::new(&scratch),
-        &[update(Some(&base), Some(&tip), MAIN)],
-        &hook(),
-        accept_all,
-    )
-    .unwrap();
+    let answer = at_hook(&git, &scratch, &[update(Some(&base), Some(&tip), MAIN)]);
     let (decision, reason, json) = judged(answer);
     assert_eq!(
         (decision.as_str(), reason.as_str()),
@@ -438,17 +438,14 @@ fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
         )
         .unwrap();
     let scratch = InMemoryStore::new();
-    let answer = drivers::pre_receive(
+    let answer = at_hook(
         &git,
-        &WithAttestations::new(&scratch),
+        &scratch,
         &[
             update(Some(&base), Some(&tip), MAIN),
             update(None, Some(&forged), NOTES_REF),
         ],
-        &hook(),
-        accept_all,
-    )
-    .unwrap();
+    );
     let d = denied(answer);
     assert_eq!(d.reason_code, "bundle_digest_mismatch", "{d:?}");
     assert_eq!(
@@ -470,17 +467,14 @@ fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
     let note = note_with(&[], &[foreign_bundle()]).unwrap();
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
-    let answer = drivers::pre_receive(
+    let answer = at_hook(
         &git,
-        &WithAttestations::new(&scratch),
+        &scratch,
         &[
             update(Some(&base), Some(&tip), MAIN),
             update(None, Some(&pushed), NOTES_REF),
         ],
-        &hook(),
-        accept_all,
-    )
-    .unwrap();
+    );
     let d = denied(answer);
     assert_eq!(d.reason_code, "objects_missing", "{d:?}");
     assert_eq!(d.commit.as_ref(), Some(&tip));
@@ -504,16 +498,7 @@ fn the_notes_ref_may_only_fast_forward() {
     let held = git.notes_ref().unwrap();
     let note = git.note(&tip).unwrap();
     let scratch = InMemoryStore::new();
-    let gate = |updates: &[ReceiveUpdate]| {
-        drivers::pre_receive(
-            &git,
-            &WithAttestations::new(&scratch),
-            updates,
-            &hook(),
-            accept_all,
-        )
-        .unwrap()
-    };
+    let gate = |updates: &[ReceiveUpdate]| at_hook(&git, &scratch, updates);
     // The same note on a history that drops the server's: a rewrite.
     let rewritten = git.notes_commit(None, &[(base.clone(), note)]).unwrap();
     assert_ne!(rewritten, held);
