@@ -37,7 +37,12 @@ fn large_change() -> probity_git::fixture::Fixture {
     f
 }
 
+/// `probity --cwd <cwd> validate --gate pre-commit`, quiet, with SIGHUP
+/// at its default disposition (a test run under `nohup` inherits an
+/// ignored SIGHUP, which exec would keep and Probity rightly keeps
+/// ignoring).
 fn gate(cwd: &std::path::Path) -> Command {
+    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
     isolated(&mut cmd)
         .args(["--cwd", cwd.to_str().unwrap()])
@@ -46,6 +51,13 @@ fn gate(cwd: &std::path::Path) -> Command {
         .env_remove("GIT_INDEX_FILE")
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    // SAFETY: signal(2) only, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     cmd
 }
 
@@ -65,16 +77,19 @@ fn runs_killed_at_any_moment_leave_nothing_after_the_next_run() {
     assert_eq!(leftovers(&git_dir), Vec::<String>::new());
 }
 
-/// SIGTERM (or Ctrl-C, or SIGHUP) while the gate's index copy exists: the
-/// run stops its git child, removes the copy and its owner lock, and ends by
-/// the signal; nothing is left for a next run to find.
+/// SIGTERM or SIGHUP (a closed terminal; Ctrl-C takes the same path)
+/// while the gate's index copy exists: the run stops its git child, removes
+/// the copy and its owner lock, and ends by the signal; nothing is left for
+/// a next run to find. Each of the two signals is caught at least once.
 #[test]
 fn a_signalled_run_removes_its_index_copy_before_it_ends() {
     use std::os::unix::process::ExitStatusExt;
     let f = large_change();
     let git_dir = f.root().join(".git");
-    let mut caught = 0;
-    for _ in 0..40 {
+    // (signal, its number, runs it ended while the copy existed)
+    let mut signals = [("-TERM", 15, 0), ("-HUP", 1, 0)];
+    for i in 0..60 {
+        let (signal, number, caught) = &mut signals[i % 2];
         let mut child = gate(f.root()).spawn().unwrap();
         // Wait for the copy to appear (not only its owner lock, made
         // first), then signal Probity alone (not its group: its git child
@@ -92,24 +107,29 @@ fn a_signalled_run_removes_its_index_copy_before_it_ends() {
             continue;
         }
         let sent = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
+            .args([*signal, &child.id().to_string()])
             .status()
             .unwrap();
         assert!(sent.success());
         let status = child.wait().unwrap();
-        if status.signal() == Some(15) {
-            caught += 1;
+        if status.signal() == Some(*number) {
+            *caught += 1;
             assert_eq!(
                 leftovers(&git_dir),
                 Vec::<String>::new(),
-                "an interrupted run leaves nothing, at once"
+                "a run ended by {signal} leaves nothing, at once"
             );
         }
-        if caught >= 5 {
+        if signals.iter().all(|(_, _, caught)| *caught >= 3) {
             break;
         }
     }
-    assert!(caught > 0, "no run was caught while its index copy existed");
+    for (signal, _, caught) in signals {
+        assert!(
+            caught > 0,
+            "no run was ended by {signal} while its index copy existed"
+        );
+    }
     assert!(!git_dir.join("index.lock").exists());
 }
 
@@ -233,7 +253,8 @@ fn named(dir: &std::path::Path, prefix: &str) -> Vec<String> {
 
 /// `probity --cwd <cwd> args...` with a private temporary directory, as
 /// the leader of its own process group (so the test can wait until every
-/// git it started is gone too), with SIGINT at its default disposition.
+/// git it started is gone too), with SIGINT and SIGHUP at their default
+/// dispositions.
 fn in_tmp(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Command {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
@@ -248,10 +269,12 @@ fn in_tmp(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Comman
         .stderr(Stdio::null())
         .process_group(0);
     // SAFETY: signal(2) only, between fork and exec: a test started in the
-    // background inherits an ignored SIGINT, which exec would keep.
+    // background inherits an ignored SIGINT (under `nohup`, an ignored
+    // SIGHUP), which exec would keep.
     unsafe {
         cmd.pre_exec(|| {
             libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
             Ok(())
         });
     }
@@ -376,8 +399,9 @@ impl Published {
     }
 }
 
-/// SIGTERM (or Ctrl-C) while the server gate's scratch store exists: the
-/// run removes it before it ends (it once stayed: it was not registered).
+/// SIGTERM, Ctrl-C or SIGHUP while the server gate's scratch store exists:
+/// the run removes it before it ends (it once stayed: it was not
+/// registered). Each of the three signals is caught at least once.
 #[test]
 fn a_signalled_server_gate_removes_its_scratch_store_before_it_ends() {
     use std::os::unix::process::ExitStatusExt;
@@ -385,29 +409,32 @@ fn a_signalled_server_gate_removes_its_scratch_store_before_it_ends() {
     let tmp = tempfile::tempdir().unwrap();
     let ok = p.gate(tmp.path()).status().unwrap();
     assert_eq!(ok.code(), Some(0), "the published commit is allowed");
-    let mut caught = 0;
-    for i in 0..40 {
-        let signal = if i % 2 == 0 { "-TERM" } else { "-INT" };
+    // (signal, its number, runs it ended while the scratch store existed)
+    let mut signals = [("-TERM", 15, 0), ("-INT", 2, 0), ("-HUP", 1, 0)];
+    for i in 0..60 {
+        let (signal, number, caught) = &mut signals[i % 3];
         let appeared = || !named(tmp.path(), "probity-receive-").is_empty();
         let Some(status) = signal_when(&mut p.gate(tmp.path()), appeared, signal) else {
             continue;
         };
-        if matches!(status.signal(), Some(2 | 15)) {
-            caught += 1;
+        if status.signal() == Some(*number) {
+            *caught += 1;
             assert_eq!(
                 named(tmp.path(), ""),
                 Vec::<String>::new(),
-                "an interrupted server gate leaves nothing, at once"
+                "a server gate ended by {signal} leaves nothing, at once"
             );
         }
-        if caught >= 4 {
+        if signals.iter().all(|(_, _, caught)| *caught >= 2) {
             break;
         }
     }
-    assert!(
-        caught > 0,
-        "no run was caught while its scratch store existed"
-    );
+    for (signal, _, caught) in signals {
+        assert!(
+            caught > 0,
+            "no run was ended by {signal} while its scratch store existed"
+        );
+    }
 }
 
 /// SIGKILL while the server gate's scratch store exists: it stays (no
@@ -563,7 +590,8 @@ fn everything_left(git_dir: &std::path::Path, tmp: &std::path::Path) -> Vec<Stri
 }
 
 /// Issue 12: runs of every kind that writes (start, finalize, validate,
-/// export-context, the server gate) ended by SIGKILL, SIGTERM or SIGINT at
+/// export-context, the server gate) ended by SIGKILL, SIGTERM, SIGINT or
+/// SIGHUP at
 /// moments spread over each run's length leave nothing of any kind once
 /// the next run of each kind ran: no index copy, no store temp file, no
 /// lineage folder half made or never indexed, no export scratch, no
@@ -663,9 +691,10 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
                 .collect(),
         }
     };
-    // Seven rounds of each kind: signalled as soon as the run made
+    // Nine rounds of each kind: signalled as soon as the run made
     // something temporary, or something of its own kind (SIGKILL, SIGTERM,
-    // SIGINT), or at a fifth, a half, four fifths of its length.
+    // SIGINT, SIGHUP), or at a fifth, a third, a half, four fifths of its
+    // length.
     enum When {
         Anything,
         Own,
@@ -676,7 +705,9 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         ("-KILL", When::Own),
         ("-TERM", When::Own),
         ("-INT", When::Own),
+        ("-HUP", When::Own),
         ("-KILL", When::At(0.2)),
+        ("-HUP", When::At(0.35)),
         ("-TERM", When::At(0.5)),
         ("-INT", When::At(0.8)),
     ];
@@ -736,11 +767,13 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         Some(new)
     };
     let mut interrupted = 0;
+    let mut ended_by = std::collections::BTreeMap::<&str, usize>::new();
     let mut killed_left = std::collections::BTreeSet::new();
     for &(signal, ref when) in &rounds {
         for (k, kind) in kinds.iter().enumerate() {
             if let Some(new) = interrupt(signal, when, k, kind) {
                 interrupted += 1;
+                *ended_by.entry(signal).or_default() += 1;
                 if signal == "-KILL" {
                     killed_left.extend(new);
                 }
@@ -752,6 +785,14 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         interrupted * 3 >= runs * 2,
         "only {interrupted} of {runs} runs were interrupted"
     );
+    // Every signal of the rounds ended runs (SIGHUP too: a run that ignored
+    // it would have finished instead).
+    for (signal, _) in &rounds {
+        assert!(
+            ended_by.get(signal).is_some_and(|n| *n > 0),
+            "no run was ended by {signal}: {ended_by:?}"
+        );
+    }
     // Each kind's own leftovers were there to be found. A store entry lives
     // for microseconds of a start, so when the rounds above happened to
     // miss every one, SIGKILLs as soon as one appears are repeated, a
@@ -800,7 +841,7 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
 
 /// Issue 12: the files Probity hands `ssh-keygen` (a signature to check,
 /// `probity-sig-*`; a literal signing key's public half, `probity-key-*`)
-/// are scratch artifacts under owner locks. A SIGTERM or SIGINT while
+/// are scratch artifacts under owner locks. A SIGTERM, SIGINT or SIGHUP while
 /// `ssh-keygen` runs removes them before Probity ends (they used to stay:
 /// the signal ended the process before any destructor ran); after a
 /// SIGKILL the next run of the same kind removes them. Deterministic: a
@@ -852,7 +893,7 @@ fn ssh_keygen_scratch_files_go_on_interruption_and_after_sigkill() {
     ];
     let sign = ["attest", "--lineage", lineage.as_str(), "--sign"];
     for (args, prefix) in [(&verify[..], "probity-sig-"), (&sign[..], "probity-key-")] {
-        for signal in ["-TERM", "-INT", "-KILL"] {
+        for signal in ["-TERM", "-INT", "-HUP", "-KILL"] {
             let tmp = tempfile::tempdir().unwrap();
             let _ = std::fs::remove_file(&pid_file);
             let mut cmd = in_tmp(f.root(), tmp.path(), args);
