@@ -167,18 +167,7 @@ mod tests {
         let advance = check_base_advance(&c("1"), &c("2"), vec![p("docs/x.md")], &[p("src/a.rs")])
             .unwrap()
             .unwrap();
-        let allow = GateDecision {
-            gate: Gate::PrePr,
-            decision: Decision::Allow,
-            reason_code: ReasonCode::ReceiptValid,
-            stage: GateStage::Complete,
-            lineage_id: None,
-            differing_paths: Vec::new(),
-            next_action: NextAction::None,
-            message: "reviewed".into(),
-            deliveries: Vec::new(),
-            proof: None,
-        };
+        let allow = GateDecision::allowed_for_tests(Gate::PrePr, "reviewed");
         assert_eq!(explain_advance(allow.clone(), None), allow);
         let said = explain_advance(allow.clone(), Some(&advance));
         assert_eq!(

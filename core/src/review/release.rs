@@ -482,18 +482,7 @@ mod tests {
     }
 
     fn allowed() -> GateDecision {
-        GateDecision {
-            gate: Gate::Release,
-            decision: Decision::Allow,
-            reason_code: ReasonCode::ReceiptValid,
-            stage: GateStage::Complete,
-            lineage_id: None,
-            differing_paths: Vec::new(),
-            next_action: NextAction::None,
-            message: "reviewed".into(),
-            deliveries: Vec::new(),
-            proof: None,
-        }
+        GateDecision::allowed_for_tests(Gate::Release, "reviewed")
     }
 
     #[test]

@@ -393,6 +393,24 @@ impl GateDecision {
         self
     }
 
+    /// An allow of `gate` with `message`, for core's unit tests only (no
+    /// code path makes an allow from nothing).
+    #[cfg(test)]
+    pub(crate) fn allowed_for_tests(gate: Gate, message: &str) -> GateDecision {
+        GateDecision {
+            gate,
+            decision: Decision::Allow,
+            reason_code: ReasonCode::ReceiptValid,
+            stage: GateStage::Complete,
+            lineage_id: None,
+            differing_paths: Vec::new(),
+            next_action: NextAction::None,
+            message: message.into(),
+            deliveries: Vec::new(),
+            proof: None,
+        }
+    }
+
     /// A denial at the boundary stage: what crosses it is no delivery a
     /// review can bind (no lineage, no paths).
     pub(crate) fn boundary(
