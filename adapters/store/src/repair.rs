@@ -162,44 +162,86 @@ impl FileStore {
         Ok(out)
     }
 
+    /// Creates `dir` and its missing ancestors below the store root, each
+    /// made durable in its parent (a folder's entry is its parent's), so a
+    /// crash never loses the folder a durable copy, pointer or moved
+    /// original is in.
+    fn durable_dirs(&self, dir: &Path) -> Result<(), StoreError> {
+        let mut made = Vec::new();
+        let mut at = dir;
+        while at != self.root() && at.starts_with(self.root()) {
+            match fs::symlink_metadata(at) {
+                Ok(_) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => made.push(at),
+                Err(e) => return Err(io(at)(e)),
+            }
+            match at.parent() {
+                Some(parent) => at = parent,
+                None => break,
+            }
+        }
+        fs::create_dir_all(dir).map_err(io(dir))?;
+        for d in made.iter().rev() {
+            if let Some(parent) = d.parent() {
+                sync_dir(parent)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`write_atomic`] into a folder made durable first.
+    fn write_durable(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        if let Some(parent) = path.parent() {
+            self.durable_dirs(parent)?;
+        }
+        write_atomic(path, bytes)
+    }
+
+    /// Copies `from` to `to` exactly, through the store's atomic write
+    /// (temp file + fsync + rename + directory fsync): a copy cut short is
+    /// never seen at `to`, only whole. A copy already there (a retry after
+    /// a crash) must hold the same bytes; a different one is refused. Not
+    /// exclusive: the caller holds the lineage's lock and the quarantine
+    /// folder is the lineage's own, so nothing else writes `to` between the
+    /// check and the write.
+    fn copy_exact(&self, from: &Path, to: &Path) -> Result<QuarantinedFile, StoreError> {
+        let bytes = fs::read(from).map_err(io(from))?;
+        match Self::read_optional(to)? {
+            // Phase one already copied it (a crash after): it must be the
+            // same.
+            Some(existing) if existing == bytes => {}
+            Some(_) => {
+                return Err(malformed(to, "a quarantine copy differs from its original"));
+            }
+            None => self.write_durable(to, &bytes)?,
+        }
+        Ok(QuarantinedFile {
+            path: String::new(),
+            sha256: Sha256Digest::plain(&bytes),
+            bytes: bytes.len() as u64,
+        })
+    }
+
+    /// Moves `from` to `to` (a rename), durable in both folders: the
+    /// destination first, so a crash never loses the original from both.
+    fn move_into(&self, from: &Path, to: &Path) -> Result<(), StoreError> {
+        let parent = to
+            .parent()
+            .ok_or_else(|| malformed(to, "no parent directory"))?;
+        self.durable_dirs(parent)?;
+        fs::rename(from, to).map_err(io(from))?;
+        sync_dir(parent)?;
+        if let Some(source) = from.parent() {
+            sync_dir(source)?;
+        }
+        Ok(())
+    }
+
     fn relative(&self, p: &Path) -> Result<String, StoreError> {
         p.strip_prefix(self.root())
             .map(|r| r.to_string_lossy().into_owned())
             .map_err(|_| malformed(p, "outside the store"))
     }
-}
-
-/// Copies `from` to `to` exactly, through the store's atomic write (temp
-/// file + fsync + rename + directory fsync): a copy cut short is never seen
-/// at `to`, only whole. A copy already there (a retry after a crash) must
-/// hold the same bytes; a different one is refused. Not exclusive: the
-/// caller holds the lineage's lock and the quarantine folder is the
-/// lineage's own, so nothing else writes `to` between the check and the
-/// write.
-fn copy_exact(from: &Path, to: &Path) -> Result<QuarantinedFile, StoreError> {
-    let bytes = fs::read(from).map_err(io(from))?;
-    match FileStore::read_optional(to)? {
-        // Phase one already copied it (a crash after): it must be the same.
-        Some(existing) if existing == bytes => {}
-        Some(_) => return Err(malformed(to, "a quarantine copy differs from its original")),
-        None => write_atomic(to, &bytes)?,
-    }
-    Ok(QuarantinedFile {
-        path: String::new(),
-        sha256: Sha256Digest::plain(&bytes),
-        bytes: bytes.len() as u64,
-    })
-}
-
-fn move_into(from: &Path, to: &Path) -> Result<(), StoreError> {
-    if let Some(parent) = to.parent() {
-        fs::create_dir_all(parent).map_err(io(parent))?;
-    }
-    fs::rename(from, to).map_err(io(from))?;
-    if let Some(parent) = from.parent() {
-        sync_dir(parent)?;
-    }
-    Ok(())
 }
 
 impl RepairStore for FileStore {
@@ -238,7 +280,7 @@ impl RepairStore for FileStore {
         }
         // The tombstone first: from then on the lineage answers `consumed`
         // whatever a crash leaves of the rest (a retry completes it).
-        write_atomic(&self.consumed_pointer(lineage), tombstone)?;
+        self.write_durable(&self.consumed_pointer(lineage), tombstone)?;
         for entry in self.index_entries_naming(lineage)? {
             fs::remove_file(&entry).map_err(io(&entry))?;
             if let Some(parent) = entry.parent() {
@@ -314,27 +356,27 @@ impl RepairStore for FileStore {
         let mut listed = Vec::new();
         for f in &files {
             let rel = self.relative(f)?;
-            let mut q = copy_exact(f, &qdir.join("copy").join(&rel))?;
+            let mut q = self.copy_exact(f, &qdir.join("copy").join(&rel))?;
             q.path = rel;
             listed.push(q);
         }
         let audit_path = qdir.join("audit.json");
         if Self::read_optional(&audit_path)?.is_none() {
-            write_atomic(&audit_path, &audit(&listed)?)?;
+            self.write_durable(&audit_path, &audit(&listed)?)?;
         }
         // Phase two: the originals leave the live store (moved, never
         // deleted). A retired lineage's pointer is written first, so from
         // the moment its directory is gone it answers `retired`.
         let audit_rel = self.relative(&audit_path)?;
         if class == RepairClass::CorruptedRecord {
-            write_atomic(
+            self.write_durable(
                 &self.retired_pointer(lineage),
                 format!("{audit_rel}\n").as_bytes(),
             )?;
         }
         for m in &moves {
             let rel = self.relative(m)?;
-            move_into(m, &qdir.join("moved").join(rel))?;
+            self.move_into(m, &qdir.join("moved").join(rel))?;
         }
         Ok(audit_rel)
     }
