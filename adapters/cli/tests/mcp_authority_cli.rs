@@ -13,6 +13,38 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::{Value, json};
 use support::*;
 
+/// `probity --cwd <cwd> mcp --authority`, isolated, its stdin and stdout
+/// piped.
+fn authority_command(cwd: &std::path::Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["mcp", "--authority"])
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    cmd
+}
+
+/// A `start` call whose line (without its newline) is `len` bytes: were it
+/// read, a review would start.
+fn start_call_of(len: usize) -> Vec<u8> {
+    let tail = br#""}}}"#;
+    let mut line =
+        br#"{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"start","arguments":{"focus":""#
+            .to_vec();
+    line.resize(len - tail.len(), b'a');
+    line.extend_from_slice(tail);
+    assert_eq!(line.len(), len);
+    line
+}
+
+/// The bound `probity mcp` reads a message under: 4 MiB.
+const BOUND: usize = 4 * 1024 * 1024;
+
 struct Session {
     child: Child,
     stdin: ChildStdin,
@@ -22,17 +54,7 @@ struct Session {
 
 impl Session {
     fn start(cwd: &std::path::Path) -> Session {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-        isolated(&mut cmd)
-            .arg("--cwd")
-            .arg(cwd)
-            .args(["mcp", "--authority"])
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_INDEX_FILE")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        let mut child = cmd.spawn().unwrap();
+        let mut child = authority_command(cwd).spawn().unwrap();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut s = Session {
@@ -70,6 +92,40 @@ impl Session {
             if v["id"] == json!(id) {
                 return v;
             }
+        }
+    }
+
+    /// Writes one raw line (a newline is added), as a client would send it.
+    fn send_raw(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message the server writes.
+    fn answer(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "server closed"
+        );
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    /// Sends a bad frame and then a `ping` behind it: (the answer to the
+    /// frame, the ping's answer). A frame left unanswered would make the
+    /// ping's answer the only one, failing here rather than hanging.
+    fn bad_frame(&mut self, frame: &[u8]) -> (Value, Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_raw(frame);
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let (a, b) = (self.answer(), self.answer());
+        // The frame's answer never carries the ping's id.
+        match (a["id"] == json!(id), b["id"] == json!(id)) {
+            (false, true) => (a, b),
+            (true, false) => (b, a),
+            _ => panic!("one answer each expected: {a} / {b}"),
         }
     }
 
@@ -236,5 +292,110 @@ fn an_argument_the_schema_does_not_declare_is_refused_and_changes_nothing() {
         refused["isError"] == json!(true) || r["error"]["code"] == json!(-32602),
         "{r}"
     );
+    assert_eq!(store_snapshot(&f), before);
+}
+
+/// Every bad frame `probity mcp --authority` reads is answered with a
+/// JSON-RPC error, and the session goes on to answer what comes next:
+/// a line that is not JSON (-32700), JSON that is not a request object
+/// (-32600), a message over the 4 MiB bound (-32600, its `tools/call` never
+/// run), and a `tools/call` whose `params` are not its shape (-32602, with
+/// its id). None of them changes the store.
+#[test]
+fn bad_frames_get_json_rpc_errors_and_the_session_goes_on() {
+    let f = medium_change();
+    let mut s = Session::start(f.root());
+    let before = store_snapshot(&f);
+
+    assert_eq!(probity_mcp::frame::MAX_FRAME_BYTES, BOUND);
+    let oversized = start_call_of(BOUND + 1);
+
+    let not_an_object = [
+        &b"42"[..],
+        b"\"tools/list\"",
+        b"[1,2]",
+        b"[]",
+        b"null",
+        b"true",
+    ];
+    let mut cases: Vec<(&[u8], i64, Value)> = vec![
+        (b"this is not json", -32700, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call""#,
+            -32700,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"st\xffart\"}",
+            -32700,
+            Value::Null,
+        ),
+    ];
+    cases.extend(not_an_object.iter().map(|f| (*f, -32600, Value::Null)));
+    cases.push((&oversized, -32600, Value::Null));
+    cases.push((
+        br#"{"jsonrpc":"2.0","id":"params-array","method":"tools/call","params":[1]}"#,
+        -32602,
+        json!("params-array"),
+    ));
+    cases.push((
+        br#"{"jsonrpc":"2.0","id":"arguments-string","method":"tools/call","params":{"name":"start","arguments":"x"}}"#,
+        -32602,
+        json!("arguments-string"),
+    ));
+    for (frame, code, id) in cases {
+        let shown = String::from_utf8_lossy(&frame[..frame.len().min(80)]).into_owned();
+        let (error, pong) = s.bad_frame(frame);
+        assert_eq!(error["jsonrpc"], "2.0", "{shown}: {error}");
+        assert_eq!(error["error"]["code"], code, "{shown}: {error}");
+        assert_eq!(error["id"], id, "{shown}: {error}");
+        assert!(error["error"]["message"].is_string(), "{shown}: {error}");
+        assert!(error.get("result").is_none(), "{shown}: {error}");
+        assert_eq!(
+            pong["result"],
+            json!({}),
+            "{shown}: the session went on: {pong}"
+        );
+    }
+    assert_eq!(store_snapshot(&f), before, "a bad frame changed the store");
+
+    // After all of them, a tool call is served as usual.
+    let (err, started) = s.call("start", json!({}));
+    assert!(!err, "{started}");
+    assert!(started["lineage_id"].is_string(), "{started}");
+}
+
+/// The bound holds for a last frame the client ends its stream without a
+/// newline after: it is answered -32600 before the session ends (it went
+/// unanswered), and nothing is run.
+#[test]
+fn an_oversized_last_frame_without_a_newline_is_answered_before_the_session_ends() {
+    let f = medium_change();
+    let before = store_snapshot(&f);
+    let mut child = authority_command(f.root()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probity-test", "version": "0"}}});
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    writeln!(stdin, "{init}\n{note}").unwrap();
+    stdin.write_all(&start_call_of(BOUND + 1)).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    let answers: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert!(
+        answers
+            .iter()
+            .any(|a| a["id"] == 1 && a["result"].is_object())
+    );
+    let refused = answers.iter().find(|a| a["id"] != 1).unwrap();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["id"], Value::Null, "{refused}");
     assert_eq!(store_snapshot(&f), before);
 }
