@@ -4,7 +4,8 @@
 //!
 //! Argument arrays only, never a shell; a cleared environment (only `PATH`,
 //! `HOME` and `SSH_AUTH_SOCK` pass, so an agent-held key signs); every run
-//! has a timeout and is killed past it; every signature (and a literal
+//! has a timeout and is killed past it (its process group, by `kill` with a
+//! cleared environment and a fixed `PATH`); every signature (and a literal
 //! key) is handed to `ssh-keygen` in a scratch file under an owner lock
 //! (`probity_scratch`), removed when the run ends however it ends: by its
 //! guard, by the interrupt handler, or by the next run's scavenging pass.
@@ -264,11 +265,20 @@ fn scratch_file(dir: &Path, prefix: &str, bytes: &[u8]) -> std::io::Result<Scrat
     Ok(scratch)
 }
 
+/// Where `kill` is looked up: the system's directories, never the
+/// caller's `PATH`.
+const KILL_PATH: &str = "/usr/bin:/bin";
+
 /// Kills the child's process group (it leads its own), then reaps it.
 fn kill_group(child: &mut std::process::Child) {
-    // `kill` from PATH with an argument array: std has no group kill, and
-    // this crate forbids unsafe code. The leader is killed directly too.
+    // The `kill` program with an argument array: std has no group kill,
+    // and this crate forbids unsafe code. A cleared environment like every
+    // program Probity runs, with only a fixed PATH (std looks the program
+    // up in the PATH given to the child). The leader is killed directly
+    // too, so a system without `kill` there still ends it.
     let _ = Command::new("kill")
+        .env_clear()
+        .env("PATH", KILL_PATH)
         .args(["-KILL", "--", &format!("-{}", child.id())])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
