@@ -8,7 +8,9 @@
 //! variables explicitly (e.g. a temporary `GIT_INDEX_FILE`). One exception,
 //! for the server-side gate only: [`GitCli::with_receive_quarantine`] keeps
 //! `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES`, which a
-//! `pre-receive` hook needs to read the pushed (quarantined) objects.
+//! `pre-receive` hook needs to read the pushed (quarantined) objects. And
+//! one variable is never cleared: `GIT_EXEC_PATH`, where git finds its own
+//! helper programs (see `is_git_env`).
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -157,6 +159,16 @@ impl Default for GitCli {
 pub const QUARANTINE_ENV: [&str; 2] = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"];
 
 /// Environment variables git would honour from a caller; cleared on every run.
+///
+/// One is kept: `GIT_EXEC_PATH`, the directory where git finds its own
+/// programs (`git-remote-https`, the `git-upload-pack` an `ls-remote` of a
+/// local remote starts, ...). git exports it to every hook and alias it
+/// runs (its exec dir, or the one `git --exec-path=<dir>` named), and a
+/// relocated or wrapped git (a build tree, a bundled install) may need it
+/// to find its helpers: dropped, the git a hook's Probity starts could run
+/// another installation's helpers, or find none. It names no repository,
+/// work tree, index, object store, ref namespace or configuration, so it
+/// cannot redirect an observation; it is trusted as `PATH` is.
 fn is_git_env(key: &OsStr) -> bool {
     let k = key.to_string_lossy();
     k.starts_with("GIT_") && k != "GIT_EXEC_PATH"
@@ -535,6 +547,20 @@ mod tests {
     fn git_env_is_recognised() {
         assert!(is_git_env(OsStr::new("GIT_DIR")));
         assert!(is_git_env(OsStr::new("GIT_INDEX_FILE")));
+        for k in [
+            "GIT_WORK_TREE",
+            "GIT_CONFIG_COUNT",
+            "GIT_CONFIG_KEY_0",
+            "GIT_CONFIG_VALUE_0",
+            "GIT_CONFIG_PARAMETERS",
+            "GIT_NAMESPACE",
+            "GIT_OBJECT_DIRECTORY",
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        ] {
+            assert!(is_git_env(OsStr::new(k)), "{k}");
+        }
         assert!(!is_git_env(OsStr::new("HOME")));
+        // Where git finds its own programs (see `is_git_env`): kept.
+        assert!(!is_git_env(OsStr::new("GIT_EXEC_PATH")));
     }
 }
