@@ -10,7 +10,7 @@ mod scenario;
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
@@ -654,4 +654,122 @@ fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
     );
     let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
     assert_eq!(alice.role.as_deref(), Some("write"));
+}
+
+/// How long a stalled reply waits: far beyond [`TIMEOUT`].
+const STALL: Duration = Duration::from_secs(5);
+/// The request timeout the stall tests configure.
+const TIMEOUT: Duration = Duration::from_millis(200);
+
+fn timed_out(e: &ForgeError) -> bool {
+    matches!(e, ForgeError::Transport { message, .. } if message == "the request timed out")
+}
+
+/// A timeout on every request: a reply held back far beyond the configured
+/// timeout is the typed timeout error for a required singleton (the
+/// repository: collection stops) and a `fetch_failed` gap for an optional
+/// listing (the issue's comments; the rest collected), each well before
+/// the reply would come.
+#[test]
+fn a_stalled_reply_times_out_in_bounded_time() {
+    let limits = Limits {
+        timeout: TIMEOUT,
+        ..Limits::default()
+    };
+    let req = request(EntityKind::WorkItem, 4);
+    let profile = default_profile(EntityKind::WorkItem);
+
+    let stalled = Reply::json(include_str!("fixtures/forgejo/repo.json")).delay(STALL);
+    let server = HttpServer::script(scenario::issue_4().get(REPO, vec![stalled])).unwrap();
+    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
+    let started = Instant::now();
+    let e = collect(&mut fj, &req, &profile).unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(&e, CollectError::Forge(f) if timed_out(f)),
+        "{e:?}"
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    // The request was sent (and seen); only its answer never came in time.
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].target, REPO);
+    assert!(!format!("{e:?}").contains(TOKEN));
+
+    let comments = format!("{REPO}/issues/4/comments");
+    let stalled = Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")).delay(STALL);
+    let server = HttpServer::script(scenario::issue_4().get(&comments, vec![stalled])).unwrap();
+    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
+    let started = Instant::now();
+    let input = collect(&mut fj, &req, &profile).unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(input.comments.is_empty());
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
+    assert_eq!(input.entity.state, "open");
+    assert!(server.seen().iter().any(|r| r.target == comments));
+    // The port call itself answers the typed timeout error.
+    let e = fj
+        .comments(
+            EntityRef {
+                kind: EntityKind::WorkItem,
+                number: 4,
+            },
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Newest,
+            },
+        )
+        .unwrap_err();
+    assert!(timed_out(&e), "{e:?}");
+}
+
+/// The token only as a header to the API base: an API answer redirected
+/// to another host (here a second server) is fetched without it, and every
+/// request to the API, before and after the redirect, carries it.
+#[test]
+fn a_redirect_to_another_host_never_carries_the_token() {
+    let elsewhere = HttpServer::script(Script::new().get(
+        "/mirror/issues/4/comments",
+        vec![Reply::json(include_str!(
+            "fixtures/forgejo/issue-4-comments.json"
+        ))],
+    ))
+    .unwrap();
+    let comments = format!("{REPO}/issues/4/comments");
+    let script = scenario::issue_4().get(
+        &comments,
+        vec![Reply::status(302, "").header(
+            "Location",
+            &format!("{}/mirror/issues/4/comments", elsewhere.base()),
+        )],
+    );
+    let server = HttpServer::script(script).unwrap();
+    let mut fj = adapter(&server);
+    let req = request(EntityKind::WorkItem, 4);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    assert_eq!(input.comments.len(), 1, "followed");
+    let away = elsewhere.seen();
+    assert_eq!(away.len(), 1);
+    assert_eq!(away[0].target, "/mirror/issues/4/comments");
+    assert_eq!(away[0].header("authorization"), None);
+    for (name, value) in &away[0].headers {
+        assert!(!value.contains(TOKEN), "{name} carried the token");
+    }
+    let seen = server.seen();
+    let asked = seen.iter().position(|r| r.target == comments).unwrap();
+    assert!(asked + 1 < seen.len(), "the API was asked again afterwards");
+    for r in seen {
+        assert_eq!(
+            r.header("authorization"),
+            Some(&*format!("Bearer {TOKEN}")),
+            "{}",
+            r.target
+        );
+    }
 }

@@ -7,7 +7,7 @@ mod scenario;
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
@@ -731,4 +731,126 @@ fn a_graphql_rate_limit_is_waited_out_within_the_total() {
     let e = gh.review_threads(42, window).unwrap_err();
     assert!(matches!(e, ForgeError::RateLimited { .. }), "{e:?}");
     assert!(sleeper.slept.borrow().is_empty());
+}
+
+/// How long a stalled reply waits: far beyond [`TIMEOUT`].
+const STALL: Duration = Duration::from_secs(5);
+/// The request timeout the stall tests configure.
+const TIMEOUT: Duration = Duration::from_millis(200);
+
+fn timed_out(e: &ForgeError) -> bool {
+    matches!(e, ForgeError::Transport { message, .. } if message == "the request timed out")
+}
+
+/// A timeout on every request: a reply held back far beyond the configured
+/// timeout is the typed timeout error for a required singleton (the
+/// repository: collection stops) and a `fetch_failed` gap for an optional
+/// listing (the rest collected), each well before the reply would come.
+#[test]
+fn a_stalled_reply_times_out_in_bounded_time() {
+    let limits = Limits {
+        timeout: TIMEOUT,
+        ..Limits::default()
+    };
+    let req = request(EntityKind::WorkItem, 7);
+    let profile = default_profile(EntityKind::WorkItem);
+
+    let stalled = Reply::json(include_str!("fixtures/github/repo.json")).delay(STALL);
+    let server = HttpServer::script(scenario::issue_7().get(REPO, vec![stalled])).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), limits);
+    let started = Instant::now();
+    let e = collect(&mut gh, &req, &profile).unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(&e, CollectError::Forge(f) if timed_out(f)),
+        "{e:?}"
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    // The request was sent (and seen); only its answer never came in time.
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].target, REPO);
+    assert!(!format!("{e:?}").contains(TOKEN));
+
+    let comments = format!("{REPO}/issues/7/comments?per_page=100");
+    let stalled = Reply::json(include_str!("fixtures/github/issue-7-comments.json")).delay(STALL);
+    let server = HttpServer::script(scenario::issue_7().get(&comments, vec![stalled])).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), limits);
+    let started = Instant::now();
+    let input = collect(&mut gh, &req, &profile).unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(input.comments.is_empty());
+    let gaps: Vec<_> = input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect();
+    assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
+    assert_eq!(input.entity.state, "closed");
+    assert!(server.seen().iter().any(|r| r.target == comments));
+    // The port call itself answers the typed timeout error.
+    let e = gh
+        .comments(
+            EntityRef {
+                kind: EntityKind::WorkItem,
+                number: 7,
+            },
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Newest,
+            },
+        )
+        .unwrap_err();
+    assert!(timed_out(&e), "{e:?}");
+}
+
+/// The token only as a header to the API base: a log redirect to another
+/// host (another origin: a second server) is followed without it.
+#[test]
+fn a_redirect_to_another_host_never_carries_the_token() {
+    let elsewhere = HttpServer::script(Script::new().get(
+        "/storage/job-111.log",
+        vec![
+            Reply::new(200, include_bytes!("fixtures/github/job-111.log").to_vec())
+                .header("Content-Type", "text/plain"),
+        ],
+    ))
+    .unwrap();
+    let script = scenario::pull_42().get(
+        &format!("{REPO}/actions/jobs/111/logs"),
+        vec![Reply::status(302, "").header(
+            "Location",
+            &format!("{}/storage/job-111.log", elsewhere.base()),
+        )],
+    );
+    let server = HttpServer::script(script).unwrap();
+    let mut gh = adapter(&server, FakeSleeper::default(), Limits::default());
+    let input = collect(
+        &mut gh,
+        &pr42(),
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap();
+    let check = input
+        .checks
+        .iter()
+        .find(|c| c.id.as_deref() == Some("CR_kwDOAcme0111"))
+        .unwrap();
+    assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
+    let away = elsewhere.seen();
+    assert_eq!(away.len(), 1);
+    assert_eq!(away[0].target, "/storage/job-111.log");
+    assert_eq!(away[0].header("authorization"), None);
+    for (name, value) in &away[0].headers {
+        assert!(!value.contains(TOKEN), "{name} carried the token");
+    }
+    for r in server.seen() {
+        assert_eq!(
+            r.header("authorization"),
+            Some(&*format!("Bearer {TOKEN}")),
+            "{}",
+            r.target
+        );
+    }
 }

@@ -11,7 +11,7 @@ mod scenario;
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
@@ -689,5 +689,131 @@ fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
         let a = assemble(&input).unwrap();
         let want = GapCode::parse(code).unwrap();
         assert_eq!(a.gaps.count(GapScope::Actors, want), 1, "{code}");
+    }
+}
+
+/// How long a stalled reply waits: far beyond [`TIMEOUT`].
+const STALL: Duration = Duration::from_secs(5);
+/// The request timeout the stall tests configure.
+const TIMEOUT: Duration = Duration::from_millis(200);
+
+fn timed_out(e: &ForgeError) -> bool {
+    matches!(e, ForgeError::Transport { message, .. } if message == "the request timed out")
+}
+
+/// A timeout on every request: a reply held back far beyond the configured
+/// timeout is the typed timeout error for a required singleton (the
+/// project: collection stops) and a `fetch_failed` gap for an optional
+/// listing (the issue's discussions; the rest collected), each well before
+/// the reply would come.
+#[test]
+fn a_stalled_reply_times_out_in_bounded_time() {
+    let limits = Limits {
+        timeout: TIMEOUT,
+        ..Limits::default()
+    };
+    let req = request(EntityKind::WorkItem, 3);
+    let profile = default_profile(EntityKind::WorkItem);
+
+    let stalled = Reply::json(include_str!("fixtures/gitlab/project.json")).delay(STALL);
+    let server = HttpServer::script(scenario::issue_3().get(PROJECT, vec![stalled])).unwrap();
+    let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
+    let started = Instant::now();
+    let e = collect(&mut gl, &req, &profile).unwrap_err();
+    let took = started.elapsed();
+    assert!(
+        matches!(&e, CollectError::Forge(f) if timed_out(f)),
+        "{e:?}"
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    // The request was sent (and seen); only its answer never came in time.
+    let seen = server.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].target, PROJECT);
+    assert!(!format!("{e:?}").contains(TOKEN));
+
+    let discussions = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
+    let stalled = Reply::json(include_str!("fixtures/gitlab/issue-3-discussions.json"))
+        .header("X-Total", "1")
+        .header("X-Total-Pages", "1")
+        .delay(STALL);
+    let server = HttpServer::script(scenario::issue_3().get(&discussions, vec![stalled])).unwrap();
+    let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
+    let started = Instant::now();
+    let input = collect(&mut gl, &req, &profile).unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(input.comments.is_empty());
+    assert_eq!(
+        gaps(&input),
+        [("comments".to_owned(), "fetch_failed".to_owned(), 1)]
+    );
+    assert_eq!(input.entity.state, "open");
+    assert!(server.seen().iter().any(|r| r.target == discussions));
+    // The port call itself answers the typed timeout error.
+    let e = gl
+        .comments(
+            EntityRef {
+                kind: EntityKind::WorkItem,
+                number: 3,
+            },
+            Window {
+                max_records: 100,
+                selection: RecordSelection::Newest,
+            },
+        )
+        .unwrap_err();
+    assert!(timed_out(&e), "{e:?}");
+}
+
+/// The token only as a header to the API base: a job trace redirected to
+/// another host (object storage; here a second server) is fetched without
+/// it, and every request to the API carries it.
+#[test]
+fn a_redirect_to_another_host_never_carries_the_token() {
+    let elsewhere = HttpServer::script(Script::new().get(
+        "/storage/job-5001.trace",
+        vec![
+            Reply::new(200, include_bytes!("fixtures/gitlab/job-5001.trace").to_vec())
+                .header("Content-Type", "text/plain"),
+        ],
+    ))
+    .unwrap();
+    let script = scenario::merge_request_5().get(
+        &format!("{PROJECT}/jobs/5001/trace"),
+        vec![Reply::status(302, "").header(
+            "Location",
+            &format!("{}/storage/job-5001.trace", elsewhere.base()),
+        )],
+    );
+    let server = HttpServer::script(script).unwrap();
+    let mut gl = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 5);
+    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let check = input
+        .checks
+        .iter()
+        .find(|c| c.id.as_deref() == Some("5001"))
+        .unwrap();
+    assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
+    let away = elsewhere.seen();
+    assert_eq!(away.len(), 1);
+    assert_eq!(away[0].target, "/storage/job-5001.trace");
+    assert_eq!(away[0].header("authorization"), None);
+    for (name, value) in &away[0].headers {
+        assert!(!value.contains(TOKEN), "{name} carried the token");
+    }
+    let seen = server.seen();
+    assert!(
+        seen.iter()
+            .any(|r| r.target == format!("{PROJECT}/jobs/5001/trace"))
+    );
+    for r in seen {
+        assert_eq!(
+            r.header("authorization"),
+            Some(&*format!("Bearer {TOKEN}")),
+            "{}",
+            r.target
+        );
     }
 }
