@@ -598,3 +598,99 @@ fn a_new_start_scavenges_orphaned_temp_files_by_their_lock() {
     assert!(not_temp.exists());
     drop(held);
 }
+
+/// Discovery is a lookup, never a scan: a lineage folder holding garbage
+/// (and an index entry naming it) beside an approved lineage changes
+/// nothing any read or write of the approved one answers, though loading
+/// the garbage fails closed and the repair survey (the one walk that reads
+/// every lineage) reports it. A read that walked the store would fail on it.
+#[test]
+fn a_garbage_lineage_elsewhere_never_reaches_another_lineages_lookups() {
+    use probity_core::digest::{Domain, Sha256Digest};
+    use probity_core::review::ids::{LineageId, TreeId};
+    use probity_core::review::repair::RepairClass;
+    use probity_ports::review::RepairStore;
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let r0 = started();
+    store.create(&r0).unwrap();
+    let r1 = validating(&r0);
+    store.replace(&step(&r0, &r1)).unwrap();
+    let r2 = r1
+        .state()
+        .accept_evidence(b"evidence")
+        .unwrap()
+        .record()
+        .unwrap();
+    store.replace(&step(&r1, &r2)).unwrap();
+    let delta = Sha256Digest::of(Domain::new("test/delta"), b"d");
+    let entry = Sha256Digest::of(Domain::new("test/entry"), b"e");
+    store.index_delta(&r2, &delta, &[entry]).unwrap();
+    let lineage = r2.state().lineage_id().clone();
+
+    // The garbage: an unrelated lineage's record, and an index entry on
+    // another base tree naming it.
+    let garbage = LineageId::parse("review-00000000000000aa".to_string()).unwrap();
+    let garbage_dir = dir.path().join(garbage.as_str());
+    std::fs::create_dir_all(&garbage_dir).unwrap();
+    std::fs::write(garbage_dir.join("state.json"), b"\xff\xfe not a record").unwrap();
+    std::fs::write(garbage_dir.join("receipt.json"), b"{").unwrap();
+    let other_tree = "1".repeat(40);
+    std::fs::write(
+        dir.path().join("index/base").join(&other_tree),
+        format!("{garbage}\n"),
+    )
+    .unwrap();
+    assert!(
+        store.load(&garbage).is_err(),
+        "the garbage must fail closed"
+    );
+    let survey = store.survey(RepairClass::CorruptedRecord).unwrap();
+    assert_eq!(survey.anomalies, vec![garbage.clone()], "{survey:?}");
+
+    // Every read of the approved lineage answers as before.
+    let id = Some(lineage.clone());
+    let state = r2.state();
+    let base = &state.snapshot().base_tree;
+    assert_eq!(store.load(&lineage).unwrap(), Some(r2.clone()));
+    assert_eq!(store.lookup_target(&state.snapshot().target).unwrap(), id);
+    assert_eq!(store.lookup_base(base).unwrap(), id);
+    assert_eq!(
+        store.lookup_final(state.final_candidate_tree()).unwrap(),
+        id
+    );
+    assert_eq!(store.lookup_delta(&delta).unwrap(), id);
+    assert_eq!(store.lookup_delta_entry(&entry).unwrap(), id);
+    assert_eq!(store.lookup_open(base).unwrap(), Vec::new());
+    assert_eq!(store.lookup_escalated(base).unwrap(), Vec::new());
+    assert!(store.read_receipt(&lineage).unwrap().is_some());
+    assert_eq!(store.successor_of(&lineage).unwrap(), None);
+    assert_eq!(store.pending_successor_of(&lineage).unwrap(), None);
+    assert_eq!(store.submitted_results(&lineage).unwrap(), Vec::new());
+    let mut ran = false;
+    store.under_lock(&lineage, &mut || ran = true).unwrap();
+    assert!(ran);
+    // Lookups of what nothing indexes answer none, not an error.
+    let unknown = TreeId::parse("2".repeat(40)).unwrap();
+    assert_eq!(store.lookup_base(&unknown).unwrap(), None);
+    assert_eq!(store.lookup_open(&unknown).unwrap(), Vec::new());
+
+    // Writes go on: the approved lineage's projections and delta index are
+    // idempotent, and another candidate's lineage is created and advanced.
+    store.ensure_projections(&r2).unwrap();
+    store.index_delta(&r2, &delta, &[entry]).unwrap();
+    let other = fixtures::payments_scenario().unwrap().0.record().unwrap();
+    assert_eq!(store.create(&other).unwrap(), Created::New);
+    assert_eq!(
+        store
+            .lookup_target(&other.state().snapshot().target)
+            .unwrap(),
+        Some(other.state().lineage_id().clone())
+    );
+    assert_eq!(store.load(other.state().lineage_id()).unwrap(), Some(other));
+    // The garbage is where it was, untouched.
+    assert_eq!(
+        std::fs::read(garbage_dir.join("state.json")).unwrap(),
+        b"\xff\xfe not a record"
+    );
+}
