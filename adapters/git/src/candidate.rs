@@ -80,9 +80,13 @@ impl Repo {
             return Ok((tree_id("rev-parse HEAD^{tree}", &out.stdout)?, false));
         }
         // Unborn only if HEAD names a branch and that branch does not exist.
+        // `rev-parse --verify` of the ref itself reads the ref, not its
+        // object: a branch whose commit is missing exists (`show-ref
+        // --verify` would call it absent, and the whole worktree would look
+        // added).
         let sym = self.run(["symbolic-ref", "-q", "HEAD"])?;
         let branch = String::from_utf8_lossy(&sym).trim().to_string();
-        let exists: Vec<OsString> = ["show-ref", "--verify", "-q", branch.as_str()]
+        let exists: Vec<OsString> = ["rev-parse", "-q", "--verify", branch.as_str()]
             .iter()
             .map(OsString::from)
             .collect();

@@ -196,6 +196,24 @@ fn discovery_from_a_subdirectory_and_a_linked_worktree() {
 }
 
 #[test]
+fn a_branch_whose_commit_is_missing_is_an_error_never_an_unborn_head() {
+    let f = base_fixture();
+    let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    let head = head.trim();
+    // The branch still names its commit; the object is gone (a damaged
+    // or partial clone). The whole worktree must not look added.
+    let loose = f
+        .root()
+        .join(".git/objects")
+        .join(&head[..2])
+        .join(&head[2..]);
+    std::fs::remove_file(&loose).unwrap();
+    let err = f.repo().unwrap().observe_candidate().unwrap_err();
+    assert!(matches!(err, probity_git::GitError::Failed { .. }), "{err}");
+    assert!(err.to_string().contains("has no tree"), "{err}");
+}
+
+#[test]
 fn not_a_repository_is_a_typed_error() {
     let dir = tempfile::tempdir().unwrap();
     let err = probity_git::Repo::discover(probity_git::GitCli::default(), dir.path()).unwrap_err();
