@@ -93,7 +93,8 @@ impl Write for LockedTemp {
 /// orphan is scavenged by its lock), written and fsynced, given
 /// `permissions` when asked, renamed over `path`, then the directory
 /// fsynced. Readers see the old bytes or the new, never part. The
-/// directory is created as needed.
+/// directory is created as needed, each new directory made durable in its
+/// parent ([`create_dir_durable`]).
 pub fn write_atomic(
     path: &Path,
     bytes: &[u8],
@@ -105,7 +106,7 @@ pub fn write_atomic(
         Some(_) => std::path::PathBuf::from("."),
         None => return Err(std::io::Error::other("no parent directory")),
     };
-    std::fs::create_dir_all(&dir)?;
+    create_dir_durable(&dir)?;
     let mut tmp = LockedTemp::new_in(&dir, prefix)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
@@ -114,6 +115,48 @@ pub fn write_atomic(
     }
     tmp.persist(path)?;
     sync_dir(&dir)
+}
+
+/// Creates `dir` and whichever of its ancestors are missing, fsyncing each
+/// new directory's parent once it is there, so a file later renamed into
+/// `dir` survives a crash together with its path (`create_dir_all` alone
+/// leaves the new directories' entries in no durable state).
+pub fn create_dir_durable(dir: &Path) -> std::io::Result<()> {
+    let mut missing = Vec::new();
+    let mut at = dir;
+    loop {
+        match std::fs::symlink_metadata(at) {
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing.push(at);
+                match at.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => at = p,
+                    _ => break,
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    for d in missing.into_iter().rev() {
+        match std::fs::create_dir(d) {
+            Ok(()) => {}
+            // Made meanwhile by another writer: its parent is synced below
+            // all the same.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        if let Some(parent) = d.parent().filter(|p| !p.as_os_str().is_empty()) {
+            sync_dir(parent)?;
+        }
+    }
+    if std::fs::metadata(dir)?.is_dir() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "{} is not a directory",
+            dir.display()
+        )))
+    }
 }
 
 /// fsyncs a directory (a rename in it is durable once this returns).
@@ -151,6 +194,24 @@ pub fn remove_if_orphaned(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_directories_are_made_level_by_level_and_a_file_in_the_way_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a/b/c");
+        create_dir_durable(&deep).unwrap();
+        assert!(deep.is_dir());
+        // Again: nothing to make, no error.
+        create_dir_durable(&deep).unwrap();
+        write_atomic(&dir.path().join("x/y/file"), b"bytes", ".tmp-", None).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("x/y/file")).unwrap(),
+            b"bytes"
+        );
+        std::fs::write(dir.path().join("plain"), b"").unwrap();
+        assert!(create_dir_durable(&dir.path().join("plain")).is_err());
+        assert!(create_dir_durable(&dir.path().join("plain/below")).is_err());
+    }
 
     #[test]
     fn a_live_temp_is_kept_and_a_dead_ones_is_removed() {

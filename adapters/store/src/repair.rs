@@ -162,31 +162,11 @@ impl FileStore {
         Ok(out)
     }
 
-    /// Creates `dir` and its missing ancestors below the store root, each
-    /// made durable in its parent (a folder's entry is its parent's), so a
-    /// crash never loses the folder a durable copy, pointer or moved
-    /// original is in.
+    /// Creates `dir` and its missing ancestors, each made durable in its
+    /// parent (a folder's entry is its parent's), so a crash never loses
+    /// the folder a durable copy, pointer or moved original is in.
     fn durable_dirs(&self, dir: &Path) -> Result<(), StoreError> {
-        let mut made = Vec::new();
-        let mut at = dir;
-        while at != self.root() && at.starts_with(self.root()) {
-            match fs::symlink_metadata(at) {
-                Ok(_) => break,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => made.push(at),
-                Err(e) => return Err(io(at)(e)),
-            }
-            match at.parent() {
-                Some(parent) => at = parent,
-                None => break,
-            }
-        }
-        fs::create_dir_all(dir).map_err(io(dir))?;
-        for d in made.iter().rev() {
-            if let Some(parent) = d.parent() {
-                sync_dir(parent)?;
-            }
-        }
-        Ok(())
+        probity_scratch::create_dir_durable(dir).map_err(io(dir))
     }
 
     /// [`write_atomic`] into a folder made durable first.

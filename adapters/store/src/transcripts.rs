@@ -49,7 +49,7 @@ impl TranscriptStore for FileStore {
         }
         let rel = format!("{lineage}/transcripts/{role}-{}.json", digest.hex());
         let dir = self.lineage_dir(lineage).join("transcripts");
-        fs::create_dir_all(&dir).map_err(io(&dir))?;
+        probity_scratch::create_dir_durable(&dir).map_err(io(&dir))?;
         let path = self.root().join(&rel);
         match fs::read(&path) {
             // Named by its digest: the same name holds the same bytes.

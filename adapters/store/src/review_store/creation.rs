@@ -180,7 +180,7 @@ impl FileStore {
         // clear what killed writers left behind.
         self.scavenge_orphan_temps();
         self.scavenge_unfinished_creations();
-        fs::create_dir_all(&self.root).map_err(io(&self.root))?;
+        probity_scratch::create_dir_durable(&self.root).map_err(io(&self.root))?;
         // The lineage's folder is made whole under a name of its own, held
         // by this run's owner lock, and appears under the lineage's name
         // only by a rename: a lineage folder never exists without its state.

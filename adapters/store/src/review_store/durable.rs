@@ -58,7 +58,7 @@ pub(super) fn durable_temp(
         path: path.display().to_string(),
         detail: "no parent directory".into(),
     })?;
-    fs::create_dir_all(dir).map_err(io(dir))?;
+    probity_scratch::create_dir_durable(dir).map_err(io(dir))?;
     let mut tmp = probity_scratch::LockedTemp::new_in(dir, ".tmp-").map_err(io(dir))?;
     tmp.write_all(bytes).map_err(io(tmp.path()))?;
     tmp.as_file().sync_all().map_err(io(path))?;
