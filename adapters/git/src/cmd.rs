@@ -214,7 +214,12 @@ impl GitCli {
             .env("GIT_PAGER", "cat")
             // Pointing the graft file at /dev/null makes git advise against
             // grafts on every command; that advice is not the user's.
+            // A configured fsmonitor is a program the repository names,
+            // and trusting it could leave an edit out of a candidate:
+            // never asked.
             .args([
+                "-c",
+                "core.fsmonitor=false",
                 "-c",
                 "core.quotePath=false",
                 "-c",

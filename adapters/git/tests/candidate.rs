@@ -214,6 +214,34 @@ fn a_branch_whose_commit_is_missing_is_an_error_never_an_unborn_head() {
 }
 
 #[test]
+fn a_configured_fsmonitor_is_never_run_nor_trusted() {
+    let f = base_fixture();
+    // A monitor that would tell git what changed (here: nothing): trusting
+    // it could leave an edit out of the candidate, and running it runs a
+    // program the repository names.
+    let marker = f.root().join("fsmonitor-ran");
+    let hook = f.home().join("fsmonitor.sh");
+    std::fs::write(
+        &hook,
+        format!("#!/bin/sh\ntouch '{}'\nprintf '\\0'\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    f.git(&["config", "core.fsmonitor", hook.to_str().unwrap()])
+        .unwrap();
+    f.write("src/lib.rs", "fn a() { 1 }\n").unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    assert!(!marker.exists(), "the repository's fsmonitor ran");
+    assert_eq!(
+        obs.changed
+            .iter()
+            .map(|c| c.path.clone())
+            .collect::<Vec<_>>(),
+        vec![p("src/lib.rs")]
+    );
+}
+
+#[test]
 fn not_a_repository_is_a_typed_error() {
     let dir = tempfile::tempdir().unwrap();
     let err = probity_git::Repo::discover(probity_git::GitCli::default(), dir.path()).unwrap_err();
