@@ -990,3 +990,79 @@ fn an_mcp_document_directory_left_by_a_killed_server_is_scavenged() {
     assert!(text.contains("\"id\":2"), "{text}");
     assert_eq!(named(tmp.path(), ""), Vec::<String>::new());
 }
+
+/// The scratch notes ref `publish` writes the new notes into
+/// (`refs/notes/probity-write-<pid>-<n>`, adapters/git/src/notes.rs
+/// `ScratchRef`, moved onto `refs/notes/probity` by compare-and-swap and
+/// then deleted) is a temporary artifact like any other: a SIGTERM, SIGINT
+/// or SIGHUP while it exists removes it before the run ends, and what a
+/// SIGKILL left is removed by the next run. Nothing else may be left under
+/// `refs/` (the git invariant: refs only under `refs/probity/` and
+/// `refs/notes/probity`).
+///
+/// Ignored: it fails today. `ScratchRef` is removed only by its `Drop`,
+/// which no signal runs, and is not registered with `probity_scratch`'s
+/// registry nor scavenged, so every signalled publish leaves its scratch
+/// ref for good (the same holds for push's `probity-incoming-*`). Run it
+/// with `--ignored` once that is fixed.
+#[test]
+#[ignore = "defect: a signalled publish leaves refs/notes/probity-write-*"]
+fn a_signalled_publish_leaves_no_scratch_notes_ref() {
+    let f = medium_change();
+    let inputs = tempfile::tempdir().unwrap();
+    let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string();
+    support::approve_live(f.root(), inputs.path());
+    f.commit_all("reviewed").unwrap();
+    let range = format!("{base}..HEAD");
+    let tmp = tempfile::tempdir().unwrap();
+    let notes_dir = f.root().join(".git/refs/notes");
+    let scratch_exists = || {
+        std::fs::read_dir(&notes_dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("probity-write-")
+            })
+    };
+    let refs = || {
+        let out = f
+            .git(&["for-each-ref", "--format=%(refname)", "refs/"])
+            .unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .filter(|r| r != "refs/heads/main" && r != "refs/notes/probity")
+            .collect::<Vec<_>>()
+    };
+    let publish = || in_tmp(f.root(), tmp.path(), &["publish", "--range", &range]);
+    for signal in ["-TERM", "-INT", "-HUP", "-KILL"] {
+        let mut caught = false;
+        for _ in 0..40 {
+            // Nothing published yet: this publish writes the note.
+            let _ = f.git(&["update-ref", "-d", "refs/notes/probity"]);
+            if signal_when(&mut publish(), scratch_exists, signal)
+                .is_some_and(|s| s.code().is_none())
+            {
+                caught = true;
+                break;
+            }
+        }
+        assert!(
+            caught,
+            "{signal}: no publish was caught with its scratch ref"
+        );
+        if signal == "-KILL" {
+            // The next run settles what the killed one left.
+            let status = publish().status().unwrap();
+            assert_eq!(status.code(), Some(0));
+        }
+        assert_eq!(refs(), Vec::<String>::new(), "{signal} left refs");
+    }
+}
