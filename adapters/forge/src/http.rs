@@ -184,7 +184,10 @@ impl<S: Sleeper> Client<S> {
             .user_agent("probity")
             // A redirect (a log download) never carries the credential.
             .redirect_auth_headers(ureq::config::RedirectAuthHeaders::Never)
-            .max_redirects(5);
+            .max_redirects(5)
+            // An https API is answered over https only: a redirect to plain
+            // http (a downgrade) is an error, not the forge's answer.
+            .https_only(base.starts_with("https://"));
         if is_loopback(&base) {
             cfg = cfg.proxy(None);
         }
@@ -489,6 +492,33 @@ pub fn json(what: &str, resp: &Response) -> Result<serde_json::Value, ForgeError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_https_api_is_never_answered_over_plain_http() {
+        let https = Client::new(
+            "https://api.example.invalid",
+            None,
+            Vec::new(),
+            Limits::default(),
+            SystemSleeper,
+        )
+        .unwrap();
+        assert!(
+            https.agent.config().https_only(),
+            "a downgrade redirect would be followed"
+        );
+        assert_eq!(https.agent.config().max_redirects(), 5);
+        // Loopback tests speak plain http.
+        let local = Client::new(
+            "http://127.0.0.1:9",
+            None,
+            Vec::new(),
+            Limits::default(),
+            SystemSleeper,
+        )
+        .unwrap();
+        assert!(!local.agent.config().https_only());
+    }
 
     fn resp(status: u16, headers: &[(&str, &str)]) -> Response {
         Response {
