@@ -992,21 +992,15 @@ fn an_mcp_document_directory_left_by_a_killed_server_is_scavenged() {
 }
 
 /// The scratch notes ref `publish` writes the new notes into
-/// (`refs/notes/probity-write-<pid>-<n>`, adapters/git/src/notes.rs
+/// (`refs/notes/probity-write-<random>`, adapters/git/src/notes.rs
 /// `ScratchRef`, moved onto `refs/notes/probity` by compare-and-swap and
 /// then deleted) is a temporary artifact like any other: a SIGTERM, SIGINT
 /// or SIGHUP while it exists removes it before the run ends, and what a
 /// SIGKILL left is removed by the next run. Nothing else may be left under
 /// `refs/` (the git invariant: refs only under `refs/probity/` and
-/// `refs/notes/probity`).
-///
-/// Ignored: it fails today. `ScratchRef` is removed only by its `Drop`,
-/// which no signal runs, and is not registered with `probity_scratch`'s
-/// registry nor scavenged, so every signalled publish leaves its scratch
-/// ref for good (the same holds for push's `probity-incoming-*`). Run it
-/// with `--ignored` once that is fixed.
+/// `refs/notes/probity`). Before the fix, `ScratchRef` was removed only by
+/// its `Drop`, so every signalled publish left its scratch ref for good.
 #[test]
-#[ignore = "defect: a signalled publish leaves refs/notes/probity-write-*"]
 fn a_signalled_publish_leaves_no_scratch_notes_ref() {
     let f = medium_change();
     let inputs = tempfile::tempdir().unwrap();
@@ -1064,5 +1058,13 @@ fn a_signalled_publish_leaves_no_scratch_notes_ref() {
             assert_eq!(status.code(), Some(0));
         }
         assert_eq!(refs(), Vec::<String>::new(), "{signal} left refs");
+        // Nor the scratch ref's owner lock.
+        let locks: Vec<String> = std::fs::read_dir(f.root().join(".git"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("probity-notes-"))
+            .collect();
+        assert_eq!(locks, Vec::<String>::new(), "{signal} left owner locks");
     }
 }

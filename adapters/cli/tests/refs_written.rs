@@ -29,8 +29,8 @@
 //!   one changed or removed) and the files of the refs it wrote (their
 //!   reflogs included); every other file (`HEAD`, `config`, `index`,
 //!   `packed-refs`, hooks, ...) keeps its bytes, and nothing Probity made
-//!   for the run (an index copy, a lock, a scratch notes ref) is left. (But
-//!   `push`'s notes fetch writes `FETCH_HEAD`, which is tolerated.)
+//!   for the run (an index copy, a lock, a scratch notes ref) is left
+//!   (`push`'s notes fetch leaves the user's `FETCH_HEAD` alone too).
 
 mod support;
 
@@ -207,15 +207,6 @@ impl Review {
     /// Runs `probity --json args...`, asserting it succeeded with exit 0,
     /// and what it changed: its answer and the refs it changed.
     fn step(&self, args: &[&str]) -> (Value, RefChanges) {
-        // `push` fetches the remote's notes to merge them, and git's fetch
-        // writes `FETCH_HEAD` (replacing what the user's last fetch left
-        // there): tolerated, not required (`git fetch
-        // --no-write-fetch-head` would leave it).
-        let tolerated: &[&str] = if args[0] == "push" {
-            &["FETCH_HEAD"]
-        } else {
-            &[]
-        };
         let before = snapshot(&self.f);
         let run = support::probity(self.f.root(), args);
         assert_eq!(run.code, 0, "{args:?}: {}{}", run.stdout, run.stderr);
@@ -256,8 +247,7 @@ impl Review {
                 continue;
             }
             let new_object = p.starts_with("objects") && was.is_none();
-            let tolerated = tolerated.iter().any(|t| p == Path::new(t));
-            if !new_object && !ref_files.contains(p) && !tolerated {
+            if !new_object && !ref_files.contains(p) {
                 let what = match (was, is) {
                     (None, _) => "added",
                     (_, None) => "removed",

@@ -8,7 +8,6 @@
 //! argument; remote names and refspecs go after `--`.
 
 use std::ffi::OsString;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use probity_core::review::ids::CommitId;
 use probity_core::review::server::{NOTES_REF, note_paths};
@@ -17,26 +16,77 @@ use probity_ports::review::{AdapterError, NotesGit};
 use crate::cmd::GitError;
 use crate::repo::Repo;
 
-static SCRATCH: AtomicU32 = AtomicU32::new(0);
+/// The owner locks of scratch notes refs, in the common git dir:
+/// `probity-notes-<kind>-<random>.owner`, one per scratch ref
+/// `refs/notes/probity-<kind>-<random>`.
+const OWNER_PREFIX: &str = "probity-notes-";
 
-/// A scratch notes ref for one write, removed on every exit.
+/// A scratch notes ref for one write, removed on every exit: by its drop;
+/// as a loose ref file, by an interrupted run's cleanup (SIGINT, SIGTERM,
+/// SIGHUP); and, whatever killed its run (SIGKILL), by the next scratch
+/// ref's scavenging pass, which deletes every scratch ref whose owner lock
+/// no live process holds.
 struct ScratchRef<'a> {
     repo: &'a Repo,
     name: String,
+    /// Held while the ref lives: a run killed outright leaves its lock file
+    /// unheld, and the next pass finds the ref by it.
+    owner: probity_scratch::Scratch,
+    /// The loose ref file, for an interrupted run's cleanup.
+    _loose: probity_scratch::Registered,
 }
 
 impl Drop for ScratchRef<'_> {
     fn drop(&mut self) {
-        let _ = self.repo.run(["update-ref", "-d", self.name.as_str()]);
+        if self
+            .repo
+            .run(["update-ref", "-d", self.name.as_str()])
+            .is_ok()
+        {
+            // Gone: the owner lock goes with the guard.
+            self.owner.keep_lock_file(false);
+        }
     }
 }
 
-fn scratch_name(kind: &str) -> String {
-    format!(
-        "refs/notes/probity-{kind}-{}-{}",
-        std::process::id(),
-        SCRATCH.fetch_add(1, Ordering::SeqCst)
-    )
+/// The scratch ref an owner lock's artifact name stands for.
+fn ref_of_owner(artifact: &std::path::Path) -> Option<String> {
+    let name = artifact.file_name()?.to_str()?;
+    let rest = name.strip_prefix(OWNER_PREFIX)?;
+    rest.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        .then(|| format!("refs/notes/probity-{rest}"))
+}
+
+impl Repo {
+    /// A new scratch notes ref of `kind` (`write`, `incoming`), after
+    /// deleting the scratch refs dead runs left.
+    fn scratch_ref(&self, kind: &str) -> Result<ScratchRef<'_>, GitError> {
+        let dir = self.common_dir();
+        probity_scratch::scavenge_with(dir, OWNER_PREFIX, |artifact| {
+            match ref_of_owner(artifact) {
+                Some(name) => self.run(["update-ref", "-d", name.as_str()]).is_ok(),
+                None => true,
+            }
+        });
+        let prefix = format!("{OWNER_PREFIX}{kind}-");
+        let mut owner = probity_scratch::Scratch::reserve_only(dir, &prefix)?;
+        // With loose refs an interrupted run's cleanup removes the ref file
+        // and then the lock; a reftable's refs are no files, so there the
+        // lock is kept for the next pass to find the ref by.
+        owner.keep_lock_file(dir.join("reftable").is_dir());
+        let name = ref_of_owner(owner.path()).ok_or_else(|| GitError::Parse {
+            args: "scratch notes ref".into(),
+            detail: format!("{} names no scratch ref", owner.path().display()),
+        })?;
+        let loose = probity_scratch::registry::artifact(&dir.join(&name));
+        Ok(ScratchRef {
+            repo: self,
+            name,
+            owner,
+            _loose: loose,
+        })
+    }
 }
 
 /// The all-zero id in the hash of `like` (git's "must not exist").
@@ -98,10 +148,7 @@ impl Repo {
         if notes.is_empty() {
             return Ok(());
         }
-        let scratch = ScratchRef {
-            repo: self,
-            name: scratch_name("write"),
-        };
+        let scratch = self.scratch_ref("write")?;
         if let Some(old) = expected {
             self.run(["update-ref", scratch.name.as_str(), old.as_str()])?;
         }
@@ -159,15 +206,21 @@ impl Repo {
     /// A remote without the ref leaves the local notes as they are.
     /// Returns whether anything was merged.
     pub fn merge_remote_notes(&self, remote: &str) -> Result<bool, GitError> {
-        let incoming = ScratchRef {
-            repo: self,
-            name: scratch_name("incoming"),
-        };
+        let incoming = self.scratch_ref("incoming")?;
         let spec = format!("+{NOTES_REF}:{}", incoming.name);
-        let args: Vec<OsString> = ["fetch", "--quiet", "--no-tags", "--", remote, spec.as_str()]
-            .iter()
-            .map(OsString::from)
-            .collect();
+        let args: Vec<OsString> = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            // The user's FETCH_HEAD is theirs.
+            "--no-write-fetch-head",
+            "--",
+            remote,
+            spec.as_str(),
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
         let out = self.git().output(self.root(), &args, &[], None)?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
