@@ -38,7 +38,33 @@ fn every_sub_state_reads_back_as_itself() {
     ));
     let pristine = pristine();
     assert_eq!(*pristine.stage(), Stage::Reviewing);
-    for s in [&budget, &correcting, &over, &failed_once, &pristine] {
+    // The other stages: validating after a passing fix, approved on its
+    // evidence, invalidated by a person.
+    let validating = budget
+        .accept_forecast(5)
+        .unwrap()
+        .accept_validation(fix(1, 3), validation(true))
+        .unwrap();
+    assert!(matches!(validating.stage(), Stage::Validating { .. }));
+    let approved = validating.accept_evidence(b"ok").unwrap();
+    assert!(matches!(approved.stage(), Stage::Approved { .. }));
+    let invalidated = pristine
+        .invalidate(probity_core::review::ids::NonBlank::parse("the change was withdrawn").unwrap())
+        .unwrap();
+    assert!(matches!(invalidated.stage(), Stage::Invalidated { .. }));
+    let refuter = awaiting_refuter();
+    assert!(matches!(refuter.stage(), Stage::AwaitingRefuter { .. }));
+    for s in [
+        &budget,
+        &correcting,
+        &over,
+        &failed_once,
+        &pristine,
+        &validating,
+        &approved,
+        &invalidated,
+        &refuter,
+    ] {
         assert_eq!(&round_trip(s), s, "{} did not read back", s.stage().name());
     }
     // The sub-states share their stage's wire name.
