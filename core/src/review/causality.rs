@@ -183,7 +183,11 @@ pub fn check(
                 downgrade(DowngradeReason::NoSuchLine)
             }
         }
-        _ => {
+        CausalDisposition::Introduced
+        | CausalDisposition::Worsened
+        | CausalDisposition::PreExisting
+        | CausalDisposition::BaseOnly
+        | CausalDisposition::Unknown => {
             let hunks = facts.hunks.get(&loc.path).map(Vec::as_slice).unwrap_or(&[]);
             // The path is gone from the candidate: the change removed it all.
             let deleted = !facts.candidate_lines.contains_key(&loc.path);

@@ -1,6 +1,10 @@
 //! Review authority (spec R1–R8): identifiers, risk, lenses, the frozen
 //! snapshot, role documents, compact state, receipts and gate decisions.
 
+// Matches over stages and decisions name every variant, so a new one is a
+// compile error wherever it matters (docs/ARCHITECTURE.md, "core").
+#![deny(clippy::wildcard_enum_match_arm)]
+
 pub mod attest;
 pub mod bundle;
 pub mod causality;
