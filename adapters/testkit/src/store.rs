@@ -26,6 +26,7 @@ use probity_core::review::projection::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
 use probity_core::review::receipt::Receipt;
+use probity_core::review::recovery::{check_first, check_successor_of, successor_link};
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
@@ -460,22 +461,10 @@ impl Mem {
     }
 
     fn create_successor(&mut self, record: &StateRecord) -> Result<Created, StoreError> {
-        let link = record
-            .state()
-            .predecessor()
-            .ok_or_else(|| StoreError::Malformed {
-                path: record.state().lineage_id().to_string(),
-                detail: "a successor must name its predecessor".into(),
-            })?;
+        let link = successor_link(record.state())?;
         let pred = link.lineage_id.clone();
         let current = self.stored(&pred)?;
-        if current.revision() != link.revision {
-            return Err(StoreError::Conflict {
-                lineage: pred,
-                expected: link.revision,
-                found: current.revision(),
-            });
-        }
+        check_successor_of(&current, record.state())?;
         let same_link = |r: &StateRecord| r.state().predecessor() == Some(link);
         // An interrupted creation is adopted by the same request only.
         let (record, adopted) = match self.pending.get(&pred) {
@@ -549,6 +538,7 @@ impl ReviewStore for InMemoryStore {
     }
 
     fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        check_first(record.state())?;
         let lineage = record.state().lineage_id();
         let target = record.state().snapshot().target;
         let mut m = self.mem();

@@ -779,6 +779,13 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
         store.create_successor(&r0),
         |e| matches!(e, StoreError::Malformed { .. }),
     )?;
+    // A successor created as a first record would stand beside its
+    // predecessor with no supersession marker: a chain no reader accepts.
+    expect_err(
+        "a successor created as a first record",
+        store.create(&s1),
+        |e| matches!(e, StoreError::Malformed { .. }),
+    )?;
     ensure!(
         observe(store, &keys)? == before,
         "a refused successor wrote"

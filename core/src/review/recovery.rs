@@ -242,6 +242,97 @@ pub fn successor(
     Ok(ReviewState::genesis(input, generation, Some(predecessor))?)
 }
 
+/// Why a store refuses to create a record as a new lineage (R9.2), decided
+/// here so every store refuses the same; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NewLineageError {
+    /// `create` was given a successor: only its predecessor's recovery
+    /// (`create_successor`, under the predecessor's lock) creates one.
+    #[error(
+        "{lineage} names predecessor {predecessor}: it is created only as that lineage's successor"
+    )]
+    Successor {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// The predecessor it names.
+        predecessor: LineageId,
+    },
+    /// `create_successor` was given a first generation.
+    #[error("a successor must name its predecessor")]
+    NoPredecessor {
+        /// The record's lineage.
+        lineage: LineageId,
+    },
+    /// The predecessor is no longer at the revision the link recorded: it
+    /// changed after the successor was derived from it.
+    #[error("{predecessor} is at revision {found}, not {recorded}")]
+    Stale {
+        /// The predecessor.
+        predecessor: LineageId,
+        /// The revision the link recorded.
+        recorded: Sha256Digest,
+        /// The predecessor's revision now.
+        found: Sha256Digest,
+    },
+    /// The successor is not its predecessor's generation plus one.
+    #[error(
+        "{lineage} is generation {generation} but its predecessor is generation {predecessor_generation}"
+    )]
+    Generation {
+        /// The successor.
+        lineage: LineageId,
+        /// Its generation.
+        generation: u32,
+        /// The predecessor's generation.
+        predecessor_generation: u32,
+    },
+}
+
+/// What `create` checks: the record starts a chain (names no
+/// predecessor, generation 1).
+pub fn check_first(record: &ReviewState) -> Result<(), NewLineageError> {
+    match &record.predecessor {
+        None => Ok(()),
+        Some(p) => Err(NewLineageError::Successor {
+            lineage: record.lineage_id.clone(),
+            predecessor: p.lineage_id.clone(),
+        }),
+    }
+}
+
+/// What `create_successor` reads first: the predecessor link the store
+/// must load and lock.
+pub fn successor_link(record: &ReviewState) -> Result<&Predecessor, NewLineageError> {
+    record
+        .predecessor
+        .as_ref()
+        .ok_or_else(|| NewLineageError::NoPredecessor {
+            lineage: record.lineage_id.clone(),
+        })
+}
+
+/// What `create_successor` checks against the predecessor's record as the
+/// store holds it (under its lock): the link names it at its current
+/// revision, and the record is one generation on.
+pub fn check_successor_of(pred: &StateRecord, record: &ReviewState) -> Result<(), NewLineageError> {
+    let link = successor_link(record)?;
+    if pred.revision != link.revision || pred.state.lineage_id != link.lineage_id {
+        return Err(NewLineageError::Stale {
+            predecessor: link.lineage_id.clone(),
+            recorded: link.revision,
+            found: pred.revision,
+        });
+    }
+    if pred.state.generation.checked_add(1) != Some(record.generation) {
+        return Err(NewLineageError::Generation {
+            lineage: record.lineage_id.clone(),
+            generation: record.generation,
+            predecessor_generation: pred.state.generation,
+        });
+    }
+    Ok(())
+}
+
 /// One ancestor as discovery read it: its record and the successor its
 /// supersession marker names (if any).
 #[derive(Debug, Clone)]
@@ -780,5 +871,49 @@ mod tests {
                 Err(ChainError::Fork { .. })
             ));
         }
+    }
+
+    #[test]
+    fn a_store_creates_a_first_record_alone_and_a_successor_only_on_its_predecessor() {
+        let pred = approved();
+        let succ = successor(
+            &pred,
+            request(&pred, Disposition::ScopeChanged),
+            scope(&reviewed_path()),
+            changed_input(),
+        )
+        .unwrap();
+        assert_eq!(check_first(&pred.state), Ok(()));
+        assert_eq!(
+            check_first(&succ),
+            Err(NewLineageError::Successor {
+                lineage: succ.lineage_id.clone(),
+                predecessor: pred.state.lineage_id.clone(),
+            })
+        );
+        assert_eq!(check_successor_of(&pred, &succ), Ok(()));
+        assert_eq!(
+            successor_link(&succ).map(|l| &l.lineage_id),
+            Ok(&pred.state.lineage_id)
+        );
+        // A first record is no successor.
+        let e = check_successor_of(&pred, &pred.state).unwrap_err();
+        assert_eq!(e.to_string(), "a successor must name its predecessor");
+        // Another record than the one the link names (or the predecessor
+        // at another revision): stale.
+        let other = crate::review::fixtures::budget_scenario()
+            .unwrap()
+            .record()
+            .unwrap();
+        assert!(matches!(
+            check_successor_of(&other, &succ),
+            Err(NewLineageError::Stale { found, .. }) if found == other.revision
+        ));
+        // Not one generation on.
+        let skipped = ReviewState::genesis(changed_input(), 3, succ.predecessor.clone()).unwrap();
+        assert!(matches!(
+            check_successor_of(&pred, &skipped),
+            Err(NewLineageError::Generation { generation: 3, .. })
+        ));
     }
 }

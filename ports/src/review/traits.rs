@@ -215,6 +215,33 @@ pub enum StoreError {
     },
 }
 
+/// A store's refusal of a new lineage, by core's rule
+/// (`recovery::check_first`, `check_successor_of`): a stale predecessor is
+/// a conflict (the request is retried from the predecessor as it is now);
+/// anything else is malformed input, named by the record's lineage.
+impl From<probity_core::review::recovery::NewLineageError> for StoreError {
+    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+        use probity_core::review::recovery::NewLineageError as E;
+        match e {
+            E::Stale {
+                predecessor,
+                recorded,
+                found,
+            } => StoreError::Conflict {
+                lineage: predecessor,
+                expected: recorded,
+                found,
+            },
+            E::Successor { ref lineage, .. }
+            | E::NoPredecessor { ref lineage }
+            | E::Generation { ref lineage, .. } => StoreError::Malformed {
+                path: lineage.to_string(),
+                detail: e.to_string(),
+            },
+        }
+    }
+}
+
 /// How a create ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Created {

@@ -3,6 +3,7 @@
 //! successor, and the undoing of what an interrupted start left.
 
 use super::*;
+use probity_core::review::recovery::{check_first, check_successor_of, successor_link};
 
 /// The temporary name a new lineage's folder is made under:
 /// `.new-<lineage>-<random>`, beside its owner lock `<that>.owner`.
@@ -167,6 +168,7 @@ impl FileStore {
     /// temporary name, then renamed into place and claimed in the target
     /// index.
     pub(super) fn create_lineage(&self, record: &StateRecord) -> Result<Created, StoreError> {
+        check_first(record.state())?;
         let lineage = record.state().lineage_id();
         let target = record.state().snapshot().target;
         if let Some(existing) = self.lookup_target(&target)? {
@@ -269,13 +271,7 @@ impl FileStore {
         &self,
         record: &StateRecord,
     ) -> Result<Created, StoreError> {
-        let link = record
-            .state()
-            .predecessor()
-            .ok_or_else(|| StoreError::Malformed {
-                path: record.state().lineage_id().to_string(),
-                detail: "a successor must name its predecessor".into(),
-            })?;
+        let link = successor_link(record.state())?;
         let pred = link.lineage_id.clone();
         // The predecessor's lock orders recoveries of one predecessor (and
         // any writer of it) against each other.
@@ -284,13 +280,7 @@ impl FileStore {
         let pred_bytes =
             Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
         let current = Self::parse_record(&pred_path, &pred_bytes)?;
-        if current.revision() != link.revision {
-            return Err(StoreError::Conflict {
-                lineage: pred.clone(),
-                expected: link.revision,
-                found: current.revision(),
-            });
-        }
+        check_successor_of(&current, record.state())?;
         let same_link = |r: &StateRecord| r.state().predecessor() == Some(link);
         // A successor whose creation a crash interrupted is adopted by the
         // same request, never minted twice (R1.3).
