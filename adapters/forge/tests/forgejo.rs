@@ -5,12 +5,13 @@
 //! never show the token, deleted authors, unmapped values, and checks
 //! recorded as an `unsupported` gap.
 
+mod common;
 #[path = "fixtures/forgejo/scenario.rs"]
 mod scenario;
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
@@ -656,77 +657,29 @@ fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
     assert_eq!(alice.role.as_deref(), Some("write"));
 }
 
-/// How long a stalled reply waits: far beyond [`TIMEOUT`].
-const STALL: Duration = Duration::from_secs(5);
-/// The request timeout the stall tests configure.
-const TIMEOUT: Duration = Duration::from_millis(200);
-
-fn timed_out(e: &ForgeError) -> bool {
-    matches!(e, ForgeError::Transport { message, .. } if message == "the request timed out")
-}
-
-/// A timeout on every request: a reply held back far beyond the configured
-/// timeout is the typed timeout error for a required singleton (the
-/// repository: collection stops) and a `fetch_failed` gap for an optional
-/// listing (the issue's comments; the rest collected), each well before
-/// the reply would come.
+/// A timeout on every request (common::stalls_time_out): the repository
+/// held back, then the issue's comments.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {
-    let limits = Limits {
-        timeout: TIMEOUT,
-        ..Limits::default()
-    };
-    let req = request(EntityKind::WorkItem, 4);
-    let profile = default_profile(EntityKind::WorkItem);
-
-    let stalled = Reply::json(include_str!("fixtures/forgejo/repo.json")).delay(STALL);
-    let server = HttpServer::script(scenario::issue_4().get(REPO, vec![stalled])).unwrap();
-    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
-    let started = Instant::now();
-    let e = collect(&mut fj, &req, &profile).unwrap_err();
-    let took = started.elapsed();
-    assert!(
-        matches!(&e, CollectError::Forge(f) if timed_out(f)),
-        "{e:?}"
-    );
-    assert!(took < Duration::from_secs(3), "{took:?}");
-    // The request was sent (and seen); only its answer never came in time.
-    let seen = server.seen();
-    assert_eq!(seen.len(), 1);
-    assert_eq!(seen[0].target, REPO);
-    assert!(!format!("{e:?}").contains(TOKEN));
-
     let comments = format!("{REPO}/issues/4/comments");
-    let stalled = Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")).delay(STALL);
-    let server = HttpServer::script(scenario::issue_4().get(&comments, vec![stalled])).unwrap();
-    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
-    let started = Instant::now();
-    let input = collect(&mut fj, &req, &profile).unwrap();
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(3), "{took:?}");
-    assert!(input.comments.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
-    assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
-    assert_eq!(input.entity.state, "open");
-    assert!(server.seen().iter().any(|r| r.target == comments));
-    // The port call itself answers the typed timeout error.
-    let e = fj
-        .comments(
-            EntityRef {
-                kind: EntityKind::WorkItem,
-                number: 4,
-            },
-            Window {
-                max_records: 100,
-                selection: RecordSelection::Newest,
-            },
-        )
-        .unwrap_err();
-    assert!(timed_out(&e), "{e:?}");
+    common::stalls_time_out(
+        common::Stalls {
+            script: scenario::issue_4,
+            singleton: (
+                REPO,
+                Reply::json(include_str!("fixtures/forgejo/repo.json")),
+            ),
+            listing: (
+                &comments,
+                Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")),
+            ),
+            request: request(EntityKind::WorkItem, 4),
+            number: 4,
+            state: "open",
+            token: TOKEN,
+        },
+        |server, limits| slow_adapter(server, FakeSleeper::default(), limits),
+    );
 }
 
 /// The token only as a header to the API base: an API answer redirected

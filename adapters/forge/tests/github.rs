@@ -2,12 +2,13 @@
 //! reaches the network): pagination, rate limits, typed errors, deleted
 //! authors, unmapped values, and the collected input assembled end to end.
 
+mod common;
 #[path = "fixtures/github/scenario.rs"]
 mod scenario;
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
@@ -733,76 +734,26 @@ fn a_graphql_rate_limit_is_waited_out_within_the_total() {
     assert!(sleeper.slept.borrow().is_empty());
 }
 
-/// How long a stalled reply waits: far beyond [`TIMEOUT`].
-const STALL: Duration = Duration::from_secs(5);
-/// The request timeout the stall tests configure.
-const TIMEOUT: Duration = Duration::from_millis(200);
-
-fn timed_out(e: &ForgeError) -> bool {
-    matches!(e, ForgeError::Transport { message, .. } if message == "the request timed out")
-}
-
-/// A timeout on every request: a reply held back far beyond the configured
-/// timeout is the typed timeout error for a required singleton (the
-/// repository: collection stops) and a `fetch_failed` gap for an optional
-/// listing (the rest collected), each well before the reply would come.
+/// A timeout on every request (common::stalls_time_out): the repository
+/// held back, then the issue's comments.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {
-    let limits = Limits {
-        timeout: TIMEOUT,
-        ..Limits::default()
-    };
-    let req = request(EntityKind::WorkItem, 7);
-    let profile = default_profile(EntityKind::WorkItem);
-
-    let stalled = Reply::json(include_str!("fixtures/github/repo.json")).delay(STALL);
-    let server = HttpServer::script(scenario::issue_7().get(REPO, vec![stalled])).unwrap();
-    let mut gh = adapter(&server, FakeSleeper::default(), limits);
-    let started = Instant::now();
-    let e = collect(&mut gh, &req, &profile).unwrap_err();
-    let took = started.elapsed();
-    assert!(
-        matches!(&e, CollectError::Forge(f) if timed_out(f)),
-        "{e:?}"
-    );
-    assert!(took < Duration::from_secs(3), "{took:?}");
-    // The request was sent (and seen); only its answer never came in time.
-    let seen = server.seen();
-    assert_eq!(seen.len(), 1);
-    assert_eq!(seen[0].target, REPO);
-    assert!(!format!("{e:?}").contains(TOKEN));
-
     let comments = format!("{REPO}/issues/7/comments?per_page=100");
-    let stalled = Reply::json(include_str!("fixtures/github/issue-7-comments.json")).delay(STALL);
-    let server = HttpServer::script(scenario::issue_7().get(&comments, vec![stalled])).unwrap();
-    let mut gh = adapter(&server, FakeSleeper::default(), limits);
-    let started = Instant::now();
-    let input = collect(&mut gh, &req, &profile).unwrap();
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(3), "{took:?}");
-    assert!(input.comments.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
-    assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
-    assert_eq!(input.entity.state, "closed");
-    assert!(server.seen().iter().any(|r| r.target == comments));
-    // The port call itself answers the typed timeout error.
-    let e = gh
-        .comments(
-            EntityRef {
-                kind: EntityKind::WorkItem,
-                number: 7,
-            },
-            Window {
-                max_records: 100,
-                selection: RecordSelection::Newest,
-            },
-        )
-        .unwrap_err();
-    assert!(timed_out(&e), "{e:?}");
+    common::stalls_time_out(
+        common::Stalls {
+            script: scenario::issue_7,
+            singleton: (REPO, Reply::json(include_str!("fixtures/github/repo.json"))),
+            listing: (
+                &comments,
+                Reply::json(include_str!("fixtures/github/issue-7-comments.json")),
+            ),
+            request: request(EntityKind::WorkItem, 7),
+            number: 7,
+            state: "closed",
+            token: TOKEN,
+        },
+        |server, limits| adapter(server, FakeSleeper::default(), limits),
+    );
 }
 
 /// The token only as a header to the API base: a log redirect to another

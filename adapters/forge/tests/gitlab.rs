@@ -6,12 +6,13 @@
 //! the token, deleted authors, unmapped values, and the collected input
 //! assembled end to end.
 
+mod common;
 #[path = "fixtures/gitlab/scenario.rs"]
 mod scenario;
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
@@ -692,78 +693,31 @@ fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
     }
 }
 
-/// How long a stalled reply waits: far beyond [`TIMEOUT`].
-const STALL: Duration = Duration::from_secs(5);
-/// The request timeout the stall tests configure.
-const TIMEOUT: Duration = Duration::from_millis(200);
-
-fn timed_out(e: &ForgeError) -> bool {
-    matches!(e, ForgeError::Transport { message, .. } if message == "the request timed out")
-}
-
-/// A timeout on every request: a reply held back far beyond the configured
-/// timeout is the typed timeout error for a required singleton (the
-/// project: collection stops) and a `fetch_failed` gap for an optional
-/// listing (the issue's discussions; the rest collected), each well before
-/// the reply would come.
+/// A timeout on every request (common::stalls_time_out): the project held
+/// back, then the issue's discussions.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {
-    let limits = Limits {
-        timeout: TIMEOUT,
-        ..Limits::default()
-    };
-    let req = request(EntityKind::WorkItem, 3);
-    let profile = default_profile(EntityKind::WorkItem);
-
-    let stalled = Reply::json(include_str!("fixtures/gitlab/project.json")).delay(STALL);
-    let server = HttpServer::script(scenario::issue_3().get(PROJECT, vec![stalled])).unwrap();
-    let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
-    let started = Instant::now();
-    let e = collect(&mut gl, &req, &profile).unwrap_err();
-    let took = started.elapsed();
-    assert!(
-        matches!(&e, CollectError::Forge(f) if timed_out(f)),
-        "{e:?}"
-    );
-    assert!(took < Duration::from_secs(3), "{took:?}");
-    // The request was sent (and seen); only its answer never came in time.
-    let seen = server.seen();
-    assert_eq!(seen.len(), 1);
-    assert_eq!(seen[0].target, PROJECT);
-    assert!(!format!("{e:?}").contains(TOKEN));
-
     let discussions = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
-    let stalled = Reply::json(include_str!("fixtures/gitlab/issue-3-discussions.json"))
-        .header("X-Total", "1")
-        .header("X-Total-Pages", "1")
-        .delay(STALL);
-    let server = HttpServer::script(scenario::issue_3().get(&discussions, vec![stalled])).unwrap();
-    let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
-    let started = Instant::now();
-    let input = collect(&mut gl, &req, &profile).unwrap();
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(3), "{took:?}");
-    assert!(input.comments.is_empty());
-    assert_eq!(
-        gaps(&input),
-        [("comments".to_owned(), "fetch_failed".to_owned(), 1)]
+    common::stalls_time_out(
+        common::Stalls {
+            script: scenario::issue_3,
+            singleton: (
+                PROJECT,
+                Reply::json(include_str!("fixtures/gitlab/project.json")),
+            ),
+            listing: (
+                &discussions,
+                Reply::json(include_str!("fixtures/gitlab/issue-3-discussions.json"))
+                    .header("X-Total", "1")
+                    .header("X-Total-Pages", "1"),
+            ),
+            request: request(EntityKind::WorkItem, 3),
+            number: 3,
+            state: "open",
+            token: TOKEN,
+        },
+        |server, limits| slow_adapter(server, FakeSleeper::default(), limits),
     );
-    assert_eq!(input.entity.state, "open");
-    assert!(server.seen().iter().any(|r| r.target == discussions));
-    // The port call itself answers the typed timeout error.
-    let e = gl
-        .comments(
-            EntityRef {
-                kind: EntityKind::WorkItem,
-                number: 3,
-            },
-            Window {
-                max_records: 100,
-                selection: RecordSelection::Newest,
-            },
-        )
-        .unwrap_err();
-    assert!(timed_out(&e), "{e:?}");
 }
 
 /// The token only as a header to the API base: a job trace redirected to
