@@ -128,21 +128,23 @@ fn a_disputed_blocker_is_recorded_and_evidence_then_approves_it_resolved() {
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 
+/// A dispute the driver refuses, checked to write nothing.
+fn refused_dispute(w: &World, input: DisputeInput) -> ReviewError {
+    let held = w.store.dump();
+    let err = drivers::dispute(&w.store, &w.clock, input).unwrap_err();
+    assert_eq!(w.store.dump(), held, "a refused dispute ({err}) wrote");
+    err
+}
+
 #[test]
 fn a_dispute_is_refused_with_nothing_written() {
     let w = world();
     let judged = w.in_correction();
     let l = judged.state().lineage_id().clone();
     let finding = blocker_id(&judged);
-    let held = w.store.dump();
-    let refused = |input: DisputeInput| {
-        let err = drivers::dispute(&w.store, &w.clock, input).unwrap_err();
-        assert_eq!(w.store.dump(), held, "a refused dispute ({err}) wrote");
-        err
-    };
     // A finding the judgment does not hold.
     let other = FindingId::new(Lens::Reliability, 9).unwrap();
-    let err = refused(dispute_input(&l, other, "x"));
+    let err = refused_dispute(&w, dispute_input(&l, other, "x"));
     assert!(
         matches!(
             err,
@@ -151,7 +153,7 @@ fn a_dispute_is_refused_with_nothing_written() {
         "{err}"
     );
     // A lineage the store does not hold.
-    let err = refused(dispute_input(&unknown(), finding, "x"));
+    let err = refused_dispute(&w, dispute_input(&unknown(), finding, "x"));
     assert!(
         matches!(err, ReviewError::Store(StoreError::NotFound(_))),
         "{err}"
@@ -160,8 +162,7 @@ fn a_dispute_is_refused_with_nothing_written() {
     // Once a correction is under way (its forecast given), too late.
     w.finalize_with(&l, |i| i.correction_lines = Some(2))
         .unwrap();
-    let held = w.store.dump();
-    let err = drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "x")).unwrap_err();
+    let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
     assert!(
         matches!(
             err,
@@ -169,13 +170,11 @@ fn a_dispute_is_refused_with_nothing_written() {
         ),
         "{err}"
     );
-    assert_eq!(w.store.dump(), held);
 
     // Before any judgment there is nothing to dispute.
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let held = w.store.dump();
-    let err = drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "x")).unwrap_err();
+    let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
     assert!(
         matches!(
             err,
@@ -183,15 +182,12 @@ fn a_dispute_is_refused_with_nothing_written() {
         ),
         "{err}"
     );
-    assert_eq!(w.store.dump(), held);
 
     // A disputed finding is not disputed again otherwise.
     let w = world();
     let l = w.in_correction().state().lineage_id().clone();
     drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "first")).unwrap();
-    let held = w.store.dump();
-    let err =
-        drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "second")).unwrap_err();
+    let err = refused_dispute(&w, dispute_input(&l, finding, "second"));
     assert!(
         matches!(
             err,
@@ -199,25 +195,20 @@ fn a_dispute_is_refused_with_nothing_written() {
         ),
         "{err}"
     );
-    assert_eq!(w.store.dump(), held);
 
     // A superseded lineage takes no dispute, whatever it names.
     let w = world();
     let approved = w.approve();
     let successor = recover_onto_fix(&w, &approved);
-    let held = w.store.dump();
-    let err = drivers::dispute(
-        &w.store,
-        &w.clock,
+    let err = refused_dispute(
+        &w,
         dispute_input(approved.state().lineage_id(), finding, "x"),
-    )
-    .unwrap_err();
+    );
     assert!(
         matches!(&err, ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
             if s == successor.state().lineage_id()),
         "{err}"
     );
-    assert_eq!(w.store.dump(), held);
 }
 
 // --- repair ----------------------------------------------------------------
