@@ -24,8 +24,8 @@ use probity_core::review::recovery::{Disposition, RecoverRequest};
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, parse_checksums};
 use probity_core::review::state::StateRecord;
 use probity_ports::review::{
-    self as drivers, AdapterError, Delivery, PushBoundary, ReleaseArtifacts, ReleaseEvidence,
-    RemoteScope, ReviewError, ReviewStore,
+    self as drivers, AdapterError, Delivery, PushBoundary, ReleaseArtifacts, ReleaseDecision,
+    ReleaseEvidence, RemoteScope, ReviewError, ReviewStore,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
@@ -747,6 +747,23 @@ fn checksums(files: &[(&str, &[u8])]) -> Vec<ExpectedArtifact> {
 const APP: (&str, &[u8]) = ("dist/app.tar.gz", b"the app\n");
 const SIG: (&str, &[u8]) = ("dist/app.sig", b"signed\n");
 
+/// The release gate at `HEAD` with `expected` checksums over `artifacts`.
+fn release_with(
+    w: &World,
+    expected: &[ExpectedArtifact],
+    artifacts: &Artifacts,
+) -> Result<ReleaseDecision, ReviewError> {
+    drivers::validate_release(
+        &w.git,
+        &w.store,
+        "HEAD",
+        Some(ReleaseEvidence {
+            expected,
+            artifacts,
+        }),
+    )
+}
+
 #[test]
 fn release_evidence_is_read_twice_and_must_match_its_checksums() {
     let w = world();
@@ -786,16 +803,7 @@ fn release_evidence_is_read_twice_and_must_match_its_checksums() {
     // One missing, one whose bytes are not the ones the checksums name.
     let expected = checksums(&[APP, SIG, ("dist/missing.zip", b"x")]);
     let artifacts = Artifacts::with(&[APP, (SIG.0, b"tampered\n")]);
-    let r = drivers::validate_release(
-        &w.git,
-        &w.store,
-        "HEAD",
-        Some(ReleaseEvidence {
-            expected: &expected,
-            artifacts: &artifacts,
-        }),
-    )
-    .unwrap();
+    let r = release_with(&w, &expected, &artifacts).unwrap();
     assert_eq!(
         typed(&r.decision),
         (Decision::Deny, ReasonCode::ReleaseEvidenceMismatch),
@@ -814,32 +822,14 @@ fn release_evidence_is_read_twice_and_must_match_its_checksums() {
     let expected = checksums(&[APP]);
     let artifacts = Artifacts::with(&[APP]);
     artifacts.unreadable.borrow_mut().insert(APP.0.to_string());
-    let err = drivers::validate_release(
-        &w.git,
-        &w.store,
-        "HEAD",
-        Some(ReleaseEvidence {
-            expected: &expected,
-            artifacts: &artifacts,
-        }),
-    )
-    .unwrap_err();
+    let err = release_with(&w, &expected, &artifacts).unwrap_err();
     assert!(matches!(err, ReviewError::Artifacts(_)), "{err}");
 
     // Matching evidence never releases an unreviewed revision.
     w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
     w.git.commit("not reviewed").unwrap();
     let artifacts = Artifacts::with(&[APP]);
-    let r = drivers::validate_release(
-        &w.git,
-        &w.store,
-        "HEAD",
-        Some(ReleaseEvidence {
-            expected: &expected,
-            artifacts: &artifacts,
-        }),
-    )
-    .unwrap();
+    let r = release_with(&w, &expected, &artifacts).unwrap();
     assert_eq!(r.decision.decision(), Decision::Deny);
     assert_ne!(
         r.decision.reason_code(),
