@@ -26,7 +26,7 @@ use probity_ports::review::{
     self as drivers, Delivery, DeliveryGit, DisputeInput, ReviewError, ReviewStore, StoreError,
     Submitted,
 };
-use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
+use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 
 fn text(s: &str) -> NonBlank {
     NonBlank::parse(s).unwrap()
@@ -562,13 +562,14 @@ fn a_burn_landing_while_a_gate_decides_leaves_no_allow() {
         drivers::validate_pre_commit_between(&w.git, &w.store, &Delivery::Worktree, &mut || {
             drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap();
         });
-    // The recheck reads the record again and finds it consumed: the gate
-    // fails closed with the store's answer.
-    let err = result.unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Store(StoreError::Consumed { lineage, .. }) if *lineage == l),
-        "{err}"
-    );
+    // The recheck reads the record again and finds it consumed: what the
+    // gate read moved, so it answers a denial that says to run it again
+    // (not a store error), and the run again denies for the burn.
+    let d = result.unwrap();
+    assert_eq!(verdict(&d), says("deny", "authority_changed"));
+    assert_eq!(d.lineage_id(), Some(&l));
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json["next_action"], "retry", "{json}");
     assert_eq!(w.gate(), says("deny", "receipt_missing"));
 }
 

@@ -100,10 +100,18 @@ impl<'a, S: ReviewStore> Recording<'a, S> {
         let mut moved = Vec::new();
         for l in lineages {
             let mut outcome: Result<Vec<Moved>, StoreError> = Ok(Vec::new());
-            self.inner.under_lock(l, &mut || {
+            let locked = self.inner.under_lock(l, &mut || {
                 outcome = self.compare(&seen, l);
-            })?;
-            moved.extend(outcome?);
+            });
+            match locked.and(outcome) {
+                Ok(m) => moved.extend(m),
+                // Burned or retired since it was read: what the gate read
+                // moved (a run again answers for what is there now).
+                Err(StoreError::Consumed { .. } | StoreError::Retired { .. }) => {
+                    moved.push(Moved::Record(l.clone()));
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
         // The index entries, asked again once every lineage was compared:
         // an entry that now names another lineage (or none) moved.
