@@ -6,6 +6,10 @@
 //! rule belongs in core, behind a function a driver calls. Unit tests
 //! (from a file's `#[cfg(test)]` on) and comments are not shipped code.
 //!
+//! Nor may shipped ports code import one of those types under an alias,
+//! or glob-import a module of core, so a variant cannot be named without
+//! its path either.
+//!
 //! A decision is still read (`GateDecision::allows`, `proven_by`, …) and
 //! rewritten only by core (`explained`, `prefaced` and `overruled_by` are
 //! crate-private there), so this lint and the type system together keep
@@ -66,6 +70,81 @@ fn deciding_names(src: &str) -> Vec<(usize, &'static str)> {
         }
     }
     hits
+}
+
+/// The names `DECIDING` paths start with.
+fn deciding_types() -> Vec<&'static str> {
+    DECIDING.iter().map(|t| t.trim_end_matches("::")).collect()
+}
+
+/// The `use` declarations of shipped code (before `#[cfg(test)]`) that
+/// import a deciding type under another name, or glob-import a module of
+/// core (either would let a variant be named without its type's path; a
+/// plain import, to name the type in a signature, is fine: its variants
+/// still carry the path the scan above looks for).
+fn deciding_imports(src: &str) -> Vec<String> {
+    let shipped = src.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut hits = Vec::new();
+    let mut statement = String::new();
+    for line in shipped.lines() {
+        let code = line.split("//").next().unwrap_or_default().trim();
+        if statement.is_empty() && !(code.starts_with("use ") || code.starts_with("pub use ")) {
+            continue;
+        }
+        statement.push_str(code);
+        statement.push(' ');
+        if !code.ends_with(';') {
+            continue;
+        }
+        let words: Vec<&str> = statement
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        // A deciding type may be imported to name it in a signature; an
+        // alias would hide its variants from the scan above.
+        let aliased = deciding_types()
+            .into_iter()
+            .any(|t| words.contains(&t) && statement.contains(&format!("{t} as ")));
+        let glob = statement.contains("probity_core") && statement.contains('*');
+        if aliased || glob {
+            hits.push(statement.trim().to_string());
+        }
+        statement.clear();
+    }
+    hits
+}
+
+#[test]
+fn the_import_check_sees_groups_aliases_and_globs() {
+    let planted = "use probity_core::review::gate::{\n    GateDecision,\n    Decision as D,\n};\nuse probity_core::review::state::*;\nuse probity_core::review::state::StateRecord;\n#[cfg(test)]\nuse probity_core::review::state::Stage;\n";
+    assert_eq!(
+        deciding_imports(planted),
+        vec![
+            "use probity_core::review::gate::{ GateDecision, Decision as D, };".to_string(),
+            "use probity_core::review::state::*;".to_string(),
+        ]
+    );
+}
+
+#[test]
+fn no_shipped_ports_code_imports_what_core_decides_with() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).unwrap();
+        for statement in deciding_imports(&text) {
+            found.push(format!(
+                "{}: {statement}",
+                file.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "ports aliases or glob-imports what core decides with (call core's rule instead):\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
