@@ -229,19 +229,18 @@ fn lens_results_are_due_when_given_when_every_selected_lens_submitted_or_when_no
 }
 
 #[test]
-fn only_an_approved_unsuperseded_lineage_delivers_exactly_its_final_target() {
+fn only_an_approved_lineage_covers_exactly_its_final_target() {
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     let target = r0.snapshot().target;
-    assert!(!r0.delivers_target(&target, false), "not approved yet");
+    assert!(!r0.delivers_target(&target), "not approved yet");
     let approved = r0
         .accept_results(vec![fixtures::clean_result()], &Default::default())
         .unwrap()
         .accept_evidence(b"ok")
         .unwrap();
-    assert!(approved.delivers_target(&target, false));
-    assert!(!approved.delivers_target(&target, true), "superseded");
+    assert!(approved.delivers_target(&target));
     let other = fixtures::budget_scenario().unwrap().snapshot().target;
-    assert!(!approved.delivers_target(&other, false));
+    assert!(!approved.delivers_target(&other));
 }
 
 #[test]

@@ -252,10 +252,13 @@ pub fn index_rebase_delta<G: GitPort, S: ReviewStore>(
     record: &StateRecord,
 ) -> Result<(), ReviewError> {
     let state = record.state();
-    let superseded = store.successor_of(state.lineage_id())?.is_some();
     // A lineage not approved, or superseded, is not indexed (core's rule;
-    // the store refuses the first, and this caller never asks it).
-    if delta_indexing(state, superseded) != Ok(DeltaIndexing::Index) {
+    // the store refuses the first, and this caller never asks it). The
+    // successor marker is read only for an approved lineage.
+    if !index_holds(IndexLookup::Delta, state)
+        || delta_indexing(state, store.successor_of(state.lineage_id())?.is_some())
+            != Ok(DeltaIndexing::Index)
+    {
         return Ok(());
     }
     let delta = reviewed_delta(git, record)?;

@@ -320,9 +320,8 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     .map_err(repo_err)?;
     let target = target_identity(&base, &c.tree);
     if let Some(record) = resume(store, &target)?
-        && record
-            .state()
-            .delivers_target(&target, supersession(store, &record)?.is_some())
+        && record.state().delivers_target(&target)
+        && supersession(store, &record)?.is_none()
     {
         return Ok(Some(record));
     }
@@ -345,9 +344,8 @@ fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
     let target = target_identity(&empty, &tip.tree);
     match resume(store, &target)? {
         Some(record)
-            if record
-                .state()
-                .delivers_target(&target, supersession(store, &record)?.is_some()) =>
+            if record.state().delivers_target(&target)
+                && supersession(store, &record)?.is_none() =>
         {
             Ok(Some(record))
         }

@@ -88,13 +88,12 @@ impl ReviewState {
         }
     }
 
-    /// Whether this lineage is the authority that delivers `target` (a
-    /// commit's (parent tree, tree)): approved, not `superseded`, and its
-    /// final target is exactly `target`.
-    pub fn delivers_target(&self, target: &Sha256Digest, superseded: bool) -> bool {
-        !superseded
-            && matches!(self.stage, Stage::Approved { .. })
-            && self.final_target() == *target
+    /// Whether this lineage's approval covers `target` (a commit's (parent
+    /// tree, tree)) exactly: approved, and its final target is `target`.
+    /// It delivers the target when it is also not superseded, which the
+    /// caller reads from the store only once this holds.
+    pub fn delivers_target(&self, target: &Sha256Digest) -> bool {
+        matches!(self.stage, Stage::Approved { .. }) && self.final_target() == *target
     }
 
     /// Whether this lineage's change may be carried onto `live_base` by the
