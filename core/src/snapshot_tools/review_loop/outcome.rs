@@ -68,17 +68,7 @@ pub fn footer_lines(footer: Option<&str>, usage: &UsageTotals) -> Vec<String> {
         .map(str::to_owned)
         .into_iter()
         .chain(usage.footer())
-        .map(|f| {
-            let mut s = String::with_capacity(f.len());
-            for c in f.chars() {
-                if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') {
-                    s.extend(c.escape_debug());
-                } else {
-                    s.push(c);
-                }
-            }
-            s
-        })
+        .map(|f| crate::snapshot_tools::path::one_line(&f).into_owned())
         .collect()
 }
 

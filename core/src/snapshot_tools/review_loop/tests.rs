@@ -507,3 +507,25 @@ fn transcript_digest_is_stable_and_content_bound() {
     assert_eq!(run("VERDICT: PASS"), run("VERDICT: PASS"));
     assert_ne!(run("VERDICT: PASS"), run("x\nVERDICT: PASS"));
 }
+
+#[test]
+fn each_footer_line_stays_one_line() {
+    let usage = UsageTotals {
+        reported_calls: 1,
+        input_tokens: 3,
+        output_tokens: 2,
+        cost_micro_usd: None,
+    };
+    let lines = footer_lines(Some("read a\nb\u{2028}c\u{85}d"), &usage);
+    assert_eq!(
+        lines,
+        [
+            "read a\\nb\\u{2028}c\\u{85}d",
+            "model: 3 input / 2 output tokens over 1 call"
+        ]
+    );
+    assert_eq!(
+        footer_lines(None, &UsageTotals::default()),
+        Vec::<String>::new()
+    );
+}
