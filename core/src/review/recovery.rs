@@ -263,29 +263,11 @@ pub enum NewLineageError {
         /// The record's lineage.
         lineage: LineageId,
     },
-    /// The predecessor is no longer at the revision the link recorded: it
-    /// changed after the successor was derived from it.
-    #[error("{predecessor} is at revision {found}, not {recorded}")]
-    Stale {
-        /// The predecessor.
-        predecessor: LineageId,
-        /// The revision the link recorded.
-        recorded: Sha256Digest,
-        /// The predecessor's revision now.
-        found: Sha256Digest,
-    },
-    /// The successor is not its predecessor's generation plus one.
-    #[error(
-        "{lineage} is generation {generation} but its predecessor is generation {predecessor_generation}"
-    )]
-    Generation {
-        /// The successor.
-        lineage: LineageId,
-        /// Its generation.
-        generation: u32,
-        /// The predecessor's generation.
-        predecessor_generation: u32,
-    },
+    /// The link does not hold against the predecessor as the store holds
+    /// it ([`link_fault`]): another lineage, another revision (it changed
+    /// after the successor was derived from it), or not one generation on.
+    #[error(transparent)]
+    Link(#[from] ChainError),
 }
 
 /// What `create` checks: the record starts a chain (names no
@@ -315,22 +297,8 @@ pub fn successor_link(record: &ReviewState) -> Result<&Predecessor, NewLineageEr
 /// store holds it (under its lock): the link names it at its current
 /// revision, and the record is one generation on.
 pub fn check_successor_of(pred: &StateRecord, record: &ReviewState) -> Result<(), NewLineageError> {
-    let link = successor_link(record)?;
-    if pred.revision != link.revision || pred.state.lineage_id != link.lineage_id {
-        return Err(NewLineageError::Stale {
-            predecessor: link.lineage_id.clone(),
-            recorded: link.revision,
-            found: pred.revision,
-        });
-    }
-    if pred.state.generation.checked_add(1) != Some(record.generation) {
-        return Err(NewLineageError::Generation {
-            lineage: record.lineage_id.clone(),
-            generation: record.generation,
-            predecessor_generation: pred.state.generation,
-        });
-    }
-    Ok(())
+    successor_link(record)?;
+    Ok(link_fault(record, pred)?)
 }
 
 /// One ancestor as discovery read it: its record and the successor its
@@ -405,38 +373,29 @@ pub enum ChainError {
     },
 }
 
-/// Checks one link: `child` names `parent` as its predecessor, at the
-/// parent's current revision, one generation on, and the parent's marker
-/// names exactly `child`.
-pub fn check_link(child: &ReviewState, parent: &Ancestor) -> Result<(), ChainError> {
-    let dangling = || ChainError::Dangling {
-        lineage: child.lineage_id.clone(),
-        predecessor: parent.record.state.lineage_id.clone(),
-    };
-    let link = child.predecessor.as_ref().ok_or_else(dangling)?;
-    let p = &parent.record.state;
-    if p.lineage_id != link.lineage_id {
-        return Err(ChainError::Dangling {
+/// What is wrong with `child`'s predecessor link against `parent` (the
+/// record it names, as read): it must name that lineage, at its current
+/// revision, one generation on. What a store checks before it creates a
+/// successor, and part of [`check_link`].
+pub fn link_fault(child: &ReviewState, parent: &StateRecord) -> Result<(), ChainError> {
+    let p = &parent.state;
+    let link = child
+        .predecessor
+        .as_ref()
+        .filter(|l| l.lineage_id == p.lineage_id)
+        .ok_or_else(|| ChainError::Dangling {
             lineage: child.lineage_id.clone(),
-            predecessor: link.lineage_id.clone(),
-        });
-    }
-    if parent.record.revision != link.revision {
+            predecessor: child
+                .predecessor
+                .as_ref()
+                .map_or_else(|| p.lineage_id.clone(), |l| l.lineage_id.clone()),
+        })?;
+    if parent.revision != link.revision {
         return Err(ChainError::RevisionMismatch {
             lineage: child.lineage_id.clone(),
             predecessor: link.lineage_id.clone(),
             recorded: link.revision,
-            found: parent.record.revision,
-        });
-    }
-    if parent.successor.as_ref() != Some(&child.lineage_id) {
-        return Err(ChainError::Fork {
-            lineage: child.lineage_id.clone(),
-            predecessor: link.lineage_id.clone(),
-            marker: parent
-                .successor
-                .as_ref()
-                .map_or_else(|| "nothing".to_string(), ToString::to_string),
+            found: parent.revision,
         });
     }
     if p.generation.checked_add(1) != Some(child.generation) {
@@ -444,6 +403,23 @@ pub fn check_link(child: &ReviewState, parent: &Ancestor) -> Result<(), ChainErr
             lineage: child.lineage_id.clone(),
             generation: child.generation,
             predecessor_generation: p.generation,
+        });
+    }
+    Ok(())
+}
+
+/// Checks one link: [`link_fault`], and the parent's marker names exactly
+/// `child`.
+pub fn check_link(child: &ReviewState, parent: &Ancestor) -> Result<(), ChainError> {
+    link_fault(child, &parent.record)?;
+    if parent.successor.as_ref() != Some(&child.lineage_id) {
+        return Err(ChainError::Fork {
+            lineage: child.lineage_id.clone(),
+            predecessor: parent.record.state.lineage_id.clone(),
+            marker: parent
+                .successor
+                .as_ref()
+                .map_or_else(|| "nothing".to_string(), ToString::to_string),
         });
     }
     Ok(())
@@ -899,21 +875,33 @@ mod tests {
         // A first record is no successor.
         let e = check_successor_of(&pred, &pred.state).unwrap_err();
         assert_eq!(e.to_string(), "a successor must name its predecessor");
-        // Another record than the one the link names (or the predecessor
-        // at another revision): stale.
+        // Another record than the one the link names.
         let other = crate::review::fixtures::budget_scenario()
             .unwrap()
             .record()
             .unwrap();
         assert!(matches!(
             check_successor_of(&other, &succ),
-            Err(NewLineageError::Stale { found, .. }) if found == other.revision
+            Err(NewLineageError::Link(ChainError::Dangling { .. }))
+        ));
+        // The predecessor at another revision than the link recorded.
+        let moved = StateRecord {
+            revision: other.revision,
+            ..pred.clone()
+        };
+        assert!(matches!(
+            check_successor_of(&moved, &succ),
+            Err(NewLineageError::Link(ChainError::RevisionMismatch { found, .. }))
+                if found == other.revision
         ));
         // Not one generation on.
         let skipped = ReviewState::genesis(changed_input(), 3, succ.predecessor.clone()).unwrap();
         assert!(matches!(
             check_successor_of(&pred, &skipped),
-            Err(NewLineageError::Generation { generation: 3, .. })
+            Err(NewLineageError::Link(ChainError::Generation {
+                generation: 3,
+                ..
+            }))
         ));
     }
 }

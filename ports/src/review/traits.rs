@@ -216,29 +216,47 @@ pub enum StoreError {
 }
 
 /// A store's refusal of a new lineage, by core's rule
-/// (`recovery::check_first`, `check_successor_of`): a stale predecessor is
-/// a conflict (the request is retried from the predecessor as it is now);
-/// anything else is malformed input, named by the record's lineage.
+/// (`recovery::check_first`, `check_successor_of`): a predecessor no longer
+/// at the revision the link recorded is a conflict (the request is retried
+/// from the predecessor as it is now); anything else is malformed input,
+/// named by the record's lineage.
 impl From<probity_core::review::recovery::NewLineageError> for StoreError {
     fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
-        use probity_core::review::recovery::NewLineageError as E;
+        use probity_core::review::recovery::{ChainError, NewLineageError as E};
         match e {
-            E::Stale {
+            E::Link(ChainError::RevisionMismatch {
                 predecessor,
                 recorded,
                 found,
-            } => StoreError::Conflict {
+                ..
+            }) => StoreError::Conflict {
                 lineage: predecessor,
                 expected: recorded,
                 found,
             },
-            E::Successor { ref lineage, .. }
-            | E::NoPredecessor { ref lineage }
-            | E::Generation { ref lineage, .. } => StoreError::Malformed {
-                path: lineage.to_string(),
+            E::Successor { ref lineage, .. } | E::NoPredecessor { ref lineage } => {
+                StoreError::Malformed {
+                    path: lineage.to_string(),
+                    detail: e.to_string(),
+                }
+            }
+            E::Link(ref chain) => StoreError::Malformed {
+                path: chain_lineage(chain).to_string(),
                 detail: e.to_string(),
             },
         }
+    }
+}
+
+/// The lineage a chain fault is about (the successor whose link failed).
+fn chain_lineage(e: &probity_core::review::recovery::ChainError) -> &LineageId {
+    use probity_core::review::recovery::ChainError as C;
+    match e {
+        C::Dangling { lineage, .. }
+        | C::RevisionMismatch { lineage, .. }
+        | C::Fork { lineage, .. }
+        | C::Generation { lineage, .. }
+        | C::Cycle { lineage } => lineage,
     }
 }
 
