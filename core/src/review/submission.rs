@@ -67,6 +67,12 @@ fn names(lenses: &[Lens]) -> String {
     }
 }
 
+/// The lens a result stands for: the one it names, or, unnamed, the only
+/// selected lens (none when zero or several are selected).
+fn lens_of(selected: &[Lens], named: Option<Lens>) -> Option<Lens> {
+    named.or_else(|| (selected.len() == 1).then(|| selected[0]))
+}
+
 /// Places results given by lens name into the selected order. A result
 /// without a name stands for the only selected lens and is refused when
 /// zero or several lenses are selected; a name that is not selected, a lens
@@ -77,15 +83,9 @@ pub fn place_results<T>(
 ) -> Result<Vec<T>, PlacementError> {
     let mut slots: Vec<Option<T>> = selected.iter().map(|_| None).collect();
     for (lens, value) in given {
-        let lens = match lens {
-            Some(l) => l,
-            None if selected.len() == 1 => selected[0],
-            None => {
-                return Err(PlacementError::Unnamed {
-                    selected: names(selected),
-                });
-            }
-        };
+        let lens = lens_of(selected, lens).ok_or_else(|| PlacementError::Unnamed {
+            selected: names(selected),
+        })?;
         let i = selected.iter().position(|s| *s == lens).ok_or_else(|| {
             PlacementError::NotSelected {
                 lens: lens.name(),
@@ -131,10 +131,9 @@ pub fn submitted_to_take<'a>(
     given: &[(Option<Lens>, &[u8])],
     submitted: &'a [(Lens, Vec<u8>)],
 ) -> Result<Vec<(Lens, &'a [u8])>, SubmittedDiffers> {
-    let only = (selected.len() == 1).then(|| selected[0]);
     let named: Vec<(Lens, &[u8])> = given
         .iter()
-        .filter_map(|(lens, bytes)| lens.or(only).map(|l| (l, *bytes)))
+        .filter_map(|(lens, bytes)| lens_of(selected, *lens).map(|l| (l, *bytes)))
         .collect();
     let mut take = Vec::new();
     for (lens, bytes) in submitted {
