@@ -167,7 +167,8 @@ mod tests {
         let advance = check_base_advance(&c("1"), &c("2"), vec![p("docs/x.md")], &[p("src/a.rs")])
             .unwrap()
             .unwrap();
-        let allow = GateDecision::allowed_for_tests(Gate::PrePr, "reviewed");
+        let allow =
+            GateDecision::allowed_for_tests(Gate::PrePr, "review-0123456789abcdef", "reviewed");
         assert_eq!(explain_advance(allow.clone(), None), allow);
         let said = explain_advance(allow.clone(), Some(&advance));
         assert_eq!(

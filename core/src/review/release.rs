@@ -427,18 +427,7 @@ mod tests {
         let a = CommitId::parse("1".repeat(40)).unwrap();
         let b = CommitId::parse("2".repeat(40)).unwrap();
         let lineage = LineageId::parse("review-0123456789abcdef").unwrap();
-        let allow = GateDecision {
-            gate: Gate::Release,
-            decision: Decision::Allow,
-            reason_code: ReasonCode::ReceiptValid,
-            stage: GateStage::Complete,
-            lineage_id: Some(lineage.clone()),
-            differing_paths: Vec::new(),
-            next_action: NextAction::None,
-            message: "reviewed".into(),
-            deliveries: Vec::new(),
-            proof: None,
-        };
+        let allow = GateDecision::allowed_for_tests(Gate::Release, lineage.as_str(), "reviewed");
         let art = |sha: Option<Sha256Digest>| {
             vec![ObservedArtifact {
                 name: "app".into(),
@@ -482,7 +471,7 @@ mod tests {
     }
 
     fn allowed() -> GateDecision {
-        GateDecision::allowed_for_tests(Gate::Release, "reviewed")
+        GateDecision::allowed_for_tests(Gate::Release, "review-0123456789abcdef", "reviewed")
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! First publication (R8.8) on plain values.
 
 use super::*;
-use crate::review::ids::{CommitId, LineageId, ObjectId, TreeId};
+use crate::review::ids::{CommitId, ObjectId, TreeId};
 use crate::review::rebase::ProofKind;
 
 const EMPTY: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -50,18 +50,7 @@ fn stack_denied() -> RangeJudgment {
 }
 
 fn whole_allowed() -> GateDecision {
-    GateDecision {
-        gate: Gate::PrePush,
-        decision: Decision::Allow,
-        reason_code: ReasonCode::ReceiptValid,
-        stage: GateStage::Complete,
-        lineage_id: Some(LineageId::parse("review-0123456789abcdef").unwrap()),
-        differing_paths: Vec::new(),
-        next_action: NextAction::None,
-        message: "exactly".into(),
-        deliveries: Vec::new(),
-        proof: None,
-    }
+    GateDecision::allowed_for_tests(Gate::PrePush, "review-0123456789abcdef", "exactly")
 }
 
 fn empty() -> TreeId {
@@ -163,6 +152,14 @@ fn without_a_whole_history_review_the_stack_denial_stands_and_names_one() {
         j.decision
             .message
             .contains(&format!("probity start --history {}", c(2))),
+        "{}",
+        j.decision.message
+    );
+    // One sentence after another.
+    assert!(
+        j.decision
+            .message
+            .starts_with("commit 1 of 3 is not a reviewed delivery. Or, as this is"),
         "{}",
         j.decision.message
     );

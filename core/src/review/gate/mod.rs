@@ -389,16 +389,16 @@ impl GateDecision {
         self
     }
 
-    /// An allow of `gate` with `message`, for core's unit tests only (no
-    /// code path makes an allow from nothing).
+    /// An allow of `gate` by `lineage` with `message`, for core's unit
+    /// tests only (no code path makes an allow from nothing).
     #[cfg(test)]
-    pub(crate) fn allowed_for_tests(gate: Gate, message: &str) -> GateDecision {
+    pub(crate) fn allowed_for_tests(gate: Gate, lineage: &str, message: &str) -> GateDecision {
         GateDecision {
             gate,
             decision: Decision::Allow,
             reason_code: ReasonCode::ReceiptValid,
             stage: GateStage::Complete,
-            lineage_id: None,
+            lineage_id: LineageId::parse(lineage).ok(),
             differing_paths: Vec::new(),
             next_action: NextAction::None,
             message: message.into(),

@@ -159,18 +159,7 @@ fn one_delivery_through_several_refs_is_judged_once() {
 }
 
 fn allow(lineage: &str) -> GateDecision {
-    GateDecision {
-        gate: Gate::PrePush,
-        decision: Decision::Allow,
-        reason_code: ReasonCode::ReceiptValid,
-        stage: GateStage::Complete,
-        lineage_id: Some(LineageId::parse(lineage).unwrap()),
-        differing_paths: vec![],
-        next_action: NextAction::None,
-        message: String::new(),
-        deliveries: vec![],
-        proof: None,
-    }
+    GateDecision::allowed_for_tests(Gate::PrePush, lineage, "")
 }
 
 #[test]

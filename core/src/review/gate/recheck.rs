@@ -77,18 +77,7 @@ mod tests {
     use super::*;
 
     fn allow() -> GateDecision {
-        GateDecision {
-            gate: Gate::PreCommit,
-            decision: Decision::Allow,
-            reason_code: ReasonCode::ReceiptValid,
-            stage: GateStage::Complete,
-            lineage_id: Some(LineageId::parse("review-0123456789abcdef").unwrap()),
-            differing_paths: Vec::new(),
-            next_action: NextAction::None,
-            message: "exactly".into(),
-            deliveries: Vec::new(),
-            proof: None,
-        }
+        GateDecision::allowed_for_tests(Gate::PreCommit, "review-0123456789abcdef", "exactly")
     }
 
     #[test]
