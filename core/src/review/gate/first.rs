@@ -105,8 +105,8 @@ pub fn judge_first_publication(
             let mut stack = stack;
             if stack.decision.next_action == NextAction::StartCommitReview {
                 stack.decision.message = format!(
-                    "{} Or, as this is a first publication of the whole history, review everything it carries as one change: `{}`",
-                    stack.decision.message,
+                    "{}. Or, as this is a first publication of the whole history, review everything it carries as one change: `{}`",
+                    stack.decision.message.trim_end_matches('.'),
                     history_review_command(tip)
                 );
             }
