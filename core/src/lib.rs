@@ -17,3 +17,4 @@ pub mod context;
 pub mod digest;
 pub mod review;
 pub mod snapshot_tools;
+pub mod url;

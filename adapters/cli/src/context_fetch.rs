@@ -310,7 +310,7 @@ pub fn run(
         // The token is sent with every request: never in clear text beyond
         // this machine (the client refuses it too).
         let https = base.starts_with("https://");
-        let loopback_http = base.starts_with("http://") && probity_forge::http::is_loopback(base);
+        let loopback_http = base.starts_with("http://") && probity_core::url::is_loopback(base);
         if !(https || loopback_http) {
             return Err(usage(
                 "bad_api_base",

@@ -875,7 +875,12 @@ fn a_malformed_repository_or_a_plain_http_api_base_is_a_usage_error() {
         let msg = v["error"]["message"].as_str().unwrap();
         assert!(msg.contains(expected) && msg.contains(repo), "{msg}");
     }
-    for base in ["http://forge.example/api/v3", "ftp://forge.example"] {
+    for base in [
+        "http://forge.example/api/v3",
+        "ftp://forge.example",
+        // A user part that reads like loopback names forge.example.
+        "http://127.0.0.1:1@forge.example/api/v3",
+    ] {
         let o = fetch_with("github", "acme/widgets", base, &out);
         assert_eq!(o.status.code(), Some(2), "{base}");
         let v = json_out(&o);

@@ -142,18 +142,6 @@ impl<S: Sleeper> std::fmt::Debug for Client<S> {
     }
 }
 
-/// Whether a URL names the loopback interface (`127.0.0.1`, `localhost`,
-/// `[::1]`): never proxied, and the only place a token may travel over
-/// plain http.
-pub fn is_loopback(base: &str) -> bool {
-    let rest = base
-        .strip_prefix("http://")
-        .or_else(|| base.strip_prefix("https://"))
-        .unwrap_or(base);
-    let host = rest.split(['/', ':']).next().unwrap_or("");
-    host == "127.0.0.1" || host == "localhost" || rest.starts_with("[::1]")
-}
-
 impl<S: Sleeper> Client<S> {
     /// A client for `base` (`https://api.github.com`, or `http://127.0.0.1:N`
     /// in tests). `headers` are sent with every request.
@@ -172,7 +160,8 @@ impl<S: Sleeper> Client<S> {
             });
         }
         // A credential never travels in clear text beyond this machine.
-        if token.is_some() && base.starts_with("http://") && !is_loopback(&base) {
+        if token.is_some() && base.starts_with("http://") && !probity_core::url::is_loopback(&base)
+        {
             return Err(ForgeError::Transport {
                 what: base,
                 message: "refusing to send the token over plain http (use https://)".into(),
@@ -188,7 +177,7 @@ impl<S: Sleeper> Client<S> {
             // An https API is answered over https only: a redirect to plain
             // http (a downgrade) is an error, not the forge's answer.
             .https_only(base.starts_with("https://"));
-        if is_loopback(&base) {
+        if probity_core::url::is_loopback(&base) {
             cfg = cfg.proxy(None);
         }
         Ok(Self {

@@ -65,23 +65,6 @@ impl std::fmt::Debug for ModelConfig {
     }
 }
 
-/// Whether a base URL names the loopback interface.
-fn is_loopback(base: &str) -> bool {
-    let rest = base
-        .strip_prefix("http://")
-        .or_else(|| base.strip_prefix("https://"))
-        .unwrap_or(base);
-    let authority = rest.split('/').next().unwrap_or("");
-    if authority.contains('@') {
-        return false;
-    }
-    let host = authority
-        .strip_prefix("[::1]")
-        .map(|_| "::1")
-        .unwrap_or_else(|| authority.split(':').next().unwrap_or(""));
-    matches!(host, "127.0.0.1" | "localhost" | "::1")
-}
-
 impl ModelConfig {
     /// Resolves the configuration: the environment (`PROBITY_MODEL_BASE_URL`,
     /// `PROBITY_MODEL`) overrides the file's `reviewModelBaseUrl` and
@@ -136,7 +119,10 @@ impl ModelConfig {
             )));
         }
         // The key is never sent in clear beyond this machine.
-        if api_key.is_some() && base_url.starts_with("http://") && !is_loopback(&base_url) {
+        if api_key.is_some()
+            && base_url.starts_with("http://")
+            && !probity_core::url::is_loopback(&base_url)
+        {
             return Err(ModelError::NotConfigured(format!(
                 "refusing to send the API key in {key_var} over plain http to `{base_url}`: use https (plain http is for 127.0.0.1, ::1 or localhost)"
             )));
