@@ -1066,5 +1066,14 @@ fn a_signalled_publish_leaves_no_scratch_notes_ref() {
             .filter(|n| n.starts_with("probity-notes-"))
             .collect();
         assert_eq!(locks, Vec::<String>::new(), "{signal} left owner locks");
+        // Nor its reflog.
+        let logs: Vec<String> = std::fs::read_dir(f.root().join(".git/logs/refs/notes"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("probity-"))
+            .collect();
+        assert_eq!(logs, Vec::<String>::new(), "{signal} left a scratch reflog");
     }
 }

@@ -32,20 +32,21 @@ struct ScratchRef<'a> {
     /// Held while the ref lives: a run killed outright leaves its lock file
     /// unheld, and the next pass finds the ref by it.
     owner: probity_scratch::Scratch,
-    /// The loose ref file, for an interrupted run's cleanup.
-    _loose: probity_scratch::Registered,
+    /// The loose ref file and its reflog, for an interrupted run's
+    /// cleanup.
+    _loose: [probity_scratch::Registered; 2],
 }
 
 impl Drop for ScratchRef<'_> {
     fn drop(&mut self) {
-        if self
+        // Gone: the owner lock goes with the guard. Not gone (the ref store
+        // was locked, say): the lock file stays, unheld once this run ends,
+        // so the next pass deletes the ref.
+        let gone = self
             .repo
             .run(["update-ref", "-d", self.name.as_str()])
-            .is_ok()
-        {
-            // Gone: the owner lock goes with the guard.
-            self.owner.keep_lock_file(false);
-        }
+            .is_ok();
+        self.owner.keep_lock_file(!gone);
     }
 }
 
@@ -79,7 +80,10 @@ impl Repo {
             args: "scratch notes ref".into(),
             detail: format!("{} names no scratch ref", owner.path().display()),
         })?;
-        let loose = probity_scratch::registry::artifact(&dir.join(&name));
+        let loose = [
+            probity_scratch::registry::artifact(&dir.join(&name)),
+            probity_scratch::registry::artifact(&dir.join("logs").join(&name)),
+        ];
         Ok(ScratchRef {
             repo: self,
             name,
@@ -212,8 +216,10 @@ impl Repo {
             "fetch",
             "--quiet",
             "--no-tags",
-            // The user's FETCH_HEAD is theirs.
+            // The user's FETCH_HEAD is theirs, and no maintenance may pack
+            // refs (the scratch ref among them) behind this run.
             "--no-write-fetch-head",
+            "--no-auto-maintenance",
             "--",
             remote,
             spec.as_str(),
@@ -306,6 +312,40 @@ impl NotesGit for Repo {
 mod tests {
     use super::*;
     use crate::fixture::Fixture;
+
+    #[test]
+    fn a_scratch_ref_that_cannot_be_deleted_keeps_its_owner_lock_for_the_next_pass() {
+        let (f, repo, head) = fixture();
+        let common = repo.common_dir().to_path_buf();
+        let owners = || -> Vec<String> {
+            std::fs::read_dir(&common)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(OWNER_PREFIX))
+                .collect()
+        };
+        let scratch = repo.scratch_ref("write").unwrap();
+        repo.run(["update-ref", scratch.name.as_str(), head.as_str()])
+            .unwrap();
+        // Another writer holds the ref's lock: the delete fails.
+        let lock = common.join(format!("{}.lock", scratch.name));
+        std::fs::write(&lock, b"").unwrap();
+        let name = scratch.name.clone();
+        drop(scratch);
+        assert!(
+            repo.find_commit(&name).unwrap().is_some(),
+            "the ref is still there"
+        );
+        assert_eq!(owners().len(), 1, "its owner lock was kept");
+        // Once the lock is gone, the next scratch ref's pass deletes it.
+        std::fs::remove_file(&lock).unwrap();
+        let next = repo.scratch_ref("write").unwrap();
+        assert_eq!(repo.find_commit(&name).unwrap(), None);
+        drop(next);
+        assert!(owners().is_empty(), "{:?}", owners());
+        drop(f);
+    }
 
     fn fixture() -> (Fixture, Repo, CommitId) {
         // The fixture is returned so its directory lives as long as the test.
