@@ -119,7 +119,7 @@ fn export(global: &GlobalArgs, out: Output, args: &ExportArgs) -> Result<ExitCod
     match &args.out {
         None => crate::output::emit_bytes(&bytes),
         Some(path) => {
-            probity_store::review_store::write_atomic(path, &bytes).map_err(|e| {
+            probity_scratch::output::write_output(path, &bytes).map_err(|e| {
                 CliError::new(
                     ErrorKind::Io,
                     "bundle_io",

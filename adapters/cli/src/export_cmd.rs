@@ -133,7 +133,7 @@ pub fn attest(global: &GlobalArgs, out: Output, args: &AttestArgs) -> Result<Exi
         attested.statement
     };
     if let Some(path) = &args.manifest_out {
-        std::fs::write(path, &attested.manifest).map_err(|e| {
+        probity_scratch::output::write_output(path, &attested.manifest).map_err(|e| {
             CliError::new(
                 ErrorKind::Io,
                 "manifest_io",

@@ -104,10 +104,7 @@ fn os_bytes(s: &OsString) -> Vec<u8> {
 /// Where the structured tool log goes: appended to `path`, or stderr.
 pub fn open_log(path: Option<&Path>) -> Result<Box<dyn std::io::Write + Send>, CliError> {
     match path {
-        Some(p) => std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
+        Some(p) => probity_scratch::output::open_append(p)
             .map(|f| Box::new(f) as Box<dyn std::io::Write + Send>)
             .map_err(|e| {
                 CliError::new(

@@ -1105,3 +1105,45 @@ fn a_non_regular_oversized_or_loose_budget_file_is_refused_before_its_lock() {
     assert_eq!(json(&out)["budget"]["calls_used"], 1);
     assert!(fresh.exists());
 }
+
+/// A `--log-file` that is a FIFO (or a symbolic link) is refused at once,
+/// never opened and waited on.
+#[test]
+fn a_log_file_that_is_no_regular_file_is_refused_at_once() {
+    let (t, root) = repo();
+    let fifo = t.path().join("log.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success(),
+        "mkfifo"
+    );
+    let target = t.path().join("elsewhere.log");
+    let link = t.path().join("log.link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for bad in [&fifo, &link] {
+        let out = Command::new("timeout")
+            .arg("20")
+            .arg(BIN)
+            .arg("--cwd")
+            .arg(&root)
+            .args(["--json", "mcp", "--subject", "worktree", "--log-file"])
+            .arg(bad)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(7), "{}: {out:?}", bad.display());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"]["code"], "log_file_unwritable", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not a regular file"),
+            "{v}"
+        );
+    }
+    assert!(!target.exists(), "the link was followed");
+}

@@ -19,6 +19,7 @@
 //! of input files ([`input`]) the CLI and the git adapter share.
 
 pub mod input;
+pub mod output;
 pub mod registry;
 pub mod scratch;
 pub mod signals;
