@@ -448,20 +448,9 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
         Err(e) => return Err(io(e)),
     };
     if action != "unchanged" {
-        std::fs::create_dir_all(&hooks_dir).map_err(io)?;
-        probity_store::review_store::write_atomic(&path, script.as_bytes()).map_err(|e| {
-            CliError::new(
-                ErrorKind::Io,
-                "hook_io",
-                e.to_string(),
-                "check permissions on the hooks directory",
-            )
-        })?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt as _;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(io)?;
-        }
+        // Executable from the moment it appears: a hook git finds without
+        // its mode would be skipped, and a push would pass ungated.
+        crate::hooks_cmd::write_executable(&path, script.as_bytes())?;
     }
     let answer = HooksAnswer {
         hooks: vec![HookAction {

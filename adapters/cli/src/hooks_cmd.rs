@@ -142,9 +142,18 @@ fn utf8_path<'a>(p: &'a Path, what: &str, fix: &str) -> Result<&'a str, CliError
     })
 }
 
+/// Copies `from` over `to` atomically and durably, with `from`'s mode (a
+/// user's own hook set aside, or put back): `to` holds the old bytes or
+/// all the new ones, never part, and is never without its mode.
+fn copy_atomic(from: &Path, to: &Path) -> Result<(), CliError> {
+    let bytes = std::fs::read(from).map_err(io_err(from))?;
+    let mode = std::fs::metadata(from).map_err(io_err(from))?.permissions();
+    probity_scratch::write_atomic(to, &bytes, ".probity-hook-", Some(mode)).map_err(io_err(to))
+}
+
 /// Writes an executable file (0755) atomically and durably (the one
 /// atomic write, `probity_scratch::write_atomic`).
-fn write_executable(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+pub(crate) fn write_executable(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     #[cfg(unix)]
     let mode = {
         use std::os::unix::fs::PermissionsExt;
@@ -230,7 +239,7 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
         refuse_tracked_hooks_dir(&ctx.repo, &hooks_dir)?;
     }
     match cmd {
-        HooksCommand::Install(_) => answer(out, install(&state_dir, &slots)?),
+        HooksCommand::Install(_) => answer(out, install(&slots)?),
         HooksCommand::Uninstall(_) => answer(out, uninstall(&slots)?),
     }
     Ok(ExitCode::SUCCESS)
@@ -340,7 +349,7 @@ struct Pending<'a> {
     record: Vec<u8>,
 }
 
-fn install<'a>(state_dir: &Path, slots: &'a [Slot]) -> Result<Report<Installed<'a>>, CliError> {
+fn install<'a>(slots: &'a [Slot]) -> Result<Report<Installed<'a>>, CliError> {
     let actions: Vec<Install> = slots
         .iter()
         .map(|s| {
@@ -431,8 +440,7 @@ fn install<'a>(state_dir: &Path, slots: &'a [Slot]) -> Result<Report<Installed<'
     // earlier hooks installed (and recorded), and installing again resumes.
     for w in &writes {
         if let (Some(saved), true) = (&w.before, w.copy_before) {
-            std::fs::create_dir_all(state_dir).map_err(io_err(state_dir))?;
-            std::fs::copy(&w.slot.hook, saved).map_err(io_err(saved))?;
+            copy_atomic(&w.slot.hook, saved)?;
         }
         // The record first: a crash leaves ownership known, never an unowned hook.
         probity_store::review_store::write_atomic(&w.slot.record_path, &w.record).map_err(|e| {
@@ -526,7 +534,7 @@ fn uninstall_one(slot: &Slot) -> Result<(HookAction<'_>, String), CliError> {
     let restore_before = |hook: &Path| -> Result<bool, CliError> {
         match &r.before {
             Some(saved) if saved.exists() => {
-                std::fs::copy(saved, hook).map_err(io_err(hook))?;
+                copy_atomic(saved, hook)?;
                 std::fs::remove_file(saved).map_err(io_err(saved))?;
                 Ok(true)
             }
