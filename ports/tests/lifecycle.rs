@@ -334,3 +334,28 @@ fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
         .unwrap_err();
     assert!(matches!(err, ReviewError::SubmittedDiffers { .. }), "{err}");
 }
+
+#[test]
+fn evidence_alone_lands_once_every_selected_lens_has_a_kept_result() {
+    let w = world();
+    let started = w.start();
+    let token = Some(started.state().lens_bindings()[0].token.clone());
+    // Nothing kept yet: evidence is no input now.
+    assert!(drivers::check_evidence_lands(&w.git, &w.store, None).is_err());
+    drivers::submit_result(
+        &w.git,
+        &w.store,
+        submit(Lens::Reliability, token, documents::CLEAN),
+    )
+    .unwrap();
+    // Finalize takes the kept result first, then the evidence: the
+    // pre-check of an evidence command agrees.
+    drivers::check_evidence_lands(&w.git, &w.store, None).unwrap();
+    let done = w
+        .finalize(probity_ports::review::FinalizeInput {
+            evidence: Some(documents::passing_check()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(done.record.state().stage().name(), "approved");
+}

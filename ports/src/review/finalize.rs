@@ -494,8 +494,19 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
 ) -> Result<(), ReviewError> {
     let (_live, record) = discover_for_finalize(git, store, lineage)?;
     let state = record.state();
-    // With no lens selected, finalize settles the empty judgment first.
-    if state.frozen().selected_lenses.is_empty() && state.stage().judgment().is_none() {
+    // Finalize takes lens results first when they are due (core's rule):
+    // the empty judgment with no lens selected, or the results `lens
+    // submit` kept for every selected lens; evidence is then judged after.
+    let kept: Vec<Lens> = if state.frozen().selected_lenses.is_empty() {
+        Vec::new()
+    } else {
+        store
+            .submitted_results(state.lineage_id())?
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect()
+    };
+    if state.results_due(0, &kept) {
         return Ok(());
     }
     // A probe hash: `validating` takes it, `approved` answers whether a
