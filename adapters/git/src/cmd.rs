@@ -169,10 +169,24 @@ pub const QUARANTINE_ENV: [&str; 2] = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OB
 /// another installation's helpers, or find none. It names no repository,
 /// work tree, index, object store, ref namespace or configuration, so it
 /// cannot redirect an observation; it is trusted as `PATH` is.
+///
+/// So is the identity (`GIT_AUTHOR_NAME`, `GIT_AUTHOR_EMAIL`,
+/// `GIT_COMMITTER_NAME`, `GIT_COMMITTER_EMAIL`), what CI and a caller's
+/// environment name the person by: it signs the notes commits `publish`
+/// writes, and names nothing git reads.
 fn is_git_env(key: &OsStr) -> bool {
     let k = key.to_string_lossy();
-    k.starts_with("GIT_") && k != "GIT_EXEC_PATH"
+    k.starts_with("GIT_") && !KEPT_ENV.contains(&k.as_ref())
 }
+
+/// The `GIT_*` variables every run keeps (see [`is_git_env`]).
+const KEPT_ENV: [&str; 5] = [
+    "GIT_EXEC_PATH",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+];
 
 impl GitCli {
     /// Uses the given executable (e.g. from `PROBITY_GIT`).
@@ -567,5 +581,16 @@ mod tests {
         assert!(!is_git_env(OsStr::new("HOME")));
         // Where git finds its own programs (see `is_git_env`): kept.
         assert!(!is_git_env(OsStr::new("GIT_EXEC_PATH")));
+        // The identity CI names the person by: kept (it signs notes
+        // commits); the dates are not identity.
+        for k in [
+            "GIT_AUTHOR_NAME",
+            "GIT_AUTHOR_EMAIL",
+            "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL",
+        ] {
+            assert!(!is_git_env(OsStr::new(k)), "{k}");
+        }
+        assert!(is_git_env(OsStr::new("GIT_AUTHOR_DATE")));
     }
 }
