@@ -145,8 +145,10 @@ pub fn create_dir_durable(dir: &Path) -> std::io::Result<()> {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
         }
-        if let Some(parent) = d.parent().filter(|p| !p.as_os_str().is_empty()) {
-            sync_dir(parent)?;
+        // A relative path's first directory is an entry of `.`.
+        match d.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(parent) => sync_dir(parent)?,
+            None => sync_dir(Path::new("."))?,
         }
     }
     if std::fs::metadata(dir)?.is_dir() {

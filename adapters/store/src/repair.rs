@@ -162,21 +162,6 @@ impl FileStore {
         Ok(out)
     }
 
-    /// Creates `dir` and its missing ancestors, each made durable in its
-    /// parent (a folder's entry is its parent's), so a crash never loses
-    /// the folder a durable copy, pointer or moved original is in.
-    fn durable_dirs(&self, dir: &Path) -> Result<(), StoreError> {
-        probity_scratch::create_dir_durable(dir).map_err(io(dir))
-    }
-
-    /// [`write_atomic`] into a folder made durable first.
-    fn write_durable(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-        if let Some(parent) = path.parent() {
-            self.durable_dirs(parent)?;
-        }
-        write_atomic(path, bytes)
-    }
-
     /// Copies `from` to `to` exactly, through the store's atomic write
     /// (temp file + fsync + rename + directory fsync): a copy cut short is
     /// never seen at `to`, only whole. A copy already there (a retry after
@@ -193,7 +178,7 @@ impl FileStore {
             Some(_) => {
                 return Err(malformed(to, "a quarantine copy differs from its original"));
             }
-            None => self.write_durable(to, &bytes)?,
+            None => write_atomic(to, &bytes)?,
         }
         Ok(QuarantinedFile {
             path: String::new(),
@@ -208,7 +193,7 @@ impl FileStore {
         let parent = to
             .parent()
             .ok_or_else(|| malformed(to, "no parent directory"))?;
-        self.durable_dirs(parent)?;
+        probity_scratch::create_dir_durable(parent).map_err(io(parent))?;
         fs::rename(from, to).map_err(io(from))?;
         sync_dir(parent)?;
         if let Some(source) = from.parent() {
@@ -260,7 +245,7 @@ impl RepairStore for FileStore {
         }
         // The tombstone first: from then on the lineage answers `consumed`
         // whatever a crash leaves of the rest (a retry completes it).
-        self.write_durable(&self.consumed_pointer(lineage), tombstone)?;
+        write_atomic(&self.consumed_pointer(lineage), tombstone)?;
         for entry in self.index_entries_naming(lineage)? {
             fs::remove_file(&entry).map_err(io(&entry))?;
             if let Some(parent) = entry.parent() {
@@ -342,14 +327,14 @@ impl RepairStore for FileStore {
         }
         let audit_path = qdir.join("audit.json");
         if Self::read_optional(&audit_path)?.is_none() {
-            self.write_durable(&audit_path, &audit(&listed)?)?;
+            write_atomic(&audit_path, &audit(&listed)?)?;
         }
         // Phase two: the originals leave the live store (moved, never
         // deleted). A retired lineage's pointer is written first, so from
         // the moment its directory is gone it answers `retired`.
         let audit_rel = self.relative(&audit_path)?;
         if class == RepairClass::CorruptedRecord {
-            self.write_durable(
+            write_atomic(
                 &self.retired_pointer(lineage),
                 format!("{audit_rel}\n").as_bytes(),
             )?;

@@ -48,8 +48,6 @@ impl TranscriptStore for FileStore {
             return Err(StoreError::NotFound(lineage.clone()));
         }
         let rel = format!("{lineage}/transcripts/{role}-{}.json", digest.hex());
-        let dir = self.lineage_dir(lineage).join("transcripts");
-        probity_scratch::create_dir_durable(&dir).map_err(io(&dir))?;
         let path = self.root().join(&rel);
         match fs::read(&path) {
             // Named by its digest: the same name holds the same bytes.
