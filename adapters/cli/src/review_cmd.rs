@@ -516,10 +516,14 @@ fn run_free_form(
             "see `probity review --help`",
         ));
     };
+    // Absolute: the agent the command provider runs starts elsewhere (its
+    // own scratch directory), so the `probity mcp --cwd` it is told must
+    // not depend on where this run started.
     let access = global
         .cwd
         .clone()
         .or_else(|| std::env::current_dir().ok())
+        .and_then(|cwd| std::path::absolute(cwd).ok())
         .map(|cwd| subject_access(&cwd, subject.clone()));
     let mut model = probity_model::build_with(&config.model, |k| std::env::var(k).ok(), access)
         .map_err(|e| model_not_configured(&e))?;
