@@ -101,10 +101,17 @@ fn deciding_imports(src: &str) -> Vec<String> {
             .collect();
         // A deciding type may be imported to name it in a signature; an
         // alias would hide its variants from the scan above.
-        let aliased = deciding_types()
-            .into_iter()
-            .any(|t| words.contains(&t) && statement.contains(&format!("{t} as ")));
-        let glob = statement.contains("probity_core") && statement.contains('*');
+        // `Decision as D` (not `GateDecision as G`): the word, then `as`.
+        let words: Vec<&str> = words.into_iter().filter(|w| !w.is_empty()).collect();
+        let aliased = words
+            .windows(2)
+            .any(|w| deciding_types().contains(&w[0]) && w[1] == "as");
+        // A glob of core, or of a deciding type's variants (`Stage::*`).
+        let glob = statement.contains('*')
+            && (statement.contains("probity_core")
+                || deciding_types()
+                    .into_iter()
+                    .any(|t| statement.contains(&format!("{t}::*"))));
         if aliased || glob {
             hits.push(statement.trim().to_string());
         }
@@ -122,6 +129,12 @@ fn the_import_check_sees_groups_aliases_and_globs() {
             "use probity_core::review::gate::{ GateDecision, Decision as D, };".to_string(),
             "use probity_core::review::state::*;".to_string(),
         ]
+    );
+    // A variant glob of a plainly imported type is seen; another type's
+    // alias is not taken for one.
+    assert_eq!(
+        deciding_imports("use Stage::*;\nuse crate::x::{Decision, GateDecision as G};\n"),
+        vec!["use Stage::*;".to_string()]
     );
 }
 
