@@ -563,6 +563,73 @@ fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
 }
 
 #[test]
+fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are_judged() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    let parked = w.git.commit("not reviewed").unwrap();
+    let git = WithNotes::new(&w.git);
+    // The server holds `main` at the base and a tag at the unreviewed
+    // commit (tags are not protected by default).
+    git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
+    let scratch = InMemoryStore::new();
+    let store = WithAttestations::new(&scratch);
+    let gate = |updates: &[ReceiveUpdate]| {
+        drivers::pre_receive(&git, &store, updates, &hook(), accept_all).unwrap()
+    };
+    // A new protected branch at the parked commit delivers it: the tag
+    // vouches for nothing.
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("deny", "receipt_missing")
+    );
+    // A new protected branch at what `main` holds delivers nothing new.
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&base), "refs/heads/copy")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "nothing_delivered")
+    );
+    // Deleting a protected ref is refused, naming it, before anything is
+    // imported; an unprotected one may go; the server may allow it.
+    let d = denied(gate(&[update(Some(&base), None, MAIN)]));
+    assert_eq!(
+        (
+            d.reason_code.as_str(),
+            d.refname.as_str(),
+            d.commit.as_ref()
+        ),
+        ("protected_ref_deleted", MAIN, Some(&base))
+    );
+    let (decision, reason, _) = judged(gate(&[update(Some(&parked), None, "refs/tags/park")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "nothing_delivered")
+    );
+    git.allow_protected_deletion(true);
+    let (decision, _, _) = judged(gate(&[update(Some(&base), None, MAIN)]));
+    assert_eq!(decision, "allow");
+    git.allow_protected_deletion(false);
+    // Protected tags: a protected tag vouches for what it holds, and a
+    // new tag's push is judged.
+    git.protect(&["refs/heads/*", "refs/tags/*"]);
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "nothing_delivered")
+    );
+    git.advertise(&[(MAIN, base.clone())]);
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/tags/v1")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("deny", "receipt_missing")
+    );
+    git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
+    let d = denied(gate(&[update(Some(&parked), None, "refs/tags/park")]));
+    assert_eq!(d.reason_code, "protected_ref_deleted");
+    assert!(scratch.dump().is_empty());
+}
+
+#[test]
 fn a_bundle_the_signature_policy_refuses_is_no_authority() {
     let w = world();
     let (base, tip, l) = reviewed_commit(&w);

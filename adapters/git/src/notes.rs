@@ -306,6 +306,10 @@ impl NotesGit for Repo {
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
         Ok(Repo::protected_refs(self)?)
     }
+
+    fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
+        Ok(Repo::allows_protected_deletion(self)?)
+    }
 }
 
 #[cfg(test)]

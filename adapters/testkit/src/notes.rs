@@ -65,6 +65,7 @@ struct Notes {
     commits: BTreeMap<CommitId, NotesCommit>,
     tip: Option<CommitId>,
     protected: Vec<String>,
+    allow_deletion: bool,
     advertised: Option<Vec<(String, CommitId)>>,
     moves: usize,
     failing: BTreeSet<&'static str>,
@@ -181,6 +182,11 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
         self.state().protected = globs.iter().map(|g| g.to_string()).collect();
     }
 
+    /// Sets `probity.allowProtectedDeletion`.
+    pub fn allow_protected_deletion(&self, allowed: bool) {
+        self.state().allow_deletion = allowed;
+    }
+
     /// What `ls-remote` of this repository answers from now on: its branch
     /// and tag tips (a server's own refs before the push).
     pub fn advertise(&self, tips: &[(&str, CommitId)]) {
@@ -237,7 +243,8 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
     }
 
     /// Makes a [`NotesGit`] method (`"notes_tip"`, `"read_note"`,
-    /// `"write_notes"`, `"protected_refs"`) fail with
+    /// `"write_notes"`, `"protected_refs"`, `"allows_protected_deletion"`)
+    /// fail with
     /// [`FakeNotesError::Injected`] until [`WithNotes::heal`].
     pub fn fail(&self, method: &'static str) {
         self.state().failing.insert(method);
@@ -297,6 +304,10 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
 
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
         self.with("protected_refs", |n| Ok(n.protected.clone()))
+    }
+
+    fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
+        self.with("allows_protected_deletion", |n| Ok(n.allow_deletion))
     }
 }
 

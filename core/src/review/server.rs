@@ -7,13 +7,10 @@
 use serde::Serialize;
 
 use crate::review::gate::RefUpdate;
+pub use crate::review::gate::{
+    DEFAULT_PROTECTED, NOTES_REF, REVIEW_OBJECTS_PREFIX, glob_matches, is_protected,
+};
 use crate::review::ids::CommitId;
-
-/// The ref that carries review bundles as Git notes.
-pub const NOTES_REF: &str = "refs/notes/probity";
-
-/// What `probity.protectedRefs` defaults to when unset.
-pub const DEFAULT_PROTECTED: &str = "refs/heads/*";
 
 /// The most lines a `pre-receive` input may hold.
 pub const MAX_RECEIVE_LINES: usize = 10_000;
@@ -126,48 +123,6 @@ pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveI
     Ok(out)
 }
 
-/// Whether `refname` matches a `probity.protectedRefs` glob: `*` matches
-/// any run of characters (slashes included, so `refs/heads/*` covers
-/// `refs/heads/team/x`), `?` one character; anything else is literal.
-pub fn glob_matches(glob: &str, refname: &str) -> bool {
-    fn go(g: &[u8], s: &[u8]) -> bool {
-        // Iterative wildcard matching with one backtrack point.
-        let (mut gi, mut si) = (0, 0);
-        let (mut star, mut mark) = (None, 0);
-        while si < s.len() {
-            if gi < g.len() && (g[gi] == b'?' || g[gi] == s[si]) {
-                gi += 1;
-                si += 1;
-            } else if gi < g.len() && g[gi] == b'*' {
-                star = Some(gi);
-                mark = si;
-                gi += 1;
-            } else if let Some(st) = star {
-                gi = st + 1;
-                mark += 1;
-                si = mark;
-            } else {
-                return false;
-            }
-        }
-        g[gi..].iter().all(|c| *c == b'*')
-    }
-    go(glob.as_bytes(), refname.as_bytes())
-}
-
-/// Whether a ref is protected by any of `globs` (the configured values; an
-/// empty list means the default, `refs/heads/*`). The notes ref itself is
-/// never judged as a delivery: it has its own append-only rule.
-pub fn is_protected(globs: &[String], refname: &str) -> bool {
-    if refname == NOTES_REF || refname.starts_with(REVIEW_OBJECTS_PREFIX) {
-        return false;
-    }
-    if globs.is_empty() {
-        return glob_matches(DEFAULT_PROTECTED, refname);
-    }
-    globs.iter().any(|g| glob_matches(g, refname))
-}
-
 /// Why an update of the notes ref is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
@@ -209,11 +164,40 @@ pub fn check_notes_update(
     }
 }
 
-/// Refs under this prefix hold review objects, never a delivery: the trees
-/// a review froze (`refs/probity/trees/<lineage>/{base,final}`, pushed by
-/// `probity push` so a server can check a rebased delivery against them)
-/// and the keep-alive refs of R10.6.
-pub const REVIEW_OBJECTS_PREFIX: &str = "refs/probity/";
+/// A protected ref's deletion, refused (`protected_ref_deleted`): deleting
+/// a protected ref withdraws published history, and re-creating it would
+/// judge only what the remaining protected refs lack.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{refname} is protected (probity.protectedRefs): deleting it is refused unless the server's administrator allows it (probity.allowProtectedDeletion)"
+)]
+pub struct ProtectedRefDeleted {
+    /// The protected ref the push deletes.
+    pub refname: String,
+}
+
+impl ProtectedRefDeleted {
+    /// The stable reason code, `protected_ref_deleted`.
+    pub fn code(&self) -> &'static str {
+        "protected_ref_deleted"
+    }
+}
+
+/// The server's rule for deletions: a protected ref (by `globs`, as
+/// [`is_protected`] reads them) may be deleted only when the server allows
+/// it (`allowed`: `probity.allowProtectedDeletion`); any other ref may.
+pub fn check_deletion(
+    update: &ReceiveUpdate,
+    globs: &[String],
+    allowed: bool,
+) -> Result<(), ProtectedRefDeleted> {
+    if update.new.is_none() && !allowed && is_protected(globs, &update.refname) {
+        return Err(ProtectedRefDeleted {
+            refname: update.refname.clone(),
+        });
+    }
+    Ok(())
+}
 
 /// Where `probity push` puts a lineage's frozen tree on the remote.
 pub fn review_tree_ref(lineage: &crate::review::ids::LineageId, which: &str) -> String {
@@ -377,6 +361,24 @@ mod tests {
             parse_receive_updates(&big),
             Err(ReceiveInputError::TooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn only_a_protected_refs_deletion_is_refused_and_only_unless_allowed() {
+        let input = format!("{A} {Z} refs/heads/main\n{A} {Z} refs/tags/t\n{Z} {A} refs/heads/x\n");
+        let u = parse_receive_updates(&input).unwrap();
+        let none: Vec<String> = Vec::new();
+        let denied = check_deletion(&u[0], &none, false).unwrap_err();
+        assert_eq!(denied.code(), "protected_ref_deleted");
+        assert_eq!(denied.refname, "refs/heads/main");
+        // Allowed by the server; an unprotected tag; a creation.
+        assert_eq!(check_deletion(&u[0], &none, true), Ok(()));
+        assert_eq!(check_deletion(&u[1], &none, false), Ok(()));
+        assert_eq!(check_deletion(&u[2], &none, false), Ok(()));
+        // A protected tag.
+        let tags = vec!["refs/tags/*".to_string()];
+        assert!(check_deletion(&u[1], &tags, false).is_err());
+        assert_eq!(check_deletion(&u[0], &tags, false), Ok(()));
     }
 
     #[test]

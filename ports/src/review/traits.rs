@@ -510,6 +510,9 @@ pub trait NotesGit {
     ) -> Result<(), AdapterError>;
     /// The `probity.protectedRefs` values (multi-valued; empty when unset).
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError>;
+    /// Whether a push may delete a protected ref
+    /// (`probity.allowProtectedDeletion`; `false` when unset).
+    fn allows_protected_deletion(&self) -> Result<bool, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

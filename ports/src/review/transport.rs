@@ -8,10 +8,11 @@ use probity_core::review::bundle::{
     Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts, ScopeError,
     check_scope, note_with, parse_note,
 };
-use probity_core::review::gate::GateDecision;
-use probity_core::review::gate::MAX_RANGE_COMMITS;
+use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::server::{NOTES_REF, ReceiveUpdate, check_notes_update, is_protected};
+use probity_core::review::server::{
+    NOTES_REF, ReceiveUpdate, check_deletion, check_notes_update, is_protected,
+};
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::StateRecord;
 
@@ -529,20 +530,45 @@ where
         Ok(n) => n,
         Err(d) => return Ok(PreReceive::Denied(d)),
     };
-    let judged: Vec<&ReceiveUpdate> = match scope {
+    let (judged, published): (Vec<&ReceiveUpdate>, Vouching) = match scope {
         ReceiveScope::Hook { .. } => {
             let globs = git.protected_refs().map_err(repo_err)?;
-            updates
+            let allowed = git.allows_protected_deletion().map_err(repo_err)?;
+            // A protected ref's deletion withdraws published history:
+            // refused unless the server allows it (issue 21 §1).
+            for u in updates {
+                if let Err(e) = check_deletion(u, &globs, allowed) {
+                    return Ok(PreReceive::Denied(ReceiveDenial {
+                        reason_code: e.code().into(),
+                        refname: u.refname.clone(),
+                        commit: u.old.clone(),
+                        message: e.to_string(),
+                        next_action: "keep_ref",
+                    }));
+                }
+            }
+            let judged = updates
                 .iter()
                 .filter(|u| u.new.is_some() && is_protected(&globs, &u.refname))
-                .collect()
+                .collect();
+            // Only protected refs vouch for published history here: a
+            // commit is judged when it first becomes reachable from one,
+            // whatever tag or unprotected branch already held it.
+            (judged, Vouching::Protected(globs))
         }
-        ReceiveScope::Range => updates.iter().filter(|u| u.new.is_some()).collect(),
+        ReceiveScope::Range => (
+            updates.iter().filter(|u| u.new.is_some()).collect(),
+            Vouching::Advertised,
+        ),
     };
     let remote = match scope {
         ReceiveScope::Hook { remote } => remote.clone(),
         ReceiveScope::Range => String::new(),
     };
+    // What a new ref is measured against, for the import: the vouching
+    // tips but those of every ref this push updates (a subset of what the
+    // gate below excludes, so every commit it judges has its notes read).
+    let updated: Vec<&str> = updates.iter().map(|u| u.refname.as_str()).collect();
     let mut tips: Option<Vec<CommitId>> = None;
     let mut seen: Vec<CommitId> = Vec::new();
     for u in &judged {
@@ -555,7 +581,7 @@ where
             None => {
                 if tips.is_none() {
                     let t = git.remote_tips(&remote).map_err(repo_err)?;
-                    tips = Some(t.into_iter().map(|(_, c)| c).collect());
+                    tips = Some(published_tips(t, &updated, &published));
                 }
                 tips.clone().unwrap_or_default()
             }
@@ -580,6 +606,7 @@ where
     let boundary = PushBoundary::Updates {
         remote,
         updates: judged.iter().map(|u| u.as_push()).collect(),
+        published,
     };
     Ok(PreReceive::Judged(validate_pre_push(
         git, scratch, &boundary,
