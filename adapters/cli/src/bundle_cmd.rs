@@ -81,6 +81,10 @@ pub fn transport_error(e: TransportError) -> CliError {
             ErrorKind::Integrity,
             "the bundle's records do not match the trees they name in this repository; nothing was written",
         ),
+        TransportError::Derivation(_) => (
+            ErrorKind::Integrity,
+            "the review froze a risk, a budget or prompts its own trees do not give: review the change again with this Probity version (`probity start`), then publish it; nothing was written",
+        ),
         TransportError::ObjectsMissing { .. } => (
             ErrorKind::Repository,
             "fetch the commits the bundle's review covers (or push them here) first, then import again; nothing was written",

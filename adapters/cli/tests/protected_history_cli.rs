@@ -216,3 +216,89 @@ fn reviewed_work_first_pushed_to_an_unprotected_branch_reaches_a_new_protected_o
     s.push(&["origin", "HEAD:refs/heads/main"]).unwrap();
     assert_eq!(s.server_rev("refs/heads/main"), Some(reviewed));
 }
+
+/// A bundle written by hand with core's own API, every hash right: the
+/// delivery commit's real trees, but frozen as `low` risk with no lens
+/// (the change is code: medium, one lens), approved on a line of evidence.
+fn hand_written_low_bundle(f: &Fixture, commit: &str) -> Vec<u8> {
+    use probity_core::review::bundle::Bundle;
+    use probity_core::review::gate::RangeCommit;
+    use probity_core::review::ids::{CommitId, Nonce, Timestamp, TreeId};
+    use probity_core::review::prompts::PromptSet;
+    use probity_core::review::risk::{
+        RiskAssessment, RiskLevel, RiskPolicy, RiskReason, authored_lines,
+    };
+    use probity_core::review::snapshot::FrozenCandidate;
+    use probity_core::review::state::{ReviewState, StartInput};
+    let repo = f.repo().unwrap();
+    let tree =
+        |r: &str| TreeId::parse(rev(f, f.root(), &format!("{r}^{{tree}}")).unwrap()).unwrap();
+    let c = RangeCommit {
+        commit: CommitId::parse(commit).unwrap(),
+        tree: tree(commit),
+        parents: vec![CommitId::parse(rev(f, f.root(), &format!("{commit}~1")).unwrap()).unwrap()],
+    };
+    let obs = repo.observe_commit(&c).unwrap();
+    let lines = authored_lines(RiskPolicy::v1(), &obs.changed);
+    let state = ReviewState::start(StartInput {
+        snapshot: FrozenCandidate::freeze(&obs).unwrap(),
+        assessment: RiskAssessment::new(RiskLevel::Low, vec![RiskReason::DocsOnly]).unwrap(),
+        lenses: Vec::new(),
+        authored_lines: lines,
+        created_at: Timestamp::parse("2026-12-01T00:00:00Z").unwrap(),
+        nonce: Nonce::parse("ffeeddccbbaa99887766554433221100").unwrap(),
+        prompts: Some(PromptSet::builtin().freeze(&[])),
+    })
+    .unwrap()
+    .accept_results(Vec::new(), &Default::default())
+    .unwrap()
+    .accept_evidence(b"trust me\n")
+    .unwrap();
+    let mut bytes = Bundle::build(vec![state.record().unwrap()], Vec::new())
+        .unwrap()
+        .to_bytes()
+        .unwrap();
+    bytes.push(b'\n');
+    bytes
+}
+
+#[test]
+fn a_hand_written_low_risk_bundle_for_a_code_change_is_refused_at_the_server() {
+    let s = Server::new(&[]);
+    let tip = s.commit_unreviewed();
+    let note = hand_written_low_bundle(&s.f, &tip);
+    let path = s.inputs.path().join("note.txt");
+    std::fs::write(&path, &note).unwrap();
+    s.f.git(&[
+        "notes",
+        "--ref=probity",
+        "add",
+        "-F",
+        path.to_str().unwrap(),
+        &tip,
+    ])
+    .unwrap();
+    let err = s
+        .push(&[
+            "--atomic",
+            "origin",
+            "HEAD:refs/heads/main",
+            "refs/notes/probity",
+        ])
+        .unwrap_err();
+    assert!(err.contains("derivation_mismatch"), "{err}");
+    assert!(err.contains("claims risk `low`"), "{err}");
+    assert_ne!(s.server_rev("main").as_deref(), Some(&*tip));
+    // The same bundle is refused by a clone's import too, nothing written.
+    let b = s.inputs.path().join("bundle.json");
+    std::fs::write(&b, &note).unwrap();
+    let before = store_snapshot(&s.f);
+    let r = probity(s.f.root(), &["bundle", "import", b.to_str().unwrap()]);
+    assert_eq!(
+        r.json["error"]["code"], "derivation_mismatch",
+        "{}{}",
+        r.stdout, r.stderr
+    );
+    assert_ne!(r.code, 0);
+    assert_eq!(store_snapshot(&s.f), before);
+}

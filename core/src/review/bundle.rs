@@ -23,8 +23,11 @@ use crate::canonical::{CanonicalError, canonical_bytes};
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::ids::{LineageId, RepoPath, TreeId};
+use crate::review::prompts::PromptSet;
 use crate::review::receipt::Receipt;
 use crate::review::recovery::{Ancestor, ChainError, check_link};
+use crate::review::risk::{RiskLevel, RiskPolicy, authored_lines};
+use crate::review::snapshot::ChangedFile;
 use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 
 /// Domain of a bundle's digest.
@@ -527,6 +530,100 @@ pub fn check_scope(record: &StateRecord, facts: &RepoFacts) -> Result<(), ScopeE
     Ok(())
 }
 
+/// Why a record's frozen derivation is not what this build derives from
+/// its trees (issue 20 §4): what start froze is re-derived wherever a
+/// bundle is verified against a repository's objects, so a bundle cannot
+/// claim a lower risk, fewer lenses, a larger budget or prompts other than
+/// the ones this build knows (`derivation_mismatch`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DerivationError {
+    /// The authored lines (hence the correction budget) differ from what
+    /// the trees give.
+    #[error("{lineage}: it froze {recorded} authored lines, but its trees give {derived}")]
+    AuthoredLines {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// What the record froze.
+        recorded: u64,
+        /// What the trees give.
+        derived: u64,
+    },
+    /// The record's risk tier is below the tier its trees give (so it
+    /// selected fewer lenses than the change requires).
+    #[error(
+        "{lineage}: it claims risk `{}`, but its trees are `{}` risk: the review ran fewer lenses than the change requires",
+        recorded.name(),
+        derived.name()
+    )]
+    RiskUnderstated {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// The tier the record froze.
+        recorded: RiskLevel,
+        /// The tier the trees give.
+        derived: RiskLevel,
+    },
+    /// The record froze prompt digests other than this build's prompts
+    /// for its lenses.
+    #[error(
+        "{lineage}: it froze prompt digests this build does not know (a review run with other prompts, or another Probity version): review it with this version's prompts"
+    )]
+    Prompts {
+        /// The record's lineage.
+        lineage: LineageId,
+    },
+}
+
+fn rank(level: RiskLevel) -> u8 {
+    match level {
+        RiskLevel::Low => 0,
+        RiskLevel::Medium => 1,
+        RiskLevel::High => 2,
+    }
+}
+
+/// Re-derives what start froze for `record` from `changed`, the files
+/// Git lists between its base and initial candidate trees (with modes,
+/// line counts and leading content, as start observed them; the policy
+/// is this build's, as reading the record checked): the authored lines
+/// (which the budget derives from) equal, the risk tier at least the derived one (lens
+/// selection follows the tier, checked when the record was read), and
+/// frozen prompt digests, when present, this build's for its lenses.
+pub fn check_derivation(
+    record: &StateRecord,
+    changed: &[ChangedFile],
+    prompts: &PromptSet,
+) -> Result<(), DerivationError> {
+    let s = &record.state;
+    let lineage = s.lineage_id.clone();
+    let frozen = &s.frozen;
+    // The policy digest is this build's already: a record naming another
+    // is refused when it is read (`ReviewState::validate`).
+    let policy = RiskPolicy::v1();
+    let lines = authored_lines(policy, changed);
+    if frozen.authored_lines != lines {
+        return Err(DerivationError::AuthoredLines {
+            lineage,
+            recorded: frozen.authored_lines,
+            derived: lines,
+        });
+    }
+    let derived = policy.classify(changed, lines).level();
+    if rank(frozen.risk_level) < rank(derived) {
+        return Err(DerivationError::RiskUnderstated {
+            lineage,
+            recorded: frozen.risk_level,
+            derived,
+        });
+    }
+    if let Some(p) = &frozen.prompts
+        && *p != prompts.freeze(&frozen.selected_lenses)
+    {
+        return Err(DerivationError::Prompts { lineage });
+    }
+    Ok(())
+}
+
 /// Why note bytes are not a note Probity wrote.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoteError {
@@ -869,5 +966,85 @@ mod tests {
             check_scope(r, &outside),
             Err(ScopeError::FinalScope { .. })
         ));
+    }
+
+    #[test]
+    fn what_start_froze_is_re_derived_from_the_trees() {
+        let obs = fixtures::parser_observation();
+        let set = PromptSet::builtin();
+        let r = approved().record().unwrap();
+        assert_eq!(check_derivation(&r, &obs.changed, &set), Ok(()));
+        // Fewer authored lines in the trees than the record froze: its
+        // budget is not the trees'.
+        let mut fewer = obs.changed.clone();
+        fewer[0] = fixtures::text_change("src/parser.rs", 3, 2, "pub fn parse() {}\n");
+        assert!(matches!(
+            check_derivation(&r, &fewer, &set),
+            Err(DerivationError::AuthoredLines {
+                recorded: 60,
+                derived: 13,
+                ..
+            })
+        ));
+        // Trees whose change is high risk (a process-spawning line): the
+        // record claims medium and one lens.
+        let mut high = obs.changed.clone();
+        high[0] = fixtures::text_change(
+            "src/parser.rs",
+            30,
+            22,
+            "use std::process::Command;\nfn run() { Command::new(\"sh\"); }\n",
+        );
+        assert!(matches!(
+            check_derivation(&r, &high, &set),
+            Err(DerivationError::RiskUnderstated {
+                recorded: RiskLevel::Medium,
+                derived: RiskLevel::High,
+                ..
+            })
+        ));
+        // A record that claims low risk (and so no lens) for a code change,
+        // hand-written with every hash recomputed: refused.
+        let started = fixtures::start(&obs, Lens::Reliability).unwrap();
+        let low = fixtures::forge(&started, |w| {
+            w["frozen"]["risk_level"] = serde_json::json!("low");
+            w["frozen"]["risk_reasons"] = serde_json::json!(["docs_only"]);
+            w["frozen"]["selected_lenses"] = serde_json::json!([]);
+        });
+        let low = low.expect("a hand-written low-risk record still reads");
+        assert!(matches!(
+            check_derivation(&low.record().unwrap(), &obs.changed, &set),
+            Err(DerivationError::RiskUnderstated { .. })
+        ));
+        // Another policy digest is refused when the record is read.
+        let other = fixtures::forge(&approved(), |w| {
+            w["frozen"]["policy_hash"] = serde_json::json!(format!("sha256:{}", "0".repeat(64)));
+        });
+        assert!(other.is_err());
+    }
+
+    #[test]
+    fn frozen_prompts_must_be_the_ones_this_build_knows() {
+        let obs = fixtures::parser_observation();
+        let builtin = PromptSet::builtin();
+        let mut input = fixtures::start_input(&obs, Lens::Reliability).unwrap();
+        input.prompts = Some(builtin.freeze(&input.lenses));
+        let r0 = ReviewState::start(input).unwrap();
+        let r = r0.record().unwrap();
+        assert_eq!(check_derivation(&r, &obs.changed, &builtin), Ok(()));
+        // A build whose prompts differ does not know these digests.
+        let other = PromptSet::from_files(|name| {
+            let text = builtin_file(name)?;
+            Some(format!("{text}\nanother line\n").into_bytes())
+        })
+        .unwrap();
+        assert!(matches!(
+            check_derivation(&r, &obs.changed, &other),
+            Err(DerivationError::Prompts { .. })
+        ));
+    }
+
+    fn builtin_file(name: &str) -> Option<String> {
+        crate::review::prompts::builtin_text(name).map(str::to_string)
     }
 }

@@ -5,11 +5,12 @@
 //! server's own store.
 
 use probity_core::review::bundle::{
-    Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts, ScopeError,
-    check_scope, note_with, parse_note,
+    Bundle, BundleError, DerivationError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts,
+    ScopeError, check_derivation, check_scope, note_with, parse_note,
 };
 use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::ids::{CommitId, LineageId};
+use probity_core::review::prompts::PromptSet;
 use probity_core::review::server::{
     NOTES_REF, ReceiveUpdate, check_deletion, check_notes_update, is_protected,
 };
@@ -39,6 +40,10 @@ pub enum TransportError {
     /// its untracked or final paths leave the reviewed scope.
     #[error("the bundle does not fit this repository's objects: {0}")]
     Scope(#[from] ScopeError),
+    /// What a record froze at start (risk, authored lines, prompts) is not
+    /// what its trees give (`derivation_mismatch`, issue 20 §4).
+    #[error("the bundle's review is not what its trees give: {0}")]
+    Derivation(#[from] DerivationError),
     /// A tree the bundle's leaf binds is not in this repository.
     #[error("this repository lacks objects the bundle binds: {}", objects.join(", "))]
     ObjectsMissing {
@@ -80,6 +85,7 @@ impl TransportError {
             TransportError::Bundle(b) => Some(b.code()),
             TransportError::Note { source, .. } => Some(source.code()),
             TransportError::Scope(_) => Some("bundle_scope_mismatch"),
+            TransportError::Derivation(_) => Some("derivation_mismatch"),
             TransportError::ObjectsMissing { .. } => Some("objects_missing"),
             TransportError::Conflict { .. } => Some("import_conflict"),
             TransportError::Review(_) => None,
@@ -165,6 +171,25 @@ pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<()
                 final_paths,
             },
         )?;
+    }
+    // What start froze is re-derived from every record's own trees (each
+    // generation observed its own candidate): a bundle cannot claim a
+    // lower risk, fewer lenses or a larger budget than its change gives,
+    // nor prompts this build does not know. The leaf's trees are here
+    // (checked above); an earlier generation's initial trees may never
+    // have been pushed, and such a record is history verified by its
+    // bytes only.
+    let prompts = PromptSet::builtin();
+    for record in &bundle.records {
+        let snap = record.state().snapshot();
+        let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
+        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+            continue;
+        }
+        let changed = git
+            .diff_files(&snap.base_tree, &snap.candidate_tree)
+            .map_err(repo_err)?;
+        check_derivation(record, &changed, &prompts)?;
     }
     Ok(())
 }
