@@ -993,7 +993,7 @@ mod tests {
             "src/parser.rs",
             30,
             22,
-            "use std::process::Command;\nfn run() { Command::new(\"sh\"); }\n",
+            "import subprocess\nsubprocess.run([\"sh\"])\n",
         );
         assert!(matches!(
             check_derivation(&r, &high, &set),
