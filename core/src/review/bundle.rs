@@ -394,6 +394,18 @@ impl Bundle {
         })
     }
 
+    /// The records a signature policy must see vouched for: every approved
+    /// record of the chain, not only the leaf (issue 20 §3). An approved
+    /// predecessor authorizes the delivery of its own final tree through
+    /// the recovery rebind (R8.9), so a signature on a later link alone
+    /// would let an unsigned, self-approved earlier link land.
+    pub fn records_to_vouch_for(&self) -> Vec<&StateRecord> {
+        self.records
+            .iter()
+            .filter(|r| matches!(r.state.stage, Stage::Approved { .. }))
+            .collect()
+    }
+
     /// The tree ids the leaf binds: base, initial candidate and final
     /// candidate, de-duplicated (what the importing repository must hold).
     /// Earlier generations are history: their trees were reviewed but
@@ -1021,6 +1033,22 @@ mod tests {
             w["frozen"]["policy_hash"] = serde_json::json!(format!("sha256:{}", "0".repeat(64)));
         });
         assert!(other.is_err());
+    }
+
+    #[test]
+    fn every_approved_record_of_a_chain_must_be_vouched_for() {
+        let b = bundle();
+        let only: Vec<&LineageId> = b
+            .records_to_vouch_for()
+            .iter()
+            .map(|r| &r.state.lineage_id)
+            .collect();
+        assert_eq!(only, vec![&b.lineage_id]);
+        // A record still in review needs no signature: it authorizes
+        // nothing.
+        let started = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let pending = Bundle::build(vec![started.record().unwrap()], Vec::new()).unwrap();
+        assert!(pending.records_to_vouch_for().is_empty());
     }
 
     #[test]

@@ -99,7 +99,7 @@ fn repo_err(e: AdapterError) -> TransportError {
 
 /// `probity bundle export --lineage L`: the chain of `L` from generation 1
 /// to its leaf (following supersession past `L`), every link checked, with
-/// the envelopes the store keeps for the leaf.
+/// the envelopes the store keeps for any lineage of the chain.
 pub fn export_bundle<S: ReviewStore + AttestationStore>(
     store: &S,
     lineage: &LineageId,
@@ -135,8 +135,13 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         current = next;
         records.push(r);
     }
-    let leaf = current;
-    let attestations = store.attestations(&leaf)?;
+    // The envelopes kept for every lineage of the chain (import keeps a
+    // bundle's envelopes with its leaf): a signature policy asks for one
+    // per approved record, not only the leaf's (issue 20 §3).
+    let mut attestations = Vec::new();
+    for r in &records {
+        attestations.extend(store.attestations(r.state().lineage_id())?);
+    }
     Ok(Bundle::build(records, attestations)?)
 }
 
@@ -750,19 +755,28 @@ where
 
 /// The in-toto statement this repository derives for a bundle's leaf: its
 /// receipt (derived from its state, as the gate does) and the canonical
-/// candidate manifest from the leaf's trees. An envelope the bundle
-/// carries must vouch for exactly these bytes (`probity.requireSignature`).
+/// candidate manifest from the leaf's trees.
 pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>, TransportError> {
-    use probity_core::review::attest;
-    use probity_core::review::receipt::Receipt;
     let leaf = bundle
         .records
         .last()
         .ok_or_else(|| TransportError::Review(ReviewError::NoReview))?;
-    let receipt = Receipt::derive(leaf.state()).ok_or_else(|| {
+    record_statement(git, leaf)
+}
+
+/// The in-toto statement this repository derives for one terminal
+/// record: its receipt and the canonical candidate manifest of its (base,
+/// final candidate) trees.
+pub fn record_statement<G: ExportGit>(
+    git: &G,
+    record: &StateRecord,
+) -> Result<Vec<u8>, TransportError> {
+    use probity_core::review::attest;
+    use probity_core::review::receipt::Receipt;
+    let receipt = Receipt::derive(record.state()).ok_or_else(|| {
         TransportError::Review(ReviewError::NotTerminal {
-            lineage: leaf.state().lineage_id().clone(),
-            state: leaf.state().stage().name(),
+            lineage: record.state().lineage_id().clone(),
+            state: record.state().stage().name(),
         })
     })?;
     let entries = git
@@ -772,4 +786,29 @@ pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>,
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
     attest::statement_bytes(&attest::statement(&receipt, &manifest))
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))
+}
+
+/// The statements a signature policy must see vouched for, with their
+/// lineages: one per approved record of the chain (core's
+/// [`Bundle::records_to_vouch_for`]) whose base and final trees this
+/// repository holds. A record whose trees are absent here authorizes no
+/// delivery here (a delivery carries both trees), so it needs no
+/// signature here.
+pub fn statements_to_vouch_for<G: ExportGit>(
+    git: &G,
+    bundle: &Bundle,
+) -> Result<Vec<(LineageId, Vec<u8>)>, TransportError> {
+    let mut out = Vec::new();
+    for record in bundle.records_to_vouch_for() {
+        let s = record.state();
+        let pair = [
+            s.snapshot().base_tree.to_string(),
+            s.final_candidate_tree().to_string(),
+        ];
+        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+            continue;
+        }
+        out.push((s.lineage_id().clone(), record_statement(git, record)?));
+    }
+    Ok(out)
 }

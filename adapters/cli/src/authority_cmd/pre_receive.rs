@@ -65,7 +65,8 @@ fn usage(code: &str, msg: &str, next: &str) -> CliError {
 /// The signature policy (`probity.requireSignature`, D-R40–D-R43): with it
 /// set, every bundle the notes carry must hold a DSSE envelope whose
 /// signature, by a key `probity.allowedSignersFile` lists, covers exactly
-/// the statement this repository derives for the bundle's leaf; otherwise
+/// the statement this repository derives for each approved record of the
+/// bundle's chain whose trees are here (D-R55), not only the leaf's; otherwise
 /// the push is denied with `signature_missing`, `signature_invalid` or
 /// `signer_not_allowed`. Without it every verified bundle passes. The
 /// configuration is read once, before anything is judged.
@@ -93,7 +94,7 @@ fn signature_policy(
             message,
             next_action: "sign",
         };
-        let statement = drivers::leaf_statement(repo, bundle).map_err(|e| {
+        let statements = drivers::statements_to_vouch_for(repo, bundle).map_err(|e| {
             deny(
                 "authority_invalid",
                 format!("bundle of {}: {e}", bundle.lineage_id),
@@ -110,17 +111,22 @@ fn signature_policy(
             envelopes.push(bytes);
         }
         let refs: Vec<&[u8]> = envelopes.iter().map(Vec::as_slice).collect();
-        drivers::check_attestations(&port, &refs, &statement, &policy)
-            .map(|_| ())
-            .map_err(|e| {
+        // Every approved review of the chain that could authorize a
+        // delivery here must be vouched for, not only the leaf (issue 20
+        // §3): a maintainer's signature on a later link does not cover an
+        // unsigned earlier one.
+        for (lineage, statement) in &statements {
+            drivers::check_attestations(&port, &refs, statement, &policy).map_err(|e| {
                 deny(
                     e.code(),
                     format!(
-                        "the review {} is not signed by an allowed key ({e}): sign it with `probity attest --lineage {} --sign`, then `probity push` again",
-                        bundle.lineage_id, bundle.lineage_id
+                        "the review {lineage} (in the chain of {}) is not signed by an allowed key ({e}): sign it with `probity attest --lineage {lineage} --sign`, then `probity push` again",
+                        bundle.lineage_id
                     ),
                 )
-            })
+            })?;
+        }
+        Ok(())
     })
 }
 
