@@ -196,3 +196,71 @@ fn a_maintainer_signed_recovery_after_an_escalation_lands() {
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(s.server_rev("main"), Some(c));
 }
+
+/// A server hook with no signature policy, and a clone whose reviewed
+/// change sits in its worktree.
+fn plain_server() -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
+    let f = parser_base();
+    let (dir, server) = bare_origin(&f, "server.git");
+    let r = probity(&server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    write_medium_change(&f);
+    (f, dir, server, tempfile::tempdir().unwrap())
+}
+
+fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["push", "-q", "--no-verify"];
+    all.extend_from_slice(args);
+    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
+    let (f, _dir, server, inputs) = plain_server();
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The maintainer reverts it, reviewed as committed.
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    let revert = commit_all(&f, "revert the change");
+    let st = probity(f.root(), &["start", "--commit", &revert]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The agent reverts the revert and copies the old note onto it: the
+    // same (parent tree, tree) the old approval bound.
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    let replay = commit_all(&f, "bring it back");
+    f.git(&["notes", "--ref=probity", "copy", &c1, &replay])
+        .unwrap();
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(&c1), "{err}");
+    assert!(
+        err.contains(&format!("probity start --commit {replay}")),
+        "{err}"
+    );
+    assert_eq!(rev(&f, &server, "main"), Some(revert));
+}
+
+#[test]
+fn the_same_reviewed_commit_reaches_another_protected_branch_and_is_pushed_again() {
+    let (f, _dir, server, inputs) = plain_server();
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The same commit to a release branch cut from the base: its approval
+    // has not delivered there yet.
+    push_no_verify(&f, &["origin", "HEAD~1:refs/heads/release"]).unwrap();
+    push_no_verify(&f, &["origin", "HEAD:refs/heads/release"]).unwrap();
+    assert_eq!(rev(&f, &server, "release"), Some(c1.clone()));
+    // Pushed again (nothing new): allowed.
+    push_no_verify(&f, &["origin", "main"]).unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(c1));
+}

@@ -139,6 +139,66 @@ impl Repo {
         Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
     }
 
+    /// The commits whose note in the notes commit `notes` holds `needle`
+    /// (a fixed string), at most `cap` of them: one `git grep` over the
+    /// notes tree, the fan-out paths read back as commit ids.
+    pub fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, GitError> {
+        const ARGS: &str = "grep -l -F";
+        let args: Vec<OsString> = [
+            "grep",
+            "-l",
+            "-F",
+            "--no-color",
+            "--no-textconv",
+            "-e",
+            needle,
+            notes.as_str(),
+            "--",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => {}
+            // `grep` answers 1 when nothing matches.
+            Some(1) => return Ok(Vec::new()),
+            _ => {
+                return Err(GitError::Failed {
+                    args: ARGS.into(),
+                    status: out.status.to_string(),
+                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                });
+            }
+        }
+        let text = std::str::from_utf8(&out.stdout).map_err(|_| GitError::Parse {
+            args: ARGS.into(),
+            detail: "non-UTF-8 output".into(),
+        })?;
+        let prefix = format!("{notes}:");
+        let mut found = Vec::new();
+        for line in text.lines() {
+            if found.len() >= cap {
+                break;
+            }
+            // `<notes>:<fan-out path>`; a path that is no note's (another
+            // file in the notes tree) is passed over.
+            let Some(path) = line.strip_prefix(&prefix) else {
+                continue;
+            };
+            let hex: String = path.chars().filter(|c| *c != '/').collect();
+            if let Ok(c) = CommitId::parse(hex) {
+                found.push(c);
+            }
+        }
+        Ok(found)
+    }
+
     /// Writes every `(commit, note)` into a scratch notes ref started at
     /// `expected`, then moves `refs/notes/probity` from `expected` to the
     /// result in one `update-ref` (compare-and-swap: a concurrent writer
@@ -293,6 +353,15 @@ impl NotesGit for Repo {
         cap: usize,
     ) -> Result<Option<Vec<u8>>, AdapterError> {
         Ok(Repo::read_note(self, notes, commit, cap)?)
+    }
+
+    fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, AdapterError> {
+        Ok(Repo::notes_naming(self, notes, needle, cap)?)
     }
 
     fn write_notes(

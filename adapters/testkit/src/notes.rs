@@ -279,6 +279,26 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         })
     }
 
+    fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, AdapterError> {
+        self.with("notes_naming", |n| {
+            Ok(n.get(notes)?
+                .notes
+                .iter()
+                .filter(|(_, b)| {
+                    b.windows(needle.len().max(1))
+                        .any(|w| w == needle.as_bytes())
+                })
+                .map(|(c, _)| c.clone())
+                .take(cap)
+                .collect())
+        })
+    }
+
     fn write_notes(
         &self,
         expected: Option<&CommitId>,

@@ -6,11 +6,11 @@
 
 use serde::Serialize;
 
-use crate::review::gate::RefUpdate;
 pub use crate::review::gate::{
     DEFAULT_PROTECTED, NOTES_REF, REVIEW_OBJECTS_PREFIX, glob_matches, is_protected,
 };
-use crate::review::ids::CommitId;
+use crate::review::gate::{Decision, GateDecision, RefUpdate};
+use crate::review::ids::{CommitId, LineageId, TreeId};
 
 /// The most lines a `pre-receive` input may hold.
 pub const MAX_RECEIVE_LINES: usize = 10_000;
@@ -199,6 +199,116 @@ pub fn check_deletion(
     Ok(())
 }
 
+/// A delivery an allow rests on: the commit, the refs it reaches, and the
+/// lineage whose approval allowed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovedDelivery {
+    /// The destination refs that deliver it.
+    pub refs: Vec<String>,
+    /// The commit allowed.
+    pub commit: CommitId,
+    /// The lineage whose approval allowed it.
+    pub lineage: LineageId,
+}
+
+/// Every commit an allowing decision lets in on the strength of an
+/// approval (a commit that changes no bytes names no lineage, and needs
+/// none): each allowed commit of a stack, or a range's tip.
+pub fn approved_deliveries(d: &GateDecision) -> Vec<ApprovedDelivery> {
+    let mut out = Vec::new();
+    for r in d.deliveries() {
+        if r.decision != Decision::Allow {
+            continue;
+        }
+        if r.stack.is_empty() {
+            if let Some(l) = &r.lineage_id {
+                out.push(ApprovedDelivery {
+                    refs: r.refs.clone(),
+                    commit: r.tip.clone(),
+                    lineage: l.clone(),
+                });
+            }
+            continue;
+        }
+        for c in &r.stack {
+            if let (Decision::Allow, Some(l)) = (c.decision, &c.lineage_id) {
+                out.push(ApprovedDelivery {
+                    refs: r.refs.clone(),
+                    commit: c.commit.clone(),
+                    lineage: l.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// An earlier commit whose note names the lineage a delivery rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriorDelivery {
+    /// The commit the note annotates.
+    pub commit: CommitId,
+    /// What it delivered: its parent's tree (the empty tree for a root
+    /// commit) and its tree.
+    pub trees: (TreeId, TreeId),
+    /// Whether it is in the history of the ref the delivery updates
+    /// (reachable from the ref's old tip).
+    pub in_ref_history: bool,
+}
+
+/// An approval delivered again into a ref whose history it already
+/// delivered (`approval_spent`): a revert of its revert with the old note
+/// copied onto it, for example.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "commit {commit} delivers exactly what {prior} already delivered into {refname}, on the approval of {lineage}: an approval is spent by its first delivery into a protected ref's history, and a change that comes back (a revert of its revert) is reviewed again: `probity start --commit {commit}`"
+)]
+pub struct ApprovalSpent {
+    /// The protected ref updated.
+    pub refname: String,
+    /// The commit delivered again.
+    pub commit: CommitId,
+    /// The lineage whose approval it replays.
+    pub lineage: LineageId,
+    /// The commit in the ref's history that spent it.
+    pub prior: CommitId,
+}
+
+impl ApprovalSpent {
+    /// The stable reason code, `approval_spent`.
+    pub fn code(&self) -> &'static str {
+        "approval_spent"
+    }
+}
+
+/// The replay rule (issue 20 §3, D-R56): an approval delivers its change
+/// into each protected ref's history once. A delivery of `commit` (with
+/// `trees`, its parent's tree and its tree) into `refname` on `lineage`'s
+/// approval is refused when another commit in that ref's history, noted
+/// with the same lineage, delivered the same trees. The same commit pushed
+/// again, the same approval delivered into another protected ref (a
+/// backport), a rebased or stacked delivery (other trees) all pass.
+pub fn check_not_replayed(
+    refname: &str,
+    commit: &CommitId,
+    trees: &(TreeId, TreeId),
+    lineage: &LineageId,
+    priors: &[PriorDelivery],
+) -> Result<(), ApprovalSpent> {
+    match priors
+        .iter()
+        .find(|p| p.commit != *commit && p.in_ref_history && p.trees == *trees)
+    {
+        Some(p) => Err(ApprovalSpent {
+            refname: refname.to_string(),
+            commit: commit.clone(),
+            lineage: lineage.clone(),
+            prior: p.commit.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Where `probity push` puts a lineage's frozen tree on the remote.
 pub fn review_tree_ref(lineage: &crate::review::ids::LineageId, which: &str) -> String {
     format!("{REVIEW_OBJECTS_PREFIX}trees/{lineage}/{which}")
@@ -361,6 +471,44 @@ mod tests {
             parse_receive_updates(&big),
             Err(ReceiveInputError::TooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn an_approval_delivers_its_trees_into_a_refs_history_once() {
+        let c = |s: &str| CommitId::parse(s).unwrap();
+        let t = |s: &str| TreeId::parse(s).unwrap();
+        let l = LineageId::parse("review-0123456789abcdef").unwrap();
+        let trees = (t(A), t(B));
+        let prior = |commit: &str, trees: (TreeId, TreeId), in_history: bool| PriorDelivery {
+            commit: c(commit),
+            trees,
+            in_ref_history: in_history,
+        };
+        let replay = "3333333333333333333333333333333333333333";
+        // The revert of a revert: same trees, the earlier commit in main.
+        let spent = check_not_replayed(
+            "refs/heads/main",
+            &c(replay),
+            &trees,
+            &l,
+            &[prior(A, trees.clone(), true)],
+        )
+        .unwrap_err();
+        assert_eq!(spent.code(), "approval_spent");
+        assert_eq!(spent.prior, c(A));
+        // The same commit again; another ref's history (a backport); other
+        // trees (a rebase, the next commit of a stack): each passes.
+        for priors in [
+            vec![prior(replay, trees.clone(), true)],
+            vec![prior(A, trees.clone(), false)],
+            vec![prior(A, (t(B), t(A)), true)],
+            vec![],
+        ] {
+            assert_eq!(
+                check_not_replayed("refs/heads/main", &c(replay), &trees, &l, &priors),
+                Ok(())
+            );
+        }
     }
 
     #[test]

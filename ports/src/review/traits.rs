@@ -500,6 +500,14 @@ pub trait NotesGit {
         commit: &CommitId,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, AdapterError>;
+    /// The commits whose note in the notes commit `notes` holds `needle`
+    /// (a fixed string, e.g. a lineage id), at most `cap` of them.
+    fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, AdapterError>;
     /// Writes every `(commit, note)` in one compare-and-swap of
     /// `refs/notes/probity` against `expected` (the tip the notes were read
     /// at; `None`: the ref must not exist yet).

@@ -9,10 +9,11 @@ use probity_core::review::bundle::{
     ScopeError, check_derivation, check_scope, note_with, parse_note,
 };
 use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
-use probity_core::review::ids::{CommitId, LineageId};
+use probity_core::review::ids::{CommitId, LineageId, TreeId};
 use probity_core::review::prompts::PromptSet;
 use probity_core::review::server::{
-    NOTES_REF, ReceiveUpdate, check_deletion, check_notes_update, is_protected,
+    NOTES_REF, PriorDelivery, ReceiveUpdate, approved_deliveries, check_deletion,
+    check_not_replayed, check_notes_update, is_protected,
 };
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::StateRecord;
@@ -638,9 +639,103 @@ where
         updates: judged.iter().map(|u| u.as_push()).collect(),
         published,
     };
-    Ok(PreReceive::Judged(validate_pre_push(
-        git, scratch, &boundary,
-    )?))
+    let decision = validate_pre_push(git, scratch, &boundary)?;
+    if decision.allows()
+        && let Some(n) = &notes
+        && let Some(d) = replayed(git, n, &judged, &decision)?
+    {
+        return Ok(PreReceive::Denied(d));
+    }
+    Ok(PreReceive::Judged(decision))
+}
+
+/// How many earlier commits noted with one lineage the replay check reads.
+const MAX_PRIOR_NOTES: usize = 64;
+
+/// What a commit delivers: its parent's tree (the empty tree for a root
+/// commit) and its tree.
+fn delivered_trees<G: DeliveryGit>(
+    git: &G,
+    commit: &CommitId,
+) -> Result<Option<(TreeId, TreeId)>, TransportError> {
+    let Some(c) = git
+        .range(commit, &[], &RemoteScope::None, 1)
+        .map_err(repo_err)?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let base = match c.parents.first() {
+        Some(p) => git.commit_tree(p).map_err(repo_err)?,
+        None => git.empty_tree().map_err(repo_err)?,
+    };
+    Ok(Some((base, c.tree)))
+}
+
+/// The replay check (core's `check_not_replayed`, D-R56) over an allowing
+/// decision: for each commit it lets in on an approval, into each updated
+/// ref with a history, the earlier commits the notes name that lineage on
+/// are read (their trees, whether the ref's old tip reaches them); the
+/// first replay is the answer.
+fn replayed<G: DeliveryGit + NotesGit>(
+    git: &G,
+    notes: &CommitId,
+    judged: &[&ReceiveUpdate],
+    decision: &GateDecision,
+) -> Result<Option<ReceiveDenial>, TransportError> {
+    for delivery in approved_deliveries(decision) {
+        let olds: Vec<(&str, &CommitId)> = judged
+            .iter()
+            .filter(|u| delivery.refs.contains(&u.refname))
+            .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
+            .collect();
+        if olds.is_empty() {
+            continue;
+        }
+        let named = git
+            .notes_naming(notes, delivery.lineage.as_str(), MAX_PRIOR_NOTES)
+            .map_err(repo_err)?;
+        let named: Vec<CommitId> = named
+            .into_iter()
+            .filter(|c| *c != delivery.commit)
+            .collect();
+        if named.is_empty() {
+            continue;
+        }
+        let Some(trees) = delivered_trees(git, &delivery.commit)? else {
+            continue;
+        };
+        for (refname, old) in olds {
+            let mut priors = Vec::new();
+            for c in &named {
+                let Some(prior_trees) = delivered_trees(git, c)? else {
+                    continue;
+                };
+                priors.push(PriorDelivery {
+                    commit: c.clone(),
+                    in_ref_history: git.is_ancestor(c, old).map_err(repo_err)?,
+                    trees: prior_trees,
+                });
+            }
+            if let Err(e) = check_not_replayed(
+                refname,
+                &delivery.commit,
+                &trees,
+                &delivery.lineage,
+                &priors,
+            ) {
+                return Ok(Some(ReceiveDenial {
+                    reason_code: e.code().into(),
+                    refname: refname.to_string(),
+                    commit: Some(delivery.commit.clone()),
+                    message: e.to_string(),
+                    next_action: "start_commit_review",
+                }));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Imports into `scratch` every bundle the notes commit `notes` holds for

@@ -211,6 +211,9 @@ fn next_hint(code: &str) -> &'static str {
             "never delete or force refs/notes/probity: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, then push it"
         }
         "objects_missing" => "push the commits the note's review covers with it",
+        "approval_spent" => {
+            "review the commit again as the reason says (`probity start --commit <sha>`, the lenses, `probity finalize`), then `probity push`"
+        }
         "protected_ref_deleted" => {
             "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
         }
