@@ -307,6 +307,10 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     } else {
         args.refspecs.clone()
     };
+    // The gate first, hook or no hook: what this push would update, as the
+    // remote answers now, judged as the pre-push hook judges it. A denial
+    // refuses before anything is fetched, published or pushed.
+    gate_push(&ctx, &remote, &refspecs)?;
     // Another clone may have published meanwhile: take its notes first
     // (cat_sort_uniq: exact for one bundle per line), so the notes push
     // fast-forwards.
@@ -335,15 +339,16 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     let trees = review_tree_refspecs(&ctx.store, &publications)?;
     let pushed = push_summary(&all, trees.len());
     all.extend(trees);
-    let (ok, stderr) = ctx.repo.push_atomic(&remote, &all).map_err(repo_error)?;
-    eprint!("{stderr}");
+    // git's stderr (progress, a local hook's refusal, the remote's
+    // `remote:` lines) is shown as it arrives, not after.
+    use std::io::IsTerminal;
+    let progress = std::io::stderr().is_terminal();
+    let (ok, stderr) = ctx
+        .repo
+        .push_atomic(&remote, &all, progress, &mut std::io::stderr())
+        .map_err(repo_error)?;
     if !ok {
-        return Err(CliError::new(
-            ErrorKind::Conflict,
-            "push_rejected",
-            format!("git push --atomic {remote} {pushed} was rejected (see git's output above)"),
-            "read the remote's reason above: review and publish the commit it names, or fetch and merge, then `probity push` again",
-        ));
+        return Err(push_failure(&remote, &pushed, &stderr));
     }
     let answer = PushAnswer {
         remote: &remote,
@@ -360,6 +365,118 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         t
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The pre-push judgement of what `git push <remote> <refspecs>` would
+/// update (`git push --dry-run --porcelain`, full ids): the refs git would
+/// refuse anyway (`!`), leave as they are (`=`) or delete deliver nothing
+/// and are left to git; the notes ref and `refs/probity/*` are authority,
+/// not deliveries. A denial is `push_denied`, nothing pushed.
+fn gate_push(
+    ctx: &crate::authority_cmd::Context,
+    remote: &str,
+    refspecs: &[String],
+) -> Result<(), CliError> {
+    use probity_core::review::gate::{Decision, RefUpdate};
+    use probity_core::review::server::split_notes_updates;
+    let plan = ctx.repo.push_plan(remote, refspecs).map_err(|e| {
+        CliError::new(
+            ErrorKind::Repository,
+            "push_failed",
+            e.to_string(),
+            "fix what git says above (the remote's name or URL, your access to it, the refspec), then `probity push` again; nothing was pushed",
+        )
+    })?;
+    let commit = |hex: &str| {
+        CommitId::parse(hex).map_err(|_| {
+            CliError::new(
+                ErrorKind::Repository,
+                "repository_error",
+                format!("git push --dry-run reported `{hex}`, not an object id"),
+                "report this: git's porcelain output changed",
+            )
+        })
+    };
+    let mut updates = Vec::new();
+    for u in &plan {
+        if matches!(u.flag, '!' | '=' | '-') {
+            continue;
+        }
+        let local = match &u.new {
+            Some(new) => commit(new)?,
+            None => resolve(&ctx.repo, &u.from)?,
+        };
+        updates.push(RefUpdate {
+            local_ref: u.from.clone(),
+            local_oid: Some(local),
+            remote_ref: u.to.clone(),
+            remote_oid: u.old.as_deref().map(commit).transpose()?,
+        });
+    }
+    let (updates, _) = split_notes_updates(updates);
+    if updates.is_empty() {
+        return Ok(());
+    }
+    let boundary = drivers::PushBoundary::Updates {
+        remote: remote.to_string(),
+        updates,
+    };
+    let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
+        .map_err(crate::authority_cmd::review_error)?;
+    if d.decision() == Decision::Allow {
+        return Ok(());
+    }
+    let code = crate::output::wire_name(d.reason_code());
+    let mut message = format!(
+        "probity push refused: the pre-push gate denies this push ({code}): {}",
+        d.message()
+    );
+    for r in d.deliveries() {
+        message.push_str(&format!(
+            "; {} -> {}: {} commit(s), {}",
+            r.refs.join(", "),
+            r.tip,
+            r.commits,
+            crate::output::wire_name(r.reason_code)
+        ));
+    }
+    message.push_str("; nothing was pushed");
+    Err(CliError::new(
+        ErrorKind::Conflict,
+        "push_denied",
+        message,
+        crate::authority_cmd::push_next_step(&code),
+    ))
+}
+
+/// A failed `git push --atomic`: a server without atomic push support is
+/// named with what to do; anything else (a local hook's refusal, the
+/// server gate's, a non-fast-forward) is what git printed, shown above as
+/// it arrived and repeated here from its last line.
+fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
+    if stderr.contains("does not support --atomic") {
+        return CliError::new(
+            ErrorKind::Repository,
+            "atomic_unsupported",
+            format!(
+                "{remote} does not accept atomic pushes (its git is older than 2.4, or receive.advertiseAtomic is off); nothing was pushed"
+            ),
+            format!(
+                "ask the server's administrator to allow atomic pushes (git config receive.advertiseAtomic true), or push the authority first and the commits after: `git push {remote} refs/notes/probity`, then `git push {remote} <branch>`"
+            ),
+        );
+    }
+    let last = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("git printed nothing");
+    CliError::new(
+        ErrorKind::Conflict,
+        "push_rejected",
+        format!("git push --atomic {remote} {pushed} was rejected (git's output is above): {last}"),
+        "read the reason above (a local hook, the remote's gate, or git): review and publish the commit it names, or fetch and merge, then `probity push` again",
+    )
 }
 
 /// What people read about a push: their refspecs and the notes, the
