@@ -540,6 +540,7 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
             "run probity from an installed path",
         )
     })?;
+    let exe = hook_binary(&exe, repo.common_dir())?;
     let script = pre_receive_script(&exe.to_string_lossy());
     let path = hooks_dir.join("pre-receive");
     let io = |e: std::io::Error| {
@@ -581,6 +582,84 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
         format!("pre-receive: {action} ({})\n", path.display())
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The probity the server hook will run: this binary when everyone who
+/// runs git for the repository ([`hook_runners`], told from the
+/// repository directory's owner and mode) may execute it, else the first
+/// `probity` on `PATH` they may; with neither, `hook_binary_unusable`,
+/// nothing written. A hook naming a binary its runner cannot execute would
+/// refuse every push with "Permission denied" after an install that said
+/// it succeeded (root's copy under `/root`, say).
+///
+/// [`hook_runners`]: probity_core::review::server::hook_runners
+#[cfg(unix)]
+fn hook_binary(exe: &Path, repo_dir: &Path) -> Result<PathBuf, CliError> {
+    use probity_core::review::server::{HookRunner, PathEntry, hook_runners, may_run};
+    use std::os::unix::fs::MetadataExt;
+    let entry = |p: &Path| {
+        std::fs::metadata(p).ok().map(|m| PathEntry {
+            uid: m.uid(),
+            gid: m.gid(),
+            mode: m.mode() & 0o7777,
+        })
+    };
+    let Some(repo) = entry(repo_dir) else {
+        // Unreadable here: the install itself fails on it, with its reason.
+        return Ok(exe.to_path_buf());
+    };
+    let runners = hook_runners(&repo);
+    // Every directory from the root down, then the file itself.
+    let usable = |p: &Path| -> bool {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return false;
+        };
+        let mut chain: Vec<PathEntry> = Vec::new();
+        for a in real.ancestors().collect::<Vec<_>>().into_iter().rev() {
+            match entry(a) {
+                Some(e) => chain.push(e),
+                None => return false,
+            }
+        }
+        real.is_file() && runners.iter().all(|r: &HookRunner| may_run(&chain, r))
+    };
+    if usable(exe) {
+        return Ok(exe.to_path_buf());
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join("probity"))
+        .find(|c| c.is_file());
+    if let Some(candidate) = on_path
+        && usable(&candidate)
+    {
+        return Ok(candidate);
+    }
+    let who = if runners.len() > 1 {
+        format!(
+            "the repository's owner (uid {}) and its group (gid {})",
+            repo.uid, repo.gid
+        )
+    } else {
+        format!("the repository's owner (uid {})", repo.uid)
+    };
+    Err(CliError::new(
+        ErrorKind::Conflict,
+        "hook_binary_unusable",
+        format!(
+            "{} cannot be executed by {who}, who runs the hook (a directory on its path or the file itself does not let them), and no probity on PATH they can execute was found; nothing was written",
+            exe.display()
+        ),
+        "install probity where the repository's users can execute it (e.g. /usr/local/bin/probity, mode 0755) and put it on PATH, then run `probity hooks install --server` again",
+    ))
+}
+
+#[cfg(not(unix))]
+fn hook_binary(exe: &Path, _repo_dir: &Path) -> Result<PathBuf, CliError> {
+    Ok(exe.to_path_buf())
 }
 
 /// `probity hooks uninstall --server`: removes the bare repository's

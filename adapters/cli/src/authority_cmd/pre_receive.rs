@@ -250,13 +250,21 @@ impl ServerFaults {
 /// `pre-receive` forms) also keeps git's configuration from the
 /// environment, as the receiving git read it
 /// ([`probity_git::GitCli::with_receive_config`]).
-fn open_repo(global: &GlobalArgs, receive: bool) -> Result<Repo, CliError> {
+/// A directory in no repository is the caller's mistake (git runs a hook
+/// in its repository) and answers as such; any other refusal of git's is
+/// the server's fault in a hook (`faults`).
+fn open_repo(
+    global: &GlobalArgs,
+    receive: bool,
+    faults: Option<&ServerFaults>,
+) -> Result<Repo, CliError> {
     let cwd = super::discovery_dir(global.cwd.clone())?;
     let mut git = super::git_cli().with_receive_quarantine();
     if receive {
         git = git.with_receive_config();
     }
     Repo::discover_allow_bare(git, &cwd).map_err(|e| {
+        let not_repo = matches!(e, probity_git::GitError::NotARepository { .. });
         let next = match e {
             probity_git::GitError::NotARepository { .. } => {
                 "run in the repository (a bare repository's hook runs there), or pass --cwd"
@@ -265,7 +273,11 @@ fn open_repo(global: &GlobalArgs, receive: bool) -> Result<Repo, CliError> {
                 "fix what git says (for a repository another user owns: safe.directory, in the configuration of the user the server runs git as, or GIT_CONFIG_COUNT/GIT_CONFIG_KEY_0/GIT_CONFIG_VALUE_0 in its environment), then retry"
             }
         };
-        CliError::new(ErrorKind::Repository, "repository_error", e.to_string(), next)
+        let e = CliError::new(ErrorKind::Repository, "repository_error", e.to_string(), next);
+        match faults {
+            Some(f) if !not_repo => f.error(e),
+            _ => e,
+        }
     })
 }
 
@@ -516,7 +528,7 @@ fn pre_receive(
     // git's lines on stdin: a hook, whose every word reaches the pusher.
     let hook = args.range.is_none() && args.transport.refname.is_none();
     let faults = ServerFaults::new(hook, super::discovery_dir(global.cwd.clone())?);
-    let repo = open_repo(global, true).map_err(|e| faults.error(e))?;
+    let repo = open_repo(global, true, Some(&faults))?;
     faults.found(&repo);
     let (updates, scope) = match (&args.range, &args.transport.refname) {
         (Some(spec), Some(refname)) => {
@@ -619,7 +631,7 @@ fn pre_pr_notes(
         )
     })?;
     let head = args.head.as_deref().unwrap_or("HEAD");
-    let repo = open_repo(global, false)?;
+    let repo = open_repo(global, false, None)?;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let scratch = ScratchStore::new()?;
     let answer = drivers::pre_pr_from_notes(
