@@ -310,11 +310,17 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     // The gate first, hook or no hook: what this push would update, as the
     // remote answers now, judged as the pre-push hook judges it. A denial
     // refuses before anything is fetched, published or pushed.
-    gate_push(&ctx, &remote, &refspecs)?;
+    let notes_current = gate_push(&ctx, &remote, &refspecs)?;
     // Another clone may have published meanwhile: take its notes first
     // (cat_sort_uniq: exact for one bundle per line), so the notes push
-    // fast-forwards.
-    let merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+    // fast-forwards. When the dry run already showed the local notes
+    // fast-forward the remote's (or the remote has none), that fetch, one
+    // more connection to the remote, is skipped.
+    let merged = if notes_current {
+        false
+    } else {
+        ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?
+    };
     let mut publications = Vec::new();
     for spec in &refspecs {
         let src = spec.trim_start_matches('+');
@@ -372,14 +378,23 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
 /// refuse anyway (`!`), leave as they are (`=`) or delete deliver nothing
 /// and are left to git; the notes ref and `refs/probity/*` are authority,
 /// not deliveries. A denial is `push_denied`, nothing pushed.
+///
+/// When this clone has notes, the dry run asks about them too: the answer
+/// is whether they fast-forward the remote's (or the remote has none), so
+/// that no fetch of the remote's notes is needed.
 fn gate_push(
     ctx: &crate::authority_cmd::Context,
     remote: &str,
     refspecs: &[String],
-) -> Result<(), CliError> {
+) -> Result<bool, CliError> {
     use probity_core::review::gate::{Decision, RefUpdate};
     use probity_core::review::server::split_notes_updates;
-    let plan = ctx.repo.push_plan(remote, refspecs).map_err(|e| {
+    let mut asked = refspecs.to_vec();
+    let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
+    if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
+        asked.push(NOTES_REF.to_string());
+    }
+    let plan = ctx.repo.push_plan(remote, &asked).map_err(|e| {
         CliError::new(
             ErrorKind::Repository,
             "push_failed",
@@ -413,9 +428,13 @@ fn gate_push(
             remote_oid: u.old.as_deref().map(commit).transpose()?,
         });
     }
+    let notes_current = local_notes
+        && plan
+            .iter()
+            .any(|u| u.to == NOTES_REF && matches!(u.flag, ' ' | '=' | '*'));
     let (updates, _) = split_notes_updates(updates);
     if updates.is_empty() {
-        return Ok(());
+        return Ok(notes_current);
     }
     let boundary = drivers::PushBoundary::Updates {
         remote: remote.to_string(),
@@ -424,7 +443,7 @@ fn gate_push(
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
         .map_err(crate::authority_cmd::review_error)?;
     if d.decision() == Decision::Allow {
-        return Ok(());
+        return Ok(notes_current);
     }
     let code = crate::output::wire_name(d.reason_code());
     let mut message = format!(

@@ -114,6 +114,28 @@ fn probity_push_talks_to_the_remote_through_the_users_git_ssh_command() {
         !calls.contains("-G"),
         "GIT_SSH_VARIANT was dropped: {calls}"
     );
+
+    // A second reviewed push, the local notes already ahead of the
+    // remote's: the dry run (which also asks about the notes) and the push,
+    // two connections, no fetch.
+    std::fs::remove_file(&log).unwrap();
+    s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    s.approve();
+    s.f.commit_all("second reviewed change").unwrap();
+    let p = probity_env(
+        s.f.root(),
+        &["push", "origin", "main"],
+        &[
+            ("GIT_SSH_COMMAND", ssh.to_str().unwrap()),
+            ("GIT_SSH_VARIANT", "simple"),
+        ],
+    );
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(p.json["notes_merged_from_remote"], false);
+    assert_eq!(s.remote_rev("main"), Some(s.rev("HEAD")));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(calls.lines().count(), 2, "{calls}");
+    assert!(!calls.contains("git-upload-pack"), "{calls}");
 }
 
 #[test]

@@ -1090,6 +1090,8 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
         .push(&["origin", "main", "refs/notes/probity"])
         .unwrap_err();
     assert!(err.contains("signer_not_allowed"), "{err}");
+    // The pusher is not shown the server's allowed-signers path.
+    assert!(!err.contains(signers.to_str().unwrap()), "{err}");
     assert_ne!(s.server_rev("main"), Some(tip.clone()));
 
     // Signed by alice too: allowed, with the two older bundles (unsigned,

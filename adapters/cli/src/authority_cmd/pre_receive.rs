@@ -131,13 +131,23 @@ fn signature_policy<'a>(
                 SignatureError::NoAllowedSigners
                 | SignatureError::AllowedSigners(_)
                 | SignatureError::Tool(_) => faults.denial(e.code(), e.to_string()),
-                e => deny(
-                    e.code(),
-                    format!(
-                        "the review {} is not signed by an allowed key ({e}): sign it with `probity attest --lineage {} --sign`, then `probity push` again",
-                        bundle.lineage_id, bundle.lineage_id
-                    ),
-                ),
+                e => {
+                    // In a hook the pusher reads this: the server's
+                    // allowed-signers path stays on the server.
+                    let why = match &e {
+                        SignatureError::SignerNotAllowed { keyid, .. } if faults.hook => {
+                            format!("signed by {keyid}, which the server's allowed signers do not list")
+                        }
+                        e => e.to_string(),
+                    };
+                    deny(
+                        e.code(),
+                        format!(
+                            "the review {} is not signed by an allowed key ({why}): sign it with `probity attest --lineage {} --sign`, then `probity push` again",
+                            bundle.lineage_id, bundle.lineage_id
+                        ),
+                    )
+                }
             })
     })
 }
@@ -330,6 +340,9 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<Exit
 pub fn next_hint(code: &str) -> &'static str {
     match code {
         SERVER_MISCONFIGURED => ServerFaults::NEXT,
+        "signature_missing" | "signature_invalid" | "signer_not_allowed" => {
+            "sign the review with a key the server allows (`probity attest --lineage <id> --sign`, the lineage the message names), then `probity push` again"
+        }
         "allowed_signers_missing" | "unreadable_input" | "input_not_regular" | "signing_tool" => {
             "fix the signature settings: probity.allowedSignersFile must name a readable allowed-signers file, and ssh-keygen must run"
         }
