@@ -559,7 +559,16 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
             "run probity from an installed path",
         )
     })?;
-    let exe = hook_binary(&exe, repo.common_dir())?;
+    let recorded = hook_binary(&exe, repo.common_dir())?;
+    // Said when the hook names another binary than the one running.
+    let note = (recorded != exe).then(|| {
+        format!(
+            "the hook runs {}: {} cannot be executed by who runs git for this repository",
+            recorded.display(),
+            exe.display()
+        )
+    });
+    let exe = recorded;
     let script = pre_receive_script(&exe.to_string_lossy());
     let path = hooks_dir.join("pre-receive");
     let io = |e: std::io::Error| {
@@ -594,11 +603,15 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
             hook: "pre-receive",
             path: Some(&path),
             action,
-            message: None,
+            message: note.clone(),
         }],
     };
     out.answer(&answer, || {
-        format!("pre-receive: {action} ({})\n", path.display())
+        let mut t = format!("pre-receive: {action} ({})\n", path.display());
+        if let Some(n) = &note {
+            t.push_str(&format!("  {n}\n"));
+        }
+        t
     });
     Ok(ExitCode::SUCCESS)
 }

@@ -351,4 +351,7 @@ fn the_server_hook_records_a_binary_the_repositorys_users_can_run() {
     let script = std::fs::read_to_string(&hook).unwrap();
     assert!(script.contains(usable.to_str().unwrap()), "{script}");
     assert!(!script.contains("root-home"), "{script}");
+    // The answer says which binary the hook runs, and why not this one.
+    let message = r.json["hooks"][0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(usable.to_str().unwrap()), "{}", r.stdout);
 }
