@@ -271,6 +271,27 @@ fn an_unreadable_allowed_signers_file_is_the_administrators_not_the_pushers() {
 }
 
 #[test]
+fn bad_signature_settings_are_the_servers_fault_too() {
+    let s = Server::new();
+    s.f.git_in(&s.server, &["config", "probity.requireSignature", "maybe"])
+        .unwrap();
+    s.approve();
+    s.f.commit_all("reviewed").unwrap();
+    let published = probity(s.f.root(), &["publish"]);
+    assert_eq!(
+        published.code, 0,
+        "{}{}",
+        published.stdout, published.stderr
+    );
+    let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("server_misconfigured"), "{err}");
+    // The detail (git's complaint about the value) stays on the server.
+    assert!(!err.to_lowercase().contains("requiresignature"), "{err}");
+    let log = std::fs::read_to_string(s.server.join("probity-server.log")).unwrap();
+    assert!(log.to_lowercase().contains("requiresignature"), "{log}");
+}
+
+#[test]
 fn a_push_refused_only_for_its_missing_notes_says_so() {
     let s = Server::new();
     s.approve();
