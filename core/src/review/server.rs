@@ -405,9 +405,136 @@ pub fn pre_receive_script(probity: &str) -> String {
     )
 }
 
+/// One component of a path as `stat` reports it: its owner, group and
+/// permission bits (the low 12 bits of the mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathEntry {
+    /// The owning user id.
+    pub uid: u32,
+    /// The owning group id.
+    pub gid: u32,
+    /// The permission bits (`0o755`, ...).
+    pub mode: u32,
+}
+
+/// Someone a server runs git as, for the hook's sake: a user id (`None`:
+/// any member of the group who is not the owner) and a group id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookRunner {
+    /// The user id, when one is meant.
+    pub uid: Option<u32>,
+    /// The group id.
+    pub gid: u32,
+}
+
+/// Who runs a bare repository's `pre-receive` hook, told from the
+/// repository's own directory: its owner always (the account an ssh
+/// server or a forge runs git as); any member of its group when the
+/// directory is group-writable (a shared repository:
+/// `core.sharedRepository`, or a web server's group); anyone when it is
+/// world-writable.
+pub fn hook_runners(repo_dir: &PathEntry) -> Vec<HookRunner> {
+    let mut out = vec![HookRunner {
+        uid: Some(repo_dir.uid),
+        gid: repo_dir.gid,
+    }];
+    if repo_dir.mode & 0o020 != 0 {
+        out.push(HookRunner {
+            uid: None,
+            gid: repo_dir.gid,
+        });
+    }
+    if repo_dir.mode & 0o002 != 0 {
+        out.push(HookRunner {
+            uid: None,
+            gid: u32::MAX,
+        });
+    }
+    out
+}
+
+/// Whether `runner` may execute the file at the end of `path`: every
+/// directory before it must let them search it and the file must let them
+/// execute it, by the owner's, the group's or the others' bits as POSIX
+/// chooses them (root searches any directory and executes a file any of
+/// whose execute bits is set). Supplementary groups are not known here:
+/// a runner is judged by the group it is given.
+pub fn may_run(path: &[PathEntry], runner: &HookRunner) -> bool {
+    let Some((file, dirs)) = path.split_last() else {
+        return false;
+    };
+    let root = runner.uid == Some(0);
+    let allows = |e: &PathEntry| {
+        let class = if runner.uid == Some(e.uid) {
+            6
+        } else if runner.gid == e.gid {
+            3
+        } else {
+            0
+        };
+        e.mode >> class & 0o1 != 0
+    };
+    let dirs_ok = root || dirs.iter().all(allows);
+    let file_ok = if root {
+        file.mode & 0o111 != 0
+    } else {
+        allows(file)
+    };
+    dirs_ok && file_ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_binary_must_be_reachable_and_executable_by_who_runs_git() {
+        let e = |uid, gid, mode| PathEntry { uid, gid, mode };
+        let owner = HookRunner {
+            uid: Some(65534),
+            gid: 65534,
+        };
+        // /root (0700, root's) hides what is under it.
+        let in_root_home = [e(0, 0, 0o755), e(0, 0, 0o700), e(0, 0, 0o755)];
+        assert!(!may_run(&in_root_home, &owner));
+        assert!(may_run(
+            &in_root_home,
+            &HookRunner {
+                uid: Some(0),
+                gid: 0
+            }
+        ));
+        let public = [e(0, 0, 0o755), e(0, 0, 0o755), e(0, 0, 0o755)];
+        assert!(may_run(&public, &owner));
+        // Executable by its group only: for a group member, not for others.
+        let group_only = [e(0, 0, 0o755), e(0, 50, 0o750)];
+        assert!(may_run(&group_only, &HookRunner { uid: None, gid: 50 }));
+        assert!(!may_run(&group_only, &owner));
+        // The owner's bits answer for the owner, even when others' allow.
+        assert!(!may_run(
+            &[e(0, 0, 0o755), e(7, 0, 0o055)],
+            &HookRunner {
+                uid: Some(7),
+                gid: 9
+            }
+        ));
+        assert!(!may_run(&[], &owner));
+        // Root needs some execute bit on the file.
+        assert!(!may_run(
+            &[e(0, 0, 0o644)],
+            &HookRunner {
+                uid: Some(0),
+                gid: 0
+            }
+        ));
+        // Who runs git, from the repository's directory.
+        assert_eq!(hook_runners(&e(65534, 33, 0o755)).len(), 1);
+        assert_eq!(
+            hook_runners(&e(65534, 33, 0o2775))[1],
+            HookRunner { uid: None, gid: 33 }
+        );
+        assert_eq!(hook_runners(&e(65534, 33, 0o777)).len(), 3);
+    }
 
     #[test]
     fn only_probitys_unedited_server_hook_is_its_own() {
