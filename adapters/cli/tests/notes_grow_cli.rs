@@ -307,8 +307,18 @@ fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
     .unwrap();
     let merged = s.note(s.f.root(), &c).unwrap();
     let a_note = s.note(&b, &c).unwrap();
-    assert_eq!(merged.split(|x| *x == b'\n').filter(|l| !l.is_empty()).count(), 2);
-    assert!(merged.windows(a_note.len() - 1).any(|w| w == &a_note[..a_note.len() - 1]));
+    assert_eq!(
+        merged
+            .split(|x| *x == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
+        2
+    );
+    assert!(
+        merged
+            .windows(a_note.len() - 1)
+            .any(|w| w == &a_note[..a_note.len() - 1])
+    );
 
     // The server hook allows the delivery with the merged notes.
     s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
@@ -321,24 +331,42 @@ fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
     let r = ci_range(&ci, &base);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["decision"], "allow");
-    assert_eq!(refused(&r), vec![(c.clone(), "import_conflict".to_string())]);
+    assert_eq!(
+        refused(&r),
+        vec![(c.clone(), "import_conflict".to_string())]
+    );
     let pr = ci_pre_pr(&ci, &base);
     assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
     assert_eq!(pr.json["decision"], "allow");
-    assert_eq!(refused(&pr), vec![(c.clone(), "import_conflict".to_string())]);
+    assert_eq!(
+        refused(&pr),
+        vec![(c.clone(), "import_conflict".to_string())]
+    );
     // The text answer warns, and still allows.
     let text = isolated(&mut std::process::Command::new(env!(
         "CARGO_BIN_EXE_probity"
     )))
     .arg("--cwd")
     .arg(&ci)
-    .args(["validate", "--gate", "pre-pr", "--authority", "notes", "--base"])
+    .args([
+        "validate",
+        "--gate",
+        "pre-pr",
+        "--authority",
+        "notes",
+        "--base",
+    ])
     .arg(&base)
     .output()
     .unwrap();
-    let out = String::from_utf8_lossy(&text.stdout);
+    // A gate's text goes to stderr (a hook's reaches the pusher as
+    // `remote:` lines).
+    let out = String::from_utf8_lossy(&text.stderr);
     assert!(text.status.success(), "{out}");
-    assert!(out.contains("warning:") && out.contains("import_conflict"), "{out}");
+    assert!(
+        out.contains("warning:") && out.contains("import_conflict"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -365,7 +393,10 @@ fn a_bundle_left_by_a_failed_push_does_not_jam_later_pushes() {
     assert_eq!(s.server_rev("main"), Some(c.clone()));
     let on_server = s.note(&s.server, &c).unwrap();
     assert_eq!(
-        on_server.split(|x| *x == b'\n').filter(|l| !l.is_empty()).count(),
+        on_server
+            .split(|x| *x == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
         2
     );
     // And once more, with nothing new: still allowed.
@@ -409,7 +440,15 @@ fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
     // is denied.
     s.f.git_in(
         &ci,
-        &["notes", "--ref=probity", "add", "-f", "-m", "not a bundle at all", &tip],
+        &[
+            "notes",
+            "--ref=probity",
+            "add",
+            "-f",
+            "-m",
+            "not a bundle at all",
+            &tip,
+        ],
     )
     .unwrap();
     let r = ci_range(&ci, &base);

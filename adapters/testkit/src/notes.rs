@@ -298,6 +298,18 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
         self.with("protected_refs", |n| Ok(n.protected.clone()))
     }
+
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
+        self.with("changed_notes", |n| {
+            let (before, after) = (&n.get(old)?.notes, &n.get(new)?.notes);
+            // A BTreeMap iterates sorted, as the git adapter answers.
+            Ok(before
+                .iter()
+                .filter(|(c, bytes)| after.get(*c) != Some(*bytes))
+                .map(|(c, _)| c.clone())
+                .collect())
+        })
+    }
 }
 
 impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {

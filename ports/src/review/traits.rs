@@ -510,6 +510,12 @@ pub trait NotesGit {
     ) -> Result<(), AdapterError>;
     /// The `probity.protectedRefs` values (multi-valued; empty when unset).
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError>;
+    /// The annotated commits that hold a note in the notes commit `old`
+    /// whose note is not the same blob in the notes commit `new` (changed
+    /// or removed), sorted. Only the paths that differ between the two
+    /// notes trees are read (git: `diff-tree -r`); a note that only moved
+    /// between fan-out levels is not a change.
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

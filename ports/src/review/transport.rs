@@ -5,13 +5,15 @@
 //! server's own store.
 
 use probity_core::review::bundle::{
-    Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts, ScopeError,
-    check_scope, note_with, parse_note,
+    Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle,
+    RepoFacts, ScopeError, check_scope, note_adding, note_lines, notes_denial, refused_bundles,
 };
 use probity_core::review::gate::GateDecision;
 use probity_core::review::gate::MAX_RANGE_COMMITS;
 use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::server::{NOTES_REF, ReceiveUpdate, check_notes_update, is_protected};
+use probity_core::review::server::{
+    NOTES_REF, ReceiveUpdate, check_note_growth, check_notes_update, is_protected,
+};
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::StateRecord;
 
@@ -411,14 +413,15 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
                 .map_err(repo_err)?,
             None => None,
         };
-        let existing = match &existing_bytes {
-            Some(b) => parse_note(b).map_err(|source| TransportError::Note {
+        // Every line the note holds is kept as it is, a stale, conflicting
+        // or unreadable one included: the notes ref only grows, and the
+        // gates read each line on its own.
+        let note = note_adding(existing_bytes.as_deref(), &bundles).map_err(|source| {
+            TransportError::Note {
                 commit: c.commit.clone(),
                 source: Box::new(source),
-            })?,
-            None => Vec::new(),
-        };
-        let note = note_with(&existing, &bundles)?;
+            }
+        })?;
         let unchanged = existing_bytes.as_deref() == Some(&note[..]);
         for r in &records {
             let entry = (c.commit.clone(), r.state().lineage_id().clone());
@@ -455,14 +458,31 @@ pub struct ReceiveDenial {
     pub next_action: &'static str,
 }
 
+impl ReceiveDenial {
+    /// The denial a note's refused line gives when no bundle of the note
+    /// proved anything.
+    fn of_refused(r: &RefusedBundle) -> Self {
+        ReceiveDenial {
+            reason_code: r.reason_code.clone(),
+            refname: NOTES_REF.into(),
+            commit: Some(r.commit.clone()),
+            message: r.message.clone(),
+            next_action: r.next_action,
+        }
+    }
+}
+
 /// What the server-side gate answers.
 #[derive(Debug, Clone)]
 pub enum PreReceive {
-    /// Refused before any delivery was judged.
+    /// Refused: the notes ref's own update, or the authority meant to prove
+    /// a delivery (no bundle of its note imported).
     Denied(ReceiveDenial),
     /// The pre-push judgment of the protected updates against the
-    /// authority the notes carry (allow or deny).
-    Judged(GateDecision),
+    /// authority the notes carry (allow or deny), with every note line that
+    /// gave no authority (reported, never fatal while the judgment stands
+    /// on other bundles).
+    Judged(GateDecision, Vec<RefusedBundle>),
 }
 
 /// Which updates the server-side gate judges.
@@ -501,6 +521,26 @@ fn notes_after<G: DeliveryGit + NotesGit>(
             message: d.to_string(),
             next_action: "repair",
         }));
+    }
+    // A fast-forward keeps every line of every note the server holds: only
+    // the notes whose blob changed are read.
+    if let (Some(old), Some(new)) = (&u.old, &u.new) {
+        for c in git.changed_notes(old, new).map_err(repo_err)? {
+            let before = git
+                .read_note(old, &c, MAX_NOTE_BYTES)
+                .map_err(repo_err)?
+                .unwrap_or_default();
+            let after = git.read_note(new, &c, MAX_NOTE_BYTES).map_err(repo_err)?;
+            if let Err(d) = check_note_growth(&before, after.as_deref()) {
+                return Ok(Err(ReceiveDenial {
+                    reason_code: d.code().into(),
+                    refname: NOTES_REF.into(),
+                    commit: Some(c.clone()),
+                    message: format!("{d}: the note on {c}"),
+                    next_action: "repair",
+                }));
+            }
+        }
     }
     Ok(Ok(u.new.clone()))
 }
@@ -574,75 +614,87 @@ where
             }
         }
     }
-    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)? {
-        return Ok(PreReceive::Denied(d));
-    }
+    let read = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)?;
     let boundary = PushBoundary::Updates {
         remote,
         updates: judged.iter().map(|u| u.as_push()).collect(),
     };
-    Ok(PreReceive::Judged(validate_pre_push(
-        git, scratch, &boundary,
-    )?))
+    let decision = validate_pre_push(git, scratch, &boundary)?;
+    if let Some(r) = notes_denial(decision.allows(), &read) {
+        return Ok(PreReceive::Denied(ReceiveDenial::of_refused(r)));
+    }
+    Ok(PreReceive::Judged(decision, refused_bundles(&read)))
 }
 
 /// Imports into `scratch` every bundle the notes commit `notes` holds for
-/// `commits`, each re-verified from its bytes and this repository's
-/// objects and passed through `signature_policy` first. The first bundle
-/// or note that does not verify is the answer (a denial); nothing of the
-/// repository is written, only `scratch`.
+/// `commits`, each line of a note on its own: re-verified from its bytes
+/// and this repository's objects, passed through `signature_policy`, then
+/// imported. A line that fails any step is recorded as refused (core's
+/// [`NoteAuthority`] tells which refusal names a note that gave nothing)
+/// and never stops the other lines: a garbage, forged, stale or conflicting
+/// bundle can neither authorize nor jam. Nothing of the repository is
+/// written, only `scratch`. One [`NoteAuthority`] per commit that has a
+/// note.
 pub fn import_notes<G, S, P>(
     git: &G,
     scratch: &S,
     notes: Option<&CommitId>,
     commits: &[CommitId],
     signature_policy: &P,
-) -> Result<Option<ReceiveDenial>, TransportError>
+) -> Result<Vec<NoteAuthority>, TransportError>
 where
     G: GitPort + ExportGit + NotesGit,
     S: ReviewStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
+    let mut out = Vec::new();
     let Some(n) = notes else {
-        return Ok(None);
+        return Ok(out);
     };
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
         };
-        let deny = |code: &str, message: String| ReceiveDenial {
-            reason_code: code.into(),
-            refname: NOTES_REF.into(),
-            commit: Some(commit.clone()),
-            message,
-            next_action: "repair",
-        };
-        let bundles = match parse_note(&bytes) {
-            Ok(b) => b,
-            Err(e) => return Ok(Some(deny(e.code(), format!("the note on {commit}: {e}")))),
-        };
-        // A bundle the signature policy refuses is no authority, but not a
-        // forgery either: an unsigned bundle published before its signed
-        // twin stays in the append-only notes. It answers only when no
-        // bundle of the note was accepted.
-        let mut accepted = false;
-        let mut refused_by_policy = None;
-        for b in &bundles {
-            if let Err(e) = check_repo(git, b) {
-                let code = e.code().unwrap_or("authority_invalid");
-                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
-            }
-            // The hook point of the signature policy
-            // (`probity.requireSignature`).
-            if let Err(mut d) = signature_policy(b) {
-                d.commit = Some(commit.clone());
-                refused_by_policy.get_or_insert(d);
+        let mut read = NoteAuthority::new(commit.clone());
+        let lines = match note_lines(&bytes) {
+            Ok(l) => l,
+            Err(e) => {
+                read.note_refused(e.code(), format!("the note on {commit}: {e}"));
+                out.push(read);
                 continue;
             }
-            accepted = true;
-            if let Err(e) = import_bundle(scratch, b) {
+        };
+        for (i, line) in lines.iter().enumerate() {
+            let number = i + 1;
+            let at =
+                |e: &dyn std::fmt::Display| format!("line {number} of the note on {commit}: {e}");
+            let b = match Bundle::from_bytes(line) {
+                Ok(b) => b,
+                Err(e) => {
+                    read.bytes_refused(number, e.code(), at(&e));
+                    continue;
+                }
+            };
+            if let Err(e) = check_repo(git, &b) {
                 let code = e.code().unwrap_or("authority_invalid");
-                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
+                read.repository_refused(number, code, at(&e));
+                continue;
+            }
+            // The hook point of the signature policy
+            // (`probity.requireSignature`): an unsigned bundle published
+            // before its signed twin stays in the append-only notes.
+            if let Err(d) = signature_policy(&b) {
+                read.policy_refused(number, &d.reason_code, d.message, d.next_action);
+                continue;
+            }
+            match import_bundle(scratch, &b) {
+                Ok(_) => read.imported(),
+                Err(e @ TransportError::Conflict { .. }) => {
+                    let code = e.code().unwrap_or("import_conflict");
+                    read.conflict_refused(number, code, at(&e));
+                    continue;
+                }
+                Err(e) => return Err(e),
             }
             // The rebase proof's index, derived from the leaf's trees
             // (present: `check_repo` required them), so a rebased delivery
@@ -651,24 +703,24 @@ where
                 index_rebase_delta(git, scratch, leaf)?;
             }
         }
-        if let (false, Some(d)) = (accepted, refused_by_policy) {
-            return Ok(Some(d));
-        }
+        out.push(read);
     }
-    Ok(None)
+    Ok(out)
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
 /// judged against the authority `refs/notes/probity` carries for the
 /// proposal's commits (re-verified, imported into `scratch`), for CI where
-/// no review store exists.
+/// no review store exists, with every note line that gave no authority
+/// (reported; it answers only when the judgment denies and its note proved
+/// nothing, as for the server-side gate).
 pub fn pre_pr_from_notes<G, S, P>(
     git: &G,
     scratch: &S,
     base: &str,
     head: &str,
     signature_policy: P,
-) -> Result<Result<PrDecision, ReceiveDenial>, TransportError>
+) -> Result<Result<(PrDecision, Vec<RefusedBundle>), ReceiveDenial>, TransportError>
 where
     G: GitPort + DeliveryGit + NotesGit + ExportGit,
     S: ReviewStore + AttestationStore,
@@ -690,10 +742,12 @@ where
         listed.into_iter().map(|c| c.commit).collect()
     };
     let notes = git.notes_tip().map_err(repo_err)?;
-    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)? {
-        return Ok(Err(d));
+    let read = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)?;
+    let pr = validate_pre_pr(git, scratch, base, head)?;
+    if let Some(r) = notes_denial(pr.decision.allows(), &read) {
+        return Ok(Err(ReceiveDenial::of_refused(r)));
     }
-    Ok(Ok(validate_pre_pr(git, scratch, base, head)?))
+    Ok(Ok((pr, refused_bundles(&read))))
 }
 
 /// The in-toto statement this repository derives for a bundle's leaf: its
