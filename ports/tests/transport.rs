@@ -360,7 +360,7 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
     let bundle = drivers::export_bundle(&store, &l).unwrap();
     let mut line = bundle.to_bytes().unwrap();
     line.push(b'\n');
-    let mut want = vec![line, b"not a bundle\n".to_vec()];
+    let mut want = [line, b"not a bundle\n".to_vec()];
     want.sort();
     assert_eq!(git.note(&reviewed), Some(want.concat()));
     // A note over the size bound cannot be read whole: refused, nothing

@@ -1064,7 +1064,10 @@ mod tests {
         assert!(note.ends_with(b"\n"));
         // Idempotent, and what the strict parser reads when every line is a
         // bundle.
-        assert_eq!(note_adding(Some(&note), &[a.clone()]).unwrap(), note);
+        assert_eq!(
+            note_adding(Some(&note), std::slice::from_ref(&a)).unwrap(),
+            note
+        );
         let clean = note_adding(None, &[b.clone(), a.clone()]).unwrap();
         assert_eq!(parse_note(&clean).unwrap().len(), 2);
         assert_eq!(clean, note_with(&[], &[a, b]).unwrap());
