@@ -630,6 +630,54 @@ fn two_reviews_of_one_commit_in_one_note_prove_it_and_the_second_is_reported() {
 }
 
 #[test]
+fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_one() {
+    let mut w = world();
+    let base = w.git.head().unwrap();
+    // Mallory's store starts a review of the same candidate and never
+    // finishes it; its bundle verifies (a bundle may carry any state).
+    let started = w.start().state().lineage_id().clone();
+    let mallory = drivers::export_bundle(&WithAttestations::new(&w.store), &started).unwrap();
+    // The genuine review, in another store.
+    w.store = InMemoryStore::new();
+    w.clock = FixedClock::fixture()
+        .with_nonce("0123456789abcdef0123456789abcdef")
+        .unwrap();
+    let l = w.approve().state().lineage_id().clone();
+    let tip = w.git.commit("the reviewed change").unwrap();
+    let genuine = drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap();
+    // A note is read in any order: Mallory's line first.
+    let note = [
+        mallory.to_bytes().unwrap(),
+        b"\n".to_vec(),
+        genuine.to_bytes().unwrap(),
+        b"\n".to_vec(),
+    ]
+    .concat();
+    let git = WithNotes::new(&w.git);
+    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = at_hook(
+        &git,
+        &scratch,
+        &[
+            update(Some(&base), Some(&tip), MAIN),
+            update(None, Some(&pushed), NOTES_REF),
+        ],
+    );
+    let PreReceive::Judged(d, refused) = answer else {
+        panic!("denied: {answer:?}");
+    };
+    // The bundle that approves the commit is imported first: it proves
+    // the delivery, and the unfinished one is reported.
+    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0].reason_code.as_str(), refused[0].line),
+        ("import_conflict", 1)
+    );
+}
+
+#[test]
 fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
     let w = world();
     let base = w.git.head().unwrap();

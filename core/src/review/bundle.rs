@@ -817,6 +817,17 @@ impl NoteAuthority {
     }
 }
 
+/// Whether a notes gate imports `bundle` in its first pass, before every
+/// other bundle of the push's notes: when it approves exactly what its
+/// commit delivers (`delivers`: the commit's (base tree, tree); `None` for
+/// a merge). Taken first, it cannot lose its candidate to another line of
+/// any note (another clone's review of the same candidate, an unfinished
+/// or stale one, whatever order the lines are in), so no line appended to
+/// the notes can jam the delivery it proves.
+pub fn imports_first(bundle: &Bundle, delivers: Option<(&TreeId, &TreeId)>) -> bool {
+    delivers.is_some_and(|(base, tree)| bundle.approves(base, tree))
+}
+
 /// What a notes gate answers instead of its delivery judgment: nothing when
 /// the judgment allows (it stood on verified, imported authority only, so
 /// the refused lines are reported and never fatal); when it denies, the
@@ -1075,6 +1086,27 @@ mod tests {
 
     fn commit(c: char) -> CommitId {
         CommitId::parse(c.to_string().repeat(40)).unwrap()
+    }
+
+    #[test]
+    fn a_bundle_that_approves_its_commit_is_imported_first() {
+        let b = bundle();
+        let s = &b.records[0].state;
+        let (base, tree) = (&s.snapshot.base_tree, &s.snapshot.candidate_tree);
+        assert!(imports_first(&b, Some((base, tree))));
+        assert!(!imports_first(&b, Some((tree, base))));
+        assert!(!imports_first(&b, None), "a merge delivers no review");
+        let pending = Bundle::build(
+            vec![
+                fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+                    .unwrap()
+                    .record()
+                    .unwrap(),
+            ],
+            Vec::new(),
+        )
+        .unwrap();
+        assert!(!imports_first(&pending, Some((base, tree))));
     }
 
     #[test]

@@ -6,11 +6,12 @@
 
 use probity_core::review::bundle::{
     Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle,
-    RepoFacts, ScopeError, check_scope, note_adding, note_lines, notes_denial, refused_bundles,
+    RepoFacts, ScopeError, check_scope, imports_first, note_adding, note_lines, notes_denial,
+    refused_bundles,
 };
 use probity_core::review::gate::GateDecision;
 use probity_core::review::gate::MAX_RANGE_COMMITS;
-use probity_core::review::ids::{CommitId, LineageId};
+use probity_core::review::ids::{CommitId, LineageId, TreeId};
 use probity_core::review::server::{
     NOTES_REF, ReceiveUpdate, check_note_growth, check_notes_update, is_protected,
 };
@@ -626,15 +627,89 @@ where
     Ok(PreReceive::Judged(decision, refused_bundles(&read)))
 }
 
+/// The (base tree, tree) a commit delivers: its parent's tree (the empty
+/// tree for a root commit) and its own; `None` for a merge, which delivers
+/// no review.
+fn delivered_trees<G: DeliveryGit>(
+    git: &G,
+    commit: &CommitId,
+) -> Result<Option<(TreeId, TreeId)>, TransportError> {
+    let Some(c) = git
+        .range(commit, &[], &RemoteScope::None, 1)
+        .map_err(repo_err)?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let base = match c.parents[..] {
+        [] => git.empty_tree().map_err(repo_err)?,
+        [ref p] => git.commit_tree(p).map_err(repo_err)?,
+        _ => return Ok(None),
+    };
+    Ok(Some((base, c.tree)))
+}
+
+/// Verifies one parsed bundle of a note against this repository, passes it
+/// through the signature policy and imports it into `scratch`, recording
+/// the outcome of line `number` in `read`.
+fn import_line<G, S, P>(
+    git: &G,
+    scratch: &S,
+    signature_policy: &P,
+    read: &mut NoteAuthority,
+    number: usize,
+    b: &Bundle,
+) -> Result<(), TransportError>
+where
+    G: GitPort + ExportGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let commit = read.commit().clone();
+    let at = |e: &dyn std::fmt::Display| format!("line {number} of the note on {commit}: {e}");
+    if let Err(e) = check_repo(git, b) {
+        let code = e.code().unwrap_or("authority_invalid");
+        read.repository_refused(number, code, at(&e));
+        return Ok(());
+    }
+    // The hook point of the signature policy (`probity.requireSignature`):
+    // an unsigned bundle published before its signed twin stays in the
+    // append-only notes.
+    if let Err(d) = signature_policy(b) {
+        read.policy_refused(number, &d.reason_code, d.message, d.next_action);
+        return Ok(());
+    }
+    match import_bundle(scratch, b) {
+        Ok(_) => read.imported(),
+        Err(e @ TransportError::Conflict { .. }) => {
+            let code = e.code().unwrap_or("import_conflict");
+            read.conflict_refused(number, code, at(&e));
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    }
+    // The rebase proof's index, derived from the leaf's trees (present:
+    // `check_repo` required them), so a rebased delivery is judged here as
+    // a local gate judges it.
+    if let Some(leaf) = b.records.last() {
+        index_rebase_delta(git, scratch, leaf)?;
+    }
+    Ok(())
+}
+
 /// Imports into `scratch` every bundle the notes commit `notes` holds for
 /// `commits`, each line of a note on its own: re-verified from its bytes
 /// and this repository's objects, passed through `signature_policy`, then
 /// imported. A line that fails any step is recorded as refused (core's
 /// [`NoteAuthority`] tells which refusal names a note that gave nothing)
-/// and never stops the other lines: a garbage, forged, stale or conflicting
-/// bundle can neither authorize nor jam. Nothing of the repository is
-/// written, only `scratch`. One [`NoteAuthority`] per commit that has a
-/// note.
+/// and never stops the other lines. The bundles that approve exactly what
+/// their commit delivers are imported first, for every commit, and the
+/// others after ([`imports_first`]): no line put before them (another
+/// review of the same candidate, unfinished or stale) can take their
+/// candidate first. So a garbage, forged, stale or conflicting bundle can
+/// neither authorize nor jam. Nothing of the repository is written, only
+/// `scratch`. One [`NoteAuthority`] per commit that has a note.
 pub fn import_notes<G, S, P>(
     git: &G,
     scratch: &S,
@@ -643,14 +718,17 @@ pub fn import_notes<G, S, P>(
     signature_policy: &P,
 ) -> Result<Vec<NoteAuthority>, TransportError>
 where
-    G: GitPort + ExportGit + NotesGit,
+    G: GitPort + ExportGit + NotesGit + DeliveryGit,
     S: ReviewStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
-    let mut out = Vec::new();
+    let mut out: Vec<(NoteAuthority, Vec<usize>)> = Vec::new();
     let Some(n) = notes else {
-        return Ok(out);
+        return Ok(Vec::new());
     };
+    // First pass: the bundles that prove their commit; the lines left for
+    // the second pass are remembered by index (re-read then, so no more
+    // than one note is held at a time).
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
@@ -660,52 +738,53 @@ where
             Ok(l) => l,
             Err(e) => {
                 read.note_refused(e.code(), format!("the note on {commit}: {e}"));
-                out.push(read);
+                out.push((read, Vec::new()));
                 continue;
             }
         };
+        let delivered = delivered_trees(git, commit)?;
+        let mut later = Vec::new();
         for (i, line) in lines.iter().enumerate() {
-            let number = i + 1;
-            let at =
-                |e: &dyn std::fmt::Display| format!("line {number} of the note on {commit}: {e}");
             let b = match Bundle::from_bytes(line) {
                 Ok(b) => b,
                 Err(e) => {
-                    read.bytes_refused(number, e.code(), at(&e));
+                    read.bytes_refused(
+                        i + 1,
+                        e.code(),
+                        format!("line {} of the note on {commit}: {e}", i + 1),
+                    );
                     continue;
                 }
             };
-            if let Err(e) = check_repo(git, &b) {
-                let code = e.code().unwrap_or("authority_invalid");
-                read.repository_refused(number, code, at(&e));
-                continue;
-            }
-            // The hook point of the signature policy
-            // (`probity.requireSignature`): an unsigned bundle published
-            // before its signed twin stays in the append-only notes.
-            if let Err(d) = signature_policy(&b) {
-                read.policy_refused(number, &d.reason_code, d.message, d.next_action);
-                continue;
-            }
-            match import_bundle(scratch, &b) {
-                Ok(_) => read.imported(),
-                Err(e @ TransportError::Conflict { .. }) => {
-                    let code = e.code().unwrap_or("import_conflict");
-                    read.conflict_refused(number, code, at(&e));
-                    continue;
-                }
-                Err(e) => return Err(e),
-            }
-            // The rebase proof's index, derived from the leaf's trees
-            // (present: `check_repo` required them), so a rebased delivery
-            // is judged here as a local gate judges it.
-            if let Some(leaf) = b.records.last() {
-                index_rebase_delta(git, scratch, leaf)?;
+            if imports_first(&b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
+                import_line(git, scratch, signature_policy, &mut read, i + 1, &b)?;
+            } else {
+                later.push(i);
             }
         }
-        out.push(read);
+        out.push((read, later));
     }
-    Ok(out)
+    // Second pass: every other bundle (a rebase proof's, a first
+    // publication's history review, stale or foreign ones).
+    for (read, later) in &mut out {
+        if later.is_empty() {
+            continue;
+        }
+        let bytes = git
+            .read_note(n, read.commit(), MAX_NOTE_BYTES)
+            .map_err(repo_err)?
+            .unwrap_or_default();
+        let lines = note_lines(&bytes).map_err(|source| TransportError::Note {
+            commit: read.commit().clone(),
+            source: Box::new(source),
+        })?;
+        for &i in later.iter() {
+            let Some(line) = lines.get(i) else { continue };
+            let b = Bundle::from_bytes(line)?;
+            import_line(git, scratch, signature_policy, read, i + 1, &b)?;
+        }
+    }
+    Ok(out.into_iter().map(|(read, _)| read).collect())
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
