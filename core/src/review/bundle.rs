@@ -817,15 +817,31 @@ impl NoteAuthority {
     }
 }
 
-/// Whether a notes gate imports `bundle` in its first pass, before every
-/// other bundle of the push's notes: when it approves exactly what its
-/// commit delivers (`delivers`: the commit's (base tree, tree); `None` for
-/// a merge). Taken first, it cannot lose its candidate to another line of
-/// any note (another clone's review of the same candidate, an unfinished
-/// or stale one, whatever order the lines are in), so no line appended to
-/// the notes can jam the delivery it proves.
-pub fn imports_first(bundle: &Bundle, delivers: Option<(&TreeId, &TreeId)>) -> bool {
-    delivers.is_some_and(|(base, tree)| bundle.approves(base, tree))
+/// How many passes a notes gate imports in ([`import_rank`]).
+pub const IMPORT_RANKS: usize = 3;
+
+/// The pass, `0` first, in which a notes gate imports `bundle` (every
+/// bundle of a pass, over all the push's notes, before any of the next):
+/// `0` when it approves exactly what its commit delivers (`delivers`: the
+/// commit's (base tree, tree); `None` for a merge), `1` when its leaf is
+/// another approved review (what a rebase proof or a first publication's
+/// history review needs), `2` for any other (an unfinished, escalated or
+/// invalidated review: never authority). Taken first, an approval cannot
+/// lose its candidate to a line that authorizes nothing (another clone's
+/// unfinished review of the same candidate, a stale one, whatever order
+/// the lines are in), so no such line appended to the notes can jam the
+/// delivery it proves; two approvals of one candidate both prove it.
+pub fn import_rank(bundle: &Bundle, delivers: Option<(&TreeId, &TreeId)>) -> usize {
+    if delivers.is_some_and(|(base, tree)| bundle.approves(base, tree)) {
+        0
+    } else if bundle
+        .leaf()
+        .is_some_and(|r| matches!(r.state.stage, Stage::Approved { .. }))
+    {
+        1
+    } else {
+        2
+    }
 }
 
 /// What a notes gate answers instead of its delivery judgment: nothing when
@@ -1093,9 +1109,11 @@ mod tests {
         let b = bundle();
         let s = &b.records[0].state;
         let (base, tree) = (&s.snapshot.base_tree, &s.snapshot.candidate_tree);
-        assert!(imports_first(&b, Some((base, tree))));
-        assert!(!imports_first(&b, Some((tree, base))));
-        assert!(!imports_first(&b, None), "a merge delivers no review");
+        assert_eq!(import_rank(&b, Some((base, tree))), 0);
+        // Another commit's approval: after every exact one.
+        assert_eq!(import_rank(&b, Some((tree, base))), 1);
+        assert_eq!(import_rank(&b, None), 1, "a merge delivers no review");
+        // An unfinished review: last, whatever it names.
         let pending = Bundle::build(
             vec![
                 fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -1106,7 +1124,8 @@ mod tests {
             Vec::new(),
         )
         .unwrap();
-        assert!(!imports_first(&pending, Some((base, tree))));
+        assert_eq!(import_rank(&pending, Some((base, tree))), 2);
+        assert_eq!(IMPORT_RANKS, 3);
     }
 
     #[test]

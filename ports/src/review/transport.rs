@@ -5,9 +5,9 @@
 //! server's own store.
 
 use probity_core::review::bundle::{
-    Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle,
-    RepoFacts, ScopeError, check_scope, imports_first, note_adding, note_lines, notes_denial,
-    refused_bundles,
+    Bundle, BundleError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError,
+    RefusedBundle, RepoFacts, ScopeError, check_scope, import_rank, note_adding, note_lines,
+    notes_denial, refused_bundles,
 };
 use probity_core::review::gate::GateDecision;
 use probity_core::review::gate::MAX_RANGE_COMMITS;
@@ -703,13 +703,15 @@ where
 /// and this repository's objects, passed through `signature_policy`, then
 /// imported. A line that fails any step is recorded as refused (core's
 /// [`NoteAuthority`] tells which refusal names a note that gave nothing)
-/// and never stops the other lines. The bundles that approve exactly what
-/// their commit delivers are imported first, for every commit, and the
-/// others after ([`imports_first`]): no line put before them (another
-/// review of the same candidate, unfinished or stale) can take their
-/// candidate first. So a garbage, forged, stale or conflicting bundle can
-/// neither authorize nor jam. Nothing of the repository is written, only
-/// `scratch`. One [`NoteAuthority`] per commit that has a note.
+/// and never stops the other lines. Bundles are imported in the passes
+/// core ranks them in ([`import_rank`]), every note's bundles of a pass
+/// before any of the next: the approvals of exactly what their commit
+/// delivers first, other approvals next, then the rest, so no line that
+/// authorizes nothing (another review of the same candidate, unfinished or
+/// stale, in any order) can take a candidate from an approval. So a
+/// garbage, forged, stale or conflicting bundle can neither authorize nor
+/// jam. Nothing of the repository is written, only `scratch`. One
+/// [`NoteAuthority`] per commit that has a note.
 pub fn import_notes<G, S, P>(
     git: &G,
     scratch: &S,
@@ -722,13 +724,13 @@ where
     S: ReviewStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
-    let mut out: Vec<(NoteAuthority, Vec<usize>)> = Vec::new();
+    // (the note's reading, the lines left for a later pass with their
+    // rank): a later pass re-reads the note, so no more than one note is
+    // held at a time.
+    let mut out: Vec<(NoteAuthority, Vec<(usize, usize)>)> = Vec::new();
     let Some(n) = notes else {
         return Ok(Vec::new());
     };
-    // First pass: the bundles that prove their commit; the lines left for
-    // the second pass are remembered by index (re-read then, so no more
-    // than one note is held at a time).
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
@@ -756,32 +758,31 @@ where
                     continue;
                 }
             };
-            if imports_first(&b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
-                import_line(git, scratch, signature_policy, &mut read, i + 1, &b)?;
-            } else {
-                later.push(i);
+            match import_rank(&b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
+                0 => import_line(git, scratch, signature_policy, &mut read, i + 1, &b)?,
+                rank => later.push((i, rank)),
             }
         }
         out.push((read, later));
     }
-    // Second pass: every other bundle (a rebase proof's, a first
-    // publication's history review, stale or foreign ones).
-    for (read, later) in &mut out {
-        if later.is_empty() {
-            continue;
-        }
-        let bytes = git
-            .read_note(n, read.commit(), MAX_NOTE_BYTES)
-            .map_err(repo_err)?
-            .unwrap_or_default();
-        let lines = note_lines(&bytes).map_err(|source| TransportError::Note {
-            commit: read.commit().clone(),
-            source: Box::new(source),
-        })?;
-        for &i in later.iter() {
-            let Some(line) = lines.get(i) else { continue };
-            let b = Bundle::from_bytes(line)?;
-            import_line(git, scratch, signature_policy, read, i + 1, &b)?;
+    for rank in 1..IMPORT_RANKS {
+        for (read, later) in &mut out {
+            if !later.iter().any(|(_, r)| *r == rank) {
+                continue;
+            }
+            let bytes = git
+                .read_note(n, read.commit(), MAX_NOTE_BYTES)
+                .map_err(repo_err)?
+                .unwrap_or_default();
+            let lines = note_lines(&bytes).map_err(|source| TransportError::Note {
+                commit: read.commit().clone(),
+                source: Box::new(source),
+            })?;
+            for &(i, _) in later.iter().filter(|(_, r)| *r == rank) {
+                let Some(line) = lines.get(i) else { continue };
+                let b = Bundle::from_bytes(line)?;
+                import_line(git, scratch, signature_policy, read, i + 1, &b)?;
+            }
         }
     }
     Ok(out.into_iter().map(|(read, _)| read).collect())
