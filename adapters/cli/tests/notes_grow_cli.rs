@@ -455,3 +455,98 @@ fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["reason_code"], "bundle_invalid");
 }
+
+/// A commit rebased onto reviewed upstream work is allowed by the rebase
+/// proof (its review approves another (base, tree)). An unfinished review
+/// of the same candidate, started in another clone and put first in the
+/// note, authorizes nothing and cannot take the candidate from it.
+#[test]
+fn an_unfinished_review_put_first_cannot_jam_a_rebased_delivery() {
+    let s = Setup::new();
+    // Mallory's clone starts a review of the same candidate, never
+    // finishes it, and exports it.
+    let (_md, m) = s.clone_server("m");
+    write_medium_change_in(&m);
+    let st = probity(&m, &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let unfinished = st.json["lineage_id"].as_str().unwrap().to_string();
+    let out = probity_raw(&m, &["bundle", "export", "--lineage", &unfinished]);
+    let mallory = out.strip_suffix(b"\n").unwrap().to_vec();
+    // Here: the same candidate approved and committed.
+    let lineage = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.f.commit_all("reviewed here").unwrap();
+    let orig = s.rev(s.f.root(), "HEAD").unwrap();
+    // Another clone lands reviewed work on another path; rebase onto it.
+    let (_bd, b) = s.clone_server("b");
+    std::fs::create_dir_all(b.join("docs")).unwrap();
+    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
+    approve_live(&b, s.inputs.path());
+    s.f.git_in(&b, &["add", "-A"]).unwrap();
+    s.f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
+        .unwrap();
+    let pb = probity(&b, &["push", "origin", "main"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    s.f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/probity:refs/notes/probity",
+    ])
+    .unwrap();
+    let tip = s.rev(s.f.root(), "HEAD").unwrap();
+    let p = probity(s.f.root(), &["publish"]);
+    assert_eq!(p.json["written"][0]["commit"], tip.as_str(), "{}", p.stdout);
+    // Mallory's line first in the note (a note is read in any order).
+    let genuine = s.note(s.f.root(), &tip).unwrap();
+    s.set_note(&tip, &[&mallory[..], b"\n", &genuine[..]].concat());
+    // Pushed with plain git, with the trees the review froze.
+    let tree = |r: &str| s.rev(s.f.root(), &format!("{r}^{{tree}}")).unwrap();
+    let (base_tree, final_tree) = (tree(&format!("{orig}~1")), tree(&orig));
+    let refs = [
+        format!("{base_tree}:refs/probity/trees/{lineage}/base"),
+        format!("{final_tree}:refs/probity/trees/{lineage}/candidate"),
+        format!("{final_tree}:refs/probity/trees/{lineage}/final"),
+    ];
+    let mut args = vec!["--atomic", "origin", "main", "refs/notes/probity"];
+    args.extend(refs.iter().map(String::as_str));
+    s.push(&args).unwrap();
+    assert_eq!(s.server_rev("main"), Some(tip.clone()));
+    // CI reports the unfinished review and allows.
+    let (_ci_dir, ci) = ci_clone(&s);
+    let mut want = refused(&ci_range(&ci, &format!("{tip}~1")));
+    want.sort();
+    assert_eq!(want, vec![(tip, "import_conflict".to_string())]);
+}
+
+/// The medium change, written into another clone's worktree.
+fn write_medium_change_in(root: &Path) {
+    std::fs::write(
+        root.join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/parser_test.rs"), "#[test]\nfn t() {}\n").unwrap();
+}
+
+/// `probity ARGS` in `cwd`, its raw stdout (no --json).
+fn probity_raw(cwd: &Path, args: &[&str]) -> Vec<u8> {
+    let out = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(cwd)
+    .args(args)
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
