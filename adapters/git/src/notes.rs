@@ -323,6 +323,54 @@ impl Repo {
         }
     }
 
+    /// The annotated commits holding a note in the notes commit `old` whose
+    /// note blob is not the same in `new` (changed or removed), sorted:
+    /// `git diff-tree -r` of the two notes commits lists only the paths
+    /// that differ, a fan-out path is read as the commit it names (its
+    /// slashes dropped), and a note that moved between fan-out levels with
+    /// the same blob is no change. Paths that name no commit (a notes tree
+    /// may hold other files) are ignored.
+    pub fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, GitError> {
+        use std::collections::BTreeMap;
+        let out = self.run([
+            "diff-tree",
+            "-r",
+            "--no-renames",
+            "--raw",
+            "--no-abbrev",
+            old.as_str(),
+            new.as_str(),
+        ])?;
+        let text = String::from_utf8_lossy(&out);
+        let absent = |oid: &str| oid.bytes().all(|b| b == b'0');
+        // commit -> (blob in old, blob in new)
+        let mut blobs: BTreeMap<CommitId, (Option<String>, Option<String>)> = BTreeMap::new();
+        for line in text.lines() {
+            let Some((meta, path)) = line.split_once('\t') else {
+                continue;
+            };
+            let fields: Vec<&str> = meta.split(' ').collect();
+            let [_, _, before, after, _] = fields[..] else {
+                continue;
+            };
+            let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
+                continue;
+            };
+            let e = blobs.entry(commit).or_default();
+            if !absent(before) {
+                e.0 = Some(before.to_string());
+            }
+            if !absent(after) {
+                e.1 = Some(after.to_string());
+            }
+        }
+        Ok(blobs
+            .into_iter()
+            .filter(|(_, (before, after))| before.is_some() && before != after)
+            .map(|(c, _)| c)
+            .collect())
+    }
+
     /// `git push --atomic -- <remote> <refspecs...>` in one connection,
     /// with the user's transport settings: git's stderr (its progress, what
     /// a local hook and the remote said) is copied to `stderr` as it
@@ -480,6 +528,10 @@ impl NotesGit for Repo {
     fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
         Ok(Repo::allows_protected_deletion(self)?)
     }
+
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
+        Ok(Repo::changed_notes(self, old, new)?)
+    }
 }
 
 #[cfg(test)]
@@ -614,6 +666,75 @@ mod tests {
         // Not ref lines: git's `To <url>` and `Done`.
         assert_eq!(parse_porcelain("To ../r.git"), None);
         assert_eq!(parse_porcelain("Done"), None);
+    }
+
+    #[test]
+    fn changed_notes_lists_changed_and_removed_notes_only() {
+        let (f, repo, head) = fixture();
+        f.write("b", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let other = repo.resolve_commit("HEAD").unwrap();
+        repo.write_notes(
+            None,
+            &[
+                (head.clone(), b"1\n".to_vec()),
+                (other.clone(), b"2\n".to_vec()),
+            ],
+        )
+        .unwrap();
+        let first = repo.notes_tip().unwrap().unwrap();
+        // A note added elsewhere is no change of a held note.
+        f.write("c", "c\n").unwrap();
+        f.commit_all("c").unwrap();
+        let third = repo.resolve_commit("HEAD").unwrap();
+        repo.write_notes(Some(&first), &[(third, b"3\n".to_vec())])
+            .unwrap();
+        let second = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(repo.changed_notes(&first, &second).unwrap(), vec![]);
+        // One changed, one removed.
+        repo.write_notes(Some(&second), &[(head.clone(), b"1\n1b\n".to_vec())])
+            .unwrap();
+        repo.run(["notes", "--ref=probity", "remove", other.as_str()])
+            .unwrap();
+        let last = repo.notes_tip().unwrap().unwrap();
+        let mut want = vec![head.clone(), other.clone()];
+        want.sort();
+        assert_eq!(repo.changed_notes(&first, &last).unwrap(), want);
+        // The same blob moved to a fanned-out path: no change.
+        let run = |args: &[&str], stdin: Option<&[u8]>| {
+            String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        let hex = head.as_str();
+        let blob = run(&["hash-object", "-w", "--stdin"], Some(b"n\n"));
+        let flat = run(
+            &["mktree"],
+            Some(format!("100644 blob {blob}\t{hex}\n").as_bytes()),
+        );
+        let inner = run(
+            &["mktree"],
+            Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
+        );
+        let fanned = run(
+            &["mktree"],
+            Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
+        );
+        let a = CommitId::parse(run(&["commit-tree", &flat, "-m", "a"], None)).unwrap();
+        let b = CommitId::parse(run(
+            &["commit-tree", &fanned, "-p", a.as_str(), "-m", "b"],
+            None,
+        ))
+        .unwrap();
+        assert_eq!(repo.changed_notes(&a, &b).unwrap(), vec![]);
+        let empty = run(&["mktree"], Some(b""));
+        let gone = CommitId::parse(run(
+            &["commit-tree", &empty, "-p", b.as_str(), "-m", "c"],
+            None,
+        ))
+        .unwrap();
+        assert_eq!(repo.changed_notes(&b, &gone).unwrap(), vec![head]);
     }
 
     #[test]

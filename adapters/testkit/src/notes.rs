@@ -329,6 +329,18 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
     fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
         self.with("allows_protected_deletion", |n| Ok(n.allow_deletion))
     }
+
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
+        self.with("changed_notes", |n| {
+            let (before, after) = (&n.get(old)?.notes, &n.get(new)?.notes);
+            // A BTreeMap iterates sorted, as the git adapter answers.
+            Ok(before
+                .iter()
+                .filter(|(c, bytes)| after.get(*c) != Some(*bytes))
+                .map(|(c, _)| c.clone())
+                .collect())
+        })
+    }
 }
 
 impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {

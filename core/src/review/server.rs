@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use crate::review::bundle::{MAX_NOTE_BYTES, note_lines};
 pub use crate::review::gate::{
     DEFAULT_PROTECTED, NOTES_REF, REVIEW_OBJECTS_PREFIX, glob_matches, is_protected,
 };
@@ -136,15 +137,28 @@ pub enum NotesRefDenial {
         "refs/notes/probity may only fast-forward: this update drops review authority the server holds"
     )]
     NotesRefRewritten,
+    /// The push drops a note the server holds, or a line of one
+    /// (`notes_line_removed`): the notes ref only grows, line by line.
+    #[error(
+        "refs/notes/probity may only grow: this update drops a note, or a line of a note, that the server holds"
+    )]
+    NotesLineRemoved,
+    /// A note of the update, before or after it, is over
+    /// [`MAX_NOTE_BYTES`] (`input_too_large`): no gate could read it, and
+    /// what it keeps cannot be checked.
+    #[error("a note of this update is over {MAX_NOTE_BYTES} bytes: no gate could read it")]
+    NoteTooLarge,
 }
 
 impl NotesRefDenial {
-    /// The stable reason code, `notes_ref_deleted` or
-    /// `notes_ref_rewritten`.
+    /// The stable reason code: `notes_ref_deleted`, `notes_ref_rewritten`,
+    /// `notes_line_removed` or `input_too_large`.
     pub fn code(self) -> &'static str {
         match self {
             NotesRefDenial::NotesRefDeleted => "notes_ref_deleted",
             NotesRefDenial::NotesRefRewritten => "notes_ref_rewritten",
+            NotesRefDenial::NotesLineRemoved => "notes_line_removed",
+            NotesRefDenial::NoteTooLarge => "input_too_large",
         }
     }
 }
@@ -306,6 +320,28 @@ pub fn check_not_replayed(
             prior: p.commit.clone(),
         }),
         None => Ok(()),
+    }
+}
+
+/// The notes-only-grow rule for one annotated commit whose note a
+/// fast-forward of the notes ref changes: every line of `old` (the note the
+/// server holds) must still be a line of `new` (the note after the update;
+/// `None`: the note is removed), whatever their order. Lines are the
+/// non-empty LF-separated ones ([`note_lines`]); neither note may be over
+/// [`MAX_NOTE_BYTES`] (read up to one byte more). A note's authority is
+/// thus never taken back: lines may only be added.
+pub fn check_note_growth(old: &[u8], new: Option<&[u8]>) -> Result<(), NotesRefDenial> {
+    let Some(new) = new else {
+        return Err(NotesRefDenial::NotesLineRemoved);
+    };
+    let (Ok(old), Ok(new)) = (note_lines(old), note_lines(new)) else {
+        return Err(NotesRefDenial::NoteTooLarge);
+    };
+    let kept: std::collections::BTreeSet<&[u8]> = new.into_iter().collect();
+    if old.iter().all(|l| kept.contains(l)) {
+        Ok(())
+    } else {
+        Err(NotesRefDenial::NotesLineRemoved)
     }
 }
 
@@ -701,6 +737,49 @@ mod tests {
             Err(NotesRefDenial::NotesRefDeleted)
         );
         assert_eq!(NotesRefDenial::NotesRefDeleted.code(), "notes_ref_deleted");
+    }
+
+    #[test]
+    fn a_note_may_only_gain_lines() {
+        let old = b"{\"a\":1}\n{\"b\":2}\n";
+        // Kept, in any order, with lines added, or without a final LF.
+        assert_eq!(check_note_growth(old, Some(old)), Ok(()));
+        assert_eq!(
+            check_note_growth(old, Some(b"0 garbage\n{\"a\":1}\n{\"b\":2}\n")),
+            Ok(())
+        );
+        assert_eq!(
+            check_note_growth(old, Some(b"{\"b\":2}\n{\"a\":1}")),
+            Ok(())
+        );
+        // A line dropped, or the whole note: denied.
+        assert_eq!(
+            check_note_growth(old, Some(b"{\"a\":1}\n")),
+            Err(NotesRefDenial::NotesLineRemoved)
+        );
+        assert_eq!(
+            check_note_growth(old, Some(b"{\"a\":1}\n{\"b\":3}\n")),
+            Err(NotesRefDenial::NotesLineRemoved)
+        );
+        assert_eq!(
+            check_note_growth(old, None),
+            Err(NotesRefDenial::NotesLineRemoved)
+        );
+        assert_eq!(
+            NotesRefDenial::NotesLineRemoved.code(),
+            "notes_line_removed"
+        );
+        // A note over the bound cannot be checked nor read: denied.
+        let big = vec![b'x'; MAX_NOTE_BYTES + 1];
+        assert_eq!(
+            check_note_growth(old, Some(&big)),
+            Err(NotesRefDenial::NoteTooLarge)
+        );
+        assert_eq!(
+            check_note_growth(&big, Some(old)),
+            Err(NotesRefDenial::NoteTooLarge)
+        );
+        assert_eq!(NotesRefDenial::NoteTooLarge.code(), "input_too_large");
     }
 
     #[test]

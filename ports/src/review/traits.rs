@@ -521,6 +521,12 @@ pub trait NotesGit {
     /// Whether a push may delete a protected ref
     /// (`probity.allowProtectedDeletion`; `false` when unset).
     fn allows_protected_deletion(&self) -> Result<bool, AdapterError>;
+    /// The annotated commits that hold a note in the notes commit `old`
+    /// whose note is not the same blob in the notes commit `new` (changed
+    /// or removed), sorted. Only the paths that differ between the two
+    /// notes trees are read (git: `diff-tree -r`); a note that only moved
+    /// between fan-out levels is not a change.
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

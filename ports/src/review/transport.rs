@@ -5,15 +5,16 @@
 //! server's own store.
 
 use probity_core::review::bundle::{
-    Bundle, BundleError, DerivationError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts,
-    ScopeError, check_derivation, check_scope, note_with, parse_note,
+    Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
+    NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_scope, import_rank,
+    note_adding, note_lines, notes_denial, refused_bundles,
 };
 use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::ids::{CommitId, LineageId, TreeId};
 use probity_core::review::prompts::PromptSet;
 use probity_core::review::server::{
     NOTES_REF, PriorDelivery, ReceiveUpdate, approved_deliveries, check_deletion,
-    check_not_replayed, check_notes_update, is_protected,
+    check_not_replayed, check_note_growth, check_notes_update, is_protected,
 };
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::StateRecord;
@@ -443,14 +444,15 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
                 .map_err(repo_err)?,
             None => None,
         };
-        let existing = match &existing_bytes {
-            Some(b) => parse_note(b).map_err(|source| TransportError::Note {
+        // Every line the note holds is kept as it is, a stale, conflicting
+        // or unreadable one included: the notes ref only grows, and the
+        // gates read each line on its own.
+        let note = note_adding(existing_bytes.as_deref(), &bundles).map_err(|source| {
+            TransportError::Note {
                 commit: c.commit.clone(),
                 source: Box::new(source),
-            })?,
-            None => Vec::new(),
-        };
-        let note = note_with(&existing, &bundles)?;
+            }
+        })?;
         let unchanged = existing_bytes.as_deref() == Some(&note[..]);
         for r in &records {
             let entry = (c.commit.clone(), r.state().lineage_id().clone());
@@ -487,14 +489,31 @@ pub struct ReceiveDenial {
     pub next_action: &'static str,
 }
 
+impl ReceiveDenial {
+    /// The denial a note's refused line gives when no bundle of the note
+    /// proved anything.
+    fn of_refused(r: &RefusedBundle) -> Self {
+        ReceiveDenial {
+            reason_code: r.reason_code.clone(),
+            refname: NOTES_REF.into(),
+            commit: Some(r.commit.clone()),
+            message: r.message.clone(),
+            next_action: r.next_action,
+        }
+    }
+}
+
 /// What the server-side gate answers.
 #[derive(Debug, Clone)]
 pub enum PreReceive {
-    /// Refused before any delivery was judged.
+    /// Refused: the notes ref's own update, or the authority meant to prove
+    /// a delivery (no bundle of its note imported).
     Denied(ReceiveDenial),
     /// The pre-push judgment of the protected updates against the
-    /// authority the notes carry (allow or deny).
-    Judged(GateDecision),
+    /// authority the notes carry (allow or deny), with every note line that
+    /// gave no authority (reported, never fatal while the judgment stands
+    /// on other bundles).
+    Judged(GateDecision, Vec<RefusedBundle>),
 }
 
 /// Which updates the server-side gate judges.
@@ -533,6 +552,26 @@ fn notes_after<G: DeliveryGit + NotesGit>(
             message: d.to_string(),
             next_action: "repair",
         }));
+    }
+    // A fast-forward keeps every line of every note the server holds: only
+    // the notes whose blob changed are read.
+    if let (Some(old), Some(new)) = (&u.old, &u.new) {
+        for c in git.changed_notes(old, new).map_err(repo_err)? {
+            let before = git
+                .read_note(old, &c, MAX_NOTE_BYTES)
+                .map_err(repo_err)?
+                .unwrap_or_default();
+            let after = git.read_note(new, &c, MAX_NOTE_BYTES).map_err(repo_err)?;
+            if let Err(d) = check_note_growth(&before, after.as_deref()) {
+                return Ok(Err(ReceiveDenial {
+                    reason_code: d.code().into(),
+                    refname: NOTES_REF.into(),
+                    commit: Some(c.clone()),
+                    message: format!("{d}: the note on {c}"),
+                    next_action: "repair",
+                }));
+            }
+        }
     }
     Ok(Ok(u.new.clone()))
 }
@@ -631,29 +670,31 @@ where
             }
         }
     }
-    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)? {
-        return Ok(PreReceive::Denied(d));
-    }
+    let read = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)?;
     let boundary = PushBoundary::Updates {
         remote,
         updates: judged.iter().map(|u| u.as_push()).collect(),
         published,
     };
     let decision = validate_pre_push(git, scratch, &boundary)?;
+    if let Some(r) = notes_denial(decision.allows(), &read) {
+        return Ok(PreReceive::Denied(ReceiveDenial::of_refused(r)));
+    }
     if decision.allows()
         && let Some(n) = &notes
         && let Some(d) = replayed(git, n, &judged, &decision)?
     {
         return Ok(PreReceive::Denied(d));
     }
-    Ok(PreReceive::Judged(decision))
+    Ok(PreReceive::Judged(decision, refused_bundles(&read)))
 }
 
 /// How many earlier commits noted with one lineage the replay check reads.
 const MAX_PRIOR_NOTES: usize = 64;
 
-/// What a commit delivers: its parent's tree (the empty tree for a root
-/// commit) and its tree.
+/// The (base tree, tree) a commit delivers: its parent's tree (the empty
+/// tree for a root commit) and its own; `None` for a merge, which delivers
+/// no review.
 fn delivered_trees<G: DeliveryGit>(
     git: &G,
     commit: &CommitId,
@@ -666,9 +707,10 @@ fn delivered_trees<G: DeliveryGit>(
     else {
         return Ok(None);
     };
-    let base = match c.parents.first() {
-        Some(p) => git.commit_tree(p).map_err(repo_err)?,
-        None => git.empty_tree().map_err(repo_err)?,
+    let base = match c.parents[..] {
+        [] => git.empty_tree().map_err(repo_err)?,
+        [ref p] => git.commit_tree(p).map_err(repo_err)?,
+        _ => return Ok(None),
     };
     Ok(Some((base, c.tree)))
 }
@@ -738,89 +780,157 @@ fn replayed<G: DeliveryGit + NotesGit>(
     Ok(None)
 }
 
+/// Verifies one parsed bundle of a note against this repository, passes it
+/// through the signature policy and imports it into `scratch`, recording
+/// the outcome of line `number` in `read`.
+fn import_line<G, S, P>(
+    git: &G,
+    scratch: &S,
+    signature_policy: &P,
+    read: &mut NoteAuthority,
+    number: usize,
+    b: &Bundle,
+) -> Result<(), TransportError>
+where
+    G: GitPort + ExportGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let commit = read.commit().clone();
+    let at = |e: &dyn std::fmt::Display| format!("line {number} of the note on {commit}: {e}");
+    if let Err(e) = check_repo(git, b) {
+        let code = e.code().unwrap_or("authority_invalid");
+        read.repository_refused(number, code, at(&e));
+        return Ok(());
+    }
+    // The hook point of the signature policy (`probity.requireSignature`):
+    // an unsigned bundle published before its signed twin stays in the
+    // append-only notes.
+    if let Err(d) = signature_policy(b) {
+        read.policy_refused(number, &d.reason_code, d.message, d.next_action);
+        return Ok(());
+    }
+    match import_bundle(scratch, b) {
+        Ok(_) => read.imported(),
+        Err(e @ TransportError::Conflict { .. }) => {
+            let code = e.code().unwrap_or("import_conflict");
+            read.conflict_refused(number, code, at(&e));
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    }
+    // The rebase proof's index, derived from the leaf's trees (present:
+    // `check_repo` required them), so a rebased delivery is judged here as
+    // a local gate judges it.
+    if let Some(leaf) = b.records.last() {
+        index_rebase_delta(git, scratch, leaf)?;
+    }
+    Ok(())
+}
+
 /// Imports into `scratch` every bundle the notes commit `notes` holds for
-/// `commits`, each re-verified from its bytes and this repository's
-/// objects and passed through `signature_policy` first. The first bundle
-/// or note that does not verify is the answer (a denial); nothing of the
-/// repository is written, only `scratch`.
+/// `commits`, each line of a note on its own: re-verified from its bytes
+/// and this repository's objects, passed through `signature_policy`, then
+/// imported. A line that fails any step is recorded as refused (core's
+/// [`NoteAuthority`] tells which refusal names a note that gave nothing)
+/// and never stops the other lines. Bundles are imported in the passes
+/// core ranks them in ([`import_rank`]), every note's bundles of a pass
+/// before any of the next: the approvals of exactly what their commit
+/// delivers first, other approvals next, then the rest, so no line that
+/// authorizes nothing (another review of the same candidate, unfinished or
+/// stale, in any order) can take a candidate from an approval. So a
+/// garbage, forged, stale or conflicting bundle can neither authorize nor
+/// jam. Nothing of the repository is written, only `scratch`. One
+/// [`NoteAuthority`] per commit that has a note.
 pub fn import_notes<G, S, P>(
     git: &G,
     scratch: &S,
     notes: Option<&CommitId>,
     commits: &[CommitId],
     signature_policy: &P,
-) -> Result<Option<ReceiveDenial>, TransportError>
+) -> Result<Vec<NoteAuthority>, TransportError>
 where
-    G: GitPort + ExportGit + NotesGit,
+    G: GitPort + ExportGit + NotesGit + DeliveryGit,
     S: ReviewStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
+    // (the note's reading, the lines left for a later pass with their
+    // rank): a later pass re-reads the note, so no more than one note is
+    // held at a time.
+    let mut out: Vec<(NoteAuthority, Vec<(usize, usize)>)> = Vec::new();
     let Some(n) = notes else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
         };
-        let deny = |code: &str, message: String| ReceiveDenial {
-            reason_code: code.into(),
-            refname: NOTES_REF.into(),
-            commit: Some(commit.clone()),
-            message,
-            next_action: "repair",
-        };
-        let bundles = match parse_note(&bytes) {
-            Ok(b) => b,
-            Err(e) => return Ok(Some(deny(e.code(), format!("the note on {commit}: {e}")))),
-        };
-        // A bundle the signature policy refuses is no authority, but not a
-        // forgery either: an unsigned bundle published before its signed
-        // twin stays in the append-only notes. It answers only when no
-        // bundle of the note was accepted.
-        let mut accepted = false;
-        let mut refused_by_policy = None;
-        for b in &bundles {
-            if let Err(e) = check_repo(git, b) {
-                let code = e.code().unwrap_or("authority_invalid");
-                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
-            }
-            // The hook point of the signature policy
-            // (`probity.requireSignature`).
-            if let Err(mut d) = signature_policy(b) {
-                d.commit = Some(commit.clone());
-                refused_by_policy.get_or_insert(d);
+        let mut read = NoteAuthority::new(commit.clone());
+        let lines = match note_lines(&bytes) {
+            Ok(l) => l,
+            Err(e) => {
+                read.note_refused(e.code(), format!("the note on {commit}: {e}"));
+                out.push((read, Vec::new()));
                 continue;
             }
-            accepted = true;
-            if let Err(e) = import_bundle(scratch, b) {
-                let code = e.code().unwrap_or("authority_invalid");
-                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
-            }
-            // The rebase proof's index, derived from the leaf's trees
-            // (present: `check_repo` required them), so a rebased delivery
-            // is judged here as a local gate judges it.
-            if let Some(leaf) = b.records.last() {
-                index_rebase_delta(git, scratch, leaf)?;
+        };
+        let delivered = delivered_trees(git, commit)?;
+        let mut later = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let b = match Bundle::from_bytes(line) {
+                Ok(b) => b,
+                Err(e) => {
+                    read.bytes_refused(
+                        i + 1,
+                        e.code(),
+                        format!("line {} of the note on {commit}: {e}", i + 1),
+                    );
+                    continue;
+                }
+            };
+            match import_rank(&b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
+                0 => import_line(git, scratch, signature_policy, &mut read, i + 1, &b)?,
+                rank => later.push((i, rank)),
             }
         }
-        if let (false, Some(d)) = (accepted, refused_by_policy) {
-            return Ok(Some(d));
+        out.push((read, later));
+    }
+    for rank in 1..IMPORT_RANKS {
+        for (read, later) in &mut out {
+            if !later.iter().any(|(_, r)| *r == rank) {
+                continue;
+            }
+            let bytes = git
+                .read_note(n, read.commit(), MAX_NOTE_BYTES)
+                .map_err(repo_err)?
+                .unwrap_or_default();
+            let lines = note_lines(&bytes).map_err(|source| TransportError::Note {
+                commit: read.commit().clone(),
+                source: Box::new(source),
+            })?;
+            for &(i, _) in later.iter().filter(|(_, r)| *r == rank) {
+                let Some(line) = lines.get(i) else { continue };
+                let b = Bundle::from_bytes(line)?;
+                import_line(git, scratch, signature_policy, read, i + 1, &b)?;
+            }
         }
     }
-    Ok(None)
+    Ok(out.into_iter().map(|(read, _)| read).collect())
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
 /// judged against the authority `refs/notes/probity` carries for the
 /// proposal's commits (re-verified, imported into `scratch`), for CI where
-/// no review store exists.
+/// no review store exists, with every note line that gave no authority
+/// (reported; it answers only when the judgment denies and its note proved
+/// nothing, as for the server-side gate).
 pub fn pre_pr_from_notes<G, S, P>(
     git: &G,
     scratch: &S,
     base: &str,
     head: &str,
     signature_policy: P,
-) -> Result<Result<PrDecision, ReceiveDenial>, TransportError>
+) -> Result<Result<(PrDecision, Vec<RefusedBundle>), ReceiveDenial>, TransportError>
 where
     G: GitPort + DeliveryGit + NotesGit + ExportGit,
     S: ReviewStore + AttestationStore,
@@ -842,10 +952,12 @@ where
         listed.into_iter().map(|c| c.commit).collect()
     };
     let notes = git.notes_tip().map_err(repo_err)?;
-    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)? {
-        return Ok(Err(d));
+    let read = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)?;
+    let pr = validate_pre_pr(git, scratch, base, head)?;
+    if let Some(r) = notes_denial(pr.decision.allows(), &read) {
+        return Ok(Err(ReceiveDenial::of_refused(r)));
     }
-    Ok(Ok(validate_pre_pr(git, scratch, base, head)?))
+    Ok(Ok((pr, refused_bundles(&read))))
 }
 
 /// The in-toto statement this repository derives for a bundle's leaf: its

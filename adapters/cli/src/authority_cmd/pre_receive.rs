@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use probity_core::review::bundle::Bundle;
+use probity_core::review::bundle::{Bundle, RefusedBundle};
 use probity_core::review::gate::{Decision, GateDecision, GateStage, ReasonCode};
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::BaseAdvance;
@@ -370,6 +370,9 @@ pub fn next_hint(code: &str) -> &'static str {
             "push the stack in parts as the reason says (each part's commits reviewed), with `probity push`"
         }
         "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
+        "notes_line_removed" => {
+            "keep every line of every note the server holds: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, add lines only, then push it"
+        }
         "notes_ref_deleted" | "notes_ref_rewritten" => {
             "never delete or force refs/notes/probity: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, then push it"
         }
@@ -452,6 +455,10 @@ struct NotesAnswer<'a> {
     decision: DecisionView<'a>,
     authority: &'static str,
     next_step: &'static str,
+    /// Every note line that gave no authority (stale, conflicting, forged,
+    /// unsigned, not a bundle): reported, never fatal while the judgment
+    /// stands on other bundles.
+    refused_bundles: &'a [RefusedBundle],
     #[serde(flatten)]
     form: NotesForm<'a>,
 }
@@ -488,6 +495,7 @@ fn decision_answer(
     out: Output,
     gate: &str,
     d: &GateDecision,
+    refused: &[RefusedBundle],
     form: NotesForm<'_>,
     notes_pushed: Option<bool>,
 ) -> Result<ExitCode, CliError> {
@@ -498,6 +506,7 @@ fn decision_answer(
         decision: DecisionView::named(d, gate),
         authority: "notes",
         next_step: if allow { "none" } else { next },
+        refused_bundles: refused,
         form,
     };
     let mut text = format!(
@@ -512,6 +521,12 @@ fn decision_answer(
             r.tip,
             r.commits,
             wire_name(r.reason_code)
+        ));
+    }
+    for r in refused {
+        text.push_str(&format!(
+            "  warning: {} on {} line {} gives no authority: {}\n",
+            r.reason_code, r.commit, r.line, r.message
         ));
     }
     if !allow {
@@ -635,7 +650,9 @@ fn pre_receive(
     };
     match answer {
         PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d),
-        PreReceive::Judged(d) => decision_answer(out, "pre-receive", &d, form, notes_pushed),
+        PreReceive::Judged(d, refused) => {
+            decision_answer(out, "pre-receive", &d, &refused, form, notes_pushed)
+        }
     }
 }
 
@@ -669,10 +686,11 @@ fn pre_pr_notes(
     .map_err(transport_error)?;
     match answer {
         Err(d) => denial_answer(out, "pre-pr", &d),
-        Ok(pr) => decision_answer(
+        Ok((pr, refused)) => decision_answer(
             out,
             "pre-pr",
             &pr.decision,
+            &refused,
             NotesForm::PrePr {
                 base,
                 head,
