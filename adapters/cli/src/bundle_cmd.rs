@@ -520,15 +520,33 @@ fn review_tree_refspecs(
 ) -> Result<Vec<String>, CliError> {
     use probity_core::review::server::review_tree_ref;
     use probity_ports::review::ReviewStore;
-    let mut lineages: Vec<&LineageId> = publications
+    let named: Vec<&LineageId> = publications
         .iter()
         .flat_map(|p| p.written.iter().chain(&p.unchanged))
         .map(|(_, l)| l)
         .collect();
+    // A note carries the whole chain to its leaf, and the server checks
+    // the leaf's trees even while it is still in review (R8.9: approved
+    // links publish before it): the successors' trees travel too.
+    let mut lineages: Vec<LineageId> = Vec::new();
+    for l in named {
+        let mut current = l.clone();
+        for _ in 0..=probity_core::review::bundle::MAX_RECORDS {
+            if !lineages.contains(&current) {
+                lineages.push(current.clone());
+            }
+            match store
+                .successor_of(&current)
+                .map_err(|e| review_error(e.into()))?
+            {
+                Some(next) => current = next,
+                None => break,
+            }
+        }
+    }
     lineages.sort();
-    lineages.dedup();
     let mut out = Vec::new();
-    for l in lineages {
+    for l in &lineages {
         let Some(r) = store.load(l).map_err(|e| review_error(e.into()))? else {
             continue;
         };

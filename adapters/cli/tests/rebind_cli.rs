@@ -428,17 +428,22 @@ fn the_server_allows_approved_links_while_the_chain_leaf_is_in_review() {
     f.git(&[
         "clone",
         "-q",
-        server.to_str().unwrap(),
+        // Over file:// (a local path would copy the whole object store):
+        // the clone holds only what the refs it fetches reach.
+        &format!("file://{}", server.display()),
         clone.to_str().unwrap(),
     ])
     .unwrap();
     f.git_in(
         &clone,
+        // What docs/ci.md and ci/probity-gate.sh fetch: the notes and the
+        // review trees a rebased or chained delivery is checked against.
         &[
             "fetch",
             "-q",
             "origin",
             "refs/notes/probity:refs/notes/probity",
+            "+refs/probity/trees/*:refs/probity/trees/*",
         ],
     )
     .unwrap();
