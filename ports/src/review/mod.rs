@@ -26,7 +26,7 @@ pub use discover::index_rebase_delta;
 pub use error::{NamedInput, ReviewError};
 pub use finalize::{
     DisputeInput, EvidenceInput, FinalizeInput, Finalized, LensResultInput, SubmitInput,
-    SubmittedResult, check_evidence_lands, dispute, finalize, live_lineage, replay_preserved,
+    SubmittedResult, check_evidence_lands, dispute, evidence_tree, finalize, live_lineage, replay_preserved,
     submit_result,
 };
 pub use gates::{
