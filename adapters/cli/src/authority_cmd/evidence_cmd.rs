@@ -88,7 +88,7 @@ pub fn run_on_tree(
         .scratch_checkout(tree, &std::env::temp_dir())
         .map_err(|e| {
             CliError::new(
-                ErrorKind::Repository,
+                ErrorKind::Io,
                 "evidence_checkout_failed",
                 format!("could not write tree {tree} out for the check: {e}"),
                 "make room in the temporary directory ($TMPDIR) and retry; nothing was changed",
