@@ -232,9 +232,7 @@ fn a_v2_document_is_taken_only_for_the_final_candidate_tree() {
     let v1_with_tree = String::from_utf8(v1.bytes.clone())
         .unwrap()
         .replace('}', &format!(r#","tree":"{tree}"}}"#));
-    let v2_without = String::from_utf8(v1.bytes)
-        .unwrap()
-        .replace("/v1", "/v2");
+    let v2_without = String::from_utf8(v1.bytes).unwrap().replace("/v1", "/v2");
     for bad in [v1_with_tree, v2_without] {
         assert!(
             matches!(

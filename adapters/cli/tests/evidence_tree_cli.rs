@@ -315,7 +315,10 @@ fn no_process_of_the_check_outlives_it() {
             started.elapsed() < Duration::from_secs(20),
             "keeps output {keeps_output}: waited for the daemon"
         );
-        assert!(!left, "keeps output {keeps_output}: the daemon {pid} outlived the check");
+        assert!(
+            !left,
+            "keeps output {keeps_output}: the daemon {pid} outlived the check"
+        );
     }
 }
 

@@ -140,7 +140,9 @@ pub enum EvidenceDocError {
     /// unknown or missing field (v2's `tree`, or a `tree` in v1), an empty
     /// argv, both or neither of `exit_code` and `signal`, or more than
     /// [`MAX_COMMAND_EVIDENCE_BYTES`]; carries what is wrong.
-    #[error("the evidence names a command evidence schema (`{COMMAND_EVIDENCE_SCHEMA}` or `{COMMAND_EVIDENCE_SCHEMA_V2}`) but is not such a document: {0}")]
+    #[error(
+        "the evidence names a command evidence schema (`{COMMAND_EVIDENCE_SCHEMA}` or `{COMMAND_EVIDENCE_SCHEMA_V2}`) but is not such a document: {0}"
+    )]
     Malformed(String),
 }
 

@@ -99,7 +99,10 @@ pub fn run_on_tree(
         CliError::new(
             ErrorKind::Io,
             "evidence_checkout_failed",
-            format!("could not make {} in the check's checkout: {e}", cwd.display()),
+            format!(
+                "could not make {} in the check's checkout: {e}",
+                cwd.display()
+            ),
             "retry; nothing was changed",
         )
     })?;
