@@ -32,7 +32,7 @@ use output::{CliError, Output};
 const AFTER_HELP: &str = "\
 Exit codes:
   0  ok, or the gate allows
-  1  the gate denies
+  1  the gate denies, or the check --evidence-cmd ran failed (the answer says so)
   2  usage error
   3  rejected input (nothing changed)
   4  conflict or contention (retry, or reload and decide)
