@@ -370,3 +370,132 @@ fn the_evidence_document_names_the_checked_tree() {
     let shown = probity(f.root(), &["show", "evidence", "--lineage", &lineage]);
     assert_eq!(shown.json["tree"], tree.as_str(), "{}", shown.stdout);
 }
+
+/// After a correction the check runs on the corrected tree (its final
+/// candidate tree), whether the validation lands in the same call or
+/// before.
+#[test]
+fn after_a_correction_the_check_runs_on_the_corrected_tree() {
+    for same_call in [true, false] {
+        let f = Fixture::new().unwrap();
+        f.write("src/parser.rs", "fn a() {}\n").unwrap();
+        f.commit_all("base").unwrap();
+        let body = |v: &str| {
+            format!("fn a() {{}}\nfn b() -> i32 {{\n    {v}\n}}\nfn c() {{}}\nfn d() {{}}\nfn e() {{}}\nfn g() {{}}\nfn h() {{}}\n")
+        };
+        f.write("src/parser.rs", body("-1")).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let s = probity(f.root(), &["start"]);
+        let lineage = lineage_of(&s);
+        let r = input(tmp.path(), "r.json", PARSER_BLOCKER);
+        let run = |args: &[&str]| {
+            let mut a = vec!["finalize", "--lineage", lineage.as_str()];
+            a.extend_from_slice(args);
+            probity(f.root(), &a)
+        };
+        assert_eq!(run(&["--result", &r]).json["state"], "correction_required");
+        run(&["--correction-lines", "2"]);
+        f.write("src/parser.rs", body("0")).unwrap();
+        let v = input(tmp.path(), "v.json", VALIDATION_PASS);
+        let check = ["sh", "-c", "grep -qx '    0' src/parser.rs"];
+        let done = if same_call {
+            let mut a = vec!["--validation", v.as_str(), "--evidence-cmd", "--"];
+            a.extend(check);
+            run(&a)
+        } else {
+            assert_eq!(run(&["--validation", &v]).json["state"], "validating");
+            let mut a = vec!["--evidence-cmd", "--"];
+            a.extend(check);
+            run(&a)
+        };
+        assert_eq!(
+            done.json["state"], "approved",
+            "same call {same_call}: {}{}",
+            done.stdout, done.stderr
+        );
+        let receipt = receipt_of(&f, &lineage);
+        assert_eq!(
+            done.json["evidence_check"]["tree"], receipt["final_candidate_tree"],
+            "{}",
+            done.stdout
+        );
+        assert_ne!(receipt["final_candidate_tree"], s.json["candidate_tree"]);
+    }
+}
+
+/// Run from a subdirectory, the check runs in the same subdirectory of the
+/// checkout; it sees none of the repository's `GIT_*` variables, and `PWD`
+/// names its directory.
+#[test]
+fn the_check_runs_in_the_same_subdirectory_with_the_repositorys_git_env_removed() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = lineage_of(&st);
+    await_evidence(&f, tmp.path(), &st.json);
+    let sub = f.root().join("src");
+    let check = [
+        "sh",
+        "-c",
+        "test -f parser_test.rs && test -z \"$GIT_WORK_TREE\" && test -z \"$GIT_INDEX_FILE\" \
+         && test \"$PWD\" = \"$(/bin/pwd)\" && test \"$PROBITY_TEST_KEPT\" = yes \
+         && ! git rev-parse --git-dir >/dev/null 2>&1",
+    ];
+    let done = probity_env(
+        &sub,
+        &finalize_cmd(&lineage, &check),
+        &[
+            ("GIT_WORK_TREE", f.root().to_str().unwrap()),
+            ("PROBITY_TEST_KEPT", "yes"),
+        ],
+    );
+    assert_eq!(
+        done.json["state"], "approved",
+        "{}{}",
+        done.stdout, done.stderr
+    );
+}
+
+/// A check that times out leaves no process either, even one that left
+/// its group.
+#[test]
+fn a_timed_out_check_leaves_no_process() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = lineage_of(&st);
+    await_evidence(&f, tmp.path(), &st.json);
+    let before = store_snapshot(&f);
+    let pidfile = tmp.path().join("daemon.pid");
+    let script = format!(
+        "setsid sh -c 'echo $$ > {p}; exec sleep 30' >/dev/null 2>&1 </dev/null & sleep 30",
+        p = pidfile.display()
+    );
+    let done = probity(
+        f.root(),
+        &[
+            "finalize",
+            "--lineage",
+            &lineage,
+            "--evidence-timeout",
+            "2",
+            "--evidence-cmd",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ],
+    );
+    let pid = read_pid(&pidfile);
+    let left = alive(&pid);
+    if left {
+        let _ = Command::new("kill").args(["-9", &pid]).status();
+    }
+    assert_eq!(
+        done.json["error"]["code"], "evidence_timeout",
+        "{}",
+        done.stdout
+    );
+    assert!(!left, "the daemon {pid} outlived the timed-out check");
+    assert_eq!(store_snapshot(&f), before);
+}
