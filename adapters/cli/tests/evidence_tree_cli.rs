@@ -381,7 +381,9 @@ fn after_a_correction_the_check_runs_on_the_corrected_tree() {
         f.write("src/parser.rs", "fn a() {}\n").unwrap();
         f.commit_all("base").unwrap();
         let body = |v: &str| {
-            format!("fn a() {{}}\nfn b() -> i32 {{\n    {v}\n}}\nfn c() {{}}\nfn d() {{}}\nfn e() {{}}\nfn g() {{}}\nfn h() {{}}\n")
+            format!(
+                "fn a() {{}}\nfn b() -> i32 {{\n    {v}\n}}\nfn c() {{}}\nfn d() {{}}\nfn e() {{}}\nfn g() {{}}\nfn h() {{}}\n"
+            )
         };
         f.write("src/parser.rs", body("-1")).unwrap();
         let tmp = tempfile::tempdir().unwrap();
@@ -498,4 +500,43 @@ fn a_timed_out_check_leaves_no_process() {
     );
     assert!(!left, "the daemon {pid} outlived the timed-out check");
     assert_eq!(store_snapshot(&f), before);
+}
+
+/// `review --lineage L --evidence-cmd` runs the check the same way: on the
+/// frozen tree, what it writes joining nothing; its answer names the tree.
+#[test]
+fn review_runs_the_check_on_the_frozen_tree() {
+    use support::model_server::{Lens, role_server};
+    let f = medium_change();
+    let st = probity(f.root(), &["start"]);
+    let lineage = lineage_of(&st);
+    let status = worktree_status(&f);
+    let server = role_server(Lens::Clean);
+    let done = probity_env(
+        f.root(),
+        &[
+            "review",
+            "--lineage",
+            &lineage,
+            "--evidence-cmd",
+            "--",
+            "sh",
+            "-c",
+            "echo x > written.txt && grep -q 'fn more' src/parser.rs",
+        ],
+        &[
+            ("PROBITY_MODEL_BASE_URL", server.base_url.as_str()),
+            ("PROBITY_MODEL", "scripted"),
+        ],
+    );
+    assert_eq!(
+        done.json["state"], "approved",
+        "{}{}",
+        done.stdout, done.stderr
+    );
+    assert_eq!(
+        done.json["evidence_check"]["tree"],
+        st.json["candidate_tree"]
+    );
+    assert_eq!(worktree_status(&f), status, "nothing joined the worktree");
 }

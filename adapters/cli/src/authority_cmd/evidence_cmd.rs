@@ -314,15 +314,30 @@ mod reap {
         }
 
         /// Kills and reaps every child of Probity that was not one before
-        /// the check (the check's own leader is reaped already): each one
-        /// killed hands its own children to Probity, so this repeats until
-        /// none is left (bounded).
+        /// the check and that Probity did not spawn itself (every child it
+        /// spawns is in the interruption registry while it lives, spawned
+        /// and registered under one lock: another thread's git, say, in
+        /// `probity mcp --authority`): what is left is what was
+        /// reparented to Probity during the check (the check's own leader
+        /// is reaped already). Each one killed hands its own children to
+        /// Probity, so this repeats until none is left (bounded).
         pub fn end_descendants(&self) {
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
             loop {
-                let left: Vec<i32> = children()
+                let found = children();
+                // Read after the children: a child spawned in between is
+                // registered by now.
+                let ours: HashSet<i32> = probity_scratch::registry::snapshot()
                     .into_iter()
-                    .filter(|p| !self.before.contains(p))
+                    .filter_map(|e| match e {
+                        probity_scratch::registry::Entry::Child(p)
+                        | probity_scratch::registry::Entry::Group(p) => i32::try_from(p).ok(),
+                        _ => None,
+                    })
+                    .collect();
+                let left: Vec<i32> = found
+                    .into_iter()
+                    .filter(|p| !self.before.contains(p) && !ours.contains(p))
                     .collect();
                 if left.is_empty() || std::time::Instant::now() >= deadline {
                     return;
