@@ -17,7 +17,10 @@
 #   PROBITY_REF        pre-receive: the full ref pushed (refs/heads/main)
 #   PROBITY_REMOTE     the remote to fetch from (default origin)
 #   PROBITY_BIN        the probity executable (default: probity on PATH)
-#   PROBITY_ALLOWED_SIGNERS    an allowed-signers file: set as
+#   PROBITY_ALLOWED_SIGNERS    an allowed-signers file: a path in the
+#                              repository is read from the protected base
+#                              (never from the proposal), an absolute path
+#                              is the runner's own file; set as
 #                              probity.allowedSignersFile in this clone
 #   PROBITY_REQUIRE_SIGNATURE  true: set probity.requireSignature
 #   PROBITY_GATE_DRY_RUN       1: print the gate's command, one argument
@@ -146,8 +149,30 @@ if [ "$mode" = pre-pr ]; then
   fi
 fi
 
+# Trust material never comes from the proposal (issue 20 §2): a path in
+# the repository is read from the protected base (the target branch, or
+# the protected ref's old tip), never from this checkout, which holds the
+# proposal and so whatever keys it adds. An absolute path is a file of the
+# runner's own (a secret, a mounted file), used as it is.
 if [ -n "${PROBITY_ALLOWED_SIGNERS:-}" ]; then
-  git config probity.allowedSignersFile "$PROBITY_ALLOWED_SIGNERS"
+  signers=$PROBITY_ALLOWED_SIGNERS
+  case $signers in
+    /*) ;;
+    *)
+      plain PROBITY_ALLOWED_SIGNERS "$signers"
+      case /$signers/ in
+        */../* | */./*) die "PROBITY_ALLOWED_SIGNERS '$signers' is not a plain path in the repository" ;;
+      esac
+      if [ "$mode" = pre-pr ]; then trusted=$base_ref; else trusted=$before; fi
+      copy=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/probity-allowed-signers.XXXXXX")
+      trap 'rm -f "$copy"' EXIT
+      git cat-file -e "$trusted:$signers" 2>/dev/null ||
+        die "the allowed-signers file '$signers' is not on the protected base ($trusted): commit it there first (a proposal's own copy is never trusted), or give an absolute path to a file of the runner's"
+      git cat-file blob "$trusted:$signers" >"$copy"
+      signers=$copy
+      ;;
+  esac
+  git config probity.allowedSignersFile "$signers"
 fi
 if [ "${PROBITY_REQUIRE_SIGNATURE:-false}" = true ]; then
   git config probity.requireSignature true

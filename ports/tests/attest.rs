@@ -369,7 +369,7 @@ fn signed_envelopes_travel_with_the_bundle_and_satisfy_the_server_gate() {
             );
             assert_eq!(d.commit, Some(tip.clone()));
         }
-        PreReceive::Judged(d) => panic!("an unsigned review was judged: {:?}", verdict(&d)),
+        PreReceive::Judged(d, _) => panic!("an unsigned review was judged: {:?}", verdict(&d)),
     }
     assert!(scratch.dump().is_empty(), "refused authority was imported");
     // Signed and kept with the lineage: the bundle carries the envelope.
@@ -398,7 +398,7 @@ fn signed_envelopes_travel_with_the_bundle_and_satisfy_the_server_gate() {
     git.set_notes_ref(None);
     let (answer, scratch) = push(&git, &base, &tip, &signed_notes, &server);
     match answer {
-        PreReceive::Judged(d) => assert_eq!(verdict(&d), says("allow", "receipt_valid")),
+        PreReceive::Judged(d, _) => assert_eq!(verdict(&d), says("allow", "receipt_valid")),
         PreReceive::Denied(d) => panic!("a signed review was denied: {d:?}"),
     }
     // The scratch store kept the envelope with the imported lineage.
@@ -411,7 +411,7 @@ fn signed_envelopes_travel_with_the_bundle_and_satisfy_the_server_gate() {
     let (answer, scratch) = push(&git, &base, &tip, &signed_notes, &strict);
     match answer {
         PreReceive::Denied(d) => assert_eq!(d.reason_code, "signer_not_allowed"),
-        PreReceive::Judged(d) => panic!("an unallowed signer was judged: {:?}", verdict(&d)),
+        PreReceive::Judged(d, _) => panic!("an unallowed signer was judged: {:?}", verdict(&d)),
     }
     assert!(scratch.dump().is_empty());
 }

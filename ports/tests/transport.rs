@@ -68,7 +68,7 @@ fn push_notes(git: &Git<'_>, store: &Store<'_>, base: &CommitId, tip: &CommitId)
 
 fn judged(answer: PreReceive) -> (String, String, Value) {
     match answer {
-        PreReceive::Judged(d) => {
+        PreReceive::Judged(d, _) => {
             let (decision, reason) = verdict(&d);
             (decision, reason, serde_json::to_value(&d).unwrap())
         }
@@ -79,7 +79,7 @@ fn judged(answer: PreReceive) -> (String, String, Value) {
 fn denied(answer: PreReceive) -> ReceiveDenial {
     match answer {
         PreReceive::Denied(d) => d,
-        PreReceive::Judged(d) => panic!("expected a denial, got {:?}", verdict(&d)),
+        PreReceive::Judged(d, _) => panic!("expected a denial, got {:?}", verdict(&d)),
     }
 }
 
@@ -339,12 +339,35 @@ fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
 }
 
 #[test]
-fn publish_refuses_a_note_it_cannot_read_and_moves_nothing() {
+fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_read() {
     let w = world();
-    let (base, reviewed, _) = reviewed_commit(&w);
+    let (base, reviewed, l) = reviewed_commit(&w);
     let git = WithNotes::new(&w.git);
     let store = WithAttestations::new(&w.store);
+    // A line that is no bundle (stale, foreign, garbage): kept byte for
+    // byte, since the notes ref only grows, and the bundle added beside it.
     git.write_notes(None, &[(reviewed.clone(), b"not a bundle\n".to_vec())])
+        .unwrap();
+    let out = drivers::publish(
+        &git,
+        &store,
+        &reviewed,
+        std::slice::from_ref(&base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    assert_eq!(out.written, vec![(reviewed.clone(), l.clone())]);
+    let bundle = drivers::export_bundle(&store, &l).unwrap();
+    let mut line = bundle.to_bytes().unwrap();
+    line.push(b'\n');
+    let mut want = [line, b"not a bundle\n".to_vec()];
+    want.sort();
+    assert_eq!(git.note(&reviewed), Some(want.concat()));
+    // A note over the size bound cannot be read whole: refused, nothing
+    // moved.
+    let big = vec![b'x'; probity_core::review::bundle::MAX_NOTE_BYTES + 1];
+    let tip = git.notes_ref();
+    git.write_notes(tip.as_ref(), &[(reviewed.clone(), big)])
         .unwrap();
     let notes = (git.notes_ref(), git.all_notes());
     let err = drivers::publish(&git, &store, &reviewed, &[base], &RemoteScope::None).unwrap_err();
@@ -352,7 +375,7 @@ fn publish_refuses_a_note_it_cannot_read_and_moves_nothing() {
         TransportError::Note { commit, .. } => assert_eq!(commit, &reviewed),
         e => panic!("expected the note's refusal, got {e}"),
     }
-    assert_eq!(err.code(), Some("bundle_invalid"), "{err}");
+    assert_eq!(err.code(), Some("input_too_large"), "{err}");
     assert_eq!((git.notes_ref(), git.all_notes()), notes);
 }
 
@@ -524,6 +547,137 @@ fn the_notes_ref_may_only_fast_forward() {
 }
 
 #[test]
+fn a_fast_forward_may_add_lines_to_a_held_note_but_never_drop_one() {
+    let w = world();
+    let (base, tip, _) = reviewed_commit(&w);
+    let git = WithNotes::new(&w.git);
+    let store = WithAttestations::new(&w.store);
+    drivers::publish(
+        &git,
+        &store,
+        &tip,
+        std::slice::from_ref(&base),
+        &RemoteScope::None,
+    )
+    .unwrap();
+    let held = git.notes_ref().unwrap();
+    let note = git.note(&tip).unwrap();
+    let scratch = InMemoryStore::new();
+    let gate = |updates: &[ReceiveUpdate]| at_hook(&git, &scratch, updates);
+    // The note replaced by another line: a fast-forward that drops one.
+    let dropped = git
+        .notes_commit(Some(&held), &[(tip.clone(), b"another line\n".to_vec())])
+        .unwrap();
+    let d = denied(gate(&[update(Some(&held), Some(&dropped), NOTES_REF)]));
+    assert_eq!(
+        (d.reason_code.as_str(), d.commit.as_ref()),
+        ("notes_line_removed", Some(&tip))
+    );
+    assert!(scratch.dump().is_empty());
+    // A line added: allowed, and the delivery still proven.
+    let grown = git
+        .notes_commit(
+            Some(&held),
+            &[(tip.clone(), [note, b"another line\n".to_vec()].concat())],
+        )
+        .unwrap();
+    let (decision, reason, _) = judged(gate(&[
+        update(Some(&base), Some(&tip), MAIN),
+        update(Some(&held), Some(&grown), NOTES_REF),
+    ]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "receipt_valid")
+    );
+}
+
+#[test]
+fn two_reviews_of_one_commit_in_one_note_prove_it_and_the_second_is_reported() {
+    let mut w = world();
+    let base = w.git.head().unwrap();
+    let first = w.approve().state().lineage_id().clone();
+    // Another clone's store reviews the same candidate on its own.
+    let other = std::mem::replace(&mut w.store, InMemoryStore::new());
+    w.clock = FixedClock::fixture()
+        .with_nonce("0123456789abcdef0123456789abcdef")
+        .unwrap();
+    let second = w.approve().state().lineage_id().clone();
+    assert_ne!(second, first, "two reviews");
+    let tip = w.git.commit("the reviewed change").unwrap();
+    let one = drivers::export_bundle(&WithAttestations::new(&other), &first).unwrap();
+    let two = drivers::export_bundle(&WithAttestations::new(&w.store), &second).unwrap();
+    let git = WithNotes::new(&w.git);
+    let note = note_with(&[], &[one, two]).unwrap();
+    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = at_hook(
+        &git,
+        &scratch,
+        &[
+            update(Some(&base), Some(&tip), MAIN),
+            update(None, Some(&pushed), NOTES_REF),
+        ],
+    );
+    let PreReceive::Judged(d, refused) = answer else {
+        panic!("denied: {answer:?}");
+    };
+    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0].reason_code.as_str(), &refused[0].commit),
+        ("import_conflict", &tip)
+    );
+}
+
+#[test]
+fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_one() {
+    let mut w = world();
+    let base = w.git.head().unwrap();
+    // Mallory's store starts a review of the same candidate and never
+    // finishes it; its bundle verifies (a bundle may carry any state).
+    let started = w.start().state().lineage_id().clone();
+    let mallory = drivers::export_bundle(&WithAttestations::new(&w.store), &started).unwrap();
+    // The genuine review, in another store.
+    w.store = InMemoryStore::new();
+    w.clock = FixedClock::fixture()
+        .with_nonce("0123456789abcdef0123456789abcdef")
+        .unwrap();
+    let l = w.approve().state().lineage_id().clone();
+    let tip = w.git.commit("the reviewed change").unwrap();
+    let genuine = drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap();
+    // A note is read in any order: Mallory's line first.
+    let note = [
+        mallory.to_bytes().unwrap(),
+        b"\n".to_vec(),
+        genuine.to_bytes().unwrap(),
+        b"\n".to_vec(),
+    ]
+    .concat();
+    let git = WithNotes::new(&w.git);
+    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = at_hook(
+        &git,
+        &scratch,
+        &[
+            update(Some(&base), Some(&tip), MAIN),
+            update(None, Some(&pushed), NOTES_REF),
+        ],
+    );
+    let PreReceive::Judged(d, refused) = answer else {
+        panic!("denied: {answer:?}");
+    };
+    // The bundle that approves the commit is imported first: it proves
+    // the delivery, and the unfinished one is reported.
+    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0].reason_code.as_str(), refused[0].line),
+        ("import_conflict", 1)
+    );
+}
+
+#[test]
 fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
     let w = world();
     let base = w.git.head().unwrap();
@@ -559,6 +713,73 @@ fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
     );
     // CI names the update it judges: protected or not, it is judged.
     assert_eq!(gate("refs/heads/topic", &ReceiveScope::Range).0, "deny");
+    assert!(scratch.dump().is_empty());
+}
+
+#[test]
+fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are_judged() {
+    let w = world();
+    let base = w.git.head().unwrap();
+    let parked = w.git.commit("not reviewed").unwrap();
+    let git = WithNotes::new(&w.git);
+    // The server holds `main` at the base and a tag at the unreviewed
+    // commit (tags are not protected by default).
+    git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
+    let scratch = InMemoryStore::new();
+    let store = WithAttestations::new(&scratch);
+    let gate = |updates: &[ReceiveUpdate]| {
+        drivers::pre_receive(&git, &store, updates, &hook(), accept_all).unwrap()
+    };
+    // A new protected branch at the parked commit delivers it: the tag
+    // vouches for nothing.
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("deny", "receipt_missing")
+    );
+    // A new protected branch at what `main` holds delivers nothing new.
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&base), "refs/heads/copy")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "nothing_delivered")
+    );
+    // Deleting a protected ref is refused, naming it, before anything is
+    // imported; an unprotected one may go; the server may allow it.
+    let d = denied(gate(&[update(Some(&base), None, MAIN)]));
+    assert_eq!(
+        (
+            d.reason_code.as_str(),
+            d.refname.as_str(),
+            d.commit.as_ref()
+        ),
+        ("protected_ref_deleted", MAIN, Some(&base))
+    );
+    let (decision, reason, _) = judged(gate(&[update(Some(&parked), None, "refs/tags/park")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "nothing_delivered")
+    );
+    git.allow_protected_deletion(true);
+    let (decision, _, _) = judged(gate(&[update(Some(&base), None, MAIN)]));
+    assert_eq!(decision, "allow");
+    git.allow_protected_deletion(false);
+    // Protected tags: a protected tag vouches for what it holds, and a
+    // new tag's push is judged.
+    git.protect(&["refs/heads/*", "refs/tags/*"]);
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("allow", "nothing_delivered")
+    );
+    git.advertise(&[(MAIN, base.clone())]);
+    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/tags/v1")]));
+    assert_eq!(
+        (decision.as_str(), reason.as_str()),
+        ("deny", "receipt_missing")
+    );
+    git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
+    let d = denied(gate(&[update(Some(&parked), None, "refs/tags/park")]));
+    assert_eq!(d.reason_code, "protected_ref_deleted");
     assert!(scratch.dump().is_empty());
 }
 
@@ -609,10 +830,12 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
     let (b, t) = (base.as_str(), tip.as_str());
     // No notes: nothing vouches for the proposal.
     let scratch = InMemoryStore::new();
-    let pr = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-        .unwrap()
-        .unwrap();
+    let (pr, refused) =
+        drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
+            .unwrap()
+            .unwrap();
     assert_eq!(verdict(&pr.decision), says("deny", "receipt_missing"));
+    assert!(refused.is_empty());
     assert!(scratch.dump().is_empty());
     // Published: allowed on what the notes carry.
     drivers::publish(
@@ -624,10 +847,12 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
     )
     .unwrap();
     let scratch = InMemoryStore::new();
-    let pr = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-        .unwrap()
-        .unwrap();
+    let (pr, refused) =
+        drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
+            .unwrap()
+            .unwrap();
     assert_eq!(verdict(&pr.decision), says("allow", "receipt_valid"));
+    assert!(refused.is_empty());
     assert!(pr.base_advance.is_none());
     // A note edited after publication is the answer, before any judgment.
     let note = git.note(&tip).unwrap();
@@ -667,11 +892,12 @@ fn import_notes_reads_only_the_commits_it_is_given() {
     let store = WithAttestations::new(&scratch);
     // No notes commit, or a commit without a note: nothing to import.
     let tips = [tip.clone()];
-    assert_eq!(
-        drivers::import_notes(&git, &store, None, &tips, &accept_all).unwrap(),
-        None
+    assert!(
+        drivers::import_notes(&git, &store, None, &tips, &accept_all)
+            .unwrap()
+            .is_empty()
     );
-    assert_eq!(
+    assert!(
         drivers::import_notes(
             &git,
             &store,
@@ -679,14 +905,14 @@ fn import_notes_reads_only_the_commits_it_is_given() {
             std::slice::from_ref(&base),
             &accept_all
         )
-        .unwrap(),
-        None
+        .unwrap()
+        .is_empty()
     );
     assert!(scratch.dump().is_empty());
-    assert_eq!(
-        drivers::import_notes(&git, &store, Some(&notes), &tips, &accept_all).unwrap(),
-        None
-    );
+    let read = drivers::import_notes(&git, &store, Some(&notes), &tips, &accept_all).unwrap();
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0].commit(), &tip);
+    assert!(read[0].counts() && read[0].refused().is_empty());
     assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
     // A notes commit this repository lacks is the repository's error.
     let err = drivers::import_notes(&git, &store, Some(&base), &tips, &accept_all).unwrap_err();

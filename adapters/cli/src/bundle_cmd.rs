@@ -81,6 +81,10 @@ pub fn transport_error(e: TransportError) -> CliError {
             ErrorKind::Integrity,
             "the bundle's records do not match the trees they name in this repository; nothing was written",
         ),
+        TransportError::Derivation(_) => (
+            ErrorKind::Integrity,
+            "the review froze a risk, a budget or prompts its own trees do not give: review the change again with this Probity version (`probity start`), then publish it; nothing was written",
+        ),
         TransportError::ObjectsMissing { .. } => (
             ErrorKind::Repository,
             "fetch the commits the bundle's review covers (or push them here) first, then import again; nothing was written",
@@ -307,10 +311,20 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     } else {
         args.refspecs.clone()
     };
+    // The gate first, hook or no hook: what this push would update, as the
+    // remote answers now, judged as the pre-push hook judges it. A denial
+    // refuses before anything is fetched, published or pushed.
+    let notes_current = gate_push(&ctx, &remote, &refspecs)?;
     // Another clone may have published meanwhile: take its notes first
     // (cat_sort_uniq: exact for one bundle per line), so the notes push
-    // fast-forwards.
-    let merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+    // fast-forwards. When the dry run already showed the local notes
+    // fast-forward the remote's (or the remote has none), that fetch, one
+    // more connection to the remote, is skipped.
+    let merged = if notes_current {
+        false
+    } else {
+        ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?
+    };
     let mut publications = Vec::new();
     for spec in &refspecs {
         let src = spec.trim_start_matches('+');
@@ -335,15 +349,16 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     let trees = review_tree_refspecs(&ctx.store, &publications)?;
     let pushed = push_summary(&all, trees.len());
     all.extend(trees);
-    let (ok, stderr) = ctx.repo.push_atomic(&remote, &all).map_err(repo_error)?;
-    eprint!("{stderr}");
+    // git's stderr (progress, a local hook's refusal, the remote's
+    // `remote:` lines) is shown as it arrives, not after.
+    use std::io::IsTerminal;
+    let progress = std::io::stderr().is_terminal();
+    let (ok, stderr) = ctx
+        .repo
+        .push_atomic(&remote, &all, progress, &mut std::io::stderr())
+        .map_err(repo_error)?;
     if !ok {
-        return Err(CliError::new(
-            ErrorKind::Conflict,
-            "push_rejected",
-            format!("git push --atomic {remote} {pushed} was rejected (see git's output above)"),
-            "read the remote's reason above: review and publish the commit it names, or fetch and merge, then `probity push` again",
-        ));
+        return Err(push_failure(&remote, &pushed, &stderr));
     }
     let answer = PushAnswer {
         remote: &remote,
@@ -360,6 +375,132 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         t
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The pre-push judgement of what `git push <remote> <refspecs>` would
+/// update (`git push --dry-run --porcelain`, full ids): the refs git would
+/// refuse anyway (`!`), leave as they are (`=`) or delete deliver nothing
+/// and are left to git; the notes ref and `refs/probity/*` are authority,
+/// not deliveries. A denial is `push_denied`, nothing pushed.
+///
+/// When this clone has notes, the dry run asks about them too: the answer
+/// is whether they fast-forward the remote's (or the remote has none), so
+/// that no fetch of the remote's notes is needed.
+fn gate_push(
+    ctx: &crate::authority_cmd::Context,
+    remote: &str,
+    refspecs: &[String],
+) -> Result<bool, CliError> {
+    use probity_core::review::gate::{Decision, RefUpdate};
+    use probity_core::review::server::split_notes_updates;
+    let mut asked = refspecs.to_vec();
+    let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
+    if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
+        asked.push(NOTES_REF.to_string());
+    }
+    let plan = ctx.repo.push_plan(remote, &asked).map_err(|e| {
+        CliError::new(
+            ErrorKind::Repository,
+            "push_failed",
+            e.to_string(),
+            "fix what git says above (the remote's name or URL, your access to it, the refspec), then `probity push` again; nothing was pushed",
+        )
+    })?;
+    let commit = |hex: &str| {
+        CommitId::parse(hex).map_err(|_| {
+            CliError::new(
+                ErrorKind::Repository,
+                "repository_error",
+                format!("git push --dry-run reported `{hex}`, not an object id"),
+                "report this: git's porcelain output changed",
+            )
+        })
+    };
+    let mut updates = Vec::new();
+    for u in &plan {
+        if matches!(u.flag, '!' | '=' | '-') {
+            continue;
+        }
+        let local = match &u.new {
+            Some(new) => commit(new)?,
+            None => resolve(&ctx.repo, &u.from)?,
+        };
+        updates.push(RefUpdate {
+            local_ref: u.from.clone(),
+            local_oid: Some(local),
+            remote_ref: u.to.clone(),
+            remote_oid: u.old.as_deref().map(commit).transpose()?,
+        });
+    }
+    let notes_current = local_notes
+        && plan
+            .iter()
+            .any(|u| u.to == NOTES_REF && matches!(u.flag, ' ' | '=' | '*'));
+    let (updates, _) = split_notes_updates(updates);
+    if updates.is_empty() {
+        return Ok(notes_current);
+    }
+    let boundary = drivers::PushBoundary::Updates {
+        remote: remote.to_string(),
+        updates,
+        published: probity_core::review::gate::Vouching::Advertised,
+    };
+    let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
+        .map_err(crate::authority_cmd::review_error)?;
+    if d.decision() == Decision::Allow {
+        return Ok(notes_current);
+    }
+    let code = crate::output::wire_name(d.reason_code());
+    let mut message = format!(
+        "probity push refused: the pre-push gate denies this push ({code}): {}",
+        d.message()
+    );
+    for r in d.deliveries() {
+        message.push_str(&format!(
+            "; {} -> {}: {} commit(s), {}",
+            r.refs.join(", "),
+            r.tip,
+            r.commits,
+            crate::output::wire_name(r.reason_code)
+        ));
+    }
+    message.push_str("; nothing was pushed");
+    Err(CliError::new(
+        ErrorKind::Conflict,
+        "push_denied",
+        message,
+        crate::authority_cmd::push_next_step(&code),
+    ))
+}
+
+/// A failed `git push --atomic`: a server without atomic push support is
+/// named with what to do; anything else (a local hook's refusal, the
+/// server gate's, a non-fast-forward) is what git printed, shown above as
+/// it arrived and repeated here from its last line.
+fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
+    if stderr.contains("does not support --atomic") {
+        return CliError::new(
+            ErrorKind::Repository,
+            "atomic_unsupported",
+            format!(
+                "{remote} does not accept atomic pushes (its git is older than 2.4, or receive.advertiseAtomic is off); nothing was pushed"
+            ),
+            format!(
+                "ask the server's administrator to allow atomic pushes (git config receive.advertiseAtomic true), or push the authority first and the commits after: `git push {remote} refs/notes/probity`, then `git push {remote} <branch>`"
+            ),
+        );
+    }
+    let last = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("git printed nothing");
+    CliError::new(
+        ErrorKind::Conflict,
+        "push_rejected",
+        format!("git push --atomic {remote} {pushed} was rejected (git's output is above): {last}"),
+        "read the reason above (a local hook, the remote's gate, or git): review and publish the commit it names, or fetch and merge, then `probity push` again",
+    )
 }
 
 /// What people read about a push: their refspecs and the notes, the
@@ -423,6 +564,16 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
             "run probity from an installed path",
         )
     })?;
+    let recorded = hook_binary(&exe, repo.common_dir())?;
+    // Said when the hook names another binary than the one running.
+    let note = (recorded != exe).then(|| {
+        format!(
+            "the hook runs {}: {} cannot be executed by who runs git for this repository",
+            recorded.display(),
+            exe.display()
+        )
+    });
+    let exe = recorded;
     let script = pre_receive_script(&exe.to_string_lossy());
     let path = hooks_dir.join("pre-receive");
     let io = |e: std::io::Error| {
@@ -457,13 +608,95 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
             hook: "pre-receive",
             path: Some(&path),
             action,
-            message: None,
+            message: note.clone(),
         }],
     };
     out.answer(&answer, || {
-        format!("pre-receive: {action} ({})\n", path.display())
+        let mut t = format!("pre-receive: {action} ({})\n", path.display());
+        if let Some(n) = &note {
+            t.push_str(&format!("  {n}\n"));
+        }
+        t
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// The probity the server hook will run: this binary when everyone who
+/// runs git for the repository ([`hook_runners`], told from the
+/// repository directory's owner and mode) may execute it, else the first
+/// `probity` on `PATH` they may; with neither, `hook_binary_unusable`,
+/// nothing written. A hook naming a binary its runner cannot execute would
+/// refuse every push with "Permission denied" after an install that said
+/// it succeeded (root's copy under `/root`, say).
+///
+/// [`hook_runners`]: probity_core::review::server::hook_runners
+#[cfg(unix)]
+fn hook_binary(exe: &Path, repo_dir: &Path) -> Result<PathBuf, CliError> {
+    use probity_core::review::server::{HookRunner, PathEntry, hook_runners, may_run};
+    use std::os::unix::fs::MetadataExt;
+    let entry = |p: &Path| {
+        std::fs::metadata(p).ok().map(|m| PathEntry {
+            uid: m.uid(),
+            gid: m.gid(),
+            mode: m.mode() & 0o7777,
+        })
+    };
+    let Some(repo) = entry(repo_dir) else {
+        // Unreadable here: the install itself fails on it, with its reason.
+        return Ok(exe.to_path_buf());
+    };
+    let runners = hook_runners(&repo);
+    // Every directory from the root down, then the file itself.
+    let usable = |p: &Path| -> bool {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return false;
+        };
+        let mut chain: Vec<PathEntry> = Vec::new();
+        for a in real.ancestors().collect::<Vec<_>>().into_iter().rev() {
+            match entry(a) {
+                Some(e) => chain.push(e),
+                None => return false,
+            }
+        }
+        real.is_file() && runners.iter().all(|r: &HookRunner| may_run(&chain, r))
+    };
+    if usable(exe) {
+        return Ok(exe.to_path_buf());
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join("probity"))
+        .find(|c| c.is_file());
+    if let Some(candidate) = on_path
+        && usable(&candidate)
+    {
+        return Ok(candidate);
+    }
+    let who = if runners.len() > 1 {
+        format!(
+            "the repository's owner (uid {}) and its group (gid {})",
+            repo.uid, repo.gid
+        )
+    } else {
+        format!("the repository's owner (uid {})", repo.uid)
+    };
+    Err(CliError::new(
+        ErrorKind::Conflict,
+        "hook_binary_unusable",
+        format!(
+            "{} cannot be executed by {who}, who runs the hook (a directory on its path or the file itself does not let them), and no probity on PATH they can execute was found; nothing was written",
+            exe.display()
+        ),
+        "install probity where the repository's users can execute it (e.g. /usr/local/bin/probity, mode 0755) and put it on PATH, then run `probity hooks install --server` again",
+    ))
+}
+
+#[cfg(not(unix))]
+fn hook_binary(exe: &Path, _repo_dir: &Path) -> Result<PathBuf, CliError> {
+    Ok(exe.to_path_buf())
 }
 
 /// `probity hooks uninstall --server`: removes the bare repository's

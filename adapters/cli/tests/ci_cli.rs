@@ -420,3 +420,131 @@ fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
     }
     assert_eq!(support::store_snapshot(&f), before);
 }
+
+/// A proposal that adds its own key to the repository's allowed-signers
+/// file and signs its review with that key (issue 20 §2: trust material
+/// is read from the protected base, never from the proposal). The base
+/// lists alice; the proposal lists mallory and is signed by mallory.
+fn self_signed_proposal() -> (Fixture, tempfile::TempDir, String) {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let alice = support::keygen(tmp.path(), "alice");
+    let mallory = support::keygen(tmp.path(), "mallory");
+    let line = |who: &str, key: &Path| format!("{who} {}\n", support::public(key));
+    // The base's file, committed on main before the change.
+    std::fs::create_dir_all(f.root().join(".github")).unwrap();
+    let signers = ".github/allowed_signers";
+    f.write(signers, line("alice@example.invalid", &alice))
+        .unwrap();
+    f.git(&["add", signers]).unwrap();
+    f.git(&["commit", "-q", "-m", "the maintainers' keys"])
+        .unwrap();
+    let bare = tmp.path().join("origin.git");
+    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    // The proposal: the change, and mallory's key in the file.
+    f.write(signers, line("mallory@example.invalid", &mallory))
+        .unwrap();
+    let lineage = approve_live(f.root(), tmp.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    f.commit_all("the change, and my key").unwrap();
+    f.git(&["config", "probity.signingKey", mallory.to_str().unwrap()])
+        .unwrap();
+    let signed = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["--cwd", f.root().to_str().unwrap()])
+        .args(["attest", "--lineage", &lineage, "--sign"])
+        .env("HOME", tmp.path())
+        .output()
+        .unwrap();
+    assert!(signed.status.success(), "{}", text(&signed.stderr));
+    f.git(&["push", "-q", "origin", "feature"]).unwrap();
+    let published = support::probity(f.root(), &["publish", "--range", "main..HEAD"]);
+    assert_eq!(
+        published.code, 0,
+        "{}{}",
+        published.stdout, published.stderr
+    );
+    f.git(&["push", "-q", "origin", "refs/notes/probity"])
+        .unwrap();
+    let head = rev(&f, "HEAD");
+    (f, tmp, head)
+}
+
+#[test]
+fn an_allowed_signers_file_in_the_proposal_is_read_from_the_base() {
+    let (f, tmp, head) = self_signed_proposal();
+    let before = rev(&f, "main");
+    let signing = [
+        ("PROBITY_ALLOWED_SIGNERS", ".github/allowed_signers"),
+        ("PROBITY_REQUIRE_SIGNATURE", "true"),
+    ];
+    // The pull request: the base's file lists alice only.
+    let mut vars = vec![
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request"),
+        ("GITHUB_BASE_REF", "main"),
+        ("PROBITY_HEAD", head.as_str()),
+    ];
+    vars.extend(signing);
+    let pr = gate(&f, &vars);
+    assert_eq!(
+        pr.status.code(),
+        Some(1),
+        "{}{}",
+        text(&pr.stdout),
+        text(&pr.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&pr.stdout).unwrap();
+    assert_eq!(v["reason_code"], "signer_not_allowed", "{v}");
+    // The push to the protected branch: read from its old tip.
+    let mut vars = vec![
+        ("GITLAB_CI", "true"),
+        ("CI_PIPELINE_SOURCE", "push"),
+        ("CI_COMMIT_BEFORE_SHA", before.as_str()),
+        ("CI_COMMIT_SHA", head.as_str()),
+        ("CI_COMMIT_BRANCH", "main"),
+    ];
+    vars.extend(signing);
+    let push = gate(&f, &vars);
+    assert_eq!(
+        push.status.code(),
+        Some(1),
+        "{}{}",
+        text(&push.stdout),
+        text(&push.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&push.stdout).unwrap();
+    assert_eq!(v["reason_code"], "signer_not_allowed", "{v}");
+    // The worktree's copy (the proposal's) is neither read nor changed,
+    // and nothing of the base's copy is left in it.
+    assert!(
+        std::fs::read_to_string(f.root().join(".github/allowed_signers"))
+            .unwrap()
+            .starts_with("mallory@")
+    );
+    assert!(f.status().unwrap().is_empty());
+    // A base without the file: the gate cannot tell who may sign, and says
+    // so before judging anything.
+    let vars = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request"),
+        ("GITHUB_BASE_REF", "main"),
+        ("PROBITY_HEAD", head.as_str()),
+        ("PROBITY_ALLOWED_SIGNERS", ".github/missing_signers"),
+        ("PROBITY_REQUIRE_SIGNATURE", "true"),
+    ];
+    let missing = gate(&f, &vars);
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing.stderr));
+    assert!(
+        text(&missing.stderr).contains("not on the protected base"),
+        "{}",
+        text(&missing.stderr)
+    );
+    drop(tmp);
+}

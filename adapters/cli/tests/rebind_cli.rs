@@ -393,3 +393,71 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
     assert_eq!(st.json["superseded_by"], l2.as_str(), "{}", st.stdout);
     assert!(store_snapshot(&f) == before, "a read wrote to the store");
 }
+
+/// R8.9 at the server (issue 21 §3): the approved links of a chain publish
+/// through the server hook while the leaf is still in review, as they do
+/// at the local gates.
+#[test]
+fn the_server_allows_approved_links_while_the_chain_leaf_is_in_review() {
+    let f = parser_base();
+    let (_dir, server) = bare_origin(&f, "server.git");
+    let r = probity(&server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let (_base, _c1, c2, _l1, l2) = chain_of_two(&f, inputs.path());
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\nfn still_more() {}\n",
+    )
+    .unwrap();
+    let l3 = recover_scope_changed(&f, &l2);
+    let st = probity(f.root(), &["status", "--lineage", &l3]);
+    assert_eq!(st.json["state"], "reviewing", "{}", st.stdout);
+    let pushed = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    let on_server = String::from_utf8(
+        f.git_in(&server, &["rev-parse", "refs/heads/main"])
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(on_server.trim(), c2);
+    // A fresh clone's CI gate over the pushed range agrees.
+    let ci = tempfile::tempdir().unwrap();
+    let clone = ci.path().join("ci");
+    f.git(&[
+        "clone",
+        "-q",
+        server.to_str().unwrap(),
+        clone.to_str().unwrap(),
+    ])
+    .unwrap();
+    f.git_in(
+        &clone,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    let base = String::from_utf8(f.git_in(&clone, &["rev-parse", "HEAD~2"]).unwrap()).unwrap();
+    let gate = probity(
+        &clone,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &format!("{}..HEAD", base.trim()),
+            "--ref",
+            "refs/heads/main",
+        ],
+    );
+    assert_eq!(
+        gate.json["decision"], "allow",
+        "{}{}",
+        gate.stdout, gate.stderr
+    );
+}

@@ -503,7 +503,13 @@ fn two_clones_publish_concurrently_and_their_notes_merge() {
     assert!(push_in(&s.f, &b, &["origin", "feature", "refs/notes/probity"]).is_err());
     let err = push_in(&s.f, &b, &["origin", "feature", "+refs/notes/probity"]).unwrap_err();
     assert!(err.contains("notes_ref_rewritten"), "{err}");
-    // `probity push` merges the server's notes (cat_sort_uniq) and pushes.
+    // `probity push` judges the push first, as the pre-push hook does: a
+    // new branch is measured against the server's tips this clone has, so
+    // B fetches A's main first (without it, the base commit under A's tip
+    // cannot be told published, and the gate refuses, as the hook would;
+    // remote-tracking refs never vouch: a branch deleted on the remote
+    // would). It then merges the server's notes (cat_sort_uniq) and pushes.
+    s.f.git_in(&b, &["fetch", "-q", "origin"]).unwrap();
     let pushed = probity(&b, &["push", "origin", "feature"]);
     assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
     assert_eq!(pushed.json["notes_merged_from_remote"], true);
@@ -1085,6 +1091,8 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
         .push(&["origin", "main", "refs/notes/probity"])
         .unwrap_err();
     assert!(err.contains("signer_not_allowed"), "{err}");
+    // The pusher is not shown the server's allowed-signers path.
+    assert!(!err.contains(signers.to_str().unwrap()), "{err}");
     assert_ne!(s.server_rev("main"), Some(tip.clone()));
 
     // Signed by alice too: allowed, with the two older bundles (unsigned,

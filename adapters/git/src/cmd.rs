@@ -138,9 +138,12 @@ pub fn escape_path(bytes: &[u8]) -> String {
 #[derive(Debug, Clone)]
 pub struct GitCli {
     exe: OsString,
-    /// Variables kept through the scrub: only the object-directory pair a
-    /// `pre-receive` hook needs to read the pushed, still quarantined
-    /// objects ([`GitCli::with_receive_quarantine`]).
+    /// Variables kept through the scrub, by explicit opt-in only: the
+    /// object-directory pair and the configuration a `pre-receive` hook
+    /// needs ([`GitCli::with_receive_quarantine`],
+    /// [`GitCli::with_receive_config`]), and the transport
+    /// settings of a command that talks to a remote
+    /// ([`GitCli::with_transport_env`]).
     kept: Vec<(OsString, OsString)>,
 }
 
@@ -157,6 +160,46 @@ impl Default for GitCli {
 /// objects of the push being received, which git keeps in a quarantine
 /// directory until the hook accepts.
 pub const QUARANTINE_ENV: [&str; 2] = ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"];
+
+/// git's own configuration passed in the environment: `git -c` sets
+/// `GIT_CONFIG_PARAMETERS` for what it runs, and `GIT_CONFIG_COUNT` with
+/// `GIT_CONFIG_KEY_<n>` / `GIT_CONFIG_VALUE_<n>` is how an administrator
+/// configures a git a web server runs (Apache `SetEnv`, e.g. a
+/// `safe.directory` for a repository another user owns). Kept by the
+/// server gate only ([`GitCli::with_receive_config`]): the receiving
+/// git honoured it, so the gate must read the repository as that git did.
+pub fn is_config_env(key: &str) -> bool {
+    key == "GIT_CONFIG_PARAMETERS"
+        || key == "GIT_CONFIG_COUNT"
+        || key
+            .strip_prefix("GIT_CONFIG_KEY_")
+            .or_else(|| key.strip_prefix("GIT_CONFIG_VALUE_"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The variables with which a user tells git how to reach a remote: the
+/// ssh program and its flavour (`GIT_SSH_COMMAND`, `GIT_SSH`,
+/// `GIT_SSH_VARIANT`), the credential prompt program (`GIT_ASKPASS`), a
+/// proxy program for `git://` (`GIT_PROXY_COMMAND`). With every
+/// `GIT_SSL_*` ([`is_transport_env`]) they are kept for the commands that
+/// talk to a remote only ([`GitCli::with_transport_env`]): none names a
+/// repository, object store, ref or configuration of the local one, and
+/// no observation of it runs with them. The transport variables outside
+/// `GIT_*` (`SSH_ASKPASS`, `SSH_AUTH_SOCK`, `HOME`, the `*_proxy` family)
+/// are never cleared: every run keeps what is not `GIT_*`.
+pub const TRANSPORT_ENV: [&str; 5] = [
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_SSH_VARIANT",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+];
+
+/// Whether `key` is one of [`TRANSPORT_ENV`] or a `GIT_SSL_*` setting
+/// (certificate authority, client certificate, verification).
+pub fn is_transport_env(key: &str) -> bool {
+    TRANSPORT_ENV.contains(&key) || key.starts_with("GIT_SSL_")
+}
 
 /// Environment variables git would honour from a caller; cleared on every run.
 ///
@@ -202,11 +245,40 @@ impl GitCli {
     /// server gate runs inside `pre-receive`, where the pushed objects are
     /// only readable through them. Used for that gate only.
     pub fn with_receive_quarantine(mut self) -> Self {
-        self.kept = QUARANTINE_ENV
-            .iter()
-            .filter_map(|k| std::env::var_os(k).map(|v| (OsString::from(k), v)))
-            .collect();
+        self.keep(|k| QUARANTINE_ENV.contains(&k));
         self
+    }
+
+    /// Keeps git's configuration from the environment ([`is_config_env`]),
+    /// for the server gate (`--gate pre-receive`) only: the receiving git
+    /// read the repository with it (an administrator's `safe.directory`,
+    /// `probity.protectedRefs`), and the gate must too; dropped, the gate
+    /// saw another configuration than the server's, or no repository at
+    /// all ("dubious ownership").
+    pub fn with_receive_config(mut self) -> Self {
+        self.keep(is_config_env);
+        self
+    }
+
+    /// Keeps the user's transport settings ([`TRANSPORT_ENV`], `GIT_SSL_*`)
+    /// as the process received them: for the commands that talk to a
+    /// remote only (`push`, `fetch`, `ls-remote`), so that a push over ssh
+    /// uses the user's ssh command and an HTTPS one their askpass. Never
+    /// for an observation of the local repository.
+    pub fn with_transport_env(mut self) -> Self {
+        self.keep(is_transport_env);
+        self
+    }
+
+    /// Adds the variables of the live environment whose name `which`
+    /// accepts to the kept ones (once each).
+    fn keep(&mut self, which: impl Fn(&str) -> bool) {
+        for (k, v) in std::env::vars_os() {
+            let Some(name) = k.to_str() else { continue };
+            if which(name) && !self.kept.iter().any(|(have, _)| *have == k) {
+                self.kept.push((k, v));
+            }
+        }
     }
 
     /// Builds a command with the hermetic environment, in `cwd`.
@@ -334,6 +406,69 @@ impl GitCli {
         } else {
             Ok(child.wait_with_output()?)
         }
+    }
+
+    /// Runs git and returns its output whatever the exit status, copying
+    /// its stderr to `stderr` as it arrives (a push's progress and the
+    /// `remote:` lines a server's hook prints reach the user while git
+    /// runs) as well as capturing it.
+    pub fn output_streaming(
+        &self,
+        cwd: &Path,
+        args: &[OsString],
+        stderr: &mut (dyn Write + Send),
+    ) -> Result<std::process::Output, GitError> {
+        use std::io::Read;
+        let mut cmd = self.command(cwd);
+        cmd.args(args);
+        // Stopped first if Probity is interrupted (see probity-scratch).
+        let (mut child, _running) =
+            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
+                GitError::Spawn {
+                    exe: self.exe.to_string_lossy().into_owned(),
+                    source,
+                }
+            })?;
+        let mut err_pipe = child
+            .stderr
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stderr was not captured")))?;
+        let mut out_pipe = child
+            .stdout
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?;
+        let (stdout, captured) = std::thread::scope(|s| {
+            let reader = s.spawn(move || {
+                let mut out = Vec::new();
+                out_pipe.read_to_end(&mut out).map(|_| out)
+            });
+            let mut captured = Vec::new();
+            let mut buf = [0u8; 4096];
+            loop {
+                match err_pipe.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        captured.extend_from_slice(&buf[..n]);
+                        // The user's terminal going away does not stop the
+                        // push; the capture still holds everything.
+                        let _ = stderr.write_all(&buf[..n]);
+                        let _ = stderr.flush();
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let stdout = reader
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("stdout reader panicked")));
+            (stdout, captured)
+        });
+        let status = child.wait()?;
+        Ok(std::process::Output {
+            status,
+            stdout: stdout?,
+            stderr: captured,
+        })
     }
 
     /// Sizes of objects through one `git cat-file --batch-check`: the
@@ -592,5 +727,54 @@ mod tests {
             assert!(!is_git_env(OsStr::new(k)), "{k}");
         }
         assert!(is_git_env(OsStr::new("GIT_AUTHOR_DATE")));
+        // Cleared by default, kept only by an explicit opt-in.
+        for k in ["GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_SSL_CAINFO"] {
+            assert!(is_git_env(OsStr::new(k)), "{k}");
+        }
+    }
+
+    #[test]
+    fn the_opt_in_sets_are_exactly_what_they_name() {
+        for k in [
+            "GIT_SSH_COMMAND",
+            "GIT_SSH",
+            "GIT_SSH_VARIANT",
+            "GIT_ASKPASS",
+            "GIT_PROXY_COMMAND",
+            "GIT_SSL_NO_VERIFY",
+            "GIT_SSL_CAINFO",
+        ] {
+            assert!(is_transport_env(k), "{k}");
+            assert!(!is_config_env(k), "{k}");
+        }
+        for k in [
+            "GIT_DIR",
+            "GIT_CONFIG_COUNT",
+            "GIT_CONFIG_GLOBAL",
+            "GIT_NAMESPACE",
+            "GIT_EXEC_PATH",
+            "GIT_TERMINAL_PROMPT",
+        ] {
+            assert!(!is_transport_env(k), "{k}");
+        }
+        for k in [
+            "GIT_CONFIG_COUNT",
+            "GIT_CONFIG_KEY_0",
+            "GIT_CONFIG_VALUE_12",
+            "GIT_CONFIG_PARAMETERS",
+        ] {
+            assert!(is_config_env(k), "{k}");
+        }
+        // Another configuration file is not the receiving git's settings.
+        for k in [
+            "GIT_CONFIG",
+            "GIT_CONFIG_GLOBAL",
+            "GIT_CONFIG_SYSTEM",
+            "GIT_CONFIG_NOSYSTEM",
+            "GIT_CONFIG_KEY_",
+            "GIT_CONFIG_KEY_x",
+        ] {
+            assert!(!is_config_env(k), "{k}");
+        }
     }
 }

@@ -149,7 +149,11 @@ impl Repo {
     /// name or a URL, passed after `--` so it cannot become an option.
     pub fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, GitError> {
         const ARGS: &str = "ls-remote";
-        let out = self.run(["ls-remote", "--heads", "--tags", "--", remote])?;
+        // Talks to the remote: with the user's transport settings.
+        let out = self.transport_git().run(
+            self.root(),
+            ["ls-remote", "--heads", "--tags", "--", remote],
+        )?;
         let text = std::str::from_utf8(&out).map_err(|_| parse_err(ARGS, "non-UTF-8 output"))?;
         let mut advertised: Vec<(String, CommitId)> = Vec::new();
         for line in text.lines().filter(|l| !l.is_empty()) {

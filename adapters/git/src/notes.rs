@@ -139,6 +139,66 @@ impl Repo {
         Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
     }
 
+    /// The commits whose note in the notes commit `notes` holds `needle`
+    /// (a fixed string), at most `cap` of them: one `git grep` over the
+    /// notes tree, the fan-out paths read back as commit ids.
+    pub fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, GitError> {
+        const ARGS: &str = "grep -l -F";
+        let args: Vec<OsString> = [
+            "grep",
+            "-l",
+            "-F",
+            "--no-color",
+            "--no-textconv",
+            "-e",
+            needle,
+            notes.as_str(),
+            "--",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => {}
+            // `grep` answers 1 when nothing matches.
+            Some(1) => return Ok(Vec::new()),
+            _ => {
+                return Err(GitError::Failed {
+                    args: ARGS.into(),
+                    status: out.status.to_string(),
+                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                });
+            }
+        }
+        let text = std::str::from_utf8(&out.stdout).map_err(|_| GitError::Parse {
+            args: ARGS.into(),
+            detail: "non-UTF-8 output".into(),
+        })?;
+        let prefix = format!("{notes}:");
+        let mut found = Vec::new();
+        for line in text.lines() {
+            if found.len() >= cap {
+                break;
+            }
+            // `<notes>:<fan-out path>`; a path that is no note's (another
+            // file in the notes tree) is passed over.
+            let Some(path) = line.strip_prefix(&prefix) else {
+                continue;
+            };
+            let hex: String = path.chars().filter(|c| *c != '/').collect();
+            if let Ok(c) = CommitId::parse(hex) {
+                found.push(c);
+            }
+        }
+        Ok(found)
+    }
+
     /// Writes every `(commit, note)` into a scratch notes ref started at
     /// `expected`, then moves `refs/notes/probity` from `expected` to the
     /// result in one `update-ref` (compare-and-swap: a concurrent writer
@@ -227,7 +287,8 @@ impl Repo {
         .iter()
         .map(OsString::from)
         .collect();
-        let out = self.git().output(self.root(), &args, &[], None)?;
+        // Talks to the remote: with the user's transport settings.
+        let out = self.transport_git().output(self.root(), &args, &[], None)?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if stderr.contains("couldn't find remote ref") {
@@ -262,23 +323,171 @@ impl Repo {
         }
     }
 
-    /// `git push --atomic -- <remote> <refspecs...>`, returning git's
-    /// stderr (what the remote said, `remote: ...` lines included) and
-    /// whether it succeeded.
+    /// The annotated commits holding a note in the notes commit `old` whose
+    /// note blob is not the same in `new` (changed or removed), sorted:
+    /// `git diff-tree -r` of the two notes commits lists only the paths
+    /// that differ, a fan-out path is read as the commit it names (its
+    /// slashes dropped), and a note that moved between fan-out levels with
+    /// the same blob is no change. Paths that name no commit (a notes tree
+    /// may hold other files) are ignored.
+    pub fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, GitError> {
+        use std::collections::BTreeMap;
+        let out = self.run([
+            "diff-tree",
+            "-r",
+            "--no-renames",
+            "--raw",
+            "--no-abbrev",
+            old.as_str(),
+            new.as_str(),
+        ])?;
+        let text = String::from_utf8_lossy(&out);
+        let absent = |oid: &str| oid.bytes().all(|b| b == b'0');
+        // commit -> (blob in old, blob in new)
+        let mut blobs: BTreeMap<CommitId, (Option<String>, Option<String>)> = BTreeMap::new();
+        for line in text.lines() {
+            let Some((meta, path)) = line.split_once('\t') else {
+                continue;
+            };
+            let fields: Vec<&str> = meta.split(' ').collect();
+            let [_, _, before, after, _] = fields[..] else {
+                continue;
+            };
+            let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
+                continue;
+            };
+            let e = blobs.entry(commit).or_default();
+            if !absent(before) {
+                e.0 = Some(before.to_string());
+            }
+            if !absent(after) {
+                e.1 = Some(after.to_string());
+            }
+        }
+        Ok(blobs
+            .into_iter()
+            .filter(|(_, (before, after))| before.is_some() && before != after)
+            .map(|(c, _)| c)
+            .collect())
+    }
+
+    /// `git push --atomic -- <remote> <refspecs...>` in one connection,
+    /// with the user's transport settings: git's stderr (its progress, what
+    /// a local hook and the remote said) is copied to `stderr` as it
+    /// arrives, and returned with whether the push succeeded. `progress`
+    /// asks git for its progress meter (it shows none on a pipe otherwise).
     pub fn push_atomic(
         &self,
         remote: &str,
         refspecs: &[String],
+        progress: bool,
+        stderr: &mut (dyn std::io::Write + Send),
     ) -> Result<(bool, String), GitError> {
-        let mut args: Vec<OsString> = vec!["push".into(), "--atomic".into(), "--".into()];
+        let mut args: Vec<OsString> = vec!["push".into(), "--atomic".into()];
+        if progress {
+            args.push("--progress".into());
+        }
+        args.push("--".into());
         args.push(remote.into());
         args.extend(refspecs.iter().map(OsString::from));
-        let out = self.git().output(self.root(), &args, &[], None)?;
+        let out = self
+            .transport_git()
+            .output_streaming(self.root(), &args, stderr)?;
         Ok((
             out.status.success(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         ))
     }
+
+    /// What `git push -- <remote> <refspecs...>` would update, asked of the
+    /// remote without pushing anything (`--dry-run --porcelain`, no hook):
+    /// one [`PlannedUpdate`] per ref git names, full object ids. A push git
+    /// would refuse outright (no such remote, an unreachable server, a
+    /// refspec matching nothing) is [`GitError::Failed`] with git's text.
+    pub fn push_plan(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+    ) -> Result<Vec<PlannedUpdate>, GitError> {
+        let mut args: Vec<OsString> = [
+            "-c",
+            "core.abbrev=no",
+            "push",
+            "--dry-run",
+            "--porcelain",
+            "--no-verify",
+            "--",
+            remote,
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        args.extend(refspecs.iter().map(OsString::from));
+        let out = self.transport_git().output(self.root(), &args, &[], None)?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let planned: Vec<PlannedUpdate> = text.lines().filter_map(parse_porcelain).collect();
+        if !out.status.success() && planned.is_empty() {
+            return Err(GitError::Failed {
+                args: format!("push --dry-run {remote}"),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        Ok(planned)
+    }
+}
+
+/// One ref update a push would make, as `git push --porcelain` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedUpdate {
+    /// What the push sends, as the refspec named it (`refs/heads/main`,
+    /// `HEAD`, an expression); empty for a deletion.
+    pub from: String,
+    /// The remote ref updated.
+    pub to: String,
+    /// The remote's tip now, when git reported it (`None`: a new ref).
+    pub old: Option<String>,
+    /// The tip pushed, when git reported it (`None`: a deletion, or a new
+    /// ref, whose tip is `from`'s).
+    pub new: Option<String>,
+    /// git's flag: ` ` fast-forward, `+` forced, `-` deleted, `*` new,
+    /// `=` up to date, `!` rejected.
+    pub flag: char,
+    /// git's summary (`old..new`, `[new branch]`, `[rejected] (reason)`).
+    pub summary: String,
+}
+
+/// One `<flag>\t<from>:<to>\t<summary>` line of `git push --porcelain`.
+fn parse_porcelain(line: &str) -> Option<PlannedUpdate> {
+    let mut fields = line.splitn(3, '\t');
+    let flag = fields.next()?;
+    let refs = fields.next()?;
+    let summary = fields.next().unwrap_or_default();
+    let mut chars = flag.chars();
+    let flag = chars.next()?;
+    if chars.next().is_some() || !" +-*=!".contains(flag) {
+        return None;
+    }
+    let (from, to) = refs.split_once(':')?;
+    let word = summary.split(' ').next().unwrap_or_default();
+    let (old, new) = match word.split_once("...").or_else(|| word.split_once("..")) {
+        Some((a, b))
+            if [a, b]
+                .iter()
+                .all(|h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit())) =>
+        {
+            (Some(a.to_string()), Some(b.to_string()))
+        }
+        _ => (None, None),
+    };
+    Some(PlannedUpdate {
+        from: from.to_string(),
+        to: to.to_string(),
+        old,
+        new,
+        flag,
+        summary: summary.to_string(),
+    })
 }
 
 impl NotesGit for Repo {
@@ -295,6 +504,15 @@ impl NotesGit for Repo {
         Ok(Repo::read_note(self, notes, commit, cap)?)
     }
 
+    fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, AdapterError> {
+        Ok(Repo::notes_naming(self, notes, needle, cap)?)
+    }
+
     fn write_notes(
         &self,
         expected: Option<&CommitId>,
@@ -305,6 +523,14 @@ impl NotesGit for Repo {
 
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
         Ok(Repo::protected_refs(self)?)
+    }
+
+    fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
+        Ok(Repo::allows_protected_deletion(self)?)
+    }
+
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
+        Ok(Repo::changed_notes(self, old, new)?)
     }
 }
 
@@ -405,6 +631,110 @@ mod tests {
             repo.protected_refs().unwrap(),
             vec!["refs/heads/main".to_string(), "refs/tags/v*".to_string()]
         );
+    }
+
+    #[test]
+    fn porcelain_push_lines_parse_with_full_ids_and_flags() {
+        let a = "1".repeat(40);
+        let b = "2".repeat(40);
+        let ff = parse_porcelain(&format!(" \trefs/heads/main:refs/heads/main\t{a}..{b}")).unwrap();
+        assert_eq!(
+            (ff.flag, ff.old.as_deref(), ff.new.as_deref()),
+            (' ', Some(a.as_str()), Some(b.as_str()))
+        );
+        let forced =
+            parse_porcelain(&format!("+\tHEAD:refs/heads/x\t{a}...{b} (forced update)")).unwrap();
+        assert_eq!(
+            (forced.from.as_str(), forced.old.as_deref()),
+            ("HEAD", Some(a.as_str()))
+        );
+        let new = parse_porcelain("*\tHEAD~1:refs/heads/new\t[new branch]").unwrap();
+        assert_eq!(
+            (new.to.as_str(), new.old, new.new),
+            ("refs/heads/new", None, None)
+        );
+        let rejected =
+            parse_porcelain("!\trefs/heads/main:refs/heads/main\t[rejected] (fetch first)")
+                .unwrap();
+        assert_eq!(rejected.flag, '!');
+        assert_eq!(
+            parse_porcelain("-\t:refs/heads/gone\t[deleted]")
+                .unwrap()
+                .from,
+            ""
+        );
+        // Not ref lines: git's `To <url>` and `Done`.
+        assert_eq!(parse_porcelain("To ../r.git"), None);
+        assert_eq!(parse_porcelain("Done"), None);
+    }
+
+    #[test]
+    fn changed_notes_lists_changed_and_removed_notes_only() {
+        let (f, repo, head) = fixture();
+        f.write("b", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let other = repo.resolve_commit("HEAD").unwrap();
+        repo.write_notes(
+            None,
+            &[
+                (head.clone(), b"1\n".to_vec()),
+                (other.clone(), b"2\n".to_vec()),
+            ],
+        )
+        .unwrap();
+        let first = repo.notes_tip().unwrap().unwrap();
+        // A note added elsewhere is no change of a held note.
+        f.write("c", "c\n").unwrap();
+        f.commit_all("c").unwrap();
+        let third = repo.resolve_commit("HEAD").unwrap();
+        repo.write_notes(Some(&first), &[(third, b"3\n".to_vec())])
+            .unwrap();
+        let second = repo.notes_tip().unwrap().unwrap();
+        assert_eq!(repo.changed_notes(&first, &second).unwrap(), vec![]);
+        // One changed, one removed.
+        repo.write_notes(Some(&second), &[(head.clone(), b"1\n1b\n".to_vec())])
+            .unwrap();
+        repo.run(["notes", "--ref=probity", "remove", other.as_str()])
+            .unwrap();
+        let last = repo.notes_tip().unwrap().unwrap();
+        let mut want = vec![head.clone(), other.clone()];
+        want.sort();
+        assert_eq!(repo.changed_notes(&first, &last).unwrap(), want);
+        // The same blob moved to a fanned-out path: no change.
+        let run = |args: &[&str], stdin: Option<&[u8]>| {
+            String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        let hex = head.as_str();
+        let blob = run(&["hash-object", "-w", "--stdin"], Some(b"n\n"));
+        let flat = run(
+            &["mktree"],
+            Some(format!("100644 blob {blob}\t{hex}\n").as_bytes()),
+        );
+        let inner = run(
+            &["mktree"],
+            Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
+        );
+        let fanned = run(
+            &["mktree"],
+            Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
+        );
+        let a = CommitId::parse(run(&["commit-tree", &flat, "-m", "a"], None)).unwrap();
+        let b = CommitId::parse(run(
+            &["commit-tree", &fanned, "-p", a.as_str(), "-m", "b"],
+            None,
+        ))
+        .unwrap();
+        assert_eq!(repo.changed_notes(&a, &b).unwrap(), vec![]);
+        let empty = run(&["mktree"], Some(b""));
+        let gone = CommitId::parse(run(
+            &["commit-tree", &empty, "-p", b.as_str(), "-m", "c"],
+            None,
+        ))
+        .unwrap();
+        assert_eq!(repo.changed_notes(&b, &gone).unwrap(), vec![head]);
     }
 
     #[test]

@@ -85,7 +85,20 @@ impl Repo {
     /// Whether the repository asks Probity to keep frozen trees alive
     /// (`git config probity.keepTrees true`); unset is no.
     pub fn keeps_trees(&self) -> Result<bool, GitError> {
-        let args: Vec<OsString> = ["config", "--type=bool", "--get", "probity.keepTrees"]
+        self.config_bool("probity.keepTrees")
+    }
+
+    /// Whether the server lets a push delete a protected ref
+    /// (`git config probity.allowProtectedDeletion true`); unset is no.
+    pub fn allows_protected_deletion(&self) -> Result<bool, GitError> {
+        self.config_bool("probity.allowProtectedDeletion")
+    }
+
+    /// A boolean setting as git reads it (`--type=bool`: `yes`, `on`, `1`
+    /// are true); unset is `false`, a value git cannot read as a boolean an
+    /// error.
+    fn config_bool(&self, key: &str) -> Result<bool, GitError> {
+        let args: Vec<OsString> = ["config", "--type=bool", "--get", key]
             .iter()
             .map(OsString::from)
             .collect();
@@ -95,7 +108,7 @@ impl Repo {
             // `--get` answers 1 for an unset key.
             Some(1) => Ok(false),
             _ => Err(GitError::Failed {
-                args: "config --type=bool --get probity.keepTrees".into(),
+                args: format!("config --type=bool --get {key}"),
                 status: out.status.to_string(),
                 stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
             }),

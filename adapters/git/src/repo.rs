@@ -119,6 +119,14 @@ impl Repo {
         &self.git
     }
 
+    /// The git CLI for a command that talks to a remote (`push`, `fetch`,
+    /// `ls-remote`): this repository's, keeping the user's transport
+    /// settings ([`GitCli::with_transport_env`]). Never for an observation
+    /// of the local repository.
+    pub fn transport_git(&self) -> GitCli {
+        self.git.clone().with_transport_env()
+    }
+
     /// Runs git at the repository root.
     pub fn run<I, S>(&self, args: I) -> Result<Vec<u8>, GitError>
     where
@@ -145,7 +153,8 @@ impl Repo {
 
 /// `git rev-parse --path-format=absolute <first> --git-dir --git-common-dir`
 /// in `cwd`, as lines: a directory that is not in a repository is
-/// [`GitError::NotARepository`].
+/// [`GitError::NotARepository`]; any other refusal is
+/// [`GitError::Failed`] with git's own text.
 fn rev_parse(git: &GitCli, cwd: &Path, first: &str) -> Result<Vec<Vec<u8>>, GitError> {
     let not_repo = || GitError::NotARepository {
         path: cwd.display().to_string(),
@@ -167,7 +176,10 @@ fn rev_parse(git: &GitCli, cwd: &Path, first: &str) -> Result<Vec<Vec<u8>>, GitE
     )?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        if stderr.contains("not a git repository") || first == "--is-bare-repository" {
+        // Only git's own "not a git repository" is one; anything else
+        // (a repository another user owns, "detected dubious ownership", a
+        // broken configuration) is git's text, as git said it.
+        if stderr.contains("not a git repository") {
             return Err(not_repo());
         }
         return Err(GitError::Failed {

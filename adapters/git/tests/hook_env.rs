@@ -166,5 +166,57 @@ fn git_environment_from_a_hook_does_not_redirect_observation() {
     let gate = with_env(vars, || {
         observe(GitCli::default().with_receive_quarantine(), f.root())
     });
-    assert_ne!(gate, Ok(baseline));
+    assert_ne!(gate, Ok(baseline.clone()));
+
+    // And it alone keeps git's configuration from the environment, both
+    // forms (the receiving git read the repository with it).
+    for case in [2, 3] {
+        let (what, vars, _) = &cases[case];
+        let gate = with_env(vars, || {
+            observe(GitCli::default().with_receive_config(), f.root())
+        });
+        assert_ne!(gate, Ok(baseline.clone()), "{what}");
+        // The transport opt-in does not keep it.
+        let transport = with_env(vars, || {
+            observe(GitCli::default().with_transport_env(), f.root())
+        });
+        assert_eq!(transport, Ok(baseline.clone()), "{what}");
+    }
+
+    // The user's ssh reaches the commands that talk to a remote (here
+    // `ls-remote`, through a stand-in ssh that runs the command locally),
+    // never an observation: the observation runner, given the same
+    // variable, cannot reach the remote at all.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("ssh.log");
+    let ssh = dir.path().join("fake-ssh");
+    probity_testkit::write_executable(
+        &ssh,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nfor a; do last=$a; done\nexec sh -c \"git ${{last#git-}}\"\n",
+            log.display()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let url = format!("ssh://fakehost{}", f.root().display());
+    let vars: Vars = vec![
+        ("GIT_SSH_COMMAND", ssh.as_os_str().to_owned()),
+        ("GIT_SSH_VARIANT", "simple".into()),
+    ];
+    let repo = Repo::discover(GitCli::default(), f.root()).unwrap();
+    let (tips, observed) = with_env(&vars, || {
+        (
+            repo.remote_tips(&url),
+            repo.run(["ls-remote", "--heads", "--", url.as_str()]),
+        )
+    });
+    assert_eq!(tips.unwrap(), baseline.tips);
+    assert!(
+        observed.is_err(),
+        "the observation runner kept GIT_SSH_COMMAND"
+    );
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(calls.lines().count(), 1, "{calls}");
+    assert!(calls.starts_with("fakehost git-upload-pack"), "{calls}");
 }

@@ -426,6 +426,91 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The git subcommands that talk to a remote: the only ones that may run
+/// with the user's transport settings (`GitCli::with_transport_env`).
+const REMOTE_COMMANDS: [&str; 3] = ["push", "fetch", "ls-remote"];
+
+/// Every use of the transport opt-in, as `file:line: what` breaches: the
+/// opt-in itself (`with_transport_env`) is called only by
+/// `Repo::transport_git` in repo.rs, and every function that calls
+/// `transport_git` runs one of [`REMOTE_COMMANDS`] (a string literal of it
+/// in its body). So an observation of the local repository never runs
+/// with `GIT_SSH_COMMAND`, `GIT_ASKPASS` and the like.
+fn transport_breaches(files: &[(String, String)]) -> (usize, Vec<String>) {
+    let mut uses = 0;
+    let mut breaches = Vec::new();
+    for (file, src) in files {
+        let toks = shipped(lex(src));
+        for (i, t) in toks.iter().enumerate() {
+            let defining = i > 0 && toks[i - 1].is_ident("fn");
+            if t.is_ident("with_transport_env") && !defining {
+                let in_fn = toks[..i]
+                    .iter()
+                    .rposition(|t| t.is_ident("fn"))
+                    .and_then(|f| toks.get(f + 1))
+                    .is_some_and(|n| n.is_ident("transport_git"));
+                if !(file == "repo.rs" && in_fn) {
+                    breaches.push(format!(
+                        "{file}:{}: `with_transport_env` outside `Repo::transport_git`",
+                        t.line
+                    ));
+                }
+            }
+            if !t.is_ident("transport_git") || defining {
+                continue;
+            }
+            uses += 1;
+            let Some(fn_at) = toks[..i].iter().rposition(|t| t.is_ident("fn")) else {
+                breaches.push(format!(
+                    "{file}:{}: `transport_git` outside a function",
+                    t.line
+                ));
+                continue;
+            };
+            let body = toks[fn_at..]
+                .iter()
+                .position(|t| t.is_punct('{'))
+                .map_or(toks.len(), |b| fn_at + b);
+            let end = group_end(&toks, body);
+            let remote = toks[body..end]
+                .iter()
+                .any(|t| matches!(&t.tok, Tok::Str(s) if REMOTE_COMMANDS.contains(&s.as_str())));
+            if !remote {
+                breaches.push(format!(
+                    "{file}:{}: `transport_git` in a function that runs none of {REMOTE_COMMANDS:?}",
+                    t.line
+                ));
+            }
+        }
+    }
+    (uses, breaches)
+}
+
+#[test]
+fn the_transport_settings_reach_only_the_commands_that_talk_to_a_remote() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).unwrap().to_string_lossy();
+            (rel.replace('\\', "/"), fs::read_to_string(p).unwrap())
+        })
+        .collect();
+    let (uses, breaches) = transport_breaches(&files);
+    assert!(breaches.is_empty(), "{}", breaches.join("\n"));
+    // Not vacuous: push, the notes fetch, its dry run and ls-remote.
+    assert!(uses >= 4, "{uses} uses of transport_git");
+    // The scanner catches an observation given the transport settings.
+    let planted = [(
+        "delivery.rs".to_string(),
+        "fn tips(&self) { self.transport_git().run(self.root(), [\"rev-parse\", \"HEAD\"]); }\nfn leak(g: GitCli) -> GitCli { g.with_transport_env() }".to_string(),
+    )];
+    let (_, planted) = transport_breaches(&planted);
+    assert_eq!(planted.len(), 2, "{planted:#?}");
+}
+
 #[test]
 fn only_the_runners_start_programs_fixed_never_a_shell_with_a_cleared_environment() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

@@ -65,6 +65,7 @@ struct Notes {
     commits: BTreeMap<CommitId, NotesCommit>,
     tip: Option<CommitId>,
     protected: Vec<String>,
+    allow_deletion: bool,
     advertised: Option<Vec<(String, CommitId)>>,
     moves: usize,
     failing: BTreeSet<&'static str>,
@@ -181,6 +182,11 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
         self.state().protected = globs.iter().map(|g| g.to_string()).collect();
     }
 
+    /// Sets `probity.allowProtectedDeletion`.
+    pub fn allow_protected_deletion(&self, allowed: bool) {
+        self.state().allow_deletion = allowed;
+    }
+
     /// What `ls-remote` of this repository answers from now on: its branch
     /// and tag tips (a server's own refs before the push).
     pub fn advertise(&self, tips: &[(&str, CommitId)]) {
@@ -237,7 +243,8 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
     }
 
     /// Makes a [`NotesGit`] method (`"notes_tip"`, `"read_note"`,
-    /// `"write_notes"`, `"protected_refs"`) fail with
+    /// `"write_notes"`, `"protected_refs"`, `"allows_protected_deletion"`)
+    /// fail with
     /// [`FakeNotesError::Injected`] until [`WithNotes::heal`].
     pub fn fail(&self, method: &'static str) {
         self.state().failing.insert(method);
@@ -272,6 +279,26 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         })
     }
 
+    fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, AdapterError> {
+        self.with("notes_naming", |n| {
+            Ok(n.get(notes)?
+                .notes
+                .iter()
+                .filter(|(_, b)| {
+                    b.windows(needle.len().max(1))
+                        .any(|w| w == needle.as_bytes())
+                })
+                .map(|(c, _)| c.clone())
+                .take(cap)
+                .collect())
+        })
+    }
+
     fn write_notes(
         &self,
         expected: Option<&CommitId>,
@@ -297,6 +324,22 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
 
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
         self.with("protected_refs", |n| Ok(n.protected.clone()))
+    }
+
+    fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
+        self.with("allows_protected_deletion", |n| Ok(n.allow_deletion))
+    }
+
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
+        self.with("changed_notes", |n| {
+            let (before, after) = (&n.get(old)?.notes, &n.get(new)?.notes);
+            // A BTreeMap iterates sorted, as the git adapter answers.
+            Ok(before
+                .iter()
+                .filter(|(c, bytes)| after.get(*c) != Some(*bytes))
+                .map(|(c, _)| c.clone())
+                .collect())
+        })
     }
 }
 

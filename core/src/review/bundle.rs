@@ -22,9 +22,12 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::{CanonicalError, canonical_bytes};
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::export::{ChangeStatus, ManifestEntry};
-use crate::review::ids::{LineageId, RepoPath, TreeId};
+use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
+use crate::review::prompts::PromptSet;
 use crate::review::receipt::Receipt;
 use crate::review::recovery::{Ancestor, ChainError, check_link};
+use crate::review::risk::{RiskLevel, RiskPolicy, authored_lines};
+use crate::review::snapshot::ChangedFile;
 use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 
 /// Domain of a bundle's digest.
@@ -391,6 +394,18 @@ impl Bundle {
         })
     }
 
+    /// The records a signature policy must see vouched for: every approved
+    /// record of the chain, not only the leaf (issue 20 §3). An approved
+    /// predecessor authorizes the delivery of its own final tree through
+    /// the recovery rebind (R8.9), so a signature on a later link alone
+    /// would let an unsigned, self-approved earlier link land.
+    pub fn records_to_vouch_for(&self) -> Vec<&StateRecord> {
+        self.records
+            .iter()
+            .filter(|r| matches!(r.state.stage, Stage::Approved { .. }))
+            .collect()
+    }
+
     /// The tree ids the leaf binds: base, initial candidate and final
     /// candidate, de-duplicated (what the importing repository must hold).
     /// Earlier generations are history: their trees were reviewed but
@@ -527,6 +542,100 @@ pub fn check_scope(record: &StateRecord, facts: &RepoFacts) -> Result<(), ScopeE
     Ok(())
 }
 
+/// Why a record's frozen derivation is not what this build derives from
+/// its trees (issue 20 §4): what start froze is re-derived wherever a
+/// bundle is verified against a repository's objects, so a bundle cannot
+/// claim a lower risk, fewer lenses, a larger budget or prompts other than
+/// the ones this build knows (`derivation_mismatch`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DerivationError {
+    /// The authored lines (hence the correction budget) differ from what
+    /// the trees give.
+    #[error("{lineage}: it froze {recorded} authored lines, but its trees give {derived}")]
+    AuthoredLines {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// What the record froze.
+        recorded: u64,
+        /// What the trees give.
+        derived: u64,
+    },
+    /// The record's risk tier is below the tier its trees give (so it
+    /// selected fewer lenses than the change requires).
+    #[error(
+        "{lineage}: it claims risk `{}`, but its trees are `{}` risk: the review ran fewer lenses than the change requires",
+        recorded.name(),
+        derived.name()
+    )]
+    RiskUnderstated {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// The tier the record froze.
+        recorded: RiskLevel,
+        /// The tier the trees give.
+        derived: RiskLevel,
+    },
+    /// The record froze prompt digests other than this build's prompts
+    /// for its lenses.
+    #[error(
+        "{lineage}: it froze prompt digests this build does not know (a review run with other prompts, or another Probity version): review it with this version's prompts"
+    )]
+    Prompts {
+        /// The record's lineage.
+        lineage: LineageId,
+    },
+}
+
+fn rank(level: RiskLevel) -> u8 {
+    match level {
+        RiskLevel::Low => 0,
+        RiskLevel::Medium => 1,
+        RiskLevel::High => 2,
+    }
+}
+
+/// Re-derives what start froze for `record` from `changed`, the files
+/// Git lists between its base and initial candidate trees (with modes,
+/// line counts and leading content, as start observed them; the policy
+/// is this build's, as reading the record checked): the authored lines
+/// (which the budget derives from) equal, the risk tier at least the derived one (lens
+/// selection follows the tier, checked when the record was read), and
+/// frozen prompt digests, when present, this build's for its lenses.
+pub fn check_derivation(
+    record: &StateRecord,
+    changed: &[ChangedFile],
+    prompts: &PromptSet,
+) -> Result<(), DerivationError> {
+    let s = &record.state;
+    let lineage = s.lineage_id.clone();
+    let frozen = &s.frozen;
+    // The policy digest is this build's already: a record naming another
+    // is refused when it is read (`ReviewState::validate`).
+    let policy = RiskPolicy::v1();
+    let lines = authored_lines(policy, changed);
+    if frozen.authored_lines != lines {
+        return Err(DerivationError::AuthoredLines {
+            lineage,
+            recorded: frozen.authored_lines,
+            derived: lines,
+        });
+    }
+    let derived = policy.classify(changed, lines).level();
+    if rank(frozen.risk_level) < rank(derived) {
+        return Err(DerivationError::RiskUnderstated {
+            lineage,
+            recorded: frozen.risk_level,
+            derived,
+        });
+    }
+    if let Some(p) = &frozen.prompts
+        && *p != prompts.freeze(&frozen.selected_lenses)
+    {
+        return Err(DerivationError::Prompts { lineage });
+    }
+    Ok(())
+}
+
 /// Why note bytes are not a note Probity wrote.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoteError {
@@ -624,6 +733,246 @@ pub fn note_with(existing: &[Bundle], added: &[Bundle]) -> Result<Vec<u8>, Bundl
         out.push(b'\n');
     }
     Ok(out)
+}
+
+/// The lines of a note as a gate reads authority from them: every
+/// non-empty LF-separated line once, in the note's order. Only the note's
+/// size is bounded ([`MAX_NOTE_BYTES`], `input_too_large`, refused before
+/// splitting); its order, its line count and a missing final newline are
+/// not refused here, so nothing appended to a note (the notes ref only
+/// grows) can make the lines already in it unreadable. Whether a line is a
+/// bundle is each line's own question ([`Bundle::from_bytes`]).
+pub fn note_lines(bytes: &[u8]) -> Result<Vec<&[u8]>, NoteError> {
+    if bytes.len() > MAX_NOTE_BYTES {
+        return Err(NoteError::TooLarge {
+            size: bytes.len(),
+            limit: MAX_NOTE_BYTES,
+        });
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    Ok(bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty() && seen.insert(*l))
+        .collect())
+}
+
+/// The note `existing` holds with `added` bundles added: every existing
+/// line kept byte for byte, a line that is no bundle included (the notes
+/// ref only grows: a publication never drops what it found), each added
+/// bundle's canonical bytes once, all sorted bytewise and LF-terminated
+/// (what `git notes merge -s cat_sort_uniq` keeps). A result over
+/// [`MAX_NOTE_BYTES`] is refused (`input_too_large`): no gate could read it.
+pub fn note_adding(existing: Option<&[u8]>, added: &[Bundle]) -> Result<Vec<u8>, NoteError> {
+    let mut lines: Vec<Vec<u8>> = match existing {
+        Some(bytes) => note_lines(bytes)?.into_iter().map(<[u8]>::to_vec).collect(),
+        None => Vec::new(),
+    };
+    let kept = lines.len();
+    for (i, b) in added.iter().enumerate() {
+        lines.push(b.to_bytes().map_err(|source| NoteError::Bundle {
+            line: kept + i + 1,
+            source,
+        })?);
+    }
+    lines.sort();
+    lines.dedup();
+    let mut out = Vec::new();
+    for l in lines {
+        out.extend_from_slice(&l);
+        out.push(b'\n');
+    }
+    if out.len() > MAX_NOTE_BYTES {
+        return Err(NoteError::TooLarge {
+            size: out.len(),
+            limit: MAX_NOTE_BYTES,
+        });
+    }
+    Ok(out)
+}
+
+/// How much a refusal says about its line, least first: the most specific
+/// refusal of a note is the one a denial names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Refusal {
+    /// The bundle verified but conflicts with authority already imported
+    /// (another review of the same candidate, another revision).
+    Conflict,
+    /// The bundle verified, but the signature policy refuses it.
+    Policy,
+    /// The bundle does not fit the repository's objects (missing trees,
+    /// other paths).
+    Repository,
+    /// The line is no bundle: not one, edited, forged, or the whole note is
+    /// unreadable.
+    Bytes,
+}
+
+/// One line of a note that gave no authority, as the notes gates report
+/// it (a warning while another bundle proves the delivery; the denial's
+/// reason when none does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedBundle {
+    /// The commit the note annotates.
+    pub commit: CommitId,
+    /// The line's 1-based number in the note; 0 when the whole note is
+    /// refused (over its size bound).
+    pub line: usize,
+    /// The stable reason code (a note, bundle, scope, signature or import
+    /// code).
+    pub reason_code: String,
+    /// What is wrong, for people.
+    pub message: String,
+    /// What to do next (`repair`, `sign`).
+    pub next_action: &'static str,
+    #[serde(skip)]
+    kind: Refusal,
+}
+
+/// What the lines of one commit's note gave a notes gate: how many of its
+/// bundles were imported as authority, and every line refused, with why.
+/// A bundle counts on its own: a line that is no bundle, a forged one, one
+/// the signature policy refuses, or one that conflicts with authority
+/// already imported never blocks another line of the note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteAuthority {
+    commit: CommitId,
+    imported: usize,
+    refused: Vec<RefusedBundle>,
+}
+
+impl NoteAuthority {
+    /// Nothing read yet from the note of `commit`.
+    pub fn new(commit: CommitId) -> Self {
+        Self {
+            commit,
+            imported: 0,
+            refused: Vec::new(),
+        }
+    }
+
+    fn refuse(
+        &mut self,
+        kind: Refusal,
+        line: usize,
+        code: &str,
+        message: String,
+        next: &'static str,
+    ) {
+        self.refused.push(RefusedBundle {
+            commit: self.commit.clone(),
+            line,
+            reason_code: code.to_string(),
+            message,
+            next_action: next,
+            kind,
+        });
+    }
+
+    /// A bundle of the note was verified and imported.
+    pub fn imported(&mut self) {
+        self.imported += 1;
+    }
+
+    /// The whole note is unreadable (over its size bound).
+    pub fn note_refused(&mut self, code: &str, message: String) {
+        self.refuse(Refusal::Bytes, 0, code, message, "repair");
+    }
+
+    /// Line `line` is no bundle Probity accepts (its bytes, digest, records
+    /// or chain).
+    pub fn bytes_refused(&mut self, line: usize, code: &str, message: String) {
+        self.refuse(Refusal::Bytes, line, code, message, "repair");
+    }
+
+    /// Line `line` verifies but does not fit the repository's objects.
+    pub fn repository_refused(&mut self, line: usize, code: &str, message: String) {
+        self.refuse(Refusal::Repository, line, code, message, "repair");
+    }
+
+    /// Line `line` verifies, but the signature policy refuses it.
+    pub fn policy_refused(&mut self, line: usize, code: &str, message: String, next: &'static str) {
+        self.refuse(Refusal::Policy, line, code, message, next);
+    }
+
+    /// Line `line` verifies but conflicts with authority already imported.
+    pub fn conflict_refused(&mut self, line: usize, code: &str, message: String) {
+        self.refuse(Refusal::Conflict, line, code, message, "repair");
+    }
+
+    /// The commit the note annotates.
+    pub fn commit(&self) -> &CommitId {
+        &self.commit
+    }
+
+    /// Whether any bundle of the note was imported.
+    pub fn counts(&self) -> bool {
+        self.imported > 0
+    }
+
+    /// Every refused line, in the note's order.
+    pub fn refused(&self) -> &[RefusedBundle] {
+        &self.refused
+    }
+
+    /// When no bundle of the note was imported, its most specific refusal
+    /// (no bundle at all before a misfit to the repository, before the
+    /// signature policy, before a conflict; the first line among equals).
+    pub fn denial(&self) -> Option<&RefusedBundle> {
+        if self.counts() {
+            return None;
+        }
+        let best = self.refused.iter().map(|r| r.kind).max()?;
+        self.refused.iter().find(|r| r.kind == best)
+    }
+}
+
+/// How many passes a notes gate imports in ([`import_rank`]).
+pub const IMPORT_RANKS: usize = 3;
+
+/// The pass, `0` first, in which a notes gate imports `bundle` (every
+/// bundle of a pass, over all the push's notes, before any of the next):
+/// `0` when it approves exactly what its commit delivers (`delivers`: the
+/// commit's (base tree, tree); `None` for a merge), `1` when its leaf is
+/// another approved review (what a rebase proof or a first publication's
+/// history review needs), `2` for any other (an unfinished, escalated or
+/// invalidated review: never authority). Taken first, an approval cannot
+/// lose its candidate to a line that authorizes nothing (another clone's
+/// unfinished review of the same candidate, a stale one, whatever order
+/// the lines are in), so no such line appended to the notes can jam the
+/// delivery it proves; two approvals of one candidate both prove it.
+pub fn import_rank(bundle: &Bundle, delivers: Option<(&TreeId, &TreeId)>) -> usize {
+    if delivers.is_some_and(|(base, tree)| bundle.approves(base, tree)) {
+        0
+    } else if bundle
+        .leaf()
+        .is_some_and(|r| matches!(r.state.stage, Stage::Approved { .. }))
+    {
+        1
+    } else {
+        2
+    }
+}
+
+/// What a notes gate answers instead of its delivery judgment: nothing when
+/// the judgment allows (it stood on verified, imported authority only, so
+/// the refused lines are reported and never fatal); when it denies, the
+/// most specific refusal of the first note that gave no authority, so the
+/// denial names what is wrong with the authority that was meant to prove
+/// the delivery (a forged bundle, a missing signature) rather than only
+/// that no receipt was found.
+pub fn notes_denial(judgment_allows: bool, notes: &[NoteAuthority]) -> Option<&RefusedBundle> {
+    if judgment_allows {
+        return None;
+    }
+    notes.iter().find_map(NoteAuthority::denial)
+}
+
+/// Every refused line of `notes`, commit by commit, for the report.
+pub fn refused_bundles(notes: &[NoteAuthority]) -> Vec<RefusedBundle> {
+    notes
+        .iter()
+        .flat_map(|n| n.refused.iter().cloned())
+        .collect()
 }
 
 #[cfg(test)]
@@ -817,6 +1166,136 @@ mod tests {
     }
 
     #[test]
+    fn note_lines_are_read_whatever_was_appended() {
+        let a = bundle().to_bytes().unwrap();
+        let mut note = b"zz garbage\n\n".to_vec();
+        note.extend_from_slice(&a);
+        note.extend_from_slice(b"\nzz garbage\n");
+        note.extend_from_slice(b"no final newline");
+        // Unsorted, duplicated, blank lines, no final LF: every line once.
+        let lines = note_lines(&note).unwrap();
+        assert_eq!(
+            lines,
+            vec![&b"zz garbage"[..], &a[..], &b"no final newline"[..]]
+        );
+        // Past 32 lines too: only the bytes are bounded.
+        let many: Vec<u8> = (0..100)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        assert_eq!(note_lines(&many).unwrap().len(), 100);
+        let big = vec![b'x'; MAX_NOTE_BYTES + 1];
+        assert_eq!(note_lines(&big).unwrap_err().code(), "input_too_large");
+    }
+
+    #[test]
+    fn a_publication_keeps_every_line_it_found() {
+        let a = bundle();
+        let b = Bundle::build(vec![approved().record().unwrap()], vec![envelope()]).unwrap();
+        let existing = b"not a bundle\n".to_vec();
+        let note = note_adding(Some(&existing), &[a.clone(), b.clone(), a.clone()]).unwrap();
+        let lines = note_lines(&note).unwrap();
+        assert_eq!(lines.len(), 3);
+        assert!(lines.contains(&&b"not a bundle"[..]));
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "sorted");
+        assert!(note.ends_with(b"\n"));
+        // Idempotent, and what the strict parser reads when every line is a
+        // bundle.
+        assert_eq!(
+            note_adding(Some(&note), std::slice::from_ref(&a)).unwrap(),
+            note
+        );
+        let clean = note_adding(None, &[b.clone(), a.clone()]).unwrap();
+        assert_eq!(parse_note(&clean).unwrap().len(), 2);
+        assert_eq!(clean, note_with(&[], &[a, b]).unwrap());
+    }
+
+    fn commit(c: char) -> CommitId {
+        CommitId::parse(c.to_string().repeat(40)).unwrap()
+    }
+
+    #[test]
+    fn a_bundle_that_approves_its_commit_is_imported_first() {
+        let b = bundle();
+        let s = &b.records[0].state;
+        let (base, tree) = (&s.snapshot.base_tree, &s.snapshot.candidate_tree);
+        assert_eq!(import_rank(&b, Some((base, tree))), 0);
+        // Another commit's approval: after every exact one.
+        assert_eq!(import_rank(&b, Some((tree, base))), 1);
+        assert_eq!(import_rank(&b, None), 1, "a merge delivers no review");
+        // An unfinished review: last, whatever it names.
+        let pending = Bundle::build(
+            vec![
+                fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+                    .unwrap()
+                    .record()
+                    .unwrap(),
+            ],
+            Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(import_rank(&pending, Some((base, tree))), 2);
+        assert_eq!(IMPORT_RANKS, 3);
+    }
+
+    #[test]
+    fn one_imported_bundle_makes_the_others_warnings() {
+        let mut n = NoteAuthority::new(commit('a'));
+        n.bytes_refused(1, "bundle_record_invalid", "forged".into());
+        n.imported();
+        n.conflict_refused(3, "import_conflict", "another review".into());
+        assert!(n.counts());
+        assert_eq!(n.denial(), None);
+        assert_eq!(n.refused().len(), 2);
+        assert_eq!(notes_denial(true, std::slice::from_ref(&n)), None);
+        // The judgment denies for another reason: the note that counted
+        // names nothing.
+        assert_eq!(notes_denial(false, std::slice::from_ref(&n)), None);
+        let all = refused_bundles(std::slice::from_ref(&n));
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].commit, commit('a'));
+        assert_eq!(all[0].line, 1);
+        let json = serde_json::to_value(&all[1]).unwrap();
+        assert_eq!(json["reason_code"], "import_conflict");
+        assert_eq!(json["next_action"], "repair");
+        assert!(json.get("kind").is_none());
+    }
+
+    #[test]
+    fn with_nothing_imported_the_most_specific_refusal_answers() {
+        let mut n = NoteAuthority::new(commit('b'));
+        n.conflict_refused(1, "import_conflict", "c".into());
+        n.policy_refused(2, "signature_missing", "p".into(), "sign");
+        n.repository_refused(3, "objects_missing", "r".into());
+        assert_eq!(n.denial().unwrap().reason_code, "objects_missing");
+        n.bytes_refused(4, "bundle_record_invalid", "forged".into());
+        n.bytes_refused(5, "bundle_invalid", "garbage".into());
+        // No bundle at all beats the rest; the first among equals.
+        assert_eq!(n.denial().unwrap().reason_code, "bundle_record_invalid");
+        let mut p = NoteAuthority::new(commit('c'));
+        p.policy_refused(1, "signer_not_allowed", "m".into(), "sign");
+        p.policy_refused(2, "signature_missing", "u".into(), "sign");
+        p.conflict_refused(3, "import_conflict", "c".into());
+        assert_eq!(p.denial().unwrap().reason_code, "signer_not_allowed");
+        assert_eq!(p.denial().unwrap().next_action, "sign");
+        let mut whole = NoteAuthority::new(commit('d'));
+        whole.note_refused("input_too_large", "big".into());
+        assert_eq!(whole.denial().unwrap().line, 0);
+        // A judgment that allows stands on imported authority: no note
+        // refusal overrules it. One that denies names the first note that
+        // gave nothing.
+        let counted = {
+            let mut c = NoteAuthority::new(commit('e'));
+            c.imported();
+            c
+        };
+        let notes = [counted, p.clone(), n.clone()];
+        assert_eq!(notes_denial(true, &notes), None);
+        assert_eq!(notes_denial(false, &notes).unwrap().commit, commit('c'));
+        // An empty note (nothing refused, nothing imported) names nothing.
+        assert_eq!(NoteAuthority::new(commit('f')).denial(), None);
+    }
+
+    #[test]
     fn scope_is_checked_against_the_repositorys_listing() {
         let b = bundle();
         let r = &b.records[0];
@@ -869,5 +1348,101 @@ mod tests {
             check_scope(r, &outside),
             Err(ScopeError::FinalScope { .. })
         ));
+    }
+
+    #[test]
+    fn what_start_froze_is_re_derived_from_the_trees() {
+        let obs = fixtures::parser_observation();
+        let set = PromptSet::builtin();
+        let r = approved().record().unwrap();
+        assert_eq!(check_derivation(&r, &obs.changed, &set), Ok(()));
+        // Fewer authored lines in the trees than the record froze: its
+        // budget is not the trees'.
+        let mut fewer = obs.changed.clone();
+        fewer[0] = fixtures::text_change("src/parser.rs", 3, 2, "pub fn parse() {}\n");
+        assert!(matches!(
+            check_derivation(&r, &fewer, &set),
+            Err(DerivationError::AuthoredLines {
+                recorded: 60,
+                derived: 13,
+                ..
+            })
+        ));
+        // Trees whose change is high risk (a process-spawning line): the
+        // record claims medium and one lens.
+        let mut high = obs.changed.clone();
+        high[0] = fixtures::text_change(
+            "src/parser.rs",
+            30,
+            22,
+            "import subprocess\nsubprocess.run([\"sh\"])\n",
+        );
+        assert!(matches!(
+            check_derivation(&r, &high, &set),
+            Err(DerivationError::RiskUnderstated {
+                recorded: RiskLevel::Medium,
+                derived: RiskLevel::High,
+                ..
+            })
+        ));
+        // A record that claims low risk (and so no lens) for a code change,
+        // hand-written with every hash recomputed: refused.
+        let started = fixtures::start(&obs, Lens::Reliability).unwrap();
+        let low = fixtures::forge(&started, |w| {
+            w["frozen"]["risk_level"] = serde_json::json!("low");
+            w["frozen"]["risk_reasons"] = serde_json::json!(["docs_only"]);
+            w["frozen"]["selected_lenses"] = serde_json::json!([]);
+        });
+        let low = low.expect("a hand-written low-risk record still reads");
+        assert!(matches!(
+            check_derivation(&low.record().unwrap(), &obs.changed, &set),
+            Err(DerivationError::RiskUnderstated { .. })
+        ));
+        // Another policy digest is refused when the record is read.
+        let other = fixtures::forge(&approved(), |w| {
+            w["frozen"]["policy_hash"] = serde_json::json!(format!("sha256:{}", "0".repeat(64)));
+        });
+        assert!(other.is_err());
+    }
+
+    #[test]
+    fn every_approved_record_of_a_chain_must_be_vouched_for() {
+        let b = bundle();
+        let only: Vec<&LineageId> = b
+            .records_to_vouch_for()
+            .iter()
+            .map(|r| &r.state.lineage_id)
+            .collect();
+        assert_eq!(only, vec![&b.lineage_id]);
+        // A record still in review needs no signature: it authorizes
+        // nothing.
+        let started = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let pending = Bundle::build(vec![started.record().unwrap()], Vec::new()).unwrap();
+        assert!(pending.records_to_vouch_for().is_empty());
+    }
+
+    #[test]
+    fn frozen_prompts_must_be_the_ones_this_build_knows() {
+        let obs = fixtures::parser_observation();
+        let builtin = PromptSet::builtin();
+        let mut input = fixtures::start_input(&obs, Lens::Reliability).unwrap();
+        input.prompts = Some(builtin.freeze(&input.lenses));
+        let r0 = ReviewState::start(input).unwrap();
+        let r = r0.record().unwrap();
+        assert_eq!(check_derivation(&r, &obs.changed, &builtin), Ok(()));
+        // A build whose prompts differ does not know these digests.
+        let other = PromptSet::from_files(|name| {
+            let text = builtin_file(name)?;
+            Some(format!("{text}\nanother line\n").into_bytes())
+        })
+        .unwrap();
+        assert!(matches!(
+            check_derivation(&r, &obs.changed, &other),
+            Err(DerivationError::Prompts { .. })
+        ));
+    }
+
+    fn builtin_file(name: &str) -> Option<String> {
+        crate::review::prompts::builtin_text(name).map(str::to_string)
     }
 }

@@ -150,6 +150,13 @@ const BUILTIN: [(&str, &str); 7] = [
     ("validator.md", include_str!("../../prompts/validator.md")),
 ];
 
+/// A built-in prompt file's text, by its name (tests build other prompt
+/// sets from it).
+#[cfg(test)]
+pub(crate) fn builtin_text(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 fn checked(file: &'static str, header: &str, bytes: &[u8]) -> Result<String, PromptError> {
     if bytes.len() > MAX_PROMPT_FILE_BYTES {
         return Err(PromptError::TooLarge { file });

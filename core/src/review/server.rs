@@ -6,14 +6,12 @@
 
 use serde::Serialize;
 
-use crate::review::gate::RefUpdate;
-use crate::review::ids::CommitId;
-
-/// The ref that carries review bundles as Git notes.
-pub const NOTES_REF: &str = "refs/notes/probity";
-
-/// What `probity.protectedRefs` defaults to when unset.
-pub const DEFAULT_PROTECTED: &str = "refs/heads/*";
+use crate::review::bundle::{MAX_NOTE_BYTES, note_lines};
+pub use crate::review::gate::{
+    DEFAULT_PROTECTED, NOTES_REF, REVIEW_OBJECTS_PREFIX, glob_matches, is_protected,
+};
+use crate::review::gate::{Decision, GateDecision, RefUpdate};
+use crate::review::ids::{CommitId, LineageId, TreeId};
 
 /// The most lines a `pre-receive` input may hold.
 pub const MAX_RECEIVE_LINES: usize = 10_000;
@@ -126,48 +124,6 @@ pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveI
     Ok(out)
 }
 
-/// Whether `refname` matches a `probity.protectedRefs` glob: `*` matches
-/// any run of characters (slashes included, so `refs/heads/*` covers
-/// `refs/heads/team/x`), `?` one character; anything else is literal.
-pub fn glob_matches(glob: &str, refname: &str) -> bool {
-    fn go(g: &[u8], s: &[u8]) -> bool {
-        // Iterative wildcard matching with one backtrack point.
-        let (mut gi, mut si) = (0, 0);
-        let (mut star, mut mark) = (None, 0);
-        while si < s.len() {
-            if gi < g.len() && (g[gi] == b'?' || g[gi] == s[si]) {
-                gi += 1;
-                si += 1;
-            } else if gi < g.len() && g[gi] == b'*' {
-                star = Some(gi);
-                mark = si;
-                gi += 1;
-            } else if let Some(st) = star {
-                gi = st + 1;
-                mark += 1;
-                si = mark;
-            } else {
-                return false;
-            }
-        }
-        g[gi..].iter().all(|c| *c == b'*')
-    }
-    go(glob.as_bytes(), refname.as_bytes())
-}
-
-/// Whether a ref is protected by any of `globs` (the configured values; an
-/// empty list means the default, `refs/heads/*`). The notes ref itself is
-/// never judged as a delivery: it has its own append-only rule.
-pub fn is_protected(globs: &[String], refname: &str) -> bool {
-    if refname == NOTES_REF || refname.starts_with(REVIEW_OBJECTS_PREFIX) {
-        return false;
-    }
-    if globs.is_empty() {
-        return glob_matches(DEFAULT_PROTECTED, refname);
-    }
-    globs.iter().any(|g| glob_matches(g, refname))
-}
-
 /// Why an update of the notes ref is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
@@ -181,15 +137,28 @@ pub enum NotesRefDenial {
         "refs/notes/probity may only fast-forward: this update drops review authority the server holds"
     )]
     NotesRefRewritten,
+    /// The push drops a note the server holds, or a line of one
+    /// (`notes_line_removed`): the notes ref only grows, line by line.
+    #[error(
+        "refs/notes/probity may only grow: this update drops a note, or a line of a note, that the server holds"
+    )]
+    NotesLineRemoved,
+    /// A note of the update, before or after it, is over
+    /// [`MAX_NOTE_BYTES`] (`input_too_large`): no gate could read it, and
+    /// what it keeps cannot be checked.
+    #[error("a note of this update is over {MAX_NOTE_BYTES} bytes: no gate could read it")]
+    NoteTooLarge,
 }
 
 impl NotesRefDenial {
-    /// The stable reason code, `notes_ref_deleted` or
-    /// `notes_ref_rewritten`.
+    /// The stable reason code: `notes_ref_deleted`, `notes_ref_rewritten`,
+    /// `notes_line_removed` or `input_too_large`.
     pub fn code(self) -> &'static str {
         match self {
             NotesRefDenial::NotesRefDeleted => "notes_ref_deleted",
             NotesRefDenial::NotesRefRewritten => "notes_ref_rewritten",
+            NotesRefDenial::NotesLineRemoved => "notes_line_removed",
+            NotesRefDenial::NoteTooLarge => "input_too_large",
         }
     }
 }
@@ -209,11 +178,172 @@ pub fn check_notes_update(
     }
 }
 
-/// Refs under this prefix hold review objects, never a delivery: the trees
-/// a review froze (`refs/probity/trees/<lineage>/{base,final}`, pushed by
-/// `probity push` so a server can check a rebased delivery against them)
-/// and the keep-alive refs of R10.6.
-pub const REVIEW_OBJECTS_PREFIX: &str = "refs/probity/";
+/// A protected ref's deletion, refused (`protected_ref_deleted`): deleting
+/// a protected ref withdraws published history, and re-creating it would
+/// judge only what the remaining protected refs lack.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{refname} is protected (probity.protectedRefs): deleting it is refused unless the server's administrator allows it (probity.allowProtectedDeletion)"
+)]
+pub struct ProtectedRefDeleted {
+    /// The protected ref the push deletes.
+    pub refname: String,
+}
+
+impl ProtectedRefDeleted {
+    /// The stable reason code, `protected_ref_deleted`.
+    pub fn code(&self) -> &'static str {
+        "protected_ref_deleted"
+    }
+}
+
+/// The server's rule for deletions: a protected ref (by `globs`, as
+/// [`is_protected`] reads them) may be deleted only when the server allows
+/// it (`allowed`: `probity.allowProtectedDeletion`); any other ref may.
+pub fn check_deletion(
+    update: &ReceiveUpdate,
+    globs: &[String],
+    allowed: bool,
+) -> Result<(), ProtectedRefDeleted> {
+    if update.new.is_none() && !allowed && is_protected(globs, &update.refname) {
+        return Err(ProtectedRefDeleted {
+            refname: update.refname.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// A delivery an allow rests on: the commit, the refs it reaches, and the
+/// lineage whose approval allowed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovedDelivery {
+    /// The destination refs that deliver it.
+    pub refs: Vec<String>,
+    /// The commit allowed.
+    pub commit: CommitId,
+    /// The lineage whose approval allowed it.
+    pub lineage: LineageId,
+}
+
+/// Every commit an allowing decision lets in on the strength of an
+/// approval (a commit that changes no bytes names no lineage, and needs
+/// none): each allowed commit of a stack, or a range's tip.
+pub fn approved_deliveries(d: &GateDecision) -> Vec<ApprovedDelivery> {
+    let mut out = Vec::new();
+    for r in d.deliveries() {
+        if r.decision != Decision::Allow {
+            continue;
+        }
+        if r.stack.is_empty() {
+            if let Some(l) = &r.lineage_id {
+                out.push(ApprovedDelivery {
+                    refs: r.refs.clone(),
+                    commit: r.tip.clone(),
+                    lineage: l.clone(),
+                });
+            }
+            continue;
+        }
+        for c in &r.stack {
+            if let (Decision::Allow, Some(l)) = (c.decision, &c.lineage_id) {
+                out.push(ApprovedDelivery {
+                    refs: r.refs.clone(),
+                    commit: c.commit.clone(),
+                    lineage: l.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// An earlier commit whose note names the lineage a delivery rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriorDelivery {
+    /// The commit the note annotates.
+    pub commit: CommitId,
+    /// What it delivered: its parent's tree (the empty tree for a root
+    /// commit) and its tree.
+    pub trees: (TreeId, TreeId),
+    /// Whether it is in the history of the ref the delivery updates
+    /// (reachable from the ref's old tip).
+    pub in_ref_history: bool,
+}
+
+/// An approval delivered again into a ref whose history it already
+/// delivered (`approval_spent`): a revert of its revert with the old note
+/// copied onto it, for example.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "commit {commit} delivers exactly what {prior} already delivered into {refname}, on the approval of {lineage}: an approval is spent by its first delivery into a protected ref's history, and a change that comes back (a revert of its revert) is reviewed again: `probity start --commit {commit}`"
+)]
+pub struct ApprovalSpent {
+    /// The protected ref updated.
+    pub refname: String,
+    /// The commit delivered again.
+    pub commit: CommitId,
+    /// The lineage whose approval it replays.
+    pub lineage: LineageId,
+    /// The commit in the ref's history that spent it.
+    pub prior: CommitId,
+}
+
+impl ApprovalSpent {
+    /// The stable reason code, `approval_spent`.
+    pub fn code(&self) -> &'static str {
+        "approval_spent"
+    }
+}
+
+/// The replay rule (issue 20 §3, D-R56): an approval delivers its change
+/// into each protected ref's history once. A delivery of `commit` (with
+/// `trees`, its parent's tree and its tree) into `refname` on `lineage`'s
+/// approval is refused when another commit in that ref's history, noted
+/// with the same lineage, delivered the same trees. The same commit pushed
+/// again, the same approval delivered into another protected ref (a
+/// backport), a rebased or stacked delivery (other trees) all pass.
+pub fn check_not_replayed(
+    refname: &str,
+    commit: &CommitId,
+    trees: &(TreeId, TreeId),
+    lineage: &LineageId,
+    priors: &[PriorDelivery],
+) -> Result<(), ApprovalSpent> {
+    match priors
+        .iter()
+        .find(|p| p.commit != *commit && p.in_ref_history && p.trees == *trees)
+    {
+        Some(p) => Err(ApprovalSpent {
+            refname: refname.to_string(),
+            commit: commit.clone(),
+            lineage: lineage.clone(),
+            prior: p.commit.clone(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The notes-only-grow rule for one annotated commit whose note a
+/// fast-forward of the notes ref changes: every line of `old` (the note the
+/// server holds) must still be a line of `new` (the note after the update;
+/// `None`: the note is removed), whatever their order. Lines are the
+/// non-empty LF-separated ones ([`note_lines`]); neither note may be over
+/// [`MAX_NOTE_BYTES`] (read up to one byte more). A note's authority is
+/// thus never taken back: lines may only be added.
+pub fn check_note_growth(old: &[u8], new: Option<&[u8]>) -> Result<(), NotesRefDenial> {
+    let Some(new) = new else {
+        return Err(NotesRefDenial::NotesLineRemoved);
+    };
+    let (Ok(old), Ok(new)) = (note_lines(old), note_lines(new)) else {
+        return Err(NotesRefDenial::NoteTooLarge);
+    };
+    let kept: std::collections::BTreeSet<&[u8]> = new.into_iter().collect();
+    if old.iter().all(|l| kept.contains(l)) {
+        Ok(())
+    } else {
+        Err(NotesRefDenial::NotesLineRemoved)
+    }
+}
 
 /// Where `probity push` puts a lineage's frozen tree on the remote.
 pub fn review_tree_ref(lineage: &crate::review::ids::LineageId, which: &str) -> String {
@@ -311,9 +441,136 @@ pub fn pre_receive_script(probity: &str) -> String {
     )
 }
 
+/// One component of a path as `stat` reports it: its owner, group and
+/// permission bits (the low 12 bits of the mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathEntry {
+    /// The owning user id.
+    pub uid: u32,
+    /// The owning group id.
+    pub gid: u32,
+    /// The permission bits (`0o755`, ...).
+    pub mode: u32,
+}
+
+/// Someone a server runs git as, for the hook's sake: a user id (`None`:
+/// any member of the group who is not the owner) and a group id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookRunner {
+    /// The user id, when one is meant.
+    pub uid: Option<u32>,
+    /// The group id.
+    pub gid: u32,
+}
+
+/// Who runs a bare repository's `pre-receive` hook, told from the
+/// repository's own directory: its owner always (the account an ssh
+/// server or a forge runs git as); any member of its group when the
+/// directory is group-writable (a shared repository:
+/// `core.sharedRepository`, or a web server's group); anyone when it is
+/// world-writable.
+pub fn hook_runners(repo_dir: &PathEntry) -> Vec<HookRunner> {
+    let mut out = vec![HookRunner {
+        uid: Some(repo_dir.uid),
+        gid: repo_dir.gid,
+    }];
+    if repo_dir.mode & 0o020 != 0 {
+        out.push(HookRunner {
+            uid: None,
+            gid: repo_dir.gid,
+        });
+    }
+    if repo_dir.mode & 0o002 != 0 {
+        out.push(HookRunner {
+            uid: None,
+            gid: u32::MAX,
+        });
+    }
+    out
+}
+
+/// Whether `runner` may execute the file at the end of `path`: every
+/// directory before it must let them search it and the file must let them
+/// execute it, by the owner's, the group's or the others' bits as POSIX
+/// chooses them (root searches any directory and executes a file any of
+/// whose execute bits is set). Supplementary groups are not known here:
+/// a runner is judged by the group it is given.
+pub fn may_run(path: &[PathEntry], runner: &HookRunner) -> bool {
+    let Some((file, dirs)) = path.split_last() else {
+        return false;
+    };
+    let root = runner.uid == Some(0);
+    let allows = |e: &PathEntry| {
+        let class = if runner.uid == Some(e.uid) {
+            6
+        } else if runner.gid == e.gid {
+            3
+        } else {
+            0
+        };
+        e.mode >> class & 0o1 != 0
+    };
+    let dirs_ok = root || dirs.iter().all(allows);
+    let file_ok = if root {
+        file.mode & 0o111 != 0
+    } else {
+        allows(file)
+    };
+    dirs_ok && file_ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_binary_must_be_reachable_and_executable_by_who_runs_git() {
+        let e = |uid, gid, mode| PathEntry { uid, gid, mode };
+        let owner = HookRunner {
+            uid: Some(65534),
+            gid: 65534,
+        };
+        // /root (0700, root's) hides what is under it.
+        let in_root_home = [e(0, 0, 0o755), e(0, 0, 0o700), e(0, 0, 0o755)];
+        assert!(!may_run(&in_root_home, &owner));
+        assert!(may_run(
+            &in_root_home,
+            &HookRunner {
+                uid: Some(0),
+                gid: 0
+            }
+        ));
+        let public = [e(0, 0, 0o755), e(0, 0, 0o755), e(0, 0, 0o755)];
+        assert!(may_run(&public, &owner));
+        // Executable by its group only: for a group member, not for others.
+        let group_only = [e(0, 0, 0o755), e(0, 50, 0o750)];
+        assert!(may_run(&group_only, &HookRunner { uid: None, gid: 50 }));
+        assert!(!may_run(&group_only, &owner));
+        // The owner's bits answer for the owner, even when others' allow.
+        assert!(!may_run(
+            &[e(0, 0, 0o755), e(7, 0, 0o055)],
+            &HookRunner {
+                uid: Some(7),
+                gid: 9
+            }
+        ));
+        assert!(!may_run(&[], &owner));
+        // Root needs some execute bit on the file.
+        assert!(!may_run(
+            &[e(0, 0, 0o644)],
+            &HookRunner {
+                uid: Some(0),
+                gid: 0
+            }
+        ));
+        // Who runs git, from the repository's directory.
+        assert_eq!(hook_runners(&e(65534, 33, 0o755)).len(), 1);
+        assert_eq!(
+            hook_runners(&e(65534, 33, 0o2775))[1],
+            HookRunner { uid: None, gid: 33 }
+        );
+        assert_eq!(hook_runners(&e(65534, 33, 0o777)).len(), 3);
+    }
 
     #[test]
     fn only_probitys_unedited_server_hook_is_its_own() {
@@ -380,6 +637,62 @@ mod tests {
     }
 
     #[test]
+    fn an_approval_delivers_its_trees_into_a_refs_history_once() {
+        let c = |s: &str| CommitId::parse(s).unwrap();
+        let t = |s: &str| TreeId::parse(s).unwrap();
+        let l = LineageId::parse("review-0123456789abcdef").unwrap();
+        let trees = (t(A), t(B));
+        let prior = |commit: &str, trees: (TreeId, TreeId), in_history: bool| PriorDelivery {
+            commit: c(commit),
+            trees,
+            in_ref_history: in_history,
+        };
+        let replay = "3333333333333333333333333333333333333333";
+        // The revert of a revert: same trees, the earlier commit in main.
+        let spent = check_not_replayed(
+            "refs/heads/main",
+            &c(replay),
+            &trees,
+            &l,
+            &[prior(A, trees.clone(), true)],
+        )
+        .unwrap_err();
+        assert_eq!(spent.code(), "approval_spent");
+        assert_eq!(spent.prior, c(A));
+        // The same commit again; another ref's history (a backport); other
+        // trees (a rebase, the next commit of a stack): each passes.
+        for priors in [
+            vec![prior(replay, trees.clone(), true)],
+            vec![prior(A, trees.clone(), false)],
+            vec![prior(A, (t(B), t(A)), true)],
+            vec![],
+        ] {
+            assert_eq!(
+                check_not_replayed("refs/heads/main", &c(replay), &trees, &l, &priors),
+                Ok(())
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_protected_refs_deletion_is_refused_and_only_unless_allowed() {
+        let input = format!("{A} {Z} refs/heads/main\n{A} {Z} refs/tags/t\n{Z} {A} refs/heads/x\n");
+        let u = parse_receive_updates(&input).unwrap();
+        let none: Vec<String> = Vec::new();
+        let denied = check_deletion(&u[0], &none, false).unwrap_err();
+        assert_eq!(denied.code(), "protected_ref_deleted");
+        assert_eq!(denied.refname, "refs/heads/main");
+        // Allowed by the server; an unprotected tag; a creation.
+        assert_eq!(check_deletion(&u[0], &none, true), Ok(()));
+        assert_eq!(check_deletion(&u[1], &none, false), Ok(()));
+        assert_eq!(check_deletion(&u[2], &none, false), Ok(()));
+        // A protected tag.
+        let tags = vec!["refs/tags/*".to_string()];
+        assert!(check_deletion(&u[1], &tags, false).is_err());
+        assert_eq!(check_deletion(&u[0], &tags, false), Ok(()));
+    }
+
+    #[test]
     fn globs_cover_nested_refs_and_default_to_branches() {
         assert!(glob_matches("refs/heads/*", "refs/heads/main"));
         assert!(glob_matches("refs/heads/*", "refs/heads/team/x"));
@@ -424,6 +737,49 @@ mod tests {
             Err(NotesRefDenial::NotesRefDeleted)
         );
         assert_eq!(NotesRefDenial::NotesRefDeleted.code(), "notes_ref_deleted");
+    }
+
+    #[test]
+    fn a_note_may_only_gain_lines() {
+        let old = b"{\"a\":1}\n{\"b\":2}\n";
+        // Kept, in any order, with lines added, or without a final LF.
+        assert_eq!(check_note_growth(old, Some(old)), Ok(()));
+        assert_eq!(
+            check_note_growth(old, Some(b"0 garbage\n{\"a\":1}\n{\"b\":2}\n")),
+            Ok(())
+        );
+        assert_eq!(
+            check_note_growth(old, Some(b"{\"b\":2}\n{\"a\":1}")),
+            Ok(())
+        );
+        // A line dropped, or the whole note: denied.
+        assert_eq!(
+            check_note_growth(old, Some(b"{\"a\":1}\n")),
+            Err(NotesRefDenial::NotesLineRemoved)
+        );
+        assert_eq!(
+            check_note_growth(old, Some(b"{\"a\":1}\n{\"b\":3}\n")),
+            Err(NotesRefDenial::NotesLineRemoved)
+        );
+        assert_eq!(
+            check_note_growth(old, None),
+            Err(NotesRefDenial::NotesLineRemoved)
+        );
+        assert_eq!(
+            NotesRefDenial::NotesLineRemoved.code(),
+            "notes_line_removed"
+        );
+        // A note over the bound cannot be checked nor read: denied.
+        let big = vec![b'x'; MAX_NOTE_BYTES + 1];
+        assert_eq!(
+            check_note_growth(old, Some(&big)),
+            Err(NotesRefDenial::NoteTooLarge)
+        );
+        assert_eq!(
+            check_note_growth(&big, Some(old)),
+            Err(NotesRefDenial::NoteTooLarge)
+        );
+        assert_eq!(NotesRefDenial::NoteTooLarge.code(), "input_too_large");
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The gates: pre-commit, pre-push and pre-pr (release is `release.rs`).
 
 use probity_core::review::gate::{
-    Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeCommit,
-    RangeJudgment, RangeProblem, RefUpdate, UpdateShape, advice_offered, combine_judged,
-    decide_target, dedupe_ranges, delivery_commits, first_publication_offered,
-    judge_first_publication, judge_stack, new_ref_delivers_its_tip, no_change, published_tips,
-    rebind, rebind_offered, stops_vouching, update_shape,
+    Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, NewRefDelivery,
+    RangeCommit, RangeJudgment, RangeProblem, RefUpdate, UpdateShape, Vouching, advice_offered,
+    combine_judged, decide_target, dedupe_ranges, delivery_commits, first_publication_offered,
+    judge_first_publication, judge_stack, new_ref_delivery, no_change, published_tips, rebind,
+    rebind_offered, stops_vouching, update_shape,
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
@@ -231,6 +231,10 @@ pub enum PushBoundary {
         remote: String,
         /// The hook's stdin lines, parsed, in order.
         updates: Vec<RefUpdate>,
+        /// Which of the remote's refs vouch for published history: every
+        /// advertised one (a client), or only the protected ones (the
+        /// server gate).
+        published: Vouching,
     },
     /// `HEAD`, minus what the named remote advertises now, or (no remote
     /// named) what the remote-tracking refs last saw.
@@ -334,15 +338,37 @@ fn peel_update<G: DeliveryGit>(
     })
 }
 
+/// What a push's new refs are measured against: the tips of the remote's
+/// refs that vouch ([`Vouching`]) but those the push deletes or rewinds,
+/// asked of the remote once, when the first new ref needs them.
+struct PublishedTips<'a> {
+    remote: &'a str,
+    touched: &'a [&'a str],
+    vouching: &'a Vouching,
+    tips: Option<Vec<CommitId>>,
+}
+
+impl PublishedTips<'_> {
+    fn get<G: DeliveryGit>(&mut self, git: &G) -> Result<Vec<CommitId>, ReviewError> {
+        if let Some(t) = &self.tips {
+            return Ok(t.clone());
+        }
+        let advertised = git
+            .remote_tips(self.remote)
+            .map_err(ReviewError::Repository)?;
+        let tips = published_tips(advertised, self.touched, self.vouching);
+        self.tips = Some(tips.clone());
+        Ok(tips)
+    }
+}
+
 fn update_range<G: DeliveryGit>(
     git: &G,
-    remote: &str,
     update: &RefUpdate,
     local: &CommitId,
     peeled: Peeled,
-    touched: &[&str],
-    published: &mut Option<Vec<CommitId>>,
-) -> Result<DeliveredRange, ReviewError> {
+    published: &mut PublishedTips<'_>,
+) -> Result<Option<DeliveredRange>, ReviewError> {
     let refs = vec![update.remote_ref.clone()];
     let shape = update_shape(
         update,
@@ -360,39 +386,41 @@ fn update_range<G: DeliveryGit>(
     // Core decided the shape; a tip that is no commit is `NotCommit`.
     let tip = match (&shape, peeled.tip) {
         (UpdateShape::NotCommit, _) | (_, None) => {
-            return Ok(boundary(local.clone(), RangeProblem::NotCommit));
+            return Ok(Some(boundary(local.clone(), RangeProblem::NotCommit)));
         }
         (_, Some(tip)) => tip,
     };
     match shape {
-        UpdateShape::NotCommit => Ok(boundary(tip, RangeProblem::NotCommit)),
-        UpdateShape::Rewind { old } => Ok(boundary(tip, RangeProblem::NotFastForward { old })),
+        UpdateShape::NotCommit => Ok(Some(boundary(tip, RangeProblem::NotCommit))),
+        UpdateShape::Rewind { old } => {
+            Ok(Some(boundary(tip, RangeProblem::NotFastForward { old })))
+        }
         UpdateShape::FastForward { from } => {
             let (commits, count) =
                 count_range(git, &tip, std::slice::from_ref(&from), &RemoteScope::None)?;
-            Ok(DeliveredRange {
+            Ok(Some(DeliveredRange {
                 refs,
                 tip,
                 commits,
                 count,
                 problem: None,
-            })
+            }))
         }
         UpdateShape::NewRef => {
-            if published.is_none() {
-                let tips = git.remote_tips(remote).map_err(ReviewError::Repository)?;
-                *published = Some(published_tips(tips, touched));
-            }
-            let exclude = published.clone().unwrap_or_default();
+            let exclude = published.get(git)?;
             let mut range = delivered(git, refs, tip, exclude, &RemoteScope::None)?;
-            if new_ref_delivers_its_tip(&range) {
-                let own = git
-                    .range(&range.tip, &[], &RemoteScope::None, 1)
-                    .map_err(ReviewError::Repository)?;
-                range.count = own.len();
-                range.commits = own;
+            match new_ref_delivery(&range, published.vouching) {
+                NewRefDelivery::Listed => {}
+                NewRefDelivery::OwnTip => {
+                    let own = git
+                        .range(&range.tip, &[], &RemoteScope::None, 1)
+                        .map_err(ReviewError::Repository)?;
+                    range.count = own.len();
+                    range.commits = own;
+                }
+                NewRefDelivery::AlreadyPublished => return Ok(None),
             }
-            Ok(range)
+            Ok(Some(range))
         }
     }
 }
@@ -580,8 +608,11 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     boundary: &PushBoundary,
 ) -> Result<GateDecision, ReviewError> {
     let ranges = match boundary {
-        PushBoundary::Updates { remote, updates } => {
-            let mut published = None;
+        PushBoundary::Updates {
+            remote,
+            updates,
+            published: vouching,
+        } => {
             // The refs that stop vouching for the history they held (core
             // decides which); a deletion delivers nothing.
             let mut touched: Vec<&str> = Vec::new();
@@ -599,17 +630,15 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
                     pushed.push((u, local, peeled));
                 }
             }
+            let mut published = PublishedTips {
+                remote,
+                touched: &touched,
+                vouching,
+                tips: None,
+            };
             let mut out = Vec::new();
             for (u, local, peeled) in pushed {
-                out.push(update_range(
-                    git,
-                    remote,
-                    u,
-                    local,
-                    peeled,
-                    &touched,
-                    &mut published,
-                )?);
+                out.extend(update_range(git, u, local, peeled, &mut published)?);
             }
             out
         }

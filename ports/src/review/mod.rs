@@ -56,7 +56,7 @@ pub use traits::{
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,
     check_repo, export_bundle, import_bundle, import_notes, leaf_statement, pre_pr_from_notes,
-    pre_receive, publish, verify_bundle,
+    pre_receive, publish, record_statement, statements_to_vouch_for, verify_bundle,
 };
 
 // Helpers shared between the use-case modules.

@@ -500,6 +500,14 @@ pub trait NotesGit {
         commit: &CommitId,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, AdapterError>;
+    /// The commits whose note in the notes commit `notes` holds `needle`
+    /// (a fixed string, e.g. a lineage id), at most `cap` of them.
+    fn notes_naming(
+        &self,
+        notes: &CommitId,
+        needle: &str,
+        cap: usize,
+    ) -> Result<Vec<CommitId>, AdapterError>;
     /// Writes every `(commit, note)` in one compare-and-swap of
     /// `refs/notes/probity` against `expected` (the tip the notes were read
     /// at; `None`: the ref must not exist yet).
@@ -510,6 +518,15 @@ pub trait NotesGit {
     ) -> Result<(), AdapterError>;
     /// The `probity.protectedRefs` values (multi-valued; empty when unset).
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError>;
+    /// Whether a push may delete a protected ref
+    /// (`probity.allowProtectedDeletion`; `false` when unset).
+    fn allows_protected_deletion(&self) -> Result<bool, AdapterError>;
+    /// The annotated commits that hold a note in the notes commit `old`
+    /// whose note is not the same blob in the notes commit `new` (changed
+    /// or removed), sorted. Only the paths that differ between the two
+    /// notes trees are read (git: `diff-tree -r`); a note that only moved
+    /// between fan-out levels is not a change.
+    fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

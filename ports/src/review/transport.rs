@@ -5,13 +5,17 @@
 //! server's own store.
 
 use probity_core::review::bundle::{
-    Bundle, BundleError, MAX_NOTE_BYTES, MAX_RECORDS, NoteError, RepoFacts, ScopeError,
-    check_scope, note_with, parse_note,
+    Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
+    NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_scope, import_rank,
+    note_adding, note_lines, notes_denial, refused_bundles,
 };
-use probity_core::review::gate::GateDecision;
-use probity_core::review::gate::MAX_RANGE_COMMITS;
-use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::server::{NOTES_REF, ReceiveUpdate, check_notes_update, is_protected};
+use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
+use probity_core::review::ids::{CommitId, LineageId, TreeId};
+use probity_core::review::prompts::PromptSet;
+use probity_core::review::server::{
+    NOTES_REF, PriorDelivery, ReceiveUpdate, approved_deliveries, check_deletion,
+    check_not_replayed, check_note_growth, check_notes_update, is_protected,
+};
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::StateRecord;
 
@@ -38,6 +42,10 @@ pub enum TransportError {
     /// its untracked or final paths leave the reviewed scope.
     #[error("the bundle does not fit this repository's objects: {0}")]
     Scope(#[from] ScopeError),
+    /// What a record froze at start (risk, authored lines, prompts) is not
+    /// what its trees give (`derivation_mismatch`, issue 20 §4).
+    #[error("the bundle's review is not what its trees give: {0}")]
+    Derivation(#[from] DerivationError),
     /// A tree the bundle's leaf binds is not in this repository.
     #[error("this repository lacks objects the bundle binds: {}", objects.join(", "))]
     ObjectsMissing {
@@ -79,6 +87,7 @@ impl TransportError {
             TransportError::Bundle(b) => Some(b.code()),
             TransportError::Note { source, .. } => Some(source.code()),
             TransportError::Scope(_) => Some("bundle_scope_mismatch"),
+            TransportError::Derivation(_) => Some("derivation_mismatch"),
             TransportError::ObjectsMissing { .. } => Some("objects_missing"),
             TransportError::Conflict { .. } => Some("import_conflict"),
             TransportError::Review(_) => None,
@@ -92,7 +101,7 @@ fn repo_err(e: AdapterError) -> TransportError {
 
 /// `probity bundle export --lineage L`: the chain of `L` from generation 1
 /// to its leaf (following supersession past `L`), every link checked, with
-/// the envelopes the store keeps for the leaf.
+/// the envelopes the store keeps for any lineage of the chain.
 pub fn export_bundle<S: ReviewStore + AttestationStore>(
     store: &S,
     lineage: &LineageId,
@@ -128,8 +137,13 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         current = next;
         records.push(r);
     }
-    let leaf = current;
-    let attestations = store.attestations(&leaf)?;
+    // The envelopes kept for every lineage of the chain (import keeps a
+    // bundle's envelopes with its leaf): a signature policy asks for one
+    // per approved record, not only the leaf's (issue 20 §3).
+    let mut attestations = Vec::new();
+    for r in &records {
+        attestations.extend(store.attestations(r.state().lineage_id())?);
+    }
     Ok(Bundle::build(records, attestations)?)
 }
 
@@ -164,6 +178,25 @@ pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<()
                 final_paths,
             },
         )?;
+    }
+    // What start froze is re-derived from every record's own trees (each
+    // generation observed its own candidate): a bundle cannot claim a
+    // lower risk, fewer lenses or a larger budget than its change gives,
+    // nor prompts this build does not know. The leaf's trees are here
+    // (checked above); an earlier generation's initial trees may never
+    // have been pushed, and such a record is history verified by its
+    // bytes only.
+    let prompts = PromptSet::builtin();
+    for record in &bundle.records {
+        let snap = record.state().snapshot();
+        let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
+        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+            continue;
+        }
+        let changed = git
+            .diff_files(&snap.base_tree, &snap.candidate_tree)
+            .map_err(repo_err)?;
+        check_derivation(record, &changed, &prompts)?;
     }
     Ok(())
 }
@@ -411,14 +444,15 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
                 .map_err(repo_err)?,
             None => None,
         };
-        let existing = match &existing_bytes {
-            Some(b) => parse_note(b).map_err(|source| TransportError::Note {
+        // Every line the note holds is kept as it is, a stale, conflicting
+        // or unreadable one included: the notes ref only grows, and the
+        // gates read each line on its own.
+        let note = note_adding(existing_bytes.as_deref(), &bundles).map_err(|source| {
+            TransportError::Note {
                 commit: c.commit.clone(),
                 source: Box::new(source),
-            })?,
-            None => Vec::new(),
-        };
-        let note = note_with(&existing, &bundles)?;
+            }
+        })?;
         let unchanged = existing_bytes.as_deref() == Some(&note[..]);
         for r in &records {
             let entry = (c.commit.clone(), r.state().lineage_id().clone());
@@ -455,14 +489,31 @@ pub struct ReceiveDenial {
     pub next_action: &'static str,
 }
 
+impl ReceiveDenial {
+    /// The denial a note's refused line gives when no bundle of the note
+    /// proved anything.
+    fn of_refused(r: &RefusedBundle) -> Self {
+        ReceiveDenial {
+            reason_code: r.reason_code.clone(),
+            refname: NOTES_REF.into(),
+            commit: Some(r.commit.clone()),
+            message: r.message.clone(),
+            next_action: r.next_action,
+        }
+    }
+}
+
 /// What the server-side gate answers.
 #[derive(Debug, Clone)]
 pub enum PreReceive {
-    /// Refused before any delivery was judged.
+    /// Refused: the notes ref's own update, or the authority meant to prove
+    /// a delivery (no bundle of its note imported).
     Denied(ReceiveDenial),
     /// The pre-push judgment of the protected updates against the
-    /// authority the notes carry (allow or deny).
-    Judged(GateDecision),
+    /// authority the notes carry (allow or deny), with every note line that
+    /// gave no authority (reported, never fatal while the judgment stands
+    /// on other bundles).
+    Judged(GateDecision, Vec<RefusedBundle>),
 }
 
 /// Which updates the server-side gate judges.
@@ -502,6 +553,26 @@ fn notes_after<G: DeliveryGit + NotesGit>(
             next_action: "repair",
         }));
     }
+    // A fast-forward keeps every line of every note the server holds: only
+    // the notes whose blob changed are read.
+    if let (Some(old), Some(new)) = (&u.old, &u.new) {
+        for c in git.changed_notes(old, new).map_err(repo_err)? {
+            let before = git
+                .read_note(old, &c, MAX_NOTE_BYTES)
+                .map_err(repo_err)?
+                .unwrap_or_default();
+            let after = git.read_note(new, &c, MAX_NOTE_BYTES).map_err(repo_err)?;
+            if let Err(d) = check_note_growth(&before, after.as_deref()) {
+                return Ok(Err(ReceiveDenial {
+                    reason_code: d.code().into(),
+                    refname: NOTES_REF.into(),
+                    commit: Some(c.clone()),
+                    message: format!("{d}: the note on {c}"),
+                    next_action: "repair",
+                }));
+            }
+        }
+    }
     Ok(Ok(u.new.clone()))
 }
 
@@ -529,20 +600,45 @@ where
         Ok(n) => n,
         Err(d) => return Ok(PreReceive::Denied(d)),
     };
-    let judged: Vec<&ReceiveUpdate> = match scope {
+    let (judged, published): (Vec<&ReceiveUpdate>, Vouching) = match scope {
         ReceiveScope::Hook { .. } => {
             let globs = git.protected_refs().map_err(repo_err)?;
-            updates
+            let allowed = git.allows_protected_deletion().map_err(repo_err)?;
+            // A protected ref's deletion withdraws published history:
+            // refused unless the server allows it (issue 21 §1).
+            for u in updates {
+                if let Err(e) = check_deletion(u, &globs, allowed) {
+                    return Ok(PreReceive::Denied(ReceiveDenial {
+                        reason_code: e.code().into(),
+                        refname: u.refname.clone(),
+                        commit: u.old.clone(),
+                        message: e.to_string(),
+                        next_action: "keep_ref",
+                    }));
+                }
+            }
+            let judged = updates
                 .iter()
                 .filter(|u| u.new.is_some() && is_protected(&globs, &u.refname))
-                .collect()
+                .collect();
+            // Only protected refs vouch for published history here: a
+            // commit is judged when it first becomes reachable from one,
+            // whatever tag or unprotected branch already held it.
+            (judged, Vouching::Protected(globs))
         }
-        ReceiveScope::Range => updates.iter().filter(|u| u.new.is_some()).collect(),
+        ReceiveScope::Range => (
+            updates.iter().filter(|u| u.new.is_some()).collect(),
+            Vouching::Advertised,
+        ),
     };
     let remote = match scope {
         ReceiveScope::Hook { remote } => remote.clone(),
         ReceiveScope::Range => String::new(),
     };
+    // What a new ref is measured against, for the import: the vouching
+    // tips but those of every ref this push updates (a subset of what the
+    // gate below excludes, so every commit it judges has its notes read).
+    let updated: Vec<&str> = updates.iter().map(|u| u.refname.as_str()).collect();
     let mut tips: Option<Vec<CommitId>> = None;
     let mut seen: Vec<CommitId> = Vec::new();
     for u in &judged {
@@ -555,7 +651,7 @@ where
             None => {
                 if tips.is_none() {
                     let t = git.remote_tips(&remote).map_err(repo_err)?;
-                    tips = Some(t.into_iter().map(|(_, c)| c).collect());
+                    tips = Some(published_tips(t, &updated, &published));
                 }
                 tips.clone().unwrap_or_default()
             }
@@ -574,101 +670,267 @@ where
             }
         }
     }
-    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)? {
-        return Ok(PreReceive::Denied(d));
-    }
+    let read = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)?;
     let boundary = PushBoundary::Updates {
         remote,
         updates: judged.iter().map(|u| u.as_push()).collect(),
+        published,
     };
-    Ok(PreReceive::Judged(validate_pre_push(
-        git, scratch, &boundary,
-    )?))
+    let decision = validate_pre_push(git, scratch, &boundary)?;
+    if let Some(r) = notes_denial(decision.allows(), &read) {
+        return Ok(PreReceive::Denied(ReceiveDenial::of_refused(r)));
+    }
+    if decision.allows()
+        && let Some(n) = &notes
+        && let Some(d) = replayed(git, n, &judged, &decision)?
+    {
+        return Ok(PreReceive::Denied(d));
+    }
+    Ok(PreReceive::Judged(decision, refused_bundles(&read)))
+}
+
+/// How many earlier commits noted with one lineage the replay check reads.
+const MAX_PRIOR_NOTES: usize = 64;
+
+/// The (base tree, tree) a commit delivers: its parent's tree (the empty
+/// tree for a root commit) and its own; `None` for a merge, which delivers
+/// no review.
+fn delivered_trees<G: DeliveryGit>(
+    git: &G,
+    commit: &CommitId,
+) -> Result<Option<(TreeId, TreeId)>, TransportError> {
+    let Some(c) = git
+        .range(commit, &[], &RemoteScope::None, 1)
+        .map_err(repo_err)?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let base = match c.parents[..] {
+        [] => git.empty_tree().map_err(repo_err)?,
+        [ref p] => git.commit_tree(p).map_err(repo_err)?,
+        _ => return Ok(None),
+    };
+    Ok(Some((base, c.tree)))
+}
+
+/// The replay check (core's `check_not_replayed`, D-R56) over an allowing
+/// decision: for each commit it lets in on an approval, into each updated
+/// ref with a history, the earlier commits the notes name that lineage on
+/// are read (their trees, whether the ref's old tip reaches them); the
+/// first replay is the answer.
+fn replayed<G: DeliveryGit + NotesGit>(
+    git: &G,
+    notes: &CommitId,
+    judged: &[&ReceiveUpdate],
+    decision: &GateDecision,
+) -> Result<Option<ReceiveDenial>, TransportError> {
+    for delivery in approved_deliveries(decision) {
+        let olds: Vec<(&str, &CommitId)> = judged
+            .iter()
+            .filter(|u| delivery.refs.contains(&u.refname))
+            .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
+            .collect();
+        if olds.is_empty() {
+            continue;
+        }
+        let named = git
+            .notes_naming(notes, delivery.lineage.as_str(), MAX_PRIOR_NOTES)
+            .map_err(repo_err)?;
+        let named: Vec<CommitId> = named
+            .into_iter()
+            .filter(|c| *c != delivery.commit)
+            .collect();
+        if named.is_empty() {
+            continue;
+        }
+        let Some(trees) = delivered_trees(git, &delivery.commit)? else {
+            continue;
+        };
+        for (refname, old) in olds {
+            let mut priors = Vec::new();
+            for c in &named {
+                let Some(prior_trees) = delivered_trees(git, c)? else {
+                    continue;
+                };
+                priors.push(PriorDelivery {
+                    commit: c.clone(),
+                    in_ref_history: git.is_ancestor(c, old).map_err(repo_err)?,
+                    trees: prior_trees,
+                });
+            }
+            if let Err(e) = check_not_replayed(
+                refname,
+                &delivery.commit,
+                &trees,
+                &delivery.lineage,
+                &priors,
+            ) {
+                return Ok(Some(ReceiveDenial {
+                    reason_code: e.code().into(),
+                    refname: refname.to_string(),
+                    commit: Some(delivery.commit.clone()),
+                    message: e.to_string(),
+                    next_action: "start_commit_review",
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Verifies one parsed bundle of a note against this repository, passes it
+/// through the signature policy and imports it into `scratch`, recording
+/// the outcome of line `number` in `read`.
+fn import_line<G, S, P>(
+    git: &G,
+    scratch: &S,
+    signature_policy: &P,
+    read: &mut NoteAuthority,
+    number: usize,
+    b: &Bundle,
+) -> Result<(), TransportError>
+where
+    G: GitPort + ExportGit,
+    S: ReviewStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let commit = read.commit().clone();
+    let at = |e: &dyn std::fmt::Display| format!("line {number} of the note on {commit}: {e}");
+    if let Err(e) = check_repo(git, b) {
+        let code = e.code().unwrap_or("authority_invalid");
+        read.repository_refused(number, code, at(&e));
+        return Ok(());
+    }
+    // The hook point of the signature policy (`probity.requireSignature`):
+    // an unsigned bundle published before its signed twin stays in the
+    // append-only notes.
+    if let Err(d) = signature_policy(b) {
+        read.policy_refused(number, &d.reason_code, d.message, d.next_action);
+        return Ok(());
+    }
+    match import_bundle(scratch, b) {
+        Ok(_) => read.imported(),
+        Err(e @ TransportError::Conflict { .. }) => {
+            let code = e.code().unwrap_or("import_conflict");
+            read.conflict_refused(number, code, at(&e));
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    }
+    // The rebase proof's index, derived from the leaf's trees (present:
+    // `check_repo` required them), so a rebased delivery is judged here as
+    // a local gate judges it.
+    if let Some(leaf) = b.records.last() {
+        index_rebase_delta(git, scratch, leaf)?;
+    }
+    Ok(())
 }
 
 /// Imports into `scratch` every bundle the notes commit `notes` holds for
-/// `commits`, each re-verified from its bytes and this repository's
-/// objects and passed through `signature_policy` first. The first bundle
-/// or note that does not verify is the answer (a denial); nothing of the
-/// repository is written, only `scratch`.
+/// `commits`, each line of a note on its own: re-verified from its bytes
+/// and this repository's objects, passed through `signature_policy`, then
+/// imported. A line that fails any step is recorded as refused (core's
+/// [`NoteAuthority`] tells which refusal names a note that gave nothing)
+/// and never stops the other lines. Bundles are imported in the passes
+/// core ranks them in ([`import_rank`]), every note's bundles of a pass
+/// before any of the next: the approvals of exactly what their commit
+/// delivers first, other approvals next, then the rest, so no line that
+/// authorizes nothing (another review of the same candidate, unfinished or
+/// stale, in any order) can take a candidate from an approval. So a
+/// garbage, forged, stale or conflicting bundle can neither authorize nor
+/// jam. Nothing of the repository is written, only `scratch`. One
+/// [`NoteAuthority`] per commit that has a note.
 pub fn import_notes<G, S, P>(
     git: &G,
     scratch: &S,
     notes: Option<&CommitId>,
     commits: &[CommitId],
     signature_policy: &P,
-) -> Result<Option<ReceiveDenial>, TransportError>
+) -> Result<Vec<NoteAuthority>, TransportError>
 where
-    G: GitPort + ExportGit + NotesGit,
+    G: GitPort + ExportGit + NotesGit + DeliveryGit,
     S: ReviewStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
+    // (the note's reading, the lines left for a later pass with their
+    // rank): a later pass re-reads the note, so no more than one note is
+    // held at a time.
+    let mut out: Vec<(NoteAuthority, Vec<(usize, usize)>)> = Vec::new();
     let Some(n) = notes else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
         };
-        let deny = |code: &str, message: String| ReceiveDenial {
-            reason_code: code.into(),
-            refname: NOTES_REF.into(),
-            commit: Some(commit.clone()),
-            message,
-            next_action: "repair",
-        };
-        let bundles = match parse_note(&bytes) {
-            Ok(b) => b,
-            Err(e) => return Ok(Some(deny(e.code(), format!("the note on {commit}: {e}")))),
-        };
-        // A bundle the signature policy refuses is no authority, but not a
-        // forgery either: an unsigned bundle published before its signed
-        // twin stays in the append-only notes. It answers only when no
-        // bundle of the note was accepted.
-        let mut accepted = false;
-        let mut refused_by_policy = None;
-        for b in &bundles {
-            if let Err(e) = check_repo(git, b) {
-                let code = e.code().unwrap_or("authority_invalid");
-                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
-            }
-            // The hook point of the signature policy
-            // (`probity.requireSignature`).
-            if let Err(mut d) = signature_policy(b) {
-                d.commit = Some(commit.clone());
-                refused_by_policy.get_or_insert(d);
+        let mut read = NoteAuthority::new(commit.clone());
+        let lines = match note_lines(&bytes) {
+            Ok(l) => l,
+            Err(e) => {
+                read.note_refused(e.code(), format!("the note on {commit}: {e}"));
+                out.push((read, Vec::new()));
                 continue;
             }
-            accepted = true;
-            if let Err(e) = import_bundle(scratch, b) {
-                let code = e.code().unwrap_or("authority_invalid");
-                return Ok(Some(deny(code, format!("the note on {commit}: {e}"))));
-            }
-            // The rebase proof's index, derived from the leaf's trees
-            // (present: `check_repo` required them), so a rebased delivery
-            // is judged here as a local gate judges it.
-            if let Some(leaf) = b.records.last() {
-                index_rebase_delta(git, scratch, leaf)?;
+        };
+        let delivered = delivered_trees(git, commit)?;
+        let mut later = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let b = match Bundle::from_bytes(line) {
+                Ok(b) => b,
+                Err(e) => {
+                    read.bytes_refused(
+                        i + 1,
+                        e.code(),
+                        format!("line {} of the note on {commit}: {e}", i + 1),
+                    );
+                    continue;
+                }
+            };
+            match import_rank(&b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
+                0 => import_line(git, scratch, signature_policy, &mut read, i + 1, &b)?,
+                rank => later.push((i, rank)),
             }
         }
-        if let (false, Some(d)) = (accepted, refused_by_policy) {
-            return Ok(Some(d));
+        out.push((read, later));
+    }
+    for rank in 1..IMPORT_RANKS {
+        for (read, later) in &mut out {
+            if !later.iter().any(|(_, r)| *r == rank) {
+                continue;
+            }
+            let bytes = git
+                .read_note(n, read.commit(), MAX_NOTE_BYTES)
+                .map_err(repo_err)?
+                .unwrap_or_default();
+            let lines = note_lines(&bytes).map_err(|source| TransportError::Note {
+                commit: read.commit().clone(),
+                source: Box::new(source),
+            })?;
+            for &(i, _) in later.iter().filter(|(_, r)| *r == rank) {
+                let Some(line) = lines.get(i) else { continue };
+                let b = Bundle::from_bytes(line)?;
+                import_line(git, scratch, signature_policy, read, i + 1, &b)?;
+            }
         }
     }
-    Ok(None)
+    Ok(out.into_iter().map(|(read, _)| read).collect())
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
 /// judged against the authority `refs/notes/probity` carries for the
 /// proposal's commits (re-verified, imported into `scratch`), for CI where
-/// no review store exists.
+/// no review store exists, with every note line that gave no authority
+/// (reported; it answers only when the judgment denies and its note proved
+/// nothing, as for the server-side gate).
 pub fn pre_pr_from_notes<G, S, P>(
     git: &G,
     scratch: &S,
     base: &str,
     head: &str,
     signature_policy: P,
-) -> Result<Result<PrDecision, ReceiveDenial>, TransportError>
+) -> Result<Result<(PrDecision, Vec<RefusedBundle>), ReceiveDenial>, TransportError>
 where
     G: GitPort + DeliveryGit + NotesGit + ExportGit,
     S: ReviewStore + AttestationStore,
@@ -690,27 +952,38 @@ where
         listed.into_iter().map(|c| c.commit).collect()
     };
     let notes = git.notes_tip().map_err(repo_err)?;
-    if let Some(d) = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)? {
-        return Ok(Err(d));
+    let read = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)?;
+    let pr = validate_pre_pr(git, scratch, base, head)?;
+    if let Some(r) = notes_denial(pr.decision.allows(), &read) {
+        return Ok(Err(ReceiveDenial::of_refused(r)));
     }
-    Ok(Ok(validate_pre_pr(git, scratch, base, head)?))
+    Ok(Ok((pr, refused_bundles(&read))))
 }
 
 /// The in-toto statement this repository derives for a bundle's leaf: its
 /// receipt (derived from its state, as the gate does) and the canonical
-/// candidate manifest from the leaf's trees. An envelope the bundle
-/// carries must vouch for exactly these bytes (`probity.requireSignature`).
+/// candidate manifest from the leaf's trees.
 pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>, TransportError> {
-    use probity_core::review::attest;
-    use probity_core::review::receipt::Receipt;
     let leaf = bundle
         .records
         .last()
         .ok_or_else(|| TransportError::Review(ReviewError::NoReview))?;
-    let receipt = Receipt::derive(leaf.state()).ok_or_else(|| {
+    record_statement(git, leaf)
+}
+
+/// The in-toto statement this repository derives for one terminal
+/// record: its receipt and the canonical candidate manifest of its (base,
+/// final candidate) trees.
+pub fn record_statement<G: ExportGit>(
+    git: &G,
+    record: &StateRecord,
+) -> Result<Vec<u8>, TransportError> {
+    use probity_core::review::attest;
+    use probity_core::review::receipt::Receipt;
+    let receipt = Receipt::derive(record.state()).ok_or_else(|| {
         TransportError::Review(ReviewError::NotTerminal {
-            lineage: leaf.state().lineage_id().clone(),
-            state: leaf.state().stage().name(),
+            lineage: record.state().lineage_id().clone(),
+            state: record.state().stage().name(),
         })
     })?;
     let entries = git
@@ -720,4 +993,29 @@ pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>,
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
     attest::statement_bytes(&attest::statement(&receipt, &manifest))
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))
+}
+
+/// The statements a signature policy must see vouched for, with their
+/// lineages: one per approved record of the chain (core's
+/// [`Bundle::records_to_vouch_for`]) whose base and final trees this
+/// repository holds. A record whose trees are absent here authorizes no
+/// delivery here (a delivery carries both trees), so it needs no
+/// signature here.
+pub fn statements_to_vouch_for<G: ExportGit>(
+    git: &G,
+    bundle: &Bundle,
+) -> Result<Vec<(LineageId, Vec<u8>)>, TransportError> {
+    let mut out = Vec::new();
+    for record in bundle.records_to_vouch_for() {
+        let s = record.state();
+        let pair = [
+            s.snapshot().base_tree.to_string(),
+            s.final_candidate_tree().to_string(),
+        ];
+        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+            continue;
+        }
+        out.push((s.lineage_id().clone(), record_statement(git, record)?));
+    }
+    Ok(out)
 }

@@ -803,6 +803,7 @@ pub use finalize::{FinalizeAnswer, FinalizeArgs, finalize};
 pub use lens::{LensCommand, lens};
 
 pub(crate) mod evidence_cmd;
+pub use pre_receive::next_hint as push_next_step;
 pub use show::{ShowCommand, show};
 pub use start::{StartAnswer, StartArgs, start};
 pub use status::{StatusArgs, status};

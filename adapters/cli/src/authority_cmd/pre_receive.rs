@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use probity_core::review::bundle::Bundle;
+use probity_core::review::bundle::{Bundle, RefusedBundle};
 use probity_core::review::gate::{Decision, GateDecision, GateStage, ReasonCode};
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::BaseAdvance;
@@ -65,23 +65,37 @@ fn usage(code: &str, msg: &str, next: &str) -> CliError {
 /// The signature policy (`probity.requireSignature`, D-R40–D-R43): with it
 /// set, every bundle the notes carry must hold a DSSE envelope whose
 /// signature, by a key `probity.allowedSignersFile` lists, covers exactly
-/// the statement this repository derives for the bundle's leaf; otherwise
+/// the statement this repository derives for each approved record of the
+/// bundle's chain whose trees are here (D-R55), not only the leaf's; otherwise
 /// the push is denied with `signature_missing`, `signature_invalid` or
 /// `signer_not_allowed`. Without it every verified bundle passes. The
-/// configuration is read once, before anything is judged.
-fn signature_policy(
-    repo: &Repo,
-) -> Result<impl Fn(&Bundle) -> Result<(), ReceiveDenial> + '_, CliError> {
-    let config = |e: probity_git::GitError| {
-        CliError::new(
+/// configuration is read once, before anything is judged, and with a
+/// signature required the allowed-signers file is checked then too: a
+/// missing or unusable file, like a failing `ssh-keygen`, is the server's
+/// fault, never the pusher's ([`ServerFaults`]).
+fn signature_policy<'a>(
+    repo: &'a Repo,
+    faults: &'a ServerFaults,
+) -> Result<impl Fn(&Bundle) -> Result<(), ReceiveDenial> + 'a, CliError> {
+    use probity_ports::review::{SignatureError, SshSignatures};
+    let config = |message: String| {
+        faults.error(CliError::new(
             ErrorKind::Repository,
             "repository_error",
-            e.to_string(),
+            message,
             "fix the signature settings (probity.requireSignature, probity.allowedSignersFile) and retry",
-        )
+        ))
     };
-    let policy = probity_git::sign::signature_policy(repo).map_err(config)?;
-    let port = probity_git::sign::SshKeygen::for_repo(repo).map_err(config)?;
+    let policy = probity_git::sign::signature_policy(repo).map_err(|e| config(e.to_string()))?;
+    let port = probity_git::sign::SshKeygen::for_repo(repo).map_err(|e| config(e.to_string()))?;
+    if policy.require_signature {
+        match &policy.allowed_signers {
+            None => return Err(config(SignatureError::NoAllowedSigners.to_string())),
+            Some(path) => port
+                .check_allowed_signers(path)
+                .map_err(|e| config(e.to_string()))?,
+        }
+    }
     Ok(move |bundle: &Bundle| {
         if !policy.require_signature {
             return Ok(());
@@ -93,7 +107,7 @@ fn signature_policy(
             message,
             next_action: "sign",
         };
-        let statement = drivers::leaf_statement(repo, bundle).map_err(|e| {
+        let statements = drivers::statements_to_vouch_for(repo, bundle).map_err(|e| {
             deny(
                 "authority_invalid",
                 format!("bundle of {}: {e}", bundle.lineage_id),
@@ -110,30 +124,176 @@ fn signature_policy(
             envelopes.push(bytes);
         }
         let refs: Vec<&[u8]> = envelopes.iter().map(Vec::as_slice).collect();
-        drivers::check_attestations(&port, &refs, &statement, &policy)
-            .map(|_| ())
-            .map_err(|e| {
-                deny(
-                    e.code(),
-                    format!(
-                        "the review {} is not signed by an allowed key ({e}): sign it with `probity attest --lineage {} --sign`, then `probity push` again",
-                        bundle.lineage_id, bundle.lineage_id
-                    ),
-                )
-            })
+        // Every approved review of the chain that could authorize a
+        // delivery here must be vouched for, not only the leaf (issue 20
+        // §3): a maintainer's signature on a later link does not cover an
+        // unsigned earlier one.
+        for (lineage, statement) in &statements {
+            drivers::check_attestations(&port, &refs, statement, &policy).map_err(|e| match e {
+                // The server's allowed-signers file or its ssh-keygen:
+                // nothing the pusher can sign fixes it.
+                SignatureError::NoAllowedSigners
+                | SignatureError::AllowedSigners(_)
+                | SignatureError::Tool(_) => faults.denial(e.code(), e.to_string()),
+                e => {
+                    // In a hook the pusher reads this: the server's
+                    // allowed-signers path stays on the server.
+                    let why = match &e {
+                        SignatureError::SignerNotAllowed { keyid, .. } if faults.hook => {
+                            format!("signed by {keyid}, which the server's allowed signers do not list")
+                        }
+                        e => e.to_string(),
+                    };
+                    deny(
+                        e.code(),
+                        format!(
+                            "the review {lineage} (in the chain of {}) is not signed by an allowed key ({why}): sign it with `probity attest --lineage {lineage} --sign`, then `probity push` again",
+                            bundle.lineage_id
+                        ),
+                    )
+                }
+            })?;
+        }
+        Ok(())
     })
 }
 
-fn open_repo(global: &GlobalArgs) -> Result<Repo, CliError> {
-    let cwd = super::discovery_dir(global.cwd.clone())?;
-    let git = super::git_cli().with_receive_quarantine();
-    Repo::discover_allow_bare(git, &cwd).map_err(|e| {
+/// The code a pusher is answered when the server, not the push, is at
+/// fault.
+pub const SERVER_MISCONFIGURED: &str = "server_misconfigured";
+
+/// The file, in the repository's git directory, where the hook form keeps
+/// the detail of a server fault for its administrator.
+pub const SERVER_LOG: &str = "probity-server.log";
+
+/// The most bytes [`SERVER_LOG`] grows to before it is rotated (to
+/// `probity-server.log.old`, replacing the previous one).
+const SERVER_LOG_BYTES: u64 = 1024 * 1024;
+
+/// What the server gate answers when the server is at fault (a repository
+/// git refuses to open, an unreadable allowed-signers file, bad
+/// configuration, no temporary directory). In a `pre-receive` hook (git's
+/// lines on stdin) every word the gate prints reaches the pusher as a
+/// `remote:` line: the pusher is told that the server's Probity
+/// configuration is broken and to ask its administrator, with no server
+/// path, and the detail is appended to [`SERVER_LOG`] for the
+/// administrator. Run by hand (`--range --ref`, or `pre-pr --authority
+/// notes` in CI) the detail is the answer.
+pub struct ServerFaults {
+    hook: bool,
+    /// Where [`SERVER_LOG`] goes: the repository's git directory once it
+    /// is known, the hook's working directory (git runs it there) before.
+    dir: std::cell::RefCell<std::path::PathBuf>,
+}
+
+impl ServerFaults {
+    fn new(hook: bool, dir: std::path::PathBuf) -> Self {
+        Self {
+            hook,
+            dir: std::cell::RefCell::new(dir),
+        }
+    }
+
+    fn found(&self, repo: &Repo) {
+        *self.dir.borrow_mut() = repo.git_dir().to_path_buf();
+    }
+
+    /// The pusher's words for a server fault.
+    const MESSAGE: &str = "the server's Probity configuration is broken; ask its administrator (the detail is in the repository's probity-server.log); nothing was accepted";
+    const NEXT: &str = "ask the server's administrator to fix its Probity configuration: nothing you push can fix this";
+
+    /// `e` as the caller sees it: unchanged by hand, the pusher's
+    /// `server_misconfigured` in a hook (the detail logged).
+    fn error(&self, e: CliError) -> CliError {
+        if !self.hook {
+            return e;
+        }
+        self.log(&format!(
+            "{}: {} (next: {})",
+            e.code, e.message, e.next_action
+        ));
         CliError::new(
             ErrorKind::Repository,
-            "repository_error",
-            e.to_string(),
-            "run in the repository (a bare repository's hook runs there), or pass --cwd",
+            SERVER_MISCONFIGURED,
+            Self::MESSAGE,
+            Self::NEXT,
         )
+    }
+
+    /// A server fault met while judging a bundle, as a denial.
+    fn denial(&self, code: &str, detail: String) -> ReceiveDenial {
+        let (reason_code, message) = if self.hook {
+            self.log(&format!("{code}: {detail}"));
+            (SERVER_MISCONFIGURED.to_string(), Self::MESSAGE.to_string())
+        } else {
+            (code.to_string(), detail)
+        };
+        ReceiveDenial {
+            reason_code,
+            refname: NOTES_REF.into(),
+            commit: None,
+            message,
+            next_action: "ask_administrator",
+        }
+    }
+
+    /// Appends one line to [`SERVER_LOG`] (best effort: a log that cannot
+    /// be written changes no answer).
+    fn log(&self, detail: &str) {
+        use std::io::Write as _;
+        let path = self.dir.borrow().join(SERVER_LOG);
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > SERVER_LOG_BYTES) {
+            let _ = std::fs::rename(&path, path.with_extension("log.old"));
+        }
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let line = format!(
+            "{secs} probity pre-receive: {}\n",
+            detail.replace('\n', " | ")
+        );
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+        {
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
+}
+
+/// The repository the gate runs in. The server gate (`receive`: the
+/// `pre-receive` forms) also keeps git's configuration from the
+/// environment, as the receiving git read it
+/// ([`probity_git::GitCli::with_receive_config`]).
+/// A directory in no repository is the caller's mistake (git runs a hook
+/// in its repository) and answers as such; any other refusal of git's is
+/// the server's fault in a hook (`faults`).
+fn open_repo(
+    global: &GlobalArgs,
+    receive: bool,
+    faults: Option<&ServerFaults>,
+) -> Result<Repo, CliError> {
+    let cwd = super::discovery_dir(global.cwd.clone())?;
+    let mut git = super::git_cli().with_receive_quarantine();
+    if receive {
+        git = git.with_receive_config();
+    }
+    Repo::discover_allow_bare(git, &cwd).map_err(|e| {
+        let not_repo = matches!(e, probity_git::GitError::NotARepository { .. });
+        let next = match e {
+            probity_git::GitError::NotARepository { .. } => {
+                "run in the repository (a bare repository's hook runs there), or pass --cwd"
+            }
+            _ => {
+                "fix what git says (for a repository another user owns: safe.directory, in the configuration of the user the server runs git as, or GIT_CONFIG_COUNT/GIT_CONFIG_KEY_0/GIT_CONFIG_VALUE_0 in its environment), then retry"
+            }
+        };
+        let e = CliError::new(ErrorKind::Repository, "repository_error", e.to_string(), next);
+        match faults {
+            Some(f) if !not_repo => f.error(e),
+            _ => e,
+        }
     })
 }
 
@@ -181,8 +341,17 @@ pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<Exit
     }
 }
 
-fn next_hint(code: &str) -> &'static str {
+/// What a pusher does next about a denial's reason code (the server
+/// gate's, and `probity push`'s own refusal).
+pub fn next_hint(code: &str) -> &'static str {
     match code {
+        SERVER_MISCONFIGURED => ServerFaults::NEXT,
+        "signature_missing" | "signature_invalid" | "signer_not_allowed" => {
+            "sign the review with a key the server allows (`probity attest --lineage <id> --sign`, the lineage the message names), then `probity push` again"
+        }
+        "allowed_signers_missing" | "unreadable_input" | "input_not_regular" | "signing_tool" => {
+            "fix the signature settings: probity.allowedSignersFile must name a readable allowed-signers file, and ssh-keygen must run"
+        }
         "receipt_missing" | "receipt_scope_changed" | "receipt_unrelated" => {
             "review the commit (`probity start` / `finalize`), then `probity push` (it publishes refs/notes/probity with the commits)"
         }
@@ -201,10 +370,19 @@ fn next_hint(code: &str) -> &'static str {
             "push the stack in parts as the reason says (each part's commits reviewed), with `probity push`"
         }
         "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
+        "notes_line_removed" => {
+            "keep every line of every note the server holds: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, add lines only, then push it"
+        }
         "notes_ref_deleted" | "notes_ref_rewritten" => {
             "never delete or force refs/notes/probity: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, then push it"
         }
         "objects_missing" => "push the commits the note's review covers with it",
+        "approval_spent" => {
+            "review the commit again as the reason says (`probity start --commit <sha>`, the lenses, `probity finalize`), then `probity push`"
+        }
+        "protected_ref_deleted" => {
+            "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
+        }
         _ => {
             "republish the authority from the clone that holds the review (`probity publish`), then push refs/notes/probity again"
         }
@@ -277,6 +455,10 @@ struct NotesAnswer<'a> {
     decision: DecisionView<'a>,
     authority: &'static str,
     next_step: &'static str,
+    /// Every note line that gave no authority (stale, conflicting, forged,
+    /// unsigned, not a bundle): reported, never fatal while the judgment
+    /// stands on other bundles.
+    refused_bundles: &'a [RefusedBundle],
     #[serde(flatten)]
     form: NotesForm<'a>,
 }
@@ -297,18 +479,34 @@ enum NotesForm<'a> {
     },
 }
 
+/// The next step of a server denial: a receipt missing from a push that
+/// carries no `refs/notes/probity` may be a reviewed commit whose notes
+/// stayed behind, so it says so first.
+fn denial_next(code: &str, notes_pushed: Option<bool>) -> &'static str {
+    match (code, notes_pushed) {
+        ("receipt_missing", Some(false)) => {
+            "this push does not carry refs/notes/probity, so no review bundle came with it: if the commits are reviewed in your clone, push them with `probity push <remote> <ref>` (it publishes the notes with them); if not, review them first (`probity start`, `probity finalize`), then `probity push`"
+        }
+        _ => next_hint(code),
+    }
+}
+
 fn decision_answer(
     out: Output,
     gate: &str,
     d: &GateDecision,
+    refused: &[RefusedBundle],
     form: NotesForm<'_>,
+    notes_pushed: Option<bool>,
 ) -> Result<ExitCode, CliError> {
     let code = wire_name(d.reason_code());
     let allow = d.decision() == Decision::Allow;
+    let next = denial_next(&code, notes_pushed);
     let answer = NotesAnswer {
         decision: DecisionView::named(d, gate),
         authority: "notes",
-        next_step: if allow { "none" } else { next_hint(&code) },
+        next_step: if allow { "none" } else { next },
+        refused_bundles: refused,
         form,
     };
     let mut text = format!(
@@ -325,8 +523,14 @@ fn decision_answer(
             wire_name(r.reason_code)
         ));
     }
+    for r in refused {
+        text.push_str(&format!(
+            "  warning: {} on {} line {} gives no authority: {}\n",
+            r.reason_code, r.commit, r.line, r.message
+        ));
+    }
     if !allow {
-        text.push_str(&format!("  next: {}\n", next_hint(&code)));
+        text.push_str(&format!("  next: {next}\n"));
     }
     finish(out, &answer, allow, text)
 }
@@ -361,7 +565,11 @@ fn pre_receive(
             "drop the other gates' flags",
         ));
     }
-    let repo = open_repo(global)?;
+    // git's lines on stdin: a hook, whose every word reaches the pusher.
+    let hook = args.range.is_none() && args.transport.refname.is_none();
+    let faults = ServerFaults::new(hook, super::discovery_dir(global.cwd.clone())?);
+    let repo = open_repo(global, true, Some(&faults))?;
+    faults.found(&repo);
     let (updates, scope) = match (&args.range, &args.transport.refname) {
         (Some(spec), Some(refname)) => {
             if !refname.starts_with("refs/") {
@@ -424,13 +632,14 @@ fn pre_receive(
             (updates, ReceiveScope::Hook { remote })
         }
     };
-    let scratch = ScratchStore::new()?;
+    let notes_pushed = hook.then(|| updates.iter().any(|u| u.refname == NOTES_REF));
+    let scratch = ScratchStore::new().map_err(|e| faults.error(e))?;
     let answer = drivers::pre_receive(
         &repo,
         &scratch.store,
         &updates,
         &scope,
-        signature_policy(&repo)?,
+        signature_policy(&repo, &faults)?,
     )
     .map_err(transport_error)?;
     let form = NotesForm::Receive {
@@ -441,7 +650,9 @@ fn pre_receive(
     };
     match answer {
         PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d),
-        PreReceive::Judged(d) => decision_answer(out, "pre-receive", &d, form),
+        PreReceive::Judged(d, refused) => {
+            decision_answer(out, "pre-receive", &d, &refused, form, notes_pushed)
+        }
     }
 }
 
@@ -462,22 +673,30 @@ fn pre_pr_notes(
         )
     })?;
     let head = args.head.as_deref().unwrap_or("HEAD");
-    let repo = open_repo(global)?;
+    let repo = open_repo(global, false, None)?;
+    let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let scratch = ScratchStore::new()?;
-    let answer =
-        drivers::pre_pr_from_notes(&repo, &scratch.store, base, head, signature_policy(&repo)?)
-            .map_err(transport_error)?;
+    let answer = drivers::pre_pr_from_notes(
+        &repo,
+        &scratch.store,
+        base,
+        head,
+        signature_policy(&repo, &faults)?,
+    )
+    .map_err(transport_error)?;
     match answer {
         Err(d) => denial_answer(out, "pre-pr", &d),
-        Ok(pr) => decision_answer(
+        Ok((pr, refused)) => decision_answer(
             out,
             "pre-pr",
             &pr.decision,
+            &refused,
             NotesForm::PrePr {
                 base,
                 head,
                 base_advance: pr.base_advance.as_ref(),
             },
+            None,
         ),
     }
 }

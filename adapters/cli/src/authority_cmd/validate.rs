@@ -661,7 +661,13 @@ fn validate_pre_push(
         })?;
         let (updates, notes) = pre_receive::split_notes_updates(updates);
         notes_pushed = Some(notes);
-        PushBoundary::Updates { remote, updates }
+        // The client measures a new ref against everything the remote
+        // advertises; the server counts only its protected refs.
+        PushBoundary::Updates {
+            remote,
+            updates,
+            published: probity_core::review::gate::Vouching::Advertised,
+        }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;
         PushBoundary::Range { base, tip }

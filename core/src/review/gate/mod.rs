@@ -26,6 +26,7 @@ mod rebind;
 #[cfg(test)]
 mod rebind_tests;
 mod recheck;
+mod refs;
 mod stack;
 
 pub use advice::{advice_offered, point_at_escalation, point_at_open_correction};
@@ -33,6 +34,7 @@ pub use first::*;
 pub use push::*;
 pub use rebind::*;
 pub use recheck::*;
+pub use refs::*;
 pub use stack::*;
 
 /// The delivery boundary being crossed.

@@ -191,25 +191,6 @@ pub fn stops_vouching(update: &RefUpdate, fast_forward: bool) -> bool {
     update.local_oid.is_none() || (update.remote_oid.is_some() && !fast_forward)
 }
 
-/// What a push's new refs may build on: the tips the remote advertises
-/// now, minus the refs this push deletes or rewinds (`touched`, by
-/// [`stops_vouching`]): those stop vouching for what they held.
-pub fn published_tips(advertised: Vec<(String, CommitId)>, touched: &[&str]) -> Vec<CommitId> {
-    advertised
-        .into_iter()
-        .filter(|(name, _)| !touched.contains(&name.as_str()))
-        .map(|(_, c)| c)
-        .collect()
-}
-
-/// Whether a new ref's listed range is its own commit instead: nothing
-/// the remote lacks (a release tag, a copy of a branch at a commit the
-/// remote holds) still delivers the ref's content, so that commit is
-/// judged as a delivery of it.
-pub fn new_ref_delivers_its_tip(listed: &DeliveredRange) -> bool {
-    listed.count == 0 && listed.problem.is_none()
-}
-
 /// Groups ranges that deliver the same commits (one physical delivery
 /// reachable through several refs), so each is judged once. Order: first
 /// appearance.

@@ -542,21 +542,77 @@ fn deletions_and_rewinds_stop_vouching_for_what_the_remote_held() {
         ("refs/heads/main".to_string(), c(A)),
         ("refs/heads/old".to_string(), c(B)),
     ];
-    assert_eq!(published_tips(advertised.clone(), &[]), vec![c(A), c(B)]);
-    assert_eq!(published_tips(advertised, &["refs/heads/old"]), vec![c(A)]);
+    let every = Vouching::Advertised;
+    assert_eq!(
+        published_tips(advertised.clone(), &[], &every),
+        vec![c(A), c(B)]
+    );
+    assert_eq!(
+        published_tips(advertised, &["refs/heads/old"], &every),
+        vec![c(A)]
+    );
 }
 
 #[test]
-fn a_new_ref_at_a_commit_the_remote_holds_delivers_that_commit() {
+fn at_the_server_only_protected_refs_vouch_for_published_history() {
+    let advertised = vec![
+        ("refs/heads/main".to_string(), c(A)),
+        ("refs/heads/wip".to_string(), c(B)),
+        ("refs/tags/park".to_string(), c(C1)),
+    ];
+    // The default protects every branch, no tag.
+    let default = Vouching::Protected(Vec::new());
+    assert_eq!(
+        published_tips(advertised.clone(), &[], &default),
+        vec![c(A), c(B)]
+    );
+    // Configured globs: an unprotected branch and a tag vouch for nothing.
+    let main_only = Vouching::Protected(vec!["refs/heads/main".into()]);
+    assert_eq!(
+        published_tips(advertised.clone(), &[], &main_only),
+        vec![c(A)]
+    );
+    let with_tags = Vouching::Protected(vec!["refs/heads/main".into(), "refs/tags/*".into()]);
+    assert_eq!(
+        published_tips(advertised.clone(), &[], &with_tags),
+        vec![c(A), c(C1)]
+    );
+    // A protected ref this push deletes or rewinds stops vouching too.
+    assert_eq!(
+        published_tips(advertised, &["refs/heads/main"], &main_only),
+        Vec::<CommitId>::new()
+    );
+    // The notes ref and review-object refs never vouch, protected or not.
+    assert!(!Vouching::Protected(vec!["refs/*".into()]).vouches(NOTES_REF));
+    assert!(!Vouching::Protected(vec!["refs/*".into()]).vouches("refs/probity/trees/x/final"));
+    assert!(Vouching::Advertised.vouches("refs/tags/anything"));
+}
+
+#[test]
+fn a_new_ref_at_a_commit_the_remote_holds_delivers_that_commit_or_nothing_at_the_server() {
+    let every = Vouching::Advertised;
+    let protected = Vouching::Protected(Vec::new());
     let empty = range("refs/tags/v1", A, Vec::new());
-    assert!(new_ref_delivers_its_tip(&empty));
+    assert_eq!(new_ref_delivery(&empty, &every), NewRefDelivery::OwnTip);
+    assert_eq!(
+        new_ref_delivery(&empty, &protected),
+        NewRefDelivery::AlreadyPublished
+    );
     let listed = range("refs/tags/v1", A, vec![commit(A, &[B])]);
-    assert!(!new_ref_delivers_its_tip(&listed));
+    assert_eq!(new_ref_delivery(&listed, &every), NewRefDelivery::Listed);
+    assert_eq!(
+        new_ref_delivery(&listed, &protected),
+        NewRefDelivery::Listed
+    );
     let refused = DeliveredRange {
         problem: Some(RangeProblem::NotCommit),
         ..empty
     };
-    assert!(!new_ref_delivers_its_tip(&refused));
+    assert_eq!(new_ref_delivery(&refused, &every), NewRefDelivery::Listed);
+    assert_eq!(
+        new_ref_delivery(&refused, &protected),
+        NewRefDelivery::Listed
+    );
 }
 
 #[test]

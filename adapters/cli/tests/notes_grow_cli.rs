@@ -1,0 +1,552 @@
+//! Notes that only grow and never jam (issue 21 §2), through the real
+//! `probity` binary, real `git push` and a real bare server with the
+//! pre-receive hook installed: the notes ref keeps every line of every note
+//! it held; a note's extra, stale, conflicting or forged bundles are
+//! reported, never fatal, while one of its bundles proves the delivery;
+//! concurrent reviews of one commit from two clones, merged with
+//! `cat_sort_uniq`, pass every notes-based gate.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use probity_core::canonical::canonical_bytes;
+use probity_core::digest::Sha256Digest;
+use probity_core::review::bundle::BUNDLE_DOMAIN;
+use probity_git::fixture::Fixture;
+use serde_json::{Value, json};
+use support::*;
+
+struct Setup {
+    f: Fixture,
+    _dir: tempfile::TempDir,
+    server: PathBuf,
+    inputs: tempfile::TempDir,
+}
+
+impl Setup {
+    /// A clone whose `main` is on a bare server with the server hook
+    /// installed, and the medium change in its worktree (not committed).
+    fn new() -> Self {
+        let f = parser_base();
+        let (dir, server) = bare_origin(&f, "server.git");
+        let r = probity(&server, &["hooks", "install", "--server"]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let s = Self {
+            f,
+            _dir: dir,
+            server,
+            inputs: tempfile::tempdir().unwrap(),
+        };
+        write_medium_change(&s.f);
+        s
+    }
+
+    fn rev(&self, cwd: &Path, r: &str) -> Option<String> {
+        self.f
+            .git_in(cwd, &["rev-parse", "-q", "--verify", r])
+            .ok()
+            .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+    }
+
+    fn server_rev(&self, r: &str) -> Option<String> {
+        self.rev(&self.server, r)
+    }
+
+    /// `git push --no-verify` from `cwd`: Ok, or Err(stderr).
+    fn push_from(&self, cwd: &Path, args: &[&str]) -> Result<(), String> {
+        let mut all = vec!["push", "-q", "--no-verify"];
+        all.extend_from_slice(args);
+        self.f
+            .git_in(cwd, &all)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn push(&self, args: &[&str]) -> Result<(), String> {
+        self.push_from(self.f.root(), args)
+    }
+
+    /// Another clone of the server, with its own identity.
+    fn clone_server(&self, name: &str) -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(name);
+        self.f
+            .git(&[
+                "clone",
+                "-q",
+                self.server.to_str().unwrap(),
+                p.to_str().unwrap(),
+            ])
+            .unwrap();
+        for (k, v) in [("user.name", name), ("user.email", "b@probity.invalid")] {
+            self.f.git_in(&p, &["config", k, v]).unwrap();
+        }
+        (d, p)
+    }
+
+    /// The raw note of `commit` in `cwd`'s refs/notes/probity.
+    fn note(&self, cwd: &Path, commit: &str) -> Option<Vec<u8>> {
+        self.f
+            .git_in(cwd, &["notes", "--ref=probity", "show", commit])
+            .ok()
+    }
+
+    /// Replaces a commit's note with `bytes`, as anyone with git can: a new
+    /// notes commit on top of the current one (a fast-forward).
+    fn set_note(&self, commit: &str, bytes: &[u8]) {
+        let p = self.inputs.path().join("note.txt");
+        std::fs::write(&p, bytes).unwrap();
+        self.f
+            .git(&[
+                "notes",
+                "--ref=probity",
+                "add",
+                "-f",
+                "-F",
+                p.to_str().unwrap(),
+                commit,
+            ])
+            .unwrap();
+    }
+}
+
+/// The sorted, LF-terminated note holding `lines` (what `cat_sort_uniq`
+/// makes).
+fn note_of(lines: &[&[u8]]) -> Vec<u8> {
+    let mut v: Vec<&[u8]> = lines
+        .iter()
+        .map(|l| l.strip_suffix(b"\n").unwrap_or(l))
+        .collect();
+    v.sort();
+    v.dedup();
+    let mut out = Vec::new();
+    for l in v {
+        out.extend_from_slice(l);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// A bundle whose finding claim was edited, with the bundle digest
+/// recomputed over the edited content: the record's revision still catches
+/// it (`bundle_record_invalid`).
+fn forge(bundle_line: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8(bundle_line.to_vec()).unwrap();
+    let edited = text.replacen("read the whole diff", "read nothing at all", 1);
+    assert_ne!(edited, text);
+    let mut v: Value = serde_json::from_str(edited.trim_end()).unwrap();
+    let body = {
+        let mut b = v.clone();
+        b.as_object_mut().unwrap().remove("digest");
+        b
+    };
+    v["digest"] = json!(Sha256Digest::of(
+        BUNDLE_DOMAIN,
+        &canonical_bytes(&body).unwrap()
+    ));
+    canonical_bytes(&v).unwrap()
+}
+
+/// A CI-like checkout: a fresh clone of the server with its notes fetched,
+/// and no review store.
+fn ci_clone(s: &Setup) -> (tempfile::TempDir, PathBuf) {
+    let (d, ci) = s.clone_server("ci");
+    s.f.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    (d, ci)
+}
+
+fn ci_range(ci: &Path, base: &str) -> Run {
+    probity(
+        ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &format!("{base}..HEAD"),
+            "--ref",
+            "refs/heads/main",
+        ],
+    )
+}
+
+fn ci_pre_pr(ci: &Path, base: &str) -> Run {
+    probity(
+        ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            base,
+        ],
+    )
+}
+
+/// The `refused_bundles` of a notes gate's answer: (commit, reason code).
+fn refused(r: &Run) -> Vec<(String, String)> {
+    r.json["refused_bundles"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no refused_bundles array: {}", r.stdout))
+        .iter()
+        .map(|b| {
+            (
+                b["commit"].as_str().unwrap_or_default().to_string(),
+                b["reason_code"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_notes_update_may_add_lines_but_never_drop_a_note_or_a_line() {
+    let s = Setup::new();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("reviewed").unwrap();
+    let tip = s.rev(s.f.root(), "HEAD").unwrap();
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let good = s.note(s.f.root(), &tip).unwrap();
+
+    // The note removed, in a notes commit on top: a fast-forward that
+    // strips the published commit's authority.
+    s.f.git(&["notes", "--ref=probity", "remove", &tip])
+        .unwrap();
+    let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("notes_line_removed"), "{err}");
+    assert!(err.contains(&tip), "the denial names the commit: {err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
+
+    // A line added to the note: allowed (the note only grows).
+    s.f.git(&["update-ref", "refs/notes/probity", &published])
+        .unwrap();
+    let two = note_of(&[&good, b"a second line\n"]);
+    s.set_note(&tip, &two);
+    s.push(&["origin", "refs/notes/probity"]).unwrap();
+    let grown = s.server_rev("refs/notes/probity").unwrap();
+    assert_ne!(grown, published);
+    assert_eq!(s.note(&s.server, &tip), Some(two.clone()));
+
+    // One line of the two-line note dropped, either one: denied.
+    for kept in [&good[..], b"a second line\n"] {
+        s.set_note(&tip, &note_of(&[kept]));
+        let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+        assert!(err.contains("notes_line_removed"), "{err}");
+        assert_eq!(s.server_rev("refs/notes/probity"), Some(grown.clone()));
+        s.f.git(&["update-ref", "refs/notes/probity", &grown])
+            .unwrap();
+    }
+
+    // A note on another commit beside the kept one: allowed.
+    let base = s.rev(s.f.root(), "HEAD~1").unwrap();
+    s.f.git(&["notes", "--ref=probity", "add", "-m", "more", &base])
+        .unwrap();
+    s.push(&["origin", "refs/notes/probity"]).unwrap();
+    assert_eq!(s.note(&s.server, &tip), Some(two));
+}
+
+/// Commit `C` (the medium change on `main`'s tip) made in `s.f` and put on
+/// the server under an unprotected tag; a second clone `b` that has it.
+/// Each clone reviews `C` on its own (`start --commit`) and publishes it.
+/// Returns (base, C, clone b).
+fn reviewed_twice(s: &Setup) -> (String, String, tempfile::TempDir, PathBuf) {
+    let base = s.rev(s.f.root(), "HEAD").unwrap();
+    s.f.commit_all("one change, two reviewers").unwrap();
+    let c = s.rev(s.f.root(), "HEAD").unwrap();
+    s.push(&["origin", &format!("{c}:refs/tags/wip")]).unwrap();
+    let (d, b) = s.clone_server("b");
+    s.f.git_in(&b, &["checkout", "-q", "-B", "main", "wip"])
+        .unwrap();
+    for cwd in [s.f.root(), b.as_path()] {
+        let st = probity(cwd, &["start", "--commit", &c]);
+        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        approve_started(cwd, s.inputs.path(), &st.json);
+        let pb = probity(cwd, &["publish", "--range", &format!("{base}..{c}")]);
+        assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+        assert_eq!(pb.json["written"][0]["commit"], c.as_str(), "{}", pb.stdout);
+    }
+    assert_ne!(s.note(s.f.root(), &c), s.note(&b, &c), "two reviews");
+    (base, c, d, b)
+}
+
+#[test]
+fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
+    let s = Setup::new();
+    let (base, c, _d, b) = reviewed_twice(&s);
+    // Clone A takes B's notes with git's own merge: one note, two lines.
+    let b_url = b.to_str().unwrap();
+    s.f.git(&[
+        "fetch",
+        "-q",
+        b_url,
+        "+refs/notes/probity:refs/notes/probity-b",
+    ])
+    .unwrap();
+    s.f.git(&[
+        "notes",
+        "--ref=probity",
+        "merge",
+        "-q",
+        "-s",
+        "cat_sort_uniq",
+        "refs/notes/probity-b",
+    ])
+    .unwrap();
+    let merged = s.note(s.f.root(), &c).unwrap();
+    let a_note = s.note(&b, &c).unwrap();
+    assert_eq!(
+        merged
+            .split(|x| *x == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
+        2
+    );
+    assert!(
+        merged
+            .windows(a_note.len() - 1)
+            .any(|w| w == &a_note[..a_note.len() - 1])
+    );
+
+    // The server hook allows the delivery with the merged notes.
+    s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
+    assert_eq!(s.server_rev("main"), Some(c.clone()));
+
+    // CI, from a fresh clone with the notes fetched: both notes forms allow,
+    // and report the second review's bundle (its candidate is already the
+    // first's) instead of failing on it.
+    let (_ci_dir, ci) = ci_clone(&s);
+    let r = ci_range(&ci, &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["decision"], "allow");
+    assert_eq!(
+        refused(&r),
+        vec![(c.clone(), "import_conflict".to_string())]
+    );
+    let pr = ci_pre_pr(&ci, &base);
+    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
+    assert_eq!(pr.json["decision"], "allow");
+    assert_eq!(
+        refused(&pr),
+        vec![(c.clone(), "import_conflict".to_string())]
+    );
+    // The text answer warns, and still allows.
+    let text = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(&ci)
+    .args([
+        "validate",
+        "--gate",
+        "pre-pr",
+        "--authority",
+        "notes",
+        "--base",
+    ])
+    .arg(&base)
+    .output()
+    .unwrap();
+    // A gate's text goes to stderr (a hook's reaches the pusher as
+    // `remote:` lines).
+    let out = String::from_utf8_lossy(&text.stderr);
+    assert!(text.status.success(), "{out}");
+    assert!(
+        out.contains("warning:") && out.contains("import_conflict"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bundle_left_by_a_failed_push_does_not_jam_later_pushes() {
+    let s = Setup::new();
+    let (_base, c, _d, b) = reviewed_twice(&s);
+    // A's `probity push` fails (the server is unreachable for a moment):
+    // A's bundle stays in A's note on C.
+    let url = s.server.to_str().unwrap().to_string();
+    s.f.git(&["remote", "set-url", "origin", "/nonexistent/server.git"])
+        .unwrap();
+    let failed = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_ne!(failed.code, 0, "{}{}", failed.stdout, failed.stderr);
+    s.f.git(&["remote", "set-url", "origin", &url]).unwrap();
+    assert!(s.note(s.f.root(), &c).is_some());
+    // Meanwhile B pushes its notes with the commit under its tag.
+    let pb = probity(&b, &["push", "origin", "wip"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    // A pushes again: the server's notes are merged in (C's note now holds
+    // A's stale bundle and B's), and the push is allowed.
+    let again = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert_eq!(again.json["notes_merged_from_remote"], true);
+    assert_eq!(s.server_rev("main"), Some(c.clone()));
+    let on_server = s.note(&s.server, &c).unwrap();
+    assert_eq!(
+        on_server
+            .split(|x| *x == b'\n')
+            .filter(|l| !l.is_empty())
+            .count(),
+        2
+    );
+    // And once more, with nothing new: still allowed.
+    let third = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(third.code, 0, "{}{}", third.stdout, third.stderr);
+}
+
+#[test]
+fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
+    let s = Setup::new();
+    let base = s.rev(s.f.root(), "HEAD").unwrap();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("reviewed").unwrap();
+    let tip = s.rev(s.f.root(), "HEAD").unwrap();
+    let pb = probity(s.f.root(), &["publish"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    let good = s.note(s.f.root(), &tip).unwrap();
+    let forged = forge(good.strip_suffix(b"\n").unwrap());
+
+    // Only the forged bundle: denied with its own code, as before.
+    s.set_note(&tip, &note_of(&[&forged]));
+    let err = s
+        .push(&["origin", "main", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("bundle_record_invalid"), "{err}");
+    assert_ne!(s.server_rev("main"), Some(tip.clone()));
+
+    // The genuine bundle beside the forged one and a garbage line: the
+    // genuine one proves the delivery; the others are reported.
+    s.set_note(&tip, &note_of(&[&good, &forged, b"not a bundle at all"]));
+    s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
+    assert_eq!(s.server_rev("main"), Some(tip.clone()));
+    let (_ci_dir, ci) = ci_clone(&s);
+    let r = ci_range(&ci, &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let mut codes: Vec<String> = refused(&r).into_iter().map(|(_, c)| c).collect();
+    codes.sort();
+    assert_eq!(codes, vec!["bundle_invalid", "bundle_record_invalid"]);
+    // The forged bundle authorizes nothing: the note stripped of the
+    // genuine line (in a CI clone, where the server's rule does not run)
+    // is denied.
+    s.f.git_in(
+        &ci,
+        &[
+            "notes",
+            "--ref=probity",
+            "add",
+            "-f",
+            "-m",
+            "not a bundle at all",
+            &tip,
+        ],
+    )
+    .unwrap();
+    let r = ci_range(&ci, &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["reason_code"], "bundle_invalid");
+}
+
+/// A commit rebased onto reviewed upstream work is allowed by the rebase
+/// proof (its review approves another (base, tree)). An unfinished review
+/// of the same candidate, started in another clone and put first in the
+/// note, authorizes nothing and cannot take the candidate from it.
+#[test]
+fn an_unfinished_review_put_first_cannot_jam_a_rebased_delivery() {
+    let s = Setup::new();
+    // Mallory's clone starts a review of the same candidate, never
+    // finishes it, and exports it.
+    let (_md, m) = s.clone_server("m");
+    write_medium_change_in(&m);
+    let st = probity(&m, &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let unfinished = st.json["lineage_id"].as_str().unwrap().to_string();
+    let out = probity_raw(&m, &["bundle", "export", "--lineage", &unfinished]);
+    let mallory = out.strip_suffix(b"\n").unwrap().to_vec();
+    // Here: the same candidate approved and committed.
+    let lineage = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    s.f.commit_all("reviewed here").unwrap();
+    let orig = s.rev(s.f.root(), "HEAD").unwrap();
+    // Another clone lands reviewed work on another path; rebase onto it.
+    let (_bd, b) = s.clone_server("b");
+    std::fs::create_dir_all(b.join("docs")).unwrap();
+    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
+    approve_live(&b, s.inputs.path());
+    s.f.git_in(&b, &["add", "-A"]).unwrap();
+    s.f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
+        .unwrap();
+    let pb = probity(&b, &["push", "origin", "main"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    s.f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/probity:refs/notes/probity",
+    ])
+    .unwrap();
+    let tip = s.rev(s.f.root(), "HEAD").unwrap();
+    let p = probity(s.f.root(), &["publish"]);
+    assert_eq!(p.json["written"][0]["commit"], tip.as_str(), "{}", p.stdout);
+    // Mallory's line first in the note (a note is read in any order).
+    let genuine = s.note(s.f.root(), &tip).unwrap();
+    s.set_note(&tip, &[&mallory[..], b"\n", &genuine[..]].concat());
+    // Pushed with plain git, with the trees the review froze.
+    let tree = |r: &str| s.rev(s.f.root(), &format!("{r}^{{tree}}")).unwrap();
+    let (base_tree, final_tree) = (tree(&format!("{orig}~1")), tree(&orig));
+    let refs = [
+        format!("{base_tree}:refs/probity/trees/{lineage}/base"),
+        format!("{final_tree}:refs/probity/trees/{lineage}/candidate"),
+        format!("{final_tree}:refs/probity/trees/{lineage}/final"),
+    ];
+    let mut args = vec!["--atomic", "origin", "main", "refs/notes/probity"];
+    args.extend(refs.iter().map(String::as_str));
+    s.push(&args).unwrap();
+    assert_eq!(s.server_rev("main"), Some(tip.clone()));
+    // CI reports the unfinished review and allows.
+    let (_ci_dir, ci) = ci_clone(&s);
+    let mut want = refused(&ci_range(&ci, &format!("{tip}~1")));
+    want.sort();
+    assert_eq!(want, vec![(tip, "import_conflict".to_string())]);
+}
+
+/// The medium change, written into another clone's worktree.
+fn write_medium_change_in(root: &Path) {
+    std::fs::write(
+        root.join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/parser_test.rs"), "#[test]\nfn t() {}\n").unwrap();
+}
+
+/// `probity ARGS` in `cwd`, its raw stdout (no --json).
+fn probity_raw(cwd: &Path, args: &[&str]) -> Vec<u8> {
+    let out = isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(cwd)
+    .args(args)
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}

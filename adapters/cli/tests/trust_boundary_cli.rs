@@ -1,0 +1,266 @@
+//! Authority no party grants itself (issue 20), on a real bare remote with
+//! the server hook: the attacks an agent under review tried, each pushed
+//! past every client hook, and the legitimate flows beside them.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
+    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
+        .ok()
+        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+}
+
+fn commit_all(f: &Fixture, message: &str) -> String {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", message])
+        .unwrap();
+    rev(f, f.root(), "HEAD").unwrap()
+}
+
+/// A server that requires signatures by the maintainer's key (`alice`),
+/// and a clone with a reviewable change in its worktree.
+struct Signed {
+    f: Fixture,
+    _dir: tempfile::TempDir,
+    server: PathBuf,
+    keys: tempfile::TempDir,
+    alice: PathBuf,
+    inputs: tempfile::TempDir,
+}
+
+impl Signed {
+    fn new() -> Self {
+        let f = parser_base();
+        let (dir, server) = bare_origin(&f, "server.git");
+        let r = probity(&server, &["hooks", "install", "--server"]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let keys = tempfile::tempdir().unwrap();
+        let alice = keygen(keys.path(), "alice");
+        let signers = allowed(keys.path(), &[("alice@example.invalid", &alice)]);
+        for (k, v) in [
+            ("probity.requireSignature", "true"),
+            ("probity.allowedSignersFile", signers.to_str().unwrap()),
+        ] {
+            f.git_in(&server, &["config", k, v]).unwrap();
+        }
+        write_medium_change(&f);
+        Self {
+            f,
+            _dir: dir,
+            server,
+            keys,
+            alice,
+            inputs: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The maintainer signs `lineage` with her key.
+    fn sign(&self, lineage: &str) {
+        self.f
+            .git(&["config", "probity.signingKey", self.alice.to_str().unwrap()])
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(["--cwd", self.f.root().to_str().unwrap()])
+            .args(["attest", "--lineage", lineage, "--sign"])
+            .env("HOME", self.keys.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn server_rev(&self, r: &str) -> Option<String> {
+        rev(&self.f, &self.server, r)
+    }
+}
+
+fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
+    let st = probity(f.root(), &["status", "--lineage", lineage]);
+    let revision = st.json["store_revision"].as_str().unwrap().to_string();
+    let rec = probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            lineage,
+            "--expected-predecessor-revision",
+            &revision,
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "a one-line follow-up",
+            "--actor",
+            "agent",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    rec.json["lineage_id"].as_str().unwrap().to_string()
+}
+
+/// The agent approves its own change and commits it (c1, lineage L1),
+/// then a one-line follow-up reviewed as L1's successor (c2, L2): the
+/// recovery chain whose later link a maintainer is asked to sign.
+fn self_approved_chain(s: &Signed) -> (String, String, String) {
+    let l1 = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    commit_all(&s.f, "c1: self-approved");
+    s.f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",
+    )
+    .unwrap();
+    let l2 = recover_scope_changed(&s.f, &l1);
+    let st = probity(s.f.root(), &["status", "--lineage", &l2]);
+    approve_started(s.f.root(), s.inputs.path(), &st.json);
+    let c2 = commit_all(&s.f, "c2: one-line follow-up");
+    (l1, l2, c2)
+}
+
+#[test]
+fn a_signature_on_a_later_link_does_not_cover_an_unsigned_earlier_one() {
+    let s = Signed::new();
+    let before = s.server_rev("main");
+    let (l1, l2, c2) = self_approved_chain(&s);
+    // The maintainer signs only the follow-up.
+    s.sign(&l2);
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // Her envelope vouches for L2's statement, not L1's: for L1 it is a
+    // signature over another statement.
+    assert!(p.stderr.contains("DENY: signature_invalid"), "{}", p.stderr);
+    assert!(
+        p.stderr
+            .contains(&format!("probity attest --lineage {l1} --sign")),
+        "{}",
+        p.stderr
+    );
+    assert_eq!(s.server_rev("main"), before);
+    // Once she signs the earlier link too, the chain lands.
+    s.sign(&l1);
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(s.server_rev("main"), Some(c2));
+}
+
+#[test]
+fn a_maintainer_signed_recovery_after_an_escalation_lands() {
+    let s = Signed::new();
+    // The lens escalates (unknown causality); the maintainer recovers the
+    // escalated lineage with her authorization and signs the successor.
+    let st = probity(s.f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
+    let r = input(s.inputs.path(), "unknown.json", PARSER_UNKNOWN);
+    let fin = probity(s.f.root(), &["finalize", "--lineage", &l1, "--result", &r]);
+    assert_eq!(
+        fin.json["state"], "escalated",
+        "{}{}",
+        fin.stdout, fin.stderr
+    );
+    let revision = fin.json["store_revision"].as_str().unwrap().to_string();
+    let rec = probity(
+        s.f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &l1,
+            "--expected-predecessor-revision",
+            &revision,
+            "--disposition",
+            "escalation_authorized",
+            "--reason",
+            "read the callers: none breaks",
+            "--actor",
+            "alice",
+            "--authorization",
+            "alice approves after reading the callers",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let st = probity(s.f.root(), &["status", "--lineage", &l2]);
+    approve_started(s.f.root(), s.inputs.path(), &st.json);
+    let c = commit_all(&s.f, "reviewed after escalation");
+    s.sign(&l2);
+    let p = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(s.server_rev("main"), Some(c));
+}
+
+/// A server hook with no signature policy, and a clone whose reviewed
+/// change sits in its worktree.
+fn plain_server() -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
+    let f = parser_base();
+    let (dir, server) = bare_origin(&f, "server.git");
+    let r = probity(&server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    write_medium_change(&f);
+    (f, dir, server, tempfile::tempdir().unwrap())
+}
+
+fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["push", "-q", "--no-verify"];
+    all.extend_from_slice(args);
+    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
+    let (f, _dir, server, inputs) = plain_server();
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The maintainer reverts it, reviewed as committed.
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    let revert = commit_all(&f, "revert the change");
+    let st = probity(f.root(), &["start", "--commit", &revert]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The agent reverts the revert and copies the old note onto it: the
+    // same (parent tree, tree) the old approval bound.
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    let replay = commit_all(&f, "bring it back");
+    f.git(&["notes", "--ref=probity", "copy", &c1, &replay])
+        .unwrap();
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(&c1), "{err}");
+    assert!(
+        err.contains(&format!("probity start --commit {replay}")),
+        "{err}"
+    );
+    assert_eq!(rev(&f, &server, "main"), Some(revert));
+}
+
+#[test]
+fn the_same_reviewed_commit_reaches_another_protected_branch_and_is_pushed_again() {
+    let (f, _dir, server, inputs) = plain_server();
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The same commit to a release branch cut from the base: its approval
+    // has not delivered there yet.
+    push_no_verify(&f, &["origin", "HEAD~1:refs/heads/release"]).unwrap();
+    push_no_verify(&f, &["origin", "HEAD:refs/heads/release"]).unwrap();
+    assert_eq!(rev(&f, &server, "release"), Some(c1.clone()));
+    // Pushed again (nothing new): allowed.
+    push_no_verify(&f, &["origin", "main"]).unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(c1));
+}
