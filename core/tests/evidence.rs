@@ -179,3 +179,67 @@ fn a_document_padded_past_its_bound_is_refused_and_long_logs_stay_opaque() {
     json_log.extend(br#"], "note": "probity-command-evidence/v1"}"#);
     assert_eq!(evidence_verdict(&json_log), Ok(EvidenceVerdict::Passed));
 }
+
+/// Issue 20: a `probity-command-evidence/v2` document names the tree its
+/// check ran on; a lineage takes it only for its final candidate tree, and
+/// v1 documents are read as before.
+#[test]
+fn a_v2_document_is_taken_only_for_the_final_candidate_tree() {
+    use probity_core::review::evidence::{
+        COMMAND_EVIDENCE_SCHEMA_V2, EvidenceDocError, command_evidence_on, evidence_reading,
+    };
+    let v = validating();
+    let run = CommandRun {
+        argv: vec!["true".into()],
+        exit: ExitOutcome::Code(0),
+        output_sha256: Sha256Digest::plain(b""),
+        output_bytes: 0,
+    };
+    let tree = v.final_candidate_tree().clone();
+    let on = command_evidence_on(&run, &tree).unwrap();
+    let text = String::from_utf8(on.bytes.clone()).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"argv":["true"],"exit_code":0,"output_bytes":0,"output_sha256":"{}","schema":"{COMMAND_EVIDENCE_SCHEMA_V2}","tree":"{tree}"}}"#,
+            Sha256Digest::plain(b"")
+        )
+    );
+    assert_eq!(evidence_reading(&on.bytes).unwrap(), on.reading());
+    let approved = v.accept_evidence(&on.bytes).unwrap();
+    assert_eq!(approved.stage().name(), "approved");
+    // Another tree: refused, whatever the verdict.
+    let other = v.snapshot().base_tree.clone();
+    assert_ne!(other, tree);
+    for exit in [ExitOutcome::Code(0), ExitOutcome::Code(1)] {
+        let doc = command_evidence_on(
+            &CommandRun {
+                exit,
+                ..run.clone()
+            },
+            &other,
+        )
+        .unwrap();
+        assert!(matches!(
+            v.accept_evidence(&doc.bytes),
+            Err(TransitionError::EvidenceTree { evidence_tree, final_tree, .. })
+                if evidence_tree == other && final_tree == tree
+        ));
+    }
+    // v1 stays as it was (no tree); a tree in v1, or none in v2, is malformed.
+    let v1 = command_evidence(&run).unwrap();
+    assert_eq!(evidence_reading(&v1.bytes).unwrap().tree, None);
+    let v1_with_tree = String::from_utf8(v1.bytes.clone())
+        .unwrap()
+        .replace('}', &format!(r#","tree":"{tree}"}}"#));
+    let v2_without = String::from_utf8(v1.bytes).unwrap().replace("/v1", "/v2");
+    for bad in [v1_with_tree, v2_without] {
+        assert!(
+            matches!(
+                evidence_reading(bad.as_bytes()),
+                Err(EvidenceDocError::Malformed(_))
+            ),
+            "{bad}"
+        );
+    }
+}

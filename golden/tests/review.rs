@@ -113,6 +113,28 @@ fn an_escalation_by_failed_evidence() {
     insta::assert_snapshot!("receipt_escalated_evidence_failed", text(receipt));
 }
 
+/// The `probity-command-evidence/v2` document (issue 20): v1's fields and
+/// the tree the check ran on, canonical; v1's bytes are unchanged (above).
+#[test]
+fn a_command_evidence_document_v2_names_its_tree() {
+    use probity_core::digest::Sha256Digest;
+    use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence_on};
+    use probity_core::review::ids::TreeId;
+    let tree = TreeId::parse("4b825dc642cb6eb9a060e54bf8d69288fbee4904").unwrap();
+    let doc = command_evidence_on(
+        &CommandRun {
+            argv: vec!["cargo".into(), "test".into(), "--locked".into()],
+            exit: ExitOutcome::Code(101),
+            output_sha256: Sha256Digest::plain(b"test result: FAILED. 41 passed; 1 failed\n"),
+            output_bytes: 41,
+        },
+        &tree,
+    )
+    .unwrap()
+    .bytes;
+    insta::assert_snapshot!("command_evidence_v2", text(doc));
+}
+
 /// A dispute (R12.6): the record keeps it in the judgment and the receipt
 /// lists the disputed finding with the resolved ones.
 #[test]

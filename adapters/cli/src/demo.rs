@@ -493,7 +493,11 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         "    parse(s).len()".into(),
         "src/parser.rs".into(),
     ];
-    let ran = crate::authority_cmd::evidence_cmd::run(
+    // On the lineage's final candidate tree, in a scratch checkout.
+    let tree = drivers::evidence_tree(repo, store, Some(&lineage), false).map_err(review_error)?;
+    let ran = crate::authority_cmd::evidence_cmd::run_on_tree(
+        repo,
+        &tree,
         &check,
         std::time::Duration::from_secs(60),
         Some(&root),
@@ -505,7 +509,10 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         store,
         FinalizeInput {
             lineage: Some(lineage),
-            evidence: Some(EvidenceInput::Command(ran)),
+            evidence: Some(EvidenceInput::CommandOn {
+                run: ran.run,
+                tree: ran.tree,
+            }),
             ..Default::default()
         },
     )?;

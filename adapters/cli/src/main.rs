@@ -32,7 +32,7 @@ use output::{CliError, Output};
 const AFTER_HELP: &str = "\
 Exit codes:
   0  ok, or the gate allows
-  1  the gate denies
+  1  the gate denies, or the check --evidence-cmd ran failed (the answer says so)
   2  usage error
   3  rejected input (nothing changed)
   4  conflict or contention (retry, or reload and decide)
@@ -74,6 +74,10 @@ enum Command {
     Validate(authority_cmd::ValidateArgs),
     /// Show a lineage's state and whether it applies to the live candidate.
     Status(authority_cmd::StatusArgs),
+    /// Show what the store keeps beside a lineage's authority (read-only):
+    /// `show evidence`, the last check `--evidence-cmd` ran and its output.
+    #[command(subcommand)]
+    Show(authority_cmd::ShowCommand),
     /// Invalidate a pristine review (no lens result yet), keeping its snapshot.
     Invalidate(recovery_cmd::InvalidateArgs),
     /// Create the audited successor of a final lineage (generation + 1).
@@ -233,6 +237,7 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Dispute(a) => authority_cmd::dispute(&cli.global, out, a),
         Command::Validate(a) => authority_cmd::validate(&cli.global, out, a),
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
+        Command::Show(c) => authority_cmd::show(&cli.global, out, c),
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
         Command::Repair(a) => recovery_cmd::repair(&cli.global, out, a),

@@ -2,7 +2,7 @@
 //!
 //! Exit codes (documented in `probity --help` and README):
 //! - 0: ok, or the gate allows
-//! - 1: the gate denies
+//! - 1: the gate denies, or the check `--evidence-cmd` ran failed
 //! - 2: usage error (bad flags or arguments)
 //! - 3: rejected input (a malformed document, a bad value); nothing changed
 //! - 4: conflict or contention (a stale revision, a lock held elsewhere)

@@ -256,6 +256,9 @@ struct LineageAnswer<'a> {
     finalize: FinalizeAnswer<'a>,
     roles: Vec<RoleAnswer<'a>>,
     evidence_ran: bool,
+    /// The check `--evidence-cmd` ran, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence_check: Option<evidence_cmd::CheckAnswer>,
     #[serde(skip_serializing_if = "Option::is_none")]
     handoff: Option<FixerHandoff>,
 }
@@ -422,35 +425,51 @@ fn run_lineage(
         .filter_map(|r| r.outcome.as_ref().err().map(role_error))
         .collect();
     // The independent check, once the lineage awaits evidence.
-    let (record, receipt, evidence_ran) = if args.evidence_cmd
+    let (record, receipt, evidence_ran, check) = if args.evidence_cmd
         && failed.is_empty()
         && record.state().next_action() == NextInput::ProvideEvidence
     {
+        // On the lineage's final candidate tree, in a scratch checkout.
+        let tree = drivers::evidence_tree(&ctx.repo, &ctx.store, Some(lineage), false)
+            .map_err(review_error)?;
         let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
-        let run = evidence_cmd::run(&args.argv, timeout, global.cwd.as_deref())?;
+        let check = evidence_cmd::run_on_tree(
+            &ctx.repo,
+            &tree,
+            &args.argv,
+            timeout,
+            global.cwd.as_deref(),
+        )?;
         let done = drivers::finalize(
             &ctx.repo,
             &ctx.store,
             FinalizeInput {
                 lineage: Some(lineage.clone()),
-                evidence: Some(EvidenceInput::Command(run)),
+                evidence: Some(EvidenceInput::CommandOn {
+                    run: check.run.clone(),
+                    tree: check.tree.clone(),
+                }),
                 ..Default::default()
             },
         )
         .map_err(review_error)?;
-        (done.record, done.receipt_location, true)
+        let answer = evidence_cmd::CheckAnswer::of(&ctx.store, &done.record, &check);
+        (done.record, done.receipt_location, true, Some(answer))
     } else {
-        (record, receipt, false)
+        (record, receipt, false, None)
     };
     let answer = LineageAnswer {
         finalize: FinalizeAnswer::of(&record, receipt.as_deref()),
         roles: runs.iter().map(RoleAnswer::of).collect(),
         evidence_ran,
+        evidence_check: check,
         handoff: fixer_handoff(record.state()),
     };
     out.answer(&answer, || human(&answer, &runs, &failed));
     Ok(match failed.first() {
         Some(e) => exit_of(e),
+        // A check that failed exits 1 (the lineage escalated on it).
+        None if answer.evidence_check.as_ref().is_some_and(|c| !c.passed) => ExitCode::from(1),
         None => ExitCode::SUCCESS,
     })
 }
@@ -479,6 +498,9 @@ fn human(answer: &LineageAnswer<'_>, runs: &[RoleRun], failed: &[CliError]) -> S
     let f = &answer.finalize;
     t.push_str(&format!("{} is {}\n", f.lineage_id, f.state));
     t.push_str(&f.human_findings());
+    if let Some(c) = &answer.evidence_check {
+        t.push_str(&c.human(f.lineage_id));
+    }
     if let Some(h) = &answer.handoff {
         t.push_str(&format!(
             "  fix exactly: {} (allowed paths: {})\n",

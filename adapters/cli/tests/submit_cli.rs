@@ -12,7 +12,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence};
+use probity_core::review::evidence::{
+    CommandRun, ExitOutcome, command_evidence, command_evidence_on,
+};
+use probity_core::review::ids::TreeId;
 use probity_core::review::state::EVIDENCE_DOMAIN;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
@@ -515,12 +518,18 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
         .unwrap(),
     )
     .unwrap();
-    let doc = command_evidence(&CommandRun {
-        argv: vec!["printf".into(), "%s".into(), "a; exit 1".into()],
-        exit: ExitOutcome::Code(0),
-        output_sha256: Sha256Digest::plain(b"a; exit 1"),
-        output_bytes: 9,
-    })
+    // The v2 document: it names the tree the check ran on, the final
+    // candidate tree.
+    let tree = TreeId::parse(receipt["final_candidate_tree"].as_str().unwrap()).unwrap();
+    let doc = command_evidence_on(
+        &CommandRun {
+            argv: vec!["printf".into(), "%s".into(), "a; exit 1".into()],
+            exit: ExitOutcome::Code(0),
+            output_sha256: Sha256Digest::plain(b"a; exit 1"),
+            output_bytes: 9,
+        },
+        &tree,
+    )
     .unwrap()
     .bytes;
     assert_eq!(
@@ -556,7 +565,10 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     let mut args = vec!["finalize", "--evidence-cmd", "--"];
     args.extend(check);
     let failed = quick(f.root(), &args);
-    assert_eq!(failed.code, 0, "{}{}", failed.stdout, failed.stderr);
+    // A failing check exits 1 (issue 20), its status and output shown.
+    assert_eq!(failed.code, 1, "{}{}", failed.stdout, failed.stderr);
+    assert_eq!(failed.json["evidence_check"]["exit"], "exit status 3");
+    assert_eq!(failed.json["evidence_check"]["output_tail"], "out\nerr\n");
     assert_eq!(failed.json["state"], "escalated", "{}", failed.stdout);
     assert_eq!(failed.json["escalation_reason"], "evidence_failed");
     assert_eq!(failed.json["action"], "none");
@@ -570,12 +582,16 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     let receipt = receipt_of(&f, &lineage);
     assert_eq!(receipt["terminal_state"], "escalated");
     assert_eq!(receipt["resolved_finding_ids"], serde_json::json!([]));
-    let doc = command_evidence(&CommandRun {
-        argv: check.iter().map(|a| a.to_string()).collect(),
-        exit: ExitOutcome::Code(3),
-        output_sha256: Sha256Digest::plain(b"out\nerr\n"),
-        output_bytes: 8,
-    })
+    let tree = TreeId::parse(receipt["final_candidate_tree"].as_str().unwrap()).unwrap();
+    let doc = command_evidence_on(
+        &CommandRun {
+            argv: check.iter().map(|a| a.to_string()).collect(),
+            exit: ExitOutcome::Code(3),
+            output_sha256: Sha256Digest::plain(b"out\nerr\n"),
+            output_bytes: 8,
+        },
+        &tree,
+    )
     .unwrap()
     .bytes;
     assert_eq!(

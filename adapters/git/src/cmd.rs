@@ -217,7 +217,7 @@ pub fn is_transport_env(key: &str) -> bool {
 /// `GIT_COMMITTER_NAME`, `GIT_COMMITTER_EMAIL`), what CI and a caller's
 /// environment name the person by: it signs the notes commits `publish`
 /// writes, and names nothing git reads.
-fn is_git_env(key: &OsStr) -> bool {
+pub fn is_git_env(key: &OsStr) -> bool {
     let k = key.to_string_lossy();
     k.starts_with("GIT_") && !KEPT_ENV.contains(&k.as_ref())
 }

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod candidate;
+pub mod checkout;
 pub mod cmd;
 pub mod delivery;
 pub mod export;

@@ -4,6 +4,7 @@
 
 pub mod artifacts;
 pub mod attestations;
+pub mod check_output;
 pub mod context_dir;
 pub mod repair;
 pub mod review_store;

@@ -3,32 +3,45 @@
 //! Final evidence is bytes from a mechanism independent of the reviewer. Most
 //! of it is opaque to Probity (a test log, a CI artifact): its presence is
 //! the claim, and its hash is bound into the receipt. One form is not
-//! opaque: the command evidence document (`probity-command-evidence/v1`),
-//! which `finalize --evidence-cmd` writes for the check it ran and a user
-//! may hand over as a file. It says whether the check passed, and a check
-//! that failed never approves: it escalates, with its document's hash
-//! recorded.
+//! opaque: the command evidence document, which `finalize --evidence-cmd`
+//! writes for the check it ran and a user may hand over as a file. It says
+//! whether the check passed, and a check that failed never approves: it
+//! escalates, with its document's hash recorded.
+//!
+//! Two versions are read: `probity-command-evidence/v1` (argv, exit, output
+//! hash: what earlier releases wrote; read as before) and
+//! `probity-command-evidence/v2`, which also names the git `tree` the check
+//! ran on (what `--evidence-cmd` writes now, the check having run in a
+//! scratch checkout of that tree). A v2 document is taken only by the
+//! lineage whose final candidate tree it names
+//! ([`crate::review::state::ReviewState::accept_evidence_reading`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::{CanonicalError, canonical_bytes, parse_strict};
 use crate::digest::Sha256Digest;
+use crate::review::ids::TreeId;
 
-/// Whether `bytes` hold a member `"schema"` whose value is the command
-/// evidence schema label (whitespace allowed around the colon).
+/// Whether `bytes` hold a member `"schema"` whose value is a command
+/// evidence schema label (either version; whitespace allowed around the
+/// colon).
 fn names_command_schema(bytes: &[u8]) -> bool {
-    let label = format!("\"{COMMAND_EVIDENCE_SCHEMA}\"");
     let key = b"\"schema\"";
-    let mut rest = bytes;
-    while let Some(i) = rest.windows(key.len()).position(|w| w == key) {
-        rest = &rest[i + key.len()..];
-        if let Some(value) = rest.trim_ascii_start().strip_prefix(b":")
-            && value.trim_ascii_start().starts_with(label.as_bytes())
-        {
-            return true;
-        }
-    }
-    false
+    [COMMAND_EVIDENCE_SCHEMA, COMMAND_EVIDENCE_SCHEMA_V2]
+        .iter()
+        .any(|schema| {
+            let label = format!("\"{schema}\"");
+            let mut rest = bytes;
+            while let Some(i) = rest.windows(key.len()).position(|w| w == key) {
+                rest = &rest[i + key.len()..];
+                if let Some(value) = rest.trim_ascii_start().strip_prefix(b":")
+                    && value.trim_ascii_start().starts_with(label.as_bytes())
+                {
+                    return true;
+                }
+            }
+            false
+        })
 }
 
 /// How a check Probity ran ended.
@@ -71,8 +84,12 @@ pub struct CommandRun {
     pub output_bytes: u64,
 }
 
-/// The schema label of the command evidence document.
+/// The schema label of the first command evidence document (no tree).
 pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
+
+/// The schema label of the command evidence document that names the tree
+/// the check ran on (`tree`).
+pub const COMMAND_EVIDENCE_SCHEMA_V2: &str = "probity-command-evidence/v2";
 
 /// A command evidence document is at most this long; longer evidence is
 /// opaque bytes (and is never read whole: the adapter streams its hash).
@@ -88,7 +105,19 @@ pub enum EvidenceVerdict {
     Failed,
 }
 
-/// The command evidence document, as written and as read (strict).
+/// What evidence says: its verdict, and for a v2 command evidence
+/// document the tree the check ran on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceReading {
+    /// Whether the check passed (opaque evidence passes by presence).
+    pub verdict: EvidenceVerdict,
+    /// The git tree a `probity-command-evidence/v2` document names; `None`
+    /// for opaque evidence and for a v1 document.
+    pub tree: Option<TreeId>,
+}
+
+/// The command evidence document, as written and as read (strict). `tree`
+/// is required in v2 and refused in v1.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CommandEvidenceDoc {
@@ -100,17 +129,19 @@ struct CommandEvidenceDoc {
     signal: Option<i32>,
     output_sha256: Sha256Digest,
     output_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tree: Option<TreeId>,
 }
 
 /// Why evidence that names the command evidence schema is not one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EvidenceDocError {
-    /// The bytes name `probity-command-evidence/v1` but break its shape: an
-    /// unknown or missing field, an empty argv, both or neither of
-    /// `exit_code` and `signal`, or more than
+    /// The bytes name a command evidence schema but break its shape: an
+    /// unknown or missing field (v2's `tree`, or a `tree` in v1), an empty
+    /// argv, both or neither of `exit_code` and `signal`, or more than
     /// [`MAX_COMMAND_EVIDENCE_BYTES`]; carries what is wrong.
     #[error(
-        "the evidence names schema `{COMMAND_EVIDENCE_SCHEMA}` but is not such a document: {0}"
+        "the evidence names a command evidence schema (`{COMMAND_EVIDENCE_SCHEMA}` or `{COMMAND_EVIDENCE_SCHEMA_V2}`) but is not such a document: {0}"
     )]
     Malformed(String),
 }
@@ -128,9 +159,14 @@ pub enum EvidenceDocError {
 /// document too long to be one is refused, never taken as opaque bytes
 /// that pass.
 pub fn evidence_verdict(bytes: &[u8]) -> Result<EvidenceVerdict, EvidenceDocError> {
+    Ok(evidence_reading(bytes)?.verdict)
+}
+
+/// [`evidence_verdict`], with the tree a v2 document names.
+pub fn evidence_reading(bytes: &[u8]) -> Result<EvidenceReading, EvidenceDocError> {
     let head = &bytes[..bytes.len().min(MAX_COMMAND_EVIDENCE_BYTES as usize + 1)];
     let tail = &bytes[bytes.len().saturating_sub(EVIDENCE_TAIL_BYTES)..];
-    evidence_verdict_streamed(head, tail, bytes.len() as u64)
+    evidence_reading_streamed(head, tail, bytes.len() as u64)
 }
 
 /// How much of the end of streamed evidence is kept: enough for the last
@@ -152,6 +188,19 @@ pub fn evidence_verdict_streamed(
     tail: &[u8],
     len: u64,
 ) -> Result<EvidenceVerdict, EvidenceDocError> {
+    Ok(evidence_reading_streamed(head, tail, len)?.verdict)
+}
+
+/// [`evidence_verdict_streamed`], with the tree a v2 document names.
+pub fn evidence_reading_streamed(
+    head: &[u8],
+    tail: &[u8],
+    len: u64,
+) -> Result<EvidenceReading, EvidenceDocError> {
+    let opaque = EvidenceReading {
+        verdict: EvidenceVerdict::Passed,
+        tree: None,
+    };
     if len > MAX_COMMAND_EVIDENCE_BYTES {
         let object = head.trim_ascii_start().first() == Some(&b'{');
         if object && (names_command_schema(head) || names_command_schema(tail)) {
@@ -159,7 +208,7 @@ pub fn evidence_verdict_streamed(
                 "it is {len} bytes, over the {MAX_COMMAND_EVIDENCE_BYTES}-byte bound of such a document"
             )));
         }
-        return Ok(EvidenceVerdict::Passed);
+        return Ok(opaque);
     }
     let bytes = head;
     // Evidence that opens a JSON object (after a byte order mark, if any)
@@ -172,7 +221,9 @@ pub fn evidence_verdict_streamed(
     let claims = unmarked.trim_ascii_start().first() == Some(&b'{') && names_command_schema(bytes);
     let map = match parse_strict(bytes) {
         Ok(serde_json::Value::Object(map))
-            if map.get("schema").and_then(|v| v.as_str()) == Some(COMMAND_EVIDENCE_SCHEMA) =>
+            if map.get("schema").and_then(|v| v.as_str()).is_some_and(|s| {
+                s == COMMAND_EVIDENCE_SCHEMA || s == COMMAND_EVIDENCE_SCHEMA_V2
+            }) =>
         {
             map
         }
@@ -186,20 +237,39 @@ pub fn evidence_verdict_streamed(
                 "it is not strict JSON ({e})"
             )));
         }
-        _ => return Ok(EvidenceVerdict::Passed),
+        _ => return Ok(opaque),
     };
     let doc: CommandEvidenceDoc = serde_json::from_value(serde_json::Value::Object(map))
         .map_err(|e| EvidenceDocError::Malformed(e.to_string()))?;
     if doc.argv.is_empty() {
         return Err(EvidenceDocError::Malformed("argv is empty".into()));
     }
-    match (doc.exit_code, doc.signal) {
-        (Some(0), None) => Ok(EvidenceVerdict::Passed),
-        (Some(_), None) | (None, Some(_)) => Ok(EvidenceVerdict::Failed),
-        _ => Err(EvidenceDocError::Malformed(
-            "exactly one of exit_code and signal is required".into(),
-        )),
+    match (doc.schema.as_str(), &doc.tree) {
+        (COMMAND_EVIDENCE_SCHEMA, Some(_)) => {
+            return Err(EvidenceDocError::Malformed(format!(
+                "`tree` is a field of `{COMMAND_EVIDENCE_SCHEMA_V2}`, not of `{COMMAND_EVIDENCE_SCHEMA}`"
+            )));
+        }
+        (COMMAND_EVIDENCE_SCHEMA_V2, None) => {
+            return Err(EvidenceDocError::Malformed(format!(
+                "`{COMMAND_EVIDENCE_SCHEMA_V2}` names the `tree` the check ran on; it is missing"
+            )));
+        }
+        _ => {}
     }
+    let verdict = match (doc.exit_code, doc.signal) {
+        (Some(0), None) => EvidenceVerdict::Passed,
+        (Some(_), None) | (None, Some(_)) => EvidenceVerdict::Failed,
+        _ => {
+            return Err(EvidenceDocError::Malformed(
+                "exactly one of exit_code and signal is required".into(),
+            ));
+        }
+    };
+    Ok(EvidenceReading {
+        verdict,
+        tree: doc.tree,
+    })
 }
 
 /// The evidence of a check Probity ran.
@@ -209,6 +279,18 @@ pub struct CommandEvidence {
     pub bytes: Vec<u8>,
     /// `Passed` for exit code 0, `Failed` for another code or a signal.
     pub verdict: EvidenceVerdict,
+    /// The tree the check ran on (v2), or `None` (v1).
+    pub tree: Option<TreeId>,
+}
+
+impl CommandEvidence {
+    /// What the document says, as [`evidence_reading`] reads it back.
+    pub fn reading(&self) -> EvidenceReading {
+        EvidenceReading {
+            verdict: self.verdict,
+            tree: self.tree.clone(),
+        }
+    }
 }
 
 /// Why a command run is not evidence. Nothing changes when this is returned.
@@ -239,6 +321,24 @@ pub enum CommandEvidenceError {
 /// A run that exited 0 passed; another exit or a signal failed (the lineage
 /// then escalates); a run that timed out is refused (no verdict).
 pub fn command_evidence(run: &CommandRun) -> Result<CommandEvidence, CommandEvidenceError> {
+    command_evidence_doc(run, None)
+}
+
+/// The `probity-command-evidence/v2` document of a check Probity ran in a
+/// checkout of `tree`: [`command_evidence`]'s fields and `tree`, so the
+/// evidence hash binds what was checked (a lineage takes it only when
+/// `tree` is its final candidate tree).
+pub fn command_evidence_on(
+    run: &CommandRun,
+    tree: &TreeId,
+) -> Result<CommandEvidence, CommandEvidenceError> {
+    command_evidence_doc(run, Some(tree))
+}
+
+fn command_evidence_doc(
+    run: &CommandRun,
+    tree: Option<&TreeId>,
+) -> Result<CommandEvidence, CommandEvidenceError> {
     if run.argv.is_empty() {
         return Err(CommandEvidenceError::EmptyArgv);
     }
@@ -253,15 +353,24 @@ pub fn command_evidence(run: &CommandRun) -> Result<CommandEvidence, CommandEvid
             });
         }
     };
+    let schema = match tree {
+        Some(_) => COMMAND_EVIDENCE_SCHEMA_V2,
+        None => COMMAND_EVIDENCE_SCHEMA,
+    };
     let bytes = canonical_bytes(&CommandEvidenceDoc {
-        schema: COMMAND_EVIDENCE_SCHEMA.to_owned(),
+        schema: schema.to_owned(),
         argv: run.argv.clone(),
         exit_code,
         signal,
         output_sha256: run.output_sha256,
         output_bytes: run.output_bytes,
+        tree: tree.cloned(),
     })?;
-    Ok(CommandEvidence { bytes, verdict })
+    Ok(CommandEvidence {
+        bytes,
+        verdict,
+        tree: tree.cloned(),
+    })
 }
 
 #[cfg(test)]

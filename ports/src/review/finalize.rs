@@ -5,7 +5,8 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::CausalFacts;
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::evidence::{
-    CommandRun, EvidenceVerdict, command_evidence, evidence_verdict, evidence_verdict_streamed,
+    CommandRun, EvidenceReading, command_evidence, command_evidence_on, evidence_reading,
+    evidence_reading_streamed,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
@@ -99,23 +100,35 @@ pub enum EvidenceInput {
         /// The last `EVIDENCE_TAIL_BYTES` bytes, or all of them.
         tail: Vec<u8>,
     },
-    /// The independent check the adapter ran (`--evidence-cmd`): its
-    /// canonical evidence document is what gets hashed.
+    /// An independent check the adapter ran where it did not say on which
+    /// tree: its canonical `probity-command-evidence/v1` document is what
+    /// gets hashed.
     Command(CommandRun),
+    /// The independent check the adapter ran in a checkout of `tree`
+    /// (`--evidence-cmd`): its `probity-command-evidence/v2` document,
+    /// which names the tree, is what gets hashed, and a lineage whose final
+    /// candidate tree is another refuses it.
+    CommandOn {
+        /// The run.
+        run: CommandRun,
+        /// The tree it ran on.
+        tree: TreeId,
+    },
 }
 
 impl EvidenceInput {
     /// The evidence hash and what the evidence reports (core reads the
-    /// verdict), refusing empty evidence and a check that gave no verdict.
-    fn hash(&self) -> Result<(Sha256Digest, EvidenceVerdict), ReviewError> {
-        let verdict = |bytes: &[u8]| evidence_verdict(bytes).map_err(TransitionError::from);
+    /// verdict and the tree a v2 document names), refusing empty evidence
+    /// and a check that gave no verdict.
+    fn hash(&self) -> Result<(Sha256Digest, EvidenceReading), ReviewError> {
+        let reading = |bytes: &[u8]| evidence_reading(bytes).map_err(TransitionError::from);
         match self {
             EvidenceInput::Bytes(b) if b.bytes.is_empty() => {
                 Err(TransitionError::EmptyEvidence.into())
             }
             EvidenceInput::Bytes(b) => Ok((
                 Sha256Digest::of(EVIDENCE_DOMAIN, &b.bytes),
-                verdict(&b.bytes)?,
+                reading(&b.bytes)?,
             )),
             EvidenceInput::Streamed { len: 0, .. } => Err(TransitionError::EmptyEvidence.into()),
             EvidenceInput::Streamed {
@@ -126,11 +139,15 @@ impl EvidenceInput {
                 ..
             } => Ok((
                 *hash,
-                evidence_verdict_streamed(head, tail, *len).map_err(TransitionError::from)?,
+                evidence_reading_streamed(head, tail, *len).map_err(TransitionError::from)?,
             )),
             EvidenceInput::Command(run) => {
                 let e = command_evidence(run)?;
-                Ok((Sha256Digest::of(EVIDENCE_DOMAIN, &e.bytes), e.verdict))
+                Ok((Sha256Digest::of(EVIDENCE_DOMAIN, &e.bytes), e.reading()))
+            }
+            EvidenceInput::CommandOn { run, tree } => {
+                let e = command_evidence_on(run, tree)?;
+                Ok((Sha256Digest::of(EVIDENCE_DOMAIN, &e.bytes), e.reading()))
             }
         }
     }
@@ -265,8 +282,8 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         state = state.accept_validation(fix, validation)?;
         states.push(state.clone());
     }
-    if let Some((hash, verdict)) = evidence {
-        state = state.accept_evidence_verdict(hash, verdict)?;
+    if let Some((hash, reading)) = evidence {
+        state = state.accept_evidence_reading(hash, &reading)?;
         states.push(state.clone());
     }
     // Commit each valid intermediate state, so a crash resumes from the
@@ -516,6 +533,25 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
         Err(e @ TransitionError::WrongStage { .. }) => Err(e.into()),
         _ => Ok(()),
     }
+}
+
+/// The tree an evidence check for the lineage (named, or the live
+/// candidate's) must run on: its final candidate tree, or, when a
+/// validation lands in the same call (`validated`), the live candidate
+/// that validation judges. Core still refuses a check whose tree is not
+/// the final candidate tree once every input is applied.
+pub fn evidence_tree<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    lineage: Option<&LineageId>,
+    validated: bool,
+) -> Result<TreeId, ReviewError> {
+    let (live, record) = discover_for_finalize(git, store, lineage)?;
+    Ok(if validated {
+        live.candidate_tree
+    } else {
+        record.state().final_candidate_tree().clone()
+    })
 }
 
 /// Refuses a binding that is not this lineage's binding for `lens`.

@@ -1,20 +1,128 @@
-//! `finalize --evidence-cmd -- <argv...>`: runs the independent check
-//! itself. The program is run directly from its argument vector (never a
-//! shell), stdin closed, stdout and stderr merged into one pipe that is
-//! hashed while it streams (never held whole), and the whole process group
-//! is killed at the timeout. What the run proves is decided in core
-//! ([`probity_core::review::evidence::command_evidence`]).
+//! `finalize --evidence-cmd -- <argv...>` (and `review --evidence-cmd`,
+//! the MCP `finalize`): runs the independent check itself.
+//!
+//! The check runs in a scratch checkout of the tree it is evidence for
+//! (the lineage's final candidate tree; `probity_git::checkout`), never in
+//! the live worktree: what it writes joins nothing, and no uncommitted
+//! edit fixes or breaks it. Its working directory is the checkout's root,
+//! or the same subdirectory of it the command was run from (`--cwd`, or
+//! the current directory). It inherits Probity's environment minus the
+//! `GIT_*` variables that would name the real repository, its index or
+//! objects (what `probity_git::cmd::is_git_env` drops; the identity and
+//! `GIT_EXEC_PATH` stay), with `PWD` set to its directory.
+//!
+//! The program is run directly from its argument vector (never a shell),
+//! stdin closed, stdout and stderr merged into one pipe that is hashed
+//! while it streams (never held whole; its last
+//! [`probity_store::check_output::CHECK_OUTPUT_TAIL_BYTES`] are kept for
+//! the user), as the leader of its own process group. When it exits (or at
+//! the timeout, then killed) no process of it is left: the group is
+//! killed, and on Linux, where Probity is made a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`) for the run, every descendant that left the
+//! group (`setsid`, a daemon's double fork) and was reparented to Probity
+//! is killed and reaped. What the run proves is decided in core
+//! ([`probity_core::review::evidence::command_evidence_on`]).
 
+use std::collections::VecDeque;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use probity_core::digest::PlainSha256;
-use probity_core::review::evidence::{CommandRun, ExitOutcome};
+use probity_core::digest::{PlainSha256, Sha256Digest};
+use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence_on};
+use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::state::{EVIDENCE_DOMAIN, StateRecord};
+use probity_git::Repo;
+use probity_store::check_output::{
+    CHECK_OUTPUT_SCHEMA, CHECK_OUTPUT_TAIL_BYTES, CheckOutputHeader,
+};
 
 use crate::output::{CliError, ErrorKind};
+
+/// A check run on a tree: the run, the tree, the last bytes of its output.
+#[derive(Debug, Clone)]
+pub struct CheckRun {
+    /// What core reads.
+    pub run: CommandRun,
+    /// The tree the check's checkout held.
+    pub tree: TreeId,
+    /// The last [`CHECK_OUTPUT_TAIL_BYTES`] bytes of its output (or all).
+    pub tail: Vec<u8>,
+}
+
+/// The directory, relative to the repository root, the command was run
+/// from (`dir`, else the current directory); empty at the root or outside.
+fn relative_dir(repo: &Repo, dir: Option<&Path>) -> PathBuf {
+    let here = match dir {
+        Some(d) => d.to_path_buf(),
+        None => match std::env::current_dir() {
+            Ok(d) => d,
+            Err(_) => return PathBuf::new(),
+        },
+    };
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(&here)
+        .strip_prefix(canon(repo.root()))
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// Runs the check `argv` in a scratch checkout of `tree` (see the module
+/// documentation), in the subdirectory of it that `dir` (the `--cwd`, or
+/// the current directory) is of the repository root. The checkout is
+/// removed before this returns.
+pub fn run_on_tree(
+    repo: &Repo,
+    tree: &TreeId,
+    argv: &[String],
+    timeout: Duration,
+    dir: Option<&Path>,
+) -> Result<CheckRun, CliError> {
+    if argv.is_empty() {
+        return Err(missing());
+    }
+    let checkout = repo
+        .scratch_checkout(tree, &std::env::temp_dir())
+        .map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "evidence_checkout_failed",
+                format!("could not write tree {tree} out for the check: {e}"),
+                "make room in the temporary directory ($TMPDIR) and retry; nothing was changed",
+            )
+        })?;
+    let cwd = checkout.root().join(relative_dir(repo, dir));
+    probity_scratch::registry::exclusive(|| std::fs::create_dir_all(&cwd)).map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            "evidence_checkout_failed",
+            format!(
+                "could not make {} in the check's checkout: {e}",
+                cwd.display()
+            ),
+            "retry; nothing was changed",
+        )
+    })?;
+    let (run, tail) = run(argv, timeout, &cwd)?;
+    drop(checkout);
+    Ok(CheckRun {
+        run,
+        tree: tree.clone(),
+        tail,
+    })
+}
+
+fn missing() -> CliError {
+    CliError::new(
+        ErrorKind::Usage,
+        "evidence_cmd_missing",
+        "--evidence-cmd needs a program to run",
+        "name the check after `--`: `probity finalize --evidence-cmd -- cargo test`",
+    )
+}
 
 /// The default `--evidence-timeout`, in seconds.
 pub const DEFAULT_EVIDENCE_TIMEOUT_SECS: u64 = 600;
@@ -40,34 +148,33 @@ fn kill_group(pid: u32) {
     }
 }
 
-/// Runs `argv` with a timeout and returns what happened, in `dir` (the
-/// `--cwd` a command was given) or the current directory. The output is
-/// hashed as it arrives; the run ends when the program exited and its
-/// output closed, or at the timeout (then the group is killed).
-pub fn run(
-    argv: &[String],
-    timeout: Duration,
-    dir: Option<&std::path::Path>,
-) -> Result<CommandRun, CliError> {
+/// Runs `argv` with a timeout in `dir` and returns what happened and the
+/// output's tail. The output is hashed as it arrives; the run ends when
+/// the program exited (then what is left of it is ended) and its output
+/// closed, or at the timeout (then everything of it is killed).
+fn run(argv: &[String], timeout: Duration, dir: &Path) -> Result<(CommandRun, Vec<u8>), CliError> {
     let Some((program, args)) = argv.split_first() else {
-        return Err(CliError::new(
-            ErrorKind::Usage,
-            "evidence_cmd_missing",
-            "--evidence-cmd needs a program to run",
-            "name the check after `--`: `probity finalize --evidence-cmd -- cargo test`",
-        ));
+        return Err(missing());
     };
     let (mut reader, writer) = std::io::pipe().map_err(|e| spawn_error(argv, e))?;
     let writer2 = writer.try_clone().map_err(|e| spawn_error(argv, e))?;
     let mut cmd = Command::new(program);
-    if let Some(d) = dir {
-        cmd.current_dir(d);
+    cmd.current_dir(dir);
+    // The user's environment, minus what would point git at the real
+    // repository (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, ...).
+    for (key, _) in std::env::vars_os() {
+        if probity_git::cmd::is_git_env(&key) {
+            cmd.env_remove(&key);
+        }
     }
-    cmd.args(args)
+    cmd.env("PWD", dir)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer2)
         .process_group(0);
+    // Every process the check leaves is ended once it is over.
+    let reaper = reap::Subreaper::begin();
     // The check leads its own process group, so a terminal's Ctrl-C never
     // reaches it: if Probity is interrupted (SIGINT, SIGTERM, SIGHUP), its
     // signal handling kills this group before Probity ends by the signal,
@@ -81,6 +188,7 @@ pub fn run(
     std::thread::spawn(move || {
         let mut hash = PlainSha256::default();
         let mut total: u64 = 0;
+        let mut tail: VecDeque<u8> = VecDeque::new();
         let mut buf = vec![0u8; 64 * 1024];
         let result = loop {
             match reader.read(&mut buf) {
@@ -88,12 +196,16 @@ pub fn run(
                 Ok(n) => {
                     hash.update(&buf[..n]);
                     total = total.saturating_add(n as u64);
+                    let last = &buf[n.saturating_sub(CHECK_OUTPUT_TAIL_BYTES)..n];
+                    tail.extend(last);
+                    let over = tail.len().saturating_sub(CHECK_OUTPUT_TAIL_BYTES);
+                    tail.drain(..over);
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => break Err(e),
             }
         };
-        let _ = tx.send(result.map(|()| (hash.finish(), total)));
+        let _ = tx.send(result.map(|()| (hash.finish(), total, Vec::from(tail))));
     });
     let started = Instant::now();
     let pid = child.id();
@@ -130,24 +242,289 @@ pub fn run(
             }
         }
     };
-    // The output ends when every holder of the pipe closed it: a
-    // background child that keeps it open is bounded by the same timeout.
+    // No process of the check outlives it: what is left of its group,
+    // and (Linux) every descendant that left the group and was reparented
+    // to Probity, is killed and reaped.
+    kill_group(pid);
+    reaper.end_descendants();
+    drop(reaper);
+    // The output ends when every holder of the pipe closed it: one that
+    // escaped the reaping (no subreaper outside Linux) is bounded by the
+    // same timeout.
     let left = timeout.saturating_sub(started.elapsed());
-    let (output_sha256, output_bytes, exit) = match rx.recv_timeout(left) {
-        Ok(Ok((hash, n))) => (hash, n, exit),
+    let (output_sha256, output_bytes, exit, tail) = match rx.recv_timeout(left) {
+        Ok(Ok((hash, n, tail))) => (hash, n, exit, tail),
         Ok(Err(e)) => return Err(wait_error(e)),
         Err(_) => {
             kill_group(pid);
             let outcome = ExitOutcome::TimedOut {
                 after_secs: timeout.as_secs(),
             };
-            (PlainSha256::default().finish(), 0, outcome)
+            (PlainSha256::default().finish(), 0, outcome, Vec::new())
         }
     };
-    Ok(CommandRun {
-        argv: argv.to_vec(),
-        exit,
-        output_sha256,
-        output_bytes,
-    })
+    Ok((
+        CommandRun {
+            argv: argv.to_vec(),
+            exit,
+            output_sha256,
+            output_bytes,
+        },
+        tail,
+    ))
+}
+
+/// Ending every process a check leaves (Linux: as its child subreaper).
+mod reap {
+    #[cfg(target_os = "linux")]
+    use std::collections::HashSet;
+
+    /// Probity as the child subreaper of a check's processes, for the
+    /// check's run: its descendants that lose their parent (a `setsid`
+    /// daemon whose parent exited) are reparented to Probity, not to init,
+    /// and [`Subreaper::end_descendants`] ends them.
+    pub struct Subreaper {
+        /// Probity's children before the check started: never touched.
+        #[cfg(target_os = "linux")]
+        before: HashSet<i32>,
+        /// Whether Probity was a subreaper already (then it stays one).
+        #[cfg(target_os = "linux")]
+        was: bool,
+    }
+
+    #[cfg(target_os = "linux")]
+    impl Subreaper {
+        /// Makes Probity a child subreaper and notes its children.
+        pub fn begin() -> Subreaper {
+            let mut was: libc::c_int = 0;
+            // SAFETY: prctl(2) PR_GET_CHILD_SUBREAPER writes one int to the
+            // pointer it is given, which is valid for the call;
+            // PR_SET_CHILD_SUBREAPER only sets a flag of this process.
+            unsafe {
+                libc::prctl(
+                    libc::PR_GET_CHILD_SUBREAPER,
+                    &mut was as *mut libc::c_int as libc::c_ulong,
+                );
+                libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong);
+            }
+            Subreaper {
+                before: children().into_iter().collect(),
+                was: was != 0,
+            }
+        }
+
+        /// Kills and reaps every child of Probity that was not one before
+        /// the check and that Probity did not spawn itself (every child it
+        /// spawns is in the interruption registry while it lives, spawned
+        /// and registered under one lock: another thread's git, say, in
+        /// `probity mcp --authority`): what is left is what was
+        /// reparented to Probity during the check (the check's own leader
+        /// is reaped already). Each one killed hands its own children to
+        /// Probity, so this repeats until none is left (bounded).
+        pub fn end_descendants(&self) {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            loop {
+                let found = children();
+                // Read after the children: a child spawned in between is
+                // registered by now.
+                let ours: HashSet<i32> = probity_scratch::registry::snapshot()
+                    .into_iter()
+                    .filter_map(|e| match e {
+                        probity_scratch::registry::Entry::Child(p)
+                        | probity_scratch::registry::Entry::Group(p) => i32::try_from(p).ok(),
+                        _ => None,
+                    })
+                    .collect();
+                let left: Vec<i32> = found
+                    .into_iter()
+                    .filter(|p| !self.before.contains(p) && !ours.contains(p))
+                    .collect();
+                if left.is_empty() || std::time::Instant::now() >= deadline {
+                    return;
+                }
+                for pid in &left {
+                    // SAFETY: kill(2) and waitpid(2) on a child of this
+                    // process (it is one: /proc names us its parent, and
+                    // only we reap it), with a valid status pointer.
+                    unsafe {
+                        libc::kill(*pid, libc::SIGKILL);
+                        let mut status = 0;
+                        libc::waitpid(*pid, &mut status, 0);
+                    }
+                }
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    impl Drop for Subreaper {
+        fn drop(&mut self) {
+            if !self.was {
+                // SAFETY: prctl(2) PR_SET_CHILD_SUBREAPER only clears a
+                // flag of this process.
+                unsafe {
+                    libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 0 as libc::c_ulong);
+                }
+            }
+        }
+    }
+
+    /// The pids whose parent is this process (from `/proc/<pid>/stat`).
+    #[cfg(target_os = "linux")]
+    fn children() -> Vec<i32> {
+        let me = std::process::id() as i32;
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|stat| parent_of(&stat))
+                    == Some(me)
+            })
+            .collect()
+    }
+
+    /// The parent pid in a `/proc/<pid>/stat` line: the field after the
+    /// state, after the command name's last `)` (a name may hold any
+    /// byte).
+    #[cfg(target_os = "linux")]
+    fn parent_of(stat: &[u8]) -> Option<i32> {
+        let close = stat.iter().rposition(|b| *b == b')')?;
+        let rest = std::str::from_utf8(&stat[close + 1..]).ok()?;
+        rest.split_ascii_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// Outside Linux there is no subreaper: the check's process group is
+    /// killed, and a process that left it is not found.
+    #[cfg(not(target_os = "linux"))]
+    impl Subreaper {
+        pub fn begin() -> Subreaper {
+            Subreaper {}
+        }
+        pub fn end_descendants(&self) {}
+    }
+
+    #[cfg(all(test, target_os = "linux"))]
+    mod tests {
+        #[test]
+        fn the_parent_is_read_after_the_last_parenthesis() {
+            assert_eq!(super::parent_of(b"12 (a) b) S 34 12 12 0"), Some(34));
+            assert_eq!(super::parent_of(b"garbage"), None);
+        }
+    }
+}
+
+/// How much of a failing check's output a command prints (the store keeps
+/// more: `probity show evidence`).
+const PRINTED_TAIL_BYTES: usize = 4 * 1024;
+/// At most this many of its last lines.
+const PRINTED_TAIL_LINES: usize = 20;
+
+/// What an answer says about the check it ran.
+#[derive(Debug, serde::Serialize)]
+pub struct CheckAnswer {
+    /// The tree the check ran on.
+    pub tree: TreeId,
+    /// Its argument vector.
+    pub argv: Vec<String>,
+    /// How it ended (`exit status 7`).
+    pub exit: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// The whole output's length and plain SHA-256.
+    pub output_bytes: u64,
+    pub output_sha256: probity_core::digest::Sha256Digest,
+    /// The last lines of its output (lossy UTF-8), for a failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tail: Option<String>,
+    /// Where the store keeps its output's tail (relative to the store
+    /// root), when it could be kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_kept: Option<String>,
+}
+
+impl CheckAnswer {
+    /// The answer for a check whose evidence the lineage took: its output
+    /// is kept in the store first (a failure to keep it is a warning: the
+    /// authority is already written).
+    pub fn of(store: &probity_store::FileStore, record: &StateRecord, check: &CheckRun) -> Self {
+        let passed = check.run.exit == ExitOutcome::Code(0);
+        let kept = command_evidence_on(&check.run, &check.tree)
+            .map_err(|e| e.to_string())
+            .and_then(|doc| {
+                let header = CheckOutputHeader {
+                    schema: CHECK_OUTPUT_SCHEMA.into(),
+                    lineage_id: record.state().lineage_id().clone(),
+                    tree: check.tree.clone(),
+                    argv: check.run.argv.clone(),
+                    exit: check.run.exit.to_string(),
+                    passed,
+                    output_sha256: check.run.output_sha256,
+                    output_bytes: check.run.output_bytes,
+                    tail_bytes: check.tail.len() as u64,
+                    evidence_hash: Sha256Digest::of(EVIDENCE_DOMAIN, &doc.bytes),
+                };
+                store
+                    .keep_check_output(&header, &check.tail)
+                    .map_err(|e| e.to_string())
+            });
+        let output_kept = match kept {
+            Ok(rel) => Some(rel),
+            Err(e) => {
+                eprintln!("warning: the check's output could not be kept: {e}");
+                None
+            }
+        };
+        CheckAnswer {
+            tree: check.tree.clone(),
+            argv: check.run.argv.clone(),
+            exit: check.run.exit.to_string(),
+            passed,
+            output_bytes: check.run.output_bytes,
+            output_sha256: check.run.output_sha256,
+            output_tail: (!passed).then(|| printed_tail(&check.tail)),
+            output_kept,
+        }
+    }
+
+    /// The human lines: for a failure, its status and its output's tail.
+    pub fn human(&self, lineage: &LineageId) -> String {
+        if self.passed {
+            return format!("  check passed on tree {}\n", self.tree);
+        }
+        let mut t = format!(
+            "  check `{}` failed on tree {}: {} ({} bytes of output, sha256 {})\n",
+            self.argv.join(" "),
+            self.tree,
+            self.exit,
+            self.output_bytes,
+            self.output_sha256
+        );
+        if let Some(tail) = &self.output_tail {
+            t.push_str("  its output ends:\n");
+            for line in tail.lines() {
+                t.push_str(&format!("    | {line}\n"));
+            }
+        }
+        if self.output_kept.is_some() {
+            t.push_str(&format!(
+                "  more of its output: probity show evidence --lineage {lineage}\n"
+            ));
+        }
+        t
+    }
+}
+
+/// The last lines of `tail` a command prints.
+fn printed_tail(tail: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&tail[tail.len().saturating_sub(PRINTED_TAIL_BYTES)..])
+        .into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = lines[lines.len().saturating_sub(PRINTED_TAIL_LINES)..].join("\n");
+    out.push('\n');
+    out
 }

@@ -276,6 +276,7 @@ pub fn finalize(
         .as_deref()
         .map(read_role_document)
         .transpose()?;
+    let mut checked = None;
     let evidence = match (&args.evidence, args.evidence_cmd) {
         (Some(path), _) => {
             let mut hash = DomainSha256::new(EVIDENCE_DOMAIN);
@@ -316,12 +317,30 @@ pub fn finalize(
                 drivers::check_evidence_lands(&ctx.repo, &ctx.store, lineage.as_ref())
                     .map_err(review_error)?;
             }
+            // The check runs on the lineage's final candidate tree (the
+            // live candidate a validation in this call judges), in a
+            // scratch checkout: never in the worktree.
+            let tree = drivers::evidence_tree(
+                &ctx.repo,
+                &ctx.store,
+                lineage.as_ref(),
+                validation.is_some(),
+            )
+            .map_err(review_error)?;
             let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
-            Some(EvidenceInput::Command(evidence_cmd::run(
+            let check = evidence_cmd::run_on_tree(
+                &ctx.repo,
+                &tree,
                 &args.argv,
                 timeout,
                 global.cwd.as_deref(),
-            )?))
+            )?;
+            let input = EvidenceInput::CommandOn {
+                run: check.run.clone(),
+                tree: check.tree.clone(),
+            };
+            checked = Some(check);
+            Some(input)
         }
         (None, false) => None,
     };
@@ -342,16 +361,38 @@ pub fn finalize(
         },
     )
     .map_err(review_error)?;
-    let answer = FinalizeAnswer::of(&done.record, done.receipt_location.as_deref());
+    let check = checked
+        .as_ref()
+        .map(|c| evidence_cmd::CheckAnswer::of(&ctx.store, &done.record, c));
+    let answer = FinalizeCheckAnswer {
+        finalize: FinalizeAnswer::of(&done.record, done.receipt_location.as_deref()),
+        evidence_check: check,
+    };
     out.answer(&answer, || {
         let s = done.record.state();
         let mut t = format!("{} is {}\n", s.lineage_id(), s.stage().name());
-        t.push_str(&answer.human_findings());
+        t.push_str(&answer.finalize.human_findings());
+        if let Some(c) = &answer.evidence_check {
+            t.push_str(&c.human(s.lineage_id()));
+        }
         if let Some(p) = &done.receipt_location {
             t.push_str(&format!("  receipt: {p}\n"));
         }
         t.push_str(&format!("  next: {}\n", s.next_sentence()));
         t
     });
-    Ok(ExitCode::SUCCESS)
+    // A check that failed exits 1 (the lineage escalated on it).
+    Ok(match &answer.evidence_check {
+        Some(c) if !c.passed => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// `finalize`'s answer: [`FinalizeAnswer`], and the check it ran, if any.
+#[derive(Debug, Serialize)]
+struct FinalizeCheckAnswer<'a> {
+    #[serde(flatten)]
+    finalize: FinalizeAnswer<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence_check: Option<evidence_cmd::CheckAnswer>,
 }

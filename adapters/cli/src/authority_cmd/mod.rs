@@ -309,6 +309,11 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
                 "evidence_malformed",
                 "pass the command evidence document exactly as `probity finalize --evidence-cmd` writes it (docs/review-authority.md), or evidence that does not name its schema; nothing was changed",
             ),
+            TransitionError::EvidenceTree { .. } => (
+                RejectedInput,
+                "evidence_tree_mismatch",
+                "run the check on the lineage's final candidate tree (`probity finalize --evidence-cmd -- ARGV...` does), or pass evidence for that tree; nothing was changed",
+            ),
             TransitionError::DifferentRetry { .. } => (
                 Conflict,
                 "different_retry",
@@ -788,6 +793,7 @@ mod dispute;
 mod finalize;
 mod lens;
 mod pre_receive;
+mod show;
 mod start;
 mod status;
 mod validate;
@@ -798,6 +804,7 @@ pub use lens::{LensCommand, lens};
 
 pub(crate) mod evidence_cmd;
 pub use pre_receive::next_hint as push_next_step;
+pub use show::{ShowCommand, show};
 pub use start::{StartAnswer, StartArgs, start};
 pub use status::{StatusArgs, status};
 pub use validate::{DecisionView, ValidateArgs, human_decision, validate};

@@ -16,7 +16,9 @@ use crate::review::causality::CausalFacts;
 use crate::review::correction::{
     Attempt, Correction, FixMeasurement, MAX_FAILED_ATTEMPTS, ValidationRecord, fix_delta_hash,
 };
-use crate::review::evidence::{EvidenceDocError, EvidenceVerdict, evidence_verdict};
+use crate::review::evidence::{
+    EvidenceDocError, EvidenceReading, EvidenceVerdict, evidence_reading,
+};
 use crate::review::finding::{
     AcceptedResult, CausalDisposition, Finding, RefuterOutcome, RefuterResult, RefuterVerdict,
     ReviewerResult, Route, ValidatorResult, final_route, initial_route,
@@ -873,6 +875,20 @@ pub enum TransitionError {
     /// Evidence that is a command evidence document but a malformed one.
     #[error(transparent)]
     EvidenceDocument(#[from] EvidenceDocError),
+    /// A command evidence document (v2) whose check ran on another tree
+    /// than the lineage's final candidate tree: it says nothing about what
+    /// the receipt would approve.
+    #[error(
+        "the evidence's check ran on tree {evidence_tree}, but lineage {lineage}'s final candidate tree is {final_tree}: evidence about another tree cannot approve or escalate it"
+    )]
+    EvidenceTree {
+        /// The lineage.
+        lineage: String,
+        /// The tree the document names.
+        evidence_tree: TreeId,
+        /// The lineage's final candidate tree.
+        final_tree: TreeId,
+    },
     /// The successor the transition made is not a valid state.
     #[error(transparent)]
     State(#[from] StateError),

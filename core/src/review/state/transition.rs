@@ -359,14 +359,38 @@ impl ReviewState {
 
     /// Accepts final evidence in `validating` (R4.4): evidence that passed
     /// approves, a command evidence document reporting a failure escalates
-    /// (see [`evidence_verdict`]). A retry with the same evidence on the
+    /// (see [`evidence_reading`]). A retry with the same evidence on the
     /// lineage it finished returns it unchanged.
     pub fn accept_evidence(&self, evidence: &[u8]) -> Result<ReviewState, TransitionError> {
         if evidence.is_empty() {
             return Err(TransitionError::EmptyEvidence);
         }
-        let verdict = evidence_verdict(evidence)?;
-        self.accept_evidence_verdict(Sha256Digest::of(EVIDENCE_DOMAIN, evidence), verdict)
+        let reading = evidence_reading(evidence)?;
+        self.accept_evidence_reading(Sha256Digest::of(EVIDENCE_DOMAIN, evidence), &reading)
+    }
+
+    /// Final evidence as read ([`evidence_reading`], or the document of a
+    /// check Probity ran): [`Self::accept_evidence_verdict`], after the
+    /// stage's own checks, and only when the evidence names no tree or
+    /// names this lineage's final candidate tree (a v2 command evidence
+    /// document records the tree its check ran on): evidence about another
+    /// tree is [`TransitionError::EvidenceTree`], nothing changed.
+    pub fn accept_evidence_reading(
+        &self,
+        evidence_hash: Sha256Digest,
+        reading: &EvidenceReading,
+    ) -> Result<ReviewState, TransitionError> {
+        let next = self.accept_evidence_verdict(evidence_hash, reading.verdict)?;
+        match &reading.tree {
+            Some(tree) if tree != self.final_candidate_tree() => {
+                Err(TransitionError::EvidenceTree {
+                    lineage: self.lineage_id.to_string(),
+                    evidence_tree: tree.clone(),
+                    final_tree: self.final_candidate_tree().clone(),
+                })
+            }
+            _ => Ok(next),
+        }
     }
 
     /// [`Self::accept_evidence`] for opaque evidence an adapter hashed while
@@ -380,7 +404,7 @@ impl ReviewState {
     }
 
     /// Final evidence whose verdict the caller read from it
-    /// ([`evidence_verdict`], or a check it ran, [`command_evidence`]):
+    /// ([`evidence_reading`], or a check it ran, [`command_evidence`]):
     /// `validating → approved` when it passed, `validating → escalated`
     /// (`evidence_failed`, with the hash) when it failed.
     ///

@@ -1,0 +1,137 @@
+//! A scratch checkout of one tree (issue 20 §1): where a check Probity runs
+//! (`finalize --evidence-cmd`) sees exactly the frozen candidate, never the
+//! live worktree.
+//!
+//! The tree is read into a temporary index (`git read-tree`, the index
+//! path passed as `GIT_INDEX_FILE` to that one git, as the candidate's own
+//! temporary index is) and written out with `git checkout-index -a
+//! --prefix=<dir>/`: one pass over the tree's blobs, with the repository's
+//! own checkout rules (line endings, filters, symlinks, the executable
+//! bit), no hard link into the object store (a check may edit what it
+//! reads), and nothing written to the repository, its index, its refs or
+//! its worktree list. Submodules (gitlinks) are not populated.
+//!
+//! The directory is a scratch artifact under an owner lock in the system
+//! temporary directory (`$TMPDIR`): removed when the guard drops, by an
+//! interrupted run's cleanup (SIGINT, SIGTERM, SIGHUP), and by the next
+//! checkout's scavenging pass after a SIGKILL. It is not a git repository.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use probity_core::review::ids::TreeId;
+
+use crate::cmd::GitError;
+use crate::repo::Repo;
+use crate::scratch::Scratch;
+
+/// The prefix of every scratch checkout's name in the temporary directory.
+pub const CHECKOUT_PREFIX: &str = "probity-check-";
+
+/// A tree written out under an owner lock; removed with this guard.
+#[derive(Debug)]
+pub struct ScratchCheckout {
+    scratch: Scratch,
+    root: PathBuf,
+    tree: TreeId,
+}
+
+impl ScratchCheckout {
+    /// The checkout's top directory: the tree's root (the repository
+    /// root's layout).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The tree written out.
+    pub fn tree(&self) -> &TreeId {
+        &self.tree
+    }
+
+    /// The scratch directory holding the checkout and its index.
+    pub fn scratch_dir(&self) -> &Path {
+        self.scratch.path()
+    }
+}
+
+impl Repo {
+    /// Writes `tree` out into a new scratch directory under `parent` (the
+    /// system temporary directory for a check), after scavenging what dead
+    /// owners left there. The checkout is `<scratch>/tree/`; the temporary
+    /// index beside it.
+    pub fn scratch_checkout(
+        &self,
+        tree: &TreeId,
+        parent: &Path,
+    ) -> Result<ScratchCheckout, GitError> {
+        let scratch = Scratch::reserve(parent, CHECKOUT_PREFIX)?;
+        scratch.create_dir(0o700)?;
+        let root = scratch.path().join("tree");
+        let index = scratch.path().join("index");
+        probity_scratch::registry::exclusive(|| std::fs::create_dir(&root))?;
+        let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", index.as_os_str())];
+        // The temporary index is read once: skip its trailing checksum.
+        self.run_with(
+            [
+                OsStr::new("-c"),
+                OsStr::new("index.skipHash=true"),
+                OsStr::new("read-tree"),
+                OsStr::new(tree.as_str()),
+            ],
+            &env,
+            None,
+        )?;
+        let mut prefix = OsString::from("--prefix=");
+        prefix.push(root.as_os_str());
+        prefix.push("/");
+        self.run_with(
+            [
+                OsStr::new("checkout-index"),
+                OsStr::new("-a"),
+                OsStr::new("-f"),
+                prefix.as_os_str(),
+            ],
+            &env,
+            None,
+        )?;
+        // The index is no part of what the check sees.
+        let _ = std::fs::remove_file(&index);
+        Ok(ScratchCheckout {
+            scratch,
+            root,
+            tree: tree.clone(),
+        })
+    }
+}
+
+#[cfg(all(test, feature = "fixture"))]
+mod tests {
+    use super::*;
+    use crate::fixture::Fixture;
+
+    #[test]
+    fn a_tree_is_written_out_and_goes_with_its_guard() {
+        let f = Fixture::new().unwrap();
+        f.write("a/b.txt", "one\n").unwrap();
+        f.write("c.sh", "#!/bin/sh\n").unwrap();
+        f.commit_all("base").unwrap();
+        f.write("a/b.txt", "live edit\n").unwrap();
+        let repo = Repo::discover(crate::GitCli::default(), f.root()).unwrap();
+        let tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();
+        let tree = TreeId::parse(tree.trim().to_string()).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let status = f.git(&["status", "--porcelain"]).unwrap();
+        let co = repo.scratch_checkout(&tree, tmp.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(co.root().join("a/b.txt")).unwrap(),
+            "one\n"
+        );
+        assert!(co.root().join("c.sh").is_file());
+        assert!(!co.root().join(".git").exists());
+        assert_eq!(f.git(&["status", "--porcelain"]).unwrap(), status);
+        let dir = co.scratch_dir().to_path_buf();
+        drop(co);
+        assert!(!dir.exists());
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+}
