@@ -28,10 +28,7 @@ impl Setup {
     /// A clone whose `main` is on a bare server with the server hook
     /// installed, and the medium change in its worktree (not committed).
     fn new() -> Self {
-        let f = parser_base();
-        let (dir, server) = bare_origin(&f, "server.git");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let (f, dir, server) = hooked_origin();
         let s = Self {
             f,
             _dir: dir,

@@ -25,10 +25,7 @@ impl Server {
     /// the server's `probity.protectedRefs` set to `globs` (none: the
     /// default, `refs/heads/*`).
     fn new(globs: &[&str]) -> Self {
-        let f = parser_base();
-        let (dir, server) = bare_origin(&f, "server.git");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let (f, dir, server) = hooked_origin();
         for g in globs {
             f.git_in(&server, &["config", "--add", "probity.protectedRefs", g])
                 .unwrap();

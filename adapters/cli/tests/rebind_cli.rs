@@ -236,10 +236,7 @@ fn the_rebind_keeps_every_other_denial() {
 /// pre-receive hook is `probity hooks install --server`.
 #[test]
 fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
-    let f = parser_base();
-    let (_dir, server) = bare_origin(&f, "server.git");
-    let r = probity(&server, &["hooks", "install", "--server"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let (f, _dir, server) = hooked_origin();
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
     let (_base, _c1, c2, _l1, _l2) = chain_of_two(&f, inputs.path());
@@ -399,10 +396,7 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
 /// at the local gates.
 #[test]
 fn the_server_allows_approved_links_while_the_chain_leaf_is_in_review() {
-    let f = parser_base();
-    let (_dir, server) = bare_origin(&f, "server.git");
-    let r = probity(&server, &["hooks", "install", "--server"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let (f, _dir, server) = hooked_origin();
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
     let (_base, _c1, c2, _l1, l2) = chain_of_two(&f, inputs.path());

@@ -35,10 +35,7 @@ struct Signed {
 
 impl Signed {
     fn new() -> Self {
-        let f = parser_base();
-        let (dir, server) = bare_origin(&f, "server.git");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let (f, dir, server) = hooked_origin();
         let keys = tempfile::tempdir().unwrap();
         let alice = keygen(keys.path(), "alice");
         let signers = allowed(keys.path(), &[("alice@example.invalid", &alice)]);
@@ -200,10 +197,7 @@ fn a_maintainer_signed_recovery_after_an_escalation_lands() {
 /// A server hook with no signature policy, and a clone whose reviewed
 /// change sits in its worktree.
 fn plain_server() -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
-    let f = parser_base();
-    let (dir, server) = bare_origin(&f, "server.git");
-    let r = probity(&server, &["hooks", "install", "--server"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let (f, dir, server) = hooked_origin();
     write_medium_change(&f);
     (f, dir, server, tempfile::tempdir().unwrap())
 }

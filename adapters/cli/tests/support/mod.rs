@@ -311,3 +311,14 @@ pub fn bare_origin(f: &Fixture, name: &str) -> (tempfile::TempDir, PathBuf) {
     f.git(&["push", "-q", "origin", "main"]).expect("git push");
     (dir, remote)
 }
+
+/// `parser_base()` with a bare `origin` (see [`bare_origin`]) whose
+/// server-side pre-receive hook is installed: where every server-gate test
+/// pushes. The temporary directory keeps the server alive.
+pub fn hooked_origin() -> (Fixture, tempfile::TempDir, PathBuf) {
+    let f = parser_base();
+    let (dir, server) = bare_origin(&f, "server.git");
+    let r = probity(&server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    (f, dir, server)
+}
