@@ -63,6 +63,11 @@ fn declared_only(def: &ToolDef, args: &Value) -> Result<(), String> {
         .map(String::as_str)
         .collect();
     if unknown.is_empty() {
+        for (k, v) in map {
+            if let Some(schema) = known.and_then(|p| p.get(k)) {
+                conforms(schema, v, k)?;
+            }
+        }
         return Ok(());
     }
     let mut declared: Vec<&str> = known
@@ -83,6 +88,68 @@ fn declared_only(def: &ToolDef, args: &Value) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// Whether `value` fits `schema`, for the subset of JSON Schema the tools
+/// declare (`type`, `enum`, `minimum`, `minItems`, `items`,
+/// `additionalProperties`): an argument is checked against its declared
+/// schema before anything runs, so a value outside an enum (a `gate` of
+/// `pre-receive`, whose form reads stdin: the server's own) never reaches
+/// the command line (issue 23 §2).
+fn conforms(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if !types.is_empty() && !types.contains(&kind(value)) {
+        return Err(format!(
+            "`{at}` is {}, not {}",
+            kind(value),
+            types.join(" or ")
+        ));
+    }
+    if let Some(allowed) = schema["enum"].as_array()
+        && !allowed.contains(value)
+    {
+        let names: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        return Err(format!(
+            "`{at}` is {value}, not one of {}",
+            names.join(", ")
+        ));
+    }
+    if let (Some(min), Some(n)) = (schema["minimum"].as_i64(), value.as_i64())
+        && n < min
+    {
+        return Err(format!("`{at}` is {n}, below its minimum {min}"));
+    }
+    if let Value::Array(items) = value {
+        if let Some(min) = schema["minItems"].as_u64()
+            && (items.len() as u64) < min
+        {
+            return Err(format!("`{at}` needs at least {min} item(s)"));
+        }
+        for (i, item) in items.iter().enumerate() {
+            conforms(&schema["items"], item, &format!("{at}[{i}]"))?;
+        }
+    }
+    if let (Value::Object(map), Some(each)) = (value, schema.get("additionalProperties"))
+        && each.is_object()
+    {
+        for (k, v) in map {
+            conforms(each, v, &format!("{at}.{k}"))?;
+        }
+    }
+    Ok(())
 }
 
 struct Call {

@@ -399,3 +399,50 @@ fn an_oversized_last_frame_without_a_newline_is_answered_before_the_session_ends
     assert_eq!(refused["id"], Value::Null, "{refused}");
     assert_eq!(store_snapshot(&f), before);
 }
+
+/// Every argument is checked against its declared schema before anything
+/// runs (issue 23 §2): a `gate` outside its enum (`pre-receive`, whose form
+/// would read the server's own stdin and swallow the requests behind it),
+/// a value of the wrong type or under its minimum is a usage error, the
+/// store is unchanged, and the next request is answered.
+#[test]
+fn an_argument_outside_its_declared_schema_is_refused_before_anything_runs() {
+    let f = medium_change();
+    let mut s = Session::start(f.root());
+    let before = store_snapshot(&f);
+    for (tool, args, named) in [
+        ("validate", json!({"gate": "pre-receive"}), "gate"),
+        (
+            "validate",
+            json!({"gate": "pre-commit", "staged": "yes"}),
+            "staged",
+        ),
+        ("start", json!({"focus": "everything"}), "focus"),
+        (
+            "finalize",
+            json!({"correction_lines": 0}),
+            "correction_lines",
+        ),
+        ("finalize", json!({"evidence_cmd": []}), "evidence_cmd"),
+        (
+            "finalize",
+            json!({"evidence_cmd": ["true", 1]}),
+            "evidence_cmd[1]",
+        ),
+        (
+            "finalize",
+            json!({"bindings": {"risk": 7}}),
+            "bindings.risk",
+        ),
+    ] {
+        let (err, refused) = s.call(tool, args.clone());
+        assert!(err, "{tool} {args}: {refused}");
+        assert_eq!(refused["error"]["code"], "usage", "{tool}: {refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("`{named}`")), "{tool}: {message}");
+        assert_eq!(store_snapshot(&f), before, "{tool} changed the store");
+    }
+    // The session still answers.
+    let pong = s.request("ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+}
