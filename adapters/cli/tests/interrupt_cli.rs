@@ -979,7 +979,7 @@ fn an_mcp_document_directory_left_by_a_killed_server_is_scavenged() {
         serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "lens_submit",
-                       "arguments": {"lens": "correctness", "result": {}}}}),
+                       "arguments": {"lens": "reliability", "result": {}}}}),
     ] {
         writeln!(stdin, "{v}").unwrap();
     }
