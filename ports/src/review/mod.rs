@@ -19,6 +19,7 @@ mod recheck;
 mod release;
 mod sign;
 mod start;
+mod statement;
 mod traits;
 mod transport;
 
@@ -49,14 +50,15 @@ pub use start::{
     CommitStart, Repaired, Started, burn, invalidate, recover, repair, start, start_commit,
     start_history, start_range,
 };
+pub use statement::{leaf_statement, record_statement, statements_to_vouch_for};
 pub use traits::{
     AdapterError, AttestationStore, AuditWriter, Clock, Created, DeliveryGit, ExportGit, GitPort,
     NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError, Submitted,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,
-    check_repo, export_bundle, import_bundle, import_notes, leaf_statement, pre_pr_from_notes,
-    pre_receive, publish, record_statement, statements_to_vouch_for, verify_bundle,
+    check_repo, export_bundle, import_bundle, import_notes, pre_pr_from_notes, pre_receive,
+    publish, verify_bundle,
 };
 
 // Helpers shared between the use-case modules.

@@ -1,0 +1,71 @@
+//! The in-toto statements a bundle's envelopes must vouch for: the one a
+//! repository derives for a terminal record (its receipt and the canonical
+//! candidate manifest of its trees), and which records of a chain a
+//! signature policy asks a signature for (D-R55).
+
+use probity_core::review::bundle::Bundle;
+use probity_core::review::ids::LineageId;
+use probity_core::review::state::StateRecord;
+
+use super::transport::{TransportError, repo_err};
+use super::*;
+
+/// The in-toto statement this repository derives for a bundle's leaf: its
+/// receipt (derived from its state, as the gate does) and the canonical
+/// candidate manifest from the leaf's trees.
+pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>, TransportError> {
+    let leaf = bundle
+        .records
+        .last()
+        .ok_or_else(|| TransportError::Review(ReviewError::NoReview))?;
+    record_statement(git, leaf)
+}
+
+/// The in-toto statement this repository derives for one terminal
+/// record: its receipt and the canonical candidate manifest of its (base,
+/// final candidate) trees.
+pub fn record_statement<G: ExportGit>(
+    git: &G,
+    record: &StateRecord,
+) -> Result<Vec<u8>, TransportError> {
+    use probity_core::review::attest;
+    use probity_core::review::receipt::Receipt;
+    let receipt = Receipt::derive(record.state()).ok_or_else(|| {
+        TransportError::Review(ReviewError::NotTerminal {
+            lineage: record.state().lineage_id().clone(),
+            state: record.state().stage().name(),
+        })
+    })?;
+    let entries = git
+        .manifest(&receipt.base_tree, &receipt.final_candidate_tree)
+        .map_err(repo_err)?;
+    let manifest = attest::manifest_bytes(&receipt, entries)
+        .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
+    attest::statement_bytes(&attest::statement(&receipt, &manifest))
+        .map_err(|e| TransportError::Review(ReviewError::State(e.into())))
+}
+
+/// The statements a signature policy must see vouched for, with their
+/// lineages: one per approved record of the chain (core's
+/// [`Bundle::records_to_vouch_for`]) whose base and final trees this
+/// repository holds. A record whose trees are absent here authorizes no
+/// delivery here (a delivery carries both trees), so it needs no
+/// signature here.
+pub fn statements_to_vouch_for<G: ExportGit>(
+    git: &G,
+    bundle: &Bundle,
+) -> Result<Vec<(LineageId, Vec<u8>)>, TransportError> {
+    let mut out = Vec::new();
+    for record in bundle.records_to_vouch_for() {
+        let s = record.state();
+        let pair = [
+            s.snapshot().base_tree.to_string(),
+            s.final_candidate_tree().to_string(),
+        ];
+        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+            continue;
+        }
+        out.push((s.lineage_id().clone(), record_statement(git, record)?));
+    }
+    Ok(out)
+}
