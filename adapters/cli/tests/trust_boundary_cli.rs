@@ -236,10 +236,23 @@ fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     assert!(err.contains("approval_spent"), "{err}");
     assert!(err.contains(&c1), "{err}");
     assert!(
-        err.contains(&format!("probity start --commit {replay}")),
+        err.contains("probity start --commit <sha>") && err.contains("cannot be reviewed again"),
         "{err}"
     );
     assert_eq!(rev(&f, &server, "main"), Some(revert));
+    // The next step the denial names: the change amended together with
+    // other bytes, reviewed as committed, then pushed.
+    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
+        .unwrap();
+    let amended = rev(&f, f.root(), "HEAD").unwrap();
+    let st = probity(f.root(), &["start", "--commit", &amended]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "main"), Some(amended));
 }
 
 #[test]

@@ -275,7 +275,7 @@ pub struct PriorDelivery {
 /// copied onto it, for example.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "commit {commit} delivers exactly what {prior} already delivered into {refname}, on the approval of {lineage}: an approval is spent by its first delivery into a protected ref's history, and a change that comes back (a revert of its revert) is reviewed again: `probity start --commit {commit}`"
+    "commit {commit} delivers exactly what {prior} already delivered into {refname}, on the approval of {lineage}: an approval is spent by its first delivery into a protected ref's history. The same bytes on the same base cannot be reviewed again yet (`probity start` finds the spent review): deliver the change with other bytes (amend it together with the next change), review that commit (`probity start --commit <sha>`), then push"
 )]
 pub struct ApprovalSpent {
     /// The protected ref updated.

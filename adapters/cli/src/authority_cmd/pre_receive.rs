@@ -378,7 +378,7 @@ pub fn next_hint(code: &str) -> &'static str {
         }
         "objects_missing" => "push the commits the note's review covers with it",
         "approval_spent" => {
-            "review the commit again as the reason says (`probity start --commit <sha>`, the lenses, `probity finalize`), then `probity push`"
+            "amend the change together with other bytes (the same bytes on the same base cannot be reviewed again yet), review that commit (`probity start --commit <sha>`), then `probity push`"
         }
         "protected_ref_deleted" => {
             "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
