@@ -252,6 +252,22 @@ impl GitPort for Repo {
             .get(path)
             .map(|bytes| lines(bytes).len() as u64))
     }
+
+    fn read_path(
+        &self,
+        tree: &TreeId,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        // The repository policy (`.probity/policy.json`) is read this way.
+        let Ok(path) = RepoPath::parse(path) else {
+            return Ok(None);
+        };
+        Ok(self
+            .tree(tree)?
+            .get(&path)
+            .map(|bytes| bytes[..bytes.len().min(cap + 1)].to_vec()))
+    }
 }
 
 /// The frozen diff start anchors; exporting the frozen context

@@ -79,6 +79,15 @@ impl GitPort for Rendering<'_> {
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         self.git.line_count(tree, path)
     }
+
+    fn read_path(
+        &self,
+        tree: &TreeId,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        self.git.read_path(tree, path, cap)
+    }
 }
 
 impl ExportGit for Rendering<'_> {

@@ -95,6 +95,10 @@ enum Command {
     Attest(export_cmd::AttestArgs),
     /// Print the JSON Schema 2020-12 of a role or authority document.
     Schema(authority_cmd::SchemaArgs),
+    /// The repository policy (.probity/policy.json): check a file, or show
+    /// what a base's policy turns on and off.
+    #[command(subcommand)]
+    Policy(authority_cmd::PolicyCommand),
     /// Lens capture helpers.
     #[command(subcommand)]
     Lens(authority_cmd::LensCommand),
@@ -245,6 +249,7 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
         Command::Attest(a) => export_cmd::attest(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
+        Command::Policy(c) => authority_cmd::policy(&cli.global, out, c),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
         Command::Bundle(c) => bundle_cmd::bundle(&cli.global, out, c),

@@ -578,6 +578,35 @@ impl Repo {
         Ok(Some(newlines + partial))
     }
 
+    /// The bytes of the blob at `path` in `rev` (a tree or a commit), at
+    /// most `cap + 1` of them; `None` when the path is absent there or not
+    /// a blob (a directory, a submodule). One `cat-file --batch-check` and
+    /// one bounded `cat-file --batch`: the size is never trusted before the
+    /// bytes are read.
+    pub fn read_path(
+        &self,
+        rev: &str,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        let spec = format!("{rev}:{path}\n");
+        let out = self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(spec.as_bytes()),
+        )?;
+        let text = String::from_utf8_lossy(&out);
+        let Some(blob) = text
+            .lines()
+            .filter_map(|l| l.strip_suffix(" blob"))
+            .find(|oid| !oid.is_empty() && oid.bytes().all(|b| b.is_ascii_hexdigit()))
+        else {
+            return Ok(None);
+        };
+        let heads = self.git().batch_heads(self.root(), &[blob], cap + 1)?;
+        Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
+    }
+
     /// Everything start needs (R2.1): trees, changed files with modes, line
     /// counts and leading content, and the intended untracked files.
     pub fn observe_candidate(&self) -> Result<CandidateObservation, GitError> {

@@ -58,6 +58,15 @@ impl GitPort for Repo {
         Ok(Repo::line_count(self, tree, path)?)
     }
 
+    fn read_path(
+        &self,
+        tree: &TreeId,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        Ok(Repo::read_path(self, tree.as_str(), path, cap)?)
+    }
+
     fn keep_trees(
         &self,
         lineage: &LineageId,

@@ -559,6 +559,22 @@ impl GitPort for FakeGit {
         })
     }
 
+    fn read_path(
+        &self,
+        tree: &TreeId,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        self.with("read_path", |w| {
+            let Ok(path) = RepoPath::parse(path) else {
+                return Ok(None);
+            };
+            Ok(w.tree(tree)?
+                .get(&path)
+                .map(|(_, b)| b[..b.len().min(cap + 1)].to_vec()))
+        })
+    }
+
     fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
         self.with("committed_change", |w| {
             let empty = w.empty_tree()?;

@@ -380,6 +380,14 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         self.git.line_count(tree, path)
     }
+    fn read_path(
+        &self,
+        tree: &TreeId,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError> {
+        self.git.read_path(tree, path, cap)
+    }
     fn keep_trees(
         &self,
         lineage: &LineageId,

@@ -344,6 +344,11 @@ pub enum RiskReason {
     UnscannedContent,
     /// `large_change`: more lines than the policy's `large_change_lines`.
     LargeChange,
+    /// `policy_floor:<rule>`: the repository policy read from the base
+    /// (`.probity/policy.json`) rates the change high: a `high_risk` path
+    /// glob or content literal matched (`path#<i>`, `content#<i>`), or the
+    /// change touches the policy's own directory (`policy_dir`).
+    PolicyFloor(String),
     /// `docs_only`: every file is provably passive; the only reason of a
     /// low tier.
     DocsOnly,
@@ -369,6 +374,12 @@ impl RiskReason {
             "docs_only" => Self::DocsOnly,
             "code_change" => Self::CodeChange,
             _ => {
+                if let Some(rule) = s.strip_prefix("policy_floor:") {
+                    if rule.is_empty() || rule.contains(char::is_whitespace) {
+                        return None;
+                    }
+                    return Some(Self::PolicyFloor(rule.to_string()));
+                }
                 if let Some(t) = s.strip_prefix("path_token:") {
                     if t.is_empty() {
                         return None;
@@ -398,6 +409,7 @@ impl fmt::Display for RiskReason {
             RiskReason::ProcessSpawn => f.write_str("process_spawn"),
             RiskReason::UnscannedContent => f.write_str("unscanned_content"),
             RiskReason::LargeChange => f.write_str("large_change"),
+            RiskReason::PolicyFloor(rule) => write!(f, "policy_floor:{rule}"),
             RiskReason::DocsOnly => f.write_str("docs_only"),
             RiskReason::CodeChange => f.write_str("code_change"),
         }
@@ -485,6 +497,35 @@ impl RiskAssessment {
     pub fn reasons(&self) -> &[RiskReason] {
         &self.reasons
     }
+
+    /// This assessment raised by a repository policy's floor reasons
+    /// (`policy_floor:*`, each high): with none it is unchanged; with any,
+    /// the tier is high and the reasons are the high ones already found
+    /// plus the floor's (the `docs_only` or `code_change` of a lower tier
+    /// no longer explains it).
+    pub fn with_floor(self, floor: Vec<RiskReason>) -> Self {
+        let mut floor: Vec<RiskReason> = floor.into_iter().filter(RiskReason::is_high).collect();
+        if floor.is_empty() {
+            return self;
+        }
+        let mut reasons: Vec<RiskReason> = self
+            .reasons
+            .into_iter()
+            .filter(RiskReason::is_high)
+            .collect();
+        reasons.append(&mut floor);
+        reasons.sort();
+        reasons.dedup();
+        Self {
+            level: RiskLevel::High,
+            reasons,
+        }
+    }
+}
+
+/// Whether `needle` occurs in `hay` (an empty needle never does).
+pub(crate) fn contains_bytes(hay: &[u8], needle: &[u8]) -> bool {
+    contains(hay, needle)
 }
 
 #[cfg(test)]

@@ -29,17 +29,21 @@ pub enum SchemaDoc {
     /// The transport bundle of records and receipts (R11.1):
     /// `review-bundle/v1`.
     Bundle,
+    /// The repository policy read from the protected base
+    /// (`.probity/policy.json`): `probity-policy/v1`.
+    Policy,
 }
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 6] = [
+    pub const ALL: [SchemaDoc; 7] = [
         SchemaDoc::Reviewer,
         SchemaDoc::Refuter,
         SchemaDoc::Validator,
         SchemaDoc::Receipt,
         SchemaDoc::State,
         SchemaDoc::Bundle,
+        SchemaDoc::Policy,
     ];
 
     /// The name used on the command line.
@@ -51,6 +55,7 @@ impl SchemaDoc {
             SchemaDoc::Receipt => "receipt",
             SchemaDoc::State => "state",
             SchemaDoc::Bundle => "bundle",
+            SchemaDoc::Policy => "policy",
         }
     }
 
@@ -63,6 +68,7 @@ impl SchemaDoc {
             SchemaDoc::Receipt => "https://probity.dev/schemas/review-receipt/v1",
             SchemaDoc::State => "https://probity.dev/schemas/review-state-record/v1",
             SchemaDoc::Bundle => "https://probity.dev/schemas/review-bundle/v1",
+            SchemaDoc::Policy => "https://probity.dev/schemas/probity-policy/v1",
         }
     }
 
@@ -75,6 +81,7 @@ impl SchemaDoc {
             SchemaDoc::Receipt => generate::<Receipt>(),
             SchemaDoc::State => generate::<StateRecord>(),
             SchemaDoc::Bundle => generate::<Bundle>(),
+            SchemaDoc::Policy => generate::<crate::review::policy::PolicyDocument>(),
         };
         if let Some(obj) = schema.as_object_mut() {
             obj.insert("$id".into(), json!(self.id()));
@@ -115,6 +122,14 @@ impl SchemaDoc {
                 );
             }
             SchemaDoc::Receipt | SchemaDoc::State => {}
+            SchemaDoc::Policy => {
+                set(
+                    &mut schema,
+                    "/properties/schema",
+                    "const",
+                    json!(crate::review::policy::POLICY_SCHEMA),
+                );
+            }
             SchemaDoc::Bundle => {
                 set(&mut schema, "/properties/records", "minItems", json!(1));
                 set(

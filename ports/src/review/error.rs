@@ -150,6 +150,16 @@ pub enum ReviewError {
         /// `validating`, `invalidated`).
         state: &'static str,
     },
+    /// The repository policy in the base (`.probity/policy.json`) is not a
+    /// valid `probity-policy/v1` document (`policy_invalid`).
+    #[error("the repository policy (.probity/policy.json) in the base tree {base}: {source}")]
+    Policy {
+        /// The base tree it was read from.
+        base: probity_core::review::ids::TreeId,
+        /// Why it is refused.
+        #[source]
+        source: probity_core::review::policy::PolicyError,
+    },
     /// R12.4: the candidate's diff does not fit the export budget.
     #[error(
         "the candidate's diff is over the {limit}-byte budget a reviewer's context can carry; split the change and review the parts"

@@ -44,7 +44,7 @@ pub use read::{Attested, Exported, Status, attest, export_context, status};
 pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{
     AllowedSignersError, SignatureError, SignaturePolicy, Signer, SshSignatures,
-    check_attestations, sign_statement, verify_envelope,
+    check_attestations, sign_statement, verified_keys, verify_envelope,
 };
 pub use start::{
     CommitStart, Repaired, Started, burn, invalidate, recover, repair, start, start_commit,

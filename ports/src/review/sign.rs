@@ -339,6 +339,65 @@ pub fn check_attestations<P: SshSignatures + ?Sized>(
     Err(first_refusal.unwrap_or(SignatureError::Missing))
 }
 
+/// Every key whose signature, in any of `envelopes`, verifies over exactly
+/// `expected_statement` under `allowed_signers`, with every principal it
+/// verified under (one entry per key, whatever number of envelopes carry
+/// it): what a repository policy's roles are assigned from
+/// ([`probity_core::review::policy::RepoPolicy::assign_roles`]). An
+/// envelope that is malformed or vouches for another statement, and a
+/// signature that does not verify or whose key is unlisted, contributes
+/// nothing; only a failure to run `ssh-keygen` is an error.
+pub fn verified_keys<P: SshSignatures + ?Sized>(
+    port: &P,
+    envelopes: &[&[u8]],
+    expected_statement: &[u8],
+    allowed_signers: &Path,
+) -> Result<Vec<probity_core::review::policy::VerifiedKey>, SignatureError> {
+    use probity_core::review::policy::VerifiedKey;
+    let mut keys: Vec<VerifiedKey> = Vec::new();
+    let message = dsse::statement_pae(expected_statement);
+    for env in envelopes {
+        let Ok(parsed) = dsse::parse_envelope(env) else {
+            continue;
+        };
+        if parsed.payload != expected_statement {
+            continue;
+        }
+        for sig in &parsed.signatures {
+            if sig.namespace != dsse::NAMESPACE
+                || !port.check(sig, &message).map_err(SignatureError::Tool)?
+            {
+                continue;
+            }
+            let keyid = sig.fingerprint();
+            let mut principals = Vec::new();
+            for p in port
+                .find_principals(allowed_signers, sig)
+                .map_err(SignatureError::Tool)?
+            {
+                if port
+                    .verify(allowed_signers, &p, sig, &message)
+                    .map_err(SignatureError::Tool)?
+                {
+                    principals.push(p);
+                }
+            }
+            if principals.is_empty() {
+                continue;
+            }
+            match keys.iter_mut().find(|k| k.keyid == keyid) {
+                Some(k) => {
+                    k.principals.extend(principals);
+                    k.principals.sort();
+                    k.principals.dedup();
+                }
+                None => keys.push(VerifiedKey { keyid, principals }),
+            }
+        }
+    }
+    Ok(keys)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

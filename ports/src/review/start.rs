@@ -3,11 +3,13 @@
 
 use probity_core::review::export::MAX_DIFF_BYTES;
 use probity_core::review::gate::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
+use probity_core::review::ids::TreeId;
 use probity_core::review::ids::{CommitId, LineageId, NonBlank};
 use probity_core::review::lens::Lens;
+use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
 use probity_core::review::prompts::PromptSet;
 use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
-use probity_core::review::risk::RiskPolicy;
+use probity_core::review::risk::{RiskPolicy, RiskReason};
 use probity_core::review::risk::{authored_lines, select_lenses};
 use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
 use probity_core::review::state::{Resumable, ReviewState, StartInput, StateRecord};
@@ -272,8 +274,9 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     }
     refuse_side_stepped_escalation(store, &snapshot)?;
 
+    let floor = policy_floor(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
-    let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
+    let state = ReviewState::start(start_input(&obs, snapshot, clock, focus, floor))?;
     let record = state.record()?;
     let created = store.create(&record)?;
     started(store, record, created)
@@ -356,16 +359,50 @@ fn started<S: ReviewStore>(
     }
 }
 
-/// What start (and recover) derive from the live observation.
+/// The repository policy of a base tree (`.probity/policy.json`), if it
+/// has one: read from the base, never from the candidate, so a change to
+/// the policy is judged under the old one.
+pub fn base_policy<G: GitPort + ?Sized>(
+    git: &G,
+    base: &TreeId,
+) -> Result<Option<RepoPolicy>, ReviewError> {
+    let Some(bytes) = git
+        .read_path(base, POLICY_PATH, MAX_POLICY_BYTES)
+        .map_err(ReviewError::Repository)?
+    else {
+        return Ok(None);
+    };
+    RepoPolicy::parse(&bytes)
+        .map(Some)
+        .map_err(|source| ReviewError::Policy {
+            base: base.clone(),
+            source,
+        })
+}
+
+/// The floor the base's policy gives the observed change (empty without a
+/// policy).
+fn policy_floor<G: GitPort + ?Sized>(
+    git: &G,
+    obs: &CandidateObservation,
+) -> Result<Vec<RiskReason>, ReviewError> {
+    Ok(base_policy(git, &obs.base_tree)?
+        .map(|p| p.floor_reasons(&obs.changed))
+        .unwrap_or_default())
+}
+
+/// What start (and recover) derive from the live observation; `floor`:
+/// the base policy's floor reasons.
 fn start_input<C: Clock>(
     obs: &CandidateObservation,
     snapshot: FrozenCandidate,
     clock: &C,
     focus: Lens,
+    floor: Vec<RiskReason>,
 ) -> StartInput {
     let policy = RiskPolicy::v1();
     let lines = authored_lines(policy, &obs.changed);
-    let assessment = policy.classify(&obs.changed, lines);
+    let assessment = policy.classify(&obs.changed, lines).with_floor(floor);
     let lenses = select_lenses(assessment.level(), focus);
     // The prompts this build carries, frozen for the selected lenses: a
     // binding names its lens's prompt digest (issue 10).
@@ -470,20 +507,21 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         differing_paths: &differing,
         owned_by_chain,
     };
+    let floor = policy_floor(git, &obs)?;
     // Eligibility first, so a refusal names its own reason rather than the
     // diff's size; then the anchor the successor freezes.
     recovery::successor(
         &pred,
         request.clone(),
         scope,
-        start_input(&obs, snapshot.clone(), clock, focus),
+        start_input(&obs, snapshot.clone(), clock, focus, floor.clone()),
     )?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = recovery::successor(
         &pred,
         request,
         scope,
-        start_input(&obs, snapshot, clock, focus),
+        start_input(&obs, snapshot, clock, focus, floor),
     )?;
     let record = state.record()?;
     let created = store.create_successor(&record)?;

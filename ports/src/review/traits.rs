@@ -63,6 +63,16 @@ pub trait GitPort {
     /// The new-side hunks of one path between two trees (`diff -U0`).
     fn hunks(&self, from: &TreeId, to: &TreeId, path: &RepoPath)
     -> Result<Vec<Hunk>, AdapterError>;
+    /// The bytes of the blob at `path` in `tree`, at most `cap + 1` of
+    /// them (a longer file is refused by its parser); `None` when the path
+    /// is absent or not a blob. What the repository policy
+    /// (`.probity/policy.json`) is read through, from a base tree.
+    fn read_path(
+        &self,
+        tree: &TreeId,
+        path: &str,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, AdapterError>;
     /// The number of lines of a path in a tree; `None` when absent.
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;
     /// Keeps a lineage's frozen trees from garbage collection (R10.6), when

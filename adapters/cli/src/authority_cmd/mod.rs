@@ -53,6 +53,9 @@ pub enum SchemaArg {
     Receipt,
     State,
     Bundle,
+    /// The repository policy (`.probity/policy.json`, read from the
+    /// protected base).
+    Policy,
 }
 
 #[derive(Debug, Args)]
@@ -432,6 +435,11 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             "not_terminal",
             "finish the review first (`probity status --lineage <id>` names the next input)",
         ),
+        ReviewError::Policy { .. } => (
+            RejectedInput,
+            "policy_invalid",
+            "the base's .probity/policy.json is refused (check it with `probity policy check`); fix it on the protected branch, then start again; nothing was started",
+        ),
         ReviewError::NotRepresentable { .. } => (
             RejectedInput,
             "not_representable",
@@ -781,6 +789,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
         SchemaArg::Refuter => SchemaDoc::Refuter,
         SchemaArg::Validator => SchemaDoc::Validator,
         SchemaArg::Bundle => SchemaDoc::Bundle,
+        SchemaArg::Policy => SchemaDoc::Policy,
     };
     let v = doc.schema();
     // The schema is the document in both modes.
@@ -789,9 +798,13 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+pub use policy::{PolicyCommand, policy};
+
 mod dispute;
 mod finalize;
 mod lens;
+mod policy;
+mod policy_gate;
 mod pre_receive;
 mod show;
 mod start;

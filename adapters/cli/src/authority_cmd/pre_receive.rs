@@ -73,9 +73,14 @@ fn usage(code: &str, msg: &str, next: &str) -> CliError {
 /// signature required the allowed-signers file is checked then too: a
 /// missing or unusable file, like a failing `ssh-keygen`, is the server's
 /// fault, never the pusher's ([`ServerFaults`]).
+///
+/// The repository policy of every base judged against (`policies`, read by
+/// [`super::policy_gate::read_policies`]) is applied to each bundle too:
+/// its risk floors and the roles its tiers ask to sign.
 fn signature_policy<'a>(
     repo: &'a Repo,
     faults: &'a ServerFaults,
+    bases: &[CommitId],
 ) -> Result<impl Fn(&Bundle) -> Result<(), ReceiveDenial> + 'a, CliError> {
     use probity_ports::review::{SignatureError, SshSignatures};
     let config = |message: String| {
@@ -96,8 +101,23 @@ fn signature_policy<'a>(
                 .map_err(|e| config(e.to_string()))?,
         }
     }
+    let policies =
+        super::policy_gate::read_policies(repo, bases, policy.allowed_signers.as_deref())?;
+    for p in &policies {
+        if let Some(path) = p.signers_path() {
+            port.check_allowed_signers(path).map_err(|e| {
+                config(format!(
+                    "the allowed signers of the policy at {}: {e}",
+                    p.base
+                ))
+            })?;
+        }
+    }
+    if policies.is_empty() {
+        eprintln!("probity: note: {}", super::policy_gate::NO_POLICY_NOTE);
+    }
     Ok(move |bundle: &Bundle| {
-        if !policy.require_signature {
+        if !policy.require_signature && policies.is_empty() {
             return Ok(());
         }
         let deny = |code: &str, message: String| ReceiveDenial {
@@ -128,7 +148,12 @@ fn signature_policy<'a>(
         // delivery here must be vouched for, not only the leaf (issue 20
         // §3): a maintainer's signature on a later link does not cover an
         // unsigned earlier one.
-        for (lineage, statement) in &statements {
+        let required = if policy.require_signature {
+            statements.as_slice()
+        } else {
+            &[]
+        };
+        for (lineage, statement) in required {
             drivers::check_attestations(&port, &refs, statement, &policy).map_err(|e| match e {
                 // The server's allowed-signers file or its ssh-keygen:
                 // nothing the pusher can sign fixes it.
@@ -154,8 +179,26 @@ fn signature_policy<'a>(
                 }
             })?;
         }
-        Ok(())
+        super::policy_gate::check_bundle(repo, &port, &policies, bundle, &refs, &statements)
     })
+}
+
+/// The bases the repository policy is read from for a hook's updates:
+/// each protected ref's old tip, or, for a ref being created, the
+/// repository's default branch (`HEAD`); deletions deliver nothing.
+fn policy_bases(repo: &Repo, updates: &[ReceiveUpdate]) -> Result<Vec<CommitId>, CliError> {
+    let globs = repo.protected_refs().map_err(repo_err)?;
+    let mut bases = Vec::new();
+    for u in updates {
+        if u.new.is_none() || !probity_core::review::server::is_protected(&globs, &u.refname) {
+            continue;
+        }
+        match &u.old {
+            Some(old) => bases.push(old.clone()),
+            None => bases.extend(repo.find_commit("HEAD").map_err(repo_err)?),
+        }
+    }
+    Ok(bases)
 }
 
 /// The code a pusher is answered when the server, not the push, is at
@@ -379,6 +422,12 @@ pub fn next_hint(code: &str) -> &'static str {
         "objects_missing" => "push the commits the note's review covers with it",
         "approval_spent" => {
             "amend the change together with other bytes (the same bytes on the same base cannot be reviewed again yet), review that commit (`probity start --commit <sha>`), then `probity push`"
+        }
+        "roles_unmet" => {
+            "each role holder the reason names imports the bundle (`probity bundle import`), signs it with their own key (`probity attest --sign` for the lineage the reason names) and publishes (`probity publish`); then `probity push` again"
+        }
+        "policy_floor_unmet" => {
+            "review the delivered commit again under the base's policy (`probity start --commit` on it, after rebasing onto the protected tip: it freezes the floor's tier), then `probity push`"
         }
         "protected_ref_deleted" => {
             "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
@@ -634,12 +683,13 @@ fn pre_receive(
     };
     let notes_pushed = hook.then(|| updates.iter().any(|u| u.refname == NOTES_REF));
     let scratch = ScratchStore::new().map_err(|e| faults.error(e))?;
+    let bases = policy_bases(&repo, &updates)?;
     let answer = drivers::pre_receive(
         &repo,
         &scratch.store,
         &updates,
         &scope,
-        signature_policy(&repo, &faults)?,
+        signature_policy(&repo, &faults, &bases)?,
     )
     .map_err(transport_error)?;
     let form = NotesForm::Receive {
@@ -676,12 +726,17 @@ fn pre_pr_notes(
     let repo = open_repo(global, false, None)?;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let scratch = ScratchStore::new()?;
+    let bases: Vec<CommitId> = repo
+        .find_commit(base)
+        .map_err(repo_err)?
+        .into_iter()
+        .collect();
     let answer = drivers::pre_pr_from_notes(
         &repo,
         &scratch.store,
         base,
         head,
-        signature_policy(&repo, &faults)?,
+        signature_policy(&repo, &faults, &bases)?,
     )
     .map_err(transport_error)?;
     match answer {

@@ -1,0 +1,257 @@
+//! The repository policy at the server and CI gates (issue 20 §2–§3): read
+//! from the base each protected update is judged against (the ref's old
+//! tip; a new ref: the repository's default branch), never from the pushed
+//! or proposed tree, together with the allowed-signers file it names in the
+//! same base (unless the server's own `probity.allowedSignersFile` is set).
+//!
+//! Per bundle, for every policy in force: each record whose trees are here
+//! must have frozen at least the tier the policy's floor gives its change
+//! (`policy_floor_unmet`), and each approved review of the chain that
+//! authorizes a delivery must carry signatures filling the roles its tier
+//! names, each by a different key (`roles_unmet`). The rules are core's
+//! (`probity_core::review::policy`); this module reads and sequences.
+
+use std::path::{Path, PathBuf};
+
+use probity_core::review::bundle::Bundle;
+use probity_core::review::ids::CommitId;
+use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy, check_floor};
+use probity_core::review::server::NOTES_REF;
+use probity_git::Repo;
+use probity_ports::review::{ReceiveDenial, SshSignatures, verified_keys};
+
+use crate::output::{CliError, ErrorKind};
+
+/// The most bytes an allowed-signers file read from a base may have (as
+/// the adapter bounds a configured one).
+const MAX_BASE_SIGNERS_BYTES: usize = 1024 * 1024;
+
+/// A policy in force for this judgement, with the base it was read from.
+pub struct BasePolicy {
+    /// The commit the policy was read from.
+    pub base: CommitId,
+    /// The policy.
+    pub policy: RepoPolicy,
+    /// The allowed-signers file its signatures are checked against: the
+    /// server's configured file, or the one the policy names in the base,
+    /// copied to a temporary file that is removed with this value.
+    signers: Option<Signers>,
+}
+
+enum Signers {
+    Configured(PathBuf),
+    FromBase(tempfile::NamedTempFile),
+}
+
+impl BasePolicy {
+    /// The allowed-signers file this policy's signatures are checked
+    /// against, if any.
+    pub fn signers_path(&self) -> Option<&Path> {
+        self.signers.as_ref().map(Signers::path)
+    }
+}
+
+impl Signers {
+    fn path(&self) -> &Path {
+        match self {
+            Signers::Configured(p) => p,
+            Signers::FromBase(t) => t.path(),
+        }
+    }
+}
+
+/// What the gate says of the protections when no base has a policy.
+pub const NO_POLICY_NOTE: &str = "no repository policy (.probity/policy.json) in the protected base: role signatures and risk floors are off (single-developer mode); `probity policy show` says what is on";
+
+fn invalid(base: &CommitId, why: String) -> CliError {
+    CliError::new(
+        ErrorKind::RejectedInput,
+        "policy_invalid",
+        format!("the repository policy ({POLICY_PATH}) at the protected base {base}: {why}"),
+        "fix .probity/policy.json on the protected branch (check it with `probity policy check`); an administrator updates the branch on the server when every push is refused",
+    )
+}
+
+fn repo_error(e: impl std::fmt::Display) -> CliError {
+    CliError::new(
+        ErrorKind::Repository,
+        "repository_error",
+        e.to_string(),
+        "check the repository and retry",
+    )
+}
+
+/// Reads the policy at each of `bases` (deduplicated; a base without a
+/// policy contributes nothing). `configured`: the server's own
+/// `probity.allowedSignersFile`, which takes precedence over the file a
+/// policy names. A policy that does not parse, or names an allowed-signers
+/// file its base does not hold while it asks for signatures, is refused
+/// (`policy_invalid`): the gate fails closed.
+pub fn read_policies(
+    repo: &Repo,
+    bases: &[CommitId],
+    configured: Option<&Path>,
+) -> Result<Vec<BasePolicy>, CliError> {
+    let mut seen: Vec<&CommitId> = Vec::new();
+    let mut out = Vec::new();
+    for base in bases {
+        if seen.contains(&base) {
+            continue;
+        }
+        seen.push(base);
+        let Some(bytes) = repo
+            .read_path(base.as_str(), POLICY_PATH, MAX_POLICY_BYTES)
+            .map_err(repo_error)?
+        else {
+            continue;
+        };
+        let policy = RepoPolicy::parse(&bytes).map_err(|e| invalid(base, e.to_string()))?;
+        let signers = match (configured, policy.allowed_signers()) {
+            (Some(p), _) => Some(Signers::Configured(p.to_path_buf())),
+            (None, Some(path)) => {
+                let bytes = repo
+                    .read_path(base.as_str(), path, MAX_BASE_SIGNERS_BYTES)
+                    .map_err(repo_error)?
+                    .ok_or_else(|| {
+                        invalid(
+                            base,
+                            format!(
+                                "it names allowed signers `{path}`, which the base does not hold"
+                            ),
+                        )
+                    })?;
+                if bytes.len() > MAX_BASE_SIGNERS_BYTES {
+                    return Err(invalid(
+                        base,
+                        format!(
+                            "its allowed signers `{path}` are over {MAX_BASE_SIGNERS_BYTES} bytes"
+                        ),
+                    ));
+                }
+                let mut tmp = tempfile::NamedTempFile::new().map_err(repo_error)?;
+                std::io::Write::write_all(&mut tmp, &bytes).map_err(repo_error)?;
+                Some(Signers::FromBase(tmp))
+            }
+            (None, None) => None,
+        };
+        if policy.requires_signatures() && signers.is_none() {
+            return Err(invalid(
+                base,
+                "it asks for signatures but names no allowed_signers, and the server configures none (probity.allowedSignersFile)".into(),
+            ));
+        }
+        out.push(BasePolicy {
+            base: base.clone(),
+            policy,
+            signers,
+        });
+    }
+    Ok(out)
+}
+
+fn deny(code: &str, message: String, next_action: &'static str) -> ReceiveDenial {
+    ReceiveDenial {
+        reason_code: code.to_owned(),
+        refname: NOTES_REF.into(),
+        commit: None,
+        message,
+        next_action,
+    }
+}
+
+/// Checks one bundle against every policy in force: floors first (a
+/// record that understates its tier is refused whatever signed it), then
+/// the roles each approved review's tier asks for. `envelopes`: the
+/// bundle's attestations as canonical bytes. `statements`: the lineage
+/// and statement of every approved review that must be vouched for
+/// (`statements_to_vouch_for`).
+pub fn check_bundle<P: SshSignatures>(
+    repo: &Repo,
+    port: &P,
+    policies: &[BasePolicy],
+    bundle: &Bundle,
+    envelopes: &[&[u8]],
+    statements: &[(probity_core::review::ids::LineageId, Vec<u8>)],
+) -> Result<(), ReceiveDenial> {
+    if policies.is_empty() {
+        return Ok(());
+    }
+    for record in &bundle.records {
+        let s = record.state();
+        let snap = s.snapshot();
+        let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
+        let present = probity_ports::review::ExportGit::missing_objects(repo, &pair)
+            .map(|m| m.is_empty())
+            .unwrap_or(false);
+        if !present {
+            continue;
+        }
+        let changed = repo
+            .diff_files(&snap.base_tree, &snap.candidate_tree)
+            .map_err(|e| {
+                deny(
+                    "authority_invalid",
+                    format!("bundle of {}: {e}", bundle.lineage_id),
+                    "start_commit_review",
+                )
+            })?;
+        for p in policies {
+            check_floor(
+                &p.policy,
+                s.lineage_id().as_str(),
+                s.frozen().risk_level,
+                &changed,
+            )
+            .map_err(|e| {
+                deny(
+                    "policy_floor_unmet",
+                    format!("{e} (the policy at {})", p.base),
+                    "start_commit_review",
+                )
+            })?;
+        }
+    }
+    for (lineage, statement) in statements {
+        let Some(record) = bundle
+            .records
+            .iter()
+            .find(|r| r.state().lineage_id() == lineage)
+        else {
+            continue;
+        };
+        let level = record.state().frozen().risk_level;
+        for p in policies {
+            if p.policy.required_roles(level).is_empty() {
+                continue;
+            }
+            let Some(signers) = &p.signers else {
+                continue;
+            };
+            let keys = verified_keys(port, envelopes, statement, signers.path()).map_err(|e| {
+                deny(
+                    "server_misconfigured",
+                    format!("the server could not check signatures: {e}"),
+                    "ask_administrator",
+                )
+            })?;
+            p.policy.assign_roles(level, &keys).map_err(|e| {
+                let holders: Vec<String> = e
+                    .unmet
+                    .iter()
+                    .map(|r| format!("{r}: {}", p.policy.holders(r).join(", ")))
+                    .collect();
+                deny(
+                    "roles_unmet",
+                    format!(
+                        "review {lineage} (in the chain of {}): {e}; the policy at {} names the holders ({}): each signs in their own clone with `probity attest --lineage {lineage} --sign` after `probity bundle import`, then publishes",
+                        bundle.lineage_id,
+                        p.base,
+                        holders.join("; ")
+                    ),
+                    "sign",
+                )
+            })?;
+        }
+    }
+    Ok(())
+}

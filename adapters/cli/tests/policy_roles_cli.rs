@@ -1,0 +1,377 @@
+//! The repository policy read from the protected base (issue 20 §2–§3), on
+//! a real bare remote with the server hook: roles that must sign, each by a
+//! different key; risk floors; trust material that a proposal cannot bring
+//! with it; and what the gates say when no policy is in force.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+const AGENT: &str = "agent@example.invalid";
+const CI: &str = "ci@example.invalid";
+const ALICE: &str = "alice@example.invalid";
+
+/// Medium: one reviewer. High: a reviewer and a maintainer, by different
+/// keys. `crypto/**` and any `AKIA` literal are high risk.
+fn policy_json() -> String {
+    format!(
+        r#"{{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{{"reviewer":["{AGENT}","{CI}"],"maintainer":["{ALICE}"]}},"signatures":{{"medium":["reviewer"],"high":["reviewer","maintainer"]}},"high_risk":{{"paths":["crypto/**"],"content":["AKIA"]}}}}"#
+    )
+}
+
+fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
+    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
+        .ok()
+        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+}
+
+fn commit_all(f: &Fixture, message: &str) -> String {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", message])
+        .unwrap();
+    rev(f, f.root(), "HEAD").unwrap()
+}
+
+/// A team repository whose protected base holds the policy and the
+/// allowed signers (agent and CI are reviewers, alice the maintainer),
+/// served by a bare remote with the server hook.
+struct Team {
+    f: Fixture,
+    _dir: tempfile::TempDir,
+    server: PathBuf,
+    keys: tempfile::TempDir,
+    agent: PathBuf,
+    alice: PathBuf,
+    inputs: tempfile::TempDir,
+}
+
+impl Team {
+    fn new() -> Self {
+        let f = parser_base();
+        let keys = tempfile::tempdir().unwrap();
+        let agent = keygen(keys.path(), "agent");
+        let ci = keygen(keys.path(), "ci");
+        let alice = keygen(keys.path(), "alice");
+        let signers = format!(
+            "{AGENT} {}\n{CI} {}\n{ALICE} {}\n",
+            public(&agent),
+            public(&ci),
+            public(&alice)
+        );
+        f.write(".probity/allowed_signers", signers).unwrap();
+        f.write(".probity/policy.json", policy_json()).unwrap();
+        f.commit_all("the team's policy").unwrap();
+        let (dir, server) = bare_origin(&f, "server.git");
+        let r = probity(&server, &["hooks", "install", "--server"]);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        Self {
+            f,
+            _dir: dir,
+            server,
+            keys,
+            agent,
+            alice,
+            inputs: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Signs `lineage`'s statement with `key` in this clone (its store
+    /// keeps every envelope; the bundle carries them all).
+    fn sign(&self, key: &Path, lineage: &str) {
+        self.f
+            .git(&["config", "probity.signingKey", key.to_str().unwrap()])
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(["--cwd", self.f.root().to_str().unwrap()])
+            .args(["attest", "--lineage", lineage, "--sign"])
+            .env("HOME", self.keys.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn server_main(&self) -> Option<String> {
+        rev(&self.f, &self.server, "main")
+    }
+
+    /// Starts and approves the live change; returns (lineage, start answer).
+    fn review(&self) -> (String, serde_json::Value) {
+        let st = probity(self.f.root(), &["start"]);
+        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let done = approve_started(self.f.root(), self.inputs.path(), &st.json);
+        (done["lineage_id"].as_str().unwrap().to_string(), st.json)
+    }
+}
+
+#[test]
+fn a_high_risk_change_needs_a_reviewer_and_a_maintainer_by_different_keys() {
+    let t = Team::new();
+    let before = t.server_main();
+    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
+    let (lineage, started) = t.review();
+    // The base's policy rates the change high at start.
+    assert_eq!(started["risk_level"], "high", "{started}");
+    assert!(
+        started["risk_reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "policy_floor:path#0"),
+        "{started}"
+    );
+    let c = commit_all(&t.f, "encrypt");
+    // The agent signs its own review: it holds the reviewer role only.
+    t.sign(&t.agent, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
+    assert!(p.stderr.contains("maintainer"), "{}", p.stderr);
+    assert!(p.stderr.contains(ALICE), "{}", p.stderr);
+    assert_eq!(t.server_main(), before);
+    // The maintainer signs too: the change lands.
+    t.sign(&t.alice, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(t.server_main(), Some(c));
+}
+
+#[test]
+fn one_key_holding_two_roles_signs_for_one() {
+    let t = Team::new();
+    let before = t.server_main();
+    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
+    let (lineage, _) = t.review();
+    commit_all(&t.f, "encrypt");
+    // Alice's key is a maintainer's; signing twice with it fills no
+    // second role.
+    t.sign(&t.alice, &lineage);
+    t.sign(&t.alice, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
+    assert!(p.stderr.contains("reviewer"), "{}", p.stderr);
+    assert_eq!(t.server_main(), before);
+}
+
+#[test]
+fn a_medium_change_lands_with_a_reviewers_signature_and_not_without() {
+    let t = Team::new();
+    let before = t.server_main();
+    write_medium_change(&t.f);
+    let (lineage, started) = t.review();
+    assert_eq!(started["risk_level"], "medium", "{started}");
+    let c = commit_all(&t.f, "more parsing");
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
+    assert_eq!(t.server_main(), before);
+    t.sign(&t.agent, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(t.server_main(), Some(c));
+}
+
+#[test]
+fn a_proposal_that_makes_its_author_a_maintainer_is_judged_under_the_base() {
+    let t = Team::new();
+    let before = t.server_main();
+    // The agent lists its own key as the maintainer's and drops every
+    // signature requirement, in the change itself.
+    let signers = format!(
+        "{ALICE} {}\n{AGENT} {}\n",
+        public(&t.agent),
+        public(&t.agent)
+    );
+    t.f.write(".probity/allowed_signers", signers).unwrap();
+    t.f.write(
+        ".probity/policy.json",
+        r#"{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers"}"#,
+    )
+    .unwrap();
+    let (lineage, started) = t.review();
+    // A change to the policy's directory is high under the base's policy.
+    assert_eq!(started["risk_level"], "high", "{started}");
+    assert!(
+        started["risk_reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "policy_floor:policy_dir"),
+        "{started}"
+    );
+    commit_all(&t.f, "relax the policy");
+    t.sign(&t.agent, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
+    assert!(p.stderr.contains("maintainer"), "{}", p.stderr);
+    assert_eq!(t.server_main(), before);
+}
+
+#[test]
+fn the_ci_gate_reads_the_policy_from_the_target_branch() {
+    let t = Team::new();
+    write_medium_change(&t.f);
+    let (lineage, _) = t.review();
+    let head = commit_all(&t.f, "more parsing");
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let gate = |cwd: &Path| {
+        probity(
+            cwd,
+            &[
+                "validate",
+                "--gate",
+                "pre-pr",
+                "--authority",
+                "notes",
+                "--base",
+                "origin/main",
+                "--head",
+                &head,
+                "--json",
+            ],
+        )
+    };
+    let g = gate(t.f.root());
+    assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
+    assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
+    t.sign(&t.agent, &lineage);
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let g = gate(t.f.root());
+    assert_eq!(g.code, 0, "{}{}", g.stdout, g.stderr);
+}
+
+#[test]
+fn without_a_policy_the_gate_says_which_protections_are_off() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "more parsing");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(
+        p.stderr.contains("role signatures and risk floors are off"),
+        "{}",
+        p.stderr
+    );
+    let s = probity(&server, &["policy", "show", "--at", "main", "--json"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    assert!(s.json["policy"].is_null(), "{}", s.stdout);
+    let off: Vec<String> = s.json["off"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        off.iter().any(|o| o.starts_with("role signatures")),
+        "{off:?}"
+    );
+    assert!(off.iter().any(|o| o.starts_with("risk floors")), "{off:?}");
+}
+
+#[test]
+fn policy_check_refuses_a_bad_document_and_shows_a_good_one() {
+    let t = Team::new();
+    let before = store_snapshot(&t.f);
+    let bad = input(
+        t.inputs.path(),
+        "bad.json",
+        r#"{"schema":"probity-policy/v1","signatures":{"high":["maintainer"]}}"#,
+    );
+    let r = probity(t.f.root(), &["policy", "check", &bad, "--json"]);
+    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["error"]["code"], "policy_invalid", "{}", r.stdout);
+    assert!(r.stdout.contains("does not declare"), "{}", r.stdout);
+    assert_eq!(store_snapshot(&t.f), before);
+    let r = probity(t.f.root(), &["policy", "check", "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["policy"]["roles"]["maintainer"][0], ALICE);
+    let s = probity(t.f.root(), &["policy", "show"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    assert!(
+        s.stdout
+            .contains("high-risk approvals signed by reviewer + maintainer"),
+        "{}",
+        s.stdout
+    );
+    let schema = probity(t.f.root(), &["schema", "policy"]);
+    assert_eq!(schema.code, 0);
+    assert_eq!(
+        schema.json["$id"],
+        "https://probity.dev/schemas/probity-policy/v1"
+    );
+}
+
+#[test]
+fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebase() {
+    // The agent reviews a change that hard-codes a credential while the
+    // base has no policy: medium, one lens.
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    f.write(
+        "src/cfg.rs",
+        "pub const KEY: &str = \"AKIAABCDEFGHIJKLMNOP\";\n",
+    )
+    .unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.json["risk_level"], "medium", "{}", st.stdout);
+    approve_started(f.root(), inputs.path(), &st.json);
+    commit_all(&f, "configure");
+    // Meanwhile a maintainer lands the policy from her own clone: literal
+    // AWS key ids are high risk.
+    let d = tempfile::tempdir().unwrap();
+    let other = d.path().join("maintainer");
+    f.git(&[
+        "clone",
+        "-q",
+        server.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ])
+    .unwrap();
+    for (k, v) in [("user.name", "alice"), ("user.email", ALICE)] {
+        f.git_in(&other, &["config", k, v]).unwrap();
+    }
+    std::fs::create_dir_all(other.join(".probity")).unwrap();
+    std::fs::write(
+        other.join(".probity/policy.json"),
+        r#"{"schema":"probity-policy/v1","high_risk":{"content":["AKIA"]}}"#,
+    )
+    .unwrap();
+    approve_live(&other, inputs.path());
+    f.git_in(&other, &["add", "-A"]).unwrap();
+    f.git_in(&other, &["commit", "-q", "--no-verify", "-m", "policy"])
+        .unwrap();
+    let p = probity(&other, &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The agent rebases onto it: the rebase proof carries the old review,
+    // but the server judges its change under the policy now in the base.
+    f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    let before = rev(&f, &server, "main");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(p.stderr.contains("policy_floor_unmet"), "{}", p.stderr);
+    assert!(p.stderr.contains("policy_floor:content#0"), "{}", p.stderr);
+    assert_eq!(rev(&f, &server, "main"), before);
+    // The next step it names works: review the rebased commit again, now
+    // high (all four lenses), and push.
+    let head = rev(&f, f.root(), "HEAD").unwrap();
+    let st = probity(f.root(), &["start", "--commit", &head]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "main"), Some(head));
+}
