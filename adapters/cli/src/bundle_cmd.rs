@@ -333,8 +333,11 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
             continue;
         }
         let tip = resolve(&ctx.repo, src)?;
-        let p = drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &RemoteScope::All)
-            .map_err(transport_error)?;
+        // Published against the remote pushed to: a teammate's branch
+        // fetched from elsewhere is still this push's delivery.
+        let scope = RemoteScope::Of(remote.clone());
+        let p =
+            drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &scope).map_err(transport_error)?;
         publications.push(p);
     }
     let mut all = refspecs.clone();

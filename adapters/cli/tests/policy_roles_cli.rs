@@ -15,10 +15,11 @@ const CI: &str = "ci@example.invalid";
 const ALICE: &str = "alice@example.invalid";
 
 /// Medium: one reviewer. High: a reviewer and a maintainer, by different
-/// keys. `crypto/**` and any `AKIA` literal are high risk.
+/// keys; an approval after a recovered escalation: the maintainer too.
+/// `crypto/**` and any `AKIA` literal are high risk.
 fn policy_json() -> String {
     format!(
-        r#"{{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{{"reviewer":["{AGENT}","{CI}"],"maintainer":["{ALICE}"]}},"signatures":{{"medium":["reviewer"],"high":["reviewer","maintainer"]}},"high_risk":{{"paths":["crypto/**"],"content":["AKIA"]}}}}"#
+        r#"{{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{{"reviewer":["{AGENT}","{CI}"],"maintainer":["{ALICE}"]}},"signatures":{{"medium":["reviewer"],"high":["reviewer","maintainer"]}},"authorize":["maintainer"],"high_risk":{{"paths":["crypto/**"],"content":["AKIA"]}}}}"#
     )
 }
 
@@ -374,4 +375,123 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
     let p = probity(f.root(), &["push", "origin", "main"]);
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(rev(&f, &server, "main"), Some(head));
+}
+
+#[test]
+fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signature_does() {
+    let t = Team::new();
+    let before = t.server_main();
+    write_medium_change(&t.f);
+    // The lens escalates; the agent recovers its own escalation, writing
+    // the maintainer's name into the free-text authorization.
+    let st = probity(t.f.root(), &["start"]);
+    let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
+    let r = input(t.inputs.path(), "unknown.json", PARSER_UNKNOWN);
+    let fin = probity(t.f.root(), &["finalize", "--lineage", &l1, "--result", &r]);
+    assert_eq!(
+        fin.json["state"], "escalated",
+        "{}{}",
+        fin.stdout, fin.stderr
+    );
+    let revision = fin.json["store_revision"].as_str().unwrap().to_string();
+    let rec = probity(
+        t.f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &l1,
+            "--expected-predecessor-revision",
+            &revision,
+            "--disposition",
+            "escalation_authorized",
+            "--reason",
+            "the callers are fine",
+            "--actor",
+            "alice",
+            "--authorization",
+            "alice approves (she said so on chat)",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let st = probity(t.f.root(), &["status", "--lineage", &l2]);
+    approve_started(t.f.root(), t.inputs.path(), &st.json);
+    let c = commit_all(&t.f, "after the escalation");
+    // Its own reviewer signature covers the medium tier, not the act.
+    t.sign(&t.agent, &l2);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
+    assert!(p.stderr.contains("maintainer"), "{}", p.stderr);
+    assert_eq!(t.server_main(), before);
+    // The maintainer signs the successor: the recovery lands.
+    t.sign(&t.alice, &l2);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(t.server_main(), Some(c));
+}
+
+#[test]
+fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
+    let t = Team::new();
+    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
+    let (lineage, _) = t.review();
+    let c = commit_all(&t.f, "encrypt");
+    t.sign(&t.agent, &lineage);
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // Alice fetches the agent's branch and its notes, as she would a
+    // teammate's pull request, imports the review, signs it with her own
+    // key and pushes.
+    let d = tempfile::tempdir().unwrap();
+    let mine = d.path().join("alice");
+    t.f.git(&[
+        "clone",
+        "-q",
+        t.server.to_str().unwrap(),
+        mine.to_str().unwrap(),
+    ])
+    .unwrap();
+    for (k, v) in [
+        ("user.name", "alice"),
+        ("user.email", ALICE),
+        ("probity.signingKey", t.alice.to_str().unwrap()),
+    ] {
+        t.f.git_in(&mine, &["config", k, v]).unwrap();
+    }
+    let agent = t.f.root().to_str().unwrap();
+    t.f.git_in(
+        &mine,
+        &[
+            "fetch",
+            "-q",
+            agent,
+            "main:refs/remotes/agent/main",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    t.f.git_in(&mine, &["merge", "-q", "--ff-only", "agent/main"])
+        .unwrap();
+    let note =
+        t.f.git_in(&mine, &["notes", "--ref=probity", "show", &c])
+            .unwrap();
+    let bundle = t.inputs.path().join("bundle.json");
+    std::fs::write(&bundle, note).unwrap();
+    let i = probity(&mine, &["bundle", "import", bundle.to_str().unwrap()]);
+    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["--cwd", mine.to_str().unwrap()])
+        .args(["attest", "--lineage", &lineage, "--sign"])
+        .env("HOME", t.keys.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p = probity(&mine, &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(t.server_main(), Some(c));
 }

@@ -37,8 +37,12 @@ fn range_args(
     remotes: &RemoteScope,
 ) -> (Vec<OsString>, Vec<u8>) {
     let mut args = vec![OsString::from("--stdin")];
-    if *remotes == RemoteScope::All {
-        args.extend(["--not".into(), "--remotes".into()]);
+    match remotes {
+        RemoteScope::None => {}
+        RemoteScope::All => args.extend(["--not".into(), "--remotes".into()]),
+        RemoteScope::Of(name) => {
+            args.extend(["--not".into(), format!("--remotes={name}").into()]);
+        }
     }
     let mut stdin = format!("{tip}\n").into_bytes();
     for e in exclude {

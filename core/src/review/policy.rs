@@ -66,6 +66,14 @@ pub struct PolicyDocument {
     /// authorizes a delivery, each by a different key.
     #[serde(default)]
     pub signatures: TierRoles,
+    /// The roles that must also sign an approved review made after an
+    /// authorized act (a recovery of an escalated review,
+    /// `escalation_authorized`): the maintainer's signature over that
+    /// review's statement binds the successor's lineage, which derives
+    /// from the predecessor link (lineage, revision, disposition, reason,
+    /// actor, authorization). Free text in `--authorization` never counts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authorize: Vec<String>,
     /// What makes a change high risk beyond the built-in risk policy.
     #[serde(default)]
     pub high_risk: HighRisk,
@@ -252,24 +260,24 @@ impl RepoPolicy {
                 check_principal(&field, p)?;
             }
         }
-        for (tier, roles) in [
-            ("low", &doc.signatures.low),
-            ("medium", &doc.signatures.medium),
-            ("high", &doc.signatures.high),
+        for (field, roles) in [
+            ("signatures.low", &doc.signatures.low),
+            ("signatures.medium", &doc.signatures.medium),
+            ("signatures.high", &doc.signatures.high),
+            ("authorize", &doc.authorize),
         ] {
-            let field = format!("signatures.{tier}");
-            check_count(&field, roles)?;
+            check_count(field, roles)?;
             let mut seen = std::collections::BTreeSet::new();
             for r in roles {
-                check_role_name(&field, r)?;
+                check_role_name(field, r)?;
                 if !doc.roles.contains_key(r) {
                     return Err(value(
-                        &field,
+                        field,
                         format!("names `{r}`, which `roles` does not declare"),
                     ));
                 }
                 if !seen.insert(r) {
-                    return Err(value(&field, format!("names `{r}` twice")));
+                    return Err(value(field, format!("names `{r}` twice")));
                 }
             }
         }
@@ -308,11 +316,27 @@ impl RepoPolicy {
         }
     }
 
-    /// Whether any tier asks for a signature.
+    /// The roles that must sign an approved review of tier `level`, with
+    /// the `authorize` roles added (once each) when the review follows an
+    /// authorized act (`after_authorized_act`).
+    pub fn roles_for(&self, level: RiskLevel, after_authorized_act: bool) -> Vec<String> {
+        let mut roles = self.required_roles(level).to_vec();
+        if after_authorized_act {
+            for r in &self.doc.authorize {
+                if !roles.contains(r) {
+                    roles.push(r.clone());
+                }
+            }
+        }
+        roles
+    }
+
+    /// Whether any tier, or an authorized act, asks for a signature.
     pub fn requires_signatures(&self) -> bool {
-        [RiskLevel::Low, RiskLevel::Medium, RiskLevel::High]
-            .into_iter()
-            .any(|l| !self.required_roles(l).is_empty())
+        !self.doc.authorize.is_empty()
+            || [RiskLevel::Low, RiskLevel::Medium, RiskLevel::High]
+                .into_iter()
+                .any(|l| !self.required_roles(l).is_empty())
     }
 
     /// The principals holding `role` (empty for an undeclared role).
@@ -380,7 +404,7 @@ pub struct RoleAssignment {
 pub struct RolesUnmet {
     /// The tier.
     pub level: &'static str,
-    /// Every role the tier asks for.
+    /// Every role the review needs.
     pub required: Vec<String>,
     /// The roles left unfilled by a maximum assignment.
     pub unmet: Vec<String>,
@@ -389,17 +413,18 @@ pub struct RolesUnmet {
 }
 
 impl RepoPolicy {
-    /// Assigns each role the tier `level` requires to a different verified
-    /// key whose principals include one of the role's holders (a maximum
-    /// bipartite matching, so the answer does not depend on the order keys
-    /// arrive in). `Ok` with the assignment when every role is filled;
-    /// otherwise the roles a maximum assignment leaves empty.
+    /// Assigns each of `roles` (what [`Self::roles_for`] gives a review of
+    /// tier `level`) to a different verified key whose principals include
+    /// one of the role's holders (a maximum bipartite matching, so the
+    /// answer does not depend on the order keys arrive in). `Ok` with the
+    /// assignment when every role is filled; otherwise the roles a maximum
+    /// assignment leaves empty.
     pub fn assign_roles(
         &self,
         level: RiskLevel,
+        roles: &[String],
         keys: &[VerifiedKey],
     ) -> Result<RoleAssignment, RolesUnmet> {
-        let roles = self.required_roles(level);
         // can[r] = the keys that may fill role r.
         let can: Vec<Vec<usize>> = roles
             .iter()
@@ -551,7 +576,9 @@ mod tests {
     fn a_minimal_policy_asks_for_nothing() {
         let p = policy(r#"{"schema":"probity-policy/v1"}"#);
         assert!(!p.requires_signatures());
-        assert!(p.assign_roles(RiskLevel::High, &[]).is_ok());
+        let roles = p.roles_for(RiskLevel::High, true);
+        assert!(roles.is_empty());
+        assert!(p.assign_roles(RiskLevel::High, &roles, &[]).is_ok());
         assert!(p.floor_reasons(&[file("src/a.rs", b"x")]).is_empty());
     }
 
@@ -609,13 +636,15 @@ mod tests {
     fn one_key_cannot_fill_two_roles() {
         let p = two_roles();
         // alice holds both roles, but one key signs for one.
+        let high = p.roles_for(RiskLevel::High, false);
+        let medium = p.roles_for(RiskLevel::Medium, false);
         let e = p
-            .assign_roles(RiskLevel::High, &[key("K1", &["alice@x"])])
+            .assign_roles(RiskLevel::High, &high, &[key("K1", &["alice@x"])])
             .unwrap_err();
         assert_eq!(e.unmet, vec!["maintainer".to_string()]);
         // The agent's own key is nobody's role.
         let e = p
-            .assign_roles(RiskLevel::Medium, &[key("AGENT", &["agent@x"])])
+            .assign_roles(RiskLevel::Medium, &medium, &[key("AGENT", &["agent@x"])])
             .unwrap_err();
         assert_eq!(e.unmet, vec!["reviewer".to_string()]);
         // Two keys: whichever order they come in, the matching fills both.
@@ -623,7 +652,7 @@ mod tests {
             vec![key("K1", &["alice@x"]), key("K2", &["ci@x"])],
             vec![key("K2", &["ci@x"]), key("K1", &["alice@x"])],
         ] {
-            let a = p.assign_roles(RiskLevel::High, &keys).unwrap();
+            let a = p.assign_roles(RiskLevel::High, &high, &keys).unwrap();
             assert_eq!(
                 a.signed,
                 vec![
@@ -632,7 +661,30 @@ mod tests {
                 ]
             );
         }
-        assert!(p.assign_roles(RiskLevel::Low, &[]).is_ok());
+        let low = p.roles_for(RiskLevel::Low, false);
+        assert!(p.assign_roles(RiskLevel::Low, &low, &[]).is_ok());
+    }
+
+    #[test]
+    fn an_authorized_act_adds_its_roles_once() {
+        let p = policy(
+            r#"{"schema":"probity-policy/v1","roles":{"reviewer":["a"],"maintainer":["m"]},
+            "signatures":{"medium":["reviewer"],"high":["reviewer","maintainer"]},
+            "authorize":["maintainer"]}"#,
+        );
+        assert!(p.requires_signatures());
+        assert_eq!(p.roles_for(RiskLevel::Medium, false), vec!["reviewer"]);
+        assert_eq!(
+            p.roles_for(RiskLevel::Medium, true),
+            vec!["reviewer", "maintainer"]
+        );
+        assert_eq!(
+            p.roles_for(RiskLevel::High, true),
+            vec!["reviewer", "maintainer"]
+        );
+        let e = RepoPolicy::parse(br#"{"schema":"probity-policy/v1","authorize":["maintainer"]}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("authorize"), "{e}");
     }
 
     #[test]

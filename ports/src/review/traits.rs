@@ -427,6 +427,10 @@ pub enum RemoteScope {
     /// Every remote-tracking ref (`--remotes`): this clone's last view of
     /// its remotes, an approximation used only when no remote is named.
     All,
+    /// The remote-tracking refs of one remote (`--remotes=<name>`): what a
+    /// push to that remote publishes against. A teammate's branch fetched
+    /// under another remote's name is not published to this one.
+    Of(String),
 }
 
 /// Reading commits and ranges: what the publication gates observe.

@@ -220,8 +220,14 @@ pub fn check_bundle<P: SshSignatures>(
             continue;
         };
         let level = record.state().frozen().risk_level;
+        // A review made after an authorized act (a recovery of an
+        // escalation) needs the policy's `authorize` roles too.
+        let after_authorized_act = record.state().predecessor().is_some_and(|link| {
+            link.disposition == probity_core::review::state::Disposition::EscalationAuthorized
+        });
         for p in policies {
-            if p.policy.required_roles(level).is_empty() {
+            let roles = p.policy.roles_for(level, after_authorized_act);
+            if roles.is_empty() {
                 continue;
             }
             let Some(signers) = &p.signers else {
@@ -234,7 +240,7 @@ pub fn check_bundle<P: SshSignatures>(
                     "ask_administrator",
                 )
             })?;
-            p.policy.assign_roles(level, &keys).map_err(|e| {
+            p.policy.assign_roles(level, &roles, &keys).map_err(|e| {
                 let holders: Vec<String> = e
                     .unmet
                     .iter()
