@@ -133,10 +133,10 @@ fi
 # The authority travels as notes. A remote without them has none to give:
 # the gate then denies for lack of a review, which is its answer to give.
 if git ls-remote --exit-code "$remote" "$notes_ref" >/dev/null 2>&1; then
-  # With the notes, the trees reviews froze (`probity push` sends them):
-  # a rebased delivery, or a chain whose leaf is still in review, is
-  # checked against them, as the server checked it.
-  fetch "+$notes_ref:$notes_ref" "+refs/probity/trees/*:refs/probity/trees/*"
+  # The notes history carries the trees reviews froze (anchored by
+  # `probity publish`): a rebased delivery, or a chain whose leaf is still
+  # in review, is checked against them, as the server checked it.
+  fetch "+$notes_ref:$notes_ref"
 else
   printf 'probity-gate: %s has no %s (no review authority published)\n' "$remote" "$notes_ref" >&2
 fi

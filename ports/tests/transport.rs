@@ -346,7 +346,7 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
     let store = WithAttestations::new(&w.store);
     // A line that is no bundle (stale, foreign, garbage): kept byte for
     // byte, since the notes ref only grows, and the bundle added beside it.
-    git.write_notes(None, &[(reviewed.clone(), b"not a bundle\n".to_vec())])
+    git.write_notes(None, &[(reviewed.clone(), b"not a bundle\n".to_vec())], &[])
         .unwrap();
     let out = drivers::publish(
         &git,
@@ -367,7 +367,7 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
     // moved.
     let big = vec![b'x'; probity_core::review::bundle::MAX_NOTE_BYTES + 1];
     let tip = git.notes_ref();
-    git.write_notes(tip.as_ref(), &[(reviewed.clone(), big)])
+    git.write_notes(tip.as_ref(), &[(reviewed.clone(), big)], &[])
         .unwrap();
     let notes = (git.notes_ref(), git.all_notes());
     let err = drivers::publish(&git, &store, &reviewed, &[base], &RemoteScope::None).unwrap_err();

@@ -345,13 +345,10 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     if has_notes && !all.iter().any(|s| s.contains(NOTES_REF)) {
         all.push(NOTES_REF.to_string());
     }
-    // The trees each published review froze travel too (refs under
-    // refs/probity/trees/, never a delivery): a commit rebased onto work
-    // elsewhere no longer contains them, and the server checks the rebase
-    // proof against them.
-    let trees = review_tree_refspecs(&ctx.store, &publications)?;
-    let pushed = push_summary(&all, trees.len());
-    all.extend(trees);
+    // The trees each published review froze travel inside the notes
+    // history (anchored by publish: `NotesGit::write_notes`), so no other
+    // ref is pushed (issue 21 §4).
+    let pushed = all.join(" ");
     // git's stderr (progress, a local hook's refusal, the remote's
     // `remote:` lines) is shown as it arrives, not after.
     use std::io::IsTerminal;
@@ -508,66 +505,6 @@ fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
 
 /// What people read about a push: their refspecs and the notes, the
 /// review-tree refs counted (one stack can carry thousands of them).
-fn push_summary(refspecs: &[String], trees: usize) -> String {
-    match trees {
-        0 => refspecs.join(" "),
-        n => format!("{} and {n} review-tree ref(s)", refspecs.join(" ")),
-    }
-}
-
-/// `<tree>:refs/probity/trees/<lineage>/<which>` for the base, frozen and
-/// final candidate trees of every lineage the publications name, once each.
-fn review_tree_refspecs(
-    store: &FileStore,
-    publications: &[drivers::Published],
-) -> Result<Vec<String>, CliError> {
-    use probity_core::review::server::review_tree_ref;
-    use probity_ports::review::ReviewStore;
-    let named: Vec<&LineageId> = publications
-        .iter()
-        .flat_map(|p| p.written.iter().chain(&p.unchanged))
-        .map(|(_, l)| l)
-        .collect();
-    // A note carries the whole chain to its leaf, and the server checks
-    // the leaf's trees even while it is still in review (R8.9: approved
-    // links publish before it): the successors' trees travel too.
-    let mut lineages: Vec<LineageId> = Vec::new();
-    for l in named {
-        let mut current = l.clone();
-        for _ in 0..=probity_core::review::bundle::MAX_RECORDS {
-            if !lineages.contains(&current) {
-                lineages.push(current.clone());
-            }
-            match store
-                .successor_of(&current)
-                .map_err(|e| review_error(e.into()))?
-            {
-                Some(next) => current = next,
-                None => break,
-            }
-        }
-    }
-    lineages.sort();
-    let mut out = Vec::new();
-    for l in &lineages {
-        let Some(r) = store.load(l).map_err(|e| review_error(e.into()))? else {
-            continue;
-        };
-        let s = r.state();
-        for (which, tree) in [
-            ("base", &s.snapshot().base_tree),
-            ("candidate", &s.snapshot().candidate_tree),
-            ("final", s.final_candidate_tree()),
-        ] {
-            let spec = format!("{tree}:{}", review_tree_ref(l, which));
-            if !out.contains(&spec) {
-                out.push(spec);
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// `probity hooks install --server`: writes the managed `pre-receive` hook
 /// of a bare repository. A `pre-receive` hook that is not Probity's is
 /// never overwritten (`hook_exists`); re-installing Probity's is
@@ -797,20 +734,5 @@ impl ScratchStore {
         dir.create_dir(0o700).map_err(scratch_io)?;
         let store = FileStore::for_common_dir(dir.path());
         Ok(Self { store, _dir: dir })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::push_summary;
-
-    #[test]
-    fn a_push_summary_counts_review_tree_refs_instead_of_listing_them() {
-        let mine = ["main".to_string(), "refs/notes/probity".to_string()];
-        assert_eq!(push_summary(&mine, 0), "main refs/notes/probity");
-        assert_eq!(
-            push_summary(&mine, 900),
-            "main refs/notes/probity and 900 review-tree ref(s)"
-        );
     }
 }

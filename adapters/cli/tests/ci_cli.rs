@@ -548,3 +548,70 @@ fn an_allowed_signers_file_in_the_proposal_is_read_from_the_base() {
     );
     drop(tmp);
 }
+
+/// A fresh CI clone that fetches only what the script fetches (the branch
+/// and `refs/notes/probity`) verifies a rebased push the server accepted:
+/// the trees the review froze travel in the notes history (issue 21 §4),
+/// and the server holds no ref per review.
+#[test]
+fn a_fresh_ci_clone_verifies_a_rebased_push_from_the_notes_alone() {
+    let (f, _dir, server) = support::hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    support::write_medium_change(&f);
+    support::approve_live(f.root(), inputs.path());
+    f.commit_all("reviewed here").unwrap();
+    // A teammate lands reviewed work on another path meanwhile.
+    let d = tempfile::tempdir().unwrap();
+    let b = d.path().join("b");
+    f.git(&["clone", "-q", server.to_str().unwrap(), b.to_str().unwrap()])
+        .unwrap();
+    for (k, v) in [("user.name", "b"), ("user.email", "b@probity.invalid")] {
+        f.git_in(&b, &["config", k, v]).unwrap();
+    }
+    std::fs::create_dir_all(b.join("docs")).unwrap();
+    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
+    support::approve_live(&b, inputs.path());
+    f.git_in(&b, &["add", "-A"]).unwrap();
+    f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
+        .unwrap();
+    let pb = support::probity(&b, &["push", "origin", "main"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    let before = text(&f.git_in(&server, &["rev-parse", "main"]).unwrap())
+        .trim()
+        .to_string();
+    f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    let p = support::probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let after = rev(&f, "HEAD");
+    let refs = f
+        .git_in(&server, &["for-each-ref", "refs/probity/"])
+        .unwrap();
+    assert!(refs.is_empty(), "{}", text(&refs));
+    // CI: a new repository that fetches the branch over file:// (only
+    // what refs reach travels), then the script.
+    let ci = Fixture::new().unwrap();
+    let url = format!("file://{}", server.display());
+    ci.git(&["remote", "add", "origin", &url]).unwrap();
+    ci.git(&["fetch", "-q", "origin", "main"]).unwrap();
+    ci.git(&["checkout", "-q", "-B", "main", "FETCH_HEAD"])
+        .unwrap();
+    let run = gate(
+        &ci,
+        &[
+            ("PROBITY_GATE_MODE", "pre-receive"),
+            ("PROBITY_BEFORE", &before),
+            ("PROBITY_AFTER", &after),
+            ("PROBITY_REF", "refs/heads/main"),
+        ],
+    );
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}{}",
+        text(&run.stdout),
+        text(&run.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(v["decision"], "allow", "{v}");
+}

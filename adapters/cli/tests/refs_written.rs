@@ -396,8 +396,9 @@ fn assert_publish_wrote_only_the_notes_ref(f: &Fixture, refs: &RefChanges) {
 }
 
 /// `push`'s one local ref: the remote-tracking ref of the branch pushed,
-/// from the base to the reviewed commit. On the remote: the branch, the
-/// notes, and the review's trees under `refs/probity/trees/<lineage>/`.
+/// from the base to the reviewed commit. On the remote: the branch and the
+/// notes, and no other ref: the review's trees travel inside the notes
+/// history (issue 21 §4).
 fn assert_push_moved_only_the_tracking_ref(r: &Review, life: &Life, refs: &RefChanges) {
     let expected: RefChanges = [(
         "refs/remotes/origin/main".to_string(),
@@ -421,12 +422,16 @@ fn assert_push_moved_only_the_tracking_ref(r: &Review, life: &Life, refs: &RefCh
     let mut expected = vec![
         format!("refs/heads/main {}", life.head),
         format!("refs/notes/probity {}", notes.trim()),
-        format!("refs/probity/trees/{l}/base {}", life.base_tree),
-        format!("refs/probity/trees/{l}/candidate {}", life.candidate_tree),
-        format!("refs/probity/trees/{l}/final {}", life.candidate_tree),
     ];
     expected.sort();
-    assert_eq!(at_remote.lines().collect::<Vec<_>>(), expected);
+    assert_eq!(at_remote.lines().collect::<Vec<_>>(), expected, "{l}");
+    for tree in [&life.base_tree, &life.candidate_tree] {
+        let kept = git_text(
+            &r.f,
+            &["--git-dir", remote, "cat-file", "-t", tree.as_str()],
+        );
+        assert_eq!(kept.trim(), "tree", "{tree} travelled with the notes");
+    }
 }
 
 #[test]

@@ -431,15 +431,9 @@ fn forged_and_misplaced_notes_are_denied() {
         .unwrap();
     let other = s.rev("HEAD");
     set_note(&s.f, s.f.root(), &other, &good, s.inputs.path());
-    // The server lacks the reviewed trees: the bundle cannot be checked.
-    let err = s
-        .push(&["origin", "main", "refs/notes/probity"])
-        .unwrap_err();
-    assert!(err.contains("objects_missing"), "{err}");
-    // Once it has them (an unprotected tag), the bundle verifies but
-    // approves another tree: denied by the delivery judgment.
-    s.push(&["origin", &format!("{tip}:refs/tags/reviewed")])
-        .unwrap();
+    // The reviewed trees travel inside the notes history (anchored when
+    // `publish` wrote the note), so the bundle verifies, but it approves
+    // another tree: denied by the delivery judgment.
     let err = s
         .push(&["origin", "main", "refs/notes/probity"])
         .unwrap_err();
@@ -1128,13 +1122,16 @@ fn the_server_allows_a_reviewed_stack() {
 
 /// A commit rebased onto reviewed upstream work that touches none of its
 /// paths: the server allows it by the rebase proof, checked against the
-/// trees the review froze (`probity push` carries them under
-/// refs/probity/trees/, since the rebased commit no longer contains them).
+/// trees the review froze (they travel inside the notes history, anchored
+/// by publish, since the rebased commit no longer contains them; no other
+/// ref is pushed).
 #[test]
 fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
     let s = Setup::new();
     let lineage = s.approve();
     s.f.commit_all("reviewed here").unwrap();
+    // The tree the review froze: after the rebase no commit holds it.
+    let frozen = s.rev("HEAD^{tree}");
     // Meanwhile another clone lands reviewed work on another path.
     let (_d, b) = s.clone_server();
     std::fs::create_dir_all(b.join("docs")).unwrap();
@@ -1156,14 +1153,22 @@ fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
     // the trees it froze.
     let n = note(&s.f, &s.server, &tip).unwrap();
     assert!(String::from_utf8_lossy(&n).contains(&lineage));
+    let objects = s.server.to_str().unwrap();
     assert!(
-        rev_in(
-            &s.f,
-            &s.server,
-            &format!("refs/probity/trees/{lineage}/final")
-        )
-        .is_some()
+        s.f.git(&[
+            "--git-dir",
+            objects,
+            "cat-file",
+            "-e",
+            &format!("{frozen}^{{tree}}")
+        ])
+        .is_ok(),
+        "the server holds the review's candidate tree {frozen}"
     );
+    let refs =
+        s.f.git(&["--git-dir", objects, "for-each-ref", "refs/probity/"])
+            .unwrap();
+    assert!(refs.is_empty(), "{}", String::from_utf8_lossy(&refs));
 }
 
 /// A FIFO or a device given as a bundle or an envelope is refused at once

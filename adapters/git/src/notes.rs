@@ -9,7 +9,7 @@
 
 use std::ffi::OsString;
 
-use probity_core::review::ids::CommitId;
+use probity_core::review::ids::{CommitId, TreeId};
 use probity_core::review::server::{NOTES_REF, note_paths};
 use probity_ports::review::{AdapterError, NotesGit};
 
@@ -209,6 +209,24 @@ impl Repo {
         expected: Option<&CommitId>,
         notes: &[(CommitId, Vec<u8>)],
     ) -> Result<(), GitError> {
+        self.write_notes_anchored(expected, notes, &[])
+    }
+
+    /// [`Repo::write_notes`], and every tree of `anchor` this repository
+    /// holds made reachable from the new notes tip: the notes commit gets a
+    /// merge child whose first parent is it, whose second parent is a
+    /// root commit whose tree lists the trees (entries named by their ids),
+    /// and whose tree is the notes tree, unchanged. So the review trees
+    /// travel with `refs/notes/probity` (a push, a CI fetch) and stay out
+    /// of `git gc`'s reach, with no ref per review. The root commit's
+    /// message names the notes commit it anchors for, so two anchors never
+    /// share it (a shared root could become a notes merge base).
+    pub fn write_notes_anchored(
+        &self,
+        expected: Option<&CommitId>,
+        notes: &[(CommitId, Vec<u8>)],
+        anchor: &[TreeId],
+    ) -> Result<(), GitError> {
         if notes.is_empty() {
             return Ok(());
         }
@@ -232,7 +250,10 @@ impl Repo {
                 Some(bytes),
             )?;
         }
-        let new = self.resolve_commit(&scratch.name)?;
+        let mut new = self.resolve_commit(&scratch.name)?;
+        if let Some(anchored) = self.anchor_trees(&new, anchor)? {
+            new = anchored;
+        }
         let format = self.run(["rev-parse", "--show-object-format"])?;
         let old = match expected {
             Some(c) => c.to_string(),
@@ -240,6 +261,66 @@ impl Repo {
         };
         self.run(["update-ref", NOTES_REF, new.as_str(), old.as_str()])?;
         Ok(())
+    }
+
+    /// The anchor commit of [`Repo::write_notes_anchored`] over the notes
+    /// commit `notes`, or `None` when no tree of `trees` is held here.
+    fn anchor_trees(
+        &self,
+        notes: &CommitId,
+        trees: &[TreeId],
+    ) -> Result<Option<CommitId>, GitError> {
+        if trees.is_empty() {
+            return Ok(None);
+        }
+        let query: String = trees.iter().map(|t| format!("{t}\n")).collect();
+        let out = self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(query.as_bytes()),
+        )?;
+        let mut listing = String::new();
+        for line in String::from_utf8_lossy(&out).lines() {
+            if let Some(id) = line.strip_suffix(" tree")
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                listing.push_str(&format!("040000 tree {id}\t{id}\n"));
+            }
+        }
+        if listing.is_empty() {
+            return Ok(None);
+        }
+        let keep = self.run_with(["mktree"], &[], Some(listing.as_bytes()))?;
+        let keep = String::from_utf8_lossy(&keep).trim().to_string();
+        let message = format!("probity: review trees kept for notes commit {notes}\n");
+        let root = self.run_with(
+            ["commit-tree", keep.as_str(), "-F", "-"],
+            &[],
+            Some(message.as_bytes()),
+        )?;
+        let root = String::from_utf8_lossy(&root).trim().to_string();
+        let tree = format!("{notes}^{{tree}}");
+        let anchored = self.run_with(
+            [
+                "commit-tree",
+                tree.as_str(),
+                "-p",
+                notes.as_str(),
+                "-p",
+                root.as_str(),
+                "-F",
+                "-",
+            ],
+            &[],
+            Some(b"probity: anchor the review trees the new notes need\n"),
+        )?;
+        let anchored = String::from_utf8_lossy(&anchored).trim().to_string();
+        CommitId::parse(&anchored)
+            .map(Some)
+            .map_err(|e| GitError::Parse {
+                args: "commit-tree".into(),
+                detail: e.to_string(),
+            })
     }
 
     /// The `probity.protectedRefs` values, in configuration order.
@@ -517,8 +598,9 @@ impl NotesGit for Repo {
         &self,
         expected: Option<&CommitId>,
         notes: &[(CommitId, Vec<u8>)],
+        anchor: &[TreeId],
     ) -> Result<(), AdapterError> {
-        Ok(Repo::write_notes(self, expected, notes)?)
+        Ok(Repo::write_notes_anchored(self, expected, notes, anchor)?)
     }
 
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
@@ -593,6 +675,49 @@ mod tests {
         let repo = f.repo().unwrap();
         let head = repo.resolve_commit("HEAD").unwrap();
         (f, repo, head)
+    }
+
+    #[test]
+    fn anchored_notes_reach_the_trees_they_name_and_keep_their_tree() {
+        let (f, repo, head) = fixture();
+        // A tree no commit or ref reaches (what a rebase leaves behind).
+        f.write("b", "b\n").unwrap();
+        f.git(&["add", "b"]).unwrap();
+        let loose = String::from_utf8(f.git(&["write-tree"]).unwrap()).unwrap();
+        let loose = TreeId::parse(loose.trim()).unwrap();
+        let absent = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
+        repo.write_notes_anchored(
+            None,
+            &[(head.clone(), b"n\n".to_vec())],
+            &[loose.clone(), absent],
+        )
+        .unwrap();
+        let tip = repo.notes_tip().unwrap().unwrap();
+        let text = |args: &[&str]| String::from_utf8(f.git(args).unwrap()).unwrap();
+        // Two parents: the notes commit, and a root whose tree lists the
+        // held tree (the absent one is left out).
+        let parents = text(&["rev-list", "--parents", "-n", "1", tip.as_str()]);
+        assert_eq!(parents.split_whitespace().count(), 3, "{parents}");
+        let keep = text(&["ls-tree", &format!("{}^2", tip)]);
+        assert_eq!(keep.trim(), format!("040000 tree {loose}\t{loose}"));
+        assert_eq!(
+            text(&["rev-parse", &format!("{tip}^{{tree}}")]),
+            text(&["rev-parse", &format!("{tip}^1^{{tree}}")])
+        );
+        assert_eq!(
+            repo.read_note(&tip, &head, 1024).unwrap().as_deref(),
+            Some(&b"n\n"[..])
+        );
+        // Reachable from the notes ref: what a push sends and gc keeps.
+        let reach = text(&["rev-list", "--objects", "refs/notes/probity"]);
+        assert!(reach.contains(loose.as_str()), "{reach}");
+        // Nothing held to anchor: a plain notes commit.
+        let other = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
+        repo.write_notes_anchored(Some(&tip), &[(head.clone(), b"m\n".to_vec())], &[other])
+            .unwrap();
+        let next = repo.notes_tip().unwrap().unwrap();
+        let parents = text(&["rev-list", "--parents", "-n", "1", next.as_str()]);
+        assert_eq!(parents.split_whitespace().count(), 2, "{parents}");
     }
 
     #[test]

@@ -303,6 +303,9 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         &self,
         expected: Option<&CommitId>,
         notes: &[(CommitId, Vec<u8>)],
+        // In memory every tree is always held and nothing travels: there
+        // is nothing to anchor.
+        _anchor: &[TreeId],
     ) -> Result<(), AdapterError> {
         self.with("write_notes", |n| {
             // As the git adapter: nothing to write touches nothing.
@@ -497,7 +500,7 @@ mod tests {
         let head = git.head().unwrap();
         let n = WithNotes::new(&git);
         assert_eq!(n.notes_tip().unwrap(), None);
-        n.write_notes(None, &[(head.clone(), b"one\n".to_vec())])
+        n.write_notes(None, &[(head.clone(), b"one\n".to_vec())], &[])
             .unwrap();
         let first = n.notes_tip().unwrap().unwrap();
         assert_eq!(
@@ -508,11 +511,11 @@ mod tests {
         assert_eq!(n.read_note(&first, &head, 1).unwrap(), Some(b"on".to_vec()));
         // A stale expectation is refused, the ref unchanged.
         assert!(
-            n.write_notes(None, &[(head.clone(), b"x\n".to_vec())])
+            n.write_notes(None, &[(head.clone(), b"x\n".to_vec())], &[])
                 .is_err()
         );
         assert_eq!(n.notes_ref(), Some(first.clone()));
-        n.write_notes(Some(&first), &[(head.clone(), b"two\n".to_vec())])
+        n.write_notes(Some(&first), &[(head.clone(), b"two\n".to_vec())], &[])
             .unwrap();
         let second = n.notes_ref().unwrap();
         assert!(n.is_ancestor(&first, &second).unwrap());
@@ -527,7 +530,7 @@ mod tests {
         );
         assert_eq!(n.notes_writes(), 2);
         // An empty write touches nothing, whatever the expectation.
-        n.write_notes(None, &[]).unwrap();
+        n.write_notes(None, &[], &[]).unwrap();
         assert_eq!(n.notes_writes(), 2);
         n.fail("notes_tip");
         assert!(n.notes_tip().is_err());

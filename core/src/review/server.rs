@@ -345,11 +345,6 @@ pub fn check_note_growth(old: &[u8], new: Option<&[u8]>) -> Result<(), NotesRefD
     }
 }
 
-/// Where `probity push` puts a lineage's frozen tree on the remote.
-pub fn review_tree_ref(lineage: &crate::review::ids::LineageId, which: &str) -> String {
-    format!("{REVIEW_OBJECTS_PREFIX}trees/{lineage}/{which}")
-}
-
 /// Splits a pre-push hook's updates into the deliveries and whether the
 /// push carries `refs/notes/probity`. The notes ref carries authority and
 /// `refs/probity/*` review objects, not deliveries: the client gate never

@@ -524,11 +524,16 @@ pub trait NotesGit {
     ) -> Result<Vec<CommitId>, AdapterError>;
     /// Writes every `(commit, note)` in one compare-and-swap of
     /// `refs/notes/probity` against `expected` (the tip the notes were read
-    /// at; `None`: the ref must not exist yet).
+    /// at; `None`: the ref must not exist yet), and makes every tree of
+    /// `anchor` this repository holds reachable from the new notes tip (a
+    /// Git adapter: a merge parent whose tree lists them), so the review
+    /// trees a bundle needs travel with `refs/notes/probity` and no other
+    /// ref (issue 21 §4).
     fn write_notes(
         &self,
         expected: Option<&CommitId>,
         notes: &[(CommitId, Vec<u8>)],
+        anchor: &[TreeId],
     ) -> Result<(), AdapterError>;
     /// The `probity.protectedRefs` values (multi-valued; empty when unset).
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError>;

@@ -408,6 +408,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
         unreviewed: Vec::new(),
     };
     let mut entries = Vec::new();
+    let mut anchor: Vec<TreeId> = Vec::new();
     // A range from a root commit publishes a whole history (R8.8): the
     // approved review of the empty tree to the tip's tree travels on the
     // tip's note, for the server-side gate's first-publication judgment.
@@ -464,9 +465,23 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
         }
         if !unchanged {
             entries.push((c.commit.clone(), note));
+            // Every tree of every record the new lines carry travels with
+            // the notes: a rebased delivery is proven against them.
+            for b in &bundles {
+                for r in &b.records {
+                    let s = r.state();
+                    anchor.extend([
+                        s.snapshot().base_tree.clone(),
+                        s.snapshot().candidate_tree.clone(),
+                        s.final_candidate_tree().clone(),
+                    ]);
+                }
+            }
         }
     }
-    git.write_notes(notes_tip.as_ref(), &entries)
+    anchor.sort();
+    anchor.dedup();
+    git.write_notes(notes_tip.as_ref(), &entries, &anchor)
         .map_err(repo_err)?;
     Ok(out)
 }

@@ -16,10 +16,10 @@ pub const NOTES_REF: &str = "refs/notes/probity";
 /// What `probity.protectedRefs` defaults to when unset.
 pub const DEFAULT_PROTECTED: &str = "refs/heads/*";
 
-/// Refs under this prefix hold review objects, never a delivery: the trees
-/// a review froze (`refs/probity/trees/<lineage>/{base,final}`, pushed by
-/// `probity push` so a server can check a rebased delivery against them)
-/// and the keep-alive refs of R10.6.
+/// Refs under this prefix hold review objects, never a delivery: the
+/// keep-alive refs of R10.6, and the `refs/probity/trees/<lineage>/*` refs
+/// older versions pushed (the trees now travel inside the notes history,
+/// D-R59).
 pub const REVIEW_OBJECTS_PREFIX: &str = "refs/probity/";
 
 /// Whether `refname` matches a `probity.protectedRefs` glob: `*` matches
