@@ -170,8 +170,8 @@ pub struct GateProof {
     pub receipt_base: TreeId,
     /// The base tree the live candidate (or delivered commit) sits on.
     pub live_base: TreeId,
-    /// For `recovery_chain`: the lineages composed, root to leaf, each one's
-    /// base the previous one's final candidate.
+    /// For `recovery_chain` and `composed_reviews`: the lineages composed,
+    /// first to last, each one's base the previous one's final candidate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub chain: Vec<LineageId>,
 }
@@ -189,6 +189,10 @@ pub enum ProofKind {
     /// One review of the empty tree to the tip's tree covers a whole
     /// history, every blob of which is a blob of the reviewed tree (R8.8).
     FirstPublication,
+    /// A squash of reviewed commits: approved reviews on the same base,
+    /// each on the previous one's approved candidate, whose composition is
+    /// exactly the delivered change (issue 21 §3).
+    ComposedReviews,
 }
 
 /// What the rebase check found.

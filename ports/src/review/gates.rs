@@ -1,11 +1,12 @@
 //! The gates: pre-commit, pre-push and pre-pr (release is `release.rs`).
 
 use probity_core::review::gate::{
-    Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, NewRefDelivery,
-    RangeCommit, RangeJudgment, RangeProblem, RefUpdate, UpdateShape, Vouching, advice_offered,
-    combine_judged, decide_target, dedupe_ranges, delivery_commits, first_publication_offered,
-    judge_first_publication, judge_stack, new_ref_delivery, no_change, published_tips, rebind,
-    rebind_offered, stops_vouching, update_shape,
+    Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_COMPOSED_REVIEWS,
+    MAX_RANGE_COMMITS, NewRefDelivery, RangeCommit, RangeJudgment, RangeProblem, RefUpdate,
+    UpdateShape, Vouching, advice_offered, combine_judged, compose_reviews, decide_target,
+    dedupe_ranges, delivery_commits, first_publication_offered, judge_first_publication,
+    judge_stack, new_ref_delivery, no_change, published_tips, rebind, rebind_offered,
+    stops_vouching, update_shape,
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
@@ -127,8 +128,73 @@ fn point_at_open_correction_on<S: ReviewStore>(
 /// candidate tree (R12.2, R8.6), never a scan (see `discover`). A
 /// publication gate's denial over a superseded lineage is then offered to
 /// the recovery rebind (R8.9), which keeps it unless the chain covers the
-/// delivery exactly.
+/// delivery exactly, and a denial still standing to the composition of
+/// approved reviews one on another's result (a squash of reviewed commits,
+/// issue 21 §3).
 pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    gate: Gate,
+    live: &LiveTarget,
+) -> Result<GateDecision, ReviewError> {
+    let decision = decide_rebound(git, store, gate, live)?;
+    if !rebind_offered(gate, &decision) {
+        return Ok(decision);
+    }
+    // A squash of reviewed commits: approved reviews one on the other's
+    // result, from the live base to the live candidate (issue 21 §3).
+    // Every failure keeps the denial.
+    let Ok(found) = composed_reviews(store, live) else {
+        return Ok(decision);
+    };
+    let links: Vec<ChainLink<'_>> = found
+        .iter()
+        .map(|(r, receipt)| ChainLink {
+            state: r.state(),
+            receipt_file: receipt.as_deref(),
+        })
+        .collect();
+    Ok(compose_reviews(gate, live, decision, &links))
+}
+
+/// The approved reviews a squash of `live` could compose, found by base
+/// tree (`lookup_base`, never a scan): the latest approved review on the
+/// live base, then the latest on its final candidate, and so on, until one
+/// ends on the live candidate (found), or none continues, a superseded one
+/// is met, or core's bound is reached (nothing found: empty).
+fn composed_reviews<S: ReviewStore>(
+    store: &S,
+    live: &LiveTarget,
+) -> Result<Vec<super::chain::ChainEntry>, ReviewError> {
+    let mut out = Vec::new();
+    let mut base = live.base_tree.clone();
+    for _ in 0..MAX_COMPOSED_REVIEWS {
+        let Some(lineage) = store.lookup_base(&base)? else {
+            break;
+        };
+        let Some(record) = store.load(&lineage)? else {
+            break;
+        };
+        if supersession(store, &record)?.is_some() {
+            break;
+        }
+        let receipt = store.read_receipt(&lineage)?;
+        let last = record.state().final_candidate_tree().clone();
+        out.push((record, receipt));
+        if last == live.candidate_tree {
+            return Ok(out);
+        }
+        if last == base {
+            break;
+        }
+        base = last;
+    }
+    Ok(Vec::new())
+}
+
+/// Discovers the authority for one live target and decides it (see
+/// [`decide_live`]), with the recovery rebind applied.
+fn decide_rebound<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
     gate: Gate,

@@ -334,17 +334,18 @@ pub struct Published {
 /// The most commits one publication walks.
 pub const MAX_PUBLISH: usize = 1000;
 
-/// The approved, unsuperseded lineage that delivers this commit: the one
+/// The approved, unsuperseded lineages that deliver this commit: the one
 /// whose final target is exactly its (parent tree, tree), or else the one
 /// the gate's own discovery allows it by (the rebase proof: a commit
-/// rebased onto work elsewhere), if any.
+/// rebased onto work elsewhere; a recovery chain's leaf), or the approved
+/// reviews a squash composes, each of them; none when nothing does.
 fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     git: &G,
     store: &S,
     c: &probity_core::review::gate::RangeCommit,
-) -> Result<Option<StateRecord>, TransportError> {
+) -> Result<Vec<StateRecord>, TransportError> {
     if c.parents.len() > 1 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let base = match c.parents.first() {
         Some(p) => git.commit_tree(p),
@@ -356,13 +357,21 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
         && record.state().delivers_target(&target)
         && supersession(store, &record)?.is_none()
     {
-        return Ok(Some(record));
+        return Ok(vec![record]);
     }
     let live = probity_core::review::snapshot::LiveTarget::new(base, c.tree.clone());
     let d = decide_live(git, store, probity_core::review::gate::Gate::PrePush, &live)?;
+    let composed = d.composed_of();
+    if !composed.is_empty() {
+        let mut out = Vec::new();
+        for l in composed {
+            out.extend(store.load(l)?);
+        }
+        return Ok(out);
+    }
     match d.proven_by() {
-        Some(l) => Ok(store.load(l)?),
-        None => Ok(None),
+        Some(l) => Ok(store.load(l)?.into_iter().collect()),
+        None => Ok(Vec::new()),
     }
 }
 
@@ -419,10 +428,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
         _ => None,
     };
     for c in &commits {
-        let mut records = Vec::new();
-        if let Some(record) = delivered_by(git, store, c)? {
-            records.push(record);
-        }
+        let mut records = delivered_by(git, store, c)?;
         if let Some(h) = &history
             && c.commit == commits[0].commit
             && !records

@@ -376,6 +376,20 @@ impl GateDecision {
         }
     }
 
+    /// The approved reviews an allow composes (a squash of reviewed
+    /// commits, `composed_reviews`), first to last; empty otherwise. Each
+    /// travels on the squash's note, since none of them alone delivers it.
+    pub fn composed_of(&self) -> &[LineageId] {
+        match (self.decision, &self.proof) {
+            (Decision::Allow, Some(p))
+                if p.kind == crate::review::rebase::ProofKind::ComposedReviews =>
+            {
+                &p.chain
+            }
+            _ => &[],
+        }
+    }
+
     /// The same decision with `note` after its sentence (`{message}; {note}`)
     /// — what a rule here knows that the decision does not (which ancestor
     /// a release stands for, how the base advanced). Nothing else changes.

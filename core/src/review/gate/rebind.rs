@@ -143,3 +143,68 @@ pub fn rebind(
         })),
     }
 }
+
+/// At most this many approved reviews are composed into one squash.
+pub const MAX_COMPOSED_REVIEWS: usize = 16;
+
+/// A squash of reviewed commits (issue 21 §3): rebinds `denied` (the
+/// decision for `live` at a publication gate) to `links`, approved reviews
+/// found one after the other (the first on `live`'s base tree, each next
+/// one on the previous one's final candidate tree), when their
+/// composition is exactly the delivered change: the first's base is the
+/// live base, each is stitched to the previous (its base tree is the
+/// previous one's final candidate), the last's final candidate is the live
+/// candidate, and every one is approved with the receipt its state
+/// derives. Unlike the recovery rebind, the reviews need not be linked:
+/// each reviewed its own change on top of the last one's approved result,
+/// so the squash delivers what the separate commits would have. Returns
+/// an allow with a `composed_reviews` proof, or `denied` unchanged.
+pub fn compose_reviews(
+    gate: Gate,
+    live: &LiveTarget,
+    denied: GateDecision,
+    links: &[ChainLink<'_>],
+) -> GateDecision {
+    if !rebind_offered(gate, &denied) || links.len() < 2 || links.len() > MAX_COMPOSED_REVIEWS {
+        return denied;
+    }
+    let (Some(first), Some(last)) = (links.first(), links.last()) else {
+        return denied;
+    };
+    let stitched = links
+        .windows(2)
+        .all(|w| w[1].state.snapshot.base_tree == *w[0].state.final_candidate_tree());
+    if first.state.snapshot.base_tree != live.base_tree
+        || *last.state.final_candidate_tree() != live.candidate_tree
+        || !stitched
+        || !links.iter().all(approved_with_receipt)
+    {
+        return denied;
+    }
+    let run: Vec<LineageId> = links.iter().map(|l| l.state.lineage_id.clone()).collect();
+    GateDecision {
+        gate,
+        decision: Decision::Allow,
+        reason_code: ReasonCode::ReceiptValid,
+        stage: GateStage::Complete,
+        lineage_id: Some(last.state.lineage_id.clone()),
+        differing_paths: Vec::new(),
+        next_action: NextAction::None,
+        message: format!(
+            "the delivery is exactly the composition of the approved reviews {}, from base tree {} to {} (each review's base is the previous one's approved candidate): a squash of reviewed commits",
+            run.iter()
+                .map(LineageId::as_str)
+                .collect::<Vec<_>>()
+                .join(" -> "),
+            first.state.snapshot.base_tree,
+            last.state.final_candidate_tree()
+        ),
+        deliveries: Vec::new(),
+        proof: Some(Box::new(GateProof {
+            kind: ProofKind::ComposedReviews,
+            receipt_base: first.state.snapshot.base_tree.clone(),
+            live_base: live.base_tree.clone(),
+            chain: run,
+        })),
+    }
+}

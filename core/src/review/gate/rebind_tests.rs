@@ -222,3 +222,99 @@ fn only_a_publication_gates_denial_is_offered_to_the_rebind() {
     };
     assert!(!rebind_offered(Gate::PrePush, &allowed));
 }
+
+/// An independent review (no predecessor) of (`base`, C2).
+fn independent(base: TreeId) -> ReviewState {
+    let obs = CandidateObservation {
+        base_tree: base,
+        candidate_tree: t(C2),
+        unborn_head: false,
+        changed: vec![text_change("src/parser.rs", 3, 1, "fn yet_more() {}\n")],
+        intended_untracked: Vec::new(),
+    };
+    approve(fixtures::start(&obs, Lens::Reliability).unwrap())
+}
+
+#[test]
+fn a_squash_composes_approved_reviews_each_on_the_last_ones_result() {
+    let a = l1();
+    let b = independent(a.final_candidate_tree().clone());
+    let (ra, rb) = (receipt(&a), receipt(&b));
+    let links = [
+        ChainLink {
+            state: &a,
+            receipt_file: Some(&ra),
+        },
+        ChainLink {
+            state: &b,
+            receipt_file: Some(&rb),
+        },
+    ];
+    let b1 = a.snapshot.base_tree.clone();
+    let squash = LiveTarget::new(b1.clone(), t(C2));
+    let d = compose_reviews(Gate::PrePush, &squash, denied(), &links);
+    assert_eq!(d.decision, Decision::Allow, "{}", d.message);
+    let proof = d.proof.unwrap();
+    assert_eq!(proof.kind, ProofKind::ComposedReviews);
+    assert_eq!(
+        proof.chain,
+        vec![a.lineage_id.clone(), b.lineage_id.clone()]
+    );
+    // Not the composition: another result, another base, the reviews in
+    // the wrong order, one unstitched, one without its receipt, pre-commit.
+    assert_eq!(
+        compose_reviews(
+            Gate::PrePush,
+            &LiveTarget::new(b1.clone(), t(OTHER)),
+            denied(),
+            &links
+        ),
+        denied()
+    );
+    assert_eq!(
+        compose_reviews(
+            Gate::PrePush,
+            &LiveTarget::new(t(OTHER), t(C2)),
+            denied(),
+            &links
+        ),
+        denied()
+    );
+    let reversed = [links[1], links[0]];
+    assert_eq!(
+        compose_reviews(Gate::PrePush, &squash, denied(), &reversed),
+        denied()
+    );
+    let elsewhere = independent(t(OTHER));
+    let re = receipt(&elsewhere);
+    let unstitched = [
+        links[0],
+        ChainLink {
+            state: &elsewhere,
+            receipt_file: Some(&re),
+        },
+    ];
+    assert_eq!(
+        compose_reviews(Gate::PrePush, &squash, denied(), &unstitched),
+        denied()
+    );
+    let no_receipt = [
+        links[0],
+        ChainLink {
+            state: &b,
+            receipt_file: None,
+        },
+    ];
+    assert_eq!(
+        compose_reviews(Gate::PrePush, &squash, denied(), &no_receipt),
+        denied()
+    );
+    assert_eq!(
+        compose_reviews(Gate::PreCommit, &squash, denied(), &links),
+        denied()
+    );
+    assert_eq!(
+        compose_reviews(Gate::PrePush, &squash, denied(), &links[..1]),
+        denied()
+    );
+}

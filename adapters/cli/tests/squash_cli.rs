@@ -1,0 +1,101 @@
+//! A squash of reviewed commits (issue 21 §3): accepted at every gate when
+//! its delta is the composition of approved deltas on the same base, each
+//! reviewed on the last one's result; anything else is refused with advice
+//! that keeps the squash.
+
+mod support;
+
+use std::path::Path;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
+    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
+        .ok()
+        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+}
+
+fn commit_all(f: &Fixture, message: &str) -> String {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", message])
+        .unwrap();
+    rev(f, f.root(), "HEAD").unwrap()
+}
+
+/// Two commits reviewed one after the other (the second on the first's
+/// tree), then squashed into one commit.
+fn squashed_pair(f: &Fixture, inputs: &Path) -> String {
+    write_medium_change(f);
+    approve_live(f.root(), inputs);
+    commit_all(f, "first");
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",
+    )
+    .unwrap();
+    approve_live(f.root(), inputs);
+    commit_all(f, "second");
+    f.git(&["reset", "-q", "--soft", "HEAD~2"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", "squashed"])
+        .unwrap();
+    rev(f, f.root(), "HEAD").unwrap()
+}
+
+#[test]
+fn a_squash_of_two_reviewed_commits_passes_every_gate() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let squash = squashed_pair(&f, inputs.path());
+    let v = probity(
+        f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--base",
+            "origin/main",
+            "--json",
+        ],
+    );
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "main"), Some(squash));
+}
+
+#[test]
+fn a_squash_with_an_unreviewed_edit_is_refused_with_advice_that_keeps_it() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let before = rev(&f, &server, "main");
+    squashed_pair(&f, inputs.path());
+    f.write("src/extra.rs", "fn unreviewed() {}\n").unwrap();
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&[
+        "commit",
+        "-q",
+        "--no-verify",
+        "--amend",
+        "-m",
+        "squashed, plus",
+    ])
+    .unwrap();
+    let squash = rev(&f, f.root(), "HEAD").unwrap();
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let said = format!("{}{}", p.stdout, p.stderr);
+    assert!(
+        said.contains(&format!("probity start --commit {squash}")),
+        "{said}"
+    );
+    assert!(!said.contains("git reset"), "{said}");
+    assert_eq!(rev(&f, &server, "main"), before);
+    // The advice works: the squash itself is reviewed and lands.
+    let st = probity(f.root(), &["start", "--commit", &squash]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "main"), Some(squash));
+}
