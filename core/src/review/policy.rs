@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::{StrictError, from_slice_strict};
-use crate::review::risk::{RiskLevel, RiskReason, contains_bytes};
+use crate::review::risk::{RiskLevel, RiskReason, literal_matcher};
 use crate::review::snapshot::ChangedFile;
 use crate::snapshot_tools::path::Glob;
 
@@ -351,6 +351,10 @@ impl RepoPolicy {
     /// `high_risk.content[i]`.
     pub fn floor_reasons(&self, changed: &[ChangedFile]) -> Vec<RiskReason> {
         let mut out = Vec::new();
+        // One pass per file side over every literal (the automaton's
+        // pattern ids are the non-empty literals' indexes: parse refuses an
+        // empty one).
+        let content = literal_matcher(&self.doc.high_risk.content);
         for f in changed {
             let path = f.path.as_str();
             if path.starts_with(POLICY_DIR) {
@@ -362,13 +366,17 @@ impl RepoPolicy {
                     out.push(RiskReason::PolicyFloor(format!("path#{i}")));
                 }
             }
-            for (i, c) in self.doc.high_risk.content.iter().enumerate() {
-                let hit = [f.content.bytes(), f.base_content.bytes()]
+            if let Some(m) = &content {
+                for side in [f.content.bytes(), f.base_content.bytes()]
                     .into_iter()
                     .flatten()
-                    .any(|b| contains_bytes(b, c.as_bytes()));
-                if hit {
-                    out.push(RiskReason::PolicyFloor(format!("content#{i}")));
+                {
+                    for hit in m.find_overlapping_iter(side) {
+                        out.push(RiskReason::PolicyFloor(format!(
+                            "content#{}",
+                            hit.pattern().as_usize()
+                        )));
+                    }
                 }
             }
         }

@@ -144,7 +144,40 @@ static POLICY_V1: LazyLock<(RiskPolicy, Sha256Digest)> = LazyLock::new(|| {
     (policy, hash)
 });
 
+/// One automaton over the non-empty `patterns` (`None` when there are
+/// none): what `contains` over each pattern answers, in one pass.
+fn matcher(patterns: &[String]) -> Option<aho_corasick::AhoCorasick> {
+    let non_empty: Vec<&str> = patterns
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if non_empty.is_empty() {
+        return None;
+    }
+    // A handful of short literals: the builder cannot fail on them; a
+    // failure would only cost the fast path (the naive search answers).
+    aho_corasick::AhoCorasick::new(non_empty).ok()
+}
+
+// The built-in policy's process-spawn automaton, built once.
+static SPAWN_V1: LazyLock<Option<aho_corasick::AhoCorasick>> =
+    LazyLock::new(|| matcher(&RiskPolicy::v1().process_spawn_patterns));
+
 impl RiskPolicy {
+    /// Whether `bytes` holds any process-spawn pattern: one pass of an
+    /// automaton (built once for the built-in policy), never a search per
+    /// pattern.
+    fn spawns(&self, bytes: &[u8], built: &Option<aho_corasick::AhoCorasick>) -> bool {
+        match built {
+            Some(m) => m.is_match(bytes),
+            None => self
+                .process_spawn_patterns
+                .iter()
+                .any(|p| contains(bytes, p.as_bytes())),
+        }
+    }
+
     /// The built-in policy v1.
     pub fn v1() -> &'static RiskPolicy {
         &POLICY_V1.0
@@ -183,6 +216,13 @@ impl RiskPolicy {
 
     /// Classifies a change. `authored_lines` is the authored line count.
     pub fn classify(&self, files: &[ChangedFile], authored_lines: u64) -> RiskAssessment {
+        let own;
+        let spawn = if std::ptr::eq(self, RiskPolicy::v1()) {
+            &*SPAWN_V1
+        } else {
+            own = matcher(&self.process_spawn_patterns);
+            &own
+        };
         let mut reasons = Vec::new();
         let mut all_passive = !files.is_empty();
         for f in files {
@@ -236,10 +276,7 @@ impl RiskPolicy {
             }
             // Every file is scanned: a "document" can be a build input.
             if let Some(bytes) = f.content.bytes()
-                && self
-                    .process_spawn_patterns
-                    .iter()
-                    .any(|p| contains(bytes, p.as_bytes()))
+                && self.spawns(bytes, spawn)
             {
                 reasons.push(RiskReason::ProcessSpawn);
             }
@@ -318,6 +355,9 @@ fn extension(path: &str) -> Option<String> {
     }
 }
 
+/// A naive search: only for the golden markers, over at most
+/// `marker_scan_bytes` (1 KiB) of each side; whole contents go through an
+/// automaton ([`RiskPolicy::classify`]).
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -523,9 +563,10 @@ impl RiskAssessment {
     }
 }
 
-/// Whether `needle` occurs in `hay` (an empty needle never does).
-pub(crate) fn contains_bytes(hay: &[u8], needle: &[u8]) -> bool {
-    contains(hay, needle)
+/// One automaton over the non-empty literals (`None` when there are none,
+/// or the builder refuses them): a single pass answers which occur.
+pub(crate) fn literal_matcher(patterns: &[String]) -> Option<aho_corasick::AhoCorasick> {
+    matcher(patterns)
 }
 
 #[cfg(test)]
@@ -659,5 +700,38 @@ mod tests {
         // A marker the change adds does not make hand-written code generated.
         assert!(!p.is_golden("src/lib.rs", Some(b"fn main() {}"), marked));
         assert!(!p.is_golden("src/new.rs", None, marked));
+    }
+
+    #[test]
+    fn the_spawn_automaton_answers_as_a_search_per_pattern() {
+        let p = RiskPolicy::v1();
+        let built = matcher(&p.process_spawn_patterns);
+        assert!(built.is_some());
+        let mut samples: Vec<Vec<u8>> = vec![b"".to_vec(), b"fn main() {}".to_vec()];
+        for pat in &p.process_spawn_patterns {
+            let b = pat.as_bytes();
+            samples.push(b.to_vec());
+            samples.push([b"x ", b, b" y"].concat());
+            // Near-misses: the pattern cut short at either end.
+            samples.push(b[1..].to_vec());
+            samples.push(b[..b.len() - 1].to_vec());
+        }
+        for s in &samples {
+            assert_eq!(
+                p.spawns(s, &built),
+                p.spawns(s, &None),
+                "{}",
+                String::from_utf8_lossy(s)
+            );
+        }
+        // A policy that is not the built-in one builds its own and answers
+        // the same tier.
+        let copy = p.clone();
+        let f = file("src/run.rs", R, R, b"let c = Command::new(\"ls\");");
+        assert_eq!(
+            copy.classify(std::slice::from_ref(&f), 1),
+            p.classify(std::slice::from_ref(&f), 1)
+        );
+        assert_eq!(p.classify(&[f], 1).level(), RiskLevel::High);
     }
 }
