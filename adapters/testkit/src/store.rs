@@ -653,6 +653,12 @@ impl ReviewStore for InMemoryStore {
             .unwrap_or_default())
     }
 
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        let all: std::collections::BTreeSet<LineageId> =
+            self.mem().escalated.values().flatten().cloned().collect();
+        Ok(all.into_iter().collect())
+    }
+
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         let mut m = self.mem();
         let current = m.current_at(record)?;

@@ -270,7 +270,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             lineage: open.state().lineage_id().clone(),
         });
     }
-    refuse_side_stepped_escalation(store, &snapshot)?;
+    refuse_side_stepped_escalation(git, store, &snapshot)?;
 
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus))?;
@@ -279,37 +279,74 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     started(store, record, created)
 }
 
-/// The escalation guard (issue 8 §5): a new candidate that touches a path
-/// an escalated lineage on the same base reviewed would side-step the
-/// escalation with a fresh budget and no authorization. Refused, naming the
-/// lineage and its revision so the answer can print the recovery that
-/// needs a maintainer's authorization. A lookup by base tree, never a scan
-/// (R12.2); an escalation superseded by its authorized successor blocks
+/// The escalation guard (issue 8 §5, issue 21 §8): a new candidate that
+/// covers an escalated lineage's change would side-step the escalation
+/// with a fresh budget and no authorization. Refused, naming the lineage
+/// and its revision so the answer can print the recovery that needs a
+/// maintainer's authorization. The rule keys on the escalated change
+/// itself (core's `escalation_covers`), so moving the base does not lift
+/// it; an escalation superseded by its authorized successor blocks
 /// nothing.
-fn refuse_side_stepped_escalation<S: ReviewStore>(
+fn refuse_side_stepped_escalation<G: GitPort, S: ReviewStore>(
+    git: &G,
     store: &S,
     snapshot: &FrozenCandidate,
 ) -> Result<(), ReviewError> {
-    for lineage in store.lookup_escalated(&snapshot.base_tree)? {
-        let record = store
-            .load(&lineage)?
-            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let superseded = store.successor_of(&lineage)?.is_some();
-        let paths = recovery::escalation_overlap(
-            record.state(),
-            superseded,
-            &snapshot.base_tree,
-            &snapshot.paths,
-        );
+    let escalated = escalated_changes(git, store)?;
+    if escalated.is_empty() {
+        return Ok(());
+    }
+    let candidate = git
+        .tree_delta(&snapshot.base_tree, &snapshot.candidate_tree)
+        .map_err(ReviewError::Repository)?
+        .unwrap_or_default();
+    for change in &escalated {
+        let paths = recovery::escalation_covers(change, &snapshot.base_tree, &candidate);
         if !paths.is_empty() {
             return Err(ReviewError::LineageEscalated {
-                lineage,
-                revision: record.revision(),
+                lineage: change.record.state().lineage_id().clone(),
+                revision: change.record.revision(),
                 paths,
             });
         }
     }
     Ok(())
+}
+
+/// Every escalated lineage the store's escalation index names, whatever
+/// its base, with its supersession and its change as Git derives it from
+/// its trees (base → frozen candidate, base → final candidate). A
+/// superseded one is kept (core answers that it blocks nothing) without
+/// asking Git.
+pub(super) fn escalated_changes<G: GitPort, S: ReviewStore>(
+    git: &G,
+    store: &S,
+) -> Result<Vec<recovery::EscalatedChange>, ReviewError> {
+    let mut out = Vec::new();
+    for lineage in store.lookup_escalations()? {
+        let record = store
+            .load(&lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let superseded = store.successor_of(&lineage)?.is_some();
+        let mut deltas = Vec::new();
+        if !superseded {
+            let s = record.state();
+            let base = &s.snapshot().base_tree;
+            let mut ends = vec![&s.snapshot().candidate_tree];
+            if s.final_candidate_tree() != &s.snapshot().candidate_tree {
+                ends.push(s.final_candidate_tree());
+            }
+            for end in ends {
+                deltas.extend(super::discover::tree_delta(git, base, end)?);
+            }
+        }
+        out.push(recovery::EscalatedChange {
+            record,
+            superseded,
+            deltas,
+        });
+    }
+    Ok(out)
 }
 
 /// Representability (R12.4) and the diff anchor (R10.4): the candidate's

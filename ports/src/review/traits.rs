@@ -327,6 +327,11 @@ pub trait ReviewStore {
     /// when a record becomes escalated). Bounded by the escalations ever
     /// recorded on that one base; callers check supersession.
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError>;
+    /// Every lineage the escalation index names, whatever its base (issue
+    /// 21 §8: the guard keys on the escalated change, which a moved base no
+    /// longer finds by its base tree). A listing of that one index, bounded
+    /// by the escalations ever recorded, sorted; callers check supersession.
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError>;
     /// Writes whatever the committed record projects (receipt, index
     /// entries) that a crash may have left unwritten; the record must be the
     /// stored one.

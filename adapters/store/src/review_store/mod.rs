@@ -500,6 +500,27 @@ impl ReviewStore for FileStore {
         Self::list_pointers(&self.escalated_dir(base))
     }
 
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        let dir = self.root.join("index").join("escalated");
+        let bases = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for base in bases {
+            let base = base.map_err(io(&dir))?;
+            // Only base-tree directories; a temp file is not one.
+            let Ok(tree) = TreeId::parse(base.file_name().to_string_lossy().as_ref()) else {
+                continue;
+            };
+            out.extend(Self::list_pointers(&self.escalated_dir(&tree))?);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         Self::read_lineage_pointer(&self.target_index(target))
     }
