@@ -235,6 +235,22 @@ pub fn escalation_covers(
         .collect()
 }
 
+/// Which observation a successor freezes (issue 21 §8): the live candidate
+/// when it changes anything (the work being recovered is in the worktree);
+/// otherwise the predecessor's own committed change, `committed`, when a
+/// commit still holds it (a review started with `start --commit` or
+/// `--range`, whose candidate no worktree holds once committed); else the
+/// live candidate (an empty one is then refused as nothing to review).
+pub fn successor_observation(
+    live: crate::review::snapshot::CandidateObservation,
+    committed: Option<crate::review::snapshot::CandidateObservation>,
+) -> crate::review::snapshot::CandidateObservation {
+    match committed {
+        Some(c) if live.changed.is_empty() => c,
+        Some(_) | None => live,
+    }
+}
+
 /// Builds the successor of `pred` over the live candidate in `input`
 /// (generation + 1, a fresh budget and lenses frozen from the live
 /// candidate). `differing_paths` are the paths in which the live candidate
@@ -826,6 +842,28 @@ mod tests {
         let first = reviewed[0].as_str();
         let overlap = escalation_overlap(&esc.state, false, &base, &paths(&["a/other.rs", first]));
         assert_eq!(overlap, paths(&[first]));
+    }
+
+    #[test]
+    fn a_successor_freezes_the_live_work_else_the_predecessors_commit() {
+        let live = parser_observation();
+        let mut clean = live.clone();
+        clean.changed.clear();
+        let mut committed = live.clone();
+        committed.candidate_tree =
+            TreeId::parse("3333333333333333333333333333333333333333").unwrap();
+        // Work in the worktree is what is recovered.
+        assert_eq!(
+            successor_observation(live.clone(), Some(committed.clone())),
+            live
+        );
+        // A clean worktree: the commit that holds the predecessor's change.
+        assert_eq!(
+            successor_observation(clean.clone(), Some(committed.clone())),
+            committed
+        );
+        // No such commit: the (empty) live candidate, refused later.
+        assert_eq!(successor_observation(clean.clone(), None), clean);
     }
 
     fn side(o: &str) -> Option<crate::review::rebase::EntrySide> {

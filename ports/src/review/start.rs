@@ -491,7 +491,24 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             resumed: true,
         });
     }
-    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+    let live = git.observe_candidate().map_err(ReviewError::Repository)?;
+    // A `start --commit` / `--range` predecessor: the commit that holds its
+    // frozen (or final) candidate, observed as `start --commit` observes it.
+    let ps = pred.state();
+    let mut committed = None;
+    for end in [ps.final_candidate_tree(), &ps.snapshot().candidate_tree] {
+        if let Some(commit) = git
+            .committed_commit(&ps.snapshot().base_tree, end)
+            .map_err(ReviewError::Repository)?
+        {
+            committed = Some(
+                git.observe_commit(&commit)
+                    .map_err(ReviewError::Repository)?,
+            );
+            break;
+        }
+    }
+    let obs = recovery::successor_observation(live, committed);
     let snapshot = FrozenCandidate::freeze(&obs)?;
     let differing = git
         .differing_paths(

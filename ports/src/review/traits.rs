@@ -85,6 +85,20 @@ pub trait GitPort {
         let _ = (base, candidate);
         Ok(false)
     }
+    /// The commit among the last `MAX_RANGE_COMMITS` reachable from HEAD
+    /// whose tree is `candidate` and whose one parent's tree (none: the
+    /// empty tree) is `base`: the commit a `start --commit` or `--range`
+    /// review froze, which `recover` freezes again for its successor. An
+    /// adapter that cannot tell answers `None` (recover then takes the
+    /// live candidate).
+    fn committed_commit(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+    ) -> Result<Option<RangeCommit>, AdapterError> {
+        let _ = (base, candidate);
+        Ok(None)
+    }
     /// Checks, before anything is written, that keeping trees is configured
     /// legibly (a bad setting fails the command with nothing changed).
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
