@@ -32,7 +32,8 @@ use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
-    AuditWriter, Created, RepairStore, ReviewStore, StoreError, Submitted, TranscriptStore,
+    AuditWriter, Created, LineageListing, RepairStore, ReviewStore, StoreError, Submitted,
+    TranscriptStore,
 };
 
 /// Everything the store holds, keyed as the file store lays it out.
@@ -529,6 +530,17 @@ impl Mem {
         } else {
             Created::New
         })
+    }
+}
+
+impl LineageListing for InMemoryStore {
+    fn lineages(&self) -> Result<Vec<LineageId>, StoreError> {
+        let m = self.mem();
+        Ok(m.states
+            .keys()
+            .filter(|l| !m.retired.contains_key(*l) && !m.consumed.contains_key(*l))
+            .cloned()
+            .collect())
     }
 }
 

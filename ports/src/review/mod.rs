@@ -40,7 +40,7 @@ pub use model_run::{
     review_lineage, validate_correction,
 };
 pub use probity_core::review::gate::Applicability;
-pub use read::{Attested, Exported, Status, attest, export_context, status};
+pub use read::{Attested, Exported, Status, attest, export_context, list, status};
 pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{
     AllowedSignersError, SignatureError, SignaturePolicy, Signer, SshSignatures,
@@ -53,7 +53,8 @@ pub use start::{
 pub use statement::{leaf_statement, record_statement, statements_to_vouch_for};
 pub use traits::{
     AdapterError, AttestationStore, AuditWriter, Clock, Created, DeliveryGit, ExportGit, GitPort,
-    NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError, Submitted,
+    LineageListing, NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError,
+    Submitted,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,

@@ -386,6 +386,15 @@ pub trait ReviewStore {
     fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError>;
 }
 
+/// Every lineage a store holds (`probity list`, issue 21 §8): a walk of
+/// the store's lineages, the one listing outside the repair survey and the
+/// creation scavenges, and never a gate's or a start's discovery.
+pub trait LineageListing {
+    /// The ids of every lineage the store holds, sorted (a folder being
+    /// made or an index entry is not a lineage).
+    fn lineages(&self) -> Result<Vec<LineageId>, StoreError>;
+}
+
 /// The store side of a repair ceremony (R9.4): surveying the whole store
 /// for one class of anomaly, and quarantining one entry in two
 /// byte-preserving phases. The rules (uniqueness, the audit record) are

@@ -792,6 +792,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
 mod dispute;
 mod finalize;
 mod lens;
+mod list;
 mod pre_receive;
 mod show;
 mod start;
@@ -801,6 +802,7 @@ mod validate;
 pub use dispute::{DisputeArgs, dispute};
 pub use finalize::{FinalizeAnswer, FinalizeArgs, finalize};
 pub use lens::{LensCommand, lens};
+pub use list::{ListArgs, list};
 
 pub(crate) mod evidence_cmd;
 pub use pre_receive::next_hint as push_next_step;
