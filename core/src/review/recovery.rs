@@ -869,7 +869,7 @@ mod tests {
     fn side(o: &str) -> Option<crate::review::rebase::EntrySide> {
         Some(crate::review::rebase::EntrySide {
             mode: crate::review::snapshot::FileMode::Regular,
-            object: crate::review::ids::ObjectId::parse(&o.repeat(40)).unwrap(),
+            object: crate::review::ids::ObjectId::parse(o.repeat(40)).unwrap(),
         })
     }
 
