@@ -747,3 +747,48 @@ fn a_range_review_is_recovered_over_its_own_commit() {
     assert_eq!(rec.json["base_tree"], first["base_tree"]);
     assert_eq!(rec.json["candidate_tree"], first["candidate_tree"]);
 }
+
+/// An approved `start --commit` review whose commit was amended: nothing
+/// holds its change any more, so `recover --commit REV` names the commit
+/// the successor freezes (the amended one); a bad REV is a typed error with
+/// nothing written.
+#[test]
+fn recover_commit_freezes_the_named_commit() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    f.commit_all("the change").unwrap();
+    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let done = approve(&f, tmp.path(), &lineage);
+    let rev = done["store_revision"].as_str().unwrap().to_string();
+    // Amend the reviewed path.
+    let mut body = std::fs::read_to_string(f.root().join("src/parser.rs")).unwrap();
+    body.push_str("fn amended() {}\n");
+    f.write("src/parser.rs", body).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "--amend", "-am", "amended"])
+        .unwrap();
+    let before = store_snapshot(&f);
+    let bad = recover(
+        &f,
+        &lineage,
+        &rev,
+        "scope_changed",
+        &["--commit", "no-such-rev"],
+    );
+    assert_ne!(bad.code, 0, "{}", bad.stdout);
+    assert!(bad.json["error"]["code"].is_string(), "{}", bad.stdout);
+    assert_eq!(store_snapshot(&f), before, "a refused recovery wrote");
+    let rec = recover(&f, &lineage, &rev, "scope_changed", &["--commit", "HEAD"]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["base_tree"], st.json["base_tree"]);
+    let head_tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();
+    assert_eq!(rec.json["candidate_tree"], head_tree.trim());
+    let again = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(
+        again.json["lineage_id"], rec.json["lineage_id"],
+        "{}",
+        again.stdout
+    );
+}

@@ -47,8 +47,8 @@ pub use sign::{
     check_attestations, sign_statement, verify_envelope,
 };
 pub use start::{
-    CommitStart, Repaired, Started, burn, invalidate, recover, repair, start, start_commit,
-    start_history, start_range,
+    CommitStart, Repaired, Started, burn, invalidate, recover, recover_commit, repair, start,
+    start_commit, start_history, start_range,
 };
 pub use statement::{leaf_statement, record_statement, statements_to_vouch_for};
 pub use traits::{

@@ -88,6 +88,17 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
     focus: Lens,
     rev: &str,
 ) -> Result<CommitStart, ReviewError> {
+    let (commit, obs) = observe_one_commit(git, rev)?;
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    start_commit_observed(git, store, clock, focus, &commit, obs)
+}
+
+/// One commit, `REV`, observed as a candidate: a merge commit and a commit
+/// that changes no bytes are refused.
+fn observe_one_commit<G: GitPort + DeliveryGit>(
+    git: &G,
+    rev: &str,
+) -> Result<(RangeCommit, CandidateObservation), ReviewError> {
     let id = git.resolve_commit(rev).map_err(ReviewError::Repository)?;
     let listed = git
         .range(&id, &[], &RemoteScope::None, 1)
@@ -111,8 +122,7 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
             commit: commit.commit,
         });
     }
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
-    start_commit_observed(git, store, clock, focus, &commit, obs)
+    Ok((commit, obs))
 }
 
 /// `probity start --history REV` (R8.8): freezes everything `REV`'s history
@@ -450,7 +460,27 @@ pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     request: RecoverRequest,
 ) -> Result<Started, ReviewError> {
     keeping_trees(git, || {
-        create_or_resume_successor(git, store, clock, focus, predecessor, request)
+        create_or_resume_successor(git, store, clock, focus, predecessor, request, None)
+    })
+}
+
+/// `probity recover --commit REV`: [`recover`] whose successor freezes
+/// `REV`'s change (parent tree, tree), as `start --commit REV` would, for a
+/// predecessor whose own commit no longer holds its change (amended,
+/// rebased). A merge commit and a commit that changes no bytes are refused
+/// with nothing written.
+pub fn recover_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    predecessor: &LineageId,
+    request: RecoverRequest,
+    rev: &str,
+) -> Result<Started, ReviewError> {
+    let (_, obs) = observe_one_commit(git, rev)?;
+    keeping_trees(git, || {
+        create_or_resume_successor(git, store, clock, focus, predecessor, request, Some(obs))
     })
 }
 
@@ -461,6 +491,7 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     focus: Lens,
     predecessor: &LineageId,
     request: RecoverRequest,
+    named: Option<CandidateObservation>,
 ) -> Result<Started, ReviewError> {
     let pred = store
         .load(predecessor)?
@@ -491,24 +522,30 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             resumed: true,
         });
     }
-    let live = git.observe_candidate().map_err(ReviewError::Repository)?;
-    // A `start --commit` / `--range` predecessor: the commit that holds its
-    // frozen (or final) candidate, observed as `start --commit` observes it.
-    let ps = pred.state();
-    let mut committed = None;
-    for end in [ps.final_candidate_tree(), &ps.snapshot().candidate_tree] {
-        if let Some(commit) = git
-            .committed_commit(&ps.snapshot().base_tree, end)
-            .map_err(ReviewError::Repository)?
-        {
-            committed = Some(
-                git.observe_commit(&commit)
-                    .map_err(ReviewError::Repository)?,
-            );
-            break;
+    let obs = match named {
+        Some(obs) => obs,
+        None => {
+            let live = git.observe_candidate().map_err(ReviewError::Repository)?;
+            // A `start --commit` / `--range` predecessor: the commit that
+            // holds its frozen (or final) candidate, observed as `start
+            // --commit` observes it.
+            let ps = pred.state();
+            let mut committed = None;
+            for end in [ps.final_candidate_tree(), &ps.snapshot().candidate_tree] {
+                if let Some(commit) = git
+                    .committed_commit(&ps.snapshot().base_tree, end)
+                    .map_err(ReviewError::Repository)?
+                {
+                    committed = Some(
+                        git.observe_commit(&commit)
+                            .map_err(ReviewError::Repository)?,
+                    );
+                    break;
+                }
+            }
+            recovery::successor_observation(live, committed)
         }
-    }
-    let obs = recovery::successor_observation(live, committed);
+    };
     let snapshot = FrozenCandidate::freeze(&obs)?;
     let differing = git
         .differing_paths(
