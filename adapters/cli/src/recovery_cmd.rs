@@ -274,7 +274,15 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
             request,
         ),
     }
-    .map_err(review_error)?;
+    .map_err(|e| {
+        let mut err = review_error(e);
+        // Recover's own way on: nothing uncommitted, and no commit holds
+        // the predecessor's change (amended or rebased away).
+        if err.code == "nothing_to_review" && args.commit.is_none() {
+            err.next_action = "nothing is uncommitted and no commit among the last ones from HEAD holds the predecessor's change: name the commit the successor reviews with `--commit REV` (e.g. `--commit HEAD` for an amended commit), or make the change in the worktree".to_string();
+        }
+        err
+    })?;
     out.answer(&StartAnswer::of(&started.record, started.resumed), || {
         let s = started.record.state();
         format!(

@@ -769,6 +769,18 @@ fn recover_commit_freezes_the_named_commit() {
     f.git(&["commit", "-q", "--no-verify", "--amend", "-am", "amended"])
         .unwrap();
     let before = store_snapshot(&f);
+    // Nothing uncommitted and no commit holds the reviewed change: the
+    // answer names the flag that takes the amended commit.
+    let none = recover(&f, &lineage, &rev, "scope_changed", &[]);
+    assert_eq!(
+        none.json["error"]["code"].as_str(),
+        Some("nothing_to_review"),
+        "{}",
+        none.stdout
+    );
+    let next = none.json["error"]["next_action"].as_str().unwrap();
+    assert!(next.contains("--commit"), "{next}");
+    assert_eq!(store_snapshot(&f), before, "a refused recovery wrote");
     let bad = recover(
         &f,
         &lineage,
