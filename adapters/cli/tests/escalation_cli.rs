@@ -265,6 +265,20 @@ fn moving_the_base_does_not_side_step_an_escalation() {
         "{}",
         g.stdout
     );
+    // Status agrees: no lineage is current, and its way on is the
+    // escalation's recovery, not a start that would be refused.
+    let st = probity(flow.f.root(), &["status"]);
+    assert_eq!(st.code, 0, "{}", st.stdout);
+    assert_eq!(
+        (st.json["action"].as_str(), st.json["lineage_id"].as_str()),
+        (Some("human_decision"), Some(flow.lineage.as_str())),
+        "{}",
+        st.stdout
+    );
+    assert_eq!(
+        printed_recover(st.json["message"].as_str().unwrap()),
+        printed_recover(next)
+    );
     // The way on is the authorized recovery it printed.
     let args = printed_recover(next);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -124,3 +124,27 @@ pub fn point_at_escalated_change(
     );
     decision
 }
+
+/// When no lineage applies to the live candidate, whether a "start a
+/// review" would be refused and the pre-commit gate's `decision` names the
+/// lineage to go on with instead (an open correction on these paths, an
+/// escalation of this change): `status` then gives that way on, not a
+/// start (issue 21 §8). `None` for any other decision.
+pub fn start_blocked_by(decision: &GateDecision) -> Option<&crate::review::ids::LineageId> {
+    use crate::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny {
+        return None;
+    }
+    match decision.next_action {
+        NextAction::Finalize | NextAction::HumanDecision => decision.lineage_id.as_ref(),
+        NextAction::None
+        | NextAction::StartReview
+        | NextAction::Repair
+        | NextAction::Recover
+        | NextAction::Squash
+        | NextAction::CheckRange
+        | NextAction::StartCommitReview
+        | NextAction::CommitApproved
+        | NextAction::Retry => None,
+    }
+}
