@@ -342,7 +342,7 @@ fn list_rows_every_lineage_open_first_aged_at_now() {
     use probity_core::review::recovery::{Disposition, RecoverRequest};
     let w = world();
     assert!(
-        drivers::list(&w.store, &Timestamp::from_unix_seconds(0))
+        drivers::list(&w.git, &w.store, &Timestamp::from_unix_seconds(0))
             .unwrap()
             .is_empty()
     );
@@ -372,7 +372,7 @@ fn list_rows_every_lineage_open_first_aged_at_now() {
     .record;
     let before = w.store.dump();
     let now = Timestamp::parse("2027-01-01T00:02:00Z").unwrap();
-    let rows = drivers::list(&w.store, &now).unwrap();
+    let rows = drivers::list(&w.git, &w.store, &now).unwrap();
     assert_eq!(w.store.dump(), before, "list wrote");
     assert_eq!(rows.len(), 2);
     assert_eq!(&rows[0].lineage_id, successor.state().lineage_id());

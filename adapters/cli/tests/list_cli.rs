@@ -234,3 +234,20 @@ fn list_has_help() {
     assert_eq!(l.code, 0, "{}", l.stderr);
     assert!(l.stdout.contains("--open"), "{}", l.stdout);
 }
+
+/// A review of a commit names the commit that holds its change; a review
+/// of uncommitted work names none.
+#[test]
+fn a_committed_review_names_its_commit() {
+    let f = medium_change();
+    f.commit_all("the change").unwrap();
+    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
+    let committed = id(&st);
+    f.write("src/extra.rs", "fn e() {}\n").unwrap();
+    let uncommitted = id(&probity(f.root(), &["start"]));
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(l.code, 0, "{}", l.stdout);
+    let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    assert_eq!(row(&l.json, &committed)["commit"], head.trim());
+    assert_eq!(row(&l.json, &uncommitted)["commit"], Value::Null);
+}

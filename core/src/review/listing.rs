@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::review::ids::{LineageId, RepoPath, Timestamp, TreeId};
+use crate::review::ids::{CommitId, LineageId, RepoPath, Timestamp, TreeId};
 use crate::review::state::{NextInput, StateRecord};
 
 /// At most this many paths are named in a row's `paths`; the rest are
@@ -46,13 +46,18 @@ pub struct ListRow {
     pub candidate_tree: TreeId,
     /// Its final candidate tree (the corrected one after a correction).
     pub final_candidate_tree: TreeId,
+    /// The commit among the recent history from HEAD whose change it
+    /// reviewed (parent tree to tree), when one holds it (a committed
+    /// review, or work committed since).
+    pub commit: Option<CommitId>,
 }
 
 /// The row of `record`, `superseded_by` its successor as the store names
-/// it, aged at `now`.
+/// it, `commit` the commit that holds its change (if any), aged at `now`.
 pub fn list_row(
     record: &StateRecord,
     superseded_by: Option<LineageId>,
+    commit: Option<CommitId>,
     now: &Timestamp,
 ) -> ListRow {
     let s = &record.state;
@@ -75,6 +80,7 @@ pub fn list_row(
         base_tree: s.snapshot.base_tree.clone(),
         candidate_tree: s.snapshot.candidate_tree.clone(),
         final_candidate_tree: s.final_candidate_tree().clone(),
+        commit,
     }
 }
 
@@ -139,15 +145,15 @@ mod tests {
             .unwrap();
         let then = record.state.created_at.unix_seconds().unwrap();
         let now = Timestamp::from_unix_seconds(then + 90);
-        let row = list_row(&record, None, &now);
+        let row = list_row(&record, None, None, &now);
         assert_eq!((row.age_seconds, row.age.as_str()), (90, "1m"));
         assert!(row.open);
         assert_eq!(row.state, "reviewing");
         // A clock behind the record: age 0, never a wrap.
         let early = Timestamp::from_unix_seconds(then.saturating_sub(10));
-        assert_eq!(list_row(&record, None, &early).age_seconds, 0);
+        assert_eq!(list_row(&record, None, None, &early).age_seconds, 0);
         // Superseded: not open, listed after open ones.
-        let closed = list_row(&record, Some(record.state.lineage_id.clone()), &now);
+        let closed = list_row(&record, Some(record.state.lineage_id.clone()), None, &now);
         assert!(!closed.open);
         let mut rows = vec![closed.clone(), row.clone()];
         sort_rows(&mut rows);

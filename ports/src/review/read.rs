@@ -31,11 +31,13 @@ pub struct Status {
 }
 
 /// `probity list` (issue 21 §8): one row per lineage the store holds, with
-/// its successor as the store's marker names it, aged at `now` (the
-/// caller's clock); the rows and their order are core's
-/// (`listing::list_row`, `listing::sort_rows`). Read-only; a lineage that
-/// does not load fails the listing closed, naming it.
-pub fn list<S: ReviewStore + LineageListing>(
+/// its successor as the store's marker names it and the commit that holds
+/// its change (final, else frozen candidate), aged at `now` (the caller's
+/// clock); the rows and their order are core's (`listing::list_row`,
+/// `listing::sort_rows`). Read-only; a lineage that does not load fails
+/// the listing closed, naming it.
+pub fn list<G: GitPort, S: ReviewStore + LineageListing>(
+    git: &G,
     store: &S,
     now: &probity_core::review::ids::Timestamp,
 ) -> Result<Vec<ListRow>, ReviewError> {
@@ -45,7 +47,18 @@ pub fn list<S: ReviewStore + LineageListing>(
             .load(&lineage)?
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
         let successor = store.successor_of(&lineage)?;
-        rows.push(list_row(&record, successor, now));
+        let s = record.state();
+        let mut commit = None;
+        for end in [s.final_candidate_tree(), &s.snapshot().candidate_tree] {
+            if let Some(c) = git
+                .committed_commit(&s.snapshot().base_tree, end)
+                .map_err(ReviewError::Repository)?
+            {
+                commit = Some(c.commit);
+                break;
+            }
+        }
+        rows.push(list_row(&record, successor, commit, now));
     }
     sort_rows(&mut rows);
     Ok(rows)

@@ -38,7 +38,7 @@ struct ListAnswer<'a> {
 pub fn list(global: &GlobalArgs, out: Output, args: &ListArgs) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
     let now = SystemClock.now();
-    let rows = drivers::list(&ctx.store, &now).map_err(review_error)?;
+    let rows = drivers::list(&ctx.repo, &ctx.store, &now).map_err(review_error)?;
     let shown: Vec<&ListRow> = rows.iter().filter(|r| r.open || !args.open).collect();
     let answer = ListAnswer {
         count: shown.len(),
@@ -56,8 +56,13 @@ pub fn list(global: &GlobalArgs, out: Output, args: &ListArgs) -> Result<ExitCod
                 Some(s) => format!("{} (superseded by {s})", r.state),
                 None => r.state.to_string(),
             };
+            let commit = r
+                .commit
+                .as_ref()
+                .map(|c| format!("  commit {c}"))
+                .unwrap_or_default();
             t.push_str(&format!(
-                "{}  {:<5} {}  gen {}  {}\n    base {}  candidate {}\n",
+                "{}  {:<5} {}  gen {}  {}\n    base {}  candidate {}{commit}\n",
                 r.lineage_id, r.age, state, r.generation, r.paths, r.base_tree, r.candidate_tree
             ));
         }
