@@ -310,3 +310,34 @@ fn a_change_on_another_path_of_a_moved_base_starts_normally() {
     assert_eq!(s.code, 0, "{}", s.stdout);
     assert_ne!(s.json["lineage_id"], flow.lineage.as_str());
 }
+
+/// An escalation whose trees were pruned (its change dropped, the objects
+/// collected) cannot be derived any more: it still guards its own base's
+/// paths, and it never makes every other start in the repository fail.
+#[test]
+fn a_pruned_escalation_does_not_break_other_starts() {
+    let flow = Flow::judged(PARSER_UNKNOWN);
+    flow.f.git(&["checkout", "--", "src/parser.rs"]).unwrap();
+    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
+    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
+    flow.f
+        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
+        .unwrap();
+    flow.f
+        .git(&["reflog", "expire", "--expire=now", "--all"])
+        .unwrap();
+    flow.f.git(&["gc", "-q", "--prune=now"]).unwrap();
+    let escalated = flow
+        .f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&flow.lineage);
+    assert!(escalated.join("state.json").is_file());
+    flow.f
+        .write("src/other.rs", "fn o() {}\nfn p() {}\n")
+        .unwrap();
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(g.json["reason_code"], "review_incomplete", "{}", g.stdout);
+}

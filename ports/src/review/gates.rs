@@ -31,7 +31,7 @@ pub enum Delivery {
 
 /// `probity validate --gate pre-commit` (R8.1, R8.2, R8.6): zero model calls;
 /// discovery is a lookup by target identity, then by base tree.
-pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
+pub fn validate_pre_commit<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     delivery: &Delivery,
@@ -45,7 +45,7 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
 /// receipt the derivation read is unchanged and the index being committed
 /// (`Delivery::Index`) still writes the same tree; the worktree candidate
 /// is not rebuilt (its commit's own hook compares the index it commits).
-pub fn validate_pre_commit_between<G: GitPort, S: ReviewStore>(
+pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     delivery: &Delivery,
@@ -80,7 +80,7 @@ pub fn validate_pre_commit_between<G: GitPort, S: ReviewStore>(
 /// A "start a review" denial that covers an escalated lineage's change
 /// (on its base or a moved one) names its authorized recovery (the store
 /// lookups here, the rule in core).
-fn point_at_escalation_on<G: GitPort, S: ReviewStore>(
+fn point_at_escalation_on<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     live: &LiveTarget,
@@ -106,7 +106,7 @@ fn point_at_escalation_on<G: GitPort, S: ReviewStore>(
 /// the correction instead, and one over an escalated lineage's paths its
 /// authorized recovery (a start there is refused): the store lookups here,
 /// the rules in core; only on such a denial.
-fn point_at_open_correction_on<G: GitPort, S: ReviewStore>(
+fn point_at_open_correction_on<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     live: &LiveTarget,

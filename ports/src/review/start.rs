@@ -297,7 +297,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 /// itself (core's `escalation_covers`), so moving the base does not lift
 /// it; an escalation superseded by its authorized successor blocks
 /// nothing.
-fn refuse_side_stepped_escalation<G: GitPort, S: ReviewStore>(
+fn refuse_side_stepped_escalation<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     snapshot: &FrozenCandidate,
@@ -327,8 +327,10 @@ fn refuse_side_stepped_escalation<G: GitPort, S: ReviewStore>(
 /// its base, with its supersession and its change as Git derives it from
 /// its trees (base → frozen candidate, base → final candidate). A
 /// superseded one is kept (core answers that it blocks nothing) without
-/// asking Git.
-pub(super) fn escalated_changes<G: GitPort, S: ReviewStore>(
+/// asking Git; one whose trees are no longer in the repository (its change
+/// dropped and collected) is kept with no derived change, so it still
+/// guards its own base and never fails another start.
+pub(super) fn escalated_changes<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
 ) -> Result<Vec<recovery::EscalatedChange>, ReviewError> {
@@ -345,6 +347,15 @@ pub(super) fn escalated_changes<G: GitPort, S: ReviewStore>(
             let mut ends = vec![&s.snapshot().candidate_tree];
             if s.final_candidate_tree() != &s.snapshot().candidate_tree {
                 ends.push(s.final_candidate_tree());
+            }
+            let mut trees = vec![base.to_string()];
+            trees.extend(ends.iter().map(|t| t.to_string()));
+            if !git
+                .missing_objects(&trees)
+                .map_err(ReviewError::Repository)?
+                .is_empty()
+            {
+                ends.clear();
             }
             for end in ends {
                 deltas.extend(super::discover::tree_delta(git, base, end)?);
