@@ -341,3 +341,58 @@ fn a_repository_that_cannot_answer_is_the_repositorys_error() {
     );
     assert!(w.store.load(&l).is_err());
 }
+
+/// `list` (issue 21 §8) over the in-memory store: every lineage, open ones
+/// first, aged at the given `now`, a superseded one closed and naming its
+/// successor; read-only.
+#[test]
+fn list_rows_every_lineage_open_first_aged_at_now() {
+    use probity_core::review::ids::Timestamp;
+    use probity_core::review::recovery::{Disposition, RecoverRequest};
+    let w = world();
+    assert!(
+        drivers::list(&w.git, &w.store, &Timestamp::from_unix_seconds(0))
+            .unwrap()
+            .is_empty()
+    );
+    let first = w.start();
+    let invalidated = drivers::invalidate(
+        &w.store,
+        first.state().lineage_id(),
+        probity_core::review::ids::NonBlank::parse("wrong lens").unwrap(),
+    )
+    .unwrap();
+    let later = FixedClock::at("2027-01-01T00:00:00Z", "ffffffffffffffffffffffffffffffff").unwrap();
+    let successor = drivers::recover(
+        &w.git,
+        &w.store,
+        &later,
+        probity_core::review::lens::Lens::Reliability,
+        first.state().lineage_id(),
+        RecoverRequest {
+            expected_revision: invalidated.revision(),
+            disposition: Disposition::Invalidated,
+            reason: probity_core::review::ids::NonBlank::parse("again").unwrap(),
+            actor: probity_core::review::ids::NonBlank::parse("me").unwrap(),
+            authorization: None,
+        },
+    )
+    .unwrap()
+    .record;
+    let before = w.store.dump();
+    let now = Timestamp::parse("2027-01-01T00:02:00Z").unwrap();
+    let rows = drivers::list(&w.git, &w.store, &now).unwrap();
+    assert_eq!(w.store.dump(), before, "list wrote");
+    assert_eq!(rows.len(), 2);
+    assert_eq!(&rows[0].lineage_id, successor.state().lineage_id());
+    assert!(rows[0].open);
+    assert_eq!((rows[0].age_seconds, rows[0].age.as_str()), (120, "2m"));
+    assert_eq!(&rows[1].lineage_id, first.state().lineage_id());
+    assert_eq!(rows[1].state, "invalidated");
+    assert!(!rows[1].open);
+    assert_eq!(
+        rows[1].superseded_by.as_ref(),
+        Some(successor.state().lineage_id())
+    );
+    assert_eq!(rows[1].paths, "src/a.rs");
+}

@@ -359,3 +359,43 @@ fn evidence_alone_lands_once_every_selected_lens_has_a_kept_result() {
         .unwrap();
     assert_eq!(done.record.state().stage().name(), "approved");
 }
+
+/// Issue 21 §8: an invalidated `start --commit` review is recovered over
+/// the commit that holds its change when nothing is uncommitted, not over
+/// the clean worktree.
+#[test]
+fn a_commit_review_is_recovered_over_its_commit() {
+    let w = world();
+    w.git.commit("the change").unwrap();
+    let started = drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD")
+        .unwrap()
+        .started
+        .unwrap()
+        .record;
+    let inv = drivers::invalidate(
+        &w.store,
+        started.state().lineage_id(),
+        NonBlank::parse("wrong lens").unwrap(),
+    )
+    .unwrap();
+    let s = drivers::recover(
+        &w.git,
+        &w.store,
+        &w.clock,
+        Lens::Reliability,
+        started.state().lineage_id(),
+        RecoverRequest {
+            expected_revision: inv.revision(),
+            disposition: Disposition::Invalidated,
+            reason: NonBlank::parse("again").unwrap(),
+            actor: NonBlank::parse("me").unwrap(),
+            authorization: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(s.record.state().generation(), 2);
+    assert_eq!(
+        s.record.state().snapshot().target,
+        started.state().snapshot().target
+    );
+}

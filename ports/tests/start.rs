@@ -179,3 +179,40 @@ fn start_range_starts_one_lineage_per_commit_oldest_first() {
         "an empty commit gets no lineage"
     );
 }
+
+/// Issue 21 §8: moving the base under an escalated change (the change set
+/// aside, something else committed, the change put back) does not let a
+/// fresh start cover it; unrelated work on the moved base starts.
+#[test]
+fn moving_the_base_does_not_side_step_an_escalation() {
+    let w = world();
+    let l = w.start().state().lineage_id().clone();
+    let escalated = w
+        .finalize_with(&l, |i| {
+            i.results = vec![documents::result(documents::ESCALATING)]
+        })
+        .unwrap()
+        .record;
+    assert_eq!(escalated.state().stage().name(), "escalated");
+    // stash; commit something else; stash pop.
+    w.git.write("src/a.rs", BASE).unwrap();
+    w.git.write("docs/other.md", "elsewhere\n").unwrap();
+    w.git.commit("unrelated").unwrap();
+    w.git.write("src/a.rs", CHANGE).unwrap();
+    assert_ne!(
+        w.git.base_tree().unwrap(),
+        escalated.state().snapshot().base_tree
+    );
+    let held = w.store.dump();
+    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
+    assert!(
+        matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
+            if lineage == &l && *revision == escalated.revision()),
+        "{err}"
+    );
+    assert_eq!(w.store.dump(), held, "a refused start wrote");
+    // Work elsewhere on the moved base is another review.
+    w.git.write("src/a.rs", BASE).unwrap();
+    w.git.write("docs/other.md", "elsewhere, again\n").unwrap();
+    drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
+}

@@ -104,6 +104,9 @@ impl ReviewStore for Audited {
     fn lookup_escalated(&self, b: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_escalated(b)
     }
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        self.inner.lookup_escalations()
+    }
     fn ensure_projections(&self, r: &StateRecord) -> Result<(), StoreError> {
         self.inner.ensure_projections(r)
     }

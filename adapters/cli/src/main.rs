@@ -74,6 +74,9 @@ enum Command {
     Validate(authority_cmd::ValidateArgs),
     /// Show a lineage's state and whether it applies to the live candidate.
     Status(authority_cmd::StatusArgs),
+    /// List the repository's lineages: state, paths, age, base and
+    /// candidate trees (open ones first, newest first).
+    List(authority_cmd::ListArgs),
     /// Show what the store keeps beside a lineage's authority (read-only):
     /// `show evidence`, the last check `--evidence-cmd` ran and its output.
     #[command(subcommand)]
@@ -241,6 +244,7 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Dispute(a) => authority_cmd::dispute(&cli.global, out, a),
         Command::Validate(a) => authority_cmd::validate(&cli.global, out, a),
         Command::Status(a) => authority_cmd::status(&cli.global, out, a),
+        Command::List(a) => authority_cmd::list(&cli.global, out, a),
         Command::Show(c) => authority_cmd::show(&cli.global, out, c),
         Command::Invalidate(a) => recovery_cmd::invalidate(&cli.global, out, a),
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),

@@ -73,6 +73,13 @@ pub struct RecoverArgs {
     /// The focus lens when the live candidate is medium risk.
     #[arg(long, value_enum, default_value = "reliability")]
     pub focus: LensArg,
+    /// Freeze this commit's change (parent tree to tree) for the successor,
+    /// as `start --commit REV` would: for a predecessor whose own commit no
+    /// longer holds its change (amended, rebased). Without it: the
+    /// worktree's change, else (nothing uncommitted) the commit that holds
+    /// the predecessor's.
+    #[arg(long, value_name = "REV")]
+    pub commit: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -248,15 +255,34 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
             .transpose()?,
     };
     let ctx = open(global)?;
-    let started = drivers::recover(
-        &ctx.repo,
-        &ctx.store,
-        &SystemClock,
-        args.focus.into(),
-        &predecessor,
-        request,
-    )
-    .map_err(review_error)?;
+    let started = match &args.commit {
+        Some(rev) => drivers::recover_commit(
+            &ctx.repo,
+            &ctx.store,
+            &SystemClock,
+            args.focus.into(),
+            &predecessor,
+            request,
+            rev,
+        ),
+        None => drivers::recover(
+            &ctx.repo,
+            &ctx.store,
+            &SystemClock,
+            args.focus.into(),
+            &predecessor,
+            request,
+        ),
+    }
+    .map_err(|e| {
+        let mut err = review_error(e);
+        // Recover's own way on: nothing uncommitted, and no commit holds
+        // the predecessor's change (amended or rebased away).
+        if err.code == "nothing_to_review" && args.commit.is_none() {
+            err.next_action = "nothing is uncommitted and no commit among the last ones from HEAD holds the predecessor's change: name the commit the successor reviews with `--commit REV` (e.g. `--commit HEAD` for an amended commit), or make the change in the worktree".to_string();
+        }
+        err
+    })?;
     out.answer(&StartAnswer::of(&started.record, started.resumed), || {
         let s = started.record.state();
         format!(

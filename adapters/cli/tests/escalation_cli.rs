@@ -217,3 +217,127 @@ fn the_unchanged_escalated_candidate_still_resumes_its_lineage() {
     assert_eq!(s.json["lineage_id"], flow.lineage.as_str());
     assert_eq!(s.json["state"], "escalated");
 }
+
+/// Issue 21 §8: the guard keys on the escalated change itself, not only on
+/// its base. Stashing the escalated change, committing something else and
+/// popping it back moves the base; a fresh start of the same change on the
+/// moved base is still refused, naming the escalated lineage, with a store
+/// left as it was; the printed authorized recovery then works.
+#[test]
+fn moving_the_base_does_not_side_step_an_escalation() {
+    let flow = Flow::judged(PARSER_UNKNOWN);
+    let st = flow.state();
+    assert_eq!(st.json["state"], "escalated", "{}", st.stdout);
+    flow.f.git(&["stash"]).unwrap();
+    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
+    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
+    flow.f
+        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
+        .unwrap();
+    flow.f.git(&["stash", "pop"]).unwrap();
+    let before = store_snapshot(&flow.f);
+    let refused = probity(flow.f.root(), &["start"]);
+    assert_eq!(
+        (refused.code, refused.json["error"]["code"].as_str()),
+        (4, Some("lineage_escalated")),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
+    let next = refused.json["error"]["next_action"].as_str().unwrap();
+    assert!(next.contains(&flow.lineage), "{next}");
+    // Edited further on the moved base: still the escalated change's
+    // starting point on that path, still refused.
+    flow.f.write("src/parser.rs", buggy(5)).unwrap();
+    let edited = probity(flow.f.root(), &["start"]);
+    assert_eq!(
+        edited.json["error"]["code"].as_str(),
+        Some("lineage_escalated"),
+        "{}",
+        edited.stdout
+    );
+    assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
+    // The gate names the escalation's recovery too, not a fresh review.
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(
+        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
+        (Some("deny"), Some("human_decision")),
+        "{}",
+        g.stdout
+    );
+    // Status agrees: no lineage is current, and its way on is the
+    // escalation's recovery, not a start that would be refused.
+    let st = probity(flow.f.root(), &["status"]);
+    assert_eq!(st.code, 0, "{}", st.stdout);
+    assert_eq!(
+        (st.json["action"].as_str(), st.json["lineage_id"].as_str()),
+        (Some("human_decision"), Some(flow.lineage.as_str())),
+        "{}",
+        st.stdout
+    );
+    assert_eq!(
+        printed_recover(st.json["message"].as_str().unwrap()),
+        printed_recover(next)
+    );
+    // The way on is the authorized recovery it printed.
+    let args = printed_recover(next);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let rec = probity(flow.f.root(), &args);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["predecessor"]["lineage_id"], flow.lineage.as_str());
+    let again = probity(flow.f.root(), &["start"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(again.json["lineage_id"], rec.json["lineage_id"]);
+}
+
+/// Unrelated work on a moved base (the escalated change dropped) starts
+/// normally: the guard blocks only the escalated change's own paths.
+#[test]
+fn a_change_on_another_path_of_a_moved_base_starts_normally() {
+    let flow = Flow::judged(PARSER_UNKNOWN);
+    flow.f.git(&["stash"]).unwrap();
+    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
+    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
+    flow.f
+        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
+        .unwrap();
+    flow.f.git(&["stash", "drop"]).unwrap();
+    flow.f
+        .write("src/other.rs", "fn o() {}\nfn p() {}\n")
+        .unwrap();
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}", s.stdout);
+    assert_ne!(s.json["lineage_id"], flow.lineage.as_str());
+}
+
+/// An escalation whose trees were pruned (its change dropped, the objects
+/// collected) cannot be derived any more: it still guards its own base's
+/// paths, and it never makes every other start in the repository fail.
+#[test]
+fn a_pruned_escalation_does_not_break_other_starts() {
+    let flow = Flow::judged(PARSER_UNKNOWN);
+    flow.f.git(&["checkout", "--", "src/parser.rs"]).unwrap();
+    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
+    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
+    flow.f
+        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
+        .unwrap();
+    flow.f
+        .git(&["reflog", "expire", "--expire=now", "--all"])
+        .unwrap();
+    flow.f.git(&["gc", "-q", "--prune=now"]).unwrap();
+    let escalated = flow
+        .f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&flow.lineage);
+    assert!(escalated.join("state.json").is_file());
+    flow.f
+        .write("src/other.rs", "fn o() {}\nfn p() {}\n")
+        .unwrap();
+    let s = probity(flow.f.root(), &["start"]);
+    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(g.json["reason_code"], "review_incomplete", "{}", g.stdout);
+}

@@ -650,3 +650,157 @@ fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
     assert_eq!(inv2.json["error"]["code"], "chain_broken");
     assert!(store_snapshot(&f) == before, "a broken chain took input");
 }
+
+/// The `recover` command a refusal printed, with `R` and `A` filled in, as
+/// arguments after `probity`.
+fn printed_recover_args(next: &str) -> Vec<String> {
+    let start = next.find("`probity recover ").expect("a recover command") + 1;
+    let end = start + next[start..].find('`').expect("closing backtick");
+    next[start..end]
+        .split_whitespace()
+        .skip(1)
+        .map(|w| match w {
+            "R" => "reviewed again".to_string(),
+            "A" => "maintainer".to_string(),
+            "X" => "decision #9".to_string(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// Issue 21 §8: a review started with `start --commit` is recovered as the
+/// review of that commit, not of the (clean) worktree: the printed recovery
+/// of an invalidated `--commit` review creates a successor that freezes the
+/// commit's (parent tree, tree), and `start --commit` then resumes it.
+#[test]
+fn a_commit_review_is_recovered_over_the_same_commit() {
+    let f = medium_change();
+    f.commit_all("the change").unwrap();
+    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let inv = probity(
+        f.root(),
+        &[
+            "invalidate",
+            "--lineage",
+            &lineage,
+            "--reason",
+            "wrong lens",
+        ],
+    );
+    assert_eq!(inv.code, 0, "{}", inv.stdout);
+    let again = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(
+        again.json["error"]["code"].as_str(),
+        Some("lineage_invalidated"),
+        "{}",
+        again.stdout
+    );
+    let args = printed_recover_args(again.json["error"]["next_action"].as_str().unwrap());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let rec = probity(f.root(), &args);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["base_tree"], st.json["base_tree"]);
+    assert_eq!(rec.json["candidate_tree"], st.json["candidate_tree"]);
+    let resumed = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stdout);
+    assert_eq!(resumed.json["lineage_id"], rec.json["lineage_id"]);
+    assert_eq!(resumed.json["resumed"], true);
+}
+
+/// The same for `start --range`: an escalated review of the first commit of
+/// a two-commit range is recovered (authorized) over that first commit,
+/// not over HEAD nor the clean worktree.
+#[test]
+fn a_range_review_is_recovered_over_its_own_commit() {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/parser.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f.commit_all("first").unwrap();
+    f.write("src/lib.rs", "pub fn c() {}\n").unwrap();
+    f.commit_all("second").unwrap();
+    let range = probity(f.root(), &["start", "--range", "HEAD~2..HEAD"]);
+    assert_eq!(range.code, 0, "{}{}", range.stdout, range.stderr);
+    let first = &range.json["lineages"][0];
+    let lineage = first["lineage_id"].as_str().unwrap().to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let r = input(tmp.path(), "r.json", ESCALATING);
+    let esc = probity(
+        f.root(),
+        &["finalize", "--lineage", &lineage, "--result", &r],
+    );
+    assert_eq!(esc.json["state"], "escalated", "{}", esc.stdout);
+    let st = probity(f.root(), &["status", "--lineage", &lineage]);
+    let rev = st.json["store_revision"].as_str().unwrap().to_string();
+    let rec = recover(
+        &f,
+        &lineage,
+        &rev,
+        "escalation_authorized",
+        &["--authorization", "decision #9"],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["base_tree"], first["base_tree"]);
+    assert_eq!(rec.json["candidate_tree"], first["candidate_tree"]);
+}
+
+/// An approved `start --commit` review whose commit was amended: nothing
+/// holds its change any more, so `recover --commit REV` names the commit
+/// the successor freezes (the amended one); a bad REV is a typed error with
+/// nothing written.
+#[test]
+fn recover_commit_freezes_the_named_commit() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    f.commit_all("the change").unwrap();
+    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let done = approve(&f, tmp.path(), &lineage);
+    let rev = done["store_revision"].as_str().unwrap().to_string();
+    // Amend the reviewed path.
+    let mut body = std::fs::read_to_string(f.root().join("src/parser.rs")).unwrap();
+    body.push_str("fn amended() {}\n");
+    f.write("src/parser.rs", body).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "--amend", "-am", "amended"])
+        .unwrap();
+    let before = store_snapshot(&f);
+    // Nothing uncommitted and no commit holds the reviewed change: the
+    // answer names the flag that takes the amended commit.
+    let none = recover(&f, &lineage, &rev, "scope_changed", &[]);
+    assert_eq!(
+        none.json["error"]["code"].as_str(),
+        Some("nothing_to_review"),
+        "{}",
+        none.stdout
+    );
+    let next = none.json["error"]["next_action"].as_str().unwrap();
+    assert!(next.contains("--commit"), "{next}");
+    assert_eq!(store_snapshot(&f), before, "a refused recovery wrote");
+    let bad = recover(
+        &f,
+        &lineage,
+        &rev,
+        "scope_changed",
+        &["--commit", "no-such-rev"],
+    );
+    assert_ne!(bad.code, 0, "{}", bad.stdout);
+    assert!(bad.json["error"]["code"].is_string(), "{}", bad.stdout);
+    assert_eq!(store_snapshot(&f), before, "a refused recovery wrote");
+    let rec = recover(&f, &lineage, &rev, "scope_changed", &["--commit", "HEAD"]);
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    assert_eq!(rec.json["generation"], 2);
+    assert_eq!(rec.json["base_tree"], st.json["base_tree"]);
+    let head_tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();
+    assert_eq!(rec.json["candidate_tree"], head_tree.trim());
+    let again = probity(f.root(), &["start", "--commit", "HEAD"]);
+    assert_eq!(
+        again.json["lineage_id"], rec.json["lineage_id"],
+        "{}",
+        again.stdout
+    );
+}

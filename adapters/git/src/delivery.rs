@@ -352,6 +352,37 @@ impl Repo {
         if *base == empty && listed.iter().any(|c| c.tree == *candidate) {
             return Ok(true);
         }
+        Ok(Self::parent_match(self, &listed, &trees, &empty, base, candidate)?.is_some())
+    }
+
+    /// The newest of the last `limit` commits reachable from HEAD whose
+    /// tree is `candidate` and whose one parent's tree (a root commit: the
+    /// empty tree) is `base`: the commit a `start --commit` or `--range`
+    /// review froze, found again from its trees. An unborn HEAD has none.
+    pub fn committed_commit(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+        limit: usize,
+    ) -> Result<Option<RangeCommit>, GitError> {
+        let Some(head) = self.find_commit("HEAD")? else {
+            return Ok(None);
+        };
+        let listed = self.range_commits(&head, &[], &RemoteScope::None, limit)?;
+        let trees: std::collections::HashMap<&CommitId, &TreeId> =
+            listed.iter().map(|c| (&c.commit, &c.tree)).collect();
+        let empty = self.empty_tree()?;
+        Self::parent_match(self, &listed, &trees, &empty, base, candidate)
+    }
+
+    fn parent_match(
+        &self,
+        listed: &[RangeCommit],
+        trees: &std::collections::HashMap<&CommitId, &TreeId>,
+        empty: &TreeId,
+        base: &TreeId,
+        candidate: &TreeId,
+    ) -> Result<Option<RangeCommit>, GitError> {
         for c in listed.iter().filter(|c| c.tree == *candidate) {
             let parent_tree = match c.parents[..] {
                 [] => empty.clone(),
@@ -362,10 +393,10 @@ impl Repo {
                 _ => continue,
             };
             if parent_tree == *base {
-                return Ok(true);
+                return Ok(Some(c.clone()));
             }
         }
-        Ok(false)
+        Ok(None)
     }
 
     /// A commit's tree.

@@ -84,6 +84,19 @@ impl GitPort for Repo {
         )?)
     }
 
+    fn committed_commit(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+    ) -> Result<Option<RangeCommit>, AdapterError> {
+        Ok(Repo::committed_commit(
+            self,
+            base,
+            candidate,
+            probity_core::review::gate::MAX_RANGE_COMMITS,
+        )?)
+    }
+
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
         self.keeps_trees()?;
         Ok(())

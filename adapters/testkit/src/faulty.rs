@@ -126,6 +126,9 @@ impl<S: ReviewStore> ReviewStore for Faulty<S> {
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_escalated(base)
     }
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        self.inner.lookup_escalations()
+    }
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         self.inner.ensure_projections(record)
     }

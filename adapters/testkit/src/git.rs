@@ -593,6 +593,33 @@ impl GitPort for FakeGit {
             }))
         })
     }
+
+    fn committed_commit(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+    ) -> Result<Option<RangeCommit>, AdapterError> {
+        self.with("committed_commit", |w| {
+            let empty = w.empty_tree()?;
+            // Newest first, as the Git adapter walks back from HEAD.
+            Ok(w.commits
+                .iter()
+                .rev()
+                .find(|c| {
+                    let parent_tree = c
+                        .parent
+                        .as_ref()
+                        .and_then(|p| w.commit(p))
+                        .map_or(&empty, |p| &p.tree);
+                    c.tree == *candidate && parent_tree == base
+                })
+                .map(|c| RangeCommit {
+                    commit: c.id.clone(),
+                    tree: c.tree.clone(),
+                    parents: c.parent.iter().cloned().collect(),
+                }))
+        })
+    }
 }
 
 impl ExportGit for FakeGit {

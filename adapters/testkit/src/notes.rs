@@ -401,6 +401,13 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
         self.git.committed_change(base, candidate)
     }
+    fn committed_commit(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+    ) -> Result<Option<probity_core::review::gate::RangeCommit>, AdapterError> {
+        self.git.committed_commit(base, candidate)
+    }
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
         self.git.check_keep_trees()
     }

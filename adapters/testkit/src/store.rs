@@ -32,7 +32,8 @@ use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
-    AuditWriter, Created, RepairStore, ReviewStore, StoreError, Submitted, TranscriptStore,
+    AuditWriter, Created, LineageListing, RepairStore, ReviewStore, StoreError, Submitted,
+    TranscriptStore,
 };
 
 /// Everything the store holds, keyed as the file store lays it out.
@@ -532,6 +533,17 @@ impl Mem {
     }
 }
 
+impl LineageListing for InMemoryStore {
+    fn lineages(&self) -> Result<Vec<LineageId>, StoreError> {
+        let m = self.mem();
+        Ok(m.states
+            .keys()
+            .filter(|l| !m.retired.contains_key(*l) && !m.consumed.contains_key(*l))
+            .cloned()
+            .collect())
+    }
+}
+
 impl ReviewStore for InMemoryStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.mem().load(lineage)
@@ -651,6 +663,12 @@ impl ReviewStore for InMemoryStore {
             .get(base)
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default())
+    }
+
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        let all: std::collections::BTreeSet<LineageId> =
+            self.mem().escalated.values().flatten().cloned().collect();
+        Ok(all.into_iter().collect())
     }
 
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {

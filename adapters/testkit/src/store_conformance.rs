@@ -642,6 +642,11 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
         "an escalation is not listed on its base"
     );
     ensure!(
+        ok("lookup_escalations", store.lookup_escalations())?
+            == vec![other.state().lineage_id().clone()],
+        "an escalation is not listed among every base's escalations"
+    );
+    ensure!(
         ok(
             "read_receipt",
             store.read_receipt(other.state().lineage_id())

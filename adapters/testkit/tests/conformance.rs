@@ -88,6 +88,12 @@ mod broken {
             }
             self.0.lookup_escalated(b)
         }
+        fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+            if self.1 == Flaw::NoEscalatedIndex {
+                return Ok(Vec::new());
+            }
+            self.0.lookup_escalations()
+        }
         fn ensure_projections(&self, r: &StateRecord) -> Result<(), StoreError> {
             self.0.ensure_projections(r)
         }

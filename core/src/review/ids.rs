@@ -248,6 +248,34 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Seconds since the Unix epoch (UTC); `None` for a year before 1970
+    /// (a parsed timestamp always has the checked shape).
+    pub fn unix_seconds(&self) -> Option<u64> {
+        let s = self.0.as_bytes();
+        let num = |r: std::ops::Range<usize>| -> Option<i64> {
+            std::str::from_utf8(s.get(r)?).ok()?.parse().ok()
+        };
+        let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        let days = days_from_civil(y, m, d);
+        let secs = days * 86_400 + hh * 3600 + mm * 60 + ss;
+        u64::try_from(secs).ok()
+    }
+}
+
+/// Howard Hinnant's civil-to-days algorithm (the inverse of
+/// [`civil_from_days`]).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Howard Hinnant's days-to-civil algorithm.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -460,6 +488,12 @@ mod tests {
             "2026-11-30T00:53:20Z"
         );
         assert!(Timestamp::parse("2026-11-29 03:33:20Z").is_err());
+        for secs in [0, 59, 86_399, 951_782_400, 1_796_000_000, 4_102_444_799] {
+            assert_eq!(
+                Timestamp::from_unix_seconds(secs).unix_seconds(),
+                Some(secs)
+            );
+        }
     }
 
     #[test]

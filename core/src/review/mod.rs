@@ -18,6 +18,7 @@ pub mod gate;
 pub mod hooks;
 pub mod ids;
 pub mod lens;
+pub mod listing;
 pub mod policy;
 pub mod pre_pr;
 pub mod preserved;

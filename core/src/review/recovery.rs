@@ -179,6 +179,78 @@ pub fn escalation_overlap(
         .collect()
 }
 
+/// An escalated lineage's change as Git derives it from its trees (issue 21
+/// §8): the entries in which its base differs from its frozen candidate
+/// and, after a correction, from its final candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EscalatedChange {
+    /// The escalated lineage's record.
+    pub record: StateRecord,
+    /// Whether an authorized successor supersedes it (then it blocks
+    /// nothing).
+    pub superseded: bool,
+    /// base → frozen candidate, and base → final candidate when a
+    /// correction moved it.
+    pub deltas: Vec<crate::review::rebase::TreeDelta>,
+}
+
+/// The escalation guard keyed on the escalated change itself (issue 21
+/// §8), so moving the base (stash, commit something else, pop) does not
+/// let a fresh start cover it: the paths of a new candidate (`candidate`:
+/// the entries in which its base `base` and its tree differ) that cover
+/// `escalated`'s change. On the escalation's own base that is every path
+/// it reviewed ([`escalation_overlap`]); on another base, a reviewed path
+/// where the new candidate starts from the same entry the escalated change
+/// started from (the same change moved, edited or not), or ends on an
+/// entry the escalated change ended on (its bytes carried over). A path
+/// whose starting entry moved (a revert of the committed change, other
+/// work on a path the base changed) is another change. Empty when the
+/// lineage is not escalated or is superseded.
+pub fn escalation_covers(
+    escalated: &EscalatedChange,
+    base: &crate::review::ids::TreeId,
+    candidate: &[crate::review::rebase::DeltaEntry],
+) -> Vec<RepoPath> {
+    let state = &escalated.record.state;
+    if escalated.superseded || !matches!(state.stage, Stage::Escalated { .. }) {
+        return Vec::new();
+    }
+    if state.snapshot.base_tree == *base {
+        let paths: Vec<RepoPath> = candidate.iter().map(|e| e.path.clone()).collect();
+        return escalation_overlap(state, false, base, &paths);
+    }
+    let reviewed = reviewed_paths(state);
+    candidate
+        .iter()
+        .filter(|e| reviewed.binary_search(&e.path).is_ok())
+        .filter(|e| {
+            escalated.deltas.iter().any(|d| {
+                d.entries()
+                    .iter()
+                    .find(|x| x.path == e.path)
+                    .is_some_and(|x| x.base == e.base || x.candidate == e.candidate)
+            })
+        })
+        .map(|e| e.path.clone())
+        .collect()
+}
+
+/// Which observation a successor freezes (issue 21 §8): the live candidate
+/// when it changes anything (the work being recovered is in the worktree);
+/// otherwise the predecessor's own committed change, `committed`, when a
+/// commit still holds it (a review started with `start --commit` or
+/// `--range`, whose candidate no worktree holds once committed); else the
+/// live candidate (an empty one is then refused as nothing to review).
+pub fn successor_observation(
+    live: crate::review::snapshot::CandidateObservation,
+    committed: Option<crate::review::snapshot::CandidateObservation>,
+) -> crate::review::snapshot::CandidateObservation {
+    match committed {
+        Some(c) if live.changed.is_empty() => c,
+        Some(_) | None => live,
+    }
+}
+
 /// Builds the successor of `pred` over the live candidate in `input`
 /// (generation + 1, a fresh budget and lenses frozen from the live
 /// candidate). `differing_paths` are the paths in which the live candidate
@@ -770,6 +842,92 @@ mod tests {
         let first = reviewed[0].as_str();
         let overlap = escalation_overlap(&esc.state, false, &base, &paths(&["a/other.rs", first]));
         assert_eq!(overlap, paths(&[first]));
+    }
+
+    #[test]
+    fn a_successor_freezes_the_live_work_else_the_predecessors_commit() {
+        let live = parser_observation();
+        let mut clean = live.clone();
+        clean.changed.clear();
+        let mut committed = live.clone();
+        committed.candidate_tree =
+            TreeId::parse("3333333333333333333333333333333333333333").unwrap();
+        // Work in the worktree is what is recovered.
+        assert_eq!(
+            successor_observation(live.clone(), Some(committed.clone())),
+            live
+        );
+        // A clean worktree: the commit that holds the predecessor's change.
+        assert_eq!(
+            successor_observation(clean.clone(), Some(committed.clone())),
+            committed
+        );
+        // No such commit: the (empty) live candidate, refused later.
+        assert_eq!(successor_observation(clean.clone(), None), clean);
+    }
+
+    fn side(o: &str) -> Option<crate::review::rebase::EntrySide> {
+        Some(crate::review::rebase::EntrySide {
+            mode: crate::review::snapshot::FileMode::Regular,
+            object: crate::review::ids::ObjectId::parse(o.repeat(40)).unwrap(),
+        })
+    }
+
+    fn entry(path: &str, base: &str, cand: &str) -> crate::review::rebase::DeltaEntry {
+        crate::review::rebase::DeltaEntry {
+            path: RepoPath::parse(path).unwrap(),
+            base: side(base),
+            candidate: side(cand),
+        }
+    }
+
+    #[test]
+    fn the_escalated_change_is_covered_on_a_moved_base_by_its_own_sides() {
+        let esc = escalated_record();
+        let first = esc.state.snapshot.paths[0].as_str().to_owned();
+        let change = EscalatedChange {
+            record: esc.clone(),
+            superseded: false,
+            deltas: vec![
+                crate::review::rebase::TreeDelta::new(vec![entry(&first, "a", "b")]).unwrap(),
+            ],
+        };
+        let moved = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
+        // The same change carried onto a moved base.
+        assert_eq!(
+            escalation_covers(&change, &moved, &[entry(&first, "a", "b")]),
+            paths(&[&first])
+        );
+        // Edited further from the same starting entry.
+        assert_eq!(
+            escalation_covers(&change, &moved, &[entry(&first, "a", "c")]),
+            paths(&[&first])
+        );
+        // Its bytes reached from another starting entry.
+        assert_eq!(
+            escalation_covers(&change, &moved, &[entry(&first, "d", "b")]),
+            paths(&[&first])
+        );
+        // The committed change reverted: another change.
+        assert!(escalation_covers(&change, &moved, &[entry(&first, "b", "a")]).is_empty());
+        // Unrelated paths, a superseded escalation, a lineage not escalated.
+        assert!(escalation_covers(&change, &moved, &[entry("docs/x.md", "a", "b")]).is_empty());
+        let superseded = EscalatedChange {
+            superseded: true,
+            ..change.clone()
+        };
+        assert!(escalation_covers(&superseded, &moved, &[entry(&first, "a", "b")]).is_empty());
+        let not_escalated = EscalatedChange {
+            record: approved(),
+            ..change.clone()
+        };
+        assert!(escalation_covers(&not_escalated, &moved, &[entry(&first, "a", "b")]).is_empty());
+        // On its own base every reviewed path is covered, whatever its sides.
+        let base = esc.state.snapshot.base_tree.clone();
+        assert_eq!(
+            escalation_covers(&change, &base, &[entry(&first, "e", "f")]),
+            paths(&[&first])
+        );
     }
 
     #[test]

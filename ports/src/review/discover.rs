@@ -58,7 +58,7 @@ fn repo<E: std::error::Error + Send + Sync + 'static>(e: E) -> ReviewError {
 
 /// The delta between two trees, as Git reports it; `None` when a path is
 /// not UTF-8 (no reviewed delta can hold one).
-fn tree_delta<G: GitPort>(
+pub(super) fn tree_delta<G: GitPort>(
     git: &G,
     from: &probity_core::review::ids::TreeId,
     to: &probity_core::review::ids::TreeId,

@@ -32,7 +32,7 @@ pub enum Delivery {
 
 /// `probity validate --gate pre-commit` (R8.1, R8.2, R8.6): zero model calls;
 /// discovery is a lookup by target identity, then by base tree.
-pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
+pub fn validate_pre_commit<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     delivery: &Delivery,
@@ -46,7 +46,7 @@ pub fn validate_pre_commit<G: GitPort, S: ReviewStore>(
 /// receipt the derivation read is unchanged and the index being committed
 /// (`Delivery::Index`) still writes the same tree; the worktree candidate
 /// is not rebuilt (its commit's own hook compares the index it commits).
-pub fn validate_pre_commit_between<G: GitPort, S: ReviewStore>(
+pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
     git: &G,
     store: &S,
     delivery: &Delivery,
@@ -65,7 +65,7 @@ pub fn validate_pre_commit_between<G: GitPort, S: ReviewStore>(
         store,
         |rec| {
             let decision = decide_live(git, rec, Gate::PreCommit, &live)?;
-            point_at_open_correction_on(rec, &live, decision)
+            point_at_open_correction_on(git, rec, &live, decision)
         },
         between,
         || match delivery {
@@ -78,24 +78,27 @@ pub fn validate_pre_commit_between<G: GitPort, S: ReviewStore>(
     )
 }
 
-/// A "start a review" denial over an escalated lineage's paths names its
-/// authorized recovery (the store lookups here, the rule in core).
-fn point_at_escalation_on<S: ReviewStore>(
+/// A "start a review" denial that covers an escalated lineage's change
+/// (on its base or a moved one) names its authorized recovery (the store
+/// lookups here, the rule in core).
+fn point_at_escalation_on<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
     store: &S,
     live: &LiveTarget,
     decision: GateDecision,
 ) -> Result<GateDecision, ReviewError> {
-    let mut escalated = Vec::new();
-    for lineage in store.lookup_escalated(&live.base_tree)? {
-        let record = store
-            .load(&lineage)?
-            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let superseded = store.successor_of(&lineage)?.is_some();
-        escalated.push((record, superseded));
+    let escalated = super::start::escalated_changes(git, store)?;
+    if escalated.is_empty() {
+        return Ok(decision);
     }
-    Ok(probity_core::review::gate::point_at_escalation(
+    let entries = git
+        .tree_delta(&live.base_tree, &live.candidate_tree)
+        .map_err(ReviewError::Repository)?
+        .unwrap_or_default();
+    Ok(probity_core::review::gate::point_at_escalated_change(
         decision,
         &live.base_tree,
+        &entries,
         &escalated,
     ))
 }
@@ -104,7 +107,8 @@ fn point_at_escalation_on<S: ReviewStore>(
 /// the correction instead, and one over an escalated lineage's paths its
 /// authorized recovery (a start there is refused): the store lookups here,
 /// the rules in core; only on such a denial.
-fn point_at_open_correction_on<S: ReviewStore>(
+fn point_at_open_correction_on<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
     store: &S,
     live: &LiveTarget,
     decision: GateDecision,
@@ -120,7 +124,7 @@ fn point_at_open_correction_on<S: ReviewStore>(
     if !advice_offered(&decision) {
         return Ok(decision);
     }
-    point_at_escalation_on(store, live, decision)
+    point_at_escalation_on(git, store, live, decision)
 }
 
 /// Discovers the authority for one live target and decides it: lookups by

@@ -40,20 +40,21 @@ pub use model_run::{
     review_lineage, validate_correction,
 };
 pub use probity_core::review::gate::Applicability;
-pub use read::{Attested, Exported, Status, attest, export_context, status};
+pub use read::{Attested, Exported, Status, attest, export_context, list, status};
 pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{
     AllowedSignersError, SignatureError, SignaturePolicy, Signer, SshSignatures,
     check_attestations, sign_statement, verified_keys, verify_envelope,
 };
 pub use start::{
-    CommitStart, Repaired, Started, burn, invalidate, recover, repair, start, start_commit,
-    start_history, start_range,
+    CommitStart, Repaired, Started, burn, invalidate, recover, recover_commit, repair, start,
+    start_commit, start_history, start_range,
 };
 pub use statement::{leaf_statement, record_statement, statements_to_vouch_for};
 pub use traits::{
     AdapterError, AttestationStore, AuditWriter, Clock, Created, DeliveryGit, ExportGit, GitPort,
-    NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError, Submitted,
+    LineageListing, NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError,
+    Submitted,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,

@@ -3,6 +3,7 @@
 use probity_core::review::attest;
 use probity_core::review::export::{ContextExport, MAX_DIFF_BYTES, build_export, over_budget};
 use probity_core::review::ids::{LineageId, RepoPath};
+use probity_core::review::listing::{ListRow, list_row, sort_rows};
 use probity_core::review::rebase::GateProof;
 use probity_core::review::receipt::Receipt;
 use probity_core::review::state::{StateError, StateRecord};
@@ -27,6 +28,40 @@ pub struct Status {
     pub superseded_by: Option<LineageId>,
     /// The rebase proof, when the applicability is `rebased`.
     pub proof: Option<GateProof>,
+}
+
+/// `probity list` (issue 21 §8): one row per lineage the store holds, with
+/// its successor as the store's marker names it and the commit that holds
+/// its change (final, else frozen candidate), aged at `now` (the caller's
+/// clock); the rows and their order are core's (`listing::list_row`,
+/// `listing::sort_rows`). Read-only; a lineage that does not load fails
+/// the listing closed, naming it.
+pub fn list<G: GitPort, S: ReviewStore + LineageListing>(
+    git: &G,
+    store: &S,
+    now: &probity_core::review::ids::Timestamp,
+) -> Result<Vec<ListRow>, ReviewError> {
+    let mut rows = Vec::new();
+    for lineage in store.lineages()? {
+        let record = store
+            .load(&lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let successor = store.successor_of(&lineage)?;
+        let s = record.state();
+        let mut commit = None;
+        for end in [s.final_candidate_tree(), &s.snapshot().candidate_tree] {
+            if let Some(c) = git
+                .committed_commit(&s.snapshot().base_tree, end)
+                .map_err(ReviewError::Repository)?
+            {
+                commit = Some(c.commit);
+                break;
+            }
+        }
+        rows.push(list_row(&record, successor, commit, now));
+    }
+    sort_rows(&mut rows);
+    Ok(rows)
 }
 
 /// `probity export-context --lineage L` (R10.2): read-only, for any lineage

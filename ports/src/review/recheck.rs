@@ -36,6 +36,7 @@ enum Lookup {
     DeltaEntry(Sha256Digest),
     Open(TreeId),
     Escalated(TreeId),
+    Escalations,
 }
 
 impl Lookup {
@@ -48,6 +49,7 @@ impl Lookup {
             Lookup::DeltaEntry(d) => store.lookup_delta_entry(d)?.into_iter().collect(),
             Lookup::Open(t) => store.lookup_open(t)?,
             Lookup::Escalated(t) => store.lookup_escalated(t)?,
+            Lookup::Escalations => store.lookup_escalations()?,
         })
     }
 
@@ -60,6 +62,7 @@ impl Lookup {
             Lookup::DeltaEntry(d) => format!("delta entry {d}"),
             Lookup::Open(t) => format!("open corrections on {t}"),
             Lookup::Escalated(t) => format!("escalations on {t}"),
+            Lookup::Escalations => "escalations on any base".to_string(),
         }
     }
 }
@@ -244,6 +247,11 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         let r = self.inner.lookup_escalated(base)?;
         self.looked_up(Lookup::Escalated(base.clone()), r.clone());
+        Ok(r)
+    }
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        let r = self.inner.lookup_escalations()?;
+        self.looked_up(Lookup::Escalations, r.clone());
         Ok(r)
     }
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {

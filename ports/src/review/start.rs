@@ -90,6 +90,17 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
     focus: Lens,
     rev: &str,
 ) -> Result<CommitStart, ReviewError> {
+    let (commit, obs) = observe_one_commit(git, rev)?;
+    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    start_commit_observed(git, store, clock, focus, &commit, obs)
+}
+
+/// One commit, `REV`, observed as a candidate: a merge commit and a commit
+/// that changes no bytes are refused.
+fn observe_one_commit<G: GitPort + DeliveryGit>(
+    git: &G,
+    rev: &str,
+) -> Result<(RangeCommit, CandidateObservation), ReviewError> {
     let id = git.resolve_commit(rev).map_err(ReviewError::Repository)?;
     let listed = git
         .range(&id, &[], &RemoteScope::None, 1)
@@ -113,8 +124,7 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
             commit: commit.commit,
         });
     }
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
-    start_commit_observed(git, store, clock, focus, &commit, obs)
+    Ok((commit, obs))
 }
 
 /// `probity start --history REV` (R8.8): freezes everything `REV`'s history
@@ -272,7 +282,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             lineage: open.state().lineage_id().clone(),
         });
     }
-    refuse_side_stepped_escalation(store, &snapshot)?;
+    refuse_side_stepped_escalation(git, store, &snapshot)?;
 
     let floor = policy_floor(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
@@ -282,37 +292,85 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     started(store, record, created)
 }
 
-/// The escalation guard (issue 8 §5): a new candidate that touches a path
-/// an escalated lineage on the same base reviewed would side-step the
-/// escalation with a fresh budget and no authorization. Refused, naming the
-/// lineage and its revision so the answer can print the recovery that
-/// needs a maintainer's authorization. A lookup by base tree, never a scan
-/// (R12.2); an escalation superseded by its authorized successor blocks
+/// The escalation guard (issue 8 §5, issue 21 §8): a new candidate that
+/// covers an escalated lineage's change would side-step the escalation
+/// with a fresh budget and no authorization. Refused, naming the lineage
+/// and its revision so the answer can print the recovery that needs a
+/// maintainer's authorization. The rule keys on the escalated change
+/// itself (core's `escalation_covers`), so moving the base does not lift
+/// it; an escalation superseded by its authorized successor blocks
 /// nothing.
-fn refuse_side_stepped_escalation<S: ReviewStore>(
+fn refuse_side_stepped_escalation<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
     store: &S,
     snapshot: &FrozenCandidate,
 ) -> Result<(), ReviewError> {
-    for lineage in store.lookup_escalated(&snapshot.base_tree)? {
-        let record = store
-            .load(&lineage)?
-            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let superseded = store.successor_of(&lineage)?.is_some();
-        let paths = recovery::escalation_overlap(
-            record.state(),
-            superseded,
-            &snapshot.base_tree,
-            &snapshot.paths,
-        );
+    let escalated = escalated_changes(git, store)?;
+    if escalated.is_empty() {
+        return Ok(());
+    }
+    let candidate = git
+        .tree_delta(&snapshot.base_tree, &snapshot.candidate_tree)
+        .map_err(ReviewError::Repository)?
+        .unwrap_or_default();
+    for change in &escalated {
+        let paths = recovery::escalation_covers(change, &snapshot.base_tree, &candidate);
         if !paths.is_empty() {
             return Err(ReviewError::LineageEscalated {
-                lineage,
-                revision: record.revision(),
+                lineage: change.record.state().lineage_id().clone(),
+                revision: change.record.revision(),
                 paths,
             });
         }
     }
     Ok(())
+}
+
+/// Every escalated lineage the store's escalation index names, whatever
+/// its base, with its supersession and its change as Git derives it from
+/// its trees (base → frozen candidate, base → final candidate). A
+/// superseded one is kept (core answers that it blocks nothing) without
+/// asking Git; one whose trees are no longer in the repository (its change
+/// dropped and collected) is kept with no derived change, so it still
+/// guards its own base and never fails another start.
+pub(super) fn escalated_changes<G: GitPort + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+) -> Result<Vec<recovery::EscalatedChange>, ReviewError> {
+    let mut out = Vec::new();
+    for lineage in store.lookup_escalations()? {
+        let record = store
+            .load(&lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let superseded = store.successor_of(&lineage)?.is_some();
+        let mut deltas = Vec::new();
+        if !superseded {
+            let s = record.state();
+            let base = &s.snapshot().base_tree;
+            let mut ends = vec![&s.snapshot().candidate_tree];
+            if s.final_candidate_tree() != &s.snapshot().candidate_tree {
+                ends.push(s.final_candidate_tree());
+            }
+            let mut trees = vec![base.to_string()];
+            trees.extend(ends.iter().map(|t| t.to_string()));
+            if !git
+                .missing_objects(&trees)
+                .map_err(ReviewError::Repository)?
+                .is_empty()
+            {
+                ends.clear();
+            }
+            for end in ends {
+                deltas.extend(super::discover::tree_delta(git, base, end)?);
+            }
+        }
+        out.push(recovery::EscalatedChange {
+            record,
+            superseded,
+            deltas,
+        });
+    }
+    Ok(out)
 }
 
 /// Representability (R12.4) and the diff anchor (R10.4): the candidate's
@@ -450,7 +508,27 @@ pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     request: RecoverRequest,
 ) -> Result<Started, ReviewError> {
     keeping_trees(git, || {
-        create_or_resume_successor(git, store, clock, focus, predecessor, request)
+        create_or_resume_successor(git, store, clock, focus, predecessor, request, None)
+    })
+}
+
+/// `probity recover --commit REV`: [`recover`] whose successor freezes
+/// `REV`'s change (parent tree, tree), as `start --commit REV` would, for a
+/// predecessor whose own commit no longer holds its change (amended,
+/// rebased). A merge commit and a commit that changes no bytes are refused
+/// with nothing written.
+pub fn recover_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+    git: &G,
+    store: &S,
+    clock: &C,
+    focus: Lens,
+    predecessor: &LineageId,
+    request: RecoverRequest,
+    rev: &str,
+) -> Result<Started, ReviewError> {
+    let (_, obs) = observe_one_commit(git, rev)?;
+    keeping_trees(git, || {
+        create_or_resume_successor(git, store, clock, focus, predecessor, request, Some(obs))
     })
 }
 
@@ -461,6 +539,7 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     focus: Lens,
     predecessor: &LineageId,
     request: RecoverRequest,
+    named: Option<CandidateObservation>,
 ) -> Result<Started, ReviewError> {
     let pred = store
         .load(predecessor)?
@@ -491,7 +570,30 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             resumed: true,
         });
     }
-    let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+    let obs = match named {
+        Some(obs) => obs,
+        None => {
+            let live = git.observe_candidate().map_err(ReviewError::Repository)?;
+            // A `start --commit` / `--range` predecessor: the commit that
+            // holds its frozen (or final) candidate, observed as `start
+            // --commit` observes it.
+            let ps = pred.state();
+            let mut committed = None;
+            for end in [ps.final_candidate_tree(), &ps.snapshot().candidate_tree] {
+                if let Some(commit) = git
+                    .committed_commit(&ps.snapshot().base_tree, end)
+                    .map_err(ReviewError::Repository)?
+                {
+                    committed = Some(
+                        git.observe_commit(&commit)
+                            .map_err(ReviewError::Repository)?,
+                    );
+                    break;
+                }
+            }
+            recovery::successor_observation(live, committed)
+        }
+    };
     let snapshot = FrozenCandidate::freeze(&obs)?;
     let differing = git
         .differing_paths(

@@ -95,6 +95,20 @@ pub trait GitPort {
         let _ = (base, candidate);
         Ok(false)
     }
+    /// The commit among the last `MAX_RANGE_COMMITS` reachable from HEAD
+    /// whose tree is `candidate` and whose one parent's tree (none: the
+    /// empty tree) is `base`: the commit a `start --commit` or `--range`
+    /// review froze, which `recover` freezes again for its successor. An
+    /// adapter that cannot tell answers `None` (recover then takes the
+    /// live candidate).
+    fn committed_commit(
+        &self,
+        base: &TreeId,
+        candidate: &TreeId,
+    ) -> Result<Option<RangeCommit>, AdapterError> {
+        let _ = (base, candidate);
+        Ok(None)
+    }
     /// Checks, before anything is written, that keeping trees is configured
     /// legibly (a bad setting fails the command with nothing changed).
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
@@ -337,6 +351,11 @@ pub trait ReviewStore {
     /// when a record becomes escalated). Bounded by the escalations ever
     /// recorded on that one base; callers check supersession.
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError>;
+    /// Every lineage the escalation index names, whatever its base (issue
+    /// 21 §8: the guard keys on the escalated change, which a moved base no
+    /// longer finds by its base tree). A listing of that one index, bounded
+    /// by the escalations ever recorded, sorted; callers check supersession.
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError>;
     /// Writes whatever the committed record projects (receipt, index
     /// entries) that a crash may have left unwritten; the record must be the
     /// stored one.
@@ -375,6 +394,15 @@ pub trait ReviewStore {
     /// R8.7). Writes nothing; a lineage that was never written is not
     /// locked.
     fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError>;
+}
+
+/// Every lineage a store holds (`probity list`, issue 21 §8): a walk of
+/// the store's lineages, the one listing outside the repair survey and the
+/// creation scavenges, and never a gate's or a start's discovery.
+pub trait LineageListing {
+    /// The ids of every lineage the store holds, sorted (a folder being
+    /// made or an index entry is not a lineage).
+    fn lineages(&self) -> Result<Vec<LineageId>, StoreError>;
 }
 
 /// The store side of a repair ceremony (R9.4): surveying the whole store

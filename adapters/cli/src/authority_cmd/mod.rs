@@ -803,6 +803,7 @@ pub use policy::{PolicyCommand, policy};
 mod dispute;
 mod finalize;
 mod lens;
+mod list;
 mod policy;
 mod policy_gate;
 mod pre_receive;
@@ -814,6 +815,7 @@ mod validate;
 pub use dispute::{DisputeArgs, dispute};
 pub use finalize::{FinalizeAnswer, FinalizeArgs, finalize};
 pub use lens::{LensCommand, lens};
+pub use list::{ListArgs, list};
 
 pub(crate) mod evidence_cmd;
 pub use pre_receive::next_hint as push_next_step;

@@ -103,6 +103,17 @@ struct InputCode {
     error: String,
 }
 
+/// The answer when no lineage applies and a start would be refused: the
+/// lineage to go on with (an open correction, an escalation) and how.
+#[derive(Debug, Serialize)]
+struct BlockedAnswer<'a> {
+    lineage_id: &'a LineageId,
+    state: Option<&'static str>,
+    applicability: Option<Applicability>,
+    action: String,
+    message: &'a str,
+}
+
 /// The answer when no lineage applies.
 #[derive(Debug, Serialize)]
 struct NoLineageAnswer {
@@ -117,6 +128,30 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
     let ctx = open(global)?;
     let st = drivers::status(&ctx.repo, &ctx.store, lineage.as_ref()).map_err(review_error)?;
     let Some(st) = st else {
+        // No lineage applies. A start is the way on unless one would be
+        // refused: then the pre-commit gate's advice names the correction
+        // or escalation to go on with (the rule is core's). A gate that
+        // cannot answer leaves the plain answer.
+        let gate =
+            drivers::validate_pre_commit(&ctx.repo, &ctx.store, &drivers::Delivery::Worktree).ok();
+        if let Some(d) = gate.as_ref()
+            && let Some(blocker) = probity_core::review::gate::start_blocked_by(d)
+        {
+            let answer = BlockedAnswer {
+                lineage_id: blocker,
+                state: None,
+                applicability: None,
+                action: wire_name(d.next_action()),
+                message: d.message(),
+            };
+            out.answer(&answer, || {
+                format!(
+                    "no review for the live candidate, and a new one would be refused: {}\n",
+                    d.message()
+                )
+            });
+            return Ok(ExitCode::SUCCESS);
+        }
         let answer = NoLineageAnswer {
             lineage_id: None,
             state: None,

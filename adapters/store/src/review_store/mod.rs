@@ -57,7 +57,7 @@ use probity_core::review::projection::{
 };
 use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
-use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
+use probity_ports::review::{Created, LineageListing, ReviewStore, StoreError, Submitted};
 
 mod creation;
 mod durable;
@@ -410,6 +410,36 @@ impl FileStore {
     }
 }
 
+impl LineageListing for FileStore {
+    /// The folders under the store root named as lineages, holding a state
+    /// record, and neither retired by a repair nor consumed by a burn (a
+    /// `.new-*` folder being made, the index and the quarantine are not
+    /// lineages).
+    fn lineages(&self) -> Result<Vec<LineageId>, StoreError> {
+        let entries = match fs::read_dir(&self.root) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&self.root)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io(&self.root))?;
+            let Ok(lineage) = LineageId::parse(entry.file_name().to_string_lossy().as_ref()) else {
+                continue;
+            };
+            if !self.state_path(&lineage).is_file()
+                || self.consumed_pointer(&lineage).is_file()
+                || self.retired_audit(&lineage)?.is_some()
+            {
+                continue;
+            }
+            out.push(lineage);
+        }
+        out.sort();
+        Ok(out)
+    }
+}
+
 impl ReviewStore for FileStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         // A lineage a repair ceremony quarantined, or one burned once used,
@@ -498,6 +528,27 @@ impl ReviewStore for FileStore {
 
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         Self::list_pointers(&self.escalated_dir(base))
+    }
+
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        let dir = self.root.join("index").join("escalated");
+        let bases = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for base in bases {
+            let base = base.map_err(io(&dir))?;
+            // Only base-tree directories; a temp file is not one.
+            let Ok(tree) = TreeId::parse(base.file_name().to_string_lossy().as_ref()) else {
+                continue;
+            };
+            out.extend(Self::list_pointers(&self.escalated_dir(&tree))?);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
     }
 
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {

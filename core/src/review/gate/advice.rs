@@ -85,3 +85,66 @@ pub fn point_at_escalation(
     );
     decision
 }
+
+/// [`point_at_escalation`] keyed on the escalated change itself (issue 21
+/// §8): a "start a review" denial of a live candidate on `base` whose
+/// entries `live` (restricted to the decision's differing paths) cover an
+/// escalated change ([`crate::review::recovery::escalation_covers`]), on
+/// its base or a moved one, names that lineage's authorized recovery.
+pub fn point_at_escalated_change(
+    mut decision: GateDecision,
+    base: &crate::review::ids::TreeId,
+    live: &[crate::review::rebase::DeltaEntry],
+    escalated: &[crate::review::recovery::EscalatedChange],
+) -> GateDecision {
+    use crate::review::gate::NextAction;
+    if !advice_offered(&decision) {
+        return decision;
+    }
+    let entries: Vec<_> = live
+        .iter()
+        .filter(|e| decision.differing_paths.contains(&e.path))
+        .cloned()
+        .collect();
+    let found = escalated.iter().find_map(|change| {
+        let covered = crate::review::recovery::escalation_covers(change, base, &entries);
+        if covered.is_empty() {
+            return None;
+        }
+        recover_command(&change.record).map(|cmd| (&change.record, cmd))
+    });
+    let Some((record, cmd)) = found else {
+        return decision;
+    };
+    decision.lineage_id = Some(record.state.lineage_id.clone());
+    decision.next_action = NextAction::HumanDecision;
+    decision.message = format!(
+        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
+        record.state.lineage_id
+    );
+    decision
+}
+
+/// When no lineage applies to the live candidate, whether a "start a
+/// review" would be refused and the pre-commit gate's `decision` names the
+/// lineage to go on with instead (an open correction on these paths, an
+/// escalation of this change): `status` then gives that way on, not a
+/// start (issue 21 §8). `None` for any other decision.
+pub fn start_blocked_by(decision: &GateDecision) -> Option<&crate::review::ids::LineageId> {
+    use crate::review::gate::{Decision, NextAction};
+    if decision.decision != Decision::Deny {
+        return None;
+    }
+    match decision.next_action {
+        NextAction::Finalize | NextAction::HumanDecision => decision.lineage_id.as_ref(),
+        NextAction::None
+        | NextAction::StartReview
+        | NextAction::Repair
+        | NextAction::Recover
+        | NextAction::Squash
+        | NextAction::CheckRange
+        | NextAction::StartCommitReview
+        | NextAction::CommitApproved
+        | NextAction::Retry => None,
+    }
+}

@@ -29,7 +29,10 @@ mod recheck;
 mod refs;
 mod stack;
 
-pub use advice::{advice_offered, point_at_escalation, point_at_open_correction};
+pub use advice::{
+    advice_offered, point_at_escalated_change, point_at_escalation, point_at_open_correction,
+    start_blocked_by,
+};
 pub use first::*;
 pub use push::*;
 pub use rebind::*;

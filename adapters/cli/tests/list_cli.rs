@@ -1,0 +1,253 @@
+//! `probity list` (issue 21 §8) through the real binary on real
+//! repositories: every lineage with its state, paths, age and trees, open
+//! ones first, in an order that does not change between runs; read-only;
+//! an empty store lists nothing; a bad place is a typed error with nothing
+//! written.
+
+mod support;
+
+use probity_git::fixture::Fixture;
+use serde_json::Value;
+use support::*;
+
+fn id(run: &Run) -> String {
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    run.json["lineage_id"].as_str().unwrap().to_string()
+}
+
+fn row<'a>(list: &'a Value, lineage: &str) -> &'a Value {
+    list["lineages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["lineage_id"] == lineage)
+        .unwrap_or_else(|| panic!("{lineage} is not listed: {list}"))
+}
+
+/// An escalated review, an invalidated one recovered by its successor, and
+/// an open review of other work: four lineages in four conditions.
+fn several() -> (Fixture, [String; 4]) {
+    let f = Fixture::new().unwrap();
+    f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    f.write("src/other.rs", "fn o() {}\n").unwrap();
+    f.write("docs/a.md", "a\n").unwrap();
+    f.commit_all("base").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    // Escalated: src/parser.rs.
+    f.write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -1\n}\n")
+        .unwrap();
+    let escalated = id(&probity(f.root(), &["start"]));
+    let r = input(tmp.path(), "r.json", PARSER_UNKNOWN);
+    let e = probity(
+        f.root(),
+        &["finalize", "--lineage", &escalated, "--result", &r],
+    );
+    assert_eq!(e.json["state"], "escalated", "{}", e.stdout);
+    f.write("src/parser.rs", "fn a() {}\n").unwrap();
+    // Invalidated, then recovered: src/other.rs.
+    f.write("src/other.rs", "fn o() {}\nfn p() {}\n").unwrap();
+    let invalidated = id(&probity(f.root(), &["start"]));
+    let inv = probity(
+        f.root(),
+        &[
+            "invalidate",
+            "--lineage",
+            &invalidated,
+            "--reason",
+            "wrong lens",
+        ],
+    );
+    assert_eq!(inv.code, 0, "{}", inv.stdout);
+    let successor = id(&probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &invalidated,
+            "--expected-predecessor-revision",
+            inv.json["store_revision"].as_str().unwrap(),
+            "--disposition",
+            "invalidated",
+            "--reason",
+            "again",
+            "--actor",
+            "me",
+        ],
+    ));
+    // Open: other work, both docs and src/other.rs.
+    f.write("src/other.rs", "fn o() {}\nfn q() {}\n").unwrap();
+    f.write("docs/a.md", "b\n").unwrap();
+    f.write("docs/b.md", "b\n").unwrap();
+    f.write("docs/c.md", "c\n").unwrap();
+    let open = id(&probity(f.root(), &["start"]));
+    (f, [escalated, invalidated, successor, open])
+}
+
+#[test]
+fn list_shows_every_lineage_its_state_paths_age_and_trees() {
+    let (f, [escalated, invalidated, successor, open]) = several();
+    let before = store_snapshot(&f);
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(l.code, 0, "{}{}", l.stdout, l.stderr);
+    assert_eq!(store_snapshot(&f), before, "list wrote to the store");
+    assert_eq!(
+        (l.json["count"].as_u64(), l.json["open"].as_u64()),
+        (Some(4), Some(2))
+    );
+
+    let e = row(&l.json, &escalated);
+    assert_eq!(
+        (
+            e["state"].as_str(),
+            e["open"].as_bool(),
+            e["paths"].as_str()
+        ),
+        (Some("escalated"), Some(false), Some("src/parser.rs"))
+    );
+    let i = row(&l.json, &invalidated);
+    assert_eq!(i["state"], "invalidated");
+    assert_eq!(i["superseded_by"], successor.as_str());
+    assert_eq!(i["open"], false);
+    let s = row(&l.json, &successor);
+    assert_eq!(
+        (
+            s["state"].as_str(),
+            s["generation"].as_u64(),
+            s["open"].as_bool()
+        ),
+        (Some("reviewing"), Some(2), Some(true))
+    );
+    let o = row(&l.json, &open);
+    assert_eq!(o["path_count"], 4);
+    assert_eq!(o["paths"], "docs/a.md, docs/b.md, docs/c.md, +1 more");
+    // Each row names its trees and an age measured against `now`.
+    for r in l.json["lineages"].as_array().unwrap() {
+        for key in [
+            "base_tree",
+            "candidate_tree",
+            "final_candidate_tree",
+            "created_at",
+        ] {
+            assert!(r[key].is_string(), "{key} missing in {r}");
+        }
+        assert!(r["age_seconds"].as_u64().unwrap() < 600, "{r}");
+        assert!(
+            r["age"].as_str().unwrap().ends_with('s') || r["age"].as_str().unwrap().ends_with('m')
+        );
+    }
+    // Open lineages first; the same order every time.
+    let ids = |v: &Value| -> Vec<String> {
+        v["lineages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["lineage_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let order = ids(&l.json);
+    let opens: Vec<bool> = l.json["lineages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["open"].as_bool().unwrap())
+        .collect();
+    assert_eq!(opens, vec![true, true, false, false], "{}", l.stdout);
+    assert_eq!(ids(&probity(f.root(), &["list"]).json), order);
+    // --open keeps only the open ones, in the same order.
+    let only = probity(f.root(), &["list", "--open"]);
+    assert_eq!(ids(&only.json), order[..2].to_vec());
+    // The human form names each lineage and its state.
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd).arg("--cwd").arg(f.root()).arg("list");
+    let human = run_of(&cmd.output().unwrap());
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    for l in [&escalated, &invalidated, &successor, &open] {
+        assert!(human.stdout.contains(l.as_str()), "{}", human.stdout);
+    }
+    assert!(
+        human.stdout.contains(&format!("superseded by {successor}")),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn an_empty_repository_lists_nothing_and_writes_nothing() {
+    let f = Fixture::new().unwrap();
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(l.code, 0, "{}{}", l.stdout, l.stderr);
+    assert_eq!(l.json["count"], 0);
+    assert_eq!(l.json["lineages"], serde_json::json!([]));
+    assert!(
+        !f.root().join(".git/probity").exists(),
+        "list created a store"
+    );
+}
+
+#[test]
+fn outside_a_repository_list_is_a_typed_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = probity(dir.path(), &["list"]);
+    assert_eq!(
+        (l.code, l.json["error"]["code"].as_str()),
+        (5, Some("repository_error")),
+        "{}",
+        l.stdout
+    );
+    assert!(
+        l.json["error"]["next_action"]
+            .as_str()
+            .unwrap()
+            .contains("--cwd")
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "list wrote"
+    );
+}
+
+#[test]
+fn a_lineage_that_does_not_load_fails_the_listing_closed() {
+    let (f, [escalated, ..]) = several();
+    let state = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&escalated)
+        .join("state.json");
+    std::fs::write(&state, b"{\"not\": \"a record\"}\n").unwrap();
+    let before = store_snapshot(&f);
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(
+        (l.code, l.json["error"]["code"].as_str()),
+        (6, Some("store_corrupted")),
+        "{}",
+        l.stdout
+    );
+    assert!(l.stdout.contains(&escalated), "{}", l.stdout);
+    assert_eq!(store_snapshot(&f), before);
+}
+
+#[test]
+fn list_has_help() {
+    let l = probity(Fixture::new().unwrap().root(), &["list", "--help"]);
+    assert_eq!(l.code, 0, "{}", l.stderr);
+    assert!(l.stdout.contains("--open"), "{}", l.stdout);
+}
+
+/// A review of a commit names the commit that holds its change; a review
+/// of uncommitted work names none.
+#[test]
+fn a_committed_review_names_its_commit() {
+    let f = medium_change();
+    f.commit_all("the change").unwrap();
+    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
+    let committed = id(&st);
+    f.write("src/extra.rs", "fn e() {}\n").unwrap();
+    let uncommitted = id(&probity(f.root(), &["start"]));
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(l.code, 0, "{}", l.stdout);
+    let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    assert_eq!(row(&l.json, &committed)["commit"], head.trim());
+    assert_eq!(row(&l.json, &uncommitted)["commit"], Value::Null);
+}
