@@ -272,7 +272,7 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
                 .collect::<Vec<_>>()
                 .join(", "),
             s.frozen().correction_budget,
-            s.next_sentence()
+            probity_core::review::recovery::next_sentence(&started.record)
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -614,3 +614,59 @@ fn a_committed_review_walks_input_by_input_to_approval() {
     let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
     assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
 }
+
+/// Every `<`…`>` placeholder in an answer's text: a value the tool knows
+/// must be printed, only `R`, `A`, `X`, `N`, `F` (a person's values) stay.
+fn placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('>') else { break };
+        out.push(after[..close].to_string());
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// Issue 26 §1: after a failed check, finalize's own answer names the
+/// recovery with the revision filled in (it printed `<rev>` though the
+/// revision is in the same answer); followed as printed, it is accepted.
+#[test]
+fn a_failed_check_names_the_recovery_with_its_revision() {
+    let r = Repo::new();
+    let l = r.start();
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.clone()];
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let s = r.run(&["status", "--lineage", &l]);
+    for lens in s.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(format!("{}={clean}", lens.as_str().unwrap()));
+    }
+    args.extend(["--evidence-cmd".into(), "--".into(), "false".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let f = r.run(&args);
+    assert_eq!(f.json["state"], "escalated", "{}", f.stdout);
+    let advice = text(&f.json);
+    assert_eq!(placeholders(&advice), Vec::<String>::new(), "{advice}");
+    assert!(
+        advice.contains(f.json["store_revision"].as_str().unwrap()),
+        "{advice}"
+    );
+    // The text answer says the same.
+    let plain = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args([
+            "--cwd",
+            r.f.root().to_str().unwrap(),
+            "status",
+            "--lineage",
+            &l,
+        ])
+        .env("HOME", r.tmp.path())
+        .output()
+        .unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert_eq!(placeholders(&plain), Vec::<String>::new(), "{plain}");
+    let rec = r.follow(&advice, "probity recover");
+    assert_eq!(rec.json["predecessor"]["lineage_id"], l.as_str());
+}

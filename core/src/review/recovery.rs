@@ -133,9 +133,17 @@ pub fn recover_command(record: &StateRecord) -> Option<String> {
     ))
 }
 
-/// What a recover command's `R`, `A` and `X` stand for.
-pub const PERSON_VALUES: &str =
-    "R: why, A: who decides, X: the maintainer's authorization; these are yours to give";
+pub use crate::review::state::PERSON_VALUES;
+
+/// The next step of a lineage's record as a sentence for people: the
+/// state's next input, and for a final state the exact `probity recover`
+/// command ([`recover_command`]) with the lineage's id and revision filled
+/// in (issue 26 §1: never a `<rev>` the answer knows).
+pub fn next_sentence(record: &StateRecord) -> String {
+    record
+        .state
+        .next_sentence_recovering(recover_command(record).as_deref())
+}
 
 /// The paths an escalated lineage reviewed: its genesis paths and every
 /// path one of its correction attempts touched, sorted and unique.

@@ -182,7 +182,7 @@ impl<'a> FinalizeAnswer<'a> {
             lineage_id: s.lineage_id(),
             state: s.stage().name(),
             action: s.next_action(),
-            message: s.next_sentence(),
+            message: probity_core::review::recovery::next_sentence(record),
             store_revision: record.revision(),
             findings: FindingEntry::all(record),
             correction_budget: s.frozen().correction_budget,
@@ -378,7 +378,10 @@ pub fn finalize(
         if let Some(p) = &done.receipt_location {
             t.push_str(&format!("  receipt: {p}\n"));
         }
-        t.push_str(&format!("  next: {}\n", s.next_sentence()));
+        t.push_str(&format!(
+            "  next: {}\n",
+            probity_core::review::recovery::next_sentence(&done.record)
+        ));
         t
     });
     // A check that failed exits 1 (the lineage escalated on it).

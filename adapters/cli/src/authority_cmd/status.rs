@@ -185,7 +185,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         };
         NextTransition {
             action: s.next_action(),
-            message: s.next_sentence(),
+            message: probity_core::review::recovery::next_sentence(&st.record),
             inputs,
             export,
         }

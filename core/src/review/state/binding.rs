@@ -8,6 +8,10 @@ use crate::review::lens::Lens;
 
 use super::*;
 
+/// What a recover command's `R`, `A` and `X` stand for.
+pub const PERSON_VALUES: &str =
+    "R: why, A: who decides, X: the maintainer's authorization; these are yours to give";
+
 /// The prepared binding of one selected lens (R2.10): the exact string an
 /// orchestrator prefixes to that lens's prompt. Only start names the target.
 /// A lineage with frozen prompt digests has `probity-lens-binding/v2`
@@ -132,11 +136,34 @@ impl ReviewState {
     /// this lineage.
     /// A final state takes no more input, but still has a next step: an
     /// approval is delivered, an escalation or an invalidation recovered
-    /// (R9) with an audited successor.
+    /// (R9) with an audited successor. Without the record's revision the
+    /// recovery is named by the `probity status` that prints it in full;
+    /// [`crate::review::recovery::next_sentence`] names the command itself.
     pub fn next_sentence(&self) -> String {
+        self.next_sentence_recovering(None)
+    }
+
+    /// [`Self::next_sentence`], with `recover` the exact `probity recover`
+    /// command (every value the tool knows filled in) a final state names.
+    pub fn next_sentence_recovering(&self, recover: Option<&str>) -> String {
         let lineage = &self.lineage_id;
-        let inspect = format!(
-            "`probity status --lineage {lineage}` prints the revision to pass as `--expected-predecessor-revision`"
+        let disposition = match &self.stage {
+            Stage::Invalidated { .. } => "invalidated",
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. } => "escalation_authorized",
+        };
+        let recover = recover.map_or_else(
+            || {
+                format!(
+                    "the `probity recover` command (disposition `{disposition}`) that `probity status --lineage {lineage}` prints with this lineage's revision"
+                )
+            },
+            |cmd| format!("`{cmd}` ({PERSON_VALUES})"),
         );
         match &self.stage {
             Stage::Approved { .. } => "deliver exactly the reviewed candidate: commit it if it is not committed yet, then push with `probity push <remote>` (it also publishes the review for a server-side gate); `probity validate --gate pre-commit` or `--gate pre-push` checks the delivery first".to_string(),
@@ -144,13 +171,13 @@ impl ReviewState {
                 reason: Escalation::EvidenceFailed { .. },
                 ..
             } => format!(
-                "the independent check failed, so this review escalated, and a person decides how it goes on (a new `probity start` over these paths is refused: it would open a fresh budget without them): fix the candidate (or leave it, if the failure is not the change's, a flaky check), then, with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` reviews the live candidate as the audited successor ({inspect})"
+                "the independent check failed, so this review escalated, and a person decides how it goes on (a new `probity start` over these paths is refused: it would open a fresh budget without them): fix the candidate (or leave it, if the failure is not the change's, a flaky check), then, with their authorization, {recover} reviews the live candidate as the audited successor"
             ),
             Stage::Escalated { .. } => format!(
-                "a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+                "a person decides: with their authorization, {recover} reviews the live candidate as the audited successor"
             ),
             Stage::Invalidated { .. } => format!(
-                "review the candidate again with `probity start`, or record the successor of this lineage with `probity recover --predecessor-lineage {lineage} --disposition invalidated --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+                "review the candidate again with `probity start`, or record the successor of this lineage with {recover}"
             ),
             Stage::Reviewing
             | Stage::AwaitingRefuter { .. }
