@@ -670,3 +670,115 @@ fn a_failed_check_names_the_recovery_with_its_revision() {
     let rec = r.follow(&advice, "probity recover");
     assert_eq!(rec.json["predecessor"]["lineage_id"], l.as_str());
 }
+
+/// Issue 26 §2: a worktree file whose name is not UTF-8 made the gate say
+/// "run `probity start`", which refuses it (`path_not_utf8`). The gate
+/// names the path and the way out; followed, the gate then leads on to a
+/// start that is accepted.
+#[test]
+fn a_non_utf8_name_at_the_gate_names_the_way_out() {
+    use std::os::unix::ffi::OsStrExt;
+    let r = Repo::new();
+    let name = std::ffi::OsStr::from_bytes(b"notes-\xff.txt");
+    std::fs::write(r.f.root().join(name), "x\n").unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["decision"], "deny", "{}", g.stdout);
+    let advice = text(&g.json);
+    let s = r.run(&["start"]);
+    assert_eq!(s.json["error"]["code"], "path_not_utf8", "{}", s.stdout);
+    assert!(
+        advice.contains("not UTF-8") && advice.contains("path_not_utf8"),
+        "the gate advises a start that refuses, without the way out: {advice}"
+    );
+    assert!(
+        advice.contains("notes-\\xff.txt"),
+        "the path is named: {advice}"
+    );
+    assert!(advice.contains(".git/info/exclude"), "{advice}");
+    // The way out, as said: keep it out of the candidate.
+    std::fs::write(r.f.root().join(".git/info/exclude"), b"notes-*.txt\n").unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_missing", "{}", g.stdout);
+    r.follow(&text(&g.json), "probity start");
+}
+
+/// `probity ARGS` in plain text (no `--json`): its stdout.
+fn plain(r: &Repo, args: &[&str]) -> String {
+    let out = support::isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(r.f.root())
+    .args(args)
+    .output()
+    .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Issue 26 §2: `wrong_stage` sends people to `probity status`; its plain
+/// text answer names the next input (it printed no next line), and that
+/// next input, followed, is accepted.
+#[test]
+fn wrong_stage_leads_to_a_status_that_names_the_next_input() {
+    let r = Repo::new();
+    let l = r.start();
+    let blocked = r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
+    assert_eq!(
+        blocked.json["state"], "correction_required",
+        "{}",
+        blocked.stdout
+    );
+    let wrong = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
+    assert_eq!(
+        wrong.json["error"]["code"], "wrong_stage",
+        "{}",
+        wrong.stdout
+    );
+    let advice = text(&wrong.json["error"]);
+    let args = command_in(&advice, "probity status", &r.fill());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let said = plain(&r, &args);
+    let next = said
+        .lines()
+        .find(|l| l.trim_start().starts_with("next:"))
+        .unwrap_or_else(|| panic!("no next line in {said:?}"));
+    let f = r.follow(
+        next,
+        &format!("probity finalize --lineage {l} --correction-lines"),
+    );
+    assert_eq!(f.json["action"], "provide_validation", "{}", f.stdout);
+}
+
+/// Issue 26 §2: once `lens submit` kept every selected lens result,
+/// `status --next-transition` names the finalize that takes them (it still
+/// said `run_lenses`); followed, it is accepted.
+#[test]
+fn status_after_every_lens_is_kept_names_finalize() {
+    let r = Repo::new();
+    let l = r.start();
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let st = r.run(&["status", "--lineage", &l]);
+    for lens in st.json["selected_lenses"].as_array().unwrap() {
+        let sub = r.run(&[
+            "lens",
+            "submit",
+            "--lineage",
+            &l,
+            "--lens",
+            lens.as_str().unwrap(),
+            &clean,
+        ]);
+        assert_eq!(sub.code, 0, "{}", sub.stdout);
+    }
+    let st = r.run(&["status", "--lineage", &l, "--next-transition"]);
+    assert_eq!(
+        st.json["next_transition"]["action"], "finalize",
+        "{}",
+        st.stdout
+    );
+    assert_eq!(st.json["action"], "finalize", "{}", st.stdout);
+    let next = st.json["next_transition"]["message"].as_str().unwrap();
+    assert_eq!(placeholders(next), Vec::<String>::new(), "{next}");
+    let f = r.follow(next, "probity finalize");
+    assert_eq!(f.json["state"], "validating", "{}", f.stdout);
+}

@@ -79,6 +79,7 @@ pub enum RoleError {
 fn next_name(n: NextInput) -> &'static str {
     match n {
         NextInput::RunLenses => "run_lenses",
+        NextInput::Finalize => "finalize",
         NextInput::ProvideRefuter => "provide_refuter",
         NextInput::ForecastCorrection => "forecast_correction",
         NextInput::ProvideValidation => "provide_validation",

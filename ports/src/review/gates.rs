@@ -218,6 +218,16 @@ fn decide_found<G: GitPort, S: ReviewStore>(
             ),
             None,
         ),
+        Found::NonUtf8(changed) => (
+            decide_target(
+                gate,
+                live,
+                Authority::NonUtf8 {
+                    changed_paths: &changed,
+                },
+            ),
+            None,
+        ),
     })
 }
 

@@ -140,12 +140,14 @@ impl ReviewState {
     /// recovery is named by the `probity status` that prints it in full;
     /// [`crate::review::recovery::next_sentence`] names the command itself.
     pub fn next_sentence(&self) -> String {
-        self.next_sentence_recovering(None)
+        self.next_sentence_recovering(None, &[])
     }
 
     /// [`Self::next_sentence`], with `recover` the exact `probity recover`
-    /// command (every value the tool knows filled in) a final state names.
-    pub fn next_sentence_recovering(&self, recover: Option<&str>) -> String {
+    /// command (every value the tool knows filled in) a final state names,
+    /// and `kept` the lenses whose results `lens submit` kept
+    /// ([`Self::next_action_kept`]).
+    pub fn next_sentence_recovering(&self, recover: Option<&str>, kept: &[Lens]) -> String {
         let lineage = &self.lineage_id;
         let disposition = match &self.stage {
             Stage::Invalidated { .. } => "invalidated",
@@ -184,8 +186,21 @@ impl ReviewState {
             | Stage::CorrectionRequired { .. }
             | Stage::Correcting { .. }
             | Stage::Validating { .. } => self
-                .next_action()
+                .next_action_kept(kept)
                 .sentence(lineage, &self.frozen.selected_lenses),
+        }
+    }
+
+    /// [`Self::next_action`], knowing which lens results `lens submit`
+    /// kept: a lineage awaiting its lens results that has one kept for
+    /// every selected lens next takes `finalize` ([`NextInput::Finalize`]).
+    pub fn next_action_kept(&self, kept: &[Lens]) -> NextInput {
+        let next = self.next_action();
+        let all_kept = self.frozen.selected_lenses.iter().all(|l| kept.contains(l));
+        if next == NextInput::RunLenses && all_kept {
+            NextInput::Finalize
+        } else {
+            next
         }
     }
 
@@ -242,6 +257,9 @@ pub enum PreflightError {
 pub enum NextInput {
     /// Run each selected lens once, then `finalize --result ...`.
     RunLenses,
+    /// Every selected lens result is kept (`lens submit`): `finalize
+    /// --lineage L` takes them (issue 26 §2).
+    Finalize,
     /// Run the single refuter batch, then `finalize --refuter F`.
     ProvideRefuter,
     /// `finalize --correction-lines N` before editing.
@@ -267,6 +285,9 @@ impl NextInput {
                     .map(|l| l.name())
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            NextInput::Finalize => format!(
+                "every selected lens result is kept: `probity finalize --lineage {lineage}` takes them"
             ),
             NextInput::ProvideRefuter => format!(
                 "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter <batch.json>`"
