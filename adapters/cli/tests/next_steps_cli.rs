@@ -782,3 +782,73 @@ fn status_after_every_lens_is_kept_names_finalize() {
     let f = r.follow(next, "probity finalize");
     assert_eq!(f.json["state"], "validating", "{}", f.stdout);
 }
+
+/// Issue 26 §3 (R6.3): when `finalize` answers `correction_required`, it
+/// hands the fixer the admitted claims and the paths a fix may touch, the
+/// same hand-off `probity review --lineage` gives; its steps, followed with
+/// only a person's values filled in, are accepted.
+#[test]
+fn finalize_hands_the_fixer_the_same_handoff_as_review() {
+    let r = Repo::new();
+    let l = r.start();
+    let f = r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
+    assert_eq!(f.json["state"], "correction_required", "{}", f.stdout);
+    let handoff = &f.json["handoff"];
+    assert_eq!(handoff["lineage_id"], l.as_str(), "{}", f.stdout);
+    assert_eq!(
+        handoff["findings"][0]["claim"], "b returns a negative sentinel",
+        "{}",
+        f.stdout
+    );
+    assert_eq!(
+        handoff["allowed_paths"],
+        serde_json::json!(["src/parser.rs"])
+    );
+    // `probity review --lineage` (no role is due: nothing asks the model)
+    // hands over the same.
+    let rev = probity_env(
+        r.f.root(),
+        &["review", "--lineage", &l],
+        &[
+            ("PROBITY_MODEL_BASE_URL", "http://127.0.0.1:9"),
+            ("PROBITY_MODEL", "scripted"),
+        ],
+    );
+    assert_eq!(
+        &rev.json["handoff"], handoff,
+        "{}{}",
+        rev.stdout, rev.stderr
+    );
+    let steps: Vec<String> = handoff["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    for s in &steps {
+        assert_eq!(placeholders(s), Vec::<String>::new(), "{s}");
+    }
+    let forecast = steps
+        .iter()
+        .find(|s| s.contains("--correction-lines"))
+        .unwrap();
+    r.follow(forecast, "probity finalize");
+    r.f.write("src/parser.rs", body(0)).unwrap();
+    let validate = steps.iter().find(|s| s.contains("--validation")).unwrap();
+    let v = r.follow(validate, "probity finalize");
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    // The text answer hands it over too.
+    let r2 = Repo::new();
+    let l2 = r2.start();
+    let said = plain(
+        &r2,
+        &[
+            "finalize",
+            "--lineage",
+            &l2,
+            "--result",
+            &r2.doc("b.json", PARSER_BLOCKER),
+        ],
+    );
+    assert!(said.contains("fix exactly: "), "{said}");
+}

@@ -15,6 +15,7 @@ use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, MAX_COMMAND_EVIDENCE_B
 use probity_core::review::finding::{Route, Severity};
 use probity_core::review::ids::{FindingId, LineageId, RepoPath};
 use probity_core::review::lens::Lens;
+use probity_core::review::roles::{FixerHandoff, fixer_handoff};
 use probity_core::review::state::{
     EVIDENCE_DOMAIN, Escalation, EscalationReason, NextInput, StateRecord,
 };
@@ -170,6 +171,11 @@ pub struct FinalizeAnswer<'a> {
     /// Present in a terminal state only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt_path: Option<&'a str>,
+    /// R6.3: the fixer's hand-off while a correction is open (the admitted
+    /// findings, the paths a fix may touch, the steps on), the same from
+    /// `finalize` as from `review --lineage` (issue 26 §3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<FixerHandoff>,
 }
 
 impl<'a> FinalizeAnswer<'a> {
@@ -204,15 +210,34 @@ impl<'a> FinalizeAnswer<'a> {
             disputes: s.stage().judgment().map_or(0, |j| j.disputes.len()),
             escalation_reason: s.stage().escalation().map(Escalation::reason),
             receipt_path,
+            handoff: fixer_handoff(s),
         }
     }
 
-    /// The findings as human lines (`  ID SEVERITY -> ROUTE`).
+    /// The findings as human lines (`  ID SEVERITY -> ROUTE`), and while a
+    /// correction is open the fixer's hand-off.
     pub fn human_findings(&self) -> String {
-        self.findings
+        let mut t: String = self
+            .findings
             .iter()
             .map(|f| format!("  {} {} -> {}\n", f.id, f.severity.name(), f.route.name()))
-            .collect()
+            .collect();
+        if let Some(h) = &self.handoff {
+            t.push_str(&format!(
+                "  fix exactly: {} (allowed paths: {})\n",
+                h.findings
+                    .iter()
+                    .map(|f| format!("{} at {}: {}", f.id, f.location.as_str(), f.claim.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                h.allowed_paths
+                    .iter()
+                    .map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        t
     }
 }
 
