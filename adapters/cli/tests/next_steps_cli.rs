@@ -852,3 +852,87 @@ fn finalize_hands_the_fixer_the_same_handoff_as_review() {
     );
     assert!(said.contains("fix exactly: "), "{said}");
 }
+
+/// `probity ARGS` with `HOME` at `home` (where `ssh-keygen` finds no agent
+/// or user configuration), JSON answer.
+fn probity_home(cwd: &std::path::Path, home: &std::path::Path, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .arg("--json")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .output()
+        .unwrap();
+    run_of(&out)
+}
+
+/// Issue 26 §4: on a server that requires signatures, an unsigned bundle
+/// on top of signed, published work was dropped silently and the push
+/// denied `receipt_unrelated`, naming the earlier review. It is
+/// `signature_missing`, naming the review to sign; signing it as said is
+/// accepted and the push then allowed.
+#[test]
+fn an_unsigned_review_on_a_signing_server_is_signature_missing() {
+    let (f, _dir, server) = hooked_origin();
+    let tmp = tempfile::tempdir().unwrap();
+    let alice = keygen(tmp.path(), "alice");
+    let signers = allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
+    for (k, v) in [
+        ("probity.requireSignature", "true"),
+        ("probity.allowedSignersFile", signers.to_str().unwrap()),
+    ] {
+        f.git_in(&server, &["config", k, v]).unwrap();
+    }
+    f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
+        .unwrap();
+    // A first review, signed and delivered.
+    write_medium_change(&f);
+    let first = approve_live(f.root(), tmp.path());
+    let l1 = first["lineage_id"].as_str().unwrap();
+    let a = probity_home(f.root(), tmp.path(), &["attest", "--lineage", l1, "--sign"]);
+    assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+    f.commit_all("first, signed").unwrap();
+    // A second review on top, not signed; both pushed at once.
+    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    let second = approve_live(f.root(), tmp.path());
+    let l2 = second["lineage_id"].as_str().unwrap().to_string();
+    f.commit_all("second, unsigned").unwrap();
+    let p = probity_home(f.root(), tmp.path(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let said = format!("{}{}", p.stdout, p.stderr);
+    assert!(said.contains("signature_missing"), "{said}");
+    assert!(!said.contains("receipt_unrelated"), "{said}");
+    let sign = format!("probity attest --lineage {l2} --sign");
+    assert!(said.contains(&sign), "{said}");
+    let a = probity_home(
+        f.root(),
+        tmp.path(),
+        &["attest", "--lineage", &l2, "--sign"],
+    );
+    assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+    let p = probity_home(f.root(), tmp.path(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+}
+
+/// Issue 26 §4: deleting a ref the server does not have (git sends the
+/// hook `0000… 0000… ref` and warns "deleting a non-existent ref") was
+/// refused as malformed hook input (`bad_receive_input`). It withdraws
+/// nothing: the server gate lets it through, and nothing else moves.
+#[test]
+fn deleting_a_ref_the_server_lacks_is_not_bad_input() {
+    let (f, _dir, server) = hooked_origin();
+    let before = f.git_in(&server, &["rev-parse", "main"]).unwrap();
+    let out = f.git(&["push", "origin", ":refs/heads/nope"]);
+    assert!(out.is_ok(), "{out:?}");
+    // By hand, as git hands it over.
+    let zeros = "0".repeat(40);
+    let r = probity_stdin(
+        &server,
+        &["validate", "--gate", "pre-receive"],
+        format!("{zeros} {zeros} refs/heads/nope\n").as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(f.git_in(&server, &["rev-parse", "main"]).unwrap(), before);
+}
