@@ -936,3 +936,43 @@ fn deleting_a_ref_the_server_lacks_is_not_bad_input() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(f.git_in(&server, &["rev-parse", "main"]).unwrap(), before);
 }
+
+/// Issue 26 §5: during `git commit --amend` the pre-commit gate judged old
+/// HEAD → the index and advised `probity start` (HEAD → worktree), which
+/// pre-push then does not accept: the amended commit delivers HEAD~1 → the
+/// index. The gate detects the amend and advises what pre-push accepts;
+/// followed step by step, the commit is made and the push allowed.
+#[test]
+fn an_amend_at_pre_commit_is_advised_what_pre_push_accepts() {
+    let r = Repo::new();
+    with_remote(&r);
+    let i = r.run(&["hooks", "install"]);
+    assert_eq!(i.code, 0, "{}", i.stdout);
+    approve_live(r.f.root(), r.tmp.path());
+    r.f.git(&["add", "-A"]).unwrap();
+    r.f.git(&["commit", "-q", "-m", "reviewed"]).unwrap();
+    // Amend the reviewed commit with a further change.
+    r.f.write("src/parser.rs", body(2)).unwrap();
+    r.f.git(&["add", "-A"]).unwrap();
+    let err =
+        r.f.git(&["commit", "-q", "--amend", "-m", "reviewed, amended"])
+            .unwrap_err()
+            .to_string();
+    assert!(
+        err.contains("amends HEAD"),
+        "the amend is not recognized: {err}"
+    );
+    let reset = command_in(&err, "git reset", &[]);
+    assert_eq!(reset, ["reset", "--soft", "HEAD~1"], "{err}");
+    r.f.git(&reset.iter().map(String::as_str).collect::<Vec<_>>())
+        .unwrap();
+    let s = r.follow(&err, "probity start");
+    approve_started(r.f.root(), r.tmp.path(), &s.json);
+    let commit = command_in(&err, "git commit", &[]);
+    r.f.git(&commit.iter().map(String::as_str).collect::<Vec<_>>())
+        .unwrap();
+    let log = String::from_utf8(r.f.git(&["log", "--format=%s"]).unwrap()).unwrap();
+    assert_eq!(log.lines().next(), Some("reviewed"), "{log}");
+    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}

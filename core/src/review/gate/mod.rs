@@ -29,7 +29,7 @@ mod recheck;
 mod refs;
 mod stack;
 
-pub use advice::{advice_offered, point_at_escalation, point_at_open_correction};
+pub use advice::{advice_offered, for_amend, point_at_escalation, point_at_open_correction};
 pub use first::*;
 pub use push::*;
 pub use rebind::*;
