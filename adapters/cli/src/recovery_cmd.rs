@@ -213,7 +213,7 @@ pub fn invalidate(
     };
     out.answer(&answer, || {
         format!(
-            "{} is invalidated\n  revision: {}\n  next: {}\n",
+            "{} is invalidated\n  store_revision: {}\n  next: {}\n",
             record.state().lineage_id(),
             record.revision(),
             answer.message

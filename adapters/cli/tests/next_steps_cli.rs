@@ -976,3 +976,73 @@ fn an_amend_at_pre_commit_is_advised_what_pre_push_accepts() {
     let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
     assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
 }
+
+/// Issue 26 §6: one vocabulary. Every answer routes with `action` (the
+/// gates said `next_action`, kept one version as a documented alias); the
+/// text says `store_revision` as the JSON does.
+#[test]
+fn one_name_per_concept_in_json_and_text() {
+    let r = Repo::new();
+    let g = r.gate();
+    assert_eq!(g.json["action"], "start_review", "{}", g.stdout);
+    assert_eq!(g.json["next_action"], g.json["action"], "the alias stays");
+    let l = r.start();
+    let st = r.run(&["status", "--lineage", &l]);
+    let rev = st.json["store_revision"].as_str().unwrap();
+    let said = plain(&r, &["status", "--lineage", &l]);
+    assert!(said.contains(&format!("store_revision: {rev}")), "{said}");
+    assert!(!said.contains("  revision:"), "{said}");
+    // The server gate's denial routes with `action` too (a protected
+    // ref's deletion, as git hands it to the hook).
+    let (f, _dir, server) = hooked_origin();
+    let main = String::from_utf8(f.git_in(&server, &["rev-parse", "main"]).unwrap()).unwrap();
+    let zeros = "0".repeat(40);
+    let d = probity_stdin(
+        &server,
+        &["validate", "--gate", "pre-receive"],
+        format!("{} {zeros} refs/heads/main\n", main.trim()).as_bytes(),
+    );
+    assert_eq!(
+        d.json["reason_code"], "protected_ref_deleted",
+        "{}{}",
+        d.stdout, d.stderr
+    );
+    assert_eq!(d.json["action"], "keep_ref", "{}", d.stdout);
+    assert_eq!(d.json["next_action"], d.json["action"], "{}", d.stdout);
+}
+
+/// Over MCP (issue 26 §2, §6): the tools answer in the same words, and the
+/// answer's `action` names the tool to call next (the finalize tool says
+/// "loop on the answer's `action`"); followed, the tools accept it.
+#[test]
+fn over_mcp_the_action_names_the_next_tool_and_it_accepts() {
+    use serde_json::json;
+    let r = Repo::new();
+    let mut mcp = support::mcp::Session::start(r.f.root());
+    let (err, v) = mcp.call("validate", json!({"gate": "pre-commit"}));
+    assert!(!err, "{v}");
+    assert_eq!(v["action"], "start_review", "{v}");
+    let (err, s) = mcp.call("start", json!({}));
+    assert!(!err, "{s}");
+    let l = s["lineage_id"].as_str().unwrap().to_string();
+    for lens in s["selected_lenses"].as_array().unwrap() {
+        let (err, v) = mcp.call(
+            "lens_submit",
+            json!({"lineage": l, "lens": lens, "result": serde_json::from_str::<serde_json::Value>(CLEAN_RESULT).unwrap()}),
+        );
+        assert!(!err, "{v}");
+    }
+    let (err, st) = mcp.call("status", json!({"lineage": l, "next_transition": true}));
+    assert!(!err, "{st}");
+    assert_eq!(st["action"], "finalize", "{st}");
+    let (err, f) = mcp.call("finalize", json!({"lineage": l}));
+    assert!(!err, "{f}");
+    assert_eq!(f["action"], "provide_evidence", "{f}");
+    let (err, f) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
+    assert!(!err, "{f}");
+    assert_eq!(f["state"], "approved", "{f}");
+    let (err, v) = mcp.call("validate", json!({"gate": "pre-commit"}));
+    assert!(!err, "{v}");
+    assert_eq!(v["decision"], "allow", "{v}");
+    assert_eq!(v["action"], "none", "{v}");
+}

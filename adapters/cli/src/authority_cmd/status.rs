@@ -229,7 +229,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
     };
     out.answer(&answer, || {
         let mut t = format!(
-            "{} {} (generation {})\n  applicability: {}\n  revision: {}\n",
+            "{} {} (generation {})\n  applicability: {}\n  store_revision: {}\n",
             s.lineage_id(),
             s.stage().name(),
             s.generation(),

@@ -243,6 +243,10 @@ pub struct DecisionView<'a> {
     stage: GateStage,
     lineage_id: Option<&'a LineageId>,
     differing_paths: &'a [RepoPath],
+    /// The routing token, named as every answer names it (issue 26 §6).
+    action: NextAction,
+    /// The same token under its old name: an alias kept for one version
+    /// (docs/review-authority.md "JSON answers").
     next_action: NextAction,
     message: &'a str,
     /// Publication gates: each delivered range and how it was judged.
@@ -268,6 +272,7 @@ impl<'a> DecisionView<'a> {
             stage: d.stage(),
             lineage_id: d.lineage_id(),
             differing_paths: d.differing_paths(),
+            action: d.next_action(),
             next_action: d.next_action(),
             message: d.message(),
             deliveries: d.deliveries(),
