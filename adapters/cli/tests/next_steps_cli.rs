@@ -1046,3 +1046,59 @@ fn over_mcp_the_action_names_the_next_tool_and_it_accepts() {
     assert_eq!(v["decision"], "allow", "{v}");
     assert_eq!(v["action"], "none", "{v}");
 }
+
+/// Issue 26 §7: `finalize --evidence-cmd` on a lineage that already took
+/// its final evidence refuses a check that cannot match it
+/// (`different_retry`) before running it (it ran the whole check first);
+/// an exact retry of the check it took still runs and answers the same;
+/// the refusal's next step, followed, answers.
+#[test]
+fn evidence_cmd_on_a_final_lineage_is_refused_before_the_check_runs() {
+    let r = Repo::new();
+    let l = r.start();
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let st = r.run(&["status", "--lineage", &l]);
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.clone()];
+    for lens in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(format!("{}={clean}", lens.as_str().unwrap()));
+    }
+    args.extend(["--evidence-cmd".into(), "--".into(), "true".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let done = r.run(&args);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let before = store_snapshot(&r.f);
+    // Another check: refused before it runs.
+    let marker = r.tmp.path().join("the-check-ran");
+    let script = format!("touch '{}'", marker.display());
+    let other = r.finalize(&l, &["--evidence-cmd", "--", "sh", "-c", &script]);
+    assert_eq!(
+        other.json["error"]["code"], "different_retry",
+        "{}{}",
+        other.stdout, other.stderr
+    );
+    assert!(!marker.exists(), "the check ran before the refusal");
+    assert_eq!(store_snapshot(&r.f), before);
+    let st = r.follow(&text(&other.json["error"]), "probity status");
+    assert_eq!(st.json["state"], "approved", "{}", st.stdout);
+    // The same check again: an exact retry, answered as before.
+    let again = r.finalize(&l, &["--evidence-cmd", "--", "true"]);
+    assert_eq!(
+        again.json["state"], "approved",
+        "{}{}",
+        again.stdout, again.stderr
+    );
+    // A lineage approved on opaque evidence: no check can match it.
+    let r2 = Repo::new();
+    let approved = approve_live(r2.f.root(), r2.tmp.path());
+    let l2 = approved["lineage_id"].as_str().unwrap();
+    let marker2 = r2.tmp.path().join("the-check-ran");
+    let script2 = format!("touch '{}'", marker2.display());
+    let other = r2.finalize(l2, &["--evidence-cmd", "--", "sh", "-c", &script2]);
+    assert_eq!(
+        other.json["error"]["code"], "different_retry",
+        "{}",
+        other.stdout
+    );
+    assert!(!marker2.exists(), "the check ran before the refusal");
+}

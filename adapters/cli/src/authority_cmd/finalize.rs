@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use probity_core::digest::{DomainSha256, Sha256Digest};
 use probity_core::review::causality::CausalDowngrade;
-use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, MAX_COMMAND_EVIDENCE_BYTES};
+use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, KeptCheck, MAX_COMMAND_EVIDENCE_BYTES};
 use probity_core::review::finding::{Route, Severity};
 use probity_core::review::ids::{FindingId, LineageId, RepoPath};
 use probity_core::review::lens::Lens;
@@ -339,8 +339,23 @@ pub fn finalize(
                 && validation.is_none()
                 && args.correction_lines.is_none();
             if only_input {
-                drivers::check_evidence_lands(&ctx.repo, &ctx.store, lineage.as_ref())
-                    .map_err(review_error)?;
+                // The last check the lineage took, as the store keeps it
+                // (a diagnostic: unreadable counts as none).
+                let kept = |l: &LineageId| {
+                    ctx.store.check_output(l).ok().flatten().map(|c| KeptCheck {
+                        argv: c.header.argv,
+                        tree: c.header.tree,
+                        evidence_hash: c.header.evidence_hash,
+                    })
+                };
+                drivers::check_evidence_lands(
+                    &ctx.repo,
+                    &ctx.store,
+                    lineage.as_ref(),
+                    &args.argv,
+                    &kept,
+                )
+                .map_err(review_error)?;
             }
             // The check runs on the lineage's final candidate tree (the
             // live candidate a validation in this call judges), in a
