@@ -40,8 +40,27 @@ impl Repo {
         }
     }
 
+    /// Runs the command; every answer's advice is checked for a `<…>`
+    /// placeholder where the tool knows the value (issue 26 §1).
     fn run(&self, args: &[&str]) -> Run {
-        probity(self.f.root(), args)
+        let r = probity(self.f.root(), args);
+        for v in [&r.json, &r.json["error"]] {
+            let said = text(v);
+            let unknown: Vec<String> = placeholders(&said)
+                .into_iter()
+                .filter(|p| {
+                    // clap's value names (`<REV>`) are a person's values too.
+                    !PERSON_PLACEHOLDERS.contains(&p.as_str())
+                        && !p.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                })
+                .collect();
+            assert!(
+                unknown.is_empty(),
+                "`probity {}` answered placeholders {unknown:?} it could fill: {said}",
+                args.join(" ")
+            );
+        }
+        r
     }
 
     fn doc(&self, name: &str, text: &str) -> String {
@@ -614,6 +633,10 @@ fn a_committed_review_walks_input_by_input_to_approval() {
     let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
     assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
 }
+
+/// The placeholders an answer may print: values the tool cannot know
+/// (the remote a person pushes to).
+const PERSON_PLACEHOLDERS: &[&str] = &["remote"];
 
 /// Every `<`…`>` placeholder in an answer's text: a value the tool knows
 /// must be printed, only `R`, `A`, `X`, `N`, `F` (a person's values) stay.

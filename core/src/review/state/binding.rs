@@ -278,28 +278,46 @@ impl NextInput {
         // Every command names the lineage: a review of committed work is
         // not the live candidate's, so discovery alone would not find it.
         match self {
-            NextInput::RunLenses => format!(
-                "run each selected lens once ({}), submit each result with `probity lens submit --lineage {lineage} --lens <name> <result.json>`, then `probity finalize --lineage {lineage}` (or `probity finalize --lineage {lineage} --result <name>=<result.json>...`)",
-                lenses
+            NextInput::RunLenses => {
+                // Every value the tool knows is printed (issue 26 §1): the
+                // lens names; `F` is each result's file, a person's value.
+                let submits = lenses
                     .iter()
-                    .map(|l| l.name())
+                    .map(|l| {
+                        format!(
+                            "`probity lens submit --lineage {lineage} --lens {} F`",
+                            l.name()
+                        )
+                    })
                     .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+                    .join(", ");
+                let results = lenses
+                    .iter()
+                    .map(|l| format!(" --result {}=F", l.name()))
+                    .collect::<String>();
+                format!(
+                    "run each selected lens once ({}), submit each result with {submits} (F: that lens's result file), then `probity finalize --lineage {lineage}` (or in one call `probity finalize --lineage {lineage}{results}`)",
+                    lenses
+                        .iter()
+                        .map(|l| l.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
             NextInput::Finalize => format!(
                 "every selected lens result is kept: `probity finalize --lineage {lineage}` takes them"
             ),
             NextInput::ProvideRefuter => format!(
-                "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter <batch.json>`"
+                "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter F` (F: the refuter's batch file)"
             ),
             NextInput::ForecastCorrection => format!(
                 "before editing, forecast the correction size: `probity finalize --lineage {lineage} --correction-lines N`"
             ),
             NextInput::ProvideValidation => format!(
-                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage {lineage} --validation <result.json>`"
+                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage {lineage} --validation F` (F: the validator's result file)"
             ),
             NextInput::ProvideEvidence => format!(
-                "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- <check...>` (or give its output: `probity finalize --lineage {lineage} --evidence <file>`)"
+                "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- ARGV...` (ARGV: the check's program and arguments; or give its output: `probity finalize --lineage {lineage} --evidence F`)"
             ),
             NextInput::None => "nothing: the review is final".into(),
         }
