@@ -306,7 +306,7 @@ fn a_zero_lens_review_takes_evidence_alone() {
         .state()
         .lineage_id()
         .clone();
-    drivers::check_evidence_lands(&git, &store, Some(&l)).unwrap();
+    drivers::check_evidence_lands(&git, &store, Some(&l), &argv(), &|_| None).unwrap();
     let done = drivers::finalize(
         &git,
         &store,
@@ -324,7 +324,8 @@ fn a_zero_lens_review_takes_evidence_alone() {
 fn check_evidence_lands_refuses_before_the_check_runs() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let err = drivers::check_evidence_lands(&w.git, &w.store, Some(&l)).unwrap_err();
+    let err =
+        drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap_err();
     assert!(
         matches!(
             err,
@@ -336,7 +337,20 @@ fn check_evidence_lands_refuses_before_the_check_runs() {
         i.results = vec![documents::result(documents::CLEAN)]
     })
     .unwrap();
-    drivers::check_evidence_lands(&w.git, &w.store, Some(&l)).unwrap();
+    drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap();
+    // Once final evidence is taken, a check no kept run matches cannot
+    // land: refused before it runs (issue 26 §7).
+    w.finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
+        .unwrap();
+    let err =
+        drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ReviewError::Transition(TransitionError::DifferentRetry { .. })
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -375,4 +389,9 @@ fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
     )
     .unwrap();
     assert_eq!(done.record.state().stage().name(), "approved");
+}
+
+/// The check an evidence pre-check is asked about.
+fn argv() -> Vec<String> {
+    vec!["true".to_string()]
 }

@@ -237,6 +237,7 @@ fn verify(global: &GlobalArgs, out: Output, args: &VerifyArgs) -> Result<ExitCod
                 reason_code: "signature_valid",
                 lineage_id: lineage.to_string(),
                 signer: Some(&signer),
+                action: "none",
                 next_action: "none",
                 message: format!("{} signed this lineage's statement", signer.principal),
             };
@@ -255,6 +256,7 @@ fn verify(global: &GlobalArgs, out: Output, args: &VerifyArgs) -> Result<ExitCod
                 reason_code: e.code(),
                 lineage_id: lineage.to_string(),
                 signer: None,
+                action: next,
                 next_action: next,
                 message: e.to_string(),
             };
@@ -276,6 +278,9 @@ struct SignatureAnswer<'a> {
     lineage_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     signer: Option<&'a drivers::Signer>,
+    /// The routing token (issue 26 §6); `next_action` is its alias, kept
+    /// for one version.
+    action: &'static str,
     next_action: &'static str,
     message: String,
 }

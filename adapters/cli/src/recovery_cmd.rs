@@ -220,7 +220,7 @@ pub fn invalidate(
     };
     out.answer(&answer, || {
         format!(
-            "{} is invalidated\n  revision: {}\n  next: {}\n",
+            "{} is invalidated\n  store_revision: {}\n  next: {}\n",
             record.state().lineage_id(),
             record.revision(),
             answer.message
@@ -298,7 +298,7 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
                 .collect::<Vec<_>>()
                 .join(", "),
             s.frozen().correction_budget,
-            s.next_sentence()
+            probity_core::review::recovery::next_sentence(&started.record)
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -35,7 +35,6 @@ use clap::Args;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::TreeId;
 use probity_core::review::prompts::PromptSet;
-use probity_core::review::roles::{FixerHandoff, fixer_handoff};
 use probity_core::review::state::NextInput;
 use probity_core::snapshot_tools::review_loop::{
     LoopError, REVIEWER_FRAME, UsageTotals, footer_lines,
@@ -259,8 +258,6 @@ struct LineageAnswer<'a> {
     /// The check `--evidence-cmd` ran, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence_check: Option<evidence_cmd::CheckAnswer>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    handoff: Option<FixerHandoff>,
 }
 
 /// One line of the usage log: what a role's model calls used.
@@ -463,7 +460,6 @@ fn run_lineage(
         roles: runs.iter().map(RoleAnswer::of).collect(),
         evidence_ran,
         evidence_check: check,
-        handoff: fixer_handoff(record.state()),
     };
     out.answer(&answer, || human(&answer, &runs, &failed));
     Ok(match failed.first() {
@@ -500,21 +496,6 @@ fn human(answer: &LineageAnswer<'_>, runs: &[RoleRun], failed: &[CliError]) -> S
     t.push_str(&f.human_findings());
     if let Some(c) = &answer.evidence_check {
         t.push_str(&c.human(f.lineage_id));
-    }
-    if let Some(h) = &answer.handoff {
-        t.push_str(&format!(
-            "  fix exactly: {} (allowed paths: {})\n",
-            h.findings
-                .iter()
-                .map(|f| format!("{} at {}: {}", f.id, f.location.as_str(), f.claim.as_str()))
-                .collect::<Vec<_>>()
-                .join("; "),
-            h.allowed_paths
-                .iter()
-                .map(|p| p.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
     }
     for e in failed {
         t.push_str(&format!("  not submitted: {} ({})\n", e.message, e.code));

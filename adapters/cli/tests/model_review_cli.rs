@@ -463,6 +463,40 @@ fn a_refuter_batch_refused_by_finalize_keeps_no_transcript() {
     );
 }
 
+/// Issue 26 §4: a store fault while finalizing the refuter's batch is the
+/// command's error (`store_corrupted`, its exit code and next step), not
+/// the refuter's failure: the refuter answered; the store could not take it.
+#[test]
+fn a_store_fault_finalizing_the_refuter_batch_is_the_commands_error() {
+    let f = medium_change();
+    let lineage = started(&f);
+    let state = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&lineage)
+        .join("state.json");
+    let corrupt = state.clone();
+    let server = role_server_with(
+        Lens::Inferential {
+            location: "src/parser.rs:3".into(),
+            claim: "more() may be called before parse() initialises state".into(),
+        },
+        move |body| {
+            if support::model_server::role(body).0 == "refuter" {
+                std::fs::write(&corrupt, b"{not a state").unwrap();
+            }
+        },
+    );
+    let r = review(&f, &server.base_url, &["--lineage", &lineage]);
+    assert_eq!(
+        r.json["error"]["code"], "store_corrupted",
+        "{}{}",
+        r.stdout, r.stderr
+    );
+    assert_eq!(r.code, 6, "{}{}", r.stdout, r.stderr);
+    assert_eq!(std::fs::read(&state).unwrap(), b"{not a state");
+}
+
 /// The validator's transcript likewise: kept only once `finalize
 /// --validation` took its document. Here the base moves while the
 /// validator is asked (a commit of another file), so finalize refuses the

@@ -40,8 +40,27 @@ impl Repo {
         }
     }
 
+    /// Runs the command; every answer's advice is checked for a `<…>`
+    /// placeholder where the tool knows the value (issue 26 §1).
     fn run(&self, args: &[&str]) -> Run {
-        probity(self.f.root(), args)
+        let r = probity(self.f.root(), args);
+        for v in [&r.json, &r.json["error"]] {
+            let said = text(v);
+            let unknown: Vec<String> = placeholders(&said)
+                .into_iter()
+                .filter(|p| {
+                    // clap's value names (`<REV>`) are a person's values too.
+                    !PERSON_PLACEHOLDERS.contains(&p.as_str())
+                        && !p.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                })
+                .collect();
+            assert!(
+                unknown.is_empty(),
+                "`probity {}` answered placeholders {unknown:?} it could fill: {said}",
+                args.join(" ")
+            );
+        }
+        r
     }
 
     fn doc(&self, name: &str, text: &str) -> String {
@@ -613,4 +632,496 @@ fn a_committed_review_walks_input_by_input_to_approval() {
     assert_eq!(e.json["state"], "approved");
     let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
     assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}
+
+/// The placeholders an answer may print: values the tool cannot know
+/// (the remote a person pushes to).
+const PERSON_PLACEHOLDERS: &[&str] = &["remote"];
+
+/// Every `<`…`>` placeholder in an answer's text: a value the tool knows
+/// must be printed, only `R`, `A`, `X`, `N`, `F` (a person's values) stay.
+fn placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('>') else { break };
+        out.push(after[..close].to_string());
+        rest = &after[close + 1..];
+    }
+    out
+}
+
+/// Issue 26 §1: after a failed check, finalize's own answer names the
+/// recovery with the revision filled in (it printed `<rev>` though the
+/// revision is in the same answer); followed as printed, it is accepted.
+#[test]
+fn a_failed_check_names_the_recovery_with_its_revision() {
+    let r = Repo::new();
+    let l = r.start();
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.clone()];
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let s = r.run(&["status", "--lineage", &l]);
+    for lens in s.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(format!("{}={clean}", lens.as_str().unwrap()));
+    }
+    args.extend(["--evidence-cmd".into(), "--".into(), "false".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let f = r.run(&args);
+    assert_eq!(f.json["state"], "escalated", "{}", f.stdout);
+    let advice = text(&f.json);
+    assert_eq!(placeholders(&advice), Vec::<String>::new(), "{advice}");
+    assert!(
+        advice.contains(f.json["store_revision"].as_str().unwrap()),
+        "{advice}"
+    );
+    // The text answer says the same.
+    let plain = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args([
+            "--cwd",
+            r.f.root().to_str().unwrap(),
+            "status",
+            "--lineage",
+            &l,
+        ])
+        .env("HOME", r.tmp.path())
+        .output()
+        .unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+    assert_eq!(placeholders(&plain), Vec::<String>::new(), "{plain}");
+    let rec = r.follow(&advice, "probity recover");
+    assert_eq!(rec.json["predecessor"]["lineage_id"], l.as_str());
+}
+
+/// Issue 26 §2: a worktree file whose name is not UTF-8 made the gate say
+/// "run `probity start`", which refuses it (`path_not_utf8`). The gate
+/// names the path and the way out; followed, the gate then leads on to a
+/// start that is accepted.
+#[test]
+fn a_non_utf8_name_at_the_gate_names_the_way_out() {
+    use std::os::unix::ffi::OsStrExt;
+    let r = Repo::new();
+    let name = std::ffi::OsStr::from_bytes(b"notes-\xff.txt");
+    std::fs::write(r.f.root().join(name), "x\n").unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["decision"], "deny", "{}", g.stdout);
+    let advice = text(&g.json);
+    let s = r.run(&["start"]);
+    assert_eq!(s.json["error"]["code"], "path_not_utf8", "{}", s.stdout);
+    assert!(
+        advice.contains("not UTF-8") && advice.contains("path_not_utf8"),
+        "the gate advises a start that refuses, without the way out: {advice}"
+    );
+    assert!(
+        advice.contains("notes-\\xff.txt"),
+        "the path is named: {advice}"
+    );
+    assert!(advice.contains(".git/info/exclude"), "{advice}");
+    // The way out, as said: keep it out of the candidate.
+    std::fs::write(r.f.root().join(".git/info/exclude"), b"notes-*.txt\n").unwrap();
+    let g = r.gate();
+    assert_eq!(g.json["reason_code"], "receipt_missing", "{}", g.stdout);
+    r.follow(&text(&g.json), "probity start");
+}
+
+/// `probity ARGS` in plain text (no `--json`): its stdout.
+fn plain(r: &Repo, args: &[&str]) -> String {
+    let out = support::isolated(&mut std::process::Command::new(env!(
+        "CARGO_BIN_EXE_probity"
+    )))
+    .arg("--cwd")
+    .arg(r.f.root())
+    .args(args)
+    .output()
+    .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Issue 26 §2: `wrong_stage` sends people to `probity status`; its plain
+/// text answer names the next input (it printed no next line), and that
+/// next input, followed, is accepted.
+#[test]
+fn wrong_stage_leads_to_a_status_that_names_the_next_input() {
+    let r = Repo::new();
+    let l = r.start();
+    let blocked = r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
+    assert_eq!(
+        blocked.json["state"], "correction_required",
+        "{}",
+        blocked.stdout
+    );
+    let wrong = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
+    assert_eq!(
+        wrong.json["error"]["code"], "wrong_stage",
+        "{}",
+        wrong.stdout
+    );
+    let advice = text(&wrong.json["error"]);
+    let args = command_in(&advice, "probity status", &r.fill());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let said = plain(&r, &args);
+    let next = said
+        .lines()
+        .find(|l| l.trim_start().starts_with("next:"))
+        .unwrap_or_else(|| panic!("no next line in {said:?}"));
+    let f = r.follow(
+        next,
+        &format!("probity finalize --lineage {l} --correction-lines"),
+    );
+    assert_eq!(f.json["action"], "provide_validation", "{}", f.stdout);
+}
+
+/// Issue 26 §2: once `lens submit` kept every selected lens result,
+/// `status --next-transition` names the finalize that takes them (it still
+/// said `run_lenses`); followed, it is accepted.
+#[test]
+fn status_after_every_lens_is_kept_names_finalize() {
+    let r = Repo::new();
+    let l = r.start();
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let st = r.run(&["status", "--lineage", &l]);
+    for lens in st.json["selected_lenses"].as_array().unwrap() {
+        let sub = r.run(&[
+            "lens",
+            "submit",
+            "--lineage",
+            &l,
+            "--lens",
+            lens.as_str().unwrap(),
+            &clean,
+        ]);
+        assert_eq!(sub.code, 0, "{}", sub.stdout);
+    }
+    let st = r.run(&["status", "--lineage", &l, "--next-transition"]);
+    assert_eq!(
+        st.json["next_transition"]["action"], "finalize",
+        "{}",
+        st.stdout
+    );
+    assert_eq!(st.json["action"], "finalize", "{}", st.stdout);
+    let next = st.json["next_transition"]["message"].as_str().unwrap();
+    assert_eq!(placeholders(next), Vec::<String>::new(), "{next}");
+    let f = r.follow(next, "probity finalize");
+    assert_eq!(f.json["state"], "validating", "{}", f.stdout);
+}
+
+/// Issue 26 §3 (R6.3): when `finalize` answers `correction_required`, it
+/// hands the fixer the admitted claims and the paths a fix may touch, the
+/// same hand-off `probity review --lineage` gives; its steps, followed with
+/// only a person's values filled in, are accepted.
+#[test]
+fn finalize_hands_the_fixer_the_same_handoff_as_review() {
+    let r = Repo::new();
+    let l = r.start();
+    let f = r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
+    assert_eq!(f.json["state"], "correction_required", "{}", f.stdout);
+    let handoff = &f.json["handoff"];
+    assert_eq!(handoff["lineage_id"], l.as_str(), "{}", f.stdout);
+    assert_eq!(
+        handoff["findings"][0]["claim"], "b returns a negative sentinel",
+        "{}",
+        f.stdout
+    );
+    assert_eq!(
+        handoff["allowed_paths"],
+        serde_json::json!(["src/parser.rs"])
+    );
+    // `probity review --lineage` (no role is due: nothing asks the model)
+    // hands over the same.
+    let rev = probity_env(
+        r.f.root(),
+        &["review", "--lineage", &l],
+        &[
+            ("PROBITY_MODEL_BASE_URL", "http://127.0.0.1:9"),
+            ("PROBITY_MODEL", "scripted"),
+        ],
+    );
+    assert_eq!(
+        &rev.json["handoff"], handoff,
+        "{}{}",
+        rev.stdout, rev.stderr
+    );
+    let steps: Vec<String> = handoff["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    for s in &steps {
+        assert_eq!(placeholders(s), Vec::<String>::new(), "{s}");
+    }
+    let forecast = steps
+        .iter()
+        .find(|s| s.contains("--correction-lines"))
+        .unwrap();
+    r.follow(forecast, "probity finalize");
+    r.f.write("src/parser.rs", body(0)).unwrap();
+    let validate = steps.iter().find(|s| s.contains("--validation")).unwrap();
+    let v = r.follow(validate, "probity finalize");
+    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    // The text answer hands it over too.
+    let r2 = Repo::new();
+    let l2 = r2.start();
+    let said = plain(
+        &r2,
+        &[
+            "finalize",
+            "--lineage",
+            &l2,
+            "--result",
+            &r2.doc("b.json", PARSER_BLOCKER),
+        ],
+    );
+    assert!(said.contains("fix exactly: "), "{said}");
+}
+
+/// `probity ARGS` with `HOME` at `home` (where `ssh-keygen` finds no agent
+/// or user configuration), JSON answer.
+fn probity_home(cwd: &std::path::Path, home: &std::path::Path, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .arg("--json")
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .output()
+        .unwrap();
+    run_of(&out)
+}
+
+/// Issue 26 §4: on a server that requires signatures, an unsigned bundle
+/// on top of signed, published work was dropped silently and the push
+/// denied `receipt_unrelated`, naming the earlier review. It is
+/// `signature_missing`, naming the review to sign; signing it as said is
+/// accepted and the push then allowed.
+#[test]
+fn an_unsigned_review_on_a_signing_server_is_signature_missing() {
+    let (f, _dir, server) = hooked_origin();
+    let tmp = tempfile::tempdir().unwrap();
+    let alice = keygen(tmp.path(), "alice");
+    let signers = allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
+    for (k, v) in [
+        ("probity.requireSignature", "true"),
+        ("probity.allowedSignersFile", signers.to_str().unwrap()),
+    ] {
+        f.git_in(&server, &["config", k, v]).unwrap();
+    }
+    f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
+        .unwrap();
+    // A first review, signed and delivered.
+    write_medium_change(&f);
+    let first = approve_live(f.root(), tmp.path());
+    let l1 = first["lineage_id"].as_str().unwrap();
+    let a = probity_home(f.root(), tmp.path(), &["attest", "--lineage", l1, "--sign"]);
+    assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+    f.commit_all("first, signed").unwrap();
+    // A second review on top, not signed; both pushed at once.
+    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    let second = approve_live(f.root(), tmp.path());
+    let l2 = second["lineage_id"].as_str().unwrap().to_string();
+    f.commit_all("second, unsigned").unwrap();
+    let p = probity_home(f.root(), tmp.path(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let said = format!("{}{}", p.stdout, p.stderr);
+    assert!(said.contains("signature_missing"), "{said}");
+    assert!(!said.contains("receipt_unrelated"), "{said}");
+    let sign = format!("probity attest --lineage {l2} --sign");
+    assert!(said.contains(&sign), "{said}");
+    let a = probity_home(
+        f.root(),
+        tmp.path(),
+        &["attest", "--lineage", &l2, "--sign"],
+    );
+    assert_eq!(a.code, 0, "{}{}", a.stdout, a.stderr);
+    let p = probity_home(f.root(), tmp.path(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+}
+
+/// Issue 26 §4: deleting a ref the server does not have (git sends the
+/// hook `0000… 0000… ref` and warns "deleting a non-existent ref") was
+/// refused as malformed hook input (`bad_receive_input`). It withdraws
+/// nothing: the server gate lets it through, and nothing else moves.
+#[test]
+fn deleting_a_ref_the_server_lacks_is_not_bad_input() {
+    let (f, _dir, server) = hooked_origin();
+    let before = f.git_in(&server, &["rev-parse", "main"]).unwrap();
+    let out = f.git(&["push", "origin", ":refs/heads/nope"]);
+    assert!(out.is_ok(), "{out:?}");
+    // By hand, as git hands it over.
+    let zeros = "0".repeat(40);
+    let r = probity_stdin(
+        &server,
+        &["validate", "--gate", "pre-receive"],
+        format!("{zeros} {zeros} refs/heads/nope\n").as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(f.git_in(&server, &["rev-parse", "main"]).unwrap(), before);
+}
+
+/// Issue 26 §5: during `git commit --amend` the pre-commit gate judged old
+/// HEAD → the index and advised `probity start` (HEAD → worktree), which
+/// pre-push then does not accept: the amended commit delivers HEAD~1 → the
+/// index. The gate detects the amend and advises what pre-push accepts;
+/// followed step by step, the commit is made and the push allowed.
+#[test]
+fn an_amend_at_pre_commit_is_advised_what_pre_push_accepts() {
+    let r = Repo::new();
+    with_remote(&r);
+    let i = r.run(&["hooks", "install"]);
+    assert_eq!(i.code, 0, "{}", i.stdout);
+    approve_live(r.f.root(), r.tmp.path());
+    r.f.git(&["add", "-A"]).unwrap();
+    r.f.git(&["commit", "-q", "-m", "reviewed"]).unwrap();
+    // Amend the reviewed commit with a further change.
+    r.f.write("src/parser.rs", body(2)).unwrap();
+    r.f.git(&["add", "-A"]).unwrap();
+    let err =
+        r.f.git(&["commit", "-q", "--amend", "-m", "reviewed, amended"])
+            .unwrap_err()
+            .to_string();
+    assert!(
+        err.contains("amends HEAD"),
+        "the amend is not recognized: {err}"
+    );
+    let reset = command_in(&err, "git reset", &[]);
+    assert_eq!(reset, ["reset", "--soft", "HEAD~1"], "{err}");
+    r.f.git(&reset.iter().map(String::as_str).collect::<Vec<_>>())
+        .unwrap();
+    let s = r.follow(&err, "probity start");
+    approve_started(r.f.root(), r.tmp.path(), &s.json);
+    let commit = command_in(&err, "git commit", &[]);
+    r.f.git(&commit.iter().map(String::as_str).collect::<Vec<_>>())
+        .unwrap();
+    let log = String::from_utf8(r.f.git(&["log", "--format=%s"]).unwrap()).unwrap();
+    assert_eq!(log.lines().next(), Some("reviewed"), "{log}");
+    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}
+
+/// Issue 26 §6: one vocabulary. Every answer routes with `action` (the
+/// gates said `next_action`, kept one version as a documented alias); the
+/// text says `store_revision` as the JSON does.
+#[test]
+fn one_name_per_concept_in_json_and_text() {
+    let r = Repo::new();
+    let g = r.gate();
+    assert_eq!(g.json["action"], "start_review", "{}", g.stdout);
+    assert_eq!(g.json["next_action"], g.json["action"], "the alias stays");
+    let l = r.start();
+    let st = r.run(&["status", "--lineage", &l]);
+    let rev = st.json["store_revision"].as_str().unwrap();
+    let said = plain(&r, &["status", "--lineage", &l]);
+    assert!(said.contains(&format!("store_revision: {rev}")), "{said}");
+    assert!(!said.contains("  revision:"), "{said}");
+    // The server gate's denial routes with `action` too (a protected
+    // ref's deletion, as git hands it to the hook).
+    let (f, _dir, server) = hooked_origin();
+    let main = String::from_utf8(f.git_in(&server, &["rev-parse", "main"]).unwrap()).unwrap();
+    let zeros = "0".repeat(40);
+    let d = probity_stdin(
+        &server,
+        &["validate", "--gate", "pre-receive"],
+        format!("{} {zeros} refs/heads/main\n", main.trim()).as_bytes(),
+    );
+    assert_eq!(
+        d.json["reason_code"], "protected_ref_deleted",
+        "{}{}",
+        d.stdout, d.stderr
+    );
+    assert_eq!(d.json["action"], "keep_ref", "{}", d.stdout);
+    assert_eq!(d.json["next_action"], d.json["action"], "{}", d.stdout);
+}
+
+/// Over MCP (issue 26 §2, §6): the tools answer in the same words, and the
+/// answer's `action` names the tool to call next (the finalize tool says
+/// "loop on the answer's `action`"); followed, the tools accept it.
+#[test]
+fn over_mcp_the_action_names_the_next_tool_and_it_accepts() {
+    use serde_json::json;
+    let r = Repo::new();
+    let mut mcp = support::mcp::Session::start(r.f.root());
+    let (err, v) = mcp.call("validate", json!({"gate": "pre-commit"}));
+    assert!(!err, "{v}");
+    assert_eq!(v["action"], "start_review", "{v}");
+    let (err, s) = mcp.call("start", json!({}));
+    assert!(!err, "{s}");
+    let l = s["lineage_id"].as_str().unwrap().to_string();
+    for lens in s["selected_lenses"].as_array().unwrap() {
+        let (err, v) = mcp.call(
+            "lens_submit",
+            json!({"lineage": l, "lens": lens, "result": serde_json::from_str::<serde_json::Value>(CLEAN_RESULT).unwrap()}),
+        );
+        assert!(!err, "{v}");
+    }
+    let (err, st) = mcp.call("status", json!({"lineage": l, "next_transition": true}));
+    assert!(!err, "{st}");
+    assert_eq!(st["action"], "finalize", "{st}");
+    let (err, f) = mcp.call("finalize", json!({"lineage": l}));
+    assert!(!err, "{f}");
+    assert_eq!(f["action"], "provide_evidence", "{f}");
+    let (err, f) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
+    assert!(!err, "{f}");
+    assert_eq!(f["state"], "approved", "{f}");
+    let (err, v) = mcp.call("validate", json!({"gate": "pre-commit"}));
+    assert!(!err, "{v}");
+    assert_eq!(v["decision"], "allow", "{v}");
+    assert_eq!(v["action"], "none", "{v}");
+}
+
+/// Issue 26 §7: `finalize --evidence-cmd` on a lineage that already took
+/// its final evidence refuses a check that cannot match it
+/// (`different_retry`) before running it (it ran the whole check first);
+/// an exact retry of the check it took still runs and answers the same;
+/// the refusal's next step, followed, answers.
+#[test]
+fn evidence_cmd_on_a_final_lineage_is_refused_before_the_check_runs() {
+    let r = Repo::new();
+    let l = r.start();
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let st = r.run(&["status", "--lineage", &l]);
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.clone()];
+    for lens in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(format!("{}={clean}", lens.as_str().unwrap()));
+    }
+    args.extend(["--evidence-cmd".into(), "--".into(), "true".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let done = r.run(&args);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let before = store_snapshot(&r.f);
+    // Another check: refused before it runs.
+    let marker = r.tmp.path().join("the-check-ran");
+    let script = format!("touch '{}'", marker.display());
+    let other = r.finalize(&l, &["--evidence-cmd", "--", "sh", "-c", &script]);
+    assert_eq!(
+        other.json["error"]["code"], "different_retry",
+        "{}{}",
+        other.stdout, other.stderr
+    );
+    assert!(!marker.exists(), "the check ran before the refusal");
+    assert_eq!(store_snapshot(&r.f), before);
+    let st = r.follow(&text(&other.json["error"]), "probity status");
+    assert_eq!(st.json["state"], "approved", "{}", st.stdout);
+    // The same check again: an exact retry, answered as before.
+    let again = r.finalize(&l, &["--evidence-cmd", "--", "true"]);
+    assert_eq!(
+        again.json["state"], "approved",
+        "{}{}",
+        again.stdout, again.stderr
+    );
+    // A lineage approved on opaque evidence: no check can match it.
+    let r2 = Repo::new();
+    let approved = approve_live(r2.f.root(), r2.tmp.path());
+    let l2 = approved["lineage_id"].as_str().unwrap();
+    let marker2 = r2.tmp.path().join("the-check-ran");
+    let script2 = format!("touch '{}'", marker2.display());
+    let other = r2.finalize(l2, &["--evidence-cmd", "--", "sh", "-c", &script2]);
+    assert_eq!(
+        other.json["error"]["code"], "different_retry",
+        "{}",
+        other.stdout
+    );
+    assert!(!marker2.exists(), "the check ran before the refusal");
 }

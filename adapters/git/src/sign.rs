@@ -94,6 +94,20 @@ pub struct SshKeygen {
     tmp: PathBuf,
     sign_timeout: Duration,
     verify_timeout: Duration,
+    /// The allowed-signers file as this verifier first read it, and its
+    /// checked scratch copy: read once, then every `find-principals` and
+    /// `verify` of the same path runs over that copy (issue 26 §7: once
+    /// per push on the server gate, not once per envelope).
+    /// (Clones share it.)
+    allowed: std::sync::Arc<std::sync::Mutex<Option<AllowedCopy>>>,
+}
+
+/// An allowed-signers file read once: the path it was read from and the
+/// scratch copy `ssh-keygen` is given.
+#[derive(Debug)]
+struct AllowedCopy {
+    path: PathBuf,
+    copy: std::sync::Arc<Scratch>,
 }
 
 impl SshKeygen {
@@ -106,6 +120,7 @@ impl SshKeygen {
             tmp,
             sign_timeout: SIGN_TIMEOUT,
             verify_timeout: VERIFY_TIMEOUT,
+            allowed: std::sync::Arc::new(std::sync::Mutex::new(None)),
         }
     }
 
@@ -239,11 +254,29 @@ impl SshKeygen {
     /// copy (`probity-allowed-*`) that `ssh-keygen` reads: the user's path
     /// is opened once, by the bounded reader, so it cannot be swapped for a
     /// FIFO or a device between the check and the run.
-    fn allowed_copy(&self, allowed_signers: &Path) -> Result<Scratch, AdapterError> {
+    /// Read once per verifier and path: later calls take the same copy.
+    fn allowed_copy(
+        &self,
+        allowed_signers: &Path,
+    ) -> Result<std::sync::Arc<Scratch>, AdapterError> {
+        let mut cached = self
+            .allowed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(c) = cached.as_ref().filter(|c| c.path == allowed_signers) {
+            return Ok(c.copy.clone());
+        }
         let bytes = usable_allowed_signers(allowed_signers)?;
-        Ok(scratch_file(&self.tmp, ALLOWED_PREFIX, &bytes)
-            .or_else(|_| scratch_file(&std::env::temp_dir(), ALLOWED_PREFIX, &bytes))
-            .map_err(SshKeygenError::from)?)
+        let copy = std::sync::Arc::new(
+            scratch_file(&self.tmp, ALLOWED_PREFIX, &bytes)
+                .or_else(|_| scratch_file(&std::env::temp_dir(), ALLOWED_PREFIX, &bytes))
+                .map_err(SshKeygenError::from)?,
+        );
+        *cached = Some(AllowedCopy {
+            path: allowed_signers.to_path_buf(),
+            copy: copy.clone(),
+        });
+        Ok(copy)
     }
 }
 
@@ -324,7 +357,16 @@ fn usable_allowed_signers(path: &Path) -> Result<Vec<u8>, AllowedSignersError> {
 
 impl SshSignatures for SshKeygen {
     fn check_allowed_signers(&self, allowed_signers: &Path) -> Result<(), AllowedSignersError> {
-        usable_allowed_signers(allowed_signers).map(drop)
+        // The check reads the file for the runs after it (one read per
+        // verifier); a copy that cannot be written is left to the first run
+        // to report.
+        match self.allowed_copy(allowed_signers) {
+            Ok(_) => Ok(()),
+            Err(e) => match e.downcast::<AllowedSignersError>() {
+                Ok(e) => Err(*e),
+                Err(_) => usable_allowed_signers(allowed_signers).map(drop),
+            },
+        }
     }
 
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, AdapterError> {
@@ -630,5 +672,42 @@ mod tests {
             none.find_principals(&dir.path().join("missing"), &sig())
                 .is_err()
         );
+    }
+
+    /// Issue 26 §7: one verifier (the server gate makes one per push)
+    /// reads the allowed-signers file once: every later `find-principals`
+    /// and `verify` of the same path runs over that one checked copy, so
+    /// the file is not read, copied and removed again per envelope (and
+    /// cannot change between envelopes of one push).
+    #[test]
+    fn the_allowed_signers_file_is_read_once_per_verifier() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed_signers");
+        std::fs::write(&allowed, "alice@example.invalid ssh-ed25519 AAAA\n").unwrap();
+        // find-principals: `-Y find-principals -s SIG -f ALLOWED` ($6);
+        // verify: `-Y verify -f ALLOWED ...` ($4).
+        let k = SshKeygen::new(
+            Some(fake(
+                dir.path(),
+                "if [ \"$2\" = find-principals ]; then cut -d' ' -f1 \"$6\"; else test -s \"$4\"; fi",
+            )),
+            None,
+            dir.path().to_path_buf(),
+        );
+        k.check_allowed_signers(&allowed).unwrap();
+        std::fs::remove_file(&allowed).unwrap();
+        for _ in 0..3 {
+            assert_eq!(
+                k.find_principals(&allowed, &sig()).unwrap(),
+                ["alice@example.invalid"]
+            );
+            assert!(
+                k.verify(&allowed, "alice@example.invalid", &sig(), b"m")
+                    .unwrap()
+            );
+        }
+        // Another verifier reads the path afresh.
+        let other = SshKeygen::new(None, None, dir.path().to_path_buf());
+        assert!(other.check_allowed_signers(&allowed).is_err());
     }
 }

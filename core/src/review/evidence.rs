@@ -84,6 +84,20 @@ pub struct CommandRun {
     pub output_bytes: u64,
 }
 
+/// What is known of the last check `--evidence-cmd` ran for a lineage
+/// and the lineage took (the store keeps it beside the lineage): enough to
+/// tell, before another check runs, whether its evidence could equal what
+/// the lineage took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptCheck {
+    /// The check's argument vector.
+    pub argv: Vec<String>,
+    /// The tree it ran on.
+    pub tree: TreeId,
+    /// The evidence hash the lineage recorded for it.
+    pub evidence_hash: Sha256Digest,
+}
+
 /// The schema label of the first command evidence document (no tree).
 pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
 

@@ -133,9 +133,35 @@ pub fn recover_command(record: &StateRecord) -> Option<String> {
     ))
 }
 
-/// What a recover command's `R`, `A` and `X` stand for.
-pub const PERSON_VALUES: &str =
-    "R: why, A: who decides, X: the maintainer's authorization; these are yours to give";
+pub use crate::review::state::PERSON_VALUES;
+
+/// The next step of a lineage's record as a sentence for people: the
+/// state's next input, and for a final state the exact `probity recover`
+/// command ([`recover_command`]) with the lineage's id and revision filled
+/// in (issue 26 §1: never a `<rev>` the answer knows).
+pub fn next_sentence(record: &StateRecord) -> String {
+    next_sentence_kept(record, &[], None)
+}
+
+/// [`next_sentence`], knowing which lens results `lens submit` kept
+/// ([`ReviewState::next_action_kept`]) and the leaf of the recovery chain
+/// that supersedes the lineage, if any: a superseded lineage is history,
+/// its next step is its leaf's (a recovery from it is refused).
+pub fn next_sentence_kept(
+    record: &StateRecord,
+    kept: &[crate::review::lens::Lens],
+    superseded_by: Option<&LineageId>,
+) -> String {
+    if let Some(leaf) = superseded_by {
+        return format!(
+            "{} is history, superseded by {leaf}: `probity status --lineage {leaf}` names the next step",
+            record.state.lineage_id
+        );
+    }
+    record
+        .state
+        .next_sentence_recovering(recover_command(record).as_deref(), kept)
+}
 
 /// The paths an escalated lineage reviewed: its genesis paths and every
 /// path one of its correction attempts touched, sorted and unique.

@@ -79,6 +79,7 @@ pub enum RoleError {
 fn next_name(n: NextInput) -> &'static str {
     match n {
         NextInput::RunLenses => "run_lenses",
+        NextInput::Finalize => "finalize",
         NextInput::ProvideRefuter => "provide_refuter",
         NextInput::ForecastCorrection => "forecast_correction",
         NextInput::ProvideValidation => "provide_validation",
@@ -500,13 +501,17 @@ pub fn fixer_handoff(state: &ReviewState) -> Option<FixerHandoff> {
     let admitted = judgment.correction_ids();
     let lineage = &state.lineage_id;
     let mut next = Vec::new();
+    // One hand-off whichever way the correction goes on (issue 26 §3):
+    // by hand or through the configured model; `N` and `F` are a person's.
     if !forecast_given {
         next.push(format!(
-            "probity finalize --lineage {lineage} --correction-lines <N: the lines you expect to change>"
+            "before editing, forecast the correction: `probity finalize --lineage {lineage} --correction-lines N` (N: the lines you expect to change)"
         ));
     }
     next.push("edit only the allowed paths to fix exactly the findings listed".to_string());
-    next.push(format!("probity review --lineage {lineage} --validate"));
+    next.push(format!(
+        "run the targeted validator and give its result: `probity finalize --lineage {lineage} --validation F` (F: its result file), or let the configured model run it: `probity review --lineage {lineage} --validate`"
+    ));
     Some(FixerHandoff {
         lineage_id: lineage.clone(),
         findings: judgment
@@ -645,7 +650,8 @@ mod tests {
         assert_eq!(h.allowed_paths, s.snapshot.paths);
         assert_eq!(h.correction_budget, 60);
         assert!(h.next[0].contains("--correction-lines"));
-        assert!(h.next.last().unwrap().ends_with("--validate"));
+        assert!(h.next.last().unwrap().contains("--validation F"));
+        assert!(h.next.last().unwrap().contains("--validate`"));
         // No hand-off outside a correction.
         let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
         assert_eq!(fixer_handoff(&r0), None);

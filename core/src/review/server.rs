@@ -24,7 +24,8 @@ pub const MAX_RECEIVE_BYTES: usize = 4 * 1024 * 1024;
 pub struct ReceiveUpdate {
     /// `None` when the ref is being created (git writes zeros).
     pub old: Option<CommitId>,
-    /// `None` when the ref is being deleted.
+    /// `None` when the ref is being deleted (with `old` `None` too: a ref
+    /// the repository did not have).
     pub new: Option<CommitId>,
     /// The full ref name, starting `refs/`, without `..`.
     pub refname: String,
@@ -53,9 +54,10 @@ pub enum ReceiveInputError {
         /// The bound that was passed: the byte or the line limit.
         limit: usize,
     },
-    /// A line that is not exactly three space-separated fields, whose ref
-    /// does not start `refs/` or contains `..`, or whose old and new ids
-    /// are both zeros.
+    /// A line that is not exactly three space-separated fields, or whose
+    /// ref does not start `refs/` or contains `..`. (Old and new both zeros
+    /// is git's deletion of a ref the repository does not have: an update
+    /// that withdraws nothing, issue 26 §4.)
     #[error("line {line} of the pre-receive input is not `<old> <new> <ref>`")]
     Fields {
         /// The line's 1-based number.
@@ -107,9 +109,6 @@ pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveI
             return Err(ReceiveInputError::Fields { line });
         }
         let (old, new) = (oid(line, old)?, oid(line, new)?);
-        if old.is_none() && new.is_none() {
-            return Err(ReceiveInputError::Fields { line });
-        }
         out.push(ReceiveUpdate {
             old,
             new,
@@ -171,8 +170,9 @@ pub fn check_notes_update(
     fast_forward: bool,
 ) -> Result<(), NotesRefDenial> {
     match (&update.old, &update.new) {
-        (_, None) => Err(NotesRefDenial::NotesRefDeleted),
-        (None, Some(_)) => Ok(()),
+        // A notes ref the repository did not have withdraws nothing.
+        (None, None) | (None, Some(_)) => Ok(()),
+        (Some(_), None) => Err(NotesRefDenial::NotesRefDeleted),
         (Some(_), Some(_)) if fast_forward => Ok(()),
         (Some(_), Some(_)) => Err(NotesRefDenial::NotesRefRewritten),
     }
@@ -205,7 +205,13 @@ pub fn check_deletion(
     globs: &[String],
     allowed: bool,
 ) -> Result<(), ProtectedRefDeleted> {
-    if update.new.is_none() && !allowed && is_protected(globs, &update.refname) {
+    // A ref that did not exist (old and new both absent: git warns
+    // "deleting a non-existent ref") withdraws nothing.
+    if update.new.is_none()
+        && update.old.is_some()
+        && !allowed
+        && is_protected(globs, &update.refname)
+    {
         return Err(ProtectedRefDeleted {
             refname: update.refname.clone(),
         });
@@ -616,9 +622,13 @@ mod tests {
             parse_receive_updates(&format!("{A} xyz refs/heads/m\n")),
             Err(ReceiveInputError::ObjectId { line: 1, .. })
         ));
+        // Git's deletion of a ref the repository does not have (issue 26
+        // §4): an update, not malformed input, and it withdraws nothing.
+        let gone = parse_receive_updates(&format!("{Z} {Z} refs/heads/m\n")).unwrap();
+        assert_eq!((gone[0].old.as_ref(), gone[0].new.as_ref()), (None, None));
         assert_eq!(
-            parse_receive_updates(&format!("{Z} {Z} refs/heads/m\n")),
-            Err(ReceiveInputError::Fields { line: 1 })
+            check_deletion(&gone[0], &["refs/heads/*".into()], false),
+            Ok(())
         );
         assert_eq!(
             parse_receive_updates(&format!("{A} {B} main\n")),

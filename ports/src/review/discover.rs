@@ -33,6 +33,9 @@ pub(super) enum Found {
     Rebased(StateRecord, RebaseCheck),
     /// Nothing; the live changed paths.
     None(Vec<RepoPath>),
+    /// Nothing, and a live changed path is not UTF-8 (no review can freeze
+    /// it); the live changed paths, that one escaped.
+    NonUtf8(Vec<RepoPath>),
 }
 
 impl Found {
@@ -47,7 +50,7 @@ impl Found {
                 Relation::of_difference(&r.state().snapshot().paths, differing.clone()),
             )),
             Found::Rebased(r, check) => Some((r, Relation::of_rebase(check.clone()))),
-            Found::None(_) => None,
+            Found::None(_) | Found::NonUtf8(_) => None,
         }
     }
 }
@@ -197,13 +200,14 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
             return Ok(Found::Rebased(record, check));
         }
     }
-    Ok(Found::None(match live_delta {
-        Some(d) => d.paths(),
+    Ok(match live_delta {
+        Some(d) => Found::None(d.paths()),
         // A non-UTF-8 path: named lossily, for the denial only.
-        None => git
-            .differing_paths(&live.base_tree, &live.candidate_tree)
-            .map_err(ReviewError::Repository)?,
-    }))
+        None => Found::NonUtf8(
+            git.differing_paths(&live.base_tree, &live.candidate_tree)
+                .map_err(ReviewError::Repository)?,
+        ),
+    })
 }
 
 /// How a given lineage relates to the live target (`status --lineage`,

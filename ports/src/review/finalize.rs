@@ -5,8 +5,8 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::CausalFacts;
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::evidence::{
-    CommandRun, EvidenceReading, command_evidence, command_evidence_on, evidence_reading,
-    evidence_reading_streamed,
+    CommandRun, EvidenceReading, KeptCheck, command_evidence, command_evidence_on,
+    evidence_reading, evidence_reading_streamed,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
@@ -500,21 +500,26 @@ pub fn live_lineage<G: GitPort, S: ReviewStore>(
     Ok(discover_for_finalize(git, store, None)?.1)
 }
 
-/// Before an adapter runs an evidence check (which may take minutes):
-/// refuses, as finalize would, when the lineage (named, or the live
-/// candidate's) cannot take evidence now. Only meaningful when evidence is
-/// the call's only input.
+/// Before an adapter runs an evidence check `argv` (which may take
+/// minutes): refuses, as finalize would, when the lineage (named, or the
+/// live candidate's) cannot take evidence now, and when it already took
+/// final evidence that this check cannot repeat (`different_retry`, issue
+/// 26 §7); `kept` answers the last check the lineage took, as the adapter
+/// keeps it (`None` when there is none or it cannot be read). Only
+/// meaningful when evidence is the call's only input.
 pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
     git: &G,
     store: &S,
     lineage: Option<&LineageId>,
+    argv: &[String],
+    kept: &dyn Fn(&LineageId) -> Option<KeptCheck>,
 ) -> Result<(), ReviewError> {
     let (_live, record) = discover_for_finalize(git, store, lineage)?;
     let state = record.state();
     // Finalize takes lens results first when they are due (core's rule):
     // the empty judgment with no lens selected, or the results `lens
     // submit` kept for every selected lens; evidence is then judged after.
-    let kept: Vec<Lens> = if state.frozen().selected_lenses.is_empty() {
+    let submitted: Vec<Lens> = if state.frozen().selected_lenses.is_empty() {
         Vec::new()
     } else {
         store
@@ -523,16 +528,15 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
             .map(|(l, _)| l)
             .collect()
     };
-    if state.results_due(0, &kept) {
+    if state.results_due(0, &submitted) {
         return Ok(());
     }
-    // A probe hash: `validating` takes it, `approved` answers whether a
-    // retry matches (decided after the run); any other stage refuses.
-    let probe = Sha256Digest::of(EVIDENCE_DOMAIN, b"probe");
-    match state.accept_evidence_hash(probe) {
-        Err(e @ TransitionError::WrongStage { .. }) => Err(e.into()),
-        _ => Ok(()),
-    }
+    // Whether this run could land at all (core's rule): a lineage that
+    // took its final evidence takes only the same check again.
+    let kept = kept(state.lineage_id());
+    state
+        .evidence_run_may_land(kept.as_ref(), argv)
+        .map_err(Into::into)
 }
 
 /// The tree an evidence check for the lineage (named, or the live

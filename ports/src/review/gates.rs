@@ -78,6 +78,48 @@ pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
     )
 }
 
+/// The pre-commit gate during `git commit --amend` (issue 26 §5): the
+/// amended commit delivers HEAD's first parent's tree (the empty tree for
+/// a root commit) → the tree `index` writes, which is what pre-push judges,
+/// so that is the target decided here; a "start a review" denial names the
+/// sequence that reviews it (core's `for_amend`). An amend that changes no
+/// bytes of HEAD's tree (a new message) is `no_change`, as before.
+pub fn validate_pre_commit_amend<G: GitPort + DeliveryGit + ExportGit, S: ReviewStore>(
+    git: &G,
+    store: &S,
+    index: &std::path::Path,
+) -> Result<GateDecision, ReviewError> {
+    let staged = git.staged_target(index).map_err(ReviewError::Repository)?;
+    if let Some(d) = no_change(Gate::PreCommit, &staged) {
+        return Ok(d);
+    }
+    let base = match git.find_commit("HEAD^").map_err(ReviewError::Repository)? {
+        Some(parent) => git.commit_tree(&parent),
+        None => git.empty_tree(),
+    }
+    .map_err(ReviewError::Repository)?;
+    let live = LiveTarget::new(base, staged.candidate_tree);
+    if let Some(d) = no_change(Gate::PreCommit, &live) {
+        return Ok(d);
+    }
+    let decision = checked(
+        store,
+        |rec| {
+            let decision = decide_live(git, rec, Gate::PreCommit, &live)?;
+            point_at_open_correction_on(git, rec, &live, decision)
+        },
+        &mut || {},
+        || {
+            let now = git.staged_target(index).map_err(ReviewError::Repository)?;
+            Ok(target_moved(
+                &live,
+                &LiveTarget::new(live.base_tree.clone(), now.candidate_tree),
+            ))
+        },
+    )?;
+    Ok(probity_core::review::gate::for_amend(decision))
+}
+
 /// A "start a review" denial that covers an escalated lineage's change
 /// (on its base or a moved one) names its authorized recovery (the store
 /// lookups here, the rule in core).
@@ -283,6 +325,16 @@ fn decide_found<G: GitPort, S: ReviewStore>(
                 gate,
                 live,
                 Authority::None {
+                    changed_paths: &changed,
+                },
+            ),
+            None,
+        ),
+        Found::NonUtf8(changed) => (
+            decide_target(
+                gate,
+                live,
+                Authority::NonUtf8 {
                     changed_paths: &changed,
                 },
             ),

@@ -32,8 +32,8 @@ pub use finalize::{
 };
 pub use gates::{
     Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,
-    validate_pre_commit_between, validate_pre_pr, validate_pre_pr_between, validate_pre_push,
-    validate_pre_push_between,
+    validate_pre_commit_amend, validate_pre_commit_between, validate_pre_pr,
+    validate_pre_pr_between, validate_pre_push, validate_pre_push_between,
 };
 pub use model_run::{
     LineageReview, MAX_FIX_DIFF_BYTES, RoleRun, RoleRunError, RoleWorld, RunDone, TranscriptStore,

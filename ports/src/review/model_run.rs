@@ -312,7 +312,7 @@ where
     let mut refuter = None;
     if done.record.state().next_action() == NextInput::ProvideRefuter {
         let exported = frozen_context(git, store, lineage)?;
-        let (run, finalized) = run_refuter(git, store, world, &done.record, &exported);
+        let (run, finalized) = run_refuter(git, store, world, &done.record, &exported)?;
         if let Some(f) = finalized {
             done = f;
         }
@@ -495,14 +495,17 @@ fn keep<S: TranscriptStore>(
 
 /// Runs the refuter batch and finalizes its document; its transcript is
 /// kept once finalize took the batch. A refused batch is the refuter's
-/// error (the store as it was); the lineage then stands where it was.
+/// error (the store as it was); the lineage then stands where it was. A
+/// fault of the store or the repository while finalizing or keeping it is
+/// the command's error, not the refuter's (issue 26 §4): the refuter
+/// answered, and what failed is no judgment of its batch.
 fn run_refuter<G, S, R, M, C>(
     git: &G,
     store: &S,
     world: &RoleWorld<'_, R, M, C>,
     record: &StateRecord,
     exported: &Exported,
-) -> (RoleRun, Option<Finalized>)
+) -> Result<(RoleRun, Option<Finalized>), ReviewError>
 where
     G: GitPort,
     S: ReviewStore + TranscriptStore,
@@ -538,7 +541,28 @@ where
         finalized = Some(f);
         keep(store, lineage, role, done, &transcript)
     });
-    (RoleRun { role, outcome }, finalized)
+    let outcome = match outcome {
+        Err(RoleRunError::Review(e)) if is_environment_fault(&e) => return Err(e),
+        other => other,
+    };
+    Ok((RoleRun { role, outcome }, finalized))
+}
+
+/// Whether a review error is a fault of the store or the repository the
+/// command runs against (unreadable, corrupted, contended, moved by
+/// another writer), rather than a refusal of the document a role gave.
+fn is_environment_fault(e: &ReviewError) -> bool {
+    matches!(
+        e,
+        ReviewError::Repository(_)
+            | ReviewError::Store(
+                StoreError::Io { .. }
+                    | StoreError::Corrupted { .. }
+                    | StoreError::Malformed { .. }
+                    | StoreError::Contention { .. }
+                    | StoreError::Conflict { .. }
+            )
+    )
 }
 
 /// The most bytes of a correction's diff read for the validator.

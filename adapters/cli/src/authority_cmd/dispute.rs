@@ -96,7 +96,7 @@ pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<E
             "{} is `{}` ({disputes} finding(s) disputed)\n  next: {}\n",
             record.state().lineage_id(),
             record.state().stage().name(),
-            record.state().next_sentence()
+            probity_core::review::recovery::next_sentence(&record)
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -11,10 +11,11 @@ use serde::Serialize;
 
 use probity_core::digest::{DomainSha256, Sha256Digest};
 use probity_core::review::causality::CausalDowngrade;
-use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, MAX_COMMAND_EVIDENCE_BYTES};
+use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, KeptCheck, MAX_COMMAND_EVIDENCE_BYTES};
 use probity_core::review::finding::{Route, Severity};
 use probity_core::review::ids::{FindingId, LineageId, RepoPath};
 use probity_core::review::lens::Lens;
+use probity_core::review::roles::{FixerHandoff, fixer_handoff};
 use probity_core::review::state::{
     EVIDENCE_DOMAIN, Escalation, EscalationReason, NextInput, StateRecord,
 };
@@ -170,6 +171,11 @@ pub struct FinalizeAnswer<'a> {
     /// Present in a terminal state only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt_path: Option<&'a str>,
+    /// R6.3: the fixer's hand-off while a correction is open (the admitted
+    /// findings, the paths a fix may touch, the steps on), the same from
+    /// `finalize` as from `review --lineage` (issue 26 §3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<FixerHandoff>,
 }
 
 impl<'a> FinalizeAnswer<'a> {
@@ -182,7 +188,7 @@ impl<'a> FinalizeAnswer<'a> {
             lineage_id: s.lineage_id(),
             state: s.stage().name(),
             action: s.next_action(),
-            message: s.next_sentence(),
+            message: probity_core::review::recovery::next_sentence(record),
             store_revision: record.revision(),
             findings: FindingEntry::all(record),
             correction_budget: s.frozen().correction_budget,
@@ -204,15 +210,34 @@ impl<'a> FinalizeAnswer<'a> {
             disputes: s.stage().judgment().map_or(0, |j| j.disputes.len()),
             escalation_reason: s.stage().escalation().map(Escalation::reason),
             receipt_path,
+            handoff: fixer_handoff(s),
         }
     }
 
-    /// The findings as human lines (`  ID SEVERITY -> ROUTE`).
+    /// The findings as human lines (`  ID SEVERITY -> ROUTE`), and while a
+    /// correction is open the fixer's hand-off.
     pub fn human_findings(&self) -> String {
-        self.findings
+        let mut t: String = self
+            .findings
             .iter()
             .map(|f| format!("  {} {} -> {}\n", f.id, f.severity.name(), f.route.name()))
-            .collect()
+            .collect();
+        if let Some(h) = &self.handoff {
+            t.push_str(&format!(
+                "  fix exactly: {} (allowed paths: {})\n",
+                h.findings
+                    .iter()
+                    .map(|f| format!("{} at {}: {}", f.id, f.location.as_str(), f.claim.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                h.allowed_paths
+                    .iter()
+                    .map(|p| p.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        t
     }
 }
 
@@ -314,8 +339,23 @@ pub fn finalize(
                 && validation.is_none()
                 && args.correction_lines.is_none();
             if only_input {
-                drivers::check_evidence_lands(&ctx.repo, &ctx.store, lineage.as_ref())
-                    .map_err(review_error)?;
+                // The last check the lineage took, as the store keeps it
+                // (a diagnostic: unreadable counts as none).
+                let kept = |l: &LineageId| {
+                    ctx.store.check_output(l).ok().flatten().map(|c| KeptCheck {
+                        argv: c.header.argv,
+                        tree: c.header.tree,
+                        evidence_hash: c.header.evidence_hash,
+                    })
+                };
+                drivers::check_evidence_lands(
+                    &ctx.repo,
+                    &ctx.store,
+                    lineage.as_ref(),
+                    &args.argv,
+                    &kept,
+                )
+                .map_err(review_error)?;
             }
             // The check runs on the lineage's final candidate tree (the
             // live candidate a validation in this call judges), in a
@@ -378,7 +418,10 @@ pub fn finalize(
         if let Some(p) = &done.receipt_location {
             t.push_str(&format!("  receipt: {p}\n"));
         }
-        t.push_str(&format!("  next: {}\n", s.next_sentence()));
+        t.push_str(&format!(
+            "  next: {}\n",
+            probity_core::review::recovery::next_sentence(&done.record)
+        ));
         t
     });
     // A check that failed exits 1 (the lineage escalated on it).

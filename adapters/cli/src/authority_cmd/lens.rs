@@ -111,30 +111,39 @@ fn lens_context(
             ErrorKind::RejectedInput,
             code,
             e.to_string(),
-            "`probity status --lineage L` names the next input; a lens runs only while the lineage awaits lens results",
+            format!("`probity status --lineage {lineage}` names the next input; a lens runs only while the lineage awaits lens results"),
         )
     })?;
-    let binding = record
+    let token = record
         .state()
         .lens_bindings()
         .into_iter()
-        .find(|b| b.lens == lens);
+        .find(|b| b.lens == lens)
+        .map(|b| b.token);
     let answer = LensContextAnswer {
         lineage_id: &lineage,
         state: record.state().stage().name(),
         lens,
         finding_id_prefix: lens.prefix(),
         binding: c.binding.as_deref(),
-        token: binding.map(|b| b.token),
+        token: token.clone(),
         prompt_digest: &c.prompt_digest,
         subject: format!("tree:{}", record.state().snapshot().candidate_tree),
         system: &c.system,
         user: &c.user,
         schema: probity_core::review::schema::SchemaDoc::Reviewer.schema(),
-        submit: format!(
-            "probity lens submit --lineage {lineage} --lens {} --binding <token> <result.json>",
-            lens.name()
-        ),
+        // Every value the tool knows, filled in (issue 26 §1); `F` is the
+        // result file.
+        submit: match &token {
+            Some(token) => format!(
+                "probity lens submit --lineage {lineage} --lens {} --binding {token} F",
+                lens.name()
+            ),
+            None => format!(
+                "probity lens submit --lineage {lineage} --lens {} F",
+                lens.name()
+            ),
+        },
     };
     out.answer(&answer, || format!("{}\n\n{}\n", c.system, c.user));
     Ok(ExitCode::SUCCESS)

@@ -693,6 +693,12 @@ fn next_with_ids(e: &ReviewError) -> Option<String> {
         ReviewError::Store(StoreError::RecoveryPending { successor, .. }) => format!(
             "repeat the interrupted recovery exactly: `probity status --lineage {successor}` shows its predecessor link (disposition, reason, actor, authorization) to repeat"
         ),
+        ReviewError::Transition(TransitionError::DifferentRetry { lineage, what }) => format!(
+            "{lineage} already took other {what}: repeat the original input exactly, or see where it stands with `probity status --lineage {lineage}` (nothing was changed)"
+        ),
+        ReviewError::Transition(TransitionError::WrongStage { lineage, .. }) => format!(
+            "this input is not legal now: `probity status --lineage {lineage}` names the next one"
+        ),
         ReviewError::MalformedInput { role, .. } => format!(
             "fix the document (its schema: `probity schema {role}`) and retry; nothing was changed and no budget was consumed"
         ),

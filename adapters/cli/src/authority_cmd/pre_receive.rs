@@ -469,6 +469,9 @@ struct DenialAnswer<'a> {
     #[serde(rename = "ref")]
     refname: &'a str,
     commit: Option<&'a CommitId>,
+    /// The routing token (issue 26 §6); `next_action` is its alias, kept
+    /// for one version.
+    action: &'a str,
     next_action: &'a str,
     next_step: &'static str,
     message: &'a str,
@@ -482,6 +485,7 @@ fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitCode,
         stage: GateStage::Authority,
         refname: &d.refname,
         commit: d.commit.as_ref(),
+        action: d.next_action,
         next_action: d.next_action,
         next_step: next_hint(&d.reason_code),
         message: &d.message,

@@ -9,7 +9,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::risk::{RiskLevel, RiskReason};
-use probity_core::review::state::{LensBinding, NextInput, Predecessor, ReviewState, StateRecord};
+use probity_core::review::state::{LensBinding, NextInput, Predecessor, StateRecord};
 use probity_ports::review::{self as drivers};
 
 use crate::GlobalArgs;
@@ -91,7 +91,7 @@ impl<'a> StartAnswer<'a> {
             generation: s.generation(),
             predecessor: s.predecessor(),
             action: s.next_action(),
-            message: start_sentence(s),
+            message: start_sentence(record),
         }
     }
 }
@@ -99,8 +99,9 @@ impl<'a> StartAnswer<'a> {
 /// What to do after start: the state's next step and, while lenses are
 /// awaited, that `probity review --lineage L` runs them through the
 /// configured model instead of by hand.
-fn start_sentence(s: &ReviewState) -> String {
-    let mut sentence = s.next_sentence();
+fn start_sentence(record: &StateRecord) -> String {
+    let s = record.state();
+    let mut sentence = probity_core::review::recovery::next_sentence(record);
     if s.next_action() == NextInput::RunLenses && !s.frozen().selected_lenses.is_empty() {
         sentence.push_str(&format!(
             "; or let the configured model run them and finalize: `probity review --lineage {}`",
@@ -263,6 +264,6 @@ fn human_start(record: &StateRecord, resumed: bool) -> String {
             b.binding
         ));
     }
-    t.push_str(&format!("  next: {}\n", start_sentence(s)));
+    t.push_str(&format!("  next: {}\n", start_sentence(record)));
     t
 }

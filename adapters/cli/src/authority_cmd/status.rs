@@ -176,6 +176,24 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         st.superseded_by.is_some(),
         st.applicability,
     );
+    // The lens results `lens submit` kept, while the lineage awaits them:
+    // once every selected lens has one, finalize is next (issue 26 §2).
+    let kept: Vec<probity_core::review::lens::Lens> =
+        if s.next_action() == probity_core::review::state::NextInput::RunLenses {
+            ctx.store
+                .submitted_results(s.lineage_id())
+                .map_err(|e| review_error(e.into()))?
+                .into_iter()
+                .map(|(l, _)| l)
+                .collect()
+        } else {
+            Vec::new()
+        };
+    let sentence = probity_core::review::recovery::next_sentence_kept(
+        &st.record,
+        &kept,
+        st.superseded_by.as_ref(),
+    );
     let next_transition = args.next_transition.then(|| {
         // Frozen inputs only for the lineage that governs the live
         // candidate; any lineage's are available from export-context.
@@ -219,8 +237,8 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
             )
         };
         NextTransition {
-            action: s.next_action(),
-            message: s.next_sentence(),
+            action: s.next_action_kept(&kept),
+            message: sentence.clone(),
             inputs,
             export,
         }
@@ -236,7 +254,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         selected_lenses: &s.frozen().selected_lenses,
         correction_budget: s.frozen().correction_budget,
         changed_paths: &s.snapshot().paths,
-        action: s.next_action(),
+        action: s.next_action_kept(&kept),
         receipt_path,
         predecessor: s.predecessor(),
         superseded_by: st.superseded_by.as_ref(),
@@ -246,7 +264,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
     };
     out.answer(&answer, || {
         let mut t = format!(
-            "{} {} (generation {})\n  applicability: {}\n  revision: {}\n",
+            "{} {} (generation {})\n  applicability: {}\n  store_revision: {}\n",
             s.lineage_id(),
             s.stage().name(),
             s.generation(),
@@ -277,8 +295,10 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
                 probity_core::review::recovery::PERSON_VALUES
             ));
         }
+        // The next step, always (issue 26 §2: `wrong_stage` sends people
+        // here); `--next-transition` adds the frozen inputs.
+        t.push_str(&format!("  next: {sentence}\n"));
         if let Some(next) = &answer.next_transition {
-            t.push_str(&format!("  next: {}\n", next.message));
             match &next.inputs {
                 FrozenInputs::Carried { candidate_diff, .. } => t.push_str(&format!(
                     "  frozen diff: {} bytes ({}); --json carries it\n",

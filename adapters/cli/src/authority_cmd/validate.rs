@@ -243,6 +243,10 @@ pub struct DecisionView<'a> {
     stage: GateStage,
     lineage_id: Option<&'a LineageId>,
     differing_paths: &'a [RepoPath],
+    /// The routing token, named as every answer names it (issue 26 §6).
+    action: NextAction,
+    /// The same token under its old name: an alias kept for one version
+    /// (docs/review-authority.md "JSON answers").
     next_action: NextAction,
     message: &'a str,
     /// Publication gates: each delivered range and how it was judged.
@@ -268,6 +272,7 @@ impl<'a> DecisionView<'a> {
             stage: d.stage(),
             lineage_id: d.lineage_id(),
             differing_paths: d.differing_paths(),
+            action: d.next_action(),
             next_action: d.next_action(),
             message: d.message(),
             deliveries: d.deliveries(),
@@ -432,6 +437,7 @@ pub fn validate(
     // worktree, is what is delivered. Read before any git runs (the git
     // adapter scrubs GIT_* from its children).
     let hook_index = std::env::var_os("GIT_INDEX_FILE").map(PathBuf::from);
+    let hook_amend = hook_index.is_some();
     // Inside a commit the committing repository is the hook's own (its cwd),
     // never the one PROBITY_REVIEW_CWD pins for lens capture.
     let ctx = match (&hook_index, &global.cwd) {
@@ -468,7 +474,15 @@ pub fn validate(
         None if args.staged => Delivery::Index(ctx.repo.git_dir().join("index")),
         None => Delivery::Worktree,
     };
-    let d = drivers::validate_pre_commit(&ctx.repo, &ctx.store, &delivery).map_err(review_error)?;
+    // Inside `git commit --amend` the commit replaces HEAD: what it
+    // delivers is HEAD's parent → the index (issue 26 §5).
+    let d = match &delivery {
+        Delivery::Index(index) if hook_amend && amend_in_progress() => {
+            drivers::validate_pre_commit_amend(&ctx.repo, &ctx.store, index)
+        }
+        _ => drivers::validate_pre_commit(&ctx.repo, &ctx.store, &delivery),
+    }
+    .map_err(review_error)?;
     let answer = PreCommitAnswer {
         decision: DecisionView::of(&d),
         delivery: match delivery {
@@ -714,4 +728,55 @@ fn validate_pre_push(
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
     })
+}
+
+/// Whether the commit this pre-commit gate runs inside is `git commit
+/// --amend` (issue 26 §5). Git tells its hooks nothing about it, so the
+/// intent is read where it is: the command line of the nearest `git`
+/// among this process's ancestors (the hook's shell runs between), through
+/// `/proc`. Where `/proc` is unavailable, or no `git` is found within a
+/// few generations, the commit is judged as a plain one.
+fn amend_in_progress() -> bool {
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..8 {
+        if pid <= 1 {
+            return false;
+        }
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            return false;
+        };
+        let args: Vec<&[u8]> = cmdline
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .collect();
+        let is_git = args.first().is_some_and(|a| {
+            let name = a.rsplit(|b| *b == b'/').next().unwrap_or(a);
+            name == b"git" || name == b"git-commit"
+        });
+        if is_git {
+            // The options before `--` (a path named `--amend` after it is
+            // a pathspec).
+            let opts = args.iter().skip(1).take_while(|a| **a != b"--");
+            let mut commit = false;
+            let mut amend = false;
+            for a in opts {
+                commit |= *a == b"commit";
+                amend |= *a == b"--amend";
+            }
+            return commit && amend;
+        }
+        let Some(parent) = parent_of(pid) else {
+            return false;
+        };
+        pid = parent;
+    }
+    false
+}
+
+/// The parent of process `pid`, from `/proc/<pid>/stat` (the field after
+/// the command name's closing parenthesis and the state).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
 }

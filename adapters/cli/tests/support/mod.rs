@@ -10,6 +10,7 @@ use std::process::Command;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 
+pub mod mcp;
 pub mod model_server;
 
 pub struct Run {

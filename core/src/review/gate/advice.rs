@@ -148,3 +148,18 @@ pub fn start_blocked_by(decision: &GateDecision) -> Option<&crate::review::ids::
         | NextAction::Retry => None,
     }
 }
+
+/// A pre-commit denial during `git commit --amend` (issue 26 §5): the
+/// amended commit delivers HEAD's parent's tree → the index, which is what
+/// pre-push judges; `probity start` reviews HEAD → the worktree instead, a
+/// review pre-push does not accept for the amended commit. A denial whose
+/// advice is "start a review" names the sequence that reviews what the
+/// amend delivers: take HEAD back (its changes stay staged), review, then
+/// commit with HEAD's message. Any other decision is returned as it is.
+pub fn for_amend(mut decision: GateDecision) -> GateDecision {
+    if !advice_offered(&decision) {
+        return decision;
+    }
+    decision.message = "this commit amends HEAD, so it delivers HEAD's parent → the index, and pre-push judges that; `probity start` now would review HEAD → the worktree, which pre-push does not accept for the amended commit. Review what the amend delivers instead: `git reset --soft HEAD~1` (HEAD's changes stay staged), then `probity start` (with the worktree as staged), the selected lenses and `probity finalize`, then `git commit -C ORIG_HEAD` (HEAD's message)".to_string();
+    decision
+}

@@ -30,8 +30,8 @@ mod refs;
 mod stack;
 
 pub use advice::{
-    advice_offered, point_at_escalated_change, point_at_escalation, point_at_open_correction,
-    start_blocked_by,
+    advice_offered, for_amend, point_at_escalated_change, point_at_escalation,
+    point_at_open_correction, start_blocked_by,
 };
 pub use first::*;
 pub use push::*;
@@ -484,6 +484,25 @@ impl GateDecision {
     }
 }
 
+/// The denial of a candidate with a path that is not UTF-8: which path
+/// (the changed paths git names with a `\xNN` escape) and the way out,
+/// before the review a start then takes.
+fn non_utf8_sentence(changed_paths: &[RepoPath]) -> String {
+    let escaped: Vec<&str> = changed_paths
+        .iter()
+        .map(RepoPath::as_str)
+        .filter(|p| p.contains("\\x"))
+        .collect();
+    let named = if escaped.is_empty() {
+        "a changed path".to_string()
+    } else {
+        escaped.join(", ")
+    };
+    format!(
+        "no review authority exists for this candidate, and `probity start` refuses it (`path_not_utf8`): {named} is not UTF-8 (shown with \\xNN escapes); rename it to a UTF-8 name (`git mv` if it is tracked) or keep it out of the candidate (untracked: add it to .git/info/exclude), then review with `probity start`, the selected lenses, and `probity finalize`"
+    )
+}
+
 /// What discovery found for the live target.
 #[derive(Debug, Clone, Copy)]
 pub enum Authority<'a> {
@@ -491,6 +510,14 @@ pub enum Authority<'a> {
     None {
         /// The live candidate's changed paths (what a new review would
         /// freeze).
+        changed_paths: &'a [RepoPath],
+    },
+    /// Nothing for this candidate, and a changed path is not UTF-8 (D-R32):
+    /// no review can freeze it, so `probity start` refuses the candidate
+    /// until the path is renamed or kept out (issue 26 §2).
+    NonUtf8 {
+        /// The live candidate's changed paths, a non-UTF-8 one escaped
+        /// (`\xNN` for each byte that is not UTF-8).
         changed_paths: &'a [RepoPath],
     },
     /// The lineage whose frozen target equals the live target, and the bytes
@@ -571,6 +598,14 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             changed_paths.to_vec(),
             NextAction::StartReview,
             "no review authority exists for this candidate: run `probity start`, the selected lenses, and `probity finalize`".into(),
+        ),
+        Authority::NonUtf8 { changed_paths } => deny(
+            ReasonCode::ReceiptMissing,
+            GateStage::Discovery,
+            None,
+            changed_paths.to_vec(),
+            NextAction::StartReview,
+            non_utf8_sentence(changed_paths),
         ),
         Authority::Exact { state, .. } if state.final_target() != live.target => deny(
             ReasonCode::ReceiptMismatch,

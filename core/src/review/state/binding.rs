@@ -8,6 +8,10 @@ use crate::review::lens::Lens;
 
 use super::*;
 
+/// What a recover command's `R`, `A` and `X` stand for.
+pub const PERSON_VALUES: &str =
+    "R: why, A: who decides, X: the maintainer's authorization; these are yours to give";
+
 /// The prepared binding of one selected lens (R2.10): the exact string an
 /// orchestrator prefixes to that lens's prompt. Only start names the target.
 /// A lineage with frozen prompt digests has `probity-lens-binding/v2`
@@ -132,11 +136,36 @@ impl ReviewState {
     /// this lineage.
     /// A final state takes no more input, but still has a next step: an
     /// approval is delivered, an escalation or an invalidation recovered
-    /// (R9) with an audited successor.
+    /// (R9) with an audited successor. Without the record's revision the
+    /// recovery is named by the `probity status` that prints it in full;
+    /// [`crate::review::recovery::next_sentence`] names the command itself.
     pub fn next_sentence(&self) -> String {
+        self.next_sentence_recovering(None, &[])
+    }
+
+    /// [`Self::next_sentence`], with `recover` the exact `probity recover`
+    /// command (every value the tool knows filled in) a final state names,
+    /// and `kept` the lenses whose results `lens submit` kept
+    /// ([`Self::next_action_kept`]).
+    pub fn next_sentence_recovering(&self, recover: Option<&str>, kept: &[Lens]) -> String {
         let lineage = &self.lineage_id;
-        let inspect = format!(
-            "`probity status --lineage {lineage}` prints the revision to pass as `--expected-predecessor-revision`"
+        let disposition = match &self.stage {
+            Stage::Invalidated { .. } => "invalidated",
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. } => "escalation_authorized",
+        };
+        let recover = recover.map_or_else(
+            || {
+                format!(
+                    "the `probity recover` command (disposition `{disposition}`) that `probity status --lineage {lineage}` prints with this lineage's revision"
+                )
+            },
+            |cmd| format!("`{cmd}` ({PERSON_VALUES})"),
         );
         match &self.stage {
             Stage::Approved { .. } => "deliver exactly the reviewed candidate: commit it if it is not committed yet, then push with `probity push <remote>` (it also publishes the review for a server-side gate); `probity validate --gate pre-commit` or `--gate pre-push` checks the delivery first".to_string(),
@@ -144,21 +173,34 @@ impl ReviewState {
                 reason: Escalation::EvidenceFailed { .. },
                 ..
             } => format!(
-                "the independent check failed, so this review escalated, and a person decides how it goes on (a new `probity start` over these paths is refused: it would open a fresh budget without them): fix the candidate (or leave it, if the failure is not the change's, a flaky check), then, with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` reviews the live candidate as the audited successor ({inspect})"
+                "the independent check failed, so this review escalated, and a person decides how it goes on (a new `probity start` over these paths is refused: it would open a fresh budget without them): fix the candidate (or leave it, if the failure is not the change's, a flaky check), then, with their authorization, {recover} reviews the live candidate as the audited successor"
             ),
             Stage::Escalated { .. } => format!(
-                "a person decides: with their authorization, `probity recover --predecessor-lineage {lineage} --disposition escalation_authorized --authorization <who and why> --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+                "a person decides: with their authorization, {recover} reviews the live candidate as the audited successor"
             ),
             Stage::Invalidated { .. } => format!(
-                "review the candidate again with `probity start`, or record the successor of this lineage with `probity recover --predecessor-lineage {lineage} --disposition invalidated --reason <why> --actor <you> --expected-predecessor-revision <rev>` ({inspect})"
+                "review the candidate again with `probity start`, or record the successor of this lineage with {recover}"
             ),
             Stage::Reviewing
             | Stage::AwaitingRefuter { .. }
             | Stage::CorrectionRequired { .. }
             | Stage::Correcting { .. }
             | Stage::Validating { .. } => self
-                .next_action()
+                .next_action_kept(kept)
                 .sentence(lineage, &self.frozen.selected_lenses),
+        }
+    }
+
+    /// [`Self::next_action`], knowing which lens results `lens submit`
+    /// kept: a lineage awaiting its lens results that has one kept for
+    /// every selected lens next takes `finalize` ([`NextInput::Finalize`]).
+    pub fn next_action_kept(&self, kept: &[Lens]) -> NextInput {
+        let next = self.next_action();
+        let all_kept = self.frozen.selected_lenses.iter().all(|l| kept.contains(l));
+        if next == NextInput::RunLenses && all_kept {
+            NextInput::Finalize
+        } else {
+            next
         }
     }
 
@@ -215,6 +257,9 @@ pub enum PreflightError {
 pub enum NextInput {
     /// Run each selected lens once, then `finalize --result ...`.
     RunLenses,
+    /// Every selected lens result is kept (`lens submit`): `finalize
+    /// --lineage L` takes them (issue 26 §2).
+    Finalize,
     /// Run the single refuter batch, then `finalize --refuter F`.
     ProvideRefuter,
     /// `finalize --correction-lines N` before editing.
@@ -233,25 +278,46 @@ impl NextInput {
         // Every command names the lineage: a review of committed work is
         // not the live candidate's, so discovery alone would not find it.
         match self {
-            NextInput::RunLenses => format!(
-                "run each selected lens once ({}), submit each result with `probity lens submit --lineage {lineage} --lens <name> <result.json>`, then `probity finalize --lineage {lineage}` (or `probity finalize --lineage {lineage} --result <name>=<result.json>...`)",
-                lenses
+            NextInput::RunLenses => {
+                // Every value the tool knows is printed (issue 26 §1): the
+                // lens names; `F` is each result's file, a person's value.
+                let submits = lenses
                     .iter()
-                    .map(|l| l.name())
+                    .map(|l| {
+                        format!(
+                            "`probity lens submit --lineage {lineage} --lens {} F`",
+                            l.name()
+                        )
+                    })
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", ");
+                let results = lenses
+                    .iter()
+                    .map(|l| format!(" --result {}=F", l.name()))
+                    .collect::<String>();
+                format!(
+                    "run each selected lens once ({}), submit each result with {submits} (F: that lens's result file), then `probity finalize --lineage {lineage}` (or in one call `probity finalize --lineage {lineage}{results}`)",
+                    lenses
+                        .iter()
+                        .map(|l| l.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+            NextInput::Finalize => format!(
+                "every selected lens result is kept: `probity finalize --lineage {lineage}` takes them"
             ),
             NextInput::ProvideRefuter => format!(
-                "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter <batch.json>`"
+                "run the refuter once over the inferential severe findings, then `probity finalize --lineage {lineage} --refuter F` (F: the refuter's batch file)"
             ),
             NextInput::ForecastCorrection => format!(
                 "before editing, forecast the correction size: `probity finalize --lineage {lineage} --correction-lines N`"
             ),
             NextInput::ProvideValidation => format!(
-                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage {lineage} --validation <result.json>`"
+                "fix the admitted findings inside the genesis paths, run the targeted validator, then `probity finalize --lineage {lineage} --validation F` (F: the validator's result file)"
             ),
             NextInput::ProvideEvidence => format!(
-                "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- <check...>` (or give its output: `probity finalize --lineage {lineage} --evidence <file>`)"
+                "run the independent check through Probity: `probity finalize --lineage {lineage} --evidence-cmd -- ARGV...` (ARGV: the check's program and arguments; or give its output: `probity finalize --lineage {lineage} --evidence F`)"
             ),
             NextInput::None => "nothing: the review is final".into(),
         }

@@ -17,7 +17,7 @@ use crate::review::correction::{
     Attempt, Correction, FixMeasurement, MAX_FAILED_ATTEMPTS, ValidationRecord, fix_delta_hash,
 };
 use crate::review::evidence::{
-    EvidenceDocError, EvidenceReading, EvidenceVerdict, evidence_reading,
+    EvidenceDocError, EvidenceReading, EvidenceVerdict, KeptCheck, evidence_reading,
 };
 use crate::review::finding::{
     AcceptedResult, CausalDisposition, Finding, RefuterOutcome, RefuterResult, RefuterVerdict,

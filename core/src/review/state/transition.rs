@@ -393,6 +393,56 @@ impl ReviewState {
         }
     }
 
+    /// Whether a check `--evidence-cmd` would run now (`argv`, on this
+    /// lineage's final candidate tree) could land, decided before it runs
+    /// (issue 26 §7): `validating` takes its verdict; a lineage that took
+    /// its final evidence (approved, or escalated on a failed check) takes
+    /// only the same evidence again, which a check can give only when
+    /// `kept`, the check that gave it, is this one on this tree; any other
+    /// run is [`TransitionError::DifferentRetry`] without running (so is
+    /// every run when the evidence taken is no kept check's: opaque bytes);
+    /// any other stage refuses evidence. Nothing changes.
+    pub fn evidence_run_may_land(
+        &self,
+        kept: Option<&KeptCheck>,
+        argv: &[String],
+    ) -> Result<(), TransitionError> {
+        match &self.stage {
+            Stage::Validating { .. } => Ok(()),
+            Stage::Approved {
+                evidence_hash: taken,
+                ..
+            }
+            | Stage::Escalated {
+                reason:
+                    Escalation::EvidenceFailed {
+                        evidence_hash: taken,
+                    },
+                ..
+            } => {
+                let same = kept.is_some_and(|k| {
+                    k.evidence_hash == *taken
+                        && k.argv == argv
+                        && k.tree == *self.final_candidate_tree()
+                });
+                if same {
+                    Ok(())
+                } else {
+                    Err(TransitionError::DifferentRetry {
+                        lineage: self.lineage_id.to_string(),
+                        what: "evidence",
+                    })
+                }
+            }
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Escalated { .. }
+            | Stage::Invalidated { .. } => Err(self.wrong_stage("evidence")),
+        }
+    }
+
     /// [`Self::accept_evidence`] for opaque evidence an adapter hashed while
     /// streaming it (`Sha256Digest::of(EVIDENCE_DOMAIN, ..)` of non-empty
     /// bytes: the caller refuses empty evidence first).
