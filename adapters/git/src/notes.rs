@@ -64,12 +64,7 @@ impl Repo {
     /// deleting the scratch refs dead runs left.
     fn scratch_ref(&self, kind: &str) -> Result<ScratchRef<'_>, GitError> {
         let dir = self.common_dir();
-        probity_scratch::scavenge_with(dir, OWNER_PREFIX, |artifact| {
-            match ref_of_owner(artifact) {
-                Some(name) => self.run(["update-ref", "-d", name.as_str()]).is_ok(),
-                None => true,
-            }
-        });
+        self.settle_scratch_notes();
         let prefix = format!("{OWNER_PREFIX}{kind}-");
         let mut owner = probity_scratch::Scratch::reserve_only(dir, &prefix)?;
         // With loose refs an interrupted run's cleanup removes the ref file
@@ -90,6 +85,22 @@ impl Repo {
             owner,
             _loose: loose,
         })
+    }
+}
+
+impl Repo {
+    /// Deletes the scratch notes refs (`refs/notes/probity-<kind>-*`) that
+    /// dead runs left, each with its owner lock: only those whose owner
+    /// lock no live process holds. `publish` and `push` run it first, so a
+    /// run killed after its notes landed (nothing left for the next run to
+    /// write, so no new scratch ref) leaves nothing behind the next run.
+    pub fn settle_scratch_notes(&self) {
+        probity_scratch::scavenge_with(self.common_dir(), OWNER_PREFIX, |artifact| {
+            match ref_of_owner(artifact) {
+                Some(name) => self.run(["update-ref", "-d", name.as_str()]).is_ok(),
+                None => true,
+            }
+        });
     }
 }
 

@@ -16,8 +16,10 @@ pub enum Entry {
     Artifact(PathBuf),
     /// An owner lock file, removed after every artifact.
     Owner(PathBuf),
-    /// A child process to kill (and briefly wait for) before any removal,
-    /// so it cannot write an artifact again after it was removed.
+    /// A child process (a git) to stop before any removal, so it cannot
+    /// write an artifact again after it was removed: asked first (SIGTERM,
+    /// on which git removes the lock files it holds) and waited for,
+    /// killed only when it outlives [`CHILD_GRACE`].
     Child(u32),
     /// A process group (a child spawned as its own group's leader) to kill.
     Group(u32),
@@ -119,12 +121,20 @@ pub fn snapshot() -> Vec<Entry> {
     entries().values().cloned().collect()
 }
 
-/// How long an interrupted run waits for a killed child to be gone.
-const CHILD_GRACE: Duration = Duration::from_secs(2);
+/// How long an interrupted run waits for a child it asked to stop before
+/// it kills it, and then for the killed child to be gone.
+pub const CHILD_GRACE: Duration = Duration::from_secs(2);
 
-/// Undoes everything registered: kills children and groups, waits (bounded)
-/// for killed children, then removes artifacts and, last, owner locks. The
+/// Undoes everything registered: asks children to stop (SIGTERM) and kills
+/// groups, waits (bounded) for the children, kills those still running and
+/// waits for them too, then removes artifacts and, last, owner locks. The
 /// set is left as it was.
+///
+/// A child is never killed first: a git killed while it holds a lock
+/// (`refs/notes/probity.lock`, `packed-refs.lock`, a remote-tracking ref's)
+/// leaves the lock file behind and every later git that needs the ref
+/// fails "cannot lock ref"; asked with SIGTERM, git removes its lock files
+/// and ends. Only a child still running after [`CHILD_GRACE`] is killed.
 pub fn undo_all() {
     let set = entries();
     undo(&set);
@@ -143,15 +153,18 @@ fn undo(set: &BTreeMap<u64, Entry>) {
     let all: Vec<&Entry> = set.values().collect();
     for e in &all {
         match e {
-            Entry::Child(pid) => kill(*pid, false),
-            Entry::Group(pid) => kill(*pid, true),
+            Entry::Child(pid) => signal(*pid, false, libc::SIGTERM),
+            Entry::Group(pid) => signal(*pid, true, libc::SIGKILL),
             _ => {}
         }
     }
-    let deadline = Instant::now() + CHILD_GRACE;
+    let asked = Instant::now() + CHILD_GRACE;
     for e in &all {
-        if let Entry::Child(pid) = e {
-            wait_gone(*pid, deadline);
+        if let Entry::Child(pid) = e
+            && !wait_gone(*pid, asked)
+        {
+            signal(*pid, false, libc::SIGKILL);
+            wait_gone(*pid, Instant::now() + CHILD_GRACE);
         }
     }
     for e in &all {
@@ -166,7 +179,7 @@ fn undo(set: &BTreeMap<u64, Entry>) {
     }
 }
 
-fn kill(pid: u32, group: bool) {
+fn signal(pid: u32, group: bool, sig: libc::c_int) {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return;
     };
@@ -174,23 +187,27 @@ fn kill(pid: u32, group: bool) {
     // SAFETY: kill(2) sends a signal to our own child (or the group it
     // leads); no memory is shared.
     unsafe {
-        libc::kill(target, libc::SIGKILL);
+        libc::kill(target, sig);
     }
 }
 
 /// Waits until `pid` has exited: reaped here, or already reaped by the
-/// thread that spawned it (then waitpid reports no such child).
-fn wait_gone(pid: u32, deadline: Instant) {
+/// thread that spawned it (then waitpid reports no such child). False
+/// when it still runs at `deadline`.
+fn wait_gone(pid: u32, deadline: Instant) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return;
+        return true;
     };
     loop {
         let mut status = 0;
         // SAFETY: waitpid(2) on our own child, non-blocking, with a valid
         // out-pointer.
         let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r != 0 || Instant::now() >= deadline {
-            return;
+        if r != 0 {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(2));
     }
