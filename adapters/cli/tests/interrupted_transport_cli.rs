@@ -612,3 +612,97 @@ fn import_publish_and_push_killed_at_random_points_are_completed_by_the_next_run
         );
     }
 }
+
+/// A recovered chain's import SIGKILLed once its successor's record is on
+/// disk (its supersession marker maybe not yet written) is completed by the
+/// next import: the predecessor is marked superseded by the successor and
+/// no pending successor is left. The rerun used to skip every record the
+/// store held, so the marker was never written.
+#[test]
+fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next_run() {
+    let (f, _remote_dir, _remote) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    let first = approve_live(f.root(), inputs.path());
+    let l1 = first["lineage_id"].as_str().unwrap().to_string();
+    let rev = first["store_revision"].as_str().unwrap().to_string();
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() { 2 }\n",
+    )
+    .unwrap();
+    let rec = probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &l1,
+            "--expected-predecessor-revision",
+            &rev,
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "edited after approval",
+            "--actor",
+            "maintainer",
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let l2 = approve_live(f.root(), inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    f.commit_all("reviewed twice").unwrap();
+    let bundle = inputs.path().join("chain.json");
+    let e = probity(
+        f.root(),
+        &[
+            "bundle",
+            "export",
+            "--lineage",
+            &l2,
+            "--out",
+            bundle.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    let b_dir = tempfile::tempdir().unwrap();
+    let b = b_dir.path().join("b");
+    f.git(&[
+        "clone",
+        "-q",
+        f.root().to_str().unwrap(),
+        b.to_str().unwrap(),
+    ])
+    .unwrap();
+    let store = b.join(".git/probity/reviews/v1");
+    let successor = store.join(&l2).join("state.json");
+    let marker = store.join(&l1).join("superseded-by");
+    let pending = store.join(&l1).join("successor.pending");
+    let import = || quiet(&b, &["bundle", "import", bundle.to_str().unwrap()]);
+    let mut torn = false;
+    for _ in 0..50 {
+        let _ = std::fs::remove_dir_all(b.join(".git/probity"));
+        let killed = signal_when(&mut import(), || successor.is_file(), "-KILL");
+        if killed.is_some() && !marker.is_file() {
+            torn = true;
+            break;
+        }
+    }
+    assert!(torn, "no SIGKILL left a successor without its marker");
+    let again = probity(&b, &["bundle", "import", bundle.to_str().unwrap()]);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&marker).ok(),
+        Some(format!("{l2}\n")),
+        "the rerun marked the predecessor superseded"
+    );
+    assert!(!pending.exists(), "no pending successor is left");
+    assert_eq!(unreachable_reviews(&b.join(".git")), Vec::<String>::new());
+    let gate = probity(
+        &b,
+        &["validate", "--gate", "pre-push", "--range", "HEAD~1..HEAD"],
+    );
+    assert_eq!(gate.json["decision"], "allow", "{}", gate.stdout);
+    assert_eq!(gate.json["lineage_id"], l2.as_str());
+}

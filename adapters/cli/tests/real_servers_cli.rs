@@ -394,7 +394,7 @@ impl Server {
     }
 
     /// A fresh clone of the served repository over the network.
-    fn clone(&self, name: &str) -> Clone {
+    fn clone(&self, name: &str) -> Dev {
         let dir = tempfile::tempdir().unwrap();
         let home = tempfile::tempdir().unwrap();
         let path = dir.path().join(name);
@@ -404,7 +404,7 @@ impl Server {
             &["clone", "-q", &self.url, path.to_str().unwrap()],
         )
         .unwrap_or_else(|e| panic!("{e}{}", self.logs()));
-        let c = Clone {
+        let c = Dev {
             _dir: dir,
             home,
             path,
@@ -420,14 +420,14 @@ impl Server {
 }
 
 /// A developer clone of a served repository.
-struct Clone {
+struct Dev {
     _dir: tempfile::TempDir,
     home: tempfile::TempDir,
     path: PathBuf,
     inputs: tempfile::TempDir,
 }
 
-impl Clone {
+impl Dev {
     fn git(&self, args: &[&str]) -> Result<String, String> {
         git(&self.path, self.home.path(), args)
     }
@@ -571,7 +571,7 @@ fn notes_only(s: &Server) {
 fn ten_clones_at_once(s: &Server) {
     const REVIEWED: usize = 7;
     const ALL: usize = 10;
-    let clones: Vec<(Clone, String, Option<String>)> = (0..ALL)
+    let clones: Vec<(Dev, String, Option<String>)> = (0..ALL)
         .map(|i| {
             let c = s.clone(&format!("c{i}"));
             let branch = format!("c{i}");
