@@ -125,12 +125,24 @@ fn signal_when_then(
 
 /// Runs `cmd` and sends `signal` to Probity alone after `delay`; waits for
 /// it and its group. None: the run ended before the signal.
+/// `ctrl-c` is SIGINT to Probity's whole process group, its git children
+/// included, as a terminal sends it.
 fn signal_after(cmd: &mut Command, delay: Duration, signal: &str) -> Option<ExitStatus> {
     use std::os::unix::process::ExitStatusExt;
     let mut child = cmd.spawn().unwrap();
     let pid = child.id();
     std::thread::sleep(delay);
-    let sent = child.try_wait().unwrap().is_none() && send(signal, pid);
+    let sent = child.try_wait().unwrap().is_none()
+        && if signal == "ctrl-c" {
+            Command::new("kill")
+                .args(["-INT", "--", &format!("-{pid}")])
+                .stderr(Stdio::null())
+                .status()
+                .unwrap()
+                .success()
+        } else {
+            send(signal, pid)
+        };
     let status = child.wait().unwrap();
     wait_group_gone(pid);
     (sent && status.signal().is_some()).then_some(status)
@@ -416,7 +428,8 @@ fn an_import_killed_after_its_record_is_completed_by_the_next_run() {
 
 /// A `reference-transaction` hook that, the first time `ref` is being
 /// updated ("prepared": git holds the ref's lock), records its pid in
-/// `pid` and sleeps: git holds the lock until the hook returns.
+/// `pid` and sleeps a second (less than the grace an interrupted run
+/// gives its children): git holds the lock until the hook returns.
 fn hold_lock_hook(git_dir: &Path, reference: &str, pid: &Path) {
     let hooks = git_dir.join("hooks");
     std::fs::create_dir_all(&hooks).unwrap();
@@ -430,7 +443,7 @@ fn hold_lock_hook(git_dir: &Path, reference: &str, pid: &Path) {
              [ -e '{marker}' ] && exit 0\n\
              : > '{marker}'\n\
              echo $$ > '{pid}.tmp' && mv '{pid}.tmp' '{pid}'\n\
-             exec sleep 30\n",
+             exec sleep 1\n",
             marker = marker.display(),
             pid = pid.display(),
         )
@@ -447,8 +460,10 @@ fn end_hook(pid: &Path) {
 }
 
 /// SIGTERM or SIGINT reaching `probity publish` (or `probity push`) while
-/// its git child holds a ref's lock: the child is asked to stop and waited
-/// for, so git removes its lock file, and the next run succeeds. It used
+/// its git child holds a ref's lock: the child is waited for (publish's
+/// `update-ref` finishes its update, its signals held back) or asked to
+/// stop (push's `git push`, on which git removes its lock file), and the
+/// next run succeeds. It used
 /// to be SIGKILLed and leave `refs/notes/probity.lock` (or the
 /// remote-tracking ref's lock) behind: every later publish failed "cannot
 /// lock ref". Deterministic: a `reference-transaction` hook holds git in
@@ -517,9 +532,10 @@ impl Delays {
 }
 
 /// Issue 21 §7: `bundle import`, `publish` and `push` (to a bare remote
-/// with the server hook) ended by SIGINT, SIGTERM or SIGKILL at moments
-/// spread over each run's length (deterministic seeds), ten times per
-/// signal and command: after each, the next run of the same command
+/// with the server hook) ended by SIGINT, SIGTERM or SIGKILL (to Probity
+/// alone) or Ctrl-C (SIGINT to its whole process group) at moments spread
+/// over each run's length (deterministic seeds), ten times per signal and
+/// command: after each, the next run of the same command
 /// succeeds and delivers what the command promises (the review reachable,
 /// the note written, the commit and its note on the remote), and nothing
 /// is left: no lock file in either clone or the remote, no scratch notes
@@ -579,7 +595,7 @@ fn import_publish_and_push_killed_at_random_points_are_completed_by_the_next_run
             assert!(done(&w), "{what}: the uninterrupted run");
         }
         let mut ended = 0;
-        for (s, signal) in ["-INT", "-TERM", "-KILL"].iter().enumerate() {
+        for (s, signal) in ["-INT", "-TERM", "-KILL", "ctrl-c"].iter().enumerate() {
             let mut delays = Delays(0x5eed + 31 * k as u64 + s as u64);
             for round in 0..10 {
                 let delay = length.mul_f64(delays.next());

@@ -77,6 +77,40 @@ pub fn spawn(
     Ok((child, Registered(key)))
 }
 
+/// The signals a sheltered child starts with blocked ([`spawn_sheltered`]).
+pub const SHELTERED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// [`spawn`] (not as a group), with [`SHELTERED`] blocked in the child: a
+/// short git that writes a ref (`update-ref`, `notes add`, `notes merge`)
+/// is never ended between creating its lock file and installing the
+/// handler that would remove it (git installs it only after its first
+/// lock file exists, so a signal in that window leaves the lock for good,
+/// as a terminal's Ctrl-C did for every git in the process group). The
+/// signals stay pending: the child finishes its update and ends; an
+/// interrupted run waits for it ([`CHILD_GRACE`]) and kills it only past
+/// that. Its own children (a hook) inherit the blocked signals.
+pub fn spawn_sheltered(
+    cmd: &mut std::process::Command,
+) -> std::io::Result<(std::process::Child, Registered)> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only async-signal-safe calls are made
+    // (sigemptyset, sigaddset, pthread_sigmask), on a set on the stack.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in SHELTERED {
+                libc::sigaddset(&mut set, sig);
+            }
+            match libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) {
+                0 => Ok(()),
+                e => Err(std::io::Error::from_raw_os_error(e)),
+            }
+        });
+    }
+    spawn(cmd, false)
+}
+
 /// Runs `f`, one change this process makes to a registered artifact
 /// itself (a directory or a file created inside it, a rename out of it),
 /// with the set locked. An interrupted run's cleanup holds the same lock
