@@ -168,7 +168,8 @@ pub const CHILD_GRACE: Duration = Duration::from_secs(2);
 /// (`refs/notes/probity.lock`, `packed-refs.lock`, a remote-tracking ref's)
 /// leaves the lock file behind and every later git that needs the ref
 /// fails "cannot lock ref"; asked with SIGTERM, git removes its lock files
-/// and ends. Only a child still running after [`CHILD_GRACE`] is killed.
+/// and ends. Only a child still running after [`CHILD_GRACE`] is killed
+/// (D-R66).
 pub fn undo_all() {
     let set = entries();
     undo(&set);

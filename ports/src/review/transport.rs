@@ -296,7 +296,7 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
         // power loss) and before its target index or successor marker
         // named it left a review nothing can reach, and the store's
         // creation is an exact retry that finishes it (answering
-        // `Existing` when there was nothing left to do).
+        // `Existing` when there was nothing left to do; D-R65).
         let created = if r.state().predecessor().is_some() {
             store.create_successor(r)?
         } else {
