@@ -276,6 +276,9 @@ fn published_text(p: &drivers::Published) -> String {
 
 pub fn publish(global: &GlobalArgs, out: Output, args: &PublishArgs) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
+    // What a killed publish or push left (a scratch notes ref) goes first,
+    // even when this run has nothing to write.
+    ctx.repo.settle_scratch_notes();
     let (tip, exclude, remotes) = match &args.range {
         Some(spec) => {
             let (a, b) = spec
@@ -305,6 +308,7 @@ pub fn publish(global: &GlobalArgs, out: Output, args: &PublishArgs) -> Result<E
 
 pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
+    ctx.repo.settle_scratch_notes();
     let remote = args.remote.clone().unwrap_or_else(|| "origin".into());
     let refspecs = if args.refspecs.is_empty() {
         vec!["HEAD".to_string()]

@@ -145,6 +145,9 @@ pub struct GitCli {
     /// settings of a command that talks to a remote
     /// ([`GitCli::with_transport_env`]).
     kept: Vec<(OsString, OsString)>,
+    /// Whether [`GitCli::output`] starts git with the interrupting signals
+    /// blocked ([`GitCli::sheltered`]).
+    sheltered: bool,
 }
 
 impl Default for GitCli {
@@ -152,6 +155,7 @@ impl Default for GitCli {
         Self {
             exe: OsString::from("git"),
             kept: Vec::new(),
+            sheltered: false,
         }
     }
 }
@@ -237,6 +241,7 @@ impl GitCli {
         Self {
             exe: exe.into(),
             kept: Vec::new(),
+            sheltered: false,
         }
     }
 
@@ -267,6 +272,17 @@ impl GitCli {
     /// for an observation of the local repository.
     pub fn with_transport_env(mut self) -> Self {
         self.keep(is_transport_env);
+        self
+    }
+
+    /// Starts git with SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked
+    /// ([`probity_scratch::registry::spawn_sheltered`]): for the short
+    /// local commands that write a ref, so an interrupted run waits for
+    /// them to finish instead of ending one between creating its lock file
+    /// and installing git's own cleanup, which leaves the lock for good.
+    /// Never for a command that talks to a remote or may run long.
+    pub fn sheltered(mut self) -> Self {
+        self.sheltered = true;
         self
     }
 
@@ -371,13 +387,15 @@ impl GitCli {
             cmd.stdin(Stdio::piped());
         }
         // Stopped first if Probity is interrupted (see probity-scratch).
-        let (mut child, _running) =
-            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
-                GitError::Spawn {
-                    exe: self.exe.to_string_lossy().into_owned(),
-                    source,
-                }
-            })?;
+        let spawned = if self.sheltered {
+            probity_scratch::registry::spawn_sheltered(&mut cmd)
+        } else {
+            probity_scratch::registry::spawn(&mut cmd, false)
+        };
+        let (mut child, _running) = spawned.map_err(|source| GitError::Spawn {
+            exe: self.exe.to_string_lossy().into_owned(),
+            source,
+        })?;
         if let Some(input) = stdin {
             // Write stdin from a scoped thread so a large output cannot
             // deadlock against a large input.

@@ -44,7 +44,7 @@ impl Drop for ScratchRef<'_> {
         // so the next pass deletes the ref.
         let gone = self
             .repo
-            .run(["update-ref", "-d", self.name.as_str()])
+            .run_sheltered(["update-ref", "-d", self.name.as_str()], None)
             .is_ok();
         self.owner.keep_lock_file(!gone);
     }
@@ -64,12 +64,7 @@ impl Repo {
     /// deleting the scratch refs dead runs left.
     fn scratch_ref(&self, kind: &str) -> Result<ScratchRef<'_>, GitError> {
         let dir = self.common_dir();
-        probity_scratch::scavenge_with(dir, OWNER_PREFIX, |artifact| {
-            match ref_of_owner(artifact) {
-                Some(name) => self.run(["update-ref", "-d", name.as_str()]).is_ok(),
-                None => true,
-            }
-        });
+        self.settle_scratch_notes();
         let prefix = format!("{OWNER_PREFIX}{kind}-");
         let mut owner = probity_scratch::Scratch::reserve_only(dir, &prefix)?;
         // With loose refs an interrupted run's cleanup removes the ref file
@@ -90,6 +85,24 @@ impl Repo {
             owner,
             _loose: loose,
         })
+    }
+}
+
+impl Repo {
+    /// Deletes the scratch notes refs (`refs/notes/probity-<kind>-*`) that
+    /// dead runs left, each with its owner lock: only those whose owner
+    /// lock no live process holds. `publish` and `push` run it first, so a
+    /// run killed after its notes landed (nothing left for the next run to
+    /// write, so no new scratch ref) leaves nothing behind the next run.
+    pub fn settle_scratch_notes(&self) {
+        probity_scratch::scavenge_with(self.common_dir(), OWNER_PREFIX, |artifact| {
+            match ref_of_owner(artifact) {
+                Some(name) => self
+                    .run_sheltered(["update-ref", "-d", name.as_str()], None)
+                    .is_ok(),
+                None => true,
+            }
+        });
     }
 }
 
@@ -232,11 +245,11 @@ impl Repo {
         }
         let scratch = self.scratch_ref("write")?;
         if let Some(old) = expected {
-            self.run(["update-ref", scratch.name.as_str(), old.as_str()])?;
+            self.run_sheltered(["update-ref", scratch.name.as_str(), old.as_str()], None)?;
         }
         let ref_arg = format!("--ref={}", scratch.name);
         for (commit, bytes) in notes {
-            self.run_with(
+            self.run_sheltered(
                 [
                     "notes",
                     ref_arg.as_str(),
@@ -246,7 +259,6 @@ impl Repo {
                     "-",
                     commit.as_str(),
                 ],
-                &[],
                 Some(bytes),
             )?;
         }
@@ -259,7 +271,7 @@ impl Repo {
             Some(c) => c.to_string(),
             None => zero_like(None, format.trim_ascii() == b"sha256"),
         };
-        self.run(["update-ref", NOTES_REF, new.as_str(), old.as_str()])?;
+        self.run_sheltered(["update-ref", NOTES_REF, new.as_str(), old.as_str()], None)?;
         Ok(())
     }
 
@@ -385,20 +397,26 @@ impl Repo {
         match self.notes_tip()? {
             None => {
                 let zero = zero_like(Some(&theirs), false);
-                self.run(["update-ref", NOTES_REF, theirs.as_str(), zero.as_str()])?;
+                self.run_sheltered(
+                    ["update-ref", NOTES_REF, theirs.as_str(), zero.as_str()],
+                    None,
+                )?;
                 Ok(true)
             }
             Some(ours) if self.is_ancestor(&theirs, &ours)? => Ok(false),
             Some(_) => {
-                self.run([
-                    "notes",
-                    "--ref=probity",
-                    "merge",
-                    "-q",
-                    "-s",
-                    "cat_sort_uniq",
-                    incoming.name.as_str(),
-                ])?;
+                self.run_sheltered(
+                    [
+                        "notes",
+                        "--ref=probity",
+                        "merge",
+                        "-q",
+                        "-s",
+                        "cat_sort_uniq",
+                        incoming.name.as_str(),
+                    ],
+                    None,
+                )?;
                 Ok(true)
             }
         }

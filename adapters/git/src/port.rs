@@ -152,7 +152,7 @@ impl Repo {
         for (name, tree) in trees {
             stdin.push_str(&format!("update refs/probity/{lineage}/{name} {tree}\n"));
         }
-        self.run_with(["update-ref", "--stdin"], &[], Some(stdin.as_bytes()))?;
+        self.run_sheltered(["update-ref", "--stdin"], Some(stdin.as_bytes()))?;
         Ok(())
     }
 }

@@ -136,6 +136,20 @@ impl Repo {
         self.git.run(&self.root, args)
     }
 
+    /// Runs a short local git that writes a ref at the root, sheltered
+    /// from interrupting signals ([`GitCli::sheltered`]): an interrupted
+    /// run waits for it to finish, so it never leaves its lock file.
+    pub fn run_sheltered<I, S>(&self, args: I, stdin: Option<&[u8]>) -> Result<Vec<u8>, GitError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.git
+            .clone()
+            .sheltered()
+            .run_with(&self.root, args, &[], stdin)
+    }
+
     /// Runs git at the root with extra environment and optional stdin.
     pub fn run_with<I, S>(
         &self,

@@ -16,8 +16,10 @@ pub enum Entry {
     Artifact(PathBuf),
     /// An owner lock file, removed after every artifact.
     Owner(PathBuf),
-    /// A child process to kill (and briefly wait for) before any removal,
-    /// so it cannot write an artifact again after it was removed.
+    /// A child process (a git) to stop before any removal, so it cannot
+    /// write an artifact again after it was removed: asked first (SIGTERM,
+    /// on which git removes the lock files it holds) and waited for,
+    /// killed only when it outlives [`CHILD_GRACE`].
     Child(u32),
     /// A process group (a child spawned as its own group's leader) to kill.
     Group(u32),
@@ -75,6 +77,40 @@ pub fn spawn(
     Ok((child, Registered(key)))
 }
 
+/// The signals a sheltered child starts with blocked ([`spawn_sheltered`]).
+pub const SHELTERED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
+
+/// [`spawn`] (not as a group), with [`SHELTERED`] blocked in the child: a
+/// short git that writes a ref (`update-ref`, `notes add`, `notes merge`)
+/// is never ended between creating its lock file and installing the
+/// handler that would remove it (git installs it only after its first
+/// lock file exists, so a signal in that window leaves the lock for good,
+/// as a terminal's Ctrl-C did for every git in the process group). The
+/// signals stay pending: the child finishes its update and ends; an
+/// interrupted run waits for it ([`CHILD_GRACE`]) and kills it only past
+/// that. Its own children (a hook) inherit the blocked signals.
+pub fn spawn_sheltered(
+    cmd: &mut std::process::Command,
+) -> std::io::Result<(std::process::Child, Registered)> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only async-signal-safe calls are made
+    // (sigemptyset, sigaddset, pthread_sigmask), on a set on the stack.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in SHELTERED {
+                libc::sigaddset(&mut set, sig);
+            }
+            match libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) {
+                0 => Ok(()),
+                e => Err(std::io::Error::from_raw_os_error(e)),
+            }
+        });
+    }
+    spawn(cmd, false)
+}
+
 /// Runs `f`, one change this process makes to a registered artifact
 /// itself (a directory or a file created inside it, a rename out of it),
 /// with the set locked. An interrupted run's cleanup holds the same lock
@@ -119,12 +155,21 @@ pub fn snapshot() -> Vec<Entry> {
     entries().values().cloned().collect()
 }
 
-/// How long an interrupted run waits for a killed child to be gone.
-const CHILD_GRACE: Duration = Duration::from_secs(2);
+/// How long an interrupted run waits for a child it asked to stop before
+/// it kills it, and then for the killed child to be gone.
+pub const CHILD_GRACE: Duration = Duration::from_secs(2);
 
-/// Undoes everything registered: kills children and groups, waits (bounded)
-/// for killed children, then removes artifacts and, last, owner locks. The
+/// Undoes everything registered: asks children to stop (SIGTERM) and kills
+/// groups, waits (bounded) for the children, kills those still running and
+/// waits for them too, then removes artifacts and, last, owner locks. The
 /// set is left as it was.
+///
+/// A child is never killed first: a git killed while it holds a lock
+/// (`refs/notes/probity.lock`, `packed-refs.lock`, a remote-tracking ref's)
+/// leaves the lock file behind and every later git that needs the ref
+/// fails "cannot lock ref"; asked with SIGTERM, git removes its lock files
+/// and ends. Only a child still running after [`CHILD_GRACE`] is killed
+/// (D-R66).
 pub fn undo_all() {
     let set = entries();
     undo(&set);
@@ -143,15 +188,18 @@ fn undo(set: &BTreeMap<u64, Entry>) {
     let all: Vec<&Entry> = set.values().collect();
     for e in &all {
         match e {
-            Entry::Child(pid) => kill(*pid, false),
-            Entry::Group(pid) => kill(*pid, true),
+            Entry::Child(pid) => signal(*pid, false, libc::SIGTERM),
+            Entry::Group(pid) => signal(*pid, true, libc::SIGKILL),
             _ => {}
         }
     }
-    let deadline = Instant::now() + CHILD_GRACE;
+    let asked = Instant::now() + CHILD_GRACE;
     for e in &all {
-        if let Entry::Child(pid) = e {
-            wait_gone(*pid, deadline);
+        if let Entry::Child(pid) = e
+            && !wait_gone(*pid, asked)
+        {
+            signal(*pid, false, libc::SIGKILL);
+            wait_gone(*pid, Instant::now() + CHILD_GRACE);
         }
     }
     for e in &all {
@@ -166,7 +214,7 @@ fn undo(set: &BTreeMap<u64, Entry>) {
     }
 }
 
-fn kill(pid: u32, group: bool) {
+fn signal(pid: u32, group: bool, sig: libc::c_int) {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return;
     };
@@ -174,23 +222,27 @@ fn kill(pid: u32, group: bool) {
     // SAFETY: kill(2) sends a signal to our own child (or the group it
     // leads); no memory is shared.
     unsafe {
-        libc::kill(target, libc::SIGKILL);
+        libc::kill(target, sig);
     }
 }
 
 /// Waits until `pid` has exited: reaped here, or already reaped by the
-/// thread that spawned it (then waitpid reports no such child).
-fn wait_gone(pid: u32, deadline: Instant) {
+/// thread that spawned it (then waitpid reports no such child). False
+/// when it still runs at `deadline`.
+fn wait_gone(pid: u32, deadline: Instant) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return;
+        return true;
     };
     loop {
         let mut status = 0;
         // SAFETY: waitpid(2) on our own child, non-blocking, with a valid
         // out-pointer.
         let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r != 0 || Instant::now() >= deadline {
-            return;
+        if r != 0 {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(2));
     }

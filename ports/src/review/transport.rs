@@ -217,7 +217,8 @@ pub fn verify_bundle<G: GitPort + ExportGit>(
 pub struct Imported {
     /// The bundle's lineage (its leaf).
     pub lineage_id: LineageId,
-    /// Records written now (0: the store already held the whole chain).
+    /// Records written now, or completed now after an interrupted import
+    /// (0: the store already held the whole chain, every record reached).
     pub written: usize,
     /// Records the bundle carries: its whole chain, generation 1 first.
     pub records: usize,
@@ -234,7 +235,8 @@ fn conflict(lineage: &LineageId, detail: impl Into<String>) -> TransportError {
 /// store lacks is created in generation order (a successor under its
 /// predecessor's lock, as recovery writes it), and every projection
 /// (receipt, indexes) is written. Idempotent: records the store holds
-/// byte-identical are kept. A record the store holds differently, a
+/// byte-identical are kept, and what an interrupted import left unfinished
+/// (a record written but not yet indexed or marked) is completed. A record the store holds differently, a
 /// predecessor with another successor, or a target another lineage owns is
 /// `import_conflict`, found before anything is written: never merged.
 pub fn import_bundle<S: ReviewStore + AttestationStore>(
@@ -289,23 +291,34 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
     }
     let mut written = 0;
     for (r, is_new) in bundle.records.iter().zip(&new) {
-        if !is_new {
-            continue;
-        }
+        // A record the store already holds goes through its creation again
+        // too: an import stopped after the record was written (SIGKILL,
+        // power loss) and before its target index or successor marker
+        // named it left a review nothing can reach, and the store's
+        // creation is an exact retry that finishes it (answering
+        // `Existing` when there was nothing left to do; D-R65).
         let created = if r.state().predecessor().is_some() {
             store.create_successor(r)?
         } else {
             store.create(r)?
         };
-        if let Created::Existing(other) = created
-            && other != *r.state().lineage_id()
-        {
-            return Err(conflict(
-                r.state().lineage_id(),
-                format!("lineage {other} took this candidate meanwhile"),
-            ));
+        match created {
+            Created::New => written += 1,
+            Created::Existing(other) if other == *r.state().lineage_id() => {
+                if *is_new {
+                    written += 1;
+                }
+            }
+            // Held and already reached: its target belongs to its chain,
+            // which the store may have carried further than the bundle.
+            Created::Existing(_) if !is_new => {}
+            Created::Existing(other) => {
+                return Err(conflict(
+                    r.state().lineage_id(),
+                    format!("lineage {other} took this candidate meanwhile"),
+                ));
+            }
         }
-        written += 1;
     }
     for r in &bundle.records {
         store.ensure_projections(r)?;
