@@ -41,7 +41,7 @@ Exit codes:
   7  I/O or internal error (or the answer could not be written to stdout)";
 
 #[derive(Debug, Parser)]
-#[command(name = "probity", version, about = "Verifiable code review: the model judges, native code builds authority, the gate re-derives the truth.", after_help = AFTER_HELP)]
+#[command(name = "probity", version = env!("PROBITY_LONG_VERSION"), about = "Verifiable code review: the model judges, native code builds authority, the gate re-derives the truth.", after_help = AFTER_HELP)]
 struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
