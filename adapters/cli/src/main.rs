@@ -25,6 +25,7 @@ mod progress;
 mod recovery_cmd;
 mod review_cmd;
 mod scripted_model;
+mod shell_cmd;
 mod snapshot_cmd;
 
 use output::{CliError, Output};
@@ -119,6 +120,12 @@ enum Command {
     Push(bundle_cmd::PushArgs),
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish,
+    /// powershell), generated from this CLI's definition.
+    Completions(shell_cmd::CompletionsArgs),
+    /// Print the man page (probity.1), or write every command's page with
+    /// --out-dir.
+    Man(shell_cmd::ManArgs),
     // --- commands of other capabilities (context, snapshot, mcp, review) ---
     /// Entity-context-snapshot v1: assemble a tree, verify it against its retained digest.
     #[command(subcommand)]
@@ -223,7 +230,12 @@ fn main() -> ExitCode {
     // Long operations say so on a terminal's stderr (never otherwise);
     // interactive and streaming commands keep their stderr to themselves.
     let progress = match &cli.command {
-        Command::Mcp(_) | Command::Review(_) | Command::Demo(_) | Command::Schema(_) => None,
+        Command::Mcp(_)
+        | Command::Review(_)
+        | Command::Demo(_)
+        | Command::Schema(_)
+        | Command::Completions(_)
+        | Command::Man(_) => None,
         _ => Some(progress::Progress::start()),
     };
     let result = dispatch(&cli, out);
@@ -260,6 +272,8 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Publish(a) => bundle_cmd::publish(&cli.global, out, a),
         Command::Push(a) => bundle_cmd::push(&cli.global, out, a),
         Command::Demo(a) => demo::run(out, a),
+        Command::Completions(a) => shell_cmd::completions(a),
+        Command::Man(a) => shell_cmd::man(out, a),
         Command::Snapshot(a) => snapshot_cmd::run(&cli.global, out, a),
         Command::Mcp(a) => mcp_cmd::run(&cli.global, out, a),
         Command::Review(a) => review_cmd::run(&cli.global, out, a),
