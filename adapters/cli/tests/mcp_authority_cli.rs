@@ -446,3 +446,36 @@ fn an_argument_outside_its_declared_schema_is_refused_before_anything_runs() {
     let pong = s.request("ping", json!({}));
     assert!(pong["result"].is_object(), "{pong}");
 }
+
+/// No tool reads the server's own stdin (issue 23 §2): the one child a
+/// tool starts that could (the `evidence_cmd` check) gets an empty stdin,
+/// so `cat` ends at once instead of swallowing the JSON-RPC requests the
+/// client sends behind the call, and the session goes on.
+#[test]
+fn no_tool_reads_the_server_s_stdin() {
+    let f = medium_change();
+    let mut s = Session::start(f.root());
+    let (_, started) = s.call("start", json!({}));
+    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let (_, ctx) = s.call(
+        "lens_context",
+        json!({"lineage": lineage, "lens": "reliability"}),
+    );
+    let token = ctx["token"].as_str().unwrap().to_string();
+    let (err, kept) = s.call(
+        "lens_submit",
+        json!({"lineage": lineage, "lens": "reliability", "binding": token,
+               "result": {"findings": [], "evidence": ["read the frozen diff"]}}),
+    );
+    assert!(!err, "{kept}");
+    // `cat` that inherited the server's stdin would wait for its end (the
+    // client keeps it open) and be killed at the timeout: a failed check.
+    let (err, done) = s.call(
+        "finalize",
+        json!({"lineage": lineage, "evidence_cmd": ["cat"], "evidence_timeout": 20}),
+    );
+    assert!(!err, "{done}");
+    assert_eq!(done["state"], "approved", "{done}");
+    let pong = s.request("ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+}
