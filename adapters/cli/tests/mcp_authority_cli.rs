@@ -479,3 +479,65 @@ fn no_tool_reads_the_server_s_stdin() {
     let pong = s.request("ping", json!({}));
     assert!(pong["result"].is_object(), "{pong}");
 }
+
+/// `mcp --authority` keeps no event log and reads no configuration (issue
+/// 23 §7): beside `--log-file` or `--config` it is a usage error naming
+/// the flag, nothing is written (the log file is not made), and `--help`
+/// says so at each flag.
+#[test]
+fn authority_with_a_log_file_is_refused_clearly_and_help_says_so() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("mcp.log");
+    let log_s = log.display().to_string();
+    let config = support::input(tmp.path(), "c.json", "{}");
+    for (flag, value) in [
+        ("--log-file", log_s.as_str()),
+        ("--config", config.as_str()),
+    ] {
+        let r = probity(f.root(), &["mcp", "--authority", flag, value]);
+        assert_eq!(r.code, 2, "{flag}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "usage", "{flag}");
+        let message = r.json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("--authority") && message.contains(flag),
+            "{flag}: {message}"
+        );
+    }
+    assert!(!log.exists(), "no log file is made");
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["mcp", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let section = |flag: &str| {
+        // The flag's own line and its continuation lines, up to the next
+        // flag.
+        let mut lines = help
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with(&format!("{flag} ")));
+        let mut text = lines
+            .next()
+            .unwrap_or_else(|| panic!("{flag}: {help}"))
+            .to_string();
+        // A continuation line is indented past the flags' column.
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        for l in lines.take_while(|l| !l.trim().is_empty() && indent(l) > 8) {
+            text.push(' ');
+            text.push_str(l.trim());
+        }
+        text
+    };
+    for flag in ["--log-file", "--config"] {
+        assert!(
+            section(flag).contains("not with --authority"),
+            "{flag}'s help: {}",
+            section(flag)
+        );
+    }
+    assert!(
+        section("--authority").contains("--log-file"),
+        "--authority's help: {}",
+        section("--authority")
+    );
+}
