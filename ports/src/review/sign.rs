@@ -194,8 +194,9 @@ pub enum SignatureError {
         /// The allowed-signers file consulted, as a path.
         allowed_signers: String,
     },
-    /// Not an envelope (truncated, oversized, unknown fields, not base64,
-    /// a `sig` that is not an SSH signature).
+    /// Not an envelope (truncated, oversized, a defined field of the wrong
+    /// type, not base64, a `sig` that is not an SSH signature; unknown
+    /// fields are ignored, as DSSE asks of consumers).
     #[error("{0}")]
     Envelope(#[from] EnvelopeError),
     /// A signature is required or being checked, and no allowed-signers
