@@ -14,6 +14,9 @@ import sys
 import rfc8785
 
 MAX_SAFE = 2**53 - 1
+# The deepest nesting of arrays and objects a reader accepts: 127 levels
+# (128 or more is refused as invalid_json).
+MAX_DEPTH = 127
 
 
 def preimage(v):
@@ -48,8 +51,10 @@ class Refused(Exception):
 
 
 def strict_load(text):
-    """An independent strict reader: no duplicate keys, no floats,
-    integers within +-(2^53 - 1), valid Unicode, nothing after the value."""
+    """An independent strict reader: no duplicate keys, no floats (`-0`
+    included: an integer cannot keep its sign), integers within
+    +-(2^53 - 1), valid Unicode, at most MAX_DEPTH levels of nesting,
+    nothing after the value."""
 
     def pairs(items):
         seen = {}
@@ -63,6 +68,8 @@ def strict_load(text):
         raise Refused("float")
 
     def check_int(s):
+        if s == "-0":
+            raise Refused("float")
         n = int(s)
         if abs(n) > MAX_SAFE:
             raise Refused("integer_out_of_range")
@@ -77,10 +84,14 @@ def strict_load(text):
         )
     except Refused:
         raise
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         raise Refused("invalid_json") from e
 
-    def walk(x):
+    def walk(x, depth=0):
+        if isinstance(x, (list, dict)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise Refused("invalid_json")
         if isinstance(x, str):
             try:
                 x.encode("utf-8")
@@ -88,11 +99,11 @@ def strict_load(text):
                 raise Refused("invalid_json") from e
         elif isinstance(x, list):
             for y in x:
-                walk(y)
+                walk(y, depth)
         elif isinstance(x, dict):
             for k, y in x.items():
-                walk(k)
-                walk(y)
+                walk(k, depth)
+                walk(y, depth)
 
     walk(value)
     return value

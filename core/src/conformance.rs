@@ -843,6 +843,31 @@ pub fn refusals() -> Result<Vec<Refusal>, VectorError> {
         input_text: spaced,
         error: code,
     });
+    // Added after the first ten (issue 23 §5), so those lines keep their
+    // place: `-0` is a float (its sign would not survive as an integer),
+    // and 128 levels of nesting are past the reader's depth limit (127
+    // levels are read).
+    let added: [(&'static str, String); 3] = [
+        ("negative-zero", "-0".into()),
+        ("negative-zero-nested", r#"{"a":[-0]}"#.into()),
+        (
+            "nesting-128",
+            format!("{}{}", "[".repeat(128), "]".repeat(128)),
+        ),
+    ];
+    for (name, text) in added {
+        let code = match parse_strict(text.as_bytes()) {
+            Err(e) => e.code(),
+            Ok(_) => return Err(err(name, "accepted, but listed as a refusal")),
+        };
+        out.push(Refusal {
+            kind: "refusal",
+            name,
+            reader: "json",
+            input_text: text,
+            error: code,
+        });
+    }
     Ok(out)
 }
 
@@ -893,6 +918,27 @@ mod tests {
         assert!(v.iter().any(
             |x| x.sha256 == "c73645a72a9c5de28d71e3e1efe235b9a5d02ee6dfe7dc0ef06cf3d0e5ee3421"
         ));
+    }
+
+    /// Issue 23 §5: `-0` and nesting at serde_json's depth limit are
+    /// refusals Probity makes, so the vectors pin them.
+    #[test]
+    fn refusals_pin_negative_zero_and_the_nesting_limit() {
+        let r = refusals().unwrap();
+        let of = |name: &str| {
+            r.iter()
+                .find(|x| x.name == name)
+                .unwrap_or_else(|| panic!("no {name} refusal"))
+        };
+        for name in ["negative-zero", "negative-zero-nested"] {
+            assert_eq!(of(name).error, "float", "{name}");
+        }
+        let deep = of("nesting-128");
+        assert_eq!(deep.error, "invalid_json");
+        assert_eq!(deep.input_text.matches('[').count(), 128);
+        // One level less is read.
+        let shallow = format!("{}{}", "[".repeat(127), "]".repeat(127));
+        assert!(parse_strict(shallow.as_bytes()).is_ok());
     }
 
     #[test]

@@ -92,3 +92,68 @@ fn every_hashed_kind_has_a_vector() {
         );
     }
 }
+
+fn readme() -> String {
+    std::fs::read_to_string(dir().join("README.md")).unwrap()
+}
+
+/// `conformance/README.md` is enough to check the vectors without reading
+/// Rust (issue 23 §5): it names every kind the vector file holds, the
+/// any-language outline handles every encoding (`dsse_pae` included), the
+/// refusals section names every error code and the refusals `-0` and the
+/// nesting limit, and its lens table gives each lens's order and prefix as
+/// the code has them.
+#[test]
+fn the_readme_names_every_kind_encoding_refusal_and_the_lens_table() {
+    use probity_core::review::lens::Lens;
+    let readme = readme();
+    let (_, vectors) = &emitted()[0];
+    let (_, refusals) = &emitted()[1];
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut encodings = std::collections::BTreeSet::new();
+    for line in vectors.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        kinds.insert(v["kind"].as_str().unwrap().to_string());
+        encodings.insert(v["encoding"].as_str().unwrap().to_string());
+    }
+    for kind in &kinds {
+        assert!(
+            readme.contains(&format!("`{kind}`")),
+            "README: no kind `{kind}`"
+        );
+    }
+    let outline = readme
+        .split("Any language, in outline:")
+        .nth(1)
+        .expect("README: the any-language outline");
+    for enc in &encodings {
+        assert!(
+            outline.contains(enc.as_str()),
+            "the outline does not handle `{enc}`"
+        );
+    }
+    let refusal_section = readme
+        .split("## Refusals")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README: a Refusals section");
+    for line in refusals.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        let code = r["error"].as_str().unwrap();
+        assert!(
+            refusal_section.contains(&format!("`{code}`")),
+            "README: no refusal code `{code}`"
+        );
+    }
+    for named in ["`-0`", "128"] {
+        assert!(
+            refusal_section.contains(named),
+            "README's refusals do not name {named}"
+        );
+    }
+    // The lens table: one row per lens, `| lens | order | prefix |`.
+    for (i, lens) in Lens::CANONICAL.iter().enumerate() {
+        let row = format!("| `{}` | {} | `{}` |", lens.name(), i + 1, lens.prefix());
+        assert!(readme.contains(&row), "README: no lens row {row}");
+    }
+}

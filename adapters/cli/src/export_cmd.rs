@@ -305,6 +305,9 @@ fn signature_next_action(e: &drivers::SignatureError) -> &'static str {
         S::NoSigningKey => {
             "git config probity.signingKey <path to an SSH key> (or user.signingKey with gpg.format=ssh)"
         }
+        S::SigningKey(_) => {
+            "point probity.signingKey (or user.signingKey) at your SSH key file: a regular file of at most 64 KiB; nothing was signed or written"
+        }
         S::BadSignerOutput(_) | S::Tool(_) => {
             "check the key (ssh-keygen -Y sign -n probity -f <key> works by hand) and OpenSSH 8.9 or newer; nothing was written"
         }
@@ -320,7 +323,8 @@ fn signature_error(e: drivers::SignatureError) -> CliError {
         | S::Invalid(_)
         | S::SignerNotAllowed { .. }
         | S::Envelope(_)
-        | S::AllowedSigners(_) => ErrorKind::RejectedInput,
+        | S::AllowedSigners(_)
+        | S::SigningKey(_) => ErrorKind::RejectedInput,
         S::NoAllowedSigners | S::NoSigningKey => ErrorKind::Repository,
         S::BadSignerOutput(_) | S::Tool(_) => ErrorKind::Io,
         S::Serialize(_) => ErrorKind::Integrity,

@@ -22,13 +22,17 @@ pub struct McpArgs {
     pub subject: Option<String>,
     /// Serve the review lifecycle instead (start, status, lens_context,
     /// lens_submit, finalize, validate), with the answers of each command's
-    /// `--json`.
+    /// `--json`. Takes no --subject, --log-file or --config: the lifecycle
+    /// tools keep no event log and read no snapshot configuration (their
+    /// record is the review store).
     #[arg(long, conflicts_with_all = ["subject", "log_file", "config"])]
     pub authority: bool,
-    /// Append the event log (JSON lines) to this file instead of stderr.
+    /// Append the event log (JSON lines) to this file instead of stderr
+    /// (the reviewer tools only; not with --authority).
     #[arg(long, value_name = "F")]
     pub log_file: Option<PathBuf>,
-    /// A flat JSON configuration (reviewSnapshotMaxCalls, ...).
+    /// A flat JSON configuration (reviewSnapshotMaxCalls, ...; the reviewer
+    /// tools only; not with --authority).
     #[arg(long, value_name = "F")]
     pub config: Option<PathBuf>,
 }

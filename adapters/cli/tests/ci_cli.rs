@@ -615,3 +615,38 @@ fn a_fresh_ci_clone_verifies_a_rebased_push_from_the_notes_alone() {
     let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(v["decision"], "allow", "{v}");
 }
+
+/// docs/ci.md's table of the action's inputs lists every input `action.yml`
+/// declares (issue 23 §5: `default-branch` was missing), and names none it
+/// does not.
+#[test]
+fn the_ci_page_lists_every_action_input() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let action = std::fs::read_to_string(root.join("action.yml")).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs/ci.md")).unwrap();
+    // The keys two spaces in under `inputs:`.
+    let declared: Vec<&str> = action
+        .split("\ninputs:\n")
+        .nth(1)
+        .expect("action.yml declares inputs")
+        .lines()
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.trim().strip_suffix(':'))
+        .collect();
+    assert!(declared.len() >= 10, "{declared:?}");
+    // The rows of the inputs table: `| `name` | default | meaning |`.
+    let documented: Vec<&str> = doc
+        .split("| input | default | meaning |")
+        .nth(1)
+        .expect("docs/ci.md has the inputs table")
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l.split('`').nth(1))
+        .collect();
+    assert_eq!(
+        documented, declared,
+        "docs/ci.md's inputs table, in action.yml's order"
+    );
+}

@@ -446,3 +446,98 @@ fn an_argument_outside_its_declared_schema_is_refused_before_anything_runs() {
     let pong = s.request("ping", json!({}));
     assert!(pong["result"].is_object(), "{pong}");
 }
+
+/// No tool reads the server's own stdin (issue 23 §2): the one child a
+/// tool starts that could (the `evidence_cmd` check) gets an empty stdin,
+/// so `cat` ends at once instead of swallowing the JSON-RPC requests the
+/// client sends behind the call, and the session goes on.
+#[test]
+fn no_tool_reads_the_server_s_stdin() {
+    let f = medium_change();
+    let mut s = Session::start(f.root());
+    let (_, started) = s.call("start", json!({}));
+    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let (_, ctx) = s.call(
+        "lens_context",
+        json!({"lineage": lineage, "lens": "reliability"}),
+    );
+    let token = ctx["token"].as_str().unwrap().to_string();
+    let (err, kept) = s.call(
+        "lens_submit",
+        json!({"lineage": lineage, "lens": "reliability", "binding": token,
+               "result": {"findings": [], "evidence": ["read the frozen diff"]}}),
+    );
+    assert!(!err, "{kept}");
+    // `cat` that inherited the server's stdin would wait for its end (the
+    // client keeps it open) and be killed at the timeout: a failed check.
+    let (err, done) = s.call(
+        "finalize",
+        json!({"lineage": lineage, "evidence_cmd": ["cat"], "evidence_timeout": 20}),
+    );
+    assert!(!err, "{done}");
+    assert_eq!(done["state"], "approved", "{done}");
+    let pong = s.request("ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+}
+
+/// `mcp --authority` keeps no event log and reads no configuration (issue
+/// 23 §7): beside `--log-file` or `--config` it is a usage error naming
+/// the flag, nothing is written (the log file is not made), and `--help`
+/// says so at each flag.
+#[test]
+fn authority_with_a_log_file_is_refused_clearly_and_help_says_so() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("mcp.log");
+    let log_s = log.display().to_string();
+    let config = support::input(tmp.path(), "c.json", "{}");
+    for (flag, value) in [
+        ("--log-file", log_s.as_str()),
+        ("--config", config.as_str()),
+    ] {
+        let r = probity(f.root(), &["mcp", "--authority", flag, value]);
+        assert_eq!(r.code, 2, "{flag}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], "usage", "{flag}");
+        let message = r.json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("--authority") && message.contains(flag),
+            "{flag}: {message}"
+        );
+    }
+    assert!(!log.exists(), "no log file is made");
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+        .args(["mcp", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let section = |flag: &str| {
+        // The flag's own line and its continuation lines, up to the next
+        // flag.
+        let mut lines = help
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with(&format!("{flag} ")));
+        let mut text = lines
+            .next()
+            .unwrap_or_else(|| panic!("{flag}: {help}"))
+            .to_string();
+        // A continuation line is indented past the flags' column.
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        for l in lines.take_while(|l| !l.trim().is_empty() && indent(l) > 8) {
+            text.push(' ');
+            text.push_str(l.trim());
+        }
+        text
+    };
+    for flag in ["--log-file", "--config"] {
+        assert!(
+            section(flag).contains("not with --authority"),
+            "{flag}'s help: {}",
+            section(flag)
+        );
+    }
+    assert!(
+        section("--authority").contains("--log-file"),
+        "--authority's help: {}",
+        section("--authority")
+    );
+}

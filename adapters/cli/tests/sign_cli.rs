@@ -469,3 +469,52 @@ fn a_literal_key_signs_through_the_agent() {
     assert_eq!(no_agent.code, 7, "{}", no_agent.stdout);
     assert_eq!(no_agent.json["error"]["code"], "signing_tool");
 }
+
+/// DSSE consumers must accept what the specification allows (issue 23
+/// §5): unknown fields in the envelope and in a signature are ignored, and
+/// an empty `keyid` is the same as none. Each verifies as the envelope
+/// `attest --sign` printed.
+#[test]
+fn unknown_envelope_fields_and_an_empty_keyid_are_accepted() {
+    let (f, tmp, lineage) = approved();
+    let alice = keygen(tmp.path(), "alice");
+    let list = allowed(tmp.path(), &[("alice", &alice)]);
+    f.git(&[
+        "config",
+        "probity.allowedSignersFile",
+        list.to_str().unwrap(),
+    ])
+    .unwrap();
+    f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
+        .unwrap();
+    let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(good.code, 0, "{}", good.stdout);
+    let env: Value = good.json.clone();
+    let before = authority(&f);
+    let mut extra = env.clone();
+    extra["x-producer"] = "some other tool".into();
+    extra["signatures"][0]["x-note"] = serde_json::json!({"any": [1, 2]});
+    let mut empty_keyid = env.clone();
+    empty_keyid["signatures"][0]["keyid"] = "".into();
+    let mut both = extra.clone();
+    both["signatures"][0]["keyid"] = "".into();
+    for (name, doc) in [
+        ("extra.json", &extra),
+        ("empty-keyid.json", &empty_keyid),
+        ("both.json", &both),
+    ] {
+        let file = write(tmp.path(), name, doc.to_string());
+        let v = verify(f.root(), &file, &["--lineage", &lineage]);
+        assert_eq!(v.code, 0, "{name}: {}{}", v.stdout, v.stderr);
+        assert_eq!(v.json["decision"], "allow", "{name}");
+        assert_eq!(v.json["signer"]["principal"], "alice", "{name}");
+    }
+    // A keyid that names another key is still refused.
+    let mut other = env.clone();
+    other["signatures"][0]["keyid"] = "SHA256:other".into();
+    let file = write(tmp.path(), "other.json", other.to_string());
+    let v = verify(f.root(), &file, &["--lineage", &lineage]);
+    assert_eq!(v.code, 3, "{}{}", v.stdout, v.stderr);
+    assert_eq!(v.json["error"]["code"], "bad_envelope");
+    assert_eq!(before, authority(&f));
+}

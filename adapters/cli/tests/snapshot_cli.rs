@@ -203,6 +203,9 @@ fn a_budget_file_shares_one_budget_across_calls() {
     );
     let d3 = run(&["list"]);
     assert_eq!(d3["is_error"], true);
+    // S4.1: the call past the budget logs its own event, refused.
+    assert_eq!(d3["events"][0]["event"], "review.snapshot.list");
+    assert_eq!(d3["events"][0]["refused"], d3["result"]);
     assert_eq!(
         d3["result"],
         "budget exhausted: 2 calls / 41 bytes used; answer from what you have"
@@ -424,6 +427,8 @@ fn probity_mcp_serves_the_tools_over_stdio_until_the_budget_ends() {
             "review.snapshot.read",
             "review.snapshot.read",
             "review.snapshot.exhausted",
+            // S4.1: the call past the budget is logged too, refused.
+            "review.snapshot.list",
             "review.snapshot.footer"
         ]
     );

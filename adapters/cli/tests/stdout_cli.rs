@@ -284,3 +284,61 @@ fn help_and_version_into_a_dead_stdout_are_exit_7() {
         );
     }
 }
+
+/// `finalize` into a full disk (issue 23 §7): its error is said once on
+/// stderr, whatever the state, with or without `--json`, answer or error.
+#[test]
+fn finalize_into_a_full_stdout_says_its_error_once() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full (Linux)")
+    };
+    let run = |args: &[&str], json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+        isolated(&mut cmd).arg("--cwd").arg(f.root());
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd
+            .args(args)
+            .stdout(Stdio::from(full()))
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run probity");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let result = support::input(tmp.path(), "r.json", support::CLEAN_RESULT);
+    let evidence = support::input(tmp.path(), "ev.txt", "tests passed\n");
+    // No review yet (an error), a review started, results in, approved.
+    for step in 0..4 {
+        for json in [false, true] {
+            let args: Vec<&str> = match step {
+                0 | 1 => vec!["finalize"],
+                2 => vec!["finalize", "--result", &result],
+                _ => vec!["finalize", "--evidence", &evidence],
+            };
+            let (code, stderr) = run(&args, json);
+            assert!(!stderr.contains("panicked"), "{stderr}");
+            let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error")).collect();
+            assert_eq!(
+                lines.len(),
+                1,
+                "step {step}, json {json}: one error line expected: {stderr}"
+            );
+            // Without --json an error goes to stderr only: stdout is never
+            // written, so the error's own exit stands.
+            let want = if step == 0 && !json { 3 } else { 7 };
+            assert_eq!(code, Some(want), "step {step}, json {json}: {stderr}");
+        }
+        if step == 0 {
+            assert_eq!(support::probity(f.root(), &["start"]).code, 0);
+        }
+    }
+}

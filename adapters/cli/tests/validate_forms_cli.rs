@@ -78,3 +78,59 @@ fn validate_without_a_gate_names_both_spellings() {
     );
     assert!(next.contains("--gate"), "{next}");
 }
+
+/// The global flags go anywhere (issue 23 §7): `validate --json
+/// pre-receive` was a usage error ("cannot be used with '--json'") while
+/// `--json validate pre-receive` and `validate pre-receive --json` worked.
+/// Every order answers the same; `--gate` beside a gate subcommand is still
+/// refused.
+#[test]
+fn global_flags_before_a_gate_subcommand_answer_as_every_other_order() {
+    let f = medium_change();
+    let root = f.root().display().to_string();
+    let run = |args: &[&str]| {
+        let out = isolated(&mut std::process::Command::new(env!(
+            "CARGO_BIN_EXE_probity"
+        )))
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+        run_of(&out)
+    };
+    for gate in ["pre-receive", "pre-commit"] {
+        let orders: [Vec<&str>; 5] = [
+            vec!["--json", "--cwd", &root, "validate", gate],
+            vec!["validate", "--json", "--cwd", &root, gate],
+            vec!["validate", "--cwd", &root, "--json", gate],
+            vec!["validate", gate, "--json", "--cwd", &root],
+            vec!["--cwd", &root, "validate", "--json", gate],
+        ];
+        let first = run(&orders[0]);
+        assert!(
+            first.json.is_object(),
+            "{gate}: {}{}",
+            first.stdout,
+            first.stderr
+        );
+        assert_ne!(first.code, 2, "{gate}: {}", first.stdout);
+        for args in &orders[1..] {
+            let r = run(args);
+            assert_eq!(r.code, first.code, "{args:?}: {}{}", r.stdout, r.stderr);
+            assert_eq!(r.json, first.json, "{args:?}");
+        }
+    }
+    let mixed = run(&[
+        "validate",
+        "--json",
+        "--cwd",
+        &root,
+        "--gate",
+        "pre-commit",
+        "pre-push",
+    ]);
+    assert_eq!(mixed.code, 2, "{}{}", mixed.stdout, mixed.stderr);
+    assert_eq!(mixed.json["error"]["code"], "usage");
+}

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use probity_core::review::dsse::{NAMESPACE, SshSig};
 use probity_ports::review::{
-    AdapterError, AllowedSignersError, SignatureError, SignaturePolicy, SshSignatures,
+    AdapterError, AllowedSignersError, SignatureError, SignaturePolicy, SigningKeyError,
+    SshSignatures,
 };
 use probity_scratch::Scratch;
 
@@ -31,6 +32,9 @@ pub const VERIFY_TIMEOUT: Duration = Duration::from_secs(20);
 /// The largest allowed-signers file read (`--allowed-signers`,
 /// `probity.allowedSignersFile`): 1 MiB, thousands of keys.
 pub const MAX_ALLOWED_SIGNERS_BYTES: u64 = 1 << 20;
+/// The largest signing key file handed to `ssh-keygen` (`probity.signingKey`,
+/// `user.signingKey`): 64 KiB, several times an RSA-16384 private key.
+pub const MAX_SIGNING_KEY_BYTES: u64 = 64 * 1024;
 /// The most output read from one `ssh-keygen` run.
 const MAX_OUTPUT: usize = 64 * 1024;
 
@@ -346,6 +350,9 @@ fn usable_allowed_signers(path: &Path) -> Result<Vec<u8>, AllowedSignersError> {
     use probity_scratch::input::{InputError, read_regular};
     let shown = path.display().to_string();
     read_regular(path, MAX_ALLOWED_SIGNERS_BYTES).map_err(|e| match e {
+        InputError::Unreadable(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            AllowedSignersError::NotFound { path: shown }
+        }
         InputError::NotRegular => AllowedSignersError::NotRegular { path: shown },
         InputError::TooLarge { limit } => AllowedSignersError::TooLarge { path: shown, limit },
         InputError::Unreadable(e) => AllowedSignersError::Unreadable {
@@ -353,6 +360,42 @@ fn usable_allowed_signers(path: &Path) -> Result<Vec<u8>, AllowedSignersError> {
             reason: e.to_string(),
         },
     })
+}
+
+/// Checks a signing key file before `ssh-keygen` is handed its path: a
+/// regular file of at most [`MAX_SIGNING_KEY_BYTES`], read whole through
+/// the shared bounded reader (a FIFO is never opened for reading, a device
+/// never read, a huge file never read past the bound). The `.pub` file
+/// beside it, which `ssh-keygen` may read for a private key's public half,
+/// is held to the same rule when it exists. The key's bytes are not copied
+/// anywhere: `ssh-keygen` reads the path itself (its deadline still bounds
+/// a file swapped after this check).
+pub fn check_signing_key(path: &Path) -> Result<(), SigningKeyError> {
+    use probity_scratch::input::{InputError, read_regular};
+    let check = |p: &Path| {
+        let shown = p.display().to_string();
+        read_regular(p, MAX_SIGNING_KEY_BYTES)
+            .map(drop)
+            .map_err(|e| match e {
+                InputError::Unreadable(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    SigningKeyError::NotFound { path: shown }
+                }
+                InputError::NotRegular => SigningKeyError::NotRegular { path: shown },
+                InputError::TooLarge { limit } => SigningKeyError::TooLarge { path: shown, limit },
+                InputError::Unreadable(e) => SigningKeyError::Unreadable {
+                    path: shown,
+                    reason: e.to_string(),
+                },
+            })
+    };
+    check(path)?;
+    let mut public = path.as_os_str().to_owned();
+    public.push(".pub");
+    let public = PathBuf::from(public);
+    if std::fs::symlink_metadata(&public).is_ok() {
+        check(&public)?;
+    }
+    Ok(())
 }
 
 impl SshSignatures for SshKeygen {
@@ -378,7 +421,10 @@ impl SshSignatures for SshKeygen {
         // holds its private half.
         let mut literal = None;
         let path = match key {
-            SigningKey::Path(p) => p.clone(),
+            SigningKey::Path(p) => {
+                check_signing_key(p).map_err(|e| Box::new(e) as AdapterError)?;
+                p.clone()
+            }
             SigningKey::Literal(k) => {
                 let f = scratch_file(&self.tmp, KEY_PREFIX, format!("{k}\n").as_bytes())?;
                 let p = f.path().to_path_buf();
@@ -481,10 +527,15 @@ impl SshSignatures for SshKeygen {
 pub struct NoKey;
 
 /// Maps a [`SshSignatures::sign`] error to the use case's answer: a
-/// missing key is [`SignatureError::NoSigningKey`].
+/// missing key is [`SignatureError::NoSigningKey`], an unusable key file
+/// [`SignatureError::SigningKey`].
 pub fn classify_sign_error(e: SignatureError) -> SignatureError {
     match e {
         SignatureError::Tool(inner) if inner.is::<NoKey>() => SignatureError::NoSigningKey,
+        SignatureError::Tool(inner) => match inner.downcast::<SigningKeyError>() {
+            Ok(key) => SignatureError::SigningKey(*key),
+            Err(inner) => SignatureError::Tool(inner),
+        },
         other => other,
     }
 }
@@ -623,6 +674,9 @@ mod tests {
     #[test]
     fn signer_output_that_is_not_a_signature_is_refused() {
         let dir = tempfile::tempdir().unwrap();
+        // A key file exists (the fake never reads it): the key is checked
+        // before ssh-keygen runs.
+        std::fs::write(dir.path().join("key"), b"key").unwrap();
         let key = SigningKey::Path(dir.path().join("key"));
         let k = SshKeygen::new(
             Some(fake(dir.path(), "cat >/dev/null; echo not-a-signature")),
@@ -709,5 +763,49 @@ mod tests {
         // Another verifier reads the path afresh.
         let other = SshKeygen::new(None, None, dir.path().to_path_buf());
         assert!(other.check_allowed_signers(&allowed).is_err());
+    }
+
+    /// The key file and the `.pub` beside it are held to the input rule
+    /// before `ssh-keygen` is given the path.
+    #[test]
+    fn a_signing_key_is_a_bounded_regular_file_and_so_is_its_public_half() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("id");
+        std::fs::write(&key, b"key bytes").unwrap();
+        assert!(check_signing_key(&key).is_ok());
+        let fifo = dir.path().join("id.pub");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert_eq!(
+            check_signing_key(&key).unwrap_err().code(),
+            "input_not_regular"
+        );
+        std::fs::remove_file(&fifo).unwrap();
+        let big = dir.path().join("big");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_SIGNING_KEY_BYTES + 1)
+            .unwrap();
+        assert_eq!(
+            check_signing_key(&big).unwrap_err().code(),
+            "input_too_large"
+        );
+        assert_eq!(
+            check_signing_key(&dir.path().join("none"))
+                .unwrap_err()
+                .code(),
+            "signing_key_not_found"
+        );
+        assert_eq!(
+            check_signing_key(Path::new("/dev/zero"))
+                .unwrap_err()
+                .code(),
+            "input_not_regular"
+        );
     }
 }

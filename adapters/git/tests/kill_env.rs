@@ -53,6 +53,9 @@ fn a_timed_out_ssh_keygen_group_is_killed_by_a_kill_not_found_on_the_callers_pat
     );
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
+    // A key file exists (the fake never reads it): the key is checked
+    // before ssh-keygen runs.
+    std::fs::write(dir.path().join("key"), b"key").unwrap();
     let k = SshKeygen::new(
         Some(keygen.into_os_string()),
         Some(SigningKey::Path(dir.path().join("key"))),

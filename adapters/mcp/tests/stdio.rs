@@ -165,14 +165,22 @@ fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
             "review.snapshot.read",
             "review.snapshot.grep",
             "review.snapshot.exhausted",
+            // S4.1: the call past the budget is logged too, refused.
+            "review.snapshot.list",
             "review.snapshot.footer"
         ]
+    );
+    assert!(
+        events[5]["refused"]
+            .as_str()
+            .unwrap()
+            .starts_with("budget exhausted")
     );
     assert!(events[1]["refused"].as_str().unwrap().contains("untracked"));
     assert!(events[2]["refused"].as_str().unwrap().contains("escapes"));
     assert_eq!(events[3]["pattern"], "--beta|beta");
     assert_eq!(
-        events[5]["footer"],
+        events[6]["footer"],
         "read 1 file (6 B) beyond the declared context: a.md; also 1 search (0 B); 3 tool calls failed or were refused"
     );
     assert_eq!(

@@ -77,9 +77,21 @@ pub fn stream_bounded(
     }
 }
 
+/// Opens `path` as [`open_regular`] does, and refuses it at once with
+/// [`InputError::TooLarge`] when its size is already past `limit` (a huge
+/// or sparse file is never read up to the bound; one that grows while
+/// read is still bounded by [`stream_bounded`]).
+pub fn open_within(path: &Path, limit: u64) -> Result<File, InputError> {
+    let file = open_regular(path)?;
+    if file.metadata().map_err(InputError::Unreadable)?.len() > limit {
+        return Err(InputError::TooLarge { limit });
+    }
+    Ok(file)
+}
+
 /// Reads the regular file at `path` whole, at most `limit` bytes.
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
-    let mut file = open_regular(path)?;
+    let mut file = open_within(path, limit)?;
     let mut bytes = Vec::new();
     stream_bounded(&mut file, limit, |chunk| bytes.extend_from_slice(chunk))?;
     Ok(bytes)
@@ -98,6 +110,16 @@ mod tests {
         assert!(matches!(
             read_regular(&ok, 4),
             Err(InputError::TooLarge { limit: 4 })
+        ));
+        // A sparse file far past the bound is refused from its size.
+        let huge = dir.path().join("huge");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(1 << 34)
+            .unwrap();
+        assert!(matches!(
+            read_regular(&huge, 5),
+            Err(InputError::TooLarge { limit: 5 })
         ));
         let fifo = dir.path().join("fifo");
         assert!(

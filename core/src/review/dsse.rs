@@ -207,10 +207,32 @@ pub fn envelope_bytes(statement: &[u8], signature: &SshSig) -> Result<Vec<u8>, C
     })
 }
 
-/// Parses an envelope: bounded, strict (unknown fields refused), the
-/// Probity payload type, every signature an SSHSIG blob whose `keyid` (when
-/// given) is its key's fingerprint. An envelope with no signatures parses
-/// (it is unsigned, which the verifier answers as `signature_missing`).
+/// An envelope as a DSSE consumer reads it: the fields the specification
+/// defines, any other field ignored (DSSE `envelope.md`: consumers must
+/// ignore unknown fields). What Probity writes and carries in bundles is
+/// the strict [`Envelope`].
+#[derive(Deserialize)]
+struct ConsumedEnvelope {
+    #[serde(rename = "payloadType")]
+    payload_type: String,
+    payload: String,
+    signatures: Vec<ConsumedSignature>,
+}
+
+/// One signature as a DSSE consumer reads it (unknown fields ignored).
+#[derive(Deserialize)]
+struct ConsumedSignature {
+    #[serde(default)]
+    keyid: Option<String>,
+    sig: String,
+}
+
+/// Parses an envelope as a DSSE consumer: bounded, unknown fields ignored
+/// (the specification's rule for consumers), the Probity payload type,
+/// every signature an SSHSIG blob whose `keyid` (when given and not empty:
+/// an empty `keyid` is unset, as DSSE says) is its key's fingerprint. An
+/// envelope with no signatures parses (it is unsigned, which the verifier
+/// answers as `signature_missing`).
 pub fn parse_envelope(bytes: &[u8]) -> Result<ParsedEnvelope, EnvelopeError> {
     if bytes.len() > MAX_ENVELOPE_BYTES {
         return Err(EnvelopeError::TooLarge {
@@ -218,7 +240,7 @@ pub fn parse_envelope(bytes: &[u8]) -> Result<ParsedEnvelope, EnvelopeError> {
             max: MAX_ENVELOPE_BYTES,
         });
     }
-    let env: Envelope =
+    let env: ConsumedEnvelope =
         serde_json::from_slice(bytes).map_err(|e| EnvelopeError::Malformed(e.to_string()))?;
     if env.payload_type != PAYLOAD_TYPE {
         return Err(EnvelopeError::PayloadType(env.payload_type));
@@ -238,7 +260,7 @@ pub fn parse_envelope(bytes: &[u8]) -> Result<ParsedEnvelope, EnvelopeError> {
         })?;
         let sig =
             parse_sshsig(&blob).map_err(|detail| EnvelopeError::NotSshSig { index, detail })?;
-        if let Some(keyid) = &s.keyid
+        if let Some(keyid) = s.keyid.as_ref().filter(|k| !k.is_empty())
             && *keyid != sig.fingerprint()
         {
             return Err(EnvelopeError::KeyIdMismatch {
@@ -541,10 +563,26 @@ mod tests {
             parse_envelope(t.to_string().as_bytes()),
             Err(EnvelopeError::PayloadType(_))
         ));
+        // DSSE: a consumer ignores unknown fields, in the envelope and in a
+        // signature, and reads an empty keyid as unset (issue 23 §5).
         let mut u = v.clone();
         u["extra"] = 1.into();
+        u["signatures"][0]["extra"] = serde_json::json!({"a": [1]});
+        assert_eq!(
+            parse_envelope(u.to_string().as_bytes()).unwrap(),
+            parse_envelope(&good).unwrap()
+        );
+        let mut k = v.clone();
+        k["signatures"][0]["keyid"] = "".into();
+        assert_eq!(
+            parse_envelope(k.to_string().as_bytes()).unwrap(),
+            parse_envelope(&good).unwrap()
+        );
+        // The defined fields keep their types.
+        let mut n = v.clone();
+        n["signatures"][0]["keyid"] = 7.into();
         assert!(matches!(
-            parse_envelope(u.to_string().as_bytes()),
+            parse_envelope(n.to_string().as_bytes()),
             Err(EnvelopeError::Malformed(_))
         ));
         let mut p = v.clone();

@@ -43,7 +43,7 @@ pub use probity_core::review::gate::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, list, status};
 pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{
-    AllowedSignersError, SignatureError, SignaturePolicy, Signer, SshSignatures,
+    AllowedSignersError, SignatureError, SignaturePolicy, Signer, SigningKeyError, SshSignatures,
     check_attestations, sign_statement, verified_keys, verify_envelope,
 };
 pub use start::{

@@ -75,6 +75,12 @@ pub trait SshSignatures {
 /// Why an allowed-signers file is not used (nothing in it was consulted).
 #[derive(Debug, thiserror::Error)]
 pub enum AllowedSignersError {
+    /// No file at the path (or a link to nothing).
+    #[error("the allowed-signers file {path} does not exist")]
+    NotFound {
+        /// The path, as displayed.
+        path: String,
+    },
     /// A FIFO, a directory or a device: never read.
     #[error(
         "the allowed-signers file {path} is not a regular file (a FIFO, directory or device is never read)"
@@ -102,12 +108,64 @@ pub enum AllowedSignersError {
 }
 
 impl AllowedSignersError {
-    /// The stable code: the one every unusable input file answers.
+    /// The stable code: the one every unusable input file answers, but
+    /// `allowed_signers_not_found` for a path with no file.
     pub fn code(&self) -> &'static str {
         match self {
+            AllowedSignersError::NotFound { .. } => "allowed_signers_not_found",
             AllowedSignersError::NotRegular { .. } => "input_not_regular",
             AllowedSignersError::TooLarge { .. } => "input_too_large",
             AllowedSignersError::Unreadable { .. } => "unreadable_input",
+        }
+    }
+}
+
+/// Why the configured signing key file is not handed to `ssh-keygen`
+/// (checked before it runs, so a FIFO, a device or a huge file never
+/// reaches it).
+#[derive(Debug, thiserror::Error)]
+pub enum SigningKeyError {
+    /// No file at the path (or a link to nothing).
+    #[error("the signing key {path} does not exist")]
+    NotFound {
+        /// The path, as displayed.
+        path: String,
+    },
+    /// A FIFO, a directory or a device: never read.
+    #[error(
+        "the signing key {path} is not a regular file (a FIFO, directory or device is never read)"
+    )]
+    NotRegular {
+        /// The path, as displayed.
+        path: String,
+    },
+    /// Over the bound: no SSH key file is this large.
+    #[error("the signing key {path} is larger than the {limit}-byte limit for a key file")]
+    TooLarge {
+        /// The path, as displayed.
+        path: String,
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// It cannot be inspected, opened or read.
+    #[error("the signing key {path} is not readable: {reason}")]
+    Unreadable {
+        /// The path, as displayed.
+        path: String,
+        /// Why, as the operating system put it.
+        reason: String,
+    },
+}
+
+impl SigningKeyError {
+    /// The stable code: the one every unusable input file answers, but
+    /// `signing_key_not_found` for a path with no file.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SigningKeyError::NotFound { .. } => "signing_key_not_found",
+            SigningKeyError::NotRegular { .. } => "input_not_regular",
+            SigningKeyError::TooLarge { .. } => "input_too_large",
+            SigningKeyError::Unreadable { .. } => "unreadable_input",
         }
     }
 }
@@ -136,8 +194,9 @@ pub enum SignatureError {
         /// The allowed-signers file consulted, as a path.
         allowed_signers: String,
     },
-    /// Not an envelope (truncated, oversized, unknown fields, not base64,
-    /// a `sig` that is not an SSH signature).
+    /// Not an envelope (truncated, oversized, a defined field of the wrong
+    /// type, not base64, a `sig` that is not an SSH signature; unknown
+    /// fields are ignored, as DSSE asks of consumers).
     #[error("{0}")]
     Envelope(#[from] EnvelopeError),
     /// A signature is required or being checked, and no allowed-signers
@@ -153,6 +212,10 @@ pub enum SignatureError {
         "no signing key is configured (git config probity.signingKey, or user.signingKey with gpg.format=ssh)"
     )]
     NoSigningKey,
+    /// The configured key file is missing, not a regular file, over its
+    /// bound or unreadable (checked before `ssh-keygen` runs).
+    #[error("{0}")]
+    SigningKey(SigningKeyError),
     /// What `ssh-keygen -Y sign` printed is not an SSH signature.
     #[error("ssh-keygen did not print an SSH signature: {0}")]
     BadSignerOutput(String),
@@ -175,6 +238,7 @@ impl SignatureError {
             SignatureError::NoAllowedSigners => "allowed_signers_missing",
             SignatureError::AllowedSigners(e) => e.code(),
             SignatureError::NoSigningKey => "signing_key_missing",
+            SignatureError::SigningKey(e) => e.code(),
             SignatureError::BadSignerOutput(_) => "bad_signature_output",
             SignatureError::Tool(_) => "signing_tool",
             SignatureError::Serialize(_) => "serialize",

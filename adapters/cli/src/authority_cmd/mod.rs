@@ -750,18 +750,19 @@ pub(crate) fn input_error(path: &Path, e: probity_scratch::input::InputError) ->
 /// chunks, refusing it with `input_too_large` once more than `limit` bytes
 /// arrived (a file that grows while read is still bounded). Returns the
 /// number of bytes read. A file is opened by
-/// [`probity_scratch::input::open_regular`]: a FIFO, a directory or a
-/// device is refused at once, never opened for reading.
+/// [`probity_scratch::input::open_within`]: a FIFO, a directory or a
+/// device is refused at once, never opened for reading, and a file already
+/// past the bound is refused before a byte of it is read.
 pub(crate) fn stream_input(
     path: &Path,
     limit: u64,
     sink: impl FnMut(&[u8]),
 ) -> Result<u64, CliError> {
-    use probity_scratch::input::{open_regular, stream_bounded};
+    use probity_scratch::input::{open_within, stream_bounded};
     let mut reader: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(open_regular(path).map_err(|e| input_error(path, e))?)
+        Box::new(open_within(path, limit).map_err(|e| input_error(path, e))?)
     };
     stream_bounded(&mut reader, limit, sink).map_err(|e| input_error(path, e))
 }

@@ -392,7 +392,11 @@ pub fn next_hint(code: &str) -> &'static str {
         "signature_missing" | "signature_invalid" | "signer_not_allowed" => {
             "sign the review with a key the server allows (`probity attest --lineage <id> --sign`, the lineage the message names), then `probity push` again"
         }
-        "allowed_signers_missing" | "unreadable_input" | "input_not_regular" | "signing_tool" => {
+        "allowed_signers_missing"
+        | "allowed_signers_not_found"
+        | "unreadable_input"
+        | "input_not_regular"
+        | "signing_tool" => {
             "fix the signature settings: probity.allowedSignersFile must name a readable allowed-signers file, and ssh-keygen must run"
         }
         "receipt_missing" | "receipt_scope_changed" | "receipt_unrelated" => {

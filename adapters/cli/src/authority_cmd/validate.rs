@@ -42,8 +42,12 @@ pub enum GateArg {
     PreReceive,
 }
 
+// Not `args_conflicts_with_subcommands`: clap counts the global `--json`
+// and `--cwd` among the conflicting arguments, so `validate --json
+// pre-receive` was refused; `normalized` refuses a gate flag beside a gate
+// subcommand instead.
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(subcommand_negates_reqs = true)]
 pub struct ValidateArgs {
     /// The boundary, as a subcommand with only its own flags
     /// (`probity validate pre-push --remote origin`); `--gate NAME` with
@@ -154,6 +158,23 @@ pub enum GateCommand {
 }
 
 impl ValidateArgs {
+    /// Whether any flag of the `--gate` spelling was given (the global
+    /// `--json` and `--cwd` are not its flags).
+    fn has_gate_flags(&self) -> bool {
+        self.gate.is_some()
+            || self.staged
+            || self.remote.is_some()
+            || self.stdin_updates
+            || self.range.is_some()
+            || self.base.is_some()
+            || self.head.is_some()
+            || self.revision.is_some()
+            || self.checksums.is_some()
+            || self.artifacts.is_some()
+            || self.transport.refname.is_some()
+            || self.transport.authority.is_some()
+    }
+
     /// The command as `--gate` and its flags (what the subcommand names).
     fn normalized(&self) -> Option<ValidateArgs> {
         let form = self.form.as_ref()?;
@@ -364,6 +385,14 @@ pub fn validate(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
+    if args.form.is_some() && args.has_gate_flags() {
+        return Err(CliError::new(
+            ErrorKind::Usage,
+            "usage",
+            "a gate subcommand takes only its own flags, never --gate or another gate's flags beside it",
+            "spell the gate one way: `probity validate pre-commit|pre-push|pre-pr|release|pre-receive [its flags]`, or `probity validate --gate NAME [flags]`",
+        ));
+    }
     let normalized = args.normalized();
     let args = normalized.as_ref().unwrap_or(args);
     if args.transport.authority.is_some() || args.transport.refname.is_some() {

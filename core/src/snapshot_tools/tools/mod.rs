@@ -446,9 +446,9 @@ pub struct Completed {
     /// The call answered an error (bad arguments, a spent budget, a subject
     /// error); `text` is the reason (S2.4).
     pub is_error: bool,
-    /// The events logged: the call's own (none for a call past the budget),
-    /// then `review.snapshot.exhausted` the first time the budget is found
-    /// spent.
+    /// The events logged: the call's own (a call past the budget too,
+    /// refused with the budget sentence), then `review.snapshot.exhausted`
+    /// the first time the budget is found spent.
     pub events: Vec<Event>,
 }
 
@@ -564,12 +564,28 @@ impl Session {
             Ok(p) => p,
             Err(ex) => {
                 self.state.failed_calls = self.state.failed_calls.saturating_add(1);
-                let mut events = Vec::new();
+                let text = Budget::exhausted_sentence(ex.0);
+                // S4.1: every call is logged, one past the budget too (its
+                // tool's event, refused with the sentence, nothing charged);
+                // the ledger keeps only calls the budget let start.
+                let mut events = vec![Event {
+                    event: tool
+                        .map_or("review.snapshot.unknown_tool", ToolName::event)
+                        .into(),
+                    path: target.path,
+                    pattern: target.pattern,
+                    glob: target.glob,
+                    bytes: 0,
+                    truncated: false,
+                    refused: Some(text.clone()),
+                    calls_used: ex.0.calls_used,
+                    bytes_used: ex.0.bytes_used,
+                }];
                 if let Some(e) = self.exhausted_event() {
                     events.push(e);
                 }
                 return Prepared::Done(Completed {
-                    text: Budget::exhausted_sentence(ex.0),
+                    text,
                     is_error: true,
                     events,
                 });

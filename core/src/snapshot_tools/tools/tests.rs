@@ -78,7 +78,37 @@ fn budget_exhaustion_by_calls() {
         c.text,
         "budget exhausted: 2 calls / 4 bytes used; answer from what you have"
     );
-    assert!(c.events.is_empty(), "exhausted is logged once");
+    // S4.1: every call is logged, one past the budget too (issue 23 §7),
+    // refused with the sentence; exhausted is logged once.
+    assert_eq!(c.events.len(), 1, "{:?}", c.events);
+    assert_eq!(c.events[0].event, "review.snapshot.read");
+    assert_eq!(c.events[0].path.as_deref(), Some("c"));
+    assert_eq!(c.events[0].bytes, 0);
+    assert_eq!(c.events[0].refused.as_deref(), Some(c.text.as_str()));
+    assert_eq!((c.events[0].calls_used, c.events[0].bytes_used), (2, 4));
+    // Whatever the tool and its arguments, an unknown tool included.
+    for (name, args, event) in [
+        ("grep", json!({"pattern": "x"}), "review.snapshot.grep"),
+        ("list", json!({"glob": "*.rs"}), "review.snapshot.list"),
+        ("read", json!({}), "review.snapshot.read"),
+        ("rm", json!({}), "review.snapshot.unknown_tool"),
+    ] {
+        let Prepared::Done(c) = s.prepare(name, &args) else {
+            panic!("{name}: past the budget nothing is fetched");
+        };
+        assert!(c.is_error);
+        assert_eq!(c.events.len(), 1, "{name}: {:?}", c.events);
+        assert_eq!(c.events[0].event, event);
+        assert!(
+            c.events[0]
+                .refused
+                .as_deref()
+                .unwrap()
+                .starts_with("budget exhausted")
+        );
+    }
+    // The ledger holds only calls the budget let start.
+    assert_eq!(s.state().ledger.len(), 2);
 }
 
 #[test]

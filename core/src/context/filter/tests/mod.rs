@@ -20,6 +20,17 @@ fn nfkc_tables_are_pinned() {
     assert_eq!(unicode_normalization::UNICODE_VERSION, NFKC_UNICODE_VERSION);
 }
 
+/// The `Cf` table is General_Category=Format of Unicode 18.0.0
+/// (`DerivedGeneralCategory-18.0.0.txt`: 170 code points), the version
+/// the NFKC tables are pinned to.
+#[test]
+fn cf_table_is_the_format_category_of_the_pinned_version() {
+    assert_eq!(NFKC_UNICODE_VERSION, (18, 0, 0));
+    let total: u32 = CF_RANGES.iter().map(|&(a, b)| b - a + 1).sum();
+    assert_eq!(total, 170);
+    assert_eq!(CF_RANGES.len(), 21);
+}
+
 #[test]
 fn unchanged_text_keeps_one_trailing_lf() {
     let out = body("hello\r\nworld\r\n\n\n");
