@@ -54,7 +54,7 @@ struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Directory to discover the repository from (default: the current
-    /// one); `schema` and `demo` read no repository and ignore it.
+    /// one); `schema`, `demo`, `man` and `completions` read no repository and ignore it.
     #[arg(long, global = true, value_name = "PATH")]
     pub cwd: Option<PathBuf>,
     /// Print one JSON document on stdout instead of text.

@@ -18,8 +18,9 @@
 //!   directory), or, for a command that opens no repository, a success;
 //!   and the decoy is left byte for byte as it was.
 //!
-//! `schema` and `demo` take no repository (`schema` prints a fixed
-//! document, `demo` makes its own scratch repository): they accept `--cwd`
+//! `schema`, `demo`, `man` and `completions` take no repository (`schema`
+//! prints a fixed document, `demo` makes its own scratch repository, `man`
+//! and `completions` print the CLI's own definition): they accept `--cwd`
 //! and ignore it, even a path that does not exist, although their help
 //! describes it as for every command ("Directory to discover the repository
 //! from"). That is pinned here so a change to it is deliberate.
@@ -338,8 +339,10 @@ fn every_command_accepts_cwd_and_json_and_honours_them() {
             "`{name}` did not answer repository_error for --cwd: {looked_at_cwd:?}"
         );
     }
-    // Only a command that opens no repository succeeds outside one.
-    assert_eq!(succeeded, ["demo"], "succeeded outside a repository");
+    // Only a command that opens no repository succeeds outside one: the
+    // demo (its own scratch repository) and the man page (the CLI's own
+    // definition).
+    assert_eq!(succeeded, ["demo", "man"], "succeeded outside a repository");
     assert_eq!(tree(decoy.root()), before, "a command wrote to the decoy");
     assert_eq!(tree(elsewhere.path()), BTreeMap::new());
 }

@@ -23,19 +23,6 @@ fn policy_json() -> String {
     )
 }
 
-fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
-    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
-        .ok()
-        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
-}
-
-fn commit_all(f: &Fixture, message: &str) -> String {
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--no-verify", "-m", message])
-        .unwrap();
-    rev(f, f.root(), "HEAD").unwrap()
-}
-
 /// A team repository whose protected base holds the policy and the
 /// allowed signers (agent and CI are reviewers, alice the maintainer),
 /// served by a bare remote with the server hook.
@@ -82,20 +69,7 @@ impl Team {
     /// Signs `lineage`'s statement with `key` in this clone (its store
     /// keeps every envelope; the bundle carries them all).
     fn sign(&self, key: &Path, lineage: &str) {
-        self.f
-            .git(&["config", "probity.signingKey", key.to_str().unwrap()])
-            .unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-            .args(["--cwd", self.f.root().to_str().unwrap()])
-            .args(["attest", "--lineage", lineage, "--sign"])
-            .env("HOME", self.keys.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        sign_with(self.f.root(), key, self.keys.path(), lineage);
     }
 
     fn server_main(&self) -> Option<String> {

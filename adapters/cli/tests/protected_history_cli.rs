@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use probity_git::fixture::Fixture;
 use support::*;
@@ -80,12 +80,6 @@ impl Server {
         assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
         self.head()
     }
-}
-
-fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
-    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
-        .ok()
-        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
 }
 
 #[test]

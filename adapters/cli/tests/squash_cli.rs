@@ -10,19 +10,6 @@ use std::path::Path;
 use probity_git::fixture::Fixture;
 use support::*;
 
-fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
-    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
-        .ok()
-        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
-}
-
-fn commit_all(f: &Fixture, message: &str) -> String {
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--no-verify", "-m", message])
-        .unwrap();
-    rev(f, f.root(), "HEAD").unwrap()
-}
-
 /// Two commits reviewed one after the other (the second on the first's
 /// tree), then squashed into one commit.
 fn squashed_pair(f: &Fixture, inputs: &Path) -> String {

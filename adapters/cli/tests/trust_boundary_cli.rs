@@ -4,23 +4,10 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use probity_git::fixture::Fixture;
 use support::*;
-
-fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
-    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
-        .ok()
-        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
-}
-
-fn commit_all(f: &Fixture, message: &str) -> String {
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--no-verify", "-m", message])
-        .unwrap();
-    rev(f, f.root(), "HEAD").unwrap()
-}
 
 /// A server that requires signatures by the maintainer's key (`alice`),
 /// and a clone with a reviewable change in its worktree.
@@ -58,20 +45,7 @@ impl Signed {
 
     /// The maintainer signs `lineage` with her key.
     fn sign(&self, lineage: &str) {
-        self.f
-            .git(&["config", "probity.signingKey", self.alice.to_str().unwrap()])
-            .unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-            .args(["--cwd", self.f.root().to_str().unwrap()])
-            .args(["attest", "--lineage", lineage, "--sign"])
-            .env("HOME", self.keys.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        sign_with(self.f.root(), &self.alice, self.keys.path(), lineage);
     }
 
     fn server_rev(&self, r: &str) -> Option<String> {

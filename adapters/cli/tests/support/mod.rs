@@ -323,3 +323,47 @@ pub fn hooked_origin() -> (Fixture, tempfile::TempDir, PathBuf) {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     (f, dir, server)
 }
+
+/// `git rev-parse -q --verify R` in `cwd`; `None` when R names nothing.
+pub fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
+    f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
+        .ok()
+        .map(|b| String::from_utf8(b).unwrap().trim().to_string())
+}
+
+/// Commits the whole worktree of `f` past every client hook (as an agent
+/// under review can); returns the new HEAD.
+pub fn commit_all(f: &Fixture, message: &str) -> String {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", message])
+        .unwrap();
+    rev(f, f.root(), "HEAD").unwrap()
+}
+
+/// `probity attest --lineage L --sign` in `cwd`, signing with `key` (set as
+/// `probity.signingKey` there; `home` is the signer's HOME).
+pub fn sign_with(cwd: &Path, key: &Path, home: &Path, lineage: &str) {
+    let set = Command::new("git")
+        .args(["config", "probity.signingKey"])
+        .arg(key)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["attest", "--lineage", lineage, "--sign"])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
