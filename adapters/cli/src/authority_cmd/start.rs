@@ -58,6 +58,8 @@ pub struct StartAnswer<'a> {
     base_tree: &'a TreeId,
     candidate_tree: &'a TreeId,
     paths_digest: &'a Sha256Digest,
+    /// Every path the candidate froze, sorted.
+    paths: &'a [RepoPath],
     intended_untracked: &'a [RepoPath],
     policy_hash: &'a Sha256Digest,
     store_revision: Sha256Digest,
@@ -85,6 +87,7 @@ impl<'a> StartAnswer<'a> {
             base_tree: &s.snapshot().base_tree,
             candidate_tree: &s.snapshot().candidate_tree,
             paths_digest: &s.snapshot().paths_digest,
+            paths: &s.snapshot().paths,
             intended_untracked: &s.snapshot().intended_untracked,
             policy_hash: &s.frozen().policy_hash,
             store_revision: record.revision(),
@@ -234,6 +237,32 @@ fn human_commit(c: &drivers::CommitStart) -> String {
     }
 }
 
+/// How many frozen paths the text answer names one per line (a screenful);
+/// the rest are counted, and `--json` lists them all.
+const SHOWN_FROZEN_PATHS: usize = 20;
+
+/// The paths a start froze, one per line, an intended untracked file
+/// marked, collapsed past a screenful: a stray file is named, never only
+/// counted.
+fn frozen_paths(paths: &[RepoPath], untracked: &[RepoPath]) -> String {
+    let mut t = String::from("  paths:\n");
+    for p in paths.iter().take(SHOWN_FROZEN_PATHS) {
+        let mark = if untracked.contains(p) {
+            " (new, untracked)"
+        } else {
+            ""
+        };
+        t.push_str(&format!("    {p}{mark}\n"));
+    }
+    let more = paths.len().saturating_sub(SHOWN_FROZEN_PATHS);
+    if more > 0 {
+        t.push_str(&format!(
+            "    +{more} more (`probity start --json` lists every path)\n"
+        ));
+    }
+    t
+}
+
 fn human_start(record: &StateRecord, resumed: bool) -> String {
     let s = record.state();
     let mut t = format!(
@@ -252,6 +281,10 @@ fn human_start(record: &StateRecord, resumed: bool) -> String {
         s.frozen().authored_lines,
         s.frozen().correction_budget,
     );
+    t.push_str(&frozen_paths(
+        &s.snapshot().paths,
+        &s.snapshot().intended_untracked,
+    ));
     if s.frozen().selected_lenses.is_empty() {
         t.push_str("  lenses: none selected\n");
     }
