@@ -192,3 +192,24 @@ fn a_judged_review_awaiting_the_refuter_is_not_pristine() {
         "{err}"
     );
 }
+
+/// Every escalation reason's `name()` is its wire spelling, and each has a
+/// sentence to report it with (issue 22 §5).
+#[test]
+fn escalation_reasons_name_their_wire_spelling_and_explain_themselves() {
+    use probity_core::review::state::EscalationReason as R;
+    for r in [
+        R::FindingEscalated,
+        R::ForecastOverBudget,
+        R::BudgetExceeded,
+        R::AttemptsExhausted,
+        R::NoEditAttempt,
+        R::EvidenceFailed,
+    ] {
+        assert_eq!(
+            serde_json::to_value(r).unwrap(),
+            serde_json::Value::String(r.name().to_string())
+        );
+        assert!(!r.explain().is_empty());
+    }
+}

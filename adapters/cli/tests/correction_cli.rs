@@ -506,3 +506,39 @@ fn a_fix_on_a_moved_head_is_refused() {
     );
     assert_eq!(store_snapshot(&flow.f), before);
 }
+
+/// Issue 22 §5: in text, a correction shows its budget as charged N of M,
+/// and an escalation says why.
+#[test]
+fn text_answers_show_the_budget_charged_and_why_it_escalated() {
+    let flow = Flow::to_correction();
+    let text = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .arg("--cwd")
+            .arg(flow.f.root())
+            .args(["finalize", "--lineage", flow.lineage.as_str()])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let forecast = text(&["--correction-lines", "2"]);
+    assert!(
+        forecast.contains("  correction budget: charged 0 of 4 line(s), 0 attempt(s)\n"),
+        "{forecast}"
+    );
+    flow.f
+        .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -2\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
+        .unwrap();
+    let failed = text(&["--validation", &flow.doc("v.json", VALIDATION_FAIL)]);
+    assert!(
+        failed.contains("  correction budget: charged 2 of 4 line(s), 1 attempt(s)\n"),
+        "{failed}"
+    );
+    let over = text(&["--correction-lines", "3"]);
+    assert!(
+        over.contains("  escalated: forecast_over_budget (the correction's forecast lines exceed its budget, before any edit)\n"),
+        "{over}"
+    );
+    assert!(over.contains("charged 2 of 4"), "{over}");
+}

@@ -222,6 +222,19 @@ impl<'a> FinalizeAnswer<'a> {
             .iter()
             .map(|f| format!("  {} {} -> {}\n", f.id, f.severity.name(), f.route.name()))
             .collect();
+        // A correction's budget, as the ledger charged it (issue 22 §5).
+        if !self.attempts.is_empty() || self.charged_lines > 0 || self.handoff.is_some() {
+            t.push_str(&format!(
+                "  correction budget: charged {} of {} line(s), {} attempt(s)\n",
+                self.charged_lines,
+                self.correction_budget,
+                self.attempts.len()
+            ));
+        }
+        // Every escalation says why.
+        if let Some(r) = self.escalation_reason {
+            t.push_str(&format!("  escalated: {} ({})\n", r.name(), r.explain()));
+        }
         if let Some(h) = &self.handoff {
             t.push_str(&format!(
                 "  fix exactly: {} (allowed paths: {})\n",
