@@ -469,6 +469,29 @@ fn gate_push(
         ));
     }
     message.push_str("; nothing was pushed");
+    // A new ref is measured against what the remote holds: a teammate's
+    // push this clone has not fetched leaves its history unmeasured, and
+    // the denial is this clone's stale view, not the change (issue 21 §5).
+    // One more ls-remote, only on this failure path.
+    let unfetched = ctx.repo.unfetched_remote_tips(remote).unwrap_or_default();
+    if !unfetched.is_empty() {
+        let named: Vec<String> = unfetched
+            .iter()
+            .map(|(name, c)| format!("{name} at {c}"))
+            .collect();
+        message.push_str(&format!(
+            "; {remote} holds commits this clone has not fetched ({}), and a new ref is measured against what {remote} holds",
+            named.join(", ")
+        ));
+        return Err(CliError::new(
+            ErrorKind::Conflict,
+            "push_denied",
+            message,
+            format!(
+                "fetch first: `git fetch {remote}`, then `probity push` again (only what {remote} lacks is judged then)"
+            ),
+        ));
+    }
     Err(CliError::new(
         ErrorKind::Conflict,
         "push_denied",

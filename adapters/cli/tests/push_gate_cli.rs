@@ -234,3 +234,41 @@ fn a_server_without_atomic_push_is_named_with_what_to_do() {
     );
     assert_eq!(s.remote_refs(), before);
 }
+
+/// Issue 21 §5: a new branch pushed from a clone that has not fetched a
+/// teammate's push is measured against history this clone lacks; the
+/// refusal says to fetch first, and after `git fetch` the same push lands.
+#[test]
+fn a_new_branch_from_a_stale_clone_is_told_to_fetch_first_and_then_lands() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    // A teammate lands reviewed work on main.
+    let d = tempfile::tempdir().unwrap();
+    let b = d.path().join("b");
+    f.git(&["clone", "-q", server.to_str().unwrap(), b.to_str().unwrap()])
+        .unwrap();
+    for (k, v) in [("user.name", "b"), ("user.email", "b@probity.invalid")] {
+        f.git_in(&b, &["config", k, v]).unwrap();
+    }
+    std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
+    approve_live(&b, inputs.path());
+    f.git_in(&b, &["add", "-A"]).unwrap();
+    f.git_in(&b, &["commit", "-q", "-m", "teammate"]).unwrap();
+    let pb = probity(&b, &["push", "origin", "main"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    // Here, without fetching: reviewed work on a new branch.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let head = commit_all(&f, "mine");
+    let p = probity(f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(p.json["error"]["code"], "push_denied", "{}", p.stdout);
+    let next = p.json["error"]["next_action"].as_str().unwrap_or_default();
+    assert!(next.contains("git fetch origin"), "{}", p.stdout);
+    assert!(rev(&f, &server, "refs/heads/feature").is_none());
+    // The advice works.
+    f.git(&["fetch", "-q", "origin"]).unwrap();
+    let p = probity(f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "refs/heads/feature"), Some(head));
+}

@@ -148,10 +148,11 @@ impl Repo {
     }
 
     /// The branch and tag tips `remote` advertises now (`git ls-remote
-    /// --heads --tags`, annotated tags peeled) that this repository has as
-    /// commits, with their ref names. `remote` is a configured remote's
-    /// name or a URL, passed after `--` so it cannot become an option.
-    pub fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, GitError> {
+    /// --heads --tags`, annotated tags peeled), with their ref names and
+    /// whether this repository has each as a commit. `remote` is a
+    /// configured remote's name or a URL, passed after `--` so it cannot
+    /// become an option.
+    fn advertised_tips(&self, remote: &str) -> Result<Vec<(String, CommitId, bool)>, GitError> {
         const ARGS: &str = "ls-remote";
         // Talks to the remote: with the user's transport settings.
         let out = self.transport_git().run(
@@ -191,8 +192,31 @@ impl Repo {
         Ok(advertised
             .into_iter()
             .zip(kinds)
-            .filter(|(_, k)| k.ends_with(" commit"))
-            .map(|(a, _)| a)
+            .map(|((name, c), k)| (name, c, k.ends_with(" commit")))
+            .collect())
+    }
+
+    /// The tips `remote` advertises (branches and tags, peeled) that are
+    /// commits here; a tip this clone has not fetched is left out.
+    pub fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, GitError> {
+        Ok(self
+            .advertised_tips(remote)?
+            .into_iter()
+            .filter(|(_, _, known)| *known)
+            .map(|(name, c, _)| (name, c))
+            .collect())
+    }
+
+    /// The branch tips `remote` advertises that this clone does not hold
+    /// (a teammate's push it has not fetched): what a new ref's delivery
+    /// cannot be measured against until `git fetch`. One more `ls-remote`:
+    /// asked only to explain a denial.
+    pub fn unfetched_remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, GitError> {
+        Ok(self
+            .advertised_tips(remote)?
+            .into_iter()
+            .filter(|(name, _, known)| !*known && name.starts_with("refs/heads/"))
+            .map(|(name, c, _)| (name, c))
             .collect())
     }
 
