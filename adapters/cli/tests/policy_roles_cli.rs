@@ -469,3 +469,32 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(t.server_main(), Some(c));
 }
+
+/// The CI range form judges every update it is given, a tag included: the
+/// policy of its OLD commit applies whatever `probity.protectedRefs` says.
+#[test]
+fn the_ci_range_form_applies_the_policy_to_a_tag_too() {
+    let t = Team::new();
+    let base = rev(&t.f, t.f.root(), "HEAD").unwrap();
+    write_medium_change(&t.f);
+    t.review();
+    let head = commit_all(&t.f, "more parsing");
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let range = format!("{base}..{head}");
+    let g = probity(
+        t.f.root(),
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &range,
+            "--ref",
+            "refs/tags/v1",
+            "--json",
+        ],
+    );
+    assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
+    assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
+}

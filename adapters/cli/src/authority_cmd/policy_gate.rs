@@ -180,10 +180,18 @@ pub fn check_bundle<P: SshSignatures>(
         let s = record.state();
         let snap = s.snapshot();
         let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
-        let present = probity_ports::review::ExportGit::missing_objects(repo, &pair)
-            .map(|m| m.is_empty())
-            .unwrap_or(false);
-        if !present {
+        // A record whose trees are not here authorizes nothing here (as
+        // `check_repo` reads it); a failure to ask is a denial, never a
+        // skipped floor.
+        let missing =
+            probity_ports::review::ExportGit::missing_objects(repo, &pair).map_err(|e| {
+                deny(
+                    "server_misconfigured",
+                    format!("the server could not read its objects: {e}"),
+                    "ask_administrator",
+                )
+            })?;
+        if !missing.is_empty() {
             continue;
         }
         let changed = repo

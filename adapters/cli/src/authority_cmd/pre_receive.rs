@@ -183,14 +183,22 @@ fn signature_policy<'a>(
     })
 }
 
-/// The bases the repository policy is read from for a hook's updates:
-/// each protected ref's old tip, or, for a ref being created, the
-/// repository's default branch (`HEAD`); deletions deliver nothing.
-fn policy_bases(repo: &Repo, updates: &[ReceiveUpdate]) -> Result<Vec<CommitId>, CliError> {
+/// The bases the repository policy is read from for the judged updates:
+/// each judged ref's old tip, or, for a ref being created, the
+/// repository's default branch (`HEAD`); deletions deliver nothing. The
+/// hook judges only protected refs; the CI range form (`every`) judges
+/// every update it is given, a tag included, so each gets its policy.
+fn policy_bases(
+    repo: &Repo,
+    updates: &[ReceiveUpdate],
+    every: bool,
+) -> Result<Vec<CommitId>, CliError> {
     let globs = repo.protected_refs().map_err(repo_err)?;
     let mut bases = Vec::new();
     for u in updates {
-        if u.new.is_none() || !probity_core::review::server::is_protected(&globs, &u.refname) {
+        if u.new.is_none()
+            || !(every || probity_core::review::server::is_protected(&globs, &u.refname))
+        {
             continue;
         }
         match &u.old {
@@ -691,7 +699,7 @@ fn pre_receive(
     };
     let notes_pushed = hook.then(|| updates.iter().any(|u| u.refname == NOTES_REF));
     let scratch = ScratchStore::new().map_err(|e| faults.error(e))?;
-    let bases = policy_bases(&repo, &updates)?;
+    let bases = policy_bases(&repo, &updates, matches!(scope, ReceiveScope::Range))?;
     let answer = drivers::pre_receive(
         &repo,
         &scratch.store,
