@@ -329,6 +329,15 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     } else {
         ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?
     };
+    // Published against the remote pushed to: a teammate's branch
+    // fetched from elsewhere is still this push's delivery.
+    let scope = if ctx.repo.is_configured_remote(&remote).map_err(repo_error)? {
+        RemoteScope::Of(remote.clone())
+    } else {
+        // A URL has no remote-tracking refs of its own: every one
+        // stands for what has been published, as without a remote.
+        RemoteScope::All
+    };
     let mut publications = Vec::new();
     for spec in &refspecs {
         let src = spec.trim_start_matches('+');
@@ -337,9 +346,6 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
             continue;
         }
         let tip = resolve(&ctx.repo, src)?;
-        // Published against the remote pushed to: a teammate's branch
-        // fetched from elsewhere is still this push's delivery.
-        let scope = RemoteScope::Of(remote.clone());
         let p =
             drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &scope).map_err(transport_error)?;
         publications.push(p);

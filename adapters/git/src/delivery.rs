@@ -196,6 +196,25 @@ impl Repo {
             .collect())
     }
 
+    /// Whether `remote` is a configured remote's name (it has
+    /// `remote.<name>.url`), as opposed to a URL or path given to push: only
+    /// a name has remote-tracking refs to measure what it holds.
+    pub fn is_configured_remote(&self, remote: &str) -> Result<bool, GitError> {
+        if remote.is_empty() || remote.contains(['/', ':', '\\']) {
+            return Ok(false);
+        }
+        let key = format!("remote.{remote}.url");
+        let args: Vec<std::ffi::OsString> = ["config", "--get", key.as_str()]
+            .iter()
+            .map(std::ffi::OsString::from)
+            .collect();
+        Ok(self
+            .git()
+            .output(self.root(), &args, &[], None)?
+            .status
+            .success())
+    }
+
     /// The tips `remote` advertises (branches and tags, peeled) that are
     /// commits here; a tip this clone has not fetched is left out.
     pub fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, GitError> {
