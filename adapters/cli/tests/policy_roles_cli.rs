@@ -358,36 +358,12 @@ fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signatur
     write_medium_change(&t.f);
     // The lens escalates; the agent recovers its own escalation, writing
     // the maintainer's name into the free-text authorization.
-    let st = probity(t.f.root(), &["start"]);
-    let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
-    let r = input(t.inputs.path(), "unknown.json", PARSER_UNKNOWN);
-    let fin = probity(t.f.root(), &["finalize", "--lineage", &l1, "--result", &r]);
-    assert_eq!(
-        fin.json["state"], "escalated",
-        "{}{}",
-        fin.stdout, fin.stderr
-    );
-    let revision = fin.json["store_revision"].as_str().unwrap().to_string();
-    let rec = probity(
+    let l2 = escalate_and_recover(
         t.f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
-            &l1,
-            "--expected-predecessor-revision",
-            &revision,
-            "--disposition",
-            "escalation_authorized",
-            "--reason",
-            "the callers are fine",
-            "--actor",
-            "alice",
-            "--authorization",
-            "alice approves (she said so on chat)",
-        ],
+        t.inputs.path(),
+        "the callers are fine",
+        "alice approves (she said so on chat)",
     );
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
-    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
     let st = probity(t.f.root(), &["status", "--lineage", &l2]);
     approve_started(t.f.root(), t.inputs.path(), &st.json);
     let c = commit_all(&t.f, "after the escalation");

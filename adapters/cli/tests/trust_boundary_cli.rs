@@ -128,37 +128,12 @@ fn a_maintainer_signed_recovery_after_an_escalation_lands() {
     let s = Signed::new();
     // The lens escalates (unknown causality); the maintainer recovers the
     // escalated lineage with her authorization and signs the successor.
-    let st = probity(s.f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
-    let r = input(s.inputs.path(), "unknown.json", PARSER_UNKNOWN);
-    let fin = probity(s.f.root(), &["finalize", "--lineage", &l1, "--result", &r]);
-    assert_eq!(
-        fin.json["state"], "escalated",
-        "{}{}",
-        fin.stdout, fin.stderr
-    );
-    let revision = fin.json["store_revision"].as_str().unwrap().to_string();
-    let rec = probity(
+    let l2 = escalate_and_recover(
         s.f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
-            &l1,
-            "--expected-predecessor-revision",
-            &revision,
-            "--disposition",
-            "escalation_authorized",
-            "--reason",
-            "read the callers: none breaks",
-            "--actor",
-            "alice",
-            "--authorization",
-            "alice approves after reading the callers",
-        ],
+        s.inputs.path(),
+        "read the callers: none breaks",
+        "alice approves after reading the callers",
     );
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
-    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
     let st = probity(s.f.root(), &["status", "--lineage", &l2]);
     approve_started(s.f.root(), s.inputs.path(), &st.json);
     let c = commit_all(&s.f, "reviewed after escalation");

@@ -367,3 +367,46 @@ pub fn sign_with(cwd: &Path, key: &Path, home: &Path, lineage: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Starts a review of the live change in `cwd`, lets its lens escalate
+/// ([`PARSER_UNKNOWN`]), then recovers it `escalation_authorized` as
+/// `alice` with `reason` and the free-text `authorization`. Returns the
+/// successor lineage (reviewing, on the same change).
+pub fn escalate_and_recover(
+    cwd: &Path,
+    inputs: &Path,
+    reason: &str,
+    authorization: &str,
+) -> String {
+    let st = probity(cwd, &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
+    let r = input(inputs, "unknown.json", PARSER_UNKNOWN);
+    let fin = probity(cwd, &["finalize", "--lineage", &l1, "--result", &r]);
+    assert_eq!(
+        fin.json["state"], "escalated",
+        "{}{}",
+        fin.stdout, fin.stderr
+    );
+    let revision = fin.json["store_revision"].as_str().unwrap().to_string();
+    let rec = probity(
+        cwd,
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &l1,
+            "--expected-predecessor-revision",
+            &revision,
+            "--disposition",
+            "escalation_authorized",
+            "--reason",
+            reason,
+            "--actor",
+            "alice",
+            "--authorization",
+            authorization,
+        ],
+    );
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    rec.json["lineage_id"].as_str().unwrap().to_string()
+}
