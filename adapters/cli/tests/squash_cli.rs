@@ -86,3 +86,47 @@ fn a_squash_with_an_unreviewed_edit_is_refused_with_advice_that_keeps_it() {
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(rev(&f, &server, "main"), Some(squash));
 }
+
+#[test]
+fn a_squash_that_replays_a_spent_approval_is_refused() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    // Review A delivers its change into main.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // A maintainer reverts it, reviewed as committed.
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    let revert = commit_all(&f, "revert the change");
+    let st = probity(f.root(), &["start", "--commit", &revert]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The agent brings A's change back unreviewed, reviews only a small
+    // follow-up on top of it (review B, based on A's approved tree), and
+    // squashes both: the composition A then B is exactly the squash, but
+    // A's approval was spent by its first delivery.
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    commit_all(&f, "bring it back");
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",
+    )
+    .unwrap();
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "a small follow-up");
+    f.git(&["reset", "-q", "--soft", "HEAD~2"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", "squashed"])
+        .unwrap();
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    let said = format!("{}{}", p.stdout, p.stderr);
+    assert_ne!(p.code, 0, "{said}");
+    assert!(said.contains("approval_spent"), "{said}");
+    assert!(said.contains(&c1), "{said}");
+    assert_eq!(rev(&f, &server, "main"), Some(revert));
+}

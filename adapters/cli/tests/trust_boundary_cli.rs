@@ -205,6 +205,38 @@ fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
 }
 
 #[test]
+fn a_reverted_approval_carried_onto_a_new_base_by_its_rebase_proof_is_refused() {
+    let (f, _dir, server, inputs) = plain_server();
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    let revert = commit_all(&f, "revert the change");
+    let st = probity(f.root(), &["start", "--commit", &revert]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(f.root(), inputs.path(), &st.json);
+    // Other reviewed work moves the base on.
+    f.write("docs/notes.md", "unrelated\n").unwrap();
+    approve_live(f.root(), inputs.path());
+    let other = commit_all(&f, "other work");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The agent re-applies the reverted change on the new base and copies
+    // its old note: a clean rebase proof of an approval already spent.
+    f.git(&["cherry-pick", "--no-commit", &c1]).unwrap();
+    let replay = commit_all(&f, "bring it back, rebased");
+    f.git(&["notes", "--ref=probity", "copy", &c1, &replay])
+        .unwrap();
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(&c1), "{err}");
+    assert_eq!(rev(&f, &server, "main"), Some(other));
+}
+
+#[test]
 fn the_same_reviewed_commit_reaches_another_protected_branch_and_is_pushed_again() {
     let (f, _dir, server, inputs) = plain_server();
     approve_live(f.root(), inputs.path());

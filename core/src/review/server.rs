@@ -229,6 +229,22 @@ pub struct ApprovedDelivery {
     pub commit: CommitId,
     /// The lineage whose approval allowed it.
     pub lineage: LineageId,
+    /// A squash (`composed_reviews`): every approval it composes, first to
+    /// last (`lineage` is the last); empty otherwise. Each is spent by the
+    /// delivery as a single approval would be.
+    pub composed_of: Vec<LineageId>,
+}
+
+impl ApprovedDelivery {
+    /// The approvals the delivery rests on: the composed ones, or its one
+    /// lineage.
+    pub fn approvals(&self) -> &[LineageId] {
+        if self.composed_of.is_empty() {
+            std::slice::from_ref(&self.lineage)
+        } else {
+            &self.composed_of
+        }
+    }
 }
 
 /// Every commit an allowing decision lets in on the strength of an
@@ -246,6 +262,12 @@ pub fn approved_deliveries(d: &GateDecision) -> Vec<ApprovedDelivery> {
                     refs: r.refs.clone(),
                     commit: r.tip.clone(),
                     lineage: l.clone(),
+                    composed_of: r
+                        .proof
+                        .as_deref()
+                        .filter(|p| p.kind == crate::review::rebase::ProofKind::ComposedReviews)
+                        .map(|p| p.chain.clone())
+                        .unwrap_or_default(),
                 });
             }
             continue;
@@ -256,6 +278,7 @@ pub fn approved_deliveries(d: &GateDecision) -> Vec<ApprovedDelivery> {
                     refs: r.refs.clone(),
                     commit: c.commit.clone(),
                     lineage: l.clone(),
+                    composed_of: c.composed_of.clone(),
                 });
             }
         }
@@ -327,6 +350,43 @@ pub fn check_not_replayed(
         }),
         None => Ok(()),
     }
+}
+
+/// One approval a delivery rests on, for the replay rule: its lineage, the
+/// (base tree, final candidate tree) it approved when known (the review
+/// record the bundle carried), and the earlier commits noted with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalHistory {
+    /// The approval's lineage.
+    pub lineage: LineageId,
+    /// What it approved, base tree to final candidate tree.
+    pub approved: Option<(TreeId, TreeId)>,
+    /// Earlier commits whose notes name it.
+    pub priors: Vec<PriorDelivery>,
+}
+
+/// The replay rule over every approval a delivery rests on (D-R56, and
+/// D-R68 for squashes and proofs): the delivery of `commit` (`delivered`:
+/// its parent's tree and its tree) is refused when, for any approval, an
+/// earlier commit in the ref's history noted with it delivered either the
+/// same trees or exactly what that approval approved. So a squash that
+/// composes an approval already delivered, and a rebase of a delivered
+/// (then reverted) commit carrying its old note, are replays as the revert
+/// of a revert is; a stack, a rebase proof for a change not yet in the
+/// ref, a backport and the same commit pushed again still pass.
+pub fn check_approvals_not_replayed(
+    refname: &str,
+    commit: &CommitId,
+    delivered: &(TreeId, TreeId),
+    approvals: &[ApprovalHistory],
+) -> Result<(), ApprovalSpent> {
+    for a in approvals {
+        check_not_replayed(refname, commit, delivered, &a.lineage, &a.priors)?;
+        if let Some(approved) = &a.approved {
+            check_not_replayed(refname, commit, approved, &a.lineage, &a.priors)?;
+        }
+    }
+    Ok(())
 }
 
 /// The notes-only-grow rule for one annotated commit whose note a
@@ -674,6 +734,83 @@ mod tests {
         ] {
             assert_eq!(
                 check_not_replayed("refs/heads/main", &c(replay), &trees, &l, &priors),
+                Ok(())
+            );
+        }
+    }
+
+    #[test]
+    fn every_approval_a_delivery_rests_on_is_spent_by_its_first_delivery() {
+        let c = |s: &str| CommitId::parse(s).unwrap();
+        let t = |s: &str| TreeId::parse(s).unwrap();
+        let (t0, t1, t2) = (t(A), t(B), t(&"c".repeat(40)));
+        let a = LineageId::parse("review-0123456789abcdef").unwrap();
+        let b = LineageId::parse("review-fedcba9876543210").unwrap();
+        let squash = c(&"3".repeat(40));
+        let earlier = c(&"4".repeat(40));
+        let history =
+            |lineage: &LineageId, approved: (TreeId, TreeId), priors: Vec<PriorDelivery>| {
+                ApprovalHistory {
+                    lineage: lineage.clone(),
+                    approved: Some(approved),
+                    priors,
+                }
+            };
+        let prior = |trees: (TreeId, TreeId), in_ref_history: bool| PriorDelivery {
+            commit: earlier.clone(),
+            trees,
+            in_ref_history,
+        };
+        // A squash t0 -> t2 composing A (t0 -> t1) and B (t1 -> t2), where
+        // A alone was delivered into the ref before: spent, naming A.
+        let spent = check_approvals_not_replayed(
+            "refs/heads/main",
+            &squash,
+            &(t0.clone(), t2.clone()),
+            &[
+                history(
+                    &a,
+                    (t0.clone(), t1.clone()),
+                    vec![prior((t0.clone(), t1.clone()), true)],
+                ),
+                history(&b, (t1.clone(), t2.clone()), vec![]),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!((spent.lineage, spent.prior), (a.clone(), earlier.clone()));
+        // A rebased delivery (other trees) of an approval delivered before.
+        let spent = check_approvals_not_replayed(
+            "refs/heads/main",
+            &squash,
+            &(t1.clone(), t2.clone()),
+            &[history(
+                &a,
+                (t0.clone(), t1.clone()),
+                vec![prior((t0.clone(), t1.clone()), true)],
+            )],
+        );
+        assert!(spent.is_err());
+        // Not in this ref's history (a backport), or the approval's record
+        // unknown and the trees different: each passes.
+        for approvals in [
+            vec![history(
+                &a,
+                (t0.clone(), t1.clone()),
+                vec![prior((t0.clone(), t1.clone()), false)],
+            )],
+            vec![ApprovalHistory {
+                lineage: a.clone(),
+                approved: None,
+                priors: vec![prior((t0.clone(), t1.clone()), true)],
+            }],
+        ] {
+            assert_eq!(
+                check_approvals_not_replayed(
+                    "refs/heads/main",
+                    &squash,
+                    &(t1.clone(), t2.clone()),
+                    &approvals
+                ),
                 Ok(())
             );
         }

@@ -13,8 +13,9 @@ use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, publ
 use probity_core::review::ids::{CommitId, LineageId, TreeId};
 use probity_core::review::prompts::PromptSet;
 use probity_core::review::server::{
-    NOTES_REF, PriorDelivery, ReceiveUpdate, approved_deliveries, check_deletion,
-    check_not_replayed, check_note_growth, check_notes_update, is_protected,
+    ApprovalHistory, NOTES_REF, PriorDelivery, ReceiveUpdate, approved_deliveries,
+    check_approvals_not_replayed, check_deletion, check_note_growth, check_notes_update,
+    is_protected,
 };
 use probity_core::review::snapshot::target_identity;
 use probity_core::review::state::StateRecord;
@@ -716,7 +717,7 @@ where
     }
     if decision.allows()
         && let Some(n) = &notes
-        && let Some(d) = replayed(git, n, &judged, &decision)?
+        && let Some(d) = replayed(git, scratch, n, &judged, &decision)?
     {
         return Ok(PreReceive::Denied(d));
     }
@@ -749,13 +750,15 @@ fn delivered_trees<G: DeliveryGit>(
     Ok(Some((base, c.tree)))
 }
 
-/// The replay check (core's `check_not_replayed`, D-R56) over an allowing
-/// decision: for each commit it lets in on an approval, into each updated
-/// ref with a history, the earlier commits the notes name that lineage on
-/// are read (their trees, whether the ref's old tip reaches them); the
-/// first replay is the answer.
-fn replayed<G: DeliveryGit + NotesGit>(
+/// The replay check (core's `check_approvals_not_replayed`, D-R56, D-R68)
+/// over an allowing decision: for each commit it lets in, into each
+/// updated ref with a history, every approval it rests on (each composed
+/// review of a squash) is read: what it approved (its record in
+/// `scratch`), and the earlier commits the notes name it on (their trees,
+/// whether the ref's old tip reaches them); the first replay is the answer.
+fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
     git: &G,
+    scratch: &S,
     notes: &CommitId,
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
@@ -769,13 +772,25 @@ fn replayed<G: DeliveryGit + NotesGit>(
         if olds.is_empty() {
             continue;
         }
-        let named = git
-            .notes_naming(notes, delivery.lineage.as_str(), MAX_PRIOR_NOTES)
-            .map_err(repo_err)?;
-        let named: Vec<CommitId> = named
-            .into_iter()
-            .filter(|c| *c != delivery.commit)
-            .collect();
+        let mut named = Vec::new();
+        for lineage in delivery.approvals() {
+            let commits: Vec<CommitId> = git
+                .notes_naming(notes, lineage.as_str(), MAX_PRIOR_NOTES)
+                .map_err(repo_err)?
+                .into_iter()
+                .filter(|c| *c != delivery.commit)
+                .collect();
+            if !commits.is_empty() {
+                let approved = scratch.load(lineage)?.map(|r| {
+                    let s = r.state();
+                    (
+                        s.snapshot().base_tree.clone(),
+                        s.final_candidate_tree().clone(),
+                    )
+                });
+                named.push((lineage.clone(), approved, commits));
+            }
+        }
         if named.is_empty() {
             continue;
         }
@@ -783,24 +798,28 @@ fn replayed<G: DeliveryGit + NotesGit>(
             continue;
         };
         for (refname, old) in olds {
-            let mut priors = Vec::new();
-            for c in &named {
-                let Some(prior_trees) = delivered_trees(git, c)? else {
-                    continue;
-                };
-                priors.push(PriorDelivery {
-                    commit: c.clone(),
-                    in_ref_history: git.is_ancestor(c, old).map_err(repo_err)?,
-                    trees: prior_trees,
+            let mut approvals = Vec::new();
+            for (lineage, approved, commits) in &named {
+                let mut priors = Vec::new();
+                for c in commits {
+                    let Some(prior_trees) = delivered_trees(git, c)? else {
+                        continue;
+                    };
+                    priors.push(PriorDelivery {
+                        commit: c.clone(),
+                        in_ref_history: git.is_ancestor(c, old).map_err(repo_err)?,
+                        trees: prior_trees,
+                    });
+                }
+                approvals.push(ApprovalHistory {
+                    lineage: lineage.clone(),
+                    approved: approved.clone(),
+                    priors,
                 });
             }
-            if let Err(e) = check_not_replayed(
-                refname,
-                &delivery.commit,
-                &trees,
-                &delivery.lineage,
-                &priors,
-            ) {
+            if let Err(e) =
+                check_approvals_not_replayed(refname, &delivery.commit, &trees, &approvals)
+            {
                 return Ok(Some(ReceiveDenial {
                     reason_code: e.code().into(),
                     refname: refname.to_string(),

@@ -181,6 +181,9 @@ pub struct CommitReport {
     pub reason_code: ReasonCode,
     /// The lineage that decision names, if any.
     pub lineage_id: Option<LineageId>,
+    /// A squash: the approved reviews its allow composes, first to last.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub composed_of: Vec<LineageId>,
 }
 
 /// A delivered range's decision and, for a stack of several commits, how
@@ -259,6 +262,7 @@ pub fn judge_stack(
                 decision: d.decision,
                 reason_code: d.reason_code,
                 lineage_id: d.lineage_id.clone(),
+                composed_of: d.composed_of().to_vec(),
             })
             .collect()
     } else {
