@@ -720,11 +720,13 @@ fn schema_bundle_is_printed() {
     let s = Setup::new();
     let r = probity(s.f.root(), &["schema", "bundle"]);
     assert_eq!(r.code, 0);
+    // v2 reads v1: the same document, plus the evidence a v2 carries.
     assert_eq!(
         r.json["$id"],
-        "https://probity.dev/schemas/review-bundle/v1"
+        "https://probity.dev/schemas/review-bundle/v2"
     );
     assert_eq!(r.json["properties"]["records"]["minItems"], 1);
+    assert!(r.json["properties"]["evidence"].is_object(), "{}", r.stdout);
 }
 
 #[test]

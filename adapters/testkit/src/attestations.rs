@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::canonical::canonical_bytes;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::bundle::{DsseEnvelope, MAX_ATTESTATIONS};
+use probity_core::review::evidence::CommandEvidenceDocument;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::state::{StateRecord, Transition};
@@ -24,6 +25,7 @@ use crate::InMemoryStore;
 pub struct WithAttestations<'s, S: ?Sized> {
     inner: &'s S,
     envelopes: Mutex<BTreeMap<LineageId, Vec<DsseEnvelope>>>,
+    evidence: Mutex<BTreeMap<LineageId, Vec<CommandEvidenceDocument>>>,
 }
 
 impl<'s, S: ?Sized> WithAttestations<'s, S> {
@@ -32,6 +34,7 @@ impl<'s, S: ?Sized> WithAttestations<'s, S> {
         Self {
             inner,
             envelopes: Mutex::new(BTreeMap::new()),
+            evidence: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -42,6 +45,10 @@ impl<'s, S: ?Sized> WithAttestations<'s, S> {
 
     fn kept(&self) -> MutexGuard<'_, BTreeMap<LineageId, Vec<DsseEnvelope>>> {
         self.envelopes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn kept_evidence(&self) -> MutexGuard<'_, BTreeMap<LineageId, Vec<CommandEvidenceDocument>>> {
+        self.evidence.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The envelope files as the file store names and writes them
@@ -55,6 +62,11 @@ impl<'s, S: ?Sized> WithAttestations<'s, S> {
                 bytes.push(b'\n');
                 (format!("attestations/{l}.json"), bytes)
             })
+            .chain(self.kept_evidence().iter().map(|(l, list)| {
+                let mut bytes = canonical_bytes(list).unwrap_or_default();
+                bytes.push(b'\n');
+                (format!("evidence/{l}.json"), bytes)
+            }))
             .collect()
     }
 }
@@ -96,6 +108,27 @@ impl<S: ?Sized> AttestationStore for WithAttestations<'_, S> {
 
     fn attestations(&self, lineage: &LineageId) -> Result<Vec<DsseEnvelope>, StoreError> {
         Ok(self.kept().get(lineage).cloned().unwrap_or_default())
+    }
+
+    fn add_evidence(
+        &self,
+        lineage: &LineageId,
+        docs: &[CommandEvidenceDocument],
+    ) -> Result<(), StoreError> {
+        let mut kept = self.kept_evidence();
+        let all = kept.entry(lineage.clone()).or_default();
+        all.extend(docs.iter().cloned());
+        all.sort();
+        all.dedup();
+        Ok(())
+    }
+
+    fn evidence(&self, lineage: &LineageId) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
+        Ok(self
+            .kept_evidence()
+            .get(lineage)
+            .cloned()
+            .unwrap_or_default())
     }
 }
 

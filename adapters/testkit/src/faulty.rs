@@ -189,6 +189,19 @@ impl<S: ReviewStore + AttestationStore> AttestationStore for Faulty<S> {
     ) -> Result<Vec<probity_core::review::bundle::DsseEnvelope>, StoreError> {
         self.inner.attestations(lineage)
     }
+    fn add_evidence(
+        &self,
+        lineage: &LineageId,
+        docs: &[probity_core::review::evidence::CommandEvidenceDocument],
+    ) -> Result<(), StoreError> {
+        self.inner.add_evidence(lineage, docs)
+    }
+    fn evidence(
+        &self,
+        lineage: &LineageId,
+    ) -> Result<Vec<probity_core::review::evidence::CommandEvidenceDocument>, StoreError> {
+        self.inner.evidence(lineage)
+    }
 }
 
 impl<S: ReviewStore + RepairStore> RepairStore for Faulty<S> {

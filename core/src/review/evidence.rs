@@ -16,10 +16,11 @@
 //! lineage whose final candidate tree it names
 //! ([`crate::review::state::ReviewState::accept_evidence_reading`]).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::{CanonicalError, canonical_bytes, parse_strict};
-use crate::digest::Sha256Digest;
+use crate::digest::{Domain, Sha256Digest};
 use crate::review::ids::TreeId;
 
 /// Whether `bytes` hold a member `"schema"` whose value is a command
@@ -98,6 +99,10 @@ pub struct KeptCheck {
     pub evidence_hash: Sha256Digest,
 }
 
+/// Domain of evidence hashes (raw evidence bytes, or a command evidence
+/// document's canonical bytes).
+pub const EVIDENCE_DOMAIN: Domain = Domain::new("probity/evidence/v1");
+
 /// The schema label of the first command evidence document (no tree).
 pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
 
@@ -131,20 +136,104 @@ pub struct EvidenceReading {
 }
 
 /// The command evidence document, as written and as read (strict). `tree`
-/// is required in v2 and refused in v1.
-#[derive(Debug, Serialize, Deserialize)]
+/// is required in v2 and refused in v1. A review bundle of
+/// `probity.review-bundle/v2` carries the v2 documents its records took
+/// ([`CommandEvidenceDocument::parse`] is how they are read back), so a
+/// server can see which check an approval rests on (D-R69).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct CommandEvidenceDoc {
-    schema: String,
-    argv: Vec<String>,
+pub struct CommandEvidenceDocument {
+    /// `probity-command-evidence/v1` or `/v2`.
+    pub schema: String,
+    /// The argument vector, program first.
+    pub argv: Vec<String>,
+    /// The exit status, when the check exited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    exit_code: Option<i32>,
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    signal: Option<i32>,
-    output_sha256: Sha256Digest,
-    output_bytes: u64,
+    pub signal: Option<i32>,
+    /// Plain SHA-256 of the combined output.
+    pub output_sha256: Sha256Digest,
+    /// The combined output's length in bytes.
+    pub output_bytes: u64,
+    /// The tree the check ran on (v2 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    tree: Option<TreeId>,
+    pub tree: Option<TreeId>,
+}
+
+type CommandEvidenceDoc = CommandEvidenceDocument;
+
+impl CommandEvidenceDocument {
+    /// Reads a command evidence document strictly (one JSON value, no
+    /// duplicate key, no unknown field; either version; a non-empty argv;
+    /// exactly one of `exit_code` and `signal`; `tree` in v2 only).
+    /// Opaque bytes are an error here: this reads what claims to be one.
+    pub fn parse(bytes: &[u8]) -> Result<Self, EvidenceDocError> {
+        if bytes.len() as u64 > MAX_COMMAND_EVIDENCE_BYTES {
+            return Err(EvidenceDocError::Malformed(format!(
+                "it is {} bytes, over the {MAX_COMMAND_EVIDENCE_BYTES}-byte bound of such a document",
+                bytes.len()
+            )));
+        }
+        let value = parse_strict(bytes)
+            .map_err(|e| EvidenceDocError::Malformed(format!("it is not strict JSON ({e})")))?;
+        let doc: Self = serde_json::from_value(value)
+            .map_err(|e| EvidenceDocError::Malformed(e.to_string()))?;
+        doc.check()?;
+        Ok(doc)
+    }
+
+    /// The document's own rules (what [`Self::parse`] checks after the
+    /// shape): a known schema, a non-empty argv, `tree` exactly in v2,
+    /// exactly one of `exit_code` and `signal`. Returns the verdict.
+    fn check(&self) -> Result<EvidenceVerdict, EvidenceDocError> {
+        if self.schema != COMMAND_EVIDENCE_SCHEMA && self.schema != COMMAND_EVIDENCE_SCHEMA_V2 {
+            return Err(EvidenceDocError::Malformed(
+                "its top-level `schema` is another, or missing".to_string(),
+            ));
+        }
+        if self.argv.is_empty() {
+            return Err(EvidenceDocError::Malformed("argv is empty".into()));
+        }
+        match (self.schema.as_str(), &self.tree) {
+            (COMMAND_EVIDENCE_SCHEMA, Some(_)) => {
+                return Err(EvidenceDocError::Malformed(format!(
+                    "`tree` is a field of `{COMMAND_EVIDENCE_SCHEMA_V2}`, not of `{COMMAND_EVIDENCE_SCHEMA}`"
+                )));
+            }
+            (COMMAND_EVIDENCE_SCHEMA_V2, None) => {
+                return Err(EvidenceDocError::Malformed(format!(
+                    "`{COMMAND_EVIDENCE_SCHEMA_V2}` names the `tree` the check ran on; it is missing"
+                )));
+            }
+            _ => {}
+        }
+        match (self.exit_code, self.signal) {
+            (Some(0), None) => Ok(EvidenceVerdict::Passed),
+            (Some(_), None) | (None, Some(_)) => Ok(EvidenceVerdict::Failed),
+            _ => Err(EvidenceDocError::Malformed(
+                "exactly one of exit_code and signal is required".into(),
+            )),
+        }
+    }
+
+    /// Whether the check passed (exit status 0).
+    pub fn passed(&self) -> bool {
+        self.exit_code == Some(0) && self.signal.is_none()
+    }
+
+    /// Its canonical bytes (RFC 8785): what the lineage's evidence hash
+    /// covers.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, CanonicalError> {
+        canonical_bytes(self)
+    }
+
+    /// The evidence hash a lineage that took this document records:
+    /// `sha256(EVIDENCE_DOMAIN || canonical bytes)`.
+    pub fn evidence_hash(&self) -> Result<Sha256Digest, CanonicalError> {
+        Ok(Sha256Digest::of(EVIDENCE_DOMAIN, &self.to_bytes()?))
+    }
 }
 
 /// Why evidence that names the command evidence schema is not one.
@@ -255,31 +344,7 @@ pub fn evidence_reading_streamed(
     };
     let doc: CommandEvidenceDoc = serde_json::from_value(serde_json::Value::Object(map))
         .map_err(|e| EvidenceDocError::Malformed(e.to_string()))?;
-    if doc.argv.is_empty() {
-        return Err(EvidenceDocError::Malformed("argv is empty".into()));
-    }
-    match (doc.schema.as_str(), &doc.tree) {
-        (COMMAND_EVIDENCE_SCHEMA, Some(_)) => {
-            return Err(EvidenceDocError::Malformed(format!(
-                "`tree` is a field of `{COMMAND_EVIDENCE_SCHEMA_V2}`, not of `{COMMAND_EVIDENCE_SCHEMA}`"
-            )));
-        }
-        (COMMAND_EVIDENCE_SCHEMA_V2, None) => {
-            return Err(EvidenceDocError::Malformed(format!(
-                "`{COMMAND_EVIDENCE_SCHEMA_V2}` names the `tree` the check ran on; it is missing"
-            )));
-        }
-        _ => {}
-    }
-    let verdict = match (doc.exit_code, doc.signal) {
-        (Some(0), None) => EvidenceVerdict::Passed,
-        (Some(_), None) | (None, Some(_)) => EvidenceVerdict::Failed,
-        _ => {
-            return Err(EvidenceDocError::Malformed(
-                "exactly one of exit_code and signal is required".into(),
-            ));
-        }
-    };
+    let verdict = doc.check()?;
     Ok(EvidenceReading {
         verdict,
         tree: doc.tree,

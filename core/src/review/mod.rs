@@ -8,6 +8,7 @@
 pub mod attest;
 pub mod bundle;
 pub mod causality;
+pub mod checks;
 pub mod correction;
 pub mod dsse;
 pub mod evidence;

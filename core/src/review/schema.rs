@@ -27,16 +27,19 @@ pub enum SchemaDoc {
     /// `review-state-record/v1`.
     State,
     /// The transport bundle of records and receipts (R11.1):
-    /// `review-bundle/v1`.
+    /// `review-bundle/v2`, which reads v1 (v2 without `evidence`, D-R69).
     Bundle,
     /// The repository policy read from the protected base
     /// (`.probity/policy.json`): `probity-policy/v1`.
     Policy,
+    /// The required checks read from the protected base
+    /// (`.probity/checks.json`): `probity-checks/v1`.
+    Checks,
 }
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 7] = [
+    pub const ALL: [SchemaDoc; 8] = [
         SchemaDoc::Reviewer,
         SchemaDoc::Refuter,
         SchemaDoc::Validator,
@@ -44,6 +47,7 @@ impl SchemaDoc {
         SchemaDoc::State,
         SchemaDoc::Bundle,
         SchemaDoc::Policy,
+        SchemaDoc::Checks,
     ];
 
     /// The name used on the command line.
@@ -56,6 +60,7 @@ impl SchemaDoc {
             SchemaDoc::State => "state",
             SchemaDoc::Bundle => "bundle",
             SchemaDoc::Policy => "policy",
+            SchemaDoc::Checks => "checks",
         }
     }
 
@@ -67,8 +72,9 @@ impl SchemaDoc {
             SchemaDoc::Validator => "https://probity.dev/schemas/validator-result/v1",
             SchemaDoc::Receipt => "https://probity.dev/schemas/review-receipt/v1",
             SchemaDoc::State => "https://probity.dev/schemas/review-state-record/v1",
-            SchemaDoc::Bundle => "https://probity.dev/schemas/review-bundle/v1",
+            SchemaDoc::Bundle => "https://probity.dev/schemas/review-bundle/v2",
             SchemaDoc::Policy => "https://probity.dev/schemas/probity-policy/v1",
+            SchemaDoc::Checks => "https://probity.dev/schemas/probity-checks/v1",
         }
     }
 
@@ -82,6 +88,7 @@ impl SchemaDoc {
             SchemaDoc::State => generate::<StateRecord>(),
             SchemaDoc::Bundle => generate::<Bundle>(),
             SchemaDoc::Policy => generate::<crate::review::policy::PolicyDocument>(),
+            SchemaDoc::Checks => generate::<crate::review::checks::ChecksDocument>(),
         };
         if let Some(obj) = schema.as_object_mut() {
             obj.insert("$id".into(), json!(self.id()));
@@ -128,6 +135,14 @@ impl SchemaDoc {
                     "/properties/schema",
                     "const",
                     json!(crate::review::policy::POLICY_SCHEMA),
+                );
+            }
+            SchemaDoc::Checks => {
+                set(
+                    &mut schema,
+                    "/properties/schema",
+                    "const",
+                    json!(crate::review::checks::CHECKS_SCHEMA),
                 );
             }
             SchemaDoc::Bundle => {

@@ -258,6 +258,15 @@ pub enum ReviewError {
     /// The independent check Probity ran is not evidence.
     #[error(transparent)]
     CommandEvidence(#[from] CommandEvidenceError),
+    /// The evidence would approve a review whose paths the required checks
+    /// of its base (`.probity/checks.json`) hold to another check (D-R69);
+    /// nothing was written.
+    #[error(transparent)]
+    ChecksUnmet(#[from] probity_core::review::checks::ChecksUnmet),
+    /// The required checks at the review's base do not parse; nothing was
+    /// written.
+    #[error("the required checks (.probity/checks.json) at the review's base: {0}")]
+    ChecksInvalid(#[from] probity_core::review::checks::ChecksError),
     /// A validation was given after `HEAD` moved: the live base tree is not
     /// the one the lineage froze, so the fix cannot be measured.
     #[error(

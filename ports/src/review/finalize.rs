@@ -3,10 +3,11 @@
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::causality::CausalFacts;
+use probity_core::review::checks::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
 use probity_core::review::correction::FixMeasurement;
 use probity_core::review::evidence::{
-    CommandRun, EvidenceReading, KeptCheck, command_evidence, command_evidence_on,
-    evidence_reading, evidence_reading_streamed,
+    CommandEvidenceDocument, CommandRun, EvidenceReading, KeptCheck, command_evidence,
+    command_evidence_on, evidence_reading, evidence_reading_streamed,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
 use probity_core::review::ids::{LineageId, TreeId};
@@ -153,6 +154,43 @@ impl EvidenceInput {
     }
 }
 
+impl EvidenceInput {
+    /// The command evidence document this evidence is, when it is one:
+    /// a check the adapter ran, or given bytes that read as one.
+    fn document(&self) -> Option<CommandEvidenceDocument> {
+        let bytes = match self {
+            EvidenceInput::Command(run) => command_evidence(run).ok()?.bytes,
+            EvidenceInput::CommandOn { run, tree } => command_evidence_on(run, tree).ok()?.bytes,
+            EvidenceInput::Bytes(b) => b.bytes.clone(),
+            EvidenceInput::Streamed { head, len, .. } if *len == head.len() as u64 => head.clone(),
+            EvidenceInput::Streamed { .. } => return None,
+        };
+        CommandEvidenceDocument::parse(&bytes).ok()
+    }
+}
+
+/// The required checks of the review's base (`.probity/checks.json` in its
+/// base tree, D-R69) hold an approval locally as the server will: core's
+/// `RepoChecks::check_approval` over the frozen paths and the evidence's
+/// document. Refused before anything is written, so the way on (the
+/// required check) still lands on this lineage.
+fn required_checks_met<G: GitPort>(
+    git: &G,
+    state: &ReviewState,
+    doc: Option<&CommandEvidenceDocument>,
+) -> Result<(), ReviewError> {
+    let Some(bytes) = git
+        .read_path(&state.snapshot().base_tree, CHECKS_PATH, MAX_CHECKS_BYTES)
+        .map_err(ReviewError::Repository)?
+    else {
+        return Ok(());
+    };
+    let checks = RepoChecks::parse(&bytes)?;
+    let paths: Vec<&str> = state.snapshot().paths.iter().map(|p| p.as_str()).collect();
+    checks.check_approval(state.lineage_id().as_str(), &paths, doc)?;
+    Ok(())
+}
+
 /// Refuses a role document over its bound before it is parsed, and a
 /// preserved-result artifact by its schema (R3.6: it is replayed through
 /// `replay_preserved`, never taken as a result).
@@ -284,6 +322,10 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     }
     if let Some((hash, reading)) = evidence {
         state = state.accept_evidence_reading(hash, &reading)?;
+        if state.stage().name() == "approved" {
+            let doc = input.evidence.as_ref().and_then(EvidenceInput::document);
+            required_checks_met(git, &state, doc.as_ref())?;
+        }
         states.push(state.clone());
     }
     // Commit each valid intermediate state, so a crash resumes from the

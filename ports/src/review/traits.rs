@@ -590,4 +590,17 @@ pub trait AttestationStore {
         &self,
         lineage: &LineageId,
     ) -> Result<Vec<probity_core::review::bundle::DsseEnvelope>, StoreError>;
+    /// Keeps command evidence documents for a lineage (sorted,
+    /// de-duplicated): what `finalize --evidence-cmd` ran for it, or what
+    /// an imported bundle carried (D-R69), so an export carries them on.
+    fn add_evidence(
+        &self,
+        lineage: &LineageId,
+        docs: &[probity_core::review::evidence::CommandEvidenceDocument],
+    ) -> Result<(), StoreError>;
+    /// The command evidence documents kept for a lineage.
+    fn evidence(
+        &self,
+        lineage: &LineageId,
+    ) -> Result<Vec<probity_core::review::evidence::CommandEvidenceDocument>, StoreError>;
 }

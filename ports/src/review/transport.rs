@@ -142,10 +142,13 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
     // bundle's envelopes with its leaf): a signature policy asks for one
     // per approved record, not only the leaf's (issue 20 §3).
     let mut attestations = Vec::new();
+    let mut evidence = Vec::new();
     for r in &records {
         attestations.extend(store.attestations(r.state().lineage_id())?);
+        evidence.extend(store.evidence(r.state().lineage_id())?);
     }
-    Ok(Bundle::build(records, attestations)?)
+    // Core keeps only the documents a record took (D-R69).
+    Ok(Bundle::build_carrying(records, attestations, evidence)?)
 }
 
 /// Checks a verified bundle against this repository's objects: every tree
@@ -326,6 +329,11 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
     }
     if !bundle.attestations.is_empty() {
         store.add_attestations(&bundle.lineage_id, &bundle.attestations)?;
+    }
+    for r in &bundle.records {
+        if let Some(doc) = bundle.evidence_of(r) {
+            store.add_evidence(r.state().lineage_id(), std::slice::from_ref(doc))?;
+        }
     }
     Ok(Imported {
         lineage_id: bundle.lineage_id.clone(),

@@ -32,7 +32,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use probity_core::digest::{PlainSha256, Sha256Digest};
-use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence_on};
+use probity_core::review::evidence::{
+    CommandEvidenceDocument, CommandRun, ExitOutcome, command_evidence_on,
+};
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::state::{EVIDENCE_DOMAIN, StateRecord};
 use probity_git::Repo;
@@ -468,9 +470,20 @@ impl CheckAnswer {
                     tail_bytes: check.tail.len() as u64,
                     evidence_hash: Sha256Digest::of(EVIDENCE_DOMAIN, &doc.bytes),
                 };
-                store
+                let kept = store
                     .keep_check_output(&header, &check.tail)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.to_string())?;
+                // The document travels in the lineage's bundle (D-R69), so
+                // a server can hold the approval to the required checks.
+                let carried =
+                    CommandEvidenceDocument::parse(&doc.bytes).map_err(|e| e.to_string())?;
+                probity_ports::review::AttestationStore::add_evidence(
+                    store,
+                    record.state().lineage_id(),
+                    &[carried],
+                )
+                .map_err(|e| format!("{e} (its bundle will not carry the check)"))?;
+                Ok(kept)
             });
         let output_kept = match kept {
             Ok(rel) => Some(rel),

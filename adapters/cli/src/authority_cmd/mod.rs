@@ -56,6 +56,9 @@ pub enum SchemaArg {
     /// The repository policy (`.probity/policy.json`, read from the
     /// protected base).
     Policy,
+    /// The required checks (`.probity/checks.json`, read from the
+    /// protected base).
+    Checks,
 }
 
 #[derive(Debug, Args)]
@@ -572,6 +575,16 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
                 "the check's evidence document could not be encoded; report this as a bug",
             ),
         },
+        ReviewError::ChecksUnmet(_) => (
+            RejectedInput,
+            "checks_unmet",
+            "run the check the base requires: `probity finalize --evidence-cmd -- <its argv>` (`probity policy show` lists the required checks); nothing was written",
+        ),
+        ReviewError::ChecksInvalid(_) => (
+            RejectedInput,
+            "policy_invalid",
+            "fix .probity/checks.json on the base branch (check it with `probity policy check --checks FILE`); nothing was written",
+        ),
         ReviewError::BaseChanged { .. } => (
             Conflict,
             "base_changed",
@@ -797,6 +810,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
         SchemaArg::Validator => SchemaDoc::Validator,
         SchemaArg::Bundle => SchemaDoc::Bundle,
         SchemaArg::Policy => SchemaDoc::Policy,
+        SchemaArg::Checks => SchemaDoc::Checks,
     };
     let v = doc.schema();
     // The schema is the document in both modes.

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
+use probity_core::review::checks::{CHECKS_PATH, ChecksDocument, MAX_CHECKS_BYTES, RepoChecks};
 use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, PolicyDocument, RepoPolicy};
 use probity_git::Repo;
 
@@ -32,6 +33,10 @@ pub struct PolicyCheckArgs {
     /// The policy file (`-` for stdin).
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
+    /// Check a required-checks file instead (default:
+    /// .probity/checks.json in the working tree) against probity-checks/v1.
+    #[arg(long)]
+    pub checks: bool,
 }
 
 /// `probity policy show`.
@@ -50,6 +55,9 @@ struct PolicyView {
     source: String,
     /// The document, when there is one.
     policy: Option<PolicyDocument>,
+    /// The required checks (`.probity/checks.json`), when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks: Option<ChecksDocument>,
     /// The protections in force.
     on: Vec<String>,
     /// The protections that are off, and why.
@@ -113,9 +121,31 @@ fn view(source: String, policy: Option<&RepoPolicy>, signature_config: (bool, bo
     PolicyView {
         source,
         policy: policy.map(|p| p.document().clone()),
+        checks: None,
         on,
         off,
     }
+}
+
+/// The view with the required checks read from the same base.
+fn with_checks(mut v: PolicyView, checks: Option<&RepoChecks>) -> PolicyView {
+    match checks {
+        None => v
+            .off
+            .push(format!("required checks: no {CHECKS_PATH} in the base")),
+        Some(c) => {
+            for r in &c.document().checks {
+                v.on.push(format!(
+                    "required check `{}`: changes to {} rest on `{}` (exit 0, on the reviewed tree)",
+                    r.name,
+                    r.paths.join(", "),
+                    r.argv.join(" ")
+                ));
+            }
+            v.checks = Some(c.document().clone());
+        }
+    }
+    v
 }
 
 fn human(v: &PolicyView) -> String {
@@ -136,14 +166,38 @@ fn human(v: &PolicyView) -> String {
 pub fn policy(global: &GlobalArgs, out: Output, cmd: &PolicyCommand) -> Result<ExitCode, CliError> {
     match cmd {
         PolicyCommand::Check(a) => {
+            let default = if a.checks { CHECKS_PATH } else { POLICY_PATH };
             let path = match &a.file {
                 Some(p) => p.clone(),
                 None => {
                     let cwd = super::discovery_dir(global.cwd.clone())?;
                     let repo = Repo::discover(super::git_cli(), &cwd).map_err(super::repo_error)?;
-                    repo.root().join(POLICY_PATH)
+                    repo.root().join(default)
                 }
             };
+            if a.checks {
+                let input = super::read_input(&path, MAX_CHECKS_BYTES as u64)?;
+                let checks = RepoChecks::parse(&input.bytes).map_err(|e| {
+                    CliError::new(
+                        ErrorKind::RejectedInput,
+                        "policy_invalid",
+                        format!("{}: {e}", input.name),
+                        "fix the document (its schema: `probity schema checks`) and check it again",
+                    )
+                })?;
+                let v = with_checks(
+                    PolicyView {
+                        source: input.name,
+                        policy: None,
+                        checks: None,
+                        on: Vec::new(),
+                        off: Vec::new(),
+                    },
+                    Some(&checks),
+                );
+                out.answer(&v, || format!("valid probity-checks/v1\n{}", human(&v)));
+                return Ok(ExitCode::SUCCESS);
+            }
             let input = super::read_input(&path, MAX_POLICY_BYTES as u64)?;
             let policy = RepoPolicy::parse(&input.bytes).map_err(|e| invalid(&input.name, e))?;
             let v = view(input.name, Some(&policy), (false, false));
@@ -173,11 +227,22 @@ pub fn policy(global: &GlobalArgs, out: Output, cmd: &PolicyCommand) -> Result<E
                 None => None,
                 Some(b) => Some(RepoPolicy::parse(&b).map_err(|e| invalid(&source, e))?),
             };
+            let checks_source = format!("{commit}:{CHECKS_PATH}");
+            let checks = match repo
+                .read_path(commit.as_str(), CHECKS_PATH, MAX_CHECKS_BYTES)
+                .map_err(super::repo_error)?
+            {
+                None => None,
+                Some(b) => Some(RepoChecks::parse(&b).map_err(|e| invalid(&checks_source, e))?),
+            };
             let sig = probity_git::sign::signature_policy(&repo).map_err(super::repo_error)?;
-            let v = view(
-                source,
-                policy.as_ref(),
-                (sig.require_signature, sig.allowed_signers.is_some()),
+            let v = with_checks(
+                view(
+                    source,
+                    policy.as_ref(),
+                    (sig.require_signature, sig.allowed_signers.is_some()),
+                ),
+                checks.as_ref(),
             );
             out.answer(&v, || human(&v));
             Ok(ExitCode::SUCCESS)

@@ -8,12 +8,17 @@
 //! must have frozen at least the tier the policy's floor gives its change
 //! (`policy_floor_unmet`), and each approved review of the chain that
 //! authorizes a delivery must carry signatures filling the roles its tier
-//! names, each by a different key (`roles_unmet`). The rules are core's
-//! (`probity_core::review::policy`); this module reads and sequences.
+//! names, each by a different key (`roles_unmet`). The required checks
+//! (`.probity/checks.json`, D-R69) of the same bases hold each such review
+//! to the check its paths require, through the command evidence its
+//! bundle carries (`checks_unmet`). The rules are core's
+//! (`probity_core::review::policy`, `::checks`); this module reads and
+//! sequences.
 
 use std::path::{Path, PathBuf};
 
 use probity_core::review::bundle::Bundle;
+use probity_core::review::checks::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
 use probity_core::review::ids::CommitId;
 use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy, check_floor};
 use probity_core::review::server::NOTES_REF;
@@ -157,6 +162,111 @@ fn deny(code: &str, message: String, next_action: &'static str) -> ReceiveDenial
         message,
         next_action,
     }
+}
+
+/// Required checks in force for this judgement, with the base they were
+/// read from.
+pub struct BaseChecks {
+    /// The commit the checks were read from.
+    pub base: CommitId,
+    /// The checks.
+    pub checks: RepoChecks,
+}
+
+/// Reads the required checks ([`CHECKS_PATH`]) at each of `bases`
+/// (deduplicated; a base without them contributes nothing). A document
+/// that does not parse is refused (`policy_invalid`): the gate fails
+/// closed.
+pub fn read_checks(repo: &Repo, bases: &[CommitId]) -> Result<Vec<BaseChecks>, CliError> {
+    let mut out: Vec<BaseChecks> = Vec::new();
+    for base in bases {
+        if out.iter().any(|c| c.base == *base) {
+            continue;
+        }
+        let Some(bytes) = repo
+            .read_path(base.as_str(), CHECKS_PATH, MAX_CHECKS_BYTES)
+            .map_err(repo_error)?
+        else {
+            continue;
+        };
+        let checks = RepoChecks::parse(&bytes).map_err(|e| {
+            CliError::new(
+                ErrorKind::RejectedInput,
+                "policy_invalid",
+                format!("the required checks ({CHECKS_PATH}) at the protected base {base}: {e}"),
+                "fix .probity/checks.json on the protected branch (check it with `probity policy check --checks FILE`); an administrator updates the branch on the server when every push is refused",
+            )
+        })?;
+        out.push(BaseChecks {
+            base: base.clone(),
+            checks,
+        });
+    }
+    Ok(out)
+}
+
+/// Holds every approved review of `bundle` that could authorize a delivery
+/// (`statements`' lineages) to the checks in force: the paths its change
+/// touches (base tree to final candidate tree) name the checks, and the
+/// command evidence the bundle carries for it must be exactly that check,
+/// passed, on its final tree (`checks_unmet`). A review whose trees are
+/// not here authorizes nothing here and is skipped, as the floors skip it.
+pub fn check_required_checks(
+    repo: &Repo,
+    checks: &[BaseChecks],
+    bundle: &Bundle,
+    statements: &[(probity_core::review::ids::LineageId, Vec<u8>)],
+) -> Result<(), ReceiveDenial> {
+    if checks.is_empty() {
+        return Ok(());
+    }
+    for (lineage, _) in statements {
+        let Some(record) = bundle
+            .records
+            .iter()
+            .find(|r| r.state().lineage_id() == lineage)
+        else {
+            continue;
+        };
+        let s = record.state();
+        let (base, last) = (&s.snapshot().base_tree, s.final_candidate_tree());
+        let pair = [base.to_string(), last.to_string()];
+        let missing =
+            probity_ports::review::ExportGit::missing_objects(repo, &pair).map_err(|e| {
+                deny(
+                    "server_misconfigured",
+                    format!("the server could not read its objects: {e}"),
+                    "ask_administrator",
+                )
+            })?;
+        if !missing.is_empty() {
+            continue;
+        }
+        let paths = repo.changed_paths(base, last).map_err(|e| {
+            deny(
+                "authority_invalid",
+                format!("bundle of {}: {e}", bundle.lineage_id),
+                "start_commit_review",
+            )
+        })?;
+        let paths: Vec<&str> = paths.iter().map(|p| p.as_str()).collect();
+        let evidence = bundle.evidence_of(record);
+        for c in checks {
+            c.checks
+                .check_approval(lineage.as_str(), &paths, evidence)
+                .map_err(|e| {
+                    deny(
+                        e.code(),
+                        format!(
+                            "{e} (the required checks at {}; bundle of {})",
+                            c.base, bundle.lineage_id
+                        ),
+                        "start_commit_review",
+                    )
+                })?;
+        }
+    }
+    Ok(())
 }
 
 /// Checks one bundle against every policy in force: floors first (a

@@ -116,8 +116,9 @@ fn signature_policy<'a>(
     if policies.is_empty() {
         eprintln!("probity: note: {}", super::policy_gate::NO_POLICY_NOTE);
     }
+    let checks = super::policy_gate::read_checks(repo, bases)?;
     Ok(move |bundle: &Bundle| {
-        if !policy.require_signature && policies.is_empty() {
+        if !policy.require_signature && policies.is_empty() && checks.is_empty() {
             return Ok(());
         }
         let deny = |code: &str, message: String| ReceiveDenial {
@@ -179,7 +180,8 @@ fn signature_policy<'a>(
                 }
             })?;
         }
-        super::policy_gate::check_bundle(repo, &port, &policies, bundle, &refs, &statements)
+        super::policy_gate::check_bundle(repo, &port, &policies, bundle, &refs, &statements)?;
+        super::policy_gate::check_required_checks(repo, &checks, bundle, &statements)
     })
 }
 

@@ -228,26 +228,31 @@ pub fn approve_live(cwd: &Path, dir: &Path) -> Value {
 /// names: one clean result per selected lens, then evidence. Returns the
 /// final `finalize` answer.
 pub fn approve_started(cwd: &Path, dir: &Path, started: &Value) -> Value {
-    let st = Run {
-        code: 0,
-        json: started.clone(),
-        stdout: started.to_string(),
-        stderr: String::new(),
-    };
-    let lineage = st.json["lineage_id"]
+    let evidence = input(dir, "ev.txt", "tests passed\n");
+    approve_started_with(cwd, dir, started, &["--evidence", &evidence])
+}
+
+/// [`approve_started`] with other evidence arguments (`--evidence-cmd --
+/// <argv>`, say): runs `finalize` and returns its answer, approved or not.
+pub fn finalize_started_with(cwd: &Path, dir: &Path, started: &Value, evidence: &[&str]) -> Run {
+    let lineage = started["lineage_id"]
         .as_str()
         .unwrap_or_default()
         .to_string();
     let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
     let clean = input(dir, "r.json", CLEAN_RESULT);
-    for lens in st.json["selected_lenses"].as_array().into_iter().flatten() {
+    for lens in started["selected_lenses"].as_array().into_iter().flatten() {
         args.push("--result".into());
         args.push(format!("{}={clean}", lens.as_str().unwrap_or_default()));
     }
-    args.push("--evidence".into());
-    args.push(input(dir, "ev.txt", "tests passed\n"));
+    args.extend(evidence.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let done = probity(cwd, &args);
+    probity(cwd, &args)
+}
+
+/// [`finalize_started_with`], asserting the lineage is approved.
+pub fn approve_started_with(cwd: &Path, dir: &Path, started: &Value, evidence: &[&str]) -> Value {
+    let done = finalize_started_with(cwd, dir, started, evidence);
     assert_eq!(
         done.json["state"], "approved",
         "{}{}",

@@ -15,12 +15,21 @@
 //! Statement `probity attest` prints. They are carried unchanged; whether
 //! they are required and who may sign is a policy checked elsewhere (the
 //! gate's signature hook).
+//!
+//! `probity.review-bundle/v2` (D-R69) is v1 plus `evidence`: the
+//! `probity-command-evidence/v2` documents its records took (each hashes to
+//! a record's evidence hash and names that record's final candidate tree),
+//! so a server or CI gate can see which check an approval rests on and
+//! hold it to the repository's required checks. A bundle is v2 exactly
+//! when it carries evidence; its digest's domain is
+//! `probity/review-bundle/v2`. v1 bundles read and write as before.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::{CanonicalError, canonical_bytes};
 use crate::digest::{Domain, Sha256Digest};
+use crate::review::evidence::{COMMAND_EVIDENCE_SCHEMA_V2, CommandEvidenceDocument};
 use crate::review::export::{ChangeStatus, ManifestEntry};
 use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use crate::review::prompts::PromptSet;
@@ -32,6 +41,9 @@ use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 
 /// Domain of a bundle's digest.
 pub const BUNDLE_DOMAIN: Domain = Domain::new("probity/review-bundle/v1");
+
+/// Domain of a v2 bundle's digest (one that carries command evidence).
+pub const BUNDLE_DOMAIN_V2: Domain = Domain::new("probity/review-bundle/v2");
 
 /// The largest bundle accepted, in bytes, checked before parsing. A state
 /// record with every lens's findings is tens of KiB; a chain of
@@ -53,9 +65,22 @@ pub const MAX_NOTE_BUNDLES: usize = 32;
 /// The `schema` tag of a bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum BundleSchema {
-    /// `probity.review-bundle/v1`, the only version.
+    /// `probity.review-bundle/v1`: records, receipts, attestations.
     #[serde(rename = "probity.review-bundle/v1")]
     V1,
+    /// `probity.review-bundle/v2`: v1 plus the command evidence documents
+    /// its records took (D-R69).
+    #[serde(rename = "probity.review-bundle/v2")]
+    V2,
+}
+
+impl BundleSchema {
+    fn domain(self) -> Domain {
+        match self {
+            BundleSchema::V1 => BUNDLE_DOMAIN,
+            BundleSchema::V2 => BUNDLE_DOMAIN_V2,
+        }
+    }
 }
 
 /// A DSSE envelope, carried unchanged: the one envelope type
@@ -65,7 +90,7 @@ pub use crate::review::dsse::{Envelope as DsseEnvelope, EnvelopeSignature as Dss
 /// The bundle document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "Probity review bundle v1")]
+#[schemars(title = "Probity review bundle v2 (v1 is v2 without evidence)")]
 pub struct Bundle {
     /// Always `probity.review-bundle/v1`.
     pub schema: BundleSchema,
@@ -78,8 +103,13 @@ pub struct Bundle {
     /// DSSE envelopes over the leaf's in-toto Statement (may be empty).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attestations: Vec<DsseEnvelope>,
-    /// `sha256(probity/review-bundle/v1 || 0x00 || body)`, the body being
-    /// this document without `digest`.
+    /// v2 only: the command evidence documents the records took, sorted
+    /// by their canonical bytes (D-R69).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<CommandEvidenceDocument>,
+    /// `sha256(probity/review-bundle/v1 || 0x00 || body)` (v2: the
+    /// `probity/review-bundle/v2` domain), the body being this document
+    /// without `digest`.
     pub digest: Sha256Digest,
 }
 
@@ -95,6 +125,8 @@ struct BundleWire {
     receipts: Vec<Receipt>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     attestations: Vec<DsseEnvelope>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    evidence: Vec<CommandEvidenceDocument>,
     digest: Sha256Digest,
 }
 
@@ -107,6 +139,8 @@ struct Body<'a, R> {
     receipts: &'a [Receipt],
     #[serde(skip_serializing_if = "<[DsseEnvelope]>::is_empty")]
     attestations: &'a [DsseEnvelope],
+    #[serde(skip_serializing_if = "<[CommandEvidenceDocument]>::is_empty")]
+    evidence: &'a [CommandEvidenceDocument],
 }
 
 /// Why bytes are not a bundle Probity accepts. Every variant is decided
@@ -193,19 +227,44 @@ impl BundleError {
 }
 
 fn body_digest<R: Serialize>(
+    schema: BundleSchema,
     lineage_id: &LineageId,
     records: &[R],
     receipts: &[Receipt],
     attestations: &[DsseEnvelope],
+    evidence: &[CommandEvidenceDocument],
 ) -> Result<Sha256Digest, CanonicalError> {
     let body = Body {
-        schema: BundleSchema::V1,
+        schema,
         lineage_id,
         records,
         receipts,
         attestations,
+        evidence,
     };
-    Ok(Sha256Digest::of(BUNDLE_DOMAIN, &canonical_bytes(&body)?))
+    Ok(Sha256Digest::of(schema.domain(), &canonical_bytes(&body)?))
+}
+
+/// The evidence hash a record took, if any: an approval's, or a failed
+/// check's that escalated.
+fn taken_evidence(record: &StateRecord) -> Option<Sha256Digest> {
+    match &record.state.stage {
+        Stage::Approved { evidence_hash, .. } => Some(*evidence_hash),
+        Stage::Escalated { reason, .. } => reason.evidence_hash(),
+        _ => None,
+    }
+}
+
+/// The record of `records` that took `doc`: its evidence hash is the
+/// document's and its final candidate tree is the one the document names.
+fn taker<'a>(
+    records: &'a [StateRecord],
+    doc: &CommandEvidenceDocument,
+) -> Result<Option<&'a StateRecord>, CanonicalError> {
+    let hash = doc.evidence_hash()?;
+    Ok(records.iter().find(|r| {
+        taken_evidence(r) == Some(hash) && doc.tree.as_ref() == Some(r.state.final_candidate_tree())
+    }))
 }
 
 /// A bundle holds 1 to `MAX_RECORDS` records and at most
@@ -238,7 +297,21 @@ impl Bundle {
     /// de-duplicated, so the same envelopes always give the same bytes.
     pub fn build(
         records: Vec<StateRecord>,
+        attestations: Vec<DsseEnvelope>,
+    ) -> Result<Bundle, BundleError> {
+        Self::build_carrying(records, attestations, Vec::new())
+    }
+
+    /// [`Self::build`], carrying the command evidence documents among
+    /// `evidence` that a record of the chain took (its evidence hash, its
+    /// final candidate tree; v2 documents only): the bundle is
+    /// `probity.review-bundle/v2` when any is carried, v1 otherwise.
+    /// Documents no record took are left out, so a store's leftovers never
+    /// change a bundle's bytes.
+    pub fn build_carrying(
+        records: Vec<StateRecord>,
         mut attestations: Vec<DsseEnvelope>,
+        evidence: Vec<CommandEvidenceDocument>,
     ) -> Result<Bundle, BundleError> {
         let leaf = records
             .last()
@@ -247,14 +320,35 @@ impl Bundle {
         attestations.sort();
         attestations.dedup();
         check_counts(records.len(), attestations.len())?;
+        let mut carried = Vec::new();
+        for doc in evidence {
+            if doc.schema == COMMAND_EVIDENCE_SCHEMA_V2 && taker(&records, &doc)?.is_some() {
+                carried.push(doc);
+            }
+        }
+        carried.sort_by_cached_key(|d| d.to_bytes().unwrap_or_default());
+        carried.dedup();
+        let schema = if carried.is_empty() {
+            BundleSchema::V1
+        } else {
+            BundleSchema::V2
+        };
         let receipts = derived_receipts(&records);
-        let digest = body_digest(&lineage_id, &records, &receipts, &attestations)?;
+        let digest = body_digest(
+            schema,
+            &lineage_id,
+            &records,
+            &receipts,
+            &attestations,
+            &carried,
+        )?;
         let bundle = Bundle {
-            schema: BundleSchema::V1,
+            schema,
             lineage_id,
             records,
             receipts,
             attestations,
+            evidence: carried,
             digest,
         };
         bundle.check_chain()?;
@@ -286,10 +380,12 @@ impl Bundle {
         }
         check_counts(wire.records.len(), wire.attestations.len())?;
         let derived = body_digest(
+            wire.schema,
             &wire.lineage_id,
             &wire.records,
             &wire.receipts,
             &wire.attestations,
+            &wire.evidence,
         )?;
         if derived != wire.digest {
             return Err(BundleError::Digest {
@@ -311,6 +407,7 @@ impl Bundle {
             records,
             receipts: wire.receipts,
             attestations: wire.attestations,
+            evidence: wire.evidence,
             digest: wire.digest,
         };
         bundle.check_chain()?;
@@ -381,7 +478,59 @@ impl Bundle {
         if sorted != self.attestations {
             return Err(BundleError::NotCanonical);
         }
+        self.check_evidence()
+    }
+
+    /// The carried evidence (v2): present exactly in v2, at most one
+    /// document per record, each a v2 command evidence document that a
+    /// record of the chain took, sorted by canonical bytes and unique.
+    fn check_evidence(&self) -> Result<(), BundleError> {
+        match (self.schema, self.evidence.is_empty()) {
+            (BundleSchema::V1, false) => {
+                return Err(BundleError::Schema(
+                    "a probity.review-bundle/v1 carries no evidence".into(),
+                ));
+            }
+            (BundleSchema::V2, true) => {
+                return Err(BundleError::Schema(
+                    "a probity.review-bundle/v2 carries evidence; without any it is a v1".into(),
+                ));
+            }
+            _ => {}
+        }
+        if self.evidence.len() > self.records.len() {
+            return Err(BundleError::Schema(format!(
+                "{} evidence documents for {} records",
+                self.evidence.len(),
+                self.records.len()
+            )));
+        }
+        let mut keys = Vec::with_capacity(self.evidence.len());
+        for (index, doc) in self.evidence.iter().enumerate() {
+            let bytes = doc.to_bytes()?;
+            CommandEvidenceDocument::parse(&bytes)
+                .map_err(|e| BundleError::Schema(format!("evidence {index}: {e}")))?;
+            if doc.schema != COMMAND_EVIDENCE_SCHEMA_V2 || taker(&self.records, doc)?.is_none() {
+                return Err(BundleError::Schema(format!(
+                    "evidence {index} is not the {COMMAND_EVIDENCE_SCHEMA_V2} document a record of the chain took (its evidence hash and final candidate tree)"
+                )));
+            }
+            keys.push(bytes);
+        }
+        if keys.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(BundleError::NotCanonical);
+        }
         Ok(())
+    }
+
+    /// The command evidence document `record` took, when the bundle
+    /// carries it (v2).
+    pub fn evidence_of(&self, record: &StateRecord) -> Option<&CommandEvidenceDocument> {
+        let taken = taken_evidence(record)?;
+        self.evidence.iter().find(|d| {
+            d.evidence_hash().ok() == Some(taken)
+                && d.tree.as_ref() == Some(record.state.final_candidate_tree())
+        })
     }
 
     /// Whether the leaf is an approved review whose final target is
@@ -669,6 +818,80 @@ mod tests {
         }
     }
 
+    /// A review approved on a check Probity ran on its final tree, and
+    /// that check's document.
+    fn approved_on_a_check() -> (ReviewState, CommandEvidenceDocument) {
+        let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        let r1 = r0
+            .accept_results(vec![fixtures::clean_result()], &Default::default())
+            .unwrap();
+        let run = crate::review::evidence::CommandRun {
+            argv: vec!["cargo".into(), "test".into()],
+            exit: crate::review::evidence::ExitOutcome::Code(0),
+            output_sha256: Sha256Digest::plain(b"ok\n"),
+            output_bytes: 3,
+        };
+        let e =
+            crate::review::evidence::command_evidence_on(&run, r1.final_candidate_tree()).unwrap();
+        let doc = CommandEvidenceDocument::parse(&e.bytes).unwrap();
+        let approved = r1
+            .accept_evidence_reading(
+                Sha256Digest::of(crate::review::evidence::EVIDENCE_DOMAIN, &e.bytes),
+                &e.reading(),
+            )
+            .unwrap();
+        (approved, doc)
+    }
+
+    #[test]
+    fn a_v2_bundle_carries_exactly_the_evidence_its_records_took() {
+        let (state, doc) = approved_on_a_check();
+        let record = state.record().unwrap();
+        let mut stray = doc.clone();
+        stray.argv = vec!["true".into()];
+        let b = Bundle::build_carrying(
+            vec![record.clone()],
+            Vec::new(),
+            vec![stray.clone(), doc.clone()],
+        )
+        .unwrap();
+        assert_eq!(b.schema, BundleSchema::V2);
+        assert_eq!(b.evidence, vec![doc.clone()]);
+        assert_eq!(b.evidence_of(&record), Some(&doc));
+        let bytes = b.to_bytes().unwrap();
+        assert_eq!(Bundle::from_bytes(&bytes).unwrap(), b);
+        // Without evidence a record took, the same chain is a v1 bundle,
+        // byte for byte what `build` gives.
+        let v1 =
+            Bundle::build_carrying(vec![record.clone()], Vec::new(), vec![stray.clone()]).unwrap();
+        assert_eq!(v1, Bundle::build(vec![record.clone()], Vec::new()).unwrap());
+        assert_eq!(v1.schema, BundleSchema::V1);
+        // Forged: a document no record took, evidence in a v1, a v2 with
+        // none; each with its digest recomputed.
+        let forge = |schema: BundleSchema, evidence: Vec<CommandEvidenceDocument>| {
+            let mut w: BundleWire = serde_json::from_slice(&bytes).unwrap();
+            w.schema = schema;
+            w.evidence = evidence;
+            w.digest = body_digest(
+                w.schema,
+                &w.lineage_id,
+                &w.records,
+                &w.receipts,
+                &w.attestations,
+                &w.evidence,
+            )
+            .unwrap();
+            Bundle::from_bytes(&canonical_bytes(&w).unwrap()).unwrap_err()
+        };
+        for err in [
+            forge(BundleSchema::V2, vec![stray.clone()]),
+            forge(BundleSchema::V1, vec![doc.clone()]),
+            forge(BundleSchema::V2, vec![]),
+        ] {
+            assert_eq!(err.code(), "bundle_invalid", "{err}");
+        }
+    }
+
     #[test]
     fn a_built_bundle_round_trips_through_its_bytes() {
         let b = bundle();
@@ -694,10 +917,12 @@ mod tests {
         // still catches the edit.
         let mut forged: BundleWire = serde_json::from_str(&edited).unwrap();
         forged.digest = body_digest(
+            forged.schema,
             &forged.lineage_id,
             &forged.records,
             &forged.receipts,
             &forged.attestations,
+            &forged.evidence,
         )
         .unwrap();
         let bytes = canonical_bytes(&forged).unwrap();
@@ -709,7 +934,15 @@ mod tests {
     fn a_receipt_that_is_not_the_projection_is_refused() {
         let mut b = bundle();
         b.receipts.clear();
-        b.digest = body_digest(&b.lineage_id, &b.records, &b.receipts, &b.attestations).unwrap();
+        b.digest = body_digest(
+            b.schema,
+            &b.lineage_id,
+            &b.records,
+            &b.receipts,
+            &b.attestations,
+            &b.evidence,
+        )
+        .unwrap();
         let err = Bundle::from_bytes(&canonical_bytes(&b).unwrap()).unwrap_err();
         assert_eq!(err.code(), "receipt_mismatch");
     }

@@ -57,8 +57,9 @@ pub const REVISION_DOMAIN: Domain = Domain::new(STATE_SCHEMA);
 pub const LINEAGE_DOMAIN: Domain = Domain::new("probity/lineage-id/v1");
 /// Domain of the accepted-results hash.
 pub const RESULTS_DOMAIN: Domain = Domain::new("probity/accepted-results/v1");
-/// Domain of evidence hashes (raw evidence bytes).
-pub const EVIDENCE_DOMAIN: Domain = Domain::new("probity/evidence/v1");
+/// Domain of evidence hashes (raw evidence bytes); defined beside the
+/// evidence documents it hashes.
+pub use crate::review::evidence::EVIDENCE_DOMAIN;
 
 /// The `schema` tag of a state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -1,0 +1,361 @@
+//! Required checks (`probity-checks/v1`, issue 20 §2, D-R69): a strict JSON
+//! document at [`CHECKS_PATH`], read like the repository policy from the
+//! **base a gate judges against**, never from the change. It names, per
+//! path glob, the argv of the check an approval of a change touching those
+//! paths must rest on. The server and CI hold each approved review that
+//! authorizes a delivery to it through the command evidence document its
+//! bundle carries (`probity.review-bundle/v2`): a v2 document, run on the
+//! review's final candidate tree (the bundle checks that binding), that
+//! exited 0, with exactly the required argv. An approval on opaque
+//! evidence (a file), on another command (`-- true`), or with no evidence
+//! travelling is refused (`checks_unmet`).
+//!
+//! What this cannot prove: that the check ran at all. The document is the
+//! word of whoever ran it; a `probity-check` role whose signature the
+//! policy demands (a CI principal that re-ran it) is what vouches for that.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::canonical::{StrictError, from_slice_strict};
+use crate::review::evidence::CommandEvidenceDocument;
+use crate::snapshot_tools::path::Glob;
+
+/// Where the required checks live in a tree (beside the policy, so a
+/// change to them is `policy_floor:policy_dir` high risk under a policy).
+pub const CHECKS_PATH: &str = ".probity/checks.json";
+
+/// The one schema label this build reads.
+pub const CHECKS_SCHEMA: &str = "probity-checks/v1";
+
+/// The most bytes the document may have.
+pub const MAX_CHECKS_BYTES: usize = 64 * 1024;
+
+/// The most checks, globs per check and argv items per check.
+pub const MAX_CHECK_ITEMS: usize = 64;
+
+/// The longest name, glob or argv item, in bytes.
+pub const MAX_CHECK_ITEM_BYTES: usize = 1024;
+
+/// The document as written (`probity schema checks`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "Probity required checks v1")]
+pub struct ChecksDocument {
+    /// Exactly `probity-checks/v1`.
+    pub schema: String,
+    /// The checks, each for the paths its globs match.
+    pub checks: Vec<RequiredCheck>,
+}
+
+/// One required check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequiredCheck {
+    /// A name for people (`tests`), unique in the document.
+    pub name: String,
+    /// Globs over changed paths (`src/**`, `*.py`), as the reviewer tools'
+    /// globs read them.
+    pub paths: Vec<String>,
+    /// The argument vector `finalize --evidence-cmd -- <argv>` must run,
+    /// program first, exactly.
+    pub argv: Vec<String>,
+}
+
+/// A parsed, checked document: only [`RepoChecks::parse`] makes one.
+#[derive(Debug, Clone)]
+pub struct RepoChecks {
+    doc: ChecksDocument,
+    /// Per check, its parsed globs (`None`: the glob that means everything).
+    globs: Vec<Vec<Option<Glob>>>,
+}
+
+/// Why a checks document is refused (`policy_invalid`: it is part of the
+/// repository policy).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChecksError {
+    /// Over [`MAX_CHECKS_BYTES`].
+    #[error("the required checks are {size} bytes, over the {limit}-byte limit")]
+    TooLarge {
+        /// Its size.
+        size: usize,
+        /// The bound.
+        limit: usize,
+    },
+    /// Not strict JSON of the document's shape, or another schema label.
+    #[error("the required checks are not a probity-checks/v1 document: {0}")]
+    Shape(String),
+    /// A value breaks a rule of the document.
+    #[error("the required checks' {field}: {why}")]
+    Value {
+        /// Where (`checks[1].argv`).
+        field: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+impl ChecksError {
+    /// The stable code.
+    pub fn code(&self) -> &'static str {
+        "policy_invalid"
+    }
+}
+
+fn value(field: impl Into<String>, why: impl Into<String>) -> ChecksError {
+    ChecksError::Value {
+        field: field.into(),
+        why: why.into(),
+    }
+}
+
+fn check_list<T>(field: &str, items: &[T]) -> Result<(), ChecksError> {
+    if items.is_empty() {
+        return Err(value(field, "empty"));
+    }
+    if items.len() > MAX_CHECK_ITEMS {
+        return Err(value(
+            field,
+            format!(
+                "{} entries, over the limit of {MAX_CHECK_ITEMS}",
+                items.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_item(field: &str, item: &str) -> Result<(), ChecksError> {
+    if item.is_empty() {
+        return Err(value(field, "an empty entry"));
+    }
+    if item.len() > MAX_CHECK_ITEM_BYTES {
+        return Err(value(
+            field,
+            format!("an entry longer than {MAX_CHECK_ITEM_BYTES} bytes"),
+        ));
+    }
+    if item.chars().any(char::is_control) {
+        return Err(value(field, "an entry holds a control character"));
+    }
+    Ok(())
+}
+
+/// An approval that does not rest on the checks its paths require
+/// (`checks_unmet`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "review {lineage} changes paths that require the check{} {}: {why}",
+    if required.len() == 1 { "" } else { "s" },
+    required.join(", ")
+)]
+pub struct ChecksUnmet {
+    /// The approved review.
+    pub lineage: String,
+    /// Each required check, `name (argv)`.
+    pub required: Vec<String>,
+    /// What is missing.
+    pub why: String,
+}
+
+impl ChecksUnmet {
+    /// The stable reason code.
+    pub fn code(&self) -> &'static str {
+        "checks_unmet"
+    }
+}
+
+impl RepoChecks {
+    /// Parses and checks a document: strict JSON (no duplicate key,
+    /// nothing after it), no unknown field, the one schema label, 1 to
+    /// [`MAX_CHECK_ITEMS`] checks with unique names, each with 1 to
+    /// [`MAX_CHECK_ITEMS`] valid globs and a non-empty argv of bounded,
+    /// control-free items.
+    pub fn parse(bytes: &[u8]) -> Result<Self, ChecksError> {
+        if bytes.len() > MAX_CHECKS_BYTES {
+            return Err(ChecksError::TooLarge {
+                size: bytes.len(),
+                limit: MAX_CHECKS_BYTES,
+            });
+        }
+        let doc: ChecksDocument = from_slice_strict(bytes).map_err(|e| match e {
+            StrictError::Text(e) => ChecksError::Shape(e.to_string()),
+            StrictError::Shape(e) => ChecksError::Shape(e),
+        })?;
+        if doc.schema != CHECKS_SCHEMA {
+            return Err(ChecksError::Shape(format!(
+                "its schema is `{}`; this build reads `{CHECKS_SCHEMA}`",
+                doc.schema
+            )));
+        }
+        check_list("checks", &doc.checks)?;
+        let mut names = std::collections::BTreeSet::new();
+        let mut globs = Vec::with_capacity(doc.checks.len());
+        for (i, c) in doc.checks.iter().enumerate() {
+            check_item(&format!("checks[{i}].name"), &c.name)?;
+            if !names.insert(c.name.as_str()) {
+                return Err(value(
+                    format!("checks[{i}].name"),
+                    format!("`{}` names two checks", c.name),
+                ));
+            }
+            let field = format!("checks[{i}].paths");
+            check_list(&field, &c.paths)?;
+            let mut parsed = Vec::with_capacity(c.paths.len());
+            for g in &c.paths {
+                check_item(&field, g)?;
+                parsed.push(
+                    Glob::parse(g.as_bytes())
+                        .map_err(|e| value(&field, format!("`{g}` is not a glob: {e}")))?,
+                );
+            }
+            globs.push(parsed);
+            let field = format!("checks[{i}].argv");
+            check_list(&field, &c.argv)?;
+            for a in &c.argv {
+                check_item(&field, a)?;
+            }
+        }
+        Ok(Self { doc, globs })
+    }
+
+    /// The document as written.
+    pub fn document(&self) -> &ChecksDocument {
+        &self.doc
+    }
+
+    /// The checks a change of `paths` requires: each check one of whose
+    /// globs matches one of the paths, in document order.
+    pub fn required<'a>(&'a self, paths: &[&str]) -> Vec<&'a RequiredCheck> {
+        self.doc
+            .checks
+            .iter()
+            .zip(&self.globs)
+            .filter(|(_, globs)| {
+                paths.iter().any(|p| {
+                    globs
+                        .iter()
+                        .any(|g| g.as_ref().is_none_or(|g| g.matches(p.as_bytes())))
+                })
+            })
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// Whether an approved review (`lineage`) of a change of `paths` rests
+    /// on the checks they require. `evidence`: the command evidence
+    /// document its bundle carries for it (bound to its evidence hash and
+    /// final candidate tree by the bundle's own checks), `None` when it
+    /// took opaque evidence or its bundle carries none. Every required
+    /// check must be that one run, exited 0: one approval rests on one
+    /// check, so paths that require two different commands need a check
+    /// that runs both, declared as one.
+    pub fn check_approval(
+        &self,
+        lineage: &str,
+        paths: &[&str],
+        evidence: Option<&CommandEvidenceDocument>,
+    ) -> Result<(), ChecksUnmet> {
+        let required = self.required(paths);
+        if required.is_empty() {
+            return Ok(());
+        }
+        let unmet = |why: String| ChecksUnmet {
+            lineage: lineage.to_string(),
+            required: required
+                .iter()
+                .map(|c| format!("{} (`{}`)", c.name, c.argv.join(" ")))
+                .collect(),
+            why,
+        };
+        let Some(doc) = evidence else {
+            return Err(unmet(format!(
+                "its approval carries no command evidence (it took a file, or its bundle predates probity.review-bundle/v2): run `probity finalize --lineage {lineage} --evidence-cmd -- {}` on a new review of the change",
+                required[0].argv.join(" ")
+            )));
+        };
+        if !doc.passed() {
+            return Err(unmet("its check did not pass".into()));
+        }
+        if let Some(other) = required.iter().find(|c| c.argv != doc.argv) {
+            let why = if required.iter().all(|c| c.argv == other.argv) {
+                format!(
+                    "its approval rests on `{}`, not on `{}`",
+                    doc.argv.join(" "),
+                    other.argv.join(" ")
+                )
+            } else {
+                "the paths require different commands and one approval rests on one check: declare one check that runs them all".to_string()
+            };
+            return Err(unmet(why));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::Sha256Digest;
+    use crate::review::evidence::COMMAND_EVIDENCE_SCHEMA_V2;
+    use crate::review::ids::TreeId;
+
+    const DOC: &str = r#"{"schema":"probity-checks/v1","checks":[
+        {"name":"tests","paths":["src/**"],"argv":["cargo","test"]},
+        {"name":"docs","paths":["docs/**"],"argv":["mdbook","test"]}]}"#;
+
+    fn run(argv: &[&str], exit: i32) -> CommandEvidenceDocument {
+        CommandEvidenceDocument {
+            schema: COMMAND_EVIDENCE_SCHEMA_V2.into(),
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            exit_code: Some(exit),
+            signal: None,
+            output_sha256: Sha256Digest::plain(b""),
+            output_bytes: 0,
+            tree: Some(TreeId::parse(&"a".repeat(40)).unwrap()),
+        }
+    }
+
+    #[test]
+    fn an_approval_rests_on_exactly_the_check_its_paths_require() {
+        let c = RepoChecks::parse(DOC.as_bytes()).unwrap();
+        let l = "review-0123456789abcdef";
+        let tests = run(&["cargo", "test"], 0);
+        assert_eq!(c.check_approval(l, &["src/a.rs"], Some(&tests)), Ok(()));
+        // Paths no check covers need none.
+        assert_eq!(c.check_approval(l, &["README.md"], None), Ok(()));
+        // Another command, a failed run, no document, two commands.
+        for (paths, evidence) in [
+            (&["src/a.rs"][..], Some(run(&["true"], 0))),
+            (&["src/a.rs"][..], Some(run(&["cargo", "test"], 1))),
+            (&["src/a.rs"][..], None),
+            (&["src/a.rs", "docs/x.md"][..], Some(tests.clone())),
+        ] {
+            let e = c.check_approval(l, paths, evidence.as_ref()).unwrap_err();
+            assert_eq!(e.code(), "checks_unmet");
+            assert!(e.to_string().contains("tests (`cargo test`)"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_checks_document_is_strict_and_bounded() {
+        for bad in [
+            r#"{"schema":"probity-checks/v2","checks":[{"name":"t","paths":["*"],"argv":["x"]}]}"#,
+            r#"{"schema":"probity-checks/v1","checks":[]}"#,
+            r#"{"schema":"probity-checks/v1","checks":[{"name":"t","paths":[],"argv":["x"]}]}"#,
+            r#"{"schema":"probity-checks/v1","checks":[{"name":"t","paths":["*"],"argv":[]}]}"#,
+            r#"{"schema":"probity-checks/v1","checks":[{"name":"t","paths":["*"],"argv":["x"],"shell":true}]}"#,
+            r#"{"schema":"probity-checks/v1","checks":[{"name":"t","paths":["*"],"argv":["x"]},{"name":"t","paths":["*"],"argv":["y"]}]}"#,
+            r#"{"schema":"probity-checks/v1","schema":"probity-checks/v1","checks":[]}"#,
+            r#"{"schema":"probity-checks/v1","checks":[{"name":"t","paths":["*"],"argv":["a\nb"]}]}"#,
+        ] {
+            let e = RepoChecks::parse(bad.as_bytes()).unwrap_err();
+            assert_eq!(e.code(), "policy_invalid", "{bad}");
+        }
+        let big = vec![b' '; MAX_CHECKS_BYTES + 1];
+        assert!(matches!(
+            RepoChecks::parse(&big),
+            Err(ChecksError::TooLarge { .. })
+        ));
+    }
+}
