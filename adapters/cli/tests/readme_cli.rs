@@ -134,7 +134,8 @@ fn the_readme_usage_block_runs_verbatim_in_a_fresh_repository() {
         "the remote received the reviewed commit"
     );
     // The authority travelled with it (a note on the commit), through the
-    // remote's own gate.
+    // remote's own gate: a v2 bundle, carrying the check the walk-through
+    // ran (D-R69).
     let note = scrubbed("git", home.path())
         .arg("--git-dir")
         .arg(&remote)
@@ -143,7 +144,7 @@ fn the_readme_usage_block_runs_verbatim_in_a_fresh_repository() {
         .unwrap();
     assert!(note.status.success(), "{note:?}");
     assert!(
-        String::from_utf8_lossy(&note.stdout).contains("probity.review-bundle/v1"),
+        String::from_utf8_lossy(&note.stdout).contains("probity.review-bundle/v2"),
         "{note:?}"
     );
     assert!(remote.join("hooks/pre-receive").is_file());
