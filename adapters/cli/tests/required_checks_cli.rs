@@ -183,7 +183,11 @@ fn a_malformed_checks_file_is_refused_by_policy_check() {
     let good = input(tmp.path(), "good.json", &checks_json());
     let r = probity(tmp.path(), &["policy", "check", "--checks", &good]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.json["checks"]["checks"][0]["name"], "tests", "{}", r.stdout);
+    assert_eq!(
+        r.json["checks"]["checks"][0]["name"], "tests",
+        "{}",
+        r.stdout
+    );
     assert!(
         r.json["on"][0]
             .as_str()

@@ -23,6 +23,12 @@ pub enum Entry {
     Child(u32),
     /// A process group (a child spawned as its own group's leader) to kill.
     Group(u32),
+    /// This process is the child subreaper of a run (a check,
+    /// `PR_SET_CHILD_SUBREAPER`): every child of it that no `Child` or
+    /// `Group` entry names was reparented to it from that run (a `setsid`
+    /// daemon) and is killed, so nothing of the run outlives an interrupt
+    /// (issue 20 §1).
+    Reaper,
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -202,6 +208,23 @@ fn undo(set: &BTreeMap<u64, Entry>) {
             wait_gone(*pid, Instant::now() + CHILD_GRACE);
         }
     }
+    if all.iter().any(|e| matches!(e, Entry::Reaper)) {
+        // A group's leader hands its children to us as it exits: wait for
+        // it (it is our child) before looking for them.
+        for e in &all {
+            if let Entry::Group(pid) = e {
+                wait_gone(*pid, Instant::now() + CHILD_GRACE);
+            }
+        }
+        let ours: Vec<i32> = all
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Child(p) | Entry::Group(p) => i32::try_from(*p).ok(),
+                _ => None,
+            })
+            .collect();
+        end_orphans(&ours, Instant::now() + CHILD_GRACE);
+    }
     for e in &all {
         if let Entry::Artifact(p) = e {
             remove_artifact(p);
@@ -212,6 +235,70 @@ fn undo(set: &BTreeMap<u64, Entry>) {
             let _ = std::fs::remove_file(p);
         }
     }
+}
+
+/// Kills and reaps every child of this process but `ours`, until none is
+/// left (three looks in a row, 10 ms apart: a process killed a moment ago
+/// may still be handing its children over) or `deadline` passes: each one
+/// killed hands its own children to this process (a subreaper), so it
+/// repeats.
+pub fn end_orphans(ours: &[i32], deadline: Instant) {
+    let mut quiet = 0;
+    loop {
+        let left: Vec<i32> = children()
+            .into_iter()
+            .filter(|p| !ours.contains(p))
+            .collect();
+        if Instant::now() >= deadline {
+            return;
+        }
+        if left.is_empty() {
+            quiet += 1;
+            if quiet >= 3 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        }
+        quiet = 0;
+        for pid in &left {
+            // SAFETY: kill(2) and waitpid(2) on a child of this process
+            // (/proc names us its parent, and only we reap it), with a
+            // valid status pointer.
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+                let mut status = 0;
+                libc::waitpid(*pid, &mut status, 0);
+            }
+        }
+    }
+}
+
+/// The pids whose parent is this process (from `/proc/<pid>/stat`; empty
+/// where there is no `/proc`).
+pub fn children() -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| parent_of(&stat))
+                == Some(me)
+        })
+        .collect()
+}
+
+/// The parent pid in a `/proc/<pid>/stat` line: the field after the
+/// state, after the command name's last `)` (a name may hold any byte).
+fn parent_of(stat: &[u8]) -> Option<i32> {
+    let close = stat.iter().rposition(|b| *b == b')')?;
+    let rest = std::str::from_utf8(&stat[close + 1..]).ok()?;
+    rest.split_ascii_whitespace().nth(1)?.parse().ok()
 }
 
 fn signal(pid: u32, group: bool, sig: libc::c_int) {
@@ -314,6 +401,12 @@ mod tests {
         }
         remove_artifact(&root);
         assert!(std::fs::symlink_metadata(&root).is_err());
+    }
+
+    #[test]
+    fn the_parent_is_read_after_the_last_parenthesis() {
+        assert_eq!(super::parent_of(b"12 (a) b) S 34 12 12 0"), Some(34));
+        assert_eq!(super::parent_of(b"garbage"), None);
     }
 
     #[test]

@@ -284,7 +284,8 @@ mod reap {
     /// Probity as the child subreaper of a check's processes, for the
     /// check's run: its descendants that lose their parent (a `setsid`
     /// daemon whose parent exited) are reparented to Probity, not to init,
-    /// and [`Subreaper::end_descendants`] ends them.
+    /// and [`Subreaper::end_descendants`] ends them; so does an interrupt
+    /// of Probity meanwhile (the registry's `Reaper` entry).
     pub struct Subreaper {
         /// Probity's children before the check started: never touched.
         #[cfg(target_os = "linux")]
@@ -292,6 +293,9 @@ mod reap {
         /// Whether Probity was a subreaper already (then it stays one).
         #[cfg(target_os = "linux")]
         was: bool,
+        /// The interruption registry's note that a run is reaped here.
+        #[cfg(target_os = "linux")]
+        _registered: probity_scratch::registry::Registered,
     }
 
     #[cfg(target_os = "linux")]
@@ -310,8 +314,11 @@ mod reap {
                 libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong);
             }
             Subreaper {
-                before: children().into_iter().collect(),
+                before: probity_scratch::registry::children().into_iter().collect(),
                 was: was != 0,
+                _registered: probity_scratch::registry::register(
+                    probity_scratch::registry::Entry::Reaper,
+                ),
             }
         }
 
@@ -324,37 +331,21 @@ mod reap {
         /// is reaped already). Each one killed hands its own children to
         /// Probity, so this repeats until none is left (bounded).
         pub fn end_descendants(&self) {
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-            loop {
-                let found = children();
-                // Read after the children: a child spawned in between is
-                // registered by now.
-                let ours: HashSet<i32> = probity_scratch::registry::snapshot()
-                    .into_iter()
-                    .filter_map(|e| match e {
-                        probity_scratch::registry::Entry::Child(p)
-                        | probity_scratch::registry::Entry::Group(p) => i32::try_from(p).ok(),
-                        _ => None,
-                    })
-                    .collect();
-                let left: Vec<i32> = found
-                    .into_iter()
-                    .filter(|p| !self.before.contains(p) && !ours.contains(p))
-                    .collect();
-                if left.is_empty() || std::time::Instant::now() >= deadline {
-                    return;
-                }
-                for pid in &left {
-                    // SAFETY: kill(2) and waitpid(2) on a child of this
-                    // process (it is one: /proc names us its parent, and
-                    // only we reap it), with a valid status pointer.
-                    unsafe {
-                        libc::kill(*pid, libc::SIGKILL);
-                        let mut status = 0;
-                        libc::waitpid(*pid, &mut status, 0);
-                    }
-                }
-            }
+            // Read after the children: a child spawned in between is
+            // registered by now.
+            let mut ours: Vec<i32> = probity_scratch::registry::snapshot()
+                .into_iter()
+                .filter_map(|e| match e {
+                    probity_scratch::registry::Entry::Child(p)
+                    | probity_scratch::registry::Entry::Group(p) => i32::try_from(p).ok(),
+                    _ => None,
+                })
+                .collect();
+            ours.extend(self.before.iter().copied());
+            probity_scratch::registry::end_orphans(
+                &ours,
+                std::time::Instant::now() + std::time::Duration::from_secs(10),
+            );
         }
     }
 
@@ -371,35 +362,6 @@ mod reap {
         }
     }
 
-    /// The pids whose parent is this process (from `/proc/<pid>/stat`).
-    #[cfg(target_os = "linux")]
-    fn children() -> Vec<i32> {
-        let me = std::process::id() as i32;
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        entries
-            .flatten()
-            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/stat"))
-                    .ok()
-                    .and_then(|stat| parent_of(&stat))
-                    == Some(me)
-            })
-            .collect()
-    }
-
-    /// The parent pid in a `/proc/<pid>/stat` line: the field after the
-    /// state, after the command name's last `)` (a name may hold any
-    /// byte).
-    #[cfg(target_os = "linux")]
-    fn parent_of(stat: &[u8]) -> Option<i32> {
-        let close = stat.iter().rposition(|b| *b == b')')?;
-        let rest = std::str::from_utf8(&stat[close + 1..]).ok()?;
-        rest.split_ascii_whitespace().nth(1)?.parse().ok()
-    }
-
     /// Outside Linux there is no subreaper: the check's process group is
     /// killed, and a process that left it is not found.
     #[cfg(not(target_os = "linux"))]
@@ -408,15 +370,6 @@ mod reap {
             Subreaper {}
         }
         pub fn end_descendants(&self) {}
-    }
-
-    #[cfg(all(test, target_os = "linux"))]
-    mod tests {
-        #[test]
-        fn the_parent_is_read_after_the_last_parenthesis() {
-            assert_eq!(super::parent_of(b"12 (a) b) S 34 12 12 0"), Some(34));
-            assert_eq!(super::parent_of(b"garbage"), None);
-        }
     }
 }
 
