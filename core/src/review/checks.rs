@@ -312,7 +312,7 @@ mod tests {
             signal: None,
             output_sha256: Sha256Digest::plain(b""),
             output_bytes: 0,
-            tree: Some(TreeId::parse(&"a".repeat(40)).unwrap()),
+            tree: Some(TreeId::parse("a".repeat(40)).unwrap()),
         }
     }
 

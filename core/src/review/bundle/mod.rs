@@ -251,7 +251,12 @@ fn taken_evidence(record: &StateRecord) -> Option<Sha256Digest> {
     match &record.state.stage {
         Stage::Approved { evidence_hash, .. } => Some(*evidence_hash),
         Stage::Escalated { reason, .. } => reason.evidence_hash(),
-        _ => None,
+        Stage::Reviewing
+        | Stage::AwaitingRefuter { .. }
+        | Stage::CorrectionRequired { .. }
+        | Stage::Correcting { .. }
+        | Stage::Validating { .. }
+        | Stage::Invalidated { .. } => None,
     }
 }
 
