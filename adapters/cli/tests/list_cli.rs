@@ -251,3 +251,69 @@ fn a_committed_review_names_its_commit() {
     assert_eq!(row(&l.json, &committed)["commit"], head.trim());
     assert_eq!(row(&l.json, &uncommitted)["commit"], Value::Null);
 }
+
+/// A recovery interrupted after the successor's record was written but
+/// before its predecessor was marked superseded (the store's step 3 of 4)
+/// leaves a half-made successor: it is not listed as open, the row names
+/// the unfinished recovery, and rerunning the recovery finishes it.
+#[test]
+fn a_half_made_successor_is_not_open_and_rerunning_the_recovery_finishes_it() {
+    let (f, [_, invalidated, successor, _]) = several();
+    let store = f.root().join(".git/probity/reviews/v1");
+    // The state a crash between the store's steps 3 and 4 leaves.
+    let pred = store.join(&invalidated);
+    std::fs::remove_file(pred.join("superseded-by")).unwrap();
+    std::fs::copy(
+        store.join(&successor).join("state.json"),
+        pred.join("successor.pending"),
+    )
+    .unwrap();
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(l.code, 0, "{}{}", l.stdout, l.stderr);
+    let s = row(&l.json, &successor);
+    assert_eq!(s["open"], false, "{s}");
+    assert_eq!(s["recovery_unfinished"], invalidated.as_str(), "{s}");
+    assert_eq!(l.json["open"].as_u64(), Some(1));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd).arg("--cwd").arg(f.root()).arg("list");
+    let human = run_of(&cmd.output().unwrap());
+    assert!(
+        human
+            .stdout
+            .contains(&format!("recovery of {invalidated} unfinished")),
+        "{}",
+        human.stdout
+    );
+    // The way on the row names: the same recovery again.
+    let st = probity(f.root(), &["status", "--lineage", &invalidated]);
+    let again = probity(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            &invalidated,
+            "--expected-predecessor-revision",
+            st.json["store_revision"].as_str().unwrap(),
+            "--disposition",
+            "invalidated",
+            "--reason",
+            "again",
+            "--actor",
+            "me",
+        ],
+    );
+    assert_eq!(
+        again.json["lineage_id"],
+        successor.as_str(),
+        "{}{}",
+        again.stdout,
+        again.stderr
+    );
+    let l = probity(f.root(), &["list"]);
+    assert_eq!(row(&l.json, &successor)["open"], true);
+    assert!(
+        row(&l.json, &successor)
+            .get("recovery_unfinished")
+            .is_none()
+    );
+}

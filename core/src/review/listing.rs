@@ -20,8 +20,15 @@ pub struct ListRow {
     /// Its state name (`reviewing`, `correction_required`, `validating`,
     /// `approved`, `escalated`, `invalidated`).
     pub state: &'static str,
-    /// Whether it still takes input: not final and not superseded.
+    /// Whether it still takes input: not final, not superseded, and not
+    /// a successor whose recovery did not finish.
     pub open: bool,
+    /// A successor whose recovery was interrupted before its predecessor
+    /// was marked superseded (a half-made successor): that predecessor.
+    /// Rerunning the same `probity recover` finishes it; until then it
+    /// takes no input and is not listed as open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery_unfinished: Option<LineageId>,
     /// The successor that supersedes it (recovery), if any.
     pub superseded_by: Option<LineageId>,
     /// Its generation (1 for a first review).
@@ -54,9 +61,12 @@ pub struct ListRow {
 
 /// The row of `record`, `superseded_by` its successor as the store names
 /// it, `commit` the commit that holds its change (if any), aged at `now`.
+/// `predecessor_marks_it`: for a successor, whether its predecessor's
+/// supersession marker names it (false: its recovery did not finish).
 pub fn list_row(
     record: &StateRecord,
     superseded_by: Option<LineageId>,
+    predecessor_marks_it: bool,
     commit: Option<CommitId>,
     now: &Timestamp,
 ) -> ListRow {
@@ -65,10 +75,16 @@ pub fn list_row(
         (Some(now), Some(then)) => now.saturating_sub(then),
         _ => 0,
     };
+    let recovery_unfinished = s
+        .predecessor
+        .as_ref()
+        .filter(|_| !predecessor_marks_it)
+        .map(|link| link.lineage_id.clone());
     ListRow {
         lineage_id: s.lineage_id.clone(),
         state: s.stage.name(),
-        open: !s.stage.is_final() && superseded_by.is_none(),
+        open: !s.stage.is_final() && superseded_by.is_none() && recovery_unfinished.is_none(),
+        recovery_unfinished,
         superseded_by,
         generation: s.generation,
         action: s.next_action(),
@@ -145,15 +161,21 @@ mod tests {
             .unwrap();
         let then = record.state.created_at.unix_seconds().unwrap();
         let now = Timestamp::from_unix_seconds(then + 90);
-        let row = list_row(&record, None, None, &now);
+        let row = list_row(&record, None, true, None, &now);
         assert_eq!((row.age_seconds, row.age.as_str()), (90, "1m"));
         assert!(row.open);
         assert_eq!(row.state, "reviewing");
         // A clock behind the record: age 0, never a wrap.
         let early = Timestamp::from_unix_seconds(then.saturating_sub(10));
-        assert_eq!(list_row(&record, None, None, &early).age_seconds, 0);
+        assert_eq!(list_row(&record, None, true, None, &early).age_seconds, 0);
         // Superseded: not open, listed after open ones.
-        let closed = list_row(&record, Some(record.state.lineage_id.clone()), None, &now);
+        let closed = list_row(
+            &record,
+            Some(record.state.lineage_id.clone()),
+            true,
+            None,
+            &now,
+        );
         assert!(!closed.open);
         let mut rows = vec![closed.clone(), row.clone()];
         sort_rows(&mut rows);

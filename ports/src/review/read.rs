@@ -58,7 +58,11 @@ pub fn list<G: GitPort, S: ReviewStore + LineageListing>(
                 break;
             }
         }
-        rows.push(list_row(&record, successor, commit, now));
+        let marked = match s.predecessor() {
+            Some(link) => store.successor_of(&link.lineage_id)?.as_ref() == Some(&lineage),
+            None => true,
+        };
+        rows.push(list_row(&record, successor, marked, commit, now));
     }
     sort_rows(&mut rows);
     Ok(rows)

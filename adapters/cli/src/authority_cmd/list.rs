@@ -52,9 +52,13 @@ pub fn list(global: &GlobalArgs, out: Output, args: &ListArgs) -> Result<ExitCod
         }
         let mut t = String::new();
         for r in &answer.lineages {
-            let state = match &r.superseded_by {
-                Some(s) => format!("{} (superseded by {s})", r.state),
-                None => r.state.to_string(),
+            let state = match (&r.superseded_by, &r.recovery_unfinished) {
+                (Some(s), _) => format!("{} (superseded by {s})", r.state),
+                (None, Some(p)) => format!(
+                    "{} (recovery of {p} unfinished: rerun the same `probity recover --predecessor-lineage {p} ...` to finish it)",
+                    r.state
+                ),
+                (None, None) => r.state.to_string(),
             };
             let commit = r
                 .commit
