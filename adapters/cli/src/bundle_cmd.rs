@@ -458,6 +458,25 @@ fn gate_push(
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
         .map_err(crate::authority_cmd::review_error)?;
     if d.decision() == Decision::Allow {
+        // The repository policy of what the remote holds, as the server
+        // will apply it (roles, floors, required checks): refused here,
+        // before anything is published or pushed.
+        let drivers::PushBoundary::Updates { updates, .. } = &boundary else {
+            return Ok(notes_current);
+        };
+        if let Some(den) =
+            crate::authority_cmd::local_policy_denial(&ctx.repo, &ctx.store, remote, updates, &d)?
+        {
+            return Err(CliError::new(
+                ErrorKind::Conflict,
+                "push_denied",
+                format!(
+                    "probity push refused: the repository policy of {remote} denies this push ({}): {}; nothing was pushed",
+                    den.reason_code, den.message
+                ),
+                crate::authority_cmd::push_next_step(&den.reason_code),
+            ));
+        }
         return Ok(notes_current);
     }
     let code = crate::output::wire_name(d.reason_code());

@@ -85,6 +85,105 @@ impl Team {
     }
 }
 
+/// Everything a run printed (a refusal's JSON on stdout, git's and the
+/// server's lines on stderr).
+fn said(r: &Run) -> String {
+    format!("{}{}", r.stdout, r.stderr)
+}
+
+/// What the server itself answers when the client's gates are bypassed:
+/// the review published as a note, then a plain `git push --no-verify` of
+/// the branch and the notes. The server refuses with `code`, and its
+/// branch does not move.
+fn server_refuses(f: &Fixture, server: &Path, code: &str) {
+    let before = rev(f, server, "main");
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // Take what other clones published, so the notes fast-forward.
+    if f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/probity:refs/notes/probity-remote",
+    ])
+    .is_ok()
+    {
+        f.git(&[
+            "notes",
+            "--ref=probity",
+            "merge",
+            "-q",
+            "-s",
+            "cat_sort_uniq",
+            "refs/notes/probity-remote",
+        ])
+        .unwrap();
+    }
+    let err = f
+        .git(&[
+            "push",
+            "-q",
+            "--no-verify",
+            "--atomic",
+            "origin",
+            "main",
+            "refs/notes/probity",
+        ])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(code), "the server said: {err}");
+    assert_eq!(rev(f, server, "main"), before);
+}
+
+/// The client's pre-push gate applies the remote's policy before anything
+/// is pushed (issue 20 §3: verified at every gate): the managed hook denies
+/// with the same reason the server would give, and no `remote:` line shows
+/// that the server was ever asked.
+#[test]
+fn the_local_pre_push_gate_applies_the_remotes_policy_before_anything_is_pushed() {
+    let t = Team::new();
+    let before = t.server_main();
+    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
+    let (lineage, _) = t.review();
+    commit_all(&t.f, "encrypt");
+    t.sign(&t.agent, &lineage);
+    let h = probity(t.f.root(), &["hooks", "install"]);
+    assert_eq!(h.code, 0, "{}{}", h.stdout, h.stderr);
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let err =
+        t.f.git(&["push", "--atomic", "origin", "main", "refs/notes/probity"])
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains("pre-push DENY: roles_unmet"), "{err}");
+    assert!(err.contains(ALICE), "{err}");
+    assert!(!err.contains("remote:"), "the server was asked: {err}");
+    assert_eq!(t.server_main(), before);
+    // `probity push` says the same before pushing.
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(
+        said(&p).contains("repository policy of origin denies"),
+        "{}",
+        p.stderr
+    );
+    assert!(!said(&p).contains("remote:"), "{}", said(&p));
+    // Once the maintainer signed, the hook lets the same push through.
+    t.sign(&t.alice, &lineage);
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    t.f.git(&[
+        "push",
+        "-q",
+        "--atomic",
+        "origin",
+        "main",
+        "refs/notes/probity",
+    ])
+    .unwrap();
+    assert_ne!(t.server_main(), before);
+}
+
 #[test]
 fn a_high_risk_change_needs_a_reviewer_and_a_maintainer_by_different_keys() {
     let t = Team::new();
@@ -106,9 +205,10 @@ fn a_high_risk_change_needs_a_reviewer_and_a_maintainer_by_different_keys() {
     t.sign(&t.agent, &lineage);
     let p = probity(t.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
-    assert!(p.stderr.contains("maintainer"), "{}", p.stderr);
-    assert!(p.stderr.contains(ALICE), "{}", p.stderr);
+    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
+    server_refuses(&t.f, &t.server, "roles_unmet");
+    assert!(said(&p).contains("maintainer"), "{}", said(&p));
+    assert!(said(&p).contains(ALICE), "{}", said(&p));
     assert_eq!(t.server_main(), before);
     // The maintainer signs too: the change lands.
     t.sign(&t.alice, &lineage);
@@ -130,8 +230,9 @@ fn one_key_holding_two_roles_signs_for_one() {
     t.sign(&t.alice, &lineage);
     let p = probity(t.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
-    assert!(p.stderr.contains("reviewer"), "{}", p.stderr);
+    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
+    server_refuses(&t.f, &t.server, "roles_unmet");
+    assert!(said(&p).contains("reviewer"), "{}", said(&p));
     assert_eq!(t.server_main(), before);
 }
 
@@ -145,7 +246,8 @@ fn a_medium_change_lands_with_a_reviewers_signature_and_not_without() {
     let c = commit_all(&t.f, "more parsing");
     let p = probity(t.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
+    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
+    server_refuses(&t.f, &t.server, "roles_unmet");
     assert_eq!(t.server_main(), before);
     t.sign(&t.agent, &lineage);
     let p = probity(t.f.root(), &["push", "origin", "main"]);
@@ -185,8 +287,9 @@ fn a_proposal_that_makes_its_author_a_maintainer_is_judged_under_the_base() {
     t.sign(&t.agent, &lineage);
     let p = probity(t.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
-    assert!(p.stderr.contains("maintainer"), "{}", p.stderr);
+    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
+    server_refuses(&t.f, &t.server, "roles_unmet");
+    assert!(said(&p).contains("maintainer"), "{}", said(&p));
     assert_eq!(t.server_main(), before);
 }
 
@@ -336,8 +439,9 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
     let before = rev(&f, &server, "main");
     let p = probity(f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(p.stderr.contains("policy_floor_unmet"), "{}", p.stderr);
-    assert!(p.stderr.contains("policy_floor:content#0"), "{}", p.stderr);
+    assert!(said(&p).contains("policy_floor_unmet"), "{}", said(&p));
+    server_refuses(&f, &server, "policy_floor_unmet");
+    assert!(said(&p).contains("policy_floor:content#0"), "{}", said(&p));
     assert_eq!(rev(&f, &server, "main"), before);
     // The next step it names works: review the rebased commit again, now
     // high (all four lenses), and push.
@@ -371,8 +475,9 @@ fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signatur
     t.sign(&t.agent, &l2);
     let p = probity(t.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(p.stderr.contains("roles_unmet"), "{}", p.stderr);
-    assert!(p.stderr.contains("maintainer"), "{}", p.stderr);
+    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
+    server_refuses(&t.f, &t.server, "roles_unmet");
+    assert!(said(&p).contains("maintainer"), "{}", said(&p));
     assert_eq!(t.server_main(), before);
     // The maintainer signs the successor: the recovery lands.
     t.sign(&t.alice, &l2);

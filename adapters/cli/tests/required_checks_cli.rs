@@ -145,11 +145,31 @@ fn an_agent_that_deletes_the_checks_in_its_own_change_is_refused_at_the_server()
         &evidence_cmd(&["true"]),
     );
     commit_all(&t.f, "the change, on its own check");
-    // The server judges both commits under the protected base's checks.
+    // The client's gate reads the checks from what the remote holds, and
+    // refuses before pushing.
     let p = probity(t.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
     let said = format!("{}{}", p.stdout, p.stderr);
     assert!(said.contains("checks_unmet"), "{said}");
+    assert_eq!(t.server_main(), before);
+    // Past the client (published, `git push --no-verify`), the server
+    // judges both commits under the protected base's checks.
+    let p = probity(t.f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let err = t
+        .f
+        .git(&[
+            "push",
+            "-q",
+            "--no-verify",
+            "--atomic",
+            "origin",
+            "main",
+            "refs/notes/probity",
+        ])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("checks_unmet"), "{err}");
     assert_eq!(t.server_main(), before);
 }
 

@@ -839,6 +839,7 @@ pub use lens::{LensCommand, lens};
 pub use list::{ListArgs, list};
 
 pub(crate) mod evidence_cmd;
+pub use pre_receive::local_policy_denial;
 pub use pre_receive::next_hint as push_next_step;
 pub use show::{ShowCommand, show};
 pub use start::{StartAnswer, StartArgs, start};

@@ -185,6 +185,68 @@ fn signature_policy<'a>(
     })
 }
 
+/// The repository policy at a client's pre-push (issue 20 §3: roles,
+/// floors and required checks are verified at every gate): the policy and
+/// checks are read from what the remote holds for each updated ref (its old
+/// tip; a new ref: the remote's default branch as this clone last fetched
+/// it, `refs/remotes/<remote>/HEAD`), and every approval an allowing
+/// `decision` rests on is exported from the local store and put through the
+/// same checks the server makes. `None` when no base has a policy or
+/// checks (nothing printed then), or when every approval passes; the first
+/// refusal otherwise, which the server would give too.
+pub fn local_policy_denial(
+    repo: &Repo,
+    store: &probity_store::FileStore,
+    remote: &str,
+    updates: &[probity_core::review::gate::RefUpdate],
+    decision: &probity_core::review::gate::GateDecision,
+) -> Result<Option<ReceiveDenial>, CliError> {
+    if !decision.allows() {
+        return Ok(None);
+    }
+    let mut bases = Vec::new();
+    for u in updates {
+        if u.local_oid.is_none() {
+            continue;
+        }
+        let base = match &u.remote_oid {
+            Some(old) => Some(old.clone()),
+            None => repo
+                .find_commit(&format!("refs/remotes/{remote}/HEAD"))
+                .map_err(repo_err)?,
+        };
+        // The remote's old tip may not be here (not fetched): its policy
+        // cannot be read, and the server judges it.
+        if let Some(b) = base
+            && repo.find_commit(b.as_str()).map_err(repo_err)?.is_some()
+            && !bases.contains(&b)
+        {
+            bases.push(b);
+        }
+    }
+    let configured = probity_git::sign::signature_policy(repo)
+        .ok()
+        .and_then(|p| p.allowed_signers);
+    if super::policy_gate::read_policies(repo, &bases, configured.as_deref())?.is_empty()
+        && super::policy_gate::read_checks(repo, &bases)?.is_empty()
+    {
+        return Ok(None);
+    }
+    let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
+    let check = signature_policy(repo, &faults, &bases)?;
+    for delivery in probity_core::review::server::approved_deliveries(decision) {
+        for lineage in delivery.approvals() {
+            let bundle = drivers::export_bundle(store, lineage).map_err(transport_error)?;
+            if let Err(mut d) = check(&bundle) {
+                d.refname = delivery.refs.first().cloned().unwrap_or(d.refname);
+                d.commit = Some(delivery.commit.clone());
+                return Ok(Some(d));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// The bases the repository policy is read from for the judged updates:
 /// each judged ref's old tip, or, for a ref being created, the
 /// repository's default branch (`HEAD`); deletions deliver nothing. The
@@ -443,6 +505,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "policy_floor_unmet" => {
             "review the delivered commit again under the base's policy (`probity start --commit` on it, after rebasing onto the protected tip: it freezes the floor's tier), then `probity push`"
         }
+        "checks_unmet" => {
+            "review the change again and finalize it with the check the reason names (`probity finalize --evidence-cmd -- <its argv>`, on the reviewed tree), then `probity push`"
+        }
         "protected_ref_deleted" => {
             "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
         }
@@ -491,7 +556,7 @@ struct DenialAnswer<'a> {
     message: &'a str,
 }
 
-fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitCode, CliError> {
+pub fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitCode, CliError> {
     let answer = DenialAnswer {
         gate,
         decision: Decision::Deny,

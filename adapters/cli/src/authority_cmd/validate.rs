@@ -726,7 +726,17 @@ fn validate_pre_push(
         _ => open(global)?,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
-    if let PushBoundary::Updates { remote, .. } = &boundary {
+    if let PushBoundary::Updates {
+        remote, updates, ..
+    } = &boundary
+    {
+        // The repository policy of what the remote holds (roles, floors,
+        // required checks), as the server will apply it.
+        if let Some(den) =
+            pre_receive::local_policy_denial(&ctx.repo, &ctx.store, remote, updates, &d)?
+        {
+            return pre_receive::denial_answer(out, "pre-push", &den);
+        }
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
     }
     let answer = PrePushAnswer {
