@@ -156,9 +156,8 @@ fn an_agent_that_deletes_the_checks_in_its_own_change_is_refused_at_the_server()
     // judges both commits under the protected base's checks.
     let p = probity(t.f.root(), &["publish"]);
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    let err = t
-        .f
-        .git(&[
+    let err =
+        t.f.git(&[
             "push",
             "-q",
             "--no-verify",
