@@ -1,11 +1,15 @@
 //! The review modules form layers (docs/ARCHITECTURE.md, "Module order"):
 //! a module uses only modules below it, so no cycle can close. A use of a
 //! module above is a back-edge and fails here, naming the line. Test code
-//! (`#[cfg(test)]` modules, `*_tests.rs`, `tests.rs`) may use anything. The
+//! (items attributed `#[cfg(test)]`, `*_tests.rs`, `tests.rs`) may use
+//! anything; the code after a test item is read like the rest. The
 //! order is read from that document; grouped paths (`crate::review::{a, b}`)
 //! and `super::` paths that reach `review` count as uses.
 
 use std::path::Path;
+
+#[path = "common/shipped.rs"]
+mod shipped;
 
 /// Bottom first, as docs/ARCHITECTURE.md's "Module order" lists them (the
 /// backticked names of that section's list): each module may use only the
@@ -141,19 +145,9 @@ fn review_modules_use_only_the_layers_below_them() {
             .position(|m| *m == module)
             .unwrap_or_else(|| panic!("{module} is not in docs/ARCHITECTURE.md's Module order"));
         let text = std::fs::read_to_string(file).unwrap();
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        // Comments are not uses.
-        let code: String = code
-            .lines()
-            .map(|l| {
-                if l.trim_start().starts_with("//") {
-                    ""
-                } else {
-                    l
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        // Comments, literals and `#[cfg(test)]` items are not uses; the
+        // code after a test item still is.
+        let code = shipped::shipped_code(&text);
         let rel = file.strip_prefix(&review).unwrap();
         let depth = rel.components().count() - usize::from(name == "mod.rs");
         for (line, used) in uses(&code, depth) {

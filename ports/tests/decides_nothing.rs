@@ -4,7 +4,8 @@
 //! reason, stage or next action, an applicability, a recovery disposition,
 //! a risk tier). Matching on one of those, or building one, is a rule; a
 //! rule belongs in core, behind a function a driver calls. Unit tests
-//! (from a file's `#[cfg(test)]` on) and comments are not shipped code.
+//! (items attributed `#[cfg(test)]`), comments and literals are not
+//! shipped code; the code after a test item is.
 //!
 //! Nor may shipped ports code import one of those types under an alias,
 //! or glob-import a module of core, so a variant cannot be named without
@@ -17,6 +18,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+#[path = "../../core/tests/common/shipped.rs"]
+mod shipped;
 
 /// The variant paths of core's decision types.
 const DECIDING: &[&str] = &[
@@ -49,15 +53,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Where shipped code names a deciding variant: `(line, token)` per hit.
 fn deciding_names(src: &str) -> Vec<(usize, &'static str)> {
     let mut hits = Vec::new();
-    for (i, line) in src.lines().enumerate() {
+    // Comments, literals and `#[cfg(test)]` items blanked; the code after
+    // a test item is read too.
+    let shipped = shipped::shipped_code(src);
+    for (i, line) in shipped.lines().enumerate() {
         let code = line.trim_start();
-        if code.starts_with("#[cfg(test)]") {
-            break;
-        }
-        if code.starts_with("//") {
-            continue;
-        }
-        let code = code.split("//").next().unwrap_or_default();
         for token in DECIDING {
             // `GateDecision::` or `PrDecision::` are types of the driver's
             // own answer, not core's `Decision`.
@@ -83,11 +83,11 @@ fn deciding_types() -> Vec<&'static str> {
 /// plain import, to name the type in a signature, is fine: its variants
 /// still carry the path the scan above looks for).
 fn deciding_imports(src: &str) -> Vec<String> {
-    let shipped = src.split("#[cfg(test)]").next().unwrap_or_default();
+    let shipped = shipped::shipped_code(src);
     let mut hits = Vec::new();
     let mut statement = String::new();
     for line in shipped.lines() {
-        let code = line.split("//").next().unwrap_or_default().trim();
+        let code = line.trim();
         if statement.is_empty() && !(code.starts_with("use ") || code.starts_with("pub use ")) {
             continue;
         }
