@@ -33,6 +33,12 @@ const DECIDING: &[&str] = &[
     "Disposition::",
     "RiskLevel::",
     "EvidenceVerdict::",
+    "NextInput::",
+    "UpdateShape::",
+    "RangeProblem::",
+    "Resumable::",
+    "RepairClass::",
+    "TransitionError::",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -61,8 +67,11 @@ fn deciding_names(src: &str) -> Vec<(usize, &'static str)> {
         for token in DECIDING {
             // `GateDecision::` or `PrDecision::` are types of the driver's
             // own answer, not core's `Decision`.
+            // A variant is capitalised (`Stage::Approved`); an associated
+            // function (`TransitionError::from`) is not one.
             let at = code.match_indices(token).any(|(at, _)| {
                 !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    && code[at + token.len()..].starts_with(|c: char| c.is_ascii_uppercase())
             });
             if at {
                 hits.push((i + 1, *token));
@@ -168,6 +177,11 @@ fn the_lint_finds_a_rule_written_in_a_driver_and_ignores_tests_and_comments() {
         vec![(3, "Decision::"), (4, "Stage::")]
     );
     assert!(deciding_names("let d = GateDecision::clone(&x); let s = SubStage::A;").is_empty());
+    assert!(deciding_names("e.map_err(TransitionError::from)").is_empty());
+    assert_eq!(
+        deciding_names("let x = 1;\n#[cfg(test)]\nmod tests;\nlet n = NextInput::RunLenses;\n"),
+        vec![(4, "NextInput::")]
+    );
 }
 
 #[test]

@@ -124,7 +124,7 @@ fn an_invalidated_candidate_is_not_started_again() {
     drivers::invalidate(&w.store, &l, reason).unwrap();
     let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
     assert!(
-        matches!(&err, ReviewError::Invalidated { lineage, .. } if *lineage == l),
+        matches!(&err, ReviewError::NotResumable(probity_core::review::state::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l),
         "{err}"
     );
 }

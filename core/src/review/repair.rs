@@ -40,6 +40,24 @@ impl RepairClass {
     /// Every class, in declaration order.
     pub const ALL: [RepairClass; 2] = [RepairClass::CorruptedRecord, RepairClass::ReceiptMismatch];
 
+    /// Whether the repair retires the lineage (a corrupted record: the
+    /// whole lineage is quarantined).
+    pub fn retires_lineage(self) -> bool {
+        match self {
+            RepairClass::CorruptedRecord => true,
+            RepairClass::ReceiptMismatch => false,
+        }
+    }
+
+    /// Whether the repair writes the receipt the state derives in place of
+    /// the quarantined one.
+    pub fn rewrites_receipt(self) -> bool {
+        match self {
+            RepairClass::CorruptedRecord => false,
+            RepairClass::ReceiptMismatch => true,
+        }
+    }
+
     /// The snake_case name used on the command line and in the audit
     /// record, e.g. `corrupted_record`.
     pub fn name(self) -> &'static str {

@@ -82,17 +82,11 @@ pub enum ReviewError {
     /// closed.
     #[error("index entry for {0} points at a lineage with another target")]
     IndexMismatch(LineageId),
-    /// `start` on a candidate a lineage froze and then corrected into
-    /// another tree.
-    #[error(
-        "lineage {lineage} already judged this candidate and corrected it into tree {final_tree}; it is not reviewed again"
-    )]
-    Superseded {
-        /// The lineage that froze the candidate.
-        lineage: LineageId,
-        /// The tree it corrected the candidate into.
-        final_tree: TreeId,
-    },
+    /// `start` on a candidate whose lineage cannot be resumed: it
+    /// corrected the candidate into another tree, or it was invalidated
+    /// (R9.1).
+    #[error(transparent)]
+    NotResumable(#[from] probity_core::review::state::ResumeRefused),
     /// `start` on a candidate that touches a path a lineage on the same
     /// base is still correcting.
     #[error(
@@ -101,16 +95,6 @@ pub enum ReviewError {
     CorrectionOpen {
         /// The lineage in correction.
         lineage: LineageId,
-    },
-    /// `start` on a candidate whose lineage was invalidated (R9.1).
-    #[error(
-        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor"
-    )]
-    Invalidated {
-        /// The invalidated lineage.
-        lineage: LineageId,
-        /// Its current revision (what a recovery must name).
-        revision: Sha256Digest,
     },
     /// `start` on a candidate whose lineage a recovery superseded.
     #[error(

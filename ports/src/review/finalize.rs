@@ -16,7 +16,7 @@ use probity_core::review::preserved::{check_candidate, names_preserved_schema, r
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{
     EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, StateRecord, Transition,
-    TransitionError,
+    TransitionError, check_evidence_len, check_forecast,
 };
 use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, place_results, submitted_to_take};
 
@@ -124,24 +124,26 @@ impl EvidenceInput {
     fn hash(&self) -> Result<(Sha256Digest, EvidenceReading), ReviewError> {
         let reading = |bytes: &[u8]| evidence_reading(bytes).map_err(TransitionError::from);
         match self {
-            EvidenceInput::Bytes(b) if b.bytes.is_empty() => {
-                Err(TransitionError::EmptyEvidence.into())
+            EvidenceInput::Bytes(b) => {
+                check_evidence_len(b.bytes.len() as u64)?;
+                Ok((
+                    Sha256Digest::of(EVIDENCE_DOMAIN, &b.bytes),
+                    reading(&b.bytes)?,
+                ))
             }
-            EvidenceInput::Bytes(b) => Ok((
-                Sha256Digest::of(EVIDENCE_DOMAIN, &b.bytes),
-                reading(&b.bytes)?,
-            )),
-            EvidenceInput::Streamed { len: 0, .. } => Err(TransitionError::EmptyEvidence.into()),
             EvidenceInput::Streamed {
                 hash,
                 len,
                 head,
                 tail,
                 ..
-            } => Ok((
-                *hash,
-                evidence_reading_streamed(head, tail, *len).map_err(TransitionError::from)?,
-            )),
+            } => {
+                check_evidence_len(*len)?;
+                Ok((
+                    *hash,
+                    evidence_reading_streamed(head, tail, *len).map_err(TransitionError::from)?,
+                ))
+            }
             EvidenceInput::Command(run) => {
                 let e = command_evidence(run)?;
                 Ok((Sha256Digest::of(EVIDENCE_DOMAIN, &e.bytes), e.reading()))
@@ -257,9 +259,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         .as_ref()
         .map(|v| ValidatorResult::parse(&bounded(v)?.bytes).map_err(malformed(v, "validator")))
         .transpose()?;
-    if input.correction_lines == Some(0) {
-        return Err(TransitionError::ZeroForecast.into());
-    }
+    check_forecast(input.correction_lines)?;
     let evidence = input
         .evidence
         .as_ref()

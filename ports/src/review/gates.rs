@@ -2,11 +2,11 @@
 
 use probity_core::review::gate::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_COMPOSED_REVIEWS,
-    MAX_RANGE_COMMITS, NewRefDelivery, RangeCommit, RangeJudgment, RangeProblem, RefUpdate,
-    UpdateShape, Vouching, advice_offered, combine_judged, compose_reviews, decide_target,
-    dedupe_ranges, delivery_commits, first_publication_offered, judge_first_publication,
-    judge_stack, new_ref_delivery, no_change, published_tips, rebind, rebind_offered,
-    stops_vouching, update_shape,
+    MAX_RANGE_COMMITS, NewRefDelivery, RangeCommit, RangeJudgment, RefUpdate, UpdatePlan, Vouching,
+    advice_offered, combine_judged, compose_reviews, decide_target, dedupe_ranges,
+    delivery_commits, first_publication_offered, judge_first_publication, judge_stack,
+    new_ref_delivery, no_change, plan_update, published_tips, rebind, rebind_offered,
+    stops_vouching,
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::pre_pr::{
@@ -492,32 +492,17 @@ fn update_range<G: DeliveryGit>(
     published: &mut PublishedTips<'_>,
 ) -> Result<Option<DeliveredRange>, ReviewError> {
     let refs = vec![update.remote_ref.clone()];
-    let shape = update_shape(
+    // Core plans the line (a boundary, or what to list); the driver lists.
+    match plan_update(
         update,
+        local,
+        refs.clone(),
         peeled.tip.as_ref(),
         peeled.old.as_ref(),
         peeled.fast_forward,
-    );
-    let boundary = |tip: CommitId, problem: RangeProblem| DeliveredRange {
-        refs: refs.clone(),
-        tip,
-        commits: Vec::new(),
-        count: 0,
-        problem: Some(problem),
-    };
-    // Core decided the shape; a tip that is no commit is `NotCommit`.
-    let tip = match (&shape, peeled.tip) {
-        (UpdateShape::NotCommit, _) | (_, None) => {
-            return Ok(Some(boundary(local.clone(), RangeProblem::NotCommit)));
-        }
-        (_, Some(tip)) => tip,
-    };
-    match shape {
-        UpdateShape::NotCommit => Ok(Some(boundary(tip, RangeProblem::NotCommit))),
-        UpdateShape::Rewind { old } => {
-            Ok(Some(boundary(tip, RangeProblem::NotFastForward { old })))
-        }
-        UpdateShape::FastForward { from } => {
+    ) {
+        UpdatePlan::Boundary(range) => Ok(Some(range)),
+        UpdatePlan::FastForward { tip, from } => {
             let (commits, count) =
                 count_range(git, &tip, std::slice::from_ref(&from), &RemoteScope::None)?;
             Ok(Some(DeliveredRange {
@@ -528,7 +513,7 @@ fn update_range<G: DeliveryGit>(
                 problem: None,
             }))
         }
-        UpdateShape::NewRef => {
+        UpdatePlan::NewRef { tip } => {
             let exclude = published.get(git)?;
             let mut range = delivered(git, refs, tip, exclude, &RemoteScope::None)?;
             match new_ref_delivery(&range, published.vouching) {

@@ -25,7 +25,7 @@ use probity_core::review::roles::{
     MAX_TRANSCRIPT_BYTES, RoleContext, RoleError, bind_transcript, lens_context, refuter_context,
     validator_context,
 };
-use probity_core::review::state::{NextInput, StateRecord};
+use probity_core::review::state::StateRecord;
 use probity_core::snapshot_tools::{BudgetLimits, Event, ReviewLoop, Session, UsageTotals};
 
 use super::*;
@@ -263,30 +263,23 @@ where
     let record = store
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    let next = record.state().next_action();
-    let missing: Vec<Lens> = if next == NextInput::RunLenses {
-        let kept: Vec<Lens> = store
+    // Which lenses still run is core's rule.
+    let kept: Vec<Lens> = if record.state().past_lens_results() {
+        Vec::new()
+    } else {
+        store
             .submitted_results(lineage)?
             .into_iter()
             .map(|(l, _)| l)
-            .collect();
-        record
-            .state()
-            .frozen()
-            .selected_lenses
-            .iter()
-            .copied()
-            .filter(|l| !kept.contains(l))
             .collect()
-    } else {
-        Vec::new()
     };
+    let missing = record.state().lenses_to_run(&kept);
     // A model is about to be asked (a lens, or the refuter): once, before
     // any is, the live candidate must still be the frozen one. (When only
     // finalizing kept results, finalize checks it itself; once lenses ran
     // here, the finalize that took them checked it just before the
     // refuter.)
-    let record = if !missing.is_empty() || next == NextInput::ProvideRefuter {
+    let record = if !missing.is_empty() || record.state().awaits_refuter() {
         check_live_candidate(git, store, lineage)?
     } else {
         record
@@ -310,7 +303,7 @@ where
         }
     };
     let mut refuter = None;
-    if done.record.state().next_action() == NextInput::ProvideRefuter {
+    if done.record.state().awaits_refuter() {
         let exported = frozen_context(git, store, lineage)?;
         let (run, finalized) = run_refuter(git, store, world, &done.record, &exported)?;
         if let Some(f) = finalized {
@@ -337,15 +330,13 @@ fn finalize_if_complete<G: GitPort, S: ReviewStore>(
     let record = store
         .load(lineage)?
         .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    if record.state().next_action() == NextInput::RunLenses {
-        let kept = store.submitted_results(lineage)?;
-        let all = record
-            .state()
-            .frozen()
-            .selected_lenses
-            .iter()
-            .all(|l| kept.iter().any(|(k, _)| k == l));
-        if !all {
+    if !record.state().past_lens_results() {
+        let kept: Vec<Lens> = store
+            .submitted_results(lineage)?
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
+        if !record.state().kept_results_complete(&kept) {
             return Ok(None);
         }
         return finalize(

@@ -12,7 +12,7 @@ use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
 use probity_core::review::risk::{RiskPolicy, RiskReason};
 use probity_core::review::risk::{authored_lines, select_lenses};
 use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
-use probity_core::review::state::{Resumable, ReviewState, StartInput, StateRecord};
+use probity_core::review::state::{ReviewState, StartInput, StateRecord};
 
 use super::*;
 
@@ -259,20 +259,11 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
                 leaf,
             });
         }
-        return match existing.state().resumable_for(&snapshot.target) {
-            Resumable::Yes => Ok(Started {
-                record: existing,
-                resumed: true,
-            }),
-            Resumable::Invalidated => Err(ReviewError::Invalidated {
-                lineage: existing.state().lineage_id().clone(),
-                revision: existing.revision(),
-            }),
-            Resumable::CorrectedElsewhere => Err(ReviewError::Superseded {
-                lineage: existing.state().lineage_id().clone(),
-                final_tree: existing.state().final_candidate_tree().clone(),
-            }),
-        };
+        existing.resume_for(&snapshot.target)?;
+        return Ok(Started {
+            record: existing,
+            resumed: true,
+        });
     }
     if let Some(open) = open_corrections(store, &snapshot.base_tree)?
         .into_iter()
@@ -655,7 +646,7 @@ pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
     clock: &C,
     request: probity_core::review::repair::RepairRequest,
 ) -> Result<Repaired, ReviewError> {
-    use probity_core::review::repair::{RepairClass, audit_record, prove_unique};
+    use probity_core::review::repair::{audit_record, prove_unique};
     let survey = store.survey(request.class)?;
     let proof = prove_unique(&request.lineage, &survey)?;
     let at = clock.now();
@@ -665,20 +656,17 @@ pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
             detail: e.to_string(),
         })
     })?;
-    let receipt_rewritten = match request.class {
-        RepairClass::ReceiptMismatch => {
-            let record = store
-                .load(&request.lineage)?
-                .ok_or_else(|| StoreError::NotFound(request.lineage.clone()))?;
-            store.ensure_projections(&record)?;
-            true
-        }
-        RepairClass::CorruptedRecord => false,
-    };
+    let receipt_rewritten = request.class.rewrites_receipt();
+    if receipt_rewritten {
+        let record = store
+            .load(&request.lineage)?
+            .ok_or_else(|| StoreError::NotFound(request.lineage.clone()))?;
+        store.ensure_projections(&record)?;
+    }
     Ok(Repaired {
         audit,
         proof,
-        retired: request.class == RepairClass::CorruptedRecord,
+        retired: request.class.retires_lineage(),
         receipt_rewritten,
     })
 }

@@ -15,7 +15,7 @@ use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::RecoverError;
 use probity_core::review::schema::SchemaDoc;
-use probity_core::review::state::{PreflightError, TransitionError};
+use probity_core::review::state::{PreflightError, ResumeRefused, TransitionError};
 use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, PlacementError};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{NamedInput, ReviewError, StoreError};
@@ -371,7 +371,7 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             "correction_open",
             "finish that correction first (`probity finalize --lineage <id> --correction-lines N`, then `--validation F`); forecasting more lines than its budget escalates it and lifts this block",
         ),
-        ReviewError::Superseded { .. } => (
+        ReviewError::NotResumable(ResumeRefused::CorrectedElsewhere { .. }) => (
             Conflict,
             "candidate_superseded",
             "restore the corrected candidate (see `probity status --lineage <id>`), or change the candidate and start a new review",
@@ -381,7 +381,7 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             "lineage_superseded",
             "a superseded lineage is history: continue with the leaf named above, or recover from it (`probity recover --predecessor-lineage <leaf> ...`)",
         ),
-        ReviewError::Invalidated { .. } => (
+        ReviewError::NotResumable(ResumeRefused::Invalidated { .. }) => (
             Conflict,
             "lineage_invalidated",
             "create its audited successor: `probity recover --predecessor-lineage <id> --expected-predecessor-revision <rev> --disposition invalidated --reason R --actor A` (see `probity status --lineage <id>` for the revision)",
@@ -667,7 +667,7 @@ fn next_with_ids(e: &ReviewError) -> Option<String> {
         } => format!(
             "a maintainer decides whether this work goes on: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition escalation_authorized --reason R --actor A --authorization X` ({PERSON_VALUES}), then review with the successor it prints"
         ),
-        ReviewError::Invalidated { lineage, revision } => format!(
+        ReviewError::NotResumable(ResumeRefused::Invalidated { lineage, revision }) => format!(
             "create its audited successor: `probity recover --predecessor-lineage {lineage} --expected-predecessor-revision {revision} --disposition invalidated --reason R --actor A` (R: why, A: who; yours to give)"
         ),
         ReviewError::SupersededLineage { leaf, .. } => format!(
@@ -677,10 +677,10 @@ fn next_with_ids(e: &ReviewError) -> Option<String> {
             "finish the correction of {lineage} first: {} names its next input (`probity finalize --lineage {lineage} --correction-lines N` to forecast, then edit and `probity finalize --lineage {lineage} --validation F`); forecasting more lines than its budget escalates it and lifts this block",
             status(lineage)
         ),
-        ReviewError::Superseded {
+        ReviewError::NotResumable(ResumeRefused::CorrectedElsewhere {
             lineage,
             final_tree,
-        } => format!(
+        }) => format!(
             "{lineage} corrected this candidate into tree {final_tree}: restore that (`git restore --source={final_tree} --worktree -- .`) to deliver it, or change the candidate and run `probity start` again"
         ),
         ReviewError::CandidateChanged { lineage, .. } => format!(

@@ -183,6 +183,62 @@ pub fn update_shape(
     }
 }
 
+/// What a driver lists for one hook line (R8.3, issue 25 §1): decided here
+/// from its shape, so the driver only lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdatePlan {
+    /// No delivery whatever its commits (not a commit, a rewind): the range
+    /// as judged at the boundary, nothing to list.
+    Boundary(DeliveredRange),
+    /// The commits from the remote ref's tip `from` to `tip`.
+    FastForward {
+        /// The pushed tip.
+        tip: CommitId,
+        /// The remote ref's current tip, an ancestor of `tip`.
+        from: CommitId,
+    },
+    /// A new ref: what the remote does not advertise, up to `tip`.
+    NewRef {
+        /// The pushed tip.
+        tip: CommitId,
+    },
+}
+
+/// The plan of a hook line delivering to `refs`: `local` is the pushed
+/// object as named (what a boundary denial names when it is no commit),
+/// the rest as [`update_shape`] takes them. An object that is no commit
+/// is a `NotCommit` boundary, a rewind a `NotFastForward` one.
+pub fn plan_update(
+    update: &RefUpdate,
+    local: &CommitId,
+    refs: Vec<String>,
+    tip: Option<&CommitId>,
+    old: Option<&CommitId>,
+    fast_forward: bool,
+) -> UpdatePlan {
+    let boundary = |tip: CommitId, problem: RangeProblem| {
+        UpdatePlan::Boundary(DeliveredRange {
+            refs: refs.clone(),
+            tip,
+            commits: Vec::new(),
+            count: 0,
+            problem: Some(problem),
+        })
+    };
+    let Some(tip) = tip else {
+        return boundary(local.clone(), RangeProblem::NotCommit);
+    };
+    match update_shape(update, Some(tip), old, fast_forward) {
+        UpdateShape::NotCommit => boundary(local.clone(), RangeProblem::NotCommit),
+        UpdateShape::Rewind { old } => boundary(tip.clone(), RangeProblem::NotFastForward { old }),
+        UpdateShape::FastForward { from } => UpdatePlan::FastForward {
+            tip: tip.clone(),
+            from,
+        },
+        UpdateShape::NewRef => UpdatePlan::NewRef { tip: tip.clone() },
+    }
+}
+
 /// Whether a hook line stops vouching for the history its remote ref
 /// held: a deletion, or an update of an existing ref that does not
 /// fast-forward it (a rewind, a forced push). A fast-forward keeps the old

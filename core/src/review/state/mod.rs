@@ -42,8 +42,8 @@ pub(crate) use wire::StateRecordWire;
 
 pub use escalation::EscalationReason;
 pub use link::{Disposition, Predecessor};
-pub use queries::Resumable;
-pub use transition::{Transition, check_successor};
+pub use queries::{Resumable, ResumeRefused};
+pub use transition::{Transition, check_evidence_len, check_forecast, check_successor};
 
 pub use binding::*;
 

@@ -15,6 +15,53 @@ pub enum Resumable {
     CorrectedElsewhere,
 }
 
+/// Why `start` does not resume the lineage that froze its candidate
+/// ([`StateRecord::resume_for`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeRefused {
+    /// It corrected the candidate into another tree.
+    #[error(
+        "lineage {lineage} already judged this candidate and corrected it into tree {final_tree}; it is not reviewed again"
+    )]
+    CorrectedElsewhere {
+        /// The lineage that froze the candidate.
+        lineage: LineageId,
+        /// The tree it corrected the candidate into.
+        final_tree: TreeId,
+    },
+    /// It was invalidated (R9.1): its audited successor comes from
+    /// `recover`.
+    #[error(
+        "lineage {lineage} froze this candidate and was invalidated; a new generation is an audited successor"
+    )]
+    Invalidated {
+        /// The invalidated lineage.
+        lineage: LineageId,
+        /// Its current revision (what a recovery must name).
+        revision: Sha256Digest,
+    },
+}
+
+impl StateRecord {
+    /// Whether `start`, finding this lineage by the live candidate's
+    /// `target`, resumes it ([`ReviewState::resumable_for`]); the refusal
+    /// names what the next step needs.
+    pub fn resume_for(&self, target: &Sha256Digest) -> Result<(), ResumeRefused> {
+        let s = &self.state;
+        match s.resumable_for(target) {
+            Resumable::Yes => Ok(()),
+            Resumable::Invalidated => Err(ResumeRefused::Invalidated {
+                lineage: s.lineage_id.clone(),
+                revision: self.revision,
+            }),
+            Resumable::CorrectedElsewhere => Err(ResumeRefused::CorrectedElsewhere {
+                lineage: s.lineage_id.clone(),
+                final_tree: s.final_candidate_tree().clone(),
+            }),
+        }
+    }
+}
+
 impl ReviewState {
     /// The tree a correction edit is measured from: the last attempt's
     /// tree, else the frozen candidate.
@@ -113,6 +160,41 @@ impl ReviewState {
         let complete = matches!(self.stage, Stage::Reviewing)
             && selected.iter().all(|l| submitted.contains(l));
         given > 0 || complete || (selected.is_empty() && self.stage.judgment().is_none())
+    }
+
+    /// The selected lenses a model run still has to run (issue 25 §1): while
+    /// the lineage awaits its lens results, every selected lens without a
+    /// result among `kept` (what `lens submit` kept), in selection order;
+    /// none otherwise.
+    pub fn lenses_to_run(&self, kept: &[Lens]) -> Vec<Lens> {
+        if self.next_action() != NextInput::RunLenses {
+            return Vec::new();
+        }
+        self.frozen
+            .selected_lenses
+            .iter()
+            .copied()
+            .filter(|l| !kept.contains(l))
+            .collect()
+    }
+
+    /// Whether the lineage waits for the refuter's batch now.
+    pub fn awaits_refuter(&self) -> bool {
+        self.next_action() == NextInput::ProvideRefuter
+    }
+
+    /// Whether finalize should be called with no input now: the lineage
+    /// awaits its lens results and `kept` holds one for every selected lens
+    /// ([`Self::results_due`] with nothing given). `false` while some are
+    /// missing.
+    pub fn kept_results_complete(&self, kept: &[Lens]) -> bool {
+        self.next_action() == NextInput::RunLenses && self.results_due(0, kept)
+    }
+
+    /// Whether the lineage no longer awaits lens results (a model run
+    /// answers it as it stands).
+    pub fn past_lens_results(&self) -> bool {
+        self.next_action() != NextInput::RunLenses
     }
 
     /// Whether a live candidate that changed `changed` since this lineage's

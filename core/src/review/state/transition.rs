@@ -548,6 +548,25 @@ impl Transition {
     }
 }
 
+/// Evidence of `len` bytes may be final evidence only when it is not
+/// empty (R4.4): what a driver asks before it reads or hashes more, for
+/// evidence it streamed (`EmptyEvidence`, nothing changed).
+pub fn check_evidence_len(len: u64) -> Result<(), TransitionError> {
+    if len == 0 {
+        return Err(TransitionError::EmptyEvidence);
+    }
+    Ok(())
+}
+
+/// A correction forecast, when one is given, names at least one line
+/// (`ZeroForecast`): asked before any input is taken.
+pub fn check_forecast(lines: Option<u64>) -> Result<(), TransitionError> {
+    if lines == Some(0) {
+        return Err(TransitionError::ZeroForecast);
+    }
+    Ok(())
+}
+
 /// Checks that `next` may follow `prev` (for every transition): `next`
 /// valid, frozen fields byte-identical, the edge legal, accepted results
 /// and refuter outcomes unchanged, the correction ledger append-only.
