@@ -85,7 +85,7 @@ pub(super) fn card_windows(run: &str) -> Vec<(usize, usize)> {
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     for (i, b) in run.bytes().enumerate() {
-        if b == b' ' || b == b'-' || b == b'.' {
+        if b == b' ' || b == b'-' || b == b'.' || b == b'/' {
             groups.push((start, i));
             start = i + 1;
         }
@@ -246,4 +246,151 @@ pub(super) fn iban_at(s: &str, start: usize) -> Option<usize> {
         };
     }
     (rem == 1).then_some(i)
+}
+
+/// Upper- and lowercase letters and a digit all present.
+pub(super) fn mixed(m: &str) -> bool {
+    let b = m.as_bytes();
+    b.iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_lowercase)
+        && b.iter().any(u8::is_ascii_digit)
+}
+
+/// `probity-filter/5`: a URL "password" that is a port followed by a path
+/// (`http://host:80/u/@me`: the `@` belongs to the path). A port is 1–5
+/// digits; userinfo cannot hold a `/` unencoded (RFC 3986).
+pub(super) fn url_port_not_password(value: &str) -> bool {
+    let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=5).contains(&digits) && value.as_bytes().get(digits) == Some(&b'/')
+}
+
+/// Whether a value looks like a random token: 16 bytes or more of the token
+/// alphabet `[A-Za-z0-9+/=_-]`, with a letter and a digit.
+fn looks_random(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() >= 16
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"+/=_-".contains(c))
+        && b.iter().any(u8::is_ascii_alphabetic)
+        && b.iter().any(u8::is_ascii_digit)
+}
+
+/// A value that refers to a secret kept elsewhere instead of holding one:
+/// a template or variable (`${DB_PASSWORD}`, `${{ secrets.X }}`,
+/// `{{ .Values.token }}`, `$TOKEN`, `$env:TOKEN`, `%(password)s`), a
+/// placeholder (`<your-token>`).
+fn is_reference(v: &str) -> bool {
+    let ident = |s: &str| {
+        let mut it = s.bytes();
+        it.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && it.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    v.starts_with("${")
+        || v.starts_with("{{")
+        || v.starts_with("{%")
+        || v.starts_with("$(")
+        || v.strip_prefix('$').is_some_and(ident)
+        || v.strip_prefix("$env:").is_some_and(ident)
+        || v
+            .strip_prefix("%(")
+            .and_then(|r| r.strip_suffix(")s"))
+            .is_some_and(ident)
+        || (v.len() > 2
+            && v.starts_with('<')
+            && v.ends_with('>')
+            && !v[1..v.len() - 1].contains(['<', '>']))
+}
+
+/// An unquoted value that is code, not a secret: a literal (`None`, `null`,
+/// `nil`, `undefined`, `true`, `false`), or an identifier chain called or
+/// indexed (`getpass()`, `os.environ["TOKEN"]`, `config.get('token')`,
+/// `ENV.fetch(`), or an environment lookup (`process.env.TOKEN`).
+fn is_code(v: &str) -> bool {
+    const LITERALS: &[&str] = &[
+        "None", "none", "null", "NULL", "Null", "nil", "undefined", "true", "false", "True",
+        "False", "TRUE", "FALSE",
+    ];
+    let v = v.trim_end_matches([',', ';']);
+    if LITERALS.contains(&v) || v.starts_with("process.env.") {
+        return true;
+    }
+    // An identifier chain `a.b.c` directly followed by `(` or `[`.
+    let b = v.as_bytes();
+    let mut i = 0;
+    loop {
+        let start = i;
+        if !b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            return false;
+        }
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'.') if i > start => i += 1,
+            Some(b'(' | b'[') => return true,
+            _ => return false,
+        }
+    }
+}
+
+/// Name segments that make a secret-named value a setting about the
+/// secret, not the secret, and the value each kind of setting holds:
+/// sizes and counts hold a number (`max_tokens: 4096`,
+/// `password_min_length=12`, `token_ttl=3600s`); locations hold a path or
+/// URL (`password_file: /run/secrets/db`, `token_url: https://…`);
+/// descriptors hold a short word (`secret_name: prod-db`,
+/// `token_type=bearer`, `tokenizer=gpt2`).
+const SIZE_WORDS: &[&str] = &[
+    "max", "min", "len", "length", "count", "size", "limit", "ttl", "timeout", "expiry",
+    "expires", "lifetime", "age", "tokens",
+];
+const LOCATION_WORDS: &[&str] = &["file", "path", "dir", "url", "uri", "endpoint"];
+const DESCRIPTOR_WORDS: &[&str] = &[
+    "name", "type", "header", "field", "param", "policy", "prompt", "label", "hint", "format",
+    "method", "mode", "version", "provider", "kind", "tokenizer", "tokenize",
+];
+
+/// A count: 1 to 6 digits, optionally one unit letter (`30s`, `1h`).
+fn is_count(v: &str) -> bool {
+    let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=6).contains(&digits)
+        && match &v.as_bytes()[digits..] {
+            [] => true,
+            [u] => b"smhdw".contains(u),
+            _ => false,
+        }
+}
+
+/// `probity-filter/5` (D-R74): whether the value `v` of a secret-named
+/// assignment or JSON key (`whole` is the detector's match up to the value:
+/// the name and operator; `quoted` says whether `v` was quoted) is a
+/// near-miss the filter keeps: a reference or placeholder; unquoted code;
+/// or a setting about the secret holding what such a setting holds and
+/// nothing that looks like a random token.
+pub(super) fn named_value_kept(whole: &str, v: &str, quoted: bool) -> bool {
+    if is_reference(v) || (!quoted && is_code(v)) {
+        return true;
+    }
+    if looks_random(v) {
+        return false;
+    }
+    let name: String = whole
+        .trim_start_matches(['"', '\''])
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || b"_.- ".contains(c))
+        .map(|c| char::from(c.to_ascii_lowercase()))
+        .collect();
+    let has = |words: &[&str]| name.split(['_', '.', '-', ' ']).any(|seg| words.contains(&seg));
+    (has(SIZE_WORDS) && is_count(v))
+        || (has(LOCATION_WORDS) && v.contains(['/', '\\']))
+        || (has(DESCRIPTOR_WORDS)
+            && v.len() <= 32
+            && (v.len() <= 6 || !v.bytes().any(|c| c.is_ascii_digit())))
 }

@@ -161,6 +161,19 @@ fn strategies_agree(s: &str) -> Result<(), TestCaseError> {
             Search::CardLines => {
                 prop_assert_eq!(line_matches(&d.re, s, &digits.card), want, "{}", d.code);
             }
+            Search::SsnDotLines => {
+                prop_assert_eq!(line_matches(&d.re, s, &digits.ssn_dot), want, "{}", d.code);
+            }
+            Search::SlashedCardLines => {
+                prop_assert_eq!(line_matches(&d.re, s, &digits.slashed), want, "{}", d.code);
+            }
+            Search::TokenRunLines => {
+                let starts: Vec<usize> = class_runs(s, &e.classes.token, 59)
+                    .into_iter()
+                    .map(|(a, _)| a)
+                    .collect();
+                prop_assert_eq!(line_matches(&d.re, s, &starts), want, "{}", d.code);
+            }
             Search::KeywordLines => {
                 let got = keyword_line_captures(&d.re, s, &t.secret_keyword_starts(e, p));
                 let all: Vec<regex::Captures> = d.re.captures_iter(s).collect();

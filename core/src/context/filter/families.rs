@@ -1,0 +1,483 @@
+//! The detector set of `probity-filter/5` (D-R73, D-R74): the
+//! `probity-filter/4` set, with the secret-named values, JSON values and
+//! URL passwords narrowed by the near-miss rules of `Validate::NamedValue`
+//! and `Validate::UrlPassword`, then the families measured against gitleaks'
+//! rules and detect-secrets' plugins (`docs/secrets.md`). The rules are
+//! written here from each provider's documented token shape; the peers are
+//! the measure, not the source.
+//!
+//! Every new detector is appended: the detectors of `probity-filter/4` keep
+//! their positions (a detector's position is its priority when two masks
+//! start at the same byte).
+
+use super::*;
+
+/// An SSN written with dots (`AAA.GG.SSSS`), validated like the others.
+pub(super) const SSN_DOTTED: &str = r"(?-u:\b)[0-9]{3}\.[0-9]{2}\.[0-9]{4}(?-u:\b)";
+/// A card number written as four slash-separated groups
+/// (`4111/1111/1111/1111`), Luhn-checked like the dotted form.
+pub(super) const SLASHED_CARD: &str = r"(?-u:\b)[0-9]{4}/[0-9]{4}/[0-9]{4}/[0-9]{1,7}(?-u:\b)";
+/// A Discord bot token: the base64 of the bot's user id (`M`, `N` or `O`
+/// first), a six-character timestamp and an HMAC, dot-separated.
+pub(super) const DISCORD_BOT: &str =
+    r"(?-u:\b)[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?-u:\b)";
+/// A `.netrc` password: a line that is `password <value>` (indented or
+/// not), optionally after `machine <host>` (or `default`) and
+/// `login`/`account` pairs and before further netrc tokens; or, anywhere on
+/// a line, `machine <host>` (or `default`), `login`/`account` pairs, then
+/// `password <value>`. Prose such as `login with password reset` is kept:
+/// the one-line form needs `machine` or `default` first.
+pub(super) const NETRC: &str = r"(?m:^)[ \t]*(?:(?:machine[ \t]+[^\t\n\x0C\r ]+|default)[ \t]+)?(?:(?:login|account)[ \t]+[^\t\n\x0C\r ]+[ \t]+)*password[ \t]+([^\t\n\x0C\r ]+)(?:[ \t]+(?:machine|login|account|macdef|default)[ \t][^\n]*)?[ \t]*(?m:$)|(?-u:\b)(?:machine[ \t]+[^\t\n\x0C\r ]+|default)(?:[ \t]+(?:login|account)[ \t]+[^\t\n\x0C\r ]+)*[ \t]+password[ \t]+([^\t\n\x0C\r ]+)";
+
+/// `probity-filter/5`'s secret detectors.
+pub(super) fn secret_specs_v5() -> Vec<SecretSpec> {
+    let mut v: Vec<SecretSpec> = secret_specs()
+        .into_iter()
+        .map(|(code, kws, pat, group, validate)| {
+            let validate = match code {
+                "secret.env_value" | "secret.json_value" => Validate::NamedValue,
+                "secret.url_password" => Validate::UrlPassword,
+                _ => validate,
+            };
+            (code, kws, pat, group, validate)
+        })
+        .collect();
+    v.extend(new_families());
+    v
+}
+
+const NONE: Validate = Validate::None;
+
+fn new_families() -> Vec<SecretSpec> {
+    vec![
+        // --- the ten families an outside corpus saw leak (issue 23)
+        ("pii.ssn", &[], SSN_DOTTED, 0, Validate::Ssn),
+        ("pii.payment_card", &[], SLASHED_CARD, 0, Validate::Luhn),
+        (
+            "secret.square",
+            &["sq", "eaa"],
+            r"(?:sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|(?-u:\b)EAAA[A-Za-z0-9_+=-]{60,})",
+            0,
+            NONE,
+        ),
+        ("secret.discord", &[], DISCORD_BOT, 0, NONE),
+        (
+            "secret.discord",
+            &["hoo"],
+            r"(?i-u:discord(?:app)?\.com/api/webhooks/)[0-9]{5,}/[A-Za-z0-9_-]{40,}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.newrelic",
+            &["nr"],
+            r"(?:(?-u:\b)(?:NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_-]{32}|NRAA-[a-f0-9]{27})|(?-u:\b)[a-f0-9]{36}NRAL(?-u:\b))",
+            0,
+            NONE,
+        ),
+        (
+            "secret.databricks",
+            &["dap"],
+            r"(?-u:\b)dapi[a-f0-9]{32}(?:-[0-9])?",
+            0,
+            NONE,
+        ),
+        (
+            "secret.postman",
+            &["pma"],
+            r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.doppler",
+            &["dp."],
+            r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}",
+            0,
+            NONE,
+        ),
+        ("secret.netrc", &["password"], NETRC, 1, Validate::NotMask),
+        (
+            "secret.azure_sas",
+            &["sig"],
+            r"[?&;](?i-u:sig)=([A-Za-z0-9%+/=_-]{30,})",
+            1,
+            Validate::NotMask,
+        ),
+        // --- other families either peer detects
+        (
+            "secret.azure_ad",
+            &["~"],
+            r"(?-u:\b)[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.aws",
+            &["a3t", "abs"],
+            r"(?:A3T[A-Z0-9]{17,}|(?-u:\b)ABSK[A-Za-z0-9+/]{109,269}={0,2})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.gitlab",
+            &["gr1", "_gi"],
+            r"(?:GR1348941[A-Za-z0-9_-]{20,}|_gitlab_session=[0-9a-z]{32})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.mailchimp",
+            &["-us"],
+            r"(?-u:\b)[0-9a-f]{32}-us[0-9]{1,2}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.mailgun",
+            &["key-"],
+            r"(?-u:\b)(?:pub)?key-[0-9a-f]{32}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.sendinblue",
+            &["xke"],
+            r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.artifactory",
+            &["akc", "cmv"],
+            r"(?-u:\b)(?:AKCp[A-Za-z0-9]{10,}|cmVmd[A-Za-z0-9]{59})(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.atlassian",
+            &["ata"],
+            r"(?-u:\b)ATATT3[A-Za-z0-9_=-]{150,}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.alibaba",
+            &["lta"],
+            r"(?-u:\b)LTAI[A-Za-z0-9]{20}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.clojars",
+            &["clo"],
+            r"(?i-u:CLOJARS_)[a-z0-9]{60}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.cloudflare",
+            &["v1."],
+            r"(?-u:\b)v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.dynatrace",
+            &["dt"],
+            r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.easypost",
+            &["eza", "ezt"],
+            r"(?-u:\b)EZ[AT]K[A-Za-z0-9]{54}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.duffel",
+            &["duf"],
+            r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.flutterwave",
+            &["flw"],
+            r"FLW(?:SECK|PUBK)_TEST-[a-hA-H0-9]{12,32}(?:-X)?",
+            0,
+            NONE,
+        ),
+        (
+            "secret.frameio",
+            &["fio"],
+            r"fio-u-[A-Za-z0-9_=-]{64}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.grafana",
+            &["glc", "gls", "eyj"],
+            r"(?-u:\b)(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,}={0,2})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.linear",
+            &["lin"],
+            r"lin_api_[A-Za-z0-9]{40}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.notion",
+            &["ntn"],
+            r"(?-u:\b)ntn_[0-9]{11}[A-Za-z0-9]{35}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.planetscale",
+            &["psc"],
+            r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.prefect",
+            &["pnu"],
+            r"(?-u:\b)pnu_[A-Za-z0-9]{36}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.pulumi",
+            &["pul"],
+            r"(?-u:\b)pul-[a-f0-9]{40}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.readme",
+            &["rdm"],
+            r"(?-u:\b)rdme_[a-z0-9]{70}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.rubygems",
+            &["rub"],
+            r"(?-u:\b)rubygems_[a-f0-9]{48}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.scalingo",
+            &["tk-"],
+            r"(?-u:\b)tk-us-[A-Za-z0-9_-]{48}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.sentry",
+            &["snt"],
+            r"(?-u:\b)(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{50,})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.shippo",
+            &["shi"],
+            r"shippo_(?:live|test)_[a-fA-F0-9]{40}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.perplexity",
+            &["ppl"],
+            r"(?-u:\b)pplx-[A-Za-z0-9]{48}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.infracost",
+            &["ico"],
+            r"(?-u:\b)ico-[A-Za-z0-9]{32}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.openshift",
+            &["~"],
+            r"sha256~[A-Za-z0-9_-]{43}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.heroku",
+            &["hrk"],
+            r"(?-u:\b)HRKU-AA[0-9A-Za-z_-]{58}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.flyio",
+            &["fo1", "fm"],
+            r"(?-u:\b)(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.onepassword",
+            &["a3-", "ops"],
+            r"(?-u:\b)(?:A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}|ops_eyJ[A-Za-z0-9+/]{250,}={0,3})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.terraform",
+            &["tla"],
+            r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.octopus",
+            &["api-"],
+            r"(?-u:\b)API-[A-Z0-9]{26}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.facebook",
+            &["eaa"],
+            r"(?-u:\b)EAA[CM][A-Za-z0-9]{100,}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.microsoft_teams",
+            &["hoo"],
+            r"https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{60,}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.curl_user",
+            &["curl"],
+            r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)(?:"([^"\n]*:[^"\n]*)"|'([^'\n]*:[^'\n]*)'|([^\t\n\x0C\r "':]*:[^\t\n\x0C\r ]+))"#,
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.sidekiq",
+            &["tri"],
+            r#"(?i-u:BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM)[ \t]*[:=][ \t]*["']?([a-f0-9]{8}:[a-f0-9]{8})"#,
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.softlayer",
+            &["sof"],
+            r"(?i-u:api\.softlayer\.com/soap/v3(?:\.1)?/)([A-Za-z0-9]{64})",
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.nuget",
+            &["<ad"],
+            r#"(?i-u:<add[ \t]+key=["'](?:ClearText)?Password["'][ \t]+value=["'])([^"'\n]+)"#,
+            1,
+            Validate::NotMask,
+        ),
+        (
+            "secret.vault",
+            &["s."],
+            // The legacy service token: `s.` and 24 letters and digits,
+            // all three kinds present (`s.abcdefghijklmnopqrstuvwx` is a
+            // word, not a token).
+            r"(?-u:\b)s\.[A-Za-z0-9]{24}(?-u:\b)",
+            0,
+            Validate::Mixed,
+        ),
+        (
+            "secret.settlemint",
+            &["sm_"],
+            r"(?-u:\b)sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.harness",
+            &["at."],
+            r"(?-u:\b)(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.maxmind",
+            &["_mm"],
+            r"(?-u:\b)[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.clickhouse",
+            &["4b1"],
+            r"(?-u:\b)4b1d[A-Za-z0-9]{38}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.sourcegraph",
+            &["sgp"],
+            r"(?-u:\b)sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?-u:\b)",
+            0,
+            NONE,
+        ),
+        (
+            "secret.typeform",
+            &["tfp"],
+            r"(?-u:\b)tfp_[A-Za-z0-9_.=-]{59}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.mapbox",
+            &["sk."],
+            r"(?-u:\b)sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.yandex",
+            &["aqv", "t1."],
+            r"(?-u:\b)(?:AQVN[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86}={0,2})",
+            0,
+            NONE,
+        ),
+        (
+            "secret.plaid",
+            &["acc"],
+            r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.dropbox",
+            &["sl."],
+            r"(?-u:\b)sl\.[A-Za-z0-9_=-]{130,}",
+            0,
+            NONE,
+        ),
+        (
+            "secret.twitter",
+            &["aaa"],
+            r"A{22}[A-Za-z0-9%]{80,100}",
+            0,
+            NONE,
+        ),
+    ]
+}
