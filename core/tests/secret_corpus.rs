@@ -224,5 +224,8 @@ fn every_masked_family_of_the_coverage_table_is_in_the_corpus() {
             }
         }
     }
-    assert!(listed >= 60, "the coverage table lists {listed} masked codes");
+    assert!(
+        listed >= 60,
+        "the coverage table lists {listed} masked codes"
+    );
 }

@@ -445,8 +445,12 @@ pub fn assemble_with(
     memo: &FilterMemo<'_>,
     schemas: &dyn Schemas,
 ) -> Result<Assembly, AssembleError> {
-    let version = input::filter_version(input)
-        .map_err(|v| AssembleError::Input(format!("unsupported filter_version `{v}` (supported: {})", supported_versions())))?;
+    let version = input::filter_version(input).map_err(|v| {
+        AssembleError::Input(format!(
+            "unsupported filter_version `{v}` (supported: {})",
+            supported_versions()
+        ))
+    })?;
     let empty = FilterMemo::default();
     let memo = if memo.applies_to(&input.credentials, version) {
         memo

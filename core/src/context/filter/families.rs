@@ -71,7 +71,16 @@ fn new_families() -> Vec<SecretSpec> {
         (
             "secret.newrelic",
             &["nr"],
-            r"(?:(?-u:\b)(?:NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_-]{32}|NRAA-[a-f0-9]{27})|(?-u:\b)[a-f0-9]{36}NRAL(?-u:\b))",
+            r"(?-u:\b)(?:NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_-]{32}|NRAA-[a-f0-9]{27})",
+            0,
+            NONE,
+        ),
+        (
+            // The license key: 36 hex digits then `NRAL` (a suffix literal
+            // the regex searches for, so it has a detector of its own).
+            "secret.newrelic",
+            &["nral"],
+            r"(?-u:\b)[a-f0-9]{36}NRAL(?-u:\b)",
             0,
             NONE,
         ),

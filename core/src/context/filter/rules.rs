@@ -721,19 +721,22 @@ pub(super) fn build_engine(version: FilterVersion) -> Result<Engine, FilterError
     let (s_len, i_len) = (secrets.len(), injections.len());
     let state_bits = (0..keywords_dfa.match_states())
         .map(|k| {
-            keywords_dfa.patterns(k).iter().fold(0u128, |bits, &(p, _)| {
-                let p = p as usize;
-                let bit = match owners.get(p) {
-                    Some(&o) => owner_bit(s_len, i_len, o),
-                    None => {
-                        let d = p
-                            .checked_sub(prefilter_len)
-                            .and_then(|k| start_owners.get(k));
-                        s_len + i_len + 1 + d.copied().unwrap_or(0)
-                    }
-                };
-                bits | (1u128 << bit)
-            })
+            keywords_dfa
+                .patterns(k)
+                .iter()
+                .fold(0u128, |bits, &(p, _)| {
+                    let p = p as usize;
+                    let bit = match owners.get(p) {
+                        Some(&o) => owner_bit(s_len, i_len, o),
+                        None => {
+                            let d = p
+                                .checked_sub(prefilter_len)
+                                .and_then(|k| start_owners.get(k));
+                            s_len + i_len + 1 + d.copied().unwrap_or(0)
+                        }
+                    };
+                    bits | (1u128 << bit)
+                })
         })
         .collect();
     #[cfg(test)]

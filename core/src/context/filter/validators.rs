@@ -292,8 +292,7 @@ fn is_reference(v: &str) -> bool {
         || v.starts_with("$(")
         || v.strip_prefix('$').is_some_and(ident)
         || v.strip_prefix("$env:").is_some_and(ident)
-        || v
-            .strip_prefix("%(")
+        || v.strip_prefix("%(")
             .and_then(|r| r.strip_suffix(")s"))
             .is_some_and(ident)
         || (v.len() > 2
@@ -303,28 +302,68 @@ fn is_reference(v: &str) -> bool {
 }
 
 /// An unquoted value that is code, not a secret: a literal (`None`, `null`,
-/// `nil`, `undefined`, `true`, `false`), or an identifier chain called or
-/// indexed (`getpass()`, `os.environ["TOKEN"]`, `config.get('token')`,
-/// `ENV.fetch(`), or an environment lookup (`process.env.TOKEN`).
+/// `nil`, `undefined`, `true`, `false`), an environment lookup
+/// (`process.env.TOKEN`), or an identifier chain called or indexed with
+/// nothing or one quoted string, or indexed with one identifier chain
+/// (`getpass()`, `os.environ["TOKEN"]`, `config.get('token')`,
+/// `settings[key]`). Any other argument (`f(a,b)`, `ab(cd)`, `abc(def`) is
+/// not taken for code.
 fn is_code(v: &str) -> bool {
     const LITERALS: &[&str] = &[
-        "None", "none", "null", "NULL", "Null", "nil", "undefined", "true", "false", "True",
-        "False", "TRUE", "FALSE",
+        "None",
+        "none",
+        "null",
+        "NULL",
+        "Null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "True",
+        "False",
+        "TRUE",
+        "FALSE",
     ];
     let v = v.trim_end_matches([',', ';']);
-    if LITERALS.contains(&v) || v.starts_with("process.env.") {
+    if LITERALS.contains(&v) {
         return true;
     }
-    // An identifier chain `a.b.c` directly followed by `(` or `[`.
-    let b = v.as_bytes();
+    if let Some(rest) = v.strip_prefix("process.env.") {
+        return chain_len(rest) == rest.len() && !rest.is_empty();
+    }
+    let n = chain_len(v);
+    if n == 0 {
+        return false;
+    }
+    let (index, close) = match v.as_bytes().get(n) {
+        Some(b'(') => (false, ')'),
+        Some(b'[') => (true, ']'),
+        _ => return false,
+    };
+    let Some(arg) = v[n + 1..].strip_suffix(close) else {
+        return false;
+    };
+    let quoted = |q: char| {
+        arg.len() >= 2
+            && arg.starts_with(q)
+            && arg.ends_with(q)
+            && !arg[1..arg.len() - 1].contains([q, '\\'])
+    };
+    arg.is_empty() || quoted('"') || quoted('\'') || (index && chain_len(arg) == arg.len())
+}
+
+/// The length of the identifier chain (`a.b_c.d1`) `s` starts with; 0 when
+/// it starts with none.
+fn chain_len(s: &str) -> usize {
+    let b = s.as_bytes();
     let mut i = 0;
+    let mut end = 0;
     loop {
-        let start = i;
         if !b
             .get(i)
             .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
         {
-            return false;
+            return end;
         }
         while b
             .get(i)
@@ -332,11 +371,11 @@ fn is_code(v: &str) -> bool {
         {
             i += 1;
         }
-        match b.get(i) {
-            Some(b'.') if i > start => i += 1,
-            Some(b'(' | b'[') => return true,
-            _ => return false,
+        end = i;
+        if b.get(i) != Some(&b'.') {
+            return end;
         }
+        i += 1;
     }
 }
 
@@ -348,13 +387,28 @@ fn is_code(v: &str) -> bool {
 /// descriptors hold a short word (`secret_name: prod-db`,
 /// `token_type=bearer`, `tokenizer=gpt2`).
 const SIZE_WORDS: &[&str] = &[
-    "max", "min", "len", "length", "count", "size", "limit", "ttl", "timeout", "expiry",
-    "expires", "lifetime", "age", "tokens",
+    "max", "min", "len", "length", "count", "size", "limit", "ttl", "timeout", "expiry", "expires",
+    "lifetime", "age", "tokens",
 ];
 const LOCATION_WORDS: &[&str] = &["file", "path", "dir", "url", "uri", "endpoint"];
 const DESCRIPTOR_WORDS: &[&str] = &[
-    "name", "type", "header", "field", "param", "policy", "prompt", "label", "hint", "format",
-    "method", "mode", "version", "provider", "kind", "tokenizer", "tokenize",
+    "name",
+    "type",
+    "header",
+    "field",
+    "param",
+    "policy",
+    "prompt",
+    "label",
+    "hint",
+    "format",
+    "method",
+    "mode",
+    "version",
+    "provider",
+    "kind",
+    "tokenizer",
+    "tokenize",
 ];
 
 /// A count: 1 to 6 digits, optionally one unit letter (`30s`, `1h`).
@@ -387,7 +441,10 @@ pub(super) fn named_value_kept(whole: &str, v: &str, quoted: bool) -> bool {
         .take_while(|c| c.is_ascii_alphanumeric() || b"_.- ".contains(c))
         .map(|c| char::from(c.to_ascii_lowercase()))
         .collect();
-    let has = |words: &[&str]| name.split(['_', '.', '-', ' ']).any(|seg| words.contains(&seg));
+    let has = |words: &[&str]| {
+        name.split(['_', '.', '-', ' '])
+            .any(|seg| words.contains(&seg))
+    };
     (has(SIZE_WORDS) && is_count(v))
         || (has(LOCATION_WORDS) && v.contains(['/', '\\']))
         || (has(DESCRIPTOR_WORDS)

@@ -8,8 +8,8 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::super::{
     CredentialRegistry, Engine, FilterError, FilterStatus, FilterSummary, Filtered, Findings,
-    IBAN_START, MASK_PREFIX, Owner, Span, Validate, card_windows, engine, escape_len,
-    capture_refused, floor_char_boundary, hidden_containers, iban_at, needs_strip, removed_class,
+    IBAN_START, MASK_PREFIX, Owner, Span, Validate, capture_refused, card_windows, engine,
+    escape_len, floor_char_boundary, hidden_containers, iban_at, needs_strip, removed_class,
     whole_match_kept,
 };
 
