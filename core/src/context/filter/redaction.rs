@@ -114,13 +114,7 @@ fn whole_matches(
         Search::CardLines => line_matches(&d.re, s, &digits.get().card),
         Search::SsnDotLines => line_matches(&d.re, s, &digits.get().ssn_dot),
         Search::SlashedCardLines => line_matches(&d.re, s, &digits.get().slashed),
-        Search::TokenRunLines => {
-            let starts: Vec<usize> = class_runs(s, &e.classes.token, 59)
-                .into_iter()
-                .map(|(a, _)| a)
-                .collect();
-            line_matches(&d.re, s, &starts)
-        }
+        Search::DotPairLines => line_matches(&d.re, s, &dot_pairs(s)),
         Search::KeywordLines => keyword_line_captures(&d.re, s, &keyword_candidates(e, t, p, d, s))
             .iter()
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))

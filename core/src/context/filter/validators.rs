@@ -277,8 +277,10 @@ fn looks_random(v: &str) -> bool {
 
 /// A value that refers to a secret kept elsewhere instead of holding one:
 /// a template or variable (`${DB_PASSWORD}`, `${{ secrets.X }}`,
-/// `{{ .Values.token }}`, `$TOKEN`, `$env:TOKEN`, `%(password)s`), a
-/// placeholder (`<your-token>`).
+/// `{{ .Values.token }}`, `$(cat file)`, `$TOKEN`, `$env:TOKEN`,
+/// `%(password)s`), a placeholder (`<your-token>`). A bare `$name` counts
+/// only in the environment's upper case (`$DB_PASS`): `$ecretP4ss` may be
+/// a password that starts with `$`.
 fn is_reference(v: &str) -> bool {
     let ident = |s: &str| {
         let mut it = s.bytes();
@@ -286,12 +288,18 @@ fn is_reference(v: &str) -> bool {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
             && it.all(|c| c.is_ascii_alphanumeric() || c == b'_')
     };
+    let env_name = |s: &str| {
+        let mut it = s.bytes();
+        it.next()
+            .is_some_and(|c| c.is_ascii_uppercase() || c == b'_')
+            && it.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+    };
     v.starts_with("${")
         || v.starts_with("{{")
         || v.starts_with("{%")
         || v.starts_with("$(")
-        || v.strip_prefix('$').is_some_and(ident)
-        || v.strip_prefix("$env:").is_some_and(ident)
+        || v.strip_prefix('$').is_some_and(env_name)
+        || v.strip_prefix("$env:").is_some_and(env_name)
         || v.strip_prefix("%(")
             .and_then(|r| r.strip_suffix(")s"))
             .is_some_and(ident)
