@@ -114,7 +114,7 @@ fn whole_matches(
         Search::CardLines => line_matches(&d.re, s, &digits.get().card),
         Search::SsnDotLines => line_matches(&d.re, s, &digits.get().ssn_dot),
         Search::SlashedCardLines => line_matches(&d.re, s, &digits.get().slashed),
-        Search::DotPairLines => line_matches(&d.re, s, &dot_pairs(s)),
+        Search::DotTokenLines => line_matches(&d.re, s, &dot_token_runs(s, &e.classes.base64url)),
         Search::KeywordLines => keyword_line_captures(&d.re, s, &keyword_candidates(e, t, p, d, s))
             .iter()
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))

@@ -93,9 +93,9 @@ pub(super) enum Search {
     /// the digit scan's candidates.
     SsnDotLines,
     SlashedCardLines,
-    /// `DISCORD_BOT`: line windows at the dots followed by another dot
-    /// seven bytes on (every match holds one: `.XXXXXX.`).
-    DotPairLines,
+    /// `DISCORD_BOT`: line windows at `dot_token_runs` (every match's
+    /// third part is one).
+    DotTokenLines,
     /// `ENV`, `JSON`, `URL_PASSWORD`: line windows at the detector's own
     /// keywords (every match holds one of them on the line where it
     /// starts: the secret name, or `://`; only a triple-quoted value runs
@@ -112,7 +112,7 @@ impl Search {
             CARD_RUN => Search::CardLines,
             SSN_DOTTED => Search::SsnDotLines,
             SLASHED_CARD => Search::SlashedCardLines,
-            DISCORD_BOT => Search::DotPairLines,
+            DISCORD_BOT => Search::DotTokenLines,
             "ENV" | "JSON" | URL_PASSWORD => Search::KeywordLines,
             _ => Search::Regex,
         }

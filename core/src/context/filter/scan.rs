@@ -61,21 +61,20 @@ pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
     out
 }
 
-/// The positions of the dots followed by another dot seven bytes on
-/// (`.XXXXXX.`), in increasing order: a necessary condition of the Discord
-/// bot token pattern, found with the standard library's byte search.
-pub(super) fn dot_pairs(s: &str) -> Vec<usize> {
+/// Candidates for the Discord bot token pattern (`DISCORD_BOT`): the
+/// starts of the maximal runs of at least 27 bytes of `[A-Za-z0-9_-]`
+/// (`class`) that follow a dot with another dot eight bytes before the run
+/// (`.XXXXXX.` then the run). A match's third part is such a run: 27 or
+/// more bytes of the class after the second dot, which is not in the
+/// class. The runs are found by `class_runs`' skip-ahead scan, so prose and
+/// logs are mostly not read byte by byte.
+pub(super) fn dot_token_runs(s: &str, class: &ByteClass) -> Vec<usize> {
     let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(k) = s.get(from..).and_then(|r| r.find('.')) {
-        let p = from + k;
-        if b.get(p + 7) == Some(&b'.') {
-            out.push(p);
-        }
-        from = p + 1;
-    }
-    out
+    class_runs(s, class, 27)
+        .into_iter()
+        .map(|(a, _)| a)
+        .filter(|&a| a >= 8 && b[a - 1] == b'.' && b[a - 8] == b'.')
+        .collect()
 }
 
 /// A set of bytes.
@@ -98,12 +97,15 @@ impl ByteClass {
 pub(super) struct Classes {
     /// `[A-Za-z0-9/+]`.
     pub(super) base64: ByteClass,
+    /// `[A-Za-z0-9_-]` (base64url: the parts of a dotted token).
+    pub(super) base64url: ByteClass,
 }
 
 impl Classes {
     pub(super) fn new() -> Classes {
         Classes {
             base64: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+'),
+            base64url: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
         }
     }
 }
