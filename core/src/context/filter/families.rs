@@ -185,13 +185,6 @@ fn new_families() -> Vec<SecretSpec> {
             NONE,
         ),
         (
-            "secret.cloudflare",
-            &["v1."],
-            r"(?-u:\b)v1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
-            0,
-            NONE,
-        ),
-        (
             "secret.dynatrace",
             &["dt"],
             r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}",

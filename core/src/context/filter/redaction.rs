@@ -37,7 +37,6 @@ pub(super) fn whole_match_kept(validate: Validate, m: &str) -> bool {
     match validate {
         Validate::Ssn => ssn_valid(m),
         Validate::HighEntropy40 => high_entropy_40(m),
-        Validate::Mixed => mixed(m),
         Validate::Luhn
         | Validate::None
         | Validate::NotMask
@@ -68,7 +67,6 @@ pub(super) fn capture_refused(
         }
         Validate::Ssn => !ssn_valid(m.as_str()),
         Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
-        Validate::Mixed => !mixed(m.as_str()),
         Validate::Luhn | Validate::None => false,
     }
 }

@@ -28,8 +28,6 @@ pub(super) enum Validate {
     /// `probity-filter/5`'s URL passwords: `NotMask`, and a port followed
     /// by a path (`http://host:80/u/@me`) is not a password (D-R74).
     UrlPassword,
-    /// Upper- and lowercase letters and a digit all present.
-    Mixed,
 }
 
 pub(super) struct SecretDetector {

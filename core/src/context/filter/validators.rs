@@ -248,14 +248,6 @@ pub(super) fn iban_at(s: &str, start: usize) -> Option<usize> {
     (rem == 1).then_some(i)
 }
 
-/// Upper- and lowercase letters and a digit all present.
-pub(super) fn mixed(m: &str) -> bool {
-    let b = m.as_bytes();
-    b.iter().any(u8::is_ascii_uppercase)
-        && b.iter().any(u8::is_ascii_lowercase)
-        && b.iter().any(u8::is_ascii_digit)
-}
-
 /// `probity-filter/5`: a URL "password" that is a port followed by a path
 /// (`http://host:80/u/@me`: the `@` belongs to the path). A port is 1–5
 /// digits; userinfo cannot hold a `/` unencoded (RFC 3986).
