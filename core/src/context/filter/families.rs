@@ -46,7 +46,9 @@ pub(super) fn secret_specs_v5() -> Vec<SecretSpec> {
     v
 }
 
-const NONE: Validate = Validate::None;
+/// A token family's match must not be a placeholder (`ico-XXXX…`,
+/// `glc_xxxx…`, `GR1348941` then `123123…`): `Validate::Token`.
+const NONE: Validate = Validate::Token;
 
 fn new_families() -> Vec<SecretSpec> {
     vec![
@@ -105,7 +107,7 @@ fn new_families() -> Vec<SecretSpec> {
             0,
             NONE,
         ),
-        ("secret.netrc", &["password"], NETRC, 1, Validate::NotMask),
+        ("secret.netrc", &["password"], NETRC, 1, Validate::Netrc),
         (
             "secret.azure_sas",
             &["sig"],
@@ -306,9 +308,10 @@ fn new_families() -> Vec<SecretSpec> {
         (
             "secret.infracost",
             &["ico-"],
-            r"(?-u:\b)ico-[A-Za-z0-9]{32}(?-u:\b)",
-            0,
-            NONE,
+            // Not after a dot: `video_box.ico-<hex>.png` is a file name.
+            r"(?:\A|[^A-Za-z0-9_.-])(ico-[A-Za-z0-9]{32})(?-u:\b)",
+            1,
+            Validate::Token,
         ),
         (
             "secret.openshift",
@@ -371,7 +374,7 @@ fn new_families() -> Vec<SecretSpec> {
             &["curl"],
             r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)(?:"([^"\n]*:[^"\n]*)"|'([^'\n]*:[^'\n]*)'|([^\t\n\x0C\r "':]*:[^\t\n\x0C\r ]+))"#,
             1,
-            Validate::NotMask,
+            Validate::CurlUser,
         ),
         (
             "secret.sidekiq",

@@ -37,11 +37,14 @@ pub(super) fn whole_match_kept(validate: Validate, m: &str) -> bool {
     match validate {
         Validate::Ssn => ssn_valid(m),
         Validate::HighEntropy40 => high_entropy_40(m),
+        Validate::Token => token_entropy_ok(m),
         Validate::Luhn
         | Validate::None
         | Validate::NotMask
         | Validate::NamedValue
-        | Validate::UrlPassword => true,
+        | Validate::UrlPassword
+        | Validate::CurlUser
+        | Validate::Netrc => true,
     }
 }
 
@@ -65,6 +68,12 @@ pub(super) fn capture_refused(
         Validate::UrlPassword => {
             is_own_mask(e, s, m.start(), m.end()) || url_port_not_password(m.as_str())
         }
+        Validate::CurlUser => is_own_mask(e, s, m.start(), m.end()) || curl_user_kept(m.as_str()),
+        Validate::Netrc => {
+            is_own_mask(e, s, m.start(), m.end())
+                || m.as_str().ends_with(['.', ',', ';', ':', '!', '?'])
+        }
+        Validate::Token => !token_entropy_ok(m.as_str()),
         Validate::Ssn => !ssn_valid(m.as_str()),
         Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
         Validate::Luhn | Validate::None => false,

@@ -28,6 +28,15 @@ pub(super) enum Validate {
     /// `probity-filter/5`'s URL passwords: `NotMask`, and a port followed
     /// by a path (`http://host:80/u/@me`) is not a password (D-R74).
     UrlPassword,
+    /// `probity-filter/5`'s token families: not a placeholder (Shannon
+    /// entropy of the match at least 3 bits per byte).
+    Token,
+    /// `curl -u user:password`: `NotMask`, and a password that is empty, a
+    /// reference or a placeholder is kept.
+    CurlUser,
+    /// A `.netrc` password: `NotMask`, and a value ending in sentence
+    /// punctuation is prose (`password combination.`).
+    Netrc,
 }
 
 pub(super) struct SecretDetector {

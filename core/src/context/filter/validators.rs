@@ -248,6 +248,47 @@ pub(super) fn iban_at(s: &str, start: usize) -> Option<usize> {
     (rem == 1).then_some(i)
 }
 
+/// Shannon entropy of `m`'s bytes, in bits per byte.
+fn entropy(m: &str) -> f64 {
+    let mut freq = [0u32; 256];
+    for c in m.bytes() {
+        freq[usize::from(c)] += 1;
+    }
+    let n = m.len() as f64;
+    freq.iter()
+        .filter(|f| **f > 0)
+        .map(|f| {
+            let p = f64::from(*f) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// `probity-filter/5`: a token family's match is not a placeholder: its
+/// bytes spread over at least 3 bits each (`ico-XXXX…` and
+/// `sgp_5555555dAAAAA…` do not; random tokens of 16 bytes or more have
+/// about 4 or more).
+pub(super) fn token_entropy_ok(m: &str) -> bool {
+    entropy(m) >= 3.0
+}
+
+/// `probity-filter/5`: the `user:password` of `curl -u` is kept when the
+/// password is empty, a reference (`$PASS`, `${{ … }}`, `$(cat f)`,
+/// `{{ … }}`), a placeholder (`<password>`, `[PASSWORD]`) or a
+/// placeholder word (`password`, `pass`, `token`, `secret`, `test`,
+/// `xxx`, `yyy`).
+pub(super) fn curl_user_kept(m: &str) -> bool {
+    let Some((_, pass)) = m.split_once(':') else {
+        return false;
+    };
+    const WORDS: &[&str] = &[
+        "password", "pass", "passwd", "token", "secret", "test", "xxx", "yyy", "pwd",
+    ];
+    pass.is_empty()
+        || pass.starts_with(['$', '<', '[', '{'])
+        || WORDS.contains(&pass.to_ascii_lowercase().trim_end_matches(['>', ']']))
+}
+
 /// `probity-filter/5`: a URL "password" that is a port followed by a path
 /// (`http://host:80/u/@me`: the `@` belongs to the path). A port is 1–5
 /// digits; userinfo cannot hold a `/` unencoded (RFC 3986).
