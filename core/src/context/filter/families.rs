@@ -17,10 +17,11 @@ pub(super) const SSN_DOTTED: &str = r"(?-u:\b)[0-9]{3}\.[0-9]{2}\.[0-9]{4}(?-u:\
 /// A card number written as four slash-separated groups
 /// (`4111/1111/1111/1111`), Luhn-checked like the dotted form.
 pub(super) const SLASHED_CARD: &str = r"(?-u:\b)[0-9]{4}/[0-9]{4}/[0-9]{4}/[0-9]{1,7}(?-u:\b)";
-/// A Discord bot token: the base64 of the bot's user id (`M`, `N` or `O`
-/// first), a six-character timestamp and an HMAC, dot-separated.
+/// A Discord bot token: the base64 of the bot's user id (24 to 26
+/// characters; `M`, `N` or `O` first for older ids, any for newer ones), a
+/// six-character timestamp and an HMAC, dot-separated.
 pub(super) const DISCORD_BOT: &str =
-    r"(?-u:\b)[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?-u:\b)";
+    r"(?-u:\b)[A-Za-z0-9_-]{24,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?-u:\b)";
 /// A `.netrc` password: a line that is `password <value>` (indented or
 /// not), optionally after `machine <host>` (or `default`) and
 /// `login`/`account` pairs and before further netrc tokens; or, anywhere on
@@ -108,6 +109,16 @@ fn new_families() -> Vec<SecretSpec> {
             NONE,
         ),
         ("secret.netrc", &["password"], NETRC, 1, Validate::Netrc),
+        (
+            // An unsigned JSON Web Token (`alg: none`): header and payload
+            // both opening a JSON object, then a dot and nothing, or only
+            // those two parts. Version 4 masks the signed form.
+            "secret.jwt",
+            &["eyj"],
+            r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?",
+            0,
+            NONE,
+        ),
         (
             "secret.azure_sas",
             &["sig"],
