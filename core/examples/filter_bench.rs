@@ -11,7 +11,9 @@
 
 use std::time::Instant;
 
-use probity_core::context::filter::{CredentialRegistry, FilterStatus, Filtered, filter_text};
+use probity_core::context::filter::{
+    CredentialRegistry, FilterStatus, FilterVersion, Filtered, filter_text,
+};
 
 /// The generated corpus (deterministic: a fixed-seed LCG, nothing read
 /// from disk).
@@ -254,9 +256,17 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(50);
+    // The filter version: the current one, or the one the second argument
+    // names (`cargo run ... -- 50 probity-filter/4`).
+    let version = match std::env::args().nth(2) {
+        Some(v) => FilterVersion::parse(&v).expect("a supported filter version"),
+        None => FilterVersion::CURRENT,
+    };
+    println!("filter version {}", version.as_str());
     let (comments, logs) = corpus::generate(total_mb);
-    let creds =
-        CredentialRegistry::new(&["probity-bench-credential-0001".to_owned()]).expect("registry");
+    let creds = CredentialRegistry::new(&["probity-bench-credential-0001".to_owned()])
+        .expect("registry")
+        .with_version(version);
     // Warm the detector engine outside the timing.
     filter_text(&creds, "warm up", 64).expect("engine");
 

@@ -23,8 +23,17 @@ use upstream_draft::Upstream;
 const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");
 const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
 
+/// Assembled under the current filter version (`probity-filter/5`).
 fn assembled(s: &str) -> Assembly {
     let input: ContextInput = serde_json::from_str(s).unwrap();
+    assemble(&input).unwrap()
+}
+
+/// Assembled under `probity-filter/4`, as the input may ask (D-R73): the
+/// bytes pinned before version 5 existed, unchanged.
+fn assembled_v4(s: &str) -> Assembly {
+    let mut input: ContextInput = serde_json::from_str(s).unwrap();
+    input.filter_version = Some("probity-filter/4".to_owned());
     assemble(&input).unwrap()
 }
 
@@ -58,14 +67,42 @@ fn seed_record_key_vector() {
 
 #[test]
 fn change_proposal_tree_is_byte_pinned() {
-    let a = assembled(CHANGE_PROPOSAL);
+    let a = assembled_v4(CHANGE_PROPOSAL);
     insta::assert_snapshot!("change_proposal_tree", render(&a));
 }
 
 #[test]
 fn work_item_tree_is_byte_pinned() {
-    let a = assembled(WORK_ITEM);
+    let a = assembled_v4(WORK_ITEM);
     insta::assert_snapshot!("work_item_tree", render(&a));
+}
+
+#[test]
+fn change_proposal_tree_v5_is_byte_pinned() {
+    let a = assembled(CHANGE_PROPOSAL);
+    insta::assert_snapshot!("change_proposal_tree_v5", render(&a));
+}
+
+#[test]
+fn work_item_tree_v5_is_byte_pinned() {
+    let a = assembled(WORK_ITEM);
+    insta::assert_snapshot!("work_item_tree_v5", render(&a));
+}
+
+/// A tree of either supported version verifies (D-R73), and the index
+/// names the version it was assembled under.
+#[test]
+fn trees_of_both_filter_versions_verify() {
+    for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
+        for (a, want) in [
+            (assembled_v4(ex), "probity-filter/4"),
+            (assembled(ex), "probity-filter/5"),
+        ] {
+            let index: Value = serde_json::from_slice(a.tree.get("index.json").unwrap()).unwrap();
+            assert_eq!(index["filter_version"], want);
+            verify(&observe(a.tree.files()), &a.index_digest).unwrap();
+        }
+    }
 }
 
 /// Every file of an assembled tree, by path.
@@ -76,8 +113,10 @@ fn files(a: &Assembly) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn every_emitted_document_validates_against_the_bundle() {
     let set = schema::bundle().unwrap();
-    for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
-        let a = assembled(ex);
+    for a in [CHANGE_PROPOSAL, WORK_ITEM]
+        .into_iter()
+        .flat_map(|ex| [assembled(ex), assembled_v4(ex)])
+    {
         let docs = upstream_draft::documents(&files(&a));
         assert_eq!(docs.iter().filter(|d| d.0 == DocSchema::Index).count(), 1);
         for (schema, path, doc) in docs {

@@ -458,3 +458,60 @@ fn the_worktree_check_resolves_links_and_dot_dot() {
     assert!(tmp.path().join("outside-ctx/index.json").is_file());
     assert_eq!(names(&repo), vec![".git".to_string(), "sub".to_string()]);
 }
+
+/// D-R73 end to end: an input asking for `probity-filter/4` assembles a
+/// version-4 tree that `context verify` accepts; the default is version 5;
+/// an unsupported version is `invalid_context_input` (exit 3) and nothing
+/// is written.
+#[test]
+fn the_input_may_pin_a_supported_filter_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = fs::read_to_string(example("change-proposal.json")).unwrap();
+    for (asked, recorded) in [
+        (None, "probity-filter/5"),
+        (Some("probity-filter/4"), "probity-filter/4"),
+    ] {
+        let mut doc: Value = serde_json::from_str(&raw).unwrap();
+        if let Some(v) = asked {
+            doc["filter_version"] = Value::String(v.into());
+        }
+        let input = tmp
+            .path()
+            .join(format!("in-{recorded}.json").replace('/', "-"));
+        fs::write(&input, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let dir = tmp
+            .path()
+            .join(format!("ctx-{}", recorded.replace('/', "-")));
+        let digest = assemble(&dir, &input);
+        let index: Value =
+            serde_json::from_slice(&fs::read(dir.join("index.json")).unwrap()).unwrap();
+        assert_eq!(index["filter_version"], recorded);
+        let (code, v) = verify_json(&dir, &digest);
+        assert_eq!(code, Some(0), "{v}");
+    }
+    let mut doc: Value = serde_json::from_str(&raw).unwrap();
+    doc["filter_version"] = Value::String("probity-filter/3".into());
+    let input = tmp.path().join("old.json");
+    fs::write(&input, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = tmp.path().join("ctx-old");
+    let o = probity(&[
+        "context",
+        "assemble",
+        "--input",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let v = json_out(&o);
+    assert_eq!(v["error"]["code"], "invalid_context_input");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("probity-filter/3"),
+        "{v}"
+    );
+    assert!(!out.exists());
+}

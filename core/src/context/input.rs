@@ -11,6 +11,8 @@ pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 
 use serde::Deserialize;
 
+use super::filter::FilterVersion;
+
 /// The `format` value of a normalized-input document.
 pub const INPUT_FORMAT: &str = "probity-context-input/1";
 
@@ -40,6 +42,12 @@ pub struct ContextInput {
     /// Exact run credentials registered for redaction.
     #[serde(default)]
     pub credentials: Vec<String>,
+    /// The filter version to assemble under (D-R73): absent for the current
+    /// one (`probity-filter/5`); `probity-filter/4` re-derives a tree
+    /// recorded under that version byte for byte. Any other value is
+    /// `AssembleError::Input`.
+    #[serde(default)]
+    pub filter_version: Option<String>,
     /// Conversation and review-thread comments, read only when the profile
     /// includes `comments`.
     #[serde(default)]
@@ -61,6 +69,15 @@ pub struct ContextInput {
     /// Gaps the acquisition observed (fetch failures, unavailable history).
     #[serde(default)]
     pub acquisition_gaps: Vec<GapInput>,
+}
+
+/// The filter version `input` asks for: the current one when it names
+/// none; `Err` with the unsupported spelling.
+pub fn filter_version(input: &ContextInput) -> Result<FilterVersion, String> {
+    match input.filter_version.as_deref() {
+        None => Ok(FilterVersion::CURRENT),
+        Some(v) => FilterVersion::parse(v).ok_or_else(|| v.to_owned()),
+    }
 }
 
 /// The index `source`: a required singleton, so a missing, invalid or unsafe

@@ -420,6 +420,36 @@ fn verified_example() -> Assembly {
     run_value(&value(CHANGE_PROPOSAL)).unwrap()
 }
 
+/// D-R73: a tree recorded under either implemented filter version
+/// verifies; one naming any other version is refused, even when the
+/// retained digest is that of its index.
+#[test]
+fn verify_accepts_the_implemented_filter_versions_only() {
+    for (asked, ok) in [("probity-filter/4", true), ("probity-filter/5", true)] {
+        let mut v = value(CHANGE_PROPOSAL);
+        v["filter_version"] = json!(asked);
+        let a = run_value(&v).unwrap();
+        assert_eq!(index(&a)["filter_version"], asked);
+        assert_eq!(
+            verify(&observe(a.tree.files()), &a.index_digest, &AcceptAll).is_ok(),
+            ok
+        );
+    }
+    for other in ["probity-filter/3", "probity-filter/6"] {
+        let a = verified_example();
+        let mut files = a.tree.files().clone();
+        let index = String::from_utf8(files["index.json"].clone()).unwrap();
+        let changed = index.replace("\"probity-filter/5\"", &format!("\"{other}\""));
+        assert_ne!(changed, index);
+        let digest = HexDigest::of(changed.as_bytes());
+        files.insert("index.json".to_owned(), changed.into_bytes());
+        assert_eq!(
+            verify(&observe(&files), &digest, &AcceptAll),
+            Err(VerifyError::FilterVersion(other.to_owned()))
+        );
+    }
+}
+
 #[test]
 fn verify_refuses_a_changed_byte() {
     let a = verified_example();

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::filter::FILTER_VERSION;
+use super::filter::FilterVersion;
 use super::schema::{DocSchema, SchemaError, Schemas};
 use super::types::HexDigest;
 use crate::canonical::canonical_value_bytes;
@@ -100,8 +100,8 @@ pub enum VerifyError {
         /// The violations.
         error: SchemaError,
     },
-    /// `index.json` names another `filter_version` than this build's
-    /// (`FILTER_VERSION`); carries it.
+    /// `index.json` names a `filter_version` this build does not implement
+    /// (`FilterVersion::SUPPORTED`, D-R73); carries it.
     #[error("unsupported filter_version `{0}`")]
     FilterVersion(String),
     /// The manifest lists one path twice; carries it.
@@ -339,7 +339,7 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
 
 /// The root of trust, checked alone: `index_bytes` must be the retained
 /// `index.json` (its SHA-256 is `retained`), RFC 8785 canonical JSON, valid
-/// against the index schema, of this build's `filter_version`. Answers the
+/// against the index schema, of a `filter_version` this build implements. Answers the
 /// parsed index, whose `files` manifest an observer may then use to refuse
 /// unlisted or mis-sized files before reading any ([`verify`] checks it the
 /// same way first).
@@ -363,7 +363,7 @@ pub fn check_index(
             error,
         })?;
     let fv = index["filter_version"].as_str().unwrap_or_default();
-    if fv != FILTER_VERSION {
+    if FilterVersion::parse(fv).is_none() {
         return Err(VerifyError::FilterVersion(fv.to_owned()));
     }
     Ok(index)

@@ -327,6 +327,8 @@ pub fn collect<P: ForgePort + ?Sized>(
             .into_iter()
             .collect(),
         credentials: Vec::new(),
+        // Fetched trees use the current filter version.
+        filter_version: None,
         comments,
         reviews,
         threads,

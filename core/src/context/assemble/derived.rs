@@ -152,7 +152,7 @@ pub(super) fn build_index(
         .collect();
     Ok(json!({
         "schema_version": 1,
-        "filter_version": FILTER_VERSION,
+        "filter_version": a.creds.version().as_str(),
         "collection_profile": collection_digest.hex(),
         "filter": a.index_filter.to_json(),
         "source": {

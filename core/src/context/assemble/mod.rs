@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::filter::{
-    self, CredentialRegistry, FILTER_VERSION, FilterError, FilterStatus, FilterSummary,
+    self, CredentialRegistry, FilterError, FilterStatus, FilterSummary, FilterVersion,
 };
 use super::input::{self, ContextInput, INPUT_FORMAT};
 use super::profile::{LogSelection, Profile, ProfileError, RecordSelection, Source};
@@ -423,6 +423,15 @@ impl Assembler<'_> {
     }
 }
 
+/// The supported filter versions, comma-separated, for messages.
+fn supported_versions() -> String {
+    FilterVersion::SUPPORTED
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Assembles the complete tree from normalized input.
 pub fn assemble(input: &ContextInput, schemas: &dyn Schemas) -> Result<Assembly, AssembleError> {
     assemble_with(input, &FilterMemo::default(), schemas)
@@ -436,8 +445,14 @@ pub fn assemble_with(
     memo: &FilterMemo<'_>,
     schemas: &dyn Schemas,
 ) -> Result<Assembly, AssembleError> {
+    let version = input::filter_version(input).map_err(|v| {
+        AssembleError::Input(format!(
+            "unsupported filter_version `{v}` (supported: {})",
+            supported_versions()
+        ))
+    })?;
     let empty = FilterMemo::default();
-    let memo = if memo.applies_to(&input.credentials) {
+    let memo = if memo.applies_to(&input.credentials, version) {
         memo
     } else {
         &empty
@@ -456,7 +471,7 @@ pub fn assemble_with(
         }
         .into());
     }
-    let creds = CredentialRegistry::new(&input.credentials)?;
+    let creds = CredentialRegistry::new(&input.credentials)?.with_version(version);
 
     // Index source: required singleton structural values abort.
     let src_err = |field: &'static str, reason: String| AssembleError::Source { field, reason };

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use super::super::filter::{self, CredentialRegistry, FilterError, Filtered};
-use super::super::input::{CheckInput, ContextInput};
+use super::super::filter::{self, CredentialRegistry, FilterError, FilterVersion, Filtered};
+use super::super::input::{self, CheckInput, ContextInput};
 use super::super::profile::{LogSelection, Profile, Source};
 use super::super::types::CheckConclusion;
 
@@ -32,6 +32,7 @@ pub struct FilterJob<'a> {
 /// or the credential registry is invalid (assembly reports that itself).
 pub struct FilterPlan<'a> {
     credentials: &'a [String],
+    version: Option<FilterVersion>,
     creds: CredentialRegistry,
     jobs: Vec<FilterJob<'a>>,
 }
@@ -46,6 +47,8 @@ pub struct JobResult<'a> {
 #[derive(Default)]
 pub struct FilterMemo<'a> {
     credentials: &'a [String],
+    /// The filter version the results were computed under.
+    version: Option<FilterVersion>,
     /// By bound, then by text.
     results: BTreeMap<u64, BTreeMap<&'a str, Filtered>>,
 }
@@ -55,16 +58,19 @@ impl<'a> FilterPlan<'a> {
     /// is invalid.
     pub fn new(input: &'a ContextInput) -> FilterPlan<'a> {
         let credentials = input.credentials.as_slice();
-        let (Ok(profile), Ok(creds)) = (
+        let (Ok(profile), Ok(creds), Ok(version)) = (
             Profile::parse(&input.profile),
             CredentialRegistry::new(credentials),
+            input::filter_version(input),
         ) else {
             return FilterPlan {
                 credentials,
+                version: None,
                 creds: CredentialRegistry::default(),
                 jobs: Vec::new(),
             };
         };
+        let creds = creds.with_version(version);
         let bounds = &profile.bounds;
         let fits = |s: &str| s.len() as u64 <= bounds.max_source_bytes;
         let mut jobs = Vec::new();
@@ -108,6 +114,7 @@ impl<'a> FilterPlan<'a> {
         }
         FilterPlan {
             credentials,
+            version: Some(version),
             creds,
             jobs,
         }
@@ -133,6 +140,7 @@ impl<'a> FilterPlan<'a> {
     pub fn memo(&self, results: impl IntoIterator<Item = JobResult<'a>>) -> FilterMemo<'a> {
         let mut memo = FilterMemo {
             credentials: self.credentials,
+            version: self.version,
             results: BTreeMap::new(),
         };
         for r in results {
@@ -148,9 +156,11 @@ impl<'a> FilterPlan<'a> {
 }
 
 impl FilterMemo<'_> {
-    /// Whether the memo was computed under exactly these credentials.
-    pub(super) fn applies_to(&self, credentials: &[String]) -> bool {
-        self.results.is_empty() || self.credentials == credentials
+    /// Whether the memo was computed under exactly these credentials and
+    /// this filter version.
+    pub(super) fn applies_to(&self, credentials: &[String], version: FilterVersion) -> bool {
+        self.results.is_empty()
+            || (self.credentials == credentials && self.version == Some(version))
     }
 
     pub(super) fn get(&self, text: &str, max_bytes: u64) -> Option<&Filtered> {

@@ -82,3 +82,66 @@ fn an_invalid_input_plans_nothing_and_fails_the_same_way() {
         assert!(assemble(&bad, &AcceptAll).is_err());
     }
 }
+
+/// A body holding a Databricks token (version 5 masks it, version 4 did
+/// not), built from pieces so no token-shaped literal is stored.
+fn with_token(mut input: ContextInput, version: Option<&str>) -> ContextInput {
+    let token = format!("dapi{}", "0123456789abcdef".repeat(2));
+    input.entity.body = Some(format!("workspace token {token}\n"));
+    input.filter_version = version.map(str::to_owned);
+    input
+}
+
+#[test]
+fn a_memo_under_another_filter_version_is_not_used() {
+    for input in inputs() {
+        let v4 = with_token(input.clone(), Some("probity-filter/4"));
+        let v5 = with_token(input, None);
+        let plan = FilterPlan::new(&v4);
+        let memo = plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)));
+        let (a4, a5) = (
+            assemble(&v4, &AcceptAll).unwrap(),
+            assemble(&v5, &AcceptAll).unwrap(),
+        );
+        assert_ne!(a4.tree, a5.tree);
+        assert_eq!(assemble_with(&v5, &memo, &AcceptAll).unwrap(), a5);
+        assert_eq!(assemble_with(&v4, &memo, &AcceptAll).unwrap(), a4);
+    }
+}
+
+#[test]
+fn the_input_chooses_the_filter_version() {
+    for input in inputs() {
+        for (asked, recorded, masked) in [
+            (None, "probity-filter/5", true),
+            (Some("probity-filter/5"), "probity-filter/5", true),
+            (Some("probity-filter/4"), "probity-filter/4", false),
+        ] {
+            let a = assemble(&with_token(input.clone(), asked), &AcceptAll).unwrap();
+            let index: serde_json::Value =
+                serde_json::from_slice(a.tree.get("index.json").unwrap()).unwrap();
+            assert_eq!(index["filter_version"], recorded);
+            let bodies = a
+                .tree
+                .files()
+                .iter()
+                .filter(|(p, _)| p.starts_with("records/"))
+                .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+                .collect::<String>();
+            assert_eq!(
+                bodies.contains("[REDACTED:secret.databricks]"),
+                masked,
+                "{asked:?}"
+            );
+            assert_eq!(bodies.contains("dapi0123"), !masked, "{asked:?}");
+        }
+        let bad = with_token(input, Some("probity-filter/3"));
+        let err = assemble(&bad, &AcceptAll).unwrap_err();
+        assert!(
+            matches!(&err, AssembleError::Input(m) if m.contains("probity-filter/3")),
+            "{err}"
+        );
+        let plan = FilterPlan::new(&bad);
+        assert!(plan.jobs().is_empty());
+    }
+}

@@ -103,7 +103,10 @@ impl KeywordDfa {
         }
         let first_match = is_match.iter().filter(|m| !**m).count();
         if order.len() * stride > usize::from(MATCH) {
-            return Err("the keyword table has more than 2^15 entries".to_owned());
+            return Err(format!(
+                "the keyword table has more than 2^15 entries ({} states, {stride} classes)",
+                order.len()
+            ));
         }
         let to_u32 = |v: usize| u32::try_from(v).map_err(|_| "table too large".to_owned());
         // Below 2^15, checked above.

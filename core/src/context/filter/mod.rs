@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use unicode_normalization::UnicodeNormalization;
 
+mod families;
 mod injection;
 mod keywords;
 mod redaction;
@@ -27,6 +28,7 @@ mod validators;
 
 use std::borrow::Cow;
 
+use families::*;
 use injection::*;
 use keywords::*;
 use redaction::*;
@@ -35,11 +37,47 @@ use scan::*;
 use unicode::*;
 use validators::*;
 
-/// The filter version. It pins the Unicode tables (NFKC from
-/// `unicode-normalization`'s Unicode version, the `Cf` table below) and every
-/// pattern in this file. Changing any emitted byte for the same input
+/// The filter version new trees are assembled under
+/// ([`FilterVersion::CURRENT`]). A version pins the Unicode tables (NFKC
+/// from `unicode-normalization`'s Unicode version, the `Cf` table) and every
+/// pattern of its detector set. Changing any emitted byte for the same input
 /// requires a new version.
-pub const FILTER_VERSION: &str = "probity-filter/4";
+pub const FILTER_VERSION: &str = "probity-filter/5";
+
+/// A filter version this build implements, byte for byte (D-R73): the
+/// current one, and `probity-filter/4`, kept so that a tree recorded under
+/// it can be re-derived and verified. Both share the Unicode tables; they
+/// differ only in their secret detectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum FilterVersion {
+    /// `probity-filter/4`.
+    V4,
+    /// `probity-filter/5`: the `probity-filter/4` floor plus the families
+    /// measured against gitleaks and detect-secrets (`docs/secrets.md`),
+    /// and four over-eager masks narrowed.
+    #[default]
+    V5,
+}
+
+impl FilterVersion {
+    /// The version new trees are assembled under.
+    pub const CURRENT: FilterVersion = FilterVersion::V5;
+    /// Every version this build implements, oldest first.
+    pub const SUPPORTED: [FilterVersion; 2] = [FilterVersion::V4, FilterVersion::V5];
+
+    /// The `filter_version` spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FilterVersion::V4 => "probity-filter/4",
+            FilterVersion::V5 => "probity-filter/5",
+        }
+    }
+
+    /// The version spelled `s`, if this build implements it.
+    pub fn parse(s: &str) -> Option<FilterVersion> {
+        Self::SUPPORTED.into_iter().find(|v| v.as_str() == s)
+    }
+}
 
 /// The Unicode version of the NFKC tables this filter version is pinned to.
 pub const NFKC_UNICODE_VERSION: (u8, u8, u8) = (18, 0, 0);
@@ -189,15 +227,29 @@ impl Filtered {
     }
 }
 
-/// The exact run credentials registered for redaction (validated).
+/// The exact run credentials registered for redaction (validated), and the
+/// filter version they are applied under (by default the current one).
 #[derive(Debug, Clone, Default)]
 pub struct CredentialRegistry {
     automaton: Option<AhoCorasick>,
+    version: FilterVersion,
 }
 
 impl CredentialRegistry {
+    /// The same registry applied under filter version `version`.
+    pub fn with_version(mut self, version: FilterVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The filter version this registry is applied under.
+    pub fn version(&self) -> FilterVersion {
+        self.version
+    }
+
     /// Validates the registry: every entry has at least 8 bytes and no line
-    /// break. Both the entry and its NFKC form are matched.
+    /// break. Both the entry and its NFKC form are matched. It is applied
+    /// under the current filter version ([`Self::with_version`] changes it).
     pub fn new(entries: &[String]) -> Result<Self, FilterError> {
         let mut pats: Vec<String> = Vec::new();
         for (index, e) in entries.iter().enumerate() {
@@ -214,7 +266,7 @@ impl CredentialRegistry {
             }
         }
         if pats.is_empty() {
-            return Ok(Self { automaton: None });
+            return Ok(Self::default());
         }
         let ac = AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostLongest)
@@ -225,6 +277,7 @@ impl CredentialRegistry {
             })?;
         Ok(Self {
             automaton: Some(ac),
+            version: FilterVersion::default(),
         })
     }
 }
@@ -239,7 +292,7 @@ fn secure<'a>(
     safe: &'a str,
     f: &mut Findings,
 ) -> Result<(Cow<'a, str>, bool), FilterError> {
-    let e = engine()?;
+    let e = engine_for(creds.version)?;
     let t = triggered(e, safe);
     let (red, edits) = redact(e, creds, safe, &t, f);
     let t = if edits.is_empty() {
@@ -257,7 +310,7 @@ fn secure<'a>(
 /// Cuts `s` before the first secret the detectors still see (a secret
 /// created by the bound itself); returns whether anything was cut.
 fn cut_new_secrets(creds: &CredentialRegistry, s: &mut String) -> Result<bool, FilterError> {
-    let e = engine()?;
+    let e = engine_for(creds.version)?;
     let mut cut = false;
     while let Some(first) = secret_spans(e, creds, s).first() {
         let mut at = first.start;
@@ -334,7 +387,7 @@ pub fn filter_text(
         let t = text.trim_end_matches('\n').len();
         text.truncate(t);
         text.push('\n');
-        if let Some(rejection) = rescan(&text, &mut f)? {
+        if let Some(rejection) = rescan(creds, &text, &mut f)? {
             return Ok(rejection);
         }
     }
@@ -343,9 +396,13 @@ pub fn filter_text(
 
 /// The injection re-scan of bytes the bound changed: `Some(rejected)` when
 /// the emitted bytes now carry an injection finding.
-fn rescan(text: &str, f: &mut Findings) -> Result<Option<Filtered>, FilterError> {
+fn rescan(
+    creds: &CredentialRegistry,
+    text: &str,
+    f: &mut Findings,
+) -> Result<Option<Filtered>, FilterError> {
     let mut again = Findings::default();
-    scan_injection(engine()?, text, &mut again);
+    scan_injection(engine_for(creds.version)?, text, &mut again);
     if again.is_empty() {
         return Ok(None);
     }
@@ -390,7 +447,7 @@ pub fn filter_display(
         let cut = floor_char_boundary(&text, max);
         text.truncate(cut);
         cut_new_secrets(creds, &mut text)?;
-        if let Some(rejection) = rescan(&text, &mut f)? {
+        if let Some(rejection) = rescan(creds, &text, &mut f)? {
             return Ok(rejection);
         }
     }

@@ -32,6 +32,54 @@ pub(super) fn is_own_mask(e: &Engine, s: &str, start: usize, end: usize) -> bool
         .any(|code| whole(code) || cut(code))
 }
 
+/// Whether a whole match (a group-0 detector's, Luhn aside) is a secret.
+pub(super) fn whole_match_kept(validate: Validate, m: &str) -> bool {
+    match validate {
+        Validate::Ssn => ssn_valid(m),
+        Validate::HighEntropy40 => high_entropy_40(m),
+        Validate::Token => token_entropy_ok(m),
+        Validate::Luhn
+        | Validate::None
+        | Validate::NotMask
+        | Validate::NamedValue
+        | Validate::UrlPassword
+        | Validate::CurlUser
+        | Validate::Netrc => true,
+    }
+}
+
+/// Whether the capture `m` of the match `c` (in `s`) is not a secret.
+pub(super) fn capture_refused(
+    e: &Engine,
+    validate: Validate,
+    s: &str,
+    c: &regex::Captures,
+    m: regex::Match,
+) -> bool {
+    match validate {
+        Validate::NotMask => is_own_mask(e, s, m.start(), m.end()),
+        Validate::NamedValue => {
+            is_own_mask(e, s, m.start(), m.end()) || {
+                let whole = c.get(0).map_or("", |w| &s[w.start()..m.start()]);
+                let quoted = whole.ends_with(['"', '\'']);
+                named_value_kept(whole, m.as_str(), quoted)
+            }
+        }
+        Validate::UrlPassword => {
+            is_own_mask(e, s, m.start(), m.end()) || url_port_not_password(m.as_str())
+        }
+        Validate::CurlUser => is_own_mask(e, s, m.start(), m.end()) || curl_user_kept(m.as_str()),
+        Validate::Netrc => {
+            is_own_mask(e, s, m.start(), m.end())
+                || m.as_str().ends_with(['.', ',', ';', ':', '!', '?'])
+        }
+        Validate::Token => !token_entropy_ok(m.as_str()),
+        Validate::Ssn => !ssn_valid(m.as_str()),
+        Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
+        Validate::Luhn | Validate::None => false,
+    }
+}
+
 pub(super) struct Span {
     pub(super) start: usize,
     pub(super) end: usize,
@@ -71,6 +119,9 @@ fn whole_matches(
         Search::SsnLines => line_matches(&d.re, s, &digits.get().ssn),
         Search::DottedCardLines => line_matches(&d.re, s, &digits.get().dotted),
         Search::CardLines => line_matches(&d.re, s, &digits.get().card),
+        Search::SsnDotLines => line_matches(&d.re, s, &digits.get().ssn_dot),
+        Search::SlashedCardLines => line_matches(&d.re, s, &digits.get().slashed),
+        Search::DotTokenLines => line_matches(&d.re, s, &dot_token_runs(s, &e.classes.base64url)),
         Search::KeywordLines => keyword_line_captures(&d.re, s, &keyword_candidates(e, t, p, d, s))
             .iter()
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))
@@ -132,12 +183,7 @@ pub(super) fn secret_spans_with(
                     }
                     continue;
                 }
-                let ok = match d.validate {
-                    Validate::Ssn => ssn_valid(m),
-                    Validate::HighEntropy40 => high_entropy_40(m),
-                    Validate::Luhn | Validate::None | Validate::NotMask => true,
-                };
-                if ok {
+                if whole_match_kept(d.validate, m) {
                     spans.push(Span {
                         start,
                         end,
@@ -151,13 +197,7 @@ pub(super) fn secret_spans_with(
                 let Some(m) = (d.group..c.len()).find_map(|g| c.get(g)) else {
                     continue;
                 };
-                let refused = match d.validate {
-                    Validate::NotMask => is_own_mask(e, s, m.start(), m.end()),
-                    Validate::Ssn => !ssn_valid(m.as_str()),
-                    Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
-                    Validate::Luhn | Validate::None => false,
-                };
-                if m.is_empty() || refused {
+                if m.is_empty() || capture_refused(e, d.validate, s, &c, m) {
                     continue;
                 }
                 spans.push(Span {

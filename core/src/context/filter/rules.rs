@@ -22,6 +22,21 @@ pub(super) enum Validate {
     /// mixed case, digits, and the character spread of random base64, so
     /// hex digests and identifiers stay.
     HighEntropy40,
+    /// `probity-filter/5`'s secret-named and JSON values: `NotMask`, and
+    /// the near-misses of `named_value_kept` are kept (D-R74).
+    NamedValue,
+    /// `probity-filter/5`'s URL passwords: `NotMask`, and a port followed
+    /// by a path (`http://host:80/u/@me`) is not a password (D-R74).
+    UrlPassword,
+    /// `probity-filter/5`'s token families: not a placeholder (Shannon
+    /// entropy of the match at least 3 bits per byte).
+    Token,
+    /// `curl -u user:password`: `NotMask`, and a password that is empty, a
+    /// reference or a placeholder is kept.
+    CurlUser,
+    /// A `.netrc` password: `NotMask`, and a value ending in sentence
+    /// punctuation is prose (`password combination.`).
+    Netrc,
 }
 
 pub(super) struct SecretDetector {
@@ -81,6 +96,13 @@ pub(super) enum Search {
     SsnLines,
     DottedCardLines,
     CardLines,
+    /// `SSN_DOTTED`, `SLASHED_CARD` (`probity-filter/5`): line windows at
+    /// the digit scan's candidates.
+    SsnDotLines,
+    SlashedCardLines,
+    /// `DISCORD_BOT`: line windows at `dot_token_runs` (every match's
+    /// third part is one).
+    DotTokenLines,
     /// `ENV`, `JSON`, `URL_PASSWORD`: line windows at the detector's own
     /// keywords (every match holds one of them on the line where it
     /// starts: the secret name, or `://`; only a triple-quoted value runs
@@ -95,6 +117,9 @@ impl Search {
             SSN => Search::SsnLines,
             DOTTED_CARD => Search::DottedCardLines,
             CARD_RUN => Search::CardLines,
+            SSN_DOTTED => Search::SsnDotLines,
+            SLASHED_CARD => Search::SlashedCardLines,
+            DISCORD_BOT => Search::DotTokenLines,
             "ENV" | "JSON" | URL_PASSWORD => Search::KeywordLines,
             _ => Search::Regex,
         }
@@ -156,7 +181,7 @@ pub(super) struct Engine {
     /// For each match state `k` of `keywords`: the bits (`Engine::bit`) of
     /// the owners of its patterns and of the detectors its start literals
     /// belong to.
-    pub(super) state_bits: Vec<u64>,
+    pub(super) state_bits: Vec<u128>,
     /// The byte classes of the scans.
     pub(super) classes: Classes,
 }
@@ -612,11 +637,15 @@ pub(super) const ENV_SECRET: &str = r#"(?-u:\b)(?:(?:NAME|SEGMENT)(?:[ \t]*?OPS|
 pub(super) const AUTHORIZATION: &str = r#"(?i-u:(?:proxy-)?authorization)(?:["']?\]?[ \t]*(?:=>|[:=])|["'][ \t]*,)[ \t]*(?:["']?((?i-u:digest)[ \t]+[^\n]+)|"(SCHEME[ \t]+(?:[^"\\\n]|\\[^\n]?)*)"?|'(SCHEME[ \t]+(?:[^'\\\n]|\\[^\n]?)*)'?|(SCHEME[ \t]+(?:"(?:[^"\\\n]|\\[^\n]?)*"?|'(?:[^'\\\n]|\\[^\n]?)*'?|[^\t\n\x0C\r "']+)+)|["']?([^\t\n\x0C\r "']{8,}))"#;
 pub(super) const AUTH_SCHEME: &str = r"(?i-u:bearer|basic|token|bot|apikey|negotiate|ntlm)";
 
-pub(super) fn build_engine() -> Result<Engine, FilterError> {
+pub(super) fn build_engine(version: FilterVersion) -> Result<Engine, FilterError> {
     let mut secrets = Vec::new();
     let mut keywords: Vec<String> = Vec::new();
     let mut owners = Vec::new();
-    for (i, (code, kws, spec, group, validate)) in secret_specs().into_iter().enumerate() {
+    let specs = match version {
+        FilterVersion::V4 => secret_specs(),
+        FilterVersion::V5 => secret_specs_v5(),
+    };
+    for (i, (code, kws, spec, group, validate)) in specs.into_iter().enumerate() {
         let pat = match spec {
             "JSON" => JSON_SECRET
                 .replace("QUOTED", QUOTED_VALUE)
@@ -675,7 +704,7 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
         keywords.push(k.to_owned());
         owners.push(Owner::Injection(usize::MAX));
     }
-    if secrets.len() + 2 * injections.len() + 1 > 64 {
+    if secrets.len() + 2 * injections.len() + 1 > 128 {
         return Err(FilterError::DetectorUnavailable {
             detector: "prefilter".into(),
             reason: "more detectors than bits".into(),
@@ -699,19 +728,22 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
     let (s_len, i_len) = (secrets.len(), injections.len());
     let state_bits = (0..keywords_dfa.match_states())
         .map(|k| {
-            keywords_dfa.patterns(k).iter().fold(0u64, |bits, &(p, _)| {
-                let p = p as usize;
-                let bit = match owners.get(p) {
-                    Some(&o) => owner_bit(s_len, i_len, o),
-                    None => {
-                        let d = p
-                            .checked_sub(prefilter_len)
-                            .and_then(|k| start_owners.get(k));
-                        s_len + i_len + 1 + d.copied().unwrap_or(0)
-                    }
-                };
-                bits | (1u64 << bit)
-            })
+            keywords_dfa
+                .patterns(k)
+                .iter()
+                .fold(0u128, |bits, &(p, _)| {
+                    let p = p as usize;
+                    let bit = match owners.get(p) {
+                        Some(&o) => owner_bit(s_len, i_len, o),
+                        None => {
+                            let d = p
+                                .checked_sub(prefilter_len)
+                                .and_then(|k| start_owners.get(k));
+                            s_len + i_len + 1 + d.copied().unwrap_or(0)
+                        }
+                    };
+                    bits | (1u128 << bit)
+                })
         })
         .collect();
     #[cfg(test)]
@@ -753,10 +785,21 @@ pub(super) fn build_engine() -> Result<Engine, FilterError> {
     })
 }
 
+/// The engine of the current filter version.
+#[cfg(test)]
 pub(super) fn engine() -> Result<&'static Engine, FilterError> {
-    static ENGINE: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
-    ENGINE
-        .get_or_init(build_engine)
+    engine_for(FilterVersion::CURRENT)
+}
+
+/// The engine of filter version `version`, built once.
+pub(super) fn engine_for(version: FilterVersion) -> Result<&'static Engine, FilterError> {
+    static V4: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
+    static V5: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
+    let cell = match version {
+        FilterVersion::V4 => &V4,
+        FilterVersion::V5 => &V5,
+    };
+    cell.get_or_init(|| build_engine(version))
         .as_ref()
         .map_err(Clone::clone)
 }
@@ -773,8 +816,8 @@ fn owner_bit(secrets: usize, injections: usize, o: Owner) -> usize {
 }
 
 impl Engine {
-    fn start_bit(&self, d: usize) -> u64 {
-        1u64 << (self.secrets.len() + self.injections.len() + 1 + d)
+    fn start_bit(&self, d: usize) -> u128 {
+        1u128 << (self.secrets.len() + self.injections.len() + 1 + d)
     }
 
     /// The owner of pattern `p` of `keywords`, if it is a keyword.
@@ -819,7 +862,7 @@ impl Triggered {
     }
 
     /// Marks the owners whose bits are set.
-    fn mark_bits(&mut self, bits: u64) {
+    fn mark_bits(&mut self, bits: u128) {
         let (s, i) = (self.secrets.len(), self.injections.len());
         for (k, slot) in self.secrets.iter_mut().enumerate() {
             *slot |= bits >> k & 1 == 1;
@@ -845,7 +888,7 @@ impl Triggered {
     /// The occurrences `(start, end)` of the keywords of secret detector
     /// `d` in a freshly scanned text, in order.
     pub(super) fn secret_keyword_hits(&self, e: &Engine, d: usize) -> Vec<(usize, usize)> {
-        let bit = 1u64 << d;
+        let bit = 1u128 << d;
         let mut v: Vec<(usize, usize)> = Vec::new();
         for &(end, k) in &self.events {
             if e.state_bits.get(k as usize).is_some_and(|b| b & bit != 0) {
@@ -888,7 +931,7 @@ impl Triggered {
 
 pub(super) fn triggered(e: &Engine, s: &str) -> Triggered {
     let mut t = Triggered::none(e);
-    let mut bits = 0u64;
+    let mut bits = 0u128;
     let mut events = Vec::with_capacity(s.len() / 64);
     e.keywords.each_event(s.as_bytes(), |k, end| {
         bits |= e.state_bits.get(k).copied().unwrap_or(0);
@@ -919,9 +962,9 @@ pub(super) fn triggered_after(
     edits: &[Edit],
 ) -> Triggered {
     let mut t = Triggered::none(e);
-    let mut bits = 0u64;
+    let mut bits = 0u128;
     let mut starts: Vec<(usize, usize, usize)> = Vec::new();
-    let start_bits = (0..e.injections.len()).fold(0u64, |b, d| b | e.start_bit(d));
+    let start_bits = (0..e.injections.len()).fold(0u128, |b, d| b | e.start_bit(d));
     // Where a byte at `x` of `before`, after the first `j` edits and
     // before the next, is in `out`: it keeps its distance from the end of
     // edit `j - 1`.
@@ -957,7 +1000,7 @@ pub(super) fn triggered_after(
                 continue;
             }
             match e.owner(p) {
-                Some(o) => bits |= 1u64 << owner_bit(e.secrets.len(), e.injections.len(), o),
+                Some(o) => bits |= 1u128 << owner_bit(e.secrets.len(), e.injections.len(), o),
                 None => {
                     let at = moved(j, a);
                     starts.push((p, at, at + len as usize));
@@ -983,7 +1026,7 @@ pub(super) fn triggered_after(
     for (a, b) in windows {
         e.keywords
             .each_match(&bytes[a..b], |p, x, z| match e.owner(p) {
-                Some(o) => bits |= 1u64 << owner_bit(e.secrets.len(), e.injections.len(), o),
+                Some(o) => bits |= 1u128 << owner_bit(e.secrets.len(), e.injections.len(), o),
                 None => starts.push((p, a + x, a + z)),
             });
     }

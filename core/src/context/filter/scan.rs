@@ -61,6 +61,22 @@ pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
     out
 }
 
+/// Candidates for the Discord bot token pattern (`DISCORD_BOT`): the
+/// starts of the maximal runs of at least 27 bytes of `[A-Za-z0-9_-]`
+/// (`class`) that follow a dot with another dot eight bytes before the run
+/// (`.XXXXXX.` then the run). A match's third part is such a run: 27 or
+/// more bytes of the class after the second dot, which is not in the
+/// class. The runs are found by `class_runs`' skip-ahead scan, so prose and
+/// logs are mostly not read byte by byte.
+pub(super) fn dot_token_runs(s: &str, class: &ByteClass) -> Vec<usize> {
+    let b = s.as_bytes();
+    class_runs(s, class, 27)
+        .into_iter()
+        .map(|(a, _)| a)
+        .filter(|&a| a >= 8 && b[a - 1] == b'.' && b[a - 8] == b'.')
+        .collect()
+}
+
 /// A set of bytes.
 pub(super) struct ByteClass([bool; 256]);
 
@@ -81,12 +97,15 @@ impl ByteClass {
 pub(super) struct Classes {
     /// `[A-Za-z0-9/+]`.
     pub(super) base64: ByteClass,
+    /// `[A-Za-z0-9_-]` (base64url: the parts of a dotted token).
+    pub(super) base64url: ByteClass,
 }
 
 impl Classes {
     pub(super) fn new() -> Classes {
         Classes {
             base64: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+'),
+            base64url: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
         }
     }
 }
@@ -100,6 +119,10 @@ pub(super) struct DigitScan {
     pub(super) ssn: Vec<usize>,
     /// `[0-9]{4}\.[0-9]{4}\.[0-9]{4}\.[0-9]` occurs here (the dotted card).
     pub(super) dotted: Vec<usize>,
+    /// `[0-9]{3}\.[0-9]{2}\.[0-9]{4}` occurs here (the dotted SSN).
+    pub(super) ssn_dot: Vec<usize>,
+    /// `[0-9]{4}/[0-9]{4}/[0-9]{4}/[0-9]` occurs here (the slashed card).
+    pub(super) slashed: Vec<usize>,
     /// A chain of digit runs joined by single spaces or dashes holding 13
     /// or more digits starts here (the separated card run).
     pub(super) card: Vec<usize>,
@@ -153,6 +176,24 @@ pub(super) fn digit_scan(s: &str) -> DigitScan {
             && digits_at(b, z + 11, 1)
         {
             out.dotted.push(z - 4);
+        }
+        if len >= 3
+            && b.get(z) == Some(&b'.')
+            && digits_at(b, z + 1, 2)
+            && b.get(z + 3) == Some(&b'.')
+            && digits_at(b, z + 4, 4)
+        {
+            out.ssn_dot.push(z - 3);
+        }
+        if len >= 4
+            && b.get(z) == Some(&b'/')
+            && digits_at(b, z + 1, 4)
+            && b.get(z + 5) == Some(&b'/')
+            && digits_at(b, z + 6, 4)
+            && b.get(z + 10) == Some(&b'/')
+            && digits_at(b, z + 11, 1)
+        {
+            out.slashed.push(z - 4);
         }
         if len >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {
             out.iban.push((a - 2, a + 2));

@@ -85,7 +85,7 @@ pub(super) fn card_windows(run: &str) -> Vec<(usize, usize)> {
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     for (i, b) in run.bytes().enumerate() {
-        if b == b' ' || b == b'-' || b == b'.' {
+        if b == b' ' || b == b'-' || b == b'.' || b == b'/' {
             groups.push((start, i));
             start = i + 1;
         }
@@ -246,4 +246,249 @@ pub(super) fn iban_at(s: &str, start: usize) -> Option<usize> {
         };
     }
     (rem == 1).then_some(i)
+}
+
+/// Shannon entropy of `m`'s bytes, in bits per byte.
+fn entropy(m: &str) -> f64 {
+    let mut freq = [0u32; 256];
+    for c in m.bytes() {
+        freq[usize::from(c)] += 1;
+    }
+    let n = m.len() as f64;
+    freq.iter()
+        .filter(|f| **f > 0)
+        .map(|f| {
+            let p = f64::from(*f) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// `probity-filter/5`: a token family's match is not a placeholder: its
+/// bytes spread over at least 3 bits each (`ico-XXXX…` and
+/// `sgp_5555555dAAAAA…` do not; random tokens of 16 bytes or more have
+/// about 4 or more).
+pub(super) fn token_entropy_ok(m: &str) -> bool {
+    entropy(m) >= 3.0
+}
+
+/// `probity-filter/5`: the `user:password` of `curl -u` is kept when the
+/// password is empty, a reference (`$PASS`, `${{ … }}`, `$(cat f)`,
+/// `{{ … }}`), a placeholder (`<password>`, `[PASSWORD]`) or a
+/// placeholder word (`password`, `pass`, `token`, `secret`, `test`,
+/// `xxx`, `yyy`).
+pub(super) fn curl_user_kept(m: &str) -> bool {
+    let Some((_, pass)) = m.split_once(':') else {
+        return false;
+    };
+    const WORDS: &[&str] = &[
+        "password", "pass", "passwd", "token", "secret", "test", "xxx", "yyy", "pwd",
+    ];
+    pass.is_empty()
+        || pass.starts_with(['$', '<', '[', '{'])
+        || WORDS.contains(&pass.to_ascii_lowercase().trim_end_matches(['>', ']']))
+}
+
+/// `probity-filter/5`: a URL "password" that is a port followed by a path
+/// (`http://host:80/u/@me`: the `@` belongs to the path). A port is 1–5
+/// digits; userinfo cannot hold a `/` unencoded (RFC 3986).
+pub(super) fn url_port_not_password(value: &str) -> bool {
+    let digits = value.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=5).contains(&digits) && value.as_bytes().get(digits) == Some(&b'/')
+}
+
+/// Whether a value looks like a random token: 16 bytes or more of the token
+/// alphabet `[A-Za-z0-9+/=_-]`, with a letter and a digit.
+fn looks_random(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() >= 16
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"+/=_-".contains(c))
+        && b.iter().any(u8::is_ascii_alphabetic)
+        && b.iter().any(u8::is_ascii_digit)
+}
+
+/// A value that refers to a secret kept elsewhere instead of holding one:
+/// a template or variable (`${DB_PASSWORD}`, `${{ secrets.X }}`,
+/// `{{ .Values.token }}`, `$(cat file)`, `$TOKEN`, `$env:TOKEN`,
+/// `%(password)s`), a placeholder (`<your-token>`). A bare `$name` counts
+/// only in the environment's upper case (`$DB_PASS`): `$ecretP4ss` may be
+/// a password that starts with `$`.
+fn is_reference(v: &str) -> bool {
+    let ident = |s: &str| {
+        let mut it = s.bytes();
+        it.next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+            && it.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+    };
+    let env_name = |s: &str| {
+        let mut it = s.bytes();
+        it.next()
+            .is_some_and(|c| c.is_ascii_uppercase() || c == b'_')
+            && it.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+    };
+    v.starts_with("${")
+        || v.starts_with("{{")
+        || v.starts_with("{%")
+        || v.starts_with("$(")
+        || v.strip_prefix('$').is_some_and(env_name)
+        || v.strip_prefix("$env:").is_some_and(env_name)
+        || v.strip_prefix("%(")
+            .and_then(|r| r.strip_suffix(")s"))
+            .is_some_and(ident)
+        || (v.len() > 2
+            && v.starts_with('<')
+            && v.ends_with('>')
+            && !v[1..v.len() - 1].contains(['<', '>']))
+}
+
+/// An unquoted value that is code, not a secret: a literal (`None`, `null`,
+/// `nil`, `undefined`, `true`, `false`), an environment lookup
+/// (`process.env.TOKEN`), or an identifier chain called or indexed with
+/// nothing or one quoted string, or indexed with one identifier chain
+/// (`getpass()`, `os.environ["TOKEN"]`, `config.get('token')`,
+/// `settings[key]`). Any other argument (`f(a,b)`, `ab(cd)`, `abc(def`) is
+/// not taken for code.
+fn is_code(v: &str) -> bool {
+    const LITERALS: &[&str] = &[
+        "None",
+        "none",
+        "null",
+        "NULL",
+        "Null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "True",
+        "False",
+        "TRUE",
+        "FALSE",
+    ];
+    let v = v.trim_end_matches([',', ';']);
+    if LITERALS.contains(&v) {
+        return true;
+    }
+    if let Some(rest) = v.strip_prefix("process.env.") {
+        return chain_len(rest) == rest.len() && !rest.is_empty();
+    }
+    let n = chain_len(v);
+    if n == 0 {
+        return false;
+    }
+    let (index, close) = match v.as_bytes().get(n) {
+        Some(b'(') => (false, ')'),
+        Some(b'[') => (true, ']'),
+        _ => return false,
+    };
+    let Some(arg) = v[n + 1..].strip_suffix(close) else {
+        return false;
+    };
+    let quoted = |q: char| {
+        arg.len() >= 2
+            && arg.starts_with(q)
+            && arg.ends_with(q)
+            && !arg[1..arg.len() - 1].contains([q, '\\'])
+    };
+    arg.is_empty() || quoted('"') || quoted('\'') || (index && chain_len(arg) == arg.len())
+}
+
+/// The length of the identifier chain (`a.b_c.d1`) `s` starts with; 0 when
+/// it starts with none.
+fn chain_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut end = 0;
+    loop {
+        if !b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+        {
+            return end;
+        }
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            i += 1;
+        }
+        end = i;
+        if b.get(i) != Some(&b'.') {
+            return end;
+        }
+        i += 1;
+    }
+}
+
+/// Name segments that make a secret-named value a setting about the
+/// secret, not the secret, and the value each kind of setting holds:
+/// sizes and counts hold a number (`max_tokens: 4096`,
+/// `password_min_length=12`, `token_ttl=3600s`); locations hold a path or
+/// URL (`password_file: /run/secrets/db`, `token_url: https://…`);
+/// descriptors hold a short word (`secret_name: prod-db`,
+/// `token_type=bearer`, `tokenizer=gpt2`).
+const SIZE_WORDS: &[&str] = &[
+    "max", "min", "len", "length", "count", "size", "limit", "ttl", "timeout", "expiry", "expires",
+    "lifetime", "age", "tokens",
+];
+const LOCATION_WORDS: &[&str] = &["file", "path", "dir", "url", "uri", "endpoint"];
+const DESCRIPTOR_WORDS: &[&str] = &[
+    "name",
+    "type",
+    "header",
+    "field",
+    "param",
+    "policy",
+    "prompt",
+    "label",
+    "hint",
+    "format",
+    "method",
+    "mode",
+    "version",
+    "provider",
+    "kind",
+    "tokenizer",
+    "tokenize",
+];
+
+/// A count: 1 to 6 digits, optionally one unit letter (`30s`, `1h`).
+fn is_count(v: &str) -> bool {
+    let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=6).contains(&digits)
+        && match &v.as_bytes()[digits..] {
+            [] => true,
+            [u] => b"smhdw".contains(u),
+            _ => false,
+        }
+}
+
+/// `probity-filter/5` (D-R74): whether the value `v` of a secret-named
+/// assignment or JSON key (`whole` is the detector's match up to the value:
+/// the name and operator; `quoted` says whether `v` was quoted) is a
+/// near-miss the filter keeps: a reference or placeholder; unquoted code;
+/// or a setting about the secret holding what such a setting holds and
+/// nothing that looks like a random token.
+pub(super) fn named_value_kept(whole: &str, v: &str, quoted: bool) -> bool {
+    if is_reference(v) || (!quoted && is_code(v)) {
+        return true;
+    }
+    if looks_random(v) {
+        return false;
+    }
+    let name: String = whole
+        .trim_start_matches(['"', '\''])
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || b"_.- ".contains(c))
+        .map(|c| char::from(c.to_ascii_lowercase()))
+        .collect();
+    let has = |words: &[&str]| {
+        name.split(['_', '.', '-', ' '])
+            .any(|seg| words.contains(&seg))
+    };
+    (has(SIZE_WORDS) && is_count(v))
+        || (has(LOCATION_WORDS) && v.contains(['/', '\\']))
+        || (has(DESCRIPTOR_WORDS)
+            && v.len() <= 32
+            && (v.len() <= 6 || !v.bytes().any(|c| c.is_ascii_digit())))
 }

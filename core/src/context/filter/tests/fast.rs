@@ -54,6 +54,34 @@ const PIECES: &[&str] = &[
     "GB82WEST12345698765432",
     "ab12",
     "ssn: 078051120",
+    // Version 5 shapes: dotted SSNs, slashed cards, dotted tokens (a
+    // Discord bot token is 59 bytes or more of `[A-Za-z0-9_.-]`), netrc
+    // lines, references and code as secret-named values, URL ports.
+    "219.09.9999",
+    "078.05.1120",
+    "4111/1111/1111/1111",
+    "5500/0000/0000/0004",
+    // A made-up bot token, in parts and whole (built with `concat!`).
+    "NzAwMDAwMDAwMDAwMDAwMDAw",
+    ".Xy1AbC.",
+    "abcdefghijklmnopqrstuvwxyz0",
+    concat!(
+        "NzAwMDAwMDAwMDAwMDAwMDAw",
+        ".Xy1AbC.",
+        "abcdefghijklmnopqrstuvwxyz0"
+    ),
+    "abcdefghijklmnopqrstuvwxyz0123456789",
+    "machine h login u password ",
+    "\npassword ",
+    "${DB_PASSWORD}",
+    "$TOKEN",
+    "getpass()",
+    "os.environ[\"T\"]",
+    "max_tokens: ",
+    "4096",
+    "http://host:80/u/@me",
+    "&sig=",
+    "dapi0123456789abcdef0123456789abcdef",
     // Base64 runs of and around 40 characters.
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7b",
@@ -160,6 +188,16 @@ fn strategies_agree(s: &str) -> Result<(), TestCaseError> {
             }
             Search::CardLines => {
                 prop_assert_eq!(line_matches(&d.re, s, &digits.card), want, "{}", d.code);
+            }
+            Search::SsnDotLines => {
+                prop_assert_eq!(line_matches(&d.re, s, &digits.ssn_dot), want, "{}", d.code);
+            }
+            Search::SlashedCardLines => {
+                prop_assert_eq!(line_matches(&d.re, s, &digits.slashed), want, "{}", d.code);
+            }
+            Search::DotTokenLines => {
+                let c = dot_token_runs(s, &e.classes.base64url);
+                prop_assert_eq!(line_matches(&d.re, s, &c), want, "{}", d.code);
             }
             Search::KeywordLines => {
                 let got = keyword_line_captures(&d.re, s, &t.secret_keyword_starts(e, p));

@@ -10,9 +10,39 @@ fn body(s: &str) -> Filtered {
 
 #[test]
 fn engine_compiles() {
-    if let Err(e) = engine() {
-        panic!("{e}");
+    for v in FilterVersion::SUPPORTED {
+        if let Err(e) = engine_for(v) {
+            panic!("{}: {e}", v.as_str());
+        }
     }
+}
+
+/// Version 4's detector set is version 5's first detectors (D-R73: the
+/// positions, hence priorities, of version 4's detectors are unchanged),
+/// with the same codes, patterns, capture groups and keywords.
+#[test]
+fn version_5_extends_version_4_in_place() {
+    let (v4, v5) = (
+        engine_for(FilterVersion::V4).unwrap(),
+        engine_for(FilterVersion::V5).unwrap(),
+    );
+    assert!(v5.secrets.len() > v4.secrets.len());
+    for (a, b) in v4.secrets.iter().zip(&v5.secrets) {
+        assert_eq!(a.code, b.code);
+        assert_eq!(a.re.as_str(), b.re.as_str());
+        assert_eq!(a.group, b.group);
+        assert_eq!(a.keywords, b.keywords);
+        assert_eq!(a.search, b.search);
+    }
+    assert_eq!(
+        FilterVersion::parse("probity-filter/4"),
+        Some(FilterVersion::V4)
+    );
+    assert_eq!(
+        FilterVersion::parse(FILTER_VERSION),
+        Some(FilterVersion::CURRENT)
+    );
+    assert_eq!(FilterVersion::parse("probity-filter/3"), None);
 }
 
 #[test]

@@ -8,9 +8,9 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::super::{
     CredentialRegistry, Engine, FilterError, FilterStatus, FilterSummary, Filtered, Findings,
-    IBAN_START, MASK_PREFIX, Owner, Span, Validate, card_windows, engine, escape_len,
-    floor_char_boundary, hidden_containers, high_entropy_40, iban_at, is_own_mask, needs_strip,
-    removed_class, ssn_valid,
+    IBAN_START, MASK_PREFIX, Owner, Span, Validate, capture_refused, card_windows, engine,
+    escape_len, floor_char_boundary, hidden_containers, iban_at, needs_strip, removed_class,
+    whole_match_kept,
 };
 
 /// CRLF and lone CR become LF (D5: normalization, not modification).
@@ -146,12 +146,7 @@ fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
                     }
                     continue;
                 }
-                let ok = match d.validate {
-                    Validate::Ssn => ssn_valid(m.as_str()),
-                    Validate::HighEntropy40 => high_entropy_40(m.as_str()),
-                    Validate::Luhn | Validate::None | Validate::NotMask => true,
-                };
-                if ok {
+                if whole_match_kept(d.validate, m.as_str()) {
                     spans.push(Span {
                         start: m.start(),
                         end: m.end(),
@@ -165,13 +160,7 @@ fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> Vec<Span> {
                 let Some(m) = (d.group..c.len()).find_map(|g| c.get(g)) else {
                     continue;
                 };
-                let refused = match d.validate {
-                    Validate::NotMask => is_own_mask(e, s, m.start(), m.end()),
-                    Validate::Ssn => !ssn_valid(m.as_str()),
-                    Validate::HighEntropy40 => !high_entropy_40(m.as_str()),
-                    Validate::Luhn | Validate::None => false,
-                };
-                if m.is_empty() || refused {
+                if m.is_empty() || capture_refused(e, d.validate, s, &c, m) {
                     continue;
                 }
                 spans.push(Span {
