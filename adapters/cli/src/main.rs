@@ -23,6 +23,7 @@ mod mcp_cmd;
 mod output;
 mod progress;
 mod recovery_cmd;
+mod report_cmd;
 mod review_cmd;
 mod scripted_model;
 mod shell_cmd;
@@ -93,6 +94,13 @@ enum Command {
     /// Burn an approved lineage whose authority was used: a tombstone stays
     /// (it then answers `consumed`); Git objects are untouched.
     Burn(recovery_cmd::BurnArgs),
+    /// Write a lineage's review as Markdown (a pull-request comment, a CI
+    /// job summary) or SARIF 2.1.0; --range A..B reports what
+    /// refs/notes/probity carries for a range's commits.
+    Report(report_cmd::ReportArgs),
+    /// Show a lineage's history as a timeline: generations, transitions,
+    /// who authorized what, the commits delivered.
+    Log(report_cmd::LogArgs),
     /// Export a lineage's frozen review context (read-only; any lineage).
     ExportContext(export_cmd::ExportArgs),
     /// Print a terminal lineage's receipt as an in-toto Statement v1.
@@ -262,6 +270,8 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
         Command::Repair(a) => recovery_cmd::repair(&cli.global, out, a),
         Command::Burn(a) => recovery_cmd::burn(&cli.global, out, a),
+        Command::Report(a) => report_cmd::report(&cli.global, out, a),
+        Command::Log(a) => report_cmd::log(&cli.global, out, a),
         Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
         Command::Attest(a) => export_cmd::attest(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),

@@ -50,7 +50,7 @@ pub struct ChainEntry {
     /// The record, as the store holds it.
     pub record: StateRecord,
     /// The commit whose change it reviewed, when one in the recent history
-    /// holds it.
+    /// holds it (reported as delivered for an approved record only).
     pub commit: Option<CommitId>,
     /// The check `--evidence-cmd` ran for it, when one landed.
     pub check: Option<CheckSummary>,
@@ -94,6 +94,11 @@ impl Report {
         (self.subject + 1 < self.chain.len())
             .then(|| self.chain.last().map(|e| e.record.state().lineage_id()))
             .flatten()
+    }
+
+    /// The lineage reported on.
+    pub fn lineage_id(&self) -> &LineageId {
+        self.entry().record.state().lineage_id()
     }
 
     /// The verdict as a wire word: the state name, or `superseded`.
@@ -249,8 +254,8 @@ impl Report {
                     text(p.reason.as_str())
                 ));
             }
-            if let Some(commit) = &c.commit {
-                m.push_str(&format!("; commit `{commit}`"));
+            if let (Some(commit), Stage::Approved { .. }) = (&c.commit, cs.stage()) {
+                m.push_str(&format!("; delivered in commit `{commit}`"));
             }
             m.push('\n');
         }
@@ -326,6 +331,10 @@ impl Report {
     /// location; refuted and disputed findings carry an accepted
     /// suppression. `tool_version` names the Probity that wrote it.
     pub fn sarif(&self, tool_version: &str) -> Value {
+        sarif_log(&[self], tool_version)
+    }
+
+    fn sarif_run(&self, tool_version: &str) -> Value {
         let s = self.entry().record.state();
         let lenses = &s.frozen().selected_lenses;
         let rules: Vec<Value> = lenses
@@ -353,23 +362,19 @@ impl Report {
             })
             .unwrap_or_default();
         json!({
-            "$schema": SARIF_SCHEMA_URI,
-            "version": SARIF_VERSION,
-            "runs": [{
-                "tool": {"driver": {
-                    "name": "probity",
-                    "version": tool_version,
-                    "rules": rules,
-                }},
-                "automationDetails": {"id": format!("probity/{}/", s.lineage_id())},
-                "results": results,
-                "properties": {
-                    "lineage_id": s.lineage_id(),
-                    "generation": s.generation(),
-                    "state": self.verdict(),
-                    "risk_level": s.frozen().risk_level.name(),
-                },
-            }],
+            "tool": {"driver": {
+                "name": "probity",
+                "version": tool_version,
+                "rules": rules,
+            }},
+            "automationDetails": {"id": format!("probity/{}/", s.lineage_id())},
+            "results": results,
+            "properties": {
+                "lineage_id": s.lineage_id(),
+                "generation": s.generation(),
+                "state": self.verdict(),
+                "risk_level": s.frozen().risk_level.name(),
+            },
         })
     }
 
@@ -420,6 +425,62 @@ impl Report {
         ));
         t
     }
+}
+
+/// One SARIF 2.1.0 log with one run per report (a range's reviews), in
+/// the order given; no report, no run.
+pub fn sarif_log(reports: &[&Report], tool_version: &str) -> Value {
+    let runs: Vec<Value> = reports.iter().map(|r| r.sarif_run(tool_version)).collect();
+    json!({
+        "$schema": SARIF_SCHEMA_URI,
+        "version": SARIF_VERSION,
+        "runs": runs,
+    })
+}
+
+/// What the notes say about one commit of a range: the reports of the
+/// bundles its note carries, and the lines that are no bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeReviews {
+    /// The commit.
+    pub commit: CommitId,
+    /// One report per bundle of its note, on the bundle's leaf.
+    pub reports: Vec<Report>,
+    /// Why a note line gave no report (not a bundle, a bad digest).
+    pub refused: Vec<String>,
+}
+
+/// The Markdown report of a range (`report --range A..B`), oldest commit
+/// first: each commit's reviews as its note carries them. What a note
+/// says is shown, not judged: the gate's decision stays the job's result.
+pub fn range_markdown(range: &str, commits: &[RangeReviews]) -> String {
+    let mut m = format!("# Probity reviews of `{}`\n\n", code(range));
+    m.push_str(
+        "What `refs/notes/probity` carries for each commit; the gate's decision is the job's result.\n\n",
+    );
+    if commits.is_empty() {
+        m.push_str("The range holds no commit.\n");
+        return m;
+    }
+    for c in commits {
+        m.push_str(&format!("---\n\nCommit `{}`\n\n", c.commit));
+        if c.reports.is_empty() && c.refused.is_empty() {
+            m.push_str("No review bundle in its note.\n\n");
+        }
+        for r in &c.reports {
+            // One level down: the report's heading under the commit.
+            m.push('#');
+            m.push_str(&r.markdown());
+            m.push('\n');
+        }
+        for why in &c.refused {
+            m.push_str(&format!("- a note line gave no report: {}\n", text(why)));
+        }
+        if !c.refused.is_empty() {
+            m.push('\n');
+        }
+    }
+    m
 }
 
 /// One event of a lineage's history (`probity log`).
@@ -608,7 +669,7 @@ fn events_of(c: &ChainEntry, out: &mut Vec<LogEvent>) {
     for k in &c.signers {
         out.push(ev("signed", format!("receipt signed by key {k}")));
     }
-    if let Some(commit) = &c.commit {
+    if let (Some(commit), Stage::Approved { .. }) = (&c.commit, s.stage()) {
         out.push(ev(
             "delivered",
             format!("commit {commit} holds the reviewed change"),
