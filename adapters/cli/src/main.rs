@@ -18,6 +18,7 @@ mod context_run;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;
+mod init_cmd;
 mod mcp_authority;
 mod mcp_cmd;
 mod output;
@@ -114,6 +115,10 @@ enum Command {
     /// Lens capture helpers.
     #[command(subcommand)]
     Lens(authority_cmd::LensCommand),
+    /// Set a repository up in one step: the managed hooks, the refspecs to
+    /// push, the default policy with --policy; says what it did and how to
+    /// undo it. A second run changes nothing.
+    Init(init_cmd::InitArgs),
     /// Install or remove the managed pre-commit and pre-push hooks that run
     /// the gates.
     #[command(subcommand)]
@@ -277,6 +282,7 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Policy(c) => authority_cmd::policy(&cli.global, out, c),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
+        Command::Init(a) => init_cmd::init(&cli.global, out, a),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
         Command::Bundle(c) => bundle_cmd::bundle(&cli.global, out, c),
         Command::Publish(a) => bundle_cmd::publish(&cli.global, out, a),
