@@ -23,6 +23,10 @@
 #                              is the runner's own file; set as
 #                              probity.allowedSignersFile in this clone
 #   PROBITY_REQUIRE_SIGNATURE  true: set probity.requireSignature
+#   PROBITY_REPORT_FILE        a file to append the Markdown report of the
+#                              judged range to (`probity report --range`,
+#                              from the fetched notes; the Action gives
+#                              $GITHUB_STEP_SUMMARY); never changes the exit
 #   PROBITY_GATE_DRY_RUN       1: print the gate's command, one argument
 #                              per line, and run nothing (not even fetch)
 #
@@ -188,4 +192,13 @@ case $status in
   1) printf 'probity-gate: %s denies (see reason_code and next_action above)\n' "$mode" >&2 ;;
   *) printf 'probity-gate: %s failed with exit %s\n' "$mode" "$status" >&2 ;;
 esac
+
+# The review as Markdown for the job page (issue 22 §4): what the fetched
+# notes carry for the range the gate judged. A report that cannot be
+# written never changes the gate's answer.
+if [ -n "${PROBITY_REPORT_FILE:-}" ]; then
+  if [ "$mode" = pre-pr ]; then range="$base_ref..$head"; else range="$before..$after"; fi
+  "$probity" report --range "$range" >>"$PROBITY_REPORT_FILE" ||
+    printf 'probity-gate: no report written to %s\n' "$PROBITY_REPORT_FILE" >&2
+fi
 exit "$status"

@@ -212,20 +212,7 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
         _ => {}
     }
     let ctx = open(global)?;
-    let hooks_dir = ctx.repo.hooks_dir().map_err(|e| {
-        CliError::new(
-            ErrorKind::Repository,
-            "repository_error",
-            e.to_string(),
-            "run inside a git work tree",
-        )
-    })?;
-    let state_dir = ctx
-        .repo
-        .common_dir()
-        .join("probity")
-        .join("hooks")
-        .join("v1");
+    let (hooks_dir, state_dir) = dirs(&ctx)?;
     let selection = match cmd {
         HooksCommand::Install(s) | HooksCommand::Uninstall(s) => s,
     };
@@ -243,6 +230,56 @@ pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitC
         HooksCommand::Uninstall(_) => answer(out, uninstall(&slots)?),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The directory git runs hooks from and Probity's hook state directory.
+fn dirs(ctx: &crate::authority_cmd::Context) -> Result<(PathBuf, PathBuf), CliError> {
+    let hooks_dir = ctx.repo.hooks_dir().map_err(|e| {
+        CliError::new(
+            ErrorKind::Repository,
+            "repository_error",
+            e.to_string(),
+            "run inside a git work tree",
+        )
+    })?;
+    let state_dir = ctx
+        .repo
+        .common_dir()
+        .join("probity")
+        .join("hooks")
+        .join("v1");
+    Ok((hooks_dir, state_dir))
+}
+
+/// Both managed client hooks, read and checked as `hooks install` checks
+/// them, nothing written: `probity init`'s first step.
+pub(crate) struct Planned(Vec<Slot>);
+
+/// Plans the install of both client hooks (`probity init`).
+pub(crate) fn plan_install(ctx: &crate::authority_cmd::Context) -> Result<Planned, CliError> {
+    let (hooks_dir, state_dir) = dirs(ctx)?;
+    let slots = HookKind::ALL
+        .into_iter()
+        .map(|k| load(k, &hooks_dir, &state_dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    refuse_tracked_hooks_dir(&ctx.repo, &hooks_dir)?;
+    Ok(Planned(slots))
+}
+
+/// Installs what [`plan_install`] read: the `hooks install` answer's
+/// entries and its text, and whether any hook was written.
+pub(crate) fn apply_install(p: &Planned) -> Result<(serde_json::Value, String, bool), CliError> {
+    let (hooks, lines) = install(&p.0)?;
+    let changed = hooks.iter().any(Installed::changed);
+    let value = serde_json::to_value(&hooks).map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            e.to_string(),
+            "retry; report this if it persists",
+        )
+    })?;
+    Ok((value, lines.concat(), changed))
 }
 
 /// Prints a report: its entries as `{"hooks": [...]}`, or its lines.
@@ -323,6 +360,17 @@ enum Installed<'a> {
         changed: bool,
         kept_previous_hook: Option<PathBuf>,
     },
+}
+
+impl Installed<'_> {
+    /// Whether this run wrote the hook.
+    fn changed(&self) -> bool {
+        match self {
+            Installed::Unchanged { changed, .. }
+            | Installed::Updated { changed, .. }
+            | Installed::Written { changed, .. } => *changed,
+        }
+    }
 }
 
 /// What happened to one hook: an uninstall answer's entry, and `install

@@ -18,11 +18,13 @@ mod context_run;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;
+mod init_cmd;
 mod mcp_authority;
 mod mcp_cmd;
 mod output;
 mod progress;
 mod recovery_cmd;
+mod report_cmd;
 mod review_cmd;
 mod scripted_model;
 mod shell_cmd;
@@ -93,6 +95,13 @@ enum Command {
     /// Burn an approved lineage whose authority was used: a tombstone stays
     /// (it then answers `consumed`); Git objects are untouched.
     Burn(recovery_cmd::BurnArgs),
+    /// Write a lineage's review as Markdown (a pull-request comment, a CI
+    /// job summary) or SARIF 2.1.0; --range A..B reports what
+    /// refs/notes/probity carries for a range's commits.
+    Report(report_cmd::ReportArgs),
+    /// Show a lineage's history as a timeline: generations, transitions,
+    /// who authorized what, the commits delivered.
+    Log(report_cmd::LogArgs),
     /// Export a lineage's frozen review context (read-only; any lineage).
     ExportContext(export_cmd::ExportArgs),
     /// Print a terminal lineage's receipt as an in-toto Statement v1.
@@ -106,6 +115,10 @@ enum Command {
     /// Lens capture helpers.
     #[command(subcommand)]
     Lens(authority_cmd::LensCommand),
+    /// Set a repository up in one step: the managed hooks, the refspecs to
+    /// push, the default policy with --policy; says what it did and how to
+    /// undo it. A second run changes nothing.
+    Init(init_cmd::InitArgs),
     /// Install or remove the managed pre-commit and pre-push hooks that run
     /// the gates.
     #[command(subcommand)]
@@ -262,11 +275,14 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Recover(a) => recovery_cmd::recover(&cli.global, out, a),
         Command::Repair(a) => recovery_cmd::repair(&cli.global, out, a),
         Command::Burn(a) => recovery_cmd::burn(&cli.global, out, a),
+        Command::Report(a) => report_cmd::report(&cli.global, out, a),
+        Command::Log(a) => report_cmd::log(&cli.global, out, a),
         Command::ExportContext(a) => export_cmd::run(&cli.global, out, a),
         Command::Attest(a) => export_cmd::attest(&cli.global, out, a),
         Command::Schema(a) => authority_cmd::schema(out, a),
         Command::Policy(c) => authority_cmd::policy(&cli.global, out, c),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
+        Command::Init(a) => init_cmd::init(&cli.global, out, a),
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
         Command::Bundle(c) => bundle_cmd::bundle(&cli.global, out, c),
         Command::Publish(a) => bundle_cmd::publish(&cli.global, out, a),

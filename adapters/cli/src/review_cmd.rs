@@ -21,8 +21,9 @@
 //! The model is configured by the environment or the configuration file
 //! (`probity_model::build_with`: the `command` provider's agent is told
 //! the `probity mcp` command that reads the subject); tool events are
-//! logged as JSON lines to stderr
-//! or `--log-file`. No model produces an ID, a hash, a budget, a state or a
+//! logged as JSON lines to `--log-file`, else to the repository's
+//! `<git-common-dir>/probity-logs/` (never stderr in the middle of a
+//! review; stderr only outside any repository). No model produces an ID, a hash, a budget, a state or a
 //! receipt: it answers documents, and this code does the rest.
 
 use std::io::Write as _;
@@ -98,9 +99,70 @@ pub struct ReviewArgs {
     /// reviewModelProvider, ...).
     #[arg(long, value_name = "F")]
     pub config: Option<PathBuf>,
-    /// Append the event log (JSON lines) to this file instead of stderr.
+    /// Append the event log (JSON lines) to this file (default: in the
+    /// repository's git directory, `probity-logs/review-<lineage>.jsonl`
+    /// or `probity-logs/review.jsonl`; stderr outside any repository).
     #[arg(long, value_name = "F")]
     pub log_file: Option<PathBuf>,
+}
+
+/// Where a review's tool events go (issue 22 §5): `--log-file` (opened at
+/// once, as before), else a log in the repository's git directory
+/// (`<git-common-dir>/probity-logs/<name>`, beside the store and not in
+/// it: a diagnostic no gate reads; created at the first event, so a run
+/// refused before any event writes nothing), never into the worktree and
+/// never onto stderr in the middle of a review. `None` in: stderr, for
+/// a free-form review outside any repository (there is no place of
+/// Probity's to keep it).
+fn review_log(
+    explicit: Option<&Path>,
+    common_dir: Option<&Path>,
+    name: &str,
+) -> Result<(Box<dyn std::io::Write + Send>, Option<PathBuf>), CliError> {
+    match (explicit, common_dir) {
+        (Some(p), _) => Ok((
+            crate::snapshot_cmd::open_log(Some(p))?,
+            Some(p.to_path_buf()),
+        )),
+        (None, Some(dir)) => {
+            let path = dir.join("probity-logs").join(name);
+            let sink = LazyLog {
+                path: path.clone(),
+                file: None,
+            };
+            Ok((Box::new(sink), Some(path)))
+        }
+        (None, None) => Ok((crate::snapshot_cmd::open_log(None)?, None)),
+    }
+}
+
+/// A log file opened (and its directory made) at its first write.
+struct LazyLog {
+    path: PathBuf,
+    file: Option<Box<dyn std::io::Write + Send>>,
+}
+
+impl std::io::Write for LazyLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => {
+                if let Some(dir) = self.path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                let f = probity_scratch::output::open_append(&self.path)?;
+                self.file.insert(Box::new(f))
+            }
+        };
+        file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The largest review prompt read (`--prompt`).
@@ -258,6 +320,8 @@ struct LineageAnswer<'a> {
     /// The check `--evidence-cmd` ran, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence_check: Option<evidence_cmd::CheckAnswer>,
+    /// Where the tool events and model usage were appended.
+    log_file: Option<String>,
 }
 
 /// One line of the usage log: what a role's model calls used.
@@ -283,6 +347,8 @@ struct FreeFormAnswer<'a> {
     length_retried: bool,
     usage: &'a UsageTotals,
     snapshot: SnapshotUse,
+    /// Where the tool events were appended (`null`: stderr).
+    log_file: Option<String>,
 }
 
 /// A failed role run as a typed error (what the answer names, and the exit
@@ -339,8 +405,12 @@ fn run_lineage(
     lineage: &probity_core::review::ids::LineageId,
 ) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
-    let log: Mutex<Box<dyn std::io::Write + Send>> =
-        Mutex::new(crate::snapshot_cmd::open_log(args.log_file.as_deref())?);
+    let (sink, log_file) = review_log(
+        args.log_file.as_deref(),
+        Some(ctx.repo.common_dir()),
+        &format!("review-{lineage}.jsonl"),
+    )?;
+    let log: Mutex<Box<dyn std::io::Write + Send>> = Mutex::new(sink);
     let root = ctx.repo.root().to_path_buf();
     let git = crate::authority_cmd::git_cli();
     let subject_root = root.clone();
@@ -460,6 +530,7 @@ fn run_lineage(
         roles: runs.iter().map(RoleAnswer::of).collect(),
         evidence_ran,
         evidence_check: check,
+        log_file: log_file.as_ref().map(|p| p.display().to_string()),
     };
     out.answer(&answer, || human(&answer, &runs, &failed));
     Ok(match failed.first() {
@@ -501,6 +572,9 @@ fn human(answer: &LineageAnswer<'_>, runs: &[RoleRun], failed: &[CliError]) -> S
         t.push_str(&format!("  not submitted: {} ({})\n", e.message, e.code));
     }
     t.push_str(&format!("  next: {}\n", f.message));
+    if let Some(p) = &answer.log_file {
+        t.push_str(&format!("  tool events: {p}\n"));
+    }
     t
 }
 
@@ -540,7 +614,16 @@ fn run_free_form(
         )
     })?;
     let reader = open_subject(global, subject)?;
-    let mut log: Box<dyn std::io::Write> = crate::snapshot_cmd::open_log(args.log_file.as_deref())?;
+    // The repository's log when the run is in one (a `disk` subject may
+    // be outside any).
+    let common = args
+        .log_file
+        .is_none()
+        .then(|| open(global).ok())
+        .flatten()
+        .map(|ctx| ctx.repo.common_dir().to_path_buf());
+    let (sink, log_file) = review_log(args.log_file.as_deref(), common.as_deref(), "review.jsonl")?;
+    let mut log: Box<dyn std::io::Write> = sink;
     let mut lp = ReviewLoop::new(
         Session::new(config.budget()),
         REVIEWER_FRAME.to_owned(),
@@ -613,6 +696,7 @@ fn run_free_form(
             calls_used: lp.session().usage().calls_used,
             bytes_used: lp.session().usage().bytes_used,
         },
+        log_file: log_file.as_ref().map(|p| p.display().to_string()),
     };
     out.answer(&answer, || rendered.clone());
     Ok(ExitCode::SUCCESS)

@@ -650,3 +650,34 @@ fn the_ci_page_lists_every_action_input() {
         "docs/ci.md's inputs table, in action.yml's order"
     );
 }
+
+/// Issue 22 §4: with `PROBITY_REPORT_FILE` (the Action sets it to
+/// `$GITHUB_STEP_SUMMARY`), the script appends the Markdown report of the
+/// range it judged, read from the fetched notes; the gate's answer and
+/// exit are unchanged.
+#[test]
+fn the_gate_appends_the_markdown_report_to_the_job_summary() {
+    let (f, tmp, head) = proposal();
+    let summary = tmp.path().join("step-summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let out = gate(
+        &f,
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request"),
+            ("GITHUB_BASE_REF", "main"),
+            ("PROBITY_HEAD", &head),
+            ("PROBITY_REPORT_FILE", summary.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "allow");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.starts_with("earlier step\n# Probity reviews of `refs/remotes/origin/main.."),
+        "{md}"
+    );
+    assert!(md.contains(&format!("Commit `{head}`")), "{md}");
+    assert!(md.contains("### Probity review: ✅ approved"), "{md}");
+}

@@ -74,15 +74,26 @@ fn a_scripted_model_reviews_the_frozen_lineage_to_approval() {
     assert_eq!(r.json["evidence_ran"], true);
     assert!(r.json["receipt_path"].is_string());
     let role = &r.json["roles"][0];
-    // The usage the provider reported is in the log, beside the tool events.
-    let usage_line = r
-        .stderr
+    // The usage the provider reported is in the log, beside the tool events:
+    // the lineage's log file in the git directory, not stderr (issue 22 §5).
+    let log_path = f
+        .root()
+        .join(".git/probity-logs")
+        .join(format!("review-{lineage}.jsonl"));
+    assert_eq!(r.json["log_file"], log_path.to_str().unwrap());
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let usage_line = log
         .lines()
         .find(|l| l.contains("review.model.usage"))
-        .unwrap_or_else(|| panic!("{}", r.stderr));
+        .unwrap_or_else(|| panic!("{log}"));
     let usage: serde_json::Value = serde_json::from_str(usage_line).unwrap();
     assert_eq!(usage["usage"]["output_tokens"], 15);
-    assert!(r.stderr.contains("review.snapshot.read"), "{}", r.stderr);
+    assert!(log.contains("review.snapshot.read"), "{log}");
+    assert!(
+        !r.stderr.contains("review."),
+        "no event on stderr: {}",
+        r.stderr
+    );
     assert_eq!(role["role"], "reliability");
     assert_eq!(role["ok"], true);
     assert_eq!(role["model_calls"], 2);
@@ -710,8 +721,24 @@ fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one
             r.stdout
         );
     }
+    assert!(
+        !r.stderr.contains("review."),
+        "no event on stderr: {}",
+        r.stderr
+    );
+    let log_path = f
+        .root()
+        .join(".git/probity-logs")
+        .join(format!("review-{lineage}.jsonl"));
+    assert!(
+        r.stdout
+            .contains(&format!("tool events: {}", log_path.display())),
+        "{}",
+        r.stdout
+    );
+    let log = std::fs::read_to_string(&log_path).unwrap();
     let mut named = std::collections::BTreeSet::new();
-    for line in r.stderr.lines() {
+    for line in log.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("{line}"));
         if let Some(role) = v.get("role") {
             named.insert((

@@ -505,7 +505,14 @@ fn probity_review_runs_the_loop_and_prints_the_footer() {
         bodies[1]["messages"][3]["content"],
         "pub fn answer() -> u32 {\n    42\n}\n"
     );
-    let log = String::from_utf8_lossy(&out.stderr);
+    // The tool events go to the repository's review log, not stderr
+    // (issue 22 §5).
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("review.snapshot"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = fs::read_to_string(root.join(".git/probity-logs/review.jsonl")).unwrap();
     assert_eq!(
         log.lines()
             .filter(|l| l.contains("review.snapshot.read"))

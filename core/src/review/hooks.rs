@@ -10,6 +10,11 @@
 
 use crate::digest::{Domain, Sha256Digest};
 
+/// What `probity init` names to push: the work (`HEAD`) and the review
+/// notes a server-side gate and CI read (`probity push <remote>` pushes
+/// both).
+pub const PUSH_REFSPECS: [&str; 2] = ["HEAD", crate::review::gate::NOTES_REF];
+
 /// Domain of a managed hook's content identity.
 pub const HOOK_DOMAIN: Domain = Domain::new("probity/managed-hook/v1");
 

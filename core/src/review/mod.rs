@@ -30,6 +30,7 @@ pub mod receipt;
 pub mod recovery;
 pub mod release;
 pub mod repair;
+pub mod report;
 pub mod risk;
 pub mod roles;
 pub mod schema;

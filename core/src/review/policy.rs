@@ -48,6 +48,12 @@ pub const MAX_POLICY_ITEMS: usize = 64;
 /// The longest role name, principal, glob or content literal, in bytes.
 pub const MAX_POLICY_ITEM_BYTES: usize = 256;
 
+/// The policy `probity init --policy` writes: the schema label and every
+/// section at its default, which turns nothing on (no role, no required
+/// signature, no floor beyond the built-in risk policy): a file to edit
+/// and commit to the protected base, not yet a rule.
+pub const DEFAULT_POLICY: &str = "{\n  \"schema\": \"probity-policy/v1\",\n  \"signatures\": {\n    \"low\": [],\n    \"medium\": [],\n    \"high\": []\n  },\n  \"high_risk\": {\n    \"paths\": [],\n    \"content\": []\n  }\n}\n";
+
 /// The document as written (`probity schema policy`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -545,6 +551,22 @@ mod tests {
 
     fn policy(json: &str) -> RepoPolicy {
         RepoPolicy::parse(json.as_bytes()).unwrap()
+    }
+
+    /// `init --policy`'s file parses, is the document's defaults written
+    /// out, and turns nothing on.
+    #[test]
+    fn the_default_policy_parses_and_turns_nothing_on() {
+        let p = policy(DEFAULT_POLICY);
+        assert_eq!(
+            serde_json::to_string_pretty(p.document()).unwrap() + "\n",
+            DEFAULT_POLICY
+        );
+        assert!(!p.requires_signatures());
+        assert!(p.allowed_signers().is_none());
+        for level in [RiskLevel::Low, RiskLevel::Medium, RiskLevel::High] {
+            assert!(p.required_roles(level).is_empty());
+        }
     }
 
     fn two_roles() -> RepoPolicy {
