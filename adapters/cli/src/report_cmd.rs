@@ -212,7 +212,8 @@ fn bundle_report(bundle: &Bundle, commit: &CommitId) -> Result<Report, CliError>
         .map(|(i, r)| ChainEntry {
             record: r.clone(),
             commit: (i + 1 == n).then(|| commit.clone()),
-            check: None,
+            // A v2 bundle carries the check each record took (D-R69).
+            check: bundle.evidence_of(r).and_then(CheckSummary::of_document),
             signers: if i + 1 == n {
                 keyids(&bundle.attestations)
             } else {

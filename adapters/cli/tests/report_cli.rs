@@ -274,3 +274,36 @@ fn bad_input_is_a_typed_error_and_writes_nothing() {
     let r = probity(tmp.path(), &["log"]);
     assert_eq!(r.json["error"]["code"], "repository_error", "{}", r.stdout);
 }
+
+/// A range report reads the check a review rests on from its note: a
+/// `probity.review-bundle/v2` carries the command evidence (D-R69).
+#[test]
+fn a_range_report_names_the_check_the_note_carries() {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started_with(
+        f.root(),
+        tmp.path(),
+        &st.json,
+        &[
+            "--evidence-cmd",
+            "--",
+            "sh",
+            "-c",
+            "grep -q more src/parser.rs",
+        ],
+    );
+    commit_all(&f, "reviewed on a check");
+    let p = probity(f.root(), &["publish", "--range", "HEAD~1..HEAD"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let md = plain(f.root(), &["report", "--range", "HEAD~1..HEAD"]).stdout;
+    let tree = rev(&f, f.root(), "HEAD^{tree}").unwrap();
+    assert!(
+        md.contains(&format!(
+            "`sh -c grep -q more src/parser.rs` on tree `{tree}`: exit status 0"
+        )),
+        "{md}"
+    );
+}

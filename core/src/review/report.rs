@@ -43,6 +43,30 @@ pub struct CheckSummary {
     pub evidence_hash: Sha256Digest,
 }
 
+impl CheckSummary {
+    /// The check a `probity.review-bundle/v2` carries for a record (its
+    /// command evidence document, D-R69): argv, tree, how it ended and the
+    /// evidence hash; `None` for a v1 document (no tree) or one without
+    /// canonical bytes.
+    pub fn of_document(
+        doc: &crate::review::evidence::CommandEvidenceDocument,
+    ) -> Option<CheckSummary> {
+        let tree = doc.tree.clone()?;
+        let exit = match (doc.exit_code, doc.signal) {
+            (Some(c), _) => crate::review::evidence::ExitOutcome::Code(c),
+            (None, Some(s)) => crate::review::evidence::ExitOutcome::Signal(s),
+            (None, None) => return None,
+        };
+        Some(CheckSummary {
+            argv: doc.argv.clone(),
+            tree,
+            exit: exit.to_string(),
+            passed: doc.passed(),
+            evidence_hash: doc.evidence_hash().ok()?,
+        })
+    }
+}
+
 /// One generation of a chain with what the repository and the store say
 /// beside its record.
 #[derive(Debug, Clone, PartialEq, Eq)]
