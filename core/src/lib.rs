@@ -12,6 +12,7 @@
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod canonical;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod conformance;
 pub mod context;
 pub mod digest;

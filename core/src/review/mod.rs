@@ -14,6 +14,7 @@ pub mod dsse;
 pub mod evidence;
 pub mod export;
 pub mod finding;
+#[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
 pub mod gate;
 pub mod hooks;
