@@ -10,6 +10,7 @@ mod support;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use support::signals::{in_tmp, signal_when, wait_group_gone};
 use support::{isolated, medium_change};
 
 fn leftovers(git_dir: &std::path::Path) -> Vec<String> {
@@ -249,103 +250,6 @@ fn named(dir: &std::path::Path, prefix: &str) -> Vec<String> {
         .collect();
     v.sort();
     v
-}
-
-/// `probity --cwd <cwd> args...` with a private temporary directory, as
-/// the leader of its own process group (so the test can wait until every
-/// git it started is gone too), with SIGINT and SIGHUP at their default
-/// dispositions.
-fn in_tmp(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Command {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-    isolated(&mut cmd)
-        .args(["--cwd", cwd.to_str().unwrap()])
-        .args(args)
-        .env("TMPDIR", tmp)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
-    // SAFETY: signal(2) only, between fork and exec: a test started in the
-    // background inherits an ignored SIGINT (under `nohup`, an ignored
-    // SIGHUP), which exec would keep.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            libc::signal(libc::SIGHUP, libc::SIG_DFL);
-            Ok(())
-        });
-    }
-    cmd
-}
-
-/// Waits (bounded) until no process of the group `pgid` is left running: a
-/// killed Probity's git children hold its owner locks until they end. (A
-/// zombie holds nothing, and here an orphan's zombie may wait a while for
-/// its reaper: only running members count.)
-fn wait_group_gone(pgid: u32) {
-    for _ in 0..1000 {
-        if !group_running(pgid) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    panic!("process group {pgid} outlived its leader by 5 s");
-}
-
-/// Whether a process of group `pgid` runs (is not a zombie), from /proc.
-fn group_running(pgid: u32) -> bool {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    procs.flatten().any(|e| {
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            return false;
-        };
-        // `pid (comm) state ppid pgrp ...`; comm may hold anything.
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            return false;
-        };
-        let mut fields = rest.split_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
-        pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
-    })
-}
-
-/// Runs `cmd` until `appeared` sees its artifact, then sends `signal` to
-/// Probity alone and waits for it and its group. Returns the exit status
-/// when the artifact was seen in time (None: the run ended first).
-fn signal_when(
-    cmd: &mut Command,
-    appeared: impl Fn() -> bool,
-    signal: &str,
-) -> Option<std::process::ExitStatus> {
-    let mut child = cmd.spawn().unwrap();
-    let pid = child.id();
-    let mut seen = false;
-    while child.try_wait().unwrap().is_none() {
-        if appeared() {
-            seen = true;
-            break;
-        }
-        std::thread::yield_now();
-    }
-    if !seen {
-        let _ = child.wait();
-        wait_group_gone(pid);
-        return None;
-    }
-    let sent = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let status = child.wait().unwrap();
-    wait_group_gone(pid);
-    Some(status)
 }
 
 /// A clone whose `HEAD` is a reviewed commit with its review published as
@@ -1075,79 +979,5 @@ fn a_signalled_publish_leaves_no_scratch_notes_ref() {
             .filter(|n| n.starts_with("probity-"))
             .collect();
         assert_eq!(logs, Vec::<String>::new(), "{signal} left a scratch reflog");
-    }
-}
-
-/// Whether process `pid` runs (not a zombie).
-fn running(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X")
-    })
-}
-
-/// Issue 20 §1: a check interrupted with Probity (SIGINT, SIGTERM) leaves
-/// no process, not even one that left its group (`setsid`) before the
-/// signal: Probity, its child subreaper, ends it on the way out.
-#[test]
-fn an_interrupted_check_leaves_no_process_even_one_that_left_its_group() {
-    for signal in ["-INT", "-TERM"] {
-        let f = medium_change();
-        let tmp = tempfile::tempdir().unwrap();
-        let inputs = tempfile::tempdir().unwrap();
-        let st = support::probity(f.root(), &["start"]);
-        let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
-        let clean = support::input(inputs.path(), "r.json", support::CLEAN_RESULT);
-        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-        for lens in st.json["selected_lenses"].as_array().unwrap() {
-            args.push("--result".into());
-            args.push(format!("{}={clean}", lens.as_str().unwrap()));
-        }
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let r = support::probity(f.root(), &a);
-        assert_eq!(r.json["state"], "validating", "{}{}", r.stdout, r.stderr);
-        let before = support::store_snapshot(&f);
-        let pidfile = inputs.path().join("daemon.pid");
-        let script = format!(
-            "setsid sh -c 'echo $$ > {p}.tmp; mv {p}.tmp {p}; exec sleep 60' >/dev/null 2>&1 </dev/null & sleep 60",
-            p = pidfile.display()
-        );
-        let mut cmd = in_tmp(
-            f.root(),
-            tmp.path(),
-            &[
-                "finalize",
-                "--lineage",
-                &lineage,
-                "--evidence-cmd",
-                "--",
-                "sh",
-                "-c",
-                &script,
-            ],
-        );
-        let status = signal_when(&mut cmd, || pidfile.is_file(), signal);
-        assert!(status.is_some(), "the check ended before the signal");
-        let pid = std::fs::read_to_string(&pidfile)
-            .unwrap()
-            .trim()
-            .to_string();
-        let mut left = running(&pid);
-        for _ in 0..200 {
-            if !left {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-            left = running(&pid);
-        }
-        if left {
-            let _ = Command::new("kill").args(["-9", &pid]).status();
-        }
-        assert!(
-            !left,
-            "{signal}: the daemon {pid} outlived the interrupted check"
-        );
-        assert_eq!(support::store_snapshot(&f), before, "{signal}");
     }
 }

@@ -17,6 +17,7 @@ mod model_run;
 mod read;
 mod recheck;
 mod release;
+mod replay;
 mod sign;
 mod start;
 mod statement;

@@ -1,0 +1,105 @@
+//! Runs of `probity` that a test interrupts: started as their own process
+//! group with default signal dispositions, signalled when an artifact
+//! appears, and waited for with every process of their group.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::isolated;
+
+/// `probity --cwd <cwd> args...` with a private temporary directory, as
+/// the leader of its own process group (so the test can wait until every
+/// git it started is gone too), with SIGINT and SIGHUP at their default
+/// dispositions.
+pub fn in_tmp(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd)
+        .args(["--cwd", cwd.to_str().unwrap()])
+        .args(args)
+        .env("TMPDIR", tmp)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // SAFETY: signal(2) only, between fork and exec: a test started in the
+    // background inherits an ignored SIGINT (under `nohup`, an ignored
+    // SIGHUP), which exec would keep.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Waits (bounded) until no process of the group `pgid` is left running: a
+/// killed Probity's git children hold its owner locks until they end. (A
+/// zombie holds nothing, and here an orphan's zombie may wait a while for
+/// its reaper: only running members count.)
+pub fn wait_group_gone(pgid: u32) {
+    for _ in 0..1000 {
+        if !group_running(pgid) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("process group {pgid} outlived its leader by 5 s");
+}
+
+/// Whether a process of group `pgid` runs (is not a zombie), from /proc.
+pub fn group_running(pgid: u32) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.flatten().any(|e| {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp ...`; comm may hold anything.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return false;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
+        pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
+    })
+}
+
+/// Runs `cmd` until `appeared` sees its artifact, then sends `signal` to
+/// Probity alone and waits for it and its group. Returns the exit status
+/// when the artifact was seen in time (None: the run ended first).
+pub fn signal_when(
+    cmd: &mut Command,
+    appeared: impl Fn() -> bool,
+    signal: &str,
+) -> Option<std::process::ExitStatus> {
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let mut seen = false;
+    while child.try_wait().unwrap().is_none() {
+        if appeared() {
+            seen = true;
+            break;
+        }
+        std::thread::yield_now();
+    }
+    if !seen {
+        let _ = child.wait();
+        wait_group_gone(pid);
+        return None;
+    }
+    let sent = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    wait_group_gone(pid);
+    Some(status)
+}

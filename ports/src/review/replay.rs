@@ -1,0 +1,123 @@
+//! The server's replay check (D-R56, D-R68): an approval is spent by its
+//! first delivery into a protected ref's history. Core decides
+//! (`server::check_approvals_not_replayed`); this driver reads the notes
+//! that name each approval, their commits' trees and the imported records.
+
+use probity_core::review::gate::GateDecision;
+use probity_core::review::ids::{CommitId, TreeId};
+use probity_core::review::server::{
+    ApprovalHistory, PriorDelivery, ReceiveUpdate, approved_deliveries,
+    check_approvals_not_replayed,
+};
+
+use super::transport::repo_err;
+use super::*;
+
+/// How many earlier commits noted with one lineage the replay check reads.
+const MAX_PRIOR_NOTES: usize = 64;
+
+/// The (base tree, tree) a commit delivers: its parent's tree (the empty
+/// tree for a root commit) and its own; `None` for a merge, which delivers
+/// no review.
+pub(super) fn delivered_trees<G: DeliveryGit>(
+    git: &G,
+    commit: &CommitId,
+) -> Result<Option<(TreeId, TreeId)>, TransportError> {
+    let Some(c) = git
+        .range(commit, &[], &RemoteScope::None, 1)
+        .map_err(repo_err)?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let base = match c.parents[..] {
+        [] => git.empty_tree().map_err(repo_err)?,
+        [ref p] => git.commit_tree(p).map_err(repo_err)?,
+        _ => return Ok(None),
+    };
+    Ok(Some((base, c.tree)))
+}
+
+/// The replay check (core's `check_approvals_not_replayed`, D-R56, D-R68)
+/// over an allowing decision: for each commit it lets in, into each
+/// updated ref with a history, every approval it rests on (each composed
+/// review of a squash) is read: what it approved (its record in
+/// `scratch`), and the earlier commits the notes name it on (their trees,
+/// whether the ref's old tip reaches them); the first replay is the answer.
+pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
+    git: &G,
+    scratch: &S,
+    notes: &CommitId,
+    judged: &[&ReceiveUpdate],
+    decision: &GateDecision,
+) -> Result<Option<ReceiveDenial>, TransportError> {
+    for delivery in approved_deliveries(decision) {
+        let olds: Vec<(&str, &CommitId)> = judged
+            .iter()
+            .filter(|u| delivery.refs.contains(&u.refname))
+            .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
+            .collect();
+        if olds.is_empty() {
+            continue;
+        }
+        let mut named = Vec::new();
+        for lineage in delivery.approvals() {
+            let commits: Vec<CommitId> = git
+                .notes_naming(notes, lineage.as_str(), MAX_PRIOR_NOTES)
+                .map_err(repo_err)?
+                .into_iter()
+                .filter(|c| *c != delivery.commit)
+                .collect();
+            if !commits.is_empty() {
+                let approved = scratch.load(lineage)?.map(|r| {
+                    let s = r.state();
+                    (
+                        s.snapshot().base_tree.clone(),
+                        s.final_candidate_tree().clone(),
+                    )
+                });
+                named.push((lineage.clone(), approved, commits));
+            }
+        }
+        if named.is_empty() {
+            continue;
+        }
+        let Some(trees) = delivered_trees(git, &delivery.commit)? else {
+            continue;
+        };
+        for (refname, old) in olds {
+            let mut approvals = Vec::new();
+            for (lineage, approved, commits) in &named {
+                let mut priors = Vec::new();
+                for c in commits {
+                    let Some(prior_trees) = delivered_trees(git, c)? else {
+                        continue;
+                    };
+                    priors.push(PriorDelivery {
+                        commit: c.clone(),
+                        in_ref_history: git.is_ancestor(c, old).map_err(repo_err)?,
+                        trees: prior_trees,
+                    });
+                }
+                approvals.push(ApprovalHistory {
+                    lineage: lineage.clone(),
+                    approved: approved.clone(),
+                    priors,
+                });
+            }
+            if let Err(e) =
+                check_approvals_not_replayed(refname, &delivery.commit, &trees, &approvals)
+            {
+                return Ok(Some(ReceiveDenial {
+                    reason_code: e.code().into(),
+                    refname: refname.to_string(),
+                    commit: Some(delivery.commit.clone()),
+                    message: e.to_string(),
+                    next_action: "start_commit_review",
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
