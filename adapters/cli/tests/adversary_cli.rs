@@ -66,9 +66,7 @@ impl Repo {
         )
         .unwrap();
         f.commit_all("the team's policy and checks").unwrap();
-        let (dir, server) = bare_origin(&f, "server.git");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let (dir, server) = gated_origin(&f);
         write_medium_change(&f);
         Self {
             f,
@@ -104,21 +102,7 @@ impl Repo {
         let said = format!("{}{}", p.stdout, p.stderr);
         assert_ne!(p.code, 0, "{said}");
         assert!(said.contains(code), "the client said: {said}");
-        let p = probity(self.f.root(), &["publish"]);
-        assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
-        let err = self
-            .f
-            .git(&[
-                "push",
-                "-q",
-                "--no-verify",
-                "--atomic",
-                "origin",
-                "main",
-                "refs/notes/probity",
-            ])
-            .unwrap_err()
-            .to_string();
+        let err = push_past_client(&self.f).unwrap_err();
         assert!(err.contains(code), "the server said: {err}");
         assert_eq!(self.main(), before);
     }

@@ -52,9 +52,7 @@ impl Team {
         f.write(".probity/allowed_signers", signers).unwrap();
         f.write(".probity/policy.json", policy_json()).unwrap();
         f.commit_all("the team's policy").unwrap();
-        let (dir, server) = bare_origin(&f, "server.git");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let (dir, server) = gated_origin(&f);
         Self {
             f,
             _dir: dir,
@@ -97,40 +95,7 @@ fn said(r: &Run) -> String {
 /// branch does not move.
 fn server_refuses(f: &Fixture, server: &Path, code: &str) {
     let before = rev(f, server, "main");
-    let p = probity(f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    // Take what other clones published, so the notes fast-forward.
-    if f.git(&[
-        "fetch",
-        "-q",
-        "origin",
-        "refs/notes/probity:refs/notes/probity-remote",
-    ])
-    .is_ok()
-    {
-        f.git(&[
-            "notes",
-            "--ref=probity",
-            "merge",
-            "-q",
-            "-s",
-            "cat_sort_uniq",
-            "refs/notes/probity-remote",
-        ])
-        .unwrap();
-    }
-    let err = f
-        .git(&[
-            "push",
-            "-q",
-            "--no-verify",
-            "--atomic",
-            "origin",
-            "main",
-            "refs/notes/probity",
-        ])
-        .unwrap_err()
-        .to_string();
+    let err = push_past_client(f).unwrap_err();
     assert!(err.contains(code), "the server said: {err}");
     assert_eq!(rev(f, server, "main"), before);
 }

@@ -37,9 +37,7 @@ impl Checked {
         let f = parser_base();
         f.write(".probity/checks.json", checks_json()).unwrap();
         f.commit_all("the required checks").unwrap();
-        let (dir, server) = bare_origin(&f, "server.git");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        let (dir, server) = gated_origin(&f);
         Self {
             f,
             _dir: dir,

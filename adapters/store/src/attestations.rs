@@ -8,10 +8,10 @@
 //! `<store>/evidence/<lineage>.json`, the same way: the command evidence
 //! documents a lineage took (D-R69), which a v2 bundle carries.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use probity_core::canonical::canonical_bytes;
-use probity_core::review::bundle::{DsseEnvelope, MAX_ATTESTATIONS};
+use probity_core::review::bundle::{DsseEnvelope, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES};
 use probity_core::review::evidence::CommandEvidenceDocument;
 use probity_core::review::ids::LineageId;
 use probity_ports::review::{AttestationStore, StoreError};
@@ -43,41 +43,18 @@ impl AttestationStore for FileStore {
         lineage: &LineageId,
         envelopes: &[DsseEnvelope],
     ) -> Result<(), StoreError> {
-        let mut all = self.attestations(lineage)?;
-        let before = all.clone();
-        all.extend(envelopes.iter().cloned());
-        all.sort();
-        all.dedup();
-        if all == before {
-            return Ok(());
-        }
-        let path = self.attestations_path(lineage);
-        if all.len() > MAX_ATTESTATIONS {
-            return Err(malformed(
-                &path,
-                format!("more than {MAX_ATTESTATIONS} envelopes for one lineage"),
-            ));
-        }
-        let mut bytes = canonical_bytes(&all).map_err(|e| malformed(&path, e.to_string()))?;
-        bytes.push(b'\n');
-        write_atomic(&path, &bytes)
+        let kept = self.attestations(lineage)?;
+        add_to_list(
+            &self.attestations_path(lineage),
+            kept,
+            envelopes,
+            MAX_ATTESTATIONS,
+            "envelopes",
+        )
     }
 
     fn attestations(&self, lineage: &LineageId) -> Result<Vec<DsseEnvelope>, StoreError> {
-        let path = self.attestations_path(lineage);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(StoreError::Io {
-                    path: path.display().to_string(),
-                    source,
-                });
-            }
-        };
-        let list: Vec<DsseEnvelope> =
-            serde_json::from_slice(&bytes).map_err(|e| malformed(&path, e.to_string()))?;
-        Ok(list)
+        read_list(&self.attestations_path(lineage), MAX_BUNDLE_BYTES as u64)
     }
 
     fn add_evidence(
@@ -85,36 +62,57 @@ impl AttestationStore for FileStore {
         lineage: &LineageId,
         docs: &[CommandEvidenceDocument],
     ) -> Result<(), StoreError> {
-        let mut all = self.evidence(lineage)?;
-        let before = all.clone();
-        all.extend(docs.iter().cloned());
-        all.sort();
-        all.dedup();
-        if all == before {
-            return Ok(());
-        }
-        let path = self.evidence_path(lineage);
-        if all.len() > MAX_EVIDENCE_PER_LINEAGE {
-            return Err(malformed(
-                &path,
-                format!("more than {MAX_EVIDENCE_PER_LINEAGE} evidence documents for one lineage"),
-            ));
-        }
-        let mut bytes = canonical_bytes(&all).map_err(|e| malformed(&path, e.to_string()))?;
-        bytes.push(b'\n');
-        write_atomic(&path, &bytes)
+        let kept = self.evidence(lineage)?;
+        add_to_list(
+            &self.evidence_path(lineage),
+            kept,
+            docs,
+            MAX_EVIDENCE_PER_LINEAGE,
+            "evidence documents",
+        )
     }
 
     fn evidence(&self, lineage: &LineageId) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
-        let path = self.evidence_path(lineage);
-        let bytes = match read_bounded(&path, MAX_EVIDENCE_FILE_BYTES) {
-            Ok(Some(b)) => b,
-            Ok(None) => return Ok(Vec::new()),
-            Err(e) => return Err(e),
-        };
-        let list: Vec<CommandEvidenceDocument> =
-            serde_json::from_slice(&bytes).map_err(|e| malformed(&path, e.to_string()))?;
-        Ok(list)
+        read_list(&self.evidence_path(lineage), MAX_EVIDENCE_FILE_BYTES)
+    }
+}
+
+/// Adds `added` to a lineage's `kept` list (sorted, de-duplicated) and
+/// writes it atomically as canonical JSON and a LF, unless nothing new was
+/// added; more than `max` entries is refused, nothing written.
+fn add_to_list<T: Ord + Clone + serde::Serialize>(
+    path: &Path,
+    mut all: Vec<T>,
+    added: &[T],
+    max: usize,
+    what: &str,
+) -> Result<(), StoreError> {
+    let before = all.clone();
+    all.extend(added.iter().cloned());
+    all.sort();
+    all.dedup();
+    if all == before {
+        return Ok(());
+    }
+    if all.len() > max {
+        return Err(malformed(
+            path,
+            format!("more than {max} {what} for one lineage"),
+        ));
+    }
+    let mut bytes = canonical_bytes(&all).map_err(|e| malformed(path, e.to_string()))?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// A kept list, read under `limit` bytes; empty when there is no file.
+fn read_list<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    limit: u64,
+) -> Result<Vec<T>, StoreError> {
+    match read_bounded(path, limit)? {
+        Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| malformed(path, e.to_string())),
+        None => Ok(Vec::new()),
     }
 }
 

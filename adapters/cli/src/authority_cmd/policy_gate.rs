@@ -164,6 +164,25 @@ fn deny(code: &str, message: String, next_action: &'static str) -> ReceiveDenial
     }
 }
 
+/// Whether both trees of a record are here. A record whose trees are not
+/// here authorizes nothing here (as `check_repo` reads it) and is
+/// skipped; a failure to ask is a denial, never a skipped check.
+fn trees_here(
+    repo: &Repo,
+    a: &probity_core::review::ids::TreeId,
+    b: &probity_core::review::ids::TreeId,
+) -> Result<bool, ReceiveDenial> {
+    let pair = [a.to_string(), b.to_string()];
+    let missing = probity_ports::review::ExportGit::missing_objects(repo, &pair).map_err(|e| {
+        deny(
+            "server_misconfigured",
+            format!("the server could not read its objects: {e}"),
+            "ask_administrator",
+        )
+    })?;
+    Ok(missing.is_empty())
+}
+
 /// Required checks in force for this judgement, with the base they were
 /// read from.
 pub struct BaseChecks {
@@ -230,16 +249,7 @@ pub fn check_required_checks(
         };
         let s = record.state();
         let (base, last) = (&s.snapshot().base_tree, s.final_candidate_tree());
-        let pair = [base.to_string(), last.to_string()];
-        let missing =
-            probity_ports::review::ExportGit::missing_objects(repo, &pair).map_err(|e| {
-                deny(
-                    "server_misconfigured",
-                    format!("the server could not read its objects: {e}"),
-                    "ask_administrator",
-                )
-            })?;
-        if !missing.is_empty() {
+        if !trees_here(repo, base, last)? {
             continue;
         }
         let paths = repo.changed_paths(base, last).map_err(|e| {
@@ -289,19 +299,7 @@ pub fn check_bundle<P: SshSignatures>(
     for record in &bundle.records {
         let s = record.state();
         let snap = s.snapshot();
-        let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
-        // A record whose trees are not here authorizes nothing here (as
-        // `check_repo` reads it); a failure to ask is a denial, never a
-        // skipped floor.
-        let missing =
-            probity_ports::review::ExportGit::missing_objects(repo, &pair).map_err(|e| {
-                deny(
-                    "server_misconfigured",
-                    format!("the server could not read its objects: {e}"),
-                    "ask_administrator",
-                )
-            })?;
-        if !missing.is_empty() {
+        if !trees_here(repo, &snap.base_tree, &snap.candidate_tree)? {
             continue;
         }
         let changed = repo

@@ -325,10 +325,57 @@ pub fn bare_origin(f: &Fixture, name: &str) -> (tempfile::TempDir, PathBuf) {
 /// pushes. The temporary directory keeps the server alive.
 pub fn hooked_origin() -> (Fixture, tempfile::TempDir, PathBuf) {
     let f = parser_base();
-    let (dir, server) = bare_origin(&f, "server.git");
+    let (dir, server) = gated_origin(&f);
+    (f, dir, server)
+}
+
+/// A bare `origin` serving `f` (see [`bare_origin`]) with the server-side
+/// pre-receive hook installed, for a fixture that committed its own base
+/// (a policy, required checks) first.
+pub fn gated_origin(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
+    let (dir, server) = bare_origin(f, "server.git");
     let r = probity(&server, &["hooks", "install", "--server"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    (f, dir, server)
+    (dir, server)
+}
+
+/// Pushes past the client's gates, as an agent could: `probity publish`,
+/// then the notes merged with the remote's (so they fast-forward) and a
+/// plain `git push --no-verify --atomic` of `main` and the notes. `Err`
+/// holds git's output (the server's `remote:` refusal) when it fails.
+pub fn push_past_client(f: &Fixture) -> Result<(), String> {
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    if f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "refs/notes/probity:refs/notes/probity-remote",
+    ])
+    .is_ok()
+    {
+        f.git(&[
+            "notes",
+            "--ref=probity",
+            "merge",
+            "-q",
+            "-s",
+            "cat_sort_uniq",
+            "refs/notes/probity-remote",
+        ])
+        .expect("merge the remote's notes");
+    }
+    f.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        "--atomic",
+        "origin",
+        "main",
+        "refs/notes/probity",
+    ])
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// `git rev-parse -q --verify R` in `cwd`; `None` when R names nothing.
