@@ -98,28 +98,12 @@ impl Repo {
     /// repository does not have it or it is not a commit. Any other failure
     /// of git is an error.
     pub fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, GitError> {
-        const ARGS: &str = "rev-parse -q --verify <oid>^{commit}";
-        let args: Vec<OsString> = vec![
-            "rev-parse".into(),
-            "-q".into(),
-            "--verify".into(),
-            format!("{id}^{{commit}}").into(),
-        ];
-        let out = self.git().output(self.root(), &args, &[], None)?;
-        match out.status.code() {
-            Some(0) => {
-                let s = std::str::from_utf8(&out.stdout)
-                    .map_err(|_| parse_err(ARGS, "non-UTF-8 object id"))?;
-                commit_id(ARGS, s.trim()).map(Some)
-            }
-            // `-q --verify` answers 1 for "no such commit" (missing, or an
-            // object of another type); fatal failures answer 128.
-            Some(1) => Ok(None),
-            _ => Err(GitError::Failed {
-                args: ARGS.into(),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            }),
+        const ARGS: &str = "cat-file info <oid>^{commit}";
+        // The object reader answers `missing` for an id it does not have and
+        // for one that peels to no commit.
+        match self.object_info(&format!("{id}^{{commit}}"))? {
+            Some(info) if info.kind == "commit" => commit_id(ARGS, &info.oid).map(Some),
+            _ => Ok(None),
         }
     }
 
@@ -249,6 +233,9 @@ impl Repo {
         limit: usize,
     ) -> Result<Vec<RangeCommit>, GitError> {
         const ARGS: &str = "rev-list --format=%H %T %P";
+        if limit == 1 && exclude.is_empty() && matches!(remotes, RemoteScope::None) {
+            return self.one_commit(tip);
+        }
         let mut args: Vec<OsString> = vec![
             "rev-list".into(),
             "--no-commit-header".into(),
@@ -442,12 +429,46 @@ impl Repo {
         Ok(None)
     }
 
-    /// A commit's tree.
+    /// A commit's tree (`info <id>^{tree}` of the object reader).
     pub fn commit_tree(&self, id: &CommitId) -> Result<TreeId, GitError> {
-        let out = self.run(["rev-parse", "--verify", &format!("{id}^{{tree}}")])?;
-        let s =
-            std::str::from_utf8(&out).map_err(|_| parse_err("rev-parse ^{tree}", "non-UTF-8"))?;
-        TreeId::parse(s.trim()).map_err(|e| parse_err("rev-parse ^{tree}", e.to_string()))
+        const ARGS: &str = "cat-file info <oid>^{tree}";
+        let info = self
+            .object_info(&format!("{id}^{{tree}}"))?
+            .ok_or_else(|| GitError::Failed {
+                args: ARGS.into(),
+                status: "missing".into(),
+                stderr: format!("{id} names no tree here"),
+            })?;
+        TreeId::parse(&info.oid).map_err(|e| parse_err(ARGS, e.to_string()))
+    }
+
+    /// One commit's tree and parents, read from the commit object (the
+    /// object reader, no `rev-list`): what `range_commits` answers for a
+    /// tip alone with a limit of one.
+    fn one_commit(&self, tip: &CommitId) -> Result<Vec<RangeCommit>, GitError> {
+        const ARGS: &str = "cat-file contents <oid>^{commit}";
+        let Some((info, body, complete)) =
+            self.object_head(&format!("{tip}^{{commit}}"), 64 * 1024)?
+        else {
+            return Err(GitError::UnknownRevision {
+                rev: tip.to_string(),
+            });
+        };
+        let parsed = crate::objects::commit_tree_and_parents(&body);
+        let Some((tree, parents)) = parsed.filter(|_| complete || body.contains(&b'\n')) else {
+            return Err(parse_err(
+                ARGS,
+                format!("commit {} without a tree", info.oid),
+            ));
+        };
+        Ok(vec![RangeCommit {
+            commit: commit_id(ARGS, &info.oid)?,
+            tree: TreeId::parse(&tree).map_err(|e| parse_err(ARGS, e.to_string()))?,
+            parents: parents
+                .iter()
+                .map(|p| commit_id(ARGS, p))
+                .collect::<Result<_, _>>()?,
+        }])
     }
 }
 

@@ -760,18 +760,27 @@ fn replayed<G: DeliveryGit + NotesGit>(
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
 ) -> Result<Option<ReceiveDenial>, TransportError> {
-    for delivery in approved_deliveries(decision) {
-        let olds: Vec<(&str, &CommitId)> = judged
-            .iter()
-            .filter(|u| delivery.refs.contains(&u.refname))
-            .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
-            .collect();
-        if olds.is_empty() {
-            continue;
-        }
-        let named = git
-            .notes_naming(notes, delivery.lineage.as_str(), MAX_PRIOR_NOTES)
-            .map_err(repo_err)?;
+    let olds_of =
+        |delivery: &probity_core::review::server::ApprovedDelivery| -> Vec<(&str, &CommitId)> {
+            judged
+                .iter()
+                .filter(|u| delivery.refs.contains(&u.refname))
+                .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
+                .collect()
+        };
+    // Every lineage searched for at once (one search of the notes tree).
+    let deliveries: Vec<_> = approved_deliveries(decision)
+        .into_iter()
+        .filter(|d| !olds_of(d).is_empty())
+        .collect();
+    let needles: Vec<&str> = deliveries.iter().map(|d| d.lineage.as_str()).collect();
+    let mut named_each = git
+        .notes_naming_each(notes, &needles, MAX_PRIOR_NOTES)
+        .map_err(repo_err)?
+        .into_iter();
+    for delivery in deliveries {
+        let olds = olds_of(&delivery);
+        let named = named_each.next().unwrap_or_default();
         let named: Vec<CommitId> = named
             .into_iter()
             .filter(|c| *c != delivery.commit)
@@ -895,6 +904,7 @@ where
     let Some(n) = notes else {
         return Ok(Vec::new());
     };
+    announce_note_diffs(git, n, commits)?;
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
@@ -950,6 +960,49 @@ where
         }
     }
     Ok(out.into_iter().map(|(read, _)| read).collect())
+}
+
+/// Announces to `git` ([`ExportGit::announce_diffs`]) the tree pairs the
+/// verification of every bundle the notes hold for `commits` will diff:
+/// each record's base and candidate trees and its base and final candidate.
+/// A hint only: a note or line that does not parse is left to the import,
+/// which refuses it.
+fn announce_note_diffs<G>(
+    git: &G,
+    notes: &CommitId,
+    commits: &[CommitId],
+) -> Result<(), TransportError>
+where
+    G: ExportGit + NotesGit,
+{
+    let mut pairs: Vec<(TreeId, TreeId)> = Vec::new();
+    for commit in commits {
+        let Some(bytes) = git
+            .read_note(notes, commit, MAX_NOTE_BYTES)
+            .map_err(repo_err)?
+        else {
+            continue;
+        };
+        let Ok(lines) = note_lines(&bytes) else {
+            continue;
+        };
+        for line in lines {
+            let Ok(b) = Bundle::from_bytes(line) else {
+                continue;
+            };
+            for record in &b.records {
+                let s = record.state();
+                let base = &s.snapshot().base_tree;
+                for to in [&s.snapshot().candidate_tree, s.final_candidate_tree()] {
+                    let pair = (base.clone(), to.clone());
+                    if !pairs.contains(&pair) {
+                        pairs.push(pair);
+                    }
+                }
+            }
+        }
+    }
+    git.announce_diffs(&pairs).map_err(repo_err)
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
