@@ -201,3 +201,15 @@ fn a_new_start_runs_a_bounded_number_of_gits() {
     assert!(r.json["lineage_id"].is_string(), "{}", r.stdout);
     assert!(runs.len() <= 12, "{} gits: {runs:#?}", runs.len());
 }
+
+#[test]
+fn probity_push_of_one_reviewed_commit_runs_a_bounded_number_of_gits() {
+    let (f, _dir, _server, _inputs) = reviewed_stack(1);
+    let tools = tempfile::tempdir().unwrap();
+    let (r, runs) = counted(f.root(), tools.path(), &["push", "origin", "HEAD:main"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // The client's (discovery, the notes ref, the dry run, the pre-push
+    // judgment, the atomic push) and the server hook's (which inherits
+    // PROBITY_GIT), together.
+    assert!(runs.len() <= 30, "{} gits: {runs:#?}", runs.len());
+}

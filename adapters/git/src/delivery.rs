@@ -62,34 +62,43 @@ impl Repo {
     /// Resolves `rev` to a commit: `None` when it names none here; any
     /// other failure of git is an error.
     pub fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, GitError> {
+        // One `rev-parse --verify` without `-q` (issue 24: it ran twice):
+        // git warns on stderr when a short name matches several refs (a
+        // branch `origin/main` and the remote-tracking one), which is
+        // refused rather than guessed, and answers a name that resolves to
+        // no commit with exactly "Needed a single revision" (exit 128; the
+        // environment pins LC_ALL=C).
         let args: Vec<OsString> = vec![
             "rev-parse".into(),
-            "-q".into(),
             "--verify".into(),
             "--end-of-options".into(),
             format!("{rev}^{{commit}}").into(),
         ];
         let out = self.git().output(self.root(), &args, &[], None)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => {
-                let s = std::str::from_utf8(&out.stdout)
-                    .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
-                let id = commit_id("rev-parse --verify", s.trim())?;
-                // `-q` hides git's warning that a short name matches several
-                // refs (a branch `origin/main` and the remote-tracking one):
-                // ask again without it, and refuse to guess.
-                let loud: Vec<OsString> = args.iter().filter(|a| *a != "-q").cloned().collect();
-                let again = self.git().output(self.root(), &loud, &[], None)?;
-                if String::from_utf8_lossy(&again.stderr).contains("is ambiguous") {
+                if stderr.contains("is ambiguous") {
                     return Err(GitError::AmbiguousRevision { rev: rev.into() });
                 }
-                Ok(Some(id))
+                let s = std::str::from_utf8(&out.stdout)
+                    .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
+                Ok(Some(commit_id("rev-parse --verify", s.trim())?))
             }
-            Some(1) => Ok(None),
+            Some(128)
+                if stderr
+                    .trim_end()
+                    .ends_with("fatal: Needed a single revision") =>
+            {
+                if stderr.contains("is ambiguous") {
+                    return Err(GitError::AmbiguousRevision { rev: rev.into() });
+                }
+                Ok(None)
+            }
             _ => Err(GitError::Failed {
-                args: "rev-parse -q --verify".into(),
+                args: "rev-parse --verify".into(),
                 status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                stderr: stderr.trim().to_string(),
             }),
         }
     }

@@ -18,13 +18,13 @@ impl Repo {
     /// The ids among `ids` this repository lacks (`info` of the object
     /// reader, [`crate::objects`]).
     pub fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, GitError> {
-        let mut missing = Vec::new();
-        for id in ids {
-            if self.object_info(id)?.is_none() {
-                missing.push(id.clone());
-            }
-        }
-        Ok(missing)
+        let specs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        Ok(ids
+            .iter()
+            .zip(self.objects_missing(&specs)?)
+            .filter(|(_, missing)| *missing)
+            .map(|(id, _)| id.clone())
+            .collect())
     }
 
     /// The patch between two trees under [`DIFF_FLAGS`], [`EXPORT_CONFIG`]

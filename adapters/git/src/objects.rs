@@ -101,54 +101,87 @@ impl ObjectReader {
         })
     }
 
-    /// Sends one command and reads its header line; `None` for an object
-    /// git does not have (`missing`, `ambiguous`).
-    fn header(
+    /// Sends one command per spec (written by a second thread while the
+    /// answers are read, so neither pipe can fill and stall the other:
+    /// one round trip for the whole batch, not one per object) and reads
+    /// each answer: `None` for an object git does not have (`missing`,
+    /// `ambiguous`); for `contents`, at most `cap` leading bytes and
+    /// whether they are the whole object (the rest is read past).
+    fn batch(
         &mut self,
         repo: &Repo,
         command: &str,
-        spec: &str,
-    ) -> Result<Option<ObjectInfo>, GitError> {
+        specs: &[&str],
+        cap: usize,
+    ) -> Result<Vec<Option<Answer>>, GitError> {
+        if specs.iter().any(|s| s.contains('\n')) {
+            return Err(parse("an object name holding a newline"));
+        }
+        if specs.is_empty() {
+            return Ok(Vec::new());
+        }
         if self.running.is_none() {
             self.running = Some(Self::start(repo)?);
         }
         let Some(run) = self.running.as_mut() else {
             return Err(parse("not running"));
         };
-        let request = format!("{command} {spec}\n");
-        let stdin = run.stdin.as_mut().ok_or_else(|| parse("stdin closed"))?;
-        stdin.write_all(request.as_bytes())?;
-        stdin.flush()?;
-        let mut line = Vec::new();
-        if run.stdout.read_until(b'\n', &mut line)? == 0 {
-            return Err(parse("git ended before answering"));
+        let mut request = Vec::new();
+        for spec in specs {
+            request.extend_from_slice(command.as_bytes());
+            request.push(b' ');
+            request.extend_from_slice(spec.as_bytes());
+            request.push(b'\n');
         }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches('\n');
-        if text.ends_with(" missing") || text.ends_with(" ambiguous") {
-            return Ok(None);
+        let Running {
+            child,
+            stdin,
+            stdout,
+            ..
+        } = run;
+        let stdin = stdin.as_mut().ok_or_else(|| parse("stdin closed"))?;
+        let with_body = command == "contents";
+        if request.len() <= 4096 {
+            // A pipe holds at least a page: written whole without waiting
+            // on git, then read (no thread for the common single read).
+            stdin.write_all(&request)?;
+            stdin.flush()?;
+            return specs
+                .iter()
+                .map(|_| read_answer(stdout, with_body, cap))
+                .collect();
         }
-        let mut it = text.split(' ');
-        let (Some(oid), Some(kind), Some(size), None) =
-            (it.next(), it.next(), it.next(), it.next())
-        else {
-            return Err(parse(format!("bad header `{text}`")));
-        };
-        if oid.is_empty() || !oid.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(parse(format!("bad header `{text}`")));
-        }
-        let size = size
-            .parse()
-            .map_err(|_| parse(format!("bad size in `{text}`")))?;
-        Ok(Some(ObjectInfo {
-            oid: oid.to_string(),
-            kind: kind.to_string(),
-            size,
-        }))
+        std::thread::scope(|s| {
+            let writer = s.spawn(move || {
+                stdin.write_all(&request)?;
+                stdin.flush()
+            });
+            let read: Result<Vec<_>, GitError> = (|| {
+                let mut answers = Vec::with_capacity(specs.len());
+                for _ in specs {
+                    answers.push(read_answer(stdout, with_body, cap)?);
+                }
+                Ok(answers)
+            })();
+            if read.is_err() {
+                // Out of step: end git so the writer cannot block on it.
+                let _ = child.kill();
+            }
+            let wrote = writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("stdin writer panicked")));
+            let answers = read?;
+            wrote?;
+            Ok(answers)
+        })
     }
 
     fn info(&mut self, repo: &Repo, spec: &str) -> Result<Option<ObjectInfo>, GitError> {
-        self.header(repo, "info", spec)
+        Ok(self
+            .batch(repo, "info", &[spec], 0)?
+            .pop()
+            .flatten()
+            .map(|(info, _, _)| info))
     }
 
     fn contents(
@@ -157,28 +190,61 @@ impl ObjectReader {
         spec: &str,
         cap: usize,
     ) -> Result<Option<(ObjectInfo, Vec<u8>, bool)>, GitError> {
-        let Some(info) = self.header(repo, "contents", spec)? else {
-            return Ok(None);
-        };
-        let Some(run) = self.running.as_mut() else {
-            return Err(parse("not running"));
-        };
-        let keep = info.size.min(cap as u64);
-        let mut head = Vec::with_capacity(keep as usize);
-        (&mut run.stdout).take(keep).read_to_end(&mut head)?;
-        let skipped = std::io::copy(
-            &mut (&mut run.stdout).take(info.size - keep),
-            &mut std::io::sink(),
-        )?;
-        let mut lf = [0u8; 1];
-        run.stdout.read_exact(&mut lf)?;
-        if head.len() as u64 != keep || skipped != info.size - keep || lf[0] != b'\n' {
-            return Err(parse("truncated object"));
-        }
-        let complete = keep == info.size;
-        Ok(Some((info, head, complete)))
+        Ok(self.batch(repo, "contents", &[spec], cap)?.pop().flatten())
     }
 }
+
+/// Reads one answer of `cat-file --batch-command`: the header line and,
+/// for `contents` (`with_body`), the object (at most `cap` bytes kept) and
+/// its closing newline.
+fn read_answer(
+    stdout: &mut BufReader<ChildStdout>,
+    with_body: bool,
+    cap: usize,
+) -> Result<Option<Answer>, GitError> {
+    let mut line = Vec::new();
+    if stdout.read_until(b'\n', &mut line)? == 0 {
+        return Err(parse("git ended before answering"));
+    }
+    let text = String::from_utf8_lossy(&line);
+    let text = text.trim_end_matches('\n');
+    if text.ends_with(" missing") || text.ends_with(" ambiguous") {
+        return Ok(None);
+    }
+    let mut it = text.split(' ');
+    let (Some(oid), Some(kind), Some(size), None) = (it.next(), it.next(), it.next(), it.next())
+    else {
+        return Err(parse(format!("bad header `{text}`")));
+    };
+    if oid.is_empty() || !oid.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(parse(format!("bad header `{text}`")));
+    }
+    let size: u64 = size
+        .parse()
+        .map_err(|_| parse(format!("bad size in `{text}`")))?;
+    let info = ObjectInfo {
+        oid: oid.to_string(),
+        kind: kind.to_string(),
+        size,
+    };
+    if !with_body {
+        return Ok(Some((info, Vec::new(), false)));
+    }
+    let keep = size.min(cap as u64);
+    let mut head = Vec::with_capacity(keep as usize);
+    (&mut *stdout).take(keep).read_to_end(&mut head)?;
+    let skipped = std::io::copy(&mut (&mut *stdout).take(size - keep), &mut std::io::sink())?;
+    let mut lf = [0u8; 1];
+    stdout.read_exact(&mut lf)?;
+    if head.len() as u64 != keep || skipped != size - keep || lf[0] != b'\n' {
+        return Err(parse("truncated object"));
+    }
+    Ok(Some((info, head, keep == size)))
+}
+
+/// One answer of the reader: the object's header, its leading bytes (for
+/// `contents`) and whether they are all of it.
+type Answer = (ObjectInfo, Vec<u8>, bool);
 
 /// The kinds of `diff-tree` output [`DiffMemo`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -349,29 +415,60 @@ impl Repo {
         answer
     }
 
+    /// Runs one batch on the reader (see `ObjectReader::batch`), restarting
+    /// it on the next read after a failure.
+    fn reader_batch(
+        &self,
+        command: &str,
+        specs: &[&str],
+        cap: usize,
+    ) -> Result<Vec<Option<Answer>>, GitError> {
+        let mut reader = self
+            .shared()
+            .reader
+            .lock()
+            .map_err(|_| parse("object reader poisoned"))?;
+        let answer = reader.batch(self, command, specs, cap);
+        if answer.is_err() {
+            reader.running = None;
+        }
+        answer
+    }
+
     /// Leading bytes of objects by id (at most `cap` each, and whether that
-    /// is the whole object), through the object reader; a missing object
-    /// is an error, as `cat-file --batch` makes it.
+    /// is the whole object), in one batch of the object reader; a missing
+    /// object is an error, as `cat-file --batch` makes it.
     pub fn object_heads(&self, ids: &[&str], cap: usize) -> Result<Vec<(Vec<u8>, bool)>, GitError> {
-        ids.iter()
-            .map(|id| {
-                self.object_head(id, cap)?
-                    .map(|(_, bytes, complete)| (bytes, complete))
+        self.reader_batch("contents", ids, cap)?
+            .into_iter()
+            .zip(ids)
+            .map(|(a, id)| {
+                a.map(|(_, bytes, complete)| (bytes, complete))
                     .ok_or_else(|| parse(format!("{id} missing")))
             })
             .collect()
     }
 
-    /// Sizes of objects by id, through the object reader (headers only); a
-    /// missing object is an error.
+    /// Sizes of objects by id, in one batch of the object reader (headers
+    /// only); a missing object is an error.
     pub fn object_sizes(&self, ids: &[&str]) -> Result<Vec<u64>, GitError> {
-        ids.iter()
-            .map(|id| {
-                self.object_info(id)?
-                    .map(|i| i.size)
+        self.reader_batch("info", ids, 0)?
+            .into_iter()
+            .zip(ids)
+            .map(|(a, id)| {
+                a.map(|(info, _, _)| info.size)
                     .ok_or_else(|| parse(format!("{id} missing")))
             })
             .collect()
+    }
+
+    /// Which of `ids` git does not have, in one batch of the object reader.
+    pub fn objects_missing(&self, ids: &[&str]) -> Result<Vec<bool>, GitError> {
+        Ok(self
+            .reader_batch("info", ids, 0)?
+            .into_iter()
+            .map(|a| a.is_none())
+            .collect())
     }
 
     /// The output of `diff-tree` (`kind`) for the pair, from the memo when
@@ -403,7 +500,7 @@ impl Repo {
     /// left for its own process (which reports it); a failure of the batch
     /// only leaves the memo unfilled.
     pub fn prefetch_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
-        let mut todo: Vec<(String, String)> = Vec::new();
+        let mut asked: Vec<(String, String)> = Vec::new();
         for (from, to) in pairs {
             let known = self
                 .shared()
@@ -414,18 +511,23 @@ impl Repo {
                         .contains_key(&(DiffKind::Numstat, from.clone(), to.clone()))
                 })
                 .unwrap_or(false);
-            if known || todo.iter().any(|(f, t)| f == from && t == to) {
-                continue;
-            }
-            let tree = |id: &str| -> Result<bool, GitError> {
-                Ok(self
-                    .object_info(id)?
-                    .is_some_and(|i| i.kind == "tree" && i.oid == id))
-            };
-            if tree(from)? && tree(to)? {
-                todo.push((from.clone(), to.clone()));
+            if !known && !asked.iter().any(|(f, t)| f == from && t == to) {
+                asked.push((from.clone(), to.clone()));
             }
         }
+        // Only pairs of trees git has, by their full ids (one batch).
+        let ids: Vec<&str> = asked
+            .iter()
+            .flat_map(|(f, t)| [f.as_str(), t.as_str()])
+            .collect();
+        let found = self.reader_batch("info", &ids, 0)?;
+        let is_tree = |k: usize| matches!(&found.get(k), Some(Some((i, _, _))) if i.kind == "tree" && i.oid == ids[k]);
+        let todo: Vec<(String, String)> = asked
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| is_tree(2 * k) && is_tree(2 * k + 1))
+            .map(|(_, p)| p.clone())
+            .collect();
         if todo.is_empty() {
             return Ok(());
         }
