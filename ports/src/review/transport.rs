@@ -774,13 +774,22 @@ fn replayed<G: DeliveryGit + NotesGit>(
         .filter(|d| !olds_of(d).is_empty())
         .collect();
     let needles: Vec<&str> = deliveries.iter().map(|d| d.lineage.as_str()).collect();
-    let mut named_each = git
+    let named_each = git
         .notes_naming_each(notes, &needles, MAX_PRIOR_NOTES)
-        .map_err(repo_err)?
-        .into_iter();
-    for delivery in deliveries {
+        .map_err(repo_err)?;
+    if named_each.len() != needles.len() {
+        // Never read a short answer as "named nowhere".
+        return Err(repo_err(
+            format!(
+                "the notes search answered for {} of {} lineages",
+                named_each.len(),
+                needles.len()
+            )
+            .into(),
+        ));
+    }
+    for (delivery, named) in deliveries.into_iter().zip(named_each) {
         let olds = olds_of(&delivery);
-        let named = named_each.next().unwrap_or_default();
         let named: Vec<CommitId> = named
             .into_iter()
             .filter(|c| *c != delivery.commit)
@@ -976,6 +985,7 @@ where
     G: ExportGit + NotesGit,
 {
     let mut pairs: Vec<(TreeId, TreeId)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for commit in commits {
         let Some(bytes) = git
             .read_note(notes, commit, MAX_NOTE_BYTES)
@@ -995,7 +1005,7 @@ where
                 let base = &s.snapshot().base_tree;
                 for to in [&s.snapshot().candidate_tree, s.final_candidate_tree()] {
                     let pair = (base.clone(), to.clone());
-                    if !pairs.contains(&pair) {
+                    if seen.insert(pair.clone()) {
                         pairs.push(pair);
                     }
                 }
