@@ -768,6 +768,9 @@ pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, Cl
 pub struct ScratchStore {
     // Declared first: the store is dropped before its directory goes.
     pub store: FileStore,
+    // Nothing under the directory is fsynced: it is removed when the run
+    // ends, so durability would buy nothing (issue 24, D-R77).
+    _volatile: probity_scratch::Volatile,
     _dir: probity_scratch::Scratch,
 }
 
@@ -784,7 +787,12 @@ impl ScratchStore {
         let dir = probity_scratch::Scratch::reserve(&std::env::temp_dir(), "probity-receive-")
             .map_err(scratch_io)?;
         dir.create_dir(0o700).map_err(scratch_io)?;
+        let volatile = probity_scratch::Volatile::mark(dir.path());
         let store = FileStore::for_common_dir(dir.path());
-        Ok(Self { store, _dir: dir })
+        Ok(Self {
+            store,
+            _volatile: volatile,
+            _dir: dir,
+        })
     }
 }

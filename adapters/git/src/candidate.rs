@@ -71,6 +71,9 @@ fn tree_id(args: &str, out: &[u8]) -> Result<TreeId, GitError> {
 impl Repo {
     /// HEAD's tree, or the empty tree on an unborn HEAD.
     pub fn base_tree(&self) -> Result<(TreeId, bool), GitError> {
+        if let Some(tree) = self.shared().take_head_tree() {
+            return Ok((tree, false));
+        }
         let args: Vec<OsString> = ["rev-parse", "-q", "--verify", "HEAD^{tree}"]
             .iter()
             .map(OsString::from)
@@ -107,6 +110,12 @@ impl Repo {
 
     /// The empty tree's id in this repository's hash.
     pub fn empty_tree(&self) -> Result<TreeId, GitError> {
+        // Known from the object format when discovery read it.
+        if let Ok(f) = self.shared().object_format.lock()
+            && let Some(id) = f.as_deref().and_then(crate::objects::empty_tree_of)
+        {
+            return tree_id("empty tree", id.as_bytes());
+        }
         let out = self.run_with(["hash-object", "-t", "tree", "--stdin"], &[], Some(b""))?;
         tree_id("hash-object -t tree", &out)
     }
@@ -237,17 +246,9 @@ impl Repo {
     ) -> Result<(Vec<RawEntry>, bool), GitError> {
         const ARGS: &str = "diff-tree --raw";
         let mut non_utf8 = false;
-        let out = self.run([
-            "diff-tree",
-            "-r",
-            "--ignore-submodules=none",
-            "-z",
-            "--no-renames",
-            "--raw",
-            "--no-abbrev",
-            from.as_str(),
-            to.as_str(),
-        ])?;
+        // From the memo when the pair was announced ([`crate::objects`]).
+        let out =
+            self.diff_tree_output(crate::objects::DiffKind::Raw, from.as_str(), to.as_str())?;
         let mut fields = out.split(|b| *b == 0);
         let mut entries = Vec::new();
         while let Some(meta) = fields.next() {
@@ -312,21 +313,14 @@ impl Repo {
     /// `--text` patch instead.
     fn numstat(&self, from: &TreeId, to: &TreeId) -> Result<Vec<(RepoPath, u64, u64)>, GitError> {
         const ARGS: &str = "diff-tree --numstat";
-        let out = self.run([
-            "-c",
-            "core.attributesFile=/dev/null",
-            "diff-tree",
-            "-r",
-            "--ignore-submodules=none",
-            "-z",
-            "--no-renames",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--text",
-            "--numstat",
+        // `core.attributesFile=/dev/null`, every file as text, no textconv
+        // or external diff ([`crate::objects::DiffKind::Numstat`]); from
+        // the memo when the pair was announced.
+        let out = self.diff_tree_output(
+            crate::objects::DiffKind::Numstat,
             from.as_str(),
             to.as_str(),
-        ])?;
+        )?;
         let mut rows = Vec::new();
         for rec in split_z(&out) {
             let mut it = rec.splitn(3, |b| *b == b'\t');
@@ -402,7 +396,7 @@ impl Repo {
             })
             .collect();
         let ids: Vec<&str> = blobs.iter().map(|(_, b)| *b).collect();
-        let sizes = self.git().batch_sizes(self.root(), &ids)?;
+        let sizes = self.object_sizes(&ids)?;
         match first_oversized(blobs.iter().map(|(p, _)| *p).zip(sizes)) {
             Some((path, size)) => Err(GitError::FileTooLarge {
                 path: path.to_string(),
@@ -442,8 +436,7 @@ impl Repo {
     fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<CandidateContent>, GitError> {
         let ids: Vec<&str> = blobs.iter().map(|b| b.as_str()).collect();
         Ok(self
-            .git()
-            .batch_heads(self.root(), &ids, CONTENT_CAP)?
+            .object_heads(&ids, CONTENT_CAP)?
             .into_iter()
             .map(|(bytes, complete)| CandidateContent::Bytes { bytes, complete })
             .collect())
@@ -589,22 +582,20 @@ impl Repo {
         path: &str,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, GitError> {
-        let spec = format!("{rev}:{path}\n");
-        let out = self.run_with(
-            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-            &[],
-            Some(spec.as_bytes()),
-        )?;
-        let text = String::from_utf8_lossy(&out);
-        let Some(blob) = text
-            .lines()
-            .filter_map(|l| l.strip_suffix(" blob"))
-            .find(|oid| !oid.is_empty() && oid.bytes().all(|b| b.is_ascii_hexdigit()))
-        else {
+        if path.contains('\n') {
+            // Not askable on the reader's line protocol; no path Probity
+            // reads holds one.
+            return Ok(None);
+        }
+        let Some(info) = self.object_info(&format!("{rev}:{path}"))? else {
             return Ok(None);
         };
-        let heads = self.git().batch_heads(self.root(), &[blob], cap + 1)?;
-        Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
+        if info.kind != "blob" {
+            return Ok(None);
+        }
+        Ok(self
+            .object_head(&info.oid, cap + 1)?
+            .map(|(_, bytes, _)| bytes))
     }
 
     /// Everything start needs (R2.1): trees, changed files with modes, line

@@ -62,34 +62,43 @@ impl Repo {
     /// Resolves `rev` to a commit: `None` when it names none here; any
     /// other failure of git is an error.
     pub fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, GitError> {
+        // One `rev-parse --verify` without `-q` (issue 24: it ran twice):
+        // git warns on stderr when a short name matches several refs (a
+        // branch `origin/main` and the remote-tracking one), which is
+        // refused rather than guessed, and answers a name that resolves to
+        // no commit with exactly "Needed a single revision" (exit 128; the
+        // environment pins LC_ALL=C).
         let args: Vec<OsString> = vec![
             "rev-parse".into(),
-            "-q".into(),
             "--verify".into(),
             "--end-of-options".into(),
             format!("{rev}^{{commit}}").into(),
         ];
         let out = self.git().output(self.root(), &args, &[], None)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
         match out.status.code() {
             Some(0) => {
-                let s = std::str::from_utf8(&out.stdout)
-                    .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
-                let id = commit_id("rev-parse --verify", s.trim())?;
-                // `-q` hides git's warning that a short name matches several
-                // refs (a branch `origin/main` and the remote-tracking one):
-                // ask again without it, and refuse to guess.
-                let loud: Vec<OsString> = args.iter().filter(|a| *a != "-q").cloned().collect();
-                let again = self.git().output(self.root(), &loud, &[], None)?;
-                if String::from_utf8_lossy(&again.stderr).contains("is ambiguous") {
+                if stderr.contains("is ambiguous") {
                     return Err(GitError::AmbiguousRevision { rev: rev.into() });
                 }
-                Ok(Some(id))
+                let s = std::str::from_utf8(&out.stdout)
+                    .map_err(|_| parse_err("rev-parse --verify", "non-UTF-8 object id"))?;
+                Ok(Some(commit_id("rev-parse --verify", s.trim())?))
             }
-            Some(1) => Ok(None),
+            Some(128)
+                if stderr
+                    .trim_end()
+                    .ends_with("fatal: Needed a single revision") =>
+            {
+                if stderr.contains("is ambiguous") {
+                    return Err(GitError::AmbiguousRevision { rev: rev.into() });
+                }
+                Ok(None)
+            }
             _ => Err(GitError::Failed {
-                args: "rev-parse -q --verify".into(),
+                args: "rev-parse --verify".into(),
                 status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                stderr: stderr.trim().to_string(),
             }),
         }
     }
@@ -98,28 +107,12 @@ impl Repo {
     /// repository does not have it or it is not a commit. Any other failure
     /// of git is an error.
     pub fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, GitError> {
-        const ARGS: &str = "rev-parse -q --verify <oid>^{commit}";
-        let args: Vec<OsString> = vec![
-            "rev-parse".into(),
-            "-q".into(),
-            "--verify".into(),
-            format!("{id}^{{commit}}").into(),
-        ];
-        let out = self.git().output(self.root(), &args, &[], None)?;
-        match out.status.code() {
-            Some(0) => {
-                let s = std::str::from_utf8(&out.stdout)
-                    .map_err(|_| parse_err(ARGS, "non-UTF-8 object id"))?;
-                commit_id(ARGS, s.trim()).map(Some)
-            }
-            // `-q --verify` answers 1 for "no such commit" (missing, or an
-            // object of another type); fatal failures answer 128.
-            Some(1) => Ok(None),
-            _ => Err(GitError::Failed {
-                args: ARGS.into(),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            }),
+        const ARGS: &str = "cat-file info <oid>^{commit}";
+        // The object reader answers `missing` for an id it does not have and
+        // for one that peels to no commit.
+        match self.object_info(&format!("{id}^{{commit}}"))? {
+            Some(info) if info.kind == "commit" => commit_id(ARGS, &info.oid).map(Some),
+            _ => Ok(None),
         }
     }
 
@@ -249,6 +242,9 @@ impl Repo {
         limit: usize,
     ) -> Result<Vec<RangeCommit>, GitError> {
         const ARGS: &str = "rev-list --format=%H %T %P";
+        if limit == 1 && exclude.is_empty() && matches!(remotes, RemoteScope::None) {
+            return self.one_commit(tip);
+        }
         let mut args: Vec<OsString> = vec![
             "rev-list".into(),
             "--no-commit-header".into(),
@@ -442,12 +438,46 @@ impl Repo {
         Ok(None)
     }
 
-    /// A commit's tree.
+    /// A commit's tree (`info <id>^{tree}` of the object reader).
     pub fn commit_tree(&self, id: &CommitId) -> Result<TreeId, GitError> {
-        let out = self.run(["rev-parse", "--verify", &format!("{id}^{{tree}}")])?;
-        let s =
-            std::str::from_utf8(&out).map_err(|_| parse_err("rev-parse ^{tree}", "non-UTF-8"))?;
-        TreeId::parse(s.trim()).map_err(|e| parse_err("rev-parse ^{tree}", e.to_string()))
+        const ARGS: &str = "cat-file info <oid>^{tree}";
+        let info = self
+            .object_info(&format!("{id}^{{tree}}"))?
+            .ok_or_else(|| GitError::Failed {
+                args: ARGS.into(),
+                status: "missing".into(),
+                stderr: format!("{id} names no tree here"),
+            })?;
+        TreeId::parse(&info.oid).map_err(|e| parse_err(ARGS, e.to_string()))
+    }
+
+    /// One commit's tree and parents, read from the commit object (the
+    /// object reader, no `rev-list`): what `range_commits` answers for a
+    /// tip alone with a limit of one.
+    fn one_commit(&self, tip: &CommitId) -> Result<Vec<RangeCommit>, GitError> {
+        const ARGS: &str = "cat-file contents <oid>^{commit}";
+        let Some((info, body, complete)) =
+            self.object_head(&format!("{tip}^{{commit}}"), 64 * 1024)?
+        else {
+            return Err(GitError::UnknownRevision {
+                rev: tip.to_string(),
+            });
+        };
+        let parsed = crate::objects::commit_tree_and_parents(&body);
+        let Some((tree, parents)) = parsed.filter(|_| complete || body.contains(&b'\n')) else {
+            return Err(parse_err(
+                ARGS,
+                format!("commit {} without a tree", info.oid),
+            ));
+        };
+        Ok(vec![RangeCommit {
+            commit: commit_id(ARGS, &info.oid)?,
+            tree: TreeId::parse(&tree).map_err(|e| parse_err(ARGS, e.to_string()))?,
+            parents: parents
+                .iter()
+                .map(|p| commit_id(ARGS, p))
+                .collect::<Result<_, _>>()?,
+        }])
     }
 }
 

@@ -15,26 +15,15 @@ use crate::cmd::GitError;
 use crate::repo::Repo;
 
 impl Repo {
-    /// The ids among `ids` this repository lacks (`cat-file --batch-check`).
+    /// The ids among `ids` this repository lacks (`info` of the object
+    /// reader, [`crate::objects`]).
     pub fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, GitError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut input = Vec::new();
-        for id in ids {
-            input.extend_from_slice(id.as_bytes());
-            input.push(b'\n');
-        }
-        let out = self.run_with(
-            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-            &[],
-            Some(&input),
-        )?;
-        let text = String::from_utf8_lossy(&out);
-        Ok(text
-            .lines()
-            .filter_map(|l| l.strip_suffix(" missing"))
-            .map(str::to_string)
+        let specs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        Ok(ids
+            .iter()
+            .zip(self.objects_missing(&specs)?)
+            .filter(|(_, missing)| *missing)
+            .map(|(id, _)| id.clone())
             .collect())
     }
 
@@ -57,8 +46,7 @@ impl Repo {
         // Made outside an interrupted run's cleanup (registry::exclusive):
         // made while it ran, the directory would outlive its owner lock.
         scratch.create_dir(0o700)?;
-        let format = self.run(["rev-parse", "--show-object-format"])?;
-        let format = String::from_utf8_lossy(&format).trim().to_string();
+        let format = self.object_format()?;
         self.git().run(
             scratch.path(),
             [
@@ -165,6 +153,14 @@ impl Repo {
 impl ExportGit for Repo {
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError> {
         Ok(Repo::missing_objects(self, ids)?)
+    }
+
+    fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        Ok(self.prefetch_diffs(&pairs)?)
     }
 
     fn frozen_diff(

@@ -13,6 +13,7 @@ pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
 pub mod notes;
+pub mod objects;
 pub mod port;
 pub mod repo;
 pub use probity_scratch::scratch;

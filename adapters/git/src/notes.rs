@@ -123,33 +123,26 @@ impl Repo {
     }
 
     /// The note of `commit` in the notes commit `notes`: each fan-out path
-    /// is asked in one `cat-file --batch-check`, and the blob found is read
-    /// up to `cap + 1` bytes.
+    /// is asked of the object reader ([`crate::objects`]), and the first
+    /// blob found is read up to `cap + 1` bytes.
     pub fn read_note(
         &self,
         notes: &CommitId,
         commit: &CommitId,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, GitError> {
-        let mut input = String::new();
         for p in note_paths(commit) {
-            input.push_str(&format!("{notes}:{p}\n"));
+            let Some(info) = self.object_info(&format!("{notes}:{p}"))? else {
+                continue;
+            };
+            if info.kind != "blob" {
+                continue;
+            }
+            return Ok(self
+                .object_head(&info.oid, cap + 1)?
+                .map(|(_, bytes, _)| bytes));
         }
-        let out = self.run_with(
-            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-            &[],
-            Some(input.as_bytes()),
-        )?;
-        let text = String::from_utf8_lossy(&out);
-        let Some(blob) = text
-            .lines()
-            .filter_map(|l| l.strip_suffix(" blob"))
-            .find(|oid| oid.bytes().all(|b| b.is_ascii_hexdigit()))
-        else {
-            return Ok(None);
-        };
-        let heads = self.git().batch_heads(self.root(), &[blob], cap + 1)?;
-        Ok(heads.into_iter().next().map(|(bytes, _)| bytes))
+        Ok(None)
     }
 
     /// The commits whose note in the notes commit `notes` holds `needle`
@@ -207,6 +200,76 @@ impl Repo {
             let hex: String = path.chars().filter(|c| *c != '/').collect();
             if let Ok(c) = CommitId::parse(hex) {
                 found.push(c);
+            }
+        }
+        Ok(found)
+    }
+
+    /// [`Self::notes_naming`] for each of `needles` in one `git grep -o`
+    /// over the notes tree (each match printed with the note it is in), at
+    /// most `cap` commits per needle, in the notes tree's order.
+    pub fn notes_naming_each(
+        &self,
+        notes: &CommitId,
+        needles: &[&str],
+        cap: usize,
+    ) -> Result<Vec<Vec<CommitId>>, GitError> {
+        const ARGS: &str = "grep -o -F";
+        let mut found: Vec<Vec<CommitId>> = vec![Vec::new(); needles.len()];
+        if needles.is_empty() {
+            return Ok(found);
+        }
+        let mut args: Vec<OsString> = [
+            "grep",
+            "-o",
+            "-z",
+            "--text",
+            "-F",
+            "--no-color",
+            "--no-textconv",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        for n in needles {
+            args.push("-e".into());
+            args.push(OsString::from(n));
+        }
+        args.push(notes.as_str().into());
+        args.push("--".into());
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => {}
+            Some(1) => return Ok(found),
+            _ => {
+                return Err(GitError::Failed {
+                    args: ARGS.into(),
+                    status: out.status.to_string(),
+                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                });
+            }
+        }
+        let prefix = format!("{notes}:");
+        // `<notes>:<fan-out path>\0<match>\n` per match.
+        for line in out.stdout.split(|b| *b == b'\n') {
+            let Some(nul) = line.iter().position(|b| *b == 0) else {
+                continue;
+            };
+            let (file, matched) = (&line[..nul], &line[nul + 1..]);
+            let Some(path) = std::str::from_utf8(file)
+                .ok()
+                .and_then(|f| f.strip_prefix(&prefix))
+            else {
+                continue;
+            };
+            let hex: String = path.chars().filter(|c| *c != '/').collect();
+            let Ok(c) = CommitId::parse(hex) else {
+                continue;
+            };
+            for (i, n) in needles.iter().enumerate() {
+                if n.as_bytes() == matched && found[i].len() < cap && !found[i].contains(&c) {
+                    found[i].push(c.clone());
+                }
             }
         }
         Ok(found)
@@ -610,6 +673,15 @@ impl NotesGit for Repo {
         cap: usize,
     ) -> Result<Vec<CommitId>, AdapterError> {
         Ok(Repo::notes_naming(self, notes, needle, cap)?)
+    }
+
+    fn notes_naming_each(
+        &self,
+        notes: &CommitId,
+        needles: &[&str],
+        cap: usize,
+    ) -> Result<Vec<Vec<CommitId>>, AdapterError> {
+        Ok(Repo::notes_naming_each(self, notes, needles, cap)?)
     }
 
     fn write_notes(

@@ -107,7 +107,18 @@ impl Repo {
     /// Whether the repository asks Probity to keep frozen trees alive
     /// (`git config probity.keepTrees true`); unset is no.
     pub fn keeps_trees(&self) -> Result<bool, GitError> {
-        self.config_bool("probity.keepTrees")
+        // Read once per run (a start checks it before it writes, then
+        // keeps the trees).
+        if let Ok(k) = self.shared().keeps_trees.lock()
+            && let Some(k) = *k
+        {
+            return Ok(k);
+        }
+        let keeps = self.config_bool("probity.keepTrees")?;
+        if let Ok(mut k) = self.shared().keeps_trees.lock() {
+            *k = Some(keeps);
+        }
+        Ok(keeps)
     }
 
     /// Whether the server lets a push delete a protected ref

@@ -14,6 +14,9 @@ pub struct Repo {
     root: PathBuf,
     git_dir: PathBuf,
     common_dir: PathBuf,
+    /// The object reader and diff memo its clones share
+    /// ([`crate::objects`]).
+    shared: std::sync::Arc<crate::objects::Shared>,
 }
 
 impl Repo {
@@ -27,6 +30,38 @@ impl Repo {
             });
         }
         Ok(Self::from_lines(git, &lines[0], &lines[1], &lines[2]))
+    }
+
+    /// [`Repo::discover`], asking in the same `rev-parse` for HEAD's tree
+    /// (issue 24: one git process fewer for the pre-commit gate and
+    /// `start`). The tree is kept for the first [`Repo::base_tree`] of this
+    /// repository, which takes it instead of asking again; an unborn or
+    /// broken HEAD answers nothing here and is read there as before. For a
+    /// command that reads the candidate before it changes anything.
+    pub fn discover_reading_head(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
+        let lines = rev_parse_with(
+            &git,
+            cwd,
+            "--show-toplevel",
+            &["--show-object-format", "--verify", "-q", "HEAD^{tree}"],
+        )?;
+        if lines.len() < 4 || lines[0].is_empty() {
+            return Self::discover(git, cwd);
+        }
+        let repo = Self::from_lines(git, &lines[0], &lines[1], &lines[2]);
+        if let Ok(format) = std::str::from_utf8(&lines[3])
+            && crate::objects::empty_tree_of(format).is_some()
+            && let Ok(mut f) = repo.shared().object_format.lock()
+        {
+            *f = Some(format.to_string());
+        }
+        if let Some(tree) = lines.get(4).filter(|l| !l.is_empty())
+            && let Ok(tree) = std::str::from_utf8(tree)
+            && let Ok(tree) = probity_core::review::ids::TreeId::parse(tree)
+        {
+            repo.shared().preload_head_tree(tree);
+        }
+        Ok(repo)
     }
 
     /// Discovers a repository that may be bare (the server gate runs in a
@@ -54,6 +89,7 @@ impl Repo {
             root: p(root),
             git_dir: p(git_dir),
             common_dir: p(common_dir),
+            shared: crate::objects::shared(),
         }
     }
 
@@ -114,6 +150,25 @@ impl Repo {
         Ok((!tracked.is_empty()).then_some(tracked))
     }
 
+    pub(crate) fn shared(&self) -> &crate::objects::Shared {
+        &self.shared
+    }
+
+    /// `sha1` or `sha256` (`rev-parse --show-object-format`, asked once).
+    pub fn object_format(&self) -> Result<String, GitError> {
+        if let Ok(f) = self.shared().object_format.lock()
+            && let Some(f) = f.as_ref()
+        {
+            return Ok(f.clone());
+        }
+        let out = self.run(["rev-parse", "--show-object-format"])?;
+        let format = String::from_utf8_lossy(&out).trim().to_string();
+        if let Ok(mut f) = self.shared().object_format.lock() {
+            *f = Some(format.clone());
+        }
+        Ok(format)
+    }
+
     /// The git CLI used for this repository.
     pub fn git(&self) -> &GitCli {
         &self.git
@@ -170,25 +225,34 @@ impl Repo {
 /// [`GitError::NotARepository`]; any other refusal is
 /// [`GitError::Failed`] with git's own text.
 fn rev_parse(git: &GitCli, cwd: &Path, first: &str) -> Result<Vec<Vec<u8>>, GitError> {
+    rev_parse_with(git, cwd, first, &[])
+}
+
+/// [`rev_parse`] with `tail` after its arguments (`--verify -q <rev>`:
+/// git exits 1, its other lines printed, when the revision names nothing).
+fn rev_parse_with(
+    git: &GitCli,
+    cwd: &Path,
+    first: &str,
+    tail: &[&str],
+) -> Result<Vec<Vec<u8>>, GitError> {
     let not_repo = || GitError::NotARepository {
         path: cwd.display().to_string(),
     };
     if !cwd.is_dir() {
         return Err(not_repo());
     }
-    let out = git.output(
-        cwd,
-        &[
-            "rev-parse".into(),
-            "--path-format=absolute".into(),
-            first.into(),
-            "--git-dir".into(),
-            "--git-common-dir".into(),
-        ],
-        &[],
-        None,
-    )?;
-    if !out.status.success() {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "rev-parse".into(),
+        "--path-format=absolute".into(),
+        first.into(),
+        "--git-dir".into(),
+        "--git-common-dir".into(),
+    ];
+    args.extend(tail.iter().map(Into::into));
+    let out = git.output(cwd, &args, &[], None)?;
+    let verify_missed = !tail.is_empty() && out.status.code() == Some(1);
+    if !out.status.success() && !verify_missed {
         let stderr = String::from_utf8_lossy(&out.stderr);
         // Only git's own "not a git repository" is one; anything else
         // (a repository another user owns, "detected dubious ownership", a

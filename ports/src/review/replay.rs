@@ -4,9 +4,10 @@
 //! that name each approval, their commits' trees and the imported records.
 
 use probity_core::review::gate::GateDecision;
+use probity_core::review::ids::LineageId;
 use probity_core::review::ids::{CommitId, TreeId};
 use probity_core::review::server::{
-    ApprovalHistory, PriorDelivery, ReceiveUpdate, approved_deliveries,
+    ApprovalHistory, ApprovedDelivery, PriorDelivery, ReceiveUpdate, approved_deliveries,
     check_approvals_not_replayed,
 };
 
@@ -45,6 +46,8 @@ pub(super) fn delivered_trees<G: DeliveryGit>(
 /// review of a squash) is read: what it approved (its record in
 /// `scratch`), and the earlier commits the notes name it on (their trees,
 /// whether the ref's old tip reaches them); the first replay is the answer.
+/// Every lineage is searched for at once (one search of the notes tree),
+/// and a short answer is an error, never "named nowhere".
 pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
     git: &G,
     scratch: &S,
@@ -52,22 +55,47 @@ pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
 ) -> Result<Option<ReceiveDenial>, TransportError> {
-    for delivery in approved_deliveries(decision) {
-        let olds: Vec<(&str, &CommitId)> = judged
+    let olds_of = |delivery: &ApprovedDelivery| -> Vec<(&str, &CommitId)> {
+        judged
             .iter()
             .filter(|u| delivery.refs.contains(&u.refname))
             .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
-            .collect();
-        if olds.is_empty() {
-            continue;
-        }
+            .collect()
+    };
+    let deliveries: Vec<ApprovedDelivery> = approved_deliveries(decision)
+        .into_iter()
+        .filter(|d| !olds_of(d).is_empty())
+        .collect();
+    let mut needles: Vec<&str> = deliveries
+        .iter()
+        .flat_map(|d| d.approvals().iter().map(LineageId::as_str))
+        .collect();
+    needles.sort_unstable();
+    needles.dedup();
+    let named_each = git
+        .notes_naming_each(notes, &needles, MAX_PRIOR_NOTES)
+        .map_err(repo_err)?;
+    if named_each.len() != needles.len() {
+        return Err(repo_err(
+            format!(
+                "the notes search answered for {} of {} lineages",
+                named_each.len(),
+                needles.len()
+            )
+            .into(),
+        ));
+    }
+    let named_by: std::collections::BTreeMap<&str, Vec<CommitId>> =
+        needles.iter().copied().zip(named_each).collect();
+    for delivery in &deliveries {
         let mut named = Vec::new();
         for lineage in delivery.approvals() {
-            let commits: Vec<CommitId> = git
-                .notes_naming(notes, lineage.as_str(), MAX_PRIOR_NOTES)
-                .map_err(repo_err)?
+            let commits: Vec<CommitId> = named_by
+                .get(lineage.as_str())
                 .into_iter()
-                .filter(|c| *c != delivery.commit)
+                .flatten()
+                .filter(|c| **c != delivery.commit)
+                .cloned()
                 .collect();
             if !commits.is_empty() {
                 let approved = scratch.load(lineage)?.map(|r| {
@@ -86,7 +114,7 @@ pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
         let Some(trees) = delivered_trees(git, &delivery.commit)? else {
             continue;
         };
-        for (refname, old) in olds {
+        for (refname, old) in olds_of(delivery) {
             let mut approvals = Vec::new();
             for (lineage, approved, commits) in &named {
                 let mut priors = Vec::new();

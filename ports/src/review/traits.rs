@@ -528,6 +528,15 @@ pub trait ExportGit {
     fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError>;
     /// `git --version`, for the derivation fingerprint.
     fn version(&self) -> Result<String, AdapterError>;
+    /// Announces tree pairs whose changes ([`Self::manifest`],
+    /// [`GitPort::diff_files`]) will be asked next, so an adapter can derive
+    /// them all at once (issue 24: one `diff-tree --stdin` per push instead
+    /// of one process per pair). A hint: what is asked later is answered
+    /// the same with or without it.
+    fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+        let _ = pairs;
+        Ok(())
+    }
 }
 
 /// Review bundles carried as Git notes under `refs/notes/probity` (R11).
@@ -550,6 +559,21 @@ pub trait NotesGit {
         needle: &str,
         cap: usize,
     ) -> Result<Vec<CommitId>, AdapterError>;
+    /// [`Self::notes_naming`] for each of `needles`, in their order (an
+    /// adapter may ask them all at once: one search of the notes tree per
+    /// push instead of one per needle, issue 24). The default asks them one
+    /// by one.
+    fn notes_naming_each(
+        &self,
+        notes: &CommitId,
+        needles: &[&str],
+        cap: usize,
+    ) -> Result<Vec<Vec<CommitId>>, AdapterError> {
+        needles
+            .iter()
+            .map(|n| self.notes_naming(notes, n, cap))
+            .collect()
+    }
     /// Writes every `(commit, note)` in one compare-and-swap of
     /// `refs/notes/probity` against `expected` (the tip the notes were read
     /// at; `None`: the ref must not exist yet), and makes every tree of

@@ -811,6 +811,7 @@ where
     let Some(n) = notes else {
         return Ok(Vec::new());
     };
+    announce_note_diffs(git, n, commits)?;
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
             continue;
@@ -866,6 +867,50 @@ where
         }
     }
     Ok(out.into_iter().map(|(read, _)| read).collect())
+}
+
+/// Announces to `git` ([`ExportGit::announce_diffs`]) the tree pairs the
+/// verification of every bundle the notes hold for `commits` will diff:
+/// each record's base and candidate trees and its base and final candidate.
+/// A hint only: a note or line that does not parse is left to the import,
+/// which refuses it.
+fn announce_note_diffs<G>(
+    git: &G,
+    notes: &CommitId,
+    commits: &[CommitId],
+) -> Result<(), TransportError>
+where
+    G: ExportGit + NotesGit,
+{
+    let mut pairs: Vec<(TreeId, TreeId)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for commit in commits {
+        let Some(bytes) = git
+            .read_note(notes, commit, MAX_NOTE_BYTES)
+            .map_err(repo_err)?
+        else {
+            continue;
+        };
+        let Ok(lines) = note_lines(&bytes) else {
+            continue;
+        };
+        for line in lines {
+            let Ok(b) = Bundle::from_bytes(line) else {
+                continue;
+            };
+            for record in &b.records {
+                let s = record.state();
+                let base = &s.snapshot().base_tree;
+                for to in [&s.snapshot().candidate_tree, s.final_candidate_tree()] {
+                    let pair = (base.clone(), to.clone());
+                    if seen.insert(pair.clone()) {
+                        pairs.push(pair);
+                    }
+                }
+            }
+        }
+    }
+    git.announce_diffs(&pairs).map_err(repo_err)
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate

@@ -137,11 +137,30 @@ pub(crate) fn git_cli() -> GitCli {
 
 /// Discovers the repository from `cwd` (default: the current directory).
 fn open_at(cwd: Option<PathBuf>) -> Result<Context, CliError> {
+    open_at_with(cwd, false)
+}
+
+/// [`open`] for a command whose first read is the candidate (the
+/// pre-commit gate, `start`): discovery reads HEAD's tree in the same git
+/// ([`Repo::discover_reading_head`]).
+pub fn open_reading_head(global: &GlobalArgs) -> Result<Context, CliError> {
+    let pinned = std::env::var_os("PROBITY_REVIEW_CWD")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    open_at_with(global.cwd.clone().or(pinned), true)
+}
+
+fn open_at_with(cwd: Option<PathBuf>, read_head: bool) -> Result<Context, CliError> {
     let cwd = discovery_dir(cwd)?;
     let git = git_cli();
+    let discovered = if read_head {
+        Repo::discover_reading_head(git.clone(), &cwd)
+    } else {
+        Repo::discover(git.clone(), &cwd)
+    };
     // The version is checked only when discovery fails, to explain the
     // failure: hooks run this path, and a spawn costs milliseconds.
-    let repo = Repo::discover(git.clone(), &cwd).map_err(|e| match git.ensure_supported() {
+    let repo = discovered.map_err(|e| match git.ensure_supported() {
         Err(old) => repo_error(old),
         Ok(()) => repo_error(e),
     })?;

@@ -177,7 +177,8 @@ pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitC
         out.answer(&CommitAnswer::of(&c), || human_commit(&c));
         return Ok(ExitCode::SUCCESS);
     }
-    let ctx = open(global)?;
+    // The candidate is read first: HEAD's tree comes with discovery.
+    let ctx = super::open_reading_head(global)?;
     let started = drivers::start(&ctx.repo, &ctx.store, &SystemClock, args.focus.into())
         .map_err(review_error)?;
     out.answer(&StartAnswer::of(&started.record, started.resumed), || {

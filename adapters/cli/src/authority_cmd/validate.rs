@@ -471,6 +471,8 @@ pub fn validate(
     // never the one PROBITY_REVIEW_CWD pins for lens capture.
     let ctx = match (&hook_index, &global.cwd) {
         (Some(_), None) => open_at(None)?,
+        // The worktree candidate: HEAD's tree read with discovery.
+        (None, _) => super::open_reading_head(global)?,
         _ => open(global)?,
     };
     let delivery = match hook_index {

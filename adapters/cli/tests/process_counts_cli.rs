@@ -1,0 +1,215 @@
+//! How many git processes and fsyncs Probity's commands cost (issue 24):
+//! counts, never times. Every git Probity starts goes through a wrapper
+//! (`PROBITY_GIT`) that appends its arguments to a counter file, then
+//! executes the real git; a server hook inherits the variable from the
+//! `git push` that runs it. fsyncs are counted with `strace` where it is
+//! installed.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+/// A `git` wrapper in `dir` that logs each run to `dir/count` and then
+/// runs the real git (found before anything is prepended).
+fn wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+    let real = Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .expect("sh");
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+    assert!(!real.is_empty(), "no git on PATH");
+    let counter = dir.join("count");
+    let script = dir.join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{real}' \"$@\"\n",
+            counter.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&counter, "").unwrap();
+    (script, counter)
+}
+
+/// The git runs logged so far (one line each), and the log emptied.
+fn take(counter: &Path) -> Vec<String> {
+    let lines: Vec<String> = std::fs::read_to_string(counter)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    std::fs::write(counter, "").unwrap();
+    lines
+}
+
+/// A clone with `n` commits on top of the hooked server's `main`, each
+/// reviewed as committed (`start --range`) and approved, the bundles
+/// published to refs/notes/probity; nothing pushed yet.
+fn reviewed_stack(n: usize) -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
+    let (f, dir, server) = hooked_origin();
+    for i in 0..n {
+        f.write(&format!("src/m{i}.rs"), format!("fn f{i}() {{}}\n"))
+            .unwrap();
+        commit_all(&f, &format!("c{i}"));
+    }
+    let inputs = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start", "--range", "origin/main..HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineages = st.json["lineages"].as_array().unwrap().clone();
+    assert_eq!(lineages.len(), n);
+    for l in &lineages {
+        approve_started(f.root(), inputs.path(), l);
+    }
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    (f, dir, server, inputs)
+}
+
+/// Pushes the stack and its notes with plain `git push` (no client hook),
+/// every git of the server hook through the wrapper; `strace` (when given)
+/// wraps the push. Returns the hook's git runs.
+fn push_counted(f: &Fixture, tools: &Path, strace: Option<&Path>) -> Vec<String> {
+    let (wrapper, counter) = wrapper(tools);
+    let push = [
+        "push",
+        "--no-verify",
+        "origin",
+        "HEAD:main",
+        "refs/notes/probity:refs/notes/probity",
+    ];
+    let mut cmd = match strace {
+        Some(out) => {
+            let mut c = Command::new("strace");
+            c.args(["-f", "-qq", "-e", "trace=execve,fsync,fdatasync", "-o"])
+                .arg(out)
+                .arg("git");
+            c
+        }
+        None => Command::new("git"),
+    };
+    isolated(&mut cmd)
+        .args(push)
+        .current_dir(f.root())
+        .env("PROBITY_GIT", &wrapper)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE");
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "push refused: {stderr}");
+    assert!(stderr.contains("pre-receive ALLOW"), "{stderr}");
+    take(&counter)
+}
+
+#[test]
+fn the_server_hook_starts_as_many_gits_for_ten_commits_as_for_one() {
+    let tools = tempfile::tempdir().unwrap();
+    let mut counts = Vec::new();
+    for n in [1, 10] {
+        let (f, _dir, _server, _inputs) = reviewed_stack(n);
+        let runs = push_counted(&f, tools.path(), None);
+        counts.push((n, runs));
+    }
+    let (one, ten) = (&counts[0].1, &counts[1].1);
+    assert_eq!(
+        one.len(),
+        ten.len(),
+        "1 commit: {} gits, 10 commits: {} gits\n{ten:#?}",
+        one.len(),
+        ten.len()
+    );
+    // A constant, and a small one: discovery, configuration, one object
+    // reader, one walk, one diff of each kind, the replay search.
+    assert!(one.len() <= 20, "{} gits: {one:#?}", one.len());
+}
+
+/// The fsyncs the process that ran `exe` made, from an `strace -f` log of
+/// `trace=execve,fsync,fdatasync`.
+fn fsyncs_of(log: &str, exe: &str) -> usize {
+    let pids: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("execve(") && l.contains(exe) && !l.contains("ENOENT"))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(!pids.is_empty(), "{exe} never ran:\n{log}");
+    log.lines()
+        .filter(|l| l.contains("fsync("))
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|p| pids.contains(&p))
+        })
+        .count()
+}
+
+#[test]
+fn the_server_hook_makes_no_fsync_while_verifying() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace is not installed: the fsync count is not checked here");
+        return;
+    }
+    let tools = tempfile::tempdir().unwrap();
+    let (f, _dir, _server, _inputs) = reviewed_stack(3);
+    let log = tools.path().join("strace.log");
+    push_counted(&f, tools.path(), Some(&log));
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(fsyncs_of(&log, env!("CARGO_BIN_EXE_probity")), 0);
+}
+
+/// `probity --json --cwd <cwd> args...` with every git through the wrapper
+/// in `tools`; the answer and the git runs it made.
+fn counted(cwd: &Path, tools: &Path, args: &[&str]) -> (Run, Vec<String>) {
+    let (wrapper, counter) = wrapper(tools);
+    let r = probity_env(cwd, args, &[("PROBITY_GIT", wrapper.to_str().unwrap())]);
+    (r, take(&counter))
+}
+
+#[test]
+fn the_pre_commit_gate_runs_at_most_three_gits_and_writes_nothing() {
+    let f = medium_change();
+    let inputs = tempfile::tempdir().unwrap();
+    approve_live(f.root(), inputs.path());
+    let tools = tempfile::tempdir().unwrap();
+    let before = store_snapshot(&f);
+    let index = std::fs::read(f.root().join(".git/index")).unwrap();
+    let (r, runs) = counted(
+        f.root(),
+        tools.path(),
+        &["validate", "--gate", "pre-commit"],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["decision"], "allow", "{}", r.stdout);
+    // Discovery with HEAD's tree, `add -A` and `write-tree` on a temporary
+    // index.
+    assert!(runs.len() <= 3, "{} gits: {runs:#?}", runs.len());
+    assert!(store_snapshot(&f) == before, "the gate wrote to the store");
+    assert_eq!(std::fs::read(f.root().join(".git/index")).unwrap(), index);
+}
+
+#[test]
+fn a_new_start_runs_a_bounded_number_of_gits() {
+    let f = medium_change();
+    let tools = tempfile::tempdir().unwrap();
+    let (r, runs) = counted(f.root(), tools.path(), &["start"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.json["lineage_id"].is_string(), "{}", r.stdout);
+    assert!(runs.len() <= 12, "{} gits: {runs:#?}", runs.len());
+}
+
+#[test]
+fn probity_push_of_one_reviewed_commit_runs_a_bounded_number_of_gits() {
+    let (f, _dir, _server, _inputs) = reviewed_stack(1);
+    let tools = tempfile::tempdir().unwrap();
+    let (r, runs) = counted(f.root(), tools.path(), &["push", "origin", "HEAD:main"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // The client's (discovery, the notes ref, the dry run, the pre-push
+    // judgment, the atomic push) and the server hook's (which inherits
+    // PROBITY_GIT), together.
+    assert!(runs.len() <= 30, "{} gits: {runs:#?}", runs.len());
+}

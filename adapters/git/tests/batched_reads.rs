@@ -1,0 +1,135 @@
+//! The batched reads of issue 24 answer exactly what one git per read
+//! answered: diffs from one `diff-tree --stdin` per kind, the replay
+//! search in one `git grep`, commits and notes from the object reader.
+
+use probity_core::review::ids::{CommitId, TreeId};
+use probity_git::fixture::Fixture;
+
+fn rev(f: &Fixture, r: &str) -> String {
+    String::from_utf8(f.git(&["rev-parse", r]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Three commits touching text, binary, executable, symlink, deletion,
+/// a name with a newline and a type change (file to directory).
+fn history() -> (Fixture, Vec<TreeId>, Vec<CommitId>) {
+    let f = Fixture::new().unwrap();
+    f.write("src/a.rs", "fn a() {}\n").unwrap();
+    f.write("bin.dat", [0u8, 1, 2, 3]).unwrap();
+    f.write("x", "file\n").unwrap();
+    f.commit_all("one").unwrap();
+    f.write("src/a.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f.write("bin.dat", [0u8, 9, 9]).unwrap();
+    f.write("odd\nname.txt", "odd\n").unwrap();
+    f.remove("x").unwrap();
+    f.write("x/inner.rs", "fn i() {}\n").unwrap();
+    f.commit_all("two").unwrap();
+    f.write("src/c.rs", "fn c() {}\n").unwrap();
+    f.commit_all("three").unwrap();
+    let trees = ["HEAD~2^{tree}", "HEAD~1^{tree}", "HEAD^{tree}"]
+        .iter()
+        .map(|r| TreeId::parse(rev(&f, r)).unwrap())
+        .collect();
+    let commits = ["HEAD~2", "HEAD~1", "HEAD"]
+        .iter()
+        .map(|r| CommitId::parse(rev(&f, r)).unwrap())
+        .collect();
+    (f, trees, commits)
+}
+
+#[test]
+fn announced_diffs_equal_the_diffs_of_one_process_each() {
+    let (f, t, _) = history();
+    let pairs = [
+        (t[0].clone(), t[1].clone()),
+        (t[1].clone(), t[2].clone()),
+        (t[0].clone(), t[2].clone()),
+        (t[2].clone(), t[2].clone()),
+        (t[2].clone(), t[0].clone()),
+    ];
+    let plain = f.repo().unwrap();
+    let batched = f.repo().unwrap();
+    let announced: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    batched.prefetch_diffs(&announced).unwrap();
+    for (a, b) in &pairs {
+        assert_eq!(
+            format!("{:?}", plain.diff_files(a, b)),
+            format!("{:?}", batched.diff_files(a, b)),
+            "{a}..{b}"
+        );
+        assert_eq!(
+            format!("{:?}", plain.manifest(a, b)),
+            format!("{:?}", batched.manifest(a, b)),
+        );
+    }
+    // A pair with a missing tree is left to its own process, which fails.
+    let missing = "1".repeat(40);
+    batched
+        .prefetch_diffs(&[(missing.clone(), t[0].to_string())])
+        .unwrap();
+    assert!(
+        batched
+            .manifest(&TreeId::parse(&missing).unwrap(), &t[0])
+            .is_err()
+    );
+}
+
+#[test]
+fn one_search_names_what_a_search_per_needle_names() {
+    let (f, _, c) = history();
+    for (commit, note) in [
+        (&c[0], "review-aaaaaaaaaaaaaaaa\n"),
+        (&c[1], "review-aaaaaaaaaaaaaaaa review-bbbbbbbbbbbbbbbb\n"),
+        (&c[2], "bin\0ary review-bbbbbbbbbbbbbbbb\n"),
+    ] {
+        let path = f.write("note.txt", note).unwrap();
+        f.git(&[
+            "notes",
+            "--ref=probity",
+            "add",
+            "-f",
+            "-F",
+            path.to_str().unwrap(),
+            commit.as_str(),
+        ])
+        .unwrap();
+    }
+    let repo = f.repo().unwrap();
+    let notes = repo.notes_tip().unwrap().unwrap();
+    let needles = [
+        "review-aaaaaaaaaaaaaaaa",
+        "review-bbbbbbbbbbbbbbbb",
+        "review-cccccccccccccccc",
+    ];
+    let each = repo.notes_naming_each(&notes, &needles, 64).unwrap();
+    for (needle, found) in needles.iter().zip(&each) {
+        let mut one = repo.notes_naming(&notes, needle, 64).unwrap();
+        let mut found = found.clone();
+        one.sort();
+        found.sort();
+        assert_eq!(found, one, "{needle}");
+    }
+    assert_eq!(each[2], Vec::<CommitId>::new());
+    assert_eq!(each[0].len(), 2);
+    // The cap holds per needle.
+    let capped = repo.notes_naming_each(&notes, &needles, 1).unwrap();
+    assert_eq!(capped[0].len(), 1);
+    // Notes and commits through the object reader.
+    let note = repo.read_note(&notes, &c[1], 1024).unwrap().unwrap();
+    assert_eq!(note, b"review-aaaaaaaaaaaaaaaa review-bbbbbbbbbbbbbbbb\n");
+    assert_eq!(
+        repo.read_note(&notes, &CommitId::parse("2".repeat(40)).unwrap(), 1024)
+            .unwrap(),
+        None
+    );
+    assert_eq!(repo.peel_commit(&c[2]).unwrap(), Some(c[2].clone()));
+    assert_eq!(
+        repo.commit_tree(&c[2]).unwrap().to_string(),
+        rev(&f, "HEAD^{tree}")
+    );
+}
