@@ -215,23 +215,32 @@ pub fn local_policy_denial(
                 .find_commit(&format!("refs/remotes/{remote}/HEAD"))
                 .map_err(repo_err)?,
         };
-        // The remote's old tip may not be here (not fetched): its policy
-        // cannot be read, and the server judges it.
         if let Some(b) = base
-            && repo.find_commit(b.as_str()).map_err(repo_err)?.is_some()
             && !bases.contains(&b)
         {
             bases.push(b);
         }
     }
-    let configured = probity_git::sign::signature_policy(repo)
-        .ok()
-        .and_then(|p| p.allowed_signers);
-    if super::policy_gate::read_policies(repo, &bases, configured.as_deref())?.is_empty()
-        && super::policy_gate::read_checks(repo, &bases)?.is_empty()
-    {
+    // A base with neither document (or one this clone lacks: the server
+    // judges it) asks for nothing: read through the object reader already
+    // running, so a repository without a policy starts no process here.
+    let mut in_force = Vec::new();
+    for b in &bases {
+        let has = |path: &str| {
+            repo.read_path(b.as_str(), path, 0)
+                .map(|found| found.is_some())
+                .unwrap_or(false)
+        };
+        if has(probity_core::review::policy::POLICY_PATH)
+            || has(probity_core::review::checks::CHECKS_PATH)
+        {
+            in_force.push(b.clone());
+        }
+    }
+    if in_force.is_empty() {
         return Ok(None);
     }
+    let bases = in_force;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let check = signature_policy(repo, &faults, &bases)?;
     for delivery in probity_core::review::server::approved_deliveries(decision) {
