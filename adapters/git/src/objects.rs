@@ -8,7 +8,7 @@
 //!   on the same pipe. It runs in the same hermetic environment as every
 //!   other git (a server hook's quarantine kept), so it answers exactly what
 //!   a `git cat-file` started for the one read would.
-//! - [`DiffMemo`]: the raw and numstat outputs of `diff-tree` for a pair of
+//! - `DiffMemo`: the raw and numstat outputs of `diff-tree` for a pair of
 //!   trees, filled in one `git diff-tree --stdin` per kind for every pair a
 //!   caller announces ([`Repo::prefetch_diffs`]). Trees are named by their
 //!   content, so an output is the same whenever it is asked; a pair not
