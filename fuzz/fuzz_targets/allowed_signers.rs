@@ -5,8 +5,9 @@
 //! reads back what that prints. This target runs exactly that path
 //! (`SshKeygen::check_allowed_signers`, `find_principals`) against a fixed
 //! genuine SSHSIG signature, so it is slow (one `ssh-keygen` per input).
-//! Beyond not panicking: every principal reported is written in the file,
-//! and no scratch file outlives the call.
+//! Beyond not panicking: every principal reported is written in the file
+//! (quotes aside), none was read lossily, and no scratch file outlives the
+//! call.
 #![no_main]
 
 use std::path::PathBuf;
@@ -48,8 +49,12 @@ fuzz_target!(|data: &[u8]| {
         if ssh.check_allowed_signers(&file).is_ok()
             && let Ok(principals) = ssh.find_principals(&file, &sig)
         {
-            let text = String::from_utf8_lossy(data);
+            // ssh-keygen prints a quoted principal list unquoted.
+            let text = String::from_utf8_lossy(data).replace('"', "");
             for p in &principals {
+                let genuine = std::str::from_utf8(data)
+                    .is_ok_and(|t| t.replace('"', "").contains(p.as_str()));
+                assert!(!p.contains('\u{fffd}') || genuine, "{p:?} was read lossily");
                 assert!(text.contains(p.as_str()), "{p:?} is not in the file");
             }
         }

@@ -11,7 +11,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let body = data.strip_suffix(b"\n").unwrap_or(data);
-    let bytes = bundle.to_bytes().expect("an accepted bundle has canonical bytes");
+    let bytes = bundle
+        .to_bytes()
+        .expect("an accepted bundle has canonical bytes");
     assert_eq!(bytes, body, "an accepted bundle is its canonical bytes");
     let again = Bundle::from_bytes(&bytes).expect("canonical bytes read back");
     assert_eq!(again, bundle);

@@ -18,7 +18,10 @@ fn reports_failure(data: &[u8]) -> bool {
         return false;
     };
     let schema = map.get("schema").and_then(|s| s.as_str());
-    if !matches!(schema, Some("probity-command-evidence/v1" | "probity-command-evidence/v2")) {
+    if !matches!(
+        schema,
+        Some("probity-command-evidence/v1" | "probity-command-evidence/v2")
+    ) {
         return false;
     }
     let code = map.get("exit_code").and_then(serde_json::Value::as_i64);
@@ -36,6 +39,9 @@ fuzz_target!(|data: &[u8]| {
             "a failed check reads as passed"
         );
         let padded = evidence_reading_streamed(data, tail, MAX_COMMAND_EVIDENCE_BYTES + 1);
-        assert!(padded.is_err(), "a failed check padded past the bound is not refused: {padded:?}");
+        assert!(
+            padded.is_err(),
+            "a failed check padded past the bound is not refused: {padded:?}"
+        );
     }
 });

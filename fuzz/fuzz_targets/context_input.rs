@@ -16,8 +16,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(assembly) = probity_ports::context::assemble(&input) else {
         return;
     };
-    let verified = probity_ports::context::verify(&observe(assembly.tree.files()), &assembly.index_digest)
-        .expect("an assembled tree verifies against its own index digest");
+    let verified =
+        probity_ports::context::verify(&observe(assembly.tree.files()), &assembly.index_digest)
+            .expect("an assembled tree verifies against its own index digest");
     assert_eq!(verified.files(), assembly.tree.files());
     assert_eq!(verified.index_digest(), assembly.index_digest);
     let again = probity_ports::context::assemble(&input).expect("assembly is deterministic");

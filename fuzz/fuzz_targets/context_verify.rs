@@ -26,13 +26,20 @@ fuzz_target!(|data: &[u8]| {
         };
         // Only what a directory walk can observe: `/`-separated non-empty
         // components, never `.`, `..` or NUL.
-        if path.split('/').any(|c| c.is_empty() || c == "." || c == ".." || c.contains('\0')) {
+        if path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == ".." || c.contains('\0'))
+        {
             return;
         }
         files.insert(path.to_owned(), bytes.to_vec());
     }
     // A path is a file or a directory, never both.
-    if files.keys().any(|p| files.keys().any(|q| q.len() > p.len() && q.starts_with(p.as_str()) && q.as_bytes()[p.len()] == b'/')) {
+    if files.keys().any(|p| {
+        files.keys().any(|q| {
+            q.len() > p.len() && q.starts_with(p.as_str()) && q.as_bytes()[p.len()] == b'/'
+        })
+    }) {
         return;
     }
     let index = files.get("index.json").map_or(&[][..], Vec::as_slice);
@@ -41,7 +48,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(verified) = probity_ports::context::verify(&observed, &retained) {
         assert_eq!(verified.index_digest(), retained);
         for (path, bytes) in verified.files() {
-            assert_eq!(files.get(path), Some(bytes), "{path} is not the observed bytes");
+            assert_eq!(
+                files.get(path),
+                Some(bytes),
+                "{path} is not the observed bytes"
+            );
         }
         assert!(verified.files().contains_key("index.json"));
         let other = HexDigest::of(&[index, b" "].concat());

@@ -11,7 +11,8 @@ use probity_core::review::server::parse_receive_updates;
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 fn oid(o: &Option<impl ToString>) -> String {
-    o.as_ref().map_or_else(|| ZERO.to_string(), ToString::to_string)
+    o.as_ref()
+        .map_or_else(|| ZERO.to_string(), ToString::to_string)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -31,14 +32,22 @@ fuzz_target!(|data: &[u8]| {
                 )
             })
             .collect();
-        assert_eq!(parse_push_updates(&written).as_ref(), Ok(&updates), "{written:?}");
+        assert_eq!(
+            parse_push_updates(&written).as_ref(),
+            Ok(&updates),
+            "{written:?}"
+        );
     }
     if let Ok(updates) = parse_receive_updates(text) {
         let written: String = updates
             .iter()
             .map(|u| format!("{} {} {}\n", oid(&u.old), oid(&u.new), u.refname))
             .collect();
-        assert_eq!(parse_receive_updates(&written).as_ref(), Ok(&updates), "{written:?}");
+        assert_eq!(
+            parse_receive_updates(&written).as_ref(),
+            Ok(&updates),
+            "{written:?}"
+        );
         for u in &updates {
             let p = u.as_push();
             assert_eq!((p.local_oid, p.remote_oid), (u.new.clone(), u.old.clone()));

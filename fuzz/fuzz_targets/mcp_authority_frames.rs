@@ -35,8 +35,14 @@ impl ToolHandler for Echo {
         if name != "status" {
             return None;
         }
-        assert!(args.is_object() || args.is_null(), "a tool was handed {args}");
-        Some(ToolAnswer { text: args.to_string(), is_error: false })
+        assert!(
+            args.is_object() || args.is_null(),
+            "a tool was handed {args}"
+        );
+        Some(ToolAnswer {
+            text: args.to_string(),
+            is_error: false,
+        })
     }
 }
 

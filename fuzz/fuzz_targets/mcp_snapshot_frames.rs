@@ -14,7 +14,11 @@ fuzz_target!(|data: &[u8]| {
     check_judged(data);
     let server = SnapshotServer::new(
         InMemory::sample(),
-        BudgetLimits { max_calls: 8, max_bytes: 64 * 1024, result_cap: 16 * 1024 },
+        BudgetLimits {
+            max_calls: 8,
+            max_bytes: 64 * 1024,
+            result_cap: 16 * 1024,
+        },
         Box::new(std::io::sink()),
     );
     let out = Sink::default();

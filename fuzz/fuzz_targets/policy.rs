@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
     for level in [RiskLevel::Low, RiskLevel::Medium, RiskLevel::High] {
         for after in [false, true] {
             for role in policy.roles_for(level, after) {
-                assert!(!policy.holders(&role).is_empty(), "`{role}` is required but held by no one");
+                assert!(
+                    !policy.holders(&role).is_empty(),
+                    "`{role}` is required but held by no one"
+                );
             }
         }
     }

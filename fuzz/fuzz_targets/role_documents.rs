@@ -22,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
         let bytes = canonical_bytes(&doc).expect("a document has canonical bytes");
         assert_eq!(RefuterResult::parse(&bytes).as_ref(), Ok(&doc));
         let pending: Vec<_> = doc.outcomes.iter().map(|o| o.finding_id.clone()).collect();
-        assert!(refuter_check(pending).check(data).is_ok(), "a batch judging exactly its findings is refused");
+        assert!(
+            refuter_check(pending).check(data).is_ok(),
+            "a batch judging exactly its findings is refused"
+        );
     }
     let validator = ValidatorResult::parse(data);
     assert_eq!(validator.is_ok(), validator_check().check(data).is_ok());

@@ -17,8 +17,15 @@ use serde_json::Value;
 pub struct Sink(pub Arc<Mutex<Vec<u8>>>);
 
 impl tokio::io::AsyncWrite for Sink {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(buf);
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(buf);
         Poll::Ready(Ok(buf.len()))
     }
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
@@ -44,7 +51,10 @@ impl InMemory {
     pub fn sample() -> Self {
         Self(BTreeMap::from([
             (b"a.md".to_vec(), b"alpha\nbeta\n".to_vec()),
-            (b"src/lib.rs".to_vec(), b"pub fn beta() -> u32 { 42 }\n".to_vec()),
+            (
+                b"src/lib.rs".to_vec(),
+                b"pub fn beta() -> u32 { 42 }\n".to_vec(),
+            ),
         ]))
     }
 }
@@ -60,10 +70,21 @@ impl SnapshotReader for InMemory {
         }
     }
     fn grep(&self, _: &GrepQuery, _: usize) -> Result<RawGrep, SubjectError> {
-        Ok(RawGrep { hits: Vec::<GrepHit>::new(), more: false, skipped: Vec::new() })
+        Ok(RawGrep {
+            hits: Vec::<GrepHit>::new(),
+            more: false,
+            skipped: Vec::new(),
+        })
     }
     fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
-        Ok(self.0.keys().map(|p| ListEntry { path: p.clone(), kind: EntryKind::File }).collect())
+        Ok(self
+            .0
+            .keys()
+            .map(|p| ListEntry {
+                path: p.clone(),
+                kind: EntryKind::File,
+            })
+            .collect())
     }
 }
 
@@ -72,8 +93,12 @@ impl SnapshotReader for InMemory {
 /// itself carries one of its three codes.
 pub fn check_answers(out: &[u8]) {
     for line in out.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-        let v: Value = serde_json::from_slice(line)
-            .unwrap_or_else(|e| panic!("a server line is not JSON ({e}): {:?}", String::from_utf8_lossy(line)));
+        let v: Value = serde_json::from_slice(line).unwrap_or_else(|e| {
+            panic!(
+                "a server line is not JSON ({e}): {:?}",
+                String::from_utf8_lossy(line)
+            )
+        });
         assert_eq!(v.get("jsonrpc"), Some(&Value::from("2.0")), "{v}");
     }
 }
