@@ -487,8 +487,12 @@ impl SshSignatures for SshKeygen {
             }
             return Err(Box::new(failed("-Y find-principals", status, &err)));
         }
-        Ok(String::from_utf8_lossy(&out)
-            .lines()
+        // A principal that is not UTF-8 names no policy principal (a
+        // policy is JSON): it is dropped, never read lossily into one that
+        // could match another.
+        Ok(out
+            .split(|b| *b == b'\n')
+            .filter_map(|l| std::str::from_utf8(l).ok())
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .map(String::from)
@@ -725,6 +729,31 @@ mod tests {
         assert!(
             none.find_principals(&dir.path().join("missing"), &sig())
                 .is_err()
+        );
+    }
+
+    /// Found by the `allowed_signers` fuzz target (docs/reliability.md): a
+    /// principal that is not UTF-8 (`ssh-keygen` prints the file's bytes
+    /// as they are) was read lossily, so `bob\x89` came back as `bob\u{fffd}`
+    /// and could match a policy principal written with U+FFFD. The fake
+    /// prints exactly what `ssh-keygen -Y find-principals` printed for the
+    /// fuzz target's crash input.
+    #[test]
+    fn a_principal_that_is_not_utf8_is_never_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed_signers");
+        std::fs::write(&allowed, "").unwrap();
+        let ssh = SshKeygen::new(
+            Some(fake(
+                dir.path(),
+                r"printf '*@example.org\nbobM\211\264\222\333namafter=20240101\n'",
+            )),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert_eq!(
+            ssh.find_principals(&allowed, &sig()).unwrap(),
+            vec!["*@example.org".to_string()]
         );
     }
 

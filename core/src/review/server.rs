@@ -55,7 +55,8 @@ pub enum ReceiveInputError {
         limit: usize,
     },
     /// A line that is not exactly three space-separated fields, or whose
-    /// ref does not start `refs/` or contains `..`. (Old and new both zeros
+    /// ref does not start `refs/`, contains `..` or holds an ASCII control
+    /// character. (Old and new both zeros
     /// is git's deletion of a ref the repository does not have: an update
     /// that withdraws nothing, issue 26 §4.)
     #[error("line {line} of the pre-receive input is not `<old> <new> <ref>`")]
@@ -105,7 +106,13 @@ pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveI
         let [old, new, refname] = fields[..] else {
             return Err(ReceiveInputError::Fields { line });
         };
-        if !refname.starts_with("refs/") || refname.contains("..") {
+        // Git never writes a ref name holding an ASCII control character
+        // (`git check-ref-format`); one that does would name a ref no
+        // protected-ref glob matches.
+        if !refname.starts_with("refs/")
+            || refname.contains("..")
+            || refname.bytes().any(|b| b.is_ascii_control())
+        {
             return Err(ReceiveInputError::Fields { line });
         }
         let (old, new) = (oid(line, old)?, oid(line, new)?);
@@ -699,6 +706,39 @@ mod tests {
             parse_receive_updates(&big),
             Err(ReceiveInputError::TooLarge { .. })
         ));
+    }
+
+    /// Found by the `hook_input` fuzz target (docs/reliability.md): a ref
+    /// name holding a control character (here the carriage return left
+    /// after the line's own was stripped) was taken, though git never
+    /// writes one (`git check-ref-format`), and it named a ref no
+    /// protected-ref glob matches.
+    #[test]
+    fn a_receive_ref_name_holding_a_control_character_is_refused() {
+        // The fuzz target's crash input, minimised.
+        let crash = format!("{B} {A} refs/\r\r");
+        assert_eq!(
+            parse_receive_updates(&crash),
+            Err(ReceiveInputError::Fields { line: 1 })
+        );
+        for refname in [
+            "refs/heads/ma\rin",
+            "refs/heads/main\r\r",
+            "refs/heads/a\0b",
+            "refs/heads/\x7f",
+            "refs/heads/a\tb",
+        ] {
+            assert_eq!(
+                parse_receive_updates(&format!("{Z} {A} refs/heads/ok\n{A} {B} {refname}\n")),
+                Err(ReceiveInputError::Fields { line: 2 }),
+                "{refname:?}"
+            );
+        }
+        // A carriage return git's line ends with is still the line's own.
+        assert_eq!(
+            parse_receive_updates(&format!("{A} {B} refs/heads/main\r\n")).unwrap()[0].refname,
+            "refs/heads/main"
+        );
     }
 
     #[test]

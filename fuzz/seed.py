@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Writes each fuzz target's seed inputs into fuzz/seeds/<target>/ from the
+golden snapshots (golden/tests/snapshots/*.snap), the conformance vectors
+(conformance/*.jsonl), the example context inputs and a few hand-written
+lines. `cargo fuzz cmin` then minimises them into fuzz/corpus/<target>/
+(what is committed; see docs/reliability.md)."""
+import base64, hashlib, json, os, pathlib, re, shutil
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "fuzz" / "seeds"
+SNAPS = ROOT / "golden" / "tests" / "snapshots"
+
+
+def snap(name):
+    text = (SNAPS / name).read_text()
+    # insta header: ---\n...\n---\n then the body.
+    return text.split("\n---\n", 1)[1]
+
+
+def put(target, items):
+    d = OUT / target
+    d.mkdir(parents=True, exist_ok=True)
+    for item in items:
+        b = item if isinstance(item, bytes) else item.encode()
+        (d / hashlib.sha1(b).hexdigest()).write_bytes(b)
+
+
+shutil.rmtree(OUT, ignore_errors=True)
+all_json = []
+for p in sorted(SNAPS.glob("*.snap")):
+    body = snap(p.name).strip("\n")
+    if body.startswith("{") or body.startswith("["):
+        all_json.append(body)
+
+vectors = [json.loads(l) for f in ("vectors-v1.jsonl", "refusals-v1.jsonl")
+           for l in (ROOT / "conformance" / f).read_text().split("\n") if l.strip()]
+jcs = []
+for v in vectors:
+    if "input_text" in v:
+        jcs.append(v["input_text"])
+    if "input" in v:
+        jcs.append(json.dumps(v["input"], ensure_ascii=False))
+    if "canonical_hex" in v:
+        jcs.append(bytes.fromhex(v["canonical_hex"]))
+put("jcs", jcs + all_json)
+
+zero = "0" * 40
+a, b = "a" * 40, "b" * 40
+s256 = "c" * 64
+put("hook_input", [
+    f"refs/heads/main {a} refs/heads/main {b}\n",
+    f"refs/heads/topic {a} refs/heads/topic {zero}\nrefs/tags/v1 {b} refs/tags/v1 {zero}\n",
+    f"(delete) {zero} refs/heads/old {a}\n",
+    f"HEAD^{{/fix the}} {a} refs/heads/main {b}\r\n\n",
+    f"{b} {a} refs/heads/main\n{zero} {a} refs/notes/probity\n",
+    f"{s256} {'0' * 64} refs/heads/main\n",
+])
+
+bundle = snap("review__bundle_approved.snap").strip("\n")
+put("bundle", [bundle, bundle + "\n"])
+put("note", [bundle + "\n", "x\n" + bundle + "\n"])
+
+dsse = snap("dsse__dsse_envelope.snap").strip("\n")
+sig_armor = (ROOT / "fuzz" / "fuzz_targets" / "allowed_signers.rs").read_text()
+sig_armor = re.search(r"-----BEGIN SSH SIGNATURE-----.*?-----END SSH SIGNATURE-----\n", sig_armor, re.S).group(0)
+blob = base64.b64decode("".join(sig_armor.splitlines()[1:-1]))
+env = json.loads(dsse)
+real = dict(env, signatures=[{"sig": base64.b64encode(blob).decode()}])
+put("dsse_envelope", [dsse, json.dumps(real), json.dumps(dict(real, extra=1, signatures=[{"keyid": "", "sig": real["signatures"][0]["sig"]}]))])
+put("sshsig", [sig_armor, blob] + [base64.b64decode(s["sig"]) for s in env["signatures"]])
+
+put("allowed_signers", [
+    "alice@example.org ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICVFq2NBfXSGPYnIZSC0pw6F3iSepILwKmrCT2XNIlSy\n",
+    '# a comment\n*@example.org,bob namespaces="probity",valid-after="20240101" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICVFq2NBfXSGPYnIZSC0pw6F3iSepILwKmrCT2XNIlSy\n',
+    'ca@example.org cert-authority ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICVFq2NBfXSGPYnIZSC0pw6F3iSepILwKmrCT2XNIlSy\n',
+])
+
+put("role_documents", [
+    '{"findings":[],"evidence":["read the diff"]}',
+    '{"findings":[{"location":"src/a.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}',
+    '{"findings":[{"location":"src/a.rs:1","severity":"BLOCKER","claim":"maybe wrong","proof_refs":["a hunch"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read the diff"]}',
+    '{"original_criteria":{"passed":true,"evidence":["t passes"]},"correction_regression":{"passed":true,"evidence":["suite"]}}',
+    '{"original_criteria":{"passed":false,"evidence":["t fails"]},"correction_regression":{"passed":true,"evidence":["suite"]}}',
+    '{"outcomes":[{"finding_id":"R3-002","outcome":"refuted","evidence":["x"]}]}',
+    '{"outcomes":[{"finding_id":"R3-001","outcome":"corroborated","evidence":["y"]},{"finding_id":"R1-001","outcome":"inconclusive","evidence":["z"]}]}',
+])
+
+ev2 = snap("review__command_evidence_v2.snap").strip("\n")
+d = json.loads(ev2)
+v1 = {k: v for k, v in d.items() if k != "tree"}
+v1["schema"] = "probity-command-evidence/v1"
+put("command_evidence", [ev2, json.dumps(v1), json.dumps(dict(v1, exit_code=0)),
+                         json.dumps({k: v for k, v in dict(d, signal=9).items() if k != "exit_code"}),
+                         "ok\n", "\ufeff" + ev2, ev2 + "\nlog line"])
+
+put("policy", [
+    '{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{"reviewer":["agent@example.org","ci@example.org"],"maintainer":["alice@example.org"]},"signatures":{"medium":["reviewer"],"high":["reviewer","maintainer"]},"authorize":["maintainer"],"high_risk":{"paths":["crypto/**"],"content":["AKIA"]}}',
+    '{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers"}',
+    '{"schema":"probity-policy/v1","high_risk":{"content":["AKIA"]}}',
+])
+
+put("context_input", [(ROOT / "examples" / "context" / f).read_bytes() for f in ("work-item.json", "change-proposal.json")])
+
+trees = []
+for name in ("context__work_item_tree.snap", "context__change_proposal_tree.snap"):
+    body = snap(name).encode()
+    files, pos = [], body.index(b"\n") + 1
+    while pos < len(body):
+        m = re.match(rb"=== (\S+) \((\d+) bytes, sha256 [0-9a-f]+\)\n", body[pos:])
+        if not m:
+            break
+        start = pos + m.end()
+        n = int(m.group(2))
+        files.append(m.group(1) + b"\n" + body[start:start + n])
+        pos = start + n + 1
+    trees.append(b"\xff".join(files))
+put("context_verify", trees)
+
+init = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+def calls(*pairs):
+    return "".join(json.dumps({"jsonrpc": "2.0", "id": i + 2, "method": "tools/call", "params": {"name": n, "arguments": a}}) + "\n"
+                   for i, (n, a) in enumerate(pairs))
+listing = '{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}\n'
+put("mcp_snapshot_frames", [
+    init + listing + calls(("read", {"path": "a.md"}), ("read", {"path": "../../etc/passwd"}), ("grep", {"pattern": "--beta|beta", "path": "-x"}), ("list", {})),
+    init + '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":"x"}}\nnot json\n',
+])
+put("mcp_authority_frames", [
+    init + listing + calls(("status", {"lineage": "review-1", "json": True}), ("status", {}), ("nope", {})),
+    init + '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":7}}\n',
+])
+print("seeds written to", OUT)
