@@ -1125,3 +1125,38 @@ fn evidence_cmd_on_a_final_lineage_is_refused_before_the_check_runs() {
     );
     assert!(!marker2.exists(), "the check ran before the refusal");
 }
+
+/// Issue 26 §2: a committed path that is not UTF-8, at pre-push. The gate
+/// said "review it as committed with `probity start --commit`", which
+/// refuses it (`path_not_utf8`). It names the path and the way out in the
+/// commit; followed (renamed, amended), the gate leads on to a review of
+/// the commit that is accepted.
+#[test]
+fn a_committed_non_utf8_name_at_pre_push_names_the_way_out_in_the_commit() {
+    use std::os::unix::ffi::OsStrExt;
+    let r = Repo::new();
+    let name = std::ffi::OsStr::from_bytes(b"notes-\xff.txt");
+    std::fs::write(r.f.root().join(name), "x\n").unwrap();
+    r.f.git(&["add", "-A"]).unwrap();
+    r.f.git(&["commit", "-q", "--no-verify", "-m", "notes"])
+        .unwrap();
+    let g = r.run(&["validate", "--gate", "pre-push", "--range", "HEAD~1..HEAD"]);
+    assert_eq!(g.json["decision"], "deny", "{}", g.stdout);
+    let advice = text(&g.json);
+    assert!(
+        advice.contains("notes-\\xff.txt"),
+        "the path is named: {advice}"
+    );
+    assert!(advice.contains("path_not_utf8"), "{advice}");
+    assert!(
+        advice.contains("git commit --amend"),
+        "the way out in the commit: {advice}"
+    );
+    // The way out, as said: rename it in the commit, then review it.
+    let renamed = r.f.root().join("notes.txt");
+    std::fs::rename(r.f.root().join(name), &renamed).unwrap();
+    r.f.git(&["add", "-A"]).unwrap();
+    r.f.git(&["commit", "-q", "--no-verify", "--amend", "--no-edit"])
+        .unwrap();
+    r.follow(&advice, "probity start --commit");
+}

@@ -487,7 +487,7 @@ impl GateDecision {
 /// The denial of a candidate with a path that is not UTF-8: which path
 /// (the changed paths git names with a `\xNN` escape) and the way out,
 /// before the review a start then takes.
-fn non_utf8_sentence(changed_paths: &[RepoPath]) -> String {
+fn non_utf8_sentence(gate: Gate, changed_paths: &[RepoPath]) -> String {
     let escaped: Vec<&str> = changed_paths
         .iter()
         .map(RepoPath::as_str)
@@ -498,6 +498,13 @@ fn non_utf8_sentence(changed_paths: &[RepoPath]) -> String {
     } else {
         escaped.join(", ")
     };
+    if gate != Gate::PreCommit {
+        // Committed work: the name is in the commit, so the way out is
+        // there too (issue 26 §2).
+        return format!(
+            "no review covers this commit, and a review of it as committed is refused (`path_not_utf8`): {named} is not UTF-8 (shown with \\xNN escapes); rename it in the commit (`git mv` to a UTF-8 name, then `git commit --amend --no-edit`; in an older commit of a stack, `git rebase -i`), then review the commit with `probity start --commit HEAD`, the selected lenses and `probity finalize`, and push again"
+        );
+    }
     format!(
         "no review authority exists for this candidate, and `probity start` refuses it (`path_not_utf8`): {named} is not UTF-8 (shown with \\xNN escapes); rename it to a UTF-8 name (`git mv` if it is tracked) or keep it out of the candidate (untracked: add it to .git/info/exclude), then review with `probity start`, the selected lenses, and `probity finalize`"
     )
@@ -604,8 +611,12 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             GateStage::Discovery,
             None,
             changed_paths.to_vec(),
-            NextAction::StartReview,
-            non_utf8_sentence(changed_paths),
+            if gate == Gate::PreCommit {
+                NextAction::StartReview
+            } else {
+                NextAction::StartCommitReview
+            },
+            non_utf8_sentence(gate, changed_paths),
         ),
         Authority::Exact { state, .. } if state.final_target() != live.target => deny(
             ReasonCode::ReceiptMismatch,

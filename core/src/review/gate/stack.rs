@@ -315,7 +315,12 @@ pub fn judge_stack(
     } else {
         format!("commit {} of {refs}", commit.commit)
     };
-    if needs_commit_review(&denial) && gate != Gate::PreCommit {
+    // A denial that already names its way out for committed work (a
+    // non-UTF-8 path, which `start --commit` refuses) keeps its sentence.
+    if needs_commit_review(&denial)
+        && gate != Gate::PreCommit
+        && denial.next_action != NextAction::StartCommitReview
+    {
         let command = commit_review_command(&unreviewed);
         let why = match (denial.reason_code, &denial.lineage_id) {
             (ReasonCode::ReceiptScopeChanged, Some(l)) => {
