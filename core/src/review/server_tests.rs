@@ -1,0 +1,411 @@
+//! The server rules' tests (moved out of `server.rs` to keep it under 1,000 lines).
+
+use super::*;
+
+#[test]
+fn a_hook_binary_must_be_reachable_and_executable_by_who_runs_git() {
+    let e = |uid, gid, mode| PathEntry { uid, gid, mode };
+    let owner = HookRunner {
+        uid: Some(65534),
+        gid: 65534,
+    };
+    // /root (0700, root's) hides what is under it.
+    let in_root_home = [e(0, 0, 0o755), e(0, 0, 0o700), e(0, 0, 0o755)];
+    assert!(!may_run(&in_root_home, &owner));
+    assert!(may_run(
+        &in_root_home,
+        &HookRunner {
+            uid: Some(0),
+            gid: 0
+        }
+    ));
+    let public = [e(0, 0, 0o755), e(0, 0, 0o755), e(0, 0, 0o755)];
+    assert!(may_run(&public, &owner));
+    // Executable by its group only: for a group member, not for others.
+    let group_only = [e(0, 0, 0o755), e(0, 50, 0o750)];
+    assert!(may_run(&group_only, &HookRunner { uid: None, gid: 50 }));
+    assert!(!may_run(&group_only, &owner));
+    // The owner's bits answer for the owner, even when others' allow.
+    assert!(!may_run(
+        &[e(0, 0, 0o755), e(7, 0, 0o055)],
+        &HookRunner {
+            uid: Some(7),
+            gid: 9
+        }
+    ));
+    assert!(!may_run(&[], &owner));
+    // Root needs some execute bit on the file.
+    assert!(!may_run(
+        &[e(0, 0, 0o644)],
+        &HookRunner {
+            uid: Some(0),
+            gid: 0
+        }
+    ));
+    // Who runs git, from the repository's directory.
+    assert_eq!(hook_runners(&e(65534, 33, 0o755)).len(), 1);
+    assert_eq!(
+        hook_runners(&e(65534, 33, 0o2775))[1],
+        HookRunner { uid: None, gid: 33 }
+    );
+    assert_eq!(hook_runners(&e(65534, 33, 0o777)).len(), 3);
+}
+
+#[test]
+fn only_probitys_unedited_server_hook_is_its_own() {
+    for path in ["/usr/local/bin/probity", "/opt/it's here/probity"] {
+        let script = pre_receive_script(path);
+        assert_eq!(
+            server_hook_owner(script.as_bytes()),
+            ServerHookOwner::Probity
+        );
+        let edited = script.replace("exec ", "echo hi\nexec ");
+        assert_eq!(
+            server_hook_owner(edited.as_bytes()),
+            ServerHookOwner::EditedByUser
+        );
+    }
+    assert_eq!(
+        server_hook_owner(b"#!/bin/sh\nexit 0\n"),
+        ServerHookOwner::Foreign
+    );
+    assert_eq!(server_hook_owner(&[0xff, 0xfe]), ServerHookOwner::Foreign);
+}
+
+const A: &str = "1111111111111111111111111111111111111111";
+const B: &str = "2222222222222222222222222222222222222222";
+const Z: &str = "0000000000000000000000000000000000000000";
+
+#[test]
+fn receive_lines_parse_creations_updates_and_deletions() {
+    let input = format!("{Z} {A} refs/heads/main\n{A} {B} refs/heads/x\n{B} {Z} refs/tags/t\n\n");
+    let u = parse_receive_updates(&input).unwrap();
+    assert_eq!(u.len(), 3);
+    assert_eq!(u[0].old, None);
+    assert_eq!(u[0].new.as_ref().map(|c| c.as_str()), Some(A));
+    assert_eq!(u[2].new, None);
+    let push = u[1].as_push();
+    assert_eq!(push.remote_ref, "refs/heads/x");
+    assert_eq!(push.remote_oid.as_ref().map(|c| c.as_str()), Some(A));
+}
+
+#[test]
+fn malformed_receive_lines_are_typed() {
+    assert_eq!(
+        parse_receive_updates(&format!("{A} {B}\n")),
+        Err(ReceiveInputError::Fields { line: 1 })
+    );
+    assert!(matches!(
+        parse_receive_updates(&format!("{A} xyz refs/heads/m\n")),
+        Err(ReceiveInputError::ObjectId { line: 1, .. })
+    ));
+    // Git's deletion of a ref the repository does not have (issue 26
+    // §4): an update, not malformed input, and it withdraws nothing.
+    let gone = parse_receive_updates(&format!("{Z} {Z} refs/heads/m\n")).unwrap();
+    assert_eq!((gone[0].old.as_ref(), gone[0].new.as_ref()), (None, None));
+    assert_eq!(
+        check_deletion(&gone[0], &["refs/heads/*".into()], false),
+        Ok(())
+    );
+    assert_eq!(
+        parse_receive_updates(&format!("{A} {B} main\n")),
+        Err(ReceiveInputError::Fields { line: 1 })
+    );
+    let big = "x".repeat(MAX_RECEIVE_BYTES + 1);
+    assert!(matches!(
+        parse_receive_updates(&big),
+        Err(ReceiveInputError::TooLarge { .. })
+    ));
+}
+
+/// Found by the `hook_input` fuzz target (docs/reliability.md): a ref
+/// name holding a control character (here the carriage return left
+/// after the line's own was stripped) was taken, though git never
+/// writes one (`git check-ref-format`), and it named a ref no
+/// protected-ref glob matches.
+#[test]
+fn a_receive_ref_name_holding_a_control_character_is_refused() {
+    // The fuzz target's crash input, minimised.
+    let crash = format!("{B} {A} refs/\r\r");
+    assert_eq!(
+        parse_receive_updates(&crash),
+        Err(ReceiveInputError::Fields { line: 1 })
+    );
+    for refname in [
+        "refs/heads/ma\rin",
+        "refs/heads/main\r\r",
+        "refs/heads/a\0b",
+        "refs/heads/\x7f",
+        "refs/heads/a\tb",
+    ] {
+        assert_eq!(
+            parse_receive_updates(&format!("{Z} {A} refs/heads/ok\n{A} {B} {refname}\n")),
+            Err(ReceiveInputError::Fields { line: 2 }),
+            "{refname:?}"
+        );
+    }
+    // A carriage return git's line ends with is still the line's own.
+    assert_eq!(
+        parse_receive_updates(&format!("{A} {B} refs/heads/main\r\n")).unwrap()[0].refname,
+        "refs/heads/main"
+    );
+}
+
+#[test]
+fn an_approval_delivers_its_trees_into_a_refs_history_once() {
+    let c = |s: &str| CommitId::parse(s).unwrap();
+    let t = |s: &str| TreeId::parse(s).unwrap();
+    let l = LineageId::parse("review-0123456789abcdef").unwrap();
+    let trees = (t(A), t(B));
+    let prior = |commit: &str, trees: (TreeId, TreeId), in_history: bool| PriorDelivery {
+        commit: c(commit),
+        trees,
+        in_ref_history: in_history,
+    };
+    let replay = "3333333333333333333333333333333333333333";
+    // The revert of a revert: same trees, the earlier commit in main.
+    let spent = check_not_replayed(
+        "refs/heads/main",
+        &c(replay),
+        &trees,
+        &l,
+        &[prior(A, trees.clone(), true)],
+    )
+    .unwrap_err();
+    assert_eq!(spent.code(), "approval_spent");
+    assert_eq!(spent.prior, c(A));
+    // The same commit again; another ref's history (a backport); other
+    // trees (a rebase, the next commit of a stack): each passes.
+    for priors in [
+        vec![prior(replay, trees.clone(), true)],
+        vec![prior(A, trees.clone(), false)],
+        vec![prior(A, (t(B), t(A)), true)],
+        vec![],
+    ] {
+        assert_eq!(
+            check_not_replayed("refs/heads/main", &c(replay), &trees, &l, &priors),
+            Ok(())
+        );
+    }
+}
+
+#[test]
+fn every_approval_a_delivery_rests_on_is_spent_by_its_first_delivery() {
+    let c = |s: &str| CommitId::parse(s).unwrap();
+    let t = |s: &str| TreeId::parse(s).unwrap();
+    let (t0, t1, t2) = (t(A), t(B), t(&"c".repeat(40)));
+    let a = LineageId::parse("review-0123456789abcdef").unwrap();
+    let b = LineageId::parse("review-fedcba9876543210").unwrap();
+    let squash = c(&"3".repeat(40));
+    let earlier = c(&"4".repeat(40));
+    let history = |lineage: &LineageId, approved: (TreeId, TreeId), priors: Vec<PriorDelivery>| {
+        ApprovalHistory {
+            lineage: lineage.clone(),
+            approved: Some(approved),
+            priors,
+        }
+    };
+    let prior = |trees: (TreeId, TreeId), in_ref_history: bool| PriorDelivery {
+        commit: earlier.clone(),
+        trees,
+        in_ref_history,
+    };
+    // A squash t0 -> t2 composing A (t0 -> t1) and B (t1 -> t2), where
+    // A alone was delivered into the ref before: spent, naming A.
+    let spent = check_approvals_not_replayed(
+        "refs/heads/main",
+        &squash,
+        &(t0.clone(), t2.clone()),
+        &[
+            history(
+                &a,
+                (t0.clone(), t1.clone()),
+                vec![prior((t0.clone(), t1.clone()), true)],
+            ),
+            history(&b, (t1.clone(), t2.clone()), vec![]),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!((spent.lineage, spent.prior), (a.clone(), earlier.clone()));
+    // A rebased delivery (other trees) of an approval delivered before.
+    let spent = check_approvals_not_replayed(
+        "refs/heads/main",
+        &squash,
+        &(t1.clone(), t2.clone()),
+        &[history(
+            &a,
+            (t0.clone(), t1.clone()),
+            vec![prior((t0.clone(), t1.clone()), true)],
+        )],
+    );
+    assert!(spent.is_err());
+    // Not in this ref's history (a backport), or the approval's record
+    // unknown and the trees different: each passes.
+    for approvals in [
+        vec![history(
+            &a,
+            (t0.clone(), t1.clone()),
+            vec![prior((t0.clone(), t1.clone()), false)],
+        )],
+        vec![ApprovalHistory {
+            lineage: a.clone(),
+            approved: None,
+            priors: vec![prior((t0.clone(), t1.clone()), true)],
+        }],
+    ] {
+        assert_eq!(
+            check_approvals_not_replayed(
+                "refs/heads/main",
+                &squash,
+                &(t1.clone(), t2.clone()),
+                &approvals
+            ),
+            Ok(())
+        );
+    }
+}
+
+#[test]
+fn only_a_protected_refs_deletion_is_refused_and_only_unless_allowed() {
+    let input = format!("{A} {Z} refs/heads/main\n{A} {Z} refs/tags/t\n{Z} {A} refs/heads/x\n");
+    let u = parse_receive_updates(&input).unwrap();
+    let none: Vec<String> = Vec::new();
+    let denied = check_deletion(&u[0], &none, false).unwrap_err();
+    assert_eq!(denied.code(), "protected_ref_deleted");
+    assert_eq!(denied.refname, "refs/heads/main");
+    // Allowed by the server; an unprotected tag; a creation.
+    assert_eq!(check_deletion(&u[0], &none, true), Ok(()));
+    assert_eq!(check_deletion(&u[1], &none, false), Ok(()));
+    assert_eq!(check_deletion(&u[2], &none, false), Ok(()));
+    // A protected tag.
+    let tags = vec!["refs/tags/*".to_string()];
+    assert!(check_deletion(&u[1], &tags, false).is_err());
+    assert_eq!(check_deletion(&u[0], &tags, false), Ok(()));
+}
+
+#[test]
+fn globs_cover_nested_refs_and_default_to_branches() {
+    assert!(glob_matches("refs/heads/*", "refs/heads/main"));
+    assert!(glob_matches("refs/heads/*", "refs/heads/team/x"));
+    assert!(!glob_matches("refs/heads/*", "refs/tags/v1"));
+    assert!(glob_matches("refs/heads/release-?", "refs/heads/release-1"));
+    assert!(!glob_matches(
+        "refs/heads/release-?",
+        "refs/heads/release-10"
+    ));
+    assert!(glob_matches("refs/heads/main", "refs/heads/main"));
+    assert!(!glob_matches("refs/heads/main", "refs/heads/mainx"));
+    assert!(glob_matches("refs/*/v*", "refs/tags/v1.0"));
+    assert!(is_protected(&[], "refs/heads/main"));
+    assert!(!is_protected(&[], "refs/tags/v1"));
+    assert!(!is_protected(&[], NOTES_REF));
+    let g = vec!["refs/heads/main".to_string(), "refs/tags/*".to_string()];
+    assert!(is_protected(&g, "refs/tags/v1"));
+    assert!(!is_protected(&g, "refs/heads/feature"));
+    assert!(!is_protected(&["refs/*".to_string()], NOTES_REF));
+    // Review objects are never a delivery, whatever the globs.
+    assert!(!is_protected(
+        &["refs/*".to_string()],
+        "refs/probity/trees/review-0123456789abcdef/final"
+    ));
+}
+
+#[test]
+fn the_notes_ref_is_append_only() {
+    let upd = |old: Option<&str>, new: Option<&str>| ReceiveUpdate {
+        old: old.map(|s| CommitId::parse(s).unwrap()),
+        new: new.map(|s| CommitId::parse(s).unwrap()),
+        refname: NOTES_REF.into(),
+    };
+    assert_eq!(check_notes_update(&upd(None, Some(A)), false), Ok(()));
+    assert_eq!(check_notes_update(&upd(Some(A), Some(B)), true), Ok(()));
+    assert_eq!(
+        check_notes_update(&upd(Some(A), Some(B)), false),
+        Err(NotesRefDenial::NotesRefRewritten)
+    );
+    assert_eq!(
+        check_notes_update(&upd(Some(A), None), true),
+        Err(NotesRefDenial::NotesRefDeleted)
+    );
+    assert_eq!(NotesRefDenial::NotesRefDeleted.code(), "notes_ref_deleted");
+}
+
+#[test]
+fn a_note_may_only_gain_lines() {
+    let old = b"{\"a\":1}\n{\"b\":2}\n";
+    // Kept, in any order, with lines added, or without a final LF.
+    assert_eq!(check_note_growth(old, Some(old)), Ok(()));
+    assert_eq!(
+        check_note_growth(old, Some(b"0 garbage\n{\"a\":1}\n{\"b\":2}\n")),
+        Ok(())
+    );
+    assert_eq!(
+        check_note_growth(old, Some(b"{\"b\":2}\n{\"a\":1}")),
+        Ok(())
+    );
+    // A line dropped, or the whole note: denied.
+    assert_eq!(
+        check_note_growth(old, Some(b"{\"a\":1}\n")),
+        Err(NotesRefDenial::NotesLineRemoved)
+    );
+    assert_eq!(
+        check_note_growth(old, Some(b"{\"a\":1}\n{\"b\":3}\n")),
+        Err(NotesRefDenial::NotesLineRemoved)
+    );
+    assert_eq!(
+        check_note_growth(old, None),
+        Err(NotesRefDenial::NotesLineRemoved)
+    );
+    assert_eq!(
+        NotesRefDenial::NotesLineRemoved.code(),
+        "notes_line_removed"
+    );
+    // A note over the bound cannot be checked nor read: denied.
+    let big = vec![b'x'; MAX_NOTE_BYTES + 1];
+    assert_eq!(
+        check_note_growth(old, Some(&big)),
+        Err(NotesRefDenial::NoteTooLarge)
+    );
+    assert_eq!(
+        check_note_growth(&big, Some(old)),
+        Err(NotesRefDenial::NoteTooLarge)
+    );
+    assert_eq!(NotesRefDenial::NoteTooLarge.code(), "input_too_large");
+}
+
+#[test]
+fn the_server_hook_execs_the_gate_with_a_quoted_path() {
+    let s = pre_receive_script("/opt/it's/probity");
+    assert!(s.starts_with(&format!("#!/bin/sh\n{SERVER_MARKER}\n")));
+    assert!(s.ends_with("exec '/opt/it'\\''s/probity' validate --gate pre-receive\n"));
+}
+
+#[test]
+fn the_notes_ref_is_not_a_delivery_at_pre_push() {
+    let u = |r: &str| RefUpdate {
+        local_ref: r.into(),
+        local_oid: Some(CommitId::parse(A).unwrap()),
+        remote_ref: r.into(),
+        remote_oid: None,
+    };
+    let (d, notes) = split_notes_updates(vec![
+        u("refs/heads/main"),
+        u(NOTES_REF),
+        u("refs/probity/trees/review-0123456789abcdef/base"),
+    ]);
+    assert_eq!(d, vec![u("refs/heads/main")]);
+    assert!(notes);
+    let (d, notes) = split_notes_updates(vec![u("refs/heads/main")]);
+    assert_eq!(d.len(), 1);
+    assert!(!notes);
+}
+
+#[test]
+fn note_paths_cover_git_fanout() {
+    let c = CommitId::parse(A).unwrap();
+    let p = note_paths(&c);
+    assert_eq!(p[0], A);
+    assert_eq!(p[1], format!("11/{}", &A[2..]));
+    assert_eq!(p[2], format!("11/11/{}", &A[4..]));
+    assert_eq!(p.len(), 4);
+}
