@@ -21,6 +21,7 @@ mod keywords;
 mod redaction;
 mod rules;
 mod scan;
+mod secret_specs;
 #[cfg(test)]
 mod tests;
 mod unicode;
@@ -34,6 +35,7 @@ use keywords::*;
 use redaction::*;
 use rules::*;
 use scan::*;
+use secret_specs::secret_specs;
 use unicode::*;
 use validators::*;
 
