@@ -162,9 +162,22 @@ fn its_own_check_a_log_it_wrote_or_a_check_that_swallows_failures_is_refused_at_
     let started = r.start();
     let before = store_snapshot(&r.f);
     let log = input(r.inputs.path(), "log.txt", "42 passed\n");
+    // A command evidence document it wrote itself, naming the required
+    // argv and the frozen tree: it never travels (only a check Probity ran
+    // does), so the server would refuse it; finalize refuses it first.
+    let forged = input(
+        r.inputs.path(),
+        "forged.json",
+        &format!(
+            r#"{{"argv":["sh","-c","grep -q 'fn more' src/parser.rs"],"exit_code":0,"output_bytes":0,"output_sha256":"sha256:{}","schema":"probity-command-evidence/v2","tree":"{}"}}"#,
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            started["candidate_tree"].as_str().unwrap()
+        ),
+    );
     for evidence in [
         with_check(&["true"]),
         vec!["--evidence", log.as_str()],
+        vec!["--evidence", forged.as_str()],
         with_check(&["sh", "-c", "grep -q 'fn more' src/parser.rs || true"]),
     ] {
         let done = finalize_started_with(r.f.root(), r.inputs.path(), &started, &evidence);

@@ -157,17 +157,20 @@ impl EvidenceInput {
 }
 
 impl EvidenceInput {
-    /// The command evidence document this evidence is, when it is one:
-    /// a check the adapter ran, or given bytes that read as one.
+    /// The command evidence document a required check can rest on: only a
+    /// check Probity ran on a tree (`--evidence-cmd`), the one kind whose
+    /// document travels in the bundle (D-R69). Given bytes that read as a
+    /// document are anyone's word and never travel, so the server would
+    /// refuse them: here they count as no check either.
     fn document(&self) -> Option<CommandEvidenceDocument> {
-        let bytes = match self {
-            EvidenceInput::Command(run) => command_evidence(run).ok()?.bytes,
-            EvidenceInput::CommandOn { run, tree } => command_evidence_on(run, tree).ok()?.bytes,
-            EvidenceInput::Bytes(b) => b.bytes.clone(),
-            EvidenceInput::Streamed { head, len, .. } if *len == head.len() as u64 => head.clone(),
-            EvidenceInput::Streamed { .. } => return None,
-        };
-        CommandEvidenceDocument::parse(&bytes).ok()
+        match self {
+            EvidenceInput::CommandOn { run, tree } => {
+                CommandEvidenceDocument::parse(&command_evidence_on(run, tree).ok()?.bytes).ok()
+            }
+            EvidenceInput::Command(_)
+            | EvidenceInput::Bytes(_)
+            | EvidenceInput::Streamed { .. } => None,
+        }
     }
 }
 
