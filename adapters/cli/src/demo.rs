@@ -494,10 +494,11 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         "src/parser.rs".into(),
     ];
     // On the lineage's final candidate tree, in a scratch checkout.
-    let tree = drivers::evidence_tree(repo, store, Some(&lineage), false).map_err(review_error)?;
+    let target =
+        drivers::evidence_tree(repo, store, Some(&lineage), false).map_err(review_error)?;
     let ran = crate::authority_cmd::evidence_cmd::run_on_tree(
         repo,
-        &tree,
+        &target.tree,
         &check,
         std::time::Duration::from_secs(60),
         Some(&root),

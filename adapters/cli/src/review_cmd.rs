@@ -497,30 +497,33 @@ fn run_lineage(
         && record.state().next_action() == NextInput::ProvideEvidence
     {
         // On the lineage's final candidate tree, in a scratch checkout.
-        let tree = drivers::evidence_tree(&ctx.repo, &ctx.store, Some(lineage), false)
+        let target = drivers::evidence_tree(&ctx.repo, &ctx.store, Some(lineage), false)
             .map_err(review_error)?;
         let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
         let check = evidence_cmd::run_on_tree(
             &ctx.repo,
-            &tree,
+            &target.tree,
             &args.argv,
             timeout,
             global.cwd.as_deref(),
         )?;
-        let done = drivers::finalize(
-            &ctx.repo,
-            &ctx.store,
-            FinalizeInput {
-                lineage: Some(lineage.clone()),
-                evidence: Some(EvidenceInput::CommandOn {
-                    run: check.run.clone(),
-                    tree: check.tree.clone(),
-                }),
-                ..Default::default()
-            },
-        )
-        .map_err(review_error)?;
-        let answer = evidence_cmd::CheckAnswer::of(&ctx.store, &done.record, &check);
+        // Its output and document are kept before the lineage takes it.
+        let (done, answer) =
+            evidence_cmd::finalize_with_check(&ctx.store, &target.lineage, &check, || {
+                drivers::finalize(
+                    &ctx.repo,
+                    &ctx.store,
+                    FinalizeInput {
+                        lineage: Some(lineage.clone()),
+                        evidence: Some(EvidenceInput::CommandOn {
+                            run: check.run.clone(),
+                            tree: check.tree.clone(),
+                        }),
+                        ..Default::default()
+                    },
+                )
+                .map_err(review_error)
+            })?;
         (done.record, done.receipt_location, true, Some(answer))
     } else {
         (record, receipt, false, None)

@@ -540,3 +540,31 @@ fn review_runs_the_check_on_the_frozen_tree() {
     );
     assert_eq!(worktree_status(&f), status, "nothing joined the worktree");
 }
+
+/// The check's output and document are kept before the lineage takes the
+/// check, and put back when it does not: a lineage that took one check and
+/// is handed another in the same call refuses it, and its kept output,
+/// documents and records stay byte for byte as they were.
+#[test]
+fn a_check_the_lineage_refuses_leaves_its_kept_output_as_it_was() {
+    let f = parser_base();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let first = ["--evidence-cmd", "--", "sh", "-c", "echo first"];
+    approve_started_with(f.root(), inputs.path(), &st.json, &first);
+    let lineage = lineage_of(&st);
+    let kept = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&lineage)
+        .join("check-output");
+    assert!(std::fs::read(&kept).unwrap().ends_with(b"first\n"));
+    let before = store_snapshot(&f);
+    let second = ["--evidence-cmd", "--", "sh", "-c", "echo second"];
+    let r = finalize_started_with(f.root(), inputs.path(), &st.json, &second);
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["error"]["code"], "different_retry", "{}", r.stdout);
+    assert_eq!(store_snapshot(&f), before);
+}

@@ -118,6 +118,43 @@ fn another_check_or_a_file_is_refused_before_anything_is_written_and_the_require
     assert_eq!(t.server_main(), Some(c));
 }
 
+/// The check's document is kept before the lineage takes the check
+/// (issue 20 §1): when it cannot be kept, the approval is not written
+/// either, so no approval stands that its bundle cannot prove to the
+/// server; the rerun, once the store is writable, lands.
+#[test]
+fn a_check_whose_document_cannot_be_kept_approves_nothing_and_the_rerun_lands() {
+    let t = Checked::new();
+    write_medium_change(&t.f);
+    let started = t.start();
+    // The store's evidence directory cannot be made: a file holds its name.
+    let blocker = t.f.root().join(".git/probity/reviews/v1/evidence");
+    std::fs::write(&blocker, b"not a directory\n").unwrap();
+    let before = store_snapshot(&t.f);
+    let r = finalize_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_ne!(r.json["state"], "approved", "{}{}", r.stdout, r.stderr);
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert!(said.contains("store_io"), "{said}");
+    assert!(said.contains("nothing was changed"), "{said}");
+    assert_eq!(store_snapshot(&t.f), before);
+    // The way on: the same check once the store takes it.
+    std::fs::remove_file(&blocker).unwrap();
+    approve_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
+    // Nothing pending is left beside the kept document.
+    let kept = t.f.root().join(".git/probity/reviews/v1/evidence");
+    let names: Vec<String> = std::fs::read_dir(&kept)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(!names[0].contains("pending"), "{names:?}");
+    let c = commit_all(&t.f, "reviewed on the required check");
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(t.server_main(), Some(c));
+}
+
 #[test]
 fn an_agent_that_deletes_the_checks_in_its_own_change_is_refused_at_the_server() {
     let t = Checked::new();

@@ -6,9 +6,11 @@
 //!
 //! `<lineage>/check-output`: one line of JSON (the [`CheckOutputHeader`]),
 //! a line feed, then the tail's raw bytes. Written atomically (temp file,
-//! fsync, rename, directory fsync) once the lineage took the check's
-//! evidence, and rewritten only when its bytes differ: a diagnostic beside
-//! the authority, never read by a gate.
+//! fsync, rename, directory fsync) just before the lineage takes the
+//! check's evidence, put back as it was when the lineage does not take it,
+//! and rewritten only when its bytes differ: a diagnostic beside the
+//! authority, never read by a gate. (A retry of the same check reads it: a
+//! lineage that took a check takes only that check again.)
 
 use std::fs;
 use std::io::Read;
@@ -103,6 +105,42 @@ impl FileStore {
             write_atomic(&path, &bytes)?;
         }
         Ok(format!("{lineage}/check-output"))
+    }
+
+    /// The kept check output's bytes as they are on disk (bounded), to
+    /// put back with [`Self::restore_check_output`] when the check they
+    /// would have replaced is not taken.
+    pub fn check_output_bytes(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
+        let path = self.check_output_path(lineage);
+        let file = match fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let limit = (MAX_HEADER_BYTES + 1 + CHECK_OUTPUT_TAIL_BYTES) as u64;
+        let mut bytes = Vec::new();
+        file.take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(io(&path))?;
+        Ok((bytes.len() as u64 <= limit).then_some(bytes))
+    }
+
+    /// Puts back what [`Self::check_output_bytes`] read: those bytes, or no
+    /// file at all.
+    pub fn restore_check_output(
+        &self,
+        lineage: &LineageId,
+        bytes: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
+        let path = self.check_output_path(lineage);
+        match bytes {
+            Some(b) => write_atomic(&path, b),
+            None => match fs::remove_file(&path) {
+                Ok(()) => crate::review_store::sync_dir(&self.root().join(lineage.as_str())),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(io(&path)(e)),
+            },
+        }
     }
 
     /// The check output kept for `lineage`, if any.

@@ -594,13 +594,26 @@ pub fn evidence_tree<G: GitPort, S: ReviewStore>(
     store: &S,
     lineage: Option<&LineageId>,
     validated: bool,
-) -> Result<TreeId, ReviewError> {
+) -> Result<EvidenceTarget, ReviewError> {
     let (live, record) = discover_for_finalize(git, store, lineage)?;
-    Ok(if validated {
-        live.candidate_tree
-    } else {
-        record.state().final_candidate_tree().clone()
+    Ok(EvidenceTarget {
+        lineage: record.state().lineage_id().clone(),
+        tree: if validated {
+            live.candidate_tree
+        } else {
+            record.state().final_candidate_tree().clone()
+        },
     })
+}
+
+/// What [`evidence_tree`] found: the lineage a check is evidence for (the
+/// named one, or the live candidate's), and the tree it must run on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceTarget {
+    /// The lineage the check's evidence is for.
+    pub lineage: LineageId,
+    /// The tree the check runs on.
+    pub tree: TreeId,
 }
 
 /// Refuses a binding that is not this lineage's binding for `lens`.

@@ -27,9 +27,9 @@ mod transport;
 pub use discover::index_rebase_delta;
 pub use error::{NamedInput, ReviewError};
 pub use finalize::{
-    DisputeInput, EvidenceInput, FinalizeInput, Finalized, LensResultInput, SubmitInput,
-    SubmittedResult, check_evidence_lands, dispute, evidence_tree, finalize, live_lineage,
-    replay_preserved, submit_result,
+    DisputeInput, EvidenceInput, EvidenceTarget, FinalizeInput, Finalized, LensResultInput,
+    SubmitInput, SubmittedResult, check_evidence_lands, dispute, evidence_tree, finalize,
+    live_lineage, replay_preserved, submit_result,
 };
 pub use gates::{
     Delivery, PrDecision, PushBoundary, delivered_range, judge_range, validate_pre_commit,

@@ -36,7 +36,7 @@ use probity_core::review::evidence::{
     CommandEvidenceDocument, CommandRun, ExitOutcome, command_evidence_on,
 };
 use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::state::{EVIDENCE_DOMAIN, StateRecord};
+use probity_core::review::state::EVIDENCE_DOMAIN;
 use probity_git::Repo;
 use probity_store::check_output::{
     CHECK_OUTPUT_SCHEMA, CHECK_OUTPUT_TAIL_BYTES, CheckOutputHeader,
@@ -402,49 +402,122 @@ pub struct CheckAnswer {
     pub output_kept: Option<String>,
 }
 
-impl CheckAnswer {
-    /// The answer for a check whose evidence the lineage took: its output
-    /// is kept in the store first (a failure to keep it is a warning: the
-    /// authority is already written).
-    pub fn of(store: &probity_store::FileStore, record: &StateRecord, check: &CheckRun) -> Self {
-        let passed = check.run.exit == ExitOutcome::Code(0);
-        let kept = command_evidence_on(&check.run, &check.tree)
-            .map_err(|e| e.to_string())
-            .and_then(|doc| {
-                let header = CheckOutputHeader {
-                    schema: CHECK_OUTPUT_SCHEMA.into(),
-                    lineage_id: record.state().lineage_id().clone(),
-                    tree: check.tree.clone(),
-                    argv: check.run.argv.clone(),
-                    exit: check.run.exit.to_string(),
-                    passed,
-                    output_sha256: check.run.output_sha256,
-                    output_bytes: check.run.output_bytes,
-                    tail_bytes: check.tail.len() as u64,
-                    evidence_hash: Sha256Digest::of(EVIDENCE_DOMAIN, &doc.bytes),
-                };
-                let kept = store
-                    .keep_check_output(&header, &check.tail)
-                    .map_err(|e| e.to_string())?;
-                // The document travels in the lineage's bundle (D-R69), so
-                // a server can hold the approval to the required checks.
-                let carried =
-                    CommandEvidenceDocument::parse(&doc.bytes).map_err(|e| e.to_string())?;
-                probity_ports::review::AttestationStore::add_evidence(
-                    store,
-                    record.state().lineage_id(),
-                    &[carried],
-                )
-                .map_err(|e| format!("{e} (its bundle will not carry the check)"))?;
-                Ok(kept)
-            });
-        let output_kept = match kept {
-            Ok(rel) => Some(rel),
-            Err(e) => {
-                eprintln!("warning: the check's output could not be kept: {e}");
-                None
+/// A check's output and evidence document, kept for its lineage before the
+/// lineage is handed the check (issue 20 §1): a kill between the approval
+/// and the keeping would otherwise strand an approval whose bundle cannot
+/// prove its required check, and whose rerun is refused as a different
+/// retry. The document is inert until a record takes it (a bundle carries
+/// only the documents a record took); [`Kept::settle`] files it once the
+/// transition landed, or removes it and puts the previous output back.
+#[derive(Debug)]
+#[must_use = "settle what was kept once the transition is decided"]
+pub struct Kept {
+    lineage: LineageId,
+    previous_output: Option<Vec<u8>>,
+    output_kept: String,
+}
+
+/// Keeps `check`'s output and document for `lineage`, before the
+/// transition that hands it the check. Nothing is left when this fails.
+/// A run that gives no document (a timeout) keeps nothing: the transition
+/// refuses it, with its own reason.
+pub fn keep_before(
+    store: &probity_store::FileStore,
+    lineage: &LineageId,
+    check: &CheckRun,
+) -> Result<Option<Kept>, CliError> {
+    let refused = |e: String| {
+        CliError::new(
+            ErrorKind::Io,
+            "store_io",
+            format!(
+                "the check's output and evidence document could not be kept for {lineage}: {e}"
+            ),
+            "check permissions and free space under the git common dir, then rerun the same command; nothing was changed",
+        )
+    };
+    let passed = check.run.exit == ExitOutcome::Code(0);
+    let Ok(doc) = command_evidence_on(&check.run, &check.tree) else {
+        return Ok(None);
+    };
+    // The document travels in the lineage's bundle (D-R69), so a server can
+    // hold the approval to the required checks.
+    let carried = CommandEvidenceDocument::parse(&doc.bytes).map_err(|e| refused(e.to_string()))?;
+    let header = CheckOutputHeader {
+        schema: CHECK_OUTPUT_SCHEMA.into(),
+        lineage_id: lineage.clone(),
+        tree: check.tree.clone(),
+        argv: check.run.argv.clone(),
+        exit: check.run.exit.to_string(),
+        passed,
+        output_sha256: check.run.output_sha256,
+        output_bytes: check.run.output_bytes,
+        tail_bytes: check.tail.len() as u64,
+        evidence_hash: Sha256Digest::of(EVIDENCE_DOMAIN, &doc.bytes),
+    };
+    let previous_output = store
+        .check_output_bytes(lineage)
+        .map_err(|e| refused(e.to_string()))?;
+    store
+        .keep_pending_evidence(lineage, &carried)
+        .map_err(|e| refused(e.to_string()))?;
+    match store.keep_check_output(&header, &check.tail) {
+        Ok(output_kept) => Ok(Some(Kept {
+            lineage: lineage.clone(),
+            previous_output,
+            output_kept,
+        })),
+        Err(e) => {
+            // Nothing left: the pending document goes (the output was not
+            // replaced).
+            if let Err(e) = store.settle_pending_evidence(lineage, false) {
+                eprintln!("warning: a pending evidence document could not be removed: {e}");
             }
-        };
+            Err(refused(e.to_string()))
+        }
+    }
+}
+
+impl Kept {
+    /// Settles what [`keep_before`] kept, once the transition is decided:
+    /// `taken` when it landed (the document joins the lineage's kept
+    /// documents); otherwise the document goes and the previous output is
+    /// put back. A failure here is a warning: the authority is decided,
+    /// and a pending document still travels (export reads it).
+    pub fn settle(self, store: &probity_store::FileStore, taken: bool) -> Option<String> {
+        if let Err(e) = store.settle_pending_evidence(&self.lineage, taken) {
+            eprintln!("warning: the check's evidence document could not be filed: {e}");
+        }
+        if taken {
+            return Some(self.output_kept);
+        }
+        if let Err(e) = store.restore_check_output(&self.lineage, self.previous_output.as_deref()) {
+            eprintln!("warning: the previous check output could not be put back: {e}");
+        }
+        None
+    }
+}
+
+/// Hands the lineage `target` a check Probity ran, through `finalize` (the
+/// transition): its output and document are kept first, and settled once
+/// the transition is decided.
+pub fn finalize_with_check<T>(
+    store: &probity_store::FileStore,
+    lineage: &LineageId,
+    check: &CheckRun,
+    finalize: impl FnOnce() -> Result<T, CliError>,
+) -> Result<(T, CheckAnswer), CliError> {
+    let kept = keep_before(store, lineage, check)?;
+    let done = finalize();
+    let output_kept = kept.and_then(|k| k.settle(store, done.is_ok()));
+    Ok((done?, CheckAnswer::of(check, output_kept)))
+}
+
+impl CheckAnswer {
+    /// The answer for a check the lineage took; `output_kept` is where the
+    /// store keeps its output (relative to the store root).
+    pub fn of(check: &CheckRun, output_kept: Option<String>) -> Self {
+        let passed = check.run.exit == ExitOutcome::Code(0);
         CheckAnswer {
             tree: check.tree.clone(),
             argv: check.run.argv.clone(),

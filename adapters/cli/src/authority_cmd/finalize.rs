@@ -373,7 +373,7 @@ pub fn finalize(
             // The check runs on the lineage's final candidate tree (the
             // live candidate a validation in this call judges), in a
             // scratch checkout: never in the worktree.
-            let tree = drivers::evidence_tree(
+            let target = drivers::evidence_tree(
                 &ctx.repo,
                 &ctx.store,
                 lineage.as_ref(),
@@ -383,7 +383,7 @@ pub fn finalize(
             let timeout = std::time::Duration::from_secs(args.evidence_timeout.max(1));
             let check = evidence_cmd::run_on_tree(
                 &ctx.repo,
-                &tree,
+                &target.tree,
                 &args.argv,
                 timeout,
                 global.cwd.as_deref(),
@@ -392,31 +392,40 @@ pub fn finalize(
                 run: check.run.clone(),
                 tree: check.tree.clone(),
             };
-            checked = Some(check);
+            checked = Some((target.lineage, check));
             Some(input)
         }
         (None, false) => None,
     };
     let ctx = open(global)?;
-    let done = drivers::finalize(
-        &ctx.repo,
-        &ctx.store,
-        FinalizeInput {
-            lineage,
-            results,
-            refuter,
-            correction_lines: args.correction_lines,
-            validation,
-            // A hand-given validation judged the live candidate.
-            validated_tree: None,
-            evidence,
-            bindings,
-        },
-    )
-    .map_err(review_error)?;
-    let check = checked
-        .as_ref()
-        .map(|c| evidence_cmd::CheckAnswer::of(&ctx.store, &done.record, c));
+    let transition = || {
+        drivers::finalize(
+            &ctx.repo,
+            &ctx.store,
+            FinalizeInput {
+                lineage,
+                results,
+                refuter,
+                correction_lines: args.correction_lines,
+                validation,
+                // A hand-given validation judged the live candidate.
+                validated_tree: None,
+                evidence,
+                bindings,
+            },
+        )
+        .map_err(review_error)
+    };
+    // A check Probity ran: its output and document are kept before the
+    // lineage takes it.
+    let (done, check) = match &checked {
+        Some((target, c)) => {
+            let (done, answer) =
+                evidence_cmd::finalize_with_check(&ctx.store, target, c, transition)?;
+            (done, Some(answer))
+        }
+        None => (transition()?, None),
+    };
     let answer = FinalizeCheckAnswer {
         finalize: FinalizeAnswer::of(&done.record, done.receipt_location.as_deref()),
         evidence_check: check,
