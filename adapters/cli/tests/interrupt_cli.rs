@@ -67,11 +67,16 @@ fn runs_killed_at_any_moment_leave_nothing_after_the_next_run() {
     let f = medium_change();
     let git_dir = f.root().join(".git");
     // Kill runs at staggered moments, with SIGKILL (no destructor runs).
+    // A git the killed run started goes on and holds the copy's owner lock
+    // until it ends (so it cannot write the copy after a scavenger removed
+    // it): the next run is the one after every such orphan ended.
     for i in 0..24u64 {
-        let mut child = gate(f.root()).spawn().unwrap();
+        use std::os::unix::process::CommandExt;
+        let mut child = gate(f.root()).process_group(0).spawn().unwrap();
         std::thread::sleep(Duration::from_millis(i % 8 * 3));
         let _ = child.kill();
         let _ = child.wait();
+        wait_group_gone(child.id());
     }
     let status = gate(f.root()).status().unwrap();
     assert!(status.code().is_some());
