@@ -32,9 +32,9 @@ struct ScratchRef<'a> {
     /// Held while the ref lives: a run killed outright leaves its lock file
     /// unheld, and the next pass finds the ref by it.
     owner: probity_scratch::Scratch,
-    /// The loose ref file and its reflog, for an interrupted run's
-    /// cleanup.
-    _loose: [probity_scratch::Registered; 2],
+    /// The loose ref file, its reflog and its lock, for an interrupted
+    /// run's cleanup.
+    _loose: [probity_scratch::Registered; 3],
 }
 
 impl Drop for ScratchRef<'_> {
@@ -75,9 +75,13 @@ impl Repo {
             args: "scratch notes ref".into(),
             detail: format!("{} names no scratch ref", owner.path().display()),
         })?;
+        // Its lock too: an interrupted run removes artifacts only once its
+        // children are gone, and a git killed after its grace (D-R66) may
+        // leave the lock of this ref, which only this run ever takes.
         let loose = [
             probity_scratch::registry::artifact(&dir.join(&name)),
             probity_scratch::registry::artifact(&dir.join("logs").join(&name)),
+            probity_scratch::registry::artifact(&dir.join(format!("{name}.lock"))),
         ];
         Ok(ScratchRef {
             repo: self,
@@ -95,11 +99,19 @@ impl Repo {
     /// run killed after its notes landed (nothing left for the next run to
     /// write, so no new scratch ref) leaves nothing behind the next run.
     pub fn settle_scratch_notes(&self) {
-        probity_scratch::scavenge_with(self.common_dir(), OWNER_PREFIX, |artifact| {
+        let common = self.common_dir();
+        probity_scratch::scavenge_with(common, OWNER_PREFIX, |artifact| {
             match ref_of_owner(artifact) {
-                Some(name) => self
-                    .run_sheltered(["update-ref", "-d", name.as_str()], None)
-                    .is_ok(),
+                Some(name) => {
+                    // The owner is gone, and so is every git it started
+                    // (each inherited its lock): a lock on its private ref
+                    // is one a killed git left (no one else updates it; a
+                    // `git pack-refs` holding it for a moment is at worst
+                    // left the ref, for the next pass).
+                    let _ = std::fs::remove_file(common.join(format!("{name}.lock")));
+                    self.run_sheltered(["update-ref", "-d", name.as_str()], None)
+                        .is_ok()
+                }
                 None => true,
             }
         });
@@ -754,6 +766,30 @@ mod tests {
         }
         assert!(gone, "no pass deleted the scratch ref");
         assert!(owners().is_empty(), "{:?}", owners());
+        drop(f);
+    }
+
+    /// A git of a run killed outright (its grace spent, D-R66) may leave
+    /// the lock of the run's private scratch ref. No other process ever
+    /// locks that ref, and the dead owner's lock, inherited by every git
+    /// the run started, proves none of them lives: the next pass removes
+    /// the stale lock with the ref, where `update-ref -d` alone fails.
+    #[test]
+    fn a_dead_runs_scratch_ref_lock_is_removed_with_its_ref() {
+        let (f, repo, head) = fixture();
+        let common = repo.common_dir().to_path_buf();
+        // What a run killed while its git held the scratch ref's lock
+        // leaves: the ref, its lock file and its (unheld) owner lock.
+        let owner = common.join(format!("{OWNER_PREFIX}incoming-dead.owner"));
+        std::fs::write(&owner, b"").unwrap();
+        let name = "refs/notes/probity-incoming-dead";
+        repo.run(["update-ref", name, head.as_str()]).unwrap();
+        let lock = common.join(format!("{name}.lock"));
+        std::fs::write(&lock, b"").unwrap();
+        repo.settle_scratch_notes();
+        assert!(!lock.exists(), "the stale lock is left");
+        assert!(repo.find_commit(name).unwrap().is_none(), "the ref is left");
+        assert!(!owner.exists(), "the owner lock is left");
         drop(f);
     }
 
