@@ -55,17 +55,6 @@ pub struct PublishArgs {
     pub range: Option<String>,
 }
 
-#[derive(Debug, Args)]
-pub struct PushArgs {
-    /// The remote (default `origin`).
-    #[arg(value_name = "REMOTE")]
-    pub remote: Option<String>,
-    /// The refspecs to push (default `HEAD`); `refs/notes/probity` is
-    /// added.
-    #[arg(value_name = "REFSPEC")]
-    pub refspecs: Vec<String>,
-}
-
 /// Maps a transport failure to what the user sees.
 pub fn transport_error(e: TransportError) -> CliError {
     let e = match e {
@@ -98,7 +87,7 @@ pub fn transport_error(e: TransportError) -> CliError {
     CliError::new(kind, code, e.to_string(), next)
 }
 
-fn repo_error(e: probity_git::GitError) -> CliError {
+pub(crate) fn repo_error(e: probity_git::GitError) -> CliError {
     CliError::new(
         ErrorKind::Repository,
         "repository_error",
@@ -211,13 +200,13 @@ fn import(global: &GlobalArgs, out: Output, args: &ImportArgs) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-fn resolve(repo: &Repo, rev: &str) -> Result<CommitId, CliError> {
+pub(crate) fn resolve(repo: &Repo, rev: &str) -> Result<CommitId, CliError> {
     repo.resolve_commit(rev).map_err(repo_error)
 }
 
 /// The `publish` answer (and each publication of `push`'s).
 #[derive(Debug, Serialize)]
-struct PublishAnswer<'a> {
+pub(crate) struct PublishAnswer<'a> {
     notes_ref: &'static str,
     /// The commits whose note gained the bundle.
     written: Vec<NotePair<'a>>,
@@ -235,7 +224,7 @@ struct NotePair<'a> {
 }
 
 impl<'a> PublishAnswer<'a> {
-    fn of(p: &'a drivers::Published) -> Self {
+    pub(crate) fn of(p: &'a drivers::Published) -> Self {
         let pairs = |v: &'a [(CommitId, LineageId)]| {
             v.iter()
                 .map(|(commit, lineage_id)| NotePair { commit, lineage_id })
@@ -250,18 +239,7 @@ impl<'a> PublishAnswer<'a> {
     }
 }
 
-/// The `push` answer.
-#[derive(Debug, Serialize)]
-struct PushAnswer<'a> {
-    remote: &'a str,
-    /// Everything pushed: the refspecs, the notes ref, the review-tree refs.
-    refspecs: &'a [String],
-    /// Whether the remote's notes were merged in before the push.
-    notes_merged_from_remote: bool,
-    published: Vec<PublishAnswer<'a>>,
-}
-
-fn published_text(p: &drivers::Published) -> String {
+pub(crate) fn published_text(p: &drivers::Published) -> String {
     let mut t = format!(
         "{NOTES_REF}: {} note(s) written, {} already current, {} commit(s) without an approved review\n",
         p.written.len(),
@@ -304,255 +282,6 @@ pub fn publish(global: &GlobalArgs, out: Output, args: &PublishArgs) -> Result<E
         .map_err(transport_error)?;
     out.answer(&PublishAnswer::of(&p), || published_text(&p));
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCode, CliError> {
-    let ctx = open(global)?;
-    ctx.repo.settle_scratch_notes();
-    let remote = args.remote.clone().unwrap_or_else(|| "origin".into());
-    let refspecs = if args.refspecs.is_empty() {
-        vec!["HEAD".to_string()]
-    } else {
-        args.refspecs.clone()
-    };
-    // The gate first, hook or no hook: what this push would update, as the
-    // remote answers now, judged as the pre-push hook judges it. A denial
-    // refuses before anything is fetched, published or pushed.
-    let notes_current = gate_push(&ctx, &remote, &refspecs)?;
-    // Another clone may have published meanwhile: take its notes first
-    // (cat_sort_uniq: exact for one bundle per line), so the notes push
-    // fast-forwards. When the dry run already showed the local notes
-    // fast-forward the remote's (or the remote has none), that fetch, one
-    // more connection to the remote, is skipped.
-    let merged = if notes_current {
-        false
-    } else {
-        ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?
-    };
-    // Published against the remote pushed to: a teammate's branch
-    // fetched from elsewhere is still this push's delivery.
-    let scope = if ctx.repo.is_configured_remote(&remote).map_err(repo_error)? {
-        RemoteScope::Of(remote.clone())
-    } else {
-        // A URL has no remote-tracking refs of its own: every one
-        // stands for what has been published, as without a remote.
-        RemoteScope::All
-    };
-    let mut publications = Vec::new();
-    for spec in &refspecs {
-        let src = spec.trim_start_matches('+');
-        let src = src.split_once(':').map_or(src, |(s, _)| s);
-        if src.is_empty() || src == NOTES_REF {
-            continue;
-        }
-        let tip = resolve(&ctx.repo, src)?;
-        let p =
-            drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &scope).map_err(transport_error)?;
-        publications.push(p);
-    }
-    let mut all = refspecs.clone();
-    let has_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
-    if has_notes && !all.iter().any(|s| s.contains(NOTES_REF)) {
-        all.push(NOTES_REF.to_string());
-    }
-    // The trees each published review froze travel inside the notes
-    // history (anchored by publish: `NotesGit::write_notes`), so no other
-    // ref is pushed (issue 21 §4).
-    let pushed = all.join(" ");
-    // git's stderr (progress, a local hook's refusal, the remote's
-    // `remote:` lines) is shown as it arrives, not after.
-    use std::io::IsTerminal;
-    let progress = std::io::stderr().is_terminal();
-    let (ok, stderr) = ctx
-        .repo
-        .push_atomic(&remote, &all, progress, &mut std::io::stderr())
-        .map_err(repo_error)?;
-    if !ok {
-        return Err(push_failure(&remote, &pushed, &stderr));
-    }
-    let answer = PushAnswer {
-        remote: &remote,
-        refspecs: &all,
-        notes_merged_from_remote: merged,
-        published: publications.iter().map(PublishAnswer::of).collect(),
-    };
-    out.answer(&answer, || {
-        let mut t = String::new();
-        for p in &publications {
-            t.push_str(&published_text(p));
-        }
-        t.push_str(&format!("pushed {pushed} to {remote}\n"));
-        t
-    });
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The pre-push judgement of what `git push <remote> <refspecs>` would
-/// update (`git push --dry-run --porcelain`, full ids): the refs git would
-/// refuse anyway (`!`), leave as they are (`=`) or delete deliver nothing
-/// and are left to git; the notes ref and `refs/probity/*` are authority,
-/// not deliveries. A denial is `push_denied`, nothing pushed.
-///
-/// When this clone has notes, the dry run asks about them too: the answer
-/// is whether they fast-forward the remote's (or the remote has none), so
-/// that no fetch of the remote's notes is needed.
-fn gate_push(
-    ctx: &crate::authority_cmd::Context,
-    remote: &str,
-    refspecs: &[String],
-) -> Result<bool, CliError> {
-    use probity_core::review::gate::{Decision, RefUpdate};
-    use probity_core::review::server::split_notes_updates;
-    let mut asked = refspecs.to_vec();
-    let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
-    if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
-        asked.push(NOTES_REF.to_string());
-    }
-    let plan = ctx.repo.push_plan(remote, &asked).map_err(|e| {
-        CliError::new(
-            ErrorKind::Repository,
-            "push_failed",
-            e.to_string(),
-            "fix what git says above (the remote's name or URL, your access to it, the refspec), then `probity push` again; nothing was pushed",
-        )
-    })?;
-    let commit = |hex: &str| {
-        CommitId::parse(hex).map_err(|_| {
-            CliError::new(
-                ErrorKind::Repository,
-                "repository_error",
-                format!("git push --dry-run reported `{hex}`, not an object id"),
-                "report this: git's porcelain output changed",
-            )
-        })
-    };
-    let mut updates = Vec::new();
-    for u in &plan {
-        if matches!(u.flag, '!' | '=' | '-') {
-            continue;
-        }
-        let local = match &u.new {
-            Some(new) => commit(new)?,
-            None => resolve(&ctx.repo, &u.from)?,
-        };
-        updates.push(RefUpdate {
-            local_ref: u.from.clone(),
-            local_oid: Some(local),
-            remote_ref: u.to.clone(),
-            remote_oid: u.old.as_deref().map(commit).transpose()?,
-        });
-    }
-    let notes_current = local_notes
-        && plan
-            .iter()
-            .any(|u| u.to == NOTES_REF && matches!(u.flag, ' ' | '=' | '*'));
-    let (updates, _) = split_notes_updates(updates);
-    if updates.is_empty() {
-        return Ok(notes_current);
-    }
-    let boundary = drivers::PushBoundary::Updates {
-        remote: remote.to_string(),
-        updates,
-        published: probity_core::review::gate::Vouching::Advertised,
-    };
-    let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
-        .map_err(crate::authority_cmd::review_error)?;
-    if d.decision() == Decision::Allow {
-        // The repository policy of what the remote holds, as the server
-        // will apply it (roles, floors, required checks): refused here,
-        // before anything is published or pushed.
-        let drivers::PushBoundary::Updates { updates, .. } = &boundary else {
-            return Ok(notes_current);
-        };
-        if let Some(den) =
-            crate::authority_cmd::local_policy_denial(&ctx.repo, &ctx.store, remote, updates, &d)?
-        {
-            return Err(CliError::new(
-                ErrorKind::Conflict,
-                "push_denied",
-                format!(
-                    "probity push refused: the repository policy of {remote} denies this push ({}): {}; nothing was pushed",
-                    den.reason_code, den.message
-                ),
-                crate::authority_cmd::push_next_step(&den.reason_code),
-            ));
-        }
-        return Ok(notes_current);
-    }
-    let code = crate::output::wire_name(d.reason_code());
-    let mut message = format!(
-        "probity push refused: the pre-push gate denies this push ({code}): {}",
-        d.message()
-    );
-    for r in d.deliveries() {
-        message.push_str(&format!(
-            "; {} -> {}: {} commit(s), {}",
-            r.refs.join(", "),
-            r.tip,
-            r.commits,
-            crate::output::wire_name(r.reason_code)
-        ));
-    }
-    message.push_str("; nothing was pushed");
-    // A new ref is measured against what the remote holds: a teammate's
-    // push this clone has not fetched leaves its history unmeasured, and
-    // the denial is this clone's stale view, not the change (issue 21 §5).
-    // One more ls-remote, only on this failure path.
-    let unfetched = ctx.repo.unfetched_remote_tips(remote).unwrap_or_default();
-    if !unfetched.is_empty() {
-        let named: Vec<String> = unfetched
-            .iter()
-            .map(|(name, c)| format!("{name} at {c}"))
-            .collect();
-        message.push_str(&format!(
-            "; {remote} holds commits this clone has not fetched ({}), and a new ref is measured against what {remote} holds",
-            named.join(", ")
-        ));
-        return Err(CliError::new(
-            ErrorKind::Conflict,
-            "push_denied",
-            message,
-            format!(
-                "fetch first: `git fetch {remote}`, then `probity push` again (only what {remote} lacks is judged then)"
-            ),
-        ));
-    }
-    Err(CliError::new(
-        ErrorKind::Conflict,
-        "push_denied",
-        message,
-        crate::authority_cmd::push_next_step(&code),
-    ))
-}
-
-/// A failed `git push --atomic`: a server without atomic push support is
-/// named with what to do; anything else (a local hook's refusal, the
-/// server gate's, a non-fast-forward) is what git printed, shown above as
-/// it arrived and repeated here from its last line.
-fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
-    if stderr.contains("does not support --atomic") {
-        return CliError::new(
-            ErrorKind::Repository,
-            "atomic_unsupported",
-            format!(
-                "{remote} does not accept atomic pushes (its git is older than 2.4, or receive.advertiseAtomic is off); nothing was pushed"
-            ),
-            format!(
-                "ask the server's administrator to allow atomic pushes (git config receive.advertiseAtomic true), or push the authority first and the commits after: `git push {remote} refs/notes/probity`, then `git push {remote} <branch>`"
-            ),
-        );
-    }
-    let last = stderr
-        .lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .unwrap_or("git printed nothing");
-    CliError::new(
-        ErrorKind::Conflict,
-        "push_rejected",
-        format!("git push --atomic {remote} {pushed} was rejected (git's output is above): {last}"),
-        "read the reason above (a local hook, the remote's gate, or git): review and publish the commit it names, or fetch and merge, then `probity push` again",
-    )
 }
 
 /// What people read about a push: their refspecs and the notes, the

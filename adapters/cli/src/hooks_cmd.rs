@@ -251,6 +251,32 @@ fn dirs(ctx: &crate::authority_cmd::Context) -> Result<(PathBuf, PathBuf), CliEr
     Ok((hooks_dir, state_dir))
 }
 
+/// Whether the pre-push hook git will run here is Probity's managed one,
+/// byte for byte as installed and executable: then a push is judged by it
+/// inside the push's own connection (`probity push` needs no dry run).
+/// Anything else (no hook, another hook, an edited one, a record that
+/// cannot be read) is false.
+pub(crate) fn managed_pre_push_in_place(ctx: &crate::authority_cmd::Context) -> bool {
+    let Ok((hooks_dir, state_dir)) = dirs(ctx) else {
+        return false;
+    };
+    let Ok(slot) = load(HookKind::PrePush, &hooks_dir, &state_dir) else {
+        return false;
+    };
+    let installed = slot.record.as_ref().map(|r| &r.installed);
+    let intact =
+        hooks::install_action(installed, slot.current.as_deref()) == Install::AlreadyInstalled;
+    #[cfg(unix)]
+    let runnable = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(&slot.hook)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    #[cfg(not(unix))]
+    let runnable = slot.hook.is_file();
+    installed.is_some() && intact && runnable
+}
+
 /// Both managed client hooks, read and checked as `hooks install` checks
 /// them, nothing written: `probity init`'s first step.
 pub(crate) struct Planned(Vec<Slot>);

@@ -23,6 +23,7 @@ mod mcp_authority;
 mod mcp_cmd;
 mod output;
 mod progress;
+mod push_cmd;
 mod recovery_cmd;
 mod report_cmd;
 mod review_cmd;
@@ -130,7 +131,7 @@ enum Command {
     /// (refs/notes/probity).
     Publish(bundle_cmd::PublishArgs),
     /// Publish, then `git push --atomic` the refspecs with refs/notes/probity.
-    Push(bundle_cmd::PushArgs),
+    Push(push_cmd::PushArgs),
     /// Run the five actions on a scratch repository, printing every step.
     Demo(demo::DemoArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
@@ -286,7 +287,7 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
         Command::Bundle(c) => bundle_cmd::bundle(&cli.global, out, c),
         Command::Publish(a) => bundle_cmd::publish(&cli.global, out, a),
-        Command::Push(a) => bundle_cmd::push(&cli.global, out, a),
+        Command::Push(a) => push_cmd::push(&cli.global, out, a),
         Command::Demo(a) => demo::run(out, a),
         Command::Completions(a) => shell_cmd::completions(a),
         Command::Man(a) => shell_cmd::man(out, a),

@@ -434,11 +434,15 @@ impl GitCli {
         &self,
         cwd: &Path,
         args: &[OsString],
+        env: &[(&str, &OsStr)],
         stderr: &mut (dyn Write + Send),
     ) -> Result<std::process::Output, GitError> {
         use std::io::Read;
         let mut cmd = self.command(cwd);
         cmd.args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         // Stopped first if Probity is interrupted (see probity-scratch).
         let (mut child, _running) =
             probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {

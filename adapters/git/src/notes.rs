@@ -7,7 +7,7 @@
 //! Argument arrays only; object ids are validated hex before they reach an
 //! argument; remote names and refspecs go after `--`.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 
 use probity_core::review::ids::{CommitId, TreeId};
 use probity_core::review::server::{NOTES_REF, note_paths};
@@ -545,19 +545,26 @@ impl Repo {
             .collect())
     }
 
-    /// `git push --atomic -- <remote> <refspecs...>` in one connection,
-    /// with the user's transport settings: git's stderr (its progress, what
-    /// a local hook and the remote said) is copied to `stderr` as it
-    /// arrives, and returned with whether the push succeeded. `progress`
+    /// `git push --atomic --porcelain -- <remote> <refspecs...>` in one
+    /// connection, with the user's transport settings and `env` added (it
+    /// reaches a local hook): git's stderr (its progress, what a local hook
+    /// and the remote said) is copied to `stderr` as it arrives. `progress`
     /// asks git for its progress meter (it shows none on a pipe otherwise).
     pub fn push_atomic(
         &self,
         remote: &str,
         refspecs: &[String],
         progress: bool,
+        env: &[(&str, &OsStr)],
         stderr: &mut (dyn std::io::Write + Send),
-    ) -> Result<(bool, String), GitError> {
-        let mut args: Vec<OsString> = vec!["push".into(), "--atomic".into()];
+    ) -> Result<PushOutcome, GitError> {
+        let mut args: Vec<OsString> = vec![
+            "-c".into(),
+            "core.abbrev=no".into(),
+            "push".into(),
+            "--atomic".into(),
+            "--porcelain".into(),
+        ];
         if progress {
             args.push("--progress".into());
         }
@@ -566,11 +573,13 @@ impl Repo {
         args.extend(refspecs.iter().map(OsString::from));
         let out = self
             .transport_git()
-            .output_streaming(self.root(), &args, stderr)?;
-        Ok((
-            out.status.success(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        ))
+            .output_streaming(self.root(), &args, env, stderr)?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        Ok(PushOutcome {
+            ok: out.status.success(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            updates: text.lines().filter_map(parse_porcelain).collect(),
+        })
     }
 
     /// What `git push -- <remote> <refspecs...>` would update, asked of the
@@ -608,6 +617,31 @@ impl Repo {
             });
         }
         Ok(planned)
+    }
+}
+
+/// What [`Repo::push_atomic`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushOutcome {
+    /// Whether git pushed (every ref: the push is atomic).
+    pub ok: bool,
+    /// Everything git wrote on stderr (already shown as it arrived).
+    pub stderr: String,
+    /// git's report, one entry per ref (`!` for a rejected one, with its
+    /// reason in the summary).
+    pub updates: Vec<PlannedUpdate>,
+}
+
+impl PushOutcome {
+    /// Whether `refname` was refused for not fast-forwarding the remote's
+    /// (`fetch first`, `non-fast-forward`): what a merge of the remote's
+    /// side mends.
+    pub fn refused_as_stale(&self, refname: &str) -> bool {
+        self.updates.iter().any(|u| {
+            u.to == refname
+                && u.flag == '!'
+                && (u.summary.contains("fetch first") || u.summary.contains("non-fast-forward"))
+        })
     }
 }
 

@@ -737,9 +737,16 @@ fn validate_pre_push(
         if let Some(den) =
             pre_receive::local_policy_denial(&ctx.repo, &ctx.store, remote, updates, &d)?
         {
+            // Inside `probity push`: the same typed denial it gives.
+            if crate::push_cmd::verdict_requested() {
+                crate::push_cmd::write_verdict(&crate::push_cmd::policy_denied(remote, &den));
+            }
             return pre_receive::denial_answer(out, "pre-push", &den);
         }
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
+        if d.decision() == Decision::Deny && crate::push_cmd::verdict_requested() {
+            crate::push_cmd::write_verdict(&crate::push_cmd::gate_denied(&ctx.repo, remote, &d));
+        }
     }
     let answer = PrePushAnswer {
         decision: DecisionView::of(&d),

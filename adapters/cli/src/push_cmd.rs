@@ -1,0 +1,439 @@
+//! `probity push`: the pre-push judgement, the notes published and
+//! merged, and one `git push --atomic` of the refspecs with
+//! `refs/notes/probity` (issue 21 §5).
+
+use std::process::ExitCode;
+
+use clap::Args;
+use serde::Serialize;
+
+use probity_core::review::ids::CommitId;
+use probity_core::review::server::NOTES_REF;
+use probity_ports::review::{self as drivers, RemoteScope};
+
+use crate::GlobalArgs;
+use crate::authority_cmd::open;
+use crate::bundle_cmd::{PublishAnswer, published_text, repo_error, resolve, transport_error};
+use crate::output::{CliError, ErrorKind, Output};
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The remote (default `origin`).
+    #[arg(value_name = "REMOTE")]
+    pub remote: Option<String>,
+    /// The refspecs to push (default `HEAD`); `refs/notes/probity` is
+    /// added.
+    #[arg(value_name = "REFSPEC")]
+    pub refspecs: Vec<String>,
+}
+
+/// The `push` answer.
+#[derive(Debug, Serialize)]
+struct PushAnswer<'a> {
+    remote: &'a str,
+    /// Everything pushed: the refspecs, the notes ref, the review-tree refs.
+    refspecs: &'a [String],
+    /// Whether the remote's notes were merged in before the push.
+    notes_merged_from_remote: bool,
+    published: Vec<PublishAnswer<'a>>,
+}
+
+/// The environment variable naming the file a managed pre-push hook's
+/// gate writes its denial to (the [`CliError`] `probity push` then
+/// returns), so a denial judged inside the push's own connection is the
+/// same typed `push_denied` as one judged before it. Only a report: the
+/// hook's exit status is what refuses the push.
+pub const VERDICT_ENV: &str = "PROBITY_PUSH_VERDICT";
+
+/// The largest verdict read back.
+const MAX_VERDICT_BYTES: u64 = 64 * 1024;
+
+pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCode, CliError> {
+    let ctx = open(global)?;
+    ctx.repo.settle_scratch_notes();
+    let remote = args.remote.clone().unwrap_or_else(|| "origin".into());
+    let refspecs = if args.refspecs.is_empty() {
+        vec!["HEAD".to_string()]
+    } else {
+        args.refspecs.clone()
+    };
+    // Where Probity's managed pre-push hook is in place, it judges this
+    // push inside the push's own connection, against the tips the remote
+    // advertises there: one connection, no dry run (issue 21 §5). Without
+    // it, the gate runs first over a dry run (`git push --dry-run`), hook
+    // or no hook: a denial refuses before anything is published or pushed.
+    let hooked = crate::hooks_cmd::managed_pre_push_in_place(&ctx);
+    let mut merged = false;
+    if !hooked {
+        // Another clone may have published meanwhile: take its notes first
+        // (cat_sort_uniq: exact for one bundle per line), so the notes push
+        // fast-forwards. When the dry run already showed the local notes
+        // fast-forward the remote's (or the remote has none), that fetch,
+        // one more connection to the remote, is skipped.
+        let notes_current = gate_push(&ctx, &remote, &refspecs)?;
+        if !notes_current {
+            merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+        }
+    }
+    // Published against the remote pushed to: a teammate's branch
+    // fetched from elsewhere is still this push's delivery.
+    let scope = if ctx.repo.is_configured_remote(&remote).map_err(repo_error)? {
+        RemoteScope::Of(remote.clone())
+    } else {
+        // A URL has no remote-tracking refs of its own: every one
+        // stands for what has been published, as without a remote.
+        RemoteScope::All
+    };
+    let mut publications = Vec::new();
+    for spec in &refspecs {
+        let src = spec.trim_start_matches('+');
+        let src = src.split_once(':').map_or(src, |(s, _)| s);
+        if src.is_empty() || src == NOTES_REF {
+            continue;
+        }
+        let tip = resolve(&ctx.repo, src)?;
+        let p =
+            drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &scope).map_err(transport_error)?;
+        publications.push(p);
+    }
+    let mut all = refspecs.clone();
+    let has_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
+    if has_notes && !all.iter().any(|s| s.contains(NOTES_REF)) {
+        all.push(NOTES_REF.to_string());
+    }
+    // The trees each published review froze travel inside the notes
+    // history (anchored by publish: `NotesGit::write_notes`), so no other
+    // ref is pushed (issue 21 §4).
+    let pushed = all.join(" ");
+    let mut outcome = push_once(&ctx, &remote, &all, hooked)?;
+    // Hooked, the notes were not fetched first: refused only because the
+    // remote's notes moved on, they are merged and the push made again.
+    if hooked
+        && !outcome.ok
+        && outcome.verdict.is_none()
+        && !merged
+        && outcome.refused_as_stale(NOTES_REF)
+    {
+        merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+        if merged {
+            outcome = push_once(&ctx, &remote, &all, hooked)?;
+        }
+    }
+    if !outcome.ok {
+        let failure = push_failure(&remote, &pushed, &outcome.stderr);
+        return Err(outcome.verdict.unwrap_or(failure));
+    }
+    let answer = PushAnswer {
+        remote: &remote,
+        refspecs: &all,
+        notes_merged_from_remote: merged,
+        published: publications.iter().map(PublishAnswer::of).collect(),
+    };
+    out.answer(&answer, || {
+        let mut t = String::new();
+        for p in &publications {
+            t.push_str(&published_text(p));
+        }
+        t.push_str(&format!("pushed {pushed} to {remote}\n"));
+        t
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One push and what came of it: [`probity_git::notes::PushOutcome`], and
+/// the managed hook's denial, if it wrote one.
+struct Pushed {
+    outcome: probity_git::notes::PushOutcome,
+    verdict: Option<CliError>,
+}
+
+impl std::ops::Deref for Pushed {
+    type Target = probity_git::notes::PushOutcome;
+    fn deref(&self) -> &Self::Target {
+        &self.outcome
+    }
+}
+
+/// `git push --atomic` of `all`, git's stderr (progress, a local hook's
+/// refusal, the remote's `remote:` lines) shown as it arrives. `hooked`:
+/// the managed hook is given a file to write its denial to.
+fn push_once(
+    ctx: &crate::authority_cmd::Context,
+    remote: &str,
+    all: &[String],
+    hooked: bool,
+) -> Result<Pushed, CliError> {
+    use std::io::IsTerminal;
+    let progress = std::io::stderr().is_terminal();
+    let verdict = if hooked {
+        Some(tempfile::NamedTempFile::new().map_err(|e| {
+            CliError::new(
+                ErrorKind::Io,
+                "push_failed",
+                format!("a temporary file for the pre-push verdict could not be made: {e}"),
+                "check $TMPDIR (free space, permissions), then `probity push` again; nothing was pushed",
+            )
+        })?)
+    } else {
+        None
+    };
+    let env: Vec<(&str, &std::ffi::OsStr)> = verdict
+        .iter()
+        .map(|f| (VERDICT_ENV, f.path().as_os_str()))
+        .collect();
+    let outcome = ctx
+        .repo
+        .push_atomic(remote, all, progress, &env, &mut std::io::stderr())
+        .map_err(repo_error)?;
+    let verdict = verdict.and_then(|f| read_verdict(f.path()));
+    Ok(Pushed { outcome, verdict })
+}
+
+/// The denial a managed hook wrote (see [`VERDICT_ENV`]); none when it
+/// wrote nothing or what it wrote is not one.
+fn read_verdict(path: &std::path::Path) -> Option<CliError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_VERDICT_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let v: Verdict = serde_json::from_slice(&bytes).ok()?;
+    Some(CliError::new(
+        ErrorKind::Conflict,
+        "push_denied",
+        v.message,
+        v.next_action,
+    ))
+}
+
+/// What a managed hook's gate writes for `probity push`: its denial, as
+/// `push_denied`'s message and next step.
+#[derive(Debug, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Verdict {
+    message: String,
+    next_action: String,
+}
+
+/// Whether this gate runs in the managed hook of a `probity push` that
+/// asked for its denial ([`VERDICT_ENV`]).
+pub fn verdict_requested() -> bool {
+    std::env::var_os(VERDICT_ENV).is_some()
+}
+
+/// Writes `denial` (a `push_denied`) for the `probity push` whose managed
+/// hook this gate runs in, when [`VERDICT_ENV`] names the file it made:
+/// only into an existing, empty regular file, never following a link,
+/// never creating one. Best effort: the hook's exit status refuses the
+/// push.
+pub fn write_verdict(denial: &CliError) {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Some(path) = std::env::var_os(VERDICT_ENV) else {
+        return;
+    };
+    let verdict = Verdict {
+        message: denial.message.clone(),
+        next_action: denial.next_action.clone(),
+    };
+    let Ok(bytes) = serde_json::to_vec(&verdict) else {
+        return;
+    };
+    // Only the empty file `probity push` made: a name set by hand never
+    // has a byte of anything overwritten.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path);
+    if let Ok(mut f) = file
+        && f.metadata().is_ok_and(|m| m.is_file() && m.len() == 0)
+    {
+        let _ = f.write_all(&bytes);
+    }
+}
+
+/// The pre-push judgement of what `git push <remote> <refspecs>` would
+/// update (`git push --dry-run --porcelain`, full ids): the refs git would
+/// refuse anyway (`!`), leave as they are (`=`) or delete deliver nothing
+/// and are left to git; the notes ref and `refs/probity/*` are authority,
+/// not deliveries. A denial is `push_denied`, nothing pushed.
+///
+/// When this clone has notes, the dry run asks about them too: the answer
+/// is whether they fast-forward the remote's (or the remote has none), so
+/// that no fetch of the remote's notes is needed.
+fn gate_push(
+    ctx: &crate::authority_cmd::Context,
+    remote: &str,
+    refspecs: &[String],
+) -> Result<bool, CliError> {
+    use probity_core::review::gate::{Decision, RefUpdate};
+    use probity_core::review::server::split_notes_updates;
+    let mut asked = refspecs.to_vec();
+    let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
+    if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
+        asked.push(NOTES_REF.to_string());
+    }
+    let plan = ctx.repo.push_plan(remote, &asked).map_err(|e| {
+        CliError::new(
+            ErrorKind::Repository,
+            "push_failed",
+            e.to_string(),
+            "fix what git says above (the remote's name or URL, your access to it, the refspec), then `probity push` again; nothing was pushed",
+        )
+    })?;
+    let commit = |hex: &str| {
+        CommitId::parse(hex).map_err(|_| {
+            CliError::new(
+                ErrorKind::Repository,
+                "repository_error",
+                format!("git push --dry-run reported `{hex}`, not an object id"),
+                "report this: git's porcelain output changed",
+            )
+        })
+    };
+    let mut updates = Vec::new();
+    for u in &plan {
+        if matches!(u.flag, '!' | '=' | '-') {
+            continue;
+        }
+        let local = match &u.new {
+            Some(new) => commit(new)?,
+            None => resolve(&ctx.repo, &u.from)?,
+        };
+        updates.push(RefUpdate {
+            local_ref: u.from.clone(),
+            local_oid: Some(local),
+            remote_ref: u.to.clone(),
+            remote_oid: u.old.as_deref().map(commit).transpose()?,
+        });
+    }
+    let notes_current = local_notes
+        && plan
+            .iter()
+            .any(|u| u.to == NOTES_REF && matches!(u.flag, ' ' | '=' | '*'));
+    let (updates, _) = split_notes_updates(updates);
+    if updates.is_empty() {
+        return Ok(notes_current);
+    }
+    let boundary = drivers::PushBoundary::Updates {
+        remote: remote.to_string(),
+        updates,
+        published: probity_core::review::gate::Vouching::Advertised,
+    };
+    let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
+        .map_err(crate::authority_cmd::review_error)?;
+    if d.decision() == Decision::Allow {
+        // The repository policy of what the remote holds, as the server
+        // will apply it (roles, floors, required checks): refused here,
+        // before anything is published or pushed.
+        let drivers::PushBoundary::Updates { updates, .. } = &boundary else {
+            return Ok(notes_current);
+        };
+        if let Some(den) =
+            crate::authority_cmd::local_policy_denial(&ctx.repo, &ctx.store, remote, updates, &d)?
+        {
+            return Err(policy_denied(remote, &den));
+        }
+        return Ok(notes_current);
+    }
+    Err(gate_denied(&ctx.repo, remote, &d))
+}
+
+/// `push_denied` for the repository policy's denial of a push to `remote`
+/// (as the server will apply it).
+pub fn policy_denied(remote: &str, den: &drivers::ReceiveDenial) -> CliError {
+    CliError::new(
+        ErrorKind::Conflict,
+        "push_denied",
+        format!(
+            "probity push refused: the repository policy of {remote} denies this push ({}): {}; nothing was pushed",
+            den.reason_code, den.message
+        ),
+        crate::authority_cmd::push_next_step(&den.reason_code),
+    )
+}
+
+/// `push_denied` for the pre-push gate's denial `d` of a push to `remote`,
+/// naming each delivery. A new ref is measured against what the remote
+/// holds: a teammate's push this clone has not fetched leaves its history
+/// unmeasured, and the denial is this clone's stale view, not the change
+/// (issue 21 §5): then the next step is to fetch first (one more
+/// `ls-remote`, only on this failure path).
+pub fn gate_denied(
+    repo: &probity_git::Repo,
+    remote: &str,
+    d: &probity_core::review::gate::GateDecision,
+) -> CliError {
+    let code = crate::output::wire_name(d.reason_code());
+    let mut message = format!(
+        "probity push refused: the pre-push gate denies this push ({code}): {}",
+        d.message()
+    );
+    for r in d.deliveries() {
+        message.push_str(&format!(
+            "; {} -> {}: {} commit(s), {}",
+            r.refs.join(", "),
+            r.tip,
+            r.commits,
+            crate::output::wire_name(r.reason_code)
+        ));
+    }
+    message.push_str("; nothing was pushed");
+    let unfetched = repo.unfetched_remote_tips(remote).unwrap_or_default();
+    if !unfetched.is_empty() {
+        let named: Vec<String> = unfetched
+            .iter()
+            .map(|(name, c)| format!("{name} at {c}"))
+            .collect();
+        message.push_str(&format!(
+            "; {remote} holds commits this clone has not fetched ({}), and a new ref is measured against what {remote} holds",
+            named.join(", ")
+        ));
+        return CliError::new(
+            ErrorKind::Conflict,
+            "push_denied",
+            message,
+            format!(
+                "fetch first: `git fetch {remote}`, then `probity push` again (only what {remote} lacks is judged then)"
+            ),
+        );
+    }
+    CliError::new(
+        ErrorKind::Conflict,
+        "push_denied",
+        message,
+        crate::authority_cmd::push_next_step(&code),
+    )
+}
+
+/// A failed `git push --atomic`: a server without atomic push support is
+/// named with what to do; anything else (a local hook's refusal, the
+/// server gate's, a non-fast-forward) is what git printed, shown above as
+/// it arrived and repeated here from its last line.
+fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
+    if stderr.contains("does not support --atomic") {
+        return CliError::new(
+            ErrorKind::Repository,
+            "atomic_unsupported",
+            format!(
+                "{remote} does not accept atomic pushes (its git is older than 2.4, or receive.advertiseAtomic is off); nothing was pushed"
+            ),
+            format!(
+                "ask the server's administrator to allow atomic pushes (git config receive.advertiseAtomic true), or push the authority first and the commits after: `git push {remote} refs/notes/probity`, then `git push {remote} <branch>`"
+            ),
+        );
+    }
+    let last = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("git printed nothing");
+    CliError::new(
+        ErrorKind::Conflict,
+        "push_rejected",
+        format!("git push --atomic {remote} {pushed} was rejected (git's output is above): {last}"),
+        "read the reason above (a local hook, the remote's gate, or git): review and publish the commit it names, or fetch and merge, then `probity push` again",
+    )
+}

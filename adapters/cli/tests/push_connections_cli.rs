@@ -1,0 +1,127 @@
+//! `probity push` makes one connection per push where git allows (issue 21
+//! §5, issue 24): with Probity's managed pre-push hook in place, the hook
+//! judges inside the push's own connection (the remote's tips are what
+//! git's ref advertisement says), so no dry run goes first; the notes are
+//! fetched and merged only when the remote's moved on. A denial is still
+//! `push_denied`, with the gate's reason, and nothing is pushed. Every
+//! connection is counted by wrapping the remote's `git-receive-pack` and
+//! `git-upload-pack` (`remote.origin.receivepack` / `uploadpack`).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+/// Points `cwd`'s `origin` at wrappers that log each connection to `log`
+/// (`receive` for a push or a dry run, `upload` for a fetch or ls-remote).
+fn count_connections(f: &Fixture, cwd: &Path, dir: &Path) -> PathBuf {
+    let log = dir.join("connections.log");
+    for (kind, program, key) in [
+        ("receive", "git-receive-pack", "remote.origin.receivepack"),
+        ("upload", "git-upload-pack", "remote.origin.uploadpack"),
+    ] {
+        let wrapper = dir.join(format!("wrap-{kind}"));
+        probity_testkit::write_executable(
+            &wrapper,
+            format!(
+                "#!/bin/sh\necho {kind} >> '{log}'\nexec {program} \"$@\"\n",
+                log = log.display()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        f.git_in(cwd, &["config", key, wrapper.to_str().unwrap()])
+            .unwrap();
+    }
+    log
+}
+
+fn connections(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// `hooked_origin()` with Probity's managed client hooks installed.
+fn hooked_clone() -> (Fixture, tempfile::TempDir, PathBuf) {
+    let (f, dir, server) = hooked_origin();
+    let h = probity(f.root(), &["hooks", "install"]);
+    assert_eq!(h.code, 0, "{}{}", h.stdout, h.stderr);
+    (f, dir, server)
+}
+
+#[test]
+fn a_reviewed_push_with_the_managed_hook_makes_one_connection() {
+    let (f, _dir, server) = hooked_clone();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let head = commit_all(&f, "reviewed");
+    let log = count_connections(&f, f.root(), inputs.path());
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "main"), Some(head.clone()));
+    assert!(rev(&f, &server, "refs/notes/probity").is_some());
+    assert_eq!(connections(&log), vec!["receive"]);
+}
+
+#[test]
+fn an_unreviewed_push_with_the_managed_hook_is_denied_with_the_gates_reason() {
+    let (f, _dir, server) = hooked_clone();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    commit_all(&f, "unreviewed");
+    let before = rev(&f, &server, "main");
+    let log = count_connections(&f, f.root(), inputs.path());
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(p.json["error"]["code"], "push_denied", "{}", p.stdout);
+    let message = p.json["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("receipt_missing"), "{}", p.stdout);
+    assert!(message.contains("nothing was pushed"), "{}", p.stdout);
+    let next = p.json["error"]["next_action"].as_str().unwrap_or_default();
+    assert!(next.contains("probity start"), "{}", p.stdout);
+    assert_eq!(rev(&f, &server, "main"), before);
+    assert_eq!(connections(&log), vec!["receive"]);
+}
+
+/// A teammate published notes meanwhile: the first push is refused for the
+/// notes alone, which are then fetched and merged, and the push lands with
+/// both notes on the server (three connections: push, fetch, push).
+#[test]
+fn notes_another_clone_published_are_merged_and_the_push_lands() {
+    let (f, _dir, server) = hooked_clone();
+    let inputs = tempfile::tempdir().unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let b = d.path().join("b");
+    f.git(&["clone", "-q", server.to_str().unwrap(), b.to_str().unwrap()])
+        .unwrap();
+    for (k, v) in [("user.name", "b"), ("user.email", "b@probity.invalid")] {
+        f.git_in(&b, &["config", k, v]).unwrap();
+    }
+    std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
+    approve_live(&b, inputs.path());
+    f.git_in(&b, &["add", "-A"]).unwrap();
+    f.git_in(&b, &["commit", "-q", "-m", "teammate"]).unwrap();
+    let theirs = rev(&f, &b, "HEAD").unwrap();
+    let pb = probity(&b, &["push", "origin", "HEAD:refs/heads/docs"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    // Here: reviewed work on main, whose notes do not hold the teammate's.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let mine = commit_all(&f, "mine");
+    let log = count_connections(&f, f.root(), inputs.path());
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(p.json["notes_merged_from_remote"], true, "{}", p.stdout);
+    assert_eq!(rev(&f, &server, "main"), Some(mine.clone()));
+    for c in [&mine, &theirs] {
+        let note = f.git_in(&server, &["notes", "--ref=probity", "show", c]);
+        assert!(note.is_ok(), "the server lost the note of {c}");
+    }
+    assert_eq!(connections(&log), vec!["receive", "upload", "receive"]);
+}
