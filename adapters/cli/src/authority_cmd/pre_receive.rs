@@ -224,12 +224,18 @@ pub fn local_policy_denial(
     // A base with neither document (or one this clone lacks: the server
     // judges it) asks for nothing: read through the object reader already
     // running, so a repository without a policy starts no process here.
+    // A base that cannot be read is not judged here, and the person is
+    // told so: the server still judges it.
     let mut in_force = Vec::new();
     for b in &bases {
-        let has = |path: &str| {
-            repo.read_path(b.as_str(), path, 0)
-                .map(|found| found.is_some())
-                .unwrap_or(false)
+        let has = |path: &str| match repo.read_path(b.as_str(), path, 0) {
+            Ok(found) => found.is_some(),
+            Err(e) => {
+                eprintln!(
+                    "warning: {path} at {b} (what {remote} holds) could not be read here ({e}); its rules are not checked before the push, and {remote}'s gate still applies them"
+                );
+                false
+            }
         };
         if has(probity_core::review::policy::POLICY_PATH)
             || has(probity_core::review::checks::CHECKS_PATH)
