@@ -518,3 +518,38 @@ fn unknown_envelope_fields_and_an_empty_keyid_are_accepted() {
     assert_eq!(v.json["error"]["code"], "bad_envelope");
     assert_eq!(before, authority(&f));
 }
+
+/// Issue 26 §4, at the server itself (past every client gate, as an agent
+/// can push): a signed review with an unsigned one on top is refused
+/// `signature_missing`, naming the unsigned review (never the signed one,
+/// and never `receipt_unrelated`).
+#[test]
+fn the_server_names_the_unsigned_review_of_a_stack() {
+    let (f, _dir, server) = support::hooked_origin();
+    let tmp = tempfile::tempdir().unwrap();
+    let alice = support::keygen(tmp.path(), "alice");
+    let signers = support::allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
+    for (k, v) in [
+        ("probity.requireSignature", "true"),
+        ("probity.allowedSignersFile", signers.to_str().unwrap()),
+    ] {
+        f.git_in(&server, &["config", k, v]).unwrap();
+    }
+    support::write_medium_change(&f);
+    let first = support::approve_live(f.root(), tmp.path());
+    let l1 = first["lineage_id"].as_str().unwrap().to_string();
+    support::sign_with(f.root(), &alice, tmp.path(), &l1);
+    support::commit_all(&f, "first, signed");
+    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    let second = support::approve_live(f.root(), tmp.path());
+    let l2 = second["lineage_id"].as_str().unwrap().to_string();
+    support::commit_all(&f, "second, unsigned");
+    let said = support::push_past_client(&f).unwrap_err();
+    assert!(said.contains("DENY: signature_missing"), "{said}");
+    assert!(!said.contains("receipt_unrelated"), "{said}");
+    assert!(
+        said.contains(&format!("probity attest --lineage {l2} --sign")),
+        "{said}"
+    );
+    assert!(!said.contains(&l1), "{said}");
+}
