@@ -217,6 +217,18 @@ pub fn value_of(value: &(impl Serialize + ?Sized)) -> Value {
     })
 }
 
+/// One delivery of a gate's decision, as every answer names it: `<refs> ->
+/// <tip>: <n> commit(s), <reason>`.
+pub fn delivery_summary(r: &probity_core::review::gate::DeliveryReport) -> String {
+    format!(
+        "{} -> {}: {} commit(s), {}",
+        r.refs.join(", "),
+        r.tip,
+        r.commits,
+        wire_name(r.reason_code)
+    )
+}
+
 /// The JSON spelling of a unit enum value (a reason code, an
 /// applicability), for human text: the same word `--json` prints.
 pub fn wire_name(value: impl Serialize) -> String {

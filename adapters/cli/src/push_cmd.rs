@@ -372,13 +372,7 @@ pub fn gate_denied(
         d.message()
     );
     for r in d.deliveries() {
-        message.push_str(&format!(
-            "; {} -> {}: {} commit(s), {}",
-            r.refs.join(", "),
-            r.tip,
-            r.commits,
-            crate::output::wire_name(r.reason_code)
-        ));
+        message.push_str(&format!("; {}", crate::output::delivery_summary(r)));
     }
     message.push_str("; nothing was pushed");
     let unfetched = repo.unfetched_remote_tips(remote).unwrap_or_default();

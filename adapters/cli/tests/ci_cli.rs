@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use probity_git::fixture::Fixture;
-use support::{approve_live, medium_change};
+use support::{approve_live, clone_as, medium_change};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/probity-gate.sh")
@@ -561,13 +561,7 @@ fn a_fresh_ci_clone_verifies_a_rebased_push_from_the_notes_alone() {
     support::approve_live(f.root(), inputs.path());
     f.commit_all("reviewed here").unwrap();
     // A teammate lands reviewed work on another path meanwhile.
-    let d = tempfile::tempdir().unwrap();
-    let b = d.path().join("b");
-    f.git(&["clone", "-q", server.to_str().unwrap(), b.to_str().unwrap()])
-        .unwrap();
-    for (k, v) in [("user.name", "b"), ("user.email", "b@probity.invalid")] {
-        f.git_in(&b, &["config", k, v]).unwrap();
-    }
+    let (_d, b) = clone_as(&f, &server, "b");
     std::fs::create_dir_all(b.join("docs")).unwrap();
     std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
     support::approve_live(&b, inputs.path());

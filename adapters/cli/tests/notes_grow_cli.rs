@@ -66,20 +66,7 @@ impl Setup {
 
     /// Another clone of the server, with its own identity.
     fn clone_server(&self, name: &str) -> (tempfile::TempDir, PathBuf) {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join(name);
-        self.f
-            .git(&[
-                "clone",
-                "-q",
-                self.server.to_str().unwrap(),
-                p.to_str().unwrap(),
-            ])
-            .unwrap();
-        for (k, v) in [("user.name", name), ("user.email", "b@probity.invalid")] {
-            self.f.git_in(&p, &["config", k, v]).unwrap();
-        }
-        (d, p)
+        clone_as(&self.f, &self.server, name)
     }
 
     /// The raw note of `commit` in `cwd`'s refs/notes/probity.

@@ -96,13 +96,7 @@ fn an_unreviewed_push_with_the_managed_hook_is_denied_with_the_gates_reason() {
 fn notes_another_clone_published_are_merged_and_the_push_lands() {
     let (f, _dir, server) = hooked_clone();
     let inputs = tempfile::tempdir().unwrap();
-    let d = tempfile::tempdir().unwrap();
-    let b = d.path().join("b");
-    f.git(&["clone", "-q", server.to_str().unwrap(), b.to_str().unwrap()])
-        .unwrap();
-    for (k, v) in [("user.name", "b"), ("user.email", "b@probity.invalid")] {
-        f.git_in(&b, &["config", k, v]).unwrap();
-    }
+    let (_d, b) = clone_as(&f, &server, "b");
     std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
     approve_live(&b, inputs.path());
     f.git_in(&b, &["add", "-A"]).unwrap();

@@ -243,13 +243,7 @@ fn a_new_branch_from_a_stale_clone_is_told_to_fetch_first_and_then_lands() {
     let (f, _dir, server) = hooked_origin();
     let inputs = tempfile::tempdir().unwrap();
     // A teammate lands reviewed work on main.
-    let d = tempfile::tempdir().unwrap();
-    let b = d.path().join("b");
-    f.git(&["clone", "-q", server.to_str().unwrap(), b.to_str().unwrap()])
-        .unwrap();
-    for (k, v) in [("user.name", "b"), ("user.email", "b@probity.invalid")] {
-        f.git_in(&b, &["config", k, v]).unwrap();
-    }
+    let (_d, b) = clone_as(&f, &server, "b");
     std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
     approve_live(&b, inputs.path());
     f.git_in(&b, &["add", "-A"]).unwrap();

@@ -63,20 +63,7 @@ impl Setup {
 
     /// A second clone of the server, with the fixture's identity.
     fn clone_server(&self) -> (tempfile::TempDir, PathBuf) {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("b");
-        self.f
-            .git(&[
-                "clone",
-                "-q",
-                self.server.to_str().unwrap(),
-                p.to_str().unwrap(),
-            ])
-            .unwrap();
-        for (k, v) in [("user.name", "B"), ("user.email", "b@probity.invalid")] {
-            self.f.git_in(&p, &["config", k, v]).unwrap();
-        }
-        (d, p)
+        clone_as(&self.f, &self.server, "b")
     }
 }
 

@@ -122,7 +122,13 @@ impl FileStore {
         file.take(limit + 1)
             .read_to_end(&mut bytes)
             .map_err(io(&path))?;
-        Ok((bytes.len() as u64 <= limit).then_some(bytes))
+        if bytes.len() as u64 > limit {
+            return Err(StoreError::Malformed {
+                path: path.display().to_string(),
+                detail: format!("over its {limit}-byte bound"),
+            });
+        }
+        Ok(Some(bytes))
     }
 
     /// Puts back what [`Self::check_output_bytes`] read: those bytes, or no
@@ -145,24 +151,14 @@ impl FileStore {
 
     /// The check output kept for `lineage`, if any.
     pub fn check_output(&self, lineage: &LineageId) -> Result<Option<CheckOutput>, StoreError> {
-        let path = self.check_output_path(lineage);
-        let file = match fs::File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io(&path)(e)),
+        let Some(bytes) = self.check_output_bytes(lineage)? else {
+            return Ok(None);
         };
-        let limit = (MAX_HEADER_BYTES + 1 + CHECK_OUTPUT_TAIL_BYTES) as u64;
-        let mut bytes = Vec::new();
-        file.take(limit + 1)
-            .read_to_end(&mut bytes)
-            .map_err(io(&path))?;
+        let path = self.check_output_path(lineage);
         let malformed = |detail: String| StoreError::Malformed {
             path: path.display().to_string(),
             detail,
         };
-        if bytes.len() as u64 > limit {
-            return Err(malformed(format!("over its {limit}-byte bound")));
-        }
         let nl = bytes
             .iter()
             .position(|b| *b == b'\n')

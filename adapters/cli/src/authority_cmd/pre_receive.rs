@@ -662,13 +662,7 @@ fn decision_answer(
         d.message()
     );
     for r in d.deliveries() {
-        text.push_str(&format!(
-            "  {} -> {}: {} commit(s), {}\n",
-            r.refs.join(", "),
-            r.tip,
-            r.commits,
-            wire_name(r.reason_code)
-        ));
+        text.push_str(&format!("  {}\n", crate::output::delivery_summary(r)));
     }
     for r in refused {
         text.push_str(&format!(

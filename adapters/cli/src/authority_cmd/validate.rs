@@ -759,13 +759,7 @@ fn validate_pre_push(
     out.answer(&answer, || {
         let mut t = human_decision(&d);
         for r in d.deliveries() {
-            t.push_str(&format!(
-                "  {} -> {}: {} commit(s), {}\n",
-                r.refs.join(", "),
-                r.tip,
-                r.commits,
-                wire_name(r.reason_code),
-            ));
+            t.push_str(&format!("  {}\n", crate::output::delivery_summary(r)));
             for c in &r.stack {
                 t.push_str(&format!("    {}: {}\n", c.commit, wire_name(c.reason_code),));
             }

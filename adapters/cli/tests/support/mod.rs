@@ -378,6 +378,25 @@ pub fn push_past_client(f: &Fixture) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
+/// Another clone of `server` (a teammate's), at `<its temporary dir>/name`
+/// with its own identity (`name`, `b@probity.invalid`). The temporary
+/// directory keeps it alive.
+pub fn clone_as(f: &Fixture, server: &Path, name: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().expect("tempdir");
+    let p = d.path().join(name);
+    f.git(&[
+        "clone",
+        "-q",
+        server.to_str().expect("UTF-8 temp path"),
+        p.to_str().expect("UTF-8 temp path"),
+    ])
+    .expect("git clone");
+    for (k, v) in [("user.name", name), ("user.email", "b@probity.invalid")] {
+        f.git_in(&p, &["config", k, v]).expect("git config");
+    }
+    (d, p)
+}
+
 /// `git rev-parse -q --verify R` in `cwd`; `None` when R names nothing.
 pub fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
     f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
