@@ -302,25 +302,9 @@ fn scratch_file(dir: &Path, prefix: &str, bytes: &[u8]) -> std::io::Result<Scrat
     Ok(scratch)
 }
 
-/// Where `kill` is looked up: the system's directories, never the
-/// caller's `PATH`.
-const KILL_PATH: &str = "/usr/bin:/bin";
-
 /// Kills the child's process group (it leads its own), then reaps it.
 fn kill_group(child: &mut std::process::Child) {
-    // The `kill` program with an argument array: std has no group kill,
-    // and this crate forbids unsafe code. A cleared environment like every
-    // program Probity runs, with only a fixed PATH (std looks the program
-    // up in the PATH given to the child). The leader is killed directly
-    // too, so a system without `kill` there still ends it.
-    let _ = Command::new("kill")
-        .env_clear()
-        .env("PATH", KILL_PATH)
-        .args(["-KILL", "--", &format!("-{}", child.id())])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    probity_scratch::registry::kill_group(child.id());
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -1,6 +1,7 @@
-//! The `kill` that ends a timed-out `ssh-keygen`'s process group runs with
-//! a cleared environment and a fixed `PATH`: a `kill` earlier on the
-//! caller's `PATH` is never the one run, and the group still dies.
+//! A timed-out `ssh-keygen`'s process group is ended by kill(2) itself
+//! (`probity_scratch::registry::kill_group`, the one group kill): no
+//! `kill` program is looked up, so a `kill` earlier on the caller's `PATH`
+//! is never run, and the group still dies.
 //!
 //! This is the only test in its binary: it changes the process's `PATH`,
 //! which would race with any other test thread spawning a program.

@@ -266,17 +266,7 @@ impl ChatModel for CommandModel {
     }
 }
 
-/// Kills the process group `pid` leads.
-#[allow(unsafe_code)]
-fn kill_group(pid: u32) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: kill(2) with a negative pid signals the process group our
-        // child leads (spawned with process_group(0)); no memory is shared.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-}
+use probity_scratch::registry::kill_group;
 
 /// The last [`STDERR_TAIL_CHARS`] characters of stderr, on one line.
 fn tail(stderr: &[u8]) -> String {

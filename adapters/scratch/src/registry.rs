@@ -301,6 +301,14 @@ fn parent_of(stat: &[u8]) -> Option<i32> {
     rest.split_ascii_whitespace().nth(1)?.parse().ok()
 }
 
+/// Kills (SIGKILL) the process group `pid` leads: a child spawned as its
+/// group's leader (`process_group(0)`) and everything still in its group.
+/// The one group kill of Probity (the evidence check, an agent model
+/// command, `ssh-keygen`, an interrupted run's groups).
+pub fn kill_group(pid: u32) {
+    signal(pid, true, libc::SIGKILL);
+}
+
 fn signal(pid: u32, group: bool, sig: libc::c_int) {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return;

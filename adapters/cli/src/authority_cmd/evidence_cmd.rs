@@ -138,17 +138,7 @@ fn spawn_error(argv: &[String], e: std::io::Error) -> CliError {
     )
 }
 
-/// Kills the process group the check leads (its children too).
-fn kill_group(pid: u32) {
-    if let Ok(pid) = libc::pid_t::try_from(pid) {
-        // SAFETY: kill(2) with a negative pid signals the process group
-        // the child leads (it was spawned with process_group(0)); no memory
-        // is shared.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-}
+use probity_scratch::registry::kill_group;
 
 /// Runs `argv` with a timeout in `dir` and returns what happened and the
 /// output's tail. The output is hashed as it arrives; the run ends when
