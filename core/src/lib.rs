@@ -92,6 +92,7 @@
 // (the lists are clippy.toml's); the workspace allows them elsewhere.
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
+pub mod calendar;
 pub mod canonical;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod conformance;

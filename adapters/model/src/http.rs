@@ -120,17 +120,11 @@ pub fn parse_http_date(s: &str) -> Option<u64> {
     Some(days * 86_400 + h * 3600 + mi * 60 + se)
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
-/// algorithm), `None` before the epoch.
+/// Days since 1970-01-01 of a date, `None` before the epoch.
 fn days_from_civil(y: u64, m: u32, d: u32) -> Option<u64> {
-    let y = i64::try_from(y).ok()? - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(m);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    u64::try_from(era * 146_097 + doe - 719_468).ok()
+    let days =
+        probity_core::calendar::days_from_civil(i64::try_from(y).ok()?, i64::from(m), i64::from(d));
+    u64::try_from(days).ok()
 }
 
 /// The wait a response asks for: `retry-after-ms` (milliseconds, sent by

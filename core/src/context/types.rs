@@ -10,6 +10,8 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 use sha2::{Digest as _, Sha256};
 
+use crate::calendar::{civil_from_days, days_from_civil, days_in_month};
+
 /// Why a structural value is not representable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ValueError {
@@ -390,38 +392,6 @@ impl Ord for Timestamp {
     }
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        _ => 28,
-    }
-}
-
 impl Timestamp {
     /// Parses an RFC 3339 date-time (any offset, 0 to 9 fraction digits) and
     /// normalizes it to UTC. Leap seconds and years outside 0000-9999 after
@@ -505,7 +475,14 @@ impl Timestamp {
         let days = self.secs.div_euclid(86_400);
         let rem = self.secs.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
-        (y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60)
+        (
+            y,
+            i64::from(m),
+            i64::from(d),
+            rem / 3600,
+            (rem % 3600) / 60,
+            rem % 60,
+        )
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
