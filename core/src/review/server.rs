@@ -76,15 +76,10 @@ pub enum ReceiveInputError {
 }
 
 fn oid(line: usize, value: &str) -> Result<Option<CommitId>, ReceiveInputError> {
-    if matches!(value.len(), 40 | 64) && value.bytes().all(|b| b == b'0') {
-        return Ok(None);
-    }
-    CommitId::parse(value)
-        .map(Some)
-        .map_err(|_| ReceiveInputError::ObjectId {
-            line,
-            value: value.to_string(),
-        })
+    crate::review::gate::hook_oid(value).map_err(|()| ReceiveInputError::ObjectId {
+        line,
+        value: value.to_string(),
+    })
 }
 
 /// Parses git's `pre-receive` stdin (blank lines ignored). A ref name never
@@ -96,12 +91,7 @@ pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveI
         });
     }
     let mut out = Vec::new();
-    for (i, raw) in input.split('\n').enumerate() {
-        let line = i + 1;
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        if raw.trim().is_empty() {
-            continue;
-        }
+    for (line, raw) in crate::review::gate::hook_lines(input) {
         let fields: Vec<&str> = raw.split(' ').collect();
         let [old, new, refname] = fields[..] else {
             return Err(ReceiveInputError::Fields { line });

@@ -48,29 +48,39 @@ pub enum PushInputError {
     },
 }
 
-fn push_oid(line: usize, value: &str) -> Result<Option<CommitId>, PushInputError> {
-    // Git writes the all-zero id of the repository's hash for "absent".
+/// An object id field of a hook's input line: `None` for git's all-zero
+/// id of the repository's hash ("absent"); `Err` for anything that is not
+/// an object id. The one reader of git's hook lines (pre-push here,
+/// pre-receive in `server`).
+pub(crate) fn hook_oid(value: &str) -> Result<Option<CommitId>, ()> {
     if matches!(value.len(), 40 | 64) && value.bytes().all(|b| b == b'0') {
         return Ok(None);
     }
-    CommitId::parse(value)
-        .map(Some)
-        .map_err(|_| PushInputError::ObjectId {
-            line,
-            value: value.to_string(),
-        })
+    CommitId::parse(value).map(Some).map_err(|_| ())
+}
+
+/// The non-blank lines of a hook's input, each with its 1-based number, a
+/// trailing CR dropped (a hook that forwards an empty input writes one
+/// newline).
+pub(crate) fn hook_lines(input: &str) -> impl Iterator<Item = (usize, &str)> {
+    input.split('\n').enumerate().filter_map(|(i, raw)| {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        (!raw.trim().is_empty()).then_some((i + 1, raw))
+    })
+}
+
+fn push_oid(line: usize, value: &str) -> Result<Option<CommitId>, PushInputError> {
+    hook_oid(value).map_err(|()| PushInputError::ObjectId {
+        line,
+        value: value.to_string(),
+    })
 }
 
 /// Parses git's pre-push stdin. Blank lines are ignored (a hook that
 /// forwards an empty input writes one newline).
 pub fn parse_push_updates(input: &str) -> Result<Vec<RefUpdate>, PushInputError> {
     let mut out = Vec::new();
-    for (i, raw) in input.split('\n').enumerate() {
-        let line = i + 1;
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        if raw.trim().is_empty() {
-            continue;
-        }
+    for (line, raw) in hook_lines(input) {
         // The local ref is the refspec's source as written, which may hold
         // spaces (`HEAD^{/fix the}`); the last three fields never do.
         let fields: Vec<&str> = raw.rsplitn(4, ' ').collect();
