@@ -249,3 +249,88 @@ const FORBIDDEN_LINKED: &[&str] = &[
     "ahash",
     "jsonschema",
 ];
+
+/// Every crate core itself links, each reviewed for I/O, threads, clocks
+/// and randomness (issue 25 §7): an allowlist, not a denylist, so a new
+/// dependency (direct or transitive) fails here until someone reads it and
+/// adds it. Read with core's own feature resolution (`cargo tree -p
+/// probity-core`, normal edges, this host): what core asks for. The
+/// workspace's unification adds features other crates ask for to the
+/// same crates (the MCP adapter's `rmcp` turns on `schemars`' chrono
+/// support, which brings `chrono` and `iana-time-zone`); core calls none of
+/// them, its sources are checked above, and the denylist test keeps the
+/// unified graph free of the crates that would matter.
+const REVIEWED: &[&str] = &[
+    "aho-corasick",
+    "block-buffer",
+    "cfg-if",
+    "cpufeatures",
+    "crypto-common",
+    "digest",
+    "dyn-clone",
+    "equivalent",
+    "generic-array",
+    "hashbrown",
+    "indexmap",
+    "itoa",
+    "memchr",
+    "probity-core",
+    "proc-macro2",
+    "quote",
+    "ref-cast",
+    "ref-cast-impl",
+    "regex",
+    "regex-automata",
+    "regex-syntax",
+    "ryu-js",
+    "schemars",
+    "schemars_derive",
+    "serde",
+    "serde_core",
+    "serde_derive",
+    "serde_derive_internals",
+    "serde_json",
+    "serde_json_canonicalizer",
+    "sha2",
+    "syn",
+    "thiserror",
+    "thiserror-impl",
+    "tinyvec",
+    "typenum",
+    "unicode-ident",
+    "unicode-normalization",
+    "zmij",
+];
+
+#[test]
+fn core_links_only_reviewed_crates() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["tree", "-p", "probity-core", "-e", "normal", "--prefix", "none"])
+        .args(["--format", "{p}", "--locked", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut linked: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    linked.sort();
+    linked.dedup();
+    assert!(
+        linked.iter().any(|n| n == "serde_json"),
+        "the tree looks wrong: {linked:?}"
+    );
+    let unreviewed: Vec<&String> = linked
+        .iter()
+        .filter(|n| !REVIEWED.contains(&n.as_str()))
+        .collect();
+    assert!(
+        unreviewed.is_empty(),
+        "probity-core links {unreviewed:?}, which no one reviewed: read each for I/O, threads, clocks and randomness, then add it to REVIEWED (core/tests/purity.rs)"
+    );
+}
