@@ -374,7 +374,17 @@ pub enum NewLineageError {
 /// it starts a chain, naming no predecessor. Only [`FirstRecord::check`]
 /// makes one, so no store can create a successor beside its predecessor
 /// with no supersession marker (a chain no reader accepts), and no store
-/// has to remember to refuse one.
+/// has to remember to refuse one. Its field is private, so nothing else
+/// makes one:
+///
+/// ```compile_fail,E0451
+/// use probity_core::review::recovery::FirstRecord;
+/// use probity_core::review::state::StateRecord;
+///
+/// fn bypass(record: StateRecord) -> FirstRecord {
+///     FirstRecord { record }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FirstRecord {
     record: StateRecord,
@@ -411,7 +421,19 @@ impl FirstRecord {
 /// store is the compare-and-swap a `replace` does too: the predecessor it
 /// holds, read under its lock, must still be at [`Successor::expected`]
 /// (a `Conflict` otherwise), exactly as a [`crate::review::state::Transition`]
-/// names the revision it replaces.
+/// names the revision it replaces. Its fields are private, so nothing
+/// else makes one:
+///
+/// ```compile_fail,E0451
+/// use probity_core::digest::Sha256Digest;
+/// use probity_core::review::ids::LineageId;
+/// use probity_core::review::recovery::Successor;
+/// use probity_core::review::state::StateRecord;
+///
+/// fn bypass(record: StateRecord, predecessor: LineageId, expected: Sha256Digest) -> Successor {
+///     Successor { record, predecessor, expected }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Successor {
     record: StateRecord,
@@ -428,13 +450,14 @@ impl Successor {
         predecessor: &StateRecord,
         record: StateRecord,
     ) -> Result<Successor, NewLineageError> {
-        let link = record
-            .state
-            .predecessor
-            .as_ref()
-            .ok_or_else(|| NewLineageError::NoPredecessor {
-                lineage: record.state.lineage_id.clone(),
-            })?;
+        let link =
+            record
+                .state
+                .predecessor
+                .as_ref()
+                .ok_or_else(|| NewLineageError::NoPredecessor {
+                    lineage: record.state.lineage_id.clone(),
+                })?;
         link_fault(&record.state, predecessor)?;
         Ok(Successor {
             predecessor: link.lineage_id.clone(),

@@ -8,7 +8,7 @@ use probity_core::review::ids::{CommitId, LineageId, NonBlank};
 use probity_core::review::lens::Lens;
 use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
 use probity_core::review::prompts::PromptSet;
-use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
+use probity_core::review::recovery::{self, FirstRecord, RecoverRequest, ScopeEvidence, Successor};
 use probity_core::review::risk::{RiskPolicy, RiskReason};
 use probity_core::review::risk::{authored_lines, select_lenses};
 use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
@@ -278,9 +278,9 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let floor = policy_floor(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus, floor))?;
-    let record = state.record()?;
-    let created = store.create(&record)?;
-    started(store, record, created)
+    let first = FirstRecord::check(state.record()?).map_err(StoreError::from)?;
+    let created = store.create(&first)?;
+    started(store, first.into_record(), created)
 }
 
 /// The escalation guard (issue 8 §5, issue 21 §8): a new candidate that
@@ -555,9 +555,10 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             }
             .into());
         }
-        store.create_successor(&record)?;
+        let retry = Successor::check(&pred, record).map_err(StoreError::from)?;
+        store.create_successor(&retry)?;
         return Ok(Started {
-            record,
+            record: retry.into_record(),
             resumed: true,
         });
     }
@@ -616,9 +617,9 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         scope,
         start_input(&obs, snapshot, clock, focus, floor),
     )?;
-    let record = state.record()?;
-    let created = store.create_successor(&record)?;
-    started(store, record, created)
+    let successor = Successor::check(&pred, state.record()?).map_err(StoreError::from)?;
+    let created = store.create_successor(&successor)?;
+    started(store, successor.into_record(), created)
 }
 
 /// What a repair ceremony did.

@@ -12,6 +12,7 @@ use probity_core::review::bundle::{
 use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::ids::{CommitId, LineageId, TreeId};
 use probity_core::review::prompts::PromptSet;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::server::{
     NOTES_REF, ReceiveUpdate, check_deletion, check_note_growth, check_notes_update, is_protected,
 };
@@ -292,17 +293,23 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
         }
     }
     let mut written = 0;
-    for (r, is_new) in bundle.records.iter().zip(&new) {
+    for (i, (r, is_new)) in bundle.records.iter().zip(&new).enumerate() {
         // A record the store already holds goes through its creation again
         // too: an import stopped after the record was written (SIGKILL,
         // power loss) and before its target index or successor marker
         // named it left a review nothing can reach, and the store's
         // creation is an exact retry that finishes it (answering
         // `Existing` when there was nothing left to do; D-R65).
-        let created = if r.state().predecessor().is_some() {
-            store.create_successor(r)?
-        } else {
-            store.create(r)?
+        // The bundle's chain starts at generation 1 and each record follows
+        // the one before it (checked when it was read): the first is
+        // created as a first record, every other as its predecessor's
+        // successor, each only once core's check made it one.
+        let created = match i.checked_sub(1).and_then(|p| bundle.records.get(p)) {
+            Some(pred) => {
+                let successor = Successor::check(pred, r.clone()).map_err(StoreError::from)?;
+                store.create_successor(&successor)?
+            }
+            None => store.create(&FirstRecord::check(r.clone()).map_err(StoreError::from)?)?,
         };
         match created {
             Created::New => written += 1,
