@@ -307,6 +307,13 @@ pub enum Submitted {
 pub trait ReviewStore {
     /// Loads and validates a lineage's record (fail closed).
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError>;
+    /// Loads a lineage's record that must exist: [`ReviewStore::load`],
+    /// with a lineage the store does not hold answered
+    /// [`StoreError::NotFound`].
+    fn get(&self, lineage: &LineageId) -> Result<StateRecord, StoreError> {
+        self.load(lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))
+    }
     /// Stores a new lineage and indexes it by target identity, unless another
     /// lineage owns the target already. A [`FirstRecord`] exists only once
     /// core checked it (`FirstRecord::check`: it names no predecessor), so

@@ -106,9 +106,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
     store: &S,
     lineage: &LineageId,
 ) -> Result<Bundle, TransportError> {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     // Checks the chain above `record` and every link below it.
     supersession(store, &record)?;
     let mut above = Vec::new();
@@ -117,9 +115,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         if above.len() >= MAX_RECORDS {
             break;
         }
-        let r = store
-            .load(&l.lineage_id)?
-            .ok_or_else(|| StoreError::NotFound(l.lineage_id.clone()))?;
+        let r = store.get(&l.lineage_id)?;
         link = r.state().predecessor().cloned();
         above.push(r);
     }
@@ -131,9 +127,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         if records.len() >= MAX_RECORDS {
             break;
         }
-        let r = store
-            .load(&next)?
-            .ok_or_else(|| StoreError::NotFound(next.clone()))?;
+        let r = store.get(&next)?;
         current = next;
         records.push(r);
     }
