@@ -56,3 +56,21 @@ fn get_answers_the_stored_record_and_not_found_for_a_lineage_never_created() {
     let other = LineageId::parse("review-0123456789abcdef").unwrap();
     assert!(matches!(store.get(&other), Err(StoreError::NotFound(l)) if l == other));
 }
+
+fn transport_driver() -> Result<(), probity_ports::review::TransportError> {
+    observe()?;
+    Ok(())
+}
+
+#[test]
+fn a_port_error_in_a_transport_driver_is_the_same_repository_class() {
+    let e = transport_driver().unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            probity_ports::review::TransportError::Review(ReviewError::Repository(_))
+        ),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), driver().unwrap_err().to_string());
+}
