@@ -74,3 +74,26 @@ fn a_port_error_in_a_transport_driver_is_the_same_repository_class() {
     );
     assert_eq!(e.to_string(), driver().unwrap_err().to_string());
 }
+
+fn refused_successor() -> Result<(), ReviewError> {
+    let record = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .record()
+        .unwrap();
+    probity_core::review::recovery::Successor::check(&record, record.clone())?;
+    Ok(())
+}
+
+#[test]
+fn core_refusing_a_new_lineage_answers_the_store_class_it_always_had() {
+    let e = refused_successor().unwrap_err();
+    let lineage = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .lineage_id()
+        .clone();
+    assert!(
+        matches!(&e, ReviewError::Store(StoreError::Malformed { path, detail })
+            if *path == lineage.to_string() && detail == "a successor must name its predecessor"),
+        "{e:?}"
+    );
+}

@@ -302,3 +302,11 @@ fn display_paths(p: &[RepoPath]) -> String {
             .join(", ")
     }
 }
+
+/// Core's refusal of a new lineage, as a driver's error: the store's
+/// class (see `From<NewLineageError> for StoreError`).
+impl From<probity_core::review::recovery::NewLineageError> for ReviewError {
+    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+        ReviewError::Store(e.into())
+    }
+}

@@ -266,7 +266,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let floor = policy_floor(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus, floor))?;
-    let first = FirstRecord::check(state.record()?).map_err(StoreError::from)?;
+    let first = FirstRecord::check(state.record()?)?;
     let created = store.create(&first)?;
     started(store, first.into_record(), created)
 }
@@ -526,7 +526,7 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             }
             .into());
         }
-        let retry = Successor::check(&pred, record).map_err(StoreError::from)?;
+        let retry = Successor::check(&pred, record)?;
         store.create_successor(&retry)?;
         return Ok(Started {
             record: retry.into_record(),
@@ -580,7 +580,7 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         scope,
         start_input(&obs, snapshot, clock, focus, floor),
     )?;
-    let successor = Successor::check(&pred, state.record()?).map_err(StoreError::from)?;
+    let successor = Successor::check(&pred, state.record()?)?;
     let created = store.create_successor(&successor)?;
     started(store, successor.into_record(), created)
 }

@@ -79,6 +79,13 @@ impl From<StoreError> for TransportError {
     }
 }
 
+/// Core's refusal of a new lineage, as a store's refusal.
+impl From<probity_core::review::recovery::NewLineageError> for TransportError {
+    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+        TransportError::Review(e.into())
+    }
+}
+
 /// A Git port's error, as a driver's: `ReviewError::Repository`.
 impl From<AdapterError> for TransportError {
     fn from(e: AdapterError) -> Self {
@@ -298,10 +305,10 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
         // successor, each only once core's check made it one.
         let created = match i.checked_sub(1).and_then(|p| bundle.records.get(p)) {
             Some(pred) => {
-                let successor = Successor::check(pred, r.clone()).map_err(StoreError::from)?;
+                let successor = Successor::check(pred, r.clone())?;
                 store.create_successor(&successor)?
             }
-            None => store.create(&FirstRecord::check(r.clone()).map_err(StoreError::from)?)?,
+            None => store.create(&FirstRecord::check(r.clone())?)?,
         };
         match created {
             Created::New => written += 1,
