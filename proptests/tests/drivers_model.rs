@@ -22,7 +22,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, NonBlank, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
-use probity_core::review::recovery::{Disposition, RecoverRequest};
+use probity_core::review::recovery::{Disposition, FirstRecord, RecoverRequest, Successor};
 use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_ports::review::{
     self as drivers, Created, Delivery, EvidenceInput, FinalizeInput, GitPort, ReviewError,
@@ -60,10 +60,10 @@ impl ReviewStore for Audited {
     fn load(&self, l: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.inner.load(l)
     }
-    fn create(&self, r: &StateRecord) -> Result<Created, StoreError> {
+    fn create(&self, r: &FirstRecord) -> Result<Created, StoreError> {
         let created = self.inner.create(r)?;
         if created == Created::New {
-            self.created.lock().unwrap().push(r.clone());
+            self.created.lock().unwrap().push(r.record().clone());
         }
         Ok(created)
     }
@@ -116,10 +116,10 @@ impl ReviewStore for Audited {
     fn receipt_location(&self, l: &LineageId) -> String {
         self.inner.receipt_location(l)
     }
-    fn create_successor(&self, r: &StateRecord) -> Result<Created, StoreError> {
+    fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
         let created = self.inner.create_successor(r)?;
         if created == Created::New {
-            self.created.lock().unwrap().push(r.clone());
+            self.created.lock().unwrap().push(r.record().clone());
         }
         Ok(created)
     }

@@ -313,7 +313,9 @@ fn main() {
                 .expect("state")
                 .record()
                 .expect("record");
-            store.create(&r).expect("create");
+            store
+                .create(&probity_core::review::recovery::FirstRecord::check(r).expect("first"))
+                .expect("create");
         }
         let validate_many = time(runs, gate);
         // In a hook the gate compares the index being committed: stage the

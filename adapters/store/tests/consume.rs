@@ -7,9 +7,14 @@ use std::path::{Path, PathBuf};
 
 use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::FirstRecord;
 use probity_core::review::state::StateRecord;
 use probity_ports::review::{RepairStore, ReviewStore, StoreError};
 use probity_store::FileStore;
+/// `r` as a first record, by core's check.
+fn first(r: &StateRecord) -> FirstRecord {
+    FirstRecord::check(r.clone()).unwrap()
+}
 
 fn approved() -> StateRecord {
     fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -48,12 +53,12 @@ fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
     let r = approved();
     let lineage = r.state().lineage_id().clone();
     store
-        .create(
+        .create(&first(
             &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
                 .unwrap()
                 .record()
                 .unwrap(),
-        )
+        ))
         .unwrap();
     let started = store.load(&lineage).unwrap().unwrap();
     // The store still holds the started record: a burn decided on the
@@ -88,12 +93,12 @@ fn a_pointer_written_before_a_crash_wins_over_the_files_left_behind() {
     let r = approved();
     let lineage = r.state().lineage_id().clone();
     store
-        .create(
+        .create(&first(
             &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
                 .unwrap()
                 .record()
                 .unwrap(),
-        )
+        ))
         .unwrap();
     assert!(store.load(&lineage).unwrap().is_some());
     // The tombstone landed; the crash came before the directory went.

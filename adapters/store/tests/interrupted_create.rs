@@ -13,9 +13,14 @@ use std::time::{Duration, Instant};
 use probity_core::review::fixtures;
 use probity_core::review::ids::{LineageId, Nonce};
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::FirstRecord;
 use probity_core::review::state::{ReviewState, StateRecord};
 use probity_ports::review::{Created, RepairStore, ReviewStore};
 use probity_store::FileStore;
+/// `r` as a first record, by core's check.
+fn first(r: &StateRecord) -> FirstRecord {
+    FirstRecord::check(r.clone()).unwrap()
+}
 
 const ROOT_VAR: &str = "PROBITY_TEST_CREATE_ROOT";
 const STEP_VAR: &str = "PROBITY_TEST_CREATE_STEP";
@@ -66,7 +71,7 @@ fn child_create() {
     STOP.set((step, marker(Path::new(&root)))).unwrap();
     FileStore::at(PathBuf::from(root))
         .with_probe(stop_here)
-        .create(&interrupted())
+        .create(&first(&interrupted()))
         .unwrap();
 }
 
@@ -169,7 +174,7 @@ fn a_start_killed_before_its_state_leaves_no_lineage_folder() {
         assert_eq!(store(&root).load(&lost).unwrap(), None);
         // The next start leaves the store holding its lineage and its index.
         let next = next_start();
-        assert_eq!(store(&root).create(&next).unwrap(), Created::New);
+        assert_eq!(store(&root).create(&first(&next)).unwrap(), Created::New);
         assert_eq!(
             entries(&root),
             vec!["index".to_string(), next.state().lineage_id().to_string()],
@@ -193,7 +198,7 @@ fn a_start_killed_before_its_index_is_undone_by_the_next_start() {
         assert_eq!(store(&root).lookup_target(&target).unwrap(), None);
         // The next start, of another candidate: the orphan is gone.
         let other = other_candidate();
-        assert_eq!(store(&root).create(&other).unwrap(), Created::New);
+        assert_eq!(store(&root).create(&first(&other)).unwrap(), Created::New);
         assert_eq!(
             entries(&root),
             vec!["index".to_string(), other.state().lineage_id().to_string()],
@@ -201,7 +206,7 @@ fn a_start_killed_before_its_index_is_undone_by_the_next_start() {
         );
         assert_eq!(hidden(&root), Vec::<PathBuf>::new(), "{signal}");
         // The candidate can be started again.
-        assert_eq!(store(&root).create(&lost).unwrap(), Created::New);
+        assert_eq!(store(&root).create(&first(&lost)).unwrap(), Created::New);
         assert_eq!(
             store(&root).lookup_target(&target).unwrap(),
             Some(lost.state().lineage_id().clone())
@@ -218,7 +223,7 @@ fn a_start_killed_after_its_index_keeps_its_lineage() {
     end(stopped_at(&root, "indexed"), "-KILL");
     let kept = interrupted();
     let other = other_candidate();
-    assert_eq!(store(&root).create(&other).unwrap(), Created::New);
+    assert_eq!(store(&root).create(&first(&other)).unwrap(), Created::New);
     assert_eq!(
         store(&root).load(kept.state().lineage_id()).unwrap(),
         Some(kept.clone())
@@ -232,7 +237,7 @@ fn a_start_killed_after_its_index_keeps_its_lineage() {
     assert_eq!(hidden(&root), Vec::<PathBuf>::new());
     // The same candidate resumes it.
     assert_eq!(
-        store(&root).create(&next_start()).unwrap(),
+        store(&root).create(&first(&next_start())).unwrap(),
         Created::Existing(kept.state().lineage_id().clone())
     );
 }
@@ -247,7 +252,7 @@ fn a_live_starts_lineage_is_never_scavenged() {
     let before = entries(&root);
     let hidden_before = hidden(&root);
     let other = other_candidate();
-    assert_eq!(store(&root).create(&other).unwrap(), Created::New);
+    assert_eq!(store(&root).create(&first(&other)).unwrap(), Created::New);
     let mut expected = before.clone();
     expected.extend(["index".to_string(), other.state().lineage_id().to_string()]);
     expected.sort();
@@ -258,7 +263,7 @@ fn a_live_starts_lineage_is_never_scavenged() {
     }
     end(live, "-KILL");
     let third = next_start();
-    assert_eq!(store(&root).create(&third).unwrap(), Created::New);
+    assert_eq!(store(&root).create(&first(&third)).unwrap(), Created::New);
     assert_eq!(entries(&root), {
         let mut v = vec![
             "index".to_string(),
@@ -280,7 +285,7 @@ fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("store");
     let valid = other_candidate();
-    assert_eq!(store(&root).create(&valid).unwrap(), Created::New);
+    assert_eq!(store(&root).create(&first(&valid)).unwrap(), Created::New);
     let orphan = LineageId::parse("review-00000000000000aa").unwrap();
     std::fs::create_dir(root.join(orphan.as_str())).unwrap();
     std::fs::write(root.join(orphan.as_str()).join("LOCK"), b"").unwrap();
@@ -297,7 +302,7 @@ fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
         let survey = s.survey(class).unwrap();
         assert_eq!(survey.anomalies, Vec::<LineageId>::new(), "{class:?}");
     }
-    assert_eq!(s.create(&interrupted()).unwrap(), Created::New);
+    assert_eq!(s.create(&first(&interrupted())).unwrap(), Created::New);
     assert!(root.join(orphan.as_str()).join("LOCK").is_file());
 }
 
@@ -336,7 +341,7 @@ fn an_exact_retry_over_its_unindexed_lineage_indexes_it() {
     std::fs::create_dir_all(&l).unwrap();
     std::fs::write(l.join("LOCK"), b"").unwrap();
     std::fs::write(l.join("state.json"), r.to_bytes().unwrap()).unwrap();
-    assert_eq!(store(&root).create(&r).unwrap(), Created::New);
+    assert_eq!(store(&root).create(&first(&r)).unwrap(), Created::New);
     assert_eq!(
         store(&root)
             .lookup_target(&r.state().snapshot().target)
@@ -357,7 +362,7 @@ fn a_lineage_folder_with_other_content_is_refused_unchanged() {
     std::fs::create_dir_all(&l).unwrap();
     std::fs::write(l.join("state.json"), other_candidate().to_bytes().unwrap()).unwrap();
     let before = files(&root);
-    let err = store(&root).create(&r).unwrap_err();
+    let err = store(&root).create(&first(&r)).unwrap_err();
     assert!(
         matches!(err, probity_ports::review::StoreError::Malformed { .. }),
         "{err}"

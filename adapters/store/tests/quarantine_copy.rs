@@ -14,9 +14,15 @@ use std::process::{Command, ExitStatus, Stdio};
 use probity_core::review::fixtures;
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::FirstRecord;
 use probity_core::review::repair::RepairClass;
+use probity_core::review::state::StateRecord;
 use probity_ports::review::{RepairStore, ReviewStore, StoreError};
 use probity_store::FileStore;
+/// `r` as a first record, by core's check.
+fn first(r: &StateRecord) -> FirstRecord {
+    FirstRecord::check(r.clone()).unwrap()
+}
 
 const ROOT_VAR: &str = "PROBITY_TEST_QUARANTINE_ROOT";
 const LINEAGE_VAR: &str = "PROBITY_TEST_QUARANTINE_LINEAGE";
@@ -36,7 +42,7 @@ fn corrupted_store(root: &Path) -> (FileStore, LineageId, Vec<u8>) {
         .unwrap()
         .record()
         .unwrap();
-    store.create(&record).unwrap();
+    store.create(&first(&record)).unwrap();
     let lineage = record.state().lineage_id().clone();
     let garbage: Vec<u8> = (0..CORRUPT_BYTES).map(|i| b'a' + (i % 26) as u8).collect();
     std::fs::write(root.join(lineage.as_str()).join("state.json"), &garbage).unwrap();

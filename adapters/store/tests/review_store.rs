@@ -4,9 +4,14 @@ use std::time::Duration;
 
 use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition};
 use probity_ports::review::{Created, ReviewStore, StoreError};
 use probity_store::FileStore;
+/// `r` as a first record, by core's check.
+fn first(r: &StateRecord) -> FirstRecord {
+    FirstRecord::check(r.clone()).unwrap()
+}
 
 /// The checked transition from `prev` to `next` (a legal successor).
 fn step(prev: &StateRecord, next: &StateRecord) -> Transition {
@@ -33,7 +38,7 @@ fn create_indexes_by_target_and_resumes_a_second_start() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
-    assert_eq!(store.create(&r).unwrap(), Created::New);
+    assert_eq!(store.create(&first(&r)).unwrap(), Created::New);
     assert_eq!(
         store.lookup_target(&r.state().snapshot().target).unwrap(),
         Some(r.state().lineage_id().clone())
@@ -41,7 +46,7 @@ fn create_indexes_by_target_and_resumes_a_second_start() {
     assert_eq!(store.load(r.state().lineage_id()).unwrap(), Some(r.clone()));
     // The same start retried is idempotent.
     assert_eq!(
-        store.create(&r).unwrap(),
+        store.create(&first(&r)).unwrap(),
         Created::Existing(r.state().lineage_id().clone())
     );
 }
@@ -51,7 +56,7 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     let r1 = validating(&r0);
     store.replace(&step(&r0, &r1)).unwrap();
     // Exact retry: same successor, same expected revision.
@@ -98,7 +103,7 @@ fn an_illegal_successor_is_rejected_without_writing() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     let state_file = dir
         .path()
         .join(r0.state().lineage_id().as_str())
@@ -122,7 +127,7 @@ fn load_fails_closed_on_tampering() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
-    store.create(&r).unwrap();
+    store.create(&first(&r)).unwrap();
     let state_file = dir
         .path()
         .join(r.state().lineage_id().as_str())
@@ -177,8 +182,8 @@ fn writers_of_different_lineages_never_block_each_other() {
         .record()
         .unwrap();
     assert_ne!(a.state().lineage_id(), b.state().lineage_id());
-    store.create(&a).unwrap();
-    store.create(&b).unwrap();
+    store.create(&first(&a)).unwrap();
+    store.create(&first(&b)).unwrap();
     // Hold A's lock as another process would.
     let lock = std::fs::File::options()
         .write(true)
@@ -201,7 +206,9 @@ fn injected_fault_leaves_the_last_committed_state() {
     use probity_testkit::{Crash, Faulty, is_injected};
     let dir = tempfile::tempdir().unwrap();
     let r0 = started();
-    FileStore::at(dir.path().to_path_buf()).create(&r0).unwrap();
+    FileStore::at(dir.path().to_path_buf())
+        .create(&first(&r0))
+        .unwrap();
     let faulty = Faulty::new(
         FileStore::at(dir.path().to_path_buf()),
         0,
@@ -249,7 +256,7 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
     // Another lineage left a claim on that target but never wrote a state
     // naming it (a crash between the claim and its state write).
     let other = started();
-    store.create(&other).unwrap();
+    store.create(&first(&other)).unwrap();
     let claim = dir.path().join("index/target").join(final_target.hex());
     std::fs::write(&claim, format!("{}\n", other.state().lineage_id())).unwrap();
     let (r0, r1, r2) = (
@@ -257,7 +264,7 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
         a1.record().unwrap(),
         a2.record().unwrap(),
     );
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     store.replace(&step(&r0, &r1)).unwrap();
     store.replace(&step(&r1, &r2)).unwrap();
     assert_eq!(
@@ -283,10 +290,10 @@ fn files(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBu
     out
 }
 
-fn successor_of(pred: &StateRecord, reason: &str) -> StateRecord {
+fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
     use probity_core::review::ids::NonBlank;
     use probity_core::review::recovery::{Disposition, RecoverRequest, successor};
-    successor(
+    let record = successor(
         pred,
         RecoverRequest {
             expected_revision: pred.revision(),
@@ -303,7 +310,8 @@ fn successor_of(pred: &StateRecord, reason: &str) -> StateRecord {
     )
     .unwrap()
     .record()
-    .unwrap()
+    .unwrap();
+    Successor::check(pred, record).unwrap()
 }
 
 #[test]
@@ -312,7 +320,7 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     // A successor of a predecessor that moved since is a conflict.
     let early = successor_of(
         &r0.state()
@@ -334,22 +342,21 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
         store.create_successor(&early),
         Err(StoreError::Conflict { .. })
     ));
-    // Not a successor at all.
-    assert!(matches!(
-        store.create_successor(&r0),
-        Err(StoreError::Malformed { .. })
-    ));
+    // Not a successor at all: no `Successor` can be made of it
+    // (`Successor::check`, core's recovery tests), so none reaches a store.
     assert_eq!(files(dir.path()), before, "refusals write nothing");
 
     let s1 = successor_of(&inv, "again");
     assert_eq!(store.create_successor(&s1).unwrap(), Created::New);
     assert_eq!(
-        store.lookup_target(&s1.state().snapshot().target).unwrap(),
-        Some(s1.state().lineage_id().clone())
+        store
+            .lookup_target(&s1.record().state().snapshot().target)
+            .unwrap(),
+        Some(s1.record().state().lineage_id().clone())
     );
     assert_eq!(
         store.successor_of(inv.state().lineage_id()).unwrap(),
-        Some(s1.state().lineage_id().clone())
+        Some(s1.record().state().lineage_id().clone())
     );
     // The predecessor's record is what it was.
     assert_eq!(
@@ -359,7 +366,7 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
     // An exact retry answers the stored successor; another one is a fork.
     assert_eq!(
         store.create_successor(&s1).unwrap(),
-        Created::Existing(s1.state().lineage_id().clone())
+        Created::Existing(s1.record().state().lineage_id().clone())
     );
     let s2 = successor_of(&inv, "a second successor");
     let before = files(dir.path());
@@ -376,7 +383,7 @@ fn a_successor_never_takes_a_target_another_lineage_owns() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     let inv = r0
         .state()
         .invalidate(NonBlank::parse("wrong branch").unwrap())
@@ -412,7 +419,7 @@ fn a_submitted_result_is_kept_once_and_an_exact_resubmission_is_answered() {
         Err(StoreError::NotFound(_))
     ));
     assert!(files(dir.path()).is_empty());
-    store.create(&r).unwrap();
+    store.create(&first(&r)).unwrap();
     assert_eq!(store.submitted_results(lineage).unwrap(), vec![]);
     assert_eq!(
         store
@@ -450,7 +457,7 @@ fn an_oversized_submitted_result_on_disk_is_refused_unread() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
-    store.create(&r).unwrap();
+    store.create(&first(&r)).unwrap();
     let path = dir
         .path()
         .join(r.state().lineage_id().as_str())
@@ -468,7 +475,7 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r = started();
-    store.create(&r).unwrap();
+    store.create(&first(&r)).unwrap();
     let base = r.state().snapshot().base_tree.clone();
     assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
     let unknown = probity_core::review::finding::ReviewerResult::parse(
@@ -506,7 +513,7 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     let r1 = validating(&r0);
     store.replace(&step(&r0, &r1)).unwrap();
     let key = Sha256Digest::of(Domain::new("test/delta"), b"d");
@@ -584,7 +591,7 @@ fn a_new_start_scavenges_orphaned_temp_files_by_their_lock() {
     let held = std::fs::File::open(&in_flight).unwrap();
     held.lock().unwrap();
     let not_temp = orphan("index/final/keep", old);
-    store.create(&started()).unwrap();
+    store.create(&first(&started())).unwrap();
     assert!(!in_lineage.exists());
     assert!(!in_index.exists());
     assert!(
@@ -613,7 +620,7 @@ fn a_garbage_lineage_elsewhere_never_reaches_another_lineages_lookups() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
-    store.create(&r0).unwrap();
+    store.create(&first(&r0)).unwrap();
     let r1 = validating(&r0);
     store.replace(&step(&r0, &r1)).unwrap();
     let r2 = r1
@@ -680,7 +687,7 @@ fn a_garbage_lineage_elsewhere_never_reaches_another_lineages_lookups() {
     store.ensure_projections(&r2).unwrap();
     store.index_delta(&r2, &delta, &[entry]).unwrap();
     let other = fixtures::payments_scenario().unwrap().0.record().unwrap();
-    assert_eq!(store.create(&other).unwrap(), Created::New);
+    assert_eq!(store.create(&first(&other)).unwrap(), Created::New);
     assert_eq!(
         store
             .lookup_target(&other.state().snapshot().target)

@@ -5,9 +5,15 @@
 use probity_core::digest::Sha256Digest;
 use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::FirstRecord;
+use probity_core::review::state::StateRecord;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{ReviewStore, StoreError, TranscriptStore};
 use probity_store::FileStore;
+/// `r` as a first record, by core's check.
+fn first(r: &StateRecord) -> FirstRecord {
+    FirstRecord::check(r.clone()).unwrap()
+}
 
 fn files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
@@ -34,7 +40,7 @@ fn a_transcript_is_kept_once_under_its_digest_and_a_wrong_one_is_refused() {
         .record()
         .unwrap();
     let lineage = r.state().lineage_id().clone();
-    store.create(&r).unwrap();
+    store.create(&first(&r)).unwrap();
     let bytes = br#"[{"content":"frame","role":"system"}]"#;
     let digest = Sha256Digest::of(TRANSCRIPT_DOMAIN, bytes);
     let rel = store

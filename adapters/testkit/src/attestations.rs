@@ -13,6 +13,7 @@ use probity_core::review::bundle::{DsseEnvelope, MAX_ATTESTATIONS};
 use probity_core::review::evidence::CommandEvidenceDocument;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition};
 use probity_ports::review::{
     AttestationStore, Created, ReviewStore, StoreError, Submitted, TranscriptStore,
@@ -136,7 +137,7 @@ impl<S: ReviewStore + ?Sized> ReviewStore for WithAttestations<'_, S> {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.inner.load(lineage)
     }
-    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
         self.inner.create(record)
     }
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
@@ -183,7 +184,7 @@ impl<S: ReviewStore + ?Sized> ReviewStore for WithAttestations<'_, S> {
     fn receipt_location(&self, lineage: &LineageId) -> String {
         self.inner.receipt_location(lineage)
     }
-    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
         self.inner.create_successor(record)
     }
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition};
 use probity_ports::review::{
     AttestationStore, AuditWriter, Created, RepairStore, ReviewStore, StoreError, Submitted,
@@ -80,7 +81,7 @@ impl<S: ReviewStore> ReviewStore for Faulty<S> {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.inner.load(lineage)
     }
-    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
         self.inner.create(record)
     }
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
@@ -138,7 +139,7 @@ impl<S: ReviewStore> ReviewStore for Faulty<S> {
     fn receipt_location(&self, lineage: &LineageId) -> String {
         self.inner.receipt_location(lineage)
     }
-    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
         self.inner.create_successor(record)
     }
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {

@@ -26,7 +26,7 @@ use probity_core::review::projection::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
 use probity_core::review::receipt::Receipt;
-use probity_core::review::recovery::{check_first, check_successor_of, successor_link};
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
@@ -461,12 +461,21 @@ impl Mem {
         Ok(out)
     }
 
-    fn create_successor(&mut self, record: &StateRecord) -> Result<Created, StoreError> {
-        let link = successor_link(record.state())?;
-        let pred = link.lineage_id.clone();
+    fn create_successor(&mut self, successor: &Successor) -> Result<Created, StoreError> {
+        let record = successor.record();
+        let pred = successor.predecessor().clone();
         let current = self.stored(&pred)?;
-        check_successor_of(&current, record.state())?;
-        let same_link = |r: &StateRecord| r.state().predecessor() == Some(link);
+        // Compare-and-swap: core checked the link against the predecessor
+        // at `expected`; it must still be there.
+        if current.revision() != *successor.expected() {
+            return Err(StoreError::Conflict {
+                lineage: pred,
+                expected: *successor.expected(),
+                found: current.revision(),
+            });
+        }
+        let link = record.state().predecessor();
+        let same_link = |r: &StateRecord| r.state().predecessor() == link;
         // An interrupted creation is adopted by the same request only.
         let (record, adopted) = match self.pending.get(&pred) {
             Some(bytes) => {
@@ -549,8 +558,8 @@ impl ReviewStore for InMemoryStore {
         self.mem().load(lineage)
     }
 
-    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
-        check_first(record.state())?;
+    fn create(&self, first: &FirstRecord) -> Result<Created, StoreError> {
+        let record = first.record();
         let lineage = record.state().lineage_id();
         let target = record.state().snapshot().target;
         let mut m = self.mem();
@@ -688,10 +697,10 @@ impl ReviewStore for InMemoryStore {
         format!("memory:{lineage}/receipt.json")
     }
 
-    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
         let mut m = self.mem();
         let mut staged = m.clone();
-        let created = staged.create_successor(record);
+        let created = staged.create_successor(successor);
         // A refusal may still settle an interrupted recovery that can no
         // longer complete (as the file store does); anything else it
         // refused changes nothing.

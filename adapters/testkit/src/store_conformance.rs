@@ -20,7 +20,9 @@ use probity_core::review::fixtures;
 use probity_core::review::ids::{LineageId, NonBlank, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
-use probity_core::review::recovery::{Disposition, RecoverRequest, ScopeEvidence, successor};
+use probity_core::review::recovery::{
+    Disposition, FirstRecord, RecoverRequest, ScopeEvidence, Successor, successor,
+};
 use probity_core::review::snapshot::{CandidateObservation, target_identity};
 use probity_core::review::state::{ReviewState, StateRecord, Transition};
 use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
@@ -230,7 +232,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
         "a lineage that was never created loads"
     );
     ensure!(
-        ok("create", store.create(&r))? == Created::New,
+        ok("create", store.create(&first(&r)?))? == Created::New,
         "a first create is not New"
     );
     ensure!(
@@ -245,7 +247,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
         "the loaded record is not the created one"
     );
     ensure!(
-        ok("create again", store.create(&r))? == Created::Existing(l.clone()),
+        ok("create again", store.create(&first(&r)?))? == Created::Existing(l.clone()),
         "an exact retry of a create is not answered with the existing lineage"
     );
     // Another start of the same candidate (another nonce) resumes the
@@ -264,7 +266,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
         "another nonce derived the same lineage"
     );
     ensure!(
-        ok("create the second", store.create(&second))? == Created::Existing(l.clone()),
+        ok("create the second", store.create(&first(&second)?))? == Created::Existing(l.clone()),
         "a second start of an owned target was not answered with its owner"
     );
     ensure!(
@@ -276,7 +278,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
 
 fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let r1 = validating(&r0)?;
     let t = step(&r0, &r1)?;
     ok("replace", store.replace(&t))?;
@@ -316,7 +318,7 @@ fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
 fn stale_writers<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
     let l = r0.state().lineage_id();
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let r1 = validating(&r0)?;
     ok("replace", store.replace(&step(&r0, &r1)?))?;
     let keys = Keys {
@@ -357,7 +359,7 @@ fn stale_writers<S: ReviewStore>(store: &S) -> Outcome {
 
 fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let keys = Keys {
         lineages: &[r0.state().lineage_id()],
         targets: &[r0.state().snapshot().target],
@@ -400,7 +402,7 @@ fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
 fn receipts<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
     let l = r0.state().lineage_id();
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     ensure!(
         ok("read_receipt", store.read_receipt(l))?.is_none(),
         "a reviewing lineage has a receipt"
@@ -442,7 +444,7 @@ fn approval_indexes<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
     let l = r0.state().lineage_id().clone();
     let base = r0.state().snapshot().base_tree.clone();
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let r1 = validating(&r0)?;
     ok("replace", store.replace(&step(&r0, &r1)?))?;
     ensure!(
@@ -487,7 +489,7 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
         ),
     )?)?;
     let base = reviewing.state().snapshot().base_tree.clone();
-    ok("create", store.create(&reviewing))?;
+    ok("create", store.create(&first(&reviewing)?))?;
     let blocker = reviewer(
         r#"{"findings":[{"location":"src/parser.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}"#,
     )?;
@@ -519,7 +521,7 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
     );
     // An escalation on the same base is listed as escalated.
     let other = started()?;
-    ok("create", store.create(&other))?;
+    ok("create", store.create(&first(&other)?))?;
     let unknown = reviewer(
         r#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
     )?;
@@ -571,7 +573,7 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
     )?;
     let final_target = target_identity(&a2.snapshot().base_tree, a2.final_candidate_tree());
     let (r0, r1, r2) = (record(&a0)?, record(&a1)?, record(&a2)?);
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     ok("replace forecast", store.replace(&step(&r0, &r1)?))?;
     ensure!(
         ok("lookup_target", store.lookup_target(&final_target))?.is_none(),
@@ -601,7 +603,7 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
         "the corrected candidate's start has another target"
     );
     ensure!(
-        ok("create over a claimed target", store.create(&rec))?
+        ok("create over a claimed target", store.create(&first(&rec)?))?
             == Created::Existing(r2.state().lineage_id().clone()),
         "a claimed corrected target was taken by a new lineage"
     );
@@ -611,7 +613,7 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
 fn delta_indexes<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
     let l = r0.state().lineage_id().clone();
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let r1 = validating(&r0)?;
     ok("replace", store.replace(&step(&r0, &r1)?))?;
     let key = Sha256Digest::of(Domain::new("probity-testkit/delta"), b"d");
@@ -656,7 +658,7 @@ fn delta_indexes<S: ReviewStore>(store: &S) -> Outcome {
 
 fn successors<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let obs = fixtures::parser_observation();
     // A successor of a revision of the predecessor the store never held.
     let never = record(&ok("invalidate", r0.state().invalidate(non_blank("x")?))?)?;
@@ -667,7 +669,11 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
     let s1 = successor_on(&inv, "again", &obs)?;
     let s2 = successor_on(&inv, "a second successor", &obs)?;
     let keys = Keys {
-        lineages: &[pred, s1.state().lineage_id(), s2.state().lineage_id()],
+        lineages: &[
+            pred,
+            s1.record().state().lineage_id(),
+            s2.record().state().lineage_id(),
+        ],
         targets: &[r0.state().snapshot().target],
         trees: &[&r0.state().snapshot().base_tree],
         digests: &[],
@@ -678,18 +684,10 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
         store.create_successor(&early),
         |e| matches!(e, StoreError::Conflict { .. }),
     )?;
-    expect_err(
-        "a record that is no successor",
-        store.create_successor(&r0),
-        |e| matches!(e, StoreError::Malformed { .. }),
-    )?;
-    // A successor created as a first record would stand beside its
-    // predecessor with no supersession marker: a chain no reader accepts.
-    expect_err(
-        "a successor created as a first record",
-        store.create(&s1),
-        |e| matches!(e, StoreError::Malformed { .. }),
-    )?;
+    // A record that is no successor, or a successor created as a first
+    // record (it would stand beside its predecessor with no supersession
+    // marker), never reaches a store: core refuses to make its proof
+    // (`FirstRecord::check`, `Successor::check`).
     ensure!(
         observe(store, &keys)? == before,
         "a refused successor wrote"
@@ -702,12 +700,13 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
     ensure!(
         ok(
             "lookup_target",
-            store.lookup_target(&s1.state().snapshot().target)
-        )? == Some(s1.state().lineage_id().clone()),
+            store.lookup_target(&s1.record().state().snapshot().target)
+        )? == Some(s1.record().state().lineage_id().clone()),
         "the successor did not take over its predecessor's target"
     );
     ensure!(
-        ok("successor_of", store.successor_of(pred))? == Some(s1.state().lineage_id().clone()),
+        ok("successor_of", store.successor_of(pred))?
+            == Some(s1.record().state().lineage_id().clone()),
         "the predecessor does not name its successor"
     );
     ensure!(
@@ -719,18 +718,21 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
         "the predecessor's record was rewritten"
     );
     ensure!(
-        ok("load the successor", store.load(s1.state().lineage_id()))? == Some(s1.clone()),
+        ok(
+            "load the successor",
+            store.load(s1.record().state().lineage_id())
+        )? == Some(s1.record().clone()),
         "the successor's record is not the one created"
     );
     ensure!(
         ok("retry", store.create_successor(&s1))?
-            == Created::Existing(s1.state().lineage_id().clone()),
+            == Created::Existing(s1.record().state().lineage_id().clone()),
         "an exact retry is not answered with the stored successor"
     );
     let before = observe(store, &keys)?;
     expect_err("a fork", store.create_successor(&s2), |e| {
         matches!(e, StoreError::AlreadySuperseded { lineage, successor }
-            if lineage == pred && successor == s1.state().lineage_id())
+            if lineage == pred && successor == s1.record().state().lineage_id())
     })?;
     ensure!(observe(store, &keys)? == before, "a refused fork wrote");
     Ok(())
@@ -738,19 +740,19 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
 
 fn successor_target_owned<S: ReviewStore>(store: &S) -> Outcome {
     let r0 = started()?;
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let inv = invalidated(&r0)?;
     ok("invalidate", store.replace(&step(&r0, &inv)?))?;
     // Another lineage owns the candidate the successor would freeze.
     let obs = other_observation("3333333333333333333333333333333333333333")?;
     let owner = started_on(&obs)?;
-    ok("create the owner", store.create(&owner))?;
+    ok("create the owner", store.create(&first(&owner)?))?;
     let s = successor_on(&inv, "again", &obs)?;
     let keys = Keys {
         lineages: &[
             inv.state().lineage_id(),
             owner.state().lineage_id(),
-            s.state().lineage_id(),
+            s.record().state().lineage_id(),
         ],
         targets: &[
             r0.state().snapshot().target,
@@ -777,16 +779,16 @@ fn interrupted_recovery<S: ReviewStore>(
     interrupt: &dyn Fn(&S, &StateRecord) -> Result<(), String>,
 ) -> Outcome {
     let r0 = started()?;
-    ok("create", store.create(&r0))?;
+    ok("create", store.create(&first(&r0)?))?;
     let inv = invalidated(&r0)?;
     ok("invalidate", store.replace(&step(&r0, &inv)?))?;
     let pred = inv.state().lineage_id();
     let obs = fixtures::parser_observation();
     let s1 = successor_on(&inv, "again", &obs)?;
-    interrupt(store, &s1)?;
+    interrupt(store, s1.record())?;
     ensure!(
         ok("pending_successor_of", store.pending_successor_of(pred))?
-            == Some(s1.state().lineage_id().clone()),
+            == Some(s1.record().state().lineage_id().clone()),
         "the interrupted recovery is not pending"
     );
     ensure!(
@@ -798,12 +800,13 @@ fn interrupted_recovery<S: ReviewStore>(
     expect_err(
         "another request",
         store.create_successor(&other),
-        |e| matches!(e, StoreError::RecoveryPending { successor, .. } if successor == s1.state().lineage_id()),
+        |e| matches!(e, StoreError::RecoveryPending { successor, .. } if successor == s1.record().state().lineage_id()),
     )?;
     // The same request completes it.
     ok("the same request", store.create_successor(&s1))?;
     ensure!(
-        ok("successor_of", store.successor_of(pred))? == Some(s1.state().lineage_id().clone()),
+        ok("successor_of", store.successor_of(pred))?
+            == Some(s1.record().state().lineage_id().clone()),
         "the completed recovery is not marked"
     );
     ensure!(
@@ -813,8 +816,8 @@ fn interrupted_recovery<S: ReviewStore>(
     ensure!(
         ok(
             "lookup_target",
-            store.lookup_target(&s1.state().snapshot().target)
-        )? == Some(s1.state().lineage_id().clone()),
+            store.lookup_target(&s1.record().state().snapshot().target)
+        )? == Some(s1.record().state().lineage_id().clone()),
         "the completed successor is not indexed by its target"
     );
     Ok(())
@@ -828,7 +831,7 @@ fn submitted_results<S: ReviewStore>(store: &S) -> Outcome {
         store.submit_result(l, Lens::Reliability, b"{}"),
         |e| matches!(e, StoreError::NotFound(_)),
     )?;
-    ok("create", store.create(&r))?;
+    ok("create", store.create(&first(&r)?))?;
     ensure!(
         ok("submitted_results", store.submitted_results(l))?.is_empty(),
         "a new lineage holds results"
@@ -881,7 +884,7 @@ fn under_lock<S: ReviewStore>(store: &S) -> Outcome {
         "under_lock of a lineage never written",
         store.under_lock(&l, &mut || calls += 1),
     )?;
-    ok("create", store.create(&r))?;
+    ok("create", store.create(&first(&r)?))?;
     let mut seen = None;
     ok(
         "under_lock",

@@ -25,6 +25,7 @@ mod broken {
     use probity_core::digest::Sha256Digest;
     use probity_core::review::ids::{LineageId, TreeId};
     use probity_core::review::lens::Lens;
+    use probity_core::review::recovery::{FirstRecord, Successor};
     use probity_core::review::state::{StateRecord, Transition};
     use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
     use probity_testkit::InMemoryStore;
@@ -47,7 +48,7 @@ mod broken {
         fn load(&self, l: &LineageId) -> Result<Option<StateRecord>, StoreError> {
             self.0.load(l)
         }
-        fn create(&self, r: &StateRecord) -> Result<Created, StoreError> {
+        fn create(&self, r: &FirstRecord) -> Result<Created, StoreError> {
             self.0.create(r)
         }
         fn replace(&self, t: &Transition) -> Result<(), StoreError> {
@@ -106,7 +107,7 @@ mod broken {
         fn receipt_location(&self, l: &LineageId) -> String {
             self.0.receipt_location(l)
         }
-        fn create_successor(&self, r: &StateRecord) -> Result<Created, StoreError> {
+        fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
             self.0.create_successor(r)
         }
         fn successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {

@@ -340,12 +340,13 @@ pub fn successor(
     Ok(ReviewState::genesis(input, generation, Some(predecessor))?)
 }
 
-/// Why a store refuses to create a record as a new lineage (R9.2), decided
-/// here so every store refuses the same; nothing is written.
+/// Why a record cannot be made a [`FirstRecord`] or a [`Successor`]
+/// (R9.2), decided here so no store can create it; nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NewLineageError {
-    /// `create` was given a successor: only its predecessor's recovery
-    /// (`create_successor`, under the predecessor's lock) creates one.
+    /// A successor offered as a first record: only its predecessor's
+    /// recovery (`create_successor`, under the predecessor's lock) creates
+    /// one.
     #[error(
         "{lineage} names predecessor {predecessor}: it is created only as that lineage's successor"
     )]
@@ -355,48 +356,135 @@ pub enum NewLineageError {
         /// The predecessor it names.
         predecessor: LineageId,
     },
-    /// `create_successor` was given a first generation.
+    /// A first generation offered as a successor.
     #[error("a successor must name its predecessor")]
     NoPredecessor {
         /// The record's lineage.
         lineage: LineageId,
     },
-    /// The link does not hold against the predecessor as the store holds
-    /// it ([`link_fault`]): another lineage, another revision (it changed
-    /// after the successor was derived from it), or not one generation on.
+    /// The link does not hold against the predecessor it was checked
+    /// against ([`link_fault`]): another lineage, another revision (it
+    /// changed after the successor was derived from it), or not one
+    /// generation on.
     #[error(transparent)]
     Link(#[from] ChainError),
 }
 
-/// What `create` checks: the record starts a chain (names no
-/// predecessor, generation 1).
-pub fn check_first(record: &ReviewState) -> Result<(), NewLineageError> {
-    match &record.predecessor {
-        None => Ok(()),
-        Some(p) => Err(NewLineageError::Successor {
-            lineage: record.lineage_id.clone(),
-            predecessor: p.lineage_id.clone(),
-        }),
+/// A record a store may create as a new lineage (`ReviewStore::create`):
+/// it starts a chain, naming no predecessor. Only [`FirstRecord::check`]
+/// makes one, so no store can create a successor beside its predecessor
+/// with no supersession marker (a chain no reader accepts), and no store
+/// has to remember to refuse one. Its field is private, so nothing else
+/// makes one:
+///
+/// ```compile_fail,E0451
+/// use probity_core::review::recovery::FirstRecord;
+/// use probity_core::review::state::StateRecord;
+///
+/// fn bypass(record: StateRecord) -> FirstRecord {
+///     FirstRecord { record }
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstRecord {
+    record: StateRecord,
+}
+
+impl FirstRecord {
+    /// `record` as a first record: legal only when it names no
+    /// predecessor (`NewLineageError::Successor` otherwise).
+    pub fn check(record: StateRecord) -> Result<FirstRecord, NewLineageError> {
+        if let Some(p) = &record.state.predecessor {
+            return Err(NewLineageError::Successor {
+                lineage: record.state.lineage_id.clone(),
+                predecessor: p.lineage_id.clone(),
+            });
+        }
+        Ok(FirstRecord { record })
+    }
+
+    /// The record to create.
+    pub fn record(&self) -> &StateRecord {
+        &self.record
+    }
+
+    /// The record to create, owned.
+    pub fn into_record(self) -> StateRecord {
+        self.record
     }
 }
 
-/// What `create_successor` reads first: the predecessor link the store
-/// must load and lock.
-pub fn successor_link(record: &ReviewState) -> Result<&Predecessor, NewLineageError> {
-    record
-        .predecessor
-        .as_ref()
-        .ok_or_else(|| NewLineageError::NoPredecessor {
-            lineage: record.lineage_id.clone(),
-        })
+/// A recovered successor a store may create under its predecessor's lock
+/// (`ReviewStore::create_successor`, R9.2). Only [`Successor::check`]
+/// makes one: its link names the predecessor it was checked against, at
+/// that record's revision, and it is one generation on. What is left to a
+/// store is the compare-and-swap a `replace` does too: the predecessor it
+/// holds, read under its lock, must still be at [`Successor::expected`]
+/// (a `Conflict` otherwise), exactly as a [`crate::review::state::Transition`]
+/// names the revision it replaces. Its fields are private, so nothing
+/// else makes one:
+///
+/// ```compile_fail,E0451
+/// use probity_core::digest::Sha256Digest;
+/// use probity_core::review::ids::LineageId;
+/// use probity_core::review::recovery::Successor;
+/// use probity_core::review::state::StateRecord;
+///
+/// fn bypass(record: StateRecord, predecessor: LineageId, expected: Sha256Digest) -> Successor {
+///     Successor { record, predecessor, expected }
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Successor {
+    record: StateRecord,
+    predecessor: LineageId,
+    expected: Sha256Digest,
 }
 
-/// What `create_successor` checks against the predecessor's record as the
-/// store holds it (under its lock): the link names it at its current
-/// revision, and the record is one generation on.
-pub fn check_successor_of(pred: &StateRecord, record: &ReviewState) -> Result<(), NewLineageError> {
-    successor_link(record)?;
-    Ok(link_fault(record, pred)?)
+impl Successor {
+    /// `record` as the successor of `predecessor`: legal only when it
+    /// names a predecessor (`NoPredecessor`), and that link holds against
+    /// `predecessor` ([`link_fault`]: the same lineage, at its revision,
+    /// one generation on).
+    pub fn check(
+        predecessor: &StateRecord,
+        record: StateRecord,
+    ) -> Result<Successor, NewLineageError> {
+        let link =
+            record
+                .state
+                .predecessor
+                .as_ref()
+                .ok_or_else(|| NewLineageError::NoPredecessor {
+                    lineage: record.state.lineage_id.clone(),
+                })?;
+        link_fault(&record.state, predecessor)?;
+        Ok(Successor {
+            predecessor: link.lineage_id.clone(),
+            expected: link.revision,
+            record,
+        })
+    }
+
+    /// The predecessor's lineage, whose lock the store takes.
+    pub fn predecessor(&self) -> &LineageId {
+        &self.predecessor
+    }
+
+    /// The revision the predecessor must still be at (compare-and-swap).
+    pub fn expected(&self) -> &Sha256Digest {
+        &self.expected
+    }
+
+    /// The successor's record.
+    pub fn record(&self) -> &StateRecord {
+        &self.record
+    }
+
+    /// The successor's record, owned.
+    pub fn into_record(self) -> StateRecord {
+        self.record
+    }
 }
 
 /// One ancestor as discovery read it: its record and the successor its
@@ -473,8 +561,8 @@ pub enum ChainError {
 
 /// What is wrong with `child`'s predecessor link against `parent` (the
 /// record it names, as read): it must name that lineage, at its current
-/// revision, one generation on. What a store checks before it creates a
-/// successor, and part of [`check_link`].
+/// revision, one generation on. What [`Successor::check`] checks before a
+/// store may create a successor, and part of [`check_link`].
 pub fn link_fault(child: &ReviewState, parent: &StateRecord) -> Result<(), ChainError> {
     let p = &parent.state;
     let link = child

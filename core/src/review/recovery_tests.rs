@@ -480,7 +480,33 @@ fn chains_verify_and_fail_closed() {
 }
 
 #[test]
-fn a_store_creates_a_first_record_alone_and_a_successor_only_on_its_predecessor() {
+fn a_first_record_is_made_only_of_a_record_that_names_no_predecessor() {
+    let pred = approved();
+    let succ = successor(
+        &pred,
+        request(&pred, Disposition::ScopeChanged),
+        scope(&reviewed_path()),
+        changed_input(),
+    )
+    .unwrap()
+    .record()
+    .unwrap();
+    let first = FirstRecord::check(pred.clone()).unwrap();
+    assert_eq!(first.record(), &pred);
+    assert_eq!(first.into_record(), pred);
+    // A successor made a first record would stand beside its predecessor
+    // with no supersession marker: a chain no reader accepts.
+    assert_eq!(
+        FirstRecord::check(succ.clone()),
+        Err(NewLineageError::Successor {
+            lineage: succ.state.lineage_id.clone(),
+            predecessor: pred.state.lineage_id.clone(),
+        })
+    );
+}
+
+#[test]
+fn a_successor_is_made_only_on_the_record_its_link_names_one_generation_on() {
     let pred = approved();
     let succ = successor(
         &pred,
@@ -489,21 +515,19 @@ fn a_store_creates_a_first_record_alone_and_a_successor_only_on_its_predecessor(
         changed_input(),
     )
     .unwrap();
-    assert_eq!(check_first(&pred.state), Ok(()));
-    assert_eq!(
-        check_first(&succ),
-        Err(NewLineageError::Successor {
-            lineage: succ.lineage_id.clone(),
-            predecessor: pred.state.lineage_id.clone(),
-        })
-    );
-    assert_eq!(check_successor_of(&pred, &succ), Ok(()));
-    assert_eq!(
-        successor_link(&succ).map(|l| &l.lineage_id),
-        Ok(&pred.state.lineage_id)
-    );
+    let made = Successor::check(&pred, succ.record().unwrap()).unwrap();
+    assert_eq!(made.predecessor(), &pred.state.lineage_id);
+    assert_eq!(made.expected(), &pred.revision);
+    assert_eq!(made.record().state, succ);
+    assert_eq!(made.into_record().state, succ);
     // A first record is no successor.
-    let e = check_successor_of(&pred, &pred.state).unwrap_err();
+    let e = Successor::check(&pred, pred.clone()).unwrap_err();
+    assert_eq!(
+        e,
+        NewLineageError::NoPredecessor {
+            lineage: pred.state.lineage_id.clone()
+        }
+    );
     assert_eq!(e.to_string(), "a successor must name its predecessor");
     // Another record than the one the link names.
     let other = crate::review::fixtures::budget_scenario()
@@ -511,7 +535,7 @@ fn a_store_creates_a_first_record_alone_and_a_successor_only_on_its_predecessor(
         .record()
         .unwrap();
     assert!(matches!(
-        check_successor_of(&other, &succ),
+        Successor::check(&other, succ.record().unwrap()),
         Err(NewLineageError::Link(ChainError::Dangling { .. }))
     ));
     // The predecessor at another revision than the link recorded.
@@ -520,14 +544,17 @@ fn a_store_creates_a_first_record_alone_and_a_successor_only_on_its_predecessor(
         ..pred.clone()
     };
     assert!(matches!(
-        check_successor_of(&moved, &succ),
+        Successor::check(&moved, succ.record().unwrap()),
         Err(NewLineageError::Link(ChainError::RevisionMismatch { found, .. }))
             if found == other.revision
     ));
     // Not one generation on.
-    let skipped = ReviewState::genesis(changed_input(), 3, succ.predecessor.clone()).unwrap();
+    let skipped = ReviewState::genesis(changed_input(), 3, succ.predecessor.clone())
+        .unwrap()
+        .record()
+        .unwrap();
     assert!(matches!(
-        check_successor_of(&pred, &skipped),
+        Successor::check(&pred, skipped),
         Err(NewLineageError::Link(ChainError::Generation {
             generation: 3,
             ..

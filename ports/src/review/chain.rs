@@ -161,9 +161,7 @@ pub(super) fn resume<S: ReviewStore>(
     let Some(lineage) = store.lookup_target(target)? else {
         return Ok(None);
     };
-    let record = store
-        .load(&lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(&lineage)?;
     // A corrected candidate's entry is claimed just before the state that
     // names it is written; if that write never landed, the claim is stale
     // and names nothing.

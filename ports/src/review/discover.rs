@@ -66,7 +66,7 @@ pub(super) fn tree_delta<G: GitPort>(
     from: &probity_core::review::ids::TreeId,
     to: &probity_core::review::ids::TreeId,
 ) -> Result<Option<TreeDelta>, ReviewError> {
-    match git.tree_delta(from, to).map_err(ReviewError::Repository)? {
+    match git.tree_delta(from, to)? {
         Some(entries) => TreeDelta::new(entries).map(Some).map_err(repo),
         None => Ok(None),
     }
@@ -87,9 +87,7 @@ fn load<S: ReviewStore>(
     store: &S,
     lineage: &probity_core::review::ids::LineageId,
 ) -> Result<StateRecord, ReviewError> {
-    Ok(store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?)
+    Ok(store.get(lineage)?)
 }
 
 fn prior<G: GitPort>(
@@ -97,9 +95,8 @@ fn prior<G: GitPort>(
     record: StateRecord,
     live: &LiveTarget,
 ) -> Result<Found, ReviewError> {
-    let differing = git
-        .differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)
-        .map_err(ReviewError::Repository)?;
+    let differing =
+        git.differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)?;
     Ok(Found::Prior(record, differing))
 }
 
@@ -120,8 +117,7 @@ fn rebase_check<G: GitPort>(
     let moved = if outside.is_empty() {
         Vec::new()
     } else {
-        git.differing_paths(base, &live.base_tree)
-            .map_err(ReviewError::Repository)?
+        git.differing_paths(base, &live.base_tree)?
     };
     Ok(check_rebase(
         &state.snapshot().paths,
@@ -203,10 +199,7 @@ pub(super) fn discover<G: GitPort, S: ReviewStore>(
     Ok(match live_delta {
         Some(d) => Found::None(d.paths()),
         // A non-UTF-8 path: named lossily, for the denial only.
-        None => Found::NonUtf8(
-            git.differing_paths(&live.base_tree, &live.candidate_tree)
-                .map_err(ReviewError::Repository)?,
-        ),
+        None => Found::NonUtf8(git.differing_paths(&live.base_tree, &live.candidate_tree)?),
     })
 }
 
@@ -235,9 +228,8 @@ pub(super) fn relate<G: GitPort>(
             )?));
         }
     }
-    let differing = git
-        .differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)
-        .map_err(ReviewError::Repository)?;
+    let differing =
+        git.differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)?;
     Ok(Relation::of_difference(
         &record.state().snapshot().paths,
         differing,

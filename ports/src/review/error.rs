@@ -28,9 +28,12 @@ pub struct NamedInput {
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
     /// A Git port call failed (the repository could not be read, an object
-    /// or revision is unknown, keeping trees is misconfigured).
+    /// or revision is unknown, keeping trees is misconfigured). A port
+    /// error becomes this by `?` alone; the one other port whose errors are
+    /// an [`AdapterError`], the release artifacts, maps to
+    /// [`ReviewError::Artifacts`] by name.
     #[error("could not observe the repository: {0}")]
-    Repository(#[source] AdapterError),
+    Repository(#[from] AdapterError),
     /// The store refused or failed (see [`StoreError`]).
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -297,5 +300,13 @@ fn display_paths(p: &[RepoPath]) -> String {
             .map(RepoPath::as_str)
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// Core's refusal of a new lineage, as a driver's error: the store's
+/// class (see `From<NewLineageError> for StoreError`).
+impl From<probity_core::review::recovery::NewLineageError> for ReviewError {
+    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+        ReviewError::Store(e.into())
     }
 }

@@ -184,9 +184,7 @@ fn required_checks_met<G: GitPort>(
     state: &ReviewState,
     doc: Option<&CommandEvidenceDocument>,
 ) -> Result<(), ReviewError> {
-    let Some(bytes) = git
-        .read_path(&state.snapshot().base_tree, CHECKS_PATH, MAX_CHECKS_BYTES)
-        .map_err(ReviewError::Repository)?
+    let Some(bytes) = git.read_path(&state.snapshot().base_tree, CHECKS_PATH, MAX_CHECKS_BYTES)?
     else {
         return Ok(());
     };
@@ -242,7 +240,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     store: &S,
     input: FinalizeInput,
 ) -> Result<Finalized, ReviewError> {
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    git.check_keep_trees()?;
     let given = input
         .results
         .iter()
@@ -315,9 +313,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         {
             return Err(ReviewError::CandidateChanged {
                 lineage: state.lineage_id().clone(),
-                differing_paths: git
-                    .differing_paths(judged, &live.candidate_tree)
-                    .map_err(ReviewError::Repository)?,
+                differing_paths: git.differing_paths(judged, &live.candidate_tree)?,
             });
         }
         state = state.accept_validation(fix, validation)?;
@@ -499,9 +495,7 @@ pub fn replay_preserved<G: GitPort, S: ReviewStore>(
     };
     let (found, payload) = read_preserved(&artifact.bytes).map_err(preserved)?;
     let target = lineage.unwrap_or(&found.lineage_id);
-    let record = store
-        .load(target)?
-        .ok_or_else(|| StoreError::NotFound(target.clone()))?;
+    let record = store.get(target)?;
     check_candidate(
         &found,
         record.state().lineage_id(),
@@ -660,14 +654,9 @@ fn causal_facts<G: GitPort>(
         &state.snapshot().candidate_tree,
     );
     for path in state.causal_paths_needed(results) {
-        let hunks = git
-            .hunks(base, cand, &path)
-            .map_err(ReviewError::Repository)?;
+        let hunks = git.hunks(base, cand, &path)?;
         facts.hunks.insert(path.clone(), hunks);
-        if let Some(n) = git
-            .line_count(cand, &path)
-            .map_err(ReviewError::Repository)?
-        {
+        if let Some(n) = git.line_count(cand, &path)? {
             facts.candidate_lines.insert(path, n);
         }
     }
@@ -687,9 +676,7 @@ fn measure_fix<G: GitPort>(
             frozen: state.snapshot().base_tree.clone(),
         });
     }
-    let files = git
-        .diff_files(state.correction_from_tree(), &live.candidate_tree)
-        .map_err(ReviewError::Repository)?;
+    let files = git.diff_files(state.correction_from_tree(), &live.candidate_tree)?;
     // Core's charging rule: every changed line, a mode change one line.
     Ok(FixMeasurement::of(files, live.candidate_tree.clone()))
 }
@@ -709,12 +696,10 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     store: &S,
     lineage: Option<&LineageId>,
 ) -> Result<(LiveTarget, StateRecord), ReviewError> {
-    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let live = git.live_target()?;
     let record = match lineage {
         Some(l) => {
-            let record = store
-                .load(l)?
-                .ok_or_else(|| StoreError::NotFound(l.clone()))?;
+            let record = store.get(l)?;
             // A final lineage named explicitly answers retries whatever
             // the live candidate is (its chain must still hold).
             if record.state().stage().is_final() {
@@ -737,19 +722,16 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
     // explicitly, judges trees no worktree holds: while reviewing or
     // validating it takes results and evidence when some recent commit is
     // exactly the change it expects (D-R27).
-    let committed = |tree: &TreeId| -> Result<bool, ReviewError> {
-        Ok(lineage.is_some()
-            && git
-                .committed_change(&record.state().snapshot().base_tree, tree)
-                .map_err(ReviewError::Repository)?)
-    };
+    let committed =
+        |tree: &TreeId| -> Result<bool, ReviewError> {
+            Ok(lineage.is_some()
+                && git.committed_change(&record.state().snapshot().base_tree, tree)?)
+        };
     if let Some((target, tree)) = expected
         && live.target != target
         && !committed(tree)?
     {
-        let differing = git
-            .differing_paths(tree, &live.candidate_tree)
-            .map_err(ReviewError::Repository)?;
+        let differing = git.differing_paths(tree, &live.candidate_tree)?;
         return Err(ReviewError::CandidateChanged {
             lineage: record.state().lineage_id().clone(),
             differing_paths: differing,
@@ -765,7 +747,7 @@ pub(super) fn open_corrections<S: ReviewStore>(
 ) -> Result<Vec<StateRecord>, ReviewError> {
     let mut out = Vec::new();
     for lineage in store.lookup_open(base)? {
-        let record = store.load(&lineage)?.ok_or(StoreError::NotFound(lineage))?;
+        let record = store.get(&lineage)?;
         if record.state().is_open_correction_on(base) {
             out.push(record);
         }
@@ -783,9 +765,8 @@ fn open_correction_for<G: GitPort, S: ReviewStore>(
 ) -> Result<StateRecord, ReviewError> {
     let mut matching = Vec::new();
     for record in open_corrections(store, &live.base_tree)? {
-        let changed = git
-            .differing_paths(record.state().correction_from_tree(), &live.candidate_tree)
-            .map_err(ReviewError::Repository)?;
+        let changed =
+            git.differing_paths(record.state().correction_from_tree(), &live.candidate_tree)?;
         if record.state().takes_fix_of(&changed) {
             matching.push(record);
         }
@@ -830,9 +811,7 @@ pub fn dispute<S: ReviewStore, C: Clock>(
     clock: &C,
     input: DisputeInput,
 ) -> Result<StateRecord, ReviewError> {
-    let record = store
-        .load(&input.lineage)?
-        .ok_or_else(|| StoreError::NotFound(input.lineage.clone()))?;
+    let record = store.get(&input.lineage)?;
     if let Some(leaf) = supersession(store, &record)? {
         return Err(StoreError::AlreadySuperseded {
             lineage: input.lineage.clone(),

@@ -55,8 +55,7 @@ pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
     let live = match delivery {
         Delivery::Worktree => git.live_target(),
         Delivery::Index(index) => git.staged_target(index),
-    }
-    .map_err(ReviewError::Repository)?;
+    }?;
     // A clean worktree (or an empty commit) changes no bytes: no discovery.
     if let Some(d) = no_change(Gate::PreCommit, &live) {
         return Ok(d);
@@ -70,10 +69,7 @@ pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
         between,
         || match delivery {
             Delivery::Worktree => Ok(Vec::new()),
-            Delivery::Index(index) => Ok(target_moved(
-                &live,
-                &git.staged_target(index).map_err(ReviewError::Repository)?,
-            )),
+            Delivery::Index(index) => Ok(target_moved(&live, &git.staged_target(index)?)),
         },
     )
 }
@@ -89,15 +85,14 @@ pub fn validate_pre_commit_amend<G: GitPort + DeliveryGit + ExportGit, S: Review
     store: &S,
     index: &std::path::Path,
 ) -> Result<GateDecision, ReviewError> {
-    let staged = git.staged_target(index).map_err(ReviewError::Repository)?;
+    let staged = git.staged_target(index)?;
     if let Some(d) = no_change(Gate::PreCommit, &staged) {
         return Ok(d);
     }
-    let base = match git.find_commit("HEAD^").map_err(ReviewError::Repository)? {
+    let base = match git.find_commit("HEAD^")? {
         Some(parent) => git.commit_tree(&parent),
         None => git.empty_tree(),
-    }
-    .map_err(ReviewError::Repository)?;
+    }?;
     let live = LiveTarget::new(base, staged.candidate_tree);
     if let Some(d) = no_change(Gate::PreCommit, &live) {
         return Ok(d);
@@ -110,7 +105,7 @@ pub fn validate_pre_commit_amend<G: GitPort + DeliveryGit + ExportGit, S: Review
         },
         &mut || {},
         || {
-            let now = git.staged_target(index).map_err(ReviewError::Repository)?;
+            let now = git.staged_target(index)?;
             Ok(target_moved(
                 &live,
                 &LiveTarget::new(live.base_tree.clone(), now.candidate_tree),
@@ -134,8 +129,7 @@ fn point_at_escalation_on<G: GitPort + ExportGit, S: ReviewStore>(
         return Ok(decision);
     }
     let entries = git
-        .tree_delta(&live.base_tree, &live.candidate_tree)
-        .map_err(ReviewError::Repository)?
+        .tree_delta(&live.base_tree, &live.candidate_tree)?
         .unwrap_or_default();
     Ok(probity_core::review::gate::point_at_escalated_change(
         decision,
@@ -383,12 +377,9 @@ fn count_range<G: DeliveryGit>(
     exclude: &[CommitId],
     remotes: &RemoteScope,
 ) -> Result<(Vec<RangeCommit>, usize), ReviewError> {
-    let commits = git
-        .range(tip, exclude, remotes, MAX_RANGE_COMMITS + 1)
-        .map_err(ReviewError::Repository)?;
+    let commits = git.range(tip, exclude, remotes, MAX_RANGE_COMMITS + 1)?;
     let count = if commits.len() > MAX_RANGE_COMMITS {
-        git.range_len(tip, exclude, remotes)
-            .map_err(ReviewError::Repository)?
+        git.range_len(tip, exclude, remotes)?
     } else {
         commits.len()
     };
@@ -444,13 +435,13 @@ fn peel_update<G: DeliveryGit>(
     local: &CommitId,
     update: &RefUpdate,
 ) -> Result<Peeled, ReviewError> {
-    let tip = git.peel_commit(local).map_err(ReviewError::Repository)?;
+    let tip = git.peel_commit(local)?;
     let old = match &update.remote_oid {
-        Some(o) => git.peel_commit(o).map_err(ReviewError::Repository)?,
+        Some(o) => git.peel_commit(o)?,
         None => None,
     };
     let fast_forward = match (&old, &tip) {
-        (Some(o), Some(t)) => git.is_ancestor(o, t).map_err(ReviewError::Repository)?,
+        (Some(o), Some(t)) => git.is_ancestor(o, t)?,
         _ => false,
     };
     Ok(Peeled {
@@ -475,9 +466,7 @@ impl PublishedTips<'_> {
         if let Some(t) = &self.tips {
             return Ok(t.clone());
         }
-        let advertised = git
-            .remote_tips(self.remote)
-            .map_err(ReviewError::Repository)?;
+        let advertised = git.remote_tips(self.remote)?;
         let tips = published_tips(advertised, self.touched, self.vouching);
         self.tips = Some(tips.clone());
         Ok(tips)
@@ -519,9 +508,7 @@ fn update_range<G: DeliveryGit>(
             match new_ref_delivery(&range, published.vouching) {
                 NewRefDelivery::Listed => {}
                 NewRefDelivery::OwnTip => {
-                    let own = git
-                        .range(&range.tip, &[], &RemoteScope::None, 1)
-                        .map_err(ReviewError::Repository)?;
+                    let own = git.range(&range.tip, &[], &RemoteScope::None, 1)?;
                     range.count = own.len();
                     range.commits = own;
                 }
@@ -545,8 +532,8 @@ pub(super) fn judge_commit<G: GitPort + DeliveryGit, S: ReviewStore>(
 ) -> Result<GateDecision, ReviewError> {
     let base = match (parent_tree, c.parents.first()) {
         (Some(t), _) => t.clone(),
-        (None, Some(p)) => git.commit_tree(p).map_err(ReviewError::Repository)?,
-        (None, None) => git.empty_tree().map_err(ReviewError::Repository)?,
+        (None, Some(p)) => git.commit_tree(p)?,
+        (None, None) => git.empty_tree()?,
     };
     let live = LiveTarget::new(base, c.tree.clone());
     if let Some(d) = no_change(gate, &live) {
@@ -613,7 +600,7 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
     if !first_publication_offered(&stack, commits) {
         return Ok(stack);
     }
-    let empty = git.empty_tree().map_err(ReviewError::Repository)?;
+    let empty = git.empty_tree()?;
     let whole = decide_live(
         git,
         store,
@@ -621,10 +608,7 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
         &LiveTarget::new(empty.clone(), tip.tree.clone()),
     )?;
     let outside = if whole.allows() {
-        Some(
-            git.blobs_outside(&tip.commit, &tip.tree)
-                .map_err(ReviewError::Repository)?,
-        )
+        Some(git.blobs_outside(&tip.commit, &tip.tree)?)
     } else {
         None
     };
@@ -666,20 +650,10 @@ pub fn validate_pre_push_between<G: GitPort + DeliveryGit, S: ReviewStore>(
 ) -> Result<GateDecision, ReviewError> {
     let resolved: Vec<(String, CommitId)> = match boundary {
         PushBoundary::Updates { .. } => Vec::new(),
-        PushBoundary::Head { .. } => vec![(
-            "HEAD".into(),
-            git.resolve_commit("HEAD")
-                .map_err(ReviewError::Repository)?,
-        )],
+        PushBoundary::Head { .. } => vec![("HEAD".into(), git.resolve_commit("HEAD")?)],
         PushBoundary::Range { base, tip } => vec![
-            (
-                base.clone(),
-                git.resolve_commit(base).map_err(ReviewError::Repository)?,
-            ),
-            (
-                tip.clone(),
-                git.resolve_commit(tip).map_err(ReviewError::Repository)?,
-            ),
+            (base.clone(), git.resolve_commit(base)?),
+            (tip.clone(), git.resolve_commit(tip)?),
         ],
     };
     checked(
@@ -697,12 +671,7 @@ fn revisions_moved<G: DeliveryGit>(
 ) -> Result<Vec<probity_core::review::gate::Moved>, ReviewError> {
     let mut moved = Vec::new();
     for (rev, commit) in resolved {
-        if git
-            .find_commit(rev)
-            .map_err(ReviewError::Repository)?
-            .as_ref()
-            != Some(commit)
-        {
+        if git.find_commit(rev)?.as_ref() != Some(commit) {
             moved.push(probity_core::review::gate::Moved::Revision(rev.clone()));
         }
     }
@@ -750,12 +719,10 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
             out
         }
         PushBoundary::Head { remote } => {
-            let tip = git
-                .resolve_commit("HEAD")
-                .map_err(ReviewError::Repository)?;
+            let tip = git.resolve_commit("HEAD")?;
             match remote {
                 Some(r) => {
-                    let tips = git.remote_tips(r).map_err(ReviewError::Repository)?;
+                    let tips = git.remote_tips(r)?;
                     let tips = tips.into_iter().map(|(_, c)| c).collect();
                     vec![delivered(
                         git,
@@ -775,8 +742,8 @@ fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
             }
         }
         PushBoundary::Range { base, tip } => {
-            let base_c = git.resolve_commit(base).map_err(ReviewError::Repository)?;
-            let tip_c = git.resolve_commit(tip).map_err(ReviewError::Repository)?;
+            let base_c = git.resolve_commit(base)?;
+            let tip_c = git.resolve_commit(tip)?;
             vec![delivered(
                 git,
                 vec![tip.clone()],
@@ -835,7 +802,7 @@ pub fn validate_pre_pr_between<G: GitPort + DeliveryGit, S: ReviewStore>(
     // The final recheck (R8.7), as at pre-push: both ends resolved again.
     let mut resolved = Vec::new();
     for rev in [base, head] {
-        if let Some(c) = git.find_commit(rev).map_err(ReviewError::Repository)? {
+        if let Some(c) = git.find_commit(rev)? {
             resolved.push((rev.to_string(), c));
         }
     }
@@ -862,13 +829,13 @@ fn pre_pr_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     base: &str,
     head: &str,
 ) -> Result<PrDecision, ReviewError> {
-    let Some(base_tip) = git.find_commit(base).map_err(ReviewError::Repository)? else {
+    let Some(base_tip) = git.find_commit(base)? else {
         return Ok(PrDecision {
             decision: base_unavailable(base),
             base_advance: None,
         });
     };
-    let head_c = git.resolve_commit(head).map_err(ReviewError::Repository)?;
+    let head_c = git.resolve_commit(head)?;
     let range = delivered(
         git,
         vec![head.to_string()],
@@ -885,23 +852,18 @@ fn pre_pr_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
             Some((_, Some(parent))) => {
                 // Every commit of `base..head` has one parent and the
                 // oldest's is on the base: it is the reviewed base.
-                let parent_tree = git.commit_tree(parent).map_err(ReviewError::Repository)?;
+                let parent_tree = git.commit_tree(parent)?;
                 let head_tree = commits
                     .last()
                     .map(|c| c.tree.clone())
                     .unwrap_or_else(|| parent_tree.clone());
-                let mut delivered_paths = git
-                    .differing_paths(&parent_tree, &head_tree)
-                    .map_err(ReviewError::Repository)?;
+                let mut delivered_paths = git.differing_paths(&parent_tree, &head_tree)?;
                 delivered_paths.sort();
                 let base_changed = if *parent == base_tip {
                     Vec::new()
                 } else {
-                    let base_tree = git
-                        .commit_tree(&base_tip)
-                        .map_err(ReviewError::Repository)?;
-                    git.differing_paths(&parent_tree, &base_tree)
-                        .map_err(ReviewError::Repository)?
+                    let base_tree = git.commit_tree(&base_tip)?;
+                    git.differing_paths(&parent_tree, &base_tree)?
                 };
                 match check_base_advance(parent, &base_tip, base_changed, &delivered_paths) {
                     Err(denial) => (RangeJudgment::boundary(denial), None),

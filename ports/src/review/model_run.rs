@@ -260,9 +260,7 @@ where
     M: ChatModel,
     C: Stopwatch,
 {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     // Which lenses still run is core's rule.
     let kept: Vec<Lens> = if record.state().past_lens_results() {
         Vec::new()
@@ -327,9 +325,7 @@ fn finalize_if_complete<G: GitPort, S: ReviewStore>(
     store: &S,
     lineage: &LineageId,
 ) -> Result<Option<Finalized>, ReviewError> {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     if !record.state().past_lens_results() {
         let kept: Vec<Lens> = store
             .submitted_results(lineage)?
@@ -576,14 +572,11 @@ where
     M: ChatModel,
     C: Stopwatch,
 {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let record = store.get(lineage)?;
+    let live = git.live_target()?;
     let from = record.state().final_candidate_tree().clone();
     let fix_diff = git
-        .frozen_diff(&from, &live.candidate_tree, MAX_FIX_DIFF_BYTES)
-        .map_err(ReviewError::Repository)?
+        .frozen_diff(&from, &live.candidate_tree, MAX_FIX_DIFF_BYTES)?
         .ok_or(ReviewError::NotRepresentable {
             limit: MAX_FIX_DIFF_BYTES,
         })?;

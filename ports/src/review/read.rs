@@ -43,17 +43,12 @@ pub fn list<G: GitPort, S: ReviewStore + LineageListing>(
 ) -> Result<Vec<ListRow>, ReviewError> {
     let mut rows = Vec::new();
     for lineage in store.lineages()? {
-        let record = store
-            .load(&lineage)?
-            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let record = store.get(&lineage)?;
         let successor = store.successor_of(&lineage)?;
         let s = record.state();
         let mut commit = None;
         for end in [s.final_candidate_tree(), &s.snapshot().candidate_tree] {
-            if let Some(c) = git
-                .committed_commit(&s.snapshot().base_tree, end)
-                .map_err(ReviewError::Repository)?
-            {
+            if let Some(c) = git.committed_commit(&s.snapshot().base_tree, end)? {
                 commit = Some(c.commit);
                 break;
             }
@@ -78,43 +73,36 @@ pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
     store: &S,
     lineage: &LineageId,
 ) -> Result<Exported, ReviewError> {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     let snap = record.state().snapshot();
     let (base, cand) = (&snap.base_tree, &snap.candidate_tree);
     let trees = vec![base.to_string(), cand.to_string()];
-    let missing = git
-        .missing_objects(&trees)
-        .map_err(ReviewError::Repository)?;
+    let missing = git.missing_objects(&trees)?;
     if !missing.is_empty() {
         return Err(ReviewError::ObjectsMissing {
             lineage: lineage.clone(),
             objects: missing,
         });
     }
-    let manifest = git.manifest(base, cand).map_err(ReviewError::Repository)?;
+    let manifest = git.manifest(base, cand)?;
     let blobs: Vec<String> = manifest
         .iter()
         .flat_map(|m| [&m.old_blob, &m.new_blob])
         .flatten()
         .map(ToString::to_string)
         .collect();
-    let missing = git
-        .missing_objects(&blobs)
-        .map_err(ReviewError::Repository)?;
+    let missing = git.missing_objects(&blobs)?;
     if !missing.is_empty() {
         return Err(ReviewError::ObjectsMissing {
             lineage: lineage.clone(),
             objects: missing,
         });
     }
-    let version = git.version().map_err(ReviewError::Repository)?;
+    let version = git.version()?;
     let diff = git
-        .frozen_diff(base, cand, MAX_DIFF_BYTES)
-        .map_err(ReviewError::Repository)?
+        .frozen_diff(base, cand, MAX_DIFF_BYTES)?
         .ok_or_else(|| over_budget(&record, MAX_DIFF_BYTES + 1, &version))?;
-    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let live = git.live_target()?;
     let relation = relate(git, &record, &live)?;
     let envelope = build_export(&record, relation.applicability, &diff, manifest, version)?;
     Ok(Exported { envelope, diff })
@@ -140,9 +128,7 @@ pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
     store: &S,
     lineage: &LineageId,
 ) -> Result<Attested, ReviewError> {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     supersession(store, &record)?;
     let receipt = Receipt::derive(record.state()).ok_or_else(|| ReviewError::NotTerminal {
         lineage: lineage.clone(),
@@ -152,18 +138,14 @@ pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
         receipt.base_tree.to_string(),
         receipt.final_candidate_tree.to_string(),
     ];
-    let missing = git
-        .missing_objects(&trees)
-        .map_err(ReviewError::Repository)?;
+    let missing = git.missing_objects(&trees)?;
     if !missing.is_empty() {
         return Err(ReviewError::ObjectsMissing {
             lineage: lineage.clone(),
             objects: missing,
         });
     }
-    let entries = git
-        .manifest(&receipt.base_tree, &receipt.final_candidate_tree)
-        .map_err(ReviewError::Repository)?;
+    let entries = git.manifest(&receipt.base_tree, &receipt.final_candidate_tree)?;
     let manifest = attest::manifest_bytes(&receipt, entries).map_err(StateError::from)?;
     let statement = attest::statement_bytes(&attest::statement(&receipt, &manifest))
         .map_err(StateError::from)?;
@@ -190,13 +172,11 @@ pub fn status<G: GitPort, S: ReviewStore>(
     store: &S,
     lineage: Option<&LineageId>,
 ) -> Result<Option<Status>, ReviewError> {
-    let live = git.live_target().map_err(ReviewError::Repository)?;
+    let live = git.live_target()?;
     // The same discovery as the gates, so status and the gate agree.
     let (record, relation) = match lineage {
         Some(l) => {
-            let record = store
-                .load(l)?
-                .ok_or_else(|| StoreError::NotFound(l.clone()))?;
+            let record = store.get(l)?;
             let relation = relate(git, &record, &live)?;
             (record, relation)
         }

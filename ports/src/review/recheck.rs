@@ -10,6 +10,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::gate::{GateDecision, Moved, final_recheck};
 use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{StateRecord, Transition};
 
@@ -200,7 +201,7 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
             .or_insert_with(|| r.as_ref().map(|r| r.revision()));
         Ok(r)
     }
-    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
         self.inner.create(record)
     }
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
@@ -269,7 +270,7 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
     fn receipt_location(&self, lineage: &LineageId) -> String {
         self.inner.receipt_location(lineage)
     }
-    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
         self.inner.create_successor(record)
     }
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {

@@ -99,7 +99,7 @@ pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
     };
     let (now, again) = if decision.allows() {
         (
-            git.find_commit(revision).map_err(ReviewError::Repository)?,
+            git.find_commit(revision)?,
             evidence.as_ref().map(observe).transpose()?,
         )
     } else {
@@ -128,12 +128,8 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
     revision: &str,
     evidence: Option<(&[ExpectedArtifact], &[ObservedArtifact])>,
 ) -> Result<GateDecision, ReviewError> {
-    let tip = git
-        .resolve_commit(revision)
-        .map_err(ReviewError::Repository)?;
-    let commits = git
-        .range(&tip, &[], &RemoteScope::None, 1)
-        .map_err(ReviewError::Repository)?;
+    let tip = git.resolve_commit(revision)?;
+    let commits = git.range(&tip, &[], &RemoteScope::None, 1)?;
     let range = DeliveredRange {
         refs: vec![revision.to_string()],
         tip,
@@ -180,9 +176,7 @@ fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
 ) -> Result<(GateDecision, Option<CommitId>), ReviewError> {
     let mut next = parent.clone();
     for _ in 0..MAX_RANGE_COMMITS {
-        let listed = git
-            .range(&next, &[], &RemoteScope::None, 1)
-            .map_err(ReviewError::Repository)?;
+        let listed = git.range(&next, &[], &RemoteScope::None, 1)?;
         let Some(ancestor) = listed.into_iter().next() else {
             break;
         };

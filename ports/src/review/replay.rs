@@ -11,7 +11,6 @@ use probity_core::review::server::{
     check_approvals_not_replayed,
 };
 
-use super::transport::repo_err;
 use super::*;
 
 /// How many earlier commits noted with one lineage the replay check reads.
@@ -25,16 +24,15 @@ pub(super) fn delivered_trees<G: DeliveryGit>(
     commit: &CommitId,
 ) -> Result<Option<(TreeId, TreeId)>, TransportError> {
     let Some(c) = git
-        .range(commit, &[], &RemoteScope::None, 1)
-        .map_err(repo_err)?
+        .range(commit, &[], &RemoteScope::None, 1)?
         .into_iter()
         .next()
     else {
         return Ok(None);
     };
     let base = match c.parents[..] {
-        [] => git.empty_tree().map_err(repo_err)?,
-        [ref p] => git.commit_tree(p).map_err(repo_err)?,
+        [] => git.empty_tree()?,
+        [ref p] => git.commit_tree(p)?,
         _ => return Ok(None),
     };
     Ok(Some((base, c.tree)))
@@ -72,18 +70,15 @@ pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
         .collect();
     needles.sort_unstable();
     needles.dedup();
-    let named_each = git
-        .notes_naming_each(notes, &needles, MAX_PRIOR_NOTES)
-        .map_err(repo_err)?;
+    let named_each = git.notes_naming_each(notes, &needles, MAX_PRIOR_NOTES)?;
     if named_each.len() != needles.len() {
-        return Err(repo_err(
-            format!(
-                "the notes search answered for {} of {} lineages",
-                named_each.len(),
-                needles.len()
-            )
-            .into(),
-        ));
+        let short: AdapterError = format!(
+            "the notes search answered for {} of {} lineages",
+            named_each.len(),
+            needles.len()
+        )
+        .into();
+        return Err(short.into());
     }
     let named_by: std::collections::BTreeMap<&str, Vec<CommitId>> =
         needles.iter().copied().zip(named_each).collect();
@@ -124,7 +119,7 @@ pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
                     };
                     priors.push(PriorDelivery {
                         commit: c.clone(),
-                        in_ref_history: git.is_ancestor(c, old).map_err(repo_err)?,
+                        in_ref_history: git.is_ancestor(c, old)?,
                         trees: prior_trees,
                     });
                 }

@@ -8,7 +8,7 @@ use probity_core::review::ids::{CommitId, LineageId, NonBlank};
 use probity_core::review::lens::Lens;
 use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
 use probity_core::review::prompts::PromptSet;
-use probity_core::review::recovery::{self, RecoverRequest, ScopeEvidence};
+use probity_core::review::recovery::{self, FirstRecord, RecoverRequest, ScopeEvidence, Successor};
 use probity_core::review::risk::{RiskPolicy, RiskReason};
 use probity_core::review::risk::{authored_lines, select_lenses};
 use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
@@ -27,8 +27,7 @@ pub(super) fn keep<G: GitPort>(git: &G, record: &StateRecord) -> Result<(), Revi
     if s.final_candidate_tree() != &s.snapshot().candidate_tree {
         trees.push(("final", s.final_candidate_tree()));
     }
-    git.keep_trees(s.lineage_id(), &trees)
-        .map_err(ReviewError::Repository)
+    Ok(git.keep_trees(s.lineage_id(), &trees)?)
 }
 
 /// What start returned.
@@ -53,10 +52,10 @@ pub fn start<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
     focus: Lens,
 ) -> Result<Started, ReviewError> {
     keeping_trees(git, || {
-        let obs = git.observe_candidate().map_err(ReviewError::Repository)?;
+        let obs = git.observe_candidate()?;
         if obs.changed.is_empty()
             && !obs.unborn_head
-            && let Some(head) = git.find_commit("HEAD").map_err(ReviewError::Repository)?
+            && let Some(head) = git.find_commit("HEAD")?
         {
             return Err(ReviewError::NothingUncommitted { head });
         }
@@ -91,7 +90,7 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
     rev: &str,
 ) -> Result<CommitStart, ReviewError> {
     let (commit, obs) = observe_one_commit(git, rev)?;
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    git.check_keep_trees()?;
     start_commit_observed(git, store, clock, focus, &commit, obs)
 }
 
@@ -101,10 +100,8 @@ fn observe_one_commit<G: GitPort + DeliveryGit>(
     git: &G,
     rev: &str,
 ) -> Result<(RangeCommit, CandidateObservation), ReviewError> {
-    let id = git.resolve_commit(rev).map_err(ReviewError::Repository)?;
-    let listed = git
-        .range(&id, &[], &RemoteScope::None, 1)
-        .map_err(ReviewError::Repository)?;
+    let id = git.resolve_commit(rev)?;
+    let listed = git.range(&id, &[], &RemoteScope::None, 1)?;
     let commit = match stack_order(&id, &listed, listed.len())?.as_slice() {
         [one] => (*one).clone(),
         _ => {
@@ -116,9 +113,7 @@ fn observe_one_commit<G: GitPort + DeliveryGit>(
             .into());
         }
     };
-    let obs = git
-        .observe_commit(&commit)
-        .map_err(ReviewError::Repository)?;
+    let obs = git.observe_commit(&commit)?;
     if obs.base_tree == obs.candidate_tree {
         return Err(ReviewError::CommitNoChange {
             commit: commit.commit,
@@ -140,23 +135,21 @@ pub fn start_history<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Cl
     focus: Lens,
     rev: &str,
 ) -> Result<CommitStart, ReviewError> {
-    let id = git.resolve_commit(rev).map_err(ReviewError::Repository)?;
-    let tree = git.commit_tree(&id).map_err(ReviewError::Repository)?;
+    let id = git.resolve_commit(rev)?;
+    let tree = git.commit_tree(&id)?;
     // Observed as a root: the change from the empty tree to its tree.
     let whole = RangeCommit {
         commit: id,
         tree,
         parents: Vec::new(),
     };
-    let obs = git
-        .observe_commit(&whole)
-        .map_err(ReviewError::Repository)?;
+    let obs = git.observe_commit(&whole)?;
     if obs.base_tree == obs.candidate_tree {
         return Err(ReviewError::CommitNoChange {
             commit: whole.commit,
         });
     }
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    git.check_keep_trees()?;
     start_commit_observed(git, store, clock, focus, &whole, obs)
 }
 
@@ -194,25 +187,20 @@ pub fn start_range<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Cloc
     base: &str,
     tip: &str,
 ) -> Result<Vec<CommitStart>, ReviewError> {
-    let base_c = git.resolve_commit(base).map_err(ReviewError::Repository)?;
-    let tip_c = git.resolve_commit(tip).map_err(ReviewError::Repository)?;
+    let base_c = git.resolve_commit(base)?;
+    let tip_c = git.resolve_commit(tip)?;
     let exclude = [base_c];
-    let listed = git
-        .range(&tip_c, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)
-        .map_err(ReviewError::Repository)?;
+    let listed = git.range(&tip_c, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)?;
     let count = if listed.len() > MAX_RANGE_COMMITS {
-        git.range_len(&tip_c, &exclude, &RemoteScope::None)
-            .map_err(ReviewError::Repository)?
+        git.range_len(&tip_c, &exclude, &RemoteScope::None)?
     } else {
         listed.len()
     };
     let stack = stack_order(&tip_c, &listed, count)?;
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    git.check_keep_trees()?;
     let mut out = Vec::with_capacity(stack.len());
     for commit in stack {
-        let obs = git
-            .observe_commit(commit)
-            .map_err(ReviewError::Repository)?;
+        let obs = git.observe_commit(commit)?;
         if obs.base_tree == obs.candidate_tree {
             out.push(CommitStart {
                 commit: commit.commit.clone(),
@@ -235,7 +223,7 @@ fn keeping_trees<G: GitPort>(
     git: &G,
     run: impl FnOnce() -> Result<Started, ReviewError>,
 ) -> Result<Started, ReviewError> {
-    git.check_keep_trees().map_err(ReviewError::Repository)?;
+    git.check_keep_trees()?;
     let started = run()?;
     keep(git, &started.record)?;
     Ok(started)
@@ -278,9 +266,9 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     let floor = policy_floor(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus, floor))?;
-    let record = state.record()?;
-    let created = store.create(&record)?;
-    started(store, record, created)
+    let first = FirstRecord::check(state.record()?)?;
+    let created = store.create(&first)?;
+    started(store, first.into_record(), created)
 }
 
 /// The escalation guard (issue 8 §5, issue 21 §8): a new candidate that
@@ -301,8 +289,7 @@ fn refuse_side_stepped_escalation<G: GitPort + ExportGit, S: ReviewStore>(
         return Ok(());
     }
     let candidate = git
-        .tree_delta(&snapshot.base_tree, &snapshot.candidate_tree)
-        .map_err(ReviewError::Repository)?
+        .tree_delta(&snapshot.base_tree, &snapshot.candidate_tree)?
         .unwrap_or_default();
     for change in &escalated {
         let paths = recovery::escalation_covers(change, &snapshot.base_tree, &candidate);
@@ -330,9 +317,7 @@ pub(super) fn escalated_changes<G: GitPort + ExportGit, S: ReviewStore>(
 ) -> Result<Vec<recovery::EscalatedChange>, ReviewError> {
     let mut out = Vec::new();
     for lineage in store.lookup_escalations()? {
-        let record = store
-            .load(&lineage)?
-            .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let record = store.get(&lineage)?;
         let superseded = store.successor_of(&lineage)?.is_some();
         let mut deltas = Vec::new();
         if !superseded {
@@ -344,11 +329,7 @@ pub(super) fn escalated_changes<G: GitPort + ExportGit, S: ReviewStore>(
             }
             let mut trees = vec![base.to_string()];
             trees.extend(ends.iter().map(|t| t.to_string()));
-            if !git
-                .missing_objects(&trees)
-                .map_err(ReviewError::Repository)?
-                .is_empty()
-            {
+            if !git.missing_objects(&trees)?.is_empty() {
                 ends.clear();
             }
             for end in ends {
@@ -376,12 +357,11 @@ fn anchor_diff<G: ExportGit>(
             &snapshot.base_tree,
             &snapshot.candidate_tree,
             MAX_DIFF_BYTES,
-        )
-        .map_err(ReviewError::Repository)?
+        )?
         .ok_or(ReviewError::NotRepresentable {
             limit: MAX_DIFF_BYTES,
         })?;
-    let version = git.version().map_err(ReviewError::Repository)?;
+    let version = git.version()?;
     snapshot.diff = Some(DiffAnchor::of(&diff, version));
     Ok(snapshot)
 }
@@ -399,7 +379,7 @@ fn started<S: ReviewStore>(
             resumed: false,
         }),
         Created::Existing(other) => {
-            let existing = store.load(&other)?.ok_or(StoreError::NotFound(other))?;
+            let existing = store.get(&other)?;
             Ok(Started {
                 record: existing,
                 resumed: true,
@@ -415,10 +395,7 @@ pub fn base_policy<G: GitPort + ?Sized>(
     git: &G,
     base: &TreeId,
 ) -> Result<Option<RepoPolicy>, ReviewError> {
-    let Some(bytes) = git
-        .read_path(base, POLICY_PATH, MAX_POLICY_BYTES)
-        .map_err(ReviewError::Repository)?
-    else {
+    let Some(bytes) = git.read_path(base, POLICY_PATH, MAX_POLICY_BYTES)? else {
         return Ok(None);
     };
     RepoPolicy::parse(&bytes)
@@ -474,9 +451,7 @@ pub fn invalidate<S: ReviewStore>(
     lineage: &LineageId,
     reason: NonBlank,
 ) -> Result<StateRecord, ReviewError> {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     // A lineage whose chain does not hold takes no input (R9.3).
     supersession(store, &record)?;
     let next = record.state().invalidate(reason)?;
@@ -532,17 +507,13 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
     request: RecoverRequest,
     named: Option<CandidateObservation>,
 ) -> Result<Started, ReviewError> {
-    let pred = store
-        .load(predecessor)?
-        .ok_or_else(|| StoreError::NotFound(predecessor.clone()))?;
+    let pred = store.get(predecessor)?;
     // The predecessor's own chain must hold before anything follows it.
     supersession(store, &pred)?;
     if let Some(existing) = store.successor_of(predecessor)? {
         // Already recovered: the same request is a retry; anything else
         // would fork the chain.
-        let record = store
-            .load(&existing)?
-            .ok_or_else(|| StoreError::NotFound(existing.clone()))?;
+        let record = store.get(&existing)?;
         let same = record
             .state()
             .predecessor()
@@ -555,30 +526,25 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
             }
             .into());
         }
-        store.create_successor(&record)?;
+        let retry = Successor::check(&pred, record)?;
+        store.create_successor(&retry)?;
         return Ok(Started {
-            record,
+            record: retry.into_record(),
             resumed: true,
         });
     }
     let obs = match named {
         Some(obs) => obs,
         None => {
-            let live = git.observe_candidate().map_err(ReviewError::Repository)?;
+            let live = git.observe_candidate()?;
             // A `start --commit` / `--range` predecessor: the commit that
             // holds its frozen (or final) candidate, observed as `start
             // --commit` observes it.
             let ps = pred.state();
             let mut committed = None;
             for end in [ps.final_candidate_tree(), &ps.snapshot().candidate_tree] {
-                if let Some(commit) = git
-                    .committed_commit(&ps.snapshot().base_tree, end)
-                    .map_err(ReviewError::Repository)?
-                {
-                    committed = Some(
-                        git.observe_commit(&commit)
-                            .map_err(ReviewError::Repository)?,
-                    );
+                if let Some(commit) = git.committed_commit(&ps.snapshot().base_tree, end)? {
+                    committed = Some(git.observe_commit(&commit)?);
                     break;
                 }
             }
@@ -586,12 +552,10 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         }
     };
     let snapshot = FrozenCandidate::freeze(&obs)?;
-    let differing = git
-        .differing_paths(
-            pred.state().final_candidate_tree(),
-            &snapshot.candidate_tree,
-        )
-        .map_err(ReviewError::Repository)?;
+    let differing = git.differing_paths(
+        pred.state().final_candidate_tree(),
+        &snapshot.candidate_tree,
+    )?;
     let owned_by_chain = match store.lookup_target(&snapshot.target)? {
         Some(owner) => chain_of(store, &pred)?.contains(&owner),
         None => false,
@@ -616,9 +580,9 @@ fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
         scope,
         start_input(&obs, snapshot, clock, focus, floor),
     )?;
-    let record = state.record()?;
-    let created = store.create_successor(&record)?;
-    started(store, record, created)
+    let successor = Successor::check(&pred, state.record()?)?;
+    let created = store.create_successor(&successor)?;
+    started(store, successor.into_record(), created)
 }
 
 /// What a repair ceremony did.
@@ -658,9 +622,7 @@ pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
     })?;
     let receipt_rewritten = request.class.rewrites_receipt();
     if receipt_rewritten {
-        let record = store
-            .load(&request.lineage)?
-            .ok_or_else(|| StoreError::NotFound(request.lineage.clone()))?;
+        let record = store.get(&request.lineage)?;
         store.ensure_projections(&record)?;
     }
     Ok(Repaired {
@@ -681,9 +643,7 @@ pub fn burn<S: ReviewStore + RepairStore, C: Clock>(
     request: probity_core::review::repair::BurnRequest,
 ) -> Result<String, ReviewError> {
     use probity_core::review::repair::{BurnTombstoneError, consumption_tombstone};
-    let record = store
-        .load(&request.lineage)?
-        .ok_or_else(|| StoreError::NotFound(request.lineage.clone()))?;
+    let record = store.get(&request.lineage)?;
     let leaf = supersession(store, &record)?;
     let receipt = store.read_receipt(&request.lineage)?.unwrap_or_default();
     let tombstone = consumption_tombstone(&request, &record, leaf.as_ref(), &receipt, &clock.now())

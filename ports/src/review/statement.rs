@@ -7,7 +7,7 @@ use probity_core::review::bundle::Bundle;
 use probity_core::review::ids::LineageId;
 use probity_core::review::state::StateRecord;
 
-use super::transport::{TransportError, repo_err};
+use super::transport::TransportError;
 use super::*;
 
 /// The in-toto statement this repository derives for a bundle's leaf: its
@@ -36,9 +36,7 @@ pub fn record_statement<G: ExportGit>(
             state: record.state().stage().name(),
         })
     })?;
-    let entries = git
-        .manifest(&receipt.base_tree, &receipt.final_candidate_tree)
-        .map_err(repo_err)?;
+    let entries = git.manifest(&receipt.base_tree, &receipt.final_candidate_tree)?;
     let manifest = attest::manifest_bytes(&receipt, entries)
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
     attest::statement_bytes(&attest::statement(&receipt, &manifest))
@@ -62,7 +60,7 @@ pub fn statements_to_vouch_for<G: ExportGit>(
             s.snapshot().base_tree.to_string(),
             s.final_candidate_tree().to_string(),
         ];
-        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+        if !git.missing_objects(&pair)?.is_empty() {
             continue;
         }
         out.push((s.lineage_id().clone(), record_statement(git, record)?));

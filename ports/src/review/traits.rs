@@ -10,6 +10,7 @@ use probity_core::review::gate::{BlobsOutside, RangeCommit};
 use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::rebase::DeltaEntry;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact};
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
@@ -239,11 +240,11 @@ pub enum StoreError {
     },
 }
 
-/// A store's refusal of a new lineage, by core's rule
-/// (`recovery::check_first`, `check_successor_of`): a predecessor no longer
-/// at the revision the link recorded is a conflict (the request is retried
-/// from the predecessor as it is now); anything else is malformed input,
-/// named by the record's lineage.
+/// Core's refusal to make a [`FirstRecord`] or a [`Successor`]
+/// (`recovery::NewLineageError`), as a store's error: a predecessor no
+/// longer at the revision the link recorded is a conflict (the request is
+/// retried from the predecessor as it is now); anything else is malformed
+/// input, named by the record's lineage.
 impl From<probity_core::review::recovery::NewLineageError> for StoreError {
     fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
         use probity_core::review::recovery::{ChainError, NewLineageError as E};
@@ -306,9 +307,18 @@ pub enum Submitted {
 pub trait ReviewStore {
     /// Loads and validates a lineage's record (fail closed).
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError>;
+    /// Loads a lineage's record that must exist: [`ReviewStore::load`],
+    /// with a lineage the store does not hold answered
+    /// [`StoreError::NotFound`].
+    fn get(&self, lineage: &LineageId) -> Result<StateRecord, StoreError> {
+        self.load(lineage)?
+            .ok_or_else(|| StoreError::NotFound(lineage.clone()))
+    }
     /// Stores a new lineage and indexes it by target identity, unless another
-    /// lineage owns the target already.
-    fn create(&self, record: &StateRecord) -> Result<Created, StoreError>;
+    /// lineage owns the target already. A [`FirstRecord`] exists only once
+    /// core checked it (`FirstRecord::check`: it names no predecessor), so
+    /// no caller can create a successor beside its predecessor.
+    fn create(&self, record: &FirstRecord) -> Result<Created, StoreError>;
     /// Compare-and-swap: replaces the record whose revision is the
     /// transition's expected one with its successor, under the lineage's
     /// lock. A [`Transition`] exists only once core checked it
@@ -364,14 +374,17 @@ pub trait ReviewStore {
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError>;
     /// Where the receipt of a lineage lives, for people.
     fn receipt_location(&self, lineage: &LineageId) -> String;
-    /// Stores a recovered successor (R9.2) under its predecessor's lock:
-    /// the predecessor must still be at the revision the successor records
-    /// and have no other successor; its record is never rewritten (a
+    /// Stores a recovered successor (R9.2) under its predecessor's lock. A
+    /// [`Successor`] exists only once core checked its link against the
+    /// predecessor (`Successor::check`: that lineage, at its revision, one
+    /// generation on); what the store checks is the compare-and-swap: the
+    /// predecessor it holds must still be at [`Successor::expected`] (a
+    /// `Conflict` otherwise) and have no other successor; its record is never rewritten (a
     /// supersession marker names the successor), and the successor's target
     /// index is published, taking it over only from the predecessor. An
     /// exact retry (same predecessor, same link) answers the successor
     /// already stored as `Existing`.
-    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError>;
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError>;
     /// The successor a lineage's supersession marker names, if any.
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
     /// The successor a recovery of `lineage` is creating (written, not yet

@@ -12,6 +12,7 @@ use probity_core::review::bundle::{
 use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::ids::{CommitId, LineageId, TreeId};
 use probity_core::review::prompts::PromptSet;
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::server::{
     NOTES_REF, ReceiveUpdate, check_deletion, check_note_growth, check_notes_update, is_protected,
 };
@@ -78,6 +79,20 @@ impl From<StoreError> for TransportError {
     }
 }
 
+/// Core's refusal of a new lineage, as a store's refusal.
+impl From<probity_core::review::recovery::NewLineageError> for TransportError {
+    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+        TransportError::Review(e.into())
+    }
+}
+
+/// A Git port's error, as a driver's: `ReviewError::Repository`.
+impl From<AdapterError> for TransportError {
+    fn from(e: AdapterError) -> Self {
+        TransportError::Review(ReviewError::Repository(e))
+    }
+}
+
 impl TransportError {
     /// The stable code of a transport failure (a driver error keeps its
     /// own mapping in the CLI).
@@ -94,10 +109,6 @@ impl TransportError {
     }
 }
 
-pub(super) fn repo_err(e: AdapterError) -> TransportError {
-    TransportError::Review(ReviewError::Repository(e))
-}
-
 /// `probity bundle export --lineage L`: the chain of `L` from generation 1
 /// to its leaf (following supersession past `L`), every link checked, with
 /// the envelopes the store keeps for any lineage of the chain.
@@ -105,9 +116,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
     store: &S,
     lineage: &LineageId,
 ) -> Result<Bundle, TransportError> {
-    let record = store
-        .load(lineage)?
-        .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+    let record = store.get(lineage)?;
     // Checks the chain above `record` and every link below it.
     supersession(store, &record)?;
     let mut above = Vec::new();
@@ -116,9 +125,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         if above.len() >= MAX_RECORDS {
             break;
         }
-        let r = store
-            .load(&l.lineage_id)?
-            .ok_or_else(|| StoreError::NotFound(l.lineage_id.clone()))?;
+        let r = store.get(&l.lineage_id)?;
         link = r.state().predecessor().cloned();
         above.push(r);
     }
@@ -130,9 +137,7 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
         if records.len() >= MAX_RECORDS {
             break;
         }
-        let r = store
-            .load(&next)?
-            .ok_or_else(|| StoreError::NotFound(next.clone()))?;
+        let r = store.get(&next)?;
         current = next;
         records.push(r);
     }
@@ -158,20 +163,17 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
 /// necessarily ever committed or pushed.
 pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<(), TransportError> {
     let trees: Vec<String> = bundle.trees().iter().map(|t| t.to_string()).collect();
-    let missing = git.missing_objects(&trees).map_err(repo_err)?;
+    let missing = git.missing_objects(&trees)?;
     if !missing.is_empty() {
         return Err(TransportError::ObjectsMissing { objects: missing });
     }
     if let Some(record) = bundle.leaf() {
         let s = record.state();
-        let initial = git
-            .manifest(&s.snapshot().base_tree, &s.snapshot().candidate_tree)
-            .map_err(repo_err)?;
+        let initial = git.manifest(&s.snapshot().base_tree, &s.snapshot().candidate_tree)?;
         let final_paths = if s.final_candidate_tree() == &s.snapshot().candidate_tree {
             initial.iter().map(|e| e.path.clone()).collect()
         } else {
-            git.differing_paths(&s.snapshot().base_tree, s.final_candidate_tree())
-                .map_err(repo_err)?
+            git.differing_paths(&s.snapshot().base_tree, s.final_candidate_tree())?
         };
         check_scope(
             record,
@@ -192,12 +194,10 @@ pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<()
     for record in &bundle.records {
         let snap = record.state().snapshot();
         let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
-        if !git.missing_objects(&pair).map_err(repo_err)?.is_empty() {
+        if !git.missing_objects(&pair)?.is_empty() {
             continue;
         }
-        let changed = git
-            .diff_files(&snap.base_tree, &snap.candidate_tree)
-            .map_err(repo_err)?;
+        let changed = git.diff_files(&snap.base_tree, &snap.candidate_tree)?;
         check_derivation(record, &changed, &prompts)?;
     }
     Ok(())
@@ -292,17 +292,23 @@ pub fn import_bundle<S: ReviewStore + AttestationStore>(
         }
     }
     let mut written = 0;
-    for (r, is_new) in bundle.records.iter().zip(&new) {
+    for (i, (r, is_new)) in bundle.records.iter().zip(&new).enumerate() {
         // A record the store already holds goes through its creation again
         // too: an import stopped after the record was written (SIGKILL,
         // power loss) and before its target index or successor marker
         // named it left a review nothing can reach, and the store's
         // creation is an exact retry that finishes it (answering
         // `Existing` when there was nothing left to do; D-R65).
-        let created = if r.state().predecessor().is_some() {
-            store.create_successor(r)?
-        } else {
-            store.create(r)?
+        // The bundle's chain starts at generation 1 and each record follows
+        // the one before it (checked when it was read): the first is
+        // created as a first record, every other as its predecessor's
+        // successor, each only once core's check made it one.
+        let created = match i.checked_sub(1).and_then(|p| bundle.records.get(p)) {
+            Some(pred) => {
+                let successor = Successor::check(pred, r.clone())?;
+                store.create_successor(&successor)?
+            }
+            None => store.create(&FirstRecord::check(r.clone())?)?,
         };
         match created {
             Created::New => written += 1,
@@ -370,8 +376,7 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
     let base = match c.parents.first() {
         Some(p) => git.commit_tree(p),
         None => git.empty_tree(),
-    }
-    .map_err(repo_err)?;
+    }?;
     let target = target_identity(&base, &c.tree);
     if let Some(record) = resume(store, &target)?
         && record.state().delivers_target(&target)
@@ -402,7 +407,7 @@ fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
     store: &S,
     tip: &probity_core::review::gate::RangeCommit,
 ) -> Result<Option<StateRecord>, TransportError> {
-    let empty = git.empty_tree().map_err(repo_err)?;
+    let empty = git.empty_tree()?;
     let target = target_identity(&empty, &tip.tree);
     match resume(store, &target)? {
         Some(record)
@@ -427,10 +432,8 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
     exclude: &[CommitId],
     remotes: &RemoteScope,
 ) -> Result<Published, TransportError> {
-    let commits = git
-        .range(tip, exclude, remotes, MAX_PUBLISH)
-        .map_err(repo_err)?;
-    let notes_tip = git.notes_tip().map_err(repo_err)?;
+    let commits = git.range(tip, exclude, remotes, MAX_PUBLISH)?;
+    let notes_tip = git.notes_tip()?;
     let mut out = Published {
         written: Vec::new(),
         unchanged: Vec::new(),
@@ -466,9 +469,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
             .map(|r| export_bundle(store, r.state().lineage_id()))
             .collect::<Result<Vec<_>, _>>()?;
         let existing_bytes = match &notes_tip {
-            Some(n) => git
-                .read_note(n, &c.commit, MAX_NOTE_BYTES)
-                .map_err(repo_err)?,
+            Some(n) => git.read_note(n, &c.commit, MAX_NOTE_BYTES)?,
             None => None,
         };
         // Every line the note holds is kept as it is, a stale, conflicting
@@ -507,8 +508,7 @@ pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + Attestation
     }
     anchor.sort();
     anchor.dedup();
-    git.write_notes(notes_tip.as_ref(), &entries, &anchor)
-        .map_err(repo_err)?;
+    git.write_notes(notes_tip.as_ref(), &entries, &anchor)?;
     Ok(out)
 }
 
@@ -579,10 +579,10 @@ fn notes_after<G: DeliveryGit + NotesGit>(
     updates: &[ReceiveUpdate],
 ) -> Result<Result<Option<CommitId>, ReceiveDenial>, TransportError> {
     let Some(u) = updates.iter().find(|u| u.refname == NOTES_REF) else {
-        return Ok(Ok(git.notes_tip().map_err(repo_err)?));
+        return Ok(Ok(git.notes_tip()?));
     };
     let fast_forward = match (&u.old, &u.new) {
-        (Some(o), Some(n)) => git.is_ancestor(o, n).map_err(repo_err)?,
+        (Some(o), Some(n)) => git.is_ancestor(o, n)?,
         _ => false,
     };
     if let Err(d) = check_notes_update(u, fast_forward) {
@@ -597,12 +597,9 @@ fn notes_after<G: DeliveryGit + NotesGit>(
     // A fast-forward keeps every line of every note the server holds: only
     // the notes whose blob changed are read.
     if let (Some(old), Some(new)) = (&u.old, &u.new) {
-        for c in git.changed_notes(old, new).map_err(repo_err)? {
-            let before = git
-                .read_note(old, &c, MAX_NOTE_BYTES)
-                .map_err(repo_err)?
-                .unwrap_or_default();
-            let after = git.read_note(new, &c, MAX_NOTE_BYTES).map_err(repo_err)?;
+        for c in git.changed_notes(old, new)? {
+            let before = git.read_note(old, &c, MAX_NOTE_BYTES)?.unwrap_or_default();
+            let after = git.read_note(new, &c, MAX_NOTE_BYTES)?;
             if let Err(d) = check_note_growth(&before, after.as_deref()) {
                 return Ok(Err(ReceiveDenial {
                     reason_code: d.code().into(),
@@ -643,8 +640,8 @@ where
     };
     let (judged, published): (Vec<&ReceiveUpdate>, Vouching) = match scope {
         ReceiveScope::Hook { .. } => {
-            let globs = git.protected_refs().map_err(repo_err)?;
-            let allowed = git.allows_protected_deletion().map_err(repo_err)?;
+            let globs = git.protected_refs()?;
+            let allowed = git.allows_protected_deletion()?;
             // A protected ref's deletion withdraws published history:
             // refused unless the server allows it (issue 21 §1).
             for u in updates {
@@ -684,22 +681,20 @@ where
     let mut seen: Vec<CommitId> = Vec::new();
     for u in &judged {
         let Some(new) = &u.new else { continue };
-        let Some(tip) = git.peel_commit(new).map_err(repo_err)? else {
+        let Some(tip) = git.peel_commit(new)? else {
             continue;
         };
         let exclude = match &u.old {
             Some(o) => vec![o.clone()],
             None => {
                 if tips.is_none() {
-                    let t = git.remote_tips(&remote).map_err(repo_err)?;
+                    let t = git.remote_tips(&remote)?;
                     tips = Some(published_tips(t, &updated, &published));
                 }
                 tips.clone().unwrap_or_default()
             }
         };
-        let commits = git
-            .range(&tip, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)
-            .map_err(repo_err)?;
+        let commits = git.range(&tip, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)?;
         if commits.len() > MAX_RANGE_COMMITS {
             // Past the bound every gate shares: nothing of it is imported,
             // and the gate below denies the update `delivery_too_large`.
@@ -813,7 +808,7 @@ where
     };
     announce_note_diffs(git, n, commits)?;
     for commit in commits {
-        let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES).map_err(repo_err)? else {
+        let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES)? else {
             continue;
         };
         let mut read = NoteAuthority::new(commit.clone());
@@ -852,8 +847,7 @@ where
                 continue;
             }
             let bytes = git
-                .read_note(n, read.commit(), MAX_NOTE_BYTES)
-                .map_err(repo_err)?
+                .read_note(n, read.commit(), MAX_NOTE_BYTES)?
                 .unwrap_or_default();
             let lines = note_lines(&bytes).map_err(|source| TransportError::Note {
                 commit: read.commit().clone(),
@@ -885,10 +879,7 @@ where
     let mut pairs: Vec<(TreeId, TreeId)> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for commit in commits {
-        let Some(bytes) = git
-            .read_note(notes, commit, MAX_NOTE_BYTES)
-            .map_err(repo_err)?
-        else {
+        let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
             continue;
         };
         let Ok(lines) = note_lines(&bytes) else {
@@ -910,7 +901,7 @@ where
             }
         }
     }
-    git.announce_diffs(&pairs).map_err(repo_err)
+    Ok(git.announce_diffs(&pairs)?)
 }
 
 /// `probity validate --gate pre-pr --authority notes`: the pre-PR gate
@@ -931,14 +922,12 @@ where
     S: ReviewStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
-    let head_c = git.resolve_commit(head).map_err(repo_err)?;
+    let head_c = git.resolve_commit(head)?;
     let mut exclude = Vec::new();
-    if let Some(b) = git.find_commit(base).map_err(repo_err)? {
+    if let Some(b) = git.find_commit(base)? {
         exclude.push(b);
     }
-    let listed = git
-        .range(&head_c, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)
-        .map_err(repo_err)?;
+    let listed = git.range(&head_c, &exclude, &RemoteScope::None, MAX_RANGE_COMMITS + 1)?;
     // Past the bound every gate shares, the gate below denies the range
     // `delivery_too_large`: nothing of it is imported.
     let commits: Vec<CommitId> = if listed.len() > MAX_RANGE_COMMITS {
@@ -946,7 +935,7 @@ where
     } else {
         listed.into_iter().map(|c| c.commit).collect()
     };
-    let notes = git.notes_tip().map_err(repo_err)?;
+    let notes = git.notes_tip()?;
     let read = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)?;
     let pr = validate_pre_pr(git, scratch, base, head)?;
     if let Some(r) = notes_denial(pr.decision.allows(), &read) {

@@ -83,11 +83,7 @@ impl Context {
     ) -> Result<probity_core::review::state::StateRecord, CliError> {
         use probity_ports::review::ReviewStore;
         match lineage {
-            Some(lineage) => self
-                .store
-                .load(lineage)
-                .map_err(|e| review_error(e.into()))?
-                .ok_or_else(|| review_error(StoreError::NotFound(lineage.clone()).into())),
+            Some(lineage) => self.store.get(lineage).map_err(|e| review_error(e.into())),
             None => {
                 probity_ports::review::live_lineage(&self.repo, &self.store).map_err(review_error)
             }

@@ -3,7 +3,7 @@
 //! successor, and the undoing of what an interrupted start left.
 
 use super::*;
-use probity_core::review::recovery::{check_first, check_successor_of, successor_link};
+use probity_core::review::recovery::{FirstRecord, Successor};
 
 /// The temporary name a new lineage's folder is made under:
 /// `.new-<lineage>-<random>`, beside its owner lock `<that>.owner`.
@@ -167,8 +167,8 @@ impl FileStore {
     /// [`ReviewStore::create`]: a new lineage's folder made whole under a
     /// temporary name, then renamed into place and claimed in the target
     /// index.
-    pub(super) fn create_lineage(&self, record: &StateRecord) -> Result<Created, StoreError> {
-        check_first(record.state())?;
+    pub(super) fn create_lineage(&self, first: &FirstRecord) -> Result<Created, StoreError> {
+        let record = first.record();
         let lineage = record.state().lineage_id();
         let target = record.state().snapshot().target;
         if let Some(existing) = self.lookup_target(&target)? {
@@ -269,10 +269,10 @@ impl FileStore {
     /// its predecessor's pending successor until the marker names it.
     pub(super) fn create_successor_lineage(
         &self,
-        record: &StateRecord,
+        successor: &Successor,
     ) -> Result<Created, StoreError> {
-        let link = successor_link(record.state())?;
-        let pred = link.lineage_id.clone();
+        let record = successor.record();
+        let pred = successor.predecessor().clone();
         // The predecessor's lock orders recoveries of one predecessor (and
         // any writer of it) against each other.
         let _guard = self.lock(&pred)?;
@@ -280,8 +280,17 @@ impl FileStore {
         let pred_bytes =
             Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
         let current = Self::parse_record(&pred_path, &pred_bytes)?;
-        check_successor_of(&current, record.state())?;
-        let same_link = |r: &StateRecord| r.state().predecessor() == Some(link);
+        // Compare-and-swap: core checked the link against the predecessor
+        // at `expected`; it must still be there.
+        if current.revision() != *successor.expected() {
+            return Err(StoreError::Conflict {
+                lineage: pred,
+                expected: *successor.expected(),
+                found: current.revision(),
+            });
+        }
+        let link = record.state().predecessor();
+        let same_link = |r: &StateRecord| r.state().predecessor() == link;
         // A successor whose creation a crash interrupted is adopted by the
         // same request, never minted twice (R1.3).
         let pending_path = self.pending_successor_path(&pred);

@@ -55,6 +55,7 @@ use probity_core::review::lens::Lens;
 use probity_core::review::projection::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
+use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_ports::review::{Created, LineageListing, ReviewStore, StoreError, Submitted};
@@ -472,7 +473,7 @@ impl ReviewStore for FileStore {
         Ok(Some(record))
     }
 
-    fn create(&self, record: &StateRecord) -> Result<Created, StoreError> {
+    fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
         self.create_lineage(record)
     }
 
@@ -687,7 +688,7 @@ impl ReviewStore for FileStore {
         Ok(out)
     }
 
-    fn create_successor(&self, record: &StateRecord) -> Result<Created, StoreError> {
-        self.create_successor_lineage(record)
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
+        self.create_successor_lineage(successor)
     }
 }

@@ -80,11 +80,18 @@ pub(super) fn invalidated(r: &StateRecord) -> Result<StateRecord, String> {
     )?)
 }
 
+/// `r` as a first record, by core's check.
+pub(super) fn first(r: &StateRecord) -> Result<FirstRecord, String> {
+    ok("a first record", FirstRecord::check(r.clone()))
+}
+
+/// A recovered successor of `pred` (invalidated), made a [`Successor`] by
+/// core's check against `pred`.
 pub(super) fn successor_on(
     pred: &StateRecord,
     reason: &str,
     obs: &CandidateObservation,
-) -> Result<StateRecord, String> {
+) -> Result<Successor, String> {
     let input = ok("start input", fixtures::start_input(obs, Lens::Reliability))?;
     let state = ok(
         "successor",
@@ -104,5 +111,5 @@ pub(super) fn successor_on(
             input,
         ),
     )?;
-    record(&state)
+    ok("a successor", Successor::check(pred, record(&state)?))
 }
