@@ -146,14 +146,17 @@ fn over_mcp_following_next_tool_walks_a_review_to_the_gates_allow() {
     }
     assert_eq!(last["decision"], "allow", "{last}\ncalled: {called:?}");
     assert!(next.is_null(), "an allow has no next step: {next}");
-    for t in ["start", "lens_context", "lens_submit", "finalize", "validate"] {
-        assert!(called.iter().any(|c| c == t), "{t} never named: {called:?}");
+    // Each selected lens's context and result (one lens at this risk),
+    // finalize through the correction (the results, the forecast, the
+    // validation, the check), then the gate.
+    let lenses = called.iter().filter(|c| *c == "lens_context").count();
+    assert!(lenses >= 1, "{called:?}");
+    let mut expected = vec!["start"];
+    for _ in 0..lenses {
+        expected.extend(["lens_context", "lens_submit"]);
     }
-    // Through the correction: forecast, validation and evidence.
-    assert!(
-        called.iter().filter(|c| *c == "finalize").count() >= 3,
-        "{called:?}"
-    );
+    expected.extend(["finalize", "finalize", "finalize", "finalize", "validate"]);
+    assert_eq!(called, expected);
     // The answers' own fields are the CLI's `--json` ones, unchanged.
     let cli = probity(f.root(), &["validate", "--gate", "pre-commit"]);
     let mut mcp_fields: Vec<&String> = last.as_object().unwrap().keys().collect();
