@@ -500,3 +500,88 @@ impl GateDecision {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::fixtures;
+
+    const INPUTS: [NextInput; 7] = [
+        NextInput::RunLenses,
+        NextInput::Finalize,
+        NextInput::ProvideRefuter,
+        NextInput::ForecastCorrection,
+        NextInput::ProvideValidation,
+        NextInput::ProvideEvidence,
+        NextInput::None,
+    ];
+
+    /// Each next input names on the MCP surface the tool that does what
+    /// the command line's sentence names, and only listed tools.
+    #[test]
+    fn each_next_input_names_the_tool_of_its_command() {
+        let l = LineageId::parse("review-0123456789abcdef").unwrap();
+        let lenses = [Lens::Risk, Lens::Reliability];
+        for input in INPUTS {
+            let sentence = input.sentence(&l, &lenses);
+            let Some(t) = input.tool(&l, &lenses, &[]) else {
+                assert_eq!(input, NextInput::None);
+                assert!(!sentence.contains("`probity"), "{sentence}");
+                continue;
+            };
+            let name = t.name.unwrap();
+            assert!(tool::ALL.contains(&name), "{t:?}");
+            assert!(t.message.contains(&format!("`{name}`")), "{t:?}");
+            assert_eq!(t.arguments["lineage"], l.to_string(), "{t:?}");
+            let command = match name {
+                tool::LENS_CONTEXT => "`probity lens submit",
+                tool::FINALIZE => "`probity finalize",
+                other => panic!("{input:?} names {other}"),
+            };
+            assert!(sentence.contains(command), "{input:?}: {sentence}");
+            // What the CLI's sentence asks a person for (F, N, ARGV) is
+            // an argument to fill; the lineage is filled in.
+            let asks =
+                sentence.contains(" F`") || sentence.contains(" N`") || sentence.contains("ARGV");
+            assert_eq!(
+                asks && input != NextInput::RunLenses,
+                !t.fill.is_empty(),
+                "{input:?}: {t:?}"
+            );
+        }
+    }
+
+    /// Running lenses starts with the first lens whose result is not kept;
+    /// with every result kept, finalize is next (the state's own rule).
+    #[test]
+    fn lenses_run_in_order_until_every_result_is_kept() {
+        let s = fixtures::start(&fixtures::parser_observation(), Lens::Risk).unwrap();
+        let lenses = s.frozen().selected_lenses.clone();
+        assert!(!lenses.is_empty());
+        let first = s.next_tool_recovering(None, &[]).unwrap();
+        assert_eq!(first.name, Some(tool::LENS_CONTEXT));
+        assert_eq!(first.arguments["lens"], lenses[0].name());
+        if let [one, second, ..] = lenses.as_slice() {
+            let t = s.next_tool_recovering(None, &[*one]).unwrap();
+            assert_eq!(t.arguments["lens"], second.name());
+        }
+        let done = s.next_tool_recovering(None, &lenses).unwrap();
+        assert_eq!(done.name, Some(tool::FINALIZE));
+        assert_eq!(
+            s.next_action_kept(&lenses),
+            NextInput::Finalize,
+            "the same decision"
+        );
+    }
+
+    /// A step no tool does says so and names the command a person runs.
+    #[test]
+    fn a_persons_step_says_no_tool_does_it() {
+        let t = NextTool::person("a person runs `probity recover ...`".into());
+        assert_eq!(t.name, None);
+        assert!(t.message.starts_with(NO_TOOL), "{t:?}");
+        assert!(call_again("no_such_tool").is_none());
+        let again = call_again(tool::FINALIZE).unwrap();
+        assert_eq!(again.name, Some(tool::FINALIZE));
+    }
+}
