@@ -212,3 +212,40 @@ fn over_mcp_a_refusal_names_the_tool_that_leads_on() {
     let st = follow(&mut mcp, &next, |k, a| panic!("asked to fill {k}: {a}"));
     assert_eq!(st["action"], "run_lenses", "{st}");
 }
+
+/// At a publication gate, committed work no review covers: `next_tool`
+/// is `start` of that very commit, and following each next step from
+/// there approves it, after which the push gate allows.
+#[test]
+fn over_mcp_an_unreviewed_commit_at_pre_push_leads_to_its_review() {
+    let f = change();
+    let (_dir, _remote) = bare_origin(&f, "origin.git");
+    let head = commit_all(&f, "unreviewed");
+    let mut mcp = mcp::Session::start(f.root());
+    let tools = listed(&mut mcp);
+    let push = json!({"gate": "pre-push", "remote": "origin"});
+    let (err, gate) = mcp.call("validate", push.clone());
+    assert!(!err, "{gate}");
+    assert_eq!(gate["decision"], "deny", "{gate}");
+    let mut next = next_tool(&gate, &tools);
+    assert_eq!(next["name"], "start", "{next}");
+    assert_eq!(next["arguments"]["commit"], head.as_str(), "{next}");
+    let mut approved = false;
+    for _ in 0..20 {
+        let answer = follow(&mut mcp, &next, |key, _| match key {
+            "result" => serde_json::from_str(CLEAN_RESULT).unwrap(),
+            "evidence_cmd" => json!(["true"]),
+            other => panic!("asked to fill `{other}`"),
+        });
+        if answer["state"] == "approved" {
+            approved = true;
+            break;
+        }
+        next = next_tool(&answer, &tools);
+    }
+    assert!(approved, "never approved");
+    let (err, gate) = mcp.call("validate", push);
+    assert!(!err, "{gate}");
+    assert_eq!(gate["decision"], "allow", "{gate}");
+    assert!(gate["next_tool"].is_null(), "{gate}");
+}
