@@ -15,7 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use probity_core::review::next_tool::{NO_TOOL, NextTool, Surface};
+use probity_core::review::next_tool::{NextTool, Surface};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -243,15 +243,7 @@ impl Output {
                 .next_tool
                 .as_deref()
                 .cloned()
-                .unwrap_or_else(|| NextTool {
-                    name: None,
-                    arguments: Default::default(),
-                    fill: Vec::new(),
-                    message: format!(
-                        "{NO_TOOL}; a person follows `next_action`: {}",
-                        err.next_action
-                    ),
-                });
+                .unwrap_or_else(|| probity_core::review::next_tool::unnamed(&err.next_action));
             doc["error"]["next_tool"] = value_of(&next);
             emit(&format!("{}\n", pretty(&doc)));
         } else if self.json {

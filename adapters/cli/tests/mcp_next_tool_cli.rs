@@ -211,6 +211,28 @@ fn over_mcp_a_refusal_names_the_tool_that_leads_on() {
     assert_eq!(next["name"], "status", "{refused}");
     let st = follow(&mut mcp, &next, |k, a| panic!("asked to fill {k}: {a}"));
     assert_eq!(st["action"], "run_lenses", "{st}");
+    // Arguments outside the schema: the same tool, called as it declares.
+    let (err, refused) = mcp.call("start", json!({"lineage_id": l}));
+    assert!(err, "{refused}");
+    let next = next_tool(&refused["error"], &tools);
+    assert_eq!(next["name"], "start", "{refused}");
+    let again = follow(&mut mcp, &next, |k, a| panic!("asked to fill {k}: {a}"));
+    assert_eq!(again["lineage_id"], l.as_str(), "{again}");
+    // A document the command refuses: no tool is named, and it says so.
+    let (err, refused) = mcp.call(
+        "lens_submit",
+        json!({"lineage": l, "lens": s["selected_lenses"][0], "result": {"findings": 1}}),
+    );
+    assert!(err, "{refused}");
+    let next = next_tool(&refused["error"], &tools);
+    assert!(next["name"].is_null(), "{refused}");
+    assert!(
+        next["message"]
+            .as_str()
+            .unwrap()
+            .contains(refused["error"]["next_action"].as_str().unwrap()),
+        "{refused}"
+    );
 }
 
 /// At a publication gate, committed work no review covers: `next_tool`

@@ -386,6 +386,20 @@ pub fn call_again(name: &str) -> Option<NextTool> {
     Some(again)
 }
 
+/// A refusal whose step no tool is named for (a document to fix, a
+/// repository to repair, a person's decision): `name` null, and the
+/// error's own next step, whose commands are the command line's.
+pub fn unnamed(next_action: &str) -> NextTool {
+    NextTool {
+        name: None,
+        arguments: BTreeMap::new(),
+        fill: Vec::new(),
+        message: format!(
+            "no MCP tool is named for this step: follow the error's `next_action` (its commands are the command line's): {next_action}"
+        ),
+    }
+}
+
 /// A refused lifecycle input (the wrong stage, a different retry, a stale
 /// revision) on the MCP surface: `status` of the lineage names the input
 /// it takes now.
