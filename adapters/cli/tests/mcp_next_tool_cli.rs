@@ -271,3 +271,48 @@ fn over_mcp_an_unreviewed_commit_at_pre_push_leads_to_its_review() {
     assert_eq!(gate["decision"], "allow", "{gate}");
     assert!(gate["next_tool"].is_null(), "{gate}");
 }
+
+/// Several selected lenses: `next_tool` names each lens's context once,
+/// in the order start selected them, each followed by its submit, until
+/// every result is kept and `finalize` is next (issue 26 §2, over MCP).
+#[test]
+fn over_mcp_each_selected_lens_is_named_once_in_order() {
+    // A high-risk change (an authentication path): every lens.
+    let f = parser_base();
+    f.write(
+        "src/auth/token.rs",
+        "pub fn check(t: &str) -> bool {\n    !t.is_empty()\n}\n",
+    )
+    .unwrap();
+    let mut mcp = mcp::Session::start(f.root());
+    let tools = listed(&mut mcp);
+    let (err, s) = mcp.call("start", json!({}));
+    assert!(!err, "{s}");
+    let selected: Vec<String> = s["selected_lenses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        selected.len() >= 2,
+        "a high-risk change selects lenses: {s}"
+    );
+    let mut next = next_tool(&s, &tools);
+    let mut contexts = Vec::new();
+    while next["name"] != "finalize" {
+        let name = next["name"].as_str().unwrap_or_else(|| panic!("{next}"));
+        if name == "lens_context" {
+            contexts.push(next["arguments"]["lens"].as_str().unwrap().to_string());
+        }
+        let answer = follow(&mut mcp, &next, |key, _| match key {
+            "result" => serde_json::from_str(CLEAN_RESULT).unwrap(),
+            other => panic!("asked to fill `{other}`"),
+        });
+        next = next_tool(&answer, &tools);
+        assert!(contexts.len() <= selected.len(), "{contexts:?}");
+    }
+    assert_eq!(contexts, selected);
+    let f = follow(&mut mcp, &next, |k, _| panic!("asked to fill {k}"));
+    assert_eq!(f["action"], "provide_evidence", "{f}");
+}
