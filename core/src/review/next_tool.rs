@@ -88,15 +88,13 @@ impl NextTool {
         let args = if arguments.is_empty() {
             "no arguments".to_string()
         } else {
-            format!(
-                "{}",
-                Value::Object(
-                    arguments
-                        .iter()
-                        .map(|(k, v)| ((*k).to_string(), v.clone()))
-                        .collect()
-                )
+            Value::Object(
+                arguments
+                    .iter()
+                    .map(|(k, v)| ((*k).to_string(), v.clone()))
+                    .collect(),
             )
+            .to_string()
         };
         let filled = if fill.is_empty() {
             String::new()
