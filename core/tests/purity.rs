@@ -305,7 +305,15 @@ const REVIEWED: &[&str] = &[
 #[test]
 fn core_links_only_reviewed_crates() {
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["tree", "-p", "probity-core", "-e", "normal", "--prefix", "none"])
+        .args([
+            "tree",
+            "-p",
+            "probity-core",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
         .args(["--format", "{p}", "--locked", "--offline"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

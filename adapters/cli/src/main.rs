@@ -227,7 +227,13 @@ fn main() -> ExitCode {
             // A usage error is still one JSON document when --json was asked,
             // naming the argument that is missing or bad.
             if std::env::args_os().any(|a| a == "--json") {
-                return output::stdout_exit(Output { json: true }.error(&usage_error(&e)));
+                return output::stdout_exit(
+                    Output {
+                        json: true,
+                        surface: Default::default(),
+                    }
+                    .error(&usage_error(&e)),
+                );
             }
             let _ = e.print();
             return code;
@@ -235,6 +241,7 @@ fn main() -> ExitCode {
     };
     let out = Output {
         json: cli.global.json,
+        surface: Default::default(),
     };
     // Ctrl-C, SIGTERM and SIGHUP still end Probity at once, but first stop
     // its children and remove its temporary files (an index copy in the git

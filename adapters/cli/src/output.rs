@@ -15,6 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use probity_core::review::next_tool::{NextTool, Surface};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -57,6 +58,11 @@ pub struct CliError {
     /// command line spells it (e.g. `--lineage <LINEAGE>`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub argument: Option<String>,
+    /// The next step as the MCP surface names it (D-R89): never in the
+    /// command line's `--json`; `probity mcp --authority` adds it to the
+    /// error document as `next_tool`.
+    #[serde(skip)]
+    pub next_tool: Option<Box<NextTool>>,
 }
 
 impl CliError {
@@ -72,7 +78,14 @@ impl CliError {
             message: message.into(),
             next_action: next_action.into(),
             argument: None,
+            next_tool: None,
         }
+    }
+
+    /// This error, with its next step on the MCP surface.
+    pub fn with_next_tool(mut self, next: Option<NextTool>) -> Self {
+        self.next_tool = next.map(Box::new);
+        self
     }
 }
 
@@ -86,10 +99,13 @@ impl std::fmt::Display for CliError {
     }
 }
 
-/// How a command reports: human text or one JSON document on stdout.
+/// How a command reports: human text or one JSON document on stdout, and
+/// on which surface: `probity mcp --authority` answers on the MCP one,
+/// where each answer also names its next step as a tool call.
 #[derive(Debug, Clone, Copy)]
 pub struct Output {
     pub json: bool,
+    pub surface: Surface,
 }
 
 /// Set once a write to stdout failed (a closed pipe, a full disk): the
@@ -195,10 +211,42 @@ impl Output {
         }
     }
 
+    /// [`Output::answer`] of an answer that carries a next step: on the
+    /// MCP surface the JSON document also has `next_tool`, the step as
+    /// core renders it for MCP (`next`; null when the answer has none),
+    /// every other field as the command line's `--json` has it.
+    pub fn answer_next<T: Serialize + ?Sized>(
+        &self,
+        value: &T,
+        next: impl FnOnce() -> Option<NextTool>,
+        human: impl FnOnce() -> String,
+    ) {
+        if !self.json || self.surface == Surface::Cli {
+            return self.answer(value, human);
+        }
+        let mut v = value_of(value);
+        if let Value::Object(map) = &mut v {
+            map.insert("next_tool".into(), value_of(&next()));
+        }
+        self.answer(&v, human)
+    }
+
     /// Reports an error and returns its exit code. In JSON mode the error is a
-    /// document on stdout (`{"error": {...}}`); otherwise text on stderr.
+    /// document on stdout (`{"error": {...}}`); otherwise text on stderr. On
+    /// the MCP surface the error also has `next_tool`: the one its refusal
+    /// names, or else the statement that no tool is named and its
+    /// `next_action` is a person's.
     pub fn error(&self, err: &CliError) -> ExitCode {
-        if self.json {
+        if self.json && self.surface == Surface::Mcp {
+            let mut doc = serde_json::json!({ "error": err });
+            let next = err
+                .next_tool
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(|| probity_core::review::next_tool::unnamed(&err.next_action));
+            doc["error"]["next_tool"] = value_of(&next);
+            emit(&format!("{}\n", pretty(&doc)));
+        } else if self.json {
             let doc = serde_json::json!({ "error": err });
             emit(&format!("{}\n", pretty(&doc)));
         } else {

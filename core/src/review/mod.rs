@@ -21,6 +21,7 @@ pub mod hooks;
 pub mod ids;
 pub mod lens;
 pub mod listing;
+pub mod next_tool;
 pub mod policy;
 pub mod pre_pr;
 pub mod preserved;

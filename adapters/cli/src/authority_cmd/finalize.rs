@@ -430,7 +430,8 @@ pub fn finalize(
         finalize: FinalizeAnswer::of(&done.record, done.receipt_location.as_deref()),
         evidence_check: check,
     };
-    out.answer(&answer, || {
+    let next = || probity_core::review::next_tool::record_next_tool(&done.record, &[], None);
+    out.answer_next(&answer, next, || {
         let s = done.record.state();
         let mut t = format!("{} is {}\n", s.lineage_id(), s.stage().name());
         t.push_str(&answer.finalize.human_findings());

@@ -113,6 +113,7 @@ fn lens_context(
             e.to_string(),
             format!("`probity status --lineage {lineage}` names the next input; a lens runs only while the lineage awaits lens results"),
         )
+        .with_next_tool(Some(probity_core::review::next_tool::refused_input(&lineage)))
     })?;
     let token = record
         .state()
@@ -145,7 +146,17 @@ fn lens_context(
             ),
         },
     };
-    out.answer(&answer, || format!("{}\n\n{}\n", c.system, c.user));
+    out.answer_next(
+        &answer,
+        || {
+            Some(probity_core::review::next_tool::NextTool::lens_submit(
+                &lineage,
+                lens,
+                token.as_deref(),
+            ))
+        },
+        || format!("{}\n\n{}\n", c.system, c.user),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -357,7 +368,9 @@ fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<Exit
         store_revision: done.record.revision(),
         message: &next,
     };
-    out.answer(&answer, || {
+    let next_tool =
+        || probity_core::review::next_tool::record_next_tool(&done.record, &done.submitted, None);
+    out.answer_next(&answer, next_tool, || {
         format!(
             "{} result for lens {} of {}\n  next: {next}\n",
             if done.outcome == Submitted::New {

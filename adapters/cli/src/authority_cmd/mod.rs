@@ -201,7 +201,8 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             format!(
                 "review the committed change with `probity start --commit {head}` (or a stack with `probity start --range <base>..{head}`), or change something first"
             ),
-        );
+        )
+        .with_next_tool(next_tool_with_ids(e));
     }
     if let Some(err) = candidate_refusal(e, &msg) {
         return err;
@@ -639,7 +640,50 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
         ),
     };
     let next = next_with_ids(e).unwrap_or_else(|| next.to_owned());
-    CliError::new(kind, code, msg, next)
+    CliError::new(kind, code, msg, next).with_next_tool(next_tool_with_ids(e))
+}
+
+/// [`next_with_ids`] on the MCP surface (D-R89): the tool that leads on
+/// from a refusal that names its lineage or the start to make, as core
+/// renders it; `None` where no tool does the step (the error's
+/// `next_action` is then a person's, and says so over MCP).
+fn next_tool_with_ids(e: &ReviewError) -> Option<probity_core::review::next_tool::NextTool> {
+    use probity_core::review::next_tool as next;
+    Some(match e {
+        ReviewError::Transition(
+            TransitionError::WrongStage { lineage, .. }
+            | TransitionError::DifferentRetry { lineage, .. },
+        ) => match LineageId::parse(lineage) {
+            Ok(l) => next::refused_input(&l),
+            Err(_) => return None,
+        },
+        ReviewError::NotTerminal { lineage, .. } | ReviewError::CorrectionOpen { lineage } => {
+            next::refused_input(lineage)
+        }
+        ReviewError::SupersededLineage { leaf, .. } => next::refused_input(leaf),
+        ReviewError::Store(StoreError::AlreadySuperseded { successor, .. }) => {
+            next::refused_input(successor)
+        }
+        ReviewError::Store(StoreError::TargetOwned { owner, .. }) => next::refused_input(owner),
+        ReviewError::Submission {
+            lineage,
+            source: PreflightError::BindingMismatch { lens, .. },
+        } => next::lens_again(lineage, lens),
+        ReviewError::Submission { lineage, .. } => next::refused_input(lineage),
+        ReviewError::Store(StoreError::Illegal(_))
+        | ReviewError::Transition(
+            TransitionError::FrozenChanged(_) | TransitionError::IllegalEdge { .. },
+        )
+        | ReviewError::Placement(PlacementError::NotSelected { .. }) => {
+            next::refused_input_default()
+        }
+        ReviewError::NothingUncommitted { head } => next::start_commit(&head.to_string()),
+        ReviewError::NoReview
+        | ReviewError::CandidateChanged { .. }
+        | ReviewError::Store(StoreError::Consumed { .. } | StoreError::Retired { .. })
+        | ReviewError::Recover(RecoverError::ScopeUnchanged { .. }) => next::start_review(),
+        _ => return None,
+    })
 }
 
 /// A candidate `start` will not take, for a reason in the candidate itself

@@ -8,6 +8,7 @@ use serde::Serialize;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::lens::Lens;
+use probity_core::review::next_tool::{NextTool, record_next_tool};
 use probity_core::review::risk::{RiskLevel, RiskReason};
 use probity_core::review::state::{LensBinding, NextInput, Predecessor, StateRecord};
 use probity_ports::review::{self as drivers};
@@ -174,17 +175,31 @@ pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitC
         let ctx = open(global)?;
         let c = drivers::start_history(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
             .map_err(review_error)?;
-        out.answer(&CommitAnswer::of(&c), || human_commit(&c));
+        out.answer_next(
+            &CommitAnswer::of(&c),
+            || commit_next_tool(&c),
+            || human_commit(&c),
+        );
         return Ok(ExitCode::SUCCESS);
     }
     // The candidate is read first: HEAD's tree comes with discovery.
     let ctx = super::open_reading_head(global)?;
     let started = drivers::start(&ctx.repo, &ctx.store, &SystemClock, args.focus.into())
         .map_err(review_error)?;
-    out.answer(&StartAnswer::of(&started.record, started.resumed), || {
-        human_start(&started.record, started.resumed)
-    });
+    out.answer_next(
+        &StartAnswer::of(&started.record, started.resumed),
+        || record_next_tool(&started.record, &[], None),
+        || human_start(&started.record, started.resumed),
+    );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A commit start's next step on the MCP surface: its lineage's (none for
+/// a commit that changes no bytes).
+fn commit_next_tool(c: &drivers::CommitStart) -> Option<NextTool> {
+    c.started
+        .as_ref()
+        .and_then(|s| record_next_tool(&s.record, &[], None))
 }
 
 fn start_commit(
@@ -196,7 +211,11 @@ fn start_commit(
     let ctx = open(global)?;
     let c = drivers::start_commit(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
         .map_err(review_error)?;
-    out.answer(&CommitAnswer::of(&c), || human_commit(&c));
+    out.answer_next(
+        &CommitAnswer::of(&c),
+        || commit_next_tool(&c),
+        || human_commit(&c),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -221,7 +240,9 @@ fn start_range(
         range: spec,
         lineages: commits.iter().map(CommitAnswer::of).collect(),
     };
-    out.answer(&answer, || {
+    // The oldest commit's review with a next step goes first.
+    let next = || commits.iter().find_map(commit_next_tool);
+    out.answer_next(&answer, next, || {
         let mut t = format!("{spec}: {} commit(s), oldest first\n", commits.len());
         for c in &commits {
             t.push_str(&human_commit(c));

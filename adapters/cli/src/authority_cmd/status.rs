@@ -144,12 +144,16 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
                 action: wire_name(d.next_action()),
                 message: d.message(),
             };
-            out.answer(&answer, || {
-                format!(
-                    "no review for the live candidate, and a new one would be refused: {}\n",
-                    d.message()
-                )
-            });
+            out.answer_next(
+                &answer,
+                || d.next_tool(),
+                || {
+                    format!(
+                        "no review for the live candidate, and a new one would be refused: {}\n",
+                        d.message()
+                    )
+                },
+            );
             return Ok(ExitCode::SUCCESS);
         }
         let answer = NoLineageAnswer {
@@ -158,9 +162,11 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
             applicability: None,
             action: "start_review",
         };
-        out.answer(&answer, || {
-            "no review for the live candidate or its base: run `probity start`\n".into()
-        });
+        out.answer_next(
+            &answer,
+            || Some(probity_core::review::next_tool::start_review()),
+            || "no review for the live candidate or its base: run `probity start`\n".into(),
+        );
         return Ok(ExitCode::SUCCESS);
     };
     use probity_ports::review::ReviewStore;
@@ -262,7 +268,14 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         recover_command: recover,
         next_transition,
     };
-    out.answer(&answer, || {
+    let next = || {
+        probity_core::review::next_tool::record_next_tool(
+            &st.record,
+            &kept,
+            st.superseded_by.as_ref(),
+        )
+    };
+    out.answer_next(&answer, next, || {
         let mut t = format!(
             "{} {} (generation {})\n  applicability: {}\n  store_revision: {}\n",
             s.lineage_id(),

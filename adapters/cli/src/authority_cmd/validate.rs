@@ -521,7 +521,7 @@ pub fn validate(
             Delivery::Index(_) => "index",
         },
     };
-    out.answer(&answer, || human_decision(&d));
+    out.answer_next(&answer, || d.next_tool(), || human_decision(&d));
     Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
@@ -602,7 +602,7 @@ fn validate_release(
             _ => None,
         },
     };
-    out.answer(&answer, || human_decision(&d));
+    out.answer_next(&answer, || d.next_tool(), || human_decision(&d));
     Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
@@ -632,18 +632,22 @@ pub(super) fn validate_pre_pr(
         head,
         base_advance: pr.base_advance.as_ref(),
     };
-    out.answer(&answer, || {
-        let mut t = human_decision(d);
-        if let Some(a) = &pr.base_advance {
-            t.push_str(&format!(
-                "  base advanced {} -> {} ({} path(s), none delivered)\n",
-                a.reviewed_base,
-                a.base_tip,
-                a.base_changed_paths.len()
-            ));
-        }
-        t
-    });
+    out.answer_next(
+        &answer,
+        || d.next_tool(),
+        || {
+            let mut t = human_decision(d);
+            if let Some(a) = &pr.base_advance {
+                t.push_str(&format!(
+                    "  base advanced {} -> {} ({} path(s), none delivered)\n",
+                    a.reviewed_base,
+                    a.base_tip,
+                    a.base_changed_paths.len()
+                ));
+            }
+            t
+        },
+    );
     Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
@@ -756,16 +760,20 @@ fn validate_pre_push(
             PushBoundary::Range { .. } => "range",
         },
     };
-    out.answer(&answer, || {
-        let mut t = human_decision(&d);
-        for r in d.deliveries() {
-            t.push_str(&format!("  {}\n", crate::output::delivery_summary(r)));
-            for c in &r.stack {
-                t.push_str(&format!("    {}: {}\n", c.commit, wire_name(c.reason_code),));
+    out.answer_next(
+        &answer,
+        || d.next_tool(),
+        || {
+            let mut t = human_decision(&d);
+            for r in d.deliveries() {
+                t.push_str(&format!("  {}\n", crate::output::delivery_summary(r)));
+                for c in &r.stack {
+                    t.push_str(&format!("    {}: {}\n", c.commit, wire_name(c.reason_code),));
+                }
             }
-        }
-        t
-    });
+            t
+        },
+    );
     Ok(match d.decision() {
         Decision::Allow => ExitCode::SUCCESS,
         Decision::Deny => ExitCode::from(1),
