@@ -43,7 +43,7 @@ pub enum ForgeArg {
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("entity").required(true).args(["change", "issue"])))]
 pub struct FetchArgs {
-    /// The forge (forgejo: no checks yet, an `unsupported` gap).
+    /// The forge (forgejo: checks are commit statuses, D-R94).
     #[arg(long, value_enum)]
     pub forge: ForgeArg,
     /// The forge host (`github.com`, `gitlab.com`, `codeberg.org`, or a

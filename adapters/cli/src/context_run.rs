@@ -10,9 +10,12 @@
 //! SIGHUP (the agent is stopped first). A run killed outright leaves them
 //! to the next run, which removes exactly those no live process holds.
 //!
-//! What the modes do not give: an agent running as the same user can
-//! change a mode back. A read-only bind mount or a root-owned copy with the
-//! agent unprivileged is the host's to arrange (docs/context.md).
+//! The modes alone do not stop an agent running as root or as the copy's
+//! owner. Where the system allows it, the agent sees the copy through a
+//! read-only bind mount in a private mount namespace
+//! (`context_sandbox.rs`); in every case the copy is checked again after
+//! the run (its digest, its bytes, its modes), and a run that changed it is
+//! refused (`context_copy_changed`). The answer says which protection held.
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -104,6 +107,8 @@ pub fn run(global: &GlobalArgs, out: Output, args: &RunArgs) -> Result<ExitCode,
     cmd.args(rest)
         .env("PROBITY_CONTEXT_DIR", copy.path())
         .env("PROBITY_CONTEXT_INDEX_DIGEST", digest.hex());
+    let arranged = crate::context_sandbox::arrange(&mut cmd, copy.path())
+        .map_err(|e| io_error("preparing the agent's mount namespace", e))?;
     // Stopped first if probity is interrupted; the copies go after it.
     let (mut child, _running) = probity_scratch::registry::spawn(&mut cmd, false).map_err(|e| {
         CliError::new(
@@ -113,9 +118,13 @@ pub fn run(global: &GlobalArgs, out: Output, args: &RunArgs) -> Result<ExitCode,
             "name a program on PATH (or by path) after `--`; it is run directly, without a shell",
         )
     })?;
+    let protection = arranged.held();
     let status = child
         .wait()
         .map_err(|e| io_error("waiting for the agent", e))?;
+    // Hashed again after the run: whatever held, a changed copy refuses
+    // the run (the host tree is never written).
+    let changed = context_dir::check_sealed_copy(&verified, copy.path()).err();
     let copy_path = copy.path().to_path_buf();
     drop(copy);
     let host_removed = host_guard.is_some();
@@ -129,9 +138,21 @@ pub fn run(global: &GlobalArgs, out: Output, args: &RunArgs) -> Result<ExitCode,
         }
     };
     let removed = std::fs::symlink_metadata(&copy_path).is_err();
+    if let Some(e) = changed {
+        return Err(CliError::new(
+            ErrorKind::Integrity,
+            "context_copy_changed",
+            format!(
+                "the agent (exit {code}) changed its sandbox copy, protected by {}: {e}; the copy was removed and the host tree was not written",
+                protection.words()
+            ),
+            "do not use the agent's result: it ran on a context it could change; run it where probity may make a mount namespace (root or CAP_SYS_ADMIN), or as a user that neither is root nor owns the copy",
+        ));
+    }
     out.answer(
         &json!({
             "agent_exit": code,
+            "protection": protection.code(),
             "index_digest": digest.hex(),
             "files": verified.files().len(),
             "sandbox_copy_removed": removed,
@@ -141,8 +162,9 @@ pub fn run(global: &GlobalArgs, out: Output, args: &RunArgs) -> Result<ExitCode,
     );
     if !out.json {
         eprintln!(
-            "context run: the agent exited {code}; its read-only copy of {} files was removed",
-            verified.files().len()
+            "context run: the agent exited {code}; its read-only copy of {} files, protected by {}, was unchanged and removed",
+            verified.files().len(),
+            protection.words()
         );
     }
     Ok(ExitCode::from(

@@ -15,6 +15,7 @@ mod clock;
 mod context_cmd;
 mod context_fetch;
 mod context_run;
+mod context_sandbox;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;

@@ -682,17 +682,31 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
         verify(&dir, v["index_digest"].as_str().unwrap());
         let gaps = v["gaps"].as_array().unwrap();
         if flag == "--change" {
-            // Checks are not collected yet: said, not hidden. Review
-            // threads are (D8: keyed by their root comment).
+            // Checks are the HEAD's commit statuses (D-R94): the queued
+            // one is a check; the two completed ones have no native start
+            // and are counted, never given an invented one. Review
+            // threads are collected too (D8: keyed by their root comment).
+            assert!(gaps.iter().all(|g| g["code"] != "unsupported"), "{gaps:?}");
             assert!(
-                gaps.iter()
-                    .any(|g| g["scope"] == "checks" && g["code"] == "unsupported"),
+                gaps.iter().any(|g| g["scope"] == "checks"
+                    && g["code"] == "invalid_metadata"
+                    && g["count"] == 2),
                 "{gaps:?}"
             );
-            assert!(
-                gaps.iter()
-                    .all(|g| g["code"] != "unsupported" || g["scope"] == "checks"),
-                "{gaps:?}"
+            let checks: Vec<_> = std::fs::read_dir(dir.join("checks"))
+                .unwrap()
+                .map(|e| e.unwrap().path().join("metadata.json"))
+                .collect();
+            assert_eq!(checks.len(), 1);
+            let meta: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&checks[0]).unwrap()).unwrap();
+            assert_eq!(
+                (&meta["name"], &meta["status"], &meta["head_sha"]),
+                (
+                    &serde_json::json!("ci/lint"),
+                    &serde_json::json!("queued"),
+                    &serde_json::json!(scenario_forgejo::HEAD)
+                )
             );
             let threads = std::fs::read_to_string(dir.join("state/threads.json")).unwrap();
             assert!(threads.contains("\"resolved\":true"), "{threads}");

@@ -294,3 +294,198 @@ fn a_signal_while_the_trees_are_written_leaves_nothing() {
         assert!(!started.exists(), "the agent never ran");
     }
 }
+
+/// Whether this test process runs as root and may make a private mount
+/// namespace (`unshare -m`): the condition under which `context run` gives
+/// its agent a read-only bind mount.
+fn mount_namespace_available() -> bool {
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let root = unsafe { libc::geteuid() } == 0;
+    root && Command::new("unshare")
+        .args(["-m", "true"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// An agent script that tries, as whoever it runs as, to chmod, remount,
+/// write into and create in its copy, recording each outcome in `report`.
+fn tampering_agent(report: &Path) -> String {
+    format!(
+        "d=\"$PROBITY_CONTEXT_DIR\"; r={r}; \
+         chmod 0644 \"$d/index.json\" 2>>$r && echo chmod-ok >> $r; \
+         chmod u+w \"$d\" 2>>$r && echo chmod-dir-ok >> $r; \
+         mount -o remount,rw,bind \"$d\" 2>>$r && echo remount-ok >> $r; \
+         unshare -rm sh -c \"mount -o remount,rw,bind '$d' && touch '$d/userns'\" 2>>$r \
+           && echo userns-ok >> $r; \
+         {{ printf x >> \"$d/index.json\"; }} 2>>$r && echo write-ok >> $r; \
+         touch \"$d/planted\" 2>>$r && echo create-ok >> $r; \
+         exit 0",
+        r = report.display()
+    )
+}
+
+/// Assembles the example into `dir` (kept: `context run --dir`) and
+/// answers its root-index digest.
+fn assemble_host(dir: &Path) -> String {
+    let o = Command::new(BIN)
+        .args(["context", "assemble", "--json", "--input"])
+        .arg(example("change-proposal.json"))
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["index_digest"].as_str().unwrap().to_owned()
+}
+
+/// Every file of a tree, path → bytes.
+fn tree_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Issue 23 §4: an agent running as root gets its copy as a read-only
+/// bind mount in a private mount namespace, and without `CAP_SYS_ADMIN`
+/// (D-R93) it cannot remount it writable: every chmod, write and create
+/// fails with EROFS, the run answers which protection held, and the copy
+/// verifies after the run.
+#[test]
+fn a_root_agent_cannot_write_its_copy_through_the_read_only_bind_mount() {
+    if !mount_namespace_available() {
+        eprintln!("skipped: needs root and `unshare -m` (a private mount namespace)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir(&scratch).unwrap();
+    let report = tmp.path().join("report");
+    let o = probity(&scratch)
+        .args(["context", "run", "--json", "--input"])
+        .arg(example("change-proposal.json"))
+        .args(["--", "sh", "-c", &tampering_agent(&report)])
+        .output()
+        .unwrap();
+    let said = std::fs::read_to_string(&report).unwrap_or_default();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}\nagent: {said}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["protection"], "mount_namespace_read_only_bind", "{v}");
+    assert_eq!(v["agent_exit"], 0);
+    assert!(!said.contains("-ok"), "the agent changed its copy: {said}");
+    assert_eq!(
+        said.matches("Read-only file system").count(),
+        4,
+        "chmod (twice), write and create fail with EROFS: {said}"
+    );
+    assert!(
+        !said.contains("remount-ok") && !said.contains("userns-ok"),
+        "neither a remount nor a user namespace undoes the bind: {said}"
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("modes only"), "{stderr}");
+    assert_eq!(names(&scratch), Vec::<String>::new(), "nothing is left");
+
+    let o = probity(&scratch)
+        .args(["context", "run", "--input"])
+        .arg(example("change-proposal.json"))
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("read-only bind mount in a private mount namespace"),
+        "the text answer names the protection: {stderr}"
+    );
+}
+
+/// Issue 23 §4, the fallback: a `probity` without `CAP_SYS_ADMIN` (a real
+/// condition: its bounding set lacks it, as in most containers; any
+/// unprivileged user) cannot make a mount namespace and seals the copy by
+/// file modes only. An agent that can override them (root here, or the
+/// copy's owner) writes into the copy; the hash after the run finds the
+/// change and the run is refused (`context_copy_changed`, exit 6), the copy
+/// removed and the host tree untouched.
+#[test]
+fn without_a_mount_namespace_a_copy_the_agent_changed_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir(&scratch).unwrap();
+    let host = tmp.path().join("host");
+    let digest = assemble_host(&host);
+    let before = tree_bytes(&host);
+    // SAFETY: geteuid(2) cannot fail and touches no memory.
+    let root = unsafe { libc::geteuid() } == 0;
+    let without_sys_admin = |scratch: &Path| {
+        let mut c = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--bounding-set=-sys_admin", "--inh-caps=-sys_admin", "--"])
+                .arg(BIN);
+            c
+        } else {
+            Command::new(BIN)
+        };
+        c.env("TMPDIR", scratch)
+            .env_remove("PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS")
+            .args(["context", "run", "--json", "--dir"])
+            .arg(&host)
+            .args(["--index-digest", &digest]);
+        c
+    };
+
+    // A well-behaved agent: the run succeeds and says what held.
+    let o = without_sys_admin(&scratch)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["protection"], "modes_only", "{v}");
+
+    let report = tmp.path().join("report");
+    let o = without_sys_admin(&scratch)
+        .args(["--", "sh", "-c", &tampering_agent(&report)])
+        .output()
+        .unwrap();
+    let said = std::fs::read_to_string(&report).unwrap_or_default();
+    assert!(said.contains("write-ok"), "the modes did not hold: {said}");
+    assert_eq!(
+        o.status.code(),
+        Some(6),
+        "{}\nagent: {said}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "context_copy_changed", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("modes only"), "{message}");
+    assert_eq!(names(&scratch), Vec::<String>::new(), "the copy is removed");
+    assert_eq!(tree_bytes(&host), before, "the host tree is untouched");
+    let o = Command::new(BIN)
+        .args(["context", "verify"])
+        .arg(&host)
+        .args(["--index-digest", &digest])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -1,6 +1,6 @@
 //! `probity-forge`: forge adapters for the entity-context-snapshot forge
 //! port (`probity_ports::forge`, C4). One module per forge: GitHub,
-//! GitLab and Forgejo (Forgejo without checks: no API object fits v1).
+//! GitLab and Forgejo (Forgejo checks: commit statuses, D-R94).
 //!
 //! HTTP is blocking `ureq` with a timeout on every request, every body
 //! read under a byte bound before it is parsed, rate limits waited out

@@ -3,7 +3,7 @@
 //! threads keyed by their root comment, D9 permissions, `X-Total-Count`
 //! paging to the profile's bounds, rate limits, typed 401/404 errors that
 //! never show the token, deleted authors, unmapped values, and checks
-//! recorded as an `unsupported` gap.
+//! collected as commit statuses through the seed's table (D-R94).
 
 mod common;
 #[path = "fixtures/forgejo/scenario.rs"]
@@ -119,17 +119,17 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
     assert_eq!(role("301").as_deref(), Some("write"));
     assert_eq!(role("302").as_deref(), Some("admin"));
     assert_eq!(role("303").as_deref(), Some("admin"));
-    // Review threads are collected (see the D8 test); checks are not:
-    // never an empty history.
+    // Review threads are collected (see the D8 test), and checks are
+    // (D-R94, see its test): no acquisition gap.
     assert_eq!(input.threads.len(), 2);
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
-    assert_eq!(gaps, [("checks", "unsupported", 1)]);
+    assert_eq!(input.checks.len(), 3);
+    assert!(
+        input.acquisition_gaps.is_empty(),
+        "{:?}",
+        input.acquisition_gaps
+    );
     let a = assemble(&input).unwrap();
-    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::Unsupported), 1);
+    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::Unsupported), 0);
     // The two deleted authors (the Ghost placeholder, `user: null`).
     assert_eq!(
         a.gaps
@@ -629,7 +629,6 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
     assert_eq!(
         gaps,
         [
-            ("checks", "unsupported", 1),
             ("comments", "fetch_failed", 1),
             ("reviews", "fetch_failed", 2)
         ]
@@ -725,4 +724,258 @@ fn a_redirect_to_another_host_never_carries_the_token() {
             r.target
         );
     }
+}
+
+/// D-R94: Forgejo checks are the commit statuses of the captured HEAD, the
+/// latest of each context (`GET /repos/{o}/{r}/commits/{sha}/status`, paged
+/// by `X-Total-Count`), mapped by the seed's Forgejo table. A commit status
+/// has no start time of its own: a `pending` one is a queued check, which
+/// needs none, and is emitted with the combined answer's `sha`; a completed
+/// one (`success`, `failure`, `error`, `warning`) cannot satisfy the
+/// seed's rule that a completed check that did not explicitly never start
+/// has a native `started_at`, so the assembler counts it
+/// `invalid_metadata` and never invents the time. No log is fetched (a
+/// status has none).
+#[test]
+fn d_r94_checks_are_commit_statuses_mapped_by_the_seed_table() {
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
+    let mut fj = adapter(&server);
+    let req = request(EntityKind::ChangeProposal, 9);
+    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    // The default profile reads the newest first: sorted here by ID.
+    let mut sorted = input.checks.clone();
+    sorted.sort_by(|a, b| a.id.cmp(&b.id));
+    let checks: Vec<_> = sorted
+        .iter()
+        .map(|c| {
+            (
+                c.id.clone().unwrap(),
+                c.name.as_str(),
+                c.status.as_str(),
+                c.conclusion.as_deref(),
+                c.never_started,
+            )
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            (
+                "9101".to_owned(),
+                "ci/build",
+                "completed",
+                Some("success"),
+                Some(false)
+            ),
+            ("9102".to_owned(), "ci/lint", "queued", None, None),
+            (
+                "9103".to_owned(),
+                "ci/coverage",
+                "completed",
+                Some("neutral"),
+                Some(false)
+            ),
+        ]
+    );
+    for c in &input.checks {
+        assert_eq!(c.head_sha.as_deref(), Some(scenario::HEAD));
+        assert_eq!(
+            (&c.started_at, &c.completed_at, &c.log),
+            (&None, &None, &None)
+        );
+    }
+    let lint = &sorted[1];
+    assert_eq!(
+        lint.created_at.as_deref(),
+        Some("2026-09-08T10:21:00.000000000Z")
+    );
+    let a = assemble(&input).unwrap();
+    // The two completed statuses lack a native start: invalid_metadata.
+    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 2);
+    let metas: Vec<_> = a
+        .tree
+        .files()
+        .iter()
+        .filter(|(p, _)| p.starts_with("checks/") && p.ends_with("/metadata.json"))
+        .map(|(_, b)| serde_json::from_slice::<serde_json::Value>(b).unwrap())
+        .collect();
+    assert_eq!(metas.len(), 1, "only the queued status is emitted");
+    assert_eq!(metas[0]["status"], "queued");
+    assert_eq!(metas[0]["head_sha"], scenario::HEAD);
+    assert_eq!(metas[0]["name"], "ci/lint");
+    assert!(metas[0].get("started_at").is_none());
+    // Both pages were read, for the HEAD only; no log was asked for.
+    let targets: Vec<String> = server.seen().into_iter().map(|r| r.target).collect();
+    assert_eq!(
+        targets.iter().filter(|t| t.contains("/status?")).count(),
+        2,
+        "{targets:?}"
+    );
+    assert!(
+        targets
+            .iter()
+            .all(|t| !t.contains("/commits/") || t.contains(scenario::HEAD))
+    );
+}
+
+/// D-R94: the seed's table, row by row through the adapter: every
+/// status it lists maps, `cancelled`/`canceled`/`skipped` without a
+/// start are never-started checks (completed at their creation time by
+/// the assembler), and a status the table does not list, a missing ID, or
+/// a revision other than the HEAD is `invalid_metadata`, never a check.
+#[test]
+fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
+    let row = |id: u64, status: &str| {
+        serde_json::json!({ "id": id, "status": status, "context": format!("c{id}"),
+            "creator": { "id": 301, "login": "alice" },
+            "created_at": "2026-09-08T10:20:00Z", "updated_at": "2026-09-08T10:20:00Z" })
+    };
+    let mut statuses: Vec<serde_json::Value> = [
+        "pending",
+        "waiting",
+        "blocked",
+        "running",
+        "success",
+        "failure",
+        "error",
+        "warning",
+        "cancelled",
+        "canceled",
+        "skipped",
+        "unknown",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, s)| row(9200 + i as u64, s))
+    .collect();
+    let mut no_id = row(0, "success");
+    no_id.as_object_mut().unwrap().remove("id");
+    statuses.push(no_id);
+    let body = |sha: &str, statuses: &[serde_json::Value]| {
+        serde_json::json!({ "state": "pending", "sha": sha, "total_count": statuses.len(),
+            "statuses": statuses })
+        .to_string()
+    };
+    let path = format!("{REPO}/commits/{}/status?limit=50&page=1", scenario::HEAD);
+    let script = scenario::pull_9().get(
+        &path,
+        vec![Reply::json(body(scenario::HEAD, &statuses)).header("X-Total-Count", "13")],
+    );
+    let server = HttpServer::script(script).unwrap();
+    let window = Window {
+        max_records: 100,
+        selection: RecordSelection::Oldest,
+    };
+    let l = adapter(&server).checks(scenario::HEAD, window).unwrap();
+    // "unknown" and the row without an ID.
+    assert_eq!(l.invalid, 2);
+    let got: Vec<_> = l
+        .items
+        .iter()
+        .map(|c| {
+            (
+                c.check.status.as_str(),
+                c.check.conclusion.as_deref(),
+                c.check.never_started,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("queued", None, None),
+            ("queued", None, None),
+            ("queued", None, None),
+            ("in_progress", None, None),
+            ("completed", Some("success"), Some(false)),
+            ("completed", Some("failure"), Some(false)),
+            ("completed", Some("failure"), Some(false)),
+            ("completed", Some("neutral"), Some(false)),
+            ("completed", Some("cancelled"), Some(true)),
+            ("completed", Some("cancelled"), Some(true)),
+            ("completed", Some("skipped"), Some(true)),
+        ]
+    );
+    // Through the assembler: the queued and never-started rows are
+    // emitted; in_progress and the other completed ones lack a native
+    // start.
+    let server = HttpServer::script(scenario::pull_9().get(
+        &path,
+        vec![Reply::json(body(scenario::HEAD, &statuses)).header("X-Total-Count", "13")],
+    ))
+    .unwrap();
+    let req = request(EntityKind::ChangeProposal, 9);
+    let input = collect(
+        &mut adapter(&server),
+        &req,
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap();
+    let a = assemble(&input).unwrap();
+    let emitted = a
+        .tree
+        .files()
+        .keys()
+        .filter(|p| p.starts_with("checks/") && p.ends_with("/metadata.json"))
+        .count();
+    assert_eq!(emitted, 6);
+    assert_eq!(
+        a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata),
+        2 + 5
+    );
+
+    // Another revision in the answer: no check is emitted for it.
+    let other = "0".repeat(40);
+    let server = HttpServer::script(scenario::pull_9().get(
+        &format!("{REPO}/commits/{}/status?limit=50&page=1", scenario::HEAD),
+        vec![Reply::json(body(&other, &statuses[..1])).header("X-Total-Count", "1")],
+    ))
+    .unwrap();
+    let input = collect(
+        &mut adapter(&server),
+        &req,
+        &default_profile(EntityKind::ChangeProposal),
+    )
+    .unwrap();
+    let a = assemble(&input).unwrap();
+    assert!(
+        a.tree.files().keys().all(|p| !p.starts_with("checks/")),
+        "a status of another revision is never a check"
+    );
+    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
+
+    // No status at all: Forgejo answers `{}` without a count: no check,
+    // no gap (an empty history, as the forge reports it).
+    let server = HttpServer::script(scenario::pull_9().get(
+        &format!("{REPO}/commits/{}/status?limit=50&page=1", scenario::HEAD),
+        vec![Reply::json("{}")],
+    ))
+    .unwrap();
+    let l = adapter(&server).checks(scenario::HEAD, window).unwrap();
+    assert!(l.items.is_empty() && l.invalid == 0 && l.beyond_window == 0);
+}
+
+/// D-R94: the window applies to the statuses as to every listing: the
+/// newest one of three reads the last page only, the rest is
+/// `profile_bound`.
+#[test]
+fn d_r94_commit_status_pages_follow_the_window() {
+    let server = HttpServer::script(scenario::pull_9()).unwrap();
+    let window = |max_records, selection| Window {
+        max_records,
+        selection,
+    };
+    let l = adapter(&server)
+        .checks(scenario::HEAD, window(1, RecordSelection::Newest))
+        .unwrap();
+    let ids: Vec<_> = l
+        .items
+        .iter()
+        .map(|c| c.check.id.clone().unwrap())
+        .collect();
+    assert_eq!((ids, l.beyond_window), (vec!["9103".to_owned()], 2));
+    let l = adapter(&server)
+        .checks(scenario::HEAD, window(100, RecordSelection::Oldest))
+        .unwrap();
+    assert_eq!((l.items.len(), l.beyond_window), (3, 0));
 }

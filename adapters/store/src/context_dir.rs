@@ -574,6 +574,43 @@ pub fn copy_verified(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirE
     Ok(())
 }
 
+/// Checks that a sealed copy written by [`copy_verified`] is still what it
+/// was: it verifies against the tree's digest, holds exactly the tree's
+/// bytes, and every entry still carries its read-only mode (0444 files,
+/// 0555 directories, the root included). `context run` calls it after the
+/// agent ran, so a change the file modes did not prevent (an agent running
+/// as root or as the copy's owner) is found, a mode changed back included.
+pub fn check_sealed_copy(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirError> {
+    let again = verify_dir(dest, &tree.index_digest())?;
+    if again.files() != tree.files() {
+        return Err(ContextDirError::Changed(dest.to_owned()));
+    }
+    let mut dirs = std::collections::BTreeSet::new();
+    for rel in tree.files().keys() {
+        let path = checked_join(dest, rel)?;
+        let mode = fs::symlink_metadata(&path).map_err(io(&path))?.mode() & 0o7777;
+        if mode != RO_FILE_MODE {
+            return Err(ContextDirError::Changed(path));
+        }
+        let mut d = rel.as_str();
+        while let Some((parent, _)) = d.rsplit_once('/') {
+            dirs.insert(parent.to_owned());
+            d = parent;
+        }
+    }
+    for path in dirs
+        .iter()
+        .map(|d| dest.join(d))
+        .chain(std::iter::once(dest.to_path_buf()))
+    {
+        let mode = fs::symlink_metadata(&path).map_err(io(&path))?.mode() & 0o7777;
+        if mode != RO_DIR_MODE {
+            return Err(ContextDirError::Changed(path));
+        }
+    }
+    Ok(())
+}
+
 /// Makes a written copy read-only: 0444 files, 0555 directories.
 fn seal_read_only(tree: &VerifiedTree, dest: &Path) -> Result<(), ContextDirError> {
     let mut dirs = Vec::new();

@@ -10,7 +10,7 @@ use probity_core::context::input::ContextInput;
 use probity_core::context::verify::VerifyError;
 use probity_ports::context::assemble;
 use probity_store::context_dir::{
-    ContextDirError, copy_verified, observe_dir, verify_dir, write_tree,
+    ContextDirError, check_sealed_copy, copy_verified, observe_dir, verify_dir, write_tree,
 };
 
 const EXAMPLE: &str = include_str!("../../../examples/context/change-proposal.json");
@@ -259,4 +259,63 @@ fn sizes_are_checked_from_metadata_before_any_file_is_read() {
         matches!(&err, ContextDirError::Verify(VerifyError::TooLarge { path, .. }) if path == "state/threads.json"),
         "{err}"
     );
+}
+
+/// Issue 23 §4 (D-R93): the check `context run` makes after the agent ran
+/// finds a mode changed back even when no byte changed (a file made
+/// writable, a directory made writable), and a changed byte; a copy left
+/// alone passes.
+#[test]
+fn a_sealed_copy_with_a_mode_or_a_byte_changed_is_found() {
+    let (tmp, root, a) = written();
+    let v = verify_dir(&root, &a.index_digest).unwrap();
+    let dest = tmp.path().join("sandbox");
+    copy_verified(&v, &dest).unwrap();
+    check_sealed_copy(&v, &dest).unwrap();
+    let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+    // A mode the verifier refuses anyway, then the writer's modes, which
+    // verify but are not the seal: each found.
+    let file = dest.join("state/actors.json");
+    set(&file, 0o644);
+    assert!(check_sealed_copy(&v, &dest).is_err());
+    set(&file, 0o600);
+    assert!(
+        matches!(check_sealed_copy(&v, &dest), Err(ContextDirError::Changed(p)) if p == file),
+        "0600 verifies but is not sealed"
+    );
+    set(&file, 0o444);
+    let dir = dest.join("state");
+    set(&dir, 0o700);
+    assert!(matches!(check_sealed_copy(&v, &dest), Err(ContextDirError::Changed(p)) if p == dir));
+    set(&dir, 0o555);
+    set(&dest, 0o700);
+    assert!(
+        matches!(check_sealed_copy(&v, &dest), Err(ContextDirError::Changed(p)) if p == dest),
+        "the root too"
+    );
+    let index = dest.join("index.json");
+    set(&index, 0o644);
+    let mut b = fs::read(&index).unwrap();
+    b[1] ^= 1;
+    fs::write(&index, &b).unwrap();
+    set(&index, 0o444);
+    set(&dest, 0o555);
+    assert!(matches!(
+        check_sealed_copy(&v, &dest),
+        Err(ContextDirError::Verify(_))
+    ));
+    // Let the temporary directory be removed.
+    set(&dest, 0o755);
+    for d in fs::read_dir(&dest).unwrap() {
+        let p = d.unwrap().path();
+        if p.is_dir() {
+            set(&p, 0o755);
+            for e in fs::read_dir(&p).unwrap() {
+                let q = e.unwrap().path();
+                if q.is_dir() {
+                    set(&q, 0o755);
+                }
+            }
+        }
+    }
 }

@@ -58,8 +58,7 @@ pub fn permission(native: &str) -> Result<ActorRole, MapError> {
 }
 
 /// Check status (the seed's Forgejo table), with the conclusion of a
-/// completed one. Kept for when checks are collected (not yet: see
-/// `docs/context.md`).
+/// completed one: a commit status's `status` (D-R94, `docs/context.md`).
 pub fn check_status(native: &str) -> Result<(CheckStatus, Option<CheckConclusion>), MapError> {
     use CheckConclusion as C;
     Ok(match native {

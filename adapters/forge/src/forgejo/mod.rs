@@ -3,18 +3,20 @@
 //! conversation is Forgejo's own key, the review, the file and the signed
 //! line, and its identity is its root comment's ID) and permissions (D9).
 //!
-//! Not collected yet, an `unsupported` gap of its scope (never an empty
-//! history): checks (commit statuses expose no start time, Actions tasks no
-//! terminal time; see `docs/context.md`). Forgejo exposes no bot flag: every
-//! account with a positive ID is a human; the deleted-account placeholder
-//! (ID -1) is a deleted author.
+//! Checks are the commit statuses of the captured HEAD, the latest of each
+//! context, mapped by the seed's Forgejo table (D-R94; see
+//! `docs/context.md`): a status has no start time and no log, so only
+//! queued and never-started ones can satisfy the v1 check rules; the
+//! assembler counts the others `invalid_metadata`. Forgejo exposes no bot
+//! flag: every account with a positive ID is a human; the deleted-account
+//! placeholder (ID -1) is a deleted author.
 
 pub mod map;
 
 use std::collections::BTreeMap;
 
 use probity_core::context::input::{
-    CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
+    CheckInput, CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
 };
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::types::{ActorRole, EntityKind};
@@ -102,6 +104,41 @@ pub fn review(v: &Value) -> Result<Option<Authored<ReviewInput>>, MapError> {
     }))
 }
 
+/// Maps one commit status (D-R94) of a combined status answer whose
+/// forge-reported revision is `sha` (a status of its own naming another
+/// revision keeps its own): its `id`, `context` as the name, `status` by
+/// the seed's table, `created_at`. A status carries no start, terminal
+/// time or log: none is set, and a completed one is `never_started: true`
+/// only for `cancelled`/`canceled`/`skipped` (the seed's explicit
+/// never-started report), `false` otherwise (which the assembler refuses
+/// for want of a native start, never inventing one).
+pub fn commit_status(v: &Value, sha: Option<&str>) -> Result<FetchedCheck, MapError> {
+    let id = num_id(v, "id").ok_or(MapError::missing("check id"))?;
+    let (status, conclusion) = map::check_status(s(v, "status").unwrap_or(""))?;
+    let never_started = conclusion.map(|c| {
+        matches!(
+            c,
+            probity_core::context::types::CheckConclusion::Cancelled
+                | probity_core::context::types::CheckConclusion::Skipped
+        )
+    });
+    Ok(FetchedCheck {
+        check: CheckInput {
+            id: Some(id),
+            name: s(v, "context").unwrap_or("").to_owned(),
+            status: status.as_str().to_owned(),
+            conclusion: conclusion.map(|c| c.as_str().to_owned()),
+            created_at: ts(v, "created_at")?,
+            head_sha: s(v, "sha").or(sha).map(str::to_owned),
+            started_at: None,
+            completed_at: None,
+            never_started,
+            log: None,
+        },
+        log: None,
+    })
+}
+
 /// The Forgejo adapter for one repository.
 #[derive(Debug)]
 pub struct Forgejo<S: Sleeper> {
@@ -155,10 +192,30 @@ impl<S: Sleeper> Forgejo<S> {
 
     fn page(&mut self, path: &str, page: u64) -> Result<(Vec<Value>, Option<u64>), ForgeError> {
         let (v, resp) = self.get(&format!("{path}?limit={PER_PAGE}&page={page}"))?;
-        let items = v
-            .as_array()
-            .cloned()
-            .ok_or_else(|| malformed(path, "no list in the page"))?;
+        let items = match &v {
+            Value::Array(items) => items.clone(),
+            // A combined commit status: the page's statuses, each with the
+            // answer's `sha` (the forge-reported revision) unless it names
+            // its own; `{}` (no status at all) is an empty page.
+            Value::Object(o) if path.ends_with("/status") => match o.get("statuses") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => {
+                    let sha = o.get("sha").cloned().unwrap_or(Value::Null);
+                    items
+                        .iter()
+                        .map(|item| {
+                            let mut item = item.clone();
+                            if let Value::Object(m) = &mut item {
+                                m.entry("sha").or_insert_with(|| sha.clone());
+                            }
+                            item
+                        })
+                        .collect()
+                }
+                Some(_) => return Err(malformed(path, "statuses is not a list")),
+            },
+            _ => return Err(malformed(path, "no list in the page")),
+        };
         let total = resp
             .header("x-total-count")
             .and_then(|t| t.trim().parse().ok());
@@ -498,15 +555,22 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
         Ok(group_threads(&comments))
     }
 
-    fn checks(&mut self, head_sha: &str, _: Window) -> Result<Listing<FetchedCheck>, ForgeError> {
-        Err(ForgeError::Unsupported {
-            what: format!("{} checks for {head_sha}", self.repo_path()),
-        })
+    /// D-R94: the combined commit status of `head_sha` (the latest status
+    /// of each context), paged like every listing.
+    fn checks(
+        &mut self,
+        head_sha: &str,
+        window: Window,
+    ) -> Result<Listing<FetchedCheck>, ForgeError> {
+        let path = format!("{}/commits/{}/status", self.repo_path(), seg(head_sha));
+        let (raw, beyond) = self.list(&path, window)?;
+        Ok(listing(&raw, beyond, |v| commit_status(v, None).map(Some)))
     }
 
+    /// A commit status has no log: no check answers a handle.
     fn check_log(&mut self, log: &str, _: u64) -> Result<LogText, ForgeError> {
         Err(ForgeError::Unsupported {
-            what: format!("check log {log}"),
+            what: format!("check log {log} (a Forgejo commit status has no log)"),
         })
     }
 
