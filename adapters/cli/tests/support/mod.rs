@@ -14,6 +14,7 @@ use serde_json::Value;
 
 pub mod mcp;
 pub mod model_server;
+pub mod transport;
 
 pub struct Run {
     pub code: i32,

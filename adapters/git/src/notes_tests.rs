@@ -1,0 +1,308 @@
+//! Tests of `notes.rs` (moved out of it: moves only).
+
+use super::*;
+use crate::fixture::Fixture;
+
+#[test]
+fn a_scratch_ref_that_cannot_be_deleted_keeps_its_owner_lock_for_the_next_pass() {
+    let (f, repo, head) = fixture();
+    let common = repo.common_dir().to_path_buf();
+    let owners = || -> Vec<String> {
+        std::fs::read_dir(&common)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(OWNER_PREFIX))
+            .collect()
+    };
+    let scratch = repo.scratch_ref("write").unwrap();
+    repo.run(["update-ref", scratch.name.as_str(), head.as_str()])
+        .unwrap();
+    // Another writer holds the ref's lock: the delete fails.
+    let lock = common.join(format!("{}.lock", scratch.name));
+    std::fs::write(&lock, b"").unwrap();
+    let name = scratch.name.clone();
+    drop(scratch);
+    assert!(
+        repo.find_commit(&name).unwrap().is_some(),
+        "the ref is still there"
+    );
+    assert_eq!(owners().len(), 1, "its owner lock was kept");
+    // Once the lock is gone, the next scratch ref's pass deletes it.
+    // The owner lock is inherited by git children by design, so a git
+    // another test of this process spawns at that moment holds it for
+    // as long as that git runs: a pass then (rightly) leaves the ref,
+    // and a later one takes it. Bounded: at most 100 passes.
+    std::fs::remove_file(&lock).unwrap();
+    let mut gone = false;
+    for _ in 0..100 {
+        let next = repo.scratch_ref("write").unwrap();
+        gone = repo.find_commit(&name).unwrap().is_none();
+        drop(next);
+        if gone {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(gone, "no pass deleted the scratch ref");
+    assert!(owners().is_empty(), "{:?}", owners());
+    drop(f);
+}
+
+/// A git of a run killed outright (its grace spent, D-R66) may leave
+/// the lock of the run's private scratch ref. No other process ever
+/// locks that ref, and the dead owner's lock, inherited by every git
+/// the run started, proves none of them lives: the next pass removes
+/// the stale lock with the ref, where `update-ref -d` alone fails.
+#[test]
+fn a_dead_runs_scratch_ref_lock_is_removed_with_its_ref() {
+    let (f, repo, head) = fixture();
+    let common = repo.common_dir().to_path_buf();
+    // What a run killed while its git held the scratch ref's lock
+    // leaves: the ref, its lock file and its (unheld) owner lock.
+    let owner = common.join(format!("{OWNER_PREFIX}incoming-dead.owner"));
+    std::fs::write(&owner, b"").unwrap();
+    let name = "refs/notes/probity-incoming-dead";
+    repo.run(["update-ref", name, head.as_str()]).unwrap();
+    let lock = common.join(format!("{name}.lock"));
+    std::fs::write(&lock, b"").unwrap();
+    repo.settle_scratch_notes();
+    assert!(!lock.exists(), "the stale lock is left");
+    assert!(repo.find_commit(name).unwrap().is_none(), "the ref is left");
+    assert!(!owner.exists(), "the owner lock is left");
+    drop(f);
+}
+
+fn fixture() -> (Fixture, Repo, CommitId) {
+    // The fixture is returned so its directory lives as long as the test.
+    let f = Fixture::new().unwrap();
+    f.write("a", "a\n").unwrap();
+    f.commit_all("a").unwrap();
+    let repo = f.repo().unwrap();
+    let head = repo.resolve_commit("HEAD").unwrap();
+    (f, repo, head)
+}
+
+#[test]
+fn anchored_notes_reach_the_trees_they_name_and_keep_their_tree() {
+    let (f, repo, head) = fixture();
+    // A tree no commit or ref reaches (what a rebase leaves behind).
+    f.write("b", "b\n").unwrap();
+    f.git(&["add", "b"]).unwrap();
+    let loose = String::from_utf8(f.git(&["write-tree"]).unwrap()).unwrap();
+    let loose = TreeId::parse(loose.trim()).unwrap();
+    let absent = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
+    repo.write_notes_anchored(
+        None,
+        &[(head.clone(), b"n\n".to_vec())],
+        &[loose.clone(), absent],
+    )
+    .unwrap();
+    let tip = repo.notes_tip().unwrap().unwrap();
+    let text = |args: &[&str]| String::from_utf8(f.git(args).unwrap()).unwrap();
+    // Two parents: the notes commit, and a root whose tree lists the
+    // held tree (the absent one is left out).
+    let parents = text(&["rev-list", "--parents", "-n", "1", tip.as_str()]);
+    assert_eq!(parents.split_whitespace().count(), 3, "{parents}");
+    let keep = text(&["ls-tree", &format!("{}^2", tip)]);
+    assert_eq!(keep.trim(), format!("040000 tree {loose}\t{loose}"));
+    assert_eq!(
+        text(&["rev-parse", &format!("{tip}^{{tree}}")]),
+        text(&["rev-parse", &format!("{tip}^1^{{tree}}")])
+    );
+    assert_eq!(
+        repo.read_note(&tip, &head, 1024).unwrap().as_deref(),
+        Some(&b"n\n"[..])
+    );
+    // Reachable from the notes ref: what a push sends and gc keeps.
+    let reach = text(&["rev-list", "--objects", "refs/notes/probity"]);
+    assert!(reach.contains(loose.as_str()), "{reach}");
+    // Nothing held to anchor: a plain notes commit.
+    let other = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
+    repo.write_notes_anchored(Some(&tip), &[(head.clone(), b"m\n".to_vec())], &[other])
+        .unwrap();
+    let next = repo.notes_tip().unwrap().unwrap();
+    let parents = text(&["rev-list", "--parents", "-n", "1", next.as_str()]);
+    assert_eq!(parents.split_whitespace().count(), 2, "{parents}");
+}
+
+#[test]
+fn notes_are_written_by_compare_and_swap_and_read_back_exactly() {
+    let (_f, repo, head) = fixture();
+    assert_eq!(repo.notes_tip().unwrap(), None);
+    repo.write_notes(None, &[(head.clone(), b"{\"x\":1}\n".to_vec())])
+        .unwrap();
+    let tip = repo.notes_tip().unwrap().unwrap();
+    assert_eq!(
+        repo.read_note(&tip, &head, 1024).unwrap().as_deref(),
+        Some(&b"{\"x\":1}\n"[..])
+    );
+    // A writer that read before this write: refused, nothing lost.
+    let stale = repo.write_notes(None, &[(head.clone(), b"{\"y\":2}\n".to_vec())]);
+    assert!(stale.is_err());
+    assert_eq!(repo.notes_tip().unwrap(), Some(tip.clone()));
+    // No scratch ref is left behind.
+    let refs = repo.run(["for-each-ref", "refs/notes/"]).unwrap();
+    assert_eq!(String::from_utf8_lossy(&refs).lines().count(), 1);
+    // The current writer succeeds; the read is capped.
+    repo.write_notes(Some(&tip), &[(head.clone(), b"{\"y\":2}\n".to_vec())])
+        .unwrap();
+    let tip2 = repo.notes_tip().unwrap().unwrap();
+    assert_eq!(repo.read_note(&tip2, &head, 3).unwrap().unwrap().len(), 4);
+    assert_eq!(repo.protected_refs().unwrap(), Vec::<String>::new());
+}
+
+#[test]
+fn another_commit_has_no_note_and_protected_refs_are_multi_valued() {
+    let (f, repo, head) = fixture();
+    repo.write_notes(None, &[(head, b"n\n".to_vec())]).unwrap();
+    f.write("b", "b\n").unwrap();
+    f.commit_all("b").unwrap();
+    let other = repo.resolve_commit("HEAD").unwrap();
+    let tip = repo.notes_tip().unwrap().unwrap();
+    assert_eq!(repo.read_note(&tip, &other, 10).unwrap(), None);
+    f.git(&[
+        "config",
+        "--add",
+        "probity.protectedRefs",
+        "refs/heads/main",
+    ])
+    .unwrap();
+    f.git(&["config", "--add", "probity.protectedRefs", "refs/tags/v*"])
+        .unwrap();
+    assert_eq!(
+        repo.protected_refs().unwrap(),
+        vec!["refs/heads/main".to_string(), "refs/tags/v*".to_string()]
+    );
+}
+
+#[test]
+fn porcelain_push_lines_parse_with_full_ids_and_flags() {
+    let a = "1".repeat(40);
+    let b = "2".repeat(40);
+    let ff = parse_porcelain(&format!(" \trefs/heads/main:refs/heads/main\t{a}..{b}")).unwrap();
+    assert_eq!(
+        (ff.flag, ff.old.as_deref(), ff.new.as_deref()),
+        (' ', Some(a.as_str()), Some(b.as_str()))
+    );
+    let forced =
+        parse_porcelain(&format!("+\tHEAD:refs/heads/x\t{a}...{b} (forced update)")).unwrap();
+    assert_eq!(
+        (forced.from.as_str(), forced.old.as_deref()),
+        ("HEAD", Some(a.as_str()))
+    );
+    let new = parse_porcelain("*\tHEAD~1:refs/heads/new\t[new branch]").unwrap();
+    assert_eq!(
+        (new.to.as_str(), new.old, new.new),
+        ("refs/heads/new", None, None)
+    );
+    let rejected =
+        parse_porcelain("!\trefs/heads/main:refs/heads/main\t[rejected] (fetch first)").unwrap();
+    assert_eq!(rejected.flag, '!');
+    assert_eq!(
+        parse_porcelain("-\t:refs/heads/gone\t[deleted]")
+            .unwrap()
+            .from,
+        ""
+    );
+    // Not ref lines: git's `To <url>` and `Done`.
+    assert_eq!(parse_porcelain("To ../r.git"), None);
+    assert_eq!(parse_porcelain("Done"), None);
+}
+
+#[test]
+fn changed_notes_lists_changed_and_removed_notes_only() {
+    let (f, repo, head) = fixture();
+    f.write("b", "b\n").unwrap();
+    f.commit_all("b").unwrap();
+    let other = repo.resolve_commit("HEAD").unwrap();
+    repo.write_notes(
+        None,
+        &[
+            (head.clone(), b"1\n".to_vec()),
+            (other.clone(), b"2\n".to_vec()),
+        ],
+    )
+    .unwrap();
+    let first = repo.notes_tip().unwrap().unwrap();
+    // A note added elsewhere is no change of a held note.
+    f.write("c", "c\n").unwrap();
+    f.commit_all("c").unwrap();
+    let third = repo.resolve_commit("HEAD").unwrap();
+    repo.write_notes(Some(&first), &[(third, b"3\n".to_vec())])
+        .unwrap();
+    let second = repo.notes_tip().unwrap().unwrap();
+    assert_eq!(repo.changed_notes(&first, &second).unwrap(), vec![]);
+    // One changed, one removed.
+    repo.write_notes(Some(&second), &[(head.clone(), b"1\n1b\n".to_vec())])
+        .unwrap();
+    repo.run(["notes", "--ref=probity", "remove", other.as_str()])
+        .unwrap();
+    let last = repo.notes_tip().unwrap().unwrap();
+    let mut want = vec![head.clone(), other.clone()];
+    want.sort();
+    assert_eq!(repo.changed_notes(&first, &last).unwrap(), want);
+    // The same blob moved to a fanned-out path: no change.
+    let run = |args: &[&str], stdin: Option<&[u8]>| {
+        String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let hex = head.as_str();
+    let blob = run(&["hash-object", "-w", "--stdin"], Some(b"n\n"));
+    let flat = run(
+        &["mktree"],
+        Some(format!("100644 blob {blob}\t{hex}\n").as_bytes()),
+    );
+    let inner = run(
+        &["mktree"],
+        Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
+    );
+    let fanned = run(
+        &["mktree"],
+        Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
+    );
+    let a = CommitId::parse(run(&["commit-tree", &flat, "-m", "a"], None)).unwrap();
+    let b = CommitId::parse(run(
+        &["commit-tree", &fanned, "-p", a.as_str(), "-m", "b"],
+        None,
+    ))
+    .unwrap();
+    assert_eq!(repo.changed_notes(&a, &b).unwrap(), vec![]);
+    let empty = run(&["mktree"], Some(b""));
+    let gone = CommitId::parse(run(
+        &["commit-tree", &empty, "-p", b.as_str(), "-m", "c"],
+        None,
+    ))
+    .unwrap();
+    assert_eq!(repo.changed_notes(&b, &gone).unwrap(), vec![head]);
+}
+
+#[test]
+fn a_fanned_out_note_is_found() {
+    let (f, repo, head) = fixture();
+    let hex = head.as_str();
+    let run = |args: &[&str], stdin: Option<&[u8]>| {
+        String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let blob = run(&["hash-object", "-w", "--stdin"], Some(b"fanned\n"));
+    let inner = run(
+        &["mktree"],
+        Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
+    );
+    let outer = run(
+        &["mktree"],
+        Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
+    );
+    let commit = run(&["commit-tree", &outer, "-m", "notes"], None);
+    let _keep = &f;
+    let notes = CommitId::parse(commit).unwrap();
+    assert_eq!(
+        repo.read_note(&notes, &head, 100).unwrap().as_deref(),
+        Some(&b"fanned\n"[..])
+    );
+}
