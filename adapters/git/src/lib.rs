@@ -14,6 +14,7 @@ pub mod export;
 pub mod fixture;
 pub mod notes;
 pub mod objects;
+mod onediff;
 pub mod port;
 pub mod repo;
 pub use probity_scratch::scratch;
