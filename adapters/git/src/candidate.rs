@@ -201,11 +201,43 @@ impl Repo {
                 None,
             )?;
         }
+        // The tree git would write, when the store already holds it
+        // (an approved candidate's): `write-tree` would write nothing, and
+        // is not run (D-R87).
+        if incoming.is_none()
+            && let Some(tree) = self.known_index_tree(tmp.path())
+        {
+            drop(tmp);
+            return Ok(tree);
+        }
         let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
         let candidate_tree = tree_id("write-tree", &out)?;
         // Leave nothing behind, including the index git may have recreated.
         drop(tmp);
         Ok(candidate_tree)
+    }
+
+    /// The tree `write-tree` would write from the index file at `index`,
+    /// computed in-process ([`crate::index`]), when this repository's own
+    /// object store holds it as a loose object; `None` otherwise (not
+    /// computable, or not there: `write-tree` then runs).
+    fn known_index_tree(&self, index: &Path) -> Option<TreeId> {
+        let hash_len = match self.shared().object_format.lock().ok()?.as_deref()? {
+            "sha1" => 20,
+            "sha256" => 32,
+            _ => return None,
+        };
+        let bytes = std::fs::read(index).ok()?;
+        let id = crate::index::hex(&crate::index::index_tree_id(&bytes, hash_len)?);
+        let loose = self
+            .common_dir()
+            .join("objects")
+            .join(id.get(..2)?)
+            .join(id.get(2..)?);
+        if !std::fs::symlink_metadata(loose).ok()?.is_file() {
+            return None;
+        }
+        TreeId::parse(&id).ok()
     }
 
     /// Paths whose entries differ between two trees (a non-UTF-8 name is

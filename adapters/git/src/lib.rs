@@ -12,6 +12,7 @@ pub mod delivery;
 pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
+mod index;
 pub mod notes;
 pub mod objects;
 mod onediff;
