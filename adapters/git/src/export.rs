@@ -61,7 +61,7 @@ impl Repo {
         cmd.args(&args)
             .envs(EXPORT_ENV)
             .env("GIT_DIR", scratch.path())
-            .env("GIT_OBJECT_DIRECTORY", &objects)
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects)
             .stderr(Stdio::null());
         let (mut child, _running) =
             probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {

@@ -215,7 +215,7 @@ impl Repo {
                 cmd.envs(q.env());
             }
             None => {
-                cmd.env("GIT_OBJECT_DIRECTORY", &objects);
+                cmd.env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects);
             }
         }
         cmd.args(&args).envs(EXPORT_ENV).stderr(Stdio::null());
@@ -302,11 +302,12 @@ impl Repo {
 
     /// A throwaway git directory of this repository's object format that
     /// holds nothing (made here, without a `git init`): a diff run in it
-    /// with `GIT_DIR` pointing there and the objects named by
-    /// `GIT_OBJECT_DIRECTORY` reads none of the repository's configuration
-    /// (local, worktree) nor its `info/attributes`. What git requires of a
-    /// git directory: `HEAD`, `refs/`, an object directory (here from the
-    /// environment), and the configuration naming the format.
+    /// with `GIT_DIR` pointing there and the repository's objects as an
+    /// alternate reads none of the repository's configuration (local,
+    /// worktree) nor its `info/attributes`. What git requires of a git
+    /// directory: `HEAD`, `refs/`, `objects/`, and the configuration naming
+    /// the format (what `git init --bare --template=` writes, less what
+    /// no diff reads).
     pub(crate) fn empty_git_dir(&self) -> Result<Scratch, GitError> {
         let scratch = Scratch::reserve(&std::env::temp_dir(), "probity-export-")?;
         // Made outside an interrupted run's cleanup (registry::exclusive):
@@ -320,6 +321,7 @@ impl Repo {
             ),
         };
         std::fs::create_dir(scratch.path().join("refs"))?;
+        std::fs::create_dir(scratch.path().join("objects"))?;
         std::fs::write(scratch.path().join("HEAD"), "ref: refs/heads/main\n")?;
         std::fs::write(scratch.path().join("config"), config)?;
         Ok(scratch)
