@@ -425,3 +425,30 @@ fn added_paths_with_an_index_entry_of_any_kind_are_not_untracked() {
         assert!(changed.contains(&p(path)), "{path}: {changed:?}");
     }
 }
+
+#[test]
+fn objects_git_packs_while_adding_are_moved_into_the_store_too() {
+    let f = base_fixture();
+    // Over core.bigFileThreshold, `git add` streams a file into a pack of
+    // the quarantine instead of a loose object.
+    f.git(&["config", "core.bigFileThreshold", "1k"]).unwrap();
+    f.write("big.txt", "line of text\n".repeat(400)).unwrap();
+    f.write("small.rs", "fn s() {}\n").unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    // Moved in: a pack and its index in the store, the blob readable.
+    let packs: Vec<String> = std::fs::read_dir(f.root().join(".git/objects/pack"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(packs.iter().any(|p| p.ends_with(".pack")), "{packs:?}");
+    assert!(packs.iter().any(|p| p.ends_with(".idx")), "{packs:?}");
+    let tree = obs.candidate_tree.as_str();
+    let blob =
+        String::from_utf8(f.git(&["rev-parse", &format!("{tree}:big.txt")]).unwrap()).unwrap();
+    f.git(&["cat-file", "-e", blob.trim()]).unwrap();
+    assert!(incoming_left(&f).is_empty(), "{:?}", incoming_left(&f));
+    // git's own candidate is the same tree.
+    assert_eq!(tree, git_candidate(&f));
+    f.git(&["fsck", "--no-dangling"]).unwrap();
+}
