@@ -170,11 +170,11 @@ impl Repo {
     /// `core.bigFileThreshold` at that limit instead of git's 512 MiB (a
     /// larger file is then diffed as binary, by its size, never line by
     /// line), and such a pair is refused before its patch is used. It runs
-    /// in the repository itself when `info/attributes` is empty or absent
-    /// (every diff setting it could read is pinned by the flags and `-c`;
-    /// attributes come from the empty tree), else in a throwaway bare
-    /// repository as [`Repo::frozen_diff`] does. At most `cap + 1` bytes of
-    /// patch are read.
+    /// in an empty git directory ([`Repo::empty_git_dir`]) as
+    /// [`Repo::frozen_diff`] does, reading the objects from `incoming` (the
+    /// quarantine, the repository's objects behind it) or the repository.
+    /// At most `cap + 1` bytes of patch are read; git's version is learnt
+    /// from the run's trace2 `version` event.
     pub(crate) fn one_diff(
         &self,
         from: &TreeId,
