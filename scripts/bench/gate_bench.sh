@@ -7,6 +7,9 @@
 #   cargo build --release -p probity-cli
 #   bash scripts/bench/gate_bench.sh [--before OLD_PROBITY] [ROUNDS]
 #
+# SECTIONS (default "1 2 3 4") picks the parts to run: 1 validate beside
+# git status, 2 a new start beside add -A && write-tree, 3 the server hook,
+# 4 probity push (needs 3). FILES (default 20000) sizes the repositories.
 # PROBITY (default target/release/probity) is the binary measured; with
 # --before, every Probity figure is also taken with OLD_PROBITY in the same
 # interleaved rounds (new, old, peer in turn), so both see the same machine.
@@ -16,6 +19,8 @@ BEFORE=
 if [[ "${1:-}" == "--before" ]]; then BEFORE=$(realpath "$2"); shift 2; fi
 ROUNDS=${1:-7}
 FILES=${FILES:-20000}
+SECTIONS=" ${SECTIONS:-1 2 3 4} "
+run_section() { [[ "$SECTIONS" == *" $1 "* ]]; }
 P=$(realpath "${PROBITY:-target/release/probity}")
 GIT=$(command -v git)
 T=$(mktemp -d)
@@ -88,7 +93,7 @@ BINS=("$P"); [[ -n "$BEFORE" ]] && BINS+=("$BEFORE")
 tag() { [[ "$1" == "$P" ]] && echo new || echo old; }
 
 # 1. validate --gate pre-commit beside git status --porcelain
-for dirs in 40 5000; do
+run_section 1 && for dirs in 40 5000; do
   R="$T/v$dirs"; make_repo "$R" "$dirs"; change "$R" 50
   approve "$R" "$P"
   for _ in $(seq 1 "$ROUNDS"); do
@@ -104,7 +109,7 @@ done
 # 2. a new start beside add -A && write-tree on a copy of the index
 peer_tree() { cp .git/index "$T/index.copy" && GIT_INDEX_FILE="$T/index.copy" "$GIT" add -A && GIT_INDEX_FILE="$T/index.copy" "$GIT" write-tree; }
 export -f peer_tree; export GIT T
-for n in 50 5000; do
+run_section 2 && for n in 50 5000; do
   R="$T/s$n"; make_repo "$R" 40; change "$R" "$n"
   new_start() { rm -rf "$R/.git/probity"; time_it "$1" "$R" "$2" start; }
   for _ in $(seq 1 "$ROUNDS"); do
@@ -119,7 +124,7 @@ for n in 50 5000; do
 done
 
 # 3. the server hook: a push of N reviewed commits, hooked beside plain
-for n in 1 10 100; do
+run_section 3 && for n in 1 10 100; do
   R="$T/p$n"; rm -rf "$R"; mkdir -p "$R"
   "$GIT" init -q --bare -b main "$R/remote.git"
   "$GIT" init -q -b main "$R/w"
@@ -150,6 +155,7 @@ for n in 1 10 100; do
 done
 
 # 4. probity push beside git push (one reviewed commit, the hooked remote)
+run_section 4 || exit 0
 R="$T/p1"
 BASE=$("$GIT" -C "$R/w" rev-parse HEAD~1)
 (cd "$R/w" && "$GIT" remote set-url origin "$R/target.git")

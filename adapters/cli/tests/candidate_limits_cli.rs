@@ -92,7 +92,18 @@ fn an_untracked_file_over_the_limit_is_refused_by_its_size() {
     let msg = s.json["error"]["message"].as_str().unwrap();
     assert!(msg.contains("big.bin") && msg.contains(&MAX_REVIEWED_FILE_BYTES.to_string()));
     assert_eq!(store_snapshot(&f), before);
-    // Not hashed into the object store either: nothing read it.
+    // Nothing of it kept in the object store either: git hashed it into a
+    // quarantine that went with the refusal (D-R86).
+    let incoming: Vec<_> = std::fs::read_dir(f.root().join(".git/objects"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("probity-incoming-")
+        })
+        .collect();
+    assert!(incoming.is_empty(), "{incoming:?}");
     assert_eq!(f.git(&["count-objects", "-v"]).unwrap(), objects);
     // A file at the limit is taken.
     sparse(&f.root().join("big.bin"), MAX_REVIEWED_FILE_BYTES);

@@ -281,6 +281,68 @@ fn the_export_does_not_depend_on_diff_configuration_or_attributes() {
     );
 }
 
+/// A new start derives its diff anchor in the repository itself (D-R86),
+/// with the repository's diff settings in place and no `info/attributes`:
+/// the anchor is still the one an export re-derives in an empty bare
+/// repository, byte for byte.
+#[test]
+fn the_anchor_made_at_start_does_not_depend_on_the_repositorys_diff_settings() {
+    let f = medium_change();
+    // Blank context lines, hunks close together, a binary file, a changed
+    // mode, an added and a removed file, and in-tree attributes naming a
+    // driver.
+    f.write(
+        "src/parser.rs",
+        "// parser\n\nfn parse() {}\n\nfn a() {}\nfn b() {}\nfn c() {}\nfn d() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    std::fs::write(f.root().join("data.bin"), b"\x00\x01binary\x00\xff").unwrap();
+    f.write(".gitattributes", "*.rs diff=rust\n").unwrap();
+    f.write("zz/last.txt", "one\ntwo\n").unwrap();
+    for (k, v) in [
+        ("diff.suppressBlankEmpty", "true"),
+        ("diff.noprefix", "true"),
+        ("diff.mnemonicPrefix", "true"),
+        ("diff.srcPrefix", "x/"),
+        ("diff.dstPrefix", "y/"),
+        ("diff.context", "9"),
+        ("diff.interHunkContext", "9"),
+        ("diff.algorithm", "histogram"),
+        ("diff.indentHeuristic", "true"),
+        ("diff.relative", "true"),
+        ("diff.renames", "copies"),
+        ("diff.external", "false"),
+        ("diff.ignoreSubmodules", "all"),
+        ("diff.wsErrorHighlight", "all"),
+        ("diff.rust.binary", "true"),
+        ("diff.rust.xfuncname", "^fn"),
+        ("diff.default.binary", "true"),
+        ("diff.default.xfuncname", "^fn"),
+        ("core.bigFileThreshold", "1"),
+        ("core.abbrev", "7"),
+        ("core.quotePath", "true"),
+        ("color.diff", "always"),
+    ] {
+        f.git(&["config", k, v]).unwrap();
+    }
+    std::fs::write(f.root().join(".git/order"), "zz/*\n*\n").unwrap();
+    f.git(&["config", "diff.orderFile", ".git/order"]).unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
+    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    assert_eq!(
+        e.json["snapshot"]["diff"]["sha256"], e.json["candidate_diff"]["sha256"],
+        "{}",
+        e.stdout
+    );
+    assert_eq!(
+        e.json["snapshot"]["diff"]["byte_size"],
+        e.json["candidate_diff"]["byte_size"]
+    );
+}
+
 #[test]
 fn a_submodule_change_is_a_changed_path_whatever_gitmodules_says() {
     let f = probity_git::fixture::Fixture::new().unwrap();

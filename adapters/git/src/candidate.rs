@@ -10,6 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 use probity_core::review::causality::{Hunk, parse_hunks};
+use probity_core::review::export::MAX_DIFF_BYTES;
 use probity_core::review::gate::RangeCommit;
 use probity_core::review::ids::{BlobId, ObjectId, RepoPath, TreeId};
 use probity_core::review::snapshot::{
@@ -18,6 +19,7 @@ use probity_core::review::snapshot::{
 };
 
 use crate::cmd::{GitError, escape_path, path_from_bytes, split_z};
+use crate::onediff::{Incoming, OneDiff};
 use crate::repo::Repo;
 
 /// How many leading bytes of a changed blob classification may look at.
@@ -124,23 +126,29 @@ impl Repo {
     /// the user's index, and returns it with the base tree.
     pub fn trees(&self) -> Result<Trees, GitError> {
         let index = self.git_dir().join("index");
-        self.trees_from_index(&index, true)
+        self.trees_from_index(&index, true, None)
     }
 
     /// The tree a commit in progress delivers: `index` (the file git named in
     /// `GIT_INDEX_FILE` for the hook) written as a tree, unchanged.
     pub fn staged_trees(&self, index: &Path) -> Result<Trees, GitError> {
-        self.trees_from_index(index, false)
+        self.trees_from_index(index, false, None)
     }
 
     /// Takes `index` as a temporary file in the git dir, optionally runs
     /// `git add -A` on it, and writes it as a tree; HEAD's tree is read
     /// meanwhile (two git processes at once). The source index's bytes,
     /// the worktree and `git status` never change.
-    fn trees_from_index(&self, index: &Path, add_all: bool) -> Result<Trees, GitError> {
+    /// With `incoming`, the new objects go to that quarantine.
+    fn trees_from_index(
+        &self,
+        index: &Path,
+        add_all: bool,
+        incoming: Option<&Incoming>,
+    ) -> Result<Trees, GitError> {
         std::thread::scope(|s| {
             let base = s.spawn(|| self.base_tree());
-            let candidate = self.index_tree(index, add_all);
+            let candidate = self.index_tree(index, add_all, incoming);
             // HEAD's error first, as when it was read before the index.
             let (base_tree, unborn_head) = base.join().unwrap_or_else(|_| {
                 Err(GitError::Io(std::io::Error::other(
@@ -157,7 +165,12 @@ impl Repo {
 
     /// The tree of `index` (after `git add -A` on a temporary stand-in for
     /// it when `add_all`).
-    fn index_tree(&self, index: &Path, add_all: bool) -> Result<TreeId, GitError> {
+    fn index_tree(
+        &self,
+        index: &Path,
+        add_all: bool,
+        incoming: Option<&Incoming>,
+    ) -> Result<TreeId, GitError> {
         // Under an owner lock: a run killed before it removes the stand-in
         // leaves it to the next run's scavenging, never for good.
         let tmp = crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?;
@@ -174,7 +187,10 @@ impl Repo {
         // No index yet (`add_all`): `git add` creates the stand-in (the
         // reserved path holds no file; git treats an empty one as
         // invalid).
-        let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", tmp.path().as_os_str())];
+        let mut env: Vec<(&str, &OsStr)> = vec![("GIT_INDEX_FILE", tmp.path().as_os_str())];
+        if let Some(q) = incoming {
+            env.extend(q.env());
+        }
         // The temporary index is ours alone and read once: skip its
         // trailing checksum (git 2.40+), which is most of the cost of
         // rewriting a large index.
@@ -185,11 +201,43 @@ impl Repo {
                 None,
             )?;
         }
+        // The tree git would write, when the store already holds it
+        // (an approved candidate's): `write-tree` would write nothing, and
+        // is not run (D-R87).
+        if incoming.is_none()
+            && let Some(tree) = self.known_index_tree(tmp.path())
+        {
+            drop(tmp);
+            return Ok(tree);
+        }
         let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
         let candidate_tree = tree_id("write-tree", &out)?;
         // Leave nothing behind, including the index git may have recreated.
         drop(tmp);
         Ok(candidate_tree)
+    }
+
+    /// The tree `write-tree` would write from the index file at `index`,
+    /// computed in-process ([`crate::index`]), when this repository's own
+    /// object store holds it as a loose object; `None` otherwise (not
+    /// computable, or not there: `write-tree` then runs).
+    fn known_index_tree(&self, index: &Path) -> Option<TreeId> {
+        let hash_len = match self.shared().object_format.lock().ok()?.as_deref()? {
+            "sha1" => 20,
+            "sha256" => 32,
+            _ => return None,
+        };
+        let bytes = std::fs::read(index).ok()?;
+        let id = crate::index::hex(&crate::index::index_tree_id(&bytes, hash_len)?);
+        let loose = self
+            .common_dir()
+            .join("objects")
+            .join(id.get(..2)?)
+            .join(id.get(2..)?);
+        if !std::fs::symlink_metadata(loose).ok()?.is_file() {
+            return None;
+        }
+        TreeId::parse(&id).ok()
     }
 
     /// Paths whose entries differ between two trees (a non-UTF-8 name is
@@ -312,7 +360,6 @@ impl Repo {
     /// reports what it judges binary as `-`; those paths are counted from a
     /// `--text` patch instead.
     fn numstat(&self, from: &TreeId, to: &TreeId) -> Result<Vec<(RepoPath, u64, u64)>, GitError> {
-        const ARGS: &str = "diff-tree --numstat";
         // `core.attributesFile=/dev/null`, every file as text, no textconv
         // or external diff ([`crate::objects::DiffKind::Numstat`]); from
         // the memo when the pair was announced.
@@ -321,14 +368,44 @@ impl Repo {
             from.as_str(),
             to.as_str(),
         )?;
+        self.numstat_rows(from, to, &out, false)
+    }
+
+    /// The rows of a `-z` numstat output. With `binary_as_text`, the
+    /// output is one run without `--text` (a start's one diff, D-R86): a
+    /// row git judged binary (`-`) is taken from the `--text` numstat of
+    /// the pair, as [`Self::numstat`] counts every file.
+    fn numstat_rows(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        out: &[u8],
+        binary_as_text: bool,
+    ) -> Result<Vec<(RepoPath, u64, u64)>, GitError> {
+        const ARGS: &str = "diff-tree --numstat";
+        let mut text: Option<std::collections::HashMap<RepoPath, (u64, u64)>> = None;
         let mut rows = Vec::new();
-        for rec in split_z(&out) {
+        for rec in split_z(out) {
             let mut it = rec.splitn(3, |b| *b == b'\t');
             let (Some(a), Some(r), Some(path)) = (it.next(), it.next(), it.next()) else {
                 return Err(parse_err(ARGS, "row without three fields"));
             };
             let path = repo_path(ARGS, path)?;
             if a == b"-" && r == b"-" {
+                if binary_as_text {
+                    if text.is_none() {
+                        text = Some(
+                            self.numstat(from, to)?
+                                .into_iter()
+                                .map(|(p, a, r)| (p, (a, r)))
+                                .collect(),
+                        );
+                    }
+                    if let Some((a, r)) = text.as_ref().and_then(|t| t.get(&path)) {
+                        rows.push((path, *a, *r));
+                        continue;
+                    }
+                }
                 let (a, r) = self.text_patch_lines(from, to, &path)?;
                 rows.push((path, a, r));
                 continue;
@@ -407,18 +484,27 @@ impl Repo {
         }
     }
 
-    /// Work-tree files that `git add -A` would hash (modified tracked and
-    /// untracked, not-ignored), sized by `stat` before anything hashes
-    /// them: one over the limit is refused unread.
-    fn refuse_oversized_worktree_files(&self) -> Result<(), GitError> {
-        let out = self.run([
-            "ls-files",
-            "-z",
-            "--modified",
-            "--others",
-            "--exclude-standard",
-        ])?;
-        let sized = split_z(&out).filter_map(|p| {
+    /// The work-tree files behind the new side of a start's raw diff (the
+    /// files `git add -A` just hashed into the quarantine), sized by `stat`
+    /// before their objects are kept or anything diffs or reads them: one
+    /// over the limit is refused, named as git named it (escaped when not
+    /// UTF-8). Only regular files are sized, as git stores a symlink's
+    /// target, not what it points to.
+    fn refuse_oversized_worktree_files(&self, raw: &[u8]) -> Result<(), GitError> {
+        let mut fields = raw.split(|b| *b == 0);
+        let mut changed = Vec::new();
+        while let Some(meta) = fields.next() {
+            if meta.is_empty() {
+                continue;
+            }
+            let Some(path) = fields.next() else { break };
+            // `:old_mode new_mode ...`: a regular file on the new side.
+            let new_mode = meta.split(|b| *b == b' ').nth(1);
+            if matches!(new_mode, Some(b"100644" | b"100755")) {
+                changed.push(path);
+            }
+        }
+        let sized = changed.into_iter().filter_map(|p| {
             let meta = std::fs::symlink_metadata(path_from_bytes(self.root(), p)).ok()?;
             meta.is_file().then_some((p, meta.len()))
         });
@@ -442,6 +528,45 @@ impl Repo {
             .collect())
     }
 
+    /// Which of `paths` are in the user's index (stage entries of any
+    /// kind), asked of the object reader (`:<stage>:<path>` names the
+    /// entry; git reads the index): an entry whose object the repository
+    /// has answers, and a path with no entry does not. A gitlink's commit
+    /// is usually not here, so the paths in `gitlinks`, and a path the line
+    /// protocol cannot carry, are asked of `git ls-files` instead.
+    fn in_index_read(
+        &self,
+        paths: &[&RepoPath],
+        gitlinks: &HashSet<&RepoPath>,
+    ) -> Result<HashSet<RepoPath>, GitError> {
+        let (listed, asked): (Vec<&RepoPath>, Vec<&RepoPath>) = paths
+            .iter()
+            .partition(|p| gitlinks.contains(**p) || p.as_str().contains('\n'));
+        let mut found = self.in_index(&listed)?;
+        let mut left = asked;
+        for stage in 0..4 {
+            if left.is_empty() {
+                break;
+            }
+            let specs: Vec<String> = left
+                .iter()
+                .map(|p| format!(":{stage}:{}", p.as_str()))
+                .collect();
+            let refs: Vec<&str> = specs.iter().map(String::as_str).collect();
+            let missing = self.objects_missing(&refs)?;
+            let mut next = Vec::new();
+            for (p, gone) in left.into_iter().zip(missing) {
+                if gone {
+                    next.push(p);
+                } else {
+                    found.insert(p.clone());
+                }
+            }
+            left = next;
+        }
+        Ok(found)
+    }
+
     /// Which of `paths` are in the user's index (stage entries of any kind).
     fn in_index(&self, paths: &[&RepoPath]) -> Result<HashSet<RepoPath>, GitError> {
         let mut found = HashSet::new();
@@ -461,7 +586,7 @@ impl Repo {
     /// no renames) and leading content of the new side.
     pub fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, GitError> {
         Ok(self
-            .diff_entries(from, to)?
+            .diff_entries(from, to, None)?
             .into_iter()
             .map(|(f, _)| f)
             .collect())
@@ -471,14 +596,16 @@ impl Repo {
         &self,
         from: &TreeId,
         to: &TreeId,
+        numstat: Option<&[u8]>,
     ) -> Result<Vec<(ChangedFile, bool)>, GitError> {
         let raw = self.raw_diff(from, to)?;
         self.refuse_oversized_blobs(&raw)?;
-        let counts: std::collections::HashMap<RepoPath, (u64, u64)> = self
-            .numstat(from, to)?
-            .into_iter()
-            .map(|(p, a, r)| (p, (a, r)))
-            .collect();
+        let rows = match numstat {
+            Some(out) => self.numstat_rows(from, to, out, true)?,
+            None => self.numstat(from, to)?,
+        };
+        let counts: std::collections::HashMap<RepoPath, (u64, u64)> =
+            rows.into_iter().map(|(p, a, r)| (p, (a, r))).collect();
         let blobs: Vec<&BlobId> = raw
             .iter()
             .flat_map(|e| e.old_blob.iter().chain(e.new_blob.iter()))
@@ -600,10 +727,23 @@ impl Repo {
 
     /// Everything start needs (R2.1): trees, changed files with modes, line
     /// counts and leading content, and the intended untracked files.
+    ///
+    /// The candidate's new objects are written into a quarantine and kept
+    /// only once no new file is over the size limit; its raw diff, numstat
+    /// and frozen patch come from one `diff-tree` (D-R86).
     pub fn observe_candidate(&self) -> Result<CandidateObservation, GitError> {
-        self.refuse_oversized_worktree_files()?;
-        let trees = self.trees()?;
-        self.observe_trees(trees, true)
+        let incoming = Incoming::new(self)?;
+        let index = self.git_dir().join("index");
+        let trees = self.trees_from_index(&index, true, Some(&incoming))?;
+        let diff = self.one_diff(
+            &trees.base_tree,
+            &trees.candidate_tree,
+            Some(&incoming),
+            MAX_DIFF_BYTES,
+        )?;
+        self.refuse_oversized_worktree_files(&diff.raw)?;
+        incoming.migrate()?;
+        self.observe_trees(trees, diff, true)
     }
 
     /// A commit as a candidate (`start --commit`): base = its parent's tree
@@ -625,32 +765,46 @@ impl Repo {
                 ));
             }
         };
+        let diff = self.one_diff(&base_tree, &commit.tree, None, MAX_DIFF_BYTES)?;
         self.observe_trees(
             Trees {
                 base_tree,
                 candidate_tree: commit.tree.clone(),
                 unborn_head: root,
             },
+            diff,
             false,
         )
     }
 
-    /// The observation of two trees: changed files with modes, line counts
-    /// and leading content; with `untracked`, the added paths that are not
-    /// in the user's index are the intended untracked files.
+    /// The observation of two trees from their one diff: changed files
+    /// with modes, line counts and leading content; with `untracked`, the
+    /// added paths that are not in the user's index are the intended
+    /// untracked files. The raw diff and the frozen patch are kept for the
+    /// rest of the run.
     fn observe_trees(
         &self,
         trees: Trees,
+        diff: OneDiff,
         untracked: bool,
     ) -> Result<CandidateObservation, GitError> {
-        let entries = self.diff_entries(&trees.base_tree, &trees.candidate_tree)?;
+        let (from, to) = (trees.base_tree.as_str(), trees.candidate_tree.as_str());
+        self.remember_raw(from, to, diff.raw);
+        self.remember_frozen(from, to, MAX_DIFF_BYTES, diff.patch);
+        let entries =
+            self.diff_entries(&trees.base_tree, &trees.candidate_tree, Some(&diff.numstat))?;
         let intended_untracked = if untracked {
             let added: Vec<&RepoPath> = entries
                 .iter()
                 .filter(|(_, a)| *a)
                 .map(|(f, _)| &f.path)
                 .collect();
-            let tracked = self.in_index(&added)?;
+            let gitlinks: HashSet<&RepoPath> = entries
+                .iter()
+                .filter(|(f, a)| *a && f.new_mode == Some(FileMode::Gitlink))
+                .map(|(f, _)| &f.path)
+                .collect();
+            let tracked = self.in_index_read(&added, &gitlinks)?;
             added
                 .iter()
                 .filter(|p| !tracked.contains(**p))

@@ -38,26 +38,15 @@ impl Repo {
         to: &TreeId,
         cap: u64,
     ) -> Result<Option<Vec<u8>>, GitError> {
+        // Read already by a new start's one diff (D-R86).
+        if let Some(patch) = self.take_frozen(from.as_str(), to.as_str(), cap) {
+            return Ok(patch);
+        }
         let empty = self.empty_tree()?;
-        // A throwaway bare repository that borrows this one's objects: the
-        // diff then reads none of this repository's configuration (local,
-        // worktree) nor its `info/attributes`.
-        let scratch = crate::scratch::Scratch::reserve(&std::env::temp_dir(), "probity-export-")?;
-        // Made outside an interrupted run's cleanup (registry::exclusive):
-        // made while it ran, the directory would outlive its owner lock.
-        scratch.create_dir(0o700)?;
-        let format = self.object_format()?;
-        self.git().run(
-            scratch.path(),
-            [
-                "init",
-                "-q",
-                "--bare",
-                "--template=",
-                &format!("--object-format={format}"),
-                ".",
-            ],
-        )?;
+        // A throwaway git directory that holds nothing (made without a
+        // process): the diff then reads none of this repository's
+        // configuration (local, worktree) nor its `info/attributes`.
+        let scratch = self.empty_git_dir()?;
         let objects = std::fs::canonicalize(self.common_dir().join("objects"))?;
         let mut args: Vec<OsString> = vec![format!("--attr-source={empty}").into()];
         for (k, v) in EXPORT_CONFIG {
@@ -177,7 +166,6 @@ impl ExportGit for Repo {
     }
 
     fn version(&self) -> Result<String, AdapterError> {
-        let out = self.run(["--version"])?;
-        Ok(String::from_utf8_lossy(&out).trim().to_string())
+        Ok(self.git_version_line()?)
     }
 }

@@ -12,8 +12,10 @@ pub mod delivery;
 pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
+mod index;
 pub mod notes;
 pub mod objects;
+mod onediff;
 pub mod port;
 pub mod repo;
 pub use probity_scratch::scratch;

@@ -305,7 +305,15 @@ pub(crate) struct Shared {
     pub(crate) object_format: Mutex<Option<String>>,
     /// `probity.keepTrees`, once read.
     pub(crate) keeps_trees: Mutex<Option<bool>>,
+    /// The frozen patch a start's one diff read ([`crate::onediff`]): by
+    /// (from tree, to tree, cap), `None` when it was over the cap.
+    frozen: Mutex<Option<FrozenPatch>>,
+    /// What `git --version` prints, once known.
+    version: Mutex<Option<String>>,
 }
+
+/// A frozen patch by (from tree, to tree, cap); `None`: over the cap.
+type FrozenPatch = ((String, String, u64), Option<Vec<u8>>);
 
 impl Shared {
     pub(crate) fn preload_head_tree(&self, tree: probity_core::review::ids::TreeId) {
@@ -492,6 +500,58 @@ impl Repo {
             memo.outputs.insert(key, Arc::clone(&out));
         }
         Ok(out)
+    }
+
+    /// Keeps what `git --version` prints, learnt from another run.
+    pub(crate) fn remember_version(&self, version: String) {
+        if let Ok(mut v) = self.shared().version.lock() {
+            *v = Some(version);
+        }
+    }
+
+    /// What `git --version` prints (trimmed): as learnt, else asked.
+    pub fn git_version_line(&self) -> Result<String, GitError> {
+        if let Ok(v) = self.shared().version.lock()
+            && let Some(v) = v.as_ref()
+        {
+            return Ok(v.clone());
+        }
+        let out = self.run(["--version"])?;
+        let v = String::from_utf8_lossy(&out).trim().to_string();
+        self.remember_version(v.clone());
+        Ok(v)
+    }
+
+    /// Keeps the raw diff of a pair read by another run (the same bytes
+    /// `diff-tree -r -z --raw --no-abbrev` prints for it).
+    pub(crate) fn remember_raw(&self, from: &str, to: &str, raw: Vec<u8>) {
+        if let Ok(mut memo) = self.shared().diffs.lock() {
+            memo.outputs.insert(
+                (DiffKind::Raw, from.to_string(), to.to_string()),
+                Arc::new(raw),
+            );
+        }
+    }
+
+    /// Keeps the frozen patch of a pair read with `cap` (`None`: over it)
+    /// for the [`Repo::frozen_diff`] of the same pair and cap.
+    pub(crate) fn remember_frozen(&self, from: &str, to: &str, cap: u64, patch: Option<Vec<u8>>) {
+        if let Ok(mut f) = self.shared().frozen.lock() {
+            *f = Some(((from.to_string(), to.to_string(), cap), patch));
+        }
+    }
+
+    /// The frozen patch kept for (from, to, cap), taken once: `Some(None)`
+    /// means it was over the cap.
+    pub(crate) fn take_frozen(&self, from: &str, to: &str, cap: u64) -> Option<Option<Vec<u8>>> {
+        let mut f = self.shared().frozen.lock().ok()?;
+        match f.take() {
+            Some((key, patch)) if key.0 == from && key.1 == to && key.2 == cap => Some(patch),
+            other => {
+                *f = other;
+                None
+            }
+        }
     }
 
     /// Announces tree pairs whose raw diff and numstat will be asked: both

@@ -265,3 +265,190 @@ fn an_edit_racing_the_index_write_is_still_observed() {
     let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
     assert_eq!(paths, vec![p("a.txt")]);
 }
+
+/// git's own candidate: `add -A` on a copy of the index, then
+/// `write-tree` (the reference every candidate tree must equal).
+fn git_candidate(f: &Fixture) -> String {
+    let copy = f.root().join(".git/reference-index");
+    let index = f.root().join(".git/index");
+    if index.exists() {
+        std::fs::copy(&index, &copy).unwrap();
+    }
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(f.root())
+            .env("GIT_INDEX_FILE", &copy)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    run(&["add", "-A"]);
+    let tree = String::from_utf8(run(&["write-tree"])).unwrap();
+    std::fs::remove_file(&copy).unwrap();
+    tree.trim().to_string()
+}
+
+/// Names under `objects/` that a run left (a quarantine, its lock).
+fn incoming_left(f: &Fixture) -> Vec<String> {
+    std::fs::read_dir(f.root().join(".git/objects"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("probity-incoming-"))
+        .collect()
+}
+
+#[test]
+fn a_new_starts_tree_is_gits_and_its_objects_are_kept_in_the_store() {
+    let f = base_fixture();
+    f.write("src/deep/er/x.rs", "fn x() {}\n").unwrap();
+    f.write("tool.sh", "echo\n").unwrap();
+    f.write("gone.txt", "bye\n").unwrap();
+    f.commit_all("more").unwrap();
+    // Modified, added in a new directory, removed, mode changed, a
+    // symlink, a staged new file changed again, ignored files.
+    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f.write("src/deep/new/y.rs", "fn y() {}\n").unwrap();
+    f.remove("gone.txt").unwrap();
+    let mut perms = std::fs::metadata(f.root().join("tool.sh"))
+        .unwrap()
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+    std::os::unix::fs::symlink("src/lib.rs", f.root().join("link")).unwrap();
+    f.write("staged.rs", "v1\n").unwrap();
+    f.git(&["add", "staged.rs"]).unwrap();
+    f.write("staged.rs", "v2\n").unwrap();
+    f.write("target/out.bin", "build").unwrap();
+    f.write("debug.log", "log").unwrap();
+
+    let expected = git_candidate(&f);
+    let repo = f.repo().unwrap();
+    let obs = repo.observe_candidate().unwrap();
+    assert_eq!(obs.candidate_tree.as_str(), expected);
+    assert_eq!(repo.trees().unwrap().candidate_tree.as_str(), expected);
+    // Every object of the candidate is in the repository's own store (out
+    // of the quarantine), and the quarantine is gone.
+    let listed = f.git(&["ls-tree", "-r", "-t", &expected]).unwrap();
+    let mut ids: Vec<String> = String::from_utf8(listed)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+        .collect();
+    ids.push(expected.clone());
+    for id in ids {
+        f.git(&["cat-file", "-e", &id]).unwrap();
+    }
+    assert!(incoming_left(&f).is_empty(), "{:?}", incoming_left(&f));
+    assert_eq!(
+        obs.intended_untracked,
+        vec![p("link"), p("src/deep/new/y.rs")]
+    );
+}
+
+#[test]
+fn a_refused_start_keeps_none_of_the_candidates_objects() {
+    let f = base_fixture();
+    f.write("data.txt", "small\n").unwrap();
+    f.commit_all("data").unwrap();
+    // A tracked file grown over the limit (sparse: no content written), and
+    // a small new file beside it.
+    std::fs::File::options()
+        .write(true)
+        .open(f.root().join("data.txt"))
+        .unwrap()
+        .set_len(probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES + 1)
+        .unwrap();
+    f.write("new.rs", "fn n() {}\n").unwrap();
+    let objects = f.git(&["count-objects", "-v"]).unwrap();
+    match f.repo().unwrap().observe_candidate() {
+        Err(probity_git::cmd::GitError::FileTooLarge { path, size, .. }) => {
+            assert_eq!(path, "data.txt");
+            assert_eq!(
+                size,
+                probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES + 1
+            );
+        }
+        other => panic!("file_too_large, not {other:?}"),
+    }
+    assert_eq!(f.git(&["count-objects", "-v"]).unwrap(), objects);
+    assert!(incoming_left(&f).is_empty(), "{:?}", incoming_left(&f));
+}
+
+#[test]
+fn added_paths_with_an_index_entry_of_any_kind_are_not_untracked() {
+    let f = base_fixture();
+    let blob = String::from_utf8(f.git(&["rev-parse", "HEAD:src/lib.rs"]).unwrap()).unwrap();
+    // Intent to add, a staged submodule pointer (its commit is not an
+    // object here), an unmerged new path (stages 2 and 3 only), a path
+    // with a space, and a truly untracked file.
+    f.write("ita.rs", "fn i() {}\n").unwrap();
+    f.git(&["add", "-N", "ita.rs"]).unwrap();
+    let sub = f.root().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    f.git_in(&sub, &["init", "-q"]).unwrap();
+    f.git_in(&sub, &["commit", "-q", "--allow-empty", "-m", "s"])
+        .unwrap();
+    f.git(&["add", "sub"]).unwrap();
+    let info = format!(
+        "100644 {b} 2\tboth.rs\n100644 {b} 3\tboth.rs\n",
+        b = blob.trim()
+    );
+    let out = std::process::Command::new("git")
+        .args(["update-index", "--index-info"])
+        .current_dir(f.root())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(info.as_bytes())?;
+            c.wait()
+        })
+        .unwrap();
+    assert!(out.success());
+    f.write("both.rs", "fn a() {}\n").unwrap();
+    f.write("with space.rs", "fn s() {}\n").unwrap();
+    f.git(&["add", "with space.rs"]).unwrap();
+    f.write("untracked.rs", "fn u() {}\n").unwrap();
+    let ls = String::from_utf8(f.git(&["ls-files", "-s"]).unwrap()).unwrap();
+    assert!(ls.contains(" 2\tboth.rs") && ls.contains("160000"), "{ls}");
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    assert_eq!(obs.intended_untracked, vec![p("untracked.rs")]);
+    let changed: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    for path in ["ita.rs", "sub", "both.rs", "with space.rs", "untracked.rs"] {
+        assert!(changed.contains(&p(path)), "{path}: {changed:?}");
+    }
+}
+
+#[test]
+fn objects_git_packs_while_adding_are_moved_into_the_store_too() {
+    let f = base_fixture();
+    // Over core.bigFileThreshold, `git add` streams a file into a pack of
+    // the quarantine instead of a loose object.
+    f.git(&["config", "core.bigFileThreshold", "1k"]).unwrap();
+    f.write("big.txt", "line of text\n".repeat(400)).unwrap();
+    f.write("small.rs", "fn s() {}\n").unwrap();
+    let obs = f.repo().unwrap().observe_candidate().unwrap();
+    // Moved in: a pack and its index in the store, the blob readable.
+    let packs: Vec<String> = std::fs::read_dir(f.root().join(".git/objects/pack"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(packs.iter().any(|p| p.ends_with(".pack")), "{packs:?}");
+    assert!(packs.iter().any(|p| p.ends_with(".idx")), "{packs:?}");
+    let tree = obs.candidate_tree.as_str();
+    let blob =
+        String::from_utf8(f.git(&["rev-parse", &format!("{tree}:big.txt")]).unwrap()).unwrap();
+    f.git(&["cat-file", "-e", blob.trim()]).unwrap();
+    assert!(incoming_left(&f).is_empty(), "{:?}", incoming_left(&f));
+    // git's own candidate is the same tree.
+    assert_eq!(tree, git_candidate(&f));
+    f.git(&["fsck", "--no-dangling"]).unwrap();
+}
