@@ -45,6 +45,10 @@ struct PushAnswer<'a> {
 /// hook's exit status is what refuses the push.
 pub const VERDICT_ENV: &str = "PROBITY_PUSH_VERDICT";
 
+/// The environment variable naming the remote as `probity push` was given
+/// it (`origin`), for the verdict's words: git hands the hook the URL.
+pub const VERDICT_REMOTE_ENV: &str = "PROBITY_PUSH_REMOTE";
+
 /// The largest verdict read back.
 const MAX_VERDICT_BYTES: u64 = 64 * 1024;
 
@@ -177,10 +181,13 @@ fn push_once(
     } else {
         None
     };
-    let env: Vec<(&str, &std::ffi::OsStr)> = verdict
+    let mut env: Vec<(&str, &std::ffi::OsStr)> = verdict
         .iter()
         .map(|f| (VERDICT_ENV, f.path().as_os_str()))
         .collect();
+    if verdict.is_some() {
+        env.push((VERDICT_REMOTE_ENV, std::ffi::OsStr::new(remote)));
+    }
     let outcome = ctx
         .repo
         .push_atomic(remote, all, progress, &env, &mut std::io::stderr())
@@ -221,6 +228,12 @@ struct Verdict {
 /// asked for its denial ([`VERDICT_ENV`]).
 pub fn verdict_requested() -> bool {
     std::env::var_os(VERDICT_ENV).is_some()
+}
+
+/// The remote a verdict names: as `probity push` was given it
+/// ([`VERDICT_REMOTE_ENV`]), else `hooked` (what git handed the hook).
+pub fn verdict_remote(hooked: &str) -> String {
+    std::env::var(VERDICT_REMOTE_ENV).unwrap_or_else(|_| hooked.to_string())
 }
 
 /// Writes `denial` (a `push_denied`) for the `probity push` whose managed

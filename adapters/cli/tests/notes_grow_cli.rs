@@ -71,27 +71,13 @@ impl Setup {
 
     /// The raw note of `commit` in `cwd`'s refs/notes/probity.
     fn note(&self, cwd: &Path, commit: &str) -> Option<Vec<u8>> {
-        self.f
-            .git_in(cwd, &["notes", "--ref=probity", "show", commit])
-            .ok()
+        support::transport::note(&self.f, cwd, commit)
     }
 
     /// Replaces a commit's note with `bytes`, as anyone with git can: a new
     /// notes commit on top of the current one (a fast-forward).
     fn set_note(&self, commit: &str, bytes: &[u8]) {
-        let p = self.inputs.path().join("note.txt");
-        std::fs::write(&p, bytes).unwrap();
-        self.f
-            .git(&[
-                "notes",
-                "--ref=probity",
-                "add",
-                "-f",
-                "-F",
-                p.to_str().unwrap(),
-                commit,
-            ])
-            .unwrap();
+        support::transport::set_note(&self.f, self.f.root(), commit, bytes, self.inputs.path());
     }
 }
 

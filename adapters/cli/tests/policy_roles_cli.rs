@@ -130,7 +130,7 @@ fn the_local_pre_push_gate_applies_the_remotes_policy_before_anything_is_pushed(
     assert!(
         said(&p).contains("repository policy of origin denies"),
         "{}",
-        p.stderr
+        said(&p)
     );
     assert!(!said(&p).contains("remote:"), "{}", said(&p));
     // Once the maintainer signed, the hook lets the same push through.

@@ -69,6 +69,10 @@ fn a_reviewed_push_with_the_managed_hook_makes_one_connection() {
     assert_eq!(connections(&log), vec!["receive"]);
 }
 
+/// A denial names the remote as the user did (`origin`, not the URL git
+/// hands the hook), and is judged inside the one push: the only other
+/// connection is the denial path's `ls-remote`, which tells a stale
+/// clone to fetch first, as the dry-run path does.
 #[test]
 fn an_unreviewed_push_with_the_managed_hook_is_denied_with_the_gates_reason() {
     let (f, _dir, server) = hooked_clone();
@@ -85,8 +89,9 @@ fn an_unreviewed_push_with_the_managed_hook_is_denied_with_the_gates_reason() {
     assert!(message.contains("nothing was pushed"), "{}", p.stdout);
     let next = p.json["error"]["next_action"].as_str().unwrap_or_default();
     assert!(next.contains("probity start"), "{}", p.stdout);
+    assert!(!message.contains(server.to_str().unwrap()), "{}", p.stdout);
     assert_eq!(rev(&f, &server, "main"), before);
-    assert_eq!(connections(&log), vec!["receive"]);
+    assert_eq!(connections(&log), vec!["receive", "upload"]);
 }
 
 /// A teammate published notes meanwhile: the first push is refused for the

@@ -743,13 +743,15 @@ fn validate_pre_push(
         {
             // Inside `probity push`: the same typed denial it gives.
             if crate::push_cmd::verdict_requested() {
-                crate::push_cmd::write_verdict(&crate::push_cmd::policy_denied(remote, &den));
+                let named = crate::push_cmd::verdict_remote(remote);
+                crate::push_cmd::write_verdict(&crate::push_cmd::policy_denied(&named, &den));
             }
             return pre_receive::denial_answer(out, "pre-push", &den);
         }
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
         if d.decision() == Decision::Deny && crate::push_cmd::verdict_requested() {
-            crate::push_cmd::write_verdict(&crate::push_cmd::gate_denied(&ctx.repo, remote, &d));
+            let named = crate::push_cmd::verdict_remote(remote);
+            crate::push_cmd::write_verdict(&crate::push_cmd::gate_denied(&ctx.repo, &named, &d));
         }
     }
     let answer = PrePushAnswer {
