@@ -1,7 +1,8 @@
 //! The "git" invariant of docs/ARCHITECTURE.md, as a lint over the shipped
 //! source of this crate (`src/`): a program is started only by the runners
-//! (`cmd.rs` for git, `sign.rs` for `ssh-keygen` and for the `kill` that
-//! ends its process group), each runner's program is fixed (a literal, or
+//! (`cmd.rs` for git, `sign.rs` for `ssh-keygen`; a timed-out
+//! `ssh-keygen`'s group is ended by kill(2) in probity-scratch, no
+//! program), each runner's program is fixed (a literal, or
 //! the runner's executable, whose default is a literal and which only the
 //! operator's `PROBITY_GIT` / `PROBITY_SSH_KEYGEN` overrides), no program
 //! is a shell (`sh`, `bash`, ..., nor `env`) and no `-c` but git's
@@ -20,14 +21,9 @@ use std::path::{Path, PathBuf};
 
 /// Where a program may be started, and which: `(file under src/, the
 /// program expression as tokens, what it runs)`.
-const PROGRAMS: [(&str, &str, &str); 3] = [
+const PROGRAMS: [(&str, &str, &str); 2] = [
     ("cmd.rs", "&self.exe", "git (`GitCli::exe`)"),
     ("sign.rs", "&self.exe", "ssh-keygen (`SshKeygen::exe`)"),
-    (
-        "sign.rs",
-        "\"kill\"",
-        "kill, for ssh-keygen's process group",
-    ),
 ];
 
 /// A runner's executable defaults to a literal program: `(file, tokens)`.
