@@ -173,3 +173,14 @@ for bin in "${BINS[@]}"; do
   push_to "hooked-new"; c2=$(counts "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
   report "probity push, 1 commit ($(tag "$bin"))" "ppush$(tag "$bin")" "gpush" "$c1" "$c2"
 done
+# The same with Probity's managed hooks installed in the clone (D-R79): the
+# hook judges inside the one push; the peer is the same plain push.
+"$P" --cwd "$R/w" hooks install >/dev/null
+for _ in $(seq 1 "$ROUNDS"); do
+  ppush "$P"; time_it "hpush" "$R/w" "$P" push origin HEAD:main
+  push_to "hooked-new"; time_it "gpush2" "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+done
+ppush "$P"; c1=$(counts "$R/w" "$P" push origin HEAD:main)
+push_to "hooked-new"; c2=$(counts "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
+report "probity push, 1 commit, managed hook" "hpush" "gpush2" "$c1" "$c2"
+"$P" --cwd "$R/w" hooks uninstall >/dev/null
