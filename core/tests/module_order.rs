@@ -1,4 +1,5 @@
-//! The review modules form layers (docs/ARCHITECTURE.md, "Module order"):
+//! The review modules, and core's top-level modules, form layers
+//! (docs/ARCHITECTURE.md, "Module order"):
 //! a module uses only modules below it, so no cycle can close. A use of a
 //! module above is a back-edge and fails here, naming the line. Test code
 //! (items attributed `#[cfg(test)]`, `*_tests.rs`, `tests.rs`) may use
@@ -12,9 +13,11 @@ use std::path::Path;
 mod shipped;
 
 /// Bottom first, as docs/ARCHITECTURE.md's "Module order" lists them (the
-/// backticked names of that section's list): each module may use only the
-/// ones before it. Read from the document, so the two cannot drift.
-fn order() -> Vec<String> {
+/// backticked names of that section's lists, joined by ` · `): the first
+/// list is `core/src/review`'s modules, the second core's top-level ones.
+/// Each module may use only the ones before it in its list. Read from the
+/// document, so the two cannot drift.
+fn order(list: usize) -> Vec<String> {
     let doc = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ARCHITECTURE.md"),
     )
@@ -26,21 +29,24 @@ fn order() -> Vec<String> {
         .expect("docs/ARCHITECTURE.md has a Module order section");
     let list = section
         .split("\n\n")
-        .find(|p| p.contains(" · "))
+        .filter(|p| p.contains(" · "))
+        .nth(list)
         .expect("the section lists the modules joined by ' · '");
+    // The names after the paragraph's colon, if it has a lead-in.
+    let list = list.rsplit_once("):\n").map_or(list, |(_, l)| l);
     list.split('·')
         .map(|m| m.trim().trim_matches('`').to_string())
         .collect()
 }
 
-/// Every review module `code` names, with its line: a path
-/// `crate::review::m…`, each top-level name of a group
-/// `crate::review::{a::X, b}`, and the same through `super::` from a file
-/// `depth` levels below `review/` (where `super::` repeated `depth` times
-/// is `crate::review::`).
-fn uses(code: &str, depth: usize) -> Vec<(usize, String)> {
+/// Every module under `prefix` (`crate::review::`, or `crate::`) that
+/// `code` names, with its line: a path `<prefix>m…`, each top-level name of
+/// a group `<prefix>{a::X, b}`, and the same through `super::` from a file
+/// `depth` levels below the modules' directory (where `super::` repeated
+/// `depth` times is `prefix`).
+fn uses(code: &str, prefix: &str, depth: usize) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    for prefix in ["crate::review::".to_string(), "super::".repeat(depth)] {
+    for prefix in [prefix.to_string(), "super::".repeat(depth)] {
         let mut from = 0;
         while let Some(i) = code[from..].find(&prefix) {
             let at = from + i;
@@ -110,9 +116,9 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The module a file belongs to: the first component under `review/`.
-fn module_of(review: &Path, file: &Path) -> String {
-    let rel = file.strip_prefix(review).unwrap();
+/// The module a file belongs to: the first component under `root`.
+fn module_of(root: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(root).unwrap();
     let first = rel
         .components()
         .next()
@@ -122,13 +128,12 @@ fn module_of(review: &Path, file: &Path) -> String {
     first.trim_end_matches(".rs").to_string()
 }
 
-#[test]
-fn review_modules_use_only_the_layers_below_them() {
-    let review = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review");
+/// The back-edges of the modules under `root` (their uses through
+/// `prefix`) against `order`, and how many uses were checked. `skip`: the
+/// files that are the parent itself (`mod.rs`, `lib.rs`).
+fn back_edges(root: &Path, prefix: &str, order: &[String], skip: &str) -> (Vec<String>, usize) {
     let mut all = Vec::new();
-    files(&review, &mut all);
-    let order = order();
-    assert!(order.len() > 20, "the Module order list: {order:?}");
+    files(root, &mut all);
     let mut checked = 0;
     let mut back_edges = Vec::new();
     for file in &all {
@@ -136,8 +141,8 @@ fn review_modules_use_only_the_layers_below_them() {
         if name.ends_with("_tests.rs") || name == "tests.rs" {
             continue;
         }
-        let module = module_of(&review, file);
-        if module == "mod" {
+        let module = module_of(root, file);
+        if module == skip {
             continue;
         }
         let rank = order
@@ -148,9 +153,9 @@ fn review_modules_use_only_the_layers_below_them() {
         // Comments, literals and `#[cfg(test)]` items are not uses; the
         // code after a test item still is.
         let code = shipped::shipped_code(&text);
-        let rel = file.strip_prefix(&review).unwrap();
+        let rel = file.strip_prefix(root).unwrap();
         let depth = rel.components().count() - usize::from(name == "mod.rs");
-        for (line, used) in uses(&code, depth) {
+        for (line, used) in uses(&code, prefix, depth) {
             if used == module {
                 continue;
             }
@@ -162,6 +167,15 @@ fn review_modules_use_only_the_layers_below_them() {
             }
         }
     }
+    (back_edges, checked)
+}
+
+#[test]
+fn review_modules_use_only_the_layers_below_them() {
+    let review = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review");
+    let order = order(0);
+    assert!(order.len() > 20, "the Module order list: {order:?}");
+    let (back_edges, checked) = back_edges(&review, "crate::review::", &order, "mod");
     assert!(
         checked > 100,
         "found only {checked} uses: the scan is broken"
@@ -169,6 +183,25 @@ fn review_modules_use_only_the_layers_below_them() {
     assert!(
         back_edges.is_empty(),
         "back-edges in the review module order:\n{}",
+        back_edges.join("\n")
+    );
+}
+
+/// Core's top-level modules form layers too (issue 25 §1): `calendar` and
+/// `digest` at the bottom, `review` and the test-only `conformance` on top.
+#[test]
+fn core_modules_use_only_the_layers_below_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let order = order(1);
+    assert!(order.len() >= 8, "the core module list: {order:?}");
+    let (back_edges, checked) = back_edges(&src, "crate::", &order, "lib");
+    assert!(
+        checked > 50,
+        "found only {checked} uses: the scan is broken"
+    );
+    assert!(
+        back_edges.is_empty(),
+        "back-edges in core's module order:\n{}",
         back_edges.join("\n")
     );
 }
