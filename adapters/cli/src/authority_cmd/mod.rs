@@ -887,6 +887,7 @@ mod list;
 mod policy;
 mod policy_gate;
 mod pre_receive;
+pub mod push_verdict;
 mod show;
 mod start;
 mod status;

@@ -742,16 +742,20 @@ fn validate_pre_push(
             pre_receive::local_policy_denial(&ctx.repo, &ctx.store, remote, updates, &d)?
         {
             // Inside `probity push`: the same typed denial it gives.
-            if crate::push_cmd::verdict_requested() {
-                let named = crate::push_cmd::verdict_remote(remote);
-                crate::push_cmd::write_verdict(&crate::push_cmd::policy_denied(&named, &den));
+            if super::push_verdict::verdict_requested() {
+                let named = super::push_verdict::verdict_remote(remote);
+                super::push_verdict::write_verdict(&super::push_verdict::policy_denied(
+                    &named, &den,
+                ));
             }
             return pre_receive::denial_answer(out, "pre-push", &den);
         }
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
-        if d.decision() == Decision::Deny && crate::push_cmd::verdict_requested() {
-            let named = crate::push_cmd::verdict_remote(remote);
-            crate::push_cmd::write_verdict(&crate::push_cmd::gate_denied(&ctx.repo, &named, &d));
+        if d.decision() == Decision::Deny && super::push_verdict::verdict_requested() {
+            let named = super::push_verdict::verdict_remote(remote);
+            super::push_verdict::write_verdict(&super::push_verdict::gate_denied(
+                &ctx.repo, &named, &d,
+            ));
         }
     }
     let answer = PrePushAnswer {
