@@ -55,7 +55,7 @@ pub struct HookSelection {
     /// Install the server-side pre-receive hook of a bare repository
     /// instead (`probity validate --gate pre-receive`).
     #[arg(long, conflicts_with = "hook")]
-    server: bool,
+    pub server: bool,
 }
 
 /// A managed hook as `--hook` names it.
@@ -201,16 +201,9 @@ fn load(kind: HookKind, hooks_dir: &Path, state_dir: &Path) -> Result<Slot, CliE
     })
 }
 
+/// `hooks install | uninstall` of the client hooks (`--server` is
+/// `server_hook_cmd`'s, dispatched before this).
 pub fn run(global: &GlobalArgs, out: Output, cmd: &HooksCommand) -> Result<ExitCode, CliError> {
-    match cmd {
-        HooksCommand::Install(s) if s.server => {
-            return crate::bundle_cmd::install_server(global, out);
-        }
-        HooksCommand::Uninstall(s) if s.server => {
-            return crate::bundle_cmd::uninstall_server(global, out);
-        }
-        _ => {}
-    }
     let ctx = open(global)?;
     let (hooks_dir, state_dir) = dirs(&ctx)?;
     let selection = match cmd {

@@ -29,6 +29,7 @@ mod recovery_cmd;
 mod report_cmd;
 mod review_cmd;
 mod scripted_model;
+mod server_hook_cmd;
 mod shell_cmd;
 mod snapshot_cmd;
 
@@ -292,6 +293,12 @@ fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
         Command::Policy(c) => authority_cmd::policy(&cli.global, out, c),
         Command::Lens(c) => authority_cmd::lens(&cli.global, out, c),
         Command::Init(a) => init_cmd::init(&cli.global, out, a),
+        Command::Hooks(hooks_cmd::HooksCommand::Install(s)) if s.server => {
+            server_hook_cmd::install_server(&cli.global, out)
+        }
+        Command::Hooks(hooks_cmd::HooksCommand::Uninstall(s)) if s.server => {
+            server_hook_cmd::uninstall_server(&cli.global, out)
+        }
         Command::Hooks(c) => hooks_cmd::run(&cli.global, out, c),
         Command::Bundle(c) => bundle_cmd::bundle(&cli.global, out, c),
         Command::Publish(a) => bundle_cmd::publish(&cli.global, out, a),

@@ -1,0 +1,216 @@
+//! `probity hooks install --server` and `hooks uninstall --server`: the
+//! managed `pre-receive` hook of a bare repository (the server-side gate),
+//! the binary it records checked for who runs git there.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use probity_core::review::server::{SERVER_MARKER, pre_receive_script};
+use probity_git::Repo;
+
+use crate::GlobalArgs;
+use crate::bundle_cmd::repo_error;
+use crate::hooks_cmd::{HookAction, HooksAnswer};
+use crate::output::{CliError, ErrorKind, Output};
+
+/// `probity hooks install --server`: writes the managed `pre-receive` hook
+/// of a bare repository. A `pre-receive` hook that is not Probity's is
+/// never overwritten (`hook_exists`); re-installing Probity's is
+/// idempotent.
+pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
+    let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
+    let git = crate::authority_cmd::git_cli();
+    let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
+    let hooks_dir = repo.hooks_dir().map_err(repo_error)?;
+    let exe = std::env::current_exe().map_err(|e| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            e.to_string(),
+            "run probity from an installed path",
+        )
+    })?;
+    let recorded = hook_binary(&exe, repo.common_dir())?;
+    // Said when the hook names another binary than the one running.
+    let note = (recorded != exe).then(|| {
+        format!(
+            "the hook runs {}: {} cannot be executed by who runs git for this repository",
+            recorded.display(),
+            exe.display()
+        )
+    });
+    let exe = recorded;
+    let script = pre_receive_script(&exe.to_string_lossy());
+    let path = hooks_dir.join("pre-receive");
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            format!("{}: {e}", path.display()),
+            "check permissions on the hooks directory",
+        )
+    };
+    let action = match std::fs::read(&path) {
+        Ok(current) if current == script.as_bytes() => "unchanged",
+        Ok(current) if !String::from_utf8_lossy(&current).contains(SERVER_MARKER) => {
+            return Err(CliError::new(
+                ErrorKind::Conflict,
+                "hook_exists",
+                format!("{} exists and is not Probity's", path.display()),
+                "merge it by hand: call `probity validate --gate pre-receive` from it with the same stdin, or move it away and install again",
+            ));
+        }
+        Ok(_) => "updated",
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "installed",
+        Err(e) => return Err(io(e)),
+    };
+    if action != "unchanged" {
+        // Executable from the moment it appears: a hook git finds without
+        // its mode would be skipped, and a push would pass ungated.
+        crate::hooks_cmd::write_executable(&path, script.as_bytes())?;
+    }
+    let answer = HooksAnswer {
+        hooks: vec![HookAction {
+            hook: "pre-receive",
+            path: Some(&path),
+            action,
+            message: note.clone(),
+        }],
+    };
+    out.answer(&answer, || {
+        let mut t = format!("pre-receive: {action} ({})\n", path.display());
+        if let Some(n) = &note {
+            t.push_str(&format!("  {n}\n"));
+        }
+        t
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The probity the server hook will run: this binary when everyone who
+/// runs git for the repository ([`hook_runners`], told from the
+/// repository directory's owner and mode) may execute it, else the first
+/// `probity` on `PATH` they may; with neither, `hook_binary_unusable`,
+/// nothing written. A hook naming a binary its runner cannot execute would
+/// refuse every push with "Permission denied" after an install that said
+/// it succeeded (root's copy under `/root`, say).
+///
+/// [`hook_runners`]: probity_core::review::server::hook_runners
+#[cfg(unix)]
+fn hook_binary(exe: &Path, repo_dir: &Path) -> Result<PathBuf, CliError> {
+    use probity_core::review::server::{HookRunner, PathEntry, hook_runners, may_run};
+    use std::os::unix::fs::MetadataExt;
+    let entry = |p: &Path| {
+        std::fs::metadata(p).ok().map(|m| PathEntry {
+            uid: m.uid(),
+            gid: m.gid(),
+            mode: m.mode() & 0o7777,
+        })
+    };
+    let Some(repo) = entry(repo_dir) else {
+        // Unreadable here: the install itself fails on it, with its reason.
+        return Ok(exe.to_path_buf());
+    };
+    let runners = hook_runners(&repo);
+    // Every directory from the root down, then the file itself.
+    let usable = |p: &Path| -> bool {
+        let Ok(real) = std::fs::canonicalize(p) else {
+            return false;
+        };
+        let mut chain: Vec<PathEntry> = Vec::new();
+        for a in real.ancestors().collect::<Vec<_>>().into_iter().rev() {
+            match entry(a) {
+                Some(e) => chain.push(e),
+                None => return false,
+            }
+        }
+        real.is_file() && runners.iter().all(|r: &HookRunner| may_run(&chain, r))
+    };
+    if usable(exe) {
+        return Ok(exe.to_path_buf());
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join("probity"))
+        .find(|c| c.is_file());
+    if let Some(candidate) = on_path
+        && usable(&candidate)
+    {
+        return Ok(candidate);
+    }
+    let who = if runners.len() > 1 {
+        format!(
+            "the repository's owner (uid {}) and its group (gid {})",
+            repo.uid, repo.gid
+        )
+    } else {
+        format!("the repository's owner (uid {})", repo.uid)
+    };
+    Err(CliError::new(
+        ErrorKind::Conflict,
+        "hook_binary_unusable",
+        format!(
+            "{} cannot be executed by {who}, who runs the hook (a directory on its path or the file itself does not let them), and no probity on PATH they can execute was found; nothing was written",
+            exe.display()
+        ),
+        "install probity where the repository's users can execute it (e.g. /usr/local/bin/probity, mode 0755) and put it on PATH, then run `probity hooks install --server` again",
+    ))
+}
+
+#[cfg(not(unix))]
+fn hook_binary(exe: &Path, _repo_dir: &Path) -> Result<PathBuf, CliError> {
+    Ok(exe.to_path_buf())
+}
+
+/// `probity hooks uninstall --server`: removes the bare repository's
+/// pre-receive hook only when it is exactly the script `install --server`
+/// wrote; an edited one is kept (`preserved_user_edits`), another's is
+/// never touched (`not_ours`).
+pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
+    use probity_core::review::server::{ServerHookOwner, server_hook_owner};
+    let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
+    let git = crate::authority_cmd::git_cli();
+    let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
+    let path = repo.hooks_dir().map_err(repo_error)?.join("pre-receive");
+    let io = |e: std::io::Error| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            format!("{}: {e}", path.display()),
+            "check permissions on the hooks directory",
+        )
+    };
+    let (action, message) = match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            ("nothing", "no pre-receive hook: nothing to do".to_string())
+        }
+        Err(e) => return Err(io(e)),
+        Ok(current) => match server_hook_owner(&current) {
+            ServerHookOwner::Probity => {
+                std::fs::remove_file(&path).map_err(io)?;
+                ("removed", "removed the managed pre-receive hook".to_string())
+            }
+            ServerHookOwner::EditedByUser => (
+                "preserved_user_edits",
+                "the hook was edited after install, so it is left as it is: remove it by hand if the gate should go".to_string(),
+            ),
+            ServerHookOwner::Foreign => (
+                "not_ours",
+                "the pre-receive hook is not Probity's: left as it is".to_string(),
+            ),
+        },
+    };
+    let answer = HooksAnswer {
+        hooks: vec![HookAction {
+            hook: "pre-receive",
+            path: Some(&path),
+            action,
+            message: Some(message.clone()),
+        }],
+    };
+    out.answer(&answer, || format!("pre-receive: {message}\n"));
+    Ok(ExitCode::SUCCESS)
+}
