@@ -59,11 +59,15 @@ pub struct RawGrep {
 /// more of a file than `read` would return.
 pub const GREP_MAX_FILE_BYTES: u64 = READ_MAX_FILE_BYTES;
 
+/// At most this many bytes of one matching line are shown by the shaper
+/// (`shape` re-exports it; it is defined here, below the shaper, so the
+/// subjects' bound can be derived from it without a cycle).
+pub const GREP_MAX_LINE_BYTES: usize = 400;
+
 /// At most this many leading bytes of one matching line are kept by a
-/// subject (the shaper shows at most
-/// [`GREP_MAX_LINE_BYTES`](crate::snapshot_tools::shape::GREP_MAX_LINE_BYTES)
-/// of them): a one-line file of any size costs a bounded amount of memory.
-pub const GREP_KEEP_LINE_BYTES: usize = 4 * crate::snapshot_tools::shape::GREP_MAX_LINE_BYTES;
+/// subject (the shaper shows at most [`GREP_MAX_LINE_BYTES`] of them): a
+/// one-line file of any size costs a bounded amount of memory.
+pub const GREP_KEEP_LINE_BYTES: usize = 4 * GREP_MAX_LINE_BYTES;
 
 /// The kept part of a matching line: at most [`GREP_KEEP_LINE_BYTES`],
 /// cut before a UTF-8 continuation byte so a cut never invents a decoding

@@ -9,8 +9,9 @@ use super::raw::{EntryKind, GrepHit, ListEntry};
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// At most this many matches are returned by one `grep` (a global cap).
 pub const GREP_MAX_MATCHES: usize = 200;
-/// A matched line longer than this is cut in a `grep` row.
-pub const GREP_MAX_LINE_BYTES: usize = 400;
+/// A matched line longer than this is cut in a `grep` row (defined in
+/// `raw`, the layer below).
+pub use super::raw::GREP_MAX_LINE_BYTES;
 /// At most this many paths are returned by one `list`.
 pub const LIST_MAX_PATHS: usize = 2000;
 
