@@ -468,6 +468,6 @@ pub fn run(
     if let Some((tmp, p)) = staged {
         persist_new(tmp, p)?;
     }
-    crate::context_cmd::assembled_answer(out, &dir, &assembly);
+    crate::context_shared::assembled_answer(out, &dir, &assembly);
     Ok(ExitCode::SUCCESS)
 }

@@ -27,7 +27,7 @@ use probity_store::context_dir;
 use serde_json::json;
 
 use crate::GlobalArgs;
-use crate::context_cmd::{assemble_input, dir_error, resolve};
+use crate::context_shared::{assemble_input, dir_error, resolve};
 use crate::output::{CliError, ErrorKind, Output};
 
 #[derive(Debug, Args)]

@@ -16,6 +16,7 @@ mod context_cmd;
 mod context_fetch;
 mod context_run;
 mod context_sandbox;
+mod context_shared;
 mod demo;
 mod export_cmd;
 mod hooks_cmd;
