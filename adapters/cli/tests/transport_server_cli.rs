@@ -8,34 +8,19 @@ mod support;
 
 use std::path::Path;
 
-use serde_json::Value;
 use support::transport::*;
 use support::*;
 
 #[test]
 fn malformed_hook_input_is_a_typed_error() {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
     let s = Setup::new();
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .args(["--json", "--cwd"])
-        .arg(&s.server)
-        .args(["validate", "--gate", "pre-receive"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"not three fields\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert_eq!(v["error"]["code"], "bad_receive_input");
+    let r = probity_stdin(
+        &s.server,
+        &["validate", "--gate", "pre-receive"],
+        b"not three fields\n",
+    );
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.json["error"]["code"], "bad_receive_input");
 }
 
 /// Regression (issue 12): pre-receive input over its 4 MiB bound
@@ -43,29 +28,16 @@ fn malformed_hook_input_is_a_typed_error() {
 /// input and every other bounded input are (it was `bad_receive_input`).
 #[test]
 fn oversized_pre_receive_input_is_input_too_large() {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
     let s = Setup::new();
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .args(["--json", "--cwd"])
-        .arg(&s.server)
-        .args(["validate", "--gate", "pre-receive"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let line = format!("{} {} refs/heads/a\n", "1".repeat(40), "0".repeat(40));
     let flood = line.repeat(probity_core::review::server::MAX_RECEIVE_BYTES / line.len() + 1);
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(flood.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(3), "{v}");
-    assert_eq!(v["error"]["code"], "input_too_large", "{v}");
+    let r = probity_stdin(
+        &s.server,
+        &["validate", "--gate", "pre-receive"],
+        flood.as_bytes(),
+    );
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.json["error"]["code"], "input_too_large", "{}", r.stdout);
 }
 
 #[test]
