@@ -113,7 +113,7 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         }
     }
     if !outcome.ok {
-        let failure = push_failure(&remote, &pushed, &outcome.stderr);
+        let failure = push_failure(&remote, &pushed, &outcome);
         return Err(outcome.verdict.unwrap_or(failure));
     }
     let answer = PushAnswer {
@@ -276,7 +276,8 @@ fn gate_push(
 /// named with what to do; anything else (a local hook's refusal, the
 /// server gate's, a non-fast-forward) is what git printed, shown above as
 /// it arrived and repeated here from its last line.
-fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
+fn push_failure(remote: &str, pushed: &str, outcome: &probity_git::notes::PushOutcome) -> CliError {
+    let stderr = outcome.stderr.as_str();
     if stderr.contains("does not support --atomic") {
         return CliError::new(
             ErrorKind::Repository,
@@ -289,15 +290,27 @@ fn push_failure(remote: &str, pushed: &str, stderr: &str) -> CliError {
             ),
         );
     }
+    // git's report per ref (`--porcelain`, on stdout): why each was refused.
+    let refused: Vec<String> = outcome
+        .updates
+        .iter()
+        .filter(|u| u.flag == '!')
+        .map(|u| format!("{} {}", u.to, u.summary))
+        .collect();
     let last = stderr
         .lines()
         .map(str::trim)
         .rfind(|l| !l.is_empty())
         .unwrap_or("git printed nothing");
+    let why = if refused.is_empty() {
+        last.to_string()
+    } else {
+        format!("{}; {last}", refused.join("; "))
+    };
     CliError::new(
         ErrorKind::Conflict,
         "push_rejected",
-        format!("git push --atomic {remote} {pushed} was rejected (git's output is above): {last}"),
+        format!("git push --atomic {remote} {pushed} was rejected (git's output is above): {why}"),
         "read the reason above (a local hook, the remote's gate, or git): review and publish the commit it names, or fetch and merge, then `probity push` again",
     )
 }

@@ -927,6 +927,12 @@ fn an_unsigned_review_on_a_signing_server_is_signature_missing() {
     let said = format!("{}{}", p.stdout, p.stderr);
     assert!(said.contains("signature_missing"), "{said}");
     assert!(!said.contains("receipt_unrelated"), "{said}");
+    // The answer names what the server refused (git's porcelain report).
+    let message = p.json["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("refs/heads/main [remote rejected]"),
+        "{message}"
+    );
     let sign = format!("probity attest --lineage {l2} --sign");
     assert!(said.contains(&sign), "{said}");
     let a = probity_home(
