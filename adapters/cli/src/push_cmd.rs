@@ -159,20 +159,23 @@ fn push_once(
     use std::io::IsTerminal;
     let progress = std::io::stderr().is_terminal();
     let verdict = if hooked {
-        Some(tempfile::NamedTempFile::new().map_err(|e| {
+        let file = tempfile::NamedTempFile::new().map_err(|e| {
             CliError::new(
                 ErrorKind::Io,
                 "push_failed",
                 format!("a temporary file for the pre-push verdict could not be made: {e}"),
                 "check $TMPDIR (free space, permissions), then `probity push` again; nothing was pushed",
             )
-        })?)
+        })?;
+        // An interrupted push removes it too (its drop does otherwise).
+        let registered = probity_scratch::registry::artifact(file.path());
+        Some((file, registered))
     } else {
         None
     };
     let mut env: Vec<(&str, &std::ffi::OsStr)> = verdict
         .iter()
-        .map(|f| (VERDICT_ENV, f.path().as_os_str()))
+        .map(|(f, _)| (VERDICT_ENV, f.path().as_os_str()))
         .collect();
     if verdict.is_some() {
         env.push((VERDICT_REMOTE_ENV, std::ffi::OsStr::new(remote)));
@@ -181,7 +184,7 @@ fn push_once(
         .repo
         .push_atomic(remote, all, progress, &env, &mut std::io::stderr())
         .map_err(repo_error)?;
-    let verdict = verdict.and_then(|f| read_verdict(f.path()));
+    let verdict = verdict.and_then(|(f, _registered)| read_verdict(f.path()));
     Ok(Pushed { outcome, verdict })
 }
 
