@@ -568,3 +568,25 @@ fn a_check_the_lineage_refuses_leaves_its_kept_output_as_it_was() {
     assert_eq!(r.json["error"]["code"], "different_retry", "{}", r.stdout);
     assert_eq!(store_snapshot(&f), before);
 }
+
+/// A kept check output over its bound (written by hand: Probity keeps at
+/// most 64 KiB of output) is a diagnostic, not authority: the next check
+/// replaces it instead of being refused with advice no one can follow.
+#[test]
+fn a_malformed_kept_output_is_replaced_by_the_next_check() {
+    let f = parser_base();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = lineage_of(&st);
+    let kept = f
+        .root()
+        .join(".git/probity/reviews/v1")
+        .join(&lineage)
+        .join("check-output");
+    std::fs::write(&kept, vec![b'x'; 200 * 1024]).unwrap();
+    let check = ["--evidence-cmd", "--", "sh", "-c", "echo checked"];
+    approve_started_with(f.root(), inputs.path(), &st.json, &check);
+    assert!(std::fs::read(&kept).unwrap().ends_with(b"checked\n"));
+}

@@ -58,14 +58,8 @@ impl FileStore {
         taken: bool,
     ) -> Result<(), StoreError> {
         let path = self.pending_evidence_path(lineage);
-        let pending: Vec<CommandEvidenceDocument> = read_list(
-            &path,
-            probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES + 4096,
-        )?;
-        if pending.is_empty() {
-            return Ok(());
-        }
-        if taken {
+        let pending = self.pending_evidence(lineage)?;
+        if taken && !pending.is_empty() {
             let kept = read_list(&self.evidence_path(lineage), MAX_EVIDENCE_FILE_BYTES)?;
             add_to_list(
                 &self.evidence_path(lineage),
@@ -76,6 +70,24 @@ impl FileStore {
             )?;
         }
         remove_durably(&path)
+    }
+
+    /// The pending document, if any. One that does not read back (a file
+    /// written by hand: Probity writes it atomically) is no document: it is
+    /// inert, so it never blocks an export, and settling removes it.
+    fn pending_evidence(
+        &self,
+        lineage: &LineageId,
+    ) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
+        let path = self.pending_evidence_path(lineage);
+        match read_list(
+            &path,
+            probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES + 4096,
+        ) {
+            Ok(docs) => Ok(docs),
+            Err(StoreError::Malformed { .. }) => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
     }
 
     fn attestations_path(&self, lineage: &LineageId) -> PathBuf {
@@ -130,10 +142,7 @@ impl AttestationStore for FileStore {
     fn evidence(&self, lineage: &LineageId) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
         let mut docs: Vec<CommandEvidenceDocument> =
             read_list(&self.evidence_path(lineage), MAX_EVIDENCE_FILE_BYTES)?;
-        docs.extend(read_list::<CommandEvidenceDocument>(
-            &self.pending_evidence_path(lineage),
-            probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES + 4096,
-        )?);
+        docs.extend(self.pending_evidence(lineage)?);
         Ok(docs)
     }
 }
@@ -270,6 +279,13 @@ mod tests {
         assert_eq!(names, vec![std::ffi::OsString::from(format!("{l}.json"))]);
         // Settling with nothing pending changes nothing.
         store.settle_pending_evidence(&l, true).unwrap();
+        assert_eq!(store.evidence(&l).unwrap(), both);
+        // A pending file that is no document blocks nothing, and goes.
+        let pending = dir.join(format!("{l}.pending.json"));
+        std::fs::write(&pending, b"not json").unwrap();
+        assert_eq!(store.evidence(&l).unwrap(), both);
+        store.settle_pending_evidence(&l, true).unwrap();
+        assert!(!pending.exists());
         assert_eq!(store.evidence(&l).unwrap(), both);
     }
 }

@@ -445,9 +445,14 @@ pub fn keep_before(
         tail_bytes: check.tail.len() as u64,
         evidence_hash: Sha256Digest::of(EVIDENCE_DOMAIN, &doc.bytes),
     };
-    let previous_output = store
-        .check_output_bytes(lineage)
-        .map_err(|e| refused(e.to_string()))?;
+    // A kept output that is not one (over its bound: a diagnostic someone
+    // wrote by hand) is replaced, never a reason to refuse the check; if the
+    // lineage refuses the check, it goes rather than comes back.
+    let previous_output = match store.check_output_bytes(lineage) {
+        Ok(bytes) => bytes,
+        Err(probity_ports::review::StoreError::Malformed { .. }) => None,
+        Err(e) => return Err(refused(e.to_string())),
+    };
     store
         .keep_pending_evidence(lineage, &carried)
         .map_err(|e| refused(e.to_string()))?;
