@@ -7,25 +7,6 @@ mod support;
 use probity_git::fixture::Fixture;
 use support::*;
 
-/// 16 authored lines in src/parser.rs (budget 8), src/other.rs untouched.
-fn change() -> Fixture {
-    let f = Fixture::new().unwrap();
-    f.write("src/parser.rs", "fn a() {}\n").unwrap();
-    f.write("src/other.rs", "fn o() {}\n").unwrap();
-    f.commit_all("base").unwrap();
-    f.write("src/parser.rs", buggy(1)).unwrap();
-    f
-}
-
-/// The candidate with `b` returning `-n`.
-fn buggy(n: u32) -> String {
-    let mut s = format!("fn a() {{}}\nfn b() -> i32 {{\n    -{n}\n}}\n");
-    for i in 0..12 {
-        s.push_str(&format!("fn f{i}() {{}}\n"));
-    }
-    s
-}
-
 struct Flow {
     f: Fixture,
     tmp: tempfile::TempDir,
@@ -84,7 +65,7 @@ fn printed_recover(next: &str) -> Vec<String> {
 fn side_step_is_refused_and_the_advice_works(flow: Flow) {
     let st = flow.state();
     assert_eq!(st.json["state"], "escalated", "{}", st.stdout);
-    flow.f.write("src/parser.rs", buggy(9)).unwrap();
+    flow.f.write("src/parser.rs", body(9)).unwrap();
     let before = store_snapshot(&flow.f);
     let refused = probity(flow.f.root(), &["start"]);
     assert_eq!(
@@ -162,7 +143,7 @@ fn a_forecast_over_budget_cannot_be_side_stepped() {
 fn an_exceeded_budget_cannot_be_side_stepped() {
     let flow = Flow::judged(PARSER_BLOCKER);
     flow.run(&["--correction-lines", "2"]);
-    let mut body = buggy(0);
+    let mut body = body(0);
     for i in 0..20 {
         body.push_str(&format!("fn extra{i}() {{}}\n"));
     }
@@ -183,7 +164,7 @@ fn exhausted_attempts_cannot_be_side_stepped() {
     let mut last = None;
     for n in 2..=4 {
         flow.run(&["--correction-lines", "2"]);
-        flow.f.write("src/parser.rs", buggy(n)).unwrap();
+        flow.f.write("src/parser.rs", body(n)).unwrap();
         last = Some(flow.run(&["--validation", &fail]));
     }
     let v = last.unwrap();
@@ -248,7 +229,7 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     assert!(next.contains(&flow.lineage), "{next}");
     // Edited further on the moved base: still the escalated change's
     // starting point on that path, still refused.
-    flow.f.write("src/parser.rs", buggy(5)).unwrap();
+    flow.f.write("src/parser.rs", body(5)).unwrap();
     let edited = probity(flow.f.root(), &["start"]);
     assert_eq!(
         edited.json["error"]["code"].as_str(),

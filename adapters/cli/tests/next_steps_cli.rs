@@ -9,24 +9,6 @@ use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::*;
 
-/// 16 authored lines in src/parser.rs (budget 8).
-fn change() -> Fixture {
-    let f = Fixture::new().unwrap();
-    f.write("src/parser.rs", "fn a() {}\n").unwrap();
-    f.write("src/other.rs", "fn o() {}\n").unwrap();
-    f.commit_all("base").unwrap();
-    f.write("src/parser.rs", body(1)).unwrap();
-    f
-}
-
-fn body(n: u32) -> String {
-    let mut s = format!("fn a() {{}}\nfn b() -> i32 {{\n    -{n}\n}}\n");
-    for i in 0..12 {
-        s.push_str(&format!("fn f{i}() {{}}\n"));
-    }
-    s
-}
-
 struct Repo {
     f: Fixture,
     tmp: tempfile::TempDir,

@@ -379,6 +379,26 @@ pub fn push_past_client(f: &Fixture) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
+/// A change of 16 authored lines in src/parser.rs (budget 8), on a base
+/// with src/parser.rs and src/other.rs: the next-step tests' fixture.
+pub fn change() -> Fixture {
+    let f = Fixture::new().expect("fixture");
+    f.write("src/parser.rs", "fn a() {}\n").expect("write");
+    f.write("src/other.rs", "fn o() {}\n").expect("write");
+    f.commit_all("base").expect("commit");
+    f.write("src/parser.rs", body(1)).expect("write");
+    f
+}
+
+/// src/parser.rs of [`change`], its one changed line ending in `n`.
+pub fn body(n: u32) -> String {
+    let mut s = format!("fn a() {{}}\nfn b() -> i32 {{\n    -{n}\n}}\n");
+    for i in 0..12 {
+        s.push_str(&format!("fn f{i}() {{}}\n"));
+    }
+    s
+}
+
 /// Another clone of `server` (a teammate's), at `<its temporary dir>/name`
 /// with its own identity (`name`, `b@probity.invalid`). The temporary
 /// directory keeps it alive.
