@@ -14,7 +14,13 @@
 //!   **different key** (a key holding two roles signs for one), so no
 //!   single party satisfies a policy that names two roles;
 //! - `high_risk`: path globs and content literals that make a change high
-//!   risk (all four lenses), on top of the built-in risk policy.
+//!   risk (all four lenses), on top of the built-in risk policy;
+//! - `transcripts` (`probity-policy/v2` only, D-R103): the tiers at which
+//!   every lens result of an approved review that authorizes a delivery
+//!   must be a model run of `probity review`, bound to its transcript and
+//!   to the prompt the lineage froze (`roles::check_transcripts`), never a
+//!   result handed in; each tier named must name signing roles, whose
+//!   signatures vouch that the runs happened.
 //!
 //! Everything here is a function of the document's bytes and explicit
 //! inputs; reading the bytes from a commit is the adapters' work.
@@ -36,8 +42,13 @@ pub const POLICY_PATH: &str = ".probity/policy.json";
 /// (`policy_floor:policy_dir`): the policy, and trust material beside it.
 pub const POLICY_DIR: &str = ".probity/";
 
-/// The one schema label this build reads.
+/// The schema label `probity init --policy` writes; this build reads it
+/// and [`POLICY_SCHEMA_V2`].
 pub const POLICY_SCHEMA: &str = "probity-policy/v1";
+
+/// The label of a policy that names `transcripts` (D-R103): v1 and one
+/// field more, so the v1 schema's bytes stay as they were.
+pub const POLICY_SCHEMA_V2: &str = "probity-policy/v2";
 
 /// The most bytes a policy document may have.
 pub const MAX_POLICY_BYTES: usize = 64 * 1024;
@@ -80,6 +91,15 @@ pub struct PolicyDocument {
     /// actor, authorization). Free text in `--authorization` never counts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub authorize: Vec<String>,
+    /// `probity-policy/v2` only: the tiers (`medium`, `high`) at which
+    /// every lens result of an approved review that authorizes a delivery
+    /// must come from `probity review` (a model run whose result ends with
+    /// the binding to its kept transcript and to the prompt the lineage
+    /// froze), not from `lens submit` or `finalize --result`. Each tier
+    /// named must name roles in `signatures`: a binding is text anyone can
+    /// write, and those roles' signatures vouch that the runs happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transcripts: Vec<RiskLevel>,
     /// What makes a change high risk beyond the built-in risk policy.
     #[serde(default)]
     pub high_risk: HighRisk,
@@ -136,7 +156,9 @@ pub enum PolicyError {
     #[error("the policy is not a probity-policy/v1 document: {0}")]
     Shape(String),
     /// Another schema label.
-    #[error("the policy's schema is `{0}`; this build reads `probity-policy/v1`")]
+    #[error(
+        "the policy's schema is `{0}`; this build reads `probity-policy/v1` and `probity-policy/v2`"
+    )]
     Schema(String),
     /// A value breaks a rule of the document.
     #[error("the policy's {field}: {why}")]
@@ -225,6 +247,49 @@ fn check_principal(field: &str, p: &str) -> Result<(), PolicyError> {
     Ok(())
 }
 
+/// `transcripts`: a v2 field; each tier once, never `low` (no lens runs
+/// there), and each vouched for by the tier's signing roles.
+fn check_transcript_tiers(doc: &PolicyDocument, v2: bool) -> Result<(), PolicyError> {
+    let field = "transcripts";
+    if doc.transcripts.is_empty() {
+        return Ok(());
+    }
+    if !v2 {
+        return Err(value(
+            field,
+            format!("is a `{POLICY_SCHEMA_V2}` field: label the document `{POLICY_SCHEMA_V2}`"),
+        ));
+    }
+    check_count(field, &doc.transcripts)?;
+    let mut seen = Vec::new();
+    for &tier in &doc.transcripts {
+        let name = tier.name();
+        if seen.contains(&tier) {
+            return Err(value(field, format!("names `{name}` twice")));
+        }
+        seen.push(tier);
+        let roles = match tier {
+            RiskLevel::Low => {
+                return Err(value(
+                    field,
+                    "names `low`, where no lens runs: name `medium` or `high`",
+                ));
+            }
+            RiskLevel::Medium => &doc.signatures.medium,
+            RiskLevel::High => &doc.signatures.high,
+        };
+        if roles.is_empty() {
+            return Err(value(
+                field,
+                format!(
+                    "asks for transcripts at `{name}`, but signatures.{name} names no role to vouch for them: a binding alone is text anyone can write"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl RepoPolicy {
     /// Parses and checks a policy document: strict JSON (no duplicate key,
     /// nothing after it), no unknown field, the one schema label, bounded
@@ -242,9 +307,11 @@ impl RepoPolicy {
             StrictError::Text(e) => PolicyError::Shape(e.to_string()),
             StrictError::Shape(e) => PolicyError::Shape(e),
         })?;
-        if doc.schema != POLICY_SCHEMA {
-            return Err(PolicyError::Schema(doc.schema));
-        }
+        let v2 = match doc.schema.as_str() {
+            POLICY_SCHEMA => false,
+            POLICY_SCHEMA_V2 => true,
+            _ => return Err(PolicyError::Schema(doc.schema)),
+        };
         if let Some(path) = &doc.allowed_signers {
             check_item("allowed_signers", path)?;
             crate::review::ids::RepoPath::parse(path).map_err(|e| {
@@ -287,6 +354,7 @@ impl RepoPolicy {
                 }
             }
         }
+        check_transcript_tiers(&doc, v2)?;
         check_count("high_risk.paths", &doc.high_risk.paths)?;
         check_count("high_risk.content", &doc.high_risk.content)?;
         let mut globs = Vec::new();
@@ -335,6 +403,12 @@ impl RepoPolicy {
             }
         }
         roles
+    }
+
+    /// Whether the lens results of an approved review of tier `level` must
+    /// be model runs bound to their transcripts (`transcripts`, D-R103).
+    pub fn transcripts_required(&self, level: RiskLevel) -> bool {
+        self.doc.transcripts.contains(&level)
     }
 
     /// Whether any tier, or an authorized act, asks for a signature.
@@ -551,6 +625,52 @@ mod tests {
 
     fn policy(json: &str) -> RepoPolicy {
         RepoPolicy::parse(json.as_bytes()).unwrap()
+    }
+
+    /// `transcripts` (D-R103): a v2 field, at `medium` or `high` only,
+    /// each once, and only beside the tier's signing roles.
+    #[test]
+    fn transcripts_are_a_v2_field_vouched_for_by_the_tiers_roles() {
+        let with = |schema: &str, tiers: &str, medium: &str| {
+            format!(
+                r#"{{"schema":"{schema}","roles":{{"ci":["ci@example.org"]}},"signatures":{{"medium":[{medium}],"high":["ci"]}},"transcripts":[{tiers}]}}"#
+            )
+        };
+        let p = policy(&with(POLICY_SCHEMA_V2, r#""medium","high""#, r#""ci""#));
+        assert!(p.transcripts_required(RiskLevel::Medium));
+        assert!(p.transcripts_required(RiskLevel::High));
+        assert!(!p.transcripts_required(RiskLevel::Low));
+        let p = policy(&with(POLICY_SCHEMA_V2, r#""high""#, ""));
+        assert!(!p.transcripts_required(RiskLevel::Medium));
+        // A v2 document without the field reads as v1 does.
+        assert!(!policy(r#"{"schema":"probity-policy/v2"}"#).transcripts_required(RiskLevel::High));
+        for (doc, why) in [
+            (
+                with(POLICY_SCHEMA, r#""high""#, r#""ci""#),
+                "is a `probity-policy/v2` field",
+            ),
+            (with(POLICY_SCHEMA_V2, r#""low""#, r#""ci""#), "names `low`"),
+            (
+                with(POLICY_SCHEMA_V2, r#""high","high""#, r#""ci""#),
+                "names `high` twice",
+            ),
+            (
+                with(POLICY_SCHEMA_V2, r#""medium""#, ""),
+                "signatures.medium names no role",
+            ),
+            (
+                with(POLICY_SCHEMA_V2, r#""extreme""#, r#""ci""#),
+                "unknown variant",
+            ),
+        ] {
+            let e = RepoPolicy::parse(doc.as_bytes()).unwrap_err();
+            assert!(e.to_string().contains(why), "{doc}: {e}");
+            assert_eq!(e.code(), "policy_invalid");
+        }
+        assert!(matches!(
+            RepoPolicy::parse(br#"{"schema":"probity-policy/v3"}"#),
+            Err(PolicyError::Schema(_))
+        ));
     }
 
     /// `init --policy`'s file parses, is the document's defaults written

@@ -22,6 +22,7 @@ use crate::review::finding::{
 };
 use crate::review::ids::{FindingId, LineageId, NonBlank, RepoPath};
 use crate::review::lens::Lens;
+use crate::review::policy::RepoPolicy;
 use crate::review::prompts::{PromptMismatch, PromptRole, PromptSet, check_prompt};
 use crate::review::schema::SchemaDoc;
 use crate::review::state::{NextInput, ReviewState, Stage};
@@ -399,6 +400,88 @@ pub fn transcript_evidence(transcript: &Sha256Digest, prompt: &Sha256Digest) -> 
     format!("probity-transcript {transcript} prompt {prompt}")
 }
 
+/// Reads an evidence entry [`transcript_evidence`] wrote: the transcript's
+/// digest and the prompt's (`None`: any other entry).
+pub fn parse_transcript_evidence(entry: &str) -> Option<(Sha256Digest, Sha256Digest)> {
+    let rest = entry.strip_prefix("probity-transcript ")?;
+    let (transcript, prompt) = rest.split_once(" prompt ")?;
+    Some((transcript.parse().ok()?, prompt.parse().ok()?))
+}
+
+/// A lens result of an approved review that is not the model run the
+/// policy asks for at its tier (`transcripts_unmet`, D-R103).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "review {lineage}: lens `{lens}`'s result {why}, and the policy asks that every lens result of a {level} review come from `probity review` (a model run bound to its kept transcript and to the prompt the lineage froze)"
+)]
+pub struct TranscriptsUnmet {
+    /// The review.
+    pub lineage: LineageId,
+    /// Its tier, lowercase.
+    pub level: &'static str,
+    /// The lens, lowercase.
+    pub lens: &'static str,
+    /// What its result lacks.
+    pub why: &'static str,
+}
+
+impl TranscriptsUnmet {
+    /// The stable code.
+    pub fn code(&self) -> &'static str {
+        "transcripts_unmet"
+    }
+}
+
+/// Holds the lens results of `state` (each selected lens's evidence, in
+/// selected order) to the policy's `transcripts` at its tier: each must
+/// end with the binding `probity review` appends ([`bind_transcript`]),
+/// naming the prompt the lineage froze for that lens. Returns the
+/// transcripts the results name (empty where the tier asks for none).
+///
+/// The binding is text: whoever hands in a result can write one. What
+/// vouches that the run happened is the signature of a role the tier
+/// names, which the policy must name beside `transcripts`; this check
+/// keeps a handed-in result from passing as a model run by accident, and
+/// holds a signer's result to the prompts the server re-derives.
+pub fn check_transcripts<'a>(
+    policy: &RepoPolicy,
+    state: &ReviewState,
+    results: impl IntoIterator<Item = (Lens, &'a [NonBlank])>,
+) -> Result<Vec<Sha256Digest>, TranscriptsUnmet> {
+    let level = state.frozen.risk_level;
+    if !policy.transcripts_required(level) {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (lens, evidence) in results {
+        let unmet = |why| TranscriptsUnmet {
+            lineage: state.lineage_id.clone(),
+            level: level.name(),
+            lens: lens.name(),
+            why,
+        };
+        let frozen = state
+            .frozen
+            .prompts
+            .as_ref()
+            .and_then(|p| p.digest(PromptRole::Lens(lens)))
+            .ok_or_else(|| unmet("has no frozen prompt to be bound to (the lineage froze none)"))?;
+        let (transcript, prompt) = evidence
+            .last()
+            .and_then(|e| parse_transcript_evidence(e.as_str()))
+            .ok_or_else(|| {
+                unmet("does not end with the binding `probity review` appends (it was handed in)")
+            })?;
+        if prompt != frozen {
+            return Err(unmet(
+                "is bound to another prompt than the one the lineage froze",
+            ));
+        }
+        out.push(transcript);
+    }
+    Ok(out)
+}
+
 /// Why a checked document could not be bound (it was checked first, so
 /// this is a bug, never the model's doing).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -622,6 +705,62 @@ mod tests {
         assert_eq!(v.original_criteria.evidence.len(), 2);
         assert_eq!(v.correction_regression.evidence.len(), 2);
         assert!(bind_transcript(PromptRole::Refuter, b"{}", &t, &p).is_err());
+    }
+
+    #[test]
+    fn a_tier_the_policy_names_takes_only_results_bound_to_the_frozen_prompt() {
+        let s = with_prompts(
+            fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap(),
+        );
+        assert_eq!(s.frozen.risk_level.name(), "medium");
+        let policy = |tiers: &str| {
+            RepoPolicy::parse(
+                format!(
+                    r#"{{"schema":"probity-policy/v2","roles":{{"ci":["ci@example.org"]}},"signatures":{{"medium":["ci"],"high":["ci"]}},"transcripts":[{tiers}]}}"#
+                )
+                .as_bytes(),
+            )
+            .unwrap()
+        };
+        let asks = policy(r#""medium""#);
+        let frozen = s
+            .frozen
+            .prompts
+            .as_ref()
+            .unwrap()
+            .digest(PromptRole::Lens(Lens::Reliability))
+            .unwrap();
+        let t = Sha256Digest::plain(b"transcript");
+        let entry = |text: String| NonBlank::parse(text).unwrap();
+        let read = entry("read the diff".into());
+        let bound = entry(transcript_evidence(&t, &frozen));
+        let check = |evidence: &[NonBlank], p: &RepoPolicy| {
+            check_transcripts(p, &s, [(Lens::Reliability, evidence)])
+        };
+        assert_eq!(check(&[read.clone(), bound.clone()], &asks), Ok(vec![t]));
+        assert_eq!(parse_transcript_evidence(bound.as_str()), Some((t, frozen)));
+        // Handed in: no binding, or one that is not last (a model's own
+        // text before the binding code appends is never taken for it).
+        for evidence in [
+            vec![read.clone()],
+            vec![bound.clone(), read.clone()],
+            vec![],
+        ] {
+            let e = check(&evidence, &asks).unwrap_err();
+            assert_eq!(e.code(), "transcripts_unmet");
+            assert!(e.to_string().contains("lens `reliability`"), "{e}");
+        }
+        // Bound to another prompt.
+        let other = entry(transcript_evidence(&t, &Sha256Digest::plain(b"other")));
+        let e = check(&[other], &asks).unwrap_err();
+        assert!(e.why.contains("another prompt"), "{e}");
+        // A lineage that froze no prompts has nothing to be bound to.
+        let bare = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+        assert!(
+            check_transcripts(&asks, &bare, [(Lens::Reliability, &[bound.clone()][..])]).is_err()
+        );
+        // A tier the policy does not name asks for nothing.
+        assert_eq!(check(&[read], &policy(r#""high""#)), Ok(vec![]));
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub enum SchemaDoc {
     /// The repository policy read from the protected base
     /// (`.probity/policy.json`): `probity-policy/v1`.
     Policy,
+    /// The repository policy with `transcripts` (D-R103):
+    /// `probity-policy/v2`, which is v1 and that one field.
+    PolicyV2,
     /// The required checks read from the protected base
     /// (`.probity/checks.json`): `probity-checks/v1`.
     Checks,
@@ -39,7 +42,7 @@ pub enum SchemaDoc {
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 8] = [
+    pub const ALL: [SchemaDoc; 9] = [
         SchemaDoc::Reviewer,
         SchemaDoc::Refuter,
         SchemaDoc::Validator,
@@ -47,6 +50,7 @@ impl SchemaDoc {
         SchemaDoc::State,
         SchemaDoc::Bundle,
         SchemaDoc::Policy,
+        SchemaDoc::PolicyV2,
         SchemaDoc::Checks,
     ];
 
@@ -60,6 +64,7 @@ impl SchemaDoc {
             SchemaDoc::State => "state",
             SchemaDoc::Bundle => "bundle",
             SchemaDoc::Policy => "policy",
+            SchemaDoc::PolicyV2 => "policy-v2",
             SchemaDoc::Checks => "checks",
         }
     }
@@ -74,6 +79,7 @@ impl SchemaDoc {
             SchemaDoc::State => "https://probity.dev/schemas/review-state-record/v1",
             SchemaDoc::Bundle => "https://probity.dev/schemas/review-bundle/v2",
             SchemaDoc::Policy => "https://probity.dev/schemas/probity-policy/v1",
+            SchemaDoc::PolicyV2 => "https://probity.dev/schemas/probity-policy/v2",
             SchemaDoc::Checks => "https://probity.dev/schemas/probity-checks/v1",
         }
     }
@@ -87,7 +93,9 @@ impl SchemaDoc {
             SchemaDoc::Receipt => generate::<Receipt>(),
             SchemaDoc::State => generate::<StateRecord>(),
             SchemaDoc::Bundle => generate::<Bundle>(),
-            SchemaDoc::Policy => generate::<crate::review::policy::PolicyDocument>(),
+            SchemaDoc::Policy | SchemaDoc::PolicyV2 => {
+                generate::<crate::review::policy::PolicyDocument>()
+            }
             SchemaDoc::Checks => generate::<crate::review::checks::ChecksDocument>(),
         };
         if let Some(obj) = schema.as_object_mut() {
@@ -136,6 +144,18 @@ impl SchemaDoc {
                     "const",
                     json!(crate::review::policy::POLICY_SCHEMA),
                 );
+                // v1 has no `transcripts`: the v2 field, and the risk tier
+                // only it names, are left out (v1's bytes as they were).
+                remove(&mut schema, "/properties", "transcripts");
+                remove(&mut schema, "/$defs", "RiskLevel");
+            }
+            SchemaDoc::PolicyV2 => {
+                set(
+                    &mut schema,
+                    "/properties/schema",
+                    "const",
+                    json!(crate::review::policy::POLICY_SCHEMA_V2),
+                );
             }
             SchemaDoc::Checks => {
                 set(
@@ -163,6 +183,12 @@ fn generate<T: JsonSchema>() -> Value {
     let settings = SchemaSettings::draft2020_12();
     let schema: Schema = settings.into_generator().into_root_schema_for::<T>();
     schema.to_value()
+}
+
+fn remove(schema: &mut Value, pointer: &str, key: &str) {
+    if let Some(obj) = schema.pointer_mut(pointer).and_then(Value::as_object_mut) {
+        obj.remove(key);
+    }
 }
 
 fn set(schema: &mut Value, pointer: &str, key: &str, value: Value) {

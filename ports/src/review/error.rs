@@ -250,6 +250,10 @@ pub enum ReviewError {
     /// nothing was written.
     #[error(transparent)]
     ChecksUnmet(#[from] probity_core::review::checks::ChecksUnmet),
+    /// The lens results are not the model runs the base's policy asks for
+    /// at the review's tier (`transcripts`, D-R103); nothing was written.
+    #[error(transparent)]
+    TranscriptsUnmet(#[from] probity_core::review::roles::TranscriptsUnmet),
     /// The required checks at the review's base do not parse; nothing was
     /// written.
     #[error("the required checks (.probity/checks.json) at the review's base: {0}")]

@@ -10,9 +10,10 @@ use probity_core::review::evidence::{
     command_evidence_on, evidence_reading, evidence_reading_streamed,
 };
 use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
-use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::ids::{LineageId, NonBlank, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::preserved::{check_candidate, names_preserved_schema, read_preserved};
+use probity_core::review::roles::check_transcripts;
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{
     EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, StateRecord, Transition,
@@ -194,6 +195,22 @@ fn required_checks_met<G: GitPort>(
     Ok(())
 }
 
+/// The base's policy (`transcripts`, D-R103) holds the lens results to
+/// model runs at the review's tier, locally as the server will: core's
+/// `check_transcripts` over each selected lens's result. Refused before
+/// anything is written, so `probity review` still lands on this lineage.
+fn transcripts_met<G: GitPort>(
+    git: &G,
+    state: &ReviewState,
+    results: &[(Lens, &[NonBlank])],
+) -> Result<(), ReviewError> {
+    let Some(policy) = super::start::base_policy(git, &state.snapshot().base_tree)? else {
+        return Ok(());
+    };
+    check_transcripts(&policy, state, results.iter().copied())?;
+    Ok(())
+}
+
 /// Refuses a role document over its bound before it is parsed, and a
 /// preserved-result artifact by its schema (R3.6: it is replayed through
 /// `replay_preserved`, never taken as a result).
@@ -282,6 +299,14 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     let kept: Vec<Lens> = submitted.iter().map(|(l, _)| *l).collect();
     if state.results_due(given.len(), &kept) {
         let results = combine_results(&state, given, &submitted)?;
+        let evidence: Vec<(Lens, &[NonBlank])> = state
+            .frozen()
+            .selected_lenses
+            .iter()
+            .zip(&results)
+            .map(|(lens, r)| (*lens, r.evidence.as_slice()))
+            .collect();
+        transcripts_met(git, &state, &evidence)?;
         let facts = causal_facts(git, &state, &results)?;
         state = state.accept_results(results, &facts)?;
         states.push(state.clone());
@@ -420,10 +445,25 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
     store: &S,
     input: SubmitInput,
 ) -> Result<SubmittedResult, ReviewError> {
-    ReviewerResult::parse(&bounded(&input.result)?.bytes)
+    let parsed = ReviewerResult::parse(&bounded(&input.result)?.bytes)
         .map_err(malformed(&input.result, "reviewer"))?;
     let (_live, record) = discover_for_finalize(git, store, input.lineage.as_ref())?;
     let lineage = record.state().lineage_id().clone();
+    // A result the base's policy would refuse at finalize (`transcripts`)
+    // is refused before it is kept: a kept one would stand in for the
+    // model run `probity review` makes of the same lens.
+    if record
+        .state()
+        .frozen()
+        .selected_lenses
+        .contains(&input.lens)
+    {
+        transcripts_met(
+            git,
+            record.state(),
+            &[(input.lens, parsed.evidence.as_slice())],
+        )?;
+    }
     let kept = |store: &S| -> Result<Vec<(Lens, Vec<u8>)>, ReviewError> {
         Ok(store.submitted_results(&lineage)?)
     };

@@ -56,6 +56,9 @@ pub enum SchemaArg {
     /// The repository policy (`.probity/policy.json`, read from the
     /// protected base).
     Policy,
+    /// The repository policy with `transcripts` (`probity-policy/v2`).
+    #[value(name = "policy-v2")]
+    PolicyV2,
     /// The required checks (`.probity/checks.json`, read from the
     /// protected base).
     Checks,
@@ -596,6 +599,11 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             "checks_unmet",
             "run the check the base requires: `probity finalize --evidence-cmd -- <its argv>` (`probity policy show` lists the required checks); nothing was written",
         ),
+        ReviewError::TranscriptsUnmet(_) => (
+            RejectedInput,
+            "transcripts_unmet",
+            "have the model run the lenses on the frozen lineage: `probity review --lineage <L>` (a result handed in with `lens submit` or `--result` is not a model run); nothing was written",
+        ),
         ReviewError::ChecksInvalid(_) => (
             RejectedInput,
             "policy_invalid",
@@ -869,6 +877,7 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
         SchemaArg::Validator => SchemaDoc::Validator,
         SchemaArg::Bundle => SchemaDoc::Bundle,
         SchemaArg::Policy => SchemaDoc::Policy,
+        SchemaArg::PolicyV2 => SchemaDoc::PolicyV2,
         SchemaArg::Checks => SchemaDoc::Checks,
     };
     let v = doc.schema();

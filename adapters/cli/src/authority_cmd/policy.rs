@@ -19,7 +19,7 @@ use crate::output::{CliError, ErrorKind, Output};
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
     /// Check a policy file (default: .probity/policy.json in the working
-    /// tree) against probity-policy/v1; exit 0 when valid.
+    /// tree) against probity-policy/v1 or /v2; exit 0 when valid.
     Check(PolicyCheckArgs),
     /// Show the policy the gates read from a base commit (default HEAD; in
     /// CI the protected branch, e.g. origin/main) and which protections are
@@ -69,7 +69,7 @@ fn invalid(source: &str, e: impl std::fmt::Display) -> CliError {
         ErrorKind::RejectedInput,
         "policy_invalid",
         format!("{source}: {e}"),
-        "fix the document (its schema: `probity schema policy`) and check it again",
+        "fix the document (its schema: `probity schema policy`, or `probity schema policy-v2` with `transcripts`) and check it again",
     )
 }
 
@@ -99,6 +99,17 @@ fn view(source: String, policy: Option<&RepoPolicy>, signature_config: (bool, bo
                         roles.join(" + ")
                     ));
                 }
+            }
+            if doc.transcripts.is_empty() {
+                off.push(
+                    "model-run lens results (transcripts): lens results may be handed in".into(),
+                );
+            } else {
+                let tiers: Vec<&str> = doc.transcripts.iter().map(|t| t.name()).collect();
+                on.push(format!(
+                    "{}-risk lens results are model runs of `probity review`, bound to their transcripts and the frozen prompts (the tier's signers vouch for them)",
+                    tiers.join(" and ")
+                ));
             }
             let floors = doc.high_risk.paths.len() + doc.high_risk.content.len();
             on.push(format!(

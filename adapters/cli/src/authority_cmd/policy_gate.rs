@@ -8,7 +8,9 @@
 //! must have frozen at least the tier the policy's floor gives its change
 //! (`policy_floor_unmet`), and each approved review of the chain that
 //! authorizes a delivery must carry signatures filling the roles its tier
-//! names, each by a different key (`roles_unmet`). The required checks
+//! names, each by a different key (`roles_unmet`); where the policy asks
+//! for `transcripts` at its tier, its lens results must be model runs
+//! bound to the frozen prompts (`transcripts_unmet`). The required checks
 //! (`.probity/checks.json`, D-R69) of the same bases hold each such review
 //! to the check its paths require, through the command evidence its
 //! bundle carries (`checks_unmet`). The rules are core's
@@ -21,6 +23,7 @@ use probity_core::review::bundle::Bundle;
 use probity_core::review::checks::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
 use probity_core::review::ids::CommitId;
 use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy, check_floor};
+use probity_core::review::roles::check_transcripts;
 use probity_core::review::server::NOTES_REF;
 use probity_git::Repo;
 use probity_ports::review::{ReceiveDenial, SshSignatures, verified_keys};
@@ -336,6 +339,31 @@ pub fn check_bundle<P: SshSignatures>(
             continue;
         };
         let level = record.state().frozen().risk_level;
+        // Its lens results must be model runs where the tier asks
+        // (D-R103): a content rule, checked before any signature.
+        let results = record
+            .state()
+            .stage()
+            .judgment()
+            .map(|j| j.results.as_slice())
+            .unwrap_or_default();
+        for p in policies {
+            check_transcripts(
+                &p.policy,
+                record.state(),
+                results.iter().map(|r| (r.lens, r.evidence.as_slice())),
+            )
+            .map_err(|e| {
+                deny(
+                    e.code(),
+                    format!(
+                        "{e} (the policy at {}; bundle of {})",
+                        p.base, bundle.lineage_id
+                    ),
+                    "start_commit_review",
+                )
+            })?;
+        }
         // A review made after an authorized act (a recovery of an
         // escalation) needs the policy's `authorize` roles too.
         let after_authorized_act = record.state().predecessor().is_some_and(|link| {

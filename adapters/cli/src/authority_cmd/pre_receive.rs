@@ -523,6 +523,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "checks_unmet" => {
             "review the change again and finalize it with the check the reason names (`probity finalize --evidence-cmd -- <its argv>`, on the reviewed tree), then `probity push`"
         }
+        "transcripts_unmet" => {
+            "review the delivered commit again with the model (`probity start --commit` on it, then `probity review --lineage <L>`), have the policy's roles sign it (`probity attest --sign`), then `probity push`"
+        }
         "protected_ref_deleted" => {
             "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
         }
