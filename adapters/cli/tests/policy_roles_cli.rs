@@ -451,6 +451,81 @@ fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signatur
     assert_eq!(t.server_main(), Some(c));
 }
 
+/// A dispute is a maintainer's act too (issue 20 §3): the agent disputes
+/// its own BLOCKER with free text naming the maintainer, approves, and
+/// signs with its reviewer key. Under a policy with `authorize` roles the
+/// approval rests on the act, so it needs the maintainer's signature.
+#[test]
+fn a_self_disputed_blocker_needs_the_maintainers_signature() {
+    let t = Team::new();
+    let before = t.server_main();
+    write_medium_change(&t.f);
+    let st = probity(t.f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let blocker = input(
+        t.inputs.path(),
+        "blocker.json",
+        r#"{"findings":[{"location":"src/parser.rs:3","severity":"BLOCKER","claim":"more() panics on empty input","proof_refs":["test_more fails on the candidate"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran test_more on base and candidate"]}"#,
+    );
+    let judged = probity(
+        t.f.root(),
+        &["finalize", "--lineage", &lineage, "--result", &blocker],
+    );
+    assert_eq!(
+        judged.json["state"],
+        "correction_required",
+        "{}",
+        said(&judged)
+    );
+    let finding = judged.json["findings"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let why = input(t.inputs.path(), "why.txt", "a false positive\n");
+    let d = probity(
+        t.f.root(),
+        &[
+            "dispute",
+            "--lineage",
+            &lineage,
+            "--finding",
+            &finding,
+            "--evidence",
+            &why,
+            "--reason",
+            "not a real panic",
+            "--actor",
+            "alice",
+            "--authorization",
+            "alice approves (she said so on chat)",
+        ],
+    );
+    assert_eq!(d.code, 0, "{}", said(&d));
+    let ev = input(t.inputs.path(), "ev.txt", "tests passed\n");
+    let done = probity(
+        t.f.root(),
+        &["finalize", "--lineage", &lineage, "--evidence", &ev],
+    );
+    assert_eq!(done.json["state"], "approved", "{}", said(&done));
+    let c = commit_all(&t.f, "more parsing");
+    // Its own reviewer signature covers the medium tier, not the act.
+    t.sign(&t.agent, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}", said(&p));
+    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
+    assert!(said(&p).contains("maintainer"), "{}", said(&p));
+    server_refuses(&t.f, &t.server, "roles_unmet");
+    assert_eq!(t.server_main(), before);
+    // The maintainer's signature over the review binds the dispute (its
+    // finding, evidence hash, reason and authorization are in the record
+    // the statement names): it lands.
+    t.sign(&t.alice, &lineage);
+    let p = probity(t.f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}", said(&p));
+    assert_eq!(t.server_main(), Some(c));
+}
+
 #[test]
 fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     let t = Team::new();

@@ -364,11 +364,9 @@ pub fn check_bundle<P: SshSignatures>(
                 )
             })?;
         }
-        // A review made after an authorized act (a recovery of an
-        // escalation) needs the policy's `authorize` roles too.
-        let after_authorized_act = record.state().predecessor().is_some_and(|link| {
-            link.disposition == probity_core::review::state::Disposition::EscalationAuthorized
-        });
+        // A review resting on a maintainer's act (a recovery of an
+        // escalation, a dispute) needs the policy's `authorize` roles too.
+        let after_authorized_act = record.state().rests_on_authorized_act();
         for p in policies {
             let roles = p.policy.roles_for(level, after_authorized_act);
             if roles.is_empty() {

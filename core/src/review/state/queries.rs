@@ -191,6 +191,22 @@ impl ReviewState {
         self.next_action() == NextInput::RunLenses && self.results_due(0, kept)
     }
 
+    /// Whether the review rests on a maintainer's act (issue 20 §3): it
+    /// follows an authorized recovery of an escalation
+    /// (`escalation_authorized`), or its judgment records a dispute of a
+    /// finding admitted to correction. A policy's `authorize` roles must
+    /// then sign its approval too; the free-text authorization the act
+    /// recorded never counts.
+    pub fn rests_on_authorized_act(&self) -> bool {
+        self.predecessor
+            .as_ref()
+            .is_some_and(|link| link.disposition == Disposition::EscalationAuthorized)
+            || self
+                .stage
+                .judgment()
+                .is_some_and(|j| !j.disputes.is_empty())
+    }
+
     /// Whether the lineage no longer awaits lens results (a model run
     /// answers it as it stands).
     pub fn past_lens_results(&self) -> bool {
