@@ -729,7 +729,7 @@ fn server(
     ])?;
     let tip = repo.resolve_commit("HEAD").map_err(git_err)?;
     let published = drivers::publish(repo, store, &tip, &[], &drivers::RemoteScope::All)
-        .map_err(crate::bundle_cmd::transport_error)?;
+        .map_err(crate::authority_cmd::transport_error)?;
     s.step(
         "probity publish: the review's bundle as a note under refs/notes/probity",
         json!({"written": published.written.iter().map(|(c, l)| json!({"commit": c, "lineage_id": l})).collect::<Vec<_>>()}),

@@ -16,7 +16,8 @@ use crate::authority_cmd::open;
 use crate::authority_cmd::push_verdict::{
     VERDICT_ENV, VERDICT_REMOTE_ENV, gate_denied, policy_denied, read_verdict,
 };
-use crate::bundle_cmd::{PublishAnswer, published_text, repo_error, resolve, transport_error};
+use crate::authority_cmd::transport_error;
+use crate::bundle_cmd::{PublishAnswer, published_text, repo_error, resolve};
 use crate::output::{CliError, ErrorKind, Output};
 
 #[derive(Debug, Args)]

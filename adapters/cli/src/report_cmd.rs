@@ -65,8 +65,8 @@ pub struct LogArgs {
 /// A lineage's chain from the store: generation 1 to its leaf, each with
 /// the commit that holds its change, its kept check and signing keys.
 fn chain_of(ctx: &Context, lineage: &LineageId) -> Result<Vec<ChainEntry>, CliError> {
-    let bundle =
-        drivers::export_bundle(&ctx.store, lineage).map_err(crate::bundle_cmd::transport_error)?;
+    let bundle = drivers::export_bundle(&ctx.store, lineage)
+        .map_err(crate::authority_cmd::transport_error)?;
     let mut chain = Vec::new();
     for record in bundle.records {
         let id = record.state().lineage_id().clone();

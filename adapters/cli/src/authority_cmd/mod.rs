@@ -900,6 +900,7 @@ pub mod push_verdict;
 mod show;
 mod start;
 mod status;
+mod transport;
 mod validate;
 
 pub use dispute::{DisputeArgs, dispute};
@@ -913,4 +914,5 @@ pub use pre_receive::next_hint as push_next_step;
 pub use show::{ShowCommand, show};
 pub use start::{StartAnswer, StartArgs, start};
 pub use status::{StatusArgs, status};
+pub use transport::{ScratchStore, transport_error};
 pub use validate::{DecisionView, ValidateArgs, human_decision, validate};

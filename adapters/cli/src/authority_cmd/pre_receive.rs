@@ -30,8 +30,8 @@ use probity_core::review::server::{
 use probity_git::Repo;
 use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
 
+use super::{ScratchStore, transport_error};
 use crate::GlobalArgs;
-use crate::bundle_cmd::{ScratchStore, transport_error};
 use crate::output::{CliError, ErrorKind, Output, wire_name};
 
 use super::validate::{DecisionView, GateArg, ValidateArgs};
