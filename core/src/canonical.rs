@@ -74,6 +74,28 @@ impl CanonicalError {
 }
 
 /// Serializes `value` to RFC 8785 canonical JSON bytes.
+///
+/// Keys sorted by their UTF-16 code units, no insignificant whitespace,
+/// strings in their shortest escape; a float anywhere is refused (every
+/// hashed document holds integers only), as is an integer JSON cannot
+/// carry exactly.
+///
+/// ```
+/// use probity_core::canonical::canonical_bytes;
+///
+/// let v = serde_json::json!({"b": 1, "a": [true, null, "x\u{00e9}"], "A": {}});
+/// assert_eq!(
+///     canonical_bytes(&v)?,
+///     "{\"A\":{},\"a\":[true,null,\"x\u{00e9}\"],\"b\":1}".as_bytes()
+/// );
+/// // The same value always has the same bytes, whatever order it was built in.
+/// let w = serde_json::json!({"A": {}, "b": 1, "a": [true, null, "x\u{00e9}"]});
+/// assert_eq!(canonical_bytes(&v)?, canonical_bytes(&w)?);
+/// // A float is refused, with a stable code.
+/// let e = canonical_bytes(&serde_json::json!({"cost": 0.5})).unwrap_err();
+/// assert_eq!(e.code(), "float");
+/// # Ok::<(), probity_core::canonical::CanonicalError>(())
+/// ```
 pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, CanonicalError> {
     let v = serde_json::to_value(value).map_err(|e| CanonicalError::NotJson(e.to_string()))?;
     canonical_value_bytes(&v)

@@ -570,6 +570,28 @@ pub enum Authority<'a> {
 }
 
 /// The pre-commit decision (R8.2, R8.6).
+///
+/// A pure function of what discovery found: the live target (base tree,
+/// candidate tree) and the authority for it. The crate documentation
+/// drives a review from start to the allow; here, the denial a candidate
+/// nobody reviewed gets, with the next legal move:
+///
+/// ```
+/// use probity_core::review::gate::{Authority, Decision, NextAction, ReasonCode, decide_pre_commit};
+/// use probity_core::review::ids::{RepoPath, TreeId};
+/// use probity_core::review::snapshot::LiveTarget;
+///
+/// let live = LiveTarget::new(
+///     TreeId::parse("b4ffa93cdbcb161f9005528d69dc3cc646506c3f")?,
+///     TreeId::parse("ea87f48da7c3ea941866d92c1795b7dacf2f4ded")?,
+/// );
+/// let changed = [RepoPath::parse("src/parser.rs")?];
+/// let d = decide_pre_commit(&live, Authority::None { changed_paths: &changed });
+/// assert_eq!(d.decision(), Decision::Deny);
+/// assert_eq!(d.reason_code(), ReasonCode::ReceiptMissing);
+/// assert_eq!(d.next_action(), NextAction::StartReview);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
     decide_target(Gate::PreCommit, live, authority)
 }

@@ -524,6 +524,63 @@ pub struct Transition {
 impl Transition {
     /// `next` as the successor of `prev`: legal only when
     /// [`check_successor`] holds.
+    ///
+    /// ```
+    /// # use probity_core::review::finding::ReviewerResult;
+    /// # use probity_core::review::ids::{Nonce, RepoPath, Timestamp, TreeId};
+    /// # use probity_core::review::lens::Lens;
+    /// # use probity_core::review::risk::{RiskPolicy, authored_lines, select_lenses};
+    /// # use probity_core::review::snapshot::{
+    /// #     CandidateContent, CandidateObservation, ChangedFile, FileMode, FrozenCandidate, LineCount,
+    /// # };
+    /// # use probity_core::review::state::{ReviewState, StartInput};
+    /// # let obs = CandidateObservation {
+    /// #     base_tree: TreeId::parse("b4ffa93cdbcb161f9005528d69dc3cc646506c3f")?,
+    /// #     candidate_tree: TreeId::parse("ea87f48da7c3ea941866d92c1795b7dacf2f4ded")?,
+    /// #     unborn_head: false,
+    /// #     changed: vec![ChangedFile {
+    /// #         path: RepoPath::parse("src/parser.rs")?,
+    /// #         old_mode: Some(FileMode::Regular),
+    /// #         new_mode: Some(FileMode::Regular),
+    /// #         lines: LineCount::Text { added: 3, removed: 1 },
+    /// #         text_lines: 4,
+    /// #         base_content: CandidateContent::Absent,
+    /// #         content: CandidateContent::Bytes { bytes: b"pub fn parse() {}\n".to_vec(), complete: true },
+    /// #     }],
+    /// #     intended_untracked: vec![],
+    /// # };
+    /// # let policy = RiskPolicy::v1();
+    /// # let lines = authored_lines(policy, &obs.changed);
+    /// # let assessment = policy.classify(&obs.changed, lines);
+    /// # let lenses = select_lenses(assessment.level(), Lens::Reliability);
+    /// # let started = ReviewState::start(StartInput {
+    /// #     snapshot: FrozenCandidate::freeze(&obs)?,
+    /// #     assessment,
+    /// #     lenses: lenses.clone(),
+    /// #     authored_lines: lines,
+    /// #     created_at: Timestamp::parse("2026-11-29T12:00:00Z")?,
+    /// #     nonce: Nonce::parse("00112233445566778899aabbccddeeff")?,
+    /// #     prompts: None,
+    /// # })?;
+    /// use probity_core::review::state::Transition;
+    ///
+    /// // `started`: a review as `ReviewState::start` froze it (see the
+    /// // crate documentation); its stored record is the first revision.
+    /// let stored = started.record()?;
+    /// let clean = ReviewerResult::parse(br#"{"findings":[],"evidence":["read the diff"]}"#)?;
+    /// let judged = started.accept_results(vec![clean; lenses.len()], &Default::default())?;
+    ///
+    /// // The judged state is a legal successor: the transition names the
+    /// // revision it replaces, which a store compares and swaps.
+    /// let t = Transition::check(&stored, judged.clone())?;
+    /// assert_eq!(t.expected(), &stored.revision());
+    /// assert_eq!(t.next().state(), &judged);
+    ///
+    /// // Going back is not: the judged record cannot be replaced by the
+    /// // state before its judgment.
+    /// assert!(Transition::check(t.next(), started).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check(prev: &StateRecord, next: ReviewState) -> Result<Transition, TransitionError> {
         check_successor(&prev.state, &next)?;
         Ok(Transition {
