@@ -24,7 +24,6 @@ use clap::Args;
 use probity_core::context::types::HexDigest;
 use probity_scratch::Scratch;
 use probity_store::context_dir;
-use serde_json::json;
 
 use crate::GlobalArgs;
 use crate::context_shared::{assemble_input, dir_error, resolve};
@@ -55,6 +54,23 @@ fn io_error(what: &str, e: std::io::Error) -> CliError {
         format!("{what}: {e}"),
         "check the temporary directory and permissions; nothing is left behind",
     )
+}
+
+/// `context run`'s answer (fields in the order the JSON shows them).
+#[derive(Debug, serde::Serialize)]
+struct RunAnswer {
+    /// The agent's exit status.
+    agent_exit: i32,
+    /// How many files its read-only copy held.
+    files: usize,
+    /// Whether the host tree was removed after the run.
+    host_tree_removed: bool,
+    /// The verified tree's index digest (hex).
+    index_digest: String,
+    /// Which protection held (`bind_mount`, `modes`).
+    protection: &'static str,
+    /// Whether the sandbox copy is gone.
+    sandbox_copy_removed: bool,
 }
 
 fn parse_digest(raw: &str) -> Result<HexDigest, CliError> {
@@ -150,14 +166,14 @@ pub fn run(global: &GlobalArgs, out: Output, args: &RunArgs) -> Result<ExitCode,
         ));
     }
     out.answer(
-        &json!({
-            "agent_exit": code,
-            "protection": protection.code(),
-            "index_digest": digest.hex(),
-            "files": verified.files().len(),
-            "sandbox_copy_removed": removed,
-            "host_tree_removed": host_removed,
-        }),
+        &RunAnswer {
+            agent_exit: code,
+            files: verified.files().len(),
+            host_tree_removed: host_removed,
+            index_digest: digest.hex(),
+            protection: protection.code(),
+            sandbox_copy_removed: removed,
+        },
         String::new,
     );
     if !out.json {

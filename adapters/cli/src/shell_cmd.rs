@@ -49,6 +49,22 @@ fn io(e: std::io::Error, what: &str) -> CliError {
     )
 }
 
+/// `probity man --json`: the page, as one document.
+#[derive(Debug, serde::Serialize)]
+struct ManPage<'a> {
+    /// Always `probity.1`.
+    name: &'static str,
+    /// Its roff source.
+    roff: std::borrow::Cow<'a, str>,
+}
+
+/// `probity man --out-dir DIR --json`: where the pages went.
+#[derive(Debug, serde::Serialize)]
+struct ManPagesWritten {
+    /// The directory written into.
+    out_dir: String,
+}
+
 /// Prints `probity.1`, or writes every page into `--out-dir`.
 pub fn man(out: Output, args: &ManArgs) -> Result<ExitCode, CliError> {
     let cmd = Cli::command();
@@ -61,10 +77,10 @@ pub fn man(out: Output, args: &ManArgs) -> Result<ExitCode, CliError> {
             if out.json {
                 // One JSON document, as every --json answer.
                 out.answer(
-                    &serde_json::json!({
-                        "name": "probity.1",
-                        "roff": String::from_utf8_lossy(&buf),
-                    }),
+                    &ManPage {
+                        name: "probity.1",
+                        roff: String::from_utf8_lossy(&buf),
+                    },
                     String::new,
                 );
             } else {
@@ -82,7 +98,9 @@ pub fn man(out: Output, args: &ManArgs) -> Result<ExitCode, CliError> {
             }
             clap_mangen::generate_to(cmd, dir).map_err(|e| io(e, "s"))?;
             out.answer(
-                &serde_json::json!({ "out_dir": dir.display().to_string() }),
+                &ManPagesWritten {
+                    out_dir: dir.display().to_string(),
+                },
                 || format!("wrote the man pages into {}\n", dir.display()),
             );
         }

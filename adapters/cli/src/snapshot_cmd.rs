@@ -413,18 +413,18 @@ pub fn run(global: &GlobalArgs, out: Output, args: &SnapshotArgs) -> Result<Exit
     }
     let usage = session.usage();
     let limits = session.limits();
-    let doc = json!({
-        "result": completed.text,
-        "is_error": completed.is_error,
-        "events": completed.events,
-        "budget": {
-            "calls_used": usage.calls_used,
-            "bytes_used": usage.bytes_used,
-            "max_calls": limits.max_calls,
-            "max_bytes": limits.max_bytes,
+    let doc = ToolAnswer {
+        budget: BudgetAnswer {
+            bytes_used: usage.bytes_used,
+            calls_used: usage.calls_used,
+            max_bytes: limits.max_bytes,
+            max_calls: limits.max_calls,
         },
-        "footer": session.footer(&[]),
-    });
+        events: crate::output::value_of(&completed.events),
+        footer: session.footer(&[]),
+        is_error: completed.is_error,
+        result: &completed.text,
+    };
     out.answer(&doc, || {
         // The tool's text is the answer; a terminal wants it to end a line.
         let mut text = completed.text.clone();
@@ -486,4 +486,30 @@ mod tests {
         let err = parse_call(name, &args).unwrap_err();
         assert!(err.to_string().contains("escapes the repository root"));
     }
+}
+
+/// A tool call's answer (`probity snapshot read|grep|list --json`), in the
+/// order its keys were always printed (sorted).
+#[derive(Debug, serde::Serialize)]
+struct ToolAnswer<'a> {
+    /// The call's budget after it.
+    budget: BudgetAnswer,
+    /// The events the call logged, as JSON values (their keys sorted, as
+    /// this answer has always printed them).
+    events: serde_json::Value,
+    /// The reviewer's footer, when a budget is spent.
+    footer: Option<String>,
+    /// Whether the call answered an error.
+    is_error: bool,
+    /// What the reviewer reads.
+    result: &'a str,
+}
+
+/// Calls and bytes used, and their limits.
+#[derive(Debug, serde::Serialize)]
+struct BudgetAnswer {
+    bytes_used: u64,
+    calls_used: u32,
+    max_bytes: u64,
+    max_calls: u32,
 }
