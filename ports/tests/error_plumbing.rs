@@ -97,3 +97,22 @@ fn core_refusing_a_new_lineage_answers_the_store_class_it_always_had() {
         "{e:?}"
     );
 }
+
+/// A library consumer reads the same stable code and class the command
+/// line prints, from the error itself (issue 25 §5): the store's, a
+/// transition's and the driver's own.
+#[test]
+fn every_error_names_its_code_and_class_itself() {
+    use probity_core::review::ErrorClass;
+    use probity_core::review::state::TransitionError;
+    let e = driver().unwrap_err();
+    assert_eq!(e.classify(), (ErrorClass::Repository, "repository_error"));
+    let lineage = LineageId::parse("review-0123456789abcdef").unwrap();
+    let e = ReviewError::from(StoreError::NotFound(lineage.clone()));
+    assert_eq!(e.code(), "lineage_not_found");
+    assert_eq!(e.classify().0, ErrorClass::RejectedInput);
+    let e = ReviewError::from(TransitionError::ZeroForecast);
+    assert_eq!(e.classify(), (ErrorClass::RejectedInput, "zero_forecast"));
+    let e = ReviewError::CorrectionOpen { lineage };
+    assert_eq!(e.classify(), (ErrorClass::Conflict, "correction_open"));
+}

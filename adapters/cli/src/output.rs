@@ -31,6 +31,22 @@ pub enum ErrorKind {
     Io,
 }
 
+impl From<probity_core::review::ErrorClass> for ErrorKind {
+    /// A refusal's class (core and the ports say it, issue 25 §5) is the
+    /// kind of the same name.
+    fn from(class: probity_core::review::ErrorClass) -> Self {
+        use probity_core::review::ErrorClass as C;
+        match class {
+            C::Usage => ErrorKind::Usage,
+            C::RejectedInput => ErrorKind::RejectedInput,
+            C::Conflict => ErrorKind::Conflict,
+            C::Repository => ErrorKind::Repository,
+            C::Integrity => ErrorKind::Integrity,
+            C::Io => ErrorKind::Io,
+        }
+    }
+}
+
 impl ErrorKind {
     /// The process exit code for this kind.
     pub fn exit_code(self) -> u8 {

@@ -1,12 +1,14 @@
 //! Every machine-readable error code the CLI can emit is documented in
 //! `docs/errors.md`.
 //!
-//! The sources under `adapters/cli/src` are tokenized by hand (comments
+//! The sources under `adapters/cli/src`, core's `review` error types and
+//! the ports' `ReviewError` are tokenized by hand (comments
 //! skipped, string literals kept whole) and every string literal used as an
 //! error code is collected:
 //! - the second argument of `CliError::new(kind, "code", ...)`;
 //! - the tuples `(ErrorKind::X, "code", next)` / `(X, "code", next)` a
-//!   `match` maps a driver error through;
+//!   `match` maps a driver error through, and the `(Class, "code")` of
+//!   the error types' own `classify` in core and the ports;
 //! - the first argument of a helper declared `fn name(code: &str, ...)`
 //!   (`usage("bad_range", ...)`);
 //! - the `(code, next)` arms of `let (code, next) = match ...`;
@@ -295,12 +297,12 @@ fn codes_in(t: &[Token]) -> Vec<(String, usize)> {
         {
             push(s, line);
         }
-        // (Kind, "code", next)
+        // (Kind, "code", next), and the error types' own (Class, "code")
         if is_punct(t.get(k), '(')
             && let Some(after) = kind_path(t, k + 1)
             && is_punct(t.get(after), ',')
             && let Some((s, line)) = string_at(t, after + 1)
-            && is_punct(t.get(after + 2), ',')
+            && (is_punct(t.get(after + 2), ',') || is_punct(t.get(after + 2), ')'))
         {
             push(s, line);
         }
@@ -363,11 +365,23 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every code under `adapters/cli/src`, with the places that use it.
-fn cli_codes() -> BTreeMap<String, BTreeSet<String>> {
+/// The sources whose error codes the CLI can emit: its own, and the error
+/// types of core and the ports, which carry their codes and classes
+/// themselves (`classify`, issue 25 §5).
+fn code_sources() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("../../core/src/review"), &mut files);
+    files.push(root.join("../../ports/src/review/error.rs"));
+    files
+}
+
+/// Every code the CLI can emit (see [`code_sources`]), with the places
+/// that name it.
+fn cli_codes() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = code_sources();
     assert!(files.len() >= 10, "found only {} source files", files.len());
     let mut codes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for f in &files {
@@ -394,8 +408,9 @@ fn every_error_code_is_documented() {
     );
     // One code found by each pattern the scanner knows.
     for known in [
-        "stale_revision",       // (Conflict, "stale_revision", ...)
-        "binding_mismatch",     // (RejectedInput, "binding_mismatch", ...)
+        "stale_revision",       // (Conflict, "stale_revision") in the ports
+        "zero_forecast",        // (ErrorClass::RejectedInput, "zero_forecast") in core
+        "binding_mismatch",     // (ErrorClass::RejectedInput, "binding_mismatch")
         "input_too_large",      // CliError::new(ErrorKind::RejectedInput, ...)
         "usage",                // CliError::new(output::ErrorKind::Usage, ...)
         "forge_unauthorized",   // (ErrorKind::RejectedInput, "...", format!(..))
@@ -404,7 +419,6 @@ fn every_error_code_is_documented() {
         "bundle_invalid",       // .code().unwrap_or("bundle_invalid")
         "context_dir_exists",
         "model_not_configured",
-        "zero_forecast",
     ] {
         assert!(
             codes.contains_key(known),
@@ -871,7 +885,7 @@ fn kinded_codes_in(t: &[Token]) -> Vec<(String, String, usize)> {
             && let Some(after) = kind_path(t, k + 1)
             && is_punct(t.get(after), ',')
             && let Some((s, line)) = string_at(t, after + 1)
-            && is_punct(t.get(after + 2), ',')
+            && (is_punct(t.get(after + 2), ',') || is_punct(t.get(after + 2), ')'))
             && is_code(s)
         {
             found.push((s.to_owned(), kind.to_owned(), line));
@@ -901,8 +915,7 @@ fn every_code_is_documented_with_its_kinds_exit() {
     let doc = errors_md();
     let kinds = documented_kinds(&doc);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    let files = code_sources();
     let mut checked = BTreeSet::new();
     let mut wrong = Vec::new();
     for f in &files {

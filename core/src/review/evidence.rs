@@ -16,6 +16,7 @@
 //! lineage whose final candidate tree it names
 //! ([`crate::review::state::ReviewState::accept_evidence_reading`]).
 
+use crate::review::ErrorClass;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -392,6 +393,20 @@ pub enum CommandEvidenceError {
     /// 2^53 − 1 bytes).
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
+}
+
+impl CommandEvidenceError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            CommandEvidenceError::TimedOut { .. } => {
+                (ErrorClass::RejectedInput, "evidence_timeout")
+            }
+            CommandEvidenceError::EmptyArgv => (ErrorClass::Usage, "evidence_cmd_missing"),
+            CommandEvidenceError::Canonical(_) => (ErrorClass::Integrity, "evidence_unencodable"),
+        }
+    }
 }
 
 /// The evidence document of a check Probity ran: RFC 8785 canonical JSON

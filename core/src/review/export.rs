@@ -4,6 +4,7 @@
 //! trees with pinned flags, checked against the record, and never
 //! truncated.
 
+use crate::review::ErrorClass;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -224,6 +225,18 @@ pub enum ExportError {
         /// `git --version` of the git that re-derived it.
         git_version: String,
     },
+}
+
+impl ExportError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            ExportError::BudgetExceeded { .. } => (ErrorClass::RejectedInput, "budget_exceeded"),
+            ExportError::ManifestMismatch { .. } => (ErrorClass::Integrity, "manifest_mismatch"),
+            ExportError::Drift { .. } => (ErrorClass::Integrity, "diff_drift"),
+        }
+    }
 }
 
 /// Canonical base64 (RFC 4648 §4, with padding).

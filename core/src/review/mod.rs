@@ -40,3 +40,23 @@ pub mod server;
 pub mod snapshot;
 pub mod state;
 pub mod submission;
+
+/// The class of step a refusal calls for (issue 25 §5), beside its stable
+/// code: each error type of core and the ports says both
+/// (`classify`), so the command line (which maps a class to its exit
+/// code), the MCP tools and a library consumer name every refusal alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// The invocation itself is wrong (a missing or conflicting argument).
+    Usage,
+    /// The input, or the request in this state, is refused; nothing changed.
+    RejectedInput,
+    /// Another writer, or an earlier input, got there first.
+    Conflict,
+    /// The repository could not be read or is not in a state to act on.
+    Repository,
+    /// Stored or derived authority failed its checks.
+    Integrity,
+    /// A file could not be read or written.
+    Io,
+}

@@ -12,6 +12,7 @@
 //! for another candidate (another target identity than the lineage froze)
 //! is refused.
 
+use crate::review::ErrorClass;
 use serde::{Deserialize, Serialize};
 
 use crate::canonical::{CanonicalError, canonical_bytes};
@@ -77,6 +78,21 @@ pub enum PreservedError {
         /// That lineage's frozen target identity.
         target: Sha256Digest,
     },
+}
+
+impl PreservedError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            PreservedError::OtherCandidate { .. } => {
+                (ErrorClass::RejectedInput, "preserved_other_candidate")
+            }
+            PreservedError::Malformed(_)
+            | PreservedError::PayloadDigest
+            | PreservedError::PayloadTooLarge => (ErrorClass::RejectedInput, "preserved_malformed"),
+        }
+    }
 }
 
 /// Whether `bytes` name the preserved-result schema (a JSON object whose

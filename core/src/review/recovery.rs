@@ -5,6 +5,7 @@
 //! trusts only the unique, valid, non-superseded leaf of such a chain.
 
 use crate::digest::Sha256Digest;
+use crate::review::ErrorClass;
 use crate::review::ids::{LineageId, NonBlank, RepoPath};
 use crate::review::state::{ReviewState, Stage, StartInput, StateError, StateRecord};
 
@@ -92,6 +93,22 @@ pub enum RecoverError {
     /// validation.
     #[error(transparent)]
     State(#[from] StateError),
+}
+
+impl RecoverError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            RecoverError::RevisionMismatch { .. } => (ErrorClass::Conflict, "revision_mismatch"),
+            RecoverError::NotEligible { .. } => (ErrorClass::RejectedInput, "not_eligible"),
+            RecoverError::ScopeUnchanged { .. } => (ErrorClass::RejectedInput, "scope_unchanged"),
+            RecoverError::AuthorizationRequired | RecoverError::AuthorizationNotApplicable => {
+                (ErrorClass::Usage, "authorization")
+            }
+            RecoverError::State(_) => (ErrorClass::Integrity, "invalid_state"),
+        }
+    }
 }
 
 /// What shows that an approved predecessor's scope really changed: the

@@ -14,6 +14,7 @@
 //! The rules are here; surveying the store and moving its bytes are the
 //! store adapter's.
 
+use crate::review::ErrorClass;
 use serde::Serialize;
 
 use crate::canonical::{CanonicalError, canonical_bytes};
@@ -134,6 +135,18 @@ pub enum RepairError {
     },
 }
 
+impl RepairError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            RepairError::NotAnomalous { .. } => (ErrorClass::RejectedInput, "not_anomalous"),
+            RepairError::NotUnique { .. } => (ErrorClass::RejectedInput, "not_unique"),
+            RepairError::Incomplete { .. } => (ErrorClass::RejectedInput, "survey_incomplete"),
+        }
+    }
+}
+
 /// Proves `lineage` is the only anomaly of the survey's class.
 pub fn prove_unique(lineage: &LineageId, survey: &Survey) -> Result<UniquenessProof, RepairError> {
     if !survey.complete {
@@ -251,6 +264,17 @@ pub enum BurnError {
         /// The successor its supersession marker names.
         leaf: LineageId,
     },
+}
+
+impl BurnError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            BurnError::NotApproved { .. } => (ErrorClass::RejectedInput, "not_approved"),
+            BurnError::Superseded { .. } => (ErrorClass::RejectedInput, "lineage_superseded"),
+        }
+    }
 }
 
 /// Who acknowledged the consumption, and why.

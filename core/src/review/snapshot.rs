@@ -1,6 +1,7 @@
 //! The frozen candidate (R2.1–R2.5): what Git observed, and the identities
 //! and counts code derives from it.
 
+use crate::review::ErrorClass;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -278,6 +279,21 @@ pub enum SnapshotError {
     /// No changed path: there is nothing to freeze or review.
     #[error("nothing to review: the candidate equals the base tree")]
     Empty,
+}
+
+impl SnapshotError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            SnapshotError::Empty => (ErrorClass::RejectedInput, "nothing_to_review"),
+            SnapshotError::Unsorted
+            | SnapshotError::PathsDigest
+            | SnapshotError::UntrackedDigest
+            | SnapshotError::UntrackedOutsidePaths(_)
+            | SnapshotError::Target => (ErrorClass::Integrity, "invalid_state"),
+        }
+    }
 }
 
 /// The canonical digest of sorted paths.

@@ -7,6 +7,7 @@
 //! running the check and storing submissions belong to the adapters.
 
 use crate::digest::{Domain, Sha256Digest};
+use crate::review::ErrorClass;
 use crate::review::lens::Lens;
 
 /// The largest lens result, refuter batch or validator result accepted, in
@@ -53,6 +54,21 @@ pub enum PlacementError {
         /// The selected lenses, comma-separated.
         selected: String,
     },
+}
+
+impl PlacementError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            PlacementError::Unnamed { .. } => (ErrorClass::Usage, "result_unnamed"),
+            PlacementError::NotSelected { .. } => {
+                (ErrorClass::RejectedInput, "result_not_selected")
+            }
+            PlacementError::Duplicate { .. } => (ErrorClass::RejectedInput, "result_duplicate"),
+            PlacementError::Missing { .. } => (ErrorClass::RejectedInput, "result_missing"),
+        }
+    }
 }
 
 fn names(lenses: &[Lens]) -> String {

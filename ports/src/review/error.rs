@@ -1,6 +1,7 @@
 //! What a driver answers when it cannot finish.
 
 use probity_core::digest::Sha256Digest;
+use probity_core::review::ErrorClass;
 use probity_core::review::evidence::CommandEvidenceError;
 use probity_core::review::export::ExportError;
 use probity_core::review::finding::RoleDocError;
@@ -312,5 +313,86 @@ fn display_paths(p: &[RepoPath]) -> String {
 impl From<probity_core::review::recovery::NewLineageError> for ReviewError {
     fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
         ReviewError::Store(e.into())
+    }
+}
+
+impl ReviewError {
+    /// Its stable, machine-readable code (docs/errors.md) and the class of
+    /// step that follows (issue 25 §5), from the error itself: the
+    /// command line's `--json`, the MCP tools and a library consumer get
+    /// the same code. (The command line refines one case it can see in the
+    /// Git adapter's error: a path that is not UTF-8 and a file over the
+    /// size limit, which `repository_error` covers here.)
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        use ErrorClass::*;
+        match self {
+            ReviewError::Repository(_) => (Repository, "repository_error"),
+            ReviewError::Artifacts(_) => (Io, "artifact_io"),
+            ReviewError::Store(s) => s.classify(),
+            ReviewError::MalformedInput { .. } => (RejectedInput, "malformed_input"),
+            ReviewError::Transition(t) => t.classify(),
+            ReviewError::Snapshot(s) => s.classify(),
+            ReviewError::State(_) => (Integrity, "invalid_state"),
+            ReviewError::NoReview => (RejectedInput, "no_review"),
+            ReviewError::CandidateChanged { .. } => (Conflict, "candidate_changed"),
+            ReviewError::IndexMismatch(_) => (Integrity, "index_mismatch"),
+            ReviewError::AmbiguousCorrection { .. } => (RejectedInput, "ambiguous_correction"),
+            ReviewError::CorrectionOpen { .. } => (Conflict, "correction_open"),
+            ReviewError::NotResumable(r) => r.classify(),
+            ReviewError::SupersededLineage { .. } => (Conflict, "lineage_superseded"),
+            ReviewError::LineageEscalated { .. } => (Conflict, "lineage_escalated"),
+            ReviewError::Recover(r) => r.classify(),
+            ReviewError::Export(e) => e.classify(),
+            ReviewError::NotTerminal { .. } => (RejectedInput, "not_terminal"),
+            ReviewError::Policy { .. } => (RejectedInput, "policy_invalid"),
+            ReviewError::NotRepresentable { .. } => (RejectedInput, "not_representable"),
+            ReviewError::ObjectsMissing { .. } => (Repository, "objects_missing"),
+            ReviewError::Chain(_) => (Integrity, "chain_broken"),
+            ReviewError::Placement(p) => p.classify(),
+            ReviewError::Submission { source, .. } => source.classify(),
+            ReviewError::SubmittedDiffers { .. } => (Conflict, "result_differs"),
+            ReviewError::PreservedNotAResult { .. } => (RejectedInput, "preserved_result"),
+            ReviewError::Preserved { source, .. } => source.classify(),
+            ReviewError::Repair(r) => r.classify(),
+            ReviewError::Burn(b) => b.classify(),
+            ReviewError::Tombstone(_) => (Integrity, "tombstone_unencodable"),
+            ReviewError::InputTooLarge { .. } => (RejectedInput, "input_too_large"),
+            ReviewError::CommandEvidence(c) => c.classify(),
+            ReviewError::ChecksUnmet(_) => (RejectedInput, "checks_unmet"),
+            ReviewError::TranscriptsUnmet(_) => (RejectedInput, "transcripts_unmet"),
+            ReviewError::ChecksInvalid(_) => (RejectedInput, "policy_invalid"),
+            ReviewError::BaseChanged { .. } => (Conflict, "base_changed"),
+            ReviewError::Stack(s) => s.classify(),
+            ReviewError::NothingUncommitted { .. } => (RejectedInput, "nothing_to_review"),
+            ReviewError::CommitNoChange { .. } => (RejectedInput, "no_change"),
+        }
+    }
+
+    /// Its stable code: [`ReviewError::classify`]'s.
+    pub fn code(&self) -> &'static str {
+        self.classify().1
+    }
+}
+
+impl StoreError {
+    /// Its stable code and class (issue 25 §5), as [`ReviewError::classify`].
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        use ErrorClass::*;
+        match self {
+            StoreError::Conflict { .. } => (Conflict, "stale_revision"),
+            StoreError::Contention { .. } => (Conflict, "contention"),
+            StoreError::Corrupted { .. } | StoreError::Malformed { .. } => {
+                (Integrity, "store_corrupted")
+            }
+            StoreError::Illegal(_) => (RejectedInput, "illegal_transition"),
+            StoreError::TargetOwned { .. } => (Conflict, "candidate_owned"),
+            StoreError::NotFound(_) => (RejectedInput, "lineage_not_found"),
+            StoreError::Consumed { .. } => (RejectedInput, "lineage_consumed"),
+            StoreError::Retired { .. } => (RejectedInput, "lineage_retired"),
+            StoreError::RecoveryPending { .. } => (Conflict, "recovery_pending"),
+            StoreError::AlreadySuperseded { .. } => (Conflict, "already_superseded"),
+            StoreError::ResultDiffers { .. } => (Conflict, "result_differs"),
+            StoreError::Io { .. } => (Io, "store_io"),
+        }
     }
 }

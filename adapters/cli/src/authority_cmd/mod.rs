@@ -210,442 +210,268 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
     if let Some(err) = candidate_refusal(e, &msg) {
         return err;
     }
-    let (kind, code, next) = match &e {
-        ReviewError::Repository(_) => (
-            Repository,
-            "repository_error",
-            "fix the repository error above and retry; nothing was changed",
-        ),
-        ReviewError::Artifacts(_) => (
-            Io,
-            "artifact_io",
-            "check that the release artifacts are readable, then run the gate again",
-        ),
+    // The code and its class are the error's own (issue 25 §5); what
+    // the command line adds is the advice, in its own words.
+    let (class, code) = e.classify();
+    let kind = ErrorKind::from(class);
+    let next: &str = match &e {
+        ReviewError::Repository(_) => {
+            "fix the repository error above and retry; nothing was changed"
+        }
+        ReviewError::Artifacts(_) => {
+            "check that the release artifacts are readable, then run the gate again"
+        }
         ReviewError::Store(s) => match s {
-            StoreError::Conflict { .. } => (
-                Conflict,
-                "stale_revision",
-                "another writer moved this lineage: re-run the command to act on the current state",
-            ),
-            StoreError::Contention { .. } => (
-                Conflict,
-                "contention",
-                "another process is writing this lineage: retry in a moment",
-            ),
-            StoreError::Corrupted { .. } | StoreError::Malformed { .. } => (
-                Integrity,
-                "store_corrupted",
-                "stored authority failed validation; nothing was trusted or changed: inspect the named file, restore it, or start a fresh review",
-            ),
-            StoreError::Illegal(_) => (
-                RejectedInput,
-                "illegal_transition",
-                "check `probity status` for the legal next input",
-            ),
-            StoreError::TargetOwned { .. } => (
-                Conflict,
-                "candidate_owned",
-                "another lineage already reviewed exactly this candidate: make a different fix, or use that lineage",
-            ),
-            StoreError::NotFound(_) => (
-                RejectedInput,
-                "lineage_not_found",
-                "check the lineage id (`probity status`), or run `probity start`",
-            ),
-            StoreError::Consumed { .. } => (
-                RejectedInput,
-                "lineage_consumed",
-                "this lineage's authority was burned once used (its tombstone is named above): review a new change with `probity start`",
-            ),
-            StoreError::Retired { .. } => (
-                RejectedInput,
-                "lineage_retired",
-                "a repair ceremony quarantined this lineage (the audit record, named above, says who, why and on what proof; its original bytes are kept in quarantine): review the candidate again with `probity start`",
-            ),
-            StoreError::RecoveryPending { .. } => (
-                Conflict,
-                "recovery_pending",
-                "repeat the recovery request that was interrupted (same disposition, reason, actor, authorization) to complete it, or wait for the one running",
-            ),
-            StoreError::AlreadySuperseded { .. } => (
-                Conflict,
-                "already_superseded",
-                "a lineage has at most one successor: continue with the successor named above (`probity status --lineage <id>`)",
-            ),
-            StoreError::ResultDiffers { .. } => (
-                Conflict,
-                "result_differs",
-                "a lens result is kept once: resubmit the same bytes, or start a fresh review to judge again",
-            ),
-            StoreError::Io { .. } => (
-                Io,
-                "store_io",
-                "check permissions and free space under the git common dir, then retry",
-            ),
+            StoreError::Conflict { .. } => {
+                "another writer moved this lineage: re-run the command to act on the current state"
+            }
+            StoreError::Contention { .. } => {
+                "another process is writing this lineage: retry in a moment"
+            }
+            StoreError::Corrupted { .. } | StoreError::Malformed { .. } => {
+                "stored authority failed validation; nothing was trusted or changed: inspect the named file, restore it, or start a fresh review"
+            }
+            StoreError::Illegal(_) => "check `probity status` for the legal next input",
+            StoreError::TargetOwned { .. } => {
+                "another lineage already reviewed exactly this candidate: make a different fix, or use that lineage"
+            }
+            StoreError::NotFound(_) => {
+                "check the lineage id (`probity status`), or run `probity start`"
+            }
+            StoreError::Consumed { .. } => {
+                "this lineage's authority was burned once used (its tombstone is named above): review a new change with `probity start`"
+            }
+            StoreError::Retired { .. } => {
+                "a repair ceremony quarantined this lineage (the audit record, named above, says who, why and on what proof; its original bytes are kept in quarantine): review the candidate again with `probity start`"
+            }
+            StoreError::RecoveryPending { .. } => {
+                "repeat the recovery request that was interrupted (same disposition, reason, actor, authorization) to complete it, or wait for the one running"
+            }
+            StoreError::AlreadySuperseded { .. } => {
+                "a lineage has at most one successor: continue with the successor named above (`probity status --lineage <id>`)"
+            }
+            StoreError::ResultDiffers { .. } => {
+                "a lens result is kept once: resubmit the same bytes, or start a fresh review to judge again"
+            }
+            StoreError::Io { .. } => {
+                "check permissions and free space under the git common dir, then retry"
+            }
         },
-        ReviewError::MalformedInput { .. } => (
-            RejectedInput,
-            "malformed_input",
-            "fix the document and retry; nothing was changed and no budget was consumed",
-        ),
+        ReviewError::MalformedInput { .. } => {
+            "fix the document and retry; nothing was changed and no budget was consumed"
+        }
         ReviewError::Transition(t) => match t {
-            TransitionError::WrongStage { .. } => (
-                RejectedInput,
-                "wrong_stage",
-                "run `probity status` to see the legal next input",
-            ),
-            TransitionError::ResultCount { .. } => (
-                RejectedInput,
-                "result_count",
-                "give one result per selected lens, named by its lens: `--result LENS=FILE` or `probity lens submit --lens LENS FILE`",
-            ),
-            TransitionError::RefuterUnknownFinding(_) | TransitionError::RefuterMissing(_) => (
-                RejectedInput,
-                "refuter_mismatch",
-                "the batch must give one outcome for each finding routed to the refuter (see `probity finalize --json` findings)",
-            ),
-            TransitionError::ZeroForecast => (
-                RejectedInput,
-                "zero_forecast",
-                "forecast a positive number of lines",
-            ),
-            TransitionError::OutsideGenesis(_) => (
-                RejectedInput,
-                "outside_genesis",
-                "revert edits outside the reviewed paths, then retry; nothing was charged",
-            ),
-            TransitionError::EmptyEvidence => (
-                RejectedInput,
-                "empty_evidence",
-                "pass a non-empty evidence file produced by an independent mechanism",
-            ),
-            TransitionError::NotDisputable { .. } => (
-                RejectedInput,
-                "not_disputable",
-                "only a finding admitted to correction is disputed (`probity status --lineage L` lists the routes); nothing was changed",
-            ),
-            TransitionError::DisputeAfterCorrection { .. } => (
-                RejectedInput,
-                "dispute_after_correction",
-                "a dispute comes before any correction edit; go on with the correction, or let it escalate and recover with an authorization; nothing was changed",
-            ),
-            TransitionError::EvidenceDocument(_) => (
-                RejectedInput,
-                "evidence_malformed",
-                "pass the command evidence document exactly as `probity finalize --evidence-cmd` writes it (docs/review-authority.md), or evidence that does not name its schema; nothing was changed",
-            ),
-            TransitionError::EvidenceTree { .. } => (
-                RejectedInput,
-                "evidence_tree_mismatch",
-                "run the check on the lineage's final candidate tree (`probity finalize --evidence-cmd -- ARGV...` does), or pass evidence for that tree; nothing was changed",
-            ),
-            TransitionError::DifferentRetry { .. } => (
-                Conflict,
-                "different_retry",
-                "this lineage already accepted other input; repeat the original input, or start a fresh review",
-            ),
-            TransitionError::FrozenChanged(_) | TransitionError::IllegalEdge { .. } => (
-                RejectedInput,
-                "illegal_transition",
-                "run `probity status` to see the legal next input",
-            ),
-            TransitionError::State(_) => (
-                Integrity,
-                "invalid_state",
-                "the derived state failed validation; report this as a bug",
-            ),
+            TransitionError::WrongStage { .. } => {
+                "run `probity status` to see the legal next input"
+            }
+            TransitionError::ResultCount { .. } => {
+                "give one result per selected lens, named by its lens: `--result LENS=FILE` or `probity lens submit --lens LENS FILE`"
+            }
+            TransitionError::RefuterUnknownFinding(_) | TransitionError::RefuterMissing(_) => {
+                "the batch must give one outcome for each finding routed to the refuter (see `probity finalize --json` findings)"
+            }
+            TransitionError::ZeroForecast => "forecast a positive number of lines",
+            TransitionError::OutsideGenesis(_) => {
+                "revert edits outside the reviewed paths, then retry; nothing was charged"
+            }
+            TransitionError::EmptyEvidence => {
+                "pass a non-empty evidence file produced by an independent mechanism"
+            }
+            TransitionError::NotDisputable { .. } => {
+                "only a finding admitted to correction is disputed (`probity status --lineage L` lists the routes); nothing was changed"
+            }
+            TransitionError::DisputeAfterCorrection { .. } => {
+                "a dispute comes before any correction edit; go on with the correction, or let it escalate and recover with an authorization; nothing was changed"
+            }
+            TransitionError::EvidenceDocument(_) => {
+                "pass the command evidence document exactly as `probity finalize --evidence-cmd` writes it (docs/review-authority.md), or evidence that does not name its schema; nothing was changed"
+            }
+            TransitionError::EvidenceTree { .. } => {
+                "run the check on the lineage's final candidate tree (`probity finalize --evidence-cmd -- ARGV...` does), or pass evidence for that tree; nothing was changed"
+            }
+            TransitionError::DifferentRetry { .. } => {
+                "this lineage already accepted other input; repeat the original input, or start a fresh review"
+            }
+            TransitionError::FrozenChanged(_) | TransitionError::IllegalEdge { .. } => {
+                "run `probity status` to see the legal next input"
+            }
+            TransitionError::State(_) => {
+                "the derived state failed validation; report this as a bug"
+            }
         },
-        ReviewError::Snapshot(probity_core::review::snapshot::SnapshotError::Empty) => (
-            RejectedInput,
-            "nothing_to_review",
-            "change something first: the candidate equals HEAD",
-        ),
-        ReviewError::Snapshot(_) | ReviewError::State(_) => (
-            Integrity,
-            "invalid_state",
-            "report this as a bug; nothing was written",
-        ),
-        ReviewError::NoReview => (
-            RejectedInput,
-            "no_review",
-            "run `probity start` for this candidate, or pass --lineage",
-        ),
-        ReviewError::CandidateChanged { .. } => (
-            Conflict,
-            "candidate_changed",
-            "the candidate moved since start: restore it, or run `probity start` to review the new candidate",
-        ),
-        ReviewError::IndexMismatch(_) => (
-            Integrity,
-            "index_mismatch",
-            "the store index disagrees with a record: inspect <git-common-dir>/probity/reviews/v1/index",
-        ),
-        ReviewError::AmbiguousCorrection { .. } => (
-            RejectedInput,
-            "ambiguous_correction",
-            "pass --lineage with the lineage whose correction this is",
-        ),
-        ReviewError::CorrectionOpen { .. } => (
-            Conflict,
-            "correction_open",
-            "finish that correction first (`probity finalize --lineage <id> --correction-lines N`, then `--validation F`); forecasting more lines than its budget escalates it and lifts this block",
-        ),
-        ReviewError::NotResumable(ResumeRefused::CorrectedElsewhere { .. }) => (
-            Conflict,
-            "candidate_superseded",
-            "restore the corrected candidate (see `probity status --lineage <id>`), or change the candidate and start a new review",
-        ),
-        ReviewError::SupersededLineage { .. } => (
-            Conflict,
-            "lineage_superseded",
-            "a superseded lineage is history: continue with the leaf named above, or recover from it (`probity recover --predecessor-lineage <leaf> ...`)",
-        ),
-        ReviewError::NotResumable(ResumeRefused::Invalidated { .. }) => (
-            Conflict,
-            "lineage_invalidated",
-            "create its audited successor: `probity recover --predecessor-lineage <id> --expected-predecessor-revision <rev> --disposition invalidated --reason R --actor A` (see `probity status --lineage <id>` for the revision)",
-        ),
-        ReviewError::LineageEscalated { .. } => (
-            Conflict,
-            "lineage_escalated",
-            "a maintainer decides (see the recover command in next_action)",
-        ),
+        ReviewError::Snapshot(probity_core::review::snapshot::SnapshotError::Empty) => {
+            "change something first: the candidate equals HEAD"
+        }
+        ReviewError::Snapshot(_) | ReviewError::State(_) => {
+            "report this as a bug; nothing was written"
+        }
+        ReviewError::NoReview => "run `probity start` for this candidate, or pass --lineage",
+        ReviewError::CandidateChanged { .. } => {
+            "the candidate moved since start: restore it, or run `probity start` to review the new candidate"
+        }
+        ReviewError::IndexMismatch(_) => {
+            "the store index disagrees with a record: inspect <git-common-dir>/probity/reviews/v1/index"
+        }
+        ReviewError::AmbiguousCorrection { .. } => {
+            "pass --lineage with the lineage whose correction this is"
+        }
+        ReviewError::CorrectionOpen { .. } => {
+            "finish that correction first (`probity finalize --lineage <id> --correction-lines N`, then `--validation F`); forecasting more lines than its budget escalates it and lifts this block"
+        }
+        ReviewError::NotResumable(ResumeRefused::CorrectedElsewhere { .. }) => {
+            "restore the corrected candidate (see `probity status --lineage <id>`), or change the candidate and start a new review"
+        }
+        ReviewError::SupersededLineage { .. } => {
+            "a superseded lineage is history: continue with the leaf named above, or recover from it (`probity recover --predecessor-lineage <leaf> ...`)"
+        }
+        ReviewError::NotResumable(ResumeRefused::Invalidated { .. }) => {
+            "create its audited successor: `probity recover --predecessor-lineage <id> --expected-predecessor-revision <rev> --disposition invalidated --reason R --actor A` (see `probity status --lineage <id>` for the revision)"
+        }
+        ReviewError::LineageEscalated { .. } => {
+            "a maintainer decides (see the recover command in next_action)"
+        }
         ReviewError::Recover(r) => match r {
-            RecoverError::RevisionMismatch { .. } => (
-                Conflict,
-                "revision_mismatch",
-                "the predecessor moved since you inspected it: check `probity status --lineage <id>` and pass its current revision",
-            ),
-            RecoverError::NotEligible { .. } => (
-                RejectedInput,
-                "not_eligible",
-                "recover an approved lineage with scope_changed, an invalidated one with invalidated, an escalated one with escalation_authorized; a pristine review is invalidated first",
-            ),
-            RecoverError::ScopeUnchanged { .. } => (
-                RejectedInput,
-                "scope_unchanged",
-                "new work outside the reviewed paths gets its own review: `probity start`",
-            ),
-            RecoverError::AuthorizationRequired | RecoverError::AuthorizationNotApplicable => (
-                Usage,
-                "authorization",
-                "pass --authorization only, and always, when the predecessor escalated",
-            ),
-            RecoverError::State(_) => (
-                Integrity,
-                "invalid_state",
-                "report this as a bug; nothing was written",
-            ),
+            RecoverError::RevisionMismatch { .. } => {
+                "the predecessor moved since you inspected it: check `probity status --lineage <id>` and pass its current revision"
+            }
+            RecoverError::NotEligible { .. } => {
+                "recover an approved lineage with scope_changed, an invalidated one with invalidated, an escalated one with escalation_authorized; a pristine review is invalidated first"
+            }
+            RecoverError::ScopeUnchanged { .. } => {
+                "new work outside the reviewed paths gets its own review: `probity start`"
+            }
+            RecoverError::AuthorizationRequired | RecoverError::AuthorizationNotApplicable => {
+                "pass --authorization only, and always, when the predecessor escalated"
+            }
+            RecoverError::State(_) => "report this as a bug; nothing was written",
         },
-        ReviewError::Export(ExportError::BudgetExceeded { .. }) => (
-            RejectedInput,
-            "budget_exceeded",
-            "the frozen diff is over the 4 MiB export budget and is never truncated: read the lineage's paths with `probity snapshot read --subject tree:<candidate_tree>` instead",
-        ),
-        ReviewError::Export(ExportError::ManifestMismatch { .. }) => (
-            Integrity,
-            "manifest_mismatch",
-            "the trees in Git do not match the record; nothing was trusted: inspect the lineage's state file",
-        ),
-        ReviewError::Export(ExportError::Drift { .. }) => (
-            Integrity,
-            "diff_drift",
-            "the frozen context cannot be reproduced with this git; export it with the git version that started the review (see derivation.git_version of an earlier export)",
-        ),
-        ReviewError::NotTerminal { .. } => (
-            RejectedInput,
-            "not_terminal",
-            "finish the review first (`probity status --lineage <id>` names the next input)",
-        ),
-        ReviewError::Policy { .. } => (
-            RejectedInput,
-            "policy_invalid",
-            "the base's .probity/policy.json is refused (check it with `probity policy check`); fix it on the protected branch, then start again; nothing was started",
-        ),
-        ReviewError::NotRepresentable { .. } => (
-            RejectedInput,
-            "not_representable",
-            "split the change into smaller candidates; nothing was started",
-        ),
-        ReviewError::ObjectsMissing { .. } => (
-            Repository,
-            "objects_missing",
-            "the frozen trees were pruned (e.g. by `git gc`); fetch or restore them, or review the candidate again",
-        ),
-        ReviewError::Chain(_) => (
-            Integrity,
-            "chain_broken",
-            "the recovery chain in the store does not hold (missing predecessor, moved revision or two successors); nothing was trusted: inspect the named lineages",
-        ),
+        ReviewError::Export(ExportError::BudgetExceeded { .. }) => {
+            "the frozen diff is over the 4 MiB export budget and is never truncated: read the lineage's paths with `probity snapshot read --subject tree:<candidate_tree>` instead"
+        }
+        ReviewError::Export(ExportError::ManifestMismatch { .. }) => {
+            "the trees in Git do not match the record; nothing was trusted: inspect the lineage's state file"
+        }
+        ReviewError::Export(ExportError::Drift { .. }) => {
+            "the frozen context cannot be reproduced with this git; export it with the git version that started the review (see derivation.git_version of an earlier export)"
+        }
+        ReviewError::NotTerminal { .. } => {
+            "finish the review first (`probity status --lineage <id>` names the next input)"
+        }
+        ReviewError::Policy { .. } => {
+            "the base's .probity/policy.json is refused (check it with `probity policy check`); fix it on the protected branch, then start again; nothing was started"
+        }
+        ReviewError::NotRepresentable { .. } => {
+            "split the change into smaller candidates; nothing was started"
+        }
+        ReviewError::ObjectsMissing { .. } => {
+            "the frozen trees were pruned (e.g. by `git gc`); fetch or restore them, or review the candidate again"
+        }
+        ReviewError::Chain(_) => {
+            "the recovery chain in the store does not hold (missing predecessor, moved revision or two successors); nothing was trusted: inspect the named lineages"
+        }
         ReviewError::Placement(p) => match p {
-            PlacementError::Unnamed { .. } => (
-                Usage,
-                "result_unnamed",
-                "name each result by its lens: `--result LENS=FILE` (or `probity lens submit --lens LENS FILE`)",
-            ),
-            PlacementError::NotSelected { .. } => (
-                RejectedInput,
-                "result_not_selected",
-                "give results only for the selected lenses (`probity status` lists them)",
-            ),
-            PlacementError::Duplicate { .. } => (
-                RejectedInput,
-                "result_duplicate",
-                "give exactly one result per selected lens",
-            ),
-            PlacementError::Missing { .. } => (
-                RejectedInput,
-                "result_missing",
-                "give a result for every selected lens: `--result LENS=FILE` or `probity lens submit --lens LENS FILE`",
-            ),
+            PlacementError::Unnamed { .. } => {
+                "name each result by its lens: `--result LENS=FILE` (or `probity lens submit --lens LENS FILE`)"
+            }
+            PlacementError::NotSelected { .. } => {
+                "give results only for the selected lenses (`probity status` lists them)"
+            }
+            PlacementError::Duplicate { .. } => "give exactly one result per selected lens",
+            PlacementError::Missing { .. } => {
+                "give a result for every selected lens: `--result LENS=FILE` or `probity lens submit --lens LENS FILE`"
+            }
         },
         ReviewError::Submission { source, .. } => match source {
-            PreflightError::BindingMismatch { .. } => (
-                RejectedInput,
-                "binding_mismatch",
-                "the result belongs to another lineage, candidate or lens: run the lens again with the binding `probity start --json` printed for it (lens_bindings[].binding, or its token), and submit with that",
-            ),
-            PreflightError::NotSelected { .. } => (
-                RejectedInput,
-                "result_not_selected",
-                "submit results only for the selected lenses (`probity status` lists them)",
-            ),
-            PreflightError::NotAwaitingResults { .. } => (
-                RejectedInput,
-                "not_awaiting_results",
-                "this lineage no longer takes lens results: `probity status` names its next input",
-            ),
+            PreflightError::BindingMismatch { .. } => {
+                "the result belongs to another lineage, candidate or lens: run the lens again with the binding `probity start --json` printed for it (lens_bindings[].binding, or its token), and submit with that"
+            }
+            PreflightError::NotSelected { .. } => {
+                "submit results only for the selected lenses (`probity status` lists them)"
+            }
+            PreflightError::NotAwaitingResults { .. } => {
+                "this lineage no longer takes lens results: `probity status` names its next input"
+            }
         },
-        ReviewError::SubmittedDiffers { .. } => (
-            Conflict,
-            "result_differs",
-            "leave out --result for a lens already submitted, or give its exact bytes",
-        ),
-        ReviewError::PreservedNotAResult { .. } => (
-            RejectedInput,
-            "preserved_result",
-            "a preserved result is replayed, never taken as a result: `probity lens replay <artifact>` sends its payload through the same checks a fresh submission pays; nothing was changed",
-        ),
+        ReviewError::SubmittedDiffers { .. } => {
+            "leave out --result for a lens already submitted, or give its exact bytes"
+        }
+        ReviewError::PreservedNotAResult { .. } => {
+            "a preserved result is replayed, never taken as a result: `probity lens replay <artifact>` sends its payload through the same checks a fresh submission pays; nothing was changed"
+        }
         ReviewError::Preserved { source, .. } => match source.as_ref() {
-            probity_core::review::preserved::PreservedError::OtherCandidate { .. } => (
-                RejectedInput,
-                "preserved_other_candidate",
-                "a preserved result only lands in the lineage and candidate it judged: run the lens again for this one; nothing was changed",
-            ),
-            _ => (
-                RejectedInput,
-                "preserved_malformed",
-                "pass the artifact exactly as `probity lens submit --preserve-to` wrote it; nothing was changed",
-            ),
+            probity_core::review::preserved::PreservedError::OtherCandidate { .. } => {
+                "a preserved result only lands in the lineage and candidate it judged: run the lens again for this one; nothing was changed"
+            }
+            _ => {
+                "pass the artifact exactly as `probity lens submit --preserve-to` wrote it; nothing was changed"
+            }
         },
         ReviewError::Repair(r) => match r {
-            probity_core::review::repair::RepairError::NotAnomalous { .. } => (
-                RejectedInput,
-                "not_anomalous",
-                "nothing to repair: name the lineage and class a command reported (`store_corrupted`, `receipt_mismatch`); nothing was changed",
-            ),
-            probity_core::review::repair::RepairError::NotUnique { .. } => (
-                RejectedInput,
-                "not_unique",
-                "several entries show this anomaly: investigate the cause (disk, tooling, a copy from elsewhere) before any repair; nothing was changed",
-            ),
-            probity_core::review::repair::RepairError::Incomplete { .. } => (
-                RejectedInput,
-                "survey_incomplete",
-                "the store is larger than a repair surveys: uniqueness cannot be proven; nothing was changed",
-            ),
+            probity_core::review::repair::RepairError::NotAnomalous { .. } => {
+                "nothing to repair: name the lineage and class a command reported (`store_corrupted`, `receipt_mismatch`); nothing was changed"
+            }
+            probity_core::review::repair::RepairError::NotUnique { .. } => {
+                "several entries show this anomaly: investigate the cause (disk, tooling, a copy from elsewhere) before any repair; nothing was changed"
+            }
+            probity_core::review::repair::RepairError::Incomplete { .. } => {
+                "the store is larger than a repair surveys: uniqueness cannot be proven; nothing was changed"
+            }
         },
         ReviewError::Burn(b) => match b {
-            probity_core::review::repair::BurnError::NotApproved { .. } => (
-                RejectedInput,
-                "not_approved",
-                "only an approved review's authority is burned; nothing was changed",
-            ),
-            probity_core::review::repair::BurnError::Superseded { .. } => (
-                RejectedInput,
-                "lineage_superseded",
-                "burn the chain's leaf (named above), not its history; nothing was changed",
-            ),
+            probity_core::review::repair::BurnError::NotApproved { .. } => {
+                "only an approved review's authority is burned; nothing was changed"
+            }
+            probity_core::review::repair::BurnError::Superseded { .. } => {
+                "burn the chain's leaf (named above), not its history; nothing was changed"
+            }
         },
-        ReviewError::Tombstone(_) => (
-            Integrity,
-            "tombstone_unencodable",
-            "report this as a bug; nothing was changed",
-        ),
-        ReviewError::InputTooLarge { .. } => (
-            RejectedInput,
-            "input_too_large",
-            "pass a smaller document (the limits are in docs/review-authority.md); nothing was changed",
-        ),
+        ReviewError::Tombstone(_) => "report this as a bug; nothing was changed",
+        ReviewError::InputTooLarge { .. } => {
+            "pass a smaller document (the limits are in docs/review-authority.md); nothing was changed"
+        }
         ReviewError::CommandEvidence(c) => match c {
-            CommandEvidenceError::TimedOut { .. } => (
-                RejectedInput,
-                "evidence_timeout",
-                "the check did not finish: raise --evidence-timeout SECS or make the check faster; nothing was changed",
-            ),
-            CommandEvidenceError::EmptyArgv => (
-                Usage,
-                "evidence_cmd_missing",
-                "name the check after `--`: `probity finalize --evidence-cmd -- cargo test`",
-            ),
-            CommandEvidenceError::Canonical(_) => (
-                Integrity,
-                "evidence_unencodable",
-                "the check's evidence document could not be encoded; report this as a bug",
-            ),
+            CommandEvidenceError::TimedOut { .. } => {
+                "the check did not finish: raise --evidence-timeout SECS or make the check faster; nothing was changed"
+            }
+            CommandEvidenceError::EmptyArgv => {
+                "name the check after `--`: `probity finalize --evidence-cmd -- cargo test`"
+            }
+            CommandEvidenceError::Canonical(_) => {
+                "the check's evidence document could not be encoded; report this as a bug"
+            }
         },
-        ReviewError::ChecksUnmet(_) => (
-            RejectedInput,
-            "checks_unmet",
-            "run the check the base requires: `probity finalize --evidence-cmd -- <its argv>` (`probity policy show` lists the required checks); nothing was written",
-        ),
-        ReviewError::TranscriptsUnmet(_) => (
-            RejectedInput,
-            "transcripts_unmet",
-            "have the model run the lenses on the frozen lineage: `probity review --lineage <L>` (a result handed in with `lens submit` or `--result` is not a model run); nothing was written",
-        ),
-        ReviewError::ChecksInvalid(_) => (
-            RejectedInput,
-            "policy_invalid",
-            "fix .probity/checks.json on the base branch (check it with `probity policy check --checks FILE`); nothing was written",
-        ),
-        ReviewError::BaseChanged { .. } => (
-            Conflict,
-            "base_changed",
-            "restore HEAD to the frozen base (corrections happen on the reviewed base), then retry",
-        ),
+        ReviewError::ChecksUnmet(_) => {
+            "run the check the base requires: `probity finalize --evidence-cmd -- <its argv>` (`probity policy show` lists the required checks); nothing was written"
+        }
+        ReviewError::TranscriptsUnmet(_) => {
+            "have the model run the lenses on the frozen lineage: `probity review --lineage <L>` (a result handed in with `lens submit` or `--result` is not a model run); nothing was written"
+        }
+        ReviewError::ChecksInvalid(_) => {
+            "fix .probity/checks.json on the base branch (check it with `probity policy check --checks FILE`); nothing was written"
+        }
+        ReviewError::BaseChanged { .. } => {
+            "restore HEAD to the frozen base (corrections happen on the reviewed base), then retry"
+        }
         ReviewError::Stack(s) => match s {
-            StackError::Merge { .. } => (
-                RejectedInput,
-                "merge_commit",
-                "rebase the branch onto its base (`git rebase <base>`) or squash it, so every commit has one parent, then `probity start --commit <sha>` or `probity start --range <base>..<tip>`; nothing was written",
-            ),
-            StackError::Empty => (
-                RejectedInput,
-                "empty_range",
-                "name a range with commits: A..B lists the commits reachable from B and not from A (e.g. --range origin/main..HEAD)",
-            ),
-            StackError::TooLarge { .. } => (
-                RejectedInput,
-                "range_too_large",
-                "review the stack in parts (a shorter A..B each time), or squash it; nothing was written",
-            ),
-            StackError::NotLinear { .. } => (
-                RejectedInput,
-                "range_not_linear",
-                "rebase the branch into a chain of one-parent commits, then retry; nothing was written",
-            ),
+            StackError::Merge { .. } => {
+                "rebase the branch onto its base (`git rebase <base>`) or squash it, so every commit has one parent, then `probity start --commit <sha>` or `probity start --range <base>..<tip>`; nothing was written"
+            }
+            StackError::Empty => {
+                "name a range with commits: A..B lists the commits reachable from B and not from A (e.g. --range origin/main..HEAD)"
+            }
+            StackError::TooLarge { .. } => {
+                "review the stack in parts (a shorter A..B each time), or squash it; nothing was written"
+            }
+            StackError::NotLinear { .. } => {
+                "rebase the branch into a chain of one-parent commits, then retry; nothing was written"
+            }
         },
-        ReviewError::NothingUncommitted { .. } => (
-            RejectedInput,
-            "nothing_to_review",
-            "review committed work with `probity start --commit <sha>`, or change something first",
-        ),
-        ReviewError::CommitNoChange { .. } => (
-            RejectedInput,
-            "no_change",
-            "nothing to review: the gates allow this commit as `no_change`; review the commits that change bytes (`probity start --commit <sha>`)",
-        ),
+        ReviewError::NothingUncommitted { .. } => {
+            "review committed work with `probity start --commit <sha>`, or change something first"
+        }
+        ReviewError::CommitNoChange { .. } => {
+            "nothing to review: the gates allow this commit as `no_change`; review the commits that change bytes (`probity start --commit <sha>`)"
+        }
     };
     let next = next_with_ids(e).unwrap_or_else(|| next.to_owned());
     CliError::new(kind, code, msg, next).with_next_tool(next_tool_with_ids(e))

@@ -1,5 +1,6 @@
 //! Stacks: a delivered range judged commit by commit (D-R25).
 
+use crate::review::ErrorClass;
 use serde::Serialize;
 
 use crate::review::ids::{CommitId, LineageId};
@@ -50,6 +51,19 @@ pub enum StackError {
         /// How many of them the chain from the tip reached.
         chained: usize,
     },
+}
+
+impl StackError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            StackError::Merge { .. } => (ErrorClass::RejectedInput, "merge_commit"),
+            StackError::Empty => (ErrorClass::RejectedInput, "empty_range"),
+            StackError::TooLarge { .. } => (ErrorClass::RejectedInput, "range_too_large"),
+            StackError::NotLinear { .. } => (ErrorClass::RejectedInput, "range_not_linear"),
+        }
+    }
 }
 
 /// Orders a range's commits oldest first, as one chain ending at `tip`:

@@ -1,6 +1,7 @@
 //! Lens bindings and preflight (R2.10, R2.11), invalidation (R9.1), and
 //! the next legal input of a state.
 
+use crate::review::ErrorClass;
 use serde::Serialize;
 
 use crate::review::ids::{LineageId, NonBlank};
@@ -249,6 +250,24 @@ pub enum PreflightError {
         /// The token of the binding start prepared.
         expected_token: String,
     },
+}
+
+impl PreflightError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            PreflightError::BindingMismatch { .. } => {
+                (ErrorClass::RejectedInput, "binding_mismatch")
+            }
+            PreflightError::NotSelected { .. } => {
+                (ErrorClass::RejectedInput, "result_not_selected")
+            }
+            PreflightError::NotAwaitingResults { .. } => {
+                (ErrorClass::RejectedInput, "not_awaiting_results")
+            }
+        }
+    }
 }
 
 /// The next legal input, named for orchestrators (`action`).

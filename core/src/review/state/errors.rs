@@ -2,6 +2,7 @@
 //! state machine (moved here from `state/mod.rs`, unchanged).
 
 use super::*;
+use crate::review::ErrorClass;
 
 /// Why stored or proposed state is not valid authority.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -222,4 +223,36 @@ pub enum TransitionError {
     /// The successor the transition made is not a valid state.
     #[error(transparent)]
     State(#[from] StateError),
+}
+
+impl TransitionError {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            TransitionError::WrongStage { .. } => (ErrorClass::RejectedInput, "wrong_stage"),
+            TransitionError::ResultCount { .. } => (ErrorClass::RejectedInput, "result_count"),
+            TransitionError::RefuterUnknownFinding(_) | TransitionError::RefuterMissing(_) => {
+                (ErrorClass::RejectedInput, "refuter_mismatch")
+            }
+            TransitionError::ZeroForecast => (ErrorClass::RejectedInput, "zero_forecast"),
+            TransitionError::OutsideGenesis(_) => (ErrorClass::RejectedInput, "outside_genesis"),
+            TransitionError::EmptyEvidence => (ErrorClass::RejectedInput, "empty_evidence"),
+            TransitionError::NotDisputable { .. } => (ErrorClass::RejectedInput, "not_disputable"),
+            TransitionError::DisputeAfterCorrection { .. } => {
+                (ErrorClass::RejectedInput, "dispute_after_correction")
+            }
+            TransitionError::EvidenceDocument(_) => {
+                (ErrorClass::RejectedInput, "evidence_malformed")
+            }
+            TransitionError::EvidenceTree { .. } => {
+                (ErrorClass::RejectedInput, "evidence_tree_mismatch")
+            }
+            TransitionError::DifferentRetry { .. } => (ErrorClass::Conflict, "different_retry"),
+            TransitionError::FrozenChanged(_) | TransitionError::IllegalEdge { .. } => {
+                (ErrorClass::RejectedInput, "illegal_transition")
+            }
+            TransitionError::State(_) => (ErrorClass::Integrity, "invalid_state"),
+        }
+    }
 }

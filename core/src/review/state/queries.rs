@@ -3,6 +3,7 @@
 //! open-correction, start-overlap and resume rules, and the fix scope.
 
 use super::*;
+use crate::review::ErrorClass;
 
 /// What [`ReviewState::resumable_for`] answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,19 @@ pub enum ResumeRefused {
         /// Its current revision (what a recovery must name).
         revision: Sha256Digest,
     },
+}
+
+impl ResumeRefused {
+    /// Its stable code (docs/errors.md) and the class of step that
+    /// follows (issue 25 §5): the same for every surface.
+    pub fn classify(&self) -> (ErrorClass, &'static str) {
+        match self {
+            ResumeRefused::CorrectedElsewhere { .. } => {
+                (ErrorClass::Conflict, "candidate_superseded")
+            }
+            ResumeRefused::Invalidated { .. } => (ErrorClass::Conflict, "lineage_invalidated"),
+        }
+    }
 }
 
 impl StateRecord {
