@@ -267,6 +267,90 @@ pub fn unchanged_too_far(unchanged: GateDecision, tip: &CommitId) -> GateDecisio
     }
 }
 
+/// The walk a release revision that changes no bytes makes to its nearest
+/// first-parent ancestor that does (D-R26), as a plan the driver feeds
+/// (issue 25 §1): the plan names the next ancestor to judge, the driver
+/// lists that commit and judges it as the release gate judges a commit,
+/// and hands the judgment back; the plan says when the walk ends and with
+/// what decision. Every rule of the walk is here: when it stops, the
+/// bound of [`MAX_RANGE_COMMITS`](crate::review::gate::MAX_RANGE_COMMITS)
+/// ancestors, a root, an ancestor that cannot be listed.
+#[derive(Debug, Clone)]
+pub struct AncestorWalk {
+    unchanged: GateDecision,
+    tip: CommitId,
+    judged: usize,
+}
+
+/// What an [`AncestorWalk`] asks for next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WalkStep {
+    /// List this commit (the next first-parent ancestor), judge it, and
+    /// hand both to [`AncestorWalk::next`].
+    Judge(CommitId),
+    /// The walk is over.
+    Done {
+        /// The release decision (before artifacts and the recheck).
+        decision: GateDecision,
+        /// The ancestor whose bytes the revision releases, if one was
+        /// found.
+        released_from: Option<CommitId>,
+    },
+}
+
+impl AncestorWalk {
+    /// Starts the walk from the revision `tip`, whose own decision
+    /// `unchanged` says it changes no bytes, at its first parent.
+    pub fn start(tip: CommitId, unchanged: GateDecision, parent: CommitId) -> (Self, WalkStep) {
+        let walk = AncestorWalk {
+            unchanged,
+            tip,
+            judged: 0,
+        };
+        (walk, WalkStep::Judge(parent))
+    }
+
+    /// The next step, given the ancestor asked for and its decision
+    /// (`None`: it could not be listed). An ancestor that changes bytes
+    /// ends the walk with its judgment as the release's, over `range` (the
+    /// revision's); one that does not sends the walk on to its first
+    /// parent, until a root (the revision's own `no_change` stands) or
+    /// the bound (`delivery_too_large`).
+    pub fn next(
+        &mut self,
+        range: &crate::review::gate::DeliveredRange,
+        judged: Option<(&crate::review::gate::RangeCommit, GateDecision)>,
+    ) -> WalkStep {
+        let too_far = |w: &Self| WalkStep::Done {
+            decision: unchanged_too_far(w.unchanged.clone(), &w.tip),
+            released_from: None,
+        };
+        let Some((ancestor, decision)) = judged else {
+            return too_far(self);
+        };
+        if !releases_an_ancestor(&decision) {
+            let decision =
+                crate::review::gate::judge_stack(Gate::Release, range, vec![(ancestor, decision)])
+                    .decision;
+            return WalkStep::Done {
+                decision,
+                released_from: Some(ancestor.commit.clone()),
+            };
+        }
+        let Some(parent) = ancestor.parents.first() else {
+            return WalkStep::Done {
+                decision: self.unchanged.clone(),
+                released_from: None,
+            };
+        };
+        self.judged += 1;
+        if self.judged >= crate::review::gate::MAX_RANGE_COMMITS {
+            return too_far(self);
+        }
+        WalkStep::Judge(parent.clone())
+    }
+}
+
 /// What the release gate resolved outside the store, once when it judged
 /// and once more after its derivation (R8.7).
 #[derive(Debug, Clone, Copy)]
@@ -326,6 +410,90 @@ mod tests {
 
     fn d(hex: &str) -> Sha256Digest {
         Sha256Digest::from_hex(hex).unwrap()
+    }
+
+    fn commit(n: u8, parent: Option<u8>) -> crate::review::gate::RangeCommit {
+        let id = |n: u8| CommitId::parse(format!("{n:x}").repeat(40)).unwrap();
+        crate::review::gate::RangeCommit {
+            commit: id(n),
+            tree: crate::review::ids::TreeId::parse("a".repeat(40)).unwrap(),
+            parents: parent.map(id).into_iter().collect(),
+        }
+    }
+
+    fn decided(reason_code: ReasonCode, decision: Decision) -> GateDecision {
+        GateDecision {
+            decision,
+            reason_code,
+            ..deny(ReasonCode::NoChange, "x".into())
+        }
+    }
+
+    /// D-R26 as a plan: the walk judges first parents until one changes
+    /// bytes (its judgment is the release's), stops at a root with the
+    /// revision's own `no_change`, and is denied past the bound or when an
+    /// ancestor cannot be listed.
+    #[test]
+    fn the_ancestor_walk_stops_where_the_bytes_change_at_a_root_or_at_the_bound() {
+        let tip = commit(9, Some(8));
+        let range = crate::review::gate::DeliveredRange {
+            refs: vec!["v1".into()],
+            tip: tip.commit.clone(),
+            count: 1,
+            commits: vec![tip.clone()],
+            problem: None,
+        };
+        let no_change = || decided(ReasonCode::NoChange, Decision::Allow);
+        // 9 (no change) -> 8 (no change) -> 7 (reviewed): 7 is released.
+        let (mut w, step) =
+            AncestorWalk::start(tip.commit.clone(), no_change(), commit(8, None).commit);
+        assert_eq!(step, WalkStep::Judge(commit(8, None).commit));
+        let step = w.next(&range, Some((&commit(8, Some(7)), no_change())));
+        assert_eq!(step, WalkStep::Judge(commit(7, None).commit));
+        let reviewed = decided(ReasonCode::ReceiptValid, Decision::Allow);
+        match w.next(&range, Some((&commit(7, Some(6)), reviewed))) {
+            WalkStep::Done {
+                decision,
+                released_from,
+            } => {
+                assert_eq!(released_from, Some(commit(7, None).commit));
+                assert_eq!(decision.decision, Decision::Allow);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A root that changes no bytes: the revision's own decision stands.
+        let (mut w, _) =
+            AncestorWalk::start(tip.commit.clone(), no_change(), commit(8, None).commit);
+        assert_eq!(
+            w.next(&range, Some((&commit(8, None), no_change()))),
+            WalkStep::Done {
+                decision: no_change(),
+                released_from: None
+            }
+        );
+        // An ancestor that cannot be listed, and the bound.
+        let (mut w, _) =
+            AncestorWalk::start(tip.commit.clone(), no_change(), commit(8, None).commit);
+        let too_far = |s: WalkStep| match s {
+            WalkStep::Done {
+                decision,
+                released_from: None,
+            } => decision.reason_code == ReasonCode::DeliveryTooLarge,
+            _ => false,
+        };
+        assert!(too_far(w.next(&range, None)));
+        let (mut w, _) =
+            AncestorWalk::start(tip.commit.clone(), no_change(), commit(8, None).commit);
+        let mut steps = 0;
+        let last = loop {
+            let s = w.next(&range, Some((&commit(8, Some(8)), no_change())));
+            steps += 1;
+            if !matches!(s, WalkStep::Judge(_)) {
+                break s;
+            }
+        };
+        assert!(too_far(last));
+        assert_eq!(steps, crate::review::gate::MAX_RANGE_COMMITS);
     }
 
     #[test]
