@@ -32,8 +32,8 @@ use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
-    AuditWriter, Created, LineageListing, RepairStore, ReviewStore, StoreError, Submitted,
-    TranscriptStore,
+    AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore,
+    RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,
 };
 
 /// Everything the store holds, keyed as the file store lays it out.
@@ -553,7 +553,7 @@ impl LineageListing for InMemoryStore {
     }
 }
 
-impl ReviewStore for InMemoryStore {
+impl RecordStore for InMemoryStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.mem().load(lineage)
     }
@@ -608,6 +608,39 @@ impl ReviewStore for InMemoryStore {
         Ok(())
     }
 
+    fn under_lock(&self, _lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        // Every write is one critical section: nothing `f` reads can be
+        // half-way through a writer's change. The lock is not held while
+        // `f` runs (its reads take it), so `f` may call the store.
+        f();
+        Ok(())
+    }
+}
+
+impl ChainStore for InMemoryStore {
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
+        let mut m = self.mem();
+        let mut staged = m.clone();
+        let created = staged.create_successor(successor);
+        // A refusal may still settle an interrupted recovery that can no
+        // longer complete (as the file store does); anything else it
+        // refused changes nothing.
+        if created.is_ok() || matches!(created, Err(StoreError::TargetOwned { .. })) {
+            *m = staged;
+        }
+        created
+    }
+
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().successors.get(lineage).cloned())
+    }
+
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        self.mem().pending_successor(lineage)
+    }
+}
+
+impl IndexStore for InMemoryStore {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         Ok(self.mem().target.get(target).cloned())
     }
@@ -679,7 +712,9 @@ impl ReviewStore for InMemoryStore {
             self.mem().escalated.values().flatten().cloned().collect();
         Ok(all.into_iter().collect())
     }
+}
 
+impl ReceiptStore for InMemoryStore {
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         let mut m = self.mem();
         let current = m.current_at(record)?;
@@ -696,28 +731,9 @@ impl ReviewStore for InMemoryStore {
     fn receipt_location(&self, lineage: &LineageId) -> String {
         format!("memory:{lineage}/receipt.json")
     }
+}
 
-    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
-        let mut m = self.mem();
-        let mut staged = m.clone();
-        let created = staged.create_successor(successor);
-        // A refusal may still settle an interrupted recovery that can no
-        // longer complete (as the file store does); anything else it
-        // refused changes nothing.
-        if created.is_ok() || matches!(created, Err(StoreError::TargetOwned { .. })) {
-            *m = staged;
-        }
-        created
-    }
-
-    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        Ok(self.mem().successors.get(lineage).cloned())
-    }
-
-    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.mem().pending_successor(lineage)
-    }
-
+impl ResultStore for InMemoryStore {
     fn submit_result(
         &self,
         lineage: &LineageId,
@@ -750,14 +766,6 @@ impl ReviewStore for InMemoryStore {
             }
         }
         Ok(out)
-    }
-
-    fn under_lock(&self, _lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        // Every write is one critical section: nothing `f` reads can be
-        // half-way through a writer's change. The lock is not held while
-        // `f` runs (its reads take it), so `f` may call the store.
-        f();
-        Ok(())
     }
 }
 
