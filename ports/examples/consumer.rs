@@ -34,11 +34,11 @@ use probity_core::review::rebase::{DeltaEntry, EntrySide};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
 };
+use probity_memstore::InMemoryStore;
 use probity_ports::review::{
     self as review, AdapterError, Clock, Delivery, EvidenceInput, ExportGit, FinalizeInput,
-    GitPort, LensResultInput, NamedInput, RevisionGit,
+    GitPort, LensResultInput, NamedInput, ReviewError, RevisionGit,
 };
-use probity_testkit::InMemoryStore;
 
 /// The files of one tree: path → bytes (regular files only).
 type Files = BTreeMap<RepoPath, Vec<u8>>;
@@ -372,6 +372,16 @@ fn main() -> Result<(), Box<dyn Error>> {
         )],
     )?;
     let store = InMemoryStore::new();
+
+    // Nothing uncommitted: start names HEAD (found through `find_commit`)
+    // so the answer can lead to `start --commit`; nothing is written.
+    let clean = Repo::new(&base, &base)?;
+    let nothing = review::start(&clean, &store, &clock, Lens::Reliability);
+    assert!(matches!(
+        nothing,
+        Err(ReviewError::NothingUncommitted { .. })
+    ));
+    assert!(store.dump().is_empty());
 
     // start: freezes the candidate, classifies its risk, selects the lenses.
     let started = review::start(&git, &store, &clock, Lens::Reliability)?;

@@ -17,7 +17,10 @@ use probity_core::review::dsse::{self, parse_envelope};
 use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
-use probity_ports::review::{self as drivers, AttestationStore, PreReceive, ReceiveDenial, ReceiveScope, RecordStore, RemoteScope, ReviewError, SignatureError, SignaturePolicy, StoreError};
+use probity_ports::review::{
+    self as drivers, AttestationStore, PreReceive, ReceiveDenial, ReceiveScope, RecordStore,
+    RemoteScope, ReviewError, SignatureError, SignaturePolicy, StoreError,
+};
 use probity_testkit::{
     AllowedFile, FAKE_KEY_TYPE, FakeGit, FakeKey, FakeSsh, FixedClock, InMemoryStore,
     WithAttestations, WithNotes, verdict,

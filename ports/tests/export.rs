@@ -14,7 +14,10 @@ use probity_core::review::gate::Applicability;
 use probity_core::review::ids::{LineageId, RepoPath, TreeId};
 use probity_core::review::rebase::DeltaEntry;
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
-use probity_ports::review::{self as drivers, AdapterError, ExportGit, GitPort, ManifestGit, ReviewError, StoreError, RecordStore};
+use probity_ports::review::{
+    self as drivers, AdapterError, ExportGit, GitPort, ManifestGit, RecordStore, ReviewError,
+    StoreError,
+};
 use probity_testkit::{FAKE_GIT_VERSION, FakeGit, FixedClock, InMemoryStore, WithAttestations};
 
 /// How [`Rendering`] departs from the fake Git it wraps.

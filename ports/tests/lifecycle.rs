@@ -9,7 +9,9 @@ use probity_core::review::ids::{LineageId, NonBlank};
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{Disposition, RecoverError, RecoverRequest};
 use probity_core::review::state::{PreflightError, StateRecord};
-use probity_ports::review::{self as drivers, ChainStore, ReviewError, StoreError, SubmitInput, Submitted};
+use probity_ports::review::{
+    self as drivers, ChainStore, ReviewError, StoreError, SubmitInput, Submitted,
+};
 use probity_testkit::documents;
 
 fn text(s: &str) -> NonBlank {

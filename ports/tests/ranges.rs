@@ -23,7 +23,10 @@ use probity_core::review::rebase::ProofKind;
 use probity_core::review::recovery::{Disposition, RecoverRequest};
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, parse_checksums};
 use probity_core::review::state::StateRecord;
-use probity_ports::review::{self as drivers, AdapterError, Delivery, PushBoundary, ReceiptStore, ReleaseArtifacts, ReleaseDecision, ReleaseEvidence, RemoteScope, ReviewError};
+use probity_ports::review::{
+    self as drivers, AdapterError, Delivery, PushBoundary, ReceiptStore, ReleaseArtifacts,
+    ReleaseDecision, ReleaseEvidence, RemoteScope, ReviewError,
+};
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
 /// The second slice of work on `src/a.rs`: three more lines after CHANGE.

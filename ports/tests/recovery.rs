@@ -22,7 +22,10 @@ use probity_core::review::state::{
     DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, TransitionError,
 };
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
-use probity_ports::review::{self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, ResultStore, ReviewError, StoreError, Submitted};
+use probity_ports::review::{
+    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, ResultStore, ReviewError,
+    StoreError, Submitted,
+};
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 
 fn text(s: &str) -> NonBlank {

@@ -1,24 +1,8 @@
-//! The in-memory store passes the store conformance suite (the file store
-//! runs the same suite in `adapters/store/tests/conformance.rs`).
+//! The store conformance suite notices each broken promise (the stores it
+//! holds to it: `adapters/memstore/tests/conformance.rs` and
+//! `adapters/store/tests/conformance.rs`).
 
 use probity_testkit::{InMemoryStore, store_conformance};
-
-#[test]
-fn the_in_memory_store_conforms() {
-    if let Err(failures) = store_conformance::run(InMemoryStore::new) {
-        panic!("{failures}");
-    }
-}
-
-#[test]
-fn an_interrupted_recovery_of_the_in_memory_store_is_completed_only_by_its_request() {
-    let run = store_conformance::run_interrupted_recovery(InMemoryStore::new, |store, s| {
-        store.interrupt_successor(s).map_err(|e| e.to_string())
-    });
-    if let Err(failures) = run {
-        panic!("{failures}");
-    }
-}
 
 /// A store that breaks one promise at a time: the suite must notice each.
 mod broken {

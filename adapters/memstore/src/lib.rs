@@ -1,5 +1,17 @@
-//! An in-memory [`ReviewStore`] with the file store's semantics
-//! (`probity-store`'s `FileStore`): records kept as their canonical bytes
+//! `probity-memstore`: the reference implementation of Probity's review
+//! store ports, in memory. A library consumer that brings its own Git and
+//! clock can drive start → finalize → the gates on it (the consumer example
+//! in `probity-ports` does), and a consumer writing its own store reads it
+//! as the specification in code of what each trait promises: it is held to
+//! the same conformance suite as the file store (`probity-store`'s
+//! `FileStore`; the suite is `probity-testkit`'s `store_conformance`, run
+//! against this store in `tests/conformance.rs`).
+//!
+//! [`InMemoryStore`] implements every store trait: [`RecordStore`],
+//! [`ChainStore`], [`IndexStore`], [`ReceiptStore`] and [`ResultStore`]
+//! (together [`ReviewStore`](probity_ports::review::ReviewStore)),
+//! [`LineageListing`], [`RepairStore`] and [`TranscriptStore`], with the
+//! file store's semantics: records kept as their canonical bytes
 //! and read back through the fail-closed parser, compare-and-swap replaces
 //! of a checked [`Transition`], exact retries that only finish projections,
 //! the target, base, final, delta, entry, open and escalated indexes,
@@ -12,9 +24,25 @@
 //! (`probity_core::review::projection`), the same the file store applies.
 //!
 //! Every call is one critical section, so no reader ever sees a writer's
-//! change half-way: a crash between steps cannot happen here (wrap the
-//! store in [`crate::Faulty`] to simulate one, or use
+//! change half-way: a crash between steps cannot happen here (tests wrap
+//! the store in `probity-testkit`'s `Faulty` to simulate one, or use
 //! [`InMemoryStore::interrupt_successor`] for an interrupted recovery).
+//!
+//! ```
+//! use probity_memstore::InMemoryStore;
+//! use probity_ports::review::{IndexStore, RecordStore};
+//! use probity_core::review::ids::LineageId;
+//!
+//! let store = InMemoryStore::new();
+//! let lineage = LineageId::parse("review-0000000000000000")?;
+//! // Nothing stored yet: a load is `None`, a lookup finds nothing.
+//! assert!(store.load(&lineage)?.is_none());
+//! assert!(store.lookup_escalations()?.is_empty());
+//! assert!(store.dump().is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
