@@ -2,15 +2,20 @@
 //! start → finalize (a clean lens result, then independent evidence) → the
 //! pre-commit gate, with no process, file or clock of the machine involved.
 //!
-//! The drivers take three kinds of adapter: Git (`GitPort + ExportGit +
-//! DeliveryGit`: observing trees, diffs and commits), the store
-//! (`ReviewStore`: compare-and-swap of checked transitions, lookups by
-//! identity) and the clock (`Clock`). This example writes its own Git (an
-//! in-memory repository fixed at one base tree and one candidate: what
-//! start, finalize and the pre-commit gate observe is modelled; the commits
-//! and ranges only the publication gates ask about answer "not modelled",
-//! an error) and its own clock. The store is `probity-testkit`'s
-//! `InMemoryStore`: the reference in-memory store, held to the same
+//! Each driver names only the ports it calls. For these three the consumer
+//! writes 15 methods: its Git is `GitPort` (9: observing the worktree and
+//! its trees), `ExportGit` (3: the frozen diff start anchors, whether trees
+//! are still here, the derivation fingerprint) and `RevisionGit` (1:
+//! `find_commit`, what `start` asks of commits); its clock is `Clock` (2).
+//! The Git here is an in-memory repository fixed at one commit (HEAD, the
+//! base tree) and one candidate. The commits, ranges and remotes only the
+//! publication gates ask about (`CommitGit`, `RangeGit`) and an export's
+//! manifest (`ManifestGit`) are not implemented: no driver used here
+//! requires them.
+//!
+//! The store is `probity-memstore`'s `InMemoryStore`: the reference
+//! implementation of the store traits (`RecordStore`, `ChainStore`,
+//! `IndexStore`, `ReceiptStore`, `ResultStore`), held to the same
 //! conformance suite as the file store, whose compare-and-swap, indexes and
 //! receipts are more than an example should re-implement.
 //!
@@ -22,19 +27,18 @@ use std::error::Error;
 
 use probity_core::digest::{Domain, Sha256Digest};
 use probity_core::review::causality::Hunk;
-use probity_core::review::export::ManifestEntry;
-use probity_core::review::gate::{BlobsOutside, Decision, RangeCommit, ReasonCode};
+use probity_core::review::gate::{Decision, ReasonCode};
 use probity_core::review::ids::{CommitId, IdError, Nonce, ObjectId, RepoPath, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::rebase::{DeltaEntry, EntrySide};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
 };
+use probity_memstore::InMemoryStore;
 use probity_ports::review::{
-    self as review, AdapterError, Clock, Delivery, DeliveryGit, EvidenceInput, ExportGit,
-    FinalizeInput, GitPort, LensResultInput, NamedInput, RemoteScope,
+    self as review, AdapterError, Clock, Delivery, EvidenceInput, ExportGit, FinalizeInput,
+    GitPort, LensResultInput, NamedInput, ReviewError, RevisionGit,
 };
-use probity_testkit::InMemoryStore;
 
 /// The files of one tree: path → bytes (regular files only).
 type Files = BTreeMap<RepoPath, Vec<u8>>;
@@ -43,10 +47,10 @@ type Files = BTreeMap<RepoPath, Vec<u8>>;
 /// (`None` where it is absent).
 type Change<'a> = (RepoPath, Option<&'a Vec<u8>>, Option<&'a Vec<u8>>);
 
-/// The consumer's Git: a repository fixed at one base tree (HEAD's) and
-/// one candidate (what a commit would deliver now), both in memory. An
-/// edit is another value ([`Repo::edited`]) that still knows the trees
-/// before it, as a real repository keeps its objects.
+/// The consumer's Git: a repository fixed at one commit (HEAD, whose tree
+/// is the base) and one candidate (what a commit would deliver now), both
+/// in memory. An edit is another value ([`Repo::edited`]) that still knows
+/// the trees before it, as a real repository keeps its objects.
 struct Repo {
     trees: BTreeMap<TreeId, Files>,
     base: TreeId,
@@ -55,6 +59,7 @@ struct Repo {
 
 const TREE: Domain = Domain::new("consumer-example/tree");
 const BLOB: Domain = Domain::new("consumer-example/blob");
+const COMMIT: Domain = Domain::new("consumer-example/commit");
 
 /// A blob's id: its content's digest (this repository hashes SHA-256, so
 /// ids are 64 hex characters).
@@ -101,6 +106,26 @@ fn changed_lines<'a>(old: &'a [u8], new: &'a [u8]) -> (Vec<&'a [u8]>, Vec<&'a [u
     )
 }
 
+/// The new-side hunk of the same change: where the lines added start
+/// (1-based; for a pure deletion the line after which lines were removed)
+/// and how many there are; none when the texts are equal.
+fn hunk(old: &[u8], new: &[u8]) -> Option<Hunk> {
+    if old == new {
+        return None;
+    }
+    let (old_lines, new_lines) = (lines(old), lines(new));
+    let prefix = old_lines
+        .iter()
+        .zip(&new_lines)
+        .take_while(|(a, b)| a == b)
+        .count() as u64;
+    let added = changed_lines(old, new).1.len() as u64;
+    Some(Hunk {
+        start: if added == 0 { prefix } else { prefix + 1 },
+        count: added,
+    })
+}
+
 /// One side's bytes; an absent path is empty.
 fn bytes(side: Option<&Vec<u8>>) -> &[u8] {
     side.map_or(&[], Vec::as_slice)
@@ -124,11 +149,6 @@ fn entry(side: Option<&Vec<u8>>) -> Result<Option<EntrySide>, IdError> {
         })
     })
     .transpose()
-}
-
-/// What this repository does not model, named.
-fn unsupported(what: &str) -> AdapterError {
-    format!("the consumer example's Git does not model `{what}`").into()
 }
 
 impl Repo {
@@ -187,10 +207,6 @@ impl GitPort for Repo {
         })
     }
 
-    fn observe_commit(&self, _: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
-        Err(unsupported("observe_commit"))
-    }
-
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
         Ok(LiveTarget::new(self.base.clone(), self.candidate.clone()))
     }
@@ -242,8 +258,15 @@ impl GitPort for Repo {
         Ok(changed.collect())
     }
 
-    fn hunks(&self, _: &TreeId, _: &TreeId, _: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
-        Err(unsupported("hunks"))
+    /// What finalize measures a correction's causal claims with.
+    fn hunks(
+        &self,
+        from: &TreeId,
+        to: &TreeId,
+        path: &RepoPath,
+    ) -> Result<Vec<Hunk>, AdapterError> {
+        let (old, new) = (self.tree(from)?.get(path), self.tree(to)?.get(path));
+        Ok(hunk(bytes(old), bytes(new)).into_iter().collect())
     }
 
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
@@ -270,8 +293,8 @@ impl GitPort for Repo {
     }
 }
 
-/// The frozen diff start anchors; exporting the frozen context
-/// (`manifest`) is not part of this example.
+/// The frozen diff start anchors (and an export would show), whether the
+/// frozen trees are still here, and the derivation's fingerprint.
 impl ExportGit for Repo {
     fn missing_objects(&self, _: &[String]) -> Result<Vec<String>, AdapterError> {
         // Nothing is ever pruned from memory.
@@ -297,58 +320,21 @@ impl ExportGit for Repo {
         }
         Ok((patch.len() as u64 <= cap).then_some(patch))
     }
-    fn manifest(&self, _: &TreeId, _: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        Err(unsupported("manifest"))
-    }
     fn version(&self) -> Result<String, AdapterError> {
         Ok("consumer-example in-memory git".into())
     }
 }
 
-/// The publication gates' commits and ranges are not part of this
-/// example: every question about a commit is answered "not modelled" (an
-/// error, never a guess); only the empty tree is known.
-impl DeliveryGit for Repo {
-    fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError> {
-        Err(unsupported(&format!("resolve_commit {rev}")))
-    }
+/// Naming commits: this repository has one, HEAD (the base tree's
+/// commit), which is what `start` asks for when nothing is uncommitted;
+/// any other revision names no commit here.
+impl RevisionGit for Repo {
     fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError> {
-        Err(unsupported(&format!("find_commit {rev}")))
-    }
-    fn peel_commit(&self, _: &CommitId) -> Result<Option<CommitId>, AdapterError> {
-        Err(unsupported("peel_commit"))
-    }
-    fn is_ancestor(&self, _: &CommitId, _: &CommitId) -> Result<bool, AdapterError> {
-        Err(unsupported("is_ancestor"))
-    }
-    fn remote_tips(&self, _: &str) -> Result<Vec<(String, CommitId)>, AdapterError> {
-        Err(unsupported("remote_tips"))
-    }
-    fn range(
-        &self,
-        _: &CommitId,
-        _: &[CommitId],
-        _: &RemoteScope,
-        _: usize,
-    ) -> Result<Vec<RangeCommit>, AdapterError> {
-        Err(unsupported("range"))
-    }
-    fn range_len(
-        &self,
-        _: &CommitId,
-        _: &[CommitId],
-        _: &RemoteScope,
-    ) -> Result<usize, AdapterError> {
-        Err(unsupported("range_len"))
-    }
-    fn commit_tree(&self, _: &CommitId) -> Result<TreeId, AdapterError> {
-        Err(unsupported("commit_tree"))
-    }
-    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
-        Ok(tree_id(&Files::new())?)
-    }
-    fn blobs_outside(&self, _: &CommitId, _: &TreeId) -> Result<BlobsOutside, AdapterError> {
-        Err(unsupported("blobs_outside"))
+        if rev != "HEAD" {
+            return Ok(None);
+        }
+        let head = Sha256Digest::of(COMMIT, self.base.to_string().as_bytes());
+        Ok(Some(CommitId::parse(head.hex())?))
     }
 }
 
@@ -386,6 +372,16 @@ fn main() -> Result<(), Box<dyn Error>> {
         )],
     )?;
     let store = InMemoryStore::new();
+
+    // Nothing uncommitted: start names HEAD (found through `find_commit`)
+    // so the answer can lead to `start --commit`; nothing is written.
+    let clean = Repo::new(&base, &base)?;
+    let nothing = review::start(&clean, &store, &clock, Lens::Reliability);
+    assert!(matches!(
+        nothing,
+        Err(ReviewError::NothingUncommitted { .. })
+    ));
+    assert!(store.dump().is_empty());
 
     // start: freezes the candidate, classifies its risk, selects the lenses.
     let started = review::start(&git, &store, &clock, Lens::Reliability)?;

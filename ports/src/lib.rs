@@ -61,11 +61,13 @@
 //! ```
 //!
 //! A consumer's whole review on adapters it brings: start → finalize →
-//! the pre-commit gate, with its own Git (in memory, one base tree and one
-//! candidate) and its own clock, and the testkit's reference in-memory
-//! store; the example's opening comment says why. It is
-//! `ports/examples/consumer.rs` (`cargo run -p probity-ports --example
-//! consumer`), run here as a doctest:
+//! the pre-commit gate, with its own Git (in memory, one commit and one
+//! candidate) and its own clock, and the reference in-memory store
+//! (`probity-memstore`); the example's opening comment says why. Each
+//! driver names only the ports it calls, so for these three the consumer
+//! writes 15 methods: `GitPort` (9), `ExportGit` (3), `RevisionGit` (1)
+//! and `Clock` (2). It is `ports/examples/consumer.rs` (`cargo run -p
+//! probity-ports --example consumer`), run here as a doctest:
 //!
 #![doc = concat!("```\n", include_str!("../examples/consumer.rs"), "```")]
 #![forbid(unsafe_code)]

@@ -18,8 +18,8 @@ use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::receipt::Receipt;
 use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
-    self as drivers, AttestationStore, PreReceive, ReceiveDenial, ReceiveScope, RemoteScope,
-    ReviewError, ReviewStore, SignatureError, SignaturePolicy, StoreError,
+    self as drivers, AttestationStore, PreReceive, ReceiveDenial, ReceiveScope, RecordStore,
+    RemoteScope, ReviewError, SignatureError, SignaturePolicy, StoreError,
 };
 use probity_testkit::{
     AllowedFile, FAKE_KEY_TYPE, FakeGit, FakeKey, FakeSsh, FixedClock, InMemoryStore,

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use probity_core::review::rebase::TreeDelta;
-use probity_ports::review::{self as drivers, GitPort, ReviewError, ReviewStore};
+use probity_ports::review::{self as drivers, GitPort, IndexStore, ReviewError};
 
 #[test]
 fn the_live_lineage_is_the_one_that_froze_the_candidate_or_the_correction_it_fixes() {

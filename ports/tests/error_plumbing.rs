@@ -8,7 +8,7 @@ use probity_core::review::fixtures;
 use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::FirstRecord;
-use probity_ports::review::{AdapterError, ReviewError, ReviewStore, StoreError};
+use probity_ports::review::{AdapterError, RecordStore, ReviewError, StoreError};
 use probity_testkit::InMemoryStore;
 
 fn observe() -> Result<(), AdapterError> {

@@ -15,7 +15,8 @@ use probity_core::review::ids::{LineageId, RepoPath, TreeId};
 use probity_core::review::rebase::DeltaEntry;
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_ports::review::{
-    self as drivers, AdapterError, ExportGit, GitPort, ReviewError, ReviewStore, StoreError,
+    self as drivers, AdapterError, ExportGit, GitPort, ManifestGit, RecordStore, ReviewError,
+    StoreError,
 };
 use probity_testkit::{FAKE_GIT_VERSION, FakeGit, FixedClock, InMemoryStore, WithAttestations};
 
@@ -42,12 +43,6 @@ struct Rendering<'a> {
 impl GitPort for Rendering<'_> {
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError> {
         self.git.observe_candidate()
-    }
-    fn observe_commit(
-        &self,
-        commit: &probity_core::review::gate::RangeCommit,
-    ) -> Result<CandidateObservation, AdapterError> {
-        self.git.observe_commit(commit)
     }
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
         self.git.live_target()
@@ -98,6 +93,7 @@ impl ExportGit for Rendering<'_> {
         }
         Ok(missing)
     }
+
     fn frozen_diff(
         &self,
         from: &TreeId,
@@ -114,18 +110,22 @@ impl ExportGit for Rendering<'_> {
             _ => diff,
         })
     }
+
+    fn version(&self) -> Result<String, AdapterError> {
+        Ok(match self.departure {
+            Departure::OtherDiff | Departure::OverBudget => "git version 9.9.9 (another)".into(),
+            _ => self.git.version()?,
+        })
+    }
+}
+
+impl ManifestGit for Rendering<'_> {
     fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
         let mut m = self.git.manifest(from, to)?;
         if let Departure::ShortManifest = self.departure {
             m.pop();
         }
         Ok(m)
-    }
-    fn version(&self) -> Result<String, AdapterError> {
-        Ok(match self.departure {
-            Departure::OtherDiff | Departure::OverBudget => "git version 9.9.9 (another)".into(),
-            _ => self.git.version()?,
-        })
     }
 }
 

@@ -7,7 +7,9 @@ use common::*;
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
 use probity_core::review::state::{Escalation, Stage, TransitionError};
-use probity_ports::review::{self as drivers, FinalizeInput, ReviewError, ReviewStore};
+use probity_ports::review::{
+    self as drivers, FinalizeInput, ReceiptStore, RecordStore, ReviewError,
+};
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
 #[test]

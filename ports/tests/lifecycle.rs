@@ -10,7 +10,7 @@ use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{Disposition, RecoverError, RecoverRequest};
 use probity_core::review::state::{PreflightError, StateRecord};
 use probity_ports::review::{
-    self as drivers, ReviewError, ReviewStore, StoreError, SubmitInput, Submitted,
+    self as drivers, ChainStore, ReviewError, StoreError, SubmitInput, Submitted,
 };
 use probity_testkit::documents;
 

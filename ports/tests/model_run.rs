@@ -23,7 +23,7 @@ use probity_core::snapshot_tools::{
     RawGrep, RawRead, SnapshotPath, StopReason, SubjectError, ToolCall,
 };
 use probity_ports::review::{
-    self as drivers, AdapterError, FinalizeInput, ReviewError, ReviewStore, RoleRunError,
+    self as drivers, AdapterError, FinalizeInput, ResultStore, ReviewError, RoleRunError,
     RoleWorld, RunDone, StoreError,
 };
 use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, SnapshotReader};

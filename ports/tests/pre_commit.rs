@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use probity_ports::review::{self as drivers, Delivery, ReviewError, ReviewStore};
+use probity_ports::review::{self as drivers, Delivery, ReceiptStore, ReviewError};
 use probity_testkit::{documents, verdict};
 
 #[test]

@@ -24,8 +24,8 @@ use probity_core::review::recovery::{Disposition, RecoverRequest};
 use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, parse_checksums};
 use probity_core::review::state::StateRecord;
 use probity_ports::review::{
-    self as drivers, AdapterError, Delivery, PushBoundary, ReleaseArtifacts, ReleaseDecision,
-    ReleaseEvidence, RemoteScope, ReviewError, ReviewStore,
+    self as drivers, AdapterError, Delivery, PushBoundary, ReceiptStore, ReleaseArtifacts,
+    ReleaseDecision, ReleaseEvidence, RemoteScope, ReviewError,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
@@ -234,7 +234,7 @@ fn a_root_commit_reviewed_on_an_unborn_head_is_a_delivery_of_its_own() {
     let w = world_on(FakeGit::unborn());
     w.git.write("src/a.rs", CHANGE).unwrap();
     let (root, approved) = reviewed_commit(&w, "root");
-    let empty = drivers::DeliveryGit::empty_tree(&w.git).unwrap();
+    let empty = drivers::CommitGit::empty_tree(&w.git).unwrap();
     assert_eq!(approved.state().snapshot().base_tree, empty);
 
     let range = delivered(&w, &root, &[]);
@@ -304,7 +304,7 @@ fn a_first_publication_is_covered_by_one_review_of_the_whole_history_of_reviewed
     );
 
     let approved = review_history(&w);
-    let empty = drivers::DeliveryGit::empty_tree(&w.git).unwrap();
+    let empty = drivers::CommitGit::empty_tree(&w.git).unwrap();
     assert_eq!(approved.state().snapshot().base_tree, empty);
     let judged = judge_push(&w, &range);
     let d = &judged.decision;
@@ -397,7 +397,7 @@ fn a_merge_or_an_empty_range_is_refused_at_the_boundary_before_any_commit_is_jud
     // described as its range lists it, on top of the reviewed commit.
     let merge = CommitId::parse("1".repeat(40)).unwrap();
     let side = CommitId::parse("2".repeat(40)).unwrap();
-    let tree = drivers::DeliveryGit::commit_tree(&w.git, &first).unwrap();
+    let tree = drivers::CommitGit::commit_tree(&w.git, &first).unwrap();
     let listed = delivered(&w, &first, std::slice::from_ref(&base));
     let mut commits = vec![RangeCommit {
         commit: merge.clone(),

@@ -23,8 +23,8 @@ use probity_core::review::state::{
 };
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_ports::review::{
-    self as drivers, Delivery, DeliveryGit, DisputeInput, ReviewError, ReviewStore, StoreError,
-    Submitted,
+    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, ResultStore, ReviewError,
+    StoreError, Submitted,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use probity_core::review::lens::Lens;
 use probity_core::review::state::Stage;
-use probity_ports::review::{self as drivers, ReviewError, ReviewStore};
+use probity_ports::review::{self as drivers, IndexStore, ReviewError};
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
 #[test]

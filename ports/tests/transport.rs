@@ -12,8 +12,8 @@ use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{Disposition, RecoverRequest};
 use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
-    self as drivers, Delivery, NotesGit, PreReceive, ReceiveDenial, ReceiveScope, RemoteScope,
-    ReviewError, ReviewStore, StoreError, TransportError,
+    self as drivers, ChainStore, Delivery, NotesGit, PreReceive, ReceiptStore, ReceiveDenial,
+    ReceiveScope, RecordStore, RemoteScope, ReviewError, StoreError, TransportError,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, verdict};
 use serde_json::Value;

@@ -25,8 +25,9 @@ use probity_core::review::receipt::Receipt;
 use probity_core::review::recovery::{Disposition, FirstRecord, RecoverRequest, Successor};
 use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
 use probity_ports::review::{
-    self as drivers, Created, Delivery, EvidenceInput, FinalizeInput, GitPort, ReviewError,
-    ReviewStore, StoreError, SubmitInput, Submitted,
+    self as drivers, ChainStore, Created, Delivery, EvidenceInput, FinalizeInput, GitPort,
+    IndexStore, ReceiptStore, RecordStore, ResultStore, ReviewError, StoreError, SubmitInput,
+    Submitted,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 
@@ -56,10 +57,11 @@ impl Audited {
     }
 }
 
-impl ReviewStore for Audited {
+impl RecordStore for Audited {
     fn load(&self, l: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.inner.load(l)
     }
+
     fn create(&self, r: &FirstRecord) -> Result<Created, StoreError> {
         let created = self.inner.create(r)?;
         if created == Created::New {
@@ -67,6 +69,7 @@ impl ReviewStore for Audited {
         }
         Ok(created)
     }
+
     fn replace(&self, t: &Transition) -> Result<(), StoreError> {
         let prev = self.inner.load(t.next().state().lineage_id())?;
         self.inner.replace(t)?;
@@ -75,18 +78,47 @@ impl ReviewStore for Audited {
         }
         Ok(())
     }
+
+    fn under_lock(&self, l: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        self.inner.under_lock(l, f)
+    }
+}
+
+impl ChainStore for Audited {
+    fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
+        let created = self.inner.create_successor(r)?;
+        if created == Created::New {
+            self.created.lock().unwrap().push(r.record().clone());
+        }
+        Ok(created)
+    }
+
+    fn successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        self.inner.successor_of(l)
+    }
+
+    fn pending_successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        self.inner.pending_successor_of(l)
+    }
+}
+
+impl IndexStore for Audited {
     fn lookup_target(&self, t: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_target(t)
     }
+
     fn lookup_base(&self, b: &TreeId) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_base(b)
     }
+
     fn lookup_final(&self, t: &TreeId) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_final(t)
     }
+
     fn lookup_delta(&self, d: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_delta(d)
     }
+
     fn index_delta(
         &self,
         r: &StateRecord,
@@ -95,40 +127,39 @@ impl ReviewStore for Audited {
     ) -> Result<(), StoreError> {
         self.inner.index_delta(r, d, e)
     }
+
     fn lookup_delta_entry(&self, e: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_delta_entry(e)
     }
+
     fn lookup_open(&self, b: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_open(b)
     }
+
     fn lookup_escalated(&self, b: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_escalated(b)
     }
+
     fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_escalations()
     }
+}
+
+impl ReceiptStore for Audited {
     fn ensure_projections(&self, r: &StateRecord) -> Result<(), StoreError> {
         self.inner.ensure_projections(r)
     }
+
     fn read_receipt(&self, l: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
         self.inner.read_receipt(l)
     }
+
     fn receipt_location(&self, l: &LineageId) -> String {
         self.inner.receipt_location(l)
     }
-    fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
-        let created = self.inner.create_successor(r)?;
-        if created == Created::New {
-            self.created.lock().unwrap().push(r.record().clone());
-        }
-        Ok(created)
-    }
-    fn successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.successor_of(l)
-    }
-    fn pending_successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.pending_successor_of(l)
-    }
+}
+
+impl ResultStore for Audited {
     fn submit_result(
         &self,
         l: &LineageId,
@@ -137,11 +168,9 @@ impl ReviewStore for Audited {
     ) -> Result<Submitted, StoreError> {
         self.inner.submit_result(l, lens, bytes)
     }
+
     fn submitted_results(&self, l: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
         self.inner.submitted_results(l)
-    }
-    fn under_lock(&self, l: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        self.inner.under_lock(l, f)
     }
 }
 

@@ -25,7 +25,7 @@ use probity_core::review::ids::{Nonce, Timestamp, TreeId};
 use probity_core::review::lens::Lens;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
-    self as drivers, Clock, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReviewStore,
+    self as drivers, Clock, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, RecordStore,
 };
 use probity_store::FileStore;
 

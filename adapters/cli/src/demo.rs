@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use probity_core::review::lens::Lens;
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{
-    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReviewStore,
+    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReceiptStore,
 };
 use probity_store::FileStore;
 

@@ -44,7 +44,7 @@ use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
 use probity_git::subject::{Subject, SubjectSpec};
 use probity_model::SubjectAccess;
 use probity_ports::review::{
-    self as drivers, EvidenceInput, FinalizeInput, ReviewStore, RoleRun, RoleRunError, RoleWorld,
+    self as drivers, EvidenceInput, FinalizeInput, RecordStore, RoleRun, RoleRunError, RoleWorld,
 };
 use probity_ports::snapshot::{LoopRunError, ModelError, Stopwatch, run_review};
 use serde::Serialize;

@@ -5,8 +5,8 @@
 use probity_core::review::lens::Lens;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
-    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, ReviewError, ReviewStore,
-    StoreError,
+    self as drivers, EvidenceInput, FinalizeInput, LensResultInput, ReceiptStore, RecordStore,
+    ReviewError, StoreError,
 };
 use probity_store::FileStore;
 use probity_testkit::documents::{BLOCKER, CLEAN, VALIDATOR_FAIL as FAIL, named};

@@ -8,7 +8,8 @@ use std::ffi::OsString;
 
 use probity_core::review::gate::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
 use probity_core::review::ids::{CommitId, ObjectId, TreeId};
-use probity_ports::review::{AdapterError, DeliveryGit, RemoteScope};
+use probity_core::review::snapshot::CandidateObservation;
+use probity_ports::review::{AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -481,7 +482,7 @@ impl Repo {
     }
 }
 
-impl DeliveryGit for Repo {
+impl RevisionGit for Repo {
     fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError> {
         Ok(Repo::resolve_commit(self, rev)?)
     }
@@ -489,7 +490,23 @@ impl DeliveryGit for Repo {
     fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError> {
         Ok(Repo::find_commit(self, rev)?)
     }
+}
 
+impl CommitGit for Repo {
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
+        Ok(Repo::observe_commit(self, commit)?)
+    }
+
+    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
+        Ok(Repo::commit_tree(self, id)?)
+    }
+
+    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
+        Ok(Repo::empty_tree(self)?)
+    }
+}
+
+impl RangeGit for Repo {
     fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError> {
         Ok(Repo::peel_commit(self, id)?)
     }
@@ -523,14 +540,6 @@ impl DeliveryGit for Repo {
         remotes: &RemoteScope,
     ) -> Result<usize, AdapterError> {
         Ok(self.range_count(tip, exclude, remotes)?)
-    }
-
-    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
-        Ok(Repo::commit_tree(self, id)?)
-    }
-
-    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
-        Ok(Repo::empty_tree(self)?)
     }
 
     fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {

@@ -9,7 +9,7 @@ use probity_core::review::export::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, Manife
 use probity_core::review::ids::{ObjectId, TreeId};
 use probity_core::review::rebase::{DeltaEntry, EntrySide};
 use probity_core::review::snapshot::FileMode;
-use probity_ports::review::{AdapterError, ExportGit};
+use probity_ports::review::{AdapterError, ExportGit, ManifestGit};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -161,11 +161,13 @@ impl ExportGit for Repo {
         Ok(Repo::frozen_diff(self, from, to, cap)?)
     }
 
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        Ok(Repo::manifest(self, from, to)?)
-    }
-
     fn version(&self) -> Result<String, AdapterError> {
         Ok(self.git_version_line()?)
+    }
+}
+
+impl ManifestGit for Repo {
+    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
+        Ok(Repo::manifest(self, from, to)?)
     }
 }

@@ -17,10 +17,6 @@ impl GitPort for Repo {
         Ok(Repo::observe_candidate(self)?)
     }
 
-    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
-        Ok(Repo::observe_commit(self, commit)?)
-    }
-
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
         Ok(Repo::live_target(self)?)
     }

@@ -18,7 +18,9 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::LineageId;
 use probity_core::review::receipt::Receipt;
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
-use probity_ports::review::{AuditWriter, RepairStore, ReviewStore, StoreError};
+use probity_ports::review::{
+    AuditWriter, ChainStore, ReceiptStore, RecordStore, RepairStore, StoreError,
+};
 
 use crate::review_store::{FileStore, io, sync_dir, write_atomic};
 

@@ -15,7 +15,7 @@ use probity_core::review::ids::{LineageId, Nonce};
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::FirstRecord;
 use probity_core::review::state::{ReviewState, StateRecord};
-use probity_ports::review::{Created, RepairStore, ReviewStore};
+use probity_ports::review::{Created, IndexStore, RecordStore, RepairStore};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.
 fn first(r: &StateRecord) -> FirstRecord {

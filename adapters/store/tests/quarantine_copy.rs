@@ -17,7 +17,7 @@ use probity_core::review::lens::Lens;
 use probity_core::review::recovery::FirstRecord;
 use probity_core::review::repair::RepairClass;
 use probity_core::review::state::StateRecord;
-use probity_ports::review::{RepairStore, ReviewStore, StoreError};
+use probity_ports::review::{RecordStore, RepairStore, StoreError};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.
 fn first(r: &StateRecord) -> FirstRecord {

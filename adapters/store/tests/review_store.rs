@@ -6,7 +6,9 @@ use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition};
-use probity_ports::review::{Created, ReviewStore, StoreError};
+use probity_ports::review::{
+    ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore, StoreError,
+};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.
 fn first(r: &StateRecord) -> FirstRecord {

@@ -8,7 +8,7 @@ use probity_core::review::lens::Lens;
 use probity_core::review::recovery::FirstRecord;
 use probity_core::review::state::StateRecord;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
-use probity_ports::review::{ReviewStore, StoreError, TranscriptStore};
+use probity_ports::review::{RecordStore, StoreError, TranscriptStore};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.
 fn first(r: &StateRecord) -> FirstRecord {

@@ -16,7 +16,8 @@ use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition};
 use probity_ports::review::{
-    AttestationStore, Created, ReviewStore, StoreError, Submitted, TranscriptStore,
+    AttestationStore, ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore,
+    ReviewStore, StoreError, Submitted, TranscriptStore,
 };
 
 use crate::InMemoryStore;
@@ -133,28 +134,55 @@ impl<S: ?Sized> AttestationStore for WithAttestations<'_, S> {
     }
 }
 
-impl<S: ReviewStore + ?Sized> ReviewStore for WithAttestations<'_, S> {
+impl<S: ReviewStore + ?Sized> RecordStore for WithAttestations<'_, S> {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.inner.load(lineage)
     }
+
     fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
         self.inner.create(record)
     }
+
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
         self.inner.replace(transition)
     }
+
+    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        self.inner.under_lock(lineage, f)
+    }
+}
+
+impl<S: ReviewStore + ?Sized> ChainStore for WithAttestations<'_, S> {
+    fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
+        self.inner.create_successor(record)
+    }
+
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        self.inner.successor_of(lineage)
+    }
+
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        self.inner.pending_successor_of(lineage)
+    }
+}
+
+impl<S: ReviewStore + ?Sized> IndexStore for WithAttestations<'_, S> {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_target(target)
     }
+
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_base(base)
     }
+
     fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_final(tree)
     }
+
     fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_delta(delta)
     }
+
     fn index_delta(
         &self,
         record: &StateRecord,
@@ -163,36 +191,39 @@ impl<S: ReviewStore + ?Sized> ReviewStore for WithAttestations<'_, S> {
     ) -> Result<(), StoreError> {
         self.inner.index_delta(record, delta, entries)
     }
+
     fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_delta_entry(entry)
     }
+
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_open(base)
     }
+
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_escalated(base)
     }
+
     fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
         self.inner.lookup_escalations()
     }
+}
+
+impl<S: ReviewStore + ?Sized> ReceiptStore for WithAttestations<'_, S> {
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         self.inner.ensure_projections(record)
     }
+
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
         self.inner.read_receipt(lineage)
     }
+
     fn receipt_location(&self, lineage: &LineageId) -> String {
         self.inner.receipt_location(lineage)
     }
-    fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
-        self.inner.create_successor(record)
-    }
-    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.successor_of(lineage)
-    }
-    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.pending_successor_of(lineage)
-    }
+}
+
+impl<S: ReviewStore + ?Sized> ResultStore for WithAttestations<'_, S> {
     fn submit_result(
         &self,
         lineage: &LineageId,
@@ -201,11 +232,9 @@ impl<S: ReviewStore + ?Sized> ReviewStore for WithAttestations<'_, S> {
     ) -> Result<Submitted, StoreError> {
         self.inner.submit_result(lineage, lens, bytes)
     }
+
     fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
         self.inner.submitted_results(lineage)
-    }
-    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        self.inner.under_lock(lineage, f)
     }
 }
 

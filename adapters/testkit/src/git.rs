@@ -23,7 +23,9 @@ use probity_core::review::rebase::{DeltaEntry, EntrySide};
 use probity_core::review::snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
 };
-use probity_ports::review::{AdapterError, DeliveryGit, ExportGit, GitPort, RemoteScope};
+use probity_ports::review::{
+    AdapterError, CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit,
+};
 
 /// Why the fake could not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -469,24 +471,6 @@ impl GitPort for FakeGit {
         })
     }
 
-    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
-        self.with("observe_commit", |w| {
-            let base = match commit.parents.as_slice() {
-                [] => w.empty_tree()?,
-                [parent] => {
-                    let p = w
-                        .commit(parent)
-                        .ok_or_else(|| FakeGitError::UnknownRevision(parent.to_string()))?;
-                    p.tree.clone()
-                }
-                _ => return Err(FakeGitError::Merge(commit.commit.to_string())),
-            };
-            let mut obs = w.observe(base, commit.tree.clone(), Vec::new())?;
-            obs.unborn_head = false;
-            Ok(obs)
-        })
-    }
-
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
         self.with("live_target", |w| {
             let base = w.base()?;
@@ -671,6 +655,12 @@ impl ExportGit for FakeGit {
         })
     }
 
+    fn version(&self) -> Result<String, AdapterError> {
+        self.with("version", |_| Ok(FAKE_GIT_VERSION.to_string()))
+    }
+}
+
+impl ManifestGit for FakeGit {
     fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
         self.with("manifest", |w| {
             let mut out = Vec::new();
@@ -692,13 +682,9 @@ impl ExportGit for FakeGit {
             Ok(out)
         })
     }
-
-    fn version(&self) -> Result<String, AdapterError> {
-        self.with("version", |_| Ok(FAKE_GIT_VERSION.to_string()))
-    }
 }
 
-impl DeliveryGit for FakeGit {
+impl RevisionGit for FakeGit {
     fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError> {
         let found = self.find_commit(rev)?;
         found.ok_or_else(|| repo(FakeGitError::UnknownRevision(rev.to_string())))
@@ -725,7 +711,41 @@ impl DeliveryGit for FakeGit {
                 .map(|c| c.id.clone()))
         })
     }
+}
 
+impl CommitGit for FakeGit {
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
+        self.with("observe_commit", |w| {
+            let base = match commit.parents.as_slice() {
+                [] => w.empty_tree()?,
+                [parent] => {
+                    let p = w
+                        .commit(parent)
+                        .ok_or_else(|| FakeGitError::UnknownRevision(parent.to_string()))?;
+                    p.tree.clone()
+                }
+                _ => return Err(FakeGitError::Merge(commit.commit.to_string())),
+            };
+            let mut obs = w.observe(base, commit.tree.clone(), Vec::new())?;
+            obs.unborn_head = false;
+            Ok(obs)
+        })
+    }
+
+    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
+        self.with("commit_tree", |w| {
+            w.commit(id)
+                .map(|c| c.tree.clone())
+                .ok_or_else(|| FakeGitError::UnknownRevision(id.to_string()))
+        })
+    }
+
+    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
+        self.with("empty_tree", World::empty_tree)
+    }
+}
+
+impl RangeGit for FakeGit {
     fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError> {
         self.with("peel_commit", |w| Ok(w.commit(id).map(|c| c.id.clone())))
     }
@@ -766,18 +786,6 @@ impl DeliveryGit for FakeGit {
         _remotes: &RemoteScope,
     ) -> Result<usize, AdapterError> {
         self.with("range_len", |w| Ok(w.range(tip, exclude)?.len()))
-    }
-
-    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
-        self.with("commit_tree", |w| {
-            w.commit(id)
-                .map(|c| c.tree.clone())
-                .ok_or_else(|| FakeGitError::UnknownRevision(id.to_string()))
-        })
-    }
-
-    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
-        self.with("empty_tree", World::empty_tree)
     }
 
     fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {

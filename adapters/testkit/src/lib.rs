@@ -3,9 +3,10 @@
 //!
 //! - [`FixedClock`] (the review clock port at a fixed time and nonce) and
 //!   [`TickingStopwatch`] (the reviewer-tool loop's elapsed milliseconds);
-//! - [`InMemoryStore`]: a [`ReviewStore`](probity_ports::review::ReviewStore)
-//!   with the file store's semantics, whose [`InMemoryStore::dump`] shows
-//!   every byte it holds;
+//! - [`InMemoryStore`]: `probity-memstore`'s reference in-memory
+//!   [`ReviewStore`](probity_ports::review::ReviewStore) with the file
+//!   store's semantics, re-exported (its [`InMemoryStore::dump`] shows
+//!   every byte it holds);
 //! - [`Faulty`]: a simulated crash at a chosen `replace` around any store;
 //! - [`FakeGit`]: `GitPort + ExportGit + DeliveryGit` over an in-memory
 //!   repository (a base commit, a live worktree, a staged index);
@@ -61,7 +62,6 @@ pub mod git_env;
 pub mod http;
 mod notes;
 mod signatures;
-mod store;
 pub mod store_conformance;
 
 pub use attestations::WithAttestations;
@@ -70,8 +70,8 @@ pub use exec::{copy_executable, write_executable};
 pub use faulty::{Crash, Faulty, is_injected};
 pub use git::{FAKE_GIT_VERSION, FakeGit, FakeGitError};
 pub use notes::{FakeNotesError, WithNotes};
+pub use probity_memstore::InMemoryStore;
 pub use signatures::{AllowedFile, FAKE_KEY_TYPE, FakeKey, FakeSsh, FakeSshError};
-pub use store::InMemoryStore;
 
 use probity_core::review::gate::GateDecision;
 

@@ -28,7 +28,10 @@ use probity_core::review::gate::{BlobsOutside, RangeCommit};
 use probity_core::review::ids::{CommitId, IdError, LineageId, RepoPath, TreeId};
 use probity_core::review::rebase::DeltaEntry;
 use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
-use probity_ports::review::{AdapterError, DeliveryGit, ExportGit, GitPort, NotesGit, RemoteScope};
+use probity_ports::review::{
+    AdapterError, CommitGit, ExportGit, GitPort, ManifestGit, NotesGit, RangeGit, RemoteScope,
+    RevisionGit,
+};
 
 /// Why the in-memory notes could not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -350,18 +353,19 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError> {
         self.git.observe_candidate()
     }
-    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
-        self.git.observe_commit(commit)
-    }
+
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
         self.git.live_target()
     }
+
     fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError> {
         self.git.staged_target(index)
     }
+
     fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
         self.git.differing_paths(from, to)
     }
+
     fn tree_delta(
         &self,
         from: &TreeId,
@@ -369,9 +373,11 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
         self.git.tree_delta(from, to)
     }
+
     fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {
         self.git.diff_files(from, to)
     }
+
     fn hunks(
         &self,
         from: &TreeId,
@@ -380,9 +386,11 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     ) -> Result<Vec<Hunk>, AdapterError> {
         self.git.hunks(from, to, path)
     }
+
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         self.git.line_count(tree, path)
     }
+
     fn read_path(
         &self,
         tree: &TreeId,
@@ -391,6 +399,7 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     ) -> Result<Option<Vec<u8>>, AdapterError> {
         self.git.read_path(tree, path, cap)
     }
+
     fn keep_trees(
         &self,
         lineage: &LineageId,
@@ -398,9 +407,11 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     ) -> Result<(), AdapterError> {
         self.git.keep_trees(lineage, trees)
     }
+
     fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
         self.git.committed_change(base, candidate)
     }
+
     fn committed_commit(
         &self,
         base: &TreeId,
@@ -408,6 +419,7 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     ) -> Result<Option<probity_core::review::gate::RangeCommit>, AdapterError> {
         self.git.committed_commit(base, candidate)
     }
+
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
         self.git.check_keep_trees()
     }
@@ -417,6 +429,7 @@ impl<G: ExportGit + ?Sized> ExportGit for WithNotes<'_, G> {
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError> {
         self.git.missing_objects(ids)
     }
+
     fn frozen_diff(
         &self,
         from: &TreeId,
@@ -425,27 +438,50 @@ impl<G: ExportGit + ?Sized> ExportGit for WithNotes<'_, G> {
     ) -> Result<Option<Vec<u8>>, AdapterError> {
         self.git.frozen_diff(from, to, cap)
     }
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        self.git.manifest(from, to)
-    }
+
     fn version(&self) -> Result<String, AdapterError> {
         self.git.version()
     }
 }
 
-impl<G: DeliveryGit + ?Sized> DeliveryGit for WithNotes<'_, G> {
+impl<G: ManifestGit + ?Sized> ManifestGit for WithNotes<'_, G> {
+    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
+        self.git.manifest(from, to)
+    }
+}
+
+impl<G: RevisionGit + ?Sized> RevisionGit for WithNotes<'_, G> {
     fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError> {
         self.git.resolve_commit(rev)
     }
+
     fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError> {
         self.git.find_commit(rev)
     }
+}
+
+impl<G: CommitGit + ?Sized> CommitGit for WithNotes<'_, G> {
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
+        self.git.observe_commit(commit)
+    }
+
+    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
+        self.git.commit_tree(id)
+    }
+
+    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
+        self.git.empty_tree()
+    }
+}
+
+impl<G: RangeGit + ?Sized> RangeGit for WithNotes<'_, G> {
     fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError> {
         if self.is_notes_commit(id) {
             return Ok(None);
         }
         self.git.peel_commit(id)
     }
+
     fn is_ancestor(
         &self,
         ancestor: &CommitId,
@@ -461,6 +497,7 @@ impl<G: DeliveryGit + ?Sized> DeliveryGit for WithNotes<'_, G> {
             _ => Ok(false),
         }
     }
+
     fn remote_tips(&self, remote: &str) -> Result<Vec<(String, CommitId)>, AdapterError> {
         let advertised = self.state().advertised.clone();
         match advertised {
@@ -468,6 +505,7 @@ impl<G: DeliveryGit + ?Sized> DeliveryGit for WithNotes<'_, G> {
             None => self.git.remote_tips(remote),
         }
     }
+
     fn range(
         &self,
         tip: &CommitId,
@@ -477,6 +515,7 @@ impl<G: DeliveryGit + ?Sized> DeliveryGit for WithNotes<'_, G> {
     ) -> Result<Vec<RangeCommit>, AdapterError> {
         self.git.range(tip, exclude, remotes, limit)
     }
+
     fn range_len(
         &self,
         tip: &CommitId,
@@ -485,12 +524,7 @@ impl<G: DeliveryGit + ?Sized> DeliveryGit for WithNotes<'_, G> {
     ) -> Result<usize, AdapterError> {
         self.git.range_len(tip, exclude, remotes)
     }
-    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
-        self.git.commit_tree(id)
-    }
-    fn empty_tree(&self) -> Result<TreeId, AdapterError> {
-        self.git.empty_tree()
-    }
+
     fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {
         self.git.blobs_outside(tip, tree)
     }

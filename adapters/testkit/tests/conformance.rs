@@ -1,24 +1,8 @@
-//! The in-memory store passes the store conformance suite (the file store
-//! runs the same suite in `adapters/store/tests/conformance.rs`).
+//! The store conformance suite notices each broken promise (the stores it
+//! holds to it: `adapters/memstore/tests/conformance.rs` and
+//! `adapters/store/tests/conformance.rs`).
 
 use probity_testkit::{InMemoryStore, store_conformance};
-
-#[test]
-fn the_in_memory_store_conforms() {
-    if let Err(failures) = store_conformance::run(InMemoryStore::new) {
-        panic!("{failures}");
-    }
-}
-
-#[test]
-fn an_interrupted_recovery_of_the_in_memory_store_is_completed_only_by_its_request() {
-    let run = store_conformance::run_interrupted_recovery(InMemoryStore::new, |store, s| {
-        store.interrupt_successor(s).map_err(|e| e.to_string())
-    });
-    if let Err(failures) = run {
-        panic!("{failures}");
-    }
-}
 
 /// A store that breaks one promise at a time: the suite must notice each.
 mod broken {
@@ -27,7 +11,10 @@ mod broken {
     use probity_core::review::lens::Lens;
     use probity_core::review::recovery::{FirstRecord, Successor};
     use probity_core::review::state::{StateRecord, Transition};
-    use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
+    use probity_ports::review::{
+        ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore, StoreError,
+        Submitted,
+    };
     use probity_testkit::InMemoryStore;
 
     #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,7 +31,7 @@ mod broken {
 
     pub struct Broken(pub InMemoryStore, pub Flaw);
 
-    impl ReviewStore for Broken {
+    impl RecordStore for Broken {
         fn load(&self, l: &LineageId) -> Result<Option<StateRecord>, StoreError> {
             self.0.load(l)
         }
@@ -57,6 +44,24 @@ mod broken {
                 other => other,
             }
         }
+        fn under_lock(&self, l: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+            self.0.under_lock(l, f)
+        }
+    }
+
+    impl ChainStore for Broken {
+        fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
+            self.0.create_successor(r)
+        }
+        fn successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
+            self.0.successor_of(l)
+        }
+        fn pending_successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
+            self.0.pending_successor_of(l)
+        }
+    }
+
+    impl IndexStore for Broken {
         fn lookup_target(&self, t: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
             self.0.lookup_target(t)
         }
@@ -95,6 +100,9 @@ mod broken {
             }
             self.0.lookup_escalations()
         }
+    }
+
+    impl ReceiptStore for Broken {
         fn ensure_projections(&self, r: &StateRecord) -> Result<(), StoreError> {
             self.0.ensure_projections(r)
         }
@@ -107,15 +115,9 @@ mod broken {
         fn receipt_location(&self, l: &LineageId) -> String {
             self.0.receipt_location(l)
         }
-        fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
-            self.0.create_successor(r)
-        }
-        fn successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
-            self.0.successor_of(l)
-        }
-        fn pending_successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {
-            self.0.pending_successor_of(l)
-        }
+    }
+
+    impl ResultStore for Broken {
         fn submit_result(
             &self,
             l: &LineageId,
@@ -131,9 +133,6 @@ mod broken {
         }
         fn submitted_results(&self, l: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
             self.0.submitted_results(l)
-        }
-        fn under_lock(&self, l: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-            self.0.under_lock(l, f)
         }
     }
 }

@@ -4,7 +4,9 @@
 use probity_core::review::causality::Hunk;
 use probity_core::review::ids::{RepoPath, TreeId};
 use probity_core::review::snapshot::LineCount;
-use probity_ports::review::{DeliveryGit, ExportGit, GitPort, RemoteScope};
+use probity_ports::review::{
+    CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit,
+};
 use probity_testkit::{FakeGit, FakeGitError};
 
 fn path(p: &str) -> RepoPath {

@@ -11,7 +11,7 @@ use super::*;
 /// The leaf of the chain that supersedes `record` (if any), after checking
 /// the chain that leads to `record` itself (R9.3): a superseded lineage is
 /// history, not authority, and a chain that does not hold fails closed.
-pub(super) fn supersession<S: ReviewStore>(
+pub(super) fn supersession<S: RecordStore + ChainStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<Option<LineageId>, ReviewError> {
@@ -58,7 +58,7 @@ pub(super) fn supersession<S: ReviewStore>(
 /// supersession markers and checking every link (the successor names its
 /// predecessor at its revision, one generation on). `None`: not
 /// superseded. Generations grow by one per link, so the walk ends.
-fn leaf_of<S: ReviewStore>(
+fn leaf_of<S: RecordStore + ChainStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<Option<LineageId>, ReviewError> {
@@ -100,7 +100,7 @@ pub(super) type ChainEntry = (StateRecord, Option<Vec<u8>>);
 /// (R8.9). At most one lineage past [`MAX_REBIND_CHAIN`] is read.
 ///
 /// [`MAX_REBIND_CHAIN`]: probity_core::review::gate::MAX_REBIND_CHAIN
-pub(super) fn forward_chain<S: ReviewStore>(
+pub(super) fn forward_chain<S: RecordStore + ChainStore + ReceiptStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<Vec<ChainEntry>, ReviewError> {
@@ -136,7 +136,7 @@ pub(super) fn forward_chain<S: ReviewStore>(
 }
 
 /// The lineages of `record`'s chain: itself and its ancestors.
-pub(super) fn chain_of<S: ReviewStore>(
+pub(super) fn chain_of<S: RecordStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<Vec<LineageId>, ReviewError> {
@@ -154,7 +154,7 @@ pub(super) fn chain_of<S: ReviewStore>(
     Ok(out)
 }
 
-pub(super) fn resume<S: ReviewStore>(
+pub(super) fn resume<S: RecordStore + IndexStore>(
     store: &S,
     target: &Sha256Digest,
 ) -> Result<Option<StateRecord>, ReviewError> {

@@ -83,7 +83,7 @@ fn reviewed_delta<G: GitPort>(git: &G, record: &StateRecord) -> Result<TreeDelta
     .ok_or_else(|| ReviewError::IndexMismatch(state.lineage_id().clone()))
 }
 
-fn load<S: ReviewStore>(
+fn load<S: RecordStore>(
     store: &S,
     lineage: &probity_core::review::ids::LineageId,
 ) -> Result<StateRecord, ReviewError> {
@@ -130,7 +130,7 @@ fn rebase_check<G: GitPort>(
 }
 
 /// Discovers the lineage for a live target (see the module docs).
-pub(super) fn discover<G: GitPort, S: ReviewStore>(
+pub(super) fn discover<G: GitPort, S: RecordStore + IndexStore>(
     git: &G,
     store: &S,
     live: &LiveTarget,
@@ -242,7 +242,7 @@ pub(super) fn relate<G: GitPort>(
 /// Idempotent; `finalize` calls it after every approval and every retry of
 /// one, and whatever imports a record (a bundle) should call it too: the
 /// store cannot derive the key alone (it reads no Git objects).
-pub fn index_rebase_delta<G: GitPort, S: ReviewStore>(
+pub fn index_rebase_delta<G: GitPort, S: ChainStore + IndexStore>(
     git: &G,
     store: &S,
     record: &StateRecord,

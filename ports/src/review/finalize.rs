@@ -440,7 +440,7 @@ pub struct SubmittedResult {
 /// lineage's state is not changed (`finalize` accepts the results once
 /// every selected lens has one). The live candidate must still be the
 /// frozen one.
-pub fn submit_result<G: GitPort, S: ReviewStore>(
+pub fn submit_result<G: GitPort, S: RecordStore + ChainStore + IndexStore + ResultStore>(
     git: &G,
     store: &S,
     input: SubmitInput,
@@ -517,7 +517,7 @@ pub fn submit_result<G: GitPort, S: ReviewStore>(
 /// strict reviewer schema, the recorded binding, the lineage's stage),
 /// into the lineage and candidate it was preserved for only. `lineage`,
 /// when given, must be that lineage. Nothing is written on a refusal.
-pub fn replay_preserved<G: GitPort, S: ReviewStore>(
+pub fn replay_preserved<G: GitPort, S: RecordStore + ChainStore + IndexStore + ResultStore>(
     git: &G,
     store: &S,
     artifact: &NamedInput,
@@ -562,7 +562,7 @@ pub fn replay_preserved<G: GitPort, S: ReviewStore>(
 /// candidate is not the one the lineage's stage expects (core's
 /// `expected_live`), so no answer is paid for only to be refused. Writes
 /// nothing; answers the lineage's record.
-pub(super) fn check_live_candidate<G: GitPort, S: ReviewStore>(
+pub(super) fn check_live_candidate<G: GitPort, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     lineage: &LineageId,
@@ -572,7 +572,7 @@ pub(super) fn check_live_candidate<G: GitPort, S: ReviewStore>(
 
 /// The lineage that froze (or is correcting into) the live candidate, as
 /// finalize and `lens submit` discover it when no lineage is named.
-pub fn live_lineage<G: GitPort, S: ReviewStore>(
+pub fn live_lineage<G: GitPort, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
 ) -> Result<StateRecord, ReviewError> {
@@ -586,7 +586,7 @@ pub fn live_lineage<G: GitPort, S: ReviewStore>(
 /// 26 §7); `kept` answers the last check the lineage took, as the adapter
 /// keeps it (`None` when there is none or it cannot be read). Only
 /// meaningful when evidence is the call's only input.
-pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
+pub fn check_evidence_lands<G: GitPort, S: RecordStore + ChainStore + IndexStore + ResultStore>(
     git: &G,
     store: &S,
     lineage: Option<&LineageId>,
@@ -623,7 +623,7 @@ pub fn check_evidence_lands<G: GitPort, S: ReviewStore>(
 /// validation lands in the same call (`validated`), the live candidate
 /// that validation judges. Core still refuses a check whose tree is not
 /// the final candidate tree once every input is applied.
-pub fn evidence_tree<G: GitPort, S: ReviewStore>(
+pub fn evidence_tree<G: GitPort, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     lineage: Option<&LineageId>,
@@ -721,7 +721,7 @@ fn measure_fix<G: GitPort>(
     Ok(FixMeasurement::of(files, live.candidate_tree.clone()))
 }
 
-pub(super) fn commit<S: ReviewStore>(
+pub(super) fn commit<S: RecordStore>(
     store: &S,
     current: &StateRecord,
     next: ReviewState,
@@ -731,7 +731,7 @@ pub(super) fn commit<S: ReviewStore>(
     Ok(transition.into_next())
 }
 
-fn discover_for_finalize<G: GitPort, S: ReviewStore>(
+fn discover_for_finalize<G: GitPort, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     lineage: Option<&LineageId>,
@@ -781,7 +781,7 @@ fn discover_for_finalize<G: GitPort, S: ReviewStore>(
 }
 
 /// The lineages still in correction on this base.
-pub(super) fn open_corrections<S: ReviewStore>(
+pub(super) fn open_corrections<S: RecordStore + IndexStore>(
     store: &S,
     base: &TreeId,
 ) -> Result<Vec<StateRecord>, ReviewError> {
@@ -798,7 +798,7 @@ pub(super) fn open_corrections<S: ReviewStore>(
 /// The one correction the live candidate can be a fix of: still in
 /// correction on this base, and every path the live candidate changed since
 /// that lineage's current tree is one of its genesis paths.
-fn open_correction_for<G: GitPort, S: ReviewStore>(
+fn open_correction_for<G: GitPort, S: RecordStore + IndexStore>(
     git: &G,
     store: &S,
     live: &LiveTarget,
@@ -846,7 +846,7 @@ pub struct DisputeInput {
 /// correction as a false positive, bound to evidence and an authorization,
 /// before any correction attempt. The dispute is recorded in the lineage
 /// (core decides where the review goes); a superseded lineage takes none.
-pub fn dispute<S: ReviewStore, C: Clock>(
+pub fn dispute<S: RecordStore + ChainStore, C: Clock>(
     store: &S,
     clock: &C,
     input: DisputeInput,

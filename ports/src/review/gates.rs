@@ -32,7 +32,10 @@ pub enum Delivery {
 
 /// `probity validate --gate pre-commit` (R8.1, R8.2, R8.6): zero model calls;
 /// discovery is a lookup by target identity, then by base tree.
-pub fn validate_pre_commit<G: GitPort + ExportGit, S: ReviewStore>(
+pub fn validate_pre_commit<
+    G: GitPort + ExportGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     delivery: &Delivery,
@@ -46,7 +49,10 @@ pub fn validate_pre_commit<G: GitPort + ExportGit, S: ReviewStore>(
 /// receipt the derivation read is unchanged and the index being committed
 /// (`Delivery::Index`) still writes the same tree; the worktree candidate
 /// is not rebuilt (its commit's own hook compares the index it commits).
-pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
+pub fn validate_pre_commit_between<
+    G: GitPort + ExportGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     delivery: &Delivery,
@@ -80,7 +86,10 @@ pub fn validate_pre_commit_between<G: GitPort + ExportGit, S: ReviewStore>(
 /// so that is the target decided here; a "start a review" denial names the
 /// sequence that reviews it (core's `for_amend`). An amend that changes no
 /// bytes of HEAD's tree (a new message) is `no_change`, as before.
-pub fn validate_pre_commit_amend<G: GitPort + DeliveryGit + ExportGit, S: ReviewStore>(
+pub fn validate_pre_commit_amend<
+    G: GitPort + RevisionGit + CommitGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     index: &std::path::Path,
@@ -118,7 +127,7 @@ pub fn validate_pre_commit_amend<G: GitPort + DeliveryGit + ExportGit, S: Review
 /// A "start a review" denial that covers an escalated lineage's change
 /// (on its base or a moved one) names its authorized recovery (the store
 /// lookups here, the rule in core).
-fn point_at_escalation_on<G: GitPort + ExportGit, S: ReviewStore>(
+fn point_at_escalation_on<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     live: &LiveTarget,
@@ -143,7 +152,7 @@ fn point_at_escalation_on<G: GitPort + ExportGit, S: ReviewStore>(
 /// the correction instead, and one over an escalated lineage's paths its
 /// authorized recovery (a start there is refused): the store lookups here,
 /// the rules in core; only on such a denial.
-fn point_at_open_correction_on<G: GitPort + ExportGit, S: ReviewStore>(
+fn point_at_open_correction_on<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     live: &LiveTarget,
@@ -171,7 +180,7 @@ fn point_at_open_correction_on<G: GitPort + ExportGit, S: ReviewStore>(
 /// delivery exactly, and a denial still standing to the composition of
 /// approved reviews one on another's result (a squash of reviewed commits,
 /// issue 21 §3).
-pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
+pub(super) fn decide_live<G: GitPort, S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -202,7 +211,7 @@ pub(super) fn decide_live<G: GitPort, S: ReviewStore>(
 /// live base, then the latest on its final candidate, and so on, until one
 /// ends on the live candidate (found), or none continues, a superseded one
 /// is met, or core's bound is reached (nothing found: empty).
-fn composed_reviews<S: ReviewStore>(
+fn composed_reviews<S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     store: &S,
     live: &LiveTarget,
 ) -> Result<Vec<super::chain::ChainEntry>, ReviewError> {
@@ -234,7 +243,7 @@ fn composed_reviews<S: ReviewStore>(
 
 /// Discovers the authority for one live target and decides it (see
 /// [`decide_live`]), with the recovery rebind applied.
-fn decide_rebound<G: GitPort, S: ReviewStore>(
+fn decide_rebound<G: GitPort, S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -263,7 +272,7 @@ fn decide_rebound<G: GitPort, S: ReviewStore>(
 
 /// The decision discovery leads to, and the lineage it found when a
 /// recovery chain supersedes it (where a rebind could start).
-fn decide_found<G: GitPort, S: ReviewStore>(
+fn decide_found<G: GitPort, S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -371,7 +380,7 @@ pub enum PushBoundary {
 /// Lists a range's commits (newest first), all of them up to
 /// [`MAX_RANGE_COMMITS`]; past the bound only the count matters (the range
 /// is then denied `delivery_too_large`).
-fn count_range<G: DeliveryGit>(
+fn count_range<G: RangeGit>(
     git: &G,
     tip: &CommitId,
     exclude: &[CommitId],
@@ -390,7 +399,7 @@ fn count_range<G: DeliveryGit>(
 /// the remote-tracking refs `remotes` names), listed for
 /// [`judge_range`]: what a server-side gate calls to build the range it
 /// judges.
-pub fn delivered_range<G: DeliveryGit>(
+pub fn delivered_range<G: RangeGit>(
     git: &G,
     refs: Vec<String>,
     tip: CommitId,
@@ -400,7 +409,7 @@ pub fn delivered_range<G: DeliveryGit>(
     delivered(git, refs, tip, exclude, remotes)
 }
 
-fn delivered<G: DeliveryGit>(
+fn delivered<G: RangeGit>(
     git: &G,
     refs: Vec<String>,
     tip: CommitId,
@@ -430,7 +439,7 @@ struct Peeled {
     fast_forward: bool,
 }
 
-fn peel_update<G: DeliveryGit>(
+fn peel_update<G: RangeGit>(
     git: &G,
     local: &CommitId,
     update: &RefUpdate,
@@ -462,7 +471,7 @@ struct PublishedTips<'a> {
 }
 
 impl PublishedTips<'_> {
-    fn get<G: DeliveryGit>(&mut self, git: &G) -> Result<Vec<CommitId>, ReviewError> {
+    fn get<G: RangeGit>(&mut self, git: &G) -> Result<Vec<CommitId>, ReviewError> {
         if let Some(t) = &self.tips {
             return Ok(t.clone());
         }
@@ -473,7 +482,7 @@ impl PublishedTips<'_> {
     }
 }
 
-fn update_range<G: DeliveryGit>(
+fn update_range<G: RangeGit>(
     git: &G,
     update: &RefUpdate,
     local: &CommitId,
@@ -523,7 +532,10 @@ fn update_range<G: DeliveryGit>(
 /// empty tree for a root commit — decided as pre-commit decides a
 /// candidate. `parent_tree`, when known (the previous commit of a stack),
 /// saves a lookup.
-pub(super) fn judge_commit<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub(super) fn judge_commit<
+    G: GitPort + CommitGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -544,7 +556,10 @@ pub(super) fn judge_commit<G: GitPort + DeliveryGit, S: ReviewStore>(
 
 /// Judges the given commits of a stack (oldest first, each the parent of
 /// the next) and combines them (D-R25).
-fn judge_commits<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn judge_commits<
+    G: GitPort + CommitGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -567,7 +582,10 @@ fn judge_commits<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// commit, oldest first, by its (parent tree, tree) as pre-commit judges a
 /// candidate, allowed only when every commit is. Zero model calls, nothing
 /// written: what a server-side gate calls for each ref it receives.
-pub fn judge_range<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn judge_range<
+    G: GitPort + CommitGit + RangeGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -586,7 +604,10 @@ pub fn judge_range<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// (R8.8): one approved review of the empty tree to the tip's tree covers
 /// it when every blob the history carries is a blob of that tree. The
 /// lookups and the object walk here, the rule in core.
-fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn first_publication<
+    G: GitPort + CommitGit + RangeGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     gate: Gate,
@@ -628,7 +649,10 @@ fn first_publication<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// of one-parent commits on what the remote already holds, every commit's
 /// (parent tree, tree) judged exactly as pre-commit judges a candidate.
 /// Zero model calls.
-pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn validate_pre_push<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     boundary: &PushBoundary,
@@ -642,7 +666,10 @@ pub fn validate_pre_push<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// lineage's lock, and the revisions the gate resolved (`HEAD`, a range's
 /// ends) still name the same commits. Hook lines carry their own object
 /// ids; what a remote advertises is not asked again.
-pub fn validate_pre_push_between<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn validate_pre_push_between<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     boundary: &PushBoundary,
@@ -665,7 +692,7 @@ pub fn validate_pre_push_between<G: GitPort + DeliveryGit, S: ReviewStore>(
 }
 
 /// What the named revisions resolve to now, against what they resolved to.
-fn revisions_moved<G: DeliveryGit>(
+fn revisions_moved<G: RevisionGit>(
     git: &G,
     resolved: &[(String, CommitId)],
 ) -> Result<Vec<probity_core::review::gate::Moved>, ReviewError> {
@@ -678,7 +705,10 @@ fn revisions_moved<G: DeliveryGit>(
     Ok(moved)
 }
 
-fn pre_push_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn pre_push_decision<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     boundary: &PushBoundary,
@@ -779,7 +809,10 @@ pub struct PrDecision {
 /// fallback); when it advanced past the reviewed base, its advance must
 /// touch no delivered path (native ancestry proof) or the gate denies
 /// `base_advanced`. The delivery is then judged as pre-push judges one.
-pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn validate_pre_pr<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     base: &str,
@@ -792,7 +825,10 @@ pub fn validate_pre_pr<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// the final recheck (R8.7): an allow is answered only when every record,
 /// marker and receipt the derivation read is unchanged under its lineage's
 /// lock and both ends still name the commits judged.
-pub fn validate_pre_pr_between<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn validate_pre_pr_between<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     base: &str,
@@ -823,7 +859,10 @@ pub fn validate_pre_pr_between<G: GitPort + DeliveryGit, S: ReviewStore>(
     })
 }
 
-fn pre_pr_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn pre_pr_decision<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     base: &str,

@@ -53,9 +53,10 @@ pub use start::{
 };
 pub use statement::{leaf_statement, record_statement, statements_to_vouch_for};
 pub use traits::{
-    AdapterError, AttestationStore, AuditWriter, Clock, Created, DeliveryGit, ExportGit, GitPort,
-    LineageListing, NotesGit, ReleaseArtifacts, RemoteScope, RepairStore, ReviewStore, StoreError,
-    Submitted,
+    AdapterError, AttestationStore, AuditWriter, ChainStore, Clock, CommitGit, Created,
+    DeliveryGit, ExportGit, GitPort, IndexStore, LineageListing, ManifestGit, NotesGit, RangeGit,
+    ReceiptStore, RecordStore, ReleaseArtifacts, RemoteScope, RepairStore, ResultStore,
+    ReviewStore, RevisionGit, StoreError, Submitted, UnknownRevision,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,

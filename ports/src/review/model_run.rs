@@ -228,7 +228,7 @@ where
 }
 
 /// The frozen context of a lineage: its diff and manifest, exported.
-fn frozen_context<G: GitPort + ExportGit, S: ReviewStore>(
+fn frozen_context<G: GitPort + ExportGit + ManifestGit, S: RecordStore>(
     git: &G,
     store: &S,
     lineage: &LineageId,
@@ -254,7 +254,7 @@ pub fn review_lineage<G, S, R, M, C>(
     lineage: &LineageId,
 ) -> Result<LineageReview, ReviewError>
 where
-    G: GitPort + ExportGit,
+    G: GitPort + ExportGit + ManifestGit,
     S: ReviewStore + TranscriptStore,
     R: SnapshotReader,
     M: ChatModel,
@@ -366,7 +366,7 @@ fn run_lenses<G, S, R, M, C>(
 ) -> Vec<RoleRun>
 where
     G: GitPort,
-    S: ReviewStore + TranscriptStore,
+    S: RecordStore + ChainStore + IndexStore + ResultStore + TranscriptStore,
     R: SnapshotReader,
     M: ChatModel,
     C: Stopwatch,
@@ -439,7 +439,10 @@ where
 /// into the document, so the file is not needed to submit it). Should the
 /// store fail to keep the transcript after the submission was accepted, the
 /// role reports that error and its result stands.
-fn submit_and_keep<G: GitPort, S: ReviewStore + TranscriptStore>(
+fn submit_and_keep<
+    G: GitPort,
+    S: RecordStore + ChainStore + IndexStore + ResultStore + TranscriptStore,
+>(
     git: &G,
     store: &S,
     record: &StateRecord,

@@ -36,7 +36,7 @@ pub struct Status {
 /// clock); the rows and their order are core's (`listing::list_row`,
 /// `listing::sort_rows`). Read-only; a lineage that does not load fails
 /// the listing closed, naming it.
-pub fn list<G: GitPort, S: ReviewStore + LineageListing>(
+pub fn list<G: GitPort, S: RecordStore + ChainStore + LineageListing>(
     git: &G,
     store: &S,
     now: &probity_core::review::ids::Timestamp,
@@ -68,7 +68,7 @@ pub fn list<G: GitPort, S: ReviewStore + LineageListing>(
 /// closed with a distinct reason: `not_found`, `corrupted` (the store's
 /// load), `objects_missing`, `budget_exceeded`, or a manifest that does not
 /// match the record.
-pub fn export_context<G: GitPort + ExportGit, S: ReviewStore>(
+pub fn export_context<G: GitPort + ExportGit + ManifestGit, S: RecordStore>(
     git: &G,
     store: &S,
     lineage: &LineageId,
@@ -123,7 +123,7 @@ pub struct Attested {
 /// in-toto Statement v1 whose subject is the canonical candidate manifest
 /// (base tree to final candidate tree) and the final tree's `gitTree`
 /// digest. Read-only; the receipt is derived from state, as the gate does.
-pub fn attest<G: GitPort + ExportGit, S: ReviewStore>(
+pub fn attest<G: ExportGit + ManifestGit, S: RecordStore + ChainStore>(
     git: &G,
     store: &S,
     lineage: &LineageId,
@@ -167,7 +167,7 @@ pub struct Exported {
 
 /// `probity status [--lineage L]`: a lineage (given, or the live candidate's,
 /// or the latest approved on the live base) and its applicability.
-pub fn status<G: GitPort, S: ReviewStore>(
+pub fn status<G: GitPort, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     lineage: Option<&LineageId>,

@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::gate::{GateDecision, Moved, final_recheck};
 use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::snapshot::LiveTarget;
 use probity_core::review::state::{StateRecord, Transition};
@@ -41,7 +40,7 @@ enum Lookup {
 }
 
 impl Lookup {
-    fn ask<S: ReviewStore>(&self, store: &S) -> Result<Vec<LineageId>, StoreError> {
+    fn ask<S: IndexStore>(&self, store: &S) -> Result<Vec<LineageId>, StoreError> {
         Ok(match self {
             Lookup::Target(d) => store.lookup_target(d)?.into_iter().collect(),
             Lookup::Base(t) => store.lookup_base(t)?.into_iter().collect(),
@@ -80,7 +79,7 @@ pub(super) struct Recording<'a, S> {
     seen: RefCell<Seen>,
 }
 
-impl<'a, S: ReviewStore> Recording<'a, S> {
+impl<'a, S> Recording<'a, S> {
     pub(super) fn new(inner: &'a S) -> Self {
         Self {
             inner,
@@ -88,6 +87,15 @@ impl<'a, S: ReviewStore> Recording<'a, S> {
         }
     }
 
+    fn looked_up(&self, lookup: Lookup, answer: Vec<LineageId>) {
+        let mut seen = self.seen.borrow_mut();
+        if !seen.lookups.iter().any(|(l, _)| *l == lookup) {
+            seen.lookups.push((lookup, answer));
+        }
+    }
+}
+
+impl<S: RecordStore + ChainStore + IndexStore + ReceiptStore> Recording<'_, S> {
     /// Reads again, under each lineage's lock, everything the derivation
     /// read, and lists what moved.
     fn moved(&self) -> Result<Vec<Moved>, ReviewError> {
@@ -127,13 +135,6 @@ impl<'a, S: ReviewStore> Recording<'a, S> {
         Ok(moved)
     }
 
-    fn looked_up(&self, lookup: Lookup, answer: Vec<LineageId>) {
-        let mut seen = self.seen.borrow_mut();
-        if !seen.lookups.iter().any(|(l, _)| *l == lookup) {
-            seen.lookups.push((lookup, answer));
-        }
-    }
-
     fn compare(&self, seen: &Seen, l: &LineageId) -> Result<Vec<Moved>, StoreError> {
         let mut moved = Vec::new();
         if let Some(rev) = seen.records.get(l) {
@@ -165,7 +166,7 @@ impl<'a, S: ReviewStore> Recording<'a, S> {
 /// for fault injection: a writer acting after the derivation), then
 /// rechecks an allow: the store reads under each lineage's lock, and
 /// `again` for what the gate resolved from Git (`Ok(moved)`).
-pub(super) fn checked<S: ReviewStore>(
+pub(super) fn checked<S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     store: &S,
     derive: impl FnOnce(&Recording<'_, S>) -> Result<GateDecision, ReviewError>,
     between: &mut dyn FnMut(),
@@ -191,7 +192,7 @@ pub(super) fn target_moved(before: &LiveTarget, now: &LiveTarget) -> Vec<Moved> 
     }
 }
 
-impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
+impl<S: RecordStore> RecordStore for Recording<'_, S> {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         let r = self.inner.load(lineage)?;
         self.seen
@@ -201,78 +202,25 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
             .or_insert_with(|| r.as_ref().map(|r| r.revision()));
         Ok(r)
     }
+
     fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
         self.inner.create(record)
     }
+
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
         self.inner.replace(transition)
     }
-    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_target(target)?;
-        self.looked_up(Lookup::Target(*target), r.iter().cloned().collect());
-        Ok(r)
+
+    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        self.inner.under_lock(lineage, f)
     }
-    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_base(base)?;
-        self.looked_up(Lookup::Base(base.clone()), r.iter().cloned().collect());
-        Ok(r)
-    }
-    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_final(tree)?;
-        self.looked_up(Lookup::Final(tree.clone()), r.iter().cloned().collect());
-        Ok(r)
-    }
-    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_delta(delta)?;
-        self.looked_up(Lookup::Delta(*delta), r.iter().cloned().collect());
-        Ok(r)
-    }
-    fn index_delta(
-        &self,
-        record: &StateRecord,
-        delta: &Sha256Digest,
-        entries: &[Sha256Digest],
-    ) -> Result<(), StoreError> {
-        self.inner.index_delta(record, delta, entries)
-    }
-    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_delta_entry(entry)?;
-        self.looked_up(Lookup::DeltaEntry(*entry), r.iter().cloned().collect());
-        Ok(r)
-    }
-    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        let r = self.inner.lookup_open(base)?;
-        self.looked_up(Lookup::Open(base.clone()), r.clone());
-        Ok(r)
-    }
-    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        let r = self.inner.lookup_escalated(base)?;
-        self.looked_up(Lookup::Escalated(base.clone()), r.clone());
-        Ok(r)
-    }
-    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
-        let r = self.inner.lookup_escalations()?;
-        self.looked_up(Lookup::Escalations, r.clone());
-        Ok(r)
-    }
-    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        self.inner.ensure_projections(record)
-    }
-    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
-        let r = self.inner.read_receipt(lineage)?;
-        self.seen
-            .borrow_mut()
-            .receipts
-            .entry(lineage.clone())
-            .or_insert_with(|| digest(&r));
-        Ok(r)
-    }
-    fn receipt_location(&self, lineage: &LineageId) -> String {
-        self.inner.receipt_location(lineage)
-    }
+}
+
+impl<S: ChainStore> ChainStore for Recording<'_, S> {
     fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
         self.inner.create_successor(record)
     }
+
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
         let s = self.inner.successor_of(lineage)?;
         self.seen
@@ -282,6 +230,7 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
             .or_insert_with(|| s.clone());
         Ok(s)
     }
+
     fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
         let p = self.inner.pending_successor_of(lineage)?;
         self.seen
@@ -291,18 +240,83 @@ impl<S: ReviewStore> ReviewStore for Recording<'_, S> {
             .or_insert_with(|| p.clone());
         Ok(p)
     }
-    fn submit_result(
+}
+
+impl<S: IndexStore> IndexStore for Recording<'_, S> {
+    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        let r = self.inner.lookup_target(target)?;
+        self.looked_up(Lookup::Target(*target), r.iter().cloned().collect());
+        Ok(r)
+    }
+
+    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        let r = self.inner.lookup_base(base)?;
+        self.looked_up(Lookup::Base(base.clone()), r.iter().cloned().collect());
+        Ok(r)
+    }
+
+    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
+        let r = self.inner.lookup_final(tree)?;
+        self.looked_up(Lookup::Final(tree.clone()), r.iter().cloned().collect());
+        Ok(r)
+    }
+
+    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        let r = self.inner.lookup_delta(delta)?;
+        self.looked_up(Lookup::Delta(*delta), r.iter().cloned().collect());
+        Ok(r)
+    }
+
+    fn index_delta(
         &self,
-        lineage: &LineageId,
-        lens: Lens,
-        bytes: &[u8],
-    ) -> Result<Submitted, StoreError> {
-        self.inner.submit_result(lineage, lens, bytes)
+        record: &StateRecord,
+        delta: &Sha256Digest,
+        entries: &[Sha256Digest],
+    ) -> Result<(), StoreError> {
+        self.inner.index_delta(record, delta, entries)
     }
-    fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
-        self.inner.submitted_results(lineage)
+
+    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
+        let r = self.inner.lookup_delta_entry(entry)?;
+        self.looked_up(Lookup::DeltaEntry(*entry), r.iter().cloned().collect());
+        Ok(r)
     }
-    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        self.inner.under_lock(lineage, f)
+
+    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        let r = self.inner.lookup_open(base)?;
+        self.looked_up(Lookup::Open(base.clone()), r.clone());
+        Ok(r)
+    }
+
+    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
+        let r = self.inner.lookup_escalated(base)?;
+        self.looked_up(Lookup::Escalated(base.clone()), r.clone());
+        Ok(r)
+    }
+
+    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
+        let r = self.inner.lookup_escalations()?;
+        self.looked_up(Lookup::Escalations, r.clone());
+        Ok(r)
+    }
+}
+
+impl<S: ReceiptStore> ReceiptStore for Recording<'_, S> {
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
+        self.inner.ensure_projections(record)
+    }
+
+    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
+        let r = self.inner.read_receipt(lineage)?;
+        self.seen
+            .borrow_mut()
+            .receipts
+            .entry(lineage.clone())
+            .or_insert_with(|| digest(&r));
+        Ok(r)
+    }
+
+    fn receipt_location(&self, lineage: &LineageId) -> String {
+        self.inner.receipt_location(lineage)
     }
 }

@@ -45,7 +45,10 @@ pub struct ReleaseDecision {
 /// revision (tags peeled) must be one reviewed delivery commit, judged as
 /// pre-push judges one, and, when release evidence is given, every artifact
 /// must match the digest its checksums file names.
-pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn validate_release<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     revision: &str,
@@ -60,7 +63,10 @@ pub fn validate_release<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// lock, the revision still names the commit judged
 /// (`release_revision_moved`) and every artifact reads back as judged
 /// (`release_evidence_changed`): core's `release_recheck`.
-pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
+pub fn validate_release_between<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     revision: &str,
@@ -122,7 +128,10 @@ pub fn validate_release_between<G: GitPort + DeliveryGit, S: ReviewStore>(
     })
 }
 
-fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn release_decision<
+    G: GitPort + DeliveryGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     revision: &str,
@@ -167,7 +176,10 @@ fn release_decision<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// instead, so an empty commit (or a tag on one) never launders an
 /// unreviewed change below it. A chain of no-change commits down to the
 /// root is `no_change`; one longer than [`MAX_RANGE_COMMITS`] is denied.
-fn released_bytes<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn released_bytes<
+    G: GitPort + CommitGit + RangeGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore,
+>(
     git: &G,
     store: &S,
     range: &DeliveredRange,

@@ -19,7 +19,7 @@ const MAX_PRIOR_NOTES: usize = 64;
 /// The (base tree, tree) a commit delivers: its parent's tree (the empty
 /// tree for a root commit) and its own; `None` for a merge, which delivers
 /// no review.
-pub(super) fn delivered_trees<G: DeliveryGit>(
+pub(super) fn delivered_trees<G: CommitGit + RangeGit>(
     git: &G,
     commit: &CommitId,
 ) -> Result<Option<(TreeId, TreeId)>, TransportError> {
@@ -46,7 +46,7 @@ pub(super) fn delivered_trees<G: DeliveryGit>(
 /// whether the ref's old tip reaches them); the first replay is the answer.
 /// Every lineage is searched for at once (one search of the notes tree),
 /// and a short answer is an error, never "named nowhere".
-pub(super) fn replayed<G: DeliveryGit + NotesGit, S: ReviewStore>(
+pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
     git: &G,
     scratch: &S,
     notes: &CommitId,

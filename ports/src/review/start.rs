@@ -45,7 +45,11 @@ pub struct Started {
 ///
 /// A clean worktree on a commit is `NothingUncommitted`, naming HEAD, so
 /// the answer leads to `start --commit` for work that is already committed.
-pub fn start<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+pub fn start<
+    G: GitPort + RevisionGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -82,7 +86,11 @@ pub struct CommitStart {
 /// the commit's tree, so its target is exactly what the publication gates
 /// judge for that commit. A merge commit, and a commit that changes no
 /// bytes, are refused with nothing written. An exact retry resumes.
-pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+pub fn start_commit<
+    G: GitPort + DeliveryGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -96,7 +104,7 @@ pub fn start_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clo
 
 /// One commit, `REV`, observed as a candidate: a merge commit and a commit
 /// that changes no bytes are refused.
-fn observe_one_commit<G: GitPort + DeliveryGit>(
+fn observe_one_commit<G: DeliveryGit>(
     git: &G,
     rev: &str,
 ) -> Result<(RangeCommit, CandidateObservation), ReviewError> {
@@ -128,7 +136,11 @@ fn observe_one_commit<G: GitPort + DeliveryGit>(
 /// empty remote can be authorized by (when every blob the history carries
 /// is a blob of that tree). An exact retry resumes. `parent` in the answer
 /// is `None`: the base is the empty tree whatever the commit's parents.
-pub fn start_history<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+pub fn start_history<
+    G: GitPort + RevisionGit + CommitGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -155,7 +167,11 @@ pub fn start_history<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Cl
 
 /// Starts (or resumes) the lineage of one observed commit, and keeps its
 /// trees.
-fn start_commit_observed<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+fn start_commit_observed<
+    G: GitPort + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -179,7 +195,11 @@ fn start_commit_observed<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 /// refused. A commit that changes no bytes gets no lineage. A failure part
 /// way leaves the lineages before it; an exact retry resumes each and goes
 /// on.
-pub fn start_range<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+pub fn start_range<
+    G: GitPort + DeliveryGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -232,7 +252,7 @@ fn keeping_trees<G: GitPort>(
 /// The one start path, whatever was observed (the live candidate, or a
 /// commit's (parent tree, tree)): freezes the observation, or resumes the
 /// lineage that already froze it.
-fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+fn start_or_resume<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexStore, C: Clock>(
     git: &G,
     store: &S,
     clock: &C,
@@ -279,7 +299,10 @@ fn start_or_resume<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 /// itself (core's `escalation_covers`), so moving the base does not lift
 /// it; an escalation superseded by its authorized successor blocks
 /// nothing.
-fn refuse_side_stepped_escalation<G: GitPort + ExportGit, S: ReviewStore>(
+fn refuse_side_stepped_escalation<
+    G: GitPort + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+>(
     git: &G,
     store: &S,
     snapshot: &FrozenCandidate,
@@ -311,7 +334,10 @@ fn refuse_side_stepped_escalation<G: GitPort + ExportGit, S: ReviewStore>(
 /// asking Git; one whose trees are no longer in the repository (its change
 /// dropped and collected) is kept with no derived change, so it still
 /// guards its own base and never fails another start.
-pub(super) fn escalated_changes<G: GitPort + ExportGit, S: ReviewStore>(
+pub(super) fn escalated_changes<
+    G: GitPort + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+>(
     git: &G,
     store: &S,
 ) -> Result<Vec<recovery::EscalatedChange>, ReviewError> {
@@ -368,7 +394,7 @@ fn anchor_diff<G: ExportGit>(
 
 /// The answer to a create: the new record, or the lineage that already
 /// held the target (resumed).
-fn started<S: ReviewStore>(
+fn started<S: RecordStore>(
     store: &S,
     record: StateRecord,
     created: Created,
@@ -446,7 +472,7 @@ fn start_input<C: Clock>(
 
 /// `probity invalidate --lineage L --reason R` (R9.1): only a pristine
 /// `reviewing` lineage; an exact retry returns the stored record.
-pub fn invalidate<S: ReviewStore>(
+pub fn invalidate<S: RecordStore + ChainStore>(
     store: &S,
     lineage: &LineageId,
     reason: NonBlank,
@@ -465,7 +491,11 @@ pub fn invalidate<S: ReviewStore>(
 /// the live candidate, generation + 1, with a fresh budget. The predecessor
 /// is never rewritten. A retry with the same request returns the successor
 /// already stored.
-pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+pub fn recover<
+    G: GitPort + CommitGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -483,7 +513,11 @@ pub fn recover<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
 /// predecessor whose own commit no longer holds its change (amended,
 /// rebased). A merge commit and a commit that changes no bytes are refused
 /// with nothing written.
-pub fn recover_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: Clock>(
+pub fn recover_commit<
+    G: GitPort + DeliveryGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -498,7 +532,11 @@ pub fn recover_commit<G: GitPort + ExportGit + DeliveryGit, S: ReviewStore, C: C
     })
 }
 
-fn create_or_resume_successor<G: GitPort + ExportGit, S: ReviewStore, C: Clock>(
+fn create_or_resume_successor<
+    G: GitPort + CommitGit + ExportGit,
+    S: RecordStore + ChainStore + IndexStore,
+    C: Clock,
+>(
     git: &G,
     store: &S,
     clock: &C,
@@ -605,7 +643,7 @@ pub struct Repaired {
 /// maintainer's authorization (core decides; the store surveys and moves).
 /// A quarantined receipt is replaced by the one the state derives.
 /// Nothing is written on a refusal.
-pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
+pub fn repair<S: RecordStore + ReceiptStore + RepairStore, C: Clock>(
     store: &S,
     clock: &C,
     request: probity_core::review::repair::RepairRequest,
@@ -637,7 +675,7 @@ pub fn repair<S: ReviewStore + RepairStore, C: Clock>(
 /// whose authority was used is burned; a tombstone naming its revision,
 /// target and receipt digest stays, so it answers `consumed` wherever it is
 /// named. Nothing is written on a refusal.
-pub fn burn<S: ReviewStore + RepairStore, C: Clock>(
+pub fn burn<S: RecordStore + ChainStore + ReceiptStore + RepairStore, C: Clock>(
     store: &S,
     clock: &C,
     request: probity_core::review::repair::BurnRequest,

@@ -13,7 +13,7 @@ use super::*;
 /// The in-toto statement this repository derives for a bundle's leaf: its
 /// receipt (derived from its state, as the gate does) and the canonical
 /// candidate manifest from the leaf's trees.
-pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>, TransportError> {
+pub fn leaf_statement<G: ManifestGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>, TransportError> {
     let leaf = bundle
         .records
         .last()
@@ -24,7 +24,7 @@ pub fn leaf_statement<G: ExportGit>(git: &G, bundle: &Bundle) -> Result<Vec<u8>,
 /// The in-toto statement this repository derives for one terminal
 /// record: its receipt and the canonical candidate manifest of its (base,
 /// final candidate) trees.
-pub fn record_statement<G: ExportGit>(
+pub fn record_statement<G: ManifestGit>(
     git: &G,
     record: &StateRecord,
 ) -> Result<Vec<u8>, TransportError> {
@@ -49,7 +49,7 @@ pub fn record_statement<G: ExportGit>(
 /// repository holds. A record whose trees are absent here authorizes no
 /// delivery here (a delivery carries both trees), so it needs no
 /// signature here.
-pub fn statements_to_vouch_for<G: ExportGit>(
+pub fn statements_to_vouch_for<G: ExportGit + ManifestGit>(
     git: &G,
     bundle: &Bundle,
 ) -> Result<Vec<(LineageId, Vec<u8>)>, TransportError> {

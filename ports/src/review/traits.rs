@@ -31,17 +31,14 @@ pub trait ReleaseArtifacts {
     -> Result<Vec<ObservedArtifact>, AdapterError>;
 }
 
-/// Observing the repository. Every method re-derives from live Git state; a
-/// failure is an error, never a guess.
+/// Observing the worktree and its trees: what start, finalize and the
+/// pre-commit gate observe. Every method re-derives from live Git state; a
+/// failure is an error, never a guess. (Commits are [`RevisionGit`],
+/// [`CommitGit`] and [`RangeGit`].)
 pub trait GitPort {
     /// Everything start needs: trees, changed files with line counts and
     /// leading content, and the intended untracked files.
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError>;
-    /// A commit as a candidate: base = its parent's tree (a root commit:
-    /// the empty tree), candidate = its tree, changed files as
-    /// [`Self::observe_candidate`] derives them, no intended untracked
-    /// files. A merge commit is an error (callers refuse it first).
-    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError>;
     /// The live base and candidate trees only (cheap: what a gate compares).
     fn live_target(&self) -> Result<LiveTarget, AdapterError>;
     /// The base tree and the tree the given index file would commit,
@@ -303,11 +300,13 @@ pub enum Submitted {
     Existing,
 }
 
-/// The compact review store (R7).
-pub trait ReviewStore {
+/// A lineage's record (R7): loading it fail-closed, creating it, its
+/// compare-and-swap, and reads under its writer lock. Every driver that
+/// touches authority needs this one.
+pub trait RecordStore {
     /// Loads and validates a lineage's record (fail closed).
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError>;
-    /// Loads a lineage's record that must exist: [`ReviewStore::load`],
+    /// Loads a lineage's record that must exist: [`RecordStore::load`],
     /// with a lineage the store does not hold answered
     /// [`StoreError::NotFound`].
     fn get(&self, lineage: &LineageId) -> Result<StateRecord, StoreError> {
@@ -327,6 +326,41 @@ pub trait ReviewStore {
     /// terminal record also writes its receipt; an approved one indexes its
     /// base tree.
     fn replace(&self, transition: &Transition) -> Result<(), StoreError>;
+    /// Runs `f` while holding the lineage's writer lock, so nothing `f`
+    /// reads is half-way through a writer's change (a gate's final recheck,
+    /// R8.7). Writes nothing; a lineage that was never written is not
+    /// locked.
+    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError>;
+}
+
+/// Recovery chains (R9.2): which successor supersedes a lineage (or is
+/// being created), and storing a recovered successor. Start, finalize and
+/// the gates read the chain (a superseded lineage takes no input and
+/// vouches for nothing); only recovery and import write it.
+pub trait ChainStore {
+    /// The successor a lineage's supersession marker names, if any.
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+    /// The successor a recovery of `lineage` is creating (written, not yet
+    /// marked), if any.
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+    /// Stores a recovered successor (R9.2) under its predecessor's lock. A
+    /// [`Successor`] exists only once core checked its link against the
+    /// predecessor (`Successor::check`: that lineage, at its revision, one
+    /// generation on); what the store checks is the compare-and-swap: the
+    /// predecessor it holds must still be at [`Successor::expected`] (a
+    /// `Conflict` otherwise) and have no other successor; its record is never rewritten (a
+    /// supersession marker names the successor), and the successor's target
+    /// index is published, taking it over only from the predecessor. An
+    /// exact retry (same predecessor, same link) answers the successor
+    /// already stored as `Existing`.
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError>;
+}
+
+/// The identity indexes (R12.2: discovery is lookups, never a scan): by
+/// target, base tree, final tree, delta and delta entry, the open
+/// corrections and the escalations, and indexing an approved lineage's
+/// delta.
+pub trait IndexStore {
     /// The lineage indexed for a target identity.
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError>;
     /// The latest approved lineage on a base tree.
@@ -366,6 +400,12 @@ pub trait ReviewStore {
     /// longer finds by its base tree). A listing of that one index, bounded
     /// by the escalations ever recorded, sorted; callers check supersession.
     fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError>;
+}
+
+/// Receipts (R7.5): a terminal record's receipt file, where it lives, and
+/// writing what a committed record projects (receipt, index entries) that
+/// a crash left unwritten.
+pub trait ReceiptStore {
     /// Writes whatever the committed record projects (receipt, index
     /// entries) that a crash may have left unwritten; the record must be the
     /// stored one.
@@ -374,22 +414,10 @@ pub trait ReviewStore {
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError>;
     /// Where the receipt of a lineage lives, for people.
     fn receipt_location(&self, lineage: &LineageId) -> String;
-    /// Stores a recovered successor (R9.2) under its predecessor's lock. A
-    /// [`Successor`] exists only once core checked its link against the
-    /// predecessor (`Successor::check`: that lineage, at its revision, one
-    /// generation on); what the store checks is the compare-and-swap: the
-    /// predecessor it holds must still be at [`Successor::expected`] (a
-    /// `Conflict` otherwise) and have no other successor; its record is never rewritten (a
-    /// supersession marker names the successor), and the successor's target
-    /// index is published, taking it over only from the predecessor. An
-    /// exact retry (same predecessor, same link) answers the successor
-    /// already stored as `Existing`.
-    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError>;
-    /// The successor a lineage's supersession marker names, if any.
-    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
-    /// The successor a recovery of `lineage` is creating (written, not yet
-    /// marked), if any.
-    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError>;
+}
+
+/// Lens results submitted for a lineage (`lens submit`), kept once.
+pub trait ResultStore {
     /// Keeps a lens result submitted for a stored lineage (`lens submit`),
     /// atomically and under the lineage's lock: an exact resubmission is
     /// `Existing`, different bytes for a lens already kept are refused
@@ -402,11 +430,16 @@ pub trait ReviewStore {
     ) -> Result<Submitted, StoreError>;
     /// The results submitted for a lineage, by lens (canonical lens order).
     fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError>;
-    /// Runs `f` while holding the lineage's writer lock, so nothing `f`
-    /// reads is half-way through a writer's change (a gate's final recheck,
-    /// R8.7). Writes nothing; a lineage that was never written is not
-    /// locked.
-    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError>;
+}
+
+/// The whole compact review store (R7): every store trait at once, for an
+/// adapter or a caller that needs them all (implemented for every type
+/// that implements the five; a driver names only the ones it calls).
+pub trait ReviewStore: RecordStore + ChainStore + IndexStore + ReceiptStore + ResultStore {}
+
+impl<T: RecordStore + ChainStore + IndexStore + ReceiptStore + ResultStore + ?Sized> ReviewStore
+    for T
+{
 }
 
 /// Every lineage a store holds (`probity list`, issue 21 §8): a walk of
@@ -474,14 +507,55 @@ pub enum RemoteScope {
     Of(String),
 }
 
-/// Reading commits and ranges: what the publication gates observe.
-pub trait DeliveryGit {
-    /// Resolves a revision the user named to a commit; an unknown revision
-    /// is an error.
-    fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError>;
+/// Naming commits: what a revision the user named is here. All `start`
+/// asks of commits (is there a HEAD to name when nothing is uncommitted).
+pub trait RevisionGit {
     /// Resolves a revision to a commit: `None` when it names none here (a
     /// failure to find out is an error, never `None`).
     fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError>;
+    /// Resolves a revision the user named to a commit; an unknown revision
+    /// is an error.
+    ///
+    /// The default is [`Self::find_commit`] with a revision that names no
+    /// commit here answered [`UnknownRevision`]; an adapter may name it
+    /// more precisely.
+    fn resolve_commit(&self, rev: &str) -> Result<CommitId, AdapterError> {
+        match self.find_commit(rev)? {
+            Some(commit) => Ok(commit),
+            None => Err(Box::new(UnknownRevision {
+                rev: rev.to_string(),
+            })),
+        }
+    }
+}
+
+/// A revision that names no commit in this repository: what
+/// [`RevisionGit::resolve_commit`] answers by default.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown revision `{rev}`: it names no commit in this repository")]
+pub struct UnknownRevision {
+    /// The revision as the user named it.
+    pub rev: String,
+}
+
+/// Commits as changes: a commit's tree, the empty tree (a root commit's
+/// base) and a commit observed as a candidate (what `start --commit`,
+/// `--range` and `--history`, `recover` and the amend gate derive).
+pub trait CommitGit {
+    /// A commit as a candidate: base = its parent's tree (a root commit:
+    /// the empty tree), candidate = its tree, changed files as
+    /// [`GitPort::observe_candidate`] derives them, no intended untracked
+    /// files. A merge commit is an error (callers refuse it first).
+    fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError>;
+    /// A commit's tree.
+    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError>;
+    /// The empty tree in this repository's hash (a root commit's base).
+    fn empty_tree(&self) -> Result<TreeId, AdapterError>;
+}
+
+/// Histories and what remotes hold: the ranges, ancestry, peeled tags,
+/// advertised tips and transferred blobs the publication gates observe.
+pub trait RangeGit {
     /// The commit an object names once tags are peeled; `None` when this
     /// clone does not have it or it is not a commit (a tree or a blob). A
     /// failure to find out is an error, never `None`.
@@ -510,10 +584,6 @@ pub trait DeliveryGit {
         exclude: &[CommitId],
         remotes: &RemoteScope,
     ) -> Result<usize, AdapterError>;
-    /// A commit's tree.
-    fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError>;
-    /// The empty tree in this repository's hash (a root commit's base).
-    fn empty_tree(&self) -> Result<TreeId, AdapterError>;
     /// The blobs reachable from `tip`'s history that `tree` does not hold
     /// (by object ID, whatever the path), each with a path it had there: at
     /// most [`MAX_LISTED_BLOBS`], then `more` (what a first publication
@@ -523,7 +593,16 @@ pub trait DeliveryGit {
     fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError>;
 }
 
-/// Reading the frozen trees for an export (R10.2–R10.5).
+/// Reading commits and ranges: what the publication gates observe, every
+/// commit trait at once ([`RevisionGit`], [`CommitGit`], [`RangeGit`];
+/// implemented for every type that implements the three).
+pub trait DeliveryGit: RevisionGit + CommitGit + RangeGit {}
+
+impl<T: RevisionGit + CommitGit + RangeGit + ?Sized> DeliveryGit for T {}
+
+/// Reading the frozen trees (R10.2–R10.5): whether they are still here,
+/// the pinned patch between two of them and the derivation fingerprint
+/// (what `start` anchors, an export shows and the escalation guard checks).
 pub trait ExportGit {
     /// The object ids among `ids` this repository does not have (pruned).
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError>;
@@ -537,11 +616,9 @@ pub trait ExportGit {
         to: &TreeId,
         cap: u64,
     ) -> Result<Option<Vec<u8>>, AdapterError>;
-    /// The changed paths between two trees with modes and blobs.
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError>;
     /// `git --version`, for the derivation fingerprint.
     fn version(&self) -> Result<String, AdapterError>;
-    /// Announces tree pairs whose changes ([`Self::manifest`],
+    /// Announces tree pairs whose changes ([`ManifestGit::manifest`],
     /// [`GitPort::diff_files`]) will be asked next, so an adapter can derive
     /// them all at once (issue 24: one `diff-tree --stdin` per push instead
     /// of one process per pair). A hint: what is asked later is answered
@@ -550,6 +627,12 @@ pub trait ExportGit {
         let _ = pairs;
         Ok(())
     }
+}
+
+/// An export's manifest (R10.3): the changed paths between two trees.
+pub trait ManifestGit {
+    /// The changed paths between two trees with modes and blobs.
+    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError>;
 }
 
 /// Review bundles carried as Git notes under `refs/notes/probity` (R11).

@@ -112,7 +112,7 @@ impl TransportError {
 /// `probity bundle export --lineage L`: the chain of `L` from generation 1
 /// to its leaf (following supersession past `L`), every link checked, with
 /// the envelopes the store keeps for any lineage of the chain.
-pub fn export_bundle<S: ReviewStore + AttestationStore>(
+pub fn export_bundle<S: RecordStore + ChainStore + AttestationStore>(
     store: &S,
     lineage: &LineageId,
 ) -> Result<Bundle, TransportError> {
@@ -161,7 +161,10 @@ pub fn export_bundle<S: ReviewStore + AttestationStore>(
 /// candidate stays within the reviewed paths. Earlier generations are
 /// history, verified by their bytes only: their trees were reviewed, not
 /// necessarily ever committed or pushed.
-pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<(), TransportError> {
+pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
+    git: &G,
+    bundle: &Bundle,
+) -> Result<(), TransportError> {
     let trees: Vec<String> = bundle.trees().iter().map(|t| t.to_string()).collect();
     let missing = git.missing_objects(&trees)?;
     if !missing.is_empty() {
@@ -205,7 +208,7 @@ pub fn check_repo<G: GitPort + ExportGit>(git: &G, bundle: &Bundle) -> Result<()
 
 /// Parses and fully verifies bundle bytes, then checks them against this
 /// repository's objects. Nothing is written.
-pub fn verify_bundle<G: GitPort + ExportGit>(
+pub fn verify_bundle<G: GitPort + ExportGit + ManifestGit>(
     git: &G,
     bytes: &[u8],
 ) -> Result<Bundle, TransportError> {
@@ -241,7 +244,7 @@ fn conflict(lineage: &LineageId, detail: impl Into<String>) -> TransportError {
 /// (a record written but not yet indexed or marked) is completed. A record the store holds differently, a
 /// predecessor with another successor, or a target another lineage owns is
 /// `import_conflict`, found before anything is written: never merged.
-pub fn import_bundle<S: ReviewStore + AttestationStore>(
+pub fn import_bundle<S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore>(
     store: &S,
     bundle: &Bundle,
 ) -> Result<Imported, TransportError> {
@@ -365,7 +368,7 @@ pub const MAX_PUBLISH: usize = 1000;
 /// the gate's own discovery allows it by (the rebase proof: a commit
 /// rebased onto work elsewhere; a recovery chain's leaf), or the approved
 /// reviews a squash composes, each of them; none when nothing does.
-fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn delivered_by<G: GitPort + CommitGit, S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     git: &G,
     store: &S,
     c: &probity_core::review::gate::RangeCommit,
@@ -402,7 +405,7 @@ fn delivered_by<G: GitPort + DeliveryGit, S: ReviewStore>(
 
 /// The approved, not superseded review of the empty tree to `tip`'s tree
 /// (`start --history`), if any.
-fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
+fn history_review<G: CommitGit, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
     tip: &probity_core::review::gate::RangeCommit,
@@ -425,7 +428,10 @@ fn history_review<G: GitPort + DeliveryGit, S: ReviewStore>(
 /// reviewed delivery — its (parent tree, tree) is an approved lineage's
 /// final target — adds that lineage's bundle to the commit's note under
 /// `refs/notes/probity`. One compare-and-swap of the notes ref.
-pub fn publish<G: GitPort + DeliveryGit + NotesGit, S: ReviewStore + AttestationStore>(
+pub fn publish<
+    G: GitPort + CommitGit + RangeGit + NotesGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
+>(
     git: &G,
     store: &S,
     tip: &CommitId,
@@ -574,7 +580,7 @@ pub enum ReceiveScope {
 /// The notes commit authority is read from after the push: the pushed one
 /// when the push updates the notes ref (after the append-only rule), else
 /// the ref as it is.
-fn notes_after<G: DeliveryGit + NotesGit>(
+fn notes_after<G: RangeGit + NotesGit>(
     git: &G,
     updates: &[ReceiveUpdate],
 ) -> Result<Result<Option<CommitId>, ReceiveDenial>, TransportError> {
@@ -630,8 +636,8 @@ pub fn pre_receive<G, S, P>(
     signature_policy: P,
 ) -> Result<PreReceive, TransportError>
 where
-    G: GitPort + DeliveryGit + NotesGit + ExportGit,
-    S: ReviewStore + AttestationStore,
+    G: GitPort + DeliveryGit + ExportGit + ManifestGit + NotesGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
     let notes = match notes_after(git, updates)? {
@@ -737,8 +743,8 @@ fn import_line<G, S, P>(
     b: &Bundle,
 ) -> Result<(), TransportError>
 where
-    G: GitPort + ExportGit,
-    S: ReviewStore + AttestationStore,
+    G: GitPort + ExportGit + ManifestGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
     let commit = read.commit().clone();
@@ -795,8 +801,8 @@ pub fn import_notes<G, S, P>(
     signature_policy: &P,
 ) -> Result<Vec<NoteAuthority>, TransportError>
 where
-    G: GitPort + ExportGit + NotesGit + DeliveryGit,
-    S: ReviewStore + AttestationStore,
+    G: GitPort + CommitGit + RangeGit + ExportGit + ManifestGit + NotesGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
     // (the note's reading, the lines left for a later pass with their
@@ -918,8 +924,8 @@ pub fn pre_pr_from_notes<G, S, P>(
     signature_policy: P,
 ) -> Result<Result<(PrDecision, Vec<RefusedBundle>), ReceiveDenial>, TransportError>
 where
-    G: GitPort + DeliveryGit + NotesGit + ExportGit,
-    S: ReviewStore + AttestationStore,
+    G: GitPort + DeliveryGit + ExportGit + ManifestGit + NotesGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
     let head_c = git.resolve_commit(head)?;

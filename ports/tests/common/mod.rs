@@ -8,7 +8,7 @@ use probity_core::review::ids::LineageId;
 use probity_core::review::lens::Lens;
 use probity_core::review::state::StateRecord;
 use probity_ports::review::{
-    self as drivers, Delivery, FinalizeInput, Finalized, ReviewError, ReviewStore,
+    self as drivers, Delivery, FinalizeInput, Finalized, RecordStore, ReviewError,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 

@@ -254,7 +254,7 @@ fn preserve_result(
     why: &ReviewError,
     path: &std::path::Path,
 ) -> String {
-    use probity_ports::review::ReviewStore;
+    use probity_ports::review::RecordStore;
     use std::io::Write;
     let record = (|| -> Option<StateRecord> {
         let ctx = open(global).ok()?;

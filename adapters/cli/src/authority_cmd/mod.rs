@@ -84,7 +84,7 @@ impl Context {
         &self,
         lineage: Option<&LineageId>,
     ) -> Result<probity_core::review::state::StateRecord, CliError> {
-        use probity_ports::review::ReviewStore;
+        use probity_ports::review::RecordStore;
         match lineage {
             Some(lineage) => self.store.get(lineage).map_err(|e| review_error(e.into())),
             None => {

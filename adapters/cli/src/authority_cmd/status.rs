@@ -169,7 +169,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         );
         return Ok(ExitCode::SUCCESS);
     };
-    use probity_ports::review::ReviewStore;
+    use probity_ports::review::{ReceiptStore, ResultStore};
     let s = st.record.state();
     let receipt_path = st
         .receipt

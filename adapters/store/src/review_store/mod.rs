@@ -58,7 +58,10 @@ use probity_core::review::projection::{
 use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
-use probity_ports::review::{Created, LineageListing, ReviewStore, StoreError, Submitted};
+use probity_ports::review::{
+    ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore, ResultStore,
+    StoreError, Submitted,
+};
 
 mod creation;
 mod durable;
@@ -441,7 +444,7 @@ impl LineageListing for FileStore {
     }
 }
 
-impl ReviewStore for FileStore {
+impl RecordStore for FileStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         // A lineage a repair ceremony quarantined, or one burned once used,
         // answers so (R9.4, R10.5) before anything else is read: the
@@ -507,22 +510,43 @@ impl ReviewStore for FileStore {
         self.write_projections(next)
     }
 
-    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let _guard = self.lock(record.state().lineage_id())?;
-        let path = self.state_path(record.state().lineage_id());
-        let bytes = Self::read_optional(&path)?
-            .ok_or_else(|| StoreError::NotFound(record.state().lineage_id().clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
-        if current.revision() != record.revision() {
-            return Err(StoreError::Conflict {
-                lineage: record.state().lineage_id().clone(),
-                expected: record.revision(),
-                found: current.revision(),
-            });
+    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        // Every writer of a lineage holds its LOCK file; one that was never
+        // made belongs to no lineage a reader could have read.
+        if !self.lineage_dir(lineage).join("LOCK").is_file() {
+            f();
+            return Ok(());
         }
-        self.write_projections(&current)
+        let _guard = self.lock(lineage)?;
+        f();
+        Ok(())
+    }
+}
+
+impl ChainStore for FileStore {
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        Self::read_lineage_pointer(&self.successor_path(lineage))
     }
 
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        let path = self.pending_successor_path(lineage);
+        match Self::read_optional(&path)? {
+            Some(bytes) => Ok(Some(
+                Self::parse_record(&path, &bytes)?
+                    .state()
+                    .lineage_id()
+                    .clone(),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
+        self.create_successor_lineage(successor)
+    }
+}
+
+impl IndexStore for FileStore {
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
         Self::list_pointers(&self.open_dir(base))
     }
@@ -610,6 +634,24 @@ impl ReviewStore for FileStore {
         // The exact key last: its presence means every entry key landed.
         write_if_different(&self.delta_index(delta), line.as_bytes())
     }
+}
+
+impl ReceiptStore for FileStore {
+    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
+        let _guard = self.lock(record.state().lineage_id())?;
+        let path = self.state_path(record.state().lineage_id());
+        let bytes = Self::read_optional(&path)?
+            .ok_or_else(|| StoreError::NotFound(record.state().lineage_id().clone()))?;
+        let current = Self::parse_record(&path, &bytes)?;
+        if current.revision() != record.revision() {
+            return Err(StoreError::Conflict {
+                lineage: record.state().lineage_id().clone(),
+                expected: record.revision(),
+                found: current.revision(),
+            });
+        }
+        self.write_projections(&current)
+    }
 
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
         Self::read_optional(&self.receipt_path(lineage))
@@ -618,24 +660,9 @@ impl ReviewStore for FileStore {
     fn receipt_location(&self, lineage: &LineageId) -> String {
         self.receipt_path(lineage).display().to_string()
     }
+}
 
-    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        Self::read_lineage_pointer(&self.successor_path(lineage))
-    }
-
-    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        let path = self.pending_successor_path(lineage);
-        match Self::read_optional(&path)? {
-            Some(bytes) => Ok(Some(
-                Self::parse_record(&path, &bytes)?
-                    .state()
-                    .lineage_id()
-                    .clone(),
-            )),
-            None => Ok(None),
-        }
-    }
-
+impl ResultStore for FileStore {
     fn submit_result(
         &self,
         lineage: &LineageId,
@@ -666,18 +693,6 @@ impl ReviewStore for FileStore {
         }
     }
 
-    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        // Every writer of a lineage holds its LOCK file; one that was never
-        // made belongs to no lineage a reader could have read.
-        if !self.lineage_dir(lineage).join("LOCK").is_file() {
-            f();
-            return Ok(());
-        }
-        let _guard = self.lock(lineage)?;
-        f();
-        Ok(())
-    }
-
     fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
         let mut out = Vec::new();
         for lens in Lens::CANONICAL {
@@ -686,9 +701,5 @@ impl ReviewStore for FileStore {
             }
         }
         Ok(out)
-    }
-
-    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
-        self.create_successor_lineage(successor)
     }
 }

@@ -1,5 +1,17 @@
-//! An in-memory [`ReviewStore`] with the file store's semantics
-//! (`probity-store`'s `FileStore`): records kept as their canonical bytes
+//! `probity-memstore`: the reference implementation of Probity's review
+//! store ports, in memory. A library consumer that brings its own Git and
+//! clock can drive start → finalize → the gates on it (the consumer example
+//! in `probity-ports` does), and a consumer writing its own store reads it
+//! as the specification in code of what each trait promises: it is held to
+//! the same conformance suite as the file store (`probity-store`'s
+//! `FileStore`; the suite is `probity-testkit`'s `store_conformance`, run
+//! against this store in `tests/conformance.rs`).
+//!
+//! [`InMemoryStore`] implements every store trait: [`RecordStore`],
+//! [`ChainStore`], [`IndexStore`], [`ReceiptStore`] and [`ResultStore`]
+//! (together [`ReviewStore`](probity_ports::review::ReviewStore)),
+//! [`LineageListing`], [`RepairStore`] and [`TranscriptStore`], with the
+//! file store's semantics: records kept as their canonical bytes
 //! and read back through the fail-closed parser, compare-and-swap replaces
 //! of a checked [`Transition`], exact retries that only finish projections,
 //! the target, base, final, delta, entry, open and escalated indexes,
@@ -12,9 +24,25 @@
 //! (`probity_core::review::projection`), the same the file store applies.
 //!
 //! Every call is one critical section, so no reader ever sees a writer's
-//! change half-way: a crash between steps cannot happen here (wrap the
-//! store in [`crate::Faulty`] to simulate one, or use
+//! change half-way: a crash between steps cannot happen here (tests wrap
+//! the store in `probity-testkit`'s `Faulty` to simulate one, or use
 //! [`InMemoryStore::interrupt_successor`] for an interrupted recovery).
+//!
+//! ```
+//! use probity_memstore::InMemoryStore;
+//! use probity_ports::review::{IndexStore, RecordStore};
+//! use probity_core::review::ids::LineageId;
+//!
+//! let store = InMemoryStore::new();
+//! let lineage = LineageId::parse("review-0000000000000000")?;
+//! // Nothing stored yet: a load is `None`, a lookup finds nothing.
+//! assert!(store.load(&lineage)?.is_none());
+//! assert!(store.lookup_escalations()?.is_empty());
+//! assert!(store.dump().is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
@@ -32,8 +60,8 @@ use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
-    AuditWriter, Created, LineageListing, RepairStore, ReviewStore, StoreError, Submitted,
-    TranscriptStore,
+    AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore,
+    RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,
 };
 
 /// Everything the store holds, keyed as the file store lays it out.
@@ -553,7 +581,7 @@ impl LineageListing for InMemoryStore {
     }
 }
 
-impl ReviewStore for InMemoryStore {
+impl RecordStore for InMemoryStore {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.mem().load(lineage)
     }
@@ -608,6 +636,39 @@ impl ReviewStore for InMemoryStore {
         Ok(())
     }
 
+    fn under_lock(&self, _lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
+        // Every write is one critical section: nothing `f` reads can be
+        // half-way through a writer's change. The lock is not held while
+        // `f` runs (its reads take it), so `f` may call the store.
+        f();
+        Ok(())
+    }
+}
+
+impl ChainStore for InMemoryStore {
+    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
+        let mut m = self.mem();
+        let mut staged = m.clone();
+        let created = staged.create_successor(successor);
+        // A refusal may still settle an interrupted recovery that can no
+        // longer complete (as the file store does); anything else it
+        // refused changes nothing.
+        if created.is_ok() || matches!(created, Err(StoreError::TargetOwned { .. })) {
+            *m = staged;
+        }
+        created
+    }
+
+    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        Ok(self.mem().successors.get(lineage).cloned())
+    }
+
+    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
+        self.mem().pending_successor(lineage)
+    }
+}
+
+impl IndexStore for InMemoryStore {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         Ok(self.mem().target.get(target).cloned())
     }
@@ -679,7 +740,9 @@ impl ReviewStore for InMemoryStore {
             self.mem().escalated.values().flatten().cloned().collect();
         Ok(all.into_iter().collect())
     }
+}
 
+impl ReceiptStore for InMemoryStore {
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         let mut m = self.mem();
         let current = m.current_at(record)?;
@@ -696,28 +759,9 @@ impl ReviewStore for InMemoryStore {
     fn receipt_location(&self, lineage: &LineageId) -> String {
         format!("memory:{lineage}/receipt.json")
     }
+}
 
-    fn create_successor(&self, successor: &Successor) -> Result<Created, StoreError> {
-        let mut m = self.mem();
-        let mut staged = m.clone();
-        let created = staged.create_successor(successor);
-        // A refusal may still settle an interrupted recovery that can no
-        // longer complete (as the file store does); anything else it
-        // refused changes nothing.
-        if created.is_ok() || matches!(created, Err(StoreError::TargetOwned { .. })) {
-            *m = staged;
-        }
-        created
-    }
-
-    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        Ok(self.mem().successors.get(lineage).cloned())
-    }
-
-    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.mem().pending_successor(lineage)
-    }
-
+impl ResultStore for InMemoryStore {
     fn submit_result(
         &self,
         lineage: &LineageId,
@@ -750,14 +794,6 @@ impl ReviewStore for InMemoryStore {
             }
         }
         Ok(out)
-    }
-
-    fn under_lock(&self, _lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        // Every write is one critical section: nothing `f` reads can be
-        // half-way through a writer's change. The lock is not held while
-        // `f` runs (its reads take it), so `f` may call the store.
-        f();
-        Ok(())
     }
 }
 
