@@ -3,13 +3,12 @@
 //! file names read and compared, and everything rechecked at the end.
 
 use probity_core::review::gate::{
-    DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, RangeJudgment, combine_judged,
-    delivery_commit, judge_stack,
+    DeliveredRange, Gate, GateDecision, RangeJudgment, combine_judged, delivery_commit, judge_stack,
 };
 use probity_core::review::ids::CommitId;
 use probity_core::review::release::{
-    ExpectedArtifact, ObservedArtifact, ReleaseReads, release_recheck, releases_an_ancestor,
-    releasing_ancestor, with_artifacts,
+    AncestorWalk, ExpectedArtifact, ObservedArtifact, ReleaseReads, WalkStep, release_recheck,
+    releases_an_ancestor, releasing_ancestor, with_artifacts,
 };
 
 use super::gates::*;
@@ -174,8 +173,9 @@ fn release_decision<
 /// A release revision that changes no bytes releases the bytes of its
 /// nearest first-parent ancestor that does (D-R26): that commit is judged
 /// instead, so an empty commit (or a tag on one) never launders an
-/// unreviewed change below it. A chain of no-change commits down to the
-/// root is `no_change`; one longer than [`MAX_RANGE_COMMITS`] is denied.
+/// unreviewed change below it. Core's [`AncestorWalk`] decides each step
+/// (where it stops, the bound, a root); this lists and judges the commits
+/// it asks for.
 fn released_bytes<
     G: GitPort + CommitGit + RangeGit,
     S: RecordStore + ChainStore + IndexStore + ReceiptStore,
@@ -186,24 +186,22 @@ fn released_bytes<
     parent: &CommitId,
     unchanged: GateDecision,
 ) -> Result<(GateDecision, Option<CommitId>), ReviewError> {
-    let mut next = parent.clone();
-    for _ in 0..MAX_RANGE_COMMITS {
-        let listed = git.range(&next, &[], &RemoteScope::None, 1)?;
-        let Some(ancestor) = listed.into_iter().next() else {
-            break;
-        };
-        let d = judge_commit(git, store, Gate::Release, &ancestor, None)?;
-        if !releases_an_ancestor(&d) {
-            let d = judge_stack(Gate::Release, range, vec![(&ancestor, d)]).decision;
-            return Ok((d, Some(ancestor.commit)));
-        }
-        match ancestor.parents.first() {
-            Some(p) => next = p.clone(),
-            None => return Ok((unchanged, None)),
+    let (mut walk, mut step) = AncestorWalk::start(range.tip.clone(), unchanged, parent.clone());
+    loop {
+        match step {
+            WalkStep::Judge(next) => {
+                let listed = git.range(&next, &[], &RemoteScope::None, 1)?;
+                let ancestor = listed.into_iter().next();
+                let judged = match &ancestor {
+                    Some(a) => Some((a, judge_commit(git, store, Gate::Release, a, None)?)),
+                    None => None,
+                };
+                step = walk.next(range, judged);
+            }
+            WalkStep::Done {
+                decision,
+                released_from,
+            } => return Ok((decision, released_from)),
         }
     }
-    Ok((
-        probity_core::review::release::unchanged_too_far(unchanged, &range.tip),
-        None,
-    ))
 }
