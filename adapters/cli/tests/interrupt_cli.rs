@@ -146,17 +146,43 @@ fn a_dead_owners_copy_is_removed_and_a_live_ones_is_kept() {
     // What a killed run leaves: the copy and its (no longer held) lock.
     std::fs::write(git_dir.join("probity-index-killed"), vec![0u8; 1 << 20]).unwrap();
     std::fs::write(git_dir.join("probity-index-killed.owner"), b"").unwrap();
-    // A run in progress: its lock is held (here by this test).
+    // A run in progress: its lock is held, by another process (`flock`,
+    // its command not holding it). Held by this test process, the lock
+    // would also be held for a moment by every child another test thread
+    // forks (a forked child shares the open file until it execs), so
+    // releasing it here would not release it for certain.
     std::fs::write(git_dir.join("probity-index-running"), b"copy").unwrap();
-    let held = std::fs::File::create(git_dir.join("probity-index-running.owner")).unwrap();
-    held.lock().unwrap();
+    let owner = git_dir.join("probity-index-running.owner");
+    std::fs::write(&owner, b"").unwrap();
+    use std::os::unix::process::CommandExt;
+    let mut holder = Command::new("flock")
+        .args(["--close", "--exclusive"])
+        .arg(&owner)
+        .args(["sleep", "60"])
+        .process_group(0)
+        .spawn()
+        .expect("flock (util-linux) runs");
+    let probe = std::fs::File::open(&owner).unwrap();
+    for _ in 0..1000 {
+        if probe.try_lock().is_err() {
+            break;
+        }
+        probe.unlock().unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(probe.try_lock().is_err(), "flock holds the owner lock");
     let status = gate(f.root()).status().unwrap();
     assert!(status.code().is_some());
     assert_eq!(
         leftovers(&git_dir),
         vec!["probity-index-running", "probity-index-running.owner"]
     );
-    drop(held);
+    // The run dies: its lock goes with it.
+    let pgid = holder.id();
+    // SAFETY: killpg(2) of the group this test made for `flock`.
+    assert_eq!(unsafe { libc::killpg(pgid as i32, libc::SIGKILL) }, 0);
+    holder.wait().unwrap();
+    wait_group_gone(pgid);
     gate(f.root()).status().unwrap();
     assert_eq!(leftovers(&git_dir), Vec::<String>::new());
 }
