@@ -72,6 +72,28 @@ fn model_review(cwd: &Path, url: &str, lineage: &str) -> Run {
     )
 }
 
+/// A repository whose protected base holds the policy (with or without
+/// `transcripts`) and the allowed signers, served by a bare remote with
+/// the server hook; the keys, the repository, the remote and a directory
+/// for inputs.
+fn team(
+    transcripts: bool,
+) -> (
+    Keys,
+    probity_git::fixture::Fixture,
+    (tempfile::TempDir, std::path::PathBuf),
+    tempfile::TempDir,
+) {
+    let k = keys();
+    let f = parser_base();
+    f.write(".probity/allowed_signers", &k.signers).unwrap();
+    f.write(".probity/policy.json", policy(transcripts))
+        .unwrap();
+    f.commit_all("the team's policy").unwrap();
+    let origin = gated_origin(&f);
+    (k, f, origin, tempfile::tempdir().unwrap())
+}
+
 fn lineage_of(st: &Run) -> String {
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
     st.json["lineage_id"].as_str().unwrap().to_string()
@@ -79,13 +101,7 @@ fn lineage_of(st: &Run) -> String {
 
 #[test]
 fn hand_written_lens_results_are_refused_where_the_base_asks_for_transcripts() {
-    let k = keys();
-    let f = parser_base();
-    f.write(".probity/allowed_signers", &k.signers).unwrap();
-    f.write(".probity/policy.json", policy(true)).unwrap();
-    f.commit_all("the team's policy").unwrap();
-    let (_dir, server) = gated_origin(&f);
-    let inputs = tempfile::tempdir().unwrap();
+    let (k, f, (_dir, server), inputs) = team(true);
     write_medium_change(&f);
     let st = probity(f.root(), &["start"]);
     let lineage = lineage_of(&st);
@@ -150,13 +166,7 @@ fn hand_written_lens_results_are_refused_where_the_base_asks_for_transcripts() {
 
 #[test]
 fn a_review_without_transcripts_is_refused_at_the_server_once_the_base_asks_for_them() {
-    let k = keys();
-    let f = parser_base();
-    f.write(".probity/allowed_signers", &k.signers).unwrap();
-    f.write(".probity/policy.json", policy(false)).unwrap();
-    f.commit_all("the team's policy").unwrap();
-    let (_dir, server) = gated_origin(&f);
-    let inputs = tempfile::tempdir().unwrap();
+    let (k, f, (_dir, server), inputs) = team(false);
     // The agent reviews by hand while the base asks for no transcript, and
     // even holds a CI signature.
     write_medium_change(&f);
