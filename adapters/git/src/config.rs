@@ -364,7 +364,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-#[cfg(all(test, feature = "fixture"))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use std::process::Command;
