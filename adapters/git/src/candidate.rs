@@ -862,7 +862,7 @@ impl Repo {
         let entries = self.diff_entries(
             &trees.base_tree,
             &trees.candidate_tree,
-            Some(&diff.numstat),
+            diff.numstat.as_deref(),
             untracked,
         )?;
         let intended_untracked = if untracked {
