@@ -581,7 +581,7 @@ impl Repo {
                 at += 1;
             }
         }
-        if let Some((path, size)) = first_oversized(all.into_iter()) {
+        if let Some((path, size)) = first_oversized(all) {
             return Err(GitError::FileTooLarge {
                 path: path.to_string(),
                 size,

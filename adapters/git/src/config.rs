@@ -477,13 +477,10 @@ mod tests {
         let mut decided = 0;
         for text in cases {
             let (ours, git) = local(text);
-            match ours {
-                Some(v) => {
-                    decided += 1;
-                    assert_eq!(Ok(v), git, "{text:?}");
-                }
-                // git decides: a value it reads, or its error.
-                None => {}
+            // None: git decides (a value it reads, or its error).
+            if let Some(v) = ours {
+                decided += 1;
+                assert_eq!(Ok(v), git, "{text:?}");
             }
         }
         // Most plain files are read here, not handed to git.
