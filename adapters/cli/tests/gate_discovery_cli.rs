@@ -1,7 +1,8 @@
-//! The pre-commit gate runs its `git add -A` while discovery runs, on a
-//! guess of the repository (D-R99): the guess is kept only when discovery
-//! names the same work tree and git directory. Whatever the guess, the
-//! gate answers as git's discovery says.
+//! The pre-commit gate over the worktree from where git's discovery finds
+//! it: a subdirectory, a directory under a `.git` git passes by, a linked
+//! worktree, a repository with no index yet. (Written for D-R99, a
+//! discovery guess that let the gate's `git add -A` start early; measured
+//! no faster and not kept, these stay as the gate's discovery tests.)
 
 mod support;
 
@@ -40,8 +41,7 @@ fn the_gate_allows_the_approved_candidate_from_a_subdirectory() {
 #[test]
 fn a_git_directory_git_does_not_take_is_not_the_gates_either() {
     // `sub/.git` has a HEAD but is no repository: git's discovery passes it
-    // by and finds the outer one, whose candidate was approved. The guess
-    // (`sub/.git`) ran `git add -A` on another index; it is thrown away.
+    // by and finds the outer one, whose candidate was approved.
     let f = medium_change();
     let inputs = tempfile::tempdir().unwrap();
     let sub = f.root().join("sub");

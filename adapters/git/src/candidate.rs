@@ -18,7 +18,7 @@ use probity_core::review::snapshot::{
     MAX_REVIEWED_FILE_BYTES, first_oversized,
 };
 
-use crate::cmd::{GitCli, GitError, escape_path, path_from_bytes, split_z};
+use crate::cmd::{GitError, escape_path, path_from_bytes, split_z};
 use crate::onediff::{Incoming, OneDiff};
 use crate::repo::Repo;
 
@@ -164,42 +164,25 @@ impl Repo {
     }
 
     /// The tree of `index` (after `git add -A` on a temporary stand-in for
-    /// it when `add_all`): the stand-in discovery already brought
-    /// ([`Repo::discover_reading_candidate`]) when it is this index's.
+    /// it when `add_all`).
     fn index_tree(
         &self,
         index: &Path,
         add_all: bool,
         incoming: Option<&Incoming>,
     ) -> Result<TreeId, GitError> {
-        let early = if add_all && incoming.is_none() && index == self.git_dir().join("index") {
-            self.shared()
-                .early_index
-                .lock()
-                .ok()
-                .and_then(|mut e| e.take())
-        } else {
-            None
-        };
-        let ran_early = early.is_some();
-        let tmp = match early {
-            Some(e) => e.scratch,
-            // Under an owner lock: a run killed before it removes the
-            // stand-in leaves it to the next run's scavenging, never for
-            // good.
-            None => crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?,
-        };
-        if !ran_early {
-            // Made in one step outside an interrupted run's cleanup: made
-            // while that cleanup ran, the stand-in would outlive its
-            // removed owner lock.
-            let present = probity_scratch::registry::exclusive(|| stand_in(index, tmp.path()))?;
-            if !present && !add_all {
-                return Err(GitError::Parse {
-                    args: "read index".into(),
-                    detail: format!("no index at {}", index.display()),
-                });
-            }
+        // Under an owner lock: a run killed before it removes the stand-in
+        // leaves it to the next run's scavenging, never for good.
+        let tmp = crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?;
+        // Made in one step outside an interrupted run's cleanup: made
+        // while that cleanup ran, the stand-in would outlive its removed
+        // owner lock.
+        let present = probity_scratch::registry::exclusive(|| stand_in(index, tmp.path()))?;
+        if !present && !add_all {
+            return Err(GitError::Parse {
+                args: "read index".into(),
+                detail: format!("no index at {}", index.display()),
+            });
         }
         // No index yet (`add_all`): `git add` creates the stand-in (the
         // reserved path holds no file; git treats an empty one as
@@ -211,8 +194,12 @@ impl Repo {
         // The temporary index is ours alone and read once: skip its
         // trailing checksum (git 2.40+), which is most of the cost of
         // rewriting a large index.
-        if add_all && !ran_early {
-            self.run_with(ADD_ALL, &env, None)?;
+        if add_all {
+            self.run_with(
+                ["-c", "index.skipHash=true", "add", "-A", "--", "."],
+                &env,
+                None,
+            )?;
         }
         // The tree git would write, when the store already holds it
         // (an approved candidate's): `write-tree` would write nothing, and
@@ -905,31 +892,6 @@ impl Repo {
             changed: entries.into_iter().map(|(f, _)| f).collect(),
             intended_untracked,
         })
-    }
-}
-
-/// `git add -A` on a stand-in index. The stand-in is ours alone and read
-/// once: its trailing checksum (git 2.40+), most of the cost of rewriting
-/// a large index, is skipped.
-const ADD_ALL: [&str; 6] = ["-c", "index.skipHash=true", "add", "-A", "--", "."];
-
-/// A stand-in for a repository's index with `git add -A` already run on it
-/// ([`Repo::discover_reading_candidate`]).
-#[derive(Debug)]
-pub(crate) struct EarlyIndex {
-    pub(crate) scratch: crate::scratch::Scratch,
-}
-
-impl EarlyIndex {
-    /// Makes the stand-in of `git_dir/index` in `git_dir` and runs `git add
-    /// -A` on it in `root`, as [`Repo::index_tree`] does.
-    pub(crate) fn add_all(git: &GitCli, root: &Path, git_dir: &Path) -> Result<Self, GitError> {
-        let scratch = crate::scratch::Scratch::reserve(git_dir, "probity-index-")?;
-        let index = git_dir.join("index");
-        probity_scratch::registry::exclusive(|| stand_in(&index, scratch.path()))?;
-        let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", scratch.path().as_os_str())];
-        git.run_with(root, ADD_ALL, &env, None)?;
-        Ok(Self { scratch })
     }
 }
 

@@ -310,10 +310,6 @@ pub(crate) struct Shared {
     frozen: Mutex<Option<FrozenPatch>>,
     /// What `git --version` prints, once known.
     version: Mutex<Option<String>>,
-    /// The pre-commit gate's stand-in index, `git add -A` already run on
-    /// it while discovery ran ([`Repo::discover_reading_candidate`]), for
-    /// the first worktree candidate read.
-    pub(crate) early_index: Mutex<Option<crate::candidate::EarlyIndex>>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.

@@ -64,41 +64,6 @@ impl Repo {
         Ok(repo)
     }
 
-    /// [`Repo::discover_reading_head`] for the pre-commit gate, with its
-    /// `git add -A` run at the same time (D-R99): when the directory
-    /// holds an ordinary repository (a `.git` directory above it, not a
-    /// linked worktree's file), the stand-in index is made in it and `git
-    /// add -A` runs there while `rev-parse` discovers. The result is kept
-    /// only when discovery names that very work tree and git directory
-    /// (one common directory); otherwise it is thrown away and the gate
-    /// runs as before. Either way git decides the repository; the guess
-    /// only lets both gits run at once.
-    pub fn discover_reading_candidate(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        let Some((root, git_dir)) = plain_repository_above(cwd) else {
-            return Self::discover_reading_head(git, cwd);
-        };
-        std::thread::scope(|s| {
-            let early = s.spawn(|| crate::candidate::EarlyIndex::add_all(&git, &root, &git_dir));
-            let repo = Self::discover_reading_head(git.clone(), cwd);
-            let early = early.join().ok().and_then(Result::ok);
-            let repo = repo?;
-            let same =
-                |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-                    (Ok(a), Ok(b)) => a == b,
-                    _ => false,
-                };
-            if let Some(early) = early
-                && same(repo.root(), &root)
-                && same(repo.git_dir(), &git_dir)
-                && same(repo.common_dir(), &git_dir)
-                && let Ok(mut slot) = repo.shared().early_index.lock()
-            {
-                *slot = Some(early);
-            }
-            Ok(repo)
-        })
-    }
-
     /// Discovers a repository that may be bare (the server gate runs in a
     /// bare repository's `pre-receive` hook): a bare repository's git dir
     /// stands in for the root, and git runs there. A repository with a
@@ -306,26 +271,4 @@ fn rev_parse_with(
         .split(|b| *b == b'\n')
         .map(<[u8]>::to_vec)
         .collect())
-}
-
-/// The nearest directory at or above `cwd` with a `.git` directory that
-/// has a `HEAD` and no `commondir` (an ordinary repository, not a linked
-/// worktree): a guess ([`Repo::discover_reading_candidate`]), never taken
-/// as the answer.
-fn plain_repository_above(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
-    let start = std::fs::canonicalize(cwd).ok()?;
-    for dir in start.ancestors() {
-        let dot_git = dir.join(".git");
-        match std::fs::symlink_metadata(&dot_git) {
-            Ok(m) if m.is_dir() => {
-                let plain = dot_git.join("HEAD").is_file() && !dot_git.join("commondir").exists();
-                return plain.then(|| (dir.to_path_buf(), dot_git));
-            }
-            // A `.git` file (a linked worktree, a submodule) or anything
-            // else: git's to follow.
-            Ok(_) => return None,
-            Err(_) => continue,
-        }
-    }
-    None
 }

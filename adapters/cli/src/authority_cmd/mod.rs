@@ -133,7 +133,7 @@ pub(crate) fn git_cli() -> GitCli {
 
 /// Discovers the repository from `cwd` (default: the current directory).
 fn open_at(cwd: Option<PathBuf>) -> Result<Context, CliError> {
-    open_at_with(cwd, Discovery::Plain)
+    open_at_with(cwd, false)
 }
 
 /// [`open`] for a command whose first read is the candidate (the
@@ -143,34 +143,16 @@ pub fn open_reading_head(global: &GlobalArgs) -> Result<Context, CliError> {
     let pinned = std::env::var_os("PROBITY_REVIEW_CWD")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
-    open_at_with(global.cwd.clone().or(pinned), Discovery::Head)
+    open_at_with(global.cwd.clone().or(pinned), true)
 }
 
-/// [`open_reading_head`] for the pre-commit gate over the worktree: its
-/// `git add -A` runs while discovery does
-/// ([`Repo::discover_reading_candidate`], D-R99).
-pub fn open_reading_candidate(global: &GlobalArgs) -> Result<Context, CliError> {
-    let pinned = std::env::var_os("PROBITY_REVIEW_CWD")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    open_at_with(global.cwd.clone().or(pinned), Discovery::Candidate)
-}
-
-/// What discovery reads besides the repository.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Discovery {
-    Plain,
-    Head,
-    Candidate,
-}
-
-fn open_at_with(cwd: Option<PathBuf>, what: Discovery) -> Result<Context, CliError> {
+fn open_at_with(cwd: Option<PathBuf>, read_head: bool) -> Result<Context, CliError> {
     let cwd = discovery_dir(cwd)?;
     let git = git_cli();
-    let discovered = match what {
-        Discovery::Head => Repo::discover_reading_head(git.clone(), &cwd),
-        Discovery::Candidate => Repo::discover_reading_candidate(git.clone(), &cwd),
-        Discovery::Plain => Repo::discover(git.clone(), &cwd),
+    let discovered = if read_head {
+        Repo::discover_reading_head(git.clone(), &cwd)
+    } else {
+        Repo::discover(git.clone(), &cwd)
     };
     // The version is checked only when discovery fails, to explain the
     // failure: hooks run this path, and a spawn costs milliseconds.

@@ -472,7 +472,7 @@ pub fn validate(
     let ctx = match (&hook_index, &global.cwd) {
         (Some(_), None) => open_at(None)?,
         // The worktree candidate: HEAD's tree read with discovery.
-        (None, _) => super::open_reading_candidate(global)?,
+        (None, _) => super::open_reading_head(global)?,
         _ => open(global)?,
     };
     let delivery = match hook_index {
