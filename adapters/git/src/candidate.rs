@@ -518,7 +518,6 @@ impl Repo {
         }
     }
 
-    /// Leading bytes of blobs, through one streamed `git cat-file --batch`.
     /// The heads of a new start's changed blobs, both sides, with the
     /// limit checked on the sizes git answers (D-R100): the base side's
     /// sizes are asked first (headers only: a base blob over the limit is
@@ -581,6 +580,7 @@ impl Repo {
             .collect())
     }
 
+    /// Leading bytes of blobs, through one streamed `git cat-file --batch`.
     fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<CandidateContent>, GitError> {
         let ids: Vec<&str> = blobs.iter().map(|b| b.as_str()).collect();
         Ok(self
