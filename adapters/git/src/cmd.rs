@@ -286,6 +286,19 @@ impl GitCli {
         self
     }
 
+    /// The executable started (`git`, or `PROBITY_GIT`'s value).
+    pub(crate) fn exe(&self) -> &OsString {
+        &self.exe
+    }
+
+    /// Whether git is started with configuration from the environment
+    /// ([`GitCli::with_receive_config`] kept some).
+    pub(crate) fn keeps_config_env(&self) -> bool {
+        self.kept
+            .iter()
+            .any(|(k, _)| k.to_str().is_some_and(is_config_env))
+    }
+
     /// Adds the variables of the live environment whose name `which`
     /// accepts to the kept ones (once each).
     fn keep(&mut self, which: impl Fn(&str) -> bool) {

@@ -8,6 +8,7 @@
 pub mod candidate;
 pub mod checkout;
 pub mod cmd;
+mod config;
 pub mod delivery;
 pub mod export;
 #[cfg(feature = "fixture")]

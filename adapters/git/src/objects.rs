@@ -457,6 +457,23 @@ impl Repo {
             .collect()
     }
 
+    /// [`Repo::object_heads`] with each object's size (from the same
+    /// answer's header).
+    pub(crate) fn object_heads_sized(
+        &self,
+        ids: &[&str],
+        cap: usize,
+    ) -> Result<Vec<(u64, Vec<u8>, bool)>, GitError> {
+        self.reader_batch("contents", ids, cap)?
+            .into_iter()
+            .zip(ids)
+            .map(|(a, id)| {
+                a.map(|(info, bytes, complete)| (info.size, bytes, complete))
+                    .ok_or_else(|| parse(format!("{id} missing")))
+            })
+            .collect()
+    }
+
     /// Sizes of objects by id, in one batch of the object reader (headers
     /// only); a missing object is an error.
     pub fn object_sizes(&self, ids: &[&str]) -> Result<Vec<u64>, GitError> {

@@ -121,9 +121,11 @@ pub(crate) struct OneDiff {
     /// The raw entries, byte for byte what `diff-tree -r -z --raw
     /// --no-abbrev` prints (`:meta\0path\0` each).
     pub(crate) raw: Vec<u8>,
-    /// The numstat rows (`added\tremoved\tpath\0` each); `-\t-` for a file
-    /// git judged binary.
-    pub(crate) numstat: Vec<u8>,
+    /// The numstat rows (`added\tremoved\tpath\0` each, `-\t-` for a file
+    /// git judged binary), counted from the patch ([`numstat_of_patch`]);
+    /// `None` when they cannot be (no patch under the cap, a type change,
+    /// a submodule, a path git quotes): then git's `--numstat` is asked.
+    pub(crate) numstat: Option<Vec<u8>>,
     /// The patch, or `None` when it is longer than the cap asked.
     pub(crate) patch: Option<Vec<u8>>,
 }
@@ -195,7 +197,9 @@ impl Repo {
         }
         args.extend(["diff-tree".into(), "-r".into(), "-p".into()]);
         args.extend(DIFF_FLAGS.iter().map(OsString::from));
-        args.extend(["-z", "--raw", "--numstat", "--no-abbrev"].map(OsString::from));
+        // No `--numstat`: git would diff every file a second time for it;
+        // the rows are counted from the patch instead (D-R100).
+        args.extend(["-z", "--raw", "--no-abbrev"].map(OsString::from));
         args.push(from.as_str().into());
         args.push(to.as_str().into());
 
@@ -267,7 +271,7 @@ impl Repo {
             let status = child.wait()?;
             if !status.success() {
                 return Err(GitError::Failed {
-                    args: "diff-tree --raw --numstat -p".into(),
+                    args: "diff-tree --raw -p".into(),
                     status: status.to_string(),
                     stderr: String::new(),
                 });
@@ -284,18 +288,20 @@ impl Repo {
             // No difference: git prints nothing at all.
             return Ok(OneDiff {
                 raw: Vec::new(),
-                numstat: Vec::new(),
+                numstat: Some(Vec::new()),
                 patch: Some(Vec::new()),
             });
         }
-        let (raw_end, numstat_end, start) = sections(&out).ok_or_else(|| GitError::Parse {
-            args: "diff-tree --raw --numstat -p".into(),
+        let (raw_end, _, start) = sections(&out).ok_or_else(|| GitError::Parse {
+            args: "diff-tree --raw -p".into(),
             detail: "no separator before the patch".into(),
         })?;
         let patch = (!over).then(|| out[start..].to_vec());
+        let raw = out[..raw_end].to_vec();
+        let numstat = patch.as_deref().and_then(|p| numstat_of_patch(&raw, p));
         Ok(OneDiff {
-            raw: out[..raw_end].to_vec(),
-            numstat: out[raw_end..numstat_end].to_vec(),
+            raw,
+            numstat,
             patch,
         })
     }
@@ -328,6 +334,130 @@ impl Repo {
     }
 }
 
+/// The `-z --numstat` rows of a pair counted from its `-z --raw` entries
+/// and its patch (D-R100): the same run's diff, so the same counts as the
+/// `--numstat` git would print beside it, without git diffing every file a
+/// second time. Each raw entry has one `diff --git a/P b/P` section, in
+/// order; a section's hunks are read by the counts in their `@@` headers
+/// (so no content line is mistaken for a header); a binary section
+/// (`GIT binary patch`, `Binary files`) is `-\t-`. `None`, and git's own
+/// `--numstat` is asked, for what is not read here: a type change (its
+/// patch is a deletion and a creation, its numstat one diff of the two
+/// contents), a submodule, a path git quotes in the header, any line not
+/// expected where it is.
+pub(crate) fn numstat_of_patch(raw: &[u8], patch: &[u8]) -> Option<Vec<u8>> {
+    let mut lines = patch.split(|b| *b == b'\n').peekable();
+    let mut fields = raw.split(|b| *b == 0);
+    let mut out = Vec::new();
+    while let Some(meta) = fields.next() {
+        if meta.is_empty() {
+            continue;
+        }
+        let path = fields.next()?;
+        let parts: Vec<&[u8]> = meta.split(|b| *b == b' ').collect();
+        let [old_mode, new_mode, _, _, status] = parts[..] else {
+            return None;
+        };
+        if status != b"M" && status != b"A" && status != b"D"
+            || old_mode == b":160000"
+            || new_mode == b"160000"
+        {
+            return None;
+        }
+        let mut header = b"diff --git a/".to_vec();
+        header.extend_from_slice(path);
+        header.extend_from_slice(b" b/");
+        header.extend_from_slice(path);
+        if lines.next()? != header.as_slice() {
+            return None;
+        }
+        let (mut added, mut removed, mut binary) = (0u64, 0u64, false);
+        // Extended headers, then hunks or a binary patch, up to the next
+        // section.
+        while let Some(line) = lines.peek().copied() {
+            if line.starts_with(b"diff --git ") || (line.is_empty() && !binary) {
+                break;
+            }
+            lines.next();
+            if binary {
+                // Base85 lines, `literal N`, `delta N`, blank lines: none
+                // holds a space followed by `--git`.
+                continue;
+            }
+            if line.starts_with(b"@@ -") {
+                let (mut old_left, mut new_left) = hunk_counts(line)?;
+                while old_left > 0 || new_left > 0 {
+                    let l = lines.next()?;
+                    match l.first() {
+                        Some(b' ') if old_left > 0 && new_left > 0 => {
+                            old_left -= 1;
+                            new_left -= 1;
+                        }
+                        Some(b'-') if old_left > 0 => {
+                            old_left -= 1;
+                            removed += 1;
+                        }
+                        Some(b'+') if new_left > 0 => {
+                            new_left -= 1;
+                            added += 1;
+                        }
+                        Some(b'\\') => {}
+                        _ => return None,
+                    }
+                }
+                // `\ No newline at end of file` after the hunk's last line.
+                while lines.peek().is_some_and(|l| l.starts_with(b"\\")) {
+                    lines.next();
+                }
+                continue;
+            }
+            if line == b"GIT binary patch" || line.starts_with(b"Binary files ") {
+                binary = true;
+                continue;
+            }
+            const HEADERS: [&[u8]; 7] = [
+                b"old mode ",
+                b"new mode ",
+                b"deleted file mode ",
+                b"new file mode ",
+                b"index ",
+                b"--- ",
+                b"+++ ",
+            ];
+            if !HEADERS.iter().any(|h| line.starts_with(h)) {
+                return None;
+            }
+        }
+        if binary {
+            out.extend_from_slice(b"-\t-\t");
+        } else {
+            out.extend_from_slice(format!("{added}\t{removed}\t").as_bytes());
+        }
+        out.extend_from_slice(path);
+        out.push(0);
+    }
+    // Nothing but the patch's end after the last section.
+    if lines.any(|l| !l.is_empty()) {
+        return None;
+    }
+    Some(out)
+}
+
+/// The old and new line counts of a hunk header `@@ -a[,b] +c[,d] @@`.
+fn hunk_counts(line: &[u8]) -> Option<(u64, u64)> {
+    let text = std::str::from_utf8(line).ok()?;
+    let rest = text.strip_prefix("@@ -")?;
+    let (ranges, _) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let count = |r: &str| -> Option<u64> {
+        match r.split_once(',') {
+            Some((_, n)) => n.parse().ok(),
+            None => r.parse::<u64>().ok().map(|_| 1),
+        }
+    };
+    Some((count(old)?, count(new)?))
+}
+
 /// `git version <v>` from a trace2 event stream's `version` event (its
 /// `exe` field is the string `git --version` prints after `git version `);
 /// `None` when there is none or it is escaped.
@@ -355,6 +485,142 @@ mod tests {
         assert_eq!(version_of_trace(b"{\"event\":\"start\"}\n"), None);
         assert_eq!(
             version_of_trace(b"{\"event\":\"version\",\"exe\":\"2\\\"x\"}\n"),
+            None
+        );
+    }
+
+    /// A repository whose second commit changes `files` (path, bytes,
+    /// executable) from the first's; the raw entries, patch (as the one
+    /// diff runs, [`DIFF_FLAGS`]) and git's own `--numstat` of the pair.
+    fn pair(
+        before: &[(&str, &[u8])],
+        after: &[(&str, &[u8], bool)],
+    ) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .args([
+                    "-c",
+                    "core.quotePath=false",
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                ])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        git(&["init", "-q"]);
+        let write = |path: &str, bytes: &[u8], exec: bool| {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            let _ = std::fs::remove_file(&p);
+            std::fs::write(&p, bytes).unwrap();
+            let mode = if exec { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        for (path, bytes) in before {
+            write(path, bytes, false);
+        }
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "1", "--allow-empty"]);
+        for (path, _) in before {
+            if !after.iter().any(|(p, _, _)| p == path) {
+                std::fs::remove_file(dir.path().join(path)).unwrap();
+            }
+        }
+        for (path, bytes, exec) in after {
+            write(path, bytes, *exec);
+        }
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "2"]);
+        let mut args = vec!["diff-tree", "-r", "-p"];
+        args.extend(DIFF_FLAGS);
+        args.extend(["-z", "--raw", "--no-abbrev", "HEAD~1", "HEAD"]);
+        let out = git(&args);
+        let (raw_end, _, start) = sections(&out).unwrap();
+        let mut args = vec!["diff-tree", "-r"];
+        args.extend(DIFF_FLAGS);
+        args.extend(["-z", "--numstat", "HEAD~1", "HEAD"]);
+        // `--binary` brings the patch after the rows.
+        let all = git(&args);
+        let (rows_start, rows_end, _) = sections(&all).unwrap_or((0, all.len(), 0));
+        let numstat = all[rows_start..rows_end].to_vec();
+        (out[..raw_end].to_vec(), out[start..].to_vec(), numstat)
+    }
+
+    #[test]
+    fn the_numstat_counted_from_the_patch_is_gits() {
+        let lines: String = (0..40).map(|i| format!("line {i}\n")).collect();
+        let edited = lines.replace("line 3\n", "line three\n").replace(
+            "line 30\n",
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\ndiff --git a/x b/x\n\n",
+        );
+        let (raw, patch, numstat) = pair(
+            &[
+                ("src/lib.rs", lines.as_bytes()),
+                ("gone.txt", b"a\nb\n"),
+                ("mode.sh", b"echo\n"),
+                ("data.bin", b"\0\x01\x02binary"),
+                ("tail.txt", b"no newline"),
+                ("dir with space/é.txt", b"x\n"),
+            ],
+            &[
+                ("src/lib.rs", edited.as_bytes(), false),
+                ("mode.sh", b"echo\n", true),
+                ("data.bin", b"\0\x01\x03binary!", false),
+                ("new.bin", b"\0\0", false),
+                ("empty.txt", b"", false),
+                ("tail.txt", b"no newline\nnow one\n", false),
+                ("dir with space/é.txt", b"y\n", false),
+                ("added.txt", b"1\n2\n3", false),
+            ],
+        );
+        assert!(!numstat.is_empty());
+        assert_eq!(
+            numstat_of_patch(&raw, &patch).map(|n| String::from_utf8_lossy(&n).into_owned()),
+            Some(String::from_utf8_lossy(&numstat).into_owned())
+        );
+        // Nothing changed: no rows.
+        assert_eq!(numstat_of_patch(b"", b""), Some(Vec::new()));
+    }
+
+    #[test]
+    fn what_the_patch_does_not_count_is_left_to_gits_numstat() {
+        // A type change: a deletion and a creation in the patch.
+        let (raw, patch, _) = pair(&[("t", b"x\n")], &[]);
+        assert!(numstat_of_patch(&raw, &patch).is_some());
+        let quoted = {
+            let (raw, patch, _) = pair(&[("q\tname", b"x\n")], &[("q\tname", b"y\n", false)]);
+            numstat_of_patch(&raw, &patch)
+        };
+        // A path git quotes in the header.
+        assert_eq!(quoted, None);
+        // A raw entry with no section, or a section with an unknown line.
+        let raw = b":100644 100644 1111111111111111111111111111111111111111 2222222222222222222222222222222222222222 M\0a\0";
+        assert_eq!(numstat_of_patch(raw, b""), None);
+        assert_eq!(
+            numstat_of_patch(raw, b"diff --git a/a b/a\nsimilarity index 90%\n"),
+            None
+        );
+        let typechange = b":100644 120000 1111111111111111111111111111111111111111 2222222222222222222222222222222222222222 T\0a\0";
+        assert_eq!(numstat_of_patch(typechange, b"diff --git a/a b/a\n"), None);
+        let gitlink = b":160000 160000 1111111111111111111111111111111111111111 2222222222222222222222222222222222222222 M\0a\0";
+        assert_eq!(numstat_of_patch(gitlink, b"diff --git a/a b/a\n"), None);
+        // A hunk shorter than its header says.
+        assert_eq!(
+            numstat_of_patch(raw, b"diff --git a/a b/a\nindex 1..2 100644\n--- a/a\n+++ b/a\n@@ -1,2 +1,2 @@\n-x\n+y\n"),
             None
         );
     }

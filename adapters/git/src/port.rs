@@ -110,7 +110,17 @@ impl Repo {
         {
             return Ok(k);
         }
-        let keeps = self.config_bool("probity.keepTrees")?;
+        // In-process when that is certainly git's answer (D-R98,
+        // `crate::config`); git's `config` otherwise.
+        let sources = crate::config::Sources::of(
+            self.git().exe(),
+            self.common_dir(),
+            self.git().keeps_config_env(),
+        );
+        let keeps = match crate::config::keep_trees(&sources) {
+            Some(k) => k,
+            None => self.config_bool("probity.keepTrees")?,
+        };
         if let Ok(mut k) = self.shared().keeps_trees.lock() {
             *k = Some(keeps);
         }
