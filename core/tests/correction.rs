@@ -7,6 +7,7 @@ use probity_core::review::finding::{RefuterResult, ReviewerResult, Route};
 use probity_core::review::fixtures::{self, fix, validation};
 use probity_core::review::lens::Lens;
 use probity_core::review::receipt::{Receipt, TerminalState};
+use probity_core::review::state::Forecast;
 use probity_core::review::state::{
     Escalation, EscalationReason, NextInput, ReviewState, TransitionError, check_successor,
 };
@@ -180,7 +181,7 @@ fn the_120_line_budget_example() {
         (120, 60)
     );
     assert_eq!(s.stage().name(), "correction_required");
-    let s1 = s.accept_forecast(20).unwrap();
+    let s1 = s.accept_forecast(Forecast::new(20).unwrap()).unwrap();
     assert_eq!(s1.next_action(), NextInput::ProvideValidation);
     let s2 = s1.accept_validation(fix(1, 18), validation(false)).unwrap();
     assert_eq!(
@@ -191,15 +192,15 @@ fn the_120_line_budget_example() {
         ("correction_required", 18)
     );
     let s3 = s2
-        .accept_forecast(25)
+        .accept_forecast(Forecast::new(25).unwrap())
         .unwrap()
         .accept_validation(fix(2, 22), validation(false))
         .unwrap();
     assert_eq!(s3.stage().correction().unwrap().charged_lines(), 40);
-    let over = s3.accept_forecast(25).unwrap();
+    let over = s3.accept_forecast(Forecast::new(25).unwrap()).unwrap();
     assert_eq!(reason(&over), Some(EscalationReason::ForecastOverBudget));
     let third = s3
-        .accept_forecast(15)
+        .accept_forecast(Forecast::new(15).unwrap())
         .unwrap()
         .accept_validation(fix(3, 14), validation(false))
         .unwrap();
@@ -217,7 +218,7 @@ fn the_120_line_budget_example() {
 fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
     let s = fixtures::budget_scenario().unwrap();
     let fixed = s
-        .accept_forecast(10)
+        .accept_forecast(Forecast::new(10).unwrap())
         .unwrap()
         .accept_validation(fix(7, 9), validation(true))
         .unwrap();
@@ -243,7 +244,7 @@ fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
 fn no_edit_and_over_budget_attempts_escalate() {
     let s = fixtures::budget_scenario()
         .unwrap()
-        .accept_forecast(10)
+        .accept_forecast(Forecast::new(10).unwrap())
         .unwrap();
     let mut none = fix(0, 0);
     none.to_tree = s.snapshot().candidate_tree.clone();
@@ -259,15 +260,13 @@ fn no_edit_and_over_budget_attempts_escalate() {
 #[test]
 fn fixes_outside_genesis_and_bad_inputs_change_nothing() {
     let s = fixtures::budget_scenario().unwrap();
-    assert!(matches!(
-        s.accept_forecast(0),
-        Err(TransitionError::ZeroForecast)
-    ));
+    // A zero forecast is no `Forecast`: it cannot reach the transition.
+    assert_eq!(Forecast::new(0), Err(TransitionError::ZeroForecast));
     assert!(matches!(
         s.accept_validation(fix(1, 3), validation(true)),
         Err(TransitionError::WrongStage { .. })
     ));
-    let f = s.accept_forecast(10).unwrap();
+    let f = s.accept_forecast(Forecast::new(10).unwrap()).unwrap();
     let mut outside = fix(1, 3);
     outside
         .paths
@@ -282,10 +281,10 @@ fn fixes_outside_genesis_and_bad_inputs_change_nothing() {
     ));
     // A second, different forecast for the same attempt is refused.
     assert!(matches!(
-        f.accept_forecast(11),
+        f.accept_forecast(Forecast::new(11).unwrap()),
         Err(TransitionError::DifferentRetry { .. })
     ));
-    assert_eq!(f.accept_forecast(10).unwrap(), f);
+    assert_eq!(f.accept_forecast(Forecast::new(10).unwrap()).unwrap(), f);
 }
 
 #[test]
@@ -295,13 +294,13 @@ fn state_with_more_attempts_than_allowed_does_not_load() {
     let mut cur = s;
     for n in 1..=2 {
         cur = cur
-            .accept_forecast(5)
+            .accept_forecast(Forecast::new(5).unwrap())
             .unwrap()
             .accept_validation(fix(n, 3), validation(false))
             .unwrap();
     }
     let third = cur
-        .accept_forecast(5)
+        .accept_forecast(Forecast::new(5).unwrap())
         .unwrap()
         .accept_validation(fix(3, 3), validation(false))
         .unwrap();
@@ -309,7 +308,7 @@ fn state_with_more_attempts_than_allowed_does_not_load() {
     let passing = serde_json::to_value(
         fixtures::budget_scenario()
             .unwrap()
-            .accept_forecast(5)
+            .accept_forecast(Forecast::new(5).unwrap())
             .unwrap()
             .accept_validation(fix(9, 3), validation(true))
             .unwrap(),
@@ -335,11 +334,11 @@ fn state_with_more_attempts_than_allowed_does_not_load() {
 fn successors_cannot_rewrite_history() {
     let s = fixtures::budget_scenario().unwrap();
     let s2 = s
-        .accept_forecast(20)
+        .accept_forecast(Forecast::new(20).unwrap())
         .unwrap()
         .accept_validation(fix(1, 18), validation(false))
         .unwrap();
-    let s2f = s2.accept_forecast(10).unwrap();
+    let s2f = s2.accept_forecast(Forecast::new(10).unwrap()).unwrap();
     let s3 = s2f.accept_validation(fix(2, 5), validation(true)).unwrap();
     check_successor(&s2, &s2f).unwrap();
     check_successor(&s2f, &s3).unwrap();
@@ -394,7 +393,7 @@ fn final_states_name_a_next_step_that_works() {
     let s = fixtures::budget_scenario().unwrap();
     let lineage = s.lineage_id().to_string();
     let approved = s
-        .accept_forecast(10)
+        .accept_forecast(Forecast::new(10).unwrap())
         .unwrap()
         .accept_validation(fix(7, 9), validation(true))
         .unwrap()
@@ -406,7 +405,7 @@ fn final_states_name_a_next_step_that_works() {
     assert!(say.contains("probity validate --gate"), "{say}");
 
     let escalated = s
-        .accept_forecast(10)
+        .accept_forecast(Forecast::new(10).unwrap())
         .unwrap()
         .accept_validation(fix(9, 61), validation(true))
         .unwrap();

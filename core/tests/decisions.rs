@@ -9,6 +9,7 @@ use probity_core::review::gate::Applicability;
 use probity_core::review::ids::{NonBlank, RepoPath, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{Disposition, Predecessor, RecoverRequest};
+use probity_core::review::state::Forecast;
 
 fn p(s: &str) -> RepoPath {
     RepoPath::parse(s).unwrap()
@@ -57,12 +58,12 @@ fn each_stage_expects_its_own_live_candidate() {
     assert_eq!(c0.correction_from_tree(), &c0.snapshot().candidate_tree);
     assert!(c0.is_open_correction_on(&c0.snapshot().base_tree));
     assert!(!c0.is_open_correction_on(&c0.snapshot().candidate_tree));
-    let c1 = c0.accept_forecast(5).unwrap();
+    let c1 = c0.accept_forecast(Forecast::new(5).unwrap()).unwrap();
     let failed = c1.accept_validation(fix(7, 3), validation(false)).unwrap();
     assert_eq!(failed.correction_from_tree(), &fix(7, 3).to_tree);
     // Validating after a passing attempt: the corrected candidate.
     let c2 = failed
-        .accept_forecast(4)
+        .accept_forecast(Forecast::new(4).unwrap())
         .unwrap()
         .accept_validation(fix(8, 2), validation(true))
         .unwrap();
@@ -134,7 +135,7 @@ fn a_start_over_an_open_corrections_paths_is_refused_and_resumes_only_its_own_ca
     assert!(!c0.correction_blocks_start(&moved));
     // Out of correction (validating after a passing attempt): not.
     let c2 = c0
-        .accept_forecast(4)
+        .accept_forecast(Forecast::new(4).unwrap())
         .unwrap()
         .accept_validation(fix(8, 2), validation(true))
         .unwrap();

@@ -9,6 +9,7 @@ use probity_core::review::finding::Route;
 use probity_core::review::fixtures;
 use probity_core::review::ids::{FindingId, NonBlank, Timestamp};
 use probity_core::review::receipt::Receipt;
+use probity_core::review::state::Forecast;
 use probity_core::review::state::{
     DISPUTE_DOMAIN, Dispute, ReviewState, StateRecord, TransitionError, check_successor,
 };
@@ -55,7 +56,7 @@ fn a_dispute_is_refused_after_an_edit_for_another_route_and_when_different() {
     let s = correction_required();
     let id = s.stage().judgment().unwrap().correction_ids()[0].to_string();
     // After a forecast (the correction has begun).
-    let forecast = s.accept_forecast(10).unwrap();
+    let forecast = s.accept_forecast(Forecast::new(10).unwrap()).unwrap();
     assert!(matches!(
         forecast.accept_dispute(dispute(&id)),
         Err(TransitionError::DisputeAfterCorrection { .. })
@@ -109,7 +110,7 @@ fn forged_disputes_fail_validation() {
     // A dispute smuggled in with a forecast: with its only admitted finding
     // disputed, a correction stage is not even a valid record (and so no
     // successor of anything).
-    let forecast = s.accept_forecast(10).unwrap();
+    let forecast = s.accept_forecast(Forecast::new(10).unwrap()).unwrap();
     let smuggled = fixtures::forge(&forecast, |w| {
         w["stage"]["judgment"]["disputes"] = serde_json::json!([again]);
     });

@@ -7,6 +7,7 @@ use probity_core::review::finding::ReviewerResult;
 use probity_core::review::fixtures::{self, fix, validation};
 use probity_core::review::ids::RepoPath;
 use probity_core::review::lens::Lens;
+use probity_core::review::state::Forecast;
 use probity_core::review::state::{Escalation, ReviewState, Stage, StateRecord, check_successor};
 
 /// The state through its record's bytes and back.
@@ -19,12 +20,12 @@ fn round_trip(s: &ReviewState) -> ReviewState {
 fn every_sub_state_reads_back_as_itself() {
     let budget = fixtures::budget_scenario().unwrap();
     assert!(matches!(budget.stage(), Stage::CorrectionRequired { .. }));
-    let correcting = budget.accept_forecast(5).unwrap();
+    let correcting = budget.accept_forecast(Forecast::new(5).unwrap()).unwrap();
     assert!(matches!(
         correcting.stage(),
         Stage::Correcting { forecast: 5, .. }
     ));
-    let over = budget.accept_forecast(61).unwrap();
+    let over = budget.accept_forecast(Forecast::new(61).unwrap()).unwrap();
     assert_eq!(
         over.stage().escalation(),
         Some(Escalation::ForecastOverBudget { forecast: 61 })
@@ -41,7 +42,7 @@ fn every_sub_state_reads_back_as_itself() {
     // The other stages: validating after a passing fix, approved on its
     // evidence, invalidated by a person.
     let validating = budget
-        .accept_forecast(5)
+        .accept_forecast(Forecast::new(5).unwrap())
         .unwrap()
         .accept_validation(fix(1, 3), validation(true))
         .unwrap();
@@ -79,7 +80,7 @@ fn every_sub_state_reads_back_as_itself() {
 fn a_forecast_where_no_transition_leaves_one_is_refused() {
     let budget = fixtures::budget_scenario().unwrap();
     let passed = budget
-        .accept_forecast(5)
+        .accept_forecast(Forecast::new(5).unwrap())
         .unwrap()
         .accept_validation(fix(1, 3), validation(true))
         .unwrap();
@@ -97,7 +98,7 @@ fn a_forecast_where_no_transition_leaves_one_is_refused() {
     let mut cur = budget.clone();
     for n in 1..=3 {
         cur = cur
-            .accept_forecast(5)
+            .accept_forecast(Forecast::new(5).unwrap())
             .unwrap()
             .accept_validation(fix(n, 3), validation(false))
             .unwrap();
@@ -120,7 +121,7 @@ fn a_forecast_where_no_transition_leaves_one_is_refused() {
 fn a_forecast_over_budget_records_its_forecast() {
     let over = fixtures::budget_scenario()
         .unwrap()
-        .accept_forecast(61)
+        .accept_forecast(Forecast::new(61).unwrap())
         .unwrap();
     let forged = fixtures::forge(&over, |w| {
         w["stage"]["correction"]
@@ -136,7 +137,10 @@ fn a_forecast_over_budget_records_its_forecast() {
     // The refused forecast is the one on record, and a retry of it answers
     // unchanged.
     assert_eq!(over.stage().forecast(), Some(61));
-    assert_eq!(over.accept_forecast(61).unwrap(), over);
+    assert_eq!(
+        over.accept_forecast(Forecast::new(61).unwrap()).unwrap(),
+        over
+    );
 }
 
 const INFERENTIAL: &str = r#"{"findings":[{"location":"src/parser.rs:4","severity":"CRITICAL","claim":"the mutex is never released on error","proof_refs":["src/parser.rs:4"],"evidence_class":"inferential","causal_disposition":"introduced"}],"evidence":["read the diff"]}"#;

@@ -13,6 +13,7 @@ use probity_core::review::ids::{CommitId, LineageId, NonBlank};
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::{Disposition, RecoverRequest, ScopeEvidence, successor};
 use probity_core::review::report::{ChainEntry, CheckSummary, Report};
+use probity_core::review::state::Forecast;
 use serde_json::Value;
 
 const SCHEMA: &str = concat!(
@@ -69,7 +70,7 @@ fn chain() -> (Vec<ChainEntry>, LineageId, LineageId) {
         )
         .unwrap();
     let corrected = refuted
-        .accept_forecast(6)
+        .accept_forecast(Forecast::new(6).unwrap())
         .unwrap()
         .accept_validation(fix(), fixtures::validation(true))
         .unwrap();

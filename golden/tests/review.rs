@@ -9,6 +9,7 @@ use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
 use probity_core::review::schema::SchemaDoc;
 use probity_core::review::snapshot::LiveTarget;
+use probity_core::review::state::Forecast;
 use probity_core::review::state::{ReviewState, StateRecord};
 use serde_json::{Value, json};
 
@@ -473,18 +474,18 @@ fn budget_example_120_lines() {
     use fixtures::{fix, validation};
     let s = fixtures::budget_scenario().unwrap();
     let s2 = s
-        .accept_forecast(20)
+        .accept_forecast(Forecast::new(20).unwrap())
         .unwrap()
         .accept_validation(fix(1, 18), validation(false))
         .unwrap();
     let s3 = s2
-        .accept_forecast(25)
+        .accept_forecast(Forecast::new(25).unwrap())
         .unwrap()
         .accept_validation(fix(2, 22), validation(false))
         .unwrap();
-    let over = s3.accept_forecast(25).unwrap();
+    let over = s3.accept_forecast(Forecast::new(25).unwrap()).unwrap();
     let third = s3
-        .accept_forecast(15)
+        .accept_forecast(Forecast::new(15).unwrap())
         .unwrap()
         .accept_validation(fix(3, 14), validation(false))
         .unwrap();
@@ -508,7 +509,7 @@ fn receipt_after_correction() {
     use fixtures::{fix, validation};
     let s = fixtures::budget_scenario().unwrap();
     let approved = s
-        .accept_forecast(10)
+        .accept_forecast(Forecast::new(10).unwrap())
         .unwrap()
         .accept_validation(fix(7, 9), validation(true))
         .unwrap()

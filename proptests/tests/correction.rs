@@ -1,5 +1,6 @@
 //! Properties of causal admission and bounded correction.
 
+use probity_core::review::state::Forecast;
 use proptest::prelude::*;
 
 use probity_core::review::causality::CausalFacts;
@@ -99,7 +100,7 @@ proptest! {
             if is_terminal(&s) || s.stage().name() != "correction_required" {
                 break;
             }
-            s = s.accept_forecast(forecast).unwrap();
+            s = s.accept_forecast(Forecast::new(forecast).unwrap()).unwrap();
             if is_terminal(&s) {
                 break;
             }
@@ -112,7 +113,7 @@ proptest! {
             prop_assert_eq!(c.attempts.iter().map(|a| a.actual_lines).collect::<Vec<_>>(), measured.clone());
         }
         if is_terminal(&s) {
-            prop_assert!(s.accept_forecast(1).map(|n| n == s).unwrap_or(true));
+            prop_assert!(s.accept_forecast(Forecast::new(1).unwrap()).map(|n| n == s).unwrap_or(true));
             prop_assert!(s.accept_validation(fix(99, 1), validation(true)).is_err());
             prop_assert!(s.accept_results(vec![fixtures::clean_result()], &facts()).map(|n| n == s).unwrap_or(true));
             if s.stage().name() == "escalated" {

@@ -1,5 +1,6 @@
 //! The file store: CAS, idempotent retries, locks, fail-closed loads.
 
+use probity_core::review::state::Forecast;
 use std::time::Duration;
 
 use probity_core::review::fixtures;
@@ -252,7 +253,7 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let a0 = fixtures::budget_scenario().unwrap();
-    let a1 = a0.accept_forecast(5).unwrap();
+    let a1 = a0.accept_forecast(Forecast::new(5).unwrap()).unwrap();
     let a2 = a1.accept_validation(fix(7, 3), validation(true)).unwrap();
     let final_target = target_identity(&a2.snapshot().base_tree, a2.final_candidate_tree());
     // Another lineage left a claim on that target but never wrote a state

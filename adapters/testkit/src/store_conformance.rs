@@ -11,6 +11,7 @@
 //! Each case gets a fresh store from `make`. A failure is reported, not
 //! panicked: [`run`] answers every case that failed and why.
 
+use probity_core::review::state::Forecast;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -566,7 +567,8 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
 fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
     use probity_core::review::fixtures::{fix, validation};
     let a0 = ok("budget scenario", fixtures::budget_scenario())?;
-    let a1 = ok("forecast", a0.accept_forecast(5))?;
+    let five = ok("forecast lines", Forecast::new(5))?;
+    let a1 = ok("forecast", a0.accept_forecast(five))?;
     let a2 = ok(
         "validation",
         a1.accept_validation(fix(7, 3), validation(true)),

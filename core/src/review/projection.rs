@@ -177,7 +177,7 @@ mod tests {
             [Projection::Open(c0.snapshot.base_tree.clone())]
         );
         let passed = c0
-            .accept_forecast(5)
+            .accept_forecast(crate::review::state::Forecast::new(5).unwrap())
             .unwrap()
             .accept_validation(fix(7, 3), validation(true))
             .unwrap();
@@ -192,7 +192,7 @@ mod tests {
     fn a_claim_is_taken_over_only_from_an_owner_that_never_named_it() {
         let c0 = fixtures::budget_scenario().unwrap();
         let passed = c0
-            .accept_forecast(5)
+            .accept_forecast(crate::review::state::Forecast::new(5).unwrap())
             .unwrap()
             .accept_validation(fix(7, 3), validation(true))
             .unwrap();

@@ -277,7 +277,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         .as_ref()
         .map(|v| ValidatorResult::parse(&bounded(v)?.bytes).map_err(malformed(v, "validator")))
         .transpose()?;
-    check_forecast(input.correction_lines)?;
+    let forecast = check_forecast(input.correction_lines)?;
     let evidence = input
         .evidence
         .as_ref()
@@ -318,7 +318,7 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
     // An exact retry of a forecast and validation that already landed
     // answers unchanged instead of opening another attempt.
     let mut validation = validation;
-    let mut correction_lines = input.correction_lines;
+    let mut correction_lines = forecast;
     if let Some(v) = &validation
         && state.is_last_attempt(correction_lines, &live.candidate_tree, v)
     {

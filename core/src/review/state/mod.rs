@@ -45,7 +45,7 @@ pub use errors::{StateError, TransitionError};
 pub use escalation::EscalationReason;
 pub use link::{Disposition, Predecessor};
 pub use queries::{Resumable, ResumeRefused};
-pub use transition::{Transition, check_evidence_len, check_forecast, check_successor};
+pub use transition::{Forecast, Transition, check_evidence_len, check_forecast, check_successor};
 
 pub use binding::*;
 

@@ -131,11 +131,10 @@ impl ReviewState {
     }
 
     /// Accepts a correction forecast before the edit (R6.2): cumulative
-    /// lines over budget escalate at once.
-    pub fn accept_forecast(&self, lines: u64) -> Result<ReviewState, TransitionError> {
-        if lines == 0 {
-            return Err(TransitionError::ZeroForecast);
-        }
+    /// lines over budget escalate at once. A [`Forecast`] names at least
+    /// one line, so a zero forecast cannot reach a transition.
+    pub fn accept_forecast(&self, forecast: Forecast) -> Result<ReviewState, TransitionError> {
+        let lines = forecast.lines();
         let Stage::CorrectionRequired {
             judgment,
             correction,
@@ -252,7 +251,7 @@ impl ReviewState {
     /// recorded attempt: same forecast, same measured tree, same verdict.
     pub fn is_last_attempt(
         &self,
-        forecast: Option<u64>,
+        forecast: Option<Forecast>,
         to_tree: &TreeId,
         validation: &ValidatorResult,
     ) -> bool {
@@ -269,7 +268,7 @@ impl ReviewState {
         };
         let same_verdict =
             last.validation.as_ref() == Some(&ValidationRecord::from(validation.clone()));
-        forecast.is_none_or(|n| n == last.forecast_lines)
+        forecast.is_none_or(|n| n.lines() == last.forecast_lines)
             && last.to_tree == *to_tree
             && same_verdict
     }
@@ -615,13 +614,29 @@ pub fn check_evidence_len(len: u64) -> Result<(), TransitionError> {
     Ok(())
 }
 
-/// A correction forecast, when one is given, names at least one line
-/// (`ZeroForecast`): asked before any input is taken.
-pub fn check_forecast(lines: Option<u64>) -> Result<(), TransitionError> {
-    if lines == Some(0) {
-        return Err(TransitionError::ZeroForecast);
+/// A correction forecast: the lines the next attempt expects to change,
+/// at least one (issue 25 §8). Only [`Forecast::new`] makes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Forecast(std::num::NonZeroU64);
+
+impl Forecast {
+    /// `lines` as a forecast; zero is `ZeroForecast`.
+    pub fn new(lines: u64) -> Result<Forecast, TransitionError> {
+        std::num::NonZeroU64::new(lines)
+            .map(Forecast)
+            .ok_or(TransitionError::ZeroForecast)
     }
-    Ok(())
+
+    /// The lines forecast.
+    pub fn lines(self) -> u64 {
+        self.0.get()
+    }
+}
+
+/// A correction forecast, when one is given, parsed before any input is
+/// taken: at least one line (`ZeroForecast`).
+pub fn check_forecast(lines: Option<u64>) -> Result<Option<Forecast>, TransitionError> {
+    lines.map(Forecast::new).transpose()
 }
 
 /// Checks that `next` may follow `prev` (for every transition): `next`
