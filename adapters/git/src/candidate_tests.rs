@@ -1,0 +1,102 @@
+//! Tests of `candidate.rs`: the index stand-in and the errors of a candidate run (moved out of it: moves only).
+
+use std::os::unix::fs::MetadataExt;
+
+use super::*;
+use crate::fixture::Fixture;
+
+#[test]
+fn a_stand_in_is_a_link_to_a_regular_index_and_a_copy_of_a_symlinked_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    std::fs::write(&index, b"index bytes").unwrap();
+    let linked = dir.path().join("linked");
+    assert!(stand_in(&index, &linked).unwrap());
+    assert_eq!(
+        std::fs::metadata(&linked).unwrap().ino(),
+        std::fs::metadata(&index).unwrap().ino()
+    );
+    // A symlink is followed: the stand-in is a copy of its target with
+    // the target's mtime, not a link to the symlink.
+    let target = dir.path().join("elsewhere");
+    std::fs::write(&target, b"target bytes").unwrap();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&target)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let symlink = dir.path().join("symlinked-index");
+    std::os::unix::fs::symlink(&target, &symlink).unwrap();
+    let copied = dir.path().join("copied");
+    assert!(stand_in(&symlink, &copied).unwrap());
+    let meta = std::fs::symlink_metadata(&copied).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_ne!(meta.ino(), std::fs::metadata(&target).unwrap().ino());
+    assert_eq!(std::fs::read(&copied).unwrap(), b"target bytes");
+    assert_eq!(meta.modified().unwrap(), old);
+    // No index: nothing is made.
+    let none = dir.path().join("none");
+    assert!(!stand_in(&dir.path().join("missing"), &none).unwrap());
+    assert!(!none.exists());
+}
+
+#[test]
+fn the_users_index_keeps_its_file_bytes_and_single_name() {
+    let f = Fixture::new().unwrap();
+    f.write("src/lib.rs", "fn a() {}\n").unwrap();
+    f.commit_all("base").unwrap();
+    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    f.write("src/new.rs", "fn c() {}\n").unwrap();
+    let index = f.root().join(".git").join("index");
+    let before = std::fs::metadata(&index).unwrap();
+    let bytes = std::fs::read(&index).unwrap();
+    let repo = f.repo().unwrap();
+    let live = repo.trees().unwrap();
+    let staged = repo.staged_trees(&index).unwrap();
+    assert_ne!(live.candidate_tree, staged.candidate_tree);
+    assert_eq!(live.base_tree, staged.base_tree);
+    let after = std::fs::metadata(&index).unwrap();
+    assert_eq!(after.ino(), before.ino(), "the same file");
+    assert_eq!(after.nlink(), 1, "no other name left on it");
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    assert_eq!(std::fs::read(&index).unwrap(), bytes);
+    let left: Vec<String> = std::fs::read_dir(f.root().join(".git"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("probity-index-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn heads_error_comes_first_and_no_stand_in_is_left() {
+    let f = Fixture::new().unwrap();
+    f.write("a.txt", "a\n").unwrap();
+    f.commit_all("base").unwrap();
+    // The branch names a blob: HEAD has no tree, and reading it fails
+    // while the index is being written as a tree.
+    let blob = f.git(&["hash-object", "-w", "a.txt"]).unwrap();
+    let mut line = blob.clone();
+    line.push(b'\n');
+    std::fs::write(f.root().join(".git/refs/heads/main"), line).unwrap();
+    let repo = f.repo().unwrap();
+    match repo.trees() {
+        Err(GitError::Failed { stderr, .. }) => {
+            assert!(stderr.contains("has no tree"), "{stderr}")
+        }
+        other => panic!("HEAD's error, not {other:?}"),
+    }
+    let left = std::fs::read_dir(f.root().join(".git"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("probity-index-")
+        })
+        .count();
+    assert_eq!(left, 0);
+}
