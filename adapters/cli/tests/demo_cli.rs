@@ -1,22 +1,21 @@
 //! `probity demo` runs end to end and shows what it claims.
 
+mod support;
+
 use std::process::Command;
+
+use support::output_ok;
 
 fn demo(args: &[&str]) -> serde_json::Value {
     // An empty home: the demo's git reads no global configuration.
     let home = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path())
-        .arg("demo")
-        .arg("--json")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = output_ok(
+        Command::new(env!("CARGO_BIN_EXE_probity"))
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .arg("demo")
+            .arg("--json")
+            .args(args),
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }

@@ -505,18 +505,13 @@ fn write_medium_change_in(root: &Path) {
 
 /// `probity ARGS` in `cwd`, its raw stdout (no --json).
 fn probity_raw(cwd: &Path, args: &[&str]) -> Vec<u8> {
-    let out = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--cwd")
-    .arg(cwd)
-    .args(args)
-    .output()
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = output_ok(
+        isolated(&mut std::process::Command::new(env!(
+            "CARGO_BIN_EXE_probity"
+        )))
+        .arg("--cwd")
+        .arg(cwd)
+        .args(args),
     );
     out.stdout
 }

@@ -575,16 +575,11 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     std::fs::write(&bundle, note).unwrap();
     let i = probity(&mine, &["bundle", "import", bundle.to_str().unwrap()]);
     assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .args(["--cwd", mine.to_str().unwrap()])
-        .args(["attest", "--lineage", &lineage, "--sign"])
-        .env("HOME", t.keys.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    output_ok(
+        std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(["--cwd", mine.to_str().unwrap()])
+            .args(["attest", "--lineage", &lineage, "--sign"])
+            .env("HOME", t.keys.path()),
     );
     let p = probity(&mine, &["push", "origin", "main"]);
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);

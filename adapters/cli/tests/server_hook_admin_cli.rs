@@ -104,15 +104,10 @@ impl Server {
     /// Gives the server repository to `nobody`: root's git now finds it of
     /// "dubious ownership" unless told it is safe.
     fn give_to_nobody(&self) {
-        let out = Command::new("chown")
-            .args(["-R", "nobody"])
-            .arg(&self.server)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        output_ok(
+            Command::new("chown")
+                .args(["-R", "nobody"])
+                .arg(&self.server),
         );
     }
 }

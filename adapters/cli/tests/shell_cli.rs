@@ -1,7 +1,11 @@
 //! Shell completions and man pages come from the CLI definition (issue 22
 //! §1), and the shells load them.
 
+mod support;
+
 use std::process::Command;
+
+use support::output_ok;
 
 fn probity(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_probity"))
@@ -24,19 +28,10 @@ fn completions_name_every_command_and_bash_loads_them() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("probity.bash");
     std::fs::write(&script, probity(&["completions", "bash"]).stdout).unwrap();
-    let check = Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "source '{}' && complete -p probity",
-            script.display()
-        ))
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    let check = output_ok(Command::new("bash").arg("-c").arg(format!(
+        "source '{}' && complete -p probity",
+        script.display()
+    )));
     assert!(String::from_utf8_lossy(&check.stdout).contains("probity"));
     // An unknown shell is a usage error.
     assert_eq!(probity(&["completions", "tcsh"]).status.code(), Some(2));
@@ -63,16 +58,11 @@ fn man_pages_are_written_for_every_command() {
     }
     // Where there is man(1), it renders the page.
     if Command::new("man").arg("--version").output().is_ok() {
-        let shown = Command::new("man")
-            .arg(dir.path().join("probity-start.1"))
-            .env("MANPAGER", "cat")
-            .env("PAGER", "cat")
-            .output()
-            .unwrap();
-        assert!(
-            shown.status.success(),
-            "{}",
-            String::from_utf8_lossy(&shown.stderr)
+        output_ok(
+            Command::new("man")
+                .arg(dir.path().join("probity-start.1"))
+                .env("MANPAGER", "cat")
+                .env("PAGER", "cat"),
         );
     }
     // A directory that does not exist: a usage error, nothing written.

@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use probity_core::review::dsse;
 use probity_core::review::export::base64;
 use serde_json::Value;
-use support::{allowed, approve_live, keygen, medium_change, probity, public, store_snapshot};
+use support::{
+    allowed, approve_live, keygen, medium_change, output_ok, probity, public, store_snapshot,
+};
 
 /// The store without the envelopes `attest --sign` keeps with a lineage
 /// (its only write): the authority itself, byte for byte.
@@ -423,16 +425,11 @@ fn a_literal_key_signs_through_the_agent() {
     let (f, tmp, lineage) = approved();
     let key = keygen(tmp.path(), "carol");
     let a = agent(tmp.path());
-    let add = Command::new("ssh-add")
-        .arg("-q")
-        .arg(&key)
-        .env("SSH_AUTH_SOCK", &a.sock)
-        .output()
-        .unwrap();
-    assert!(
-        add.status.success(),
-        "{}",
-        String::from_utf8_lossy(&add.stderr)
+    output_ok(
+        Command::new("ssh-add")
+            .arg("-q")
+            .arg(&key)
+            .env("SSH_AUTH_SOCK", &a.sock),
     );
     // git's literal form: the public key; the agent holds the private half.
     std::fs::remove_file(&key).unwrap();
@@ -443,17 +440,12 @@ fn a_literal_key_signs_through_the_agent() {
         &format!("key::{}", public(&key)),
     ])
     .unwrap();
-    let out = support::isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .arg("--cwd")
-        .arg(f.root())
-        .args(["attest", "--lineage", &lineage, "--sign"])
-        .env("SSH_AUTH_SOCK", &a.sock)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = output_ok(
+        support::isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+            .arg("--cwd")
+            .arg(f.root())
+            .args(["attest", "--lineage", &lineage, "--sign"])
+            .env("SSH_AUTH_SOCK", &a.sock),
     );
     let list = allowed(tmp.path(), &[("carol", &key)]);
     let file = write(tmp.path(), "env.json", &out.stdout);

@@ -9,16 +9,11 @@ use std::process::Command;
 use support::*;
 
 fn start_text(cwd: &std::path::Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
-        .arg("--cwd")
-        .arg(cwd)
-        .arg("start")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = output_ok(
+        Command::new(env!("CARGO_BIN_EXE_probity"))
+            .arg("--cwd")
+            .arg(cwd)
+            .arg("start"),
     );
     String::from_utf8(out.stdout).unwrap()
 }

@@ -159,16 +159,11 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
     let sign = |key: &std::path::Path| {
         s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
             .unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-            .args(["--cwd", s.f.root().to_str().unwrap()])
-            .args(["attest", "--lineage", &lineage, "--sign"])
-            .env("HOME", keys.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        output_ok(
+            std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+                .args(["--cwd", s.f.root().to_str().unwrap()])
+                .args(["attest", "--lineage", &lineage, "--sign"])
+                .env("HOME", keys.path()),
         );
         let p = probity(s.f.root(), &["publish"]);
         assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);

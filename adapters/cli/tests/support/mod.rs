@@ -71,6 +71,18 @@ pub fn run_of(out: &std::process::Output) -> Run {
     }
 }
 
+/// Runs `cmd` to its end and asserts it exited 0 (its stderr is the
+/// failure message); returns its output.
+pub fn output_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Runs `probity --json --cwd <cwd> args...`.
 pub fn probity(cwd: &Path, args: &[&str]) -> Run {
     let out = json_command(cwd, args).output().expect("run probity");
@@ -274,16 +286,11 @@ pub fn input(dir: &Path, name: &str, text: &str) -> String {
 /// `ssh-keygen -t ed25519 -N "" -f dir/name`; returns the private key path.
 pub fn keygen(dir: &Path, name: &str) -> PathBuf {
     let key = dir.join(name);
-    let out = std::process::Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
-        .arg(&key)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run ssh-keygen");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    output_ok(
+        std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+            .arg(&key)
+            .stdin(std::process::Stdio::null()),
     );
     key
 }
@@ -437,28 +444,18 @@ pub fn commit_all(f: &Fixture, message: &str) -> String {
 /// `probity attest --lineage L --sign` in `cwd`, signing with `key` (set as
 /// `probity.signingKey` there; `home` is the signer's HOME).
 pub fn sign_with(cwd: &Path, key: &Path, home: &Path, lineage: &str) {
-    let set = Command::new("git")
-        .args(["config", "probity.signingKey"])
-        .arg(key)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    assert!(
-        set.status.success(),
-        "{}",
-        String::from_utf8_lossy(&set.stderr)
+    output_ok(
+        Command::new("git")
+            .args(["config", "probity.signingKey"])
+            .arg(key)
+            .current_dir(cwd),
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_probity"))
-        .arg("--cwd")
-        .arg(cwd)
-        .args(["attest", "--lineage", lineage, "--sign"])
-        .env("HOME", home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    output_ok(
+        Command::new(env!("CARGO_BIN_EXE_probity"))
+            .arg("--cwd")
+            .arg(cwd)
+            .args(["attest", "--lineage", lineage, "--sign"])
+            .env("HOME", home),
     );
 }
 
