@@ -7,6 +7,8 @@
 //! errors; and the token never appears in stdout, stderr or any written
 //! file.
 
+#[path = "support/context.rs"]
+mod context;
 #[path = "../../../golden/tests/support/upstream_draft.rs"]
 mod upstream_draft;
 
@@ -22,53 +24,43 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use context::{BIN, assemble_to, assert_success, json_out, verify_tree};
 use probity_core::context::verify::Node;
 use probity_testkit::http::{HttpServer, Reply, Script};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_probity");
 const TOKEN_ENV: &str = "PROBITY_TEST_FORGE_TOKEN";
 const TOKEN: &str = "tok-ab12cd34ef56gh78ij90";
 
-fn fetch(server: &HttpServer, extra: &[&str]) -> Output {
+/// The proxy variables a fetch must not see (the servers are on loopback).
+const PROXIES: [&str; 5] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+];
+
+/// `probity context fetch --forge FORGE --host HOST --repo REPO
+/// --api-base BASE`, with no proxy variable and no `GITHUB_TOKEN` set.
+fn fetch_cmd(forge: &str, host: &str, repo: &str, api_base: &str) -> Command {
     let mut cmd = Command::new(BIN);
-    cmd.args([
-        "context",
-        "fetch",
-        "--forge",
-        "github",
-        "--host",
-        "github.com",
-    ])
-    .args(["--repo", "acme/widgets", "--token-env", TOKEN_ENV])
-    .args(["--api-base", server.base()])
-    .args(extra)
-    .env(TOKEN_ENV, TOKEN)
-    .env_remove("GITHUB_TOKEN");
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-    ] {
+    cmd.args(["context", "fetch", "--forge", forge, "--host", host])
+        .args(["--repo", repo, "--api-base", api_base])
+        .env_remove("GITHUB_TOKEN");
+    for v in PROXIES {
         cmd.env_remove(v);
     }
-    cmd.output().unwrap()
+    cmd
 }
 
-fn probity(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
+fn fetch(server: &HttpServer, extra: &[&str]) -> Output {
+    fetch_cmd("github", "github.com", "acme/widgets", server.base())
+        .args(["--token-env", TOKEN_ENV])
+        .args(extra)
+        .env(TOKEN_ENV, TOKEN)
+        .output()
+        .unwrap()
 }
 
 /// Every file under `root` (recursively) with its bytes.
@@ -120,15 +112,8 @@ fn tree_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 /// is set; the skip is reported otherwise) the upstream draft with the
 /// documented deltas.
 fn verify(dir: &Path, digest: &str) {
-    let o = probity(&[
-        "context",
-        "verify",
-        dir.to_str().unwrap(),
-        "--index-digest",
-        digest,
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = verify_tree(dir, digest);
+    assert_success(&o);
     assert_eq!(json_out(&o)["verified"], true);
     let label = format!("the tree {}", dir.display());
     let checked = upstream_draft::validate_tree(&label, &tree_files(dir));
@@ -172,12 +157,7 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
             "--json",
         ],
     );
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_success(&o);
     let v = json_out(&o);
     let digest = v["index_digest"].as_str().unwrap().to_owned();
     assert_eq!(digest.len(), 64);
@@ -206,15 +186,8 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
     assert_eq!(doc["format"], "probity-context-input/1");
     assert_eq!(doc["credentials"], Value::Array(vec![]));
     let again = tmp.path().join("again");
-    let o = probity(&[
-        "context",
-        "assemble",
-        "--input",
-        input.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = assemble_to(&input, &again, false);
+    assert_success(&o);
 
     // The plain answer is the digest, as `context assemble` prints it.
     let dir2 = tmp.path().join("ctx2");
@@ -240,7 +213,7 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
             "--json",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_success(&o);
     let with_bot = json_out(&o);
     verify(&dir3, with_bot["index_digest"].as_str().unwrap());
     let count = |v: &Value| {
@@ -294,7 +267,7 @@ fn an_issue_is_fetched_and_its_input_reassembles_to_the_same_digest() {
             "--json",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_success(&o);
     let v = json_out(&o);
     let digest = v["index_digest"].as_str().unwrap().to_owned();
     assert_eq!(v["gaps"], Value::Array(vec![]));
@@ -304,19 +277,8 @@ fn an_issue_is_fetched_and_its_input_reassembles_to_the_same_digest() {
     assert!(entity.contains("\"state\":\"closed\""), "{entity}");
 
     let again = tmp.path().join("again");
-    let o2 = probity(&[
-        "context",
-        "assemble",
-        "--input",
-        input.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-    ]);
-    assert!(
-        o2.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o2.stderr)
-    );
+    let o2 = assemble_to(&input, &again, false);
+    assert_success(&o2);
     assert_eq!(String::from_utf8_lossy(&o2.stdout), format!("{digest}\n"));
     assert_no_token(&o, tmp.path());
 }
@@ -368,22 +330,9 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
     let dir = tmp.path().join("ctx");
     let d = dir.to_str().unwrap();
 
-    let o = Command::new(BIN)
-        .args([
-            "context",
-            "fetch",
-            "--forge",
-            "github",
-            "--host",
-            "github.com",
-        ])
-        .args(["--repo", "acme/widgets", "--change", "42", "--out", d])
-        .args([
-            "--api-base",
-            server.base(),
-            "--token-env",
-            "PROBITY_TEST_UNSET_VAR",
-        ])
+    let o = fetch_cmd("github", "github.com", "acme/widgets", server.base())
+        .args(["--change", "42", "--out", d])
+        .args(["--token-env", "PROBITY_TEST_UNSET_VAR"])
         .env_remove("PROBITY_TEST_UNSET_VAR")
         .output()
         .unwrap();
@@ -391,17 +340,8 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("token_missing"));
 
     // A token too short to be registered and masked by its exact value.
-    let o = Command::new(BIN)
-        .args([
-            "context",
-            "fetch",
-            "--forge",
-            "github",
-            "--host",
-            "github.com",
-        ])
-        .args(["--repo", "acme/widgets", "--change", "42", "--out", d])
-        .args(["--api-base", server.base()])
+    let o = fetch_cmd("github", "github.com", "acme/widgets", server.base())
+        .args(["--change", "42", "--out", d])
         .env("GITHUB_TOKEN", "short")
         .output()
         .unwrap();
@@ -432,26 +372,11 @@ fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
     let server = HttpServer::script(scenario_gitlab::merge_request_5()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ctx");
-    let o = Command::new(BIN)
-        .args([
-            "context",
-            "fetch",
-            "--forge",
-            "gitlab",
-            "--host",
-            "gitlab.example",
-        ])
-        .args(["--repo", "acme/widgets", "--change", "5", "--json"])
-        .args(["--out", dir.to_str().unwrap(), "--api-base", server.base()])
-        .env("GITLAB_TOKEN", TOKEN)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    let o = fetch_gitlab(
+        &server,
+        &["--change", "5", "--json", "--out", dir.to_str().unwrap()],
     );
+    assert_success(&o);
     let v = json_out(&o);
     let digest = v["index_digest"].as_str().unwrap().to_owned();
     let gaps = v["gaps"].as_array().unwrap();
@@ -477,29 +402,11 @@ fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
 /// `probity context fetch --forge gitlab` (the token in `GITLAB_TOKEN`,
 /// its default variable) against the scripted GitLab.
 fn fetch_gitlab(server: &HttpServer, extra: &[&str]) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args([
-        "context",
-        "fetch",
-        "--forge",
-        "gitlab",
-        "--host",
-        "gitlab.example",
-    ])
-    .args(["--repo", "acme/widgets", "--api-base", server.base()])
-    .args(extra)
-    .env("GITLAB_TOKEN", TOKEN)
-    .env_remove("GITHUB_TOKEN");
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-    ] {
-        cmd.env_remove(v);
-    }
-    cmd.output().unwrap()
+    fetch_cmd("gitlab", "gitlab.example", "acme/widgets", server.base())
+        .args(extra)
+        .env("GITLAB_TOKEN", TOKEN)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -529,12 +436,7 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
             "--json",
         ],
     );
-    assert!(
-        o.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_success(&o);
     let v = json_out(&o);
     let digest = v["index_digest"].as_str().unwrap().to_owned();
     // Dave is no member (404: unverified), the bot has no registered role,
@@ -590,20 +492,8 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
         .collect();
     assert_eq!(ids, ["1801", "1803", "1804", "1805", "1806", "1807"]);
     let again = tmp.path().join("again");
-    let o2 = probity(&[
-        "context",
-        "assemble",
-        "--input",
-        input.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(
-        o2.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o2.stderr)
-    );
+    let o2 = assemble_to(&input, &again, true);
+    assert_success(&o2);
     verify(&again, json_out(&o2)["index_digest"].as_str().unwrap());
     assert!(!contains(&fs::read(&input).unwrap(), TOKEN));
 
@@ -621,7 +511,7 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
             "--json",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_success(&o);
     let v2 = json_out(&o);
     assert_eq!(
         v2["gaps"],
@@ -658,26 +548,12 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
     ] {
         let server = HttpServer::script(script).unwrap();
         let dir = tmp.path().join(format!("ctx-{number}"));
-        let o = Command::new(BIN)
-            .args([
-                "context",
-                "fetch",
-                "--forge",
-                "forgejo",
-                "--host",
-                "codeberg.example",
-            ])
-            .args(["--repo", "acme/widgets", flag, number, "--json"])
-            .args(["--out", dir.to_str().unwrap(), "--api-base", server.base()])
+        let o = fetch_cmd("forgejo", "codeberg.example", "acme/widgets", server.base())
+            .args([flag, number, "--json", "--out", dir.to_str().unwrap()])
             .env("FORGEJO_TOKEN", TOKEN)
             .output()
             .unwrap();
-        assert!(
-            o.status.success(),
-            "{}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert_success(&o);
         let v = json_out(&o);
         verify(&dir, v["index_digest"].as_str().unwrap());
         let gaps = v["gaps"].as_array().unwrap();
@@ -747,7 +623,7 @@ fn a_profile_file_selects_what_is_fetched() {
             "--json",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_success(&o);
     verify(&dir, json_out(&o)["index_digest"].as_str().unwrap());
     let collection = fs::read_to_string(dir.join("collection.json")).unwrap();
     assert!(
@@ -848,17 +724,8 @@ fn a_refused_assembly_leaves_no_input_out() {
 /// `context fetch` with the given forge, repository and API base, the
 /// test token set.
 fn fetch_with(forge: &str, repo: &str, api_base: &str, out: &Path) -> Output {
-    Command::new(BIN)
-        .args([
-            "context",
-            "fetch",
-            "--forge",
-            forge,
-            "--host",
-            "forge.example",
-        ])
-        .args(["--repo", repo, "--change", "1", "--json"])
-        .args(["--api-base", api_base, "--token-env", TOKEN_ENV])
+    fetch_cmd(forge, "forge.example", repo, api_base)
+        .args(["--change", "1", "--json", "--token-env", TOKEN_ENV])
         .arg("--out")
         .arg(out)
         .env(TOKEN_ENV, TOKEN)
