@@ -9,15 +9,18 @@ mod common;
 #[path = "fixtures/forgejo/scenario.rs"]
 mod scenario;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use common::{
+    FakeSleeper, assert_oversized_repository_refused, assert_redirect_kept_the_token, gap_rows,
+    tiny_responses,
+};
+
 use std::time::Duration;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::forgejo::Forgejo;
-use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
+use probity_forge::http::{Limits, SystemSleeper, Token};
 use probity_ports::context::assemble;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
@@ -37,21 +40,6 @@ fn adapter(server: &HttpServer) -> Forgejo<SystemSleeper> {
         SystemSleeper,
     )
     .unwrap()
-}
-
-#[derive(Debug, Clone, Default)]
-struct FakeSleeper {
-    slept: Rc<RefCell<Vec<Duration>>>,
-    now: u64,
-}
-
-impl Sleeper for FakeSleeper {
-    fn sleep(&mut self, d: Duration) {
-        self.slept.borrow_mut().push(d);
-    }
-    fn now_unix(&self) -> u64 {
-        self.now
-    }
 }
 
 fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> Forgejo<FakeSleeper> {
@@ -403,11 +391,7 @@ fn deleted_authors_are_null_and_never_admitted() {
     assert_eq!(author("7202"), None);
     assert_eq!(author("7203").as_deref(), Some("-2"));
     assert!(input.actors.iter().all(|a| a.id != "-1" && a.id != "-2"));
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
+    let gaps = gap_rows(&input);
     assert_eq!(gaps, [("actors", "invalid_metadata", 1)]);
     let a = assemble(&input).unwrap();
     // The deleted authors are not admitted; the unmapped account's record
@@ -518,11 +502,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     let mut fj = slow_adapter(&server, sleeper.clone(), limits);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
     assert!(input.comments.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
+    let gaps = gap_rows(&input);
     assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
     assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
 }
@@ -575,16 +555,8 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
 #[test]
 fn responses_are_bounded_before_parsing() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let limits = Limits {
-        max_response_bytes: 64,
-        ..Limits::default()
-    };
-    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
-    let e = fj.repository().unwrap_err();
-    assert!(
-        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
-        "{e:?}"
-    );
+    let mut fj = slow_adapter(&server, FakeSleeper::default(), tiny_responses());
+    assert_oversized_repository_refused(&mut fj);
     // An optional listing over the bound is source_too_large, unparsed
     // (the repository and the issue fit in 1 KiB, the comments do not).
     let script = scenario::issue_4().get(
@@ -600,11 +572,7 @@ fn responses_are_bounded_before_parsing() {
     let req = request(EntityKind::WorkItem, 4);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
     assert!(input.comments.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
+    let gaps = gap_rows(&input);
     assert_eq!(gaps, [("comments", "source_too_large", 1)]);
 }
 
@@ -619,11 +587,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
     let req = request(EntityKind::ChangeProposal, 9);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
     assert!(input.reviews.is_empty() && input.threads.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
+    let gaps = gap_rows(&input);
     // Reviews and threads failed; the review comments came with the
     // threads, so the comment source is incomplete too.
     assert_eq!(
@@ -706,24 +670,10 @@ fn a_redirect_to_another_host_never_carries_the_token() {
     let req = request(EntityKind::WorkItem, 4);
     let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
     assert_eq!(input.comments.len(), 1, "followed");
-    let away = elsewhere.seen();
-    assert_eq!(away.len(), 1);
-    assert_eq!(away[0].target, "/mirror/issues/4/comments");
-    assert_eq!(away[0].header("authorization"), None);
-    for (name, value) in &away[0].headers {
-        assert!(!value.contains(TOKEN), "{name} carried the token");
-    }
     let seen = server.seen();
     let asked = seen.iter().position(|r| r.target == comments).unwrap();
     assert!(asked + 1 < seen.len(), "the API was asked again afterwards");
-    for r in seen {
-        assert_eq!(
-            r.header("authorization"),
-            Some(&*format!("Bearer {TOKEN}")),
-            "{}",
-            r.target
-        );
-    }
+    assert_redirect_kept_the_token(&elsewhere, "/mirror/issues/4/comments", &seen, TOKEN);
 }
 
 /// D-R94: Forgejo checks are the commit statuses of the captured HEAD, the

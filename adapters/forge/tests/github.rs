@@ -6,15 +6,18 @@ mod common;
 #[path = "fixtures/github/scenario.rs"]
 mod scenario;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use common::{
+    FakeSleeper, assert_oversized_repository_refused, assert_redirect_kept_the_token, gap_rows,
+    tiny_responses,
+};
+
 use std::time::Duration;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::github::GitHub;
-use probity_forge::http::{Limits, Sleeper, Token};
+use probity_forge::http::{Limits, Token};
 use probity_ports::context::assemble;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
@@ -24,21 +27,6 @@ use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "test-token-5f0c2a9e7b1d";
-
-#[derive(Debug, Clone, Default)]
-struct FakeSleeper {
-    slept: Rc<RefCell<Vec<Duration>>>,
-    now: u64,
-}
-
-impl Sleeper for FakeSleeper {
-    fn sleep(&mut self, d: Duration) {
-        self.slept.borrow_mut().push(d);
-    }
-    fn now_unix(&self) -> u64 {
-        self.now
-    }
-}
 
 fn adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitHub<FakeSleeper> {
     GitHub::new(
@@ -475,11 +463,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
     )
     .unwrap();
     assert!(input.reviews.is_empty() && input.threads.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
+    let gaps = gap_rows(&input);
     // Reviews and threads failed; the review comments came with the
     // threads, so the comment source is incomplete too.
     assert_eq!(
@@ -496,16 +480,8 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
 #[test]
 fn responses_are_bounded_before_parsing() {
     let server = HttpServer::script(scenario::pull_42()).unwrap();
-    let limits = Limits {
-        max_response_bytes: 64,
-        ..Limits::default()
-    };
-    let mut gh = adapter(&server, FakeSleeper::default(), limits);
-    let e = gh.repository().unwrap_err();
-    assert!(
-        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
-        "{e:?}"
-    );
+    let mut gh = adapter(&server, FakeSleeper::default(), tiny_responses());
+    assert_oversized_repository_refused(&mut gh);
 
     // A log over the profile's max_source_bytes is read to one byte more
     // and handed over as oversized (the assembler refuses it undecoded).
@@ -789,19 +765,5 @@ fn a_redirect_to_another_host_never_carries_the_token() {
         .find(|c| c.id.as_deref() == Some("CR_kwDOAcme0111"))
         .unwrap();
     assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
-    let away = elsewhere.seen();
-    assert_eq!(away.len(), 1);
-    assert_eq!(away[0].target, "/storage/job-111.log");
-    assert_eq!(away[0].header("authorization"), None);
-    for (name, value) in &away[0].headers {
-        assert!(!value.contains(TOKEN), "{name} carried the token");
-    }
-    for r in server.seen() {
-        assert_eq!(
-            r.header("authorization"),
-            Some(&*format!("Bearer {TOKEN}")),
-            "{}",
-            r.target
-        );
-    }
+    assert_redirect_kept_the_token(&elsewhere, "/storage/job-111.log", &server.seen(), TOKEN);
 }

@@ -10,15 +10,18 @@ mod common;
 #[path = "fixtures/gitlab/scenario.rs"]
 mod scenario;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use common::{
+    FakeSleeper, assert_oversized_repository_refused, assert_redirect_kept_the_token, gap_rows,
+    tiny_responses,
+};
+
 use std::time::Duration;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::gitlab::GitLab;
-use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
+use probity_forge::http::{Limits, SystemSleeper, Token};
 use probity_ports::context::assemble;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
@@ -40,21 +43,6 @@ fn adapter(server: &HttpServer) -> GitLab<SystemSleeper> {
     .unwrap()
 }
 
-#[derive(Debug, Clone, Default)]
-struct FakeSleeper {
-    slept: Rc<RefCell<Vec<Duration>>>,
-    now: u64,
-}
-
-impl Sleeper for FakeSleeper {
-    fn sleep(&mut self, d: Duration) {
-        self.slept.borrow_mut().push(d);
-    }
-    fn now_unix(&self) -> u64 {
-        self.now
-    }
-}
-
 fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitLab<FakeSleeper> {
     GitLab::new(
         server.base(),
@@ -64,14 +52,6 @@ fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> Gi
         sleeper,
     )
     .unwrap()
-}
-
-fn gaps(input: &probity_core::context::input::ContextInput) -> Vec<(String, String, i64)> {
-    input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.clone(), g.code.clone(), g.count))
-        .collect()
 }
 
 fn request(kind: EntityKind, number: u64) -> CollectRequest {
@@ -132,11 +112,7 @@ fn a_merge_request_is_collected_and_assembles() {
 
     // No formal reviews: a partial history_unavailable gap.
     assert!(input.reviews.is_empty());
-    let gaps: Vec<_> = input
-        .acquisition_gaps
-        .iter()
-        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
-        .collect();
+    let gaps = gap_rows(&input);
     assert_eq!(gaps, [("reviews", "history_unavailable", 1)]);
 
     let check = |id: &str| {
@@ -378,9 +354,9 @@ fn a_profile_bound_fetch_is_a_profile_bound_gap() {
     // Page 1 (two discussions) fills the window; X-Total counts the three
     // discussions left.
     assert!(
-        gaps(&input).contains(&("comments".into(), "profile_bound".into(), 3)),
+        gap_rows(&input).contains(&("comments", "profile_bound", 3)),
         "{:?}",
-        gaps(&input)
+        gap_rows(&input)
     );
     assert!(
         server
@@ -419,7 +395,7 @@ fn a_rate_limit_is_waited_out_then_retried() {
     let req = request(EntityKind::WorkItem, 3);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
     assert_eq!(input.comments.len(), 2);
-    assert!(input.acquisition_gaps.is_empty(), "{:?}", gaps(&input));
+    assert!(input.acquisition_gaps.is_empty(), "{:?}", gap_rows(&input));
     assert_eq!(
         *sleeper.slept.borrow(),
         [Duration::from_secs(3), Duration::from_secs(10)]
@@ -463,10 +439,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     let mut gl = slow_adapter(&server, sleeper.clone(), limits);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
     assert!(input.comments.is_empty());
-    assert_eq!(
-        gaps(&input),
-        [("comments".to_owned(), "fetch_failed".to_owned(), 1)]
-    );
+    assert_eq!(gap_rows(&input), [("comments", "fetch_failed", 1)]);
     assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
 }
 
@@ -515,9 +488,9 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     let mut gl = adapter(&server);
     let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
     assert!(
-        gaps(&input).contains(&("checks".into(), "fetch_failed".into(), 1)),
+        gap_rows(&input).contains(&("checks", "fetch_failed", 1)),
         "{:?}",
-        gaps(&input)
+        gap_rows(&input)
     );
 }
 
@@ -550,9 +523,9 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
     let ids: Vec<_> = input.checks.iter().filter_map(|c| c.id.clone()).collect();
     assert_eq!(ids, ["5001", "5002"]);
     assert!(
-        gaps(&input).contains(&("checks".into(), "invalid_metadata".into(), 1)),
+        gap_rows(&input).contains(&("checks", "invalid_metadata", 1)),
         "{:?}",
-        gaps(&input)
+        gap_rows(&input)
     );
     let bob = input.actors.iter().find(|a| a.id == "12").unwrap();
     assert_eq!((bob.role.as_deref(), bob.role_verified), (None, false));
@@ -563,16 +536,8 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
 #[test]
 fn responses_are_bounded_before_parsing() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let limits = Limits {
-        max_response_bytes: 64,
-        ..Limits::default()
-    };
-    let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
-    let e = gl.repository().unwrap_err();
-    assert!(
-        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
-        "{e:?}"
-    );
+    let mut gl = slow_adapter(&server, FakeSleeper::default(), tiny_responses());
+    assert_oversized_repository_refused(&mut gl);
     // A trace over max_source_bytes is read to one byte more and handed
     // over as oversized (the assembler refuses it undecoded).
     let mut gl = adapter(&server);
@@ -607,14 +572,11 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
     assert!(input.comments.is_empty() && input.threads.is_empty());
     // The discussions carry both the comments and the threads: both
     // scopes say so (reviews also keeps its history_unavailable row).
-    let g = gaps(&input);
-    assert!(
-        g.contains(&("reviews".into(), "fetch_failed".into(), 1)),
-        "{g:?}"
-    );
+    let g = gap_rows(&input);
+    assert!(g.contains(&("reviews", "fetch_failed", 1)), "{g:?}");
     assert!(
         g.iter()
-            .any(|(s, c, n)| s == "comments" && c == "fetch_failed" && *n >= 1),
+            .any(|(s, c, n)| *s == "comments" && *c == "fetch_failed" && *n >= 1),
         "{g:?}"
     );
     let a = assemble(&input).unwrap();
@@ -677,15 +639,11 @@ fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
         };
         let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
         let input = collect(&mut gl, &req, &profile).unwrap();
-        let actor_gaps: Vec<_> = gaps(&input)
+        let actor_gaps: Vec<_> = gap_rows(&input)
             .into_iter()
             .filter(|g| g.0 == "actors")
             .collect();
-        assert_eq!(
-            actor_gaps,
-            [("actors".to_string(), code.to_string(), 1)],
-            "{code}"
-        );
+        assert_eq!(actor_gaps, [("actors", code, 1)], "{code}");
         assert!(input.actors.iter().all(|a| a.id != "11"));
         let a = assemble(&input).unwrap();
         let want = GapCode::parse(code).unwrap();
@@ -750,24 +708,10 @@ fn a_redirect_to_another_host_never_carries_the_token() {
         .find(|c| c.id.as_deref() == Some("5001"))
         .unwrap();
     assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
-    let away = elsewhere.seen();
-    assert_eq!(away.len(), 1);
-    assert_eq!(away[0].target, "/storage/job-5001.trace");
-    assert_eq!(away[0].header("authorization"), None);
-    for (name, value) in &away[0].headers {
-        assert!(!value.contains(TOKEN), "{name} carried the token");
-    }
     let seen = server.seen();
     assert!(
         seen.iter()
             .any(|r| r.target == format!("{PROJECT}/jobs/5001/trace"))
     );
-    for r in seen {
-        assert_eq!(
-            r.header("authorization"),
-            Some(&*format!("Bearer {TOKEN}")),
-            "{}",
-            r.target
-        );
-    }
+    assert_redirect_kept_the_token(&elsewhere, "/storage/job-5001.trace", &seen, TOKEN);
 }

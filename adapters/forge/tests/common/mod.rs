@@ -2,16 +2,22 @@
 //! every request" (docs/ARCHITECTURE.md, "forge"), run over each forge's
 //! own scenario.
 
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
+
+use probity_core::context::input::ContextInput;
 
 use probity_core::context::profile::RecordSelection;
 use probity_core::context::types::EntityKind;
-use probity_forge::http::Limits;
+use probity_forge::http::{Limits, Sleeper};
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
 };
-use probity_testkit::http::{HttpServer, Reply, Script};
+use probity_testkit::http::{HttpServer, Reply, Request, Script};
 
 /// How long a stalled reply waits: far beyond [`TIMEOUT`].
 const STALL: Duration = Duration::from_secs(5);
@@ -100,4 +106,78 @@ pub fn stalls_time_out<P: ForgePort>(s: Stalls<'_>, adapter: impl Fn(&HttpServer
         )
         .unwrap_err();
     assert!(timed_out(&e), "{e:?}");
+}
+
+/// A sleeper that records what it was asked to sleep and reads a fixed
+/// clock: rate-limit waits are checked without waiting.
+#[derive(Debug, Clone, Default)]
+pub struct FakeSleeper {
+    /// Every sleep asked for, in order (shared by the clones).
+    pub slept: Rc<RefCell<Vec<Duration>>>,
+    /// The Unix time `now_unix` answers.
+    pub now: u64,
+}
+
+impl Sleeper for FakeSleeper {
+    fn sleep(&mut self, d: Duration) {
+        self.slept.borrow_mut().push(d);
+    }
+    fn now_unix(&self) -> u64 {
+        self.now
+    }
+}
+
+/// The collected input's acquisition gaps as (scope, code, count) rows.
+pub fn gap_rows(input: &ContextInput) -> Vec<(&str, &str, i64)> {
+    input
+        .acquisition_gaps
+        .iter()
+        .map(|g| (g.scope.as_str(), g.code.as_str(), g.count))
+        .collect()
+}
+
+/// A redirect to another host never carries the token: `elsewhere` was
+/// asked once, for `target`, with no `authorization` header and no header
+/// holding the token; every request the API server saw (`api`) carried it
+/// as a bearer token.
+pub fn assert_redirect_kept_the_token(
+    elsewhere: &HttpServer,
+    target: &str,
+    api: &[Request],
+    token: &str,
+) {
+    let away = elsewhere.seen();
+    assert_eq!(away.len(), 1);
+    assert_eq!(away[0].target, target);
+    assert_eq!(away[0].header("authorization"), None);
+    for (name, value) in &away[0].headers {
+        assert!(!value.contains(token), "{name} carried the token");
+    }
+    for r in api {
+        assert_eq!(
+            r.header("authorization"),
+            Some(&*format!("Bearer {token}")),
+            "{}",
+            r.target
+        );
+    }
+}
+
+/// A response over `max_response_bytes` (64) is refused before it is
+/// parsed: the repository answer is the typed `InputTooLarge` error.
+pub fn assert_oversized_repository_refused<P: ForgePort>(forge: &mut P) {
+    let e = forge.repository().unwrap_err();
+    assert!(
+        matches!(e, ForgeError::InputTooLarge { limit: 64, .. }),
+        "{e:?}"
+    );
+}
+
+/// The limits under which the repository answer (more than 64 bytes in
+/// every scenario) is too large.
+pub fn tiny_responses() -> Limits {
+    Limits {
+        max_response_bytes: 64,
+        ..Limits::default()
+    }
 }
