@@ -20,11 +20,10 @@ use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::forgejo::Forgejo;
-use probity_forge::http::{Limits, SystemSleeper, Token};
+use probity_forge::http::{Limits, SystemSleeper};
 use probity_ports::context::assemble;
 use probity_ports::forge::{
-    CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
-    default_profile,
+    CollectError, CollectRequest, ForgeError, ForgePort, Window, collect, default_profile,
 };
 use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
@@ -32,34 +31,21 @@ use scenario::{REPO, not_found, rate_limited, unauthorized};
 const TOKEN: &str = "forgejo-test-token-42";
 
 fn adapter(server: &HttpServer) -> Forgejo<SystemSleeper> {
-    Forgejo::new(
-        server.base(),
-        "acme/widgets",
-        Some(Token::new(TOKEN.into()).unwrap()),
+    common::connect(
+        Forgejo::new,
+        server,
+        TOKEN,
         Limits::default(),
         SystemSleeper,
     )
-    .unwrap()
 }
 
 fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> Forgejo<FakeSleeper> {
-    Forgejo::new(
-        server.base(),
-        "acme/widgets",
-        Some(Token::new(TOKEN.into()).unwrap()),
-        limits,
-        sleeper,
-    )
-    .unwrap()
+    common::connect(Forgejo::new, server, TOKEN, limits, sleeper)
 }
 
 fn request(kind: EntityKind, number: u64) -> CollectRequest {
-    CollectRequest {
-        forge: Forge::Forgejo,
-        host: "codeberg.example".into(),
-        entity: EntityRef { kind, number },
-        bot_roles: Default::default(),
-    }
+    common::request_on(Forge::Forgejo, "codeberg.example", kind, number)
 }
 
 #[test]

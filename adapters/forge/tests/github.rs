@@ -17,7 +17,7 @@ use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::github::GitHub;
-use probity_forge::http::{Limits, Token};
+use probity_forge::http::Limits;
 use probity_ports::context::assemble;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
@@ -29,23 +29,11 @@ use scenario::{REPO, not_found, rate_limited, unauthorized};
 const TOKEN: &str = "test-token-5f0c2a9e7b1d";
 
 fn adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitHub<FakeSleeper> {
-    GitHub::new(
-        server.base(),
-        "acme/widgets",
-        Some(Token::new(TOKEN.into()).unwrap()),
-        limits,
-        sleeper,
-    )
-    .unwrap()
+    common::connect(GitHub::new, server, TOKEN, limits, sleeper)
 }
 
 fn request(kind: EntityKind, number: u64) -> CollectRequest {
-    CollectRequest {
-        forge: Forge::Github,
-        host: "github.com".into(),
-        entity: EntityRef { kind, number },
-        bot_roles: Default::default(),
-    }
+    common::request_on(Forge::Github, "github.com", kind, number)
 }
 
 fn pr42() -> CollectRequest {

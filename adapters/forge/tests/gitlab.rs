@@ -21,7 +21,7 @@ use probity_core::context::profile::RecordSelection;
 use probity_core::context::tree::{GapCode, GapScope};
 use probity_core::context::types::{EntityKind, Forge};
 use probity_forge::gitlab::GitLab;
-use probity_forge::http::{Limits, SystemSleeper, Token};
+use probity_forge::http::{Limits, SystemSleeper};
 use probity_ports::context::assemble;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
@@ -33,34 +33,15 @@ use scenario::{PROJECT, not_found, rate_limited, unauthorized};
 const TOKEN: &str = "glpat-test-0123456789";
 
 fn adapter(server: &HttpServer) -> GitLab<SystemSleeper> {
-    GitLab::new(
-        server.base(),
-        "acme/widgets",
-        Some(Token::new(TOKEN.into()).unwrap()),
-        Limits::default(),
-        SystemSleeper,
-    )
-    .unwrap()
+    common::connect(GitLab::new, server, TOKEN, Limits::default(), SystemSleeper)
 }
 
 fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitLab<FakeSleeper> {
-    GitLab::new(
-        server.base(),
-        "acme/widgets",
-        Some(Token::new(TOKEN.into()).unwrap()),
-        limits,
-        sleeper,
-    )
-    .unwrap()
+    common::connect(GitLab::new, server, TOKEN, limits, sleeper)
 }
 
 fn request(kind: EntityKind, number: u64) -> CollectRequest {
-    CollectRequest {
-        forge: Forge::Gitlab,
-        host: "gitlab.example".into(),
-        entity: EntityRef { kind, number },
-        bot_roles: Default::default(),
-    }
+    common::request_on(Forge::Gitlab, "gitlab.example", kind, number)
 }
 
 /// Also D8 (GitLab): a merge request's non-individual discussion is a

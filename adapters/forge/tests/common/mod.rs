@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use probity_core::context::input::ContextInput;
 
 use probity_core::context::profile::RecordSelection;
-use probity_core::context::types::EntityKind;
-use probity_forge::http::{Limits, Sleeper};
+use probity_core::context::types::{EntityKind, Forge};
+use probity_forge::http::{Limits, Sleeper, Token};
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
     default_profile,
@@ -179,5 +179,33 @@ pub fn tiny_responses() -> Limits {
     Limits {
         max_response_bytes: 64,
         ..Limits::default()
+    }
+}
+
+/// The constructor the three adapters share: API base, repository (or
+/// project path), token, limits, sleeper.
+pub type New<F, S> = fn(&str, &str, Option<Token>, Limits, S) -> Result<F, ForgeError>;
+
+/// The adapter `new` builds for `acme/widgets` on the scripted `server`,
+/// sending `token`.
+pub fn connect<F, S>(
+    new: New<F, S>,
+    server: &HttpServer,
+    token: &str,
+    limits: Limits,
+    sleeper: S,
+) -> F {
+    let token = Token::new(token.into()).unwrap();
+    new(server.base(), "acme/widgets", Some(token), limits, sleeper).unwrap()
+}
+
+/// The collection request for the `kind` item `number` on `forge` at
+/// `host`, no bot role registered.
+pub fn request_on(forge: Forge, host: &str, kind: EntityKind, number: u64) -> CollectRequest {
+    CollectRequest {
+        forge,
+        host: host.into(),
+        entity: EntityRef { kind, number },
+        bot_roles: Default::default(),
     }
 }
