@@ -209,3 +209,26 @@ pub fn request_on(forge: Forge, host: &str, kind: EntityKind, number: u64) -> Co
         bot_roles: Default::default(),
     }
 }
+
+/// Collecting `request` (its kind's default profile) from `forge` is the
+/// typed refusal for HTTP `status`: `Unauthorized` for 401, `NotFound` for
+/// 404; neither the error (displayed or debugged) nor the adapter's debug
+/// form shows `token`.
+pub fn assert_refused<P: ForgePort + std::fmt::Debug>(
+    forge: &mut P,
+    request: &CollectRequest,
+    status: u16,
+    token: &str,
+) {
+    let e = collect(forge, request, &default_profile(request.entity.kind)).unwrap_err();
+    // (the kind the error says, the status it carries)
+    let typed = match &e {
+        CollectError::Forge(ForgeError::Unauthorized { status: s, .. }) => (401, *s),
+        CollectError::Forge(ForgeError::NotFound { status: s, .. }) => (404, *s),
+        _ => (0, 0),
+    };
+    assert_eq!(typed, (status, status), "{e:?}");
+    for shown in [e.to_string(), format!("{e:?}"), format!("{forge:?}")] {
+        assert!(!shown.contains(token), "{shown}");
+    }
+}
