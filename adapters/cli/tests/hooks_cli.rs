@@ -4,10 +4,9 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use probity_git::fixture::Fixture;
 use support::*;
@@ -116,19 +115,8 @@ fn read(p: &Path) -> Option<String> {
 
 /// Runs a hook script with `sh`, as git would, feeding `stdin`.
 fn run_hook(script: &Path, args: &[&str], stdin: &str) -> i32 {
-    let mut child = Command::new("sh")
-        .arg(script)
-        .args(args)
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait().unwrap().code().unwrap_or(-1)
+    let out = output_with_stdin(Command::new("sh").arg(script).args(args), stdin.as_bytes());
+    out.status.code().unwrap_or(-1)
 }
 
 #[test]

@@ -458,20 +458,14 @@ fn not_fast_forward_advice_rebases_and_the_review_carries_over() {
         .to_string();
     let push = |local: &str| {
         let line = format!("refs/heads/main {local} refs/heads/main {theirs}\n");
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-            .args(["--json", "--cwd", r.f.root().to_str().unwrap()])
-            .args(["validate", "--gate", "pre-push", "--remote", "origin"])
-            .arg("--stdin-updates")
-            .env("HOME", r.tmp.path())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().unwrap().write_all(line.as_bytes())?;
-                c.wait_with_output()
-            })
-            .unwrap();
+        let out = output_with_stdin(
+            std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+                .args(["--json", "--cwd", r.f.root().to_str().unwrap()])
+                .args(["validate", "--gate", "pre-push", "--remote", "origin"])
+                .arg("--stdin-updates")
+                .env("HOME", r.tmp.path()),
+            line.as_bytes(),
+        );
         serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
     let d = push(&mine);

@@ -138,21 +138,28 @@ pub fn probity_bounded(cwd: &Path, args: &[&str], env: &[(&str, &str)], secs: u6
 /// Runs `probity --json --cwd <cwd> args...` with `stdin` piped in (a
 /// reader that stops early is not an error: the answer is what counts).
 pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    run_of(&output_with_stdin(&mut json_command(cwd, args), stdin))
+}
+
+/// Runs `cmd` with `stdin` piped in, capturing stdout and stderr. A reader
+/// that stops early is not an error: the answer is what counts.
+pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
     use std::io::Write as _;
-    let mut child = json_command(cwd, args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("run probity");
+        .unwrap_or_else(|e| panic!("run {cmd:?}: {e}"));
     let mut pipe = child.stdin.take().expect("stdin");
     let input = stdin.to_vec();
     let writer = std::thread::spawn(move || {
         let _ = pipe.write_all(&input);
     });
-    let out = child.wait_with_output().expect("wait for probity");
+    let out = child.wait_with_output().expect("wait for the child");
     let _ = writer.join();
-    run_of(&out)
+    out
 }
 
 /// Every file under the store root, path → bytes.

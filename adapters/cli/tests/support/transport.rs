@@ -142,9 +142,10 @@ pub fn snapshot_dir(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 /// `probity validate --gate pre-push --remote origin --stdin-updates` with
 /// `stdin`: (exit code, stderr).
 pub fn hook_gate(cwd: &Path, stdin: &str) -> (i32, String) {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
+    let out = output_with_stdin(
+        isolated(&mut std::process::Command::new(env!(
+            "CARGO_BIN_EXE_probity"
+        )))
         .arg("--cwd")
         .arg(cwd)
         .args([
@@ -154,19 +155,9 @@ pub fn hook_gate(cwd: &Path, stdin: &str) -> (i32, String) {
             "--remote",
             "origin",
             "--stdin-updates",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        ]),
+        stdin.as_bytes(),
+    );
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
