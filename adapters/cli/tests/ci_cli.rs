@@ -562,14 +562,7 @@ fn a_fresh_ci_clone_verifies_a_rebased_push_from_the_notes_alone() {
     f.commit_all("reviewed here").unwrap();
     // A teammate lands reviewed work on another path meanwhile.
     let (_d, b) = clone_as(&f, &server, "b");
-    std::fs::create_dir_all(b.join("docs")).unwrap();
-    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
-    support::approve_live(&b, inputs.path());
-    f.git_in(&b, &["add", "-A"]).unwrap();
-    f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
-        .unwrap();
-    let pb = support::probity(&b, &["push", "origin", "main"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    support::transport::land_reviewed_upstream(&f, &b, inputs.path());
     let before = text(&f.git_in(&server, &["rev-parse", "main"]).unwrap())
         .trim()
         .to_string();

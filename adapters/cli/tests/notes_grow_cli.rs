@@ -451,14 +451,7 @@ fn an_unfinished_review_put_first_cannot_jam_a_rebased_delivery() {
     let orig = s.rev(s.f.root(), "HEAD").unwrap();
     // Another clone lands reviewed work on another path; rebase onto it.
     let (_bd, b) = s.clone_server("b");
-    std::fs::create_dir_all(b.join("docs")).unwrap();
-    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
-    approve_live(&b, s.inputs.path());
-    s.f.git_in(&b, &["add", "-A"]).unwrap();
-    s.f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
-        .unwrap();
-    let pb = probity(&b, &["push", "origin", "main"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    transport::land_reviewed_upstream(&s.f, &b, s.inputs.path());
     s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();
     s.f.git(&[

@@ -222,14 +222,7 @@ fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
     let frozen = s.rev("HEAD^{tree}");
     // Meanwhile another clone lands reviewed work on another path.
     let (_d, b) = s.clone_server();
-    std::fs::create_dir_all(b.join("docs")).unwrap();
-    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
-    approve_live(&b, s.inputs.path());
-    s.f.git_in(&b, &["add", "-A"]).unwrap();
-    s.f.git_in(&b, &["commit", "-q", "-m", "upstream, reviewed"])
-        .unwrap();
-    let pb = probity(&b, &["push", "origin", "main"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    transport::land_reviewed_upstream(&s.f, &b, s.inputs.path());
     // Here: rebase onto it, then push with the review's notes and trees.
     s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();

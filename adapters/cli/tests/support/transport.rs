@@ -65,6 +65,21 @@ impl Setup {
     }
 }
 
+/// A teammate's clone `b` (of the server `f` pushes to) lands reviewed
+/// work on another path: `docs/notes.md`, reviewed with inputs under
+/// `inputs`, committed and delivered with `probity push origin main`,
+/// which must succeed.
+pub fn land_reviewed_upstream(f: &Fixture, b: &Path, inputs: &Path) {
+    std::fs::create_dir_all(b.join("docs")).unwrap();
+    std::fs::write(b.join("docs/notes.md"), "# notes\n").unwrap();
+    approve_live(b, inputs);
+    f.git_in(b, &["add", "-A"]).unwrap();
+    f.git_in(b, &["commit", "-q", "-m", "upstream, reviewed"])
+        .unwrap();
+    let pb = probity(b, &["push", "origin", "main"]);
+    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+}
+
 pub fn rev_in(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
     f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
         .ok()
