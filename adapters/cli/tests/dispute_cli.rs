@@ -35,8 +35,7 @@ fn dispute(cwd: &std::path::Path, lineage: &str, finding: &str, ev: &str, auth: 
 fn a_disputed_blocker_is_recorded_counted_and_resolved_in_the_receipt() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let r = input(dir.path(), "r.json", BLOCKER);
     let judged = probity(
         f.root(),

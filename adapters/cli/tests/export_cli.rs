@@ -97,8 +97,7 @@ fn a_lineage_exports_its_frozen_context_without_writing_anything() {
 #[test]
 fn a_non_current_lineage_exports_from_a_sibling_worktree() {
     let f = medium_change();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let wt_dir = tempfile::tempdir().unwrap();
     let wt = wt_dir.path().join("wt");
     f.git(&["worktree", "add", "-q", "--detach", wt.to_str().unwrap()])
@@ -113,8 +112,7 @@ fn a_non_current_lineage_exports_from_a_sibling_worktree() {
 #[test]
 fn refusals_are_distinct_and_write_nothing() {
     let f = medium_change();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let before = store_snapshot(&f);
 
     let unknown = probity(
@@ -149,8 +147,7 @@ fn a_candidate_whose_diff_cannot_be_carried_is_not_started() {
 #[test]
 fn the_diff_is_anchored_at_start_and_drift_is_refused() {
     let f = medium_change();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
     assert_eq!(
         e.json["snapshot"]["diff"]["sha256"],
@@ -165,8 +162,7 @@ fn the_diff_is_anchored_at_start_and_drift_is_refused() {
 #[test]
 fn status_names_the_next_transition_and_carries_frozen_inputs_only_when_current() {
     let f = medium_change();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let cur = probity(f.root(), &["status", "--next-transition"]);
     assert_eq!(cur.code, 0, "{}{}", cur.stdout, cur.stderr);
     let next = &cur.json["next_transition"];
@@ -251,8 +247,7 @@ fn the_export_does_not_depend_on_diff_configuration_or_attributes() {
     )
     .unwrap();
     f.write(".gitattributes", "*.rs diff=rust\n").unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let plain = probity(f.root(), &["export-context", "--lineage", &lineage]);
     assert_eq!(plain.code, 0, "{}", plain.stdout);
     // Settings that would change a porcelain diff, or a plumbing one that
@@ -407,8 +402,7 @@ fn status_answers_even_when_the_frozen_inputs_cannot_be_carried() {
 #[test]
 fn a_superseded_lineage_hands_out_no_frozen_inputs_as_a_next_transition() {
     let f = medium_change();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let inv = probity(
         f.root(),
         &["invalidate", "--lineage", &lineage, "--reason", "x"],
@@ -451,8 +445,7 @@ fn a_bad_keep_trees_setting_changes_nothing() {
 fn a_receipt_is_attested_as_an_in_toto_statement() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     // Not terminal yet: nothing to attest.
     let early = probity(f.root(), &["attest", "--lineage", &lineage]);
     assert_eq!(early.code, 3, "{}", early.stdout);

@@ -13,8 +13,7 @@ use support::*;
 fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let result = input(dir.path(), "r.json", CLEAN_RESULT);
     let artifact = dir.path().join("preserved.json");
     let art = artifact.to_str().unwrap();
@@ -111,8 +110,7 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
 fn a_replayed_payload_pays_the_full_verification() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let record: serde_json::Value = serde_json::from_slice(
         &std::fs::read(
             f.root()

@@ -348,8 +348,7 @@ fn concurrent_finalizes_of_one_lineage_one_wins_the_other_conflicts() {
 fn a_linked_worktree_shares_the_store() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let s = probity(f.root(), &["start"]);
-    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = start_lineage(f.root());
     let wt = tmp.path().join("wt");
     f.git(&["worktree", "add", "-q", wt.to_str().unwrap(), "-b", "side"])
         .unwrap();

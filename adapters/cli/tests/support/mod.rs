@@ -89,6 +89,15 @@ pub fn probity(cwd: &Path, args: &[&str]) -> Run {
     run_of(&out)
 }
 
+/// `probity start` in `cwd`: the started lineage's id.
+pub fn start_lineage(cwd: &Path) -> String {
+    let st = probity(cwd, &["start"]);
+    st.json["lineage_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no lineage started: {}{}", st.stdout, st.stderr))
+        .to_string()
+}
+
 /// Runs `probity --json --cwd <cwd> args...` with `env` set (after the
 /// isolation that removes the caller's `PROBITY_*` settings).
 pub fn probity_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
