@@ -35,7 +35,7 @@ fn a_non_utf8_name_is_refused_at_start_and_the_gate_still_answers() {
         "{}",
         s.stdout
     );
-    let msg = s.json["error"]["message"].as_str().unwrap();
+    let msg = s.error_message();
     assert!(msg.contains(r"notes-\xff.txt"), "{msg}");
     assert_eq!(store_snapshot(&f), before);
     // The gate answers (a denial naming the path escaped), not an error.
@@ -89,7 +89,7 @@ fn an_untracked_file_over_the_limit_is_refused_by_its_size() {
         "{}",
         s.stdout
     );
-    let msg = s.json["error"]["message"].as_str().unwrap();
+    let msg = s.error_message();
     assert!(msg.contains("big.bin") && msg.contains(&MAX_REVIEWED_FILE_BYTES.to_string()));
     assert_eq!(store_snapshot(&f), before);
     // Nothing of it kept in the object store either: git hashed it into a
@@ -140,7 +140,7 @@ fn a_base_blob_over_the_limit_is_refused_by_its_size() {
     let before = store_snapshot(&f);
     let s = probity(f.root(), &["start"]);
     assert_eq!(s.json["error"]["code"], "file_too_large", "{}", s.stdout);
-    let msg = s.json["error"]["message"].as_str().unwrap();
+    let msg = s.error_message();
     assert!(msg.contains("big.bin"), "{msg}");
     assert_eq!(store_snapshot(&f), before);
 }
@@ -165,7 +165,7 @@ fn a_blob_a_clean_filter_made_larger_than_its_file_is_refused_by_its_size() {
     let before = store_snapshot(&f);
     let s = probity(f.root(), &["start"]);
     assert_eq!(s.json["error"]["code"], "file_too_large", "{}", s.stdout);
-    let msg = s.json["error"]["message"].as_str().unwrap();
+    let msg = s.error_message();
     assert!(msg.contains("data.grow"), "{msg}");
     assert_eq!(store_snapshot(&f), before);
 }

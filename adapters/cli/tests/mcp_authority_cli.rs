@@ -498,7 +498,7 @@ fn authority_with_a_log_file_is_refused_clearly_and_help_says_so() {
         let r = probity(f.root(), &["mcp", "--authority", flag, value]);
         assert_eq!(r.code, 2, "{flag}: {}{}", r.stdout, r.stderr);
         assert_eq!(r.json["error"]["code"], "usage", "{flag}");
-        let message = r.json["error"]["message"].as_str().unwrap();
+        let message = r.error_message();
         assert!(
             message.contains("--authority") && message.contains(flag),
             "{flag}: {message}"

@@ -380,14 +380,7 @@ fn a_changed_candidate_is_refused_before_any_model_is_asked() {
         let r = review(&f, &server.base_url, &["--lineage", &lineage]);
         assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
         assert_eq!(r.json["error"]["code"], "candidate_changed", "{}", r.stdout);
-        assert!(
-            r.json["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("src/parser.rs"),
-            "{}",
-            r.stdout
-        );
+        assert!(r.error_message().contains("src/parser.rs"), "{}", r.stdout);
         assert_eq!(server.requests().len(), 0, "no model was asked");
         assert_eq!(store_snapshot(&f), before, "the store is unchanged");
     }
@@ -918,14 +911,7 @@ fn jobs_outside_one_to_four_is_a_usage_error() {
         );
         assert_eq!(r.code, 2, "--jobs {jobs}: {}{}", r.stdout, r.stderr);
         assert_eq!(r.json["error"]["code"], "usage", "{}", r.stdout);
-        assert!(
-            r.json["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("1..=4"),
-            "{}",
-            r.stdout
-        );
+        assert!(r.error_message().contains("1..=4"), "{}", r.stdout);
         assert_eq!(r.json["error"]["argument"], "--jobs <N>", "{}", r.stdout);
     }
     assert_eq!(server.requests().len(), 0);

@@ -311,12 +311,7 @@ fn json_usage_errors_name_the_argument() {
     assert_eq!(missing.code, 2);
     let arg = missing.json["error"]["argument"].as_str().unwrap();
     assert!(arg.contains("--expected-predecessor-revision"), "{arg}");
-    assert!(
-        missing.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("--actor")
-    );
+    assert!(missing.error_message().contains("--actor"));
     let bad = r.run(&["finalize", "--correction-lines", "many"]);
     assert_eq!(bad.json["error"]["argument"], "--correction-lines <N>");
     let next = bad.json["error"]["next_action"].as_str().unwrap();

@@ -202,10 +202,7 @@ fn an_ambiguous_base_is_never_guessed() {
     let d = pr(&f, "origin/main");
     assert_eq!(d.code, 5, "{}", d.stdout);
     assert!(
-        d.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("more than one ref"),
+        d.error_message().contains("more than one ref"),
         "{}",
         d.stdout
     );

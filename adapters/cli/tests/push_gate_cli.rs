@@ -149,7 +149,7 @@ fn an_unreviewed_commit_is_refused_without_any_hook_and_nothing_is_pushed() {
     let p = probity(s.f.root(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(p.json["error"]["code"], "push_denied", "{}", p.stdout);
-    let message = p.json["error"]["message"].as_str().unwrap();
+    let message = p.error_message();
     assert!(message.contains("receipt_missing"), "{message}");
     assert!(message.contains("nothing was pushed"), "{message}");
     assert_eq!(s.remote_refs(), before, "the remote changed");

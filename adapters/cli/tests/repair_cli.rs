@@ -137,14 +137,7 @@ fn a_corrupted_record_is_quarantined_only_when_it_is_the_only_one_and_retires() 
     ] {
         let r = probity(f.root(), &args);
         assert_eq!(r.json["error"]["code"], "lineage_retired", "{}", r.stdout);
-        assert!(
-            r.json["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains(audit_rel),
-            "{}",
-            r.stdout
-        );
+        assert!(r.error_message().contains(audit_rel), "{}", r.stdout);
     }
     // No index entry names it any more: the gate sees no review, and a new
     // start reviews the candidate again.

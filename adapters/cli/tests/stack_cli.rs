@@ -415,12 +415,7 @@ fn merges_are_refused_with_advice_and_nothing_is_written() {
     let one = probity(r.f.root(), &["start", "--commit", "HEAD"]);
     assert_eq!(one.code, 3, "{}", one.stdout);
     assert_eq!(one.json["error"]["code"], "merge_commit");
-    assert!(
-        one.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains(&merge)
-    );
+    assert!(one.error_message().contains(&merge));
     // The range holds a reviewable commit before the merge: still nothing
     // is written.
     let range = probity(r.f.root(), &["start", "--range", "origin/main..HEAD"]);

@@ -269,7 +269,7 @@ fn a_stale_or_foreign_result_is_refused_naming_what_was_expected() {
             "{}",
             stale.stdout
         );
-        let msg = stale.json["error"]["message"].as_str().unwrap();
+        let msg = stale.error_message();
         assert!(msg.contains(&tok_b) && msg.contains(&lin_b), "{msg}");
     }
     // Submitting to A while the live candidate is B's: A's candidate is stale.
@@ -301,7 +301,7 @@ fn a_stale_or_foreign_result_is_refused_naming_what_was_expected() {
         "{}",
         risk.stdout
     );
-    let msg = risk.json["error"]["message"].as_str().unwrap();
+    let msg = risk.error_message();
     assert!(msg.contains("`risk`") && msg.contains(&lin_b), "{msg}");
     // A malformed result.
     let bad = input(tmp.path(), "bad.json", r#"{"findings":[]}"#);
@@ -342,7 +342,7 @@ fn results_are_placed_by_lens_name_never_by_position() {
     // A bare FILE with four lenses selected: refused, naming the spelling.
     let bare = quick(f.root(), &["finalize", "--result", &clean]);
     assert_eq!(code(&bare), (2, Some("result_unnamed")), "{}", bare.stdout);
-    let msg = bare.json["error"]["message"].as_str().unwrap();
+    let msg = bare.error_message();
     assert!(
         msg.contains("--result LENS=FILE")
             && msg.contains("risk, resilience, readability, reliability"),
@@ -368,9 +368,8 @@ fn results_are_placed_by_lens_name_never_by_position() {
         missing.stdout
     );
     assert!(
-        missing.json["error"]["message"]
-            .as_str()
-            .unwrap()
+        missing
+            .error_message()
             .contains("resilience, readability, reliability"),
         "{}",
         missing.stdout
@@ -413,12 +412,7 @@ fn a_result_for_a_lens_that_is_not_selected_is_refused() {
         &["finalize", "--result", &format!("risk={clean}")],
     );
     assert_eq!(code(&r), (3, Some("result_not_selected")), "{}", r.stdout);
-    assert!(
-        r.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("reliability")
-    );
+    assert!(r.error_message().contains("reliability"));
     assert_eq!(store_snapshot(&f), before);
     // The plain FILE form stands for the only selected lens.
     let ok = quick(f.root(), &["finalize", "--result", &clean]);
@@ -946,12 +940,7 @@ fn finalize_checks_the_bindings_it_is_given() {
         "{}",
         stale.stdout
     );
-    assert!(
-        stale.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains(&tok_b)
-    );
+    assert!(stale.error_message().contains(&tok_b));
     let bad = quick(
         f.root(),
         &["finalize", "--result", &r, "--binding", "nolens"],

@@ -134,14 +134,7 @@ fn hand_written_lens_results_are_refused_where_the_base_asks_for_transcripts() {
     );
     assert_ne!(r.code, 0, "{}", said(&r));
     assert_eq!(r.json["error"]["code"], "transcripts_unmet", "{}", said(&r));
-    assert!(
-        r.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("reliability"),
-        "{}",
-        said(&r)
-    );
+    assert!(r.error_message().contains("reliability"), "{}", said(&r));
     assert!(
         r.json["error"]["next_action"]
             .as_str()
@@ -231,10 +224,7 @@ fn a_policy_asking_for_transcripts_no_role_vouches_for_is_refused() {
     assert_ne!(r.code, 0, "{}", said(&r));
     assert_eq!(r.json["error"]["code"], "policy_invalid", "{}", said(&r));
     assert!(
-        r.json["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("signatures.high"),
+        r.error_message().contains("signatures.high"),
         "{}",
         said(&r)
     );

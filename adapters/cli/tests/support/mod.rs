@@ -23,6 +23,15 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl Run {
+    /// The refusal's `error.message` (the run must be a JSON refusal).
+    pub fn error_message(&self) -> &str {
+        self.json["error"]["message"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no error message: {}{}", self.stdout, self.stderr))
+    }
+}
+
 /// An empty home for every `probity` a test starts: no global git
 /// configuration (a user's `core.hooksPath` would otherwise receive the
 /// hooks tests install), and no `PROBITY_*` settings from the caller.
