@@ -140,7 +140,7 @@ fn an_escalated_review_is_set_aside_only_by_an_authorized_recovery() {
         &["finalize", "--lineage", &escalated, "--result", &r],
     );
     assert_eq!(e.json["state"], "escalated", "{}", e.stdout);
-    let rev = e.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&e.json, "store_revision");
     let before = store_snapshot(&f);
     // Not by invalidation, nor by a recovery without an authorization.
     let inv = probity(

@@ -118,7 +118,7 @@ fn with_check(extra: &[&'static str]) -> Vec<&'static str> {
 fn the_agents_own_results_check_and_key_do_not_land_its_change() {
     let r = Repo::new();
     let started = r.start();
-    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&started, "lineage_id");
     approve_started_with(r.f.root(), r.inputs.path(), &started, &with_check(&CHECK));
     commit_all(&r.f, "the agent's change");
     // Unsigned: the policy's reviewer role is missing.
@@ -134,7 +134,7 @@ fn a_model_server_that_always_approves_gets_no_further_than_its_own_results() {
     use support::model_server::{Lens, role_server};
     let r = Repo::new();
     let started = r.start();
-    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&started, "lineage_id");
     let server = role_server(Lens::Clean);
     let mut args = vec!["review", "--lineage", lineage.as_str()];
     args.extend(with_check(&CHECK));
@@ -197,7 +197,7 @@ fn its_own_check_a_log_it_wrote_or_a_check_that_swallows_failures_is_refused_at_
 fn a_shadowed_interpreter_passes_the_check_rule_but_not_the_role_and_the_ci_signature_lands() {
     let r = Repo::new();
     let started = r.start();
-    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&started, "lineage_id");
     let fake = tempfile::tempdir().unwrap();
     let sh = fake.path().join("sh");
     std::fs::write(&sh, "#!/bin/bash\nexit 0\n").unwrap();

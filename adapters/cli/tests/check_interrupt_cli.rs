@@ -6,8 +6,8 @@ mod support;
 use std::process::Command;
 use std::time::Duration;
 
-use support::medium_change;
 use support::signals::{in_tmp, signal_when};
+use support::{medium_change, string_at};
 
 /// Whether process `pid` runs (not a zombie).
 fn running(pid: &str) -> bool {
@@ -28,7 +28,7 @@ fn an_interrupted_check_leaves_no_process_even_one_that_left_its_group() {
         let tmp = tempfile::tempdir().unwrap();
         let inputs = tempfile::tempdir().unwrap();
         let st = support::probity(f.root(), &["start"]);
-        let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+        let lineage = string_at(&st.json, "lineage_id");
         let clean = support::input(inputs.path(), "r.json", support::CLEAN_RESULT);
         let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
         for lens in st.json["selected_lenses"].as_array().unwrap() {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use probity_git::fixture::Fixture;
-use support::{approve_live, clone_as, medium_change};
+use support::{approve_live, clone_as, medium_change, string_at};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/probity-gate.sh")
@@ -448,10 +448,7 @@ fn self_signed_proposal() -> (Fixture, tempfile::TempDir, String) {
     // The proposal: the change, and mallory's key in the file.
     f.write(signers, line("mallory@example.invalid", &mallory))
         .unwrap();
-    let lineage = approve_live(f.root(), tmp.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(&approve_live(f.root(), tmp.path()), "lineage_id");
     f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
     f.commit_all("the change, and my key").unwrap();
     f.git(&["config", "probity.signingKey", mallory.to_str().unwrap()])

@@ -29,7 +29,7 @@ impl Flow {
         let tmp = tempfile::tempdir().unwrap();
         let s = probity(f.root(), &["start"]);
         assert_eq!(s.json["correction_budget"], 4, "{}", s.stdout);
-        let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+        let lineage = string_at(&s.json, "lineage_id");
         let r = input(tmp.path(), "r.json", PARSER_BLOCKER);
         let fin = probity(f.root(), &["finalize", "--result", &r]);
         assert_eq!(fin.json["state"], "correction_required", "{}", fin.stdout);
@@ -416,10 +416,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
     // A corrects src/a.rs.
     f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
         .unwrap();
-    let a = probity(f.root(), &["start"]).json["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let a = string_at(&probity(f.root(), &["start"]).json, "lineage_id");
     let ra = input(tmp.path(), "ra.json", &blocker("src/a.rs"));
     assert_eq!(
         probity(f.root(), &["finalize", "--result", &ra]).json["state"],
@@ -431,7 +428,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
         .unwrap();
     let b = probity(f.root(), &["start"]);
     assert_eq!(b.code, 0, "{}", b.stdout);
-    let b = b.json["lineage_id"].as_str().unwrap().to_string();
+    let b = string_at(&b.json, "lineage_id");
     let rb = input(tmp.path(), "rb.json", &blocker("src/b.rs"));
     assert_eq!(
         probity(f.root(), &["finalize", "--result", &rb]).json["state"],

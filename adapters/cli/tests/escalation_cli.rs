@@ -20,7 +20,7 @@ impl Flow {
         let tmp = tempfile::tempdir().unwrap();
         let s = probity(f.root(), &["start"]);
         assert_eq!(s.code, 0, "{}", s.stdout);
-        let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+        let lineage = string_at(&s.json, "lineage_id");
         let flow = Flow { f, tmp, lineage };
         let r = flow.doc("r.json", result);
         flow.run(&["--result", &r]);

@@ -24,7 +24,7 @@ fn a_lineage_exports_its_frozen_context_without_writing_anything() {
     let f = medium_change();
     let st = probity(f.root(), &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let store_before = store_snapshot(&f);
     let index_before = f.index_bytes().unwrap();
     let status_before = f.status().unwrap();
@@ -204,7 +204,7 @@ fn kept_trees_survive_garbage_collection() {
     f.git(&["config", "probity.keepTrees", "true"]).unwrap();
     let st = probity(f.root(), &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let refs = String::from_utf8(
         f.git(&[
             "for-each-ref",
@@ -324,7 +324,7 @@ fn the_anchor_made_at_start_does_not_depend_on_the_repositorys_diff_settings() {
     f.git(&["config", "diff.orderFile", ".git/order"]).unwrap();
     let st = probity(f.root(), &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
     assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
     assert_eq!(
@@ -407,7 +407,7 @@ fn a_superseded_lineage_hands_out_no_frozen_inputs_as_a_next_transition() {
         f.root(),
         &["invalidate", "--lineage", &lineage, "--reason", "x"],
     );
-    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&inv.json, "store_revision");
     let rec = probity(
         f.root(),
         &[
@@ -506,7 +506,7 @@ fn export_and_attest_usage_errors_are_typed() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let done = approve_live(f.root(), tmp.path());
-    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&done, "lineage_id");
     // --patch prints bytes; --json asks for a document: not both.
     let both = probity(
         f.root(),

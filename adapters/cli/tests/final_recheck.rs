@@ -63,10 +63,7 @@ fn receipt_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path::
 fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let lineage = approve_live(f.root(), dir.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(&approve_live(f.root(), dir.path()), "lineage_id");
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
 
@@ -98,7 +95,7 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
         f.write("src/parser.rs", "// parser\nfn parse() {}\nfn other() {}\n")
             .unwrap();
         let st = probity(f.root(), &["status", "--lineage", &lineage]);
-        let rev = st.json["store_revision"].as_str().unwrap().to_string();
+        let rev = string_at(&st.json, "store_revision");
         let rec = probity(
             f.root(),
             &[

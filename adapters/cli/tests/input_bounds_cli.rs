@@ -16,6 +16,7 @@ use std::process::Command;
 use probity_git::fixture::Fixture;
 use support::{
     allowed, approve_live, input, keygen, medium_change, probity, probity_bounded, store_snapshot,
+    string_at,
 };
 
 /// How long one run may take before the watchdog kills it (a failure).
@@ -240,7 +241,7 @@ fn every_named_input_is_a_typed_refusal_at_once_and_changes_nothing() {
     // bundles, envelopes and the documents of commands that need no review.
     let f = medium_change();
     let done = approve_live(f.root(), tmp.path());
-    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&done, "lineage_id");
     let key = keygen(tmp.path(), "alice");
     f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
         .unwrap();

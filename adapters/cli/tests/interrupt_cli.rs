@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use support::signals::{in_tmp, signal_when, wait_group_gone};
-use support::{isolated, medium_change};
+use support::{isolated, medium_change, string_at};
 
 /// Ctrl-C or SIGTERM during `finalize --evidence-cmd` (signalling the
 /// whole foreground group): the check runs in its own process group, so the
@@ -24,7 +24,7 @@ fn ctrl_c_during_an_evidence_command_stops_the_check_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let st = support::probity(f.root(), &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let clean = support::input(dir.path(), "r.json", support::CLEAN_RESULT);
     let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
     for lens in st.json["selected_lenses"].as_array().unwrap() {
@@ -232,7 +232,7 @@ fn an_export_scratch_left_by_a_killed_export_is_scavenged_by_the_next_export() {
     let f = medium_change();
     let st = support::probity(f.root(), &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let tmp = tempfile::tempdir().unwrap();
     let export = || {
         in_tmp(
@@ -270,7 +270,7 @@ fn a_lineage_folder_without_state_fails_no_command() {
     let f = medium_change();
     let inputs = tempfile::tempdir().unwrap();
     let done = support::approve_live(f.root(), inputs.path());
-    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&done, "lineage_id");
     let validate = ["validate", "--gate", "pre-commit"];
     let status = ["status", "--lineage", lineage.as_str()];
     let v0 = support::probity(f.root(), &validate);
@@ -380,7 +380,7 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         new_candidate();
         let st = support::probity(f.root(), &["start"]);
         assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-        let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+        let lineage = string_at(&st.json, "lineage_id");
         let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
         for lens in st.json["selected_lenses"].as_array().unwrap() {
             args.push("--result".into());
@@ -613,10 +613,10 @@ fn ssh_keygen_scratch_files_go_on_interruption_and_after_sigkill() {
     let f = medium_change();
     let git_dir = f.root().join(".git");
     let inputs = tempfile::tempdir().unwrap();
-    let lineage = support::approve_live(f.root(), inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(
+        &support::approve_live(f.root(), inputs.path()),
+        "lineage_id",
+    );
     let key = support::keygen(inputs.path(), "alice");
     f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
         .unwrap();

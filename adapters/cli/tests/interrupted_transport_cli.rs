@@ -241,10 +241,7 @@ impl World {
         let inputs = tempfile::tempdir().unwrap();
         let base = rev(&f, f.root(), "HEAD");
         write_medium_change(&f);
-        let lineage = approve_live(f.root(), inputs.path())["lineage_id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let lineage = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
         f.commit_all("reviewed").unwrap();
         let tip = rev(&f, f.root(), "HEAD");
         let bundle = inputs.path().join("bundle.json");
@@ -640,8 +637,8 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
     let inputs = tempfile::tempdir().unwrap();
     write_medium_change(&f);
     let first = approve_live(f.root(), inputs.path());
-    let l1 = first["lineage_id"].as_str().unwrap().to_string();
-    let rev = first["store_revision"].as_str().unwrap().to_string();
+    let l1 = string_at(&first, "lineage_id");
+    let rev = string_at(&first, "store_revision");
     f.write(
         "src/parser.rs",
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
@@ -664,10 +661,7 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
         ],
     );
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
-    let l2 = approve_live(f.root(), inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l2 = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
     f.commit_all("reviewed twice").unwrap();
     let bundle = inputs.path().join("chain.json");
     let e = probity(

@@ -179,7 +179,7 @@ fn an_mcp_client_drives_a_review_to_approval() {
     let cli = probity(f.root(), &["start"]);
     assert_eq!(cli.json["lineage_id"], started["lineage_id"]);
     assert_eq!(cli.json["store_revision"], started["store_revision"]);
-    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&started, "lineage_id");
 
     let (err, ctx) = s.call(
         "lens_context",
@@ -456,7 +456,7 @@ fn no_tool_reads_the_server_s_stdin() {
     let f = medium_change();
     let mut s = Session::start(f.root());
     let (_, started) = s.call("start", json!({}));
-    let lineage = started["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&started, "lineage_id");
     let (_, ctx) = s.call(
         "lens_context",
         json!({"lineage": lineage, "lens": "reliability"}),

@@ -154,7 +154,7 @@ fn over_mcp_a_step_no_tool_does_says_so_and_names_the_command() {
     let tools = listed(&mut mcp);
     let (err, s) = mcp.call("start", json!({}));
     assert!(!err, "{s}");
-    let l = s["lineage_id"].as_str().unwrap().to_string();
+    let l = string_at(&s, "lineage_id");
     let results: serde_json::Map<String, Value> = s["selected_lenses"]
         .as_array()
         .unwrap()
@@ -184,7 +184,7 @@ fn over_mcp_a_refusal_names_the_tool_that_leads_on() {
     let tools = listed(&mut mcp);
     let (err, s) = mcp.call("start", json!({}));
     assert!(!err, "{s}");
-    let l = s["lineage_id"].as_str().unwrap().to_string();
+    let l = string_at(&s, "lineage_id");
     // Evidence while the lens results are awaited: the wrong stage.
     let (err, refused) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
     assert!(err, "{refused}");

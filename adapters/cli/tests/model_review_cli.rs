@@ -613,7 +613,7 @@ fn agent_config(dir: &std::path::Path, script: &str) -> String {
 fn the_command_agent_runs_outside_the_repository_and_is_told_how_to_read_the_frozen_tree() {
     let f = medium_change();
     let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let tree = st.json["candidate_tree"].as_str().unwrap().to_string();
     let dir = tempfile::tempdir().unwrap();
     let seen = dir.path().join("seen");

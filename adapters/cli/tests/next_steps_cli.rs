@@ -136,7 +136,7 @@ fn receipt_missing_then_review_incomplete_advice_works() {
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "receipt_missing");
     let s = r.follow(&text(&g.json), "probity start");
-    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&s.json, "lineage_id");
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "review_incomplete");
     assert!(text(&g.json).contains(&lineage));
@@ -180,7 +180,7 @@ fn a_deleted_receipt_is_rewritten_by_the_named_finalize() {
     approve_live(r.f.root(), r.tmp.path());
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "receipt_valid");
-    let l = g.json["lineage_id"].as_str().unwrap().to_string();
+    let l = string_at(&g.json, "lineage_id");
     std::fs::remove_file(
         r.f.root()
             .join(".git/probity/reviews/v1")
@@ -284,7 +284,7 @@ fn recovery_errors_name_the_revision_and_the_successor() {
     assert!(fixed.contains(st.json["store_revision"].as_str().unwrap()));
     // Recover as printed; another request then names the successor.
     let ok = r.follow(&format!("`{cmd}`"), "probity recover");
-    let succ = ok.json["lineage_id"].as_str().unwrap().to_string();
+    let succ = string_at(&ok.json, "lineage_id");
     let other = cmd.replace(" R ", " other ");
     let args = command_in(&format!("`{other}`"), "probity recover", &r.fill());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -389,8 +389,8 @@ fn start_commit_review_advice_reviews_the_commit_as_committed() {
 fn receipt_superseded_advice_names_the_leaf() {
     let r = Repo::new();
     let approved = approve_live(r.f.root(), r.tmp.path());
-    let lineage = approved["lineage_id"].as_str().unwrap().to_string();
-    let rev = approved["store_revision"].as_str().unwrap().to_string();
+    let lineage = string_at(&approved, "lineage_id");
+    let rev = string_at(&approved, "store_revision");
     r.f.write("src/parser.rs", body(2)).unwrap();
     let succ = r.run(&[
         "recover",
@@ -571,7 +571,7 @@ fn a_committed_review_walks_input_by_input_to_approval() {
     r.f.commit_all("committed before review").unwrap();
     let s = r.run(&["start", "--commit", "HEAD"]);
     assert_eq!(s.code, 0, "{}", s.stdout);
-    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&s.json, "lineage_id");
     assert!(text(&s.json).contains(&format!("--lineage {lineage}")));
     let result = r.doc("clean.json", r#"{"findings":[],"evidence":["read it"]}"#);
     for lens in s.json["selected_lenses"].as_array().unwrap() {
@@ -891,7 +891,7 @@ fn an_unsigned_review_on_a_signing_server_is_signature_missing() {
     // A second review on top, not signed; both pushed at once.
     f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
     let second = approve_live(f.root(), tmp.path());
-    let l2 = second["lineage_id"].as_str().unwrap().to_string();
+    let l2 = string_at(&second, "lineage_id");
     f.commit_all("second, unsigned").unwrap();
     let p = probity_home(f.root(), tmp.path(), &["push", "origin", "main"]);
     assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
@@ -1024,7 +1024,7 @@ fn over_mcp_the_action_names_the_next_tool_and_it_accepts() {
     assert_eq!(v["action"], "start_review", "{v}");
     let (err, s) = mcp.call("start", json!({}));
     assert!(!err, "{s}");
-    let l = s["lineage_id"].as_str().unwrap().to_string();
+    let l = string_at(&s, "lineage_id");
     for lens in s["selected_lenses"].as_array().unwrap() {
         let (err, v) = mcp.call(
             "lens_submit",

@@ -439,14 +439,11 @@ fn an_unfinished_review_put_first_cannot_jam_a_rebased_delivery() {
     write_medium_change_in(&m);
     let st = probity(&m, &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let unfinished = st.json["lineage_id"].as_str().unwrap().to_string();
+    let unfinished = string_at(&st.json, "lineage_id");
     let out = probity_raw(&m, &["bundle", "export", "--lineage", &unfinished]);
     let mallory = out.strip_suffix(b"\n").unwrap().to_vec();
     // Here: the same candidate approved and committed.
-    let lineage = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");
     s.f.commit_all("reviewed here").unwrap();
     let orig = s.rev(s.f.root(), "HEAD").unwrap();
     // Another clone lands reviewed work on another path; rebase onto it.

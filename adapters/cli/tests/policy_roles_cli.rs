@@ -462,7 +462,7 @@ fn a_self_disputed_blocker_needs_the_maintainers_signature() {
     write_medium_change(&t.f);
     let st = probity(t.f.root(), &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let blocker = input(
         t.inputs.path(),
         "blocker.json",

@@ -60,7 +60,7 @@ impl Setup {
     /// base tree.
     fn approve(&self) -> (String, String) {
         let done = approve_live(self.f.root(), self.inputs.path());
-        let lineage = done["lineage_id"].as_str().unwrap().to_string();
+        let lineage = string_at(&done, "lineage_id");
         let s = probity(self.f.root(), &["status", "--lineage", &lineage]);
         assert_eq!(s.json["state"], "approved", "{}", s.stdout);
         (lineage, self.tree("HEAD"))
@@ -433,7 +433,7 @@ fn a_delta_index_entry_that_names_another_review_fails_closed() {
     // A second approved review, of other work, on top.
     s.f.write("docs/notes.md", "# notes\n").unwrap();
     let other = approve_live(s.f.root(), s.inputs.path());
-    let other = other["lineage_id"].as_str().unwrap().to_string();
+    let other = string_at(&other, "lineage_id");
     s.f.commit_all("notes").unwrap();
     s.upstream("docs/guide.md", "# guide\n");
     s.f.git(&["pull", "-q", "--rebase", "origin", "main"])

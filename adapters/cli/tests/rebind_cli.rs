@@ -35,7 +35,7 @@ fn push_gate(f: &Fixture, range: &str) -> Run {
 
 fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
     let st = probity(f.root(), &["status", "--lineage", lineage]);
-    let rev = st.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&st.json, "store_revision");
     let rec = probity(
         f.root(),
         &[
@@ -61,10 +61,7 @@ fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
 /// c2. Returns (base commit, c1, c2, L1, L2).
 fn chain_of_two(f: &Fixture, dir: &std::path::Path) -> (String, String, String, String, String) {
     let base = rev_parse(f, "HEAD");
-    let l1 = approve_live(f.root(), dir)["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l1 = string_at(&approve_live(f.root(), dir), "lineage_id");
     let c1 = commit_all(f, "c1");
     f.write(
         "src/parser.rs",
@@ -200,10 +197,7 @@ fn the_rebind_keeps_every_other_denial() {
     // Recovered before committing: L2 reviews base -> C2 itself.
     let g = medium_change();
     let base = rev_parse(&g, "HEAD");
-    let l1 = approve_live(g.root(), dir.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l1 = string_at(&approve_live(g.root(), dir.path()), "lineage_id");
     let c1_tree = {
         g.git(&["add", "-A"]).unwrap();
         String::from_utf8(g.git(&["write-tree"]).unwrap())

@@ -95,7 +95,7 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     assert_eq!(inv.code, 0, "{}{}", inv.stdout, inv.stderr);
     assert_eq!(inv.json["state"], "invalidated");
     assert_eq!(inv.json["action"], "recover");
-    let inv_rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let inv_rev = string_at(&inv.json, "store_revision");
     // An exact retry answers the same.
     let again = probity(
         f.root(),
@@ -127,7 +127,7 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     assert_eq!(rec.json["predecessor"]["lineage_id"], lineage.as_str());
     assert_eq!(rec.json["predecessor"]["revision"], inv_rev.as_str());
     assert_eq!(rec.json["predecessor"]["disposition"], "invalidated");
-    let succ = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let succ = string_at(&rec.json, "lineage_id");
     assert_ne!(succ, lineage);
     assert_eq!(std::fs::read(state_file(&f, &lineage)).unwrap(), pred_bytes);
 
@@ -193,7 +193,7 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
     let tmp = tempfile::tempdir().unwrap();
     let (lineage, _) = started(&f);
     let done = approve(&f, tmp.path(), &lineage);
-    let rev = done["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&done, "store_revision");
     let approved_parser = std::fs::read(f.root().join("src/parser.rs")).unwrap();
 
     // Unrelated new work is not a scope change.
@@ -241,7 +241,7 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
     assert_eq!(auth.json["error"]["code"], "authorization");
     let rec = recover(&f, &lineage, &rev, "scope_changed", &[]);
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
-    let succ = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let succ = string_at(&rec.json, "lineage_id");
     assert_eq!(rec.json["generation"], 2);
     approve(&f, tmp.path(), &succ);
     let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
@@ -264,7 +264,7 @@ fn an_escalated_review_needs_an_authorization_to_go_on() {
     let r = input(tmp.path(), "r.json", ESCALATING);
     let esc = probity(f.root(), &["finalize", "--result", &r]);
     assert_eq!(esc.json["state"], "escalated", "{}", esc.stdout);
-    let rev = esc.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&esc.json, "store_revision");
     let missing = recover(&f, &lineage, &rev, "escalation_authorized", &[]);
     assert_eq!(missing.code, 2, "{}", missing.stdout);
     let rec = recover(
@@ -293,9 +293,9 @@ fn a_broken_chain_fails_closed() {
         f.root(),
         &["invalidate", "--lineage", &lineage, "--reason", "x"],
     );
-    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&inv.json, "store_revision");
     let rec = recover(&f, &lineage, &rev, "invalidated", &[]);
-    let succ = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let succ = string_at(&rec.json, "lineage_id");
     approve(&f, tmp.path(), &succ);
     assert_eq!(
         probity(f.root(), &["validate", "--gate", "pre-commit"]).json["decision"],
@@ -317,7 +317,7 @@ fn a_broken_chain_fails_closed() {
 fn approved_then_changed(f: &Fixture, dir: &std::path::Path) -> (String, String, Vec<u8>) {
     let (l1, _) = started(f);
     let done = approve(f, dir, &l1);
-    let r1 = done["store_revision"].as_str().unwrap().to_string();
+    let r1 = string_at(&done, "store_revision");
     let original = std::fs::read(f.root().join("src/parser.rs")).unwrap();
     f.write(
         "src/parser.rs",
@@ -333,11 +333,8 @@ fn a_candidate_an_ancestor_owned_is_recovered_from_the_leaf() {
     let tmp = tempfile::tempdir().unwrap();
     let (l1, r1, original) = approved_then_changed(&f, tmp.path());
     let rec = recover(&f, &l1, &r1, "scope_changed", &[]);
-    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
-    let r2 = approve(&f, tmp.path(), &l2)["store_revision"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l2 = string_at(&rec.json, "lineage_id");
+    let r2 = string_at(&approve(&f, tmp.path(), &l2), "store_revision");
     let base_index = || {
         let dir = f.root().join(".git/probity/reviews/v1/index/base");
         let entry = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap();
@@ -378,7 +375,7 @@ fn a_candidate_an_ancestor_owned_is_recovered_from_the_leaf() {
     let rec3 = recover(&f, &l2, &r2, "scope_changed", &[]);
     assert_eq!(rec3.code, 0, "{}{}", rec3.stdout, rec3.stderr);
     assert_eq!(rec3.json["generation"], 3);
-    let l3 = rec3.json["lineage_id"].as_str().unwrap().to_string();
+    let l3 = string_at(&rec3.json, "lineage_id");
     approve(&f, tmp.path(), &l3);
     let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
     assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
@@ -397,9 +394,9 @@ fn a_recovery_interrupted_before_its_marker_is_completed_not_minted_again() {
     let f = medium_change();
     let (l1, _) = started(&f);
     let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&inv.json, "store_revision");
     let rec = recover(&f, &l1, &rev, "invalidated", &[]);
-    let l2 = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let l2 = string_at(&rec.json, "lineage_id");
     // Rewind to the moment after the successor was written: its pending
     // record and state exist, the index and the marker do not yet.
     let store = f.root().join(".git/probity/reviews/v1");
@@ -444,7 +441,7 @@ fn identical_concurrent_recoveries_agree_on_one_successor() {
     let f = medium_change();
     let (l1, _) = started(&f);
     let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&inv.json, "store_revision");
     let answers: Vec<Run> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4)
             .map(|_| s.spawn(|| recover(&f, &l1, &rev, "invalidated", &[])))
@@ -472,11 +469,11 @@ fn nothing_follows_or_finalizes_a_broken_chain() {
     let tmp = tempfile::tempdir().unwrap();
     let (l1, _) = started(&f);
     let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
-    let l2 = recover(&f, &l1, &rev, "invalidated", &[]).json["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let rev = string_at(&inv.json, "store_revision");
+    let l2 = string_at(
+        &recover(&f, &l1, &rev, "invalidated", &[]).json,
+        "lineage_id",
+    );
     // Break the chain: the predecessor's marker goes missing.
     std::fs::remove_file(state_file(&f, &l1).with_file_name("superseded-by")).unwrap();
     let before = store_snapshot(&f);
@@ -494,21 +491,15 @@ fn a_candidate_an_ancestor_owned_is_recovered_even_outside_the_leafs_paths() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let (l1, _) = started(&f);
-    let r1 = approve(&f, tmp.path(), &l1)["store_revision"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let r1 = string_at(&approve(&f, tmp.path(), &l1), "store_revision");
     let c1_parser = std::fs::read(f.root().join("src/parser.rs")).unwrap();
     // C2: only the new test file; L2 reviews just that path.
     f.git(&["checkout", "-q", "src/parser.rs"]).unwrap();
-    let l2 = recover(&f, &l1, &r1, "scope_changed", &[]).json["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let r2 = approve(&f, tmp.path(), &l2)["store_revision"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l2 = string_at(
+        &recover(&f, &l1, &r1, "scope_changed", &[]).json,
+        "lineage_id",
+    );
+    let r2 = string_at(&approve(&f, tmp.path(), &l2), "store_revision");
     // Back to C1, which L1 (L2's ancestor) owns: recover from the leaf.
     std::fs::write(f.root().join("src/parser.rs"), c1_parser).unwrap();
     let rec = recover(&f, &l2, &r2, "scope_changed", &[]);
@@ -526,19 +517,16 @@ fn lineage_dir(f: &Fixture, lineage: &str) -> std::path::PathBuf {
 /// record and index, no marker.
 fn interrupted(f: &Fixture, tmp: &std::path::Path, step: u8) -> (String, String, String) {
     let (l1, _) = started(f);
-    let r1 = approve(f, tmp, &l1)["store_revision"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let r1 = string_at(&approve(f, tmp, &l1), "store_revision");
     f.write(
         "src/parser.rs",
         "// parser\nfn parse() {}\nfn more() { v2() }\n",
     )
     .unwrap();
-    let s = recover(f, &l1, &r1, "scope_changed", &[]).json["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let s = string_at(
+        &recover(f, &l1, &r1, "scope_changed", &[]).json,
+        "lineage_id",
+    );
     let state = std::fs::read(lineage_dir(f, &s).join("state.json")).unwrap();
     std::fs::write(lineage_dir(f, &l1).join("successor.pending"), &state).unwrap();
     std::fs::remove_file(lineage_dir(f, &l1).join("superseded-by")).unwrap();
@@ -625,7 +613,7 @@ fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
     let f = medium_change();
     let (l1, _) = started(&f);
     let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = inv.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&inv.json, "store_revision");
     // A marker naming a lineage that is not L1's successor: fail closed.
     let other = "review-0123456789abcdef";
     std::fs::write(
@@ -639,10 +627,10 @@ fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
     std::fs::remove_file(lineage_dir(&f, &l1).join("superseded-by")).unwrap();
 
     // A real successor whose predecessor lost its marker takes no input.
-    let s = recover(&f, &l1, &rev, "invalidated", &[]).json["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let s = string_at(
+        &recover(&f, &l1, &rev, "invalidated", &[]).json,
+        "lineage_id",
+    );
     std::fs::remove_file(lineage_dir(&f, &l1).join("superseded-by")).unwrap();
     let before = store_snapshot(&f);
     let inv2 = probity(f.root(), &["invalidate", "--lineage", &s, "--reason", "y"]);
@@ -678,7 +666,7 @@ fn a_commit_review_is_recovered_over_the_same_commit() {
     f.commit_all("the change").unwrap();
     let st = probity(f.root(), &["start", "--commit", "HEAD"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let inv = probity(
         f.root(),
         &[
@@ -725,7 +713,7 @@ fn a_range_review_is_recovered_over_its_own_commit() {
     let range = probity(f.root(), &["start", "--range", "HEAD~2..HEAD"]);
     assert_eq!(range.code, 0, "{}{}", range.stdout, range.stderr);
     let first = &range.json["lineages"][0];
-    let lineage = first["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(first, "lineage_id");
     let tmp = tempfile::tempdir().unwrap();
     let r = input(tmp.path(), "r.json", ESCALATING);
     let esc = probity(
@@ -734,7 +722,7 @@ fn a_range_review_is_recovered_over_its_own_commit() {
     );
     assert_eq!(esc.json["state"], "escalated", "{}", esc.stdout);
     let st = probity(f.root(), &["status", "--lineage", &lineage]);
-    let rev = st.json["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&st.json, "store_revision");
     let rec = recover(
         &f,
         &lineage,
@@ -759,9 +747,9 @@ fn recover_commit_freezes_the_named_commit() {
     f.commit_all("the change").unwrap();
     let st = probity(f.root(), &["start", "--commit", "HEAD"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let done = approve(&f, tmp.path(), &lineage);
-    let rev = done["store_revision"].as_str().unwrap().to_string();
+    let rev = string_at(&done, "store_revision");
     // Amend the reviewed path.
     let mut body = std::fs::read_to_string(f.root().join("src/parser.rs")).unwrap();
     body.push_str("fn amended() {}\n");

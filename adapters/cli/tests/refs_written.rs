@@ -277,7 +277,7 @@ impl Review {
             answer
         };
         let started = record("start", &["start"]);
-        let lineage = started["lineage_id"].as_str().unwrap().to_string();
+        let lineage = support::string_at(&started, "lineage_id");
         let clean = self.input("r.json", support::CLEAN_RESULT);
         let evidence = self.input("ev.txt", "tests passed\n");
         let mut finalize = vec!["finalize", "--lineage", lineage.as_str()];

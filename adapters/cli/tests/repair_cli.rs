@@ -37,10 +37,7 @@ fn repair(f: &Fixture, lineage: &str, class: &str) -> Run {
 fn a_corrupted_record_is_quarantined_only_when_it_is_the_only_one_and_retires() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let lineage = approve_live(f.root(), dir.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(&approve_live(f.root(), dir.path()), "lineage_id");
     let state = lineage_dir(&f, &lineage).join("state.json");
     let original = b"{\"not\": \"a state record\"}\n".to_vec();
     std::fs::write(&state, &original).unwrap();
@@ -156,10 +153,7 @@ fn a_corrupted_record_is_quarantined_only_when_it_is_the_only_one_and_retires() 
 fn a_mismatched_receipt_is_quarantined_and_the_derived_one_written() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let lineage = approve_live(f.root(), dir.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(&approve_live(f.root(), dir.path()), "lineage_id");
     let receipt = lineage_dir(&f, &lineage).join("receipt.json");
     let good = std::fs::read(&receipt).unwrap();
     std::fs::write(&receipt, b"{\"forged\":true}\n").unwrap();
@@ -214,7 +208,7 @@ fn a_burned_lineage_is_consumed_everywhere_and_only_an_approved_one_burns() {
     let dir = tempfile::tempdir().unwrap();
     // Not approved yet: refused, nothing written.
     let st = probity(f.root(), &["start"]);
-    let lineage = st.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&st.json, "lineage_id");
     let burn = |l: &str| {
         probity(
             f.root(),

@@ -24,10 +24,7 @@ fn recovered_and_approved() -> (Fixture, tempfile::TempDir, String, String) {
     );
     let st = probity(f.root(), &["status", "--lineage", &l2]);
     assert_eq!(st.code, 0, "{}", st.stdout);
-    let l1 = st.json["predecessor"]["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l1 = string_at(&st.json["predecessor"], "lineage_id");
     let clean = input(tmp.path(), "r.json", CLEAN_RESULT);
     let mut args = vec!["finalize".to_string(), "--lineage".into(), l2.clone()];
     for lens in st.json["selected_lenses"].as_array().unwrap() {

@@ -41,7 +41,7 @@ fn start_finalize_validate_then_a_comment_edit_is_denied() {
     assert_eq!(j["correction_budget"], 2);
     assert_eq!(j["action"], "run_lenses");
     assert_eq!(j["lens_bindings"][0]["finding_id_prefix"], "R3");
-    let lineage = j["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(j, "lineage_id");
 
     // Starting again resumes the same lineage and budget (R1.3).
     let again = probity(f.root(), &["start"]);
@@ -551,7 +551,7 @@ fn lens_preflight_confirms_a_result_can_land() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let s = probity(f.root(), &["start"]);
-    let lineage = s.json["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&s.json, "lineage_id");
     let binding = s.json["lens_bindings"][0]["binding"]
         .as_str()
         .unwrap()

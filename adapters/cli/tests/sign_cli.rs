@@ -12,6 +12,7 @@ use probity_core::review::export::base64;
 use serde_json::Value;
 use support::{
     allowed, approve_live, keygen, medium_change, output_ok, probity, public, store_snapshot,
+    string_at,
 };
 
 /// The store without the envelopes `attest --sign` keeps with a lineage
@@ -51,7 +52,7 @@ fn approved() -> (probity_git::fixture::Fixture, tempfile::TempDir, String) {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let done = approve_live(f.root(), tmp.path());
-    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    let lineage = string_at(&done, "lineage_id");
     (f, tmp, lineage)
 }
 
@@ -529,12 +530,12 @@ fn the_server_names_the_unsigned_review_of_a_stack() {
     }
     support::write_medium_change(&f);
     let first = support::approve_live(f.root(), tmp.path());
-    let l1 = first["lineage_id"].as_str().unwrap().to_string();
+    let l1 = string_at(&first, "lineage_id");
     support::sign_with(f.root(), &alice, tmp.path(), &l1);
     support::commit_all(&f, "first, signed");
     f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
     let second = support::approve_live(f.root(), tmp.path());
-    let l2 = second["lineage_id"].as_str().unwrap().to_string();
+    let l2 = string_at(&second, "lineage_id");
     support::commit_all(&f, "second, unsigned");
     let said = support::push_past_client(&f).unwrap_err();
     assert!(said.contains("DENY: signature_missing"), "{said}");

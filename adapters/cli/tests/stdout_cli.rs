@@ -7,7 +7,7 @@ mod support;
 
 use std::process::{Command, Stdio};
 
-use support::{isolated, medium_change, store_snapshot};
+use support::{isolated, medium_change, store_snapshot, string_at};
 
 /// Runs probity with stdout connected to a pipe whose reading end is
 /// already closed, so every write fails with EPIPE.
@@ -91,10 +91,7 @@ fn a_full_stdout_is_exit_7_with_one_line_on_stderr() {
 fn raw_byte_answers_treat_a_closed_pipe_like_every_answer() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let lineage = support::approve_live(f.root(), dir.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let lineage = string_at(&support::approve_live(f.root(), dir.path()), "lineage_id");
     for args in [
         &["bundle", "export", "--lineage", lineage.as_str()][..],
         &["export-context", "--lineage", lineage.as_str(), "--patch"],

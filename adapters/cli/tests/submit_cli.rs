@@ -650,7 +650,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     let argv: Vec<&str> = advised.iter().map(String::as_str).collect();
     let rec = quick(f.root(), &argv);
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
-    let successor = rec.json["lineage_id"].as_str().unwrap().to_string();
+    let successor = string_at(&rec.json, "lineage_id");
     let st = quick(f.root(), &["status"]);
     assert_eq!(st.json["lineage_id"], successor.as_str(), "{}", st.stdout);
     let mut args = vec!["finalize", "--lineage", &successor];

@@ -592,8 +592,8 @@ fn schema_bundle_is_printed() {
 fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
     let s = Setup::new();
     let first = approve_live(s.f.root(), s.inputs.path());
-    let l1 = first["lineage_id"].as_str().unwrap().to_string();
-    let rev = first["store_revision"].as_str().unwrap().to_string();
+    let l1 = string_at(&first, "lineage_id");
+    let rev = string_at(&first, "store_revision");
     // The candidate changes after approval: an audited successor.
     s.f.write(
         "src/parser.rs",
@@ -617,10 +617,7 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
         ],
     );
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
-    let l2 = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l2 = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");
     assert_ne!(l1, l2);
     // Exporting either lineage gives the whole chain, ending at the leaf.
     let e1 = probity(s.f.root(), &["bundle", "export", "--lineage", &l1]);

@@ -55,7 +55,7 @@ impl Signed {
 
 fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
     let st = probity(f.root(), &["status", "--lineage", lineage]);
-    let revision = st.json["store_revision"].as_str().unwrap().to_string();
+    let revision = string_at(&st.json, "store_revision");
     let rec = probity(
         f.root(),
         &[
@@ -80,10 +80,7 @@ fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
 /// then a one-line follow-up reviewed as L1's successor (c2, L2): the
 /// recovery chain whose later link a maintainer is asked to sign.
 fn self_approved_chain(s: &Signed) -> (String, String, String) {
-    let l1 = approve_live(s.f.root(), s.inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let l1 = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");
     commit_all(&s.f, "c1: self-approved");
     s.f.write(
         "src/parser.rs",

@@ -98,6 +98,14 @@ pub fn probity(cwd: &Path, args: &[&str]) -> Run {
     run_of(&out)
 }
 
+/// The string `v[key]` (a lineage id, a store revision), owned.
+pub fn string_at(v: &Value, key: &str) -> String {
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no string `{key}` in {v}"))
+        .to_string()
+}
+
 /// `probity start` in `cwd`: the started lineage's id.
 pub fn start_lineage(cwd: &Path) -> String {
     let st = probity(cwd, &["start"]);
