@@ -150,19 +150,7 @@ fn an_escalated_review_is_set_aside_only_by_an_authorized_recovery() {
     assert_eq!(inv.code, 3, "{}", inv.stdout);
     let unauthorized = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
-            &escalated,
-            "--expected-predecessor-revision",
-            &rev,
-            "--disposition",
-            "escalation_authorized",
-            "--reason",
-            "drop it",
-            "--actor",
-            "me",
-        ],
+        &recover_args(&escalated, &rev, "escalation_authorized", "drop it", "me"),
     );
     assert_ne!(unauthorized.code, 0, "{}", unauthorized.stdout);
     assert_eq!(store_snapshot(&f), before, "a refused set-aside wrote");

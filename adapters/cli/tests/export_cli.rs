@@ -410,19 +410,7 @@ fn a_superseded_lineage_hands_out_no_frozen_inputs_as_a_next_transition() {
     let rev = string_at(&inv.json, "store_revision");
     let rec = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
-            &lineage,
-            "--expected-predecessor-revision",
-            &rev,
-            "--disposition",
-            "invalidated",
-            "--reason",
-            "again",
-            "--actor",
-            "maintainer",
-        ],
+        &recover_args(&lineage, &rev, "invalidated", "again", "maintainer"),
     );
     assert_eq!(rec.code, 0, "{}", rec.stdout);
     let old = probity(

@@ -98,19 +98,7 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
         let rev = string_at(&st.json, "store_revision");
         let rec = probity(
             f.root(),
-            &[
-                "recover",
-                "--predecessor-lineage",
-                &lineage,
-                "--expected-predecessor-revision",
-                &rev,
-                "--disposition",
-                "scope_changed",
-                "--reason",
-                "changed",
-                "--actor",
-                "dev",
-            ],
+            &recover_args(&lineage, &rev, "scope_changed", "changed", "dev"),
         );
         assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     })

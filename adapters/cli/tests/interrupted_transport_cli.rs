@@ -646,19 +646,13 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
     .unwrap();
     let rec = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
+        &recover_args(
             &l1,
-            "--expected-predecessor-revision",
             &rev,
-            "--disposition",
             "scope_changed",
-            "--reason",
             "edited after approval",
-            "--actor",
             "maintainer",
-        ],
+        ),
     );
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     let l2 = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");

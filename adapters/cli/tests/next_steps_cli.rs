@@ -392,19 +392,13 @@ fn receipt_superseded_advice_names_the_leaf() {
     let lineage = string_at(&approved, "lineage_id");
     let rev = string_at(&approved, "store_revision");
     r.f.write("src/parser.rs", body(2)).unwrap();
-    let succ = r.run(&[
-        "recover",
-        "--predecessor-lineage",
+    let succ = r.run(&recover_args(
         &lineage,
-        "--expected-predecessor-revision",
         &rev,
-        "--disposition",
         "scope_changed",
-        "--reason",
         "a second look",
-        "--actor",
         "maintainer",
-    ]);
+    ));
     assert_eq!(succ.code, 0, "{}{}", succ.stdout, succ.stderr);
     // Back to the candidate the predecessor approved: history, not authority.
     r.f.write("src/parser.rs", body(1)).unwrap();

@@ -38,19 +38,13 @@ fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
     let rev = string_at(&st.json, "store_revision");
     let rec = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
+        &recover_args(
             lineage,
-            "--expected-predecessor-revision",
             &rev,
-            "--disposition",
             "scope_changed",
-            "--reason",
             "more work on the same file",
-            "--actor",
             "dev",
-        ],
+        ),
     );
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     rec.json["lineage_id"].as_str().unwrap().to_string()

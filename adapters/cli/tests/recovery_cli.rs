@@ -561,19 +561,7 @@ fn a_recovery_caught_mid_way_is_pending_not_broken() {
     // Another request does not fork it either.
     let other = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
-            &l1,
-            "--expected-predecessor-revision",
-            &r1,
-            "--disposition",
-            "scope_changed",
-            "--reason",
-            "another",
-            "--actor",
-            "maintainer",
-        ],
+        &recover_args(&l1, &r1, "scope_changed", "another", "maintainer"),
     );
     assert_eq!(other.json["error"]["code"], "recovery_pending");
     assert!(store_snapshot(&f) == before, "a refusal wrote something");

@@ -602,19 +602,13 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
     .unwrap();
     let rec = probity(
         s.f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
+        &recover_args(
             &l1,
-            "--expected-predecessor-revision",
             &rev,
-            "--disposition",
             "scope_changed",
-            "--reason",
             "edited after approval",
-            "--actor",
             "maintainer",
-        ],
+        ),
     );
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     let l2 = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");

@@ -58,19 +58,13 @@ fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
     let revision = string_at(&st.json, "store_revision");
     let rec = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
+        &recover_args(
             lineage,
-            "--expected-predecessor-revision",
             &revision,
-            "--disposition",
             "scope_changed",
-            "--reason",
             "a one-line follow-up",
-            "--actor",
             "agent",
-        ],
+        ),
     );
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     rec.json["lineage_id"].as_str().unwrap().to_string()

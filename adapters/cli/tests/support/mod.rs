@@ -106,6 +106,30 @@ pub fn string_at(v: &Value, key: &str) -> String {
         .to_string()
 }
 
+/// The arguments of `probity recover` of `lineage` (expected at store
+/// revision `rev`) with `disposition`, `reason` and `actor`.
+pub fn recover_args<'a>(
+    lineage: &'a str,
+    rev: &'a str,
+    disposition: &'a str,
+    reason: &'a str,
+    actor: &'a str,
+) -> [&'a str; 11] {
+    [
+        "recover",
+        "--predecessor-lineage",
+        lineage,
+        "--expected-predecessor-revision",
+        rev,
+        "--disposition",
+        disposition,
+        "--reason",
+        reason,
+        "--actor",
+        actor,
+    ]
+}
+
 /// `probity start` in `cwd`: the started lineage's id.
 pub fn start_lineage(cwd: &Path) -> String {
     let st = probity(cwd, &["start"]);
