@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use support::signals::{in_tmp, signal_when, wait_group_gone};
-use support::{isolated, medium_change, string_at};
+use support::{isolated, medium_change, pre_receive_args, string_at};
 
 /// Ctrl-C or SIGTERM during `finalize --evidence-cmd` (signalling the
 /// whole foreground group): the check runs in its own process group, so the
@@ -147,15 +147,7 @@ impl Published {
         in_tmp(
             self.f.root(),
             tmp,
-            &[
-                "validate",
-                "--gate",
-                "pre-receive",
-                "--range",
-                &range,
-                "--ref",
-                "refs/heads/main",
-            ],
+            &pre_receive_args(&range, "refs/heads/main"),
         )
     }
 }

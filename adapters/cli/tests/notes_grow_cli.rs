@@ -138,15 +138,7 @@ fn ci_clone(s: &Setup) -> (tempfile::TempDir, PathBuf) {
 fn ci_range(ci: &Path, base: &str) -> Run {
     probity(
         ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &format!("{base}..HEAD"),
-            "--ref",
-            "refs/heads/main",
-        ],
+        &pre_receive_args(&format!("{base}..HEAD"), "refs/heads/main"),
     )
 }
 

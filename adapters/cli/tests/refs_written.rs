@@ -338,15 +338,7 @@ impl Review {
         record("publish", &["publish", "--range", &range]);
         let v = record(
             "validate pre-receive",
-            &[
-                "validate",
-                "--gate",
-                "pre-receive",
-                "--range",
-                &range,
-                "--ref",
-                "refs/heads/main",
-            ],
+            &support::pre_receive_args(&range, "refs/heads/main"),
         );
         allow("pre-receive", &v);
         let v = record(

@@ -188,15 +188,7 @@ fn gits_own_refusal_is_reported_and_the_pusher_sees_no_server_path() {
     // repository".
     let range = probity(
         &s.server,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &format!("{old}..{new}"),
-            "--ref",
-            "refs/heads/main",
-        ],
+        &pre_receive_args(&format!("{old}..{new}"), "refs/heads/main"),
     );
     assert_ne!(range.code, 0);
     let message = range.json["error"]["message"].as_str().unwrap_or_default();

@@ -416,18 +416,7 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
     )
     .unwrap();
     let range = format!("{base}..HEAD");
-    let r = probity(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &range,
-            "--ref",
-            "refs/heads/main",
-        ],
-    );
+    let r = probity(&ci, &pre_receive_args(&range, "refs/heads/main"));
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["gate"], "pre-receive");
     assert_eq!(r.json["decision"], "allow");
@@ -453,34 +442,12 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
     // Without the notes: denied.
     s.f.git_in(&ci, &["update-ref", "-d", "refs/notes/probity"])
         .unwrap();
-    let r = probity(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &range,
-            "--ref",
-            "refs/heads/main",
-        ],
-    );
+    let r = probity(&ci, &pre_receive_args(&range, "refs/heads/main"));
     assert_eq!(r.code, 1);
     assert_eq!(r.json["reason_code"], "receipt_missing");
     // A new ref's zero "before" is not a range.
     let zeros = format!("{}..HEAD", "0".repeat(40));
-    let z = probity(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &zeros,
-            "--ref",
-            "refs/heads/x",
-        ],
-    );
+    let z = probity(&ci, &pre_receive_args(&zeros, "refs/heads/x"));
     assert_eq!(z.json["error"]["code"], "bad_range");
     assert_eq!(z.code, 2);
     // Usage: --range without --ref.

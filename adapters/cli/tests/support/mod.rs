@@ -106,6 +106,20 @@ pub fn string_at(v: &Value, key: &str) -> String {
         .to_string()
 }
 
+/// The arguments of `probity validate --gate pre-receive --range RANGE
+/// --ref REF`, the CI range form.
+pub fn pre_receive_args<'a>(range: &'a str, reference: &'a str) -> [&'a str; 7] {
+    [
+        "validate",
+        "--gate",
+        "pre-receive",
+        "--range",
+        range,
+        "--ref",
+        reference,
+    ]
+}
+
 /// The arguments of `probity recover` of `lineage` (expected at store
 /// revision `rev`) with `disposition`, `reason` and `actor`.
 pub fn recover_args<'a>(
