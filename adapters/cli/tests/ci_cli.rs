@@ -565,8 +565,7 @@ fn a_fresh_ci_clone_verifies_a_rebased_push_from_the_notes_alone() {
         .to_string();
     f.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();
-    let p = support::probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    support::probity_ok(f.root(), &["push", "origin", "main"]);
     let after = rev(&f, "HEAD");
     let refs = f
         .git_in(&server, &["for-each-ref", "refs/probity/"])

@@ -96,8 +96,7 @@ fn side_step_is_refused_and_the_advice_works(flow: Flow) {
     );
     let args = printed_recover(next);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let rec = probity(flow.f.root(), &args);
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let rec = probity_ok(flow.f.root(), &args);
     assert_eq!(rec.json["generation"], 2);
     assert_eq!(rec.json["predecessor"]["lineage_id"], flow.lineage.as_str());
     assert_eq!(rec.json["predecessor"]["authorization"], "decision #7");
@@ -263,8 +262,7 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     // The way on is the authorized recovery it printed.
     let args = printed_recover(next);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let rec = probity(flow.f.root(), &args);
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let rec = probity_ok(flow.f.root(), &args);
     assert_eq!(rec.json["generation"], 2);
     assert_eq!(rec.json["predecessor"]["lineage_id"], flow.lineage.as_str());
     let again = probity(flow.f.root(), &["start"]);
@@ -317,8 +315,7 @@ fn a_pruned_escalation_does_not_break_other_starts() {
     flow.f
         .write("src/other.rs", "fn o() {}\nfn p() {}\n")
         .unwrap();
-    let s = probity(flow.f.root(), &["start"]);
-    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    probity_ok(flow.f.root(), &["start"]);
     let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
     assert_eq!(g.json["reason_code"], "review_incomplete", "{}", g.stdout);
 }

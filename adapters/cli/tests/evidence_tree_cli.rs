@@ -44,8 +44,7 @@ fn committed_awaiting_evidence(value: &str) -> (Fixture, String, tempfile::TempD
         .unwrap();
     f.commit_all("change").unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", "HEAD"]);
     let lineage = lineage_of(&st);
     await_evidence(&f, tmp.path(), &st.json);
     (f, lineage, tmp)
@@ -140,8 +139,7 @@ fn each_commit_of_a_stack_is_checked_on_its_own_tree() {
         f.commit_all(v).unwrap();
     }
     let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start", "--range", &format!("{base}..HEAD")]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--range", &format!("{base}..HEAD")]);
     let lineages = st.json["lineages"].as_array().unwrap().clone();
     assert_eq!(lineages.len(), 2);
     for (l, want) in lineages.iter().zip(["one", "two"]) {
@@ -233,8 +231,7 @@ fn a_failing_check_shows_its_status_and_output_and_keeps_it() {
     assert!(text.contains("BOOM-TAIL"), "{text}");
     assert!(!text.contains("noise line 0\n"), "only the tail: {text}");
     // The kept output: the tail, the full length and hash.
-    let shown = probity(f.root(), &["show", "evidence", "--lineage", &lineage]);
-    assert_eq!(shown.code, 0, "{}{}", shown.stdout, shown.stderr);
+    let shown = probity_ok(f.root(), &["show", "evidence", "--lineage", &lineage]);
     let tail = shown.json["output_tail"].as_str().unwrap();
     assert!(tail.ends_with("BOOM-TAIL\n"), "{tail}");
     assert_eq!(shown.json["exit"], "exit status 7");
@@ -550,8 +547,7 @@ fn a_check_the_lineage_refuses_leaves_its_kept_output_as_it_was() {
     let f = parser_base();
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     let first = ["--evidence-cmd", "--", "sh", "-c", "echo first"];
     approve_started_with(f.root(), inputs.path(), &st.json, &first);
     let lineage = lineage_of(&st);
@@ -577,8 +573,7 @@ fn a_malformed_kept_output_is_replaced_by_the_next_check() {
     let f = parser_base();
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     let lineage = lineage_of(&st);
     let kept = f
         .root()

@@ -22,15 +22,13 @@ fn patch(cwd: &std::path::Path, lineage: &str) -> (i32, Vec<u8>) {
 #[test]
 fn a_lineage_exports_its_frozen_context_without_writing_anything() {
     let f = medium_change();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
     let store_before = store_snapshot(&f);
     let index_before = f.index_bytes().unwrap();
     let status_before = f.status().unwrap();
 
-    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
-    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    let e = probity_ok(f.root(), &["export-context", "--lineage", &lineage]);
     let j = &e.json;
     assert_eq!(j["schema"], "probity.context-export/v1");
     assert_eq!(j["lineage_id"], lineage.as_str());
@@ -102,8 +100,7 @@ fn a_non_current_lineage_exports_from_a_sibling_worktree() {
     let wt = wt_dir.path().join("wt");
     f.git(&["worktree", "add", "-q", "--detach", wt.to_str().unwrap()])
         .unwrap();
-    let e = probity(&wt, &["export-context", "--lineage", &lineage]);
-    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    let e = probity_ok(&wt, &["export-context", "--lineage", &lineage]);
     assert_ne!(e.json["applicability"], "current");
     let here = probity(f.root(), &["export-context", "--lineage", &lineage]);
     assert_eq!(e.json["candidate_diff"], here.json["candidate_diff"]);
@@ -163,8 +160,7 @@ fn the_diff_is_anchored_at_start_and_drift_is_refused() {
 fn status_names_the_next_transition_and_carries_frozen_inputs_only_when_current() {
     let f = medium_change();
     let lineage = start_lineage(f.root());
-    let cur = probity(f.root(), &["status", "--next-transition"]);
-    assert_eq!(cur.code, 0, "{}{}", cur.stdout, cur.stderr);
+    let cur = probity_ok(f.root(), &["status", "--next-transition"]);
     let next = &cur.json["next_transition"];
     assert_eq!(next["action"], "run_lenses");
     let export = probity(f.root(), &["export-context", "--lineage", &lineage]);
@@ -202,8 +198,7 @@ fn status_names_the_next_transition_and_carries_frozen_inputs_only_when_current(
 fn kept_trees_survive_garbage_collection() {
     let f = medium_change();
     f.git(&["config", "probity.keepTrees", "true"]).unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
     let refs = String::from_utf8(
         f.git(&[
@@ -226,8 +221,7 @@ fn kept_trees_survive_garbage_collection() {
         "{refs}"
     );
     f.git(&["gc", "-q", "--prune=now"]).unwrap();
-    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
-    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    probity_ok(f.root(), &["export-context", "--lineage", &lineage]);
     // Ordinary history views are unaffected by refs to trees.
     f.git(&["log", "--all", "--oneline"]).unwrap();
     // A bad value is an error, not a silent "no".
@@ -322,11 +316,9 @@ fn the_anchor_made_at_start_does_not_depend_on_the_repositorys_diff_settings() {
     }
     std::fs::write(f.root().join(".git/order"), "zz/*\n*\n").unwrap();
     f.git(&["config", "diff.orderFile", ".git/order"]).unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
-    let e = probity(f.root(), &["export-context", "--lineage", &lineage]);
-    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
+    let e = probity_ok(f.root(), &["export-context", "--lineage", &lineage]);
     assert_eq!(
         e.json["snapshot"]["diff"]["sha256"], e.json["candidate_diff"]["sha256"],
         "{}",
@@ -360,8 +352,7 @@ fn a_submodule_change_is_a_changed_path_whatever_gitmodules_says() {
     f.git(&["commit", "-q", "-m", "b"]).unwrap();
     f.git(&["rm", "-q", "--cached", "sub"]).unwrap();
     f.write("f.txt", "x\nmore\n").unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     let lineage = st.json["lineage_id"].as_str().unwrap();
     let e = probity(f.root(), &["export-context", "--lineage", lineage]);
     let paths: Vec<&str> = e.json["snapshot"]["paths"]
@@ -388,8 +379,7 @@ fn status_answers_even_when_the_frozen_inputs_cannot_be_carried() {
             .join(&old[2..]),
     )
     .unwrap();
-    let st = probity(f.root(), &["status", "--next-transition"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["status", "--next-transition"]);
     assert_eq!(st.json["state"], "reviewing");
     assert_eq!(st.json["next_transition"]["action"], "run_lenses");
     assert_eq!(

@@ -44,8 +44,7 @@ fn empty_origin(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn review_history(f: &Fixture, dir: &std::path::Path) -> String {
-    let st = probity(f.root(), &["start", "--history", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--history", "HEAD"]);
     assert_eq!(st.json["parent"], serde_json::Value::Null);
     approve_started(f.root(), dir, &st.json);
     st.json["lineage_id"].as_str().unwrap().to_string()
@@ -90,10 +89,8 @@ fn a_history_of_reviewed_blobs_is_published_whole() {
     assert_eq!(store_snapshot(&f), snapshot, "a gate writes nothing");
 
     // The server side: an empty bare repository with the server hook.
-    let r = probity(&server, &["hooks", "install", "--server"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let pushed = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    probity_ok(&server, &["hooks", "install", "--server"]);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     let on_server = String::from_utf8(
         f.git_in(&server, &["rev-parse", "refs/heads/main"])
             .unwrap(),

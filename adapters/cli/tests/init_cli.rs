@@ -58,8 +58,7 @@ fn init_installs_the_hooks_names_the_refspecs_and_a_rerun_changes_nothing() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
     let worktree = porcelain(&f);
-    let first = probity(f.root(), &["init"]);
-    assert_eq!(first.code, 0, "{}{}", first.stdout, first.stderr);
+    let first = probity_ok(f.root(), &["init"]);
     let j = &first.json;
     assert_eq!(j["changed"], true);
     let hooks: Vec<&str> = j["hooks"]
@@ -121,15 +120,13 @@ fn init_installs_the_hooks_names_the_refspecs_and_a_rerun_changes_nothing() {
 #[test]
 fn init_policy_writes_the_default_policy_once_and_never_over_the_users() {
     let f = parser_base();
-    let r = probity(f.root(), &["init", "--policy"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = probity_ok(f.root(), &["init", "--policy"]);
     assert_eq!(r.json["policy"]["state"], "written");
     assert_eq!(r.json["remote"], serde_json::Value::Null);
     let path = f.root().join(".probity/policy.json");
     let written = std::fs::read(&path).unwrap();
     // It is a policy `probity policy check` accepts.
-    let check = probity(f.root(), &["policy", "check", path.to_str().unwrap()]);
-    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    probity_ok(f.root(), &["policy", "check", path.to_str().unwrap()]);
     let undo: Vec<&str> = r.json["undo"]
         .as_array()
         .unwrap()

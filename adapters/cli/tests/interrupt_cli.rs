@@ -22,8 +22,7 @@ fn ctrl_c_during_an_evidence_command_stops_the_check_and_changes_nothing() {
     use std::os::unix::process::CommandExt;
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = support::probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = support::probity_ok(f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
     let clean = support::input(dir.path(), "r.json", support::CLEAN_RESULT);
     let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
@@ -128,8 +127,7 @@ impl Published {
         support::approve_live(f.root(), inputs.path());
         f.commit_all("reviewed").unwrap();
         let range = format!("{base}..HEAD");
-        let p = support::probity(f.root(), &["publish", "--range", &range]);
-        assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+        support::probity_ok(f.root(), &["publish", "--range", &range]);
         Published {
             f,
             base,
@@ -222,8 +220,7 @@ fn a_killed_server_gates_scratch_store_is_scavenged_by_the_next_one() {
 #[test]
 fn an_export_scratch_left_by_a_killed_export_is_scavenged_by_the_next_export() {
     let f = medium_change();
-    let st = support::probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = support::probity_ok(f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
     let tmp = tempfile::tempdir().unwrap();
     let export = || {
@@ -283,8 +280,7 @@ fn a_lineage_folder_without_state_fails_no_command() {
         assert_eq!(support::store_snapshot(&f), before, "nothing changed");
     }
     f.write("src/more.rs", "fn more() {}\n").unwrap();
-    let st = support::probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = support::probity_ok(f.root(), &["start"]);
     assert_ne!(st.json["lineage_id"], done["lineage_id"]);
     // Not told by an owner lock: left alone.
     assert!(orphan.join("LOCK").is_file());
@@ -370,8 +366,7 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
     // arguments of its `finalize`.
     let started = || {
         new_candidate();
-        let st = support::probity(f.root(), &["start"]);
-        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let st = support::probity_ok(f.root(), &["start"]);
         let lineage = string_at(&st.json, "lineage_id");
         let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
         for lens in st.json["selected_lenses"].as_array().unwrap() {

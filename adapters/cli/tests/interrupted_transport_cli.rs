@@ -245,7 +245,7 @@ impl World {
         f.commit_all("reviewed").unwrap();
         let tip = rev(&f, f.root(), "HEAD");
         let bundle = inputs.path().join("bundle.json");
-        let e = probity(
+        probity_ok(
             f.root(),
             &[
                 "bundle",
@@ -256,7 +256,6 @@ impl World {
                 bundle.to_str().unwrap(),
             ],
         );
-        assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
         let b_dir = tempfile::tempdir().unwrap();
         let b = b_dir.path().join("b");
         f.git(&[
@@ -413,8 +412,7 @@ fn an_import_killed_after_its_record_is_completed_by_the_next_run() {
     }
     assert!(torn, "no SIGKILL left a record without its index");
     assert!(!w.imported(), "the torn record is not reachable yet");
-    let again = probity(&w.b, &["bundle", "import", w.bundle.to_str().unwrap()]);
-    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    let again = probity_ok(&w.b, &["bundle", "import", w.bundle.to_str().unwrap()]);
     assert_eq!(again.json["written"], 1, "the rerun completed the record");
     assert!(w.imported(), "the rerun made the review reachable");
     assert_eq!(w.leftovers(), Vec::<String>::new());
@@ -644,7 +642,7 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
     )
     .unwrap();
-    let rec = probity(
+    probity_ok(
         f.root(),
         &recover_args(
             &l1,
@@ -654,11 +652,10 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
             "maintainer",
         ),
     );
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     let l2 = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
     f.commit_all("reviewed twice").unwrap();
     let bundle = inputs.path().join("chain.json");
-    let e = probity(
+    probity_ok(
         f.root(),
         &[
             "bundle",
@@ -669,7 +666,6 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
             bundle.to_str().unwrap(),
         ],
     );
-    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
     let b_dir = tempfile::tempdir().unwrap();
     let b = b_dir.path().join("b");
     f.git(&[
@@ -694,8 +690,7 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
         }
     }
     assert!(torn, "no SIGKILL left a successor without its marker");
-    let again = probity(&b, &["bundle", "import", bundle.to_str().unwrap()]);
-    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    probity_ok(&b, &["bundle", "import", bundle.to_str().unwrap()]);
     assert_eq!(
         std::fs::read_to_string(&marker).ok(),
         Some(format!("{l2}\n")),

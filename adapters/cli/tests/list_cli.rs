@@ -87,8 +87,7 @@ fn several() -> (Fixture, [String; 4]) {
 fn list_shows_every_lineage_its_state_paths_age_and_trees() {
     let (f, [escalated, invalidated, successor, open]) = several();
     let before = store_snapshot(&f);
-    let l = probity(f.root(), &["list"]);
-    assert_eq!(l.code, 0, "{}{}", l.stdout, l.stderr);
+    let l = probity_ok(f.root(), &["list"]);
     assert_eq!(store_snapshot(&f), before, "list wrote to the store");
     assert_eq!(
         (l.json["count"].as_u64(), l.json["open"].as_u64()),
@@ -174,8 +173,7 @@ fn list_shows_every_lineage_its_state_paths_age_and_trees() {
 #[test]
 fn an_empty_repository_lists_nothing_and_writes_nothing() {
     let f = Fixture::new().unwrap();
-    let l = probity(f.root(), &["list"]);
-    assert_eq!(l.code, 0, "{}{}", l.stdout, l.stderr);
+    let l = probity_ok(f.root(), &["list"]);
     assert_eq!(l.json["count"], 0);
     assert_eq!(l.json["lineages"], serde_json::json!([]));
     assert!(
@@ -268,8 +266,7 @@ fn a_half_made_successor_is_not_open_and_rerunning_the_recovery_finishes_it() {
         pred.join("successor.pending"),
     )
     .unwrap();
-    let l = probity(f.root(), &["list"]);
-    assert_eq!(l.code, 0, "{}{}", l.stdout, l.stderr);
+    let l = probity_ok(f.root(), &["list"]);
     let s = row(&l.json, &successor);
     assert_eq!(s["open"], false, "{s}");
     assert_eq!(s["recovery_unfinished"], invalidated.as_str(), "{s}");

@@ -30,8 +30,7 @@ fn review(f: &probity_git::fixture::Fixture, url: &str, args: &[&str]) -> Run {
 }
 
 fn started(f: &probity_git::fixture::Fixture) -> String {
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     st.json["lineage_id"].as_str().unwrap().to_string()
 }
 

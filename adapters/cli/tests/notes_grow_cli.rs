@@ -178,8 +178,7 @@ fn a_notes_update_may_add_lines_but_never_drop_a_note_or_a_line() {
     approve_live(s.f.root(), s.inputs.path());
     s.f.commit_all("reviewed").unwrap();
     let tip = s.rev(s.f.root(), "HEAD").unwrap();
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     let published = s.server_rev("refs/notes/probity").unwrap();
     let good = s.note(s.f.root(), &tip).unwrap();
 
@@ -233,11 +232,9 @@ fn reviewed_twice(s: &Setup) -> (String, String, tempfile::TempDir, PathBuf) {
     s.f.git_in(&b, &["checkout", "-q", "-B", "main", "wip"])
         .unwrap();
     for cwd in [s.f.root(), b.as_path()] {
-        let st = probity(cwd, &["start", "--commit", &c]);
-        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let st = probity_ok(cwd, &["start", "--commit", &c]);
         approve_started(cwd, s.inputs.path(), &st.json);
-        let pb = probity(cwd, &["publish", "--range", &format!("{base}..{c}")]);
-        assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+        let pb = probity_ok(cwd, &["publish", "--range", &format!("{base}..{c}")]);
         assert_eq!(pb.json["written"][0]["commit"], c.as_str(), "{}", pb.stdout);
     }
     assert_ne!(s.note(s.f.root(), &c), s.note(&b, &c), "two reviews");
@@ -345,12 +342,10 @@ fn a_bundle_left_by_a_failed_push_does_not_jam_later_pushes() {
     s.f.git(&["remote", "set-url", "origin", &url]).unwrap();
     assert!(s.note(s.f.root(), &c).is_some());
     // Meanwhile B pushes its notes with the commit under its tag.
-    let pb = probity(&b, &["push", "origin", "wip"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    probity_ok(&b, &["push", "origin", "wip"]);
     // A pushes again: the server's notes are merged in (C's note now holds
     // A's stale bundle and B's), and the push is allowed.
-    let again = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    let again = probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(again.json["notes_merged_from_remote"], true);
     assert_eq!(s.server_rev("main"), Some(c.clone()));
     let on_server = s.note(&s.server, &c).unwrap();
@@ -362,8 +357,7 @@ fn a_bundle_left_by_a_failed_push_does_not_jam_later_pushes() {
         2
     );
     // And once more, with nothing new: still allowed.
-    let third = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(third.code, 0, "{}{}", third.stdout, third.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
 }
 
 #[test]
@@ -373,8 +367,7 @@ fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
     approve_live(s.f.root(), s.inputs.path());
     s.f.commit_all("reviewed").unwrap();
     let tip = s.rev(s.f.root(), "HEAD").unwrap();
-    let pb = probity(s.f.root(), &["publish"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    probity_ok(s.f.root(), &["publish"]);
     let good = s.note(s.f.root(), &tip).unwrap();
     let forged = forge(good.strip_suffix(b"\n").unwrap());
 
@@ -429,8 +422,7 @@ fn an_unfinished_review_put_first_cannot_jam_a_rebased_delivery() {
     // finishes it, and exports it.
     let (_md, m) = s.clone_server("m");
     write_medium_change_in(&m);
-    let st = probity(&m, &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(&m, &["start"]);
     let unfinished = string_at(&st.json, "lineage_id");
     let out = probity_raw(&m, &["bundle", "export", "--lineage", &unfinished]);
     let mallory = out.strip_suffix(b"\n").unwrap().to_vec();

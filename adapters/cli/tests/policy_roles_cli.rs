@@ -76,8 +76,7 @@ impl Team {
 
     /// Starts and approves the live change; returns (lineage, start answer).
     fn review(&self) -> (String, serde_json::Value) {
-        let st = probity(self.f.root(), &["start"]);
-        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let st = probity_ok(self.f.root(), &["start"]);
         let done = approve_started(self.f.root(), self.inputs.path(), &st.json);
         (done["lineage_id"].as_str().unwrap().to_string(), st.json)
     }
@@ -112,10 +111,8 @@ fn the_local_pre_push_gate_applies_the_remotes_policy_before_anything_is_pushed(
     let (lineage, _) = t.review();
     commit_all(&t.f, "encrypt");
     t.sign(&t.agent, &lineage);
-    let h = probity(t.f.root(), &["hooks", "install"]);
-    assert_eq!(h.code, 0, "{}{}", h.stdout, h.stderr);
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["hooks", "install"]);
+    probity_ok(t.f.root(), &["publish"]);
     let err =
         t.f.git(&["push", "--atomic", "origin", "main", "refs/notes/probity"])
             .unwrap_err()
@@ -135,8 +132,7 @@ fn the_local_pre_push_gate_applies_the_remotes_policy_before_anything_is_pushed(
     assert!(!said(&p).contains("remote:"), "{}", said(&p));
     // Once the maintainer signed, the hook lets the same push through.
     t.sign(&t.alice, &lineage);
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["publish"]);
     t.f.git(&[
         "push",
         "-q",
@@ -177,8 +173,7 @@ fn a_high_risk_change_needs_a_reviewer_and_a_maintainer_by_different_keys() {
     assert_eq!(t.server_main(), before);
     // The maintainer signs too: the change lands.
     t.sign(&t.alice, &lineage);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -215,8 +210,7 @@ fn a_medium_change_lands_with_a_reviewers_signature_and_not_without() {
     server_refuses(&t.f, &t.server, "roles_unmet");
     assert_eq!(t.server_main(), before);
     t.sign(&t.agent, &lineage);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -264,8 +258,7 @@ fn the_ci_gate_reads_the_policy_from_the_target_branch() {
     write_medium_change(&t.f);
     let (lineage, _) = t.review();
     let head = commit_all(&t.f, "more parsing");
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["publish"]);
     let gate = |cwd: &Path| {
         probity(
             cwd,
@@ -287,8 +280,7 @@ fn the_ci_gate_reads_the_policy_from_the_target_branch() {
     assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
     assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
     t.sign(&t.agent, &lineage);
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["publish"]);
     let g = gate(t.f.root());
     assert_eq!(g.code, 0, "{}{}", g.stdout, g.stderr);
 }
@@ -300,15 +292,13 @@ fn without_a_policy_the_gate_says_which_protections_are_off() {
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     commit_all(&f, "more parsing");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let p = probity_ok(f.root(), &["push", "origin", "main"]);
     assert!(
         p.stderr.contains("role signatures and risk floors are off"),
         "{}",
         p.stderr
     );
-    let s = probity(&server, &["policy", "show", "--at", "main", "--json"]);
-    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let s = probity_ok(&server, &["policy", "show", "--at", "main", "--json"]);
     assert!(s.json["policy"].is_null(), "{}", s.stdout);
     let off: Vec<String> = s.json["off"]
         .as_array()
@@ -337,11 +327,9 @@ fn policy_check_refuses_a_bad_document_and_shows_a_good_one() {
     assert_eq!(r.json["error"]["code"], "policy_invalid", "{}", r.stdout);
     assert!(r.stdout.contains("does not declare"), "{}", r.stdout);
     assert_eq!(store_snapshot(&t.f), before);
-    let r = probity(t.f.root(), &["policy", "check", "--json"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = probity_ok(t.f.root(), &["policy", "check", "--json"]);
     assert_eq!(r.json["policy"]["roles"]["maintainer"][0], ALICE);
-    let s = probity(t.f.root(), &["policy", "show"]);
-    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let s = probity_ok(t.f.root(), &["policy", "show"]);
     assert!(
         s.stdout
             .contains("high-risk approvals signed by reviewer + maintainer"),
@@ -395,8 +383,7 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
     f.git_in(&other, &["add", "-A"]).unwrap();
     f.git_in(&other, &["commit", "-q", "--no-verify", "-m", "policy"])
         .unwrap();
-    let p = probity(&other, &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(&other, &["push", "origin", "main"]);
     // The agent rebases onto it: the rebase proof carries the old review,
     // but the server judges its change under the policy now in the base.
     f.git(&["pull", "-q", "--rebase", "origin", "main"])
@@ -411,12 +398,10 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
     // The next step it names works: review the rebased commit again, now
     // high (all four lenses), and push.
     let head = rev(&f, f.root(), "HEAD").unwrap();
-    let st = probity(f.root(), &["start", "--commit", &head]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &head]);
     assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
     approve_started(f.root(), inputs.path(), &st.json);
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(head));
 }
 
@@ -446,8 +431,7 @@ fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signatur
     assert_eq!(t.server_main(), before);
     // The maintainer signs the successor: the recovery lands.
     t.sign(&t.alice, &l2);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -460,8 +444,7 @@ fn a_self_disputed_blocker_needs_the_maintainers_signature() {
     let t = Team::new();
     let before = t.server_main();
     write_medium_change(&t.f);
-    let st = probity(t.f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(t.f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
     let blocker = input(
         t.inputs.path(),
@@ -533,8 +516,7 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     let (lineage, _) = t.review();
     let c = commit_all(&t.f, "encrypt");
     t.sign(&t.agent, &lineage);
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["publish"]);
     // Alice fetches the agent's branch and its notes, as she would a
     // teammate's pull request, imports the review, signs it with her own
     // key and pushes.
@@ -573,16 +555,14 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
             .unwrap();
     let bundle = t.inputs.path().join("bundle.json");
     std::fs::write(&bundle, note).unwrap();
-    let i = probity(&mine, &["bundle", "import", bundle.to_str().unwrap()]);
-    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    probity_ok(&mine, &["bundle", "import", bundle.to_str().unwrap()]);
     output_ok(
         std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
             .args(["--cwd", mine.to_str().unwrap()])
             .args(["attest", "--lineage", &lineage, "--sign"])
             .env("HOME", t.keys.path()),
     );
-    let p = probity(&mine, &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(&mine, &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -595,8 +575,7 @@ fn the_ci_range_form_applies_the_policy_to_a_tag_too() {
     write_medium_change(&t.f);
     t.review();
     let head = commit_all(&t.f, "more parsing");
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["publish"]);
     let range = format!("{base}..{head}");
     let g = probity(
         t.f.root(),

@@ -163,8 +163,7 @@ fn a_stacked_proposal_passes_only_when_every_commit_is_reviewed() {
     assert!(store_snapshot(&f) == before, "a gate wrote to the store");
 
     // Following the advice makes the stack pass.
-    let st = probity(f.root(), &["start", "--commit", &second]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &second]);
     assert_eq!(st.json["commit"], second.as_str());
     approve_started(f.root(), d.path(), &st.json);
     let ok = pr(&f, "origin/main");

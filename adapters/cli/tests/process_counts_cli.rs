@@ -60,15 +60,13 @@ fn reviewed_stack(n: usize) -> (Fixture, tempfile::TempDir, PathBuf, tempfile::T
         commit_all(&f, &format!("c{i}"));
     }
     let inputs = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start", "--range", "origin/main..HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--range", "origin/main..HEAD"]);
     let lineages = st.json["lineages"].as_array().unwrap().clone();
     assert_eq!(lineages.len(), n);
     for l in &lineages {
         approve_started(f.root(), inputs.path(), l);
     }
-    let p = probity(f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["publish"]);
     (f, dir, server, inputs)
 }
 

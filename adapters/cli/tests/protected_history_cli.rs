@@ -76,8 +76,7 @@ impl Server {
         write_medium_change(&self.f);
         approve_live(self.f.root(), self.inputs.path());
         self.f.commit_all("reviewed").unwrap();
-        let p = probity(self.f.root(), &["push", "origin", dest]);
-        assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+        probity_ok(self.f.root(), &["push", "origin", dest]);
         self.head()
     }
 }

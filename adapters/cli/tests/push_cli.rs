@@ -55,8 +55,7 @@ impl Setup {
 
     /// Installs the managed pre-push hook (`probity hooks install`).
     fn install_hook(&self) {
-        let r = probity(self.f.root(), &["hooks", "install", "--hook", "pre-push"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        probity_ok(self.f.root(), &["hooks", "install", "--hook", "pre-push"]);
     }
 
     /// `git push` with the hook; Ok on success, Err(stderr) on refusal.
@@ -82,8 +81,7 @@ fn a_reviewed_commit_pushes_and_the_hook_allows_it() {
     let tip = s.rev("HEAD");
 
     // Without stdin: HEAD minus what origin's tracking refs hold.
-    let head = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
-    assert_eq!(head.code, 0, "{}{}", head.stdout, head.stderr);
+    let head = probity_ok(s.f.root(), &["validate", "--gate", "pre-push"]);
     assert_eq!(head.json["decision"], "allow");
     assert_eq!(head.json["reason_code"], "receipt_valid");
     assert_eq!(head.json["boundary"], "head");

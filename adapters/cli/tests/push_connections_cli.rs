@@ -49,8 +49,7 @@ fn connections(log: &Path) -> Vec<String> {
 /// `hooked_origin()` with Probity's managed client hooks installed.
 fn hooked_clone() -> (Fixture, tempfile::TempDir, PathBuf) {
     let (f, dir, server) = hooked_origin();
-    let h = probity(f.root(), &["hooks", "install"]);
-    assert_eq!(h.code, 0, "{}{}", h.stdout, h.stderr);
+    probity_ok(f.root(), &["hooks", "install"]);
     (f, dir, server)
 }
 
@@ -62,8 +61,7 @@ fn a_reviewed_push_with_the_managed_hook_makes_one_connection() {
     approve_live(f.root(), inputs.path());
     let head = commit_all(&f, "reviewed");
     let log = count_connections(&f, f.root(), inputs.path());
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(head.clone()));
     assert!(rev(&f, &server, "refs/notes/probity").is_some());
     assert_eq!(connections(&log), vec!["receive"]);
@@ -107,15 +105,13 @@ fn notes_another_clone_published_are_merged_and_the_push_lands() {
     f.git_in(&b, &["add", "-A"]).unwrap();
     f.git_in(&b, &["commit", "-q", "-m", "teammate"]).unwrap();
     let theirs = rev(&f, &b, "HEAD").unwrap();
-    let pb = probity(&b, &["push", "origin", "HEAD:refs/heads/docs"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    probity_ok(&b, &["push", "origin", "HEAD:refs/heads/docs"]);
     // Here: reviewed work on main, whose notes do not hold the teammate's.
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let mine = commit_all(&f, "mine");
     let log = count_connections(&f, f.root(), inputs.path());
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let p = probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(p.json["notes_merged_from_remote"], true, "{}", p.stdout);
     assert_eq!(rev(&f, &server, "main"), Some(mine.clone()));
     for c in [&mine, &theirs] {

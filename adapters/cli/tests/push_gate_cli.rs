@@ -248,8 +248,7 @@ fn a_new_branch_from_a_stale_clone_is_told_to_fetch_first_and_then_lands() {
     approve_live(&b, inputs.path());
     f.git_in(&b, &["add", "-A"]).unwrap();
     f.git_in(&b, &["commit", "-q", "-m", "teammate"]).unwrap();
-    let pb = probity(&b, &["push", "origin", "main"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    probity_ok(&b, &["push", "origin", "main"]);
     // Here, without fetching: reviewed work on a new branch.
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
@@ -262,7 +261,6 @@ fn a_new_branch_from_a_stale_clone_is_told_to_fetch_first_and_then_lands() {
     assert!(rev(&f, &server, "refs/heads/feature").is_none());
     // The advice works.
     f.git(&["fetch", "-q", "origin"]).unwrap();
-    let p = probity(f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
     assert_eq!(rev(&f, &server, "refs/heads/feature"), Some(head));
 }

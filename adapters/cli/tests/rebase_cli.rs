@@ -101,8 +101,7 @@ impl Setup {
     }
 
     fn install_hooks(&self) {
-        let r = probity(self.f.root(), &["hooks", "install"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        probity_ok(self.f.root(), &["hooks", "install"]);
     }
 }
 
@@ -393,8 +392,7 @@ fn the_commit_first_advice_works_and_then_the_new_work_is_its_own_slice() {
     assert_eq!(d.json["next_action"], "start_review");
     assert_eq!(d.json["lineage_id"], lineage.as_str());
     // And `probity start` reviews the new work alone.
-    let st = probity(s.f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(s.f.root(), &["start"]);
     assert_eq!(st.json["changed_files"], 1, "{}", st.stdout);
     assert_ne!(st.json["lineage_id"], lineage.as_str());
 }
@@ -416,8 +414,7 @@ fn a_lineage_approved_before_the_indexes_is_indexed_by_a_finalize_retry() {
     let d = s.gate(&["pre-push", "--remote", "origin"]);
     assert_eq!(d.json["reason_code"], "receipt_missing", "{}", d.stdout);
     // The exact retry of the final lineage writes its projections.
-    let retry = probity(s.f.root(), &["finalize", "--lineage", &lineage]);
-    assert_eq!(retry.code, 0, "{}{}", retry.stdout, retry.stderr);
+    let retry = probity_ok(s.f.root(), &["finalize", "--lineage", &lineage]);
     assert_eq!(retry.json["state"], "approved");
     let d = s.gate(&["pre-push", "--remote", "origin"]);
     assert_eq!(d.json["reason_code"], "receipt_valid", "{}", d.stdout);

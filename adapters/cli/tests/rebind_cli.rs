@@ -36,7 +36,7 @@ fn push_gate(f: &Fixture, range: &str) -> Run {
 fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
     let st = probity(f.root(), &["status", "--lineage", lineage]);
     let rev = string_at(&st.json, "store_revision");
-    let rec = probity(
+    let rec = probity_ok(
         f.root(),
         &recover_args(
             lineage,
@@ -46,7 +46,6 @@ fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
             "dev",
         ),
     );
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     rec.json["lineage_id"].as_str().unwrap().to_string()
 }
 
@@ -228,8 +227,7 @@ fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
     let (_base, _c1, c2, _l1, _l2) = chain_of_two(&f, inputs.path());
-    let pushed = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     let on_server = String::from_utf8(
         f.git_in(&server, &["rev-parse", "refs/heads/main"])
             .unwrap(),
@@ -347,7 +345,7 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
     let (base, c1, _c2, l1, l2) = chain_of_two(&f, dir.path());
-    let burned = probity(
+    probity_ok(
         f.root(),
         &[
             "burn",
@@ -359,7 +357,6 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
             "release bot",
         ],
     );
-    assert_eq!(burned.code, 0, "{}{}", burned.stdout, burned.stderr);
     let before = store_snapshot(&f);
     let gate = push_gate(&f, &format!("{base}..{c1}"));
     assert_eq!(gate.code, 1, "{}{}", gate.stdout, gate.stderr);
@@ -373,8 +370,7 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
     // refuses without saying so (found by audit).
     let message = gate.json["message"].as_str().unwrap();
     assert!(message.contains("lineage_consumed"), "{message}");
-    let st = probity(f.root(), &["status", "--lineage", &l1]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["status", "--lineage", &l1]);
     assert_eq!(st.json["superseded_by"], l2.as_str(), "{}", st.stdout);
     assert!(store_snapshot(&f) == before, "a read wrote to the store");
 }
@@ -396,8 +392,7 @@ fn the_server_allows_approved_links_while_the_chain_leaf_is_in_review() {
     let l3 = recover_scope_changed(&f, &l2);
     let st = probity(f.root(), &["status", "--lineage", &l3]);
     assert_eq!(st.json["state"], "reviewing", "{}", st.stdout);
-    let pushed = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     let on_server = String::from_utf8(
         f.git_in(&server, &["rev-parse", "refs/heads/main"])
             .unwrap(),

@@ -17,8 +17,7 @@ fn state_file(f: &Fixture, lineage: &str) -> std::path::PathBuf {
 }
 
 fn started(f: &Fixture) -> (String, String) {
-    let s = probity(f.root(), &["start"]);
-    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let s = probity_ok(f.root(), &["start"]);
     (
         s.json["lineage_id"].as_str().unwrap().to_string(),
         s.json["store_revision"].as_str().unwrap().to_string(),
@@ -82,7 +81,7 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     assert_eq!(bad.code, 3);
     assert!(store_snapshot(&f) == before, "the store changed");
 
-    let inv = probity(
+    let inv = probity_ok(
         f.root(),
         &[
             "invalidate",
@@ -92,7 +91,6 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
             "started on the wrong branch",
         ],
     );
-    assert_eq!(inv.code, 0, "{}{}", inv.stdout, inv.stderr);
     assert_eq!(inv.json["state"], "invalidated");
     assert_eq!(inv.json["action"], "recover");
     let inv_rev = string_at(&inv.json, "store_revision");
@@ -652,8 +650,7 @@ fn printed_recover_args(next: &str) -> Vec<String> {
 fn a_commit_review_is_recovered_over_the_same_commit() {
     let f = medium_change();
     f.commit_all("the change").unwrap();
-    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", "HEAD"]);
     let lineage = string_at(&st.json, "lineage_id");
     let inv = probity(
         f.root(),
@@ -675,8 +672,7 @@ fn a_commit_review_is_recovered_over_the_same_commit() {
     );
     let args = printed_recover_args(again.json["error"]["next_action"].as_str().unwrap());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let rec = probity(f.root(), &args);
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    let rec = probity_ok(f.root(), &args);
     assert_eq!(rec.json["generation"], 2);
     assert_eq!(rec.json["base_tree"], st.json["base_tree"]);
     assert_eq!(rec.json["candidate_tree"], st.json["candidate_tree"]);
@@ -698,8 +694,7 @@ fn a_range_review_is_recovered_over_its_own_commit() {
     f.commit_all("first").unwrap();
     f.write("src/lib.rs", "pub fn c() {}\n").unwrap();
     f.commit_all("second").unwrap();
-    let range = probity(f.root(), &["start", "--range", "HEAD~2..HEAD"]);
-    assert_eq!(range.code, 0, "{}{}", range.stdout, range.stderr);
+    let range = probity_ok(f.root(), &["start", "--range", "HEAD~2..HEAD"]);
     let first = &range.json["lineages"][0];
     let lineage = string_at(first, "lineage_id");
     let tmp = tempfile::tempdir().unwrap();
@@ -733,8 +728,7 @@ fn recover_commit_freezes_the_named_commit() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     f.commit_all("the change").unwrap();
-    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", "HEAD"]);
     let lineage = string_at(&st.json, "lineage_id");
     let done = approve(&f, tmp.path(), &lineage);
     let rev = string_at(&done, "store_revision");

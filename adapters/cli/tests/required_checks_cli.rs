@@ -47,8 +47,7 @@ impl Checked {
     }
 
     fn start(&self) -> serde_json::Value {
-        let st = probity(self.f.root(), &["start"]);
-        assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+        let st = probity_ok(self.f.root(), &["start"]);
         st.json
     }
 
@@ -70,8 +69,7 @@ fn an_approval_on_the_required_check_carries_it_to_the_server_and_lands() {
     let started = t.start();
     approve_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
     let c = commit_all(&t.f, "reviewed on the required check");
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c.clone()));
     // The note on the server carries a v2 bundle with the check's document.
     let note =
@@ -88,8 +86,7 @@ fn an_approval_on_the_required_check_carries_it_to_the_server_and_lands() {
     assert!(note.contains("probity.review-bundle/v2"), "{note}");
     assert!(note.contains("grep -q parse src/parser.rs"), "{note}");
     // `policy show` names the check the base requires.
-    let s = probity(t.f.root(), &["policy", "show", "--at", "origin/main"]);
-    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let s = probity_ok(t.f.root(), &["policy", "show", "--at", "origin/main"]);
     assert!(s.stdout.contains("required check `tests`"), "{}", s.stdout);
 }
 
@@ -113,8 +110,7 @@ fn another_check_or_a_file_is_refused_before_anything_is_written_and_the_require
     // The way on: the required check, on the same lineage.
     approve_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
     let c = commit_all(&t.f, "reviewed");
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -150,8 +146,7 @@ fn a_check_whose_document_cannot_be_kept_approves_nothing_and_the_rerun_lands() 
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(!names[0].contains("pending"), "{names:?}");
     let c = commit_all(&t.f, "reviewed on the required check");
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -189,8 +184,7 @@ fn an_agent_that_deletes_the_checks_in_its_own_change_is_refused_at_the_server()
     assert_eq!(t.server_main(), before);
     // Past the client (published, `git push --no-verify`), the server
     // judges both commits under the protected base's checks.
-    let p = probity(t.f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["publish"]);
     let err =
         t.f.git(&[
             "push",
@@ -213,8 +207,7 @@ fn paths_no_check_covers_need_none() {
     t.f.write("README.md", "# readme\n").unwrap();
     approve_live(t.f.root(), t.inputs.path());
     let c = commit_all(&t.f, "docs only");
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(t.f.root(), &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
 
@@ -235,8 +228,7 @@ fn a_malformed_checks_file_is_refused_by_policy_check() {
         r.stderr
     );
     let good = input(tmp.path(), "good.json", &checks_json());
-    let r = probity(tmp.path(), &["policy", "check", "--checks", &good]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = probity_ok(tmp.path(), &["policy", "check", "--checks", &good]);
     assert_eq!(
         r.json["checks"]["checks"][0]["name"], "tests",
         "{}",

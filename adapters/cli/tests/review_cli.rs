@@ -12,8 +12,7 @@ fn start_finalize_validate_then_a_comment_edit_is_denied() {
     let index_before = f.index_bytes().unwrap();
     let status_before = f.status().unwrap();
 
-    let s = probity(f.root(), &["start"]);
-    assert_eq!(s.code, 0, "{}{}", s.stdout, s.stderr);
+    let s = probity_ok(f.root(), &["start"]);
     let j = &s.json;
     for key in [
         "lineage_id",

@@ -32,8 +32,7 @@ impl Server {
         let f = parser_base();
         let (dir, server) = bare_origin(&f, "server.git");
         chmod(dir.path(), "755");
-        let r = probity(&server, &["hooks", "install", "--server"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        probity_ok(&server, &["hooks", "install", "--server"]);
         write_medium_change(&f);
         Self {
             f,

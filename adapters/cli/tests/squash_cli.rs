@@ -34,7 +34,7 @@ fn a_squash_of_two_reviewed_commits_passes_every_gate() {
     let (f, _dir, server) = hooked_origin();
     let inputs = tempfile::tempdir().unwrap();
     let squash = squashed_pair(&f, inputs.path());
-    let v = probity(
+    probity_ok(
         f.root(),
         &[
             "validate",
@@ -45,9 +45,7 @@ fn a_squash_of_two_reviewed_commits_passes_every_gate() {
             "--json",
         ],
     );
-    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(squash));
 }
 
@@ -79,11 +77,9 @@ fn a_squash_with_an_unreviewed_edit_is_refused_with_advice_that_keeps_it() {
     assert!(!said.contains("git reset"), "{said}");
     assert_eq!(rev(&f, &server, "main"), before);
     // The advice works: the squash itself is reviewed and lands.
-    let st = probity(f.root(), &["start", "--commit", &squash]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &squash]);
     approve_started(f.root(), inputs.path(), &st.json);
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(squash));
 }
 
@@ -95,17 +91,14 @@ fn a_squash_that_replays_a_spent_approval_is_refused() {
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let c1 = commit_all(&f, "the reviewed change");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     // A maintainer reverts it, reviewed as committed.
     f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
         .unwrap();
     let revert = commit_all(&f, "revert the change");
-    let st = probity(f.root(), &["start", "--commit", &revert]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
     approve_started(f.root(), inputs.path(), &st.json);
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     // The agent brings A's change back unreviewed, reviews only a small
     // follow-up on top of it (review B, based on A's approved tree), and
     // squashes both: the composition A then B is exactly the squash, but

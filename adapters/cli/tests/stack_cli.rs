@@ -20,8 +20,7 @@ impl Repo {
     fn new() -> Self {
         let f = parser_base();
         let (dir, remote) = bare_origin(&f, "origin.git");
-        let r = probity(f.root(), &["hooks", "install"]);
-        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        probity_ok(f.root(), &["hooks", "install"]);
         Self {
             f,
             _dir: dir,
@@ -110,8 +109,7 @@ fn a_committed_change_is_reviewed_as_committed_and_then_pushes() {
     );
 
     // Following it: the commit is frozen as (parent tree, tree).
-    let st = probity(r.f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(r.f.root(), &["start", "--commit", "HEAD"]);
     assert_eq!(st.json["commit"], c.as_str());
     assert_eq!(st.json["parent"], r.rev("HEAD~1").as_str());
     assert_eq!(st.json["base_tree"], r.rev("HEAD~1^{tree}").as_str());
@@ -133,8 +131,7 @@ fn a_root_commit_is_reviewed_against_the_empty_tree() {
     let f = Fixture::new().unwrap();
     f.write("src/parser.rs", "fn parse() {}\n").unwrap();
     f.commit_all("first").unwrap();
-    let st = probity(f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", "HEAD"]);
     assert_eq!(st.json["parent"], serde_json::Value::Null);
     let empty =
         String::from_utf8(f.git(&["hash-object", "-t", "tree", "/dev/null"]).unwrap()).unwrap();
@@ -155,8 +152,7 @@ fn a_stack_of_three_commits_is_reviewed_and_pushed_at_once() {
     let [a, b, c] = r.stack();
     let base = r.rev("origin/main");
     let range = format!("{base}..{c}");
-    let st = probity(r.f.root(), &["start", "--range", &range]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(r.f.root(), &["start", "--range", &range]);
     assert_eq!(st.json["range"], range.as_str());
     let lineages = st.json["lineages"].as_array().unwrap();
     let commits: Vec<&str> = lineages
@@ -439,8 +435,7 @@ fn merges_are_refused_with_advice_and_nothing_is_written() {
 
     // The advice works: rebased into a chain, the stack is reviewable.
     r.f.git(&["rebase", "-q", "origin/main"]).unwrap();
-    let st = probity(r.f.root(), &["start", "--range", "origin/main..HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(r.f.root(), &["start", "--range", "origin/main..HEAD"]);
     assert_eq!(st.json["lineages"].as_array().unwrap().len(), 2);
 }
 
@@ -510,8 +505,7 @@ fn start_on_committed_work_names_the_commit_and_the_advice_works() {
         store_snapshot(&r.f) == before,
         "a refusal wrote to the store"
     );
-    let st = probity(r.f.root(), &["start", "--commit", &c]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(r.f.root(), &["start", "--commit", &c]);
     assert_eq!(st.json["commit"], c.as_str());
 }
 

@@ -47,8 +47,7 @@ fn past_a_screenful_the_rest_are_counted_and_json_lists_them_all() {
         .count();
     assert_eq!(named, 20, "{text}");
     assert!(text.contains("    +5 more"), "{text}");
-    let st = probity(f.root(), &["status"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    probity_ok(f.root(), &["status"]);
     let again = probity(f.root(), &["start"]);
     assert_eq!(
         again.json["paths"].as_array().unwrap().len(),

@@ -19,7 +19,7 @@ fn a_bundle_moves_a_review_to_another_clone_idempotently() {
     let lineage = s.approve();
     s.f.commit_all("reviewed change").unwrap();
     let file = s.inputs.path().join("b.json");
-    let e = probity(
+    let e = probity_ok(
         s.f.root(),
         &[
             "bundle",
@@ -30,7 +30,6 @@ fn a_bundle_moves_a_review_to_another_clone_idempotently() {
             file.to_str().unwrap(),
         ],
     );
-    assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
     assert_eq!(e.json["records"], 1);
     assert_eq!(e.json["state"], "approved");
     let bytes = std::fs::read(&file).unwrap();
@@ -53,8 +52,7 @@ fn a_bundle_moves_a_review_to_another_clone_idempotently() {
         .unwrap();
     s.f.git_in(&b, &["reset", "-q", "--hard", "FETCH_HEAD"])
         .unwrap();
-    let i = probity(&b, &["bundle", "import", file.to_str().unwrap()]);
-    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    let i = probity_ok(&b, &["bundle", "import", file.to_str().unwrap()]);
     assert_eq!(i.json["written"], 1);
     let again = probity(&b, &["bundle", "import", file.to_str().unwrap()]);
     assert_eq!(again.code, 0);
@@ -139,8 +137,7 @@ fn bad_bundles_are_typed_errors_and_write_nothing() {
     assert!(store_snapshot(&empty) == before);
     // A conflicting record: the importing store reviewed the same
     // candidate under another lineage. Refused, never merged.
-    let st = probity(other.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    probity_ok(other.root(), &["start"]);
     let before = store_snapshot(&other);
     let r = probity(other.root(), &["bundle", "import", p.to_str().unwrap()]);
     assert_eq!(
@@ -172,8 +169,7 @@ fn the_server_denies_an_unreviewed_push_and_allows_the_reviewed_one_with_its_not
     assert!(err.contains("receipt_missing"), "{err}");
 
     // `probity push`: publishes the note and pushes it atomically.
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let p = probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(p.json["published"][0]["written"][0]["commit"], tip.as_str());
     assert_eq!(
         p.json["published"][0]["written"][0]["lineage_id"],
@@ -213,8 +209,7 @@ fn the_notes_ref_is_append_only_on_the_server() {
     let s = Setup::new();
     s.approve();
     s.f.commit_all("reviewed").unwrap();
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     let notes = s.server_rev("refs/notes/probity");
     assert!(notes.is_some());
     // Deleted.
@@ -236,8 +231,7 @@ fn forged_and_misplaced_notes_are_denied() {
     s.approve();
     s.f.commit_all("reviewed").unwrap();
     let tip = s.rev("HEAD");
-    let pb = probity(s.f.root(), &["publish"]);
-    assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
+    probity_ok(s.f.root(), &["publish"]);
     let good = note(&s.f, s.f.root(), &tip).unwrap();
     assert!(Bundle::from_bytes(good.strip_suffix(b"\n").unwrap()).is_ok());
 
@@ -349,8 +343,7 @@ fn two_clones_publish_concurrently_and_their_notes_merge() {
         pb.stderr
     );
     // A pushes first.
-    let pa = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(pa.code, 0, "{}{}", pa.stdout, pa.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     // B's notes no longer fast-forward: a plain push is refused by git, a
     // forced one by the server gate.
     assert!(push_in(&s.f, &b, &["origin", "feature", "refs/notes/probity"]).is_err());
@@ -363,8 +356,7 @@ fn two_clones_publish_concurrently_and_their_notes_merge() {
     // remote-tracking refs never vouch: a branch deleted on the remote
     // would). It then merges the server's notes (cat_sort_uniq) and pushes.
     s.f.git_in(&b, &["fetch", "-q", "origin"]).unwrap();
-    let pushed = probity(&b, &["push", "origin", "feature"]);
-    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    let pushed = probity_ok(&b, &["push", "origin", "feature"]);
     assert_eq!(pushed.json["notes_merged_from_remote"], true);
     let a_tip = s.rev("HEAD");
     let b_tip = rev_in(&s.f, &b, "HEAD").unwrap();
@@ -401,8 +393,7 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
     let base = s.rev("HEAD");
     s.approve();
     s.f.commit_all("reviewed").unwrap();
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     // A CI checkout: a fresh clone, no store, notes fetched.
     let (_d, ci) = s.clone_server();
     s.f.git_in(
@@ -416,8 +407,7 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
     )
     .unwrap();
     let range = format!("{base}..HEAD");
-    let r = probity(&ci, &pre_receive_args(&range, "refs/heads/main"));
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = probity_ok(&ci, &pre_receive_args(&range, "refs/heads/main"));
     assert_eq!(r.json["gate"], "pre-receive");
     assert_eq!(r.json["decision"], "allow");
     assert_eq!(r.json["input"], "range");
@@ -507,8 +497,7 @@ fn the_pre_push_hook_warns_when_the_notes_stay_behind() {
     let s = Setup::new();
     s.approve();
     s.f.commit_all("reviewed").unwrap();
-    let r = probity(s.f.root(), &["hooks", "install", "--hook", "pre-push"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    probity_ok(s.f.root(), &["hooks", "install", "--hook", "pre-push"]);
     let out =
         s.f.git(&["push", "-q", "origin", "main"])
             .map(|_| String::new())
@@ -536,8 +525,7 @@ fn the_pre_push_hook_warns_when_the_notes_stay_behind() {
     assert!(without.1.contains("`probity push origin`"), "{}", without.1);
     // The notes ref is authority, not a delivery: `probity push` passes
     // the client hook and the server gate together.
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(s.server_rev("main"), Some(tip));
 }
 
@@ -567,7 +555,7 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
     )
     .unwrap();
-    let rec = probity(
+    probity_ok(
         s.f.root(),
         &recover_args(
             &l1,
@@ -577,7 +565,6 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
             "maintainer",
         ),
     );
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     let l2 = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");
     assert_ne!(l1, l2);
     // Exporting either lineage gives the whole chain, ending at the leaf.
@@ -589,8 +576,7 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
     assert_eq!(b.lineage_id.as_str(), l2);
     assert_eq!(b.receipts.len(), 2);
     s.f.commit_all("reviewed twice").unwrap();
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let p = probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(
         p.json["published"][0]["written"][0]["lineage_id"],
         l2.as_str()
@@ -599,8 +585,7 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
     let (_d, other) = s.clone_server();
     let file = s.inputs.path().join("chain.json");
     std::fs::write(&file, &e2.stdout).unwrap();
-    let i = probity(&other, &["bundle", "import", file.to_str().unwrap()]);
-    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    let i = probity_ok(&other, &["bundle", "import", file.to_str().unwrap()]);
     assert_eq!(i.json["written"], 2);
     let marker = other.join(format!(".git/probity/reviews/v1/{l1}/superseded-by"));
     assert_eq!(std::fs::read_to_string(marker).unwrap(), format!("{l2}\n"));
@@ -624,8 +609,7 @@ fn a_new_protected_branch_is_measured_against_the_servers_own_refs() {
     // (main's history is already on the server).
     s.approve();
     s.f.commit_all("reviewed").unwrap();
-    let p = probity(s.f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "HEAD:refs/heads/feature"]);
     assert_eq!(s.server_rev("refs/heads/feature"), Some(s.rev("HEAD")));
     // A second new branch at the same commit: judged as that commit.
     s.push(&["origin", "HEAD:refs/heads/copy"]).unwrap();
@@ -661,16 +645,14 @@ fn attestations_are_carried_unchanged_through_import_and_notes() {
         .unwrap();
     let file = s.inputs.path().join("signed.json");
     std::fs::write(&file, &bytes).unwrap();
-    let i = probity(&b, &["bundle", "import", file.to_str().unwrap()]);
-    assert_eq!(i.code, 0, "{}{}", i.stdout, i.stderr);
+    let i = probity_ok(&b, &["bundle", "import", file.to_str().unwrap()]);
     assert_eq!(i.json["attestations"], 1);
     let re = probity(&b, &["bundle", "export", "--lineage", &lineage]);
     assert_eq!(re.stdout.as_bytes(), &bytes[..], "carried unchanged");
     // And through a note to the server, where the gate verifies it.
     s.f.git_in(&b, &["reset", "-q", "--hard", "FETCH_HEAD"])
         .unwrap();
-    let p = probity(&b, &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(&b, &["push", "origin", "main"]);
     let tip = rev_in(&s.f, &b, "HEAD").unwrap();
     let on_server = note(&s.f, &s.server, &tip).unwrap();
     assert_eq!(on_server, bytes);

@@ -43,8 +43,7 @@ fn oversized_pre_receive_input_is_input_too_large() {
 #[test]
 fn the_server_hook_install_is_idempotent_and_never_overwrites_a_foreign_hook() {
     let s = Setup::new();
-    let again = probity(&s.server, &["hooks", "install", "--server"]);
-    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    let again = probity_ok(&s.server, &["hooks", "install", "--server"]);
     assert_eq!(again.json["hooks"][0]["action"], "unchanged");
     let hook = s.server.join("hooks/pre-receive");
     let text = std::fs::read_to_string(&hook).unwrap();
@@ -71,8 +70,7 @@ fn the_server_hook_uninstall_removes_only_its_own_unedited_hook() {
     let installed = std::fs::read_to_string(&hook).unwrap();
     let edited = installed.replace("exec ", "echo audit >&2\nexec ");
     std::fs::write(&hook, &edited).unwrap();
-    let r = probity(&s.server, &["hooks", "uninstall", "--server"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = probity_ok(&s.server, &["hooks", "uninstall", "--server"]);
     assert_eq!(r.json["hooks"][0]["action"], "preserved_user_edits");
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), edited);
     // Another's: kept.
@@ -165,8 +163,7 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
                 .args(["attest", "--lineage", &lineage, "--sign"])
                 .env("HOME", keys.path()),
         );
-        let p = probity(s.f.root(), &["publish"]);
-        assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+        probity_ok(s.f.root(), &["publish"]);
     };
     sign(&mallory);
     let err = s
@@ -203,8 +200,7 @@ fn the_server_allows_a_reviewed_stack() {
     s.approve();
     s.f.commit_all("second reviewed slice").unwrap();
     let tip = s.rev("HEAD");
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(s.server_rev("main"), Some(tip));
 }
 
@@ -227,8 +223,7 @@ fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
     s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();
     let tip = s.rev("HEAD");
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(s.server_rev("main"), Some(tip.clone()));
     // The note on the rebased commit names the review; the server holds
     // the trees it froze.
@@ -294,7 +289,7 @@ fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen(
     let envelope = input(s.inputs.path(), "envelope.json", &signed.stdout);
     // A real file of this key verifies (the path the refusals leave).
     let good = allowed(s.inputs.path(), &[("alice@example.com", &key)]);
-    let ok = probity(
+    probity_ok(
         s.f.root(),
         &[
             "attest",
@@ -305,7 +300,6 @@ fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen(
             good.to_str().unwrap(),
         ],
     );
-    assert_eq!(ok.code, 0, "{}{}", ok.stdout, ok.stderr);
 
     let fifo = s.inputs.path().join("signers.fifo");
     assert!(

@@ -56,7 +56,7 @@ impl Signed {
 fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
     let st = probity(f.root(), &["status", "--lineage", lineage]);
     let revision = string_at(&st.json, "store_revision");
-    let rec = probity(
+    let rec = probity_ok(
         f.root(),
         &recover_args(
             lineage,
@@ -66,7 +66,6 @@ fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
             "agent",
         ),
     );
-    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     rec.json["lineage_id"].as_str().unwrap().to_string()
 }
 
@@ -109,8 +108,7 @@ fn a_signature_on_a_later_link_does_not_cover_an_unsigned_earlier_one() {
     assert_eq!(s.server_rev("main"), before);
     // Once she signs the earlier link too, the chain lands.
     s.sign(&l1);
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(s.server_rev("main"), Some(c2));
 }
 
@@ -129,8 +127,7 @@ fn a_maintainer_signed_recovery_after_an_escalation_lands() {
     approve_started(s.f.root(), s.inputs.path(), &st.json);
     let c = commit_all(&s.f, "reviewed after escalation");
     s.sign(&l2);
-    let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(s.server_rev("main"), Some(c));
 }
 
@@ -153,17 +150,14 @@ fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     let (f, _dir, server, inputs) = plain_server();
     approve_live(f.root(), inputs.path());
     let c1 = commit_all(&f, "the reviewed change");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     // The maintainer reverts it, reviewed as committed.
     f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
         .unwrap();
     let revert = commit_all(&f, "revert the change");
-    let st = probity(f.root(), &["start", "--commit", &revert]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
     approve_started(f.root(), inputs.path(), &st.json);
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     // The agent reverts the revert and copies the old note onto it: the
     // same (parent tree, tree) the old approval bound.
     f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
@@ -187,11 +181,9 @@ fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
         .unwrap();
     let amended = rev(&f, f.root(), "HEAD").unwrap();
-    let st = probity(f.root(), &["start", "--commit", &amended]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &amended]);
     approve_started(f.root(), inputs.path(), &st.json);
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(amended));
 }
 
@@ -200,20 +192,17 @@ fn a_reverted_approval_carried_onto_a_new_base_by_its_rebase_proof_is_refused() 
     let (f, _dir, server, inputs) = plain_server();
     approve_live(f.root(), inputs.path());
     let c1 = commit_all(&f, "the reviewed change");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
         .unwrap();
     let revert = commit_all(&f, "revert the change");
-    let st = probity(f.root(), &["start", "--commit", &revert]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
     approve_started(f.root(), inputs.path(), &st.json);
     // Other reviewed work moves the base on.
     f.write("docs/notes.md", "unrelated\n").unwrap();
     approve_live(f.root(), inputs.path());
     let other = commit_all(&f, "other work");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     // The agent re-applies the reverted change on the new base and copies
     // its old note: a clean rebase proof of an approval already spent.
     f.git(&["cherry-pick", "--no-commit", &c1]).unwrap();
@@ -232,8 +221,7 @@ fn the_same_reviewed_commit_reaches_another_protected_branch_and_is_pushed_again
     let (f, _dir, server, inputs) = plain_server();
     approve_live(f.root(), inputs.path());
     let c1 = commit_all(&f, "the reviewed change");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
     // The same commit to a release branch cut from the base: its approval
     // has not delivered there yet.
     push_no_verify(&f, &["origin", "HEAD~1:refs/heads/release"]).unwrap();

@@ -153,6 +153,14 @@ pub fn start_lineage(cwd: &Path) -> String {
         .to_string()
 }
 
+/// Runs `probity --json --cwd <cwd> args...` and asserts it exited 0
+/// (its stdout and stderr are the failure message).
+pub fn probity_ok(cwd: &Path, args: &[&str]) -> Run {
+    let run = probity(cwd, args);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    run
+}
+
 /// Runs `probity --json --cwd <cwd> args...` with `env` set (after the
 /// isolation that removes the caller's `PROBITY_*` settings).
 pub fn probity_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
