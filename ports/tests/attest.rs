@@ -19,11 +19,11 @@ use probity_core::review::receipt::Receipt;
 use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
     self as drivers, AttestationStore, PreReceive, ReceiveDenial, ReceiveScope, RecordStore,
-    RemoteScope, ReviewError, SignatureError, SignaturePolicy, StoreError,
+    ReviewError, SignatureError, SignaturePolicy, StoreError,
 };
 use probity_testkit::{
-    AllowedFile, FAKE_KEY_TYPE, FakeGit, FakeKey, FakeSsh, FixedClock, InMemoryStore,
-    WithAttestations, WithNotes, verdict,
+    AllowedFile, FAKE_KEY_TYPE, FakeGit, FakeKey, FakeSsh, InMemoryStore, WithAttestations,
+    WithNotes, verdict,
 };
 use serde_json::Value;
 
@@ -105,15 +105,7 @@ fn attest_refuses_a_review_that_is_not_terminal_or_not_here() {
     );
     assert_eq!(w.store.dump(), held);
     // An approval made elsewhere, imported: its trees are not here.
-    let elsewhere = World {
-        git: FakeGit::with_base(&[("src/a.rs", "fn other() {}\n")]).unwrap(),
-        store: InMemoryStore::new(),
-        clock: FixedClock::fixture(),
-    };
-    elsewhere
-        .git
-        .write("src/a.rs", "fn other() {}\nfn x() {}\nfn y() {}\n")
-        .unwrap();
+    let elsewhere = elsewhere();
     let foreign = elsewhere.approve().state().lineage_id().clone();
     let bundle =
         drivers::export_bundle(&WithAttestations::new(&elsewhere.store), &foreign).unwrap();
@@ -351,14 +343,7 @@ fn signed_envelopes_travel_with_the_bundle_and_satisfy_the_server_gate() {
     let store = WithAttestations::new(&w.store);
     let server = FakeSsh::new().allowing(SIGNERS, "alice@example.org", &alice());
     // Published unsigned first: the server requires a signature.
-    drivers::publish(
-        &git,
-        &store,
-        &tip,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    publish_range(&git, &store, &base, &tip);
     let unsigned_notes = git.notes_ref().unwrap();
     let (answer, scratch) = push(&git, &base, &tip, &unsigned_notes, &server);
     match answer {
@@ -382,14 +367,7 @@ fn signed_envelopes_travel_with_the_bundle_and_satisfy_the_server_gate() {
     assert_eq!(bundle.attestations, vec![env.clone()]);
     // Published again: the note holds the unsigned bundle and its signed
     // twin; the signed one is the authority.
-    let out = drivers::publish(
-        &git,
-        &store,
-        &tip,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    let out = publish_range(&git, &store, &base, &tip);
     assert_eq!(out.written, vec![(tip.clone(), l.clone())]);
     let note = parse_note(&git.note(&tip).unwrap()).unwrap();
     assert_eq!(note.len(), 2);

@@ -18,7 +18,7 @@ use probity_ports::review::{
     self as drivers, AdapterError, ExportGit, GitPort, ManifestGit, RecordStore, ReviewError,
     StoreError,
 };
-use probity_testkit::{FAKE_GIT_VERSION, FakeGit, FixedClock, InMemoryStore, WithAttestations};
+use probity_testkit::{FAKE_GIT_VERSION, FakeGit, FixedClock, WithAttestations};
 
 /// How [`Rendering`] departs from the fake Git it wraps.
 #[derive(Debug, Clone)]
@@ -222,15 +222,7 @@ fn an_unknown_lineage_is_not_found() {
 fn a_lineage_whose_trees_are_not_here_is_objects_missing() {
     // A review made in another repository, imported here: its trees are
     // not in this repository.
-    let elsewhere = World {
-        git: FakeGit::with_base(&[("src/a.rs", "fn other() {}\n")]).unwrap(),
-        store: InMemoryStore::new(),
-        clock: FixedClock::fixture(),
-    };
-    elsewhere
-        .git
-        .write("src/a.rs", "fn other() {}\nfn x() {}\nfn y() {}\n")
-        .unwrap();
+    let elsewhere = elsewhere();
     let foreign = elsewhere.start();
     let l = foreign.state().lineage_id().clone();
     let bundle = drivers::export_bundle(&WithAttestations::new(&elsewhere.store), &l).unwrap();

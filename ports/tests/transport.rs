@@ -20,9 +20,6 @@ use serde_json::Value;
 
 const MAIN: &str = "refs/heads/main";
 
-type Git<'a> = WithNotes<'a, FakeGit>;
-type Store<'a> = WithAttestations<'a, InMemoryStore>;
-
 fn accept_all(_: &Bundle) -> Result<(), ReceiveDenial> {
     Ok(())
 }
@@ -53,14 +50,7 @@ fn reviewed_commit(w: &World) -> (CommitId, CommitId, LineageId) {
 /// where it was before the push (absent): the pushed notes commit is only
 /// an object until the push is accepted. Returns it.
 fn push_notes(git: &Git<'_>, store: &Store<'_>, base: &CommitId, tip: &CommitId) -> CommitId {
-    drivers::publish(
-        git,
-        store,
-        tip,
-        std::slice::from_ref(base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    publish_range(git, store, base, tip);
     let pushed = git.notes_ref().unwrap();
     git.set_notes_ref(None);
     pushed
@@ -309,14 +299,7 @@ fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
     let git = WithNotes::new(&w.git);
     let store = WithAttestations::new(&w.store);
     let held = store.dump();
-    let out = drivers::publish(
-        &git,
-        &store,
-        &unreviewed,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    let out = publish_range(&git, &store, &base, &unreviewed);
     assert_eq!(out.written, vec![(reviewed.clone(), l.clone())]);
     assert!(out.unchanged.is_empty());
     assert_eq!(out.unreviewed, vec![unreviewed.clone()]);
@@ -348,14 +331,7 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
     // byte, since the notes ref only grows, and the bundle added beside it.
     git.write_notes(None, &[(reviewed.clone(), b"not a bundle\n".to_vec())], &[])
         .unwrap();
-    let out = drivers::publish(
-        &git,
-        &store,
-        &reviewed,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    let out = publish_range(&git, &store, &base, &reviewed);
     assert_eq!(out.written, vec![(reviewed.clone(), l.clone())]);
     let bundle = drivers::export_bundle(&store, &l).unwrap();
     let mut line = bundle.to_bytes().unwrap();
@@ -510,14 +486,7 @@ fn the_notes_ref_may_only_fast_forward() {
     let (base, tip, _) = reviewed_commit(&w);
     let git = WithNotes::new(&w.git);
     let store = WithAttestations::new(&w.store);
-    drivers::publish(
-        &git,
-        &store,
-        &tip,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    publish_range(&git, &store, &base, &tip);
     let held = git.notes_ref().unwrap();
     let note = git.note(&tip).unwrap();
     let scratch = InMemoryStore::new();
@@ -552,14 +521,7 @@ fn a_fast_forward_may_add_lines_to_a_held_note_but_never_drop_one() {
     let (base, tip, _) = reviewed_commit(&w);
     let git = WithNotes::new(&w.git);
     let store = WithAttestations::new(&w.store);
-    drivers::publish(
-        &git,
-        &store,
-        &tip,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    publish_range(&git, &store, &base, &tip);
     let held = git.notes_ref().unwrap();
     let note = git.note(&tip).unwrap();
     let scratch = InMemoryStore::new();
@@ -838,14 +800,7 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
     assert!(refused.is_empty());
     assert!(scratch.dump().is_empty());
     // Published: allowed on what the notes carry.
-    drivers::publish(
-        &git,
-        &WithAttestations::new(&w.store),
-        &tip,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
     let scratch = InMemoryStore::new();
     let (pr, refused) =
         drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
@@ -879,14 +834,7 @@ fn import_notes_reads_only_the_commits_it_is_given() {
     let w = world();
     let (base, tip, l) = reviewed_commit(&w);
     let git = WithNotes::new(&w.git);
-    drivers::publish(
-        &git,
-        &WithAttestations::new(&w.store),
-        &tip,
-        std::slice::from_ref(&base),
-        &RemoteScope::None,
-    )
-    .unwrap();
+    publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
     let notes = git.notes_ref().unwrap();
     let scratch = InMemoryStore::new();
     let store = WithAttestations::new(&scratch);

@@ -4,13 +4,16 @@
 
 #![allow(dead_code)]
 
-use probity_core::review::ids::LineageId;
+use probity_core::review::ids::{CommitId, LineageId};
 use probity_core::review::lens::Lens;
 use probity_core::review::state::StateRecord;
 use probity_ports::review::{
-    self as drivers, Delivery, FinalizeInput, Finalized, RecordStore, ReviewError,
+    self as drivers, Delivery, FinalizeInput, Finalized, Published, RecordStore, RemoteScope,
+    ReviewError,
 };
-use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
+use probity_testkit::{
+    FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, documents, verdict,
+};
 
 pub const BASE: &str = "fn a() {}\n";
 /// Three lines added: line 2 is what the blocker names.
@@ -22,6 +25,43 @@ pub struct World {
     pub git: FakeGit,
     pub store: InMemoryStore,
     pub clock: FixedClock,
+}
+
+/// The git the transport tests publish through: the fixture's, with notes.
+pub type Git<'a> = WithNotes<'a, FakeGit>;
+/// The store they publish from: the fixture's, with attestations.
+pub type Store<'a> = WithAttestations<'a, InMemoryStore>;
+
+/// `publish` of the notes for `base..tip` (no remote consulted), which
+/// must succeed.
+pub fn publish_range(
+    git: &Git<'_>,
+    store: &Store<'_>,
+    base: &CommitId,
+    tip: &CommitId,
+) -> Published {
+    drivers::publish(
+        git,
+        store,
+        tip,
+        std::slice::from_ref(base),
+        &RemoteScope::None,
+    )
+    .unwrap()
+}
+
+/// A review made in another repository: its own base (another `src/a.rs`)
+/// and a change of its own in the worktree; nothing started.
+pub fn elsewhere() -> World {
+    let w = World {
+        git: FakeGit::with_base(&[("src/a.rs", "fn other() {}\n")]).unwrap(),
+        store: InMemoryStore::new(),
+        clock: FixedClock::fixture(),
+    };
+    w.git
+        .write("src/a.rs", "fn other() {}\nfn x() {}\nfn y() {}\n")
+        .unwrap();
+    w
 }
 
 /// The base committed and the change in the worktree; nothing started.
