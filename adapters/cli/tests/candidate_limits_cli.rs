@@ -29,12 +29,7 @@ fn a_non_utf8_name_is_refused_at_start_and_the_gate_still_answers() {
     std::fs::write(bad_name(&f), "x\n").unwrap();
     let before = store_snapshot(&f);
     let s = probity(f.root(), &["start"]);
-    assert_eq!(
-        (s.code, s.json["error"]["code"].as_str()),
-        (3, Some("path_not_utf8")),
-        "{}",
-        s.stdout
-    );
+    s.assert_refused(3, "path_not_utf8");
     let msg = s.error_message();
     assert!(msg.contains(r"notes-\xff.txt"), "{msg}");
     assert_eq!(store_snapshot(&f), before);
@@ -83,12 +78,7 @@ fn an_untracked_file_over_the_limit_is_refused_by_its_size() {
     let before = store_snapshot(&f);
     let objects = f.git(&["count-objects", "-v"]).unwrap();
     let s = probity(f.root(), &["start"]);
-    assert_eq!(
-        (s.code, s.json["error"]["code"].as_str()),
-        (3, Some("file_too_large")),
-        "{}",
-        s.stdout
-    );
+    s.assert_refused(3, "file_too_large");
     let msg = s.error_message();
     assert!(msg.contains("big.bin") && msg.contains(&MAX_REVIEWED_FILE_BYTES.to_string()));
     assert_eq!(store_snapshot(&f), before);

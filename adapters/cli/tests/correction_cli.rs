@@ -126,12 +126,7 @@ fn a_correction_is_measured_by_git_and_the_corrected_candidate_is_approved() {
     // And the uncorrected candidate is not reviewed again in this lineage.
     let before = store_snapshot(&flow.f);
     let s = probity(flow.f.root(), &["start"]);
-    assert_eq!(
-        (s.code, s.json["error"]["code"].as_str()),
-        (4, Some("candidate_superseded")),
-        "{}",
-        s.stdout
-    );
+    s.assert_refused(4, "candidate_superseded");
     assert_eq!(store_snapshot(&flow.f), before);
 }
 
@@ -144,12 +139,7 @@ fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
         .unwrap();
     let before = store_snapshot(&flow.f);
     let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
-    assert_eq!(
-        (v.code, v.json["error"]["code"].as_str()),
-        (3, Some("outside_genesis")),
-        "{}",
-        v.stdout
-    );
+    v.assert_refused(3, "outside_genesis");
     assert_eq!(store_snapshot(&flow.f), before);
     // A new untracked file outside genesis is refused too.
     flow.f.git(&["checkout", "--", "src/other.rs"]).unwrap();
@@ -294,12 +284,7 @@ fn evidence_is_refused_while_the_live_candidate_is_the_uncorrected_one() {
     let before = store_snapshot(&flow.f);
     let ev = flow.doc("ev.txt", "tests: ok\n");
     let out = probity(flow.f.root(), &["finalize", "--evidence", &ev]);
-    assert_eq!(
-        (out.code, out.json["error"]["code"].as_str()),
-        (4, Some("candidate_changed")),
-        "{}",
-        out.stdout
-    );
+    out.assert_refused(4, "candidate_changed");
     assert_eq!(store_snapshot(&flow.f), before);
 }
 
@@ -333,12 +318,7 @@ fn a_correction_is_found_from_its_base_and_blocks_a_parallel_review() {
     // `start` on the fix would open a fresh budget over the same paths.
     let before = store_snapshot(&flow.f);
     let s = probity(flow.f.root(), &["start"]);
-    assert_eq!(
-        (s.code, s.json["error"]["code"].as_str()),
-        (4, Some("correction_open")),
-        "{}",
-        s.stdout
-    );
+    s.assert_refused(4, "correction_open");
     assert_eq!(store_snapshot(&flow.f), before);
     // finalize finds the correction without --lineage.
     let v = probity(
@@ -376,12 +356,7 @@ fn an_illegal_input_late_in_one_call_changes_nothing() {
         f.root(),
         &["finalize", "--result", &clean, "--refuter", &batch],
     );
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("wrong_stage")),
-        "{}",
-        r.stdout
-    );
+    r.assert_refused(3, "wrong_stage");
     assert_eq!(store_snapshot(&f), before);
 }
 
@@ -459,12 +434,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
             &input(tmp.path(), "v.json", VALIDATION_PASS),
         ],
     );
-    assert_eq!(
-        (amb.code, amb.json["error"]["code"].as_str()),
-        (3, Some("ambiguous_correction")),
-        "{}",
-        amb.stdout
-    );
+    amb.assert_refused(3, "ambiguous_correction");
     assert_eq!(store_snapshot(&f), before);
     f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
         .unwrap();
@@ -495,12 +465,7 @@ fn a_fix_on_a_moved_head_is_refused() {
     flow.f.commit_all("moves HEAD").unwrap();
     let before = store_snapshot(&flow.f);
     let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
-    assert_eq!(
-        (v.code, v.json["error"]["code"].as_str()),
-        (4, Some("base_changed")),
-        "{}",
-        v.stdout
-    );
+    v.assert_refused(4, "base_changed");
     assert_eq!(store_snapshot(&flow.f), before);
 }
 

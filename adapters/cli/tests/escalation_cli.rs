@@ -68,12 +68,7 @@ fn side_step_is_refused_and_the_advice_works(flow: Flow) {
     flow.f.write("src/parser.rs", body(9)).unwrap();
     let before = store_snapshot(&flow.f);
     let refused = probity(flow.f.root(), &["start"]);
-    assert_eq!(
-        (refused.code, refused.json["error"]["code"].as_str()),
-        (4, Some("lineage_escalated")),
-        "{}",
-        refused.stdout
-    );
+    refused.assert_refused(4, "lineage_escalated");
     assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
     let next = refused.json["error"]["next_action"].as_str().unwrap();
     assert!(next.contains(&flow.lineage), "{next}");
@@ -217,12 +212,7 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     flow.f.git(&["stash", "pop"]).unwrap();
     let before = store_snapshot(&flow.f);
     let refused = probity(flow.f.root(), &["start"]);
-    assert_eq!(
-        (refused.code, refused.json["error"]["code"].as_str()),
-        (4, Some("lineage_escalated")),
-        "{}",
-        refused.stdout
-    );
+    refused.assert_refused(4, "lineage_escalated");
     assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
     let next = refused.json["error"]["next_action"].as_str().unwrap();
     assert!(next.contains(&flow.lineage), "{next}");

@@ -347,13 +347,7 @@ fn the_evidence_document_names_the_checked_tree() {
         f.root(),
         &["finalize", "--lineage", &lineage, "--evidence", &wrong],
     );
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("evidence_tree_mismatch")),
-        "{}{}",
-        r.stdout,
-        r.stderr
-    );
+    r.assert_refused(3, "evidence_tree_mismatch");
     assert_eq!(store_snapshot(&f), before);
     // `--evidence-cmd` writes the document naming the frozen tree.
     let done = probity(f.root(), &finalize_cmd(&lineage, &["true"]));

@@ -500,12 +500,7 @@ fn refusing_over_an_edited_hook_writes_nothing_at_all() {
         let before = tree(&f.root().join(".git"));
 
         let again = probity(f.root(), &["hooks", "install"]);
-        assert_eq!(
-            (again.code, again.json["error"]["code"].as_str()),
-            (4, Some("hook_changed")),
-            "{}",
-            again.stdout
-        );
+        again.assert_refused(4, "hook_changed");
         let next = again.json["error"]["next_action"].as_str().unwrap();
         assert!(
             next.contains(&format!("probity hooks uninstall --hook {edited_hook}`")),

@@ -153,12 +153,7 @@ fn a_hooks_path_at_a_tracked_folder_is_refused_and_nothing_is_written() {
     f.git(&["config", "core.hooksPath", ".githooks"]).unwrap();
     let before = std::fs::read(f.root().join(".githooks/pre-commit")).unwrap();
     let r = probity(f.root(), &["hooks", "install"]);
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (4, Some("hooks_path_tracked")),
-        "{}",
-        r.stdout
-    );
+    r.assert_refused(4, "hooks_path_tracked");
     assert!(r.error_message().contains(".githooks/pre-commit"));
     assert_eq!(
         std::fs::read(f.root().join(".githooks/pre-commit")).unwrap(),

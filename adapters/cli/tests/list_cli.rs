@@ -186,12 +186,7 @@ fn an_empty_repository_lists_nothing_and_writes_nothing() {
 fn outside_a_repository_list_is_a_typed_error_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let l = probity(dir.path(), &["list"]);
-    assert_eq!(
-        (l.code, l.json["error"]["code"].as_str()),
-        (5, Some("repository_error")),
-        "{}",
-        l.stdout
-    );
+    l.assert_refused(5, "repository_error");
     assert!(
         l.json["error"]["next_action"]
             .as_str()
@@ -216,12 +211,7 @@ fn a_lineage_that_does_not_load_fails_the_listing_closed() {
     std::fs::write(&state, b"{\"not\": \"a record\"}\n").unwrap();
     let before = store_snapshot(&f);
     let l = probity(f.root(), &["list"]);
-    assert_eq!(
-        (l.code, l.json["error"]["code"].as_str()),
-        (6, Some("store_corrupted")),
-        "{}",
-        l.stdout
-    );
+    l.assert_refused(6, "store_corrupted");
     assert!(l.stdout.contains(&escalated), "{}", l.stdout);
     assert_eq!(store_snapshot(&f), before);
 }

@@ -341,8 +341,7 @@ fn without_a_model_the_review_is_refused_before_anything_runs() {
     let lineage = started(&f);
     let before = store_snapshot(&f);
     let r = probity(f.root(), &["review", "--lineage", &lineage]);
-    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.json["error"]["code"], "model_not_configured");
+    r.assert_refused(2, "model_not_configured");
     let bad = probity(f.root(), &["review", "--lineage", "review-zz"]);
     assert_eq!(bad.code, 2, "{}", bad.stdout);
     assert_eq!(store_snapshot(&f), before);
@@ -377,8 +376,7 @@ fn a_changed_candidate_is_refused_before_any_model_is_asked() {
     let server = role_server(Lens::Clean);
     for _ in 0..2 {
         let r = review(&f, &server.base_url, &["--lineage", &lineage]);
-        assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
-        assert_eq!(r.json["error"]["code"], "candidate_changed", "{}", r.stdout);
+        r.assert_refused(4, "candidate_changed");
         assert!(r.error_message().contains("src/parser.rs"), "{}", r.stdout);
         assert_eq!(server.requests().len(), 0, "no model was asked");
         assert_eq!(store_snapshot(&f), before, "the store is unchanged");
@@ -547,8 +545,7 @@ fn a_validation_refused_by_finalize_keeps_no_transcript() {
         }
     });
     let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
-    assert_eq!(v.code, 4, "{}{}", v.stdout, v.stderr);
-    assert_eq!(v.json["error"]["code"], "base_changed", "{}", v.stdout);
+    v.assert_refused(4, "base_changed");
     assert!(!server.requests().is_empty(), "the validator was asked");
     assert!(
         transcripts(&f, &lineage)
@@ -581,8 +578,7 @@ fn a_fix_edited_while_the_validator_is_asked_is_refused_candidate_changed() {
         }
     });
     let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
-    assert_eq!(v.code, 4, "{}{}", v.stdout, v.stderr);
-    assert_eq!(v.json["error"]["code"], "candidate_changed", "{}", v.stdout);
+    v.assert_refused(4, "candidate_changed");
     assert!(
         v.stdout.contains("src/parser.rs"),
         "names the path: {}",

@@ -323,8 +323,7 @@ fn policy_check_refuses_a_bad_document_and_shows_a_good_one() {
         r#"{"schema":"probity-policy/v1","signatures":{"high":["maintainer"]}}"#,
     );
     let r = probity(t.f.root(), &["policy", "check", &bad, "--json"]);
-    assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.json["error"]["code"], "policy_invalid", "{}", r.stdout);
+    r.assert_refused(3, "policy_invalid");
     assert!(r.stdout.contains("does not declare"), "{}", r.stdout);
     assert_eq!(store_snapshot(&t.f), before);
     let r = probity_ok(t.f.root(), &["policy", "check", "--json"]);

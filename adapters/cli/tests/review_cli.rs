@@ -279,12 +279,7 @@ fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
         r#"{"outcomes":[{"finding_id":"R3-001","outcome":"refuted","evidence":["x"]}]}"#,
     );
     let r = probity(f.root(), &["finalize", "--refuter", &batch]);
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("wrong_stage")),
-        "{}",
-        r.stdout
-    );
+    r.assert_refused(3, "wrong_stage");
     assert_eq!(store_snapshot(&f), before);
 }
 
@@ -375,12 +370,7 @@ fn corrupted_state_fails_closed() {
     )
     .unwrap();
     let v = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(
-        (v.code, v.json["error"]["code"].as_str()),
-        (6, Some("store_corrupted")),
-        "{}",
-        v.stdout
-    );
+    v.assert_refused(6, "store_corrupted");
     let st = probity(f.root(), &["status", "--lineage", lineage]);
     assert_eq!(st.code, 6);
 }
@@ -439,12 +429,7 @@ fn finalize_refuses_a_candidate_that_moved_since_start() {
         f.root(),
         &["finalize", "--lineage", lineage, "--result", &r],
     );
-    assert_eq!(
-        (out.code, out.json["error"]["code"].as_str()),
-        (4, Some("candidate_changed")),
-        "{}",
-        out.stdout
-    );
+    out.assert_refused(4, "candidate_changed");
     assert_eq!(store_snapshot(&f), before);
     let discovered = probity(f.root(), &["finalize", "--result", &r]);
     assert_eq!(discovered.json["error"]["code"], "no_review");
@@ -583,12 +568,7 @@ fn lens_preflight_confirms_a_result_can_land() {
         let mut a = vec!["lens", "preflight", "--lineage", lineage.as_str()];
         a.extend(args);
         let r = probity(f.root(), &a);
-        assert_eq!(
-            (r.code, r.json["error"]["code"].as_str()),
-            (3, Some("preflight_failed")),
-            "{}",
-            r.stdout
-        );
+        r.assert_refused(3, "preflight_failed");
     }
     assert_eq!(store_snapshot(&f), before, "preflight is read-only");
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);

@@ -263,11 +263,9 @@ fn a_non_regular_bundle_or_envelope_is_refused_at_once() {
     let before = store_snapshot(&s.f);
     for path in [fifo.to_str().unwrap(), "/dev/zero"] {
         let i = probity(s.f.root(), &["bundle", "import", path]);
-        assert_eq!(i.code, 3, "{}{}", i.stdout, i.stderr);
-        assert_eq!(i.json["error"]["code"], "input_not_regular");
+        i.assert_refused(3, "input_not_regular");
         let v = probity(s.f.root(), &["attest", "verify", "--envelope", path]);
-        assert_eq!(v.code, 3, "{}{}", v.stdout, v.stderr);
-        assert_eq!(v.json["error"]["code"], "input_not_regular");
+        v.assert_refused(3, "input_not_regular");
     }
     assert!(store_snapshot(&s.f) == before, "the store changed");
 }

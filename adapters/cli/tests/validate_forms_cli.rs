@@ -69,8 +69,7 @@ fn each_gate_subcommand_answers_as_its_gate_flag() {
 fn validate_without_a_gate_names_both_spellings() {
     let f = medium_change();
     let r = probity(f.root(), &["validate"]);
-    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.json["error"]["code"], "usage", "{}", r.stdout);
+    r.assert_refused(2, "usage");
     let next = r.json["error"]["next_action"].as_str().unwrap();
     assert!(
         next.contains("probity validate pre-commit|pre-push|pre-pr|release"),
@@ -131,6 +130,5 @@ fn global_flags_before_a_gate_subcommand_answer_as_every_other_order() {
         "pre-commit",
         "pre-push",
     ]);
-    assert_eq!(mixed.code, 2, "{}{}", mixed.stdout, mixed.stderr);
-    assert_eq!(mixed.json["error"]["code"], "usage");
+    mixed.assert_refused(2, "usage");
 }

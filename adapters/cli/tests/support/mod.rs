@@ -24,6 +24,18 @@ pub struct Run {
 }
 
 impl Run {
+    /// Asserts the run is the refusal `error` (its `error.code`) with exit
+    /// `code`; stdout and stderr are the failure message.
+    pub fn assert_refused(&self, code: i32, error: &str) {
+        assert_eq!(
+            (self.code, self.json["error"]["code"].as_str()),
+            (code, Some(error)),
+            "{}{}",
+            self.stdout,
+            self.stderr
+        );
+    }
+
     /// The refusal's `error.message` (the run must be a JSON refusal).
     pub fn error_message(&self) -> &str {
         self.json["error"]["message"]
