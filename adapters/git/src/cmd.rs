@@ -310,6 +310,20 @@ impl GitCli {
         }
     }
 
+    /// Spawns `cmd` (made by [`GitCli::command`]) registered with
+    /// probity-scratch, so it is stopped first if Probity is interrupted;
+    /// a git that cannot start is [`GitError::Spawn`] naming this
+    /// executable.
+    pub(crate) fn spawn_registered(
+        &self,
+        cmd: &mut Command,
+    ) -> Result<(std::process::Child, probity_scratch::registry::Registered), GitError> {
+        probity_scratch::registry::spawn(cmd, false).map_err(|source| GitError::Spawn {
+            exe: self.exe.to_string_lossy().into_owned(),
+            source,
+        })
+    }
+
     /// Builds a command with the hermetic environment, in `cwd`.
     pub fn command(&self, cwd: &Path) -> Command {
         let mut cmd = Command::new(&self.exe);
@@ -457,13 +471,7 @@ impl GitCli {
             cmd.env(k, v);
         }
         // Stopped first if Probity is interrupted (see probity-scratch).
-        let (mut child, _running) =
-            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
-                GitError::Spawn {
-                    exe: self.exe.to_string_lossy().into_owned(),
-                    source,
-                }
-            })?;
+        let (mut child, _running) = self.spawn_registered(&mut cmd)?;
         let mut err_pipe = child
             .stderr
             .take()
@@ -573,13 +581,7 @@ impl GitCli {
         let mut cmd = self.command(cwd);
         cmd.args(["cat-file", "--batch"]).stdin(Stdio::piped());
         // Stopped first if Probity is interrupted (see probity-scratch).
-        let (mut child, _running) =
-            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
-                GitError::Spawn {
-                    exe: self.exe.to_string_lossy().into_owned(),
-                    source,
-                }
-            })?;
+        let (mut child, _running) = self.spawn_registered(&mut cmd)?;
         let mut stdin = child
             .stdin
             .take()

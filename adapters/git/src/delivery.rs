@@ -292,13 +292,7 @@ impl Repo {
             tip.as_str(),
             &format!("^{tree}"),
         ]);
-        let (mut child, _running) =
-            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
-                GitError::Spawn {
-                    exe: "git".into(),
-                    source,
-                }
-            })?;
+        let (mut child, _running) = self.git().spawn_registered(&mut cmd)?;
         let stdout = child
             .stdout
             .take()

@@ -63,13 +63,7 @@ impl Repo {
             .env("GIT_DIR", scratch.path())
             .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects)
             .stderr(Stdio::null());
-        let (mut child, _running) =
-            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
-                GitError::Spawn {
-                    exe: "git".into(),
-                    source,
-                }
-            })?;
+        let (mut child, _running) = self.git().spawn_registered(&mut cmd)?;
         let mut out = Vec::new();
         let read = match child.stdout.take() {
             Some(stdout) => stdout.take(cap + 1).read_to_end(&mut out),

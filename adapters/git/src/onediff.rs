@@ -223,13 +223,7 @@ impl Repo {
             }
         }
         cmd.args(&args).envs(EXPORT_ENV).stderr(Stdio::null());
-        let (mut child, _running) =
-            probity_scratch::registry::spawn(&mut cmd, false).map_err(|source| {
-                GitError::Spawn {
-                    exe: "git".into(),
-                    source,
-                }
-            })?;
+        let (mut child, _running) = self.git().spawn_registered(&mut cmd)?;
         let mut stdout = child
             .stdout
             .take()
