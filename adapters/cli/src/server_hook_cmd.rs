@@ -42,14 +42,7 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
     let exe = recorded;
     let script = pre_receive_script(&exe.to_string_lossy());
     let path = hooks_dir.join("pre-receive");
-    let io = |e: std::io::Error| {
-        CliError::new(
-            ErrorKind::Io,
-            "hook_io",
-            format!("{}: {e}", path.display()),
-            "check permissions on the hooks directory",
-        )
-    };
+    let io = hook_io(&path);
     let action = match std::fs::read(&path) {
         Ok(current) if current == script.as_bytes() => "unchanged",
         Ok(current) if !String::from_utf8_lossy(&current).contains(SERVER_MARKER) => {
@@ -175,14 +168,7 @@ pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, Cl
     let git = crate::authority_cmd::git_cli();
     let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
     let path = repo.hooks_dir().map_err(repo_error)?.join("pre-receive");
-    let io = |e: std::io::Error| {
-        CliError::new(
-            ErrorKind::Io,
-            "hook_io",
-            format!("{}: {e}", path.display()),
-            "check permissions on the hooks directory",
-        )
-    };
+    let io = hook_io(&path);
     let (action, message) = match std::fs::read(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             ("nothing", "no pre-receive hook: nothing to do".to_string())
@@ -213,4 +199,16 @@ pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, Cl
     };
     out.answer(&answer, || format!("pre-receive: {message}\n"));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `hook_io` error of an I/O failure on the hook at `path`.
+fn hook_io(path: &std::path::Path) -> impl Fn(std::io::Error) -> CliError + '_ {
+    move |e| {
+        CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            format!("{}: {e}", path.display()),
+            "check permissions on the hooks directory",
+        )
+    }
 }
