@@ -27,6 +27,19 @@ fn approved() -> StateRecord {
         .unwrap()
 }
 
+/// A file store in a new directory holding only the started record of
+/// [`approved`]'s lineage: (the directory, the store, the approved record).
+fn started_store() -> (tempfile::TempDir, FileStore, StateRecord) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    let started = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
+        .unwrap()
+        .record()
+        .unwrap();
+    store.create(&first(&started)).unwrap();
+    (dir, store, approved())
+}
+
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -48,18 +61,8 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 #[test]
 fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r = approved();
+    let (dir, store, r) = started_store();
     let lineage = r.state().lineage_id().clone();
-    store
-        .create(&first(
-            &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-                .unwrap()
-                .record()
-                .unwrap(),
-        ))
-        .unwrap();
     let started = store.load(&lineage).unwrap().unwrap();
     // The store still holds the started record: a burn decided on the
     // approved revision is stale.
@@ -88,18 +91,8 @@ fn a_burn_decided_on_a_stale_revision_is_refused_and_changes_nothing() {
 /// approved until its directory was gone).
 #[test]
 fn a_pointer_written_before_a_crash_wins_over_the_files_left_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r = approved();
+    let (dir, store, r) = started_store();
     let lineage = r.state().lineage_id().clone();
-    store
-        .create(&first(
-            &fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-                .unwrap()
-                .record()
-                .unwrap(),
-        ))
-        .unwrap();
     assert!(store.load(&lineage).unwrap().is_some());
     // The tombstone landed; the crash came before the directory went.
     std::fs::create_dir_all(dir.path().join("consumed")).unwrap();
