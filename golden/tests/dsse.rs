@@ -8,10 +8,13 @@
 //! ssh-keygen -Y verify -f allowed -I golden@probity.invalid -n probity -s sig < pae
 //! ```
 
+#[path = "support/approved.rs"]
+mod golden_review;
+
+use golden_review::approved;
 use probity_core::review::attest::{manifest_bytes, statement, statement_bytes};
 use probity_core::review::dsse;
 use probity_core::review::fixtures;
-use probity_core::review::lens::Lens;
 use probity_core::review::receipt::Receipt;
 
 /// `ssh-keygen -Y sign -n probity` over the golden statement's PAE.
@@ -25,13 +28,7 @@ EuJacNYgGqCAXD6u6n6Vf/WVoD
 
 /// The golden statement, built exactly as `review.rs` builds it.
 fn golden_statement() -> Vec<u8> {
-    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
-    let r1 = r0
-        .accept_results(vec![fixtures::clean_result()], &Default::default())
-        .unwrap();
-    let r2 = r1
-        .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
-        .unwrap();
+    let (_, _, r2) = approved();
     let receipt = Receipt::derive(&r2).unwrap();
     let entries = fixtures::parser_manifest_entries();
     let manifest = manifest_bytes(&receipt, entries).unwrap();

@@ -1,6 +1,10 @@
 //! Canonical bytes of review authority, pinned: state records, receipts,
 //! schemas and a denial. A change here changes what other tools verify.
 
+#[path = "support/approved.rs"]
+mod golden_review;
+
+use golden_review::approved;
 use probity_core::review::finding::ReviewerResult;
 use probity_core::review::fixtures;
 use probity_core::review::gate::{Authority, decide_pre_commit};
@@ -15,17 +19,6 @@ use serde_json::{Value, json};
 
 fn text(b: Vec<u8>) -> String {
     String::from_utf8(b).unwrap()
-}
-
-fn approved() -> (ReviewState, ReviewState, ReviewState) {
-    let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
-    let r1 = r0
-        .accept_results(vec![fixtures::clean_result()], &Default::default())
-        .unwrap();
-    let r2 = r1
-        .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
-        .unwrap();
-    (r0, r1, r2)
 }
 
 #[test]
