@@ -19,27 +19,7 @@ use support::*;
 /// SIGINT and SIGHUP at their default dispositions (a test started in the
 /// background inherits them ignored).
 fn quiet(cwd: &Path, args: &[&str]) -> Command {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-    isolated(&mut cmd)
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
-    // SAFETY: signal(2) only, between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            libc::signal(libc::SIGHUP, libc::SIG_DFL);
-            Ok(())
-        });
-    }
-    cmd
+    support::signals::detached(cwd, args)
 }
 
 /// Whether a process of group `pgid` runs (is not a zombie), from /proc.

@@ -7,27 +7,11 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::Write;
 
 use serde_json::{Value, json};
+use support::mcp::{Session, authority_command};
 use support::*;
-
-/// `probity --cwd <cwd> mcp --authority`, isolated, its stdin and stdout
-/// piped.
-fn authority_command(cwd: &std::path::Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-    isolated(&mut cmd)
-        .arg("--cwd")
-        .arg(cwd)
-        .args(["mcp", "--authority"])
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    cmd
-}
 
 /// A `start` call whose line (without its newline) is `len` bytes: were it
 /// read, a review would start.
@@ -44,110 +28,6 @@ fn start_call_of(len: usize) -> Vec<u8> {
 
 /// The bound `probity mcp` reads a message under: 4 MiB.
 const BOUND: usize = 4 * 1024 * 1024;
-
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Session {
-    fn start(cwd: &std::path::Path) -> Session {
-        let mut child = authority_command(cwd).spawn().unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut s = Session {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-        };
-        let init = s.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "probity-test", "version": "0"}}),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "probity", "{init}");
-        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, v: &Value) {
-        writeln!(self.stdin, "{v}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "server closed"
-            );
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == json!(id) {
-                return v;
-            }
-        }
-    }
-
-    /// Writes one raw line (a newline is added), as a client would send it.
-    fn send_raw(&mut self, line: &[u8]) {
-        self.stdin.write_all(line).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next message the server writes.
-    fn answer(&mut self) -> Value {
-        let mut line = String::new();
-        assert!(
-            self.stdout.read_line(&mut line).unwrap() > 0,
-            "server closed"
-        );
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-
-    /// Sends a bad frame and then a `ping` behind it: (the answer to the
-    /// frame, the ping's answer). A frame left unanswered would make the
-    /// ping's answer the only one, failing here rather than hanging.
-    fn bad_frame(&mut self, frame: &[u8]) -> (Value, Value) {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send_raw(frame);
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
-        let (a, b) = (self.answer(), self.answer());
-        // The frame's answer never carries the ping's id.
-        match (a["id"] == json!(id), b["id"] == json!(id)) {
-            (false, true) => (a, b),
-            (true, false) => (b, a),
-            _ => panic!("one answer each expected: {a} / {b}"),
-        }
-    }
-
-    /// Calls a tool: (is_error, the answer document).
-    fn call(&mut self, name: &str, args: Value) -> (bool, Value) {
-        let r = self.request("tools/call", json!({"name": name, "arguments": args}));
-        let result = &r["result"];
-        assert!(result.is_object(), "{r}");
-        let text = result["content"][0]["text"].as_str().unwrap();
-        (
-            result["isError"] == json!(true),
-            serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}")),
-        )
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[test]
 fn an_mcp_client_drives_a_review_to_approval() {

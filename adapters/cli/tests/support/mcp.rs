@@ -7,6 +7,22 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{Value, json};
 
+/// `probity --cwd <cwd> mcp --authority`, isolated, its stdin and stdout
+/// piped.
+pub fn authority_command(cwd: &std::path::Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    super::isolated(&mut cmd)
+        .arg("--cwd")
+        .arg(cwd)
+        .args(["mcp", "--authority"])
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    cmd
+}
+
 /// A running `probity mcp --authority` and its pipes.
 pub struct Session {
     child: Child,
@@ -18,16 +34,7 @@ pub struct Session {
 impl Session {
     /// Starts `probity --cwd <cwd> mcp --authority` and initializes it.
     pub fn start(cwd: &std::path::Path) -> Session {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
-        super::isolated(&mut cmd)
-            .arg("--cwd")
-            .arg(cwd)
-            .args(["mcp", "--authority"])
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_INDEX_FILE")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+        let mut cmd = authority_command(cwd);
         let mut child = cmd.spawn().expect("run probity mcp --authority");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
@@ -47,9 +54,44 @@ impl Session {
         s
     }
 
-    fn send(&mut self, v: &Value) {
+    /// Writes one message (a JSON line).
+    pub fn send(&mut self, v: &Value) {
         writeln!(self.stdin, "{v}").expect("write");
         self.stdin.flush().expect("flush");
+    }
+
+    /// Writes one raw line (a newline is added), as a client would send it.
+    pub fn send_raw(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The next message the server writes.
+    pub fn answer(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).expect("read") > 0,
+            "server closed"
+        );
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    /// Sends a bad frame and then a `ping` behind it: (the answer to the
+    /// frame, the ping's answer). A frame left unanswered would make the
+    /// ping's answer the only one, failing here rather than hanging.
+    pub fn bad_frame(&mut self, frame: &[u8]) -> (Value, Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_raw(frame);
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        let (a, b) = (self.answer(), self.answer());
+        // The frame's answer never carries the ping's id.
+        match (a["id"] == json!(id), b["id"] == json!(id)) {
+            (false, true) => (a, b),
+            (true, false) => (b, a),
+            _ => panic!("one answer each expected: {a} / {b}"),
+        }
     }
 
     /// One request and its answer (messages without its id are skipped).

@@ -12,12 +12,20 @@ use super::isolated;
 /// git it started is gone too), with SIGINT and SIGHUP at their default
 /// dispositions.
 pub fn in_tmp(cwd: &std::path::Path, tmp: &std::path::Path, args: &[&str]) -> Command {
+    let mut cmd = detached(cwd, args);
+    cmd.env("TMPDIR", tmp);
+    cmd
+}
+
+/// `probity --cwd <cwd> args...` with no stdio, as the leader of its own
+/// process group, with SIGINT and SIGHUP at their default dispositions.
+pub fn detached(cwd: &std::path::Path, args: &[&str]) -> Command {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
     isolated(&mut cmd)
-        .args(["--cwd", cwd.to_str().unwrap()])
+        .arg("--cwd")
+        .arg(cwd)
         .args(args)
-        .env("TMPDIR", tmp)
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
         .stdin(Stdio::null())
