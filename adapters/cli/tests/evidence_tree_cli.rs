@@ -130,10 +130,7 @@ fn each_commit_of_a_stack_is_checked_on_its_own_tree() {
     let f = Fixture::new().unwrap();
     f.write("src/value.txt", "base\n").unwrap();
     f.commit_all("base").unwrap();
-    let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string();
+    let base = rev_parse(&f, "HEAD");
     for v in ["one", "two"] {
         f.write("src/value.txt", format!("{v}\n")).unwrap();
         f.commit_all(v).unwrap();
@@ -336,10 +333,7 @@ fn the_evidence_document_names_the_checked_tree() {
         )
     };
     // Another tree (the base's): refused, nothing written.
-    let base = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string();
+    let base = rev_parse(&f, "HEAD^{tree}");
     assert_ne!(base, tree);
     let before = store_snapshot(&f);
     let wrong = input(tmp.path(), "wrong.json", &doc(&base));

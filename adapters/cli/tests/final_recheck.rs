@@ -46,10 +46,7 @@ fn assert_gate_wrote_nothing(f: &probity_git::fixture::Fixture, left: &RefCell<O
 }
 
 fn rev(f: &probity_git::fixture::Fixture, what: &str) -> String {
-    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string()
+    rev_parse(f, what)
 }
 
 fn receipt_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path::PathBuf {
@@ -325,10 +322,7 @@ fn a_revision_that_moves_mid_gate_denies_the_allow() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
     approve_live(f.root(), dir.path());
-    let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string();
+    let base = rev_parse(&f, "HEAD");
     f.git(&["add", "-A"]).unwrap();
     f.git(&["commit", "-q", "--no-verify", "-m", "reviewed"])
         .unwrap();

@@ -23,14 +23,7 @@ fn commit_all(f: &Fixture, message: &str) -> String {
         message,
     ])
     .unwrap();
-    rev(f, "HEAD")
-}
-
-fn rev(f: &Fixture, what: &str) -> String {
-    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string()
+    rev_parse(f, "HEAD")
 }
 
 /// An empty bare repository added as `origin` (nothing pushed).
@@ -96,7 +89,7 @@ fn a_history_of_reviewed_blobs_is_published_whole() {
             .unwrap(),
     )
     .unwrap();
-    assert_eq!(on_server.trim(), rev(&f, "HEAD"));
+    assert_eq!(on_server.trim(), rev_parse(&f, "HEAD"));
 }
 
 /// A secret committed and then overwritten is not in the reviewed tree,
@@ -165,8 +158,8 @@ fn commit_metadata_is_outside_the_first_publication_contract() {
         "token = ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
     ])
     .unwrap();
-    let tip = rev(&f, "HEAD");
-    let tag = rev(&f, "refs/tags/v1");
+    let tip = rev_parse(&f, "HEAD");
+    let tag = rev_parse(&f, "refs/tags/v1");
     let zero = "0".repeat(40);
     let lines = format!(
         "refs/heads/main {tip} refs/heads/main {zero}\nrefs/tags/v1 {tag} refs/tags/v1 {zero}\n"

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use support::signals::{in_tmp, signal_when, wait_group_gone};
-use support::{isolated, medium_change, pre_receive_args, string_at};
+use support::{isolated, medium_change, pre_receive_args, rev_parse, string_at};
 
 /// Ctrl-C or SIGTERM during `finalize --evidence-cmd` (signalling the
 /// whole foreground group): the check runs in its own process group, so the
@@ -119,10 +119,7 @@ struct Published {
 impl Published {
     fn new() -> Self {
         let f = medium_change();
-        let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
-            .unwrap()
-            .trim()
-            .to_string();
+        let base = rev_parse(&f, "HEAD");
         let inputs = tempfile::tempdir().unwrap();
         support::approve_live(f.root(), inputs.path());
         f.commit_all("reviewed").unwrap();
@@ -752,10 +749,7 @@ fn an_mcp_document_directory_left_by_a_killed_server_is_scavenged() {
 fn a_signalled_publish_leaves_no_scratch_notes_ref() {
     let f = medium_change();
     let inputs = tempfile::tempdir().unwrap();
-    let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string();
+    let base = rev_parse(&f, "HEAD");
     support::approve_live(f.root(), inputs.path());
     f.commit_all("reviewed").unwrap();
     let range = format!("{base}..HEAD");

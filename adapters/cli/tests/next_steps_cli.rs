@@ -361,10 +361,7 @@ fn with_remote(r: &Repo) -> std::path::PathBuf {
 }
 
 fn head(r: &Repo) -> String {
-    String::from_utf8(r.f.git(&["rev-parse", "HEAD"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string()
+    rev_parse(&r.f, "HEAD")
 }
 
 /// Committed, unreviewed work at pre-push names `probity start --commit`
@@ -441,10 +438,7 @@ fn not_fast_forward_advice_rebases_and_the_review_carries_over() {
         .unwrap();
     r.f.git_in(&other, &["push", "-q", "origin", "HEAD:refs/heads/main"])
         .unwrap();
-    let theirs = String::from_utf8(r.f.git_in(&other, &["rev-parse", "HEAD"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string();
+    let theirs = rev_parse_in(&r.f, &other, "HEAD");
     let push = |local: &str| {
         let line = format!("refs/heads/main {local} refs/heads/main {theirs}\n");
         let out = output_with_stdin(

@@ -144,10 +144,7 @@ fn a_stacked_proposal_passes_only_when_every_commit_is_reviewed() {
     let (f, d) = proposal();
     f.write("docs/guide.md", "# guide\nmore\n").unwrap();
     f.commit_all("second").unwrap();
-    let second = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string();
+    let second = rev_parse(&f, "HEAD");
     let before = store_snapshot(&f);
     let denied = pr(&f, "origin/main");
     assert_eq!(denied.code, 1, "{}", denied.stdout);

@@ -40,10 +40,7 @@ impl Setup {
     }
 
     fn rev(&self, r: &str) -> String {
-        String::from_utf8(self.f.git(&["rev-parse", r]).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
+        rev_parse(&self.f, r)
     }
 
     fn remote_rev(&self, r: &str) -> Option<String> {

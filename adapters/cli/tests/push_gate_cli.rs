@@ -39,10 +39,7 @@ impl Setup {
     }
 
     fn rev(&self, r: &str) -> String {
-        String::from_utf8(self.f.git(&["rev-parse", r]).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
+        rev_parse(&self.f, r)
     }
 
     /// Every ref of the remote with its id: what "nothing pushed" compares.

@@ -12,13 +12,6 @@ mod support;
 use probity_git::fixture::Fixture;
 use support::*;
 
-fn rev_parse(f: &Fixture, what: &str) -> String {
-    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string()
-}
-
 fn commit_all(f: &Fixture, message: &str) -> String {
     f.git(&["add", "-A"]).unwrap();
     f.git(&["commit", "-q", "--no-verify", "-m", message])

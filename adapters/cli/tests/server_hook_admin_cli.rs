@@ -47,10 +47,7 @@ impl Server {
     }
 
     fn rev(&self, r: &str) -> String {
-        String::from_utf8(self.f.git(&["rev-parse", r]).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
+        rev_parse(&self.f, r)
     }
 
     fn server_rev(&self, r: &str) -> Option<String> {

@@ -30,17 +30,11 @@ impl Repo {
     }
 
     fn rev(&self, r: &str) -> String {
-        String::from_utf8(self.f.git(&["rev-parse", r]).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
+        rev_parse(&self.f, r)
     }
 
     fn remote_main(&self) -> String {
-        String::from_utf8(self.f.git_in(&self.remote, &["rev-parse", "main"]).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
+        rev_parse_in(&self.f, &self.remote, "main")
     }
 
     /// Writes `path` and commits it with a real `git commit` (through the

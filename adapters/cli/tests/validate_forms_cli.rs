@@ -7,10 +7,7 @@ mod support;
 use support::*;
 
 fn rev(f: &probity_git::fixture::Fixture, what: &str) -> String {
-    String::from_utf8(f.git(&["rev-parse", what]).unwrap())
-        .unwrap()
-        .trim()
-        .to_string()
+    rev_parse(f, what)
 }
 
 #[test]

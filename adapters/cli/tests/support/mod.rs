@@ -517,6 +517,19 @@ pub fn clone_as(f: &Fixture, server: &Path, name: &str) -> (tempfile::TempDir, P
 }
 
 /// `git rev-parse -q --verify R` in `cwd`; `None` when R names nothing.
+/// `git rev-parse R` in `f`'s root, which must name an object: its id.
+pub fn rev_parse(f: &Fixture, r: &str) -> String {
+    rev_parse_in(f, f.root(), r)
+}
+
+/// `git rev-parse R` in `cwd`, which must name an object: its id.
+pub fn rev_parse_in(f: &Fixture, cwd: &Path, r: &str) -> String {
+    String::from_utf8(f.git_in(cwd, &["rev-parse", r]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
 pub fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
     f.git_in(cwd, &["rev-parse", "-q", "--verify", r])
         .ok()
