@@ -434,9 +434,7 @@ fn a_receipt_is_attested_as_an_in_toto_statement() {
 
     let manifest = tmp.path().join("manifest.json");
     let run = || {
-        isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-            .arg("--cwd")
-            .arg(f.root())
+        probity_in(f.root())
             .args(["attest", "--lineage", &lineage, "--manifest-out"])
             .arg(&manifest)
             .env_remove("GIT_DIR")

@@ -1035,16 +1035,12 @@ fn help_and_starts_next_step_name_the_model_run() {
         "{message}"
     );
     // The human answer says the same (the same start, resumed).
-    let out = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--cwd")
-    .arg(f.root())
-    .arg("start")
-    .env_remove("GIT_DIR")
-    .env_remove("GIT_INDEX_FILE")
-    .output()
-    .unwrap();
+    let out = probity_in(f.root())
+        .arg("start")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap();
     let human = String::from_utf8_lossy(&out.stdout);
     assert!(
         human.contains(&format!("`probity review --lineage {lineage}`")),

@@ -686,14 +686,7 @@ fn a_non_utf8_name_at_the_gate_names_the_way_out() {
 
 /// `probity ARGS` in plain text (no `--json`): its stdout.
 fn plain(r: &Repo, args: &[&str]) -> String {
-    let out = support::isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--cwd")
-    .arg(r.f.root())
-    .args(args)
-    .output()
-    .unwrap();
+    let out = probity_in(r.f.root()).args(args).output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

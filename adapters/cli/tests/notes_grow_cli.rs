@@ -302,22 +302,18 @@ fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
         vec![(c.clone(), "import_conflict".to_string())]
     );
     // The text answer warns, and still allows.
-    let text = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--cwd")
-    .arg(&ci)
-    .args([
-        "validate",
-        "--gate",
-        "pre-pr",
-        "--authority",
-        "notes",
-        "--base",
-    ])
-    .arg(&base)
-    .output()
-    .unwrap();
+    let text = probity_in(&ci)
+        .args([
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+        ])
+        .arg(&base)
+        .output()
+        .unwrap();
     // A gate's text goes to stderr (a hook's reaches the pusher as
     // `remote:` lines).
     let out = String::from_utf8_lossy(&text.stderr);
@@ -479,13 +475,6 @@ fn write_medium_change_in(root: &Path) {
 
 /// `probity ARGS` in `cwd`, its raw stdout (no --json).
 fn probity_raw(cwd: &Path, args: &[&str]) -> Vec<u8> {
-    let out = output_ok(
-        isolated(&mut std::process::Command::new(env!(
-            "CARGO_BIN_EXE_probity"
-        )))
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args),
-    );
+    let out = output_ok(probity_in(cwd).args(args));
     out.stdout
 }

@@ -156,14 +156,10 @@ fn an_unreviewed_commit_is_refused_without_any_hook_and_nothing_is_pushed() {
         "a refused push published notes"
     );
     // The text form says why, too.
-    let text = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--cwd")
-    .arg(s.f.root())
-    .args(["push", "origin", "main"])
-    .output()
-    .unwrap();
+    let text = probity_in(s.f.root())
+        .args(["push", "origin", "main"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&text.stderr);
     assert!(!text.status.success());
     assert!(stderr.contains("receipt_missing"), "{stderr}");
@@ -187,14 +183,10 @@ fn a_local_hooks_refusal_reaches_the_user() {
             assert_eq!(p.json["error"]["code"], "push_rejected", "{}", p.stdout);
             (p.code, p.stderr)
         } else {
-            let out = isolated(&mut std::process::Command::new(env!(
-                "CARGO_BIN_EXE_probity"
-            )))
-            .arg("--cwd")
-            .arg(s.f.root())
-            .args(["push", "origin", "main"])
-            .output()
-            .unwrap();
+            let out = probity_in(s.f.root())
+                .args(["push", "origin", "main"])
+                .output()
+                .unwrap();
             (
                 out.status.code().unwrap_or(-1),
                 String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -11,8 +11,8 @@ use probity_core::review::dsse;
 use probity_core::review::export::base64;
 use serde_json::Value;
 use support::{
-    allowed, approve_live, keygen, medium_change, output_ok, probity, public, store_snapshot,
-    string_at,
+    allowed, approve_live, keygen, medium_change, output_ok, probity, probity_in, public,
+    store_snapshot, string_at,
 };
 
 /// The store without the envelopes `attest --sign` keeps with a lineage
@@ -442,9 +442,7 @@ fn a_literal_key_signs_through_the_agent() {
     ])
     .unwrap();
     let out = output_ok(
-        support::isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-            .arg("--cwd")
-            .arg(f.root())
+        probity_in(f.root())
             .args(["attest", "--lineage", &lineage, "--sign"])
             .env("SSH_AUTH_SOCK", &a.sock),
     );

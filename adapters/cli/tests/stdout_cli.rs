@@ -7,16 +7,14 @@ mod support;
 
 use std::process::{Command, Stdio};
 
-use support::{isolated, medium_change, store_snapshot, string_at};
+use support::{isolated, medium_change, probity_in, store_snapshot, string_at};
 
 /// Runs probity with stdout connected to a pipe whose reading end is
 /// already closed, so every write fails with EPIPE.
 fn with_closed_stdout(cwd: &std::path::Path, args: &[&str]) -> (i32, String) {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
-    let out = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .arg("--cwd")
-        .arg(cwd)
+    let out = probity_in(cwd)
         .args(args)
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
@@ -69,9 +67,7 @@ fn a_full_stdout_is_exit_7_with_one_line_on_stderr() {
         .open("/dev/full")
         .expect("/dev/full (Linux)");
     let f = medium_change();
-    let out = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .arg("--cwd")
-        .arg(f.root())
+    let out = probity_in(f.root())
         .args(["schema", "reviewer"])
         .stdout(Stdio::from(full))
         .stderr(Stdio::piped())
@@ -137,9 +133,7 @@ fn mcp_with_dead_stdout(
                 .expect("/dev/full (Linux)"),
         ),
     };
-    let mut child = isolated(&mut Command::new(env!("CARGO_BIN_EXE_probity")))
-        .arg("--cwd")
-        .arg(cwd)
+    let mut child = probity_in(cwd)
         .arg("mcp")
         .args(args)
         .env_remove("GIT_DIR")

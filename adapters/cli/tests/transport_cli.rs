@@ -183,14 +183,10 @@ fn the_server_denies_an_unreviewed_push_and_allows_the_reviewed_one_with_its_not
     assert!(!p.stderr.contains("hint:"), "{}", p.stderr);
     // The text answer names what people pushed (nothing new to publish
     // this time, so no review-tree refs travel).
-    let again = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--cwd")
-    .arg(s.f.root())
-    .args(["push", "origin", "main"])
-    .output()
-    .unwrap();
+    let again = probity_in(s.f.root())
+        .args(["push", "origin", "main"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(again.status.success(), "{text}");
     assert!(

@@ -66,6 +66,14 @@ pub fn isolated(cmd: &mut Command) -> &mut Command {
         .env_remove("PROBITY_MODEL_API_KEY")
 }
 
+/// `probity --cwd <cwd>`, isolated (no `--json`: the caller adds its
+/// arguments).
+pub fn probity_in(cwd: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd).arg("--cwd").arg(cwd);
+    cmd
+}
+
 /// `probity --json --cwd <cwd> args...`, isolated, with the caller's
 /// `GIT_DIR` and `GIT_INDEX_FILE` removed.
 pub fn json_command(cwd: &Path, args: &[&str]) -> Command {
