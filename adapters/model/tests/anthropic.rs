@@ -106,7 +106,7 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
     .unwrap();
     let base = server.base();
     let mut lp = new_loop();
-    let review = run_review(
+    let review = common::review_quietly(
         &mut lp,
         &mut messages_api(
             base,
@@ -118,10 +118,6 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
             },
             &Waits::default(),
         ),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
     )
     .unwrap();
     let seen = server.seen();
@@ -199,13 +195,9 @@ fn a_model_that_never_calls_a_tool() {
     .unwrap();
     let base = server.base();
     let mut lp = new_loop();
-    let review = run_review(
+    let review = common::review_quietly(
         &mut lp,
         &mut messages_api(base, options(0), &Waits::default()),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
     )
     .unwrap();
     assert_eq!(server.seen().len(), 1);
@@ -229,13 +221,9 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
         max_calls: 1,
         ..BudgetLimits::default()
     });
-    let review = run_review(
+    let review = common::review_quietly(
         &mut lp,
         &mut messages_api(base, options(0), &Waits::default()),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
     )
     .unwrap();
     let seen = server.seen();

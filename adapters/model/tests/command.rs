@@ -9,12 +9,11 @@ use probity_core::snapshot_tools::tools::tool_specs;
 use probity_core::snapshot_tools::{Message, ModelRequest, StopReason, Verdict};
 use probity_model::CommandModel;
 use probity_model::command::{MAX_COMMAND_OUTPUT, SubjectAccess, render, stdin_text};
-use probity_ports::snapshot::{ChatModel, ModelError, run_review};
-use probity_testkit::TickingStopwatch;
+use probity_ports::snapshot::{ChatModel, ModelError};
 
 mod common;
 
-use common::{Mem, new_loop};
+use common::new_loop;
 
 fn sh(script: &str) -> CommandModel {
     CommandModel::new(vec!["/bin/sh".into(), "-c".into(), script.into()]).unwrap()
@@ -60,15 +59,7 @@ fn the_conversation_goes_to_stdin_and_stdout_is_the_answer() {
 fn an_agent_drives_a_review_without_tools() {
     let mut model = sh("cat >/dev/null; printf 'Checked it myself.\\nVERDICT: PASS\\n'");
     let mut lp = new_loop();
-    let review = run_review(
-        &mut lp,
-        &mut model,
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
-    )
-    .unwrap();
+    let review = common::review_quietly(&mut lp, &mut model).unwrap();
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
     assert_eq!(review.model_calls, 1);
     assert_eq!(review.footer, None);

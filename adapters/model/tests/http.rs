@@ -156,15 +156,7 @@ fn a_provider_without_tool_calls_takes_the_single_call_path() {
         0,
     )]);
     let mut lp = new_loop();
-    let review = run_review(
-        &mut lp,
-        &mut chat(url),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
-    )
-    .unwrap();
+    let review = common::review_quietly(&mut lp, &mut chat(url)).unwrap();
     assert_eq!(server.seen().len(), 1);
     assert_eq!(review.verdict(), Some(&Verdict::Fail));
     assert_eq!(review.footer, None);
@@ -178,15 +170,7 @@ fn one_length_retry_over_http() {
         (200, text("Short.\nVERDICT: PASS", "stop"), 0),
     ]);
     let mut lp = new_loop();
-    let review = run_review(
-        &mut lp,
-        &mut chat(url),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
-    )
-    .unwrap();
+    let review = common::review_quietly(&mut lp, &mut chat(url)).unwrap();
     let seen = server.seen();
     assert!(review.length_retried);
     assert_eq!(seen[1].json()["tool_choice"], "none");
@@ -207,15 +191,7 @@ fn an_http_error_is_a_model_error() {
     // A 4xx other than 429 is answered at once, never retried.
     let (url, server) = serve(vec![(404, json!({"error": "no such model"}), 0)]);
     let mut lp = new_loop();
-    let err = run_review(
-        &mut lp,
-        &mut chat(url),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let err = common::review_quietly(&mut lp, &mut chat(url)).unwrap_err();
     assert_eq!(server.seen().len(), 1);
     match err {
         LoopRunError::Model(ModelError::Status { status, body }) => {
@@ -617,15 +593,9 @@ fn usage_and_a_gateway_cost_reach_the_review() {
     .unwrap();
     let base = server.base();
     let mut lp = new_loop();
-    let review = run_review(
-        &mut lp,
-        &mut chat_with(base, options(0), &Waits::default()),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
-    )
-    .unwrap();
+    let review =
+        common::review_quietly(&mut lp, &mut chat_with(base, options(0), &Waits::default()))
+            .unwrap();
     drop(server);
     assert_eq!(review.usage.reported_calls, 2);
     assert_eq!(review.usage.input_tokens, 2300);
@@ -649,15 +619,9 @@ fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
         max_calls: 1,
         ..BudgetLimits::default()
     });
-    let review = run_review(
-        &mut lp,
-        &mut chat_with(base, options(0), &Waits::default()),
-        &Mem,
-        &TickingStopwatch::at(0),
-        20_000,
-        &mut |_| {},
-    )
-    .unwrap();
+    let review =
+        common::review_quietly(&mut lp, &mut chat_with(base, options(0), &Waits::default()))
+            .unwrap();
     let seen = server.seen();
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
     let bodies: Vec<Value> = seen.iter().map(Request::json).collect();

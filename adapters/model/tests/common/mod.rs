@@ -8,12 +8,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use probity_core::snapshot_tools::review_loop::REVIEWER_FRAME;
+use probity_core::snapshot_tools::review_loop::{REVIEWER_FRAME, Review};
 use probity_core::snapshot_tools::{
     BudgetLimits, EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, ReviewLoop, Session,
     SnapshotPath, SubjectError,
 };
-use probity_ports::snapshot::SnapshotReader;
+use probity_ports::snapshot::{ChatModel, LoopRunError, SnapshotReader, run_review};
+use probity_testkit::TickingStopwatch;
 
 /// A sleeper that records the waits asked for and never waits.
 #[derive(Clone, Default)]
@@ -65,5 +66,21 @@ pub fn loop_with(limits: BudgetLimits) -> ReviewLoop {
         REVIEWER_FRAME.into(),
         "Review this diff.".into(),
         vec![],
+    )
+}
+
+/// Runs the loop `lp` with `model` over the one-file snapshot ([`Mem`]) on
+/// a stopwatch from 0, a 20 s timeout, no event kept.
+pub fn review_quietly<M: ChatModel + ?Sized>(
+    lp: &mut ReviewLoop,
+    model: &mut M,
+) -> Result<Review, LoopRunError> {
+    run_review(
+        lp,
+        model,
+        &Mem,
+        &TickingStopwatch::at(0),
+        20_000,
+        &mut |_| {},
     )
 }
