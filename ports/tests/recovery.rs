@@ -223,6 +223,18 @@ fn repair_request(lineage: &LineageId, class: RepairClass) -> RepairRequest {
     }
 }
 
+/// A repair of `lineage` as `class` is refused `NotAnomalous` and writes
+/// nothing.
+fn assert_not_anomalous(w: &World, lineage: &LineageId, class: RepairClass) {
+    let held = w.store.dump();
+    let err = drivers::repair(&w.store, &w.clock, repair_request(lineage, class)).unwrap_err();
+    assert!(
+        matches!(err, ReviewError::Repair(RepairError::NotAnomalous { .. })),
+        "{err}"
+    );
+    assert_eq!(w.store.dump(), held);
+}
+
 /// The entries of `dump` that are live authority naming `lineage`: its
 /// own files and the index entries naming it.
 fn live_entries(dump: &BTreeMap<String, Vec<u8>>, lineage: &LineageId) -> Vec<String> {
@@ -250,18 +262,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
     );
 
     // The wrong class: nothing to repair.
-    let held = w.store.dump();
-    let err = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::ReceiptMismatch),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Repair(RepairError::NotAnomalous { .. })),
-        "{err}"
-    );
-    assert_eq!(w.store.dump(), held);
+    assert_not_anomalous(&w, &l, RepairClass::ReceiptMismatch);
 
     // Two corrupted records are a systemic failure, not one to quarantine.
     let git = FakeGit::with_base(&[("src/other.rs", BASE)]).unwrap();
@@ -390,17 +391,7 @@ fn repair_sets_a_mismatched_receipt_aside_and_writes_the_derived_one() {
     assert_eq!(w.gate(), says("deny", "receipt_mismatch"));
 
     let held = w.store.dump();
-    let err = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::CorruptedRecord),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Repair(RepairError::NotAnomalous { .. })),
-        "{err}"
-    );
-    assert_eq!(w.store.dump(), held);
+    assert_not_anomalous(&w, &l, RepairClass::CorruptedRecord);
 
     let repaired = drivers::repair(
         &w.store,
@@ -427,18 +418,7 @@ fn repair_sets_a_mismatched_receipt_aside_and_writes_the_derived_one() {
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 
     // Repaired once: nothing left to repair.
-    let held = w.store.dump();
-    let err = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::ReceiptMismatch),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Repair(RepairError::NotAnomalous { .. })),
-        "{err}"
-    );
-    assert_eq!(w.store.dump(), held);
+    assert_not_anomalous(&w, &l, RepairClass::ReceiptMismatch);
 }
 
 // --- burn ------------------------------------------------------------------
