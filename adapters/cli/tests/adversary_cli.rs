@@ -14,10 +14,6 @@ use std::path::{Path, PathBuf};
 use probity_git::fixture::Fixture;
 use support::*;
 
-const AGENT: &str = "agent@example.invalid";
-const CI: &str = "ci@example.invalid";
-const ALICE: &str = "alice@example.invalid";
-
 /// The check the base requires for `src/**`.
 const CHECK: [&str; 3] = ["sh", "-c", "grep -q 'fn more' src/parser.rs"];
 
@@ -34,20 +30,7 @@ struct Repo {
 impl Repo {
     fn new() -> Self {
         let f = parser_base();
-        let keys = tempfile::tempdir().unwrap();
-        let agent = keygen(keys.path(), "agent");
-        let ci = keygen(keys.path(), "ci");
-        let alice = keygen(keys.path(), "alice");
-        f.write(
-            ".probity/allowed_signers",
-            format!(
-                "{AGENT} {}\n{CI} {}\n{ALICE} {}\n",
-                public(&agent),
-                public(&ci),
-                public(&alice)
-            ),
-        )
-        .unwrap();
+        let (keys, agent, ci, _alice) = team_signers(&f);
         f.write(
             ".probity/policy.json",
             format!(

@@ -10,10 +10,6 @@ use std::path::{Path, PathBuf};
 use probity_git::fixture::Fixture;
 use support::*;
 
-const AGENT: &str = "agent@example.invalid";
-const CI: &str = "ci@example.invalid";
-const ALICE: &str = "alice@example.invalid";
-
 /// Medium: one reviewer. High: a reviewer and a maintainer, by different
 /// keys; an approval after a recovered escalation: the maintainer too.
 /// `crypto/**` and any `AKIA` literal are high risk.
@@ -39,17 +35,7 @@ struct Team {
 impl Team {
     fn new() -> Self {
         let f = parser_base();
-        let keys = tempfile::tempdir().unwrap();
-        let agent = keygen(keys.path(), "agent");
-        let ci = keygen(keys.path(), "ci");
-        let alice = keygen(keys.path(), "alice");
-        let signers = format!(
-            "{AGENT} {}\n{CI} {}\n{ALICE} {}\n",
-            public(&agent),
-            public(&ci),
-            public(&alice)
-        );
-        f.write(".probity/allowed_signers", signers).unwrap();
+        let (keys, agent, _ci, alice) = team_signers(&f);
         f.write(".probity/policy.json", policy_json()).unwrap();
         f.commit_all("the team's policy").unwrap();
         let (dir, server) = gated_origin(&f);

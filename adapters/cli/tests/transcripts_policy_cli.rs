@@ -15,9 +15,6 @@ use serde_json::json;
 use support::model_server::{Lens, role_server};
 use support::*;
 
-const AGENT: &str = "agent@example.invalid";
-const CI: &str = "ci@example.invalid";
-
 /// A medium or high review needs the CI principal's signature; with
 /// `transcripts`, its lens results must also be model runs.
 fn policy(transcripts: bool) -> String {

@@ -382,6 +382,31 @@ pub fn input(dir: &Path, name: &str, text: &str) -> String {
     p.display().to_string()
 }
 
+/// The agent's signing principal in the team tests.
+pub const AGENT: &str = "agent@example.invalid";
+/// CI's signing principal in the team tests.
+pub const CI: &str = "ci@example.invalid";
+/// The maintainer's (alice's) signing principal in the team tests.
+pub const ALICE: &str = "alice@example.invalid";
+
+/// Keys for the agent, CI and alice, made in a new directory and listed
+/// (as [`AGENT`], [`CI`], [`ALICE`]) in `f`'s `.probity/allowed_signers`,
+/// written and not committed: (the keys' directory, agent, ci, alice).
+pub fn team_signers(f: &Fixture) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let keys = tempfile::tempdir().unwrap();
+    let agent = keygen(keys.path(), "agent");
+    let ci = keygen(keys.path(), "ci");
+    let alice = keygen(keys.path(), "alice");
+    let signers = format!(
+        "{AGENT} {}\n{CI} {}\n{ALICE} {}\n",
+        public(&agent),
+        public(&ci),
+        public(&alice)
+    );
+    f.write(".probity/allowed_signers", signers).unwrap();
+    (keys, agent, ci, alice)
+}
+
 /// `ssh-keygen -t ed25519 -N "" -f dir/name`; returns the private key path.
 pub fn keygen(dir: &Path, name: &str) -> PathBuf {
     let key = dir.join(name);
