@@ -86,16 +86,7 @@ fn a_disputed_blocker_is_recorded_counted_and_resolved_in_the_receipt() {
     assert_eq!(again.json["state"], "validating", "{}", again.stdout);
     assert_eq!(store_snapshot(&f), after);
     // Recorded in the lineage, with the authorization.
-    let state: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(
-            f.root()
-                .join(".git/probity/reviews/v1")
-                .join(&lineage)
-                .join("state.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let state: serde_json::Value = lineage_json(&f, &lineage, "state.json");
     let d = &state["state"]["stage"]["judgment"]["disputes"][0];
     assert_eq!(d["finding_id"], finding.as_str());
     assert_eq!(d["authorization"], "OPS-7, the lead");
@@ -111,16 +102,7 @@ fn a_disputed_blocker_is_recorded_counted_and_resolved_in_the_receipt() {
     // dispute's own, with the finding's route.
     assert_eq!(approved.json["disputes"], 1, "{}", approved.stdout);
     assert_eq!(approved.json["findings"][0]["route"], "disputed");
-    let receipt: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(
-            f.root()
-                .join(".git/probity/reviews/v1")
-                .join(&lineage)
-                .join("receipt.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let receipt: serde_json::Value = lineage_json(&f, &lineage, "receipt.json");
     assert_eq!(
         receipt["resolved_finding_ids"],
         serde_json::json!([finding.as_str()])

@@ -50,10 +50,7 @@ fn rev(f: &probity_git::fixture::Fixture, what: &str) -> String {
 }
 
 fn receipt_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path::PathBuf {
-    f.root()
-        .join(".git/probity/reviews/v1")
-        .join(lineage)
-        .join("receipt.json")
+    lineage_dir(f, lineage).join("receipt.json")
 }
 
 #[test]

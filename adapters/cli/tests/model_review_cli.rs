@@ -35,16 +35,7 @@ fn started(f: &probity_git::fixture::Fixture) -> String {
 }
 
 fn state_of(f: &probity_git::fixture::Fixture, lineage: &str) -> serde_json::Value {
-    serde_json::from_slice(
-        &std::fs::read(
-            f.root()
-                .join(".git/probity/reviews/v1")
-                .join(lineage)
-                .join("state.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap()
+    lineage_json(f, lineage, "state.json")
 }
 
 #[test]
@@ -348,17 +339,12 @@ fn without_a_model_the_review_is_refused_before_anything_runs() {
 }
 
 fn transcripts(f: &probity_git::fixture::Fixture, lineage: &str) -> Vec<String> {
-    std::fs::read_dir(
-        f.root()
-            .join(".git/probity/reviews/v1")
-            .join(lineage)
-            .join("transcripts"),
-    )
-    .into_iter()
-    .flatten()
-    .flatten()
-    .map(|e| e.file_name().to_string_lossy().into_owned())
-    .collect()
+    std::fs::read_dir(lineage_dir(f, lineage).join("transcripts"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 /// Regression: after a frozen path was edited, `review --lineage` asked the
@@ -752,10 +738,7 @@ fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one
 }
 
 fn state_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path::PathBuf {
-    f.root()
-        .join(".git/probity/reviews/v1")
-        .join(lineage)
-        .join("state.json")
+    lineage_dir(f, lineage).join("state.json")
 }
 
 /// A lineage whose frozen lens prompt is not this build's (as one another

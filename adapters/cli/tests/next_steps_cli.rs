@@ -181,13 +181,7 @@ fn a_deleted_receipt_is_rewritten_by_the_named_finalize() {
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "receipt_valid");
     let l = string_at(&g.json, "lineage_id");
-    std::fs::remove_file(
-        r.f.root()
-            .join(".git/probity/reviews/v1")
-            .join(&l)
-            .join("receipt.json"),
-    )
-    .unwrap();
+    std::fs::remove_file(lineage_dir(&r.f, &l).join("receipt.json")).unwrap();
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "receipt_mismatch");
     r.follow(&text(&g.json), "probity finalize");

@@ -110,16 +110,7 @@ fn a_replayed_payload_pays_the_full_verification() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
     let lineage = start_lineage(f.root());
-    let record: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(
-            f.root()
-                .join(".git/probity/reviews/v1")
-                .join(&lineage)
-                .join("state.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let record: serde_json::Value = lineage_json(&f, &lineage, "state.json");
     let target = record["state"]["snapshot"]["target"]
         .as_str()
         .unwrap()

@@ -10,10 +10,7 @@ use support::*;
 const ESCALATING: &str = r#"{"findings":[{"location":"src/parser.rs:2","severity":"BLOCKER","claim":"may panic","proof_refs":["reading"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["read it"]}"#;
 
 fn state_file(f: &Fixture, lineage: &str) -> std::path::PathBuf {
-    f.root()
-        .join(".git/probity/reviews/v1")
-        .join(lineage)
-        .join("state.json")
+    lineage_dir(f, lineage).join("state.json")
 }
 
 fn started(f: &Fixture) -> (String, String) {
@@ -503,11 +500,6 @@ fn a_candidate_an_ancestor_owned_is_recovered_even_outside_the_leafs_paths() {
     let rec = recover(&f, &l2, &r2, "scope_changed", &[]);
     assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
     assert_eq!(rec.json["generation"], 3);
-}
-
-/// Store paths of a lineage.
-fn lineage_dir(f: &Fixture, lineage: &str) -> std::path::PathBuf {
-    f.root().join(".git/probity/reviews/v1").join(lineage)
 }
 
 /// Recovers L1 (approved) over an edited candidate, then rewinds the store

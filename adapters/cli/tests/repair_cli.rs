@@ -5,14 +5,8 @@
 
 mod support;
 
-use std::path::PathBuf;
-
 use probity_git::fixture::Fixture;
 use support::*;
-
-fn lineage_dir(f: &Fixture, lineage: &str) -> PathBuf {
-    f.root().join(".git/probity/reviews/v1").join(lineage)
-}
 
 fn repair(f: &Fixture, lineage: &str, class: &str) -> Run {
     probity(

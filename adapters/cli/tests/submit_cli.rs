@@ -502,16 +502,7 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
         ],
     );
     assert_eq!(ok.json["state"], "approved", "{}", ok.stdout);
-    let receipt: Value = serde_json::from_slice(
-        &std::fs::read(
-            f.root()
-                .join(".git/probity/reviews/v1")
-                .join(&lineage)
-                .join("receipt.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let receipt: Value = lineage_json(&f, &lineage, "receipt.json");
     // The v2 document: it names the tree the check ran on, the final
     // candidate tree.
     let tree = TreeId::parse(receipt["final_candidate_tree"].as_str().unwrap()).unwrap();

@@ -164,6 +164,17 @@ pub fn recover_args<'a>(
     ]
 }
 
+/// The directory of `lineage` in `f`'s store.
+pub fn lineage_dir(f: &Fixture, lineage: &str) -> PathBuf {
+    f.root().join(".git/probity/reviews/v1").join(lineage)
+}
+
+/// The JSON document `file` (`state.json`, `receipt.json`) of `lineage`
+/// in `f`'s store.
+pub fn lineage_json(f: &Fixture, lineage: &str, file: &str) -> Value {
+    serde_json::from_slice(&std::fs::read(lineage_dir(f, lineage).join(file)).unwrap()).unwrap()
+}
+
 /// `probity start` in `cwd`: the started lineage's id.
 pub fn start_lineage(cwd: &Path) -> String {
     let st = probity(cwd, &["start"]);
