@@ -125,16 +125,7 @@ fn pre_commit_runs_the_gates_from_this_repositorys_hook_manifest() {
     let manifest = std::fs::read(repo_root().join(".pre-commit-hooks.yaml")).unwrap();
     std::fs::write(hooks_repo.path().join(".pre-commit-hooks.yaml"), manifest).unwrap();
     let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(hooks_repo.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-            .output()
-            .unwrap();
+        let o = plain_git(hooks_repo.path()).args(args).output().unwrap();
         assert!(o.status.success(), "{}", show(&o));
         String::from_utf8(o.stdout).unwrap()
     };

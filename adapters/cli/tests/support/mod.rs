@@ -100,6 +100,20 @@ pub fn run_of(out: &std::process::Output) -> Run {
     }
 }
 
+/// `git` in `dir` with no system configuration and a fixed author and
+/// committer (`t <t@example.invalid>`), for repositories a test makes
+/// without the fixture.
+pub fn plain_git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+    cmd
+}
+
 /// Runs `cmd` to its end and asserts it exited 0 (its stderr is the
 /// failure message); returns its output.
 pub fn output_ok(cmd: &mut Command) -> std::process::Output {
