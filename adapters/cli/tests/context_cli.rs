@@ -3,12 +3,15 @@
 #[path = "support/context.rs"]
 mod context;
 
+#[path = "support/fifo.rs"]
+mod fifo;
+
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use context::{assemble_to, assert_success, json_out, probity, verify_tree};
+use fifo::mkfifo;
 use serde_json::Value;
 
 fn example(name: &str) -> PathBuf {
@@ -258,13 +261,7 @@ fn verify_checks_modes_and_never_reads_an_oversized_file() {
 fn non_regular_and_oversized_inputs_are_refused_at_once() {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let big = tmp.path().join("big.json");
     let f = fs::File::create(&big).unwrap();
     f.set_len(probity_core::context::input::MAX_INPUT_BYTES + 1)

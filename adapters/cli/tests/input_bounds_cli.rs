@@ -11,9 +11,9 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use probity_git::fixture::Fixture;
+use support::fifo::mkfifo;
 use support::{
     allowed, approve_live, input, keygen, medium_change, probity, probity_bounded, store_snapshot,
     string_at,
@@ -63,13 +63,7 @@ impl Paths {
         let dir = dir.join("shapes");
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("regular"), b"this is not the document asked for\n").unwrap();
-        assert!(
-            Command::new("mkfifo")
-                .arg(dir.join("fifo"))
-                .status()
-                .unwrap()
-                .success()
-        );
+        mkfifo(&dir.join("fifo"));
         std::fs::create_dir(dir.join("directory")).unwrap();
         std::os::unix::fs::symlink(dir.join("regular"), dir.join("link-regular")).unwrap();
         std::os::unix::fs::symlink(dir.join("fifo"), dir.join("link-fifo")).unwrap();

@@ -5,6 +5,7 @@ mod support;
 
 use probity_core::digest::Sha256Digest;
 use probity_git::fixture::Fixture;
+use support::fifo::mkfifo;
 use support::*;
 
 /// A reviewed commit tagged `v1`, and a `dist/` with two artifacts and
@@ -157,13 +158,7 @@ fn bad_release_inputs_are_typed_errors_and_change_nothing() {
     // directory is refused at once (it used to be read to its end:
     // `/dev/zero` never ended), and so is one over 4 MiB.
     let fifo = dir.path().join("sums.fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     for p in [
         "/dev/zero",
         fifo.to_str().unwrap(),
@@ -209,11 +204,7 @@ fn only_regular_files_are_artifacts() {
     );
     // A FIFO is not opened (it would block): missing.
     std::fs::remove_dir(dist.join("app.zip")).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(dist.join("app.zip"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    mkfifo(&dist.join("app.zip"));
     let d = release(
         &f,
         &["--revision", "v1", "--checksums", sums.to_str().unwrap()],

@@ -1,10 +1,14 @@
 //! `probity snapshot read|grep|list` end to end: the real binary over real
 //! git repositories in temporary directories.
 
+#[path = "support/fifo.rs"]
+mod fifo;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use fifo::mkfifo;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_probity");
@@ -977,13 +981,7 @@ fn a_looping_link_name_cannot_fake_a_note_or_a_verdict() {
 fn a_non_regular_or_oversized_config_is_refused_at_once() {
     let (t, root) = repo();
     let fifo = t.path().join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let big = t.path().join("big.json");
     fs::write(&big, vec![b' '; 64 * 1024 + 1]).unwrap();
     for (config, code) in [
@@ -1055,13 +1053,7 @@ fn a_non_regular_oversized_or_loose_budget_file_is_refused_before_its_lock() {
     let config = t.path().join("config.json");
     fs::write(&config, r#"{"reviewSnapshotMaxCalls": 5}"#).unwrap();
     let fifo = t.path().join("budget.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     let dir = t.path().join("budget.d");
     fs::create_dir(&dir).unwrap();
     let big = t.path().join("big.json");
@@ -1124,14 +1116,7 @@ fn a_non_regular_oversized_or_loose_budget_file_is_refused_before_its_lock() {
 fn a_log_file_that_is_no_regular_file_is_refused_at_once() {
     let (t, root) = repo();
     let fifo = t.path().join("log.fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success(),
-        "mkfifo"
-    );
+    mkfifo(&fifo);
     let target = t.path().join("elsewhere.log");
     let link = t.path().join("log.link");
     std::os::unix::fs::symlink(&target, &link).unwrap();

@@ -19,6 +19,7 @@ use probity_core::review::ids::TreeId;
 use probity_core::review::state::EVIDENCE_DOMAIN;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
+use support::fifo::mkfifo;
 use support::*;
 
 const RISK_SUGGESTION: &str = r#"{"findings":[{"location":"src/a.c:1","severity":"SUGGESTION","claim":"naming"}],"evidence":["read src/a.c"]}"#;
@@ -805,8 +806,7 @@ fn oversized_and_non_regular_inputs_are_refused_at_once() {
     );
     let big = input(tmp.path(), "big.json", &big);
     let fifo = tmp.path().join("fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success());
+    mkfifo(&fifo);
     let fifo = fifo.display().to_string();
     let dir = tmp.path().display().to_string();
     let before = store_snapshot(&f);

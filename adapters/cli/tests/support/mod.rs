@@ -12,6 +12,7 @@ use std::process::Command;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 
+pub mod fifo;
 pub mod mcp;
 pub mod model_server;
 pub mod transport;
