@@ -16,10 +16,6 @@ use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::*;
 
-fn lineage_of(s: &Run) -> String {
-    s.json["lineage_id"].as_str().unwrap().to_string()
-}
-
 fn worktree_status(f: &Fixture) -> Vec<u8> {
     f.git(&[
         "status",
@@ -45,7 +41,7 @@ fn committed_awaiting_evidence(value: &str) -> (Fixture, String, tempfile::TempD
     f.commit_all("change").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity_ok(f.root(), &["start", "--commit", "HEAD"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     (f, lineage, tmp)
 }
@@ -72,15 +68,6 @@ fn finalize_cmd<'a>(lineage: &'a str, check: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["finalize", "--lineage", lineage, "--evidence-cmd", "--"];
     args.extend(check);
     args
-}
-
-fn receipt_of(f: &Fixture, lineage: &str) -> Value {
-    let path = f
-        .root()
-        .join(".git/probity/reviews/v1")
-        .join(lineage)
-        .join("receipt.json");
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 /// The candidate's own check fails; a fix the worktree holds (an untracked
@@ -159,7 +146,7 @@ fn files_the_check_writes_join_neither_worktree_nor_candidate() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     let status = worktree_status(&f);
     let check = [
@@ -186,7 +173,7 @@ fn a_check_that_cannot_start_is_refused_with_nothing_changed() {
     f.write("check.sh", "#!/bin/sh\nexit 0\n").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     let before = store_snapshot(&f);
     let status = worktree_status(&f);
@@ -211,7 +198,7 @@ fn a_failing_check_shows_its_status_and_output_and_keeps_it() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     let script = "i=0; while [ $i -lt 3000 ]; do echo \"noise line $i\"; i=$((i+1)); done; echo BOOM-TAIL >&2; exit 7";
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
@@ -270,7 +257,7 @@ fn no_process_of_the_check_outlives_it() {
         let f = medium_change();
         let tmp = tempfile::tempdir().unwrap();
         let st = probity(f.root(), &["start"]);
-        let lineage = lineage_of(&st);
+        let lineage = string_at(&st.json, "lineage_id");
         await_evidence(&f, tmp.path(), &st.json);
         let pidfile = tmp.path().join("daemon.pid");
         let redirect = if keeps_output { "" } else { ">/dev/null 2>&1" };
@@ -323,7 +310,7 @@ fn the_evidence_document_names_the_checked_tree() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     let tree = st.json["candidate_tree"].as_str().unwrap().to_string();
     let doc = |tree: &str| {
@@ -373,7 +360,7 @@ fn after_a_correction_the_check_runs_on_the_corrected_tree() {
         f.write("src/parser.rs", body("-1")).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         let s = probity(f.root(), &["start"]);
-        let lineage = lineage_of(&s);
+        let lineage = string_at(&s.json, "lineage_id");
         let r = input(tmp.path(), "r.json", PARSER_BLOCKER);
         let run = |args: &[&str]| {
             let mut a = vec!["finalize", "--lineage", lineage.as_str()];
@@ -418,7 +405,7 @@ fn the_check_runs_in_the_same_subdirectory_with_the_repositorys_git_env_removed(
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     let sub = f.root().join("src");
     let check = [
@@ -450,7 +437,7 @@ fn a_timed_out_check_leaves_no_process() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     await_evidence(&f, tmp.path(), &st.json);
     let before = store_snapshot(&f);
     let pidfile = tmp.path().join("daemon.pid");
@@ -494,7 +481,7 @@ fn review_runs_the_check_on_the_frozen_tree() {
     use support::model_server::{Lens, role_server};
     let f = medium_change();
     let st = probity(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     let status = worktree_status(&f);
     let server = role_server(Lens::Clean);
     let done = probity_env(
@@ -538,7 +525,7 @@ fn a_check_the_lineage_refuses_leaves_its_kept_output_as_it_was() {
     let st = probity_ok(f.root(), &["start"]);
     let first = ["--evidence-cmd", "--", "sh", "-c", "echo first"];
     approve_started_with(f.root(), inputs.path(), &st.json, &first);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     let kept = f
         .root()
         .join(".git/probity/reviews/v1")
@@ -562,7 +549,7 @@ fn a_malformed_kept_output_is_replaced_by_the_next_check() {
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
     let st = probity_ok(f.root(), &["start"]);
-    let lineage = lineage_of(&st);
+    let lineage = string_at(&st.json, "lineage_id");
     let kept = f
         .root()
         .join(".git/probity/reviews/v1")

@@ -75,10 +75,6 @@ fn code(r: &Run) -> (i32, Option<&str>) {
     (r.code, r.json["error"]["code"].as_str())
 }
 
-fn lineage_of(s: &Run) -> String {
-    s.json["lineage_id"].as_str().unwrap().to_string()
-}
-
 fn token_of(s: &Run, i: usize) -> String {
     s.json["lens_bindings"][i]["token"]
         .as_str()
@@ -114,7 +110,7 @@ fn lens_submit_keeps_the_result_in_the_store_and_finalize_uses_it() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let s = quick(f.root(), &["start"]);
-    let lineage = lineage_of(&s);
+    let lineage = string_at(&s.json, "lineage_id");
     let token = token_of(&s, 0);
     assert!(token.starts_with("lbt1-"), "{}", s.stdout);
     let status = worktree_status(&f);
@@ -234,7 +230,7 @@ fn a_stale_or_foreign_result_is_refused_naming_what_was_expected() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let a = quick(f.root(), &["start"]);
-    let (lin_a, tok_a) = (lineage_of(&a), token_of(&a, 0));
+    let (lin_a, tok_a) = (string_at(&a.json, "lineage_id"), token_of(&a, 0));
     let bind_a = a.json["lens_bindings"][0]["binding"]
         .as_str()
         .unwrap()
@@ -246,7 +242,7 @@ fn a_stale_or_foreign_result_is_refused_naming_what_was_expected() {
     )
     .unwrap();
     let b = quick(f.root(), &["start"]);
-    let (lin_b, tok_b) = (lineage_of(&b), token_of(&b, 0));
+    let (lin_b, tok_b) = (string_at(&b.json, "lineage_id"), token_of(&b, 0));
     assert_ne!(lin_a, lin_b);
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     let before = store_snapshot(&f);
@@ -488,7 +484,7 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
     f.write("src/parser_test.rs", "#[test]\nfn t() {}\nfn u() {}\n")
         .unwrap();
     let s = quick(f.root(), &["start"]);
-    let lineage = lineage_of(&s);
+    let lineage = string_at(&s.json, "lineage_id");
     quick(f.root(), &["finalize", "--result", &r]);
     // No shell: the metacharacters are one argument to printf.
     let ok = quick(
@@ -524,15 +520,6 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
     );
 }
 
-fn receipt_of(f: &Fixture, lineage: &str) -> Value {
-    let path = f
-        .root()
-        .join(".git/probity/reviews/v1")
-        .join(lineage)
-        .join("receipt.json");
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
 /// Evidence never approves by being present (issue 11): a check that ran
 /// and failed moves `validating → escalated` (`evidence_failed`), with the
 /// failing run's document hashed into the receipt, and the next step names
@@ -544,7 +531,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let s = quick(f.root(), &["start"]);
-    let lineage = lineage_of(&s);
+    let lineage = string_at(&s.json, "lineage_id");
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     quick(f.root(), &["finalize", "--result", &r]);
     let check = ["sh", "-c", "echo out; echo err >&2; exit 3"];
@@ -668,7 +655,7 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
     let s = quick(f.root(), &["start"]);
-    let lineage = lineage_of(&s);
+    let lineage = string_at(&s.json, "lineage_id");
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     quick(f.root(), &["finalize", "--result", &r]);
     let before = store_snapshot(&f);

@@ -190,6 +190,11 @@ pub fn lineage_json(f: &Fixture, lineage: &str, file: &str) -> Value {
     serde_json::from_slice(&std::fs::read(lineage_dir(f, lineage).join(file)).unwrap()).unwrap()
 }
 
+/// The receipt of `lineage` in `f`'s store, as JSON.
+pub fn receipt_of(f: &Fixture, lineage: &str) -> Value {
+    lineage_json(f, lineage, "receipt.json")
+}
+
 /// `probity start` in `cwd`: the started lineage's id.
 pub fn start_lineage(cwd: &Path) -> String {
     let st = probity(cwd, &["start"]);
