@@ -45,18 +45,11 @@ impl Flow {
 /// The recover command in a `lineage_escalated` answer, with the values a
 /// person gives filled in, as arguments after `probity`.
 fn printed_recover(next: &str) -> Vec<String> {
-    let start = next.find("`probity recover ").expect("a recover command") + 1;
-    let end = start + next[start..].find('`').expect("closing backtick");
-    next[start..end]
-        .split_whitespace()
-        .skip(1)
-        .map(|w| match w {
-            "R" => "the maintainer reviewed the escalation".to_string(),
-            "A" => "maintainer".to_string(),
-            "X" => "decision #7".to_string(),
-            other => other.to_string(),
-        })
-        .collect()
+    printed_recover_filled(
+        next,
+        "the maintainer reviewed the escalation",
+        "decision #7",
+    )
 }
 
 /// After the escalation in `flow`: an edit of the reviewed path and a new

@@ -16,16 +16,6 @@ use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::*;
 
-fn worktree_status(f: &Fixture) -> Vec<u8> {
-    f.git(&[
-        "status",
-        "--porcelain=v1",
-        "--untracked-files=all",
-        "--ignored",
-    ])
-    .unwrap()
-}
-
 /// A committed change whose `src/value.txt` holds `value`, started with
 /// `start --commit HEAD` and given its clean lens results: the lineage
 /// awaits evidence. Returns the fixture, the lineage and the inputs dir.

@@ -12,6 +12,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use probity_git::fixture::Fixture;
+use support::signals::group_running;
 use support::*;
 
 /// `probity --cwd <cwd> args...`, quiet, as the leader of its own process
@@ -20,25 +21,6 @@ use support::*;
 /// background inherits them ignored).
 fn quiet(cwd: &Path, args: &[&str]) -> Command {
     support::signals::detached(cwd, args)
-}
-
-/// Whether a process of group `pgid` runs (is not a zombie), from /proc.
-fn group_running(pgid: u32) -> bool {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    procs.flatten().any(|e| {
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            return false;
-        };
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            return false;
-        };
-        let mut fields = rest.split_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
-        pgrp == Some(pgid) && state != Some("Z") && state != Some("X")
-    })
 }
 
 /// Waits (bounded, 30 s: a SIGKILLed run's git children finish their

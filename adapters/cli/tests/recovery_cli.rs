@@ -620,18 +620,7 @@ fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
 /// The `recover` command a refusal printed, with `R` and `A` filled in, as
 /// arguments after `probity`.
 fn printed_recover_args(next: &str) -> Vec<String> {
-    let start = next.find("`probity recover ").expect("a recover command") + 1;
-    let end = start + next[start..].find('`').expect("closing backtick");
-    next[start..end]
-        .split_whitespace()
-        .skip(1)
-        .map(|w| match w {
-            "R" => "reviewed again".to_string(),
-            "A" => "maintainer".to_string(),
-            "X" => "decision #9".to_string(),
-            other => other.to_string(),
-        })
-        .collect()
+    printed_recover_filled(next, "reviewed again", "decision #9")
 }
 
 /// Issue 21 §8: a review started with `start --commit` is recovered as the

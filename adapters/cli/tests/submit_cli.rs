@@ -82,16 +82,6 @@ fn token_of(s: &Run, i: usize) -> String {
         .to_string()
 }
 
-fn worktree_status(f: &Fixture) -> Vec<u8> {
-    f.git(&[
-        "status",
-        "--porcelain=v1",
-        "--untracked-files=all",
-        "--ignored",
-    ])
-    .unwrap()
-}
-
 /// A repository whose change is high risk (four lenses selected).
 fn high_change() -> Fixture {
     let f = Fixture::new().unwrap();

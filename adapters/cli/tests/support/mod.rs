@@ -195,6 +195,35 @@ pub fn receipt_of(f: &Fixture, lineage: &str) -> Value {
     lineage_json(f, lineage, "receipt.json")
 }
 
+/// The git status of `f`'s worktree, untracked and ignored files listed.
+pub fn worktree_status(f: &Fixture) -> Vec<u8> {
+    f.git(&[
+        "status",
+        "--porcelain=v1",
+        "--untracked-files=all",
+        "--ignored",
+    ])
+    .unwrap()
+}
+
+/// The `probity recover` command an answer's `next` prints, as arguments
+/// after `probity`, with what a person gives filled in: `R` the `reason`,
+/// `A` the actor `maintainer`, `X` the `authorization`.
+pub fn printed_recover_filled(next: &str, reason: &str, authorization: &str) -> Vec<String> {
+    let start = next.find("`probity recover ").expect("a recover command") + 1;
+    let end = start + next[start..].find('`').expect("closing backtick");
+    next[start..end]
+        .split_whitespace()
+        .skip(1)
+        .map(|w| match w {
+            "R" => reason.to_string(),
+            "A" => "maintainer".to_string(),
+            "X" => authorization.to_string(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
 /// `probity start` in `cwd`: the started lineage's id.
 pub fn start_lineage(cwd: &Path) -> String {
     let st = probity(cwd, &["start"]);
