@@ -10,11 +10,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use probity_core::canonical::canonical_bytes;
-use probity_core::digest::Sha256Digest;
-use probity_core::review::bundle::BUNDLE_DOMAIN;
 use probity_git::fixture::Fixture;
-use serde_json::{Value, json};
 use support::*;
 
 struct Setup {
@@ -96,26 +92,6 @@ fn note_of(lines: &[&[u8]]) -> Vec<u8> {
         out.push(b'\n');
     }
     out
-}
-
-/// A bundle whose finding claim was edited, with the bundle digest
-/// recomputed over the edited content: the record's revision still catches
-/// it (`bundle_record_invalid`).
-fn forge(bundle_line: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8(bundle_line.to_vec()).unwrap();
-    let edited = text.replacen("read the whole diff", "read nothing at all", 1);
-    assert_ne!(edited, text);
-    let mut v: Value = serde_json::from_str(edited.trim_end()).unwrap();
-    let body = {
-        let mut b = v.clone();
-        b.as_object_mut().unwrap().remove("digest");
-        b
-    };
-    v["digest"] = json!(Sha256Digest::of(
-        BUNDLE_DOMAIN,
-        &canonical_bytes(&body).unwrap()
-    ));
-    canonical_bytes(&v).unwrap()
 }
 
 /// A CI-like checkout: a fresh clone of the server with its notes fetched,
@@ -254,16 +230,7 @@ fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
         "+refs/notes/probity:refs/notes/probity-b",
     ])
     .unwrap();
-    s.f.git(&[
-        "notes",
-        "--ref=probity",
-        "merge",
-        "-q",
-        "-s",
-        "cat_sort_uniq",
-        "refs/notes/probity-b",
-    ])
-    .unwrap();
+    merge_notes(&s.f, "refs/notes/probity-b");
     let merged = s.note(s.f.root(), &c).unwrap();
     let a_note = s.note(&b, &c).unwrap();
     assert_eq!(
@@ -365,7 +332,7 @@ fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
     let tip = s.rev(s.f.root(), "HEAD").unwrap();
     probity_ok(s.f.root(), &["publish"]);
     let good = s.note(s.f.root(), &tip).unwrap();
-    let forged = forge(good.strip_suffix(b"\n").unwrap());
+    let forged = support::transport::forge(good.strip_suffix(b"\n").unwrap());
 
     // Only the forged bundle: denied with its own code, as before.
     s.set_note(&tip, &note_of(&[&forged]));

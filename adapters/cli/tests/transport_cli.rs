@@ -370,16 +370,7 @@ fn two_clones_publish_concurrently_and_their_notes_merge() {
         "+refs/notes/probity:refs/notes/probity-remote",
     ])
     .unwrap();
-    s.f.git(&[
-        "notes",
-        "--ref=probity",
-        "merge",
-        "-q",
-        "-s",
-        "cat_sort_uniq",
-        "refs/notes/probity-remote",
-    ])
-    .unwrap();
+    merge_notes(&s.f, "refs/notes/probity-remote");
     assert_eq!(note(&s.f, s.f.root(), &b_tip), note(&s.f, &b, &b_tip));
 }
 

@@ -224,6 +224,21 @@ pub fn printed_recover_filled(next: &str, reason: &str, authorization: &str) -> 
         .collect()
 }
 
+/// Merges the notes at `from` into `f`'s `refs/notes/probity` as the
+/// transport does (`cat_sort_uniq`: every line of both kept once).
+pub fn merge_notes(f: &Fixture, from: &str) {
+    f.git(&[
+        "notes",
+        "--ref=probity",
+        "merge",
+        "-q",
+        "-s",
+        "cat_sort_uniq",
+        from,
+    ])
+    .unwrap();
+}
+
 /// `probity start` in `cwd`: the started lineage's id.
 pub fn start_lineage(cwd: &Path) -> String {
     let st = probity(cwd, &["start"]);
@@ -526,8 +541,7 @@ pub fn hooked_origin() -> (Fixture, tempfile::TempDir, PathBuf) {
 /// (a policy, required checks) first.
 pub fn gated_origin(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
     let (dir, server) = bare_origin(f, "server.git");
-    let r = probity(&server, &["hooks", "install", "--server"]);
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    probity_ok(&server, &["hooks", "install", "--server"]);
     (dir, server)
 }
 
@@ -536,8 +550,7 @@ pub fn gated_origin(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
 /// plain `git push --no-verify --atomic` of `main` and the notes. `Err`
 /// holds git's output (the server's `remote:` refusal) when it fails.
 pub fn push_past_client(f: &Fixture) -> Result<(), String> {
-    let p = probity(f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["publish"]);
     if f.git(&[
         "fetch",
         "-q",
