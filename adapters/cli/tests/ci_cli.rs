@@ -63,12 +63,7 @@ fn proposal() -> (Fixture, tempfile::TempDir, String) {
     f.git(&["push", "-q", "origin", "feature"]).unwrap();
     // Authority published as notes on the remote, absent locally, so the
     // script has to fetch it.
-    let published = support::probity(f.root(), &["publish", "--range", "main..HEAD"]);
-    assert_eq!(
-        published.code, 0,
-        "{}{}",
-        published.stdout, published.stderr
-    );
+    support::probity_ok(f.root(), &["publish", "--range", "main..HEAD"]);
     f.git(&["push", "-q", "origin", "refs/notes/probity"])
         .unwrap();
     f.git(&["update-ref", "-d", "refs/notes/probity"]).unwrap();
@@ -461,12 +456,7 @@ fn self_signed_proposal() -> (Fixture, tempfile::TempDir, String) {
         .unwrap();
     assert!(signed.status.success(), "{}", text(&signed.stderr));
     f.git(&["push", "-q", "origin", "feature"]).unwrap();
-    let published = support::probity(f.root(), &["publish", "--range", "main..HEAD"]);
-    assert_eq!(
-        published.code, 0,
-        "{}{}",
-        published.stdout, published.stderr
-    );
+    support::probity_ok(f.root(), &["publish", "--range", "main..HEAD"]);
     f.git(&["push", "-q", "origin", "refs/notes/probity"])
         .unwrap();
     let head = rev(&f, "HEAD");

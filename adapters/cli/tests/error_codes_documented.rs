@@ -667,12 +667,7 @@ fn provoked() -> (Vec<Case>, Keep) {
     ));
     // conflict (4): a managed hook edited since it was installed.
     let hooked = support::parser_base();
-    let installed = support::probity(hooked.root(), &["hooks", "install"]);
-    assert_eq!(
-        installed.code, 0,
-        "{}{}",
-        installed.stdout, installed.stderr
-    );
+    support::probity_ok(hooked.root(), &["hooks", "install"]);
     let hook = hooked.root().join(".git/hooks/pre-commit");
     let mut text = std::fs::read_to_string(&hook).unwrap();
     text.push_str("# my own line\n");

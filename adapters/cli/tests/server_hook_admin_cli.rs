@@ -157,12 +157,7 @@ fn the_server_gate_reads_the_repository_with_gits_configuration_from_the_environ
     s.approve();
     s.f.commit_all("reviewed").unwrap();
     let tip = s.rev("HEAD");
-    let published = probity(s.f.root(), &["publish"]);
-    assert_eq!(
-        published.code, 0,
-        "{}{}",
-        published.stdout, published.stderr
-    );
+    probity_ok(s.f.root(), &["publish"]);
     s.give_to_nobody();
     let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("dubious ownership"), "{err}");
@@ -229,12 +224,7 @@ fn an_unreadable_allowed_signers_file_is_the_administrators_not_the_pushers() {
     }
     s.approve();
     s.f.commit_all("reviewed").unwrap();
-    let published = probity(s.f.root(), &["publish"]);
-    assert_eq!(
-        published.code, 0,
-        "{}{}",
-        published.stdout, published.stderr
-    );
+    probity_ok(s.f.root(), &["publish"]);
     let before = s.server_rev("main");
     let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("server_misconfigured"), "{err}");
@@ -260,12 +250,7 @@ fn bad_signature_settings_are_the_servers_fault_too() {
         .unwrap();
     s.approve();
     s.f.commit_all("reviewed").unwrap();
-    let published = probity(s.f.root(), &["publish"]);
-    assert_eq!(
-        published.code, 0,
-        "{}{}",
-        published.stdout, published.stderr
-    );
+    probity_ok(s.f.root(), &["publish"]);
     let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("server_misconfigured"), "{err}");
     // The detail (git's complaint about the value) stays on the server.
