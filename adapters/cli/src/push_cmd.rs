@@ -204,7 +204,7 @@ fn gate_push(
     refspecs: &[String],
 ) -> Result<bool, CliError> {
     use probity_core::review::gate::{Decision, RefUpdate};
-    use probity_core::review::server::split_notes_updates;
+    use probity_core::review::server::is_authority_ref;
     let mut asked = refspecs.to_vec();
     let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
     if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
@@ -230,7 +230,10 @@ fn gate_push(
     };
     let mut updates = Vec::new();
     for u in &plan {
-        if matches!(u.flag, '!' | '=' | '-') {
+        // Refused anyway, unchanged or deleted: nothing delivered. The
+        // notes ref and review objects are authority, not deliveries (not
+        // resolved here: `split_notes_updates` would drop them).
+        if matches!(u.flag, '!' | '=' | '-') || is_authority_ref(&u.to) {
             continue;
         }
         let local = match &u.new {
@@ -248,7 +251,6 @@ fn gate_push(
         && plan
             .iter()
             .any(|u| u.to == NOTES_REF && matches!(u.flag, ' ' | '=' | '*'));
-    let (updates, _) = split_notes_updates(updates);
     if updates.is_empty() {
         return Ok(notes_current);
     }

@@ -130,8 +130,22 @@ fn zero_like(like: Option<&CommitId>, sha256: bool) -> String {
 
 impl Repo {
     /// `refs/notes/probity` as a commit here, if it exists.
+    ///
+    /// The ref itself, read by its full name ([`Repo::exact_ref`]): not a
+    /// branch or tag spelled `refs/notes/probity` that git's lookup rules
+    /// would take for it when it does not exist, and without a `rev-parse`
+    /// of its own (issue 24: `probity push` resolved it four times). Peeled
+    /// by the object reader ([`crate::objects`]); a ref naming no commit is
+    /// no tip.
     pub fn notes_tip(&self) -> Result<Option<CommitId>, GitError> {
-        self.find_commit(NOTES_REF)
+        let Some(id) = self.exact_ref(NOTES_REF)? else {
+            return Ok(None);
+        };
+        let id = CommitId::parse(&id).map_err(|_| GitError::Parse {
+            args: "show-ref --verify".into(),
+            detail: format!("`{id}` is not an object id"),
+        })?;
+        self.peel_commit(&id)
     }
 
     /// The note of `commit` in the notes commit `notes`: each fan-out path
