@@ -140,3 +140,34 @@ fn over_mcp_a_step_no_tool_does_names_the_command_beside_saying_so() {
     assert!(m.contains("no MCP tool does this"), "{m}");
     assert!(m.contains("`probity recover"), "{m}");
 }
+
+#[test]
+fn over_mcp_each_lineage_of_a_range_start_names_the_tool() {
+    let f = change();
+    let base = commit_all(&f, "base");
+    std::fs::write(f.root().join("src/other.rs"), "fn o() {}\nfn p() {}\n").unwrap();
+    commit_all(&f, "first");
+    std::fs::write(f.root().join("src/other.rs"), "fn o() {}\nfn q() {}\n").unwrap();
+    commit_all(&f, "second");
+    let range = format!("{base}..HEAD");
+    let mut mcp = mcp::Session::start(f.root());
+    let (err, s) = mcp.call("start", json!({"range": range}));
+    assert!(!err, "{s}");
+    let lineages = s["lineages"].as_array().unwrap();
+    assert_eq!(lineages.len(), 2, "{s}");
+    for l in lineages {
+        let m = l["message"].as_str().unwrap();
+        assert!(m.contains("call `lens_context`"), "{m}");
+        assert!(m.contains(l["lineage_id"].as_str().unwrap()), "{m}");
+        names_no_command("a range lineage's message", m, &s);
+    }
+    // The command line's answer for the same range keeps its commands.
+    let cli = probity(f.root(), &["start", "--range", &range]);
+    for l in cli.json["lineages"].as_array().unwrap() {
+        assert!(
+            l["message"].as_str().unwrap().contains("`probity "),
+            "{}",
+            cli.stdout
+        );
+    }
+}
