@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use probity_core::review::lens::Lens;
@@ -96,17 +97,88 @@ const PARSER_TEST: &str =
 /// Steps are printed as they happen (human) or collected (JSON).
 struct Steps {
     out: Output,
-    steps: Vec<Value>,
+    steps: Vec<Step>,
+}
+
+/// One step of the `--json` answer: its number, title and result.
+#[derive(Debug, Serialize)]
+struct Step {
+    step: usize,
+    title: String,
+    /// The step's own typed answer, held as a value so the steps of one
+    /// demo sit in one list.
+    result: Value,
+}
+
+/// The `probity demo --json` answer.
+#[derive(Debug, Serialize)]
+struct DemoAnswer<'a> {
+    scenario: String,
+    steps: &'a [Step],
+    /// With `--keep`: the scratch repository kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<String>,
+}
+
+/// A `finalize` step: its answer, and with a receipt, the receipt file
+/// as stored (`null` if it is not JSON).
+#[derive(Debug, Serialize)]
+struct FinalizeStep<'a> {
+    finalize: &'a FinalizeAnswer<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receipt: Option<Value>,
+}
+
+/// The independent evidence a scripted step produced.
+#[derive(Debug, Serialize)]
+struct EvidenceStep<'a> {
+    evidence: &'a str,
+}
+
+/// The paths a scripted correction edited.
+#[derive(Debug, Serialize)]
+struct EditedStep {
+    edited: &'static [&'static str],
+}
+
+/// The server hook installed.
+#[derive(Debug, Serialize)]
+struct HookStep {
+    hook: String,
+}
+
+/// A `git push --no-verify`: whether the server accepted, and what it
+/// said.
+#[derive(Debug, Serialize)]
+struct PushStep<'a> {
+    accepted: bool,
+    remote: &'a [String],
+}
+
+/// The notes `publish` wrote.
+#[derive(Debug, Serialize)]
+struct PublishStep<'a> {
+    written: Vec<WrittenNote<'a>>,
+}
+
+/// One delivery commit whose note gained a lineage's bundle.
+#[derive(Debug, Serialize)]
+struct WrittenNote<'a> {
+    commit: &'a probity_core::review::ids::CommitId,
+    lineage_id: &'a probity_core::review::ids::LineageId,
 }
 
 impl Steps {
-    fn step(&mut self, title: &str, value: Value, human: String) {
+    fn step(&mut self, title: &str, value: &(impl Serialize + ?Sized), human: String) {
         let n = self.steps.len() + 1;
         if !self.out.json {
             crate::output::emit(&format!("== {n}. {title}\n{human}\n"));
         }
-        self.steps
-            .push(json!({"step": n, "title": title, "result": value}));
+        self.steps.push(Step {
+            step: n,
+            title: title.to_string(),
+            result: value_of(value),
+        });
     }
 }
 
@@ -177,7 +249,7 @@ fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliEr
     let st = started.record.state();
     s.step(
         "probity start: freeze the candidate",
-        value_of(&StartAnswer::of(&started.record, false)),
+        &StartAnswer::of(&started.record, false),
         format!(
             "lineage {} | risk {} | lenses [{}] | {} file(s), {} line(s), budget {}\nintended untracked: {}\nbinding: {}\n",
             st.lineage_id(),
@@ -215,7 +287,10 @@ fn finalize_step(
             answer.charged_lines, answer.correction_budget
         ));
     }
-    let mut value = json!({ "finalize": value_of(&answer) });
+    let mut value = FinalizeStep {
+        finalize: &answer,
+        receipt: None,
+    };
     if done.receipt_location.is_some() {
         let receipt = store
             .read_receipt(done.record.state().lineage_id())
@@ -223,16 +298,16 @@ fn finalize_step(
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         human.push_str(&format!("  receipt: {receipt}"));
-        value["receipt"] = serde_json::from_str(&receipt).unwrap_or(Value::Null);
+        value.receipt = Some(serde_json::from_str(&receipt).unwrap_or(Value::Null));
     }
-    s.step(title, value, human);
+    s.step(title, &value, human);
     Ok(done)
 }
 
 fn gate_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let d = drivers::validate_pre_commit(repo, store, &drivers::Delivery::Worktree)
         .map_err(review_error)?;
-    s.step(title, value_of(&DecisionView::of(&d)), human_decision(&d));
+    s.step(title, &DecisionView::of(&d), human_decision(&d));
     Ok(())
 }
 
@@ -255,7 +330,7 @@ fn ordinary(
     });
     s.step(
         "run the reliability lens once (scripted in this demo)",
-        lens_result.clone(),
+        &lens_result,
         format!("{}\n", String::from_utf8_lossy(&to_bytes(&lens_result))),
     );
     let test_src =
@@ -267,7 +342,9 @@ fn ordinary(
     );
     s.step(
         "produce independent evidence",
-        json!({"evidence": evidence}),
+        &EvidenceStep {
+            evidence: &evidence,
+        },
         evidence.clone(),
     );
     finalize_step(
@@ -375,7 +452,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     let lineage = started.record.state().lineage_id().clone();
     s.step(
         "probity start: freeze the candidate (count() is off by one)",
-        value_of(&StartAnswer::of(&started.record, false)),
+        &StartAnswer::of(&started.record, false),
         format!(
             "lineage {lineage} | lenses [reliability] | binding: {}\n",
             started
@@ -414,15 +491,12 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         &lineage,
     )
     .map_err(review_error)?;
-    let mut v = value_of(&FinalizeAnswer::of(
-        &reviewed.record,
-        reviewed.receipt_location.as_deref(),
-    ));
-    let handoff = probity_core::review::roles::fixer_handoff(reviewed.record.state());
-    v["handoff"] = value_of(&handoff);
+    // The answer carries the fixer's hand-off (`handoff`) itself.
+    let answer = FinalizeAnswer::of(&reviewed.record, reviewed.receipt_location.as_deref());
+    let handoff = answer.handoff.as_ref();
     s.step(
         "probity review --lineage L: the scripted model judges the lens over the frozen tree",
-        v,
+        &answer,
         format!(
             "{}{} is {} | next: {}\nfixer hand-off: {}\n",
             roles_human(&reviewed.lenses),
@@ -473,7 +547,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     .map_err(review_error)?;
     s.step(
         "fix count(), then probity review --lineage L --validate: the targeted validator",
-        value_of(&FinalizeAnswer::of(&validated.record, None)),
+        &FinalizeAnswer::of(&validated.record, None),
         format!(
             "{}{} is {} (the fix measured by Git: {} line(s) charged)\n",
             roles_human(std::slice::from_ref(&run)),
@@ -525,7 +599,7 @@ fn push_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Resu
         remote: Some("origin".into()),
     };
     let d = drivers::validate_pre_push(repo, store, &boundary).map_err(review_error)?;
-    s.step(title, value_of(&DecisionView::of(&d)), human_decision(&d));
+    s.step(title, &DecisionView::of(&d), human_decision(&d));
     Ok(())
 }
 
@@ -561,7 +635,7 @@ fn correction(
     });
     s.step(
         "run the reliability lens once: it finds a candidate-causal blocker",
-        lens_result.clone(),
+        &lens_result,
         format!("{}\n", String::from_utf8_lossy(&to_bytes(&lens_result))),
     );
     finalize_step(
@@ -591,7 +665,9 @@ fn correction(
     write(root, "src/parser.rs", PARSER_V2)?;
     s.step(
         "the correction actor fixes src/parser.rs (a genesis path)",
-        json!({"edited": ["src/parser.rs"]}),
+        &EditedStep {
+            edited: &["src/parser.rs"],
+        },
         "    parse(s).len() + 1  ->  parse(s).len()\n".into(),
     );
     let validation = json!({
@@ -678,7 +754,9 @@ fn server(
     }
     s.step(
         "probity hooks install --server (in origin.git)",
-        json!({"hook": hook.display().to_string()}),
+        &HookStep {
+            hook: hook.display().to_string(),
+        },
         format!("{}\n", hook.display()),
     );
     start_step(s, repo, store)?;
@@ -714,7 +792,10 @@ fn server(
     let (ok, said) = push_no_verify(scratch, &["main"])?;
     s.step(
         "git push --no-verify origin main (an unreviewed commit)",
-        json!({"accepted": ok, "remote": said}),
+        &PushStep {
+            accepted: ok,
+            remote: &said,
+        },
         format!("accepted: {ok}\n{}\n", said.join("\n")),
     );
     // The reviewed candidate, committed; its bundle published as a note.
@@ -732,7 +813,13 @@ fn server(
         .map_err(crate::authority_cmd::transport_error)?;
     s.step(
         "probity publish: the review's bundle as a note under refs/notes/probity",
-        json!({"written": published.written.iter().map(|(c, l)| json!({"commit": c, "lineage_id": l})).collect::<Vec<_>>()}),
+        &PublishStep {
+            written: published
+                .written
+                .iter()
+                .map(|(commit, lineage_id)| WrittenNote { commit, lineage_id })
+                .collect(),
+        },
         published
             .written
             .iter()
@@ -742,7 +829,10 @@ fn server(
     let (ok, said) = push_no_verify(scratch, &["main", "refs/notes/probity"])?;
     s.step(
         "git push --no-verify --atomic origin main refs/notes/probity (the reviewed commit)",
-        json!({"accepted": ok, "remote": said}),
+        &PushStep {
+            accepted: ok,
+            remote: &said,
+        },
         format!("accepted: {ok}\n{}\n", said.join("\n")),
     );
     Ok(())
@@ -775,12 +865,12 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         Scenario::Model => model(&mut s, &scratch, &repo, &store)?,
     }
     if out.json {
-        let mut v =
-            json!({"scenario": format!("{:?}", args.scenario).to_lowercase(), "steps": s.steps});
-        if args.keep {
-            v["repository"] = json!(root.display().to_string());
-        }
-        out.answer(&v, String::new);
+        let answer = DemoAnswer {
+            scenario: format!("{:?}", args.scenario).to_lowercase(),
+            steps: &s.steps,
+            repository: args.keep.then(|| root.display().to_string()),
+        };
+        out.answer(&answer, String::new);
     }
     if args.keep {
         let kept = scratch.dir.keep();
