@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use probity_core::review::lens::Lens;
 use probity_git::{GitCli, Repo};
@@ -239,9 +239,92 @@ fn named(name: &str, bytes: impl Into<Vec<u8>>) -> NamedInput {
     }
 }
 
-fn to_bytes(v: &Value) -> Vec<u8> {
-    serde_json::to_vec_pretty(v).unwrap_or_else(|_| v.to_string().into_bytes())
+fn to_bytes(v: &impl Serialize) -> Vec<u8> {
+    // Plain structs of strings and booleans: serializing cannot fail.
+    serde_json::to_vec_pretty(v).unwrap_or_default()
 }
+
+/// A lens result as the scripted lens writes it. The fields are in
+/// alphabetical order, the order its bytes have always had.
+#[derive(Debug, Serialize)]
+struct LensResultDoc {
+    evidence: &'static [&'static str],
+    findings: &'static [FindingDoc],
+}
+
+/// One finding of a scripted lens result.
+#[derive(Debug, Serialize)]
+struct FindingDoc {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    causal_disposition: Option<&'static str>,
+    claim: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence_class: Option<&'static str>,
+    location: &'static str,
+    proof_refs: &'static [&'static str],
+    severity: &'static str,
+}
+
+/// A targeted validator's result as the scripted validator writes it
+/// (alphabetical, as its bytes have always been).
+#[derive(Debug, Serialize)]
+struct ValidationDoc {
+    correction_regression: CriterionDoc,
+    follow_ups: &'static [&'static str],
+    original_criteria: CriterionDoc,
+}
+
+/// One criterion of a validator's result.
+#[derive(Debug, Serialize)]
+struct CriterionDoc {
+    evidence: &'static [&'static str],
+    passed: bool,
+}
+
+/// What the clean-path lens reports: one suggestion.
+const ORDINARY_RESULT: LensResultDoc = LensResultDoc {
+    evidence: &["read the whole candidate diff of src/parser.rs and src/parser_test.rs"],
+    findings: &[FindingDoc {
+        causal_disposition: None,
+        claim: "parse could reserve capacity for the fields",
+        evidence_class: None,
+        location: "src/parser.rs:4",
+        proof_refs: &["src/parser.rs:4 collects without a size hint"],
+        severity: "SUGGESTION",
+    }],
+};
+
+/// What the correction scenario's lens reports: a candidate-causal blocker.
+const BLOCKER_RESULT: LensResultDoc = LensResultDoc {
+    evidence: &["ran count(\"a,b\") against the candidate"],
+    findings: &[FindingDoc {
+        causal_disposition: Some("introduced"),
+        claim: "count is off by one",
+        evidence_class: Some("deterministic"),
+        location: "src/parser.rs:9",
+        proof_refs: &["count(\"a,b\") returns 3 on the candidate; the base has no count"],
+        severity: "BLOCKER",
+    }],
+};
+
+/// What the server scenario's lens reports: nothing.
+const CLEAN_RESULT: LensResultDoc = LensResultDoc {
+    evidence: &["read the whole candidate diff of src/parser.rs and src/parser_test.rs"],
+    findings: &[],
+};
+
+/// The validator's pass of the corrected count.
+const PASSED_VALIDATION: ValidationDoc = ValidationDoc {
+    correction_regression: CriterionDoc {
+        evidence: &["parse tests still pass"],
+        passed: true,
+    },
+    follow_ups: &[],
+    original_criteria: CriterionDoc {
+        evidence: &["count(\"a,b\") returns 2"],
+        passed: true,
+    },
+};
 
 fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let started =
@@ -319,15 +402,7 @@ fn ordinary(
 ) -> Result<(), CliError> {
     let root = &scratch.root();
     start_step(s, repo, store)?;
-    let lens_result = json!({
-        "findings": [{
-            "location": "src/parser.rs:4",
-            "severity": "SUGGESTION",
-            "claim": "parse could reserve capacity for the fields",
-            "proof_refs": ["src/parser.rs:4 collects without a size hint"]
-        }],
-        "evidence": ["read the whole candidate diff of src/parser.rs and src/parser_test.rs"]
-    });
+    let lens_result = ORDINARY_RESULT;
     s.step(
         "run the reliability lens once (scripted in this demo)",
         &lens_result,
@@ -622,17 +697,7 @@ fn correction(
                 "report this as a bug",
             )
         })?;
-    let lens_result = json!({
-        "findings": [{
-            "location": "src/parser.rs:9",
-            "severity": "BLOCKER",
-            "claim": "count is off by one",
-            "proof_refs": ["count(\"a,b\") returns 3 on the candidate; the base has no count"],
-            "evidence_class": "deterministic",
-            "causal_disposition": "introduced"
-        }],
-        "evidence": ["ran count(\"a,b\") against the candidate"]
-    });
+    let lens_result = BLOCKER_RESULT;
     s.step(
         "run the reliability lens once: it finds a candidate-causal blocker",
         &lens_result,
@@ -670,11 +735,7 @@ fn correction(
         },
         "    parse(s).len() + 1  ->  parse(s).len()\n".into(),
     );
-    let validation = json!({
-        "original_criteria": {"passed": true, "evidence": ["count(\"a,b\") returns 2"]},
-        "correction_regression": {"passed": true, "evidence": ["parse tests still pass"]},
-        "follow_ups": []
-    });
+    let validation = PASSED_VALIDATION;
     finalize_step(
         s,
         "probity finalize --validation: Git measures the fix, the validator passes",
@@ -760,10 +821,7 @@ fn server(
         format!("{}\n", hook.display()),
     );
     start_step(s, repo, store)?;
-    let lens_result = json!({
-        "findings": [],
-        "evidence": ["read the whole candidate diff of src/parser.rs and src/parser_test.rs"]
-    });
+    let lens_result = CLEAN_RESULT;
     finalize_step(
         s,
         "probity finalize: approved",
