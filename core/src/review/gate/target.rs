@@ -213,23 +213,14 @@ fn prior(
 /// it with `no_change`, before any discovery (D-R26). `None` otherwise.
 pub fn no_change(gate: Gate, live: &LiveTarget) -> Option<GateDecision> {
     (live.base_tree == live.candidate_tree).then(|| {
-        let said = Said::NoChange {
+        allow(
             gate,
-            tree: &live.candidate_tree,
-        };
-        let (reason_code, stage, next_action) = said.row();
-        GateDecision {
-            gate,
-            decision: Decision::Allow,
-            reason_code,
-            stage,
-            lineage_id: None,
-            differing_paths: Vec::new(),
-            next_action,
-            message: said.sentence(),
-            deliveries: Vec::new(),
-            proof: None,
-        }
+            None,
+            &Said::NoChange {
+                gate,
+                tree: &live.candidate_tree,
+            },
+        )
     })
 }
 
@@ -254,18 +245,25 @@ fn approved(
             live_base: &p.live_base,
         },
     };
+    let mut allowed = allow(gate, Some(lineage), &said);
+    allowed.proof = proof;
+    Some(allowed)
+}
+
+/// An allow at `gate`: the row `said` of the sentence table, naming
+/// `lineage` (the proof, if any, is the caller's to add).
+fn allow(gate: Gate, lineage: Option<&LineageId>, said: &Said<'_>) -> GateDecision {
     let (reason_code, stage, next_action) = said.row();
-    let message = said.sentence();
-    Some(GateDecision {
+    GateDecision {
         gate,
         decision: Decision::Allow,
         reason_code,
         stage,
-        lineage_id: Some(lineage.clone()),
+        lineage_id: lineage.cloned(),
         differing_paths: Vec::new(),
         next_action,
-        message,
+        message: said.sentence(),
         deliveries: Vec::new(),
-        proof,
-    })
+        proof: None,
+    }
 }
