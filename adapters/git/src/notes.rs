@@ -374,11 +374,12 @@ impl Repo {
         if trees.is_empty() {
             return Ok(None);
         }
-        let query: String = trees.iter().map(|t| format!("{t}\n")).collect();
+        let names: Vec<&str> = trees.iter().map(TreeId::as_str).collect();
+        let query = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)?;
         let out = self.run_with(
             ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
             &[],
-            Some(query.as_bytes()),
+            Some(&query),
         )?;
         let mut listing = String::new();
         for line in String::from_utf8_lossy(&out).lines() {

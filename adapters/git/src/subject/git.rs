@@ -528,11 +528,9 @@ impl GitSubject {
             }
         }
         if !by_object.is_empty() {
-            let mut input = Vec::new();
-            for e in &by_object {
-                input.extend_from_slice(e.oid.as_bytes());
-                input.push(b'\n');
-            }
+            let names: Vec<&str> = by_object.iter().map(|e| e.oid.as_str()).collect();
+            let input = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)
+                .map_err(backend)?;
             let sizes = self
                 .repo
                 .run_with(

@@ -27,6 +27,7 @@ mod rebind;
 mod rebind_tests;
 mod recheck;
 mod refs;
+mod sentences;
 mod stack;
 mod target;
 
