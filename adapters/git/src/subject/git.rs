@@ -5,12 +5,12 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use probity_core::snapshot_tools::raw::{
-    GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES, READ_MAX_FILE_BYTES, kept_line,
-};
 use probity_core::snapshot_tools::{
     EntryKind, GrepHit, GrepQuery, ListEntry, PathRefusal, RawGrep, RawRead, SnapshotPath,
     SubjectError,
+};
+use probity_core::snapshot_tools::{
+    GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES, READ_MAX_FILE_BYTES, kept_line,
 };
 
 use super::OpenError;

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use probity_core::snapshot_tools::review_loop::REVIEWER_FRAME;
+use probity_core::snapshot_tools::REVIEWER_FRAME;
 use probity_core::snapshot_tools::{
     BudgetLimits, EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, ReviewLoop, Session,
     SnapshotPath, SubjectError,
