@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use probity_core::context::filter::{CredentialRegistry, FilterVersion, filter_text};
+use probity_core::context::{CredentialRegistry, FilterVersion, filter_text};
 
 /// One corpus case, expanded.
 struct Case {

@@ -10,11 +10,11 @@ mod upstream_draft;
 
 use std::collections::BTreeMap;
 
-use probity_core::context::assemble::Assembly;
-use probity_core::context::input::ContextInput;
-use probity_core::context::schema::DocSchema;
-use probity_core::context::types::record_key_raw;
-use probity_core::context::verify::observe;
+use probity_core::context::Assembly;
+use probity_core::context::ContextInput;
+use probity_core::context::DocSchema;
+use probity_core::context::observe;
+use probity_core::context::record_key_raw;
 use probity_ports::context::{assemble, verify};
 use probity_ports::schemas as schema;
 use serde_json::Value;
@@ -53,7 +53,7 @@ fn render(a: &Assembly) -> String {
         out.push_str(&format!(
             "=== {path} ({} bytes, sha256 {})\n{text}\n",
             bytes.len(),
-            probity_core::context::types::HexDigest::of(bytes).hex()
+            probity_core::context::HexDigest::of(bytes).hex()
         ));
     }
     out

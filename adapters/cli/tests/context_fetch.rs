@@ -22,7 +22,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use probity_core::context::verify::Node;
+use probity_core::context::Node;
 use probity_testkit::http::{HttpServer, Reply, Script};
 use serde_json::Value;
 

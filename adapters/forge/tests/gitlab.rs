@@ -14,9 +14,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::tree::{GapCode, GapScope};
-use probity_core::context::types::{EntityKind, Forge};
+use probity_core::context::RecordSelection;
+use probity_core::context::{EntityKind, Forge};
+use probity_core::context::{GapCode, GapScope};
 use probity_forge::gitlab::GitLab;
 use probity_forge::http::{Limits, Sleeper, SystemSleeper, Token};
 use probity_ports::context::assemble;
@@ -66,7 +66,7 @@ fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> Gi
     .unwrap()
 }
 
-fn gaps(input: &probity_core::context::input::ContextInput) -> Vec<(String, String, i64)> {
+fn gaps(input: &probity_core::context::ContextInput) -> Vec<(String, String, i64)> {
     input
         .acquisition_gaps
         .iter()

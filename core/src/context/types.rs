@@ -177,7 +177,7 @@ impl Host {
 
 /// What a structural ID identifies; each kind has its forge mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdKind {
+pub(crate) enum IdKind {
     /// `source.repository_id`.
     Repository,
     /// The entity's `id`.
@@ -240,14 +240,14 @@ fn is_gitlab_discussion_id(s: &str) -> bool {
 /// A structural ID that satisfies `common.schema.json#/$defs/structural_id`
 /// and the narrower mapping of its forge. Never rewritten.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StructuralId(String);
+pub(crate) struct StructuralId(String);
 
 impl StructuralId {
     /// Parses an ID of `kind` from `forge`: the generic `structural_id`
     /// alphabet, narrowed on GitHub to node IDs (`[A-Za-z0-9][A-Za-z0-9_=-]*`),
     /// on GitLab and Forgejo to base-10 without a leading zero, except GitLab
     /// thread (discussion) IDs and non-GitHub run IDs.
-    pub fn parse(forge: Forge, kind: IdKind, s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(forge: Forge, kind: IdKind, s: &str) -> Result<Self, ValueError> {
         let ok = is_structural(s)
             && match (forge, kind) {
                 (Forge::Github, _) => is_github_node_id(s),
@@ -267,7 +267,7 @@ impl StructuralId {
         }
     }
     /// The ID exactly as the forge gave it.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -280,7 +280,7 @@ impl Serialize for StructuralId {
 
 /// The kinds that enter record-key derivation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyKind {
+pub(crate) enum KeyKind {
     /// `entity`: the entity-body record.
     Entity,
     /// `comment`: a comment record.
@@ -296,7 +296,7 @@ pub enum KeyKind {
 
 impl KeyKind {
     /// The kind string hashed into the record key.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             KeyKind::Entity => "entity",
             KeyKind::Comment => "comment",
@@ -343,7 +343,7 @@ impl Serialize for HexDigest {
 }
 
 /// A record key: SHA-256 of `forge://host NUL repository_id NUL kind NUL id`.
-pub fn record_key(
+pub(crate) fn record_key(
     forge: Forge,
     host: &Host,
     repository_id: &StructuralId,
@@ -423,16 +423,16 @@ impl Serialize for Timestamp {
 }
 
 /// The order key reserved for the entity-body record.
-pub const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
+pub(crate) const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
 
 /// A Git object ID: 40 or 64 lowercase hex digits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct GitOid(String);
+pub(crate) struct GitOid(String);
 
 impl GitOid {
     /// Parses 40 (SHA-1) or 64 (SHA-256) lowercase hex digits; an uppercase ID
     /// is refused, never lowered.
-    pub fn parse(s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(s: &str) -> Result<Self, ValueError> {
         let ok = (s.len() == 40 || s.len() == 64)
             && s.bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
@@ -443,7 +443,7 @@ impl GitOid {
         }
     }
     /// The ID as given: lowercase hex.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -465,13 +465,13 @@ fn is_repository_path_alphabet(s: &str) -> bool {
 /// `common.schema.json#/$defs/repository_path` plus the producer rules:
 /// relative, no empty, `.` or `..` segment, no percent sign.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RepositoryPath(String);
+pub(crate) struct RepositoryPath(String);
 
 impl RepositoryPath {
     /// Parses a repository-relative path: the `repository_path` alphabet (ASCII
     /// letters, digits and ``._/~!$&()+,;=:@#[]{} -``, so no percent sign), no
     /// leading or trailing `/`, no empty, `.` or `..` segment.
-    pub fn parse(s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(s: &str) -> Result<Self, ValueError> {
         let ok = is_repository_path_alphabet(s)
             && !s.starts_with('/')
             && !s.ends_with('/')
@@ -484,7 +484,7 @@ impl RepositoryPath {
         }
     }
     /// The path as given, `/`-separated.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -497,13 +497,13 @@ impl Serialize for RepositoryPath {
 
 /// `source.repository`, a navigation value with its forge's form.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repository(String);
+pub(crate) struct Repository(String);
 
 impl Repository {
     /// Parses `source.repository` for `forge`: a repository path of at least
     /// two segments; on GitHub and Forgejo exactly `owner/name` in lowercase
     /// `[a-z0-9_.-]`.
-    pub fn parse(forge: Forge, s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(forge: Forge, s: &str) -> Result<Self, ValueError> {
         let err = || ValueError::Repository {
             forge,
             value: s.to_owned(),
@@ -529,7 +529,7 @@ impl Repository {
         }
     }
     /// The path as given, `/`-separated.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(instant.rfc3339_seconds(), "2024-02-29T23:59:59Z");
         assert_eq!(instant.rfc3339_nanos(), "2024-02-29T23:59:59.000000000Z");
         assert_eq!(
-            crate::context::types::Timestamp::parse(t.as_str())
+            crate::context::Timestamp::parse(t.as_str())
                 .unwrap()
                 .canonical(),
             instant.rfc3339_nanos()

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::types::EntityKind;
+use probity_core::context::EntityKind;
+use probity_core::context::RecordSelection;
 use probity_forge::http::Limits;
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,

@@ -342,17 +342,6 @@ fn rejected(findings: Findings) -> Filtered {
     }
 }
 
-/// Canonical trailing-LF form of a body: no trailing LF when empty (a body
-/// of only line feeds is empty), otherwise exactly one.
-pub fn canonical_trailing_lf(s: &str) -> String {
-    let t = s.trim_end_matches('\n');
-    if t.is_empty() {
-        String::new()
-    } else {
-        format!("{t}\n")
-    }
-}
-
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     if i >= s.len() {
         return s.len();
@@ -437,7 +426,7 @@ fn finish(text: String, normalized: &str, truncated: bool, findings: Findings) -
 /// Filters a source-derived display string (title, label, login, check or
 /// agent name): bounded at a code-point boundary, no LF added. An empty
 /// result is returned as empty text (callers treat it as absent).
-pub fn filter_display(
+pub(crate) fn filter_display(
     creds: &CredentialRegistry,
     source: &str,
     max_bytes: u64,
@@ -466,7 +455,7 @@ pub fn filter_display(
 /// Structural values (IDs, paths, host, repository) pass the complete
 /// pipeline and are never rewritten: a value is safe only when the pipeline
 /// leaves it byte-identical and it fits `max_bytes`.
-pub fn structural_is_safe(
+pub(crate) fn structural_is_safe(
     creds: &CredentialRegistry,
     value: &str,
     max_bytes: u64,
