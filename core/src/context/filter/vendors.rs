@@ -21,6 +21,8 @@
 //! segment of the name (`OKTA_TOKEN`, `lob.key`, `sumo-access`), so
 //! `global_id`, `blobs` and `jirafe` are not vendor names.
 
+use std::sync::LazyLock;
+
 use super::*;
 
 /// Vendor names that count anywhere in a name (ASCII letters; the regex is
@@ -97,68 +99,22 @@ const SPLIT: &[(&str, &str)] = &[
 const SHORT: &[&str] = &["etsy", "jira", "lob", "okta", "snyk", "sumo", "xray"];
 
 /// The keywords of the vendor detector: every match holds one of them in
-/// its name (letters only, as `scan::keyword_may_match` requires).
-pub(super) const VENDOR_KEYWORDS: &[&str] = &[
-    "adafruit",
-    "adobe",
-    "airtable",
-    "algolia",
-    "asana",
-    "atlassian",
-    "beamer",
-    "bintray",
-    "bitbucket",
-    "bittrex",
-    "cloudflare",
-    "codecov",
-    "coinbase",
-    "confluen",
-    "contentful",
-    "datadog",
-    "discord",
-    "drone",
-    "dropbox",
-    "facebook",
-    "fastly",
-    "finicity",
-    "finnhub",
-    "flickr",
-    "freshbooks",
-    "gitter",
-    "gocardless",
-    "heroku",
-    "hubspot",
-    "intercom",
-    "jfrog",
-    "kraken",
-    "kucoin",
-    "launchdarkly",
-    "linear",
-    "linked",
-    "looker",
-    "mattermost",
-    "bird",
-    "netlify",
-    "relic",
-    "nytimes",
-    "plaid",
-    "rapidapi",
-    "sentry",
-    "sonar",
-    "squarespace",
-    "sumo",
-    "travis",
-    "twitch",
-    "twitter",
-    "zendesk",
-    "private",
-    "etsy",
-    "jira",
-    "lob",
-    "okta",
-    "snyk",
-    "xray",
-];
+/// its name (letters only, as `scan::keyword_may_match` requires): each
+/// long and short name itself, and the keyword of each two-word name.
+pub(super) fn vendor_keywords() -> &'static [&'static str] {
+    static KEYWORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let mut v: Vec<&'static str> = LONG
+            .iter()
+            .chain(SPLIT.iter().map(|(_, k)| k))
+            .chain(SHORT)
+            .copied()
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
+    &KEYWORDS
+}
 
 /// The spec name of the vendor pattern (`build_engine` expands it).
 pub(super) const VENDOR: &str = "VENDOR";
@@ -197,7 +153,7 @@ pub(super) fn secret_specs_v6() -> Vec<SecretSpec> {
     let mut v = secret_specs_v5();
     v.push((
         "secret.vendor_value",
-        VENDOR_KEYWORDS,
+        vendor_keywords(),
         VENDOR,
         1,
         Validate::VendorValue,
@@ -232,11 +188,11 @@ mod tests {
             .collect();
         for s in &spellings {
             assert!(
-                VENDOR_KEYWORDS.iter().any(|k| s.contains(k)),
+                vendor_keywords().iter().any(|k| s.contains(k)),
                 "`{s}` holds no keyword"
             );
         }
-        for k in VENDOR_KEYWORDS {
+        for k in vendor_keywords() {
             assert!(k.bytes().all(|c| c.is_ascii_lowercase()), "{k}");
         }
     }
