@@ -8,9 +8,16 @@
 use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{LineageId, RepoPath};
 
+mod push;
 mod target;
 
+pub(super) use push::PushSaid;
 pub(super) use target::{Said, non_utf8_named, superseded_note};
+
+/// The refs a delivery's sentence names, as one list.
+fn refs_named(refs: &[String]) -> String {
+    refs.join(", ")
+}
 
 /// A row of a sentence table: one outcome of a gate decision.
 pub(super) trait Row {
