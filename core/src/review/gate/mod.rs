@@ -429,25 +429,6 @@ impl GateDecision {
         }
     }
 
-    /// A denial at the boundary stage: what crosses it is no delivery a
-    /// review can bind (no lineage, no paths).
-    pub(crate) fn boundary(
-        gate: Gate,
-        reason_code: ReasonCode,
-        next_action: NextAction,
-        message: String,
-    ) -> Self {
-        Self::deny(
-            gate,
-            reason_code,
-            GateStage::Boundary,
-            None,
-            Vec::new(),
-            next_action,
-            message,
-        )
-    }
-
     /// A denial: every denial at every gate is built here.
     pub(crate) fn deny(
         gate: Gate,

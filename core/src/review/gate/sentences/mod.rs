@@ -9,9 +9,11 @@ use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{LineageId, RepoPath};
 
 mod push;
+mod stack;
 mod target;
 
 pub(super) use push::PushSaid;
+pub(super) use stack::{CommitSaid, Place, StackSaid};
 pub(super) use target::{Said, non_utf8_named, superseded_note};
 
 /// The refs a delivery's sentence names, as one list.
