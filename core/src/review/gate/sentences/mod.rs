@@ -9,10 +9,12 @@ use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{LineageId, RepoPath};
 
 mod push;
+mod rebind;
 mod stack;
 mod target;
 
 pub(super) use push::PushSaid;
+pub(super) use rebind::RebindSaid;
 pub(super) use stack::{CommitSaid, Place, StackSaid};
 pub(super) use target::{Said, non_utf8_named, superseded_note};
 
