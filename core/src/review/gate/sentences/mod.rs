@@ -8,11 +8,13 @@
 use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{LineageId, RepoPath};
 
+mod first;
 mod push;
 mod rebind;
 mod stack;
 mod target;
 
+pub(super) use first::{FirstSaid, HistoryOffered};
 pub(super) use push::PushSaid;
 pub(super) use rebind::RebindSaid;
 pub(super) use stack::{CommitSaid, Place, StackSaid};
