@@ -11,12 +11,14 @@ use crate::review::ids::{LineageId, RepoPath};
 mod first;
 mod push;
 mod rebind;
+mod recheck;
 mod stack;
 mod target;
 
 pub(super) use first::{FirstSaid, HistoryOffered};
 pub(super) use push::PushSaid;
 pub(super) use rebind::RebindSaid;
+pub(super) use recheck::RecheckSaid;
 pub(super) use stack::{CommitSaid, Place, StackSaid};
 pub(super) use target::{Said, non_utf8_named, superseded_note};
 
