@@ -554,14 +554,6 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
     decide_target(Gate::PreCommit, live, authority)
 }
 
-fn join_paths(paths: &[RepoPath]) -> String {
-    paths
-        .iter()
-        .map(RepoPath::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// The command that commits exactly an approved slice: its reviewed paths,
 /// quoted for a POSIX shell.
 pub fn commit_slice_command(state: &ReviewState) -> String {

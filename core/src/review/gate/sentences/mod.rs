@@ -8,6 +8,7 @@
 use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
 use crate::review::ids::{LineageId, RepoPath};
 
+mod advice;
 mod first;
 mod push;
 mod rebind;
@@ -15,6 +16,7 @@ mod recheck;
 mod stack;
 mod target;
 
+pub(super) use advice::AdviceSaid;
 pub(super) use first::{FirstSaid, HistoryOffered};
 pub(super) use push::PushSaid;
 pub(super) use rebind::RebindSaid;

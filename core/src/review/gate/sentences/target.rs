@@ -267,6 +267,15 @@ impl Row for Said<'_> {
     }
 }
 
+/// The paths a sentence names, as one list.
+fn join_paths(paths: &[RepoPath]) -> String {
+    paths
+        .iter()
+        .map(RepoPath::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The "superseded" note a prior lineage's sentences carry (empty when it
 /// is a chain's leaf).
 pub(in crate::review::gate) fn superseded_note(
