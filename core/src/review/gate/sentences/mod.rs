@@ -75,3 +75,66 @@ pub(super) fn allow(gate: Gate, lineage: Option<&LineageId>, said: &impl Row) ->
         proof: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The shipped code of each module that decides at a gate (its inline
+    /// test module, if any, cut off).
+    const DECIDING: [(&str, &str); 7] = [
+        ("target.rs", include_str!("../target.rs")),
+        ("push.rs", include_str!("../push.rs")),
+        ("stack.rs", include_str!("../stack.rs")),
+        ("rebind.rs", include_str!("../rebind.rs")),
+        ("first.rs", include_str!("../first.rs")),
+        ("recheck.rs", include_str!("../recheck.rs")),
+        ("advice.rs", include_str!("../advice.rs")),
+    ];
+
+    /// The ways a decision's words were written inline before the tables:
+    /// building a denial by hand, or writing a message.
+    const INLINE: [&str; 6] = [
+        "GateDecision::deny(",
+        "GateDecision::boundary(",
+        "message: format!",
+        "message: \"",
+        "message = format!",
+        "message = \"",
+    ];
+
+    /// The lines of `source` that write a decision's words inline.
+    fn inline_words(source: &str) -> Vec<String> {
+        let shipped = source
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or(source);
+        shipped
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| INLINE.iter().any(|p| line.contains(p)))
+            .map(|(i, line)| format!("{}: {}", i + 1, line.trim()))
+            .collect()
+    }
+
+    #[test]
+    fn deciding_modules_only_pick_a_row_of_a_sentence_table() {
+        for (file, source) in DECIDING {
+            assert_eq!(
+                inline_words(source),
+                Vec::<String>::new(),
+                "gate/{file} writes a decision's words itself: give them a row in gate/sentences/"
+            );
+        }
+    }
+
+    #[test]
+    fn an_inline_sentence_is_found() {
+        let before = "fn f() -> GateDecision {\n    d.message = format!(\"{x} is not a commit\");\n    GateDecision::deny(gate, r, s, None, Vec::new(), n, m)\n}\n#[cfg(test)]\nmod tests {\n    GateDecision::deny(a);\n}\n";
+        assert_eq!(
+            inline_words(before),
+            vec![
+                "2: d.message = format!(\"{x} is not a commit\");".to_string(),
+                "3: GateDecision::deny(gate, r, s, None, Vec::new(), n, m)".to_string(),
+            ]
+        );
+    }
+}
