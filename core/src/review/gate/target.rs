@@ -4,7 +4,7 @@
 //! next move and words it renders. Moved from `gate/mod.rs`; every
 //! decision and sentence is unchanged.
 
-use super::sentences::{Said, non_utf8_named, superseded_note};
+use super::sentences::{Said, allow, deny, non_utf8_named, superseded_note};
 use super::*;
 
 /// The decision for one live target at any gate: the candidate a commit
@@ -15,12 +15,12 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
         return allow;
     }
     match authority {
-        Authority::None { changed_paths } => deny(gate, None, changed_paths, Said::NoAuthority),
+        Authority::None { changed_paths } => deny(gate, None, changed_paths, &Said::NoAuthority),
         Authority::NonUtf8 { changed_paths } => deny(
             gate,
             None,
             changed_paths,
-            Said::NonUtf8 {
+            &Said::NonUtf8 {
                 gate,
                 named: non_utf8_named(changed_paths),
             },
@@ -29,7 +29,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             gate,
             Some(&state.lineage_id),
             &[],
-            Said::OtherTarget {
+            &Said::OtherTarget {
                 lineage: &state.lineage_id,
                 candidate_tree: &live.candidate_tree,
             },
@@ -42,7 +42,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             gate,
             Some(&state.lineage_id),
             &[],
-            Said::Superseded {
+            &Said::Superseded {
                 lineage: &state.lineage_id,
                 leaf,
             },
@@ -60,7 +60,7 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
             gate,
             Some(&state.lineage_id),
             &[],
-            Said::RebasedSuperseded {
+            &Said::RebasedSuperseded {
                 lineage: &state.lineage_id,
                 leaf,
             },
@@ -79,26 +79,6 @@ pub fn decide_target(gate: Gate, live: &LiveTarget, authority: Authority<'_>) ->
     }
 }
 
-/// A denial at `gate`: the row `said` of the sentence table, naming
-/// `lineage` and `differing`.
-fn deny(
-    gate: Gate,
-    lineage: Option<&LineageId>,
-    differing: &[RepoPath],
-    said: Said<'_>,
-) -> GateDecision {
-    let (reason_code, stage, next) = said.row();
-    GateDecision::deny(
-        gate,
-        reason_code,
-        stage,
-        lineage.cloned(),
-        differing.to_vec(),
-        next,
-        said.sentence(),
-    )
-}
-
 /// The exact lineage, by its stage.
 fn exact(gate: Gate, state: &ReviewState, receipt_file: Option<&[u8]>) -> GateDecision {
     let lineage = &state.lineage_id;
@@ -112,7 +92,7 @@ fn exact(gate: Gate, state: &ReviewState, receipt_file: Option<&[u8]>) -> GateDe
     let said = match &state.stage {
         Stage::Approved { .. } => {
             return approved(gate, state, receipt_file, None).unwrap_or_else(|| {
-                deny(gate, Some(lineage), &[], Said::ReceiptMismatch { lineage })
+                deny(gate, Some(lineage), &[], &Said::ReceiptMismatch { lineage })
             });
         }
         Stage::Escalated { .. } => Said::Escalated {
@@ -133,7 +113,7 @@ fn exact(gate: Gate, state: &ReviewState, receipt_file: Option<&[u8]>) -> GateDe
             stage: state.stage.name(),
         },
     };
-    deny(gate, Some(lineage), &[], said)
+    deny(gate, Some(lineage), &[], &said)
 }
 
 /// The approval carried onto another base (the rebase proof).
@@ -151,7 +131,7 @@ fn rebased(
             gate,
             Some(lineage),
             &[],
-            Said::RebasedNotApproved {
+            &Said::RebasedNotApproved {
                 lineage,
                 stage: state.stage.name(),
             },
@@ -162,7 +142,7 @@ fn rebased(
             gate,
             Some(lineage),
             paths,
-            Said::RebasedScopeChanged {
+            &Said::RebasedScopeChanged {
                 lineage,
                 live_base: &live.base_tree,
                 receipt_base: &state.snapshot.base_tree,
@@ -171,7 +151,7 @@ fn rebased(
         ),
         RebaseCheck::Proven(proof) => {
             approved(gate, state, receipt_file, Some(Box::new(proof.clone()))).unwrap_or_else(
-                || deny(gate, Some(lineage), &[], Said::ReceiptMismatch { lineage }),
+                || deny(gate, Some(lineage), &[], &Said::ReceiptMismatch { lineage }),
             )
         }
     }
@@ -204,7 +184,7 @@ fn prior(
             commit: commit_slice_command(state),
         },
     };
-    deny(gate, Some(lineage), differing_paths, said)
+    deny(gate, Some(lineage), differing_paths, &said)
 }
 
 /// A target whose candidate tree is its base tree changes no reviewed
@@ -248,22 +228,4 @@ fn approved(
     let mut allowed = allow(gate, Some(lineage), &said);
     allowed.proof = proof;
     Some(allowed)
-}
-
-/// An allow at `gate`: the row `said` of the sentence table, naming
-/// `lineage` (the proof, if any, is the caller's to add).
-fn allow(gate: Gate, lineage: Option<&LineageId>, said: &Said<'_>) -> GateDecision {
-    let (reason_code, stage, next_action) = said.row();
-    GateDecision {
-        gate,
-        decision: Decision::Allow,
-        reason_code,
-        stage,
-        lineage_id: lineage.cloned(),
-        differing_paths: Vec::new(),
-        next_action,
-        message: said.sentence(),
-        deliveries: Vec::new(),
-        proof: None,
-    }
 }

@@ -1,15 +1,12 @@
-//! The sentences of the gate's decisions for one live target, in one
-//! table (issue 25 §8). Each row names one outcome of `decide_target`
-//! and holds everything it renders: the machine reason, the stage, the
-//! next legal move and the words for people. The deciding functions in
-//! `target` only pick a row and fill in what it names, so each reason's
-//! words live here and nowhere else.
+//! The sentences of the decision for one live target (`decide_target`,
+//! in `gate/target.rs`): one row per outcome.
 
-use super::*;
+use super::Row;
+use crate::review::gate::*;
 use crate::review::ids::{NonBlank, TreeId};
 
 /// One outcome of a live target's decision, with what its sentence names.
-pub(super) enum Said<'a> {
+pub(in crate::review::gate) enum Said<'a> {
     /// The candidate's tree is its base tree (D-R26): an allow.
     NoChange { gate: Gate, tree: &'a TreeId },
     /// An approved lineage binds exactly the live candidate: an allow.
@@ -99,10 +96,8 @@ pub(super) enum Said<'a> {
     },
 }
 
-impl Said<'_> {
-    /// The machine reason, the stage and the next legal move of this
-    /// outcome.
-    pub(super) fn row(&self) -> (ReasonCode, GateStage, NextAction) {
+impl Row for Said<'_> {
+    fn row(&self) -> (ReasonCode, GateStage, NextAction) {
         use GateStage::{Authority, Complete, Discovery, Scope};
         match self {
             Said::NoChange { .. } => (ReasonCode::NoChange, Complete, NextAction::None),
@@ -170,8 +165,7 @@ impl Said<'_> {
         }
     }
 
-    /// The sentence for people.
-    pub(super) fn sentence(&self) -> String {
+    fn sentence(&self) -> String {
         match self {
             Said::NoChange { gate, tree } => format!(
                 "the {} delivery changes no bytes (its tree {tree} is its base tree): there is nothing to review",
@@ -273,9 +267,21 @@ impl Said<'_> {
     }
 }
 
+/// The paths a sentence names, as one list.
+fn join_paths(paths: &[RepoPath]) -> String {
+    paths
+        .iter()
+        .map(RepoPath::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The "superseded" note a prior lineage's sentences carry (empty when it
 /// is a chain's leaf).
-pub(super) fn superseded_note(lineage: &LineageId, leaf: Option<&LineageId>) -> String {
+pub(in crate::review::gate) fn superseded_note(
+    lineage: &LineageId,
+    leaf: Option<&LineageId>,
+) -> String {
     leaf.map_or_else(String::new, |leaf| {
         format!(" ({lineage} is superseded; its chain ends at {leaf})")
     })
@@ -283,7 +289,7 @@ pub(super) fn superseded_note(lineage: &LineageId, leaf: Option<&LineageId>) -> 
 
 /// The paths a non-UTF-8 denial names: the changed paths git names with
 /// a `\xNN` escape, or "a changed path" when none does.
-pub(super) fn non_utf8_named(changed_paths: &[RepoPath]) -> String {
+pub(in crate::review::gate) fn non_utf8_named(changed_paths: &[RepoPath]) -> String {
     let escaped: Vec<&str> = changed_paths
         .iter()
         .map(RepoPath::as_str)
