@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use probity_core::context::filter::{
+use probity_core::context::{
     CredentialRegistry, FilterStatus, FilterVersion, Filtered, filter_text,
 };
 

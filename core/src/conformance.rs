@@ -13,8 +13,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::canonical::{canonical_bytes, canonical_value_bytes, parse_strict};
-use crate::context::assemble::Assembly;
-use crate::context::types::record_key_raw;
+use crate::context::Assembly;
+use crate::context::record_key_raw;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::attest;
 use crate::review::bundle::{BUNDLE_DOMAIN, Bundle};

@@ -91,6 +91,9 @@
 // Clocks, the environment, files, processes, the network and threads
 // (the lists are clippy.toml's); the workspace allows them elsewhere.
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+// A consumer names every reachable public type, and nothing public is
+// unreachable (issue 25 §3).
+#![deny(unreachable_pub, unnameable_types)]
 
 pub mod calendar;
 pub mod canonical;

@@ -11,13 +11,15 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use probity_core::context::filter::{CredentialRegistry, FilterVersion, filter_text};
+use probity_core::context::{CredentialRegistry, FilterVersion, filter_text};
 
 /// One corpus case, expanded.
 struct Case {
     line: usize,
     family: String,
     issue23: bool,
+    /// Tagged `vendor`: a vendor-named value version 6 added (D-R96).
+    vendor: bool,
     /// `Some(code)` for `mask`, `None` for `keep`.
     code: Option<String>,
     /// The text as the filter sees it.
@@ -101,7 +103,11 @@ fn corpus() -> Vec<Case> {
             panic!("line {}: not `family | expectation | text`", i + 1);
         };
         let issue23 = head.starts_with("issue23 ");
-        let family = head.trim_start_matches("issue23 ").to_owned();
+        let vendor = head.starts_with("vendor ");
+        let family = head
+            .trim_start_matches("issue23 ")
+            .trim_start_matches("vendor ")
+            .to_owned();
         let code = match expect.split_once(' ') {
             Some(("mask", code)) => Some(code.to_owned()),
             None if expect == "keep" => None,
@@ -136,6 +142,7 @@ fn corpus() -> Vec<Case> {
             line: i + 1,
             family,
             issue23,
+            vendor,
             code,
             input,
             expected,
@@ -197,6 +204,19 @@ fn v4_leaked_the_ten_families() {
             "line {}: version 4 masked it: {v4}",
             c.line
         );
+    }
+}
+
+/// The vendor-named values version 6 masks came out of version 5 whole
+/// (version 5 stays byte-identical, D-R73), and so did its near-misses.
+#[test]
+fn v5_leaked_the_vendor_named_values() {
+    let cases = corpus();
+    let vendor: Vec<&Case> = cases.iter().filter(|c| c.vendor).collect();
+    assert!(vendor.len() >= 15, "{}", vendor.len());
+    for c in vendor {
+        let v5 = run(FilterVersion::V5, &c.input);
+        assert_eq!(v5, c.input, "line {}: version 5 masked it", c.line);
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use probity_core::context::filter::NFKC_UNICODE_VERSION;
+use probity_core::context::NFKC_UNICODE_VERSION;
 
 /// Every `Unicode <digits and dots>` in `text`.
 fn versions(text: &str) -> Vec<String> {

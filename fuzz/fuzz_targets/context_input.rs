@@ -6,8 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use probity_core::canonical::from_slice_strict;
-use probity_core::context::input::ContextInput;
-use probity_core::context::verify::observe;
+use probity_core::context::ContextInput;
+use probity_core::context::observe;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(input) = from_slice_strict::<ContextInput>(data) else {

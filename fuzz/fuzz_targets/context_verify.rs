@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::context::types::HexDigest;
-use probity_core::context::verify::observe;
+use probity_core::context::HexDigest;
+use probity_core::context::observe;
 
 fuzz_target!(|data: &[u8]| {
     let mut files = BTreeMap::new();

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use probity_core::conformance::{VERSION, jsonl, refusals, vectors};
-use probity_core::context::input::ContextInput;
+use probity_core::context::ContextInput;
 use probity_ports::context::assemble;
 
 const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");

@@ -10,11 +10,11 @@ mod upstream_draft;
 
 use std::collections::BTreeMap;
 
-use probity_core::context::assemble::Assembly;
-use probity_core::context::input::ContextInput;
-use probity_core::context::schema::DocSchema;
-use probity_core::context::types::record_key_raw;
-use probity_core::context::verify::observe;
+use probity_core::context::Assembly;
+use probity_core::context::ContextInput;
+use probity_core::context::DocSchema;
+use probity_core::context::observe;
+use probity_core::context::record_key_raw;
 use probity_ports::context::{assemble, verify};
 use probity_ports::schemas as schema;
 use serde_json::Value;
@@ -23,9 +23,17 @@ use upstream_draft::Upstream;
 const CHANGE_PROPOSAL: &str = include_str!("../../examples/context/change-proposal.json");
 const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
 
-/// Assembled under the current filter version (`probity-filter/5`).
+/// Assembled under the current filter version (`probity-filter/6`).
 fn assembled(s: &str) -> Assembly {
     let input: ContextInput = serde_json::from_str(s).unwrap();
+    assemble(&input).unwrap()
+}
+
+/// Assembled under `probity-filter/5`, as the input may ask (D-R73): the
+/// bytes pinned before version 6 existed, unchanged.
+fn assembled_v5(s: &str) -> Assembly {
+    let mut input: ContextInput = serde_json::from_str(s).unwrap();
+    input.filter_version = Some("probity-filter/5".to_owned());
     assemble(&input).unwrap()
 }
 
@@ -45,7 +53,7 @@ fn render(a: &Assembly) -> String {
         out.push_str(&format!(
             "=== {path} ({} bytes, sha256 {})\n{text}\n",
             bytes.len(),
-            probity_core::context::types::HexDigest::of(bytes).hex()
+            probity_core::context::HexDigest::of(bytes).hex()
         ));
     }
     out
@@ -79,24 +87,37 @@ fn work_item_tree_is_byte_pinned() {
 
 #[test]
 fn change_proposal_tree_v5_is_byte_pinned() {
-    let a = assembled(CHANGE_PROPOSAL);
+    let a = assembled_v5(CHANGE_PROPOSAL);
     insta::assert_snapshot!("change_proposal_tree_v5", render(&a));
 }
 
 #[test]
 fn work_item_tree_v5_is_byte_pinned() {
-    let a = assembled(WORK_ITEM);
+    let a = assembled_v5(WORK_ITEM);
     insta::assert_snapshot!("work_item_tree_v5", render(&a));
 }
 
-/// A tree of either supported version verifies (D-R73), and the index
+#[test]
+fn change_proposal_tree_v6_is_byte_pinned() {
+    let a = assembled(CHANGE_PROPOSAL);
+    insta::assert_snapshot!("change_proposal_tree_v6", render(&a));
+}
+
+#[test]
+fn work_item_tree_v6_is_byte_pinned() {
+    let a = assembled(WORK_ITEM);
+    insta::assert_snapshot!("work_item_tree_v6", render(&a));
+}
+
+/// A tree of every supported version verifies (D-R73), and the index
 /// names the version it was assembled under.
 #[test]
-fn trees_of_both_filter_versions_verify() {
+fn trees_of_every_filter_version_verify() {
     for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
         for (a, want) in [
             (assembled_v4(ex), "probity-filter/4"),
-            (assembled(ex), "probity-filter/5"),
+            (assembled_v5(ex), "probity-filter/5"),
+            (assembled(ex), "probity-filter/6"),
         ] {
             let index: Value = serde_json::from_slice(a.tree.get("index.json").unwrap()).unwrap();
             assert_eq!(index["filter_version"], want);

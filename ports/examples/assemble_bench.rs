@@ -8,8 +8,8 @@
 
 use std::time::Instant;
 
-use probity_core::context::assemble::FilterPlan;
-use probity_core::context::input::ContextInput;
+use probity_core::context::ContextInput;
+use probity_core::context::FilterPlan;
 use probity_ports::context::assemble;
 use probity_ports::context::{assemble_parallel, precompute_filters};
 use serde_json::{Value, json};

@@ -11,33 +11,33 @@ use std::num::NonZeroUsize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use probity_core::context::assemble::{
+use probity_core::context::ContextInput;
+use probity_core::context::HexDigest;
+use probity_core::context::{
     AssembleError, Assembly, FilterMemo, FilterPlan, JobResult, assemble_with,
 };
-use probity_core::context::input::ContextInput;
-use probity_core::context::types::HexDigest;
-use probity_core::context::verify::{Observed, VerifiedTree, VerifyError};
+use probity_core::context::{Observed, VerifiedTree, VerifyError};
 use serde_json::Value;
 
 use crate::schemas;
 
 /// Core's `assemble` against the normative v1 bundle.
 pub fn assemble(input: &ContextInput) -> Result<Assembly, AssembleError> {
-    probity_core::context::assemble::assemble(input, schemas::bundle()?)
+    probity_core::context::assemble(input, schemas::bundle()?)
 }
 
 /// Core's `verify` against the normative v1 bundle.
 pub fn verify(observed: &Observed, retained: &HexDigest) -> Result<VerifiedTree, VerifyError> {
     let bundle = schemas::bundle().map_err(VerifyError::Bundle)?;
-    probity_core::context::verify::verify(observed, retained, bundle)
+    probity_core::context::verify(observed, retained, bundle)
 }
 
 /// Checks the root index alone against the retained digest and the v1
-/// bundle (`probity_core::context::verify::check_index`): the parsed index,
+/// bundle (`probity_core::context::check_index`): the parsed index,
 /// whose manifest an observer uses before reading any other file.
 pub fn check_index(index_bytes: &[u8], retained: &HexDigest) -> Result<Value, VerifyError> {
     let bundle = schemas::bundle().map_err(VerifyError::Bundle)?;
-    probity_core::context::verify::check_index(index_bytes, retained, bundle)
+    probity_core::context::check_index(index_bytes, retained, bundle)
 }
 
 /// The most worker threads `default_workers` chooses.

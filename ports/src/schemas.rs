@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use probity_core::context::schema::{DocSchema, SchemaError, Schemas};
+use probity_core::context::{DocSchema, SchemaError, Schemas};
 use serde_json::Value;
 
 /// The nine bundle files, by file name.

@@ -5,9 +5,9 @@
 //! allows, when the loop ends) is made in `probity_core::snapshot_tools`;
 //! this module only sequences it with observations.
 
-use probity_core::snapshot_tools::review_loop::LoopError;
-use probity_core::snapshot_tools::shape::GREP_MAX_MATCHES;
-use probity_core::snapshot_tools::tools::ToolSpec;
+use probity_core::snapshot_tools::GREP_MAX_MATCHES;
+use probity_core::snapshot_tools::LoopError;
+use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
     Completed, Event, GrepQuery, ListEntry, ModelRequest, ModelResponse, Prepared, Raw, RawGrep,
     RawRead, Review, ReviewLoop, Session, SnapshotPath, Step, SubjectError, ToolQuery,
@@ -168,7 +168,7 @@ where
     R: SnapshotReader + ?Sized,
     C: Stopwatch + ?Sized,
 {
-    let specs = probity_core::snapshot_tools::tools::tool_specs();
+    let specs = probity_core::snapshot_tools::tool_specs();
     loop {
         for e in lp.drain_events() {
             log(&e);
@@ -213,8 +213,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::snapshot_tools::review_loop::{REVIEWER_FRAME, ToolCall};
     use probity_core::snapshot_tools::{BudgetLimits, EntryKind, StopReason, Verdict};
+    use probity_core::snapshot_tools::{REVIEWER_FRAME, ToolCall};
     use std::cell::Cell;
 
     struct Mem;

@@ -3,9 +3,9 @@
 //! document breaks it (the bundle and its engine live in probity-ports so
 //! core stays pure).
 
-use probity_core::context::input::ContextInput;
-use probity_core::context::types::HexDigest;
-use probity_core::context::verify::{VerifyError, observe};
+use probity_core::context::ContextInput;
+use probity_core::context::HexDigest;
+use probity_core::context::{VerifyError, observe};
 use probity_ports::context::{assemble, verify};
 use serde_json::{Value, json};
 

@@ -16,8 +16,8 @@ use probity_core::review::ids::{LineageId, TreeId};
 use probity_core::review::lens::Lens;
 use probity_core::review::prompts::{FRAME_FILE, FRAME_HEADER, PromptRole, PromptSet};
 use probity_core::review::state::{Stage, TransitionError};
-use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
-use probity_core::snapshot_tools::tools::ToolSpec;
+use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
+use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
     BudgetLimits, EntryKind, Event, GrepQuery, ListEntry, Message, ModelRequest, ModelResponse,
     RawGrep, RawRead, SnapshotPath, StopReason, SubjectError, ToolCall,

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use probity_core::context::filter::{CredentialRegistry, FilterStatus, filter_text};
-use probity_core::context::input::ContextInput;
+use probity_core::context::ContextInput;
+use probity_core::context::{CredentialRegistry, FilterStatus, filter_text};
 use probity_ports::context::assemble;
 use serde_json::{Value, json};
 
@@ -521,7 +521,7 @@ fn with_comments(comments: &[(u32, u32, String)]) -> Value {
     v
 }
 
-fn build(v: &Value) -> probity_core::context::assemble::Assembly {
+fn build(v: &Value) -> probity_core::context::Assembly {
     let input: ContextInput = serde_json::from_value(v.clone()).unwrap();
     assemble(&input).unwrap()
 }
@@ -590,7 +590,7 @@ proptest! {
 
     #[test]
     fn verify_refuses_any_changed_byte(file_pick in any::<prop::sample::Index>(), byte_pick in any::<prop::sample::Index>(), flip in 1u8..=255) {
-        use probity_core::context::verify::observe;
+        use probity_core::context::observe;
         use probity_ports::context::verify;
         let a = build(&base());
         let files: Vec<&String> = a.tree.files().keys().filter(|p| !a.tree.get(p).unwrap().is_empty()).collect();

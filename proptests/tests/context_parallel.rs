@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use probity_core::context::input::ContextInput;
+use probity_core::context::ContextInput;
 use probity_ports::context::assemble;
 use probity_ports::context::assemble_parallel;
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use probity_core::context::types::HexDigest;
+use probity_core::context::HexDigest;
 use probity_store::context_dir;
 
 use crate::GlobalArgs;

@@ -15,9 +15,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{ArgGroup, Args, ValueEnum};
-use probity_core::context::assemble::AssembleError;
-use probity_core::context::input::{MAX_INPUT_BYTES, ProfileInput};
-use probity_core::context::types::{EntityKind, Forge, Host};
+use probity_core::context::AssembleError;
+use probity_core::context::{EntityKind, Forge, Host};
+use probity_core::context::{MAX_INPUT_BYTES, ProfileInput};
 use probity_forge::forgejo::Forgejo;
 use probity_forge::github::GitHub;
 use probity_forge::gitlab::GitLab;

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 use clap::Args;
-use probity_core::context::types::HexDigest;
+use probity_core::context::HexDigest;
 use probity_scratch::Scratch;
 use probity_store::context_dir;
 

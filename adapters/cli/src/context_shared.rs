@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use probity_core::context::assemble::{AssembleError, Assembly};
-use probity_core::context::input::ContextInput;
+use probity_core::context::ContextInput;
+use probity_core::context::{AssembleError, Assembly};
 use probity_ports::context::{assemble_parallel, default_workers};
 use probity_store::context_dir::ContextDirError;
 
@@ -102,15 +102,13 @@ pub(crate) fn dir_error(e: &ContextDirError) -> CliError {
 pub(crate) fn assemble_input(
     global: &GlobalArgs,
     input: &Path,
-) -> Result<probity_core::context::assemble::Assembly, CliError> {
+) -> Result<probity_core::context::Assembly, CliError> {
     let input_path = resolve(global, input);
     // A regular file only (a FIFO or a device is refused at once), read
     // under its bound.
-    let bytes = crate::authority_cmd::read_input(
-        &input_path,
-        probity_core::context::input::MAX_INPUT_BYTES,
-    )?
-    .bytes;
+    let bytes =
+        crate::authority_cmd::read_input(&input_path, probity_core::context::MAX_INPUT_BYTES)?
+            .bytes;
     // Bad content is rejected input (exit 3), not an I/O failure; the
     // strict reader refuses duplicate keys and integers a canonical digest
     // would round.

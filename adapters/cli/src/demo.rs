@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use probity_core::review::lens::Lens;
 use probity_git::{GitCli, Repo};
@@ -96,17 +97,88 @@ const PARSER_TEST: &str =
 /// Steps are printed as they happen (human) or collected (JSON).
 struct Steps {
     out: Output,
-    steps: Vec<Value>,
+    steps: Vec<Step>,
+}
+
+/// One step of the `--json` answer: its number, title and result.
+#[derive(Debug, Serialize)]
+struct Step {
+    step: usize,
+    title: String,
+    /// The step's own typed answer, held as a value so the steps of one
+    /// demo sit in one list.
+    result: Value,
+}
+
+/// The `probity demo --json` answer.
+#[derive(Debug, Serialize)]
+struct DemoAnswer<'a> {
+    scenario: String,
+    steps: &'a [Step],
+    /// With `--keep`: the scratch repository kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<String>,
+}
+
+/// A `finalize` step: its answer, and with a receipt, the receipt file
+/// as stored (`null` if it is not JSON).
+#[derive(Debug, Serialize)]
+struct FinalizeStep<'a> {
+    finalize: &'a FinalizeAnswer<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receipt: Option<Value>,
+}
+
+/// The independent evidence a scripted step produced.
+#[derive(Debug, Serialize)]
+struct EvidenceStep<'a> {
+    evidence: &'a str,
+}
+
+/// The paths a scripted correction edited.
+#[derive(Debug, Serialize)]
+struct EditedStep {
+    edited: &'static [&'static str],
+}
+
+/// The server hook installed.
+#[derive(Debug, Serialize)]
+struct HookStep {
+    hook: String,
+}
+
+/// A `git push --no-verify`: whether the server accepted, and what it
+/// said.
+#[derive(Debug, Serialize)]
+struct PushStep<'a> {
+    accepted: bool,
+    remote: &'a [String],
+}
+
+/// The notes `publish` wrote.
+#[derive(Debug, Serialize)]
+struct PublishStep<'a> {
+    written: Vec<WrittenNote<'a>>,
+}
+
+/// One delivery commit whose note gained a lineage's bundle.
+#[derive(Debug, Serialize)]
+struct WrittenNote<'a> {
+    commit: &'a probity_core::review::ids::CommitId,
+    lineage_id: &'a probity_core::review::ids::LineageId,
 }
 
 impl Steps {
-    fn step(&mut self, title: &str, value: Value, human: String) {
+    fn step(&mut self, title: &str, value: &(impl Serialize + ?Sized), human: String) {
         let n = self.steps.len() + 1;
         if !self.out.json {
             crate::output::emit(&format!("== {n}. {title}\n{human}\n"));
         }
-        self.steps
-            .push(json!({"step": n, "title": title, "result": value}));
+        self.steps.push(Step {
+            step: n,
+            title: title.to_string(),
+            result: value_of(value),
+        });
     }
 }
 
@@ -167,9 +239,92 @@ fn named(name: &str, bytes: impl Into<Vec<u8>>) -> NamedInput {
     }
 }
 
-fn to_bytes(v: &Value) -> Vec<u8> {
-    serde_json::to_vec_pretty(v).unwrap_or_else(|_| v.to_string().into_bytes())
+fn to_bytes(v: &impl Serialize) -> Vec<u8> {
+    // Plain structs of strings and booleans: serializing cannot fail.
+    serde_json::to_vec_pretty(v).unwrap_or_default()
 }
+
+/// A lens result as the scripted lens writes it. The fields are in
+/// alphabetical order, the order its bytes have always had.
+#[derive(Debug, Serialize)]
+struct LensResultDoc {
+    evidence: &'static [&'static str],
+    findings: &'static [FindingDoc],
+}
+
+/// One finding of a scripted lens result.
+#[derive(Debug, Serialize)]
+struct FindingDoc {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    causal_disposition: Option<&'static str>,
+    claim: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence_class: Option<&'static str>,
+    location: &'static str,
+    proof_refs: &'static [&'static str],
+    severity: &'static str,
+}
+
+/// A targeted validator's result as the scripted validator writes it
+/// (alphabetical, as its bytes have always been).
+#[derive(Debug, Serialize)]
+struct ValidationDoc {
+    correction_regression: CriterionDoc,
+    follow_ups: &'static [&'static str],
+    original_criteria: CriterionDoc,
+}
+
+/// One criterion of a validator's result.
+#[derive(Debug, Serialize)]
+struct CriterionDoc {
+    evidence: &'static [&'static str],
+    passed: bool,
+}
+
+/// What the clean-path lens reports: one suggestion.
+const ORDINARY_RESULT: LensResultDoc = LensResultDoc {
+    evidence: &["read the whole candidate diff of src/parser.rs and src/parser_test.rs"],
+    findings: &[FindingDoc {
+        causal_disposition: None,
+        claim: "parse could reserve capacity for the fields",
+        evidence_class: None,
+        location: "src/parser.rs:4",
+        proof_refs: &["src/parser.rs:4 collects without a size hint"],
+        severity: "SUGGESTION",
+    }],
+};
+
+/// What the correction scenario's lens reports: a candidate-causal blocker.
+const BLOCKER_RESULT: LensResultDoc = LensResultDoc {
+    evidence: &["ran count(\"a,b\") against the candidate"],
+    findings: &[FindingDoc {
+        causal_disposition: Some("introduced"),
+        claim: "count is off by one",
+        evidence_class: Some("deterministic"),
+        location: "src/parser.rs:9",
+        proof_refs: &["count(\"a,b\") returns 3 on the candidate; the base has no count"],
+        severity: "BLOCKER",
+    }],
+};
+
+/// What the server scenario's lens reports: nothing.
+const CLEAN_RESULT: LensResultDoc = LensResultDoc {
+    evidence: &["read the whole candidate diff of src/parser.rs and src/parser_test.rs"],
+    findings: &[],
+};
+
+/// The validator's pass of the corrected count.
+const PASSED_VALIDATION: ValidationDoc = ValidationDoc {
+    correction_regression: CriterionDoc {
+        evidence: &["parse tests still pass"],
+        passed: true,
+    },
+    follow_ups: &[],
+    original_criteria: CriterionDoc {
+        evidence: &["count(\"a,b\") returns 2"],
+        passed: true,
+    },
+};
 
 fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let started =
@@ -177,7 +332,7 @@ fn start_step(s: &mut Steps, repo: &Repo, store: &FileStore) -> Result<(), CliEr
     let st = started.record.state();
     s.step(
         "probity start: freeze the candidate",
-        value_of(&StartAnswer::of(&started.record, false)),
+        &StartAnswer::of(&started.record, false),
         format!(
             "lineage {} | risk {} | lenses [{}] | {} file(s), {} line(s), budget {}\nintended untracked: {}\nbinding: {}\n",
             st.lineage_id(),
@@ -215,7 +370,10 @@ fn finalize_step(
             answer.charged_lines, answer.correction_budget
         ));
     }
-    let mut value = json!({ "finalize": value_of(&answer) });
+    let mut value = FinalizeStep {
+        finalize: &answer,
+        receipt: None,
+    };
     if done.receipt_location.is_some() {
         let receipt = store
             .read_receipt(done.record.state().lineage_id())
@@ -223,16 +381,16 @@ fn finalize_step(
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         human.push_str(&format!("  receipt: {receipt}"));
-        value["receipt"] = serde_json::from_str(&receipt).unwrap_or(Value::Null);
+        value.receipt = Some(serde_json::from_str(&receipt).unwrap_or(Value::Null));
     }
-    s.step(title, value, human);
+    s.step(title, &value, human);
     Ok(done)
 }
 
 fn gate_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
     let d = drivers::validate_pre_commit(repo, store, &drivers::Delivery::Worktree)
         .map_err(review_error)?;
-    s.step(title, value_of(&DecisionView::of(&d)), human_decision(&d));
+    s.step(title, &DecisionView::of(&d), human_decision(&d));
     Ok(())
 }
 
@@ -244,18 +402,10 @@ fn ordinary(
 ) -> Result<(), CliError> {
     let root = &scratch.root();
     start_step(s, repo, store)?;
-    let lens_result = json!({
-        "findings": [{
-            "location": "src/parser.rs:4",
-            "severity": "SUGGESTION",
-            "claim": "parse could reserve capacity for the fields",
-            "proof_refs": ["src/parser.rs:4 collects without a size hint"]
-        }],
-        "evidence": ["read the whole candidate diff of src/parser.rs and src/parser_test.rs"]
-    });
+    let lens_result = ORDINARY_RESULT;
     s.step(
         "run the reliability lens once (scripted in this demo)",
-        lens_result.clone(),
+        &lens_result,
         format!("{}\n", String::from_utf8_lossy(&to_bytes(&lens_result))),
     );
     let test_src =
@@ -267,7 +417,9 @@ fn ordinary(
     );
     s.step(
         "produce independent evidence",
-        json!({"evidence": evidence}),
+        &EvidenceStep {
+            evidence: &evidence,
+        },
         evidence.clone(),
     );
     finalize_step(
@@ -375,7 +527,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     let lineage = started.record.state().lineage_id().clone();
     s.step(
         "probity start: freeze the candidate (count() is off by one)",
-        value_of(&StartAnswer::of(&started.record, false)),
+        &StartAnswer::of(&started.record, false),
         format!(
             "lineage {lineage} | lenses [reliability] | binding: {}\n",
             started
@@ -414,15 +566,12 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         &lineage,
     )
     .map_err(review_error)?;
-    let mut v = value_of(&FinalizeAnswer::of(
-        &reviewed.record,
-        reviewed.receipt_location.as_deref(),
-    ));
-    let handoff = probity_core::review::roles::fixer_handoff(reviewed.record.state());
-    v["handoff"] = value_of(&handoff);
+    // The answer carries the fixer's hand-off (`handoff`) itself.
+    let answer = FinalizeAnswer::of(&reviewed.record, reviewed.receipt_location.as_deref());
+    let handoff = answer.handoff.as_ref();
     s.step(
         "probity review --lineage L: the scripted model judges the lens over the frozen tree",
-        v,
+        &answer,
         format!(
             "{}{} is {} | next: {}\nfixer hand-off: {}\n",
             roles_human(&reviewed.lenses),
@@ -473,7 +622,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     .map_err(review_error)?;
     s.step(
         "fix count(), then probity review --lineage L --validate: the targeted validator",
-        value_of(&FinalizeAnswer::of(&validated.record, None)),
+        &FinalizeAnswer::of(&validated.record, None),
         format!(
             "{}{} is {} (the fix measured by Git: {} line(s) charged)\n",
             roles_human(std::slice::from_ref(&run)),
@@ -525,7 +674,7 @@ fn push_step(s: &mut Steps, title: &str, repo: &Repo, store: &FileStore) -> Resu
         remote: Some("origin".into()),
     };
     let d = drivers::validate_pre_push(repo, store, &boundary).map_err(review_error)?;
-    s.step(title, value_of(&DecisionView::of(&d)), human_decision(&d));
+    s.step(title, &DecisionView::of(&d), human_decision(&d));
     Ok(())
 }
 
@@ -548,20 +697,10 @@ fn correction(
                 "report this as a bug",
             )
         })?;
-    let lens_result = json!({
-        "findings": [{
-            "location": "src/parser.rs:9",
-            "severity": "BLOCKER",
-            "claim": "count is off by one",
-            "proof_refs": ["count(\"a,b\") returns 3 on the candidate; the base has no count"],
-            "evidence_class": "deterministic",
-            "causal_disposition": "introduced"
-        }],
-        "evidence": ["ran count(\"a,b\") against the candidate"]
-    });
+    let lens_result = BLOCKER_RESULT;
     s.step(
         "run the reliability lens once: it finds a candidate-causal blocker",
-        lens_result.clone(),
+        &lens_result,
         format!("{}\n", String::from_utf8_lossy(&to_bytes(&lens_result))),
     );
     finalize_step(
@@ -591,14 +730,12 @@ fn correction(
     write(root, "src/parser.rs", PARSER_V2)?;
     s.step(
         "the correction actor fixes src/parser.rs (a genesis path)",
-        json!({"edited": ["src/parser.rs"]}),
+        &EditedStep {
+            edited: &["src/parser.rs"],
+        },
         "    parse(s).len() + 1  ->  parse(s).len()\n".into(),
     );
-    let validation = json!({
-        "original_criteria": {"passed": true, "evidence": ["count(\"a,b\") returns 2"]},
-        "correction_regression": {"passed": true, "evidence": ["parse tests still pass"]},
-        "follow_ups": []
-    });
+    let validation = PASSED_VALIDATION;
     finalize_step(
         s,
         "probity finalize --validation: Git measures the fix, the validator passes",
@@ -678,14 +815,13 @@ fn server(
     }
     s.step(
         "probity hooks install --server (in origin.git)",
-        json!({"hook": hook.display().to_string()}),
+        &HookStep {
+            hook: hook.display().to_string(),
+        },
         format!("{}\n", hook.display()),
     );
     start_step(s, repo, store)?;
-    let lens_result = json!({
-        "findings": [],
-        "evidence": ["read the whole candidate diff of src/parser.rs and src/parser_test.rs"]
-    });
+    let lens_result = CLEAN_RESULT;
     finalize_step(
         s,
         "probity finalize: approved",
@@ -714,7 +850,10 @@ fn server(
     let (ok, said) = push_no_verify(scratch, &["main"])?;
     s.step(
         "git push --no-verify origin main (an unreviewed commit)",
-        json!({"accepted": ok, "remote": said}),
+        &PushStep {
+            accepted: ok,
+            remote: &said,
+        },
         format!("accepted: {ok}\n{}\n", said.join("\n")),
     );
     // The reviewed candidate, committed; its bundle published as a note.
@@ -732,7 +871,13 @@ fn server(
         .map_err(crate::authority_cmd::transport_error)?;
     s.step(
         "probity publish: the review's bundle as a note under refs/notes/probity",
-        json!({"written": published.written.iter().map(|(c, l)| json!({"commit": c, "lineage_id": l})).collect::<Vec<_>>()}),
+        &PublishStep {
+            written: published
+                .written
+                .iter()
+                .map(|(commit, lineage_id)| WrittenNote { commit, lineage_id })
+                .collect(),
+        },
         published
             .written
             .iter()
@@ -742,7 +887,10 @@ fn server(
     let (ok, said) = push_no_verify(scratch, &["main", "refs/notes/probity"])?;
     s.step(
         "git push --no-verify --atomic origin main refs/notes/probity (the reviewed commit)",
-        json!({"accepted": ok, "remote": said}),
+        &PushStep {
+            accepted: ok,
+            remote: &said,
+        },
         format!("accepted: {ok}\n{}\n", said.join("\n")),
     );
     Ok(())
@@ -775,12 +923,12 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         Scenario::Model => model(&mut s, &scratch, &repo, &store)?,
     }
     if out.json {
-        let mut v =
-            json!({"scenario": format!("{:?}", args.scenario).to_lowercase(), "steps": s.steps});
-        if args.keep {
-            v["repository"] = json!(root.display().to_string());
-        }
-        out.answer(&v, String::new);
+        let answer = DemoAnswer {
+            scenario: format!("{:?}", args.scenario).to_lowercase(),
+            steps: &s.steps,
+            repository: args.keep.then(|| root.display().to_string()),
+        };
+        out.answer(&answer, String::new);
     }
     if args.keep {
         let kept = scratch.dir.keep();

@@ -230,7 +230,9 @@ impl Output {
     /// [`Output::answer`] of an answer that carries a next step: on the
     /// MCP surface the JSON document also has `next_tool`, the step as
     /// core renders it for MCP (`next`; null when the answer has none),
-    /// every other field as the command line's `--json` has it.
+    /// and, when there is a step, its sentences say it as MCP does
+    /// ([`mcp_sentences`], D-R109); every other field as the command
+    /// line's `--json` has it.
     pub fn answer_next<T: Serialize + ?Sized>(
         &self,
         value: &T,
@@ -241,8 +243,12 @@ impl Output {
             return self.answer(value, human);
         }
         let mut v = value_of(value);
+        let next = next();
         if let Value::Object(map) = &mut v {
-            map.insert("next_tool".into(), value_of(&next()));
+            if let Some(step) = &next {
+                mcp_sentences(map, step);
+            }
+            map.insert("next_tool".into(), value_of(&next));
         }
         self.answer(&v, human)
     }
@@ -255,11 +261,17 @@ impl Output {
     pub fn error(&self, err: &CliError) -> ExitCode {
         if self.json && self.surface == Surface::Mcp {
             let mut doc = serde_json::json!({ "error": err });
-            let next = err
-                .next_tool
-                .as_deref()
-                .cloned()
-                .unwrap_or_else(|| probity_core::review::next_tool::unnamed(&err.next_action));
+            let next = match err.next_tool.as_deref() {
+                // A tool leads on: the error's next step says it as MCP
+                // does (D-R109).
+                Some(step) => {
+                    doc["error"]["next_action"] = step.message.clone().into();
+                    step.clone()
+                }
+                // None is named: the step stays the error's own, which the
+                // `next_tool` sentence says are the command line's words.
+                None => probity_core::review::next_tool::unnamed(&err.next_action),
+            };
             doc["error"]["next_tool"] = value_of(&next);
             emit(&format!("{}\n", pretty(&doc)));
         } else if self.json {
@@ -270,6 +282,31 @@ impl Output {
         }
         ExitCode::from(err.kind.exit_code())
     }
+}
+
+/// An answer's sentences on the MCP surface (D-R109): its `message`, and a
+/// `--next-transition` status's `next_transition.message`, say the step as
+/// `next_tool` does (the tool to call, or that no MCP tool does it and the
+/// command a person runs), never the command line's `probity ...`. A gate
+/// decision's `message` keeps its verdict first: `<decision>
+/// (<reason_code>): <step>`. The command line's answers keep their words.
+fn mcp_sentences(map: &mut serde_json::Map<String, Value>, step: &NextTool) {
+    if let Some(Value::Object(nt)) = map.get_mut("next_transition")
+        && nt.get("message").is_some_and(Value::is_string)
+    {
+        nt.insert("message".into(), step.message.clone().into());
+    }
+    if !map.get("message").is_some_and(Value::is_string) {
+        return;
+    }
+    let verdict = match (map.get("decision"), map.get("reason_code")) {
+        (Some(Value::String(d)), Some(Value::String(r))) => format!("{d} ({r}): "),
+        _ => String::new(),
+    };
+    map.insert(
+        "message".into(),
+        format!("{verdict}{}", step.message).into(),
+    );
 }
 
 /// A typed answer as a JSON value, for a document that nests answers (the

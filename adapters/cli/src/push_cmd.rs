@@ -66,7 +66,7 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         // one more connection to the remote, is skipped.
         let notes_current = gate_push(&ctx, &remote, &refspecs)?;
         if !notes_current {
-            merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+            merged = merge_remote_notes(&ctx, &remote)?;
         }
     }
     // Published against the remote pushed to: a teammate's branch
@@ -108,7 +108,7 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
         && !merged
         && outcome.refused_as_stale(NOTES_REF)
     {
-        merged = ctx.repo.merge_remote_notes(&remote).map_err(repo_error)?;
+        merged = merge_remote_notes(&ctx, &remote)?;
         if merged {
             outcome = push_once(&ctx, &remote, &all, hooked)?;
         }
@@ -146,6 +146,17 @@ impl std::ops::Deref for Pushed {
     fn deref(&self) -> &Self::Target {
         &self.outcome
     }
+}
+
+/// Fetches and merges `remote`'s notes, git's progress meter shown as it
+/// arrives when stderr is a terminal (as the push's own, [`push_once`]);
+/// never on a pipe, a file or a hook's stderr.
+fn merge_remote_notes(ctx: &crate::authority_cmd::Context, remote: &str) -> Result<bool, CliError> {
+    use std::io::IsTerminal;
+    let progress = std::io::stderr().is_terminal();
+    ctx.repo
+        .merge_remote_notes(remote, progress, &mut std::io::stderr())
+        .map_err(repo_error)
 }
 
 /// `git push --atomic` of `all`, git's stderr (progress, a local hook's
@@ -204,7 +215,7 @@ fn gate_push(
     refspecs: &[String],
 ) -> Result<bool, CliError> {
     use probity_core::review::gate::{Decision, RefUpdate};
-    use probity_core::review::server::split_notes_updates;
+    use probity_core::review::server::is_authority_ref;
     let mut asked = refspecs.to_vec();
     let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
     if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
@@ -230,7 +241,10 @@ fn gate_push(
     };
     let mut updates = Vec::new();
     for u in &plan {
-        if matches!(u.flag, '!' | '=' | '-') {
+        // Refused anyway, unchanged or deleted: nothing delivered. The
+        // notes ref and review objects are authority, not deliveries (not
+        // resolved here: `split_notes_updates` would drop them).
+        if matches!(u.flag, '!' | '=' | '-') || is_authority_ref(&u.to) {
             continue;
         }
         let local = match &u.new {
@@ -248,7 +262,6 @@ fn gate_push(
         && plan
             .iter()
             .any(|u| u.to == NOTES_REF && matches!(u.flag, ' ' | '=' | '*'));
-    let (updates, _) = split_notes_updates(updates);
     if updates.is_empty() {
         return Ok(notes_current);
     }

@@ -37,9 +37,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::TreeId;
 use probity_core::review::prompts::PromptSet;
 use probity_core::review::state::NextInput;
-use probity_core::snapshot_tools::review_loop::{
-    LoopError, REVIEWER_FRAME, UsageTotals, footer_lines,
-};
+use probity_core::snapshot_tools::{LoopError, REVIEWER_FRAME, UsageTotals, footer_lines};
 use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
 use probity_git::subject::{Subject, SubjectSpec};
 use probity_model::SubjectAccess;

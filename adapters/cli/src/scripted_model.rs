@@ -10,7 +10,7 @@
 //! checked, bound to its transcript, submitted and finalized by the same
 //! code as a real provider's answer.
 
-use probity_core::snapshot_tools::tools::ToolSpec;
+use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{Message, ModelRequest, ModelResponse, StopReason, ToolCall};
 use probity_ports::snapshot::{ChatModel, ModelError};
 use serde_json::{Value, json};

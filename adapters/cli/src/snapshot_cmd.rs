@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use probity_core::snapshot_tools::tools::ArgError;
+use probity_core::snapshot_tools::ArgError;
 use probity_core::snapshot_tools::{
     Event, Glob, GrepQuery, ReviewConfig, Session, SessionState, SnapshotPath, ToolQuery,
     parse_config,
@@ -124,11 +124,9 @@ pub fn load_config(path: Option<&Path>) -> Result<ReviewConfig, CliError> {
     };
     // A regular file only (a FIFO or a device is refused at once), read
     // under its bound.
-    let bytes = crate::authority_cmd::read_input(
-        path,
-        probity_core::snapshot_tools::config::MAX_CONFIG_BYTES,
-    )?
-    .bytes;
+    let bytes =
+        crate::authority_cmd::read_input(path, probity_core::snapshot_tools::MAX_CONFIG_BYTES)?
+            .bytes;
     // Bad content is rejected input (exit 3), not an I/O failure.
     let text = String::from_utf8(bytes).map_err(|_| {
         CliError::new(
@@ -468,7 +466,7 @@ fn refused_as_json(tool: &SnapshotTool) -> (&'static str, serde_json::Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::snapshot_tools::tools::parse_call;
+    use probity_core::snapshot_tools::parse_call;
 
     #[test]
     fn refused_arguments_keep_their_reason_through_json() {

@@ -264,7 +264,7 @@ fn non_regular_and_oversized_inputs_are_refused_at_once() {
     mkfifo(&fifo);
     let big = tmp.path().join("big.json");
     let f = fs::File::create(&big).unwrap();
-    f.set_len(probity_core::context::input::MAX_INPUT_BYTES + 1)
+    f.set_len(probity_core::context::MAX_INPUT_BYTES + 1)
         .unwrap();
     let out = tmp.path().join("ctx");
     for (input, code) in [

@@ -25,7 +25,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use context::{BIN, assemble_to, assert_success, json_out, verify_tree};
-use probity_core::context::verify::Node;
+use probity_core::context::Node;
 use probity_testkit::http::{HttpServer, Reply, Script};
 use serde_json::Value;
 

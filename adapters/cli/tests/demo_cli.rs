@@ -98,6 +98,14 @@ fn the_server_demo_denies_the_unreviewed_push_and_allows_the_reviewed_one() {
     let said = r[3]["remote"].to_string();
     assert!(said.contains("receipt_missing"), "{said}");
     assert_eq!(r[4]["written"].as_array().unwrap().len(), 1);
+    // Each written note names its delivery commit and the lineage.
+    let note = &r[4]["written"][0];
+    assert_eq!(note.as_object().unwrap().len(), 2, "{note}");
+    assert_eq!(note["commit"].as_str().unwrap().len(), 40, "{note}");
+    assert!(
+        note["lineage_id"].as_str().unwrap().starts_with("review-"),
+        "{note}"
+    );
     assert_eq!(r[5]["accepted"], true, "{}", r[5]);
 }
 

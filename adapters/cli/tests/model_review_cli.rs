@@ -10,7 +10,7 @@
 mod support;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
+use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use support::model_server::{Lens, role_server, role_server_with};
 use support::*;
 

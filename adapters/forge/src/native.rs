@@ -3,7 +3,7 @@
 //! listings. What differs between forges (their vocabularies, their
 //! author objects, their pagination) stays in each forge's module.
 
-use probity_core::context::types::Timestamp;
+use probity_core::context::Timestamp;
 use probity_ports::forge::{ForgeError, Listing};
 use serde_json::Value;
 

@@ -16,9 +16,9 @@ use common::{
 
 use std::time::Duration;
 
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::tree::{GapCode, GapScope};
-use probity_core::context::types::{EntityKind, Forge};
+use probity_core::context::RecordSelection;
+use probity_core::context::{EntityKind, Forge};
+use probity_core::context::{GapCode, GapScope};
 use probity_forge::forgejo::Forgejo;
 use probity_forge::http::{Limits, SystemSleeper};
 use probity_ports::context::assemble;

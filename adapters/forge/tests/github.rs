@@ -13,9 +13,9 @@ use common::{
 
 use std::time::Duration;
 
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::tree::{GapCode, GapScope};
-use probity_core::context::types::{EntityKind, Forge};
+use probity_core::context::RecordSelection;
+use probity_core::context::{EntityKind, Forge};
+use probity_core::context::{GapCode, GapScope};
 use probity_forge::github::GitHub;
 use probity_forge::http::Limits;
 use probity_ports::context::assemble;

@@ -109,6 +109,36 @@ pub enum GitError {
     Io(#[from] std::io::Error),
 }
 
+/// The stdin of one `git cat-file` batch, the one builder every batch in
+/// this crate uses: each object name on its own line, alone for `--batch`
+/// and `--batch-check`, after `command` and a space for
+/// `--batch-command` (`info <name>`). A name holding a newline is refused
+/// (a [`GitError::Parse`] of `args`): it would split into two requests and
+/// misalign every answer after it.
+pub fn cat_file_input<S: AsRef<str>>(
+    args: &str,
+    command: Option<&str>,
+    names: &[S],
+) -> Result<Vec<u8>, GitError> {
+    let mut input = Vec::new();
+    for name in names {
+        let name = name.as_ref();
+        if name.contains('\n') {
+            return Err(GitError::Parse {
+                args: args.into(),
+                detail: "an object name holding a newline".into(),
+            });
+        }
+        if let Some(command) = command {
+            input.extend_from_slice(command.as_bytes());
+            input.push(b' ');
+        }
+        input.extend_from_slice(name.as_bytes());
+        input.push(b'\n');
+    }
+    Ok(input)
+}
+
 /// A path's bytes for people: UTF-8 as is, every byte of an invalid
 /// sequence as `\xNN` (lossless, unlike U+FFFD replacement).
 pub fn escape_path(bytes: &[u8]) -> String {
@@ -521,11 +551,7 @@ impl GitCli {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut input = Vec::new();
-        for id in ids {
-            input.extend_from_slice(id.as_bytes());
-            input.push(b'\n');
-        }
+        let input = cat_file_input(ARGS, None, ids)?;
         let out = self.run_with(
             cwd,
             ["cat-file", "--batch-check=%(objectsize)"],
@@ -573,11 +599,7 @@ impl GitCli {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut input = Vec::new();
-        for id in ids {
-            input.extend_from_slice(id.as_bytes());
-            input.push(b'\n');
-        }
+        let input = cat_file_input(ARGS, None, ids)?;
         let mut cmd = self.command(cwd);
         cmd.args(["cat-file", "--batch"]).stdin(Stdio::piped());
         // Stopped first if Probity is interrupted (see probity-scratch).
@@ -713,6 +735,34 @@ pub fn path_from_bytes(root: &Path, rel: &[u8]) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cat_file_input_is_one_name_a_line_and_refuses_a_newline() {
+        let a = "8ab686eafeb1f44702738c8b0f24f2567c36da6d";
+        let b = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        assert_eq!(
+            cat_file_input("cat-file --batch-check", None, &[a, b]).unwrap(),
+            format!("{a}\n{b}\n").into_bytes()
+        );
+        assert_eq!(
+            cat_file_input("cat-file --batch-command", Some("info"), &[a]).unwrap(),
+            format!("info {a}\n").into_bytes()
+        );
+        assert!(
+            cat_file_input::<&str>("cat-file --batch", None, &[])
+                .unwrap()
+                .is_empty()
+        );
+        // A newline would split one name into two requests and misalign
+        // every answer after it.
+        match cat_file_input("cat-file --batch", None, &[a, "HEAD:a\nb"]) {
+            Err(GitError::Parse { args, detail }) => {
+                assert_eq!(args, "cat-file --batch");
+                assert_eq!(detail, "an object name holding a newline");
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
 
     #[test]
     fn paths_are_escaped_losslessly() {

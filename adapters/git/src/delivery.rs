@@ -163,11 +163,8 @@ impl Repo {
             advertised.push((name.to_string(), commit_id(ARGS, oid)?));
         }
         // One batch lookup: which of them are commits here.
-        let mut input = Vec::new();
-        for (_, a) in &advertised {
-            input.extend_from_slice(a.as_str().as_bytes());
-            input.push(b'\n');
-        }
+        let names: Vec<&str> = advertised.iter().map(|(_, a)| a.as_str()).collect();
+        let input = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)?;
         let listed = self.run_with(
             ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
             &[],

@@ -10,6 +10,7 @@ pub mod checkout;
 pub mod cmd;
 mod config;
 pub mod delivery;
+mod exact_ref;
 pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;

@@ -130,8 +130,22 @@ fn zero_like(like: Option<&CommitId>, sha256: bool) -> String {
 
 impl Repo {
     /// `refs/notes/probity` as a commit here, if it exists.
+    ///
+    /// The ref itself, read by its full name ([`Repo::exact_ref`]): not a
+    /// branch or tag spelled `refs/notes/probity` that git's lookup rules
+    /// would take for it when it does not exist, and without a `rev-parse`
+    /// of its own (issue 24: `probity push` resolved it four times). Peeled
+    /// by the object reader ([`crate::objects`]); a ref naming no commit is
+    /// no tip.
     pub fn notes_tip(&self) -> Result<Option<CommitId>, GitError> {
-        self.find_commit(NOTES_REF)
+        let Some(id) = self.exact_ref(NOTES_REF)? else {
+            return Ok(None);
+        };
+        let id = CommitId::parse(&id).map_err(|_| GitError::Parse {
+            args: "show-ref --verify".into(),
+            detail: format!("`{id}` is not an object id"),
+        })?;
+        self.peel_commit(&id)
     }
 
     /// The note of `commit` in the notes commit `notes`: each fan-out path
@@ -360,11 +374,12 @@ impl Repo {
         if trees.is_empty() {
             return Ok(None);
         }
-        let query: String = trees.iter().map(|t| format!("{t}\n")).collect();
+        let names: Vec<&str> = trees.iter().map(TreeId::as_str).collect();
+        let query = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)?;
         let out = self.run_with(
             ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
             &[],
-            Some(query.as_bytes()),
+            Some(&query),
         )?;
         let mut listing = String::new();
         for line in String::from_utf8_lossy(&out).lines() {
@@ -437,10 +452,22 @@ impl Repo {
     /// one with `cat_sort_uniq` (exact for the one-bundle-per-line layout).
     /// A remote without the ref leaves the local notes as they are.
     /// Returns whether anything was merged.
-    pub fn merge_remote_notes(&self, remote: &str) -> Result<bool, GitError> {
+    ///
+    /// `progress` asks git for its progress meter (`--progress`, shown even
+    /// on a pipe), copied to `stderr` as it arrives, as
+    /// [`Self::push_atomic`] does; the fetch stays `--quiet` otherwise (no
+    /// ref-update lines, no scratch ref named), and git's `fatal:` lines
+    /// are held back: a remote without notes is an ordinary answer, and any
+    /// other failure is returned with git's text.
+    pub fn merge_remote_notes(
+        &self,
+        remote: &str,
+        progress: bool,
+        stderr: &mut (dyn std::io::Write + Send),
+    ) -> Result<bool, GitError> {
         let incoming = self.scratch_ref("incoming")?;
         let spec = format!("+{NOTES_REF}:{}", incoming.name);
-        let args: Vec<OsString> = [
+        let mut args: Vec<OsString> = [
             "fetch",
             "--quiet",
             "--no-tags",
@@ -448,15 +475,26 @@ impl Repo {
             // refs (the scratch ref among them) behind this run.
             "--no-write-fetch-head",
             "--no-auto-maintenance",
-            "--",
-            remote,
-            spec.as_str(),
         ]
         .iter()
         .map(OsString::from)
         .collect();
+        if progress {
+            // With `--quiet`: the meter alone.
+            args.push("--progress".into());
+        }
+        args.extend(["--", remote, spec.as_str()].iter().map(OsString::from));
         // Talks to the remote: with the user's transport settings.
-        let out = self.transport_git().output(self.root(), &args, &[], None)?;
+        let out = if progress {
+            let mut shown = HoldBackFatal::new(stderr);
+            let out = self
+                .transport_git()
+                .output_streaming(self.root(), &args, &[], &mut shown)?;
+            shown.finish();
+            out
+        } else {
+            self.transport_git().output(self.root(), &args, &[], None)?
+        };
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if stderr.contains("couldn't find remote ref") {
@@ -617,6 +655,58 @@ impl Repo {
             });
         }
         Ok(planned)
+    }
+}
+
+/// Copies git's stderr to a writer one segment at a time (a segment ends
+/// at `\r`, which redraws a progress line, or at `\n`), except the
+/// segments starting `fatal: `: those are git's failure, which the caller
+/// reports itself (or, for a missing remote ref, is no failure at all).
+struct HoldBackFatal<'a> {
+    out: &'a mut (dyn std::io::Write + Send),
+    pending: Vec<u8>,
+}
+
+impl<'a> HoldBackFatal<'a> {
+    fn new(out: &'a mut (dyn std::io::Write + Send)) -> Self {
+        Self {
+            out,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Shows one whole segment unless it is a `fatal:` line.
+    fn segment(&mut self, seg: &[u8]) {
+        if !seg.starts_with(b"fatal: ") {
+            // The user's terminal going away does not stop the fetch.
+            let _ = self.out.write_all(seg);
+            let _ = self.out.flush();
+        }
+    }
+
+    /// Shows what is left after git ended (a last unterminated segment).
+    fn finish(mut self) {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.is_empty() {
+            self.segment(&rest);
+        }
+    }
+}
+
+impl std::io::Write for HoldBackFatal<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.pending.push(b);
+            if b == b'\n' || b == b'\r' {
+                let seg = std::mem::take(&mut self.pending);
+                self.segment(&seg);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

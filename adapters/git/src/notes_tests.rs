@@ -306,3 +306,49 @@ fn a_fanned_out_note_is_found() {
         Some(&b"fanned\n"[..])
     );
 }
+
+/// The notes tip comes from the long-lived object reader (issue 24): a
+/// move of the ref by another process, as a loose ref and as a packed one,
+/// is seen at the next read; a branch spelled like the notes ref is not
+/// taken for it; a notes ref naming a non-commit is no tip.
+#[test]
+fn the_notes_tip_is_read_afresh_from_the_object_reader() {
+    let (f, repo, head) = fixture();
+    assert_eq!(repo.notes_tip().unwrap(), None);
+    repo.write_notes(None, &[(head.clone(), b"a\n".to_vec())])
+        .unwrap();
+    let first = repo.notes_tip().unwrap().unwrap();
+    // Another process writes a note: the same reader sees the new tip.
+    f.git(&[
+        "notes",
+        "--ref=probity",
+        "add",
+        "-f",
+        "-m",
+        "b",
+        head.as_str(),
+    ])
+    .unwrap();
+    let second = repo.notes_tip().unwrap().unwrap();
+    assert_ne!(second, first);
+    // Packed, then moved back as a loose ref, then deleted.
+    f.git(&["pack-refs", "--all"]).unwrap();
+    assert_eq!(repo.notes_tip().unwrap(), Some(second.clone()));
+    f.git(&["update-ref", "refs/notes/probity", first.as_str()])
+        .unwrap();
+    assert_eq!(repo.notes_tip().unwrap(), Some(first.clone()));
+    f.git(&["update-ref", "-d", "refs/notes/probity"]).unwrap();
+    assert_eq!(repo.notes_tip().unwrap(), None);
+    // A branch `refs/heads/refs/notes/probity` is not the notes ref.
+    f.git(&["update-ref", "refs/heads/refs/notes/probity", head.as_str()])
+        .unwrap();
+    assert_eq!(repo.notes_tip().unwrap(), None);
+    f.git(&["update-ref", "refs/notes/probity", first.as_str()])
+        .unwrap();
+    assert_eq!(repo.notes_tip().unwrap(), Some(first.clone()));
+    // A notes ref naming a blob has no commit to peel to.
+    let blob = String::from_utf8(f.git(&["rev-parse", "HEAD:a"]).unwrap()).unwrap();
+    f.git(&["update-ref", "refs/notes/probity", blob.trim()])
+        .unwrap();
+    assert_eq!(repo.notes_tip().unwrap(), None);
+}

@@ -114,9 +114,7 @@ impl ObjectReader {
         specs: &[&str],
         cap: usize,
     ) -> Result<Vec<Option<Answer>>, GitError> {
-        if specs.iter().any(|s| s.contains('\n')) {
-            return Err(parse("an object name holding a newline"));
-        }
+        let request = crate::cmd::cat_file_input(ARGS, Some(command), specs)?;
         if specs.is_empty() {
             return Ok(Vec::new());
         }
@@ -126,13 +124,6 @@ impl ObjectReader {
         let Some(run) = self.running.as_mut() else {
             return Err(parse("not running"));
         };
-        let mut request = Vec::new();
-        for spec in specs {
-            request.extend_from_slice(command.as_bytes());
-            request.push(b' ');
-            request.extend_from_slice(spec.as_bytes());
-            request.push(b'\n');
-        }
         let Running {
             child,
             stdin,

@@ -14,6 +14,8 @@ pub struct Repo {
     root: PathBuf,
     git_dir: PathBuf,
     common_dir: PathBuf,
+    /// The hooks directory, when discovery's `rev-parse` already said it.
+    hooks: Option<PathBuf>,
     /// The object reader and diff memo its clones share
     /// ([`crate::objects`]).
     shared: std::sync::Arc<crate::objects::Shared>,
@@ -21,15 +23,24 @@ pub struct Repo {
 
 impl Repo {
     /// Discovers the repository containing `cwd`.
+    ///
+    /// The same `rev-parse` says where hooks run from (`--git-path hooks`,
+    /// which honours `core.hooksPath`), kept for [`Repo::hooks_dir`]: one
+    /// git fewer for a command that looks for Probity's hooks (`push`).
     pub fn discover(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        let lines = rev_parse(&git, cwd, "--show-toplevel")?;
+        let lines = rev_parse_with(&git, cwd, "--show-toplevel", &["--git-path", "hooks"])?;
         if lines.len() < 3 || lines[0].is_empty() {
             return Err(GitError::Parse {
                 args: "rev-parse --show-toplevel --git-dir --git-common-dir".into(),
                 detail: "a bare repository or no work tree; Probity needs a work tree".into(),
             });
         }
-        Ok(Self::from_lines(git, &lines[0], &lines[1], &lines[2]))
+        let mut repo = Self::from_lines(git, &lines[0], &lines[1], &lines[2]);
+        repo.hooks = lines
+            .get(3)
+            .filter(|l| !l.is_empty())
+            .map(|l| crate::cmd::path_from_bytes(Path::new(""), l));
+        Ok(repo)
     }
 
     /// [`Repo::discover`], asking in the same `rev-parse` for HEAD's tree
@@ -89,6 +100,7 @@ impl Repo {
             root: p(root),
             git_dir: p(git_dir),
             common_dir: p(common_dir),
+            hooks: None,
             shared: crate::objects::shared(),
         }
     }
@@ -110,6 +122,9 @@ impl Repo {
 
     /// The directory git runs hooks from (honours `core.hooksPath`).
     pub fn hooks_dir(&self) -> Result<PathBuf, GitError> {
+        if let Some(dir) = &self.hooks {
+            return Ok(dir.clone());
+        }
         let out = self.run(["rev-parse", "--path-format=absolute", "--git-path", "hooks"])?;
         let line = out.strip_suffix(b"\n").unwrap_or(&out);
         Ok(crate::cmd::path_from_bytes(Path::new(""), line))

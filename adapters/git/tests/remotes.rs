@@ -22,3 +22,73 @@ fn only_a_configured_remote_name_is_a_remote() {
         assert!(!repo.is_configured_remote(other).unwrap(), "{other}");
     }
 }
+
+/// A bare remote holding `refs/notes/probity` (one note on a commit of
+/// `f`'s), and a second fixture with no notes that fetches them.
+fn remote_with_notes() -> (Fixture, tempfile::TempDir, std::path::PathBuf, Fixture) {
+    let f = Fixture::new().unwrap();
+    for i in 0..20 {
+        f.write(&format!("f{i}"), format!("{i}\n")).unwrap();
+    }
+    f.commit_all("a").unwrap();
+    f.git(&["notes", "--ref=probity", "add", "-m", "a note", "HEAD"])
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("server.git");
+    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["push", "-q", bare.to_str().unwrap(), "refs/notes/probity"])
+        .unwrap();
+    let other = Fixture::new().unwrap();
+    (f, dir, bare, other)
+}
+
+#[test]
+fn the_notes_fetch_streams_gits_progress_when_asked() {
+    let (f, _dir, bare, other) = remote_with_notes();
+    let repo = other.repo().unwrap();
+    let mut shown: Vec<u8> = Vec::new();
+    let merged = repo
+        .merge_remote_notes(bare.to_str().unwrap(), true, &mut shown)
+        .unwrap();
+    assert!(merged);
+    let shown = String::from_utf8_lossy(&shown);
+    // git's own meter (`--progress`: forced, stderr being a pipe here),
+    // with no ref-update lines and nothing of Probity's scratch ref.
+    assert!(shown.contains("objects"), "{shown}");
+    assert!(shown.contains("100%"), "{shown}");
+    assert!(!shown.contains("refs/"), "{shown}");
+    let theirs = String::from_utf8(f.git(&["rev-parse", "refs/notes/probity"]).unwrap()).unwrap();
+    assert_eq!(repo.notes_tip().unwrap().unwrap().as_str(), theirs.trim());
+}
+
+#[test]
+fn the_notes_fetch_is_silent_unless_asked() {
+    let (_f, _dir, bare, other) = remote_with_notes();
+    let repo = other.repo().unwrap();
+    let mut shown: Vec<u8> = Vec::new();
+    assert!(
+        repo.merge_remote_notes(bare.to_str().unwrap(), false, &mut shown)
+            .unwrap()
+    );
+    assert!(shown.is_empty(), "{}", String::from_utf8_lossy(&shown));
+}
+
+#[test]
+fn a_remote_without_notes_shows_no_fatal_line_even_with_progress() {
+    let (_f, dir, _bare, other) = remote_with_notes();
+    let empty = dir.path().join("empty.git");
+    other
+        .git(&["init", "-q", "--bare", empty.to_str().unwrap()])
+        .unwrap();
+    let repo = other.repo().unwrap();
+    let mut shown: Vec<u8> = Vec::new();
+    let merged = repo
+        .merge_remote_notes(empty.to_str().unwrap(), true, &mut shown)
+        .unwrap();
+    assert!(!merged);
+    assert!(repo.notes_tip().unwrap().is_none());
+    // No notes there is an ordinary answer, not an error to print.
+    let shown = String::from_utf8_lossy(&shown);
+    assert!(!shown.contains("fatal"), "{shown}");
+}

@@ -891,7 +891,7 @@ fn error_texts_name_paths_quoted_on_one_line() {
 #[test]
 fn grep_keeps_a_bounded_head_of_each_line_and_skips_files_over_the_cap() {
     use probity_core::snapshot_tools::GrepQuery;
-    use probity_core::snapshot_tools::raw::{GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES};
+    use probity_core::snapshot_tools::{GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES};
     use probity_ports::snapshot::SnapshotReader;
     let f = Fixture::new();
     // A 2 MiB single line that matches, and a file just over the cap.

@@ -24,7 +24,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use probity_core::snapshot_tools::tools::tool_specs;
+use probity_core::snapshot_tools::tool_specs;
 use probity_core::snapshot_tools::{BudgetLimits, Completed, Event, Session};
 use probity_ports::snapshot::{SnapshotReader, call_tool};
 use rmcp::ServiceExt;

@@ -58,7 +58,7 @@ use probity_core::review::recovery::{FirstRecord, Successor};
 use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::state::{StateRecord, Transition, check_successor};
 use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
-use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
+use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
     AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore,
     RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,

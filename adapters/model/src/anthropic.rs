@@ -18,7 +18,7 @@
 //! `usage` (input tokens, cache reads and writes included, and output
 //! tokens; the API reports no cost).
 
-use probity_core::snapshot_tools::tools::ToolSpec;
+use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
     Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
 };
@@ -286,8 +286,8 @@ impl ChatModel for AnthropicMessages {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::snapshot_tools::config::Temperature;
-    use probity_core::snapshot_tools::tools::tool_specs;
+    use probity_core::snapshot_tools::Temperature;
+    use probity_core::snapshot_tools::tool_specs;
 
     fn call(id: &str, name: &str, args: &str) -> ToolCall {
         ToolCall {

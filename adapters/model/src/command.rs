@@ -24,7 +24,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use probity_core::snapshot_tools::tools::ToolSpec;
+use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{Message, ModelRequest, ModelResponse, StopReason};
 use probity_ports::snapshot::{ChatModel, ModelError};
 use probity_scratch::Scratch;

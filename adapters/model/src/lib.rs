@@ -22,9 +22,7 @@ pub mod command;
 pub mod http;
 pub mod openai;
 
-use probity_core::snapshot_tools::config::{
-    DEFAULT_MODEL_RETRIES, ModelSettings, Provider, Temperature,
-};
+use probity_core::snapshot_tools::{DEFAULT_MODEL_RETRIES, ModelSettings, Provider, Temperature};
 use probity_ports::snapshot::{ChatModel, ModelError};
 
 pub use anthropic::AnthropicMessages;

@@ -9,7 +9,7 @@
 //! (`prompt_tokens`, `completion_tokens`, and `cost` in US dollars when a
 //! gateway reports one).
 
-use probity_core::snapshot_tools::tools::ToolSpec;
+use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
     Message, ModelRequest, ModelResponse, StopReason, ToolCall, Usage,
 };
@@ -297,8 +297,8 @@ impl ChatModel for OpenAiChat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::snapshot_tools::config::Temperature;
-    use probity_core::snapshot_tools::tools::tool_specs;
+    use probity_core::snapshot_tools::Temperature;
+    use probity_core::snapshot_tools::tool_specs;
 
     #[test]
     fn maps_messages_and_tools() {

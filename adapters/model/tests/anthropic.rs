@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use probity_core::snapshot_tools::config::{ModelSettings, Provider, Temperature};
-use probity_core::snapshot_tools::review_loop::REVIEWER_FRAME;
-use probity_core::snapshot_tools::tools::tool_specs;
+use probity_core::snapshot_tools::REVIEWER_FRAME;
+use probity_core::snapshot_tools::tool_specs;
 use probity_core::snapshot_tools::{
     BudgetLimits, Message, ModelRequest, StopReason, Usage, Verdict,
 };
+use probity_core::snapshot_tools::{ModelSettings, Provider, Temperature};
 use probity_model::anthropic::{ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
 use probity_model::{AnthropicMessages, CallOptions, ModelConfig};
 use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, run_review};

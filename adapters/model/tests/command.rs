@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use probity_core::snapshot_tools::config::{ModelSettings, Provider};
-use probity_core::snapshot_tools::tools::tool_specs;
+use probity_core::snapshot_tools::tool_specs;
 use probity_core::snapshot_tools::{Message, ModelRequest, StopReason, Verdict};
+use probity_core::snapshot_tools::{ModelSettings, Provider};
 use probity_model::CommandModel;
 use probity_model::command::{MAX_COMMAND_OUTPUT, SubjectAccess, render, stdin_text};
 use probity_ports::snapshot::{ChatModel, ModelError};

@@ -4,12 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use probity_core::snapshot_tools::config::{ModelSettings, Temperature};
-use probity_core::snapshot_tools::review_loop::{LENGTH_RETRY_PROMPT, REVIEWER_FRAME};
-use probity_core::snapshot_tools::tools::tool_specs;
+use probity_core::snapshot_tools::tool_specs;
 use probity_core::snapshot_tools::{
     BudgetLimits, Message, ModelRequest, StopReason, Usage, Verdict,
 };
+use probity_core::snapshot_tools::{LENGTH_RETRY_PROMPT, REVIEWER_FRAME};
+use probity_core::snapshot_tools::{ModelSettings, Temperature};
 use probity_model::{CallOptions, ModelConfig, OpenAiChat};
 use probity_ports::snapshot::ChatModel;
 use probity_ports::snapshot::{LoopRunError, ModelError, run_review};

@@ -12,9 +12,9 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use probity_core::context::tree::ContextTree;
-use probity_core::context::types::HexDigest;
-use probity_core::context::verify::{self, Node, Observed, VerifiedTree, VerifyError};
+use probity_core::context::ContextTree;
+use probity_core::context::HexDigest;
+use probity_core::context::{MAX_OBSERVED_FILE_BYTES, Node, Observed, VerifiedTree, VerifyError};
 
 /// Why a context directory could not be written, read or copied.
 #[derive(Debug, thiserror::Error)]
@@ -297,10 +297,10 @@ fn read_regular(path: &Path, seen: &fs::Metadata) -> Result<Vec<u8>, ContextDirE
     // can claim terabytes); read at most the limit, plus one byte to see a
     // file that grew past it.
     let mut bytes = Vec::new();
-    f.take(verify::MAX_OBSERVED_FILE_BYTES + 1)
+    f.take(MAX_OBSERVED_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(io(path))?;
-    if bytes.len() as u64 > verify::MAX_OBSERVED_FILE_BYTES {
+    if bytes.len() as u64 > MAX_OBSERVED_FILE_BYTES {
         return Err(ContextDirError::Changed(path.to_owned()));
     }
     let after = fs::symlink_metadata(path).map_err(io(path))?;
@@ -358,7 +358,7 @@ fn walk(root: &Path, out: &mut Observed) -> Result<(), ContextDirError> {
             Node::Symlink
         } else if ft.is_dir() {
             Node::Dir
-        } else if ft.is_file() && m.len() > verify::MAX_OBSERVED_FILE_BYTES {
+        } else if ft.is_file() && m.len() > MAX_OBSERVED_FILE_BYTES {
             // Reported by its size, never read.
             Node::Oversized(m.len())
         } else if ft.is_file() {
@@ -502,12 +502,12 @@ pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, Con
     let too_large = |path: &str, m: &fs::Metadata| VerifyError::TooLarge {
         path: path.to_owned(),
         size: m.len(),
-        max: verify::MAX_OBSERVED_FILE_BYTES,
+        max: MAX_OBSERVED_FILE_BYTES,
     };
     let Some(Seen::File(index_meta)) = seen.get("index.json") else {
         return Err(VerifyError::MissingIndex.into());
     };
-    if index_meta.len() > verify::MAX_OBSERVED_FILE_BYTES {
+    if index_meta.len() > MAX_OBSERVED_FILE_BYTES {
         return Err(too_large("index.json", index_meta).into());
     }
     let index_path = root.join("index.json");
@@ -531,7 +531,7 @@ pub fn verify_dir(root: &Path, retained: &HexDigest) -> Result<VerifiedTree, Con
             let Some((expected, _)) = manifest.get(path) else {
                 return Err(VerifyError::ExtraFile(path.clone()).into());
             };
-            if m.len() > verify::MAX_OBSERVED_FILE_BYTES {
+            if m.len() > MAX_OBSERVED_FILE_BYTES {
                 return Err(too_large(path, m).into());
             }
             if m.len() != *expected {

@@ -5,7 +5,7 @@ use std::fs;
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::LineageId;
-use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
+use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{RecordStore, StoreError, TranscriptStore};
 
 use crate::review_store::{FileStore, io, write_atomic};

@@ -5,9 +5,9 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt, symlink};
 use std::os::unix::net::UnixListener;
 use std::path::Path;
 
-use probity_core::context::assemble::Assembly;
-use probity_core::context::input::ContextInput;
-use probity_core::context::verify::VerifyError;
+use probity_core::context::Assembly;
+use probity_core::context::ContextInput;
+use probity_core::context::VerifyError;
 use probity_ports::context::assemble;
 use probity_store::context_dir::{
     ContextDirError, check_sealed_copy, copy_verified, observe_dir, verify_dir, write_tree,

@@ -7,7 +7,7 @@ use probity_core::review::fixtures;
 use probity_core::review::lens::Lens;
 use probity_core::review::recovery::FirstRecord;
 use probity_core::review::state::StateRecord;
-use probity_core::snapshot_tools::review_loop::TRANSCRIPT_DOMAIN;
+use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{RecordStore, StoreError, TranscriptStore};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.

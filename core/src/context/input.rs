@@ -73,7 +73,7 @@ pub struct ContextInput {
 
 /// The filter version `input` asks for: the current one when it names
 /// none; `Err` with the unsupported spelling.
-pub fn filter_version(input: &ContextInput) -> Result<FilterVersion, String> {
+pub(crate) fn filter_version(input: &ContextInput) -> Result<FilterVersion, String> {
     match input.filter_version.as_deref() {
         None => Ok(FilterVersion::CURRENT),
         Some(v) => FilterVersion::parse(v).ok_or_else(|| v.to_owned()),

@@ -420,12 +420,16 @@ fn verified_example() -> Assembly {
     run_value(&value(CHANGE_PROPOSAL)).unwrap()
 }
 
-/// D-R73: a tree recorded under either implemented filter version
+/// D-R73: a tree recorded under any implemented filter version
 /// verifies; one naming any other version is refused, even when the
 /// retained digest is that of its index.
 #[test]
 fn verify_accepts_the_implemented_filter_versions_only() {
-    for (asked, ok) in [("probity-filter/4", true), ("probity-filter/5", true)] {
+    for (asked, ok) in [
+        ("probity-filter/4", true),
+        ("probity-filter/5", true),
+        ("probity-filter/6", true),
+    ] {
         let mut v = value(CHANGE_PROPOSAL);
         v["filter_version"] = json!(asked);
         let a = run_value(&v).unwrap();
@@ -435,11 +439,11 @@ fn verify_accepts_the_implemented_filter_versions_only() {
             ok
         );
     }
-    for other in ["probity-filter/3", "probity-filter/6"] {
+    for other in ["probity-filter/3", "probity-filter/7"] {
         let a = verified_example();
         let mut files = a.tree.files().clone();
         let index = String::from_utf8(files["index.json"].clone()).unwrap();
-        let changed = index.replace("\"probity-filter/5\"", &format!("\"{other}\""));
+        let changed = index.replace("\"probity-filter/6\"", &format!("\"{other}\""));
         assert_ne!(changed, index);
         let digest = HexDigest::of(changed.as_bytes());
         files.insert("index.json".to_owned(), changed.into_bytes());

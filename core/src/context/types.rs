@@ -4,13 +4,12 @@
 //! Every type here is constructed by a parser that rejects what the seed
 //! rejects, so an assembled tree can only carry representable values.
 
-use std::cmp::Ordering;
 use std::fmt;
 
 use serde::{Serialize, Serializer};
 use sha2::{Digest as _, Sha256};
 
-use crate::calendar::{civil_from_days, days_from_civil, days_in_month};
+use crate::calendar::UtcInstant;
 
 /// Why a structural value is not representable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -178,7 +177,7 @@ impl Host {
 
 /// What a structural ID identifies; each kind has its forge mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdKind {
+pub(crate) enum IdKind {
     /// `source.repository_id`.
     Repository,
     /// The entity's `id`.
@@ -241,14 +240,14 @@ fn is_gitlab_discussion_id(s: &str) -> bool {
 /// A structural ID that satisfies `common.schema.json#/$defs/structural_id`
 /// and the narrower mapping of its forge. Never rewritten.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StructuralId(String);
+pub(crate) struct StructuralId(String);
 
 impl StructuralId {
     /// Parses an ID of `kind` from `forge`: the generic `structural_id`
     /// alphabet, narrowed on GitHub to node IDs (`[A-Za-z0-9][A-Za-z0-9_=-]*`),
     /// on GitLab and Forgejo to base-10 without a leading zero, except GitLab
     /// thread (discussion) IDs and non-GitHub run IDs.
-    pub fn parse(forge: Forge, kind: IdKind, s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(forge: Forge, kind: IdKind, s: &str) -> Result<Self, ValueError> {
         let ok = is_structural(s)
             && match (forge, kind) {
                 (Forge::Github, _) => is_github_node_id(s),
@@ -268,7 +267,7 @@ impl StructuralId {
         }
     }
     /// The ID exactly as the forge gave it.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -281,7 +280,7 @@ impl Serialize for StructuralId {
 
 /// The kinds that enter record-key derivation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyKind {
+pub(crate) enum KeyKind {
     /// `entity`: the entity-body record.
     Entity,
     /// `comment`: a comment record.
@@ -297,7 +296,7 @@ pub enum KeyKind {
 
 impl KeyKind {
     /// The kind string hashed into the record key.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             KeyKind::Entity => "entity",
             KeyKind::Comment => "comment",
@@ -344,7 +343,7 @@ impl Serialize for HexDigest {
 }
 
 /// A record key: SHA-256 of `forge://host NUL repository_id NUL kind NUL id`.
-pub fn record_key(
+pub(crate) fn record_key(
     forge: Forge,
     host: &Host,
     repository_id: &StructuralId,
@@ -373,131 +372,47 @@ pub fn record_key_raw(origin: &str, repository_id: &str, kind: &str, id: &str) -
 }
 
 /// A UTC instant with nanosecond precision, rendered
-/// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Timestamp {
-    secs: i64,
-    nanos: u32,
-}
-
-impl PartialOrd for Timestamp {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Timestamp {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.secs, self.nanos).cmp(&(other.secs, other.nanos))
-    }
-}
+/// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`: the nanosecond form of the one
+/// instant type ([`UtcInstant`]), which parses and formats it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Timestamp(UtcInstant);
 
 impl Timestamp {
     /// Parses an RFC 3339 date-time (any offset, 0 to 9 fraction digits) and
     /// normalizes it to UTC. Leap seconds and years outside 0000-9999 after
     /// normalization are rejected.
     pub fn parse(s: &str) -> Result<Self, ValueError> {
-        let err = |reason| ValueError::Timestamp {
-            value: s.to_owned(),
-            reason,
-        };
-        let b = s.as_bytes();
-        let num = |r: std::ops::Range<usize>| -> Result<i64, ValueError> {
-            let part = b.get(r).ok_or_else(|| err("too short"))?;
-            if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
-                return Err(err("expected digits"));
-            }
-            Ok(part.iter().fold(0i64, |a, d| a * 10 + i64::from(d - b'0')))
-        };
-        let y = num(0..4)?;
-        if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-            return Err(err("expected YYYY-MM-DD"));
-        }
-        let mo = num(5..7)?;
-        let d = num(8..10)?;
-        if !matches!(b.get(10), Some(b'T' | b't')) {
-            return Err(err("expected T between date and time"));
-        }
-        let h = num(11..13)?;
-        if b.get(13) != Some(&b':') || b.get(16) != Some(&b':') {
-            return Err(err("expected HH:MM:SS"));
-        }
-        let mi = num(14..16)?;
-        let se = num(17..19)?;
-        if !(1..=12).contains(&mo) || d < 1 || d > days_in_month(y, mo) {
-            return Err(err("no such date"));
-        }
-        if h > 23 || mi > 59 || se > 59 {
-            return Err(err("no such time (leap seconds are not representable)"));
-        }
-        let mut i = 19;
-        let mut nanos: u32 = 0;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            let start = i;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            let digits = i - start;
-            if digits == 0 || digits > 9 {
-                return Err(err("the fraction must have 1 to 9 digits"));
-            }
-            for &c in &b[start..i] {
-                nanos = nanos * 10 + u32::from(c - b'0');
-            }
-            for _ in digits..9 {
-                nanos *= 10;
-            }
-        }
-        let offset_secs = match b.get(i) {
-            Some(b'Z' | b'z') if b.len() == i + 1 => 0,
-            Some(&sign @ (b'+' | b'-')) if b.len() == i + 6 && b[i + 3] == b':' => {
-                let oh = num(i + 1..i + 3)?;
-                let om = num(i + 4..i + 6)?;
-                if oh > 23 || om > 59 {
-                    return Err(err("offset out of range"));
-                }
-                let o = oh * 3600 + om * 60;
-                if sign == b'+' { o } else { -o }
-            }
-            _ => return Err(err("expected Z or a +HH:MM offset at the end")),
-        };
-        let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se - offset_secs;
-        let t = Timestamp { secs, nanos };
-        let (yy, _, _) = civil_from_days(secs.div_euclid(86_400));
-        if !(0..=9999).contains(&yy) {
-            return Err(err("year out of range after UTC normalization"));
-        }
-        Ok(t)
+        UtcInstant::parse_rfc3339(s)
+            .map(Timestamp)
+            .map_err(|reason| ValueError::Timestamp {
+                value: s.to_owned(),
+                reason,
+            })
     }
 
-    fn parts(&self) -> (i64, i64, i64, i64, i64, i64) {
-        let days = self.secs.div_euclid(86_400);
-        let rem = self.secs.rem_euclid(86_400);
-        let (y, m, d) = civil_from_days(days);
-        (
-            y,
-            i64::from(m),
-            i64::from(d),
-            rem / 3600,
-            (rem % 3600) / 60,
-            rem % 60,
-        )
+    /// The instant.
+    pub fn instant(&self) -> UtcInstant {
+        self.0
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`.
     pub fn canonical(&self) -> String {
-        let (y, m, d, h, mi, s) = self.parts();
-        format!(
-            "{y:04}-{m:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{:09}Z",
-            self.nanos
-        )
+        self.0.rfc3339_nanos()
     }
 
     /// The record filename order key `YYYYMMDDTHHMMSSnnnnnnnnnZ`.
     pub fn order_key(&self) -> String {
-        let (y, m, d, h, mi, s) = self.parts();
-        format!("{y:04}{m:02}{d:02}T{h:02}{mi:02}{s:02}{:09}Z", self.nanos)
+        let c = self.0.civil();
+        format!(
+            "{:04}{:02}{:02}T{:02}{:02}{:02}{:09}Z",
+            c.year,
+            c.month,
+            c.day,
+            c.hour,
+            c.minute,
+            c.second,
+            self.0.subsec_nanos()
+        )
     }
 }
 
@@ -508,16 +423,16 @@ impl Serialize for Timestamp {
 }
 
 /// The order key reserved for the entity-body record.
-pub const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
+pub(crate) const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
 
 /// A Git object ID: 40 or 64 lowercase hex digits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct GitOid(String);
+pub(crate) struct GitOid(String);
 
 impl GitOid {
     /// Parses 40 (SHA-1) or 64 (SHA-256) lowercase hex digits; an uppercase ID
     /// is refused, never lowered.
-    pub fn parse(s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(s: &str) -> Result<Self, ValueError> {
         let ok = (s.len() == 40 || s.len() == 64)
             && s.bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
@@ -528,7 +443,7 @@ impl GitOid {
         }
     }
     /// The ID as given: lowercase hex.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -550,13 +465,13 @@ fn is_repository_path_alphabet(s: &str) -> bool {
 /// `common.schema.json#/$defs/repository_path` plus the producer rules:
 /// relative, no empty, `.` or `..` segment, no percent sign.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RepositoryPath(String);
+pub(crate) struct RepositoryPath(String);
 
 impl RepositoryPath {
     /// Parses a repository-relative path: the `repository_path` alphabet (ASCII
     /// letters, digits and ``._/~!$&()+,;=:@#[]{} -``, so no percent sign), no
     /// leading or trailing `/`, no empty, `.` or `..` segment.
-    pub fn parse(s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(s: &str) -> Result<Self, ValueError> {
         let ok = is_repository_path_alphabet(s)
             && !s.starts_with('/')
             && !s.ends_with('/')
@@ -569,7 +484,7 @@ impl RepositoryPath {
         }
     }
     /// The path as given, `/`-separated.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -582,13 +497,13 @@ impl Serialize for RepositoryPath {
 
 /// `source.repository`, a navigation value with its forge's form.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repository(String);
+pub(crate) struct Repository(String);
 
 impl Repository {
     /// Parses `source.repository` for `forge`: a repository path of at least
     /// two segments; on GitHub and Forgejo exactly `owner/name` in lowercase
     /// `[a-z0-9_.-]`.
-    pub fn parse(forge: Forge, s: &str) -> Result<Self, ValueError> {
+    pub(crate) fn parse(forge: Forge, s: &str) -> Result<Self, ValueError> {
         let err = || ValueError::Repository {
             forge,
             value: s.to_owned(),
@@ -614,7 +529,7 @@ impl Repository {
         }
     }
     /// The path as given, `/`-separated.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

@@ -36,10 +36,10 @@ pub const MAX_OBSERVED_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// File modes a verified tree may carry: the writer's 0600 or the
 /// read-only copy's 0444.
-pub const FILE_MODES: [u32; 2] = [0o600, 0o444];
+pub(crate) const FILE_MODES: [u32; 2] = [0o600, 0o444];
 /// Directory modes a verified tree may carry: the writer's 0700 or the
 /// read-only copy's 0555.
-pub const DIR_MODES: [u32; 2] = [0o700, 0o555];
+pub(crate) const DIR_MODES: [u32; 2] = [0o700, 0o555];
 
 /// An observed context directory: relative `/`-separated paths → nodes,
 /// every directory and file under the root, and the permission bits

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canonical::{StrictError, from_slice_strict};
 use crate::review::evidence::CommandEvidenceDocument;
-use crate::snapshot_tools::path::Glob;
+use crate::snapshot_tools::Glob;
 
 /// Where the required checks live in a tree (beside the policy, so a
 /// change to them is `policy_floor:policy_dir` high risk under a policy).

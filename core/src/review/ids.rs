@@ -5,7 +5,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::calendar::{civil_from_days, days_from_civil};
+use crate::calendar::UtcInstant;
 use crate::review::lens::Lens;
 
 /// Why a value is not a valid identifier.
@@ -201,31 +201,19 @@ impl Nonce {
     }
 }
 
+/// A review timestamp is the one instant type's canonical seconds form:
+/// what [`UtcInstant::parse_rfc3339`] reads and
+/// [`UtcInstant::rfc3339_seconds`] writes back byte for byte.
 fn check_timestamp(s: &str) -> Result<(), IdError> {
-    let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    let ok = b.len() == 20
-        && digits(0..4)
-        && b[4] == b'-'
-        && digits(5..7)
-        && b[7] == b'-'
-        && digits(8..10)
-        && b[10] == b'T'
-        && digits(11..13)
-        && b[13] == b':'
-        && digits(14..16)
-        && b[16] == b':'
-        && digits(17..19)
-        && b[19] == b'Z';
-    if ok {
-        Ok(())
-    } else {
-        Err(IdError::Timestamp(s.to_string()))
+    match UtcInstant::parse_rfc3339(s) {
+        Ok(t) if t.rfc3339_seconds() == s => Ok(()),
+        _ => Err(IdError::Timestamp(s.to_string())),
     }
 }
 
 string_newtype!(
-    /// A UTC timestamp with second precision, `YYYY-MM-DDTHH:MM:SSZ`.
+    /// A UTC timestamp with second precision, `YYYY-MM-DDTHH:MM:SSZ`: the
+    /// seconds form of the one instant type ([`UtcInstant`]).
     Timestamp,
     check_timestamp
 );
@@ -237,31 +225,19 @@ impl Timestamp {
 
     /// Renders seconds since the Unix epoch (UTC).
     pub fn from_unix_seconds(secs: u64) -> Self {
-        let days = secs / 86_400;
-        let rem = secs % 86_400;
-        let (y, m, d) = civil_from_days(days as i64);
-        Self(format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-            rem / 3600,
-            (rem % 3600) / 60,
-            rem % 60
-        ))
+        let secs = i64::try_from(secs).unwrap_or(i64::MAX);
+        Self(UtcInstant::from_unix_seconds(secs).rfc3339_seconds())
     }
-}
 
-impl Timestamp {
-    /// Seconds since the Unix epoch (UTC); `None` for a year before 1970
-    /// (a parsed timestamp always has the checked shape).
+    /// The instant it names.
+    pub fn instant(&self) -> UtcInstant {
+        // Parsed at construction: the one parser read it then.
+        UtcInstant::parse_rfc3339(&self.0).unwrap_or(UtcInstant::from_unix_seconds(0))
+    }
+
+    /// Seconds since the Unix epoch (UTC); `None` for a year before 1970.
     pub fn unix_seconds(&self) -> Option<u64> {
-        let s = self.0.as_bytes();
-        let num = |r: std::ops::Range<usize>| -> Option<i64> {
-            std::str::from_utf8(s.get(r)?).ok()?.parse().ok()
-        };
-        let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        let days = days_from_civil(y, m, d);
-        let secs = days * 86_400 + hh * 3600 + mm * 60 + ss;
-        u64::try_from(secs).ok()
+        u64::try_from(self.instant().unix_seconds()).ok()
     }
 }
 
@@ -469,6 +445,38 @@ mod tests {
                 Some(secs)
             );
         }
+    }
+
+    #[test]
+    fn timestamps_are_read_by_the_one_rfc_3339_parser() {
+        // A second-precision review timestamp is the one instant type's
+        // canonical seconds form: a date that does not exist, a leap
+        // second, a fraction, an offset or a lowercase `t`/`z` is refused.
+        for bad in [
+            "2026-02-30T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-29T24:00:00Z",
+            "2026-11-29T23:59:60Z",
+            "2026-11-29T03:33:20.5Z",
+            "2026-11-29T03:33:20+00:00",
+            "2026-11-29t03:33:20Z",
+            "2026-11-29T03:33:20z",
+        ] {
+            assert!(
+                matches!(Timestamp::parse(bad), Err(IdError::Timestamp(v)) if v == bad),
+                "{bad}"
+            );
+        }
+        let t = Timestamp::parse("2024-02-29T23:59:59Z").unwrap();
+        let instant = t.instant();
+        assert_eq!(instant.rfc3339_seconds(), "2024-02-29T23:59:59Z");
+        assert_eq!(instant.rfc3339_nanos(), "2024-02-29T23:59:59.000000000Z");
+        assert_eq!(
+            crate::context::Timestamp::parse(t.as_str())
+                .unwrap()
+                .canonical(),
+            instant.rfc3339_nanos()
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::canonical::{StrictError, from_slice_strict};
 use crate::review::risk::{RiskLevel, RiskReason, literal_matcher};
 use crate::review::snapshot::ChangedFile;
-use crate::snapshot_tools::path::Glob;
+use crate::snapshot_tools::Glob;
 
 /// Where the policy lives in a tree.
 pub const POLICY_PATH: &str = ".probity/policy.json";

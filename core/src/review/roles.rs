@@ -26,7 +26,7 @@ use crate::review::policy::RepoPolicy;
 use crate::review::prompts::{PromptMismatch, PromptRole, PromptSet, check_prompt};
 use crate::review::schema::SchemaDoc;
 use crate::review::state::{NextInput, ReviewState, Stage};
-use crate::snapshot_tools::review_loop::{DocumentCheck, Finish};
+use crate::snapshot_tools::{DocumentCheck, Finish};
 
 /// What one role is asked: its system prompt (the frozen prompt), the
 /// user message (binding, frozen context, schema) and what it is checked

@@ -408,15 +408,22 @@ pub fn check_note_growth(old: &[u8], new: Option<&[u8]>) -> Result<(), NotesRefD
     }
 }
 
+/// Whether a remote ref carries authority rather than a delivery: the notes
+/// ref, and `refs/probity/*` review objects.
+pub fn is_authority_ref(remote_ref: &str) -> bool {
+    remote_ref == NOTES_REF || remote_ref.starts_with(REVIEW_OBJECTS_PREFIX)
+}
+
 /// Splits a pre-push hook's updates into the deliveries and whether the
 /// push carries `refs/notes/probity`. The notes ref carries authority and
-/// `refs/probity/*` review objects, not deliveries: the client gate never
-/// judges them as one (the server keeps the notes ref append-only).
+/// `refs/probity/*` review objects, not deliveries ([`is_authority_ref`]):
+/// the client gate never judges them as one (the server keeps the notes
+/// ref append-only).
 pub fn split_notes_updates(updates: Vec<RefUpdate>) -> (Vec<RefUpdate>, bool) {
     let notes = updates.iter().any(|u| u.remote_ref == NOTES_REF);
     let deliveries = updates
         .into_iter()
-        .filter(|u| u.remote_ref != NOTES_REF && !u.remote_ref.starts_with(REVIEW_OBJECTS_PREFIX))
+        .filter(|u| !is_authority_ref(&u.remote_ref))
         .collect();
     (deliveries, notes)
 }

@@ -7,11 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 /// Default `reviewSnapshotMaxCalls`.
-pub const DEFAULT_MAX_CALLS: u32 = 12;
+pub(crate) const DEFAULT_MAX_CALLS: u32 = 12;
 /// Default `reviewSnapshotMaxBytes`.
-pub const DEFAULT_MAX_BYTES: u64 = 200_000;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 200_000;
 /// Default per-result cap (80 KiB), the declared-context per-file cap.
-pub const DEFAULT_RESULT_CAP: u64 = 80 * 1024;
+pub(crate) const DEFAULT_RESULT_CAP: u64 = 80 * 1024;
 
 /// How much a session may read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::budget::{BudgetLimits, DEFAULT_MAX_BYTES, DEFAULT_MAX_CALLS, DEFAULT_RESULT_CAP};
 
 /// Default review timeout: the wall clock shared by all rounds (S3.3).
-pub const DEFAULT_TIMEOUT_MS: u64 = 300_000;
+pub(crate) const DEFAULT_TIMEOUT_MS: u64 = 300_000;
 
 /// Declared-context caps (80 KiB a file, 200 KB total, 12 files).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,20 +6,20 @@ use super::path::{SnapshotPath, quote_name};
 use super::raw::{EntryKind, GrepHit, ListEntry};
 
 /// A file with a NUL in its first 8 KiB is binary.
-pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// At most this many matches are returned by one `grep` (a global cap).
 pub const GREP_MAX_MATCHES: usize = 200;
 /// A matched line longer than this is cut in a `grep` row (defined in
 /// `raw`, the layer below).
-pub use super::raw::GREP_MAX_LINE_BYTES;
+pub(crate) use super::raw::GREP_MAX_LINE_BYTES;
 /// At most this many paths are returned by one `list`.
-pub const LIST_MAX_PATHS: usize = 2000;
+pub(crate) const LIST_MAX_PATHS: usize = 2000;
 
 /// A shaped result: the text, how many payload bytes it carries (counted
 /// against the budget; notes are not payload) and whether anything was cut
 /// by a cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shaped {
+pub(crate) struct Shaped {
     /// What the reviewer reads: the payload, then any `[probity: ...]` notes
     /// on lines of their own.
     pub text: String,
@@ -61,7 +61,7 @@ pub(crate) fn push_note(text: &mut String, note: &str) {
 
 /// Shapes a `read`: lines from `offset` (1-based), at most `limit` lines, at
 /// most `allowance` payload bytes.
-pub fn shape_read(
+pub(crate) fn shape_read(
     path: &SnapshotPath,
     content: &[u8],
     offset: u64,
@@ -187,7 +187,7 @@ pub fn shape_read(
 }
 
 /// Shapes a `read` of something that is not a regular file's text.
-pub fn shape_special(path: &SnapshotPath, what: &str) -> Shaped {
+pub(crate) fn shape_special(path: &SnapshotPath, what: &str) -> Shaped {
     let mut text = String::new();
     push_note(&mut text, &format!("{} {what}", path.shown()));
     Shaped {
@@ -198,7 +198,12 @@ pub fn shape_special(path: &SnapshotPath, what: &str) -> Shaped {
 }
 
 /// Shapes `grep` hits as `path:line:text` rows.
-pub fn shape_grep(hits: &[GrepHit], more: bool, skipped: &[Vec<u8>], allowance: u64) -> Shaped {
+pub(crate) fn shape_grep(
+    hits: &[GrepHit],
+    more: bool,
+    skipped: &[Vec<u8>],
+    allowance: u64,
+) -> Shaped {
     let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
     let mut body = String::new();
     let mut shown = 0usize;
@@ -284,7 +289,7 @@ pub fn shape_grep(hits: &[GrepHit], more: bool, skipped: &[Vec<u8>], allowance: 
 
 /// Shapes `list` rows: one path a line; submodules and symbolic links are
 /// marked after a tab.
-pub fn shape_list(entries: &[&ListEntry], allowance: u64) -> Shaped {
+pub(crate) fn shape_list(entries: &[&ListEntry], allowance: u64) -> Shaped {
     let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
     let mut body = String::new();
     let mut shown = 0usize;

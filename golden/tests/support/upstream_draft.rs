@@ -18,8 +18,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use probity_core::context::schema::DocSchema;
-use probity_core::context::verify::role_for_path;
+use probity_core::context::DocSchema;
+use probity_core::context::role_for_path;
 use probity_ports::schemas::{self as schema, SchemaSet};
 use serde_json::{Value, json};
 

@@ -4,15 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use probity_core::context::input::{
+use probity_core::context::{
     ActorInput, AdmissionInput, BoundsInput, CheckInput, CommentInput, ContextInput, GapInput,
     INPUT_FORMAT, ProfileInput, ReviewInput, SourceInput,
 };
-use probity_core::context::profile::{
-    LogSelection, Profile, ProfileError, RecordSelection, Source,
-};
-use probity_core::context::tree::{GapCode, GapScope};
-use probity_core::context::types::{CheckConclusion, EntityKind, Forge};
+use probity_core::context::{CheckConclusion, EntityKind, Forge};
+use probity_core::context::{GapCode, GapScope};
+use probity_core::context::{LogSelection, Profile, ProfileError, RecordSelection, Source};
 
 use super::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, ForgeError, ForgePort,

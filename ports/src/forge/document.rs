@@ -1,7 +1,7 @@
 //! The normalized-input document as JSON: the exact shape `probity context
 //! assemble --input` reads back.
 
-use probity_core::context::input::ContextInput;
+use probity_core::context::ContextInput;
 use serde_json::{Map, Value, json};
 
 fn opt(map: &mut Map<String, Value>, key: &str, v: Option<Value>) {

@@ -1,7 +1,7 @@
 //! Why a forge call failed, and the acquisition gap a failed optional
 //! listing records.
 
-use probity_core::context::tree::GapCode;
+use probity_core::context::GapCode;
 
 /// Why a forge call failed. Messages never carry a credential: adapters
 /// name the resource (a path), never a header.

@@ -23,7 +23,7 @@
 //! [`default_profile`]) and `document` ([`input_document`]: the normalized
 //! input as JSON).
 //!
-//! [`ContextInput`]: probity_core::context::input::ContextInput
+//! [`ContextInput`]: probity_core::context::ContextInput
 
 mod collect;
 mod document;

@@ -3,11 +3,9 @@
 //! repository, the entity, threads, checks and their logs), already v1
 //! vocabulary.
 
-use probity_core::context::input::{
-    CheckInput, CommentInput, EntityInput, ReviewInput, ThreadInput,
-};
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::types::{ActorRole, EntityKind};
+use probity_core::context::RecordSelection;
+use probity_core::context::{ActorRole, EntityKind};
+use probity_core::context::{CheckInput, CommentInput, EntityInput, ReviewInput, ThreadInput};
 
 use super::ForgeError;
 

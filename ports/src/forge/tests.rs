@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use probity_core::context::input::{
+use probity_core::context::{ActorRole, EntityKind, Forge};
+use probity_core::context::{
     CheckInput, CommentInput, ContextInput, EntityInput, INPUT_FORMAT, ReviewInput,
 };
-use probity_core::context::types::{ActorRole, EntityKind, Forge};
 
 use super::*;
 

@@ -85,7 +85,7 @@ fn lens_context(
 ) -> Result<ExitCode, CliError> {
     use probity_core::review::prompts::PromptSet;
     use probity_core::review::roles::RoleError;
-    use probity_core::snapshot_tools::config::ContextCaps;
+    use probity_core::snapshot_tools::ContextCaps;
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
     let record = ctx.record_of(lineage.as_ref())?;

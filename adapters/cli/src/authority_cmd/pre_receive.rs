@@ -34,7 +34,7 @@ use super::{ScratchStore, transport_error};
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output, wire_name};
 
-use super::validate::{DecisionView, GateArg, ValidateArgs};
+use super::validate::{DecisionView, PrePrArgs, PreReceiveArgs};
 
 /// Where a publication gate takes its authority from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -436,41 +436,6 @@ fn repo_err(e: probity_git::GitError) -> CliError {
     )
 }
 
-/// Dispatch from `validate`: `--gate pre-receive`, or `--authority notes`.
-pub fn run(global: &GlobalArgs, out: Output, args: &ValidateArgs) -> Result<ExitCode, CliError> {
-    // The flags of the other forms are refused, never ignored.
-    let local_flags = args.staged
-        || args.remote.is_some()
-        || args.stdin_updates
-        || args.revision.is_some()
-        || args.checksums.is_some();
-    match args.gate_arg()? {
-        GateArg::PreReceive if local_flags || args.base.is_some() || args.head.is_some() => {
-            Err(usage(
-                "flag_not_for_gate",
-                "--gate pre-receive takes its updates on stdin, or --range OLD..NEW --ref REF (and --authority)",
-                "drop the other gates' flags",
-            ))
-        }
-        GateArg::PrePr
-            if local_flags || args.range.is_some() || args.transport.refname.is_some() =>
-        {
-            Err(usage(
-                "flag_not_for_gate",
-                "--gate pre-pr --authority notes takes --base REV [--head REV]; --ref belongs to --gate pre-receive",
-                "drop the other flags",
-            ))
-        }
-        GateArg::PreReceive => pre_receive(global, out, args),
-        GateArg::PrePr => pre_pr_notes(global, out, args),
-        _ => Err(usage(
-            "flag_not_for_gate",
-            "--authority belongs to --gate pre-pr, --ref to --gate pre-receive",
-            "drop it, or use --gate pre-pr / pre-receive",
-        )),
-    }
-}
-
 /// What a pusher does next about a denial's reason code (the server
 /// gate's, and `probity push`'s own refusal).
 pub fn next_hint(code: &str) -> &'static str {
@@ -690,31 +655,19 @@ fn split_range(spec: &str) -> Result<(&str, &str), CliError> {
     }
 }
 
-fn pre_receive(
+/// `validate pre-receive` (or `--gate pre-receive`): git's lines on
+/// stdin, or one ref's update `--range OLD..NEW --ref REF`.
+pub(super) fn pre_receive(
     global: &GlobalArgs,
     out: Output,
-    args: &ValidateArgs,
+    args: &PreReceiveArgs,
 ) -> Result<ExitCode, CliError> {
-    if args.staged
-        || args.remote.is_some()
-        || args.stdin_updates
-        || args.base.is_some()
-        || args.head.is_some()
-        || args.revision.is_some()
-        || args.transport.authority.is_some()
-    {
-        return Err(usage(
-            "flag_not_for_gate",
-            "--gate pre-receive reads git's `<old> <new> <ref>` lines on stdin, or takes --range OLD..NEW --ref REF",
-            "drop the other gates' flags",
-        ));
-    }
     // git's lines on stdin: a hook, whose every word reaches the pusher.
-    let hook = args.range.is_none() && args.transport.refname.is_none();
+    let hook = args.range.is_none() && args.refname.is_none();
     let faults = ServerFaults::new(hook, super::discovery_dir(global.cwd.clone())?);
     let repo = open_repo(global, true, Some(&faults))?;
     faults.found(&repo);
-    let (updates, scope) = match (&args.range, &args.transport.refname) {
+    let (updates, scope) = match (&args.range, &args.refname) {
         (Some(spec), Some(refname)) => {
             if !refname.starts_with("refs/") {
                 return Err(usage(
@@ -801,22 +754,14 @@ fn pre_receive(
     }
 }
 
-fn pre_pr_notes(
+/// `validate pre-pr --authority notes`: the proposal judged by the
+/// verified notes (`--authority store` is the ordinary gate).
+pub(super) fn pre_pr_notes(
     global: &GlobalArgs,
     out: Output,
-    args: &ValidateArgs,
+    args: &PrePrArgs,
 ) -> Result<ExitCode, CliError> {
-    if args.transport.authority != Some(AuthorityArg::Notes) {
-        // `--authority store` is the ordinary gate.
-        return super::validate::validate_pre_pr(global, out, args);
-    }
-    let base = args.base.as_deref().ok_or_else(|| {
-        usage(
-            "base_required",
-            "--gate pre-pr needs --base: the base is never guessed",
-            "name the branch the proposal targets, e.g. --base origin/main",
-        )
-    })?;
+    let base = args.base.as_str();
     let head = args.head.as_deref().unwrap_or("HEAD");
     let repo = open_repo(global, false, None)?;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());

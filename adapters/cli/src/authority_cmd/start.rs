@@ -8,7 +8,7 @@ use serde::Serialize;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::lens::Lens;
-use probity_core::review::next_tool::{NextTool, record_next_tool};
+use probity_core::review::next_tool::{NextTool, Surface, record_next_tool};
 use probity_core::review::risk::{RiskLevel, RiskReason};
 use probity_core::review::state::{LensBinding, NextInput, Predecessor, StateRecord};
 use probity_ports::review::{self as drivers};
@@ -139,11 +139,27 @@ enum CommitAnswer<'a> {
 
 impl<'a> CommitAnswer<'a> {
     fn of(c: &'a drivers::CommitStart) -> Self {
+        Self::on(c, Surface::Cli)
+    }
+
+    /// [`Self::of`] as `surface` says it: on MCP a started lineage's
+    /// `message` is its next step's tool call (D-R109), as an answer's
+    /// top-level one is (`Output::answer_next`); a range's answer nests
+    /// one per commit.
+    fn on(c: &'a drivers::CommitStart, surface: Surface) -> Self {
         match &c.started {
             Some(started) => CommitAnswer::Started {
                 commit: &c.commit,
                 parent: c.parent.as_ref(),
-                start: StartAnswer::of(&started.record, started.resumed),
+                start: {
+                    let mut start = StartAnswer::of(&started.record, started.resumed);
+                    if surface == Surface::Mcp
+                        && let Some(step) = record_next_tool(&started.record, &[], None)
+                    {
+                        start.message = step.message;
+                    }
+                    start
+                },
             },
             None => CommitAnswer::NoChange {
                 commit: &c.commit,
@@ -238,7 +254,10 @@ fn start_range(
     .map_err(review_error)?;
     let answer = RangeAnswer {
         range: spec,
-        lineages: commits.iter().map(CommitAnswer::of).collect(),
+        lineages: commits
+            .iter()
+            .map(|c| CommitAnswer::on(c, out.surface))
+            .collect(),
     };
     // The oldest commit's review with a next step goes first.
     let next = || commits.iter().find_map(commit_next_tool);

@@ -8,8 +8,7 @@ use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::gate::{
-    Decision, DeliveryReport, Gate, GateDecision, GateStage, NextAction, ReasonCode,
-    parse_push_updates,
+    Decision, DeliveryReport, GateDecision, GateStage, NextAction, ReasonCode, parse_push_updates,
 };
 use probity_core::review::ids::{CommitId, LineageId, RepoPath};
 use probity_core::review::pre_pr::BaseAdvance;
@@ -100,61 +99,87 @@ pub struct ValidateArgs {
     pub transport: pre_receive::TransportArgs,
 }
 
-/// `probity validate <gate>`: each gate with only its own flags.
-#[derive(Debug, clap::Subcommand)]
+/// `probity validate <gate>`: each gate with only its own flags. Also the
+/// typed value `validate` runs, whichever spelling named it
+/// ([`ValidateArgs::invocation`]): each gate reads only its own struct.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
 pub enum GateCommand {
     /// The live candidate (or the index a commit delivers, --staged).
-    PreCommit {
-        /// Compare exactly what the index would commit.
-        #[arg(long)]
-        staged: bool,
-    },
+    PreCommit(PreCommitArgs),
     /// The commits a push delivers.
-    PrePush {
-        /// The remote pushed to (a name or a URL).
-        #[arg(long, value_name = "NAME|URL")]
-        remote: Option<String>,
-        /// Read git's pre-push lines from stdin (needs --remote).
-        #[arg(long, conflicts_with = "range", requires = "remote")]
-        stdin_updates: bool,
-        /// The commits reachable from TIP and not from BASE.
-        #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
-        range: Option<String>,
-    },
+    PrePush(PrePushArgs),
     /// A change proposal against the base it targets.
-    PrePr {
-        /// The base the proposal targets, named explicitly.
-        #[arg(long, value_name = "REV")]
-        base: String,
-        /// The proposal's head (default HEAD).
-        #[arg(long, value_name = "REV")]
-        head: Option<String>,
-        /// Take authority from `notes` (refs/notes/probity, verified).
-        #[arg(long, value_enum, value_name = "store|notes")]
-        authority: Option<pre_receive::AuthorityArg>,
-    },
+    PrePr(PrePrArgs),
     /// The exact revision released, and its artifacts.
-    Release {
-        /// The exact revision released (a tag or a commit).
-        #[arg(long, value_name = "REV")]
-        revision: String,
-        /// The checksums file (`sha256sum` format).
-        #[arg(long, value_name = "FILE")]
-        checksums: Option<PathBuf>,
-        /// Where the artifacts are (default: the checksums file's directory).
-        #[arg(long, value_name = "DIR", requires = "checksums")]
-        artifacts: Option<PathBuf>,
-    },
+    Release(ReleaseArgs),
     /// The server-side gate: a pre-receive hook's stdin, or one ref's
     /// update in CI.
-    PreReceive {
-        /// The update OLD..NEW (with --ref).
-        #[arg(long, value_name = "OLD..NEW", requires = "refname")]
-        range: Option<String>,
-        /// The ref the update moves.
-        #[arg(long = "ref", value_name = "REF", requires = "range")]
-        refname: Option<String>,
-    },
+    PreReceive(PreReceiveArgs),
+}
+
+/// `validate pre-commit`'s flags.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct PreCommitArgs {
+    /// Compare exactly what the index would commit.
+    #[arg(long)]
+    pub staged: bool,
+}
+
+/// `validate pre-push`'s flags.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct PrePushArgs {
+    /// The remote pushed to (a name or a URL).
+    #[arg(long, value_name = "NAME|URL")]
+    pub remote: Option<String>,
+    /// Read git's pre-push lines from stdin (needs --remote).
+    #[arg(long, conflicts_with = "range", requires = "remote")]
+    pub stdin_updates: bool,
+    /// The commits reachable from TIP and not from BASE.
+    #[arg(long, value_name = "BASE..TIP", conflicts_with = "remote")]
+    pub range: Option<String>,
+}
+
+/// `validate pre-pr`'s flags.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct PrePrArgs {
+    /// The base the proposal targets, named explicitly.
+    #[arg(long, value_name = "REV")]
+    pub base: String,
+    /// The proposal's head (default HEAD).
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+    /// Take authority from `notes` (refs/notes/probity, verified).
+    #[arg(long, value_enum, value_name = "store|notes")]
+    pub authority: Option<pre_receive::AuthorityArg>,
+}
+
+/// `validate release`'s flags.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct ReleaseArgs {
+    /// The exact revision released (a tag or a commit).
+    #[arg(long, value_name = "REV")]
+    pub revision: String,
+    /// The checksums file (`sha256sum` format).
+    #[arg(long, value_name = "FILE")]
+    pub checksums: Option<PathBuf>,
+    /// Where the artifacts are (default: the checksums file's directory).
+    #[arg(long, value_name = "DIR", requires = "checksums")]
+    pub artifacts: Option<PathBuf>,
+}
+
+/// `validate pre-receive`'s flags.
+#[derive(Debug, Clone, PartialEq, Eq, Args)]
+pub struct PreReceiveArgs {
+    /// The update OLD..NEW (with --ref).
+    #[arg(long, value_name = "OLD..NEW", requires = "refname")]
+    pub range: Option<String>,
+    /// The ref the update moves.
+    #[arg(long = "ref", value_name = "REF", requires = "range")]
+    pub refname: Option<String>,
+}
+
+fn flag_not_for_gate(message: &str, next: &str) -> CliError {
+    CliError::new(ErrorKind::Usage, "flag_not_for_gate", message, next)
 }
 
 impl ValidateArgs {
@@ -175,68 +200,128 @@ impl ValidateArgs {
             || self.transport.authority.is_some()
     }
 
-    /// The command as `--gate` and its flags (what the subcommand names).
-    fn normalized(&self) -> Option<ValidateArgs> {
-        let form = self.form.as_ref()?;
-        let mut a = ValidateArgs {
-            form: None,
-            gate: None,
-            staged: false,
-            remote: None,
-            stdin_updates: false,
-            range: None,
-            base: None,
-            head: None,
-            revision: None,
-            checksums: None,
-            artifacts: None,
-            transport: pre_receive::TransportArgs {
-                refname: None,
-                authority: None,
-            },
-        };
-        match form {
-            GateCommand::PreCommit { staged } => {
-                a.gate = Some(GateArg::PreCommit);
-                a.staged = *staged;
+    /// The one gate this command runs, with only its own flags: the
+    /// subcommand as parsed (clap refused another gate's flag), or the
+    /// `--gate` spelling checked here, every other gate's flag a usage
+    /// error (`flag_not_for_gate`) before anything runs.
+    pub(crate) fn invocation(&self) -> Result<GateCommand, CliError> {
+        if let Some(form) = &self.form {
+            if self.has_gate_flags() {
+                return Err(CliError::new(
+                    ErrorKind::Usage,
+                    "usage",
+                    "a gate subcommand takes only its own flags, never --gate or another gate's flags beside it",
+                    "spell the gate one way: `probity validate pre-commit|pre-push|pre-pr|release|pre-receive [its flags]`, or `probity validate --gate NAME [flags]`",
+                ));
             }
-            GateCommand::PrePush {
-                remote,
-                stdin_updates,
-                range,
-            } => {
-                a.gate = Some(GateArg::PrePush);
-                a.remote = remote.clone();
-                a.stdin_updates = *stdin_updates;
-                a.range = range.clone();
-            }
-            GateCommand::PrePr {
-                base,
-                head,
-                authority,
-            } => {
-                a.gate = Some(GateArg::PrePr);
-                a.base = Some(base.clone());
-                a.head = head.clone();
-                a.transport.authority = *authority;
-            }
-            GateCommand::Release {
-                revision,
-                checksums,
-                artifacts,
-            } => {
-                a.gate = Some(GateArg::Release);
-                a.revision = Some(revision.clone());
-                a.checksums = checksums.clone();
-                a.artifacts = artifacts.clone();
-            }
-            GateCommand::PreReceive { range, refname } => {
-                a.gate = Some(GateArg::PreReceive);
-                a.range = range.clone();
-                a.transport.refname = refname.clone();
-            }
+            return Ok(form.clone());
         }
-        Some(a)
+        let gate = self.gate_arg()?;
+        let local_flags = self.staged
+            || self.remote.is_some()
+            || self.stdin_updates
+            || self.revision.is_some()
+            || self.checksums.is_some();
+        let push_flags = self.remote.is_some() || self.stdin_updates || self.range.is_some();
+        let pr_flags = self.base.is_some() || self.head.is_some();
+        let release_flags = self.revision.is_some() || self.checksums.is_some();
+        let transport = self.transport.authority.is_some() || self.transport.refname.is_some();
+        match gate {
+            GateArg::PreReceive if local_flags || pr_flags => Err(flag_not_for_gate(
+                "--gate pre-receive takes its updates on stdin, or --range OLD..NEW --ref REF (and --authority)",
+                "drop the other gates' flags",
+            )),
+            GateArg::PreReceive if self.transport.authority.is_some() => Err(flag_not_for_gate(
+                "--gate pre-receive reads git's `<old> <new> <ref>` lines on stdin, or takes --range OLD..NEW --ref REF",
+                "drop the other gates' flags",
+            )),
+            GateArg::PreReceive => Ok(GateCommand::PreReceive(PreReceiveArgs {
+                range: self.range.clone(),
+                refname: self.transport.refname.clone(),
+            })),
+            GateArg::PrePr
+                if transport
+                    && (local_flags
+                        || self.range.is_some()
+                        || self.transport.refname.is_some()) =>
+            {
+                Err(flag_not_for_gate(
+                    "--gate pre-pr --authority notes takes --base REV [--head REV]; --ref belongs to --gate pre-receive",
+                    "drop the other flags",
+                ))
+            }
+            GateArg::PreCommit | GateArg::PrePush | GateArg::Release if transport => {
+                Err(flag_not_for_gate(
+                    "--authority belongs to --gate pre-pr, --ref to --gate pre-receive",
+                    "drop it, or use --gate pre-pr / pre-receive",
+                ))
+            }
+            GateArg::Release if push_flags || pr_flags || self.staged => Err(flag_not_for_gate(
+                "--gate release takes --revision REV [--checksums FILE [--artifacts DIR]]",
+                "drop the other gates' flags",
+            )),
+            GateArg::Release => Ok(GateCommand::Release(ReleaseArgs {
+                revision: self.revision.clone().ok_or_else(|| {
+                    CliError::new(
+                        ErrorKind::Usage,
+                        "revision_required",
+                        "--gate release needs --revision: the exact revision released",
+                        "name the release tag or commit, e.g. --revision v1.2.0",
+                    )
+                })?,
+                checksums: self.checksums.clone(),
+                artifacts: self.artifacts.clone(),
+            })),
+            GateArg::PreCommit | GateArg::PrePush | GateArg::PrePr if release_flags => {
+                Err(flag_not_for_gate(
+                    "--revision, --checksums and --artifacts belong to --gate release",
+                    "drop them, or use --gate release",
+                ))
+            }
+            GateArg::PreCommit | GateArg::PrePush if pr_flags => Err(flag_not_for_gate(
+                "--base and --head belong to --gate pre-pr",
+                "drop them, or use --gate pre-pr",
+            )),
+            GateArg::PrePr if push_flags || self.staged => Err(flag_not_for_gate(
+                "--remote, --stdin-updates, --range and --staged do not belong to --gate pre-pr",
+                "name the proposal with --base REV [--head REV]",
+            )),
+            GateArg::PrePr => {
+                let notes = self.transport.authority == Some(pre_receive::AuthorityArg::Notes);
+                Ok(GateCommand::PrePr(PrePrArgs {
+                    base: self.base.clone().ok_or_else(|| {
+                        CliError::new(
+                            ErrorKind::Usage,
+                            "base_required",
+                            "--gate pre-pr needs --base: the base is never guessed",
+                            if notes {
+                                "name the branch the proposal targets, e.g. --base origin/main"
+                            } else {
+                                "name the branch the proposal targets, e.g. --base origin/main (or upstream/main for a fork)"
+                            },
+                        )
+                    })?,
+                    head: self.head.clone(),
+                    authority: self.transport.authority,
+                }))
+            }
+            GateArg::PreCommit if push_flags => Err(flag_not_for_gate(
+                "--remote, --stdin-updates and --range belong to --gate pre-push",
+                "drop them, or use --gate pre-push",
+            )),
+            GateArg::PreCommit => Ok(GateCommand::PreCommit(PreCommitArgs {
+                staged: self.staged,
+            })),
+            GateArg::PrePush if self.staged => Err(flag_not_for_gate(
+                "--staged belongs to --gate pre-commit",
+                "drop --staged: pre-push judges the commits being pushed",
+            )),
+            GateArg::PrePush => Ok(GateCommand::PrePush(PrePushArgs {
+                remote: self.remote.clone(),
+                stdin_updates: self.stdin_updates,
+                range: self.range.clone(),
+            })),
+        }
     }
 
     /// The gate named (by `--gate` or the subcommand).
@@ -385,83 +470,23 @@ pub fn validate(
     out: Output,
     args: &ValidateArgs,
 ) -> Result<ExitCode, CliError> {
-    if args.form.is_some() && args.has_gate_flags() {
-        return Err(CliError::new(
-            ErrorKind::Usage,
-            "usage",
-            "a gate subcommand takes only its own flags, never --gate or another gate's flags beside it",
-            "spell the gate one way: `probity validate pre-commit|pre-push|pre-pr|release|pre-receive [its flags]`, or `probity validate --gate NAME [flags]`",
-        ));
+    match args.invocation()? {
+        GateCommand::PreCommit(a) => validate_pre_commit(global, out, &a),
+        GateCommand::PrePush(a) => validate_pre_push(global, out, &a),
+        GateCommand::PrePr(a) if a.authority == Some(pre_receive::AuthorityArg::Notes) => {
+            pre_receive::pre_pr_notes(global, out, &a)
+        }
+        GateCommand::PrePr(a) => validate_pre_pr(global, out, &a),
+        GateCommand::Release(a) => validate_release(global, out, &a),
+        GateCommand::PreReceive(a) => pre_receive::pre_receive(global, out, &a),
     }
-    let normalized = args.normalized();
-    let args = normalized.as_ref().unwrap_or(args);
-    if args.transport.authority.is_some() || args.transport.refname.is_some() {
-        return pre_receive::run(global, out, args);
-    }
-    let gate = match args.gate_arg()? {
-        GateArg::PreReceive => return pre_receive::run(global, out, args),
-        GateArg::PreCommit => Gate::PreCommit,
-        GateArg::PrePush => Gate::PrePush,
-        GateArg::PrePr => Gate::PrePr,
-        GateArg::Release => Gate::Release,
-    };
-    let push_flags = args.remote.is_some() || args.stdin_updates || args.range.is_some();
-    let pr_flags = args.base.is_some() || args.head.is_some();
-    let release_flags = args.revision.is_some() || args.checksums.is_some();
-    match gate {
-        Gate::Release if push_flags || pr_flags || args.staged => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "flag_not_for_gate",
-                "--gate release takes --revision REV [--checksums FILE [--artifacts DIR]]",
-                "drop the other gates' flags",
-            ));
-        }
-        Gate::Release => return validate_release(global, out, args),
-        Gate::PreCommit | Gate::PrePush | Gate::PrePr if release_flags => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "flag_not_for_gate",
-                "--revision, --checksums and --artifacts belong to --gate release",
-                "drop them, or use --gate release",
-            ));
-        }
-        Gate::PreCommit | Gate::PrePush if pr_flags => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "flag_not_for_gate",
-                "--base and --head belong to --gate pre-pr",
-                "drop them, or use --gate pre-pr",
-            ));
-        }
-        Gate::PrePr if push_flags || args.staged => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "flag_not_for_gate",
-                "--remote, --stdin-updates, --range and --staged do not belong to --gate pre-pr",
-                "name the proposal with --base REV [--head REV]",
-            ));
-        }
-        Gate::PrePr => return validate_pre_pr(global, out, args),
-        Gate::PreCommit if push_flags => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "flag_not_for_gate",
-                "--remote, --stdin-updates and --range belong to --gate pre-push",
-                "drop them, or use --gate pre-push",
-            ));
-        }
-        Gate::PreCommit => {}
-        Gate::PrePush if args.staged => {
-            return Err(CliError::new(
-                ErrorKind::Usage,
-                "flag_not_for_gate",
-                "--staged belongs to --gate pre-commit",
-                "drop --staged: pre-push judges the commits being pushed",
-            ));
-        }
-        Gate::PrePush => return validate_pre_push(global, out, args),
-    }
+}
+
+fn validate_pre_commit(
+    global: &GlobalArgs,
+    out: Output,
+    args: &PreCommitArgs,
+) -> Result<ExitCode, CliError> {
     // Inside a commit git names the index it is committing; that, not the
     // worktree, is what is delivered. Read before any git runs (the git
     // adapter scrubs GIT_* from its children).
@@ -531,16 +556,9 @@ pub fn validate(
 fn validate_release(
     global: &GlobalArgs,
     out: Output,
-    args: &ValidateArgs,
+    args: &ReleaseArgs,
 ) -> Result<ExitCode, CliError> {
-    let revision = args.revision.as_deref().ok_or_else(|| {
-        CliError::new(
-            ErrorKind::Usage,
-            "revision_required",
-            "--gate release needs --revision: the exact revision released",
-            "name the release tag or commit, e.g. --revision v1.2.0",
-        )
-    })?;
+    let revision = args.revision.as_str();
     let evidence = match &args.checksums {
         None => None,
         Some(file) => {
@@ -609,19 +627,12 @@ fn validate_release(
     })
 }
 
-pub(super) fn validate_pre_pr(
+fn validate_pre_pr(
     global: &GlobalArgs,
     out: Output,
-    args: &ValidateArgs,
+    args: &PrePrArgs,
 ) -> Result<ExitCode, CliError> {
-    let base = args.base.as_deref().ok_or_else(|| {
-        CliError::new(
-            ErrorKind::Usage,
-            "base_required",
-            "--gate pre-pr needs --base: the base is never guessed",
-            "name the branch the proposal targets, e.g. --base origin/main (or upstream/main for a fork)",
-        )
-    })?;
+    let base = args.base.as_str();
     let head = args.head.as_deref().unwrap_or("HEAD");
     let ctx = open(global)?;
     let pr = drivers::validate_pre_pr(&ctx.repo, &ctx.store, base, head).map_err(review_error)?;
@@ -678,7 +689,7 @@ pub(super) fn parse_range(spec: &str) -> Result<(String, String), CliError> {
 fn validate_pre_push(
     global: &GlobalArgs,
     out: Output,
-    args: &ValidateArgs,
+    args: &PrePushArgs,
 ) -> Result<ExitCode, CliError> {
     // Whether the push carries refs/notes/probity (hook input only).
     let mut notes_pushed = None;
@@ -835,4 +846,104 @@ fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// The invocation `validate` runs for `argv` (after `probity validate`).
+    fn invocation(argv: &[&str]) -> Result<GateCommand, CliError> {
+        let cli = crate::Cli::try_parse_from(["probity", "validate"].iter().chain(argv).copied())
+            .unwrap();
+        match cli.command {
+            crate::Command::Validate(a) => a.invocation(),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn both_spellings_make_the_same_per_gate_invocation() {
+        for (sub, flag) in [
+            (
+                &["pre-commit", "--staged"][..],
+                &["--gate", "pre-commit", "--staged"][..],
+            ),
+            (
+                &["pre-push", "--range", "a..b"],
+                &["--gate", "pre-push", "--range", "a..b"],
+            ),
+            (
+                &["pre-push", "--remote", "origin", "--stdin-updates"],
+                &[
+                    "--gate",
+                    "pre-push",
+                    "--remote",
+                    "origin",
+                    "--stdin-updates",
+                ],
+            ),
+            (
+                &["pre-pr", "--base", "main", "--authority", "notes"],
+                &["--gate", "pre-pr", "--base", "main", "--authority", "notes"],
+            ),
+            (
+                &["release", "--revision", "v1", "--checksums", "s"],
+                &["--gate", "release", "--revision", "v1", "--checksums", "s"],
+            ),
+            (
+                &["pre-receive", "--range", "a..b", "--ref", "refs/heads/main"],
+                &[
+                    "--gate",
+                    "pre-receive",
+                    "--range",
+                    "a..b",
+                    "--ref",
+                    "refs/heads/main",
+                ],
+            ),
+        ] {
+            assert_eq!(
+                invocation(sub).unwrap(),
+                invocation(flag).unwrap(),
+                "{sub:?}"
+            );
+        }
+        assert_eq!(
+            invocation(&["--gate", "pre-pr", "--base", "main"]).unwrap(),
+            GateCommand::PrePr(PrePrArgs {
+                base: "main".into(),
+                head: None,
+                authority: None,
+            })
+        );
+    }
+
+    #[test]
+    fn the_flag_spelling_refuses_another_gates_flag_before_running() {
+        for (argv, code) in [
+            (&["--gate", "pre-push", "--staged"][..], "flag_not_for_gate"),
+            (
+                &["--gate", "pre-commit", "--base", "x"],
+                "flag_not_for_gate",
+            ),
+            (
+                &["--gate", "release", "--ref", "r", "--revision", "v"],
+                "flag_not_for_gate",
+            ),
+            (
+                &["--gate", "pre-receive", "--authority", "notes"],
+                "flag_not_for_gate",
+            ),
+            (&["--gate", "pre-pr"], "base_required"),
+            (&["--gate", "release"], "revision_required"),
+        ] {
+            match invocation(argv) {
+                Err(e) => assert_eq!(e.code, code, "{argv:?}"),
+                Ok(i) => panic!("{argv:?} made {i:?}"),
+            }
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! permission table, as pure functions. A value no row lists is
 //! [`MapError`] (`invalid_metadata`), never invented.
 
-use probity_core::context::types::{
+use probity_core::context::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState,
 };
 

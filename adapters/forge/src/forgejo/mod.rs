@@ -15,11 +15,11 @@ pub mod map;
 
 use std::collections::BTreeMap;
 
-use probity_core::context::input::{
+use probity_core::context::RecordSelection;
+use probity_core::context::{ActorRole, EntityKind};
+use probity_core::context::{
     CheckInput, CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
 };
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::types::{ActorRole, EntityKind};
 use probity_ports::forge::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity,
     FetchedThreads, ForgeError, ForgePort, Listing, LogText, RepositoryInfo, Window,
@@ -118,8 +118,8 @@ pub fn commit_status(v: &Value, sha: Option<&str>) -> Result<FetchedCheck, MapEr
     let never_started = conclusion.map(|c| {
         matches!(
             c,
-            probity_core::context::types::CheckConclusion::Cancelled
-                | probity_core::context::types::CheckConclusion::Skipped
+            probity_core::context::CheckConclusion::Cancelled
+                | probity_core::context::CheckConclusion::Skipped
         )
     });
     Ok(FetchedCheck {

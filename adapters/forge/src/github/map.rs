@@ -4,7 +4,7 @@
 //! is [`MapError`] (`invalid_metadata`); nothing is ever invented.
 //! `docs/context.md` ("Fetching from a forge") prints these tables.
 
-use probity_core::context::types::{
+use probity_core::context::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState, Side,
 };
 use probity_ports::forge::ActorKindRef;

@@ -4,9 +4,7 @@
 //! pure functions. A value no row lists is [`MapError`]
 //! (`invalid_metadata`), never invented.
 
-use probity_core::context::types::{
-    ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState,
-};
+use probity_core::context::{ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState};
 
 pub use crate::native::{MapError, timestamp};
 

@@ -15,11 +15,11 @@ pub mod map;
 
 use std::collections::BTreeMap;
 
-use probity_core::context::input::{
+use probity_core::context::RecordSelection;
+use probity_core::context::{ActorRole, EntityKind};
+use probity_core::context::{
     CheckInput, CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
 };
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::types::{ActorRole, EntityKind};
 use probity_ports::forge::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity,
     FetchedThreads, ForgeError, ForgePort, Listing, LogText, RepositoryInfo, Window,

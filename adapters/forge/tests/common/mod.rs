@@ -8,10 +8,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use probity_core::context::input::ContextInput;
-
-use probity_core::context::profile::RecordSelection;
-use probity_core::context::types::{EntityKind, Forge};
+use probity_core::context::ContextInput;
+use probity_core::context::RecordSelection;
+use probity_core::context::{EntityKind, Forge};
 use probity_forge::http::{Limits, Sleeper, Token};
 use probity_ports::forge::{
     CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,

@@ -5,12 +5,12 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use probity_core::snapshot_tools::raw::{
-    GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES, READ_MAX_FILE_BYTES, kept_line,
-};
 use probity_core::snapshot_tools::{
     EntryKind, GrepHit, GrepQuery, ListEntry, PathRefusal, RawGrep, RawRead, SnapshotPath,
     SubjectError,
+};
+use probity_core::snapshot_tools::{
+    GREP_KEEP_LINE_BYTES, GREP_MAX_FILE_BYTES, READ_MAX_FILE_BYTES, kept_line,
 };
 
 use super::OpenError;
@@ -528,11 +528,9 @@ impl GitSubject {
             }
         }
         if !by_object.is_empty() {
-            let mut input = Vec::new();
-            for e in &by_object {
-                input.extend_from_slice(e.oid.as_bytes());
-                input.push(b'\n');
-            }
+            let names: Vec<&str> = by_object.iter().map(|e| e.oid.as_str()).collect();
+            let input = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)
+                .map_err(backend)?;
             let sizes = self
                 .repo
                 .run_with(

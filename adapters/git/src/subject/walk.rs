@@ -6,8 +6,8 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use probity_core::snapshot_tools::raw::READ_MAX_FILE_BYTES;
-use probity_core::snapshot_tools::shape::is_binary;
+use probity_core::snapshot_tools::READ_MAX_FILE_BYTES;
+use probity_core::snapshot_tools::is_binary;
 use probity_core::snapshot_tools::{
     EntryKind, GrepHit, ListEntry, SnapshotPath, SubjectError, quote_name,
 };
@@ -148,7 +148,7 @@ pub fn walk(root: &Path) -> Result<(Vec<ListEntry>, bool), SubjectError> {
 
 /// Searches regular text files (never through links) with `is_match`:
 /// the hits (each line kept to its first
-/// [`GREP_KEEP_LINE_BYTES`](probity_core::snapshot_tools::raw::GREP_KEEP_LINE_BYTES)),
+/// [`GREP_KEEP_LINE_BYTES`](probity_core::snapshot_tools::GREP_KEEP_LINE_BYTES)),
 /// whether the hit cap stopped it, and the files skipped for their size.
 pub fn grep_files(
     root: &Path,
@@ -194,7 +194,7 @@ pub fn grep_files(
                 hits.push(GrepHit {
                     path: e.path.clone(),
                     line: i as u64 + 1,
-                    text: probity_core::snapshot_tools::raw::kept_line(line).to_vec(),
+                    text: probity_core::snapshot_tools::kept_line(line).to_vec(),
                 });
             }
         }

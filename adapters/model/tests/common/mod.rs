@@ -8,11 +8,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use probity_core::snapshot_tools::review_loop::{REVIEWER_FRAME, Review};
 use probity_core::snapshot_tools::{
     BudgetLimits, EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, ReviewLoop, Session,
     SnapshotPath, SubjectError,
 };
+use probity_core::snapshot_tools::{REVIEWER_FRAME, Review};
 use probity_ports::snapshot::{ChatModel, LoopRunError, SnapshotReader, run_review};
 use probity_testkit::TickingStopwatch;
 

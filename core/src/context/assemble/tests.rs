@@ -113,7 +113,8 @@ fn a_memo_under_another_filter_version_is_not_used() {
 fn the_input_chooses_the_filter_version() {
     for input in inputs() {
         for (asked, recorded, masked) in [
-            (None, "probity-filter/5", true),
+            (None, "probity-filter/6", true),
+            (Some("probity-filter/6"), "probity-filter/6", true),
             (Some("probity-filter/5"), "probity-filter/5", true),
             (Some("probity-filter/4"), "probity-filter/4", false),
         ] {

@@ -8,30 +8,36 @@
 //! automaton's order. Walking it reports exactly the matches of that
 //! automaton's `find_overlapping_iter`, in the same order
 //! (`tests::fast` compares them), without the iterator's per-byte
-//! bookkeeping: one table load per byte, the high bit of a state telling a
-//! match state, and a table of 2^16 entries (the lower half mirrored in
-//! the upper) that a 16-bit state plus a class always indexes.
+//! bookkeeping: one table load per byte, and a comparison telling a match
+//! state (match states are numbered last, so a state is a match state when
+//! it is at least the first of them). States are premultiplied 16-bit
+//! offsets into a table of 2^16 entries (plus one row of slack, so that a
+//! state plus a class always indexes it).
 
 use std::collections::BTreeMap;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::{Anchored, MatchKind};
 
-/// The flag of a match state.
-const MATCH: u16 = 1 << 15;
+/// The entries a table may hold: every premultiplied state is a `u16`.
+const ENTRIES: usize = 1 << 16;
+/// The table's length: `ENTRIES` plus a row of slack, so that any `u16`
+/// state plus any `u8` class indexes it without a bounds check.
+const TABLE: usize = ENTRIES + 256;
 
 pub(super) struct KeywordDfa {
     /// Byte to equivalence class (bytes no state tells apart share one).
     classes: [u8; 256],
     /// The number of classes: state `k` is stored at `k * stride`.
     stride: u32,
-    /// `trans[state + class]`: the successor, premultiplied, with
-    /// `MATCH` set when it is a match state; the upper half repeats the
-    /// lower, so a state with `MATCH` indexes its own row there.
-    trans: Box<[u16; 1 << 16]>,
+    /// `trans[state + class]`: the successor, premultiplied.
+    trans: Box<[u16; TABLE]>,
     start: u16,
     /// Match states are the states from here on (not premultiplied).
     first_match: usize,
+    /// The first match state, premultiplied: a state is a match state
+    /// when it is at least this.
+    match_from: u16,
     /// For match state `first_match + k`: its patterns and their lengths,
     /// in the automaton's order.
     matches: Vec<Vec<(u32, u32)>>,
@@ -102,26 +108,22 @@ impl KeywordDfa {
             }
         }
         let first_match = is_match.iter().filter(|m| !**m).count();
-        if order.len() * stride > usize::from(MATCH) {
+        if order.len() * stride > ENTRIES {
             return Err(format!(
-                "the keyword table has more than 2^15 entries ({} states, {stride} classes)",
+                "the keyword table has more than 2^16 entries ({} states, {stride} classes)",
                 order.len()
             ));
         }
         let to_u32 = |v: usize| u32::try_from(v).map_err(|_| "table too large".to_owned());
-        // Below 2^15, checked above.
-        let state = |id: usize| {
-            let flag = if id >= first_match { MATCH } else { 0 };
-            u16::try_from(id * stride).map_or(0, |v| v | flag)
-        };
-        let mut trans = vec![0u16; 1 << 16];
+        // Below 2^16, checked above.
+        let state = |id: usize| u16::try_from(id * stride).unwrap_or(0);
+        let mut trans = vec![0u16; TABLE];
         let mut matches = vec![Vec::new(); order.len() - first_match];
         for (k, row) in rows.iter().enumerate() {
             let id = renumber[k];
             for (c, &b) in representative.iter().enumerate() {
                 let next = state(renumber[row[b]]);
                 trans[id * stride + c] = next;
-                trans[usize::from(MATCH) + id * stride + c] = next;
             }
             if is_match[k] {
                 let sid = order[k];
@@ -134,16 +136,17 @@ impl KeywordDfa {
                 matches[id - first_match] = list;
             }
         }
-        let trans: Box<[u16; 1 << 16]> = trans
+        let trans: Box<[u16; TABLE]> = trans
             .into_boxed_slice()
             .try_into()
-            .map_err(|_| "the keyword table has 2^16 entries".to_owned())?;
+            .map_err(|_| "the keyword table has a fixed length".to_owned())?;
         Ok(KeywordDfa {
             classes,
             stride: to_u32(stride)?,
             trans,
             start: state(renumber[0]),
             first_match,
+            match_from: u16::try_from(first_match * stride).unwrap_or(u16::MAX),
             matches,
             max_len: patterns.iter().map(String::len).max().unwrap_or(0),
             #[cfg(test)]
@@ -188,7 +191,8 @@ impl KeywordDfa {
     pub(super) fn each_event(&self, hay: &[u8], mut f: impl FnMut(usize, usize)) {
         const LANES: usize = 4;
         let q = hay.len() / LANES;
-        let index = |s: u16| usize::from(s & !MATCH) / self.stride as usize - self.first_match;
+        let index = |s: u16| usize::from(s) / self.stride as usize - self.first_match;
+        let m = self.match_from;
         if q < 4 * self.max_len.max(256) {
             self.walk(self.start, hay, 0, |s, end| f(index(s), end));
             return;
@@ -207,12 +211,12 @@ impl KeywordDfa {
             s1 = self.step(s1, b1);
             s2 = self.step(s2, b2);
             s3 = self.step(s3, b3);
-            if (s0 | s1 | s2 | s3) & MATCH != 0 {
-                if s0 & MATCH != 0 {
+            if s0.max(s1).max(s2).max(s3) >= m {
+                if s0 >= m {
                     f(index(s0), j + 1);
                 }
                 for (lane, s) in [s1, s2, s3].into_iter().enumerate() {
-                    if s & MATCH != 0 {
+                    if s >= m {
                         later[lane].push((s, (lane + 1) * q + j + 1));
                     }
                 }
@@ -229,9 +233,9 @@ impl KeywordDfa {
 
     #[inline(always)]
     fn step(&self, s: u16, b: u8) -> u16 {
-        // Never wraps: a state is below 2^15 (plus `MATCH`), a class below
-        // the stride; a `u16` always indexes the table.
-        self.trans[usize::from(s.wrapping_add(u16::from(self.classes[usize::from(b)])))]
+        // A `u16` state plus a `u8` class is below `TABLE`: no bounds
+        // check.
+        self.trans[usize::from(s) + usize::from(self.classes[usize::from(b)])]
     }
 
     /// Walks `hay` (at offset `base` of the text) from state `s`, calling
@@ -240,7 +244,7 @@ impl KeywordDfa {
     fn walk(&self, mut s: u16, hay: &[u8], base: usize, mut on: impl FnMut(u16, usize)) -> u16 {
         for (i, &b) in hay.iter().enumerate() {
             s = self.step(s, b);
-            if s & MATCH != 0 {
+            if s >= self.match_from {
                 on(s, base + i + 1);
             }
         }

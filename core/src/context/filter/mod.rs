@@ -26,6 +26,7 @@ mod secret_specs;
 mod tests;
 mod unicode;
 mod validators;
+mod vendors;
 
 use std::borrow::Cow;
 
@@ -38,18 +39,19 @@ use scan::*;
 use secret_specs::secret_specs;
 use unicode::*;
 use validators::*;
+use vendors::*;
 
 /// The filter version new trees are assembled under
 /// ([`FilterVersion::CURRENT`]). A version pins the Unicode tables (NFKC
 /// from `unicode-normalization`'s Unicode version, the `Cf` table) and every
 /// pattern of its detector set. Changing any emitted byte for the same input
 /// requires a new version.
-pub const FILTER_VERSION: &str = "probity-filter/5";
+pub const FILTER_VERSION: &str = "probity-filter/6";
 
 /// A filter version this build implements, byte for byte (D-R73): the
-/// current one, and `probity-filter/4`, kept so that a tree recorded under
-/// it can be re-derived and verified. Both share the Unicode tables; they
-/// differ only in their secret detectors.
+/// current one, and `probity-filter/4` and `/5`, kept so that a tree
+/// recorded under them can be re-derived and verified. All share the
+/// Unicode tables; they differ only in their secret detectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum FilterVersion {
     /// `probity-filter/4`.
@@ -57,21 +59,26 @@ pub enum FilterVersion {
     /// `probity-filter/5`: the `probity-filter/4` floor plus the families
     /// measured against gitleaks and detect-secrets (`docs/secrets.md`),
     /// and four over-eager masks narrowed.
-    #[default]
     V5,
+    /// `probity-filter/6`: the `probity-filter/5` floor plus vendor-named
+    /// values (`DATADOG = …`) that look like random tokens (D-R96).
+    #[default]
+    V6,
 }
 
 impl FilterVersion {
     /// The version new trees are assembled under.
-    pub const CURRENT: FilterVersion = FilterVersion::V5;
+    pub const CURRENT: FilterVersion = FilterVersion::V6;
     /// Every version this build implements, oldest first.
-    pub const SUPPORTED: [FilterVersion; 2] = [FilterVersion::V4, FilterVersion::V5];
+    pub const SUPPORTED: [FilterVersion; 3] =
+        [FilterVersion::V4, FilterVersion::V5, FilterVersion::V6];
 
     /// The `filter_version` spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             FilterVersion::V4 => "probity-filter/4",
             FilterVersion::V5 => "probity-filter/5",
+            FilterVersion::V6 => "probity-filter/6",
         }
     }
 
@@ -335,17 +342,6 @@ fn rejected(findings: Findings) -> Filtered {
     }
 }
 
-/// Canonical trailing-LF form of a body: no trailing LF when empty (a body
-/// of only line feeds is empty), otherwise exactly one.
-pub fn canonical_trailing_lf(s: &str) -> String {
-    let t = s.trim_end_matches('\n');
-    if t.is_empty() {
-        String::new()
-    } else {
-        format!("{t}\n")
-    }
-}
-
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     if i >= s.len() {
         return s.len();
@@ -430,7 +426,7 @@ fn finish(text: String, normalized: &str, truncated: bool, findings: Findings) -
 /// Filters a source-derived display string (title, label, login, check or
 /// agent name): bounded at a code-point boundary, no LF added. An empty
 /// result is returned as empty text (callers treat it as absent).
-pub fn filter_display(
+pub(crate) fn filter_display(
     creds: &CredentialRegistry,
     source: &str,
     max_bytes: u64,
@@ -459,7 +455,7 @@ pub fn filter_display(
 /// Structural values (IDs, paths, host, repository) pass the complete
 /// pipeline and are never rewritten: a value is safe only when the pipeline
 /// leaves it byte-identical and it fits `max_bytes`.
-pub fn structural_is_safe(
+pub(crate) fn structural_is_safe(
     creds: &CredentialRegistry,
     value: &str,
     max_bytes: u64,

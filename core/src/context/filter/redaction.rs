@@ -44,6 +44,7 @@ pub(super) fn whole_match_kept(validate: Validate, m: &str) -> bool {
         | Validate::NamedValue
         | Validate::UrlPassword
         | Validate::CurlUser
+        | Validate::VendorValue
         | Validate::Netrc => true,
     }
 }
@@ -69,6 +70,9 @@ pub(super) fn capture_refused(
             is_own_mask(e, s, m.start(), m.end()) || url_port_not_password(m.as_str())
         }
         Validate::CurlUser => is_own_mask(e, s, m.start(), m.end()) || curl_user_kept(m.as_str()),
+        Validate::VendorValue => {
+            is_own_mask(e, s, m.start(), m.end()) || vendor_value_kept(m.as_str())
+        }
         Validate::Netrc => {
             is_own_mask(e, s, m.start(), m.end())
                 || m.as_str().ends_with(['.', ',', ';', ':', '!', '?'])

@@ -12,7 +12,7 @@ pub(super) const WS: &str = r"[\t\n\x0C\r ]";
 /// Not RE2 `\s`, as a class body.
 pub(super) const NWS: &str = r"\t\n\x0C\r ";
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Validate {
     None,
     Ssn,
@@ -34,6 +34,10 @@ pub(super) enum Validate {
     /// `curl -u user:password`: `NotMask`, and a password that is empty, a
     /// reference or a placeholder is kept.
     CurlUser,
+    /// `probity-filter/6`'s vendor-named values: `NotMask`, and only a
+    /// random-looking token that is no reference is masked
+    /// (`vendors::vendor_value_kept`).
+    VendorValue,
     /// A `.netrc` password: `NotMask`, and a value ending in sentence
     /// punctuation is prose (`password combination.`).
     Netrc,
@@ -74,7 +78,7 @@ pub(super) enum Follow {
 impl Follow {
     fn for_pattern(pattern: &str) -> Follow {
         match pattern {
-            "ENV" => Follow::Env,
+            "ENV" | VENDOR => Follow::Env,
             "JSON" => Follow::Json,
             URL_PASSWORD => Follow::Url,
             _ => Follow::Any,
@@ -120,7 +124,7 @@ impl Search {
             SSN_DOTTED => Search::SsnDotLines,
             SLASHED_CARD => Search::SlashedCardLines,
             DISCORD_BOT => Search::DotTokenLines,
-            "ENV" | "JSON" | URL_PASSWORD => Search::KeywordLines,
+            "ENV" | "JSON" | VENDOR | URL_PASSWORD => Search::KeywordLines,
             _ => Search::Regex,
         }
     }
@@ -390,6 +394,7 @@ pub(super) fn build_engine(version: FilterVersion) -> Result<Engine, FilterError
     let specs = match version {
         FilterVersion::V4 => secret_specs(),
         FilterVersion::V5 => secret_specs_v5(),
+        FilterVersion::V6 => secret_specs_v6(),
     };
     for (i, (code, kws, spec, group, validate)) in specs.into_iter().enumerate() {
         let pat = match spec {
@@ -408,6 +413,7 @@ pub(super) fn build_engine(version: FilterVersion) -> Result<Engine, FilterError
                 .replace("OPS_EQ", OPS_EQ)
                 .replace("OPS", OPS),
             "AUTH" => AUTHORIZATION.replace("SCHEME", AUTH_SCHEME),
+            VENDOR => vendor_pattern(),
             p => expand(p),
         };
         secrets.push(SecretDetector {
@@ -541,9 +547,11 @@ pub(super) fn engine() -> Result<&'static Engine, FilterError> {
 pub(super) fn engine_for(version: FilterVersion) -> Result<&'static Engine, FilterError> {
     static V4: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
     static V5: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
+    static V6: OnceLock<Result<Engine, FilterError>> = OnceLock::new();
     let cell = match version {
         FilterVersion::V4 => &V4,
         FilterVersion::V5 => &V5,
+        FilterVersion::V6 => &V6,
     };
     cell.get_or_init(|| build_engine(version))
         .as_ref()

@@ -89,8 +89,9 @@ pub(super) fn line_endings(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// [`canonical_trailing_lf`] of [`line_endings`], borrowing `s`
-/// when it is already in that form.
+/// The canonical trailing-LF form (no trailing LF when empty, a body of
+/// only line feeds being empty; otherwise exactly one) of
+/// [`line_endings`], borrowing `s` when it is already in that form.
 pub(super) fn canonical_body(s: &str) -> Cow<'_, str> {
     let normalized = line_endings(s);
     let trimmed = normalized.trim_end_matches('\n').len();

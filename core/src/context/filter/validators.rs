@@ -299,7 +299,7 @@ pub(super) fn url_port_not_password(value: &str) -> bool {
 
 /// Whether a value looks like a random token: 16 bytes or more of the token
 /// alphabet `[A-Za-z0-9+/=_-]`, with a letter and a digit.
-fn looks_random(v: &str) -> bool {
+pub(super) fn looks_random(v: &str) -> bool {
     let b = v.as_bytes();
     b.len() >= 16
         && b.iter()
@@ -314,7 +314,7 @@ fn looks_random(v: &str) -> bool {
 /// `%(password)s`), a placeholder (`<your-token>`). A bare `$name` counts
 /// only in the environment's upper case (`$DB_PASS`): `$ecretP4ss` may be
 /// a password that starts with `$`.
-fn is_reference(v: &str) -> bool {
+pub(super) fn is_reference(v: &str) -> bool {
     let ident = |s: &str| {
         let mut it = s.bytes();
         it.next()

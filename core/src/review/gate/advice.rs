@@ -6,7 +6,8 @@
 //! `pre_pr::explain_advance`).
 
 use crate::review::gate::GateDecision;
-use crate::review::recovery::{PERSON_VALUES, escalation_overlap, recover_command};
+use crate::review::gate::sentences::AdviceSaid;
+use crate::review::recovery::{escalation_overlap, recover_command};
 use crate::review::state::StateRecord;
 
 /// Whether a decision is one the advice here may rewrite: a denial whose
@@ -25,10 +26,9 @@ pub fn advice_offered(decision: &GateDecision) -> bool {
 /// is refused with `correction_open`, D-R13). Any other decision is
 /// returned as it is.
 pub fn point_at_open_correction(
-    mut decision: GateDecision,
+    decision: GateDecision,
     open: &[crate::review::state::ReviewState],
 ) -> GateDecision {
-    use crate::review::gate::NextAction;
     use crate::review::state::Stage;
     if !advice_offered(&decision) {
         return decision;
@@ -44,13 +44,12 @@ pub fn point_at_open_correction(
     }) else {
         return decision;
     };
-    let l = &open.lineage_id;
-    decision.lineage_id = Some(l.clone());
-    decision.next_action = NextAction::Finalize;
-    decision.message = format!(
-        "a correction of {l} is open on these paths: finish it, not a new review (`probity status --lineage {l} --next-transition` names its next input: `probity finalize --lineage {l} --correction-lines N` before editing, `probity finalize --lineage {l} --validation F` after)"
-    );
-    decision
+    advised(
+        decision,
+        &AdviceSaid::OpenCorrection {
+            lineage: &open.lineage_id,
+        },
+    )
 }
 
 /// A gate denial whose advice is "start a review" over paths an escalated
@@ -59,11 +58,10 @@ pub fn point_at_open_correction(
 /// `escalated` pairs each record with whether it is superseded. Any other
 /// decision is returned as it is.
 pub fn point_at_escalation(
-    mut decision: GateDecision,
+    decision: GateDecision,
     base: &crate::review::ids::TreeId,
     escalated: &[(StateRecord, bool)],
 ) -> GateDecision {
-    use crate::review::gate::NextAction;
     if !advice_offered(&decision) {
         return decision;
     }
@@ -77,13 +75,13 @@ pub fn point_at_escalation(
     let Some((record, cmd)) = found else {
         return decision;
     };
-    decision.lineage_id = Some(record.state.lineage_id.clone());
-    decision.next_action = NextAction::HumanDecision;
-    decision.message = format!(
-        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
-        record.state.lineage_id
-    );
-    decision
+    advised(
+        decision,
+        &AdviceSaid::Escalated {
+            lineage: &record.state.lineage_id,
+            recover: &cmd,
+        },
+    )
 }
 
 /// [`point_at_escalation`] keyed on the escalated change itself (issue 21
@@ -92,12 +90,11 @@ pub fn point_at_escalation(
 /// escalated change ([`crate::review::recovery::escalation_covers`]), on
 /// its base or a moved one, names that lineage's authorized recovery.
 pub fn point_at_escalated_change(
-    mut decision: GateDecision,
+    decision: GateDecision,
     base: &crate::review::ids::TreeId,
     live: &[crate::review::rebase::DeltaEntry],
     escalated: &[crate::review::recovery::EscalatedChange],
 ) -> GateDecision {
-    use crate::review::gate::NextAction;
     if !advice_offered(&decision) {
         return decision;
     }
@@ -116,13 +113,13 @@ pub fn point_at_escalated_change(
     let Some((record, cmd)) = found else {
         return decision;
     };
-    decision.lineage_id = Some(record.state.lineage_id.clone());
-    decision.next_action = NextAction::HumanDecision;
-    decision.message = format!(
-        "review {} escalated over these paths: a new review would side-step it; a maintainer decides whether it goes on: `{cmd}` ({PERSON_VALUES})",
-        record.state.lineage_id
-    );
-    decision
+    advised(
+        decision,
+        &AdviceSaid::Escalated {
+            lineage: &record.state.lineage_id,
+            recover: &cmd,
+        },
+    )
 }
 
 /// When no lineage applies to the live candidate, whether a "start a
@@ -156,10 +153,23 @@ pub fn start_blocked_by(decision: &GateDecision) -> Option<&crate::review::ids::
 /// advice is "start a review" names the sequence that reviews what the
 /// amend delivers: take HEAD back (its changes stay staged), review, then
 /// commit with HEAD's message. Any other decision is returned as it is.
-pub fn for_amend(mut decision: GateDecision) -> GateDecision {
+pub fn for_amend(decision: GateDecision) -> GateDecision {
     if !advice_offered(&decision) {
         return decision;
     }
-    decision.message = "this commit amends HEAD, so it delivers HEAD's parent → the index, and pre-push judges that; `probity start` now would review HEAD → the worktree, which pre-push does not accept for the amended commit. Review what the amend delivers instead: `git reset --soft HEAD~1` (HEAD's changes stay staged), then `probity start` (with the worktree as staged), the selected lenses and `probity finalize`, then `git commit -C ORIG_HEAD` (HEAD's message)".to_string();
+    advised(decision, &AdviceSaid::Amend)
+}
+
+/// `decision` with the advice `said` (a row of the sentence table): the
+/// lineage and next move the advice names, when it names them, and its
+/// sentence; the reason and stage stay the denial's.
+fn advised(mut decision: GateDecision, said: &AdviceSaid<'_>) -> GateDecision {
+    if let Some(lineage) = said.lineage() {
+        decision.lineage_id = Some(lineage.clone());
+    }
+    if let Some(next) = said.next_action() {
+        decision.next_action = next;
+    }
+    decision.message = said.sentence();
     decision
 }

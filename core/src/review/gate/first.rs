@@ -28,10 +28,8 @@
 use crate::review::ids::{ObjectId, TreeId};
 use crate::review::rebase::{GateProof, ProofKind};
 
-use super::{
-    Decision, DeliveredRange, Gate, GateDecision, GateStage, NextAction, RangeCommit,
-    RangeJudgment, ReasonCode,
-};
+use super::sentences::{FirstSaid, HistoryOffered, allow, deny};
+use super::{Decision, DeliveredRange, Gate, GateDecision, NextAction, RangeCommit, RangeJudgment};
 
 /// At most this many blobs outside the reviewed tree are listed; past it
 /// the observation says there are more.
@@ -97,76 +95,52 @@ pub fn judge_first_publication(
     if !first_publication_offered(&stack, commits) {
         return stack;
     }
-    let refs = range.refs.join(", ");
+    let refs = &range.refs;
     let n = commits.len();
     let outside = match (whole.decision, outside) {
         (Decision::Allow, Some(o)) => o,
         _ => {
             let mut stack = stack;
             if stack.decision.next_action == NextAction::StartCommitReview {
-                stack.decision.message = format!(
-                    "{}. Or, as this is a first publication of the whole history, review everything it carries as one change: `{}`",
-                    stack.decision.message.trim_end_matches('.'),
-                    history_review_command(tip)
-                );
+                stack.decision.message = HistoryOffered {
+                    message: &stack.decision.message,
+                    command: &history_review_command(tip),
+                }
+                .sentence();
             }
             return stack;
         }
     };
-    let lineage = whole.lineage_id.clone();
-    let reviewed = lineage
-        .as_ref()
-        .map_or_else(|| "the review".to_string(), |l| l.to_string());
+    let lineage = whole.lineage_id.as_ref();
     if outside.is_empty() {
+        let said = FirstSaid::Covered {
+            refs,
+            n,
+            root: &root.commit,
+            lineage,
+            tree: &tip.tree,
+        };
         return RangeJudgment {
             decision: GateDecision {
-                gate,
-                decision: Decision::Allow,
-                reason_code: ReasonCode::ReceiptValid,
-                stage: GateStage::Complete,
-                lineage_id: lineage,
-                differing_paths: Vec::new(),
-                next_action: NextAction::None,
-                message: format!(
-                    "a first publication of {refs}: the whole history ({n} commit(s) from the root {}) is covered by {reviewed}, which approved the empty tree to {}, and every blob the history carries is a blob of that tree (by object ID); commit and tag metadata are not covered by any review",
-                    root.commit, tip.tree
-                ),
-                deliveries: Vec::new(),
                 proof: Some(Box::new(GateProof {
                     kind: ProofKind::FirstPublication,
                     receipt_base: empty_tree.clone(),
                     live_base: empty_tree.clone(),
                     chain: Vec::new(),
                 })),
+                ..allow(gate, lineage, &said)
             },
             stack: stack.stack,
         };
     }
-    let listed = outside
-        .blobs
-        .iter()
-        .map(|(blob, path)| {
-            format!(
-                "{path} (blob {})",
-                &blob.as_str()[..12.min(blob.as_str().len())]
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let more = if outside.more { ", and more" } else { "" };
+    let said = FirstSaid::Outside {
+        refs,
+        tree: &tip.tree,
+        outside,
+        root: &root.commit,
+    };
     RangeJudgment {
-        decision: GateDecision::deny(
-            gate,
-            ReasonCode::HistoryNotReviewed,
-            GateStage::Scope,
-            lineage,
-            Vec::new(),
-            NextAction::Squash,
-            format!(
-                "a first publication of {refs} transfers the whole history, and it carries content the reviewed tree {} does not hold: {listed}{more}. Content overwritten later (an old secret, say) still travels with the history. Squash the history into one root commit whose tree is the reviewed one (`git reset --soft {} && git commit --amend --no-edit`, on a branch of your choosing), then push again",
-                tip.tree, root.commit
-            ),
-        ),
+        decision: deny(gate, lineage, &[], &said),
         stack: stack.stack,
     }
 }

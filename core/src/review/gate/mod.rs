@@ -27,6 +27,7 @@ mod rebind;
 mod rebind_tests;
 mod recheck;
 mod refs;
+mod sentences;
 mod stack;
 mod target;
 
@@ -428,25 +429,6 @@ impl GateDecision {
         }
     }
 
-    /// A denial at the boundary stage: what crosses it is no delivery a
-    /// review can bind (no lineage, no paths).
-    pub(crate) fn boundary(
-        gate: Gate,
-        reason_code: ReasonCode,
-        next_action: NextAction,
-        message: String,
-    ) -> Self {
-        Self::deny(
-            gate,
-            reason_code,
-            GateStage::Boundary,
-            None,
-            Vec::new(),
-            next_action,
-            message,
-        )
-    }
-
     /// A denial: every denial at every gate is built here.
     pub(crate) fn deny(
         gate: Gate,
@@ -570,14 +552,6 @@ pub enum Authority<'a> {
 /// ```
 pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDecision {
     decide_target(Gate::PreCommit, live, authority)
-}
-
-fn join_paths(paths: &[RepoPath]) -> String {
-    paths
-        .iter()
-        .map(RepoPath::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The command that commits exactly an approved slice: its reviewed paths,

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::review::ids::{CommitId, LineageId, TreeId};
 
+use super::sentences::{PushSaid, allow, deny};
 use super::*;
 
 /// One line git gives a pre-push hook on stdin:
@@ -318,56 +319,26 @@ pub fn range_shape(range: &DeliveredRange) -> RangeShape<'_> {
 /// The delivery commit of a range (then judged by [`decide_target`]), or
 /// the denial for a range that is not exactly one delivery commit.
 pub fn delivery_commit(gate: Gate, range: &DeliveredRange) -> Result<&RangeCommit, GateDecision> {
-    let refs = range.refs.join(", ");
-    let (reason_code, next_action, message) = match range_shape(range) {
+    let refs = &range.refs;
+    let said = match range_shape(range) {
         RangeShape::One(c) => return Ok(c),
-        RangeShape::Empty => (
-            ReasonCode::DeliveryEmpty,
-            NextAction::CheckRange,
-            format!(
-                "{refs} would point at {} but deliver no commit the remote lacks; a ref move without a delivery commit is not bound to any review",
-                range.tip
-            ),
-        ),
-        RangeShape::Several(n) => (
-            ReasonCode::DeliveryPartial,
-            NextAction::Squash,
-            format!(
-                "{refs} delivers {n} commits; a review binds exactly one delivery commit whose parent is the reviewed base: squash them into one commit of the reviewed candidate, or push each reviewed commit on its own"
-            ),
-        ),
-        RangeShape::Merge(c) => (
-            ReasonCode::DeliveryPartial,
-            NextAction::Squash,
-            format!(
-                "{refs} delivers the merge commit {} with {} parents; a review binds one commit with one parent (the reviewed base)",
-                c.commit,
-                c.parents.len()
-            ),
-        ),
-        RangeShape::NotFastForward(old) => (
-            ReasonCode::DeliveryNotFastForward,
-            NextAction::CheckRange,
-            format!(
-                "{refs} would move from {old} to {} without fast-forwarding it (a forced push, a rewind, or a remote tip this clone has not fetched): what it drops or replaces was never reviewed; put your commits on the remote's tip (`git fetch`, then `git rebase {old}`) and push again: a reviewed commit rebased onto work that touches none of its paths stays approved (the rebase proof), anything else names the `probity start --commit` to run",
-                range.tip
-            ),
-        ),
-        RangeShape::NotCommit => (
-            ReasonCode::DeliveryNotCommit,
-            NextAction::CheckRange,
-            format!(
-                "{refs} would point at {}, which is not a commit: only a commit is a delivery a review binds",
-                range.tip
-            ),
-        ),
+        RangeShape::Empty => PushSaid::Empty {
+            refs,
+            tip: &range.tip,
+        },
+        RangeShape::Several(n) => PushSaid::Several { refs, n },
+        RangeShape::Merge(commit) => PushSaid::Merge { refs, commit },
+        RangeShape::NotFastForward(old) => PushSaid::NotFastForward {
+            refs,
+            old,
+            tip: &range.tip,
+        },
+        RangeShape::NotCommit => PushSaid::NotCommit {
+            refs,
+            tip: &range.tip,
+        },
     };
-    Err(GateDecision::boundary(
-        gate,
-        reason_code,
-        next_action,
-        message,
-    ))
+    Err(deny(gate, None, &[], &said))
 }
 
 /// How one distinct delivered range was judged.
@@ -437,16 +408,8 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
         judged.into_iter().map(|(r, j)| (r, j.decision)).collect();
     if judged.is_empty() {
         return GateDecision {
-            gate,
-            decision: Decision::Allow,
-            reason_code: ReasonCode::NothingDelivered,
-            stage: GateStage::Complete,
-            lineage_id: None,
-            differing_paths: Vec::new(),
-            next_action: NextAction::None,
-            message: "no ref update delivers content (deletions only, or nothing to push)".into(),
             deliveries,
-            proof: None,
+            ..allow(gate, None, &PushSaid::NothingDelivered)
         };
     }
     if let Some((_, denial)) = judged.iter().find(|(_, d)| d.decision == Decision::Deny) {
@@ -462,45 +425,29 @@ pub fn combine_judged(gate: Gate, judged: Vec<(DeliveredRange, RangeJudgment)>) 
     let unchanged = judged
         .iter()
         .all(|(_, d)| d.reason_code == ReasonCode::NoChange);
-    let message = match &judged[..] {
+    let said = match (&proof, &judged[..]) {
+        (Some(_), [(r, only)]) => PushSaid::Proven {
+            refs: &r.refs,
+            message: &only.message,
+            unchanged,
+        },
         // A stack, or a delivery that changes no bytes, says so itself.
-        [(r, only)] if r.count > 1 || only.reason_code == ReasonCode::NoChange => {
-            only.message.clone()
+        (_, [(r, only)]) if r.count > 1 || only.reason_code == ReasonCode::NoChange => {
+            PushSaid::Carried {
+                message: &only.message,
+                unchanged,
+            }
         }
-        [(r, only)] => format!(
-            "{} delivers exactly the candidate {} approved",
-            r.refs.join(", "),
-            only.lineage_id
-                .as_ref()
-                .map_or_else(|| "a review".to_string(), ToString::to_string)
-        ),
-        many if unchanged => format!(
-            "none of the {} delivered ranges changes any bytes",
-            many.len()
-        ),
-        many => format!(
-            "each of the {} delivered ranges consists of commits approved reviews cover (or that change no bytes)",
-            many.len()
-        ),
-    };
-    let message = match (&proof, &judged[..]) {
-        (Some(_), [(r, only)]) => format!("{}: {}", r.refs.join(", "), only.message),
-        _ => message,
+        (_, [(r, only)]) => PushSaid::OneApproved {
+            refs: &r.refs,
+            lineage: only.lineage_id.as_ref(),
+        },
+        (_, many) if unchanged => PushSaid::ManyUnchanged { ranges: many.len() },
+        (_, many) => PushSaid::ManyApproved { ranges: many.len() },
     };
     GateDecision {
-        gate,
-        decision: Decision::Allow,
-        reason_code: if unchanged {
-            ReasonCode::NoChange
-        } else {
-            ReasonCode::ReceiptValid
-        },
-        stage: GateStage::Complete,
-        lineage_id,
-        differing_paths: Vec::new(),
-        next_action: NextAction::None,
-        message,
         deliveries,
         proof,
+        ..allow(gate, lineage_id.as_ref(), &said)
     }
 }

@@ -34,7 +34,8 @@ use crate::review::receipt::Receipt;
 use crate::review::snapshot::LiveTarget;
 use crate::review::state::{ReviewState, Stage};
 
-use super::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use super::sentences::{RebindSaid, allow};
+use super::{Decision, Gate, GateDecision};
 
 /// At most this many lineages are composed (a longer chain keeps its
 /// denial).
@@ -117,30 +118,21 @@ pub fn rebind(
     let first = chain[start].state;
     let last = chain[end].state;
     let leaf = &chain[chain.len() - 1].state.lineage_id;
+    let said = RebindSaid::RecoveryChain {
+        run: &run,
+        from: &first.snapshot.base_tree,
+        to: last.final_candidate_tree(),
+        leaf,
+    };
+    let allowed = allow(gate, Some(&last.lineage_id), &said);
     GateDecision {
-        gate,
-        decision: Decision::Allow,
-        reason_code: ReasonCode::ReceiptValid,
-        stage: GateStage::Complete,
-        lineage_id: Some(last.lineage_id.clone()),
-        differing_paths: Vec::new(),
-        next_action: NextAction::None,
-        message: format!(
-            "the delivery is exactly what the recovery chain {} approved, segment after segment, from base tree {} to {} (each review's base is the previous one's approved candidate; the chain's leaf is {leaf})",
-            run.iter()
-                .map(LineageId::as_str)
-                .collect::<Vec<_>>()
-                .join(" -> "),
-            first.snapshot.base_tree,
-            last.final_candidate_tree()
-        ),
-        deliveries: Vec::new(),
         proof: Some(Box::new(GateProof {
             kind: ProofKind::RecoveryChain,
             receipt_base: first.snapshot.base_tree.clone(),
             live_base: live.base_tree.clone(),
             chain: run,
         })),
+        ..allowed
     }
 }
 
@@ -182,29 +174,19 @@ pub fn compose_reviews(
         return denied;
     }
     let run: Vec<LineageId> = links.iter().map(|l| l.state.lineage_id.clone()).collect();
+    let said = RebindSaid::Composed {
+        run: &run,
+        from: &first.state.snapshot.base_tree,
+        to: last.state.final_candidate_tree(),
+    };
+    let allowed = allow(gate, Some(&last.state.lineage_id), &said);
     GateDecision {
-        gate,
-        decision: Decision::Allow,
-        reason_code: ReasonCode::ReceiptValid,
-        stage: GateStage::Complete,
-        lineage_id: Some(last.state.lineage_id.clone()),
-        differing_paths: Vec::new(),
-        next_action: NextAction::None,
-        message: format!(
-            "the delivery is exactly the composition of the approved reviews {}, from base tree {} to {} (each review's base is the previous one's approved candidate): a squash of reviewed commits",
-            run.iter()
-                .map(LineageId::as_str)
-                .collect::<Vec<_>>()
-                .join(" -> "),
-            first.state.snapshot.base_tree,
-            last.state.final_candidate_tree()
-        ),
-        deliveries: Vec::new(),
         proof: Some(Box::new(GateProof {
             kind: ProofKind::ComposedReviews,
             receipt_base: first.state.snapshot.base_tree.clone(),
             live_base: live.base_tree.clone(),
             chain: run,
         })),
+        ..allowed
     }
 }

@@ -13,9 +13,11 @@
 
 use crate::review::ids::LineageId;
 
-use super::{Decision, GateDecision, GateStage, NextAction, ReasonCode};
+use super::sentences::{RecheckSaid, deny};
+use super::{Decision, GateDecision};
 
-/// What the final recheck found different from what the derivation read.
+/// What the final recheck found different from what the derivation read
+/// (its words, `Display`, are in the sentence table).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Moved {
     /// The record is at another revision (or gone, or new).
@@ -34,46 +36,19 @@ pub enum Moved {
     Index(String),
 }
 
-impl std::fmt::Display for Moved {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Moved::Record(l) => write!(f, "the record of {l} changed"),
-            Moved::Successor(l) => write!(f, "a recovery of {l} started or landed"),
-            Moved::Receipt(l) => write!(f, "the receipt file of {l} changed"),
-            Moved::Target => write!(f, "the live target changed"),
-            Moved::Revision(r) => write!(f, "`{r}` now names another commit"),
-            Moved::Index(what) => write!(f, "the store's index entry for {what} changed"),
-        }
-    }
-}
-
 /// The answer after the final recheck: `decision` itself when it is a
 /// denial or nothing moved; otherwise a denial, `authority_changed`.
 pub fn final_recheck(decision: GateDecision, moved: &[Moved]) -> GateDecision {
     if decision.decision != Decision::Allow || moved.is_empty() {
         return decision;
     }
-    let what = moved
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ");
-    GateDecision::deny(
-        decision.gate,
-        ReasonCode::AuthorityChanged,
-        GateStage::Complete,
-        decision.lineage_id,
-        Vec::new(),
-        NextAction::Retry,
-        format!(
-            "the gate would have allowed, but while it decided {what}: nothing is answered from a mix of old and new reads; run the gate again"
-        ),
-    )
+    let said = RecheckSaid::AuthorityChanged { moved };
+    deny(decision.gate, decision.lineage_id.as_ref(), &[], &said)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::Gate;
+    use super::super::{Gate, GateStage, NextAction, ReasonCode};
     use super::*;
 
     fn allow() -> GateDecision {

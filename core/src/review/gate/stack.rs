@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::review::ids::{CommitId, LineageId};
 
+use super::sentences::{CommitSaid, Place, StackSaid, allow, deny};
 use super::*;
 
 /// The most commits one delivered range may hold: each is judged on its
@@ -135,53 +136,37 @@ pub fn delivery_commits(
     gate: Gate,
     range: &DeliveredRange,
 ) -> Result<Vec<&RangeCommit>, GateDecision> {
-    let refs = range.refs.join(", ");
-    let (reason_code, next_action, message) = match range_shape(range) {
+    let refs = &range.refs;
+    let error = match range_shape(range) {
         RangeShape::NotFastForward(_) | RangeShape::NotCommit | RangeShape::Empty => {
             return delivery_commit(gate, range).map(|c| vec![c]);
         }
         RangeShape::One(_) | RangeShape::Several(_) | RangeShape::Merge(_) => {
             match stack_order(&range.tip, &range.commits, range.count) {
                 Ok(stack) => return Ok(stack),
-                Err(StackError::Empty) => return delivery_commit(gate, range).map(|c| vec![c]),
-                Err(StackError::TooLarge { count, limit }) => (
-                    ReasonCode::DeliveryTooLarge,
-                    NextAction::CheckRange,
-                    format!(
-                        "{refs} delivers {count} commits, more than the {limit} a gate judges one by one: push the stack in parts, older commits first (a commit {limit} or fewer commits above what the remote holds, then the next part), or squash it"
-                    ),
-                ),
-                Err(StackError::Merge { commit, parents }) => {
-                    let rebase = match first_parent_base(range) {
-                    Some(base) => format!(
-                        "rebase the branch onto what the remote holds (`git rebase {base}`), then review what is unreviewed (`probity start --range {base}..HEAD`)"
-                    ),
-                    None => "rebase the branch onto what the remote holds, or squash it into one commit, then review what is unreviewed (the next push names each `probity start --commit`)".to_string(),
-                };
-                    (
-                        ReasonCode::DeliveryPartial,
-                        NextAction::Squash,
-                        format!(
-                            "{refs} delivers the merge commit {commit} ({parents} parents); a review binds commits with one parent: {rebase}"
-                        ),
-                    )
-                }
-                Err(e @ StackError::NotLinear { .. }) => (
-                    ReasonCode::DeliveryPartial,
-                    NextAction::Squash,
-                    format!(
-                        "{refs}: {e}; rebase or squash the branch into a chain of one-parent commits"
-                    ),
-                ),
+                Err(error) => error,
             }
         }
     };
-    Err(GateDecision::boundary(
-        gate,
-        reason_code,
-        next_action,
-        message,
-    ))
+    let said = match &error {
+        StackError::Empty => return delivery_commit(gate, range).map(|c| vec![c]),
+        StackError::TooLarge { count, limit } => StackSaid::TooLarge {
+            refs,
+            count: *count,
+            limit: *limit,
+        },
+        StackError::Merge { commit, parents } => StackSaid::Merge {
+            refs,
+            commit,
+            parents: *parents,
+            base: first_parent_base(range),
+        },
+        StackError::NotLinear { .. } => StackSaid::NotLinear {
+            refs,
+            error: &error,
+        },
+    };
+    Err(deny(gate, None, &[], &said))
 }
 
 /// How one commit of a stack was judged.
@@ -267,7 +252,7 @@ pub fn judge_stack(
     judged: Vec<(&RangeCommit, GateDecision)>,
 ) -> RangeJudgment {
     let n = judged.len();
-    let refs = range.refs.join(", ");
+    let refs = &range.refs;
     let stack: Vec<CommitReport> = if n > 1 {
         judged
             .iter()
@@ -299,66 +284,43 @@ pub fn judge_stack(
                     .iter()
                     .filter(|r| r.reason_code != ReasonCode::NoChange)
                     .count();
-                GateDecision {
-                    gate,
-                    decision: Decision::Allow,
-                    reason_code: if approved == 0 {
-                        ReasonCode::NoChange
-                    } else {
-                        ReasonCode::ReceiptValid
-                    },
-                    stage: GateStage::Complete,
-                    lineage_id: None,
-                    differing_paths: Vec::new(),
-                    next_action: NextAction::None,
-                    message: format!(
-                        "each of the {n} commits {refs} delivers is a reviewed delivery ({approved} bound by an approved review, {} changing no bytes)",
-                        n - approved
-                    ),
-                    deliveries: Vec::new(),
-                    proof: None,
-                }
+                allow(gate, None, &StackSaid::Reviewed { refs, n, approved })
             }
         };
         return RangeJudgment { decision, stack };
     };
     // `pos` is an index `position` found: in bounds.
     let (commit, mut denial) = judged.swap_remove(pos);
-    let place = if n > 1 {
-        format!("commit {} ({} of {n}) of {refs}", commit.commit, pos + 1)
-    } else {
-        format!("commit {} of {refs}", commit.commit)
+    let place = Place {
+        commit: &commit.commit,
+        index: pos,
+        n,
+        refs,
     };
     // A denial that already names its way out for committed work (a
     // non-UTF-8 path, which `start --commit` refuses) keeps its sentence.
-    if needs_commit_review(&denial)
+    let said = if needs_commit_review(&denial)
         && gate != Gate::PreCommit
         && denial.next_action != NextAction::StartCommitReview
     {
-        let command = commit_review_command(&unreviewed);
-        let why = match (denial.reason_code, &denial.lineage_id) {
-            (ReasonCode::ReceiptScopeChanged, Some(l)) => {
-                format!("it changes paths {l} reviewed differently than approved")
-            }
-            (ReasonCode::ReceiptUnrelated, Some(l)) => {
-                format!("it holds work {l} did not review")
-            }
-            _ => "no review covers its (parent tree, tree)".to_string(),
-        };
-        let others = if unreviewed.len() > 1 {
-            format!(
-                " ({} commits of the range are unreviewed)",
-                unreviewed.len()
-            )
-        } else {
-            String::new()
-        };
-        denial.next_action = NextAction::StartCommitReview;
-        denial.message = format!(
-            "{place} is not a reviewed delivery: {why}{others}; review it as committed with `{command}`, run the selected lenses and `probity finalize`, then push again"
-        );
+        Some(CommitSaid::Unreviewed {
+            place,
+            reason: denial.reason_code,
+            lineage: denial.lineage_id.as_ref(),
+            unreviewed: unreviewed.len(),
+            command: &commit_review_command(&unreviewed),
+        })
     } else if n > 1 {
-        denial.message = format!("{place}: {}", denial.message);
+        Some(CommitSaid::Placed {
+            place,
+            message: &denial.message,
+        })
+    } else {
+        None
+    };
+    if let Some((next, message)) = said.map(|s| (s.next_action(), s.sentence())) {
+        denial.next_action = next.unwrap_or(denial.next_action);
+        denial.message = message;
     }
     RangeJudgment {
         decision: denial,

@@ -34,7 +34,7 @@ impl std::fmt::Debug for DocumentCheck {
 #[derive(Debug, Clone)]
 pub enum Finish {
     /// A review text with a `VERDICT:` line
-    /// ([`find_verdict`](super::find_verdict)) and its one length retry
+    /// (`find_verdict`) and its one length retry
     /// (S5.1).
     Verdict,
     /// Exactly one JSON document of a role (a lens result, the refuter
@@ -80,7 +80,7 @@ pub fn document_text(answer: &str) -> &str {
 
 /// What the driver says when a document answer was refused: the reason,
 /// quoted (at most [`MAX_REPAIR_QUOTE`] bytes of it).
-pub fn document_repair_prompt(role: &str, why: &str) -> String {
+pub(crate) fn document_repair_prompt(role: &str, why: &str) -> String {
     let mut end = why.len().min(MAX_REPAIR_QUOTE);
     while !why.is_char_boundary(end) {
         end -= 1;

@@ -25,14 +25,14 @@ mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use finish::{
-    Conclusion, DocumentCheck, Finish, MAX_REPAIR_QUOTE, document_repair_prompt, document_text,
-};
+pub(crate) use finish::document_repair_prompt;
+pub use finish::{Conclusion, DocumentCheck, Finish, MAX_REPAIR_QUOTE, document_text};
 pub use machine::{ReviewLoop, Step};
 pub use messages::{Message, ModelRequest, ModelResponse, StopReason, ToolCall};
 pub use outcome::{LoopError, Review, footer_lines};
 pub use usage::{Usage, UsageTotals};
-pub use verdict::{Verdict, find_verdict};
+pub use verdict::Verdict;
+pub(crate) use verdict::find_verdict;
 
 /// Domain of the transcript digest.
 pub const TRANSCRIPT_DOMAIN: Domain = Domain::new("probity/review-transcript/v1");

@@ -31,7 +31,7 @@ pub enum Verdict {
 /// runs to the end, as in CommonMark) are not verdict lines: a model quoting
 /// a file's `VERDICT: PASS` in a block after its own verdict does not
 /// replace it.
-pub fn find_verdict(text: &str) -> Option<Verdict> {
+pub(crate) fn find_verdict(text: &str) -> Option<Verdict> {
     let mut fence: Option<(char, usize)> = None;
     let mut last = None;
     for line in text.lines() {

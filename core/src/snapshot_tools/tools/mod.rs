@@ -835,7 +835,8 @@ const FOOTER_SEPARATORS: [char; 4] = [',', ';', '(', ')'];
 
 /// The footer over a ledger. Reads of declared files and refused calls are
 /// left out; searches and listings are summarized after the files.
-pub fn footer(ledger: &[LedgerEntry], declared: &[String]) -> Option<String> {
+#[cfg(test)]
+pub(crate) fn footer(ledger: &[LedgerEntry], declared: &[String]) -> Option<String> {
     let failed = ledger.iter().filter(|e| e.refused.is_some()).count();
     footer_with_failures(ledger, u32::try_from(failed).unwrap_or(u32::MAX), declared)
 }
@@ -843,7 +844,7 @@ pub fn footer(ledger: &[LedgerEntry], declared: &[String]) -> Option<String> {
 /// The footer over a ledger, ending with the count of calls that failed or
 /// were refused (`failed`, which may include calls the ledger does not
 /// hold, such as those past the budget).
-pub fn footer_with_failures(
+pub(crate) fn footer_with_failures(
     ledger: &[LedgerEntry],
     failed: u32,
     declared: &[String],

@@ -1,0 +1,262 @@
+//! Reading one ref by its full name, exactly (issue 24).
+//!
+//! `git rev-parse refs/notes/probity` and `cat-file`'s `info
+//! refs/notes/probity` apply git's lookup rules: when the notes ref does not
+//! exist, a branch named `refs/heads/refs/notes/probity` (or a tag, or a
+//! remote-tracking ref spelled so) is taken for it. Authority must come from
+//! the notes ref itself, so it is read here by its name and nothing else:
+//! from its loose file under the common directory, else from
+//! `packed-refs`, as git's files backend stores them. Anything else (a
+//! reftable repository, a symbolic ref, a file this reader does not
+//! understand) is asked of `git show-ref --verify`, which matches the full
+//! name only. No process is started in the common case.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::cmd::GitError;
+use crate::repo::Repo;
+
+/// What the loose file of a ref says.
+enum Loose {
+    /// An object id.
+    Oid(String),
+    /// No such file: the ref is packed or absent.
+    Absent,
+    /// A symbolic ref, an unexpected content or an unreadable file.
+    AskGit,
+}
+
+/// A loose ref file holds at most an id and a newline; anything longer is
+/// not one this reader understands.
+const LOOSE_CAP: u64 = 256;
+
+fn is_oid(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn loose(common: &Path, name: &str) -> Loose {
+    let path = common.join(name);
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::NotADirectory
+                    | std::io::ErrorKind::IsADirectory
+            ) =>
+        {
+            return Loose::Absent;
+        }
+        Err(_) => return Loose::AskGit,
+    };
+    if path.is_dir() {
+        // `refs/notes/probity/` as a directory: refs below it exist, so
+        // this one cannot (git refuses the D/F conflict); it may be packed
+        // from before.
+        return Loose::Absent;
+    }
+    let mut text = String::new();
+    if file.take(LOOSE_CAP).read_to_string(&mut text).is_err() {
+        return Loose::AskGit;
+    }
+    let id = text.strip_suffix('\n').unwrap_or(&text);
+    if is_oid(id) {
+        Loose::Oid(id.to_owned())
+    } else {
+        Loose::AskGit
+    }
+}
+
+/// The id `packed-refs` records for `name`: `Ok(Some(Some(id)))`,
+/// `Ok(Some(None))` when the file has no such line (or there is no file),
+/// `Ok(None)` when a line is not one this reader understands.
+fn packed(common: &Path, name: &str) -> Result<Option<Option<String>>, std::io::Error> {
+    let file = match std::fs::File::open(common.join("packed-refs")) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(None)),
+        Err(e) => return Err(e),
+    };
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line?;
+        let Ok(line) = std::str::from_utf8(&line) else {
+            // Ref names may hold bytes that are not UTF-8; not this one.
+            continue;
+        };
+        if line.starts_with('#') || line.starts_with('^') || line.is_empty() {
+            continue;
+        }
+        let Some((id, refname)) = line.split_once(' ') else {
+            return Ok(None);
+        };
+        if !is_oid(id) {
+            return Ok(None);
+        }
+        if refname == name {
+            return Ok(Some(Some(id.to_owned())));
+        }
+    }
+    Ok(Some(None))
+}
+
+impl Repo {
+    /// The object id the ref `name` (a full name, `refs/...`) holds: that
+    /// ref and no other, whatever git's lookup rules would try after it.
+    /// `None` when it does not exist. See the module.
+    pub fn exact_ref(&self, name: &str) -> Result<Option<String>, GitError> {
+        let common = self.common_dir();
+        if !common.join("reftable").is_dir() {
+            match loose(common, name) {
+                Loose::Oid(id) => return Ok(Some(id)),
+                Loose::Absent => {
+                    if let Ok(Some(found)) = packed(common, name) {
+                        return Ok(found);
+                    }
+                }
+                Loose::AskGit => {}
+            }
+        }
+        self.show_ref_exact(name)
+    }
+
+    /// `git show-ref --verify --hash -- <name>`: exit 0 with the id; a ref
+    /// that does not exist is exit 128 with `'<name>' - not a valid ref`
+    /// (the environment pins `LC_ALL=C`).
+    fn show_ref_exact(&self, name: &str) -> Result<Option<String>, GitError> {
+        let args: Vec<OsString> = vec![
+            "show-ref".into(),
+            "--verify".into(),
+            "--hash".into(),
+            "--".into(),
+            name.into(),
+        ];
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => {
+                let s = String::from_utf8_lossy(&out.stdout);
+                let id = s.trim();
+                if is_oid(id) {
+                    Ok(Some(id.to_owned()))
+                } else {
+                    Err(GitError::Parse {
+                        args: "show-ref --verify --hash".into(),
+                        detail: format!("`{id}` is not an object id"),
+                    })
+                }
+            }
+            Some(128)
+                if String::from_utf8_lossy(&out.stderr)
+                    .trim_end()
+                    .ends_with("- not a valid ref") =>
+            {
+                Ok(None)
+            }
+            _ => Err(GitError::Failed {
+                args: "show-ref --verify --hash".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::Fixture;
+
+    fn head(f: &Fixture) -> String {
+        String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap())
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+
+    /// Loose, packed, packed and then loose again, deleted, and shadowed
+    /// by names git's lookup rules would try: always the ref itself, and
+    /// always what `git show-ref --verify` says.
+    #[test]
+    fn a_ref_is_read_by_its_full_name_only() {
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let one = head(&f);
+        f.write("a", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let two = head(&f);
+        let repo = f.repo().unwrap();
+        let name = "refs/notes/probity";
+        let agree = |want: Option<&str>| {
+            assert_eq!(repo.exact_ref(name).unwrap().as_deref(), want);
+            assert_eq!(repo.show_ref_exact(name).unwrap().as_deref(), want);
+        };
+        agree(None);
+        for shadow in [
+            "refs/heads/refs/notes/probity",
+            "refs/tags/refs/notes/probity",
+            "refs/remotes/refs/notes/probity",
+            "refs/refs/notes/probity",
+        ] {
+            f.git(&["update-ref", shadow, &one]).unwrap();
+        }
+        agree(None);
+        f.git(&["update-ref", name, &two]).unwrap();
+        agree(Some(&two));
+        f.git(&["pack-refs", "--all"]).unwrap();
+        assert!(!f.root().join(".git").join(name).exists(), "packed");
+        agree(Some(&two));
+        f.git(&["update-ref", name, &one]).unwrap();
+        agree(Some(&one));
+        f.git(&["pack-refs", "--all"]).unwrap();
+        f.git(&["update-ref", "-d", name]).unwrap();
+        agree(None);
+        // Refs below the name: this one cannot exist.
+        f.git(&["update-ref", "refs/notes/probity/x", &one])
+            .unwrap();
+        agree(None);
+    }
+
+    /// A symbolic ref is resolved by git, not by this reader.
+    #[test]
+    fn a_symbolic_ref_is_asked_of_git() {
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let one = head(&f);
+        let repo = f.repo().unwrap();
+        f.git(&["update-ref", "refs/notes/other", &one]).unwrap();
+        f.git(&["symbolic-ref", "refs/notes/probity", "refs/notes/other"])
+            .unwrap();
+        assert_eq!(
+            repo.exact_ref("refs/notes/probity").unwrap().as_deref(),
+            Some(one.as_str())
+        );
+    }
+
+    /// A reftable repository is asked of git.
+    #[test]
+    fn a_reftable_repository_is_asked_of_git() {
+        let f = Fixture::new().unwrap();
+        let r = f.root().join("r");
+        let init = f.git(&["init", "-q", "--ref-format=reftable", r.to_str().unwrap()]);
+        if init.is_err() {
+            // A git without reftable support: nothing to check.
+            return;
+        }
+        let git = |args: &[&str]| f.git_in(&r, args).unwrap();
+        git(&["commit", "-q", "--allow-empty", "-m", "a"]);
+        let one = String::from_utf8(git(&["rev-parse", "HEAD"])).unwrap();
+        let one = one.trim();
+        git(&["update-ref", "refs/heads/refs/notes/probity", one]);
+        let repo = Repo::discover(f.repo().unwrap().git().clone(), &r).unwrap();
+        assert!(repo.common_dir().join("reftable").is_dir());
+        assert_eq!(repo.exact_ref("refs/notes/probity").unwrap(), None);
+        git(&["update-ref", "refs/notes/probity", one]);
+        assert_eq!(
+            repo.exact_ref("refs/notes/probity").unwrap().as_deref(),
+            Some(one)
+        );
+    }
+}
