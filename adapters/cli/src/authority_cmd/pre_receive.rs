@@ -211,8 +211,10 @@ pub fn local_policy_denial(
         }
         let base = match &u.remote_oid {
             Some(old) => Some(old.clone()),
+            // By its full name only: a fetched tag spelled
+            // `refs/remotes/<remote>/HEAD` is not it.
             None => repo
-                .find_commit(&format!("refs/remotes/{remote}/HEAD"))
+                .exact_commit(&format!("refs/remotes/{remote}/HEAD"))
                 .map_err(repo_err)?,
         };
         if let Some(b) = base
@@ -282,7 +284,10 @@ fn policy_bases(
         }
         match &u.old {
             Some(old) => bases.push(old.clone()),
-            None => bases.extend(repo.find_commit("HEAD").map_err(repo_err)?),
+            // `HEAD` itself, never a pushed tag or branch spelled `HEAD`
+            // that git's lookup rules would also match (or take for an
+            // unborn `HEAD`).
+            None => bases.extend(repo.exact_commit("HEAD").map_err(repo_err)?),
         }
     }
     Ok(bases)
