@@ -250,3 +250,65 @@ fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
     );
     assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
 }
+
+/// A server whose `HEAD` names a branch nobody pushed (`git init --bare`
+/// without `-b` names `master`, while the team pushes `main`): a new
+/// protected ref has no default branch to read its policy from. A new
+/// protected branch holding a self-reviewed, unsigned change must still be
+/// judged under the policy the protected history holds (here: a
+/// reviewer's signature for medium risk), not under none; the same holds
+/// once a server that allows it deleted its default branch.
+#[test]
+fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_policy() {
+    let f = parser_base();
+    let keys = tempfile::tempdir().unwrap();
+    let ci = keygen(keys.path(), "ci");
+    f.write(
+        ".probity/allowed_signers",
+        format!("ci@example.invalid {}\n", public(&ci)),
+    )
+    .unwrap();
+    f.write(
+        ".probity/policy.json",
+        r#"{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{"reviewer":["ci@example.invalid"]},"signatures":{"medium":["reviewer"],"high":["reviewer"]}}"#,
+    )
+    .unwrap();
+    commit_all(&f, "the team's policy");
+    let (_dir, server) = gated_origin(&f);
+    f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/master"])
+        .unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+
+    // The agent's own, unsigned review of a medium change, pushed as a new
+    // protected branch.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "self-reviewed");
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let err = push(
+        &f,
+        f.root(),
+        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+    )
+    .unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/feature"), None);
+
+    // The default branch deleted (a server that allows both), then
+    // recreated with the same change: judged the same way.
+    f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/main"])
+        .unwrap();
+    for (k, v) in [
+        ("probity.allowProtectedDeletion", "true"),
+        ("receive.denyDeleteCurrent", "ignore"),
+    ] {
+        f.git_in(&server, &["config", k, v]).unwrap();
+    }
+    push(&f, f.root(), &["origin", "HEAD~1:refs/heads/keep"]).unwrap();
+    push(&f, f.root(), &["origin", ":refs/heads/main"]).unwrap();
+    assert_eq!(rev(&f, &server, "refs/heads/main"), None);
+    let err = push(&f, f.root(), &["origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/main"), None);
+}
