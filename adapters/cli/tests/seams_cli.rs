@@ -312,3 +312,57 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
     assert!(err.contains("roles_unmet"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), None);
 }
+
+/// The policy may keep its allowed-signers file anywhere in the tree
+/// (`allowed_signers: "keys/allowed_signers"`), but only `.probity/` was
+/// rated high. An agent that holds the reviewer role adds its own key for
+/// the maintainer's principal to that file: the change edits the trust
+/// material the policy names, so it is high risk and needs the maintainer's
+/// signature too, at start and at the server.
+#[test]
+fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is() {
+    const AGENT: &str = "agent@example.invalid";
+    const ALICE: &str = "alice@example.invalid";
+    let f = parser_base();
+    let keys = tempfile::tempdir().unwrap();
+    let agent = keygen(keys.path(), "agent");
+    let alice = keygen(keys.path(), "alice");
+    f.write(
+        "keys/allowed_signers",
+        format!("{AGENT} {}\n{ALICE} {}\n", public(&agent), public(&alice)),
+    )
+    .unwrap();
+    f.write(
+        ".probity/policy.json",
+        format!(
+            r#"{{"schema":"probity-policy/v1","allowed_signers":"keys/allowed_signers","roles":{{"reviewer":["{AGENT}"],"maintainer":["{ALICE}"]}},"signatures":{{"low":["reviewer"],"medium":["reviewer"],"high":["reviewer","maintainer"]}},"authorize":["maintainer"]}}"#
+        ),
+    )
+    .unwrap();
+    commit_all(&f, "the team's policy");
+    let (_dir, server) = gated_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let before = rev(&f, &server, "refs/heads/main");
+
+    // The agent's key, listed for the maintainer's principal.
+    f.write(
+        "keys/allowed_signers",
+        format!(
+            "{AGENT} {}\n{ALICE} {}\n{ALICE} {}\n",
+            public(&agent),
+            public(&alice),
+            public(&agent)
+        ),
+    )
+    .unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
+    let done = approve_started(f.root(), inputs.path(), &st.json);
+    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    commit_all(&f, "add a key");
+    sign_with(f.root(), &agent, keys.path(), &lineage);
+    let err = push_past_client(&f).unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/main"), before);
+}
