@@ -366,3 +366,71 @@ fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is
     assert!(err.contains("roles_unmet"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), before);
 }
+
+/// A tag spelled as the commit id CI is handed (`BEFORE`, the protected
+/// branch's old tip, which anyone can read before the next push) makes
+/// git's `rev-parse <id>` warn that the name is ambiguous: the CI forms of
+/// the gate take a full object id as that object, so such a tag cannot
+/// fail every CI run of the next push.
+#[test]
+fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let before = rev(&f, f.root(), "HEAD").unwrap();
+    let (_t, teammate) = clone_as(&f, &server, "mallory");
+    push(
+        &f,
+        &teammate,
+        &["origin", &format!("HEAD:refs/tags/{before}")],
+    )
+    .unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let after = commit_all(&f, "reviewed");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+
+    // CI: a fresh clone (tags included) with the notes fetched.
+    let (_c, ci) = clone_as(&f, &server, "ci");
+    f.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    assert!(rev(&f, &ci, &format!("refs/tags/{before}")).is_some());
+    let range = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &format!("{before}..{after}"),
+            "--ref",
+            "refs/heads/main",
+        ],
+    );
+    assert_eq!(range.code, 0, "{}{}", range.stdout, range.stderr);
+    assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
+    let pr = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            &before,
+            "--head",
+            &after,
+        ],
+    );
+    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
+    assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
+}

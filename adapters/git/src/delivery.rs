@@ -53,16 +53,29 @@ fn range_args(
 }
 
 impl Repo {
-    /// Resolves `rev` to a commit (`rev-parse --verify`); unknown is a
+    /// Resolves `rev` to a commit ([`Self::find_commit`]); unknown is a
     /// [`GitError::UnknownRevision`].
     pub fn resolve_commit(&self, rev: &str) -> Result<CommitId, GitError> {
         self.find_commit(rev)?
             .ok_or_else(|| GitError::UnknownRevision { rev: rev.into() })
     }
 
-    /// Resolves `rev` to a commit: `None` when it names none here; any
-    /// other failure of git is an error.
+    /// Resolves `rev` to a commit (`rev-parse --verify`; a full object id
+    /// by the object reader, never taken for a ref): `None` when it names
+    /// none here; a name several refs match is
+    /// [`GitError::AmbiguousRevision`]; any other failure of git is an
+    /// error.
     pub fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, GitError> {
+        // A full object id names that object, never a ref: `rev-parse`
+        // warns that a ref spelled with the same hex digits (a tag anyone
+        // may push) makes it ambiguous, which would refuse the id CI is
+        // handed; the object reader takes a full id as the object without
+        // looking refs up.
+        if matches!(rev.len(), 40 | 64)
+            && let Ok(id) = CommitId::parse(rev)
+        {
+            return self.peel_commit(&id);
+        }
         // One `rev-parse --verify` without `-q` (issue 24: it ran twice):
         // git warns on stderr when a short name matches several refs (a
         // branch `origin/main` and the remote-tracking one), which is
