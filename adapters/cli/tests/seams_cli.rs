@@ -434,3 +434,35 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
     assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }
+
+/// The same tag `HEAD`, fetched by every clone (git follows a tag that
+/// points into fetched history): `rev-parse HEAD` is ambiguous in each
+/// clone too. Probity reads a clone's `HEAD` as itself, so reviewing,
+/// publishing and pushing keep working there.
+#[test]
+fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let (_t, mallory) = clone_as(&f, &server, "mallory");
+    push(&f, &mallory, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
+    let (_v, victim) = clone_as(&f, &server, "victim");
+    assert!(rev(&f, &victim, "refs/tags/HEAD").is_some());
+    std::fs::write(
+        victim.join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    std::fs::write(victim.join("src/parser_test.rs"), "#[test]\nfn t() {}\n").unwrap();
+    f.git_in(&victim, &["add", "-A"]).unwrap();
+    f.git_in(&victim, &["commit", "-q", "--no-verify", "-m", "change"])
+        .unwrap();
+    let c = rev(&f, &victim, "refs/heads/main").unwrap();
+    let st = probity(&victim, &["start", "--commit", "HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(&victim, inputs.path(), &st.json);
+    let gate = probity(&victim, &["validate", "--gate", "pre-push"]);
+    assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
+    let p = probity(&victim, &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
+}

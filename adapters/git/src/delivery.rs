@@ -60,8 +60,9 @@ impl Repo {
             .ok_or_else(|| GitError::UnknownRevision { rev: rev.into() })
     }
 
-    /// Resolves `rev` to a commit (`rev-parse --verify`; a full object id
-    /// by the object reader, never taken for a ref): `None` when it names
+    /// Resolves `rev` to a commit (`rev-parse --verify`; a full object id,
+    /// and `HEAD` and its ancestors, by their exact names and the object
+    /// reader, never taken for a ref spelled like them): `None` when it names
     /// none here; a name several refs match is
     /// [`GitError::AmbiguousRevision`]; any other failure of git is an
     /// error.
@@ -75,6 +76,31 @@ impl Repo {
             && let Ok(id) = CommitId::parse(rev)
         {
             return self.peel_commit(&id);
+        }
+        // `HEAD` (and its ancestors, `HEAD^`, `HEAD~2`) is this worktree's
+        // `HEAD`, read as itself: a tag spelled `HEAD` (pushed by anyone,
+        // fetched by every clone, as git follows tags into fetched
+        // history) makes `rev-parse HEAD` ambiguous, and would be taken
+        // for an unborn `HEAD`.
+        if let Some(walk) = rev.strip_prefix("HEAD")
+            && walk
+                .bytes()
+                .all(|b| matches!(b, b'^' | b'~') || b.is_ascii_digit())
+            && walk.bytes().next().is_none_or(|b| matches!(b, b'^' | b'~'))
+        {
+            let Some(head) = self.exact_commit("HEAD")? else {
+                return Ok(None);
+            };
+            if walk.is_empty() {
+                return Ok(Some(head));
+            }
+            // From the full id, by the object reader: no ref is looked up.
+            return match self.object_info(&format!("{head}{walk}^{{commit}}"))? {
+                Some(info) if info.kind == "commit" => {
+                    commit_id("cat-file info <oid>^{commit}", &info.oid).map(Some)
+                }
+                _ => Ok(None),
+            };
         }
         // One `rev-parse --verify` without `-q` (issue 24: it ran twice):
         // git warns on stderr when a short name matches several refs (a

@@ -343,6 +343,16 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(exact("refs/remotes/origin/HEAD"), Some(two.clone()));
+        // `find_commit` reads `HEAD` and its ancestors so too, and a full id
+        // as the object, never as a ref spelled with its digits.
+        let found = |rev: &str| repo.find_commit(rev).unwrap().map(|c| c.to_string());
+        assert_eq!(found("HEAD"), Some(two.clone()));
+        assert_eq!(found("HEAD^"), Some(one.clone()));
+        assert_eq!(found("HEAD~1"), Some(one.clone()));
+        assert_eq!(found("HEAD~2"), None);
+        f.git(&["update-ref", &format!("refs/tags/{two}"), &one])
+            .unwrap();
+        assert_eq!(found(&two), Some(two.clone()));
         // An unborn HEAD is no commit, whatever is spelled `HEAD`.
         f.git(&["symbolic-ref", "HEAD", "refs/heads/unborn"])
             .unwrap();
