@@ -466,3 +466,57 @@ fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
 }
+
+/// CI's pre-pr gate is handed the target branch by its full name
+/// (`--base refs/remotes/origin/main`, docs/ci.md). A tag spelled
+/// `refs/remotes/origin/main`, which the CI clone fetches with the history
+/// it points into, makes git's `rev-parse` of that name ambiguous: a full
+/// ref name is read as exactly that ref.
+#[test]
+fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let (_t, mallory) = clone_as(&f, &server, "mallory");
+    push(
+        &f,
+        &mallory,
+        &["origin", "HEAD:refs/tags/refs/remotes/origin/main"],
+    )
+    .unwrap();
+    // The proposal: a reviewed commit on a branch, with its notes.
+    f.git(&["checkout", "-q", "-b", "topic"]).unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let head = commit_all(&f, "reviewed");
+    let p = probity(f.root(), &["push", "origin", "topic"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+
+    let (_c, ci) = clone_as(&f, &server, "ci");
+    f.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    assert!(rev(&f, &ci, "refs/tags/refs/remotes/origin/main").is_some());
+    let pr = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            "refs/remotes/origin/main",
+            "--head",
+            &head,
+        ],
+    );
+    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
+    assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
+}

@@ -61,8 +61,9 @@ impl Repo {
     }
 
     /// Resolves `rev` to a commit (`rev-parse --verify`; a full object id,
-    /// and `HEAD` and its ancestors, by their exact names and the object
-    /// reader, never taken for a ref spelled like them): `None` when it names
+    /// a full ref name (`refs/...`), and `HEAD` and its ancestors, by their
+    /// exact names and the object reader, never taken for a ref spelled
+    /// like them): `None` when it names
     /// none here; a name several refs match is
     /// [`GitError::AmbiguousRevision`]; any other failure of git is an
     /// error.
@@ -76,6 +77,13 @@ impl Repo {
             && let Ok(id) = CommitId::parse(rev)
         {
             return self.peel_commit(&id);
+        }
+        // A full ref name (`refs/remotes/origin/main`, what CI is told) is
+        // that ref: git's lookup rules would also match a tag spelled
+        // `refs/tags/refs/remotes/origin/main`, which makes the name
+        // ambiguous (or stands in for it when the ref is absent).
+        if rev.starts_with("refs/") && crate::exact_ref::possible_ref(rev) {
+            return self.exact_commit(rev);
         }
         // `HEAD` (and its ancestors, `HEAD^`, `HEAD~2`) is this worktree's
         // `HEAD`, read as itself: a tag spelled `HEAD` (pushed by anyone,

@@ -107,7 +107,7 @@ fn packed(common: &Path, name: &str) -> Result<Option<Option<String>>, std::io::
 /// (`git check-ref-format`): one that could not (a `..`, an empty or
 /// dot-led component, a `.lock` end, `@{`, a space, a control character
 /// or one of `~^:?*[\`) names none, and is never joined onto a path to be read.
-fn possible_ref(name: &str) -> bool {
+pub(crate) fn possible_ref(name: &str) -> bool {
     !name.is_empty()
         && !name.ends_with('/')
         && !name.contains("..")
@@ -353,6 +353,11 @@ mod tests {
         f.git(&["update-ref", &format!("refs/tags/{two}"), &one])
             .unwrap();
         assert_eq!(found(&two), Some(two.clone()));
+        // A full ref name is that ref, never a tag spelled like it.
+        f.git(&["update-ref", "refs/tags/refs/remotes/origin/main", &one])
+            .unwrap();
+        assert_eq!(found("refs/remotes/origin/main"), Some(two.clone()));
+        assert_eq!(found("refs/remotes/origin/gone"), None);
         // An unborn HEAD is no commit, whatever is spelled `HEAD`.
         f.git(&["symbolic-ref", "HEAD", "refs/heads/unborn"])
             .unwrap();
