@@ -360,7 +360,8 @@ fn the_input_may_pin_a_supported_filter_version() {
     let tmp = tempfile::tempdir().unwrap();
     let raw = fs::read_to_string(example("change-proposal.json")).unwrap();
     for (asked, recorded) in [
-        (None, "probity-filter/5"),
+        (None, "probity-filter/6"),
+        (Some("probity-filter/5"), "probity-filter/5"),
         (Some("probity-filter/4"), "probity-filter/4"),
     ] {
         let mut doc: Value = serde_json::from_str(&raw).unwrap();

@@ -53,16 +53,63 @@ fn range_args(
 }
 
 impl Repo {
-    /// Resolves `rev` to a commit (`rev-parse --verify`); unknown is a
+    /// Resolves `rev` to a commit ([`Self::find_commit`]); unknown is a
     /// [`GitError::UnknownRevision`].
     pub fn resolve_commit(&self, rev: &str) -> Result<CommitId, GitError> {
         self.find_commit(rev)?
             .ok_or_else(|| GitError::UnknownRevision { rev: rev.into() })
     }
 
-    /// Resolves `rev` to a commit: `None` when it names none here; any
-    /// other failure of git is an error.
+    /// Resolves `rev` to a commit (`rev-parse --verify`; a full object id,
+    /// a full ref name (`refs/...`), and `HEAD` and its ancestors, by their
+    /// exact names and the object reader, never taken for a ref spelled
+    /// like them): `None` when it names
+    /// none here; a name several refs match is
+    /// [`GitError::AmbiguousRevision`]; any other failure of git is an
+    /// error.
     pub fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, GitError> {
+        // A full object id names that object, never a ref: `rev-parse`
+        // warns that a ref spelled with the same hex digits (a tag anyone
+        // may push) makes it ambiguous, which would refuse the id CI is
+        // handed; the object reader takes a full id as the object without
+        // looking refs up.
+        if matches!(rev.len(), 40 | 64)
+            && let Ok(id) = CommitId::parse(rev)
+        {
+            return self.peel_commit(&id);
+        }
+        // A full ref name (`refs/remotes/origin/main`, what CI is told) is
+        // that ref: git's lookup rules would also match a tag spelled
+        // `refs/tags/refs/remotes/origin/main`, which makes the name
+        // ambiguous (or stands in for it when the ref is absent).
+        if rev.starts_with("refs/") && crate::exact_ref::possible_ref(rev) {
+            return self.exact_commit(rev);
+        }
+        // `HEAD` (and its ancestors, `HEAD^`, `HEAD~2`) is this worktree's
+        // `HEAD`, read as itself: a tag spelled `HEAD` (pushed by anyone,
+        // fetched by every clone, as git follows tags into fetched
+        // history) makes `rev-parse HEAD` ambiguous, and would be taken
+        // for an unborn `HEAD`.
+        if let Some(walk) = rev.strip_prefix("HEAD")
+            && walk
+                .bytes()
+                .all(|b| matches!(b, b'^' | b'~') || b.is_ascii_digit())
+            && walk.bytes().next().is_none_or(|b| matches!(b, b'^' | b'~'))
+        {
+            let Some(head) = self.exact_commit("HEAD")? else {
+                return Ok(None);
+            };
+            if walk.is_empty() {
+                return Ok(Some(head));
+            }
+            // From the full id, by the object reader: no ref is looked up.
+            return match self.object_info(&format!("{head}{walk}^{{commit}}"))? {
+                Some(info) if info.kind == "commit" => {
+                    commit_id("cat-file info <oid>^{commit}", &info.oid).map(Some)
+                }
+                _ => Ok(None),
+            };
+        }
         // One `rev-parse --verify` without `-q` (issue 24: it ran twice):
         // git warns on stderr when a short name matches several refs (a
         // branch `origin/main` and the remote-tracking one), which is

@@ -15,6 +15,8 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use probity_core::review::ids::CommitId;
+
 use crate::cmd::GitError;
 use crate::repo::Repo;
 
@@ -101,11 +103,35 @@ fn packed(common: &Path, name: &str) -> Result<Option<Option<String>>, std::io::
     Ok(Some(None))
 }
 
+/// Whether `name` could be a ref at all by git's rules
+/// (`git check-ref-format`): one that could not (a `..`, an empty or
+/// dot-led component, a `.lock` end, `@{`, a space, a control character
+/// or one of `~^:?*[\`) names none, and is never joined onto a path to be read.
+pub(crate) fn possible_ref(name: &str) -> bool {
+    !name.is_empty()
+        && !name.ends_with('/')
+        && !name.contains("..")
+        && !name.contains("@{")
+        && name != "@"
+        && !name.bytes().any(|b| {
+            b < 0x20
+                || b == 0x7f
+                || matches!(b, b' ' | b'~' | b'^' | b':' | b'?' | b'*' | b'[' | b'\\')
+        })
+        && name
+            .split('/')
+            .all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
+}
+
 impl Repo {
     /// The object id the ref `name` (a full name, `refs/...`) holds: that
     /// ref and no other, whatever git's lookup rules would try after it.
-    /// `None` when it does not exist. See the module.
+    /// `None` when it does not exist, or could not (a name git refuses). See
+    /// the module.
     pub fn exact_ref(&self, name: &str) -> Result<Option<String>, GitError> {
+        if !possible_ref(name) {
+            return Ok(None);
+        }
         let common = self.common_dir();
         if !common.join("reftable").is_dir() {
             match loose(common, name) {
@@ -119,6 +145,29 @@ impl Repo {
             }
         }
         self.show_ref_exact(name)
+    }
+
+    /// The commit the ref `name` holds, peeled: `HEAD` (the repository's
+    /// own, followed to the branch it names) or a full name such as
+    /// `refs/remotes/origin/HEAD`, read by that name only, never by git's
+    /// lookup rules (a tag or branch spelled `HEAD` is not `HEAD`, and
+    /// makes `rev-parse HEAD` ambiguous). `None` when it does not exist (an
+    /// unborn `HEAD`, a dangling symbolic ref) or names no commit.
+    pub fn exact_commit(&self, name: &str) -> Result<Option<CommitId>, GitError> {
+        // `HEAD` is per worktree: asked of git, which reads this one's.
+        let id = if name == "HEAD" {
+            self.show_ref_exact(name)?
+        } else {
+            self.exact_ref(name)?
+        };
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        let id = CommitId::parse(&id).map_err(|_| GitError::Parse {
+            args: "show-ref --verify".into(),
+            detail: format!("`{id}` is not an object id"),
+        })?;
+        self.peel_commit(&id)
     }
 
     /// `git show-ref --verify --hash -- <name>`: exit 0 with the id; a ref
@@ -258,5 +307,69 @@ mod tests {
             repo.exact_ref("refs/notes/probity").unwrap().as_deref(),
             Some(one)
         );
+    }
+
+    /// `HEAD` is `HEAD`: a tag and a branch spelled `HEAD` (which make
+    /// `rev-parse HEAD` ambiguous, and stand in for an unborn `HEAD`) are
+    /// not taken for it, nor for a remote's `HEAD`; a name git refuses is
+    /// no ref, whatever file it would name.
+    #[test]
+    fn head_is_read_as_itself_never_as_a_ref_spelled_head() {
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let one = head(&f);
+        f.write("a", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let two = head(&f);
+        let repo = f.repo().unwrap();
+        for shadow in [
+            "refs/tags/HEAD",
+            "refs/heads/HEAD",
+            "refs/tags/refs/remotes/origin/HEAD",
+        ] {
+            f.git(&["update-ref", shadow, &one]).unwrap();
+        }
+        assert!(f.git(&["rev-parse", "--verify", "HEAD"]).is_ok());
+        let exact = |name: &str| repo.exact_commit(name).unwrap().map(|c| c.to_string());
+        assert_eq!(exact("HEAD"), Some(two.clone()));
+        assert_eq!(exact("refs/remotes/origin/HEAD"), None);
+        f.git(&["update-ref", "refs/remotes/origin/main", &two])
+            .unwrap();
+        f.git(&[
+            "symbolic-ref",
+            "refs/remotes/origin/HEAD",
+            "refs/remotes/origin/main",
+        ])
+        .unwrap();
+        assert_eq!(exact("refs/remotes/origin/HEAD"), Some(two.clone()));
+        // `find_commit` reads `HEAD` and its ancestors so too, and a full id
+        // as the object, never as a ref spelled with its digits.
+        let found = |rev: &str| repo.find_commit(rev).unwrap().map(|c| c.to_string());
+        assert_eq!(found("HEAD"), Some(two.clone()));
+        assert_eq!(found("HEAD^"), Some(one.clone()));
+        assert_eq!(found("HEAD~1"), Some(one.clone()));
+        assert_eq!(found("HEAD~2"), None);
+        f.git(&["update-ref", &format!("refs/tags/{two}"), &one])
+            .unwrap();
+        assert_eq!(found(&two), Some(two.clone()));
+        // A full ref name is that ref, never a tag spelled like it.
+        f.git(&["update-ref", "refs/tags/refs/remotes/origin/main", &one])
+            .unwrap();
+        assert_eq!(found("refs/remotes/origin/main"), Some(two.clone()));
+        assert_eq!(found("refs/remotes/origin/gone"), None);
+        // An unborn HEAD is no commit, whatever is spelled `HEAD`.
+        f.git(&["symbolic-ref", "HEAD", "refs/heads/unborn"])
+            .unwrap();
+        assert_eq!(exact("HEAD"), None);
+        // Names git refuses: nothing is read for them.
+        for bad in [
+            "refs/remotes/../HEAD",
+            "refs/remotes//x/HEAD",
+            "refs/x.lock",
+            "refs/a b",
+        ] {
+            assert_eq!(repo.exact_ref(bad).unwrap(), None, "{bad}");
+        }
     }
 }

@@ -148,15 +148,20 @@ impl Repo {
         self.peel_commit(&id)
     }
 
-    /// The note of `commit` in the notes commit `notes`: each fan-out path
-    /// is asked of the object reader ([`crate::objects`]), and the first
-    /// blob found is read up to `cap + 1` bytes.
+    /// The note of `commit` in the notes commit `notes`, as git reads it:
+    /// each fan-out path is asked of the object reader ([`crate::objects`]),
+    /// and every blob found is read, in path order, one after the other
+    /// (a line break between), up to `cap + 1` bytes in all. A notes tree
+    /// may hold one commit's note at two fan-out paths (`abcd…` and
+    /// `ab/cd…`, built by hand): git concatenates them, and so does this, so
+    /// a blob at one path never hides the lines of another from a gate.
     pub fn read_note(
         &self,
         notes: &CommitId,
         commit: &CommitId,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, GitError> {
+        let mut note: Option<Vec<u8>> = None;
         for p in note_paths(commit) {
             let Some(info) = self.object_info(&format!("{notes}:{p}"))? else {
                 continue;
@@ -164,11 +169,19 @@ impl Repo {
             if info.kind != "blob" {
                 continue;
             }
-            return Ok(self
-                .object_head(&info.oid, cap + 1)?
-                .map(|(_, bytes, _)| bytes));
+            let bytes = note.get_or_insert_with(Vec::new);
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                bytes.push(b'\n');
+            }
+            let room = (cap + 1).saturating_sub(bytes.len());
+            if room == 0 {
+                break;
+            }
+            if let Some((_, blob, _)) = self.object_head(&info.oid, room)? {
+                bytes.extend_from_slice(&blob);
+            }
         }
-        Ok(None)
+        Ok(note)
     }
 
     /// The commits whose note in the notes commit `notes` holds `needle`
@@ -535,13 +548,16 @@ impl Repo {
         }
     }
 
-    /// The annotated commits holding a note in the notes commit `old` whose
-    /// note blob is not the same in `new` (changed or removed), sorted:
-    /// `git diff-tree -r` of the two notes commits lists only the paths
-    /// that differ, a fan-out path is read as the commit it names (its
-    /// slashes dropped), and a note that moved between fan-out levels with
-    /// the same blob is no change. Paths that name no commit (a notes tree
-    /// may hold other files) are ignored.
+    /// The annotated commits whose note may differ between the notes
+    /// commits `old` and `new`, sorted: `git diff-tree -r` of the two lists
+    /// only the paths that differ, a fan-out path is read as the commit it
+    /// names (its slashes dropped), and a note that only moved between
+    /// fan-out levels with the same blob is no change. A path added for a
+    /// commit whose note `old` holds at another path, one that did not
+    /// change, is a change: git reads every path's blob as the note
+    /// ([`Repo::read_note`]), so the added blob changes the note as a
+    /// reader sees it; only a note `old` holds at no path is new. Paths
+    /// that name no commit (a notes tree may hold other files) are ignored.
     pub fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, GitError> {
         use std::collections::BTreeMap;
         let out = self.run([
@@ -555,8 +571,8 @@ impl Repo {
         ])?;
         let text = String::from_utf8_lossy(&out);
         let absent = |oid: &str| oid.bytes().all(|b| b == b'0');
-        // commit -> (blob in old, blob in new)
-        let mut blobs: BTreeMap<CommitId, (Option<String>, Option<String>)> = BTreeMap::new();
+        // commit -> (its blobs at the paths that differ in old, in new)
+        let mut blobs: BTreeMap<CommitId, (Vec<String>, Vec<String>)> = BTreeMap::new();
         for line in text.lines() {
             let Some((meta, path)) = line.split_once('\t') else {
                 continue;
@@ -570,17 +586,23 @@ impl Repo {
             };
             let e = blobs.entry(commit).or_default();
             if !absent(before) {
-                e.0 = Some(before.to_string());
+                e.0.push(before.to_string());
             }
             if !absent(after) {
-                e.1 = Some(after.to_string());
+                e.1.push(after.to_string());
             }
         }
-        Ok(blobs
-            .into_iter()
-            .filter(|(_, (before, after))| before.is_some() && before != after)
-            .map(|(c, _)| c)
-            .collect())
+        let mut changed = Vec::new();
+        for (c, (mut before, mut after)) in blobs {
+            before.sort();
+            after.sort();
+            // Only added here: a change when `old` holds the note at a path
+            // that did not change.
+            if before != after && (!before.is_empty() || self.read_note(old, &c, 0)?.is_some()) {
+                changed.push(c);
+            }
+        }
+        Ok(changed)
     }
 
     /// `git push --atomic --porcelain -- <remote> <refspecs...>` in one

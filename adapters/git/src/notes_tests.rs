@@ -276,7 +276,36 @@ fn changed_notes_lists_changed_and_removed_notes_only() {
         None,
     ))
     .unwrap();
-    assert_eq!(repo.changed_notes(&b, &gone).unwrap(), vec![head]);
+    assert_eq!(repo.changed_notes(&b, &gone).unwrap(), vec![head.clone()]);
+    // A second path for the held note, beside the unchanged fanned-out
+    // one: git reads both blobs as the note, so the note changed.
+    let junk = run(&["hash-object", "-w", "--stdin"], Some(b"junk\n"));
+    let both = run(
+        &["mktree"],
+        Some(
+            format!(
+                "100644 blob {junk}\t{hex}\n040000 tree {inner}\t{}\n",
+                &hex[..2]
+            )
+            .as_bytes(),
+        ),
+    );
+    let shadowed = CommitId::parse(run(
+        &["commit-tree", &both, "-p", b.as_str(), "-m", "d"],
+        None,
+    ))
+    .unwrap();
+    assert_eq!(
+        repo.changed_notes(&b, &shadowed).unwrap(),
+        vec![head.clone()]
+    );
+    let read = repo.read_note(&shadowed, &head, 1024).unwrap().unwrap();
+    assert_eq!(read, b"junk\nn\n", "every path's blob, in path order");
+    // Up to `cap + 1` bytes in all.
+    assert_eq!(
+        repo.read_note(&shadowed, &head, 5).unwrap().unwrap(),
+        b"junk\nn"
+    );
 }
 
 #[test]

@@ -43,8 +43,8 @@ pub struct ContextInput {
     #[serde(default)]
     pub credentials: Vec<String>,
     /// The filter version to assemble under (D-R73): absent for the current
-    /// one (`probity-filter/5`); `probity-filter/4` re-derives a tree
-    /// recorded under that version byte for byte. Any other value is
+    /// one (`probity-filter/6`); `probity-filter/4` or `/5` re-derives a
+    /// tree recorded under that version byte for byte. Any other value is
     /// `AssembleError::Input`.
     #[serde(default)]
     pub filter_version: Option<String>,

@@ -425,7 +425,10 @@ impl RepoPolicy {
     }
 
     /// The floor reasons this policy gives a change (sorted, unique; each
-    /// high): `policy_dir` for a path under [`POLICY_DIR`], `path#<i>` for
+    /// high): `policy_dir` for a path under [`POLICY_DIR`],
+    /// `allowed_signers` for the allowed-signers file the policy names,
+    /// wherever it is (trust material outside [`POLICY_DIR`] is still
+    /// trust material: a key added there fills a role), `path#<i>` for
     /// a changed path matching `high_risk.paths[i]`, `content#<i>` for a
     /// changed file whose scanned content (either side) holds
     /// `high_risk.content[i]`.
@@ -439,6 +442,9 @@ impl RepoPolicy {
             let path = f.path.as_str();
             if path.starts_with(POLICY_DIR) {
                 out.push(RiskReason::PolicyFloor("policy_dir".into()));
+            }
+            if self.doc.allowed_signers.as_deref() == Some(path) {
+                out.push(RiskReason::PolicyFloor("allowed_signers".into()));
             }
             for (i, g) in self.globs.iter().enumerate() {
                 // `None` is the glob that means everything.
@@ -868,5 +874,31 @@ mod tests {
         // The reason round-trips through its wire spelling.
         let r: RiskReason = serde_json::from_str("\"policy_floor:path#0\"").unwrap();
         assert!(r.is_high());
+    }
+
+    /// The allowed-signers file the policy names is trust material
+    /// wherever it is: a change to it is high, outside `.probity/` too.
+    #[test]
+    fn the_named_allowed_signers_file_is_a_floor_wherever_it_is() {
+        let p =
+            policy(r#"{"schema":"probity-policy/v1","allowed_signers":"keys/allowed_signers"}"#);
+        assert_eq!(
+            p.floor_reasons(&[
+                file("keys/allowed_signers", b"a ssh-ed25519 AAAA"),
+                file("keys/other", b"b"),
+            ])
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+            vec!["policy_floor:allowed_signers"]
+        );
+        let e = check_floor(
+            &p,
+            "L",
+            RiskLevel::Low,
+            &[file("keys/allowed_signers", b"")],
+        )
+        .unwrap_err();
+        assert_eq!(e.reasons, vec!["policy_floor:allowed_signers".to_string()]);
     }
 }

@@ -19,6 +19,32 @@ pub const MAX_RECEIVE_LINES: usize = 10_000;
 /// The most bytes a `pre-receive` input may hold.
 pub const MAX_RECEIVE_BYTES: usize = 4 * 1024 * 1024;
 
+/// The commits a protected ref's creation reads the repository policy
+/// from (D-R58): the default branch's tip (`head`: what the repository's
+/// own `HEAD` names, read exactly) when it names a commit. When it names
+/// none (an unborn `HEAD`: a bare repository made with git's default
+/// `master` while the team pushes `main`, or a default branch deleted
+/// where that is allowed), every protected ref's tip the repository holds
+/// (`tips`: ref name and peeled commit), each of whose policies then
+/// applies, so a creation escapes the policy only in a repository with no
+/// protected history at all (its first push).
+pub fn new_ref_policy_bases(
+    head: Option<CommitId>,
+    tips: &[(String, CommitId)],
+    globs: &[String],
+) -> Vec<CommitId> {
+    if let Some(h) = head {
+        return vec![h];
+    }
+    let mut bases: Vec<CommitId> = Vec::new();
+    for (name, c) in tips {
+        if is_protected(globs, name) && !bases.contains(c) {
+            bases.push(c.clone());
+        }
+    }
+    bases
+}
+
 /// One line of git's `pre-receive` input: `<old> <new> <ref>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceiveUpdate {

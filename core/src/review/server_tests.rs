@@ -409,3 +409,29 @@ fn note_paths_cover_git_fanout() {
     assert_eq!(p[2], format!("11/11/{}", &A[4..]));
     assert_eq!(p.len(), 4);
 }
+
+#[test]
+fn a_new_refs_policy_comes_from_head_or_else_every_protected_tip() {
+    let a = CommitId::parse(A).unwrap();
+    let b = CommitId::parse(B).unwrap();
+    let tips = vec![
+        ("refs/heads/main".to_string(), a.clone()),
+        ("refs/heads/keep".to_string(), a.clone()),
+        ("refs/tags/HEAD".to_string(), b.clone()),
+        ("refs/heads/dev".to_string(), b.clone()),
+    ];
+    // HEAD names a commit: that one only.
+    assert_eq!(
+        new_ref_policy_bases(Some(b.clone()), &tips, &[]),
+        vec![b.clone()]
+    );
+    // An unborn HEAD: every protected tip, once; a tag is not protected by
+    // default.
+    assert_eq!(new_ref_policy_bases(None, &tips, &[]), vec![a.clone(), b]);
+    assert_eq!(
+        new_ref_policy_bases(None, &tips, &["refs/heads/main".to_string()]),
+        vec![a]
+    );
+    // No protected history: no base (a repository's first push).
+    assert!(new_ref_policy_bases(None, &[], &[]).is_empty());
+}

@@ -211,8 +211,10 @@ pub fn local_policy_denial(
         }
         let base = match &u.remote_oid {
             Some(old) => Some(old.clone()),
+            // By its full name only: a fetched tag spelled
+            // `refs/remotes/<remote>/HEAD` is not it.
             None => repo
-                .find_commit(&format!("refs/remotes/{remote}/HEAD"))
+                .exact_commit(&format!("refs/remotes/{remote}/HEAD"))
                 .map_err(repo_err)?,
         };
         if let Some(b) = base
@@ -264,9 +266,12 @@ pub fn local_policy_denial(
 
 /// The bases the repository policy is read from for the judged updates:
 /// each judged ref's old tip, or, for a ref being created, the
-/// repository's default branch (`HEAD`); deletions deliver nothing. The
-/// hook judges only protected refs; the CI range form (`every`) judges
-/// every update it is given, a tag included, so each gets its policy.
+/// repository's default branch (`HEAD`, read exactly), or every protected
+/// tip when `HEAD` names no commit
+/// ([`probity_core::review::server::new_ref_policy_bases`]); deletions
+/// deliver nothing. The hook judges only protected refs; the CI range
+/// form (`every`) judges every update it is given, a tag included, so
+/// each gets its policy.
 fn policy_bases(
     repo: &Repo,
     updates: &[ReceiveUpdate],
@@ -282,7 +287,23 @@ fn policy_bases(
         }
         match &u.old {
             Some(old) => bases.push(old.clone()),
-            None => bases.extend(repo.find_commit("HEAD").map_err(repo_err)?),
+            None => {
+                // `HEAD` itself, never a pushed tag or branch spelled
+                // `HEAD` that git's lookup rules would also match (or take
+                // for an unborn `HEAD`).
+                let head = repo.exact_commit("HEAD").map_err(repo_err)?;
+                let tips = if head.is_none() {
+                    let own = repo.git_dir().to_string_lossy().into_owned();
+                    repo.remote_tips(&own).map_err(repo_err)?
+                } else {
+                    Vec::new()
+                };
+                for b in probity_core::review::server::new_ref_policy_bases(head, &tips, &globs) {
+                    if !bases.contains(&b) {
+                        bases.push(b);
+                    }
+                }
+            }
         }
     }
     Ok(bases)

@@ -1,0 +1,522 @@
+//! Seams between two features, probed as an adversary with push access
+//! would, on a real bare server with the pre-receive hook installed: a
+//! name git's lookup rules (DWIM) resolve to something other than the ref
+//! meant, and two fan-out paths of one note in one notes tree.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+/// `git push -q --no-verify` from `cwd`: Ok, or Err(git's output).
+fn push(f: &Fixture, cwd: &Path, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["push", "-q", "--no-verify"];
+    all.extend_from_slice(args);
+    f.git_in(cwd, &all).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// A plain git command in `cwd` with `GIT_INDEX_FILE` set to `index`:
+/// the notes trees below are built by hand, as anyone with git can.
+fn git_with_index(cwd: &Path, index: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_INDEX_FILE", index)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// A new notes commit on top of `refs/notes/probity` in `cwd` whose tree
+/// holds exactly `entries` (path, blob id), and the notes ref moved to it:
+/// a fast-forward of the notes, built with git's plumbing.
+fn notes_commit(cwd: &Path, scratch: &Path, entries: &[(String, String)]) -> String {
+    let index = scratch.join("notes-index");
+    let _ = std::fs::remove_file(&index);
+    git_with_index(cwd, &index, &["read-tree", "--empty"]);
+    for (path, blob) in entries {
+        git_with_index(
+            cwd,
+            &index,
+            &[
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                &format!("100644,{blob},{path}"),
+            ],
+        );
+    }
+    let tree = git_with_index(cwd, &index, &["write-tree"]);
+    let parent = git_with_index(cwd, &index, &["rev-parse", "refs/notes/probity"]);
+    let commit = git_with_index(
+        cwd,
+        &index,
+        &["commit-tree", &tree, "-p", &parent, "-m", "Notes"],
+    );
+    git_with_index(
+        cwd,
+        &index,
+        &["update-ref", "refs/notes/probity", &commit, &parent],
+    );
+    commit
+}
+
+/// A published commit's note moved to a fan-out path (as git itself lays
+/// notes out once a notes tree grows), and then a second, flat path for
+/// the same commit added beside it holding one junk line: git reads both
+/// (it concatenates them), so the junk only adds a line. The server must
+/// read the note as git does: the added path may neither hide the genuine
+/// bundle (denying a reviewed delivery: a jam) nor escape the grow-only
+/// rule (a flat path replacing what a reader sees).
+#[test]
+fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_grow_only_rule() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let c = commit_all(&f, "reviewed");
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    // The reviewed commit and its note reach the server, the commit on an
+    // unprotected tag only: it is not delivered yet.
+    push(
+        &f,
+        f.root(),
+        &[
+            "origin",
+            &format!("{c}:refs/tags/wip"),
+            "refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    let genuine = rev(&f, f.root(), &format!("refs/notes/probity:{c}")).unwrap();
+
+    // The note moved to a fan-out path: the same blob, a legitimate layout.
+    let fanned = format!("{}/{}", &c[..2], &c[2..]);
+    notes_commit(
+        f.root(),
+        inputs.path(),
+        &[(fanned.clone(), genuine.clone())],
+    );
+    push(&f, f.root(), &["origin", "refs/notes/probity"]).unwrap();
+
+    // The attacker's notes commit: a flat path for the same commit beside
+    // the fan-out one, holding a line that is no bundle.
+    let junk = {
+        let p = inputs.path().join("junk");
+        std::fs::write(&p, "not a bundle\n").unwrap();
+        String::from_utf8(f.git(&["hash-object", "-w", p.to_str().unwrap()]).unwrap())
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let attacked = notes_commit(
+        f.root(),
+        inputs.path(),
+        &[(fanned.clone(), genuine.clone()), (c.clone(), junk.clone())],
+    );
+    // git's own reader sees both blobs of the note.
+    let shown = String::from_utf8(f.git(&["notes", "--ref=probity", "show", &c]).unwrap()).unwrap();
+    assert!(shown.contains("not a bundle"), "{shown}");
+    assert!(shown.contains("\"digest\""), "{shown}");
+    let added = push(&f, f.root(), &["origin", "refs/notes/probity"]);
+    assert!(added.is_ok(), "a line added beside the bundle: {added:?}");
+    assert_eq!(rev(&f, &server, "refs/notes/probity"), Some(attacked));
+
+    // The reviewed commit is delivered to the protected branch: the
+    // genuine bundle at the fan-out path proves it.
+    let delivered = push(&f, f.root(), &["origin", &format!("{c}:refs/heads/main")]);
+    assert!(
+        delivered.is_ok(),
+        "a junk note path beside the bundle jammed a reviewed delivery: {delivered:?}"
+    );
+    assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c.clone()));
+
+    // The flat path alone, the fan-out bundle dropped: what a reader sees
+    // of the note loses its bundle line, and the grow-only rule refuses it.
+    let before = rev(&f, &server, "refs/notes/probity").unwrap();
+    notes_commit(f.root(), inputs.path(), &[(c.clone(), junk)]);
+    let err = push(&f, f.root(), &["origin", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("notes_line_removed"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/notes/probity"), Some(before));
+}
+
+/// A tag named `HEAD` (an unprotected ref anyone may push) makes git's
+/// `rev-parse HEAD` ambiguous in the bare repository. The server reads the
+/// policy for a new protected branch from the default branch that `HEAD`
+/// names: it must read `HEAD` itself, so the tag neither denies every
+/// later branch creation nor stands in for the default branch.
+#[test]
+fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    // A teammate pushes a tag spelled `HEAD`, on the published base.
+    let (_t, teammate) = clone_as(&f, &server, "mallory");
+    push(&f, &teammate, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
+    assert!(rev(&f, &server, "refs/tags/HEAD").is_some());
+
+    // A reviewed change pushed to a new protected branch.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let c = commit_all(&f, "reviewed");
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let created = push(
+        &f,
+        f.root(),
+        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+    );
+    assert!(
+        created.is_ok(),
+        "a tag named HEAD denied a reviewed branch's creation: {created:?}"
+    );
+    assert_eq!(rev(&f, &server, "refs/heads/feature"), Some(c));
+
+    // An unreviewed commit on another new branch is still judged.
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn unreviewed() {}\n",
+    )
+    .unwrap();
+    commit_all(&f, "unreviewed");
+    let err = push(&f, f.root(), &["origin", "HEAD:refs/heads/other"]).unwrap_err();
+    assert!(err.contains("pre-receive hook declined"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/other"), None);
+}
+
+/// A tag spelled `refs/remotes/origin/HEAD` that a clone fetches makes
+/// `rev-parse refs/remotes/origin/HEAD` ambiguous there: the client's
+/// pre-push gate reads the remote's default branch by its full name, so
+/// a new reviewed branch is still allowed.
+#[test]
+fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let (_t, teammate) = clone_as(&f, &server, "mallory");
+    push(
+        &f,
+        &teammate,
+        &["origin", "HEAD:refs/tags/refs/remotes/origin/HEAD"],
+    )
+    .unwrap();
+    let (_v, victim) = clone_as(&f, &server, "victim");
+    f.git_in(&victim, &["fetch", "-q", "--tags", "origin"])
+        .unwrap();
+    assert!(rev(&f, &victim, "refs/remotes/origin/HEAD").is_some());
+    assert!(rev(&f, &victim, "refs/tags/refs/remotes/origin/HEAD").is_some());
+    f.git_in(&victim, &["checkout", "-q", "-b", "feature"])
+        .unwrap();
+    std::fs::write(
+        victim.join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    std::fs::write(victim.join("src/parser_test.rs"), "#[test]\nfn t() {}\n").unwrap();
+    approve_live(&victim, inputs.path());
+    f.git_in(&victim, &["add", "-A"]).unwrap();
+    f.git_in(&victim, &["commit", "-q", "-m", "reviewed"])
+        .unwrap();
+    let c = rev(&f, &victim, "HEAD").unwrap();
+    // The pre-push gate told the remote by its name (as `--remote` allows),
+    // judging the new branch against the remote's default branch.
+    let line = format!(
+        "refs/heads/feature {c} refs/heads/feature {}\n",
+        "0".repeat(40)
+    );
+    let v = probity_stdin(
+        &victim,
+        &[
+            "validate",
+            "--gate",
+            "pre-push",
+            "--remote",
+            "origin",
+            "--stdin-updates",
+        ],
+        line.as_bytes(),
+    );
+    assert_eq!(
+        v.code, 0,
+        "a fetched tag jammed the client's gate: {}{}",
+        v.stdout, v.stderr
+    );
+    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
+}
+
+/// A server whose `HEAD` names a branch nobody pushed (`git init --bare`
+/// without `-b` names `master`, while the team pushes `main`): a new
+/// protected ref has no default branch to read its policy from. A new
+/// protected branch holding a self-reviewed, unsigned change must still be
+/// judged under the policy the protected history holds (here: a
+/// reviewer's signature for medium risk), not under none; the same holds
+/// once a server that allows it deleted its default branch.
+#[test]
+fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_policy() {
+    let f = parser_base();
+    let keys = tempfile::tempdir().unwrap();
+    let ci = keygen(keys.path(), "ci");
+    f.write(
+        ".probity/allowed_signers",
+        format!("ci@example.invalid {}\n", public(&ci)),
+    )
+    .unwrap();
+    f.write(
+        ".probity/policy.json",
+        r#"{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{"reviewer":["ci@example.invalid"]},"signatures":{"medium":["reviewer"],"high":["reviewer"]}}"#,
+    )
+    .unwrap();
+    commit_all(&f, "the team's policy");
+    let (_dir, server) = gated_origin(&f);
+    f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/master"])
+        .unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+
+    // The agent's own, unsigned review of a medium change, pushed as a new
+    // protected branch.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "self-reviewed");
+    let p = probity(f.root(), &["publish"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    let err = push(
+        &f,
+        f.root(),
+        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+    )
+    .unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/feature"), None);
+
+    // The default branch deleted (a server that allows both), then
+    // recreated with the same change: judged the same way.
+    f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/main"])
+        .unwrap();
+    for (k, v) in [
+        ("probity.allowProtectedDeletion", "true"),
+        ("receive.denyDeleteCurrent", "ignore"),
+    ] {
+        f.git_in(&server, &["config", k, v]).unwrap();
+    }
+    push(&f, f.root(), &["origin", "HEAD~1:refs/heads/keep"]).unwrap();
+    push(&f, f.root(), &["origin", ":refs/heads/main"]).unwrap();
+    assert_eq!(rev(&f, &server, "refs/heads/main"), None);
+    let err = push(&f, f.root(), &["origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/main"), None);
+}
+
+/// The policy may keep its allowed-signers file anywhere in the tree
+/// (`allowed_signers: "keys/allowed_signers"`), but only `.probity/` was
+/// rated high. An agent that holds the reviewer role adds its own key for
+/// the maintainer's principal to that file: the change edits the trust
+/// material the policy names, so it is high risk and needs the maintainer's
+/// signature too, at start and at the server.
+#[test]
+fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is() {
+    const AGENT: &str = "agent@example.invalid";
+    const ALICE: &str = "alice@example.invalid";
+    let f = parser_base();
+    let keys = tempfile::tempdir().unwrap();
+    let agent = keygen(keys.path(), "agent");
+    let alice = keygen(keys.path(), "alice");
+    f.write(
+        "keys/allowed_signers",
+        format!("{AGENT} {}\n{ALICE} {}\n", public(&agent), public(&alice)),
+    )
+    .unwrap();
+    f.write(
+        ".probity/policy.json",
+        format!(
+            r#"{{"schema":"probity-policy/v1","allowed_signers":"keys/allowed_signers","roles":{{"reviewer":["{AGENT}"],"maintainer":["{ALICE}"]}},"signatures":{{"low":["reviewer"],"medium":["reviewer"],"high":["reviewer","maintainer"]}},"authorize":["maintainer"]}}"#
+        ),
+    )
+    .unwrap();
+    commit_all(&f, "the team's policy");
+    let (_dir, server) = gated_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let before = rev(&f, &server, "refs/heads/main");
+
+    // The agent's key, listed for the maintainer's principal.
+    f.write(
+        "keys/allowed_signers",
+        format!(
+            "{AGENT} {}\n{ALICE} {}\n{ALICE} {}\n",
+            public(&agent),
+            public(&alice),
+            public(&agent)
+        ),
+    )
+    .unwrap();
+    let st = probity(f.root(), &["start"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
+    let done = approve_started(f.root(), inputs.path(), &st.json);
+    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    commit_all(&f, "add a key");
+    sign_with(f.root(), &agent, keys.path(), &lineage);
+    let err = push_past_client(&f).unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/main"), before);
+}
+
+/// A tag spelled as the commit id CI is handed (`BEFORE`, the protected
+/// branch's old tip, which anyone can read before the next push) makes
+/// git's `rev-parse <id>` warn that the name is ambiguous: the CI forms of
+/// the gate take a full object id as that object, so such a tag cannot
+/// fail every CI run of the next push.
+#[test]
+fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let before = rev(&f, f.root(), "HEAD").unwrap();
+    let (_t, teammate) = clone_as(&f, &server, "mallory");
+    push(
+        &f,
+        &teammate,
+        &["origin", &format!("HEAD:refs/tags/{before}")],
+    )
+    .unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let after = commit_all(&f, "reviewed");
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+
+    // CI: a fresh clone (tags included) with the notes fetched.
+    let (_c, ci) = clone_as(&f, &server, "ci");
+    f.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    assert!(rev(&f, &ci, &format!("refs/tags/{before}")).is_some());
+    let range = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            &format!("{before}..{after}"),
+            "--ref",
+            "refs/heads/main",
+        ],
+    );
+    assert_eq!(range.code, 0, "{}{}", range.stdout, range.stderr);
+    assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
+    let pr = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            &before,
+            "--head",
+            &after,
+        ],
+    );
+    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
+    assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
+}
+
+/// The same tag `HEAD`, fetched by every clone (git follows a tag that
+/// points into fetched history): `rev-parse HEAD` is ambiguous in each
+/// clone too. Probity reads a clone's `HEAD` as itself, so reviewing,
+/// publishing and pushing keep working there.
+#[test]
+fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let (_t, mallory) = clone_as(&f, &server, "mallory");
+    push(&f, &mallory, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
+    let (_v, victim) = clone_as(&f, &server, "victim");
+    assert!(rev(&f, &victim, "refs/tags/HEAD").is_some());
+    std::fs::write(
+        victim.join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn more() {}\n",
+    )
+    .unwrap();
+    std::fs::write(victim.join("src/parser_test.rs"), "#[test]\nfn t() {}\n").unwrap();
+    f.git_in(&victim, &["add", "-A"]).unwrap();
+    f.git_in(&victim, &["commit", "-q", "--no-verify", "-m", "change"])
+        .unwrap();
+    let c = rev(&f, &victim, "refs/heads/main").unwrap();
+    let st = probity(&victim, &["start", "--commit", "HEAD"]);
+    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    approve_started(&victim, inputs.path(), &st.json);
+    let gate = probity(&victim, &["validate", "--gate", "pre-push"]);
+    assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
+    let p = probity(&victim, &["push", "origin", "main"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
+}
+
+/// CI's pre-pr gate is handed the target branch by its full name
+/// (`--base refs/remotes/origin/main`, docs/ci.md). A tag spelled
+/// `refs/remotes/origin/main`, which the CI clone fetches with the history
+/// it points into, makes git's `rev-parse` of that name ambiguous: a full
+/// ref name is read as exactly that ref.
+#[test]
+fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let (_t, mallory) = clone_as(&f, &server, "mallory");
+    push(
+        &f,
+        &mallory,
+        &["origin", "HEAD:refs/tags/refs/remotes/origin/main"],
+    )
+    .unwrap();
+    // The proposal: a reviewed commit on a branch, with its notes.
+    f.git(&["checkout", "-q", "-b", "topic"]).unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    let head = commit_all(&f, "reviewed");
+    let p = probity(f.root(), &["push", "origin", "topic"]);
+    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+
+    let (_c, ci) = clone_as(&f, &server, "ci");
+    f.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    assert!(rev(&f, &ci, "refs/tags/refs/remotes/origin/main").is_some());
+    let pr = probity(
+        &ci,
+        &[
+            "validate",
+            "--gate",
+            "pre-pr",
+            "--authority",
+            "notes",
+            "--base",
+            "refs/remotes/origin/main",
+            "--head",
+            &head,
+        ],
+    );
+    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
+    assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
+}
