@@ -98,16 +98,7 @@ fn note_of(lines: &[&[u8]]) -> Vec<u8> {
 /// and no review store.
 fn ci_clone(s: &Setup) -> (tempfile::TempDir, PathBuf) {
     let (d, ci) = s.clone_server("ci");
-    s.f.git_in(
-        &ci,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/probity:refs/notes/probity",
-        ],
-    )
-    .unwrap();
+    fetch_notes(&s.f, &ci);
     (d, ci)
 }
 

@@ -83,8 +83,7 @@ fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_g
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let c = commit_all(&f, "reviewed");
-    let p = probity(f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["publish"]);
     // The reviewed commit and its note reach the server, the commit on an
     // unprotected tag only: it is not delivered yet.
     push(
@@ -167,8 +166,7 @@ fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let c = commit_all(&f, "reviewed");
-    let p = probity(f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["publish"]);
     let created = push(
         &f,
         f.root(),
@@ -284,8 +282,7 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     commit_all(&f, "self-reviewed");
-    let p = probity(f.root(), &["publish"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["publish"]);
     let err = push(
         &f,
         f.root(),
@@ -355,8 +352,7 @@ fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is
         ),
     )
     .unwrap();
-    let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(f.root(), &["start"]);
     assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
     let done = approve_started(f.root(), inputs.path(), &st.json);
     let lineage = done["lineage_id"].as_str().unwrap().to_string();
@@ -387,37 +383,18 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let after = commit_all(&f, "reviewed");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
 
     // CI: a fresh clone (tags included) with the notes fetched.
     let (_c, ci) = clone_as(&f, &server, "ci");
-    f.git_in(
-        &ci,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/probity:refs/notes/probity",
-        ],
-    )
-    .unwrap();
+    fetch_notes(&f, &ci);
     assert!(rev(&f, &ci, &format!("refs/tags/{before}")).is_some());
-    let range = probity(
+    let range = probity_ok(
         &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &format!("{before}..{after}"),
-            "--ref",
-            "refs/heads/main",
-        ],
+        &pre_receive_args(&format!("{before}..{after}"), "refs/heads/main"),
     );
-    assert_eq!(range.code, 0, "{}{}", range.stdout, range.stderr);
     assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
-    let pr = probity(
+    let pr = probity_ok(
         &ci,
         &[
             "validate",
@@ -431,7 +408,6 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
             &after,
         ],
     );
-    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }
 
@@ -457,13 +433,10 @@ fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
     f.git_in(&victim, &["commit", "-q", "--no-verify", "-m", "change"])
         .unwrap();
     let c = rev(&f, &victim, "refs/heads/main").unwrap();
-    let st = probity(&victim, &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
+    let st = probity_ok(&victim, &["start", "--commit", "HEAD"]);
     approve_started(&victim, inputs.path(), &st.json);
-    let gate = probity(&victim, &["validate", "--gate", "pre-push"]);
-    assert_eq!(gate.code, 0, "{}{}", gate.stdout, gate.stderr);
-    let p = probity(&victim, &["push", "origin", "main"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(&victim, &["validate", "--gate", "pre-push"]);
+    probity_ok(&victim, &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
 }
 
@@ -488,22 +461,12 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let head = commit_all(&f, "reviewed");
-    let p = probity(f.root(), &["push", "origin", "topic"]);
-    assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    probity_ok(f.root(), &["push", "origin", "topic"]);
 
     let (_c, ci) = clone_as(&f, &server, "ci");
-    f.git_in(
-        &ci,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/probity:refs/notes/probity",
-        ],
-    )
-    .unwrap();
+    fetch_notes(&f, &ci);
     assert!(rev(&f, &ci, "refs/tags/refs/remotes/origin/main").is_some());
-    let pr = probity(
+    let pr = probity_ok(
         &ci,
         &[
             "validate",
@@ -517,6 +480,5 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
             &head,
         ],
     );
-    assert_eq!(pr.code, 0, "{}{}", pr.stdout, pr.stderr);
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }

@@ -383,16 +383,7 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
     probity_ok(s.f.root(), &["push", "origin", "main"]);
     // A CI checkout: a fresh clone, no store, notes fetched.
     let (_d, ci) = s.clone_server();
-    s.f.git_in(
-        &ci,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/probity:refs/notes/probity",
-        ],
-    )
-    .unwrap();
+    fetch_notes(&s.f, &ci);
     let range = format!("{base}..HEAD");
     let r = probity_ok(&ci, &pre_receive_args(&range, "refs/heads/main"));
     assert_eq!(r.json["gate"], "pre-receive");

@@ -606,6 +606,21 @@ pub fn body(n: u32) -> String {
 /// Another clone of `server` (a teammate's), at `<its temporary dir>/name`
 /// with its own identity (`name`, `b@probity.invalid`). The temporary
 /// directory keeps it alive.
+/// `git fetch -q origin refs/notes/probity:refs/notes/probity` in `dir`:
+/// what a CI checkout does to read the published authority.
+pub fn fetch_notes(f: &Fixture, dir: &Path) {
+    f.git_in(
+        dir,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+}
+
 pub fn clone_as(f: &Fixture, server: &Path, name: &str) -> (tempfile::TempDir, PathBuf) {
     let d = tempfile::tempdir().expect("tempdir");
     let p = d.path().join(name);
