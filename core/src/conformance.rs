@@ -8,7 +8,7 @@
 //! can never say something the code does not do: a generator that finds a
 //! difference fails instead of emitting.
 
-use crate::review::prompts::{PROMPT_DOMAIN, PromptRole, PromptSet};
+use crate::review::{PROMPT_DOMAIN, PromptRole, PromptSet};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -16,28 +16,28 @@ use crate::canonical::{canonical_bytes, canonical_value_bytes, parse_strict};
 use crate::context::Assembly;
 use crate::context::record_key_raw;
 use crate::digest::{Domain, Sha256Digest};
+use crate::review::Lens;
+use crate::review::ObjectId;
 use crate::review::attest;
-use crate::review::bundle::{BUNDLE_DOMAIN, Bundle};
-use crate::review::correction::{empty_fix_delta, fix_delta_hash};
 use crate::review::dsse;
 use crate::review::evidence;
 use crate::review::fixtures;
-use crate::review::ids::ObjectId;
-use crate::review::ids::{RepoPath, TreeId};
-use crate::review::lens::Lens;
-use crate::review::rebase::{DELTA_DOMAIN, DELTA_ENTRY_DOMAIN, DeltaEntry, EntrySide, TreeDelta};
-use crate::review::receipt::{FIX_DELTA_DOMAIN, Receipt};
-use crate::review::risk::{POLICY_DOMAIN, RiskPolicy};
-use crate::review::snapshot::{
-    FileMode, PATHS_DOMAIN, TARGET_DOMAIN, UNTRACKED_DOMAIN, paths_digest, target_identity,
-    untracked_digest,
-};
-use crate::review::state::{
+use crate::review::submission;
+use crate::review::{BUNDLE_DOMAIN, Bundle};
+use crate::review::{DELTA_DOMAIN, DELTA_ENTRY_DOMAIN, DeltaEntry, EntrySide, TreeDelta};
+use crate::review::{
     EVIDENCE_DOMAIN, LINEAGE_DOMAIN, RESULTS_DOMAIN, REVISION_DOMAIN, ReviewState, StateError,
     StateRecord, derive_lineage_id,
 };
-use crate::review::state::{Escalation, Stage};
-use crate::review::submission;
+use crate::review::{Escalation, Stage};
+use crate::review::{FIX_DELTA_DOMAIN, Receipt};
+use crate::review::{
+    FileMode, PATHS_DOMAIN, TARGET_DOMAIN, UNTRACKED_DOMAIN, paths_digest, target_identity,
+    untracked_digest,
+};
+use crate::review::{POLICY_DOMAIN, RiskPolicy};
+use crate::review::{RepoPath, TreeId};
+use crate::review::{empty_fix_delta, fix_delta_hash};
 
 /// The version of the vector files' format and content.
 pub const VERSION: &str = "v1";
@@ -400,7 +400,7 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     }
 
     // Evidence (raw bytes) and the empty evidence of an escalation.
-    let crate::review::state::Stage::Approved { evidence_hash, .. } = &r2.stage else {
+    let crate::review::Stage::Approved { evidence_hash, .. } = &r2.stage else {
         return Err(err(n, "the scenario did not approve"));
     };
     let approved_evidence = *evidence_hash;

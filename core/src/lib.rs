@@ -16,17 +16,17 @@
 //! receipt are derived here.
 //!
 //! ```
-//! use probity_core::review::gate::{Authority, decide_pre_commit};
-//! use probity_core::review::ids::{Nonce, RepoPath, Timestamp, TreeId};
-//! use probity_core::review::finding::ReviewerResult;
-//! use probity_core::review::lens::Lens;
-//! use probity_core::review::receipt::Receipt;
-//! use probity_core::review::risk::{RiskPolicy, authored_lines, select_lenses};
-//! use probity_core::review::snapshot::{
+//! use probity_core::review::{Authority, decide_pre_commit};
+//! use probity_core::review::{Nonce, RepoPath, Timestamp, TreeId};
+//! use probity_core::review::ReviewerResult;
+//! use probity_core::review::Lens;
+//! use probity_core::review::Receipt;
+//! use probity_core::review::{RiskPolicy, authored_lines, select_lenses};
+//! use probity_core::review::{
 //!     CandidateContent, CandidateObservation, ChangedFile, FileMode, FrozenCandidate,
 //!     LineCount, LiveTarget,
 //! };
-//! use probity_core::review::state::{ReviewState, StartInput};
+//! use probity_core::review::{ReviewState, StartInput};
 //!
 //! // What the adapters observed: one changed file between two trees.
 //! let base = TreeId::parse("b4ffa93cdbcb161f9005528d69dc3cc646506c3f")?;

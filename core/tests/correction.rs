@@ -1,16 +1,16 @@
 //! Causal admission, the refuter batch and bounded correction, on plain
 //! values (no Git): every transition and its guards.
 
-use probity_core::review::causality::{CausalFacts, DowngradeReason};
-use probity_core::review::correction::MAX_FAILED_ATTEMPTS;
-use probity_core::review::finding::{RefuterResult, ReviewerResult, Route};
+use probity_core::review::Forecast;
+use probity_core::review::Lens;
+use probity_core::review::MAX_FAILED_ATTEMPTS;
 use probity_core::review::fixtures::{self, fix, validation};
-use probity_core::review::lens::Lens;
-use probity_core::review::receipt::{Receipt, TerminalState};
-use probity_core::review::state::Forecast;
-use probity_core::review::state::{
+use probity_core::review::{CausalFacts, DowngradeReason};
+use probity_core::review::{
     Escalation, EscalationReason, NextInput, ReviewState, TransitionError, check_successor,
 };
+use probity_core::review::{Receipt, TerminalState};
+use probity_core::review::{RefuterResult, ReviewerResult, Route};
 
 fn routes(s: &ReviewState) -> Vec<(String, Route)> {
     s.stage()
@@ -58,14 +58,14 @@ fn one(json: &str) -> Vec<ReviewerResult> {
 fn facts() -> CausalFacts {
     let mut f = CausalFacts::default();
     f.hunks.insert(
-        probity_core::review::ids::RepoPath::parse("src/parser.rs").unwrap(),
-        vec![probity_core::review::causality::Hunk {
+        probity_core::review::RepoPath::parse("src/parser.rs").unwrap(),
+        vec![probity_core::review::Hunk {
             start: 1,
             count: 10,
         }],
     );
     f.candidate_lines.insert(
-        probity_core::review::ids::RepoPath::parse("src/parser.rs").unwrap(),
+        probity_core::review::RepoPath::parse("src/parser.rs").unwrap(),
         30,
     );
     f
@@ -227,10 +227,7 @@ fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
     let approved = fixed.accept_evidence(b"all tests pass\n").unwrap();
     let r = Receipt::derive(&approved).unwrap();
     assert_ne!(r.initial_review_tree, r.final_candidate_tree);
-    assert_ne!(
-        r.fix_delta_hash,
-        probity_core::review::correction::empty_fix_delta()
-    );
+    assert_ne!(r.fix_delta_hash, probity_core::review::empty_fix_delta());
     assert_eq!(
         r.resolved_finding_ids
             .iter()
@@ -270,7 +267,7 @@ fn fixes_outside_genesis_and_bad_inputs_change_nothing() {
     let mut outside = fix(1, 3);
     outside
         .paths
-        .push(probity_core::review::ids::RepoPath::parse("src/other.rs").unwrap());
+        .push(probity_core::review::RepoPath::parse("src/other.rs").unwrap());
     assert!(matches!(
         f.accept_validation(outside, validation(true)),
         Err(TransitionError::OutsideGenesis(_))
@@ -423,7 +420,7 @@ fn final_states_name_a_next_step_that_works() {
 
     let fresh = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     let gone = fresh
-        .invalidate(probity_core::review::ids::NonBlank::parse("wrong base").unwrap())
+        .invalidate(probity_core::review::NonBlank::parse("wrong base").unwrap())
         .unwrap();
     let say = gone.next_sentence();
     assert!(say.contains("probity start"), "{say}");

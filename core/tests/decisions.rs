@@ -3,13 +3,13 @@
 //! live candidate a stage expects, the open-correction rules, the
 //! start-overlap and resume rules and the recovery-retry equality.
 
-use probity_core::review::correction::FixMeasurement;
+use probity_core::review::Applicability;
+use probity_core::review::FixMeasurement;
+use probity_core::review::Forecast;
+use probity_core::review::Lens;
 use probity_core::review::fixtures::{self, fix, text_change, validation};
-use probity_core::review::gate::Applicability;
-use probity_core::review::ids::{NonBlank, RepoPath, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{Disposition, Predecessor, RecoverRequest};
-use probity_core::review::state::Forecast;
+use probity_core::review::{Disposition, Predecessor, RecoverRequest};
+use probity_core::review::{NonBlank, RepoPath, TreeId};
 
 fn p(s: &str) -> RepoPath {
     RepoPath::parse(s).unwrap()
@@ -36,7 +36,7 @@ fn applicability_is_scope_changed_only_inside_the_reviewed_paths() {
 fn a_fix_is_charged_every_changed_line_and_a_mode_change_one() {
     let to = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
     let mut chmod = text_change("run.sh", 0, 0, "#!/bin/sh\n");
-    chmod.new_mode = Some(probity_core::review::snapshot::FileMode::Executable);
+    chmod.new_mode = Some(probity_core::review::FileMode::Executable);
     let m = FixMeasurement::of(vec![text_change("src/a.rs", 3, 2, "x"), chmod], to.clone());
     assert_eq!(m.actual_lines, 6);
     assert_eq!(m.paths, vec![p("src/a.rs"), p("run.sh")]);
@@ -113,8 +113,8 @@ fn a_recovery_retry_is_exactly_the_recorded_request() {
 
 #[test]
 fn a_start_over_an_open_corrections_paths_is_refused_and_resumes_only_its_own_candidate() {
-    use probity_core::review::snapshot::FrozenCandidate;
-    use probity_core::review::state::Resumable;
+    use probity_core::review::FrozenCandidate;
+    use probity_core::review::Resumable;
     let c0 = fixtures::budget_scenario().unwrap();
     // The same base and one of its paths: blocked while in correction.
     let same = c0.snapshot().clone();
@@ -161,7 +161,7 @@ fn a_start_over_an_open_corrections_paths_is_refused_and_resumes_only_its_own_ca
 
 #[test]
 fn status_offers_a_recovery_only_from_a_leaf_and_from_an_approval_only_when_its_scope_changed() {
-    use probity_core::review::gate::{Applicability, offered_recovery};
+    use probity_core::review::{Applicability, offered_recovery};
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     // Not final: nothing to recover.
     assert_eq!(
@@ -246,8 +246,8 @@ fn only_an_approved_lineage_covers_exactly_its_final_target() {
 
 #[test]
 fn a_lineage_relates_to_a_live_target_as_core_classifies_it() {
-    use probity_core::review::gate::{Applicability, Relation};
-    use probity_core::review::rebase::RebaseCheck;
+    use probity_core::review::RebaseCheck;
+    use probity_core::review::{Applicability, Relation};
     assert_eq!(Relation::current().applicability, Applicability::Current);
     let reviewed = vec![p("src/a.rs"), p("src/b.rs")];
     let inside = Relation::of_difference(&reviewed, vec![p("src/b.rs")]);

@@ -5,14 +5,14 @@
 //! dismissal.
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::finding::Route;
+use probity_core::review::Forecast;
+use probity_core::review::Receipt;
+use probity_core::review::Route;
 use probity_core::review::fixtures;
-use probity_core::review::ids::{FindingId, NonBlank, Timestamp};
-use probity_core::review::receipt::Receipt;
-use probity_core::review::state::Forecast;
-use probity_core::review::state::{
+use probity_core::review::{
     DISPUTE_DOMAIN, Dispute, ReviewState, StateRecord, TransitionError, check_successor,
 };
+use probity_core::review::{FindingId, NonBlank, Timestamp};
 
 fn dispute(id: &str) -> Dispute {
     Dispute {
@@ -79,7 +79,7 @@ fn a_dispute_is_refused_after_an_edit_for_another_route_and_when_different() {
     // Reviewing takes no dispute.
     let r0 = fixtures::start(
         &fixtures::parser_observation(),
-        probity_core::review::lens::Lens::Reliability,
+        probity_core::review::Lens::Reliability,
     )
     .unwrap();
     assert!(matches!(

@@ -5,14 +5,14 @@
 //! and the hash together.
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::evidence::{CommandRun, EvidenceVerdict, ExitOutcome, command_evidence};
+use probity_core::review::Lens;
 use probity_core::review::fixtures;
-use probity_core::review::lens::Lens;
-use probity_core::review::receipt::{Receipt, TerminalState};
-use probity_core::review::state::{
+use probity_core::review::{CommandRun, EvidenceVerdict, ExitOutcome, command_evidence};
+use probity_core::review::{
     EVIDENCE_DOMAIN, Escalation, NextInput, ReviewState, StateRecord, TransitionError,
     check_successor,
 };
+use probity_core::review::{Receipt, TerminalState};
 
 fn validating() -> ReviewState {
     fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -137,7 +137,7 @@ fn the_reason_and_the_hash_are_tied_in_the_record() {
 /// hand) is refused, never taken as opaque bytes that pass.
 #[test]
 fn a_document_padded_past_its_bound_is_refused_and_long_logs_stay_opaque() {
-    use probity_core::review::evidence::{
+    use probity_core::review::{
         EVIDENCE_TAIL_BYTES, EvidenceDocError, MAX_COMMAND_EVIDENCE_BYTES, evidence_verdict,
         evidence_verdict_streamed,
     };
@@ -185,7 +185,7 @@ fn a_document_padded_past_its_bound_is_refused_and_long_logs_stay_opaque() {
 /// v1 documents are read as before.
 #[test]
 fn a_v2_document_is_taken_only_for_the_final_candidate_tree() {
-    use probity_core::review::evidence::{
+    use probity_core::review::{
         COMMAND_EVIDENCE_SCHEMA_V2, EvidenceDocError, command_evidence_on, evidence_reading,
     };
     let v = validating();

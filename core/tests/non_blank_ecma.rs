@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use probity_core::review::ids::NonBlank;
+use probity_core::review::NonBlank;
 
 #[test]
 fn non_blank_agrees_with_ecma_262_on_every_bmp_code_point() {

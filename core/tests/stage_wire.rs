@@ -2,13 +2,13 @@
 //! as itself from the wire form, and a fold no transition makes is refused
 //! when read.
 
-use probity_core::review::causality::{CausalFacts, Hunk};
-use probity_core::review::finding::ReviewerResult;
+use probity_core::review::Forecast;
+use probity_core::review::Lens;
+use probity_core::review::RepoPath;
+use probity_core::review::ReviewerResult;
 use probity_core::review::fixtures::{self, fix, validation};
-use probity_core::review::ids::RepoPath;
-use probity_core::review::lens::Lens;
-use probity_core::review::state::Forecast;
-use probity_core::review::state::{Escalation, ReviewState, Stage, StateRecord, check_successor};
+use probity_core::review::{CausalFacts, Hunk};
+use probity_core::review::{Escalation, ReviewState, Stage, StateRecord, check_successor};
 
 /// The state through its record's bytes and back.
 fn round_trip(s: &ReviewState) -> ReviewState {
@@ -50,7 +50,7 @@ fn every_sub_state_reads_back_as_itself() {
     let approved = validating.accept_evidence(b"ok").unwrap();
     assert!(matches!(approved.stage(), Stage::Approved { .. }));
     let invalidated = pristine
-        .invalidate(probity_core::review::ids::NonBlank::parse("the change was withdrawn").unwrap())
+        .invalidate(probity_core::review::NonBlank::parse("the change was withdrawn").unwrap())
         .unwrap();
     assert!(matches!(invalidated.stage(), Stage::Invalidated { .. }));
     let refuter = awaiting_refuter();
@@ -201,7 +201,7 @@ fn a_judged_review_awaiting_the_refuter_is_not_pristine() {
 /// sentence to report it with (issue 22 §5).
 #[test]
 fn escalation_reasons_name_their_wire_spelling_and_explain_themselves() {
-    use probity_core::review::state::EscalationReason as R;
+    use probity_core::review::EscalationReason as R;
     for r in [
         R::FindingEscalated,
         R::ForecastOverBudget,

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::review::dsse::dearmor;
+use probity_core::review::dearmor;
 use probity_git::sign::SshKeygen;
 use probity_ports::review::SshSignatures;
 

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::review::bundle::Bundle;
+use probity_core::review::Bundle;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(bundle) = Bundle::from_bytes(data) else {

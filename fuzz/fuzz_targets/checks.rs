@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use probity_core::canonical::canonical_bytes;
-use probity_core::review::checks::RepoChecks;
+use probity_core::review::RepoChecks;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(checks) = RepoChecks::parse(data) else {

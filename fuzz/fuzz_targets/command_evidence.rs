@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use probity_core::canonical::parse_strict;
-use probity_core::review::evidence::{
+use probity_core::review::{
     EVIDENCE_TAIL_BYTES, EvidenceVerdict, MAX_COMMAND_EVIDENCE_BYTES, evidence_reading,
     evidence_reading_streamed,
 };

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::review::dsse::{dearmor, envelope_bytes, parse_envelope, parse_sshsig};
+use probity_core::review::{dearmor, envelope_bytes, parse_envelope, parse_sshsig};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(env) = parse_envelope(data) else {

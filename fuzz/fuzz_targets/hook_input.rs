@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::review::gate::parse_push_updates;
-use probity_core::review::server::parse_receive_updates;
+use probity_core::review::parse_push_updates;
+use probity_core::review::parse_receive_updates;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 

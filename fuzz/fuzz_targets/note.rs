@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::review::bundle::{note_adding, note_lines, note_with, parse_note};
+use probity_core::review::{note_adding, note_lines, note_with, parse_note};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(bundles) = parse_note(data) {

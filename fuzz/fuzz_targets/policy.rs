@@ -7,8 +7,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use probity_core::canonical::canonical_bytes;
-use probity_core::review::policy::RepoPolicy;
-use probity_core::review::risk::RiskLevel;
+use probity_core::review::RepoPolicy;
+use probity_core::review::RiskLevel;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(policy) = RepoPolicy::parse(data) else {

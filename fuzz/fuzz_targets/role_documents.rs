@@ -8,8 +8,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use probity_core::canonical::canonical_bytes;
-use probity_core::review::finding::{RefuterResult, ReviewerResult, ValidatorResult};
-use probity_core::review::roles::{refuter_check, reviewer_check, validator_check};
+use probity_core::review::{RefuterResult, ReviewerResult, ValidatorResult};
+use probity_core::review::{refuter_check, reviewer_check, validator_check};
 
 fuzz_target!(|data: &[u8]| {
     let reviewer = ReviewerResult::parse(data);

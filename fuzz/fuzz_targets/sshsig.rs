@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use probity_core::review::dsse::{armor, dearmor, parse_sshsig};
+use probity_core::review::{armor, dearmor, parse_sshsig};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(sig) = parse_sshsig(data) {

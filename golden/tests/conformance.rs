@@ -111,7 +111,7 @@ fn readme() -> String {
 /// the code has them.
 #[test]
 fn the_readme_names_every_kind_encoding_refusal_and_the_lens_table() {
-    use probity_core::review::lens::Lens;
+    use probity_core::review::Lens;
     let readme = readme();
     let (_, vectors) = &emitted()[0];
     let (_, refusals) = &emitted()[1];

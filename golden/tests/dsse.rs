@@ -12,10 +12,10 @@
 mod golden_review;
 
 use golden_review::approved;
-use probity_core::review::attest::{manifest_bytes, statement, statement_bytes};
-use probity_core::review::dsse;
+use probity_core::review::Receipt;
 use probity_core::review::fixtures;
-use probity_core::review::receipt::Receipt;
+use probity_core::review::{dearmor, envelope_bytes, parse_envelope, statement_pae};
+use probity_core::review::{manifest_bytes, statement, statement_bytes};
 
 /// `ssh-keygen -Y sign -n probity` over the golden statement's PAE.
 const SIGNATURE: &str = "-----BEGIN SSH SIGNATURE-----
@@ -50,20 +50,20 @@ fn a_signed_attestation_as_a_dsse_envelope() {
         .unwrap()
         .trim_end_matches('\n');
     assert_eq!(stmt, pinned.as_bytes());
-    let pae = dsse::statement_pae(&stmt);
+    let pae = statement_pae(&stmt);
     let header = format!("DSSEv1 28 application/vnd.in-toto+json {} ", stmt.len());
     assert_eq!(&pae[..header.len()], header.as_bytes());
     assert_eq!(&pae[header.len()..], stmt.as_slice());
 
-    let sig = dsse::dearmor(SIGNATURE.as_bytes()).unwrap();
+    let sig = dearmor(SIGNATURE.as_bytes()).unwrap();
     // What `ssh-keygen -l` printed for the key that made it.
     assert_eq!(
         sig.fingerprint(),
         "SHA256:Qb5RtKJSbUM9tnH97RaCEw4OdIVG0Lvqc426ERs19jw"
     );
     assert_eq!(sig.armored(), SIGNATURE, "re-armored byte for byte");
-    let env = dsse::envelope_bytes(&stmt, &sig).unwrap();
-    let parsed = dsse::parse_envelope(&env).unwrap();
+    let env = envelope_bytes(&stmt, &sig).unwrap();
+    let parsed = parse_envelope(&env).unwrap();
     assert_eq!(parsed.payload, stmt);
     assert_eq!(parsed.signatures, vec![sig]);
     insta::assert_snapshot!("dsse_envelope", String::from_utf8(env).unwrap());

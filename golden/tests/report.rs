@@ -7,14 +7,14 @@
 //! `PROBITY_CHECK_JSONSCHEMA` names it (.ci/run does).
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence_on};
-use probity_core::review::finding::{RefuterResult, ReviewerResult};
+use probity_core::review::Forecast;
+use probity_core::review::Lens;
 use probity_core::review::fixtures;
-use probity_core::review::ids::{CommitId, LineageId, NonBlank};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{Disposition, RecoverRequest, ScopeEvidence, successor};
-use probity_core::review::report::{ChainEntry, CheckSummary, Report};
-use probity_core::review::state::Forecast;
+use probity_core::review::{ChainEntry, CheckSummary, Report};
+use probity_core::review::{CommandRun, ExitOutcome, command_evidence_on};
+use probity_core::review::{CommitId, LineageId, NonBlank};
+use probity_core::review::{Disposition, RecoverRequest, ScopeEvidence, successor};
+use probity_core::review::{RefuterResult, ReviewerResult};
 use serde_json::Value;
 
 const SCHEMA: &str = concat!(
@@ -123,7 +123,7 @@ fn chain() -> (Vec<ChainEntry>, LineageId, LineageId) {
     assert_eq!(approved.stage().name(), "approved");
     let g2 = approved.record().unwrap();
     let evidence_hash = match g2.state().stage() {
-        probity_core::review::state::Stage::Approved { evidence_hash, .. } => *evidence_hash,
+        probity_core::review::Stage::Approved { evidence_hash, .. } => *evidence_hash,
         other => panic!("not approved: {}", other.name()),
     };
     let (l1, l2) = (
@@ -154,13 +154,11 @@ fn chain() -> (Vec<ChainEntry>, LineageId, LineageId) {
 }
 
 /// The payments observation again (the successor reviews the same change).
-fn payments_observation() -> probity_core::review::snapshot::CandidateObservation {
-    probity_core::review::snapshot::CandidateObservation {
-        base_tree: probity_core::review::ids::TreeId::parse(
-            "5d1c2a0e6f0b6a1e3b1f7a8c9d0e1f2a3b4c5d6e",
-        )
-        .unwrap(),
-        candidate_tree: probity_core::review::ids::TreeId::parse(
+fn payments_observation() -> probity_core::review::CandidateObservation {
+    probity_core::review::CandidateObservation {
+        base_tree: probity_core::review::TreeId::parse("5d1c2a0e6f0b6a1e3b1f7a8c9d0e1f2a3b4c5d6e")
+            .unwrap(),
+        candidate_tree: probity_core::review::TreeId::parse(
             "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d",
         )
         .unwrap(),
@@ -175,13 +173,11 @@ fn payments_observation() -> probity_core::review::snapshot::CandidateObservatio
     }
 }
 
-fn fix() -> probity_core::review::correction::FixMeasurement {
-    probity_core::review::correction::FixMeasurement {
-        to_tree: probity_core::review::ids::TreeId::parse(
-            "00000000000000000000000000000000000000f1",
-        )
-        .unwrap(),
-        paths: vec![probity_core::review::ids::RepoPath::parse("src/payments/charge.rs").unwrap()],
+fn fix() -> probity_core::review::FixMeasurement {
+    probity_core::review::FixMeasurement {
+        to_tree: probity_core::review::TreeId::parse("00000000000000000000000000000000000000f1")
+            .unwrap(),
+        paths: vec![probity_core::review::RepoPath::parse("src/payments/charge.rs").unwrap()],
         actual_lines: 5,
     }
 }

@@ -5,16 +5,16 @@
 mod golden_review;
 
 use golden_review::approved;
-use probity_core::review::finding::ReviewerResult;
+use probity_core::review::Forecast;
+use probity_core::review::Lens;
+use probity_core::review::LiveTarget;
+use probity_core::review::Receipt;
+use probity_core::review::ReviewerResult;
+use probity_core::review::SchemaDoc;
 use probity_core::review::fixtures;
-use probity_core::review::gate::{Authority, decide_pre_commit};
-use probity_core::review::ids::{RepoPath, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::receipt::Receipt;
-use probity_core::review::schema::SchemaDoc;
-use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::Forecast;
-use probity_core::review::state::{ReviewState, StateRecord};
+use probity_core::review::{Authority, decide_pre_commit};
+use probity_core::review::{RepoPath, TreeId};
+use probity_core::review::{ReviewState, StateRecord};
 use serde_json::{Value, json};
 
 fn text(b: Vec<u8>) -> String {
@@ -37,7 +37,7 @@ fn state_records_of_the_parser_scenario() {
 /// validator's, and its lens binding is v2, naming the lens's digest.
 #[test]
 fn a_state_record_with_frozen_prompts_and_its_v2_binding() {
-    use probity_core::review::prompts::PromptSet;
+    use probity_core::review::PromptSet;
     let mut input =
         fixtures::start_input(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     input.prompts = Some(PromptSet::builtin().freeze(&input.lenses));
@@ -84,7 +84,7 @@ fn receipt_of_an_escalated_review() {
 #[test]
 fn an_escalation_by_failed_evidence() {
     use probity_core::digest::Sha256Digest;
-    use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence};
+    use probity_core::review::{CommandRun, ExitOutcome, command_evidence};
     let (_, r1, _) = approved();
     let doc = command_evidence(&CommandRun {
         argv: vec!["cargo".into(), "test".into(), "--locked".into()],
@@ -112,8 +112,8 @@ fn an_escalation_by_failed_evidence() {
 #[test]
 fn a_command_evidence_document_v2_names_its_tree() {
     use probity_core::digest::Sha256Digest;
-    use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence_on};
-    use probity_core::review::ids::TreeId;
+    use probity_core::review::TreeId;
+    use probity_core::review::{CommandRun, ExitOutcome, command_evidence_on};
     let tree = TreeId::parse("4b825dc642cb6eb9a060e54bf8d69288fbee4904").unwrap();
     let doc = command_evidence_on(
         &CommandRun {
@@ -134,8 +134,8 @@ fn a_command_evidence_document_v2_names_its_tree() {
 #[test]
 fn a_disputed_finding() {
     use probity_core::digest::Sha256Digest;
-    use probity_core::review::ids::{FindingId, NonBlank, Timestamp};
-    use probity_core::review::state::{DISPUTE_DOMAIN, Dispute};
+    use probity_core::review::{DISPUTE_DOMAIN, Dispute};
+    use probity_core::review::{FindingId, NonBlank, Timestamp};
     let s = fixtures::budget_scenario().unwrap();
     let id = s.stage().judgment().unwrap().correction_ids()[0];
     let disputed = s
@@ -170,14 +170,14 @@ fn a_disputed_finding() {
 #[test]
 fn maintenance_documents() {
     use probity_core::digest::Sha256Digest;
-    use probity_core::review::ids::{NonBlank, Timestamp};
-    use probity_core::review::repair::{
+    use probity_core::review::{
         BurnRequest, QuarantinedFile, RepairClass, RepairRequest, Survey, audit_record,
         consumption_tombstone, prove_unique,
     };
+    use probity_core::review::{NonBlank, Timestamp};
     let (r0, _, r2) = approved();
     let nb = |s: &str| NonBlank::parse(s).unwrap();
-    let preserved = probity_core::review::preserved::preserve(
+    let preserved = probity_core::review::preserve(
         r0.lineage_id(),
         &r0.snapshot().target,
         Lens::Reliability,
@@ -264,10 +264,10 @@ fn a_scope_changed_denial() {
 
 #[test]
 fn a_pre_push_denial_with_its_deliveries() {
-    use probity_core::review::gate::{
+    use probity_core::review::CommitId;
+    use probity_core::review::{
         DeliveredRange, Gate, RangeCommit, combine_deliveries, decide_target, delivery_commit,
     };
-    use probity_core::review::ids::CommitId;
     let (_, _, r2) = approved();
     let commit = |s: &str| CommitId::parse(s).unwrap();
     let delivered = RangeCommit {
@@ -319,8 +319,8 @@ fn a_pre_push_denial_with_its_deliveries() {
 
 #[test]
 fn an_invalidated_review_and_its_successor() {
-    use probity_core::review::ids::NonBlank;
-    use probity_core::review::recovery::{Disposition, RecoverRequest, successor};
+    use probity_core::review::NonBlank;
+    use probity_core::review::{Disposition, RecoverRequest, successor};
     let (r0, _, _) = approved();
     let inv = r0
         .invalidate(NonBlank::parse("started on the wrong branch").unwrap())
@@ -336,7 +336,7 @@ fn an_invalidated_review_and_its_successor() {
             actor: NonBlank::parse("maintainer").unwrap(),
             authorization: None,
         },
-        probity_core::review::recovery::ScopeEvidence {
+        probity_core::review::ScopeEvidence {
             differing_paths: &[],
             owned_by_chain: false,
         },
@@ -357,7 +357,7 @@ fn an_invalidated_review_and_its_successor() {
 
 #[test]
 fn a_receipt_as_an_in_toto_statement() {
-    use probity_core::review::attest::{manifest_bytes, statement, statement_bytes};
+    use probity_core::review::{manifest_bytes, statement, statement_bytes};
     let (_, _, r2) = approved();
     let receipt = Receipt::derive(&r2).unwrap();
     let entries = fixtures::parser_manifest_entries();
@@ -517,7 +517,7 @@ fn receipt_after_correction() {
 /// The refuter and validator schemas agree with their parsers.
 #[test]
 fn refuter_and_validator_schemas_agree_with_parsers() {
-    use probity_core::review::finding::{RefuterResult, ValidatorResult};
+    use probity_core::review::{RefuterResult, ValidatorResult};
     let refuter = jsonschema::validator_for(&SchemaDoc::Refuter.schema()).unwrap();
     let o = |id: &str, outcome: &str, ev: Value| json!({"finding_id": id, "outcome": outcome, "evidence": ev});
     for doc in [
@@ -569,8 +569,8 @@ fn refuter_and_validator_schemas_agree_with_parsers() {
 
 #[test]
 fn a_rebased_allow_names_its_proof() {
-    use probity_core::review::gate::{Gate, decide_target};
-    use probity_core::review::rebase::{GateProof, ProofKind, RebaseCheck};
+    use probity_core::review::{Gate, decide_target};
+    use probity_core::review::{GateProof, ProofKind, RebaseCheck};
     let (_, _, r2) = approved();
     let live_base = TreeId::parse("2222222222222222222222222222222222222222").unwrap();
     let live = LiveTarget::new(
@@ -601,9 +601,9 @@ fn a_rebased_allow_names_its_proof() {
 
 #[test]
 fn the_delta_identity_of_a_fixed_delta() {
-    use probity_core::review::ids::ObjectId;
-    use probity_core::review::rebase::{DeltaEntry, EntrySide, TreeDelta};
-    use probity_core::review::snapshot::FileMode;
+    use probity_core::review::FileMode;
+    use probity_core::review::ObjectId;
+    use probity_core::review::{DeltaEntry, EntrySide, TreeDelta};
     let side = |mode, o: &str| {
         Some(EntrySide {
             mode,
@@ -645,7 +645,7 @@ fn the_delta_identity_of_a_fixed_delta() {
 
 #[test]
 fn bundle_of_the_parser_scenario() {
-    use probity_core::review::bundle::Bundle;
+    use probity_core::review::Bundle;
     let (_, _, r2) = approved();
     let bundle = Bundle::build(vec![r2.record().unwrap()], Vec::new()).unwrap();
     let bytes = bundle.to_bytes().unwrap();
@@ -663,9 +663,9 @@ fn bundle_of_the_parser_scenario() {
 /// The successor of `pred` (scope changed) reviewing one more change on
 /// top of `pred`'s final candidate, approved.
 fn stitched_successor(pred: &ReviewState) -> ReviewState {
-    use probity_core::review::ids::NonBlank;
-    use probity_core::review::recovery::{Disposition, RecoverRequest, ScopeEvidence, successor};
-    use probity_core::review::snapshot::CandidateObservation;
+    use probity_core::review::CandidateObservation;
+    use probity_core::review::NonBlank;
+    use probity_core::review::{Disposition, RecoverRequest, ScopeEvidence, successor};
     let obs = CandidateObservation {
         base_tree: pred.final_candidate_tree().clone(),
         candidate_tree: TreeId::parse("2222222222222222222222222222222222222222").unwrap(),
@@ -707,7 +707,7 @@ fn stitched_successor(pred: &ReviewState) -> ReviewState {
 /// from.
 #[test]
 fn a_recovery_chain_allow_names_its_run() {
-    use probity_core::review::gate::{ChainLink, Gate, decide_target, rebind};
+    use probity_core::review::{ChainLink, Gate, decide_target, rebind};
     let (_, _, l1) = approved();
     let l2 = stitched_successor(&l1);
     let receipt = |s: &ReviewState| Receipt::derive(s).unwrap().to_bytes().unwrap();
@@ -752,11 +752,11 @@ fn a_recovery_chain_allow_names_its_run() {
 /// the squash).
 #[test]
 fn a_first_publication_allow_and_its_history_denial() {
-    use probity_core::review::gate::{
+    use probity_core::review::{
         BlobsOutside, DeliveredRange, Gate, RangeCommit, RangeJudgment, decide_target,
         judge_first_publication,
     };
-    use probity_core::review::ids::{CommitId, ObjectId};
+    use probity_core::review::{CommitId, ObjectId};
     let empty = TreeId::parse("4b825dc642cb6eb9a060e54bf8d69288fbee4904").unwrap();
     // The whole history reviewed as one change: from the empty tree.
     let mut whole_history = fixtures::parser_observation();

@@ -26,14 +26,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::error::Error;
 
 use probity_core::digest::{Domain, Sha256Digest};
-use probity_core::review::causality::Hunk;
-use probity_core::review::gate::{Decision, ReasonCode};
-use probity_core::review::ids::{CommitId, IdError, Nonce, ObjectId, RepoPath, Timestamp, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::rebase::{DeltaEntry, EntrySide};
-use probity_core::review::snapshot::{
+use probity_core::review::Hunk;
+use probity_core::review::Lens;
+use probity_core::review::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
 };
+use probity_core::review::{CommitId, IdError, Nonce, ObjectId, RepoPath, Timestamp, TreeId};
+use probity_core::review::{Decision, ReasonCode};
+use probity_core::review::{DeltaEntry, EntrySide};
 use probity_memstore::InMemoryStore;
 use probity_ports::review::{
     self as review, AdapterError, Clock, Delivery, EvidenceInput, ExportGit, FinalizeInput,

@@ -11,12 +11,13 @@ use std::path::PathBuf;
 use common::*;
 use probity_core::canonical::canonical_bytes;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::attest::{PREDICATE_TYPE, STATEMENT_TYPE};
-use probity_core::review::bundle::{Bundle, DsseEnvelope, parse_note};
-use probity_core::review::dsse::{self, parse_envelope};
-use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::receipt::Receipt;
-use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
+use probity_core::review::Receipt;
+use probity_core::review::parse_envelope;
+use probity_core::review::{Bundle, DsseEnvelope, parse_note};
+use probity_core::review::{CommitId, LineageId};
+use probity_core::review::{NAMESPACE, PAYLOAD_TYPE, SshSig, envelope_bytes, statement_pae};
+use probity_core::review::{NOTES_REF, ReceiveUpdate};
+use probity_core::review::{PREDICATE_TYPE, STATEMENT_TYPE};
 use probity_ports::review::{
     self as drivers, AttestationStore, PreReceive, ReceiveDenial, ReceiveScope, RecordStore,
     ReviewError, SignatureError, SignaturePolicy, StoreError,
@@ -55,8 +56,8 @@ fn attested(w: &World) -> (LineageId, Vec<u8>) {
 }
 
 /// An envelope whose one signature is `sig`.
-fn envelope_with(statement: &[u8], sig: &dsse::SshSig) -> Vec<u8> {
-    dsse::envelope_bytes(statement, sig).unwrap()
+fn envelope_with(statement: &[u8], sig: &SshSig) -> Vec<u8> {
+    envelope_bytes(statement, sig).unwrap()
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn a_signed_statement_verifies_for_its_allowed_signer() {
     let parsed = parse_envelope(&envelope).unwrap();
     assert_eq!(parsed.payload, statement);
     assert_eq!(parsed.signatures.len(), 1);
-    assert_eq!(parsed.signatures[0].namespace, dsse::NAMESPACE);
+    assert_eq!(parsed.signatures[0].namespace, NAMESPACE);
     assert_eq!(parsed.signatures[0].fingerprint(), alice().fingerprint());
     let signer = drivers::verify_envelope(&port, &envelope, &statement, &policy(false)).unwrap();
     assert_eq!(signer.principal, "alice@example.org");
@@ -194,8 +195,8 @@ fn verification_answers_in_its_order_each_refusal_typed() {
     assert_eq!(err.code(), "bad_envelope", "{err}");
     // 3. No signature.
     let unsigned = canonical_bytes(&DsseEnvelope {
-        payload_type: dsse::PAYLOAD_TYPE.into(),
-        payload: probity_core::review::export::base64(&statement),
+        payload_type: PAYLOAD_TYPE.into(),
+        payload: probity_core::review::base64(&statement),
         signatures: Vec::new(),
     })
     .unwrap();
@@ -208,7 +209,7 @@ fn verification_answers_in_its_order_each_refusal_typed() {
     //    a key the file does not list or no longer allows.
     let git_ns = envelope_with(
         &statement,
-        &alice().signature("git", &dsse::statement_pae(&statement)),
+        &alice().signature("git", &statement_pae(&statement)),
     );
     let err = verify(&p, &git_ns, &statement, &policy(false));
     assert_eq!(err.code(), "signature_invalid", "{err}");
@@ -426,7 +427,7 @@ fn an_imported_bundle_keeps_its_envelopes_for_the_next_export() {
     drivers::import_bundle(&imported, &bundle).unwrap();
     assert_eq!(imported.dump(), held, "a repeated import wrote");
     // More envelopes than a lineage may keep: refused, nothing kept.
-    let many: Vec<DsseEnvelope> = (0..probity_core::review::bundle::MAX_ATTESTATIONS)
+    let many: Vec<DsseEnvelope> = (0..probity_core::review::MAX_ATTESTATIONS)
         .map(|i| {
             let key = FakeKey::new(&format!("key-{i}"));
             serde_json::from_slice(

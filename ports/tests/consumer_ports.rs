@@ -8,8 +8,8 @@
 //! the consumer example (`ports/examples/consumer.rs`, the crate's
 //! doctest), whose adapters are what a consumer writes.
 
-use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::lens::Lens;
+use probity_core::review::Lens;
+use probity_core::review::{CommitId, LineageId};
 use probity_ports::review::{
     self as drivers, AdapterError, ChainStore, Clock, Delivery, ExportGit, FinalizeInput, GitPort,
     IndexStore, ReceiptStore, RecordStore, ResultStore, RevisionGit, UnknownRevision,

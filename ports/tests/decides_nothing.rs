@@ -131,12 +131,12 @@ fn deciding_imports(src: &str) -> Vec<String> {
 
 #[test]
 fn the_import_check_sees_groups_aliases_and_globs() {
-    let planted = "use probity_core::review::gate::{\n    GateDecision,\n    Decision as D,\n};\nuse probity_core::review::state::*;\nuse probity_core::review::state::StateRecord;\n#[cfg(test)]\nuse probity_core::review::state::Stage;\n";
+    let planted = "use probity_core::review::{\n    GateDecision,\n    Decision as D,\n};\nuse probity_core::review::*;\nuse probity_core::review::StateRecord;\n#[cfg(test)]\nuse probity_core::review::Stage;\n";
     assert_eq!(
         deciding_imports(planted),
         vec![
-            "use probity_core::review::gate::{ GateDecision, Decision as D, };".to_string(),
-            "use probity_core::review::state::*;".to_string(),
+            "use probity_core::review::{ GateDecision, Decision as D, };".to_string(),
+            "use probity_core::review::*;".to_string(),
         ]
     );
     // A variant glob of a plainly imported type is seen; another type's
@@ -171,7 +171,7 @@ fn no_shipped_ports_code_imports_what_core_decides_with() {
 
 #[test]
 fn the_lint_finds_a_rule_written_in_a_driver_and_ignores_tests_and_comments() {
-    let planted = "fn f(d: &GateDecision) -> bool {\n    // Stage::Approved is fine here\n    d.decision() == Decision::Allow\n        && matches!(s, probity_core::review::state::Stage::Reviewing)\n}\n#[cfg(test)]\nmod tests { const X: ReasonCode = ReasonCode::NoChange; }\n";
+    let planted = "fn f(d: &GateDecision) -> bool {\n    // Stage::Approved is fine here\n    d.decision() == Decision::Allow\n        && matches!(s, probity_core::review::Stage::Reviewing)\n}\n#[cfg(test)]\nmod tests { const X: ReasonCode = ReasonCode::NoChange; }\n";
     assert_eq!(
         deciding_names(planted),
         vec![(3, "Decision::"), (4, "Stage::")]

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use probity_core::review::rebase::TreeDelta;
+use probity_core::review::TreeDelta;
 use probity_ports::review::{self as drivers, GitPort, IndexStore, ReviewError};
 
 #[test]
@@ -39,7 +39,7 @@ fn the_live_lineage_is_the_one_that_froze_the_candidate_or_the_correction_it_fix
     assert!(matches!(refused, ReviewError::NoReview), "{refused:?}");
 }
 
-fn delta_identity(w: &World, record: &probity_core::review::state::StateRecord) -> TreeDelta {
+fn delta_identity(w: &World, record: &probity_core::review::StateRecord) -> TreeDelta {
     let s = record.state();
     let entries = w
         .git

@@ -4,10 +4,10 @@
 //! `NotFound`; the classes and messages are the ones the hand-written
 //! conversions gave.
 
+use probity_core::review::FirstRecord;
+use probity_core::review::Lens;
+use probity_core::review::LineageId;
 use probity_core::review::fixtures;
-use probity_core::review::ids::LineageId;
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::FirstRecord;
 use probity_ports::review::{AdapterError, RecordStore, ReviewError, StoreError};
 use probity_testkit::InMemoryStore;
 
@@ -80,7 +80,7 @@ fn refused_successor() -> Result<(), ReviewError> {
         .unwrap()
         .record()
         .unwrap();
-    probity_core::review::recovery::Successor::check(&record, record.clone())?;
+    probity_core::review::Successor::check(&record, record.clone())?;
     Ok(())
 }
 
@@ -104,7 +104,7 @@ fn core_refusing_a_new_lineage_answers_the_store_class_it_always_had() {
 #[test]
 fn every_error_names_its_code_and_class_itself() {
     use probity_core::review::ErrorClass;
-    use probity_core::review::state::TransitionError;
+    use probity_core::review::TransitionError;
     let e = driver().unwrap_err();
     assert_eq!(e.classify(), (ErrorClass::Repository, "repository_error"));
     let lineage = LineageId::parse("review-0123456789abcdef").unwrap();

@@ -6,14 +6,14 @@ mod common;
 
 use common::*;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::causality::Hunk;
-use probity_core::review::export::{
+use probity_core::review::Applicability;
+use probity_core::review::DeltaEntry;
+use probity_core::review::Hunk;
+use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::{
     EXPORT_SCHEMA, ExportError, MAX_DIFF_BYTES, ManifestEntry, base64, export_command,
 };
-use probity_core::review::gate::Applicability;
-use probity_core::review::ids::{LineageId, RepoPath, TreeId};
-use probity_core::review::rebase::DeltaEntry;
-use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::{LineageId, RepoPath, TreeId};
 use probity_ports::review::{
     self as drivers, AdapterError, ExportGit, GitPort, ManifestGit, RecordStore, ReviewError,
     StoreError,
@@ -339,8 +339,8 @@ fn a_repository_that_cannot_answer_is_the_repositorys_error() {
 /// successor; read-only.
 #[test]
 fn list_rows_every_lineage_open_first_aged_at_now() {
-    use probity_core::review::ids::Timestamp;
-    use probity_core::review::recovery::{Disposition, RecoverRequest};
+    use probity_core::review::Timestamp;
+    use probity_core::review::{Disposition, RecoverRequest};
     let w = world();
     assert!(
         drivers::list(&w.git, &w.store, &Timestamp::from_unix_seconds(0))
@@ -351,7 +351,7 @@ fn list_rows_every_lineage_open_first_aged_at_now() {
     let invalidated = drivers::invalidate(
         &w.store,
         first.state().lineage_id(),
-        probity_core::review::ids::NonBlank::parse("wrong lens").unwrap(),
+        probity_core::review::NonBlank::parse("wrong lens").unwrap(),
     )
     .unwrap();
     let later = FixedClock::at("2027-01-01T00:00:00Z", "ffffffffffffffffffffffffffffffff").unwrap();
@@ -359,13 +359,13 @@ fn list_rows_every_lineage_open_first_aged_at_now() {
         &w.git,
         &w.store,
         &later,
-        probity_core::review::lens::Lens::Reliability,
+        probity_core::review::Lens::Reliability,
         first.state().lineage_id(),
         RecoverRequest {
             expected_revision: invalidated.revision(),
             disposition: Disposition::Invalidated,
-            reason: probity_core::review::ids::NonBlank::parse("again").unwrap(),
-            actor: probity_core::review::ids::NonBlank::parse("me").unwrap(),
+            reason: probity_core::review::NonBlank::parse("again").unwrap(),
+            actor: probity_core::review::NonBlank::parse("me").unwrap(),
             authorization: None,
         },
     )

@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use probity_core::review::lens::Lens;
-use probity_core::review::receipt::Receipt;
-use probity_core::review::state::{Escalation, Stage, TransitionError};
+use probity_core::review::Lens;
+use probity_core::review::Receipt;
+use probity_core::review::{Escalation, Stage, TransitionError};
 use probity_ports::review::{
     self as drivers, FinalizeInput, ReceiptStore, RecordStore, ReviewError,
 };

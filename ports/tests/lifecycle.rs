@@ -4,11 +4,11 @@
 mod common;
 
 use common::*;
-use probity_core::review::gate::Applicability;
-use probity_core::review::ids::{LineageId, NonBlank};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{Disposition, RecoverError, RecoverRequest};
-use probity_core::review::state::{PreflightError, StateRecord};
+use probity_core::review::Applicability;
+use probity_core::review::Lens;
+use probity_core::review::{Disposition, RecoverError, RecoverRequest};
+use probity_core::review::{LineageId, NonBlank};
+use probity_core::review::{PreflightError, StateRecord};
 use probity_ports::review::{
     self as drivers, ChainStore, ReviewError, StoreError, SubmitInput, Submitted,
 };

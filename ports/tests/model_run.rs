@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::*;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::prompts::{FRAME_FILE, FRAME_HEADER, PromptRole, PromptSet};
-use probity_core::review::state::{Stage, TransitionError};
+use probity_core::review::Lens;
+use probity_core::review::{FRAME_FILE, FRAME_HEADER, PromptRole, PromptSet};
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{Stage, TransitionError};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
@@ -565,9 +565,9 @@ fn a_prompt_other_than_the_frozen_one_runs_no_model() {
     assert!(
         matches!(
             reviewed.lenses[0].outcome,
-            Err(RoleRunError::Role(
-                probity_core::review::roles::RoleError::Prompt(_)
-            ))
+            Err(RoleRunError::Role(probity_core::review::RoleError::Prompt(
+                _
+            )))
         ),
         "{:?}",
         reviewed.lenses[0].outcome
@@ -641,7 +641,7 @@ fn a_validator_that_cannot_run_or_answer_leaves_the_lineage_where_it_was() {
         matches!(
             run.outcome,
             Err(RoleRunError::Role(
-                probity_core::review::roles::RoleError::NotNow { .. }
+                probity_core::review::RoleError::NotNow { .. }
             ))
         ),
         "{:?}",

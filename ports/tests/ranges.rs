@@ -13,16 +13,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::gate::{
+use probity_core::review::Lens;
+use probity_core::review::ProofKind;
+use probity_core::review::StateRecord;
+use probity_core::review::{CommitId, NonBlank};
+use probity_core::review::{
     Decision, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, NextAction, RangeCommit,
     RangeJudgment, ReasonCode,
 };
-use probity_core::review::ids::{CommitId, NonBlank};
-use probity_core::review::lens::Lens;
-use probity_core::review::rebase::ProofKind;
-use probity_core::review::recovery::{Disposition, RecoverRequest};
-use probity_core::review::release::{ExpectedArtifact, ObservedArtifact, parse_checksums};
-use probity_core::review::state::StateRecord;
+use probity_core::review::{Disposition, RecoverRequest};
+use probity_core::review::{ExpectedArtifact, ObservedArtifact, parse_checksums};
 use probity_ports::review::{
     self as drivers, AdapterError, Delivery, PushBoundary, ReceiptStore, ReleaseArtifacts,
     ReleaseDecision, ReleaseEvidence, RemoteScope, ReviewError,

@@ -10,18 +10,14 @@ use std::collections::BTreeMap;
 
 use common::*;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::finding::Route;
-use probity_core::review::ids::{FindingId, LineageId, NonBlank};
-use probity_core::review::lens::Lens;
-use probity_core::review::preserved::{PreservedError, preserve};
-use probity_core::review::recovery::{Disposition, RecoverRequest};
-use probity_core::review::repair::{
-    BurnError, BurnRequest, RepairClass, RepairError, RepairRequest,
-};
-use probity_core::review::state::{
-    DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, TransitionError,
-};
-use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::review::Lens;
+use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::review::Route;
+use probity_core::review::{BurnError, BurnRequest, RepairClass, RepairError, RepairRequest};
+use probity_core::review::{DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, TransitionError};
+use probity_core::review::{Disposition, RecoverRequest};
+use probity_core::review::{FindingId, LineageId, NonBlank};
+use probity_core::review::{PreservedError, preserve};
 use probity_ports::review::{
     self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, ResultStore, ReviewError,
     StoreError, Submitted,
@@ -726,8 +722,8 @@ fn two_commit_history() -> (World, CommitIds) {
 }
 
 struct CommitIds {
-    root: probity_core::review::ids::CommitId,
-    tip: probity_core::review::ids::CommitId,
+    root: probity_core::review::CommitId,
+    tip: probity_core::review::CommitId,
 }
 
 #[test]

@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use probity_core::review::lens::Lens;
-use probity_core::review::state::Stage;
+use probity_core::review::Lens;
+use probity_core::review::Stage;
 use probity_ports::review::{self as drivers, IndexStore, ReviewError};
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
@@ -120,11 +120,11 @@ fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision()
 fn an_invalidated_candidate_is_not_started_again() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let reason = probity_core::review::ids::NonBlank::parse("wrong branch").unwrap();
+    let reason = probity_core::review::NonBlank::parse("wrong branch").unwrap();
     drivers::invalidate(&w.store, &l, reason).unwrap();
     let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
     assert!(
-        matches!(&err, ReviewError::NotResumable(probity_core::review::state::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l),
+        matches!(&err, ReviewError::NotResumable(probity_core::review::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l),
         "{err}"
     );
 }

@@ -6,11 +6,11 @@
 mod common;
 
 use common::*;
-use probity_core::review::bundle::{Bundle, note_with};
-use probity_core::review::ids::{CommitId, LineageId, NonBlank};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{Disposition, RecoverRequest};
-use probity_core::review::server::{NOTES_REF, ReceiveUpdate};
+use probity_core::review::Lens;
+use probity_core::review::{Bundle, note_with};
+use probity_core::review::{CommitId, LineageId, NonBlank};
+use probity_core::review::{Disposition, RecoverRequest};
+use probity_core::review::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
     self as drivers, ChainStore, Delivery, NotesGit, PreReceive, ReceiptStore, ReceiveDenial,
     ReceiveScope, RecordStore, RemoteScope, ReviewError, StoreError, TransportError,
@@ -341,7 +341,7 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
     assert_eq!(git.note(&reviewed), Some(want.concat()));
     // A note over the size bound cannot be read whole: refused, nothing
     // moved.
-    let big = vec![b'x'; probity_core::review::bundle::MAX_NOTE_BYTES + 1];
+    let big = vec![b'x'; probity_core::review::MAX_NOTE_BYTES + 1];
     let tip = git.notes_ref();
     git.write_notes(tip.as_ref(), &[(reviewed.clone(), big)], &[])
         .unwrap();

@@ -1,13 +1,13 @@
 //! Properties of causal admission and bounded correction.
 
-use probity_core::review::state::Forecast;
+use probity_core::review::Forecast;
 use proptest::prelude::*;
 
-use probity_core::review::causality::CausalFacts;
-use probity_core::review::finding::{RefuterResult, ReviewerResult, Route};
+use probity_core::review::CausalFacts;
+use probity_core::review::Lens;
 use probity_core::review::fixtures::{self, fix, validation};
-use probity_core::review::lens::Lens;
-use probity_core::review::state::{ReviewState, Stage};
+use probity_core::review::{RefuterResult, ReviewerResult, Route};
+use probity_core::review::{ReviewState, Stage};
 
 const SEVERITIES: [&str; 4] = ["BLOCKER", "CRITICAL", "WARNING", "SUGGESTION"];
 const CLASSES: [&str; 3] = ["deterministic", "inferential", "insufficient"];
@@ -30,10 +30,10 @@ fn finding_json(sev: usize, class: usize, disp: usize) -> String {
 
 fn facts() -> CausalFacts {
     let mut f = CausalFacts::default();
-    let p = probity_core::review::ids::RepoPath::parse("src/parser.rs").unwrap();
+    let p = probity_core::review::RepoPath::parse("src/parser.rs").unwrap();
     f.hunks.insert(
         p.clone(),
-        vec![probity_core::review::causality::Hunk { start: 1, count: 5 }],
+        vec![probity_core::review::Hunk { start: 1, count: 5 }],
     );
     f.candidate_lines.insert(p, 5);
     f

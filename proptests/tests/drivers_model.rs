@@ -19,11 +19,11 @@ use std::sync::Mutex;
 use proptest::prelude::*;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, NonBlank, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::receipt::Receipt;
-use probity_core::review::recovery::{Disposition, FirstRecord, RecoverRequest, Successor};
-use probity_core::review::state::{Stage, StateRecord, Transition, check_successor};
+use probity_core::review::Lens;
+use probity_core::review::Receipt;
+use probity_core::review::{Disposition, FirstRecord, RecoverRequest, Successor};
+use probity_core::review::{LineageId, NonBlank, TreeId};
+use probity_core::review::{Stage, StateRecord, Transition, check_successor};
 use probity_ports::review::{
     self as drivers, ChainStore, Created, Delivery, EvidenceInput, FinalizeInput, GitPort,
     IndexStore, ReceiptStore, RecordStore, ResultStore, ReviewError, StoreError, SubmitInput,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 
-use probity_core::review::lens::Lens;
+use probity_core::review::Lens;
 use probity_git::Repo;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
@@ -25,12 +25,7 @@ fn named(text: &[u8]) -> NamedInput {
 
 /// A repository whose 301-line change (budget 151) is in correction, with
 /// the lineage forecast for its first attempt.
-fn in_correction() -> (
-    Fixture,
-    Repo,
-    FileStore,
-    probity_core::review::ids::LineageId,
-) {
+fn in_correction() -> (Fixture, Repo, FileStore, probity_core::review::LineageId) {
     let f = Fixture::new().unwrap();
     f.write("src/a.rs", "fn a() {}\n").unwrap();
     f.commit_all("base").unwrap();

@@ -5,11 +5,11 @@ use serde_json::Value;
 
 use probity_core::canonical::canonical_value_bytes;
 use probity_core::digest::Sha256Digest;
+use probity_core::review::Lens;
 use probity_core::review::fixtures;
-use probity_core::review::ids::{Nonce, RepoPath, Timestamp};
-use probity_core::review::lens::Lens;
-use probity_core::review::snapshot::{CandidateObservation, correction_budget};
-use probity_core::review::state::{REVISION_DOMAIN, StateRecord, derive_lineage_id};
+use probity_core::review::{CandidateObservation, correction_budget};
+use probity_core::review::{Nonce, RepoPath, Timestamp};
+use probity_core::review::{REVISION_DOMAIN, StateRecord, derive_lineage_id};
 
 /// The I-JSON integer range hashed documents are limited to.
 const SAFE: i64 = (1 << 53) - 1;

@@ -19,10 +19,10 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use probity_core::review::Decision;
+use probity_core::review::Lens;
 use probity_core::review::fixtures;
-use probity_core::review::gate::Decision;
-use probity_core::review::ids::{Nonce, Timestamp, TreeId};
-use probity_core::review::lens::Lens;
+use probity_core::review::{Nonce, Timestamp, TreeId};
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
     self as drivers, Clock, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, RecordStore,
@@ -278,7 +278,7 @@ fn main() {
             repo.frozen_diff(
                 &live.base_tree,
                 &live.candidate_tree,
-                probity_core::review::export::MAX_DIFF_BYTES,
+                probity_core::review::MAX_DIFF_BYTES,
             )
             .expect("diff")
             .expect("within the budget");
@@ -314,7 +314,7 @@ fn main() {
                 .record()
                 .expect("record");
             store
-                .create(&probity_core::review::recovery::FirstRecord::check(r).expect("first"))
+                .create(&probity_core::review::FirstRecord::check(r).expect("first"))
                 .expect("create");
         }
         let validate_many = time(runs, gate);

@@ -8,9 +8,9 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::bundle::{Bundle, MAX_BUNDLE_BYTES};
-use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::server::NOTES_REF;
+use probity_core::review::NOTES_REF;
+use probity_core::review::{Bundle, MAX_BUNDLE_BYTES};
+use probity_core::review::{CommitId, LineageId};
 use probity_git::Repo;
 use probity_ports::review::{self as drivers, RemoteScope};
 

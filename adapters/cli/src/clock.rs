@@ -4,7 +4,7 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use probity_core::review::ids::{Nonce, Timestamp};
+use probity_core::review::{Nonce, Timestamp};
 use probity_ports::review::Clock;
 
 /// Wall-clock time and process-local entropy. The nonce only has to make

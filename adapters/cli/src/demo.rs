@@ -17,7 +17,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use serde_json::Value;
 
-use probity_core::review::lens::Lens;
+use probity_core::review::Lens;
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, ReceiptStore,
@@ -164,8 +164,8 @@ struct PublishStep<'a> {
 /// One delivery commit whose note gained a lineage's bundle.
 #[derive(Debug, Serialize)]
 struct WrittenNote<'a> {
-    commit: &'a probity_core::review::ids::CommitId,
-    lineage_id: &'a probity_core::review::ids::LineageId,
+    commit: &'a probity_core::review::CommitId,
+    lineage_id: &'a probity_core::review::LineageId,
 }
 
 impl Steps {
@@ -479,16 +479,16 @@ fn ordinary(
 /// The role world of the demo: the scratch repository's frozen trees, the
 /// built-in scripted model, the default budget and timeout.
 fn scripted_world<'a>(
-    prompts: &'a probity_core::review::prompts::PromptSet,
+    prompts: &'a probity_core::review::PromptSet,
     subject: &'a (
             dyn Fn(
-        &probity_core::review::ids::TreeId,
+        &probity_core::review::TreeId,
     ) -> Result<probity_git::subject::Subject, drivers::AdapterError>
                 + Sync
         ),
     model: &'a (
             dyn Fn(
-        &probity_core::review::ids::TreeId,
+        &probity_core::review::TreeId,
     ) -> Result<ScriptedModel, probity_ports::snapshot::ModelError>
                 + Sync
         ),
@@ -520,7 +520,7 @@ fn roles_human(runs: &[drivers::RoleRun]) -> String {
 }
 
 fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Result<(), CliError> {
-    use probity_core::review::prompts::PromptSet;
+    use probity_core::review::PromptSet;
     let root = scratch.root();
     let started =
         drivers::start(repo, store, &SystemClock, Lens::Reliability).map_err(review_error)?;
@@ -542,7 +542,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
     let prompts = PromptSet::builtin();
     let git = scratch.git.clone();
     let subject_root = root.clone();
-    let subject = move |tree: &probity_core::review::ids::TreeId| {
+    let subject = move |tree: &probity_core::review::TreeId| {
         probity_git::subject::Subject::open(
             &probity_git::subject::SubjectSpec::Tree(tree.to_string()),
             git.clone(),
@@ -550,7 +550,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         )
         .map_err(|e| Box::new(e) as drivers::AdapterError)
     };
-    let finds = |_: &probity_core::review::ids::TreeId| {
+    let finds = |_: &probity_core::review::TreeId| {
         Ok(ScriptedModel {
             blockers: vec![ScriptedFinding {
                 location: "src/parser.rs:9".into(),
@@ -612,7 +612,7 @@ fn model(s: &mut Steps, scratch: &Scratch, repo: &Repo, store: &FileStore) -> Re
         },
     )?;
     write(&root, "src/parser.rs", PARSER_V2)?;
-    let clean = |_: &probity_core::review::ids::TreeId| Ok(ScriptedModel::default());
+    let clean = |_: &probity_core::review::TreeId| Ok(ScriptedModel::default());
     let (validated, run) = drivers::validate_correction(
         repo,
         store,
@@ -804,7 +804,7 @@ fn server(
     std::fs::create_dir_all(origin.join("hooks")).map_err(io_err("hooks"))?;
     std::fs::write(
         &hook,
-        probity_core::review::server::pre_receive_script(&exe.to_string_lossy()),
+        probity_core::review::pre_receive_script(&exe.to_string_lossy()),
     )
     .map_err(io_err("pre-receive hook"))?;
     #[cfg(unix)]

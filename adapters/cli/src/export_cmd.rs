@@ -1,12 +1,12 @@
 //! `probity export-context` (R10.2): a lineage's frozen review context,
 //! read-only, for any lineage the store holds.
 
+use probity_core::review::{EnvelopeError, MAX_ENVELOPE_BYTES, parse_envelope};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use probity_core::review::dsse;
 use probity_git::sign::{SshKeygen, classify_sign_error, signature_policy};
 use probity_ports::review as drivers;
 
@@ -157,12 +157,12 @@ pub fn attest(global: &GlobalArgs, out: Output, args: &AttestArgs) -> Result<Exi
 /// (idempotent: an envelope already kept is not added twice).
 fn keep_envelope(
     store: &probity_store::FileStore,
-    lineage: &probity_core::review::ids::LineageId,
+    lineage: &probity_core::review::LineageId,
     envelope: &[u8],
 ) -> Result<(), CliError> {
     use probity_ports::review::AttestationStore;
-    let parsed: probity_core::review::bundle::DsseEnvelope = serde_json::from_slice(envelope)
-        .map_err(|e| {
+    let parsed: probity_core::review::DsseEnvelope =
+        serde_json::from_slice(envelope).map_err(|e| {
             CliError::new(
                 ErrorKind::Io,
                 "bad_signature_output",
@@ -186,12 +186,12 @@ fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
 /// once), read under the envelope bound (one byte more, so an envelope just
 /// over it is the envelope's own refusal).
 fn read_envelope(path: &Path) -> Result<Vec<u8>, CliError> {
-    let bytes = crate::authority_cmd::read_input(path, dsse::MAX_ENVELOPE_BYTES as u64 + 1)?.bytes;
-    if bytes.len() > dsse::MAX_ENVELOPE_BYTES {
+    let bytes = crate::authority_cmd::read_input(path, MAX_ENVELOPE_BYTES as u64 + 1)?.bytes;
+    if bytes.len() > MAX_ENVELOPE_BYTES {
         return Err(signature_error(drivers::SignatureError::Envelope(
-            dsse::EnvelopeError::TooLarge {
+            EnvelopeError::TooLarge {
                 size: bytes.len(),
-                max: dsse::MAX_ENVELOPE_BYTES,
+                max: MAX_ENVELOPE_BYTES,
             },
         )));
     }
@@ -200,18 +200,16 @@ fn read_envelope(path: &Path) -> Result<Vec<u8>, CliError> {
 
 /// The lineage a statement's predicate names.
 fn statement_lineage(envelope: &[u8]) -> Result<String, CliError> {
-    let parsed = dsse::parse_envelope(envelope)
+    let parsed = parse_envelope(envelope)
         .map_err(|e| signature_error(drivers::SignatureError::Envelope(e)))?;
     serde_json::from_slice::<serde_json::Value>(&parsed.payload)
         .ok()
         .and_then(|v| v["predicate"]["lineage_id"].as_str().map(String::from))
         .ok_or_else(|| {
-            signature_error(drivers::SignatureError::Envelope(
-                dsse::EnvelopeError::Malformed(
-                    "the payload is not a Probity statement (no predicate.lineage_id): pass --lineage"
-                        .into(),
-                ),
-            ))
+            signature_error(drivers::SignatureError::Envelope(EnvelopeError::Malformed(
+                "the payload is not a Probity statement (no predicate.lineage_id): pass --lineage"
+                    .into(),
+            )))
         })
 }
 

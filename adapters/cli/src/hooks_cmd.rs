@@ -20,7 +20,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::hooks::{self, HookKind, Install, Uninstall};
+use probity_core::review::{HookKind, Install, Uninstall};
+use probity_core::review::{content_id, install_action, uninstall_action};
 
 use crate::GlobalArgs;
 use crate::authority_cmd::open;
@@ -257,8 +258,7 @@ pub(crate) fn managed_pre_push_in_place(ctx: &crate::authority_cmd::Context) -> 
         return false;
     };
     let installed = slot.record.as_ref().map(|r| &r.installed);
-    let intact =
-        hooks::install_action(installed, slot.current.as_deref()) == Install::AlreadyInstalled;
+    let intact = install_action(installed, slot.current.as_deref()) == Install::AlreadyInstalled;
     #[cfg(unix)]
     let runnable = {
         use std::os::unix::fs::PermissionsExt;
@@ -420,7 +420,7 @@ fn install<'a>(slots: &'a [Slot]) -> Result<Report<Installed<'a>>, CliError> {
     let actions: Vec<Install> = slots
         .iter()
         .map(|s| {
-            hooks::install_action(
+            install_action(
                 s.record.as_ref().map(|r| &r.installed),
                 s.current.as_deref(),
             )
@@ -490,7 +490,7 @@ fn install<'a>(slots: &'a [Slot]) -> Result<Report<Installed<'a>>, CliError> {
             schema: RECORD_SCHEMA.into(),
             hook: slot.kind.name().into(),
             path: slot.hook.clone(),
-            installed: hooks::content_id(script.as_bytes()),
+            installed: content_id(script.as_bytes()),
             before: before.clone(),
         };
         let record = serde_json::to_vec_pretty(&rec)
@@ -597,7 +597,7 @@ fn uninstall_one(slot: &Slot) -> Result<(HookAction<'_>, String), CliError> {
         };
         return Ok((v, "no hook installed by probity: nothing to do".into()));
     };
-    let action = hooks::uninstall_action(&r.installed, slot.current.as_deref());
+    let action = uninstall_action(&r.installed, slot.current.as_deref());
     let restore_before = |hook: &Path| -> Result<bool, CliError> {
         match &r.before {
             Some(saved) if saved.exists() => {

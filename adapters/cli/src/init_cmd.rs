@@ -12,8 +12,8 @@ use std::process::ExitCode;
 use clap::Args;
 use serde::Serialize;
 
-use probity_core::review::hooks::PUSH_REFSPECS;
-use probity_core::review::policy::{DEFAULT_POLICY, POLICY_PATH};
+use probity_core::review::PUSH_REFSPECS;
+use probity_core::review::{DEFAULT_POLICY, POLICY_PATH};
 
 use crate::GlobalArgs;
 use crate::authority_cmd::open;

@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 
 use clap::Parser as _;
-use probity_core::review::next_tool::tool;
+use probity_core::review::tool;
 use probity_mcp::{ToolAnswer, ToolDef, ToolHandler};
 use serde_json::{Value, json};
 
@@ -44,7 +44,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
 /// Why the arguments could not become a command line; `next_tool` (D-R89)
 /// is the same tool again.
 fn bad_args(tool: &str, message: String) -> ToolAnswer {
-    let next = probity_core::review::next_tool::call_again(tool);
+    let next = probity_core::review::call_again(tool);
     ToolAnswer {
         text: json!({"error": {"kind": "usage", "code": "usage", "message": message,
             "next_action": "call the tool with the arguments its input schema declares",
@@ -410,7 +410,7 @@ impl ToolHandler for AuthorityTools {
         };
         let out = crate::output::Output {
             json: true,
-            surface: probity_core::review::next_tool::Surface::Mcp,
+            surface: probity_core::review::Surface::Mcp,
         };
         let (result, text) = crate::output::capture(|| match crate::dispatch(&cli, out) {
             Ok(code) => code,

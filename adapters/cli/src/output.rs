@@ -15,7 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use probity_core::review::next_tool::{NextTool, Surface};
+use probity_core::review::{NextTool, Surface};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -270,7 +270,7 @@ impl Output {
                 }
                 // None is named: the step stays the error's own, which the
                 // `next_tool` sentence says are the command line's words.
-                None => probity_core::review::next_tool::unnamed(&err.next_action),
+                None => probity_core::review::unnamed(&err.next_action),
             };
             doc["error"]["next_tool"] = value_of(&next);
             emit(&format!("{}\n", pretty(&doc)));
@@ -320,7 +320,7 @@ pub fn value_of(value: &(impl Serialize + ?Sized)) -> Value {
 
 /// One delivery of a gate's decision, as every answer names it: `<refs> ->
 /// <tip>: <n> commit(s), <reason>`.
-pub fn delivery_summary(r: &probity_core::review::gate::DeliveryReport) -> String {
+pub fn delivery_summary(r: &probity_core::review::DeliveryReport) -> String {
     format!(
         "{} -> {}: {} commit(s), {}",
         r.refs.join(", "),

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::Args;
 use serde::Serialize;
 
-use probity_core::review::ids::CommitId;
-use probity_core::review::server::NOTES_REF;
+use probity_core::review::CommitId;
+use probity_core::review::NOTES_REF;
 use probity_ports::review::{self as drivers, RemoteScope};
 
 use crate::GlobalArgs;
@@ -214,8 +214,8 @@ fn gate_push(
     remote: &str,
     refspecs: &[String],
 ) -> Result<bool, CliError> {
-    use probity_core::review::gate::{Decision, RefUpdate};
-    use probity_core::review::server::is_authority_ref;
+    use probity_core::review::is_authority_ref;
+    use probity_core::review::{Decision, RefUpdate};
     let mut asked = refspecs.to_vec();
     let local_notes = ctx.repo.notes_tip().map_err(repo_error)?.is_some();
     if local_notes && !asked.iter().any(|s| s.contains(NOTES_REF)) {
@@ -268,7 +268,7 @@ fn gate_push(
     let boundary = drivers::PushBoundary::Updates {
         remote: remote.to_string(),
         updates,
-        published: probity_core::review::gate::Vouching::Advertised,
+        published: probity_core::review::Vouching::Advertised,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary)
         .map_err(crate::authority_cmd::review_error)?;

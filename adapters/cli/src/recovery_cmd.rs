@@ -7,9 +7,9 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, NonBlank};
-use probity_core::review::recovery::{Disposition, RecoverRequest};
-use probity_core::review::repair::UniquenessProof;
+use probity_core::review::UniquenessProof;
+use probity_core::review::{Disposition, RecoverRequest};
+use probity_core::review::{LineageId, NonBlank};
 use probity_ports::review as drivers;
 
 use crate::GlobalArgs;
@@ -106,7 +106,7 @@ pub struct RepairArgs {
 }
 
 pub fn repair(global: &GlobalArgs, out: Output, args: &RepairArgs) -> Result<ExitCode, CliError> {
-    use probity_core::review::repair::{RepairClass, RepairRequest};
+    use probity_core::review::{RepairClass, RepairRequest};
     let lineage = parse_lineage(&args.lineage)?;
     let class = RepairClass::parse(&args.class).ok_or_else(|| {
         CliError::new(
@@ -166,7 +166,7 @@ pub struct BurnArgs {
 }
 
 pub fn burn(global: &GlobalArgs, out: Output, args: &BurnArgs) -> Result<ExitCode, CliError> {
-    use probity_core::review::repair::BurnRequest;
+    use probity_core::review::BurnRequest;
     let lineage = parse_lineage(&args.lineage)?;
     let request = BurnRequest {
         lineage: lineage.clone(),
@@ -298,7 +298,7 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
                 .collect::<Vec<_>>()
                 .join(", "),
             s.frozen().correction_budget,
-            probity_core::review::recovery::next_sentence(&started.record)
+            probity_core::review::next_sentence(&started.record)
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -11,12 +11,12 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use probity_core::review::bundle::{Bundle, note_lines};
-use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::report::{
+use probity_core::review::StateRecord;
+use probity_core::review::{Bundle, note_lines};
+use probity_core::review::{
     ChainEntry, CheckSummary, LogEvent, RangeReviews, Report, range_markdown, sarif_log,
 };
-use probity_core::review::state::StateRecord;
+use probity_core::review::{CommitId, LineageId};
 use probity_ports::review::{self as drivers, AttestationStore, GitPort, RemoteScope};
 
 use crate::GlobalArgs;
@@ -97,7 +97,7 @@ fn chain_of(ctx: &Context, lineage: &LineageId) -> Result<Vec<ChainEntry>, CliEr
     Ok(chain)
 }
 
-fn keyids(envelopes: &[probity_core::review::bundle::DsseEnvelope]) -> Vec<String> {
+fn keyids(envelopes: &[probity_core::review::DsseEnvelope]) -> Vec<String> {
     envelopes
         .iter()
         .flat_map(|e| e.signatures.iter())
@@ -179,7 +179,7 @@ fn range_reviews(global: &GlobalArgs, range: &str) -> Result<Vec<RangeReviews>, 
         let bytes = match &notes {
             Some(n) => ctx
                 .repo
-                .read_note(n, &c.commit, probity_core::review::bundle::MAX_NOTE_BYTES)
+                .read_note(n, &c.commit, probity_core::review::MAX_NOTE_BYTES)
                 .map_err(repo_fail)?,
             None => None,
         };

@@ -34,9 +34,9 @@ use std::time::Instant;
 
 use clap::Args;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::TreeId;
-use probity_core::review::prompts::PromptSet;
-use probity_core::review::state::NextInput;
+use probity_core::review::NextInput;
+use probity_core::review::PromptSet;
+use probity_core::review::TreeId;
 use probity_core::snapshot_tools::{LoopError, REVIEWER_FRAME, UsageTotals, footer_lines};
 use probity_core::snapshot_tools::{ReviewConfig, ReviewLoop, Session, Verdict};
 use probity_git::subject::{Subject, SubjectSpec};
@@ -357,7 +357,7 @@ fn role_error(e: &RoleRunError) -> CliError {
         RoleRunError::Role(r) => CliError::new(
             ErrorKind::RejectedInput,
             match r {
-                probity_core::review::roles::RoleError::Prompt(_) => "prompt_changed",
+                probity_core::review::RoleError::Prompt(_) => "prompt_changed",
                 _ => "role_not_now",
             },
             msg,
@@ -400,7 +400,7 @@ fn run_lineage(
     out: Output,
     args: &ReviewArgs,
     config: &ReviewConfig,
-    lineage: &probity_core::review::ids::LineageId,
+    lineage: &probity_core::review::LineageId,
 ) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
     let (sink, log_file) = review_log(

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use probity_core::review::server::{SERVER_MARKER, pre_receive_script};
+use probity_core::review::{SERVER_MARKER, pre_receive_script};
 use probity_git::Repo;
 
 use crate::GlobalArgs;
@@ -88,10 +88,10 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
 /// refuse every push with "Permission denied" after an install that said
 /// it succeeded (root's copy under `/root`, say).
 ///
-/// [`hook_runners`]: probity_core::review::server::hook_runners
+/// [`hook_runners`]: probity_core::review::hook_runners
 #[cfg(unix)]
 fn hook_binary(exe: &Path, repo_dir: &Path) -> Result<PathBuf, CliError> {
-    use probity_core::review::server::{HookRunner, PathEntry, hook_runners, may_run};
+    use probity_core::review::{HookRunner, PathEntry, hook_runners, may_run};
     use std::os::unix::fs::MetadataExt;
     let entry = |p: &Path| {
         std::fs::metadata(p).ok().map(|m| PathEntry {
@@ -163,7 +163,7 @@ fn hook_binary(exe: &Path, _repo_dir: &Path) -> Result<PathBuf, CliError> {
 /// wrote; an edited one is kept (`preserved_user_edits`), another's is
 /// never touched (`not_ours`).
 pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
-    use probity_core::review::server::{ServerHookOwner, server_hook_owner};
+    use probity_core::review::{ServerHookOwner, server_hook_owner};
     let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
     let git = crate::authority_cmd::git_cli();
     let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;

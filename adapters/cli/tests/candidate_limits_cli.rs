@@ -6,7 +6,7 @@ mod support;
 
 use std::os::unix::ffi::OsStrExt;
 
-use probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES;
+use probity_core::review::MAX_REVIEWED_FILE_BYTES;
 use probity_git::fixture::Fixture;
 use support::*;
 

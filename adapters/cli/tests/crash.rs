@@ -2,7 +2,7 @@
 //! simulated crash after the Nth replace leaves the last committed state,
 //! and re-running resumes without re-running a lens or re-charging budget.
 
-use probity_core::review::lens::Lens;
+use probity_core::review::Lens;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, LensResultInput, ReceiptStore, RecordStore,

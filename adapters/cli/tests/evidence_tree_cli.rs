@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::state::EVIDENCE_DOMAIN;
+use probity_core::review::EVIDENCE_DOMAIN;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::*;

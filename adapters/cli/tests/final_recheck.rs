@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::gate::{Decision, NextAction, ReasonCode};
-use probity_core::review::release::parse_checksums;
+use probity_core::review::parse_checksums;
+use probity_core::review::{Decision, NextAction, ReasonCode};
 use probity_ports::review::{
     self as drivers, Delivery, PushBoundary, ReleaseEvidence, validate_pre_commit_between,
     validate_pre_pr_between, validate_pre_push_between, validate_release_between,

@@ -759,7 +759,7 @@ fn a_lineage_frozen_with_another_prompt_is_refused_prompt_changed() {
     prompts["lenses"][0]["digest"] = theirs.clone();
     let state = probity_core::canonical::canonical_bytes(&v["state"]).unwrap();
     v["revision"] = serde_json::json!(
-        Sha256Digest::of(probity_core::review::state::REVISION_DOMAIN, &state).to_string()
+        Sha256Digest::of(probity_core::review::REVISION_DOMAIN, &state).to_string()
     );
     let mut bytes = probity_core::canonical::canonical_bytes(&v).unwrap();
     bytes.push(b'\n');

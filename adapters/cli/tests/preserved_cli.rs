@@ -115,12 +115,12 @@ fn a_replayed_payload_pays_the_full_verification() {
         .as_str()
         .unwrap()
         .to_string();
-    let bytes = probity_core::review::preserved::preserve(
-        &probity_core::review::ids::LineageId::parse(lineage.clone()).unwrap(),
+    let bytes = probity_core::review::preserve(
+        &probity_core::review::LineageId::parse(lineage.clone()).unwrap(),
         &target.parse().unwrap(),
-        probity_core::review::lens::Lens::Reliability,
+        probity_core::review::Lens::Reliability,
         None,
-        probity_core::review::ids::NonBlank::parse("the disk was full").unwrap(),
+        probity_core::review::NonBlank::parse("the disk was full").unwrap(),
         br#"{"findings":[],"evidence":["read it"],"verdict":"PASS"}"#,
     )
     .unwrap();

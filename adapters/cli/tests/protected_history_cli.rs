@@ -211,15 +211,13 @@ fn reviewed_work_first_pushed_to_an_unprotected_branch_reaches_a_new_protected_o
 /// delivery commit's real trees, but frozen as `low` risk with no lens
 /// (the change is code: medium, one lens), approved on a line of evidence.
 fn hand_written_low_bundle(f: &Fixture, commit: &str) -> Vec<u8> {
-    use probity_core::review::bundle::Bundle;
-    use probity_core::review::gate::RangeCommit;
-    use probity_core::review::ids::{CommitId, Nonce, Timestamp, TreeId};
-    use probity_core::review::prompts::PromptSet;
-    use probity_core::review::risk::{
-        RiskAssessment, RiskLevel, RiskPolicy, RiskReason, authored_lines,
-    };
-    use probity_core::review::snapshot::FrozenCandidate;
-    use probity_core::review::state::{ReviewState, StartInput};
+    use probity_core::review::Bundle;
+    use probity_core::review::FrozenCandidate;
+    use probity_core::review::PromptSet;
+    use probity_core::review::RangeCommit;
+    use probity_core::review::{CommitId, Nonce, Timestamp, TreeId};
+    use probity_core::review::{ReviewState, StartInput};
+    use probity_core::review::{RiskAssessment, RiskLevel, RiskPolicy, RiskReason, authored_lines};
     let repo = f.repo().unwrap();
     let tree =
         |r: &str| TreeId::parse(rev(f, f.root(), &format!("{r}^{{tree}}")).unwrap()).unwrap();

@@ -237,10 +237,10 @@ fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
 /// the gate writes nothing.
 #[test]
 fn a_chain_longer_than_the_bound_keeps_its_denial() {
-    use probity_core::review::gate::{Decision, MAX_REBIND_CHAIN, ReasonCode};
-    use probity_core::review::ids::NonBlank;
-    use probity_core::review::lens::Lens;
-    use probity_core::review::recovery::{Disposition, RecoverRequest};
+    use probity_core::review::Lens;
+    use probity_core::review::NonBlank;
+    use probity_core::review::{Decision, MAX_REBIND_CHAIN, ReasonCode};
+    use probity_core::review::{Disposition, RecoverRequest};
     use probity_ports::review::{
         self as drivers, EvidenceInput, FinalizeInput, LensResultInput, NamedInput, PushBoundary,
     };
@@ -257,7 +257,7 @@ fn a_chain_longer_than_the_bound_keeps_its_denial() {
         bytes: text.as_bytes().to_vec(),
     };
     let mut commits = Vec::new();
-    let mut previous: Option<probity_core::review::state::StateRecord> = None;
+    let mut previous: Option<probity_core::review::StateRecord> = None;
     let mut body = String::from("// parser\nfn parse() {}\n");
     for i in 0..=MAX_REBIND_CHAIN {
         body.push_str(&format!("fn step_{i}() {{}}\n"));

@@ -7,8 +7,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use probity_core::review::dsse;
-use probity_core::review::export::base64;
+use probity_core::review::base64;
+use probity_core::review::{MAX_ENVELOPE_BYTES, armor, dearmor, decode_base64};
 use serde_json::Value;
 use support::{
     allowed, approve_live, keygen, medium_change, output_ok, probity, probity_in, public,
@@ -32,7 +32,7 @@ fn ssh_verify(
     message: &[u8],
 ) -> bool {
     let sig = dir.join("check.sig");
-    std::fs::write(&sig, dsse::armor(sig_blob)).unwrap();
+    std::fs::write(&sig, armor(sig_blob)).unwrap();
     let msg = dir.join("check.msg");
     std::fs::write(&msg, message).unwrap();
     Command::new("ssh-keygen")
@@ -84,7 +84,7 @@ fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
     assert!(!signed.stdout.ends_with('\n'));
     let env = &signed.json;
     assert_eq!(env["payloadType"], "application/vnd.in-toto+json");
-    let payload = dsse::decode_base64(env["payload"].as_str().unwrap()).unwrap();
+    let payload = decode_base64(env["payload"].as_str().unwrap()).unwrap();
     assert_eq!(
         payload,
         statement.stdout.as_bytes(),
@@ -92,7 +92,7 @@ fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
     );
     let sigs = env["signatures"].as_array().unwrap();
     assert_eq!(sigs.len(), 1);
-    let blob = dsse::decode_base64(sigs[0]["sig"].as_str().unwrap()).unwrap();
+    let blob = decode_base64(sigs[0]["sig"].as_str().unwrap()).unwrap();
     // keyid is the key's fingerprint as ssh-keygen -l prints it.
     let fp = Command::new("ssh-keygen")
         .arg("-lf")
@@ -235,7 +235,7 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
             .stdin(std::fs::File::open(list.as_path()).unwrap())
             .output()
             .unwrap();
-        let sig = dsse::dearmor(&out.stdout).unwrap();
+        let sig = dearmor(&out.stdout).unwrap();
         let mut e = env.clone();
         e["signatures"][0]["sig"] = base64(&sig.blob).into();
         e
@@ -253,7 +253,7 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
     deny("mallory.json", &by_mallory.json, "signer_not_allowed");
 
     // Signed over other bytes: the payload edited, the signature kept.
-    let payload = dsse::decode_base64(env["payload"].as_str().unwrap()).unwrap();
+    let payload = decode_base64(env["payload"].as_str().unwrap()).unwrap();
     let mut stmt: Value = serde_json::from_slice(&payload).unwrap();
     stmt["predicate"]["terminal_state"] = "approved ".into();
     let mut edited = env.clone();
@@ -363,7 +363,7 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
     bad("truncated.json", &bytes[..bytes.len() - 10]);
     bad("empty.json", b"");
     let mut huge = bytes.to_vec();
-    huge.resize(dsse::MAX_ENVELOPE_BYTES + 1, b' ');
+    huge.resize(MAX_ENVELOPE_BYTES + 1, b' ');
     bad("huge.json", &huge);
     let mut not_sig = good.json.clone();
     not_sig["signatures"][0]["sig"] = base64(b"-----BEGIN PGP SIGNATURE-----").into();

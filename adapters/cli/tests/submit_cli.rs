@@ -12,11 +12,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::evidence::{
-    CommandRun, ExitOutcome, command_evidence, command_evidence_on,
-};
-use probity_core::review::ids::TreeId;
-use probity_core::review::state::EVIDENCE_DOMAIN;
+use probity_core::review::EVIDENCE_DOMAIN;
+use probity_core::review::TreeId;
+use probity_core::review::{CommandRun, ExitOutcome, command_evidence, command_evidence_on};
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::fifo::mkfifo;

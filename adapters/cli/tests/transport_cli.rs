@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use probity_core::review::bundle::Bundle;
+use probity_core::review::Bundle;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::transport::*;
@@ -595,7 +595,7 @@ fn a_new_protected_branch_is_measured_against_the_servers_own_refs() {
 
 #[test]
 fn attestations_are_carried_unchanged_through_import_and_notes() {
-    use probity_core::review::bundle::{DsseEnvelope, DsseSignature};
+    use probity_core::review::{DsseEnvelope, DsseSignature};
     let s = Setup::new();
     let lineage = s.approve();
     s.f.commit_all("reviewed").unwrap();

@@ -30,7 +30,7 @@ fn malformed_hook_input_is_a_typed_error() {
 fn oversized_pre_receive_input_is_input_too_large() {
     let s = Setup::new();
     let line = format!("{} {} refs/heads/a\n", "1".repeat(40), "0".repeat(40));
-    let flood = line.repeat(probity_core::review::server::MAX_RECEIVE_BYTES / line.len() + 1);
+    let flood = line.repeat(probity_core::review::MAX_RECEIVE_BYTES / line.len() + 1);
     let r = probity_stdin(
         &s.server,
         &["validate", "--gate", "pre-receive"],

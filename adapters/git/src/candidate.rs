@@ -9,14 +9,14 @@ use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-use probity_core::review::causality::{Hunk, parse_hunks};
-use probity_core::review::export::MAX_DIFF_BYTES;
-use probity_core::review::gate::RangeCommit;
-use probity_core::review::ids::{BlobId, ObjectId, RepoPath, TreeId};
-use probity_core::review::snapshot::{
+use probity_core::review::MAX_DIFF_BYTES;
+use probity_core::review::RangeCommit;
+use probity_core::review::{BlobId, ObjectId, RepoPath, TreeId};
+use probity_core::review::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
     MAX_REVIEWED_FILE_BYTES, first_oversized,
 };
+use probity_core::review::{Hunk, parse_hunks};
 
 use crate::cmd::{GitError, escape_path, path_from_bytes, split_z};
 use crate::onediff::{Incoming, OneDiff};

@@ -19,7 +19,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use probity_core::review::ids::TreeId;
+use probity_core::review::TreeId;
 
 use crate::cmd::GitError;
 use crate::repo::Repo;

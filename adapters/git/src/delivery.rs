@@ -6,9 +6,9 @@
 
 use std::ffi::OsString;
 
-use probity_core::review::gate::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
-use probity_core::review::ids::{CommitId, ObjectId, TreeId};
-use probity_core::review::snapshot::CandidateObservation;
+use probity_core::review::CandidateObservation;
+use probity_core::review::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
+use probity_core::review::{CommitId, ObjectId, TreeId};
 use probity_ports::review::{AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit};
 
 use crate::cmd::GitError;

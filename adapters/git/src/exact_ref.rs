@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use probity_core::review::ids::CommitId;
+use probity_core::review::CommitId;
 
 use crate::cmd::GitError;
 use crate::repo::Repo;

@@ -5,10 +5,10 @@ use std::io::Read as _;
 
 use std::process::Stdio;
 
-use probity_core::review::export::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, ManifestEntry};
-use probity_core::review::ids::{ObjectId, TreeId};
-use probity_core::review::rebase::{DeltaEntry, EntrySide};
-use probity_core::review::snapshot::FileMode;
+use probity_core::review::FileMode;
+use probity_core::review::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, ManifestEntry};
+use probity_core::review::{DeltaEntry, EntrySide};
+use probity_core::review::{ObjectId, TreeId};
 use probity_ports::review::{AdapterError, ExportGit, ManifestGit};
 
 use crate::cmd::GitError;

@@ -9,8 +9,8 @@
 
 use std::ffi::{OsStr, OsString};
 
-use probity_core::review::ids::{CommitId, TreeId};
-use probity_core::review::server::{NOTES_REF, note_paths};
+use probity_core::review::{CommitId, TreeId};
+use probity_core::review::{NOTES_REF, note_paths};
 use probity_ports::review::{AdapterError, NotesGit};
 
 use crate::cmd::GitError;

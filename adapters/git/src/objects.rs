@@ -291,7 +291,7 @@ pub(crate) struct Shared {
     diffs: Mutex<DiffMemo>,
     /// HEAD's tree as discovery read it, for the first base-tree read
     /// ([`Repo::discover_reading_head`]).
-    head_tree: Mutex<Option<probity_core::review::ids::TreeId>>,
+    head_tree: Mutex<Option<probity_core::review::TreeId>>,
     /// `sha1` or `sha256`, once known.
     pub(crate) object_format: Mutex<Option<String>>,
     /// `probity.keepTrees`, once read.
@@ -307,14 +307,14 @@ pub(crate) struct Shared {
 type FrozenPatch = ((String, String, u64), Option<Vec<u8>>);
 
 impl Shared {
-    pub(crate) fn preload_head_tree(&self, tree: probity_core::review::ids::TreeId) {
+    pub(crate) fn preload_head_tree(&self, tree: probity_core::review::TreeId) {
         if let Ok(mut h) = self.head_tree.lock() {
             *h = Some(tree);
         }
     }
 
     /// The preloaded HEAD tree, once.
-    pub(crate) fn take_head_tree(&self) -> Option<probity_core::review::ids::TreeId> {
+    pub(crate) fn take_head_tree(&self) -> Option<probity_core::review::TreeId> {
         self.head_tree.lock().ok().and_then(|mut h| h.take())
     }
 }

@@ -21,9 +21,9 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use probity_core::review::export::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV};
-use probity_core::review::ids::TreeId;
-use probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES;
+use probity_core::review::MAX_REVIEWED_FILE_BYTES;
+use probity_core::review::TreeId;
+use probity_core::review::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;

@@ -1,12 +1,12 @@
 //! [`probity_ports::review::GitPort`] for a discovered [`Repo`].
 
-use probity_core::review::causality::Hunk;
-use probity_core::review::gate::RangeCommit;
+use probity_core::review::Hunk;
+use probity_core::review::RangeCommit;
 use std::ffi::OsString;
 
-use probity_core::review::ids::{LineageId, RepoPath, TreeId};
-use probity_core::review::rebase::DeltaEntry;
-use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::DeltaEntry;
+use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::{LineageId, RepoPath, TreeId};
 use probity_ports::review::{AdapterError, GitPort};
 
 use crate::cmd::GitError;
@@ -76,7 +76,7 @@ impl GitPort for Repo {
             self,
             base,
             candidate,
-            probity_core::review::gate::MAX_RANGE_COMMITS,
+            probity_core::review::MAX_RANGE_COMMITS,
         )?)
     }
 
@@ -89,7 +89,7 @@ impl GitPort for Repo {
             self,
             base,
             candidate,
-            probity_core::review::gate::MAX_RANGE_COMMITS,
+            probity_core::review::MAX_RANGE_COMMITS,
         )?)
     }
 

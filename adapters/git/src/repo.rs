@@ -68,7 +68,7 @@ impl Repo {
         }
         if let Some(tree) = lines.get(4).filter(|l| !l.is_empty())
             && let Ok(tree) = std::str::from_utf8(tree)
-            && let Ok(tree) = probity_core::review::ids::TreeId::parse(tree)
+            && let Ok(tree) = probity_core::review::TreeId::parse(tree)
         {
             repo.shared().preload_head_tree(tree);
         }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use probity_core::review::dsse::{NAMESPACE, SshSig};
+use probity_core::review::{NAMESPACE, SshSig};
 use probity_ports::review::{
     AdapterError, AllowedSignersError, SignatureError, SignaturePolicy, SigningKeyError,
     SshSignatures,
@@ -618,7 +618,7 @@ pub fn signature_policy(repo: &Repo) -> Result<SignaturePolicy, GitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::review::dsse;
+    use probity_core::review::parse_sshsig;
     use probity_ports::review::sign_statement;
 
     /// A stand-in `ssh-keygen`: a shell script with the given body.
@@ -642,7 +642,7 @@ mod tests {
             blob.extend_from_slice(&(b.len() as u32).to_be_bytes());
             blob.extend_from_slice(b);
         }
-        dsse::parse_sshsig(&blob).unwrap()
+        parse_sshsig(&blob).unwrap()
     }
 
     #[test]

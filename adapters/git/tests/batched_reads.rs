@@ -2,7 +2,7 @@
 //! answered: diffs from one `diff-tree --stdin` per kind, the replay
 //! search in one `git grep`, commits and notes from the object reader.
 
-use probity_core::review::ids::{CommitId, TreeId};
+use probity_core::review::{CommitId, TreeId};
 use probity_git::fixture::Fixture;
 
 fn rev(f: &Fixture, r: &str) -> String {

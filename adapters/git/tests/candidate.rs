@@ -1,7 +1,7 @@
 //! The synthetic candidate on real repositories.
 
-use probity_core::review::ids::RepoPath;
-use probity_core::review::snapshot::{FileMode, LineCount};
+use probity_core::review::RepoPath;
+use probity_core::review::{FileMode, LineCount};
 use probity_git::fixture::Fixture;
 
 fn p(s: &str) -> RepoPath {
@@ -363,17 +363,14 @@ fn a_refused_start_keeps_none_of_the_candidates_objects() {
         .write(true)
         .open(f.root().join("data.txt"))
         .unwrap()
-        .set_len(probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES + 1)
+        .set_len(probity_core::review::MAX_REVIEWED_FILE_BYTES + 1)
         .unwrap();
     f.write("new.rs", "fn n() {}\n").unwrap();
     let objects = f.git(&["count-objects", "-v"]).unwrap();
     match f.repo().unwrap().observe_candidate() {
         Err(probity_git::cmd::GitError::FileTooLarge { path, size, .. }) => {
             assert_eq!(path, "data.txt");
-            assert_eq!(
-                size,
-                probity_core::review::snapshot::MAX_REVIEWED_FILE_BYTES + 1
-            );
+            assert_eq!(size, probity_core::review::MAX_REVIEWED_FILE_BYTES + 1);
         }
         other => panic!("file_too_large, not {other:?}"),
     }

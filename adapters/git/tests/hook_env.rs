@@ -15,8 +15,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use probity_core::review::ids::CommitId;
-use probity_core::review::snapshot::CandidateObservation;
+use probity_core::review::CandidateObservation;
+use probity_core::review::CommitId;
 use probity_git::fixture::Fixture;
 use probity_git::{GitCli, Repo};
 

@@ -21,7 +21,7 @@
 //! lineage or sets its receipt aside, burns that leave a tombstone), laid
 //! out as the file store lays it out. What a record projects
 //! and when a target claim is taken over are core's rules
-//! (`probity_core::review::projection`), the same the file store applies.
+//! (`probity_core::review::projections`), the same the file store applies.
 //!
 //! Every call is one critical section, so no reader ever sees a writer's
 //! change half-way: a crash between steps cannot happen here (tests wrap
@@ -31,7 +31,7 @@
 //! ```
 //! use probity_memstore::InMemoryStore;
 //! use probity_ports::review::{IndexStore, RecordStore};
-//! use probity_core::review::ids::LineageId;
+//! use probity_core::review::LineageId;
 //!
 //! let store = InMemoryStore::new();
 //! let lineage = LineageId::parse("review-0000000000000000")?;
@@ -48,16 +48,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::projection::{
+use probity_core::review::Lens;
+use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::review::Receipt;
+use probity_core::review::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
-use probity_core::review::receipt::Receipt;
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
-use probity_core::review::state::{StateRecord, Transition, check_successor};
-use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{QuarantinedFile, RepairClass, Survey};
+use probity_core::review::{StateRecord, Transition, check_successor};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
     AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore,
@@ -107,7 +107,7 @@ fn state_path(l: &LineageId) -> String {
     format!("memory:{l}/state.json")
 }
 
-fn corrupted(path: String) -> impl FnOnce(probity_core::review::state::StateError) -> StoreError {
+fn corrupted(path: String) -> impl FnOnce(probity_core::review::StateError) -> StoreError {
     move |source| StoreError::Corrupted { path, source }
 }
 

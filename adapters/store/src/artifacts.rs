@@ -6,7 +6,7 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use probity_core::digest::PlainSha256;
-use probity_core::review::release::{ExpectedArtifact, ObservedArtifact};
+use probity_core::review::{ExpectedArtifact, ObservedArtifact};
 use probity_ports::review::{AdapterError, ReleaseArtifacts};
 
 /// The artifacts under one directory, each named by its checksums-file

@@ -18,9 +18,9 @@
 use std::path::{Path, PathBuf};
 
 use probity_core::canonical::canonical_bytes;
-use probity_core::review::bundle::{DsseEnvelope, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES};
-use probity_core::review::evidence::CommandEvidenceDocument;
-use probity_core::review::ids::LineageId;
+use probity_core::review::CommandEvidenceDocument;
+use probity_core::review::LineageId;
+use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES};
 use probity_ports::review::{AttestationStore, StoreError};
 
 use crate::review_store::{FileStore, write_atomic};
@@ -82,7 +82,7 @@ impl FileStore {
         let path = self.pending_evidence_path(lineage);
         match read_list(
             &path,
-            probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES + 4096,
+            probity_core::review::MAX_COMMAND_EVIDENCE_BYTES + 4096,
         ) {
             Ok(docs) => Ok(docs),
             Err(StoreError::Malformed { .. }) => Ok(Vec::new()),
@@ -191,9 +191,8 @@ fn read_list<T: serde::de::DeserializeOwned>(
 const MAX_EVIDENCE_PER_LINEAGE: usize = 8;
 
 /// The largest evidence file read back.
-const MAX_EVIDENCE_FILE_BYTES: u64 = MAX_EVIDENCE_PER_LINEAGE as u64
-    * probity_core::review::evidence::MAX_COMMAND_EVIDENCE_BYTES
-    + 4096;
+const MAX_EVIDENCE_FILE_BYTES: u64 =
+    MAX_EVIDENCE_PER_LINEAGE as u64 * probity_core::review::MAX_COMMAND_EVIDENCE_BYTES + 4096;
 
 /// Removes `path` (gone already is fine) and syncs its directory.
 fn remove_durably(path: &Path) -> Result<(), StoreError> {
@@ -237,8 +236,8 @@ fn read_bounded(path: &std::path::Path, limit: u64) -> Result<Option<Vec<u8>>, S
 mod tests {
     use super::*;
     use probity_core::digest::Sha256Digest;
-    use probity_core::review::evidence::{CommandRun, ExitOutcome, command_evidence_on};
-    use probity_core::review::ids::TreeId;
+    use probity_core::review::TreeId;
+    use probity_core::review::{CommandRun, ExitOutcome, command_evidence_on};
 
     fn doc(argv: &str) -> CommandEvidenceDocument {
         let run = CommandRun {

@@ -18,7 +18,7 @@ use std::io::Read;
 use serde::{Deserialize, Serialize};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::{LineageId, TreeId};
 use probity_ports::review::{RecordStore, StoreError};
 
 use crate::review_store::{FileStore, io, write_atomic};

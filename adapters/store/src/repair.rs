@@ -15,9 +15,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::LineageId;
-use probity_core::review::receipt::Receipt;
-use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
+use probity_core::review::LineageId;
+use probity_core::review::Receipt;
+use probity_core::review::{QuarantinedFile, RepairClass, Survey};
 use probity_ports::review::{
     AuditWriter, ChainStore, ReceiptStore, RecordStore, RepairStore, StoreError,
 };

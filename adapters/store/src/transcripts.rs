@@ -4,7 +4,7 @@
 use std::fs;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::LineageId;
+use probity_core::review::LineageId;
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{RecordStore, StoreError, TranscriptStore};
 
@@ -13,7 +13,7 @@ use crate::review_store::{FileStore, io, write_atomic};
 /// The most bytes one transcript may have (a review's conversation is
 /// bounded by its tool budget; this bounds what the store keeps): core's
 /// bound, which the driver checks before it submits a role's answer.
-pub use probity_core::review::roles::MAX_TRANSCRIPT_BYTES;
+pub use probity_core::review::MAX_TRANSCRIPT_BYTES;
 
 impl TranscriptStore for FileStore {
     fn keep_transcript(

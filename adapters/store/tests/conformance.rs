@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use probity_core::review::state::StateRecord;
+use probity_core::review::StateRecord;
 use probity_store::FileStore;
 use probity_testkit::store_conformance;
 

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use probity_core::review::FirstRecord;
+use probity_core::review::Lens;
+use probity_core::review::StateRecord;
 use probity_core::review::fixtures;
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::FirstRecord;
-use probity_core::review::state::StateRecord;
 use probity_ports::review::{RecordStore, RepairStore, StoreError};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.

@@ -10,11 +10,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use probity_core::review::FirstRecord;
+use probity_core::review::Lens;
 use probity_core::review::fixtures;
-use probity_core::review::ids::{LineageId, Nonce};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::FirstRecord;
-use probity_core::review::state::{ReviewState, StateRecord};
+use probity_core::review::{LineageId, Nonce};
+use probity_core::review::{ReviewState, StateRecord};
 use probity_ports::review::{Created, IndexStore, RecordStore, RepairStore};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.
@@ -296,8 +296,8 @@ fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
         Some(valid.clone())
     );
     for class in [
-        probity_core::review::repair::RepairClass::CorruptedRecord,
-        probity_core::review::repair::RepairClass::ReceiptMismatch,
+        probity_core::review::RepairClass::CorruptedRecord,
+        probity_core::review::RepairClass::ReceiptMismatch,
     ] {
         let survey = s.survey(class).unwrap();
         assert_eq!(survey.anomalies, Vec::<LineageId>::new(), "{class:?}");

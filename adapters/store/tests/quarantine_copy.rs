@@ -11,12 +11,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
+use probity_core::review::FirstRecord;
+use probity_core::review::Lens;
+use probity_core::review::LineageId;
+use probity_core::review::RepairClass;
+use probity_core::review::StateRecord;
 use probity_core::review::fixtures;
-use probity_core::review::ids::LineageId;
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::FirstRecord;
-use probity_core::review::repair::RepairClass;
-use probity_core::review::state::StateRecord;
 use probity_ports::review::{RecordStore, RepairStore, StoreError};
 use probity_store::FileStore;
 /// `r` as a first record, by core's check.
@@ -31,7 +31,7 @@ const LINEAGE_VAR: &str = "PROBITY_TEST_QUARANTINE_LINEAGE";
 /// (`ulimit -f 8`: 4096 bytes in 512-byte blocks, 8192 in 1024-byte ones).
 const CORRUPT_BYTES: usize = 64 * 1024;
 
-fn audit(_: &[probity_core::review::repair::QuarantinedFile]) -> Result<Vec<u8>, StoreError> {
+fn audit(_: &[probity_core::review::QuarantinedFile]) -> Result<Vec<u8>, StoreError> {
     Ok(b"{\"audit\":true}\n".to_vec())
 }
 

@@ -1,12 +1,12 @@
 //! The file store: CAS, idempotent retries, locks, fail-closed loads.
 
-use probity_core::review::state::Forecast;
+use probity_core::review::Forecast;
 use std::time::Duration;
 
+use probity_core::review::Lens;
 use probity_core::review::fixtures;
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::state::{StateRecord, Transition};
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{StateRecord, Transition};
 use probity_ports::review::{
     ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore, StoreError,
 };
@@ -69,7 +69,7 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
         .state()
         .accept_results(
             vec![
-                probity_core::review::finding::ReviewerResult::parse(
+                probity_core::review::ReviewerResult::parse(
                     br#"{"findings":[],"evidence":["another reading"]}"#,
                 )
                 .unwrap(),
@@ -178,8 +178,7 @@ fn writers_of_different_lineages_never_block_each_other() {
     obs.changed.pop();
     obs.intended_untracked.clear();
     obs.candidate_tree =
-        probity_core::review::ids::TreeId::parse("2222222222222222222222222222222222222222")
-            .unwrap();
+        probity_core::review::TreeId::parse("2222222222222222222222222222222222222222").unwrap();
     let b = fixtures::start(&obs, Lens::Reliability)
         .unwrap()
         .record()
@@ -249,7 +248,7 @@ fn injected_fault_leaves_the_last_committed_state() {
 #[test]
 fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
     use probity_core::review::fixtures::{fix, validation};
-    use probity_core::review::snapshot::target_identity;
+    use probity_core::review::target_identity;
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let a0 = fixtures::budget_scenario().unwrap();
@@ -294,8 +293,8 @@ fn files(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBu
 }
 
 fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
-    use probity_core::review::ids::NonBlank;
-    use probity_core::review::recovery::{Disposition, RecoverRequest, successor};
+    use probity_core::review::NonBlank;
+    use probity_core::review::{Disposition, RecoverRequest, successor};
     let record = successor(
         pred,
         RecoverRequest {
@@ -305,7 +304,7 @@ fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
             actor: NonBlank::parse("maintainer").unwrap(),
             authorization: None,
         },
-        probity_core::review::recovery::ScopeEvidence {
+        probity_core::review::ScopeEvidence {
             differing_paths: &[],
             owned_by_chain: false,
         },
@@ -319,7 +318,7 @@ fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
 
 #[test]
 fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
-    use probity_core::review::ids::NonBlank;
+    use probity_core::review::NonBlank;
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
@@ -382,7 +381,7 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
 
 #[test]
 fn a_successor_never_takes_a_target_another_lineage_owns() {
-    use probity_core::review::ids::NonBlank;
+    use probity_core::review::NonBlank;
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());
     let r0 = started();
@@ -395,7 +394,7 @@ fn a_successor_never_takes_a_target_another_lineage_owns() {
         .unwrap();
     store.replace(&step(&r0, &inv)).unwrap();
     // Someone else's lineage owns the target index now.
-    let other = probity_core::review::ids::LineageId::parse("review-0123456789abcdef").unwrap();
+    let other = probity_core::review::LineageId::parse("review-0123456789abcdef").unwrap();
     let index = dir
         .path()
         .join("index/target")
@@ -481,7 +480,7 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
     store.create(&first(&r)).unwrap();
     let base = r.state().snapshot().base_tree.clone();
     assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
-    let unknown = probity_core::review::finding::ReviewerResult::parse(
+    let unknown = probity_core::review::ReviewerResult::parse(
         br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
     )
     .unwrap();
@@ -617,8 +616,8 @@ fn a_new_start_scavenges_orphaned_temp_files_by_their_lock() {
 #[test]
 fn a_garbage_lineage_elsewhere_never_reaches_another_lineages_lookups() {
     use probity_core::digest::{Domain, Sha256Digest};
-    use probity_core::review::ids::{LineageId, TreeId};
-    use probity_core::review::repair::RepairClass;
+    use probity_core::review::RepairClass;
+    use probity_core::review::{LineageId, TreeId};
     use probity_ports::review::RepairStore;
     let dir = tempfile::tempdir().unwrap();
     let store = FileStore::at(dir.path().to_path_buf());

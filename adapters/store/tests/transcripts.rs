@@ -3,10 +3,10 @@
 //! for no lineage, is refused with nothing written.
 
 use probity_core::digest::Sha256Digest;
+use probity_core::review::FirstRecord;
+use probity_core::review::Lens;
+use probity_core::review::StateRecord;
 use probity_core::review::fixtures;
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::FirstRecord;
-use probity_core::review::state::StateRecord;
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{RecordStore, StoreError, TranscriptStore};
 use probity_store::FileStore;

@@ -9,12 +9,12 @@ use std::sync::{Mutex, MutexGuard};
 
 use probity_core::canonical::canonical_bytes;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::bundle::{DsseEnvelope, MAX_ATTESTATIONS};
-use probity_core::review::evidence::CommandEvidenceDocument;
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::state::{StateRecord, Transition};
+use probity_core::review::CommandEvidenceDocument;
+use probity_core::review::Lens;
+use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS};
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{StateRecord, Transition};
 use probity_ports::review::{
     AttestationStore, ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore,
     ReviewStore, StoreError, Submitted, TranscriptStore,
@@ -253,7 +253,7 @@ impl<S: TranscriptStore + ?Sized> TranscriptStore for WithAttestations<'_, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::review::bundle::DsseSignature;
+    use probity_core::review::DsseSignature;
 
     fn envelope(sig: &str) -> DsseEnvelope {
         DsseEnvelope {

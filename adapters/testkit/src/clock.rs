@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use probity_core::review::fixtures::{FIXED_NONCE, FIXED_TIME};
-use probity_core::review::ids::{IdError, Nonce, Timestamp};
+use probity_core::review::{IdError, Nonce, Timestamp};
 use probity_ports::review::Clock;
 
 /// The review clock at one fixed time with one fixed nonce: every start at

@@ -3,8 +3,8 @@
 //! fail), evidence and the independent check's runs.
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::evidence::{CommandRun, ExitOutcome};
-use probity_core::review::lens::Lens;
+use probity_core::review::Lens;
+use probity_core::review::{CommandRun, ExitOutcome};
 use probity_ports::review::{EvidenceInput, LensResultInput, NamedInput};
 
 /// A reviewer result with no findings.
@@ -92,7 +92,7 @@ pub fn failing_check() -> EvidenceInput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::review::finding::{ReviewerResult, ValidatorResult};
+    use probity_core::review::{ReviewerResult, ValidatorResult};
 
     #[test]
     fn every_document_is_what_its_role_accepts() {

@@ -5,10 +5,10 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::state::{StateRecord, Transition};
+use probity_core::review::Lens;
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{StateRecord, Transition};
 use probity_ports::review::{
     AttestationStore, AuditWriter, ChainStore, Created, IndexStore, ReceiptStore, RecordStore,
     RepairStore, ResultStore, ReviewStore, StoreError, Submitted, TranscriptStore,
@@ -208,27 +208,27 @@ impl<S: ReviewStore + AttestationStore> AttestationStore for Faulty<S> {
     fn add_attestations(
         &self,
         lineage: &LineageId,
-        envelopes: &[probity_core::review::bundle::DsseEnvelope],
+        envelopes: &[probity_core::review::DsseEnvelope],
     ) -> Result<(), StoreError> {
         self.inner.add_attestations(lineage, envelopes)
     }
     fn attestations(
         &self,
         lineage: &LineageId,
-    ) -> Result<Vec<probity_core::review::bundle::DsseEnvelope>, StoreError> {
+    ) -> Result<Vec<probity_core::review::DsseEnvelope>, StoreError> {
         self.inner.attestations(lineage)
     }
     fn add_evidence(
         &self,
         lineage: &LineageId,
-        docs: &[probity_core::review::evidence::CommandEvidenceDocument],
+        docs: &[probity_core::review::CommandEvidenceDocument],
     ) -> Result<(), StoreError> {
         self.inner.add_evidence(lineage, docs)
     }
     fn evidence(
         &self,
         lineage: &LineageId,
-    ) -> Result<Vec<probity_core::review::evidence::CommandEvidenceDocument>, StoreError> {
+    ) -> Result<Vec<probity_core::review::CommandEvidenceDocument>, StoreError> {
         self.inner.evidence(lineage)
     }
 }
@@ -236,14 +236,14 @@ impl<S: ReviewStore + AttestationStore> AttestationStore for Faulty<S> {
 impl<S: ReviewStore + RepairStore> RepairStore for Faulty<S> {
     fn survey(
         &self,
-        class: probity_core::review::repair::RepairClass,
-    ) -> Result<probity_core::review::repair::Survey, StoreError> {
+        class: probity_core::review::RepairClass,
+    ) -> Result<probity_core::review::Survey, StoreError> {
         self.inner.survey(class)
     }
     fn quarantine(
         &self,
         lineage: &LineageId,
-        class: probity_core::review::repair::RepairClass,
+        class: probity_core::review::RepairClass,
         audit: &AuditWriter<'_>,
     ) -> Result<String, StoreError> {
         self.inner.quarantine(lineage, class, audit)

@@ -15,14 +15,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
 
 use probity_core::digest::{Domain, Sha256Digest};
-use probity_core::review::causality::Hunk;
-use probity_core::review::export::{ChangeStatus, ManifestEntry};
-use probity_core::review::gate::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
-use probity_core::review::ids::{BlobId, CommitId, IdError, ObjectId, RepoPath, TreeId};
-use probity_core::review::rebase::{DeltaEntry, EntrySide};
-use probity_core::review::snapshot::{
+use probity_core::review::Hunk;
+use probity_core::review::{BlobId, CommitId, IdError, ObjectId, RepoPath, TreeId};
+use probity_core::review::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
+use probity_core::review::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
 };
+use probity_core::review::{ChangeStatus, ManifestEntry};
+use probity_core::review::{DeltaEntry, EntrySide};
 use probity_ports::review::{
     AdapterError, CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit,
 };

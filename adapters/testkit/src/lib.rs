@@ -30,7 +30,7 @@
 //! A whole review on in-memory adapters:
 //!
 //! ```
-//! use probity_core::review::lens::Lens;
+//! use probity_core::review::Lens;
 //! use probity_ports::review::{self as drivers, Delivery, FinalizeInput};
 //! use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 //!
@@ -73,7 +73,7 @@ pub use notes::{FakeNotesError, WithNotes};
 pub use probity_memstore::InMemoryStore;
 pub use signatures::{AllowedFile, FAKE_KEY_TYPE, FakeKey, FakeSsh, FakeSshError};
 
-use probity_core::review::gate::GateDecision;
+use probity_core::review::GateDecision;
 
 /// A gate decision's `decision` and `reason_code` as their wire names
 /// (`("allow", "receipt_valid")`), read from its JSON form so a test does

@@ -22,12 +22,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
 
 use probity_core::digest::{Domain, Sha256Digest};
-use probity_core::review::causality::Hunk;
-use probity_core::review::export::ManifestEntry;
-use probity_core::review::gate::{BlobsOutside, RangeCommit};
-use probity_core::review::ids::{CommitId, IdError, LineageId, RepoPath, TreeId};
-use probity_core::review::rebase::DeltaEntry;
-use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::DeltaEntry;
+use probity_core::review::Hunk;
+use probity_core::review::ManifestEntry;
+use probity_core::review::{BlobsOutside, RangeCommit};
+use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::{CommitId, IdError, LineageId, RepoPath, TreeId};
 use probity_ports::review::{
     AdapterError, CommitGit, ExportGit, GitPort, ManifestGit, NotesGit, RangeGit, RemoteScope,
     RevisionGit,
@@ -416,7 +416,7 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
         &self,
         base: &TreeId,
         candidate: &TreeId,
-    ) -> Result<Option<probity_core::review::gate::RangeCommit>, AdapterError> {
+    ) -> Result<Option<probity_core::review::RangeCommit>, AdapterError> {
         self.git.committed_commit(base, candidate)
     }
 

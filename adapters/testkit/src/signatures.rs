@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use probity_core::digest::{Domain, Sha256Digest};
-use probity_core::review::dsse::{self, SshSig};
+use probity_core::review::{NAMESPACE, SshSig, armor, fingerprint, parse_sshsig};
 use probity_ports::review::{AdapterError, AllowedSignersError, SshSignatures};
 
 /// The key type every fake key names.
@@ -64,7 +64,7 @@ impl FakeKey {
 
     /// The key's `SHA256:` fingerprint, as `ssh-keygen -l` prints it.
     pub fn fingerprint(&self) -> String {
-        dsse::fingerprint(&self.public_key)
+        fingerprint(&self.public_key)
     }
 
     /// The SSHSIG blob this key makes over `message` in `namespace`.
@@ -74,7 +74,7 @@ impl FakeKey {
 
     /// The same blob, parsed.
     pub fn signature(&self, namespace: &str, message: &[u8]) -> SshSig {
-        match dsse::parse_sshsig(&self.signature_blob(namespace, message)) {
+        match parse_sshsig(&self.signature_blob(namespace, message)) {
             Ok(sig) => sig,
             // The blob is built field by field to the format the parser
             // reads (a test of this module parses one).
@@ -85,7 +85,7 @@ impl FakeKey {
     /// What `ssh-keygen -Y sign -n <namespace>` prints for `message`: the
     /// armored blob.
     pub fn armored(&self, namespace: &str, message: &[u8]) -> Vec<u8> {
-        dsse::armor(&self.signature_blob(namespace, message)).into_bytes()
+        armor(&self.signature_blob(namespace, message)).into_bytes()
     }
 }
 
@@ -242,7 +242,7 @@ impl SshSignatures for FakeSsh {
             return Ok(p.clone());
         }
         let key = self.key.as_ref().ok_or(FakeSshError::NoKey)?;
-        let namespace = self.namespace.as_deref().unwrap_or(dsse::NAMESPACE);
+        let namespace = self.namespace.as_deref().unwrap_or(NAMESPACE);
         Ok(key.armored(namespace, message))
     }
 
@@ -290,15 +290,16 @@ impl SshSignatures for FakeSsh {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use probity_core::review::dearmor;
 
     #[test]
     fn a_fake_signature_is_valid_only_over_its_message_by_its_key() {
         let alice = FakeKey::new("alice");
         assert_ne!(alice, FakeKey::new("bob"));
-        let sig = alice.signature(dsse::NAMESPACE, b"m");
+        let sig = alice.signature(NAMESPACE, b"m");
         assert_eq!(sig.key_type, FAKE_KEY_TYPE);
         assert_eq!(sig.fingerprint(), alice.fingerprint());
-        assert_eq!(dsse::dearmor(&alice.armored("probity", b"m")).unwrap(), sig);
+        assert_eq!(dearmor(&alice.armored("probity", b"m")).unwrap(), sig);
         let port = FakeSsh::new()
             .signing_with(&alice)
             .allowing("signers", "alice", &alice);

@@ -11,21 +11,21 @@
 //! Each case gets a fresh store from `make`. A failure is reported, not
 //! panicked: [`run`] answers every case that failed and why.
 
-use probity_core::review::state::Forecast;
+use probity_core::review::Forecast;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use probity_core::digest::{Domain, Sha256Digest};
-use probity_core::review::finding::ReviewerResult;
+use probity_core::review::Lens;
+use probity_core::review::Receipt;
+use probity_core::review::ReviewerResult;
 use probity_core::review::fixtures;
-use probity_core::review::ids::{LineageId, NonBlank, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::receipt::Receipt;
-use probity_core::review::recovery::{
+use probity_core::review::{CandidateObservation, target_identity};
+use probity_core::review::{
     Disposition, FirstRecord, RecoverRequest, ScopeEvidence, Successor, successor,
 };
-use probity_core::review::snapshot::{CandidateObservation, target_identity};
-use probity_core::review::state::{ReviewState, StateRecord, Transition};
+use probity_core::review::{LineageId, NonBlank, TreeId};
+use probity_core::review::{ReviewState, StateRecord, Transition};
 use probity_ports::review::{Created, ReviewStore, StoreError, Submitted};
 
 /// A case that failed, and why.
@@ -259,7 +259,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
     )?;
     input.nonce = ok(
         "nonce",
-        probity_core::review::ids::Nonce::parse("ffeeddccbbaa99887766554433221100"),
+        probity_core::review::Nonce::parse("ffeeddccbbaa99887766554433221100"),
     )?;
     let second = record(&ok("start", ReviewState::start(input))?)?;
     ensure!(
@@ -494,13 +494,13 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
     let blocker = reviewer(
         r#"{"findings":[{"location":"src/parser.rs:2","severity":"BLOCKER","claim":"wrong","proof_refs":["t fails"],"evidence_class":"deterministic","causal_disposition":"introduced"}],"evidence":["ran t"]}"#,
     )?;
-    let mut facts = probity_core::review::causality::CausalFacts::default();
+    let mut facts = probity_core::review::CausalFacts::default();
     facts.hunks.insert(
         ok(
             "path",
-            probity_core::review::ids::RepoPath::parse("src/parser.rs"),
+            probity_core::review::RepoPath::parse("src/parser.rs"),
         )?,
-        vec![probity_core::review::causality::Hunk {
+        vec![probity_core::review::Hunk {
             start: 1,
             count: 30,
         }],

@@ -7,10 +7,10 @@ use probity_testkit::{InMemoryStore, store_conformance};
 /// A store that breaks one promise at a time: the suite must notice each.
 mod broken {
     use probity_core::digest::Sha256Digest;
-    use probity_core::review::ids::{LineageId, TreeId};
-    use probity_core::review::lens::Lens;
-    use probity_core::review::recovery::{FirstRecord, Successor};
-    use probity_core::review::state::{StateRecord, Transition};
+    use probity_core::review::Lens;
+    use probity_core::review::{FirstRecord, Successor};
+    use probity_core::review::{LineageId, TreeId};
+    use probity_core::review::{StateRecord, Transition};
     use probity_ports::review::{
         ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore, StoreError,
         Submitted,

@@ -1,9 +1,9 @@
 //! The fake Git answers what it models consistently and refuses the rest
 //! with a typed error.
 
-use probity_core::review::causality::Hunk;
-use probity_core::review::ids::{RepoPath, TreeId};
-use probity_core::review::snapshot::LineCount;
+use probity_core::review::Hunk;
+use probity_core::review::LineCount;
+use probity_core::review::{RepoPath, TreeId};
 use probity_ports::review::{
     CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit,
 };

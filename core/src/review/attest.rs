@@ -21,7 +21,7 @@ pub const PREDICATE_TYPE: &str = "https://probity.dev/attestation/review-receipt
 /// The manifest document the subject names: the schema tag and the sorted
 /// entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CandidateManifest {
+pub(crate) struct CandidateManifest {
     /// Always [`MANIFEST_SCHEMA`], `probity.candidate-manifest/v1`.
     pub schema: &'static str,
     /// The receipt's base tree.
@@ -33,7 +33,7 @@ pub struct CandidateManifest {
 }
 
 /// The manifest's schema tag.
-pub const MANIFEST_SCHEMA: &str = "probity.candidate-manifest/v1";
+pub(crate) const MANIFEST_SCHEMA: &str = "probity.candidate-manifest/v1";
 
 /// A subject's digest set (one artifact per subject, as in-toto asks).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -14,7 +14,7 @@ use crate::review::ids::RepoPath;
 
 /// A location `path:line` or `path:start-end` (1-based, inclusive).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
+pub(crate) struct Location {
     /// The repository-relative path: everything before the last `:`.
     pub path: RepoPath,
     /// The first line named, 1-based.
@@ -26,7 +26,7 @@ pub struct Location {
 impl Location {
     /// Parses `path:line` or `path:start-end`; the path is everything before
     /// the last `:`.
-    pub fn parse(s: &str) -> Option<Location> {
+    pub(crate) fn parse(s: &str) -> Option<Location> {
         let (path, lines) = s.trim().rsplit_once(':')?;
         let (start, end) = match lines.split_once('-') {
             Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
@@ -112,7 +112,7 @@ impl CausalDisposition {
 }
 
 /// A finding's causal claim: whether it is severe, what it claims and
-/// where (what [`check`] and [`paths_needed`] read of a finding).
+/// where (what `check` and `paths_needed` read of a finding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Claim<'a> {
     /// Whether the finding is BLOCKER or CRITICAL; only severe claims are
@@ -136,7 +136,7 @@ pub struct CausalDowngrade {
 }
 
 /// The genesis paths whose facts a set of findings needs.
-pub fn paths_needed<'a>(
+pub(crate) fn paths_needed<'a>(
     claims: impl IntoIterator<Item = Claim<'a>>,
     genesis: &[RepoPath],
 ) -> Vec<RepoPath> {
@@ -158,7 +158,7 @@ pub fn paths_needed<'a>(
 
 /// Checks a severe candidate-causal claim; `None` when it holds (or when
 /// there is no such claim to check).
-pub fn check(
+pub(crate) fn check(
     claim: Claim<'_>,
     genesis: &[RepoPath],
     facts: &CausalFacts,

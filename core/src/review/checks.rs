@@ -26,7 +26,7 @@ use crate::snapshot_tools::Glob;
 pub const CHECKS_PATH: &str = ".probity/checks.json";
 
 /// The one schema label this build reads.
-pub const CHECKS_SCHEMA: &str = "probity-checks/v1";
+pub(crate) const CHECKS_SCHEMA: &str = "probity-checks/v1";
 
 /// The most bytes the document may have.
 pub const MAX_CHECKS_BYTES: usize = 64 * 1024;
@@ -35,7 +35,7 @@ pub const MAX_CHECKS_BYTES: usize = 64 * 1024;
 pub const MAX_CHECK_ITEMS: usize = 64;
 
 /// The longest name, glob or argv item, in bytes.
-pub const MAX_CHECK_ITEM_BYTES: usize = 1024;
+pub(crate) const MAX_CHECK_ITEM_BYTES: usize = 1024;
 
 /// The document as written (`probity schema checks`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -97,7 +97,7 @@ pub enum EnvelopeError {
 /// `"DSSEv1" SP LEN(type) SP type SP LEN(body) SP body`, lengths in ASCII
 /// decimal with no leading zeros. This is what is signed, never the body
 /// alone, so a signature cannot be replayed under another type.
-pub fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
+pub(crate) fn pae(payload_type: &str, body: &[u8]) -> Vec<u8> {
     let t = payload_type.as_bytes();
     let mut out = Vec::with_capacity(32 + t.len() + body.len());
     out.extend_from_slice(b"DSSEv1 ");

@@ -105,7 +105,7 @@ pub struct KeptCheck {
 pub const EVIDENCE_DOMAIN: Domain = Domain::new("probity/evidence/v1");
 
 /// The schema label of the first command evidence document (no tree).
-pub const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
+pub(crate) const COMMAND_EVIDENCE_SCHEMA: &str = "probity-command-evidence/v1";
 
 /// The schema label of the command evidence document that names the tree
 /// the check ran on (`tree`).

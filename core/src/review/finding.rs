@@ -58,7 +58,7 @@ pub enum EvidenceClass {
     Insufficient,
 }
 
-pub use crate::review::causality::CausalDisposition;
+pub(crate) use crate::review::causality::CausalDisposition;
 
 /// The most findings one lens result may report (IDs are `<prefix>-001` to
 /// `<prefix>-999`).
@@ -319,7 +319,7 @@ impl Route {
 }
 
 /// The admission matrix before any refuter outcome (R5.1–R5.5).
-pub fn initial_route(
+pub(crate) fn initial_route(
     severity: Severity,
     class: Option<EvidenceClass>,
     disposition: Option<CausalDisposition>,
@@ -340,7 +340,7 @@ pub fn initial_route(
 
 /// The route after the refuter batch: corroborated → correction, refuted →
 /// refuted (kept), inconclusive → escalation; other routes are unchanged.
-pub fn final_route(initial: Route, outcome: Option<RefuterVerdict>) -> Route {
+pub(crate) fn final_route(initial: Route, outcome: Option<RefuterVerdict>) -> Route {
     match (initial, outcome) {
         (Route::Refuter, Some(RefuterVerdict::Corroborated)) => Route::Correction,
         (Route::Refuter, Some(RefuterVerdict::Refuted)) => Route::Refuted,

@@ -16,10 +16,10 @@ use crate::digest::{Domain, Sha256Digest};
 pub const PUSH_REFSPECS: [&str; 2] = ["HEAD", crate::review::gate::NOTES_REF];
 
 /// Domain of a managed hook's content identity.
-pub const HOOK_DOMAIN: Domain = Domain::new("probity/managed-hook/v1");
+pub(crate) const HOOK_DOMAIN: Domain = Domain::new("probity/managed-hook/v1");
 
 /// The marker line every managed hook carries (followed by `: <hook name>`).
-pub const MARKER: &str = "# probity-managed-hook v1";
+pub(crate) const MARKER: &str = "# probity-managed-hook v1";
 
 /// The second line of every managed hook.
 const INSTALLED_BY: &str =
@@ -84,7 +84,7 @@ fn locate(hook: HookKind, probity: &str) -> String {
 
 /// The pre-commit hook: run the gate; if it allows and the user had a hook
 /// before, run that too (it was saved at `before`).
-pub fn pre_commit_script(probity: &str, before: Option<&str>) -> String {
+pub(crate) fn pre_commit_script(probity: &str, before: Option<&str>) -> String {
     let mut s = header(HookKind::PreCommit);
     s.push_str(&locate(HookKind::PreCommit, probity));
     s.push_str("\"$probity\" validate --gate pre-commit || exit $?\n");
@@ -101,7 +101,7 @@ pub fn pre_commit_script(probity: &str, before: Option<&str>) -> String {
 /// dropping trailing newlines), and gives each consumer its own copy: the
 /// gate, then, if it allows and the user had a hook before (saved at
 /// `before`), that hook with the same arguments.
-pub fn pre_push_script(probity: &str, before: Option<&str>) -> String {
+pub(crate) fn pre_push_script(probity: &str, before: Option<&str>) -> String {
     let mut s = header(HookKind::PrePush);
     s.push_str(&locate(HookKind::PrePush, probity));
     s.push_str("input=$(cat; printf x)\ninput=${input%x}\n");

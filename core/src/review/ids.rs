@@ -285,7 +285,7 @@ impl RepoPath {
 /// the schema agree on every string (Rust's `char::is_whitespace` differs on
 /// U+0085, which ECMA-262 treats as text, and U+FEFF, which it treats as
 /// space).
-pub fn is_ecma_whitespace(c: char) -> bool {
+pub(crate) fn is_ecma_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t' | '\u{b}' | '\u{c}' | ' ' | '\u{a0}' | '\u{feff}'

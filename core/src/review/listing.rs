@@ -101,7 +101,7 @@ pub fn list_row(
 }
 
 /// The first [`SHOWN_PATHS`] paths joined by `, `, then `+N more`.
-pub fn collapse_paths(paths: &[RepoPath]) -> String {
+pub(crate) fn collapse_paths(paths: &[RepoPath]) -> String {
     let mut out: Vec<&str> = paths
         .iter()
         .take(SHOWN_PATHS)
@@ -116,7 +116,7 @@ pub fn collapse_paths(paths: &[RepoPath]) -> String {
 }
 
 /// An age in its largest whole unit: seconds, minutes, hours or days.
-pub fn age(seconds: u64) -> String {
+pub(crate) fn age(seconds: u64) -> String {
     match seconds {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),

@@ -76,7 +76,7 @@ pub struct NextTool {
 }
 
 /// The words every step no tool does starts with.
-pub const NO_TOOL: &str = "no MCP tool does this";
+pub(crate) const NO_TOOL: &str = "no MCP tool does this";
 
 impl NextTool {
     fn call(

@@ -44,20 +44,20 @@ pub const POLICY_DIR: &str = ".probity/";
 
 /// The schema label `probity init --policy` writes; this build reads it
 /// and [`POLICY_SCHEMA_V2`].
-pub const POLICY_SCHEMA: &str = "probity-policy/v1";
+pub(crate) const POLICY_SCHEMA: &str = "probity-policy/v1";
 
 /// The label of a policy that names `transcripts` (D-R103): v1 and one
 /// field more, so the v1 schema's bytes stay as they were.
-pub const POLICY_SCHEMA_V2: &str = "probity-policy/v2";
+pub(crate) const POLICY_SCHEMA_V2: &str = "probity-policy/v2";
 
 /// The most bytes a policy document may have.
 pub const MAX_POLICY_BYTES: usize = 64 * 1024;
 
 /// The most roles, principals per role, globs and literals a policy holds.
-pub const MAX_POLICY_ITEMS: usize = 64;
+pub(crate) const MAX_POLICY_ITEMS: usize = 64;
 
 /// The longest role name, principal, glob or content literal, in bytes.
-pub const MAX_POLICY_ITEM_BYTES: usize = 256;
+pub(crate) const MAX_POLICY_ITEM_BYTES: usize = 256;
 
 /// The policy `probity init --policy` writes: the schema label and every
 /// section at its default, which turns nothing on (no role, no required

@@ -336,7 +336,7 @@ impl std::fmt::Display for PromptRole {
 }
 
 /// Checks that `set`'s prompt for `role` is the one `frozen` names.
-pub fn check_prompt(
+pub(crate) fn check_prompt(
     frozen: Option<&FrozenPrompts>,
     set: &PromptSet,
     role: PromptRole,

@@ -285,7 +285,7 @@ pub fn check_rebase(
 }
 
 /// Quotes a path for a POSIX shell command line when it needs it.
-pub fn shell_quote(p: &str) -> String {
+pub(crate) fn shell_quote(p: &str) -> String {
     let plain = !p.is_empty()
         && p.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_./-+,:@%".contains(&b))

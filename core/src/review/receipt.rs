@@ -12,8 +12,6 @@ use crate::review::lens::Lens;
 use crate::review::risk::RiskLevel;
 use crate::review::state::{EVIDENCE_DOMAIN, ReviewState, Stage, StateError};
 
-pub use crate::review::correction::FIX_DELTA_DOMAIN;
-
 /// The `schema` tag of a receipt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum ReceiptSchema {

@@ -9,7 +9,7 @@ use crate::review::ErrorClass;
 use crate::review::ids::{LineageId, NonBlank, RepoPath};
 use crate::review::state::{ReviewState, Stage, StartInput, StateError, StateRecord};
 
-pub use crate::review::state::{Disposition, Predecessor};
+pub(crate) use crate::review::state::{Disposition, Predecessor};
 
 impl Predecessor {
     /// Whether this link records exactly `request` on `predecessor`: a
@@ -131,7 +131,7 @@ pub struct ScopeEvidence<'a> {
 /// `escalation_authorized` with `--authorization`); `None` for a lineage
 /// that is not final. `R`, `A` and `X` stand for the reason, the actor and
 /// the authorization: values only a person gives ([`PERSON_VALUES`]).
-pub fn recover_command(record: &StateRecord) -> Option<String> {
+pub(crate) fn recover_command(record: &StateRecord) -> Option<String> {
     let (disposition, authorization) = match record.state.stage {
         Stage::Approved { .. } => (Disposition::ScopeChanged, ""),
         Stage::Invalidated { .. } => (Disposition::Invalidated, ""),
@@ -150,11 +150,11 @@ pub fn recover_command(record: &StateRecord) -> Option<String> {
     ))
 }
 
-pub use crate::review::state::PERSON_VALUES;
+pub(crate) use crate::review::state::PERSON_VALUES;
 
 /// The next step of a lineage's record as a sentence for people: the
 /// state's next input, and for a final state the exact `probity recover`
-/// command ([`recover_command`]) with the lineage's id and revision filled
+/// command (`recover_command`) with the lineage's id and revision filled
 /// in (issue 26 §1: never a `<rev>` the answer knows).
 pub fn next_sentence(record: &StateRecord) -> String {
     next_sentence_kept(record, &[], None)
@@ -182,7 +182,7 @@ pub fn next_sentence_kept(
 
 /// The paths an escalated lineage reviewed: its genesis paths and every
 /// path one of its correction attempts touched, sorted and unique.
-pub fn reviewed_paths(state: &ReviewState) -> Vec<RepoPath> {
+pub(crate) fn reviewed_paths(state: &ReviewState) -> Vec<RepoPath> {
     let mut out = state.snapshot.paths.clone();
     if let Some(c) = state.stage.correction() {
         for a in &c.attempts {
@@ -202,7 +202,7 @@ pub fn reviewed_paths(state: &ReviewState) -> Vec<RepoPath> {
 /// escalated, or is on another base, blocks nothing; whether it was
 /// superseded by an authorized successor is the caller's lookup
 /// (`superseded` true blocks nothing either).
-pub fn escalation_overlap(
+pub(crate) fn escalation_overlap(
     escalated: &ReviewState,
     superseded: bool,
     base: &crate::review::ids::TreeId,
@@ -242,7 +242,7 @@ pub struct EscalatedChange {
 /// let a fresh start cover it: the paths of a new candidate (`candidate`:
 /// the entries in which its base `base` and its tree differ) that cover
 /// `escalated`'s change. On the escalation's own base that is every path
-/// it reviewed ([`escalation_overlap`]); on another base, a reviewed path
+/// it reviewed (`escalation_overlap`); on another base, a reviewed path
 /// where the new candidate starts from the same entry the escalated change
 /// started from (the same change moved, edited or not), or ends on an
 /// entry the escalated change ended on (its bytes carried over). A path
@@ -380,7 +380,7 @@ pub enum NewLineageError {
         lineage: LineageId,
     },
     /// The link does not hold against the predecessor it was checked
-    /// against ([`link_fault`]): another lineage, another revision (it
+    /// against (`link_fault`): another lineage, another revision (it
     /// changed after the successor was derived from it), or not one
     /// generation on.
     #[error(transparent)]
@@ -395,8 +395,8 @@ pub enum NewLineageError {
 /// makes one:
 ///
 /// ```compile_fail,E0451
-/// use probity_core::review::recovery::FirstRecord;
-/// use probity_core::review::state::StateRecord;
+/// use probity_core::review::FirstRecord;
+/// use probity_core::review::StateRecord;
 ///
 /// fn bypass(record: StateRecord) -> FirstRecord {
 ///     FirstRecord { record }
@@ -443,9 +443,9 @@ impl FirstRecord {
 ///
 /// ```compile_fail,E0451
 /// use probity_core::digest::Sha256Digest;
-/// use probity_core::review::ids::LineageId;
-/// use probity_core::review::recovery::Successor;
-/// use probity_core::review::state::StateRecord;
+/// use probity_core::review::LineageId;
+/// use probity_core::review::Successor;
+/// use probity_core::review::StateRecord;
 ///
 /// fn bypass(record: StateRecord, predecessor: LineageId, expected: Sha256Digest) -> Successor {
 ///     Successor { record, predecessor, expected }
@@ -461,7 +461,7 @@ pub struct Successor {
 impl Successor {
     /// `record` as the successor of `predecessor`: legal only when it
     /// names a predecessor (`NoPredecessor`), and that link holds against
-    /// `predecessor` ([`link_fault`]: the same lineage, at its revision,
+    /// `predecessor` (`link_fault`: the same lineage, at its revision,
     /// one generation on).
     pub fn check(
         predecessor: &StateRecord,
@@ -580,7 +580,7 @@ pub enum ChainError {
 /// record it names, as read): it must name that lineage, at its current
 /// revision, one generation on. What [`Successor::check`] checks before a
 /// store may create a successor, and part of [`check_link`].
-pub fn link_fault(child: &ReviewState, parent: &StateRecord) -> Result<(), ChainError> {
+pub(crate) fn link_fault(child: &ReviewState, parent: &StateRecord) -> Result<(), ChainError> {
     let p = &parent.state;
     let link = child
         .predecessor
@@ -611,7 +611,7 @@ pub fn link_fault(child: &ReviewState, parent: &StateRecord) -> Result<(), Chain
     Ok(())
 }
 
-/// Checks one link: [`link_fault`], and the parent's marker names exactly
+/// Checks one link: `link_fault`, and the parent's marker names exactly
 /// `child`.
 pub fn check_link(child: &ReviewState, parent: &Ancestor) -> Result<(), ChainError> {
     link_fault(child, &parent.record)?;

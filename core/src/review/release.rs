@@ -120,7 +120,7 @@ fn deny(reason_code: ReasonCode, message: String) -> GateDecision {
 /// Compares what was found with what the checksums file names: every
 /// artifact present with exactly its digest, or a denial naming each that
 /// is missing or differs.
-pub fn check_artifacts(
+pub(crate) fn check_artifacts(
     expected: &[ExpectedArtifact],
     observed: &[ObservedArtifact],
 ) -> Result<(), GateDecision> {
@@ -199,7 +199,7 @@ pub fn releasing_ancestor(
 
 /// The final recheck (R8.7): the artifacts read again just before the
 /// answer must be the ones judged.
-pub fn check_unchanged(
+pub(crate) fn check_unchanged(
     judged: &[ObservedArtifact],
     again: &[ObservedArtifact],
 ) -> Result<(), GateDecision> {
@@ -227,7 +227,7 @@ pub fn check_unchanged(
 
 /// The final recheck of the revision (R8.7): it must still name the
 /// commit that was judged (`now` is `None` when it no longer resolves).
-pub fn check_revision(
+pub(crate) fn check_revision(
     revision: &str,
     judged: &CommitId,
     now: Option<&CommitId>,
@@ -253,7 +253,7 @@ pub fn check_revision(
 /// [`MAX_RANGE_COMMITS`](crate::review::gate::MAX_RANGE_COMMITS) ancestors
 /// change no bytes: denied `delivery_too_large` at the boundary, keeping
 /// what `unchanged` (the decision for the tip) named.
-pub fn unchanged_too_far(unchanged: GateDecision, tip: &CommitId) -> GateDecision {
+pub(crate) fn unchanged_too_far(unchanged: GateDecision, tip: &CommitId) -> GateDecision {
     GateDecision {
         decision: Decision::Deny,
         reason_code: ReasonCode::DeliveryTooLarge,

@@ -22,7 +22,7 @@ use crate::digest::Sha256Digest;
 use crate::review::ids::{LineageId, NonBlank, Timestamp};
 
 /// The audit record's schema.
-pub const REPAIR_AUDIT_SCHEMA: &str = "probity.repair-audit/v1";
+pub(crate) const REPAIR_AUDIT_SCHEMA: &str = "probity.repair-audit/v1";
 
 /// The classes of anomaly a ceremony repairs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -243,7 +243,7 @@ pub fn audit_record(
 }
 
 /// The consumption tombstone's schema (R10.5 `consumed`).
-pub const CONSUMPTION_SCHEMA: &str = "probity.consumption/v1";
+pub(crate) const CONSUMPTION_SCHEMA: &str = "probity.consumption/v1";
 
 /// Why a lineage cannot be burned. Nothing changes when this is returned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

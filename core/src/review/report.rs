@@ -21,10 +21,10 @@ use crate::review::recovery::next_sentence_kept;
 use crate::review::state::{Stage, StateRecord};
 
 /// The SARIF version written.
-pub const SARIF_VERSION: &str = "2.1.0";
+pub(crate) const SARIF_VERSION: &str = "2.1.0";
 
 /// The SARIF 2.1.0 schema URI the document names.
-pub const SARIF_SCHEMA_URI: &str =
+pub(crate) const SARIF_SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// The check `finalize --evidence-cmd` ran for a lineage, as the store
@@ -782,7 +782,7 @@ fn sarif_result(
 /// A reviewer's `path:line` or `path:start-end` as a relative URI and a
 /// line region; anything else names its whole text as the artifact, no
 /// region.
-pub fn split_location(location: &str) -> (String, Option<(u64, u64)>) {
+pub(crate) fn split_location(location: &str) -> (String, Option<(u64, u64)>) {
     let parsed = location.rsplit_once(':').and_then(|(path, lines)| {
         let (a, b) = lines.split_once('-').unwrap_or((lines, lines));
         let line = |s: &str| {
@@ -819,7 +819,7 @@ fn uri_of(path: &str) -> String {
 /// Reviewer text for Markdown prose or a table cell: one line, HTML
 /// special characters as entities, Markdown's punctuation escaped, and
 /// `@` broken so no mention pings anyone.
-pub fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {
         match c {

@@ -53,7 +53,7 @@ pub fn select_lenses(level: RiskLevel, focus: Lens) -> Vec<Lens> {
 }
 
 /// Whether `lenses` is a legal selection for `level` (with any focus lens).
-pub fn is_legal_selection(level: RiskLevel, lenses: &[Lens]) -> bool {
+pub(crate) fn is_legal_selection(level: RiskLevel, lenses: &[Lens]) -> bool {
     match level {
         RiskLevel::Low => lenses.is_empty(),
         RiskLevel::Medium => lenses.len() == 1,

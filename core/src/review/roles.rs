@@ -101,7 +101,7 @@ fn not_now(state: &ReviewState, role: PromptRole) -> RoleError {
 /// The frozen diff as shown to a model: whole when it fits `max_bytes`,
 /// else cut at the last file boundary (`diff --git`) that fits, with the
 /// paths left out named (the model reads them through its tools).
-pub fn shown_diff(diff: &[u8], manifest: &[ManifestEntry], max_bytes: u64) -> String {
+pub(crate) fn shown_diff(diff: &[u8], manifest: &[ManifestEntry], max_bytes: u64) -> String {
     let text = String::from_utf8_lossy(diff);
     let max = usize::try_from(max_bytes).unwrap_or(usize::MAX);
     if text.len() <= max {
@@ -213,7 +213,7 @@ pub fn lens_context(
 
 /// The findings the refuter judges: the admitted inferential severe
 /// findings of a judgment that awaits its refuter batch, in finding order.
-pub fn refuter_pending(state: &ReviewState) -> Vec<FindingId> {
+pub(crate) fn refuter_pending(state: &ReviewState) -> Vec<FindingId> {
     match &state.stage {
         Stage::AwaitingRefuter { judgment } => judgment
             .findings()
@@ -396,13 +396,13 @@ pub const MAX_TRANSCRIPT_BYTES: usize = 64 * 1024 * 1024;
 
 /// The evidence entry code appends to a model-run role document: the
 /// transcript's digest and the prompt's.
-pub fn transcript_evidence(transcript: &Sha256Digest, prompt: &Sha256Digest) -> String {
+pub(crate) fn transcript_evidence(transcript: &Sha256Digest, prompt: &Sha256Digest) -> String {
     format!("probity-transcript {transcript} prompt {prompt}")
 }
 
 /// Reads an evidence entry [`transcript_evidence`] wrote: the transcript's
 /// digest and the prompt's (`None`: any other entry).
-pub fn parse_transcript_evidence(entry: &str) -> Option<(Sha256Digest, Sha256Digest)> {
+pub(crate) fn parse_transcript_evidence(entry: &str) -> Option<(Sha256Digest, Sha256Digest)> {
     let rest = entry.strip_prefix("probity-transcript ")?;
     let (transcript, prompt) = rest.split_once(" prompt ")?;
     Some((transcript.parse().ok()?, prompt.parse().ok()?))
@@ -496,7 +496,7 @@ pub enum BindError {
 }
 
 /// The document a model-run role submits: its answer (a checked `role`
-/// document) with [`transcript_evidence`] appended to its evidence (a lens
+/// document) with `transcript_evidence` appended to its evidence (a lens
 /// result's `evidence`; each refuter outcome's; both validator checks'),
 /// as canonical bytes.
 pub fn bind_transcript(

@@ -7,10 +7,11 @@
 use serde::Serialize;
 
 use crate::review::bundle::{MAX_NOTE_BYTES, note_lines};
-pub use crate::review::gate::{
-    DEFAULT_PROTECTED, NOTES_REF, REVIEW_OBJECTS_PREFIX, glob_matches, is_protected,
-};
+pub(crate) use crate::review::gate::REVIEW_OBJECTS_PREFIX;
+#[cfg(test)]
+use crate::review::gate::glob_matches;
 use crate::review::gate::{Decision, GateDecision, RefUpdate};
+pub(crate) use crate::review::gate::{NOTES_REF, is_protected};
 use crate::review::ids::{CommitId, LineageId, TreeId};
 
 /// The most lines a `pre-receive` input may hold.
@@ -354,7 +355,7 @@ impl ApprovalSpent {
 /// with the same lineage, delivered the same trees. The same commit pushed
 /// again, the same approval delivered into another protected ref (a
 /// backport), a rebased or stacked delivery (other trees) all pass.
-pub fn check_not_replayed(
+pub(crate) fn check_not_replayed(
     refname: &str,
     commit: &CommitId,
     trees: &(TreeId, TreeId),

@@ -116,7 +116,7 @@ pub struct ChangedFile {
 
 /// Whether bytes look binary: a NUL in the first 8000 bytes (git's rule,
 /// applied to content only, so no attribute can change the answer).
-pub fn is_binary(bytes: &[u8]) -> bool {
+pub(crate) fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8000)].contains(&0)
 }
 

@@ -166,12 +166,12 @@ pub fn submitted_to_take<'a>(
 }
 
 /// The domain of a binding's short token.
-pub const BINDING_TOKEN_DOMAIN: Domain = Domain::new("probity/lens-binding-token/v1");
+pub(crate) const BINDING_TOKEN_DOMAIN: Domain = Domain::new("probity/lens-binding-token/v1");
 
 /// A short token derived from a prepared binding string (`lbt1-` and 20 hex
 /// digits of its domain-separated SHA-256): what an orchestrator echoes
 /// when it submits the result of the lens it prompted with that binding.
-pub fn binding_token(binding: &str) -> String {
+pub(crate) fn binding_token(binding: &str) -> String {
     let hex = Sha256Digest::of(BINDING_TOKEN_DOMAIN, binding.as_bytes()).hex();
     format!("lbt1-{}", &hex[..20])
 }

@@ -2,9 +2,9 @@
 //! observation started with the reliability lens, its clean result
 //! accepted, then its evidence.
 
+use probity_core::review::Lens;
+use probity_core::review::ReviewState;
 use probity_core::review::fixtures;
-use probity_core::review::lens::Lens;
-use probity_core::review::state::ReviewState;
 
 /// (started, results accepted, approved).
 pub fn approved() -> (ReviewState, ReviewState, ReviewState) {

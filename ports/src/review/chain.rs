@@ -2,9 +2,9 @@
 //! and resuming the lineage indexed for a target.
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::LineageId;
-use probity_core::review::recovery::{Ancestor, ChainError, check_chain, check_link};
-use probity_core::review::state::StateRecord;
+use probity_core::review::LineageId;
+use probity_core::review::StateRecord;
+use probity_core::review::{Ancestor, ChainError, check_chain, check_link};
 
 use super::*;
 
@@ -99,12 +99,12 @@ pub(super) type ChainEntry = (StateRecord, Option<Vec<u8>>);
 /// with each lineage's receipt file: what the recovery rebind composes
 /// (R8.9). At most one lineage past [`MAX_REBIND_CHAIN`] is read.
 ///
-/// [`MAX_REBIND_CHAIN`]: probity_core::review::gate::MAX_REBIND_CHAIN
+/// [`MAX_REBIND_CHAIN`]: probity_core::review::MAX_REBIND_CHAIN
 pub(super) fn forward_chain<S: RecordStore + ChainStore + ReceiptStore>(
     store: &S,
     record: &StateRecord,
 ) -> Result<Vec<ChainEntry>, ReviewError> {
-    use probity_core::review::gate::MAX_REBIND_CHAIN;
+    use probity_core::review::MAX_REBIND_CHAIN;
     let mut out = vec![(
         record.clone(),
         store.read_receipt(record.state().lineage_id())?,

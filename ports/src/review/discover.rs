@@ -8,12 +8,12 @@
 //! approved slice not committed yet), the live base as a final candidate
 //! (an approved slice committed: R8.6). Each step is one index read.
 
-use probity_core::review::gate::Relation;
-use probity_core::review::ids::RepoPath;
-use probity_core::review::projection::{DeltaIndexing, IndexLookup, delta_indexing, index_holds};
-use probity_core::review::rebase::{RebaseCheck, TreeDelta, check_rebase, reviewed_outside_delta};
-use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::StateRecord;
+use probity_core::review::LiveTarget;
+use probity_core::review::Relation;
+use probity_core::review::RepoPath;
+use probity_core::review::StateRecord;
+use probity_core::review::{DeltaIndexing, IndexLookup, delta_indexing, index_holds};
+use probity_core::review::{RebaseCheck, TreeDelta, check_rebase, reviewed_outside_delta};
 
 use super::*;
 
@@ -63,8 +63,8 @@ fn repo<E: std::error::Error + Send + Sync + 'static>(e: E) -> ReviewError {
 /// not UTF-8 (no reviewed delta can hold one).
 pub(super) fn tree_delta<G: GitPort>(
     git: &G,
-    from: &probity_core::review::ids::TreeId,
-    to: &probity_core::review::ids::TreeId,
+    from: &probity_core::review::TreeId,
+    to: &probity_core::review::TreeId,
 ) -> Result<Option<TreeDelta>, ReviewError> {
     match git.tree_delta(from, to)? {
         Some(entries) => TreeDelta::new(entries).map(Some).map_err(repo),
@@ -85,7 +85,7 @@ fn reviewed_delta<G: GitPort>(git: &G, record: &StateRecord) -> Result<TreeDelta
 
 fn load<S: RecordStore>(
     store: &S,
-    lineage: &probity_core::review::ids::LineageId,
+    lineage: &probity_core::review::LineageId,
 ) -> Result<StateRecord, ReviewError> {
     Ok(store.get(lineage)?)
 }

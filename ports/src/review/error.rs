@@ -1,16 +1,16 @@
 //! What a driver answers when it cannot finish.
 
 use probity_core::digest::Sha256Digest;
+use probity_core::review::CommandEvidenceError;
 use probity_core::review::ErrorClass;
-use probity_core::review::evidence::CommandEvidenceError;
-use probity_core::review::export::ExportError;
-use probity_core::review::finding::RoleDocError;
-use probity_core::review::gate::StackError;
-use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
-use probity_core::review::recovery::{ChainError, RecoverError};
-use probity_core::review::snapshot::SnapshotError;
-use probity_core::review::state::{PreflightError, StateError, TransitionError};
-use probity_core::review::submission::PlacementError;
+use probity_core::review::ExportError;
+use probity_core::review::PlacementError;
+use probity_core::review::RoleDocError;
+use probity_core::review::SnapshotError;
+use probity_core::review::StackError;
+use probity_core::review::{ChainError, RecoverError};
+use probity_core::review::{CommitId, LineageId, RepoPath, TreeId};
+use probity_core::review::{PreflightError, StateError, TransitionError};
 
 use super::*;
 
@@ -90,7 +90,7 @@ pub enum ReviewError {
     /// corrected the candidate into another tree, or it was invalidated
     /// (R9.1).
     #[error(transparent)]
-    NotResumable(#[from] probity_core::review::state::ResumeRefused),
+    NotResumable(#[from] probity_core::review::ResumeRefused),
     /// `start` on a candidate that touches a path a lineage on the same
     /// base is still correcting.
     #[error(
@@ -143,10 +143,10 @@ pub enum ReviewError {
     #[error("the repository policy (.probity/policy.json) in the base tree {base}: {source}")]
     Policy {
         /// The base tree it was read from.
-        base: probity_core::review::ids::TreeId,
+        base: probity_core::review::TreeId,
         /// Why it is refused.
         #[source]
-        source: probity_core::review::policy::PolicyError,
+        source: probity_core::review::PolicyError,
     },
     /// R12.4: the candidate's diff does not fit the export budget.
     #[error(
@@ -224,14 +224,14 @@ pub enum ReviewError {
         /// Why it is refused: malformed, altered, too large, or preserved
         /// for another lineage or candidate.
         #[source]
-        source: Box<probity_core::review::preserved::PreservedError>,
+        source: Box<probity_core::review::PreservedError>,
     },
     /// A repair ceremony refused (R9.4).
     #[error(transparent)]
-    Repair(#[from] probity_core::review::repair::RepairError),
+    Repair(#[from] probity_core::review::RepairError),
     /// A burn refused (R10.5 `consumed`).
     #[error(transparent)]
-    Burn(#[from] probity_core::review::repair::BurnError),
+    Burn(#[from] probity_core::review::BurnError),
     /// A tombstone that could not be encoded (a bug).
     #[error("could not encode the tombstone: {0}")]
     Tombstone(String),
@@ -250,15 +250,15 @@ pub enum ReviewError {
     /// of its base (`.probity/checks.json`) hold to another check (D-R69);
     /// nothing was written.
     #[error(transparent)]
-    ChecksUnmet(#[from] probity_core::review::checks::ChecksUnmet),
+    ChecksUnmet(#[from] probity_core::review::ChecksUnmet),
     /// The lens results are not the model runs the base's policy asks for
     /// at the review's tier (`transcripts`, D-R103); nothing was written.
     #[error(transparent)]
-    TranscriptsUnmet(#[from] probity_core::review::roles::TranscriptsUnmet),
+    TranscriptsUnmet(#[from] probity_core::review::TranscriptsUnmet),
     /// The required checks at the review's base do not parse; nothing was
     /// written.
     #[error("the required checks (.probity/checks.json) at the review's base: {0}")]
-    ChecksInvalid(#[from] probity_core::review::checks::ChecksError),
+    ChecksInvalid(#[from] probity_core::review::ChecksError),
     /// A validation was given after `HEAD` moved: the live base tree is not
     /// the one the lineage froze, so the fix cannot be measured.
     #[error(
@@ -310,8 +310,8 @@ fn display_paths(p: &[RepoPath]) -> String {
 
 /// Core's refusal of a new lineage, as a driver's error: the store's
 /// class (see `From<NewLineageError> for StoreError`).
-impl From<probity_core::review::recovery::NewLineageError> for ReviewError {
-    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+impl From<probity_core::review::NewLineageError> for ReviewError {
+    fn from(e: probity_core::review::NewLineageError) -> Self {
         ReviewError::Store(e.into())
     }
 }

@@ -2,24 +2,24 @@
 //! into committed authority.
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::causality::CausalFacts;
-use probity_core::review::checks::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
-use probity_core::review::correction::FixMeasurement;
-use probity_core::review::evidence::{
+use probity_core::review::CausalFacts;
+use probity_core::review::FixMeasurement;
+use probity_core::review::Lens;
+use probity_core::review::LiveTarget;
+use probity_core::review::check_transcripts;
+use probity_core::review::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
+use probity_core::review::{
     CommandEvidenceDocument, CommandRun, EvidenceReading, KeptCheck, command_evidence,
     command_evidence_on, evidence_reading, evidence_reading_streamed,
 };
-use probity_core::review::finding::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
-use probity_core::review::ids::{LineageId, NonBlank, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::preserved::{check_candidate, names_preserved_schema, read_preserved};
-use probity_core::review::roles::check_transcripts;
-use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::{
+use probity_core::review::{
     EVIDENCE_DOMAIN, LensBinding, PreflightError, ReviewState, StateRecord, Transition,
     TransitionError, check_evidence_len, check_forecast,
 };
-use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, place_results, submitted_to_take};
+use probity_core::review::{LineageId, NonBlank, TreeId};
+use probity_core::review::{MAX_ROLE_DOCUMENT_BYTES, place_results, submitted_to_take};
+use probity_core::review::{RefuterResult, ReviewerResult, RoleDocError, ValidatorResult};
+use probity_core::review::{check_candidate, names_preserved_schema, read_preserved};
 
 use super::*;
 
@@ -661,7 +661,7 @@ fn check_binding(state: &ReviewState, lens: Lens, given: &str) -> Result<(), Rev
             lineage: lineage.clone(),
             source: PreflightError::NotSelected { lens: lens.name() },
         })?;
-    if probity_core::review::submission::binding_proves(&prepared.binding, given) {
+    if probity_core::review::binding_proves(&prepared.binding, given) {
         Ok(())
     } else {
         Err(ReviewError::Submission {
@@ -677,8 +677,7 @@ fn check_binding(state: &ReviewState, lens: Lens, given: &str) -> Result<(), Rev
 
 fn binding_holds(state: &ReviewState, lens: Lens, given: Option<&str>) -> bool {
     state.lens_bindings().into_iter().any(|b| {
-        b.lens == lens
-            && given.is_none_or(|g| probity_core::review::submission::binding_proves(&b.binding, g))
+        b.lens == lens && given.is_none_or(|g| probity_core::review::binding_proves(&b.binding, g))
     })
 }
 
@@ -829,17 +828,17 @@ pub struct DisputeInput {
     /// The lineage holding the finding; always named, never discovered.
     pub lineage: LineageId,
     /// The finding admitted to correction that is disputed (`R3-001`).
-    pub finding: probity_core::review::ids::FindingId,
+    pub finding: probity_core::review::FindingId,
     /// `DISPUTE_DOMAIN` hash of the evidence (the adapter hashes it while
     /// streaming; empty evidence is refused before).
     pub evidence_hash: Sha256Digest,
     /// Why the finding is a false positive, in words (kept in the lineage).
-    pub reason: probity_core::review::ids::NonBlank,
+    pub reason: probity_core::review::NonBlank,
     /// Who decided the dispute (kept in the lineage).
-    pub actor: probity_core::review::ids::NonBlank,
+    pub actor: probity_core::review::NonBlank,
     /// The maintainer's authorization the dispute is bound to (kept in the
     /// lineage).
-    pub authorization: probity_core::review::ids::NonBlank,
+    pub authorization: probity_core::review::NonBlank,
 }
 
 /// `probity dispute` (R12.6): a maintainer disputes a finding admitted to
@@ -861,7 +860,7 @@ pub fn dispute<S: RecordStore + ChainStore, C: Clock>(
     }
     let next = record
         .state()
-        .accept_dispute(probity_core::review::state::Dispute {
+        .accept_dispute(probity_core::review::Dispute {
             finding_id: input.finding,
             evidence_hash: input.evidence_hash,
             reason: input.reason,

@@ -1,6 +1,9 @@
 //! The gates: pre-commit, pre-push and pre-pr (release is `release.rs`).
 
-use probity_core::review::gate::{
+use probity_core::review::CommitId;
+use probity_core::review::LiveTarget;
+use probity_core::review::StateRecord;
+use probity_core::review::{
     Authority, ChainLink, DeliveredRange, Gate, GateDecision, MAX_COMPOSED_REVIEWS,
     MAX_RANGE_COMMITS, NewRefDelivery, RangeCommit, RangeJudgment, RefUpdate, UpdatePlan, Vouching,
     advice_offered, combine_judged, compose_reviews, decide_target, dedupe_ranges,
@@ -8,12 +11,9 @@ use probity_core::review::gate::{
     new_ref_delivery, no_change, plan_update, published_tips, rebind, rebind_offered,
     stops_vouching,
 };
-use probity_core::review::ids::CommitId;
-use probity_core::review::pre_pr::{
+use probity_core::review::{
     BaseAdvance, base_unavailable, check_base_advance, explain_advance, unrelated_history,
 };
-use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::StateRecord;
 
 use super::recheck::{checked, target_moved};
 
@@ -121,7 +121,7 @@ pub fn validate_pre_commit_amend<
             ))
         },
     )?;
-    Ok(probity_core::review::gate::for_amend(decision))
+    Ok(probity_core::review::for_amend(decision))
 }
 
 /// A "start a review" denial that covers an escalated lineage's change
@@ -140,7 +140,7 @@ fn point_at_escalation_on<G: GitPort + ExportGit, S: RecordStore + ChainStore + 
     let entries = git
         .tree_delta(&live.base_tree, &live.candidate_tree)?
         .unwrap_or_default();
-    Ok(probity_core::review::gate::point_at_escalated_change(
+    Ok(probity_core::review::point_at_escalated_change(
         decision,
         &live.base_tree,
         &entries,
@@ -165,7 +165,7 @@ fn point_at_open_correction_on<G: GitPort + ExportGit, S: RecordStore + ChainSto
         .into_iter()
         .map(StateRecord::into_state)
         .collect();
-    let decision = probity_core::review::gate::point_at_open_correction(decision, &open);
+    let decision = probity_core::review::point_at_open_correction(decision, &open);
     if !advice_offered(&decision) {
         return Ok(decision);
     }
@@ -540,7 +540,7 @@ pub(super) fn judge_commit<
     store: &S,
     gate: Gate,
     c: &RangeCommit,
-    parent_tree: Option<&probity_core::review::ids::TreeId>,
+    parent_tree: Option<&probity_core::review::TreeId>,
 ) -> Result<GateDecision, ReviewError> {
     let base = match (parent_tree, c.parents.first()) {
         (Some(t), _) => t.clone(),
@@ -695,11 +695,11 @@ pub fn validate_pre_push_between<
 fn revisions_moved<G: RevisionGit>(
     git: &G,
     resolved: &[(String, CommitId)],
-) -> Result<Vec<probity_core::review::gate::Moved>, ReviewError> {
+) -> Result<Vec<probity_core::review::Moved>, ReviewError> {
     let mut moved = Vec::new();
     for (rev, commit) in resolved {
         if git.find_commit(rev)?.as_ref() != Some(commit) {
-            moved.push(probity_core::review::gate::Moved::Revision(rev.clone()));
+            moved.push(probity_core::review::Moved::Revision(rev.clone()));
         }
     }
     Ok(moved)

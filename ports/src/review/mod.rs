@@ -40,7 +40,7 @@ pub use model_run::{
     LineageReview, MAX_FIX_DIFF_BYTES, RoleRun, RoleRunError, RoleWorld, RunDone, TranscriptStore,
     review_lineage, validate_correction,
 };
-pub use probity_core::review::gate::Applicability;
+pub use probity_core::review::Applicability;
 pub use read::{Attested, Exported, Status, attest, export_context, list, status};
 pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{

@@ -6,7 +6,7 @@
 //!
 //! Every decision is core's: the context a role reads, the frozen prompt
 //! it must be asked with, the document its answer must be, the transcript
-//! entry bound into it ([`probity_core::review::roles`]). This module only
+//! entry bound into it (`probity_core::review`, the role documents). This module only
 //! sequences: check the live candidate once before any model is asked,
 //! export the frozen context, run the loops (lenses in parallel on scoped
 //! threads, at most `jobs` at once), submit each result (or finalize the
@@ -18,14 +18,14 @@
 use std::sync::Mutex;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::prompts::{PromptRole, PromptSet};
-use probity_core::review::roles::{
+use probity_core::review::Lens;
+use probity_core::review::StateRecord;
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{
     MAX_TRANSCRIPT_BYTES, RoleContext, RoleError, bind_transcript, lens_context, refuter_context,
     validator_context,
 };
-use probity_core::review::state::StateRecord;
+use probity_core::review::{PromptRole, PromptSet};
 use probity_core::snapshot_tools::{BudgetLimits, Event, ReviewLoop, Session, UsageTotals};
 
 use super::*;
@@ -202,9 +202,9 @@ where
             name: format!("the {} answer", ctx.role),
             role: "reviewer",
             source: match e {
-                probity_core::review::roles::BindError::Document(d) => d,
-                probity_core::review::roles::BindError::Encode(s) => {
-                    probity_core::review::finding::RoleDocError::Json(s)
+                probity_core::review::BindError::Document(d) => d,
+                probity_core::review::BindError::Encode(s) => {
+                    probity_core::review::RoleDocError::Json(s)
                 }
             },
         })

@@ -1,12 +1,12 @@
 //! Read-only use cases: status, export-context and attest.
 
-use probity_core::review::attest;
-use probity_core::review::export::{ContextExport, MAX_DIFF_BYTES, build_export, over_budget};
-use probity_core::review::ids::{LineageId, RepoPath};
-use probity_core::review::listing::{ListRow, list_row, sort_rows};
-use probity_core::review::rebase::GateProof;
-use probity_core::review::receipt::Receipt;
-use probity_core::review::state::{StateError, StateRecord};
+use probity_core::review::GateProof;
+use probity_core::review::Receipt;
+use probity_core::review::{ContextExport, MAX_DIFF_BYTES, build_export, over_budget};
+use probity_core::review::{LineageId, RepoPath};
+use probity_core::review::{ListRow, list_row, sort_rows};
+use probity_core::review::{StateError, StateRecord};
+use probity_core::review::{manifest_bytes, statement, statement_bytes};
 
 use super::*;
 
@@ -39,7 +39,7 @@ pub struct Status {
 pub fn list<G: GitPort, S: RecordStore + ChainStore + LineageListing>(
     git: &G,
     store: &S,
-    now: &probity_core::review::ids::Timestamp,
+    now: &probity_core::review::Timestamp,
 ) -> Result<Vec<ListRow>, ReviewError> {
     let mut rows = Vec::new();
     for lineage in store.lineages()? {
@@ -146,9 +146,8 @@ pub fn attest<G: ExportGit + ManifestGit, S: RecordStore + ChainStore>(
         });
     }
     let entries = git.manifest(&receipt.base_tree, &receipt.final_candidate_tree)?;
-    let manifest = attest::manifest_bytes(&receipt, entries).map_err(StateError::from)?;
-    let statement = attest::statement_bytes(&attest::statement(&receipt, &manifest))
-        .map_err(StateError::from)?;
+    let manifest = manifest_bytes(&receipt, entries).map_err(StateError::from)?;
+    let statement = statement_bytes(&statement(&receipt, &manifest)).map_err(StateError::from)?;
     Ok(Attested {
         statement,
         manifest,

@@ -7,11 +7,11 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::gate::{GateDecision, Moved, final_recheck};
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::snapshot::LiveTarget;
-use probity_core::review::state::{StateRecord, Transition};
+use probity_core::review::LiveTarget;
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{GateDecision, Moved, final_recheck};
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{StateRecord, Transition};
 
 use super::*;
 

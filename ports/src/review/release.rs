@@ -2,13 +2,13 @@
 //! as a publication, then, with release evidence, the artifacts a checksums
 //! file names read and compared, and everything rechecked at the end.
 
-use probity_core::review::gate::{
-    DeliveredRange, Gate, GateDecision, RangeJudgment, combine_judged, delivery_commit, judge_stack,
-};
-use probity_core::review::ids::CommitId;
-use probity_core::review::release::{
+use probity_core::review::CommitId;
+use probity_core::review::{
     AncestorWalk, ExpectedArtifact, ObservedArtifact, ReleaseReads, WalkStep, release_recheck,
     releases_an_ancestor, releasing_ancestor, with_artifacts,
+};
+use probity_core::review::{
+    DeliveredRange, Gate, GateDecision, RangeJudgment, combine_judged, delivery_commit, judge_stack,
 };
 
 use super::gates::*;

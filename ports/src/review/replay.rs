@@ -3,13 +3,13 @@
 //! (`server::check_approvals_not_replayed`); this driver reads the notes
 //! that name each approval, their commits' trees and the imported records.
 
-use probity_core::review::gate::GateDecision;
-use probity_core::review::ids::LineageId;
-use probity_core::review::ids::{CommitId, TreeId};
-use probity_core::review::server::{
+use probity_core::review::GateDecision;
+use probity_core::review::LineageId;
+use probity_core::review::{
     ApprovalHistory, ApprovedDelivery, PriorDelivery, ReceiveUpdate, approved_deliveries,
     check_approvals_not_replayed,
 };
+use probity_core::review::{CommitId, TreeId};
 
 use super::*;
 

@@ -11,7 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use probity_core::review::dsse::{self, EnvelopeError, SshSig};
+use probity_core::review::{EnvelopeError, SshSig};
+use probity_core::review::{NAMESPACE, dearmor, envelope_bytes, parse_envelope, statement_pae};
 
 use super::AdapterError;
 
@@ -266,17 +267,16 @@ pub fn sign_statement<P: SshSignatures + ?Sized>(
     statement: &[u8],
 ) -> Result<Vec<u8>, SignatureError> {
     let printed = port
-        .sign(&dsse::statement_pae(statement))
+        .sign(&statement_pae(statement))
         .map_err(SignatureError::Tool)?;
-    let sig = dsse::dearmor(&printed).map_err(SignatureError::BadSignerOutput)?;
-    if sig.namespace != dsse::NAMESPACE {
+    let sig = dearmor(&printed).map_err(SignatureError::BadSignerOutput)?;
+    if sig.namespace != NAMESPACE {
         return Err(SignatureError::BadSignerOutput(format!(
             "namespace `{}`, expected `{}`",
-            sig.namespace,
-            dsse::NAMESPACE
+            sig.namespace, NAMESPACE
         )));
     }
-    dsse::envelope_bytes(statement, &sig).map_err(|e| SignatureError::Serialize(e.to_string()))
+    envelope_bytes(statement, &sig).map_err(|e| SignatureError::Serialize(e.to_string()))
 }
 
 /// Verifies one DSSE envelope against the statement the verifier derived
@@ -287,7 +287,7 @@ pub fn sign_statement<P: SshSignatures + ?Sized>(
 /// 1. no allowed-signers file → [`SignatureError::NoAllowedSigners`]; one
 ///    that is not a regular file, over its bound or unreadable →
 ///    [`SignatureError::AllowedSigners`] (before any `ssh-keygen` run);
-/// 2. not an envelope (over [`dsse::MAX_ENVELOPE_BYTES`], truncated,
+/// 2. not an envelope (over [`MAX_ENVELOPE_BYTES`](probity_core::review::MAX_ENVELOPE_BYTES), truncated,
 ///    unknown fields, another payload type, a `sig` that is not an SSHSIG)
 ///    → [`SignatureError::Envelope`];
 /// 3. no signature → `signature_missing`;
@@ -312,7 +312,7 @@ pub fn verify_envelope<P: SshSignatures + ?Sized>(
         .as_deref()
         .ok_or(SignatureError::NoAllowedSigners)?;
     port.check_allowed_signers(allowed)?;
-    let parsed = dsse::parse_envelope(envelope)?;
+    let parsed = parse_envelope(envelope)?;
     if parsed.signatures.is_empty() {
         return Err(SignatureError::Missing);
     }
@@ -321,7 +321,7 @@ pub fn verify_envelope<P: SshSignatures + ?Sized>(
             "the envelope carries another statement than the one derived for this lineage".into(),
         ));
     }
-    let message = dsse::statement_pae(&parsed.payload);
+    let message = statement_pae(&parsed.payload);
     let mut first_refusal = None;
     for sig in &parsed.signatures {
         match verify_one(port, allowed, sig, &message) {
@@ -341,11 +341,10 @@ fn verify_one<P: SshSignatures + ?Sized>(
     sig: &SshSig,
     message: &[u8],
 ) -> Result<Signer, SignatureError> {
-    if sig.namespace != dsse::NAMESPACE {
+    if sig.namespace != NAMESPACE {
         return Err(SignatureError::Invalid(format!(
             "made in namespace `{}`, not `{}`",
-            sig.namespace,
-            dsse::NAMESPACE
+            sig.namespace, NAMESPACE
         )));
     }
     if !port.check(sig, message).map_err(SignatureError::Tool)? {
@@ -407,7 +406,7 @@ pub fn check_attestations<P: SshSignatures + ?Sized>(
 /// `expected_statement` under `allowed_signers`, with every principal it
 /// verified under (one entry per key, whatever number of envelopes carry
 /// it): what a repository policy's roles are assigned from
-/// ([`probity_core::review::policy::RepoPolicy::assign_roles`]). An
+/// ([`probity_core::review::RepoPolicy::assign_roles`]). An
 /// envelope that is malformed or vouches for another statement, and a
 /// signature that does not verify or whose key is unlisted, contributes
 /// nothing; only a failure to run `ssh-keygen` is an error.
@@ -416,19 +415,19 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
     envelopes: &[&[u8]],
     expected_statement: &[u8],
     allowed_signers: &Path,
-) -> Result<Vec<probity_core::review::policy::VerifiedKey>, SignatureError> {
-    use probity_core::review::policy::VerifiedKey;
+) -> Result<Vec<probity_core::review::VerifiedKey>, SignatureError> {
+    use probity_core::review::VerifiedKey;
     let mut keys: Vec<VerifiedKey> = Vec::new();
-    let message = dsse::statement_pae(expected_statement);
+    let message = statement_pae(expected_statement);
     for env in envelopes {
-        let Ok(parsed) = dsse::parse_envelope(env) else {
+        let Ok(parsed) = parse_envelope(env) else {
             continue;
         };
         if parsed.payload != expected_statement {
             continue;
         }
         for sig in &parsed.signatures {
-            if sig.namespace != dsse::NAMESPACE
+            if sig.namespace != NAMESPACE
                 || !port.check(sig, &message).map_err(SignatureError::Tool)?
             {
                 continue;
@@ -465,7 +464,8 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::review::export::base64;
+    use probity_core::review::base64;
+    use probity_core::review::{PAYLOAD_TYPE, parse_sshsig};
 
     /// A port with fixed answers: which messages verify, which keys are
     /// listed.
@@ -515,7 +515,7 @@ mod tests {
     }
 
     fn envelope(statement: &[u8]) -> Vec<u8> {
-        dsse::envelope_bytes(statement, &dsse::parse_sshsig(&blob()).unwrap()).unwrap()
+        envelope_bytes(statement, &parse_sshsig(&blob()).unwrap()).unwrap()
     }
 
     fn policy(required: bool) -> SignaturePolicy {
@@ -529,7 +529,7 @@ mod tests {
     fn verification_answers_in_order() {
         let stmt = b"{\"s\":1}";
         let ok = Fake {
-            valid_over: dsse::statement_pae(stmt),
+            valid_over: statement_pae(stmt),
             listed: true,
         };
         let env = envelope(stmt);
@@ -553,7 +553,7 @@ mod tests {
         assert_eq!(e.code(), "signature_invalid");
         // Valid, unlisted.
         let unlisted = Fake {
-            valid_over: dsse::statement_pae(stmt),
+            valid_over: statement_pae(stmt),
             listed: false,
         };
         let e = verify_envelope(&unlisted, &env, stmt, &policy(false)).unwrap_err();
@@ -569,7 +569,7 @@ mod tests {
     fn a_gate_checks_only_when_required_and_any_envelope_may_vouch() {
         let stmt = b"{\"s\":1}";
         let ok = Fake {
-            valid_over: dsse::statement_pae(stmt),
+            valid_over: statement_pae(stmt),
             listed: true,
         };
         assert_eq!(
@@ -582,7 +582,7 @@ mod tests {
         let unsigned = format!(
             "{{\"payload\":\"{}\",\"payloadType\":\"{}\",\"signatures\":[]}}",
             base64(stmt),
-            dsse::PAYLOAD_TYPE
+            PAYLOAD_TYPE
         );
         let both: [&[u8]; 3] = [b"{", unsigned.as_bytes(), &env];
         let signer = check_attestations(&ok, &both, stmt, &policy(true)).unwrap();

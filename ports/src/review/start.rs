@@ -1,18 +1,19 @@
 //! Creating lineages: `start`, `invalidate` and `recover` (audited
 //! successors), and keeping frozen trees alive.
 
-use probity_core::review::export::MAX_DIFF_BYTES;
-use probity_core::review::gate::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
-use probity_core::review::ids::TreeId;
-use probity_core::review::ids::{CommitId, LineageId, NonBlank};
-use probity_core::review::lens::Lens;
-use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
-use probity_core::review::prompts::PromptSet;
-use probity_core::review::recovery::{self, FirstRecord, RecoverRequest, ScopeEvidence, Successor};
-use probity_core::review::risk::{RiskPolicy, RiskReason};
-use probity_core::review::risk::{authored_lines, select_lenses};
-use probity_core::review::snapshot::{CandidateObservation, DiffAnchor, FrozenCandidate};
-use probity_core::review::state::{ReviewState, StartInput, StateRecord};
+use probity_core::review::Lens;
+use probity_core::review::MAX_DIFF_BYTES;
+use probity_core::review::PromptSet;
+use probity_core::review::TreeId;
+use probity_core::review::{CandidateObservation, DiffAnchor, FrozenCandidate};
+use probity_core::review::{CommitId, LineageId, NonBlank};
+use probity_core::review::{EscalatedChange, escalation_covers, successor, successor_observation};
+use probity_core::review::{FirstRecord, RecoverRequest, ScopeEvidence, Successor};
+use probity_core::review::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
+use probity_core::review::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
+use probity_core::review::{ReviewState, StartInput, StateRecord};
+use probity_core::review::{RiskPolicy, RiskReason};
+use probity_core::review::{authored_lines, select_lenses};
 
 use super::*;
 
@@ -315,7 +316,7 @@ fn refuse_side_stepped_escalation<
         .tree_delta(&snapshot.base_tree, &snapshot.candidate_tree)?
         .unwrap_or_default();
     for change in &escalated {
-        let paths = recovery::escalation_covers(change, &snapshot.base_tree, &candidate);
+        let paths = escalation_covers(change, &snapshot.base_tree, &candidate);
         if !paths.is_empty() {
             return Err(ReviewError::LineageEscalated {
                 lineage: change.record.state().lineage_id().clone(),
@@ -340,7 +341,7 @@ pub(super) fn escalated_changes<
 >(
     git: &G,
     store: &S,
-) -> Result<Vec<recovery::EscalatedChange>, ReviewError> {
+) -> Result<Vec<EscalatedChange>, ReviewError> {
     let mut out = Vec::new();
     for lineage in store.lookup_escalations()? {
         let record = store.get(&lineage)?;
@@ -362,7 +363,7 @@ pub(super) fn escalated_changes<
                 deltas.extend(super::discover::tree_delta(git, base, end)?);
             }
         }
-        out.push(recovery::EscalatedChange {
+        out.push(EscalatedChange {
             record,
             superseded,
             deltas,
@@ -586,7 +587,7 @@ fn create_or_resume_successor<
                     break;
                 }
             }
-            recovery::successor_observation(live, committed)
+            successor_observation(live, committed)
         }
     };
     let snapshot = FrozenCandidate::freeze(&obs)?;
@@ -605,14 +606,14 @@ fn create_or_resume_successor<
     let floor = policy_floor(git, &obs)?;
     // Eligibility first, so a refusal names its own reason rather than the
     // diff's size; then the anchor the successor freezes.
-    recovery::successor(
+    successor(
         &pred,
         request.clone(),
         scope,
         start_input(&obs, snapshot.clone(), clock, focus, floor.clone()),
     )?;
     let snapshot = anchor_diff(git, snapshot)?;
-    let state = recovery::successor(
+    let state = successor(
         &pred,
         request,
         scope,
@@ -630,7 +631,7 @@ pub struct Repaired {
     pub audit: String,
     /// What the complete survey proved: the named lineage holds the only
     /// anomaly of its class.
-    pub proof: probity_core::review::repair::UniquenessProof,
+    pub proof: probity_core::review::UniquenessProof,
     /// The lineage is retired (a quarantined record).
     pub retired: bool,
     /// The derived receipt was written in place of the quarantined one.
@@ -646,9 +647,9 @@ pub struct Repaired {
 pub fn repair<S: RecordStore + ReceiptStore + RepairStore, C: Clock>(
     store: &S,
     clock: &C,
-    request: probity_core::review::repair::RepairRequest,
+    request: probity_core::review::RepairRequest,
 ) -> Result<Repaired, ReviewError> {
-    use probity_core::review::repair::{audit_record, prove_unique};
+    use probity_core::review::{audit_record, prove_unique};
     let survey = store.survey(request.class)?;
     let proof = prove_unique(&request.lineage, &survey)?;
     let at = clock.now();
@@ -678,9 +679,9 @@ pub fn repair<S: RecordStore + ReceiptStore + RepairStore, C: Clock>(
 pub fn burn<S: RecordStore + ChainStore + ReceiptStore + RepairStore, C: Clock>(
     store: &S,
     clock: &C,
-    request: probity_core::review::repair::BurnRequest,
+    request: probity_core::review::BurnRequest,
 ) -> Result<String, ReviewError> {
-    use probity_core::review::repair::{BurnTombstoneError, consumption_tombstone};
+    use probity_core::review::{BurnTombstoneError, consumption_tombstone};
     let record = store.get(&request.lineage)?;
     let leaf = supersession(store, &record)?;
     let receipt = store.read_receipt(&request.lineage)?.unwrap_or_default();

@@ -3,9 +3,10 @@
 //! candidate manifest of its trees), and which records of a chain a
 //! signature policy asks a signature for (D-R55).
 
-use probity_core::review::bundle::Bundle;
-use probity_core::review::ids::LineageId;
-use probity_core::review::state::StateRecord;
+use probity_core::review::Bundle;
+use probity_core::review::LineageId;
+use probity_core::review::StateRecord;
+use probity_core::review::{manifest_bytes, statement, statement_bytes};
 
 use super::transport::TransportError;
 use super::*;
@@ -28,8 +29,7 @@ pub fn record_statement<G: ManifestGit>(
     git: &G,
     record: &StateRecord,
 ) -> Result<Vec<u8>, TransportError> {
-    use probity_core::review::attest;
-    use probity_core::review::receipt::Receipt;
+    use probity_core::review::Receipt;
     let receipt = Receipt::derive(record.state()).ok_or_else(|| {
         TransportError::Review(ReviewError::NotTerminal {
             lineage: record.state().lineage_id().clone(),
@@ -37,9 +37,9 @@ pub fn record_statement<G: ManifestGit>(
         })
     })?;
     let entries = git.manifest(&receipt.base_tree, &receipt.final_candidate_tree)?;
-    let manifest = attest::manifest_bytes(&receipt, entries)
+    let manifest = manifest_bytes(&receipt, entries)
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
-    attest::statement_bytes(&attest::statement(&receipt, &manifest))
+    statement_bytes(&statement(&receipt, &manifest))
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))
 }
 

@@ -4,17 +4,17 @@
 use std::error::Error as StdError;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::causality::Hunk;
-use probity_core::review::export::ManifestEntry;
-use probity_core::review::gate::{BlobsOutside, RangeCommit};
-use probity_core::review::ids::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::rebase::DeltaEntry;
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::release::{ExpectedArtifact, ObservedArtifact};
-use probity_core::review::repair::{QuarantinedFile, RepairClass, Survey};
-use probity_core::review::snapshot::{CandidateObservation, ChangedFile, LiveTarget};
-use probity_core::review::state::{StateError, StateRecord, Transition, TransitionError};
+use probity_core::review::DeltaEntry;
+use probity_core::review::Hunk;
+use probity_core::review::Lens;
+use probity_core::review::ManifestEntry;
+use probity_core::review::{BlobsOutside, RangeCommit};
+use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
+use probity_core::review::{ExpectedArtifact, ObservedArtifact};
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{QuarantinedFile, RepairClass, Survey};
+use probity_core::review::{StateError, StateRecord, Transition, TransitionError};
 
 /// A boxed adapter error, kept whole for its message and source chain.
 pub type AdapterError = Box<dyn StdError + Send + Sync + 'static>;
@@ -242,9 +242,9 @@ pub enum StoreError {
 /// longer at the revision the link recorded is a conflict (the request is
 /// retried from the predecessor as it is now); anything else is malformed
 /// input, named by the record's lineage.
-impl From<probity_core::review::recovery::NewLineageError> for StoreError {
-    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
-        use probity_core::review::recovery::{ChainError, NewLineageError as E};
+impl From<probity_core::review::NewLineageError> for StoreError {
+    fn from(e: probity_core::review::NewLineageError) -> Self {
+        use probity_core::review::{ChainError, NewLineageError as E};
         match e {
             E::Link(ChainError::RevisionMismatch {
                 predecessor,
@@ -271,8 +271,8 @@ impl From<probity_core::review::recovery::NewLineageError> for StoreError {
 }
 
 /// The lineage a chain fault is about (the successor whose link failed).
-fn chain_lineage(e: &probity_core::review::recovery::ChainError) -> &LineageId {
-    use probity_core::review::recovery::ChainError as C;
+fn chain_lineage(e: &probity_core::review::ChainError) -> &LineageId {
+    use probity_core::review::ChainError as C;
     match e {
         C::Dangling { lineage, .. }
         | C::RevisionMismatch { lineage, .. }
@@ -589,7 +589,7 @@ pub trait RangeGit {
     /// most [`MAX_LISTED_BLOBS`], then `more` (what a first publication
     /// transfers beyond the reviewed tree, R8.8).
     ///
-    /// [`MAX_LISTED_BLOBS`]: probity_core::review::gate::MAX_LISTED_BLOBS
+    /// [`MAX_LISTED_BLOBS`]: probity_core::review::MAX_LISTED_BLOBS
     fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError>;
 }
 
@@ -607,7 +607,7 @@ pub trait ExportGit {
     /// The object ids among `ids` this repository does not have (pruned).
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError>;
     /// The patch between two trees under the pinned derivation
-    /// ([`probity_core::review::export::export_command`]): a function of
+    /// ([`probity_core::review::export_command`]): a function of
     /// the two trees and the git version only; `None` when it is longer
     /// than `cap` bytes (at most `cap + 1` bytes are read).
     fn frozen_diff(
@@ -703,24 +703,24 @@ pub trait AttestationStore {
     fn add_attestations(
         &self,
         lineage: &LineageId,
-        envelopes: &[probity_core::review::bundle::DsseEnvelope],
+        envelopes: &[probity_core::review::DsseEnvelope],
     ) -> Result<(), StoreError>;
     /// The envelopes kept for a lineage.
     fn attestations(
         &self,
         lineage: &LineageId,
-    ) -> Result<Vec<probity_core::review::bundle::DsseEnvelope>, StoreError>;
+    ) -> Result<Vec<probity_core::review::DsseEnvelope>, StoreError>;
     /// Keeps command evidence documents for a lineage (sorted,
     /// de-duplicated): what `finalize --evidence-cmd` ran for it, or what
     /// an imported bundle carried (D-R69), so an export carries them on.
     fn add_evidence(
         &self,
         lineage: &LineageId,
-        docs: &[probity_core::review::evidence::CommandEvidenceDocument],
+        docs: &[probity_core::review::CommandEvidenceDocument],
     ) -> Result<(), StoreError>;
     /// The command evidence documents kept for a lineage.
     fn evidence(
         &self,
         lineage: &LineageId,
-    ) -> Result<Vec<probity_core::review::evidence::CommandEvidenceDocument>, StoreError>;
+    ) -> Result<Vec<probity_core::review::CommandEvidenceDocument>, StoreError>;
 }

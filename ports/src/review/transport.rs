@@ -4,20 +4,20 @@
 //! a push against the authority the pushed notes carry — never against the
 //! server's own store.
 
-use probity_core::review::bundle::{
+use probity_core::review::PromptSet;
+use probity_core::review::StateRecord;
+use probity_core::review::target_identity;
+use probity_core::review::{
     Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
     NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_scope, import_rank,
     note_adding, note_lines, notes_denial, refused_bundles,
 };
-use probity_core::review::gate::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
-use probity_core::review::ids::{CommitId, LineageId, TreeId};
-use probity_core::review::prompts::PromptSet;
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::server::{
+use probity_core::review::{CommitId, LineageId, TreeId};
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
+use probity_core::review::{
     NOTES_REF, ReceiveUpdate, check_deletion, check_note_growth, check_notes_update, is_protected,
 };
-use probity_core::review::snapshot::target_identity;
-use probity_core::review::state::StateRecord;
 
 use super::*;
 
@@ -80,8 +80,8 @@ impl From<StoreError> for TransportError {
 }
 
 /// Core's refusal of a new lineage, as a store's refusal.
-impl From<probity_core::review::recovery::NewLineageError> for TransportError {
-    fn from(e: probity_core::review::recovery::NewLineageError) -> Self {
+impl From<probity_core::review::NewLineageError> for TransportError {
+    fn from(e: probity_core::review::NewLineageError) -> Self {
         TransportError::Review(e.into())
     }
 }
@@ -371,7 +371,7 @@ pub const MAX_PUBLISH: usize = 1000;
 fn delivered_by<G: GitPort + CommitGit, S: RecordStore + ChainStore + IndexStore + ReceiptStore>(
     git: &G,
     store: &S,
-    c: &probity_core::review::gate::RangeCommit,
+    c: &probity_core::review::RangeCommit,
 ) -> Result<Vec<StateRecord>, TransportError> {
     if c.parents.len() > 1 {
         return Ok(Vec::new());
@@ -387,8 +387,8 @@ fn delivered_by<G: GitPort + CommitGit, S: RecordStore + ChainStore + IndexStore
     {
         return Ok(vec![record]);
     }
-    let live = probity_core::review::snapshot::LiveTarget::new(base, c.tree.clone());
-    let d = decide_live(git, store, probity_core::review::gate::Gate::PrePush, &live)?;
+    let live = probity_core::review::LiveTarget::new(base, c.tree.clone());
+    let d = decide_live(git, store, probity_core::review::Gate::PrePush, &live)?;
     let composed = d.composed_of();
     if !composed.is_empty() {
         let mut out = Vec::new();
@@ -408,7 +408,7 @@ fn delivered_by<G: GitPort + CommitGit, S: RecordStore + ChainStore + IndexStore
 fn history_review<G: CommitGit, S: RecordStore + ChainStore + IndexStore>(
     git: &G,
     store: &S,
-    tip: &probity_core::review::gate::RangeCommit,
+    tip: &probity_core::review::RangeCommit,
 ) -> Result<Option<StateRecord>, TransportError> {
     let empty = git.empty_tree()?;
     let target = target_identity(&empty, &tip.tree);

@@ -4,9 +4,9 @@
 
 #![allow(dead_code)]
 
-use probity_core::review::ids::{CommitId, LineageId};
-use probity_core::review::lens::Lens;
-use probity_core::review::state::StateRecord;
+use probity_core::review::Lens;
+use probity_core::review::StateRecord;
+use probity_core::review::{CommitId, LineageId};
 use probity_ports::review::{
     self as drivers, Delivery, FinalizeInput, Finalized, Published, RecordStore, RemoteScope,
     ReviewError,

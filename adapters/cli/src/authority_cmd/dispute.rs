@@ -42,8 +42,8 @@ pub struct DisputeArgs {
 
 /// `probity dispute` (R12.6).
 pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<ExitCode, CliError> {
-    use probity_core::review::ids::{FindingId, NonBlank};
-    use probity_core::review::state::DISPUTE_DOMAIN;
+    use probity_core::review::DISPUTE_DOMAIN;
+    use probity_core::review::{FindingId, NonBlank};
     let lineage = parse_lineage(&args.lineage)?;
     let finding = FindingId::parse(&args.finding).map_err(|e| {
         CliError::new(
@@ -72,7 +72,7 @@ pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<E
     })?;
     if len == 0 {
         return Err(review_error(
-            probity_core::review::state::TransitionError::EmptyEvidence.into(),
+            probity_core::review::TransitionError::EmptyEvidence.into(),
         ));
     }
     let ctx = open(global)?;
@@ -96,7 +96,7 @@ pub fn dispute(global: &GlobalArgs, out: Output, args: &DisputeArgs) -> Result<E
             "{} is `{}` ({disputes} finding(s) disputed)\n  next: {}\n",
             record.state().lineage_id(),
             record.state().stage().name(),
-            probity_core::review::recovery::next_sentence(&record)
+            probity_core::review::next_sentence(&record)
         )
     });
     Ok(ExitCode::SUCCESS)

@@ -21,7 +21,7 @@
 //! (`PR_SET_CHILD_SUBREAPER`) for the run, every descendant that left the
 //! group (`setsid`, a daemon's double fork) and was reparented to Probity
 //! is killed and reaped. What the run proves is decided in core
-//! ([`probity_core::review::evidence::command_evidence_on`]).
+//! ([`probity_core::review::command_evidence_on`]).
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -32,11 +32,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use probity_core::digest::{PlainSha256, Sha256Digest};
-use probity_core::review::evidence::{
-    CommandEvidenceDocument, CommandRun, ExitOutcome, command_evidence_on,
-};
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::state::EVIDENCE_DOMAIN;
+use probity_core::review::EVIDENCE_DOMAIN;
+use probity_core::review::{CommandEvidenceDocument, CommandRun, ExitOutcome, command_evidence_on};
+use probity_core::review::{LineageId, TreeId};
 use probity_git::Repo;
 use probity_store::check_output::{
     CHECK_OUTPUT_SCHEMA, CHECK_OUTPUT_TAIL_BYTES, CheckOutputHeader,

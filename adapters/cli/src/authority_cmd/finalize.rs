@@ -10,15 +10,13 @@ use clap::Args;
 use serde::Serialize;
 
 use probity_core::digest::{DomainSha256, Sha256Digest};
-use probity_core::review::causality::CausalDowngrade;
-use probity_core::review::evidence::{EVIDENCE_TAIL_BYTES, KeptCheck, MAX_COMMAND_EVIDENCE_BYTES};
-use probity_core::review::finding::{Route, Severity};
-use probity_core::review::ids::{FindingId, LineageId, RepoPath};
-use probity_core::review::lens::Lens;
-use probity_core::review::roles::{FixerHandoff, fixer_handoff};
-use probity_core::review::state::{
-    EVIDENCE_DOMAIN, Escalation, EscalationReason, NextInput, StateRecord,
-};
+use probity_core::review::CausalDowngrade;
+use probity_core::review::Lens;
+use probity_core::review::{EVIDENCE_DOMAIN, Escalation, EscalationReason, NextInput, StateRecord};
+use probity_core::review::{EVIDENCE_TAIL_BYTES, KeptCheck, MAX_COMMAND_EVIDENCE_BYTES};
+use probity_core::review::{FindingId, LineageId, RepoPath};
+use probity_core::review::{FixerHandoff, fixer_handoff};
+use probity_core::review::{Route, Severity};
 use probity_ports::review::{self as drivers, EvidenceInput, FinalizeInput, LensResultInput};
 
 use crate::GlobalArgs;
@@ -188,7 +186,7 @@ impl<'a> FinalizeAnswer<'a> {
             lineage_id: s.lineage_id(),
             state: s.stage().name(),
             action: s.next_action(),
-            message: probity_core::review::recovery::next_sentence(record),
+            message: probity_core::review::next_sentence(record),
             store_revision: record.revision(),
             findings: FindingEntry::all(record),
             correction_budget: s.frozen().correction_budget,
@@ -430,7 +428,7 @@ pub fn finalize(
         finalize: FinalizeAnswer::of(&done.record, done.receipt_location.as_deref()),
         evidence_check: check,
     };
-    let next = || probity_core::review::next_tool::record_next_tool(&done.record, &[], None);
+    let next = || probity_core::review::record_next_tool(&done.record, &[], None);
     out.answer_next(&answer, next, || {
         let s = done.record.state();
         let mut t = format!("{} is {}\n", s.lineage_id(), s.stage().name());
@@ -443,7 +441,7 @@ pub fn finalize(
         }
         t.push_str(&format!(
             "  next: {}\n",
-            probity_core::review::recovery::next_sentence(&done.record)
+            probity_core::review::next_sentence(&done.record)
         ));
         t
     });

@@ -9,9 +9,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::LineageId;
-use probity_core::review::lens::Lens;
-use probity_core::review::state::{LensBinding, StateRecord};
+use probity_core::review::Lens;
+use probity_core::review::LineageId;
+use probity_core::review::{LensBinding, StateRecord};
 use probity_ports::review::{self as drivers, SubmitInput, Submitted};
 
 use crate::GlobalArgs;
@@ -83,8 +83,8 @@ fn lens_context(
     out: Output,
     args: &ContextArgs,
 ) -> Result<ExitCode, CliError> {
-    use probity_core::review::prompts::PromptSet;
-    use probity_core::review::roles::RoleError;
+    use probity_core::review::PromptSet;
+    use probity_core::review::RoleError;
     use probity_core::snapshot_tools::ContextCaps;
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let ctx = open(global)?;
@@ -93,7 +93,7 @@ fn lens_context(
     let exported =
         drivers::export_context(&ctx.repo, &ctx.store, &lineage).map_err(review_error)?;
     let lens: Lens = args.lens.into();
-    let c = probity_core::review::roles::lens_context(
+    let c = probity_core::review::lens_context(
         record.state(),
         lens,
         &PromptSet::builtin(),
@@ -113,7 +113,7 @@ fn lens_context(
             e.to_string(),
             format!("`probity status --lineage {lineage}` names the next input; a lens runs only while the lineage awaits lens results"),
         )
-        .with_next_tool(Some(probity_core::review::next_tool::refused_input(&lineage)))
+        .with_next_tool(Some(probity_core::review::refused_input(&lineage)))
     })?;
     let token = record
         .state()
@@ -132,7 +132,7 @@ fn lens_context(
         subject: format!("tree:{}", record.state().snapshot().candidate_tree),
         system: &c.system,
         user: &c.user,
-        schema: probity_core::review::schema::SchemaDoc::Reviewer.schema(),
+        schema: probity_core::review::SchemaDoc::Reviewer.schema(),
         // Every value the tool knows, filled in (issue 26 §1); `F` is the
         // result file.
         submit: match &token {
@@ -149,7 +149,7 @@ fn lens_context(
     out.answer_next(
         &answer,
         || {
-            Some(probity_core::review::next_tool::NextTool::lens_submit(
+            Some(probity_core::review::NextTool::lens_submit(
                 &lineage,
                 lens,
                 token.as_deref(),
@@ -227,7 +227,7 @@ fn replay(global: &GlobalArgs, out: Output, args: &ReplayArgs) -> Result<ExitCod
     let lineage = args.lineage.as_deref().map(parse_lineage).transpose()?;
     let artifact = read_input(
         &args.file,
-        probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES * 2,
+        probity_core::review::MAX_ROLE_DOCUMENT_BYTES * 2,
     )?;
     let ctx = open(global)?;
     let done = drivers::replay_preserved(&ctx.repo, &ctx.store, &artifact, lineage.as_ref())
@@ -267,10 +267,10 @@ fn preserve_result(
     let Some(record) = record else {
         return " The result was not preserved: its lineage cannot be read now.".into();
     };
-    let failure = probity_core::review::ids::NonBlank::parse(why.to_string())
-        .or_else(|_| probity_core::review::ids::NonBlank::parse("the capture failed"));
+    let failure = probity_core::review::NonBlank::parse(why.to_string())
+        .or_else(|_| probity_core::review::NonBlank::parse("the capture failed"));
     let bytes = failure.ok().and_then(|failure| {
-        probity_core::review::preserved::preserve(
+        probity_core::review::preserve(
             record.state().lineage_id(),
             &record.state().snapshot().target,
             args.lens.into(),
@@ -368,8 +368,7 @@ fn submitted_answer(out: Output, done: &drivers::SubmittedResult) -> Result<Exit
         store_revision: done.record.revision(),
         message: &next,
     };
-    let next_tool =
-        || probity_core::review::next_tool::record_next_tool(&done.record, &done.submitted, None);
+    let next_tool = || probity_core::review::record_next_tool(&done.record, &done.submitted, None);
     out.answer_next(&answer, next_tool, || {
         format!(
             "{} result for lens {} of {}\n  next: {next}\n",

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde::Serialize;
 
-use probity_core::review::listing::ListRow;
+use probity_core::review::ListRow;
 use probity_ports::review::{self as drivers, Clock};
 
 use crate::GlobalArgs;
@@ -31,7 +31,7 @@ struct ListAnswer<'a> {
     /// How many of them are open.
     open: usize,
     /// When the ages were measured (UTC).
-    now: &'a probity_core::review::ids::Timestamp,
+    now: &'a probity_core::review::Timestamp,
     lineages: Vec<&'a ListRow>,
 }
 

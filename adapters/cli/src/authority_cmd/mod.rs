@@ -8,15 +8,18 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use probity_core::review::evidence::CommandEvidenceError;
-use probity_core::review::export::ExportError;
-use probity_core::review::gate::StackError;
-use probity_core::review::ids::LineageId;
-use probity_core::review::lens::Lens;
-use probity_core::review::recovery::RecoverError;
-use probity_core::review::schema::SchemaDoc;
-use probity_core::review::state::{PreflightError, ResumeRefused, TransitionError};
-use probity_core::review::submission::{MAX_ROLE_DOCUMENT_BYTES, PlacementError};
+use probity_core::review::CommandEvidenceError;
+use probity_core::review::ExportError;
+use probity_core::review::Lens;
+use probity_core::review::LineageId;
+use probity_core::review::RecoverError;
+use probity_core::review::SchemaDoc;
+use probity_core::review::StackError;
+use probity_core::review::{MAX_ROLE_DOCUMENT_BYTES, PlacementError};
+use probity_core::review::{PreflightError, ResumeRefused, TransitionError};
+use probity_core::review::{
+    lens_again, refused_input, refused_input_default, start_commit, start_review,
+};
 use probity_git::{GitCli, Repo};
 use probity_ports::review::{NamedInput, ReviewError, StoreError};
 use probity_store::FileStore;
@@ -83,7 +86,7 @@ impl Context {
     pub fn record_of(
         &self,
         lineage: Option<&LineageId>,
-    ) -> Result<probity_core::review::state::StateRecord, CliError> {
+    ) -> Result<probity_core::review::StateRecord, CliError> {
         use probity_ports::review::RecordStore;
         match lineage {
             Some(lineage) => self.store.get(lineage).map_err(|e| review_error(e.into())),
@@ -299,7 +302,7 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
                 "the derived state failed validation; report this as a bug"
             }
         },
-        ReviewError::Snapshot(probity_core::review::snapshot::SnapshotError::Empty) => {
+        ReviewError::Snapshot(probity_core::review::SnapshotError::Empty) => {
             "change something first: the candidate equals HEAD"
         }
         ReviewError::Snapshot(_) | ReviewError::State(_) => {
@@ -399,7 +402,7 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             "a preserved result is replayed, never taken as a result: `probity lens replay <artifact>` sends its payload through the same checks a fresh submission pays; nothing was changed"
         }
         ReviewError::Preserved { source, .. } => match source.as_ref() {
-            probity_core::review::preserved::PreservedError::OtherCandidate { .. } => {
+            probity_core::review::PreservedError::OtherCandidate { .. } => {
                 "a preserved result only lands in the lineage and candidate it judged: run the lens again for this one; nothing was changed"
             }
             _ => {
@@ -407,21 +410,21 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
             }
         },
         ReviewError::Repair(r) => match r {
-            probity_core::review::repair::RepairError::NotAnomalous { .. } => {
+            probity_core::review::RepairError::NotAnomalous { .. } => {
                 "nothing to repair: name the lineage and class a command reported (`store_corrupted`, `receipt_mismatch`); nothing was changed"
             }
-            probity_core::review::repair::RepairError::NotUnique { .. } => {
+            probity_core::review::RepairError::NotUnique { .. } => {
                 "several entries show this anomaly: investigate the cause (disk, tooling, a copy from elsewhere) before any repair; nothing was changed"
             }
-            probity_core::review::repair::RepairError::Incomplete { .. } => {
+            probity_core::review::RepairError::Incomplete { .. } => {
                 "the store is larger than a repair surveys: uniqueness cannot be proven; nothing was changed"
             }
         },
         ReviewError::Burn(b) => match b {
-            probity_core::review::repair::BurnError::NotApproved { .. } => {
+            probity_core::review::BurnError::NotApproved { .. } => {
                 "only an approved review's authority is burned; nothing was changed"
             }
-            probity_core::review::repair::BurnError::Superseded { .. } => {
+            probity_core::review::BurnError::Superseded { .. } => {
                 "burn the chain's leaf (named above), not its history; nothing was changed"
             }
         },
@@ -481,41 +484,38 @@ pub fn review_error_ref(e: &ReviewError) -> CliError {
 /// from a refusal that names its lineage or the start to make, as core
 /// renders it; `None` where no tool does the step (the error's
 /// `next_action` is then a person's, and says so over MCP).
-fn next_tool_with_ids(e: &ReviewError) -> Option<probity_core::review::next_tool::NextTool> {
-    use probity_core::review::next_tool as next;
+fn next_tool_with_ids(e: &ReviewError) -> Option<probity_core::review::NextTool> {
     Some(match e {
         ReviewError::Transition(
             TransitionError::WrongStage { lineage, .. }
             | TransitionError::DifferentRetry { lineage, .. },
         ) => match LineageId::parse(lineage) {
-            Ok(l) => next::refused_input(&l),
+            Ok(l) => refused_input(&l),
             Err(_) => return None,
         },
         ReviewError::NotTerminal { lineage, .. } | ReviewError::CorrectionOpen { lineage } => {
-            next::refused_input(lineage)
+            refused_input(lineage)
         }
-        ReviewError::SupersededLineage { leaf, .. } => next::refused_input(leaf),
+        ReviewError::SupersededLineage { leaf, .. } => refused_input(leaf),
         ReviewError::Store(StoreError::AlreadySuperseded { successor, .. }) => {
-            next::refused_input(successor)
+            refused_input(successor)
         }
-        ReviewError::Store(StoreError::TargetOwned { owner, .. }) => next::refused_input(owner),
+        ReviewError::Store(StoreError::TargetOwned { owner, .. }) => refused_input(owner),
         ReviewError::Submission {
             lineage,
             source: PreflightError::BindingMismatch { lens, .. },
-        } => next::lens_again(lineage, lens),
-        ReviewError::Submission { lineage, .. } => next::refused_input(lineage),
+        } => lens_again(lineage, lens),
+        ReviewError::Submission { lineage, .. } => refused_input(lineage),
         ReviewError::Store(StoreError::Illegal(_))
         | ReviewError::Transition(
             TransitionError::FrozenChanged(_) | TransitionError::IllegalEdge { .. },
         )
-        | ReviewError::Placement(PlacementError::NotSelected { .. }) => {
-            next::refused_input_default()
-        }
-        ReviewError::NothingUncommitted { head } => next::start_commit(&head.to_string()),
+        | ReviewError::Placement(PlacementError::NotSelected { .. }) => refused_input_default(),
+        ReviewError::NothingUncommitted { head } => start_commit(&head.to_string()),
         ReviewError::NoReview
         | ReviewError::CandidateChanged { .. }
         | ReviewError::Store(StoreError::Consumed { .. } | StoreError::Retired { .. })
-        | ReviewError::Recover(RecoverError::ScopeUnchanged { .. }) => next::start_review(),
+        | ReviewError::Recover(RecoverError::ScopeUnchanged { .. }) => start_review(),
         _ => return None,
     })
 }
@@ -552,7 +552,7 @@ fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
 /// in: a command that can be run as printed, except for the values only a
 /// person can give (marked R, A, X and said so).
 fn next_with_ids(e: &ReviewError) -> Option<String> {
-    use probity_core::review::recovery::PERSON_VALUES;
+    use probity_core::review::PERSON_VALUES;
     let status = |l: &LineageId| format!("`probity status --lineage {l} --next-transition`");
     Some(match e {
         ReviewError::LineageEscalated {

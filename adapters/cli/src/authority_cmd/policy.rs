@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use probity_core::review::checks::{CHECKS_PATH, ChecksDocument, MAX_CHECKS_BYTES, RepoChecks};
-use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, PolicyDocument, RepoPolicy};
+use probity_core::review::{CHECKS_PATH, ChecksDocument, MAX_CHECKS_BYTES, RepoChecks};
+use probity_core::review::{MAX_POLICY_BYTES, POLICY_PATH, PolicyDocument, RepoPolicy};
 use probity_git::Repo;
 
 use crate::GlobalArgs;

@@ -14,17 +14,17 @@
 //! (`.probity/checks.json`, D-R69) of the same bases hold each such review
 //! to the check its paths require, through the command evidence its
 //! bundle carries (`checks_unmet`). The rules are core's
-//! (`probity_core::review::policy`, `::checks`); this module reads and
+//! (`probity_core::review`: the policy and the required checks); this module reads and
 //! sequences.
 
 use std::path::{Path, PathBuf};
 
-use probity_core::review::bundle::Bundle;
-use probity_core::review::checks::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
-use probity_core::review::ids::CommitId;
-use probity_core::review::policy::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy, check_floor};
-use probity_core::review::roles::check_transcripts;
-use probity_core::review::server::NOTES_REF;
+use probity_core::review::Bundle;
+use probity_core::review::CommitId;
+use probity_core::review::NOTES_REF;
+use probity_core::review::check_transcripts;
+use probity_core::review::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
+use probity_core::review::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy, check_floor};
 use probity_git::Repo;
 use probity_ports::review::{ReceiveDenial, SshSignatures, verified_keys};
 
@@ -172,8 +172,8 @@ fn deny(code: &str, message: String, next_action: &'static str) -> ReceiveDenial
 /// skipped; a failure to ask is a denial, never a skipped check.
 fn trees_here(
     repo: &Repo,
-    a: &probity_core::review::ids::TreeId,
-    b: &probity_core::review::ids::TreeId,
+    a: &probity_core::review::TreeId,
+    b: &probity_core::review::TreeId,
 ) -> Result<bool, ReceiveDenial> {
     let pair = [a.to_string(), b.to_string()];
     let missing = probity_ports::review::ExportGit::missing_objects(repo, &pair).map_err(|e| {
@@ -237,7 +237,7 @@ pub fn check_required_checks(
     repo: &Repo,
     checks: &[BaseChecks],
     bundle: &Bundle,
-    statements: &[(probity_core::review::ids::LineageId, Vec<u8>)],
+    statements: &[(probity_core::review::LineageId, Vec<u8>)],
 ) -> Result<(), ReceiveDenial> {
     if checks.is_empty() {
         return Ok(());
@@ -294,7 +294,7 @@ pub fn check_bundle<P: SshSignatures>(
     policies: &[BasePolicy],
     bundle: &Bundle,
     envelopes: &[&[u8]],
-    statements: &[(probity_core::review::ids::LineageId, Vec<u8>)],
+    statements: &[(probity_core::review::LineageId, Vec<u8>)],
 ) -> Result<(), ReceiveDenial> {
     if policies.is_empty() {
         return Ok(());

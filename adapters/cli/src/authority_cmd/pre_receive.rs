@@ -20,13 +20,11 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use probity_core::review::bundle::{Bundle, RefusedBundle};
-use probity_core::review::gate::{Decision, GateDecision, GateStage, ReasonCode};
-use probity_core::review::ids::CommitId;
-use probity_core::review::pre_pr::BaseAdvance;
-use probity_core::review::server::{
-    MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates,
-};
+use probity_core::review::BaseAdvance;
+use probity_core::review::CommitId;
+use probity_core::review::{Bundle, RefusedBundle};
+use probity_core::review::{Decision, GateDecision, GateStage, ReasonCode};
+use probity_core::review::{MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates};
 use probity_git::Repo;
 use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
 
@@ -198,8 +196,8 @@ pub fn local_policy_denial(
     repo: &Repo,
     store: &probity_store::FileStore,
     remote: &str,
-    updates: &[probity_core::review::gate::RefUpdate],
-    decision: &probity_core::review::gate::GateDecision,
+    updates: &[probity_core::review::RefUpdate],
+    decision: &probity_core::review::GateDecision,
 ) -> Result<Option<ReceiveDenial>, CliError> {
     if !decision.allows() {
         return Ok(None);
@@ -239,9 +237,7 @@ pub fn local_policy_denial(
                 false
             }
         };
-        if has(probity_core::review::policy::POLICY_PATH)
-            || has(probity_core::review::checks::CHECKS_PATH)
-        {
+        if has(probity_core::review::POLICY_PATH) || has(probity_core::review::CHECKS_PATH) {
             in_force.push(b.clone());
         }
     }
@@ -251,7 +247,7 @@ pub fn local_policy_denial(
     let bases = in_force;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let check = signature_policy(repo, &faults, &bases)?;
-    for delivery in probity_core::review::server::approved_deliveries(decision) {
+    for delivery in probity_core::review::approved_deliveries(decision) {
         for lineage in delivery.approvals() {
             let bundle = drivers::export_bundle(store, lineage).map_err(transport_error)?;
             if let Err(mut d) = check(&bundle) {
@@ -268,7 +264,7 @@ pub fn local_policy_denial(
 /// each judged ref's old tip, or, for a ref being created, the
 /// repository's default branch (`HEAD`, read exactly), or every protected
 /// tip when `HEAD` names no commit
-/// ([`probity_core::review::server::new_ref_policy_bases`]); deletions
+/// ([`probity_core::review::new_ref_policy_bases`]); deletions
 /// deliver nothing. The hook judges only protected refs; the CI range
 /// form (`every`) judges every update it is given, a tag included, so
 /// each gets its policy.
@@ -280,9 +276,7 @@ fn policy_bases(
     let globs = repo.protected_refs().map_err(repo_err)?;
     let mut bases = Vec::new();
     for u in updates {
-        if u.new.is_none()
-            || !(every || probity_core::review::server::is_protected(&globs, &u.refname))
-        {
+        if u.new.is_none() || !(every || probity_core::review::is_protected(&globs, &u.refname)) {
             continue;
         }
         match &u.old {
@@ -298,7 +292,7 @@ fn policy_bases(
                 } else {
                     Vec::new()
                 };
-                for b in probity_core::review::server::new_ref_policy_bases(head, &tips, &globs) {
+                for b in probity_core::review::new_ref_policy_bases(head, &tips, &globs) {
                     if !bases.contains(&b) {
                         bases.push(b);
                     }
@@ -817,7 +811,7 @@ pub(super) fn pre_pr_notes(
     }
 }
 
-pub use probity_core::review::server::split_notes_updates;
+pub use probity_core::review::split_notes_updates;
 
 /// The pre-push hook's reminder (a warning, never a denial): a push that
 /// delivers reviewed commits without `refs/notes/probity` leaves a

@@ -118,7 +118,7 @@ pub fn policy_denied(remote: &str, den: &drivers::ReceiveDenial) -> CliError {
 pub fn gate_denied(
     repo: &probity_git::Repo,
     remote: &str,
-    d: &probity_core::review::gate::GateDecision,
+    d: &probity_core::review::GateDecision,
 ) -> CliError {
     let code = crate::output::wire_name(d.reason_code());
     let mut message = format!(

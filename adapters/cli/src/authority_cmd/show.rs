@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
+use probity_core::review::{LineageId, TreeId};
 
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output};

@@ -6,11 +6,11 @@ use clap::Args;
 use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{CommitId, LineageId, RepoPath, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::next_tool::{NextTool, Surface, record_next_tool};
-use probity_core::review::risk::{RiskLevel, RiskReason};
-use probity_core::review::state::{LensBinding, NextInput, Predecessor, StateRecord};
+use probity_core::review::Lens;
+use probity_core::review::{CommitId, LineageId, RepoPath, TreeId};
+use probity_core::review::{LensBinding, NextInput, Predecessor, StateRecord};
+use probity_core::review::{NextTool, Surface, record_next_tool};
+use probity_core::review::{RiskLevel, RiskReason};
 use probity_ports::review::{self as drivers};
 
 use crate::GlobalArgs;
@@ -105,7 +105,7 @@ impl<'a> StartAnswer<'a> {
 /// configured model instead of by hand.
 fn start_sentence(record: &StateRecord) -> String {
     let s = record.state();
-    let mut sentence = probity_core::review::recovery::next_sentence(record);
+    let mut sentence = probity_core::review::next_sentence(record);
     if s.next_action() == NextInput::RunLenses && !s.frozen().selected_lenses.is_empty() {
         sentence.push_str(&format!(
             "; or let the configured model run them and finalize: `probity review --lineage {}`",

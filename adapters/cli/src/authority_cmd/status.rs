@@ -6,11 +6,11 @@ use clap::Args;
 use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, RepoPath};
-use probity_core::review::lens::Lens;
-use probity_core::review::rebase::GateProof;
-use probity_core::review::risk::RiskLevel;
-use probity_core::review::state::{NextInput, Predecessor};
+use probity_core::review::GateProof;
+use probity_core::review::Lens;
+use probity_core::review::RiskLevel;
+use probity_core::review::{LineageId, RepoPath};
+use probity_core::review::{NextInput, Predecessor};
 use probity_ports::review::{self as drivers, Applicability};
 
 use crate::GlobalArgs;
@@ -79,8 +79,8 @@ struct NextTransition {
 #[serde(untagged)]
 enum FrozenInputs {
     Carried {
-        candidate_diff: Box<probity_core::review::export::CandidateDiff>,
-        changed_path_manifest: Vec<probity_core::review::export::ManifestEntry>,
+        candidate_diff: Box<probity_core::review::CandidateDiff>,
+        changed_path_manifest: Vec<probity_core::review::ManifestEntry>,
     },
     Unavailable {
         candidate_diff: InputError,
@@ -135,7 +135,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         let gate =
             drivers::validate_pre_commit(&ctx.repo, &ctx.store, &drivers::Delivery::Worktree).ok();
         if let Some(d) = gate.as_ref()
-            && let Some(blocker) = probity_core::review::gate::start_blocked_by(d)
+            && let Some(blocker) = probity_core::review::start_blocked_by(d)
         {
             let answer = BlockedAnswer {
                 lineage_id: blocker,
@@ -164,7 +164,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         };
         out.answer_next(
             &answer,
-            || Some(probity_core::review::next_tool::start_review()),
+            || Some(probity_core::review::start_review()),
             || "no review for the live candidate or its base: run `probity start`\n".into(),
         );
         return Ok(ExitCode::SUCCESS);
@@ -177,15 +177,15 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         .map(|_| ctx.store.receipt_location(s.lineage_id()));
     // The way on from a final lineage, filled in: only from the chain's
     // leaf, and for an approved one only when its scope really changed.
-    let recover = probity_core::review::gate::offered_recovery(
+    let recover = probity_core::review::offered_recovery(
         &st.record,
         st.superseded_by.is_some(),
         st.applicability,
     );
     // The lens results `lens submit` kept, while the lineage awaits them:
     // once every selected lens has one, finalize is next (issue 26 §2).
-    let kept: Vec<probity_core::review::lens::Lens> =
-        if s.next_action() == probity_core::review::state::NextInput::RunLenses {
+    let kept: Vec<probity_core::review::Lens> =
+        if s.next_action() == probity_core::review::NextInput::RunLenses {
             ctx.store
                 .submitted_results(s.lineage_id())
                 .map_err(|e| review_error(e.into()))?
@@ -195,11 +195,8 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         } else {
             Vec::new()
         };
-    let sentence = probity_core::review::recovery::next_sentence_kept(
-        &st.record,
-        &kept,
-        st.superseded_by.as_ref(),
-    );
+    let sentence =
+        probity_core::review::next_sentence_kept(&st.record, &kept, st.superseded_by.as_ref());
     let next_transition = args.next_transition.then(|| {
         // Frozen inputs only for the lineage that governs the live
         // candidate; any lineage's are available from export-context.
@@ -268,13 +265,8 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         recover_command: recover,
         next_transition,
     };
-    let next = || {
-        probity_core::review::next_tool::record_next_tool(
-            &st.record,
-            &kept,
-            st.superseded_by.as_ref(),
-        )
-    };
+    let next =
+        || probity_core::review::record_next_tool(&st.record, &kept, st.superseded_by.as_ref());
     out.answer_next(&answer, next, || {
         let mut t = format!(
             "{} {} (generation {})\n  applicability: {}\n  store_revision: {}\n",
@@ -305,7 +297,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         if let Some(c) = &answer.recover_command {
             t.push_str(&format!(
                 "  to continue: `{c}` ({})\n",
-                probity_core::review::recovery::PERSON_VALUES
+                probity_core::review::PERSON_VALUES
             ));
         }
         // The next step, always (issue 26 §2: `wrong_stage` sends people

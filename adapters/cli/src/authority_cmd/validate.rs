@@ -7,13 +7,13 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::gate::{
+use probity_core::review::BaseAdvance;
+use probity_core::review::GateProof;
+use probity_core::review::{CommitId, LineageId, RepoPath};
+use probity_core::review::{
     Decision, DeliveryReport, GateDecision, GateStage, NextAction, ReasonCode, parse_push_updates,
 };
-use probity_core::review::ids::{CommitId, LineageId, RepoPath};
-use probity_core::review::pre_pr::BaseAdvance;
-use probity_core::review::rebase::GateProof;
-use probity_core::review::release::{ObservedArtifact, parse_checksums};
+use probity_core::review::{ObservedArtifact, parse_checksums};
 use probity_ports::review::{self as drivers, Delivery, PushBoundary};
 use probity_store::ArtifactDir;
 
@@ -726,7 +726,7 @@ fn validate_pre_push(
         PushBoundary::Updates {
             remote,
             updates,
-            published: probity_core::review::gate::Vouching::Advertised,
+            published: probity_core::review::Vouching::Advertised,
         }
     } else if let Some(spec) = &args.range {
         let (base, tip) = parse_range(spec)?;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use probity_core::canonical::canonical_bytes;
 use probity_core::digest::Sha256Digest;
-use probity_core::review::bundle::BUNDLE_DOMAIN;
+use probity_core::review::BUNDLE_DOMAIN;
 use probity_git::fixture::Fixture;
 use serde_json::{Value, json};
 

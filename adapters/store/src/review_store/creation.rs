@@ -3,7 +3,7 @@
 //! successor, and the undoing of what an interrupted start left.
 
 use super::*;
-use probity_core::review::recovery::{FirstRecord, Successor};
+use probity_core::review::{FirstRecord, Successor};
 
 /// The temporary name a new lineage's folder is made under:
 /// `.new-<lineage>-<random>`, beside its owner lock `<that>.owner`.

@@ -50,14 +50,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::ids::{LineageId, TreeId};
-use probity_core::review::lens::Lens;
-use probity_core::review::projection::{
+use probity_core::review::Lens;
+use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::review::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
-use probity_core::review::recovery::{FirstRecord, Successor};
-use probity_core::review::state::{StateRecord, Transition, check_successor};
-use probity_core::review::submission::MAX_ROLE_DOCUMENT_BYTES;
+use probity_core::review::{FirstRecord, Successor};
+use probity_core::review::{LineageId, TreeId};
+use probity_core::review::{StateRecord, Transition, check_successor};
 use probity_ports::review::{
     ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore, ResultStore,
     StoreError, Submitted,

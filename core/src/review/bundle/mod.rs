@@ -43,7 +43,7 @@ use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 pub const BUNDLE_DOMAIN: Domain = Domain::new("probity/review-bundle/v1");
 
 /// Domain of a v2 bundle's digest (one that carries command evidence).
-pub const BUNDLE_DOMAIN_V2: Domain = Domain::new("probity/review-bundle/v2");
+pub(crate) const BUNDLE_DOMAIN_V2: Domain = Domain::new("probity/review-bundle/v2");
 
 /// The largest bundle accepted, in bytes, checked before parsing. A state
 /// record with every lens's findings is tens of KiB; a chain of

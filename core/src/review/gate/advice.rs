@@ -7,8 +7,9 @@
 
 use crate::review::gate::GateDecision;
 use crate::review::gate::sentences::AdviceSaid;
-use crate::review::recovery::{escalation_overlap, recover_command};
-use crate::review::state::StateRecord;
+use crate::review::recovery::recover_command;
+#[cfg(test)]
+use crate::review::{recovery::escalation_overlap, state::StateRecord};
 
 /// Whether a decision is one the advice here may rewrite: a denial whose
 /// next step is "start a review". The driver asks this before it looks up
@@ -57,7 +58,8 @@ pub fn point_at_open_correction(
 /// recovery instead (such a start is refused with `lineage_escalated`).
 /// `escalated` pairs each record with whether it is superseded. Any other
 /// decision is returned as it is.
-pub fn point_at_escalation(
+#[cfg(test)]
+pub(crate) fn point_at_escalation(
     decision: GateDecision,
     base: &crate::review::ids::TreeId,
     escalated: &[(StateRecord, bool)],
@@ -84,7 +86,7 @@ pub fn point_at_escalation(
     )
 }
 
-/// [`point_at_escalation`] keyed on the escalated change itself (issue 21
+/// `point_at_escalation` keyed on the escalated change itself (issue 21
 /// §8): a "start a review" denial of a live candidate on `base` whose
 /// entries `live` (restricted to the decision's differing paths) cover an
 /// escalated change ([`crate::review::recovery::escalation_covers`]), on

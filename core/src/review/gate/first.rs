@@ -56,7 +56,7 @@ impl BlobsOutside {
 
 /// Whether the range (oldest first) delivers a whole history: its oldest
 /// commit is a root.
-pub fn delivers_history(commits: &[&RangeCommit]) -> bool {
+pub(crate) fn delivers_history(commits: &[&RangeCommit]) -> bool {
     commits.first().is_some_and(|c| c.parents.is_empty())
 }
 
@@ -69,7 +69,7 @@ pub fn first_publication_offered(stack: &RangeJudgment, commits: &[&RangeCommit]
 }
 
 /// The command that reviews a whole history as one change.
-pub fn history_review_command(tip: &RangeCommit) -> String {
+pub(crate) fn history_review_command(tip: &RangeCommit) -> String {
     format!("probity start --history {}", tip.commit)
 }
 

@@ -31,9 +31,11 @@ mod sentences;
 mod stack;
 mod target;
 
+#[cfg(test)]
+pub(crate) use advice::point_at_escalation;
 pub use advice::{
-    advice_offered, for_amend, point_at_escalated_change, point_at_escalation,
-    point_at_open_correction, start_blocked_by,
+    advice_offered, for_amend, point_at_escalated_change, point_at_open_correction,
+    start_blocked_by,
 };
 pub use first::*;
 pub use push::*;
@@ -156,7 +158,7 @@ impl Relation {
 }
 
 /// The recovery a `status` answer offers from `record`, filled in
-/// ([`recover_command`](crate::review::recovery::recover_command)): only
+/// (`recover_command`): only
 /// from a chain's leaf (`superseded` false: history is recovered from its
 /// leaf), and from an approved lineage only when the live candidate
 /// changed its scope (unrelated work gets its own `start`, and the
@@ -535,9 +537,9 @@ pub enum Authority<'a> {
 /// nobody reviewed gets, with the next legal move:
 ///
 /// ```
-/// use probity_core::review::gate::{Authority, Decision, NextAction, ReasonCode, decide_pre_commit};
-/// use probity_core::review::ids::{RepoPath, TreeId};
-/// use probity_core::review::snapshot::LiveTarget;
+/// use probity_core::review::{Authority, Decision, NextAction, ReasonCode, decide_pre_commit};
+/// use probity_core::review::{RepoPath, TreeId};
+/// use probity_core::review::LiveTarget;
 ///
 /// let live = LiveTarget::new(
 ///     TreeId::parse("b4ffa93cdbcb161f9005528d69dc3cc646506c3f")?,
@@ -556,7 +558,7 @@ pub fn decide_pre_commit(live: &LiveTarget, authority: Authority<'_>) -> GateDec
 
 /// The command that commits exactly an approved slice: its reviewed paths,
 /// quoted for a POSIX shell.
-pub fn commit_slice_command(state: &ReviewState) -> String {
+pub(crate) fn commit_slice_command(state: &ReviewState) -> String {
     let paths: Vec<String> = state
         .snapshot
         .paths

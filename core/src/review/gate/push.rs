@@ -150,7 +150,7 @@ pub enum RangeProblem {
 /// What one hook line delivers, by its shape (R8.3): the range to list is
 /// decided here, the listing is the driver's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpdateShape {
+pub(crate) enum UpdateShape {
     /// The pushed object is not a commit: a boundary denial.
     NotCommit,
     /// An existing remote ref the push does not fast-forward from its
@@ -176,7 +176,7 @@ pub enum UpdateShape {
 /// (`None`: not a commit), `old` the remote's current tip as a commit here
 /// (`None`: absent or unknown), `fast_forward` whether `old` is an ancestor
 /// of `tip`.
-pub fn update_shape(
+pub(crate) fn update_shape(
     update: &RefUpdate,
     tip: Option<&CommitId>,
     old: Option<&CommitId>,
@@ -217,7 +217,7 @@ pub enum UpdatePlan {
 
 /// The plan of a hook line delivering to `refs`: `local` is the pushed
 /// object as named (what a boundary denial names when it is no commit),
-/// the rest as [`update_shape`] takes them. An object that is no commit
+/// the rest as `update_shape` takes them. An object that is no commit
 /// is a `NotCommit` boundary, a rewind a `NotFastForward` one.
 pub fn plan_update(
     update: &RefUpdate,
@@ -285,7 +285,7 @@ pub fn dedupe_ranges(ranges: Vec<DeliveredRange>) -> Vec<DeliveredRange> {
 
 /// What a range is, before any authority is consulted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RangeShape<'a> {
+pub(crate) enum RangeShape<'a> {
     /// No commit the remote lacks.
     Empty,
     /// Exactly one commit with at most one parent: a delivery commit.
@@ -302,7 +302,7 @@ pub enum RangeShape<'a> {
 
 /// Classifies a range (R8.3: exactly one delivery commit; empty or partial
 /// ranges are rejected).
-pub fn range_shape(range: &DeliveredRange) -> RangeShape<'_> {
+pub(crate) fn range_shape(range: &DeliveredRange) -> RangeShape<'_> {
     match &range.problem {
         Some(RangeProblem::NotFastForward { old }) => return RangeShape::NotFastForward(old),
         Some(RangeProblem::NotCommit) => return RangeShape::NotCommit,

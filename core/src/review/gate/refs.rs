@@ -14,18 +14,18 @@ use super::DeliveredRange;
 pub const NOTES_REF: &str = "refs/notes/probity";
 
 /// What `probity.protectedRefs` defaults to when unset.
-pub const DEFAULT_PROTECTED: &str = "refs/heads/*";
+pub(crate) const DEFAULT_PROTECTED: &str = "refs/heads/*";
 
 /// Refs under this prefix hold review objects, never a delivery: the
 /// keep-alive refs of R10.6, and the `refs/probity/trees/<lineage>/*` refs
 /// older versions pushed (the trees now travel inside the notes history,
 /// D-R59).
-pub const REVIEW_OBJECTS_PREFIX: &str = "refs/probity/";
+pub(crate) const REVIEW_OBJECTS_PREFIX: &str = "refs/probity/";
 
 /// Whether `refname` matches a `probity.protectedRefs` glob: `*` matches
 /// any run of characters (slashes included, so `refs/heads/*` covers
 /// `refs/heads/team/x`), `?` one character; anything else is literal.
-pub fn glob_matches(glob: &str, refname: &str) -> bool {
+pub(crate) fn glob_matches(glob: &str, refname: &str) -> bool {
     fn go(g: &[u8], s: &[u8]) -> bool {
         // Iterative wildcard matching with one backtrack point.
         let (mut gi, mut si) = (0, 0);

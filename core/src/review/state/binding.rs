@@ -30,7 +30,7 @@ pub struct LensBinding {
     /// (`probity-lens-binding/v1` or `/v2`).
     pub binding: String,
     /// A short token derived from `binding`
-    /// ([`crate::review::submission::binding_token`]): either one proves the
+    /// (`binding_token`): either one proves the
     /// binding when a result is submitted.
     pub token: String,
 }

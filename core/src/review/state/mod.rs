@@ -50,9 +50,7 @@ pub use transition::{Forecast, Transition, check_evidence_len, check_forecast, c
 pub use binding::*;
 
 /// Schema of the state; also the domain of its revision.
-pub const STATE_SCHEMA: &str = "probity.review-state/v1";
-/// Schema of the on-disk record around the state.
-pub const RECORD_SCHEMA: &str = "probity.review-state-record/v1";
+pub(crate) const STATE_SCHEMA: &str = "probity.review-state/v1";
 /// Domain of the revision: `sha256(STATE_SCHEMA || 0x00 || canonical state)`.
 pub const REVISION_DOMAIN: Domain = Domain::new(STATE_SCHEMA);
 /// Domain of lineage-id derivation.
@@ -65,7 +63,7 @@ pub use crate::review::evidence::EVIDENCE_DOMAIN;
 
 /// The `schema` tag of a state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum StateSchema {
+pub(crate) enum StateSchema {
     /// `probity.review-state/v1`.
     #[serde(rename = "probity.review-state/v1")]
     V1,
@@ -73,7 +71,7 @@ pub enum StateSchema {
 
 /// The `schema` tag of a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum RecordSchema {
+pub(crate) enum RecordSchema {
     /// `probity.review-state-record/v1`.
     #[serde(rename = "probity.review-state-record/v1")]
     V1,
@@ -595,7 +593,7 @@ pub fn derive_lineage_id(
 
 /// Derives a lineage id; a successor's also covers its predecessor link, so
 /// the link cannot be swapped without changing the id.
-pub fn derive_lineage_id_with(
+pub(crate) fn derive_lineage_id_with(
     target: &Sha256Digest,
     generation: u32,
     created_at: &Timestamp,
@@ -652,13 +650,13 @@ impl ReviewState {
     /// always starts the same lineage:
     ///
     /// ```
-    /// use probity_core::review::ids::{Nonce, RepoPath, Timestamp, TreeId};
-    /// use probity_core::review::lens::Lens;
-    /// use probity_core::review::risk::{RiskLevel, RiskPolicy, authored_lines, select_lenses};
-    /// use probity_core::review::snapshot::{
+    /// use probity_core::review::{Nonce, RepoPath, Timestamp, TreeId};
+    /// use probity_core::review::Lens;
+    /// use probity_core::review::{RiskLevel, RiskPolicy, authored_lines, select_lenses};
+    /// use probity_core::review::{
     ///     CandidateContent, CandidateObservation, ChangedFile, FileMode, FrozenCandidate, LineCount,
     /// };
-    /// use probity_core::review::state::{ReviewState, StartInput};
+    /// use probity_core::review::{ReviewState, StartInput};
     ///
     /// let obs = CandidateObservation {
     ///     base_tree: TreeId::parse("b4ffa93cdbcb161f9005528d69dc3cc646506c3f")?,

@@ -525,14 +525,14 @@ impl Transition {
     /// [`check_successor`] holds.
     ///
     /// ```
-    /// # use probity_core::review::finding::ReviewerResult;
-    /// # use probity_core::review::ids::{Nonce, RepoPath, Timestamp, TreeId};
-    /// # use probity_core::review::lens::Lens;
-    /// # use probity_core::review::risk::{RiskPolicy, authored_lines, select_lenses};
-    /// # use probity_core::review::snapshot::{
+    /// # use probity_core::review::ReviewerResult;
+    /// # use probity_core::review::{Nonce, RepoPath, Timestamp, TreeId};
+    /// # use probity_core::review::Lens;
+    /// # use probity_core::review::{RiskPolicy, authored_lines, select_lenses};
+    /// # use probity_core::review::{
     /// #     CandidateContent, CandidateObservation, ChangedFile, FileMode, FrozenCandidate, LineCount,
     /// # };
-    /// # use probity_core::review::state::{ReviewState, StartInput};
+    /// # use probity_core::review::{ReviewState, StartInput};
     /// # let obs = CandidateObservation {
     /// #     base_tree: TreeId::parse("b4ffa93cdbcb161f9005528d69dc3cc646506c3f")?,
     /// #     candidate_tree: TreeId::parse("ea87f48da7c3ea941866d92c1795b7dacf2f4ded")?,
@@ -561,7 +561,7 @@ impl Transition {
     /// #     nonce: Nonce::parse("00112233445566778899aabbccddeeff")?,
     /// #     prompts: None,
     /// # })?;
-    /// use probity_core::review::state::Transition;
+    /// use probity_core::review::Transition;
     ///
     /// // `started`: a review as `ReviewState::start` froze it (see the
     /// // crate documentation); its stored record is the first revision.
