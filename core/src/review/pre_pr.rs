@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::gate::{Decision, Gate, GateDecision, PrePrSaid, deny_row};
 use crate::review::ids::{CommitId, RepoPath};
 
 /// Proof that the base advanced compatibly: the reviewed base is an
@@ -23,45 +23,19 @@ pub struct BaseAdvance {
     pub base_changed_paths: Vec<RepoPath>,
 }
 
-fn deny(
-    reason_code: ReasonCode,
-    differing: Vec<RepoPath>,
-    next: NextAction,
-    message: String,
-) -> GateDecision {
-    GateDecision::deny(
-        Gate::PrePr,
-        reason_code,
-        GateStage::Boundary,
-        None,
-        differing,
-        next,
-        message,
-    )
-}
-
 /// The denial for a base that does not resolve.
 pub fn base_unavailable(base: &str) -> GateDecision {
-    deny(
-        ReasonCode::BaseUnavailable,
-        Vec::new(),
-        NextAction::CheckRange,
-        format!(
-            "the base `{base}` is not available here: fetch it (for a fork, from the upstream the proposal targets) and name it exactly; the gate never falls back to another base"
-        ),
-    )
+    deny_row(Gate::PrePr, None, &[], &PrePrSaid::BaseUnavailable { base })
 }
 
 /// The denial for a delivery commit without a parent: the proposal shares
 /// no history with its base.
 pub fn unrelated_history(commit: &CommitId) -> GateDecision {
-    deny(
-        ReasonCode::DeliveryPartial,
-        Vec::new(),
-        NextAction::CheckRange,
-        format!(
-            "{commit} has no parent: the proposal shares no history with its base; build it on the base and review it there"
-        ),
+    deny_row(
+        Gate::PrePr,
+        None,
+        &[],
+        &PrePrSaid::UnrelatedHistory { commit },
     )
 }
 
@@ -86,13 +60,14 @@ pub fn check_base_advance(
         .cloned()
         .collect();
     if !overlap.is_empty() {
-        return Err(deny(
-            ReasonCode::BaseAdvanced,
-            overlap,
-            NextAction::StartReview,
-            format!(
-                "the base advanced from {reviewed_base} to {base_tip} over paths the proposal changes: the merge result was never reviewed; rebase the proposal onto it (`git rebase {base_tip}`) and review the rebased commits as committed (`probity start --range {base_tip}..HEAD`)"
-            ),
+        return Err(deny_row(
+            Gate::PrePr,
+            None,
+            &overlap,
+            &PrePrSaid::BaseAdvanced {
+                reviewed_base,
+                base_tip,
+            },
         ));
     }
     Ok(Some(BaseAdvance {
@@ -117,6 +92,7 @@ pub fn explain_advance(decision: GateDecision, advance: Option<&BaseAdvance>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::gate::{GateStage, ReasonCode};
 
     fn c(s: &str) -> CommitId {
         CommitId::parse(s.repeat(40)).unwrap()

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::digest::Sha256Digest;
-use crate::review::gate::{Decision, Gate, GateDecision, GateStage, NextAction, ReasonCode};
+use crate::review::gate::{Decision, Gate, GateDecision, ReasonCode, ReleaseSaid, deny_row};
 use crate::review::ids::CommitId;
 
 /// One line of a checksums file: the expected digest of an artifact.
@@ -105,16 +105,9 @@ pub fn parse_checksums(text: &str) -> Result<Vec<ExpectedArtifact>, ChecksumsErr
     Ok(out)
 }
 
-fn deny(reason_code: ReasonCode, message: String) -> GateDecision {
-    GateDecision::deny(
-        Gate::Release,
-        reason_code,
-        GateStage::Authority,
-        None,
-        Vec::new(),
-        NextAction::CheckRange,
-        message,
-    )
+/// A denial at the release gate: the row `said` of its sentence table.
+fn deny(said: &ReleaseSaid<'_>) -> GateDecision {
+    deny_row(Gate::Release, None, &[], said)
 }
 
 /// Compares what was found with what the checksums file names: every
@@ -147,13 +140,9 @@ pub(crate) fn check_artifacts(
     if !differ.is_empty() {
         parts.push(format!("digest differs: {}", differ.join(", ")));
     }
-    Err(deny(
-        ReasonCode::ReleaseEvidenceMismatch,
-        format!(
-            "the release evidence does not match its checksums ({}); rebuild the artifacts from the released revision",
-            parts.join("; ")
-        ),
-    ))
+    Err(deny(&ReleaseSaid::EvidenceMismatch {
+        parts: parts.join("; "),
+    }))
 }
 
 /// Whether a release revision's own decision sends the gate on to its
@@ -190,9 +179,7 @@ pub fn releasing_ancestor(
     ancestor: Option<&CommitId>,
 ) -> GateDecision {
     match ancestor {
-        Some(a) => decision.prefaced(&format!(
-            "{tip} changes no bytes, so it releases the bytes of {a}"
-        )),
+        Some(a) => decision.prefaced(&ReleaseSaid::releases_ancestor(tip, a)),
         None => decision,
     }
 }
@@ -216,13 +203,9 @@ pub(crate) fn check_unchanged(
     if changed.is_empty() {
         return Ok(());
     }
-    Err(deny(
-        ReasonCode::ReleaseEvidenceChanged,
-        format!(
-            "release evidence changed while the gate decided ({}); run the gate again once nothing writes the artifacts",
-            changed.join(", ")
-        ),
-    ))
+    Err(deny(&ReleaseSaid::EvidenceChanged {
+        changed: changed.join(", "),
+    }))
 }
 
 /// The final recheck of the revision (R8.7): it must still name the
@@ -234,18 +217,12 @@ pub(crate) fn check_revision(
 ) -> Result<(), GateDecision> {
     match now {
         Some(now) if now == judged => Ok(()),
-        Some(now) => Err(deny(
-            ReasonCode::ReleaseRevisionMoved,
-            format!(
-                "`{revision}` moved from {judged} to {now} while the gate decided; run the gate again on the revision you release"
-            ),
-        )),
-        None => Err(deny(
-            ReasonCode::ReleaseRevisionMoved,
-            format!(
-                "`{revision}` named {judged} and no longer resolves: it was deleted while the gate decided; run the gate again on the revision you release"
-            ),
-        )),
+        Some(now) => Err(deny(&ReleaseSaid::RevisionMoved {
+            revision,
+            judged,
+            now,
+        })),
+        None => Err(deny(&ReleaseSaid::RevisionGone { revision, judged })),
     }
 }
 
@@ -254,15 +231,16 @@ pub(crate) fn check_revision(
 /// change no bytes: denied `delivery_too_large` at the boundary, keeping
 /// what `unchanged` (the decision for the tip) named.
 pub(crate) fn unchanged_too_far(unchanged: GateDecision, tip: &CommitId) -> GateDecision {
+    let denial = deny(&ReleaseSaid::UnchangedTooFar {
+        tip,
+        max: crate::review::gate::MAX_RANGE_COMMITS,
+    });
     GateDecision {
-        decision: Decision::Deny,
-        reason_code: ReasonCode::DeliveryTooLarge,
-        stage: GateStage::Boundary,
-        next_action: NextAction::CheckRange,
-        message: format!(
-            "{tip} and its last {} ancestors change no bytes: release a revision whose own commit changes what is released",
-            crate::review::gate::MAX_RANGE_COMMITS
-        ),
+        decision: denial.decision,
+        reason_code: denial.reason_code,
+        stage: denial.stage,
+        next_action: denial.next_action,
+        message: denial.message,
         ..unchanged
     }
 }
@@ -382,22 +360,14 @@ pub fn release_recheck(decision: GateDecision, reads: &ReleaseReads<'_>) -> Gate
     }
     match (reads.observed, reads.again) {
         (Some(observed), Some(again)) => match check_unchanged(observed, again) {
-            Ok(()) => GateDecision {
-                message: format!(
-                    "{}; {} release artifact(s) match their checksums",
-                    decision.message,
-                    observed.len()
-                ),
-                ..decision
-            },
+            Ok(()) => decision.explained(&ReleaseSaid::artifacts_matched(observed.len())),
             Err(denial) => decision.overruled_by(denial),
         },
         // Evidence judged but not read again (or the reverse): no
         // recheck happened, so no allow.
-        (Some(_), None) | (None, Some(_)) => decision.overruled_by(deny(
-            ReasonCode::ReleaseEvidenceChanged,
-            "the release evidence was not read twice; run the gate again".into(),
-        )),
+        (Some(_), None) | (None, Some(_)) => {
+            decision.overruled_by(deny(&ReleaseSaid::NotReadTwice))
+        }
         (None, None) => decision,
     }
 }
@@ -405,6 +375,21 @@ pub fn release_recheck(decision: GateDecision, reads: &ReleaseReads<'_>) -> Gate
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::gate::{GateStage, NextAction};
+
+    /// A release denial for `reason_code` saying `message` (the tests'
+    /// own, not a row of the table).
+    fn deny(reason_code: ReasonCode, message: String) -> GateDecision {
+        GateDecision::deny(
+            Gate::Release,
+            reason_code,
+            GateStage::Authority,
+            None,
+            Vec::new(),
+            NextAction::CheckRange,
+            message,
+        )
+    }
 
     const A: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 

@@ -28,6 +28,10 @@ mod rebind_tests;
 mod recheck;
 mod refs;
 mod sentences;
+
+/// The release gate's and the pre-PR boundary's sentence tables, for
+/// `review::release` and `review::pre_pr`.
+pub(crate) use sentences::{PrePrSaid, ReleaseSaid, deny as deny_row};
 mod stack;
 mod target;
 

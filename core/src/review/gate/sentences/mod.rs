@@ -10,17 +10,21 @@ use crate::review::ids::{LineageId, RepoPath};
 
 mod advice;
 mod first;
+mod pre_pr;
 mod push;
 mod rebind;
 mod recheck;
+mod release;
 mod stack;
 mod target;
 
 pub(super) use advice::AdviceSaid;
 pub(super) use first::{FirstSaid, HistoryOffered};
+pub(crate) use pre_pr::PrePrSaid;
 pub(super) use push::PushSaid;
 pub(super) use rebind::RebindSaid;
 pub(super) use recheck::RecheckSaid;
+pub(crate) use release::ReleaseSaid;
 pub(super) use stack::{CommitSaid, Place, StackSaid};
 pub(super) use target::{Said, non_utf8_named, superseded_note};
 
@@ -30,7 +34,7 @@ fn refs_named(refs: &[String]) -> String {
 }
 
 /// A row of a sentence table: one outcome of a gate decision.
-pub(super) trait Row {
+pub(crate) trait Row {
     /// The machine reason, the stage and the next legal move of this
     /// outcome.
     fn row(&self) -> (ReasonCode, GateStage, NextAction);
@@ -40,7 +44,7 @@ pub(super) trait Row {
 
 /// A denial at `gate`: the row `said` of a sentence table, naming
 /// `lineage` and `differing`.
-pub(super) fn deny(
+pub(crate) fn deny(
     gate: Gate,
     lineage: Option<&LineageId>,
     differing: &[RepoPath],
@@ -80,7 +84,7 @@ pub(super) fn allow(gate: Gate, lineage: Option<&LineageId>, said: &impl Row) ->
 mod tests {
     /// The shipped code of each module that decides at a gate (its inline
     /// test module, if any, cut off).
-    const DECIDING: [(&str, &str); 7] = [
+    const DECIDING: [(&str, &str); 9] = [
         ("target.rs", include_str!("../target.rs")),
         ("push.rs", include_str!("../push.rs")),
         ("stack.rs", include_str!("../stack.rs")),
@@ -88,6 +92,8 @@ mod tests {
         ("first.rs", include_str!("../first.rs")),
         ("recheck.rs", include_str!("../recheck.rs")),
         ("advice.rs", include_str!("../advice.rs")),
+        ("../release.rs", include_str!("../../release.rs")),
+        ("../pre_pr.rs", include_str!("../../pre_pr.rs")),
     ];
 
     /// The ways a decision's words were written inline before the tables:
