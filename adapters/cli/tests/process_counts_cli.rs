@@ -225,11 +225,12 @@ fn probity_push_of_one_reviewed_commit_runs_a_bounded_number_of_gits() {
     let (r, runs) = counted(f.root(), tools.path(), &["push", "origin", "HEAD:main"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     // The client's (discovery, which also says where hooks run from; the
-    // dry run, the pre-push judgment, the atomic push: 9) and the server
-    // hook's (which inherits PROBITY_GIT: 15), together. The notes ref is
-    // read from its file, not by a `rev-parse` each time it is asked (it
-    // was asked four times, and the hooks directory once more: 29).
-    assert!(runs.len() <= 24, "{} gits: {runs:#?}", runs.len());
+    // dry run, the pre-push judgment, the atomic push: 8) and the server
+    // hook's (which inherits PROBITY_GIT: 15), together. The notes ref and
+    // `HEAD` are read from their files, not by a `rev-parse` each time they
+    // are asked (the notes ref was asked four times, the hooks directory
+    // and `HEAD` once each more: 29).
+    assert!(runs.len() <= 23, "{} gits: {runs:#?}", runs.len());
     assert!(
         !runs
             .iter()

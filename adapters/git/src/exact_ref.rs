@@ -38,49 +38,89 @@ fn is_oid(s: &str) -> bool {
     matches!(s.len(), 40 | 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-fn loose(common: &Path, name: &str) -> Loose {
-    let path = common.join(name);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
+/// What a small file this reader may read holds: `Ok(None)` when there is
+/// none (or a directory stands there), `Err(())` when a symbolic link does
+/// (git's to follow) or it cannot be read, else its first `LOOSE_CAP`
+/// bytes. A FIFO, socket or device is refused before ([`refuse_special`]).
+fn small_regular_file(path: &Path) -> Result<Option<String>, ()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => return Ok(None),
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(()),
         Err(e)
             if matches!(
                 e.kind(),
-                std::io::ErrorKind::NotFound
-                    | std::io::ErrorKind::NotADirectory
-                    | std::io::ErrorKind::IsADirectory
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            return Loose::Absent;
+            return Ok(None);
         }
-        Err(_) => return Loose::AskGit,
-    };
-    if path.is_dir() {
-        // `refs/notes/probity/` as a directory: refs below it exist, so
-        // this one cannot (git refuses the D/F conflict); it may be packed
-        // from before.
-        return Loose::Absent;
+        Err(_) => return Err(()),
     }
     let mut text = String::new();
-    if file.take(LOOSE_CAP).read_to_string(&mut text).is_err() {
-        return Loose::AskGit;
+    std::fs::File::open(path)
+        .and_then(|f| f.take(LOOSE_CAP).read_to_string(&mut text))
+        .map_err(|_| ())?;
+    Ok(Some(text))
+}
+
+/// A FIFO, socket or device where git keeps a ref or `packed-refs`: an
+/// error, never read (opening a FIFO blocks, and git itself would wait on
+/// it forever).
+fn refuse_special(path: &Path) -> Result<(), GitError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !(m.is_file() || m.is_dir() || m.file_type().is_symlink()) => {
+            Err(GitError::Parse {
+                args: "read ref".into(),
+                detail: format!(
+                    "{} is neither a file nor a directory (a FIFO, socket or device); remove it",
+                    path.display()
+                ),
+            })
+        }
+        _ => Ok(()),
     }
-    let id = text.strip_suffix('\n').unwrap_or(&text);
-    if is_oid(id) {
-        Loose::Oid(id.to_owned())
-    } else {
-        Loose::AskGit
+}
+
+fn loose(common: &Path, name: &str) -> Loose {
+    // A directory at the name (`refs/notes/probity/`: refs below it exist,
+    // so this one cannot, git refusing the D/F conflict) is no loose ref;
+    // the ref may be packed from before.
+    match small_regular_file(&common.join(name)) {
+        Ok(None) => Loose::Absent,
+        Ok(Some(text)) => {
+            let id = text.strip_suffix('\n').unwrap_or(&text);
+            if is_oid(id) {
+                Loose::Oid(id.to_owned())
+            } else {
+                Loose::AskGit
+            }
+        }
+        Err(()) => Loose::AskGit,
     }
+}
+
+/// Refs git keeps per worktree (`refs/bisect/`, `refs/worktree/`,
+/// `refs/rewritten/`): not under the common directory, so asked of git.
+fn per_worktree(name: &str) -> bool {
+    ["refs/bisect/", "refs/worktree/", "refs/rewritten/"]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 /// The id `packed-refs` records for `name`: `Ok(Some(Some(id)))`,
 /// `Ok(Some(None))` when the file has no such line (or there is no file),
 /// `Ok(None)` when a line is not one this reader understands.
 fn packed(common: &Path, name: &str) -> Result<Option<Option<String>>, std::io::Error> {
-    let file = match std::fs::File::open(common.join("packed-refs")) {
-        Ok(f) => f,
+    let path = common.join("packed-refs");
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_file() => {}
+        // A FIFO would block the open: git's to read.
+        Ok(_) => return Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(None)),
         Err(e) => return Err(e),
-    };
+    }
+    let file = std::fs::File::open(path)?;
     for line in BufReader::new(file).split(b'\n') {
         let line = line?;
         let Ok(line) = std::str::from_utf8(&line) else {
@@ -133,7 +173,9 @@ impl Repo {
             return Ok(None);
         }
         let common = self.common_dir();
-        if !common.join("reftable").is_dir() {
+        refuse_special(&common.join(name))?;
+        refuse_special(&common.join("packed-refs"))?;
+        if !per_worktree(name) && !common.join("reftable").is_dir() {
             match loose(common, name) {
                 Loose::Oid(id) => return Ok(Some(id)),
                 Loose::Absent => {
@@ -154,9 +196,8 @@ impl Repo {
     /// makes `rev-parse HEAD` ambiguous). `None` when it does not exist (an
     /// unborn `HEAD`, a dangling symbolic ref) or names no commit.
     pub fn exact_commit(&self, name: &str) -> Result<Option<CommitId>, GitError> {
-        // `HEAD` is per worktree: asked of git, which reads this one's.
         let id = if name == "HEAD" {
-            self.show_ref_exact(name)?
+            self.head_target()?
         } else {
             self.exact_ref(name)?
         };
@@ -168,6 +209,31 @@ impl Repo {
             detail: format!("`{id}` is not an object id"),
         })?;
         self.peel_commit(&id)
+    }
+
+    /// What this worktree's `HEAD` holds: read from `<git dir>/HEAD` (it is
+    /// per worktree) when it is a plain file naming a branch (`ref:
+    /// refs/heads/…`, then read as [`Repo::exact_ref`]) or a commit
+    /// (detached); asked of `git show-ref --verify HEAD` otherwise (a
+    /// reftable repository, a symbolic link, anything else). No process in
+    /// the common case: every gate and `push` resolve `HEAD`.
+    fn head_target(&self) -> Result<Option<String>, GitError> {
+        refuse_special(&self.git_dir().join("HEAD"))?;
+        if !self.common_dir().join("reftable").is_dir()
+            && let Ok(Some(text)) = small_regular_file(&self.git_dir().join("HEAD"))
+        {
+            let line = text.strip_suffix('\n').unwrap_or(&text);
+            if is_oid(line) {
+                return Ok(Some(line.to_owned()));
+            }
+            if let Some(target) = line.strip_prefix("ref: ")
+                && target.starts_with("refs/heads/")
+                && possible_ref(target)
+            {
+                return self.exact_ref(target);
+            }
+        }
+        self.show_ref_exact("HEAD")
     }
 
     /// `git show-ref --verify --hash -- <name>`: exit 0 with the id; a ref
@@ -371,5 +437,77 @@ mod tests {
         ] {
             assert_eq!(repo.exact_ref(bad).unwrap(), None, "{bad}");
         }
+    }
+
+    /// `HEAD` is read from this worktree's own git directory, in a linked
+    /// worktree, detached, and unborn, as `git rev-parse` reads it; a
+    /// per-worktree ref (`refs/bisect/…`) is asked of git.
+    #[test]
+    fn head_and_per_worktree_refs_are_this_worktrees() {
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let one = head(&f);
+        f.write("a", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let two = head(&f);
+        let wt = f.root().join("wt");
+        f.git(&[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            wt.to_str().unwrap(),
+            &one,
+        ])
+        .unwrap();
+        let main = f.repo().unwrap();
+        let linked = Repo::discover(main.git().clone(), &wt).unwrap();
+        let exact = |r: &Repo| r.exact_commit("HEAD").unwrap().map(|c| c.to_string());
+        assert_eq!(exact(&main), Some(two.clone()));
+        assert_eq!(exact(&linked), Some(one.clone()));
+        f.git_in(&wt, &["update-ref", "refs/bisect/bad", &one])
+            .unwrap();
+        assert_eq!(
+            linked.exact_ref("refs/bisect/bad").unwrap().as_deref(),
+            Some(one.as_str())
+        );
+        assert_eq!(main.exact_ref("refs/bisect/bad").unwrap(), None);
+        // Unborn: `HEAD` names a branch that does not exist.
+        f.git_in(&wt, &["checkout", "-q", "--orphan", "fresh"])
+            .unwrap();
+        assert_eq!(exact(&linked), None);
+        assert!(
+            f.git_in(&wt, &["rev-parse", "--verify", "-q", "HEAD"])
+                .is_err()
+        );
+    }
+
+    /// A FIFO where git keeps a ref, `packed-refs` or `HEAD` is an error at
+    /// once, never opened (opening it would block, git's own read too).
+    #[test]
+    fn a_fifo_where_a_ref_is_kept_is_refused_without_blocking() {
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let repo = f.repo().unwrap();
+        let git_dir = repo.git_dir().to_path_buf();
+        let mkfifo = |p: &std::path::Path| {
+            let st = std::process::Command::new("mkfifo")
+                .arg(p)
+                .status()
+                .unwrap();
+            assert!(st.success());
+        };
+        std::fs::create_dir_all(git_dir.join("refs/notes")).unwrap();
+        let notes = git_dir.join("refs/notes/probity");
+        mkfifo(&notes);
+        let err = repo.notes_tip().unwrap_err().to_string();
+        assert!(err.contains("FIFO"), "{err}");
+        std::fs::remove_file(&notes).unwrap();
+        mkfifo(&git_dir.join("packed-refs"));
+        assert!(repo.exact_ref("refs/notes/probity").is_err());
+        std::fs::remove_file(git_dir.join("packed-refs")).unwrap();
+        assert_eq!(repo.exact_ref("refs/notes/probity").unwrap(), None);
     }
 }
