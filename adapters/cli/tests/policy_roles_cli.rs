@@ -578,3 +578,51 @@ fn the_ci_range_form_applies_the_policy_to_a_tag_too() {
     assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
     assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
 }
+
+/// A new branch is judged by the server under the policy its default branch
+/// holds; the client's pre-push gate must apply the same policy before
+/// anything is pushed, whatever git hands the managed hook (the remote's
+/// URL as `$2`) and whether or not this clone recorded the remote's
+/// default branch (`git remote add` and a push record none). Before, the
+/// client looked for `refs/remotes/<URL>/HEAD`, found nothing and let the
+/// push through to the server.
+#[test]
+fn a_new_branch_meets_the_remotes_policy_at_the_client_too() {
+    let t = Team::new();
+    assert_eq!(rev(&t.f, t.f.root(), "refs/remotes/origin/HEAD"), None);
+    t.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
+    let (lineage, _) = t.review();
+    commit_all(&t.f, "encrypt");
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["hooks", "install"]);
+    probity_ok(t.f.root(), &["publish"]);
+    let err =
+        t.f.git(&[
+            "push",
+            "--atomic",
+            "origin",
+            "feature",
+            "refs/notes/probity",
+        ])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("pre-push DENY: roles_unmet"), "{err}");
+    assert!(err.contains(ALICE), "{err}");
+    assert!(!err.contains("remote:"), "the server was asked: {err}");
+    assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
+    // `probity push` says the same before pushing.
+    let p = probity(t.f.root(), &["push", "origin", "feature"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(
+        said(&p).contains("repository policy of origin denies"),
+        "{}",
+        said(&p)
+    );
+    assert!(!said(&p).contains("remote:"), "{}", said(&p));
+    assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
+    // Once the maintainer signed, the new branch lands.
+    t.sign(&t.alice, &lineage);
+    probity_ok(t.f.root(), &["push", "origin", "feature"]);
+    assert!(rev(&t.f, &t.server, "refs/heads/feature").is_some());
+}

@@ -234,6 +234,25 @@ impl Repo {
             .collect())
     }
 
+    /// What `remote`'s own `HEAD` names now (`git ls-remote -- <remote>
+    /// HEAD`, exactly that name: a pattern also matches every ref ending in
+    /// `/HEAD`): the default branch a server reads a new ref's policy from.
+    /// `None` when the remote advertises no `HEAD` (unborn there). The id
+    /// may be one this clone has not fetched.
+    pub fn advertised_head(&self, remote: &str) -> Result<Option<CommitId>, GitError> {
+        const ARGS: &str = "ls-remote HEAD";
+        let out = self
+            .transport_git()
+            .run(self.root(), ["ls-remote", "--", remote, "HEAD"])?;
+        let text = std::str::from_utf8(&out).map_err(|_| parse_err(ARGS, "non-UTF-8 output"))?;
+        for line in text.lines() {
+            if let Some((oid, "HEAD")) = line.split_once('\t') {
+                return commit_id(ARGS, oid).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
     /// Whether `remote` is a configured remote's name (it has
     /// `remote.<name>.url`), as opposed to a URL or path given to push: only
     /// a name has remote-tracking refs to measure what it holds.

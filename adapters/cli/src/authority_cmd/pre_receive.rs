@@ -186,8 +186,8 @@ fn signature_policy<'a>(
 /// The repository policy at a client's pre-push (issue 20 §3: roles,
 /// floors and required checks are verified at every gate): the policy and
 /// checks are read from what the remote holds for each updated ref (its old
-/// tip; a new ref: the remote's default branch as this clone last fetched
-/// it, `refs/remotes/<remote>/HEAD`), and every approval an allowing
+/// tip; a new ref: the commit the remote's `HEAD` names, asked of the
+/// remote), and every approval an allowing
 /// `decision` rests on is exported from the local store and put through the
 /// same checks the server makes. `None` when no base has a policy or
 /// checks (nothing printed then), or when every approval passes; the first
@@ -203,22 +203,22 @@ pub fn local_policy_denial(
         return Ok(None);
     }
     let mut bases = Vec::new();
+    // Asked once, and only when a ref is created.
+    let mut default_branch = None;
     for u in updates {
         if u.local_oid.is_none() {
             continue;
         }
-        let base = match &u.remote_oid {
-            Some(old) => Some(old.clone()),
-            // By its full name only: a fetched tag spelled
-            // `refs/remotes/<remote>/HEAD` is not it.
-            None => repo
-                .exact_commit(&format!("refs/remotes/{remote}/HEAD"))
-                .map_err(repo_err)?,
+        let found = match &u.remote_oid {
+            Some(old) => std::slice::from_ref(old),
+            None => default_branch
+                .get_or_insert_with(|| remote_default_branch(repo, remote))
+                .as_slice(),
         };
-        if let Some(b) = base
-            && !bases.contains(&b)
-        {
-            bases.push(b);
+        for b in found {
+            if !bases.contains(b) {
+                bases.push(b.clone());
+            }
         }
     }
     // A base with neither document (or one this clone lacks: the server
@@ -258,6 +258,56 @@ pub fn local_policy_denial(
         }
     }
     Ok(None)
+}
+
+/// The commit a new ref's policy is read from at the client: what the
+/// remote's own `HEAD` names now, asked of the remote (the server judges a
+/// new ref under its `HEAD`), so neither the name git hands a hook (the
+/// remote's URL, in a managed pre-push hook's `$2`) nor a clone that never
+/// recorded `refs/remotes/<remote>/HEAD` (`git remote add` and a push
+/// record none) lets the check pass unasked. `None`, and the person told
+/// why, when the remote cannot be asked, its `HEAD` is unborn or this
+/// clone lacks the commit: the server's gate still applies the policy.
+/// A remote whose `HEAD` is unborn is read as the server reads it
+/// ([`probity_core::review::new_ref_policy_bases`]): every branch tip it
+/// advertises that this clone has.
+fn remote_default_branch(repo: &Repo, remote: &str) -> Vec<CommitId> {
+    let skipped = "the repository policy for the new ref is not checked before the push, and the server's gate still applies it";
+    let head = match repo.advertised_head(remote) {
+        Ok(head) => head,
+        Err(e) => {
+            eprintln!(
+                "warning: {remote} could not be asked for its default branch ({e}): {skipped}"
+            );
+            return Vec::new();
+        }
+    };
+    let Some(head) = head else {
+        return match repo.remote_tips(remote) {
+            Ok(tips) => tips
+                .into_iter()
+                .filter(|(name, _)| name.starts_with("refs/heads/"))
+                .map(|(_, c)| c)
+                .collect(),
+            Err(e) => {
+                eprintln!("warning: {remote}'s branches could not be listed ({e}): {skipped}");
+                Vec::new()
+            }
+        };
+    };
+    match repo.peel_commit(&head) {
+        Ok(Some(c)) => vec![c],
+        Ok(None) => {
+            eprintln!(
+                "warning: {remote}'s default branch is at {head}, which this clone has not fetched: {skipped}; run `git fetch {remote}` to check it here"
+            );
+            Vec::new()
+        }
+        Err(e) => {
+            eprintln!("warning: {head} could not be read here ({e}): {skipped}");
+            Vec::new()
+        }
+    }
 }
 
 /// The bases the repository policy is read from for the judged updates:
