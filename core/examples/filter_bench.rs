@@ -22,6 +22,7 @@ pub mod corpus {
     pub struct Lcg(pub u64);
 
     impl Lcg {
+        /// The next value of the sequence.
         pub fn step(&mut self) -> u64 {
             self.0 = self
                 .0
@@ -92,6 +93,7 @@ pub mod corpus {
         "flaky",
     ];
 
+    /// A review comment of 1 to 4 paragraphs, one in 20 with a token in it.
     pub fn comment(r: &mut Lcg) -> String {
         let mut s = String::new();
         let paras = 1 + r.step() % 4;
@@ -121,6 +123,7 @@ pub mod corpus {
         s
     }
 
+    /// A check log of about `target` bytes, secrets mixed in.
     pub fn log(r: &mut Lcg, target: usize) -> String {
         let mut s = String::with_capacity(target + 256);
         let mut t = 0u64;
@@ -227,6 +230,7 @@ impl Default for Fnv {
 }
 
 impl Fnv {
+    /// Folds `bytes` into the digest.
     pub fn update(&mut self, bytes: &[u8]) {
         for b in bytes {
             self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -249,6 +253,7 @@ pub fn digest_outcome(h: &mut Fnv, out: &Filtered) {
 /// The bounds the benchmark filters with: comments as record bodies, logs
 /// as check logs.
 pub const COMMENT_BOUND: u64 = 64 * 1024;
+/// See [`COMMENT_BOUND`].
 pub const LOG_BOUND: u64 = 4 * 1024 * 1024;
 
 fn main() {
