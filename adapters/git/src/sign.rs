@@ -194,17 +194,17 @@ impl SshKeygen {
         let (tx_err, rx_err) = std::sync::mpsc::channel();
         let mut stdin = child.stdin.take();
         let data = input.to_vec();
-        std::thread::spawn(move || {
+        let writer = std::thread::spawn(move || {
             // Dropping the pipe after writing closes ssh-keygen's stdin.
             let r = stdin.as_mut().map_or(Ok(()), |p| p.write_all(&data));
             let _ = tx_in.send(r);
         });
         let mut stdout = child.stdout.take();
-        std::thread::spawn(move || {
+        let out_reader = std::thread::spawn(move || {
             let _ = tx_out.send(read_bounded(stdout.as_mut()));
         });
         let mut stderr = child.stderr.take();
-        std::thread::spawn(move || {
+        let err_reader = std::thread::spawn(move || {
             let _ = tx_err.send(read_bounded(stderr.as_mut()));
         });
         let start = Instant::now();
@@ -238,7 +238,16 @@ impl SshKeygen {
                 });
             }
         };
-        if let Ok(Err(e)) = rx_in.recv_timeout(Duration::from_secs(1))
+        // A thread that has sent its answer only returns: joined, so none
+        // outlives the call. One still blocked (a descendant holding a
+        // pipe) is left to end with that descendant, never waited for.
+        let _ = out_reader.join();
+        let _ = err_reader.join();
+        let written = rx_in.recv_timeout(Duration::from_secs(1));
+        if written.is_ok() {
+            let _ = writer.join();
+        }
+        if let Ok(Err(e)) = written
             && e.kind() != std::io::ErrorKind::BrokenPipe
         {
             return Err(SshKeygenError::Io(e));
