@@ -3,7 +3,7 @@
 //! listings. What differs between forges (their vocabularies, their
 //! author objects, their pagination) stays in each forge's module.
 
-use probity_core::context::Timestamp;
+use probity_core::context::{CheckConclusion, CheckStatus, CommentInput, Timestamp};
 use probity_ports::forge::{ForgeError, Listing};
 use serde_json::Value;
 
@@ -52,6 +52,72 @@ pub fn timestamp(native: &str) -> Result<String, MapError> {
     Timestamp::parse(native)
         .map(|t| t.canonical())
         .map_err(|_| MapError::new("timestamp", native))
+}
+
+/// A check's mapped status fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckFields {
+    /// The v1 status.
+    pub status: CheckStatus,
+    /// The v1 conclusion; set exactly when completed.
+    pub conclusion: Option<CheckConclusion>,
+    /// The start time (UTC, nine fraction digits), kept in progress and for a
+    /// completed check that started; `None` when queued, never started or not
+    /// given.
+    pub started_at: Option<String>,
+    /// The terminal time (UTC, nine fraction digits) of a completed check, when
+    /// the forge gives one.
+    pub completed_at: Option<String>,
+    /// Completed checks: whether it never started (`startup_failure`, or
+    /// `skipped`/`cancelled` without a native start); `None` otherwise.
+    pub never_started: Option<bool>,
+}
+
+impl CheckFields {
+    /// The fields a `status` allows, the native times normalized first
+    /// (either failing to parse is the error, whatever the status): a
+    /// queued check carries no time or conclusion, one in progress only its
+    /// start; a completed one is what `completed` makes of the start and the
+    /// terminal time (each forge has its own conclusion rules).
+    pub(crate) fn by_status(
+        status: CheckStatus,
+        started_at: Option<&str>,
+        completed_at: Option<&str>,
+        completed: impl FnOnce(Option<String>, Option<String>) -> Result<Self, MapError>,
+    ) -> Result<Self, MapError> {
+        let started = started_at.map(timestamp).transpose()?;
+        let done = completed_at.map(timestamp).transpose()?;
+        let (started_at, completed_at) = match status {
+            CheckStatus::Queued => (None, None),
+            CheckStatus::InProgress => (started, None),
+            CheckStatus::Completed => return completed(started, done),
+        };
+        Ok(Self {
+            status,
+            conclusion: None,
+            started_at,
+            completed_at,
+            never_started: None,
+        })
+    }
+}
+
+/// A comment record whose ID is `id`, its times from the fields `created`
+/// and `updated` of `v` (see [`ts`]), its body from `body` (absent or
+/// `null` is the empty body); the author is resolved apart.
+pub(crate) fn comment_record(
+    v: &Value,
+    id: String,
+    created: &str,
+    updated: &str,
+) -> Result<CommentInput, MapError> {
+    Ok(CommentInput {
+        id: Some(id),
+        author_id: None,
+        created_at: ts(v, created)?,
+        updated_at: ts(v, updated)?,
+        body: s(v, "body").unwrap_or("").to_owned(),
+    })
 }
 
 /// A response that is not what the API documents.

@@ -59,24 +59,7 @@ pub fn check_conclusion(conclusion: &str) -> Result<(CheckConclusion, bool), Map
     })
 }
 
-/// A check's mapped status fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckFields {
-    /// The v1 status.
-    pub status: CheckStatus,
-    /// The v1 conclusion; set exactly when completed.
-    pub conclusion: Option<CheckConclusion>,
-    /// The start time (UTC, nine fraction digits), kept in progress and for a
-    /// completed check that started; `None` when queued, never started or not
-    /// given.
-    pub started_at: Option<String>,
-    /// The terminal time (UTC, nine fraction digits) of a completed check, when
-    /// the forge gives one.
-    pub completed_at: Option<String>,
-    /// Completed checks: whether it never started (`startup_failure`, or
-    /// `skipped`/`cancelled` without a native start); `None` otherwise.
-    pub never_started: Option<bool>,
-}
+pub use crate::native::CheckFields;
 
 /// Status, conclusion and timestamps of a check run. Queued checks carry
 /// no times or conclusion, in-progress ones only `started_at` (fields the
@@ -92,37 +75,19 @@ pub fn check_fields(
     completed_at: Option<&str>,
 ) -> Result<CheckFields, MapError> {
     let status = check_status(status)?;
-    let started = started_at.map(timestamp).transpose()?;
-    let completed = completed_at.map(timestamp).transpose()?;
-    Ok(match status {
-        CheckStatus::Queued => CheckFields {
+    CheckFields::by_status(status, started_at, completed_at, |started, completed| {
+        let native = conclusion.ok_or_else(|| MapError::new("check conclusion", "null"))?;
+        let (c, startup_failure) = check_conclusion(native)?;
+        let never = startup_failure
+            || (matches!(c, CheckConclusion::Skipped | CheckConclusion::Cancelled)
+                && started.is_none());
+        Ok(CheckFields {
             status,
-            conclusion: None,
-            started_at: None,
-            completed_at: None,
-            never_started: None,
-        },
-        CheckStatus::InProgress => CheckFields {
-            status,
-            conclusion: None,
-            started_at: started,
-            completed_at: None,
-            never_started: None,
-        },
-        CheckStatus::Completed => {
-            let native = conclusion.ok_or_else(|| MapError::new("check conclusion", "null"))?;
-            let (c, startup_failure) = check_conclusion(native)?;
-            let never = startup_failure
-                || (matches!(c, CheckConclusion::Skipped | CheckConclusion::Cancelled)
-                    && started.is_none());
-            CheckFields {
-                status,
-                conclusion: Some(c),
-                started_at: if never { None } else { started },
-                completed_at: completed,
-                never_started: Some(never),
-            }
-        }
+            conclusion: Some(c),
+            started_at: if never { None } else { started },
+            completed_at: completed,
+            never_started: Some(never),
+        })
     })
 }
 
