@@ -16,11 +16,14 @@ use common::{
 };
 
 use probity_core::context::RecordSelection;
+use probity_core::context::ReviewInput;
 use probity_core::context::{EntityKind, Forge};
 use probity_core::context::{GapCode, GapScope};
 use probity_forge::forgejo::Forgejo;
 use probity_forge::http::Limits;
-use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort};
+use probity_ports::forge::{
+    Authored, CollectError, CollectRequest, ForgeError, ForgePort, Listing, Window,
+};
 use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
@@ -39,6 +42,11 @@ fn pr9() -> CollectRequest {
 
 fn issue4() -> CollectRequest {
     FJ.request(EntityKind::WorkItem, 4)
+}
+
+/// Pull request 9's reviews within `window`, read from a fresh adapter.
+fn reviews_of_9(server: &HttpServer, window: Window) -> Listing<Authored<ReviewInput>> {
+    FJ.adapter(server).reviews(9, window).unwrap()
 }
 
 #[test]
@@ -119,21 +127,12 @@ fn an_issue_is_collected_completely() {
 fn review_pages_follow_the_total_count() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
     // Oldest, a window of one: page 1 (a page of two); one review left.
-    let l = FJ
-        .adapter(&server)
-        .reviews(9, window(1, RecordSelection::Oldest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(1, RecordSelection::Oldest));
     assert_eq!((l.items.len(), l.beyond_window), (2, 1));
     // Newest: the last page first (the unsubmitted request, omitted).
-    let l = FJ
-        .adapter(&server)
-        .reviews(9, window(1, RecordSelection::Newest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(1, RecordSelection::Newest));
     assert_eq!((l.items.len(), l.beyond_window), (0, 2));
-    let l = FJ
-        .adapter(&server)
-        .reviews(9, window(100, RecordSelection::Newest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(100, RecordSelection::Newest));
     assert_eq!((l.items.len(), l.beyond_window), (2, 0));
 }
 
@@ -157,10 +156,7 @@ fn unmapped_values_are_invalid_metadata() {
         vec![Reply::json(reviews).header("X-Total-Count", "3")],
     );
     let server = HttpServer::script(script).unwrap();
-    let l = FJ
-        .adapter(&server)
-        .reviews(9, window(100, RecordSelection::Oldest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(100, RecordSelection::Oldest));
     assert_eq!((l.items.len(), l.invalid), (1, 1));
 }
 
@@ -251,10 +247,7 @@ fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
 #[test]
 fn d8_a_dismissed_review_is_dismissed() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let l = FJ
-        .adapter(&server)
-        .reviews(9, window(100, RecordSelection::Oldest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(100, RecordSelection::Oldest));
     let states: Vec<_> = l
         .items
         .iter()

@@ -12,8 +12,8 @@ mod scenario;
 
 use common::scenarios;
 use common::{
-    FakeSleeper, Fixture, assembled, assembled_gap, assert_bearer, assert_redirect_kept_the_token,
-    check, comment_author, comment_ids, gap_rows, max_wait, window,
+    FakeSleeper, Fixture, asked, assembled, assembled_gap, assert_bearer,
+    assert_redirect_kept_the_token, check, comment_author, comment_ids, gap_rows, max_wait, window,
 };
 
 use probity_core::context::RecordSelection;
@@ -115,11 +115,7 @@ fn a_merge_request_is_collected_and_assembles() {
     );
     assert_bearer(&seen, TOKEN);
     // Discussions were read once for comments and threads.
-    let pages = seen
-        .iter()
-        .filter(|r| r.target.contains("/discussions"))
-        .count();
-    assert_eq!(pages, 2);
+    assert_eq!(asked(&seen, |t| t.contains("/discussions")), 2);
 }
 
 /// D10: every note of an issue's discussions is staged as a comment, and
@@ -167,11 +163,9 @@ fn x_next_page_pagination_stops_at_the_window() {
         .comments(mr5().entity, window(100, RecordSelection::Oldest))
         .unwrap();
     assert_eq!((l.items.len(), l.beyond_window), (3, 0));
-    let page1 = server
-        .seen()
-        .iter()
-        .filter(|r| r.target.ends_with("discussions?per_page=100&page=1"))
-        .count();
+    let page1 = asked(&server.seen(), |t| {
+        t.ends_with("discussions?per_page=100&page=1")
+    });
     assert_eq!(page1, 3);
 }
 

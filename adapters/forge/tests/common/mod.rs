@@ -197,6 +197,11 @@ pub fn comment_ids(input: &ContextInput) -> Vec<String> {
         .collect()
 }
 
+/// How many requests in `seen` had a target `matches` accepts.
+pub fn asked(seen: &[Request], matches: impl Fn(&str) -> bool) -> usize {
+    seen.iter().filter(|r| matches(&r.target)).count()
+}
+
 /// Every request in `seen` carried `token` as a bearer token.
 pub fn assert_bearer(seen: &[Request], token: &str) {
     for r in seen {

@@ -9,13 +9,16 @@
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
-use probity_core::context::{Assembly, EntityKind, GapCode, GapScope, RecordSelection};
+use probity_core::context::{
+    Assembly, ContextInput, EntityKind, GapCode, GapScope, RecordSelection,
+};
+use probity_forge::http::Limits;
 use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort, default_profile};
 use probity_testkit::http::{HttpServer, Reply, Script};
 
 use super::{
-    Fixture, assembled, assembled_gap, assert_refused, clock_at, gap_of, gap_rows, max_wait, secs,
-    tiny_responses, window,
+    FakeSleeper, Fixture, asked, assembled, assembled_gap, assert_refused, clock_at, gap_of,
+    gap_rows, max_wait, secs, tiny_responses, window,
 };
 
 /// How long a stalled reply waits: far beyond [`TIMEOUT`].
@@ -49,9 +52,9 @@ pub struct Stalls<'a> {
 /// gap for the optional listing (the rest collected), each well before the
 /// reply would come; the port call itself answers the timeout error.
 pub fn stalls_time_out<F: ForgePort + Debug>(f: &Fixture<F>, s: Stalls<'_>) {
-    let limits = probity_forge::http::Limits {
+    let limits = Limits {
         timeout: TIMEOUT,
-        ..Default::default()
+        ..Limits::default()
     };
     let request = f.request(EntityKind::WorkItem, s.number);
     let stalled = |(path, reply): (&str, Reply)| {
@@ -90,6 +93,21 @@ pub fn stalls_time_out<F: ForgePort + Debug>(f: &Fixture<F>, s: Stalls<'_>) {
     assert!(timed_out(&e), "{e:?}");
 }
 
+/// Collects `request` (its kind's default profile) from `script`'s
+/// server under `limits` and a clock at 1000: the server, the sleeper
+/// (what it was asked to sleep) and the collection's outcome.
+fn on_a_clock<F: ForgePort + Debug>(
+    f: &Fixture<F>,
+    script: Script,
+    request: &CollectRequest,
+    limits: Limits,
+) -> (HttpServer, FakeSleeper, Result<ContextInput, CollectError>) {
+    let server = HttpServer::script(script).unwrap();
+    let sleeper = clock_at(1000);
+    let outcome = f.collect(&mut f.with(&server, sleeper.clone(), limits), request);
+    (server, sleeper, outcome)
+}
+
 /// `script` answers `target` with rate limits before the answer: each
 /// is waited out (the sleeps `slept`, in seconds, a clock at 1000) and
 /// `target` asked again, and `request` is collected whole (`comments`
@@ -101,15 +119,12 @@ pub fn rate_limits_are_waited_out<F: ForgePort + Debug>(
     request: &CollectRequest,
     (comments, slept): (usize, &[u64]),
 ) {
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = clock_at(1000);
-    let mut forge = f.with(&server, sleeper.clone(), Default::default());
-    let input = f.collect(&mut forge, request).unwrap();
+    let (server, sleeper, input) = on_a_clock(f, script, request, Default::default());
+    let input = input.unwrap();
     assert_eq!(input.comments.len(), comments);
     assert!(input.acquisition_gaps.is_empty(), "{:?}", gap_rows(&input));
     assert_eq!(*sleeper.slept.borrow(), secs(slept));
-    let asked = server.seen().iter().filter(|r| r.target == target).count();
-    assert_eq!(asked, slept.len() + 1);
+    assert_eq!(asked(&server.seen(), |t| t == target), slept.len() + 1);
 }
 
 /// `script` rate-limits the required singleton beyond the 20 s total
@@ -120,10 +135,8 @@ pub fn a_required_rate_limit_is_typed<F: ForgePort + Debug>(
     script: Script,
     request: &CollectRequest,
 ) {
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = clock_at(1000);
-    let mut forge = f.with(&server, sleeper.clone(), max_wait(20));
-    let e = f.collect(&mut forge, request).unwrap_err();
+    let (_, sleeper, e) = on_a_clock(f, script, request, max_wait(20));
+    let e = e.unwrap_err();
     assert!(
         matches!(
             e,
@@ -143,10 +156,8 @@ pub fn a_listing_rate_limit_is_a_gap<F: ForgePort + Debug>(
     script: Script,
     request: &CollectRequest,
 ) {
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = clock_at(1000);
-    let mut forge = f.with(&server, sleeper.clone(), max_wait(20));
-    let input = f.collect(&mut forge, request).unwrap();
+    let (_, sleeper, input) = on_a_clock(f, script, request, max_wait(20));
+    let input = input.unwrap();
     assert!(input.comments.is_empty());
     assert_eq!(gap_rows(&input), [("comments", "fetch_failed", 1)]);
     assert_eq!(*sleeper.slept.borrow(), secs(&[15]));
