@@ -9,40 +9,17 @@ mod common;
 #[path = "fixtures/forgejo/scenario.rs"]
 mod scenario;
 
-use common::scenarios;
-use common::{
-    FakeSleeper, Fixture, assembled, assert_bearer, assert_redirect_kept_the_token, comment_author,
-    gap_rows, window,
-};
-
-use probity_core::context::RecordSelection;
+use common::prelude::*;
 use probity_core::context::ReviewInput;
-use probity_core::context::{EntityKind, Forge};
-use probity_core::context::{GapCode, GapScope};
 use probity_forge::forgejo::Forgejo;
 use probity_forge::http::Limits;
-use probity_ports::forge::{
-    Authored, CollectError, CollectRequest, ForgeError, ForgePort, Listing, Window,
-};
-use probity_testkit::http::{HttpServer, Reply, Script};
+use probity_ports::forge::{Authored, Listing, Window};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "forgejo-test-token-42";
 
-const FJ: Fixture<Forgejo<FakeSleeper>> = Fixture {
-    new: Forgejo::new,
-    forge: Forge::Forgejo,
-    host: "codeberg.example",
-    token: TOKEN,
-};
-
-fn pr9() -> CollectRequest {
-    FJ.request(EntityKind::ChangeProposal, 9)
-}
-
-fn issue4() -> CollectRequest {
-    FJ.request(EntityKind::WorkItem, 4)
-}
+const FJ: Fixture<Forgejo<FakeSleeper>> =
+    Fixture::of(Forgejo::new, Forge::Forgejo, "codeberg.example", TOKEN).scripting(9, 4);
 
 /// Pull request 9's reviews within `window`, read from a fresh adapter.
 fn reviews_of_9(server: &HttpServer, window: Window) -> Listing<Authored<ReviewInput>> {
@@ -52,7 +29,7 @@ fn reviews_of_9(server: &HttpServer, window: Window) -> Listing<Authored<ReviewI
 #[test]
 fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let req = pr9();
+    let req = FJ.change();
     let input = FJ.collected(&server, &req);
     assert_eq!(input.source.repository_id.as_deref(), Some("4242"));
     assert_eq!(input.source.repository.as_deref(), Some("acme/widgets"));
@@ -113,7 +90,7 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
 #[test]
 fn an_issue_is_collected_completely() {
     let server = HttpServer::script(scenario::issue_4()).unwrap();
-    let req = issue4();
+    let req = FJ.item();
     let input = FJ.collected(&server, &req);
     assert_eq!(input.entity.state, "open");
     assert_eq!(input.entity.body.as_deref(), Some(""));
@@ -142,7 +119,7 @@ fn unmapped_values_are_invalid_metadata() {
     let script = scenario::issue_4().get(&format!("{REPO}/issues/4"), vec![Reply::json(bad)]);
     let server = HttpServer::script(script).unwrap();
     let mut fj = FJ.adapter(&server);
-    let req = issue4();
+    let req = FJ.item();
     let e = FJ.collect(&mut fj, &req).unwrap_err();
     assert!(
         matches!(e, CollectError::Forge(ForgeError::InvalidMetadata { ref value, .. }) if value == "reopened"),
@@ -279,7 +256,7 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
             vec![not_found()],
         );
     let server = HttpServer::script(script).unwrap();
-    let req = pr9();
+    let req = FJ.change();
     let input = FJ.collected(&server, &req);
     let role = |id: &str| {
         let a = input.actors.iter().find(|a| a.id == id).unwrap();
@@ -320,7 +297,7 @@ fn deleted_authors_are_null_and_never_admitted() {
         vec![Reply::json(comments)],
     );
     let server = HttpServer::script(script).unwrap();
-    let req = issue4();
+    let req = FJ.item();
     let input = FJ.collected(&server, &req);
     let author = |id: &str| comment_author(&input, id);
     assert_eq!(author("7201"), None);
@@ -348,7 +325,13 @@ fn a_profile_bound_fetch_is_a_profile_bound_gap() {
     // Page 1 of the reviews (two of three) is read; X-Total-Count says one
     // is left.
     let (script, page2) = (scenario::pull_9(), "reviews?limit=50&page=2");
-    scenarios::a_profile_bound_fetch_is_a_gap(&FJ, script, &pr9(), ("reviews", 1), Some(page2));
+    scenarios::a_profile_bound_fetch_is_a_gap(
+        &FJ,
+        script,
+        &FJ.change(),
+        ("reviews", 1),
+        Some(page2),
+    );
 }
 
 #[test]
@@ -363,29 +346,29 @@ fn a_rate_limit_is_waited_out_then_retried() {
             Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")),
         ],
     );
-    scenarios::rate_limits_are_waited_out(&FJ, script, &comments, &issue4(), (1, &[3, 10]));
+    scenarios::rate_limits_are_waited_out(&FJ, script, &comments, &FJ.item(), (1, &[3, 10]));
 }
 
 #[test]
 fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     // The repository (required): a typed error, nothing slept.
     let script = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
-    scenarios::a_required_rate_limit_is_typed(&FJ, script, &issue4());
+    scenarios::a_required_rate_limit_is_typed(&FJ, script, &FJ.item());
 
     // An optional listing: the total is shared, then a fetch_failed gap.
     let limited = vec![rate_limited(Some(15), None), rate_limited(Some(15), None)];
     let script = scenario::issue_4().get(&format!("{REPO}/issues/4/comments"), limited);
-    scenarios::a_listing_rate_limit_is_a_gap(&FJ, script, &issue4());
+    scenarios::a_listing_rate_limit_is_a_gap(&FJ, script, &FJ.item());
 }
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     let missing = scenario::pull_9().get(&format!("{REPO}/pulls/9"), vec![not_found()]);
-    scenarios::refusals_are_typed(&FJ, (REPO, unauthorized()), missing, &pr9());
+    scenarios::refusals_are_typed(&FJ, (REPO, unauthorized()), missing, &FJ.change());
     // A refused optional listing is a fetch_failed gap, never an empty
     // history.
     let script = scenario::pull_9().get(&format!("{REPO}/issues/9/comments"), vec![unauthorized()]);
-    scenarios::a_refused_listing_is_a_gap(&FJ, script, &pr9(), "comments");
+    scenarios::a_refused_listing_is_a_gap(&FJ, script, &FJ.change(), "comments");
 }
 
 #[test]
@@ -404,7 +387,7 @@ fn responses_are_bounded_before_parsing() {
         ..Limits::default()
     };
     let mut fj = FJ.with(&server, FakeSleeper::default(), limits);
-    let input = FJ.collect(&mut fj, &issue4()).unwrap();
+    let input = FJ.collect(&mut fj, &FJ.item()).unwrap();
     assert!(input.comments.is_empty());
     assert_eq!(gap_rows(&input), [("comments", "source_too_large", 1)]);
 }
@@ -415,7 +398,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
         &format!("{REPO}/pulls/9/reviews?limit=50&page=1"),
         vec![Reply::status(502, "{}")],
     );
-    scenarios::failed_reviews_are_gaps(&FJ, script, &pr9());
+    scenarios::failed_reviews_are_gaps(&FJ, script, &FJ.change());
 }
 
 #[test]
@@ -423,7 +406,7 @@ fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
     // Forgejo exposes no bot flag: a registered login is not enough to
     // establish provider-positive bot identity (ADR 0107).
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let mut req = pr9();
+    let mut req = FJ.change();
     req.bot_roles.insert("alice".into(), "review".into());
     let input = FJ.collected(&server, &req);
     assert!(
@@ -447,7 +430,6 @@ fn a_stalled_reply_times_out_in_bounded_time() {
         script: scenario::issue_4,
         singleton: (REPO, repo),
         listing: (&comments, listed),
-        number: 4,
         state: "open",
     };
     scenarios::stalls_time_out(&FJ, stalls);
@@ -465,7 +447,7 @@ fn a_redirect_to_another_host_never_carries_the_token() {
         &comments,
         ("/mirror/issues/4/comments", mirrored),
     );
-    let input = FJ.collected(&server, &issue4());
+    let input = FJ.collected(&server, &FJ.item());
     assert_eq!(input.comments.len(), 1, "followed");
     let seen = server.seen();
     let asked = seen.iter().position(|r| r.target == comments).unwrap();
@@ -486,7 +468,7 @@ fn a_redirect_to_another_host_never_carries_the_token() {
 #[test]
 fn d_r94_checks_are_commit_statuses_mapped_by_the_seed_table() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let req = pr9();
+    let req = FJ.change();
     let input = FJ.collected(&server, &req);
     // The default profile reads the newest first: sorted here by ID.
     let mut sorted = input.checks.clone();
@@ -647,7 +629,7 @@ fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
         vec![Reply::json(body(scenario::HEAD, &statuses)).header("X-Total-Count", "13")],
     ))
     .unwrap();
-    let req = pr9();
+    let req = FJ.change();
     let input = FJ.collected(&server, &req);
     let a = assembled(&input);
     let emitted = a

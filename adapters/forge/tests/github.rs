@@ -6,43 +6,20 @@ mod common;
 #[path = "fixtures/github/scenario.rs"]
 mod scenario;
 
-use common::scenarios;
-use common::{
-    FakeSleeper, Fixture, assembled, assembled_gap, assert_bearer, assert_redirect_kept_the_token,
-    check, clock_at, comment_author, comment_ids, gap_of, max_wait, secs, window,
-};
-
-use probity_core::context::RecordSelection;
-use probity_core::context::{EntityKind, Forge};
-use probity_core::context::{GapCode, GapScope};
+use common::prelude::*;
 use probity_forge::github::GitHub;
-use probity_ports::forge::{
-    CollectError, CollectRequest, ForgeError, ForgePort, collect, default_profile,
-};
-use probity_testkit::http::{HttpServer, Reply, Script};
+use probity_ports::forge::{collect, default_profile};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "test-token-5f0c2a9e7b1d";
 
-const GH: Fixture<GitHub<FakeSleeper>> = Fixture {
-    new: GitHub::new,
-    forge: Forge::Github,
-    host: "github.com",
-    token: TOKEN,
-};
-
-fn pr42() -> CollectRequest {
-    GH.request(EntityKind::ChangeProposal, 42)
-}
-
-fn issue7() -> CollectRequest {
-    GH.request(EntityKind::WorkItem, 7)
-}
+const GH: Fixture<GitHub<FakeSleeper>> =
+    Fixture::of(GitHub::new, Forge::Github, "github.com", TOKEN).scripting(42, 7);
 
 #[test]
 fn a_pull_request_is_collected_and_assembles() {
     let server = HttpServer::script(scenario::pull_42()).unwrap();
-    let input = GH.collected(&server, &pr42());
+    let input = GH.collected(&server, &GH.change());
 
     assert_eq!(input.source.repository_id.as_deref(), Some("R_kgDOAcmeWg"));
     assert_eq!(input.source.repository.as_deref(), Some("acme/widgets"));
@@ -160,7 +137,7 @@ fn a_pull_request_is_collected_and_assembles() {
 #[test]
 fn an_issue_is_collected_with_an_empty_body() {
     let server = HttpServer::script(scenario::issue_7()).unwrap();
-    let input = GH.collected(&server, &issue7());
+    let input = GH.collected(&server, &GH.item());
     assert_eq!(input.entity.kind, "work_item");
     assert_eq!(input.entity.state, "closed");
     assert_eq!(input.entity.body.as_deref(), Some(""));
@@ -175,7 +152,7 @@ fn an_issue_is_collected_with_an_empty_body() {
 fn pagination_stops_at_the_window_and_counts_the_rest() {
     let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = GH.adapter(&server);
-    let e = pr42().entity;
+    let e = GH.change().entity;
     // Oldest: page 1 fills the window; the last page counts the rest
     // (pages of 2: 2 + 4 records in all).
     let l = gh.comments(e, window(1, RecordSelection::Oldest)).unwrap();
@@ -197,7 +174,7 @@ fn a_profile_bound_fetch_is_a_profile_bound_gap() {
     // Oldest, a window of one: page 1 (two comments) is read; the last
     // page counts the four left.
     let script = scenario::pull_42();
-    scenarios::a_profile_bound_fetch_is_a_gap(&GH, script, &pr42(), ("comments", 4), None);
+    scenarios::a_profile_bound_fetch_is_a_gap(&GH, script, &GH.change(), ("comments", 4), None);
 }
 
 #[test]
@@ -205,7 +182,7 @@ fn a_rate_limit_is_waited_out_then_retried() {
     let comments = format!("{REPO}/issues/7/comments?per_page=100");
     let ok = Reply::json(include_str!("fixtures/github/issue-7-comments.json"));
     let script = scenario::issue_7().get(&comments, vec![rate_limited(3), ok]);
-    scenarios::rate_limits_are_waited_out(&GH, script, &comments, &issue7(), (1, &[3]));
+    scenarios::rate_limits_are_waited_out(&GH, script, &comments, &GH.item(), (1, &[3]));
 }
 
 #[test]
@@ -215,7 +192,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
         .header("x-ratelimit-remaining", "0")
         .header("x-ratelimit-reset", "1050");
     let script = Script::new().get(REPO, vec![limited]);
-    scenarios::a_required_rate_limit_is_typed(&GH, script, &pr42());
+    scenarios::a_required_rate_limit_is_typed(&GH, script, &GH.change());
 
     // Within the bound: the reset is waited for, and the total is shared.
     let script = Script::new().get(
@@ -244,7 +221,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     let missing = scenario::pull_42().get(&format!("{REPO}/pulls/42"), vec![not_found()]);
-    scenarios::refusals_are_typed(&GH, (REPO, unauthorized()), missing, &pr42());
+    scenarios::refusals_are_typed(&GH, (REPO, unauthorized()), missing, &GH.change());
 }
 
 #[test]
@@ -254,7 +231,9 @@ fn unmapped_native_values_are_invalid_metadata() {
         .replace(r#""state": "open""#, r#""state": "locked""#);
     let script = scenario::pull_42().get(&format!("{REPO}/pulls/42"), vec![Reply::json(locked)]);
     let server = HttpServer::script(script).unwrap();
-    let e = GH.collect(&mut GH.adapter(&server), &pr42()).unwrap_err();
+    let e = GH
+        .collect(&mut GH.adapter(&server), &GH.change())
+        .unwrap_err();
     match e {
         CollectError::Forge(ForgeError::InvalidMetadata { value, .. }) => {
             assert_eq!(value, "locked")
@@ -270,7 +249,7 @@ fn unmapped_native_values_are_invalid_metadata() {
         &format!("{REPO}/pulls/42/reviews?per_page=100"),
         vec![Reply::json(reviews)],
     );
-    let input = GH.collected(&HttpServer::script(script).unwrap(), &pr42());
+    let input = GH.collected(&HttpServer::script(script).unwrap(), &GH.change());
     assert_eq!(input.reviews.len(), 1);
     assert_eq!(gap_of(&input, "reviews"), ("invalid_metadata", 1));
     let count = assembled_gap(&input, GapScope::Reviews, GapCode::InvalidMetadata);
@@ -285,7 +264,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
             vec![Reply::status(502, "{}")],
         )
         .post("/graphql", vec![Reply::status(500, "{}")]);
-    scenarios::failed_reviews_are_gaps(&GH, script, &pr42());
+    scenarios::failed_reviews_are_gaps(&GH, script, &GH.change());
 }
 
 #[test]
@@ -296,18 +275,23 @@ fn responses_are_bounded_before_parsing() {
     // and handed over as oversized (the assembler refuses it undecoded).
     // The bodies in the fixture fit in 100 bytes, the log does not.
     let log = format!("{REPO}/actions/jobs/111/logs");
-    scenarios::an_oversized_log_is_refused(&GH, &server, (&log, 100), &pr42());
+    scenarios::an_oversized_log_is_refused(&GH, &server, (&log, 100), &GH.change());
 }
 
 #[test]
 fn a_profile_for_another_kind_fetches_nothing() {
     let server = HttpServer::script(scenario::pull_42()).unwrap();
     let mut gh = GH.adapter(&server);
-    let e = collect(&mut gh, &pr42(), &default_profile(EntityKind::WorkItem)).unwrap_err();
+    let e = collect(
+        &mut gh,
+        &GH.change(),
+        &default_profile(EntityKind::WorkItem),
+    )
+    .unwrap_err();
     assert!(matches!(e, CollectError::KindMismatch { .. }), "{e:?}");
     let mut bad = default_profile(EntityKind::ChangeProposal);
     bad.included_sources.push("comments".into());
-    let e = collect(&mut gh, &pr42(), &bad).unwrap_err();
+    let e = collect(&mut gh, &GH.change(), &bad).unwrap_err();
     assert!(matches!(e, CollectError::Profile(_)), "{e:?}");
     assert!(server.seen().is_empty());
 }
@@ -315,7 +299,7 @@ fn a_profile_for_another_kind_fetches_nothing() {
 #[test]
 fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
     let server = HttpServer::script(scenario::pull_42()).unwrap();
-    let mut req = pr42();
+    let mut req = GH.change();
     req.bot_roles
         .insert("ci-helper[bot]".into(), "review".into());
     // A human account never becomes a bot through the registry.
@@ -370,7 +354,7 @@ fn d7_check_creation_time_is_the_actions_jobs_created_at() {
             .any(|r| r.target == format!("{REPO}/actions/jobs/111"))
     );
     // The third-party check's job lookup answers 404: no job, no time.
-    let input = GH.collect(&mut gh, &pr42()).unwrap();
+    let input = GH.collect(&mut gh, &GH.change()).unwrap();
     let count = assembled_gap(&input, GapScope::Checks, GapCode::InvalidMetadata);
     assert_eq!(count, 1);
 }
@@ -408,7 +392,7 @@ fn a_failed_job_lookup_is_a_fetch_failed_gap_not_a_check_without_a_job() {
         let script = scenario::pull_42().get(&job, vec![failure]);
         let server = HttpServer::script(script).unwrap();
         let mut gh = GH.with(&server, FakeSleeper::default(), max_wait(10));
-        let input = GH.collect(&mut gh, &pr42()).unwrap();
+        let input = GH.collect(&mut gh, &GH.change()).unwrap();
         let gaps: Vec<_> = input
             .acquisition_gaps
             .iter()
@@ -474,7 +458,6 @@ fn a_stalled_reply_times_out_in_bounded_time() {
         script: scenario::issue_7,
         singleton: (REPO, repo),
         listing: (&comments, listed),
-        number: 7,
         state: "closed",
     };
     scenarios::stalls_time_out(&GH, stalls);
@@ -491,7 +474,7 @@ fn a_redirect_to_another_host_never_carries_the_token() {
         &format!("{REPO}/actions/jobs/111/logs"),
         ("/storage/job-111.log", log),
     );
-    let input = GH.collected(&server, &pr42());
+    let input = GH.collected(&server, &GH.change());
     let check = check(&input, "CR_kwDOAcme0111");
     assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
     assert_redirect_kept_the_token(&elsewhere, "/storage/job-111.log", &server.seen(), TOKEN);

@@ -10,36 +10,14 @@ mod common;
 #[path = "fixtures/gitlab/scenario.rs"]
 mod scenario;
 
-use common::scenarios;
-use common::{
-    FakeSleeper, Fixture, asked, assembled, assembled_gap, assert_bearer,
-    assert_redirect_kept_the_token, check, comment_author, comment_ids, gap_rows, max_wait, window,
-};
-
-use probity_core::context::RecordSelection;
-use probity_core::context::{EntityKind, Forge};
-use probity_core::context::{GapCode, GapScope};
+use common::prelude::*;
 use probity_forge::gitlab::GitLab;
-use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort};
-use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{PROJECT, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "glpat-test-0123456789";
 
-const GL: Fixture<GitLab<FakeSleeper>> = Fixture {
-    new: GitLab::new,
-    forge: Forge::Gitlab,
-    host: "gitlab.example",
-    token: TOKEN,
-};
-
-fn mr5() -> CollectRequest {
-    GL.request(EntityKind::ChangeProposal, 5)
-}
-
-fn issue3() -> CollectRequest {
-    GL.request(EntityKind::WorkItem, 3)
-}
+const GL: Fixture<GitLab<FakeSleeper>> =
+    Fixture::of(GitLab::new, Forge::Gitlab, "gitlab.example", TOKEN).scripting(5, 3);
 
 /// Also D8 (GitLab): a merge request's non-individual discussion is a
 /// thread whose identity is the discussion `id` and whose `created_at` is
@@ -47,7 +25,7 @@ fn issue3() -> CollectRequest {
 #[test]
 fn a_merge_request_is_collected_and_assembles() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let input = GL.collected(&server, &mr5());
+    let input = GL.collected(&server, &GL.change());
 
     assert_eq!(input.source.repository_id.as_deref(), Some("278964"));
     assert_eq!(input.source.repository.as_deref(), Some("acme/widgets"));
@@ -123,7 +101,7 @@ fn a_merge_request_is_collected_and_assembles() {
 #[test]
 fn d10_issue_discussion_notes_are_comments_without_threads() {
     let server = HttpServer::script(scenario::issue_3()).unwrap();
-    let input = GL.collected(&server, &issue3());
+    let input = GL.collected(&server, &GL.item());
     assert_eq!(input.entity.state, "open");
     assert_eq!(input.entity.body.as_deref(), Some(""));
     assert_eq!(comment_ids(&input), ["1301", "1302"]);
@@ -141,7 +119,7 @@ fn x_next_page_pagination_stops_at_the_window() {
     let comments = |max_records, selection| {
         let l = GL
             .adapter(&server)
-            .comments(mr5().entity, window(max_records, selection))
+            .comments(GL.change().entity, window(max_records, selection))
             .unwrap();
         let ids: Vec<_> = l
             .items
@@ -160,7 +138,7 @@ fn x_next_page_pagination_stops_at_the_window() {
     // A covering window reads both pages.
     let l = GL
         .adapter(&server)
-        .comments(mr5().entity, window(100, RecordSelection::Oldest))
+        .comments(GL.change().entity, window(100, RecordSelection::Oldest))
         .unwrap();
     assert_eq!((l.items.len(), l.beyond_window), (3, 0));
     let page1 = asked(&server.seen(), |t| {
@@ -178,7 +156,7 @@ fn unmapped_states_and_missing_entities_are_typed() {
     );
     let server = HttpServer::script(script).unwrap();
     let mut gl = GL.adapter(&server);
-    let e = GL.collect(&mut gl, &mr5()).unwrap_err();
+    let e = GL.collect(&mut gl, &GL.change()).unwrap_err();
     assert!(
         matches!(e, CollectError::Forge(ForgeError::InvalidMetadata { ref value, .. }) if value == "reopened"),
         "{e:?}"
@@ -238,7 +216,7 @@ fn deleted_authors_are_null_and_never_admitted() {
         ],
     );
     let server = HttpServer::script(script).unwrap();
-    let input = GL.collected(&server, &mr5());
+    let input = GL.collected(&server, &GL.change());
     assert_eq!(comment_author(&input, "1205"), None, "author: null");
     assert_eq!(comment_author(&input, "1206"), None, "the ghost account");
     // Neither became an actor row, and no user lookup was made for them.
@@ -256,7 +234,13 @@ fn a_profile_bound_fetch_is_a_profile_bound_gap() {
         scenario::merge_request_5(),
         "discussions?per_page=100&page=2",
     );
-    scenarios::a_profile_bound_fetch_is_a_gap(&GL, script, &mr5(), ("comments", 3), Some(page2));
+    scenarios::a_profile_bound_fetch_is_a_gap(
+        &GL,
+        script,
+        &GL.change(),
+        ("comments", 3),
+        Some(page2),
+    );
 }
 
 #[test]
@@ -276,26 +260,26 @@ fn a_rate_limit_is_waited_out_then_retried() {
             ok,
         ],
     );
-    scenarios::rate_limits_are_waited_out(&GL, script, &d, &issue3(), (2, &[3, 10]));
+    scenarios::rate_limits_are_waited_out(&GL, script, &d, &GL.item(), (2, &[3, 10]));
 }
 
 #[test]
 fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     // The project (required): RateLimit-Reset 50 s away, 20 s allowed.
     let script = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
-    scenarios::a_required_rate_limit_is_typed(&GL, script, &issue3());
+    scenarios::a_required_rate_limit_is_typed(&GL, script, &GL.item());
 
     // An optional listing: the total is shared, then a fetch_failed gap.
     let d = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
     let script = scenario::issue_3().get(&d, vec![rate_limited(Some(15), None)]);
-    scenarios::a_listing_rate_limit_is_a_gap(&GL, script, &issue3());
+    scenarios::a_listing_rate_limit_is_a_gap(&GL, script, &GL.item());
 }
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
     let missing =
         scenario::merge_request_5().get(&format!("{PROJECT}/merge_requests/5"), vec![not_found()]);
-    scenarios::refusals_are_typed(&GL, (PROJECT, unauthorized()), missing, &mr5());
+    scenarios::refusals_are_typed(&GL, (PROJECT, unauthorized()), missing, &GL.change());
 
     // A refused optional listing (the pipelines) is a fetch_failed gap.
     let script = scenario::merge_request_5().get(
@@ -305,7 +289,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
         ),
         vec![unauthorized()],
     );
-    scenarios::a_refused_listing_is_a_gap(&GL, script, &mr5(), "checks");
+    scenarios::a_refused_listing_is_a_gap(&GL, script, &GL.change(), "checks");
 }
 
 #[test]
@@ -330,7 +314,7 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
             &format!("{PROJECT}/members/all/12"),
             vec![Reply::json(planner)],
         );
-    let input = GL.collected(&HttpServer::script(script).unwrap(), &mr5());
+    let input = GL.collected(&HttpServer::script(script).unwrap(), &GL.change());
     let ids: Vec<_> = input.checks.iter().filter_map(|c| c.id.clone()).collect();
     assert_eq!(ids, ["5001", "5002"]);
     assert!(
@@ -352,7 +336,7 @@ fn responses_are_bounded_before_parsing() {
     // over as oversized (the assembler refuses it undecoded).
     // Every body in the fixture fits in 60 bytes, the 69-byte trace does not.
     let trace = format!("{PROJECT}/jobs/5001/trace");
-    let a = scenarios::an_oversized_log_is_refused(&GL, &server, (&trace, 60), &mr5());
+    let a = scenarios::an_oversized_log_is_refused(&GL, &server, (&trace, 60), &GL.change());
     assert_eq!(a.gaps.count(GapScope::Comments, GapCode::SourceTooLarge), 0);
 }
 
@@ -362,7 +346,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
         &format!("{PROJECT}/merge_requests/5/discussions?per_page=100&page=1"),
         vec![Reply::status(502, "{}")],
     );
-    let input = GL.collected(&HttpServer::script(script).unwrap(), &mr5());
+    let input = GL.collected(&HttpServer::script(script).unwrap(), &GL.change());
     assert!(input.comments.is_empty() && input.threads.is_empty());
     // The discussions carry both the comments and the threads: both
     // scopes say so (reviews also keeps its history_unavailable row).
@@ -380,7 +364,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
 #[test]
 fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let mut req = mr5();
+    let mut req = GL.change();
     req.bot_roles
         .insert("project_278964_bot_1a2b".into(), "review".into());
     // A human account (the users API says `bot: false`) never becomes a
@@ -410,7 +394,7 @@ fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
 /// closed).
 #[test]
 fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
-    let req = issue3();
+    let req = GL.item();
     for (failure, code) in [
         (Reply::status(503, "{}"), "fetch_failed"),
         (
@@ -447,7 +431,6 @@ fn a_stalled_reply_times_out_in_bounded_time() {
         script: scenario::issue_3,
         singleton: (PROJECT, project),
         listing: (&discussions, listed),
-        number: 3,
         state: "open",
     };
     scenarios::stalls_time_out(&GL, stalls);
@@ -469,7 +452,7 @@ fn a_redirect_to_another_host_never_carries_the_token() {
         &from,
         ("/storage/job-5001.trace", trace),
     );
-    let input = GL.collected(&server, &mr5());
+    let input = GL.collected(&server, &GL.change());
     let check = check(&input, "5001");
     assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
     let seen = server.seen();

@@ -9,6 +9,21 @@
 
 pub mod scenarios;
 
+/// What every forge's tests use, in one import (each test file uses its
+/// own part of it).
+#[allow(unused_imports)]
+pub mod prelude {
+    pub use super::scenarios;
+    pub use super::{
+        FakeSleeper, Fixture, asked, assembled, assembled_gap, assert_bearer,
+        assert_redirect_kept_the_token, check, clock_at, comment_author, comment_ids, gap_of,
+        gap_rows, max_wait, secs, window,
+    };
+    pub use probity_core::context::{EntityKind, Forge, GapCode, GapScope, RecordSelection};
+    pub use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort};
+    pub use probity_testkit::http::{HttpServer, Reply, Script};
+}
+
 use std::cell::RefCell;
 use std::fmt::Debug;
 use std::rc::Rc;
@@ -87,8 +102,9 @@ pub fn window(max_records: u64, selection: RecordSelection) -> Window {
 pub type New<F> = fn(&str, &str, Option<Token>, Limits, FakeSleeper) -> Result<F, ForgeError>;
 
 /// One forge as its tests meet it: the adapter built for `acme/widgets`
-/// on a scripted server, the collection requests naming its host, and
-/// the token it sends (which no error or rendering may show).
+/// on a scripted server, the collection requests naming its host, the
+/// token it sends (which no error or rendering may show), and the numbers
+/// of the change proposal and the work item its scenarios script.
 pub struct Fixture<F> {
     /// The adapter's constructor.
     pub new: New<F>,
@@ -98,6 +114,35 @@ pub struct Fixture<F> {
     pub host: &'static str,
     /// The token the adapter sends.
     pub token: &'static str,
+    /// The scripted change proposal's number.
+    pub change: u64,
+    /// The scripted work item's number.
+    pub item: u64,
+}
+
+impl<F> Fixture<F> {
+    /// The fixture of the adapter `new` builds, for `forge` at `host`,
+    /// sending `token` (no scripted entity yet: see [`Fixture::scripting`]).
+    pub const fn of(new: New<F>, forge: Forge, host: &'static str, token: &'static str) -> Self {
+        Self {
+            new,
+            forge,
+            host,
+            token,
+            change: 0,
+            item: 0,
+        }
+    }
+
+    /// This fixture with the change proposal `change` and the work item
+    /// `item` scripted.
+    pub const fn scripting(self, change: u64, item: u64) -> Self {
+        Self {
+            change,
+            item,
+            ..self
+        }
+    }
 }
 
 impl<F: ForgePort + Debug> Fixture<F> {
@@ -121,6 +166,16 @@ impl<F: ForgePort + Debug> Fixture<F> {
             entity: EntityRef { kind, number },
             bot_roles: Default::default(),
         }
+    }
+
+    /// The collection request for the scripted change proposal.
+    pub fn change(&self) -> CollectRequest {
+        self.request(EntityKind::ChangeProposal, self.change)
+    }
+
+    /// The collection request for the scripted work item.
+    pub fn item(&self) -> CollectRequest {
+        self.request(EntityKind::WorkItem, self.item)
     }
 
     /// Collects `request` from `forge` under its kind's default profile.

@@ -9,9 +9,7 @@
 use std::fmt::Debug;
 use std::time::{Duration, Instant};
 
-use probity_core::context::{
-    Assembly, ContextInput, EntityKind, GapCode, GapScope, RecordSelection,
-};
+use probity_core::context::{Assembly, ContextInput, GapCode, GapScope, RecordSelection};
 use probity_forge::http::Limits;
 use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort, default_profile};
 use probity_testkit::http::{HttpServer, Reply, Script};
@@ -41,8 +39,6 @@ pub struct Stalls<'a> {
     pub singleton: (&'a str, Reply),
     /// An optional listing (the item's comments): its path and its reply.
     pub listing: (&'a str, Reply),
-    /// The work item's number.
-    pub number: u64,
     /// The work item's state, as collected.
     pub state: &'a str,
 }
@@ -56,7 +52,7 @@ pub fn stalls_time_out<F: ForgePort + Debug>(f: &Fixture<F>, s: Stalls<'_>) {
         timeout: TIMEOUT,
         ..Limits::default()
     };
-    let request = f.request(EntityKind::WorkItem, s.number);
+    let request = f.item();
     let stalled = |(path, reply): (&str, Reply)| {
         let server = HttpServer::script((s.script)().get(path, vec![reply.delay(STALL)])).unwrap();
         let forge = f.with(&server, Default::default(), limits);
