@@ -144,8 +144,7 @@ fn unmapped_values_are_invalid_metadata() {
 #[test]
 fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let window = window(100, RecordSelection::Newest);
-    let t = FJ.adapter(&server).review_threads(9, window).unwrap();
+    let t = FJ.threads(&server, RecordSelection::Newest);
     assert_eq!((t.threads.invalid, t.comments.invalid), (0, 0));
     let threads: Vec<_> = t.threads.items.iter().collect();
     assert_eq!(threads.len(), 2);
@@ -212,8 +211,10 @@ fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
         &format!("{REPO}/pulls/9/reviews/601/comments"),
         vec![Reply::json(bad)],
     );
-    let server = HttpServer::script(script).unwrap();
-    let t = FJ.adapter(&server).review_threads(9, window).unwrap();
+    let t = FJ.threads(
+        &HttpServer::script(script).unwrap(),
+        RecordSelection::Newest,
+    );
     assert_eq!(t.threads.items.len(), 1);
     assert_eq!((t.threads.invalid, t.comments.invalid), (1, 2));
 }
@@ -258,11 +259,8 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
     let server = HttpServer::script(script).unwrap();
     let req = FJ.change();
     let input = FJ.collected(&server, &req);
-    let role = |id: &str| {
-        let a = input.actors.iter().find(|a| a.id == id).unwrap();
-        (a.role.clone(), a.role_verified)
-    };
-    assert_eq!(role("301"), (Some("read".into()), true));
+    let role = |id: &str| role_of(&input, id);
+    assert_eq!(role("301"), (Some("read"), true));
     assert_eq!(role("302"), (None, false), "maintain is not a Forgejo row");
     assert_eq!(role("303"), (None, false), "a 404 is unverified");
     for (native, v1) in [
@@ -276,10 +274,8 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
             vec![Reply::json(perm(native))],
         );
         let server = HttpServer::script(script).unwrap();
-        let mut fj = FJ.adapter(&server);
-        let input = FJ.collect(&mut fj, &req).unwrap();
-        let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
-        assert_eq!(alice.role.as_deref(), Some(v1), "{native}");
+        let input = FJ.collected(&server, &req);
+        assert_eq!(actor(&input, "301").role.as_deref(), Some(v1), "{native}");
     }
 }
 
@@ -415,7 +411,7 @@ fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
             .iter()
             .all(|a| a.kind == "human" && a.bot_role.is_none())
     );
-    let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
+    let alice = actor(&input, "301");
     assert_eq!(alice.role.as_deref(), Some("write"));
 }
 

@@ -66,7 +66,7 @@ fn a_merge_request_is_collected_and_assembles() {
     assert_eq!(check("5002").never_started, Some(true));
     assert_eq!(check("5003").status, "queued");
 
-    let actor = |id: &str| input.actors.iter().find(|a| a.id == id).unwrap();
+    let actor = |id: &str| actor(&input, id);
     assert_eq!(actor("11").role.as_deref(), Some("write"));
     assert_eq!(actor("12").role.as_deref(), Some("maintain"));
     assert_eq!(actor("13").role.as_deref(), Some("admin"));
@@ -107,8 +107,7 @@ fn d10_issue_discussion_notes_are_comments_without_threads() {
     assert_eq!(comment_ids(&input), ["1301", "1302"]);
     assert!(input.threads.is_empty());
     // dave is no member (404): unverified, his note not admitted.
-    let dave = input.actors.iter().find(|a| a.id == "14").unwrap();
-    assert_eq!((dave.role.as_deref(), dave.role_verified), (None, false));
+    assert_eq!(role_of(&input, "14"), (None, false));
     let count = assembled_gap(&input, GapScope::Comments, GapCode::AuthorizationFailed);
     assert_eq!(count, 1);
 }
@@ -175,10 +174,7 @@ fn unmapped_states_and_missing_entities_are_typed() {
 #[test]
 fn d8_a_merge_request_thread_is_its_discussion() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let t = GL
-        .adapter(&server)
-        .review_threads(5, window(100, RecordSelection::Oldest))
-        .unwrap();
+    let t = GL.threads(&server, RecordSelection::Oldest);
     assert_eq!(t.threads.items.len(), 1);
     let th = &t.threads.items[0];
     assert_eq!(
@@ -322,8 +318,7 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
         "{:?}",
         gap_rows(&input)
     );
-    let bob = input.actors.iter().find(|a| a.id == "12").unwrap();
-    assert_eq!((bob.role.as_deref(), bob.role_verified), (None, false));
+    assert_eq!(role_of(&input, "12"), (None, false));
     let count = assembled_gap(&input, GapScope::Checks, GapCode::InvalidMetadata);
     assert_eq!(count, 1);
 }
@@ -363,27 +358,10 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
 
 #[test]
 fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
-    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let mut req = GL.change();
-    req.bot_roles
-        .insert("project_278964_bot_1a2b".into(), "review".into());
-    // A human account (the users API says `bot: false`) never becomes a
-    // bot through the registry.
-    req.bot_roles.insert("alice".into(), "review".into());
-    let input = GL.collected(&server, &req);
-    let bot = input.actors.iter().find(|a| a.id == "77").unwrap();
-    assert_eq!(
-        (bot.kind.as_str(), bot.bot_role.as_deref()),
-        ("bot", Some("review"))
-    );
-    let alice = input.actors.iter().find(|a| a.id == "11").unwrap();
-    assert_eq!(
-        (alice.kind.as_str(), alice.bot_role.as_deref()),
-        ("human", None)
-    );
-    // Only the deleted author is left out now.
-    let count = assembled_gap(&input, GapScope::Comments, GapCode::AuthorizationFailed);
-    assert_eq!(count, 1);
+    // alice is a human account (the users API says `bot: false`). Only the
+    // deleted author is left out now.
+    let bot = ("project_278964_bot_1a2b", "77");
+    scenarios::a_registered_bot_is_admitted(&GL, scenario::merge_request_5(), (bot, "11"), 1);
 }
 
 /// Regression (issue 13 audit): a failed `GET /users/{id}` was discarded

@@ -15,9 +15,9 @@ pub mod scenarios;
 pub mod prelude {
     pub use super::scenarios;
     pub use super::{
-        FakeSleeper, Fixture, asked, assembled, assembled_gap, assert_bearer,
+        FakeSleeper, Fixture, actor, asked, assembled, assembled_gap, assert_bearer,
         assert_redirect_kept_the_token, check, clock_at, comment_author, comment_ids, gap_of,
-        gap_rows, max_wait, secs, window,
+        gap_rows, max_wait, role_of, secs, window,
     };
     pub use probity_core::context::{EntityKind, Forge, GapCode, GapScope, RecordSelection};
     pub use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort};
@@ -30,13 +30,13 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use probity_core::context::RecordSelection;
+use probity_core::context::{ActorInput, CheckInput, EntityKind, Forge};
 use probity_core::context::{Assembly, ContextInput, GapCode, GapScope};
-use probity_core::context::{CheckInput, EntityKind, Forge};
 use probity_forge::http::{Limits, Sleeper, Token};
 use probity_ports::context::assemble;
 use probity_ports::forge::{
-    CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
-    default_profile,
+    CollectError, CollectRequest, EntityRef, FetchedThreads, ForgeError, ForgePort, Window,
+    collect, default_profile,
 };
 use probity_testkit::http::{HttpServer, Request};
 
@@ -178,6 +178,14 @@ impl<F: ForgePort + Debug> Fixture<F> {
         self.request(EntityKind::WorkItem, self.item)
     }
 
+    /// The scripted change proposal's review threads (a window of 100
+    /// chosen by `selection`), read from a fresh adapter on `server`.
+    pub fn threads(&self, server: &HttpServer, selection: RecordSelection) -> FetchedThreads {
+        self.adapter(server)
+            .review_threads(self.change, window(100, selection))
+            .unwrap()
+    }
+
     /// Collects `request` from `forge` under its kind's default profile.
     pub fn collect(
         &self,
@@ -241,6 +249,17 @@ pub fn check<'a>(input: &'a ContextInput, id: &str) -> &'a CheckInput {
         .iter()
         .find(|c| c.id.as_deref() == Some(id))
         .unwrap()
+}
+
+/// The collected actor `id`.
+pub fn actor<'a>(input: &'a ContextInput, id: &str) -> &'a ActorInput {
+    input.actors.iter().find(|a| a.id == id).unwrap()
+}
+
+/// The collected actor `id`'s role and whether it was verified.
+pub fn role_of<'a>(input: &'a ContextInput, id: &str) -> (Option<&'a str>, bool) {
+    let a = actor(input, id);
+    (a.role.as_deref(), a.role_verified)
 }
 
 /// The collected comments' IDs, in order.

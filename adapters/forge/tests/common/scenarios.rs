@@ -15,7 +15,7 @@ use probity_ports::forge::{CollectError, CollectRequest, ForgeError, ForgePort, 
 use probity_testkit::http::{HttpServer, Reply, Script};
 
 use super::{
-    FakeSleeper, Fixture, asked, assembled, assembled_gap, assert_refused, clock_at, gap_of,
+    FakeSleeper, Fixture, actor, asked, assembled, assembled_gap, assert_refused, clock_at, gap_of,
     gap_rows, max_wait, secs, tiny_responses, window,
 };
 
@@ -216,6 +216,34 @@ pub fn a_profile_bound_fetch_is_a_gap<F: ForgePort + Debug>(
     let scope = GapScope::parse(scope).unwrap();
     let count = assembled_gap(&input, scope, GapCode::ProfileBound);
     assert!(count >= left.unsigned_abs(), "{count}");
+}
+
+/// A bot login (`bot`: its login and actor ID) and a human's (`human`:
+/// `alice`'s actor ID) registered with the `review` role: the bot is
+/// admitted with it, the human stays a human without one, and
+/// `unadmitted` comments are still not admitted (their authors deleted or
+/// unverified). Answers the collected input.
+pub fn a_registered_bot_is_admitted<F: ForgePort + Debug>(
+    f: &Fixture<F>,
+    script: Script,
+    (bot, human): ((&str, &str), &str),
+    unadmitted: u64,
+) -> ContextInput {
+    let mut request = f.change();
+    request.bot_roles.insert(bot.0.into(), "review".into());
+    // A human account never becomes a bot through the registry.
+    request.bot_roles.insert("alice".into(), "review".into());
+    let input = f.collected(&HttpServer::script(script).unwrap(), &request);
+    assert_eq!(input.bot_roles, ["review"]);
+    let bot = actor(&input, bot.1);
+    let bot = (bot.kind.as_str(), bot.bot_role.as_deref());
+    assert_eq!(bot, ("bot", Some("review")));
+    let alice = actor(&input, human);
+    let alice = (alice.kind.as_str(), alice.bot_role.as_deref());
+    assert_eq!(alice, ("human", None));
+    let count = assembled_gap(&input, GapScope::Comments, GapCode::AuthorizationFailed);
+    assert_eq!(count, unadmitted);
+    input
 }
 
 /// `script` fails the reviews listing: reviews and threads are empty and
