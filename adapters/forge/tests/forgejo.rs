@@ -348,13 +348,11 @@ fn a_rate_limit_is_waited_out_then_retried() {
 #[test]
 fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     // The repository (required): a typed error, nothing slept.
-    let script = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
-    scenarios::a_required_rate_limit_is_typed(&FJ, script, &FJ.item());
-
+    let required = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
     // An optional listing: the total is shared, then a fetch_failed gap.
     let limited = vec![rate_limited(Some(15), None), rate_limited(Some(15), None)];
-    let script = scenario::issue_4().get(&format!("{REPO}/issues/4/comments"), limited);
-    scenarios::a_listing_rate_limit_is_a_gap(&FJ, script, &FJ.item());
+    let listing = scenario::issue_4().get(&format!("{REPO}/issues/4/comments"), limited);
+    scenarios::rate_limits_beyond_the_total(&FJ, (required, Some(listing)), &FJ.item());
 }
 
 #[test]

@@ -192,7 +192,7 @@ fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
         .header("x-ratelimit-remaining", "0")
         .header("x-ratelimit-reset", "1050");
     let script = Script::new().get(REPO, vec![limited]);
-    scenarios::a_required_rate_limit_is_typed(&GH, script, &GH.change());
+    scenarios::rate_limits_beyond_the_total(&GH, (script, None), &GH.change());
 
     // Within the bound: the reset is waited for, and the total is shared.
     let script = Script::new().get(

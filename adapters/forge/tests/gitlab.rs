@@ -262,13 +262,11 @@ fn a_rate_limit_is_waited_out_then_retried() {
 #[test]
 fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
     // The project (required): RateLimit-Reset 50 s away, 20 s allowed.
-    let script = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
-    scenarios::a_required_rate_limit_is_typed(&GL, script, &GL.item());
-
+    let required = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
     // An optional listing: the total is shared, then a fetch_failed gap.
     let d = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
-    let script = scenario::issue_3().get(&d, vec![rate_limited(Some(15), None)]);
-    scenarios::a_listing_rate_limit_is_a_gap(&GL, script, &GL.item());
+    let listing = scenario::issue_3().get(&d, vec![rate_limited(Some(15), None)]);
+    scenarios::rate_limits_beyond_the_total(&GL, (required, Some(listing)), &GL.item());
 }
 
 #[test]

@@ -123,15 +123,18 @@ pub fn rate_limits_are_waited_out<F: ForgePort + Debug>(
     assert_eq!(asked(&server.seen(), |t| t == target), slept.len() + 1);
 }
 
-/// `script` rate-limits the required singleton beyond the 20 s total
-/// (a clock at 1000): collecting `request` is `RateLimited` having waited
-/// nothing, nothing was slept, and the error never shows the token.
-pub fn a_required_rate_limit_is_typed<F: ForgePort + Debug>(
+/// Rate limits beyond the 20 s total (a clock at 1000). `required`
+/// rate-limits the required singleton: collecting `request` is
+/// `RateLimited` having waited nothing, nothing was slept, and the error
+/// never shows the token. `listing`, when given, rate-limits the comments
+/// listing for 15 s, then beyond the total: the 15 s are waited once, and
+/// the listing is a `fetch_failed` gap with nothing collected for it.
+pub fn rate_limits_beyond_the_total<F: ForgePort + Debug>(
     f: &Fixture<F>,
-    script: Script,
+    (required, listing): (Script, Option<Script>),
     request: &CollectRequest,
 ) {
-    let (_, sleeper, e) = on_a_clock(f, script, request, max_wait(20));
+    let (_, sleeper, e) = on_a_clock(f, required, request, max_wait(20));
     let e = e.unwrap_err();
     assert!(
         matches!(
@@ -142,17 +145,9 @@ pub fn a_required_rate_limit_is_typed<F: ForgePort + Debug>(
     );
     assert!(sleeper.slept.borrow().is_empty());
     assert!(!e.to_string().contains(f.token) && !format!("{e:?}").contains(f.token));
-}
 
-/// `script` rate-limits the comments listing for 15 s, then beyond the
-/// 20 s total: the 15 s are waited once, and the listing is a
-/// `fetch_failed` gap with nothing collected for it.
-pub fn a_listing_rate_limit_is_a_gap<F: ForgePort + Debug>(
-    f: &Fixture<F>,
-    script: Script,
-    request: &CollectRequest,
-) {
-    let (_, sleeper, input) = on_a_clock(f, script, request, max_wait(20));
+    let Some(listing) = listing else { return };
+    let (_, sleeper, input) = on_a_clock(f, listing, request, max_wait(20));
     let input = input.unwrap();
     assert!(input.comments.is_empty());
     assert_eq!(gap_rows(&input), [("comments", "fetch_failed", 1)]);
