@@ -3,7 +3,7 @@
 //! listings. What differs between forges (their vocabularies, their
 //! author objects, their pagination) stays in each forge's module.
 
-use probity_core::context::{CheckConclusion, CheckStatus, CommentInput, Timestamp};
+use probity_core::context::{CheckConclusion, CheckStatus, CommentInput, EntityState, Timestamp};
 use probity_ports::forge::{ForgeError, Listing};
 use serde_json::Value;
 
@@ -118,6 +118,46 @@ pub(crate) fn comment_record(
         updated_at: ts(v, updated)?,
         body: s(v, "body").unwrap_or("").to_owned(),
     })
+}
+
+/// An entity's native state as GitHub's REST API spells it (GitHub,
+/// Forgejo): `open` or `closed`; whether a pull request merged is each
+/// forge's own row.
+pub(crate) fn open_or_closed(state: &str) -> Result<EntityState, MapError> {
+    match state {
+        "open" => Ok(EntityState::Open),
+        "closed" => Ok(EntityState::Closed),
+        other => Err(MapError::new("entity state", other)),
+    }
+}
+
+/// The rows the tables of more than one forge share, asserted once for
+/// each of them.
+#[cfg(test)]
+pub(crate) mod shared_rows {
+    use probity_core::context::{EntityKind, EntityState};
+
+    use super::MapError;
+
+    /// The entity-state rows GitHub's and Forgejo's tables share: an issue
+    /// `open` or `closed`, a pull request `open` or `closed` when not
+    /// merged, and `merged` when closed with `merged: true`.
+    pub(crate) fn assert_open_closed_merged(
+        entity_state: impl Fn(EntityKind, &str, Option<bool>) -> Result<EntityState, MapError>,
+    ) {
+        use EntityKind::{ChangeProposal as Cp, WorkItem as Wi};
+        let rows = [
+            (Wi, "open", None, EntityState::Open),
+            (Wi, "closed", None, EntityState::Closed),
+            (Cp, "open", Some(false), EntityState::Open),
+            (Cp, "closed", Some(false), EntityState::Closed),
+            (Cp, "closed", Some(true), EntityState::Merged),
+        ];
+        for (kind, state, merged, want) in rows {
+            let row = format!("{kind:?} {state} merged: {merged:?}");
+            assert_eq!(entity_state(kind, state, merged), Ok(want), "{row}");
+        }
+    }
 }
 
 /// A response that is not what the API documents.

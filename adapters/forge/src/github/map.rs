@@ -9,6 +9,7 @@ use probity_core::context::{
 };
 use probity_ports::forge::ActorKindRef;
 
+use crate::native::open_or_closed;
 pub use crate::native::{MapError, timestamp};
 
 /// Entity state. REST spells GitHub's `OPEN`/`CLOSED` as `open`/`closed`.
@@ -19,11 +20,7 @@ pub fn entity_state(
     state: &str,
     merged: Option<bool>,
 ) -> Result<EntityState, MapError> {
-    let base = match state {
-        "open" => EntityState::Open,
-        "closed" => EntityState::Closed,
-        other => return Err(MapError::new("entity state", other)),
-    };
+    let base = open_or_closed(state)?;
     match (kind, merged) {
         (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
         (EntityKind::ChangeProposal, Some(false)) | (EntityKind::WorkItem, None) => Ok(base),
@@ -161,17 +158,7 @@ mod tests {
     #[test]
     fn entity_state_table() {
         use EntityKind::{ChangeProposal as Cp, WorkItem as Wi};
-        assert_eq!(entity_state(Wi, "open", None), Ok(EntityState::Open));
-        assert_eq!(entity_state(Wi, "closed", None), Ok(EntityState::Closed));
-        assert_eq!(entity_state(Cp, "open", Some(false)), Ok(EntityState::Open));
-        assert_eq!(
-            entity_state(Cp, "closed", Some(false)),
-            Ok(EntityState::Closed)
-        );
-        assert_eq!(
-            entity_state(Cp, "closed", Some(true)),
-            Ok(EntityState::Merged)
-        );
+        crate::native::shared_rows::assert_open_closed_merged(entity_state);
         assert!(entity_state(Cp, "open", None).is_err());
         assert!(entity_state(Wi, "open", Some(true)).is_err());
         for bad in ["OPEN", "locked", "merged", "draft", ""] {
