@@ -3,8 +3,10 @@
 //! listings. What differs between forges (their vocabularies, their
 //! author objects, their pagination) stays in each forge's module.
 
-use probity_core::context::{CheckConclusion, CheckStatus, CommentInput, EntityState, Timestamp};
-use probity_ports::forge::{ForgeError, Listing};
+use probity_core::context::{
+    CheckConclusion, CheckStatus, CommentInput, EntityState, ReplyInput, Timestamp,
+};
+use probity_ports::forge::{Authored, ForgeError, Listing};
 use serde_json::Value;
 
 /// A native value no table row maps (or a required one that is missing).
@@ -158,6 +160,29 @@ pub(crate) mod shared_rows {
             assert_eq!(entity_state(kind, state, merged), Ok(want), "{row}");
         }
     }
+}
+
+/// The IDs of mapped comments, in order (one without an ID is left out).
+pub(crate) fn comment_ids(comments: &[Authored<CommentInput>]) -> Vec<String> {
+    comments
+        .iter()
+        .filter_map(|c| c.record.id.clone())
+        .collect()
+}
+
+/// A thread's reply edges where the API has none: every comment after the
+/// first (the root) replies to the root.
+pub(crate) fn replies_to_root(ids: &[String]) -> Vec<ReplyInput> {
+    let Some((root, later)) = ids.split_first() else {
+        return Vec::new();
+    };
+    later
+        .iter()
+        .map(|c| ReplyInput {
+            comment_id: c.clone(),
+            parent_comment_id: root.clone(),
+        })
+        .collect()
 }
 
 /// A response that is not what the API documents.

@@ -10,7 +10,7 @@ use probity_ports::forge::{ActorRef, EntityRef, ForgeError, LogText, RepositoryI
 use serde_json::Value;
 
 use crate::http::{self, Client, Sleeper};
-use crate::native::{malformed, s, ts};
+use crate::native::{malformed, s, seg, ts};
 
 /// Splits `OWNER/NAME` (both non-empty, the name without a `/`); anything
 /// else is `NotFound` for the repository as given.
@@ -77,13 +77,14 @@ pub(crate) fn repository_info(
     })
 }
 
-/// The login a permission lookup needs (an actor without one is
-/// `NotFound`).
-pub(crate) fn login(actor: &ActorRef) -> Result<&str, ForgeError> {
-    actor.login.as_deref().ok_or_else(|| ForgeError::NotFound {
+/// The path of `actor`'s collaborator permission below `repo`, which
+/// names its login (an actor without one is `NotFound`).
+pub(crate) fn permission_path(repo: &str, actor: &ActorRef) -> Result<String, ForgeError> {
+    let login = actor.login.as_deref().ok_or_else(|| ForgeError::NotFound {
         what: format!("actor {} has no login", actor.id),
         status: 0,
-    })
+    })?;
+    Ok(format!("{repo}/collaborators/{}/permission", seg(login)))
 }
 
 /// `path` with `query` appended (`?` or `&`, whichever `path` needs).

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use probity_core::context::RecordSelection;
 use probity_core::context::{ActorRole, EntityKind};
-use probity_core::context::{CheckInput, CommentInput, ReplyInput, ReviewInput, ThreadInput};
+use probity_core::context::{CheckInput, CommentInput, ReviewInput, ThreadInput};
 use probity_ports::forge::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity,
     FetchedThreads, ForgeError, ForgePort, Listing, LogText, RepositoryInfo, Window,
@@ -25,7 +25,9 @@ use probity_ports::forge::{
 use serde_json::Value;
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use crate::native::{MapError, comment_record, listing, malformed, num_id, s, seg, ts};
+use crate::native::{
+    MapError, comment_ids, comment_record, listing, malformed, num_id, replies_to_root, s, seg, ts,
+};
 use crate::shared;
 
 /// Records per page (Forgejo's default maximum).
@@ -358,7 +360,7 @@ pub fn group_threads(comments: &[(u64, Value)]) -> FetchedThreads {
             (c.record.created_at.clone(), id)
         };
         mapped.sort_by_key(order);
-        let ids: Vec<String> = mapped.iter().filter_map(|c| c.record.id.clone()).collect();
+        let ids = comment_ids(&mapped);
         let Some(root_id) = ids.first().cloned() else {
             continue;
         };
@@ -381,13 +383,7 @@ pub fn group_threads(comments: &[(u64, Value)]) -> FetchedThreads {
             id: Some(root_id.clone()),
             created_at: mapped.first().and_then(|c| c.record.created_at.clone()),
             comment_ids: ids.clone(),
-            replies: ids[1..]
-                .iter()
-                .map(|c| ReplyInput {
-                    comment_id: c.clone(),
-                    parent_comment_id: root_id.clone(),
-                })
-                .collect(),
+            replies: replies_to_root(&ids),
             review_id: Some(key.review.to_string()),
             reviewed_sha,
             path: Some(key.path).filter(|p| !p.is_empty()),
@@ -516,12 +512,7 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
     }
 
     fn permission(&mut self, actor: &ActorRef) -> Result<ActorRole, ForgeError> {
-        let login = shared::login(actor)?;
-        let path = format!(
-            "{}/collaborators/{}/permission",
-            self.repo_path(),
-            seg(login)
-        );
+        let path = shared::permission_path(&self.repo_path(), actor)?;
         let (v, _) = self.get(&path)?;
         let p = s(&v, "permission").ok_or_else(|| malformed(&path, "no permission"))?;
         Ok(map::permission(p)?)

@@ -23,7 +23,9 @@ use probity_ports::forge::{
 use serde_json::{Value, json};
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use crate::native::{MapError, comment_record, labels, listing, malformed, s, seg, ts};
+use crate::native::{
+    MapError, comment_ids, comment_record, labels, listing, malformed, s, seg, ts,
+};
 use crate::shared;
 
 /// Records per page (GitHub's maximum).
@@ -200,10 +202,7 @@ pub fn thread(v: &Value) -> Result<MappedThread, MapError> {
         ThreadInput {
             id: Some(id.to_owned()),
             created_at: created,
-            comment_ids: comments
-                .iter()
-                .filter_map(|c| c.record.id.clone())
-                .collect(),
+            comment_ids: comment_ids(&comments),
             replies,
             review_id: first
                 .and_then(|c| c.pointer("/pullRequestReview/id"))
@@ -592,12 +591,7 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
     }
 
     fn permission(&mut self, actor: &ActorRef) -> Result<ActorRole, ForgeError> {
-        let login = shared::login(actor)?;
-        let path = format!(
-            "{}/collaborators/{}/permission",
-            self.repo_path(),
-            seg(login)
-        );
+        let path = shared::permission_path(&self.repo_path(), actor)?;
         let (v, _) = self.get(&path)?;
         Ok(map::permission(s(&v, "role_name"), s(&v, "permission"))?)
     }

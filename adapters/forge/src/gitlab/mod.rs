@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use probity_core::context::RecordSelection;
 use probity_core::context::{ActorRole, EntityKind};
-use probity_core::context::{CheckInput, CommentInput, ReplyInput, ReviewInput, ThreadInput};
+use probity_core::context::{CheckInput, CommentInput, ReviewInput, ThreadInput};
 use probity_ports::forge::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity,
     FetchedThreads, ForgeError, ForgePort, Listing, LogText, RepositoryInfo, Window,
@@ -25,7 +25,9 @@ use probity_ports::forge::{
 use serde_json::Value;
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use crate::native::{MapError, comment_record, labels, malformed, num_id, s, seg, ts};
+use crate::native::{
+    MapError, comment_ids, comment_record, labels, malformed, num_id, replies_to_root, s, seg, ts,
+};
 use crate::shared::{self, EntityParts};
 
 /// Records per page (GitLab's maximum).
@@ -397,15 +399,10 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
                 out.comments.invalid += notes.len() as u64;
                 continue;
             }
-            let root = comments[0].record.id.clone().unwrap_or_default();
-            let replies = comments[1..]
-                .iter()
-                .filter_map(|c| c.record.id.clone())
-                .map(|cid| ReplyInput {
-                    comment_id: cid,
-                    parent_comment_id: root.clone(),
-                })
-                .collect();
+            // Every note has its ID (else the thread is invalid above):
+            // the first is the root.
+            let ids = comment_ids(&comments);
+            let replies = replies_to_root(&ids);
             let resolvable: Vec<&&Value> = notes
                 .iter()
                 .filter(|n| {
@@ -441,10 +438,7 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
             out.threads.items.push(ThreadInput {
                 id,
                 created_at: created,
-                comment_ids: comments
-                    .iter()
-                    .filter_map(|c| c.record.id.clone())
-                    .collect(),
+                comment_ids: ids,
                 replies,
                 review_id: None,
                 reviewed_sha: pos.and_then(|p| s(p, "head_sha")).map(str::to_owned),
