@@ -4,7 +4,7 @@
 //! author objects, their pagination) stays in each forge's module.
 
 use probity_core::context::{
-    CheckConclusion, CheckStatus, CommentInput, EntityState, ReplyInput, Timestamp,
+    CheckConclusion, CheckStatus, CommentInput, EntityKind, EntityState, ReplyInput, Timestamp,
 };
 use probity_ports::forge::{Authored, ForgeError, Listing};
 use serde_json::Value;
@@ -122,15 +122,24 @@ pub(crate) fn comment_record(
     })
 }
 
-/// An entity's native state as GitHub's REST API spells it (GitHub,
-/// Forgejo): `open` or `closed`; whether a pull request merged is each
-/// forge's own row.
-pub(crate) fn open_or_closed(state: &str) -> Result<EntityState, MapError> {
-    match state {
-        "open" => Ok(EntityState::Open),
-        "closed" => Ok(EntityState::Closed),
-        other => Err(MapError::new("entity state", other)),
-    }
+/// An entity's state as GitHub's REST API spells it (GitHub, Forgejo):
+/// `open` or `closed` (anything else unmapped), and a pull request with
+/// `merged: true` `merged` whatever that native state. Whether `merged`
+/// must be given is each forge's own rule.
+pub(crate) fn open_closed_or_merged(
+    kind: EntityKind,
+    state: &str,
+    merged: Option<bool>,
+) -> Result<EntityState, MapError> {
+    let base = match state {
+        "open" => EntityState::Open,
+        "closed" => EntityState::Closed,
+        other => return Err(MapError::new("entity state", other)),
+    };
+    Ok(match (kind, merged) {
+        (EntityKind::ChangeProposal, Some(true)) => EntityState::Merged,
+        _ => base,
+    })
 }
 
 /// The rows the tables of more than one forge share, asserted once for

@@ -7,7 +7,7 @@ use probity_core::context::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState,
 };
 
-use crate::native::open_or_closed;
+use crate::native::open_closed_or_merged;
 pub use crate::native::{MapError, timestamp};
 
 /// Issue and pull-request state; a pull request with `merged: true` is
@@ -17,11 +17,7 @@ pub fn entity_state(
     state: &str,
     merged: Option<bool>,
 ) -> Result<EntityState, MapError> {
-    let base = open_or_closed(state)?;
-    match (kind, merged) {
-        (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
-        (EntityKind::ChangeProposal, Some(false) | None) | (EntityKind::WorkItem, _) => Ok(base),
-    }
+    open_closed_or_merged(kind, state, merged)
 }
 
 /// Formal review state; `PENDING` and `REQUEST_REVIEW` (unsubmitted

@@ -9,7 +9,7 @@ use probity_core::context::{
 };
 use probity_ports::forge::ActorKindRef;
 
-use crate::native::open_or_closed;
+use crate::native::open_closed_or_merged;
 pub use crate::native::{MapError, timestamp};
 
 /// Entity state. REST spells GitHub's `OPEN`/`CLOSED` as `open`/`closed`.
@@ -20,12 +20,11 @@ pub fn entity_state(
     state: &str,
     merged: Option<bool>,
 ) -> Result<EntityState, MapError> {
-    let base = open_or_closed(state)?;
+    let mapped = open_closed_or_merged(kind, state, merged)?;
     match (kind, merged) {
-        (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
-        (EntityKind::ChangeProposal, Some(false)) | (EntityKind::WorkItem, None) => Ok(base),
         (EntityKind::ChangeProposal, None) => Err(MapError::new("pull request merged", "null")),
         (EntityKind::WorkItem, Some(_)) => Err(MapError::new("issue merged", "present")),
+        (EntityKind::ChangeProposal, Some(_)) | (EntityKind::WorkItem, None) => Ok(mapped),
     }
 }
 
