@@ -413,7 +413,7 @@ fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
     assert_eq!(alice.role.as_deref(), Some("write"));
 }
 
-/// A timeout on every request (common::stalls_time_out): the repository
+/// A timeout on every request (scenarios::stalls_time_out): the repository
 /// held back, then the comments.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {

@@ -425,7 +425,7 @@ fn a_graphql_rate_limit_is_waited_out_within_the_total() {
     assert!(sleeper.slept.borrow().is_empty());
 }
 
-/// A timeout on every request (common::stalls_time_out): the repository
+/// A timeout on every request (scenarios::stalls_time_out): the repository
 /// held back, then the comments.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {

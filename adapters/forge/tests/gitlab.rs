@@ -394,7 +394,7 @@ fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
     }
 }
 
-/// A timeout on every request (common::stalls_time_out): the project held
+/// A timeout on every request (scenarios::stalls_time_out): the project held
 /// back, then the discussions.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {
