@@ -16,3 +16,4 @@ pub mod github;
 pub mod gitlab;
 pub mod http;
 mod native;
+mod shared;

@@ -3,8 +3,10 @@
 //! listings. What differs between forges (their vocabularies, their
 //! author objects, their pagination) stays in each forge's module.
 
-use probity_core::context::Timestamp;
-use probity_ports::forge::{ForgeError, Listing};
+use probity_core::context::{
+    CheckConclusion, CheckStatus, CommentInput, EntityKind, EntityState, ReplyInput, Timestamp,
+};
+use probity_ports::forge::{Authored, ForgeError, Listing};
 use serde_json::Value;
 
 /// A native value no table row maps (or a required one that is missing).
@@ -52,6 +54,144 @@ pub fn timestamp(native: &str) -> Result<String, MapError> {
     Timestamp::parse(native)
         .map(|t| t.canonical())
         .map_err(|_| MapError::new("timestamp", native))
+}
+
+/// A check's mapped status fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckFields {
+    /// The v1 status.
+    pub status: CheckStatus,
+    /// The v1 conclusion; set exactly when completed.
+    pub conclusion: Option<CheckConclusion>,
+    /// The start time (UTC, nine fraction digits), kept in progress and for a
+    /// completed check that started; `None` when queued, never started or not
+    /// given.
+    pub started_at: Option<String>,
+    /// The terminal time (UTC, nine fraction digits) of a completed check, when
+    /// the forge gives one.
+    pub completed_at: Option<String>,
+    /// Completed checks: whether it never started (`startup_failure`, or
+    /// `skipped`/`cancelled` without a native start); `None` otherwise.
+    pub never_started: Option<bool>,
+}
+
+impl CheckFields {
+    /// The fields a `status` allows, the native times normalized first
+    /// (either failing to parse is the error, whatever the status): a
+    /// queued check carries no time or conclusion, one in progress only its
+    /// start; a completed one is what `completed` makes of the start and the
+    /// terminal time (each forge has its own conclusion rules).
+    pub(crate) fn by_status(
+        status: CheckStatus,
+        started_at: Option<&str>,
+        completed_at: Option<&str>,
+        completed: impl FnOnce(Option<String>, Option<String>) -> Result<Self, MapError>,
+    ) -> Result<Self, MapError> {
+        let started = started_at.map(timestamp).transpose()?;
+        let done = completed_at.map(timestamp).transpose()?;
+        let (started_at, completed_at) = match status {
+            CheckStatus::Queued => (None, None),
+            CheckStatus::InProgress => (started, None),
+            CheckStatus::Completed => return completed(started, done),
+        };
+        Ok(Self {
+            status,
+            conclusion: None,
+            started_at,
+            completed_at,
+            never_started: None,
+        })
+    }
+}
+
+/// A comment record whose ID is `id`, its times from the fields `created`
+/// and `updated` of `v` (see [`ts`]), its body from `body` (absent or
+/// `null` is the empty body); the author is resolved apart.
+pub(crate) fn comment_record(
+    v: &Value,
+    id: String,
+    created: &str,
+    updated: &str,
+) -> Result<CommentInput, MapError> {
+    Ok(CommentInput {
+        id: Some(id),
+        author_id: None,
+        created_at: ts(v, created)?,
+        updated_at: ts(v, updated)?,
+        body: s(v, "body").unwrap_or("").to_owned(),
+    })
+}
+
+/// An entity's state as GitHub's REST API spells it (GitHub, Forgejo):
+/// `open` or `closed` (anything else unmapped), and a pull request with
+/// `merged: true` `merged` whatever that native state. Whether `merged`
+/// must be given is each forge's own rule.
+pub(crate) fn open_closed_or_merged(
+    kind: EntityKind,
+    state: &str,
+    merged: Option<bool>,
+) -> Result<EntityState, MapError> {
+    let base = match state {
+        "open" => EntityState::Open,
+        "closed" => EntityState::Closed,
+        other => return Err(MapError::new("entity state", other)),
+    };
+    Ok(match (kind, merged) {
+        (EntityKind::ChangeProposal, Some(true)) => EntityState::Merged,
+        _ => base,
+    })
+}
+
+/// The rows the tables of more than one forge share, asserted once for
+/// each of them.
+#[cfg(test)]
+pub(crate) mod shared_rows {
+    use probity_core::context::{EntityKind, EntityState};
+
+    use super::MapError;
+
+    /// The entity-state rows GitHub's and Forgejo's tables share: an issue
+    /// `open` or `closed`, a pull request `open` or `closed` when not
+    /// merged, and `merged` when closed with `merged: true`.
+    pub(crate) fn assert_open_closed_merged(
+        entity_state: impl Fn(EntityKind, &str, Option<bool>) -> Result<EntityState, MapError>,
+    ) {
+        use EntityKind::{ChangeProposal as Cp, WorkItem as Wi};
+        let rows = [
+            (Wi, "open", None, EntityState::Open),
+            (Wi, "closed", None, EntityState::Closed),
+            (Cp, "open", Some(false), EntityState::Open),
+            (Cp, "closed", Some(false), EntityState::Closed),
+            (Cp, "closed", Some(true), EntityState::Merged),
+        ];
+        for (kind, state, merged, want) in rows {
+            let row = format!("{kind:?} {state} merged: {merged:?}");
+            assert_eq!(entity_state(kind, state, merged), Ok(want), "{row}");
+        }
+    }
+}
+
+/// The IDs of mapped comments, in order (one without an ID is left out).
+pub(crate) fn comment_ids(comments: &[Authored<CommentInput>]) -> Vec<String> {
+    comments
+        .iter()
+        .filter_map(|c| c.record.id.clone())
+        .collect()
+}
+
+/// A thread's reply edges where the API has none: every comment after the
+/// first (the root) replies to the root.
+pub(crate) fn replies_to_root(ids: &[String]) -> Vec<ReplyInput> {
+    let Some((root, later)) = ids.split_first() else {
+        return Vec::new();
+    };
+    later
+        .iter()
+        .map(|c| ReplyInput {
+            comment_id: c.clone(),
+            parent_comment_id: root.clone(),
+        })
+        .collect()
 }
 
 /// A response that is not what the API documents.

@@ -9,51 +9,28 @@ mod common;
 #[path = "fixtures/forgejo/scenario.rs"]
 mod scenario;
 
-use common::{
-    FakeSleeper, assert_oversized_repository_refused, assert_redirect_kept_the_token,
-    assert_refused, gap_rows, tiny_responses,
-};
-
-use std::time::Duration;
-
-use probity_core::context::RecordSelection;
-use probity_core::context::{EntityKind, Forge};
-use probity_core::context::{GapCode, GapScope};
+use common::prelude::*;
+use probity_core::context::ReviewInput;
 use probity_forge::forgejo::Forgejo;
-use probity_forge::http::{Limits, SystemSleeper};
-use probity_ports::context::assemble;
-use probity_ports::forge::{
-    CollectError, CollectRequest, ForgeError, ForgePort, Window, collect, default_profile,
-};
-use probity_testkit::http::{HttpServer, Reply, Script};
+use probity_forge::http::Limits;
+use probity_ports::forge::{Authored, Listing, Window};
 use scenario::{REPO, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "forgejo-test-token-42";
 
-fn adapter(server: &HttpServer) -> Forgejo<SystemSleeper> {
-    common::connect(
-        Forgejo::new,
-        server,
-        TOKEN,
-        Limits::default(),
-        SystemSleeper,
-    )
-}
+const FJ: Fixture<Forgejo<FakeSleeper>> =
+    Fixture::of(Forgejo::new, Forge::Forgejo, "codeberg.example", TOKEN).scripting(9, 4);
 
-fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> Forgejo<FakeSleeper> {
-    common::connect(Forgejo::new, server, TOKEN, limits, sleeper)
-}
-
-fn request(kind: EntityKind, number: u64) -> CollectRequest {
-    common::request_on(Forge::Forgejo, "codeberg.example", kind, number)
+/// Pull request 9's reviews within `window`, read from a fresh adapter.
+fn reviews_of_9(server: &HttpServer, window: Window) -> Listing<Authored<ReviewInput>> {
+    FJ.adapter(server).reviews(9, window).unwrap()
 }
 
 #[test]
 fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 9);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let req = FJ.change();
+    let input = FJ.collected(&server, &req);
     assert_eq!(input.source.repository_id.as_deref(), Some("4242"));
     assert_eq!(input.source.repository.as_deref(), Some("acme/widgets"));
     // merged: true wins over the native `closed`.
@@ -63,12 +40,7 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
         input.entity.created_at.as_deref(),
         Some("2026-09-08T10:15:30.000000000Z")
     );
-    let ghost = input
-        .comments
-        .iter()
-        .find(|c| c.id.as_deref() == Some("7002"))
-        .unwrap();
-    assert_eq!(ghost.author_id, None);
+    assert_eq!(comment_author(&input, "7002"), None);
     // D8: dismissed: true is `dismissed`; the review request is omitted.
     let states: Vec<_> = input
         .reviews
@@ -102,7 +74,7 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
         "{:?}",
         input.acquisition_gaps
     );
-    let a = assemble(&input).unwrap();
+    let a = assembled(&input);
     assert_eq!(a.gaps.count(GapScope::Checks, GapCode::Unsupported), 0);
     // The two deleted authors (the Ghost placeholder, `user: null`).
     assert_eq!(
@@ -112,48 +84,32 @@ fn a_pull_request_is_collected_with_its_gaps_and_assembles() {
     );
     assert_eq!(a.gaps.count(GapScope::Reviews, GapCode::InvalidMetadata), 0);
     assert!(a.tree.files().contains_key("state/threads.json"));
-    for r in server.seen() {
-        assert_eq!(
-            r.headers.get("authorization").map(String::as_str),
-            Some(&*format!("Bearer {TOKEN}"))
-        );
-    }
+    assert_bearer(&server.seen(), TOKEN);
 }
 
 #[test]
 fn an_issue_is_collected_completely() {
     let server = HttpServer::script(scenario::issue_4()).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::WorkItem, 4);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    let req = FJ.item();
+    let input = FJ.collected(&server, &req);
     assert_eq!(input.entity.state, "open");
     assert_eq!(input.entity.body.as_deref(), Some(""));
     assert_eq!(input.comments.len(), 1);
     assert!(input.acquisition_gaps.is_empty());
-    let a = assemble(&input).unwrap();
+    let a = assembled(&input);
     assert_eq!(a.gaps.rows().count(), 0);
 }
 
 #[test]
 fn review_pages_follow_the_total_count() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let window = |max_records, selection| Window {
-        max_records,
-        selection,
-    };
     // Oldest, a window of one: page 1 (a page of two); one review left.
-    let l = adapter(&server)
-        .reviews(9, window(1, RecordSelection::Oldest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(1, RecordSelection::Oldest));
     assert_eq!((l.items.len(), l.beyond_window), (2, 1));
     // Newest: the last page first (the unsubmitted request, omitted).
-    let l = adapter(&server)
-        .reviews(9, window(1, RecordSelection::Newest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(1, RecordSelection::Newest));
     assert_eq!((l.items.len(), l.beyond_window), (0, 2));
-    let l = adapter(&server)
-        .reviews(9, window(100, RecordSelection::Newest))
-        .unwrap();
+    let l = reviews_of_9(&server, window(100, RecordSelection::Newest));
     assert_eq!((l.items.len(), l.beyond_window), (2, 0));
 }
 
@@ -162,9 +118,9 @@ fn unmapped_values_are_invalid_metadata() {
     let bad = include_str!("fixtures/forgejo/issue-4.json").replace("\"open\"", "\"reopened\"");
     let script = scenario::issue_4().get(&format!("{REPO}/issues/4"), vec![Reply::json(bad)]);
     let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::WorkItem, 4);
-    let e = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap_err();
+    let mut fj = FJ.adapter(&server);
+    let req = FJ.item();
+    let e = FJ.collect(&mut fj, &req).unwrap_err();
     assert!(
         matches!(e, CollectError::Forge(ForgeError::InvalidMetadata { ref value, .. }) if value == "reopened"),
         "{e:?}"
@@ -177,15 +133,7 @@ fn unmapped_values_are_invalid_metadata() {
         vec![Reply::json(reviews).header("X-Total-Count", "3")],
     );
     let server = HttpServer::script(script).unwrap();
-    let l = adapter(&server)
-        .reviews(
-            9,
-            Window {
-                max_records: 100,
-                selection: RecordSelection::Oldest,
-            },
-        )
-        .unwrap();
+    let l = reviews_of_9(&server, window(100, RecordSelection::Oldest));
     assert_eq!((l.items.len(), l.invalid), (1, 1));
 }
 
@@ -196,11 +144,7 @@ fn unmapped_values_are_invalid_metadata() {
 #[test]
 fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let window = Window {
-        max_records: 100,
-        selection: RecordSelection::Newest,
-    };
-    let t = adapter(&server).review_threads(9, window).unwrap();
+    let t = FJ.threads(&server, RecordSelection::Newest);
     assert_eq!((t.threads.invalid, t.comments.invalid), (0, 0));
     let threads: Vec<_> = t.threads.items.iter().collect();
     assert_eq!(threads.len(), 2);
@@ -267,8 +211,10 @@ fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
         &format!("{REPO}/pulls/9/reviews/601/comments"),
         vec![Reply::json(bad)],
     );
-    let server = HttpServer::script(script).unwrap();
-    let t = adapter(&server).review_threads(9, window).unwrap();
+    let t = FJ.threads(
+        &HttpServer::script(script).unwrap(),
+        RecordSelection::Newest,
+    );
     assert_eq!(t.threads.items.len(), 1);
     assert_eq!((t.threads.invalid, t.comments.invalid), (1, 2));
 }
@@ -279,15 +225,7 @@ fn d8_review_threads_are_conversations_keyed_by_their_root_comment() {
 #[test]
 fn d8_a_dismissed_review_is_dismissed() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let l = adapter(&server)
-        .reviews(
-            9,
-            Window {
-                max_records: 100,
-                selection: RecordSelection::Oldest,
-            },
-        )
-        .unwrap();
+    let l = reviews_of_9(&server, window(100, RecordSelection::Oldest));
     let states: Vec<_> = l
         .items
         .iter()
@@ -319,14 +257,10 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
             vec![not_found()],
         );
     let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 9);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    let role = |id: &str| {
-        let a = input.actors.iter().find(|a| a.id == id).unwrap();
-        (a.role.clone(), a.role_verified)
-    };
-    assert_eq!(role("301"), (Some("read".into()), true));
+    let req = FJ.change();
+    let input = FJ.collected(&server, &req);
+    let role = |id: &str| role_of(&input, id);
+    assert_eq!(role("301"), (Some("read"), true));
     assert_eq!(role("302"), (None, false), "maintain is not a Forgejo row");
     assert_eq!(role("303"), (None, false), "a 404 is unverified");
     for (native, v1) in [
@@ -340,10 +274,8 @@ fn d9_permissions_map_and_unmapped_ones_stay_unverified() {
             vec![Reply::json(perm(native))],
         );
         let server = HttpServer::script(script).unwrap();
-        let mut fj = adapter(&server);
-        let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-        let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
-        assert_eq!(alice.role.as_deref(), Some(v1), "{native}");
+        let input = FJ.collected(&server, &req);
+        assert_eq!(actor(&input, "301").role.as_deref(), Some(v1), "{native}");
     }
 }
 
@@ -361,25 +293,16 @@ fn deleted_authors_are_null_and_never_admitted() {
         vec![Reply::json(comments)],
     );
     let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::WorkItem, 4);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
-    let author = |id: &str| {
-        input
-            .comments
-            .iter()
-            .find(|c| c.id.as_deref() == Some(id))
-            .unwrap()
-            .author_id
-            .clone()
-    };
+    let req = FJ.item();
+    let input = FJ.collected(&server, &req);
+    let author = |id: &str| comment_author(&input, id);
     assert_eq!(author("7201"), None);
     assert_eq!(author("7202"), None);
     assert_eq!(author("7203").as_deref(), Some("-2"));
     assert!(input.actors.iter().all(|a| a.id != "-1" && a.id != "-2"));
     let gaps = gap_rows(&input);
     assert_eq!(gaps, [("actors", "invalid_metadata", 1)]);
-    let a = assemble(&input).unwrap();
+    let a = assembled(&input);
     // The deleted authors are not admitted; the unmapped account's record
     // has no actor row to admit it by.
     assert_eq!(
@@ -395,30 +318,16 @@ fn deleted_authors_are_null_and_never_admitted() {
 
 #[test]
 fn a_profile_bound_fetch_is_a_profile_bound_gap() {
-    let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let mut fj = adapter(&server);
-    let mut profile = default_profile(EntityKind::ChangeProposal);
-    profile.bounds.max_records_per_source = 1;
-    profile.record_selection = "oldest".into();
-    let req = request(EntityKind::ChangeProposal, 9);
-    let input = collect(&mut fj, &req, &profile).unwrap();
     // Page 1 of the reviews (two of three) is read; X-Total-Count says one
     // is left.
-    let gap = input
-        .acquisition_gaps
-        .iter()
-        .find(|g| g.scope == "reviews")
-        .unwrap();
-    assert_eq!((gap.code.as_str(), gap.count), ("profile_bound", 1));
-    assert!(
-        server
-            .seen()
-            .iter()
-            .all(|r| !r.target.ends_with("reviews?limit=50&page=2")),
-        "no page beyond the window was read"
+    let (script, page2) = (scenario::pull_9(), "reviews?limit=50&page=2");
+    scenarios::a_profile_bound_fetch_is_a_gap(
+        &FJ,
+        script,
+        &FJ.change(),
+        ("reviews", 1),
+        Some(page2),
     );
-    let a = assemble(&input).unwrap();
-    assert!(a.gaps.count(GapScope::Reviews, GapCode::ProfileBound) >= 1);
 }
 
 #[test]
@@ -433,96 +342,33 @@ fn a_rate_limit_is_waited_out_then_retried() {
             Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")),
         ],
     );
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = FakeSleeper {
-        now: 1000,
-        ..FakeSleeper::default()
-    };
-    let mut fj = slow_adapter(&server, sleeper.clone(), Limits::default());
-    let req = request(EntityKind::WorkItem, 4);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
-    assert_eq!(input.comments.len(), 1);
-    assert!(input.acquisition_gaps.is_empty());
-    assert_eq!(
-        *sleeper.slept.borrow(),
-        [Duration::from_secs(3), Duration::from_secs(10)]
-    );
-    let asked = server
-        .seen()
-        .iter()
-        .filter(|r| r.target == comments)
-        .count();
-    assert_eq!(asked, 3);
+    scenarios::rate_limits_are_waited_out(&FJ, script, &comments, &FJ.item(), (1, &[3, 10]));
 }
 
 #[test]
 fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
-    let limits = Limits {
-        max_total_wait: Duration::from_secs(20),
-        ..Limits::default()
-    };
     // The repository (required): a typed error, nothing slept.
-    let script = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = FakeSleeper::default();
-    let mut fj = slow_adapter(&server, sleeper.clone(), limits);
-    let req = request(EntityKind::WorkItem, 4);
-    let e = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            CollectError::Forge(ForgeError::RateLimited { waited_secs: 0, .. })
-        ),
-        "{e:?}"
-    );
-    assert!(sleeper.slept.borrow().is_empty());
-    assert!(!e.to_string().contains(TOKEN) && !format!("{e:?}").contains(TOKEN));
-
+    let required = Script::new().get(REPO, vec![rate_limited(Some(60), None)]);
     // An optional listing: the total is shared, then a fetch_failed gap.
-    let script = scenario::issue_4().get(
-        &format!("{REPO}/issues/4/comments"),
-        vec![rate_limited(Some(15), None), rate_limited(Some(15), None)],
-    );
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = FakeSleeper::default();
-    let mut fj = slow_adapter(&server, sleeper.clone(), limits);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
-    assert!(input.comments.is_empty());
-    let gaps = gap_rows(&input);
-    assert_eq!(gaps, [("comments", "fetch_failed", 1)]);
-    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
+    let limited = vec![rate_limited(Some(15), None), rate_limited(Some(15), None)];
+    let listing = scenario::issue_4().get(&format!("{REPO}/issues/4/comments"), limited);
+    scenarios::rate_limits_beyond_the_total(&FJ, (required, Some(listing)), &FJ.item());
 }
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
-    let server = HttpServer::script(Script::new().get(REPO, vec![unauthorized()])).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 9);
-    assert_refused(&mut fj, &req, 401, TOKEN);
-
-    let script = scenario::pull_9().get(&format!("{REPO}/pulls/9"), vec![not_found()]);
-    let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    assert_refused(&mut fj, &req, 404, TOKEN);
+    let missing = scenario::pull_9().get(&format!("{REPO}/pulls/9"), vec![not_found()]);
+    scenarios::refusals_are_typed(&FJ, (REPO, unauthorized()), missing, &FJ.change());
     // A refused optional listing is a fetch_failed gap, never an empty
     // history.
     let script = scenario::pull_9().get(&format!("{REPO}/issues/9/comments"), vec![unauthorized()]);
-    let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    assert!(
-        input
-            .acquisition_gaps
-            .iter()
-            .any(|g| g.scope == "comments" && g.code == "fetch_failed")
-    );
+    scenarios::a_refused_listing_is_a_gap(&FJ, script, &FJ.change(), "comments");
 }
 
 #[test]
 fn responses_are_bounded_before_parsing() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let mut fj = slow_adapter(&server, FakeSleeper::default(), tiny_responses());
-    assert_oversized_repository_refused(&mut fj);
+    scenarios::an_oversized_repository_is_refused(&FJ, &server);
     // An optional listing over the bound is source_too_large, unparsed
     // (the repository and the issue fit in 1 KiB, the comments do not).
     let script = scenario::issue_4().get(
@@ -534,12 +380,10 @@ fn responses_are_bounded_before_parsing() {
         max_response_bytes: 1024,
         ..Limits::default()
     };
-    let mut fj = slow_adapter(&server, FakeSleeper::default(), limits);
-    let req = request(EntityKind::WorkItem, 4);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    let mut fj = FJ.with(&server, FakeSleeper::default(), limits);
+    let input = FJ.collect(&mut fj, &FJ.item()).unwrap();
     assert!(input.comments.is_empty());
-    let gaps = gap_rows(&input);
-    assert_eq!(gaps, [("comments", "source_too_large", 1)]);
+    assert_eq!(gap_rows(&input), [("comments", "source_too_large", 1)]);
 }
 
 #[test]
@@ -548,23 +392,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
         &format!("{REPO}/pulls/9/reviews?limit=50&page=1"),
         vec![Reply::status(502, "{}")],
     );
-    let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 9);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    assert!(input.reviews.is_empty() && input.threads.is_empty());
-    let gaps = gap_rows(&input);
-    // Reviews and threads failed; the review comments came with the
-    // threads, so the comment source is incomplete too.
-    assert_eq!(
-        gaps,
-        [
-            ("comments", "fetch_failed", 1),
-            ("reviews", "fetch_failed", 2)
-        ]
-    );
-    let a = assemble(&input).unwrap();
-    assert_eq!(a.gaps.count(GapScope::Reviews, GapCode::FetchFailed), 2);
+    scenarios::failed_reviews_are_gaps(&FJ, script, &FJ.change());
 }
 
 #[test]
@@ -572,43 +400,33 @@ fn a_bot_role_never_turns_a_forgejo_account_into_a_bot() {
     // Forgejo exposes no bot flag: a registered login is not enough to
     // establish provider-positive bot identity (ADR 0107).
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let mut fj = adapter(&server);
-    let mut req = request(EntityKind::ChangeProposal, 9);
+    let mut req = FJ.change();
     req.bot_roles.insert("alice".into(), "review".into());
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let input = FJ.collected(&server, &req);
     assert!(
         input
             .actors
             .iter()
             .all(|a| a.kind == "human" && a.bot_role.is_none())
     );
-    let alice = input.actors.iter().find(|a| a.id == "301").unwrap();
+    let alice = actor(&input, "301");
     assert_eq!(alice.role.as_deref(), Some("write"));
 }
 
-/// A timeout on every request (common::stalls_time_out): the repository
+/// A timeout on every request (scenarios::stalls_time_out): the repository
 /// held back, then the issue's comments.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {
     let comments = format!("{REPO}/issues/4/comments");
-    common::stalls_time_out(
-        common::Stalls {
-            script: scenario::issue_4,
-            singleton: (
-                REPO,
-                Reply::json(include_str!("fixtures/forgejo/repo.json")),
-            ),
-            listing: (
-                &comments,
-                Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json")),
-            ),
-            request: request(EntityKind::WorkItem, 4),
-            number: 4,
-            state: "open",
-            token: TOKEN,
-        },
-        |server, limits| slow_adapter(server, FakeSleeper::default(), limits),
-    );
+    let repo = Reply::json(include_str!("fixtures/forgejo/repo.json"));
+    let listed = Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json"));
+    let stalls = scenarios::Stalls {
+        script: scenario::issue_4,
+        singleton: (REPO, repo),
+        listing: (&comments, listed),
+        state: "open",
+    };
+    scenarios::stalls_time_out(&FJ, stalls);
 }
 
 /// The token only as a header to the API base: an API answer redirected
@@ -616,25 +434,14 @@ fn a_stalled_reply_times_out_in_bounded_time() {
 /// request to the API, before and after the redirect, carries it.
 #[test]
 fn a_redirect_to_another_host_never_carries_the_token() {
-    let elsewhere = HttpServer::script(Script::new().get(
-        "/mirror/issues/4/comments",
-        vec![Reply::json(include_str!(
-            "fixtures/forgejo/issue-4-comments.json"
-        ))],
-    ))
-    .unwrap();
+    let mirrored = Reply::json(include_str!("fixtures/forgejo/issue-4-comments.json"));
     let comments = format!("{REPO}/issues/4/comments");
-    let script = scenario::issue_4().get(
+    let (elsewhere, server) = scenarios::redirected_away(
+        scenario::issue_4(),
         &comments,
-        vec![Reply::status(302, "").header(
-            "Location",
-            &format!("{}/mirror/issues/4/comments", elsewhere.base()),
-        )],
+        ("/mirror/issues/4/comments", mirrored),
     );
-    let server = HttpServer::script(script).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::WorkItem, 4);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    let input = FJ.collected(&server, &FJ.item());
     assert_eq!(input.comments.len(), 1, "followed");
     let seen = server.seen();
     let asked = seen.iter().position(|r| r.target == comments).unwrap();
@@ -655,9 +462,8 @@ fn a_redirect_to_another_host_never_carries_the_token() {
 #[test]
 fn d_r94_checks_are_commit_statuses_mapped_by_the_seed_table() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let mut fj = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 9);
-    let input = collect(&mut fj, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let req = FJ.change();
+    let input = FJ.collected(&server, &req);
     // The default profile reads the newest first: sorted here by ID.
     let mut sorted = input.checks.clone();
     sorted.sort_by(|a, b| a.id.cmp(&b.id));
@@ -705,7 +511,7 @@ fn d_r94_checks_are_commit_statuses_mapped_by_the_seed_table() {
         lint.created_at.as_deref(),
         Some("2026-09-08T10:21:00.000000000Z")
     );
-    let a = assemble(&input).unwrap();
+    let a = assembled(&input);
     // The two completed statuses lack a native start: invalid_metadata.
     assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 2);
     let metas: Vec<_> = a
@@ -778,11 +584,8 @@ fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
         vec![Reply::json(body(scenario::HEAD, &statuses)).header("X-Total-Count", "13")],
     );
     let server = HttpServer::script(script).unwrap();
-    let window = Window {
-        max_records: 100,
-        selection: RecordSelection::Oldest,
-    };
-    let l = adapter(&server).checks(scenario::HEAD, window).unwrap();
+    let window = window(100, RecordSelection::Oldest);
+    let l = FJ.adapter(&server).checks(scenario::HEAD, window).unwrap();
     // "unknown" and the row without an ID.
     assert_eq!(l.invalid, 2);
     let got: Vec<_> = l
@@ -820,14 +623,9 @@ fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
         vec![Reply::json(body(scenario::HEAD, &statuses)).header("X-Total-Count", "13")],
     ))
     .unwrap();
-    let req = request(EntityKind::ChangeProposal, 9);
-    let input = collect(
-        &mut adapter(&server),
-        &req,
-        &default_profile(EntityKind::ChangeProposal),
-    )
-    .unwrap();
-    let a = assemble(&input).unwrap();
+    let req = FJ.change();
+    let input = FJ.collected(&server, &req);
+    let a = assembled(&input);
     let emitted = a
         .tree
         .files()
@@ -847,13 +645,8 @@ fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
         vec![Reply::json(body(&other, &statuses[..1])).header("X-Total-Count", "1")],
     ))
     .unwrap();
-    let input = collect(
-        &mut adapter(&server),
-        &req,
-        &default_profile(EntityKind::ChangeProposal),
-    )
-    .unwrap();
-    let a = assemble(&input).unwrap();
+    let input = FJ.collected(&server, &req);
+    let a = assembled(&input);
     assert!(
         a.tree.files().keys().all(|p| !p.starts_with("checks/")),
         "a status of another revision is never a check"
@@ -867,7 +660,7 @@ fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
         vec![Reply::json("{}")],
     ))
     .unwrap();
-    let l = adapter(&server).checks(scenario::HEAD, window).unwrap();
+    let l = FJ.adapter(&server).checks(scenario::HEAD, window).unwrap();
     assert!(l.items.is_empty() && l.invalid == 0 && l.beyond_window == 0);
 }
 
@@ -877,11 +670,8 @@ fn d_r94_commit_status_rows_unmapped_ones_and_other_revisions() {
 #[test]
 fn d_r94_commit_status_pages_follow_the_window() {
     let server = HttpServer::script(scenario::pull_9()).unwrap();
-    let window = |max_records, selection| Window {
-        max_records,
-        selection,
-    };
-    let l = adapter(&server)
+    let l = FJ
+        .adapter(&server)
         .checks(scenario::HEAD, window(1, RecordSelection::Newest))
         .unwrap();
     let ids: Vec<_> = l
@@ -890,7 +680,8 @@ fn d_r94_commit_status_pages_follow_the_window() {
         .map(|c| c.check.id.clone().unwrap())
         .collect();
     assert_eq!((ids, l.beyond_window), (vec!["9103".to_owned()], 2));
-    let l = adapter(&server)
+    let l = FJ
+        .adapter(&server)
         .checks(scenario::HEAD, window(100, RecordSelection::Oldest))
         .unwrap();
     assert_eq!((l.items.len(), l.beyond_window), (3, 0));

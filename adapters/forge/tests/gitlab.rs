@@ -10,39 +10,14 @@ mod common;
 #[path = "fixtures/gitlab/scenario.rs"]
 mod scenario;
 
-use common::{
-    FakeSleeper, assert_oversized_repository_refused, assert_redirect_kept_the_token,
-    assert_refused, gap_rows, tiny_responses,
-};
-
-use std::time::Duration;
-
-use probity_core::context::RecordSelection;
-use probity_core::context::{EntityKind, Forge};
-use probity_core::context::{GapCode, GapScope};
+use common::prelude::*;
 use probity_forge::gitlab::GitLab;
-use probity_forge::http::{Limits, SystemSleeper};
-use probity_ports::context::assemble;
-use probity_ports::forge::{
-    CollectError, CollectRequest, EntityRef, ForgeError, ForgePort, Window, collect,
-    default_profile,
-};
-use probity_testkit::http::{HttpServer, Reply, Script};
 use scenario::{PROJECT, not_found, rate_limited, unauthorized};
 
 const TOKEN: &str = "glpat-test-0123456789";
 
-fn adapter(server: &HttpServer) -> GitLab<SystemSleeper> {
-    common::connect(GitLab::new, server, TOKEN, Limits::default(), SystemSleeper)
-}
-
-fn slow_adapter(server: &HttpServer, sleeper: FakeSleeper, limits: Limits) -> GitLab<FakeSleeper> {
-    common::connect(GitLab::new, server, TOKEN, limits, sleeper)
-}
-
-fn request(kind: EntityKind, number: u64) -> CollectRequest {
-    common::request_on(Forge::Gitlab, "gitlab.example", kind, number)
-}
+const GL: Fixture<GitLab<FakeSleeper>> =
+    Fixture::of(GitLab::new, Forge::Gitlab, "gitlab.example", TOKEN).scripting(5, 3);
 
 /// Also D8 (GitLab): a merge request's non-individual discussion is a
 /// thread whose identity is the discussion `id` and whose `created_at` is
@@ -50,9 +25,7 @@ fn request(kind: EntityKind, number: u64) -> CollectRequest {
 #[test]
 fn a_merge_request_is_collected_and_assembles() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let input = GL.collected(&server, &GL.change());
 
     assert_eq!(input.source.repository_id.as_deref(), Some("278964"));
     assert_eq!(input.source.repository.as_deref(), Some("acme/widgets"));
@@ -65,19 +38,10 @@ fn a_merge_request_is_collected_and_assembles() {
 
     // Individual notes and the thread's notes are comments; the system
     // note is not.
-    let mut ids: Vec<_> = input
-        .comments
-        .iter()
-        .map(|c| c.id.clone().unwrap())
-        .collect();
+    let mut ids = comment_ids(&input);
     ids.sort();
     assert_eq!(ids, ["1201", "1203", "1204", "1205", "1206"]);
-    let ghost = input
-        .comments
-        .iter()
-        .find(|c| c.id.as_deref() == Some("1206"))
-        .unwrap();
-    assert_eq!(ghost.author_id, None);
+    assert_eq!(comment_author(&input, "1206"), None);
 
     assert_eq!(input.threads.len(), 1);
     let t = &input.threads[0];
@@ -96,25 +60,19 @@ fn a_merge_request_is_collected_and_assembles() {
     let gaps = gap_rows(&input);
     assert_eq!(gaps, [("reviews", "history_unavailable", 1)]);
 
-    let check = |id: &str| {
-        input
-            .checks
-            .iter()
-            .find(|c| c.id.as_deref() == Some(id))
-            .unwrap()
-    };
+    let check = |id: &str| check(&input, id);
     assert_eq!(check("5001").conclusion.as_deref(), Some("failure"));
     assert!(check("5001").log.as_deref().unwrap().contains("FAILED"));
     assert_eq!(check("5002").never_started, Some(true));
     assert_eq!(check("5003").status, "queued");
 
-    let actor = |id: &str| input.actors.iter().find(|a| a.id == id).unwrap();
+    let actor = |id: &str| actor(&input, id);
     assert_eq!(actor("11").role.as_deref(), Some("write"));
     assert_eq!(actor("12").role.as_deref(), Some("maintain"));
     assert_eq!(actor("13").role.as_deref(), Some("admin"));
     assert_eq!(actor("77").kind, "bot");
 
-    let a = assemble(&input).unwrap();
+    let a = assembled(&input);
     // The unregistered bot and the deleted author are not admitted.
     assert_eq!(
         a.gaps
@@ -133,18 +91,9 @@ fn a_merge_request_is_collected_and_assembles() {
         seen.iter()
             .any(|r| r.target.ends_with("discussions?per_page=100&page=2"))
     );
-    for r in &seen {
-        assert_eq!(
-            r.headers.get("authorization").map(String::as_str),
-            Some(&*format!("Bearer {TOKEN}"))
-        );
-    }
+    assert_bearer(&seen, TOKEN);
     // Discussions were read once for comments and threads.
-    let pages = seen
-        .iter()
-        .filter(|r| r.target.contains("/discussions"))
-        .count();
-    assert_eq!(pages, 2);
+    assert_eq!(asked(&seen, |t| t.contains("/discussions")), 2);
 }
 
 /// D10: every note of an issue's discussions is staged as a comment, and
@@ -152,74 +101,48 @@ fn a_merge_request_is_collected_and_assembles() {
 #[test]
 fn d10_issue_discussion_notes_are_comments_without_threads() {
     let server = HttpServer::script(scenario::issue_3()).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::WorkItem, 3);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
+    let input = GL.collected(&server, &GL.item());
     assert_eq!(input.entity.state, "open");
     assert_eq!(input.entity.body.as_deref(), Some(""));
-    let ids: Vec<_> = input
-        .comments
-        .iter()
-        .map(|c| c.id.clone().unwrap())
-        .collect();
-    assert_eq!(ids, ["1301", "1302"]);
+    assert_eq!(comment_ids(&input), ["1301", "1302"]);
     assert!(input.threads.is_empty());
     // dave is no member (404): unverified, his note not admitted.
-    let dave = input.actors.iter().find(|a| a.id == "14").unwrap();
-    assert_eq!((dave.role.as_deref(), dave.role_verified), (None, false));
-    let a = assemble(&input).unwrap();
-    assert_eq!(
-        a.gaps
-            .count(GapScope::Comments, GapCode::AuthorizationFailed),
-        1
-    );
+    assert_eq!(role_of(&input, "14"), (None, false));
+    let count = assembled_gap(&input, GapScope::Comments, GapCode::AuthorizationFailed);
+    assert_eq!(count, 1);
 }
 
 #[test]
 fn x_next_page_pagination_stops_at_the_window() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let e = EntityRef {
-        kind: EntityKind::ChangeProposal,
-        number: 5,
-    };
-    let window = |max_records, selection| Window {
-        max_records,
-        selection,
+    let comments = |max_records, selection| {
+        let l = GL
+            .adapter(&server)
+            .comments(GL.change().entity, window(max_records, selection))
+            .unwrap();
+        let ids: Vec<_> = l
+            .items
+            .iter()
+            .map(|c| c.record.id.clone().unwrap())
+            .collect();
+        (ids, l.beyond_window)
     };
     // Oldest, a window of one: page 1 (two discussions, one a system
     // note); X-Total counts the three discussions left.
-    let l = adapter(&server)
-        .comments(e, window(1, RecordSelection::Oldest))
-        .unwrap();
-    let ids: Vec<_> = l
-        .items
-        .iter()
-        .map(|c| c.record.id.clone().unwrap())
-        .collect();
-    assert_eq!((ids, l.beyond_window), (vec!["1201".to_owned()], 3));
+    let l = comments(1, RecordSelection::Oldest);
+    assert_eq!(l, (vec!["1201".to_owned()], 3));
     // Newest: the last page (X-Total-Pages) first; page 1 is left.
-    let l = adapter(&server)
-        .comments(e, window(1, RecordSelection::Newest))
-        .unwrap();
-    let ids: Vec<_> = l
-        .items
-        .iter()
-        .map(|c| c.record.id.clone().unwrap())
-        .collect();
-    assert_eq!(
-        (ids, l.beyond_window),
-        (vec!["1205".to_owned(), "1206".to_owned()], 2)
-    );
+    let l = comments(1, RecordSelection::Newest);
+    assert_eq!(l, (vec!["1205".to_owned(), "1206".to_owned()], 2));
     // A covering window reads both pages.
-    let l = adapter(&server)
-        .comments(e, window(100, RecordSelection::Oldest))
+    let l = GL
+        .adapter(&server)
+        .comments(GL.change().entity, window(100, RecordSelection::Oldest))
         .unwrap();
     assert_eq!((l.items.len(), l.beyond_window), (3, 0));
-    let page1 = server
-        .seen()
-        .iter()
-        .filter(|r| r.target.ends_with("discussions?per_page=100&page=1"))
-        .count();
+    let page1 = asked(&server.seen(), |t| {
+        t.ends_with("discussions?per_page=100&page=1")
+    });
     assert_eq!(page1, 3);
 }
 
@@ -231,15 +154,14 @@ fn unmapped_states_and_missing_entities_are_typed() {
         vec![Reply::json(bad)],
     );
     let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
+    let mut gl = GL.adapter(&server);
+    let e = GL.collect(&mut gl, &GL.change()).unwrap_err();
     assert!(
         matches!(e, CollectError::Forge(ForgeError::InvalidMetadata { ref value, .. }) if value == "reopened"),
         "{e:?}"
     );
-    let req = request(EntityKind::ChangeProposal, 6);
-    let e = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap_err();
+    let req = GL.request(EntityKind::ChangeProposal, 6);
+    let e = GL.collect(&mut gl, &req).unwrap_err();
     assert!(
         matches!(e, CollectError::Forge(ForgeError::NotFound { .. })),
         "{e:?}"
@@ -252,15 +174,7 @@ fn unmapped_states_and_missing_entities_are_typed() {
 #[test]
 fn d8_a_merge_request_thread_is_its_discussion() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let t = adapter(&server)
-        .review_threads(
-            5,
-            Window {
-                max_records: 100,
-                selection: RecordSelection::Oldest,
-            },
-        )
-        .unwrap();
+    let t = GL.threads(&server, RecordSelection::Oldest);
     assert_eq!(t.threads.items.len(), 1);
     let th = &t.threads.items[0];
     assert_eq!(
@@ -298,56 +212,31 @@ fn deleted_authors_are_null_and_never_admitted() {
         ],
     );
     let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    let author = |id: &str| {
-        input
-            .comments
-            .iter()
-            .find(|c| c.id.as_deref() == Some(id))
-            .unwrap()
-            .author_id
-            .clone()
-    };
-    assert_eq!(author("1205"), None, "author: null");
-    assert_eq!(author("1206"), None, "the ghost account");
+    let input = GL.collected(&server, &GL.change());
+    assert_eq!(comment_author(&input, "1205"), None, "author: null");
+    assert_eq!(comment_author(&input, "1206"), None, "the ghost account");
     // Neither became an actor row, and no user lookup was made for them.
     assert!(input.actors.iter().all(|a| a.id != "77" && a.id != "1"));
     assert!(server.seen().iter().all(|r| r.target != "/users/1"));
-    let a = assemble(&input).unwrap();
-    assert_eq!(
-        a.gaps
-            .count(GapScope::Comments, GapCode::AuthorizationFailed),
-        2
-    );
+    let count = assembled_gap(&input, GapScope::Comments, GapCode::AuthorizationFailed);
+    assert_eq!(count, 2);
 }
 
 #[test]
 fn a_profile_bound_fetch_is_a_profile_bound_gap() {
-    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let mut gl = adapter(&server);
-    let mut profile = default_profile(EntityKind::ChangeProposal);
-    profile.bounds.max_records_per_source = 1;
-    profile.record_selection = "oldest".into();
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &profile).unwrap();
     // Page 1 (two discussions) fills the window; X-Total counts the three
     // discussions left.
-    assert!(
-        gap_rows(&input).contains(&("comments", "profile_bound", 3)),
-        "{:?}",
-        gap_rows(&input)
+    let (script, page2) = (
+        scenario::merge_request_5(),
+        "discussions?per_page=100&page=2",
     );
-    assert!(
-        server
-            .seen()
-            .iter()
-            .all(|r| !r.target.ends_with("discussions?per_page=100&page=2")),
-        "no page beyond the window was read"
+    scenarios::a_profile_bound_fetch_is_a_gap(
+        &GL,
+        script,
+        &GL.change(),
+        ("comments", 3),
+        Some(page2),
     );
-    let a = assemble(&input).unwrap();
-    assert!(a.gaps.count(GapScope::Comments, GapCode::ProfileBound) >= 3);
 }
 
 #[test]
@@ -367,75 +256,24 @@ fn a_rate_limit_is_waited_out_then_retried() {
             ok,
         ],
     );
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = FakeSleeper {
-        now: 1000,
-        ..FakeSleeper::default()
-    };
-    let mut gl = slow_adapter(&server, sleeper.clone(), Limits::default());
-    let req = request(EntityKind::WorkItem, 3);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
-    assert_eq!(input.comments.len(), 2);
-    assert!(input.acquisition_gaps.is_empty(), "{:?}", gap_rows(&input));
-    assert_eq!(
-        *sleeper.slept.borrow(),
-        [Duration::from_secs(3), Duration::from_secs(10)]
-    );
-    assert_eq!(server.seen().iter().filter(|r| r.target == d).count(), 3);
+    scenarios::rate_limits_are_waited_out(&GL, script, &d, &GL.item(), (2, &[3, 10]));
 }
 
 #[test]
 fn a_rate_limit_beyond_the_total_wait_is_a_typed_error() {
-    let limits = Limits {
-        max_total_wait: Duration::from_secs(20),
-        ..Limits::default()
-    };
     // The project (required): RateLimit-Reset 50 s away, 20 s allowed.
-    let script = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = FakeSleeper {
-        now: 1000,
-        ..FakeSleeper::default()
-    };
-    let mut gl = slow_adapter(&server, sleeper.clone(), limits);
-    let req = request(EntityKind::WorkItem, 3);
-    let e = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            CollectError::Forge(ForgeError::RateLimited { waited_secs: 0, .. })
-        ),
-        "{e:?}"
-    );
-    assert!(sleeper.slept.borrow().is_empty());
-    assert!(!e.to_string().contains(TOKEN) && !format!("{e:?}").contains(TOKEN));
-
+    let required = Script::new().get(PROJECT, vec![rate_limited(None, Some(1050))]);
     // An optional listing: the total is shared, then a fetch_failed gap.
-    let script = scenario::issue_3().get(
-        &format!("{PROJECT}/issues/3/discussions?per_page=100&page=1"),
-        vec![rate_limited(Some(15), None)],
-    );
-    let server = HttpServer::script(script).unwrap();
-    let sleeper = FakeSleeper::default();
-    let mut gl = slow_adapter(&server, sleeper.clone(), limits);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::WorkItem)).unwrap();
-    assert!(input.comments.is_empty());
-    assert_eq!(gap_rows(&input), [("comments", "fetch_failed", 1)]);
-    assert_eq!(*sleeper.slept.borrow(), [Duration::from_secs(15)]);
+    let d = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
+    let listing = scenario::issue_3().get(&d, vec![rate_limited(Some(15), None)]);
+    scenarios::rate_limits_beyond_the_total(&GL, (required, Some(listing)), &GL.item());
 }
 
 #[test]
 fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
-    let server = HttpServer::script(Script::new().get(PROJECT, vec![unauthorized()])).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    assert_refused(&mut gl, &req, 401, TOKEN);
-
-    let script =
+    let missing =
         scenario::merge_request_5().get(&format!("{PROJECT}/merge_requests/5"), vec![not_found()]);
-    let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    assert_refused(&mut gl, &req, 404, TOKEN);
+    scenarios::refusals_are_typed(&GL, (PROJECT, unauthorized()), missing, &GL.change());
 
     // A refused optional listing (the pipelines) is a fetch_failed gap.
     let script = scenario::merge_request_5().get(
@@ -445,14 +283,7 @@ fn unauthorized_and_not_found_are_typed_and_never_show_the_token() {
         ),
         vec![unauthorized()],
     );
-    let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    assert!(
-        gap_rows(&input).contains(&("checks", "fetch_failed", 1)),
-        "{:?}",
-        gap_rows(&input)
-    );
+    scenarios::a_refused_listing_is_a_gap(&GL, script, &GL.change(), "checks");
 }
 
 #[test]
@@ -477,10 +308,7 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
             &format!("{PROJECT}/members/all/12"),
             vec![Reply::json(planner)],
         );
-    let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let input = GL.collected(&HttpServer::script(script).unwrap(), &GL.change());
     let ids: Vec<_> = input.checks.iter().filter_map(|c| c.id.clone()).collect();
     assert_eq!(ids, ["5001", "5002"]);
     assert!(
@@ -488,35 +316,20 @@ fn unmapped_job_statuses_and_access_levels_are_never_invented() {
         "{:?}",
         gap_rows(&input)
     );
-    let bob = input.actors.iter().find(|a| a.id == "12").unwrap();
-    assert_eq!((bob.role.as_deref(), bob.role_verified), (None, false));
-    let a = assemble(&input).unwrap();
-    assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 1);
+    assert_eq!(role_of(&input, "12"), (None, false));
+    let count = assembled_gap(&input, GapScope::Checks, GapCode::InvalidMetadata);
+    assert_eq!(count, 1);
 }
 
 #[test]
 fn responses_are_bounded_before_parsing() {
     let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let mut gl = slow_adapter(&server, FakeSleeper::default(), tiny_responses());
-    assert_oversized_repository_refused(&mut gl);
+    scenarios::an_oversized_repository_is_refused(&GL, &server);
     // A trace over max_source_bytes is read to one byte more and handed
     // over as oversized (the assembler refuses it undecoded).
-    let mut gl = adapter(&server);
-    let log = gl
-        .check_log(&format!("{PROJECT}/jobs/5001/trace"), 10)
-        .unwrap();
-    assert!(log.oversized);
-    assert_eq!(log.text.len(), 11);
-    let mut profile = default_profile(EntityKind::ChangeProposal);
     // Every body in the fixture fits in 60 bytes, the 69-byte trace does not.
-    profile.bounds.max_source_bytes = 60;
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &profile).unwrap();
-    let a = assemble(&input).unwrap();
-    assert_eq!(
-        a.gaps.count(GapScope::CheckLogs, GapCode::SourceTooLarge),
-        1
-    );
+    let trace = format!("{PROJECT}/jobs/5001/trace");
+    let a = scenarios::an_oversized_log_is_refused(&GL, &server, (&trace, 60), &GL.change());
     assert_eq!(a.gaps.count(GapScope::Comments, GapCode::SourceTooLarge), 0);
 }
 
@@ -526,10 +339,7 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
         &format!("{PROJECT}/merge_requests/5/discussions?per_page=100&page=1"),
         vec![Reply::status(502, "{}")],
     );
-    let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
+    let input = GL.collected(&HttpServer::script(script).unwrap(), &GL.change());
     assert!(input.comments.is_empty() && input.threads.is_empty());
     // The discussions carry both the comments and the threads: both
     // scopes say so (reviews also keeps its history_unavailable row).
@@ -540,38 +350,16 @@ fn a_failed_listing_is_a_fetch_failed_gap_never_an_empty_history() {
             .any(|(s, c, n)| *s == "comments" && *c == "fetch_failed" && *n >= 1),
         "{g:?}"
     );
-    let a = assemble(&input).unwrap();
-    assert!(a.gaps.count(GapScope::Comments, GapCode::FetchFailed) >= 1);
+    let count = assembled_gap(&input, GapScope::Comments, GapCode::FetchFailed);
+    assert!(count >= 1, "{count}");
 }
 
 #[test]
 fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
-    let server = HttpServer::script(scenario::merge_request_5()).unwrap();
-    let mut gl = adapter(&server);
-    let mut req = request(EntityKind::ChangeProposal, 5);
-    req.bot_roles
-        .insert("project_278964_bot_1a2b".into(), "review".into());
-    // A human account (the users API says `bot: false`) never becomes a
-    // bot through the registry.
-    req.bot_roles.insert("alice".into(), "review".into());
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    let bot = input.actors.iter().find(|a| a.id == "77").unwrap();
-    assert_eq!(
-        (bot.kind.as_str(), bot.bot_role.as_deref()),
-        ("bot", Some("review"))
-    );
-    let alice = input.actors.iter().find(|a| a.id == "11").unwrap();
-    assert_eq!(
-        (alice.kind.as_str(), alice.bot_role.as_deref()),
-        ("human", None)
-    );
-    let a = assemble(&input).unwrap();
-    // Only the deleted author is left out now.
-    assert_eq!(
-        a.gaps
-            .count(GapScope::Comments, GapCode::AuthorizationFailed),
-        1
-    );
+    // alice is a human account (the users API says `bot: false`). Only the
+    // deleted author is left out now.
+    let bot = ("project_278964_bot_1a2b", "77");
+    scenarios::a_registered_bot_is_admitted(&GL, scenario::merge_request_5(), (bot, "11"), 1);
 }
 
 /// Regression (issue 13 audit): a failed `GET /users/{id}` was discarded
@@ -582,8 +370,7 @@ fn a_registered_bot_login_is_admitted_and_a_human_login_is_not_a_bot() {
 /// closed).
 #[test]
 fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
-    let req = request(EntityKind::WorkItem, 3);
-    let profile = default_profile(EntityKind::WorkItem);
+    let req = GL.item();
     for (failure, code) in [
         (Reply::status(503, "{}"), "fetch_failed"),
         (
@@ -594,49 +381,35 @@ fn a_failed_user_lookup_is_a_fetch_failed_gap_not_an_unmapped_actor() {
     ] {
         let script = scenario::issue_3().get("/users/11", vec![failure]);
         let server = HttpServer::script(script).unwrap();
-        let limits = Limits {
-            max_total_wait: Duration::from_secs(10),
-            ..Limits::default()
-        };
-        let mut gl = slow_adapter(&server, FakeSleeper::default(), limits);
-        let input = collect(&mut gl, &req, &profile).unwrap();
+        let mut gl = GL.with(&server, FakeSleeper::default(), max_wait(10));
+        let input = GL.collect(&mut gl, &req).unwrap();
         let actor_gaps: Vec<_> = gap_rows(&input)
             .into_iter()
             .filter(|g| g.0 == "actors")
             .collect();
         assert_eq!(actor_gaps, [("actors", code, 1)], "{code}");
         assert!(input.actors.iter().all(|a| a.id != "11"));
-        let a = assemble(&input).unwrap();
         let want = GapCode::parse(code).unwrap();
-        assert_eq!(a.gaps.count(GapScope::Actors, want), 1, "{code}");
+        assert_eq!(assembled_gap(&input, GapScope::Actors, want), 1, "{code}");
     }
 }
 
-/// A timeout on every request (common::stalls_time_out): the project held
+/// A timeout on every request (scenarios::stalls_time_out): the project held
 /// back, then the issue's discussions.
 #[test]
 fn a_stalled_reply_times_out_in_bounded_time() {
     let discussions = format!("{PROJECT}/issues/3/discussions?per_page=100&page=1");
-    common::stalls_time_out(
-        common::Stalls {
-            script: scenario::issue_3,
-            singleton: (
-                PROJECT,
-                Reply::json(include_str!("fixtures/gitlab/project.json")),
-            ),
-            listing: (
-                &discussions,
-                Reply::json(include_str!("fixtures/gitlab/issue-3-discussions.json"))
-                    .header("X-Total", "1")
-                    .header("X-Total-Pages", "1"),
-            ),
-            request: request(EntityKind::WorkItem, 3),
-            number: 3,
-            state: "open",
-            token: TOKEN,
-        },
-        |server, limits| slow_adapter(server, FakeSleeper::default(), limits),
-    );
+    let project = Reply::json(include_str!("fixtures/gitlab/project.json"));
+    let listed = Reply::json(include_str!("fixtures/gitlab/issue-3-discussions.json"))
+        .header("X-Total", "1")
+        .header("X-Total-Pages", "1");
+    let stalls = scenarios::Stalls {
+        script: scenario::issue_3,
+        singleton: (PROJECT, project),
+        listing: (&discussions, listed),
+        state: "open",
+    };
+    scenarios::stalls_time_out(&GL, stalls);
 }
 
 /// The token only as a header to the API base: a job trace redirected to
@@ -644,35 +417,21 @@ fn a_stalled_reply_times_out_in_bounded_time() {
 /// it, and every request to the API carries it.
 #[test]
 fn a_redirect_to_another_host_never_carries_the_token() {
-    let elsewhere = HttpServer::script(Script::new().get(
-        "/storage/job-5001.trace",
-        vec![
-            Reply::new(200, include_bytes!("fixtures/gitlab/job-5001.trace").to_vec())
-                .header("Content-Type", "text/plain"),
-        ],
-    ))
-    .unwrap();
-    let script = scenario::merge_request_5().get(
-        &format!("{PROJECT}/jobs/5001/trace"),
-        vec![Reply::status(302, "").header(
-            "Location",
-            &format!("{}/storage/job-5001.trace", elsewhere.base()),
-        )],
+    let trace = Reply::new(
+        200,
+        include_bytes!("fixtures/gitlab/job-5001.trace").to_vec(),
+    )
+    .header("Content-Type", "text/plain");
+    let from = format!("{PROJECT}/jobs/5001/trace");
+    let (elsewhere, server) = scenarios::redirected_away(
+        scenario::merge_request_5(),
+        &from,
+        ("/storage/job-5001.trace", trace),
     );
-    let server = HttpServer::script(script).unwrap();
-    let mut gl = adapter(&server);
-    let req = request(EntityKind::ChangeProposal, 5);
-    let input = collect(&mut gl, &req, &default_profile(EntityKind::ChangeProposal)).unwrap();
-    let check = input
-        .checks
-        .iter()
-        .find(|c| c.id.as_deref() == Some("5001"))
-        .unwrap();
+    let input = GL.collected(&server, &GL.change());
+    let check = check(&input, "5001");
     assert!(check.log.as_deref().unwrap().contains("FAILED"), "followed");
     let seen = server.seen();
-    assert!(
-        seen.iter()
-            .any(|r| r.target == format!("{PROJECT}/jobs/5001/trace"))
-    );
+    assert!(seen.iter().any(|r| r.target == from));
     assert_redirect_kept_the_token(&elsewhere, "/storage/job-5001.trace", &seen, TOKEN);
 }

@@ -7,6 +7,7 @@ use probity_core::context::{
     ActorRole, CheckConclusion, CheckStatus, EntityKind, EntityState, FormalReviewState,
 };
 
+use crate::native::open_closed_or_merged;
 pub use crate::native::{MapError, timestamp};
 
 /// Issue and pull-request state; a pull request with `merged: true` is
@@ -16,15 +17,7 @@ pub fn entity_state(
     state: &str,
     merged: Option<bool>,
 ) -> Result<EntityState, MapError> {
-    let base = match state {
-        "open" => EntityState::Open,
-        "closed" => EntityState::Closed,
-        other => return Err(MapError::new("entity state", other)),
-    };
-    match (kind, merged) {
-        (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
-        (EntityKind::ChangeProposal, Some(false) | None) | (EntityKind::WorkItem, _) => Ok(base),
-    }
+    open_closed_or_merged(kind, state, merged)
 }
 
 /// Formal review state; `PENDING` and `REQUEST_REVIEW` (unsubmitted
@@ -82,19 +75,9 @@ mod tests {
 
     #[test]
     fn entity_state_table() {
-        use EntityKind::{ChangeProposal as Cp, WorkItem as Wi};
-        assert_eq!(entity_state(Wi, "open", None), Ok(EntityState::Open));
-        assert_eq!(entity_state(Wi, "closed", None), Ok(EntityState::Closed));
-        assert_eq!(entity_state(Cp, "open", Some(false)), Ok(EntityState::Open));
-        assert_eq!(
-            entity_state(Cp, "closed", Some(false)),
-            Ok(EntityState::Closed)
-        );
+        use EntityKind::ChangeProposal as Cp;
         // merged: true wins over the native closed (or open) state.
-        assert_eq!(
-            entity_state(Cp, "closed", Some(true)),
-            Ok(EntityState::Merged)
-        );
+        crate::native::shared_rows::assert_open_closed_merged(entity_state);
         assert_eq!(
             entity_state(Cp, "open", Some(true)),
             Ok(EntityState::Merged)

@@ -17,9 +17,7 @@ use std::collections::BTreeMap;
 
 use probity_core::context::RecordSelection;
 use probity_core::context::{ActorRole, EntityKind};
-use probity_core::context::{
-    CheckInput, CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
-};
+use probity_core::context::{CheckInput, CommentInput, ReviewInput, ThreadInput};
 use probity_ports::forge::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity,
     FetchedThreads, ForgeError, ForgePort, Listing, LogText, RepositoryInfo, Window,
@@ -27,7 +25,10 @@ use probity_ports::forge::{
 use serde_json::Value;
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use crate::native::{MapError, listing, malformed, num_id, s, seg, ts};
+use crate::native::{
+    MapError, comment_ids, comment_record, listing, malformed, num_id, replies_to_root, s, seg, ts,
+};
+use crate::shared;
 
 /// Records per page (Forgejo's default maximum).
 pub const PER_PAGE: u64 = 50;
@@ -59,13 +60,7 @@ pub fn author(user: Option<&Value>) -> Author {
 pub fn comment(v: &Value) -> Result<Authored<CommentInput>, MapError> {
     let id = num_id(v, "id").ok_or(MapError::missing("comment id"))?;
     Ok(Authored {
-        record: CommentInput {
-            id: Some(id),
-            author_id: None,
-            created_at: ts(v, "created_at")?,
-            updated_at: ts(v, "updated_at")?,
-            body: s(v, "body").unwrap_or("").to_owned(),
-        },
+        record: comment_record(v, id, "created_at", "updated_at")?,
         author: author(v.get("user")),
     })
 }
@@ -158,13 +153,7 @@ impl<S: Sleeper> Forgejo<S> {
         limits: Limits,
         sleeper: S,
     ) -> Result<Self, ForgeError> {
-        let (owner, name) = repository
-            .split_once('/')
-            .filter(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/'))
-            .ok_or_else(|| ForgeError::NotFound {
-                what: format!("repository `{repository}` (expected OWNER/NAME)"),
-                status: 0,
-            })?;
+        let (owner, name) = shared::owner_and_name(repository)?;
         let client = Client::new(
             api_base,
             token,
@@ -174,8 +163,8 @@ impl<S: Sleeper> Forgejo<S> {
         )?;
         Ok(Self {
             client,
-            owner: owner.to_owned(),
-            name: name.to_owned(),
+            owner,
+            name,
             reviews: None,
         })
     }
@@ -185,9 +174,7 @@ impl<S: Sleeper> Forgejo<S> {
     }
 
     fn get(&mut self, path: &str) -> Result<(Value, http::Response), ForgeError> {
-        let url = self.client.url(path);
-        let resp = self.client.get_json(path, &url)?;
-        Ok((http::json(path, &resp)?, resp))
+        shared::get(&mut self.client, path)
     }
 
     fn page(&mut self, path: &str, page: u64) -> Result<(Vec<Value>, Option<u64>), ForgeError> {
@@ -226,8 +213,7 @@ impl<S: Sleeper> Forgejo<S> {
     /// `X-Total-Count`: the first pages (oldest) or the last pages
     /// backwards (newest).
     fn list(&mut self, path: &str, window: Window) -> Result<(Vec<Value>, u64), ForgeError> {
-        let max = usize::try_from(window.max_records).unwrap_or(usize::MAX);
-        let max_pages = window.max_records / PER_PAGE + 2;
+        let (max, max_pages) = shared::window_caps(window, PER_PAGE, 2);
         let (first, total) = self.page(path, 1)?;
         let Some(total) = total else {
             // No count: read on while pages are full, within the window.
@@ -374,7 +360,7 @@ pub fn group_threads(comments: &[(u64, Value)]) -> FetchedThreads {
             (c.record.created_at.clone(), id)
         };
         mapped.sort_by_key(order);
-        let ids: Vec<String> = mapped.iter().filter_map(|c| c.record.id.clone()).collect();
+        let ids = comment_ids(&mapped);
         let Some(root_id) = ids.first().cloned() else {
             continue;
         };
@@ -397,13 +383,7 @@ pub fn group_threads(comments: &[(u64, Value)]) -> FetchedThreads {
             id: Some(root_id.clone()),
             created_at: mapped.first().and_then(|c| c.record.created_at.clone()),
             comment_ids: ids.clone(),
-            replies: ids[1..]
-                .iter()
-                .map(|c| ReplyInput {
-                    comment_id: c.clone(),
-                    parent_comment_id: root_id.clone(),
-                })
-                .collect(),
+            replies: replies_to_root(&ids),
             review_id: Some(key.review.to_string()),
             reviewed_sha,
             path: Some(key.path).filter(|p| !p.is_empty()),
@@ -428,39 +408,21 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
     fn repository(&mut self) -> Result<RepositoryInfo, ForgeError> {
         let path = self.repo_path();
         let (v, _) = self.get(&path)?;
-        let full = s(&v, "full_name")
-            .ok_or_else(|| malformed(&path, "no full_name"))?
-            .to_ascii_lowercase();
-        Ok(RepositoryInfo {
-            repository_id: num_id(&v, "id"),
-            repository: full,
-        })
+        shared::repository_info(&v, &path, num_id(&v, "id"))
     }
 
     fn entity(&mut self, entity: EntityRef) -> Result<FetchedEntity, ForgeError> {
-        let path = match entity.kind {
-            EntityKind::ChangeProposal => format!("{}/pulls/{}", self.repo_path(), entity.number),
-            EntityKind::WorkItem => format!("{}/issues/{}", self.repo_path(), entity.number),
-        };
+        let path = shared::pull_or_issue(&self.repo_path(), entity);
         let (v, _) = self.get(&path)?;
         let merged = match entity.kind {
             EntityKind::ChangeProposal => v.get("merged").and_then(Value::as_bool),
             EntityKind::WorkItem => {
-                if v.get("pull_request").is_some_and(|p| !p.is_null()) {
-                    return Err(ForgeError::InvalidMetadata {
-                        what: format!("{path}: this issue is a pull request (use --change)"),
-                        value: "pull_request".into(),
-                    });
-                }
+                shared::refuse_pull_as_issue(&v, &path)?;
                 None
             }
         };
         let state = map::entity_state(entity.kind, s(&v, "state").unwrap_or(""), merged)?;
-        let number = v
-            .get("number")
-            .and_then(Value::as_u64)
-            .filter(|n| *n == entity.number)
-            .ok_or_else(|| malformed(&path, "the number does not match"))?;
+        // Forgejo's labels are objects: only a named one is a label.
         let labels = v
             .get("labels")
             .and_then(Value::as_array)
@@ -470,27 +432,9 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
                     .collect()
             })
             .unwrap_or_default();
-        let head_sha = match entity.kind {
-            EntityKind::ChangeProposal => v
-                .pointer("/head/sha")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            EntityKind::WorkItem => None,
-        };
+        let id = num_id(&v, "id");
         Ok(FetchedEntity {
-            entity: EntityInput {
-                kind: entity.kind.as_str().to_owned(),
-                id: num_id(&v, "id"),
-                number: i64::try_from(number).map_err(|_| malformed(&path, "number"))?,
-                title: s(&v, "title").map(str::to_owned),
-                state: state.as_str().to_owned(),
-                author_id: None,
-                created_at: ts(&v, "created_at")?,
-                updated_at: ts(&v, "updated_at")?,
-                labels,
-                body: Some(s(&v, "body").unwrap_or("").to_owned()),
-                head_sha,
-            },
+            entity: shared::repo_entity(&v, &path, entity, id, state, labels)?,
             author: author(v.get("user")),
         })
     }
@@ -504,14 +448,7 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
         let path = format!("{}/issues/{}/comments", self.repo_path(), entity.number);
         let (v, _) = self.get(&path)?;
         let raw = v.as_array().ok_or_else(|| malformed(&path, "not a list"))?;
-        let mut out = Listing::default();
-        for c in raw {
-            match comment(c) {
-                Ok(c) => out.items.push(c),
-                Err(_) => out.invalid += 1,
-            }
-        }
-        Ok(out)
+        Ok(listing(raw, 0, |c| comment(c).map(Some)))
     }
 
     fn reviews(
@@ -575,15 +512,7 @@ impl<S: Sleeper> ForgePort for Forgejo<S> {
     }
 
     fn permission(&mut self, actor: &ActorRef) -> Result<ActorRole, ForgeError> {
-        let login = actor.login.as_deref().ok_or_else(|| ForgeError::NotFound {
-            what: format!("actor {} has no login", actor.id),
-            status: 0,
-        })?;
-        let path = format!(
-            "{}/collaborators/{}/permission",
-            self.repo_path(),
-            seg(login)
-        );
+        let path = shared::permission_path(&self.repo_path(), actor)?;
         let (v, _) = self.get(&path)?;
         let p = s(&v, "permission").ok_or_else(|| malformed(&path, "no permission"))?;
         Ok(map::permission(p)?)

@@ -9,6 +9,7 @@ use probity_core::context::{
 };
 use probity_ports::forge::ActorKindRef;
 
+use crate::native::open_closed_or_merged;
 pub use crate::native::{MapError, timestamp};
 
 /// Entity state. REST spells GitHub's `OPEN`/`CLOSED` as `open`/`closed`.
@@ -19,16 +20,11 @@ pub fn entity_state(
     state: &str,
     merged: Option<bool>,
 ) -> Result<EntityState, MapError> {
-    let base = match state {
-        "open" => EntityState::Open,
-        "closed" => EntityState::Closed,
-        other => return Err(MapError::new("entity state", other)),
-    };
+    let mapped = open_closed_or_merged(kind, state, merged)?;
     match (kind, merged) {
-        (EntityKind::ChangeProposal, Some(true)) => Ok(EntityState::Merged),
-        (EntityKind::ChangeProposal, Some(false)) | (EntityKind::WorkItem, None) => Ok(base),
         (EntityKind::ChangeProposal, None) => Err(MapError::new("pull request merged", "null")),
         (EntityKind::WorkItem, Some(_)) => Err(MapError::new("issue merged", "present")),
+        (EntityKind::ChangeProposal, Some(_)) | (EntityKind::WorkItem, None) => Ok(mapped),
     }
 }
 
@@ -59,24 +55,7 @@ pub fn check_conclusion(conclusion: &str) -> Result<(CheckConclusion, bool), Map
     })
 }
 
-/// A check's mapped status fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckFields {
-    /// The v1 status.
-    pub status: CheckStatus,
-    /// The v1 conclusion; set exactly when completed.
-    pub conclusion: Option<CheckConclusion>,
-    /// The start time (UTC, nine fraction digits), kept in progress and for a
-    /// completed check that started; `None` when queued, never started or not
-    /// given.
-    pub started_at: Option<String>,
-    /// The terminal time (UTC, nine fraction digits) of a completed check, when
-    /// the forge gives one.
-    pub completed_at: Option<String>,
-    /// Completed checks: whether it never started (`startup_failure`, or
-    /// `skipped`/`cancelled` without a native start); `None` otherwise.
-    pub never_started: Option<bool>,
-}
+pub use crate::native::CheckFields;
 
 /// Status, conclusion and timestamps of a check run. Queued checks carry
 /// no times or conclusion, in-progress ones only `started_at` (fields the
@@ -92,37 +71,19 @@ pub fn check_fields(
     completed_at: Option<&str>,
 ) -> Result<CheckFields, MapError> {
     let status = check_status(status)?;
-    let started = started_at.map(timestamp).transpose()?;
-    let completed = completed_at.map(timestamp).transpose()?;
-    Ok(match status {
-        CheckStatus::Queued => CheckFields {
+    CheckFields::by_status(status, started_at, completed_at, |started, completed| {
+        let native = conclusion.ok_or_else(|| MapError::new("check conclusion", "null"))?;
+        let (c, startup_failure) = check_conclusion(native)?;
+        let never = startup_failure
+            || (matches!(c, CheckConclusion::Skipped | CheckConclusion::Cancelled)
+                && started.is_none());
+        Ok(CheckFields {
             status,
-            conclusion: None,
-            started_at: None,
-            completed_at: None,
-            never_started: None,
-        },
-        CheckStatus::InProgress => CheckFields {
-            status,
-            conclusion: None,
-            started_at: started,
-            completed_at: None,
-            never_started: None,
-        },
-        CheckStatus::Completed => {
-            let native = conclusion.ok_or_else(|| MapError::new("check conclusion", "null"))?;
-            let (c, startup_failure) = check_conclusion(native)?;
-            let never = startup_failure
-                || (matches!(c, CheckConclusion::Skipped | CheckConclusion::Cancelled)
-                    && started.is_none());
-            CheckFields {
-                status,
-                conclusion: Some(c),
-                started_at: if never { None } else { started },
-                completed_at: completed,
-                never_started: Some(never),
-            }
-        }
+            conclusion: Some(c),
+            started_at: if never { None } else { started },
+            completed_at: completed,
+            never_started: Some(never),
+        })
     })
 }
 
@@ -196,17 +157,7 @@ mod tests {
     #[test]
     fn entity_state_table() {
         use EntityKind::{ChangeProposal as Cp, WorkItem as Wi};
-        assert_eq!(entity_state(Wi, "open", None), Ok(EntityState::Open));
-        assert_eq!(entity_state(Wi, "closed", None), Ok(EntityState::Closed));
-        assert_eq!(entity_state(Cp, "open", Some(false)), Ok(EntityState::Open));
-        assert_eq!(
-            entity_state(Cp, "closed", Some(false)),
-            Ok(EntityState::Closed)
-        );
-        assert_eq!(
-            entity_state(Cp, "closed", Some(true)),
-            Ok(EntityState::Merged)
-        );
+        crate::native::shared_rows::assert_open_closed_merged(entity_state);
         assert!(entity_state(Cp, "open", None).is_err());
         assert!(entity_state(Wi, "open", Some(true)).is_err());
         for bad in ["OPEN", "locked", "merged", "draft", ""] {

@@ -15,9 +15,7 @@ pub mod map;
 
 use probity_core::context::RecordSelection;
 use probity_core::context::{ActorRole, EntityKind};
-use probity_core::context::{
-    CheckInput, CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
-};
+use probity_core::context::{CheckInput, CommentInput, ReplyInput, ReviewInput, ThreadInput};
 use probity_ports::forge::{
     ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity, FetchedThreads, ForgeError,
     ForgePort, Listing, LogText, RepositoryInfo, Window,
@@ -25,7 +23,10 @@ use probity_ports::forge::{
 use serde_json::{Value, json};
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use crate::native::{MapError, labels, listing, malformed, s, seg, ts};
+use crate::native::{
+    MapError, comment_ids, comment_record, labels, listing, malformed, s, seg, ts,
+};
+use crate::shared;
 
 /// Records per page (GitHub's maximum).
 pub const PER_PAGE: u64 = 100;
@@ -92,13 +93,7 @@ pub fn author(user: Option<&Value>) -> Author {
 pub fn comment(v: &Value) -> Result<Authored<CommentInput>, MapError> {
     let id = s(v, "node_id").ok_or(MapError::missing("comment node_id"))?;
     Ok(Authored {
-        record: CommentInput {
-            id: Some(id.to_owned()),
-            author_id: None,
-            created_at: ts(v, "created_at")?,
-            updated_at: ts(v, "updated_at")?,
-            body: s(v, "body").unwrap_or("").to_owned(),
-        },
+        record: comment_record(v, id.to_owned(), "created_at", "updated_at")?,
         author: author(v.get("user")),
     })
 }
@@ -176,13 +171,7 @@ pub fn thread(v: &Value) -> Result<MappedThread, MapError> {
             });
         }
         comments.push(Authored {
-            record: CommentInput {
-                id: Some(cid.to_owned()),
-                author_id: None,
-                created_at: ts(c, "createdAt")?,
-                updated_at: ts(c, "updatedAt")?,
-                body: s(c, "body").unwrap_or("").to_owned(),
-            },
+            record: comment_record(c, cid.to_owned(), "createdAt", "updatedAt")?,
             author: author(c.get("author")),
         });
     }
@@ -213,10 +202,7 @@ pub fn thread(v: &Value) -> Result<MappedThread, MapError> {
         ThreadInput {
             id: Some(id.to_owned()),
             created_at: created,
-            comment_ids: comments
-                .iter()
-                .filter_map(|c| c.record.id.clone())
-                .collect(),
+            comment_ids: comment_ids(&comments),
             replies,
             review_id: first
                 .and_then(|c| c.pointer("/pullRequestReview/id"))
@@ -260,13 +246,7 @@ impl<S: Sleeper> GitHub<S> {
         limits: Limits,
         sleeper: S,
     ) -> Result<Self, ForgeError> {
-        let (owner, name) = repository
-            .split_once('/')
-            .filter(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/'))
-            .ok_or_else(|| ForgeError::NotFound {
-                what: format!("repository `{repository}` (expected OWNER/NAME)"),
-                status: 0,
-            })?;
+        let (owner, name) = shared::owner_and_name(repository)?;
         let client = Client::new(
             api_base,
             token,
@@ -280,8 +260,8 @@ impl<S: Sleeper> GitHub<S> {
         let graphql = graphql_url(client.base());
         Ok(Self {
             client,
-            owner: owner.to_owned(),
-            name: name.to_owned(),
+            owner,
+            name,
             graphql,
         })
     }
@@ -291,13 +271,7 @@ impl<S: Sleeper> GitHub<S> {
     }
 
     fn get(&mut self, path: &str) -> Result<(Value, http::Response), ForgeError> {
-        let url = self.client.url(path);
-        self.get_url(path, &url)
-    }
-
-    fn get_url(&mut self, what: &str, url: &str) -> Result<(Value, http::Response), ForgeError> {
-        let resp = self.client.get_json(what, url)?;
-        Ok((http::json(what, &resp)?, resp))
+        shared::get(&mut self.client, path)
     }
 
     /// One page: its items and its links (checked to stay on the base).
@@ -307,7 +281,7 @@ impl<S: Sleeper> GitHub<S> {
         url: &str,
         items: fn(&Value) -> Option<&Vec<Value>>,
     ) -> Result<(Vec<Value>, std::collections::BTreeMap<String, String>), ForgeError> {
-        let (v, resp) = self.get_url(what, url)?;
+        let (v, resp) = shared::get_url(&mut self.client, what, url)?;
         let list = items(&v)
             .cloned()
             .ok_or_else(|| malformed(what, "no list in the page"))?;
@@ -330,11 +304,11 @@ impl<S: Sleeper> GitHub<S> {
         window: Window,
         items: fn(&Value) -> Option<&Vec<Value>>,
     ) -> Result<(Vec<Value>, u64), ForgeError> {
-        let sep = if path.contains('?') { '&' } else { '?' };
-        let first = self.client.url(&format!("{path}{sep}per_page={PER_PAGE}"));
-        let max = usize::try_from(window.max_records).unwrap_or(usize::MAX);
+        let first = self
+            .client
+            .url(&shared::with_query(path, &format!("per_page={PER_PAGE}")));
         // Pages needed to fill the window, plus the first and last.
-        let max_pages = window.max_records / PER_PAGE + 3;
+        let (max, max_pages) = shared::window_caps(window, PER_PAGE, 3);
         let (page1, links1) = self.page(path, &first, items)?;
         let Some(next1) = links1.get("next").cloned() else {
             return Ok((page1, 0));
@@ -373,7 +347,7 @@ impl<S: Sleeper> GitHub<S> {
                 let beyond = if reached_first {
                     0
                 } else {
-                    total.map_or(1, |t| t.saturating_sub(out.len() as u64).max(1))
+                    shared::left_unread(total, out.len())
                 };
                 Ok((out, beyond))
             }
@@ -395,8 +369,7 @@ impl<S: Sleeper> GitHub<S> {
                 let beyond = match last {
                     Some(last_url) => {
                         let (last_items, _) = self.page(path, &last_url, items)?;
-                        total_from_last(&last_url, last_items.len())
-                            .map_or(1, |t| t.saturating_sub(out.len() as u64).max(1))
+                        shared::left_unread(total_from_last(&last_url, last_items.len()), out.len())
                     }
                     None => 1,
                 };
@@ -449,28 +422,16 @@ fn check_runs_list(v: &Value) -> Option<&Vec<Value>> {
     v.get("check_runs").and_then(Value::as_array)
 }
 
-fn int_number(v: &Value) -> Option<u64> {
-    v.get("number").and_then(Value::as_u64)
-}
-
 impl<S: Sleeper> ForgePort for GitHub<S> {
     fn repository(&mut self) -> Result<RepositoryInfo, ForgeError> {
         let path = self.repo_path();
         let (v, _) = self.get(&path)?;
-        let full = s(&v, "full_name")
-            .ok_or_else(|| malformed(&path, "no full_name"))?
-            .to_ascii_lowercase();
-        Ok(RepositoryInfo {
-            repository_id: s(&v, "node_id").map(str::to_owned),
-            repository: full,
-        })
+        let id = s(&v, "node_id").map(str::to_owned);
+        shared::repository_info(&v, &path, id)
     }
 
     fn entity(&mut self, entity: EntityRef) -> Result<FetchedEntity, ForgeError> {
-        let path = match entity.kind {
-            EntityKind::ChangeProposal => format!("{}/pulls/{}", self.repo_path(), entity.number),
-            EntityKind::WorkItem => format!("{}/issues/{}", self.repo_path(), entity.number),
-        };
+        let path = shared::pull_or_issue(&self.repo_path(), entity);
         let (v, _) = self.get(&path)?;
         let merged = match entity.kind {
             EntityKind::ChangeProposal => Some(
@@ -479,42 +440,15 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
                     .ok_or_else(|| ForgeError::from(MapError::missing("pull request merged")))?,
             ),
             EntityKind::WorkItem => {
-                if v.get("pull_request").is_some_and(|p| !p.is_null()) {
-                    return Err(ForgeError::InvalidMetadata {
-                        what: format!("{path}: this issue is a pull request (use --change)"),
-                        value: "pull_request".into(),
-                    });
-                }
+                shared::refuse_pull_as_issue(&v, &path)?;
                 None
             }
         };
         let state = map::entity_state(entity.kind, s(&v, "state").unwrap_or(""), merged)?;
-        let number = int_number(&v)
-            .filter(|n| *n == entity.number)
-            .ok_or_else(|| malformed(&path, "the number does not match"))?;
-        let labels = labels(&v);
-        let head_sha = match entity.kind {
-            EntityKind::ChangeProposal => v
-                .pointer("/head/sha")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            EntityKind::WorkItem => None,
-        };
+        let id = s(&v, "node_id").map(str::to_owned);
+        // An empty description is `null` on GitHub: the empty body.
         Ok(FetchedEntity {
-            entity: EntityInput {
-                kind: entity.kind.as_str().to_owned(),
-                id: s(&v, "node_id").map(str::to_owned),
-                number: i64::try_from(number).map_err(|_| malformed(&path, "number"))?,
-                title: s(&v, "title").map(str::to_owned),
-                state: state.as_str().to_owned(),
-                author_id: None,
-                created_at: ts(&v, "created_at")?,
-                updated_at: ts(&v, "updated_at")?,
-                labels,
-                // An empty description is `null` on GitHub: the empty body.
-                body: Some(s(&v, "body").unwrap_or("").to_owned()),
-                head_sha,
-            },
+            entity: shared::repo_entity(&v, &path, entity, id, state, labels(&v))?,
             author: author(v.get("user")),
         })
     }
@@ -653,24 +587,11 @@ impl<S: Sleeper> ForgePort for GitHub<S> {
     }
 
     fn check_log(&mut self, log: &str, max_bytes: u64) -> Result<LogText, ForgeError> {
-        let url = self.client.url(log);
-        let resp = self.client.get_bounded(log, &url, max_bytes)?;
-        Ok(LogText {
-            text: String::from_utf8_lossy(&resp.body).into_owned(),
-            oversized: resp.truncated,
-        })
+        shared::bounded_log(&mut self.client, log, max_bytes)
     }
 
     fn permission(&mut self, actor: &ActorRef) -> Result<ActorRole, ForgeError> {
-        let login = actor.login.as_deref().ok_or_else(|| ForgeError::NotFound {
-            what: format!("actor {} has no login", actor.id),
-            status: 0,
-        })?;
-        let path = format!(
-            "{}/collaborators/{}/permission",
-            self.repo_path(),
-            seg(login)
-        );
+        let path = shared::permission_path(&self.repo_path(), actor)?;
         let (v, _) = self.get(&path)?;
         Ok(map::permission(s(&v, "role_name"), s(&v, "permission"))?)
     }

@@ -53,36 +53,18 @@ pub fn job_fields(
     finished_at: Option<&str>,
 ) -> Result<CheckFields, MapError> {
     let (status, conclusion) = job_status(status)?;
-    let started = started_at.map(timestamp).transpose()?;
-    let finished = finished_at.map(timestamp).transpose()?;
-    Ok(match status {
-        CheckStatus::Queued => CheckFields {
+    CheckFields::by_status(status, started_at, finished_at, |started, finished| {
+        let never = matches!(
+            conclusion,
+            Some(CheckConclusion::Cancelled | CheckConclusion::Skipped)
+        ) && started.is_none();
+        Ok(CheckFields {
             status,
-            conclusion: None,
-            started_at: None,
-            completed_at: None,
-            never_started: None,
-        },
-        CheckStatus::InProgress => CheckFields {
-            status,
-            conclusion: None,
+            conclusion,
             started_at: started,
-            completed_at: None,
-            never_started: None,
-        },
-        CheckStatus::Completed => {
-            let never = matches!(
-                conclusion,
-                Some(CheckConclusion::Cancelled | CheckConclusion::Skipped)
-            ) && started.is_none();
-            CheckFields {
-                status,
-                conclusion,
-                started_at: started,
-                completed_at: finished,
-                never_started: Some(never),
-            }
-        }
+            completed_at: finished,
+            never_started: Some(never),
+        })
     })
 }
 

@@ -17,9 +17,7 @@ use std::collections::BTreeMap;
 
 use probity_core::context::RecordSelection;
 use probity_core::context::{ActorRole, EntityKind};
-use probity_core::context::{
-    CheckInput, CommentInput, EntityInput, ReplyInput, ReviewInput, ThreadInput,
-};
+use probity_core::context::{CheckInput, CommentInput, ReviewInput, ThreadInput};
 use probity_ports::forge::{
     ActorKindRef, ActorRef, Author, Authored, EntityRef, FetchedCheck, FetchedEntity,
     FetchedThreads, ForgeError, ForgePort, Listing, LogText, RepositoryInfo, Window,
@@ -27,7 +25,10 @@ use probity_ports::forge::{
 use serde_json::Value;
 
 use crate::http::{self, Client, Limits, Sleeper, Token};
-use crate::native::{MapError, labels, malformed, num_id, s, ts};
+use crate::native::{
+    MapError, comment_ids, comment_record, labels, malformed, num_id, replies_to_root, s, seg, ts,
+};
+use crate::shared::{self, EntityParts};
 
 /// Records per page (GitLab's maximum).
 pub const PER_PAGE: u64 = 100;
@@ -102,30 +103,17 @@ impl<S: Sleeper> GitLab<S> {
     }
 
     fn project_path(&self) -> String {
-        let mut enc = String::new();
-        for b in self.project.bytes() {
-            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') {
-                enc.push(char::from(b));
-            } else {
-                enc.push_str(&format!("%{b:02X}"));
-            }
-        }
-        format!("/projects/{enc}")
+        format!("/projects/{}", seg(&self.project))
     }
 
     fn get(&mut self, path: &str) -> Result<Value, ForgeError> {
-        let url = self.client.url(path);
-        let resp = self.client.get_json(path, &url)?;
-        http::json(path, &resp)
+        Ok(shared::get(&mut self.client, path)?.0)
     }
 
     fn page(&mut self, path: &str, page: u64) -> Result<(Vec<Value>, http::Response), ForgeError> {
-        let sep = if path.contains('?') { '&' } else { '?' };
-        let url = self
-            .client
-            .url(&format!("{path}{sep}per_page={PER_PAGE}&page={page}"));
-        let resp = self.client.get_json(path, &url)?;
-        let v = http::json(path, &resp)?;
+        let query = format!("per_page={PER_PAGE}&page={page}");
+        let url = self.client.url(&shared::with_query(path, &query));
+        let (v, resp) = shared::get_url(&mut self.client, path, &url)?;
         let items = v
             .as_array()
             .cloned()
@@ -138,8 +126,7 @@ impl<S: Sleeper> GitLab<S> {
     /// the items and how many were left unfetched (`X-Total`, else at least
     /// one while `X-Next-Page` remains).
     fn list(&mut self, path: &str, window: Window) -> Result<(Vec<Value>, u64), ForgeError> {
-        let max = usize::try_from(window.max_records).unwrap_or(usize::MAX);
-        let max_pages = window.max_records / PER_PAGE + 2;
+        let (max, max_pages) = shared::window_caps(window, PER_PAGE, 2);
         let (first, resp) = self.page(path, 1)?;
         let total = header_u64(&resp, "x-total");
         let total_pages = header_u64(&resp, "x-total-pages");
@@ -186,7 +173,7 @@ impl<S: Sleeper> GitLab<S> {
         if !more {
             return Ok((out, 0));
         }
-        let beyond = total.map_or(1, |t| t.saturating_sub(out.len() as u64).max(1));
+        let beyond = shared::left_unread(total, out.len());
         Ok((out, beyond))
     }
 
@@ -240,13 +227,7 @@ impl<S: Sleeper> GitLab<S> {
 
     fn note(&mut self, n: &Value) -> Result<Authored<CommentInput>, MapError> {
         let id = num_id(n, "id").ok_or(MapError::missing("note id"))?;
-        let record = CommentInput {
-            id: Some(id),
-            author_id: None,
-            created_at: ts(n, "created_at")?,
-            updated_at: ts(n, "updated_at")?,
-            body: s(n, "body").unwrap_or("").to_owned(),
-        };
+        let record = comment_record(n, id, "created_at", "updated_at")?;
         Ok(Authored {
             record,
             author: self.author(n.get("author")),
@@ -321,11 +302,7 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
         );
         let v = self.get(&path)?;
         let state = map::entity_state(entity.kind, s(&v, "state").unwrap_or(""))?;
-        let iid = v
-            .get("iid")
-            .and_then(Value::as_u64)
-            .filter(|n| *n == entity.number)
-            .ok_or_else(|| malformed(&path, "the iid does not match"))?;
+        let iid = shared::matching_number(&v, "iid", entity.number, &path)?;
         let labels = labels(&v);
         let head_sha = match entity.kind {
             EntityKind::ChangeProposal => s(&v, "sha")
@@ -334,20 +311,17 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
             EntityKind::WorkItem => None,
         };
         let author = self.author(v.get("author"));
+        let parts = EntityParts {
+            kind: entity.kind,
+            id: num_id(&v, "id"),
+            number: iid,
+            number_field: "iid",
+            state,
+            labels,
+            head_sha,
+        };
         Ok(FetchedEntity {
-            entity: EntityInput {
-                kind: entity.kind.as_str().to_owned(),
-                id: num_id(&v, "id"),
-                number: i64::try_from(iid).map_err(|_| malformed(&path, "iid"))?,
-                title: s(&v, "title").map(str::to_owned),
-                state: state.as_str().to_owned(),
-                author_id: None,
-                created_at: ts(&v, "created_at")?,
-                updated_at: ts(&v, "updated_at")?,
-                labels,
-                body: Some(s(&v, "description").unwrap_or("").to_owned()),
-                head_sha,
-            },
+            entity: shared::entity_input(&v, &path, "description", parts)?,
             author,
         })
     }
@@ -425,15 +399,10 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
                 out.comments.invalid += notes.len() as u64;
                 continue;
             }
-            let root = comments[0].record.id.clone().unwrap_or_default();
-            let replies = comments[1..]
-                .iter()
-                .filter_map(|c| c.record.id.clone())
-                .map(|cid| ReplyInput {
-                    comment_id: cid,
-                    parent_comment_id: root.clone(),
-                })
-                .collect();
+            // Every note has its ID (else the thread is invalid above):
+            // the first is the root.
+            let ids = comment_ids(&comments);
+            let replies = replies_to_root(&ids);
             let resolvable: Vec<&&Value> = notes
                 .iter()
                 .filter(|n| {
@@ -469,10 +438,7 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
             out.threads.items.push(ThreadInput {
                 id,
                 created_at: created,
-                comment_ids: comments
-                    .iter()
-                    .filter_map(|c| c.record.id.clone())
-                    .collect(),
+                comment_ids: ids,
                 replies,
                 review_id: None,
                 reviewed_sha: pos.and_then(|p| s(p, "head_sha")).map(str::to_owned),
@@ -553,12 +519,7 @@ impl<S: Sleeper> ForgePort for GitLab<S> {
     }
 
     fn check_log(&mut self, log: &str, max_bytes: u64) -> Result<LogText, ForgeError> {
-        let url = self.client.url(log);
-        let resp = self.client.get_bounded(log, &url, max_bytes)?;
-        Ok(LogText {
-            text: String::from_utf8_lossy(&resp.body).into_owned(),
-            oversized: resp.truncated,
-        })
+        shared::bounded_log(&mut self.client, log, max_bytes)
     }
 
     fn permission(&mut self, actor: &ActorRef) -> Result<ActorRole, ForgeError> {
