@@ -29,19 +29,9 @@ const FORBIDDEN: &[&str] = &[
 /// The only thread APIs ports may name.
 const THREADS_ALLOWED: &[&str] = &["std::thread::scope", "std::thread::available_parallelism"];
 
+/// Every `.rs` file under `dir`, sorted (`probity_testkit::sources`).
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
+    out.extend(probity_testkit::sources::rust_files(dir).unwrap());
 }
 
 /// What a line of shipped code names that ports must not.

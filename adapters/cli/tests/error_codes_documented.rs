@@ -350,19 +350,9 @@ fn codes_in(t: &[Token]) -> Vec<(String, usize)> {
     found
 }
 
+/// Every `.rs` file under `dir`, sorted (`probity_testkit::sources`).
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
+    out.extend(probity_testkit::sources::rust_files(dir).unwrap());
 }
 
 /// The sources whose error codes the CLI can emit: its own, and the error

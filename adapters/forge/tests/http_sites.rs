@@ -21,20 +21,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Every `.rs` file under `dir`, sorted.
+/// Every `.rs` file under `dir`, sorted (`probity_testkit::sources`).
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
+    out.extend(probity_testkit::sources::rust_files(dir).unwrap());
 }
 
 /// `text` without its comments and without its unit tests (a trailing

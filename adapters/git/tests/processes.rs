@@ -407,19 +407,9 @@ fn clears_env(toks: &[Token], at: usize) -> bool {
     (at..end).any(|j| starts_with(&toks[j..], &[".", "env_clear", "("]))
 }
 
+/// Every `.rs` file under `dir`, sorted (`probity_testkit::sources`).
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+    out.extend(probity_testkit::sources::rust_files(dir).unwrap());
 }
 
 /// The git subcommands that talk to a remote: the only ones that may run

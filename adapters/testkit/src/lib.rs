@@ -23,6 +23,7 @@
 //! - [`write_executable`] and [`copy_executable`]: scripts and binaries a
 //!   test runs, written so `exec` never meets ETXTBSY;
 //! - [`store_conformance`]: one suite every store passes;
+//! - [`sources`]: a crate's Rust sources, for the tests that scan them;
 //! - [`http`]: a scripted HTTP server on 127.0.0.1 (a handler, routes
 //!   with `{base}`, or replies in order) for the forge, model and CLI
 //!   tests, and [`http::dead_url`].
@@ -62,6 +63,7 @@ pub mod git_env;
 pub mod http;
 mod notes;
 mod signatures;
+pub mod sources;
 pub mod store_conformance;
 
 pub use attestations::WithAttestations;
