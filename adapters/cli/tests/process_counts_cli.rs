@@ -226,11 +226,17 @@ fn probity_push_of_one_reviewed_commit_runs_a_bounded_number_of_gits() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     // The client's (discovery, which also says where hooks run from; the
     // dry run, the pre-push judgment, the atomic push: 8) and the server
-    // hook's (which inherits PROBITY_GIT: 15), together. The notes ref and
+    // hook's (which inherits PROBITY_GIT: 9), together. The notes ref and
     // `HEAD` are read from their files, not by a `rev-parse` each time they
     // are asked (the notes ref was asked four times, the hooks directory
-    // and `HEAD` once each more: 29).
-    assert!(runs.len() <= 23, "{} gits: {runs:#?}", runs.len());
+    // and `HEAD` once each more: 29), and the hook's settings by one `git
+    // config` (seven before, one per key: 23).
+    assert!(runs.len() <= 17, "{} gits: {runs:#?}", runs.len());
+    assert_eq!(
+        runs.iter().filter(|r| r.contains(" config ")).count(),
+        2,
+        "the client's remote lookup and the hook's settings: {runs:#?}"
+    );
     assert!(
         !runs
             .iter()

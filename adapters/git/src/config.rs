@@ -149,9 +149,9 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 /// git's reading of a boolean for the plain spellings only; `None` (ask
 /// git) for the others.
-fn plain_bool(v: Option<&[u8]>) -> Option<bool> {
+pub(crate) fn plain_bool(v: Option<&[u8]>) -> Option<bool> {
     let Some(v) = v else {
-        // `keepTrees` with no `=`: true.
+        // A key with no `=`: true.
         return Some(true);
     };
     match v.to_ascii_lowercase().as_slice() {

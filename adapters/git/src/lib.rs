@@ -20,6 +20,7 @@ pub mod objects;
 mod onediff;
 pub mod port;
 pub mod repo;
+mod settings;
 pub use probity_scratch::scratch;
 pub mod sign;
 pub mod subject;

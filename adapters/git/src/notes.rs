@@ -440,25 +440,14 @@ impl Repo {
 
     /// The `probity.protectedRefs` values, in configuration order.
     pub fn protected_refs(&self) -> Result<Vec<String>, GitError> {
-        let args: Vec<OsString> = ["config", "--get-all", "probity.protectedRefs"]
+        Ok(self
+            .settings()?
+            .get_all("probity.protectedRefs")
             .iter()
-            .map(OsString::from)
-            .collect();
-        let out = self.git().output(self.root(), &args, &[], None)?;
-        match out.status.code() {
-            Some(0) => Ok(String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(String::from)
-                .collect()),
-            Some(1) => Ok(Vec::new()),
-            _ => Err(GitError::Failed {
-                args: "config --get-all probity.protectedRefs".into(),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            }),
-        }
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect())
     }
 
     /// Fetches `remote`'s `refs/notes/probity` and merges it into the local

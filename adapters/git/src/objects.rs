@@ -296,6 +296,8 @@ pub(crate) struct Shared {
     pub(crate) object_format: Mutex<Option<String>>,
     /// `probity.keepTrees`, once read.
     pub(crate) keeps_trees: Mutex<Option<bool>>,
+    /// The repository's Probity settings, once read ([`crate::settings`]).
+    pub(crate) settings: Mutex<Option<Arc<crate::settings::Settings>>>,
     /// The frozen patch a start's one diff read ([`crate::onediff`]): by
     /// (from tree, to tree, cap), `None` when it was over the cap.
     frozen: Mutex<Option<FrozenPatch>>,

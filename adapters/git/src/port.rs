@@ -2,7 +2,6 @@
 
 use probity_core::review::Hunk;
 use probity_core::review::RangeCommit;
-use std::ffi::OsString;
 
 use probity_core::review::DeltaEntry;
 use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
@@ -119,7 +118,7 @@ impl Repo {
         );
         let keeps = match crate::config::keep_trees(&sources) {
             Some(k) => k,
-            None => self.config_bool("probity.keepTrees")?,
+            None => self.setting_bool("probity.keepTrees")?,
         };
         if let Ok(mut k) = self.shared().keeps_trees.lock() {
             *k = Some(keeps);
@@ -130,28 +129,7 @@ impl Repo {
     /// Whether the server lets a push delete a protected ref
     /// (`git config probity.allowProtectedDeletion true`); unset is no.
     pub fn allows_protected_deletion(&self) -> Result<bool, GitError> {
-        self.config_bool("probity.allowProtectedDeletion")
-    }
-
-    /// A boolean setting as git reads it (`--type=bool`: `yes`, `on`, `1`
-    /// are true); unset is `false`, a value git cannot read as a boolean an
-    /// error.
-    fn config_bool(&self, key: &str) -> Result<bool, GitError> {
-        let args: Vec<OsString> = ["config", "--type=bool", "--get", key]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        let out = self.git().output(self.root(), &args, &[], None)?;
-        match out.status.code() {
-            Some(0) => Ok(out.stdout.trim_ascii() == b"true"),
-            // `--get` answers 1 for an unset key.
-            Some(1) => Ok(false),
-            _ => Err(GitError::Failed {
-                args: format!("config --type=bool --get {key}"),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            }),
-        }
+        self.setting_bool("probity.allowProtectedDeletion")
     }
 
     /// Points `refs/probity/<lineage>/<name>` at each tree (R10.6), so

@@ -23,7 +23,7 @@ use probity_ports::review::{
 };
 use probity_scratch::Scratch;
 
-use crate::{GitCli, GitError, Repo};
+use crate::{GitError, Repo};
 
 /// How long signing may take (an agent may ask its holder to confirm).
 pub const SIGN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -537,49 +537,20 @@ pub fn classify_sign_error(e: SignatureError) -> SignatureError {
     }
 }
 
-/// One configuration value (`git config --get`), `None` when unset.
-fn config(
-    repo: &Repo,
-    git: &GitCli,
-    key: &str,
-    ty: Option<&str>,
-) -> Result<Option<String>, GitError> {
-    let mut args: Vec<String> = vec!["config".into()];
-    if let Some(t) = ty {
-        args.push(format!("--type={t}"));
-    }
-    args.extend(["--get".into(), key.into()]);
-    let args: Vec<OsString> = args.into_iter().map(OsString::from).collect();
-    let out = git.output(repo.root(), &args, &[], None)?;
-    match out.status.code() {
-        Some(0) => Ok(Some(
-            String::from_utf8_lossy(&out.stdout)
-                .trim_end_matches('\n')
-                .to_string(),
-        )),
-        // 1: the key is not set.
-        Some(1) => Ok(None),
-        _ => Err(GitError::Failed {
-            args: format!("config --get {key}"),
-            status: out.status.to_string(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        }),
-    }
-}
-
 /// The signing key: `probity.signingKey`, else `user.signingKey` when
 /// `gpg.format` is `ssh`. A value starting `key::` is a literal public
 /// key; otherwise a path (`~` expanded by Git, relative to the work tree's
 /// root).
 pub fn signing_key(repo: &Repo) -> Result<Option<SigningKey>, GitError> {
-    let git = repo.git();
-    let raw = match config(repo, git, "probity.signingKey", None)? {
+    let settings = repo.settings()?;
+    let raw = match settings.get("probity.signingKey") {
         Some(v) if !v.is_empty() => Some(v),
         _ => {
-            let ssh = config(repo, git, "gpg.format", None)?
+            let ssh = settings
+                .get("gpg.format")
                 .is_some_and(|f| f.eq_ignore_ascii_case("ssh"));
             if ssh {
-                config(repo, git, "user.signingKey", None)?.filter(|v| !v.is_empty())
+                settings.get("user.signingKey").filter(|v| !v.is_empty())
             } else {
                 None
             }
@@ -612,10 +583,10 @@ fn expand_path(repo: &Repo, v: &str) -> PathBuf {
 /// false) and `probity.allowedSignersFile` (a path; `~` expanded, relative
 /// to the work tree's root).
 pub fn signature_policy(repo: &Repo) -> Result<SignaturePolicy, GitError> {
-    let git = repo.git();
-    let require =
-        config(repo, git, "probity.requireSignature", Some("bool"))?.is_some_and(|v| v == "true");
-    let allowed = config(repo, git, "probity.allowedSignersFile", None)?
+    let require = repo.setting_bool("probity.requireSignature")?;
+    let allowed = repo
+        .settings()?
+        .get("probity.allowedSignersFile")
         .filter(|v| !v.is_empty())
         .map(|v| expand_path(repo, &v));
     Ok(SignaturePolicy {
