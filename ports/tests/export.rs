@@ -339,8 +339,8 @@ fn a_repository_that_cannot_answer_is_the_repositorys_error() {
 /// successor; read-only.
 #[test]
 fn list_rows_every_lineage_open_first_aged_at_now() {
+    use probity_core::review::Disposition;
     use probity_core::review::Timestamp;
-    use probity_core::review::{Disposition, RecoverRequest};
     let w = world();
     assert!(
         drivers::list(&w.git, &w.store, &Timestamp::from_unix_seconds(0))
@@ -361,13 +361,7 @@ fn list_rows_every_lineage_open_first_aged_at_now() {
         &later,
         probity_core::review::Lens::Reliability,
         first.state().lineage_id(),
-        RecoverRequest {
-            expected_revision: invalidated.revision(),
-            disposition: Disposition::Invalidated,
-            reason: probity_core::review::NonBlank::parse("again").unwrap(),
-            actor: probity_core::review::NonBlank::parse("me").unwrap(),
-            authorization: None,
-        },
+        recover_request(&invalidated, Disposition::Invalidated, "again", "me"),
     )
     .unwrap()
     .record;

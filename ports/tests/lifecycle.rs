@@ -19,13 +19,7 @@ fn text(s: &str) -> NonBlank {
 }
 
 fn request(pred: &StateRecord, disposition: Disposition, reason: &str) -> RecoverRequest {
-    RecoverRequest {
-        expected_revision: pred.revision(),
-        disposition,
-        reason: text(reason),
-        actor: text("maintainer"),
-        authorization: None,
-    }
+    recover_request(pred, disposition, reason, "maintainer")
 }
 
 #[test]
@@ -85,15 +79,7 @@ fn recover_makes_one_audited_successor_and_never_forks() {
     let l = w.start().state().lineage_id().clone();
     let inv = drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap();
     let req = request(&inv, Disposition::Invalidated, "again");
-    let s = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        req.clone(),
-    )
-    .unwrap();
+    let s = w.recover(&l, req.clone()).unwrap();
     assert!(!s.resumed);
     let succ = s.record.state();
     assert_eq!(succ.generation(), 2);
@@ -105,19 +91,16 @@ fn recover_makes_one_audited_successor_and_never_forks() {
     );
     assert_eq!(w.load(&l), inv, "the predecessor is never rewritten");
     // The same request is a retry; another would fork.
-    let again = drivers::recover(&w.git, &w.store, &w.clock, Lens::Reliability, &l, req).unwrap();
+    let again = w.recover(&l, req).unwrap();
     assert!(again.resumed);
     assert_eq!(again.record, s.record);
     let held = w.store.dump();
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&inv, Disposition::Invalidated, "another reason"),
-    )
-    .unwrap_err();
+    let err = w
+        .recover(
+            &l,
+            request(&inv, Disposition::Invalidated, "another reason"),
+        )
+        .unwrap_err();
     assert!(
         matches!(
             err,
@@ -140,15 +123,9 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     // An approval recovered as scope-changed needs a reviewed path changed
     // (an unrelated new file is not one).
     w.git.write("src/other.rs", "fn other() {}\n").unwrap();
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&approved, Disposition::ScopeChanged, "more"),
-    )
-    .unwrap_err();
+    let err = w
+        .recover(&l, request(&approved, Disposition::ScopeChanged, "more"))
+        .unwrap_err();
     assert!(
         matches!(
             err,
@@ -157,15 +134,9 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
         "{err}"
     );
     // The wrong disposition.
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&approved, Disposition::Invalidated, "x"),
-    )
-    .unwrap_err();
+    let err = w
+        .recover(&l, request(&approved, Disposition::Invalidated, "x"))
+        .unwrap_err();
     assert!(
         matches!(err, ReviewError::Recover(RecoverError::NotEligible { .. })),
         "{err}"
@@ -174,15 +145,9 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     // With the reviewed path edited, the successor reviews the new candidate.
     w.git.remove("src/other.rs").unwrap();
     w.git.write("src/a.rs", FIX).unwrap();
-    let s = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&approved, Disposition::ScopeChanged, "more"),
-    )
-    .unwrap();
+    let s = w
+        .recover(&l, request(&approved, Disposition::ScopeChanged, "more"))
+        .unwrap();
     assert_eq!(
         s.record.state().snapshot().candidate_tree,
         w.git.candidate_tree().unwrap()
@@ -196,15 +161,12 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
         })
         .unwrap()
         .record;
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&esc, Disposition::EscalationAuthorized, "reviewed by hand"),
-    )
-    .unwrap_err();
+    let err = w
+        .recover(
+            &l,
+            request(&esc, Disposition::EscalationAuthorized, "reviewed by hand"),
+        )
+        .unwrap_err();
     assert!(
         matches!(
             err,
@@ -214,15 +176,7 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     );
     let mut authorized = request(&esc, Disposition::EscalationAuthorized, "reviewed by hand");
     authorized.authorization = Some(text("maintainer sign-off #1"));
-    drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        authorized,
-    )
-    .unwrap();
+    w.recover(&l, authorized).unwrap();
 }
 
 fn submit(lens: Lens, binding: Option<String>, text: &str) -> SubmitInput {
@@ -378,21 +332,12 @@ fn a_commit_review_is_recovered_over_its_commit() {
         NonBlank::parse("wrong lens").unwrap(),
     )
     .unwrap();
-    let s = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        started.state().lineage_id(),
-        RecoverRequest {
-            expected_revision: inv.revision(),
-            disposition: Disposition::Invalidated,
-            reason: NonBlank::parse("again").unwrap(),
-            actor: NonBlank::parse("me").unwrap(),
-            authorization: None,
-        },
-    )
-    .unwrap();
+    let s = w
+        .recover(
+            started.state().lineage_id(),
+            recover_request(&inv, Disposition::Invalidated, "again", "me"),
+        )
+        .unwrap();
     assert_eq!(s.record.state().generation(), 2);
     assert_eq!(
         s.record.state().snapshot().target,

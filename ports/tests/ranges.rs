@@ -13,15 +13,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use probity_core::digest::Sha256Digest;
+use probity_core::review::CommitId;
+use probity_core::review::Disposition;
 use probity_core::review::Lens;
 use probity_core::review::ProofKind;
 use probity_core::review::StateRecord;
-use probity_core::review::{CommitId, NonBlank};
 use probity_core::review::{
     Decision, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, NextAction, RangeCommit,
     RangeJudgment, ReasonCode,
 };
-use probity_core::review::{Disposition, RecoverRequest};
 use probity_core::review::{ExpectedArtifact, ObservedArtifact, parse_checksums};
 use probity_ports::review::{
     self as drivers, AdapterError, Delivery, PushBoundary, ReceiptStore, ReleaseArtifacts,
@@ -627,19 +627,9 @@ fn pre_push_between_denies_when_a_revision_moves_or_a_recovery_lands() {
         &boundary,
         &mut writer(&w.store, &left, || {
             w.git.write("src/a.rs", FIX).unwrap();
-            drivers::recover(
-                &w.git,
-                &w.store,
-                &w.clock,
-                Lens::Reliability,
+            w.recover(
                 &l2,
-                RecoverRequest {
-                    expected_revision: approved.revision(),
-                    disposition: Disposition::ScopeChanged,
-                    reason: NonBlank::parse("more work").unwrap(),
-                    actor: NonBlank::parse("dev").unwrap(),
-                    authorization: None,
-                },
+                recover_request(&approved, Disposition::ScopeChanged, "more work", "dev"),
             )
             .unwrap();
         }),

@@ -10,12 +10,12 @@ use std::collections::BTreeMap;
 
 use common::*;
 use probity_core::digest::Sha256Digest;
+use probity_core::review::Disposition;
 use probity_core::review::Lens;
 use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::review::Route;
 use probity_core::review::{BurnError, BurnRequest, RepairClass, RepairError, RepairRequest};
 use probity_core::review::{DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, TransitionError};
-use probity_core::review::{Disposition, RecoverRequest};
 use probity_core::review::{FindingId, LineageId, NonBlank};
 use probity_core::review::{PreservedError, preserve};
 use probity_ports::review::{
@@ -44,19 +44,9 @@ fn json(bytes: &[u8]) -> serde_json::Value {
 /// Recovers `pred` (approved) as scope-changed onto the fix.
 fn recover_onto_fix(w: &World, pred: &StateRecord) -> StateRecord {
     w.git.write("src/a.rs", FIX).unwrap();
-    drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
+    w.recover(
         pred.state().lineage_id(),
-        RecoverRequest {
-            expected_revision: pred.revision(),
-            disposition: Disposition::ScopeChanged,
-            reason: text("more work"),
-            actor: text("dev"),
-            authorization: None,
-        },
+        recover_request(pred, Disposition::ScopeChanged, "more work", "dev"),
     )
     .unwrap()
     .record

@@ -6,10 +6,10 @@
 mod common;
 
 use common::*;
+use probity_core::review::Disposition;
 use probity_core::review::Lens;
 use probity_core::review::{Bundle, note_with};
 use probity_core::review::{CommitId, LineageId, NonBlank};
-use probity_core::review::{Disposition, RecoverRequest};
 use probity_core::review::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
     self as drivers, ChainStore, Delivery, NotesGit, PreReceive, ReceiptStore, ReceiveDenial,
@@ -161,22 +161,18 @@ fn a_recovered_chain_travels_whole_from_generation_one_to_its_leaf() {
     let first = w.start().state().lineage_id().clone();
     let text = |s: &str| NonBlank::parse(s).unwrap();
     let invalidated = drivers::invalidate(&w.store, &first, text("wrong lens")).unwrap();
-    let successor = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &first,
-        RecoverRequest {
-            expected_revision: invalidated.revision(),
-            disposition: Disposition::Invalidated,
-            reason: text("again"),
-            actor: text("maintainer"),
-            authorization: None,
-        },
-    )
-    .unwrap()
-    .record;
+    let successor = w
+        .recover(
+            &first,
+            recover_request(
+                &invalidated,
+                Disposition::Invalidated,
+                "again",
+                "maintainer",
+            ),
+        )
+        .unwrap()
+        .record;
     let leaf = successor.state().lineage_id().clone();
     let approved = w
         .finalize_with(&leaf, |i| {

@@ -5,11 +5,11 @@
 #![allow(dead_code)]
 
 use probity_core::review::Lens;
-use probity_core::review::StateRecord;
 use probity_core::review::{CommitId, LineageId};
+use probity_core::review::{Disposition, NonBlank, RecoverRequest, StateRecord};
 use probity_ports::review::{
     self as drivers, Delivery, FinalizeInput, Finalized, Published, RecordStore, RemoteScope,
-    ReviewError,
+    ReviewError, Started,
 };
 use probity_testkit::{
     FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, documents, verdict,
@@ -50,6 +50,23 @@ pub fn publish_range(
     .unwrap()
 }
 
+/// A request to recover `pred` at its revision with `disposition`, by
+/// `actor`, without a maintainer's authorization.
+pub fn recover_request(
+    pred: &StateRecord,
+    disposition: Disposition,
+    reason: &str,
+    actor: &str,
+) -> RecoverRequest {
+    RecoverRequest {
+        expected_revision: pred.revision(),
+        disposition,
+        reason: NonBlank::parse(reason).unwrap(),
+        actor: NonBlank::parse(actor).unwrap(),
+        authorization: None,
+    }
+}
+
 /// A review made in another repository: its own base (another `src/a.rs`)
 /// and a change of its own in the worktree; nothing started.
 pub fn elsewhere() -> World {
@@ -80,6 +97,22 @@ impl World {
         drivers::start(&self.git, &self.store, &self.clock, Lens::Reliability)
             .unwrap()
             .record
+    }
+
+    /// `recover` of `lineage` on this world's clock, reliability lens.
+    pub fn recover(
+        &self,
+        lineage: &LineageId,
+        request: RecoverRequest,
+    ) -> Result<Started, ReviewError> {
+        drivers::recover(
+            &self.git,
+            &self.store,
+            &self.clock,
+            Lens::Reliability,
+            lineage,
+            request,
+        )
     }
 
     pub fn finalize(&self, input: FinalizeInput) -> Result<Finalized, ReviewError> {
