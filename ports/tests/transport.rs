@@ -66,6 +66,23 @@ fn judged(answer: PreReceive) -> (String, String, Value) {
     }
 }
 
+/// The judgment's (decision, reason code), which must be `expected`;
+/// returns its JSON.
+#[track_caller]
+fn judged_as(answer: PreReceive, expected: (&str, &str)) -> Value {
+    let (decision, reason, json) = judged(answer);
+    assert_eq!((decision.as_str(), reason.as_str()), expected, "{json}");
+    json
+}
+
+/// `tip` pushed onto `base` at `main`, with the notes commit `notes`.
+fn with_notes(base: &CommitId, tip: &CommitId, notes: &CommitId) -> [ReceiveUpdate; 2] {
+    [
+        update(Some(base), Some(tip), MAIN),
+        update(None, Some(notes), NOTES_REF),
+    ]
+}
+
 fn denied(answer: PreReceive) -> ReceiveDenial {
     match answer {
         PreReceive::Denied(d) => d,
@@ -360,17 +377,9 @@ fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
     git.advertise(&[(MAIN, base.clone())]);
     // The server's own store is never read: a scratch store, empty.
     let scratch = InMemoryStore::new();
-    let updates = [
-        update(Some(&base), Some(&tip), MAIN),
-        update(None, Some(&pushed), NOTES_REF),
-    ];
+    let updates = with_notes(&base, &tip, &pushed);
     let answer = at_hook(&git, &scratch, &updates);
-    let (decision, reason, json) = judged(answer);
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid"),
-        "{json}"
-    );
+    judged_as(answer, ("allow", "receipt_valid"));
     // What the gate imported is the lineage the notes carried, nothing of
     // the notes ref changed.
     assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
@@ -389,12 +398,7 @@ fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
         accept_all,
     )
     .unwrap();
-    let (decision, reason, json) = judged(answer);
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid"),
-        "{json}"
-    );
+    judged_as(answer, ("allow", "receipt_valid"));
 }
 
 #[test]
@@ -405,12 +409,7 @@ fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
     let git = WithNotes::new(&w.git);
     let scratch = InMemoryStore::new();
     let answer = at_hook(&git, &scratch, &[update(Some(&base), Some(&tip), MAIN)]);
-    let (decision, reason, json) = judged(answer);
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("deny", "receipt_missing"),
-        "{json}"
-    );
+    let json = judged_as(answer, ("deny", "receipt_missing"));
     assert_eq!(json["next_action"], "start_commit_review", "{json}");
     assert!(
         json["message"].as_str().unwrap().contains(tip.as_str()),
@@ -433,14 +432,7 @@ fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
         )
         .unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&forged), NOTES_REF),
-        ],
-    );
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &forged));
     let d = denied(answer);
     assert_eq!(d.reason_code, "bundle_digest_mismatch", "{d:?}");
     assert_eq!(
@@ -462,14 +454,7 @@ fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
     let note = note_with(&[], &[foreign_bundle()]).unwrap();
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
-    );
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
     let d = denied(answer);
     assert_eq!(d.reason_code, "objects_missing", "{d:?}");
     assert_eq!(d.commit.as_ref(), Some(&tip));
@@ -501,13 +486,12 @@ fn the_notes_ref_may_only_fast_forward() {
     assert!(scratch.dump().is_empty());
     // A fast-forward on top of the server's notes is accepted.
     let next = git.notes_commit(Some(&held), &[]).unwrap();
-    let (decision, reason, _) = judged(gate(&[
-        update(Some(&base), Some(&tip), MAIN),
-        update(Some(&held), Some(&next), NOTES_REF),
-    ]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid")
+    judged_as(
+        gate(&[
+            update(Some(&base), Some(&tip), MAIN),
+            update(Some(&held), Some(&next), NOTES_REF),
+        ]),
+        ("allow", "receipt_valid"),
     );
 }
 
@@ -539,13 +523,12 @@ fn a_fast_forward_may_add_lines_to_a_held_note_but_never_drop_one() {
             &[(tip.clone(), [note, b"another line\n".to_vec()].concat())],
         )
         .unwrap();
-    let (decision, reason, _) = judged(gate(&[
-        update(Some(&base), Some(&tip), MAIN),
-        update(Some(&held), Some(&grown), NOTES_REF),
-    ]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid")
+    judged_as(
+        gate(&[
+            update(Some(&base), Some(&tip), MAIN),
+            update(Some(&held), Some(&grown), NOTES_REF),
+        ]),
+        ("allow", "receipt_valid"),
     );
 }
 
@@ -568,14 +551,7 @@ fn two_reviews_of_one_commit_in_one_note_prove_it_and_the_second_is_reported() {
     let note = note_with(&[], &[one, two]).unwrap();
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
-    );
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
     let PreReceive::Judged(d, refused) = answer else {
         panic!("denied: {answer:?}");
     };
@@ -614,14 +590,7 @@ fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_
     let git = WithNotes::new(&w.git);
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
-    );
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
     let PreReceive::Judged(d, refused) = answer else {
         panic!("denied: {answer:?}");
     };
@@ -690,16 +659,14 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
     };
     // A new protected branch at the parked commit delivers it: the tag
     // vouches for nothing.
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("deny", "receipt_missing")
+    judged_as(
+        gate(&[update(None, Some(&parked), "refs/heads/release")]),
+        ("deny", "receipt_missing"),
     );
     // A new protected branch at what `main` holds delivers nothing new.
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&base), "refs/heads/copy")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "nothing_delivered")
+    judged_as(
+        gate(&[update(None, Some(&base), "refs/heads/copy")]),
+        ("allow", "nothing_delivered"),
     );
     // Deleting a protected ref is refused, naming it, before anything is
     // imported; an unprotected one may go; the server may allow it.
@@ -712,10 +679,9 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
         ),
         ("protected_ref_deleted", MAIN, Some(&base))
     );
-    let (decision, reason, _) = judged(gate(&[update(Some(&parked), None, "refs/tags/park")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "nothing_delivered")
+    judged_as(
+        gate(&[update(Some(&parked), None, "refs/tags/park")]),
+        ("allow", "nothing_delivered"),
     );
     git.allow_protected_deletion(true);
     let (decision, _, _) = judged(gate(&[update(Some(&base), None, MAIN)]));
@@ -724,16 +690,14 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
     // Protected tags: a protected tag vouches for what it holds, and a
     // new tag's push is judged.
     git.protect(&["refs/heads/*", "refs/tags/*"]);
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "nothing_delivered")
+    judged_as(
+        gate(&[update(None, Some(&parked), "refs/heads/release")]),
+        ("allow", "nothing_delivered"),
     );
     git.advertise(&[(MAIN, base.clone())]);
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/tags/v1")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("deny", "receipt_missing")
+    judged_as(
+        gate(&[update(None, Some(&parked), "refs/tags/v1")]),
+        ("deny", "receipt_missing"),
     );
     git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
     let d = denied(gate(&[update(Some(&parked), None, "refs/tags/park")]));
@@ -762,10 +726,7 @@ fn a_bundle_the_signature_policy_refuses_is_no_authority() {
     let answer = drivers::pre_receive(
         &git,
         &WithAttestations::new(&scratch),
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
+        &with_notes(&base, &tip, &pushed),
         &hook(),
         unsigned,
     )
