@@ -32,20 +32,21 @@ pub(super) fn build_checks(
             a.gaps.add(GapScope::Checks, GapCode::InvalidMetadata, 1);
             continue;
         }
+        let check = |id, metadata_path, log_path, filter| Record {
+            kind: "check",
+            id,
+            key,
+            created_at: created,
+            updated_at: None,
+            author: None,
+            content_path: None,
+            metadata_path,
+            log_path,
+            filter,
+        };
         if name.is_rejected() {
             a.gaps.add(GapScope::Checks, GapCode::UnsafeContent, 1);
-            a.records.push(Record {
-                kind: "check",
-                id,
-                key,
-                created_at: created,
-                updated_at: None,
-                author: None,
-                content_path: None,
-                metadata_path: None,
-                log_path: None,
-                filter: name.summary,
-            });
+            a.records.push(check(id, None, None, name.summary));
             continue;
         }
         let dir = format!("checks/{}", key.hex());
@@ -76,18 +77,8 @@ pub(super) fn build_checks(
             Some(name.summary.clone()),
         )?;
         let log_path = check_log(a, &dir, &meta, c)?;
-        a.records.push(Record {
-            kind: "check",
-            id,
-            key,
-            created_at: created,
-            updated_at: None,
-            author: None,
-            content_path: None,
-            metadata_path: Some(metadata_path),
-            log_path,
-            filter: name.summary,
-        });
+        a.records
+            .push(check(id, Some(metadata_path), log_path, name.summary));
     }
     Ok(())
 }
