@@ -110,7 +110,7 @@ fn recover_makes_one_audited_successor_and_never_forks() {
     );
     assert_eq!(w.store.dump(), held);
     // The successor is what the live candidate's start now resumes.
-    let resumed = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
+    let resumed = w.try_start().unwrap();
     assert_eq!(resumed.record, s.record);
 }
 
@@ -154,13 +154,8 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     );
     // An escalation needs a maintainer's authorization.
     let w = world();
-    let l = w.start().state().lineage_id().clone();
-    let esc = w
-        .finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::ESCALATING)]
-        })
-        .unwrap()
-        .record;
+    let esc = w.escalate();
+    let l = esc.state().lineage_id().clone();
     let err = w
         .recover(
             &l,

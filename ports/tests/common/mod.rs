@@ -94,9 +94,7 @@ pub fn world() -> World {
 
 impl World {
     pub fn start(&self) -> StateRecord {
-        drivers::start(&self.git, &self.store, &self.clock, Lens::Reliability)
-            .unwrap()
-            .record
+        self.try_start().unwrap().record
     }
 
     /// `recover` of `lineage` on this world's clock, reliability lens.
@@ -142,6 +140,21 @@ impl World {
         })
         .unwrap()
         .record
+    }
+
+    /// Started and judged with an escalating result: escalated.
+    pub fn escalate(&self) -> StateRecord {
+        let l = self.start().state().lineage_id().clone();
+        self.finalize_with(&l, |i| {
+            i.results = vec![documents::result(documents::ESCALATING)]
+        })
+        .unwrap()
+        .record
+    }
+
+    /// `start` of the live candidate, reliability lens, as answered.
+    pub fn try_start(&self) -> Result<Started, ReviewError> {
+        drivers::start(&self.git, &self.store, &self.clock, Lens::Reliability)
     }
 
     /// Started and judged with the blocker: in correction.
