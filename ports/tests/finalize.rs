@@ -308,26 +308,15 @@ fn a_zero_lens_review_takes_evidence_alone() {
         .state()
         .lineage_id()
         .clone();
-    drivers::check_evidence_lands(&git, &store, Some(&l), &argv(), &|_| None).unwrap();
-    let done = drivers::finalize(
-        &git,
-        &store,
-        FinalizeInput {
-            lineage: Some(l),
-            evidence: Some(documents::passing_check()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    lands(&git, &store, Some(&l)).unwrap();
+    approve_on_evidence(&git, &store, l);
 }
 
 #[test]
 fn check_evidence_lands_refuses_before_the_check_runs() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let err =
-        drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap_err();
+    let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -339,13 +328,12 @@ fn check_evidence_lands_refuses_before_the_check_runs() {
         i.results = vec![documents::result(documents::CLEAN)]
     })
     .unwrap();
-    drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap();
+    lands(&w.git, &w.store, Some(&l)).unwrap();
     // Once final evidence is taken, a check no kept run matches cannot
     // land: refused before it runs (issue 26 §7).
     w.finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
         .unwrap();
-    let err =
-        drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap_err();
+    let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
     assert!(
         matches!(
             err,
@@ -380,20 +368,5 @@ fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
     let store = crashing.into_inner();
     let validating = store.load(&l).unwrap().unwrap();
     assert_eq!(validating.state().stage().name(), "validating");
-    let done = drivers::finalize(
-        &w.git,
-        &store,
-        FinalizeInput {
-            lineage: Some(l),
-            evidence: Some(documents::passing_check()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
-}
-
-/// The check an evidence pre-check is asked about.
-fn argv() -> Vec<String> {
-    vec!["true".to_string()]
+    approve_on_evidence(&w.git, &store, l);
 }

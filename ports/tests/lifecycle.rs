@@ -290,7 +290,7 @@ fn evidence_alone_lands_once_every_selected_lens_has_a_kept_result() {
     let started = w.start();
     let token = Some(started.state().lens_bindings()[0].token.clone());
     // Nothing kept yet: evidence is no input now.
-    assert!(drivers::check_evidence_lands(&w.git, &w.store, None, &argv(), &|_| None).is_err());
+    assert!(lands(&w.git, &w.store, None).is_err());
     drivers::submit_result(
         &w.git,
         &w.store,
@@ -299,7 +299,7 @@ fn evidence_alone_lands_once_every_selected_lens_has_a_kept_result() {
     .unwrap();
     // Finalize takes the kept result first, then the evidence: the
     // pre-check of an evidence command agrees.
-    drivers::check_evidence_lands(&w.git, &w.store, None, &argv(), &|_| None).unwrap();
+    lands(&w.git, &w.store, None).unwrap();
     let done = w
         .finalize(probity_ports::review::FinalizeInput {
             evidence: Some(documents::passing_check()),
@@ -338,9 +338,4 @@ fn a_commit_review_is_recovered_over_its_commit() {
         s.record.state().snapshot().target,
         started.state().snapshot().target
     );
-}
-
-/// The check an evidence pre-check is asked about.
-fn argv() -> Vec<String> {
-    vec!["true".to_string()]
 }

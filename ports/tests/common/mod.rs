@@ -67,6 +67,32 @@ pub fn recover_request(
     }
 }
 
+/// `check_evidence_lands` for the check `true` (no kept run) on `lineage`
+/// (or the live one).
+pub fn lands(
+    git: &FakeGit,
+    store: &InMemoryStore,
+    lineage: Option<&LineageId>,
+) -> Result<(), ReviewError> {
+    let argv = vec!["true".to_string()];
+    drivers::check_evidence_lands(git, store, lineage, &argv, &|_| None)
+}
+
+/// Final evidence alone on `lineage`, which approves it.
+pub fn approve_on_evidence(git: &FakeGit, store: &InMemoryStore, lineage: LineageId) {
+    let done = drivers::finalize(
+        git,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage),
+            evidence: Some(documents::passing_check()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(done.record.state().stage().name(), "approved");
+}
+
 /// A review made in another repository: its own base (another `src/a.rs`)
 /// and a change of its own in the worktree; nothing started.
 pub fn elsewhere() -> World {
