@@ -243,32 +243,23 @@ fn refused_inputs_write_nothing() {
     let err = w
         .finalize_with(&l, |i| i.results = vec![documents::result("{not json")])
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::MalformedInput {
-                role: "reviewer",
-                ..
-            }
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::MalformedInput {
+            role: "reviewer",
+            ..
+        }
     );
     let err = w
         .finalize_with(&l, |i| i.correction_lines = Some(0))
         .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Transition(TransitionError::ZeroForecast)),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Transition(TransitionError::ZeroForecast));
     let err = w
         .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::WrongStage { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::WrongStage { .. })
     );
 }
 
@@ -284,17 +275,14 @@ fn a_changed_candidate_takes_no_result_and_an_unknown_one_has_no_review() {
             i.results = vec![documents::result(documents::CLEAN)]
         })
         .unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::CandidateChanged { lineage, .. } if *lineage == l),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::CandidateChanged { lineage, .. } if *lineage == l);
     let err = w
         .finalize(FinalizeInput {
             results: vec![documents::result(documents::CLEAN)],
             ..Default::default()
         })
         .unwrap_err();
-    assert!(matches!(err, ReviewError::NoReview), "{err}");
+    assert_err!(err, ReviewError::NoReview);
 }
 
 #[test]
@@ -317,12 +305,9 @@ fn check_evidence_lands_refuses_before_the_check_runs() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
     let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::WrongStage { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::WrongStage { .. })
     );
     w.finalize_with(&l, |i| {
         i.results = vec![documents::result(documents::CLEAN)]
@@ -334,12 +319,9 @@ fn check_evidence_lands_refuses_before_the_check_runs() {
     w.finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
         .unwrap();
     let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::DifferentRetry { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::DifferentRetry { .. })
     );
 }
 
@@ -360,10 +342,7 @@ fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
         },
     )
     .unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Store(e) if is_injected(e)),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(e) if is_injected(e));
     assert_eq!(crashing.replaces(), 2);
     let store = crashing.into_inner();
     let validating = store.load(&l).unwrap().unwrap();

@@ -45,10 +45,7 @@ fn status_relates_the_live_candidate_to_its_lineage() {
     // An unknown lineage is the store's NotFound.
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = drivers::status(&w.git, &w.store, Some(&unknown)).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
 }
 
 #[test]
@@ -69,7 +66,7 @@ fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
     let judged = w.in_correction();
     let held = w.store.dump();
     let err = drivers::invalidate(&w.store, judged.state().lineage_id(), text("late")).unwrap_err();
-    assert!(matches!(err, ReviewError::Transition(_)), "{err}");
+    assert_err!(err, ReviewError::Transition(_));
     assert_eq!(w.store.dump(), held);
 }
 
@@ -101,12 +98,9 @@ fn recover_makes_one_audited_successor_and_never_forks() {
             request(&inv, Disposition::Invalidated, "another reason"),
         )
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Store(StoreError::AlreadySuperseded { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Store(StoreError::AlreadySuperseded { .. })
     );
     assert_eq!(w.store.dump(), held);
     // The successor is what the live candidate's start now resumes.
@@ -126,21 +120,15 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     let err = w
         .recover(&l, request(&approved, Disposition::ScopeChanged, "more"))
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Recover(RecoverError::ScopeUnchanged { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Recover(RecoverError::ScopeUnchanged { .. })
     );
     // The wrong disposition.
     let err = w
         .recover(&l, request(&approved, Disposition::Invalidated, "x"))
         .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Recover(RecoverError::NotEligible { .. })),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Recover(RecoverError::NotEligible { .. }));
     assert_eq!(w.store.dump(), held);
     // With the reviewed path edited, the successor reviews the new candidate.
     w.git.remove("src/other.rs").unwrap();
@@ -162,12 +150,9 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
             request(&esc, Disposition::EscalationAuthorized, "reviewed by hand"),
         )
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Recover(RecoverError::AuthorizationRequired)
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Recover(RecoverError::AuthorizationRequired)
     );
     let mut authorized = request(&esc, Disposition::EscalationAuthorized, "reviewed by hand");
     authorized.authorization = Some(text("maintainer sign-off #1"));
@@ -233,31 +218,24 @@ fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
         let err = drivers::submit_result(&w.git, &w.store, input).unwrap_err();
         assert_eq!(w.store.dump(), held, "{name} ({err}) wrote");
         match name {
-            "different bytes" => assert!(
-                matches!(err, ReviewError::Store(StoreError::ResultDiffers { .. })),
-                "{err}"
+            "different bytes" => {
+                assert_err!(err, ReviewError::Store(StoreError::ResultDiffers { .. }))
+            }
+            "another binding" => assert_err!(
+                err,
+                ReviewError::Submission {
+                    source: PreflightError::BindingMismatch { .. },
+                    ..
+                }
             ),
-            "another binding" => assert!(
-                matches!(
-                    err,
-                    ReviewError::Submission {
-                        source: PreflightError::BindingMismatch { .. },
-                        ..
-                    }
-                ),
-                "{err}"
+            "a lens not selected" => assert_err!(
+                err,
+                ReviewError::Submission {
+                    source: PreflightError::NotSelected { .. },
+                    ..
+                }
             ),
-            "a lens not selected" => assert!(
-                matches!(
-                    err,
-                    ReviewError::Submission {
-                        source: PreflightError::NotSelected { .. },
-                        ..
-                    }
-                ),
-                "{err}"
-            ),
-            _ => assert!(matches!(err, ReviewError::MalformedInput { .. }), "{err}"),
+            _ => assert_err!(err, ReviewError::MalformedInput { .. }),
         }
     }
     // Finalize with no results given takes the submitted one.
@@ -281,7 +259,7 @@ fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
             i.evidence = Some(documents::passing_check());
         })
         .unwrap_err();
-    assert!(matches!(err, ReviewError::SubmittedDiffers { .. }), "{err}");
+    assert_err!(err, ReviewError::SubmittedDiffers { .. });
 }
 
 #[test]

@@ -779,7 +779,7 @@ fn release_evidence_is_read_twice_and_must_match_its_checksums() {
     let artifacts = Artifacts::with(&[APP]);
     artifacts.unreadable.borrow_mut().insert(APP.0.to_string());
     let err = release_with(&w, &expected, &artifacts).unwrap_err();
-    assert!(matches!(err, ReviewError::Artifacts(_)), "{err}");
+    assert_err!(err, ReviewError::Artifacts(_));
 
     // Matching evidence never releases an unreviewed revision.
     w.git.write("src/b.rs", "fn b2() {}\n").unwrap();

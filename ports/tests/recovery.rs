@@ -131,42 +131,30 @@ fn a_dispute_is_refused_with_nothing_written() {
     // A finding the judgment does not hold.
     let other = FindingId::new(Lens::Reliability, 9).unwrap();
     let err = refused_dispute(&w, dispute_input(&l, other, "x"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::NotDisputable { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::NotDisputable { .. })
     );
     // A lineage the store does not hold.
     let err = refused_dispute(&w, dispute_input(&unknown(), finding, "x"));
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
 
     // Once a correction is under way (its forecast given), too late.
     w.finalize_with(&l, |i| i.correction_lines = Some(2))
         .unwrap();
     let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::DisputeAfterCorrection { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::DisputeAfterCorrection { .. })
     );
 
     // Before any judgment there is nothing to dispute.
     let w = world();
     let l = w.start().state().lineage_id().clone();
     let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::WrongStage { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::WrongStage { .. })
     );
 
     // A disputed finding is not disputed again otherwise.
@@ -174,12 +162,9 @@ fn a_dispute_is_refused_with_nothing_written() {
     let l = w.in_correction().state().lineage_id().clone();
     drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "first")).unwrap();
     let err = refused_dispute(&w, dispute_input(&l, finding, "second"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::DifferentRetry { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::DifferentRetry { .. })
     );
 
     // A superseded lineage takes no dispute, whatever it names.
@@ -190,11 +175,8 @@ fn a_dispute_is_refused_with_nothing_written() {
         &w,
         dispute_input(approved.state().lineage_id(), finding, "x"),
     );
-    assert!(
-        matches!(&err, ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
-            if s == successor.state().lineage_id()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
+            if s == successor.state().lineage_id());
 }
 
 // --- repair ----------------------------------------------------------------
@@ -214,10 +196,7 @@ fn repair_request(lineage: &LineageId, class: RepairClass) -> RepairRequest {
 fn assert_not_anomalous(w: &World, lineage: &LineageId, class: RepairClass) {
     let held = w.store.dump();
     let err = drivers::repair(&w.store, &w.clock, repair_request(lineage, class)).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Repair(RepairError::NotAnomalous { .. })),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Repair(RepairError::NotAnomalous { .. }));
     assert_eq!(w.store.dump(), held);
 }
 
@@ -242,10 +221,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
     let original = b"{\"not\": \"a state record\"}\n".to_vec();
     w.store.overwrite_state(&l, original.clone());
     let err = drivers::status(&w.git, &w.store, Some(&l)).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::Corrupted { .. })),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::Corrupted { .. }));
 
     // The wrong class: nothing to repair.
     assert_not_anomalous(&w, &l, RepairClass::ReceiptMismatch);
@@ -265,12 +241,9 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
         repair_request(&l, RepairClass::CorruptedRecord),
     )
     .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Repair(RepairError::NotUnique { count: 2, .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Repair(RepairError::NotUnique { count: 2, .. })
     );
     assert_eq!(w.store.dump(), held);
     w.store.overwrite_state(&l2, second.to_bytes().unwrap());
@@ -337,11 +310,8 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
 
     // Retired wherever it is named, with the audit record.
     let retired = |err: ReviewError| {
-        assert!(
-            matches!(&err, ReviewError::Store(StoreError::Retired { lineage, audit })
-                if *lineage == l && *audit == repaired.audit),
-            "{err}"
-        );
+        assert_err!(err, ReviewError::Store(StoreError::Retired { lineage, audit })
+                if *lineage == l && *audit == repaired.audit);
     };
     retired(drivers::status(&w.git, &w.store, Some(&l)).unwrap_err());
     retired(
@@ -424,15 +394,12 @@ fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
     let l = started.state().lineage_id().clone();
     let held = w.store.dump();
     let err = drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Burn(BurnError::NotApproved {
-                state: "reviewing",
-                ..
-            })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Burn(BurnError::NotApproved {
+            state: "reviewing",
+            ..
+        })
     );
     assert_eq!(w.store.dump(), held);
 
@@ -465,11 +432,8 @@ fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
 
     // Consumed wherever it is named; an unknown lineage is another answer.
     let consumed = |err: ReviewError| {
-        assert!(
-            matches!(&err, ReviewError::Store(StoreError::Consumed { lineage, tombstone: t })
-                if *lineage == l && *t == tombstone),
-            "{err}"
-        );
+        assert_err!(err, ReviewError::Store(StoreError::Consumed { lineage, tombstone: t })
+                if *lineage == l && *t == tombstone);
     };
     consumed(drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap_err());
     consumed(drivers::status(&w.git, &w.store, Some(&l)).unwrap_err());
@@ -482,10 +446,7 @@ fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
         .unwrap_err(),
     );
     let err = drivers::burn(&w.store, &w.clock, burn_request(&unknown())).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
     assert_eq!(w.store.dump(), after);
     // No index names it: the gate sees no review of its candidate.
     assert_eq!(w.gate(), says("deny", "receipt_missing"));
@@ -503,11 +464,8 @@ fn only_the_leaf_of_a_recovery_chain_is_burned() {
         burn_request(approved.state().lineage_id()),
     )
     .unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Burn(BurnError::Superseded { leaf, .. })
-            if leaf == successor.state().lineage_id()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Burn(BurnError::Superseded { leaf, .. })
+            if leaf == successor.state().lineage_id());
     assert_eq!(w.store.dump(), held);
     // The leaf, once approved, is burned; its predecessor stays history.
     let leaf = successor.state().lineage_id().clone();
@@ -631,10 +589,7 @@ fn a_preserved_result_is_refused_with_nothing_written() {
     );
     // Into a lineage the store does not hold.
     let err = replay("unknown", bytes.clone(), Some(&unknown()));
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
     // A payload that is not the one its digest names.
     let mut tampered = v.clone();
     tampered["payload"] = serde_json::json!("e30=");
@@ -659,22 +614,19 @@ fn a_preserved_result_is_refused_with_nothing_written() {
     // Over the artifact's bound, refused before it is parsed.
     let big = vec![b' '; (MAX_ROLE_DOCUMENT_BYTES * 2 + 1) as usize];
     let err = replay("big", big, None);
-    assert!(matches!(err, ReviewError::InputTooLarge { .. }), "{err}");
+    assert_err!(err, ReviewError::InputTooLarge { .. });
     // A payload that is no valid result pays the full verification.
     let err = replay(
         "not a result",
         preserved(&started, None, br#"{"findings":[],"verdict":"PASS"}"#),
         None,
     );
-    assert!(
-        matches!(
-            err,
-            ReviewError::MalformedInput {
-                role: "reviewer",
-                ..
-            }
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::MalformedInput {
+            role: "reviewer",
+            ..
+        }
     );
     // A binding that is not the lens's.
     let err = replay(
@@ -682,15 +634,12 @@ fn a_preserved_result_is_refused_with_nothing_written() {
         preserved(&started, Some("nope"), documents::CLEAN.as_bytes()),
         None,
     );
-    assert!(
-        matches!(
-            err,
-            ReviewError::Submission {
-                source: PreflightError::BindingMismatch { .. },
-                ..
-            }
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Submission {
+            source: PreflightError::BindingMismatch { .. },
+            ..
+        }
     );
 }
 
@@ -775,22 +724,19 @@ fn start_history_refuses_what_has_nothing_to_review_with_nothing_written() {
     let store = InMemoryStore::new();
     let clock = FixedClock::fixture();
     let err = drivers::start_history(&git, &store, &clock, Lens::Reliability, "HEAD").unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::CommitNoChange { commit } if *commit == empty),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::CommitNoChange { commit } if *commit == empty);
     assert!(store.dump().is_empty());
 
     let (w, _) = two_commit_history();
     // A revision that names no commit.
     let err =
         drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "nope").unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
     // A repository that cannot derive the diff anchor.
     w.git.fail("frozen_diff");
     let err =
         drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
     assert!(w.store.dump().is_empty());
     w.git.heal("frozen_diff");
     drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap();

@@ -41,10 +41,7 @@ fn a_clean_worktree_on_a_commit_points_at_start_commit() {
     let git = FakeGit::with_base(&[("src/a.rs", BASE)]).unwrap();
     let store = InMemoryStore::new();
     let err = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::NothingUncommitted { head } if Some(head) == git.head().as_ref()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::NothingUncommitted { head } if Some(head) == git.head().as_ref());
     assert!(store.dump().is_empty());
 }
 
@@ -53,7 +50,7 @@ fn a_repository_failure_is_an_error_and_writes_nothing() {
     let w = world();
     w.git.fail("frozen_diff");
     let err = w.try_start().unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
     assert!(w.store.dump().is_empty());
     w.git.heal("frozen_diff");
     w.start();
@@ -103,10 +100,7 @@ fn a_new_start_over_an_open_correction_is_refused() {
         .write("src/a.rs", "fn a() {}\nfn other() {}\n")
         .unwrap();
     let err = refused_start(&w);
-    assert!(
-        matches!(&err, ReviewError::CorrectionOpen { lineage } if lineage == open.state().lineage_id()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::CorrectionOpen { lineage } if lineage == open.state().lineage_id());
 }
 
 #[test]
@@ -117,11 +111,8 @@ fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision()
         .write("src/a.rs", "fn a() {}\nfn side_step() {}\n")
         .unwrap();
     let err = refused_start(&w);
-    assert!(
-        matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
-            if *lineage == l && *revision == escalated.revision()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::LineageEscalated { lineage, revision, .. }
+            if *lineage == l && *revision == escalated.revision());
 }
 
 #[test]
@@ -131,10 +122,7 @@ fn an_invalidated_candidate_is_not_started_again() {
     let reason = probity_core::review::NonBlank::parse("wrong branch").unwrap();
     drivers::invalidate(&w.store, &l, reason).unwrap();
     let err = w.try_start().unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::NotResumable(probity_core::review::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::NotResumable(probity_core::review::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l);
 }
 
 #[test]
@@ -155,11 +143,11 @@ fn start_commit_freezes_a_commit_against_its_parent_and_refuses_an_empty_one() {
     w.git.commit("empty").unwrap();
     let err =
         drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap_err();
-    assert!(matches!(err, ReviewError::CommitNoChange { .. }), "{err}");
+    assert_err!(err, ReviewError::CommitNoChange { .. });
     // An unknown revision is the repository's error.
     let err =
         drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "nope").unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
 }
 
 #[test]
@@ -205,11 +193,8 @@ fn moving_the_base_does_not_side_step_an_escalation() {
         escalated.state().snapshot().base_tree
     );
     let err = refused_start(&w);
-    assert!(
-        matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
-            if lineage == &l && *revision == escalated.revision()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::LineageEscalated { lineage, revision, .. }
+            if lineage == &l && *revision == escalated.revision());
     // Work elsewhere on the moved base is another review.
     w.git.write("src/a.rs", BASE).unwrap();
     w.git.write("docs/other.md", "elsewhere, again\n").unwrap();

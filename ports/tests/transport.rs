@@ -220,13 +220,7 @@ fn export_of_an_unknown_lineage_is_not_found() {
     let held = store.dump();
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = drivers::export_bundle(&store, &unknown).unwrap_err();
-    assert!(
-        matches!(
-            &err,
-            TransportError::Review(ReviewError::Store(StoreError::NotFound(l))) if *l == unknown
-        ),
-        "{err}"
-    );
+    assert_err!(err, TransportError::Review(ReviewError::Store(StoreError::NotFound(l))) if *l == unknown);
     assert_eq!(err.code(), None, "a driver error keeps its own mapping");
     assert_eq!(store.dump(), held);
 }
@@ -240,7 +234,7 @@ fn verification_refuses_edited_bytes_and_a_bundle_of_other_objects() {
     // One byte of authority edited: the digest no longer holds.
     let err = drivers::verify_bundle(&w.git, &edited(&bytes, "read the diff", "read the code"))
         .unwrap_err();
-    assert!(matches!(err, TransportError::Bundle(_)), "{err}");
+    assert_err!(err, TransportError::Bundle(_));
     assert_eq!(err.code(), Some("bundle_digest_mismatch"), "{err}");
     // Not a bundle at all.
     let err = drivers::verify_bundle(&w.git, b"{}").unwrap_err();
@@ -821,10 +815,7 @@ fn import_notes_reads_only_the_commits_it_is_given() {
     assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
     // A notes commit this repository lacks is the repository's error.
     let err = drivers::import_notes(&git, &store, Some(&base), &tips, &accept_all).unwrap_err();
-    assert!(
-        matches!(err, TransportError::Review(ReviewError::Repository(_))),
-        "{err}"
-    );
+    assert_err!(err, TransportError::Review(ReviewError::Repository(_)));
 }
 
 #[test]
@@ -843,8 +834,5 @@ fn the_leaf_statement_is_what_attest_derives_and_only_for_a_terminal_leaf() {
     let started = w.start().state().lineage_id().clone();
     let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &started).unwrap();
     let err = drivers::leaf_statement(&w.git, &bundle).unwrap_err();
-    assert!(
-        matches!(&err, TransportError::Review(ReviewError::NotTerminal { lineage, .. }) if *lineage == started),
-        "{err}"
-    );
+    assert_err!(err, TransportError::Review(ReviewError::NotTerminal { lineage, .. }) if *lineage == started);
 }

@@ -15,6 +15,18 @@ use probity_testkit::{
     FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, documents, verdict,
 };
 
+/// Asserts that the error `err` matches `pattern` (a guard may follow),
+/// naming the error when it does not.
+#[allow(unused_macros)]
+macro_rules! assert_err {
+    ($err:expr, $pattern:pat $(if $guard:expr)? $(,)?) => {{
+        let err = &$err;
+        assert!(matches!(err, $pattern $(if $guard)?), "{err}");
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_err;
+
 pub const BASE: &str = "fn a() {}\n";
 /// Three lines added: line 2 is what the blocker names.
 pub const CHANGE: &str = "fn a() {}\nfn b() { 1 }\nfn c() {}\nfn d() {}\n";
