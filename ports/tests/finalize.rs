@@ -135,10 +135,7 @@ fn a_blocker_is_corrected_within_its_budget_and_then_approved() {
         fixed.record.state().final_candidate_tree(),
         &w.git.candidate_tree().unwrap()
     );
-    let done = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 

@@ -364,10 +364,7 @@ fn a_lens_run_is_submitted_its_transcript_kept_and_the_judgment_finalized() {
     assert_eq!(script.calls(), calls);
     assert_eq!(w.store.dump(), held);
     // The caller's evidence completes the approval.
-    let approved = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(approved.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
 }
 
 #[test]

@@ -102,10 +102,7 @@ fn a_disputed_blocker_is_recorded_and_evidence_then_approves_it_resolved() {
     );
     assert_eq!(w.store.dump(), held);
 
-    let done = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
     let receipt = json(&w.store.read_receipt(&l).unwrap().unwrap());
     assert_eq!(
         receipt["resolved_finding_ids"],
@@ -537,10 +534,7 @@ fn a_preserved_result_is_replayed_into_its_own_candidate_and_finalize_takes_it()
     assert_eq!(again.outcome, Submitted::Existing);
     assert_eq!(w.store.dump(), held);
     // Finalize with no result given takes the replayed one.
-    let done = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 

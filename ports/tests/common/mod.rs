@@ -171,23 +171,21 @@ impl World {
 
     /// Started, judged clean and approved on passing evidence.
     pub fn approve(&self) -> StateRecord {
-        let l = self.start().state().lineage_id().clone();
-        self.finalize_with(&l, |i| {
+        self.start_then_finalize(|i| {
             i.results = vec![documents::result(documents::CLEAN)];
             i.evidence = Some(documents::passing_check());
         })
-        .unwrap()
-        .record
+    }
+
+    /// Started, then finalized once with the input `f` sets.
+    pub fn start_then_finalize(&self, f: impl FnOnce(&mut FinalizeInput)) -> StateRecord {
+        let l = self.start().state().lineage_id().clone();
+        self.finalize_with(&l, f).unwrap().record
     }
 
     /// Started and judged with an escalating result: escalated.
     pub fn escalate(&self) -> StateRecord {
-        let l = self.start().state().lineage_id().clone();
-        self.finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::ESCALATING)]
-        })
-        .unwrap()
-        .record
+        self.start_then_finalize(|i| i.results = vec![documents::result(documents::ESCALATING)])
     }
 
     /// `start` of the live candidate, reliability lens, as answered.
@@ -197,12 +195,7 @@ impl World {
 
     /// Started and judged with the blocker: in correction.
     pub fn in_correction(&self) -> StateRecord {
-        let l = self.start().state().lineage_id().clone();
-        self.finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::BLOCKER)]
-        })
-        .unwrap()
-        .record
+        self.start_then_finalize(|i| i.results = vec![documents::result(documents::BLOCKER)])
     }
 
     pub fn load(&self, lineage: &LineageId) -> StateRecord {
