@@ -55,15 +55,7 @@ impl ReviewState {
             return Err(TransitionError::ResultCount {
                 expected: lenses.len(),
                 got: results.len(),
-                lenses: if lenses.is_empty() {
-                    "none selected".into()
-                } else {
-                    lenses
-                        .iter()
-                        .map(|l| l.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
+                lenses: Lens::names_or(lenses, "none selected"),
             });
         }
         let accepted = lenses
