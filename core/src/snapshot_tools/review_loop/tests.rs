@@ -111,9 +111,9 @@ fn with_usage(mut r: ModelResponse, input: u64, output: u64) -> ModelResponse {
 #[test]
 fn a_document_answer_is_checked_and_gets_one_repair_turn() {
     let limits = BudgetLimits::default();
-    let drive = |answers| drive_with(limits, answers, ok_document());
+    let document = |answers| drive_with(limits, answers, ok_document());
     // Valid at once, in a fence: the document is the fence's contents.
-    let (_, r, asked) = drive(vec![
+    let (_, r, asked) = document(vec![
         tools(vec![call("c1", "read", r#"{"path":"a.rs"}"#)]),
         text("```json\n{\"ok\": true}\n```", StopReason::EndTurn),
     ]);
@@ -124,7 +124,7 @@ fn a_document_answer_is_checked_and_gets_one_repair_turn() {
     assert_eq!(asked.len(), 2);
     // Prose, then the document: one repair turn quoting the refusal,
     // with no tools offered.
-    let (lp, r, asked) = drive(vec![
+    let (lp, r, asked) = document(vec![
         text("Looks fine to me. VERDICT: PASS", StopReason::EndTurn),
         text("{\"ok\": true}", StopReason::EndTurn),
     ]);
@@ -147,7 +147,7 @@ fn a_document_answer_is_checked_and_gets_one_repair_turn() {
         Sha256Digest::of(TRANSCRIPT_DOMAIN, &bytes)
     );
     // Refused twice: no document, the reason and the text kept.
-    let (_, r, _) = drive(vec![
+    let (_, r, _) = document(vec![
         text("{\"ok\": false}", StopReason::EndTurn),
         text("still prose", StopReason::EndTurn),
     ]);
