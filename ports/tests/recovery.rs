@@ -19,8 +19,8 @@ use probity_core::review::{DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, T
 use probity_core::review::{FindingId, LineageId, NonBlank};
 use probity_core::review::{PreservedError, preserve};
 use probity_ports::review::{
-    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, ResultStore, ReviewError,
-    StoreError, Submitted,
+    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, Repaired, ResultStore,
+    ReviewError, StoreError, Submitted,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 
@@ -59,6 +59,12 @@ fn blocker_id(record: &StateRecord) -> FindingId {
     judgment.findings().next().unwrap().id
 }
 
+/// A lineage started and judged into correction, and its blocker.
+fn in_correction(w: &World) -> (LineageId, FindingId) {
+    let judged = w.in_correction();
+    (judged.state().lineage_id().clone(), blocker_id(&judged))
+}
+
 fn dispute_input(lineage: &LineageId, finding: FindingId, reason: &str) -> DisputeInput {
     DisputeInput {
         lineage: lineage.clone(),
@@ -76,9 +82,7 @@ fn dispute_input(lineage: &LineageId, finding: FindingId, reason: &str) -> Dispu
 #[test]
 fn a_disputed_blocker_is_recorded_and_evidence_then_approves_it_resolved() {
     let w = world();
-    let judged = w.in_correction();
-    let l = judged.state().lineage_id().clone();
-    let finding = blocker_id(&judged);
+    let (l, finding) = in_correction(&w);
     let input = dispute_input(&l, finding, "a false positive");
     let disputed = drivers::dispute(&w.store, &w.clock, input.clone()).unwrap();
     // The only finding in correction is disputed: nothing is left to fix.
@@ -122,35 +126,32 @@ fn refused_dispute(w: &World, input: DisputeInput) -> ReviewError {
 #[test]
 fn a_dispute_is_refused_with_nothing_written() {
     let w = world();
-    let judged = w.in_correction();
-    let l = judged.state().lineage_id().clone();
-    let finding = blocker_id(&judged);
+    let (l, finding) = in_correction(&w);
     // A finding the judgment does not hold.
     let other = FindingId::new(Lens::Reliability, 9).unwrap();
-    let err = refused_dispute(&w, dispute_input(&l, other, "x"));
     assert_err!(
-        err,
+        refused_dispute(&w, dispute_input(&l, other, "x")),
         ReviewError::Transition(TransitionError::NotDisputable { .. })
     );
     // A lineage the store does not hold.
-    let err = refused_dispute(&w, dispute_input(&unknown(), finding, "x"));
-    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
+    assert_err!(
+        refused_dispute(&w, dispute_input(&unknown(), finding, "x")),
+        ReviewError::Store(StoreError::NotFound(_))
+    );
 
     // Once a correction is under way (its forecast given), too late.
     w.finalize_with(&l, |i| i.correction_lines = Some(2))
         .unwrap();
-    let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
     assert_err!(
-        err,
+        refused_dispute(&w, dispute_input(&l, finding, "x")),
         ReviewError::Transition(TransitionError::DisputeAfterCorrection { .. })
     );
 
     // Before any judgment there is nothing to dispute.
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
     assert_err!(
-        err,
+        refused_dispute(&w, dispute_input(&l, finding, "x")),
         ReviewError::Transition(TransitionError::WrongStage { .. })
     );
 
@@ -158,9 +159,8 @@ fn a_dispute_is_refused_with_nothing_written() {
     let w = world();
     let l = w.in_correction().state().lineage_id().clone();
     drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "first")).unwrap();
-    let err = refused_dispute(&w, dispute_input(&l, finding, "second"));
     assert_err!(
-        err,
+        refused_dispute(&w, dispute_input(&l, finding, "second")),
         ReviewError::Transition(TransitionError::DifferentRetry { .. })
     );
 
@@ -168,12 +168,12 @@ fn a_dispute_is_refused_with_nothing_written() {
     let w = world();
     let approved = w.approve();
     let successor = recover_onto_fix(&w, &approved);
-    let err = refused_dispute(
-        &w,
-        dispute_input(approved.state().lineage_id(), finding, "x"),
+    let input = dispute_input(approved.state().lineage_id(), finding, "x");
+    assert_err!(
+        refused_dispute(&w, input),
+        ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
+            if s == successor.state().lineage_id()
     );
-    assert_err!(err, ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
-            if s == successor.state().lineage_id());
 }
 
 // --- repair ----------------------------------------------------------------
@@ -188,11 +188,16 @@ fn repair_request(lineage: &LineageId, class: RepairClass) -> RepairRequest {
     }
 }
 
+/// `repair` of `lineage` as `class`, on the world's store and clock.
+fn repair(w: &World, lineage: &LineageId, class: RepairClass) -> Result<Repaired, ReviewError> {
+    drivers::repair(&w.store, &w.clock, repair_request(lineage, class))
+}
+
 /// A repair of `lineage` as `class` is refused `NotAnomalous` and writes
 /// nothing.
 fn assert_not_anomalous(w: &World, lineage: &LineageId, class: RepairClass) {
     let held = w.store.dump();
-    let err = drivers::repair(&w.store, &w.clock, repair_request(lineage, class)).unwrap_err();
+    let err = repair(w, lineage, class).unwrap_err();
     assert_err!(err, ReviewError::Repair(RepairError::NotAnomalous { .. }));
     assert_eq!(w.store.dump(), held);
 }
@@ -232,12 +237,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
     let l2 = second.state().lineage_id().clone();
     w.store.overwrite_state(&l2, b"{}".to_vec());
     let held = w.store.dump();
-    let err = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::CorruptedRecord),
-    )
-    .unwrap_err();
+    let err = repair(&w, &l, RepairClass::CorruptedRecord).unwrap_err();
     assert_err!(
         err,
         ReviewError::Repair(RepairError::NotUnique { count: 2, .. })
@@ -253,12 +253,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
         moved.iter().any(|p| p.starts_with("index/")),
         "an approved lineage is indexed: {moved:?}"
     );
-    let repaired = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::CorruptedRecord),
-    )
-    .unwrap();
+    let repaired = repair(&w, &l, RepairClass::CorruptedRecord).unwrap();
     assert!(repaired.retired && !repaired.receipt_rewritten);
     assert_eq!(repaired.proof.kind, "only_anomaly_of_class");
     assert_eq!((repaired.proof.scanned, repaired.proof.anomalies), (2, 1));
@@ -346,12 +341,7 @@ fn repair_sets_a_mismatched_receipt_aside_and_writes_the_derived_one() {
     let held = w.store.dump();
     assert_not_anomalous(&w, &l, RepairClass::CorruptedRecord);
 
-    let repaired = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::ReceiptMismatch),
-    )
-    .unwrap();
+    let repaired = repair(&w, &l, RepairClass::ReceiptMismatch).unwrap();
     assert!(repaired.receipt_rewritten && !repaired.retired);
     assert_eq!(w.store.read_receipt(&l).unwrap(), Some(good));
     let after = w.store.dump();
