@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use probity_core::review::Disposition;
 use probity_core::review::Lens;
-use probity_core::review::{Bundle, note_with};
+use probity_core::review::{Bundle, RefusedBundle, note_with};
 use probity_core::review::{CommitId, LineageId, NonBlank};
 use probity_core::review::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
@@ -38,12 +38,39 @@ fn hook() -> ReceiveScope {
     }
 }
 
-/// The approved change committed on the base: (base, delivery, lineage).
-fn reviewed_commit(w: &World) -> (CommitId, CommitId, LineageId) {
+/// The approved change committed on the base, seen through a git with
+/// notes: (that git, base, delivery, lineage).
+fn reviewed_commit(w: &World) -> (Git<'_>, CommitId, CommitId, LineageId) {
     let base = w.git.head().unwrap();
     let l = w.approve().state().lineage_id().clone();
     let tip = w.git.commit("the reviewed change").unwrap();
-    (base, tip, l)
+    (WithNotes::new(&w.git), base, tip, l)
+}
+
+/// [`reviewed_commit`] with its notes pushed (not yet accepted): (git,
+/// base, delivery, lineage, the pushed notes commit).
+fn reviewed_and_pushed(w: &World) -> (Git<'_>, CommitId, CommitId, LineageId, CommitId) {
+    let (git, base, tip, l) = reviewed_commit(w);
+    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    (git, base, tip, l, pushed)
+}
+
+/// A change committed on the base without review, seen through a git with
+/// notes: (that git, base, the commit).
+fn unreviewed_commit(w: &World) -> (Git<'_>, CommitId, CommitId) {
+    let base = w.git.head().unwrap();
+    let tip = w.git.commit("not reviewed").unwrap();
+    (WithNotes::new(&w.git), base, tip)
+}
+
+/// [`reviewed_commit`] with its notes published and held by the server:
+/// (git, base, delivery, the notes commit held, the delivery's note).
+fn published_and_held(w: &World) -> (Git<'_>, CommitId, CommitId, CommitId, Vec<u8>) {
+    let (git, base, tip, _) = reviewed_commit(w);
+    publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let held = git.notes_ref().unwrap();
+    let note = git.note(&tip).unwrap();
+    (git, base, tip, held, note)
 }
 
 /// Publishes the notes for `base..tip`, then leaves the server's notes ref
@@ -120,6 +147,27 @@ fn foreign_bundle() -> Bundle {
     };
     let l = w.approve().state().lineage_id().clone();
     drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap()
+}
+
+/// `tip` pushed onto `base` with a notes commit holding `note` for it, at
+/// the hook into a scratch store: allowed, with exactly one line reported
+/// as no authority, which is returned.
+fn allowed_refusing_one(
+    w: &World,
+    base: &CommitId,
+    tip: &CommitId,
+    note: Vec<u8>,
+) -> RefusedBundle {
+    let git = WithNotes::new(&w.git);
+    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
+    let PreReceive::Judged(d, refused) = answer else {
+        panic!("denied: {answer:?}");
+    };
+    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    refused.into_iter().next().unwrap()
 }
 
 /// `bytes` with its first `from` replaced by `to` (which must differ).
@@ -300,10 +348,9 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
 #[test]
 fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
     let w = world();
-    let (base, reviewed, l) = reviewed_commit(&w);
+    let (git, base, reviewed, l) = reviewed_commit(&w);
     w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
     let unreviewed = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
     let store = WithAttestations::new(&w.store);
     let held = store.dump();
     let out = publish_range(&git, &store, &base, &unreviewed);
@@ -331,8 +378,7 @@ fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
 #[test]
 fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_read() {
     let w = world();
-    let (base, reviewed, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, reviewed, l) = reviewed_commit(&w);
     let store = WithAttestations::new(&w.store);
     // A line that is no bundle (stale, foreign, garbage): kept byte for
     // byte, since the notes ref only grows, and the bundle added beside it.
@@ -365,9 +411,7 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
 #[test]
 fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
     let w = world();
-    let (base, tip, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let (git, base, tip, l, pushed) = reviewed_and_pushed(&w);
     git.advertise(&[(MAIN, base.clone())]);
     // The server's own store is never read: a scratch store, empty.
     let scratch = InMemoryStore::new();
@@ -398,9 +442,7 @@ fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
 #[test]
 fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
     let w = world();
-    let base = w.git.head().unwrap();
-    let tip = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip) = unreviewed_commit(&w);
     let scratch = InMemoryStore::new();
     let answer = at_hook(&git, &scratch, &[update(Some(&base), Some(&tip), MAIN)]);
     let json = judged_as(answer, ("deny", "receipt_missing"));
@@ -415,9 +457,7 @@ fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
 #[test]
 fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let (git, base, tip, _, pushed) = reviewed_and_pushed(&w);
     let note = git.read_note(&pushed, &tip, usize::MAX).unwrap().unwrap();
     let forged = git
         .notes_commit(
@@ -443,8 +483,7 @@ fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
 #[test]
 fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip, _) = reviewed_commit(&w);
     let note = note_with(&[], &[foreign_bundle()]).unwrap();
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
@@ -458,12 +497,7 @@ fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
 #[test]
 fn the_notes_ref_may_only_fast_forward() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let store = WithAttestations::new(&w.store);
-    publish_range(&git, &store, &base, &tip);
-    let held = git.notes_ref().unwrap();
-    let note = git.note(&tip).unwrap();
+    let (git, base, tip, held, note) = published_and_held(&w);
     let scratch = InMemoryStore::new();
     let gate = |updates: &[ReceiveUpdate]| at_hook(&git, &scratch, updates);
     // The same note on a history that drops the server's: a rewrite.
@@ -492,12 +526,7 @@ fn the_notes_ref_may_only_fast_forward() {
 #[test]
 fn a_fast_forward_may_add_lines_to_a_held_note_but_never_drop_one() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let store = WithAttestations::new(&w.store);
-    publish_range(&git, &store, &base, &tip);
-    let held = git.notes_ref().unwrap();
-    let note = git.note(&tip).unwrap();
+    let (git, base, tip, held, note) = published_and_held(&w);
     let scratch = InMemoryStore::new();
     let gate = |updates: &[ReceiveUpdate]| at_hook(&git, &scratch, updates);
     // The note replaced by another line: a fast-forward that drops one.
@@ -541,18 +570,10 @@ fn two_reviews_of_one_commit_in_one_note_prove_it_and_the_second_is_reported() {
     let tip = w.git.commit("the reviewed change").unwrap();
     let one = drivers::export_bundle(&WithAttestations::new(&other), &first).unwrap();
     let two = drivers::export_bundle(&WithAttestations::new(&w.store), &second).unwrap();
-    let git = WithNotes::new(&w.git);
     let note = note_with(&[], &[one, two]).unwrap();
-    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
-    let scratch = InMemoryStore::new();
-    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
-    let PreReceive::Judged(d, refused) = answer else {
-        panic!("denied: {answer:?}");
-    };
-    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
-    assert_eq!(refused.len(), 1, "{refused:?}");
+    let refused = allowed_refusing_one(&w, &base, &tip, note);
     assert_eq!(
-        (refused[0].reason_code.as_str(), &refused[0].commit),
+        (refused.reason_code.as_str(), &refused.commit),
         ("import_conflict", &tip)
     );
 }
@@ -581,19 +602,11 @@ fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_
         b"\n".to_vec(),
     ]
     .concat();
-    let git = WithNotes::new(&w.git);
-    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
-    let scratch = InMemoryStore::new();
-    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
-    let PreReceive::Judged(d, refused) = answer else {
-        panic!("denied: {answer:?}");
-    };
     // The bundle that approves the commit is imported first: it proves
     // the delivery, and the unfinished one is reported.
-    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
-    assert_eq!(refused.len(), 1, "{refused:?}");
+    let refused = allowed_refusing_one(&w, &base, &tip, note);
     assert_eq!(
-        (refused[0].reason_code.as_str(), refused[0].line),
+        (refused.reason_code.as_str(), refused.line),
         ("import_conflict", 1)
     );
 }
@@ -601,9 +614,7 @@ fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_
 #[test]
 fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
     let w = world();
-    let base = w.git.head().unwrap();
-    let tip = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip) = unreviewed_commit(&w);
     let scratch = InMemoryStore::new();
     let store = WithAttestations::new(&scratch);
     let gate = |refname: &str, scope: &ReceiveScope| {
@@ -640,9 +651,7 @@ fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
 #[test]
 fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are_judged() {
     let w = world();
-    let base = w.git.head().unwrap();
-    let parked = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
+    let (git, base, parked) = unreviewed_commit(&w);
     // The server holds `main` at the base and a tag at the unreviewed
     // commit (tags are not protected by default).
     git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
@@ -702,9 +711,7 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
 #[test]
 fn a_bundle_the_signature_policy_refuses_is_no_authority() {
     let w = world();
-    let (base, tip, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let (git, base, tip, l, pushed) = reviewed_and_pushed(&w);
     let scratch = InMemoryStore::new();
     let asked = std::cell::RefCell::new(Vec::new());
     let unsigned = |b: &Bundle| {
@@ -738,8 +745,7 @@ fn a_bundle_the_signature_policy_refuses_is_no_authority() {
 #[test]
 fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip, _) = reviewed_commit(&w);
     let (b, t) = (base.as_str(), tip.as_str());
     // No notes: nothing vouches for the proposal.
     let scratch = InMemoryStore::new();
@@ -783,8 +789,7 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
 #[test]
 fn import_notes_reads_only_the_commits_it_is_given() {
     let w = world();
-    let (base, tip, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip, l) = reviewed_commit(&w);
     publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
     let notes = git.notes_ref().unwrap();
     let scratch = InMemoryStore::new();
