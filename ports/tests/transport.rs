@@ -305,14 +305,21 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
     let w = world();
     let l = w.approve().state().lineage_id().clone();
     let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap();
+    // A store holding only a start of the candidate on `clock`, and the
+    // import of the bundle into it, which is refused with nothing written.
+    let started_in = |clock: &FixedClock| {
+        let store = InMemoryStore::new();
+        let started = drivers::start(&w.git, &store, clock, Lens::Reliability)
+            .unwrap()
+            .record;
+        let held = store.dump();
+        let err = drivers::import_bundle(&WithAttestations::new(&store), &bundle).unwrap_err();
+        assert_eq!(store.dump(), held, "a refused import wrote to the store");
+        (started, err)
+    };
     // The same lineage (same clock, same candidate), only started here.
-    let other = InMemoryStore::new();
-    let started = drivers::start(&w.git, &other, &w.clock, Lens::Reliability)
-        .unwrap()
-        .record;
+    let (started, err) = started_in(&w.clock);
     assert_eq!(started.state().lineage_id(), &l);
-    let held = other.dump();
-    let err = drivers::import_bundle(&WithAttestations::new(&other), &bundle).unwrap_err();
     match &err {
         TransportError::Conflict { lineage, detail } => {
             assert_eq!(lineage, &l);
@@ -321,18 +328,12 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
         e => panic!("expected import_conflict, got {e}"),
     }
     assert_eq!(err.code(), Some("import_conflict"));
-    assert_eq!(other.dump(), held, "a refused import wrote to the store");
     // Another lineage owns the candidate: never merged either.
-    let third = InMemoryStore::new();
     let clock = FixedClock::fixture()
         .with_nonce("0123456789abcdef0123456789abcdef")
         .unwrap();
-    let owner = drivers::start(&w.git, &third, &clock, Lens::Reliability)
-        .unwrap()
-        .record;
+    let (owner, err) = started_in(&clock);
     assert_ne!(owner.state().lineage_id(), &l);
-    let held = third.dump();
-    let err = drivers::import_bundle(&WithAttestations::new(&third), &bundle).unwrap_err();
     match &err {
         TransportError::Conflict { detail, .. } => {
             assert!(
@@ -342,7 +343,6 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
         }
         e => panic!("expected import_conflict, got {e}"),
     }
-    assert_eq!(third.dump(), held, "a refused import wrote to the store");
 }
 
 #[test]
@@ -746,23 +746,29 @@ fn a_bundle_the_signature_policy_refuses_is_no_authority() {
 fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
     let w = world();
     let (git, base, tip, _) = reviewed_commit(&w);
-    let (b, t) = (base.as_str(), tip.as_str());
+    // The gate on the proposal `base..tip`, into a fresh scratch store:
+    // its answer, and that store.
+    let pr_gate = || {
+        let scratch = InMemoryStore::new();
+        let answer = drivers::pre_pr_from_notes(
+            &git,
+            &WithAttestations::new(&scratch),
+            base.as_str(),
+            tip.as_str(),
+            accept_all,
+        )
+        .unwrap();
+        (answer, scratch)
+    };
     // No notes: nothing vouches for the proposal.
-    let scratch = InMemoryStore::new();
-    let (pr, refused) =
-        drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-            .unwrap()
-            .unwrap();
+    let (answer, scratch) = pr_gate();
+    let (pr, refused) = answer.unwrap();
     assert_eq!(verdict(&pr.decision), says("deny", "receipt_missing"));
     assert!(refused.is_empty());
     assert!(scratch.dump().is_empty());
     // Published: allowed on what the notes carry.
     publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
-    let scratch = InMemoryStore::new();
-    let (pr, refused) =
-        drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-            .unwrap()
-            .unwrap();
+    let (pr, refused) = pr_gate().0.unwrap();
     assert_eq!(verdict(&pr.decision), says("allow", "receipt_valid"));
     assert!(refused.is_empty());
     assert!(pr.base_advance.is_none());
@@ -775,10 +781,8 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
         )
         .unwrap();
     git.set_notes_ref(Some(forged));
-    let scratch = InMemoryStore::new();
-    let d = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-        .unwrap()
-        .unwrap_err();
+    let (answer, scratch) = pr_gate();
+    let d = answer.unwrap_err();
     assert_eq!(
         (d.reason_code.as_str(), d.commit.as_ref()),
         ("bundle_digest_mismatch", Some(&tip))
