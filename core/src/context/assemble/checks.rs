@@ -20,12 +20,7 @@ pub(super) fn build_checks(
         }
     }
     ok.sort_by_key(|x| (x.0, x.1));
-    let (kept, dropped) = select(
-        ok,
-        a.profile.bounds.max_records_per_source,
-        a.profile.record_selection,
-    );
-    a.gaps.add(GapScope::Checks, GapCode::ProfileBound, dropped);
+    let kept = a.bounded(GapScope::Checks, ok);
     for (created, key, id, meta, c) in kept {
         let name = a.display(&c.name)?;
         if !name.is_rejected() && name.text.is_empty() {
@@ -228,13 +223,7 @@ pub(super) fn build_runs(
         ));
     }
     ok.sort_by(|x, y| (x.0, x.1.as_str()).cmp(&(y.0, y.1.as_str())));
-    let (kept, dropped) = select(
-        ok,
-        a.profile.bounds.max_records_per_source,
-        a.profile.record_selection,
-    );
-    a.gaps
-        .add(GapScope::AgentRuns, GapCode::ProfileBound, dropped);
+    let kept = a.bounded(GapScope::AgentRuns, ok);
     let mut docs = Vec::new();
     for (completed, id, status, input_rev, head, commit, started, keys, r) in kept {
         let agent = a.display(&r.agent)?;
