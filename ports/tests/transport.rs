@@ -161,7 +161,7 @@ fn allowed_refusing_one(
     let git = WithNotes::new(&w.git);
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
+    let answer = at_hook(&git, &scratch, &with_notes(base, tip, &pushed));
     let PreReceive::Judged(d, refused) = answer else {
         panic!("denied: {answer:?}");
     };
