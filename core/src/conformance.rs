@@ -521,17 +521,8 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     }
     // Lens binding tokens: what an orchestrator echoes for a binding.
     for binding in p0.lens_bindings().into_iter().take(2) {
-        let token = submission::binding_token(&binding.binding);
-        let d = b.push(
-            "lens_binding_token",
-            &format!("payments-scenario-{}", binding.lens.name()),
-            Some(submission::BINDING_TOKEN_DOMAIN),
-            Encoding::Utf8,
-            Value::String(binding.binding.clone()),
-            binding.binding.as_bytes(),
-            None,
-            Some(json!({"token": token})),
-        )?;
+        let name = format!("payments-scenario-{}", binding.lens.name());
+        let (token, d) = binding_token_vector(b, &name, &binding.binding)?;
         if token != format!("lbt1-{}", &d.hex()[..20]) {
             return Err(err(n4, "token is not lbt1- + 20 hex of the digest"));
         }
@@ -544,25 +535,21 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         output_sha256: Sha256Digest::plain(b"test result: ok. 42 passed; 0 failed\n"),
         output_bytes: 37,
     };
-    let doc = evidence::command_evidence(&run)
-        .map_err(|e| err("command-evidence", e.to_string()))?
-        .bytes;
-    let approved_by_cmd = r1
-        .accept_evidence(&doc)
-        .map_err(|e| err("command-evidence", e.to_string()))?;
+    // A run's evidence document and the state `r1` takes on it.
+    let by_cmd = |run: &evidence::CommandRun| -> Result<(Vec<u8>, ReviewState), VectorError> {
+        let doc = evidence::command_evidence(run)
+            .map_err(|e| err("command-evidence", e.to_string()))?
+            .bytes;
+        let next = r1
+            .accept_evidence(&doc)
+            .map_err(|e| err("command-evidence", e.to_string()))?;
+        Ok((doc, next))
+    };
+    let (doc, approved_by_cmd) = by_cmd(&run)?;
     let Stage::Approved { evidence_hash, .. } = &approved_by_cmd.stage else {
         return Err(err("command-evidence", "the evidence did not approve"));
     };
-    let value = parse_strict(&doc).map_err(|e| err("command-evidence", e.to_string()))?;
-    same_bytes("command-evidence", &value, &doc)?;
-    b.jcs(
-        "command_evidence",
-        "cargo-test",
-        Some(EVIDENCE_DOMAIN),
-        value,
-        Some(*evidence_hash),
-        None,
-    )?;
+    command_evidence_vector(b, "cargo-test", &doc, *evidence_hash)?;
     // A failed run: its document names the exit code, and the transition it
     // drives escalates with that document's hash.
     let failed_run = evidence::CommandRun {
@@ -571,12 +558,7 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         output_bytes: 41,
         ..run
     };
-    let failed = evidence::command_evidence(&failed_run)
-        .map_err(|e| err("command-evidence", e.to_string()))?
-        .bytes;
-    let escalated_by_cmd = r1
-        .accept_evidence(&failed)
-        .map_err(|e| err("command-evidence", e.to_string()))?;
+    let (failed, escalated_by_cmd) = by_cmd(&failed_run)?;
     let Stage::Escalated {
         reason: Escalation::EvidenceFailed {
             evidence_hash: failed_hash,
@@ -586,16 +568,7 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     else {
         return Err(err("command-evidence", "the failed check did not escalate"));
     };
-    let value = parse_strict(&failed).map_err(|e| err("command-evidence", e.to_string()))?;
-    same_bytes("command-evidence", &value, &failed)?;
-    b.jcs(
-        "command_evidence",
-        "cargo-test-failed",
-        Some(EVIDENCE_DOMAIN),
-        value,
-        Some(*failed_hash),
-        None,
-    )?;
+    command_evidence_vector(b, "cargo-test-failed", &failed, *failed_hash)?;
     // The rebase proof's delta identity and one entry's identity.
     let side = |mode, o: &str| -> Result<Option<EntrySide>, VectorError> {
         Ok(Some(EntrySide {
@@ -683,25 +656,58 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     let mut with_prompts = p0.clone();
     with_prompts.frozen.prompts = Some(prompts.freeze(&with_prompts.frozen.selected_lenses));
     for binding in with_prompts.lens_bindings().into_iter().take(1) {
-        let token = submission::binding_token(&binding.binding);
         let want = prompts.digest(PromptRole::Lens(binding.lens));
         if !binding.binding.ends_with(&format!(" prompt={want}"))
             || !binding.binding.starts_with("probity-lens-binding/v2 ")
         {
             return Err(err(n4, "a v2 binding names its lens's prompt digest"));
         }
-        b.push(
-            "lens_binding_token",
-            &format!("payments-scenario-v2-{}", binding.lens.name()),
-            Some(submission::BINDING_TOKEN_DOMAIN),
-            Encoding::Utf8,
-            Value::String(binding.binding.clone()),
-            binding.binding.as_bytes(),
-            None,
-            Some(json!({"token": token})),
-        )?;
+        let name = format!("payments-scenario-v2-{}", binding.lens.name());
+        binding_token_vector(b, &name, &binding.binding)?;
     }
     Ok(())
+}
+
+/// A `finalize --evidence-cmd` document's vector: canonical as written,
+/// hashed under the evidence domain to `hash`.
+fn command_evidence_vector(
+    b: &mut Builder,
+    name: &str,
+    doc: &[u8],
+    hash: Sha256Digest,
+) -> Result<(), VectorError> {
+    let value = parse_strict(doc).map_err(|e| err("command-evidence", e.to_string()))?;
+    same_bytes("command-evidence", &value, doc)?;
+    b.jcs(
+        "command_evidence",
+        name,
+        Some(EVIDENCE_DOMAIN),
+        value,
+        Some(hash),
+        None,
+    )?;
+    Ok(())
+}
+
+/// A lens binding's token vector (what an orchestrator echoes for the
+/// binding): the token and the digest it is cut from.
+fn binding_token_vector(
+    b: &mut Builder,
+    name: &str,
+    binding: &str,
+) -> Result<(String, Sha256Digest), VectorError> {
+    let token = submission::binding_token(binding);
+    let d = b.push(
+        "lens_binding_token",
+        name,
+        Some(submission::BINDING_TOKEN_DOMAIN),
+        Encoding::Utf8,
+        Value::String(binding.to_string()),
+        binding.as_bytes(),
+        None,
+        Some(json!({"token": token})),
+    )?;
+    Ok((token, d))
 }
 
 /// A state record revision: the state's canonical bytes under the state
@@ -809,17 +815,7 @@ pub fn refusals() -> Result<Vec<Refusal>, VectorError> {
     ];
     let mut out = Vec::new();
     for (name, reader, text) in cases {
-        let code = match parse_strict(text.as_bytes()) {
-            Err(e) => e.code(),
-            Ok(_) => return Err(err(name, "accepted, but listed as a refusal")),
-        };
-        out.push(Refusal {
-            kind: "refusal",
-            name,
-            reader,
-            input_text: text.to_string(),
-            error: code,
-        });
+        out.push(json_refusal(name, reader, text.to_string())?);
     }
     // A stored record must be canonical: the same record with a space.
     let n = "state-record-not-canonical";
@@ -856,19 +852,28 @@ pub fn refusals() -> Result<Vec<Refusal>, VectorError> {
         ),
     ];
     for (name, text) in added {
-        let code = match parse_strict(text.as_bytes()) {
-            Err(e) => e.code(),
-            Ok(_) => return Err(err(name, "accepted, but listed as a refusal")),
-        };
-        out.push(Refusal {
-            kind: "refusal",
-            name,
-            reader: "json",
-            input_text: text,
-            error: code,
-        });
+        out.push(json_refusal(name, "json", text)?);
     }
     Ok(out)
+}
+
+/// The refusal vector of `text`, which the strict JSON reader must refuse.
+fn json_refusal(
+    name: &'static str,
+    reader: &'static str,
+    text: String,
+) -> Result<Refusal, VectorError> {
+    let code = match parse_strict(text.as_bytes()) {
+        Err(e) => e.code(),
+        Ok(_) => return Err(err(name, "accepted, but listed as a refusal")),
+    };
+    Ok(Refusal {
+        kind: "refusal",
+        name,
+        reader,
+        input_text: text,
+        error: code,
+    })
 }
 
 /// One JSON document per line (the vector files' format).

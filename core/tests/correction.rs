@@ -191,19 +191,11 @@ fn the_120_line_budget_example() {
         ),
         ("correction_required", 18)
     );
-    let s3 = s2
-        .accept_forecast(Forecast::new(25).unwrap())
-        .unwrap()
-        .accept_validation(fix(2, 22), validation(false))
-        .unwrap();
+    let s3 = fixtures::attempt(&s2, 25, (2, 22), false).unwrap();
     assert_eq!(s3.stage().correction().unwrap().charged_lines(), 40);
     let over = s3.accept_forecast(Forecast::new(25).unwrap()).unwrap();
     assert_eq!(reason(&over), Some(EscalationReason::ForecastOverBudget));
-    let third = s3
-        .accept_forecast(Forecast::new(15).unwrap())
-        .unwrap()
-        .accept_validation(fix(3, 14), validation(false))
-        .unwrap();
+    let third = fixtures::attempt(&s3, 15, (3, 14), false).unwrap();
     assert_eq!(reason(&third), Some(EscalationReason::AttemptsExhausted));
     assert_eq!(
         third.stage().correction().unwrap().failed_attempts(),
@@ -217,11 +209,7 @@ fn the_120_line_budget_example() {
 #[test]
 fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
     let s = fixtures::budget_scenario().unwrap();
-    let fixed = s
-        .accept_forecast(Forecast::new(10).unwrap())
-        .unwrap()
-        .accept_validation(fix(7, 9), validation(true))
-        .unwrap();
+    let fixed = fixtures::attempt(&s, 10, (7, 9), true).unwrap();
     assert_eq!(fixed.stage().name(), "validating");
     assert_eq!(fixed.final_candidate_tree().as_str(), format!("{:040x}", 7));
     let approved = fixed.accept_evidence(b"all tests pass\n").unwrap();
@@ -290,25 +278,12 @@ fn state_with_more_attempts_than_allowed_does_not_load() {
     let s = fixtures::budget_scenario().unwrap();
     let mut cur = s;
     for n in 1..=2 {
-        cur = cur
-            .accept_forecast(Forecast::new(5).unwrap())
-            .unwrap()
-            .accept_validation(fix(n, 3), validation(false))
-            .unwrap();
+        cur = fixtures::attempt(&cur, 5, (n, 3), false).unwrap();
     }
-    let third = cur
-        .accept_forecast(Forecast::new(5).unwrap())
-        .unwrap()
-        .accept_validation(fix(3, 3), validation(false))
-        .unwrap();
+    let third = fixtures::attempt(&cur, 5, (3, 3), false).unwrap();
     // A fourth, passing attempt forged into an approval.
     let passing = serde_json::to_value(
-        fixtures::budget_scenario()
-            .unwrap()
-            .accept_forecast(Forecast::new(5).unwrap())
-            .unwrap()
-            .accept_validation(fix(9, 3), validation(true))
-            .unwrap(),
+        fixtures::attempt(&fixtures::budget_scenario().unwrap(), 5, (9, 3), true).unwrap(),
     )
     .unwrap()["stage"]["correction"]["attempts"][0]
         .clone();
@@ -330,11 +305,7 @@ fn state_with_more_attempts_than_allowed_does_not_load() {
 #[test]
 fn successors_cannot_rewrite_history() {
     let s = fixtures::budget_scenario().unwrap();
-    let s2 = s
-        .accept_forecast(Forecast::new(20).unwrap())
-        .unwrap()
-        .accept_validation(fix(1, 18), validation(false))
-        .unwrap();
+    let s2 = fixtures::attempt(&s, 20, (1, 18), false).unwrap();
     let s2f = s2.accept_forecast(Forecast::new(10).unwrap()).unwrap();
     let s3 = s2f.accept_validation(fix(2, 5), validation(true)).unwrap();
     check_successor(&s2, &s2f).unwrap();
@@ -389,10 +360,7 @@ fn successors_cannot_rewrite_history() {
 fn final_states_name_a_next_step_that_works() {
     let s = fixtures::budget_scenario().unwrap();
     let lineage = s.lineage_id().to_string();
-    let approved = s
-        .accept_forecast(Forecast::new(10).unwrap())
-        .unwrap()
-        .accept_validation(fix(7, 9), validation(true))
+    let approved = fixtures::attempt(&s, 10, (7, 9), true)
         .unwrap()
         .accept_evidence(b"all tests pass\n")
         .unwrap();
@@ -401,11 +369,7 @@ fn final_states_name_a_next_step_that_works() {
     assert!(say.contains("probity push <remote>"), "{say}");
     assert!(say.contains("probity validate --gate"), "{say}");
 
-    let escalated = s
-        .accept_forecast(Forecast::new(10).unwrap())
-        .unwrap()
-        .accept_validation(fix(9, 61), validation(true))
-        .unwrap();
+    let escalated = fixtures::attempt(&s, 10, (9, 61), true).unwrap();
     assert_eq!(reason(&escalated), Some(EscalationReason::BudgetExceeded));
     let say = escalated.next_sentence();
     assert!(

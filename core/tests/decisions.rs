@@ -9,10 +9,18 @@ use probity_core::review::Forecast;
 use probity_core::review::Lens;
 use probity_core::review::fixtures::{self, fix, text_change, validation};
 use probity_core::review::{Disposition, Predecessor, RecoverRequest};
-use probity_core::review::{NonBlank, RepoPath, TreeId};
+use probity_core::review::{NonBlank, RepoPath, ReviewState, TreeId};
 
 fn p(s: &str) -> RepoPath {
     RepoPath::parse(s).unwrap()
+}
+
+/// `r0` judged clean and approved on `evidence`.
+fn approved_on(r0: &ReviewState, evidence: &[u8]) -> ReviewState {
+    r0.accept_results(vec![fixtures::clean_result()], &Default::default())
+        .unwrap()
+        .accept_evidence(evidence)
+        .unwrap()
 }
 
 #[test]
@@ -168,13 +176,7 @@ fn status_offers_a_recovery_only_from_a_leaf_and_from_an_approval_only_when_its_
         offered_recovery(&r0.record().unwrap(), false, Applicability::Current),
         None
     );
-    let approved = r0
-        .accept_results(vec![fixtures::clean_result()], &Default::default())
-        .unwrap()
-        .accept_evidence(b"tests passed\n")
-        .unwrap()
-        .record()
-        .unwrap();
+    let approved = approved_on(&r0, b"tests passed\n").record().unwrap();
     let command = offered_recovery(&approved, false, Applicability::ScopeChanged).unwrap();
     assert!(command.contains("--disposition scope_changed"), "{command}");
     for unchanged in [
@@ -234,11 +236,7 @@ fn only_an_approved_lineage_covers_exactly_its_final_target() {
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     let target = r0.snapshot().target;
     assert!(!r0.delivers_target(&target), "not approved yet");
-    let approved = r0
-        .accept_results(vec![fixtures::clean_result()], &Default::default())
-        .unwrap()
-        .accept_evidence(b"ok")
-        .unwrap();
+    let approved = approved_on(&r0, b"ok");
     assert!(approved.delivers_target(&target));
     let other = fixtures::budget_scenario().unwrap().snapshot().target;
     assert!(!approved.delivers_target(&other));
@@ -262,11 +260,7 @@ fn a_lineage_relates_to_a_live_target_as_core_classifies_it() {
     let r0 = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
     let other = r0.snapshot().candidate_tree.clone();
     assert!(!r0.may_carry_onto(&other), "not approved");
-    let approved = r0
-        .accept_results(vec![fixtures::clean_result()], &Default::default())
-        .unwrap()
-        .accept_evidence(b"ok")
-        .unwrap();
+    let approved = approved_on(&r0, b"ok");
     assert!(approved.may_carry_onto(&other));
     assert!(!approved.may_carry_onto(&approved.snapshot().base_tree.clone()));
 }

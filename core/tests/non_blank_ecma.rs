@@ -8,6 +8,9 @@ use std::process::Command;
 
 use probity_core::review::NonBlank;
 
+#[path = "common/run.rs"]
+mod run;
+
 #[test]
 fn non_blank_agrees_with_ecma_262_on_every_bmp_code_point() {
     let script = r#"
@@ -19,17 +22,11 @@ fn non_blank_agrees_with_ecma_262_on_every_bmp_code_point() {
         }
         console.log(out.join(","));
     "#;
-    let out = Command::new("node")
-        .arg("-e")
-        .arg(script)
-        .output()
-        .expect("node (ECMA-262 engine) must be installed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run::stdout_of(
+        Command::new("node").arg("-e").arg(script),
+        "node (the ECMA-262 engine, which must be installed)",
     );
-    let ecma_blank: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+    let ecma_blank: Vec<u32> = String::from_utf8_lossy(&out)
         .trim()
         .split(',')
         .map(|s| s.parse().unwrap())

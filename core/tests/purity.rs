@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+#[path = "common/run.rs"]
+mod run;
+
 const FORBIDDEN: &[&str] = &[
     "std::fs",
     "std::process",
@@ -174,18 +177,14 @@ fn resolved_closure() -> Vec<String> {
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
         .expect("rustc names its host");
-    let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
-        .args(["--filter-platform", &host])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo metadata");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run::stdout_of(
+        std::process::Command::new(env!("CARGO"))
+            .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+            .args(["--filter-platform", &host])
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        "cargo metadata",
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let nodes = meta["resolve"]["nodes"].as_array().unwrap();
     let name_of = |id: &str| -> String {
         meta["packages"]
@@ -305,26 +304,22 @@ const REVIEWED: &[&str] = &[
 
 #[test]
 fn core_links_only_reviewed_crates() {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "-p",
-            "probity-core",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .args(["--format", "{p}", "--locked", "--offline"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo tree");
-    assert!(
-        out.status.success(),
-        "cargo tree: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run::stdout_of(
+        std::process::Command::new(env!("CARGO"))
+            .args([
+                "tree",
+                "-p",
+                "probity-core",
+                "-e",
+                "normal",
+                "--prefix",
+                "none",
+            ])
+            .args(["--format", "{p}", "--locked", "--offline"])
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        "cargo tree",
     );
-    let mut linked: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let mut linked: Vec<String> = String::from_utf8_lossy(&out)
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();

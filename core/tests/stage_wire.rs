@@ -41,11 +41,7 @@ fn every_sub_state_reads_back_as_itself() {
     assert_eq!(*pristine.stage(), Stage::Reviewing);
     // The other stages: validating after a passing fix, approved on its
     // evidence, invalidated by a person.
-    let validating = budget
-        .accept_forecast(Forecast::new(5).unwrap())
-        .unwrap()
-        .accept_validation(fix(1, 3), validation(true))
-        .unwrap();
+    let validating = fixtures::attempt(&budget, 5, (1, 3), true).unwrap();
     assert!(matches!(validating.stage(), Stage::Validating { .. }));
     let approved = validating.accept_evidence(b"ok").unwrap();
     assert!(matches!(approved.stage(), Stage::Approved { .. }));
@@ -79,11 +75,7 @@ fn every_sub_state_reads_back_as_itself() {
 #[test]
 fn a_forecast_where_no_transition_leaves_one_is_refused() {
     let budget = fixtures::budget_scenario().unwrap();
-    let passed = budget
-        .accept_forecast(Forecast::new(5).unwrap())
-        .unwrap()
-        .accept_validation(fix(1, 3), validation(true))
-        .unwrap();
+    let passed = fixtures::attempt(&budget, 5, (1, 3), true).unwrap();
     assert!(matches!(passed.stage(), Stage::Validating { .. }));
     // A validating ledger with a pending forecast.
     let forged = fixtures::forge(&passed, |w| {
@@ -97,11 +89,7 @@ fn a_forecast_where_no_transition_leaves_one_is_refused() {
     // An attempts-exhausted escalation with a forecast.
     let mut cur = budget.clone();
     for n in 1..=3 {
-        cur = cur
-            .accept_forecast(Forecast::new(5).unwrap())
-            .unwrap()
-            .accept_validation(fix(n, 3), validation(false))
-            .unwrap();
+        cur = fixtures::attempt(&cur, 5, (n, 3), false).unwrap();
     }
     assert_eq!(
         cur.stage().escalation(),

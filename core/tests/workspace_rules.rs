@@ -7,6 +7,9 @@
 
 use std::collections::BTreeMap;
 
+#[path = "common/run.rs"]
+mod run;
+
 /// Which workspace members may depend directly on a runtime crate.
 const RUNTIMES: &[(&str, &[&str])] = &[
     ("ureq", &["probity-forge", "probity-model"]),
@@ -17,23 +20,19 @@ const RUNTIMES: &[(&str, &[&str])] = &[
 /// Each workspace member: its name, manifest text and direct dependencies
 /// (normal and dev) by name.
 fn members() -> Vec<(String, String, Vec<String>)> {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo metadata");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run::stdout_of(
+        std::process::Command::new(env!("CARGO"))
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--no-deps",
+                "--offline",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        "cargo metadata",
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let ids: Vec<&str> = meta["workspace_members"]
         .as_array()
         .unwrap()

@@ -94,16 +94,10 @@ fn attest_refuses_a_review_that_is_not_terminal_or_not_here() {
     let l = w.start().state().lineage_id().clone();
     let held = w.store.dump();
     let err = drivers::attest(&w.git, &w.store, &l).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::NotTerminal { lineage, state } if *lineage == l && *state == "reviewing"),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::NotTerminal { lineage, state } if *lineage == l && *state == "reviewing");
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = drivers::attest(&w.git, &w.store, &unknown).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
     assert_eq!(w.store.dump(), held);
     // An approval made elsewhere, imported: its trees are not here.
     let elsewhere = elsewhere();
@@ -113,10 +107,7 @@ fn attest_refuses_a_review_that_is_not_terminal_or_not_here() {
     drivers::import_bundle(&WithAttestations::new(&w.store), &bundle).unwrap();
     let held = w.store.dump();
     let err = drivers::attest(&w.git, &w.store, &foreign).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::ObjectsMissing { lineage, .. } if *lineage == foreign),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::ObjectsMissing { lineage, .. } if *lineage == foreign);
     assert_eq!(w.store.dump(), held);
 }
 
@@ -146,7 +137,7 @@ fn signing_refuses_what_the_tool_printed_unless_it_is_a_probity_signature() {
     let statement = b"{\"s\":1}";
     // No key: the tool's failure, not a signature.
     let err = drivers::sign_statement(&FakeSsh::new(), statement).unwrap_err();
-    assert!(matches!(err, SignatureError::Tool(_)), "{err}");
+    assert_err!(err, SignatureError::Tool(_));
     assert_eq!(err.code(), "signing_tool");
     assert!(!err.is_denial());
     let err = drivers::sign_statement(&port().failing(), statement).unwrap_err();
@@ -154,7 +145,7 @@ fn signing_refuses_what_the_tool_printed_unless_it_is_a_probity_signature() {
     // Something that is not an armored SSHSIG.
     let err =
         drivers::sign_statement(&port().printing(b"Signing file -\n"), statement).unwrap_err();
-    assert!(matches!(err, SignatureError::BadSignerOutput(_)), "{err}");
+    assert_err!(err, SignatureError::BadSignerOutput(_));
     assert_eq!(err.code(), "bad_signature_output");
     // A signature, made in another namespace: never an attestation.
     let err = drivers::sign_statement(&port().signing_in("git"), statement).unwrap_err();
@@ -178,7 +169,7 @@ fn verification_answers_in_its_order_each_refusal_typed() {
     let p = port();
     let none = SignaturePolicy::default();
     let err = verify(&p, &envelope, &statement, &none);
-    assert!(matches!(err, SignatureError::NoAllowedSigners), "{err}");
+    assert_err!(err, SignatureError::NoAllowedSigners);
     for (file, code) in [
         (AllowedFile::NotRegular, "input_not_regular"),
         (AllowedFile::TooLarge, "input_too_large"),
@@ -186,7 +177,7 @@ fn verification_answers_in_its_order_each_refusal_typed() {
     ] {
         let p = FakeSsh::new().with_file(SIGNERS, file);
         let err = verify(&p, &envelope, &statement, &policy(false));
-        assert!(matches!(err, SignatureError::AllowedSigners(_)), "{err}");
+        assert_err!(err, SignatureError::AllowedSigners(_));
         assert_eq!(err.code(), code);
         assert_eq!(p.runs(), 0, "ssh-keygen ran before the file was checked");
     }
@@ -201,10 +192,10 @@ fn verification_answers_in_its_order_each_refusal_typed() {
     })
     .unwrap();
     let err = verify(&p, &unsigned, &statement, &policy(false));
-    assert!(matches!(err, SignatureError::Missing), "{err}");
+    assert_err!(err, SignatureError::Missing);
     // 4. Another statement than the one derived here.
     let err = verify(&p, &envelope, b"{\"s\":2}", &policy(false));
-    assert!(matches!(err, SignatureError::Invalid(_)), "{err}");
+    assert_err!(err, SignatureError::Invalid(_));
     // 5. Per signature: another namespace, a signature over other bytes,
     //    a key the file does not list or no longer allows.
     let git_ns = envelope_with(
@@ -437,6 +428,6 @@ fn an_imported_bundle_keeps_its_envelopes_for_the_next_export() {
         })
         .collect();
     let err = imported.add_attestations(&l, &many).unwrap_err();
-    assert!(matches!(err, StoreError::Malformed { .. }), "{err}");
+    assert_err!(err, StoreError::Malformed { .. });
     assert_eq!(imported.dump(), held);
 }

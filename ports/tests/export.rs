@@ -211,10 +211,7 @@ fn an_unknown_lineage_is_not_found() {
     let held = w.store.dump();
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = drivers::export_context(&w.git, &w.store, &unknown).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Store(StoreError::NotFound(l)) if *l == unknown),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(l)) if *l == unknown);
     assert_eq!(w.store.dump(), held);
 }
 
@@ -319,7 +316,7 @@ fn a_repository_that_cannot_answer_is_the_repositorys_error() {
     let held = w.store.dump();
     w.git.fail("frozen_diff");
     let err = drivers::export_context(&w.git, &w.store, &l).unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
     w.git.heal("frozen_diff");
     drivers::export_context(&w.git, &w.store, &l).unwrap();
     assert_eq!(w.store.dump(), held);
@@ -327,10 +324,7 @@ fn a_repository_that_cannot_answer_is_the_repositorys_error() {
     // fails to load fails the export closed.
     w.store.overwrite_state(&l, b"{}".to_vec());
     let err = drivers::export_context(&w.git, &w.store, &l).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::Corrupted { .. })),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::Corrupted { .. }));
     assert!(w.store.load(&l).is_err());
 }
 
@@ -339,8 +333,8 @@ fn a_repository_that_cannot_answer_is_the_repositorys_error() {
 /// successor; read-only.
 #[test]
 fn list_rows_every_lineage_open_first_aged_at_now() {
+    use probity_core::review::Disposition;
     use probity_core::review::Timestamp;
-    use probity_core::review::{Disposition, RecoverRequest};
     let w = world();
     assert!(
         drivers::list(&w.git, &w.store, &Timestamp::from_unix_seconds(0))
@@ -361,13 +355,7 @@ fn list_rows_every_lineage_open_first_aged_at_now() {
         &later,
         probity_core::review::Lens::Reliability,
         first.state().lineage_id(),
-        RecoverRequest {
-            expected_revision: invalidated.revision(),
-            disposition: Disposition::Invalidated,
-            reason: probity_core::review::NonBlank::parse("again").unwrap(),
-            actor: probity_core::review::NonBlank::parse("me").unwrap(),
-            authorization: None,
-        },
+        recover_request(&invalidated, Disposition::Invalidated, "again", "me"),
     )
     .unwrap()
     .record;

@@ -135,10 +135,7 @@ fn a_blocker_is_corrected_within_its_budget_and_then_approved() {
         fixed.record.state().final_candidate_tree(),
         &w.git.candidate_tree().unwrap()
     );
-    let done = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 
@@ -243,32 +240,23 @@ fn refused_inputs_write_nothing() {
     let err = w
         .finalize_with(&l, |i| i.results = vec![documents::result("{not json")])
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::MalformedInput {
-                role: "reviewer",
-                ..
-            }
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::MalformedInput {
+            role: "reviewer",
+            ..
+        }
     );
     let err = w
         .finalize_with(&l, |i| i.correction_lines = Some(0))
         .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Transition(TransitionError::ZeroForecast)),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Transition(TransitionError::ZeroForecast));
     let err = w
         .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::WrongStage { .. })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::WrongStage { .. })
     );
 }
 
@@ -284,17 +272,14 @@ fn a_changed_candidate_takes_no_result_and_an_unknown_one_has_no_review() {
             i.results = vec![documents::result(documents::CLEAN)]
         })
         .unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::CandidateChanged { lineage, .. } if *lineage == l),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::CandidateChanged { lineage, .. } if *lineage == l);
     let err = w
         .finalize(FinalizeInput {
             results: vec![documents::result(documents::CLEAN)],
             ..Default::default()
         })
         .unwrap_err();
-    assert!(matches!(err, ReviewError::NoReview), "{err}");
+    assert_err!(err, ReviewError::NoReview);
 }
 
 #[test]
@@ -308,50 +293,32 @@ fn a_zero_lens_review_takes_evidence_alone() {
         .state()
         .lineage_id()
         .clone();
-    drivers::check_evidence_lands(&git, &store, Some(&l), &argv(), &|_| None).unwrap();
-    let done = drivers::finalize(
-        &git,
-        &store,
-        FinalizeInput {
-            lineage: Some(l),
-            evidence: Some(documents::passing_check()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    lands(&git, &store, Some(&l)).unwrap();
+    approve_on_evidence(&git, &store, l);
 }
 
 #[test]
 fn check_evidence_lands_refuses_before_the_check_runs() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let err =
-        drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::WrongStage { .. })
-        ),
-        "{err}"
+    let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::WrongStage { .. })
     );
     w.finalize_with(&l, |i| {
         i.results = vec![documents::result(documents::CLEAN)]
     })
     .unwrap();
-    drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap();
+    lands(&w.git, &w.store, Some(&l)).unwrap();
     // Once final evidence is taken, a check no kept run matches cannot
     // land: refused before it runs (issue 26 §7).
     w.finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
         .unwrap();
-    let err =
-        drivers::check_evidence_lands(&w.git, &w.store, Some(&l), &argv(), &|_| None).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::DifferentRetry { .. })
-        ),
-        "{err}"
+    let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
+    assert_err!(
+        err,
+        ReviewError::Transition(TransitionError::DifferentRetry { .. })
     );
 }
 
@@ -372,28 +339,10 @@ fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
         },
     )
     .unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Store(e) if is_injected(e)),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(e) if is_injected(e));
     assert_eq!(crashing.replaces(), 2);
     let store = crashing.into_inner();
     let validating = store.load(&l).unwrap().unwrap();
     assert_eq!(validating.state().stage().name(), "validating");
-    let done = drivers::finalize(
-        &w.git,
-        &store,
-        FinalizeInput {
-            lineage: Some(l),
-            evidence: Some(documents::passing_check()),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
-}
-
-/// The check an evidence pre-check is asked about.
-fn argv() -> Vec<String> {
-    vec!["true".to_string()]
+    approve_on_evidence(&w.git, &store, l);
 }

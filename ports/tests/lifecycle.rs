@@ -19,13 +19,7 @@ fn text(s: &str) -> NonBlank {
 }
 
 fn request(pred: &StateRecord, disposition: Disposition, reason: &str) -> RecoverRequest {
-    RecoverRequest {
-        expected_revision: pred.revision(),
-        disposition,
-        reason: text(reason),
-        actor: text("maintainer"),
-        authorization: None,
-    }
+    recover_request(pred, disposition, reason, "maintainer")
 }
 
 #[test]
@@ -51,10 +45,7 @@ fn status_relates_the_live_candidate_to_its_lineage() {
     // An unknown lineage is the store's NotFound.
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = drivers::status(&w.git, &w.store, Some(&unknown)).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
 }
 
 #[test]
@@ -75,7 +66,7 @@ fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
     let judged = w.in_correction();
     let held = w.store.dump();
     let err = drivers::invalidate(&w.store, judged.state().lineage_id(), text("late")).unwrap_err();
-    assert!(matches!(err, ReviewError::Transition(_)), "{err}");
+    assert_err!(err, ReviewError::Transition(_));
     assert_eq!(w.store.dump(), held);
 }
 
@@ -85,15 +76,7 @@ fn recover_makes_one_audited_successor_and_never_forks() {
     let l = w.start().state().lineage_id().clone();
     let inv = drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap();
     let req = request(&inv, Disposition::Invalidated, "again");
-    let s = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        req.clone(),
-    )
-    .unwrap();
+    let s = w.recover(&l, req.clone()).unwrap();
     assert!(!s.resumed);
     let succ = s.record.state();
     assert_eq!(succ.generation(), 2);
@@ -105,29 +88,23 @@ fn recover_makes_one_audited_successor_and_never_forks() {
     );
     assert_eq!(w.load(&l), inv, "the predecessor is never rewritten");
     // The same request is a retry; another would fork.
-    let again = drivers::recover(&w.git, &w.store, &w.clock, Lens::Reliability, &l, req).unwrap();
+    let again = w.recover(&l, req).unwrap();
     assert!(again.resumed);
     assert_eq!(again.record, s.record);
     let held = w.store.dump();
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&inv, Disposition::Invalidated, "another reason"),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Store(StoreError::AlreadySuperseded { .. })
-        ),
-        "{err}"
+    let err = w
+        .recover(
+            &l,
+            request(&inv, Disposition::Invalidated, "another reason"),
+        )
+        .unwrap_err();
+    assert_err!(
+        err,
+        ReviewError::Store(StoreError::AlreadySuperseded { .. })
     );
     assert_eq!(w.store.dump(), held);
     // The successor is what the live candidate's start now resumes.
-    let resumed = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
+    let resumed = w.try_start().unwrap();
     assert_eq!(resumed.record, s.record);
 }
 
@@ -140,89 +117,46 @@ fn recover_refuses_what_its_disposition_does_not_allow() {
     // An approval recovered as scope-changed needs a reviewed path changed
     // (an unrelated new file is not one).
     w.git.write("src/other.rs", "fn other() {}\n").unwrap();
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&approved, Disposition::ScopeChanged, "more"),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Recover(RecoverError::ScopeUnchanged { .. })
-        ),
-        "{err}"
+    let err = w
+        .recover(&l, request(&approved, Disposition::ScopeChanged, "more"))
+        .unwrap_err();
+    assert_err!(
+        err,
+        ReviewError::Recover(RecoverError::ScopeUnchanged { .. })
     );
     // The wrong disposition.
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&approved, Disposition::Invalidated, "x"),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Recover(RecoverError::NotEligible { .. })),
-        "{err}"
-    );
+    let err = w
+        .recover(&l, request(&approved, Disposition::Invalidated, "x"))
+        .unwrap_err();
+    assert_err!(err, ReviewError::Recover(RecoverError::NotEligible { .. }));
     assert_eq!(w.store.dump(), held);
     // With the reviewed path edited, the successor reviews the new candidate.
     w.git.remove("src/other.rs").unwrap();
     w.git.write("src/a.rs", FIX).unwrap();
-    let s = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&approved, Disposition::ScopeChanged, "more"),
-    )
-    .unwrap();
+    let s = w
+        .recover(&l, request(&approved, Disposition::ScopeChanged, "more"))
+        .unwrap();
     assert_eq!(
         s.record.state().snapshot().candidate_tree,
         w.git.candidate_tree().unwrap()
     );
     // An escalation needs a maintainer's authorization.
     let w = world();
-    let l = w.start().state().lineage_id().clone();
-    let esc = w
-        .finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::ESCALATING)]
-        })
-        .unwrap()
-        .record;
-    let err = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        request(&esc, Disposition::EscalationAuthorized, "reviewed by hand"),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Recover(RecoverError::AuthorizationRequired)
-        ),
-        "{err}"
+    let esc = w.escalate();
+    let l = esc.state().lineage_id().clone();
+    let err = w
+        .recover(
+            &l,
+            request(&esc, Disposition::EscalationAuthorized, "reviewed by hand"),
+        )
+        .unwrap_err();
+    assert_err!(
+        err,
+        ReviewError::Recover(RecoverError::AuthorizationRequired)
     );
     let mut authorized = request(&esc, Disposition::EscalationAuthorized, "reviewed by hand");
     authorized.authorization = Some(text("maintainer sign-off #1"));
-    drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &l,
-        authorized,
-    )
-    .unwrap();
+    w.recover(&l, authorized).unwrap();
 }
 
 fn submit(lens: Lens, binding: Option<String>, text: &str) -> SubmitInput {
@@ -284,31 +218,24 @@ fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
         let err = drivers::submit_result(&w.git, &w.store, input).unwrap_err();
         assert_eq!(w.store.dump(), held, "{name} ({err}) wrote");
         match name {
-            "different bytes" => assert!(
-                matches!(err, ReviewError::Store(StoreError::ResultDiffers { .. })),
-                "{err}"
+            "different bytes" => {
+                assert_err!(err, ReviewError::Store(StoreError::ResultDiffers { .. }))
+            }
+            "another binding" => assert_err!(
+                err,
+                ReviewError::Submission {
+                    source: PreflightError::BindingMismatch { .. },
+                    ..
+                }
             ),
-            "another binding" => assert!(
-                matches!(
-                    err,
-                    ReviewError::Submission {
-                        source: PreflightError::BindingMismatch { .. },
-                        ..
-                    }
-                ),
-                "{err}"
+            "a lens not selected" => assert_err!(
+                err,
+                ReviewError::Submission {
+                    source: PreflightError::NotSelected { .. },
+                    ..
+                }
             ),
-            "a lens not selected" => assert!(
-                matches!(
-                    err,
-                    ReviewError::Submission {
-                        source: PreflightError::NotSelected { .. },
-                        ..
-                    }
-                ),
-                "{err}"
-            ),
-            _ => assert!(matches!(err, ReviewError::MalformedInput { .. }), "{err}"),
+            _ => assert_err!(err, ReviewError::MalformedInput { .. }),
         }
     }
     // Finalize with no results given takes the submitted one.
@@ -332,7 +259,7 @@ fn submit_result_keeps_one_result_per_lens_and_finalize_takes_it() {
             i.evidence = Some(documents::passing_check());
         })
         .unwrap_err();
-    assert!(matches!(err, ReviewError::SubmittedDiffers { .. }), "{err}");
+    assert_err!(err, ReviewError::SubmittedDiffers { .. });
 }
 
 #[test]
@@ -341,7 +268,7 @@ fn evidence_alone_lands_once_every_selected_lens_has_a_kept_result() {
     let started = w.start();
     let token = Some(started.state().lens_bindings()[0].token.clone());
     // Nothing kept yet: evidence is no input now.
-    assert!(drivers::check_evidence_lands(&w.git, &w.store, None, &argv(), &|_| None).is_err());
+    assert!(lands(&w.git, &w.store, None).is_err());
     drivers::submit_result(
         &w.git,
         &w.store,
@@ -350,7 +277,7 @@ fn evidence_alone_lands_once_every_selected_lens_has_a_kept_result() {
     .unwrap();
     // Finalize takes the kept result first, then the evidence: the
     // pre-check of an evidence command agrees.
-    drivers::check_evidence_lands(&w.git, &w.store, None, &argv(), &|_| None).unwrap();
+    lands(&w.git, &w.store, None).unwrap();
     let done = w
         .finalize(probity_ports::review::FinalizeInput {
             evidence: Some(documents::passing_check()),
@@ -378,29 +305,15 @@ fn a_commit_review_is_recovered_over_its_commit() {
         NonBlank::parse("wrong lens").unwrap(),
     )
     .unwrap();
-    let s = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        started.state().lineage_id(),
-        RecoverRequest {
-            expected_revision: inv.revision(),
-            disposition: Disposition::Invalidated,
-            reason: NonBlank::parse("again").unwrap(),
-            actor: NonBlank::parse("me").unwrap(),
-            authorization: None,
-        },
-    )
-    .unwrap();
+    let s = w
+        .recover(
+            started.state().lineage_id(),
+            recover_request(&inv, Disposition::Invalidated, "again", "me"),
+        )
+        .unwrap();
     assert_eq!(s.record.state().generation(), 2);
     assert_eq!(
         s.record.state().snapshot().target,
         started.state().snapshot().target
     );
-}
-
-/// The check an evidence pre-check is asked about.
-fn argv() -> Vec<String> {
-    vec!["true".to_string()]
 }

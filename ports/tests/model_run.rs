@@ -364,10 +364,7 @@ fn a_lens_run_is_submitted_its_transcript_kept_and_the_judgment_finalized() {
     assert_eq!(script.calls(), calls);
     assert_eq!(w.store.dump(), held);
     // The caller's evidence completes the approval.
-    let approved = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(approved.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
 }
 
 #[test]
@@ -461,10 +458,7 @@ fn a_moved_candidate_is_refused_before_any_model_is_asked() {
     // An unknown lineage: the store's NotFound, nothing asked either.
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = review(&w, &script, &unknown).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Store(StoreError::NotFound(x)) if *x == unknown),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(x)) if *x == unknown);
     assert_eq!(script.calls(), 0);
     assert_eq!(w.store.dump(), held);
 }
@@ -689,10 +683,7 @@ fn a_validator_that_cannot_run_or_answer_leaves_the_lineage_where_it_was() {
     w.git.write("src/other.rs", "fn o() {}\n").unwrap();
     let script = Script::lens(documents::CLEAN);
     let err = validate(&w, &script, &l).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Transition(TransitionError::OutsideGenesis(p)) if p == "src/other.rs"),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Transition(TransitionError::OutsideGenesis(p)) if p == "src/other.rs");
     assert!(script.calls() > 0, "the validator was asked");
     assert_eq!(w.store.dump(), held);
     assert_eq!(w.load(&l), before);

@@ -112,7 +112,7 @@ fn a_repository_failure_is_an_error_never_a_decision() {
     w.approve();
     w.git.fail("live_target");
     let err = drivers::validate_pre_commit(&w.git, &w.store, &Delivery::Worktree).unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
 }
 
 #[test]

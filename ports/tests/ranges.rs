@@ -13,15 +13,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::*;
 use probity_core::digest::Sha256Digest;
+use probity_core::review::CommitId;
+use probity_core::review::Disposition;
 use probity_core::review::Lens;
 use probity_core::review::ProofKind;
 use probity_core::review::StateRecord;
-use probity_core::review::{CommitId, NonBlank};
 use probity_core::review::{
     Decision, DeliveredRange, Gate, GateDecision, MAX_RANGE_COMMITS, NextAction, RangeCommit,
     RangeJudgment, ReasonCode,
 };
-use probity_core::review::{Disposition, RecoverRequest};
 use probity_core::review::{ExpectedArtifact, ObservedArtifact, parse_checksums};
 use probity_ports::review::{
     self as drivers, AdapterError, Delivery, PushBoundary, ReceiptStore, ReleaseArtifacts,
@@ -83,6 +83,13 @@ fn typed(d: &GateDecision) -> (Decision, ReasonCode) {
     (d.decision(), d.reason_code())
 }
 
+/// Asserts `d`'s (decision, reason code), naming its message when it
+/// differs.
+#[track_caller]
+fn assert_typed(d: &GateDecision, expected: (Decision, ReasonCode)) {
+    assert_eq!(typed(d), expected, "{}", d.message());
+}
+
 /// Judges `range` at pre-push, and checks the judgment wrote nothing.
 fn judge_push(w: &World, range: &DeliveredRange) -> RangeJudgment {
     let held = w.store.dump();
@@ -109,11 +116,9 @@ fn a_stack_of_reviewed_commits_is_listed_newest_first_and_allowed_commit_by_comm
 
     let held = w.store.dump();
     let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
-    assert_eq!(
-        typed(&judged.decision),
+    assert_typed(
+        &judged.decision,
         (Decision::Allow, ReasonCode::ReceiptValid),
-        "{}",
-        judged.decision.message()
     );
     assert!(
         judged.decision.message().contains("each of the 2 commits"),
@@ -221,11 +226,9 @@ fn one_unreviewed_commit_in_a_stack_denies_the_range_naming_it_and_the_review_it
     assert!(!started.resumed);
     approve_lineage(&w, &started.record);
     let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
-    assert_eq!(
-        typed(&judged.decision),
+    assert_typed(
+        &judged.decision,
         (Decision::Allow, ReasonCode::ReceiptValid),
-        "{}",
-        judged.decision.message()
     );
 }
 
@@ -241,11 +244,9 @@ fn a_root_commit_reviewed_on_an_unborn_head_is_a_delivery_of_its_own() {
     assert_eq!(range.count, 1);
     assert!(range.commits[0].parents.is_empty());
     let judged = judge_push(&w, &range);
-    assert_eq!(
-        typed(&judged.decision),
+    assert_typed(
+        &judged.decision,
         (Decision::Allow, ReasonCode::ReceiptValid),
-        "{}",
-        judged.decision.message()
     );
     assert_eq!(
         judged.decision.lineage_id(),
@@ -308,12 +309,7 @@ fn a_first_publication_is_covered_by_one_review_of_the_whole_history_of_reviewed
     assert_eq!(approved.state().snapshot().base_tree, empty);
     let judged = judge_push(&w, &range);
     let d = &judged.decision;
-    assert_eq!(
-        typed(d),
-        (Decision::Allow, ReasonCode::ReceiptValid),
-        "{}",
-        d.message()
-    );
+    assert_typed(d, (Decision::Allow, ReasonCode::ReceiptValid));
     assert_eq!(d.lineage_id(), Some(approved.state().lineage_id()));
     let proof = d.proof().expect("a first publication names its proof");
     assert_eq!(proof.kind, ProofKind::FirstPublication);
@@ -336,12 +332,7 @@ fn a_first_publication_carrying_an_overwritten_blob_is_denied_naming_it() {
     let range = delivered(&w, &tip, &[]);
     let judged = judge_push(&w, &range);
     let d = &judged.decision;
-    assert_eq!(
-        typed(d),
-        (Decision::Deny, ReasonCode::HistoryNotReviewed),
-        "{}",
-        d.message()
-    );
+    assert_typed(d, (Decision::Deny, ReasonCode::HistoryNotReviewed));
     assert_eq!(d.next_action(), NextAction::Squash);
     assert!(d.message().contains("src/secret.rs"), "{}", d.message());
 }
@@ -361,12 +352,7 @@ fn a_range_over_the_bound_is_denied_delivery_too_large_and_one_at_the_bound_is_j
         (MAX_RANGE_COMMITS, MAX_RANGE_COMMITS)
     );
     let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &at_bound).unwrap();
-    assert_eq!(
-        typed(&judged.decision),
-        (Decision::Allow, ReasonCode::NoChange),
-        "{}",
-        judged.decision.message()
-    );
+    assert_typed(&judged.decision, (Decision::Allow, ReasonCode::NoChange));
     assert_eq!(judged.stack.len(), MAX_RANGE_COMMITS);
 
     let over = w.git.commit("one more").unwrap();
@@ -377,11 +363,9 @@ fn a_range_over_the_bound_is_denied_delivery_too_large_and_one_at_the_bound_is_j
         (MAX_RANGE_COMMITS + 1, MAX_RANGE_COMMITS + 1)
     );
     let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
-    assert_eq!(
-        typed(&judged.decision),
+    assert_typed(
+        &judged.decision,
         (Decision::Deny, ReasonCode::DeliveryTooLarge),
-        "{}",
-        judged.decision.message()
     );
     assert_eq!(judged.decision.next_action(), NextAction::CheckRange);
     assert!(judged.stack.is_empty(), "no commit was judged");
@@ -426,12 +410,7 @@ fn a_merge_or_an_empty_range_is_refused_at_the_boundary_before_any_commit_is_jud
     let held = w.store.dump();
     let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &range).unwrap();
     let d = &judged.decision;
-    assert_eq!(
-        typed(d),
-        (Decision::Deny, ReasonCode::DeliveryPartial),
-        "{}",
-        d.message()
-    );
+    assert_typed(d, (Decision::Deny, ReasonCode::DeliveryPartial));
     assert_eq!(d.next_action(), NextAction::Squash);
     assert!(
         d.message().contains(&format!("merge commit {merge}")),
@@ -452,9 +431,9 @@ fn a_merge_or_an_empty_range_is_refused_at_the_boundary_before_any_commit_is_jud
     let empty = delivered(&w, &first, std::slice::from_ref(&first));
     assert_eq!(empty.count, 0);
     let judged = drivers::judge_range(&w.git, &w.store, Gate::PrePush, &empty).unwrap();
-    assert_eq!(
-        typed(&judged.decision),
-        (Decision::Deny, ReasonCode::DeliveryEmpty)
+    assert_typed(
+        &judged.decision,
+        (Decision::Deny, ReasonCode::DeliveryEmpty),
     );
     assert_eq!(w.store.dump(), held);
 }
@@ -479,14 +458,26 @@ fn left_as_is(store: &InMemoryStore, left: &RefCell<Option<BTreeMap<String, Vec<
 }
 
 fn authority_changed(d: &GateDecision, what: &str) {
-    assert_eq!(
-        typed(d),
-        (Decision::Deny, ReasonCode::AuthorityChanged),
-        "{}",
-        d.message()
-    );
+    assert_typed(d, (Decision::Deny, ReasonCode::AuthorityChanged));
     assert_eq!(d.next_action(), NextAction::Retry);
     assert!(d.message().contains(what), "{what}: {}", d.message());
+}
+
+/// Runs a `_between` gate whose seam does `write` while it decides: the
+/// gate's answer (`decision` of it) is `authority_changed` naming `what`,
+/// and nothing is written after the writer. Returns the answer.
+fn moved_mid_gate<T>(
+    store: &InMemoryStore,
+    write: impl FnMut(),
+    gate: impl FnOnce(&mut dyn FnMut()) -> Result<T, ReviewError>,
+    decision: impl Fn(&T) -> &GateDecision,
+    what: &str,
+) -> T {
+    let left = RefCell::new(None);
+    let answer = gate(&mut writer(store, &left, write)).unwrap();
+    authority_changed(decision(&answer), what);
+    left_as_is(store, &left);
+    answer
 }
 
 #[test]
@@ -501,38 +492,33 @@ fn pre_commit_between_denies_an_allow_whose_receipt_or_staged_tree_moved() {
         calls.set(calls.get() + 1)
     })
     .unwrap();
-    assert_eq!(typed(&d), (Decision::Allow, ReasonCode::ReceiptValid));
+    assert_typed(&d, (Decision::Allow, ReasonCode::ReceiptValid));
     assert_eq!(calls.get(), 1, "an allow runs the writer seam once");
 
     // The receipt goes while the gate decides.
-    let left = RefCell::new(None);
-    let d = drivers::validate_pre_commit_between(
-        &w.git,
+    let pre_commit = |between: &mut dyn FnMut()| {
+        drivers::validate_pre_commit_between(&w.git, &w.store, &index, between)
+    };
+    moved_mid_gate(
         &w.store,
-        &index,
-        &mut writer(&w.store, &left, || {
-            assert!(w.store.remove_receipt(&l));
-        }),
-    )
-    .unwrap();
-    authority_changed(&d, &format!("the receipt file of {l} changed"));
-    left_as_is(&w.store, &left);
+        || assert!(w.store.remove_receipt(&l)),
+        pre_commit,
+        |d| d,
+        &format!("the receipt file of {l} changed"),
+    );
     w.store.ensure_projections(&approved).unwrap();
 
     // The index being committed is staged again with other bytes.
-    let left = RefCell::new(None);
-    let d = drivers::validate_pre_commit_between(
-        &w.git,
+    moved_mid_gate(
         &w.store,
-        &index,
-        &mut writer(&w.store, &left, || {
+        || {
             w.git.write("src/a.rs", FIX).unwrap();
             w.git.stage();
-        }),
-    )
-    .unwrap();
-    authority_changed(&d, "the live target changed");
-    left_as_is(&w.store, &left);
+        },
+        pre_commit,
+        |d| d,
+        "the live target changed",
+    );
 
     // The worktree candidate is not rebuilt (the commit's own hook judges
     // the index it commits): an edit of it mid-gate leaves the allow.
@@ -543,7 +529,7 @@ fn pre_commit_between_denies_an_allow_whose_receipt_or_staged_tree_moved() {
             w.git.write("src/a.rs", FIX).unwrap()
         })
         .unwrap();
-    assert_eq!(typed(&d), (Decision::Allow, ReasonCode::ReceiptValid));
+    assert_typed(&d, (Decision::Allow, ReasonCode::ReceiptValid));
 }
 
 #[test]
@@ -554,7 +540,7 @@ fn a_denial_is_answered_without_running_the_writer_seam() {
     // The unreviewed worktree candidate.
     let d = drivers::validate_pre_commit_between(&w.git, &w.store, &Delivery::Worktree, &mut count)
         .unwrap();
-    assert_eq!(typed(&d), (Decision::Deny, ReasonCode::ReceiptMissing));
+    assert_typed(&d, (Decision::Deny, ReasonCode::ReceiptMissing));
     // Committed: the clean worktree changes no bytes (allowed with no
     // authority read, so nothing to recheck), and the commit is denied at
     // every publication gate.
@@ -562,25 +548,22 @@ fn a_denial_is_answered_without_running_the_writer_seam() {
     let tip = w.git.commit("not reviewed").unwrap();
     let d = drivers::validate_pre_commit_between(&w.git, &w.store, &Delivery::Worktree, &mut count)
         .unwrap();
-    assert_eq!(typed(&d), (Decision::Allow, ReasonCode::NoChange));
+    assert_typed(&d, (Decision::Allow, ReasonCode::NoChange));
     let boundary = PushBoundary::Range {
         base: base.to_string(),
         tip: tip.to_string(),
     };
     let d = drivers::validate_pre_push_between(&w.git, &w.store, &boundary, &mut count).unwrap();
-    assert_eq!(typed(&d), (Decision::Deny, ReasonCode::ReceiptMissing));
+    assert_typed(&d, (Decision::Deny, ReasonCode::ReceiptMissing));
     let pr =
         drivers::validate_pre_pr_between(&w.git, &w.store, base.as_str(), tip.as_str(), &mut count)
             .unwrap();
-    assert_eq!(
-        typed(&pr.decision),
-        (Decision::Deny, ReasonCode::ReceiptMissing)
-    );
+    assert_typed(&pr.decision, (Decision::Deny, ReasonCode::ReceiptMissing));
     let release =
         drivers::validate_release_between(&w.git, &w.store, "HEAD", None, &mut count).unwrap();
-    assert_eq!(
-        typed(&release.decision),
-        (Decision::Deny, ReasonCode::ReceiptMissing)
+    assert_typed(
+        &release.decision,
+        (Decision::Deny, ReasonCode::ReceiptMissing),
     );
     assert_eq!(
         calls.get(),
@@ -600,7 +583,7 @@ fn pre_push_between_denies_when_a_revision_moves_or_a_recovery_lands() {
         tip: "HEAD".into(),
     };
     let d = drivers::validate_pre_push_between(&w.git, &w.store, &boundary, &mut || {}).unwrap();
-    assert_eq!(typed(&d), (Decision::Allow, ReasonCode::ReceiptValid));
+    assert_typed(&d, (Decision::Allow, ReasonCode::ReceiptValid));
 
     // HEAD moves while the gate decides.
     let held = w.store.dump();
@@ -620,33 +603,20 @@ fn pre_push_between_denies_when_a_revision_moves_or_a_recovery_lands() {
         base: base.to_string(),
         tip: tip.to_string(),
     };
-    let left = RefCell::new(None);
-    let d = drivers::validate_pre_push_between(
-        &w.git,
+    moved_mid_gate(
         &w.store,
-        &boundary,
-        &mut writer(&w.store, &left, || {
+        || {
             w.git.write("src/a.rs", FIX).unwrap();
-            drivers::recover(
-                &w.git,
-                &w.store,
-                &w.clock,
-                Lens::Reliability,
+            w.recover(
                 &l2,
-                RecoverRequest {
-                    expected_revision: approved.revision(),
-                    disposition: Disposition::ScopeChanged,
-                    reason: NonBlank::parse("more work").unwrap(),
-                    actor: NonBlank::parse("dev").unwrap(),
-                    authorization: None,
-                },
+                recover_request(&approved, Disposition::ScopeChanged, "more work", "dev"),
             )
             .unwrap();
-        }),
-    )
-    .unwrap();
-    authority_changed(&d, &format!("a recovery of {l2} started or landed"));
-    left_as_is(&w.store, &left);
+        },
+        |between| drivers::validate_pre_push_between(&w.git, &w.store, &boundary, between),
+        |d| d,
+        &format!("a recovery of {l2} started or landed"),
+    );
 }
 
 #[test]
@@ -665,26 +635,19 @@ fn pre_pr_between_denies_when_the_record_it_read_is_replaced() {
     w.git.commit("reviewed").unwrap();
     let pr = drivers::validate_pre_pr_between(&w.git, &w.store, base.as_str(), "HEAD", &mut || {})
         .unwrap();
-    assert_eq!(
-        typed(&pr.decision),
-        (Decision::Allow, ReasonCode::ReceiptValid)
-    );
+    assert_typed(&pr.decision, (Decision::Allow, ReasonCode::ReceiptValid));
 
     // The stored record is replaced by an earlier revision of it.
-    let left = RefCell::new(None);
-    let pr = drivers::validate_pre_pr_between(
-        &w.git,
+    let pr = moved_mid_gate(
         &w.store,
-        base.as_str(),
-        "HEAD",
-        &mut writer(&w.store, &left, || {
-            w.store.overwrite_state(&l, validating.to_bytes().unwrap())
-        }),
-    )
-    .unwrap();
-    authority_changed(&pr.decision, &format!("the record of {l} changed"));
+        || w.store.overwrite_state(&l, validating.to_bytes().unwrap()),
+        |between| {
+            drivers::validate_pre_pr_between(&w.git, &w.store, base.as_str(), "HEAD", between)
+        },
+        |pr| &pr.decision,
+        &format!("the record of {l} changed"),
+    );
     assert!(pr.base_advance.is_none());
-    left_as_is(&w.store, &left);
     assert_eq!(w.load(&l), validating);
 }
 
@@ -776,12 +739,7 @@ fn release_evidence_is_read_twice_and_must_match_its_checksums() {
         artifacts: &artifacts,
     };
     let r = drivers::validate_release(&w.git, &w.store, "HEAD", Some(evidence)).unwrap();
-    assert_eq!(
-        typed(&r.decision),
-        (Decision::Allow, ReasonCode::ReceiptValid),
-        "{}",
-        r.decision.message()
-    );
+    assert_typed(&r.decision, (Decision::Allow, ReasonCode::ReceiptValid));
     assert!(
         r.decision
             .message()
@@ -804,11 +762,9 @@ fn release_evidence_is_read_twice_and_must_match_its_checksums() {
     let expected = checksums(&[APP, SIG, ("dist/missing.zip", b"x")]);
     let artifacts = Artifacts::with(&[APP, (SIG.0, b"tampered\n")]);
     let r = release_with(&w, &expected, &artifacts).unwrap();
-    assert_eq!(
-        typed(&r.decision),
+    assert_typed(
+        &r.decision,
         (Decision::Deny, ReasonCode::ReleaseEvidenceMismatch),
-        "{}",
-        r.decision.message()
     );
     let message = r.decision.message();
     assert!(message.contains("missing: dist/missing.zip"), "{message}");
@@ -823,7 +779,7 @@ fn release_evidence_is_read_twice_and_must_match_its_checksums() {
     let artifacts = Artifacts::with(&[APP]);
     artifacts.unreadable.borrow_mut().insert(APP.0.to_string());
     let err = release_with(&w, &expected, &artifacts).unwrap_err();
-    assert!(matches!(err, ReviewError::Artifacts(_)), "{err}");
+    assert_err!(err, ReviewError::Artifacts(_));
 
     // Matching evidence never releases an unreviewed revision.
     w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
@@ -845,12 +801,7 @@ fn a_release_of_an_empty_commit_releases_the_bytes_below_it() {
     let (reviewed, _) = reviewed_commit(&w, "reviewed");
     let tag = w.git.commit("release 1.0 (no change)").unwrap();
     let r = drivers::validate_release(&w.git, &w.store, "HEAD", None).unwrap();
-    assert_eq!(
-        typed(&r.decision),
-        (Decision::Allow, ReasonCode::ReceiptValid),
-        "{}",
-        r.decision.message()
-    );
+    assert_typed(&r.decision, (Decision::Allow, ReasonCode::ReceiptValid));
     assert!(
         r.decision.message().contains(&format!(
             "{tag} changes no bytes, so it releases the bytes of {reviewed}"
@@ -887,11 +838,9 @@ fn release_between_denies_a_moved_revision_changed_artifacts_or_a_changed_receip
             w.git.commit("moved on").unwrap();
         })
         .unwrap();
-    assert_eq!(
-        typed(&r.decision),
+    assert_typed(
+        &r.decision,
         (Decision::Deny, ReasonCode::ReleaseRevisionMoved),
-        "{}",
-        r.decision.message()
     );
     assert!(
         r.decision
@@ -912,11 +861,9 @@ fn release_between_denies_a_moved_revision_changed_artifacts_or_a_changed_receip
             artifacts.put(APP.0, b"rebuilt\n")
         })
         .unwrap();
-    assert_eq!(
-        typed(&r.decision),
+    assert_typed(
+        &r.decision,
         (Decision::Deny, ReasonCode::ReleaseEvidenceChanged),
-        "{}",
-        r.decision.message()
     );
     assert!(
         r.decision.message().contains(APP.0),
@@ -932,27 +879,20 @@ fn release_between_denies_a_moved_revision_changed_artifacts_or_a_changed_receip
     artifacts.put(APP.0, APP.1);
 
     // The receipt is rewritten while the gate decides.
-    let left = RefCell::new(None);
-    let r = drivers::validate_release_between(
-        &w.git,
+    moved_mid_gate(
         &w.store,
-        &rev,
-        Some(evidence()),
-        &mut writer(&w.store, &left, || {
-            w.store.overwrite_receipt(&l, b"{}\n".to_vec())
-        }),
-    )
-    .unwrap();
-    authority_changed(&r.decision, &format!("the receipt file of {l} changed"));
-    left_as_is(&w.store, &left);
+        || w.store.overwrite_receipt(&l, b"{}\n".to_vec()),
+        |between| {
+            drivers::validate_release_between(&w.git, &w.store, &rev, Some(evidence()), between)
+        },
+        |r| &r.decision,
+        &format!("the receipt file of {l} changed"),
+    );
     // With nothing moving, the same release is allowed.
     w.store
         .overwrite_receipt(&l, held[&format!("{l}/receipt.json")].clone());
     let r = drivers::validate_release_between(&w.git, &w.store, &rev, Some(evidence()), &mut || {})
         .unwrap();
-    assert_eq!(
-        typed(&r.decision),
-        (Decision::Allow, ReasonCode::ReceiptValid)
-    );
+    assert_typed(&r.decision, (Decision::Allow, ReasonCode::ReceiptValid));
     assert_eq!(w.store.dump(), held);
 }

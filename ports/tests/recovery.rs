@@ -10,17 +10,17 @@ use std::collections::BTreeMap;
 
 use common::*;
 use probity_core::digest::Sha256Digest;
+use probity_core::review::Disposition;
 use probity_core::review::Lens;
 use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::review::Route;
 use probity_core::review::{BurnError, BurnRequest, RepairClass, RepairError, RepairRequest};
 use probity_core::review::{DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, TransitionError};
-use probity_core::review::{Disposition, RecoverRequest};
 use probity_core::review::{FindingId, LineageId, NonBlank};
 use probity_core::review::{PreservedError, preserve};
 use probity_ports::review::{
-    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, ResultStore, ReviewError,
-    StoreError, Submitted,
+    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, Repaired, ResultStore,
+    ReviewError, StoreError, Submitted,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 
@@ -44,19 +44,9 @@ fn json(bytes: &[u8]) -> serde_json::Value {
 /// Recovers `pred` (approved) as scope-changed onto the fix.
 fn recover_onto_fix(w: &World, pred: &StateRecord) -> StateRecord {
     w.git.write("src/a.rs", FIX).unwrap();
-    drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
+    w.recover(
         pred.state().lineage_id(),
-        RecoverRequest {
-            expected_revision: pred.revision(),
-            disposition: Disposition::ScopeChanged,
-            reason: text("more work"),
-            actor: text("dev"),
-            authorization: None,
-        },
+        recover_request(pred, Disposition::ScopeChanged, "more work", "dev"),
     )
     .unwrap()
     .record
@@ -67,6 +57,12 @@ fn recover_onto_fix(w: &World, pred: &StateRecord) -> StateRecord {
 fn blocker_id(record: &StateRecord) -> FindingId {
     let judgment = record.state().stage().judgment().unwrap();
     judgment.findings().next().unwrap().id
+}
+
+/// A lineage started and judged into correction, and its blocker.
+fn in_correction(w: &World) -> (LineageId, FindingId) {
+    let judged = w.in_correction();
+    (judged.state().lineage_id().clone(), blocker_id(&judged))
 }
 
 fn dispute_input(lineage: &LineageId, finding: FindingId, reason: &str) -> DisputeInput {
@@ -86,9 +82,7 @@ fn dispute_input(lineage: &LineageId, finding: FindingId, reason: &str) -> Dispu
 #[test]
 fn a_disputed_blocker_is_recorded_and_evidence_then_approves_it_resolved() {
     let w = world();
-    let judged = w.in_correction();
-    let l = judged.state().lineage_id().clone();
-    let finding = blocker_id(&judged);
+    let (l, finding) = in_correction(&w);
     let input = dispute_input(&l, finding, "a false positive");
     let disputed = drivers::dispute(&w.store, &w.clock, input.clone()).unwrap();
     // The only finding in correction is disputed: nothing is left to fix.
@@ -112,10 +106,7 @@ fn a_disputed_blocker_is_recorded_and_evidence_then_approves_it_resolved() {
     );
     assert_eq!(w.store.dump(), held);
 
-    let done = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
     let receipt = json(&w.store.read_receipt(&l).unwrap().unwrap());
     assert_eq!(
         receipt["resolved_finding_ids"],
@@ -135,75 +126,53 @@ fn refused_dispute(w: &World, input: DisputeInput) -> ReviewError {
 #[test]
 fn a_dispute_is_refused_with_nothing_written() {
     let w = world();
-    let judged = w.in_correction();
-    let l = judged.state().lineage_id().clone();
-    let finding = blocker_id(&judged);
+    let (l, finding) = in_correction(&w);
     // A finding the judgment does not hold.
     let other = FindingId::new(Lens::Reliability, 9).unwrap();
-    let err = refused_dispute(&w, dispute_input(&l, other, "x"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::NotDisputable { .. })
-        ),
-        "{err}"
+    assert_err!(
+        refused_dispute(&w, dispute_input(&l, other, "x")),
+        ReviewError::Transition(TransitionError::NotDisputable { .. })
     );
     // A lineage the store does not hold.
-    let err = refused_dispute(&w, dispute_input(&unknown(), finding, "x"));
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
+    assert_err!(
+        refused_dispute(&w, dispute_input(&unknown(), finding, "x")),
+        ReviewError::Store(StoreError::NotFound(_))
     );
 
     // Once a correction is under way (its forecast given), too late.
     w.finalize_with(&l, |i| i.correction_lines = Some(2))
         .unwrap();
-    let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::DisputeAfterCorrection { .. })
-        ),
-        "{err}"
+    assert_err!(
+        refused_dispute(&w, dispute_input(&l, finding, "x")),
+        ReviewError::Transition(TransitionError::DisputeAfterCorrection { .. })
     );
 
     // Before any judgment there is nothing to dispute.
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let err = refused_dispute(&w, dispute_input(&l, finding, "x"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::WrongStage { .. })
-        ),
-        "{err}"
+    assert_err!(
+        refused_dispute(&w, dispute_input(&l, finding, "x")),
+        ReviewError::Transition(TransitionError::WrongStage { .. })
     );
 
     // A disputed finding is not disputed again otherwise.
     let w = world();
     let l = w.in_correction().state().lineage_id().clone();
     drivers::dispute(&w.store, &w.clock, dispute_input(&l, finding, "first")).unwrap();
-    let err = refused_dispute(&w, dispute_input(&l, finding, "second"));
-    assert!(
-        matches!(
-            err,
-            ReviewError::Transition(TransitionError::DifferentRetry { .. })
-        ),
-        "{err}"
+    assert_err!(
+        refused_dispute(&w, dispute_input(&l, finding, "second")),
+        ReviewError::Transition(TransitionError::DifferentRetry { .. })
     );
 
     // A superseded lineage takes no dispute, whatever it names.
     let w = world();
     let approved = w.approve();
     let successor = recover_onto_fix(&w, &approved);
-    let err = refused_dispute(
-        &w,
-        dispute_input(approved.state().lineage_id(), finding, "x"),
-    );
-    assert!(
-        matches!(&err, ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
-            if s == successor.state().lineage_id()),
-        "{err}"
+    let input = dispute_input(approved.state().lineage_id(), finding, "x");
+    assert_err!(
+        refused_dispute(&w, input),
+        ReviewError::Store(StoreError::AlreadySuperseded { successor: s, .. })
+            if s == successor.state().lineage_id()
     );
 }
 
@@ -219,15 +188,17 @@ fn repair_request(lineage: &LineageId, class: RepairClass) -> RepairRequest {
     }
 }
 
+/// `repair` of `lineage` as `class`, on the world's store and clock.
+fn repair(w: &World, lineage: &LineageId, class: RepairClass) -> Result<Repaired, ReviewError> {
+    drivers::repair(&w.store, &w.clock, repair_request(lineage, class))
+}
+
 /// A repair of `lineage` as `class` is refused `NotAnomalous` and writes
 /// nothing.
 fn assert_not_anomalous(w: &World, lineage: &LineageId, class: RepairClass) {
     let held = w.store.dump();
-    let err = drivers::repair(&w.store, &w.clock, repair_request(lineage, class)).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Repair(RepairError::NotAnomalous { .. })),
-        "{err}"
-    );
+    let err = repair(w, lineage, class).unwrap_err();
+    assert_err!(err, ReviewError::Repair(RepairError::NotAnomalous { .. }));
     assert_eq!(w.store.dump(), held);
 }
 
@@ -252,10 +223,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
     let original = b"{\"not\": \"a state record\"}\n".to_vec();
     w.store.overwrite_state(&l, original.clone());
     let err = drivers::status(&w.git, &w.store, Some(&l)).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::Corrupted { .. })),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::Corrupted { .. }));
 
     // The wrong class: nothing to repair.
     assert_not_anomalous(&w, &l, RepairClass::ReceiptMismatch);
@@ -269,18 +237,10 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
     let l2 = second.state().lineage_id().clone();
     w.store.overwrite_state(&l2, b"{}".to_vec());
     let held = w.store.dump();
-    let err = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::CorruptedRecord),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Repair(RepairError::NotUnique { count: 2, .. })
-        ),
-        "{err}"
+    let err = repair(&w, &l, RepairClass::CorruptedRecord).unwrap_err();
+    assert_err!(
+        err,
+        ReviewError::Repair(RepairError::NotUnique { count: 2, .. })
     );
     assert_eq!(w.store.dump(), held);
     w.store.overwrite_state(&l2, second.to_bytes().unwrap());
@@ -293,12 +253,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
         moved.iter().any(|p| p.starts_with("index/")),
         "an approved lineage is indexed: {moved:?}"
     );
-    let repaired = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::CorruptedRecord),
-    )
-    .unwrap();
+    let repaired = repair(&w, &l, RepairClass::CorruptedRecord).unwrap();
     assert!(repaired.retired && !repaired.receipt_rewritten);
     assert_eq!(repaired.proof.kind, "only_anomaly_of_class");
     assert_eq!((repaired.proof.scanned, repaired.proof.anomalies), (2, 1));
@@ -347,11 +302,8 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
 
     // Retired wherever it is named, with the audit record.
     let retired = |err: ReviewError| {
-        assert!(
-            matches!(&err, ReviewError::Store(StoreError::Retired { lineage, audit })
-                if *lineage == l && *audit == repaired.audit),
-            "{err}"
-        );
+        assert_err!(err, ReviewError::Store(StoreError::Retired { lineage, audit })
+                if *lineage == l && *audit == repaired.audit);
     };
     retired(drivers::status(&w.git, &w.store, Some(&l)).unwrap_err());
     retired(
@@ -389,12 +341,7 @@ fn repair_sets_a_mismatched_receipt_aside_and_writes_the_derived_one() {
     let held = w.store.dump();
     assert_not_anomalous(&w, &l, RepairClass::CorruptedRecord);
 
-    let repaired = drivers::repair(
-        &w.store,
-        &w.clock,
-        repair_request(&l, RepairClass::ReceiptMismatch),
-    )
-    .unwrap();
+    let repaired = repair(&w, &l, RepairClass::ReceiptMismatch).unwrap();
     assert!(repaired.receipt_rewritten && !repaired.retired);
     assert_eq!(w.store.read_receipt(&l).unwrap(), Some(good));
     let after = w.store.dump();
@@ -434,15 +381,12 @@ fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
     let l = started.state().lineage_id().clone();
     let held = w.store.dump();
     let err = drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ReviewError::Burn(BurnError::NotApproved {
-                state: "reviewing",
-                ..
-            })
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Burn(BurnError::NotApproved {
+            state: "reviewing",
+            ..
+        })
     );
     assert_eq!(w.store.dump(), held);
 
@@ -475,11 +419,8 @@ fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
 
     // Consumed wherever it is named; an unknown lineage is another answer.
     let consumed = |err: ReviewError| {
-        assert!(
-            matches!(&err, ReviewError::Store(StoreError::Consumed { lineage, tombstone: t })
-                if *lineage == l && *t == tombstone),
-            "{err}"
-        );
+        assert_err!(err, ReviewError::Store(StoreError::Consumed { lineage, tombstone: t })
+                if *lineage == l && *t == tombstone);
     };
     consumed(drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap_err());
     consumed(drivers::status(&w.git, &w.store, Some(&l)).unwrap_err());
@@ -492,10 +433,7 @@ fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
         .unwrap_err(),
     );
     let err = drivers::burn(&w.store, &w.clock, burn_request(&unknown())).unwrap_err();
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
     assert_eq!(w.store.dump(), after);
     // No index names it: the gate sees no review of its candidate.
     assert_eq!(w.gate(), says("deny", "receipt_missing"));
@@ -513,11 +451,8 @@ fn only_the_leaf_of_a_recovery_chain_is_burned() {
         burn_request(approved.state().lineage_id()),
     )
     .unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::Burn(BurnError::Superseded { leaf, .. })
-            if leaf == successor.state().lineage_id()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Burn(BurnError::Superseded { leaf, .. })
+            if leaf == successor.state().lineage_id());
     assert_eq!(w.store.dump(), held);
     // The leaf, once approved, is burned; its predecessor stays history.
     let leaf = successor.state().lineage_id().clone();
@@ -589,10 +524,7 @@ fn a_preserved_result_is_replayed_into_its_own_candidate_and_finalize_takes_it()
     assert_eq!(again.outcome, Submitted::Existing);
     assert_eq!(w.store.dump(), held);
     // Finalize with no result given takes the replayed one.
-    let done = w
-        .finalize_with(&l, |i| i.evidence = Some(documents::passing_check()))
-        .unwrap();
-    assert_eq!(done.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l.clone());
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
 
@@ -641,10 +573,7 @@ fn a_preserved_result_is_refused_with_nothing_written() {
     );
     // Into a lineage the store does not hold.
     let err = replay("unknown", bytes.clone(), Some(&unknown()));
-    assert!(
-        matches!(err, ReviewError::Store(StoreError::NotFound(_))),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::Store(StoreError::NotFound(_)));
     // A payload that is not the one its digest names.
     let mut tampered = v.clone();
     tampered["payload"] = serde_json::json!("e30=");
@@ -669,22 +598,19 @@ fn a_preserved_result_is_refused_with_nothing_written() {
     // Over the artifact's bound, refused before it is parsed.
     let big = vec![b' '; (MAX_ROLE_DOCUMENT_BYTES * 2 + 1) as usize];
     let err = replay("big", big, None);
-    assert!(matches!(err, ReviewError::InputTooLarge { .. }), "{err}");
+    assert_err!(err, ReviewError::InputTooLarge { .. });
     // A payload that is no valid result pays the full verification.
     let err = replay(
         "not a result",
         preserved(&started, None, br#"{"findings":[],"verdict":"PASS"}"#),
         None,
     );
-    assert!(
-        matches!(
-            err,
-            ReviewError::MalformedInput {
-                role: "reviewer",
-                ..
-            }
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::MalformedInput {
+            role: "reviewer",
+            ..
+        }
     );
     // A binding that is not the lens's.
     let err = replay(
@@ -692,15 +618,12 @@ fn a_preserved_result_is_refused_with_nothing_written() {
         preserved(&started, Some("nope"), documents::CLEAN.as_bytes()),
         None,
     );
-    assert!(
-        matches!(
-            err,
-            ReviewError::Submission {
-                source: PreflightError::BindingMismatch { .. },
-                ..
-            }
-        ),
-        "{err}"
+    assert_err!(
+        err,
+        ReviewError::Submission {
+            source: PreflightError::BindingMismatch { .. },
+            ..
+        }
     );
 }
 
@@ -785,22 +708,19 @@ fn start_history_refuses_what_has_nothing_to_review_with_nothing_written() {
     let store = InMemoryStore::new();
     let clock = FixedClock::fixture();
     let err = drivers::start_history(&git, &store, &clock, Lens::Reliability, "HEAD").unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::CommitNoChange { commit } if *commit == empty),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::CommitNoChange { commit } if *commit == empty);
     assert!(store.dump().is_empty());
 
     let (w, _) = two_commit_history();
     // A revision that names no commit.
     let err =
         drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "nope").unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
     // A repository that cannot derive the diff anchor.
     w.git.fail("frozen_diff");
     let err =
         drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
     assert!(w.store.dump().is_empty());
     w.git.heal("frozen_diff");
     drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap();

@@ -6,13 +6,14 @@ mod common;
 use common::*;
 use probity_core::review::Lens;
 use probity_core::review::Stage;
+use probity_core::review::{LineageId, StateRecord};
 use probity_ports::review::{self as drivers, IndexStore, ReviewError};
-use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
+use probity_testkit::{FakeGit, FixedClock, InMemoryStore};
 
 #[test]
 fn start_freezes_the_live_candidate_and_a_second_start_resumes_it() {
     let w = world();
-    let started = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
+    let started = w.try_start().unwrap();
     assert!(!started.resumed);
     let s = started.record.state();
     assert_eq!(s.snapshot().base_tree, w.git.base_tree().unwrap());
@@ -40,10 +41,7 @@ fn a_clean_worktree_on_a_commit_points_at_start_commit() {
     let git = FakeGit::with_base(&[("src/a.rs", BASE)]).unwrap();
     let store = InMemoryStore::new();
     let err = drivers::start(&git, &store, &FixedClock::fixture(), Lens::Reliability).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::NothingUncommitted { head } if Some(head) == git.head().as_ref()),
-        "{err}"
-    );
+    assert_err!(err, ReviewError::NothingUncommitted { head } if Some(head) == git.head().as_ref());
     assert!(store.dump().is_empty());
 }
 
@@ -51,8 +49,8 @@ fn a_clean_worktree_on_a_commit_points_at_start_commit() {
 fn a_repository_failure_is_an_error_and_writes_nothing() {
     let w = world();
     w.git.fail("frozen_diff");
-    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    let err = w.try_start().unwrap_err();
+    assert_err!(err, ReviewError::Repository(_));
     assert!(w.store.dump().is_empty());
     w.git.heal("frozen_diff");
     w.start();
@@ -75,6 +73,24 @@ fn a_low_risk_change_selects_no_lens_and_a_high_risk_one_all_four() {
     );
 }
 
+/// The refusal of a start of the live candidate, which writes nothing.
+#[track_caller]
+fn refused_start(w: &World) -> ReviewError {
+    let held = w.store.dump();
+    let err = w.try_start().unwrap_err();
+    assert_eq!(w.store.dump(), held, "a refused start wrote: {err}");
+    err
+}
+
+/// The live candidate started and escalated, and its lineage.
+#[track_caller]
+fn escalated(w: &World) -> (StateRecord, LineageId) {
+    let escalated = w.escalate();
+    assert_eq!(escalated.state().stage().name(), "escalated");
+    let l = escalated.state().lineage_id().clone();
+    (escalated, l)
+}
+
 #[test]
 fn a_new_start_over_an_open_correction_is_refused() {
     let w = world();
@@ -83,37 +99,20 @@ fn a_new_start_over_an_open_correction_is_refused() {
     w.git
         .write("src/a.rs", "fn a() {}\nfn other() {}\n")
         .unwrap();
-    let held = w.store.dump();
-    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::CorrectionOpen { lineage } if lineage == open.state().lineage_id()),
-        "{err}"
-    );
-    assert_eq!(w.store.dump(), held);
+    let err = refused_start(&w);
+    assert_err!(err, ReviewError::CorrectionOpen { lineage } if lineage == open.state().lineage_id());
 }
 
 #[test]
 fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision() {
     let w = world();
-    let l = w.start().state().lineage_id().clone();
-    let escalated = w
-        .finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::ESCALATING)]
-        })
-        .unwrap()
-        .record;
-    assert_eq!(escalated.state().stage().name(), "escalated");
+    let (escalated, l) = escalated(&w);
     w.git
         .write("src/a.rs", "fn a() {}\nfn side_step() {}\n")
         .unwrap();
-    let held = w.store.dump();
-    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
-            if *lineage == l && *revision == escalated.revision()),
-        "{err}"
-    );
-    assert_eq!(w.store.dump(), held);
+    let err = refused_start(&w);
+    assert_err!(err, ReviewError::LineageEscalated { lineage, revision, .. }
+            if *lineage == l && *revision == escalated.revision());
 }
 
 #[test]
@@ -122,11 +121,8 @@ fn an_invalidated_candidate_is_not_started_again() {
     let l = w.start().state().lineage_id().clone();
     let reason = probity_core::review::NonBlank::parse("wrong branch").unwrap();
     drivers::invalidate(&w.store, &l, reason).unwrap();
-    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::NotResumable(probity_core::review::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l),
-        "{err}"
-    );
+    let err = w.try_start().unwrap_err();
+    assert_err!(err, ReviewError::NotResumable(probity_core::review::ResumeRefused::Invalidated { lineage, .. }) if *lineage == l);
 }
 
 #[test]
@@ -147,11 +143,11 @@ fn start_commit_freezes_a_commit_against_its_parent_and_refuses_an_empty_one() {
     w.git.commit("empty").unwrap();
     let err =
         drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap_err();
-    assert!(matches!(err, ReviewError::CommitNoChange { .. }), "{err}");
+    assert_err!(err, ReviewError::CommitNoChange { .. });
     // An unknown revision is the repository's error.
     let err =
         drivers::start_commit(&w.git, &w.store, &w.clock, Lens::Reliability, "nope").unwrap_err();
-    assert!(matches!(err, ReviewError::Repository(_)), "{err}");
+    assert_err!(err, ReviewError::Repository(_));
 }
 
 #[test]
@@ -186,14 +182,7 @@ fn start_range_starts_one_lineage_per_commit_oldest_first() {
 #[test]
 fn moving_the_base_does_not_side_step_an_escalation() {
     let w = world();
-    let l = w.start().state().lineage_id().clone();
-    let escalated = w
-        .finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::ESCALATING)]
-        })
-        .unwrap()
-        .record;
-    assert_eq!(escalated.state().stage().name(), "escalated");
+    let (escalated, l) = escalated(&w);
     // stash; commit something else; stash pop.
     w.git.write("src/a.rs", BASE).unwrap();
     w.git.write("docs/other.md", "elsewhere\n").unwrap();
@@ -203,16 +192,11 @@ fn moving_the_base_does_not_side_step_an_escalation() {
         w.git.base_tree().unwrap(),
         escalated.state().snapshot().base_tree
     );
-    let held = w.store.dump();
-    let err = drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap_err();
-    assert!(
-        matches!(&err, ReviewError::LineageEscalated { lineage, revision, .. }
-            if lineage == &l && *revision == escalated.revision()),
-        "{err}"
-    );
-    assert_eq!(w.store.dump(), held, "a refused start wrote");
+    let err = refused_start(&w);
+    assert_err!(err, ReviewError::LineageEscalated { lineage, revision, .. }
+            if lineage == &l && *revision == escalated.revision());
     // Work elsewhere on the moved base is another review.
     w.git.write("src/a.rs", BASE).unwrap();
     w.git.write("docs/other.md", "elsewhere, again\n").unwrap();
-    drivers::start(&w.git, &w.store, &w.clock, Lens::Reliability).unwrap();
+    w.try_start().unwrap();
 }

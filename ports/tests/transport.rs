@@ -6,10 +6,10 @@
 mod common;
 
 use common::*;
+use probity_core::review::Disposition;
 use probity_core::review::Lens;
-use probity_core::review::{Bundle, note_with};
+use probity_core::review::{Bundle, RefusedBundle, note_with};
 use probity_core::review::{CommitId, LineageId, NonBlank};
-use probity_core::review::{Disposition, RecoverRequest};
 use probity_core::review::{NOTES_REF, ReceiveUpdate};
 use probity_ports::review::{
     self as drivers, ChainStore, Delivery, NotesGit, PreReceive, ReceiptStore, ReceiveDenial,
@@ -38,12 +38,39 @@ fn hook() -> ReceiveScope {
     }
 }
 
-/// The approved change committed on the base: (base, delivery, lineage).
-fn reviewed_commit(w: &World) -> (CommitId, CommitId, LineageId) {
+/// The approved change committed on the base, seen through a git with
+/// notes: (that git, base, delivery, lineage).
+fn reviewed_commit(w: &World) -> (Git<'_>, CommitId, CommitId, LineageId) {
     let base = w.git.head().unwrap();
     let l = w.approve().state().lineage_id().clone();
     let tip = w.git.commit("the reviewed change").unwrap();
-    (base, tip, l)
+    (WithNotes::new(&w.git), base, tip, l)
+}
+
+/// [`reviewed_commit`] with its notes pushed (not yet accepted): (git,
+/// base, delivery, lineage, the pushed notes commit).
+fn reviewed_and_pushed(w: &World) -> (Git<'_>, CommitId, CommitId, LineageId, CommitId) {
+    let (git, base, tip, l) = reviewed_commit(w);
+    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    (git, base, tip, l, pushed)
+}
+
+/// A change committed on the base without review, seen through a git with
+/// notes: (that git, base, the commit).
+fn unreviewed_commit(w: &World) -> (Git<'_>, CommitId, CommitId) {
+    let base = w.git.head().unwrap();
+    let tip = w.git.commit("not reviewed").unwrap();
+    (WithNotes::new(&w.git), base, tip)
+}
+
+/// [`reviewed_commit`] with its notes published and held by the server:
+/// (git, base, delivery, the notes commit held, the delivery's note).
+fn published_and_held(w: &World) -> (Git<'_>, CommitId, CommitId, CommitId, Vec<u8>) {
+    let (git, base, tip, _) = reviewed_commit(w);
+    publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let held = git.notes_ref().unwrap();
+    let note = git.note(&tip).unwrap();
+    (git, base, tip, held, note)
 }
 
 /// Publishes the notes for `base..tip`, then leaves the server's notes ref
@@ -64,6 +91,23 @@ fn judged(answer: PreReceive) -> (String, String, Value) {
         }
         PreReceive::Denied(d) => panic!("expected a judgment, got the denial {d:?}"),
     }
+}
+
+/// The judgment's (decision, reason code), which must be `expected`;
+/// returns its JSON.
+#[track_caller]
+fn judged_as(answer: PreReceive, expected: (&str, &str)) -> Value {
+    let (decision, reason, json) = judged(answer);
+    assert_eq!((decision.as_str(), reason.as_str()), expected, "{json}");
+    json
+}
+
+/// `tip` pushed onto `base` at `main`, with the notes commit `notes`.
+fn with_notes(base: &CommitId, tip: &CommitId, notes: &CommitId) -> [ReceiveUpdate; 2] {
+    [
+        update(Some(base), Some(tip), MAIN),
+        update(None, Some(notes), NOTES_REF),
+    ]
 }
 
 fn denied(answer: PreReceive) -> ReceiveDenial {
@@ -103,6 +147,27 @@ fn foreign_bundle() -> Bundle {
     };
     let l = w.approve().state().lineage_id().clone();
     drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap()
+}
+
+/// `tip` pushed onto `base` with a notes commit holding `note` for it, at
+/// the hook into a scratch store: allowed, with exactly one line reported
+/// as no authority, which is returned.
+fn allowed_refusing_one(
+    w: &World,
+    base: &CommitId,
+    tip: &CommitId,
+    note: Vec<u8>,
+) -> RefusedBundle {
+    let git = WithNotes::new(&w.git);
+    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
+    let scratch = InMemoryStore::new();
+    let answer = at_hook(&git, &scratch, &with_notes(base, tip, &pushed));
+    let PreReceive::Judged(d, refused) = answer else {
+        panic!("denied: {answer:?}");
+    };
+    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    refused.into_iter().next().unwrap()
 }
 
 /// `bytes` with its first `from` replaced by `to` (which must differ).
@@ -161,22 +226,18 @@ fn a_recovered_chain_travels_whole_from_generation_one_to_its_leaf() {
     let first = w.start().state().lineage_id().clone();
     let text = |s: &str| NonBlank::parse(s).unwrap();
     let invalidated = drivers::invalidate(&w.store, &first, text("wrong lens")).unwrap();
-    let successor = drivers::recover(
-        &w.git,
-        &w.store,
-        &w.clock,
-        Lens::Reliability,
-        &first,
-        RecoverRequest {
-            expected_revision: invalidated.revision(),
-            disposition: Disposition::Invalidated,
-            reason: text("again"),
-            actor: text("maintainer"),
-            authorization: None,
-        },
-    )
-    .unwrap()
-    .record;
+    let successor = w
+        .recover(
+            &first,
+            recover_request(
+                &invalidated,
+                Disposition::Invalidated,
+                "again",
+                "maintainer",
+            ),
+        )
+        .unwrap()
+        .record;
     let leaf = successor.state().lineage_id().clone();
     let approved = w
         .finalize_with(&leaf, |i| {
@@ -207,13 +268,7 @@ fn export_of_an_unknown_lineage_is_not_found() {
     let held = store.dump();
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
     let err = drivers::export_bundle(&store, &unknown).unwrap_err();
-    assert!(
-        matches!(
-            &err,
-            TransportError::Review(ReviewError::Store(StoreError::NotFound(l))) if *l == unknown
-        ),
-        "{err}"
-    );
+    assert_err!(err, TransportError::Review(ReviewError::Store(StoreError::NotFound(l))) if *l == unknown);
     assert_eq!(err.code(), None, "a driver error keeps its own mapping");
     assert_eq!(store.dump(), held);
 }
@@ -227,7 +282,7 @@ fn verification_refuses_edited_bytes_and_a_bundle_of_other_objects() {
     // One byte of authority edited: the digest no longer holds.
     let err = drivers::verify_bundle(&w.git, &edited(&bytes, "read the diff", "read the code"))
         .unwrap_err();
-    assert!(matches!(err, TransportError::Bundle(_)), "{err}");
+    assert_err!(err, TransportError::Bundle(_));
     assert_eq!(err.code(), Some("bundle_digest_mismatch"), "{err}");
     // Not a bundle at all.
     let err = drivers::verify_bundle(&w.git, b"{}").unwrap_err();
@@ -250,14 +305,21 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
     let w = world();
     let l = w.approve().state().lineage_id().clone();
     let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &l).unwrap();
+    // A store holding only a start of the candidate on `clock`, and the
+    // import of the bundle into it, which is refused with nothing written.
+    let started_in = |clock: &FixedClock| {
+        let store = InMemoryStore::new();
+        let started = drivers::start(&w.git, &store, clock, Lens::Reliability)
+            .unwrap()
+            .record;
+        let held = store.dump();
+        let err = drivers::import_bundle(&WithAttestations::new(&store), &bundle).unwrap_err();
+        assert_eq!(store.dump(), held, "a refused import wrote to the store");
+        (started, err)
+    };
     // The same lineage (same clock, same candidate), only started here.
-    let other = InMemoryStore::new();
-    let started = drivers::start(&w.git, &other, &w.clock, Lens::Reliability)
-        .unwrap()
-        .record;
+    let (started, err) = started_in(&w.clock);
     assert_eq!(started.state().lineage_id(), &l);
-    let held = other.dump();
-    let err = drivers::import_bundle(&WithAttestations::new(&other), &bundle).unwrap_err();
     match &err {
         TransportError::Conflict { lineage, detail } => {
             assert_eq!(lineage, &l);
@@ -266,18 +328,12 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
         e => panic!("expected import_conflict, got {e}"),
     }
     assert_eq!(err.code(), Some("import_conflict"));
-    assert_eq!(other.dump(), held, "a refused import wrote to the store");
     // Another lineage owns the candidate: never merged either.
-    let third = InMemoryStore::new();
     let clock = FixedClock::fixture()
         .with_nonce("0123456789abcdef0123456789abcdef")
         .unwrap();
-    let owner = drivers::start(&w.git, &third, &clock, Lens::Reliability)
-        .unwrap()
-        .record;
+    let (owner, err) = started_in(&clock);
     assert_ne!(owner.state().lineage_id(), &l);
-    let held = third.dump();
-    let err = drivers::import_bundle(&WithAttestations::new(&third), &bundle).unwrap_err();
     match &err {
         TransportError::Conflict { detail, .. } => {
             assert!(
@@ -287,16 +343,14 @@ fn an_import_that_conflicts_with_the_store_is_refused_before_any_write() {
         }
         e => panic!("expected import_conflict, got {e}"),
     }
-    assert_eq!(third.dump(), held, "a refused import wrote to the store");
 }
 
 #[test]
 fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
     let w = world();
-    let (base, reviewed, l) = reviewed_commit(&w);
+    let (git, base, reviewed, l) = reviewed_commit(&w);
     w.git.write("src/b.rs", "fn b2() {}\n").unwrap();
     let unreviewed = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
     let store = WithAttestations::new(&w.store);
     let held = store.dump();
     let out = publish_range(&git, &store, &base, &unreviewed);
@@ -324,8 +378,7 @@ fn publish_notes_each_reviewed_delivery_once_and_names_the_unreviewed() {
 #[test]
 fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_read() {
     let w = world();
-    let (base, reviewed, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, reviewed, l) = reviewed_commit(&w);
     let store = WithAttestations::new(&w.store);
     // A line that is no bundle (stale, foreign, garbage): kept byte for
     // byte, since the notes ref only grows, and the bundle added beside it.
@@ -358,23 +411,13 @@ fn publish_keeps_a_line_that_is_no_bundle_and_refuses_only_a_note_too_large_to_r
 #[test]
 fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
     let w = world();
-    let (base, tip, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let (git, base, tip, l, pushed) = reviewed_and_pushed(&w);
     git.advertise(&[(MAIN, base.clone())]);
     // The server's own store is never read: a scratch store, empty.
     let scratch = InMemoryStore::new();
-    let updates = [
-        update(Some(&base), Some(&tip), MAIN),
-        update(None, Some(&pushed), NOTES_REF),
-    ];
+    let updates = with_notes(&base, &tip, &pushed);
     let answer = at_hook(&git, &scratch, &updates);
-    let (decision, reason, json) = judged(answer);
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid"),
-        "{json}"
-    );
+    judged_as(answer, ("allow", "receipt_valid"));
     // What the gate imported is the lineage the notes carried, nothing of
     // the notes ref changed.
     assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
@@ -393,28 +436,16 @@ fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
         accept_all,
     )
     .unwrap();
-    let (decision, reason, json) = judged(answer);
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid"),
-        "{json}"
-    );
+    judged_as(answer, ("allow", "receipt_valid"));
 }
 
 #[test]
 fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
     let w = world();
-    let base = w.git.head().unwrap();
-    let tip = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip) = unreviewed_commit(&w);
     let scratch = InMemoryStore::new();
     let answer = at_hook(&git, &scratch, &[update(Some(&base), Some(&tip), MAIN)]);
-    let (decision, reason, json) = judged(answer);
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("deny", "receipt_missing"),
-        "{json}"
-    );
+    let json = judged_as(answer, ("deny", "receipt_missing"));
     assert_eq!(json["next_action"], "start_commit_review", "{json}");
     assert!(
         json["message"].as_str().unwrap().contains(tip.as_str()),
@@ -426,9 +457,7 @@ fn the_server_gate_denies_an_unreviewed_push_with_its_next_step() {
 #[test]
 fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let (git, base, tip, _, pushed) = reviewed_and_pushed(&w);
     let note = git.read_note(&pushed, &tip, usize::MAX).unwrap().unwrap();
     let forged = git
         .notes_commit(
@@ -437,14 +466,7 @@ fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
         )
         .unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&forged), NOTES_REF),
-        ],
-    );
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &forged));
     let d = denied(answer);
     assert_eq!(d.reason_code, "bundle_digest_mismatch", "{d:?}");
     assert_eq!(
@@ -461,19 +483,11 @@ fn a_tampered_note_is_refused_before_any_delivery_is_judged() {
 #[test]
 fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip, _) = reviewed_commit(&w);
     let note = note_with(&[], &[foreign_bundle()]).unwrap();
     let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
     let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
-    );
+    let answer = at_hook(&git, &scratch, &with_notes(&base, &tip, &pushed));
     let d = denied(answer);
     assert_eq!(d.reason_code, "objects_missing", "{d:?}");
     assert_eq!(d.commit.as_ref(), Some(&tip));
@@ -483,12 +497,7 @@ fn a_foreign_bundle_in_the_notes_is_refused_objects_missing() {
 #[test]
 fn the_notes_ref_may_only_fast_forward() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let store = WithAttestations::new(&w.store);
-    publish_range(&git, &store, &base, &tip);
-    let held = git.notes_ref().unwrap();
-    let note = git.note(&tip).unwrap();
+    let (git, base, tip, held, note) = published_and_held(&w);
     let scratch = InMemoryStore::new();
     let gate = |updates: &[ReceiveUpdate]| at_hook(&git, &scratch, updates);
     // The same note on a history that drops the server's: a rewrite.
@@ -505,25 +514,19 @@ fn the_notes_ref_may_only_fast_forward() {
     assert!(scratch.dump().is_empty());
     // A fast-forward on top of the server's notes is accepted.
     let next = git.notes_commit(Some(&held), &[]).unwrap();
-    let (decision, reason, _) = judged(gate(&[
-        update(Some(&base), Some(&tip), MAIN),
-        update(Some(&held), Some(&next), NOTES_REF),
-    ]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid")
+    judged_as(
+        gate(&[
+            update(Some(&base), Some(&tip), MAIN),
+            update(Some(&held), Some(&next), NOTES_REF),
+        ]),
+        ("allow", "receipt_valid"),
     );
 }
 
 #[test]
 fn a_fast_forward_may_add_lines_to_a_held_note_but_never_drop_one() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let store = WithAttestations::new(&w.store);
-    publish_range(&git, &store, &base, &tip);
-    let held = git.notes_ref().unwrap();
-    let note = git.note(&tip).unwrap();
+    let (git, base, tip, held, note) = published_and_held(&w);
     let scratch = InMemoryStore::new();
     let gate = |updates: &[ReceiveUpdate]| at_hook(&git, &scratch, updates);
     // The note replaced by another line: a fast-forward that drops one.
@@ -543,13 +546,12 @@ fn a_fast_forward_may_add_lines_to_a_held_note_but_never_drop_one() {
             &[(tip.clone(), [note, b"another line\n".to_vec()].concat())],
         )
         .unwrap();
-    let (decision, reason, _) = judged(gate(&[
-        update(Some(&base), Some(&tip), MAIN),
-        update(Some(&held), Some(&grown), NOTES_REF),
-    ]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "receipt_valid")
+    judged_as(
+        gate(&[
+            update(Some(&base), Some(&tip), MAIN),
+            update(Some(&held), Some(&grown), NOTES_REF),
+        ]),
+        ("allow", "receipt_valid"),
     );
 }
 
@@ -568,25 +570,10 @@ fn two_reviews_of_one_commit_in_one_note_prove_it_and_the_second_is_reported() {
     let tip = w.git.commit("the reviewed change").unwrap();
     let one = drivers::export_bundle(&WithAttestations::new(&other), &first).unwrap();
     let two = drivers::export_bundle(&WithAttestations::new(&w.store), &second).unwrap();
-    let git = WithNotes::new(&w.git);
     let note = note_with(&[], &[one, two]).unwrap();
-    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
-    let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
-    );
-    let PreReceive::Judged(d, refused) = answer else {
-        panic!("denied: {answer:?}");
-    };
-    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
-    assert_eq!(refused.len(), 1, "{refused:?}");
+    let refused = allowed_refusing_one(&w, &base, &tip, note);
     assert_eq!(
-        (refused[0].reason_code.as_str(), &refused[0].commit),
+        (refused.reason_code.as_str(), &refused.commit),
         ("import_conflict", &tip)
     );
 }
@@ -615,26 +602,11 @@ fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_
         b"\n".to_vec(),
     ]
     .concat();
-    let git = WithNotes::new(&w.git);
-    let pushed = git.notes_commit(None, &[(tip.clone(), note)]).unwrap();
-    let scratch = InMemoryStore::new();
-    let answer = at_hook(
-        &git,
-        &scratch,
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
-    );
-    let PreReceive::Judged(d, refused) = answer else {
-        panic!("denied: {answer:?}");
-    };
     // The bundle that approves the commit is imported first: it proves
     // the delivery, and the unfinished one is reported.
-    assert_eq!(verdict(&d), says("allow", "receipt_valid"));
-    assert_eq!(refused.len(), 1, "{refused:?}");
+    let refused = allowed_refusing_one(&w, &base, &tip, note);
     assert_eq!(
-        (refused[0].reason_code.as_str(), refused[0].line),
+        (refused.reason_code.as_str(), refused.line),
         ("import_conflict", 1)
     );
 }
@@ -642,9 +614,7 @@ fn an_unfinished_review_of_the_same_candidate_put_first_cannot_jam_the_approved_
 #[test]
 fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
     let w = world();
-    let base = w.git.head().unwrap();
-    let tip = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip) = unreviewed_commit(&w);
     let scratch = InMemoryStore::new();
     let store = WithAttestations::new(&scratch);
     let gate = |refname: &str, scope: &ReceiveScope| {
@@ -681,9 +651,7 @@ fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
 #[test]
 fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are_judged() {
     let w = world();
-    let base = w.git.head().unwrap();
-    let parked = w.git.commit("not reviewed").unwrap();
-    let git = WithNotes::new(&w.git);
+    let (git, base, parked) = unreviewed_commit(&w);
     // The server holds `main` at the base and a tag at the unreviewed
     // commit (tags are not protected by default).
     git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
@@ -694,16 +662,14 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
     };
     // A new protected branch at the parked commit delivers it: the tag
     // vouches for nothing.
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("deny", "receipt_missing")
+    judged_as(
+        gate(&[update(None, Some(&parked), "refs/heads/release")]),
+        ("deny", "receipt_missing"),
     );
     // A new protected branch at what `main` holds delivers nothing new.
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&base), "refs/heads/copy")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "nothing_delivered")
+    judged_as(
+        gate(&[update(None, Some(&base), "refs/heads/copy")]),
+        ("allow", "nothing_delivered"),
     );
     // Deleting a protected ref is refused, naming it, before anything is
     // imported; an unprotected one may go; the server may allow it.
@@ -716,10 +682,9 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
         ),
         ("protected_ref_deleted", MAIN, Some(&base))
     );
-    let (decision, reason, _) = judged(gate(&[update(Some(&parked), None, "refs/tags/park")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "nothing_delivered")
+    judged_as(
+        gate(&[update(Some(&parked), None, "refs/tags/park")]),
+        ("allow", "nothing_delivered"),
     );
     git.allow_protected_deletion(true);
     let (decision, _, _) = judged(gate(&[update(Some(&base), None, MAIN)]));
@@ -728,16 +693,14 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
     // Protected tags: a protected tag vouches for what it holds, and a
     // new tag's push is judged.
     git.protect(&["refs/heads/*", "refs/tags/*"]);
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/heads/release")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("allow", "nothing_delivered")
+    judged_as(
+        gate(&[update(None, Some(&parked), "refs/heads/release")]),
+        ("allow", "nothing_delivered"),
     );
     git.advertise(&[(MAIN, base.clone())]);
-    let (decision, reason, _) = judged(gate(&[update(None, Some(&parked), "refs/tags/v1")]));
-    assert_eq!(
-        (decision.as_str(), reason.as_str()),
-        ("deny", "receipt_missing")
+    judged_as(
+        gate(&[update(None, Some(&parked), "refs/tags/v1")]),
+        ("deny", "receipt_missing"),
     );
     git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
     let d = denied(gate(&[update(Some(&parked), None, "refs/tags/park")]));
@@ -748,9 +711,7 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
 #[test]
 fn a_bundle_the_signature_policy_refuses_is_no_authority() {
     let w = world();
-    let (base, tip, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let pushed = push_notes(&git, &WithAttestations::new(&w.store), &base, &tip);
+    let (git, base, tip, l, pushed) = reviewed_and_pushed(&w);
     let scratch = InMemoryStore::new();
     let asked = std::cell::RefCell::new(Vec::new());
     let unsigned = |b: &Bundle| {
@@ -766,10 +727,7 @@ fn a_bundle_the_signature_policy_refuses_is_no_authority() {
     let answer = drivers::pre_receive(
         &git,
         &WithAttestations::new(&scratch),
-        &[
-            update(Some(&base), Some(&tip), MAIN),
-            update(None, Some(&pushed), NOTES_REF),
-        ],
+        &with_notes(&base, &tip, &pushed),
         &hook(),
         unsigned,
     )
@@ -787,25 +745,30 @@ fn a_bundle_the_signature_policy_refuses_is_no_authority() {
 #[test]
 fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
     let w = world();
-    let (base, tip, _) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
-    let (b, t) = (base.as_str(), tip.as_str());
+    let (git, base, tip, _) = reviewed_commit(&w);
+    // The gate on the proposal `base..tip`, into a fresh scratch store:
+    // its answer, and that store.
+    let pr_gate = || {
+        let scratch = InMemoryStore::new();
+        let answer = drivers::pre_pr_from_notes(
+            &git,
+            &WithAttestations::new(&scratch),
+            base.as_str(),
+            tip.as_str(),
+            accept_all,
+        )
+        .unwrap();
+        (answer, scratch)
+    };
     // No notes: nothing vouches for the proposal.
-    let scratch = InMemoryStore::new();
-    let (pr, refused) =
-        drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-            .unwrap()
-            .unwrap();
+    let (answer, scratch) = pr_gate();
+    let (pr, refused) = answer.unwrap();
     assert_eq!(verdict(&pr.decision), says("deny", "receipt_missing"));
     assert!(refused.is_empty());
     assert!(scratch.dump().is_empty());
     // Published: allowed on what the notes carry.
     publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
-    let scratch = InMemoryStore::new();
-    let (pr, refused) =
-        drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-            .unwrap()
-            .unwrap();
+    let (pr, refused) = pr_gate().0.unwrap();
     assert_eq!(verdict(&pr.decision), says("allow", "receipt_valid"));
     assert!(refused.is_empty());
     assert!(pr.base_advance.is_none());
@@ -818,10 +781,8 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
         )
         .unwrap();
     git.set_notes_ref(Some(forged));
-    let scratch = InMemoryStore::new();
-    let d = drivers::pre_pr_from_notes(&git, &WithAttestations::new(&scratch), b, t, accept_all)
-        .unwrap()
-        .unwrap_err();
+    let (answer, scratch) = pr_gate();
+    let d = answer.unwrap_err();
     assert_eq!(
         (d.reason_code.as_str(), d.commit.as_ref()),
         ("bundle_digest_mismatch", Some(&tip))
@@ -832,8 +793,7 @@ fn the_pre_pr_gate_judges_a_proposal_on_the_notes_alone() {
 #[test]
 fn import_notes_reads_only_the_commits_it_is_given() {
     let w = world();
-    let (base, tip, l) = reviewed_commit(&w);
-    let git = WithNotes::new(&w.git);
+    let (git, base, tip, l) = reviewed_commit(&w);
     publish_range(&git, &WithAttestations::new(&w.store), &base, &tip);
     let notes = git.notes_ref().unwrap();
     let scratch = InMemoryStore::new();
@@ -864,10 +824,7 @@ fn import_notes_reads_only_the_commits_it_is_given() {
     assert_eq!(scratch.load(&l).unwrap(), w.store.load(&l).unwrap());
     // A notes commit this repository lacks is the repository's error.
     let err = drivers::import_notes(&git, &store, Some(&base), &tips, &accept_all).unwrap_err();
-    assert!(
-        matches!(err, TransportError::Review(ReviewError::Repository(_))),
-        "{err}"
-    );
+    assert_err!(err, TransportError::Review(ReviewError::Repository(_)));
 }
 
 #[test]
@@ -886,8 +843,5 @@ fn the_leaf_statement_is_what_attest_derives_and_only_for_a_terminal_leaf() {
     let started = w.start().state().lineage_id().clone();
     let bundle = drivers::export_bundle(&WithAttestations::new(&w.store), &started).unwrap();
     let err = drivers::leaf_statement(&w.git, &bundle).unwrap_err();
-    assert!(
-        matches!(&err, TransportError::Review(ReviewError::NotTerminal { lineage, .. }) if *lineage == started),
-        "{err}"
-    );
+    assert_err!(err, TransportError::Review(ReviewError::NotTerminal { lineage, .. }) if *lineage == started);
 }

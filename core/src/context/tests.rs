@@ -9,7 +9,7 @@ use super::profile::ProfileError;
 use super::schema::AcceptAll;
 use super::tree::{GapCode, GapScope};
 use super::types::HexDigest;
-use super::verify::{Node, VerifyError, observe, verify};
+use super::verify::{Node, Observed, VerifiedTree, VerifyError, observe, verify};
 
 pub(crate) const CHANGE_PROPOSAL: &str =
     include_str!("../../../examples/context/change-proposal.json");
@@ -39,6 +39,36 @@ fn order_files(a: &Assembly) -> Vec<(String, String)> {
         .filter(|(p, _)| p.ends_with(".order"))
         .map(|(p, b)| (p.clone(), String::from_utf8(b.clone()).unwrap()))
         .collect()
+}
+
+/// The record of the index `idx` whose id is `id`.
+fn record<'a>(idx: &'a Value, id: &str) -> &'a Value {
+    idx["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap()
+}
+
+/// The `key` of every thread `v["threads"]` lists, in its order.
+fn thread_fields<'a>(v: &'a Value, key: &str) -> Vec<&'a str> {
+    v["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[key].as_str().unwrap())
+        .collect()
+}
+
+/// `verify` of `a`'s tree as observed, changed by `change` first.
+fn verify_changed(
+    a: &Assembly,
+    change: impl FnOnce(&mut Observed),
+) -> Result<VerifiedTree, VerifyError> {
+    let mut obs = observe(a.tree.files());
+    change(&mut obs);
+    verify(&obs, &a.index_digest, &AcceptAll)
 }
 
 #[test]
@@ -240,12 +270,7 @@ fn unsafe_optional_record_yields_gap_and_no_dangling_line() {
     let a = run_value(&v).unwrap();
     assert_eq!(a.gaps.count(GapScope::Comments, GapCode::UnsafeContent), 1);
     let idx = index(&a);
-    let rec = idx["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == "PRRC_reply")
-        .unwrap();
+    let rec = record(&idx, "PRRC_reply");
     assert_eq!(rec["filter"]["status"], "rejected");
     assert!(rec.get("content_path").is_none());
     let key = rec["record_key"].as_str().unwrap();
@@ -348,21 +373,11 @@ fn check_rules_produce_invalid_metadata() {
     assert_eq!(a.gaps.count(GapScope::Checks, GapCode::InvalidMetadata), 3);
     assert_eq!(a.gaps.count(GapScope::Checks, GapCode::UnsafeContent), 1);
     let idx = index(&a);
-    let d = idx["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == "CR_d")
-        .unwrap();
+    let d = record(&idx, "CR_d");
     let meta = value(&text(&a, d["metadata_path"].as_str().unwrap()));
     assert_eq!(meta["completed_at"], "2026-09-08T10:00:00.000000000Z");
     assert!(meta.get("started_at").is_none());
-    let e = idx["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == "CR_e")
-        .unwrap();
+    let e = record(&idx, "CR_e");
     assert_eq!(e["filter"]["status"], "rejected");
     assert!(e.get("metadata_path").is_none());
 }
@@ -471,23 +486,23 @@ fn verify_refuses_a_changed_byte() {
 #[test]
 fn verify_refuses_extra_and_missing_files() {
     let a = verified_example();
-    let mut obs = observe(a.tree.files());
-    obs.entries
-        .insert("records/extra.md".into(), Node::File(b"x".to_vec()));
     assert_eq!(
-        verify(&obs, &a.index_digest, &AcceptAll),
+        verify_changed(&a, |obs| {
+            obs.entries
+                .insert("records/extra.md".into(), Node::File(b"x".to_vec()));
+        }),
         Err(VerifyError::ExtraFile("records/extra.md".into()))
     );
-    let mut obs = observe(a.tree.files());
-    obs.entries.insert("empty".into(), Node::Dir);
     assert_eq!(
-        verify(&obs, &a.index_digest, &AcceptAll),
+        verify_changed(&a, |obs| {
+            obs.entries.insert("empty".into(), Node::Dir);
+        }),
         Err(VerifyError::ExtraDirectory("empty".into()))
     );
-    let mut obs = observe(a.tree.files());
-    obs.entries.remove("state/actors.json");
     assert_eq!(
-        verify(&obs, &a.index_digest, &AcceptAll),
+        verify_changed(&a, |obs| {
+            obs.entries.remove("state/actors.json");
+        }),
         Err(VerifyError::MissingFile("state/actors.json".into()))
     );
 }
@@ -495,16 +510,16 @@ fn verify_refuses_extra_and_missing_files() {
 #[test]
 fn verify_refuses_symlinks_and_special_files() {
     let a = verified_example();
-    let mut obs = observe(a.tree.files());
-    obs.entries.insert("state".into(), Node::Symlink);
     assert_eq!(
-        verify(&obs, &a.index_digest, &AcceptAll),
+        verify_changed(&a, |obs| {
+            obs.entries.insert("state".into(), Node::Symlink);
+        }),
         Err(VerifyError::Symlink("state".into()))
     );
-    let mut obs = observe(a.tree.files());
-    obs.entries.insert("fifo".into(), Node::Special);
     assert_eq!(
-        verify(&obs, &a.index_digest, &AcceptAll),
+        verify_changed(&a, |obs| {
+            obs.entries.insert("fifo".into(), Node::Special);
+        }),
         Err(VerifyError::SpecialFile("fifo".into()))
     );
 }
@@ -640,12 +655,7 @@ fn oversized_comment_is_source_too_large_without_content() {
     // Comment 5003 is longer than 100 bytes; the entity body is not.
     assert_eq!(a.gaps.count(GapScope::Comments, GapCode::SourceTooLarge), 1);
     let idx = index(&a);
-    let rec = idx["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == "5003")
-        .unwrap();
+    let rec = record(&idx, "5003");
     assert_eq!(rec["filter"], json!({"status": "rejected", "findings": []}));
     assert!(rec.get("content_path").is_none());
 }
@@ -724,32 +734,17 @@ fn thread_arrays_have_their_own_orders() {
     v["threads"].as_array_mut().unwrap().push(second);
     let a = run_value(&v).unwrap();
     let rel = value(&text(&a, "relations/reviews.json"));
-    let created: Vec<&str> = rel["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["created_at"].as_str().unwrap())
-        .collect();
+    let created: Vec<&str> = thread_fields(&rel, "created_at");
     let mut sorted = created.clone();
     sorted.sort();
     assert_eq!(created, sorted);
     let state = value(&text(&a, "state/threads.json"));
-    let keys: Vec<&str> = state["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["thread_key"].as_str().unwrap())
-        .collect();
+    let keys: Vec<&str> = thread_fields(&state, "thread_key");
     let mut sorted_keys = keys.clone();
     sorted_keys.sort();
     assert_eq!(keys, sorted_keys);
     // The same key set in both arrays.
-    let mut rel_keys: Vec<&str> = rel["threads"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["thread_key"].as_str().unwrap())
-        .collect();
+    let mut rel_keys: Vec<&str> = thread_fields(&rel, "thread_key");
     rel_keys.sort();
     assert_eq!(rel_keys, keys);
     // The resolved thread is not in the unresolved view.

@@ -176,6 +176,18 @@ pub fn fix(n: u32, lines: u64) -> FixMeasurement {
     }
 }
 
+/// One correction attempt on `s`: the forecast of `forecast` lines, then
+/// the validation (`passed` or not) of the measured fix `fix(n, lines)`.
+pub fn attempt(
+    s: &ReviewState,
+    forecast: u64,
+    (n, lines): (u32, u64),
+    passed: bool,
+) -> Result<ReviewState, TransitionError> {
+    s.accept_forecast(crate::review::state::Forecast::new(forecast)?)?
+        .accept_validation(fix(n, lines), validation(passed))
+}
+
 /// A targeted validator result.
 pub fn validation(passed: bool) -> ValidatorResult {
     let v = if passed { "true" } else { "false" };

@@ -36,6 +36,19 @@ impl Lens {
         Lens::Reliability,
     ];
 
+    /// The lenses' names, comma-separated, or `empty` when there are none.
+    pub(crate) fn names_or(lenses: &[Lens], empty: &str) -> String {
+        if lenses.is_empty() {
+            empty.into()
+        } else {
+            lenses
+                .iter()
+                .map(|l| l.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    }
+
     /// The fixed finding-ID prefix: risk `R1`, readability `R2`, reliability
     /// `R3`, resilience `R4`.
     pub const fn prefix(self) -> &'static str {

@@ -51,16 +51,22 @@ fn reviewed_path() -> Vec<RepoPath> {
     vec![RepoPath::parse("src/parser.rs").unwrap()]
 }
 
-#[test]
-fn a_scope_changed_successor_is_generation_two_and_names_its_predecessor() {
+/// An approval and its scope-changed successor over the edited candidate.
+fn chain() -> (StateRecord, ReviewState) {
     let pred = approved();
-    let s = successor(
+    let succ = successor(
         &pred,
         request(&pred, Disposition::ScopeChanged),
         scope(&reviewed_path()),
         changed_input(),
     )
     .unwrap();
+    (pred, succ)
+}
+
+#[test]
+fn a_scope_changed_successor_is_generation_two_and_names_its_predecessor() {
+    let (pred, s) = chain();
     assert_eq!(s.generation, 2);
     assert_ne!(s.lineage_id, pred.state.lineage_id);
     let link = s.predecessor.as_ref().unwrap();
@@ -189,14 +195,7 @@ fn invalidation_is_narrow_and_recovery_from_it_works() {
 
 #[test]
 fn an_escalation_needs_an_authorization() {
-    let s = start(&parser_observation(), Lens::Reliability).unwrap();
-    let r = crate::review::finding::ReviewerResult::parse(
-        br#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
-    )
-    .unwrap();
-    let esc = s.accept_results(vec![r], &CausalFacts::default()).unwrap();
-    assert_eq!(esc.stage.name(), "escalated");
-    let pred = esc.record().unwrap();
+    let pred = escalated_record();
     assert_eq!(
         successor(
             &pred,
@@ -429,18 +428,6 @@ fn disjoint_paths_another_base_or_a_superseded_escalation_block_nothing() {
     );
 }
 
-fn chain() -> (StateRecord, ReviewState) {
-    let pred = approved();
-    let succ = successor(
-        &pred,
-        request(&pred, Disposition::ScopeChanged),
-        scope(&reviewed_path()),
-        changed_input(),
-    )
-    .unwrap();
-    (pred, succ)
-}
-
 #[test]
 fn chains_verify_and_fail_closed() {
     let (pred, succ) = chain();
@@ -481,16 +468,8 @@ fn chains_verify_and_fail_closed() {
 
 #[test]
 fn a_first_record_is_made_only_of_a_record_that_names_no_predecessor() {
-    let pred = approved();
-    let succ = successor(
-        &pred,
-        request(&pred, Disposition::ScopeChanged),
-        scope(&reviewed_path()),
-        changed_input(),
-    )
-    .unwrap()
-    .record()
-    .unwrap();
+    let (pred, succ) = chain();
+    let succ = succ.record().unwrap();
     let first = FirstRecord::check(pred.clone()).unwrap();
     assert_eq!(first.record(), &pred);
     assert_eq!(first.into_record(), pred);
@@ -507,14 +486,7 @@ fn a_first_record_is_made_only_of_a_record_that_names_no_predecessor() {
 
 #[test]
 fn a_successor_is_made_only_on_the_record_its_link_names_one_generation_on() {
-    let pred = approved();
-    let succ = successor(
-        &pred,
-        request(&pred, Disposition::ScopeChanged),
-        scope(&reviewed_path()),
-        changed_input(),
-    )
-    .unwrap();
+    let (pred, succ) = chain();
     let made = Successor::check(&pred, succ.record().unwrap()).unwrap();
     assert_eq!(made.predecessor(), &pred.state.lineage_id);
     assert_eq!(made.expected(), &pred.revision);

@@ -48,6 +48,29 @@ pub struct RoleContext {
     pub finish: Finish,
 }
 
+/// A role's context whose answer is one strict document of `schema`
+/// (checked by `check`), with the role's system prompt and its digest.
+fn document_context(
+    prompts: &PromptSet,
+    role: PromptRole,
+    user: String,
+    binding: Option<String>,
+    schema: &'static str,
+    check: DocumentCheck,
+) -> RoleContext {
+    RoleContext {
+        role,
+        system: prompts.system(role),
+        user,
+        prompt_digest: prompts.digest(role),
+        binding,
+        finish: Finish::Document {
+            role: schema,
+            check,
+        },
+    }
+}
+
 /// Why a role cannot run now. Nothing is asked of any model then.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoleError {
@@ -198,17 +221,14 @@ pub fn lens_context(
         manifest = manifest_lines(manifest),
         schema = schema_text(SchemaDoc::Reviewer),
     );
-    Ok(RoleContext {
+    Ok(document_context(
+        prompts,
         role,
-        system: prompts.system(role),
         user,
-        prompt_digest: prompts.digest(role),
-        binding: Some(binding.binding),
-        finish: Finish::Document {
-            role: "reviewer",
-            check: reviewer_check(),
-        },
-    })
+        Some(binding.binding),
+        "reviewer",
+        reviewer_check(),
+    ))
 }
 
 /// The findings the refuter judges: the admitted inferential severe
@@ -281,17 +301,14 @@ pub fn refuter_context(
         diff = shown_diff(diff, manifest, max_diff_bytes),
         schema = schema_text(SchemaDoc::Refuter),
     );
-    Ok(RoleContext {
+    Ok(document_context(
+        prompts,
         role,
-        system: prompts.system(role),
         user,
-        prompt_digest: prompts.digest(role),
-        binding: None,
-        finish: Finish::Document {
-            role: "refuter",
-            check: refuter_check(pending),
-        },
-    })
+        None,
+        "refuter",
+        refuter_check(pending),
+    ))
 }
 
 /// The targeted validator's context after a correction edit: the admitted
@@ -325,17 +342,14 @@ pub fn validator_context(
         diff = shown_diff(fix_diff, &[], max_diff_bytes),
         schema = schema_text(SchemaDoc::Validator),
     );
-    Ok(RoleContext {
+    Ok(document_context(
+        prompts,
         role,
-        system: prompts.system(role),
         user,
-        prompt_digest: prompts.digest(role),
-        binding: None,
-        finish: Finish::Document {
-            role: "validator",
-            check: validator_check(),
-        },
-    })
+        None,
+        "validator",
+        validator_check(),
+    ))
 }
 
 fn why(e: RoleDocError) -> String {

@@ -72,15 +72,7 @@ impl PlacementError {
 }
 
 fn names(lenses: &[Lens]) -> String {
-    if lenses.is_empty() {
-        "none".into()
-    } else {
-        lenses
-            .iter()
-            .map(|l| l.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
+    Lens::names_or(lenses, "none")
 }
 
 /// The lens a result stands for: the one it names, or, unnamed, the only

@@ -66,10 +66,7 @@ fn leaf_of<S: RecordStore + ChainStore>(
     let mut leaf = None;
     while let Some(next_id) = store.successor_of(current.state().lineage_id())? {
         let next = match store.load(&next_id) {
-            Ok(next) => next.ok_or_else(|| ChainError::Dangling {
-                lineage: current.state().lineage_id().clone(),
-                predecessor: next_id.clone(),
-            })?,
+            Ok(next) => linked(current, &next_id, next)?,
             // A successor burned once used (R10.5) or retired by a repair
             // (R9.4) still supersedes: the chain ends there, and its
             // ancestors stay history (their gates deny, never error).
@@ -78,17 +75,32 @@ fn leaf_of<S: RecordStore + ChainStore>(
             }
             Err(e) => return Err(e.into()),
         };
-        check_link(
-            next.state(),
-            &Ancestor {
-                record: current,
-                successor: Some(next_id.clone()),
-            },
-        )?;
         leaf = Some(next_id);
         current = next;
     }
     Ok(leaf)
+}
+
+/// `next` as loaded, checked as the successor `next_id` of `current`: it
+/// is there (else the chain dangles) and names `current` at its revision,
+/// one generation on.
+fn linked(
+    current: StateRecord,
+    next_id: &LineageId,
+    next: Option<StateRecord>,
+) -> Result<StateRecord, ReviewError> {
+    let next = next.ok_or_else(|| ChainError::Dangling {
+        lineage: current.state().lineage_id().clone(),
+        predecessor: next_id.clone(),
+    })?;
+    check_link(
+        next.state(),
+        &Ancestor {
+            record: current,
+            successor: Some(next_id.clone()),
+        },
+    )?;
+    Ok(next)
 }
 
 /// One lineage of a chain and its receipt file's bytes, if any.
@@ -117,17 +129,7 @@ pub(super) fn forward_chain<S: RecordStore + ChainStore + ReceiptStore>(
         if out.len() > MAX_REBIND_CHAIN {
             break;
         }
-        let next = store.load(&next_id)?.ok_or_else(|| ChainError::Dangling {
-            lineage: current.state().lineage_id().clone(),
-            predecessor: next_id.clone(),
-        })?;
-        check_link(
-            next.state(),
-            &Ancestor {
-                record: current,
-                successor: Some(next_id.clone()),
-            },
-        )?;
+        let next = linked(current, &next_id, store.load(&next_id)?)?;
         let receipt = store.read_receipt(&next_id)?;
         out.push((next.clone(), receipt));
         current = next;

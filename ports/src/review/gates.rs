@@ -406,16 +406,6 @@ pub fn delivered_range<G: RangeGit>(
     exclude: Vec<CommitId>,
     remotes: &RemoteScope,
 ) -> Result<DeliveredRange, ReviewError> {
-    delivered(git, refs, tip, exclude, remotes)
-}
-
-fn delivered<G: RangeGit>(
-    git: &G,
-    refs: Vec<String>,
-    tip: CommitId,
-    exclude: Vec<CommitId>,
-    remotes: &RemoteScope,
-) -> Result<DeliveredRange, ReviewError> {
     let (commits, count) = count_range(git, &tip, &exclude, remotes)?;
     Ok(DeliveredRange {
         refs,
@@ -513,7 +503,7 @@ fn update_range<G: RangeGit>(
         }
         UpdatePlan::NewRef { tip } => {
             let exclude = published.get(git)?;
-            let mut range = delivered(git, refs, tip, exclude, &RemoteScope::None)?;
+            let mut range = delivered_range(git, refs, tip, exclude, &RemoteScope::None)?;
             match new_ref_delivery(&range, published.vouching) {
                 NewRefDelivery::Listed => {}
                 NewRefDelivery::OwnTip => {
@@ -754,7 +744,7 @@ fn pre_push_decision<
                 Some(r) => {
                     let tips = git.remote_tips(r)?;
                     let tips = tips.into_iter().map(|(_, c)| c).collect();
-                    vec![delivered(
+                    vec![delivered_range(
                         git,
                         vec!["HEAD".into()],
                         tip,
@@ -762,7 +752,7 @@ fn pre_push_decision<
                         &RemoteScope::None,
                     )?]
                 }
-                None => vec![delivered(
+                None => vec![delivered_range(
                     git,
                     vec!["HEAD".into()],
                     tip,
@@ -774,7 +764,7 @@ fn pre_push_decision<
         PushBoundary::Range { base, tip } => {
             let base_c = git.resolve_commit(base)?;
             let tip_c = git.resolve_commit(tip)?;
-            vec![delivered(
+            vec![delivered_range(
                 git,
                 vec![tip.clone()],
                 tip_c,
@@ -875,7 +865,7 @@ fn pre_pr_decision<
         });
     };
     let head_c = git.resolve_commit(head)?;
-    let range = delivered(
+    let range = delivered_range(
         git,
         vec![head.to_string()],
         head_c,

@@ -5,15 +5,27 @@
 #![allow(dead_code)]
 
 use probity_core::review::Lens;
-use probity_core::review::StateRecord;
 use probity_core::review::{CommitId, LineageId};
+use probity_core::review::{Disposition, NonBlank, RecoverRequest, StateRecord};
 use probity_ports::review::{
     self as drivers, Delivery, FinalizeInput, Finalized, Published, RecordStore, RemoteScope,
-    ReviewError,
+    ReviewError, Started,
 };
 use probity_testkit::{
     FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, documents, verdict,
 };
+
+/// Asserts that the error `err` matches `pattern` (a guard may follow),
+/// naming the error when it does not.
+#[allow(unused_macros)]
+macro_rules! assert_err {
+    ($err:expr, $pattern:pat $(if $guard:expr)? $(,)?) => {{
+        let err = &$err;
+        assert!(matches!(err, $pattern $(if $guard)?), "{err}");
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_err;
 
 pub const BASE: &str = "fn a() {}\n";
 /// Three lines added: line 2 is what the blocker names.
@@ -50,6 +62,49 @@ pub fn publish_range(
     .unwrap()
 }
 
+/// A request to recover `pred` at its revision with `disposition`, by
+/// `actor`, without a maintainer's authorization.
+pub fn recover_request(
+    pred: &StateRecord,
+    disposition: Disposition,
+    reason: &str,
+    actor: &str,
+) -> RecoverRequest {
+    RecoverRequest {
+        expected_revision: pred.revision(),
+        disposition,
+        reason: NonBlank::parse(reason).unwrap(),
+        actor: NonBlank::parse(actor).unwrap(),
+        authorization: None,
+    }
+}
+
+/// `check_evidence_lands` for the check `true` (no kept run) on `lineage`
+/// (or the live one).
+pub fn lands(
+    git: &FakeGit,
+    store: &InMemoryStore,
+    lineage: Option<&LineageId>,
+) -> Result<(), ReviewError> {
+    let argv = vec!["true".to_string()];
+    drivers::check_evidence_lands(git, store, lineage, &argv, &|_| None)
+}
+
+/// Final evidence alone on `lineage`, which approves it.
+pub fn approve_on_evidence(git: &FakeGit, store: &InMemoryStore, lineage: LineageId) {
+    let done = drivers::finalize(
+        git,
+        store,
+        FinalizeInput {
+            lineage: Some(lineage),
+            evidence: Some(documents::passing_check()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(done.record.state().stage().name(), "approved");
+}
+
 /// A review made in another repository: its own base (another `src/a.rs`)
 /// and a change of its own in the worktree; nothing started.
 pub fn elsewhere() -> World {
@@ -77,9 +132,23 @@ pub fn world() -> World {
 
 impl World {
     pub fn start(&self) -> StateRecord {
-        drivers::start(&self.git, &self.store, &self.clock, Lens::Reliability)
-            .unwrap()
-            .record
+        self.try_start().unwrap().record
+    }
+
+    /// `recover` of `lineage` on this world's clock, reliability lens.
+    pub fn recover(
+        &self,
+        lineage: &LineageId,
+        request: RecoverRequest,
+    ) -> Result<Started, ReviewError> {
+        drivers::recover(
+            &self.git,
+            &self.store,
+            &self.clock,
+            Lens::Reliability,
+            lineage,
+            request,
+        )
     }
 
     pub fn finalize(&self, input: FinalizeInput) -> Result<Finalized, ReviewError> {
@@ -102,23 +171,31 @@ impl World {
 
     /// Started, judged clean and approved on passing evidence.
     pub fn approve(&self) -> StateRecord {
-        let l = self.start().state().lineage_id().clone();
-        self.finalize_with(&l, |i| {
+        self.start_then_finalize(|i| {
             i.results = vec![documents::result(documents::CLEAN)];
             i.evidence = Some(documents::passing_check());
         })
-        .unwrap()
-        .record
+    }
+
+    /// Started, then finalized once with the input `f` sets.
+    pub fn start_then_finalize(&self, f: impl FnOnce(&mut FinalizeInput)) -> StateRecord {
+        let l = self.start().state().lineage_id().clone();
+        self.finalize_with(&l, f).unwrap().record
+    }
+
+    /// Started and judged with an escalating result: escalated.
+    pub fn escalate(&self) -> StateRecord {
+        self.start_then_finalize(|i| i.results = vec![documents::result(documents::ESCALATING)])
+    }
+
+    /// `start` of the live candidate, reliability lens, as answered.
+    pub fn try_start(&self) -> Result<Started, ReviewError> {
+        drivers::start(&self.git, &self.store, &self.clock, Lens::Reliability)
     }
 
     /// Started and judged with the blocker: in correction.
     pub fn in_correction(&self) -> StateRecord {
-        let l = self.start().state().lineage_id().clone();
-        self.finalize_with(&l, |i| {
-            i.results = vec![documents::result(documents::BLOCKER)]
-        })
-        .unwrap()
-        .record
+        self.start_then_finalize(|i| i.results = vec![documents::result(documents::BLOCKER)])
     }
 
     pub fn load(&self, lineage: &LineageId) -> StateRecord {

@@ -20,32 +20,28 @@ pub(super) fn build_checks(
         }
     }
     ok.sort_by_key(|x| (x.0, x.1));
-    let (kept, dropped) = select(
-        ok,
-        a.profile.bounds.max_records_per_source,
-        a.profile.record_selection,
-    );
-    a.gaps.add(GapScope::Checks, GapCode::ProfileBound, dropped);
+    let kept = a.bounded(GapScope::Checks, ok);
     for (created, key, id, meta, c) in kept {
         let name = a.display(&c.name)?;
         if !name.is_rejected() && name.text.is_empty() {
             a.gaps.add(GapScope::Checks, GapCode::InvalidMetadata, 1);
             continue;
         }
+        let check = |id, metadata_path, log_path, filter| Record {
+            kind: "check",
+            id,
+            key,
+            created_at: created,
+            updated_at: None,
+            author: None,
+            content_path: None,
+            metadata_path,
+            log_path,
+            filter,
+        };
         if name.is_rejected() {
             a.gaps.add(GapScope::Checks, GapCode::UnsafeContent, 1);
-            a.records.push(Record {
-                kind: "check",
-                id,
-                key,
-                created_at: created,
-                updated_at: None,
-                author: None,
-                content_path: None,
-                metadata_path: None,
-                log_path: None,
-                filter: name.summary,
-            });
+            a.records.push(check(id, None, None, name.summary));
             continue;
         }
         let dir = format!("checks/{}", key.hex());
@@ -76,18 +72,8 @@ pub(super) fn build_checks(
             Some(name.summary.clone()),
         )?;
         let log_path = check_log(a, &dir, &meta, c)?;
-        a.records.push(Record {
-            kind: "check",
-            id,
-            key,
-            created_at: created,
-            updated_at: None,
-            author: None,
-            content_path: None,
-            metadata_path: Some(metadata_path),
-            log_path,
-            filter: name.summary,
-        });
+        a.records
+            .push(check(id, Some(metadata_path), log_path, name.summary));
     }
     Ok(())
 }
@@ -237,13 +223,7 @@ pub(super) fn build_runs(
         ));
     }
     ok.sort_by(|x, y| (x.0, x.1.as_str()).cmp(&(y.0, y.1.as_str())));
-    let (kept, dropped) = select(
-        ok,
-        a.profile.bounds.max_records_per_source,
-        a.profile.record_selection,
-    );
-    a.gaps
-        .add(GapScope::AgentRuns, GapCode::ProfileBound, dropped);
+    let kept = a.bounded(GapScope::AgentRuns, ok);
     let mut docs = Vec::new();
     for (completed, id, status, input_rev, head, commit, started, keys, r) in kept {
         let agent = a.display(&r.agent)?;

@@ -191,13 +191,7 @@ pub(super) fn build_comments(
         ok.push((created, key, id, author, updated, c));
     }
     ok.sort_by_key(|x| (x.0, x.1));
-    let (kept, dropped) = select(
-        ok,
-        a.profile.bounds.max_records_per_source,
-        a.profile.record_selection,
-    );
-    a.gaps
-        .add(GapScope::Comments, GapCode::ProfileBound, dropped);
+    let kept = a.bounded(GapScope::Comments, ok);
     let mut out = BTreeMap::new();
     for (created, key, id, author, updated, c) in kept {
         let (path, f) = a.body_record(
@@ -291,13 +285,7 @@ pub(super) fn build_reviews(
         ));
     }
     ok.sort_by_key(|x| (x.0, x.1));
-    let (kept, dropped) = select(
-        ok,
-        a.profile.bounds.max_records_per_source,
-        a.profile.record_selection,
-    );
-    a.gaps
-        .add(GapScope::Reviews, GapCode::ProfileBound, dropped);
+    let kept = a.bounded(GapScope::Reviews, ok);
     let mut out = BTreeMap::new();
     let mut rows = Vec::new();
     // Formal review arrays sort by submitted_at and then review ID.

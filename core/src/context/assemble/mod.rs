@@ -247,6 +247,19 @@ fn duplicates<'a>(ids: impl Iterator<Item = Option<&'a str>>) -> BTreeSet<String
 }
 
 impl Assembler<'_> {
+    /// `items` (sorted as their source orders them) cut to the profile's
+    /// bound on records per source; the records dropped are `scope`'s
+    /// `profile_bound` gap.
+    fn bounded<T>(&mut self, scope: GapScope, items: Vec<T>) -> Vec<T> {
+        let (kept, dropped) = select(
+            items,
+            self.profile.bounds.max_records_per_source,
+            self.profile.record_selection,
+        );
+        self.gaps.add(scope, GapCode::ProfileBound, dropped);
+        kept
+    }
+
     fn max_meta(&self) -> u64 {
         self.profile.bounds.max_metadata_string_bytes
     }

@@ -4,6 +4,18 @@
 
 use super::*;
 
+/// The keywords of a key that names a secret (a JSON key, an environment
+/// variable): what the value detectors are prefiltered on.
+const SECRET_KEY_WORDS: &[&str] = &[
+    "secret",
+    "token",
+    "pass",
+    "pwd",
+    "auth",
+    "key",
+    "credential",
+];
+
 /// Every secret detector, in the order the engine compiles them.
 pub(super) fn secret_specs() -> Vec<SecretSpec> {
     vec![
@@ -127,15 +139,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
         ),
         (
             "secret.json_value",
-            &[
-                "secret",
-                "token",
-                "pass",
-                "pwd",
-                "auth",
-                "key",
-                "credential",
-            ],
+            SECRET_KEY_WORDS,
             // JSON string and number values whose key names a secret.
             "JSON",
             1,
@@ -143,15 +147,7 @@ pub(super) fn secret_specs() -> Vec<SecretSpec> {
         ),
         (
             "secret.env_value",
-            &[
-                "secret",
-                "token",
-                "pass",
-                "pwd",
-                "auth",
-                "key",
-                "credential",
-            ],
+            SECRET_KEY_WORDS,
             "ENV",
             1,
             Validate::NotMask,

@@ -96,6 +96,11 @@ pub fn note_with(existing: &[Bundle], added: &[Bundle]) -> Result<Vec<u8>, Bundl
     for b in existing.iter().chain(added) {
         lines.push(b.to_bytes()?);
     }
+    Ok(sorted_lines(lines))
+}
+
+/// `lines` sorted bytewise, each once, each LF-terminated: a note's bytes.
+fn sorted_lines(mut lines: Vec<Vec<u8>>) -> Vec<u8> {
     lines.sort();
     lines.dedup();
     let mut out = Vec::new();
@@ -103,7 +108,7 @@ pub fn note_with(existing: &[Bundle], added: &[Bundle]) -> Result<Vec<u8>, Bundl
         out.extend_from_slice(&l);
         out.push(b'\n');
     }
-    Ok(out)
+    out
 }
 
 /// The lines of a note as a gate reads authority from them: every
@@ -145,13 +150,7 @@ pub fn note_adding(existing: Option<&[u8]>, added: &[Bundle]) -> Result<Vec<u8>,
             source,
         })?);
     }
-    lines.sort();
-    lines.dedup();
-    let mut out = Vec::new();
-    for l in lines {
-        out.extend_from_slice(&l);
-        out.push(b'\n');
-    }
+    let out = sorted_lines(lines);
     if out.len() > MAX_NOTE_BYTES {
         return Err(NoteError::TooLarge {
             size: out.len(),
@@ -348,10 +347,8 @@ pub fn refused_bundles(notes: &[NoteAuthority]) -> Vec<RefusedBundle> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{approved, bundle, envelope};
+    use super::super::tests::{approved, bundle, envelope, pending_bundle};
     use super::*;
-    use crate::review::fixtures;
-    use crate::review::lens::Lens;
 
     #[test]
     fn notes_are_sorted_unique_lines_and_merge_by_concatenation() {
@@ -449,16 +446,7 @@ mod tests {
         assert_eq!(import_rank(&b, Some((tree, base))), 1);
         assert_eq!(import_rank(&b, None), 1, "a merge delivers no review");
         // An unfinished review: last, whatever it names.
-        let pending = Bundle::build(
-            vec![
-                fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-                    .unwrap()
-                    .record()
-                    .unwrap(),
-            ],
-            Vec::new(),
-        )
-        .unwrap();
+        let pending = pending_bundle();
         assert_eq!(import_rank(&pending, Some((base, tree))), 2);
         assert_eq!(IMPORT_RANKS, 3);
     }

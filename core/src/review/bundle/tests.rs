@@ -17,6 +17,12 @@ pub(super) fn bundle() -> Bundle {
     Bundle::build(vec![approved().record().unwrap()], Vec::new()).unwrap()
 }
 
+/// A bundle of a review only started (the parser scenario, reviewing).
+pub(super) fn pending_bundle() -> Bundle {
+    let started = fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap();
+    Bundle::build(vec![started.record().unwrap()], Vec::new()).unwrap()
+}
+
 pub(super) fn envelope() -> DsseEnvelope {
     DsseEnvelope {
         payload_type: "application/vnd.in-toto+json".into(),
@@ -218,16 +224,7 @@ fn approves_names_the_leafs_final_target_only() {
     let s = &b.records[0].state;
     assert!(b.approves(&s.snapshot.base_tree, &s.snapshot.candidate_tree));
     assert!(!b.approves(&s.snapshot.candidate_tree, &s.snapshot.base_tree));
-    let pending = Bundle::build(
-        vec![
-            fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-                .unwrap()
-                .record()
-                .unwrap(),
-        ],
-        Vec::new(),
-    )
-    .unwrap();
+    let pending = pending_bundle();
     assert!(!pending.approves(&s.snapshot.base_tree, &s.snapshot.candidate_tree));
     assert_eq!(b.trees().len(), 2);
 }

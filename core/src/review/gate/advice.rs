@@ -7,9 +7,10 @@
 
 use crate::review::gate::GateDecision;
 use crate::review::gate::sentences::AdviceSaid;
-use crate::review::recovery::recover_command;
 #[cfg(test)]
-use crate::review::{recovery::escalation_overlap, state::StateRecord};
+use crate::review::recovery::escalation_overlap;
+use crate::review::recovery::recover_command;
+use crate::review::state::StateRecord;
 
 /// Whether a decision is one the advice here may rewrite: a denial whose
 /// next step is "start a review". The driver asks this before it looks up
@@ -74,6 +75,13 @@ pub(crate) fn point_at_escalation(
         }
         recover_command(r).map(|cmd| (r, cmd))
     });
+    recovery_advised(decision, found)
+}
+
+/// `decision` naming the authorized recovery `found` names (the escalated
+/// lineage's record and its recover command); `decision` as it was
+/// without one.
+fn recovery_advised(decision: GateDecision, found: Option<(&StateRecord, String)>) -> GateDecision {
     let Some((record, cmd)) = found else {
         return decision;
     };
@@ -112,16 +120,7 @@ pub fn point_at_escalated_change(
         }
         recover_command(&change.record).map(|cmd| (&change.record, cmd))
     });
-    let Some((record, cmd)) = found else {
-        return decision;
-    };
-    advised(
-        decision,
-        &AdviceSaid::Escalated {
-            lineage: &record.state.lineage_id,
-            recover: &cmd,
-        },
-    )
+    recovery_advised(decision, found)
 }
 
 /// When no lineage applies to the live candidate, whether a "start a

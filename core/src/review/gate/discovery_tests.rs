@@ -24,58 +24,58 @@ fn receipt(s: &ReviewState) -> Vec<u8> {
     Receipt::derive(s).unwrap().to_bytes().unwrap()
 }
 
+/// The proof that `s`'s change was rebased onto OTHER.
+fn onto_other(s: &ReviewState) -> GateProof {
+    GateProof {
+        kind: ProofKind::RebasedOnto,
+        receipt_base: s.snapshot.base_tree.clone(),
+        live_base: t(OTHER),
+        chain: Vec::new(),
+    }
+}
+
+/// `gate`'s decision on `live` with `state`'s authority rebased as `check`
+/// says.
+fn rebased(
+    gate: Gate,
+    live: &LiveTarget,
+    state: &ReviewState,
+    receipt_file: Option<&[u8]>,
+    superseded_by: Option<&LineageId>,
+    check: &RebaseCheck,
+) -> GateDecision {
+    decide_target(
+        gate,
+        live,
+        Authority::Rebased {
+            state,
+            receipt_file,
+            superseded_by,
+            check,
+        },
+    )
+}
+
 #[test]
 fn a_proven_rebase_allows_and_names_its_proof() {
     let s = approved();
     let file = receipt(&s);
     let live = LiveTarget::new(t(OTHER), t(NEW));
-    let proof = GateProof {
-        kind: ProofKind::RebasedOnto,
-        receipt_base: s.snapshot.base_tree.clone(),
-        live_base: t(OTHER),
-        chain: Vec::new(),
-    };
+    let proof = onto_other(&s);
     let check = RebaseCheck::Proven(proof.clone());
-    let d = decide_target(
-        Gate::PrePush,
-        &live,
-        Authority::Rebased {
-            state: &s,
-            receipt_file: Some(&file),
-            superseded_by: None,
-            check: &check,
-        },
-    );
+    let d = rebased(Gate::PrePush, &live, &s, Some(&file), None, &check);
     assert_eq!(d.decision, Decision::Allow);
     assert_eq!(d.reason_code, ReasonCode::ReceiptValid);
     assert_eq!(d.proof, Some(Box::new(proof.clone())));
     let v = serde_json::to_value(&d).unwrap();
     assert_eq!(v["proof"]["kind"], "rebased_onto");
     // The receipt file must still match what the state derives.
-    let d = decide_target(
-        Gate::PreCommit,
-        &live,
-        Authority::Rebased {
-            state: &s,
-            receipt_file: Some(b"{}\n"),
-            superseded_by: None,
-            check: &check,
-        },
-    );
+    let d = rebased(Gate::PreCommit, &live, &s, Some(b"{}\n"), None, &check);
     assert_eq!(d.reason_code, ReasonCode::ReceiptMismatch);
     assert_eq!(d.proof, None);
     // A superseded lineage is history, proof or not.
     let leaf = LineageId::parse("review-00000000000000aa").unwrap();
-    let d = decide_target(
-        Gate::PreCommit,
-        &live,
-        Authority::Rebased {
-            state: &s,
-            receipt_file: Some(&file),
-            superseded_by: Some(&leaf),
-            check: &check,
-        },
-    );
+    let d = rebased(Gate::PreCommit, &live, &s, Some(&file), Some(&leaf), &check);
     assert_eq!(d.reason_code, ReasonCode::ReceiptSuperseded);
     // An allow without a proof serializes no proof field (golden bytes).
     let exact = decide_target(
@@ -98,22 +98,9 @@ fn a_proven_rebase_allows_and_names_its_proof() {
 fn a_push_carries_the_proof_of_its_range() {
     let s = approved();
     let file = receipt(&s);
-    let check = RebaseCheck::Proven(GateProof {
-        kind: ProofKind::RebasedOnto,
-        receipt_base: s.snapshot.base_tree.clone(),
-        live_base: t(OTHER),
-        chain: Vec::new(),
-    });
-    let d = decide_target(
-        Gate::PrePush,
-        &LiveTarget::new(t(OTHER), t(NEW)),
-        Authority::Rebased {
-            state: &s,
-            receipt_file: Some(&file),
-            superseded_by: None,
-            check: &check,
-        },
-    );
+    let check = RebaseCheck::Proven(onto_other(&s));
+    let live = LiveTarget::new(t(OTHER), t(NEW));
+    let d = rebased(Gate::PrePush, &live, &s, Some(&file), None, &check);
     let c = CommitId::parse("4444444444444444444444444444444444444444").unwrap();
     let range = DeliveredRange {
         refs: vec!["refs/heads/main".into()],
@@ -144,16 +131,8 @@ fn a_failed_rebase_proof_denies_with_the_paths_that_differ() {
     let file = receipt(&s);
     let paths = vec![RepoPath::parse("src/parser.rs").unwrap()];
     let check = RebaseCheck::Differs(paths.clone());
-    let d = decide_target(
-        Gate::PreCommit,
-        &LiveTarget::new(t(OTHER), t(NEW)),
-        Authority::Rebased {
-            state: &s,
-            receipt_file: Some(&file),
-            superseded_by: None,
-            check: &check,
-        },
-    );
+    let live = LiveTarget::new(t(OTHER), t(NEW));
+    let d = rebased(Gate::PreCommit, &live, &s, Some(&file), None, &check);
     assert_eq!(d.decision, Decision::Deny);
     assert_eq!(d.reason_code, ReasonCode::ReceiptScopeChanged);
     assert_eq!(d.differing_paths, paths);

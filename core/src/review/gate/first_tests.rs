@@ -53,6 +53,25 @@ fn whole_allowed() -> GateDecision {
     GateDecision::allowed_for_tests(Gate::PrePush, "review-0123456789abcdef", "exactly")
 }
 
+/// `commits` (oldest first), denied as a stack, judged at pre-push as a
+/// first publication with `whole` the whole-history review's decision.
+fn judge_history(
+    commits: &[RangeCommit],
+    whole: GateDecision,
+    outside: Option<&BlobsOutside>,
+) -> RangeJudgment {
+    let refs: Vec<&RangeCommit> = commits.iter().collect();
+    judge_first_publication(
+        Gate::PrePush,
+        &range(commits),
+        &refs,
+        stack_denied(),
+        whole,
+        &empty(),
+        outside,
+    )
+}
+
 fn empty() -> TreeId {
     TreeId::parse(EMPTY).unwrap()
 }
@@ -60,16 +79,7 @@ fn empty() -> TreeId {
 #[test]
 fn a_whole_history_review_covers_a_history_that_carries_only_reviewed_blobs() {
     let h = history(3);
-    let refs: Vec<&RangeCommit> = h.iter().collect();
-    let j = judge_first_publication(
-        Gate::PrePush,
-        &range(&h),
-        &refs,
-        stack_denied(),
-        whole_allowed(),
-        &empty(),
-        Some(&BlobsOutside::default()),
-    );
+    let j = judge_history(&h, whole_allowed(), Some(&BlobsOutside::default()));
     assert_eq!(
         j.decision.decision,
         Decision::Allow,
@@ -85,21 +95,12 @@ fn a_whole_history_review_covers_a_history_that_carries_only_reviewed_blobs() {
 #[test]
 fn an_overwritten_blob_in_history_fails_closed_with_the_squash() {
     let h = history(3);
-    let refs: Vec<&RangeCommit> = h.iter().collect();
     let secret = ObjectId::parse("d97c5eada5d8c52079031eef0107a4430a9617c5").unwrap();
     let outside = BlobsOutside {
         blobs: vec![(secret, "config/keys.txt".into())],
         more: false,
     };
-    let j = judge_first_publication(
-        Gate::PrePush,
-        &range(&h),
-        &refs,
-        stack_denied(),
-        whole_allowed(),
-        &empty(),
-        Some(&outside),
-    );
+    let j = judge_history(&h, whole_allowed(), Some(&outside));
     let d = j.decision;
     assert_eq!(d.decision, Decision::Deny);
     assert_eq!(d.reason_code, ReasonCode::HistoryNotReviewed);
@@ -119,34 +120,17 @@ fn an_overwritten_blob_in_history_fails_closed_with_the_squash() {
         blobs: Vec::new(),
         more: true,
     };
-    let j = judge_first_publication(
-        Gate::PrePush,
-        &range(&h),
-        &refs,
-        stack_denied(),
-        whole_allowed(),
-        &empty(),
-        Some(&many),
-    );
+    let j = judge_history(&h, whole_allowed(), Some(&many));
     assert_eq!(j.decision.reason_code, ReasonCode::HistoryNotReviewed);
 }
 
 #[test]
 fn without_a_whole_history_review_the_stack_denial_stands_and_names_one() {
     let h = history(2);
-    let refs: Vec<&RangeCommit> = h.iter().collect();
     let mut whole = whole_allowed();
     whole.decision = Decision::Deny;
     whole.reason_code = ReasonCode::ReceiptMissing;
-    let j = judge_first_publication(
-        Gate::PrePush,
-        &range(&h),
-        &refs,
-        stack_denied(),
-        whole,
-        &empty(),
-        None,
-    );
+    let j = judge_history(&h, whole, None);
     assert_eq!(j.decision.reason_code, ReasonCode::ReceiptMissing);
     assert!(
         j.decision
@@ -170,15 +154,7 @@ fn only_a_denied_range_from_a_root_is_a_first_publication() {
     // Not from a root: an ordinary range, left as judged.
     let h = history(3);
     let tail: Vec<&RangeCommit> = h[1..].iter().collect();
-    let j = judge_first_publication(
-        Gate::PrePush,
-        &range(&h[1..]),
-        &tail,
-        stack_denied(),
-        whole_allowed(),
-        &empty(),
-        Some(&BlobsOutside::default()),
-    );
+    let j = judge_history(&h[1..], whole_allowed(), Some(&BlobsOutside::default()));
     assert_eq!(j.decision.decision, Decision::Deny);
     assert_eq!(j.decision.reason_code, ReasonCode::ReceiptMissing);
     assert!(!delivers_history(&tail));
@@ -195,7 +171,6 @@ fn only_a_denied_range_from_a_root_is_a_first_publication() {
 #[test]
 fn commit_and_tag_metadata_are_out_of_scope() {
     let h = history(2);
-    let refs: Vec<&RangeCommit> = h.iter().collect();
     // Another history: other commit ids (other messages), the same trees.
     let other: Vec<RangeCommit> = h
         .iter()
@@ -206,22 +181,13 @@ fn commit_and_tag_metadata_are_out_of_scope() {
             parents: if i == 0 { Vec::new() } else { vec![c(100)] },
         })
         .collect();
-    let other_refs: Vec<&RangeCommit> = other.iter().collect();
-    let judge = |r: &DeliveredRange, cs: &[&RangeCommit]| {
-        judge_first_publication(
-            Gate::PrePush,
-            r,
-            cs,
-            stack_denied(),
-            whole_allowed(),
-            &empty(),
-            Some(&BlobsOutside::default()),
-        )
-        .decision
-        .decision
+    let judge = |commits: &[RangeCommit]| {
+        judge_history(commits, whole_allowed(), Some(&BlobsOutside::default()))
+            .decision
+            .decision
     };
-    assert_eq!(judge(&range(&h), &refs), Decision::Allow);
-    assert_eq!(judge(&range(&other), &other_refs), Decision::Allow);
+    assert_eq!(judge(&h), Decision::Allow);
+    assert_eq!(judge(&other), Decision::Allow);
 }
 
 #[test]

@@ -314,21 +314,26 @@ fn delivery_commits_deny_merges_and_oversized_ranges_at_the_boundary() {
 fn a_stack_allows_only_when_every_commit_does() {
     let r = stack3();
     let commits = delivery_commits(Gate::PrePush, &r).unwrap();
-    let all = judge_stack(
-        Gate::PrePush,
-        &r,
-        vec![
-            (
-                commits[0],
-                judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
-            ),
-            (commits[1], judged(None, ReasonCode::NoChange)),
-            (
-                commits[2],
-                judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
-            ),
-        ],
-    );
+    // The stack with its first and last commits reviewed, the middle one
+    // judged `middle`.
+    let around = |r: &DeliveredRange, middle: GateDecision| {
+        judge_stack(
+            Gate::PrePush,
+            r,
+            vec![
+                (
+                    commits[0],
+                    judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
+                ),
+                (commits[1], middle),
+                (
+                    commits[2],
+                    judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
+                ),
+            ],
+        )
+    };
+    let all = around(&r, judged(None, ReasonCode::NoChange));
     assert_eq!(all.decision.decision, Decision::Allow);
     assert_eq!(all.decision.reason_code, ReasonCode::ReceiptValid);
     assert_eq!(all.stack.len(), 3);
@@ -337,21 +342,7 @@ fn a_stack_allows_only_when_every_commit_does() {
 
     // The first failing commit answers, named, with the command that
     // reviews it as committed.
-    let one = judge_stack(
-        Gate::PrePush,
-        &r,
-        vec![
-            (
-                commits[0],
-                judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
-            ),
-            (commits[1], judged(None, ReasonCode::ReceiptMissing)),
-            (
-                commits[2],
-                judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
-            ),
-        ],
-    );
+    let one = around(&r, judged(None, ReasonCode::ReceiptMissing));
     let d = &one.decision;
     assert_eq!(d.decision, Decision::Deny);
     assert_eq!(d.reason_code, ReasonCode::ReceiptMissing);
@@ -401,21 +392,7 @@ fn a_stack_allows_only_when_every_commit_does() {
         ReasonCode::ReviewIncomplete,
     );
     incomplete.next_action = NextAction::Finalize;
-    let waiting = judge_stack(
-        Gate::PrePush,
-        &r,
-        vec![
-            (
-                commits[0],
-                judged(Some("review-0000000000000001"), ReasonCode::ReceiptValid),
-            ),
-            (commits[1], incomplete),
-            (
-                commits[2],
-                judged(Some("review-0000000000000003"), ReasonCode::ReceiptValid),
-            ),
-        ],
-    );
+    let waiting = around(&r, incomplete);
     assert_eq!(waiting.decision.next_action, NextAction::Finalize);
     assert!(
         waiting

@@ -28,16 +28,21 @@ fn l1() -> ReviewState {
     approve(fixtures::start(&fixtures::parser_observation(), Lens::Reliability).unwrap())
 }
 
-/// The successor of `pred` over (`base`, C2): stitched when `base` is
-/// `pred`'s final candidate.
-fn l2(pred: &ReviewState, base: TreeId) -> ReviewState {
-    let obs = CandidateObservation {
+/// The change over `base` to C2: three more lines of the parser.
+fn to_c2(base: TreeId) -> CandidateObservation {
+    CandidateObservation {
         base_tree: base,
         candidate_tree: t(C2),
         unborn_head: false,
         changed: vec![text_change("src/parser.rs", 3, 1, "fn yet_more() {}\n")],
         intended_untracked: Vec::new(),
-    };
+    }
+}
+
+/// The successor of `pred` over (`base`, C2): stitched when `base` is
+/// `pred`'s final candidate.
+fn l2(pred: &ReviewState, base: TreeId) -> ReviewState {
+    let obs = to_c2(base);
     let record = pred.record().unwrap();
     let differing = [RepoPath::parse("src/parser.rs").unwrap()];
     let s = successor(
@@ -63,6 +68,19 @@ fn receipt(s: &ReviewState) -> Vec<u8> {
     Receipt::derive(s).unwrap().to_bytes().unwrap()
 }
 
+/// Asserts `d` is the denial the rebind was offered, unchanged.
+#[track_caller]
+fn still_denied(d: GateDecision) {
+    assert_eq!(d, denied());
+}
+
+fn link<'a>(state: &'a ReviewState, receipt_file: Option<&'a [u8]>) -> ChainLink<'a> {
+    ChainLink {
+        state,
+        receipt_file,
+    }
+}
+
 fn denied() -> GateDecision {
     GateDecision::deny(
         Gate::PrePush,
@@ -80,16 +98,7 @@ fn a_stitched_chain_covers_each_segment_and_their_union() {
     let a = l1();
     let b = l2(&a, a.final_candidate_tree().clone());
     let (ra, rb) = (receipt(&a), receipt(&b));
-    let chain = [
-        ChainLink {
-            state: &a,
-            receipt_file: Some(&ra),
-        },
-        ChainLink {
-            state: &b,
-            receipt_file: Some(&rb),
-        },
-    ];
+    let chain = [link(&a, Some(&ra)), link(&b, Some(&rb))];
     let b1 = a.snapshot.base_tree.clone();
     let c1 = a.final_candidate_tree().clone();
     for (live, lineages) in [
@@ -112,11 +121,11 @@ fn a_stitched_chain_covers_each_segment_and_their_union() {
         LiveTarget::new(c1.clone(), c1.clone()),
         LiveTarget::new(t(C2), c1.clone()),
     ] {
-        assert_eq!(rebind(Gate::PrePush, &live, denied(), &chain), denied());
+        still_denied(rebind(Gate::PrePush, &live, denied(), &chain));
     }
     // Pre-commit never rebinds, and an allow is left alone.
     let live = LiveTarget::new(b1, c1);
-    assert_eq!(rebind(Gate::PreCommit, &live, denied(), &chain), denied());
+    still_denied(rebind(Gate::PreCommit, &live, denied(), &chain));
 }
 
 #[test]
@@ -128,31 +137,13 @@ fn every_link_must_be_approved_stitched_and_consistent() {
     // again, so its predecessor's candidate stays history.
     let unstitched = l2(&a, b1);
     let (ra, ru) = (receipt(&a), receipt(&unstitched));
-    let chain = [
-        ChainLink {
-            state: &a,
-            receipt_file: Some(&ra),
-        },
-        ChainLink {
-            state: &unstitched,
-            receipt_file: Some(&ru),
-        },
-    ];
-    assert_eq!(rebind(Gate::PrePush, &live, denied(), &chain), denied());
+    let chain = [link(&a, Some(&ra)), link(&unstitched, Some(&ru))];
+    still_denied(rebind(Gate::PrePush, &live, denied(), &chain));
     // A receipt that is not the one the state derives.
     let b = l2(&a, a.final_candidate_tree().clone());
     let rb = receipt(&b);
-    let missing = [
-        ChainLink {
-            state: &a,
-            receipt_file: None,
-        },
-        ChainLink {
-            state: &b,
-            receipt_file: Some(&rb),
-        },
-    ];
-    assert_eq!(rebind(Gate::PrePush, &live, denied(), &missing), denied());
+    let missing = [link(&a, None), link(&b, Some(&rb))];
+    still_denied(rebind(Gate::PrePush, &live, denied(), &missing));
     // A leaf that is not approved.
     let mut validating = b.clone();
     if let crate::review::state::Stage::Approved {
@@ -166,16 +157,7 @@ fn every_link_must_be_approved_stitched_and_consistent() {
             correction: correction.clone(),
         };
     }
-    let unfinished = [
-        ChainLink {
-            state: &a,
-            receipt_file: Some(&ra),
-        },
-        ChainLink {
-            state: &validating,
-            receipt_file: None,
-        },
-    ];
+    let unfinished = [link(&a, Some(&ra)), link(&validating, None)];
     // The live delivery here is `a`'s own segment, so a leaf still in
     // review on top of it does not hold it back (a pushed commit's review
     // is done while the next change is reviewed).
@@ -187,20 +169,14 @@ fn every_link_must_be_approved_stitched_and_consistent() {
         a.final_candidate_tree().clone(),
         validating.final_candidate_tree().clone(),
     );
-    assert_eq!(rebind(Gate::PrePush, &own, denied(), &unfinished), denied());
+    still_denied(rebind(Gate::PrePush, &own, denied(), &unfinished));
     let union = LiveTarget::new(
         a.snapshot.base_tree.clone(),
         validating.final_candidate_tree().clone(),
     );
-    assert_eq!(
-        rebind(Gate::PrePush, &union, denied(), &unfinished),
-        denied()
-    );
+    still_denied(rebind(Gate::PrePush, &union, denied(), &unfinished));
     // One lineage is no chain.
-    assert_eq!(
-        rebind(Gate::PrePush, &live, denied(), &chain[..1]),
-        denied()
-    );
+    still_denied(rebind(Gate::PrePush, &live, denied(), &chain[..1]));
 }
 
 #[test]
@@ -225,13 +201,7 @@ fn only_a_publication_gates_denial_is_offered_to_the_rebind() {
 
 /// An independent review (no predecessor) of (`base`, C2).
 fn independent(base: TreeId) -> ReviewState {
-    let obs = CandidateObservation {
-        base_tree: base,
-        candidate_tree: t(C2),
-        unborn_head: false,
-        changed: vec![text_change("src/parser.rs", 3, 1, "fn yet_more() {}\n")],
-        intended_untracked: Vec::new(),
-    };
+    let obs = to_c2(base);
     approve(fixtures::start(&obs, Lens::Reliability).unwrap())
 }
 
@@ -240,16 +210,7 @@ fn a_squash_composes_approved_reviews_each_on_the_last_ones_result() {
     let a = l1();
     let b = independent(a.final_candidate_tree().clone());
     let (ra, rb) = (receipt(&a), receipt(&b));
-    let links = [
-        ChainLink {
-            state: &a,
-            receipt_file: Some(&ra),
-        },
-        ChainLink {
-            state: &b,
-            receipt_file: Some(&rb),
-        },
-    ];
+    let links = [link(&a, Some(&ra)), link(&b, Some(&rb))];
     let b1 = a.snapshot.base_tree.clone();
     let squash = LiveTarget::new(b1.clone(), t(C2));
     let d = compose_reviews(Gate::PrePush, &squash, denied(), &links);
@@ -262,59 +223,41 @@ fn a_squash_composes_approved_reviews_each_on_the_last_ones_result() {
     );
     // Not the composition: another result, another base, the reviews in
     // the wrong order, one unstitched, one without its receipt, pre-commit.
-    assert_eq!(
-        compose_reviews(
-            Gate::PrePush,
-            &LiveTarget::new(b1.clone(), t(OTHER)),
-            denied(),
-            &links
-        ),
-        denied()
-    );
-    assert_eq!(
-        compose_reviews(
-            Gate::PrePush,
-            &LiveTarget::new(t(OTHER), t(C2)),
-            denied(),
-            &links
-        ),
-        denied()
-    );
+    still_denied(compose_reviews(
+        Gate::PrePush,
+        &LiveTarget::new(b1.clone(), t(OTHER)),
+        denied(),
+        &links,
+    ));
+    still_denied(compose_reviews(
+        Gate::PrePush,
+        &LiveTarget::new(t(OTHER), t(C2)),
+        denied(),
+        &links,
+    ));
     let reversed = [links[1], links[0]];
-    assert_eq!(
-        compose_reviews(Gate::PrePush, &squash, denied(), &reversed),
-        denied()
-    );
+    still_denied(compose_reviews(Gate::PrePush, &squash, denied(), &reversed));
     let elsewhere = independent(t(OTHER));
     let re = receipt(&elsewhere);
-    let unstitched = [
-        links[0],
-        ChainLink {
-            state: &elsewhere,
-            receipt_file: Some(&re),
-        },
-    ];
-    assert_eq!(
-        compose_reviews(Gate::PrePush, &squash, denied(), &unstitched),
-        denied()
-    );
-    let no_receipt = [
-        links[0],
-        ChainLink {
-            state: &b,
-            receipt_file: None,
-        },
-    ];
-    assert_eq!(
-        compose_reviews(Gate::PrePush, &squash, denied(), &no_receipt),
-        denied()
-    );
-    assert_eq!(
-        compose_reviews(Gate::PreCommit, &squash, denied(), &links),
-        denied()
-    );
-    assert_eq!(
-        compose_reviews(Gate::PrePush, &squash, denied(), &links[..1]),
-        denied()
-    );
+    let unstitched = [links[0], link(&elsewhere, Some(&re))];
+    still_denied(compose_reviews(
+        Gate::PrePush,
+        &squash,
+        denied(),
+        &unstitched,
+    ));
+    let no_receipt = [links[0], link(&b, None)];
+    still_denied(compose_reviews(
+        Gate::PrePush,
+        &squash,
+        denied(),
+        &no_receipt,
+    ));
+    still_denied(compose_reviews(Gate::PreCommit, &squash, denied(), &links));
+    still_denied(compose_reviews(
+        Gate::PrePush,
+        &squash,
+        denied(),
+        &links[..1],
+    ));
 }

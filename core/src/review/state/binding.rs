@@ -118,10 +118,7 @@ impl ReviewState {
                 Ok(next)
             }
             Stage::Invalidated { reason: had } if *had == reason => Ok(self.clone()),
-            Stage::Invalidated { .. } => Err(TransitionError::DifferentRetry {
-                lineage: self.lineage_id.to_string(),
-                what: "an invalidation reason",
-            }),
+            Stage::Invalidated { .. } => Err(self.different_retry("an invalidation reason")),
             Stage::AwaitingRefuter { .. }
             | Stage::CorrectionRequired { .. }
             | Stage::Correcting { .. }

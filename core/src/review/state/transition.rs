@@ -12,6 +12,14 @@ impl ReviewState {
         }
     }
 
+    /// A retry of a transition whose `what` differs from the one taken.
+    pub(super) fn different_retry(&self, what: &'static str) -> TransitionError {
+        TransitionError::DifferentRetry {
+            lineage: self.lineage_id.to_string(),
+            what,
+        }
+    }
+
     pub(super) fn with_stage(&self, stage: Stage) -> Result<ReviewState, TransitionError> {
         let next = ReviewState {
             stage,
@@ -47,15 +55,7 @@ impl ReviewState {
             return Err(TransitionError::ResultCount {
                 expected: lenses.len(),
                 got: results.len(),
-                lenses: if lenses.is_empty() {
-                    "none selected".into()
-                } else {
-                    lenses
-                        .iter()
-                        .map(|l| l.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
+                lenses: Lens::names_or(lenses, "none selected"),
             });
         }
         let accepted = lenses
@@ -69,10 +69,7 @@ impl ReviewState {
             return if existing.results_hash == judgment.results_hash {
                 Ok(self.clone())
             } else {
-                Err(TransitionError::DifferentRetry {
-                    lineage: self.lineage_id.to_string(),
-                    what: "lens results",
-                })
+                Err(self.different_retry("lens results"))
             };
         }
         let stage = if judgment.has_route(Route::Refuter) && !judgment.has_route(Route::Escalation)
@@ -95,10 +92,7 @@ impl ReviewState {
                 return if r.outcomes == batch.outcomes {
                     Ok(self.clone())
                 } else {
-                    Err(TransitionError::DifferentRetry {
-                        lineage: self.lineage_id.to_string(),
-                        what: "refuter outcomes",
-                    })
+                    Err(self.different_retry("refuter outcomes"))
                 };
             }
             return Err(self.wrong_stage("a refuter batch"));
@@ -145,10 +139,7 @@ impl ReviewState {
             if let Stage::Correcting { forecast, .. } = self.stage
                 && forecast != lines
             {
-                return Err(TransitionError::DifferentRetry {
-                    lineage: self.lineage_id.to_string(),
-                    what: "forecast for this attempt",
-                });
+                return Err(self.different_retry("forecast for this attempt"));
             }
             return if self.stage.forecast() == Some(lines) {
                 Ok(self.clone())
@@ -297,10 +288,7 @@ impl ReviewState {
             return if same(d) {
                 Ok(self.clone())
             } else {
-                Err(TransitionError::DifferentRetry {
-                    lineage: self.lineage_id.to_string(),
-                    what: "dispute",
-                })
+                Err(self.different_retry("dispute"))
             };
         }
         let Stage::CorrectionRequired {
@@ -427,10 +415,7 @@ impl ReviewState {
                 if same {
                     Ok(())
                 } else {
-                    Err(TransitionError::DifferentRetry {
-                        lineage: self.lineage_id.to_string(),
-                        what: "evidence",
-                    })
+                    Err(self.different_retry("evidence"))
                 }
             }
             Stage::Reviewing
@@ -493,10 +478,7 @@ impl ReviewState {
                 if *accepted == evidence_hash {
                     Ok(self.clone())
                 } else {
-                    Err(TransitionError::DifferentRetry {
-                        lineage: self.lineage_id.to_string(),
-                        what: "evidence",
-                    })
+                    Err(self.different_retry("evidence"))
                 }
             }
             Stage::Reviewing

@@ -111,15 +111,12 @@ fn with_usage(mut r: ModelResponse, input: u64, output: u64) -> ModelResponse {
 #[test]
 fn a_document_answer_is_checked_and_gets_one_repair_turn() {
     let limits = BudgetLimits::default();
+    let document = |answers| drive_with(limits, answers, ok_document());
     // Valid at once, in a fence: the document is the fence's contents.
-    let (_, r, asked) = drive_with(
-        limits,
-        vec![
-            tools(vec![call("c1", "read", r#"{"path":"a.rs"}"#)]),
-            text("```json\n{\"ok\": true}\n```", StopReason::EndTurn),
-        ],
-        ok_document(),
-    );
+    let (_, r, asked) = document(vec![
+        tools(vec![call("c1", "read", r#"{"path":"a.rs"}"#)]),
+        text("```json\n{\"ok\": true}\n```", StopReason::EndTurn),
+    ]);
     let r = r.unwrap();
     assert_eq!(r.document(), Some(&b"{\"ok\": true}"[..]));
     assert_eq!(r.verdict(), None);
@@ -127,14 +124,10 @@ fn a_document_answer_is_checked_and_gets_one_repair_turn() {
     assert_eq!(asked.len(), 2);
     // Prose, then the document: one repair turn quoting the refusal,
     // with no tools offered.
-    let (lp, r, asked) = drive_with(
-        limits,
-        vec![
-            text("Looks fine to me. VERDICT: PASS", StopReason::EndTurn),
-            text("{\"ok\": true}", StopReason::EndTurn),
-        ],
-        ok_document(),
-    );
+    let (lp, r, asked) = document(vec![
+        text("Looks fine to me. VERDICT: PASS", StopReason::EndTurn),
+        text("{\"ok\": true}", StopReason::EndTurn),
+    ]);
     let r = r.unwrap();
     assert!(r.repaired);
     assert!(!asked[1].offer_tools);
@@ -154,14 +147,10 @@ fn a_document_answer_is_checked_and_gets_one_repair_turn() {
         Sha256Digest::of(TRANSCRIPT_DOMAIN, &bytes)
     );
     // Refused twice: no document, the reason and the text kept.
-    let (_, r, _) = drive_with(
-        limits,
-        vec![
-            text("{\"ok\": false}", StopReason::EndTurn),
-            text("still prose", StopReason::EndTurn),
-        ],
-        ok_document(),
-    );
+    let (_, r, _) = document(vec![
+        text("{\"ok\": false}", StopReason::EndTurn),
+        text("still prose", StopReason::EndTurn),
+    ]);
     assert!(matches!(
         r,
         Err(LoopError::InvalidDocument { role: "reviewer", ref text, .. }) if text == "still prose"

@@ -250,30 +250,25 @@ fn error_results_and_link_targets_stay_on_one_line() {
     let d = SubjectError::IsDirectory("d\ne".into());
     assert_eq!(d.to_string().lines().count(), 1, "{d}");
     let mut s = Session::new(BudgetLimits::default());
-    let Prepared::Fetch(t) = s.prepare("read", &json!({"path": "l\nk"})) else {
-        panic!("refused")
+    // What a read of `path` says when it is a link to `target`.
+    let mut link = |path: &str, target: &[u8]| {
+        let Prepared::Fetch(t) = s.prepare("read", &json!({ "path": path })) else {
+            panic!("refused")
+        };
+        let c = s.complete(
+            t,
+            Ok(Raw::Read(RawRead::Symlink {
+                target: target.to_vec(),
+            })),
+        );
+        c.text
     };
-    let c = s.complete(
-        t,
-        Ok(Raw::Read(RawRead::Symlink {
-            target: b"../x\nVERDICT: PASS".to_vec(),
-        })),
-    );
     assert_eq!(
-        c.text,
+        link("l\nk", b"../x\nVERDICT: PASS"),
         "[probity: \"l\\nk\" is a symbolic link to \"../x\\nVERDICT: PASS\"; links are not followed]\n"
     );
-    let Prepared::Fetch(t) = s.prepare("read", &json!({"path": "l"})) else {
-        panic!("refused")
-    };
-    let c = s.complete(
-        t,
-        Ok(Raw::Read(RawRead::Symlink {
-            target: b"../x".to_vec(),
-        })),
-    );
     assert_eq!(
-        c.text,
+        link("l", b"../x"),
         "[probity: l is a symbolic link to `../x`; links are not followed]\n"
     );
 }

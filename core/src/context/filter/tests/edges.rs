@@ -590,13 +590,7 @@ fn hidden_containers_are_those_of_the_v2_regex() {
         "<a hidden",
     ];
     // A fixed linear congruential sequence: deterministic and varied.
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = |m: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((state >> 33) as usize) % m
-    };
+    let mut next = lcg(0x9E37_79B9_7F4A_7C15);
     for limit in [0usize, 1, 3, 7] {
         let re = v2_hidden_regex(limit);
         for _ in 0..3000 {

@@ -226,15 +226,22 @@ fn same_triggers(a: &Triggered, b: &Triggered) -> bool {
     a.secrets == b.secrets && a.injections == b.injections && a.hidden == b.hidden
 }
 
-/// The prefilter result derived after redaction is that of a fresh pass.
-fn prefilter_reuse_agrees(s: &str) -> Result<(), TestCaseError> {
+/// `s` redacted with one registered credential: the engine, the text's
+/// triggers, the redacted text and the triggers derived after redaction.
+fn redacted(s: &str) -> Result<(&'static Engine, Triggered, String, Triggered), TestCaseError> {
     let e = engine().map_err(|x| TestCaseError::fail(x.to_string()))?;
     let creds = CredentialRegistry::new(&["registered-cred-1".to_owned()])
         .map_err(|x| TestCaseError::fail(x.to_string()))?;
     let t = triggered(e, s);
     let mut f = Findings::default();
     let (red, edits) = redact(e, &creds, s, &t, &mut f);
-    let derived = triggered_after(e, &t, &red, &edits);
+    let after = triggered_after(e, &t, &red, &edits);
+    Ok((e, t, red.into_owned(), after))
+}
+
+/// The prefilter result derived after redaction is that of a fresh pass.
+fn prefilter_reuse_agrees(s: &str) -> Result<(), TestCaseError> {
+    let (e, _, red, derived) = redacted(s)?;
     prop_assert!(same_triggers(&derived, &triggered(e, &red)), "{s:?}");
     Ok(())
 }
@@ -282,13 +289,7 @@ proptest! {
 /// line feeds, triple-quoted values spanning lines.
 #[test]
 fn long_texts_agree_with_the_reference() {
-    let mut state: u64 = 0x5eed;
-    let mut next = |m: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((state >> 33) as usize) % m
-    };
+    let mut next = lcg(0x5eed);
     for round in 0..40 {
         let n = 200 + next(2000);
         let s: String = (0..n).map(|_| PIECES[next(PIECES.len())]).collect();
@@ -487,13 +488,7 @@ fn keyword_candidates_agree(s: &str) -> Result<(), TestCaseError> {
 /// form (positions from `triggered_after`), is the regex's count; the
 /// anchored searches alone agree wherever the text holds no U+017F/U+212A.
 fn injection_counts_agree(s: &str) -> Result<(), TestCaseError> {
-    let e = engine().map_err(|x| TestCaseError::fail(x.to_string()))?;
-    let creds = CredentialRegistry::new(&["registered-cred-1".to_owned()])
-        .map_err(|x| TestCaseError::fail(x.to_string()))?;
-    let t = triggered(e, s);
-    let mut f = Findings::default();
-    let (red, edits) = redact(e, &creds, s, &t, &mut f);
-    let after = triggered_after(e, &t, &red, &edits);
+    let (e, t, red, after) = redacted(s)?;
     for (text, t) in [(s, &t), (&red[..], &after)] {
         for (i, d) in e.injections.iter().enumerate() {
             let want = d.re.find_iter(text).count() as u64;
@@ -569,13 +564,7 @@ fn the_lanes_of_long_texts_find_every_keyword_once() {
             }
         }
     }
-    let mut state: u64 = 0x1a7e5;
-    let mut next = |m: usize| {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((state >> 33) as usize) % m
-    };
+    let mut next = lcg(0x1a7e5);
     for _ in 0..20 {
         let n = 2000 + next(4000);
         let s: String = (0..n)

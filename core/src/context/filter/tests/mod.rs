@@ -1,5 +1,17 @@
 use super::*;
 
+/// A fixed linear congruential sequence from `seed`: deterministic and
+/// varied; each call gives a number below its argument.
+fn lcg(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |m: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as usize) % m
+    }
+}
+
 fn no_creds() -> CredentialRegistry {
     CredentialRegistry::default()
 }
