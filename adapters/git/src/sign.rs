@@ -721,6 +721,29 @@ mod tests {
         );
     }
 
+    /// The other side of the test above (the `allowed_signers` fuzz
+    /// target's third finding, a defect of its own check): a principal
+    /// written with a genuine U+FFFD is UTF-8 and is reported, whatever
+    /// another line of the output holds.
+    #[test]
+    fn a_principal_written_with_a_replacement_character_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let allowed = dir.path().join("allowed_signers");
+        std::fs::write(&allowed, "").unwrap();
+        let ssh = SshKeygen::new(
+            Some(fake(
+                dir.path(),
+                r"printf 'aliTEalice@ex\357\277\275le.org\nbob\352x\n'",
+            )),
+            None,
+            dir.path().to_path_buf(),
+        );
+        assert_eq!(
+            ssh.find_principals(&allowed, &sig()).unwrap(),
+            vec!["aliTEalice@ex\u{fffd}le.org".to_string()]
+        );
+    }
+
     /// Issue 26 §7: one verifier (the server gate makes one per push)
     /// reads the allowed-signers file once: every later `find-principals`
     /// and `verify` of the same path runs over that one checked copy, so
