@@ -626,3 +626,56 @@ fn a_new_branch_meets_the_remotes_policy_at_the_client_too() {
     probity_ok(t.f.root(), &["push", "origin", "feature"]);
     assert!(rev(&t.f, &t.server, "refs/heads/feature").is_some());
 }
+
+/// The remote's default branch moved to a commit this clone has not
+/// fetched: the client cannot read the policy there, says so and what to
+/// run, and leaves the judgement to the server, which still refuses.
+#[test]
+fn a_new_branch_over_an_unfetched_default_branch_is_left_to_the_server_and_said() {
+    let t = Team::new();
+    // A tag at the base both sides hold: the new branch is measured
+    // against it (one reviewed commit), whatever main does.
+    t.f.git(&["push", "-q", "origin", "main:refs/tags/base"])
+        .unwrap();
+    // The server's main moves on (a teammate's push), unseen here.
+    let tree = rev(&t.f, &t.server, "main^{tree}").unwrap();
+    let moved = String::from_utf8(
+        t.f.git_in(
+            &t.server,
+            &["commit-tree", &tree, "-p", "main", "-m", "a teammate's"],
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    t.f.git_in(&t.server, &["update-ref", "refs/heads/main", moved.trim()])
+        .unwrap();
+    t.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
+    let (lineage, _) = t.review();
+    commit_all(&t.f, "encrypt");
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["hooks", "install"]);
+    probity_ok(t.f.root(), &["publish"]);
+    let err =
+        t.f.git(&[
+            "push",
+            "--atomic",
+            "origin",
+            "feature",
+            "refs/notes/probity",
+        ])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!(
+            "default branch is at {}, which this clone has not fetched",
+            moved.trim()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("run `git fetch"), "{err}");
+    // The server judged it, under the policy its main holds.
+    assert!(err.contains("remote:"), "{err}");
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
+}
