@@ -339,7 +339,16 @@ where
         }
     });
     // Not a plain drop, which waits for every blocking task: the read of a
-    // stdin the client keeps open would hold a server that stopped.
-    rt.shutdown_background();
+    // stdin the client keeps open would hold a server that stopped. Not
+    // `shutdown_background` either, which left the blocking pool's threads
+    // (each tool call's, idle) running past the return (the
+    // `mcp_authority_frames` fuzz target's LeakSanitizer finding): idle
+    // threads end and are joined at once, and only a task still blocked
+    // (that read) is left behind after the grace.
+    rt.shutdown_timeout(SHUTDOWN_GRACE);
     result
 }
+
+/// How long a stopped server waits for its blocking tasks before it
+/// leaves those still running (a read of a stdin the client holds open).
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
