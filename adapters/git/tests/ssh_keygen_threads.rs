@@ -20,16 +20,8 @@ ySZLlkY2NDAIGNTU+ORQL99McH
 
 const ALLOWED: &str = "alice@example.org ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICVFq2NBfXSGPYnIZSC0pw6F3iSepILwKmrCT2XNIlSy\n";
 
-/// The live threads of this process, from `/proc/self/task`: those that
-/// still hold the address space. A thread joined is past that point (the
-/// kernel wakes its joiner only once the thread let go of it) though its
-/// entry may linger an instant; a thread left running is not.
 fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("status")).ok())
-        .filter(|status| status.contains("\nVmRSS:"))
-        .count()
+    probity_testkit::threads::live_threads().expect("/proc/self/task")
 }
 
 #[test]

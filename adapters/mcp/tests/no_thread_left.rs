@@ -36,14 +36,8 @@ impl ToolHandler for Counter {
     }
 }
 
-/// The live threads of this process: those that still hold the address
-/// space (a thread joined has let go of it).
 fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("status")).ok())
-        .filter(|status| status.contains("\nVmRSS:"))
-        .count()
+    probity_testkit::threads::live_threads().expect("/proc/self/task")
 }
 
 #[test]

@@ -24,6 +24,8 @@
 //!   test runs, written so `exec` never meets ETXTBSY;
 //! - [`store_conformance`]: one suite every store passes;
 //! - [`sources`]: a crate's Rust sources, for the tests that scan them;
+//! - [`threads::live_threads`]: this process's live threads, for the tests
+//!   that hold a call leaves none behind;
 //! - [`http`]: a scripted HTTP server on 127.0.0.1 (a handler, routes
 //!   with `{base}`, or replies in order) for the forge, model and CLI
 //!   tests, and [`http::dead_url`].
@@ -65,6 +67,7 @@ mod notes;
 mod signatures;
 pub mod sources;
 pub mod store_conformance;
+pub mod threads;
 
 pub use attestations::WithAttestations;
 pub use clock::{FixedClock, TickingStopwatch};
