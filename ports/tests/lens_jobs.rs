@@ -14,11 +14,10 @@ use common::*;
 use probity_core::review::{PromptSet, TreeId};
 use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
-    BudgetLimits, EntryKind, Event, GrepQuery, ListEntry, Message, ModelRequest, ModelResponse,
-    RawGrep, RawRead, SnapshotPath, StopReason, SubjectError, ToolCall,
+    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall,
 };
 use probity_ports::review::{self as drivers, AdapterError, RoleWorld};
-use probity_ports::snapshot::{ChatModel, ModelError, SnapshotReader};
+use probity_ports::snapshot::{ChatModel, ModelError};
 use probity_testkit::{TickingStopwatch, documents};
 
 /// The lens runs answering now, and the most there ever were.
@@ -27,35 +26,6 @@ struct InFlight {
     now: AtomicUsize,
     most: AtomicUsize,
     answered: AtomicUsize,
-}
-
-/// The one changed file, read through the tools.
-struct OneFile(Vec<u8>);
-
-impl SnapshotReader for OneFile {
-    fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
-        if path.as_bytes() == b"src/auth.rs" {
-            Ok(RawRead::File(self.0.clone()))
-        } else {
-            Err(SubjectError::NotInSnapshot {
-                path: path.display().into_owned(),
-                why: "not in the tree".into(),
-            })
-        }
-    }
-    fn grep(&self, _: &GrepQuery, _: usize) -> Result<RawGrep, SubjectError> {
-        Ok(RawGrep {
-            hits: Vec::new(),
-            more: false,
-            skipped: Vec::new(),
-        })
-    }
-    fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
-        Ok(vec![ListEntry {
-            path: b"src/auth.rs".to_vec(),
-            kind: EntryKind::File,
-        }])
-    }
 }
 
 /// Reads the file once, then answers a clean lens document, holding the
@@ -121,7 +91,7 @@ fn most_in_flight(jobs: usize) -> (usize, usize) {
     let lineage = record.state().lineage_id().clone();
     let selected = record.state().frozen().selected_lenses.len();
     let flight = InFlight::default();
-    let subject = |_: &TreeId| Ok::<_, AdapterError>(OneFile(CHANGE.as_bytes().to_vec()));
+    let subject = |_: &TreeId| Ok::<_, AdapterError>(Files::one("src/auth.rs", CHANGE));
     let model = |_: &TreeId| Ok::<_, ModelError>(Holding(&flight));
     let stopwatch = || TickingStopwatch::at(0);
     let log = |_: &str, _: &Event| {};

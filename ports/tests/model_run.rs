@@ -19,14 +19,13 @@ use probity_core::review::{Stage, TransitionError};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_core::snapshot_tools::ToolSpec;
 use probity_core::snapshot_tools::{
-    BudgetLimits, EntryKind, Event, GrepQuery, ListEntry, Message, ModelRequest, ModelResponse,
-    RawGrep, RawRead, SnapshotPath, StopReason, SubjectError, ToolCall,
+    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall,
 };
 use probity_ports::review::{
     self as drivers, AdapterError, FinalizeInput, ResultStore, ReviewError, RoleRunError,
     RoleWorld, RunDone, StoreError,
 };
-use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, SnapshotReader};
+use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError};
 use probity_testkit::{TickingStopwatch, documents};
 use serde_json::{Value, json};
 
@@ -80,38 +79,6 @@ impl Script {
 
     fn opened(&self) -> Vec<TreeId> {
         self.opened.lock().unwrap().clone()
-    }
-}
-
-/// A subject over fixed files.
-struct Files(BTreeMap<Vec<u8>, Vec<u8>>);
-
-impl SnapshotReader for Files {
-    fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
-        self.0
-            .get(path.as_bytes())
-            .map(|b| RawRead::File(b.clone()))
-            .ok_or_else(|| SubjectError::NotInSnapshot {
-                path: path.display().into_owned(),
-                why: "not in the tree".into(),
-            })
-    }
-    fn grep(&self, _: &GrepQuery, _: usize) -> Result<RawGrep, SubjectError> {
-        Ok(RawGrep {
-            hits: Vec::new(),
-            more: false,
-            skipped: Vec::new(),
-        })
-    }
-    fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
-        Ok(self
-            .0
-            .keys()
-            .map(|p| ListEntry {
-                path: p.clone(),
-                kind: EntryKind::File,
-            })
-            .collect())
     }
 }
 

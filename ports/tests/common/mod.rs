@@ -212,3 +212,46 @@ impl World {
 pub fn says(decision: &str, reason: &str) -> (String, String) {
     (decision.to_string(), reason.to_string())
 }
+
+use probity_core::snapshot_tools::{
+    EntryKind, GrepQuery, ListEntry, RawGrep, RawRead, SnapshotPath, SubjectError,
+};
+
+/// A subject over fixed files.
+pub struct Files(pub std::collections::BTreeMap<Vec<u8>, Vec<u8>>);
+
+impl Files {
+    /// A subject holding one file.
+    pub fn one(path: &str, bytes: &str) -> Self {
+        Self([(path.as_bytes().to_vec(), bytes.as_bytes().to_vec())].into())
+    }
+}
+
+impl probity_ports::snapshot::SnapshotReader for Files {
+    fn read(&self, path: &SnapshotPath) -> Result<RawRead, SubjectError> {
+        self.0
+            .get(path.as_bytes())
+            .map(|b| RawRead::File(b.clone()))
+            .ok_or_else(|| SubjectError::NotInSnapshot {
+                path: path.display().into_owned(),
+                why: "not in the tree".into(),
+            })
+    }
+    fn grep(&self, _: &GrepQuery, _: usize) -> Result<RawGrep, SubjectError> {
+        Ok(RawGrep {
+            hits: Vec::new(),
+            more: false,
+            skipped: Vec::new(),
+        })
+    }
+    fn list(&self) -> Result<Vec<ListEntry>, SubjectError> {
+        Ok(self
+            .0
+            .keys()
+            .map(|p| ListEntry {
+                path: p.clone(),
+                kind: EntryKind::File,
+            })
+            .collect())
+    }
+}
