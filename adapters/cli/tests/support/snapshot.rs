@@ -72,17 +72,22 @@ impl ScriptedModel {
     }
 }
 
-pub fn review_cmd(root: &Path, url: &str, extra: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("--cwd")
+/// `probity --cwd ROOT review EXTRA...` against the scripted model at
+/// `url`.
+pub fn review_command(root: &Path, url: &str, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--cwd")
         .arg(root)
         .arg("review")
         .args(extra)
         .env("PROBITY_MODEL_BASE_URL", url)
         .env("PROBITY_MODEL", "scripted")
-        .env("PROBITY_MODEL_API_KEY", "k")
-        .output()
-        .unwrap()
+        .env("PROBITY_MODEL_API_KEY", "k");
+    cmd
+}
+
+pub fn review_cmd(root: &Path, url: &str, extra: &[&str]) -> Output {
+    review_command(root, url, extra).output().unwrap()
 }
 
 pub fn budget_args(budget: &Path, config: &Path, tool: &[&str]) -> Vec<String> {
