@@ -104,6 +104,20 @@ pub fn budget_args(budget: &Path, config: &Path, tool: &[&str]) -> Vec<String> {
     v
 }
 
+/// A `--json snapshot TOOL...` call on the index charged to `budget`
+/// under `config`, run by `run` (`probity` or `probity_bounded`).
+pub fn budgeted(
+    run: fn(&Path, &[&str]) -> Output,
+    root: &Path,
+    budget: &Path,
+    config: &Path,
+    tool: &[&str],
+) -> Output {
+    let a = budget_args(budget, config, tool);
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    run(root, &refs)
+}
+
 /// `probity --cwd <cwd> args...` under a watchdog: past 30 s the child is
 /// killed (by its pid only) and the run has no exit code, so an input that
 /// once blocked forever fails the test instead of hanging it.
