@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use probity_git::fixture::Fixture;
-use support::{approve_live, clone_as, medium_change, string_at};
+use support::{approve_live, clone_as, medium_change, notes_pre_pr_args, string_at};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/probity-gate.sh")
@@ -262,18 +262,10 @@ fn a_protected_push_builds_the_pre_receive_command() {
     assert_eq!(
         dry_run_words(&pr),
         [
-            "probity",
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "refs/remotes/upstream/main",
-            "--head",
-            &head,
-            "--json"
+            &["probity"][..],
+            &notes_pre_pr_args("refs/remotes/upstream/main", &["--head", &head, "--json"]),
         ]
+        .concat()
     );
 }
 
@@ -367,12 +359,7 @@ fn a_protected_push_is_judged_from_the_fetched_notes() {
 fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
     let f = support::medium_change();
     let before = support::store_snapshot(&f);
-    let notes_pr = |extra: &[&'static str]| {
-        let mut args = vec!["validate", "--gate", "pre-pr", "--authority", "notes"];
-        args.extend(["--base", "HEAD"]);
-        args.extend(extra);
-        args
-    };
+    let notes_pr = |extra: &[&'static str]| notes_pre_pr_args("HEAD", extra);
     for args in [
         notes_pr(&["--ref", "refs/heads/x"]),
         notes_pr(&["--staged"]),

@@ -309,18 +309,7 @@ fn the_ci_gate_reads_the_policy_from_the_target_branch() {
     let gate = |cwd: &Path| {
         probity(
             cwd,
-            &[
-                "validate",
-                "--gate",
-                "pre-pr",
-                "--authority",
-                "notes",
-                "--base",
-                "origin/main",
-                "--head",
-                &head,
-                "--json",
-            ],
+            &notes_pre_pr_args("origin/main", &["--head", &head, "--json"]),
         )
     };
     assert_roles_unmet(&gate(t.f.root()));

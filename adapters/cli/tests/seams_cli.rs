@@ -394,20 +394,7 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
         &pre_receive_args(&format!("{before}..{after}"), "refs/heads/main"),
     );
     assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
-    let pr = probity_ok(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            &before,
-            "--head",
-            &after,
-        ],
-    );
+    let pr = probity_ok(&ci, &notes_pre_pr_args(&before, &["--head", &after]));
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }
 
@@ -468,17 +455,7 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
     assert!(rev(&f, &ci, "refs/tags/refs/remotes/origin/main").is_some());
     let pr = probity_ok(
         &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "refs/remotes/origin/main",
-            "--head",
-            &head,
-        ],
+        &notes_pre_pr_args("refs/remotes/origin/main", &["--head", &head]),
     );
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }

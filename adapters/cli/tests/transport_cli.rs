@@ -394,18 +394,7 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
         "the clone's store is never written"
     );
     // pre-pr from the notes.
-    let pr = probity(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            &base,
-        ],
-    );
+    let pr = probity(&ci, &notes_pre_pr_args(&base, &[]));
     assert_eq!(pr.json["decision"], "allow", "{}{}", pr.stdout, pr.stderr);
     // Without the notes: denied.
     s.f.git_in(&ci, &["update-ref", "-d", "refs/notes/probity"])
