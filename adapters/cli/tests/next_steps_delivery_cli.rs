@@ -496,14 +496,7 @@ fn finalize_hands_the_fixer_the_same_handoff_as_review() {
 fn an_unsigned_review_on_a_signing_server_is_signature_missing() {
     let (f, _dir, server) = hooked_origin();
     let tmp = tempfile::tempdir().unwrap();
-    let alice = keygen(tmp.path(), "alice");
-    let signers = allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", signers.to_str().unwrap()),
-    ] {
-        f.git_in(&server, &["config", k, v]).unwrap();
-    }
+    let alice = require_alice(&f, &server, tmp.path());
     f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
         .unwrap();
     // A first review, signed and delivered.

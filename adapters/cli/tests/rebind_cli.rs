@@ -26,20 +26,9 @@ fn push_gate(f: &Fixture, range: &str) -> Run {
     )
 }
 
+/// The scope-changed recovery of `lineage` for more work on the same file.
 fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
-    let st = probity(f.root(), &["status", "--lineage", lineage]);
-    let rev = string_at(&st.json, "store_revision");
-    let rec = probity_ok(
-        f.root(),
-        &recover_args(
-            lineage,
-            &rev,
-            "scope_changed",
-            "more work on the same file",
-            "dev",
-        ),
-    );
-    rec.json["lineage_id"].as_str().unwrap().to_string()
+    support::recover_scope_changed(f, lineage, "more work on the same file", "dev")
 }
 
 /// `git commit-tree TREE -p PARENT -m MESSAGE`: the new commit's id.
@@ -48,12 +37,6 @@ fn commit_tree(f: &Fixture, tree: &str, parent: &str, message: &str) -> String {
         .git(&["commit-tree", tree, "-p", parent, "-m", message])
         .unwrap();
     String::from_utf8(id).unwrap().trim().to_string()
-}
-
-/// Approves the successor `lineage` as it stands.
-fn approve_lineage(f: &Fixture, dir: &std::path::Path, lineage: &str) {
-    let st = probity(f.root(), &["status", "--lineage", lineage]);
-    approve_started(f.root(), dir, &st.json);
 }
 
 /// Changes the reviewed file once more and recovers `l2` into L3, left in
@@ -112,7 +95,7 @@ fn chain_of_two(f: &Fixture, dir: &std::path::Path) -> (String, String, String, 
     )
     .unwrap();
     let l2 = recover_scope_changed(f, &l1);
-    approve_lineage(f, dir, &l2);
+    approve_lineage(f.root(), dir, &l2);
     let c2 = commit_all(f, "c2");
     (base, c1, c2, l1, l2)
 }
@@ -234,7 +217,7 @@ fn the_rebind_keeps_every_other_denial() {
     )
     .unwrap();
     let l2 = recover_scope_changed(&g, &l1);
-    approve_lineage(&g, dir.path(), &l2);
+    approve_lineage(g.root(), dir.path(), &l2);
     let c1 = commit_tree(&g, &c1_tree, &base, "c1");
     let old = push_gate(&g, &format!("{base}..{c1}"));
     assert_decision(&old, "deny");

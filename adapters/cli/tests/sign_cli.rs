@@ -478,14 +478,7 @@ fn unknown_envelope_fields_and_an_empty_keyid_are_accepted() {
 fn the_server_names_the_unsigned_review_of_a_stack() {
     let (f, _dir, server) = support::hooked_origin();
     let tmp = tempfile::tempdir().unwrap();
-    let alice = support::keygen(tmp.path(), "alice");
-    let signers = support::allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", signers.to_str().unwrap()),
-    ] {
-        f.git_in(&server, &["config", k, v]).unwrap();
-    }
+    let alice = support::require_alice(&f, &server, tmp.path());
     support::write_medium_change(&f);
     let first = support::approve_live(f.root(), tmp.path());
     let l1 = string_at(&first, "lineage_id");

@@ -128,12 +128,7 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
     let alice = keygen(keys.path(), "alice");
     let mallory = keygen(keys.path(), "mallory");
     let signers = allowed(keys.path(), &[("alice@example.invalid", &alice)]);
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", signers.to_str().unwrap()),
-    ] {
-        s.f.git_in(&s.server, &["config", k, v]).unwrap();
-    }
+    require_signatures(&s.f, &s.server, &signers);
     let lineage = s.approve();
     s.f.commit_all("reviewed").unwrap();
     let tip = s.rev("HEAD");

@@ -521,6 +521,84 @@ pub fn allowed(dir: &Path, entries: &[(&str, &Path)]) -> PathBuf {
     p
 }
 
+/// Makes `server` require signatures by the signers `allowed_signers`
+/// lists.
+pub fn require_signatures(f: &Fixture, server: &Path, allowed_signers: &Path) {
+    for (k, v) in [
+        ("probity.requireSignature", "true"),
+        (
+            "probity.allowedSignersFile",
+            allowed_signers.to_str().unwrap(),
+        ),
+    ] {
+        f.git_in(server, &["config", k, v]).unwrap();
+    }
+}
+
+/// [`require_signatures`] with alice (`alice@example.invalid`, her key
+/// made in `keys`) the only signer; returns her key.
+pub fn require_alice(f: &Fixture, server: &Path, keys: &Path) -> PathBuf {
+    let alice = keygen(keys, "alice");
+    require_signatures(
+        f,
+        server,
+        &allowed(keys, &[("alice@example.invalid", &alice)]),
+    );
+    alice
+}
+
+/// Recovers `lineage` `scope_changed` for `reason` as `actor`, expected at
+/// its current store revision; returns the successor's id.
+pub fn recover_scope_changed(f: &Fixture, lineage: &str, reason: &str, actor: &str) -> String {
+    let st = probity(f.root(), &["status", "--lineage", lineage]);
+    let rev = string_at(&st.json, "store_revision");
+    let rec = probity_ok(
+        f.root(),
+        &recover_args(lineage, &rev, "scope_changed", reason, actor),
+    );
+    string_at(&rec.json, "lineage_id")
+}
+
+/// Approves `lineage` (a successor, as `status` shows it).
+pub fn approve_lineage(cwd: &Path, dir: &Path, lineage: &str) -> Value {
+    let st = probity(cwd, &["status", "--lineage", lineage]);
+    approve_started(cwd, dir, &st.json)
+}
+
+/// Approves the live change, commits it (`the reviewed change`) and
+/// `probity push`es it to `origin`'s `main`; returns the commit.
+pub fn deliver_reviewed(f: &Fixture, inputs: &Path) -> String {
+    approve_live(f.root(), inputs);
+    let c = commit_all(f, "the reviewed change");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    c
+}
+
+/// Reverts `HEAD` in a commit of its own (`message`); returns it.
+pub fn revert_head(f: &Fixture, message: &str) -> String {
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    commit_all(f, message)
+}
+
+/// [`revert_head`] (`revert the change`), reviewed as committed and
+/// approved; returns the revert.
+pub fn reviewed_revert(f: &Fixture, inputs: &Path) -> String {
+    let revert = revert_head(f, "revert the change");
+    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
+    approve_started(f.root(), inputs, &st.json);
+    revert
+}
+
+/// Reviews `commit` as committed, approves it and `probity push`es it: it
+/// lands on `server`'s `main`.
+pub fn land_reviewed_commit(f: &Fixture, server: &Path, inputs: &Path, commit: &str) {
+    let st = probity_ok(f.root(), &["start", "--commit", commit]);
+    approve_started(f.root(), inputs, &st.json);
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(f, server, "main").as_deref(), Some(commit));
+}
+
 /// A bare repository `<dir>/<name>` (default branch `main`) added to `f` as
 /// remote `origin`, with `main` pushed to it: the remote every publication
 /// test starts from. The temporary directory keeps it alive.
