@@ -118,8 +118,7 @@ fn a_scripted_model_reviews_the_frozen_lineage_to_approval() {
 
 #[test]
 fn a_blocker_reaches_forecast_correction_with_the_fixers_hand_off_then_the_validator() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let server = role_server(Lens::Blocker {
         location: "src/parser.rs:3".into(),
         claim: "more() does nothing the caller relies on".into(),
@@ -180,8 +179,7 @@ fn a_blocker_reaches_forecast_correction_with_the_fixers_hand_off_then_the_valid
 
 #[test]
 fn an_answer_that_stays_prose_is_refused_and_nothing_is_submitted() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let before = store_snapshot(&f);
     let server = role_server(Lens::Prose);
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
@@ -269,8 +267,7 @@ fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
 
 #[test]
 fn an_inferential_critical_runs_the_refuter_batch_once() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let server = role_server(Lens::Inferential {
         location: "src/parser.rs:3".into(),
         claim: "more() may be called before parse() initialises state".into(),
@@ -307,8 +304,7 @@ fn an_inferential_critical_runs_the_refuter_batch_once() {
 
 #[test]
 fn without_a_model_the_review_is_refused_before_anything_runs() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let before = store_snapshot(&f);
     let r = probity(f.root(), &["review", "--lineage", &lineage]);
     r.assert_refused(2, "model_not_configured");

@@ -27,6 +27,13 @@ pub fn started(f: &probity_git::fixture::Fixture) -> String {
     st.json["lineage_id"].as_str().unwrap().to_string()
 }
 
+/// The medium change with a review started: the fixture and the lineage.
+pub fn medium_started() -> (probity_git::fixture::Fixture, String) {
+    let f = medium_change();
+    let lineage = started(&f);
+    (f, lineage)
+}
+
 pub fn state_of(f: &probity_git::fixture::Fixture, lineage: &str) -> serde_json::Value {
     lineage_json(f, lineage, "state.json")
 }
