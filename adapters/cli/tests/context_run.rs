@@ -5,17 +5,14 @@
 //! SIGTERM, a signal while the trees are being written), and what a killed
 //! run abandoned is removed by the next run, by its owner lock.
 
+#[path = "support/context.rs"]
+mod context;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_probity");
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/context")
-        .join(name)
-}
+use context::{BIN, catching_signals, example, names};
 
 /// `probity` with its temporary directory pinned to `tmp`.
 fn probity(tmp: &Path) -> Command {
@@ -30,23 +27,8 @@ fn probity(tmp: &Path) -> Command {
 /// the background inherits an ignored SIGINT, which Probity rightly keeps
 /// ignoring), so Probity catches both.
 fn probity_catching_signals(tmp: &Path) -> Command {
-    use std::os::unix::process::CommandExt;
     let mut c = probity(tmp);
-    // SAFETY: between fork and exec only async-signal-safe calls
-    // (signal(2), sigemptyset(3), sigaddset(3), sigprocmask(2)) on local
-    // values.
-    unsafe {
-        c.pre_exec(|| {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in [libc::SIGINT, libc::SIGTERM] {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::sigaddset(&mut set, sig);
-            }
-            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            Ok(())
-        });
-    }
+    catching_signals(&mut c);
     c
 }
 
@@ -66,15 +48,6 @@ fn alive(pid: &str) -> bool {
         .status()
         .unwrap()
         .success()
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// A temporary directory and `tmp` in it, made: the temporary directory a
