@@ -200,17 +200,10 @@ struct World {
 /// Runs `cmd` to its end and asserts it exited 0 (`what` and its stderr
 /// the failure message).
 fn runs_to_completion(cmd: &mut Command, what: &str) {
-    let out = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{what}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{what}: {stderr}");
 }
 
 /// `probity bundle export --lineage LINEAGE --out OUT`; returns OUT.
