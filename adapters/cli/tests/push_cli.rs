@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use probity_git::fixture::Fixture;
 use support::*;
@@ -11,43 +11,21 @@ use support::*;
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// A clone-like setup: `main` pushed to a bare `origin`, then a reviewed,
-/// approved change committed on top (not pushed).
-struct Setup {
-    f: Fixture,
-    _remote_dir: tempfile::TempDir,
-    remote: PathBuf,
-    inputs: tempfile::TempDir,
+/// approved change in the worktree (not committed, not pushed).
+struct Setup(Origin);
+
+impl std::ops::Deref for Setup {
+    type Target = Origin;
+    fn deref(&self) -> &Origin {
+        &self.0
+    }
 }
 
 impl Setup {
     fn new() -> Self {
-        let f = parser_base();
-        let (remote_dir, remote) = bare_origin(&f, "origin.git");
-        let s = Self {
-            f,
-            _remote_dir: remote_dir,
-            remote,
-            inputs: tempfile::tempdir().unwrap(),
-        };
-        write_medium_change(&s.f);
+        let s = Setup(Origin::with_medium_change());
         s.approve();
         s
-    }
-
-    /// Reviews the live candidate to `approved`.
-    fn approve(&self) {
-        approve_live(self.f.root(), self.inputs.path());
-    }
-
-    fn rev(&self, r: &str) -> String {
-        rev_parse(&self.f, r)
-    }
-
-    fn remote_rev(&self, r: &str) -> Option<String> {
-        self.f
-            .git_in(&self.remote, &["rev-parse", "-q", "--verify", r])
-            .ok()
-            .map(|b| String::from_utf8(b).unwrap().trim().to_string())
     }
 
     /// Installs the managed pre-push hook (`probity hooks install`).

@@ -599,6 +599,73 @@ pub fn land_reviewed_commit(f: &Fixture, server: &Path, inputs: &Path, commit: &
     assert_eq!(rev(f, server, "main").as_deref(), Some(commit));
 }
 
+/// In the teammate's clone `b` of `f`'s origin: `docs.md` written,
+/// reviewed and committed (`teammate`); returns the commit.
+pub fn teammate_commits_docs(f: &Fixture, b: &Path, inputs: &Path) -> String {
+    std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
+    approve_live(b, inputs);
+    f.git_in(b, &["add", "-A"]).unwrap();
+    f.git_in(b, &["commit", "-q", "-m", "teammate"]).unwrap();
+    rev(f, b, "HEAD").unwrap()
+}
+
+/// [`parser_base`] with `main` on a bare `origin` ([`bare_origin`], no hook
+/// anywhere) and a directory for review inputs.
+pub struct Origin {
+    pub f: Fixture,
+    pub remote_dir: tempfile::TempDir,
+    pub remote: PathBuf,
+    pub inputs: tempfile::TempDir,
+}
+
+impl Origin {
+    pub fn new() -> Self {
+        let f = parser_base();
+        let (remote_dir, remote) = bare_origin(&f, "origin.git");
+        Origin {
+            f,
+            remote_dir,
+            remote,
+            inputs: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// [`Origin::new`] with the medium change in the worktree (not
+    /// committed, not reviewed).
+    pub fn with_medium_change() -> Self {
+        let o = Origin::new();
+        write_medium_change(&o.f);
+        o
+    }
+
+    /// Every ref of the remote with its id: what "nothing pushed" compares.
+    pub fn remote_refs(&self) -> String {
+        let refs = self
+            .f
+            .git_in(
+                &self.remote,
+                &["for-each-ref", "--format=%(refname) %(objectname)"],
+            )
+            .unwrap();
+        String::from_utf8(refs).unwrap()
+    }
+
+    /// Reviews the live candidate to `approved`.
+    pub fn approve(&self) {
+        approve_live(self.f.root(), self.inputs.path());
+    }
+
+    /// `r` in the clone.
+    pub fn rev(&self, r: &str) -> String {
+        rev_parse(&self.f, r)
+    }
+
+    /// `r` on the remote, if it names anything.
+    pub fn remote_rev(&self, r: &str) -> Option<String> {
+        rev(&self.f, &self.remote, r)
+    }
+}
+
 /// A bare repository `<dir>/<name>` (default branch `main`) added to `f` as
 /// remote `origin`, with `main` pushed to it: the remote every publication
 /// test starts from. The temporary directory keeps it alive.
