@@ -620,13 +620,18 @@ pub struct Origin {
 
 impl Origin {
     pub fn new() -> Self {
-        let f = parser_base();
+        Origin::of(parser_base())
+    }
+
+    /// `f` with `main` on a bare `origin`.
+    pub fn of(f: Fixture) -> Self {
         let (remote_dir, remote) = bare_origin(&f, "origin.git");
+        let inputs = tempfile::tempdir().unwrap();
         Origin {
             f,
             remote_dir,
             remote,
-            inputs: tempfile::tempdir().unwrap(),
+            inputs,
         }
     }
 
