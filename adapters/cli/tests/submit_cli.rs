@@ -55,14 +55,7 @@ fn probity_with(cwd: &Path, args: &[&str], stdin: Option<&[u8]>, deadline: Durat
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_of(&child.wait_with_output().unwrap())
 }
 
 fn quick(cwd: &Path, args: &[&str]) -> Run {
