@@ -17,38 +17,19 @@ fn change() -> Fixture {
     f
 }
 
-struct Flow {
-    f: Fixture,
-    tmp: tempfile::TempDir,
-    lineage: String,
-}
-
 impl Flow {
     fn to_correction() -> Flow {
-        let f = change();
-        let tmp = tempfile::tempdir().unwrap();
-        let s = probity(f.root(), &["start"]);
+        let (flow, s) = Flow::start(change());
         assert_eq!(s.json["correction_budget"], 4, "{}", s.stdout);
-        let lineage = string_at(&s.json, "lineage_id");
-        let r = input(tmp.path(), "r.json", PARSER_BLOCKER);
-        let fin = probity(f.root(), &["finalize", "--result", &r]);
+        let r = flow.doc("r.json", PARSER_BLOCKER);
+        let fin = probity(flow.f.root(), &["finalize", "--result", &r]);
         assert_eq!(fin.json["state"], "correction_required", "{}", fin.stdout);
         assert_eq!(fin.json["action"], "forecast_correction");
         assert_eq!(
             fin.json["findings"],
             json!([{"id": "R3-001", "severity": "BLOCKER", "route": "correction"}])
         );
-        Flow { f, tmp, lineage }
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
-        a.extend_from_slice(args);
-        probity(self.f.root(), &a)
-    }
-
-    fn doc(&self, name: &str, text: &str) -> String {
-        input(self.tmp.path(), name, text)
+        flow
     }
 }
 

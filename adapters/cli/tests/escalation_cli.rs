@@ -4,37 +4,16 @@
 
 mod support;
 
-use probity_git::fixture::Fixture;
 use support::*;
-
-struct Flow {
-    f: Fixture,
-    tmp: tempfile::TempDir,
-    lineage: String,
-}
 
 impl Flow {
     /// Started and judged with `result`.
     fn judged(result: &str) -> Flow {
-        let f = change();
-        let tmp = tempfile::tempdir().unwrap();
-        let s = probity(f.root(), &["start"]);
+        let (flow, s) = Flow::start(change());
         assert_eq!(s.code, 0, "{}", s.stdout);
-        let lineage = string_at(&s.json, "lineage_id");
-        let flow = Flow { f, tmp, lineage };
         let r = flow.doc("r.json", result);
         flow.run(&["--result", &r]);
         flow
-    }
-
-    fn run(&self, args: &[&str]) -> Run {
-        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
-        a.extend_from_slice(args);
-        probity(self.f.root(), &a)
-    }
-
-    fn doc(&self, name: &str, text: &str) -> String {
-        input(self.tmp.path(), name, text)
     }
 
     fn state(&self) -> Run {

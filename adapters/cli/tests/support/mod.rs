@@ -609,6 +609,37 @@ pub fn teammate_commits_docs(f: &Fixture, b: &Path, inputs: &Path) -> String {
     rev(f, b, "HEAD").unwrap()
 }
 
+/// A review started in `f`, driven by `finalize --lineage`, its input
+/// documents in `tmp`.
+pub struct Flow {
+    pub f: Fixture,
+    pub tmp: tempfile::TempDir,
+    pub lineage: String,
+}
+
+impl Flow {
+    /// Starts a review of `f`'s live change: the flow and the start's
+    /// answer.
+    pub fn start(f: Fixture) -> (Flow, Run) {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = probity(f.root(), &["start"]);
+        let lineage = string_at(&s.json, "lineage_id");
+        (Flow { f, tmp, lineage }, s)
+    }
+
+    /// `finalize --lineage LINEAGE ARGS...`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
+        a.extend_from_slice(args);
+        probity(self.f.root(), &a)
+    }
+
+    /// The input document `name` holding `text`: its path.
+    pub fn doc(&self, name: &str, text: &str) -> String {
+        input(self.tmp.path(), name, text)
+    }
+}
+
 /// [`parser_base`] with `main` on a bare `origin` ([`bare_origin`], no hook
 /// anywhere) and a directory for review inputs.
 pub struct Origin {
