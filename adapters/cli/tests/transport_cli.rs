@@ -318,18 +318,9 @@ fn a_range_with_an_unreviewed_commit_is_denied() {
 #[test]
 fn two_clones_publish_concurrently_and_their_notes_merge() {
     let s = Setup::new();
-    let (_d, b) = s.clone_server();
-    // Clone A: a reviewed change on main.
-    s.approve();
-    s.f.commit_all("reviewed in A").unwrap();
-    // Clone B: a reviewed change on a feature branch.
-    s.f.git_in(&b, &["checkout", "-q", "-b", "feature"])
-        .unwrap();
-    std::fs::write(b.join("src/lexer.rs"), "fn lex() {}\n").unwrap();
-    approve_live(&b, s.inputs.path());
-    s.f.git_in(&b, &["add", "-A"]).unwrap();
-    s.f.git_in(&b, &["commit", "-q", "-m", "reviewed in B"])
-        .unwrap();
+    // Clone A: a reviewed change on main; clone B: a reviewed change on a
+    // feature branch.
+    let (_d, b) = s.reviewed_in_a_and_b();
     let pb = probity(&b, &["publish"]);
     assert_eq!(
         pb.json["written"].as_array().unwrap().len(),
