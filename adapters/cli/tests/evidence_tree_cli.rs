@@ -443,18 +443,10 @@ fn review_runs_the_check_on_the_frozen_tree() {
     let lineage = string_at(&st.json, "lineage_id");
     let status = worktree_status(&f);
     let server = role_server(Lens::Clean);
+    let check = "echo x > written.txt && grep -q 'fn more' src/parser.rs";
     let done = probity_env(
         f.root(),
-        &[
-            "review",
-            "--lineage",
-            &lineage,
-            "--evidence-cmd",
-            "--",
-            "sh",
-            "-c",
-            "echo x > written.txt && grep -q 'fn more' src/parser.rs",
-        ],
+        &sh_check_args("review", &lineage, check),
         &[
             ("PROBITY_MODEL_BASE_URL", server.base_url.as_str()),
             ("PROBITY_MODEL", "scripted"),

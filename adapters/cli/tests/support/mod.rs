@@ -164,6 +164,21 @@ pub fn notes_pre_pr_args<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// The arguments of `probity COMMAND --lineage LINEAGE --evidence-cmd --
+/// sh -c SCRIPT` (`finalize` or `review`).
+pub fn sh_check_args<'a>(command: &'a str, lineage: &'a str, script: &'a str) -> [&'a str; 8] {
+    [
+        command,
+        "--lineage",
+        lineage,
+        "--evidence-cmd",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]
+}
+
 /// The arguments of `probity recover` of `lineage` (expected at store
 /// revision `rev`) with `disposition`, `reason` and `actor`.
 pub fn recover_args<'a>(
