@@ -596,16 +596,7 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
     )
     .unwrap();
-    probity_ok(
-        f.root(),
-        &recover_args(
-            &l1,
-            &rev,
-            "scope_changed",
-            "edited after approval",
-            "maintainer",
-        ),
-    );
+    recover_scope_changed_at(&f, &l1, &rev, "edited after approval", "maintainer");
     let l2 = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
     f.commit_all("reviewed twice").unwrap();
     let bundle = export_bundle(&f, &l2, &inputs.path().join("chain.json"));

@@ -229,18 +229,7 @@ fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
         "refs/heads/feature {c} refs/heads/feature {}\n",
         "0".repeat(40)
     );
-    let v = probity_stdin(
-        &victim,
-        &[
-            "validate",
-            "--gate",
-            "pre-push",
-            "--remote",
-            "origin",
-            "--stdin-updates",
-        ],
-        line.as_bytes(),
-    );
+    let v = probity_stdin(&victim, &PRE_PUSH_HOOK_ARGS, line.as_bytes());
     assert_eq!(
         v.code, 0,
         "a fetched tag jammed the client's gate: {}{}",

@@ -513,16 +513,7 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
     )
     .unwrap();
-    probity_ok(
-        s.f.root(),
-        &recover_args(
-            &l1,
-            &rev,
-            "scope_changed",
-            "edited after approval",
-            "maintainer",
-        ),
-    );
+    recover_scope_changed_at(&s.f, &l1, &rev, "edited after approval", "maintainer");
     let l2 = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");
     assert_ne!(l1, l2);
     // Exporting either lineage gives the whole chain, ending at the leaf.

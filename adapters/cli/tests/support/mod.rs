@@ -567,12 +567,35 @@ pub fn require_alice(f: &Fixture, server: &Path, keys: &Path) -> PathBuf {
 pub fn recover_scope_changed(f: &Fixture, lineage: &str, reason: &str, actor: &str) -> String {
     let st = probity(f.root(), &["status", "--lineage", lineage]);
     let rev = string_at(&st.json, "store_revision");
-    let rec = probity_ok(
-        f.root(),
-        &recover_args(lineage, &rev, "scope_changed", reason, actor),
-    );
+    let rec = recover_scope_changed_at(f, lineage, &rev, reason, actor);
     string_at(&rec.json, "lineage_id")
 }
+
+/// Recovers `lineage` `scope_changed` for `reason` as `actor`, expected at
+/// store revision `rev`; the recovery must succeed.
+pub fn recover_scope_changed_at(
+    f: &Fixture,
+    lineage: &str,
+    rev: &str,
+    reason: &str,
+    actor: &str,
+) -> Run {
+    probity_ok(
+        f.root(),
+        &recover_args(lineage, rev, "scope_changed", reason, actor),
+    )
+}
+
+/// `probity validate --gate pre-push --remote origin --stdin-updates`, as
+/// the managed hook runs it.
+pub const PRE_PUSH_HOOK_ARGS: [&str; 6] = [
+    "validate",
+    "--gate",
+    "pre-push",
+    "--remote",
+    "origin",
+    "--stdin-updates",
+];
 
 /// Approves `lineage` (a successor, as `status` shows it).
 pub fn approve_lineage(cwd: &Path, dir: &Path, lineage: &str) -> Value {

@@ -183,14 +183,7 @@ pub fn hook_gate(cwd: &Path, stdin: &str) -> (i32, String) {
         )))
         .arg("--cwd")
         .arg(cwd)
-        .args([
-            "validate",
-            "--gate",
-            "pre-push",
-            "--remote",
-            "origin",
-            "--stdin-updates",
-        ]),
+        .args(PRE_PUSH_HOOK_ARGS),
         stdin.as_bytes(),
     );
     (
