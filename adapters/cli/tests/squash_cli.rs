@@ -44,17 +44,7 @@ fn served() -> (
 fn a_squash_of_two_reviewed_commits_passes_every_gate() {
     let (f, _dir, server, inputs) = served();
     let squash = squashed_pair(&f, inputs.path());
-    probity_ok(
-        f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--base",
-            "origin/main",
-            "--json",
-        ],
-    );
+    probity_ok(f.root(), &pre_pr_args("origin/main", &["--json"]));
     probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(squash));
 }

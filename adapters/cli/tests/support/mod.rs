@@ -155,6 +155,14 @@ pub fn pre_receive_args<'a>(range: &'a str, reference: &'a str) -> [&'a str; 7] 
     ]
 }
 
+/// The arguments of `probity validate --gate pre-pr --base BASE`, then
+/// `extra`: the proposal gate on the local store.
+pub fn pre_pr_args<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["validate", "--gate", "pre-pr", "--base", base];
+    args.extend(extra);
+    args
+}
+
 /// The arguments of `probity validate --gate pre-pr --authority notes
 /// --base BASE`, then `extra`: the CI form of the proposal gate.
 pub fn notes_pre_pr_args<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
