@@ -36,10 +36,10 @@ fn once_for(
 ) -> impl FnMut(&serde_json::Value) + Send + 'static {
     let mut act = Some(act);
     move |body| {
-        if support::model_server::role(body).0 == role {
-            if let Some(act) = act.take() {
-                act();
-            }
+        if support::model_server::role(body).0 == role
+            && let Some(act) = act.take()
+        {
+            act();
         }
     }
 }

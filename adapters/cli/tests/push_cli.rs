@@ -428,7 +428,7 @@ fn a_forced_push_that_drops_published_work_is_denied() {
 
     // A remote tip this clone has never seen proves nothing either.
     let unknown = "1234567890123456789012345678901234567890";
-    let d = s.update("refs/heads/main", &replacement, "refs/heads/main", &unknown);
+    let d = s.update("refs/heads/main", &replacement, "refs/heads/main", unknown);
     assert_eq!(
         d.json["reason_code"], "delivery_not_fast_forward",
         "{}",
