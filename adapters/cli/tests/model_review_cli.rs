@@ -219,13 +219,7 @@ fn an_answer_that_stays_prose_is_refused_and_nothing_is_submitted() {
 /// fails, the other three are submitted; a rerun runs only that one.
 #[test]
 fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
-    let f = parser_base();
-    f.write(
-        "src/auth/token.rs",
-        "pub fn check(t: &str) -> bool {\n    !t.is_empty()\n}\n",
-    )
-    .unwrap();
-    let lineage = started(&f);
+    let (f, lineage) = high_risk_started();
     let st = probity(f.root(), &["status", "--lineage", &lineage]);
     assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
     let failing = role_server(Lens::FailsFor("resilience".into()));

@@ -115,10 +115,9 @@ pub fn state_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path
     lineage_dir(f, lineage).join("state.json")
 }
 
-/// A high-risk change (four lenses) reviewed by a `command` agent that
-/// waits until `want` agents are in flight at once (bounded: alone too
-/// long, it fails), recording how many were in flight when it started.
-pub fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
+/// A high-risk change (`src/auth/token.rs`, four lenses) with a review
+/// started: the fixture and the lineage.
+pub fn high_risk_started() -> (probity_git::fixture::Fixture, String) {
     let f = parser_base();
     f.write(
         "src/auth/token.rs",
@@ -126,6 +125,14 @@ pub fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
     )
     .unwrap();
     let lineage = started(&f);
+    (f, lineage)
+}
+
+/// A high-risk change (four lenses) reviewed by a `command` agent that
+/// waits until `want` agents are in flight at once (bounded: alone too
+/// long, it fails), recording how many were in flight when it started.
+pub fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
+    let (f, lineage) = high_risk_started();
     let dir = tempfile::tempdir().unwrap();
     let flight = dir.path().join("in-flight");
     std::fs::create_dir(&flight).unwrap();
