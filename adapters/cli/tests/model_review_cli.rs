@@ -119,10 +119,7 @@ fn a_scripted_model_reviews_the_frozen_lineage_to_approval() {
 #[test]
 fn a_blocker_reaches_forecast_correction_with_the_fixers_hand_off_then_the_validator() {
     let (f, lineage) = medium_started();
-    let server = role_server(Lens::Blocker {
-        location: "src/parser.rs:3".into(),
-        claim: "more() does nothing the caller relies on".into(),
-    });
+    let server = role_server(blocker("more() does nothing the caller relies on"));
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["state"], "correction_required", "{}", r.stdout);
@@ -247,12 +244,7 @@ fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
     let good = role_server(Lens::Clean);
     let r = review(&f, &good.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let ran: Vec<_> = r.json["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["role"].as_str().unwrap().to_string())
-        .collect();
+    let ran = roles_of(&r);
     assert_eq!(ran, ["resilience"]);
     assert_eq!(r.json["state"], "validating", "{}", r.stdout);
     // Only the missing lens asked the second server (a read, an answer).
@@ -262,19 +254,10 @@ fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
 #[test]
 fn an_inferential_critical_runs_the_refuter_batch_once() {
     let (f, lineage) = medium_started();
-    let server = role_server(Lens::Inferential {
-        location: "src/parser.rs:3".into(),
-        claim: "more() may be called before parse() initialises state".into(),
-    });
+    let server = role_server(inferential(BEFORE_PARSE));
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let roles: Vec<_> = r.json["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["role"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(roles, ["reliability", "refuter"]);
+    assert_eq!(roles_of(&r), ["reliability", "refuter"]);
     // Corroborated and candidate-causal: admitted to correction.
     assert_eq!(r.json["state"], "correction_required", "{}", r.stdout);
     assert_eq!(r.json["findings"][0]["route"], "correction");

@@ -13,22 +13,6 @@ use probity_core::digest::Sha256Digest;
 use support::model_server::{Lens, role_server, role_server_with};
 use support::*;
 
-/// An inferential lens finding at `src/parser.rs:3`.
-fn inferential(claim: &str) -> Lens {
-    Lens::Inferential {
-        location: "src/parser.rs:3".into(),
-        claim: claim.into(),
-    }
-}
-
-/// A BLOCKER lens finding at `src/parser.rs:3`.
-fn blocker(claim: &str) -> Lens {
-    Lens::Blocker {
-        location: "src/parser.rs:3".into(),
-        claim: claim.into(),
-    }
-}
-
 /// A request hook that runs `act` once, when `role` is first asked.
 fn once_for(
     role: &'static str,
@@ -107,7 +91,7 @@ fn a_refuter_batch_refused_by_finalize_keeps_no_transcript() {
     let at_refuter = std::sync::Arc::new(std::sync::Mutex::new(None));
     let seen = at_refuter.clone();
     let server = role_server_with(
-        inferential("more() may be called before parse() initialises state"),
+        inferential(BEFORE_PARSE),
         once_for("refuter", move || {
             *seen.lock().unwrap() = Some(store_snapshot_at(&root));
             write_at(
@@ -155,14 +139,11 @@ fn a_store_fault_finalizing_the_refuter_batch_is_the_commands_error() {
         .join(&lineage)
         .join("state.json");
     let corrupt = state.clone();
-    let server = role_server_with(
-        inferential("more() may be called before parse() initialises state"),
-        move |body| {
-            if support::model_server::role(body).0 == "refuter" {
-                std::fs::write(&corrupt, b"{not a state").unwrap();
-            }
-        },
-    );
+    let server = role_server_with(inferential(BEFORE_PARSE), move |body| {
+        if support::model_server::role(body).0 == "refuter" {
+            std::fs::write(&corrupt, b"{not a state").unwrap();
+        }
+    });
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(
         r.json["error"]["code"], "store_corrupted",
@@ -288,10 +269,8 @@ fn the_command_agent_runs_outside_the_repository_and_is_told_how_to_read_the_fro
 /// `reliability` on the usage line): it is the plain name throughout.
 #[test]
 fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one_way() {
+    let server = role_server(inferential(BEFORE_PARSE));
     let (f, lineage) = medium_started();
-    let server = role_server(inferential(
-        "more() may be called before parse() initialises state",
-    ));
     let r = review_human(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();

@@ -34,6 +34,35 @@ pub fn medium_started() -> (probity_git::fixture::Fixture, String) {
     (f, lineage)
 }
 
+/// The claim of the inferential finding the model-review tests script.
+pub const BEFORE_PARSE: &str = "more() may be called before parse() initialises state";
+
+/// The roles a `review --lineage` answer ran, in order.
+pub fn roles_of(r: &Run) -> Vec<String> {
+    r.json["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["role"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// An inferential lens finding at `src/parser.rs:3`.
+pub fn inferential(claim: &str) -> Lens {
+    Lens::Inferential {
+        location: "src/parser.rs:3".into(),
+        claim: claim.into(),
+    }
+}
+
+/// A BLOCKER lens finding at `src/parser.rs:3`.
+pub fn blocker(claim: &str) -> Lens {
+    Lens::Blocker {
+        location: "src/parser.rs:3".into(),
+        claim: claim.into(),
+    }
+}
+
 pub fn state_of(f: &probity_git::fixture::Fixture, lineage: &str) -> serde_json::Value {
     lineage_json(f, lineage, "state.json")
 }
