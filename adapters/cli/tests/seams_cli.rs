@@ -78,8 +78,7 @@ fn notes_commit(cwd: &Path, scratch: &Path, entries: &[(String, String)]) -> Str
 /// rule (a flat path replacing what a reader sees).
 #[test]
 fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_grow_only_rule() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let c = commit_all(&f, "reviewed");
@@ -155,8 +154,7 @@ fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_g
 /// later branch creation nor stands in for the default branch.
 #[test]
 fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     // A teammate pushes a tag spelled `HEAD`, on the published base.
     let (_t, teammate) = clone_as(&f, &server, "mallory");
     push(&f, &teammate, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
@@ -196,8 +194,7 @@ fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
 /// a new reviewed branch is still allowed.
 #[test]
 fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let (_t, teammate) = clone_as(&f, &server, "mallory");
     push(
         &f,
@@ -359,8 +356,7 @@ fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is
 /// fail every CI run of the next push.
 #[test]
 fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let before = rev(&f, f.root(), "HEAD").unwrap();
     let (_t, teammate) = clone_as(&f, &server, "mallory");
     push(
@@ -393,8 +389,7 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
 /// publishing and pushing keep working there.
 #[test]
 fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let (_t, mallory) = clone_as(&f, &server, "mallory");
     push(&f, &mallory, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
     let (_v, victim) = clone_as(&f, &server, "victim");
@@ -423,8 +418,7 @@ fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
 /// ref name is read as exactly that ref.
 #[test]
 fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let (_t, mallory) = clone_as(&f, &server, "mallory");
     push(
         &f,

@@ -29,17 +29,6 @@ fn squashed_pair(f: &Fixture, inputs: &Path) -> String {
     rev(f, f.root(), "HEAD").unwrap()
 }
 
-/// A clone of a hooked origin, and a directory for review inputs.
-fn served() -> (
-    Fixture,
-    tempfile::TempDir,
-    std::path::PathBuf,
-    tempfile::TempDir,
-) {
-    let (f, dir, server) = hooked_origin();
-    (f, dir, server, tempfile::tempdir().unwrap())
-}
-
 #[test]
 fn a_squash_of_two_reviewed_commits_passes_every_gate() {
     let (f, _dir, server, inputs) = served();

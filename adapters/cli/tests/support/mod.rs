@@ -763,6 +763,12 @@ pub fn bare_origin(f: &Fixture, name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, remote)
 }
 
+/// [`hooked_origin`] and a directory for review inputs.
+pub fn served() -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
+    let (f, dir, server) = hooked_origin();
+    (f, dir, server, tempfile::tempdir().unwrap())
+}
+
 /// `parser_base()` with a bare `origin` (see [`bare_origin`]) whose
 /// server-side pre-receive hook is installed: where every server-gate test
 /// pushes. The temporary directory keeps the server alive.
