@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use support::signals::{in_tmp, signal_when};
-use support::{medium_change, string_at};
+use support::{medium_change, sh_check_args, string_at};
 
 /// Whether process `pid` runs (not a zombie).
 fn running(pid: &str) -> bool {
@@ -47,16 +47,7 @@ fn an_interrupted_check_leaves_no_process_even_one_that_left_its_group() {
         let mut cmd = in_tmp(
             f.root(),
             tmp.path(),
-            &[
-                "finalize",
-                "--lineage",
-                &lineage,
-                "--evidence-cmd",
-                "--",
-                "sh",
-                "-c",
-                &script,
-            ],
+            &sh_check_args("finalize", &lineage, &script),
         );
         let status = signal_when(&mut cmd, || pidfile.is_file(), signal);
         assert!(status.is_some(), "the check ended before the signal");

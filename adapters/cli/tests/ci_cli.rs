@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use probity_git::fixture::Fixture;
-use support::{approve_live, clone_as, medium_change, string_at};
+use support::{approve_live, clone_as, medium_change, notes_pre_pr_args, string_at};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/probity-gate.sh")
@@ -45,27 +45,96 @@ fn rev(f: &Fixture, r: &str) -> String {
     text(&f.git(&["rev-parse", r]).unwrap()).trim().to_string()
 }
 
+/// Asserts the script exited `code` (its stdout and stderr the failure
+/// message) and returns its stdout as JSON.
+fn answer(out: &Output, code: i32) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Asserts the script exited `code` with `why` on stderr.
+fn assert_refused(out: &Output, code: i32, why: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{why}: {}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains(why),
+        "{why}: {}",
+        text(&out.stderr)
+    );
+}
+
+/// The command a dry run prints, a word a line.
+fn dry_run_words(out: &Output) -> Vec<String> {
+    text(&out.stdout).lines().map(String::from).collect()
+}
+
+/// Makes `origin` a bare repository under `dir` and pushes `main` there.
+fn bare_origin(f: &Fixture, dir: &Path) {
+    let bare = dir.join("origin.git");
+    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
+        .unwrap();
+    f.git(&["push", "-q", "origin", "main"]).unwrap();
+}
+
+/// Publishes the reviews of `main..HEAD` as notes and pushes them to
+/// `origin`.
+fn publish_notes(f: &Fixture) {
+    support::probity_ok(f.root(), &["publish", "--range", "main..HEAD"]);
+    f.git(&["push", "-q", "origin", "refs/notes/probity"])
+        .unwrap();
+}
+
+/// The variables of a GitHub pull request against `main` with `head`.
+fn github_pr(head: &str) -> Vec<(&'static str, &str)> {
+    vec![
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request"),
+        ("GITHUB_BASE_REF", "main"),
+        ("PROBITY_HEAD", head),
+    ]
+}
+
+/// The variables of a GitLab push to `branch` from `before` to `after`.
+fn gitlab_push<'a>(
+    before: &'a str,
+    after: &'a str,
+    branch: &'a str,
+) -> Vec<(&'static str, &'a str)> {
+    vec![
+        ("GITLAB_CI", "true"),
+        ("CI_PIPELINE_SOURCE", "push"),
+        ("CI_COMMIT_BEFORE_SHA", before),
+        ("CI_COMMIT_SHA", after),
+        ("CI_COMMIT_BRANCH", branch),
+    ]
+}
+
 /// A clone whose `origin` is a local bare repository holding `main` and
 /// published notes; `feature` carries one reviewed delivery commit.
 /// Returns the fixture, the bare repository and the delivery commit.
 fn proposal() -> (Fixture, tempfile::TempDir, String) {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let bare = tmp.path().join("origin.git");
-    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
-        .unwrap();
-    f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
-        .unwrap();
-    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    bare_origin(&f, tmp.path());
     approve_live(f.root(), tmp.path());
     f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
     f.commit_all("the reviewed change").unwrap();
     f.git(&["push", "-q", "origin", "feature"]).unwrap();
     // Authority published as notes on the remote, absent locally, so the
     // script has to fetch it.
-    support::probity_ok(f.root(), &["publish", "--range", "main..HEAD"]);
-    f.git(&["push", "-q", "origin", "refs/notes/probity"])
-        .unwrap();
+    publish_notes(&f);
     f.git(&["update-ref", "-d", "refs/notes/probity"]).unwrap();
     f.git(&["update-ref", "-d", "refs/remotes/origin/main"])
         .unwrap();
@@ -76,25 +145,10 @@ fn proposal() -> (Fixture, tempfile::TempDir, String) {
 #[test]
 fn a_github_pull_request_runs_pre_pr_against_its_base() {
     let (f, tmp, head) = proposal();
-    let out = gate(
-        &f,
-        &[
-            ("GITHUB_ACTIONS", "true"),
-            ("GITHUB_EVENT_NAME", "pull_request"),
-            ("GITHUB_BASE_REF", "main"),
-            // GitHub checks out a merge commit; the action passes the head.
-            ("GITHUB_SHA", "0000000000000000000000000000000000000000"),
-            ("PROBITY_HEAD", &head),
-        ],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut vars = github_pr(&head);
+    // GitHub checks out a merge commit; the action passes the head.
+    vars.push(("GITHUB_SHA", "0000000000000000000000000000000000000000"));
+    let v = answer(&gate(&f, &vars), 0);
     assert_eq!(v["gate"], "pre-pr");
     assert_eq!(v["decision"], "allow");
     assert_eq!(v["reason_code"], "receipt_valid");
@@ -122,21 +176,13 @@ fn a_gitlab_merge_request_runs_pre_pr_and_an_unreviewed_head_is_denied() {
             ],
         )
     };
-    let ok = mr(&head);
-    assert_eq!(
-        ok.status.code(),
-        Some(0),
-        "{}{}",
-        text(&ok.stdout),
-        text(&ok.stderr)
-    );
+    answer(&mr(&head), 0);
     // One more commit nobody reviewed: the gate denies, the job fails.
     f.write("src/parser.rs", "// parser\nfn parse() { todo() }\n")
         .unwrap();
     f.commit_all("unreviewed").unwrap();
     let denied = mr(&rev(&f, "HEAD"));
-    assert_eq!(denied.status.code(), Some(1), "{}", text(&denied.stdout));
-    let v: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
+    let v = answer(&denied, 1);
     assert_eq!(v["decision"], "deny");
     assert!(text(&denied.stderr).contains("pre-pr denies"));
 }
@@ -147,9 +193,8 @@ fn a_protected_push_builds_the_pre_receive_command() {
     let base = rev(&f, "main");
     let expect = |out: Output, before: &str, after: &str, r: &str| {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-        let lines: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
         assert_eq!(
-            lines,
+            dry_run_words(&out),
             [
                 "probity",
                 "validate",
@@ -175,33 +220,17 @@ fn a_protected_push_builds_the_pre_receive_command() {
         ],
     );
     expect(gh, &base, &head, "refs/heads/main");
-    let gl = gate(
-        &f,
-        &[
-            ("PROBITY_GATE_DRY_RUN", "1"),
-            ("GITLAB_CI", "true"),
-            ("CI_PIPELINE_SOURCE", "push"),
-            ("CI_COMMIT_BEFORE_SHA", &base),
-            ("CI_COMMIT_SHA", &head),
-            ("CI_COMMIT_BRANCH", "release/1.x"),
-        ],
-    );
+    let dry = ("PROBITY_GATE_DRY_RUN", "1");
+    let mut vars = gitlab_push(&base, &head, "release/1.x");
+    vars.push(dry);
+    let gl = gate(&f, &vars);
     expect(gl, &base, &head, "refs/heads/release/1.x");
     // A push that creates the branch (an all-zero old tip) delivers what the
     // default branch does not hold; without a default branch nothing runs.
     let zero = "0000000000000000000000000000000000000000";
-    let created = gate(
-        &f,
-        &[
-            ("PROBITY_GATE_DRY_RUN", "1"),
-            ("GITLAB_CI", "true"),
-            ("CI_PIPELINE_SOURCE", "push"),
-            ("CI_COMMIT_BEFORE_SHA", zero),
-            ("CI_COMMIT_SHA", &head),
-            ("CI_COMMIT_BRANCH", "feature"),
-            ("CI_DEFAULT_BRANCH", "main"),
-        ],
-    );
+    let mut vars = gitlab_push(zero, &head, "feature");
+    vars.extend([dry, ("CI_DEFAULT_BRANCH", "main")]);
+    let created = gate(&f, &vars);
     expect(
         created,
         "refs/remotes/origin/main",
@@ -211,20 +240,19 @@ fn a_protected_push_builds_the_pre_receive_command() {
     let unknown = gate(
         &f,
         &[
-            ("PROBITY_GATE_DRY_RUN", "1"),
+            dry,
             ("PROBITY_GATE_MODE", "pre-receive"),
             ("PROBITY_BEFORE", zero),
             ("PROBITY_AFTER", &head),
             ("PROBITY_REF", "refs/heads/feature"),
         ],
     );
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(text(&unknown.stderr).contains("PROBITY_DEFAULT_BRANCH"));
+    assert_refused(&unknown, 2, "PROBITY_DEFAULT_BRANCH");
     // The same dry run for a proposal names the remote-tracking base.
     let pr = gate(
         &f,
         &[
-            ("PROBITY_GATE_DRY_RUN", "1"),
+            dry,
             ("PROBITY_GATE_MODE", "pre-pr"),
             ("PROBITY_BASE", "main"),
             ("PROBITY_HEAD", &head),
@@ -232,20 +260,12 @@ fn a_protected_push_builds_the_pre_receive_command() {
         ],
     );
     assert_eq!(
-        text(&pr.stdout).lines().collect::<Vec<_>>(),
+        dry_run_words(&pr),
         [
-            "probity",
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "refs/remotes/upstream/main",
-            "--head",
-            &head,
-            "--json"
+            &["probity"][..],
+            &notes_pre_pr_args("refs/remotes/upstream/main", &["--head", &head, "--json"]),
         ]
+        .concat()
     );
 }
 
@@ -293,12 +313,7 @@ fn what_the_script_cannot_tell_is_a_usage_error_that_runs_nothing() {
         ),
     ] {
         let out = gate(&f, &vars);
-        assert_eq!(out.status.code(), Some(2), "{why}: {}", text(&out.stderr));
-        assert!(
-            text(&out.stderr).contains(why),
-            "{why}: {}",
-            text(&out.stderr)
-        );
+        assert_refused(&out, 2, why);
         assert!(out.stdout.is_empty(), "{why}");
     }
     // Nothing was fetched by any of them.
@@ -316,27 +331,8 @@ fn what_the_script_cannot_tell_is_a_usage_error_that_runs_nothing() {
 fn a_protected_push_is_judged_from_the_fetched_notes() {
     let (f, tmp, head) = proposal();
     let before = rev(&f, "main");
-    let run = |after: &str| {
-        gate(
-            &f,
-            &[
-                ("GITLAB_CI", "true"),
-                ("CI_PIPELINE_SOURCE", "push"),
-                ("CI_COMMIT_BEFORE_SHA", &before),
-                ("CI_COMMIT_SHA", after),
-                ("CI_COMMIT_BRANCH", "feature"),
-            ],
-        )
-    };
-    let ok = run(&head);
-    assert_eq!(
-        ok.status.code(),
-        Some(0),
-        "{}{}",
-        text(&ok.stdout),
-        text(&ok.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    let run = |after: &str| gate(&f, &gitlab_push(&before, after, "feature"));
+    let v = answer(&run(&head), 0);
     assert_eq!(v["gate"], "pre-receive");
     assert_eq!(v["decision"], "allow");
     // An unreviewed commit on top, pushed around every client hook.
@@ -346,8 +342,7 @@ fn a_protected_push_is_judged_from_the_fetched_notes() {
         .unwrap();
     let tip = rev(&f, "HEAD");
     let denied = run(&tip);
-    assert_eq!(denied.status.code(), Some(1), "{}", text(&denied.stdout));
-    let v: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
+    let v = answer(&denied, 1);
     assert_eq!(v["decision"], "deny");
     assert!(
         text(&denied.stdout).contains(&tip),
@@ -364,39 +359,11 @@ fn a_protected_push_is_judged_from_the_fetched_notes() {
 fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
     let f = support::medium_change();
     let before = support::store_snapshot(&f);
+    let notes_pr = |extra: &[&'static str]| notes_pre_pr_args("HEAD", extra);
     for args in [
-        vec![
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "HEAD",
-            "--ref",
-            "refs/heads/x",
-        ],
-        vec![
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "HEAD",
-            "--staged",
-        ],
-        vec![
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "HEAD",
-            "--revision",
-            "v1",
-        ],
+        notes_pr(&["--ref", "refs/heads/x"]),
+        notes_pr(&["--staged"]),
+        notes_pr(&["--revision", "v1"]),
         vec![
             "validate",
             "--gate",
@@ -434,12 +401,7 @@ fn self_signed_proposal() -> (Fixture, tempfile::TempDir, String) {
     f.git(&["add", signers]).unwrap();
     f.git(&["commit", "-q", "-m", "the maintainers' keys"])
         .unwrap();
-    let bare = tmp.path().join("origin.git");
-    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
-        .unwrap();
-    f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
-        .unwrap();
-    f.git(&["push", "-q", "origin", "main"]).unwrap();
+    bare_origin(&f, tmp.path());
     // The proposal: the change, and mallory's key in the file.
     f.write(signers, line("mallory@example.invalid", &mallory))
         .unwrap();
@@ -456,9 +418,7 @@ fn self_signed_proposal() -> (Fixture, tempfile::TempDir, String) {
         .unwrap();
     assert!(signed.status.success(), "{}", text(&signed.stderr));
     f.git(&["push", "-q", "origin", "feature"]).unwrap();
-    support::probity_ok(f.root(), &["publish", "--range", "main..HEAD"]);
-    f.git(&["push", "-q", "origin", "refs/notes/probity"])
-        .unwrap();
+    publish_notes(&f);
     let head = rev(&f, "HEAD");
     (f, tmp, head)
 }
@@ -472,41 +432,14 @@ fn an_allowed_signers_file_in_the_proposal_is_read_from_the_base() {
         ("PROBITY_REQUIRE_SIGNATURE", "true"),
     ];
     // The pull request: the base's file lists alice only.
-    let mut vars = vec![
-        ("GITHUB_ACTIONS", "true"),
-        ("GITHUB_EVENT_NAME", "pull_request"),
-        ("GITHUB_BASE_REF", "main"),
-        ("PROBITY_HEAD", head.as_str()),
-    ];
+    let mut vars = github_pr(&head);
     vars.extend(signing);
-    let pr = gate(&f, &vars);
-    assert_eq!(
-        pr.status.code(),
-        Some(1),
-        "{}{}",
-        text(&pr.stdout),
-        text(&pr.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&pr.stdout).unwrap();
+    let v = answer(&gate(&f, &vars), 1);
     assert_eq!(v["reason_code"], "signer_not_allowed", "{v}");
     // The push to the protected branch: read from its old tip.
-    let mut vars = vec![
-        ("GITLAB_CI", "true"),
-        ("CI_PIPELINE_SOURCE", "push"),
-        ("CI_COMMIT_BEFORE_SHA", before.as_str()),
-        ("CI_COMMIT_SHA", head.as_str()),
-        ("CI_COMMIT_BRANCH", "main"),
-    ];
+    let mut vars = gitlab_push(&before, &head, "main");
     vars.extend(signing);
-    let push = gate(&f, &vars);
-    assert_eq!(
-        push.status.code(),
-        Some(1),
-        "{}{}",
-        text(&push.stdout),
-        text(&push.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&push.stdout).unwrap();
+    let v = answer(&gate(&f, &vars), 1);
     assert_eq!(v["reason_code"], "signer_not_allowed", "{v}");
     // The worktree's copy (the proposal's) is neither read nor changed,
     // and nothing of the base's copy is left in it.
@@ -518,21 +451,13 @@ fn an_allowed_signers_file_in_the_proposal_is_read_from_the_base() {
     assert!(f.status().unwrap().is_empty());
     // A base without the file: the gate cannot tell who may sign, and says
     // so before judging anything.
-    let vars = [
-        ("GITHUB_ACTIONS", "true"),
-        ("GITHUB_EVENT_NAME", "pull_request"),
-        ("GITHUB_BASE_REF", "main"),
-        ("PROBITY_HEAD", head.as_str()),
+    let mut vars = github_pr(&head);
+    vars.extend([
         ("PROBITY_ALLOWED_SIGNERS", ".github/missing_signers"),
         ("PROBITY_REQUIRE_SIGNATURE", "true"),
-    ];
+    ]);
     let missing = gate(&f, &vars);
-    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing.stderr));
-    assert!(
-        text(&missing.stderr).contains("not on the protected base"),
-        "{}",
-        text(&missing.stderr)
-    );
+    assert_refused(&missing, 2, "not on the protected base");
     drop(tmp);
 }
 
@@ -578,14 +503,7 @@ fn a_fresh_ci_clone_verifies_a_rebased_push_from_the_notes_alone() {
             ("PROBITY_REF", "refs/heads/main"),
         ],
     );
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}{}",
-        text(&run.stdout),
-        text(&run.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let v = answer(&run, 0);
     assert_eq!(v["decision"], "allow", "{v}");
 }
 
@@ -633,18 +551,9 @@ fn the_gate_appends_the_markdown_report_to_the_job_summary() {
     let (f, tmp, head) = proposal();
     let summary = tmp.path().join("step-summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
-    let out = gate(
-        &f,
-        &[
-            ("GITHUB_ACTIONS", "true"),
-            ("GITHUB_EVENT_NAME", "pull_request"),
-            ("GITHUB_BASE_REF", "main"),
-            ("PROBITY_HEAD", &head),
-            ("PROBITY_REPORT_FILE", summary.to_str().unwrap()),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut vars = github_pr(&head);
+    vars.push(("PROBITY_REPORT_FILE", summary.to_str().unwrap()));
+    let v = answer(&gate(&f, &vars), 0);
     assert_eq!(v["decision"], "allow");
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(

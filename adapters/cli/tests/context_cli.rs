@@ -10,21 +10,34 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use context::{assemble_to, assert_success, json_out, probity, verify_tree};
+use context::{assemble_to, assert_success, example, json_out, names, probity, verify_tree};
 use fifo::mkfifo;
 use serde_json::Value;
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/context")
-        .join(name)
-}
 
 fn assemble(dir: &Path, input: &Path) -> String {
     let o = assemble_to(input, dir, true);
     assert_success(&o);
     let v = json_out(&o);
     v["index_digest"].as_str().unwrap().to_owned()
+}
+
+/// `context verify DIR --index-digest DIGEST --copy-to COPY --json`, with
+/// `before` ahead of it.
+fn verify_copy(before: &[&str], dir: &Path, digest: &str, copy: &Path) -> std::process::Output {
+    let (dir, copy) = (dir.to_str().unwrap(), copy.to_str().unwrap());
+    let verify = ["context", "verify", dir, "--index-digest", digest];
+    probity(&[before, &verify[..], &["--copy-to", copy, "--json"]].concat())
+}
+
+/// Asserts the run was refused `context_dir_in_repository` (exit 3).
+fn assert_in_repository(o: &std::process::Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(json_out(o)["error"]["code"], "context_dir_in_repository");
 }
 
 #[test]
@@ -34,16 +47,7 @@ fn assemble_then_verify_and_copy() {
     let digest = assemble(&dir, &example("change-proposal.json"));
     assert_eq!(digest.len(), 64);
     let copy = tmp.path().join("copy");
-    let o = probity(&[
-        "context",
-        "verify",
-        dir.to_str().unwrap(),
-        "--index-digest",
-        &digest,
-        "--copy-to",
-        copy.to_str().unwrap(),
-        "--json",
-    ]);
+    let o = verify_copy(&[], &dir, &digest, &copy);
     assert_success(&o);
     let v = json_out(&o);
     assert_eq!(v["verified"], true);
@@ -283,15 +287,6 @@ fn non_regular_and_oversized_inputs_are_refused_at_once() {
     }
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// Regression (issue 13 audit): the worktree check walked the path as
 /// written, never resolving a link: `--out lnk/ctx` and `--copy-to
 /// lnk/copy`, with `lnk` a symlink to a directory of a worktree, wrote
@@ -308,38 +303,20 @@ fn the_worktree_check_resolves_links_and_dot_dot() {
     let input = example("work-item.json");
 
     let o = assemble_to(&input, &lnk.join("ctx"), true);
-    assert_eq!(
-        o.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    assert_eq!(json_out(&o)["error"]["code"], "context_dir_in_repository");
+    assert_in_repository(&o);
     assert!(names(&repo.join("sub")).is_empty(), "nothing written");
 
     // The same through `verify --copy-to`, and through a relative link.
     let dir = tmp.path().join("ctx");
     let digest = assemble(&dir, &input);
     for dest in [lnk.join("copy"), PathBuf::from("lnk/copy")] {
-        let o = probity(&[
-            "--cwd",
-            tmp.path().to_str().unwrap(),
-            "context",
-            "verify",
-            dir.to_str().unwrap(),
-            "--index-digest",
+        let o = verify_copy(
+            &["--cwd", tmp.path().to_str().unwrap()],
+            &dir,
             &digest,
-            "--copy-to",
-            dest.to_str().unwrap(),
-            "--json",
-        ]);
-        assert_eq!(
-            o.status.code(),
-            Some(3),
-            "{}",
-            String::from_utf8_lossy(&o.stdout)
+            &dest,
         );
-        assert_eq!(json_out(&o)["error"]["code"], "context_dir_in_repository");
+        assert_in_repository(&o);
         assert!(names(&repo.join("sub")).is_empty(), "nothing written");
     }
 

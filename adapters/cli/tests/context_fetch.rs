@@ -20,13 +20,14 @@ mod scenario_forgejo;
 mod scenario_gitlab;
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use context::{BIN, assemble_to, assert_success, json_out, verify_tree};
 use probity_core::context::Node;
-use probity_testkit::http::{HttpServer, Reply, Script};
+use probity_testkit::http::{HttpServer, Reply, Request, Script};
 use serde_json::Value;
 
 const TOKEN_ENV: &str = "PROBITY_TEST_FORGE_TOKEN";
@@ -54,7 +55,7 @@ fn fetch_cmd(forge: &str, host: &str, repo: &str, api_base: &str) -> Command {
     cmd
 }
 
-fn fetch(server: &HttpServer, extra: &[&str]) -> Output {
+fn fetch<S: AsRef<OsStr>>(server: &HttpServer, extra: &[S]) -> Output {
     fetch_cmd("github", "github.com", "acme/widgets", server.base())
         .args(["--token-env", TOKEN_ENV])
         .args(extra)
@@ -124,6 +125,74 @@ fn verify(dir: &Path, digest: &str) {
     );
 }
 
+/// A fetch's arguments: `ITEM NUMBER --out DIR`, then `--input-out INPUT`
+/// when given, then `extra`.
+fn item_args(
+    item: &str,
+    number: &str,
+    dir: &Path,
+    input: Option<&Path>,
+    extra: &[&str],
+) -> Vec<String> {
+    let mut args = vec![
+        item.to_owned(),
+        number.to_owned(),
+        "--out".to_owned(),
+        path_str(dir),
+    ];
+    if let Some(input) = input {
+        args.extend(["--input-out".to_owned(), path_str(input)]);
+    }
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    args
+}
+
+fn path_str(p: &Path) -> String {
+    p.to_str().unwrap().to_owned()
+}
+
+/// A scratch directory with the tree's path (`ctx`) and the input's
+/// (`input.json`) in it, neither written.
+fn scratch() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ctx");
+    let input = tmp.path().join("input.json");
+    (tmp, dir, input)
+}
+
+/// Asserts the `--json` fetch `o` succeeded and its tree `dir` verifies;
+/// returns its answer and index digest.
+fn fetched(o: &Output, dir: &Path) -> (Value, String) {
+    assert_success(o);
+    let v = json_out(o);
+    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    verify(dir, &digest);
+    (v, digest)
+}
+
+/// Asserts the fetch `o` exited `code` with `text` on stderr.
+fn assert_refused(o: &Output, code: i32, text: &str) {
+    assert_eq!(o.status.code(), Some(code));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(text));
+}
+
+/// The written input document, asserted to be of the input format with no
+/// credential in it.
+fn written_input(input: &Path) -> Value {
+    let doc: Value = serde_json::from_slice(&fs::read(input).unwrap()).unwrap();
+    assert_eq!(doc["format"], "probity-context-input/1");
+    assert_eq!(doc["credentials"], Value::Array(vec![]));
+    doc
+}
+
+/// Asserts the request carried the test token as its bearer credential.
+fn assert_bearer(r: &Request) {
+    assert_eq!(
+        r.headers.get("authorization").map(String::as_str),
+        Some(&*format!("Bearer {TOKEN}"))
+    );
+}
+
 #[test]
 fn a_pull_request_is_fetched_assembled_and_verifies() {
     // A reviewer pasted the collector's token into a comment: it is a
@@ -142,24 +211,12 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
         )],
     );
     let server = HttpServer::script(script).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ctx");
-    let input = tmp.path().join("input.json");
+    let (tmp, dir, input) = scratch();
     let o = fetch(
         &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir.to_str().unwrap(),
-            "--input-out",
-            input.to_str().unwrap(),
-            "--json",
-        ],
+        &item_args("--change", "42", &dir, Some(&input), &["--json"]),
     );
-    assert_success(&o);
-    let v = json_out(&o);
-    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    let (v, digest) = fetched(&o, &dir);
     assert_eq!(digest.len(), 64);
     let gaps = v["gaps"].as_array().unwrap();
     assert!(
@@ -167,7 +224,6 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
             .any(|g| g["scope"] == "comments" && g["code"] == "authorization_failed"),
         "{gaps:?}"
     );
-    verify(&dir, &digest);
     assert_no_token(&o, tmp.path());
 
     // The tree holds the redacted comment, the staged failed log, and the
@@ -182,40 +238,23 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
     assert!(threads.contains("\"resolved\":true"), "{threads}");
 
     // The written input assembles again (the token masked there too).
-    let doc: Value = serde_json::from_slice(&fs::read(&input).unwrap()).unwrap();
-    assert_eq!(doc["format"], "probity-context-input/1");
-    assert_eq!(doc["credentials"], Value::Array(vec![]));
+    written_input(&input);
     let again = tmp.path().join("again");
     let o = assemble_to(&input, &again, false);
     assert_success(&o);
 
     // The plain answer is the digest, as `context assemble` prints it.
     let dir2 = tmp.path().join("ctx2");
-    let o = fetch(
-        &server,
-        &["--change", "42", "--out", dir2.to_str().unwrap()],
-    );
+    let o = fetch(&server, &item_args("--change", "42", &dir2, None, &[]));
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{digest}\n"));
     verify(&dir2, &digest);
 
     // A registered bot login is admitted: one authorization gap fewer.
     let dir3 = tmp.path().join("ctx3");
-    let o = fetch(
-        &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir3.to_str().unwrap(),
-            "--bot-role",
-            "ci-helper[bot]=review",
-            "--json",
-        ],
-    );
-    assert_success(&o);
-    let with_bot = json_out(&o);
-    verify(&dir3, with_bot["index_digest"].as_str().unwrap());
+    let bot = ["--bot-role", "ci-helper[bot]=review", "--json"];
+    let o = fetch(&server, &item_args("--change", "42", &dir3, None, &bot));
+    let (with_bot, _) = fetched(&o, &dir3);
     let count = |v: &Value| {
         v["gaps"]
             .as_array()
@@ -227,24 +266,14 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
     assert_eq!(count(&with_bot), count(&v).map(|c| c - 1));
     let o = fetch(
         &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir3.to_str().unwrap(),
-            "--bot-role",
-            "nobody",
-        ],
+        &item_args("--change", "42", &dir3, None, &["--bot-role", "nobody"]),
     );
     assert_eq!(o.status.code(), Some(2));
 
     // Only the API saw the credential.
     for r in server.seen() {
         if !r.target.starts_with("/blobs/") {
-            assert_eq!(
-                r.headers.get("authorization").map(String::as_str),
-                Some(&*format!("Bearer {TOKEN}"))
-            );
+            assert_bearer(&r);
         }
     }
 }
@@ -252,26 +281,13 @@ fn a_pull_request_is_fetched_assembled_and_verifies() {
 #[test]
 fn an_issue_is_fetched_and_its_input_reassembles_to_the_same_digest() {
     let server = HttpServer::script(scenario::issue_7()).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ctx");
-    let input = tmp.path().join("input.json");
+    let (tmp, dir, input) = scratch();
     let o = fetch(
         &server,
-        &[
-            "--issue",
-            "7",
-            "--out",
-            dir.to_str().unwrap(),
-            "--input-out",
-            input.to_str().unwrap(),
-            "--json",
-        ],
+        &item_args("--issue", "7", &dir, Some(&input), &["--json"]),
     );
-    assert_success(&o);
-    let v = json_out(&o);
-    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    let (v, digest) = fetched(&o, &dir);
     assert_eq!(v["gaps"], Value::Array(vec![]));
-    verify(&dir, &digest);
     let entity = fs::read_to_string(dir.join("entity/metadata.json")).unwrap();
     assert!(entity.contains("\"kind\":\"work_item\""), "{entity}");
     assert!(entity.contains("\"state\":\"closed\""), "{entity}");
@@ -288,20 +304,10 @@ fn a_refused_token_is_a_typed_error_and_writes_nothing() {
     let server =
         HttpServer::script(Script::new().get(scenario::REPO, vec![scenario::unauthorized()]))
             .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ctx");
-    let input = tmp.path().join("input.json");
+    let (_tmp, dir, input) = scratch();
     let o = fetch(
         &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir.to_str().unwrap(),
-            "--input-out",
-            input.to_str().unwrap(),
-            "--json",
-        ],
+        &item_args("--change", "42", &dir, Some(&input), &["--json"]),
     );
     assert_eq!(o.status.code(), Some(3));
     let v = json_out(&o);
@@ -317,9 +323,8 @@ fn a_refused_token_is_a_typed_error_and_writes_nothing() {
 
     // Not found: the same, exit 3.
     let server = HttpServer::script(scenario::pull_42()).unwrap();
-    let o = fetch(&server, &["--change", "43", "--out", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("forge_not_found"));
+    let o = fetch(&server, &item_args("--change", "43", &dir, None, &[]));
+    assert_refused(&o, 3, "forge_not_found");
     assert!(!dir.exists());
 }
 
@@ -336,8 +341,7 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
         .env_remove("PROBITY_TEST_UNSET_VAR")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("token_missing"));
+    assert_refused(&o, 2, "token_missing");
 
     // A token too short to be registered and masked by its exact value.
     let o = fetch_cmd("github", "github.com", "acme/widgets", server.base())
@@ -362,30 +366,25 @@ fn missing_tokens_bad_hosts_and_existing_outputs_are_refused_before_fetching() {
 
     fs::create_dir(&dir).unwrap();
     let o = fetch(&server, &["--change", "42", "--out", d]);
-    assert_eq!(o.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("context_dir_exists"));
+    assert_refused(&o, 4, "context_dir_exists");
     assert!(server.seen().is_empty(), "nothing was fetched");
 }
 
 #[test]
 fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
+    let (tmp, dir, _) = scratch();
     let server = HttpServer::script(scenario_gitlab::merge_request_5()).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ctx");
     let o = fetch_gitlab(
         &server,
-        &["--change", "5", "--json", "--out", dir.to_str().unwrap()],
+        &item_args("--change", "5", &dir, None, &["--json"]),
     );
-    assert_success(&o);
-    let v = json_out(&o);
-    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    let (v, _) = fetched(&o, &dir);
     let gaps = v["gaps"].as_array().unwrap();
     assert!(
         gaps.iter()
             .any(|g| g["scope"] == "reviews" && g["code"] == "history_unavailable"),
         "{gaps:?}"
     );
-    verify(&dir, &digest);
     let index = fs::read_to_string(dir.join("index.json")).unwrap();
     assert!(index.contains("\"forge\":\"gitlab\""), "{index}");
     assert!(index.contains("\"repository_id\":\"278964\""), "{index}");
@@ -401,7 +400,7 @@ fn a_gitlab_merge_request_is_fetched_assembled_and_verifies() {
 
 /// `probity context fetch --forge gitlab` (the token in `GITLAB_TOKEN`,
 /// its default variable) against the scripted GitLab.
-fn fetch_gitlab(server: &HttpServer, extra: &[&str]) -> Output {
+fn fetch_gitlab<S: AsRef<OsStr>>(server: &HttpServer, extra: &[S]) -> Output {
     fetch_cmd("gitlab", "gitlab.example", "acme/widgets", server.base())
         .args(extra)
         .env("GITLAB_TOKEN", TOKEN)
@@ -421,24 +420,12 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
     assert!(discussions.contains(TOKEN));
     let server =
         HttpServer::script(scenario_gitlab::issue_8_with_discussions(&discussions)).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ctx");
-    let input = tmp.path().join("input.json");
+    let (tmp, dir, input) = scratch();
     let o = fetch_gitlab(
         &server,
-        &[
-            "--issue",
-            "8",
-            "--out",
-            dir.to_str().unwrap(),
-            "--input-out",
-            input.to_str().unwrap(),
-            "--json",
-        ],
+        &item_args("--issue", "8", &dir, Some(&input), &["--json"]),
     );
-    assert_success(&o);
-    let v = json_out(&o);
-    let digest = v["index_digest"].as_str().unwrap().to_owned();
+    let (v, _) = fetched(&o, &dir);
     // Dave is no member (404: unverified), the bot has no registered role,
     // the ghost account is a deleted author: none of their notes is
     // admitted, and that is said. A work item has no reviews or checks.
@@ -446,7 +433,6 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
         v["gaps"],
         serde_json::json!([{"scope": "comments", "code": "authorization_failed", "count": 3}]),
     );
-    verify(&dir, &digest);
     assert_no_token(&o, tmp.path());
 
     let entity = fs::read_to_string(dir.join("entity/metadata.json")).unwrap();
@@ -480,9 +466,7 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
 
     // The written input: six comments (the system note left out), no
     // threads, the token masked; it assembles again.
-    let doc: Value = serde_json::from_slice(&fs::read(&input).unwrap()).unwrap();
-    assert_eq!(doc["format"], "probity-context-input/1");
-    assert_eq!(doc["credentials"], Value::Array(vec![]));
+    let doc = written_input(&input);
     assert_eq!(doc["threads"], Value::Array(vec![]));
     let ids: Vec<&str> = doc["comments"]
         .as_array()
@@ -499,25 +483,13 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
 
     // A registered bot login is admitted: one authorization gap fewer.
     let dir2 = tmp.path().join("ctx-bot");
-    let o = fetch_gitlab(
-        &server,
-        &[
-            "--issue",
-            "8",
-            "--out",
-            dir2.to_str().unwrap(),
-            "--bot-role",
-            "project_278964_bot_1a2b=review",
-            "--json",
-        ],
-    );
-    assert_success(&o);
-    let v2 = json_out(&o);
+    let bot = ["--bot-role", "project_278964_bot_1a2b=review", "--json"];
+    let o = fetch_gitlab(&server, &item_args("--issue", "8", &dir2, None, &bot));
+    let (v2, _) = fetched(&o, &dir2);
     assert_eq!(
         v2["gaps"],
         serde_json::json!([{"scope": "comments", "code": "authorization_failed", "count": 2}]),
     );
-    verify(&dir2, v2["index_digest"].as_str().unwrap());
     assert_no_token(&o, tmp.path());
 
     // Only the API saw the credential, and only the issue's sources were
@@ -525,10 +497,7 @@ fn a_gitlab_issue_is_fetched_assembled_and_verifies() {
     let seen = server.seen();
     assert!(!seen.is_empty());
     for r in seen {
-        assert_eq!(
-            r.headers.get("authorization").map(String::as_str),
-            Some(&*format!("Bearer {TOKEN}"))
-        );
+        assert_bearer(&r);
         assert!(
             !r.target.contains("merge_requests")
                 && !r.target.contains("pipelines")
@@ -553,9 +522,7 @@ fn a_forgejo_issue_and_pull_request_are_fetched_and_verify() {
             .env("FORGEJO_TOKEN", TOKEN)
             .output()
             .unwrap();
-        assert_success(&o);
-        let v = json_out(&o);
-        verify(&dir, v["index_digest"].as_str().unwrap());
+        let (v, _) = fetched(&o, &dir);
         let gaps = v["gaps"].as_array().unwrap();
         if flag == "--change" {
             // Checks are the HEAD's commit statuses (D-R94): the queued
@@ -611,20 +578,12 @@ fn a_profile_file_selects_what_is_fetched() {
     });
     fs::write(&profile, doc.to_string()).unwrap();
     let dir = tmp.path().join("ctx");
+    let with_profile = ["--profile", profile.to_str().unwrap(), "--json"];
     let o = fetch(
         &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir.to_str().unwrap(),
-            "--profile",
-            profile.to_str().unwrap(),
-            "--json",
-        ],
+        &item_args("--change", "42", &dir, None, &with_profile),
     );
-    assert_success(&o);
-    verify(&dir, json_out(&o)["index_digest"].as_str().unwrap());
+    fetched(&o, &dir);
     let collection = fs::read_to_string(dir.join("collection.json")).unwrap();
     assert!(
         collection.contains("\"human_min_role\":\"triage\""),
@@ -647,19 +606,15 @@ fn a_profile_file_selects_what_is_fetched() {
     let wi = tmp.path().join("work-item.json");
     fs::write(&wi, doc.to_string()).unwrap();
     let dir2 = tmp.path().join("ctx2");
-    let o = fetch(
-        &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir2.to_str().unwrap(),
-            "--profile",
-            wi.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("profile_kind_mismatch"));
+    let fetch_with_profile = |profile: &Path| {
+        let with_profile = ["--profile", profile.to_str().unwrap()];
+        fetch(
+            &server,
+            &item_args("--change", "42", &dir2, None, &with_profile),
+        )
+    };
+    let o = fetch_with_profile(&wi);
+    assert_refused(&o, 2, "profile_kind_mismatch");
     // A profile with a key given twice: rejected input.
     let dup = tmp.path().join("dup.json");
     fs::write(
@@ -667,19 +622,8 @@ fn a_profile_file_selects_what_is_fetched() {
         r#"{"entity_kind": "work_item", "entity_kind": "change_proposal"}"#,
     )
     .unwrap();
-    let o = fetch(
-        &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir2.to_str().unwrap(),
-            "--profile",
-            dup.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(o.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid_collection_profile"));
+    let o = fetch_with_profile(&dup);
+    assert_refused(&o, 3, "invalid_collection_profile");
     assert!(server.seen().is_empty() && !dir2.exists());
 }
 
@@ -695,20 +639,10 @@ fn a_refused_assembly_leaves_no_input_out() {
         vec![Reply::json(r#"{"full_name": "acme/widgets"}"#)],
     );
     let server = HttpServer::script(script).unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ctx");
-    let input = tmp.path().join("input.json");
+    let (tmp, dir, input) = scratch();
     let o = fetch(
         &server,
-        &[
-            "--change",
-            "42",
-            "--out",
-            dir.to_str().unwrap(),
-            "--input-out",
-            input.to_str().unwrap(),
-            "--json",
-        ],
+        &item_args("--change", "42", &dir, Some(&input), &["--json"]),
     );
     assert_eq!(
         o.status.code(),

@@ -13,10 +13,12 @@
 //! `adapters/store/src/context_dir.rs`). The large-tree test uses no pause:
 //! it signals a writer that is busy writing, as a user's Ctrl-C would.
 
+#[path = "support/context.rs"]
+mod context;
 #[path = "../../forge/tests/fixtures/gitlab/scenario.rs"]
 mod scenario_gitlab;
 
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -24,25 +26,11 @@ use std::time::{Duration, Instant};
 use probity_testkit::http::HttpServer;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_probity");
+use context::{BIN, catching_signals, example, names};
+
 const PAUSE_ENV: &str = "PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS";
 const PARTIAL_PREFIX: &str = ".probity-context-";
 const TOKEN: &str = "tok-ab12cd34ef56gh78ij90";
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/context")
-        .join(name)
-}
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
 
 /// `probity` with SIGINT and SIGTERM at their default disposition and
 /// unblocked, whatever this test process inherited (a test run started in
@@ -53,21 +41,7 @@ fn probity() -> Command {
     cmd.env_remove(PAUSE_ENV)
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: between fork and exec only async-signal-safe calls
-    // (signal(2), sigemptyset(3), sigaddset(3), sigprocmask(2)) on local
-    // values.
-    unsafe {
-        cmd.pre_exec(|| {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in [libc::SIGINT, libc::SIGTERM] {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::sigaddset(&mut set, sig);
-            }
-            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            Ok(())
-        });
-    }
+    catching_signals(&mut cmd);
     cmd
 }
 

@@ -5,17 +5,14 @@
 //! SIGTERM, a signal while the trees are being written), and what a killed
 //! run abandoned is removed by the next run, by its owner lock.
 
+#[path = "support/context.rs"]
+mod context;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_probity");
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/context")
-        .join(name)
-}
+use context::{BIN, catching_signals, example, names};
 
 /// `probity` with its temporary directory pinned to `tmp`.
 fn probity(tmp: &Path) -> Command {
@@ -30,23 +27,8 @@ fn probity(tmp: &Path) -> Command {
 /// the background inherits an ignored SIGINT, which Probity rightly keeps
 /// ignoring), so Probity catches both.
 fn probity_catching_signals(tmp: &Path) -> Command {
-    use std::os::unix::process::CommandExt;
     let mut c = probity(tmp);
-    // SAFETY: between fork and exec only async-signal-safe calls
-    // (signal(2), sigemptyset(3), sigaddset(3), sigprocmask(2)) on local
-    // values.
-    unsafe {
-        c.pre_exec(|| {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in [libc::SIGINT, libc::SIGTERM] {
-                libc::signal(sig, libc::SIG_DFL);
-                libc::sigaddset(&mut set, sig);
-            }
-            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            Ok(())
-        });
-    }
+    catching_signals(&mut c);
     c
 }
 
@@ -68,20 +50,79 @@ fn alive(pid: &str) -> bool {
         .success()
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
+/// A temporary directory and `tmp` in it, made: the temporary directory a
+/// run is pinned to.
+fn scratch_dirs() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir(&scratch).unwrap();
+    (tmp, scratch)
+}
+
+/// `context run [--json] --input <the change-proposal example>` from
+/// `cmd` (the agent's argv follows).
+fn run_example(mut cmd: Command, json: bool) -> Command {
+    cmd.args(["context", "run"]);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.arg("--input").arg(example("change-proposal.json"));
+    cmd
+}
+
+/// Sends `kill FLAG` to the child.
+fn signal(flag: &str, child: &std::process::Child) {
+    let sent = Command::new("kill")
+        .args([flag, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// The run's stdout as JSON.
+fn json_of(o: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Asserts the run exited `code`, its stderr (then `more`) the message.
+fn assert_exit(o: &std::process::Output, code: i32, more: &str) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{}{more}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Asserts nothing is left in `dir`.
+fn assert_empty(dir: &Path, what: &str) {
+    assert_eq!(names(dir), Vec::<String>::new(), "{what}");
+}
+
+/// Spawns the run with its output discarded.
+fn spawn_quiet(mut cmd: Command) -> std::process::Child {
+    cmd.stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+}
+
+/// Spawns the example's `context run` from `cmd`, the agent `sh -c
+/// SCRIPT`, its output discarded.
+fn spawn_agent(cmd: Command, script: &str) -> std::process::Child {
+    let mut run = run_example(cmd, false);
+    run.args(["--", "sh", "-c", script]);
+    spawn_quiet(run)
+}
+
+/// [`spawn_agent`] with the agent `WRITE FILE; exec sleep 60`.
+fn spawn_sleeper(cmd: Command, write: &str, file: &Path) -> std::process::Child {
+    spawn_agent(cmd, &format!("{write} {}; exec sleep 60", file.display()))
 }
 
 #[test]
 fn the_agent_gets_a_read_only_copy_and_nothing_outlives_the_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let scratch = tmp.path().join("tmp");
-    std::fs::create_dir(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs();
     let report = tmp.path().join("report");
     // The agent records where its tree is, the tree root's mode and one
     // file's, then fails with 3.
@@ -89,19 +130,12 @@ fn the_agent_gets_a_read_only_copy_and_nothing_outlives_the_run() {
         "printf '%s\\n' \"$PROBITY_CONTEXT_DIR\" > {r}; stat -c %a \"$PROBITY_CONTEXT_DIR\" >> {r}; stat -c %a \"$PROBITY_CONTEXT_DIR/index.json\" >> {r}; exit 3",
         r = report.display()
     );
-    let o = probity(&scratch)
-        .args(["context", "run", "--json", "--input"])
-        .arg(example("change-proposal.json"))
+    let o = run_example(probity(&scratch), true)
         .args(["--", "sh", "-c", &script])
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_exit(&o, 3, "");
+    let v = json_of(&o);
     assert_eq!(v["agent_exit"], 3);
     assert_eq!(v["sandbox_copy_removed"], true);
     assert_eq!(v["host_tree_removed"], true);
@@ -113,24 +147,14 @@ fn the_agent_gets_a_read_only_copy_and_nothing_outlives_the_run() {
     assert_eq!(lines[1], "555", "the copy's root is read-only");
     assert_eq!(lines[2], "444", "its files are read-only");
     assert!(!Path::new(&lines[0]).exists(), "the copy is removed");
-    assert_eq!(names(&scratch), Vec::<String>::new(), "nothing is left");
+    assert_empty(&scratch, "nothing is left");
 }
 
 #[test]
 fn a_sigterm_removes_the_trees_and_a_killed_runs_leftovers_go_next_time() {
-    let tmp = tempfile::tempdir().unwrap();
-    let scratch = tmp.path().join("tmp");
-    std::fs::create_dir(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs();
     let started = tmp.path().join("started");
-    let script = format!("touch {}; exec sleep 60", started.display());
-    let mut child = probity(&scratch)
-        .args(["context", "run", "--input"])
-        .arg(example("change-proposal.json"))
-        .args(["--", "sh", "-c", &script])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_sleeper(probity(&scratch), "touch", &started);
     let mut waited = Duration::ZERO;
     while !started.exists() {
         assert!(waited < Duration::from_secs(30), "the agent never started");
@@ -138,31 +162,25 @@ fn a_sigterm_removes_the_trees_and_a_killed_runs_leftovers_go_next_time() {
         waited += Duration::from_millis(20);
     }
     assert!(!names(&scratch).is_empty(), "the trees exist while it runs");
-    let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    signal("-TERM", &child);
     let status = child.wait().unwrap();
     {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(15));
     }
-    assert_eq!(names(&scratch), Vec::<String>::new(), "removed at once");
+    assert_empty(&scratch, "removed at once");
 
     // What a SIGKILLed run abandons: a read-only copy and its unheld lock.
     let dead = scratch.join("probity-context-run-dead");
     std::fs::create_dir(&dead).unwrap();
     std::fs::write(dead.join("index.json"), b"{}").unwrap();
     std::fs::write(scratch.join("probity-context-run-dead.owner"), b"").unwrap();
-    let o = probity(&scratch)
-        .args(["context", "run", "--input"])
-        .arg(example("change-proposal.json"))
+    let o = run_example(probity(&scratch), false)
         .args(["--", "true"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(names(&scratch), Vec::<String>::new());
+    assert_empty(&scratch, "");
 }
 
 #[test]
@@ -179,7 +197,7 @@ fn a_tree_inside_a_repository_is_refused() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(3));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json_of(&o);
     assert_eq!(v["error"]["code"], "context_dir_in_repository");
     assert_eq!(names(&repo), vec![".git".to_string()], "nothing written");
 }
@@ -190,19 +208,9 @@ fn a_tree_inside_a_repository_is_refused() {
 #[test]
 fn a_sigint_stops_the_agent_and_removes_the_trees() {
     use std::os::unix::process::ExitStatusExt;
-    let tmp = tempfile::tempdir().unwrap();
-    let scratch = tmp.path().join("tmp");
-    std::fs::create_dir(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs();
     let pidfile = tmp.path().join("agent.pid");
-    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
-    let mut child = probity_catching_signals(&scratch)
-        .args(["context", "run", "--input"])
-        .arg(example("change-proposal.json"))
-        .args(["--", "sh", "-c", &script])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_sleeper(probity_catching_signals(&scratch), "echo $$ >", &pidfile);
     let mut agent = String::new();
     wait_for("the agent's start", || {
         agent = std::fs::read_to_string(&pidfile)
@@ -217,14 +225,10 @@ fn a_sigint_stops_the_agent_and_removes_the_trees() {
             && left.iter().any(|n| n.starts_with("probity-context-host-")),
         "both trees exist while the agent runs: {left:?}"
     );
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    signal("-INT", &child);
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGINT));
-    assert_eq!(names(&scratch), Vec::<String>::new(), "removed at once");
+    assert_empty(&scratch, "removed at once");
     wait_for("the agent's end", || !alive(&agent));
 }
 
@@ -248,16 +252,11 @@ fn a_signal_while_the_trees_are_written_leaves_nothing() {
     ] {
         let scratch = tmp.path().join(format!("tmp{sig}"));
         std::fs::create_dir(&scratch).unwrap();
-        let mut child = probity_catching_signals(&scratch)
-            .env("PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS", "100")
-            .args(["context", "run", "--input"])
-            .arg(example("change-proposal.json"))
-            .args(["--", "touch"])
-            .arg(&started)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut paused = probity_catching_signals(&scratch);
+        paused.env("PROBITY_TEST_CONTEXT_WRITE_PAUSE_MS", "100");
+        let mut run = run_example(paused, false);
+        run.args(["--", "touch"]).arg(&started);
+        let mut child = spawn_quiet(run);
         let dirs = |prefix: &str| -> Vec<std::path::PathBuf> {
             std::fs::read_dir(&scratch)
                 .map(|entries| {
@@ -279,18 +278,10 @@ fn a_signal_while_the_trees_are_written_leaves_nothing() {
                 .any(|p| std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_some()));
             writing && dirs("probity-context-host-").is_empty() != host_done
         });
-        let sent = Command::new("kill")
-            .args([flag, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
+        signal(flag, &child);
         let status = child.wait().unwrap();
         assert_eq!(status.signal(), Some(sig));
-        assert_eq!(
-            names(&scratch),
-            Vec::<String>::new(),
-            "signal {sig}: nothing left"
-        );
+        assert_empty(&scratch, &format!("signal {sig}: nothing left"));
         assert!(!started.exists(), "the agent never ran");
     }
 }
@@ -371,24 +362,15 @@ fn a_root_agent_cannot_write_its_copy_through_the_read_only_bind_mount() {
         eprintln!("skipped: needs root and `unshare -m` (a private mount namespace)");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
-    let scratch = tmp.path().join("tmp");
-    std::fs::create_dir(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs();
     let report = tmp.path().join("report");
-    let o = probity(&scratch)
-        .args(["context", "run", "--json", "--input"])
-        .arg(example("change-proposal.json"))
+    let o = run_example(probity(&scratch), true)
         .args(["--", "sh", "-c", &tampering_agent(&report)])
         .output()
         .unwrap();
     let said = std::fs::read_to_string(&report).unwrap_or_default();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}\nagent: {said}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_exit(&o, 0, &format!("\nagent: {said}"));
+    let v = json_of(&o);
     assert_eq!(v["protection"], "mount_namespace_read_only_bind", "{v}");
     assert_eq!(v["agent_exit"], 0);
     assert!(!said.contains("-ok"), "the agent changed its copy: {said}");
@@ -403,11 +385,9 @@ fn a_root_agent_cannot_write_its_copy_through_the_read_only_bind_mount() {
     );
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!stderr.contains("modes only"), "{stderr}");
-    assert_eq!(names(&scratch), Vec::<String>::new(), "nothing is left");
+    assert_empty(&scratch, "nothing is left");
 
-    let o = probity(&scratch)
-        .args(["context", "run", "--input"])
-        .arg(example("change-proposal.json"))
+    let o = run_example(probity(&scratch), false)
         .args(["--", "true"])
         .output()
         .unwrap();
@@ -428,9 +408,7 @@ fn a_root_agent_cannot_write_its_copy_through_the_read_only_bind_mount() {
 /// removed and the host tree untouched.
 #[test]
 fn without_a_mount_namespace_a_copy_the_agent_changed_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
-    let scratch = tmp.path().join("tmp");
-    std::fs::create_dir(&scratch).unwrap();
+    let (tmp, scratch) = scratch_dirs();
     let host = tmp.path().join("host");
     let digest = assemble_host(&host);
     let before = tree_bytes(&host);
@@ -459,7 +437,7 @@ fn without_a_mount_namespace_a_copy_the_agent_changed_is_refused() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = json_of(&o);
     assert_eq!(v["protection"], "modes_only", "{v}");
 
     let report = tmp.path().join("report");
@@ -469,17 +447,12 @@ fn without_a_mount_namespace_a_copy_the_agent_changed_is_refused() {
         .unwrap();
     let said = std::fs::read_to_string(&report).unwrap_or_default();
     assert!(said.contains("write-ok"), "the modes did not hold: {said}");
-    assert_eq!(
-        o.status.code(),
-        Some(6),
-        "{}\nagent: {said}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_exit(&o, 6, &format!("\nagent: {said}"));
+    let v = json_of(&o);
     assert_eq!(v["error"]["code"], "context_copy_changed", "{v}");
     let message = v["error"]["message"].as_str().unwrap();
     assert!(message.contains("modes only"), "{message}");
-    assert_eq!(names(&scratch), Vec::<String>::new(), "the copy is removed");
+    assert_empty(&scratch, "the copy is removed");
     assert_eq!(tree_bytes(&host), before, "the host tree is untouched");
     let o = Command::new(BIN)
         .args(["context", "verify"])

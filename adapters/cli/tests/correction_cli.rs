@@ -17,39 +17,56 @@ fn change() -> Fixture {
     f
 }
 
-struct Flow {
-    f: Fixture,
-    tmp: tempfile::TempDir,
-    lineage: String,
-}
-
 impl Flow {
+    /// `probity ARGS` is refused `error` (exit `exit`), the store as it was.
+    fn refused_writing_nothing(&self, args: &[&str], exit: i32, error: &str) {
+        let before = store_snapshot(&self.f);
+        probity(self.f.root(), args).assert_refused(exit, error);
+        assert_eq!(store_snapshot(&self.f), before);
+    }
+
+    /// The pre-commit gate exits `code` for `reason`.
+    fn gate_says(&self, code: i32, reason: &str) {
+        let g = probity(self.f.root(), &["validate", "--gate", "pre-commit"]);
+        assert_eq!(
+            (g.code, g.json["reason_code"].as_str()),
+            (code, Some(reason)),
+            "{}",
+            g.stdout
+        );
+    }
+
+    /// [`Flow::to_correction`], then the correction forecast at `lines`.
+    fn forecast(lines: &str) -> Flow {
+        let flow = Flow::to_correction();
+        flow.run(&["--correction-lines", lines]);
+        flow
+    }
+
     fn to_correction() -> Flow {
-        let f = change();
-        let tmp = tempfile::tempdir().unwrap();
-        let s = probity(f.root(), &["start"]);
+        let (flow, s) = Flow::start(change());
         assert_eq!(s.json["correction_budget"], 4, "{}", s.stdout);
-        let lineage = string_at(&s.json, "lineage_id");
-        let r = input(tmp.path(), "r.json", PARSER_BLOCKER);
-        let fin = probity(f.root(), &["finalize", "--result", &r]);
+        let r = flow.doc("r.json", PARSER_BLOCKER);
+        let fin = probity(flow.f.root(), &["finalize", "--result", &r]);
         assert_eq!(fin.json["state"], "correction_required", "{}", fin.stdout);
         assert_eq!(fin.json["action"], "forecast_correction");
         assert_eq!(
             fin.json["findings"],
             json!([{"id": "R3-001", "severity": "BLOCKER", "route": "correction"}])
         );
-        Flow { f, tmp, lineage }
+        flow
     }
+}
 
-    fn run(&self, args: &[&str]) -> Run {
-        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
-        a.extend_from_slice(args);
-        probity(self.f.root(), &a)
-    }
-
-    fn doc(&self, name: &str, text: &str) -> String {
-        input(self.tmp.path(), name, text)
-    }
+/// [`change`] started (without `--lineage`), then finalized with the lens
+/// `result`: the fixture, the inputs dir and the answer.
+fn judged_with(result: &str) -> (Fixture, tempfile::TempDir, Run) {
+    let f = change();
+    let tmp = tempfile::tempdir().unwrap();
+    probity(f.root(), &["start"]);
+    let r = input(tmp.path(), "r.json", result);
+    let answer = probity(f.root(), &["finalize", "--result", &r]);
+    (f, tmp, answer)
 }
 
 #[test]
@@ -105,35 +122,19 @@ fn a_correction_is_measured_by_git_and_the_corrected_candidate_is_approved() {
     );
     assert_eq!(receipt["resolved_finding_ids"], json!(["R3-001"]));
     // The gate allows the corrected candidate, discovered by its own identity.
-    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(
-        (g.code, g.json["reason_code"].as_str()),
-        (0, Some("receipt_valid")),
-        "{}",
-        g.stdout
-    );
+    flow.gate_says(0, "receipt_valid");
     // And denies the uncorrected one.
     flow.f
         .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -1\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
         .unwrap();
-    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(
-        (g.code, g.json["reason_code"].as_str()),
-        (1, Some("receipt_scope_changed")),
-        "{}",
-        g.stdout
-    );
+    flow.gate_says(1, "receipt_scope_changed");
     // And the uncorrected candidate is not reviewed again in this lineage.
-    let before = store_snapshot(&flow.f);
-    let s = probity(flow.f.root(), &["start"]);
-    s.assert_refused(4, "candidate_superseded");
-    assert_eq!(store_snapshot(&flow.f), before);
+    flow.refused_writing_nothing(&["start"], 4, "candidate_superseded");
 }
 
 #[test]
 fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     flow.f
         .write("src/other.rs", "fn o() { changed }\n")
         .unwrap();
@@ -151,8 +152,7 @@ fn an_edit_outside_the_genesis_paths_is_refused_and_nothing_is_charged() {
 
 #[test]
 fn a_zero_edit_attempt_escalates_at_once() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "1"]);
+    let flow = Flow::forecast("1");
     let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     assert_eq!(v.json["state"], "escalated", "{}", v.stdout);
     assert_eq!(v.json["escalation_reason"], "no_edit_attempt");
@@ -161,8 +161,7 @@ fn a_zero_edit_attempt_escalates_at_once() {
 
 #[test]
 fn a_forecast_over_the_remaining_budget_escalates_before_the_edit() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     flow.f
         .write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -2\n}\nfn c() {}\nfn d() {}\nfn e() {}\nfn g() {}\nfn h() {}\n")
         .unwrap();
@@ -183,18 +182,8 @@ fn a_forecast_over_the_remaining_budget_escalates_before_the_edit() {
 
 #[test]
 fn a_refuted_inferential_finding_is_kept_and_the_review_proceeds() {
-    let f = change();
-    let tmp = tempfile::tempdir().unwrap();
-    probity(f.root(), &["start"]);
     let inferential = PARSER_BLOCKER.replace("deterministic", "inferential");
-    let r = probity(
-        f.root(),
-        &[
-            "finalize",
-            "--result",
-            &input(tmp.path(), "r.json", &inferential),
-        ],
-    );
+    let (f, tmp, r) = judged_with(&inferential);
     assert_eq!(
         (r.json["state"].as_str(), r.json["action"].as_str()),
         (Some("reviewing"), Some("provide_refuter"))
@@ -224,18 +213,8 @@ fn a_refuted_inferential_finding_is_kept_and_the_review_proceeds() {
 
 #[test]
 fn a_causal_claim_outside_the_change_is_downgraded_and_escalates() {
-    let f = change();
-    let tmp = tempfile::tempdir().unwrap();
-    probity(f.root(), &["start"]);
     let outside = PARSER_BLOCKER.replace("src/parser.rs:3", "src/parser.rs:1");
-    let r = probity(
-        f.root(),
-        &[
-            "finalize",
-            "--result",
-            &input(tmp.path(), "r.json", &outside),
-        ],
-    );
+    let (_f, _tmp, r) = judged_with(&outside);
     assert_eq!(r.json["state"], "escalated", "{}", r.stdout);
     assert_eq!(r.json["findings"][0]["route"], "escalation");
     assert_eq!(
@@ -246,8 +225,7 @@ fn a_causal_claim_outside_the_change_is_downgraded_and_escalates() {
 
 #[test]
 fn a_fix_is_charged_every_line_it_changes_whatever_it_claims_to_be() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     // A "fix" that marks the file generated and adds 300 lines, and a NUL
     // byte so git would call it binary: all of it is charged.
     let mut body = String::from("// @generated\nfn a() {}\nfn b() -> i32 {\n    0\n}\n");
@@ -272,8 +250,7 @@ const BUGGY: &str = "fn a() {}\nfn b() -> i32 {\n    -1\n}\nfn c() {}\nfn d() {}
 
 #[test]
 fn evidence_is_refused_while_the_live_candidate_is_the_uncorrected_one() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     flow.f.write("src/parser.rs", FIXED).unwrap();
     assert_eq!(
         flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)])
@@ -290,8 +267,7 @@ fn evidence_is_refused_while_the_live_candidate_is_the_uncorrected_one() {
 
 #[test]
 fn a_repeated_validation_after_a_new_forecast_is_a_no_edit_attempt() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "1"]);
+    let flow = Flow::forecast("1");
     flow.f
         .write("src/parser.rs", FIXED.replace("    0\n", "    -2\n"))
         .unwrap();
@@ -312,14 +288,10 @@ fn a_repeated_validation_after_a_new_forecast_is_a_no_edit_attempt() {
 
 #[test]
 fn a_correction_is_found_from_its_base_and_blocks_a_parallel_review() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     flow.f.write("src/parser.rs", FIXED).unwrap();
     // `start` on the fix would open a fresh budget over the same paths.
-    let before = store_snapshot(&flow.f);
-    let s = probity(flow.f.root(), &["start"]);
-    s.assert_refused(4, "correction_open");
-    assert_eq!(store_snapshot(&flow.f), before);
+    flow.refused_writing_nothing(&["start"], 4, "correction_open");
     // finalize finds the correction without --lineage.
     let v = probity(
         flow.f.root(),
@@ -362,8 +334,7 @@ fn an_illegal_input_late_in_one_call_changes_nothing() {
 
 #[test]
 fn a_deleted_receipt_is_rewritten_by_finalize_from_state() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     flow.f.write("src/parser.rs", FIXED).unwrap();
     flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
     let done = flow.run(&["--evidence", &flow.doc("ev.txt", "ok\n")]);
@@ -388,15 +359,19 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
     f.write("src/b.rs", "fn b() {}\n").unwrap();
     f.commit_all("base").unwrap();
     let blocker = |path: &str| PARSER_BLOCKER.replace("src/parser.rs:3", &format!("{path}:2"));
+    // The live candidate judged with a BLOCKER on `path`: a correction.
+    let correction_required = |name: &str, path: &str| {
+        let r = input(tmp.path(), name, &blocker(path));
+        assert_eq!(
+            probity(f.root(), &["finalize", "--result", &r]).json["state"],
+            "correction_required"
+        );
+    };
     // A corrects src/a.rs.
     f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
         .unwrap();
     let a = string_at(&probity(f.root(), &["start"]).json, "lineage_id");
-    let ra = input(tmp.path(), "ra.json", &blocker("src/a.rs"));
-    assert_eq!(
-        probity(f.root(), &["finalize", "--result", &ra]).json["state"],
-        "correction_required"
-    );
+    correction_required("ra.json", "src/a.rs");
     // B, on the same base, corrects src/b.rs (no overlap: allowed).
     f.git(&["checkout", "--", "src/a.rs"]).unwrap();
     f.write("src/b.rs", "fn b() {}\nfn b2() -> i32 { -1 }\n")
@@ -404,11 +379,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
     let b = probity(f.root(), &["start"]);
     assert_eq!(b.code, 0, "{}", b.stdout);
     let b = string_at(&b.json, "lineage_id");
-    let rb = input(tmp.path(), "rb.json", &blocker("src/b.rs"));
-    assert_eq!(
-        probity(f.root(), &["finalize", "--result", &rb]).json["state"],
-        "correction_required"
-    );
+    correction_required("rb.json", "src/b.rs");
     // Back on A's candidate: a forecast without --lineage lands on A.
     f.git(&["checkout", "--", "src/b.rs"]).unwrap();
     f.write("src/a.rs", "fn a() {}\nfn a2() -> i32 { -1 }\n")
@@ -447,8 +418,7 @@ fn two_open_corrections_on_one_base_each_get_their_own_fix() {
 
 #[test]
 fn a_mode_only_fix_is_charged() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "1"]);
+    let flow = Flow::forecast("1");
     let p = flow.f.root().join("src/parser.rs");
     let mut perms = std::fs::metadata(&p).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
@@ -459,8 +429,7 @@ fn a_mode_only_fix_is_charged() {
 
 #[test]
 fn a_fix_on_a_moved_head_is_refused() {
-    let flow = Flow::to_correction();
-    flow.run(&["--correction-lines", "2"]);
+    let flow = Flow::forecast("2");
     flow.f.write("src/parser.rs", FIXED).unwrap();
     flow.f.commit_all("moves HEAD").unwrap();
     let before = store_snapshot(&flow.f);

@@ -2,7 +2,8 @@
 //! simulated crash after the Nth replace leaves the last committed state,
 //! and re-running resumes without re-running a lens or re-charging budget.
 
-use probity_core::review::Lens;
+use probity_core::review::{Lens, LineageId};
+use probity_git::Repo;
 use probity_git::fixture::Fixture;
 use probity_ports::review::{
     self as drivers, EvidenceInput, FinalizeInput, LensResultInput, ReceiptStore, RecordStore,
@@ -24,6 +25,35 @@ fn repo() -> Fixture {
     f
 }
 
+/// The repository, its store, and a review started in it.
+fn started(f: &Fixture) -> (Repo, FileStore, LineageId) {
+    let repo = f.repo().unwrap();
+    let store = FileStore::for_common_dir(repo.common_dir());
+    let started = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
+    let lineage = started.record.state().lineage_id().clone();
+    (repo, store, lineage)
+}
+
+/// The repository's store, crashing at `crash` on its first replace.
+fn crashing_store(repo: &Repo, crash: Crash) -> Faulty<FileStore> {
+    Faulty::new(FileStore::for_common_dir(repo.common_dir()), 1, crash)
+}
+
+/// The clean result and evidence, in one finalize.
+fn clean_and_evidence() -> FinalizeInput {
+    FinalizeInput {
+        results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
+        evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
+        ..Default::default()
+    }
+}
+
+/// The pre-commit gate's reason code, as JSON.
+fn gate_reason(repo: &Repo, store: &FileStore) -> serde_json::Value {
+    let gate = drivers::validate_pre_commit(repo, store, &drivers::Delivery::Worktree).unwrap();
+    serde_json::to_value(gate.reason_code()).unwrap()
+}
+
 fn is_crash(e: &ReviewError) -> bool {
     matches!(e, ReviewError::Store(s @ StoreError::Io { .. }) if is_injected(s))
 }
@@ -31,23 +61,11 @@ fn is_crash(e: &ReviewError) -> bool {
 #[test]
 fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
     let f = repo();
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
-    let started = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability).unwrap();
-    let lineage = started.record.state().lineage_id().clone();
+    let (repo, store, lineage) = started(&f);
 
     // Crash after the first replace: results are durable, evidence is not.
-    let crashing = Faulty::new(
-        FileStore::for_common_dir(repo.common_dir()),
-        1,
-        Crash::BeforeReplace,
-    );
-    let input = FinalizeInput {
-        results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
-        evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
-        ..Default::default()
-    };
-    let err = drivers::finalize(&repo, &crashing, input).unwrap_err();
+    let crashing = crashing_store(&repo, Crash::BeforeReplace);
+    let err = drivers::finalize(&repo, &crashing, clean_and_evidence()).unwrap_err();
     assert!(is_crash(&err), "{err}");
     let after_crash = store.load(&lineage).unwrap().unwrap();
     assert_eq!(after_crash.state().stage().name(), "validating");
@@ -75,14 +93,7 @@ fn a_crash_between_results_and_evidence_resumes_without_the_lens() {
 #[test]
 fn a_crash_during_correction_never_charges_twice() {
     let f = repo();
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
-    let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
-        .unwrap()
-        .record
-        .state()
-        .lineage_id()
-        .clone();
+    let (repo, store, lineage) = started(&f);
     drivers::finalize(
         &repo,
         &store,
@@ -99,11 +110,7 @@ fn a_crash_during_correction_never_charges_twice() {
     .unwrap();
 
     // Forecast and validation in one call; crash after the forecast lands.
-    let crashing = Faulty::new(
-        FileStore::for_common_dir(repo.common_dir()),
-        1,
-        Crash::BeforeReplace,
-    );
+    let crashing = crashing_store(&repo, Crash::BeforeReplace);
     let both = FinalizeInput {
         lineage: Some(lineage.clone()),
         correction_lines: Some(2),
@@ -144,29 +151,13 @@ fn a_crash_during_correction_never_charges_twice() {
 #[test]
 fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     let f = repo();
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
-    let lineage = drivers::start(&repo, &store, &FixedClock::fixture(), Lens::Reliability)
-        .unwrap()
-        .record
-        .state()
-        .lineage_id()
-        .clone();
+    let (repo, store, lineage) = started(&f);
     // The approval is durable, but the process dies before the receipt
     // and the base index are written: the crash strikes after the state
     // write, and the projections a dying process never wrote are removed.
-    let crashing = Faulty::new(
-        FileStore::for_common_dir(repo.common_dir()),
-        1,
-        Crash::AfterStateWrite,
-    );
-    let input = FinalizeInput {
-        results: vec![LensResultInput::unnamed(named("r.json", CLEAN))],
-        evidence: Some(EvidenceInput::Bytes(named("ev.txt", "ok\n"))),
-        ..Default::default()
-    };
+    let crashing = crashing_store(&repo, Crash::AfterStateWrite);
     assert!(is_crash(
-        &drivers::finalize(&repo, &crashing, input).unwrap_err()
+        &drivers::finalize(&repo, &crashing, clean_and_evidence()).unwrap_err()
     ));
     let approved = store.load(&lineage).unwrap().unwrap();
     assert_eq!(approved.state().stage().name(), "approved");
@@ -181,11 +172,7 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
         std::fs::remove_file(&projection).unwrap();
     }
     assert!(store.read_receipt(&lineage).unwrap().is_none());
-    let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
-    assert_eq!(
-        serde_json::to_value(gate.reason_code()).unwrap(),
-        "receipt_mismatch"
-    );
+    assert_eq!(gate_reason(&repo, &store), "receipt_mismatch");
     // Any finalize of the lineage, even with no input, finishes the job.
     drivers::finalize(
         &repo,
@@ -197,9 +184,5 @@ fn a_crash_after_the_state_write_is_finished_by_the_next_finalize() {
     )
     .unwrap();
     assert!(store.read_receipt(&lineage).unwrap().is_some());
-    let gate = drivers::validate_pre_commit(&repo, &store, &drivers::Delivery::Worktree).unwrap();
-    assert_eq!(
-        serde_json::to_value(gate.reason_code()).unwrap(),
-        "receipt_valid"
-    );
+    assert_eq!(gate_reason(&repo, &store), "receipt_valid");
 }

@@ -4,43 +4,90 @@
 
 mod support;
 
-use probity_git::fixture::Fixture;
 use support::*;
-
-struct Flow {
-    f: Fixture,
-    tmp: tempfile::TempDir,
-    lineage: String,
-}
 
 impl Flow {
     /// Started and judged with `result`.
     fn judged(result: &str) -> Flow {
-        let f = change();
-        let tmp = tempfile::tempdir().unwrap();
-        let s = probity(f.root(), &["start"]);
+        let (flow, s) = Flow::start(change());
         assert_eq!(s.code, 0, "{}", s.stdout);
-        let lineage = string_at(&s.json, "lineage_id");
-        let flow = Flow { f, tmp, lineage };
         let r = flow.doc("r.json", result);
         flow.run(&["--result", &r]);
         flow
     }
 
-    fn run(&self, args: &[&str]) -> Run {
-        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
-        a.extend_from_slice(args);
-        probity(self.f.root(), &a)
-    }
-
-    fn doc(&self, name: &str, text: &str) -> String {
-        input(self.tmp.path(), name, text)
-    }
-
     fn state(&self) -> Run {
         probity(self.f.root(), &["status", "--lineage", &self.lineage])
     }
+
+    /// A new `start` is refused `lineage_escalated` with nothing written;
+    /// returns its next action and the store it left.
+    fn start_refused(&self) -> (String, Snapshot) {
+        let before = store_snapshot(&self.f);
+        let refused = probity(self.f.root(), &["start"]);
+        refused.assert_refused(4, "lineage_escalated");
+        assert_eq!(store_snapshot(&self.f), before, "a refused start wrote");
+        let next = refused.json["error"]["next_action"].as_str().unwrap();
+        assert!(next.contains(&self.lineage), "{next}");
+        (next.to_owned(), before)
+    }
+
+    /// The pre-commit gate denies, asking a person to decide; returns its
+    /// answer.
+    fn gate_asks_a_person(&self) -> Run {
+        let g = probity(self.f.root(), &["validate", "--gate", "pre-commit"]);
+        assert_eq!(
+            (g.json["decision"].as_str(), g.json["next_action"].as_str()),
+            (Some("deny"), Some("human_decision")),
+            "{}",
+            g.stdout
+        );
+        g
+    }
+
+    /// Runs the recovery `next` prints: the successor is generation 2 of
+    /// this lineage, and `start` then gives it; returns the recovery's and
+    /// the start's answers.
+    fn recover_as_printed(&self, next: &str) -> (Run, Run) {
+        let args = printed_recover(next);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let rec = probity_ok(self.f.root(), &args);
+        assert_eq!(rec.json["generation"], 2);
+        assert_eq!(rec.json["predecessor"]["lineage_id"], self.lineage.as_str());
+        let again = probity(self.f.root(), &["start"]);
+        assert_eq!(again.code, 0, "{}", again.stdout);
+        assert_eq!(again.json["lineage_id"], rec.json["lineage_id"]);
+        (rec, again)
+    }
+
+    /// Commits an unrelated file, moving the base.
+    fn commit_unrelated(&self) {
+        self.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
+        self.f.git(&["add", "notes/unrelated.md"]).unwrap();
+        self.f
+            .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
+            .unwrap();
+    }
+
+    /// Work on another path starts a new lineage.
+    fn other_path_starts_anew(&self) {
+        self.f
+            .write("src/other.rs", "fn o() {}\nfn p() {}\n")
+            .unwrap();
+        let s = probity(self.f.root(), &["start"]);
+        assert_eq!(s.code, 0, "{}", s.stdout);
+        assert_ne!(s.json["lineage_id"], self.lineage.as_str());
+    }
+
+    /// The run escalated for `reason`; then a side-step is refused and the
+    /// printed advice works.
+    fn escalated_for(self, v: &Run, reason: &str) {
+        assert_eq!(v.json["escalation_reason"], reason, "{}", v.stdout);
+        side_step_is_refused_and_the_advice_works(self);
+    }
 }
+
+type Snapshot = std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>;
 
 /// The recover command in a `lineage_escalated` answer, with the values a
 /// person gives filled in, as arguments after `probity`.
@@ -59,39 +106,22 @@ fn side_step_is_refused_and_the_advice_works(flow: Flow) {
     let st = flow.state();
     assert_eq!(st.json["state"], "escalated", "{}", st.stdout);
     flow.f.write("src/parser.rs", body(9)).unwrap();
-    let before = store_snapshot(&flow.f);
-    let refused = probity(flow.f.root(), &["start"]);
-    refused.assert_refused(4, "lineage_escalated");
-    assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
-    let next = refused.json["error"]["next_action"].as_str().unwrap();
-    assert!(next.contains(&flow.lineage), "{next}");
+    let (next, _) = flow.start_refused();
+    let next = next.as_str();
     assert!(
         next.contains(st.json["store_revision"].as_str().unwrap()),
         "{next}"
     );
     assert!(!next.contains("<id>") && !next.contains("<rev>"), "{next}");
     // The gate over the edited candidate gives the same way on, not a start.
-    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(
-        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
-        (Some("deny"), Some("human_decision")),
-        "{}",
-        g.stdout
-    );
+    let g = flow.gate_asks_a_person();
     assert_eq!(
         printed_recover(g.json["message"].as_str().unwrap()),
         printed_recover(next)
     );
-    let args = printed_recover(next);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let rec = probity_ok(flow.f.root(), &args);
-    assert_eq!(rec.json["generation"], 2);
-    assert_eq!(rec.json["predecessor"]["lineage_id"], flow.lineage.as_str());
-    assert_eq!(rec.json["predecessor"]["authorization"], "decision #7");
     // The authorized successor is the authority now: start resumes it.
-    let again = probity(flow.f.root(), &["start"]);
-    assert_eq!(again.code, 0, "{}", again.stdout);
-    assert_eq!(again.json["lineage_id"], rec.json["lineage_id"]);
+    let (rec, again) = flow.recover_as_printed(next);
+    assert_eq!(rec.json["predecessor"]["authorization"], "decision #7");
     assert_eq!(again.json["resumed"], true);
 }
 
@@ -106,24 +136,14 @@ fn a_no_edit_attempt_cannot_be_side_stepped() {
     let flow = Flow::judged(PARSER_BLOCKER);
     flow.run(&["--correction-lines", "1"]);
     let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
-    assert_eq!(
-        v.json["escalation_reason"], "no_edit_attempt",
-        "{}",
-        v.stdout
-    );
-    side_step_is_refused_and_the_advice_works(flow);
+    flow.escalated_for(&v, "no_edit_attempt");
 }
 
 #[test]
 fn a_forecast_over_budget_cannot_be_side_stepped() {
     let flow = Flow::judged(PARSER_BLOCKER);
     let v = flow.run(&["--correction-lines", "9"]);
-    assert_eq!(
-        v.json["escalation_reason"], "forecast_over_budget",
-        "{}",
-        v.stdout
-    );
-    side_step_is_refused_and_the_advice_works(flow);
+    flow.escalated_for(&v, "forecast_over_budget");
 }
 
 #[test]
@@ -136,12 +156,7 @@ fn an_exceeded_budget_cannot_be_side_stepped() {
     }
     flow.f.write("src/parser.rs", body).unwrap();
     let v = flow.run(&["--validation", &flow.doc("v.json", VALIDATION_PASS)]);
-    assert_eq!(
-        v.json["escalation_reason"], "budget_exceeded",
-        "{}",
-        v.stdout
-    );
-    side_step_is_refused_and_the_advice_works(flow);
+    flow.escalated_for(&v, "budget_exceeded");
 }
 
 #[test]
@@ -155,12 +170,7 @@ fn exhausted_attempts_cannot_be_side_stepped() {
         last = Some(flow.run(&["--validation", &fail]));
     }
     let v = last.unwrap();
-    assert_eq!(
-        v.json["escalation_reason"], "attempts_exhausted",
-        "{}",
-        v.stdout
-    );
-    side_step_is_refused_and_the_advice_works(flow);
+    flow.escalated_for(&v, "attempts_exhausted");
 }
 
 #[test]
@@ -169,12 +179,7 @@ fn work_outside_an_escalated_lineage_paths_starts_normally() {
     assert_eq!(flow.state().json["state"], "escalated");
     // The escalated paths back to the base; unrelated work elsewhere.
     flow.f.write("src/parser.rs", "fn a() {}\n").unwrap();
-    flow.f
-        .write("src/other.rs", "fn o() {}\nfn p() {}\n")
-        .unwrap();
-    let s = probity(flow.f.root(), &["start"]);
-    assert_eq!(s.code, 0, "{}", s.stdout);
-    assert_ne!(s.json["lineage_id"], flow.lineage.as_str());
+    flow.other_path_starts_anew();
 }
 
 #[test]
@@ -197,18 +202,10 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     let st = flow.state();
     assert_eq!(st.json["state"], "escalated", "{}", st.stdout);
     flow.f.git(&["stash"]).unwrap();
-    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
-    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
-    flow.f
-        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
-        .unwrap();
+    flow.commit_unrelated();
     flow.f.git(&["stash", "pop"]).unwrap();
-    let before = store_snapshot(&flow.f);
-    let refused = probity(flow.f.root(), &["start"]);
-    refused.assert_refused(4, "lineage_escalated");
-    assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
-    let next = refused.json["error"]["next_action"].as_str().unwrap();
-    assert!(next.contains(&flow.lineage), "{next}");
+    let (next, before) = flow.start_refused();
+    let next = next.as_str();
     // Edited further on the moved base: still the escalated change's
     // starting point on that path, still refused.
     flow.f.write("src/parser.rs", body(5)).unwrap();
@@ -221,13 +218,7 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     );
     assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
     // The gate names the escalation's recovery too, not a fresh review.
-    let g = probity(flow.f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(
-        (g.json["decision"].as_str(), g.json["next_action"].as_str()),
-        (Some("deny"), Some("human_decision")),
-        "{}",
-        g.stdout
-    );
+    flow.gate_asks_a_person();
     // Status agrees: no lineage is current, and its way on is the
     // escalation's recovery, not a start that would be refused.
     let st = probity(flow.f.root(), &["status"]);
@@ -243,14 +234,7 @@ fn moving_the_base_does_not_side_step_an_escalation() {
         printed_recover(next)
     );
     // The way on is the authorized recovery it printed.
-    let args = printed_recover(next);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let rec = probity_ok(flow.f.root(), &args);
-    assert_eq!(rec.json["generation"], 2);
-    assert_eq!(rec.json["predecessor"]["lineage_id"], flow.lineage.as_str());
-    let again = probity(flow.f.root(), &["start"]);
-    assert_eq!(again.code, 0, "{}", again.stdout);
-    assert_eq!(again.json["lineage_id"], rec.json["lineage_id"]);
+    flow.recover_as_printed(next);
 }
 
 /// Unrelated work on a moved base (the escalated change dropped) starts
@@ -259,18 +243,9 @@ fn moving_the_base_does_not_side_step_an_escalation() {
 fn a_change_on_another_path_of_a_moved_base_starts_normally() {
     let flow = Flow::judged(PARSER_UNKNOWN);
     flow.f.git(&["stash"]).unwrap();
-    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
-    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
-    flow.f
-        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
-        .unwrap();
+    flow.commit_unrelated();
     flow.f.git(&["stash", "drop"]).unwrap();
-    flow.f
-        .write("src/other.rs", "fn o() {}\nfn p() {}\n")
-        .unwrap();
-    let s = probity(flow.f.root(), &["start"]);
-    assert_eq!(s.code, 0, "{}", s.stdout);
-    assert_ne!(s.json["lineage_id"], flow.lineage.as_str());
+    flow.other_path_starts_anew();
 }
 
 /// An escalation whose trees were pruned (its change dropped, the objects
@@ -280,11 +255,7 @@ fn a_change_on_another_path_of_a_moved_base_starts_normally() {
 fn a_pruned_escalation_does_not_break_other_starts() {
     let flow = Flow::judged(PARSER_UNKNOWN);
     flow.f.git(&["checkout", "--", "src/parser.rs"]).unwrap();
-    flow.f.write("notes/unrelated.md", "elsewhere\n").unwrap();
-    flow.f.git(&["add", "notes/unrelated.md"]).unwrap();
-    flow.f
-        .git(&["commit", "--no-verify", "-q", "-m", "unrelated"])
-        .unwrap();
+    flow.commit_unrelated();
     flow.f
         .git(&["reflog", "expire", "--expire=now", "--all"])
         .unwrap();

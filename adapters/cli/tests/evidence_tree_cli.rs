@@ -60,24 +60,64 @@ fn finalize_cmd<'a>(lineage: &'a str, check: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// `finalize_cmd` with `--evidence-timeout SECONDS` before the check.
+fn finalize_timed<'a>(lineage: &'a str, seconds: &'a str, check: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["finalize", "--lineage", lineage];
+    args.extend(["--evidence-timeout", seconds, "--evidence-cmd", "--"]);
+    args.extend(check);
+    args
+}
+
+/// `finalize` of the lineage with the check `sh -c SCRIPT`.
+fn finalize_sh(f: &Fixture, lineage: &str, script: &str) -> Run {
+    probity(f.root(), &finalize_cmd(lineage, &["sh", "-c", script]))
+}
+
+/// The medium change started and given its clean lens results: the
+/// inputs dir, the start answer and the lineage.
+fn medium_awaiting_evidence(f: &Fixture) -> (tempfile::TempDir, Value, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let st = probity(f.root(), &["start"]);
+    let lineage = string_at(&st.json, "lineage_id");
+    await_evidence(f, tmp.path(), &st.json);
+    (tmp, st.json, lineage)
+}
+
+/// Asserts the run left the lineage in `state` (`what` says which run).
+fn assert_state(done: &Run, state: &str, what: &str) {
+    assert_eq!(
+        done.json["state"], state,
+        "{what}: {}{}",
+        done.stdout, done.stderr
+    );
+}
+
+/// The lineage's kept check output.
+fn kept_output(f: &Fixture, lineage: &str) -> std::path::PathBuf {
+    f.root()
+        .join(".git/probity/reviews/v1")
+        .join(lineage)
+        .join("check-output")
+}
+
+/// The committed change holding `value`, awaiting evidence, with `edit`
+/// (path, content) written to the worktree after start, then finalized with
+/// the check `sh -c SCRIPT`.
+fn check_after_edit(value: &str, edit: (&str, &str), script: &str) -> Run {
+    let (f, lineage, _tmp) = committed_awaiting_evidence(value);
+    f.write(edit.0, edit.1).unwrap();
+    finalize_sh(&f, &lineage, script)
+}
+
 /// The candidate's own check fails; a fix the worktree holds (an untracked
 /// file the candidate does not) must not make it pass.
 #[test]
 fn a_fix_only_in_the_worktree_does_not_pass_the_frozen_trees_check() {
-    let (f, lineage, _tmp) = committed_awaiting_evidence("bad");
     // After start: the "fix", uncommitted, in another file.
-    f.write("src/override.txt", "fixed\n").unwrap();
-    let check = [
-        "sh",
-        "-c",
-        "test -f src/override.txt || grep -qx good src/value.txt",
-    ];
-    let done = probity(f.root(), &finalize_cmd(&lineage, &check));
-    assert_eq!(
-        done.json["state"], "escalated",
-        "the frozen tree's check fails: {}{}",
-        done.stdout, done.stderr
-    );
+    let fix = ("src/override.txt", "fixed\n");
+    let check = "test -f src/override.txt || grep -qx good src/value.txt";
+    let done = check_after_edit("bad", fix, check);
+    assert_state(&done, "escalated", "the frozen tree's check fails");
     assert_ne!(done.code, 0, "a failing check exits non-zero");
 }
 
@@ -85,19 +125,9 @@ fn a_fix_only_in_the_worktree_does_not_pass_the_frozen_trees_check() {
 /// worktree holds after start.
 #[test]
 fn an_unrelated_uncommitted_edit_does_not_break_the_check() {
-    let (f, lineage, _tmp) = committed_awaiting_evidence("good");
-    f.write("src/broken.txt", "oops\n").unwrap();
-    let check = [
-        "sh",
-        "-c",
-        "test ! -e src/broken.txt && grep -qx good src/value.txt",
-    ];
-    let done = probity(f.root(), &finalize_cmd(&lineage, &check));
-    assert_eq!(
-        done.json["state"], "approved",
-        "{}{}",
-        done.stdout, done.stderr
-    );
+    let check = "test ! -e src/broken.txt && grep -qx good src/value.txt";
+    let done = check_after_edit("good", ("src/broken.txt", "oops\n"), check);
+    assert_state(&done, "approved", "a good commit");
     assert_eq!(done.code, 0);
 }
 
@@ -120,12 +150,8 @@ fn each_commit_of_a_stack_is_checked_on_its_own_tree() {
         await_evidence(&f, tmp.path(), l);
         let id = l["lineage_id"].as_str().unwrap();
         let script = format!("grep -qx {want} src/value.txt");
-        let done = probity(f.root(), &finalize_cmd(id, &["sh", "-c", &script]));
-        assert_eq!(
-            done.json["state"], "approved",
-            "{want}: {}{}",
-            done.stdout, done.stderr
-        );
+        let done = finalize_sh(&f, id, &script);
+        assert_state(&done, "approved", want);
     }
 }
 
@@ -134,22 +160,14 @@ fn each_commit_of_a_stack_is_checked_on_its_own_tree() {
 #[test]
 fn files_the_check_writes_join_neither_worktree_nor_candidate() {
     let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    await_evidence(&f, tmp.path(), &st.json);
+    let (_tmp, _, lineage) = medium_awaiting_evidence(&f);
     let status = worktree_status(&f);
-    let check = [
-        "sh",
-        "-c",
+    let done = finalize_sh(
+        &f,
+        &lineage,
         "echo x > written.txt && mkdir -p out && echo y > out/f && echo z >> src/parser.rs",
-    ];
-    let done = probity(f.root(), &finalize_cmd(&lineage, &check));
-    assert_eq!(
-        done.json["state"], "approved",
-        "{}{}",
-        done.stdout, done.stderr
     );
+    assert_state(&done, "approved", "a writing check");
     assert_eq!(worktree_status(&f), status, "nothing joined the worktree");
     assert!(!f.root().join("written.txt").exists());
     let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
@@ -161,10 +179,7 @@ fn files_the_check_writes_join_neither_worktree_nor_candidate() {
 fn a_check_that_cannot_start_is_refused_with_nothing_changed() {
     let f = medium_change();
     f.write("check.sh", "#!/bin/sh\nexit 0\n").unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    await_evidence(&f, tmp.path(), &st.json);
+    let (_tmp, _, lineage) = medium_awaiting_evidence(&f);
     let before = store_snapshot(&f);
     let status = worktree_status(&f);
     for check in [&["probity-no-such-program-xyz"][..], &["./check.sh"][..]] {
@@ -186,10 +201,7 @@ fn a_check_that_cannot_start_is_refused_with_nothing_changed() {
 #[test]
 fn a_failing_check_shows_its_status_and_output_and_keeps_it() {
     let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    await_evidence(&f, tmp.path(), &st.json);
+    let (_tmp, _, lineage) = medium_awaiting_evidence(&f);
     let script = "i=0; while [ $i -lt 3000 ]; do echo \"noise line $i\"; i=$((i+1)); done; echo BOOM-TAIL >&2; exit 7";
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
     isolated(&mut cmd)
@@ -239,16 +251,24 @@ fn read_pid(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap().trim().to_string()
 }
 
+/// The pid the daemon wrote to `pidfile`, and whether it is still alive
+/// (then it is killed).
+fn daemon_left(pidfile: &Path) -> (String, bool) {
+    let pid = read_pid(pidfile);
+    let left = alive(&pid);
+    if left {
+        let _ = Command::new("kill").args(["-9", &pid]).status();
+    }
+    (pid, left)
+}
+
 /// A check whose child leaves its process group (`setsid`) leaves no
 /// process behind, whether the child keeps the output open or not.
 #[test]
 fn no_process_of_the_check_outlives_it() {
     for keeps_output in [false, true] {
         let f = medium_change();
-        let tmp = tempfile::tempdir().unwrap();
-        let st = probity(f.root(), &["start"]);
-        let lineage = string_at(&st.json, "lineage_id");
-        await_evidence(&f, tmp.path(), &st.json);
+        let (tmp, _, lineage) = medium_awaiting_evidence(&f);
         let pidfile = tmp.path().join("daemon.pid");
         let redirect = if keeps_output { "" } else { ">/dev/null 2>&1" };
         let script = format!(
@@ -259,29 +279,10 @@ fn no_process_of_the_check_outlives_it() {
         let started = Instant::now();
         let done = probity(
             f.root(),
-            &[
-                "finalize",
-                "--lineage",
-                &lineage,
-                "--evidence-timeout",
-                "25",
-                "--evidence-cmd",
-                "--",
-                "sh",
-                "-c",
-                &script,
-            ],
+            &finalize_timed(&lineage, "25", &["sh", "-c", &script]),
         );
-        let pid = read_pid(&pidfile);
-        let left = alive(&pid);
-        if left {
-            let _ = Command::new("kill").args(["-9", &pid]).status();
-        }
-        assert_eq!(
-            done.json["state"], "approved",
-            "keeps output {keeps_output}: {}{}",
-            done.stdout, done.stderr
-        );
+        let (pid, left) = daemon_left(&pidfile);
+        assert_state(&done, "approved", &format!("keeps output {keeps_output}"));
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "keeps output {keeps_output}: waited for the daemon"
@@ -298,11 +299,8 @@ fn no_process_of_the_check_outlives_it() {
 #[test]
 fn the_evidence_document_names_the_checked_tree() {
     let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    await_evidence(&f, tmp.path(), &st.json);
-    let tree = st.json["candidate_tree"].as_str().unwrap().to_string();
+    let (tmp, st, lineage) = medium_awaiting_evidence(&f);
+    let tree = st["candidate_tree"].as_str().unwrap().to_string();
     let doc = |tree: &str| {
         format!(
             r#"{{"argv":["true"],"exit_code":0,"output_bytes":0,"output_sha256":"{}","schema":"probity-command-evidence/v2","tree":"{tree}"}}"#,
@@ -372,11 +370,7 @@ fn after_a_correction_the_check_runs_on_the_corrected_tree() {
             a.extend(check);
             run(&a)
         };
-        assert_eq!(
-            done.json["state"], "approved",
-            "same call {same_call}: {}{}",
-            done.stdout, done.stderr
-        );
+        assert_state(&done, "approved", &format!("same call {same_call}"));
         let receipt = receipt_of(&f, &lineage);
         assert_eq!(
             done.json["evidence_check"]["tree"], receipt["final_candidate_tree"],
@@ -393,10 +387,7 @@ fn after_a_correction_the_check_runs_on_the_corrected_tree() {
 #[test]
 fn the_check_runs_in_the_same_subdirectory_with_the_repositorys_git_env_removed() {
     let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    await_evidence(&f, tmp.path(), &st.json);
+    let (_tmp, _, lineage) = medium_awaiting_evidence(&f);
     let sub = f.root().join("src");
     let check = [
         "sh",
@@ -413,11 +404,7 @@ fn the_check_runs_in_the_same_subdirectory_with_the_repositorys_git_env_removed(
             ("PROBITY_TEST_KEPT", "yes"),
         ],
     );
-    assert_eq!(
-        done.json["state"], "approved",
-        "{}{}",
-        done.stdout, done.stderr
-    );
+    assert_state(&done, "approved", "from src");
 }
 
 /// A check that times out leaves no process either, even one that left
@@ -425,10 +412,7 @@ fn the_check_runs_in_the_same_subdirectory_with_the_repositorys_git_env_removed(
 #[test]
 fn a_timed_out_check_leaves_no_process() {
     let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let st = probity(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    await_evidence(&f, tmp.path(), &st.json);
+    let (tmp, _, lineage) = medium_awaiting_evidence(&f);
     let before = store_snapshot(&f);
     let pidfile = tmp.path().join("daemon.pid");
     let script = format!(
@@ -437,24 +421,9 @@ fn a_timed_out_check_leaves_no_process() {
     );
     let done = probity(
         f.root(),
-        &[
-            "finalize",
-            "--lineage",
-            &lineage,
-            "--evidence-timeout",
-            "2",
-            "--evidence-cmd",
-            "--",
-            "sh",
-            "-c",
-            &script,
-        ],
+        &finalize_timed(&lineage, "2", &["sh", "-c", &script]),
     );
-    let pid = read_pid(&pidfile);
-    let left = alive(&pid);
-    if left {
-        let _ = Command::new("kill").args(["-9", &pid]).status();
-    }
+    let (pid, left) = daemon_left(&pidfile);
     assert_eq!(
         done.json["error"]["code"], "evidence_timeout",
         "{}",
@@ -474,33 +443,32 @@ fn review_runs_the_check_on_the_frozen_tree() {
     let lineage = string_at(&st.json, "lineage_id");
     let status = worktree_status(&f);
     let server = role_server(Lens::Clean);
+    let check = "echo x > written.txt && grep -q 'fn more' src/parser.rs";
     let done = probity_env(
         f.root(),
-        &[
-            "review",
-            "--lineage",
-            &lineage,
-            "--evidence-cmd",
-            "--",
-            "sh",
-            "-c",
-            "echo x > written.txt && grep -q 'fn more' src/parser.rs",
-        ],
+        &sh_check_args("review", &lineage, check),
         &[
             ("PROBITY_MODEL_BASE_URL", server.base_url.as_str()),
             ("PROBITY_MODEL", "scripted"),
         ],
     );
-    assert_eq!(
-        done.json["state"], "approved",
-        "{}{}",
-        done.stdout, done.stderr
-    );
+    assert_state(&done, "approved", "review");
     assert_eq!(
         done.json["evidence_check"]["tree"],
         st.json["candidate_tree"]
     );
     assert_eq!(worktree_status(&f), status, "nothing joined the worktree");
+}
+
+/// The medium change (on the parser base) started: its fixture, the inputs
+/// dir, the start run and where its lineage keeps a check's output.
+fn started_with_kept_output() -> (Fixture, tempfile::TempDir, Run, std::path::PathBuf) {
+    let f = parser_base();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let st = probity_ok(f.root(), &["start"]);
+    let kept = kept_output(&f, &string_at(&st.json, "lineage_id"));
+    (f, inputs, st, kept)
 }
 
 /// The check's output and document are kept before the lineage takes the
@@ -509,18 +477,9 @@ fn review_runs_the_check_on_the_frozen_tree() {
 /// documents and records stay byte for byte as they were.
 #[test]
 fn a_check_the_lineage_refuses_leaves_its_kept_output_as_it_was() {
-    let f = parser_base();
-    write_medium_change(&f);
-    let inputs = tempfile::tempdir().unwrap();
-    let st = probity_ok(f.root(), &["start"]);
+    let (f, inputs, st, kept) = started_with_kept_output();
     let first = ["--evidence-cmd", "--", "sh", "-c", "echo first"];
     approve_started_with(f.root(), inputs.path(), &st.json, &first);
-    let lineage = string_at(&st.json, "lineage_id");
-    let kept = f
-        .root()
-        .join(".git/probity/reviews/v1")
-        .join(&lineage)
-        .join("check-output");
     assert!(std::fs::read(&kept).unwrap().ends_with(b"first\n"));
     let before = store_snapshot(&f);
     let second = ["--evidence-cmd", "--", "sh", "-c", "echo second"];
@@ -535,16 +494,7 @@ fn a_check_the_lineage_refuses_leaves_its_kept_output_as_it_was() {
 /// replaces it instead of being refused with advice no one can follow.
 #[test]
 fn a_malformed_kept_output_is_replaced_by_the_next_check() {
-    let f = parser_base();
-    write_medium_change(&f);
-    let inputs = tempfile::tempdir().unwrap();
-    let st = probity_ok(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    let kept = f
-        .root()
-        .join(".git/probity/reviews/v1")
-        .join(&lineage)
-        .join("check-output");
+    let (f, inputs, st, kept) = started_with_kept_output();
     std::fs::write(&kept, vec![b'x'; 200 * 1024]).unwrap();
     let check = ["--evidence-cmd", "--", "sh", "-c", "echo checked"];
     approve_started_with(f.root(), inputs.path(), &st.json, &check);

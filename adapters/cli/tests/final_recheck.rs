@@ -13,12 +13,15 @@ use std::path::PathBuf;
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::parse_checksums;
-use probity_core::review::{Decision, NextAction, ReasonCode};
+use probity_core::review::{Decision, GateDecision, NextAction, ReasonCode};
+use probity_git::Repo;
+use probity_git::fixture::Fixture;
 use probity_ports::review::{
     self as drivers, Delivery, PushBoundary, ReleaseEvidence, validate_pre_commit_between,
     validate_pre_pr_between, validate_pre_push_between, validate_release_between,
 };
 use probity_store::{ArtifactDir, FileStore};
+use serde_json::Value;
 use support::*;
 
 type Snapshot = BTreeMap<PathBuf, Vec<u8>>;
@@ -45,6 +48,16 @@ fn assert_gate_wrote_nothing(f: &probity_git::fixture::Fixture, left: &RefCell<O
     );
 }
 
+/// Runs `gate` with `write` as the writer between its derivation and its
+/// answer; asserts the gate wrote nothing after the writer, and returns
+/// the gate's answer.
+fn with_writer<T>(f: &Fixture, write: impl FnMut(), gate: impl FnOnce(&mut dyn FnMut()) -> T) -> T {
+    let left = RefCell::new(None);
+    let answer = gate(&mut writer(f, &left, write));
+    assert_gate_wrote_nothing(f, &left);
+    answer
+}
+
 fn rev(f: &probity_git::fixture::Fixture, what: &str) -> String {
     rev_parse(f, what)
 }
@@ -53,34 +66,62 @@ fn receipt_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path::
     lineage_dir(f, lineage).join("receipt.json")
 }
 
-#[test]
-fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
+/// The medium change approved live: its fixture, the scratch directory
+/// and the approval's answer.
+fn approved() -> (Fixture, tempfile::TempDir, Value) {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let lineage = string_at(&approve_live(f.root(), dir.path()), "lineage_id");
+    let approval = approve_live(f.root(), dir.path());
+    (f, dir, approval)
+}
+
+/// The fixture's repository and its store.
+fn repo_and_store(f: &Fixture) -> (Repo, FileStore) {
     let repo = f.repo().unwrap();
     let store = FileStore::for_common_dir(repo.common_dir());
+    (repo, store)
+}
+
+/// Commits everything as `reviewed` and names it `topic`.
+fn commit_topic(f: &Fixture) {
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "-m", "reviewed"])
+        .unwrap();
+    f.git(&["branch", "topic"]).unwrap();
+}
+
+fn assert_allowed(d: &GateDecision) {
+    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
+}
+
+/// Asserts the answer is `code`, its message naming `text`.
+fn assert_denied(d: &GateDecision, code: ReasonCode, text: &str) {
+    assert_eq!(d.reason_code(), code, "{}", d.message());
+    assert!(d.message().contains(text), "{}", d.message());
+}
+
+#[test]
+fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
+    let (f, _dir, approval) = approved();
+    let lineage = string_at(&approval, "lineage_id");
+    let (repo, store) = repo_and_store(&f);
 
     // Nothing moves: allowed, as ever.
     let d = validate_pre_commit_between(&repo, &store, &Delivery::Worktree, &mut || {}).unwrap();
-    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
+    assert_allowed(&d);
 
     // A writer rewrites the receipt file while the gate decides.
     let path = receipt_path(&f, &lineage);
     let original = std::fs::read(&path).unwrap();
-    let left = RefCell::new(None);
-    let d = validate_pre_commit_between(
-        &repo,
-        &store,
-        &Delivery::Worktree,
-        &mut writer(&f, &left, || std::fs::write(&path, b"{}\n").unwrap()),
+    let d = with_writer(
+        &f,
+        || std::fs::write(&path, b"{}\n").unwrap(),
+        |between| validate_pre_commit_between(&repo, &store, &Delivery::Worktree, between),
     )
     .unwrap();
-    assert_gate_wrote_nothing(&f, &left);
     assert_eq!(d.decision(), Decision::Deny);
-    assert_eq!(d.reason_code(), ReasonCode::AuthorityChanged);
     assert_eq!(d.next_action(), NextAction::Retry);
-    assert!(d.message().contains("receipt file"), "{}", d.message());
+    assert_denied(&d, ReasonCode::AuthorityChanged, "receipt file");
     std::fs::write(&path, &original).unwrap();
 
     // A recovery lands while the gate decides: the lineage is history now.
@@ -96,13 +137,7 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
         );
     })
     .unwrap();
-    assert_eq!(
-        d.reason_code(),
-        ReasonCode::AuthorityChanged,
-        "{}",
-        d.message()
-    );
-    assert!(d.message().contains("a recovery of"), "{}", d.message());
+    assert_denied(&d, ReasonCode::AuthorityChanged, "a recovery of");
     // Only the recovery wrote.
     let after = store_snapshot(&f);
     assert!(after.len() > before.len());
@@ -110,11 +145,8 @@ fn a_receipt_or_a_recovery_changed_mid_gate_denies_the_allow() {
 
 #[test]
 fn an_index_entry_that_moves_mid_gate_denies_the_allow() {
-    let f = medium_change();
-    let dir = tempfile::tempdir().unwrap();
-    approve_live(f.root(), dir.path());
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
+    let (f, _dir, _) = approved();
+    let (repo, store) = repo_and_store(&f);
     let targets = f.root().join(".git/probity/reviews/v1/index/target");
     let entry = std::fs::read_dir(&targets)
         .unwrap()
@@ -122,120 +154,68 @@ fn an_index_entry_that_moves_mid_gate_denies_the_allow() {
         .unwrap()
         .unwrap()
         .path();
-    let left = RefCell::new(None);
-    let d = validate_pre_commit_between(
-        &repo,
-        &store,
-        &Delivery::Worktree,
-        &mut writer(&f, &left, || std::fs::remove_file(&entry).unwrap()),
+    let d = with_writer(
+        &f,
+        || std::fs::remove_file(&entry).unwrap(),
+        |between| validate_pre_commit_between(&repo, &store, &Delivery::Worktree, between),
     )
     .unwrap();
-    assert_eq!(
-        d.reason_code(),
+    assert_denied(
+        &d,
         ReasonCode::AuthorityChanged,
-        "{}",
-        d.message()
+        "the store's index entry for target",
     );
-    assert!(
-        d.message().contains("the store's index entry for target"),
-        "{}",
-        d.message()
-    );
-    assert_gate_wrote_nothing(&f, &left);
 }
 
 #[test]
 fn the_index_a_commit_delivers_changing_mid_gate_denies_the_allow() {
-    let f = medium_change();
-    let dir = tempfile::tempdir().unwrap();
-    approve_live(f.root(), dir.path());
+    let (f, _dir, _) = approved();
     f.git(&["add", "-A"]).unwrap();
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
+    let (repo, store) = repo_and_store(&f);
     let index = f.root().join(".git/index");
     let staged = Delivery::Index(index.clone());
-    let d = drivers::validate_pre_commit(&repo, &store, &staged).unwrap();
-    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
-    let left = RefCell::new(None);
-    let d = validate_pre_commit_between(
-        &repo,
-        &store,
-        &staged,
-        &mut writer(&f, &left, || {
-            f.write(
-                "src/parser.rs",
-                "// parser\nfn parse() {}\nfn sneaked() {}\n",
-            )
-            .unwrap();
-            f.git(&["add", "src/parser.rs"]).unwrap();
-        }),
-    )
+    assert_allowed(&drivers::validate_pre_commit(&repo, &store, &staged).unwrap());
+    let sneak = || {
+        f.write(
+            "src/parser.rs",
+            "// parser\nfn parse() {}\nfn sneaked() {}\n",
+        )
+        .unwrap();
+        f.git(&["add", "src/parser.rs"]).unwrap();
+    };
+    let d = with_writer(&f, sneak, |between| {
+        validate_pre_commit_between(&repo, &store, &staged, between)
+    })
     .unwrap();
-    assert_eq!(
-        d.reason_code(),
-        ReasonCode::AuthorityChanged,
-        "{}",
-        d.message()
-    );
-    assert!(
-        d.message().contains("the live target changed"),
-        "{}",
-        d.message()
-    );
-    assert_gate_wrote_nothing(&f, &left);
+    assert_denied(&d, ReasonCode::AuthorityChanged, "the live target changed");
 }
 
 #[test]
 fn a_proposal_whose_head_moves_mid_gate_denies_the_allow() {
-    let f = medium_change();
-    let dir = tempfile::tempdir().unwrap();
-    approve_live(f.root(), dir.path());
+    let (f, _dir, _) = approved();
     let base = rev(&f, "HEAD");
     f.git(&["branch", "main-base", &base]).unwrap();
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--no-verify", "-m", "reviewed"])
-        .unwrap();
-    f.git(&["branch", "topic"]).unwrap();
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
+    commit_topic(&f);
+    let (repo, store) = repo_and_store(&f);
     let pr = drivers::validate_pre_pr(&repo, &store, "main-base", "topic").unwrap();
-    assert_eq!(
-        pr.decision.decision(),
-        Decision::Allow,
-        "{}",
-        pr.decision.message()
-    );
-    let left = RefCell::new(None);
-    let pr = validate_pre_pr_between(
-        &repo,
-        &store,
-        "main-base",
-        "topic",
-        &mut writer(&f, &left, || {
-            f.git(&["branch", "-f", "topic", &base]).unwrap();
-        }),
-    )
+    assert_allowed(&pr.decision);
+    let move_topic = || {
+        f.git(&["branch", "-f", "topic", &base]).unwrap();
+    };
+    let pr = with_writer(&f, move_topic, |between| {
+        validate_pre_pr_between(&repo, &store, "main-base", "topic", between)
+    })
     .unwrap();
-    let d = pr.decision;
-    assert_eq!(
-        d.reason_code(),
+    assert_denied(
+        &pr.decision,
         ReasonCode::AuthorityChanged,
-        "{}",
-        d.message()
+        "`topic` now names another commit",
     );
-    assert!(
-        d.message().contains("`topic` now names another commit"),
-        "{}",
-        d.message()
-    );
-    assert_gate_wrote_nothing(&f, &left);
 }
 
 #[test]
 fn a_release_whose_tag_or_artifacts_change_mid_gate_is_denied() {
-    let f = medium_change();
-    let dir = tempfile::tempdir().unwrap();
-    approve_live(f.root(), dir.path());
+    let (f, dir, _) = approved();
     f.commit_all("release").unwrap();
     let released = rev(&f, "HEAD");
     f.git(&["tag", "v1"]).unwrap();
@@ -251,16 +231,10 @@ fn a_release_whose_tag_or_artifacts_change_mid_gate_is_denied() {
             artifacts: &artifacts,
         })
     };
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
+    let (repo, store) = repo_and_store(&f);
 
     let ok = drivers::validate_release(&repo, &store, "v1", evidence()).unwrap();
-    assert_eq!(
-        ok.decision.decision(),
-        Decision::Allow,
-        "{}",
-        ok.decision.message()
-    );
+    assert_allowed(&ok.decision);
     assert!(
         ok.decision
             .message()
@@ -268,86 +242,49 @@ fn a_release_whose_tag_or_artifacts_change_mid_gate_is_denied() {
     );
 
     // The artifact is rebuilt while the gate decides.
-    let left = RefCell::new(None);
-    let d = validate_release_between(
-        &repo,
-        &store,
-        "v1",
-        evidence(),
-        &mut writer(&f, &left, || {
-            std::fs::write(dist.join("app.tar.gz"), b"rebuilt").unwrap();
-        }),
-    )
-    .unwrap()
-    .decision;
-    assert_eq!(
-        d.reason_code(),
-        ReasonCode::ReleaseEvidenceChanged,
-        "{}",
-        d.message()
-    );
-    assert!(d.message().contains("app.tar.gz"), "{}", d.message());
+    let release_between = |write: &dyn Fn()| {
+        with_writer(&f, write, |between| {
+            validate_release_between(&repo, &store, "v1", evidence(), between)
+        })
+        .unwrap()
+        .decision
+    };
+    let d = release_between(&|| {
+        std::fs::write(dist.join("app.tar.gz"), b"rebuilt").unwrap();
+    });
+    assert_denied(&d, ReasonCode::ReleaseEvidenceChanged, "app.tar.gz");
     assert_eq!(d.lineage_id(), ok.decision.lineage_id());
-    assert_gate_wrote_nothing(&f, &left);
     std::fs::write(dist.join("app.tar.gz"), b"tarball").unwrap();
 
     // The tag is moved while the gate decides.
-    let left = RefCell::new(None);
-    let d = validate_release_between(
-        &repo,
-        &store,
-        "v1",
-        evidence(),
-        &mut writer(&f, &left, || {
-            f.git(&["tag", "-f", "v1", "HEAD~1"]).unwrap();
-        }),
-    )
-    .unwrap()
-    .decision;
-    assert_eq!(
-        d.reason_code(),
-        ReasonCode::ReleaseRevisionMoved,
-        "{}",
-        d.message()
-    );
-    assert!(d.message().contains(&released), "{}", d.message());
-    assert_gate_wrote_nothing(&f, &left);
+    let d = release_between(&|| {
+        f.git(&["tag", "-f", "v1", "HEAD~1"]).unwrap();
+    });
+    assert_denied(&d, ReasonCode::ReleaseRevisionMoved, &released);
 }
 
 #[test]
 fn a_revision_that_moves_mid_gate_denies_the_allow() {
-    let f = medium_change();
-    let dir = tempfile::tempdir().unwrap();
-    approve_live(f.root(), dir.path());
+    let (f, _dir, _) = approved();
     let base = rev_parse(&f, "HEAD");
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--no-verify", "-m", "reviewed"])
-        .unwrap();
-    f.git(&["branch", "topic"]).unwrap();
-    let repo = f.repo().unwrap();
-    let store = FileStore::for_common_dir(repo.common_dir());
+    commit_topic(&f);
+    let (repo, store) = repo_and_store(&f);
     let boundary = PushBoundary::Range {
         base: base.clone(),
         tip: "topic".into(),
     };
-    let d = drivers::validate_pre_push(&repo, &store, &boundary).unwrap();
-    assert_eq!(d.decision(), Decision::Allow, "{}", d.message());
-    let left = RefCell::new(None);
-    let d = validate_pre_push_between(
-        &repo,
-        &store,
-        &boundary,
-        &mut writer(&f, &left, || {
-            f.git(&["branch", "-f", "topic", &base]).unwrap();
-        }),
-    )
+    assert_allowed(&drivers::validate_pre_push(&repo, &store, &boundary).unwrap());
+    let move_topic = || {
+        f.git(&["branch", "-f", "topic", &base]).unwrap();
+    };
+    let d = with_writer(&f, move_topic, |between| {
+        validate_pre_push_between(&repo, &store, &boundary, between)
+    })
     .unwrap();
-    assert_gate_wrote_nothing(&f, &left);
     assert_eq!(d.decision(), Decision::Deny);
-    assert_eq!(d.reason_code(), ReasonCode::AuthorityChanged);
-    assert!(
-        d.message().contains("`topic` now names another commit"),
-        "{}",
-        d.message()
+    assert_denied(
+        &d,
+        ReasonCode::AuthorityChanged,
+        "`topic` now names another commit",
     );
 }

@@ -197,6 +197,34 @@ struct World {
     b: PathBuf,
 }
 
+/// Runs `cmd` to its end and asserts it exited 0 (`what` and its stderr
+/// the failure message).
+fn runs_to_completion(cmd: &mut Command, what: &str) {
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{what}: {stderr}");
+}
+
+/// `probity bundle export --lineage LINEAGE --out OUT`; returns OUT.
+fn export_bundle(f: &Fixture, lineage: &str, out: &Path) -> PathBuf {
+    let to = out.to_str().unwrap();
+    probity_ok(
+        f.root(),
+        &["bundle", "export", "--lineage", lineage, "--out", to],
+    );
+    out.to_path_buf()
+}
+
+/// A plain clone `b` of `f` in a directory of its own.
+fn clone_b(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
+    let b_dir = tempfile::tempdir().unwrap();
+    let b = b_dir.path().join("b");
+    let (from, to) = (f.root().to_str().unwrap(), b.to_str().unwrap());
+    f.git(&["clone", "-q", from, to]).unwrap();
+    (b_dir, b)
+}
+
 impl World {
     fn new() -> Self {
         let (f, remote_dir, remote) = hooked_origin();
@@ -206,27 +234,8 @@ impl World {
         let lineage = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
         f.commit_all("reviewed").unwrap();
         let tip = rev(&f, f.root(), "HEAD");
-        let bundle = inputs.path().join("bundle.json");
-        probity_ok(
-            f.root(),
-            &[
-                "bundle",
-                "export",
-                "--lineage",
-                &lineage,
-                "--out",
-                bundle.to_str().unwrap(),
-            ],
-        );
-        let b_dir = tempfile::tempdir().unwrap();
-        let b = b_dir.path().join("b");
-        f.git(&[
-            "clone",
-            "-q",
-            f.root().to_str().unwrap(),
-            b.to_str().unwrap(),
-        ])
-        .unwrap();
+        let bundle = export_bundle(&f, &lineage, &inputs.path().join("bundle.json"));
+        let (b_dir, b) = clone_b(&f);
         World {
             f,
             _remote_dir: remote_dir,
@@ -537,17 +546,7 @@ fn import_publish_and_push_killed_at_random_points_are_completed_by_the_next_run
         let mut length = Duration::MAX;
         for _ in 0..3 {
             let t = Instant::now();
-            let out = fresh(&w)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .output()
-                .unwrap();
-            assert_eq!(
-                out.status.code(),
-                Some(0),
-                "{what}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            runs_to_completion(&mut fresh(&w), what);
             length = length.min(t.elapsed());
             assert!(done(&w), "{what}: the uninterrupted run");
         }
@@ -559,16 +558,9 @@ fn import_publish_and_push_killed_at_random_points_are_completed_by_the_next_run
                 if signal_after(&mut fresh(&w), delay, signal).is_some() {
                     ended += 1;
                 }
-                let next = again(&w)
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .output()
-                    .unwrap();
-                assert_eq!(
-                    next.status.code(),
-                    Some(0),
-                    "{what} {signal} round {round} (after {delay:?}): the next run: {}",
-                    String::from_utf8_lossy(&next.stderr)
+                runs_to_completion(
+                    &mut again(&w),
+                    &format!("{what} {signal} round {round} (after {delay:?}): the next run"),
                 );
                 assert!(done(&w), "{what} {signal} round {round}: not completed");
                 assert_eq!(
@@ -604,39 +596,11 @@ fn a_chain_import_killed_after_its_successor_is_written_is_completed_by_the_next
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
     )
     .unwrap();
-    probity_ok(
-        f.root(),
-        &recover_args(
-            &l1,
-            &rev,
-            "scope_changed",
-            "edited after approval",
-            "maintainer",
-        ),
-    );
+    recover_scope_changed_at(&f, &l1, &rev, "edited after approval", "maintainer");
     let l2 = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
     f.commit_all("reviewed twice").unwrap();
-    let bundle = inputs.path().join("chain.json");
-    probity_ok(
-        f.root(),
-        &[
-            "bundle",
-            "export",
-            "--lineage",
-            &l2,
-            "--out",
-            bundle.to_str().unwrap(),
-        ],
-    );
-    let b_dir = tempfile::tempdir().unwrap();
-    let b = b_dir.path().join("b");
-    f.git(&[
-        "clone",
-        "-q",
-        f.root().to_str().unwrap(),
-        b.to_str().unwrap(),
-    ])
-    .unwrap();
+    let bundle = export_bundle(&f, &l2, &inputs.path().join("chain.json"));
+    let (_b_dir, b) = clone_b(&f);
     let store = b.join(".git/probity/reviews/v1");
     let successor = store.join(&l2).join("state.json");
     let marker = store.join(&l1).join("superseded-by");

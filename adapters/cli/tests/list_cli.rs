@@ -60,19 +60,13 @@ fn several() -> (Fixture, [String; 4]) {
     assert_eq!(inv.code, 0, "{}", inv.stdout);
     let successor = id(&probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
+        &recover_args(
             &invalidated,
-            "--expected-predecessor-revision",
             inv.json["store_revision"].as_str().unwrap(),
-            "--disposition",
             "invalidated",
-            "--reason",
             "again",
-            "--actor",
             "me",
-        ],
+        ),
     ));
     // Open: other work, both docs and src/other.rs.
     f.write("src/other.rs", "fn o() {}\nfn q() {}\n").unwrap();
@@ -275,19 +269,13 @@ fn a_half_made_successor_is_not_open_and_rerunning_the_recovery_finishes_it() {
     let st = probity(f.root(), &["status", "--lineage", &invalidated]);
     let again = probity(
         f.root(),
-        &[
-            "recover",
-            "--predecessor-lineage",
+        &recover_args(
             &invalidated,
-            "--expected-predecessor-revision",
             st.json["store_revision"].as_str().unwrap(),
-            "--disposition",
             "invalidated",
-            "--reason",
             "again",
-            "--actor",
             "me",
-        ],
+        ),
     );
     assert_eq!(
         again.json["lineage_id"],

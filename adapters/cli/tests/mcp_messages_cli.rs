@@ -90,10 +90,7 @@ fn over_mcp_an_answers_message_names_the_tool_not_the_command() {
 #[test]
 fn over_mcp_a_refusals_next_action_names_the_tool() {
     let f = change();
-    let mut mcp = mcp::Session::start(f.root());
-    let (err, s) = mcp.call("start", json!({}));
-    assert!(!err, "{s}");
-    let l = s["lineage_id"].as_str().unwrap().to_string();
+    let (mut mcp, _, l) = mcp::Session::with_review(f.root());
     // Evidence while the lens results are awaited: the wrong stage.
     let (err, refused) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
     assert!(err, "{refused}");
@@ -118,24 +115,8 @@ fn over_mcp_a_refusals_next_action_names_the_tool() {
 #[test]
 fn over_mcp_a_step_no_tool_does_names_the_command_beside_saying_so() {
     let f = change();
-    let mut mcp = mcp::Session::start(f.root());
-    let (err, s) = mcp.call("start", json!({}));
-    assert!(!err, "{s}");
-    let l = s["lineage_id"].as_str().unwrap().to_string();
-    let results: serde_json::Map<String, Value> = s["selected_lenses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|lens| {
-            (
-                lens.as_str().unwrap().to_string(),
-                serde_json::from_str(PARSER_UNKNOWN).unwrap(),
-            )
-        })
-        .collect();
-    let (err, fin) = mcp.call("finalize", json!({"lineage": l, "results": results}));
-    assert!(!err, "{fin}");
-    assert_eq!(fin["state"], "escalated", "{fin}");
+    let (mut mcp, s, l) = mcp::Session::with_review(f.root());
+    let fin = mcp.finalize_escalated(&s, &l);
     let m = message_is_the_steps(&fin);
     assert!(m.contains("no MCP tool does this"), "{m}");
     assert!(m.contains("`probity recover"), "{m}");

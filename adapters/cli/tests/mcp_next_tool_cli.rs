@@ -13,6 +13,14 @@ use serde_json::{Value, json};
 use support::*;
 
 /// The tools `tools/list` declares.
+/// The change's repository, an MCP session on it and the tools it lists.
+fn session() -> (probity_git::fixture::Fixture, mcp::Session, Vec<String>) {
+    let f = change();
+    let mut mcp = mcp::Session::start(f.root());
+    let tools = listed(&mut mcp);
+    (f, mcp, tools)
+}
+
 fn listed(mcp: &mut mcp::Session) -> Vec<String> {
     let r = mcp.request("tools/list", json!({}));
     r["result"]["tools"]
@@ -83,9 +91,7 @@ fn follow(
 
 #[test]
 fn over_mcp_following_next_tool_walks_a_review_to_the_gates_allow() {
-    let f = change();
-    let mut mcp = mcp::Session::start(f.root());
-    let tools = listed(&mut mcp);
+    let (f, mut mcp, tools) = session();
     let (err, gate) = mcp.call("validate", json!({"gate": "pre-commit"}));
     assert!(!err, "{gate}");
     assert_eq!(gate["decision"], "deny", "{gate}");
@@ -149,26 +155,9 @@ fn over_mcp_following_next_tool_walks_a_review_to_the_gates_allow() {
 
 #[test]
 fn over_mcp_a_step_no_tool_does_says_so_and_names_the_command() {
-    let f = change();
-    let mut mcp = mcp::Session::start(f.root());
-    let tools = listed(&mut mcp);
-    let (err, s) = mcp.call("start", json!({}));
-    assert!(!err, "{s}");
-    let l = string_at(&s, "lineage_id");
-    let results: serde_json::Map<String, Value> = s["selected_lenses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|lens| {
-            (
-                lens.as_str().unwrap().to_string(),
-                serde_json::from_str(PARSER_UNKNOWN).unwrap(),
-            )
-        })
-        .collect();
-    let (err, fin) = mcp.call("finalize", json!({"lineage": l, "results": results}));
-    assert!(!err, "{fin}");
-    assert_eq!(fin["state"], "escalated", "{fin}");
+    let (_f, mut mcp, tools) = session();
+    let (s, l) = mcp.start_review();
+    let fin = mcp.finalize_escalated(&s, &l);
     for answer in [fin, mcp.call("validate", json!({"gate": "pre-commit"})).1] {
         let next = next_tool(&answer, &tools);
         assert!(next["name"].is_null(), "{next}");
@@ -179,12 +168,8 @@ fn over_mcp_a_step_no_tool_does_says_so_and_names_the_command() {
 
 #[test]
 fn over_mcp_a_refusal_names_the_tool_that_leads_on() {
-    let f = change();
-    let mut mcp = mcp::Session::start(f.root());
-    let tools = listed(&mut mcp);
-    let (err, s) = mcp.call("start", json!({}));
-    assert!(!err, "{s}");
-    let l = string_at(&s, "lineage_id");
+    let (_f, mut mcp, tools) = session();
+    let (s, l) = mcp.start_review();
     // Evidence while the lens results are awaited: the wrong stage.
     let (err, refused) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
     assert!(err, "{refused}");

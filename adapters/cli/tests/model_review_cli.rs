@@ -118,12 +118,8 @@ fn a_scripted_model_reviews_the_frozen_lineage_to_approval() {
 
 #[test]
 fn a_blocker_reaches_forecast_correction_with_the_fixers_hand_off_then_the_validator() {
-    let f = medium_change();
-    let lineage = started(&f);
-    let server = role_server(Lens::Blocker {
-        location: "src/parser.rs:3".into(),
-        claim: "more() does nothing the caller relies on".into(),
-    });
+    let (f, lineage) = medium_started();
+    let server = role_server(blocker("more() does nothing the caller relies on"));
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["state"], "correction_required", "{}", r.stdout);
@@ -180,8 +176,7 @@ fn a_blocker_reaches_forecast_correction_with_the_fixers_hand_off_then_the_valid
 
 #[test]
 fn an_answer_that_stays_prose_is_refused_and_nothing_is_submitted() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let before = store_snapshot(&f);
     let server = role_server(Lens::Prose);
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
@@ -221,13 +216,7 @@ fn an_answer_that_stays_prose_is_refused_and_nothing_is_submitted() {
 /// fails, the other three are submitted; a rerun runs only that one.
 #[test]
 fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
-    let f = parser_base();
-    f.write(
-        "src/auth/token.rs",
-        "pub fn check(t: &str) -> bool {\n    !t.is_empty()\n}\n",
-    )
-    .unwrap();
-    let lineage = started(&f);
+    let (f, lineage) = high_risk_started();
     let st = probity(f.root(), &["status", "--lineage", &lineage]);
     assert_eq!(st.json["risk_level"], "high", "{}", st.stdout);
     let failing = role_server(Lens::FailsFor("resilience".into()));
@@ -255,12 +244,7 @@ fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
     let good = role_server(Lens::Clean);
     let r = review(&f, &good.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let ran: Vec<_> = r.json["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["role"].as_str().unwrap().to_string())
-        .collect();
+    let ran = roles_of(&r);
     assert_eq!(ran, ["resilience"]);
     assert_eq!(r.json["state"], "validating", "{}", r.stdout);
     // Only the missing lens asked the second server (a read, an answer).
@@ -269,21 +253,11 @@ fn a_failed_lens_never_blocks_the_others_and_a_rerun_runs_only_it() {
 
 #[test]
 fn an_inferential_critical_runs_the_refuter_batch_once() {
-    let f = medium_change();
-    let lineage = started(&f);
-    let server = role_server(Lens::Inferential {
-        location: "src/parser.rs:3".into(),
-        claim: "more() may be called before parse() initialises state".into(),
-    });
+    let (f, lineage) = medium_started();
+    let server = role_server(inferential(BEFORE_PARSE));
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    let roles: Vec<_> = r.json["roles"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["role"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(roles, ["reliability", "refuter"]);
+    assert_eq!(roles_of(&r), ["reliability", "refuter"]);
     // Corroborated and candidate-causal: admitted to correction.
     assert_eq!(r.json["state"], "correction_required", "{}", r.stdout);
     assert_eq!(r.json["findings"][0]["route"], "correction");
@@ -307,8 +281,7 @@ fn an_inferential_critical_runs_the_refuter_batch_once() {
 
 #[test]
 fn without_a_model_the_review_is_refused_before_anything_runs() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let before = store_snapshot(&f);
     let r = probity(f.root(), &["review", "--lineage", &lineage]);
     r.assert_refused(2, "model_not_configured");

@@ -13,6 +13,26 @@ use probity_core::digest::Sha256Digest;
 use support::model_server::{Lens, role_server, role_server_with};
 use support::*;
 
+/// A request hook that runs `act` once, when `role` is first asked.
+fn once_for(
+    role: &'static str,
+    act: impl FnOnce() + Send + 'static,
+) -> impl FnMut(&serde_json::Value) + Send + 'static {
+    let mut act = Some(act);
+    move |body| {
+        if support::model_server::role(body).0 == role
+            && let Some(act) = act.take()
+        {
+            act();
+        }
+    }
+}
+
+/// Writes `text` to `path` under `root`.
+fn write_at(root: &std::path::Path, path: &str, text: &str) {
+    std::fs::write(root.join(path), text).unwrap();
+}
+
 /// Regression: after a frozen path was edited, `review --lineage` asked the
 /// model (the whole prompt sent), was then refused `candidate_changed` at
 /// submission, and left the transcript in the store; every rerun paid
@@ -20,8 +40,7 @@ use support::*;
 /// any model call.
 #[test]
 fn a_changed_candidate_is_refused_before_any_model_is_asked() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     f.write("src/parser.rs", "// parser\nfn parse() {}\nfn other() {}\n")
         .unwrap();
     let before = store_snapshot(&f);
@@ -40,10 +59,9 @@ fn a_changed_candidate_is_refused_before_any_model_is_asked() {
 /// left it in the store. It is kept only once the answer is accepted.
 #[test]
 fn a_lens_answer_refused_at_submission_keeps_no_transcript() {
-    let f = medium_change();
-    let lineage = started(&f);
-    let before = store_snapshot(&f);
+    let (f, lineage) = medium_started();
     let root = f.root().to_path_buf();
+    let before = store_snapshot(&f);
     // The candidate changes while the model is asked: the check before the
     // run passed, the submission after it is refused.
     let server = role_server_with(Lens::Clean, move |_| {
@@ -68,27 +86,20 @@ fn a_lens_answer_refused_at_submission_keeps_no_transcript() {
 /// already submitted and finalized are answered as they stand.
 #[test]
 fn a_refuter_batch_refused_by_finalize_keeps_no_transcript() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let root = f.root().to_path_buf();
     let at_refuter = std::sync::Arc::new(std::sync::Mutex::new(None));
     let seen = at_refuter.clone();
     let server = role_server_with(
-        Lens::Inferential {
-            location: "src/parser.rs:3".into(),
-            claim: "more() may be called before parse() initialises state".into(),
-        },
-        move |body| {
-            let mut seen = seen.lock().unwrap();
-            if support::model_server::role(body).0 == "refuter" && seen.is_none() {
-                *seen = Some(store_snapshot_at(&root));
-                std::fs::write(
-                    root.join("src/parser.rs"),
-                    "// parser\nfn parse() {}\nfn other() {}\n",
-                )
-                .unwrap();
-            }
-        },
+        inferential(BEFORE_PARSE),
+        once_for("refuter", move || {
+            *seen.lock().unwrap() = Some(store_snapshot_at(&root));
+            write_at(
+                &root,
+                "src/parser.rs",
+                "// parser\nfn parse() {}\nfn other() {}\n",
+            );
+        }),
     );
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 4, "{}{}", r.stdout, r.stderr);
@@ -121,25 +132,18 @@ fn a_refuter_batch_refused_by_finalize_keeps_no_transcript() {
 /// the refuter's failure: the refuter answered; the store could not take it.
 #[test]
 fn a_store_fault_finalizing_the_refuter_batch_is_the_commands_error() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let state = f
         .root()
         .join(".git/probity/reviews/v1")
         .join(&lineage)
         .join("state.json");
     let corrupt = state.clone();
-    let server = role_server_with(
-        Lens::Inferential {
-            location: "src/parser.rs:3".into(),
-            claim: "more() may be called before parse() initialises state".into(),
-        },
-        move |body| {
-            if support::model_server::role(body).0 == "refuter" {
-                std::fs::write(&corrupt, b"{not a state").unwrap();
-            }
-        },
-    );
+    let server = role_server_with(inferential(BEFORE_PARSE), move |body| {
+        if support::model_server::role(body).0 == "refuter" {
+            std::fs::write(&corrupt, b"{not a state").unwrap();
+        }
+    });
     let r = review(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(
         r.json["error"]["code"], "store_corrupted",
@@ -155,18 +159,17 @@ fn a_validation_refused_by_finalize_keeps_no_transcript() {
     let (f, lineage) = fixed_and_awaiting_the_validator();
     let before = store_snapshot(&f);
     let (root, home) = (f.root().to_path_buf(), f.home().to_path_buf());
-    let mut moved = false;
-    let server = role_server_with(Lens::Clean, move |body| {
-        if support::model_server::role(body).0 == "validator" && !moved {
-            moved = true;
-            std::fs::write(root.join("NOTES.txt"), "elsewhere\n").unwrap();
+    let server = role_server_with(
+        Lens::Clean,
+        once_for("validator", move || {
+            write_at(&root, "NOTES.txt", "elsewhere\n");
             let git = |args: &[&str]| {
                 probity_testkit::git_env::git_bytes(&root, Some(&home), args).unwrap();
             };
             git(&["add", "NOTES.txt"]);
             git(&["commit", "-q", "-m", "moves the base"]);
-        }
-    });
+        }),
+    );
     let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
     v.assert_refused(4, "base_changed");
     assert!(!server.requests().is_empty(), "the validator was asked");
@@ -189,17 +192,13 @@ fn a_fix_edited_while_the_validator_is_asked_is_refused_candidate_changed() {
     let (f, lineage) = fixed_and_awaiting_the_validator();
     let before = store_snapshot(&f);
     let root = f.root().to_path_buf();
-    let mut edited = false;
-    let server = role_server_with(Lens::Clean, move |body| {
-        if support::model_server::role(body).0 == "validator" && !edited {
-            edited = true;
-            std::fs::write(
-                root.join("src/parser.rs"),
-                "// parser\nfn parse() {}\nfn more() { parse(); parse() }\n",
-            )
-            .unwrap();
-        }
-    });
+    let server = role_server_with(
+        Lens::Clean,
+        once_for("validator", move || {
+            let fix = "// parser\nfn parse() {}\nfn more() { parse(); parse() }\n";
+            write_at(&root, "src/parser.rs", fix);
+        }),
+    );
     let v = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
     v.assert_refused(4, "candidate_changed");
     assert!(
@@ -270,12 +269,8 @@ fn the_command_agent_runs_outside_the_repository_and_is_told_how_to_read_the_fro
 /// `reliability` on the usage line): it is the plain name throughout.
 #[test]
 fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one_way() {
-    let f = medium_change();
-    let lineage = started(&f);
-    let server = role_server(Lens::Inferential {
-        location: "src/parser.rs:3".into(),
-        claim: "more() may be called before parse() initialises state".into(),
-    });
+    let server = role_server(inferential(BEFORE_PARSE));
+    let (f, lineage) = medium_started();
     let r = review_human(&f, &server.base_url, &["--lineage", &lineage]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();
@@ -345,8 +340,7 @@ fn the_human_answer_shows_each_roles_reads_and_usage_and_the_log_names_roles_one
 /// context` refuses it the same way.
 #[test]
 fn a_lineage_frozen_with_another_prompt_is_refused_prompt_changed() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     // The state as another build would have frozen it: the lens's prompt
     // digest differs (the record stays canonical and valid).
     let path = state_path(&f, &lineage);
@@ -390,8 +384,7 @@ fn a_lineage_frozen_with_another_prompt_is_refused_prompt_changed() {
             "reliability",
         ],
     );
-    assert_eq!(c.code, 3, "{}", c.stdout);
-    assert_eq!(c.json["error"]["code"], "prompt_changed", "{}", c.stdout);
+    c.assert_refused(3, "prompt_changed");
     assert_eq!(store_snapshot(&f), before);
 }
 
@@ -399,12 +392,8 @@ fn a_lineage_frozen_with_another_prompt_is_refused_prompt_changed() {
 /// awaited (`role_not_now`, exit 3); no model is asked, nothing written.
 #[test]
 fn validate_before_a_forecast_is_role_not_now() {
-    let f = medium_change();
-    let lineage = started(&f);
-    let server = role_server(Lens::Blocker {
-        location: "src/parser.rs:3".into(),
-        claim: "more() does nothing the caller relies on".into(),
-    });
+    let (f, lineage) = medium_started();
+    let server = role_server(blocker("more() does nothing the caller relies on"));
     // While the lenses are still awaited, too.
     let before = store_snapshot(&f);
     let early = review(&f, &server.base_url, &["--lineage", &lineage, "--validate"]);
@@ -435,8 +424,7 @@ fn validate_before_a_forecast_is_role_not_now() {
 /// nothing written.
 #[test]
 fn lens_context_refuses_an_unknown_lineage_and_a_wrong_stage() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let before = store_snapshot(&f);
     let context = |l: &str| {
         probity(
@@ -448,11 +436,9 @@ fn lens_context_refuses_an_unknown_lineage_and_a_wrong_stage() {
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     assert_eq!(ok.json["subject"].as_str().unwrap().len(), 45);
     let unknown = context("review-0123456789abcdef");
-    assert_eq!(unknown.code, 3, "{}", unknown.stdout);
-    assert_eq!(unknown.json["error"]["code"], "lineage_not_found");
+    unknown.assert_refused(3, "lineage_not_found");
     let bad = context("not-a-lineage");
-    assert_eq!(bad.code, 3, "{}", bad.stdout);
-    assert_eq!(bad.json["error"]["code"], "bad_lineage");
+    bad.assert_refused(3, "bad_lineage");
     assert_eq!(store_snapshot(&f), before);
 
     // Judged: the lens is no longer awaited.
@@ -461,12 +447,7 @@ fn lens_context_refuses_an_unknown_lineage_and_a_wrong_stage() {
     assert_eq!(r.json["state"], "validating", "{}", r.stdout);
     let before = store_snapshot(&f);
     let late = context(&lineage);
-    assert_eq!(late.code, 3, "{}", late.stdout);
-    assert_eq!(
-        late.json["error"]["code"], "role_not_now",
-        "{}",
-        late.stdout
-    );
+    late.assert_refused(3, "role_not_now");
     assert_eq!(store_snapshot(&f), before);
 }
 
@@ -475,8 +456,7 @@ fn lens_context_refuses_an_unknown_lineage_and_a_wrong_stage() {
 /// it is a usage error naming the range, before anything runs.
 #[test]
 fn jobs_outside_one_to_four_is_a_usage_error() {
-    let f = medium_change();
-    let lineage = started(&f);
+    let (f, lineage) = medium_started();
     let before = store_snapshot(&f);
     let server = role_server(Lens::Clean);
     for jobs in ["0", "5", "99"] {

@@ -10,6 +10,85 @@ use next_steps::*;
 use serde_json::Value;
 use support::*;
 
+/// The pre-push gate on `origin`.
+fn pre_push(r: &Repo) -> Run {
+    r.run(&["validate", "--gate", "pre-push", "--remote", "origin"])
+}
+
+/// Asserts the gate allowed.
+fn assert_allows(d: &Run) {
+    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+}
+
+/// `lens submit --lineage LINEAGE --lens LENS RESULT`, asserted to exit 0.
+fn submit(r: &Repo, lineage: &str, lens: &Value, result: &str) {
+    let lens = lens.as_str().unwrap();
+    let sub = r.run(&[
+        "lens",
+        "submit",
+        "--lineage",
+        lineage,
+        "--lens",
+        lens,
+        result,
+    ]);
+    assert_eq!(sub.code, 0, "{}{}", sub.stdout, sub.stderr);
+}
+
+/// `finalize --lineage L` with the clean result for every selected lens,
+/// then `tail`.
+fn finalize_all_clean(r: &Repo, l: &str, tail: &[&str]) -> Run {
+    let clean = r.doc("clean.json", CLEAN_RESULT);
+    let st = r.run(&["status", "--lineage", l]);
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.to_owned()];
+    for lens in st.json["selected_lenses"].as_array().unwrap() {
+        args.push("--result".into());
+        args.push(format!("{}={clean}", lens.as_str().unwrap()));
+    }
+    args.extend(tail.iter().map(|a| (*a).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    r.run(&args)
+}
+
+/// A started review given every clean result and the check `PROGRAM`:
+/// the repository, the lineage and the answer.
+fn checked_with(program: &str) -> (Repo, String, Run) {
+    let r = Repo::new();
+    let l = r.start();
+    let done = finalize_all_clean(&r, &l, &["--evidence-cmd", "--", program]);
+    (r, l, done)
+}
+
+/// The gate's denial `d` is `reason`; its advice rebases onto `onto`, and
+/// (done) names the start of the rebased range, which is followed: its
+/// answer.
+fn rebase_as_advised(r: &Repo, d: &Run, reason: &str, onto: &str) -> Run {
+    assert_eq!(d.json["reason_code"], reason, "{}", d.stdout);
+    let advice = text(&d.json);
+    let rebase = command_in(&advice, "git rebase", &[]);
+    assert_eq!(rebase, ["rebase".to_string(), onto.to_owned()]);
+    r.f.git(&["rebase", "-q", &rebase[1]]).unwrap();
+    r.follow(&advice, "probity start --range")
+}
+
+/// A check that leaves a marker file in `dir` when it runs: the marker and
+/// the `sh -c` script.
+fn marking_check(dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let marker = dir.join("the-check-ran");
+    let script = format!("touch '{}'", marker.display());
+    (marker, script)
+}
+
+/// Asserts the run left the lineage in `state`.
+fn assert_state(r: &Run, state: &str) {
+    assert_eq!(r.json["state"], state, "{}", r.stdout);
+}
+
+/// Asserts the run was refused with `code`.
+fn assert_error(d: &Run, code: &str) {
+    assert_eq!(d.json["error"]["code"], code, "{}{}", d.stdout, d.stderr);
+}
+
 /// Committed, unreviewed work at pre-push names `probity start --commit`
 /// with the real sha; following it (and the review it starts) allows.
 #[test]
@@ -17,13 +96,12 @@ fn start_commit_review_advice_reviews_the_commit_as_committed() {
     let r = Repo::new();
     with_remote(&r);
     r.f.commit_all("committed before review").unwrap();
-    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
+    let d = pre_push(&r);
     assert_eq!(d.json["reason_code"], "receipt_missing", "{}", d.stdout);
     assert_eq!(d.json["next_action"], "start_commit_review");
     let s = r.follow(&text(&d.json), "probity start --commit");
     approve_started(r.f.root(), r.tmp.path(), &s.json);
-    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
-    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+    assert_allows(&pre_push(&r));
 }
 
 /// A lineage superseded by its recovery names the leaf's status, which
@@ -124,13 +202,7 @@ fn delivery_partial_advice_linearizes_and_reviews_the_stack() {
     r.f.commit_all("other side").unwrap();
     r.f.git(&["checkout", "-q", "-"]).unwrap();
     r.f.git(&["merge", "-q", "--no-edit", "other"]).unwrap();
-    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
-    assert_eq!(d.json["reason_code"], "delivery_partial", "{}", d.stdout);
-    let advice = text(&d.json);
-    let rebase = command_in(&advice, "git rebase", &[]);
-    assert_eq!(rebase, ["rebase".to_string(), base.clone()]);
-    r.f.git(&["rebase", "-q", &rebase[1]]).unwrap();
-    let s = r.follow(&advice, "probity start --range");
+    let s = rebase_as_advised(&r, &pre_push(&r), "delivery_partial", &base);
     assert_eq!(
         s.json["lineages"].as_array().map(Vec::len),
         Some(2),
@@ -157,16 +229,11 @@ fn base_advanced_advice_rebases_and_reviews_the_rebased_commit() {
     let tip = head(&r);
     r.f.git(&["checkout", "-q", "feature"]).unwrap();
     let d = r.run(&["validate", "--gate", "pre-pr", "--base", "main"]);
-    assert_eq!(d.json["reason_code"], "base_advanced", "{}", d.stdout);
-    let advice = text(&d.json);
-    let rebase = command_in(&advice, "git rebase", &[]);
-    assert_eq!(rebase, ["rebase".to_string(), tip.clone()]);
-    r.f.git(&["rebase", "-q", &rebase[1]]).unwrap();
-    let s = r.follow(&advice, "probity start --range");
+    let s = rebase_as_advised(&r, &d, "base_advanced", &tip);
     let started = &s.json["lineages"][0];
     approve_started(r.f.root(), r.tmp.path(), started);
     let d = r.run(&["validate", "--gate", "pre-pr", "--base", "main"]);
-    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+    assert_allows(&d);
 }
 
 /// Regression (issue 12): a malformed refuter or validator document was
@@ -209,16 +276,7 @@ fn a_committed_review_walks_input_by_input_to_approval() {
     assert!(text(&s.json).contains(&format!("--lineage {lineage}")));
     let result = r.doc("clean.json", r#"{"findings":[],"evidence":["read it"]}"#);
     for lens in s.json["selected_lenses"].as_array().unwrap() {
-        let sub = r.run(&[
-            "lens",
-            "submit",
-            "--lineage",
-            &lineage,
-            "--lens",
-            lens.as_str().unwrap(),
-            &result,
-        ]);
-        assert_eq!(sub.code, 0, "{}{}", sub.stdout, sub.stderr);
+        submit(&r, &lineage, lens, &result);
     }
     // An exact resubmission answers again; its advice, followed as printed.
     let sub = r.run(&[
@@ -231,12 +289,11 @@ fn a_committed_review_walks_input_by_input_to_approval() {
         &result,
     ]);
     let f = r.follow(&text(&sub.json), "probity finalize");
-    assert_eq!(f.json["state"], "validating", "{}", f.stdout);
+    assert_state(&f, "validating");
     let e = r.finalize(&lineage, &["--evidence-cmd", "--", "true"]);
     assert_eq!(e.code, 0, "{}{}", e.stdout, e.stderr);
     assert_eq!(e.json["state"], "approved");
-    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
-    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+    assert_allows(&pre_push(&r));
 }
 
 /// Issue 26 §1: after a failed check, finalize's own answer names the
@@ -244,19 +301,8 @@ fn a_committed_review_walks_input_by_input_to_approval() {
 /// revision is in the same answer); followed as printed, it is accepted.
 #[test]
 fn a_failed_check_names_the_recovery_with_its_revision() {
-    let r = Repo::new();
-    let l = r.start();
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.clone()];
-    let clean = r.doc("clean.json", CLEAN_RESULT);
-    let s = r.run(&["status", "--lineage", &l]);
-    for lens in s.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
-    args.extend(["--evidence-cmd".into(), "--".into(), "false".into()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let f = r.run(&args);
-    assert_eq!(f.json["state"], "escalated", "{}", f.stdout);
+    let (r, l, f) = checked_with("false");
+    assert_state(&f, "escalated");
     let advice = text(&f.json);
     assert_eq!(placeholders(&advice), Vec::<String>::new(), "{advice}");
     assert!(
@@ -356,16 +402,7 @@ fn status_after_every_lens_is_kept_names_finalize() {
     let clean = r.doc("clean.json", CLEAN_RESULT);
     let st = r.run(&["status", "--lineage", &l]);
     for lens in st.json["selected_lenses"].as_array().unwrap() {
-        let sub = r.run(&[
-            "lens",
-            "submit",
-            "--lineage",
-            &l,
-            "--lens",
-            lens.as_str().unwrap(),
-            &clean,
-        ]);
-        assert_eq!(sub.code, 0, "{}", sub.stdout);
+        submit(&r, &l, lens, &clean);
     }
     let st = r.run(&["status", "--lineage", &l, "--next-transition"]);
     assert_eq!(
@@ -377,7 +414,7 @@ fn status_after_every_lens_is_kept_names_finalize() {
     let next = st.json["next_transition"]["message"].as_str().unwrap();
     assert_eq!(placeholders(next), Vec::<String>::new(), "{next}");
     let f = r.follow(next, "probity finalize");
-    assert_eq!(f.json["state"], "validating", "{}", f.stdout);
+    assert_state(&f, "validating");
 }
 
 /// Issue 26 §3 (R6.3): when `finalize` answers `correction_required`, it
@@ -389,7 +426,7 @@ fn finalize_hands_the_fixer_the_same_handoff_as_review() {
     let r = Repo::new();
     let l = r.start();
     let f = r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
-    assert_eq!(f.json["state"], "correction_required", "{}", f.stdout);
+    assert_state(&f, "correction_required");
     let handoff = &f.json["handoff"];
     assert_eq!(handoff["lineage_id"], l.as_str(), "{}", f.stdout);
     assert_eq!(
@@ -433,7 +470,7 @@ fn finalize_hands_the_fixer_the_same_handoff_as_review() {
     r.f.write("src/parser.rs", body(0)).unwrap();
     let validate = steps.iter().find(|s| s.contains("--validation")).unwrap();
     let v = r.follow(validate, "probity finalize");
-    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    assert_state(&v, "validating");
     // The text answer hands it over too.
     let r2 = Repo::new();
     let l2 = r2.start();
@@ -459,14 +496,7 @@ fn finalize_hands_the_fixer_the_same_handoff_as_review() {
 fn an_unsigned_review_on_a_signing_server_is_signature_missing() {
     let (f, _dir, server) = hooked_origin();
     let tmp = tempfile::tempdir().unwrap();
-    let alice = keygen(tmp.path(), "alice");
-    let signers = allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", signers.to_str().unwrap()),
-    ] {
-        f.git_in(&server, &["config", k, v]).unwrap();
-    }
+    let alice = require_alice(&f, &server, tmp.path());
     f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
         .unwrap();
     // A first review, signed and delivered.
@@ -561,8 +591,7 @@ fn an_amend_at_pre_commit_is_advised_what_pre_push_accepts() {
         .unwrap();
     let log = String::from_utf8(r.f.git(&["log", "--format=%s"]).unwrap()).unwrap();
     assert_eq!(log.lines().next(), Some("reviewed"), "{log}");
-    let d = r.run(&["validate", "--gate", "pre-push", "--remote", "origin"]);
-    assert_eq!(d.json["decision"], "allow", "{}", d.stdout);
+    assert_allows(&pre_push(&r));
 }
 
 /// Issue 26 §6: one vocabulary. Every answer routes with `action` (the
@@ -642,33 +671,17 @@ fn over_mcp_the_action_names_the_next_tool_and_it_accepts() {
 /// the refusal's next step, followed, answers.
 #[test]
 fn evidence_cmd_on_a_final_lineage_is_refused_before_the_check_runs() {
-    let r = Repo::new();
-    let l = r.start();
-    let clean = r.doc("clean.json", CLEAN_RESULT);
-    let st = r.run(&["status", "--lineage", &l]);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.clone()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
-    args.extend(["--evidence-cmd".into(), "--".into(), "true".into()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let done = r.run(&args);
-    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let (r, l, done) = checked_with("true");
+    assert_state(&done, "approved");
     let before = store_snapshot(&r.f);
     // Another check: refused before it runs.
-    let marker = r.tmp.path().join("the-check-ran");
-    let script = format!("touch '{}'", marker.display());
+    let (marker, script) = marking_check(r.tmp.path());
     let other = r.finalize(&l, &["--evidence-cmd", "--", "sh", "-c", &script]);
-    assert_eq!(
-        other.json["error"]["code"], "different_retry",
-        "{}{}",
-        other.stdout, other.stderr
-    );
+    assert_error(&other, "different_retry");
     assert!(!marker.exists(), "the check ran before the refusal");
     assert_eq!(store_snapshot(&r.f), before);
     let st = r.follow(&text(&other.json["error"]), "probity status");
-    assert_eq!(st.json["state"], "approved", "{}", st.stdout);
+    assert_state(&st, "approved");
     // The same check again: an exact retry, answered as before.
     let again = r.finalize(&l, &["--evidence-cmd", "--", "true"]);
     assert_eq!(
@@ -680,14 +693,9 @@ fn evidence_cmd_on_a_final_lineage_is_refused_before_the_check_runs() {
     let r2 = Repo::new();
     let approved = approve_live(r2.f.root(), r2.tmp.path());
     let l2 = approved["lineage_id"].as_str().unwrap();
-    let marker2 = r2.tmp.path().join("the-check-ran");
-    let script2 = format!("touch '{}'", marker2.display());
+    let (marker2, script2) = marking_check(r2.tmp.path());
     let other = r2.finalize(l2, &["--evidence-cmd", "--", "sh", "-c", &script2]);
-    assert_eq!(
-        other.json["error"]["code"], "different_retry",
-        "{}",
-        other.stdout
-    );
+    assert_error(&other, "different_retry");
     assert!(!marker2.exists(), "the check ran before the refusal");
 }
 

@@ -18,16 +18,7 @@ use support::*;
 /// notes first.
 fn two_clones() -> (Setup, tempfile::TempDir, PathBuf) {
     let s = Setup::new();
-    let (d, b) = s.clone_server();
-    s.approve();
-    s.f.commit_all("reviewed in A").unwrap();
-    s.f.git_in(&b, &["checkout", "-q", "-b", "feature"])
-        .unwrap();
-    std::fs::write(b.join("src/lexer.rs"), "fn lex() {}\n").unwrap();
-    approve_live(&b, s.inputs.path());
-    s.f.git_in(&b, &["add", "-A"]).unwrap();
-    s.f.git_in(&b, &["commit", "-q", "-m", "reviewed in B"])
-        .unwrap();
+    let (d, b) = s.reviewed_in_a_and_b();
     let pb = probity(&b, &["publish"]);
     assert_eq!(pb.code, 0, "{}{}", pb.stdout, pb.stderr);
     let pa = probity(s.f.root(), &["push", "origin", "main"]);

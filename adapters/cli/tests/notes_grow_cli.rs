@@ -110,18 +110,7 @@ fn ci_range(ci: &Path, base: &str) -> Run {
 }
 
 fn ci_pre_pr(ci: &Path, base: &str) -> Run {
-    probity(
-        ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            base,
-        ],
-    )
+    probity(ci, &notes_pre_pr_args(base, &[]))
 }
 
 /// The `refused_bundles` of a notes gate's answer: (commit, reason code).
@@ -261,15 +250,7 @@ fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
     );
     // The text answer warns, and still allows.
     let text = probity_in(&ci)
-        .args([
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-        ])
-        .arg(&base)
+        .args(notes_pre_pr_args(&base, &[]))
         .output()
         .unwrap();
     // A gate's text goes to stderr (a hook's reaches the pusher as

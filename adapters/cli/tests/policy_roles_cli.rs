@@ -30,6 +30,8 @@ struct Team {
     agent: PathBuf,
     alice: PathBuf,
     inputs: tempfile::TempDir,
+    /// The server's `main` once the team's base is served.
+    before: Option<String>,
 }
 
 impl Team {
@@ -39,6 +41,7 @@ impl Team {
         f.write(".probity/policy.json", policy_json()).unwrap();
         f.commit_all("the team's policy").unwrap();
         let (dir, server) = gated_origin(&f);
+        let before = rev(&f, &server, "main");
         Self {
             f,
             _dir: dir,
@@ -47,6 +50,7 @@ impl Team {
             agent,
             alice,
             inputs: tempfile::tempdir().unwrap(),
+            before,
         }
     }
 
@@ -65,6 +69,139 @@ impl Team {
         let st = probity_ok(self.f.root(), &["start"]);
         let done = approve_started(self.f.root(), self.inputs.path(), &st.json);
         (done["lineage_id"].as_str().unwrap().to_string(), st.json)
+    }
+
+    /// Writes `crypto/aes.rs` (high risk under the policy), reviews and
+    /// commits it; returns (lineage, start answer, commit).
+    fn review_encrypt(&self) -> (String, serde_json::Value, String) {
+        self.f
+            .write("crypto/aes.rs", "pub fn encrypt() {}\n")
+            .unwrap();
+        self.review_commit("encrypt")
+    }
+
+    /// Writes the medium change, reviews and commits it; returns
+    /// (lineage, start answer, commit).
+    fn review_medium(&self) -> (String, serde_json::Value, String) {
+        write_medium_change(&self.f);
+        self.review_commit("more parsing")
+    }
+
+    /// Reviews the live change and commits it as `message`; returns
+    /// (lineage, start answer, commit).
+    fn review_commit(&self, message: &str) -> (String, serde_json::Value, String) {
+        let (lineage, started) = self.review();
+        let c = commit_all(&self.f, message);
+        (lineage, started, c)
+    }
+
+    /// `probity push origin main` is refused with `code` before the
+    /// server is asked, and the server refuses the same when the client's
+    /// gates are bypassed; returns the refused run.
+    fn push_denied(&self, code: &str) -> Run {
+        push_denied(&self.f, &self.server, code)
+    }
+
+    /// [`Team::push_denied`] for want of a role, the refusal naming each of
+    /// `names`, and the server's `main` still where it was.
+    fn roles_unmet(&self, names: &[&str]) {
+        let p = self.push_denied("roles_unmet");
+        for name in names {
+            assert!(said(&p).contains(name), "{name}: {}", said(&p));
+        }
+        assert_eq!(self.server_main(), self.before);
+    }
+
+    /// Signs `lineage` with `key`, yet [`Team::roles_unmet`] naming `names`.
+    fn signed_yet_unmet(&self, key: &Path, lineage: &str, names: &[&str]) {
+        self.sign(key, lineage);
+        self.roles_unmet(names);
+    }
+
+    /// Signs `lineage` with `key`, and [`Team::lands`] `c`.
+    fn signed_lands(&self, key: &Path, lineage: &str, c: String) {
+        self.sign(key, lineage);
+        self.lands(c);
+    }
+
+    /// `probity push origin main` lands `c` on the server's `main`.
+    fn lands(&self, c: String) {
+        probity_ok(self.f.root(), &["push", "origin", "main"]);
+        assert_eq!(self.server_main(), Some(c));
+    }
+
+    /// The managed pre-push hook, then `probity push`, deny pushing
+    /// `branch` under the remote's policy without asking the server
+    /// (`unmoved` asserts the server's side is as it was after each).
+    fn client_denies(&self, branch: &str, unmoved: impl Fn()) {
+        probity_ok(self.f.root(), &["hooks", "install"]);
+        probity_ok(self.f.root(), &["publish"]);
+        let err = self
+            .f
+            .git(&["push", "--atomic", "origin", branch, "refs/notes/probity"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pre-push DENY: roles_unmet"), "{err}");
+        assert!(err.contains(ALICE), "{err}");
+        assert!(!err.contains("remote:"), "the server was asked: {err}");
+        unmoved();
+        // `probity push` says the same before pushing.
+        let p = probity(self.f.root(), &["push", "origin", branch]);
+        assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+        assert!(
+            said(&p).contains("repository policy of origin denies"),
+            "{}",
+            said(&p)
+        );
+        assert!(!said(&p).contains("remote:"), "{}", said(&p));
+        unmoved();
+    }
+}
+
+/// `probity push origin main` from `f` is refused with `code`, and the
+/// server refuses the same when the client's gates are bypassed; returns
+/// the refused run.
+fn push_denied(f: &Fixture, server: &Path, code: &str) -> Run {
+    let p = probity(f.root(), &["push", "origin", "main"]);
+    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
+    assert!(said(&p).contains(code), "{}", said(&p));
+    server_refuses(f, server, code);
+    p
+}
+
+/// Asserts the start rated the change `level`, `reason` among its reasons.
+fn assert_risk(started: &serde_json::Value, level: &str, reason: &str) {
+    assert_eq!(started["risk_level"], level, "{started}");
+    assert!(
+        started["risk_reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == reason),
+        "{started}"
+    );
+}
+
+/// Asserts the notes gate `g` denied for want of a role.
+fn assert_roles_unmet(g: &Run) {
+    assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
+    assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
+}
+
+/// A clone of `server` at `at` committing as alice, with `config` set too.
+fn alices_clone(f: &Fixture, server: &Path, at: &Path, config: &[(&str, &str)]) {
+    f.git(&[
+        "clone",
+        "-q",
+        server.to_str().unwrap(),
+        at.to_str().unwrap(),
+    ])
+    .unwrap();
+    for (k, v) in [("user.name", "alice"), ("user.email", ALICE)]
+        .iter()
+        .chain(config)
+    {
+        f.git_in(at, &["config", k, v]).unwrap();
     }
 }
 
@@ -92,30 +229,9 @@ fn server_refuses(f: &Fixture, server: &Path, code: &str) {
 #[test]
 fn the_local_pre_push_gate_applies_the_remotes_policy_before_anything_is_pushed() {
     let t = Team::new();
-    let before = t.server_main();
-    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
-    let (lineage, _) = t.review();
-    commit_all(&t.f, "encrypt");
+    let (lineage, _, _) = t.review_encrypt();
     t.sign(&t.agent, &lineage);
-    probity_ok(t.f.root(), &["hooks", "install"]);
-    probity_ok(t.f.root(), &["publish"]);
-    let err =
-        t.f.git(&["push", "--atomic", "origin", "main", "refs/notes/probity"])
-            .unwrap_err()
-            .to_string();
-    assert!(err.contains("pre-push DENY: roles_unmet"), "{err}");
-    assert!(err.contains(ALICE), "{err}");
-    assert!(!err.contains("remote:"), "the server was asked: {err}");
-    assert_eq!(t.server_main(), before);
-    // `probity push` says the same before pushing.
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(
-        said(&p).contains("repository policy of origin denies"),
-        "{}",
-        said(&p)
-    );
-    assert!(!said(&p).contains("remote:"), "{}", said(&p));
+    t.client_denies("main", || assert_eq!(t.server_main(), t.before));
     // Once the maintainer signed, the hook lets the same push through.
     t.sign(&t.alice, &lineage);
     probity_ok(t.f.root(), &["publish"]);
@@ -128,82 +244,43 @@ fn the_local_pre_push_gate_applies_the_remotes_policy_before_anything_is_pushed(
         "refs/notes/probity",
     ])
     .unwrap();
-    assert_ne!(t.server_main(), before);
+    assert_ne!(t.server_main(), t.before);
 }
 
 #[test]
 fn a_high_risk_change_needs_a_reviewer_and_a_maintainer_by_different_keys() {
     let t = Team::new();
-    let before = t.server_main();
-    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
-    let (lineage, started) = t.review();
+    let (lineage, started, c) = t.review_encrypt();
     // The base's policy rates the change high at start.
-    assert_eq!(started["risk_level"], "high", "{started}");
-    assert!(
-        started["risk_reasons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r == "policy_floor:path#0"),
-        "{started}"
-    );
-    let c = commit_all(&t.f, "encrypt");
+    assert_risk(&started, "high", "policy_floor:path#0");
     // The agent signs its own review: it holds the reviewer role only.
-    t.sign(&t.agent, &lineage);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
-    server_refuses(&t.f, &t.server, "roles_unmet");
-    assert!(said(&p).contains("maintainer"), "{}", said(&p));
-    assert!(said(&p).contains(ALICE), "{}", said(&p));
-    assert_eq!(t.server_main(), before);
+    t.signed_yet_unmet(&t.agent, &lineage, &["maintainer", ALICE]);
     // The maintainer signs too: the change lands.
-    t.sign(&t.alice, &lineage);
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c));
+    t.signed_lands(&t.alice, &lineage, c);
 }
 
 #[test]
 fn one_key_holding_two_roles_signs_for_one() {
     let t = Team::new();
-    let before = t.server_main();
-    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
-    let (lineage, _) = t.review();
-    commit_all(&t.f, "encrypt");
+    let (lineage, _, _) = t.review_encrypt();
     // Alice's key is a maintainer's; signing twice with it fills no
     // second role.
     t.sign(&t.alice, &lineage);
-    t.sign(&t.alice, &lineage);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
-    server_refuses(&t.f, &t.server, "roles_unmet");
-    assert!(said(&p).contains("reviewer"), "{}", said(&p));
-    assert_eq!(t.server_main(), before);
+    t.signed_yet_unmet(&t.alice, &lineage, &["reviewer"]);
 }
 
 #[test]
 fn a_medium_change_lands_with_a_reviewers_signature_and_not_without() {
     let t = Team::new();
-    let before = t.server_main();
-    write_medium_change(&t.f);
-    let (lineage, started) = t.review();
+    let (lineage, started, c) = t.review_medium();
     assert_eq!(started["risk_level"], "medium", "{started}");
-    let c = commit_all(&t.f, "more parsing");
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
-    server_refuses(&t.f, &t.server, "roles_unmet");
-    assert_eq!(t.server_main(), before);
-    t.sign(&t.agent, &lineage);
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c));
+    t.roles_unmet(&[]);
+    t.signed_lands(&t.agent, &lineage, c);
 }
 
 #[test]
 fn a_proposal_that_makes_its_author_a_maintainer_is_judged_under_the_base() {
     let t = Team::new();
-    let before = t.server_main();
     // The agent lists its own key as the maintainer's and drops every
     // signature requirement, in the change itself.
     let signers = format!(
@@ -219,52 +296,23 @@ fn a_proposal_that_makes_its_author_a_maintainer_is_judged_under_the_base() {
     .unwrap();
     let (lineage, started) = t.review();
     // A change to the policy's directory is high under the base's policy.
-    assert_eq!(started["risk_level"], "high", "{started}");
-    assert!(
-        started["risk_reasons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r == "policy_floor:policy_dir"),
-        "{started}"
-    );
+    assert_risk(&started, "high", "policy_floor:policy_dir");
     commit_all(&t.f, "relax the policy");
-    t.sign(&t.agent, &lineage);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
-    server_refuses(&t.f, &t.server, "roles_unmet");
-    assert!(said(&p).contains("maintainer"), "{}", said(&p));
-    assert_eq!(t.server_main(), before);
+    t.signed_yet_unmet(&t.agent, &lineage, &["maintainer"]);
 }
 
 #[test]
 fn the_ci_gate_reads_the_policy_from_the_target_branch() {
     let t = Team::new();
-    write_medium_change(&t.f);
-    let (lineage, _) = t.review();
-    let head = commit_all(&t.f, "more parsing");
+    let (lineage, _, head) = t.review_medium();
     probity_ok(t.f.root(), &["publish"]);
     let gate = |cwd: &Path| {
         probity(
             cwd,
-            &[
-                "validate",
-                "--gate",
-                "pre-pr",
-                "--authority",
-                "notes",
-                "--base",
-                "origin/main",
-                "--head",
-                &head,
-                "--json",
-            ],
+            &notes_pre_pr_args("origin/main", &["--head", &head, "--json"]),
         )
     };
-    let g = gate(t.f.root());
-    assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
-    assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
+    assert_roles_unmet(&gate(t.f.root()));
     t.sign(&t.agent, &lineage);
     probity_ok(t.f.root(), &["publish"]);
     let g = gate(t.f.root());
@@ -348,16 +396,7 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
     // AWS key ids are high risk.
     let d = tempfile::tempdir().unwrap();
     let other = d.path().join("maintainer");
-    f.git(&[
-        "clone",
-        "-q",
-        server.to_str().unwrap(),
-        other.to_str().unwrap(),
-    ])
-    .unwrap();
-    for (k, v) in [("user.name", "alice"), ("user.email", ALICE)] {
-        f.git_in(&other, &["config", k, v]).unwrap();
-    }
+    alices_clone(&f, &server, &other, &[]);
     std::fs::create_dir_all(other.join(".probity")).unwrap();
     std::fs::write(
         other.join(".probity/policy.json"),
@@ -374,10 +413,7 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
     f.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();
     let before = rev(&f, &server, "main");
-    let p = probity(f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(said(&p).contains("policy_floor_unmet"), "{}", said(&p));
-    server_refuses(&f, &server, "policy_floor_unmet");
+    let p = push_denied(&f, &server, "policy_floor_unmet");
     assert!(said(&p).contains("policy_floor:content#0"), "{}", said(&p));
     assert_eq!(rev(&f, &server, "main"), before);
     // The next step it names works: review the rebased commit again, now
@@ -393,7 +429,6 @@ fn a_review_frozen_before_the_policy_landed_is_judged_by_its_floor_after_a_rebas
 #[test]
 fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signature_does() {
     let t = Team::new();
-    let before = t.server_main();
     write_medium_change(&t.f);
     // The lens escalates; the agent recovers its own escalation, writing
     // the maintainer's name into the free-text authorization.
@@ -407,17 +442,9 @@ fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signatur
     approve_started(t.f.root(), t.inputs.path(), &st.json);
     let c = commit_all(&t.f, "after the escalation");
     // Its own reviewer signature covers the medium tier, not the act.
-    t.sign(&t.agent, &l2);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
-    server_refuses(&t.f, &t.server, "roles_unmet");
-    assert!(said(&p).contains("maintainer"), "{}", said(&p));
-    assert_eq!(t.server_main(), before);
+    t.signed_yet_unmet(&t.agent, &l2, &["maintainer"]);
     // The maintainer signs the successor: the recovery lands.
-    t.sign(&t.alice, &l2);
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c));
+    t.signed_lands(&t.alice, &l2, c);
 }
 
 /// A dispute is a maintainer's act too (issue 20 §3): the agent disputes
@@ -427,7 +454,6 @@ fn free_text_authorization_does_not_recover_an_escalation_a_maintainers_signatur
 #[test]
 fn a_self_disputed_blocker_needs_the_maintainers_signature() {
     let t = Team::new();
-    let before = t.server_main();
     write_medium_change(&t.f);
     let st = probity_ok(t.f.root(), &["start"]);
     let lineage = string_at(&st.json, "lineage_id");
@@ -478,13 +504,7 @@ fn a_self_disputed_blocker_needs_the_maintainers_signature() {
     assert_eq!(done.json["state"], "approved", "{}", said(&done));
     let c = commit_all(&t.f, "more parsing");
     // Its own reviewer signature covers the medium tier, not the act.
-    t.sign(&t.agent, &lineage);
-    let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}", said(&p));
-    assert!(said(&p).contains("roles_unmet"), "{}", said(&p));
-    assert!(said(&p).contains("maintainer"), "{}", said(&p));
-    server_refuses(&t.f, &t.server, "roles_unmet");
-    assert_eq!(t.server_main(), before);
+    t.signed_yet_unmet(&t.agent, &lineage, &["maintainer"]);
     // The maintainer's signature over the review binds the dispute (its
     // finding, evidence hash, reason and authorization are in the record
     // the statement names): it lands.
@@ -497,9 +517,7 @@ fn a_self_disputed_blocker_needs_the_maintainers_signature() {
 #[test]
 fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     let t = Team::new();
-    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
-    let (lineage, _) = t.review();
-    let c = commit_all(&t.f, "encrypt");
+    let (lineage, _, c) = t.review_encrypt();
     t.sign(&t.agent, &lineage);
     probity_ok(t.f.root(), &["publish"]);
     // Alice fetches the agent's branch and its notes, as she would a
@@ -507,20 +525,8 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     // key and pushes.
     let d = tempfile::tempdir().unwrap();
     let mine = d.path().join("alice");
-    t.f.git(&[
-        "clone",
-        "-q",
-        t.server.to_str().unwrap(),
-        mine.to_str().unwrap(),
-    ])
-    .unwrap();
-    for (k, v) in [
-        ("user.name", "alice"),
-        ("user.email", ALICE),
-        ("probity.signingKey", t.alice.to_str().unwrap()),
-    ] {
-        t.f.git_in(&mine, &["config", k, v]).unwrap();
-    }
+    let key = ("probity.signingKey", t.alice.to_str().unwrap());
+    alices_clone(&t.f, &t.server, &mine, &[key]);
     let agent = t.f.root().to_str().unwrap();
     t.f.git_in(
         &mine,
@@ -557,9 +563,7 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
 fn the_ci_range_form_applies_the_policy_to_a_tag_too() {
     let t = Team::new();
     let base = rev(&t.f, t.f.root(), "HEAD").unwrap();
-    write_medium_change(&t.f);
-    t.review();
-    let head = commit_all(&t.f, "more parsing");
+    let (_, _, head) = t.review_medium();
     probity_ok(t.f.root(), &["publish"]);
     let range = format!("{base}..{head}");
     let g = probity(
@@ -575,8 +579,7 @@ fn the_ci_range_form_applies_the_policy_to_a_tag_too() {
             "--json",
         ],
     );
-    assert_eq!(g.code, 1, "{}{}", g.stdout, g.stderr);
-    assert!(g.stdout.contains("roles_unmet"), "{}{}", g.stdout, g.stderr);
+    assert_roles_unmet(&g);
 }
 
 /// A new branch is judged by the server under the policy its default branch
@@ -591,36 +594,11 @@ fn a_new_branch_meets_the_remotes_policy_at_the_client_too() {
     let t = Team::new();
     assert_eq!(rev(&t.f, t.f.root(), "refs/remotes/origin/HEAD"), None);
     t.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
-    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
-    let (lineage, _) = t.review();
-    commit_all(&t.f, "encrypt");
+    let (lineage, _, _) = t.review_encrypt();
     t.sign(&t.agent, &lineage);
-    probity_ok(t.f.root(), &["hooks", "install"]);
-    probity_ok(t.f.root(), &["publish"]);
-    let err =
-        t.f.git(&[
-            "push",
-            "--atomic",
-            "origin",
-            "feature",
-            "refs/notes/probity",
-        ])
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("pre-push DENY: roles_unmet"), "{err}");
-    assert!(err.contains(ALICE), "{err}");
-    assert!(!err.contains("remote:"), "the server was asked: {err}");
-    assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
-    // `probity push` says the same before pushing.
-    let p = probity(t.f.root(), &["push", "origin", "feature"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert!(
-        said(&p).contains("repository policy of origin denies"),
-        "{}",
-        said(&p)
-    );
-    assert!(!said(&p).contains("remote:"), "{}", said(&p));
-    assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
+    t.client_denies("feature", || {
+        assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
+    });
     // Once the maintainer signed, the new branch lands.
     t.sign(&t.alice, &lineage);
     probity_ok(t.f.root(), &["push", "origin", "feature"]);

@@ -171,18 +171,7 @@ fn a_stacked_proposal_passes_only_when_every_commit_is_reviewed() {
         Some(2)
     );
     // --head names another proposal.
-    let first = probity(
-        f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--base",
-            "origin/main",
-            "--head",
-            "HEAD~1",
-        ],
-    );
+    let first = probity(f.root(), &pre_pr_args("origin/main", &["--head", "HEAD~1"]));
     assert_eq!(
         first.json["reason_code"], "receipt_valid",
         "{}",

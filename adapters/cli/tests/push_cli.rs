@@ -3,7 +3,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use probity_git::fixture::Fixture;
 use support::*;
@@ -11,48 +11,63 @@ use support::*;
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
 /// A clone-like setup: `main` pushed to a bare `origin`, then a reviewed,
-/// approved change committed on top (not pushed).
-struct Setup {
-    f: Fixture,
-    _remote_dir: tempfile::TempDir,
-    remote: PathBuf,
-    inputs: tempfile::TempDir,
+/// approved change in the worktree (not committed, not pushed).
+struct Setup(Origin);
+
+impl std::ops::Deref for Setup {
+    type Target = Origin;
+    fn deref(&self) -> &Origin {
+        &self.0
+    }
 }
 
 impl Setup {
     fn new() -> Self {
-        let f = parser_base();
-        let (remote_dir, remote) = bare_origin(&f, "origin.git");
-        let s = Self {
-            f,
-            _remote_dir: remote_dir,
-            remote,
-            inputs: tempfile::tempdir().unwrap(),
-        };
-        write_medium_change(&s.f);
+        let s = Setup(Origin::with_medium_change());
         s.approve();
         s
-    }
-
-    /// Reviews the live candidate to `approved`.
-    fn approve(&self) {
-        approve_live(self.f.root(), self.inputs.path());
-    }
-
-    fn rev(&self, r: &str) -> String {
-        rev_parse(&self.f, r)
-    }
-
-    fn remote_rev(&self, r: &str) -> Option<String> {
-        self.f
-            .git_in(&self.remote, &["rev-parse", "-q", "--verify", r])
-            .ok()
-            .map(|b| String::from_utf8(b).unwrap().trim().to_string())
     }
 
     /// Installs the managed pre-push hook (`probity hooks install`).
     fn install_hook(&self) {
         probity_ok(self.f.root(), &["hooks", "install", "--hook", "pre-push"]);
+    }
+
+    /// [`Setup::new`] with the reviewed change committed; returns its tip.
+    fn committed() -> (Self, String) {
+        let s = Self::new();
+        s.f.commit_all("reviewed change").unwrap();
+        let tip = s.rev("HEAD");
+        (s, tip)
+    }
+
+    /// [`Setup::new`] with the reviewed change stashed, on a branch `wip`
+    /// whose one commit adds a secret, pushed to `origin`.
+    fn on_pushed_wip() -> Self {
+        let s = Self::new();
+        s.f.git(&["stash", "-q", "-u"]).unwrap();
+        s.f.git(&["checkout", "-q", "-b", "wip"]).unwrap();
+        s.f.write("secret.env", "TOKEN=abc\n").unwrap();
+        s.f.commit_all("wip").unwrap();
+        s.f.git(&["push", "-q", "origin", "wip"]).unwrap();
+        s
+    }
+
+    /// `probity validate --gate pre-push EXTRA...`.
+    fn pre_push(&self, extra: &[&str]) -> Run {
+        let mut args = vec!["validate", "--gate", "pre-push"];
+        args.extend_from_slice(extra);
+        probity(self.f.root(), &args)
+    }
+
+    /// The hook's gate on `origin` given git's pre-push lines.
+    fn updates(&self, lines: &str) -> Run {
+        gate_with_stdin(self.f.root(), &["--remote", "origin"], lines)
+    }
+
+    /// [`Setup::updates`] of one line: `LOCAL_REF NEW REMOTE_REF OLD`.
+    fn update(&self, local: &str, new: &str, remote: &str, old: &str) -> Run {
+        self.updates(&format!("{local} {new} {remote} {old}\n"))
     }
 
     /// `git push` with the hook; Ok on success, Err(stderr) on refusal.
@@ -73,9 +88,7 @@ fn gate_with_stdin(cwd: &Path, extra: &[&str], stdin: &str) -> Run {
 
 #[test]
 fn a_reviewed_commit_pushes_and_the_hook_allows_it() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
-    let tip = s.rev("HEAD");
+    let (s, tip) = Setup::committed();
 
     // Without stdin: HEAD minus what origin's tracking refs hold.
     let head = probity_ok(s.f.root(), &["validate", "--gate", "pre-push"]);
@@ -92,16 +105,7 @@ fn a_reviewed_commit_pushes_and_the_hook_allows_it() {
     );
 
     // For CI: an explicit range.
-    let range = probity(
-        s.f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-push",
-            "--range",
-            "origin/main..HEAD",
-        ],
-    );
+    let range = s.pre_push(&["--range", "origin/main..HEAD"]);
     assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
     assert_eq!(range.json["boundary"], "range");
 
@@ -124,10 +128,7 @@ fn an_edit_after_review_is_denied_and_nothing_reaches_the_remote() {
     s.install_hook();
     let store_before = store_snapshot(&s.f);
 
-    let d = probity(
-        s.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "origin"],
-    );
+    let d = s.pre_push(&["--remote", "origin"]);
     assert_eq!(d.code, 1, "{}{}", d.stdout, d.stderr);
     assert_eq!(d.json["reason_code"], "receipt_scope_changed");
     assert_eq!(d.json["stage"], "scope");
@@ -152,7 +153,7 @@ fn a_reviewed_candidate_split_over_two_commits_names_both_unreviewed_commits() {
     s.f.git(&["commit", "-q", "-m", "half"]).unwrap();
     let half = s.rev("HEAD");
     s.f.commit_all("other half").unwrap();
-    let d = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
+    let d = s.pre_push(&[]);
     assert_eq!(d.code, 1);
     // Neither half is what the review approved: the first names both.
     assert_eq!(
@@ -178,20 +179,18 @@ fn a_reviewed_candidate_split_over_two_commits_names_both_unreviewed_commits() {
     // Squashed into one commit of the reviewed candidate, it passes.
     s.f.git(&["reset", "-q", "--soft", "origin/main"]).unwrap();
     s.f.git(&["commit", "-q", "-m", "reviewed change"]).unwrap();
-    let ok = probity(s.f.root(), &["validate", "--gate", "pre-push"]);
+    let ok = s.pre_push(&[]);
     assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
 }
 
 #[test]
 fn one_delivery_through_two_refs_is_judged_once() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
-    let tip = s.rev("HEAD");
+    let (s, tip) = Setup::committed();
     let base = s.rev("origin/main");
     let lines = format!(
         "refs/heads/main {tip} refs/heads/main {base}\nrefs/heads/main {tip} refs/heads/feature {ZERO}\n"
     );
-    let d = gate_with_stdin(s.f.root(), &["--remote", "origin"], &lines);
+    let d = s.updates(&lines);
     assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
     assert_eq!(d.json["boundary"], "updates");
     let deliveries = d.json["deliveries"].as_array().unwrap();
@@ -212,29 +211,18 @@ fn empty_ranges_and_merges_are_denied_and_deletions_allowed() {
     let s = Setup::new();
     // A new remote branch at a commit origin already has: no delivery.
     let published = s.rev("origin/main");
-    let empty = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/x {published} refs/heads/x {ZERO}\n"),
-    );
+    let empty = s.update("refs/heads/x", &published, "refs/heads/x", ZERO);
     // It is judged as that commit, which no review approved.
     assert_eq!(empty.code, 1, "{}", empty.stdout);
     assert_eq!(empty.json["reason_code"], "receipt_missing");
     // A range with no commit at all delivers nothing to bind.
-    let none = probity(
-        s.f.root(),
-        &["validate", "--gate", "pre-push", "--range", "HEAD..HEAD"],
-    );
+    let none = s.pre_push(&["--range", "HEAD..HEAD"]);
     assert_eq!(none.code, 1, "{}", none.stdout);
     assert_eq!(none.json["reason_code"], "delivery_empty");
     assert_eq!(none.json["next_action"], "check_range");
 
     // Only a deletion: nothing crosses the boundary.
-    let del = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("(delete) {ZERO} refs/heads/old {published}\n"),
-    );
+    let del = s.update("(delete)", ZERO, "refs/heads/old", &published);
     assert_eq!(del.code, 0, "{}", del.stdout);
     assert_eq!(del.json["reason_code"], "nothing_delivered");
 
@@ -248,11 +236,7 @@ fn empty_ranges_and_merges_are_denied_and_deletions_allowed() {
     s.f.git(&["merge", "-q", "--no-ff", "--no-edit", "side"])
         .unwrap();
     let merge = s.rev("HEAD");
-    let m = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/main {merge} refs/heads/main {published}\n"),
-    );
+    let m = s.update("refs/heads/main", &merge, "refs/heads/main", &published);
     assert_eq!(m.code, 1);
     assert_eq!(m.json["reason_code"], "delivery_partial");
 }
@@ -281,20 +265,15 @@ fn a_reviewed_root_commit_pushes_to_an_empty_remote() {
 
 #[test]
 fn bad_inputs_are_typed_errors_and_change_nothing() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
+    let (s, _) = Setup::committed();
     let before = store_snapshot(&s.f);
 
-    let garbage = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        "refs/heads/main not-an-oid refs/heads/main x\n",
-    );
+    let garbage = s.updates("refs/heads/main not-an-oid refs/heads/main x\n");
     garbage.assert_refused(3, "bad_push_input");
 
-    let short = gate_with_stdin(s.f.root(), &["--remote", "origin"], "refs/heads/main\n");
+    let short = s.updates("refs/heads/main\n");
     // "0" is not git's all-zero id: no update is mistaken for a deletion.
-    let zero = gate_with_stdin(s.f.root(), &["--remote", "origin"], "a 0 b 0\n");
+    let zero = s.updates("a 0 b 0\n");
     assert_eq!(
         zero.json["error"]["code"], "bad_push_input",
         "{}",
@@ -304,10 +283,7 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
     let no_remote = gate_with_stdin(s.f.root(), &[], "");
     assert_eq!(no_remote.code, 2, "{}", no_remote.stdout);
     // A remote that does not exist is a repository error, never a verdict.
-    let nope = probity(
-        s.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "nope"],
-    );
+    let nope = s.pre_push(&["--remote", "nope"]);
     assert_eq!(nope.code, 5, "{}", nope.stdout);
     assert_eq!(short.code, 3);
     assert_eq!(short.json["error"]["code"], "bad_push_input");
@@ -319,28 +295,16 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
         "0".repeat(40)
     );
     let flood = line.repeat(4 * 1024 * 1024 / line.len() + 1);
-    let big = gate_with_stdin(s.f.root(), &["--remote", "origin"], &flood);
+    let big = s.updates(&flood);
     big.assert_refused(3, "input_too_large");
 
     for bad in ["HEAD", "a...b", "..HEAD", "HEAD.."] {
-        let r = probity(
-            s.f.root(),
-            &["validate", "--gate", "pre-push", "--range", bad],
-        );
+        let r = s.pre_push(&["--range", bad]);
         assert_eq!(r.code, 2, "{bad}: {}", r.stdout);
         assert_eq!(r.json["error"]["code"], "bad_range", "{bad}");
     }
 
-    let unknown = probity(
-        s.f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-push",
-            "--range",
-            "no-such-ref..HEAD",
-        ],
-    );
+    let unknown = s.pre_push(&["--range", "no-such-ref..HEAD"]);
     assert_ne!(unknown.code, 0);
     assert_ne!(
         unknown.code, 1,
@@ -349,20 +313,11 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
     assert!(unknown.stdout.contains("no-such-ref"), "{}", unknown.stdout);
 
     // An option-looking revision never becomes an option.
-    let opt = probity(
-        s.f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-push",
-            "--range",
-            "--output=x..HEAD",
-        ],
-    );
+    let opt = s.pre_push(&["--range", "--output=x..HEAD"]);
     assert_ne!(opt.code, 0);
     assert!(!s.f.root().join("x").exists());
 
-    let mixed = probity(s.f.root(), &["validate", "--gate", "pre-push", "--staged"]);
+    let mixed = s.pre_push(&["--staged"]);
     assert_eq!(mixed.json["error"]["code"], "flag_not_for_gate");
     let mixed = probity(
         s.f.root(),
@@ -402,9 +357,7 @@ fn bare(dir: &Path, name: &str, f: &Fixture) -> String {
 
 #[test]
 fn unreviewed_history_never_rides_along_to_a_remote_that_lacks_it() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
-    let tip = s.rev("HEAD");
+    let (s, tip) = Setup::committed();
     s.install_hook();
     // The tracking refs still say origin has main, but the push goes to a
     // new, empty remote: all history is delivered, so it is not one commit.
@@ -413,11 +366,7 @@ fn unreviewed_history_never_rides_along_to_a_remote_that_lacks_it() {
     s.f.git(&["remote", "set-url", "origin", &empty]).unwrap();
     let err = s.push(&["origin", "main"]).unwrap_err();
     assert!(err.contains("failed to push"), "{err}");
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/main {tip} refs/heads/main {ZERO}\n"),
-    );
+    let d = s.update("refs/heads/main", &tip, "refs/heads/main", ZERO);
     // The root commit the remote lacks was never reviewed: it is named.
     let root = s.rev("HEAD~1");
     assert_names_unreviewed(&d, &root);
@@ -426,24 +375,15 @@ fn unreviewed_history_never_rides_along_to_a_remote_that_lacks_it() {
 
 #[test]
 fn a_branch_deleted_on_the_remote_is_not_taken_as_published() {
-    let s = Setup::new();
     // `wip` adds a secret and is pushed; more work goes on top.
-    s.f.git(&["stash", "-q", "-u"]).unwrap();
-    s.f.git(&["checkout", "-q", "-b", "wip"]).unwrap();
-    s.f.write("secret.env", "TOKEN=abc\n").unwrap();
-    s.f.commit_all("wip").unwrap();
-    s.f.git(&["push", "-q", "origin", "wip"]).unwrap();
+    let s = Setup::on_pushed_wip();
     // Someone deletes `wip` on the remote; this clone's origin/wip stays.
     s.f.git_in(&s.remote, &["update-ref", "-d", "refs/heads/wip"])
         .unwrap();
     s.f.write("secret.env", "").unwrap();
     s.f.commit_all("empty the secret").unwrap();
     let wip_tip = s.rev("HEAD");
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/wip {wip_tip} refs/heads/feature {ZERO}\n"),
-    );
+    let d = s.update("refs/heads/wip", &wip_tip, "refs/heads/feature", ZERO);
     // Two commits the remote lacks now, whatever origin/wip says: the one
     // adding the secret is judged (and denied) first, and both are named.
     assert_eq!(d.json["deliveries"][0]["commits"], 2);
@@ -461,8 +401,7 @@ fn a_branch_deleted_on_the_remote_is_not_taken_as_published() {
 
 #[test]
 fn a_forced_push_that_drops_published_work_is_denied() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
+    let (s, _) = Setup::committed();
     s.install_hook();
     s.push(&["origin", "main"]).unwrap();
     let published = s.rev("HEAD");
@@ -473,10 +412,11 @@ fn a_forced_push_that_drops_published_work_is_denied() {
     s.approve();
     s.f.commit_all("replacement").unwrap();
     let replacement = s.rev("HEAD");
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/main {replacement} refs/heads/main {published}\n"),
+    let d = s.update(
+        "refs/heads/main",
+        &replacement,
+        "refs/heads/main",
+        &published,
     );
     assert_eq!(
         d.json["reason_code"], "delivery_not_fast_forward",
@@ -488,11 +428,7 @@ fn a_forced_push_that_drops_published_work_is_denied() {
 
     // A remote tip this clone has never seen proves nothing either.
     let unknown = "1234567890123456789012345678901234567890";
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/main {replacement} refs/heads/main {unknown}\n"),
-    );
+    let d = s.update("refs/heads/main", &replacement, "refs/heads/main", unknown);
     assert_eq!(
         d.json["reason_code"], "delivery_not_fast_forward",
         "{}",
@@ -504,11 +440,7 @@ fn a_forced_push_that_drops_published_work_is_denied() {
 fn a_tag_of_a_tree_is_not_a_delivery() {
     let s = Setup::new();
     let tree = s.rev("HEAD^{tree}");
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/tags/t {tree} refs/tags/t {ZERO}\n"),
-    );
+    let d = s.update("refs/tags/t", &tree, "refs/tags/t", ZERO);
     assert_eq!(d.code, 1, "{}{}", d.stdout, d.stderr);
     assert_eq!(d.json["reason_code"], "delivery_not_commit");
 }
@@ -528,12 +460,7 @@ fn a_new_branch_on_published_history_is_one_delivery() {
 /// The setup with `wip` (an unreviewed commit adding a secret) under the
 /// reviewed change, committed on top of it; `wip` itself is on `origin`.
 fn reviewed_on_wip() -> (Setup, String) {
-    let s = Setup::new();
-    s.f.git(&["stash", "-q", "-u"]).unwrap();
-    s.f.git(&["checkout", "-q", "-b", "wip"]).unwrap();
-    s.f.write("secret.env", "TOKEN=abc\n").unwrap();
-    s.f.commit_all("wip").unwrap();
-    s.f.git(&["push", "-q", "origin", "wip"]).unwrap();
+    let s = Setup::on_pushed_wip();
     s.f.git(&["stash", "pop", "-q"]).unwrap();
     s.approve();
     s.f.commit_all("reviewed change").unwrap();
@@ -583,30 +510,21 @@ fn only_branches_and_tags_vouch_for_history_and_not_those_the_push_moves() {
     .unwrap();
     s.f.git(&["push", "-q", "--no-verify", "origin", ":wip"])
         .unwrap();
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/wip {tip} refs/heads/release {ZERO}\n"),
-    );
+    let d = s.update("refs/heads/wip", &tip, "refs/heads/release", ZERO);
     assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 
     // A branch the same push deletes does not vouch for what it held.
     s.f.git(&["push", "-q", "--no-verify", "origin", "wip"])
         .unwrap();
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!(
-            "(delete) {ZERO} refs/heads/wip {wip}\nrefs/heads/wip {tip} refs/heads/release {ZERO}\n"
-        ),
-    );
+    let d = s.updates(&format!(
+        "(delete) {ZERO} refs/heads/wip {wip}\nrefs/heads/wip {tip} refs/heads/release {ZERO}\n"
+    ));
     assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 }
 
 #[test]
 fn a_new_ref_at_a_published_reviewed_commit_is_that_commit() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
+    let (s, _) = Setup::committed();
     s.install_hook();
     s.push(&["origin", "main"]).unwrap();
     // A release tag and a branch copy of the reviewed, published commit.
@@ -616,19 +534,16 @@ fn a_new_ref_at_a_published_reviewed_commit_is_that_commit() {
     assert_eq!(s.remote_rev("copy"), Some(s.rev("HEAD")));
     // A tag of a published but unreviewed commit is still denied.
     s.f.git(&["tag", "base", "HEAD~1"]).unwrap();
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/tags/base {} refs/tags/base {ZERO}\n", s.rev("HEAD~1")),
-    );
+    let d = s.updates(&format!(
+        "refs/tags/base {} refs/tags/base {ZERO}\n",
+        s.rev("HEAD~1")
+    ));
     assert_eq!(d.json["reason_code"], "receipt_missing", "{}", d.stdout);
 }
 
 #[test]
 fn a_remote_with_many_refs_is_measured_all_the_same() {
-    let s = Setup::new();
-    s.f.commit_all("reviewed change").unwrap();
-    let tip = s.rev("HEAD");
+    let (s, tip) = Setup::committed();
     // 60,000 advertised branches: more exclusions than an argument list
     // holds, so they go to git on stdin.
     let published = s.rev("origin/main");
@@ -637,11 +552,7 @@ fn a_remote_with_many_refs_is_measured_all_the_same() {
         packed.push_str(&format!("{published} refs/heads/b{i:05}\n"));
     }
     std::fs::write(s.remote.join("packed-refs"), packed).unwrap();
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/main {tip} refs/heads/feature {ZERO}\n"),
-    );
+    let d = s.update("refs/heads/main", &tip, "refs/heads/feature", ZERO);
     assert_eq!(d.code, 0, "{}{}", d.stdout, d.stderr);
     assert_eq!(d.json["reason_code"], "receipt_valid");
 }
@@ -654,10 +565,6 @@ fn grafts_never_change_what_a_commit_descends_from() {
     // A graft claims the reviewed commit sits straight on origin's main.
     let graft = format!("{tip} {}\n", s.rev("origin/main"));
     std::fs::write(s.f.root().join(".git/info/grafts"), graft).unwrap();
-    let d = gate_with_stdin(
-        s.f.root(),
-        &["--remote", "origin"],
-        &format!("refs/heads/wip {tip} refs/heads/feature {ZERO}\n"),
-    );
+    let d = s.update("refs/heads/wip", &tip, "refs/heads/feature", ZERO);
     assert_names_unreviewed(&d, &s.rev("HEAD~1"));
 }

@@ -100,11 +100,7 @@ fn notes_another_clone_published_are_merged_and_the_push_lands() {
     let (f, _dir, server) = hooked_clone();
     let inputs = tempfile::tempdir().unwrap();
     let (_d, b) = clone_as(&f, &server, "b");
-    std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
-    approve_live(&b, inputs.path());
-    f.git_in(&b, &["add", "-A"]).unwrap();
-    f.git_in(&b, &["commit", "-q", "-m", "teammate"]).unwrap();
-    let theirs = rev(&f, &b, "HEAD").unwrap();
+    let theirs = teammate_commits_docs(&f, &b, inputs.path());
     probity_ok(&b, &["push", "origin", "HEAD:refs/heads/docs"]);
     // Here: reviewed work on main, whose notes do not hold the teammate's.
     write_medium_change(&f);

@@ -9,59 +9,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use probity_git::fixture::Fixture;
 use support::*;
-
-/// A clone whose `main` is on a bare `origin` (no hook anywhere), with
-/// the medium change in the worktree (not committed, not reviewed).
-struct Setup {
-    f: Fixture,
-    _remote_dir: tempfile::TempDir,
-    remote: PathBuf,
-    inputs: tempfile::TempDir,
-}
-
-impl Setup {
-    fn new() -> Self {
-        let f = parser_base();
-        let (remote_dir, remote) = bare_origin(&f, "origin.git");
-        write_medium_change(&f);
-        Self {
-            f,
-            _remote_dir: remote_dir,
-            remote,
-            inputs: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn approve(&self) {
-        approve_live(self.f.root(), self.inputs.path());
-    }
-
-    fn rev(&self, r: &str) -> String {
-        rev_parse(&self.f, r)
-    }
-
-    /// Every ref of the remote with its id: what "nothing pushed" compares.
-    fn remote_refs(&self) -> String {
-        String::from_utf8(
-            self.f
-                .git_in(
-                    &self.remote,
-                    &["for-each-ref", "--format=%(refname) %(objectname)"],
-                )
-                .unwrap(),
-        )
-        .unwrap()
-    }
-
-    fn remote_rev(&self, r: &str) -> Option<String> {
-        self.f
-            .git_in(&self.remote, &["rev-parse", "-q", "--verify", r])
-            .ok()
-            .map(|b| String::from_utf8(b).unwrap().trim().to_string())
-    }
-}
 
 /// A stand-in ssh: it records each invocation (its arguments, one per
 /// line) in `log` and runs the git command it is given on this machine, as
@@ -83,7 +31,7 @@ fn fake_ssh(dir: &Path, log: &Path) -> PathBuf {
 
 #[test]
 fn probity_push_talks_to_the_remote_through_the_users_git_ssh_command() {
-    let s = Setup::new();
+    let s = Origin::with_medium_change();
     s.approve();
     s.f.commit_all("reviewed change").unwrap();
     let tip = s.rev("HEAD");
@@ -91,15 +39,15 @@ fn probity_push_talks_to_the_remote_through_the_users_git_ssh_command() {
     let ssh = fake_ssh(s.inputs.path(), &log);
     let url = format!("ssh://fakehost{}", s.remote.display());
     s.f.git(&["remote", "set-url", "origin", &url]).unwrap();
-
-    let p = probity_env(
-        s.f.root(),
-        &["push", "origin", "main"],
-        &[
+    let push = || {
+        let env = [
             ("GIT_SSH_COMMAND", ssh.to_str().unwrap()),
             ("GIT_SSH_VARIANT", "simple"),
-        ],
-    );
+        ];
+        probity_env(s.f.root(), &["push", "origin", "main"], &env)
+    };
+
+    let p = push();
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(s.remote_rev("main").as_deref(), Some(tip.as_str()));
     assert!(s.remote_rev("refs/notes/probity").is_some());
@@ -119,14 +67,7 @@ fn probity_push_talks_to_the_remote_through_the_users_git_ssh_command() {
     s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
     s.approve();
     s.f.commit_all("second reviewed change").unwrap();
-    let p = probity_env(
-        s.f.root(),
-        &["push", "origin", "main"],
-        &[
-            ("GIT_SSH_COMMAND", ssh.to_str().unwrap()),
-            ("GIT_SSH_VARIANT", "simple"),
-        ],
-    );
+    let p = push();
     assert_eq!(p.code, 0, "{}{}", p.stdout, p.stderr);
     assert_eq!(p.json["notes_merged_from_remote"], false);
     assert_eq!(s.remote_rev("main"), Some(s.rev("HEAD")));
@@ -137,7 +78,7 @@ fn probity_push_talks_to_the_remote_through_the_users_git_ssh_command() {
 
 #[test]
 fn an_unreviewed_commit_is_refused_without_any_hook_and_nothing_is_pushed() {
-    let s = Setup::new();
+    let s = Origin::with_medium_change();
     s.f.commit_all("unreviewed change").unwrap();
     assert!(!s.f.root().join(".git/hooks/pre-push").exists());
     let before = s.remote_refs();
@@ -168,7 +109,7 @@ fn an_unreviewed_commit_is_refused_without_any_hook_and_nothing_is_pushed() {
 
 #[test]
 fn a_local_hooks_refusal_reaches_the_user() {
-    let s = Setup::new();
+    let s = Origin::with_medium_change();
     s.approve();
     s.f.commit_all("reviewed change").unwrap();
     let before = s.remote_refs();
@@ -203,7 +144,7 @@ fn a_local_hooks_refusal_reaches_the_user() {
 
 #[test]
 fn a_server_without_atomic_push_is_named_with_what_to_do() {
-    let s = Setup::new();
+    let s = Origin::with_medium_change();
     s.approve();
     s.f.commit_all("reviewed change").unwrap();
     s.f.git_in(&s.remote, &["config", "receive.advertiseAtomic", "false"])
@@ -233,10 +174,7 @@ fn a_new_branch_from_a_stale_clone_is_told_to_fetch_first_and_then_lands() {
     let inputs = tempfile::tempdir().unwrap();
     // A teammate lands reviewed work on main.
     let (_d, b) = clone_as(&f, &server, "b");
-    std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
-    approve_live(&b, inputs.path());
-    f.git_in(&b, &["add", "-A"]).unwrap();
-    f.git_in(&b, &["commit", "-q", "-m", "teammate"]).unwrap();
+    teammate_commits_docs(&f, &b, inputs.path());
     probity_ok(&b, &["push", "origin", "main"]);
     // Here, without fetching: reviewed work on a new branch.
     write_medium_change(&f);

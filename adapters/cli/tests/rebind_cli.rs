@@ -26,20 +26,60 @@ fn push_gate(f: &Fixture, range: &str) -> Run {
     )
 }
 
+/// The scope-changed recovery of `lineage` for more work on the same file.
 fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
-    let st = probity(f.root(), &["status", "--lineage", lineage]);
-    let rev = string_at(&st.json, "store_revision");
-    let rec = probity_ok(
-        f.root(),
-        &recover_args(
-            lineage,
-            &rev,
-            "scope_changed",
-            "more work on the same file",
-            "dev",
-        ),
-    );
-    rec.json["lineage_id"].as_str().unwrap().to_string()
+    support::recover_scope_changed(f, lineage, "more work on the same file", "dev")
+}
+
+/// `git commit-tree TREE -p PARENT -m MESSAGE`: the new commit's id.
+fn commit_tree(f: &Fixture, tree: &str, parent: &str, message: &str) -> String {
+    let id = f
+        .git(&["commit-tree", tree, "-p", parent, "-m", message])
+        .unwrap();
+    String::from_utf8(id).unwrap().trim().to_string()
+}
+
+/// Changes the reviewed file once more and recovers `l2` into L3, left in
+/// review; returns L3.
+fn third_in_review(f: &Fixture, l2: &str) -> String {
+    f.write(
+        "src/parser.rs",
+        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\nfn still_more() {}\n",
+    )
+    .unwrap();
+    let l3 = recover_scope_changed(f, l2);
+    let st = probity(f.root(), &["status", "--lineage", &l3]);
+    assert_eq!(st.json["state"], "reviewing", "{}", st.stdout);
+    l3
+}
+
+/// The server's `main`.
+fn server_main(f: &Fixture, server: &std::path::Path) -> String {
+    let main = f.git_in(server, &["rev-parse", "refs/heads/main"]).unwrap();
+    String::from_utf8(main).unwrap().trim().to_string()
+}
+
+/// [`chain_of_two`] over the medium change in `f` (a clone of a hooked
+/// origin): the inputs dir and the chain.
+#[allow(clippy::type_complexity)]
+fn hooked_chain_of_two(
+    f: &Fixture,
+) -> (tempfile::TempDir, (String, String, String, String, String)) {
+    write_medium_change(f);
+    let inputs = tempfile::tempdir().unwrap();
+    let chain = chain_of_two(f, inputs.path());
+    (inputs, chain)
+}
+
+/// `probity push origin main` lands `tip` on the server's `main`.
+fn push_lands(f: &Fixture, server: &std::path::Path, tip: &str) {
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(server_main(f, server), tip);
+}
+
+/// Asserts the gate's decision, its stdout the failure message.
+fn assert_decision(gate: &Run, decision: &str) {
+    assert_eq!(gate.json["decision"], decision, "{}", gate.stdout);
 }
 
 /// Approve and commit c1 (L1), then change the reviewed file again, recover
@@ -55,8 +95,7 @@ fn chain_of_two(f: &Fixture, dir: &std::path::Path) -> (String, String, String, 
     )
     .unwrap();
     let l2 = recover_scope_changed(f, &l1);
-    let st = probity(f.root(), &["status", "--lineage", &l2]);
-    approve_started(f.root(), dir, &st.json);
+    approve_lineage(f.root(), dir, &l2);
     let c2 = commit_all(f, "c2");
     (base, c1, c2, l1, l2)
 }
@@ -70,7 +109,7 @@ fn a_stitched_recovery_chain_publishes_each_commit_the_stack_and_the_squash() {
 
     // c1 alone: what L1 approved, a segment of the chain L2 leads.
     let one = push_gate(&f, &format!("{base}..{c1}"));
-    assert_eq!(one.json["decision"], "allow", "{}", one.stdout);
+    assert_decision(&one, "allow");
     assert_eq!(one.json["lineage_id"], l1.as_str());
     assert_eq!(
         one.json["proof"]["kind"], "recovery_chain",
@@ -81,19 +120,13 @@ fn a_stitched_recovery_chain_publishes_each_commit_the_stack_and_the_squash() {
 
     // c1 + c2 pushed at once.
     let both = push_gate(&f, &format!("{base}..{c2}"));
-    assert_eq!(both.json["decision"], "allow", "{}", both.stdout);
+    assert_decision(&both, "allow");
 
     // The squash of c1 and c2: the whole chain, root to leaf.
     let tree = rev_parse(&f, &format!("{c2}^{{tree}}"));
-    let squash = String::from_utf8(
-        f.git(&["commit-tree", &tree, "-p", &base, "-m", "squashed"])
-            .unwrap(),
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let squash = commit_tree(&f, &tree, &base, "squashed");
     let squashed = push_gate(&f, &format!("{base}..{squash}"));
-    assert_eq!(squashed.json["decision"], "allow", "{}", squashed.stdout);
+    assert_decision(&squashed, "allow");
     assert_eq!(squashed.json["lineage_id"], l2.as_str());
     assert_eq!(
         squashed.json["proof"]["chain"],
@@ -116,14 +149,7 @@ fn approved_commits_publish_while_the_chain_leaf_is_still_in_review() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
     let (base, c1, c2, l1, l2) = chain_of_two(&f, dir.path());
-    f.write(
-        "src/parser.rs",
-        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\nfn still_more() {}\n",
-    )
-    .unwrap();
-    let l3 = recover_scope_changed(&f, &l2);
-    let st = probity(f.root(), &["status", "--lineage", &l3]);
-    assert_eq!(st.json["state"], "reviewing", "{}", st.stdout);
+    third_in_review(&f, &l2);
     let before = store_snapshot(&f);
     for (range, lineage) in [
         (format!("{base}..{c1}"), Some(&l1)),
@@ -140,7 +166,7 @@ fn approved_commits_publish_while_the_chain_leaf_is_still_in_review() {
     // L3's change committed unreviewed: its commit is denied.
     let c3 = commit_all(&f, "c3");
     let unreviewed = push_gate(&f, &format!("{base}..{c3}"));
-    assert_eq!(unreviewed.json["decision"], "deny", "{}", unreviewed.stdout);
+    assert_decision(&unreviewed, "deny");
     assert_eq!(store_snapshot(&f), before, "a gate wrote to the store");
 }
 
@@ -160,16 +186,10 @@ fn the_rebind_keeps_every_other_denial() {
         .unwrap();
     let extra = commit_all(&f, "extra");
     let tree = rev_parse(&f, &format!("{extra}^{{tree}}"));
-    let squash = String::from_utf8(
-        f.git(&["commit-tree", &tree, "-p", &base, "-m", "squashed"])
-            .unwrap(),
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let squash = commit_tree(&f, &tree, &base, "squashed");
     let before = store_snapshot(&f);
     let denied = push_gate(&f, &format!("{base}..{squash}"));
-    assert_eq!(denied.json["decision"], "deny", "{}", denied.stdout);
+    assert_decision(&denied, "deny");
     // The direct binding's own denial, kept whole: the squash touches the
     // reviewed paths beyond what the chain approved.
     assert_eq!(
@@ -197,17 +217,10 @@ fn the_rebind_keeps_every_other_denial() {
     )
     .unwrap();
     let l2 = recover_scope_changed(&g, &l1);
-    let st = probity(g.root(), &["status", "--lineage", &l2]);
-    approve_started(g.root(), dir.path(), &st.json);
-    let c1 = String::from_utf8(
-        g.git(&["commit-tree", &c1_tree, "-p", &base, "-m", "c1"])
-            .unwrap(),
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    approve_lineage(g.root(), dir.path(), &l2);
+    let c1 = commit_tree(&g, &c1_tree, &base, "c1");
     let old = push_gate(&g, &format!("{base}..{c1}"));
-    assert_eq!(old.json["decision"], "deny", "{}", old.stdout);
+    assert_decision(&old, "deny");
     assert_eq!(old.json["reason_code"], "receipt_superseded");
 }
 
@@ -217,16 +230,8 @@ fn the_rebind_keeps_every_other_denial() {
 #[test]
 fn the_server_gate_rebinds_the_chain_it_receives_in_notes() {
     let (f, _dir, server) = hooked_origin();
-    write_medium_change(&f);
-    let inputs = tempfile::tempdir().unwrap();
-    let (_base, _c1, c2, _l1, _l2) = chain_of_two(&f, inputs.path());
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    let on_server = String::from_utf8(
-        f.git_in(&server, &["rev-parse", "refs/heads/main"])
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(on_server.trim(), c2);
+    let (_inputs, (_base, _c1, c2, _l1, _l2)) = hooked_chain_of_two(&f);
+    push_lands(&f, &server, &c2);
 }
 
 /// A chain longer than `MAX_REBIND_CHAIN` keeps the direct denial: the
@@ -353,7 +358,7 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
     let before = store_snapshot(&f);
     let gate = push_gate(&f, &format!("{base}..{c1}"));
     assert_eq!(gate.code, 1, "{}{}", gate.stdout, gate.stderr);
-    assert_eq!(gate.json["decision"], "deny", "{}", gate.stdout);
+    assert_decision(&gate, "deny");
     assert_eq!(
         gate.json["reason_code"], "receipt_superseded",
         "{}",
@@ -374,24 +379,9 @@ fn a_burned_leaf_still_supersedes_and_its_ancestors_answer() {
 #[test]
 fn the_server_allows_approved_links_while_the_chain_leaf_is_in_review() {
     let (f, _dir, server) = hooked_origin();
-    write_medium_change(&f);
-    let inputs = tempfile::tempdir().unwrap();
-    let (_base, _c1, c2, _l1, l2) = chain_of_two(&f, inputs.path());
-    f.write(
-        "src/parser.rs",
-        "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\nfn still_more() {}\n",
-    )
-    .unwrap();
-    let l3 = recover_scope_changed(&f, &l2);
-    let st = probity(f.root(), &["status", "--lineage", &l3]);
-    assert_eq!(st.json["state"], "reviewing", "{}", st.stdout);
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    let on_server = String::from_utf8(
-        f.git_in(&server, &["rev-parse", "refs/heads/main"])
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(on_server.trim(), c2);
+    let (_inputs, (_base, _c1, c2, _l1, l2)) = hooked_chain_of_two(&f);
+    third_in_review(&f, &l2);
+    push_lands(&f, &server, &c2);
     // A fresh clone's CI gate over the pushed range agrees.
     let ci = tempfile::tempdir().unwrap();
     let clone = ci.path().join("ci");
@@ -418,18 +408,8 @@ fn the_server_allows_approved_links_while_the_chain_leaf_is_in_review() {
     )
     .unwrap();
     let base = String::from_utf8(f.git_in(&clone, &["rev-parse", "HEAD~2"]).unwrap()).unwrap();
-    let gate = probity(
-        &clone,
-        &[
-            "validate",
-            "--gate",
-            "pre-receive",
-            "--range",
-            &format!("{}..HEAD", base.trim()),
-            "--ref",
-            "refs/heads/main",
-        ],
-    );
+    let range = format!("{}..HEAD", base.trim());
+    let gate = probity(&clone, &pre_receive_args(&range, "refs/heads/main"));
     assert_eq!(
         gate.json["decision"], "allow",
         "{}{}",

@@ -21,55 +21,96 @@ fn started(f: &Fixture) -> (String, String) {
     )
 }
 
-fn approve(f: &Fixture, dir: &std::path::Path, lineage: &str) -> serde_json::Value {
+/// `finalize --lineage LINEAGE` with the clean result and evidence.
+fn finalize_clean(f: &Fixture, dir: &std::path::Path, lineage: &str) -> Run {
     let r = input(dir, "r.json", CLEAN_RESULT);
     let ev = input(dir, "ev.txt", "tests passed\n");
-    let done = probity(
-        f.root(),
-        &[
-            "finalize",
-            "--lineage",
-            lineage,
-            "--result",
-            &r,
-            "--evidence",
-            &ev,
-        ],
-    );
+    let args = ["finalize", "--lineage", lineage, "--result", &r];
+    probity(f.root(), &[&args[..], &["--evidence", &ev]].concat())
+}
+
+fn approve(f: &Fixture, dir: &std::path::Path, lineage: &str) -> serde_json::Value {
+    let done = finalize_clean(f, dir, lineage);
     assert_eq!(done.json["state"], "approved", "{}", done.stdout);
     done.json
 }
 
+/// `probity invalidate --lineage LINEAGE --reason REASON`.
+fn invalidate(f: &Fixture, lineage: &str, reason: &str) -> Run {
+    probity(
+        f.root(),
+        &["invalidate", "--lineage", lineage, "--reason", reason],
+    )
+}
+
+/// Invalidates `lineage`; returns the store revision it answered.
+fn invalidated(f: &Fixture, lineage: &str) -> String {
+    string_at(&invalidate(f, lineage, "x").json, "store_revision")
+}
+
+/// `probity validate --gate pre-commit`.
+fn pre_commit(f: &Fixture) -> Run {
+    probity(f.root(), &["validate", "--gate", "pre-commit"])
+}
+
+/// Asserts the pre-commit gate allows, on `lineage`'s receipt.
+fn assert_allowed_by(f: &Fixture, lineage: &str) {
+    let ok = pre_commit(f);
+    assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
+    assert_eq!(ok.json["lineage_id"], lineage, "{}", ok.stdout);
+}
+
+/// The recovery's successor, the recovery asserted to exit 0.
+fn successor(rec: &Run) -> String {
+    assert_eq!(rec.code, 0, "{}{}", rec.stdout, rec.stderr);
+    string_at(&rec.json, "lineage_id")
+}
+
+/// The medium change, a directory for inputs, and the review started.
+fn medium_started() -> (Fixture, tempfile::TempDir, String) {
+    let f = medium_change();
+    let tmp = tempfile::tempdir().unwrap();
+    let (lineage, _) = started(&f);
+    (f, tmp, lineage)
+}
+
+/// `finalize --result` of the lens `result`.
+fn judged(f: &Fixture, dir: &std::path::Path, result: &str) -> Run {
+    let r = input(dir, "r.json", result);
+    probity(f.root(), &["finalize", "--result", &r])
+}
+
 fn recover(f: &Fixture, pred: &str, rev: &str, disposition: &str, extra: &[&str]) -> Run {
-    let mut args = vec![
-        "recover",
-        "--predecessor-lineage",
+    recover_for(
+        f,
         pred,
-        "--expected-predecessor-revision",
         rev,
-        "--disposition",
         disposition,
-        "--reason",
         "the candidate changed after approval",
-        "--actor",
-        "maintainer",
-    ];
-    args.extend_from_slice(extra);
-    probity(f.root(), &args)
+        extra,
+    )
+}
+
+/// [`recover`] for `reason`.
+fn recover_for(
+    f: &Fixture,
+    pred: &str,
+    rev: &str,
+    disposition: &str,
+    reason: &str,
+    extra: &[&str],
+) -> Run {
+    let args = recover_args(pred, rev, disposition, reason, "maintainer");
+    probity(f.root(), &[&args[..], extra].concat())
 }
 
 #[test]
 fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (lineage, _) = started(&f);
+    let (f, tmp, lineage) = medium_started();
 
     // Bad inputs change nothing.
     let before = store_snapshot(&f);
-    let blank = probity(
-        f.root(),
-        &["invalidate", "--lineage", &lineage, "--reason", "  "],
-    );
+    let blank = invalidate(&f, &lineage, "  ");
     assert_eq!(blank.code, 2, "{}", blank.stdout);
     let bad = probity(
         f.root(),
@@ -92,23 +133,13 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     assert_eq!(inv.json["action"], "recover");
     let inv_rev = string_at(&inv.json, "store_revision");
     // An exact retry answers the same.
-    let again = probity(
-        f.root(),
-        &[
-            "invalidate",
-            "--lineage",
-            &lineage,
-            "--reason",
-            "started on the wrong branch",
-        ],
-    );
+    let again = invalidate(&f, &lineage, "started on the wrong branch");
     assert_eq!(again.json["store_revision"], inv_rev.as_str());
 
     // The candidate is not silently reviewed again, and the gate says why.
     let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 4, "{}", st.stdout);
-    assert_eq!(st.json["error"]["code"], "lineage_invalidated");
-    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    st.assert_refused(4, "lineage_invalidated");
+    let gate = pre_commit(&f);
     assert_eq!(gate.code, 1);
     assert_eq!(gate.json["reason_code"], "review_invalidated");
     assert_eq!(gate.json["next_action"], "recover");
@@ -131,23 +162,8 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     assert_eq!(retry.json["lineage_id"], succ.as_str());
     assert_eq!(retry.json["resumed"], true);
     let before = store_snapshot(&f);
-    let mut fork = vec![
-        "recover",
-        "--predecessor-lineage",
-        &lineage,
-        "--expected-predecessor-revision",
-        &inv_rev,
-        "--disposition",
-        "invalidated",
-        "--reason",
-        "another reason",
-        "--actor",
-        "maintainer",
-    ];
-    let forked = probity(f.root(), &fork);
-    assert_eq!(forked.code, 4, "{}", forked.stdout);
-    assert_eq!(forked.json["error"]["code"], "already_superseded");
-    fork.truncate(0);
+    let forked = recover_for(&f, &lineage, &inv_rev, "invalidated", "another reason", &[]);
+    forked.assert_refused(4, "already_superseded");
     assert!(
         store_snapshot(&f) == before,
         "a refused fork wrote something"
@@ -157,36 +173,25 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     let resumed = probity(f.root(), &["start"]);
     assert_eq!(resumed.json["lineage_id"], succ.as_str());
     approve(&f, tmp.path(), &succ);
-    let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
-    assert_eq!(ok.json["lineage_id"], succ.as_str());
+    assert_allowed_by(&f, &succ);
     let st = probity(f.root(), &["status", "--lineage", &lineage]);
     assert_eq!(st.json["superseded_by"], succ.as_str());
 }
 
 #[test]
 fn invalidation_after_judgment_is_refused() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (lineage, _) = started(&f);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let fin = probity(f.root(), &["finalize", "--result", &r]);
+    let (f, tmp, lineage) = medium_started();
+    let fin = judged(&f, tmp.path(), CLEAN_RESULT);
     assert_eq!(fin.json["state"], "validating");
     let before = store_snapshot(&f);
-    let inv = probity(
-        f.root(),
-        &["invalidate", "--lineage", &lineage, "--reason", "late"],
-    );
-    assert_eq!(inv.code, 3, "{}", inv.stdout);
-    assert_eq!(inv.json["error"]["code"], "wrong_stage");
+    let inv = invalidate(&f, &lineage, "late");
+    inv.assert_refused(3, "wrong_stage");
     assert!(store_snapshot(&f) == before, "the store changed");
 }
 
 #[test]
 fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (lineage, _) = started(&f);
+    let (f, tmp, lineage) = medium_started();
     let done = approve(&f, tmp.path(), &lineage);
     let rev = string_at(&done, "store_revision");
     let approved_parser = std::fs::read(f.root().join("src/parser.rs")).unwrap();
@@ -195,8 +200,7 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
     f.write("docs/notes.md", "notes\n").unwrap();
     let before = store_snapshot(&f);
     let unrelated = recover(&f, &lineage, &rev, "scope_changed", &[]);
-    assert_eq!(unrelated.code, 3, "{}", unrelated.stdout);
-    assert_eq!(unrelated.json["error"]["code"], "scope_unchanged");
+    unrelated.assert_refused(3, "scope_unchanged");
     // A stale revision, a wrong disposition and a stray authorization are
     // refused too, and nothing is written.
     let stale = recover(
@@ -224,7 +228,7 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
         "// parser\nfn parse() {}\nfn more() { todo() }\n",
     )
     .unwrap();
-    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let gate = pre_commit(&f);
     assert_eq!(gate.json["reason_code"], "receipt_scope_changed");
     let auth = recover(
         &f,
@@ -239,13 +243,11 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
     let succ = string_at(&rec.json, "lineage_id");
     assert_eq!(rec.json["generation"], 2);
     approve(&f, tmp.path(), &succ);
-    let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(ok.json["lineage_id"], succ.as_str(), "{}", ok.stdout);
-    assert_eq!(ok.json["decision"], "allow");
+    assert_allowed_by(&f, &succ);
 
     // Back to the old candidate: its approval is history now.
     std::fs::write(f.root().join("src/parser.rs"), approved_parser).unwrap();
-    let old = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let old = pre_commit(&f);
     assert_eq!(old.code, 1, "{}", old.stdout);
     assert_eq!(old.json["reason_code"], "receipt_superseded");
     assert_eq!(old.json["lineage_id"], lineage.as_str());
@@ -253,11 +255,8 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
 
 #[test]
 fn an_escalated_review_needs_an_authorization_to_go_on() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (lineage, _) = started(&f);
-    let r = input(tmp.path(), "r.json", ESCALATING);
-    let esc = probity(f.root(), &["finalize", "--result", &r]);
+    let (f, tmp, lineage) = medium_started();
+    let esc = judged(&f, tmp.path(), ESCALATING);
     assert_eq!(esc.json["state"], "escalated", "{}", esc.stdout);
     let rev = string_at(&esc.json, "store_revision");
     let missing = recover(&f, &lineage, &rev, "escalation_authorized", &[]);
@@ -281,32 +280,21 @@ fn an_escalated_review_needs_an_authorization_to_go_on() {
 
 #[test]
 fn a_broken_chain_fails_closed() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (lineage, _) = started(&f);
-    let inv = probity(
-        f.root(),
-        &["invalidate", "--lineage", &lineage, "--reason", "x"],
-    );
-    let rev = string_at(&inv.json, "store_revision");
+    let (f, tmp, lineage) = medium_started();
+    let rev = invalidated(&f, &lineage);
     let rec = recover(&f, &lineage, &rev, "invalidated", &[]);
     let succ = string_at(&rec.json, "lineage_id");
     approve(&f, tmp.path(), &succ);
-    assert_eq!(
-        probity(f.root(), &["validate", "--gate", "pre-commit"]).json["decision"],
-        "allow"
-    );
+    assert_eq!(pre_commit(&f).json["decision"], "allow");
     // The predecessor's marker names someone else: a fork.
     let marker = state_file(&f, &lineage).with_file_name("superseded-by");
     std::fs::write(&marker, "review-0000000000000000\n").unwrap();
-    let forked = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(forked.code, 6, "{}", forked.stdout);
-    assert_eq!(forked.json["error"]["code"], "chain_broken");
+    let forked = pre_commit(&f);
+    forked.assert_refused(6, "chain_broken");
     // The predecessor is gone: dangling.
     std::fs::remove_dir_all(state_file(&f, &lineage).parent().unwrap()).unwrap();
-    let dangling = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(dangling.code, 6, "{}", dangling.stdout);
-    assert_eq!(dangling.json["error"]["code"], "chain_broken");
+    let dangling = pre_commit(&f);
+    dangling.assert_refused(6, "chain_broken");
 }
 
 fn approved_then_changed(f: &Fixture, dir: &std::path::Path) -> (String, String, Vec<u8>) {
@@ -339,30 +327,16 @@ fn a_candidate_an_ancestor_owned_is_recovered_from_the_leaf() {
 
     // Undo the edit: L1 froze this candidate, but L1 is history.
     std::fs::write(f.root().join("src/parser.rs"), &original).unwrap();
-    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let gate = pre_commit(&f);
     assert_eq!(gate.json["reason_code"], "receipt_superseded");
     assert_eq!(gate.json["next_action"], "recover");
     assert!(gate.json["message"].as_str().unwrap().contains(&l2));
     let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 4, "{}", st.stdout);
-    assert_eq!(st.json["error"]["code"], "lineage_superseded");
+    st.assert_refused(4, "lineage_superseded");
     assert!(st.stdout.contains(&l2), "{}", st.stdout);
 
     // A finalize retry of L1 answers the same and leaves the base index.
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let ev = input(tmp.path(), "ev.txt", "tests passed\n");
-    let retry = probity(
-        f.root(),
-        &[
-            "finalize",
-            "--lineage",
-            &l1,
-            "--result",
-            &r,
-            "--evidence",
-            &ev,
-        ],
-    );
+    let retry = finalize_clean(&f, tmp.path(), &l1);
     assert_eq!(retry.code, 0, "{}", retry.stdout);
     assert_eq!(base_index(), format!("{l2}\n"));
 
@@ -372,9 +346,7 @@ fn a_candidate_an_ancestor_owned_is_recovered_from_the_leaf() {
     assert_eq!(rec3.json["generation"], 3);
     let l3 = string_at(&rec3.json, "lineage_id");
     approve(&f, tmp.path(), &l3);
-    let ok = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(ok.json["decision"], "allow", "{}", ok.stdout);
-    assert_eq!(ok.json["lineage_id"], l3.as_str());
+    assert_allowed_by(&f, &l3);
 
     // The first recovery, retried after the chain moved on, still answers
     // its own successor.
@@ -388,8 +360,7 @@ fn a_candidate_an_ancestor_owned_is_recovered_from_the_leaf() {
 fn a_recovery_interrupted_before_its_marker_is_completed_not_minted_again() {
     let f = medium_change();
     let (l1, _) = started(&f);
-    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = string_at(&inv.json, "store_revision");
+    let rev = invalidated(&f, &l1);
     let rec = recover(&f, &l1, &rev, "invalidated", &[]);
     let l2 = string_at(&rec.json, "lineage_id");
     // Rewind to the moment after the successor was written: its pending
@@ -435,8 +406,7 @@ fn st_target(f: &Fixture, lineage: &str) -> String {
 fn identical_concurrent_recoveries_agree_on_one_successor() {
     let f = medium_change();
     let (l1, _) = started(&f);
-    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = string_at(&inv.json, "store_revision");
+    let rev = invalidated(&f, &l1);
     let answers: Vec<Run> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..4)
             .map(|_| s.spawn(|| recover(&f, &l1, &rev, "invalidated", &[])))
@@ -460,22 +430,15 @@ fn identical_concurrent_recoveries_agree_on_one_successor() {
 
 #[test]
 fn nothing_follows_or_finalizes_a_broken_chain() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (l1, _) = started(&f);
-    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = string_at(&inv.json, "store_revision");
-    let l2 = string_at(
-        &recover(&f, &l1, &rev, "invalidated", &[]).json,
-        "lineage_id",
-    );
+    let (f, tmp, l1) = medium_started();
+    let rev = invalidated(&f, &l1);
+    let l2 = successor(&recover(&f, &l1, &rev, "invalidated", &[]));
     // Break the chain: the predecessor's marker goes missing.
     std::fs::remove_file(state_file(&f, &l1).with_file_name("superseded-by")).unwrap();
     let before = store_snapshot(&f);
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     let fin = probity(f.root(), &["finalize", "--lineage", &l2, "--result", &r]);
-    assert_eq!(fin.code, 6, "{}", fin.stdout);
-    assert_eq!(fin.json["error"]["code"], "chain_broken");
+    fin.assert_refused(6, "chain_broken");
     let st = probity(f.root(), &["status", "--lineage", &l2]);
     assert_eq!(st.json["error"]["code"], "chain_broken");
     assert!(store_snapshot(&f) == before, "a broken chain took input");
@@ -483,17 +446,12 @@ fn nothing_follows_or_finalizes_a_broken_chain() {
 
 #[test]
 fn a_candidate_an_ancestor_owned_is_recovered_even_outside_the_leafs_paths() {
-    let f = medium_change();
-    let tmp = tempfile::tempdir().unwrap();
-    let (l1, _) = started(&f);
+    let (f, tmp, l1) = medium_started();
     let r1 = string_at(&approve(&f, tmp.path(), &l1), "store_revision");
     let c1_parser = std::fs::read(f.root().join("src/parser.rs")).unwrap();
     // C2: only the new test file; L2 reviews just that path.
     f.git(&["checkout", "-q", "src/parser.rs"]).unwrap();
-    let l2 = string_at(
-        &recover(&f, &l1, &r1, "scope_changed", &[]).json,
-        "lineage_id",
-    );
+    let l2 = successor(&recover(&f, &l1, &r1, "scope_changed", &[]));
     let r2 = string_at(&approve(&f, tmp.path(), &l2), "store_revision");
     // Back to C1, which L1 (L2's ancestor) owns: recover from the leaf.
     std::fs::write(f.root().join("src/parser.rs"), c1_parser).unwrap();
@@ -513,10 +471,7 @@ fn interrupted(f: &Fixture, tmp: &std::path::Path, step: u8) -> (String, String,
         "// parser\nfn parse() {}\nfn more() { v2() }\n",
     )
     .unwrap();
-    let s = string_at(
-        &recover(f, &l1, &r1, "scope_changed", &[]).json,
-        "lineage_id",
-    );
+    let s = successor(&recover(f, &l1, &r1, "scope_changed", &[]));
     let state = std::fs::read(lineage_dir(f, &s).join("state.json")).unwrap();
     std::fs::write(lineage_dir(f, &l1).join("successor.pending"), &state).unwrap();
     std::fs::remove_file(lineage_dir(f, &l1).join("superseded-by")).unwrap();
@@ -540,9 +495,8 @@ fn a_recovery_caught_mid_way_is_pending_not_broken() {
     let (l1, r1, s) = interrupted(&f, tmp.path(), 3);
     let before = store_snapshot(&f);
     let st = probity(f.root(), &["start"]);
-    assert_eq!(st.code, 4, "{}", st.stdout);
-    assert_eq!(st.json["error"]["code"], "recovery_pending");
-    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    st.assert_refused(4, "recovery_pending");
+    let gate = pre_commit(&f);
     assert_eq!(
         gate.json["error"]["code"], "recovery_pending",
         "{}",
@@ -569,14 +523,10 @@ fn an_interrupted_recovery_whose_candidate_went_elsewhere_is_dropped() {
     // Meanwhile someone starts an ordinary review of the same candidate.
     let (x, _) = started(&f);
     let rec = recover(&f, &l1, &r1, "scope_changed", &[]);
-    assert_eq!(rec.code, 4, "{}", rec.stdout);
-    assert_eq!(rec.json["error"]["code"], "candidate_owned");
+    rec.assert_refused(4, "candidate_owned");
     assert!(!lineage_dir(&f, &l1).join("successor.pending").exists());
     // So L1 can be recovered again, over another candidate.
-    probity(
-        f.root(),
-        &["invalidate", "--lineage", &x, "--reason", "dup"],
-    );
+    invalidate(&f, &x, "dup");
     f.write(
         "src/parser.rs",
         "// parser\nfn parse() {}\nfn more() { v3() }\n",
@@ -590,8 +540,7 @@ fn an_interrupted_recovery_whose_candidate_went_elsewhere_is_dropped() {
 fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
     let f = medium_change();
     let (l1, _) = started(&f);
-    let inv = probity(f.root(), &["invalidate", "--lineage", &l1, "--reason", "x"]);
-    let rev = string_at(&inv.json, "store_revision");
+    let rev = invalidated(&f, &l1);
     // A marker naming a lineage that is not L1's successor: fail closed.
     let other = "review-0123456789abcdef";
     std::fs::write(
@@ -599,21 +548,16 @@ fn markers_are_checked_link_by_link_and_a_broken_chain_takes_no_input() {
         format!("{other}\n"),
     )
     .unwrap();
-    let gate = probity(f.root(), &["validate", "--gate", "pre-commit"]);
-    assert_eq!(gate.code, 6, "{}", gate.stdout);
-    assert_eq!(gate.json["error"]["code"], "chain_broken");
+    let gate = pre_commit(&f);
+    gate.assert_refused(6, "chain_broken");
     std::fs::remove_file(lineage_dir(&f, &l1).join("superseded-by")).unwrap();
 
     // A real successor whose predecessor lost its marker takes no input.
-    let s = string_at(
-        &recover(&f, &l1, &rev, "invalidated", &[]).json,
-        "lineage_id",
-    );
+    let s = successor(&recover(&f, &l1, &rev, "invalidated", &[]));
     std::fs::remove_file(lineage_dir(&f, &l1).join("superseded-by")).unwrap();
     let before = store_snapshot(&f);
-    let inv2 = probity(f.root(), &["invalidate", "--lineage", &s, "--reason", "y"]);
-    assert_eq!(inv2.code, 6, "{}", inv2.stdout);
-    assert_eq!(inv2.json["error"]["code"], "chain_broken");
+    let inv2 = invalidate(&f, &s, "y");
+    inv2.assert_refused(6, "chain_broken");
     assert!(store_snapshot(&f) == before, "a broken chain took input");
 }
 
@@ -633,16 +577,7 @@ fn a_commit_review_is_recovered_over_the_same_commit() {
     f.commit_all("the change").unwrap();
     let st = probity_ok(f.root(), &["start", "--commit", "HEAD"]);
     let lineage = string_at(&st.json, "lineage_id");
-    let inv = probity(
-        f.root(),
-        &[
-            "invalidate",
-            "--lineage",
-            &lineage,
-            "--reason",
-            "wrong lens",
-        ],
-    );
+    let inv = invalidate(&f, &lineage, "wrong lens");
     assert_eq!(inv.code, 0, "{}", inv.stdout);
     let again = probity(f.root(), &["start", "--commit", "HEAD"]);
     assert_eq!(

@@ -343,15 +343,7 @@ impl Review {
         allow("pre-receive", &v);
         let v = record(
             "validate pre-pr --authority notes",
-            &[
-                "validate",
-                "--gate",
-                "pre-pr",
-                "--authority",
-                "notes",
-                "--base",
-                &self.base,
-            ],
+            &support::notes_pre_pr_args(&self.base, &[]),
         );
         allow("pre-pr notes", &v);
         // `probity push`: the branch, the notes and the review trees go to

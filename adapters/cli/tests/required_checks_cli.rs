@@ -54,6 +54,33 @@ impl Checked {
     fn server_main(&self) -> Option<String> {
         rev(&self.f, &self.server, "main")
     }
+
+    /// Approves the started review on `check` as its evidence.
+    fn approve_on(&self, started: &serde_json::Value, check: &[&'static str]) {
+        approve_started_with(
+            self.f.root(),
+            self.inputs.path(),
+            started,
+            &evidence_cmd(check),
+        );
+    }
+
+    /// Commits everything as `message` and `probity push`es it: it lands.
+    fn lands(&self, message: &str) -> String {
+        let c = commit_all(&self.f, message);
+        probity_ok(self.f.root(), &["push", "origin", "main"]);
+        assert_eq!(self.server_main(), Some(c.clone()));
+        c
+    }
+}
+
+/// Asserts the run failed saying each of `texts`.
+fn refused_saying(r: &Run, texts: &[&str]) {
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let said = format!("{}{}", r.stdout, r.stderr);
+    for text in texts {
+        assert!(said.contains(text), "{said}");
+    }
 }
 
 fn evidence_cmd(argv: &[&'static str]) -> Vec<&'static str> {
@@ -67,10 +94,8 @@ fn an_approval_on_the_required_check_carries_it_to_the_server_and_lands() {
     let t = Checked::new();
     write_medium_change(&t.f);
     let started = t.start();
-    approve_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
-    let c = commit_all(&t.f, "reviewed on the required check");
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c.clone()));
+    t.approve_on(&started, &CHECK);
+    let c = t.lands("reviewed on the required check");
     // The note on the server carries a v2 bundle with the check's document.
     let note =
         t.f.git(&[
@@ -101,17 +126,12 @@ fn another_check_or_a_file_is_refused_before_anything_is_written_and_the_require
     let file = input(t.inputs.path(), "log.txt", "all tests passed\n");
     for evidence in [evidence_cmd(&["true"]), vec!["--evidence", file.as_str()]] {
         let r = finalize_started_with(t.f.root(), t.inputs.path(), &started, &evidence);
-        assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
-        let said = format!("{}{}", r.stdout, r.stderr);
-        assert!(said.contains("checks_unmet"), "{said}");
-        assert!(said.contains("grep -q parse src/parser.rs"), "{said}");
+        refused_saying(&r, &["checks_unmet", "grep -q parse src/parser.rs"]);
         assert_eq!(store_snapshot(&t.f), before);
     }
     // The way on: the required check, on the same lineage.
-    approve_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
-    let c = commit_all(&t.f, "reviewed");
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c));
+    t.approve_on(&started, &CHECK);
+    t.lands("reviewed");
 }
 
 /// The check's document is kept before the lineage takes the check
@@ -128,15 +148,12 @@ fn a_check_whose_document_cannot_be_kept_approves_nothing_and_the_rerun_lands() 
     std::fs::write(&blocker, b"not a directory\n").unwrap();
     let before = store_snapshot(&t.f);
     let r = finalize_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
-    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_ne!(r.json["state"], "approved", "{}{}", r.stdout, r.stderr);
-    let said = format!("{}{}", r.stdout, r.stderr);
-    assert!(said.contains("store_io"), "{said}");
-    assert!(said.contains("nothing was changed"), "{said}");
+    refused_saying(&r, &["store_io", "nothing was changed"]);
     assert_eq!(store_snapshot(&t.f), before);
     // The way on: the same check once the store takes it.
     std::fs::remove_file(&blocker).unwrap();
-    approve_started_with(t.f.root(), t.inputs.path(), &started, &evidence_cmd(&CHECK));
+    t.approve_on(&started, &CHECK);
     // Nothing pending is left beside the kept document.
     let kept = t.f.root().join(".git/probity/reviews/v1/evidence");
     let names: Vec<String> = std::fs::read_dir(&kept)
@@ -145,9 +162,7 @@ fn a_check_whose_document_cannot_be_kept_approves_nothing_and_the_rerun_lands() 
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
     assert!(!names[0].contains("pending"), "{names:?}");
-    let c = commit_all(&t.f, "reviewed on the required check");
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c));
+    t.lands("reviewed on the required check");
 }
 
 #[test]
@@ -158,45 +173,20 @@ fn an_agent_that_deletes_the_checks_in_its_own_change_is_refused_at_the_server()
     // changes no path a check covers), then reviews its src change on top
     // with its own check: locally the base of that review has no checks.
     std::fs::remove_file(t.f.root().join(".probity/checks.json")).unwrap();
-    let started = t.start();
-    approve_started_with(
-        t.f.root(),
-        t.inputs.path(),
-        &started,
-        &evidence_cmd(&["true"]),
-    );
+    t.approve_on(&t.start(), &["true"]);
     commit_all(&t.f, "drop the checks");
     write_medium_change(&t.f);
-    let started = t.start();
-    approve_started_with(
-        t.f.root(),
-        t.inputs.path(),
-        &started,
-        &evidence_cmd(&["true"]),
-    );
+    t.approve_on(&t.start(), &["true"]);
     commit_all(&t.f, "the change, on its own check");
     // The client's gate reads the checks from what the remote holds, and
     // refuses before pushing.
     let p = probity(t.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    let said = format!("{}{}", p.stdout, p.stderr);
-    assert!(said.contains("checks_unmet"), "{said}");
+    refused_saying(&p, &["checks_unmet"]);
     assert_eq!(t.server_main(), before);
     // Past the client (published, `git push --no-verify`), the server
     // judges both commits under the protected base's checks.
     probity_ok(t.f.root(), &["publish"]);
-    let err =
-        t.f.git(&[
-            "push",
-            "-q",
-            "--no-verify",
-            "--atomic",
-            "origin",
-            "main",
-            "refs/notes/probity",
-        ])
-        .unwrap_err()
-        .to_string();
+    let err = push_main_and_notes(&t.f).unwrap_err();
     assert!(err.contains("checks_unmet"), "{err}");
     assert_eq!(t.server_main(), before);
 }
@@ -206,9 +196,7 @@ fn paths_no_check_covers_need_none() {
     let t = Checked::new();
     t.f.write("README.md", "# readme\n").unwrap();
     approve_live(t.f.root(), t.inputs.path());
-    let c = commit_all(&t.f, "docs only");
-    probity_ok(t.f.root(), &["push", "origin", "main"]);
-    assert_eq!(t.server_main(), Some(c));
+    t.lands("docs only");
 }
 
 #[test]
@@ -220,13 +208,7 @@ fn a_malformed_checks_file_is_refused_by_policy_check() {
         r#"{"schema":"probity-checks/v1","checks":[{"name":"t","paths":["src/**"],"argv":[]}]}"#,
     );
     let r = probity(tmp.path(), &["policy", "check", "--checks", &bad, "--json"]);
-    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(
-        format!("{}{}", r.stdout, r.stderr).contains("policy_invalid"),
-        "{}{}",
-        r.stdout,
-        r.stderr
-    );
+    refused_saying(&r, &["policy_invalid"]);
     let good = input(tmp.path(), "good.json", &checks_json());
     let r = probity_ok(tmp.path(), &["policy", "check", "--checks", &good]);
     assert_eq!(

@@ -5,6 +5,56 @@ mod support;
 use probity_git::fixture::Fixture;
 use support::*;
 
+/// A repository whose `path` holds `base` committed and `change` in the
+/// worktree.
+fn changed(path: &str, base: &str, change: &str) -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write(path, base).unwrap();
+    f.commit_all("base").unwrap();
+    f.write(path, change).unwrap();
+    f
+}
+
+/// `probity validate --gate pre-commit`.
+fn pre_commit(f: &Fixture) -> Run {
+    probity(f.root(), &["validate", "--gate", "pre-commit"])
+}
+
+/// Starts a review and approves it with the clean result and `evidence`.
+fn approve_with(f: &Fixture, dir: &std::path::Path, evidence: &str) {
+    probity(f.root(), &["start"]);
+    let r = input(dir, "r.json", CLEAN_RESULT);
+    let ev = input(dir, "ev.txt", evidence);
+    assert_eq!(
+        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
+        0
+    );
+}
+
+/// Installs `script` as the repository's executable pre-commit hook.
+fn pre_commit_hook(f: &Fixture, script: String) {
+    let hook = f.root().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, script).unwrap();
+    let mut perms = std::fs::metadata(&hook).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&hook, perms).unwrap();
+}
+
+/// The binary, isolated, with no `--cwd`.
+fn bare_probity() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_probity"));
+    isolated(&mut cmd);
+    cmd
+}
+
+/// `probity lens preflight --lineage LINEAGE ARGS...`.
+fn preflight(f: &Fixture, lineage: &str, args: &[&str]) -> Run {
+    let mut a = vec!["lens", "preflight", "--lineage", lineage];
+    a.extend(args);
+    probity(f.root(), &a)
+}
+
 #[test]
 fn start_finalize_validate_then_a_comment_edit_is_denied() {
     let f = medium_change();
@@ -77,7 +127,7 @@ fn start_finalize_validate_then_a_comment_edit_is_denied() {
     assert_eq!(retry.code, 0);
     assert_eq!(retry.json["store_revision"], done.json["store_revision"]);
 
-    let allow = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let allow = pre_commit(&f);
     assert_eq!(
         (allow.code, &allow.json["decision"]),
         (0, &serde_json::json!("allow")),
@@ -99,10 +149,7 @@ fn start_finalize_validate_then_a_comment_edit_is_denied() {
 
     // Staging unchanged content is a representation change.
     f.git(&["add", "-A"]).unwrap();
-    assert_eq!(
-        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
-        0
-    );
+    assert_eq!(pre_commit(&f).code, 0);
 
     // A comment edit after approval is scope drift.
     f.write(
@@ -110,7 +157,7 @@ fn start_finalize_validate_then_a_comment_edit_is_denied() {
         "// the parser\nfn parse() {}\nfn more() {}\n",
     )
     .unwrap();
-    let deny = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let deny = pre_commit(&f);
     assert_eq!(deny.code, 1, "{}", deny.stdout);
     for key in [
         "decision",
@@ -138,24 +185,19 @@ fn start_finalize_validate_then_a_comment_edit_is_denied() {
 fn unrelated_new_work_and_missing_receipts_are_told_apart() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let missing = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let missing = pre_commit(&f);
     assert_eq!(
         (missing.code, missing.json["reason_code"].as_str()),
         (1, Some("receipt_missing"))
     );
 
     probity(f.root(), &["start"]);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let ev = input(tmp.path(), "ev.txt", "ok\n");
-    let incomplete = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let incomplete = pre_commit(&f);
     assert_eq!(incomplete.json["reason_code"], "review_incomplete");
-    assert_eq!(
-        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
-        0
-    );
+    approve_with(&f, tmp.path(), "ok\n");
 
     f.write("docs/notes.md", "notes\n").unwrap();
-    let unrelated = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let unrelated = pre_commit(&f);
     assert_eq!(unrelated.code, 1);
     assert_eq!(unrelated.json["reason_code"], "receipt_unrelated");
     assert_eq!(
@@ -170,16 +212,13 @@ fn unrelated_new_work_and_missing_receipts_are_told_apart() {
     // Removing a reviewed untracked file changes the reviewed path set.
     f.remove("docs/notes.md").unwrap();
     f.remove("src/parser_test.rs").unwrap();
-    let scope = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let scope = pre_commit(&f);
     assert_eq!(scope.json["reason_code"], "receipt_scope_changed");
 }
 
 #[test]
 fn a_zero_lens_review_approves_with_evidence_alone() {
-    let f = Fixture::new().unwrap();
-    f.write("docs/guide.md", "# guide\n").unwrap();
-    f.commit_all("base").unwrap();
-    f.write("docs/guide.md", "# guide\n\nmore\n").unwrap();
+    let f = changed("docs/guide.md", "# guide\n", "# guide\n\nmore\n");
     let tmp = tempfile::tempdir().unwrap();
     let s = probity(f.root(), &["start"]);
     assert_eq!(s.json["risk_level"], "low");
@@ -188,10 +227,7 @@ fn a_zero_lens_review_approves_with_evidence_alone() {
     let ev = input(tmp.path(), "ev.txt", "docs build: ok\n");
     let done = probity(f.root(), &["finalize", "--evidence", &ev]);
     assert_eq!(done.json["state"], "approved", "{}", done.stdout);
-    assert_eq!(
-        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
-        0
-    );
+    assert_eq!(pre_commit(&f).code, 0);
 }
 
 #[test]
@@ -227,10 +263,7 @@ fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
     // Two results for the one selected lens.
     let ok = input(tmp.path(), "ok.json", CLEAN_RESULT);
     let r = probity(f.root(), &["finalize", "--result", &ok, "--result", &ok]);
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("result_duplicate"))
-    );
+    r.assert_refused(3, "result_duplicate");
     assert_eq!(store_snapshot(&f), before);
     // Empty evidence bytes.
     let empty = input(tmp.path(), "empty.txt", "");
@@ -238,10 +271,7 @@ fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
         f.root(),
         &["finalize", "--result", &ok, "--evidence", &empty],
     );
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("empty_evidence"))
-    );
+    r.assert_refused(3, "empty_evidence");
     assert_eq!(store_snapshot(&f), before);
     // Malformed refuter, validator and forecast inputs are refused before
     // anything is read from the store.
@@ -267,10 +297,7 @@ fn every_malformed_lens_result_is_rejected_and_the_store_is_byte_identical() {
         assert_eq!(store_snapshot(&f), before);
     }
     let r = probity(f.root(), &["finalize", "--correction-lines", "0"]);
-    assert_eq!(
-        (r.code, r.json["error"]["code"].as_str()),
-        (3, Some("zero_forecast"))
-    );
+    r.assert_refused(3, "zero_forecast");
     assert_eq!(store_snapshot(&f), before);
     // A well-formed refuter batch when no finding awaits one.
     let batch = input(
@@ -297,7 +324,7 @@ fn an_escalating_finding_escalates_and_the_gate_denies() {
     assert_eq!(r.json["state"], "escalated", "{}", r.stdout);
     assert_eq!(r.json["findings"][0]["route"], "escalation");
     assert!(r.json["receipt_path"].is_string());
-    let g = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let g = pre_commit(&f);
     assert_eq!(
         (g.code, g.json["reason_code"].as_str()),
         (1, Some("review_escalated"))
@@ -331,10 +358,7 @@ fn concurrent_finalizes_of_one_lineage_one_wins_the_other_conflicts() {
         );
         // Nothing torn: the store still validates and the gate allows.
         assert_eq!(probity(f.root(), &["status"]).json["state"], "approved");
-        assert_eq!(
-            probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
-            0
-        );
+        assert_eq!(pre_commit(&f).code, 0);
     }
 }
 
@@ -369,7 +393,7 @@ fn corrupted_state_fails_closed() {
         text.replace("\"correction_budget\":2", "\"correction_budget\":3"),
     )
     .unwrap();
-    let v = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let v = pre_commit(&f);
     v.assert_refused(6, "store_corrupted");
     let st = probity(f.root(), &["status", "--lineage", lineage]);
     assert_eq!(st.code, 6);
@@ -379,40 +403,20 @@ fn corrupted_state_fails_closed() {
 fn usage_and_repository_errors_have_their_exit_codes() {
     let f = medium_change();
     let release = probity(f.root(), &["validate", "--gate", "release"]);
-    assert_eq!(
-        (release.code, release.json["error"]["code"].as_str()),
-        (2, Some("revision_required"))
-    );
+    release.assert_refused(2, "revision_required");
     let pr = probity(f.root(), &["validate", "--gate", "pre-pr"]);
-    assert_eq!(
-        (pr.code, pr.json["error"]["code"].as_str()),
-        (2, Some("base_required"))
-    );
+    pr.assert_refused(2, "base_required");
     let dir = tempfile::tempdir().unwrap();
     let nr = probity(dir.path(), &["status"]);
-    assert_eq!(
-        (nr.code, nr.json["error"]["code"].as_str()),
-        (5, Some("repository_error"))
-    );
+    nr.assert_refused(5, "repository_error");
     let bad = probity(f.root(), &["status", "--lineage", "nope"]);
-    assert_eq!(
-        (bad.code, bad.json["error"]["code"].as_str()),
-        (3, Some("bad_lineage"))
-    );
+    bad.assert_refused(3, "bad_lineage");
     let clean = Fixture::new().unwrap();
     clean.write("a", "a").unwrap();
     clean.commit_all("a").unwrap();
     let nothing = probity(clean.root(), &["start"]);
-    assert_eq!(
-        (nothing.code, nothing.json["error"]["code"].as_str()),
-        (3, Some("nothing_to_review"))
-    );
-    let flags = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .arg("--bogus")
-    .output()
-    .unwrap();
+    nothing.assert_refused(3, "nothing_to_review");
+    let flags = bare_probity().arg("--bogus").output().unwrap();
     assert_eq!(flags.status.code(), Some(2));
 }
 
@@ -437,10 +441,7 @@ fn finalize_refuses_a_candidate_that_moved_since_start() {
 
 #[test]
 fn golden_binary_and_lock_files_stay_in_scope_but_count_zero_lines() {
-    let f = Fixture::new().unwrap();
-    f.write("src/lib.rs", "fn a() {}\n").unwrap();
-    f.commit_all("base").unwrap();
-    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
+    let f = changed("src/lib.rs", "fn a() {}\n", "fn a() {}\nfn b() {}\n");
     f.write("testdata/golden/out.golden", "x\n".repeat(500))
         .unwrap();
     f.write("golden/tests/snapshots/a.snap", "y\n".repeat(300))
@@ -459,19 +460,13 @@ fn golden_binary_and_lock_files_stay_in_scope_but_count_zero_lines() {
 fn a_real_pre_commit_hook_blocks_unreviewed_commits_and_allows_the_approved_one() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let hook = f.root().join(".git/hooks/pre-commit");
-    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
-    std::fs::write(
-        &hook,
+    pre_commit_hook(
+        &f,
         format!(
             "#!/bin/sh\nexec '{}' validate --gate pre-commit\n",
             env!("CARGO_BIN_EXE_probity")
         ),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&hook).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&hook, perms).unwrap();
+    );
 
     // Not reviewed yet: the hook denies and the commit does not happen.
     f.git(&["add", "-A"]).unwrap();
@@ -480,13 +475,7 @@ fn a_real_pre_commit_hook_blocks_unreviewed_commits_and_allows_the_approved_one(
 
     // Reviewed and approved: the same commit goes through, from inside
     // git's hook environment (GIT_INDEX_FILE and friends set).
-    probity(f.root(), &["start"]);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let ev = input(tmp.path(), "ev.txt", "tests: ok\n");
-    assert_eq!(
-        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
-        0
-    );
+    approve_with(&f, tmp.path(), "tests: ok\n");
     // What the commit delivers is the index, not the worktree: staged bytes
     // that were never reviewed are refused even when the worktree shows the
     // approved ones (an `MM` path).
@@ -498,11 +487,7 @@ fn a_real_pre_commit_hook_blocks_unreviewed_commits_and_allows_the_approved_one(
     .unwrap();
     f.git(&["add", "src/parser.rs"]).unwrap();
     f.write("src/parser.rs", &approved).unwrap();
-    assert_eq!(
-        probity(f.root(), &["validate", "--gate", "pre-commit"]).code,
-        0,
-        "the worktree is approved"
-    );
+    assert_eq!(pre_commit(&f).code, 0, "the worktree is approved");
     let staged = probity(f.root(), &["validate", "--gate", "pre-commit", "--staged"]);
     assert_eq!(
         (staged.code, staged.json["delivery"].as_str()),
@@ -541,18 +526,10 @@ fn lens_preflight_confirms_a_result_can_land() {
         .unwrap()
         .to_string();
     let before = store_snapshot(&f);
-    let ok = probity(
-        f.root(),
-        &[
-            "lens",
-            "preflight",
-            "--lineage",
-            &lineage,
-            "--lens",
-            "reliability",
-            "--binding",
-            &binding,
-        ],
+    let ok = preflight(
+        &f,
+        &lineage,
+        &["--lens", "reliability", "--binding", &binding],
     );
     assert_eq!(
         (ok.code, &ok.json["binding"]),
@@ -565,25 +542,13 @@ fn lens_preflight_confirms_a_result_can_land() {
         vec!["--lens", "risk"],
         vec!["--lens", "reliability", "--binding", tampered.as_str()],
     ] {
-        let mut a = vec!["lens", "preflight", "--lineage", lineage.as_str()];
-        a.extend(args);
-        let r = probity(f.root(), &a);
+        let r = preflight(&f, &lineage, &args);
         r.assert_refused(3, "preflight_failed");
     }
     assert_eq!(store_snapshot(&f), before, "preflight is read-only");
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     probity(f.root(), &["finalize", "--result", &r]);
-    let late = probity(
-        f.root(),
-        &[
-            "lens",
-            "preflight",
-            "--lineage",
-            &lineage,
-            "--lens",
-            "reliability",
-        ],
-    );
+    let late = preflight(&f, &lineage, &["--lens", "reliability"]);
     assert_eq!(late.code, 3, "results already landed");
 }
 
@@ -638,20 +603,14 @@ fn an_unrelated_non_utf8_file_is_a_denial_not_a_repository_error() {
     use std::os::unix::ffi::OsStrExt;
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    probity(f.root(), &["start"]);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let ev = input(tmp.path(), "ev.txt", "ok\n");
-    assert_eq!(
-        probity(f.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
-        0
-    );
+    approve_with(&f, tmp.path(), "ok\n");
     std::fs::write(
         f.root()
             .join(std::ffi::OsStr::from_bytes(b"notes-\xff.txt")),
         "x",
     )
     .unwrap();
-    let g = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    let g = pre_commit(&f);
     assert_eq!(
         (g.code, g.json["reason_code"].as_str()),
         (1, Some("receipt_unrelated")),
@@ -663,12 +622,10 @@ fn an_unrelated_non_utf8_file_is_a_denial_not_a_repository_error() {
 #[test]
 fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repository() {
     let f = medium_change();
-    let out = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .args(["finalize", "--json", "--correction-lines", "abc"])
-    .output()
-    .unwrap();
+    let out = bare_probity()
+        .args(["finalize", "--json", "--correction-lines", "abc"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "usage");
@@ -680,14 +637,12 @@ fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repositor
     );
     // Run from an unrelated directory: PROBITY_REVIEW_CWD names the owner.
     let elsewhere = tempfile::tempdir().unwrap();
-    let out = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .args(["--json", "start"])
-    .current_dir(elsewhere.path())
-    .env("PROBITY_REVIEW_CWD", f.root())
-    .output()
-    .unwrap();
+    let out = bare_probity()
+        .args(["--json", "start"])
+        .current_dir(elsewhere.path())
+        .env("PROBITY_REVIEW_CWD", f.root())
+        .output()
+        .unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -716,30 +671,18 @@ fn a_nul_byte_does_not_shrink_a_large_change() {
 fn a_hook_judges_its_own_repository_whatever_probity_review_cwd_says() {
     let x = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    probity(x.root(), &["start"]);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let ev = input(tmp.path(), "ev.txt", "ok\n");
-    assert_eq!(
-        probity(x.root(), &["finalize", "--result", &r, "--evidence", &ev]).code,
-        0
-    );
+    approve_with(&x, tmp.path(), "ok\n");
     // Y stages exactly X's approved content, but Y's commit is Y's.
     let y = medium_change();
     y.git(&["add", "-A"]).unwrap();
-    let hook = y.root().join(".git/hooks/pre-commit");
-    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
-    std::fs::write(
-        &hook,
+    pre_commit_hook(
+        &y,
         format!(
             "#!/bin/sh\nPROBITY_REVIEW_CWD='{}' exec '{}' validate --gate pre-commit\n",
             x.root().display(),
             env!("CARGO_BIN_EXE_probity")
         ),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&hook).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&hook, perms).unwrap();
+    );
     let err = y
         .git(&["commit", "-q", "-m", "borrowed approval"])
         .unwrap_err();
@@ -751,14 +694,12 @@ fn an_index_from_another_repository_is_refused() {
     let x = medium_change();
     let y = medium_change();
     y.git(&["add", "-A"]).unwrap();
-    let out = isolated(&mut std::process::Command::new(env!(
-        "CARGO_BIN_EXE_probity"
-    )))
-    .args(["--json", "validate", "--gate", "pre-commit"])
-    .current_dir(x.root())
-    .env("GIT_INDEX_FILE", y.root().join(".git/index"))
-    .output()
-    .unwrap();
+    let out = bare_probity()
+        .args(["--json", "validate", "--gate", "pre-commit"])
+        .current_dir(x.root())
+        .env("GIT_INDEX_FILE", y.root().join(".git/index"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "foreign_index");

@@ -78,8 +78,7 @@ fn notes_commit(cwd: &Path, scratch: &Path, entries: &[(String, String)]) -> Str
 /// rule (a flat path replacing what a reader sees).
 #[test]
 fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_grow_only_rule() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let c = commit_all(&f, "reviewed");
@@ -155,8 +154,7 @@ fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_g
 /// later branch creation nor stands in for the default branch.
 #[test]
 fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     // A teammate pushes a tag spelled `HEAD`, on the published base.
     let (_t, teammate) = clone_as(&f, &server, "mallory");
     push(&f, &teammate, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
@@ -196,8 +194,7 @@ fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
 /// a new reviewed branch is still allowed.
 #[test]
 fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let (_t, teammate) = clone_as(&f, &server, "mallory");
     push(
         &f,
@@ -229,18 +226,7 @@ fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
         "refs/heads/feature {c} refs/heads/feature {}\n",
         "0".repeat(40)
     );
-    let v = probity_stdin(
-        &victim,
-        &[
-            "validate",
-            "--gate",
-            "pre-push",
-            "--remote",
-            "origin",
-            "--stdin-updates",
-        ],
-        line.as_bytes(),
-    );
+    let v = probity_stdin(&victim, &PRE_PUSH_HOOK_ARGS, line.as_bytes());
     assert_eq!(
         v.code, 0,
         "a fetched tag jammed the client's gate: {}{}",
@@ -370,8 +356,7 @@ fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is
 /// fail every CI run of the next push.
 #[test]
 fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let before = rev(&f, f.root(), "HEAD").unwrap();
     let (_t, teammate) = clone_as(&f, &server, "mallory");
     push(
@@ -394,20 +379,7 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
         &pre_receive_args(&format!("{before}..{after}"), "refs/heads/main"),
     );
     assert_eq!(range.json["decision"], "allow", "{}", range.stdout);
-    let pr = probity_ok(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            &before,
-            "--head",
-            &after,
-        ],
-    );
+    let pr = probity_ok(&ci, &notes_pre_pr_args(&before, &["--head", &after]));
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }
 
@@ -417,8 +389,7 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
 /// publishing and pushing keep working there.
 #[test]
 fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let (_t, mallory) = clone_as(&f, &server, "mallory");
     push(&f, &mallory, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
     let (_v, victim) = clone_as(&f, &server, "victim");
@@ -447,8 +418,7 @@ fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
 /// ref name is read as exactly that ref.
 #[test]
 fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let (_t, mallory) = clone_as(&f, &server, "mallory");
     push(
         &f,
@@ -468,17 +438,7 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
     assert!(rev(&f, &ci, "refs/tags/refs/remotes/origin/main").is_some());
     let pr = probity_ok(
         &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            "refs/remotes/origin/main",
-            "--head",
-            &head,
-        ],
+        &notes_pre_pr_args("refs/remotes/origin/main", &["--head", &head]),
     );
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }

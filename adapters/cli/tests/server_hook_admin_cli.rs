@@ -216,12 +216,7 @@ fn gits_own_refusal_is_reported_and_the_pusher_sees_no_server_path() {
 fn an_unreadable_allowed_signers_file_is_the_administrators_not_the_pushers() {
     let s = Server::new();
     let hidden = s.dir.path().join("admin-only").join("allowed_signers");
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", hidden.to_str().unwrap()),
-    ] {
-        s.f.git_in(&s.server, &["config", k, v]).unwrap();
-    }
+    require_signatures(&s.f, &s.server, &hidden);
     s.approve();
     s.f.commit_all("reviewed").unwrap();
     probity_ok(s.f.root(), &["publish"]);

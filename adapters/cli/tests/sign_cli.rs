@@ -68,17 +68,57 @@ fn verify(f: &Path, envelope: &str, extra: &[&str]) -> support::Run {
     probity(f, &args)
 }
 
+/// `git config KEY VALUE` in the fixture.
+fn config(f: &probity_git::fixture::Fixture, key: &str, value: &Path) {
+    f.git(&["config", key, value.to_str().unwrap()]).unwrap();
+}
+
+/// `probity attest --lineage LINEAGE --sign`.
+fn sign(f: &probity_git::fixture::Fixture, lineage: &str) -> support::Run {
+    probity(f.root(), &["attest", "--lineage", lineage, "--sign"])
+}
+
+/// Alice's key made in `dir`, the only allowed signer, configured as this
+/// repository's signing key and allowed signers: (key, allowed signers).
+fn alice_signs(f: &probity_git::fixture::Fixture, dir: &Path) -> (PathBuf, PathBuf) {
+    let alice = keygen(dir, "alice");
+    let list = allowed(dir, &[("alice", &alice)]);
+    config(f, "probity.allowedSignersFile", &list);
+    config(f, "probity.signingKey", &alice);
+    (alice, list)
+}
+
+/// Asserts the run is the refusal `error` with exit `exit`.
+fn assert_error(r: &support::Run, exit: i32, error: &str) {
+    assert_eq!(r.code, exit, "{}", r.stdout);
+    assert_eq!(r.json["error"]["code"], error, "{}", r.stdout);
+}
+
+/// The envelope `stdout` (written to `dir/env.json`) verifies against the
+/// allowed signers `list` as signed by `principal`.
+fn assert_verifies_as(
+    f: &Path,
+    dir: &Path,
+    stdout: impl AsRef<[u8]>,
+    list: &Path,
+    principal: &str,
+) {
+    let file = write(dir, "env.json", stdout);
+    let v = verify(f, &file, &["--allowed-signers", list.to_str().unwrap()]);
+    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
+    assert_eq!(v.json["signer"]["principal"], principal);
+}
+
 #[test]
 fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
     let (f, tmp, lineage) = approved();
     let key = keygen(tmp.path(), "alice");
-    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
-        .unwrap();
+    config(&f, "probity.signingKey", &key);
     let before = authority(&f);
 
     let statement = probity(f.root(), &["attest", "--lineage", &lineage]);
     assert_eq!(statement.code, 0, "{}", statement.stderr);
-    let signed = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    let signed = sign(&f, &lineage);
     assert_eq!(signed.code, 0, "{}", signed.stderr);
     // The envelope is canonical JSON, no trailing newline.
     assert!(!signed.stdout.ends_with('\n'));
@@ -131,12 +171,7 @@ fn a_signed_attestation_verifies_with_ssh_keygen_itself() {
 
     // probity attest verify agrees, with the lineage given or read from it.
     let file = write(tmp.path(), "env.json", &signed.stdout);
-    f.git(&[
-        "config",
-        "probity.allowedSignersFile",
-        list.to_str().unwrap(),
-    ])
-    .unwrap();
+    config(&f, "probity.allowedSignersFile", &list);
     for extra in [vec![], vec!["--lineage", lineage.as_str()]] {
         let v = verify(f.root(), &file, &extra);
         assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
@@ -175,40 +210,21 @@ fn git_s_ssh_signing_key_is_the_fallback() {
     let (f, tmp, lineage) = approved();
     let key = keygen(tmp.path(), "bob");
     // user.signingKey counts only when gpg.format=ssh.
-    f.git(&["config", "user.signingKey", key.to_str().unwrap()])
-        .unwrap();
-    let unset = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
-    assert_eq!(unset.code, 5, "{}", unset.stdout);
-    assert_eq!(unset.json["error"]["code"], "signing_key_missing");
+    config(&f, "user.signingKey", &key);
+    assert_error(&sign(&f, &lineage), 5, "signing_key_missing");
     f.git(&["config", "gpg.format", "ssh"]).unwrap();
-    let signed = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    let signed = sign(&f, &lineage);
     assert_eq!(signed.code, 0, "{}", signed.stdout);
     let list = allowed(tmp.path(), &[("bob", &key)]);
-    let file = write(tmp.path(), "env.json", &signed.stdout);
-    let v = verify(
-        f.root(),
-        &file,
-        &["--allowed-signers", list.to_str().unwrap()],
-    );
-    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
-    assert_eq!(v.json["signer"]["principal"], "bob");
+    assert_verifies_as(f.root(), tmp.path(), &signed.stdout, &list, "bob");
 }
 
 #[test]
 fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
     let (f, tmp, lineage) = approved();
-    let alice = keygen(tmp.path(), "alice");
     let mallory = keygen(tmp.path(), "mallory");
-    let list = allowed(tmp.path(), &[("alice", &alice)]);
-    f.git(&[
-        "config",
-        "probity.allowedSignersFile",
-        list.to_str().unwrap(),
-    ])
-    .unwrap();
-    f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
-        .unwrap();
-    let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    let (alice, list) = alice_signs(&f, tmp.path());
+    let good = sign(&f, &lineage);
     assert_eq!(good.code, 0, "{}", good.stdout);
     let env: Value = good.json.clone();
     let before = authority(&f);
@@ -246,9 +262,8 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
     deny("namespace.json", &resigned("git"), "signature_invalid");
 
     // Signed by a key the allowed signers do not list.
-    f.git(&["config", "probity.signingKey", mallory.to_str().unwrap()])
-        .unwrap();
-    let by_mallory = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    config(&f, "probity.signingKey", &mallory);
+    let by_mallory = sign(&f, &lineage);
     assert_eq!(by_mallory.code, 0);
     deny("mallory.json", &by_mallory.json, "signer_not_allowed");
 
@@ -265,17 +280,8 @@ fn unsigned_wrongly_signed_unlisted_and_other_bytes_are_denied() {
 #[test]
 fn an_envelope_for_another_lineage_is_denied() {
     let (f, tmp, first) = approved();
-    let key = keygen(tmp.path(), "alice");
-    let list = allowed(tmp.path(), &[("alice", &key)]);
-    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
-        .unwrap();
-    f.git(&[
-        "config",
-        "probity.allowedSignersFile",
-        list.to_str().unwrap(),
-    ])
-    .unwrap();
-    let signed = probity(f.root(), &["attest", "--lineage", &first, "--sign"]);
+    alice_signs(&f, tmp.path());
+    let signed = sign(&f, &first);
     assert_eq!(signed.code, 0);
     f.commit_all("reviewed").unwrap();
     f.write("src/other.rs", "fn other() {}\n").unwrap();
@@ -298,56 +304,31 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
     let manifest = tmp.path().join("manifest.json");
     let manifest_s = manifest.to_str().unwrap();
 
+    let sign_with_manifest = || {
+        let args = ["attest", "--lineage", &lineage, "--sign"];
+        probity(
+            f.root(),
+            &[&args[..], &["--manifest-out", manifest_s]].concat(),
+        )
+    };
     // --sign without a key: nothing printed, no manifest written.
-    let no_key = probity(
-        f.root(),
-        &[
-            "attest",
-            "--lineage",
-            &lineage,
-            "--sign",
-            "--manifest-out",
-            manifest_s,
-        ],
-    );
-    assert_eq!(no_key.code, 5, "{}", no_key.stdout);
-    assert_eq!(no_key.json["error"]["code"], "signing_key_missing");
+    assert_error(&sign_with_manifest(), 5, "signing_key_missing");
     assert!(!manifest.exists());
 
     // A key file that is not a key: ssh-keygen fails, a typed error.
     let not_key = write(tmp.path(), "not-a-key", "hello\n");
     f.git(&["config", "probity.signingKey", &not_key]).unwrap();
-    let bad_key = probity(
-        f.root(),
-        &[
-            "attest",
-            "--lineage",
-            &lineage,
-            "--sign",
-            "--manifest-out",
-            manifest_s,
-        ],
-    );
-    assert_eq!(bad_key.code, 7, "{}", bad_key.stdout);
-    assert_eq!(bad_key.json["error"]["code"], "signing_tool");
+    assert_error(&sign_with_manifest(), 7, "signing_tool");
     assert!(!manifest.exists());
 
-    f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
-        .unwrap();
-    let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    config(&f, "probity.signingKey", &key);
+    let good = sign(&f, &lineage);
     assert_eq!(good.code, 0);
 
     // No allowed signers configured.
     let file = write(tmp.path(), "good.json", &good.stdout);
-    let none = verify(f.root(), &file, &[]);
-    assert_eq!(none.code, 5, "{}", none.stdout);
-    assert_eq!(none.json["error"]["code"], "allowed_signers_missing");
-    f.git(&[
-        "config",
-        "probity.allowedSignersFile",
-        list.to_str().unwrap(),
-    ])
-    .unwrap();
+    assert_error(&verify(f.root(), &file, &[]), 5, "allowed_signers_missing");
+    config(&f, "probity.allowedSignersFile", &list);
 
     let bad = |name: &str, bytes: &[u8]| {
         let file = write(tmp.path(), name, bytes);
@@ -375,9 +356,7 @@ fn bad_envelopes_and_signing_failures_are_typed_errors_that_write_nothing() {
     let mut foreign = good.json.clone();
     foreign["payload"] = base64(b"{}").into();
     let file = write(tmp.path(), "foreign.json", foreign.to_string());
-    let v = verify(f.root(), &file, &[]);
-    assert_eq!(v.code, 3, "{}", v.stdout);
-    assert_eq!(v.json["error"]["code"], "bad_envelope");
+    assert_error(&verify(f.root(), &file, &[]), 3, "bad_envelope");
     // A missing envelope file: rejected input, as every input document.
     let missing = verify(f.root(), tmp.path().join("nope").to_str().unwrap(), &[]);
     assert_eq!(missing.code, 3);
@@ -447,18 +426,9 @@ fn a_literal_key_signs_through_the_agent() {
             .env("SSH_AUTH_SOCK", &a.sock),
     );
     let list = allowed(tmp.path(), &[("carol", &key)]);
-    let file = write(tmp.path(), "env.json", &out.stdout);
-    let v = verify(
-        f.root(),
-        &file,
-        &["--allowed-signers", list.to_str().unwrap()],
-    );
-    assert_eq!(v.json["decision"], "allow", "{}", v.stdout);
-    assert_eq!(v.json["signer"]["principal"], "carol");
+    assert_verifies_as(f.root(), tmp.path(), &out.stdout, &list, "carol");
     // Without the agent, the same configuration cannot sign: a typed error.
-    let no_agent = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
-    assert_eq!(no_agent.code, 7, "{}", no_agent.stdout);
-    assert_eq!(no_agent.json["error"]["code"], "signing_tool");
+    assert_error(&sign(&f, &lineage), 7, "signing_tool");
 }
 
 /// DSSE consumers must accept what the specification allows (issue 23
@@ -468,17 +438,8 @@ fn a_literal_key_signs_through_the_agent() {
 #[test]
 fn unknown_envelope_fields_and_an_empty_keyid_are_accepted() {
     let (f, tmp, lineage) = approved();
-    let alice = keygen(tmp.path(), "alice");
-    let list = allowed(tmp.path(), &[("alice", &alice)]);
-    f.git(&[
-        "config",
-        "probity.allowedSignersFile",
-        list.to_str().unwrap(),
-    ])
-    .unwrap();
-    f.git(&["config", "probity.signingKey", alice.to_str().unwrap()])
-        .unwrap();
-    let good = probity(f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    alice_signs(&f, tmp.path());
+    let good = sign(&f, &lineage);
     assert_eq!(good.code, 0, "{}", good.stdout);
     let env: Value = good.json.clone();
     let before = authority(&f);
@@ -517,14 +478,7 @@ fn unknown_envelope_fields_and_an_empty_keyid_are_accepted() {
 fn the_server_names_the_unsigned_review_of_a_stack() {
     let (f, _dir, server) = support::hooked_origin();
     let tmp = tempfile::tempdir().unwrap();
-    let alice = support::keygen(tmp.path(), "alice");
-    let signers = support::allowed(tmp.path(), &[("alice@example.invalid", &alice)]);
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", signers.to_str().unwrap()),
-    ] {
-        f.git_in(&server, &["config", k, v]).unwrap();
-    }
+    let alice = support::require_alice(&f, &server, tmp.path());
     support::write_medium_change(&f);
     let first = support::approve_live(f.root(), tmp.path());
     let l1 = string_at(&first, "lineage_id");

@@ -31,28 +31,16 @@ fn squashed_pair(f: &Fixture, inputs: &Path) -> String {
 
 #[test]
 fn a_squash_of_two_reviewed_commits_passes_every_gate() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let squash = squashed_pair(&f, inputs.path());
-    probity_ok(
-        f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--base",
-            "origin/main",
-            "--json",
-        ],
-    );
+    probity_ok(f.root(), &pre_pr_args("origin/main", &["--json"]));
     probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(squash));
 }
 
 #[test]
 fn a_squash_with_an_unreviewed_edit_is_refused_with_advice_that_keeps_it() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     let before = rev(&f, &server, "main");
     squashed_pair(&f, inputs.path());
     f.write("src/extra.rs", "fn unreviewed() {}\n").unwrap();
@@ -77,35 +65,23 @@ fn a_squash_with_an_unreviewed_edit_is_refused_with_advice_that_keeps_it() {
     assert!(!said.contains("git reset"), "{said}");
     assert_eq!(rev(&f, &server, "main"), before);
     // The advice works: the squash itself is reviewed and lands.
-    let st = probity_ok(f.root(), &["start", "--commit", &squash]);
-    approve_started(f.root(), inputs.path(), &st.json);
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    assert_eq!(rev(&f, &server, "main"), Some(squash));
+    land_reviewed_commit(&f, &server, inputs.path(), &squash);
 }
 
 #[test]
 fn a_squash_that_replays_a_spent_approval_is_refused() {
-    let (f, _dir, server) = hooked_origin();
-    let inputs = tempfile::tempdir().unwrap();
+    let (f, _dir, server, inputs) = served();
     // Review A delivers its change into main.
     write_medium_change(&f);
-    approve_live(f.root(), inputs.path());
-    let c1 = commit_all(&f, "the reviewed change");
-    probity_ok(f.root(), &["push", "origin", "main"]);
+    let c1 = deliver_reviewed(&f, inputs.path());
     // A maintainer reverts it, reviewed as committed.
-    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
-        .unwrap();
-    let revert = commit_all(&f, "revert the change");
-    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
-    approve_started(f.root(), inputs.path(), &st.json);
+    let revert = reviewed_revert(&f, inputs.path());
     probity_ok(f.root(), &["push", "origin", "main"]);
     // The agent brings A's change back unreviewed, reviews only a small
     // follow-up on top of it (review B, based on A's approved tree), and
     // squashes both: the composition A then B is exactly the squash, but
     // A's approval was spent by its first delivery.
-    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
-        .unwrap();
-    commit_all(&f, "bring it back");
+    revert_head(&f, "bring it back");
     f.write(
         "src/parser.rs",
         "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",

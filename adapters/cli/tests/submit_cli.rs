@@ -55,14 +55,7 @@ fn probity_with(cwd: &Path, args: &[&str], stdin: Option<&[u8]>, deadline: Durat
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        json: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    run_of(&child.wait_with_output().unwrap())
 }
 
 fn quick(cwd: &Path, args: &[&str]) -> Run {
@@ -71,6 +64,95 @@ fn quick(cwd: &Path, args: &[&str]) -> Run {
 
 fn code(r: &Run) -> (i32, Option<&str>) {
     (r.code, r.json["error"]["code"].as_str())
+}
+
+/// Asserts the run was refused with exit `exit` and error `error`.
+fn assert_code(r: &Run, exit: i32, error: &str) {
+    assert_eq!(code(r), (exit, Some(error)), "{}", r.stdout);
+}
+
+/// Asserts the run left the lineage in `state`.
+fn assert_state(r: &Run, state: &str) {
+    assert_eq!(r.json["state"], state, "{}", r.stdout);
+}
+
+/// Asserts `lens submit` exited 0, having stored the result or not.
+fn assert_stored(r: &Run, stored: bool) {
+    assert_eq!(
+        (r.code, &r.json["stored"]),
+        (0, &Value::Bool(stored)),
+        "{}",
+        r.stdout
+    );
+}
+
+/// `lens submit --lens LENS ARGS...`.
+fn submit(f: &Fixture, lens: &str, args: &[&str]) -> Run {
+    let mut all = vec!["lens", "submit", "--lens", lens];
+    all.extend(args);
+    quick(f.root(), &all)
+}
+
+/// `finalize --evidence-cmd -- CHECK...`, with `before` ahead of
+/// `--evidence-cmd`.
+fn evidence_cmd(f: &Fixture, before: &[&str], check: &[&str]) -> Run {
+    let mut all = vec!["finalize"];
+    all.extend(before);
+    all.extend(["--evidence-cmd", "--"]);
+    all.extend(check);
+    quick(f.root(), &all)
+}
+
+/// Starts a review of the change and gives it the clean result (the lens
+/// stage done): the lineage and the result file.
+fn awaiting_evidence(f: &Fixture, tmp: &Path) -> (String, String) {
+    let s = quick(f.root(), &["start"]);
+    let lineage = string_at(&s.json, "lineage_id");
+    let r = input(tmp, "r.json", CLEAN_RESULT);
+    quick(f.root(), &["finalize", "--result", &r]);
+    (lineage, r)
+}
+
+/// Asserts the receipt binds the command evidence document `doc`.
+fn assert_evidence_hash(receipt: &Value, doc: &[u8]) {
+    assert_eq!(
+        receipt["evidence_hash"],
+        Sha256Digest::of(EVIDENCE_DOMAIN, doc).to_string()
+    );
+}
+
+/// `finalize --evidence PATH`.
+fn finalize_evidence(f: &Fixture, path: &str) -> Run {
+    quick(f.root(), &["finalize", "--evidence", path])
+}
+
+/// The command evidence document of `make test` exiting `exit`, its
+/// output the 3 bytes `log`.
+fn make_test_evidence(exit: ExitOutcome) -> Vec<u8> {
+    command_evidence(&CommandRun {
+        argv: vec!["make".into(), "test".into()],
+        exit,
+        output_sha256: Sha256Digest::plain(b"log"),
+        output_bytes: 3,
+    })
+    .unwrap()
+    .bytes
+}
+
+/// Writes `bytes` to `dir/name`; returns its path.
+fn write_input(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// `start`, then `src/parser.rs` rewritten to `parser` and `start` again:
+/// both answers.
+fn start_twice(f: &Fixture, parser: &str) -> (Run, Run) {
+    let a = quick(f.root(), &["start"]);
+    f.write("src/parser.rs", parser).unwrap();
+    let b = quick(f.root(), &["start"]);
+    (a, b)
 }
 
 fn token_of(s: &Run, i: usize) -> String {
@@ -103,18 +185,7 @@ fn lens_submit_keeps_the_result_in_the_store_and_finalize_uses_it() {
     assert!(token.starts_with("lbt1-"), "{}", s.stdout);
     let status = worktree_status(&f);
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let sub = quick(
-        f.root(),
-        &[
-            "lens",
-            "submit",
-            "--lens",
-            "reliability",
-            "--binding",
-            &token,
-            &r,
-        ],
-    );
+    let sub = submit(&f, "reliability", &["--binding", &token, &r]);
     assert_eq!(sub.code, 0, "{}", sub.stdout);
     assert_eq!(sub.json["stored"], true);
     assert_eq!(sub.json["lineage_id"], lineage.as_str());
@@ -130,22 +201,8 @@ fn lens_submit_keeps_the_result_in_the_store_and_finalize_uses_it() {
 
     // An exact resubmission is answered, nothing written.
     let before = store_snapshot(&f);
-    let again = quick(
-        f.root(),
-        &[
-            "lens",
-            "submit",
-            "--lens",
-            "reliability",
-            "--lineage",
-            &lineage,
-            &r,
-        ],
-    );
-    assert_eq!(
-        (again.code, &again.json["stored"]),
-        (0, &Value::Bool(false))
-    );
+    let again = submit(&f, "reliability", &["--lineage", &lineage, &r]);
+    assert_stored(&again, false);
     assert_eq!(store_snapshot(&f), before);
     // A different result for the same lens is refused.
     let other = input(
@@ -153,41 +210,23 @@ fn lens_submit_keeps_the_result_in_the_store_and_finalize_uses_it() {
         "other.json",
         r#"{"findings":[],"evidence":["another reading"]}"#,
     );
-    let differs = quick(
-        f.root(),
-        &["lens", "submit", "--lens", "reliability", &other],
-    );
-    assert_eq!(
-        code(&differs),
-        (4, Some("result_differs")),
-        "{}",
-        differs.stdout
-    );
+    let differs = submit(&f, "reliability", &[&other]);
+    assert_code(&differs, 4, "result_differs");
     assert_eq!(store_snapshot(&f), before);
     // finalize --result naming that lens with other bytes is refused too.
     let spec = format!("reliability={other}");
     let clash = quick(f.root(), &["finalize", "--result", &spec]);
-    assert_eq!(
-        code(&clash),
-        (4, Some("result_differs")),
-        "{}",
-        clash.stdout
-    );
+    assert_code(&clash, 4, "result_differs");
     assert_eq!(store_snapshot(&f), before);
 
     // finalize takes the submitted result.
     let fin = quick(f.root(), &["finalize"]);
-    assert_eq!(fin.json["state"], "validating", "{}", fin.stdout);
+    assert_state(&fin, "validating");
     // Resubmitting the same bytes after it landed is still answered.
-    let late = quick(f.root(), &["lens", "submit", "--lens", "reliability", &r]);
-    assert_eq!(
-        (late.code, &late.json["stored"]),
-        (0, &Value::Bool(false)),
-        "{}",
-        late.stdout
-    );
-    let done = quick(f.root(), &["finalize", "--evidence-cmd", "--", "true"]);
-    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let late = submit(&f, "reliability", &[&r]);
+    assert_stored(&late, false);
+    let done = evidence_cmd(&f, &[], &["true"]);
+    assert_state(&done, "approved");
     assert_eq!(worktree_status(&f), status, "nothing joined the worktree");
     let gate = quick(f.root(), &["validate", "--gate", "pre-commit"]);
     assert_eq!(gate.code, 0, "{}", gate.stdout);
@@ -203,57 +242,33 @@ fn lens_submit_reads_stdin() {
         Some(CLEAN_RESULT.as_bytes()),
         Duration::from_secs(20),
     );
-    assert_eq!(
-        (sub.code, &sub.json["stored"]),
-        (0, &Value::Bool(true)),
-        "{}",
-        sub.stdout
-    );
+    assert_stored(&sub, true);
     let fin = quick(f.root(), &["finalize"]);
-    assert_eq!(fin.json["state"], "validating", "{}", fin.stdout);
+    assert_state(&fin, "validating");
 }
 
 #[test]
 fn a_stale_or_foreign_result_is_refused_naming_what_was_expected() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let a = quick(f.root(), &["start"]);
+    // The candidate moves on: a new lineage with its own binding.
+    let (a, b) = start_twice(
+        &f,
+        "// parser\nfn parse() {}\nfn more() {}\nfn again() {}\n",
+    );
     let (lin_a, tok_a) = (string_at(&a.json, "lineage_id"), token_of(&a, 0));
     let bind_a = a.json["lens_bindings"][0]["binding"]
         .as_str()
         .unwrap()
         .to_string();
-    // The candidate moves on: a new lineage with its own binding.
-    f.write(
-        "src/parser.rs",
-        "// parser\nfn parse() {}\nfn more() {}\nfn again() {}\n",
-    )
-    .unwrap();
-    let b = quick(f.root(), &["start"]);
     let (lin_b, tok_b) = (string_at(&b.json, "lineage_id"), token_of(&b, 0));
     assert_ne!(lin_a, lin_b);
     let r = input(tmp.path(), "r.json", CLEAN_RESULT);
     let before = store_snapshot(&f);
     // A's binding (or its token) does not prove a result for B.
     for given in [tok_a.as_str(), bind_a.as_str()] {
-        let stale = quick(
-            f.root(),
-            &[
-                "lens",
-                "submit",
-                "--lens",
-                "reliability",
-                "--binding",
-                given,
-                &r,
-            ],
-        );
-        assert_eq!(
-            code(&stale),
-            (3, Some("binding_mismatch")),
-            "{}",
-            stale.stdout
-        );
+        let stale = submit(&f, "reliability", &["--binding", given, &r]);
+        assert_code(&stale, 3, "binding_mismatch");
         let msg = stale.error_message();
         assert!(msg.contains(&tok_b) && msg.contains(&lin_b), "{msg}");
     }
@@ -272,45 +287,19 @@ fn a_stale_or_foreign_result_is_refused_naming_what_was_expected() {
             &r,
         ],
     );
-    assert_eq!(
-        code(&moved),
-        (4, Some("candidate_changed")),
-        "{}",
-        moved.stdout
-    );
+    assert_code(&moved, 4, "candidate_changed");
     // A lens that is not selected.
-    let risk = quick(f.root(), &["lens", "submit", "--lens", "risk", &r]);
-    assert_eq!(
-        code(&risk),
-        (3, Some("result_not_selected")),
-        "{}",
-        risk.stdout
-    );
+    let risk = submit(&f, "risk", &[&r]);
+    assert_code(&risk, 3, "result_not_selected");
     let msg = risk.error_message();
     assert!(msg.contains("`risk`") && msg.contains(&lin_b), "{msg}");
     // A malformed result.
     let bad = input(tmp.path(), "bad.json", r#"{"findings":[]}"#);
-    let malformed = quick(f.root(), &["lens", "submit", "--lens", "reliability", &bad]);
-    assert_eq!(
-        code(&malformed),
-        (3, Some("malformed_input")),
-        "{}",
-        malformed.stdout
-    );
+    let malformed = submit(&f, "reliability", &[&bad]);
+    assert_code(&malformed, 3, "malformed_input");
     assert_eq!(store_snapshot(&f), before, "no refusal stored anything");
     // B's own token lands.
-    let ok = quick(
-        f.root(),
-        &[
-            "lens",
-            "submit",
-            "--lens",
-            "reliability",
-            "--binding",
-            &tok_b,
-            &r,
-        ],
-    );
+    let ok = submit(&f, "reliability", &["--binding", &tok_b, &r]);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
 }
 
@@ -323,10 +312,18 @@ fn results_are_placed_by_lens_name_never_by_position() {
     let clean = input(tmp.path(), "clean.json", CLEAN_RESULT);
     let minor = input(tmp.path(), "minor.json", RISK_SUGGESTION);
     let before = store_snapshot(&f);
-    let spec = |lens: &str, file: &str| format!("{lens}={file}");
+    // `finalize --result LENS=FILE...`.
+    let results = |given: &[(&str, &str)]| {
+        let specs: Vec<String> = given.iter().map(|(l, p)| format!("{l}={p}")).collect();
+        let mut args = vec!["finalize"];
+        for spec in &specs {
+            args.extend(["--result", spec.as_str()]);
+        }
+        quick(f.root(), &args)
+    };
     // A bare FILE with four lenses selected: refused, naming the spelling.
     let bare = quick(f.root(), &["finalize", "--result", &clean]);
-    assert_eq!(code(&bare), (2, Some("result_unnamed")), "{}", bare.stdout);
+    assert_code(&bare, 2, "result_unnamed");
     let msg = bare.error_message();
     assert!(
         msg.contains("--result LENS=FILE")
@@ -334,24 +331,10 @@ fn results_are_placed_by_lens_name_never_by_position() {
         "{msg}"
     );
     // A duplicate lens, a missing lens and an unknown name.
-    let dup = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--result",
-            &spec("risk", &clean),
-            "--result",
-            &spec("risk", &clean),
-        ],
-    );
-    assert_eq!(code(&dup), (3, Some("result_duplicate")), "{}", dup.stdout);
-    let missing = quick(f.root(), &["finalize", "--result", &spec("risk", &clean)]);
-    assert_eq!(
-        code(&missing),
-        (3, Some("result_missing")),
-        "{}",
-        missing.stdout
-    );
+    let dup = results(&[("risk", &clean), ("risk", &clean)]);
+    assert_code(&dup, 3, "result_duplicate");
+    let missing = results(&[("risk", &clean)]);
+    assert_code(&missing, 3, "result_missing");
     assert!(
         missing
             .error_message()
@@ -359,28 +342,16 @@ fn results_are_placed_by_lens_name_never_by_position() {
         "{}",
         missing.stdout
     );
-    let typo = quick(
-        f.root(),
-        &["finalize", "--result", &spec("relability", &clean)],
-    );
-    assert_eq!(code(&typo), (2, Some("bad_result_spec")), "{}", typo.stdout);
+    let typo = results(&[("relability", &clean)]);
+    assert_code(&typo, 2, "bad_result_spec");
     assert_eq!(store_snapshot(&f), before);
 
     // Two submitted, two given, in reverse order: the risk finding is R1.
     for lens in ["readability", "resilience"] {
-        let sub = quick(f.root(), &["lens", "submit", "--lens", lens, &clean]);
+        let sub = submit(&f, lens, &[&clean]);
         assert_eq!(sub.code, 0, "{}", sub.stdout);
     }
-    let fin = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--result",
-            &spec("reliability", &clean),
-            "--result",
-            &spec("risk", &minor),
-        ],
-    );
+    let fin = results(&[("reliability", &clean), ("risk", &minor)]);
     assert_eq!(fin.code, 0, "{}", fin.stdout);
     assert_eq!(fin.json["findings"][0]["id"], "R1-001", "{}", fin.stdout);
 }
@@ -396,73 +367,32 @@ fn a_result_for_a_lens_that_is_not_selected_is_refused() {
         f.root(),
         &["finalize", "--result", &format!("risk={clean}")],
     );
-    assert_eq!(code(&r), (3, Some("result_not_selected")), "{}", r.stdout);
+    assert_code(&r, 3, "result_not_selected");
     assert!(r.error_message().contains("reliability"));
     assert_eq!(store_snapshot(&f), before);
     // The plain FILE form stands for the only selected lens.
     let ok = quick(f.root(), &["finalize", "--result", &clean]);
-    assert_eq!(ok.json["state"], "validating", "{}", ok.stdout);
+    assert_state(&ok, "validating");
 }
 
 #[test]
 fn evidence_cmd_binds_argv_exit_status_and_output() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    quick(f.root(), &["start"]);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    quick(f.root(), &["finalize", "--result", &r]);
+    awaiting_evidence(&f, tmp.path());
     let before = store_snapshot(&f);
     // A check that outlives its timeout is killed and refused, quickly.
     let started = Instant::now();
-    let slow = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--evidence-timeout",
-            "1",
-            "--evidence-cmd",
-            "--",
-            "sleep",
-            "30",
-        ],
-    );
-    assert_eq!(
-        code(&slow),
-        (3, Some("evidence_timeout")),
-        "{}",
-        slow.stdout
-    );
+    let slow = evidence_cmd(&f, &["--evidence-timeout", "1"], &["sleep", "30"]);
+    assert_code(&slow, 3, "evidence_timeout");
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(store_snapshot(&f), before);
     // A program that does not exist.
-    let absent = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--evidence-cmd",
-            "--",
-            "probity-no-such-program-xyz",
-        ],
-    );
-    assert_eq!(
-        code(&absent),
-        (3, Some("evidence_cmd_unavailable")),
-        "{}",
-        absent.stdout
-    );
+    let absent = evidence_cmd(&f, &[], &["probity-no-such-program-xyz"]);
+    assert_code(&absent, 3, "evidence_cmd_unavailable");
     // The check runs in the `--cwd` directory (the test's own cwd has no
     // src/parser_test.rs): it failed there once, escalating a good review.
-    let here = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--evidence-cmd",
-            "--",
-            "test",
-            "-f",
-            "src/parser_test.rs",
-        ],
-    );
+    let here = evidence_cmd(&f, &[], &["test", "-f", "src/parser_test.rs"]);
     assert_eq!(
         here.json["state"], "approved",
         "{}{}",
@@ -471,22 +401,10 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
     // A fresh review for the next checks.
     f.write("src/parser_test.rs", "#[test]\nfn t() {}\nfn u() {}\n")
         .unwrap();
-    let s = quick(f.root(), &["start"]);
-    let lineage = string_at(&s.json, "lineage_id");
-    quick(f.root(), &["finalize", "--result", &r]);
+    let (lineage, _) = awaiting_evidence(&f, tmp.path());
     // No shell: the metacharacters are one argument to printf.
-    let ok = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--evidence-cmd",
-            "--",
-            "printf",
-            "%s",
-            "a; exit 1",
-        ],
-    );
-    assert_eq!(ok.json["state"], "approved", "{}", ok.stdout);
+    let ok = evidence_cmd(&f, &[], &["printf", "%s", "a; exit 1"]);
+    assert_state(&ok, "approved");
     let receipt: Value = lineage_json(&f, &lineage, "receipt.json");
     // The v2 document: it names the tree the check ran on, the final
     // candidate tree.
@@ -502,10 +420,7 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
     )
     .unwrap()
     .bytes;
-    assert_eq!(
-        receipt["evidence_hash"],
-        Sha256Digest::of(EVIDENCE_DOMAIN, &doc).to_string()
-    );
+    assert_evidence_hash(&receipt, &doc);
 }
 
 /// Evidence never approves by being present (issue 11): a check that ran
@@ -518,10 +433,7 @@ fn evidence_cmd_binds_argv_exit_status_and_output() {
 fn a_failing_check_escalates_with_its_evidence_bound() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let s = quick(f.root(), &["start"]);
-    let lineage = string_at(&s.json, "lineage_id");
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    quick(f.root(), &["finalize", "--result", &r]);
+    let (lineage, r) = awaiting_evidence(&f, tmp.path());
     let check = ["sh", "-c", "echo out; echo err >&2; exit 3"];
     let mut args = vec!["finalize", "--evidence-cmd", "--"];
     args.extend(check);
@@ -530,7 +442,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     assert_eq!(failed.code, 1, "{}{}", failed.stdout, failed.stderr);
     assert_eq!(failed.json["evidence_check"]["exit"], "exit status 3");
     assert_eq!(failed.json["evidence_check"]["output_tail"], "out\nerr\n");
-    assert_eq!(failed.json["state"], "escalated", "{}", failed.stdout);
+    assert_state(&failed, "escalated");
     assert_eq!(failed.json["escalation_reason"], "evidence_failed");
     assert_eq!(failed.json["action"], "none");
     let message = failed.json["message"].as_str().unwrap().to_string();
@@ -556,10 +468,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     )
     .unwrap()
     .bytes;
-    assert_eq!(
-        receipt["evidence_hash"],
-        Sha256Digest::of(EVIDENCE_DOMAIN, &doc).to_string()
-    );
+    assert_evidence_hash(&receipt, &doc);
     // The gate denies the escalated candidate.
     let gate = quick(f.root(), &["validate", "--gate", "pre-commit"]);
     assert_ne!(gate.code, 0, "{}", gate.stdout);
@@ -567,19 +476,9 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     // longer legal.
     let after = store_snapshot(&f);
     let again = quick(f.root(), &args);
-    assert_eq!(again.json["state"], "escalated", "{}", again.stdout);
+    assert_state(&again, "escalated");
     assert_eq!(store_snapshot(&f), after);
-    let pass = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--lineage",
-            &lineage,
-            "--evidence-cmd",
-            "--",
-            "true",
-        ],
-    );
+    let pass = evidence_cmd(&f, &["--lineage", &lineage], &["true"]);
     assert_ne!(pass.code, 0, "{}", pass.stdout);
     assert_eq!(store_snapshot(&f), after);
 
@@ -590,12 +489,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     f.write("src/parser.rs", "// the parser, fixed\nfn parse() {}\n")
         .unwrap();
     let fresh = quick(f.root(), &["start"]);
-    assert_eq!(
-        code(&fresh),
-        (4, Some("lineage_escalated")),
-        "{}",
-        fresh.stdout
-    );
+    assert_code(&fresh, 4, "lineage_escalated");
     // The revision is filled in (issue 26 §1); only a person's values stay.
     let advised: Vec<String> = message
         .split('`')
@@ -632,7 +526,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
     }
     args.extend(["--evidence-cmd", "--", "true"]);
     let approved = quick(f.root(), &args);
-    assert_eq!(approved.json["state"], "approved", "{}", approved.stdout);
+    assert_state(&approved, "approved");
 }
 
 /// The command evidence document handed over as a file is read for what it
@@ -642,10 +536,7 @@ fn a_failing_check_escalates_with_its_evidence_bound() {
 fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refused() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let s = quick(f.root(), &["start"]);
-    let lineage = string_at(&s.json, "lineage_id");
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    quick(f.root(), &["finalize", "--result", &r]);
+    let (lineage, _) = awaiting_evidence(&f, tmp.path());
     let before = store_snapshot(&f);
     let sha = Sha256Digest::plain(b"log");
     let malformed = input(
@@ -655,13 +546,8 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
             r#"{{"schema":"probity-command-evidence/v1","argv":["make","test"],"output_sha256":"{sha}","output_bytes":3}}"#
         ),
     );
-    let refused = quick(f.root(), &["finalize", "--evidence", &malformed]);
-    assert_eq!(
-        code(&refused),
-        (3, Some("evidence_malformed")),
-        "{}",
-        refused.stdout
-    );
+    let refused = finalize_evidence(&f, &malformed);
+    assert_code(&refused, 3, "evidence_malformed");
     assert_eq!(store_snapshot(&f), before);
     // A document reporting a failure, padded past the 64 KiB a command
     // evidence document may have: refused, never read as opaque bytes
@@ -677,33 +563,14 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
     .unwrap()
     .bytes;
     assert!(padded.len() > 64 * 1024);
-    let padded_doc = tmp.path().join("padded.json");
-    std::fs::write(&padded_doc, &padded).unwrap();
-    let refused = quick(
-        f.root(),
-        &["finalize", "--evidence", padded_doc.to_str().unwrap()],
-    );
-    assert_eq!(
-        code(&refused),
-        (3, Some("evidence_malformed")),
-        "{}",
-        refused.stdout
-    );
+    let padded_doc = write_input(tmp.path(), "padded.json", &padded);
+    let refused = finalize_evidence(&f, &padded_doc);
+    assert_code(&refused, 3, "evidence_malformed");
     assert!(refused.stdout.contains("65536"), "{}", refused.stdout);
     assert_eq!(store_snapshot(&f), before);
     // A failure report that is not strict JSON: refused, never opaque
     // bytes that approve (found by audit: each of these approved).
-    let failing = String::from_utf8(
-        command_evidence(&CommandRun {
-            argv: vec!["make".into(), "test".into()],
-            exit: ExitOutcome::Code(2),
-            output_sha256: sha,
-            output_bytes: 3,
-        })
-        .unwrap()
-        .bytes,
-    )
-    .unwrap();
+    let failing = String::from_utf8(make_test_evidence(ExitOutcome::Code(2))).unwrap();
     let open = failing.strip_suffix('}').unwrap();
     for (name, text) in [
         ("trailing comma", format!("{open},}}")),
@@ -716,7 +583,7 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
     ] {
         assert_ne!(text, failing, "{name}");
         let doc = input(tmp.path(), "sloppy.json", &text);
-        let refused = quick(f.root(), &["finalize", "--evidence", &doc]);
+        let refused = finalize_evidence(&f, &doc);
         assert_eq!(
             code(&refused),
             (3, Some("evidence_malformed")),
@@ -725,26 +592,11 @@ fn an_evidence_document_reporting_failure_escalates_and_a_malformed_one_is_refus
         );
         assert_eq!(store_snapshot(&f), before, "{name}");
     }
-    let doc = command_evidence(&CommandRun {
-        argv: vec!["make".into(), "test".into()],
-        exit: ExitOutcome::Signal(6),
-        output_sha256: sha,
-        output_bytes: 3,
-    })
-    .unwrap()
-    .bytes;
-    let failed_doc = tmp.path().join("failed.json");
-    std::fs::write(&failed_doc, &doc).unwrap();
-    let failed = quick(
-        f.root(),
-        &["finalize", "--evidence", failed_doc.to_str().unwrap()],
-    );
-    assert_eq!(failed.json["state"], "escalated", "{}", failed.stdout);
+    let doc = make_test_evidence(ExitOutcome::Signal(6));
+    let failed = finalize_evidence(&f, &write_input(tmp.path(), "failed.json", &doc));
+    assert_state(&failed, "escalated");
     assert_eq!(failed.json["escalation_reason"], "evidence_failed");
-    assert_eq!(
-        receipt_of(&f, &lineage)["evidence_hash"],
-        Sha256Digest::of(EVIDENCE_DOMAIN, &doc).to_string()
-    );
+    assert_evidence_hash(&receipt_of(&f, &lineage), &doc);
 }
 
 #[test]
@@ -754,17 +606,7 @@ fn evidence_cmd_usage_is_checked() {
     let before = store_snapshot(&f);
     let bare = quick(f.root(), &["finalize", "--evidence-cmd"]);
     assert_eq!(bare.code, 2, "{}{}", bare.stdout, bare.stderr);
-    let both = quick(
-        f.root(),
-        &[
-            "finalize",
-            "--evidence",
-            "x",
-            "--evidence-cmd",
-            "--",
-            "true",
-        ],
-    );
+    let both = evidence_cmd(&f, &["--evidence", "x"], &["true"]);
     assert_eq!(both.code, 2, "{}{}", both.stdout, both.stderr);
     assert_eq!(store_snapshot(&f), before);
 }
@@ -804,7 +646,7 @@ fn oversized_and_non_regular_inputs_are_refused_at_once() {
             assert_eq!(code(&r), (3, Some(want)), "{args:?}: {}", r.stdout);
         }
         if want == "input_not_regular" {
-            let r = quick(f.root(), &["finalize", "--evidence", path]);
+            let r = finalize_evidence(&f, path);
             assert_eq!(code(&r), (3, Some(want)), "--evidence {path}: {}", r.stdout);
         }
     }
@@ -815,7 +657,7 @@ fn oversized_and_non_regular_inputs_are_refused_at_once() {
         Some(&vec![b' '; 2 * 1024 * 1024]),
         Duration::from_secs(20),
     );
-    assert_eq!(code(&r), (3, Some("input_too_large")), "{}", r.stdout);
+    assert_code(&r, 3, "input_too_large");
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(store_snapshot(&f), before, "no refusal changed the store");
 }
@@ -824,28 +666,21 @@ fn oversized_and_non_regular_inputs_are_refused_at_once() {
 fn evidence_file_and_stdin_keep_working() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    quick(f.root(), &["start"]);
-    let r = input(tmp.path(), "r.json", CLEAN_RESULT);
-    quick(f.root(), &["finalize", "--result", &r]);
+    awaiting_evidence(&f, tmp.path());
     let ev = probity_with(
         f.root(),
         &["finalize", "--evidence", "-"],
         Some(b"tests passed\n"),
         Duration::from_secs(20),
     );
-    assert_eq!(ev.json["state"], "approved", "{}", ev.stdout);
+    assert_state(&ev, "approved");
     // The same bytes from a file are the same evidence (an exact retry).
     let file = input(tmp.path(), "ev.txt", "tests passed\n");
-    let again = quick(f.root(), &["finalize", "--evidence", &file]);
-    assert_eq!(again.json["state"], "approved", "{}", again.stdout);
+    let again = finalize_evidence(&f, &file);
+    assert_state(&again, "approved");
     let other = input(tmp.path(), "ev2.txt", "other\n");
-    let differs = quick(f.root(), &["finalize", "--evidence", &other]);
-    assert_eq!(
-        code(&differs),
-        (4, Some("different_retry")),
-        "{}",
-        differs.stdout
-    );
+    let differs = finalize_evidence(&f, &other);
+    assert_code(&differs, 4, "different_retry");
 }
 
 #[test]
@@ -857,11 +692,8 @@ fn evidence_cmd_is_not_run_when_the_evidence_cannot_land() {
     let marker_s = marker.display().to_string();
     let before = store_snapshot(&f);
     // Still awaiting lens results: evidence is not the next input.
-    let early = quick(
-        f.root(),
-        &["finalize", "--evidence-cmd", "--", "touch", &marker_s],
-    );
-    assert_eq!(code(&early), (3, Some("wrong_stage")), "{}", early.stdout);
+    let early = evidence_cmd(&f, &[], &["touch", &marker_s]);
+    assert_code(&early, 3, "wrong_stage");
     assert!(!marker.exists(), "the check ran although it could not land");
     assert_eq!(store_snapshot(&f), before);
 }
@@ -879,19 +711,16 @@ fn evidence_cmd_approves_a_review_with_no_lens_selected() {
         "{}",
         s.stdout
     );
-    let done = quick(f.root(), &["finalize", "--evidence-cmd", "--", "true"]);
-    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let done = evidence_cmd(&f, &[], &["true"]);
+    assert_state(&done, "approved");
 }
 
 #[test]
 fn finalize_checks_the_bindings_it_is_given() {
     let f = medium_change();
     let tmp = tempfile::tempdir().unwrap();
-    let a = quick(f.root(), &["start"]);
+    let (a, b) = start_twice(&f, "// parser\nfn parse() {}\nfn other() {}\n");
     let tok_a = token_of(&a, 0);
-    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn other() {}\n")
-        .unwrap();
-    let b = quick(f.root(), &["start"]);
     let tok_b = token_of(&b, 0);
     let r = format!("reliability={}", input(tmp.path(), "r.json", CLEAN_RESULT));
     let before = store_snapshot(&f);
@@ -900,23 +729,18 @@ fn finalize_checks_the_bindings_it_is_given() {
         f.root(),
         &["finalize", "--result", &r, "--binding", &stale_binding],
     );
-    assert_eq!(
-        code(&stale),
-        (3, Some("binding_mismatch")),
-        "{}",
-        stale.stdout
-    );
+    assert_code(&stale, 3, "binding_mismatch");
     assert!(stale.error_message().contains(&tok_b));
     let bad = quick(
         f.root(),
         &["finalize", "--result", &r, "--binding", "nolens"],
     );
-    assert_eq!(code(&bad), (2, Some("bad_binding_spec")), "{}", bad.stdout);
+    assert_code(&bad, 2, "bad_binding_spec");
     assert_eq!(store_snapshot(&f), before);
     let good_binding = format!("reliability={tok_b}");
     let ok = quick(
         f.root(),
         &["finalize", "--result", &r, "--binding", &good_binding],
     );
-    assert_eq!(ok.json["state"], "validating", "{}", ok.stdout);
+    assert_state(&ok, "validating");
 }

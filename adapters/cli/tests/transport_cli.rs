@@ -318,18 +318,9 @@ fn a_range_with_an_unreviewed_commit_is_denied() {
 #[test]
 fn two_clones_publish_concurrently_and_their_notes_merge() {
     let s = Setup::new();
-    let (_d, b) = s.clone_server();
-    // Clone A: a reviewed change on main.
-    s.approve();
-    s.f.commit_all("reviewed in A").unwrap();
-    // Clone B: a reviewed change on a feature branch.
-    s.f.git_in(&b, &["checkout", "-q", "-b", "feature"])
-        .unwrap();
-    std::fs::write(b.join("src/lexer.rs"), "fn lex() {}\n").unwrap();
-    approve_live(&b, s.inputs.path());
-    s.f.git_in(&b, &["add", "-A"]).unwrap();
-    s.f.git_in(&b, &["commit", "-q", "-m", "reviewed in B"])
-        .unwrap();
+    // Clone A: a reviewed change on main; clone B: a reviewed change on a
+    // feature branch.
+    let (_d, b) = s.reviewed_in_a_and_b();
     let pb = probity(&b, &["publish"]);
     assert_eq!(
         pb.json["written"].as_array().unwrap().len(),
@@ -394,18 +385,7 @@ fn the_ci_form_judges_a_pushed_range_from_fetched_notes() {
         "the clone's store is never written"
     );
     // pre-pr from the notes.
-    let pr = probity(
-        &ci,
-        &[
-            "validate",
-            "--gate",
-            "pre-pr",
-            "--authority",
-            "notes",
-            "--base",
-            &base,
-        ],
-    );
+    let pr = probity(&ci, &notes_pre_pr_args(&base, &[]));
     assert_eq!(pr.json["decision"], "allow", "{}{}", pr.stdout, pr.stderr);
     // Without the notes: denied.
     s.f.git_in(&ci, &["update-ref", "-d", "refs/notes/probity"])
@@ -533,16 +513,7 @@ fn a_recovered_chain_travels_whole_and_the_server_allows_its_leaf() {
         "// parser\nfn parse() {}\nfn more() { 2 }\n",
     )
     .unwrap();
-    probity_ok(
-        s.f.root(),
-        &recover_args(
-            &l1,
-            &rev,
-            "scope_changed",
-            "edited after approval",
-            "maintainer",
-        ),
-    );
+    recover_scope_changed_at(&s.f, &l1, &rev, "edited after approval", "maintainer");
     let l2 = string_at(&approve_live(s.f.root(), s.inputs.path()), "lineage_id");
     assert_ne!(l1, l2);
     // Exporting either lineage gives the whole chain, ending at the leaf.

@@ -11,6 +11,56 @@ use std::path::Path;
 use support::transport::*;
 use support::*;
 
+/// Alice's key as the signing key, and the approved change's envelope
+/// signed with it (`envelope.json` among the inputs): (key, envelope).
+fn signed_envelope(s: &Setup) -> (std::path::PathBuf, String) {
+    let lineage = s.approve();
+    let key = keygen(s.inputs.path(), "alice");
+    s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
+        .unwrap();
+    let signed = probity(s.f.root(), &["attest", "--lineage", &lineage, "--sign"]);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    let envelope = input(s.inputs.path(), "envelope.json", &signed.stdout);
+    (key, envelope)
+}
+
+/// The arguments of `attest verify --envelope ENVELOPE --allowed-signers
+/// SIGNERS`.
+fn verify_args<'a>(envelope: &'a str, signers: &'a str) -> [&'a str; 6] {
+    [
+        "attest",
+        "verify",
+        "--envelope",
+        envelope,
+        "--allowed-signers",
+        signers,
+    ]
+}
+
+/// `n` empty commits of `tree` on `tip` (messages `PREFIX0`...): the new
+/// tip.
+fn empty_commits(s: &Setup, tree: &str, mut tip: String, n: usize, prefix: &str) -> String {
+    for i in 0..n {
+        let message = format!("{prefix}{i}");
+        let out =
+            s.f.git(&["commit-tree", tree, "-p", &tip, "-m", &message])
+                .unwrap();
+        tip = String::from_utf8(out).unwrap().trim().to_string();
+    }
+    tip
+}
+
+/// Two reviewed commits (`first SLICE`, then `src/lexer.rs` as `second
+/// SLICE`): the tip.
+fn reviewed_stack(s: &Setup, slice: &str) -> String {
+    s.approve();
+    s.f.commit_all(&format!("first {slice}")).unwrap();
+    s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    s.approve();
+    s.f.commit_all(&format!("second {slice}")).unwrap();
+    s.rev("HEAD")
+}
+
 #[test]
 fn malformed_hook_input_is_a_typed_error() {
     let s = Setup::new();
@@ -128,12 +178,7 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
     let alice = keygen(keys.path(), "alice");
     let mallory = keygen(keys.path(), "mallory");
     let signers = allowed(keys.path(), &[("alice@example.invalid", &alice)]);
-    for (k, v) in [
-        ("probity.requireSignature", "true"),
-        ("probity.allowedSignersFile", signers.to_str().unwrap()),
-    ] {
-        s.f.git_in(&s.server, &["config", k, v]).unwrap();
-    }
+    require_signatures(&s.f, &s.server, &signers);
     let lineage = s.approve();
     s.f.commit_all("reviewed").unwrap();
     let tip = s.rev("HEAD");
@@ -189,12 +234,7 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
 #[test]
 fn the_server_allows_a_reviewed_stack() {
     let s = Setup::new();
-    s.approve();
-    s.f.commit_all("first reviewed slice").unwrap();
-    s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
-    s.approve();
-    s.f.commit_all("second reviewed slice").unwrap();
-    let tip = s.rev("HEAD");
+    let tip = reviewed_stack(&s, "reviewed slice");
     probity_ok(s.f.root(), &["push", "origin", "main"]);
     assert_eq!(s.server_rev("main"), Some(tip));
 }
@@ -248,13 +288,7 @@ fn the_server_allows_a_delivery_rebased_onto_reviewed_upstream_work() {
 fn a_non_regular_bundle_or_envelope_is_refused_at_once() {
     let s = Setup::new();
     let fifo = s.inputs.path().join("fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    fifo::mkfifo(&fifo);
     let before = store_snapshot(&s.f);
     for path in [fifo.to_str().unwrap(), "/dev/zero"] {
         let i = probity(s.f.root(), &["bundle", "import", path]);
@@ -273,35 +307,13 @@ fn a_non_regular_bundle_or_envelope_is_refused_at_once() {
 #[test]
 fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen() {
     let s = Setup::new();
-    let lineage = s.approve();
-    let key = keygen(s.inputs.path(), "alice");
-    s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
-        .unwrap();
-    let signed = probity(s.f.root(), &["attest", "--lineage", &lineage, "--sign"]);
-    assert_eq!(signed.code, 0, "{}", signed.stderr);
-    let envelope = input(s.inputs.path(), "envelope.json", &signed.stdout);
+    let (key, envelope) = signed_envelope(&s);
     // A real file of this key verifies (the path the refusals leave).
     let good = allowed(s.inputs.path(), &[("alice@example.com", &key)]);
-    probity_ok(
-        s.f.root(),
-        &[
-            "attest",
-            "verify",
-            "--envelope",
-            &envelope,
-            "--allowed-signers",
-            good.to_str().unwrap(),
-        ],
-    );
+    probity_ok(s.f.root(), &verify_args(&envelope, good.to_str().unwrap()));
 
     let fifo = s.inputs.path().join("signers.fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    fifo::mkfifo(&fifo);
     let dir = s.inputs.path().join("signers.d");
     std::fs::create_dir(&dir).unwrap();
     let big = s.inputs.path().join("big_signers");
@@ -326,19 +338,7 @@ fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen(
     ] {
         let p = path.to_str().unwrap();
         // The flag, then the configuration.
-        let by_flag = probity_bounded(
-            s.f.root(),
-            &[
-                "attest",
-                "verify",
-                "--envelope",
-                &envelope,
-                "--allowed-signers",
-                p,
-            ],
-            &env,
-            30,
-        );
+        let by_flag = probity_bounded(s.f.root(), &verify_args(&envelope, p), &env, 30);
         s.f.git(&["config", "probity.allowedSignersFile", p])
             .unwrap();
         let by_config = probity_bounded(
@@ -364,13 +364,7 @@ fn a_non_regular_or_oversized_allowed_signers_file_is_refused_before_ssh_keygen(
 #[test]
 fn ssh_keygen_reads_a_checked_copy_of_the_allowed_signers_file() {
     let s = Setup::new();
-    let lineage = s.approve();
-    let key = keygen(s.inputs.path(), "alice");
-    s.f.git(&["config", "probity.signingKey", key.to_str().unwrap()])
-        .unwrap();
-    let signed = probity(s.f.root(), &["attest", "--lineage", &lineage, "--sign"]);
-    assert_eq!(signed.code, 0, "{}", signed.stderr);
-    let envelope = input(s.inputs.path(), "envelope.json", &signed.stdout);
+    let (key, envelope) = signed_envelope(&s);
     let good = allowed(s.inputs.path(), &[("alice@example.com", &key)]);
     let log = s.inputs.path().join("handed");
     let shim = s.inputs.path().join("ssh-keygen-recorder");
@@ -386,14 +380,7 @@ fn ssh_keygen_reads_a_checked_copy_of_the_allowed_signers_file() {
     let env = [("PROBITY_SSH_KEYGEN", shim.to_str().unwrap())];
     let ok = probity_bounded(
         s.f.root(),
-        &[
-            "attest",
-            "verify",
-            "--envelope",
-            &envelope,
-            "--allowed-signers",
-            good.to_str().unwrap(),
-        ],
+        &verify_args(&envelope, good.to_str().unwrap()),
         &env,
         60,
     );
@@ -424,12 +411,7 @@ fn ssh_keygen_reads_a_checked_copy_of_the_allowed_signers_file() {
 #[test]
 fn the_pre_push_hook_warns_for_a_stack_pushed_without_its_notes() {
     let s = Setup::new();
-    s.approve();
-    s.f.commit_all("first slice").unwrap();
-    s.f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
-    s.approve();
-    s.f.commit_all("second slice").unwrap();
-    let tip = s.rev("HEAD");
+    let tip = reviewed_stack(&s, "slice");
     let base = s.rev("HEAD~2");
     let line = format!("refs/heads/main {tip} refs/heads/main {base}\n");
     let (code, err) = hook_gate(s.f.root(), &line);
@@ -446,24 +428,13 @@ fn the_server_judges_long_stacks_with_the_gate_bound() {
     let s = Setup::new();
     let head = s.rev("HEAD");
     let tree = s.rev("HEAD^{tree}");
-    let mut tip = head;
-    for i in 0..300 {
-        let out =
-            s.f.git(&["commit-tree", &tree, "-p", &tip, "-m", &format!("e{i}")])
-                .unwrap();
-        tip = String::from_utf8(out).unwrap().trim().to_string();
-    }
+    let tip = empty_commits(&s, &tree, head, 300, "e");
     s.f.git(&["update-ref", "refs/heads/main", &tip]).unwrap();
     s.push(&["origin", "main"]).unwrap();
     assert_eq!(s.server_rev("main").as_deref(), Some(tip.as_str()));
 
     // Past the bound: the gate's own denial and a next step that fits it.
-    for i in 0..1001 {
-        let out =
-            s.f.git(&["commit-tree", &tree, "-p", &tip, "-m", &format!("f{i}")])
-                .unwrap();
-        tip = String::from_utf8(out).unwrap().trim().to_string();
-    }
+    let tip = empty_commits(&s, &tree, tip, 1001, "f");
     s.f.git(&["update-ref", "refs/heads/main", &tip]).unwrap();
     let err = s.push(&["origin", "main"]).unwrap_err();
     assert!(err.contains("DENY: delivery_too_large"), "{err}");

@@ -24,14 +24,7 @@ impl Signed {
     fn new() -> Self {
         let (f, dir, server) = hooked_origin();
         let keys = tempfile::tempdir().unwrap();
-        let alice = keygen(keys.path(), "alice");
-        let signers = allowed(keys.path(), &[("alice@example.invalid", &alice)]);
-        for (k, v) in [
-            ("probity.requireSignature", "true"),
-            ("probity.allowedSignersFile", signers.to_str().unwrap()),
-        ] {
-            f.git_in(&server, &["config", k, v]).unwrap();
-        }
+        let alice = require_alice(&f, &server, keys.path());
         write_medium_change(&f);
         Self {
             f,
@@ -53,22 +46,6 @@ impl Signed {
     }
 }
 
-fn recover_scope_changed(f: &Fixture, lineage: &str) -> String {
-    let st = probity(f.root(), &["status", "--lineage", lineage]);
-    let revision = string_at(&st.json, "store_revision");
-    let rec = probity_ok(
-        f.root(),
-        &recover_args(
-            lineage,
-            &revision,
-            "scope_changed",
-            "a one-line follow-up",
-            "agent",
-        ),
-    );
-    rec.json["lineage_id"].as_str().unwrap().to_string()
-}
-
 /// The agent approves its own change and commits it (c1, lineage L1),
 /// then a one-line follow-up reviewed as L1's successor (c2, L2): the
 /// recovery chain whose later link a maintainer is asked to sign.
@@ -80,9 +57,8 @@ fn self_approved_chain(s: &Signed) -> (String, String, String) {
         "// parser\nfn parse() {}\nfn more() {}\nfn yet_more() {}\n",
     )
     .unwrap();
-    let l2 = recover_scope_changed(&s.f, &l1);
-    let st = probity(s.f.root(), &["status", "--lineage", &l2]);
-    approve_started(s.f.root(), s.inputs.path(), &st.json);
+    let l2 = recover_scope_changed(&s.f, &l1, "a one-line follow-up", "agent");
+    approve_lineage(s.f.root(), s.inputs.path(), &l2);
     let c2 = commit_all(&s.f, "c2: one-line follow-up");
     (l1, l2, c2)
 }
@@ -123,8 +99,7 @@ fn a_maintainer_signed_recovery_after_an_escalation_lands() {
         "read the callers: none breaks",
         "alice approves after reading the callers",
     );
-    let st = probity(s.f.root(), &["status", "--lineage", &l2]);
-    approve_started(s.f.root(), s.inputs.path(), &st.json);
+    approve_lineage(s.f.root(), s.inputs.path(), &l2);
     let c = commit_all(&s.f, "reviewed after escalation");
     s.sign(&l2);
     probity_ok(s.f.root(), &["push", "origin", "main"]);
@@ -139,6 +114,17 @@ fn plain_server() -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
     (f, dir, server, tempfile::tempdir().unwrap())
 }
 
+/// `c1`'s note copied onto `replay`, pushed past the client's gates: the
+/// server refuses it `approval_spent`, naming `c1`; returns what it said.
+fn replay_refused(f: &Fixture, c1: &str, replay: &str) -> String {
+    f.git(&["notes", "--ref=probity", "copy", c1, replay])
+        .unwrap();
+    let err = push_no_verify(f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(c1), "{err}");
+    err
+}
+
 fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
     let mut all = vec!["push", "-q", "--no-verify"];
     all.extend_from_slice(args);
@@ -148,27 +134,14 @@ fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
 #[test]
 fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     let (f, _dir, server, inputs) = plain_server();
-    approve_live(f.root(), inputs.path());
-    let c1 = commit_all(&f, "the reviewed change");
-    probity_ok(f.root(), &["push", "origin", "main"]);
+    let c1 = deliver_reviewed(&f, inputs.path());
     // The maintainer reverts it, reviewed as committed.
-    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
-        .unwrap();
-    let revert = commit_all(&f, "revert the change");
-    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
-    approve_started(f.root(), inputs.path(), &st.json);
+    let revert = reviewed_revert(&f, inputs.path());
     probity_ok(f.root(), &["push", "origin", "main"]);
     // The agent reverts the revert and copies the old note onto it: the
     // same (parent tree, tree) the old approval bound.
-    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
-        .unwrap();
-    let replay = commit_all(&f, "bring it back");
-    f.git(&["notes", "--ref=probity", "copy", &c1, &replay])
-        .unwrap();
-    let err =
-        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
-    assert!(err.contains("approval_spent"), "{err}");
-    assert!(err.contains(&c1), "{err}");
+    let replay = revert_head(&f, "bring it back");
+    let err = replay_refused(&f, &c1, &replay);
     assert!(
         err.contains("probity start --commit <sha>") && err.contains("cannot be reviewed again"),
         "{err}"
@@ -181,23 +154,14 @@ fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
         .unwrap();
     let amended = rev(&f, f.root(), "HEAD").unwrap();
-    let st = probity_ok(f.root(), &["start", "--commit", &amended]);
-    approve_started(f.root(), inputs.path(), &st.json);
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    assert_eq!(rev(&f, &server, "main"), Some(amended));
+    land_reviewed_commit(&f, &server, inputs.path(), &amended);
 }
 
 #[test]
 fn a_reverted_approval_carried_onto_a_new_base_by_its_rebase_proof_is_refused() {
     let (f, _dir, server, inputs) = plain_server();
-    approve_live(f.root(), inputs.path());
-    let c1 = commit_all(&f, "the reviewed change");
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
-        .unwrap();
-    let revert = commit_all(&f, "revert the change");
-    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
-    approve_started(f.root(), inputs.path(), &st.json);
+    let c1 = deliver_reviewed(&f, inputs.path());
+    reviewed_revert(&f, inputs.path());
     // Other reviewed work moves the base on.
     f.write("docs/notes.md", "unrelated\n").unwrap();
     approve_live(f.root(), inputs.path());
@@ -207,21 +171,14 @@ fn a_reverted_approval_carried_onto_a_new_base_by_its_rebase_proof_is_refused() 
     // its old note: a clean rebase proof of an approval already spent.
     f.git(&["cherry-pick", "--no-commit", &c1]).unwrap();
     let replay = commit_all(&f, "bring it back, rebased");
-    f.git(&["notes", "--ref=probity", "copy", &c1, &replay])
-        .unwrap();
-    let err =
-        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
-    assert!(err.contains("approval_spent"), "{err}");
-    assert!(err.contains(&c1), "{err}");
+    replay_refused(&f, &c1, &replay);
     assert_eq!(rev(&f, &server, "main"), Some(other));
 }
 
 #[test]
 fn the_same_reviewed_commit_reaches_another_protected_branch_and_is_pushed_again() {
     let (f, _dir, server, inputs) = plain_server();
-    approve_live(f.root(), inputs.path());
-    let c1 = commit_all(&f, "the reviewed change");
-    probity_ok(f.root(), &["push", "origin", "main"]);
+    let c1 = deliver_reviewed(&f, inputs.path());
     // The same commit to a release branch cut from the base: its approval
     // has not delivered there yet.
     push_no_verify(&f, &["origin", "HEAD~1:refs/heads/release"]).unwrap();

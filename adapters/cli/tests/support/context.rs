@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -54,6 +54,46 @@ pub fn assemble_to(input: &Path, out: &Path, json: bool) -> Output {
         args.push("--json");
     }
     probity(&args)
+}
+
+/// The example input `name` under `examples/context`.
+pub fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/context")
+        .join(name)
+}
+
+/// The names in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Makes `cmd` start with SIGINT and SIGTERM at their default disposition
+/// and unblocked, whatever this test process inherited (a test run started
+/// in the background inherits an ignored SIGINT, which Probity rightly
+/// keeps ignoring), so Probity installs its own handlers for both.
+pub fn catching_signals(cmd: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only async-signal-safe calls
+    // (signal(2), sigemptyset(3), sigaddset(3), sigprocmask(2)) on local
+    // values.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::sigaddset(&mut set, sig);
+            }
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            Ok(())
+        })
+    }
 }
 
 /// `probity context verify DIR --index-digest DIGEST --json`.

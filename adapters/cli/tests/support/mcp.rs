@@ -112,6 +112,41 @@ impl Session {
         }
     }
 
+    /// [`Session::start`] on `cwd`, then [`Session::start_review`].
+    pub fn with_review(cwd: &std::path::Path) -> (Session, Value, String) {
+        let mut s = Session::start(cwd);
+        let (started, lineage) = s.start_review();
+        (s, started, lineage)
+    }
+
+    /// Calls `start`, which must answer: its answer and the lineage.
+    pub fn start_review(&mut self) -> (Value, String) {
+        let (err, s) = self.call("start", json!({}));
+        assert!(!err, "{s}");
+        let lineage = s["lineage_id"].as_str().expect("lineage_id").to_string();
+        (s, lineage)
+    }
+
+    /// Calls `finalize` of `lineage` with [`super::PARSER_UNKNOWN`] for
+    /// every lens `started` selected: the review escalates. Its answer.
+    pub fn finalize_escalated(&mut self, started: &Value, lineage: &str) -> Value {
+        let results: serde_json::Map<String, Value> = started["selected_lenses"]
+            .as_array()
+            .expect("selected_lenses")
+            .iter()
+            .map(|lens| {
+                (
+                    lens.as_str().expect("a lens name").to_string(),
+                    serde_json::from_str(super::PARSER_UNKNOWN).expect("JSON"),
+                )
+            })
+            .collect();
+        let (err, fin) = self.call("finalize", json!({"lineage": lineage, "results": results}));
+        assert!(!err, "{fin}");
+        assert_eq!(fin["state"], "escalated", "{fin}");
+        fin
+    }
+
     /// Calls a tool: (is_error, the answer document).
     pub fn call(&mut self, name: &str, args: Value) -> (bool, Value) {
         let r = self.request("tools/call", json!({"name": name, "arguments": args}));

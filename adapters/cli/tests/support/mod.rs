@@ -155,6 +155,38 @@ pub fn pre_receive_args<'a>(range: &'a str, reference: &'a str) -> [&'a str; 7] 
     ]
 }
 
+/// The arguments of `probity validate --gate pre-pr --base BASE`, then
+/// `extra`: the proposal gate on the local store.
+pub fn pre_pr_args<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["validate", "--gate", "pre-pr", "--base", base];
+    args.extend(extra);
+    args
+}
+
+/// The arguments of `probity validate --gate pre-pr --authority notes
+/// --base BASE`, then `extra`: the CI form of the proposal gate.
+pub fn notes_pre_pr_args<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["validate", "--gate", "pre-pr", "--authority", "notes"];
+    args.extend(["--base", base]);
+    args.extend(extra);
+    args
+}
+
+/// The arguments of `probity COMMAND --lineage LINEAGE --evidence-cmd --
+/// sh -c SCRIPT` (`finalize` or `review`).
+pub fn sh_check_args<'a>(command: &'a str, lineage: &'a str, script: &'a str) -> [&'a str; 8] {
+    [
+        command,
+        "--lineage",
+        lineage,
+        "--evidence-cmd",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]
+}
+
 /// The arguments of `probity recover` of `lineage` (expected at store
 /// revision `rev`) with `disposition`, `reason` and `actor`.
 pub fn recover_args<'a>(
@@ -512,6 +544,210 @@ pub fn allowed(dir: &Path, entries: &[(&str, &Path)]) -> PathBuf {
     p
 }
 
+/// Makes `server` require signatures by the signers `allowed_signers`
+/// lists.
+pub fn require_signatures(f: &Fixture, server: &Path, allowed_signers: &Path) {
+    for (k, v) in [
+        ("probity.requireSignature", "true"),
+        (
+            "probity.allowedSignersFile",
+            allowed_signers.to_str().unwrap(),
+        ),
+    ] {
+        f.git_in(server, &["config", k, v]).unwrap();
+    }
+}
+
+/// [`require_signatures`] with alice (`alice@example.invalid`, her key
+/// made in `keys`) the only signer; returns her key.
+pub fn require_alice(f: &Fixture, server: &Path, keys: &Path) -> PathBuf {
+    let alice = keygen(keys, "alice");
+    require_signatures(
+        f,
+        server,
+        &allowed(keys, &[("alice@example.invalid", &alice)]),
+    );
+    alice
+}
+
+/// Recovers `lineage` `scope_changed` for `reason` as `actor`, expected at
+/// its current store revision; returns the successor's id.
+pub fn recover_scope_changed(f: &Fixture, lineage: &str, reason: &str, actor: &str) -> String {
+    let st = probity(f.root(), &["status", "--lineage", lineage]);
+    let rev = string_at(&st.json, "store_revision");
+    let rec = recover_scope_changed_at(f, lineage, &rev, reason, actor);
+    string_at(&rec.json, "lineage_id")
+}
+
+/// Recovers `lineage` `scope_changed` for `reason` as `actor`, expected at
+/// store revision `rev`; the recovery must succeed.
+pub fn recover_scope_changed_at(
+    f: &Fixture,
+    lineage: &str,
+    rev: &str,
+    reason: &str,
+    actor: &str,
+) -> Run {
+    probity_ok(
+        f.root(),
+        &recover_args(lineage, rev, "scope_changed", reason, actor),
+    )
+}
+
+/// `probity validate --gate pre-push --remote origin --stdin-updates`, as
+/// the managed hook runs it.
+pub const PRE_PUSH_HOOK_ARGS: [&str; 6] = [
+    "validate",
+    "--gate",
+    "pre-push",
+    "--remote",
+    "origin",
+    "--stdin-updates",
+];
+
+/// Approves `lineage` (a successor, as `status` shows it).
+pub fn approve_lineage(cwd: &Path, dir: &Path, lineage: &str) -> Value {
+    let st = probity(cwd, &["status", "--lineage", lineage]);
+    approve_started(cwd, dir, &st.json)
+}
+
+/// Approves the live change, commits it (`the reviewed change`) and
+/// `probity push`es it to `origin`'s `main`; returns the commit.
+pub fn deliver_reviewed(f: &Fixture, inputs: &Path) -> String {
+    approve_live(f.root(), inputs);
+    let c = commit_all(f, "the reviewed change");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    c
+}
+
+/// Reverts `HEAD` in a commit of its own (`message`); returns it.
+pub fn revert_head(f: &Fixture, message: &str) -> String {
+    f.git(&["revert", "--no-edit", "--no-commit", "HEAD"])
+        .unwrap();
+    commit_all(f, message)
+}
+
+/// [`revert_head`] (`revert the change`), reviewed as committed and
+/// approved; returns the revert.
+pub fn reviewed_revert(f: &Fixture, inputs: &Path) -> String {
+    let revert = revert_head(f, "revert the change");
+    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
+    approve_started(f.root(), inputs, &st.json);
+    revert
+}
+
+/// Reviews `commit` as committed, approves it and `probity push`es it: it
+/// lands on `server`'s `main`.
+pub fn land_reviewed_commit(f: &Fixture, server: &Path, inputs: &Path, commit: &str) {
+    let st = probity_ok(f.root(), &["start", "--commit", commit]);
+    approve_started(f.root(), inputs, &st.json);
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(f, server, "main").as_deref(), Some(commit));
+}
+
+/// In the teammate's clone `b` of `f`'s origin: `docs.md` written,
+/// reviewed and committed (`teammate`); returns the commit.
+pub fn teammate_commits_docs(f: &Fixture, b: &Path, inputs: &Path) -> String {
+    std::fs::write(b.join("docs.md"), "# docs\n").unwrap();
+    approve_live(b, inputs);
+    f.git_in(b, &["add", "-A"]).unwrap();
+    f.git_in(b, &["commit", "-q", "-m", "teammate"]).unwrap();
+    rev(f, b, "HEAD").unwrap()
+}
+
+/// A review started in `f`, driven by `finalize --lineage`, its input
+/// documents in `tmp`.
+pub struct Flow {
+    pub f: Fixture,
+    pub tmp: tempfile::TempDir,
+    pub lineage: String,
+}
+
+impl Flow {
+    /// Starts a review of `f`'s live change: the flow and the start's
+    /// answer.
+    pub fn start(f: Fixture) -> (Flow, Run) {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = probity(f.root(), &["start"]);
+        let lineage = string_at(&s.json, "lineage_id");
+        (Flow { f, tmp, lineage }, s)
+    }
+
+    /// `finalize --lineage LINEAGE ARGS...`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut a = vec!["finalize", "--lineage", self.lineage.as_str()];
+        a.extend_from_slice(args);
+        probity(self.f.root(), &a)
+    }
+
+    /// The input document `name` holding `text`: its path.
+    pub fn doc(&self, name: &str, text: &str) -> String {
+        input(self.tmp.path(), name, text)
+    }
+}
+
+/// [`parser_base`] with `main` on a bare `origin` ([`bare_origin`], no hook
+/// anywhere) and a directory for review inputs.
+pub struct Origin {
+    pub f: Fixture,
+    pub remote_dir: tempfile::TempDir,
+    pub remote: PathBuf,
+    pub inputs: tempfile::TempDir,
+}
+
+impl Origin {
+    pub fn new() -> Self {
+        Origin::of(parser_base())
+    }
+
+    /// `f` with `main` on a bare `origin`.
+    pub fn of(f: Fixture) -> Self {
+        let (remote_dir, remote) = bare_origin(&f, "origin.git");
+        let inputs = tempfile::tempdir().unwrap();
+        Origin {
+            f,
+            remote_dir,
+            remote,
+            inputs,
+        }
+    }
+
+    /// [`Origin::new`] with the medium change in the worktree (not
+    /// committed, not reviewed).
+    pub fn with_medium_change() -> Self {
+        let o = Origin::new();
+        write_medium_change(&o.f);
+        o
+    }
+
+    /// Every ref of the remote with its id: what "nothing pushed" compares.
+    pub fn remote_refs(&self) -> String {
+        let refs = self
+            .f
+            .git_in(
+                &self.remote,
+                &["for-each-ref", "--format=%(refname) %(objectname)"],
+            )
+            .unwrap();
+        String::from_utf8(refs).unwrap()
+    }
+
+    /// Reviews the live candidate to `approved`.
+    pub fn approve(&self) {
+        approve_live(self.f.root(), self.inputs.path());
+    }
+
+    /// `r` in the clone.
+    pub fn rev(&self, r: &str) -> String {
+        rev_parse(&self.f, r)
+    }
+
+    /// `r` on the remote, if it names anything.
+    pub fn remote_rev(&self, r: &str) -> Option<String> {
+        rev(&self.f, &self.remote, r)
+    }
+}
+
 /// A bare repository `<dir>/<name>` (default branch `main`) added to `f` as
 /// remote `origin`, with `main` pushed to it: the remote every publication
 /// test starts from. The temporary directory keeps it alive.
@@ -525,6 +761,12 @@ pub fn bare_origin(f: &Fixture, name: &str) -> (tempfile::TempDir, PathBuf) {
         .expect("git remote add");
     f.git(&["push", "-q", "origin", "main"]).expect("git push");
     (dir, remote)
+}
+
+/// [`hooked_origin`] and a directory for review inputs.
+pub fn served() -> (Fixture, tempfile::TempDir, PathBuf, tempfile::TempDir) {
+    let (f, dir, server) = hooked_origin();
+    (f, dir, server, tempfile::tempdir().unwrap())
 }
 
 /// `parser_base()` with a bare `origin` (see [`bare_origin`]) whose
@@ -559,17 +801,15 @@ pub fn push_past_client(f: &Fixture) -> Result<(), String> {
     ])
     .is_ok()
     {
-        f.git(&[
-            "notes",
-            "--ref=probity",
-            "merge",
-            "-q",
-            "-s",
-            "cat_sort_uniq",
-            "refs/notes/probity-remote",
-        ])
-        .expect("merge the remote's notes");
+        merge_notes(f, "refs/notes/probity-remote");
     }
+    push_main_and_notes(f)
+}
+
+/// `git push -q --no-verify --atomic origin main refs/notes/probity`, past
+/// the client's hooks; `Err` holds git's output.
+pub fn push_main_and_notes(f: &Fixture) -> Result<(), String> {
+    let notes = "refs/notes/probity";
     f.git(&[
         "push",
         "-q",
@@ -577,7 +817,7 @@ pub fn push_past_client(f: &Fixture) -> Result<(), String> {
         "--atomic",
         "origin",
         "main",
-        "refs/notes/probity",
+        notes,
     ])
     .map(|_| ())
     .map_err(|e| e.to_string())

@@ -27,6 +27,42 @@ pub fn started(f: &probity_git::fixture::Fixture) -> String {
     st.json["lineage_id"].as_str().unwrap().to_string()
 }
 
+/// The medium change with a review started: the fixture and the lineage.
+pub fn medium_started() -> (probity_git::fixture::Fixture, String) {
+    let f = medium_change();
+    let lineage = started(&f);
+    (f, lineage)
+}
+
+/// The claim of the inferential finding the model-review tests script.
+pub const BEFORE_PARSE: &str = "more() may be called before parse() initialises state";
+
+/// The roles a `review --lineage` answer ran, in order.
+pub fn roles_of(r: &Run) -> Vec<String> {
+    r.json["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["role"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// An inferential lens finding at `src/parser.rs:3`.
+pub fn inferential(claim: &str) -> Lens {
+    Lens::Inferential {
+        location: "src/parser.rs:3".into(),
+        claim: claim.into(),
+    }
+}
+
+/// A BLOCKER lens finding at `src/parser.rs:3`.
+pub fn blocker(claim: &str) -> Lens {
+    Lens::Blocker {
+        location: "src/parser.rs:3".into(),
+        claim: claim.into(),
+    }
+}
+
 pub fn state_of(f: &probity_git::fixture::Fixture, lineage: &str) -> serde_json::Value {
     lineage_json(f, lineage, "state.json")
 }
@@ -108,10 +144,9 @@ pub fn state_path(f: &probity_git::fixture::Fixture, lineage: &str) -> std::path
     lineage_dir(f, lineage).join("state.json")
 }
 
-/// A high-risk change (four lenses) reviewed by a `command` agent that
-/// waits until `want` agents are in flight at once (bounded: alone too
-/// long, it fails), recording how many were in flight when it started.
-pub fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
+/// A high-risk change (`src/auth/token.rs`, four lenses) with a review
+/// started: the fixture and the lineage.
+pub fn high_risk_started() -> (probity_git::fixture::Fixture, String) {
     let f = parser_base();
     f.write(
         "src/auth/token.rs",
@@ -119,6 +154,14 @@ pub fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
     )
     .unwrap();
     let lineage = started(&f);
+    (f, lineage)
+}
+
+/// A high-risk change (four lenses) reviewed by a `command` agent that
+/// waits until `want` agents are in flight at once (bounded: alone too
+/// long, it fails), recording how many were in flight when it started.
+pub fn high_risk_run(jobs: &str, want: usize) -> (Run, Vec<usize>) {
+    let (f, lineage) = high_risk_started();
     let dir = tempfile::tempdir().unwrap();
     let flight = dir.path().join("in-flight");
     std::fs::create_dir(&flight).unwrap();

@@ -72,17 +72,22 @@ impl ScriptedModel {
     }
 }
 
-pub fn review_cmd(root: &Path, url: &str, extra: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("--cwd")
+/// `probity --cwd ROOT review EXTRA...` against the scripted model at
+/// `url`.
+pub fn review_command(root: &Path, url: &str, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--cwd")
         .arg(root)
         .arg("review")
         .args(extra)
         .env("PROBITY_MODEL_BASE_URL", url)
         .env("PROBITY_MODEL", "scripted")
-        .env("PROBITY_MODEL_API_KEY", "k")
-        .output()
-        .unwrap()
+        .env("PROBITY_MODEL_API_KEY", "k");
+    cmd
+}
+
+pub fn review_cmd(root: &Path, url: &str, extra: &[&str]) -> Output {
+    review_command(root, url, extra).output().unwrap()
 }
 
 pub fn budget_args(budget: &Path, config: &Path, tool: &[&str]) -> Vec<String> {
@@ -97,6 +102,20 @@ pub fn budget_args(budget: &Path, config: &Path, tool: &[&str]) -> Vec<String> {
         config.display().to_string(),
     ]);
     v
+}
+
+/// A `--json snapshot TOOL...` call on the index charged to `budget`
+/// under `config`, run by `run` (`probity` or `probity_bounded`).
+pub fn budgeted(
+    run: fn(&Path, &[&str]) -> Output,
+    root: &Path,
+    budget: &Path,
+    config: &Path,
+    tool: &[&str],
+) -> Output {
+    let a = budget_args(budget, config, tool);
+    let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+    run(root, &refs)
 }
 
 /// `probity --cwd <cwd> args...` under a watchdog: past 30 s the child is

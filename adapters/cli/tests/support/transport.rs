@@ -63,6 +63,26 @@ impl Setup {
     pub fn clone_server(&self) -> (tempfile::TempDir, PathBuf) {
         clone_as(&self.f, &self.server, "b")
     }
+
+    /// A second clone `b` ([`Setup::clone_server`]); the change here
+    /// reviewed and committed on `main` (`reviewed in A`), and in `b` a
+    /// reviewed `src/lexer.rs` committed on `feature` (`reviewed in B`).
+    /// Nothing is published yet.
+    pub fn reviewed_in_a_and_b(&self) -> (tempfile::TempDir, PathBuf) {
+        let (d, b) = self.clone_server();
+        self.approve();
+        self.f.commit_all("reviewed in A").unwrap();
+        self.f
+            .git_in(&b, &["checkout", "-q", "-b", "feature"])
+            .unwrap();
+        std::fs::write(b.join("src/lexer.rs"), "fn lex() {}\n").unwrap();
+        approve_live(&b, self.inputs.path());
+        self.f.git_in(&b, &["add", "-A"]).unwrap();
+        self.f
+            .git_in(&b, &["commit", "-q", "-m", "reviewed in B"])
+            .unwrap();
+        (d, b)
+    }
 }
 
 /// A teammate's clone `b` (of the server `f` pushes to) lands reviewed
@@ -163,14 +183,7 @@ pub fn hook_gate(cwd: &Path, stdin: &str) -> (i32, String) {
         )))
         .arg("--cwd")
         .arg(cwd)
-        .args([
-            "validate",
-            "--gate",
-            "pre-push",
-            "--remote",
-            "origin",
-            "--stdin-updates",
-        ]),
+        .args(PRE_PUSH_HOOK_ARGS),
         stdin.as_bytes(),
     );
     (
