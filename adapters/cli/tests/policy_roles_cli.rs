@@ -628,9 +628,7 @@ fn a_new_branch_over_an_unfetched_default_branch_is_left_to_the_server_and_said(
     t.f.git_in(&t.server, &["update-ref", "refs/heads/main", moved.trim()])
         .unwrap();
     t.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
-    t.f.write("crypto/aes.rs", "pub fn encrypt() {}\n").unwrap();
-    let (lineage, _) = t.review();
-    commit_all(&t.f, "encrypt");
+    let (lineage, _, _) = t.review_encrypt();
     t.sign(&t.agent, &lineage);
     probity_ok(t.f.root(), &["hooks", "install"]);
     probity_ok(t.f.root(), &["publish"]);
