@@ -19,6 +19,22 @@ fn sh(script: &str) -> CommandModel {
     CommandModel::new(vec!["/bin/sh".into(), "-c".into(), script.into()]).unwrap()
 }
 
+/// What `model` answers the test conversation with, as an error: the
+/// call must fail within `timeout_ms`.
+fn refusal(mut model: CommandModel, timeout_ms: u64) -> ModelError {
+    model
+        .complete(&conversation(), &[], timeout_ms)
+        .unwrap_err()
+}
+
+/// A fresh directory `probity-model-<name>-<pid>` under the system's
+/// temporary directory (the test removes it).
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("probity-model-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn conversation() -> ModelRequest {
     ModelRequest {
         messages: vec![
@@ -75,9 +91,12 @@ fn prose_is_just_text() {
 
 #[test]
 fn a_non_zero_exit_names_the_code_and_a_short_stderr_tail() {
-    let err = sh("cat >/dev/null; head -c 10000 /dev/zero | tr '\\0' x >&2; echo; echo 'auth failed' >&2; exit 3")
-        .complete(&conversation(), &[], 10_000)
-        .unwrap_err();
+    let err = refusal(
+        sh(
+            "cat >/dev/null; head -c 10000 /dev/zero | tr '\\0' x >&2; echo; echo 'auth failed' >&2; exit 3",
+        ),
+        10_000,
+    );
     let ModelError::Transport(msg) = &err else {
         panic!("{err:?}")
     };
@@ -88,9 +107,7 @@ fn a_non_zero_exit_names_the_code_and_a_short_stderr_tail() {
 
 #[test]
 fn a_signal_is_named() {
-    let err = sh("kill -TERM $$")
-        .complete(&conversation(), &[], 10_000)
-        .unwrap_err();
+    let err = refusal(sh("kill -TERM $$"), 10_000);
     assert!(
         matches!(&err, ModelError::Transport(m) if m.contains("signal 15")),
         "{err:?}"
@@ -99,13 +116,12 @@ fn a_signal_is_named() {
 
 #[test]
 fn the_process_group_is_killed_at_the_timeout() {
-    let dir = std::env::temp_dir().join(format!("probity-model-cmd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cmd");
     let pidfile = dir.join("child.pid");
     // A background child (as an agent's helper would be) in the group.
     let script = format!("sleep 30 & echo $! > '{}'; wait", pidfile.display());
     let started = Instant::now();
-    let err = sh(&script).complete(&conversation(), &[], 500).unwrap_err();
+    let err = refusal(sh(&script), 500);
     assert_eq!(err, ModelError::Timeout);
     assert!(started.elapsed() < Duration::from_secs(10));
     let pid = std::fs::read_to_string(&pidfile).unwrap();
@@ -127,9 +143,7 @@ fn the_process_group_is_killed_at_the_timeout() {
 #[test]
 fn output_past_the_bound_is_refused() {
     let script = format!("head -c {} /dev/zero | tr '\\0' a", MAX_COMMAND_OUTPUT + 1);
-    let err = sh(&script)
-        .complete(&conversation(), &[], 20_000)
-        .unwrap_err();
+    let err = refusal(sh(&script), 20_000);
     assert!(
         matches!(&err, ModelError::Protocol(m) if m.contains("more than 4 MiB")),
         "{err:?}"
@@ -142,18 +156,16 @@ fn output_past_the_bound_is_refused() {
 
 #[test]
 fn an_answer_that_is_not_utf8_is_a_protocol_error() {
-    let err = sh("printf '\\377\\376'")
-        .complete(&conversation(), &[], 10_000)
-        .unwrap_err();
+    let err = refusal(sh("printf '\\377\\376'"), 10_000);
     assert!(matches!(err, ModelError::Protocol(_)), "{err:?}");
 }
 
 #[test]
 fn a_missing_program_is_not_configured() {
-    let err = CommandModel::new(vec!["/nonexistent/probity-agent".into()])
-        .unwrap()
-        .complete(&conversation(), &[], 10_000)
-        .unwrap_err();
+    let err = refusal(
+        CommandModel::new(vec!["/nonexistent/probity-agent".into()]).unwrap(),
+        10_000,
+    );
     assert!(
         matches!(&err, ModelError::NotConfigured(m) if m.contains("/nonexistent/probity-agent")),
         "{err:?}"
@@ -214,17 +226,14 @@ fn the_agent_runs_in_an_empty_scratch_directory_removed_after_the_call() {
 /// killed at the timeout.
 #[test]
 fn the_scratch_directory_goes_when_the_agent_fails_or_times_out() {
-    let dir = std::env::temp_dir().join(format!("probity-model-cwd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("cwd");
     let seen = dir.join("cwd");
     let script = format!("pwd -P > '{}'; exit 4", seen.display());
-    sh(&script)
-        .complete(&conversation(), &[], 10_000)
-        .unwrap_err();
+    refusal(sh(&script), 10_000);
     let cwd = std::fs::read_to_string(&seen).unwrap();
     assert!(!std::path::Path::new(cwd.trim()).exists(), "{cwd}");
     let script = format!("pwd -P > '{}'; sleep 30", seen.display());
-    let err = sh(&script).complete(&conversation(), &[], 500).unwrap_err();
+    let err = refusal(sh(&script), 500);
     assert_eq!(err, ModelError::Timeout);
     let cwd = std::fs::read_to_string(&seen).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -286,8 +295,7 @@ fn the_agent_is_told_it_has_no_tools_and_how_to_read_the_candidate() {
 /// directory holds (only the program's own directory moved).
 #[test]
 fn a_relative_program_is_found_from_the_callers_directory() {
-    let dir = std::env::temp_dir().join(format!("probity-model-rel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("rel");
     let script = dir.join("agent.sh");
     probity_testkit::write_executable(&script, b"#!/bin/sh\ncat >/dev/null\necho relative ok\n")
         .unwrap();
