@@ -206,15 +206,7 @@ fn an_http_error_is_a_model_error() {
 fn a_slow_model_runs_into_the_shared_timeout() {
     let (url, server) = serve(vec![(200, text("VERDICT: PASS", "stop"), 1500)]);
     let mut lp = new_loop();
-    let err = run_review(
-        &mut lp,
-        &mut chat(url),
-        &Mem,
-        &TickingStopwatch::at(0),
-        300,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let err = common::review_within(&mut lp, &mut chat(url), 300).unwrap_err();
     drop(server);
     assert!(
         matches!(
@@ -232,15 +224,7 @@ fn a_slow_model_runs_into_the_shared_timeout() {
 fn nothing_listening_is_a_transport_error() {
     let url = format!("{}/v1", dead_url().unwrap());
     let mut lp = new_loop();
-    let err = run_review(
-        &mut lp,
-        &mut chat(url),
-        &Mem,
-        &TickingStopwatch::at(0),
-        5_000,
-        &mut |_| {},
-    )
-    .unwrap_err();
+    let err = common::review_within(&mut lp, &mut chat(url), 5_000).unwrap_err();
     assert!(
         matches!(err, LoopRunError::Model(ModelError::Transport(_))),
         "{err:?}"
@@ -270,6 +254,17 @@ fn chat_with(base: &str, options: CallOptions, waits: &Waits) -> OpenAiChat {
     .with_sleeper(waits.sleeper())
 }
 
+/// What a model at `base` with `max_retries` and `waits` answers an empty
+/// request offering tools (none given) within `timeout_ms`.
+fn ask_plain(
+    base: &str,
+    max_retries: u32,
+    waits: &Waits,
+    timeout_ms: u64,
+) -> Result<probity_core::snapshot_tools::ModelResponse, ModelError> {
+    chat_with(base, options(max_retries), waits).complete(&ask(vec![], true), &[], timeout_ms)
+}
+
 fn ask(messages: Vec<Message>, offer_tools: bool) -> ModelRequest {
     ModelRequest {
         messages,
@@ -287,6 +282,20 @@ fn expected_tools() -> Value {
             })
             .collect(),
     )
+}
+
+/// The body the round trip below sends: `messages`, the tools offered
+/// with `tool_choice`, temperature 0.2 and seed 1234.
+fn sent_body(messages: &[Value], tool_choice: &str) -> Value {
+    json!({
+        "model": "scripted",
+        "messages": messages,
+        "stream": false,
+        "tools": expected_tools(),
+        "tool_choice": tool_choice,
+        "temperature": 0.2,
+        "seed": 1234,
+    })
 }
 
 #[test]
@@ -354,40 +363,22 @@ fn a_tool_call_round_trip_sends_the_documented_bodies() {
     );
     assert!(second.tool_calls.is_empty());
     let seen = server.seen();
-    assert_eq!(
-        seen[0].json(),
-        json!({
-            "model": "scripted",
-            "messages": [
-                {"role": "system", "content": "frame"},
-                {"role": "user", "content": "diff"},
-            ],
-            "stream": false,
-            "tools": expected_tools(),
-            "tool_choice": "auto",
-            "temperature": 0.2,
-            "seed": 1234,
-        })
-    );
-    assert_eq!(
-        seen[1].json(),
-        json!({
-            "model": "scripted",
-            "messages": [
-                {"role": "system", "content": "frame"},
-                {"role": "user", "content": "diff"},
-                {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
-                    "type": "function", "function": {"name": "read",
-                        "arguments": "{\"path\":\"src/a.rs\"}"}}]},
-                {"role": "tool", "tool_call_id": "call_1", "content": "pub fn a() -> u8 { 1 }\n"},
-            ],
-            "stream": false,
-            "tools": expected_tools(),
-            "tool_choice": "none",
-            "temperature": 0.2,
-            "seed": 1234,
-        })
-    );
+    let opening = vec![
+        json!({"role": "system", "content": "frame"}),
+        json!({"role": "user", "content": "diff"}),
+    ];
+    assert_eq!(seen[0].json(), sent_body(&opening, "auto"));
+    let answered = [
+        opening,
+        vec![
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1",
+                "type": "function", "function": {"name": "read",
+                    "arguments": "{\"path\":\"src/a.rs\"}"}}]}),
+            json!({"role": "tool", "tool_call_id": "call_1", "content": "pub fn a() -> u8 { 1 }\n"}),
+        ],
+    ]
+    .concat();
+    assert_eq!(seen[1].json(), sent_body(&answered, "none"));
     assert_eq!(
         (seen[0].method.as_str(), seen[0].target.as_str()),
         ("POST", "/v1/chat/completions")
@@ -409,9 +400,7 @@ fn a_429_with_retry_after_is_waited_then_retried() {
     .unwrap();
     let base = server.base();
     let waits = Waits::default();
-    let r = chat_with(base, options(3), &waits)
-        .complete(&ask(vec![], true), &[], 60_000)
-        .unwrap();
+    let r = ask_plain(base, 3, &waits, 60_000).unwrap();
     assert_eq!(r.text.as_deref(), Some("VERDICT: PASS"));
     assert_eq!(waits.taken(), [Duration::from_secs(7)]);
     let seen = server.seen();
@@ -459,9 +448,7 @@ fn server_errors_are_retried_with_backoff_then_a_typed_error() {
     let server = HttpServer::sequence(script).unwrap();
     let base = server.base();
     let waits = Waits::default();
-    let err = chat_with(base, options(3), &waits)
-        .complete(&ask(vec![], true), &[], 60_000)
-        .unwrap_err();
+    let err = ask_plain(base, 3, &waits, 60_000).unwrap_err();
     assert_eq!(server.seen().len(), 4);
     assert_eq!(waits.taken(), [500, 1000, 2000].map(Duration::from_millis));
     match err {
@@ -481,9 +468,7 @@ fn no_wait_runs_past_the_calls_budget() {
     .unwrap();
     let base = server.base();
     let waits = Waits::default();
-    let err = chat_with(base, options(3), &waits)
-        .complete(&ask(vec![], true), &[], 5_000)
-        .unwrap_err();
+    let err = ask_plain(base, 3, &waits, 5_000).unwrap_err();
     assert_eq!(err, ModelError::Timeout);
     assert!(waits.taken().is_empty());
     assert_eq!(server.seen().len(), 1);
@@ -495,9 +480,7 @@ fn zero_retries_answers_the_first_429() {
         HttpServer::sequence(vec![Reply::value(429, json!({"error": "limited"}))]).unwrap();
     let base = server.base();
     let waits = Waits::default();
-    let err = chat_with(base, options(0), &waits)
-        .complete(&ask(vec![], true), &[], 5_000)
-        .unwrap_err();
+    let err = ask_plain(base, 0, &waits, 5_000).unwrap_err();
     assert!(
         matches!(err, ModelError::Status { status: 429, .. }),
         "{err:?}"
@@ -528,9 +511,7 @@ fn a_client_error_body_is_cut_and_never_carries_the_key() {
         assert!(!shown.contains(KEY), "{shown}");
     }
     // Nor does a transport error.
-    let err = chat_with(&dead_url().unwrap(), options(0), &waits)
-        .complete(&ask(vec![], true), &[], 5_000)
-        .unwrap_err();
+    let err = ask_plain(&dead_url().unwrap(), 0, &waits, 5_000).unwrap_err();
     assert!(matches!(err, ModelError::Transport(_)), "{err:?}");
     assert!(!format!("{err} {err:?}").contains(KEY));
 }
@@ -544,9 +525,7 @@ fn malformed_json_is_a_protocol_error() {
     ] {
         let server = HttpServer::sequence(vec![Reply::status(200, body)]).unwrap();
         let base = server.base();
-        let err = chat_with(base, options(0), &Waits::default())
-            .complete(&ask(vec![], true), &[], 5_000)
-            .unwrap_err();
+        let err = ask_plain(base, 0, &Waits::default(), 5_000).unwrap_err();
         drop(server);
         assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
     }

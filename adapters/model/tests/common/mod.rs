@@ -75,12 +75,22 @@ pub fn review_quietly<M: ChatModel + ?Sized>(
     lp: &mut ReviewLoop,
     model: &mut M,
 ) -> Result<Review, LoopRunError> {
+    review_within(lp, model, 20_000)
+}
+
+/// Runs the loop `lp` with `model` over the one-file snapshot ([`Mem`]) on
+/// a stopwatch from 0, a `timeout_ms` timeout, no event kept.
+pub fn review_within<M: ChatModel + ?Sized>(
+    lp: &mut ReviewLoop,
+    model: &mut M,
+    timeout_ms: u64,
+) -> Result<Review, LoopRunError> {
     run_review(
         lp,
         model,
         &Mem,
         &TickingStopwatch::at(0),
-        20_000,
+        timeout_ms,
         &mut |_| {},
     )
 }
