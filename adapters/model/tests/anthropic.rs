@@ -6,37 +6,24 @@ use std::time::Duration;
 
 use probity_core::snapshot_tools::REVIEWER_FRAME;
 use probity_core::snapshot_tools::tool_specs;
-use probity_core::snapshot_tools::{
-    BudgetLimits, Message, ModelRequest, StopReason, Usage, Verdict,
-};
+use probity_core::snapshot_tools::{Message, ModelRequest, StopReason, Usage, Verdict};
 use probity_core::snapshot_tools::{ModelSettings, Provider, Temperature};
 use probity_model::anthropic::{ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS};
-use probity_model::{AnthropicMessages, CallOptions, ModelConfig};
+use probity_model::{AnthropicMessages, CallOptions};
 use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError, run_review};
 use serde_json::{Value, json};
 
 mod common;
 
-use common::{Mem, Waits, new_loop};
+use common::{Mem, Waits, new_loop, options};
 use probity_testkit::TickingStopwatch;
-use probity_testkit::http::{HttpServer, Reply, Request};
+use probity_testkit::http::{HttpServer, Reply};
 
 const KEY: &str = "sk-ant-test-0123456789";
 
-fn options(max_retries: u32) -> CallOptions {
-    CallOptions {
-        max_retries,
-        ..CallOptions::default()
-    }
-}
-
 fn messages_api(base: &str, options: CallOptions, waits: &Waits) -> AnthropicMessages {
     AnthropicMessages::new(
-        ModelConfig {
-            base_url: base.to_owned(),
-            model: "claude-scripted".into(),
-            api_key: Some(KEY.into()),
-        },
+        common::config(base.to_owned(), "claude-scripted", KEY),
         options,
     )
     .with_sleeper(waits.sleeper())
@@ -126,15 +113,7 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
     assert_eq!(review.usage.input_tokens, 240);
 
     let first = &seen[0];
-    assert_eq!(
-        (
-            first.method.as_str(),
-            first.target.as_str(),
-            first.version.as_str()
-        ),
-        ("POST", "/v1/messages", "HTTP/1.1"),
-        "{first:?}"
-    );
+    common::assert_posted_to(first, "/v1/messages");
     assert_eq!(first.header("x-api-key"), Some(KEY));
     assert_eq!(first.header("anthropic-version"), Some(ANTHROPIC_VERSION));
     assert_eq!(first.header("content-type"), Some("application/json"));
@@ -178,12 +157,7 @@ fn a_tool_use_round_trip_drives_the_review_loop() {
     );
     assert_eq!(results[1]["type"], "tool_result");
     assert_eq!(results[1]["tool_use_id"], "toolu_2");
-    assert!(
-        results[1]["content"]
-            .as_str()
-            .unwrap()
-            .contains("escapes the repository root")
-    );
+    common::assert_content_contains(&results[1], "escapes the repository root");
 }
 
 #[test]
@@ -207,35 +181,21 @@ fn a_model_that_never_calls_a_tool() {
 
 #[test]
 fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
-    let server = HttpServer::sequence(vec![
-        Reply::value(
-            200,
+    let (review, seen) = common::review_past_one_call(
+        vec![
             tool_use(&[("t1", "read", json!({"path": "src/a.rs"}))]),
-        ),
-        Reply::value(200, tool_use(&[("t2", "list", json!({}))])),
-        Reply::value(200, say("VERDICT: PASS")),
-    ])
-    .unwrap();
-    let base = server.base();
-    let mut lp = common::loop_with(BudgetLimits {
-        max_calls: 1,
-        ..BudgetLimits::default()
-    });
-    let review = common::review_quietly(
-        &mut lp,
-        &mut messages_api(base, options(0), &Waits::default()),
-    )
-    .unwrap();
-    let seen = server.seen();
+            tool_use(&[("t2", "list", json!({}))]),
+            say("VERDICT: PASS"),
+        ],
+        |base| messages_api(base, options(0), &Waits::default()),
+    );
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
-    let bodies: Vec<Value> = seen.iter().map(Request::json).collect();
-    let choices: Vec<&Value> = bodies.iter().map(|b| &b["tool_choice"]).collect();
     assert_eq!(
-        choices,
+        common::tool_choices(&seen),
         [
-            &json!({"type": "auto"}),
-            &json!({"type": "none"}),
-            &json!({"type": "none"})
+            json!({"type": "auto"}),
+            json!({"type": "none"}),
+            json!({"type": "none"})
         ]
     );
     // The tools stay declared: the transcript has tool_use blocks.
@@ -283,15 +243,15 @@ fn max_tokens_is_a_length_stop_and_text_blocks_are_joined() {
 #[test]
 fn prose_instead_of_json_is_just_text() {
     let prose = "Looks good to me; I will not write JSON.";
-    let server = HttpServer::sequence(vec![Reply::value(200, say(prose))]).unwrap();
-    let base = server.base();
-    let r = messages_api(base, options(0), &Waits::default())
-        .complete(&ask(vec![]), &tool_specs(), 5_000)
-        .unwrap();
-    drop(server);
-    assert_eq!(r.text.as_deref(), Some(prose));
-    assert!(r.tool_calls.is_empty());
-    assert_eq!(r.stop, StopReason::EndTurn);
+    let r = common::answer_of(vec![Reply::value(200, say(prose))], |base| {
+        messages_api(base, options(0), &Waits::default()).complete(
+            &ask(vec![]),
+            &tool_specs(),
+            5_000,
+        )
+    })
+    .unwrap();
+    common::assert_just_text(&r, prose);
 }
 
 #[test]
@@ -326,13 +286,7 @@ fn overloaded_529_is_retried_then_exhausted() {
         .unwrap_err();
     assert_eq!(server.seen().len(), 3);
     assert_eq!(waits.taken(), [500, 1000].map(Duration::from_millis));
-    match err {
-        ModelError::Status { status, body } => {
-            assert_eq!(status, 529);
-            assert!(body.contains("overloaded_error"), "{body}");
-        }
-        other => panic!("{other:?}"),
-    }
+    common::assert_status(err, 529, "overloaded_error");
 }
 
 #[test]
@@ -385,19 +339,14 @@ fn an_invalid_request_is_not_retried_and_never_shows_the_key() {
 
 #[test]
 fn malformed_json_is_a_protocol_error() {
-    for body in [
+    let bodies = [
         "{\"content\": [",
         "event: message_start\ndata: {}\n\n",
         "{\"type\": \"message\"}",
-    ] {
-        let server = HttpServer::sequence(vec![Reply::status(200, body)]).unwrap();
-        let base = server.base();
-        let err = messages_api(base, options(0), &Waits::default())
-            .complete(&ask(vec![]), &[], 5_000)
-            .unwrap_err();
-        drop(server);
-        assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
-    }
+    ];
+    common::assert_protocol_errors(&bodies, |base| {
+        messages_api(base, options(0), &Waits::default()).complete(&ask(vec![]), &[], 5_000)
+    });
 }
 
 #[test]

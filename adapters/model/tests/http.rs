@@ -5,10 +5,8 @@
 use std::time::{Duration, Instant};
 
 use probity_core::snapshot_tools::tool_specs;
-use probity_core::snapshot_tools::{
-    BudgetLimits, Message, ModelRequest, StopReason, Usage, Verdict,
-};
 use probity_core::snapshot_tools::{LENGTH_RETRY_PROMPT, REVIEWER_FRAME};
+use probity_core::snapshot_tools::{Message, ModelRequest, StopReason, Usage, Verdict};
 use probity_core::snapshot_tools::{ModelSettings, Temperature};
 use probity_model::{CallOptions, ModelConfig, OpenAiChat};
 use probity_ports::snapshot::ChatModel;
@@ -17,9 +15,9 @@ use serde_json::{Value, json};
 
 mod common;
 
-use common::{Mem, Waits, new_loop};
+use common::{Mem, Waits, new_loop, options};
 use probity_testkit::TickingStopwatch;
-use probity_testkit::http::{HttpServer, Reply, Request, dead_url};
+use probity_testkit::http::{HttpServer, Reply, dead_url};
 
 /// Serves `script` (status, body, delay) at `<base>/v1`.
 fn serve(script: Vec<(u16, Value, u64)>) -> (String, HttpServer) {
@@ -108,15 +106,7 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
     );
 
     let first = &seen[0];
-    assert_eq!(
-        (
-            first.method.as_str(),
-            first.target.as_str(),
-            first.version.as_str()
-        ),
-        ("POST", "/v1/chat/completions", "HTTP/1.1"),
-        "{first:?}"
-    );
+    common::assert_posted_to(first, "/v1/chat/completions");
     assert_eq!(
         first
             .header("authorization")
@@ -138,12 +128,7 @@ fn scripted_tool_calls_drive_the_review_loop_over_http() {
         json!({"role": "tool", "tool_call_id": "c1", "content": "pub fn a() -> u8 { 1 }\n"})
     );
     assert_eq!(msgs[4]["tool_call_id"], "c2");
-    assert!(
-        msgs[4]["content"]
-            .as_str()
-            .unwrap()
-            .contains("escapes the repository root")
-    );
+    common::assert_content_contains(&msgs[4], "escapes the repository root");
     let msgs = seen[2].json()["messages"].as_array().unwrap().clone();
     assert_eq!(msgs.last().unwrap()["content"], "src/a.rs\n");
 }
@@ -235,20 +220,9 @@ fn nothing_listening_is_a_transport_error() {
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
-fn options(max_retries: u32) -> CallOptions {
-    CallOptions {
-        max_retries,
-        ..CallOptions::default()
-    }
-}
-
 fn chat_with(base: &str, options: CallOptions, waits: &Waits) -> OpenAiChat {
     OpenAiChat::with_options(
-        ModelConfig {
-            base_url: format!("{base}/v1"),
-            model: "scripted".into(),
-            api_key: Some(KEY.into()),
-        },
+        common::config(format!("{base}/v1"), "scripted", KEY),
         options,
     )
     .with_sleeper(waits.sleeper())
@@ -451,13 +425,7 @@ fn server_errors_are_retried_with_backoff_then_a_typed_error() {
     let err = ask_plain(base, 3, &waits, 60_000).unwrap_err();
     assert_eq!(server.seen().len(), 4);
     assert_eq!(waits.taken(), [500, 1000, 2000].map(Duration::from_millis));
-    match err {
-        ModelError::Status { status, body } => {
-            assert_eq!(status, 503);
-            assert!(body.contains("down 3"), "{body}");
-        }
-        other => panic!("{other:?}"),
-    }
+    common::assert_status(err, 503, "down 3");
 }
 
 #[test]
@@ -518,32 +486,27 @@ fn a_client_error_body_is_cut_and_never_carries_the_key() {
 
 #[test]
 fn malformed_json_is_a_protocol_error() {
-    for body in [
+    let bodies = [
         "{\"choices\": [",
         "<html>502 Bad Gateway</html>",
         "{\"choices\": []}",
-    ] {
-        let server = HttpServer::sequence(vec![Reply::status(200, body)]).unwrap();
-        let base = server.base();
-        let err = ask_plain(base, 0, &Waits::default(), 5_000).unwrap_err();
-        drop(server);
-        assert!(matches!(err, ModelError::Protocol(_)), "{body}: {err:?}");
-    }
+    ];
+    common::assert_protocol_errors(&bodies, |base| ask_plain(base, 0, &Waits::default(), 5_000));
 }
 
 #[test]
 fn prose_instead_of_json_is_just_text() {
     // The adapter answers what the model said; the loop decides.
     let prose = "I think the change is fine, no JSON from me.";
-    let server = HttpServer::sequence(vec![Reply::value(200, text(prose, "stop"))]).unwrap();
-    let base = server.base();
-    let r = chat_with(base, options(0), &Waits::default())
-        .complete(&ask(vec![], true), &tool_specs(), 5_000)
-        .unwrap();
-    drop(server);
-    assert_eq!(r.text.as_deref(), Some(prose));
-    assert!(r.tool_calls.is_empty());
-    assert_eq!(r.stop, StopReason::EndTurn);
+    let r = common::answer_of(vec![Reply::value(200, text(prose, "stop"))], |base| {
+        chat_with(base, options(0), &Waits::default()).complete(
+            &ask(vec![], true),
+            &tool_specs(),
+            5_000,
+        )
+    })
+    .unwrap();
+    common::assert_just_text(&r, prose);
 }
 
 #[test]
@@ -584,28 +547,19 @@ fn usage_and_a_gateway_cost_reach_the_review() {
 
 #[test]
 fn a_model_calling_tools_past_the_budget_gets_tool_choice_none() {
-    let server = HttpServer::sequence(vec![
-        Reply::value(
-            200,
-            tool_calls(&[("c1", "read", json!({"path": "src/a.rs"}))]),
-        ),
-        Reply::value(200, tool_calls(&[("c2", "list", json!({}))])),
-        Reply::value(200, text("VERDICT: PASS", "stop")),
-    ])
-    .unwrap();
-    let base = server.base();
-    let mut lp = common::loop_with(BudgetLimits {
-        max_calls: 1,
-        ..BudgetLimits::default()
+    let answers = vec![
+        tool_calls(&[("c1", "read", json!({"path": "src/a.rs"}))]),
+        tool_calls(&[("c2", "list", json!({}))]),
+        text("VERDICT: PASS", "stop"),
+    ];
+    let (review, seen) = common::review_past_one_call(answers, |base| {
+        chat_with(base, options(0), &Waits::default())
     });
-    let review =
-        common::review_quietly(&mut lp, &mut chat_with(base, options(0), &Waits::default()))
-            .unwrap();
-    let seen = server.seen();
     assert_eq!(review.verdict(), Some(&Verdict::Pass));
-    let bodies: Vec<Value> = seen.iter().map(Request::json).collect();
-    let choices: Vec<&Value> = bodies.iter().map(|b| &b["tool_choice"]).collect();
-    assert_eq!(choices, [&json!("auto"), &json!("none"), &json!("none")]);
+    assert_eq!(
+        common::tool_choices(&seen),
+        [json!("auto"), json!("none"), json!("none")]
+    );
     let last = seen[2].json()["messages"].as_array().unwrap().clone();
     assert_eq!(last[last.len() - 1]["tool_call_id"], "c2");
     assert!(

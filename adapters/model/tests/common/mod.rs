@@ -94,3 +94,119 @@ pub fn review_within<M: ChatModel + ?Sized>(
         &mut |_| {},
     )
 }
+
+/// Call options with `max_retries` and the defaults otherwise.
+pub fn options(max_retries: u32) -> probity_model::CallOptions {
+    probity_model::CallOptions {
+        max_retries,
+        ..probity_model::CallOptions::default()
+    }
+}
+
+/// The configuration of the scripted model `model` at `base_url`, with `key`.
+pub fn config(base_url: String, model: &str, key: &str) -> probity_model::ModelConfig {
+    probity_model::ModelConfig {
+        base_url,
+        model: model.into(),
+        api_key: Some(key.into()),
+    }
+}
+
+/// What `call` answers while a scripted server at the base URL it is given
+/// answers `replies` in order; the server is stopped before the answer is
+/// returned.
+pub fn answer_of<T>(replies: Vec<probity_testkit::http::Reply>, call: impl FnOnce(&str) -> T) -> T {
+    let server = probity_testkit::http::HttpServer::sequence(replies).unwrap();
+    let answer = call(server.base());
+    drop(server);
+    answer
+}
+
+/// Asserts a request's line: a `POST` to `target` over HTTP/1.1.
+pub fn assert_posted_to(request: &probity_testkit::http::Request, target: &str) {
+    assert_eq!(
+        (
+            request.method.as_str(),
+            request.target.as_str(),
+            request.version.as_str()
+        ),
+        ("POST", target, "HTTP/1.1"),
+        "{request:?}"
+    );
+}
+
+/// Asserts an answer that is just `prose`: no tool call, an ordinary end.
+pub fn assert_just_text(r: &probity_core::snapshot_tools::ModelResponse, prose: &str) {
+    assert_eq!(r.text.as_deref(), Some(prose));
+    assert!(r.tool_calls.is_empty());
+    assert_eq!(r.stop, probity_core::snapshot_tools::StopReason::EndTurn);
+}
+
+/// Asserts that a tool result's `content` (a string) contains `needle`.
+pub fn assert_content_contains(result: &serde_json::Value, needle: &str) {
+    assert!(
+        result["content"].as_str().unwrap().contains(needle),
+        "{result}"
+    );
+}
+
+/// The status and body of a [`ModelError::Status`](probity_ports::snapshot::ModelError),
+/// or a panic naming what came instead.
+pub fn status_of(err: probity_ports::snapshot::ModelError) -> (u16, String) {
+    match err {
+        probity_ports::snapshot::ModelError::Status { status, body } => (status, body),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Runs a review whose budget allows one tool call, with the model `make`
+/// builds for a scripted server at the base URL it is given answering
+/// `bodies` (each with status 200) in order: the review, and the requests
+/// the server saw.
+pub fn review_past_one_call<M: ChatModel>(
+    bodies: Vec<serde_json::Value>,
+    make: impl FnOnce(&str) -> M,
+) -> (Review, Vec<probity_testkit::http::Request>) {
+    let replies = bodies
+        .into_iter()
+        .map(|b| probity_testkit::http::Reply::value(200, b))
+        .collect();
+    let server = probity_testkit::http::HttpServer::sequence(replies).unwrap();
+    let mut lp = loop_with(BudgetLimits {
+        max_calls: 1,
+        ..BudgetLimits::default()
+    });
+    let review = review_quietly(&mut lp, &mut make(server.base())).unwrap();
+    (review, server.seen())
+}
+
+/// The `tool_choice` of each request, in order.
+pub fn tool_choices(seen: &[probity_testkit::http::Request]) -> Vec<serde_json::Value> {
+    seen.iter()
+        .map(|r| r.json()["tool_choice"].clone())
+        .collect()
+}
+
+/// Asserts a [`ModelError::Status`](probity_ports::snapshot::ModelError)
+/// with `status` whose body contains `needle`.
+pub fn assert_status(err: probity_ports::snapshot::ModelError, status: u16, needle: &str) {
+    let (found, body) = status_of(err);
+    assert_eq!(found, status);
+    assert!(body.contains(needle), "{body}");
+}
+
+/// Asserts that a scripted server answering each of `bodies` (status 200)
+/// makes the call `ask` gives its base URL a protocol error.
+pub fn assert_protocol_errors<T: std::fmt::Debug>(
+    bodies: &[&str],
+    ask: impl Fn(&str) -> Result<T, probity_ports::snapshot::ModelError>,
+) {
+    for body in bodies {
+        let err =
+            answer_of(vec![probity_testkit::http::Reply::status(200, *body)], &ask).unwrap_err();
+        assert!(
+            matches!(err, probity_ports::snapshot::ModelError::Protocol(_)),
+            "{body}: {err:?}"
+        );
+    }
+}
