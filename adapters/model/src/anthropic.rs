@@ -25,7 +25,7 @@ use probity_core::snapshot_tools::{
 use probity_ports::snapshot::{ChatModel, ModelError};
 use serde_json::{Map, Value, json};
 
-use crate::http::{self, Post, Sleeper, ThreadSleeper};
+use crate::http::{Client, Sleeper};
 use crate::{CallOptions, ModelConfig, temperature_json};
 
 /// The API version every request names.
@@ -223,17 +223,12 @@ fn parse_usage(u: Option<&Value>) -> Option<Usage> {
 
 /// The HTTP client.
 pub struct AnthropicMessages {
-    config: ModelConfig,
-    options: CallOptions,
-    sleeper: Box<dyn Sleeper>,
+    client: Client,
 }
 
 impl std::fmt::Debug for AnthropicMessages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnthropicMessages")
-            .field("config", &self.config)
-            .field("options", &self.options)
-            .finish_non_exhaustive()
+        self.client.debug("AnthropicMessages", f)
     }
 }
 
@@ -242,15 +237,13 @@ impl AnthropicMessages {
     /// `options` say.
     pub fn new(config: ModelConfig, options: CallOptions) -> Self {
         Self {
-            config,
-            options,
-            sleeper: Box::new(ThreadSleeper),
+            client: Client::new(config, options),
         }
     }
 
     /// Waits between retries through `sleeper` (tests record the waits).
     pub fn with_sleeper(mut self, sleeper: impl Sleeper + 'static) -> Self {
-        self.sleeper = Box::new(sleeper);
+        self.client.set_sleeper(sleeper);
         self
     }
 }
@@ -262,23 +255,18 @@ impl ChatModel for AnthropicMessages {
         tools: &[ToolSpec],
         timeout_ms: u64,
     ) -> Result<ModelResponse, ModelError> {
-        let body = request_body(&self.config.model, request, tools, &self.options)?;
+        let body = request_body(
+            &self.client.config.model,
+            request,
+            tools,
+            &self.client.options,
+        )?;
         let mut headers = vec![("anthropic-version", ANTHROPIC_VERSION.to_owned())];
-        if let Some(key) = &self.config.api_key {
+        if let Some(key) = &self.client.config.api_key {
             headers.push(("x-api-key", key.clone()));
         }
-        let url = self.config.messages_endpoint();
-        let v = http::post_json(
-            &Post {
-                url: &url,
-                headers: &headers,
-                body: &body,
-                timeout_ms,
-                max_retries: self.options.max_retries,
-                secret: self.config.api_key.as_deref(),
-            },
-            self.sleeper.as_mut(),
-        )?;
+        let url = self.client.config.messages_endpoint();
+        let v = self.client.post(&url, &headers, &body, timeout_ms)?;
         parse_response(&v)
     }
 }

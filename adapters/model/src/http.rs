@@ -248,6 +248,62 @@ fn attempt(
     Ok((status, headers, text))
 }
 
+/// What an HTTP provider's client holds: where and how it calls (its
+/// configuration and options) and how it waits between retries.
+pub(crate) struct Client {
+    pub config: crate::ModelConfig,
+    pub options: crate::CallOptions,
+    sleeper: Box<dyn Sleeper>,
+}
+
+impl Client {
+    /// Calls at `config`'s base as `options` say, sleeping the thread
+    /// between retries.
+    pub fn new(config: crate::ModelConfig, options: crate::CallOptions) -> Self {
+        Self {
+            config,
+            options,
+            sleeper: Box::new(ThreadSleeper),
+        }
+    }
+
+    /// Waits between retries through `sleeper` from now on.
+    pub fn set_sleeper(&mut self, sleeper: impl Sleeper + 'static) {
+        self.sleeper = Box::new(sleeper);
+    }
+
+    /// Writes the provider `name` with its configuration and options (the
+    /// configuration's own `Debug` keeps the key out).
+    pub fn debug(&self, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(name)
+            .field("config", &self.config)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+
+    /// Posts `body` to `url` with `headers` within `timeout_ms`, retrying
+    /// as the options say, the key redacted from every error.
+    pub fn post(
+        &mut self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &serde_json::Value,
+        timeout_ms: u64,
+    ) -> Result<serde_json::Value, ModelError> {
+        post_json(
+            &Post {
+                url,
+                headers,
+                body,
+                timeout_ms,
+                max_retries: self.options.max_retries,
+                secret: self.config.api_key.as_deref(),
+            },
+            self.sleeper.as_mut(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ use probity_core::snapshot_tools::{
 use probity_ports::snapshot::{ChatModel, ModelError};
 use serde_json::{Value, json};
 
-use crate::http::{self, Post, Sleeper, ThreadSleeper};
+use crate::http::{Client, Sleeper};
 use crate::{CallOptions, ModelConfig, temperature_json};
 
 /// The chat-completions body for a request.
@@ -230,17 +230,12 @@ fn decimal_micro(s: &str) -> Option<u64> {
 
 /// The HTTP client.
 pub struct OpenAiChat {
-    config: ModelConfig,
-    options: CallOptions,
-    sleeper: Box<dyn Sleeper>,
+    client: Client,
 }
 
 impl std::fmt::Debug for OpenAiChat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiChat")
-            .field("config", &self.config)
-            .field("options", &self.options)
-            .finish_non_exhaustive()
+        self.client.debug("OpenAiChat", f)
     }
 }
 
@@ -253,15 +248,13 @@ impl OpenAiChat {
     /// With explicit sampling and retry options.
     pub fn with_options(config: ModelConfig, options: CallOptions) -> Self {
         Self {
-            config,
-            options,
-            sleeper: Box::new(ThreadSleeper),
+            client: Client::new(config, options),
         }
     }
 
     /// Waits between retries through `sleeper` (tests record the waits).
     pub fn with_sleeper(mut self, sleeper: impl Sleeper + 'static) -> Self {
-        self.sleeper = Box::new(sleeper);
+        self.client.set_sleeper(sleeper);
         self
     }
 }
@@ -273,23 +266,18 @@ impl ChatModel for OpenAiChat {
         tools: &[ToolSpec],
         timeout_ms: u64,
     ) -> Result<ModelResponse, ModelError> {
-        let body = request_body(&self.config.model, request, tools, &self.options)?;
+        let body = request_body(
+            &self.client.config.model,
+            request,
+            tools,
+            &self.client.options,
+        )?;
         let mut headers = Vec::new();
-        if let Some(key) = &self.config.api_key {
+        if let Some(key) = &self.client.config.api_key {
             headers.push(("Authorization", format!("Bearer {key}")));
         }
-        let url = self.config.endpoint();
-        let v = http::post_json(
-            &Post {
-                url: &url,
-                headers: &headers,
-                body: &body,
-                timeout_ms,
-                max_retries: self.options.max_retries,
-                secret: self.config.api_key.as_deref(),
-            },
-            self.sleeper.as_mut(),
-        )?;
+        let url = self.client.config.endpoint();
+        let v = self.client.post(&url, &headers, &body, timeout_ms)?;
         parse_response(&v)
     }
 }
