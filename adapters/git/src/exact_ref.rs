@@ -289,18 +289,30 @@ mod tests {
             .to_owned()
     }
 
+    /// A fixture with one commit (`a` holding `a`), and its id.
+    fn one_commit() -> (Fixture, String) {
+        let f = Fixture::new().unwrap();
+        f.write("a", "a\n").unwrap();
+        f.commit_all("a").unwrap();
+        let one = head(&f);
+        (f, one)
+    }
+
+    /// A fixture with two commits (`a` holding `a`, then `b`), and their ids.
+    fn two_commits() -> (Fixture, String, String) {
+        let (f, one) = one_commit();
+        f.write("a", "b\n").unwrap();
+        f.commit_all("b").unwrap();
+        let two = head(&f);
+        (f, one, two)
+    }
+
     /// Loose, packed, packed and then loose again, deleted, and shadowed
     /// by names git's lookup rules would try: always the ref itself, and
     /// always what `git show-ref --verify` says.
     #[test]
     fn a_ref_is_read_by_its_full_name_only() {
-        let f = Fixture::new().unwrap();
-        f.write("a", "a\n").unwrap();
-        f.commit_all("a").unwrap();
-        let one = head(&f);
-        f.write("a", "b\n").unwrap();
-        f.commit_all("b").unwrap();
-        let two = head(&f);
+        let (f, one, two) = two_commits();
         let repo = f.repo().unwrap();
         let name = "refs/notes/probity";
         let agree = |want: Option<&str>| {
@@ -336,10 +348,7 @@ mod tests {
     /// A symbolic ref is resolved by git, not by this reader.
     #[test]
     fn a_symbolic_ref_is_asked_of_git() {
-        let f = Fixture::new().unwrap();
-        f.write("a", "a\n").unwrap();
-        f.commit_all("a").unwrap();
-        let one = head(&f);
+        let (f, one) = one_commit();
         let repo = f.repo().unwrap();
         f.git(&["update-ref", "refs/notes/other", &one]).unwrap();
         f.git(&["symbolic-ref", "refs/notes/probity", "refs/notes/other"])
@@ -381,13 +390,7 @@ mod tests {
     /// no ref, whatever file it would name.
     #[test]
     fn head_is_read_as_itself_never_as_a_ref_spelled_head() {
-        let f = Fixture::new().unwrap();
-        f.write("a", "a\n").unwrap();
-        f.commit_all("a").unwrap();
-        let one = head(&f);
-        f.write("a", "b\n").unwrap();
-        f.commit_all("b").unwrap();
-        let two = head(&f);
+        let (f, one, two) = two_commits();
         let repo = f.repo().unwrap();
         for shadow in [
             "refs/tags/HEAD",
@@ -444,13 +447,7 @@ mod tests {
     /// per-worktree ref (`refs/bisect/…`) is asked of git.
     #[test]
     fn head_and_per_worktree_refs_are_this_worktrees() {
-        let f = Fixture::new().unwrap();
-        f.write("a", "a\n").unwrap();
-        f.commit_all("a").unwrap();
-        let one = head(&f);
-        f.write("a", "b\n").unwrap();
-        f.commit_all("b").unwrap();
-        let two = head(&f);
+        let (f, one, two) = two_commits();
         let wt = f.root().join("wt");
         f.git(&[
             "worktree",
@@ -487,9 +484,7 @@ mod tests {
     /// once, never opened (opening it would block, git's own read too).
     #[test]
     fn a_fifo_where_a_ref_is_kept_is_refused_without_blocking() {
-        let f = Fixture::new().unwrap();
-        f.write("a", "a\n").unwrap();
-        f.commit_all("a").unwrap();
+        let (f, _) = one_commit();
         let repo = f.repo().unwrap();
         let git_dir = repo.git_dir().to_path_buf();
         let mkfifo = |p: &std::path::Path| {
