@@ -263,6 +263,25 @@ impl SshKeygen {
             .or_else(|_| scratch_file(&std::env::temp_dir(), SIG_PREFIX, armored.as_bytes()))?)
     }
 
+    /// Runs `ssh-keygen -Y <op> <before…> -s <signature file> <after…>` on
+    /// `input` within the verify timeout, the signature written to a
+    /// scratch file for the run.
+    fn run_with_sig(
+        &self,
+        op: &str,
+        before: &[&std::ffi::OsStr],
+        signature: &SshSig,
+        after: &[&std::ffi::OsStr],
+        input: &[u8],
+    ) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), SshKeygenError> {
+        let f = self.sig_file(signature)?;
+        let mut args: Vec<&std::ffi::OsStr> = vec!["-Y".as_ref(), op.as_ref()];
+        args.extend_from_slice(before);
+        args.extend(["-s".as_ref(), f.path().as_os_str()]);
+        args.extend_from_slice(after);
+        self.run(&args, input, self.verify_timeout)
+    }
+
     /// The allowed-signers file as it was checked, in a private scratch
     /// copy (`probity-allowed-*`) that `ssh-keygen` reads: the user's path
     /// is opened once, by the bounded reader, so it cannot be swapped for a
@@ -336,23 +355,35 @@ fn failed(args: &str, status: std::process::ExitStatus, stderr: &[u8]) -> SshKey
     }
 }
 
+/// Reads the file at `$path` through the shared bounded reader, at most
+/// `$limit` bytes, its refusal as the variant of the key-file error `$E`
+/// (both have the same four): a missing file is `NotFound`, a FIFO,
+/// directory or device `NotRegular` (never opened for reading), one over
+/// the bound `TooLarge`, any other failure `Unreadable`.
+macro_rules! read_key_file {
+    ($E:ident, $path:expr, $limit:expr) => {{
+        use probity_scratch::input::{InputError, read_regular};
+        let path: &Path = $path;
+        let shown = path.display().to_string();
+        read_regular(path, $limit).map_err(|e| match e {
+            InputError::Unreadable(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                $E::NotFound { path: shown }
+            }
+            InputError::NotRegular => $E::NotRegular { path: shown },
+            InputError::TooLarge { limit } => $E::TooLarge { path: shown, limit },
+            InputError::Unreadable(e) => $E::Unreadable {
+                path: shown,
+                reason: e.to_string(),
+            },
+        })
+    }};
+}
+
 /// Reads the allowed-signers file through the shared bounded reader: its
 /// bytes from a regular file of at most [`MAX_ALLOWED_SIGNERS_BYTES`], or a
 /// typed refusal (a FIFO is never opened for reading, a device never read).
 fn usable_allowed_signers(path: &Path) -> Result<Vec<u8>, AllowedSignersError> {
-    use probity_scratch::input::{InputError, read_regular};
-    let shown = path.display().to_string();
-    read_regular(path, MAX_ALLOWED_SIGNERS_BYTES).map_err(|e| match e {
-        InputError::Unreadable(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            AllowedSignersError::NotFound { path: shown }
-        }
-        InputError::NotRegular => AllowedSignersError::NotRegular { path: shown },
-        InputError::TooLarge { limit } => AllowedSignersError::TooLarge { path: shown, limit },
-        InputError::Unreadable(e) => AllowedSignersError::Unreadable {
-            path: shown,
-            reason: e.to_string(),
-        },
-    })
+    read_key_file!(AllowedSignersError, path, MAX_ALLOWED_SIGNERS_BYTES)
 }
 
 /// Checks a signing key file before `ssh-keygen` is handed its path: a
@@ -364,23 +395,7 @@ fn usable_allowed_signers(path: &Path) -> Result<Vec<u8>, AllowedSignersError> {
 /// anywhere: `ssh-keygen` reads the path itself (its deadline still bounds
 /// a file swapped after this check).
 pub fn check_signing_key(path: &Path) -> Result<(), SigningKeyError> {
-    use probity_scratch::input::{InputError, read_regular};
-    let check = |p: &Path| {
-        let shown = p.display().to_string();
-        read_regular(p, MAX_SIGNING_KEY_BYTES)
-            .map(drop)
-            .map_err(|e| match e {
-                InputError::Unreadable(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    SigningKeyError::NotFound { path: shown }
-                }
-                InputError::NotRegular => SigningKeyError::NotRegular { path: shown },
-                InputError::TooLarge { limit } => SigningKeyError::TooLarge { path: shown, limit },
-                InputError::Unreadable(e) => SigningKeyError::Unreadable {
-                    path: shown,
-                    reason: e.to_string(),
-                },
-            })
-    };
+    let check = |p: &Path| read_key_file!(SigningKeyError, p, MAX_SIGNING_KEY_BYTES).map(drop);
     check(path)?;
     let mut public = path.as_os_str().to_owned();
     public.push(".pub");
@@ -443,16 +458,9 @@ impl SshSignatures for SshKeygen {
     }
 
     fn check(&self, signature: &SshSig, message: &[u8]) -> Result<bool, AdapterError> {
-        let f = self.sig_file(signature)?;
-        let args: [&std::ffi::OsStr; 6] = [
-            "-Y".as_ref(),
-            "check-novalidate".as_ref(),
-            "-n".as_ref(),
-            NAMESPACE.as_ref(),
-            "-s".as_ref(),
-            f.path().as_os_str(),
-        ];
-        let (status, _, _) = self.run(&args, message, self.verify_timeout)?;
+        let namespace = ["-n".as_ref(), NAMESPACE.as_ref()];
+        let (status, _, _) =
+            self.run_with_sig("check-novalidate", &namespace, signature, &[], message)?;
         Ok(status.success())
     }
 
@@ -462,16 +470,9 @@ impl SshSignatures for SshKeygen {
         signature: &SshSig,
     ) -> Result<Vec<String>, AdapterError> {
         let allowed = self.allowed_copy(allowed_signers)?;
-        let f = self.sig_file(signature)?;
-        let args: [&std::ffi::OsStr; 6] = [
-            "-Y".as_ref(),
-            "find-principals".as_ref(),
-            "-s".as_ref(),
-            f.path().as_os_str(),
-            "-f".as_ref(),
-            allowed.path().as_os_str(),
-        ];
-        let (status, out, err) = self.run(&args, b"", self.verify_timeout)?;
+        let file = ["-f".as_ref(), allowed.path().as_os_str()];
+        let (status, out, err) =
+            self.run_with_sig("find-principals", &[], signature, &file, b"")?;
         if !status.success() {
             // ssh-keygen exits 255 both when no principal matches and on
             // errors; only the former is an answer.
@@ -500,20 +501,15 @@ impl SshSignatures for SshKeygen {
         message: &[u8],
     ) -> Result<bool, AdapterError> {
         let allowed = self.allowed_copy(allowed_signers)?;
-        let f = self.sig_file(signature)?;
-        let args: [&std::ffi::OsStr; 10] = [
-            "-Y".as_ref(),
-            "verify".as_ref(),
+        let before: [&std::ffi::OsStr; 6] = [
             "-f".as_ref(),
             allowed.path().as_os_str(),
             "-I".as_ref(),
             principal.as_ref(),
             "-n".as_ref(),
             NAMESPACE.as_ref(),
-            "-s".as_ref(),
-            f.path().as_os_str(),
         ];
-        let (status, _, _) = self.run(&args, message, self.verify_timeout)?;
+        let (status, _, _) = self.run_with_sig("verify", &before, signature, &[], message)?;
         Ok(status.success())
     }
 }
@@ -610,6 +606,12 @@ mod tests {
         p.into_os_string()
     }
 
+    /// `ssh-keygen` as a fake in `dir` whose body is `body`, with no key,
+    /// its scratch files in `dir`.
+    fn faked(dir: &Path, body: &str) -> SshKeygen {
+        SshKeygen::new(Some(fake(dir, body)), None, dir.to_path_buf())
+    }
+
     fn sig() -> SshSig {
         let mut key = Vec::new();
         for b in [b"ssh-ed25519".as_slice(), &[1u8; 32]] {
@@ -671,23 +673,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let allowed = dir.path().join("allowed_signers");
         std::fs::write(&allowed, "").unwrap();
-        let none = SshKeygen::new(
-            Some(fake(
-                dir.path(),
-                "echo 'No principal matched.' >&2; exit 255",
-            )),
-            None,
-            dir.path().to_path_buf(),
-        );
+        let none = faked(dir.path(), "echo 'No principal matched.' >&2; exit 255");
         assert_eq!(
             none.find_principals(&allowed, &sig()).unwrap(),
             Vec::<String>::new()
         );
-        let broken = SshKeygen::new(
-            Some(fake(dir.path(), "echo 'something else' >&2; exit 255")),
-            None,
-            dir.path().to_path_buf(),
-        );
+        let broken = faked(dir.path(), "echo 'something else' >&2; exit 255");
         assert!(broken.find_principals(&allowed, &sig()).is_err());
         // An unreadable allowed-signers file is an error before any run.
         assert!(
@@ -716,11 +707,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let allowed = dir.path().join("allowed_signers");
         std::fs::write(&allowed, "").unwrap();
-        let ssh = SshKeygen::new(
-            Some(fake(dir.path(), script)),
-            None,
-            dir.path().to_path_buf(),
-        );
+        let ssh = faked(dir.path(), script);
         ssh.find_principals(&allowed, &sig()).unwrap()
     }
 
@@ -748,13 +735,9 @@ mod tests {
         std::fs::write(&allowed, "alice@example.invalid ssh-ed25519 AAAA\n").unwrap();
         // find-principals: `-Y find-principals -s SIG -f ALLOWED` ($6);
         // verify: `-Y verify -f ALLOWED ...` ($4).
-        let k = SshKeygen::new(
-            Some(fake(
-                dir.path(),
-                "if [ \"$2\" = find-principals ]; then cut -d' ' -f1 \"$6\"; else test -s \"$4\"; fi",
-            )),
-            None,
-            dir.path().to_path_buf(),
+        let k = faked(
+            dir.path(),
+            "if [ \"$2\" = find-principals ]; then cut -d' ' -f1 \"$6\"; else test -s \"$4\"; fi",
         );
         k.check_allowed_signers(&allowed).unwrap();
         std::fs::remove_file(&allowed).unwrap();
