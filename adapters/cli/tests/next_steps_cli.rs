@@ -26,11 +26,8 @@ fn receipt_missing_then_review_incomplete_advice_works() {
 
 #[test]
 fn review_escalated_advice_recovers_with_authorization() {
-    let r = Repo::new();
-    let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("u.json", PARSER_UNKNOWN)]);
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "review_escalated", "{}", g.stdout);
+    let (r, l) = Repo::escalated();
+    let g = r.gate_says("review_escalated");
     let rec = r.follow(&text(&g.json), "probity recover");
     assert_eq!(rec.json["predecessor"]["lineage_id"], l.as_str());
     assert_eq!(r.gate().json["reason_code"], "review_incomplete");
@@ -112,11 +109,7 @@ fn correction_open_advice_finishes_the_correction() {
 
 #[test]
 fn candidate_superseded_advice_restores_the_corrected_candidate() {
-    let r = Repo::new();
-    let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
-    r.finalize(&l, &["--correction-lines", "2"]);
-    r.f.write("src/parser.rs", body(0)).unwrap();
+    let (r, l) = Repo::corrected();
     r.finalize(&l, &["--validation", &r.doc("p.json", VALIDATION_PASS)]);
     let done = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
     assert_eq!(done.json["state"], "approved", "{}", done.stdout);
@@ -136,9 +129,7 @@ fn candidate_superseded_advice_restores_the_corrected_candidate() {
 
 #[test]
 fn recovery_errors_name_the_revision_and_the_successor() {
-    let r = Repo::new();
-    let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("u.json", PARSER_UNKNOWN)]);
+    let (r, l) = Repo::escalated();
     let st = r.run(&["status", "--lineage", &l]);
     let cmd = st.json["recover_command"].as_str().unwrap().to_string();
     // A stale revision: the answer names the current one.
@@ -146,13 +137,10 @@ fn recovery_errors_name_the_revision_and_the_successor() {
         st.json["store_revision"].as_str().unwrap(),
         &format!("sha256:{}", "0".repeat(64)),
     );
-    let args = command_in(&format!("`{stale}`"), "probity recover", &r.fill());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let bad = r.run(&args);
-    assert_eq!(
-        bad.json["error"]["code"], "revision_mismatch",
-        "{}",
-        bad.stdout
+    let bad = r.refused_with(
+        &format!("`{stale}`"),
+        "probity recover",
+        "revision_mismatch",
     );
     let fixed = text(&bad.json["error"]);
     assert!(fixed.contains(st.json["store_revision"].as_str().unwrap()));
@@ -160,13 +148,10 @@ fn recovery_errors_name_the_revision_and_the_successor() {
     let ok = r.follow(&format!("`{cmd}`"), "probity recover");
     let succ = string_at(&ok.json, "lineage_id");
     let other = cmd.replace(" R ", " other ");
-    let args = command_in(&format!("`{other}`"), "probity recover", &r.fill());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let again = r.run(&args);
-    assert_eq!(
-        again.json["error"]["code"], "already_superseded",
-        "{}",
-        again.stdout
+    let again = r.refused_with(
+        &format!("`{other}`"),
+        "probity recover",
+        "already_superseded",
     );
     let next = text(&again.json["error"]);
     assert!(next.contains(&succ), "{next}");
@@ -199,11 +184,7 @@ fn json_usage_errors_name_the_argument() {
 
 #[test]
 fn the_gate_during_an_open_correction_names_the_correction_not_a_start() {
-    let r = Repo::new();
-    let l = r.start();
-    r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
-    r.finalize(&l, &["--correction-lines", "2"]);
-    r.f.write("src/parser.rs", body(0)).unwrap();
+    let (r, l) = Repo::corrected();
     let g = r.gate();
     assert_eq!(
         (g.json["decision"].as_str(), g.json["next_action"].as_str()),

@@ -69,18 +69,58 @@ impl Repo {
     /// with `prefix`, with the values only a person gives filled in.
     /// Asserts the tool accepts it and returns the answer.
     pub fn follow(&self, text: &str, prefix: &str) -> Run {
-        let args = command_in(text, prefix, &self.fill());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let r = self.run(&args);
+        let r = self.attempt(text, prefix);
         assert_eq!(
             r.code,
             0,
             "following `{}` from {text:?} was refused: {}{}",
-            args.join(" "),
+            command_in(text, prefix, &self.fill()).join(" "),
             r.stdout,
             r.stderr
         );
         r
+    }
+
+    /// Runs the backticked command in `text` that starts with `prefix`,
+    /// filled in as [`Repo::follow`] fills it, whatever the tool answers.
+    pub fn attempt(&self, text: &str, prefix: &str) -> Run {
+        let args = command_in(text, prefix, &self.fill());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.run(&args)
+    }
+
+    /// Like [`Repo::attempt`], asserting the tool refuses with `code`.
+    pub fn refused_with(&self, text: &str, prefix: &str, code: &str) -> Run {
+        let r = self.attempt(text, prefix);
+        assert_eq!(r.json["error"]["code"], code, "{}", r.stdout);
+        r
+    }
+
+    /// The pre-commit gate, asserting it answers `reason`.
+    pub fn gate_says(&self, reason: &str) -> Run {
+        let g = self.gate();
+        assert_eq!(g.json["reason_code"], reason, "{}", g.stdout);
+        g
+    }
+
+    /// A repository with a started review whose result escalates (an
+    /// unknown-cause blocker), and its lineage.
+    pub fn escalated() -> (Repo, String) {
+        let r = Repo::new();
+        let l = r.start();
+        r.finalize(&l, &["--result", &r.doc("u.json", PARSER_UNKNOWN)]);
+        (r, l)
+    }
+
+    /// A repository with a started review in an open correction, the
+    /// corrected file written, and its lineage.
+    pub fn corrected() -> (Repo, String) {
+        let r = Repo::new();
+        let l = r.start();
+        r.finalize(&l, &["--result", &r.doc("b.json", PARSER_BLOCKER)]);
+        r.finalize(&l, &["--correction-lines", "2"]);
+        r.f.write("src/parser.rs", body(0)).unwrap();
+        (r, l)
     }
 
     pub fn fill(&self) -> Vec<(&'static str, String)> {
