@@ -246,6 +246,17 @@ fn fetch(server: &HttpServer, out: &Path) -> Command {
     cmd
 }
 
+/// Runs `test` over a scratch directory when the write pause it needs
+/// exists (debug builds only); says it is skipped otherwise.
+fn with_write_pause(test: impl FnOnce(&Path)) {
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: the write pause exists in debug builds only");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    test(tmp.path());
+}
+
 /// A writer paused mid-write: its partial tree holds at least one file and
 /// its owner lock is beside it.
 fn paused_writer(mut cmd: Command, parent: &Path, pause_ms: u64) -> (Child, PathBuf) {
@@ -262,119 +273,111 @@ fn paused_writer(mut cmd: Command, parent: &Path, pause_ms: u64) -> (Child, Path
 
 #[test]
 fn sigint_and_sigterm_mid_write_remove_the_partial_tree() {
-    if !cfg!(debug_assertions) {
-        eprintln!("skipped: the write pause exists in debug builds only");
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let server = HttpServer::script(scenario_gitlab::issue_8()).unwrap();
-    // A tree assembled before, for `verify --copy-to`.
-    let source = tmp.path().join("source");
-    let out = assemble(&example("change-proposal.json"), &source)
-        .arg("--json")
-        .stdout(Stdio::piped())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let digest = digest_of(&out);
-    for (sig, name) in [(libc::SIGINT, "int"), (libc::SIGTERM, "term")] {
-        for writer in ["assemble", "fetch", "copy"] {
-            let parent = tmp.path().join(format!("{writer}-{name}"));
-            std::fs::create_dir(&parent).unwrap();
-            let dest = parent.join("ctx");
-            let cmd = match writer {
-                "assemble" => assemble(&example("change-proposal.json"), &dest),
-                "fetch" => fetch(&server, &dest),
-                _ => {
-                    let mut c = probity();
-                    c.args(["context", "verify"])
-                        .arg(&source)
-                        .args(["--index-digest", &digest, "--copy-to"])
-                        .arg(&dest);
-                    c
-                }
-            };
-            let (child, _) = paused_writer(cmd, &parent, 500);
-            signal(&child, sig);
-            let mut child = child;
-            let status = child.wait().unwrap();
-            assert!(ended_by(status, sig), "{writer}: {status:?}");
-            assert_eq!(
-                names(&parent),
-                Vec::<String>::new(),
-                "{writer}, signal {sig}: no partial tree, no lock, no destination"
-            );
-        }
-    }
-}
-
-#[test]
-fn a_sigkilled_writers_partial_tree_is_scavenged_by_the_next_write() {
-    if !cfg!(debug_assertions) {
-        eprintln!("skipped: the write pause exists in debug builds only");
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let server = HttpServer::script(scenario_gitlab::issue_8()).unwrap();
-    // A killed assemble's leftovers go with the next fetch beside them, a
-    // killed fetch's with the next assemble.
-    for (killed, next) in [("assemble", "fetch"), ("fetch", "assemble")] {
-        let parent = tmp.path().join(format!("killed-{killed}"));
-        std::fs::create_dir(&parent).unwrap();
-        let command = |w: &str, dest: &Path| match w {
-            "assemble" => assemble(&example("work-item.json"), dest),
-            _ => fetch(&server, dest),
-        };
-        let (mut child, partial) = paused_writer(command(killed, &parent.join("a")), &parent, 500);
-        signal(&child, libc::SIGKILL);
-        assert!(ended_by(child.wait().unwrap(), libc::SIGKILL));
-        let name = partial.file_name().unwrap().to_string_lossy().into_owned();
-        // SIGKILL runs nothing: the partial tree and its (released) lock stay.
-        assert_eq!(names(&parent), vec![name.clone(), format!("{name}.owner")]);
-        let out = command(next, &parent.join("b"))
+    with_write_pause(|tmp| {
+        let server = HttpServer::script(scenario_gitlab::issue_8()).unwrap();
+        // A tree assembled before, for `verify --copy-to`.
+        let source = tmp.join("source");
+        let out = assemble(&example("change-proposal.json"), &source)
             .arg("--json")
             .stdout(Stdio::piped())
             .output()
             .unwrap();
-        assert!(out.status.success(), "{next}");
-        assert_eq!(
-            names(&parent),
-            vec!["b".to_string()],
-            "{killed} then {next}"
-        );
-        assert!(verifies(&parent.join("b"), &digest_of(&out)));
-    }
+        assert!(out.status.success());
+        let digest = digest_of(&out);
+        for (sig, name) in [(libc::SIGINT, "int"), (libc::SIGTERM, "term")] {
+            for writer in ["assemble", "fetch", "copy"] {
+                let parent = tmp.join(format!("{writer}-{name}"));
+                std::fs::create_dir(&parent).unwrap();
+                let dest = parent.join("ctx");
+                let cmd = match writer {
+                    "assemble" => assemble(&example("change-proposal.json"), &dest),
+                    "fetch" => fetch(&server, &dest),
+                    _ => {
+                        let mut c = probity();
+                        c.args(["context", "verify"])
+                            .arg(&source)
+                            .args(["--index-digest", &digest, "--copy-to"])
+                            .arg(&dest);
+                        c
+                    }
+                };
+                let (child, _) = paused_writer(cmd, &parent, 500);
+                signal(&child, sig);
+                let mut child = child;
+                let status = child.wait().unwrap();
+                assert!(ended_by(status, sig), "{writer}: {status:?}");
+                assert_eq!(
+                    names(&parent),
+                    Vec::<String>::new(),
+                    "{writer}, signal {sig}: no partial tree, no lock, no destination"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn a_sigkilled_writers_partial_tree_is_scavenged_by_the_next_write() {
+    with_write_pause(|tmp| {
+        let server = HttpServer::script(scenario_gitlab::issue_8()).unwrap();
+        // A killed assemble's leftovers go with the next fetch beside them, a
+        // killed fetch's with the next assemble.
+        for (killed, next) in [("assemble", "fetch"), ("fetch", "assemble")] {
+            let parent = tmp.join(format!("killed-{killed}"));
+            std::fs::create_dir(&parent).unwrap();
+            let command = |w: &str, dest: &Path| match w {
+                "assemble" => assemble(&example("work-item.json"), dest),
+                _ => fetch(&server, dest),
+            };
+            let (mut child, partial) =
+                paused_writer(command(killed, &parent.join("a")), &parent, 500);
+            signal(&child, libc::SIGKILL);
+            assert!(ended_by(child.wait().unwrap(), libc::SIGKILL));
+            let name = partial.file_name().unwrap().to_string_lossy().into_owned();
+            // SIGKILL runs nothing: the partial tree and its (released) lock stay.
+            assert_eq!(names(&parent), vec![name.clone(), format!("{name}.owner")]);
+            let out = command(next, &parent.join("b"))
+                .arg("--json")
+                .stdout(Stdio::piped())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{next}");
+            assert_eq!(
+                names(&parent),
+                vec!["b".to_string()],
+                "{killed} then {next}"
+            );
+            assert!(verifies(&parent.join("b"), &digest_of(&out)));
+        }
+    });
 }
 
 #[test]
 fn a_live_writers_partial_tree_is_never_scavenged() {
-    if !cfg!(debug_assertions) {
-        eprintln!("skipped: the write pause exists in debug builds only");
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let parent = tmp.path().join("parent");
-    std::fs::create_dir(&parent).unwrap();
-    let mut slow = assemble(&example("change-proposal.json"), &parent.join("slow"));
-    slow.arg("--json").stdout(Stdio::piped());
-    let (slow, partial) = paused_writer(slow, &parent, 250);
-    let name = partial.file_name().unwrap().to_string_lossy().into_owned();
-    // Another write beside it, while it holds its lock: the slow writer's
-    // partial tree is not touched, whatever its age.
-    let out = assemble(&example("work-item.json"), &parent.join("fast"))
-        .arg("--json")
-        .stdout(Stdio::piped())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(verifies(&parent.join("fast"), &digest_of(&out)));
-    let left = names(&parent);
-    assert!(
-        left.contains(&name) && left.contains(&format!("{name}.owner")),
-        "{left:?}"
-    );
-    let slow = slow.wait_with_output().unwrap();
-    assert!(slow.status.success());
-    assert_eq!(names(&parent), vec!["fast".to_string(), "slow".to_string()]);
-    assert!(verifies(&parent.join("slow"), &digest_of(&slow)));
+    with_write_pause(|tmp| {
+        let parent = tmp.join("parent");
+        std::fs::create_dir(&parent).unwrap();
+        let mut slow = assemble(&example("change-proposal.json"), &parent.join("slow"));
+        slow.arg("--json").stdout(Stdio::piped());
+        let (slow, partial) = paused_writer(slow, &parent, 250);
+        let name = partial.file_name().unwrap().to_string_lossy().into_owned();
+        // Another write beside it, while it holds its lock: the slow writer's
+        // partial tree is not touched, whatever its age.
+        let out = assemble(&example("work-item.json"), &parent.join("fast"))
+            .arg("--json")
+            .stdout(Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(verifies(&parent.join("fast"), &digest_of(&out)));
+        let left = names(&parent);
+        assert!(
+            left.contains(&name) && left.contains(&format!("{name}.owner")),
+            "{left:?}"
+        );
+        let slow = slow.wait_with_output().unwrap();
+        assert!(slow.status.success());
+        assert_eq!(names(&parent), vec!["fast".to_string(), "slow".to_string()]);
+        assert!(verifies(&parent.join("slow"), &digest_of(&slow)));
+    });
 }
