@@ -66,6 +66,30 @@ impl Setup {
         (lineage, self.tree("HEAD"))
     }
 
+    /// A setup whose live candidate carries the reviewed change, reviewed
+    /// to `approved`: the setup, the lineage and its base tree.
+    fn approved() -> (Self, String, String) {
+        let s = Setup::new();
+        s.change();
+        let (lineage, base) = s.approve();
+        (s, lineage, base)
+    }
+
+    /// Commits the reviewed change, then rebases it onto upstream work
+    /// elsewhere (`docs/guide.md`).
+    fn commit_and_rebase_onto_upstream_docs(&self) {
+        self.f.commit_all("the reviewed change").unwrap();
+        self.upstream("docs/guide.md", "# guide\n");
+        self.pull_rebase();
+    }
+
+    /// `git pull --rebase` of upstream's `main` into the developer clone.
+    fn pull_rebase(&self) {
+        self.f
+            .git(&["pull", "-q", "--rebase", "origin", "main"])
+            .unwrap();
+    }
+
     /// Upstream work: `rel` written in the other clone, committed, pushed.
     fn upstream(&self, rel: &str, content: &str) {
         let p = self.up.join(rel);
@@ -115,13 +139,8 @@ fn paths(v: &Value) -> Vec<String> {
 
 #[test]
 fn a_rebase_onto_upstream_work_elsewhere_is_allowed_with_its_proof() {
-    let s = Setup::new();
-    s.change();
-    let (lineage, receipt_base) = s.approve();
-    s.f.commit_all("the reviewed change").unwrap();
-    s.upstream("docs/guide.md", "# guide\n");
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    let (s, lineage, receipt_base) = Setup::approved();
+    s.commit_and_rebase_onto_upstream_docs();
     let live_base = s.tree("HEAD~1");
     assert_ne!(live_base, receipt_base, "the rebase moved the base");
 
@@ -161,9 +180,7 @@ fn a_rebase_onto_upstream_work_elsewhere_is_allowed_with_its_proof() {
 
 #[test]
 fn upstream_work_on_a_reviewed_path_is_denied_with_the_paths_that_differ() {
-    let s = Setup::new();
-    s.change();
-    let (lineage, _) = s.approve();
+    let (s, lineage, _) = Setup::approved();
     s.f.commit_all("the reviewed change").unwrap();
     // Upstream edits the first line of a reviewed file: the rebase applies
     // cleanly, and the result on src/parser.rs was never reviewed.
@@ -171,8 +188,7 @@ fn upstream_work_on_a_reviewed_path_is_denied_with_the_paths_that_differ() {
         "src/parser.rs",
         &PARSER.replace("// parser", "// the parser"),
     );
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    s.pull_rebase();
     let merged = std::fs::read_to_string(s.f.root().join("src/parser.rs")).unwrap();
     assert!(merged.starts_with("// the parser") && merged.ends_with("fn more() {}\n"));
 
@@ -203,15 +219,12 @@ fn upstream_work_on_a_reviewed_path_is_denied_with_the_paths_that_differ() {
 
 #[test]
 fn a_rebased_commit_that_also_changes_another_path_is_denied() {
-    let s = Setup::new();
-    s.change();
-    let (lineage, _) = s.approve();
+    let (s, lineage, _) = Setup::approved();
     // Something nobody reviewed rides along in the commit.
     s.f.write("README.md", "# demo\nunreviewed\n").unwrap();
     s.f.commit_all("the reviewed change and more").unwrap();
     s.upstream("docs/guide.md", "# guide\n");
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    s.pull_rebase();
     let before = store_snapshot(&s.f);
     let d = s.gate(&["pre-push", "--remote", "origin"]);
     assert_eq!(d.code, 1, "{}", d.stdout);
@@ -223,13 +236,10 @@ fn a_rebased_commit_that_also_changes_another_path_is_denied() {
 
 #[test]
 fn pre_commit_after_stash_pull_pop_is_allowed_with_its_proof() {
-    let s = Setup::new();
-    s.change();
-    let (lineage, receipt_base) = s.approve();
+    let (s, lineage, receipt_base) = Setup::approved();
     s.upstream("docs/guide.md", "# guide\n");
     s.f.git(&["stash", "-q", "-u"]).unwrap();
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    s.pull_rebase();
     s.f.git(&["stash", "pop", "-q"]).unwrap();
     let live_base = s.tree("HEAD");
     assert_ne!(live_base, receipt_base);
@@ -255,13 +265,10 @@ fn pre_commit_after_stash_pull_pop_is_allowed_with_its_proof() {
         .unwrap();
 
     // An edit after the pull is not the approved change.
-    let s = Setup::new();
-    s.change();
-    s.approve();
+    let (s, _, _) = Setup::approved();
     s.upstream("docs/guide.md", "# guide\n");
     s.f.git(&["stash", "-q", "-u"]).unwrap();
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    s.pull_rebase();
     s.f.git(&["stash", "pop", "-q"]).unwrap();
     s.f.write("src/parser_test.rs", "#[test]\nfn t() { edited() }\n")
         .unwrap();
@@ -319,9 +326,7 @@ fn the_gate_and_status_agree_on_the_next_slice() {
         ),
     ];
     for (committed, (rel, content), reason, next) in cases {
-        let s = Setup::new();
-        s.change();
-        let (lineage, _) = s.approve();
+        let (s, lineage, _) = Setup::approved();
         if committed {
             s.f.commit_all("the approved slice").unwrap();
         }
@@ -354,9 +359,7 @@ fn run_git_words(f: &Fixture, cwd: &Path, line: &str) {
 
 #[test]
 fn the_commit_first_advice_works_and_then_the_new_work_is_its_own_slice() {
-    let s = Setup::new();
-    s.change();
-    let (lineage, _) = s.approve();
+    let (s, lineage, _) = Setup::approved();
     s.install_hooks();
     s.f.write("docs/notes.md", "# notes\n").unwrap();
     let d = s.gate(&["pre-commit"]);
@@ -399,13 +402,8 @@ fn the_commit_first_advice_works_and_then_the_new_work_is_its_own_slice() {
 
 #[test]
 fn a_lineage_approved_before_the_indexes_is_indexed_by_a_finalize_retry() {
-    let s = Setup::new();
-    s.change();
-    let (lineage, _) = s.approve();
-    s.f.commit_all("the reviewed change").unwrap();
-    s.upstream("docs/guide.md", "# guide\n");
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    let (s, lineage, _) = Setup::approved();
+    s.commit_and_rebase_onto_upstream_docs();
     // As a store written before these indexes existed: none of them.
     let index = s.f.root().join(".git/probity/reviews/v1/index");
     for dir in ["delta", "entry", "final"] {
@@ -423,9 +421,7 @@ fn a_lineage_approved_before_the_indexes_is_indexed_by_a_finalize_retry() {
 
 #[test]
 fn a_delta_index_entry_that_names_another_review_fails_closed() {
-    let s = Setup::new();
-    s.change();
-    s.approve();
+    let (s, _, _) = Setup::approved();
     s.f.commit_all("the reviewed change").unwrap();
     // A second approved review, of other work, on top.
     s.f.write("docs/notes.md", "# notes\n").unwrap();
@@ -433,8 +429,7 @@ fn a_delta_index_entry_that_names_another_review_fails_closed() {
     let other = string_at(&other, "lineage_id");
     s.f.commit_all("notes").unwrap();
     s.upstream("docs/guide.md", "# guide\n");
-    s.f.git(&["pull", "-q", "--rebase", "origin", "main"])
-        .unwrap();
+    s.pull_rebase();
     // Point the first review's delta key at the second review.
     let delta = s.f.root().join(".git/probity/reviews/v1/index/delta");
     let mut tampered = 0;
