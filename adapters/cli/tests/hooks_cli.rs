@@ -63,6 +63,29 @@ fn pairs(v: &[(&str, serde_json::Value)]) -> Vec<(String, serde_json::Value)> {
     v.iter().map(|(h, x)| (h.to_string(), x.clone())).collect()
 }
 
+/// Asserts what `run` did to each hook: `pre_commit` and `pre_push`.
+fn assert_actions(run: &Run, pre_commit: &str, pre_push: &str) {
+    assert_eq!(
+        per_hook(run, "action"),
+        pairs(&[
+            ("pre-commit", pre_commit.into()),
+            ("pre-push", pre_push.into())
+        ]),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Asserts that `run` touched the one `hook`, with `action`.
+fn assert_action(run: &Run, hook: &str, action: &str) {
+    assert_eq!(
+        per_hook(run, "action"),
+        pairs(&[(hook, action.into())]),
+        "{}",
+        run.stdout
+    );
+}
+
 fn committed() -> Fixture {
     let f = Fixture::new().unwrap();
     f.write("a", "a").unwrap();
@@ -168,28 +191,12 @@ fn the_managed_hooks_gate_commits_and_uninstall_removes_them() {
     f.git(&["commit", "-q", "-m", "reviewed"]).unwrap();
 
     let u = probity(f.root(), &["hooks", "uninstall"]);
-    assert_eq!(
-        per_hook(&u, "action"),
-        pairs(&[
-            ("pre-commit", "removed".into()),
-            ("pre-push", "removed".into())
-        ]),
-        "{}",
-        u.stdout
-    );
+    assert_actions(&u, "removed", "removed");
     assert!(!f.root().join(".git/hooks/pre-commit").exists());
     assert!(!f.root().join(".git/hooks/pre-push").exists());
     assert_eq!(tree(&f.root().join(".git/probity/hooks")), BTreeMap::new());
     let nothing = probity(f.root(), &["hooks", "uninstall"]);
-    assert_eq!(
-        per_hook(&nothing, "action"),
-        pairs(&[
-            ("pre-commit", "nothing".into()),
-            ("pre-push", "nothing".into())
-        ]),
-        "{}",
-        nothing.stdout
-    );
+    assert_actions(&nothing, "nothing", "nothing");
 }
 
 #[test]
@@ -237,15 +244,7 @@ fn previous_hooks_are_kept_run_and_restored_byte_for_byte() {
     );
 
     let u = probity(f.root(), &["hooks", "uninstall"]);
-    assert_eq!(
-        per_hook(&u, "action"),
-        pairs(&[
-            ("pre-commit", "restored".into()),
-            ("pre-push", "restored".into())
-        ]),
-        "{}",
-        u.stdout
-    );
+    assert_actions(&u, "restored", "restored");
     assert_eq!(
         std::fs::read_to_string(hooks.join("pre-commit")).unwrap(),
         mine
@@ -292,12 +291,7 @@ fn hook_selects_which_hooks_are_touched() {
 
     // Uninstalling pre-commit leaves the managed pre-push and the user's pre-commit.
     let u = probity(f.root(), &["hooks", "uninstall", "--hook", "pre-commit"]);
-    assert_eq!(
-        per_hook(&u, "action"),
-        pairs(&[("pre-commit", "nothing".into())]),
-        "{}",
-        u.stdout
-    );
+    assert_action(&u, "pre-commit", "nothing");
     assert_eq!(tree(&f.root().join(".git")), after);
 
     // Repeated and reordered flags: each hook once, pre-commit first.
@@ -322,12 +316,7 @@ fn hook_selects_which_hooks_are_touched() {
     );
 
     let u = probity(f.root(), &["hooks", "uninstall", "--hook", "pre-push"]);
-    assert_eq!(
-        per_hook(&u, "action"),
-        pairs(&[("pre-push", "removed".into())]),
-        "{}",
-        u.stdout
-    );
+    assert_action(&u, "pre-push", "removed");
     assert!(!hooks.join("pre-push").exists());
     assert!(
         std::fs::read_to_string(hooks.join("pre-commit"))
@@ -335,15 +324,7 @@ fn hook_selects_which_hooks_are_touched() {
             .contains("# probity-managed-hook v1: pre-commit")
     );
     let u = probity(f.root(), &["hooks", "uninstall"]);
-    assert_eq!(
-        per_hook(&u, "action"),
-        pairs(&[
-            ("pre-commit", "restored".into()),
-            ("pre-push", "nothing".into())
-        ]),
-        "{}",
-        u.stdout
-    );
+    assert_actions(&u, "restored", "nothing");
     assert_eq!(tree(&f.root().join(".git")), before);
 
     let bad = probity(f.root(), &["hooks", "install", "--hook", "post-merge"]);
@@ -467,15 +448,7 @@ fn edits_made_after_install_are_preserved() {
         (4, Some("hook_changed"))
     );
     let u = probity(f.root(), &["hooks", "uninstall"]);
-    assert_eq!(
-        per_hook(&u, "action"),
-        pairs(&[
-            ("pre-commit", "preserved_user_edits".into()),
-            ("pre-push", "removed".into())
-        ]),
-        "{}",
-        u.stdout
-    );
+    assert_actions(&u, "preserved_user_edits", "removed");
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), edited);
     assert!(!f.root().join(".git/hooks/pre-push").exists());
 }
