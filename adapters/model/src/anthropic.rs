@@ -255,17 +255,15 @@ impl ChatModel for AnthropicMessages {
         tools: &[ToolSpec],
         timeout_ms: u64,
     ) -> Result<ModelResponse, ModelError> {
-        let body = request_body(
-            &self.client.config.model,
-            request,
-            tools,
-            &self.client.options,
-        )?;
+        let Client {
+            config, options, ..
+        } = &self.client;
+        let body = request_body(&config.model, request, tools, options)?;
         let mut headers = vec![("anthropic-version", ANTHROPIC_VERSION.to_owned())];
-        if let Some(key) = &self.client.config.api_key {
+        if let Some(key) = &config.api_key {
             headers.push(("x-api-key", key.clone()));
         }
-        let url = self.client.config.messages_endpoint();
+        let url = config.messages_endpoint();
         let v = self.client.post(&url, &headers, &body, timeout_ms)?;
         parse_response(&v)
     }

@@ -266,17 +266,15 @@ impl ChatModel for OpenAiChat {
         tools: &[ToolSpec],
         timeout_ms: u64,
     ) -> Result<ModelResponse, ModelError> {
-        let body = request_body(
-            &self.client.config.model,
-            request,
-            tools,
-            &self.client.options,
-        )?;
+        let Client {
+            config, options, ..
+        } = &self.client;
+        let body = request_body(&config.model, request, tools, options)?;
         let mut headers = Vec::new();
-        if let Some(key) = &self.client.config.api_key {
+        if let Some(key) = &config.api_key {
             headers.push(("Authorization", format!("Bearer {key}")));
         }
-        let url = self.client.config.endpoint();
+        let url = config.endpoint();
         let v = self.client.post(&url, &headers, &body, timeout_ms)?;
         parse_response(&v)
     }
