@@ -29,6 +29,38 @@ impl Repo {
         }
     }
 
+    /// Asserts the store holds what it held `before` (a refusal writes
+    /// nothing).
+    fn assert_unwritten(&self, before: &std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>) {
+        assert!(
+            store_snapshot(&self.f) == *before,
+            "a refusal wrote to the store"
+        );
+    }
+
+    /// `probity validate --gate <args…>`.
+    fn gate(&self, args: &[&str]) -> Run {
+        let mut all = vec!["validate", "--gate"];
+        all.extend_from_slice(args);
+        probity(self.f.root(), &all)
+    }
+
+    /// The gate `args`, asserting it denies with `reason`.
+    fn gate_denies(&self, args: &[&str], reason: &str) -> Run {
+        let d = self.gate(args);
+        assert_eq!(d.code, 1, "{}", d.stdout);
+        assert_eq!(d.json["reason_code"], reason);
+        d
+    }
+
+    /// `probity <args…>`, asserting it is the refusal `error` with exit
+    /// `code`.
+    fn refuses(&self, args: &[&str], code: i32, error: &str) -> Run {
+        let r = probity(self.f.root(), args);
+        r.assert_refused(code, error);
+        r
+    }
+
     fn rev(&self, r: &str) -> String {
         rev_parse(&self.f, r)
     }
@@ -85,9 +117,7 @@ fn a_committed_change_is_reviewed_as_committed_and_then_pushes() {
     // Pushing it unreviewed is denied, naming the command that reviews it.
     let before = store_snapshot(&r.f);
     let published = r.remote_main();
-    let d = probity(r.f.root(), &["validate", "--gate", "pre-push"]);
-    assert_eq!(d.code, 1, "{}", d.stdout);
-    assert_eq!(d.json["reason_code"], "receipt_missing");
+    let d = r.gate_denies(&["pre-push"], "receipt_missing");
     assert_eq!(d.json["next_action"], "start_commit_review");
     let command = format!("probity start --commit {c}");
     assert!(
@@ -187,10 +217,7 @@ fn a_stack_of_three_commits_is_reviewed_and_pushed_at_once() {
     for l in lineages {
         r.approve(l);
     }
-    let d = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "origin"],
-    );
+    let d = r.gate(&["pre-push", "--remote", "origin"]);
     assert_eq!(d.code, 0, "{}", d.stdout);
     assert_eq!(d.json["reason_code"], "receipt_valid");
     assert_eq!(d.json["deliveries"][0]["commits"], 3);
@@ -201,10 +228,7 @@ fn a_stack_of_three_commits_is_reviewed_and_pushed_at_once() {
         assert_eq!(entry["lineage_id"], l["lineage_id"]);
     }
     // The pre-PR gate judges the same stack.
-    let pr = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-pr", "--base", "origin/main"],
-    );
+    let pr = r.gate(&["pre-pr", "--base", "origin/main"]);
     assert_eq!(pr.code, 0, "{}", pr.stdout);
     // Through the managed pre-push hook, all three at once.
     r.push().unwrap();
@@ -222,14 +246,9 @@ fn a_stack_with_one_unreviewed_commit_is_denied_naming_it() {
     }
     let before = store_snapshot(&r.f);
     let published = r.remote_main();
-    let d = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "origin"],
-    );
-    assert_eq!(d.code, 1, "{}", d.stdout);
     // The unreviewed commit is new work on top of an approved one: the next
     // slice (R8.6), reviewed as committed.
-    assert_eq!(d.json["reason_code"], "receipt_unrelated");
+    let d = r.gate_denies(&["pre-push", "--remote", "origin"], "receipt_unrelated");
     assert_eq!(d.json["next_action"], "start_commit_review");
     let message = d.json["message"].as_str().unwrap();
     assert!(
@@ -264,7 +283,7 @@ fn a_stack_with_one_unreviewed_commit_is_denied_naming_it() {
 fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
     let r = Repo::new();
     // A clean worktree at pre-commit is no denial.
-    let clean = probity(r.f.root(), &["validate", "--gate", "pre-commit"]);
+    let clean = r.gate(&["pre-commit"]);
     assert_eq!(clean.code, 0, "{}", clean.stdout);
     assert_eq!(clean.json["reason_code"], "no_change");
     assert_eq!(clean.json["next_action"], "none");
@@ -291,18 +310,12 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
     ])
     .unwrap();
     assert_ne!(r.rev("HEAD"), empty);
-    let d = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "origin"],
-    );
+    let d = r.gate(&["pre-push", "--remote", "origin"]);
     assert_eq!(d.code, 0, "{}", d.stdout);
     let stack = d.json["deliveries"][0]["stack"].as_array().unwrap();
     assert_eq!(stack[0]["reason_code"], "receipt_valid");
     assert_eq!(stack[1]["reason_code"], "no_change");
-    let release = probity(
-        r.f.root(),
-        &["validate", "--gate", "release", "--revision", "HEAD"],
-    );
+    let release = r.gate(&["release", "--revision", "HEAD"]);
     // A release of the empty commit releases the reviewed bytes below it.
     assert_eq!(release.code, 0, "{}", release.stdout);
     assert_eq!(
@@ -324,10 +337,7 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
     // Only an empty commit on the remote's tip: no_change at pre-push too.
     r.f.git(&["commit", "-q", "--allow-empty", "-m", "empty"])
         .unwrap();
-    let only = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "origin"],
-    );
+    let only = r.gate(&["pre-push", "--remote", "origin"]);
     assert_eq!(only.code, 0, "{}", only.stdout);
     assert_eq!(only.json["reason_code"], "no_change");
     // A message-only amend of the reviewed, pushed commit keeps its
@@ -335,10 +345,7 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
     r.f.git(&["reset", "-q", "--hard", &reviewed]).unwrap();
     r.f.git(&["commit", "-q", "--amend", "-m", "reviewed, reworded"])
         .unwrap();
-    let amended = probity(
-        r.f.root(),
-        &["validate", "--gate", "release", "--revision", "HEAD"],
-    );
+    let amended = r.gate(&["release", "--revision", "HEAD"]);
     assert_eq!(
         amended.json["reason_code"], "receipt_valid",
         "{}",
@@ -356,13 +363,8 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
         "release",
     ])
     .unwrap();
-    let laundered = probity(
-        r.f.root(),
-        &["validate", "--gate", "release", "--revision", "HEAD"],
-    );
-    assert_eq!(laundered.code, 1, "{}", laundered.stdout);
     // The change below the empty commit is new work on an approved one.
-    assert_eq!(laundered.json["reason_code"], "receipt_unrelated");
+    let laundered = r.gate_denies(&["release", "--revision", "HEAD"], "receipt_unrelated");
     assert!(
         laundered.json["message"]
             .as_str()
@@ -376,13 +378,8 @@ fn commits_that_change_no_bytes_pass_every_gate_as_no_change() {
     r.f.git(&["commit", "-q", "--allow-empty", "-m", "empty again"])
         .unwrap();
     let before = store_snapshot(&r.f);
-    let st = probity(r.f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(st.code, 3, "{}", st.stdout);
-    assert_eq!(st.json["error"]["code"], "no_change");
-    assert!(
-        store_snapshot(&r.f) == before,
-        "a refusal wrote to the store"
-    );
+    r.refuses(&["start", "--commit", "HEAD"], 3, "no_change");
+    r.assert_unwritten(&before);
 }
 
 #[test]
@@ -402,26 +399,18 @@ fn merges_are_refused_with_advice_and_nothing_is_written() {
     let merge = r.rev("HEAD");
     let before = store_snapshot(&r.f);
 
-    let one = probity(r.f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(one.code, 3, "{}", one.stdout);
-    assert_eq!(one.json["error"]["code"], "merge_commit");
+    let one = r.refuses(&["start", "--commit", "HEAD"], 3, "merge_commit");
     assert!(one.error_message().contains(&merge));
     // The range holds a reviewable commit before the merge: still nothing
     // is written.
-    let range = probity(r.f.root(), &["start", "--range", "origin/main..HEAD"]);
-    assert_eq!(range.code, 3, "{}", range.stdout);
-    assert_eq!(range.json["error"]["code"], "merge_commit");
-    assert!(
-        store_snapshot(&r.f) == before,
-        "a refusal wrote to the store"
+    r.refuses(
+        &["start", "--range", "origin/main..HEAD"],
+        3,
+        "merge_commit",
     );
+    r.assert_unwritten(&before);
 
-    let d = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-push", "--remote", "origin"],
-    );
-    assert_eq!(d.code, 1, "{}", d.stdout);
-    assert_eq!(d.json["reason_code"], "delivery_partial");
+    let d = r.gate_denies(&["pre-push", "--remote", "origin"], "delivery_partial");
     assert_eq!(d.json["next_action"], "squash");
     let message = d.json["message"].as_str().unwrap();
     assert!(message.contains(&merge), "{message}");
@@ -438,9 +427,7 @@ fn bad_start_arguments_are_typed_errors_and_change_nothing() {
     let r = Repo::new();
     r.stack();
     let before = store_snapshot(&r.f);
-    let empty = probity(r.f.root(), &["start", "--range", "HEAD..HEAD"]);
-    assert_eq!(empty.code, 3, "{}", empty.stdout);
-    assert_eq!(empty.json["error"]["code"], "empty_range");
+    r.refuses(&["start", "--range", "HEAD..HEAD"], 3, "empty_range");
     for bad in ["HEAD", "a...b", "..HEAD"] {
         let b = probity(r.f.root(), &["start", "--range", bad]);
         assert_eq!(b.code, 2, "{bad}: {}", b.stdout);
@@ -453,10 +440,7 @@ fn bad_start_arguments_are_typed_errors_and_change_nothing() {
         &["start", "--commit", "HEAD", "--range", "HEAD~1..HEAD"],
     );
     assert_eq!(both.code, 2, "{}{}", both.stdout, both.stderr);
-    assert!(
-        store_snapshot(&r.f) == before,
-        "a refusal wrote to the store"
-    );
+    r.assert_unwritten(&before);
 }
 
 #[test]
@@ -476,12 +460,8 @@ fn a_committed_review_is_finalized_only_while_its_commit_is_in_history() {
         args.extend(["--result", result.as_str()]);
     }
     let f = probity(r.f.root(), &args);
-    assert_eq!(f.code, 4, "{}", f.stdout);
-    assert_eq!(f.json["error"]["code"], "candidate_changed");
-    assert!(
-        store_snapshot(&r.f) == before,
-        "a refusal wrote to the store"
-    );
+    f.assert_refused(4, "candidate_changed");
+    r.assert_unwritten(&before);
 }
 
 #[test]
@@ -489,16 +469,11 @@ fn start_on_committed_work_names_the_commit_and_the_advice_works() {
     let r = Repo::new();
     let c = r.commit("src/lexer.rs", "fn lex() {}\n", "committed first");
     let before = store_snapshot(&r.f);
-    let nothing = probity(r.f.root(), &["start"]);
-    assert_eq!(nothing.code, 3, "{}", nothing.stdout);
-    assert_eq!(nothing.json["error"]["code"], "nothing_to_review");
+    let nothing = r.refuses(&["start"], 3, "nothing_to_review");
     let next = nothing.json["error"]["next_action"].as_str().unwrap();
     let command = format!("probity start --commit {c}");
     assert!(next.contains(&command), "{next}");
-    assert!(
-        store_snapshot(&r.f) == before,
-        "a refusal wrote to the store"
-    );
+    r.assert_unwritten(&before);
     let st = probity_ok(r.f.root(), &["start", "--commit", &c]);
     assert_eq!(st.json["commit"], c.as_str());
 }
@@ -536,27 +511,18 @@ fn a_range_over_the_bound_is_denied_and_never_started() {
         "1001"
     );
     let before = store_snapshot(&r.f);
-    let d = probity(
-        r.f.root(),
-        &[
-            "validate",
-            "--gate",
-            "pre-push",
-            "--range",
-            "origin/main..main",
-        ],
+    let d = r.gate_denies(
+        &["pre-push", "--range", "origin/main..main"],
+        "delivery_too_large",
     );
-    assert_eq!(d.code, 1, "{}", d.stdout);
-    assert_eq!(d.json["reason_code"], "delivery_too_large");
     assert_eq!(d.json["stage"], "boundary");
     assert_eq!(d.json["deliveries"][0]["commits"], 1001);
-    let st = probity(r.f.root(), &["start", "--range", "origin/main..main"]);
-    assert_eq!(st.code, 3, "{}", st.stdout);
-    assert_eq!(st.json["error"]["code"], "range_too_large");
-    assert!(
-        store_snapshot(&r.f) == before,
-        "a refusal wrote to the store"
+    r.refuses(
+        &["start", "--range", "origin/main..main"],
+        3,
+        "range_too_large",
     );
+    r.assert_unwritten(&before);
 }
 
 #[test]
@@ -579,22 +545,14 @@ fn a_stacked_proposal_survives_a_base_advance_only_off_its_paths() {
     r.commit("src/lexer.rs", "fn other() {}\n", "base takes the lexer");
     r.f.git(&["checkout", "-q", "main"]).unwrap();
     let before = store_snapshot(&r.f);
-    let ok = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-pr", "--base", "upstream"],
-    );
+    let ok = r.gate(&["pre-pr", "--base", "upstream"]);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
     assert_eq!(ok.json["deliveries"][0]["commits"], 3);
     assert_eq!(
         ok.json["base_advance"]["base_changed_paths"],
         serde_json::json!(["docs/changelog.md"])
     );
-    let clash = probity(
-        r.f.root(),
-        &["validate", "--gate", "pre-pr", "--base", "upstream2"],
-    );
-    assert_eq!(clash.code, 1, "{}", clash.stdout);
-    assert_eq!(clash.json["reason_code"], "base_advanced");
+    let clash = r.gate_denies(&["pre-pr", "--base", "upstream2"], "base_advanced");
     assert_eq!(
         clash.json["differing_paths"],
         serde_json::json!(["src/lexer.rs"])
