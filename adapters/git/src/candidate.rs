@@ -95,19 +95,18 @@ impl Repo {
             .iter()
             .map(OsString::from)
             .collect();
-        if self
-            .git()
-            .output(self.root(), &exists, &[], None)?
-            .status
-            .success()
-        {
-            return Err(GitError::Failed {
+        // Exit 1 is git's "no such ref"; any other failure is an error,
+        // never an unborn HEAD.
+        let found = self.git().output(self.root(), &exists, &[], None)?;
+        match found.status.code() {
+            Some(1) => Ok((self.empty_tree()?, true)),
+            Some(0) => Err(GitError::Failed {
                 args: "rev-parse --verify HEAD^{tree}".into(),
                 status: out.status.to_string(),
                 stderr: format!("{branch} exists but has no tree"),
-            });
+            }),
+            _ => Err(crate::cmd::failed(&exists, &found)),
         }
-        Ok((self.empty_tree()?, true))
     }
 
     /// The empty tree's id in this repository's hash.
@@ -748,17 +747,18 @@ impl Repo {
     /// when the path is absent or not a blob.
     pub fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, GitError> {
         let spec = format!("{}:{}", tree.as_str(), path.as_str());
-        let check: Vec<OsString> = ["cat-file", "-e", spec.as_str()]
+        // `rev-parse --verify -q` exits 1 for a path the tree lacks (`cat-file
+        // -e` exits 128 for it, as for every fatal error); any other
+        // failure is an error, never an absent path.
+        let check: Vec<OsString> = ["rev-parse", "-q", "--verify", spec.as_str()]
             .iter()
             .map(OsString::from)
             .collect();
-        if !self
-            .git()
-            .output(self.root(), &check, &[], None)?
-            .status
-            .success()
-        {
-            return Ok(None);
+        let found = self.git().output(self.root(), &check, &[], None)?;
+        match found.status.code() {
+            Some(0) => {}
+            Some(1) => return Ok(None),
+            _ => return Err(crate::cmd::failed(&check, &found)),
         }
         let out = self.run(["cat-file", "blob", spec.as_str()])?;
         let newlines = out.iter().filter(|b| **b == b'\n').count() as u64;

@@ -692,7 +692,7 @@ impl GitCli {
     }
 }
 
-fn failed(args: &[OsString], out: &std::process::Output) -> GitError {
+pub(crate) fn failed(args: &[OsString], out: &std::process::Output) -> GitError {
     GitError::Failed {
         args: args
             .iter()

@@ -265,11 +265,14 @@ impl Repo {
             .iter()
             .map(std::ffi::OsString::from)
             .collect();
-        Ok(self
-            .git()
-            .output(self.root(), &args, &[], None)?
-            .status
-            .success())
+        // Exit 1 is `config --get`'s "not set"; any other failure (a
+        // configuration git cannot read) is an error, never "not a remote".
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => Ok(true),
+            Some(1) => Ok(false),
+            _ => Err(crate::cmd::failed(&args, &out)),
+        }
     }
 
     /// The tips `remote` advertises (branches and tags, peeled) that are

@@ -64,24 +64,23 @@ fn backend(e: GitError) -> SubjectError {
 }
 
 /// Resolves `oid` (a tree or a commit) to a full tree id.
+/// Exit 1 is `rev-parse --verify --quiet`'s "no such object"; any other
+/// failure is git's error, never a missing tree.
 pub fn resolve_tree(repo: &Repo, oid: &str) -> Result<String, OpenError> {
-    let out = repo.git().output(
-        repo.root(),
-        &[
-            "rev-parse".into(),
-            "--verify".into(),
-            "--quiet".into(),
-            "--end-of-options".into(),
-            OsString::from(format!("{oid}^{{tree}}")),
-        ],
-        &[],
-        None,
-    )?;
+    let args = [
+        "rev-parse".into(),
+        "--verify".into(),
+        "--quiet".into(),
+        "--end-of-options".into(),
+        OsString::from(format!("{oid}^{{tree}}")),
+    ];
+    let out = repo.git().output(repo.root(), &args, &[], None)?;
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    if !out.status.success() || text.is_empty() || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(OpenError::NoSuchTree { oid: oid.into() });
+    match out.status.code() {
+        Some(0) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(text),
+        Some(0 | 1) => Err(OpenError::NoSuchTree { oid: oid.into() }),
+        _ => Err(crate::cmd::failed(&args, &out).into()),
     }
-    Ok(text)
 }
 
 /// Parses `[TAG ]MODE OID STAGE\tPATH` (ls-files -s [-t] -z).
