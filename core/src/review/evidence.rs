@@ -20,7 +20,7 @@ use crate::review::ErrorClass;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::canonical::{CanonicalError, canonical_bytes, parse_strict};
+use crate::canonical::{CanonicalError, canonical_bytes, canonical_digest, parse_strict};
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::ids::TreeId;
 
@@ -233,7 +233,7 @@ impl CommandEvidenceDocument {
     /// The evidence hash a lineage that took this document records:
     /// `sha256(EVIDENCE_DOMAIN || canonical bytes)`.
     pub fn evidence_hash(&self) -> Result<Sha256Digest, CanonicalError> {
-        Ok(Sha256Digest::of(EVIDENCE_DOMAIN, &self.to_bytes()?))
+        canonical_digest(EVIDENCE_DOMAIN, self)
     }
 }
 
