@@ -1,0 +1,220 @@
+//! A call graph of Rust sources by function name, for the architecture
+//! tests: which names each function's body calls. Same-named functions
+//! merge, so reachability over it over-approximates. In an `impl` or
+//! `trait` block a method (taking `self`) is named `.name` and an
+//! associated function `::name`, as their calls are (`x.name(`,
+//! `Type::name(`); a free function is its bare name.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The graph: name → the names its bodies call.
+pub type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// Every `.rs` file under `dir`, sorted.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+pub fn ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The end (exclusive) of the block whose `{` is at `open`.
+pub fn block_end(b: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// Every name called in `body`: an identifier followed by `(` or `::<`;
+/// `.name` for a method call, `::name` for an associated function called
+/// through a type (`Type::name(`, `Self::name(`).
+pub fn callees(body: &str) -> BTreeSet<String> {
+    let b = body.as_bytes();
+    let mut out = BTreeSet::new();
+    let mut i = 0;
+    while i < b.len() {
+        if ident_char(b[i]) && (i == 0 || !ident_char(b[i - 1])) {
+            let start = i;
+            while i < b.len() && ident_char(b[i]) {
+                i += 1;
+            }
+            let rest = &body[i..];
+            if rest.starts_with('(') || rest.starts_with("::<") {
+                let before = &body[..start];
+                let kind = if before.ends_with('.') {
+                    "."
+                } else if before.ends_with("::")
+                    && before[..before.len() - 2]
+                        .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .is_some_and(|seg| seg.starts_with(|c: char| c.is_ascii_uppercase()))
+                {
+                    "::"
+                } else {
+                    ""
+                };
+                out.insert(format!("{kind}{}", &body[start..i]));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The byte ranges of `impl` and `trait` blocks.
+fn impl_blocks(code: &str) -> Vec<(usize, usize)> {
+    let b = code.as_bytes();
+    let mut out = Vec::new();
+    for kw in ["impl", "trait "] {
+        for (at, _) in code.match_indices(kw) {
+            let word = (at == 0 || !ident_char(b[at - 1]))
+                && b.get(at + kw.len())
+                    .is_some_and(|c| !ident_char(*c) || kw.ends_with(' '));
+            if let (true, Some(open)) = (word, code[at..].find('{')) {
+                out.push((at, block_end(b, at + open)));
+            }
+        }
+    }
+    out
+}
+
+/// name → the names its bodies call (same-named functions merged). In an
+/// `impl` or `trait` block a method (taking `self`) is named `.name` and
+/// an associated function `::name`, as their calls are.
+pub fn call_graph(code: &str, graph: &mut Graph) {
+    let b = code.as_bytes();
+    let impls = impl_blocks(code);
+    for (at, _) in code.match_indices("fn ") {
+        if at > 0 && ident_char(b[at - 1]) {
+            continue;
+        }
+        let name: String = code[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: the first `{` before any `;` (a declaration has none).
+        let sig = &code[at..];
+        let (Some(open), semi) = (sig.find('{'), sig.find(';')) else {
+            continue;
+        };
+        if semi.is_some_and(|s| s < open) {
+            continue;
+        }
+        let method = sig[..open]
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == "self");
+        let in_impl = impls.iter().any(|(from, to)| (*from..*to).contains(&at));
+        let key = match (in_impl, method) {
+            (true, true) => format!(".{name}"),
+            (true, false) => format!("::{name}"),
+            (false, _) => name,
+        };
+        let end = block_end(b, at + open);
+        let body = &code[at + open..end];
+        graph.entry(key).or_default().extend(callees(body));
+    }
+}
+
+/// The names from which `target` is reachable.
+/// (`not_edges`: callers whose calls do not count.)
+pub fn reaching(graph: &Graph, target: &str, not_edges: &[&str]) -> BTreeSet<String> {
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    let mut frontier = vec![target.to_string()];
+    while let Some(t) = frontier.pop() {
+        for (caller, called) in graph {
+            if not_edges.contains(&caller.as_str()) || !called.contains(&t) {
+                continue;
+            }
+            if found.insert(caller.clone()) {
+                frontier.push(caller.clone());
+            }
+        }
+    }
+    found
+}
+
+/// The functions `src/review/mod.rs` re-exports from its own modules.
+fn exported(mod_rs: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for item in mod_rs.split("pub use ").skip(1) {
+        let item = &item[..item.find(';').unwrap_or(item.len())];
+        let Some((module, names)) = item.split_once("::") else {
+            continue;
+        };
+        if module == "probity_core" {
+            continue;
+        }
+        for name in names.trim_matches(['{', '}']).split(',') {
+            let name = name.trim();
+            if name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The names reachable from `from` (itself included).
+pub fn reached_from(graph: &Graph, from: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::from([from.to_string()]);
+    let mut frontier = vec![from.to_string()];
+    while let Some(f) = frontier.pop() {
+        for called in graph.get(&f).into_iter().flatten() {
+            if found.insert(called.clone()) {
+                frontier.push(called.clone());
+            }
+        }
+    }
+    found
+}
+
+/// The graph of ports' shipped sources.
+pub fn ports_graph() -> Graph {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut graph = Graph::new();
+    for f in &files {
+        let code = crate::shipped::shipped_code(&std::fs::read_to_string(f).unwrap());
+        call_graph(&code, &mut graph);
+    }
+    graph
+}
+
+/// The drivers `src/review/mod.rs` exports (more than 30).
+pub fn exported_drivers() -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let drivers = exported(&std::fs::read_to_string(root.join("src/review/mod.rs")).unwrap());
+    assert!(drivers.len() > 30, "found only {} drivers", drivers.len());
+    drivers
+}
