@@ -11,15 +11,13 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Exported drivers no file here calls: the command-line tests reach them
-/// through the binary (`evidence_tree`: `evidence_tree_cli.rs`;
-/// `recover_commit`: `recovery_cli.rs`; the amend gate inside `git commit
-/// --amend`; the signature and statement helpers through the server gate's
+/// through the binary (`evidence_tree`: `evidence_tree_cli.rs`; the amend
+/// gate inside `git commit --amend`; the signature and statement helpers through the server gate's
 /// policy). A new driver belongs in a test here, not in this list.
 const THROUGH_THE_BINARY: &[&str] = &[
     "evidence_tree",
     "validate_pre_commit_amend",
     "verified_keys",
-    "recover_commit",
     "record_statement",
     "statements_to_vouch_for",
 ];

@@ -726,3 +726,65 @@ fn start_history_refuses_what_has_nothing_to_review_with_nothing_written() {
     drivers::start_history(&w.git, &w.store, &w.clock, Lens::Reliability, "HEAD").unwrap();
     assert!(!w.store.dump().is_empty());
 }
+
+#[test]
+fn recover_commit_refuses_a_commit_with_no_change_or_no_name_with_nothing_written() {
+    let w = world();
+    let pred = w.approve();
+    w.git.commit("the approved change").unwrap();
+    w.git.commit("empty").unwrap();
+    let held = w.store.dump();
+    let recover_commit = |rev: &str| {
+        drivers::recover_commit(
+            &w.git,
+            &w.store,
+            &w.clock,
+            Lens::Reliability,
+            pred.state().lineage_id(),
+            recover_request(&pred, Disposition::ScopeChanged, "amended", "dev"),
+            rev,
+        )
+    };
+    let err = recover_commit("HEAD").unwrap_err();
+    assert_err!(err, ReviewError::CommitNoChange { .. });
+    let err = recover_commit("nope").unwrap_err();
+    assert_err!(err, ReviewError::Repository(_));
+    assert_eq!(w.store.dump(), held);
+    // The commit that holds the change is recovered.
+    let started = recover_commit("HEAD~1").unwrap();
+    assert_eq!(
+        started.record.state().predecessor().map(|p| &p.lineage_id),
+        Some(pred.state().lineage_id())
+    );
+}
+
+/// A crash at the `replace` of a dispute or an invalidation leaves the
+/// lineage's last committed state, and the same call again lands it.
+#[test]
+fn a_crash_at_a_dispute_or_an_invalidation_leaves_the_last_committed_state() {
+    use probity_testkit::{Crash, Faulty, is_injected};
+    // A dispute of the blocker in correction.
+    let w = world();
+    let (l, finding) = in_correction(&w);
+    let input = dispute_input(&l, finding, "a false positive");
+    let held = w.store.dump();
+    let crashing = Faulty::new(w.store, 0, Crash::BeforeReplace);
+    let err = drivers::dispute(&crashing, &w.clock, input.clone()).unwrap_err();
+    assert_err!(err, ReviewError::Store(e) if is_injected(e));
+    let store = crashing.into_inner();
+    assert_eq!(store.dump(), held);
+    let disputed = drivers::dispute(&store, &w.clock, input).unwrap();
+    assert_eq!(disputed.state().stage().name(), "validating");
+    // An invalidation of a pristine lineage.
+    let w = world();
+    let l = w.start().state().lineage_id().clone();
+    let held = w.store.dump();
+    let crashing = Faulty::new(w.store, 0, Crash::BeforeReplace);
+    let reason = NonBlank::parse("the change moved on").unwrap();
+    let err = drivers::invalidate(&crashing, &l, reason.clone()).unwrap_err();
+    assert_err!(err, ReviewError::Store(e) if is_injected(e));
+    let store = crashing.into_inner();
+    assert_eq!(store.dump(), held);
+    let invalidated = drivers::invalidate(&store, &l, reason).unwrap();
+    assert_eq!(invalidated.state().stage().name(), "invalidated");
+}

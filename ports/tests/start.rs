@@ -200,3 +200,22 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     w.git.write("docs/other.md", "elsewhere, again\n").unwrap();
     w.try_start().unwrap();
 }
+
+#[test]
+fn start_range_refuses_an_empty_or_unknown_range_with_nothing_written() {
+    let w = world();
+    w.git.commit("one").unwrap();
+    let held = w.store.dump();
+    let range = |base: &str, tip: &str| {
+        drivers::start_range(&w.git, &w.store, &w.clock, Lens::Reliability, base, tip)
+    };
+    // A range with no commit in it.
+    let err = range("HEAD", "HEAD").unwrap_err();
+    assert_err!(err, ReviewError::Stack(_));
+    // A revision that names no commit, at either end.
+    for (base, tip) in [("nope", "HEAD"), ("HEAD", "nope")] {
+        let err = range(base, tip).unwrap_err();
+        assert_err!(err, ReviewError::Repository(_));
+    }
+    assert_eq!(w.store.dump(), held);
+}

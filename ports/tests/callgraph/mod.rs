@@ -218,3 +218,52 @@ pub fn exported_drivers() -> BTreeSet<String> {
     assert!(drivers.len() > 30, "found only {} drivers", drivers.len());
     drivers
 }
+
+/// (name, body, the names it calls itself or through the file's free
+/// functions) for every `#[test]` function of `text` (a test file). A
+/// driver reached through a method (the shared world's `w.start()`) is
+/// not followed: it sets a scene; one called here is the one under test.
+pub fn test_bodies(text: &str) -> Vec<(String, String, BTreeSet<String>)> {
+    let mut local = Graph::new();
+    call_graph(text, &mut local);
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("#[test]") {
+        let rest = &text[at..];
+        let Some(fn_at) = rest.find("fn ") else {
+            continue;
+        };
+        let name: String = rest[fn_at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let end = rest[fn_at..]
+            .find("\n}\n")
+            .map_or(rest.len(), |e| fn_at + e);
+        let body = &rest[fn_at..end];
+        let mut called = callees(body);
+        let mut frontier: Vec<String> = called.iter().cloned().collect();
+        while let Some(f) = frontier.pop() {
+            let free = !f.starts_with('.') && !f.starts_with("::");
+            for next in local.get(&f).filter(|_| free).into_iter().flatten() {
+                if called.insert(next.clone()) {
+                    frontier.push(next.clone());
+                }
+            }
+        }
+        out.push((name, body.to_string(), called));
+    }
+    out
+}
+
+/// Every `.rs` file of ports' tests, read.
+pub fn test_files() -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"),
+        &mut files,
+    );
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect()
+}
