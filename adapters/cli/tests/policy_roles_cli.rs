@@ -655,3 +655,44 @@ fn a_new_branch_over_an_unfetched_default_branch_is_left_to_the_server_and_said(
     assert!(err.contains("roles_unmet"), "{err}");
     assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
 }
+
+/// Red team, finding 1: a protected branch made at a commit from before
+/// the policy delivers nothing, so its creation is allowed; every push to
+/// it after was judged under that commit's policy (none), and unsigned
+/// code landed on a protected branch. The default branch's policy governs
+/// every protected ref, besides the ref's own old tip's.
+#[test]
+fn a_protected_branch_made_before_the_policy_still_answers_to_the_default_branchs() {
+    let t = Team::new();
+    assert_eq!(rev(&t.f, t.f.root(), "main~1:.probity/policy.json"), None);
+    t.f.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        "origin",
+        "main~1:refs/heads/old",
+    ])
+    .unwrap();
+    t.f.git(&["checkout", "-q", "-b", "old", "main~1"]).unwrap();
+    let (lineage, _, c) = t.review_medium();
+    probity_ok(t.f.root(), &["publish"]);
+    let push_old = || {
+        t.f.git(&[
+            "push",
+            "-q",
+            "--no-verify",
+            "--atomic",
+            "origin",
+            "old",
+            "refs/notes/probity",
+        ])
+    };
+    let err = push_old().unwrap_err().to_string();
+    assert!(err.contains("roles_unmet"), "the server said: {err}");
+    assert_ne!(rev(&t.f, &t.server, "refs/heads/old"), Some(c.clone()));
+    // Signed by a reviewer, as the default branch's policy asks, it lands.
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    push_old().unwrap();
+    assert_eq!(rev(&t.f, &t.server, "refs/heads/old"), Some(c));
+}

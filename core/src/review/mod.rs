@@ -192,7 +192,8 @@ pub use server::{
     ReceiveInputError, ReceiveUpdate, SERVER_MARKER, ServerHookOwner, approved_deliveries,
     check_approvals_not_replayed, check_deletion, check_note_growth, check_notes_update,
     hook_runners, is_authority_ref, may_run, new_ref_policy_bases, note_paths,
-    parse_receive_updates, pre_receive_script, server_hook_owner, split_notes_updates,
+    parse_receive_updates, pre_receive_script, protected_update_policy_bases, server_hook_owner,
+    split_notes_updates,
 };
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,

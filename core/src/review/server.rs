@@ -46,6 +46,27 @@ pub fn new_ref_policy_bases(
     bases
 }
 
+/// The commits an update of a protected ref reads the repository policy
+/// from: the ref's own old tip (none for a creation), and always the
+/// default branch's bases (`default_branch`, from
+/// [`new_ref_policy_bases`]), each of whose policies applies. A protected
+/// ref made at a commit from before the policy, or one whose policy was
+/// weakened there, is still judged under the default branch's policy: a
+/// ref's creation delivers nothing, so its tip alone must never decide the
+/// rules of every push to it after (red team, finding 1).
+pub fn protected_update_policy_bases(
+    old: Option<&CommitId>,
+    default_branch: &[CommitId],
+) -> Vec<CommitId> {
+    let mut bases: Vec<CommitId> = old.into_iter().cloned().collect();
+    for b in default_branch {
+        if !bases.contains(b) {
+            bases.push(b.clone());
+        }
+    }
+    bases
+}
+
 /// One line of git's `pre-receive` input: `<old> <new> <ref>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceiveUpdate {

@@ -435,3 +435,26 @@ fn a_new_refs_policy_comes_from_head_or_else_every_protected_tip() {
     // No protected history: no base (a repository's first push).
     assert!(new_ref_policy_bases(None, &[], &[]).is_empty());
 }
+
+#[test]
+fn a_protected_update_answers_to_its_old_tip_and_the_default_branch() {
+    let a = CommitId::parse(A).unwrap();
+    let b = CommitId::parse(B).unwrap();
+    // An update of a ref the default branch does not hold: both policies.
+    assert_eq!(
+        protected_update_policy_bases(Some(&a), std::slice::from_ref(&b)),
+        vec![a.clone(), b.clone()]
+    );
+    // The default branch itself: its old tip, once.
+    assert_eq!(
+        protected_update_policy_bases(Some(&b), std::slice::from_ref(&b)),
+        vec![b.clone()]
+    );
+    // A creation: the default branch's alone.
+    assert_eq!(
+        protected_update_policy_bases(None, std::slice::from_ref(&b)),
+        vec![b]
+    );
+    // No default branch (a repository's first push): the old tip alone.
+    assert_eq!(protected_update_policy_bases(Some(&a), &[]), vec![a]);
+}

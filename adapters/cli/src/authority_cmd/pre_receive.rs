@@ -310,43 +310,46 @@ fn remote_default_branch(repo: &Repo, remote: &str) -> Vec<CommitId> {
     }
 }
 
-/// The bases the repository policy is read from for the judged updates:
-/// each judged ref's old tip, or, for a ref being created, the
-/// repository's default branch (`HEAD`, read exactly), or every protected
-/// tip when `HEAD` names no commit
-/// ([`probity_core::review::new_ref_policy_bases`]); deletions
-/// deliver nothing. The hook judges only protected refs; the CI range
-/// form (`every`) judges every update it is given, a tag included, so
-/// each gets its policy.
+/// The bases the repository policy is read from for the judged updates
+/// ([`probity_core::review::protected_update_policy_bases`]): each judged
+/// ref's old tip, and always the repository's default branch (`HEAD`,
+/// read exactly), or every protected tip when `HEAD` names no commit
+/// ([`probity_core::review::new_ref_policy_bases`]); deletions deliver
+/// nothing. The hook judges only protected refs; the CI range form
+/// (`every`) judges every update it is given, a tag included, so each gets
+/// its policy.
 fn policy_bases(
     repo: &Repo,
     updates: &[ReceiveUpdate],
     every: bool,
 ) -> Result<Vec<CommitId>, CliError> {
     let globs = repo.protected_refs().map_err(repo_err)?;
+    let judged: Vec<&ReceiveUpdate> = updates
+        .iter()
+        .filter(|u| {
+            u.new.is_some() && (every || probity_core::review::is_protected(&globs, &u.refname))
+        })
+        .collect();
+    if judged.is_empty() {
+        return Ok(Vec::new());
+    }
+    // `HEAD` itself, never a pushed tag or branch spelled `HEAD` that
+    // git's lookup rules would also match (or take for an unborn `HEAD`).
+    let head = repo.exact_commit("HEAD").map_err(repo_err)?;
+    let tips = if head.is_none() {
+        let own = repo.git_dir().to_string_lossy().into_owned();
+        repo.remote_tips(&own).map_err(repo_err)?
+    } else {
+        Vec::new()
+    };
+    let default_branch = probity_core::review::new_ref_policy_bases(head, &tips, &globs);
     let mut bases = Vec::new();
-    for u in updates {
-        if u.new.is_none() || !(every || probity_core::review::is_protected(&globs, &u.refname)) {
-            continue;
-        }
-        match &u.old {
-            Some(old) => bases.push(old.clone()),
-            None => {
-                // `HEAD` itself, never a pushed tag or branch spelled
-                // `HEAD` that git's lookup rules would also match (or take
-                // for an unborn `HEAD`).
-                let head = repo.exact_commit("HEAD").map_err(repo_err)?;
-                let tips = if head.is_none() {
-                    let own = repo.git_dir().to_string_lossy().into_owned();
-                    repo.remote_tips(&own).map_err(repo_err)?
-                } else {
-                    Vec::new()
-                };
-                for b in probity_core::review::new_ref_policy_bases(head, &tips, &globs) {
-                    if !bases.contains(&b) {
-                        bases.push(b);
-                    }
-                }
+    for u in judged {
+        for b in
+            probity_core::review::protected_update_policy_bases(u.old.as_ref(), &default_branch)
+        {
+            if !bases.contains(&b) {
+                bases.push(b);
             }
         }
     }
