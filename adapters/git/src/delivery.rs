@@ -9,7 +9,9 @@ use std::ffi::OsString;
 use probity_core::review::CandidateObservation;
 use probity_core::review::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
 use probity_core::review::{CommitId, ObjectId, TreeId};
-use probity_ports::review::{AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit};
+use probity_ports::review::{
+    AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit, TreeSpan,
+};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -433,41 +435,35 @@ impl Repo {
     }
 
     /// Whether one of the last `limit` commits reachable from HEAD has
-    /// tree `candidate` and a parent whose tree is `base` (a root commit:
-    /// `base` is the empty tree), or, with `base` the empty tree, has tree
-    /// `candidate` at all (a whole history, `start --history`). An unborn
-    /// HEAD has no commits.
-    pub fn committed_change(
-        &self,
-        base: &TreeId,
-        candidate: &TreeId,
-        limit: usize,
-    ) -> Result<bool, GitError> {
+    /// tree `candidate` (`span.to`) and a parent whose tree is `base`
+    /// (`span.from`; a root commit: `base` is the empty tree), or, with
+    /// `base` the empty tree, has tree `candidate` at all (a whole history,
+    /// `start --history`). An unborn HEAD has no commits.
+    pub fn committed_change(&self, span: TreeSpan<'_>, limit: usize) -> Result<bool, GitError> {
         let Some((listed, empty)) = self.recent_commits(limit)? else {
             return Ok(false);
         };
         // A whole history (`start --history`): the empty tree to the tree
         // of a commit in it.
-        if *base == empty && listed.iter().any(|c| c.tree == *candidate) {
+        if *span.from == empty && listed.iter().any(|c| c.tree == *span.to) {
             return Ok(true);
         }
         Ok(self
-            .parent_match(&listed, &empty, base, candidate)?
+            .parent_match(&listed, &empty, span.from, span.to)?
             .is_some())
     }
 
     /// The newest of the last `limit` commits reachable from HEAD whose
-    /// tree is `candidate` and whose one parent's tree (a root commit: the
-    /// empty tree) is `base`: the commit a `start --commit` or `--range`
+    /// tree is `span.to` and whose one parent's tree (a root commit: the
+    /// empty tree) is `span.from`: the commit a `start --commit` or `--range`
     /// review froze, found again from its trees. An unborn HEAD has none.
     pub fn committed_commit(
         &self,
-        base: &TreeId,
-        candidate: &TreeId,
+        span: TreeSpan<'_>,
         limit: usize,
     ) -> Result<Option<RangeCommit>, GitError> {
         match self.recent_commits(limit)? {
-            Some((listed, empty)) => self.parent_match(&listed, &empty, base, candidate),
+            Some((listed, empty)) => self.parent_match(&listed, &empty, span.from, span.to),
             None => Ok(None),
         }
     }
