@@ -75,9 +75,7 @@ fn a_dead_runs_scratch_ref_lock_is_removed_with_its_ref() {
 
 fn fixture() -> (Fixture, Repo, CommitId) {
     // The fixture is returned so its directory lives as long as the test.
-    let f = Fixture::new().unwrap();
-    f.write("a", "a\n").unwrap();
-    f.commit_all("a").unwrap();
+    let f = Fixture::committed(&[("a", "a\n")], "a").unwrap();
     let repo = f.repo().unwrap();
     let head = repo.resolve_commit("HEAD").unwrap();
     (f, repo, head)

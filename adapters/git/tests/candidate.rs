@@ -9,11 +9,14 @@ fn p(s: &str) -> RepoPath {
 }
 
 fn base_fixture() -> Fixture {
-    let f = Fixture::new().unwrap();
-    f.write("src/lib.rs", "fn a() {}\n").unwrap();
-    f.write(".gitignore", "target/\n*.log\n").unwrap();
-    f.commit_all("base").unwrap();
-    f
+    Fixture::committed(
+        &[
+            ("src/lib.rs", "fn a() {}\n"),
+            (".gitignore", "target/\n*.log\n"),
+        ],
+        "base",
+    )
+    .unwrap()
 }
 
 #[test]
@@ -110,11 +113,7 @@ fn binary_and_mode_only_changes_count_zero_lines() {
     f.write("img.bin", [0u8, 1, 2, 0, 255]).unwrap();
     f.commit_all("more").unwrap();
     f.write("img.bin", [0u8, 9, 9, 0, 255, 7]).unwrap();
-    let mut perms = std::fs::metadata(f.root().join("tool.sh"))
-        .unwrap()
-        .permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+    f.set_mode("tool.sh", 0o755).unwrap();
     let obs = f.repo().unwrap().observe_candidate().unwrap();
     let img = obs.changed.iter().find(|c| c.path == p("img.bin")).unwrap();
     assert_eq!(img.lines, LineCount::Binary);
@@ -256,9 +255,7 @@ fn an_edit_racing_the_index_write_is_still_observed() {
     // The file changes, keeping its size, right after the index was
     // written (usually within the same second): only git's racy-entry check
     // can see it, and that check compares with the index file's mtime.
-    let f = Fixture::new().unwrap();
-    f.write("a.txt", "a\nb\n").unwrap();
-    f.commit_all("base").unwrap();
+    let f = Fixture::committed(&[("a.txt", "a\nb\n")], "base").unwrap();
     f.write("a.txt", "a\nc\n").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let obs = f.repo().unwrap().observe_candidate().unwrap();
@@ -316,11 +313,7 @@ fn a_new_starts_tree_is_gits_and_its_objects_are_kept_in_the_store() {
     f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
     f.write("src/deep/new/y.rs", "fn y() {}\n").unwrap();
     f.remove("gone.txt").unwrap();
-    let mut perms = std::fs::metadata(f.root().join("tool.sh"))
-        .unwrap()
-        .permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+    f.set_mode("tool.sh", 0o755).unwrap();
     std::os::unix::fs::symlink("src/lib.rs", f.root().join("link")).unwrap();
     f.write("staged.rs", "v1\n").unwrap();
     f.git(&["add", "staged.rs"]).unwrap();
