@@ -64,9 +64,7 @@ impl Fixture {
     /// A fixture whose one commit, `message`, holds `files` (path, text).
     pub fn committed(files: &[(&str, &str)], message: &str) -> Result<Self, GitError> {
         let f = Self::new()?;
-        for (rel, text) in files {
-            f.write(rel, text)?;
-        }
+        f.write_all(files)?;
         f.commit_all(message)?;
         Ok(f)
     }
@@ -113,6 +111,14 @@ impl Fixture {
     pub fn set_mode(&self, rel: &str, mode: u32) -> std::io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(self.root().join(rel), std::fs::Permissions::from_mode(mode))
+    }
+
+    /// Writes each of `files` (path, text), in order.
+    pub fn write_all(&self, files: &[(&str, &str)]) -> std::io::Result<()> {
+        for (rel, text) in files {
+            self.write(rel, text)?;
+        }
+        Ok(())
     }
 
     /// Removes a file.

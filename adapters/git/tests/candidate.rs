@@ -1,11 +1,16 @@
 //! The synthetic candidate on real repositories.
 
-use probity_core::review::RepoPath;
+use probity_core::review::{CandidateObservation, RepoPath};
 use probity_core::review::{FileMode, LineCount};
 use probity_git::fixture::Fixture;
 
 fn p(s: &str) -> RepoPath {
     RepoPath::parse(s).unwrap()
+}
+
+/// The paths an observation found changed, in its order.
+fn changed_paths(obs: &CandidateObservation) -> Vec<RepoPath> {
+    obs.changed.iter().map(|c| c.path.clone()).collect()
 }
 
 fn base_fixture() -> Fixture {
@@ -22,15 +27,18 @@ fn base_fixture() -> Fixture {
 #[test]
 fn untracked_included_ignored_excluded_index_and_status_untouched() {
     let f = base_fixture();
-    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
-    f.write("src/new.rs", "fn c() {}\n").unwrap();
-    f.write("target/out.bin", "build").unwrap();
-    f.write("debug.log", "log").unwrap();
+    f.write_all(&[
+        ("src/lib.rs", "fn a() {}\nfn b() {}\n"),
+        ("src/new.rs", "fn c() {}\n"),
+        ("target/out.bin", "build"),
+        ("debug.log", "log"),
+    ])
+    .unwrap();
     let index_before = f.index_bytes().unwrap();
     let status_before = f.status().unwrap();
 
     let obs = f.repo().unwrap().observe_candidate().unwrap();
-    let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    let paths = changed_paths(&obs);
     assert_eq!(paths, vec![p("src/lib.rs"), p("src/new.rs")]);
     assert_eq!(obs.intended_untracked, vec![p("src/new.rs")]);
     assert!(!obs.unborn_head);
@@ -75,13 +83,7 @@ fn tracked_file_matching_an_ignore_rule_stays_in_scope() {
     f.git(&["commit", "-q", "-m", "track a log"]).unwrap();
     f.write("keep.log", "v2\n").unwrap();
     let obs = f.repo().unwrap().observe_candidate().unwrap();
-    assert_eq!(
-        obs.changed
-            .iter()
-            .map(|c| c.path.clone())
-            .collect::<Vec<_>>(),
-        vec![p("keep.log")]
-    );
+    assert_eq!(changed_paths(&obs), vec![p("keep.log")]);
 }
 
 #[test]
@@ -231,13 +233,7 @@ fn a_configured_fsmonitor_is_never_run_nor_trusted() {
     f.write("src/lib.rs", "fn a() { 1 }\n").unwrap();
     let obs = f.repo().unwrap().observe_candidate().unwrap();
     assert!(!marker.exists(), "the repository's fsmonitor ran");
-    assert_eq!(
-        obs.changed
-            .iter()
-            .map(|c| c.path.clone())
-            .collect::<Vec<_>>(),
-        vec![p("src/lib.rs")]
-    );
+    assert_eq!(changed_paths(&obs), vec![p("src/lib.rs")]);
 }
 
 #[test]
@@ -259,7 +255,7 @@ fn an_edit_racing_the_index_write_is_still_observed() {
     f.write("a.txt", "a\nc\n").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let obs = f.repo().unwrap().observe_candidate().unwrap();
-    let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    let paths = changed_paths(&obs);
     assert_eq!(paths, vec![p("a.txt")]);
 }
 
@@ -304,9 +300,12 @@ fn incoming_left(f: &Fixture) -> Vec<String> {
 #[test]
 fn a_new_starts_tree_is_gits_and_its_objects_are_kept_in_the_store() {
     let f = base_fixture();
-    f.write("src/deep/er/x.rs", "fn x() {}\n").unwrap();
-    f.write("tool.sh", "echo\n").unwrap();
-    f.write("gone.txt", "bye\n").unwrap();
+    f.write_all(&[
+        ("src/deep/er/x.rs", "fn x() {}\n"),
+        ("tool.sh", "echo\n"),
+        ("gone.txt", "bye\n"),
+    ])
+    .unwrap();
     f.commit_all("more").unwrap();
     // Modified, added in a new directory, removed, mode changed, a
     // symlink, a staged new file changed again, ignored files.
@@ -317,9 +316,12 @@ fn a_new_starts_tree_is_gits_and_its_objects_are_kept_in_the_store() {
     std::os::unix::fs::symlink("src/lib.rs", f.root().join("link")).unwrap();
     f.write("staged.rs", "v1\n").unwrap();
     f.git(&["add", "staged.rs"]).unwrap();
-    f.write("staged.rs", "v2\n").unwrap();
-    f.write("target/out.bin", "build").unwrap();
-    f.write("debug.log", "log").unwrap();
+    f.write_all(&[
+        ("staged.rs", "v2\n"),
+        ("target/out.bin", "build"),
+        ("debug.log", "log"),
+    ])
+    .unwrap();
 
     let expected = git_candidate(&f);
     let repo = f.repo().unwrap();
@@ -410,7 +412,7 @@ fn added_paths_with_an_index_entry_of_any_kind_are_not_untracked() {
     assert!(ls.contains(" 2\tboth.rs") && ls.contains("160000"), "{ls}");
     let obs = f.repo().unwrap().observe_candidate().unwrap();
     assert_eq!(obs.intended_untracked, vec![p("untracked.rs")]);
-    let changed: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    let changed = changed_paths(&obs);
     for path in ["ita.rs", "sub", "both.rs", "with space.rs", "untracked.rs"] {
         assert!(changed.contains(&p(path)), "{path}: {changed:?}");
     }
