@@ -115,6 +115,14 @@ impl ManifestGit for Rendering<'_> {
     }
 }
 
+/// The export of `l` through `git`, refused, the store unchanged by it.
+fn refused<G: GitPort + ExportGit + ManifestGit>(w: &World, git: &G, l: &LineageId) -> ReviewError {
+    let held = w.store.dump();
+    let err = drivers::export_context(git, &w.store, l).unwrap_err();
+    assert_eq!(w.store.dump(), held, "a refused export wrote to the store");
+    err
+}
+
 fn rendering(w: &World, departure: Departure) -> Rendering<'_> {
     Rendering {
         git: &w.git,
@@ -192,11 +200,9 @@ fn any_lineage_exports_whatever_the_live_candidate_became() {
 fn an_unknown_lineage_is_not_found() {
     let w = world();
     w.start();
-    let held = w.store.dump();
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
-    let err = drivers::export_context(&w.git, &w.store, &unknown).unwrap_err();
+    let err = refused(&w, &w.git, &unknown);
     assert_err!(err, ReviewError::Store(StoreError::NotFound(l)) if *l == unknown);
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
@@ -209,8 +215,7 @@ fn a_lineage_whose_trees_are_not_here_is_objects_missing() {
     let bundle = drivers::export_bundle(&WithAttestations::new(&elsewhere.store), &l).unwrap();
     let w = world();
     drivers::import_bundle(&WithAttestations::new(&w.store), &bundle).unwrap();
-    let held = w.store.dump();
-    let err = drivers::export_context(&w.git, &w.store, &l).unwrap_err();
+    let err = refused(&w, &w.git, &l);
     let snap = foreign.state().snapshot();
     match &err {
         ReviewError::ObjectsMissing { lineage, objects } => {
@@ -222,7 +227,6 @@ fn a_lineage_whose_trees_are_not_here_is_objects_missing() {
         }
         e => panic!("expected objects_missing, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
@@ -233,25 +237,19 @@ fn a_pruned_blob_is_objects_missing() {
     let snap = record.state().snapshot();
     let manifest = w.git.manifest(TreeSpan::from(snap)).unwrap();
     let blob = manifest[0].new_blob.as_ref().unwrap().to_string();
-    let held = w.store.dump();
     let git = rendering(&w, Departure::Pruned(vec![blob.clone()]));
-    let err = drivers::export_context(&git, &w.store, &l).unwrap_err();
-    match &err {
+    match &refused(&w, &git, &l) {
         ReviewError::ObjectsMissing { objects, .. } => assert_eq!(*objects, vec![blob]),
         e => panic!("expected objects_missing, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
 fn a_diff_rendered_otherwise_than_start_froze_it_is_refused() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let held = w.store.dump();
     // Another git's bytes: drift, never an export of other bytes.
-    let err =
-        drivers::export_context(&rendering(&w, Departure::OtherDiff), &w.store, &l).unwrap_err();
-    match &err {
+    match &refused(&w, &rendering(&w, Departure::OtherDiff), &l) {
         ReviewError::Export(ExportError::Drift {
             anchored_version,
             git_version,
@@ -263,31 +261,24 @@ fn a_diff_rendered_otherwise_than_start_froze_it_is_refused() {
         e => panic!("expected drift, got {e}"),
     }
     // Over the budget where start anchored a diff within it: drift too.
-    let err =
-        drivers::export_context(&rendering(&w, Departure::OverBudget), &w.store, &l).unwrap_err();
-    match &err {
+    match &refused(&w, &rendering(&w, Departure::OverBudget), &l) {
         ReviewError::Export(ExportError::Drift { derived, .. }) => {
             assert!(derived.contains("over"), "{derived}")
         }
         e => panic!("expected drift, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
 fn a_manifest_that_is_not_the_frozen_paths_is_refused() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let held = w.store.dump();
-    let err = drivers::export_context(&rendering(&w, Departure::ShortManifest), &w.store, &l)
-        .unwrap_err();
-    match &err {
+    match &refused(&w, &rendering(&w, Departure::ShortManifest), &l) {
         ReviewError::Export(ExportError::ManifestMismatch { expected, why }) => {
             assert_eq!((*expected, why.as_str()), (1, "1 missing, 0 extra"));
         }
         e => panic!("expected a manifest mismatch, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
