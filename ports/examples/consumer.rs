@@ -37,7 +37,7 @@ use probity_core::review::{DeltaEntry, EntrySide};
 use probity_memstore::InMemoryStore;
 use probity_ports::review::{
     self as review, AdapterError, Clock, Delivery, EvidenceInput, ExportGit, FinalizeInput,
-    GitPort, LensResultInput, NamedInput, ReviewError, RevisionGit,
+    GitPort, LensResultInput, NamedInput, ReviewError, RevisionGit, TreeSpan,
 };
 
 /// The files of one tree: path → bytes (regular files only).
@@ -185,8 +185,8 @@ impl Repo {
     }
 
     /// Each path whose content differs between two trees.
-    fn changes(&self, from: &TreeId, to: &TreeId) -> Result<Vec<Change<'_>>, AdapterError> {
-        let (from, to) = (self.tree(from)?, self.tree(to)?);
+    fn changes(&self, span: TreeSpan<'_>) -> Result<Vec<Change<'_>>, AdapterError> {
+        let (from, to) = (self.tree(span.from)?, self.tree(span.to)?);
         let paths: BTreeSet<&RepoPath> = from.keys().chain(to.keys()).collect();
         Ok(paths
             .into_iter()
@@ -202,7 +202,10 @@ impl GitPort for Repo {
             base_tree: self.base.clone(),
             candidate_tree: self.candidate.clone(),
             unborn_head: false,
-            changed: self.diff_files(&self.base, &self.candidate)?,
+            changed: self.diff_files(TreeSpan {
+                from: &self.base,
+                to: &self.candidate,
+            })?,
             intended_untracked: Vec::new(),
         })
     }
@@ -216,21 +219,13 @@ impl GitPort for Repo {
         self.live_target()
     }
 
-    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
-        Ok(self
-            .changes(from, to)?
-            .into_iter()
-            .map(|(p, _, _)| p)
-            .collect())
+    fn differing_paths(&self, span: TreeSpan<'_>) -> Result<Vec<RepoPath>, AdapterError> {
+        Ok(self.changes(span)?.into_iter().map(|(p, _, _)| p).collect())
     }
 
-    fn tree_delta(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
+    fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
         let mut delta = Vec::new();
-        for (path, base, candidate) in self.changes(from, to)? {
+        for (path, base, candidate) in self.changes(span)? {
             delta.push(DeltaEntry {
                 path,
                 base: entry(base)?,
@@ -240,8 +235,8 @@ impl GitPort for Repo {
         Ok(Some(delta))
     }
 
-    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {
-        let changed = self.changes(from, to)?.into_iter().map(|(path, old, new)| {
+    fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
+        let changed = self.changes(span)?.into_iter().map(|(path, old, new)| {
             let (removed, added) = changed_lines(bytes(old), bytes(new));
             let (added, removed) = (added.len() as u64, removed.len() as u64);
             let (base_content, content) = (content(old), content(new));
@@ -259,13 +254,11 @@ impl GitPort for Repo {
     }
 
     /// What finalize measures a correction's causal claims with.
-    fn hunks(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        path: &RepoPath,
-    ) -> Result<Vec<Hunk>, AdapterError> {
-        let (old, new) = (self.tree(from)?.get(path), self.tree(to)?.get(path));
+    fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
+        let (old, new) = (
+            self.tree(span.from)?.get(path),
+            self.tree(span.to)?.get(path),
+        );
         Ok(hunk(bytes(old), bytes(new)).into_iter().collect())
     }
 
@@ -302,14 +295,9 @@ impl ExportGit for Repo {
     }
     /// The patch start anchors and an export shows: a function of the two
     /// trees only (per path its header, then the lines removed and added).
-    fn frozen_diff(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        cap: u64,
-    ) -> Result<Option<Vec<u8>>, AdapterError> {
+    fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {
         let mut patch = Vec::new();
-        for (path, old, new) in self.changes(from, to)? {
+        for (path, old, new) in self.changes(span)? {
             let (removed, added) = changed_lines(bytes(old), bytes(new));
             patch.extend_from_slice(format!("diff --git a/{path} b/{path}\n").as_bytes());
             let signed = removed.iter().map(|l| (b'-', l));

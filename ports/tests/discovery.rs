@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use probity_core::review::TreeDelta;
-use probity_ports::review::{self as drivers, GitPort, IndexStore, ReviewError};
+use probity_ports::review::{self as drivers, GitPort, IndexStore, ReviewError, TreeSpan};
 
 #[test]
 fn the_live_lineage_is_the_one_that_froze_the_candidate_or_the_correction_it_fixes() {
@@ -43,7 +43,10 @@ fn delta_identity(w: &World, record: &probity_core::review::StateRecord) -> Tree
     let s = record.state();
     let entries = w
         .git
-        .tree_delta(&s.snapshot().base_tree, s.final_candidate_tree())
+        .tree_delta(TreeSpan {
+            from: &s.snapshot().base_tree,
+            to: s.final_candidate_tree(),
+        })
         .unwrap()
         .unwrap();
     TreeDelta::new(entries).unwrap()

@@ -16,7 +16,7 @@ use probity_core::review::{
 use probity_core::review::{LineageId, RepoPath, TreeId};
 use probity_ports::review::{
     self as drivers, AdapterError, ExportGit, GitPort, ManifestGit, RecordStore, ReviewError,
-    StoreError,
+    StoreError, TreeSpan,
 };
 use probity_testkit::{FAKE_GIT_VERSION, FakeGit, FixedClock, WithAttestations};
 
@@ -50,26 +50,17 @@ impl GitPort for Rendering<'_> {
     fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError> {
         self.git.staged_target(index)
     }
-    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
-        self.git.differing_paths(from, to)
+    fn differing_paths(&self, span: TreeSpan<'_>) -> Result<Vec<RepoPath>, AdapterError> {
+        self.git.differing_paths(span)
     }
-    fn tree_delta(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
-        self.git.tree_delta(from, to)
+    fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
+        self.git.tree_delta(span)
     }
-    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {
-        self.git.diff_files(from, to)
+    fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
+        self.git.diff_files(span)
     }
-    fn hunks(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        path: &RepoPath,
-    ) -> Result<Vec<Hunk>, AdapterError> {
-        self.git.hunks(from, to, path)
+    fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
+        self.git.hunks(span, path)
     }
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         self.git.line_count(tree, path)
@@ -94,13 +85,8 @@ impl ExportGit for Rendering<'_> {
         Ok(missing)
     }
 
-    fn frozen_diff(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        cap: u64,
-    ) -> Result<Option<Vec<u8>>, AdapterError> {
-        let diff = self.git.frozen_diff(from, to, cap)?;
+    fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {
+        let diff = self.git.frozen_diff(span, cap)?;
         Ok(match self.departure {
             Departure::OtherDiff => diff.map(|mut d| {
                 d.push(b'\n');
@@ -120,13 +106,21 @@ impl ExportGit for Rendering<'_> {
 }
 
 impl ManifestGit for Rendering<'_> {
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        let mut m = self.git.manifest(from, to)?;
+    fn manifest(&self, span: TreeSpan<'_>) -> Result<Vec<ManifestEntry>, AdapterError> {
+        let mut m = self.git.manifest(span)?;
         if let Departure::ShortManifest = self.departure {
             m.pop();
         }
         Ok(m)
     }
+}
+
+/// The export of `l` through `git`, refused, the store unchanged by it.
+fn refused<G: GitPort + ExportGit + ManifestGit>(w: &World, git: &G, l: &LineageId) -> ReviewError {
+    let held = w.store.dump();
+    let err = drivers::export_context(git, &w.store, l).unwrap_err();
+    assert_eq!(w.store.dump(), held, "a refused export wrote to the store");
+    err
 }
 
 fn rendering(w: &World, departure: Departure) -> Rendering<'_> {
@@ -146,7 +140,7 @@ fn a_started_lineage_exports_its_frozen_diff_and_manifest_and_writes_nothing() {
     let exported = drivers::export_context(&w.git, &w.store, &l).unwrap();
     let diff = w
         .git
-        .frozen_diff(&snap.base_tree, &snap.candidate_tree, MAX_DIFF_BYTES)
+        .frozen_diff(TreeSpan::from(&snap), MAX_DIFF_BYTES)
         .unwrap()
         .unwrap();
     assert!(!diff.is_empty());
@@ -165,9 +159,7 @@ fn a_started_lineage_exports_its_frozen_diff_and_manifest_and_writes_nothing() {
     assert_eq!(e.candidate_diff.byte_size, diff.len() as u64);
     assert_eq!(
         e.changed_path_manifest,
-        w.git
-            .manifest(&snap.base_tree, &snap.candidate_tree)
-            .unwrap()
+        w.git.manifest(TreeSpan::from(&snap)).unwrap()
     );
     assert_eq!(e.derivation.command, export_command());
     assert_eq!(e.derivation.git_version, FAKE_GIT_VERSION);
@@ -208,11 +200,9 @@ fn any_lineage_exports_whatever_the_live_candidate_became() {
 fn an_unknown_lineage_is_not_found() {
     let w = world();
     w.start();
-    let held = w.store.dump();
     let unknown = LineageId::parse("review-0000000000000000").unwrap();
-    let err = drivers::export_context(&w.git, &w.store, &unknown).unwrap_err();
+    let err = refused(&w, &w.git, &unknown);
     assert_err!(err, ReviewError::Store(StoreError::NotFound(l)) if *l == unknown);
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
@@ -225,8 +215,7 @@ fn a_lineage_whose_trees_are_not_here_is_objects_missing() {
     let bundle = drivers::export_bundle(&WithAttestations::new(&elsewhere.store), &l).unwrap();
     let w = world();
     drivers::import_bundle(&WithAttestations::new(&w.store), &bundle).unwrap();
-    let held = w.store.dump();
-    let err = drivers::export_context(&w.git, &w.store, &l).unwrap_err();
+    let err = refused(&w, &w.git, &l);
     let snap = foreign.state().snapshot();
     match &err {
         ReviewError::ObjectsMissing { lineage, objects } => {
@@ -238,7 +227,6 @@ fn a_lineage_whose_trees_are_not_here_is_objects_missing() {
         }
         e => panic!("expected objects_missing, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
@@ -247,30 +235,21 @@ fn a_pruned_blob_is_objects_missing() {
     let record = w.start();
     let l = record.state().lineage_id().clone();
     let snap = record.state().snapshot();
-    let manifest = w
-        .git
-        .manifest(&snap.base_tree, &snap.candidate_tree)
-        .unwrap();
+    let manifest = w.git.manifest(TreeSpan::from(snap)).unwrap();
     let blob = manifest[0].new_blob.as_ref().unwrap().to_string();
-    let held = w.store.dump();
     let git = rendering(&w, Departure::Pruned(vec![blob.clone()]));
-    let err = drivers::export_context(&git, &w.store, &l).unwrap_err();
-    match &err {
+    match &refused(&w, &git, &l) {
         ReviewError::ObjectsMissing { objects, .. } => assert_eq!(*objects, vec![blob]),
         e => panic!("expected objects_missing, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
 fn a_diff_rendered_otherwise_than_start_froze_it_is_refused() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let held = w.store.dump();
     // Another git's bytes: drift, never an export of other bytes.
-    let err =
-        drivers::export_context(&rendering(&w, Departure::OtherDiff), &w.store, &l).unwrap_err();
-    match &err {
+    match &refused(&w, &rendering(&w, Departure::OtherDiff), &l) {
         ReviewError::Export(ExportError::Drift {
             anchored_version,
             git_version,
@@ -282,31 +261,24 @@ fn a_diff_rendered_otherwise_than_start_froze_it_is_refused() {
         e => panic!("expected drift, got {e}"),
     }
     // Over the budget where start anchored a diff within it: drift too.
-    let err =
-        drivers::export_context(&rendering(&w, Departure::OverBudget), &w.store, &l).unwrap_err();
-    match &err {
+    match &refused(&w, &rendering(&w, Departure::OverBudget), &l) {
         ReviewError::Export(ExportError::Drift { derived, .. }) => {
             assert!(derived.contains("over"), "{derived}")
         }
         e => panic!("expected drift, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]
 fn a_manifest_that_is_not_the_frozen_paths_is_refused() {
     let w = world();
     let l = w.start().state().lineage_id().clone();
-    let held = w.store.dump();
-    let err = drivers::export_context(&rendering(&w, Departure::ShortManifest), &w.store, &l)
-        .unwrap_err();
-    match &err {
+    match &refused(&w, &rendering(&w, Departure::ShortManifest), &l) {
         ReviewError::Export(ExportError::ManifestMismatch { expected, why }) => {
             assert_eq!((*expected, why.as_str()), (1, "1 missing, 0 extra"));
         }
         e => panic!("expected a manifest mismatch, got {e}"),
     }
-    assert_eq!(w.store.dump(), held);
 }
 
 #[test]

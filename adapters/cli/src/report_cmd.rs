@@ -17,7 +17,7 @@ use probity_core::review::{
     ChainEntry, CheckSummary, LogEvent, RangeReviews, Report, range_markdown, sarif_log,
 };
 use probity_core::review::{CommitId, LineageId};
-use probity_ports::review::{self as drivers, AttestationStore, GitPort, RemoteScope};
+use probity_ports::review::{self as drivers, AttestationStore, GitPort, RemoteScope, TreeSpan};
 
 use crate::GlobalArgs;
 use crate::authority_cmd::{Context, open, parse_lineage, review_error};
@@ -110,8 +110,14 @@ fn keyids(envelopes: &[probity_core::review::DsseEnvelope]) -> Vec<String> {
 fn commit_of(ctx: &Context, record: &StateRecord) -> Result<Option<CommitId>, CliError> {
     let s = record.state();
     for end in [s.final_candidate_tree(), &s.snapshot().candidate_tree] {
-        if let Some(c) = GitPort::committed_commit(&ctx.repo, &s.snapshot().base_tree, end)
-            .map_err(|e| review_error(drivers::ReviewError::Repository(e)))?
+        if let Some(c) = GitPort::committed_commit(
+            &ctx.repo,
+            TreeSpan {
+                from: &s.snapshot().base_tree,
+                to: end,
+            },
+        )
+        .map_err(|e| review_error(drivers::ReviewError::Repository(e)))?
         {
             return Ok(Some(c.commit));
         }

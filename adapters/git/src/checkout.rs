@@ -111,10 +111,8 @@ mod tests {
 
     #[test]
     fn a_tree_is_written_out_and_goes_with_its_guard() {
-        let f = Fixture::new().unwrap();
-        f.write("a/b.txt", "one\n").unwrap();
-        f.write("c.sh", "#!/bin/sh\n").unwrap();
-        f.commit_all("base").unwrap();
+        let f =
+            Fixture::committed(&[("a/b.txt", "one\n"), ("c.sh", "#!/bin/sh\n")], "base").unwrap();
         f.write("a/b.txt", "live edit\n").unwrap();
         let repo = Repo::discover(crate::GitCli::default(), f.root()).unwrap();
         let tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();

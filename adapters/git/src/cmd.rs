@@ -822,46 +822,68 @@ mod tests {
 
     #[test]
     fn the_opt_in_sets_are_exactly_what_they_name() {
-        for k in [
-            "GIT_SSH_COMMAND",
-            "GIT_SSH",
-            "GIT_SSH_VARIANT",
-            "GIT_ASKPASS",
-            "GIT_PROXY_COMMAND",
-            "GIT_SSL_NO_VERIFY",
-            "GIT_SSL_CAINFO",
-        ] {
-            assert!(is_transport_env(k), "{k}");
-            assert!(!is_config_env(k), "{k}");
-        }
-        for k in [
-            "GIT_DIR",
-            "GIT_CONFIG_COUNT",
-            "GIT_CONFIG_GLOBAL",
-            "GIT_NAMESPACE",
-            "GIT_EXEC_PATH",
-            "GIT_TERMINAL_PROMPT",
-        ] {
-            assert!(!is_transport_env(k), "{k}");
-        }
-        for k in [
-            "GIT_CONFIG_COUNT",
-            "GIT_CONFIG_KEY_0",
-            "GIT_CONFIG_VALUE_12",
-            "GIT_CONFIG_PARAMETERS",
-        ] {
-            assert!(is_config_env(k), "{k}");
-        }
-        // Another configuration file is not the receiving git's settings.
-        for k in [
-            "GIT_CONFIG",
-            "GIT_CONFIG_GLOBAL",
-            "GIT_CONFIG_SYSTEM",
-            "GIT_CONFIG_NOSYSTEM",
-            "GIT_CONFIG_KEY_",
-            "GIT_CONFIG_KEY_x",
-        ] {
-            assert!(!is_config_env(k), "{k}");
+        // Each row: names, then whether each is a transport setting and
+        // whether it is a configuration setting (`None`: not asked).
+        let rows: [(&[&str], Option<bool>, Option<bool>); 4] = [
+            (
+                &[
+                    "GIT_SSH_COMMAND",
+                    "GIT_SSH",
+                    "GIT_SSH_VARIANT",
+                    "GIT_ASKPASS",
+                    "GIT_PROXY_COMMAND",
+                    "GIT_SSL_NO_VERIFY",
+                    "GIT_SSL_CAINFO",
+                ],
+                Some(true),
+                Some(false),
+            ),
+            (
+                &[
+                    "GIT_DIR",
+                    "GIT_CONFIG_COUNT",
+                    "GIT_CONFIG_GLOBAL",
+                    "GIT_NAMESPACE",
+                    "GIT_EXEC_PATH",
+                    "GIT_TERMINAL_PROMPT",
+                ],
+                Some(false),
+                None,
+            ),
+            (
+                &[
+                    "GIT_CONFIG_COUNT",
+                    "GIT_CONFIG_KEY_0",
+                    "GIT_CONFIG_VALUE_12",
+                    "GIT_CONFIG_PARAMETERS",
+                ],
+                None,
+                Some(true),
+            ),
+            // Another configuration file is not the receiving git's
+            // settings.
+            (
+                &[
+                    "GIT_CONFIG",
+                    "GIT_CONFIG_GLOBAL",
+                    "GIT_CONFIG_SYSTEM",
+                    "GIT_CONFIG_NOSYSTEM",
+                    "GIT_CONFIG_KEY_",
+                    "GIT_CONFIG_KEY_x",
+                ],
+                None,
+                Some(false),
+            ),
+        ];
+        for (names, transport, config) in rows {
+            for k in names {
+                if let Some(t) = transport {
+                    assert_eq!(is_transport_env(k), t, "{k}");
+                }
+                if let Some(c) = config {
+                    assert_eq!(is_config_env(k), c, "{k}");
+                }
+            }
         }
     }
 }

@@ -9,7 +9,9 @@ use std::ffi::OsString;
 use probity_core::review::CandidateObservation;
 use probity_core::review::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
 use probity_core::review::{CommitId, ObjectId, TreeId};
-use probity_ports::review::{AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit};
+use probity_ports::review::{
+    AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit, TreeSpan,
+};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -211,12 +213,7 @@ impl Repo {
         }
         // One batch lookup: which of them are commits here.
         let names: Vec<&str> = advertised.iter().map(|(_, a)| a.as_str()).collect();
-        let input = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)?;
-        let listed = self.run_with(
-            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-            &[],
-            Some(&input),
-        )?;
+        let listed = self.object_kinds(&names)?;
         let listed = std::str::from_utf8(&listed)
             .map_err(|_| parse_err("cat-file --batch-check", "non-UTF-8 output"))?;
         // `--batch-check` answers one line per input line, in order.
@@ -232,6 +229,17 @@ impl Repo {
             .zip(kinds)
             .map(|((name, c), k)| (name, c, k.ends_with(" commit")))
             .collect())
+    }
+
+    /// `cat-file --batch-check` of `names`: one line per name, in order,
+    /// `<id> <type>` for an object here and `<name> missing` otherwise.
+    pub(crate) fn object_kinds(&self, names: &[&str]) -> Result<Vec<u8>, GitError> {
+        let input = crate::cmd::cat_file_input("cat-file --batch-check", None, names)?;
+        self.run_with(
+            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+            &[],
+            Some(&input),
+        )
     }
 
     /// What `remote`'s own `HEAD` names now (`git ls-remote -- <remote>
@@ -430,59 +438,60 @@ impl Repo {
     }
 
     /// Whether one of the last `limit` commits reachable from HEAD has
-    /// tree `candidate` and a parent whose tree is `base` (a root commit:
-    /// `base` is the empty tree), or, with `base` the empty tree, has tree
-    /// `candidate` at all (a whole history, `start --history`). An unborn
-    /// HEAD has no commits.
-    pub fn committed_change(
-        &self,
-        base: &TreeId,
-        candidate: &TreeId,
-        limit: usize,
-    ) -> Result<bool, GitError> {
-        let Some(head) = self.find_commit("HEAD")? else {
+    /// tree `candidate` (`span.to`) and a parent whose tree is `base`
+    /// (`span.from`; a root commit: `base` is the empty tree), or, with
+    /// `base` the empty tree, has tree `candidate` at all (a whole history,
+    /// `start --history`). An unborn HEAD has no commits.
+    pub fn committed_change(&self, span: TreeSpan<'_>, limit: usize) -> Result<bool, GitError> {
+        let Some((listed, empty)) = self.recent_commits(limit)? else {
             return Ok(false);
         };
-        let listed = self.range_commits(&head, &[], &RemoteScope::None, limit)?;
-        let trees: std::collections::HashMap<&CommitId, &TreeId> =
-            listed.iter().map(|c| (&c.commit, &c.tree)).collect();
         // A whole history (`start --history`): the empty tree to the tree
         // of a commit in it.
-        let empty = self.empty_tree()?;
-        if *base == empty && listed.iter().any(|c| c.tree == *candidate) {
+        if *span.from == empty && listed.iter().any(|c| c.tree == *span.to) {
             return Ok(true);
         }
-        Ok(Self::parent_match(self, &listed, &trees, &empty, base, candidate)?.is_some())
+        Ok(self
+            .parent_match(&listed, &empty, span.from, span.to)?
+            .is_some())
     }
 
     /// The newest of the last `limit` commits reachable from HEAD whose
-    /// tree is `candidate` and whose one parent's tree (a root commit: the
-    /// empty tree) is `base`: the commit a `start --commit` or `--range`
+    /// tree is `span.to` and whose one parent's tree (a root commit: the
+    /// empty tree) is `span.from`: the commit a `start --commit` or `--range`
     /// review froze, found again from its trees. An unborn HEAD has none.
     pub fn committed_commit(
         &self,
-        base: &TreeId,
-        candidate: &TreeId,
+        span: TreeSpan<'_>,
         limit: usize,
     ) -> Result<Option<RangeCommit>, GitError> {
+        match self.recent_commits(limit)? {
+            Some((listed, empty)) => self.parent_match(&listed, &empty, span.from, span.to),
+            None => Ok(None),
+        }
+    }
+
+    /// The last `limit` commits reachable from HEAD, newest first, and the
+    /// empty tree; `None` for an unborn HEAD.
+    fn recent_commits(&self, limit: usize) -> Result<Option<(Vec<RangeCommit>, TreeId)>, GitError> {
         let Some(head) = self.find_commit("HEAD")? else {
             return Ok(None);
         };
         let listed = self.range_commits(&head, &[], &RemoteScope::None, limit)?;
-        let trees: std::collections::HashMap<&CommitId, &TreeId> =
-            listed.iter().map(|c| (&c.commit, &c.tree)).collect();
-        let empty = self.empty_tree()?;
-        Self::parent_match(self, &listed, &trees, &empty, base, candidate)
+        Ok(Some((listed, self.empty_tree()?)))
     }
 
+    /// The newest of `listed` whose tree is `candidate` and whose one
+    /// parent's tree (a root commit: `empty`) is `base`.
     fn parent_match(
         &self,
         listed: &[RangeCommit],
-        trees: &std::collections::HashMap<&CommitId, &TreeId>,
         empty: &TreeId,
         base: &TreeId,
         candidate: &TreeId,
     ) -> Result<Option<RangeCommit>, GitError> {
+        let trees: std::collections::HashMap<&CommitId, &TreeId> =
+            listed.iter().map(|c| (&c.commit, &c.tree)).collect();
         for c in listed.iter().filter(|c| c.tree == *candidate) {
             let parent_tree = match c.parents[..] {
                 [] => empty.clone(),

@@ -291,9 +291,7 @@ mod tests {
 
     /// A fixture with one commit (`a` holding `a`), and its id.
     fn one_commit() -> (Fixture, String) {
-        let f = Fixture::new().unwrap();
-        f.write("a", "a\n").unwrap();
-        f.commit_all("a").unwrap();
+        let f = Fixture::committed(&[("a", "a\n")], "a").unwrap();
         let one = head(&f);
         (f, one)
     }

@@ -9,7 +9,7 @@ use probity_core::review::FileMode;
 use probity_core::review::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, ManifestEntry};
 use probity_core::review::{DeltaEntry, EntrySide};
 use probity_core::review::{ObjectId, TreeId};
-use probity_ports::review::{AdapterError, ExportGit, ManifestGit};
+use probity_ports::review::{AdapterError, ExportGit, ManifestGit, TreeSpan};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -146,13 +146,8 @@ impl ExportGit for Repo {
         Ok(self.prefetch_diffs(&pairs)?)
     }
 
-    fn frozen_diff(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        cap: u64,
-    ) -> Result<Option<Vec<u8>>, AdapterError> {
-        Ok(Repo::frozen_diff(self, from, to, cap)?)
+    fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {
+        Ok(Repo::frozen_diff(self, span.from, span.to, cap)?)
     }
 
     fn version(&self) -> Result<String, AdapterError> {
@@ -161,7 +156,7 @@ impl ExportGit for Repo {
 }
 
 impl ManifestGit for Repo {
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        Ok(Repo::manifest(self, from, to)?)
+    fn manifest(&self, span: TreeSpan<'_>) -> Result<Vec<ManifestEntry>, AdapterError> {
+        Ok(Repo::manifest(self, span.from, span.to)?)
     }
 }

@@ -61,6 +61,14 @@ impl Fixture {
         Ok(f)
     }
 
+    /// A fixture whose one commit, `message`, holds `files` (path, text).
+    pub fn committed(files: &[(&str, &str)], message: &str) -> Result<Self, GitError> {
+        let f = Self::new()?;
+        f.write_all(files)?;
+        f.commit_all(message)?;
+        Ok(f)
+    }
+
     /// The work tree root.
     pub fn root(&self) -> &Path {
         self.dir.path()
@@ -96,6 +104,21 @@ impl Fixture {
         }
         std::fs::write(&p, bytes)?;
         Ok(p)
+    }
+
+    /// Sets a file's permission bits (`0o755`: an executable).
+    #[cfg(unix)]
+    pub fn set_mode(&self, rel: &str, mode: u32) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(self.root().join(rel), std::fs::Permissions::from_mode(mode))
+    }
+
+    /// Writes each of `files` (path, text), in order.
+    pub fn write_all(&self, files: &[(&str, &str)]) -> std::io::Result<()> {
+        for (rel, text) in files {
+            self.write(rel, text)?;
+        }
+        Ok(())
     }
 
     /// Removes a file.
@@ -143,9 +166,7 @@ mod tests {
 
     #[test]
     fn a_fixture_commits_exactly_as_the_testkits_git_environment_does() {
-        let f = Fixture::new().unwrap();
-        f.write("a.txt", "a\n").unwrap();
-        f.commit_all("one").unwrap();
+        let f = Fixture::committed(&[("a.txt", "a\n")], "one").unwrap();
         let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
         let env = GitEnv::init().unwrap();
         env.write("a.txt", "a\n").unwrap();

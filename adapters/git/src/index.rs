@@ -349,11 +349,7 @@ mod against_git {
         f.write("a/b.d/e", "e\n").unwrap();
         f.write("z/y/x/w.txt", "w\n").unwrap();
         f.write("tool.sh", "echo\n").unwrap();
-        let mut perms = std::fs::metadata(f.root().join("tool.sh"))
-            .unwrap()
-            .permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+        f.set_mode("tool.sh", 0o755).unwrap();
         std::os::unix::fs::symlink("a.txt", f.root().join("link")).unwrap();
         f.git(&["add", "-A"]).unwrap();
         f.git(&[

@@ -131,21 +131,14 @@ fn zero_like(like: Option<&CommitId>, sha256: bool) -> String {
 impl Repo {
     /// `refs/notes/probity` as a commit here, if it exists.
     ///
-    /// The ref itself, read by its full name ([`Repo::exact_ref`]): not a
-    /// branch or tag spelled `refs/notes/probity` that git's lookup rules
-    /// would take for it when it does not exist, and without a `rev-parse`
-    /// of its own (issue 24: `probity push` resolved it four times). Peeled
-    /// by the object reader ([`crate::objects`]); a ref naming no commit is
-    /// no tip.
+    /// The ref itself, read by its full name ([`Repo::exact_commit`], over
+    /// [`Repo::exact_ref`]): not a branch or tag spelled
+    /// `refs/notes/probity` that git's lookup rules would take for it when
+    /// it does not exist, and without a `rev-parse` of its own (issue 24:
+    /// `probity push` resolved it four times). Peeled by the object reader
+    /// ([`crate::objects`]); a ref naming no commit is no tip.
     pub fn notes_tip(&self) -> Result<Option<CommitId>, GitError> {
-        let Some(id) = self.exact_ref(NOTES_REF)? else {
-            return Ok(None);
-        };
-        let id = CommitId::parse(&id).map_err(|_| GitError::Parse {
-            args: "show-ref --verify".into(),
-            detail: format!("`{id}` is not an object id"),
-        })?;
-        self.peel_commit(&id)
+        self.exact_commit(NOTES_REF)
     }
 
     /// The note of `commit` in the notes commit `notes`, as git reads it:
@@ -388,12 +381,7 @@ impl Repo {
             return Ok(None);
         }
         let names: Vec<&str> = trees.iter().map(TreeId::as_str).collect();
-        let query = crate::cmd::cat_file_input("cat-file --batch-check", None, &names)?;
-        let out = self.run_with(
-            ["cat-file", "--batch-check=%(objectname) %(objecttype)"],
-            &[],
-            Some(&query),
-        )?;
+        let out = self.object_kinds(&names)?;
         let mut listing = String::new();
         for line in String::from_utf8_lossy(&out).lines() {
             if let Some(id) = line.strip_suffix(" tree")

@@ -75,12 +75,38 @@ fn a_dead_runs_scratch_ref_lock_is_removed_with_its_ref() {
 
 fn fixture() -> (Fixture, Repo, CommitId) {
     // The fixture is returned so its directory lives as long as the test.
-    let f = Fixture::new().unwrap();
-    f.write("a", "a\n").unwrap();
-    f.commit_all("a").unwrap();
+    let f = Fixture::committed(&[("a", "a\n")], "a").unwrap();
     let repo = f.repo().unwrap();
     let head = repo.resolve_commit("HEAD").unwrap();
     (f, repo, head)
+}
+
+/// Runs git in `repo` with `stdin`, answering its trimmed stdout.
+fn git_out(repo: &Repo, args: &[&str], stdin: Option<&[u8]>) -> String {
+    String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// A notes tree holding `blob` as the note of `commit` fanned out one
+/// level (`ab/cdef...`): the inner tree and the outer one, both written.
+fn fanned_out(repo: &Repo, commit: &CommitId, blob: &str) -> (String, String) {
+    let hex = commit.as_str();
+    let inner = format!("100644 blob {blob}\t{}\n", &hex[2..]);
+    let inner = git_out(repo, &["mktree"], Some(inner.as_bytes()));
+    let outer = format!("040000 tree {inner}\t{}\n", &hex[..2]);
+    let outer = git_out(repo, &["mktree"], Some(outer.as_bytes()));
+    (inner, outer)
+}
+
+/// Writes the first note, of `head`, where no notes ref exists yet, and
+/// answers the notes ref's new tip.
+fn first_note(repo: &Repo, head: &CommitId, note: &[u8]) -> CommitId {
+    assert_eq!(repo.notes_tip().unwrap(), None);
+    repo.write_notes(None, &[(head.clone(), note.to_vec())])
+        .unwrap();
+    repo.notes_tip().unwrap().unwrap()
 }
 
 #[test]
@@ -129,10 +155,7 @@ fn anchored_notes_reach_the_trees_they_name_and_keep_their_tree() {
 #[test]
 fn notes_are_written_by_compare_and_swap_and_read_back_exactly() {
     let (_f, repo, head) = fixture();
-    assert_eq!(repo.notes_tip().unwrap(), None);
-    repo.write_notes(None, &[(head.clone(), b"{\"x\":1}\n".to_vec())])
-        .unwrap();
-    let tip = repo.notes_tip().unwrap().unwrap();
+    let tip = first_note(&repo, &head, b"{\"x\":1}\n");
     assert_eq!(
         repo.read_note(&tip, &head, 1024).unwrap().as_deref(),
         Some(&b"{\"x\":1}\n"[..])
@@ -243,26 +266,14 @@ fn changed_notes_lists_changed_and_removed_notes_only() {
     want.sort();
     assert_eq!(repo.changed_notes(&first, &last).unwrap(), want);
     // The same blob moved to a fanned-out path: no change.
-    let run = |args: &[&str], stdin: Option<&[u8]>| {
-        String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
-    };
+    let run = |args: &[&str], stdin: Option<&[u8]>| git_out(&repo, args, stdin);
     let hex = head.as_str();
     let blob = run(&["hash-object", "-w", "--stdin"], Some(b"n\n"));
     let flat = run(
         &["mktree"],
         Some(format!("100644 blob {blob}\t{hex}\n").as_bytes()),
     );
-    let inner = run(
-        &["mktree"],
-        Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
-    );
-    let fanned = run(
-        &["mktree"],
-        Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
-    );
+    let (inner, fanned) = fanned_out(&repo, &head, &blob);
     let a = CommitId::parse(run(&["commit-tree", &flat, "-m", "a"], None)).unwrap();
     let b = CommitId::parse(run(
         &["commit-tree", &fanned, "-p", a.as_str(), "-m", "b"],
@@ -311,22 +322,9 @@ fn changed_notes_lists_changed_and_removed_notes_only() {
 #[test]
 fn a_fanned_out_note_is_found() {
     let (f, repo, head) = fixture();
-    let hex = head.as_str();
-    let run = |args: &[&str], stdin: Option<&[u8]>| {
-        String::from_utf8(repo.run_with(args, &[], stdin).unwrap())
-            .unwrap()
-            .trim()
-            .to_string()
-    };
+    let run = |args: &[&str], stdin: Option<&[u8]>| git_out(&repo, args, stdin);
     let blob = run(&["hash-object", "-w", "--stdin"], Some(b"fanned\n"));
-    let inner = run(
-        &["mktree"],
-        Some(format!("100644 blob {blob}\t{}\n", &hex[2..]).as_bytes()),
-    );
-    let outer = run(
-        &["mktree"],
-        Some(format!("040000 tree {inner}\t{}\n", &hex[..2]).as_bytes()),
-    );
+    let (_, outer) = fanned_out(&repo, &head, &blob);
     let commit = run(&["commit-tree", &outer, "-m", "notes"], None);
     let _keep = &f;
     let notes = CommitId::parse(commit).unwrap();
@@ -343,10 +341,7 @@ fn a_fanned_out_note_is_found() {
 #[test]
 fn the_notes_tip_is_read_afresh_from_the_object_reader() {
     let (f, repo, head) = fixture();
-    assert_eq!(repo.notes_tip().unwrap(), None);
-    repo.write_notes(None, &[(head.clone(), b"a\n".to_vec())])
-        .unwrap();
-    let first = repo.notes_tip().unwrap().unwrap();
+    let first = first_note(&repo, &head, b"a\n");
     // Another process writes a note: the same reader sees the new tip.
     f.git(&[
         "notes",

@@ -1,12 +1,12 @@
 //! [`probity_ports::review::GitPort`] for a discovered [`Repo`].
 
 use probity_core::review::Hunk;
-use probity_core::review::RangeCommit;
+use probity_core::review::{MAX_RANGE_COMMITS, RangeCommit};
 
 use probity_core::review::DeltaEntry;
 use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::{LineageId, RepoPath, TreeId};
-use probity_ports::review::{AdapterError, GitPort};
+use probity_ports::review::{AdapterError, GitPort, TreeSpan};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -24,29 +24,20 @@ impl GitPort for Repo {
         Ok(Repo::staged_target(self, index)?)
     }
 
-    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
-        Ok(self.changed_paths(from, to)?)
+    fn differing_paths(&self, span: TreeSpan<'_>) -> Result<Vec<RepoPath>, AdapterError> {
+        Ok(self.changed_paths(span.from, span.to)?)
     }
 
-    fn tree_delta(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
-        Ok(Repo::tree_delta(self, from, to)?)
+    fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
+        Ok(Repo::tree_delta(self, span.from, span.to)?)
     }
 
-    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {
-        Ok(Repo::diff_files(self, from, to)?)
+    fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
+        Ok(Repo::diff_files(self, span.from, span.to)?)
     }
 
-    fn hunks(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        path: &RepoPath,
-    ) -> Result<Vec<Hunk>, AdapterError> {
-        Ok(Repo::hunks(self, from, to, path)?)
+    fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
+        Ok(Repo::hunks(self, span.from, span.to, path)?)
     }
 
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
@@ -70,26 +61,12 @@ impl GitPort for Repo {
         Ok(Repo::keep_trees(self, lineage, trees)?)
     }
 
-    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
-        Ok(Repo::committed_change(
-            self,
-            base,
-            candidate,
-            probity_core::review::MAX_RANGE_COMMITS,
-        )?)
+    fn committed_change(&self, span: TreeSpan<'_>) -> Result<bool, AdapterError> {
+        Ok(Repo::committed_change(self, span, MAX_RANGE_COMMITS)?)
     }
 
-    fn committed_commit(
-        &self,
-        base: &TreeId,
-        candidate: &TreeId,
-    ) -> Result<Option<RangeCommit>, AdapterError> {
-        Ok(Repo::committed_commit(
-            self,
-            base,
-            candidate,
-            probity_core::review::MAX_RANGE_COMMITS,
-        )?)
+    fn committed_commit(&self, span: TreeSpan<'_>) -> Result<Option<RangeCommit>, AdapterError> {
+        Ok(Repo::committed_commit(self, span, MAX_RANGE_COMMITS)?)
     }
 
     fn check_keep_trees(&self) -> Result<(), AdapterError> {

@@ -1,6 +1,6 @@
 //! The synthetic candidate on real repositories.
 
-use probity_core::review::RepoPath;
+use probity_core::review::{CandidateObservation, RepoPath};
 use probity_core::review::{FileMode, LineCount};
 use probity_git::fixture::Fixture;
 
@@ -8,26 +8,37 @@ fn p(s: &str) -> RepoPath {
     RepoPath::parse(s).unwrap()
 }
 
+/// The paths an observation found changed, in its order.
+fn changed_paths(obs: &CandidateObservation) -> Vec<RepoPath> {
+    obs.changed.iter().map(|c| c.path.clone()).collect()
+}
+
 fn base_fixture() -> Fixture {
-    let f = Fixture::new().unwrap();
-    f.write("src/lib.rs", "fn a() {}\n").unwrap();
-    f.write(".gitignore", "target/\n*.log\n").unwrap();
-    f.commit_all("base").unwrap();
-    f
+    Fixture::committed(
+        &[
+            ("src/lib.rs", "fn a() {}\n"),
+            (".gitignore", "target/\n*.log\n"),
+        ],
+        "base",
+    )
+    .unwrap()
 }
 
 #[test]
 fn untracked_included_ignored_excluded_index_and_status_untouched() {
     let f = base_fixture();
-    f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
-    f.write("src/new.rs", "fn c() {}\n").unwrap();
-    f.write("target/out.bin", "build").unwrap();
-    f.write("debug.log", "log").unwrap();
+    f.write_all(&[
+        ("src/lib.rs", "fn a() {}\nfn b() {}\n"),
+        ("src/new.rs", "fn c() {}\n"),
+        ("target/out.bin", "build"),
+        ("debug.log", "log"),
+    ])
+    .unwrap();
     let index_before = f.index_bytes().unwrap();
     let status_before = f.status().unwrap();
 
     let obs = f.repo().unwrap().observe_candidate().unwrap();
-    let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    let paths = changed_paths(&obs);
     assert_eq!(paths, vec![p("src/lib.rs"), p("src/new.rs")]);
     assert_eq!(obs.intended_untracked, vec![p("src/new.rs")]);
     assert!(!obs.unborn_head);
@@ -72,13 +83,7 @@ fn tracked_file_matching_an_ignore_rule_stays_in_scope() {
     f.git(&["commit", "-q", "-m", "track a log"]).unwrap();
     f.write("keep.log", "v2\n").unwrap();
     let obs = f.repo().unwrap().observe_candidate().unwrap();
-    assert_eq!(
-        obs.changed
-            .iter()
-            .map(|c| c.path.clone())
-            .collect::<Vec<_>>(),
-        vec![p("keep.log")]
-    );
+    assert_eq!(changed_paths(&obs), vec![p("keep.log")]);
 }
 
 #[test]
@@ -110,11 +115,7 @@ fn binary_and_mode_only_changes_count_zero_lines() {
     f.write("img.bin", [0u8, 1, 2, 0, 255]).unwrap();
     f.commit_all("more").unwrap();
     f.write("img.bin", [0u8, 9, 9, 0, 255, 7]).unwrap();
-    let mut perms = std::fs::metadata(f.root().join("tool.sh"))
-        .unwrap()
-        .permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+    f.set_mode("tool.sh", 0o755).unwrap();
     let obs = f.repo().unwrap().observe_candidate().unwrap();
     let img = obs.changed.iter().find(|c| c.path == p("img.bin")).unwrap();
     assert_eq!(img.lines, LineCount::Binary);
@@ -232,13 +233,7 @@ fn a_configured_fsmonitor_is_never_run_nor_trusted() {
     f.write("src/lib.rs", "fn a() { 1 }\n").unwrap();
     let obs = f.repo().unwrap().observe_candidate().unwrap();
     assert!(!marker.exists(), "the repository's fsmonitor ran");
-    assert_eq!(
-        obs.changed
-            .iter()
-            .map(|c| c.path.clone())
-            .collect::<Vec<_>>(),
-        vec![p("src/lib.rs")]
-    );
+    assert_eq!(changed_paths(&obs), vec![p("src/lib.rs")]);
 }
 
 #[test]
@@ -256,13 +251,11 @@ fn an_edit_racing_the_index_write_is_still_observed() {
     // The file changes, keeping its size, right after the index was
     // written (usually within the same second): only git's racy-entry check
     // can see it, and that check compares with the index file's mtime.
-    let f = Fixture::new().unwrap();
-    f.write("a.txt", "a\nb\n").unwrap();
-    f.commit_all("base").unwrap();
+    let f = Fixture::committed(&[("a.txt", "a\nb\n")], "base").unwrap();
     f.write("a.txt", "a\nc\n").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let obs = f.repo().unwrap().observe_candidate().unwrap();
-    let paths: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    let paths = changed_paths(&obs);
     assert_eq!(paths, vec![p("a.txt")]);
 }
 
@@ -307,26 +300,28 @@ fn incoming_left(f: &Fixture) -> Vec<String> {
 #[test]
 fn a_new_starts_tree_is_gits_and_its_objects_are_kept_in_the_store() {
     let f = base_fixture();
-    f.write("src/deep/er/x.rs", "fn x() {}\n").unwrap();
-    f.write("tool.sh", "echo\n").unwrap();
-    f.write("gone.txt", "bye\n").unwrap();
+    f.write_all(&[
+        ("src/deep/er/x.rs", "fn x() {}\n"),
+        ("tool.sh", "echo\n"),
+        ("gone.txt", "bye\n"),
+    ])
+    .unwrap();
     f.commit_all("more").unwrap();
     // Modified, added in a new directory, removed, mode changed, a
     // symlink, a staged new file changed again, ignored files.
     f.write("src/lib.rs", "fn a() {}\nfn b() {}\n").unwrap();
     f.write("src/deep/new/y.rs", "fn y() {}\n").unwrap();
     f.remove("gone.txt").unwrap();
-    let mut perms = std::fs::metadata(f.root().join("tool.sh"))
-        .unwrap()
-        .permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(f.root().join("tool.sh"), perms).unwrap();
+    f.set_mode("tool.sh", 0o755).unwrap();
     std::os::unix::fs::symlink("src/lib.rs", f.root().join("link")).unwrap();
     f.write("staged.rs", "v1\n").unwrap();
     f.git(&["add", "staged.rs"]).unwrap();
-    f.write("staged.rs", "v2\n").unwrap();
-    f.write("target/out.bin", "build").unwrap();
-    f.write("debug.log", "log").unwrap();
+    f.write_all(&[
+        ("staged.rs", "v2\n"),
+        ("target/out.bin", "build"),
+        ("debug.log", "log"),
+    ])
+    .unwrap();
 
     let expected = git_candidate(&f);
     let repo = f.repo().unwrap();
@@ -417,7 +412,7 @@ fn added_paths_with_an_index_entry_of_any_kind_are_not_untracked() {
     assert!(ls.contains(" 2\tboth.rs") && ls.contains("160000"), "{ls}");
     let obs = f.repo().unwrap().observe_candidate().unwrap();
     assert_eq!(obs.intended_untracked, vec![p("untracked.rs")]);
-    let changed: Vec<_> = obs.changed.iter().map(|c| c.path.clone()).collect();
+    let changed = changed_paths(&obs);
     for path in ["ita.rs", "sub", "both.rs", "with space.rs", "untracked.rs"] {
         assert!(changed.contains(&p(path)), "{path}: {changed:?}");
     }

@@ -77,15 +77,11 @@ fn with_env<T>(vars: &[(&str, OsString)], f: impl FnOnce() -> T) -> T {
 
 #[test]
 fn git_environment_from_a_hook_does_not_redirect_observation() {
-    let f = Fixture::new().unwrap();
-    f.write("src/lib.rs", "fn a() {}\n").unwrap();
-    f.commit_all("base").unwrap();
+    let f = Fixture::committed(&[("src/lib.rs", "fn a() {}\n")], "base").unwrap();
     f.write("src/lib.rs", "changed\n").unwrap();
     f.write("src/new.rs", "fn b() {}\n").unwrap();
     // Another repository, with other objects and another work tree.
-    let other = Fixture::new().unwrap();
-    other.write("README", "other\n").unwrap();
-    other.commit_all("other").unwrap();
+    let other = Fixture::committed(&[("README", "other\n")], "other").unwrap();
     // An excludes file that, honoured, hides the untracked file.
     let ignore = other.root().join("ignore-new");
     std::fs::write(&ignore, "src/new.rs\n").unwrap();

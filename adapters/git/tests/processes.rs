@@ -17,7 +17,7 @@
 //! planted text below.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where a program may be started, and which: `(file under src/, the
 /// program expression as tokens, what it runs)`.
@@ -408,8 +408,18 @@ fn clears_env(toks: &[Token], at: usize) -> bool {
 }
 
 /// Every `.rs` file under `dir`, sorted (`probity_testkit::sources`).
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    out.extend(probity_testkit::sources::rust_files(dir).unwrap());
+/// This crate's Rust sources as (path under `src/` with `/` separators,
+/// text).
+fn crate_sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    probity_testkit::sources::rust_files(&src)
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&src).unwrap().to_string_lossy();
+            (rel.replace('\\', "/"), fs::read_to_string(p).unwrap())
+        })
+        .collect()
 }
 
 /// The git subcommands that talk to a remote: the only ones that may run
@@ -474,16 +484,7 @@ fn transport_breaches(files: &[(String, String)]) -> (usize, Vec<String>) {
 
 #[test]
 fn the_transport_settings_reach_only_the_commands_that_talk_to_a_remote() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    rust_files(&src, &mut paths);
-    let files: Vec<(String, String)> = paths
-        .iter()
-        .map(|p| {
-            let rel = p.strip_prefix(&src).unwrap().to_string_lossy();
-            (rel.replace('\\', "/"), fs::read_to_string(p).unwrap())
-        })
-        .collect();
+    let files = crate_sources();
     let (uses, breaches) = transport_breaches(&files);
     assert!(breaches.is_empty(), "{}", breaches.join("\n"));
     // Not vacuous: push, the notes fetch, its dry run and ls-remote.
@@ -499,16 +500,7 @@ fn the_transport_settings_reach_only_the_commands_that_talk_to_a_remote() {
 
 #[test]
 fn only_the_runners_start_programs_fixed_never_a_shell_with_a_cleared_environment() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    rust_files(&src, &mut paths);
-    let files: Vec<(String, String)> = paths
-        .iter()
-        .map(|p| {
-            let rel = p.strip_prefix(&src).unwrap().to_string_lossy();
-            (rel.replace('\\', "/"), fs::read_to_string(p).unwrap())
-        })
-        .collect();
+    let files = crate_sources();
     // Not vacuous: the runners and the rest of the crate were read.
     for needed in ["lib.rs", "cmd.rs", "sign.rs", "subject/git.rs"] {
         assert!(

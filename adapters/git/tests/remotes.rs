@@ -5,9 +5,7 @@ use probity_git::fixture::Fixture;
 
 #[test]
 fn only_a_configured_remote_name_is_a_remote() {
-    let f = Fixture::new().unwrap();
-    f.write("a", "a\n").unwrap();
-    f.commit_all("a").unwrap();
+    let f = Fixture::committed(&[("a", "a\n")], "a").unwrap();
     f.git(&["remote", "add", "origin", "/tmp/elsewhere.git"])
         .unwrap();
     let repo = f.repo().unwrap();

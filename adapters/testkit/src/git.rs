@@ -25,6 +25,7 @@ use probity_core::review::{ChangeStatus, ManifestEntry};
 use probity_core::review::{DeltaEntry, EntrySide};
 use probity_ports::review::{
     AdapterError, CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit,
+    TreeSpan,
 };
 
 /// Why the fake could not answer.
@@ -74,6 +75,17 @@ struct Commit {
     parent: Option<CommitId>,
 }
 
+impl Commit {
+    /// The commit as a range lists it.
+    fn listed(&self) -> RangeCommit {
+        RangeCommit {
+            commit: self.id.clone(),
+            tree: self.tree.clone(),
+            parents: self.parent.iter().cloned().collect(),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct World {
     trees: BTreeMap<TreeId, Files>,
@@ -82,7 +94,6 @@ struct World {
     /// What the index would commit; `None`: the worktree.
     index: Option<Files>,
     untracked: BTreeSet<RepoPath>,
-    failing: BTreeSet<&'static str>,
 }
 
 const TREE: Domain = Domain::new("probity-testkit/tree");
@@ -239,12 +250,15 @@ impl World {
         self.commits.iter().find(|c| c.id == *id)
     }
 
-    fn check(&self, method: &'static str) -> Result<(), FakeGitError> {
-        if self.failing.contains(method) {
-            Err(FakeGitError::Injected(method))
-        } else {
-            Ok(())
-        }
+    /// Whether `c` makes the change `span`: its tree is `span.to` and its
+    /// parent's tree (a root commit: `empty`) is `span.from`.
+    fn makes(&self, c: &Commit, empty: &TreeId, span: TreeSpan<'_>) -> bool {
+        let parent_tree = c
+            .parent
+            .as_ref()
+            .and_then(|p| self.commit(p))
+            .map_or(empty, |p| &p.tree);
+        c.tree == *span.to && parent_tree == span.from
     }
 
     fn observe(
@@ -296,11 +310,7 @@ impl World {
             .ancestry(tip)?
             .into_iter()
             .take_while(|c| !hidden.contains(&c.id))
-            .map(|c| RangeCommit {
-                commit: c.id.clone(),
-                tree: c.tree.clone(),
-                parents: c.parent.iter().cloned().collect(),
-            })
+            .map(Commit::listed)
             .collect())
     }
 }
@@ -309,11 +319,73 @@ fn repo(e: FakeGitError) -> AdapterError {
     Box::new(e)
 }
 
+/// What a fake keeps behind its lock: the error its answers fail with, and
+/// how an injected failure of a method reads.
+pub(crate) trait FakeState {
+    /// The fake's error.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// The failure [`Injectable::fail`] makes `method` answer.
+    fn injected(method: &'static str) -> Self::Error;
+}
+
+impl FakeState for World {
+    type Error = FakeGitError;
+    fn injected(method: &'static str) -> FakeGitError {
+        FakeGitError::Injected(method)
+    }
+}
+
+/// A fake's state behind a mutex (so a test edits it between driver calls
+/// while the drivers hold `&`), and the methods the test made fail: what
+/// [`FakeGit`] and [`crate::WithNotes`] share.
+#[derive(Debug, Default)]
+pub(crate) struct Injectable<S> {
+    state: Mutex<S>,
+    failing: Mutex<BTreeSet<&'static str>>,
+}
+
+impl<S> Injectable<S> {
+    /// The state, locked (a poisoned lock still answers: a test that
+    /// panicked holding it has already failed).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, S> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn failing(&self) -> MutexGuard<'_, BTreeSet<&'static str>> {
+        self.failing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Makes `method` fail until [`Injectable::heal`].
+    pub(crate) fn fail(&self, method: &'static str) {
+        self.failing().insert(method);
+    }
+
+    /// Undoes [`Injectable::fail`].
+    pub(crate) fn heal(&self, method: &'static str) {
+        self.failing().remove(method);
+    }
+}
+
+impl<S: FakeState> Injectable<S> {
+    /// Answers port method `method` with `f` over the locked state, or
+    /// with its injected failure.
+    pub(crate) fn with<T>(
+        &self,
+        method: &'static str,
+        f: impl FnOnce(&mut S) -> Result<T, S::Error>,
+    ) -> Result<T, AdapterError> {
+        if self.failing().contains(method) {
+            return Err(Box::new(S::injected(method)));
+        }
+        f(&mut self.lock()).map_err(|e| Box::new(e) as AdapterError)
+    }
+}
+
 /// The fake repository. Interior mutability (a mutex) lets a test edit the
 /// worktree between driver calls while the drivers hold `&FakeGit`.
 #[derive(Debug, Default)]
 pub struct FakeGit {
-    world: Mutex<World>,
+    world: Injectable<World>,
 }
 
 impl FakeGit {
@@ -334,7 +406,7 @@ impl FakeGit {
     }
 
     fn world(&self) -> MutexGuard<'_, World> {
-        self.world.lock().unwrap_or_else(|p| p.into_inner())
+        self.world.lock()
     }
 
     /// Writes a regular file into the worktree.
@@ -438,22 +510,12 @@ impl FakeGit {
     /// Makes `method` (a trait method's name, e.g. `"live_target"`) fail
     /// with [`FakeGitError::Injected`] until [`FakeGit::heal`].
     pub fn fail(&self, method: &'static str) {
-        self.world().failing.insert(method);
+        self.world.fail(method);
     }
 
     /// Undoes [`FakeGit::fail`].
     pub fn heal(&self, method: &'static str) {
-        self.world().failing.remove(method);
-    }
-
-    fn with<T>(
-        &self,
-        method: &'static str,
-        f: impl FnOnce(&mut World) -> Result<T, FakeGitError>,
-    ) -> Result<T, AdapterError> {
-        let mut w = self.world();
-        w.check(method).map_err(repo)?;
-        f(&mut w).map_err(repo)
+        self.world.heal(method);
     }
 }
 
@@ -462,7 +524,7 @@ pub const FAKE_GIT_VERSION: &str = "git version 2.45.0 (probity-testkit fake)";
 
 impl GitPort for FakeGit {
     fn observe_candidate(&self) -> Result<CandidateObservation, AdapterError> {
-        self.with("observe_candidate", |w| {
+        self.world.with("observe_candidate", |w| {
             let base = w.base()?;
             let files = w.worktree.clone();
             let candidate = w.put(files)?;
@@ -472,7 +534,7 @@ impl GitPort for FakeGit {
     }
 
     fn live_target(&self) -> Result<LiveTarget, AdapterError> {
-        self.with("live_target", |w| {
+        self.world.with("live_target", |w| {
             let base = w.base()?;
             let files = w.worktree.clone();
             Ok(LiveTarget::new(base, w.put(files)?))
@@ -480,30 +542,26 @@ impl GitPort for FakeGit {
     }
 
     fn staged_target(&self, _index: &std::path::Path) -> Result<LiveTarget, AdapterError> {
-        self.with("staged_target", |w| {
+        self.world.with("staged_target", |w| {
             let base = w.base()?;
             let files = w.index.clone().unwrap_or_else(|| w.worktree.clone());
             Ok(LiveTarget::new(base, w.put(files)?))
         })
     }
 
-    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
-        self.with("differing_paths", |w| {
-            Ok(changes(w.tree(from)?, w.tree(to)?)
+    fn differing_paths(&self, span: TreeSpan<'_>) -> Result<Vec<RepoPath>, AdapterError> {
+        self.world.with("differing_paths", |w| {
+            Ok(changes(w.tree(span.from)?, w.tree(span.to)?)
                 .into_iter()
                 .map(|(p, _, _)| p.clone())
                 .collect())
         })
     }
 
-    fn tree_delta(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
-        self.with("tree_delta", |w| {
+    fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
+        self.world.with("tree_delta", |w| {
             let mut out = Vec::new();
-            for (path, a, b) in changes(w.tree(from)?, w.tree(to)?) {
+            for (path, a, b) in changes(w.tree(span.from)?, w.tree(span.to)?) {
                 out.push(DeltaEntry {
                     path: path.clone(),
                     base: side(a)?,
@@ -514,31 +572,26 @@ impl GitPort for FakeGit {
         })
     }
 
-    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {
-        self.with("diff_files", |w| {
-            Ok(changes(w.tree(from)?, w.tree(to)?)
+    fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
+        self.world.with("diff_files", |w| {
+            Ok(changes(w.tree(span.from)?, w.tree(span.to)?)
                 .into_iter()
                 .map(|(p, a, b)| changed_file(p, a, b))
                 .collect())
         })
     }
 
-    fn hunks(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        path: &RepoPath,
-    ) -> Result<Vec<Hunk>, AdapterError> {
-        self.with("hunks", |w| {
+    fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
+        self.world.with("hunks", |w| {
             let empty = Vec::new();
-            let old = w.tree(from)?.get(path).map_or(&empty, |(_, b)| b);
-            let new = w.tree(to)?.get(path).map_or(&empty, |(_, b)| b);
+            let old = w.tree(span.from)?.get(path).map_or(&empty, |(_, b)| b);
+            let new = w.tree(span.to)?.get(path).map_or(&empty, |(_, b)| b);
             Ok(line_diff(old, new).2.into_iter().collect())
         })
     }
 
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
-        self.with("line_count", |w| {
+        self.world.with("line_count", |w| {
             Ok(w.tree(tree)?.get(path).map(|(_, b)| lines(b).len() as u64))
         })
     }
@@ -549,7 +602,7 @@ impl GitPort for FakeGit {
         path: &str,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, AdapterError> {
-        self.with("read_path", |w| {
+        self.world.with("read_path", |w| {
             let Ok(path) = RepoPath::parse(path) else {
                 return Ok(None);
             };
@@ -559,56 +612,34 @@ impl GitPort for FakeGit {
         })
     }
 
-    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
-        self.with("committed_change", |w| {
+    fn committed_change(&self, span: TreeSpan<'_>) -> Result<bool, AdapterError> {
+        self.world.with("committed_change", |w| {
             let empty = w.empty_tree()?;
             // A whole history (`start --history`): the empty tree to the
             // tree of a commit in it, as the Git adapter answers.
-            if *base == empty && w.commits.iter().any(|c| c.tree == *candidate) {
+            if *span.from == empty && w.commits.iter().any(|c| c.tree == *span.to) {
                 return Ok(true);
             }
-            Ok(w.commits.iter().any(|c| {
-                let parent_tree = c
-                    .parent
-                    .as_ref()
-                    .and_then(|p| w.commit(p))
-                    .map_or(&empty, |p| &p.tree);
-                c.tree == *candidate && parent_tree == base
-            }))
+            Ok(w.commits.iter().any(|c| w.makes(c, &empty, span)))
         })
     }
 
-    fn committed_commit(
-        &self,
-        base: &TreeId,
-        candidate: &TreeId,
-    ) -> Result<Option<RangeCommit>, AdapterError> {
-        self.with("committed_commit", |w| {
+    fn committed_commit(&self, span: TreeSpan<'_>) -> Result<Option<RangeCommit>, AdapterError> {
+        self.world.with("committed_commit", |w| {
             let empty = w.empty_tree()?;
             // Newest first, as the Git adapter walks back from HEAD.
             Ok(w.commits
                 .iter()
                 .rev()
-                .find(|c| {
-                    let parent_tree = c
-                        .parent
-                        .as_ref()
-                        .and_then(|p| w.commit(p))
-                        .map_or(&empty, |p| &p.tree);
-                    c.tree == *candidate && parent_tree == base
-                })
-                .map(|c| RangeCommit {
-                    commit: c.id.clone(),
-                    tree: c.tree.clone(),
-                    parents: c.parent.iter().cloned().collect(),
-                }))
+                .find(|c| w.makes(c, &empty, span))
+                .map(Commit::listed))
         })
     }
 }
 
 impl ExportGit for FakeGit {
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError> {
-        self.with("missing_objects", |w| {
+        self.world.with("missing_objects", |w| {
             let mut known: BTreeSet<String> = w.trees.keys().map(|t| t.to_string()).collect();
             for files in w.trees.values() {
                 known.extend(files.values().map(|(_, b)| blob_hex(b)));
@@ -622,15 +653,10 @@ impl ExportGit for FakeGit {
         })
     }
 
-    fn frozen_diff(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        cap: u64,
-    ) -> Result<Option<Vec<u8>>, AdapterError> {
-        self.with("frozen_diff", |w| {
+    fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {
+        self.world.with("frozen_diff", |w| {
             let mut out = Vec::new();
-            for (path, a, b) in changes(w.tree(from)?, w.tree(to)?) {
+            for (path, a, b) in changes(w.tree(span.from)?, w.tree(span.to)?) {
                 let empty = Vec::new();
                 let old = lines(a.map_or(&empty, |(_, x)| x));
                 let new = lines(b.map_or(&empty, |(_, x)| x));
@@ -656,15 +682,16 @@ impl ExportGit for FakeGit {
     }
 
     fn version(&self) -> Result<String, AdapterError> {
-        self.with("version", |_| Ok(FAKE_GIT_VERSION.to_string()))
+        self.world
+            .with("version", |_| Ok(FAKE_GIT_VERSION.to_string()))
     }
 }
 
 impl ManifestGit for FakeGit {
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        self.with("manifest", |w| {
+    fn manifest(&self, span: TreeSpan<'_>) -> Result<Vec<ManifestEntry>, AdapterError> {
+        self.world.with("manifest", |w| {
             let mut out = Vec::new();
-            for (path, a, b) in changes(w.tree(from)?, w.tree(to)?) {
+            for (path, a, b) in changes(w.tree(span.from)?, w.tree(span.to)?) {
                 let (old_mode, new_mode) = (a.map(|(m, _)| *m), b.map(|(m, _)| *m));
                 out.push(ManifestEntry {
                     path: path.clone(),
@@ -691,7 +718,7 @@ impl RevisionGit for FakeGit {
     }
 
     fn find_commit(&self, rev: &str) -> Result<Option<CommitId>, AdapterError> {
-        self.with("find_commit", |w| {
+        self.world.with("find_commit", |w| {
             if rev == "HEAD" {
                 return Ok(w.head().map(|c| c.id.clone()));
             }
@@ -715,7 +742,7 @@ impl RevisionGit for FakeGit {
 
 impl CommitGit for FakeGit {
     fn observe_commit(&self, commit: &RangeCommit) -> Result<CandidateObservation, AdapterError> {
-        self.with("observe_commit", |w| {
+        self.world.with("observe_commit", |w| {
             let base = match commit.parents.as_slice() {
                 [] => w.empty_tree()?,
                 [parent] => {
@@ -733,7 +760,7 @@ impl CommitGit for FakeGit {
     }
 
     fn commit_tree(&self, id: &CommitId) -> Result<TreeId, AdapterError> {
-        self.with("commit_tree", |w| {
+        self.world.with("commit_tree", |w| {
             w.commit(id)
                 .map(|c| c.tree.clone())
                 .ok_or_else(|| FakeGitError::UnknownRevision(id.to_string()))
@@ -741,13 +768,14 @@ impl CommitGit for FakeGit {
     }
 
     fn empty_tree(&self) -> Result<TreeId, AdapterError> {
-        self.with("empty_tree", World::empty_tree)
+        self.world.with("empty_tree", World::empty_tree)
     }
 }
 
 impl RangeGit for FakeGit {
     fn peel_commit(&self, id: &CommitId) -> Result<Option<CommitId>, AdapterError> {
-        self.with("peel_commit", |w| Ok(w.commit(id).map(|c| c.id.clone())))
+        self.world
+            .with("peel_commit", |w| Ok(w.commit(id).map(|c| c.id.clone())))
     }
 
     fn is_ancestor(
@@ -755,7 +783,7 @@ impl RangeGit for FakeGit {
         ancestor: &CommitId,
         descendant: &CommitId,
     ) -> Result<bool, AdapterError> {
-        self.with("is_ancestor", |w| {
+        self.world.with("is_ancestor", |w| {
             Ok(w.ancestry(descendant)?.iter().any(|c| c.id == *ancestor))
         })
     }
@@ -772,7 +800,7 @@ impl RangeGit for FakeGit {
         limit: usize,
     ) -> Result<Vec<RangeCommit>, AdapterError> {
         // The fake has no remote-tracking refs: no scope hides anything.
-        self.with("range", |w| {
+        self.world.with("range", |w| {
             let mut r = w.range(tip, exclude)?;
             r.truncate(limit);
             Ok(r)
@@ -785,11 +813,12 @@ impl RangeGit for FakeGit {
         exclude: &[CommitId],
         _remotes: &RemoteScope,
     ) -> Result<usize, AdapterError> {
-        self.with("range_len", |w| Ok(w.range(tip, exclude)?.len()))
+        self.world
+            .with("range_len", |w| Ok(w.range(tip, exclude)?.len()))
     }
 
     fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {
-        self.with("blobs_outside", |w| {
+        self.world.with("blobs_outside", |w| {
             let held: BTreeSet<String> = w.tree(tree)?.values().map(|(_, b)| blob_hex(b)).collect();
             let mut seen = BTreeMap::new();
             for c in w.ancestry(tip)? {

@@ -18,8 +18,8 @@
 //! ([`DeliveryGit::remote_tips`]) is what the test sets with
 //! [`WithNotes::advertise`]; until then the wrapped repository answers.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Mutex, MutexGuard};
+use std::collections::BTreeMap;
+use std::sync::MutexGuard;
 
 use probity_core::digest::{Domain, Sha256Digest};
 use probity_core::review::DeltaEntry;
@@ -30,8 +30,10 @@ use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::{CommitId, IdError, LineageId, RepoPath, TreeId};
 use probity_ports::review::{
     AdapterError, CommitGit, ExportGit, GitPort, ManifestGit, NotesGit, RangeGit, RemoteScope,
-    RevisionGit,
+    RevisionGit, TreeSpan,
 };
+
+use crate::git::{FakeState, Injectable};
 
 /// Why the in-memory notes could not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,7 +73,6 @@ struct Notes {
     allow_deletion: bool,
     advertised: Option<Vec<(String, CommitId)>>,
     moves: usize,
-    failing: BTreeSet<&'static str>,
 }
 
 const NOTES_COMMIT: Domain = Domain::new("probity-testkit/notes-commit");
@@ -80,15 +81,14 @@ fn shown(c: Option<&CommitId>) -> String {
     c.map_or_else(|| "none".to_string(), ToString::to_string)
 }
 
-impl Notes {
-    fn check(&self, method: &'static str) -> Result<(), FakeNotesError> {
-        if self.failing.contains(method) {
-            Err(FakeNotesError::Injected(method))
-        } else {
-            Ok(())
-        }
+impl FakeState for Notes {
+    type Error = FakeNotesError;
+    fn injected(method: &'static str) -> FakeNotesError {
+        FakeNotesError::Injected(method)
     }
+}
 
+impl Notes {
     fn get(&self, id: &CommitId) -> Result<&NotesCommit, FakeNotesError> {
         self.commits
             .get(id)
@@ -139,16 +139,12 @@ impl Notes {
     }
 }
 
-fn notes_err(e: FakeNotesError) -> AdapterError {
-    Box::new(e)
-}
-
 /// A fake Git with `refs/notes/probity` in memory: the wrapped repository
 /// answers every other port method unchanged.
 #[derive(Debug)]
 pub struct WithNotes<'g, G: ?Sized> {
     git: &'g G,
-    notes: Mutex<Notes>,
+    notes: Injectable<Notes>,
 }
 
 impl<'g, G: ?Sized> WithNotes<'g, G> {
@@ -157,7 +153,7 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
     pub fn new(git: &'g G) -> Self {
         Self {
             git,
-            notes: Mutex::new(Notes::default()),
+            notes: Injectable::default(),
         }
     }
 
@@ -167,17 +163,7 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
     }
 
     fn state(&self) -> MutexGuard<'_, Notes> {
-        self.notes.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn with<T>(
-        &self,
-        method: &'static str,
-        f: impl FnOnce(&mut Notes) -> Result<T, FakeNotesError>,
-    ) -> Result<T, AdapterError> {
-        let mut n = self.state();
-        n.check(method).map_err(notes_err)?;
-        f(&mut n).map_err(notes_err)
+        self.notes.lock()
     }
 
     /// Sets `probity.protectedRefs` (multi-valued; empty: unset).
@@ -250,12 +236,12 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
     /// fail with
     /// [`FakeNotesError::Injected`] until [`WithNotes::heal`].
     pub fn fail(&self, method: &'static str) {
-        self.state().failing.insert(method);
+        self.notes.fail(method);
     }
 
     /// Undoes [`WithNotes::fail`].
     pub fn heal(&self, method: &'static str) {
-        self.state().failing.remove(method);
+        self.notes.heal(method);
     }
 
     fn is_notes_commit(&self, id: &CommitId) -> bool {
@@ -265,7 +251,7 @@ impl<'g, G: ?Sized> WithNotes<'g, G> {
 
 impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
     fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError> {
-        self.with("notes_tip", |n| Ok(n.tip.clone()))
+        self.notes.with("notes_tip", |n| Ok(n.tip.clone()))
     }
 
     fn read_note(
@@ -274,7 +260,7 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         commit: &CommitId,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, AdapterError> {
-        self.with("read_note", |n| {
+        self.notes.with("read_note", |n| {
             Ok(n.get(notes)?.notes.get(commit).map(|b| {
                 // At most `cap + 1` bytes, as the git adapter reads them.
                 b[..b.len().min(cap.saturating_add(1))].to_vec()
@@ -288,7 +274,7 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         needle: &str,
         cap: usize,
     ) -> Result<Vec<CommitId>, AdapterError> {
-        self.with("notes_naming", |n| {
+        self.notes.with("notes_naming", |n| {
             Ok(n.get(notes)?
                 .notes
                 .iter()
@@ -310,7 +296,7 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         // is nothing to anchor.
         _anchor: &[TreeId],
     ) -> Result<(), AdapterError> {
-        self.with("write_notes", |n| {
+        self.notes.with("write_notes", |n| {
             // As the git adapter: nothing to write touches nothing.
             if notes.is_empty() {
                 return Ok(());
@@ -329,15 +315,17 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
     }
 
     fn protected_refs(&self) -> Result<Vec<String>, AdapterError> {
-        self.with("protected_refs", |n| Ok(n.protected.clone()))
+        self.notes
+            .with("protected_refs", |n| Ok(n.protected.clone()))
     }
 
     fn allows_protected_deletion(&self) -> Result<bool, AdapterError> {
-        self.with("allows_protected_deletion", |n| Ok(n.allow_deletion))
+        self.notes
+            .with("allows_protected_deletion", |n| Ok(n.allow_deletion))
     }
 
     fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
-        self.with("changed_notes", |n| {
+        self.notes.with("changed_notes", |n| {
             let (before, after) = (&n.get(old)?.notes, &n.get(new)?.notes);
             // A BTreeMap iterates sorted, as the git adapter answers.
             Ok(before
@@ -362,29 +350,20 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
         self.git.staged_target(index)
     }
 
-    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError> {
-        self.git.differing_paths(from, to)
+    fn differing_paths(&self, span: TreeSpan<'_>) -> Result<Vec<RepoPath>, AdapterError> {
+        self.git.differing_paths(span)
     }
 
-    fn tree_delta(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
-        self.git.tree_delta(from, to)
+    fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError> {
+        self.git.tree_delta(span)
     }
 
-    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError> {
-        self.git.diff_files(from, to)
+    fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
+        self.git.diff_files(span)
     }
 
-    fn hunks(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        path: &RepoPath,
-    ) -> Result<Vec<Hunk>, AdapterError> {
-        self.git.hunks(from, to, path)
+    fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
+        self.git.hunks(span, path)
     }
 
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
@@ -408,16 +387,15 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
         self.git.keep_trees(lineage, trees)
     }
 
-    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
-        self.git.committed_change(base, candidate)
+    fn committed_change(&self, span: TreeSpan<'_>) -> Result<bool, AdapterError> {
+        self.git.committed_change(span)
     }
 
     fn committed_commit(
         &self,
-        base: &TreeId,
-        candidate: &TreeId,
+        span: TreeSpan<'_>,
     ) -> Result<Option<probity_core::review::RangeCommit>, AdapterError> {
-        self.git.committed_commit(base, candidate)
+        self.git.committed_commit(span)
     }
 
     fn check_keep_trees(&self) -> Result<(), AdapterError> {
@@ -430,13 +408,8 @@ impl<G: ExportGit + ?Sized> ExportGit for WithNotes<'_, G> {
         self.git.missing_objects(ids)
     }
 
-    fn frozen_diff(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        cap: u64,
-    ) -> Result<Option<Vec<u8>>, AdapterError> {
-        self.git.frozen_diff(from, to, cap)
+    fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {
+        self.git.frozen_diff(span, cap)
     }
 
     fn version(&self) -> Result<String, AdapterError> {
@@ -445,8 +418,8 @@ impl<G: ExportGit + ?Sized> ExportGit for WithNotes<'_, G> {
 }
 
 impl<G: ManifestGit + ?Sized> ManifestGit for WithNotes<'_, G> {
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError> {
-        self.git.manifest(from, to)
+    fn manifest(&self, span: TreeSpan<'_>) -> Result<Vec<ManifestEntry>, AdapterError> {
+        self.git.manifest(span)
     }
 }
 

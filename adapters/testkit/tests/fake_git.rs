@@ -5,7 +5,7 @@ use probity_core::review::Hunk;
 use probity_core::review::LineCount;
 use probity_core::review::{RepoPath, TreeId};
 use probity_ports::review::{
-    CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit,
+    CommitGit, ExportGit, GitPort, ManifestGit, RangeGit, RemoteScope, RevisionGit, TreeSpan,
 };
 use probity_testkit::{FakeGit, FakeGitError};
 
@@ -42,8 +42,14 @@ fn an_observation_counts_lines_and_names_intended_untracked_files() {
     );
     assert_eq!(a.text_lines, 3);
     assert_eq!(
-        git.hunks(&obs.base_tree, &obs.candidate_tree, &path("src/a.rs"))
-            .unwrap(),
+        git.hunks(
+            TreeSpan {
+                from: &obs.base_tree,
+                to: &obs.candidate_tree,
+            },
+            &path("src/a.rs")
+        )
+        .unwrap(),
         vec![Hunk { start: 2, count: 2 }]
     );
     assert_eq!(
@@ -52,26 +58,49 @@ fn an_observation_counts_lines_and_names_intended_untracked_files() {
         Some(4)
     );
     assert_eq!(
-        git.differing_paths(&obs.base_tree, &obs.candidate_tree)
-            .unwrap(),
+        git.differing_paths(TreeSpan {
+            from: &obs.base_tree,
+            to: &obs.candidate_tree,
+        })
+        .unwrap(),
         vec![path("src/a.rs"), path("src/new.rs")]
     );
     let delta = git
-        .tree_delta(&obs.base_tree, &obs.candidate_tree)
+        .tree_delta(TreeSpan {
+            from: &obs.base_tree,
+            to: &obs.candidate_tree,
+        })
         .unwrap()
         .unwrap();
     assert_eq!(delta.len(), 2);
     assert!(delta[1].base.is_none());
-    let manifest = git.manifest(&obs.base_tree, &obs.candidate_tree).unwrap();
+    let manifest = git
+        .manifest(TreeSpan {
+            from: &obs.base_tree,
+            to: &obs.candidate_tree,
+        })
+        .unwrap();
     assert_eq!(manifest.len(), 2);
     let diff = git
-        .frozen_diff(&obs.base_tree, &obs.candidate_tree, 1 << 20)
+        .frozen_diff(
+            TreeSpan {
+                from: &obs.base_tree,
+                to: &obs.candidate_tree,
+            },
+            1 << 20,
+        )
         .unwrap()
         .unwrap();
     assert!(String::from_utf8(diff).unwrap().contains("+2b\n"));
     assert_eq!(
-        git.frozen_diff(&obs.base_tree, &obs.candidate_tree, 3)
-            .unwrap(),
+        git.frozen_diff(
+            TreeSpan {
+                from: &obs.base_tree,
+                to: &obs.candidate_tree,
+            },
+            3
+        )
+        .unwrap(),
         None,
         "over the cap"
     );
@@ -111,8 +140,11 @@ fn equal_content_has_equal_ids_and_commits_form_a_linear_history() {
     let obs = a.observe_commit(&range[0]).unwrap();
     assert_eq!(obs.changed.len(), 1);
     assert!(
-        a.committed_change(&obs.base_tree, &obs.candidate_tree)
-            .unwrap()
+        a.committed_change(TreeSpan {
+            from: &obs.base_tree,
+            to: &obs.candidate_tree,
+        })
+        .unwrap()
     );
     assert_eq!(a.range_len(&second, &[], &RemoteScope::All).unwrap(), 2);
 }
@@ -126,7 +158,12 @@ fn what_the_fake_cannot_answer_is_a_typed_error() {
     let e = git.remote_tips("origin").unwrap_err();
     assert_eq!(fake_error(&e), &FakeGitError::Unsupported("remote_tips"));
     let unknown = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
-    let e = git.differing_paths(&unknown, &unknown).unwrap_err();
+    let e = git
+        .differing_paths(TreeSpan {
+            from: &unknown,
+            to: &unknown,
+        })
+        .unwrap_err();
     assert!(matches!(fake_error(&e), FakeGitError::UnknownTree(_)));
     git.fail("live_target");
     let e = git.live_target().unwrap_err();

@@ -66,7 +66,7 @@ pub(super) fn tree_delta<G: GitPort>(
     from: &probity_core::review::TreeId,
     to: &probity_core::review::TreeId,
 ) -> Result<Option<TreeDelta>, ReviewError> {
-    match git.tree_delta(from, to)? {
+    match git.tree_delta(TreeSpan { from, to })? {
         Some(entries) => TreeDelta::new(entries).map(Some).map_err(repo),
         None => Ok(None),
     }
@@ -95,8 +95,10 @@ fn prior<G: GitPort>(
     record: StateRecord,
     live: &LiveTarget,
 ) -> Result<Found, ReviewError> {
-    let differing =
-        git.differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)?;
+    let differing = git.differing_paths(TreeSpan {
+        from: record.state().final_candidate_tree(),
+        to: &live.candidate_tree,
+    })?;
     Ok(Found::Prior(record, differing))
 }
 
@@ -117,7 +119,10 @@ fn rebase_check<G: GitPort>(
     let moved = if outside.is_empty() {
         Vec::new()
     } else {
-        git.differing_paths(base, &live.base_tree)?
+        git.differing_paths(TreeSpan {
+            from: base,
+            to: &live.base_tree,
+        })?
     };
     Ok(check_rebase(
         &state.snapshot().paths,
@@ -199,7 +204,7 @@ pub(super) fn discover<G: GitPort, S: RecordStore + IndexStore>(
     Ok(match live_delta {
         Some(d) => Found::None(d.paths()),
         // A non-UTF-8 path: named lossily, for the denial only.
-        None => Found::NonUtf8(git.differing_paths(&live.base_tree, &live.candidate_tree)?),
+        None => Found::NonUtf8(git.differing_paths(TreeSpan::from(live))?),
     })
 }
 
@@ -228,8 +233,10 @@ pub(super) fn relate<G: GitPort>(
             )?));
         }
     }
-    let differing =
-        git.differing_paths(record.state().final_candidate_tree(), &live.candidate_tree)?;
+    let differing = git.differing_paths(TreeSpan {
+        from: record.state().final_candidate_tree(),
+        to: &live.candidate_tree,
+    })?;
     Ok(Relation::of_difference(
         &record.state().snapshot().paths,
         differing,

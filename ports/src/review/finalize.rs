@@ -338,7 +338,10 @@ pub fn finalize<G: GitPort, S: ReviewStore>(
         {
             return Err(ReviewError::CandidateChanged {
                 lineage: state.lineage_id().clone(),
-                differing_paths: git.differing_paths(judged, &live.candidate_tree)?,
+                differing_paths: git.differing_paths(TreeSpan {
+                    from: judged,
+                    to: &live.candidate_tree,
+                })?,
             });
         }
         state = state.accept_validation(fix, validation)?;
@@ -693,7 +696,13 @@ fn causal_facts<G: GitPort>(
         &state.snapshot().candidate_tree,
     );
     for path in state.causal_paths_needed(results) {
-        let hunks = git.hunks(base, cand, &path)?;
+        let hunks = git.hunks(
+            TreeSpan {
+                from: base,
+                to: cand,
+            },
+            &path,
+        )?;
         facts.hunks.insert(path.clone(), hunks);
         if let Some(n) = git.line_count(cand, &path)? {
             facts.candidate_lines.insert(path, n);
@@ -715,7 +724,10 @@ fn measure_fix<G: GitPort>(
             frozen: state.snapshot().base_tree.clone(),
         });
     }
-    let files = git.diff_files(state.correction_from_tree(), &live.candidate_tree)?;
+    let files = git.diff_files(TreeSpan {
+        from: state.correction_from_tree(),
+        to: &live.candidate_tree,
+    })?;
     // Core's charging rule: every changed line, a mode change one line.
     Ok(FixMeasurement::of(files, live.candidate_tree.clone()))
 }
@@ -761,16 +773,21 @@ fn discover_for_finalize<G: GitPort, S: RecordStore + ChainStore + IndexStore>(
     // explicitly, judges trees no worktree holds: while reviewing or
     // validating it takes results and evidence when some recent commit is
     // exactly the change it expects (D-R27).
-    let committed =
-        |tree: &TreeId| -> Result<bool, ReviewError> {
-            Ok(lineage.is_some()
-                && git.committed_change(&record.state().snapshot().base_tree, tree)?)
-        };
+    let committed = |tree: &TreeId| -> Result<bool, ReviewError> {
+        Ok(lineage.is_some()
+            && git.committed_change(TreeSpan {
+                from: &record.state().snapshot().base_tree,
+                to: tree,
+            })?)
+    };
     if let Some((target, tree)) = expected
         && live.target != target
         && !committed(tree)?
     {
-        let differing = git.differing_paths(tree, &live.candidate_tree)?;
+        let differing = git.differing_paths(TreeSpan {
+            from: tree,
+            to: &live.candidate_tree,
+        })?;
         return Err(ReviewError::CandidateChanged {
             lineage: record.state().lineage_id().clone(),
             differing_paths: differing,
@@ -804,8 +821,10 @@ fn open_correction_for<G: GitPort, S: RecordStore + IndexStore>(
 ) -> Result<StateRecord, ReviewError> {
     let mut matching = Vec::new();
     for record in open_corrections(store, &live.base_tree)? {
-        let changed =
-            git.differing_paths(record.state().correction_from_tree(), &live.candidate_tree)?;
+        let changed = git.differing_paths(TreeSpan {
+            from: record.state().correction_from_tree(),
+            to: &live.candidate_tree,
+        })?;
         if record.state().takes_fix_of(&changed) {
             matching.push(record);
         }

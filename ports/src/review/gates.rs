@@ -137,9 +137,7 @@ fn point_at_escalation_on<G: GitPort + ExportGit, S: RecordStore + ChainStore + 
     if escalated.is_empty() {
         return Ok(decision);
     }
-    let entries = git
-        .tree_delta(&live.base_tree, &live.candidate_tree)?
-        .unwrap_or_default();
+    let entries = git.tree_delta(TreeSpan::from(live))?.unwrap_or_default();
     Ok(probity_core::review::point_at_escalated_change(
         decision,
         &live.base_tree,
@@ -886,13 +884,19 @@ fn pre_pr_decision<
                     .last()
                     .map(|c| c.tree.clone())
                     .unwrap_or_else(|| parent_tree.clone());
-                let mut delivered_paths = git.differing_paths(&parent_tree, &head_tree)?;
+                let mut delivered_paths = git.differing_paths(TreeSpan {
+                    from: &parent_tree,
+                    to: &head_tree,
+                })?;
                 delivered_paths.sort();
                 let base_changed = if *parent == base_tip {
                     Vec::new()
                 } else {
                     let base_tree = git.commit_tree(&base_tip)?;
-                    git.differing_paths(&parent_tree, &base_tree)?
+                    git.differing_paths(TreeSpan {
+                        from: &parent_tree,
+                        to: &base_tree,
+                    })?
                 };
                 match check_base_advance(parent, &base_tip, base_changed, &delivered_paths) {
                     Err(denial) => (RangeJudgment::boundary(denial), None),

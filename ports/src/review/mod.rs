@@ -56,7 +56,7 @@ pub use traits::{
     AdapterError, AttestationStore, AuditWriter, ChainStore, Clock, CommitGit, Created,
     DeliveryGit, ExportGit, GitPort, IndexStore, LineageListing, ManifestGit, NotesGit, RangeGit,
     ReceiptStore, RecordStore, ReleaseArtifacts, RemoteScope, RepairStore, ResultStore,
-    ReviewStore, RevisionGit, StoreError, Submitted, UnknownRevision,
+    ReviewStore, RevisionGit, StoreError, Submitted, TreeSpan, UnknownRevision,
 };
 pub use transport::{
     Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,

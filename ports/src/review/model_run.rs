@@ -579,7 +579,13 @@ where
     let live = git.live_target()?;
     let from = record.state().final_candidate_tree().clone();
     let fix_diff = git
-        .frozen_diff(&from, &live.candidate_tree, MAX_FIX_DIFF_BYTES)?
+        .frozen_diff(
+            TreeSpan {
+                from: &from,
+                to: &live.candidate_tree,
+            },
+            MAX_FIX_DIFF_BYTES,
+        )?
         .ok_or(ReviewError::NotRepresentable {
             limit: MAX_FIX_DIFF_BYTES,
         })?;

@@ -48,7 +48,10 @@ pub fn list<G: GitPort, S: RecordStore + ChainStore + LineageListing>(
         let s = record.state();
         let mut commit = None;
         for end in [s.final_candidate_tree(), &s.snapshot().candidate_tree] {
-            if let Some(c) = git.committed_commit(&s.snapshot().base_tree, end)? {
+            if let Some(c) = git.committed_commit(TreeSpan {
+                from: &s.snapshot().base_tree,
+                to: end,
+            })? {
                 commit = Some(c.commit);
                 break;
             }
@@ -84,7 +87,10 @@ pub fn export_context<G: GitPort + ExportGit + ManifestGit, S: RecordStore>(
             objects: missing,
         });
     }
-    let manifest = git.manifest(base, cand)?;
+    let manifest = git.manifest(TreeSpan {
+        from: base,
+        to: cand,
+    })?;
     let blobs: Vec<String> = manifest
         .iter()
         .flat_map(|m| [&m.old_blob, &m.new_blob])
@@ -100,7 +106,13 @@ pub fn export_context<G: GitPort + ExportGit + ManifestGit, S: RecordStore>(
     }
     let version = git.version()?;
     let diff = git
-        .frozen_diff(base, cand, MAX_DIFF_BYTES)?
+        .frozen_diff(
+            TreeSpan {
+                from: base,
+                to: cand,
+            },
+            MAX_DIFF_BYTES,
+        )?
         .ok_or_else(|| over_budget(&record, MAX_DIFF_BYTES + 1, &version))?;
     let live = git.live_target()?;
     let relation = relate(git, &record, &live)?;
@@ -145,7 +157,10 @@ pub fn attest<G: ExportGit + ManifestGit, S: RecordStore + ChainStore>(
             objects: missing,
         });
     }
-    let entries = git.manifest(&receipt.base_tree, &receipt.final_candidate_tree)?;
+    let entries = git.manifest(TreeSpan {
+        from: &receipt.base_tree,
+        to: &receipt.final_candidate_tree,
+    })?;
     let manifest = manifest_bytes(&receipt, entries).map_err(StateError::from)?;
     let statement = statement_bytes(&statement(&receipt, &manifest)).map_err(StateError::from)?;
     Ok(Attested {

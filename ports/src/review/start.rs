@@ -313,7 +313,7 @@ fn refuse_side_stepped_escalation<
         return Ok(());
     }
     let candidate = git
-        .tree_delta(&snapshot.base_tree, &snapshot.candidate_tree)?
+        .tree_delta(TreeSpan::from(snapshot))?
         .unwrap_or_default();
     for change in &escalated {
         let paths = escalation_covers(change, &snapshot.base_tree, &candidate);
@@ -380,11 +380,7 @@ fn anchor_diff<G: ExportGit>(
     mut snapshot: FrozenCandidate,
 ) -> Result<FrozenCandidate, ReviewError> {
     let diff = git
-        .frozen_diff(
-            &snapshot.base_tree,
-            &snapshot.candidate_tree,
-            MAX_DIFF_BYTES,
-        )?
+        .frozen_diff(TreeSpan::from(&snapshot), MAX_DIFF_BYTES)?
         .ok_or(ReviewError::NotRepresentable {
             limit: MAX_DIFF_BYTES,
         })?;
@@ -582,7 +578,10 @@ fn create_or_resume_successor<
             let ps = pred.state();
             let mut committed = None;
             for end in [ps.final_candidate_tree(), &ps.snapshot().candidate_tree] {
-                if let Some(commit) = git.committed_commit(&ps.snapshot().base_tree, end)? {
+                if let Some(commit) = git.committed_commit(TreeSpan {
+                    from: &ps.snapshot().base_tree,
+                    to: end,
+                })? {
                     committed = Some(git.observe_commit(&commit)?);
                     break;
                 }
@@ -591,10 +590,10 @@ fn create_or_resume_successor<
         }
     };
     let snapshot = FrozenCandidate::freeze(&obs)?;
-    let differing = git.differing_paths(
-        pred.state().final_candidate_tree(),
-        &snapshot.candidate_tree,
-    )?;
+    let differing = git.differing_paths(TreeSpan {
+        from: pred.state().final_candidate_tree(),
+        to: &snapshot.candidate_tree,
+    })?;
     let owned_by_chain = match store.lookup_target(&snapshot.target)? {
         Some(owner) => chain_of(store, &pred)?.contains(&owner),
         None => false,

@@ -36,7 +36,10 @@ pub fn record_statement<G: ManifestGit>(
             state: record.state().stage().name(),
         })
     })?;
-    let entries = git.manifest(&receipt.base_tree, &receipt.final_candidate_tree)?;
+    let entries = git.manifest(TreeSpan {
+        from: &receipt.base_tree,
+        to: &receipt.final_candidate_tree,
+    })?;
     let manifest = manifest_bytes(&receipt, entries)
         .map_err(|e| TransportError::Review(ReviewError::State(e.into())))?;
     statement_bytes(&statement(&receipt, &manifest))

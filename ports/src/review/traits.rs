@@ -9,7 +9,7 @@ use probity_core::review::Hunk;
 use probity_core::review::Lens;
 use probity_core::review::ManifestEntry;
 use probity_core::review::{BlobsOutside, RangeCommit};
-use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
+use probity_core::review::{CandidateObservation, ChangedFile, FrozenCandidate, LiveTarget};
 use probity_core::review::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::{ExpectedArtifact, ObservedArtifact};
 use probity_core::review::{FirstRecord, Successor};
@@ -31,6 +31,37 @@ pub trait ReleaseArtifacts {
     -> Result<Vec<ObservedArtifact>, AdapterError>;
 }
 
+/// Two trees in order: a change goes `from` one `to` the other. What every
+/// port method that compares two trees takes, so each side is named where
+/// it is passed and the two cannot be swapped by position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeSpan<'a> {
+    /// The tree the change starts from (a base).
+    pub from: &'a TreeId,
+    /// The tree the change arrives at (a candidate).
+    pub to: &'a TreeId,
+}
+
+impl<'a> From<&'a LiveTarget> for TreeSpan<'a> {
+    /// The live change: the base tree to the candidate tree.
+    fn from(live: &'a LiveTarget) -> Self {
+        TreeSpan {
+            from: &live.base_tree,
+            to: &live.candidate_tree,
+        }
+    }
+}
+
+impl<'a> From<&'a FrozenCandidate> for TreeSpan<'a> {
+    /// The frozen change: the base tree to the candidate tree start froze.
+    fn from(frozen: &'a FrozenCandidate) -> Self {
+        TreeSpan {
+            from: &frozen.base_tree,
+            to: &frozen.candidate_tree,
+        }
+    }
+}
+
 /// Observing the worktree and its trees: what start, finalize and the
 /// pre-commit gate observe. Every method re-derives from live Git state; a
 /// failure is an error, never a guess. (Commits are [`RevisionGit`],
@@ -45,22 +76,17 @@ pub trait GitPort {
     /// unchanged (what a commit in progress delivers).
     fn staged_target(&self, index: &std::path::Path) -> Result<LiveTarget, AdapterError>;
     /// Paths whose entries differ between two trees (adds and removals too).
-    fn differing_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, AdapterError>;
+    fn differing_paths(&self, span: TreeSpan<'_>) -> Result<Vec<RepoPath>, AdapterError>;
     /// The entries in which two trees differ (adds and removals too), with
     /// modes and object ids: what the delta identity and the rebase proof
     /// compare. `None` when a path is not UTF-8: no review froze such a
     /// path, so no reviewed delta can equal this one.
-    fn tree_delta(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-    ) -> Result<Option<Vec<DeltaEntry>>, AdapterError>;
+    fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError>;
     /// The changed files between two trees, with modes, line counts and
     /// leading content (what a fix is measured with).
-    fn diff_files(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ChangedFile>, AdapterError>;
+    fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError>;
     /// The new-side hunks of one path between two trees (`diff -U0`).
-    fn hunks(&self, from: &TreeId, to: &TreeId, path: &RepoPath)
-    -> Result<Vec<Hunk>, AdapterError>;
+    fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError>;
     /// The bytes of the blob at `path` in `tree`, at most `cap + 1` of
     /// them (a longer file is refused by its parser); `None` when the path
     /// is absent or not a blob. What the repository policy
@@ -85,26 +111,23 @@ pub trait GitPort {
         Ok(())
     }
     /// Whether a commit among the last `MAX_RANGE_COMMITS` reachable from
-    /// HEAD has tree `candidate` and a parent (none: the empty tree) with
-    /// tree `base`: the frozen target of a `start --commit` review, which
-    /// no worktree holds once committed. An adapter that cannot tell
-    /// answers `false` (finalize then requires the live candidate).
-    fn committed_change(&self, base: &TreeId, candidate: &TreeId) -> Result<bool, AdapterError> {
-        let _ = (base, candidate);
+    /// HEAD has tree `span.to` (the candidate) and a parent (none: the
+    /// empty tree) with tree `span.from` (the base): the frozen target of
+    /// a `start --commit` review, which no worktree holds once committed.
+    /// An adapter that cannot tell answers `false` (finalize then requires
+    /// the live candidate).
+    fn committed_change(&self, span: TreeSpan<'_>) -> Result<bool, AdapterError> {
+        let _ = span;
         Ok(false)
     }
     /// The commit among the last `MAX_RANGE_COMMITS` reachable from HEAD
-    /// whose tree is `candidate` and whose one parent's tree (none: the
-    /// empty tree) is `base`: the commit a `start --commit` or `--range`
-    /// review froze, which `recover` freezes again for its successor. An
-    /// adapter that cannot tell answers `None` (recover then takes the
-    /// live candidate).
-    fn committed_commit(
-        &self,
-        base: &TreeId,
-        candidate: &TreeId,
-    ) -> Result<Option<RangeCommit>, AdapterError> {
-        let _ = (base, candidate);
+    /// whose tree is `span.to` (the candidate) and whose one parent's tree
+    /// (none: the empty tree) is `span.from` (the base): the commit a
+    /// `start --commit` or `--range` review froze, which `recover` freezes
+    /// again for its successor. An adapter that cannot tell answers `None`
+    /// (recover then takes the live candidate).
+    fn committed_commit(&self, span: TreeSpan<'_>) -> Result<Option<RangeCommit>, AdapterError> {
+        let _ = span;
         Ok(None)
     }
     /// Checks, before anything is written, that keeping trees is configured
@@ -610,12 +633,7 @@ pub trait ExportGit {
     /// ([`probity_core::review::export_command`]): a function of
     /// the two trees and the git version only; `None` when it is longer
     /// than `cap` bytes (at most `cap + 1` bytes are read).
-    fn frozen_diff(
-        &self,
-        from: &TreeId,
-        to: &TreeId,
-        cap: u64,
-    ) -> Result<Option<Vec<u8>>, AdapterError>;
+    fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError>;
     /// `git --version`, for the derivation fingerprint.
     fn version(&self) -> Result<String, AdapterError>;
     /// Announces tree pairs whose changes ([`ManifestGit::manifest`],
@@ -632,7 +650,7 @@ pub trait ExportGit {
 /// An export's manifest (R10.3): the changed paths between two trees.
 pub trait ManifestGit {
     /// The changed paths between two trees with modes and blobs.
-    fn manifest(&self, from: &TreeId, to: &TreeId) -> Result<Vec<ManifestEntry>, AdapterError>;
+    fn manifest(&self, span: TreeSpan<'_>) -> Result<Vec<ManifestEntry>, AdapterError>;
 }
 
 /// Review bundles carried as Git notes under `refs/notes/probity` (R11).

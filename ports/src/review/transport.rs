@@ -172,11 +172,14 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     }
     if let Some(record) = bundle.leaf() {
         let s = record.state();
-        let initial = git.manifest(&s.snapshot().base_tree, &s.snapshot().candidate_tree)?;
+        let initial = git.manifest(TreeSpan::from(s.snapshot()))?;
         let final_paths = if s.final_candidate_tree() == &s.snapshot().candidate_tree {
             initial.iter().map(|e| e.path.clone()).collect()
         } else {
-            git.differing_paths(&s.snapshot().base_tree, s.final_candidate_tree())?
+            git.differing_paths(TreeSpan {
+                from: &s.snapshot().base_tree,
+                to: s.final_candidate_tree(),
+            })?
         };
         check_scope(
             record,
@@ -200,7 +203,7 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
         if !git.missing_objects(&pair)?.is_empty() {
             continue;
         }
-        let changed = git.diff_files(&snap.base_tree, &snap.candidate_tree)?;
+        let changed = git.diff_files(TreeSpan::from(snap))?;
         check_derivation(record, &changed, &prompts)?;
     }
     Ok(())

@@ -10,7 +10,7 @@ use probity_core::snapshot_tools::{
 };
 
 use super::OpenError;
-use super::walk::{self, io_err, is_git_name, join, name_bytes};
+use super::walk::{self, io_err, is_git_name, join, missing_or_io, name_bytes};
 
 /// Plain files under a canonical root.
 #[derive(Debug, Clone)]
@@ -37,16 +37,8 @@ impl DiskSubject {
     /// of `.git`.
     fn contain(&self, path: &SnapshotPath) -> Result<PathBuf, SubjectError> {
         let full = join(&self.root, path);
-        let canon = match fs::canonicalize(&full) {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(SubjectError::NotInSnapshot {
-                    path: path.display().into_owned(),
-                    why: "no such file under the root".into(),
-                });
-            }
-            Err(e) => return Err(io_err(path, &e)),
-        };
+        let canon = fs::canonicalize(&full)
+            .map_err(|e| missing_or_io(path, &e, "no such file under the root"))?;
         let rel = canon
             .strip_prefix(&self.root)
             .map_err(|_| SubjectError::Refused(PathRefusal::OutsideRoot))?;

@@ -14,7 +14,7 @@ use probity_core::snapshot_tools::{
 };
 
 use super::OpenError;
-use super::walk::{self, io_err, join};
+use super::walk::{self, io_err, join, missing_or_io};
 use crate::cmd::{GitError, split_z};
 use crate::repo::Repo;
 
@@ -83,33 +83,62 @@ pub fn resolve_tree(repo: &Repo, oid: &str) -> Result<String, OpenError> {
     }
 }
 
+/// One NUL-terminated record of `git ls-files -z` or `git ls-tree -z`:
+/// space-separated fields, a tab, the path. Anything else is a backend
+/// error naming the record.
+struct Record<'a> {
+    what: &'static str,
+    rec: &'a [u8],
+    fields: std::str::Split<'a, char>,
+    path: &'a [u8],
+}
+
+impl<'a> Record<'a> {
+    /// Splits `rec`, the output of `what` (`ls-files`, `ls-tree`).
+    fn parse(what: &'static str, rec: &'a [u8]) -> Result<Self, SubjectError> {
+        let bad = || bad_record(what, rec);
+        let tab = rec.iter().position(|b| *b == b'\t').ok_or_else(bad)?;
+        let head = std::str::from_utf8(&rec[..tab]).map_err(|_| bad())?;
+        Ok(Self {
+            what,
+            rec,
+            fields: head.split(' '),
+            path: &rec[tab + 1..],
+        })
+    }
+
+    fn bad(&self) -> SubjectError {
+        bad_record(self.what, self.rec)
+    }
+
+    /// The next field, which must be there.
+    fn field(&mut self) -> Result<&'a str, SubjectError> {
+        self.fields.next().ok_or_else(|| self.bad())
+    }
+}
+
+fn bad_record(what: &str, rec: &[u8]) -> SubjectError {
+    SubjectError::Backend(format!(
+        "unexpected {what} record {:?}",
+        String::from_utf8_lossy(rec)
+    ))
+}
+
 /// Parses `[TAG ]MODE OID STAGE\tPATH` (ls-files -s [-t] -z).
 fn parse_ls_files(out: &[u8], tagged: bool) -> Result<Vec<Entry>, SubjectError> {
     let mut v = Vec::new();
     for rec in split_z(out) {
-        let bad = || {
-            SubjectError::Backend(format!(
-                "unexpected ls-files record {:?}",
-                String::from_utf8_lossy(rec)
-            ))
-        };
-        let tab = rec.iter().position(|b| *b == b'\t').ok_or_else(bad)?;
-        let head = std::str::from_utf8(&rec[..tab]).map_err(|_| bad())?;
-        let mut parts = head.split(' ');
-        let skip_worktree = if tagged {
-            parts.next().ok_or_else(bad)? == "S"
-        } else {
-            false
-        };
-        let mode = parts.next().ok_or_else(bad)?.to_owned();
-        let oid = parts.next().ok_or_else(bad)?.to_owned();
-        let stage = parts.next().and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+        let mut r = Record::parse("ls-files", rec)?;
+        let skip_worktree = tagged && r.field()? == "S";
+        let mode = r.field()?.to_owned();
+        let oid = r.field()?.to_owned();
+        let stage = r.field()?.parse().map_err(|_| r.bad())?;
         v.push(Entry {
             mode,
             oid,
             stage,
             skip_worktree,
-            path: rec[tab + 1..].to_vec(),
+            path: r.path.to_vec(),
         });
     }
     Ok(v)
@@ -119,25 +148,17 @@ fn parse_ls_files(out: &[u8], tagged: bool) -> Result<Vec<Entry>, SubjectError> 
 fn parse_ls_tree(out: &[u8]) -> Result<Vec<(Entry, String)>, SubjectError> {
     let mut v = Vec::new();
     for rec in split_z(out) {
-        let bad = || {
-            SubjectError::Backend(format!(
-                "unexpected ls-tree record {:?}",
-                String::from_utf8_lossy(rec)
-            ))
-        };
-        let tab = rec.iter().position(|b| *b == b'\t').ok_or_else(bad)?;
-        let head = std::str::from_utf8(&rec[..tab]).map_err(|_| bad())?;
-        let mut parts = head.split(' ');
-        let mode = parts.next().ok_or_else(bad)?.to_owned();
-        let kind = parts.next().ok_or_else(bad)?.to_owned();
-        let oid = parts.next().ok_or_else(bad)?.to_owned();
+        let mut r = Record::parse("ls-tree", rec)?;
+        let mode = r.field()?.to_owned();
+        let kind = r.field()?.to_owned();
+        let oid = r.field()?.to_owned();
         v.push((
             Entry {
                 mode,
                 oid,
                 stage: 0,
                 skip_worktree: false,
-                path: rec[tab + 1..].to_vec(),
+                path: r.path.to_vec(),
             },
             kind,
         ));
@@ -394,16 +415,8 @@ impl GitSubject {
         let comps: Vec<&[u8]> = path.components().collect();
         for (i, c) in comps.iter().enumerate() {
             cur = crate::cmd::path_from_bytes(&cur, c);
-            let meta = match fs::symlink_metadata(&cur) {
-                Ok(m) => m,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(SubjectError::NotInSnapshot {
-                        path: path.display().into_owned(),
-                        why: "deleted in the working tree".into(),
-                    });
-                }
-                Err(e) => return Err(io_err(path, &e)),
-            };
+            let meta = fs::symlink_metadata(&cur)
+                .map_err(|e| missing_or_io(path, &e, "deleted in the working tree"))?;
             let last = i + 1 == comps.len();
             if meta.file_type().is_symlink() {
                 if !last {

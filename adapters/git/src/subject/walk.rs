@@ -67,6 +67,18 @@ pub fn io_err(path: &SnapshotPath, e: &std::io::Error) -> SubjectError {
     SubjectError::Backend(format!("{}: {e}", path.shown()))
 }
 
+/// An I/O error on `path` where a missing file means it is not in the
+/// snapshot (`why`: how it went missing); any other error is [`io_err`].
+pub fn missing_or_io(path: &SnapshotPath, e: &std::io::Error, why: &str) -> SubjectError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        return SubjectError::NotInSnapshot {
+            path: path.display().into_owned(),
+            why: why.into(),
+        };
+    }
+    io_err(path, e)
+}
+
 /// An I/O error during a walk, naming the repo-relative place (`rel`, empty
 /// for the root) quoted when not plain, never the absolute root.
 fn walk_err(rel: &[u8], e: &std::io::Error) -> SubjectError {
