@@ -402,7 +402,7 @@ fn a_merge_or_an_empty_range_is_refused_at_the_boundary_before_any_commit_is_jud
         "empty_tree",
         "tree_delta",
         "differing_paths",
-        "blobs_outside",
+        "history_deltas",
     ];
     for method in FAILING {
         w.git.fail(method);

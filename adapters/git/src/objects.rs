@@ -570,16 +570,35 @@ impl Repo {
     /// left for its own process (which reports it); a failure of the batch
     /// only leaves the memo unfilled.
     pub fn prefetch_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
+        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat])
+    }
+
+    /// [`Repo::prefetch_diffs`] of the raw diffs alone (no blob is read).
+    pub(crate) fn prefetch_raw_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
+        self.prefetch(pairs, &[DiffKind::Raw])
+    }
+
+    /// Drops what the memo holds for `pairs` (a batch read once, whose
+    /// outputs need not be kept).
+    pub(crate) fn forget_diffs(&self, pairs: &[(String, String)]) {
+        if let Ok(mut memo) = self.shared().diffs.lock() {
+            for (from, to) in pairs {
+                for kind in [DiffKind::Raw, DiffKind::Numstat] {
+                    memo.outputs.remove(&(kind, from.clone(), to.clone()));
+                }
+            }
+        }
+    }
+
+    fn prefetch(&self, pairs: &[(String, String)], kinds: &[DiffKind]) -> Result<(), GitError> {
+        let last = kinds.last().copied().unwrap_or(DiffKind::Raw);
         let mut asked: Vec<(String, String)> = Vec::new();
         for (from, to) in pairs {
             let known = self
                 .shared()
                 .diffs
                 .lock()
-                .map(|m| {
-                    m.outputs
-                        .contains_key(&(DiffKind::Numstat, from.clone(), to.clone()))
-                })
+                .map(|m| m.outputs.contains_key(&(last, from.clone(), to.clone())))
                 .unwrap_or(false);
             if !known && !asked.iter().any(|(f, t)| f == from && t == to) {
                 asked.push((from.clone(), to.clone()));
@@ -605,7 +624,7 @@ impl Repo {
         for (from, to) in &todo {
             input.extend_from_slice(format!("{from} {to}\n").as_bytes());
         }
-        for kind in [DiffKind::Raw, DiffKind::Numstat] {
+        for &kind in kinds {
             let mut args: Vec<&str> = kind.args().to_vec();
             args.push("--stdin");
             let Ok(out) = self.run_with(&args, &[], Some(&input)) else {

@@ -16,8 +16,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use probity_core::digest::{Domain, Sha256Digest};
 use probity_core::review::Hunk;
+use probity_core::review::RangeCommit;
 use probity_core::review::{BlobId, CommitId, IdError, ObjectId, RepoPath, TreeId};
-use probity_core::review::{BlobsOutside, MAX_LISTED_BLOBS, RangeCommit};
 use probity_core::review::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
 };
@@ -817,24 +817,20 @@ impl RangeGit for FakeGit {
             .with("range_len", |w| Ok(w.range(tip, exclude)?.len()))
     }
 
-    fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {
-        self.world.with("blobs_outside", |w| {
-            let held: BTreeSet<String> = w.tree(tree)?.values().map(|(_, b)| blob_hex(b)).collect();
-            let mut seen = BTreeMap::new();
-            for c in w.ancestry(tip)? {
-                for (path, (mode, bytes)) in w.tree(&c.tree)? {
-                    let hex = blob_hex(bytes);
-                    if *mode != FileMode::Gitlink && !held.contains(&hex) {
-                        seen.entry(hex).or_insert_with(|| path.to_string());
-                    }
-                }
-            }
-            let more = seen.len() > MAX_LISTED_BLOBS;
-            let mut blobs = Vec::new();
-            for (hex, path) in seen.into_iter().take(MAX_LISTED_BLOBS) {
-                blobs.push((ObjectId::parse(hex)?, path));
-            }
-            Ok(BlobsOutside { blobs, more })
-        })
+    fn history_deltas(
+        &self,
+        reviewed: &TreeId,
+        trees: &[TreeId],
+    ) -> Result<Vec<Option<Vec<DeltaEntry>>>, AdapterError> {
+        self.world.with("history_deltas", |_| Ok(()))?;
+        trees
+            .iter()
+            .map(|t| {
+                self.tree_delta(TreeSpan {
+                    from: reviewed,
+                    to: t,
+                })
+            })
+            .collect()
     }
 }

@@ -25,7 +25,7 @@ use probity_core::digest::{Domain, Sha256Digest};
 use probity_core::review::DeltaEntry;
 use probity_core::review::Hunk;
 use probity_core::review::ManifestEntry;
-use probity_core::review::{BlobsOutside, RangeCommit};
+use probity_core::review::RangeCommit;
 use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::{CommitId, IdError, LineageId, RepoPath, TreeId};
 use probity_ports::review::{
@@ -498,8 +498,12 @@ impl<G: RangeGit + ?Sized> RangeGit for WithNotes<'_, G> {
         self.git.range_len(tip, exclude, remotes)
     }
 
-    fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError> {
-        self.git.blobs_outside(tip, tree)
+    fn history_deltas(
+        &self,
+        reviewed: &TreeId,
+        trees: &[TreeId],
+    ) -> Result<Vec<Option<Vec<DeltaEntry>>>, AdapterError> {
+        self.git.history_deltas(reviewed, trees)
     }
 }
 

@@ -14,6 +14,7 @@ use probity_core::review::{
 use probity_core::review::{
     BaseAdvance, base_unavailable, check_base_advance, explain_advance, unrelated_history,
 };
+use probity_core::review::{BlobsOutside, TreeId};
 
 use super::recheck::{checked, target_moved};
 
@@ -590,7 +591,7 @@ pub fn judge_range<
 
 /// A denied range that starts at a root commit delivers a whole history
 /// (R8.8): one approved review of the empty tree to the tip's tree covers
-/// it when every blob the history carries is a blob of that tree. The
+/// it when every entry the history carries is an entry of that tree. The
 /// lookups and the object walk here, the rule in core.
 fn first_publication<
     G: GitPort + CommitGit + RangeGit,
@@ -617,7 +618,7 @@ fn first_publication<
         &LiveTarget::new(empty.clone(), tip.tree.clone()),
     )?;
     let outside = if whole.allows() {
-        Some(git.blobs_outside(&tip.commit, &tip.tree)?)
+        Some(history_outside(git, &tip.tree, commits)?)
     } else {
         None
     };
@@ -630,6 +631,36 @@ fn first_publication<
         &empty,
         outside.as_ref(),
     ))
+}
+
+/// How many commit trees of a history are diffed at once against the
+/// reviewed tree: a first publication's older commits are read a batch at
+/// a time, and no further once the listing is full.
+const HISTORY_BATCH: usize = 16;
+
+/// What the history's commits hold beyond the reviewed tree `reviewed`
+/// (core's [`BlobsOutside::add_tree`] over each commit's delta), read a
+/// batch of distinct trees at a time until the listing is full.
+fn history_outside<G: RangeGit>(
+    git: &G,
+    reviewed: &TreeId,
+    commits: &[&RangeCommit],
+) -> Result<BlobsOutside, ReviewError> {
+    let mut trees: Vec<TreeId> = Vec::new();
+    for c in commits {
+        if c.tree != *reviewed && !trees.contains(&c.tree) {
+            trees.push(c.tree.clone());
+        }
+    }
+    let mut outside = BlobsOutside::default();
+    for batch in trees.chunks(HISTORY_BATCH) {
+        for delta in git.history_deltas(reviewed, batch)? {
+            if outside.add_tree(delta.as_deref()) {
+                return Ok(outside);
+            }
+        }
+    }
+    Ok(outside)
 }
 
 /// `probity validate --gate pre-push` (R8.3): derive every delivered range

@@ -8,7 +8,7 @@ use probity_core::review::DeltaEntry;
 use probity_core::review::Hunk;
 use probity_core::review::Lens;
 use probity_core::review::ManifestEntry;
-use probity_core::review::{BlobsOutside, RangeCommit};
+use probity_core::review::RangeCommit;
 use probity_core::review::{CandidateObservation, ChangedFile, FrozenCandidate, LiveTarget};
 use probity_core::review::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::{ExpectedArtifact, ObservedArtifact};
@@ -607,13 +607,16 @@ pub trait RangeGit {
         exclude: &[CommitId],
         remotes: &RemoteScope,
     ) -> Result<usize, AdapterError>;
-    /// The blobs reachable from `tip`'s history that `tree` does not hold
-    /// (by object ID, whatever the path), each with a path it had there: at
-    /// most [`MAX_LISTED_BLOBS`], then `more` (what a first publication
-    /// transfers beyond the reviewed tree, R8.8).
-    ///
-    /// [`MAX_LISTED_BLOBS`]: probity_core::review::MAX_LISTED_BLOBS
-    fn blobs_outside(&self, tip: &CommitId, tree: &TreeId) -> Result<BlobsOutside, AdapterError>;
+    /// For each of `trees`, in order, the entries in which it differs from
+    /// `reviewed` (as [`GitPort::tree_delta`] from `reviewed` to it;
+    /// `None` when a path is not UTF-8): what each commit of a first
+    /// publication's history holds beyond the reviewed tree (R8.8). An
+    /// adapter may derive them all in one pass.
+    fn history_deltas(
+        &self,
+        reviewed: &TreeId,
+        trees: &[TreeId],
+    ) -> Result<Vec<Option<Vec<DeltaEntry>>>, AdapterError>;
 }
 
 /// Reading commits and ranges: what the publication gates observe, every

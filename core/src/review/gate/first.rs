@@ -14,11 +14,14 @@
 //! - the range is the history the remote really lacks, computed from what
 //!   it really holds (the same derivation as every push: no approximation),
 //!   linear, within the range bound;
-//! - every blob reachable from the delivered commits is a blob of the
-//!   reviewed tree, by object ID and whatever its path (a rename is the same
-//!   blob): content overwritten later, such as a secret committed and then
-//!   replaced, still travels, so it fails closed with guidance to squash the
-//!   history.
+//! - every entry of every delivered commit's tree is an entry of the
+//!   reviewed tree: the same blob at the same path with the same mode.
+//!   Content overwritten later, such as a secret committed and then
+//!   replaced, still travels, so it fails closed with guidance to squash
+//!   the history; so do reviewed bytes that sat at another path or mode in
+//!   an older commit (D-R111: a document's bytes as a workflow, or a test
+//!   as `build.rs`, is other content, and a tag on that commit would
+//!   deliver nothing).
 //!
 //! Commit and tag metadata (messages, authors, dates, signatures) is outside
 //! this contract, as it is outside every receipt: no review binds the text
@@ -26,7 +29,8 @@
 //! contract to metadata means changing that test on purpose.
 
 use crate::review::ids::{ObjectId, TreeId};
-use crate::review::rebase::{GateProof, ProofKind};
+use crate::review::rebase::{DeltaEntry, GateProof, ProofKind};
+use crate::review::snapshot::FileMode;
 
 use super::sentences::{FirstSaid, HistoryOffered, allow, deny};
 use super::{Decision, DeliveredRange, Gate, GateDecision, NextAction, RangeCommit, RangeJudgment};
@@ -35,8 +39,9 @@ use super::{Decision, DeliveredRange, Gate, GateDecision, NextAction, RangeCommi
 /// the observation says there are more.
 pub const MAX_LISTED_BLOBS: usize = 32;
 
-/// The blobs a history carries that the reviewed tree does not hold (by
-/// object ID), each with a path it had, and whether more were left unread.
+/// The entries a history carries that the reviewed tree does not hold (the
+/// same blob at the same path with the same mode), each as its blob and
+/// path, and whether more were left unread.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BlobsOutside {
     /// Up to [`MAX_LISTED_BLOBS`] such blobs, each with a repository path
@@ -51,6 +56,36 @@ impl BlobsOutside {
     /// carries only reviewed content.
     pub fn is_empty(&self) -> bool {
         self.blobs.is_empty() && !self.more
+    }
+
+    /// Adds what one commit's tree holds beyond the reviewed tree, given
+    /// `delta` from the reviewed tree to it: every entry it holds at a
+    /// path where the reviewed tree holds nothing, another blob or another
+    /// mode (a gitlink names a commit, whose objects a push does not
+    /// carry); `None` (a path no review can hold) is unread content.
+    /// Returns whether the listing is full, so the history need not be
+    /// read further.
+    pub fn add_tree(&mut self, delta: Option<&[DeltaEntry]>) -> bool {
+        let Some(delta) = delta else {
+            self.more = true;
+            return true;
+        };
+        for e in delta {
+            let Some(held) = &e.candidate else { continue };
+            if held.mode == FileMode::Gitlink {
+                continue;
+            }
+            let entry = (held.object.clone(), e.path.as_str().to_string());
+            if self.blobs.contains(&entry) {
+                continue;
+            }
+            if self.blobs.len() == MAX_LISTED_BLOBS {
+                self.more = true;
+                return true;
+            }
+            self.blobs.push(entry);
+        }
+        self.more
     }
 }
 

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::review::ids::{CommitId, ObjectId, TreeId};
-use crate::review::rebase::ProofKind;
+use crate::review::rebase::{DeltaEntry, EntrySide, ProofKind};
+use crate::review::snapshot::FileMode;
 
 const EMPTY: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
@@ -204,4 +205,67 @@ fn only_a_denied_whole_history_is_offered_to_the_first_publication_rule() {
     // Allowed commit by commit: nothing to add.
     let allowed = RangeJudgment::boundary(whole_allowed());
     assert!(!first_publication_offered(&allowed, &oldest_first));
+}
+
+fn side(mode: FileMode, n: u8) -> Option<EntrySide> {
+    Some(EntrySide {
+        mode,
+        object: ObjectId::parse(format!("{:040x}", n)).unwrap(),
+    })
+}
+
+fn entry(
+    path: &str,
+    base: Option<EntrySide>,
+    candidate: Option<EntrySide>,
+) -> DeltaEntry {
+    DeltaEntry {
+        path: crate::review::RepoPath::parse(path).unwrap(),
+        base,
+        candidate,
+    }
+}
+
+/// Red team, finding 2: what a commit holds counts at its path and mode.
+/// A reviewed blob at another path (a document's bytes as a workflow), or
+/// with another mode, is outside the reviewed tree; a path the commit
+/// lacks is not; a gitlink carries no objects; an unreadable delta is
+/// unread content.
+#[test]
+fn an_older_commits_entries_count_at_their_path_and_mode() {
+    let mut o = BlobsOutside::default();
+    let moved = entry(".github/workflows/ci.yml", None, side(FileMode::Regular, 1));
+    let executable = entry(
+        "run.sh",
+        side(FileMode::Regular, 2),
+        side(FileMode::Executable, 2),
+    );
+    let absent = entry("docs/a.md", side(FileMode::Regular, 3), None);
+    let gitlink = entry("vendor/lib", None, side(FileMode::Gitlink, 4));
+    let full = o.add_tree(Some(&[moved, executable, absent, gitlink]));
+    assert!(!full);
+    let listed: Vec<&str> = o.blobs.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(listed, [".github/workflows/ci.yml", "run.sh"]);
+    assert!(!o.more && !o.is_empty());
+    // The same entry in another commit is listed once.
+    let again = entry(".github/workflows/ci.yml", None, side(FileMode::Regular, 1));
+    assert!(!o.add_tree(Some(&[again])));
+    assert_eq!(o.blobs.len(), 2);
+    // An identical tree adds nothing; an unreadable one fills the listing.
+    let mut clean = BlobsOutside::default();
+    assert!(!clean.add_tree(Some(&[])));
+    assert!(clean.is_empty());
+    assert!(clean.add_tree(None));
+    assert!(clean.more && !clean.is_empty());
+}
+
+#[test]
+fn the_listing_stops_at_its_bound() {
+    let mut o = BlobsOutside::default();
+    let many: Vec<DeltaEntry> = (0..=MAX_LISTED_BLOBS)
+        .map(|i| entry(&format!("f{i}"), None, side(FileMode::Regular, i as u8)))
+        .collect();
+    assert!(o.add_tree(Some(&many)));
+    assert_eq!(o.blobs.len(), MAX_LISTED_BLOBS);
+    assert!(o.more);
 }
