@@ -423,6 +423,49 @@ impl Stage {
         self.is_terminal() || matches!(self, Stage::Invalidated { .. })
     }
 
+    /// Whether the review was approved (`approved`).
+    pub(crate) fn is_approved(&self) -> bool {
+        match self {
+            Stage::Approved { .. } => true,
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Escalated { .. }
+            | Stage::Invalidated { .. } => false,
+        }
+    }
+
+    /// Whether the lineage was invalidated (R9.1): its successor comes
+    /// from `recover`.
+    pub(crate) fn is_invalidated(&self) -> bool {
+        match self {
+            Stage::Invalidated { .. } => true,
+            Stage::Reviewing
+            | Stage::AwaitingRefuter { .. }
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. } => false,
+        }
+    }
+
+    /// The judgment awaiting its refuter batch, in `awaiting_refuter`.
+    pub(crate) fn awaiting_refuter(&self) -> Option<&Judgment> {
+        match self {
+            Stage::AwaitingRefuter { judgment } => Some(judgment),
+            Stage::Reviewing
+            | Stage::CorrectionRequired { .. }
+            | Stage::Correcting { .. }
+            | Stage::Validating { .. }
+            | Stage::Approved { .. }
+            | Stage::Escalated { .. }
+            | Stage::Invalidated { .. } => None,
+        }
+    }
+
     /// The accepted judgment, once there is one.
     pub fn judgment(&self) -> Option<&Judgment> {
         match self {
