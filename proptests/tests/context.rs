@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use probity_core::context::ContextInput;
-use probity_core::context::{CredentialRegistry, FilterStatus, filter_text};
+use probity_core::context::{CODE_LITERALS, CredentialRegistry, FilterStatus, filter_text};
 use probity_ports::context::assemble;
 use serde_json::{Value, json};
 
@@ -215,22 +215,7 @@ fn v5_keeps(v: &str) -> bool {
                     && seg.chars().all(|x| x.is_ascii_alphanumeric())
             })
     });
-    let literal = [
-        "None",
-        "none",
-        "null",
-        "NULL",
-        "Null",
-        "nil",
-        "undefined",
-        "true",
-        "false",
-        "True",
-        "False",
-        "TRUE",
-        "FALSE",
-    ]
-    .contains(&t);
+    let literal = CODE_LITERALS.contains(&t);
     placeholder || call || literal
 }
 
