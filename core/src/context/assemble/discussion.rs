@@ -182,9 +182,7 @@ pub(super) fn build_comments(
             a.gaps.add(GapScope::Comments, GapCode::InvalidMetadata, 1);
             continue;
         };
-        if !a.admitted(author.as_ref()) {
-            a.gaps
-                .add(GapScope::Comments, GapCode::AuthorizationFailed, 1);
+        if !a.admits(GapScope::Comments, author.as_ref()) {
             continue;
         }
         let key = a.key(KeyKind::Comment, &id);
@@ -194,37 +192,19 @@ pub(super) fn build_comments(
     let kept = a.bounded(GapScope::Comments, ok);
     let mut out = BTreeMap::new();
     for (created, key, id, author, updated, c) in kept {
-        let (path, f) = a.body_record(
-            GapScope::Comments,
-            "comment",
-            "comment_record",
-            &id,
-            &key,
-            author.as_ref(),
-            &created,
-            &c.body,
-        )?;
-        let login = a.record_author(author.as_ref())?;
-        out.insert(
-            id.as_str().to_owned(),
-            Retained {
-                key,
-                created_at: created,
-                content_path: path.clone(),
-            },
-        );
-        a.records.push(Record {
+        let name = id.as_str().to_owned();
+        let retained = a.add_body_record(BodyRecord {
+            scope: GapScope::Comments,
             kind: "comment",
+            role: "comment_record",
             id,
             key,
-            created_at: created,
-            updated_at: updated,
-            author: Some((author, login)),
-            content_path: path,
-            metadata_path: None,
-            log_path: None,
-            filter: f,
-        });
+            author,
+            created,
+            updated,
+            body: &c.body,
+        })?;
+        out.insert(name, retained);
     }
     Ok(out)
 }
@@ -265,9 +245,7 @@ pub(super) fn build_reviews(
             a.gaps.add(GapScope::Reviews, GapCode::InvalidMetadata, 1);
             continue;
         };
-        if !a.admitted(author.as_ref()) {
-            a.gaps
-                .add(GapScope::Reviews, GapCode::AuthorizationFailed, 1);
+        if !a.admits(GapScope::Reviews, author.as_ref()) {
             continue;
         }
         let key = a.key(KeyKind::Review, &id);
@@ -292,19 +270,20 @@ pub(super) fn build_reviews(
     let mut kept = kept;
     kept.sort_by(|x, y| (x.0, x.2.as_str()).cmp(&(y.0, y.2.as_str())));
     for (submitted, key, id, author, updated, state, sha, dismissed_at, dismissed_by, r) in kept {
-        let (path, f) = a.body_record(
-            GapScope::Reviews,
-            "review",
-            "review_record",
-            &id,
-            &key,
-            author.as_ref(),
-            &submitted,
-            &r.body,
-        )?;
-        let login = a.record_author(author.as_ref())?;
+        let name = id.as_str().to_owned();
+        let retained = a.add_body_record(BodyRecord {
+            scope: GapScope::Reviews,
+            kind: "review",
+            role: "review_record",
+            id,
+            key,
+            author,
+            created: submitted,
+            updated,
+            body: &r.body,
+        })?;
         let mut row = Map::new();
-        row.insert("id".into(), json!(id.as_str()));
+        row.insert("id".into(), json!(name));
         row.insert("record_key".into(), json!(key.hex()));
         row.insert("state".into(), json!(state.as_str()));
         row.insert("submitted_at".into(), json!(submitted.canonical()));
@@ -325,26 +304,7 @@ pub(super) fn build_reviews(
             }
         }
         rows.push(Value::Object(row));
-        out.insert(
-            id.as_str().to_owned(),
-            Retained {
-                key,
-                created_at: submitted,
-                content_path: path.clone(),
-            },
-        );
-        a.records.push(Record {
-            kind: "review",
-            id,
-            key,
-            created_at: submitted,
-            updated_at: updated,
-            author: Some((author, login)),
-            content_path: path,
-            metadata_path: None,
-            log_path: None,
-            filter: f,
-        });
+        out.insert(name, retained);
     }
     Ok((out, rows))
 }
