@@ -234,16 +234,20 @@ pub fn lens_context(
 /// The findings the refuter judges: the admitted inferential severe
 /// findings of a judgment that awaits its refuter batch, in finding order.
 pub(crate) fn refuter_pending(state: &ReviewState) -> Vec<FindingId> {
-    state
-        .stage
-        .awaiting_refuter()
-        .map_or_else(Vec::new, |judgment| {
-            judgment
-                .findings()
-                .filter(|f| f.route == crate::review::finding::Route::Refuter)
-                .map(|f| f.id)
-                .collect()
-        })
+    match &state.stage {
+        Stage::AwaitingRefuter { judgment } => judgment
+            .findings()
+            .filter(|f| f.route == crate::review::finding::Route::Refuter)
+            .map(|f| f.id)
+            .collect(),
+        Stage::Reviewing
+        | Stage::CorrectionRequired { .. }
+        | Stage::Correcting { .. }
+        | Stage::Validating { .. }
+        | Stage::Approved { .. }
+        | Stage::Escalated { .. }
+        | Stage::Invalidated { .. } => Vec::new(),
+    }
 }
 
 fn finding_lines<'a>(

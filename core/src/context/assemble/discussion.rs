@@ -192,19 +192,37 @@ pub(super) fn build_comments(
     let kept = a.bounded(GapScope::Comments, ok);
     let mut out = BTreeMap::new();
     for (created, key, id, author, updated, c) in kept {
-        let name = id.as_str().to_owned();
-        let retained = a.add_body_record(BodyRecord {
-            scope: GapScope::Comments,
+        let (path, f) = a.body_record(
+            GapScope::Comments,
+            "comment",
+            "comment_record",
+            &id,
+            &key,
+            author.as_ref(),
+            &created,
+            &c.body,
+        )?;
+        let login = a.record_author(author.as_ref())?;
+        out.insert(
+            id.as_str().to_owned(),
+            Retained {
+                key,
+                created_at: created,
+                content_path: path.clone(),
+            },
+        );
+        a.records.push(Record {
             kind: "comment",
-            role: "comment_record",
             id,
             key,
-            author,
-            created,
-            updated,
-            body: &c.body,
-        })?;
-        out.insert(name, retained);
+            created_at: created,
+            updated_at: updated,
+            author: Some((author, login)),
+            content_path: path,
+            metadata_path: None,
+            log_path: None,
+            filter: f,
+        });
     }
     Ok(out)
 }
@@ -270,20 +288,19 @@ pub(super) fn build_reviews(
     let mut kept = kept;
     kept.sort_by(|x, y| (x.0, x.2.as_str()).cmp(&(y.0, y.2.as_str())));
     for (submitted, key, id, author, updated, state, sha, dismissed_at, dismissed_by, r) in kept {
-        let name = id.as_str().to_owned();
-        let retained = a.add_body_record(BodyRecord {
-            scope: GapScope::Reviews,
-            kind: "review",
-            role: "review_record",
-            id,
-            key,
-            author,
-            created: submitted,
-            updated,
-            body: &r.body,
-        })?;
+        let (path, f) = a.body_record(
+            GapScope::Reviews,
+            "review",
+            "review_record",
+            &id,
+            &key,
+            author.as_ref(),
+            &submitted,
+            &r.body,
+        )?;
+        let login = a.record_author(author.as_ref())?;
         let mut row = Map::new();
-        row.insert("id".into(), json!(name));
+        row.insert("id".into(), json!(id.as_str()));
         row.insert("record_key".into(), json!(key.hex()));
         row.insert("state".into(), json!(state.as_str()));
         row.insert("submitted_at".into(), json!(submitted.canonical()));
@@ -304,7 +321,26 @@ pub(super) fn build_reviews(
             }
         }
         rows.push(Value::Object(row));
-        out.insert(name, retained);
+        out.insert(
+            id.as_str().to_owned(),
+            Retained {
+                key,
+                created_at: submitted,
+                content_path: path.clone(),
+            },
+        );
+        a.records.push(Record {
+            kind: "review",
+            id,
+            key,
+            created_at: submitted,
+            updated_at: updated,
+            author: Some((author, login)),
+            content_path: path,
+            metadata_path: None,
+            log_path: None,
+            filter: f,
+        });
     }
     Ok((out, rows))
 }

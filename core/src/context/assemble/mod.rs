@@ -404,72 +404,46 @@ impl Assembler<'_> {
         Ok(())
     }
 
-    /// Adds the record of a comment or review, its body filtered into its
-    /// content file (no content path when the body is refused: its gap is
-    /// added), and returns what threads need of it.
-    fn add_body_record(&mut self, r: BodyRecord<'_>) -> Result<Retained, AssembleError> {
-        let (path, filter) = if r.body.len() as u64 > self.profile.bounds.max_source_bytes {
-            self.gaps.add(r.scope, GapCode::SourceTooLarge, 1);
-            let refused = FilterSummary {
-                status: FilterStatus::Rejected,
-                findings: filter::Findings::default(),
-            };
-            (None, refused)
-        } else {
-            let f = self.filter_text(r.body, self.profile.bounds.max_record_bytes)?;
-            if f.is_rejected() {
-                self.gaps.add(r.scope, GapCode::UnsafeContent, 1);
-                (None, f.summary)
-            } else {
-                let path = record_path(&r.created, &r.key);
-                let bytes = record_bytes(r.kind, &r.id, r.author.as_ref(), &r.created, &f.text)?;
-                self.add_file(
-                    path.clone(),
-                    bytes,
-                    r.role,
-                    "text/markdown",
-                    Some(f.summary.clone()),
-                );
-                (Some(path), f.summary)
-            }
-        };
-        let login = self.record_author(r.author.as_ref())?;
-        self.records.push(Record {
-            kind: r.kind,
-            id: r.id,
-            key: r.key,
-            created_at: r.created,
-            updated_at: r.updated,
-            author: Some((r.author, login)),
-            content_path: path.clone(),
-            metadata_path: None,
-            log_path: None,
-            filter,
-        });
-        Ok(Retained {
-            key: r.key,
-            created_at: r.created,
-            content_path: path,
-        })
+    /// Filters a conversation body; returns the content path and filter, or
+    /// `None` path when rejected (its gap is added).
+    #[allow(clippy::too_many_arguments)]
+    fn body_record(
+        &mut self,
+        scope: GapScope,
+        kind: &'static str,
+        role: &'static str,
+        id: &StructuralId,
+        key: &HexDigest,
+        author: Option<&StructuralId>,
+        created: &Timestamp,
+        body: &str,
+    ) -> Result<(Option<String>, FilterSummary), AssembleError> {
+        if body.len() as u64 > self.profile.bounds.max_source_bytes {
+            self.gaps.add(scope, GapCode::SourceTooLarge, 1);
+            return Ok((
+                None,
+                FilterSummary {
+                    status: FilterStatus::Rejected,
+                    findings: filter::Findings::default(),
+                },
+            ));
+        }
+        let f = self.filter_text(body, self.profile.bounds.max_record_bytes)?;
+        if f.is_rejected() {
+            self.gaps.add(scope, GapCode::UnsafeContent, 1);
+            return Ok((None, f.summary));
+        }
+        let path = record_path(created, key);
+        let bytes = record_bytes(kind, id, author, created, &f.text)?;
+        self.add_file(
+            path.clone(),
+            bytes,
+            role,
+            "text/markdown",
+            Some(f.summary.clone()),
+        );
+        Ok((Some(path), f.summary))
     }
-}
-
-/// A comment or review whose body becomes a record
-/// ([`Assembler::add_body_record`]).
-struct BodyRecord<'b> {
-    /// The gap scope of its refusals.
-    scope: GapScope,
-    /// The record kind (`comment`, `review`).
-    kind: &'static str,
-    /// The file role of its content (`comment_record`).
-    role: &'static str,
-    id: StructuralId,
-    key: HexDigest,
-    author: Option<StructuralId>,
-    created: Timestamp,
-    updated: Option<Timestamp>,
-    /// The body as the forge gave it.
-    body: &'b str,
 }
 
 /// The supported filter versions, comma-separated, for messages.

@@ -423,47 +423,15 @@ impl Stage {
         self.is_terminal() || matches!(self, Stage::Invalidated { .. })
     }
 
-    /// Whether the review was approved (`approved`).
+    /// Whether the review was approved: its stage is named `approved`.
     pub(crate) fn is_approved(&self) -> bool {
-        match self {
-            Stage::Approved { .. } => true,
-            Stage::Reviewing
-            | Stage::AwaitingRefuter { .. }
-            | Stage::CorrectionRequired { .. }
-            | Stage::Correcting { .. }
-            | Stage::Validating { .. }
-            | Stage::Escalated { .. }
-            | Stage::Invalidated { .. } => false,
-        }
+        self.name() == "approved"
     }
 
-    /// Whether the lineage was invalidated (R9.1): its successor comes
-    /// from `recover`.
+    /// Whether the lineage was invalidated (R9.1), its successor coming
+    /// from `recover`: its stage is named `invalidated`.
     pub(crate) fn is_invalidated(&self) -> bool {
-        match self {
-            Stage::Invalidated { .. } => true,
-            Stage::Reviewing
-            | Stage::AwaitingRefuter { .. }
-            | Stage::CorrectionRequired { .. }
-            | Stage::Correcting { .. }
-            | Stage::Validating { .. }
-            | Stage::Approved { .. }
-            | Stage::Escalated { .. } => false,
-        }
-    }
-
-    /// The judgment awaiting its refuter batch, in `awaiting_refuter`.
-    pub(crate) fn awaiting_refuter(&self) -> Option<&Judgment> {
-        match self {
-            Stage::AwaitingRefuter { judgment } => Some(judgment),
-            Stage::Reviewing
-            | Stage::CorrectionRequired { .. }
-            | Stage::Correcting { .. }
-            | Stage::Validating { .. }
-            | Stage::Approved { .. }
-            | Stage::Escalated { .. }
-            | Stage::Invalidated { .. } => None,
-        }
+        self.name() == "invalidated"
     }
 
     /// The accepted judgment, once there is one.

@@ -157,22 +157,16 @@ const PIECES: &[&str] = &[
     "K",
 ];
 
-/// Text of fewer than `max` pieces: mostly [`PIECES`], some any char or
-/// plain word.
 fn text(max: usize) -> impl Strategy<Value = String> {
-    pieces_up_to(
-        max,
+    prop::collection::vec(
         prop_oneof![
             8 => prop::sample::select(PIECES).prop_map(str::to_owned),
             1 => any::<char>().prop_map(String::from),
             1 => "[a-zA-Z0-9 ]{1,12}",
         ],
+        0..max,
     )
-}
-
-/// Fewer than `max` pieces drawn from `piece`, joined.
-fn pieces_up_to(max: usize, piece: impl Strategy<Value = String>) -> impl Strategy<Value = String> {
-    prop::collection::vec(piece, 0..max).prop_map(|v| v.concat())
+    .prop_map(|v| v.concat())
 }
 
 fn regex_matches(re: &Regex, s: &str) -> Ranges {
@@ -260,6 +254,35 @@ fn pipelines_agree(creds: &CredentialRegistry, s: &str, bound: u64) -> Result<()
     let slow = reference::filter_display(creds, s, bound);
     prop_assert_eq!(fast, slow, "filter_display {:?} {}", s, bound);
     Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn search_strategies_find_exactly_the_regex_matches(s in text(60)) {
+        strategies_agree(&s)?;
+    }
+
+    #[test]
+    fn prefilter_reused_after_redaction_is_a_fresh_pass(s in text(60)) {
+        prefilter_reuse_agrees(&s)?;
+    }
+
+    #[test]
+    fn pipeline_emits_exactly_what_the_reference_emits(
+        s in text(80),
+        bound in prop_oneof![1u64..64, 64u64..400, Just(1u64 << 20)],
+        registered in any::<bool>(),
+    ) {
+        let creds = if registered {
+            CredentialRegistry::new(&["hunter2-registered".to_owned(), "ﬁle-secret-1".to_owned()])
+                .map_err(|x| TestCaseError::fail(x.to_string()))?
+        } else {
+            CredentialRegistry::default()
+        };
+        pipelines_agree(&creds, &s, bound)?;
+    }
 }
 
 /// The fast paths on long texts: many lines, long runs, a line without
@@ -390,18 +413,17 @@ const MORE: &[&str] = &[
     "Ignore",
 ];
 
-/// [`text`] with [`MORE`] as likely as [`PIECES`], and words that carry
-/// the punctuation of assignments, URLs and mail.
 fn richer_text(max: usize) -> impl Strategy<Value = String> {
-    pieces_up_to(
-        max,
+    prop::collection::vec(
         prop_oneof![
             4 => prop::sample::select(PIECES).prop_map(str::to_owned),
             4 => prop::sample::select(MORE).prop_map(str::to_owned),
             1 => any::<char>().prop_map(String::from),
             1 => "[a-zA-Z0-9 :=\"'./@-]{1,12}",
         ],
+        0..max,
     )
+    .prop_map(|v| v.concat())
 }
 
 /// The walk over the flat table reports exactly the occurrences of the
@@ -491,38 +513,8 @@ fn injection_counts_agree(s: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// A byte bound: small, medium, or one that cuts nothing.
-fn bounds() -> impl Strategy<Value = u64> {
-    prop_oneof![1u64..64, 64u64..400, Just(1u64 << 20)]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-
-    #[test]
-    fn search_strategies_find_exactly_the_regex_matches(s in text(60)) {
-        strategies_agree(&s)?;
-    }
-
-    #[test]
-    fn prefilter_reused_after_redaction_is_a_fresh_pass(s in text(60)) {
-        prefilter_reuse_agrees(&s)?;
-    }
-
-    #[test]
-    fn pipeline_emits_exactly_what_the_reference_emits(
-        s in text(80),
-        bound in bounds(),
-        registered in any::<bool>(),
-    ) {
-        let creds = if registered {
-            CredentialRegistry::new(&["hunter2-registered".to_owned(), "ﬁle-secret-1".to_owned()])
-                .map_err(|x| TestCaseError::fail(x.to_string()))?
-        } else {
-            CredentialRegistry::default()
-        };
-        pipelines_agree(&creds, &s, bound)?;
-    }
 
     #[test]
     fn the_keyword_table_finds_what_the_automaton_finds(s in richer_text(80)) {
@@ -542,7 +534,7 @@ proptest! {
     #[test]
     fn the_pipeline_on_richer_text_emits_what_the_reference_emits(
         s in richer_text(80),
-        bound in bounds(),
+        bound in prop_oneof![1u64..64, 64u64..400, Just(1u64 << 20)],
     ) {
         pipelines_agree(&CredentialRegistry::default(), &s, bound)?;
     }
