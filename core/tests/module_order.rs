@@ -11,6 +11,9 @@ use std::path::Path;
 
 #[path = "common/shipped.rs"]
 mod shipped;
+#[path = "common/sources.rs"]
+mod sources;
+use sources::rust_files;
 
 /// Bottom first, as docs/ARCHITECTURE.md's "Module order" lists them (the
 /// backticked names of that section's lists, joined by ` · `): the first
@@ -105,17 +108,6 @@ fn uses(code: &str, prefix: &str, depth: usize) -> Vec<(usize, String)> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The module a file belongs to: the first component under `root`.
 fn module_of(root: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(root).unwrap();
@@ -135,7 +127,7 @@ fn module_of(root: &Path, file: &Path) -> String {
 /// CLI's `crate::GlobalArgs`), not a layer.
 fn back_edges(root: &Path, prefix: &str, order: &[String], skip: &str) -> (Vec<String>, usize) {
     let mut all = Vec::new();
-    files(root, &mut all);
+    rust_files(root, &mut all);
     let modules: Vec<String> = all.iter().map(|f| module_of(root, f)).collect();
     let mut checked = 0;
     let mut back_edges = Vec::new();

@@ -6,6 +6,9 @@ use std::path::Path;
 
 #[path = "common/run.rs"]
 mod run;
+#[path = "common/sources.rs"]
+mod sources;
+use sources::rust_files;
 
 const FORBIDDEN: &[&str] = &[
     "std::fs",
@@ -113,17 +116,6 @@ const FORBIDDEN_DEPS: &[&str] = &[
     "rmcp",
     "tempfile",
 ];
-
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 #[test]
 fn core_sources_use_no_io_clock_env_threads_or_randomness() {
