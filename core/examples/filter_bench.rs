@@ -141,16 +141,13 @@ pub mod corpus {
                     r.pick(WORDS),
                     r.pick(WORDS)
                 )),
-                1 => s.push_str(&format!(
-                    "{ts} test {}::{} ... \u{1b}[32mok\u{1b}[0m\r\n",
-                    r.pick(WORDS),
-                    r.pick(WORDS)
-                )),
-                2 => s.push_str(&format!(
-                    "{ts} test {}::{} ... \u{1b}[31mFAILED\u{1b}[0m\r\n",
-                    r.pick(WORDS),
-                    r.pick(WORDS)
-                )),
+                k @ (1 | 2) => {
+                    let (color, verdict) = if k == 1 { (32, "ok") } else { (31, "FAILED") };
+                    let (module, test) = (r.pick(WORDS), r.pick(WORDS));
+                    s.push_str(&format!(
+                        "{ts} test {module}::{test} ... \u{1b}[{color}m{verdict}\u{1b}[0m\r\n"
+                    ))
+                }
                 3 => s.push_str(&format!(
                     "{ts} ##[group]Run actions/checkout@{}\n",
                     r.hex(40)

@@ -284,22 +284,17 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
     let snap = &r0.snapshot;
 
     // Paths, intended untracked files, target identity.
-    b.jcs(
-        "paths_digest",
-        "parser-scenario",
-        Some(PATHS_DOMAIN),
-        to_value(n, &snap.paths)?,
-        Some(paths_digest(&snap.paths)),
-        None,
-    )?;
-    b.jcs(
-        "paths_digest",
-        "empty",
-        Some(PATHS_DOMAIN),
-        json!([]),
-        Some(paths_digest(&[])),
-        None,
-    )?;
+    for (name, paths) in [("parser-scenario", &snap.paths[..]), ("empty", &[])] {
+        let digest = paths_digest(paths);
+        b.jcs(
+            "paths_digest",
+            name,
+            Some(PATHS_DOMAIN),
+            to_value(n, &paths)?,
+            Some(digest),
+            None,
+        )?;
+    }
     b.jcs(
         "intended_untracked",
         "parser-scenario",
@@ -308,24 +303,23 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
         Some(untracked_digest(&snap.intended_untracked)),
         None,
     )?;
-    b.jcs(
-        "target_identity",
-        "parser-scenario",
-        Some(TARGET_DOMAIN),
-        json!({"base_tree": snap.base_tree, "candidate_tree": snap.candidate_tree}),
-        Some(target_identity(&snap.base_tree, &snap.candidate_tree)),
-        None,
-    )?;
     let empty = tree("root-commit", "4b825dc642cb6eb9a060e54bf8d69288fbee4904")?;
     let root = tree("root-commit", "ea87f48da7c3ea941866d92c1795b7dacf2f4ded")?;
-    b.jcs(
-        "target_identity",
-        "root-commit",
-        Some(TARGET_DOMAIN),
-        json!({"base_tree": empty, "candidate_tree": root}),
-        Some(target_identity(&empty, &root)),
-        None,
-    )?;
+    for (name, base, candidate) in [
+        ("parser-scenario", &snap.base_tree, &snap.candidate_tree),
+        ("root-commit", &empty, &root),
+    ] {
+        let input = json!({"base_tree": base, "candidate_tree": candidate});
+        let digest = target_identity(base, candidate);
+        b.jcs(
+            "target_identity",
+            name,
+            Some(TARGET_DOMAIN),
+            input,
+            Some(digest),
+            None,
+        )?;
+    }
 
     // Lineage id derivation.
     let lineage =

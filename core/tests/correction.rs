@@ -227,10 +227,7 @@ fn a_passing_correction_is_approved_with_its_fix_in_the_receipt() {
 
 #[test]
 fn no_edit_and_over_budget_attempts_escalate() {
-    let s = fixtures::budget_scenario()
-        .unwrap()
-        .accept_forecast(Forecast::new(10).unwrap())
-        .unwrap();
+    let s = fixtures::budget_forecast(10).unwrap();
     let mut none = fix(0, 0);
     none.to_tree = s.snapshot().candidate_tree.clone();
     none.paths.clear();

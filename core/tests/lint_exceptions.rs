@@ -8,6 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "common/sources.rs"]
+mod sources;
+use sources::rust_files;
+
 /// The workspace lints that keep `unwrap`, `expect` and `panic!` out of
 /// shipped code.
 const LINTS: &[&str] = &[
@@ -23,21 +27,6 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     // The test fixtures, which parse their own fixed literals.
     ("core/src/review/fixtures.rs", "clippy::panic"),
 ];
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 /// The (line index, lint) of every attribute in `text` that names one of
 /// [`LINTS`] (`allow`, `expect` or a `cfg_attr` of them).

@@ -11,6 +11,9 @@ use std::path::Path;
 
 #[path = "common/shipped.rs"]
 mod shipped;
+#[path = "common/sources.rs"]
+mod sources;
+use sources::rust_files;
 
 /// Bottom first, as docs/ARCHITECTURE.md's "Module order" lists them (the
 /// backticked names of that section's lists, joined by ` · `): the first
@@ -105,17 +108,6 @@ fn uses(code: &str, prefix: &str, depth: usize) -> Vec<(usize, String)> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The module a file belongs to: the first component under `root`.
 fn module_of(root: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(root).unwrap();
@@ -135,7 +127,7 @@ fn module_of(root: &Path, file: &Path) -> String {
 /// CLI's `crate::GlobalArgs`), not a layer.
 fn back_edges(root: &Path, prefix: &str, order: &[String], skip: &str) -> (Vec<String>, usize) {
     let mut all = Vec::new();
-    files(root, &mut all);
+    rust_files(root, &mut all);
     let modules: Vec<String> = all.iter().map(|f| module_of(root, f)).collect();
     let mut checked = 0;
     let mut back_edges = Vec::new();
@@ -173,40 +165,73 @@ fn back_edges(root: &Path, prefix: &str, order: &[String], skip: &str) -> (Vec<S
     (back_edges, checked)
 }
 
-#[test]
-fn review_modules_use_only_the_layers_below_them() {
-    let review = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review");
-    let order = order(0);
-    assert!(order.len() > 20, "the Module order list: {order:?}");
-    let (back_edges, checked) = back_edges(&review, "crate::review::", &order, "mod");
+/// One layered module tree: where its sources are, which `Module order`
+/// list names its layers, and the least a working scan must find.
+struct Layers {
+    /// The sources, relative to this crate.
+    dir: &'static str,
+    /// Which list of the docs names the layers (`order`'s argument).
+    list: usize,
+    /// The fewest modules that list may name.
+    min_modules: usize,
+    /// How a use of one of its modules starts.
+    prefix: &'static str,
+    /// The root file, which may use every module.
+    root: &'static str,
+    /// The fewest uses a working scan finds.
+    min_uses: usize,
+    /// The order's name, in the failure message.
+    what: &'static str,
+}
+
+/// Every use in `l` names a module in the same layer or below.
+fn assert_layered(l: Layers) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(l.dir);
+    let order = order(l.list);
     assert!(
-        checked > 100,
+        order.len() >= l.min_modules,
+        "the module list of {}: {order:?}",
+        l.what
+    );
+    let (back_edges, checked) = back_edges(&src, l.prefix, &order, l.root);
+    assert!(
+        checked >= l.min_uses,
         "found only {checked} uses: the scan is broken"
     );
     assert!(
         back_edges.is_empty(),
-        "back-edges in the review module order:\n{}",
+        "back-edges in {}:\n{}",
+        l.what,
         back_edges.join("\n")
     );
+}
+
+#[test]
+fn review_modules_use_only_the_layers_below_them() {
+    assert_layered(Layers {
+        dir: "src/review",
+        list: 0,
+        min_modules: 21,
+        prefix: "crate::review::",
+        root: "mod",
+        min_uses: 101,
+        what: "the review module order",
+    });
 }
 
 /// Core's top-level modules form layers too (issue 25 §1): `calendar` and
 /// `digest` at the bottom, `review` and the test-only `conformance` on top.
 #[test]
 fn core_modules_use_only_the_layers_below_them() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let order = order(1);
-    assert!(order.len() >= 8, "the core module list: {order:?}");
-    let (back_edges, checked) = back_edges(&src, "crate::", &order, "lib");
-    assert!(
-        checked > 50,
-        "found only {checked} uses: the scan is broken"
-    );
-    assert!(
-        back_edges.is_empty(),
-        "back-edges in core's module order:\n{}",
-        back_edges.join("\n")
-    );
+    assert_layered(Layers {
+        dir: "src",
+        list: 1,
+        min_modules: 8,
+        prefix: "crate::",
+        root: "lib",
+        min_uses: 51,
+        what: "core's module order",
+    });
 }
 
 /// The CLI's modules form layers too (issue 25 §1): the output and clock
@@ -214,17 +239,13 @@ fn core_modules_use_only_the_layers_below_them() {
 /// (which drives the others) on top. `main` dispatches to them all.
 #[test]
 fn cli_modules_use_only_the_layers_below_them() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../adapters/cli/src");
-    let order = order(2);
-    assert!(order.len() >= 20, "the CLI module list: {order:?}");
-    let (back_edges, checked) = back_edges(&src, "crate::", &order, "main");
-    assert!(
-        checked > 50,
-        "found only {checked} uses: the scan is broken"
-    );
-    assert!(
-        back_edges.is_empty(),
-        "back-edges in the CLI's module order:\n{}",
-        back_edges.join("\n")
-    );
+    assert_layered(Layers {
+        dir: "../adapters/cli/src",
+        list: 2,
+        min_modules: 20,
+        prefix: "crate::",
+        root: "main",
+        min_uses: 51,
+        what: "the CLI's module order",
+    });
 }

@@ -6,6 +6,9 @@ use std::path::Path;
 
 #[path = "common/run.rs"]
 mod run;
+#[path = "common/sources.rs"]
+mod sources;
+use sources::rust_files;
 
 const FORBIDDEN: &[&str] = &[
     "std::fs",
@@ -114,17 +117,6 @@ const FORBIDDEN_DEPS: &[&str] = &[
     "tempfile",
 ];
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn core_sources_use_no_io_clock_env_threads_or_randomness() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -177,13 +169,15 @@ fn resolved_closure() -> Vec<String> {
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
         .expect("rustc names its host");
-    let out = run::stdout_of(
-        std::process::Command::new(env!("CARGO"))
-            .args(["metadata", "--format-version", "1", "--locked", "--offline"])
-            .args(["--filter-platform", &host])
-            .current_dir(env!("CARGO_MANIFEST_DIR")),
-        "cargo metadata",
-    );
+    let out = run::cargo_stdout(&[
+        "metadata",
+        "--format-version",
+        "1",
+        "--locked",
+        "--offline",
+        "--filter-platform",
+        &host,
+    ]);
     let meta: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let nodes = meta["resolve"]["nodes"].as_array().unwrap();
     let name_of = |id: &str| -> String {
@@ -304,21 +298,19 @@ const REVIEWED: &[&str] = &[
 
 #[test]
 fn core_links_only_reviewed_crates() {
-    let out = run::stdout_of(
-        std::process::Command::new(env!("CARGO"))
-            .args([
-                "tree",
-                "-p",
-                "probity-core",
-                "-e",
-                "normal",
-                "--prefix",
-                "none",
-            ])
-            .args(["--format", "{p}", "--locked", "--offline"])
-            .current_dir(env!("CARGO_MANIFEST_DIR")),
-        "cargo tree",
-    );
+    let out = run::cargo_stdout(&[
+        "tree",
+        "-p",
+        "probity-core",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+        "--locked",
+        "--offline",
+    ]);
     let mut linked: Vec<String> = String::from_utf8_lossy(&out)
         .lines()
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))

@@ -11,6 +11,18 @@ use probity_core::review::{CausalFacts, Hunk};
 use probity_core::review::{Escalation, ReviewState, Stage, StateRecord, check_successor};
 
 /// The state through its record's bytes and back.
+/// `state`'s wire form, edited by `edit`, is refused (`what` names the
+/// forgery) with an error that says `says`.
+fn refused_when_forged(
+    state: &ReviewState,
+    what: &str,
+    says: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) {
+    let err = fixtures::forge(state, edit).expect_err(what);
+    assert!(err.to_string().contains(says), "{err}");
+}
+
 fn round_trip(s: &ReviewState) -> ReviewState {
     let bytes = s.record().unwrap().to_bytes().unwrap();
     StateRecord::from_bytes(&bytes).unwrap().into_state()
@@ -78,13 +90,13 @@ fn a_forecast_where_no_transition_leaves_one_is_refused() {
     let passed = fixtures::attempt(&budget, 5, (1, 3), true).unwrap();
     assert!(matches!(passed.stage(), Stage::Validating { .. }));
     // A validating ledger with a pending forecast.
-    let forged = fixtures::forge(&passed, |w| {
-        w["stage"]["correction"]["forecast"] = 4.into();
-    });
-    let err = forged.expect_err("a validating stage with a forecast was read");
-    assert!(
-        err.to_string().contains("a forecast is pending only"),
-        "{err}"
+    refused_when_forged(
+        &passed,
+        "a validating stage with a forecast was read",
+        "a forecast is pending only",
+        |w| {
+            w["stage"]["correction"]["forecast"] = 4.into();
+        },
     );
     // An attempts-exhausted escalation with a forecast.
     let mut cur = budget.clone();
@@ -95,32 +107,29 @@ fn a_forecast_where_no_transition_leaves_one_is_refused() {
         cur.stage().escalation(),
         Some(Escalation::AttemptsExhausted)
     );
-    let forged = fixtures::forge(&cur, |w| {
-        w["stage"]["correction"]["forecast"] = 4.into();
-    });
-    let err = forged.expect_err("a ledger escalation with a forecast was read");
-    assert!(
-        err.to_string().contains("a forecast is pending only"),
-        "{err}"
+    refused_when_forged(
+        &cur,
+        "a ledger escalation with a forecast was read",
+        "a forecast is pending only",
+        |w| {
+            w["stage"]["correction"]["forecast"] = 4.into();
+        },
     );
 }
 
 #[test]
 fn a_forecast_over_budget_records_its_forecast() {
-    let over = fixtures::budget_scenario()
-        .unwrap()
-        .accept_forecast(Forecast::new(61).unwrap())
-        .unwrap();
-    let forged = fixtures::forge(&over, |w| {
-        w["stage"]["correction"]
-            .as_object_mut()
-            .unwrap()
-            .remove("forecast");
-    });
-    let err = forged.expect_err("a forecast_over_budget escalation without its forecast was read");
-    assert!(
-        err.to_string().contains("records the refused forecast"),
-        "{err}"
+    let over = fixtures::budget_forecast(61).unwrap();
+    refused_when_forged(
+        &over,
+        "a forecast_over_budget escalation without its forecast was read",
+        "records the refused forecast",
+        |w| {
+            w["stage"]["correction"]
+                .as_object_mut()
+                .unwrap()
+                .remove("forecast");
+        },
     );
     // The refused forecast is the one on record, and a retry of it answers
     // unchanged.
@@ -173,15 +182,15 @@ fn a_judged_review_awaiting_the_refuter_is_not_pristine() {
     assert!(check_successor(&judged, &dropped).is_err());
     // A pristine review with a refuter batch already recorded beside the
     // pending findings is not a state any transition makes.
-    let forged = fixtures::forge(&judged, |w| {
-        w["stage"]["judgment"]["refutation"] = serde_json::json!({
-            "outcomes": [{"finding_id": "R3-001", "outcome": "corroborated", "evidence": ["x"]}]
-        });
-    });
-    let err = forged.expect_err("a refuted judgment was read as awaiting the refuter");
-    assert!(
-        err.to_string().contains("waits only for the refuter batch"),
-        "{err}"
+    refused_when_forged(
+        &judged,
+        "a refuted judgment was read as awaiting the refuter",
+        "waits only for the refuter batch",
+        |w| {
+            w["stage"]["judgment"]["refutation"] = serde_json::json!({
+                "outcomes": [{"finding_id": "R3-001", "outcome": "corroborated", "evidence": ["x"]}]
+            });
+        },
     );
 }
 

@@ -20,18 +20,13 @@ const RUNTIMES: &[(&str, &[&str])] = &[
 /// Each workspace member: its name, manifest text and direct dependencies
 /// (normal and dev) by name.
 fn members() -> Vec<(String, String, Vec<String>)> {
-    let out = run::stdout_of(
-        std::process::Command::new(env!("CARGO"))
-            .args([
-                "metadata",
-                "--format-version",
-                "1",
-                "--no-deps",
-                "--offline",
-            ])
-            .current_dir(env!("CARGO_MANIFEST_DIR")),
-        "cargo metadata",
-    );
+    let out = run::cargo_stdout(&[
+        "metadata",
+        "--format-version",
+        "1",
+        "--no-deps",
+        "--offline",
+    ]);
     let meta: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let ids: Vec<&str> = meta["workspace_members"]
         .as_array()

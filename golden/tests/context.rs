@@ -25,25 +25,26 @@ const WORK_ITEM: &str = include_str!("../../examples/context/work-item.json");
 
 /// Assembled under the current filter version (`probity-filter/6`).
 fn assembled(s: &str) -> Assembly {
-    let input: ContextInput = serde_json::from_str(s).unwrap();
+    assembled_under(s, None)
+}
+
+/// Assembled under the filter `version` the input may ask for (D-R73), or
+/// the current one (`None`).
+fn assembled_under(s: &str, version: Option<&str>) -> Assembly {
+    let mut input: ContextInput = serde_json::from_str(s).unwrap();
+    input.filter_version = version.map(str::to_owned);
     assemble(&input).unwrap()
 }
 
-/// Assembled under `probity-filter/5`, as the input may ask (D-R73): the
-/// bytes pinned before version 6 existed, unchanged.
-fn assembled_v5(s: &str) -> Assembly {
-    let mut input: ContextInput = serde_json::from_str(s).unwrap();
-    input.filter_version = Some("probity-filter/5".to_owned());
-    assemble(&input).unwrap()
-}
-
-/// Assembled under `probity-filter/4`, as the input may ask (D-R73): the
-/// bytes pinned before version 5 existed, unchanged.
-fn assembled_v4(s: &str) -> Assembly {
-    let mut input: ContextInput = serde_json::from_str(s).unwrap();
-    input.filter_version = Some("probity-filter/4".to_owned());
-    assemble(&input).unwrap()
-}
+/// The filter versions the trees are pinned under: the version the input
+/// asks for (`None`: the current one), the version the index names, and
+/// the suffix of its snapshots. The bytes pinned under each version before
+/// the next existed stay unchanged.
+const VERSIONS: [(Option<&str>, &str, &str); 3] = [
+    (Some("probity-filter/4"), "probity-filter/4", ""),
+    (Some("probity-filter/5"), "probity-filter/5", "_v5"),
+    (None, "probity-filter/6", "_v6"),
+];
 
 /// Every file with its size and digest, then its exact text.
 fn render(a: &Assembly) -> String {
@@ -73,40 +74,18 @@ fn seed_record_key_vector() {
     );
 }
 
+/// Each example's tree under each filter version, byte for byte.
 #[test]
-fn change_proposal_tree_is_byte_pinned() {
-    let a = assembled_v4(CHANGE_PROPOSAL);
-    insta::assert_snapshot!("change_proposal_tree", render(&a));
-}
-
-#[test]
-fn work_item_tree_is_byte_pinned() {
-    let a = assembled_v4(WORK_ITEM);
-    insta::assert_snapshot!("work_item_tree", render(&a));
-}
-
-#[test]
-fn change_proposal_tree_v5_is_byte_pinned() {
-    let a = assembled_v5(CHANGE_PROPOSAL);
-    insta::assert_snapshot!("change_proposal_tree_v5", render(&a));
-}
-
-#[test]
-fn work_item_tree_v5_is_byte_pinned() {
-    let a = assembled_v5(WORK_ITEM);
-    insta::assert_snapshot!("work_item_tree_v5", render(&a));
-}
-
-#[test]
-fn change_proposal_tree_v6_is_byte_pinned() {
-    let a = assembled(CHANGE_PROPOSAL);
-    insta::assert_snapshot!("change_proposal_tree_v6", render(&a));
-}
-
-#[test]
-fn work_item_tree_v6_is_byte_pinned() {
-    let a = assembled(WORK_ITEM);
-    insta::assert_snapshot!("work_item_tree_v6", render(&a));
+fn trees_are_byte_pinned() {
+    for (tree, ex) in [
+        ("change_proposal_tree", CHANGE_PROPOSAL),
+        ("work_item_tree", WORK_ITEM),
+    ] {
+        for (version, _, suffix) in VERSIONS {
+            let a = assembled_under(ex, version);
+            insta::assert_snapshot!(format!("{tree}{suffix}"), render(&a));
+        }
+    }
 }
 
 /// A tree of every supported version verifies (D-R73), and the index
@@ -114,11 +93,8 @@ fn work_item_tree_v6_is_byte_pinned() {
 #[test]
 fn trees_of_every_filter_version_verify() {
     for ex in [CHANGE_PROPOSAL, WORK_ITEM] {
-        for (a, want) in [
-            (assembled_v4(ex), "probity-filter/4"),
-            (assembled_v5(ex), "probity-filter/5"),
-            (assembled(ex), "probity-filter/6"),
-        ] {
+        for (version, want, _) in VERSIONS {
+            let a = assembled_under(ex, version);
             let index: Value = serde_json::from_slice(a.tree.get("index.json").unwrap()).unwrap();
             assert_eq!(index["filter_version"], want);
             verify(&observe(a.tree.files()), &a.index_digest).unwrap();
@@ -136,7 +112,7 @@ fn every_emitted_document_validates_against_the_bundle() {
     let set = schema::bundle().unwrap();
     for a in [CHANGE_PROPOSAL, WORK_ITEM]
         .into_iter()
-        .flat_map(|ex| [assembled(ex), assembled_v4(ex)])
+        .flat_map(|ex| [assembled(ex), assembled_under(ex, VERSIONS[0].0)])
     {
         let docs = upstream_draft::documents(&files(&a));
         assert_eq!(docs.iter().filter(|d| d.0 == DocSchema::Index).count(), 1);

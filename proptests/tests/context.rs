@@ -5,7 +5,9 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use probity_core::context::ContextInput;
-use probity_core::context::{CredentialRegistry, FilterStatus, filter_text};
+use probity_core::context::{
+    CODE_LITERALS, CredentialRegistry, FilterStatus, Filtered, filter_text,
+};
 use probity_ports::context::assemble;
 use serde_json::{Value, json};
 
@@ -40,25 +42,27 @@ fn hostile_text(max: usize) -> impl Strategy<Value = String> {
     proptest::collection::vec(hostile_char(), 0..max).prop_map(|v| v.into_iter().collect())
 }
 
+/// The shapes of the floor secrets the properties draw from.
+const SECRET_SHAPES: &[&str] = &[
+    "ghp_[A-Za-z0-9]{36}",
+    "github_pat_[A-Za-z0-9]{30}",
+    "glpat-[A-Za-z0-9]{20}",
+    "sk-ant-api03-[A-Za-z0-9]{40}",
+    "sk-proj-[A-Za-z0-9]{40}",
+    "AKIA[A-Z0-9]{16}",
+    "xoxb-[0-9]{12}-[A-Za-z0-9]{24}",
+    "AIza[A-Za-z0-9]{35}",
+    "sk_live_[A-Za-z0-9]{24}",
+    "hf_[A-Za-z0-9]{34}",
+    "npm_[A-Za-z0-9]{36}",
+    "pypi-[A-Za-z0-9]{60}",
+    "hvs\\.[A-Za-z0-9]{30}",
+    "AGE-SECRET-KEY-1[0-9A-Z]{58}",
+];
+
 /// A floor secret and the part of it that must never be emitted.
 fn secret() -> impl Strategy<Value = String> {
-    let alnum = "[A-Za-z0-9]";
-    prop_oneof![
-        proptest::string::string_regex(&format!("ghp_{alnum}{{36}}")).unwrap(),
-        proptest::string::string_regex(&format!("github_pat_{alnum}{{30}}")).unwrap(),
-        proptest::string::string_regex(&format!("glpat-{alnum}{{20}}")).unwrap(),
-        proptest::string::string_regex(&format!("sk-ant-api03-{alnum}{{40}}")).unwrap(),
-        proptest::string::string_regex(&format!("sk-proj-{alnum}{{40}}")).unwrap(),
-        proptest::string::string_regex("AKIA[A-Z0-9]{16}").unwrap(),
-        proptest::string::string_regex(&format!("xoxb-[0-9]{{12}}-{alnum}{{24}}")).unwrap(),
-        proptest::string::string_regex(&format!("AIza{alnum}{{35}}")).unwrap(),
-        proptest::string::string_regex(&format!("sk_live_{alnum}{{24}}")).unwrap(),
-        proptest::string::string_regex(&format!("hf_{alnum}{{34}}")).unwrap(),
-        proptest::string::string_regex(&format!("npm_{alnum}{{36}}")).unwrap(),
-        proptest::string::string_regex(&format!("pypi-{alnum}{{60}}")).unwrap(),
-        proptest::string::string_regex(&format!("hvs\\.{alnum}{{30}}")).unwrap(),
-        proptest::string::string_regex("AGE-SECRET-KEY-1[0-9A-Z]{58}").unwrap(),
-    ]
+    select(SECRET_SHAPES).prop_flat_map(|shape| proptest::string::string_regex(shape).unwrap())
 }
 
 fn words() -> impl Strategy<Value = String> {
@@ -215,23 +219,19 @@ fn v5_keeps(v: &str) -> bool {
                     && seg.chars().all(|x| x.is_ascii_alphanumeric())
             })
     });
-    let literal = [
-        "None",
-        "none",
-        "null",
-        "NULL",
-        "Null",
-        "nil",
-        "undefined",
-        "true",
-        "false",
-        "True",
-        "False",
-        "TRUE",
-        "FALSE",
-    ]
-    .contains(&t);
+    let literal = CODE_LITERALS.contains(&t);
     placeholder || call || literal
+}
+
+/// `before`, `secret` and `after`, filtered as a body (no registered
+/// credential, no bound that cuts), emit one mask between `before` and
+/// `after` ([`one_mask_between`]); the output, for further checks.
+fn masked_between(before: &str, secret: &str, after: &str) -> Result<Filtered, TestCaseError> {
+    let src = format!("{before}{secret}{after}");
+    let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+    one_mask_between(&out.text, before, after)
+        .map_err(|e| TestCaseError::fail(format!("{e} from {src:?}")))?;
+    Ok(out)
 }
 
 fn one_mask_between(out: &str, before: &str, after: &str) -> Result<(), String> {
@@ -258,24 +258,10 @@ proptest! {
         left in digit_groups(), card in grouped_card(), right in digit_groups(),
         seps in proptest::collection::vec(separator(), 4),
     ) {
-        let mut run = String::new();
-        for g in &left {
-            run.push_str(g);
-            run.push_str(seps[0]);
-        }
-        let start = "pay ".len() + run.len();
-        run.push_str(&card);
-        let end = "pay ".len() + run.len();
-        for g in &right {
-            run.push_str(seps[1]);
-            run.push_str(g);
-        }
-        let src = format!("pay {run} now");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
+        let lead: String = left.iter().map(|g| format!("{g}{}", seps[0])).collect();
+        let tail: String = right.iter().map(|g| format!("{}{g}", seps[1])).collect();
+        let out = masked_between(&format!("pay {lead}"), &card, &format!("{tail} now"))?;
         prop_assert_eq!(out.summary.status, FilterStatus::Modified);
-        if let Err(e) = one_mask_between(&out.text, &src[..start], &src[end..]) {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
     }
 
     #[test]
@@ -301,24 +287,14 @@ proptest! {
     ) {
         let before = format!("{scheme}://{user}:");
         let after = format!("@{host} done");
-        let src = format!("{before}{password}{after}");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
-        if let Err(e) = one_mask_between(&out.text, &before, &after) {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        masked_between(&before, &password, &after)?;
     }
 
     #[test]
     fn glued_aws_keys_are_fully_masked(
         pre in "[A-Za-z0-9_]{0,6}", key in "(AKIA|ASIA)[A-Z0-9]{16}", post in "[a-z_.]{0,6}",
     ) {
-        let src = format!("id {pre}{key}{post} end");
-        let before = format!("id {pre}");
-        let after = format!("{post} end");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
-        if let Err(e) = one_mask_between(&out.text, &before, &after) {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        masked_between(&format!("id {pre}"), &key, &format!("{post} end"))?;
     }
 
     #[test]
@@ -342,12 +318,7 @@ proptest! {
         sep in select(vec!["=", ": ", " = "]),
         value in secret_value(),
     ) {
-        let before = format!("{name}{sep}");
-        let src = format!("{before}{value} next");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
-        if let Err(e) = one_mask_between(&out.text, &before, " next") {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        masked_between(&format!("{name}{sep}"), &value, " next")?;
     }
 }
 
@@ -402,13 +373,8 @@ proptest! {
         value in secret_value(),
     ) {
         // A bare value runs to whitespace; a quoted one to its closing quote.
-        let after = format!("{close} next");
-        let src = format!("{before}{value}{after}");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
         prop_assert!(open.is_empty() || !value.contains(['"', '\'']));
-        if let Err(e) = one_mask_between(&out.text, &before, &after) {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        masked_between(&before, &value, &format!("{close} next"))?;
     }
 
     #[test]
@@ -435,39 +401,25 @@ proptest! {
         let credential = if quoted { pieces.iter().map(|(p, _)| p.as_str()).collect::<String>() } else { cred };
         let before = format!("{lead}{sep}{quote}");
         let after = format!("{quote} next");
-        let src = format!("{before}{scheme} {credential}{after}");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
-        if let Err(e) = one_mask_between(&out.text, &before, &after) {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        masked_between(&before, &format!("{scheme} {credential}"), &after)?;
     }
 
     #[test]
     fn cards_glued_to_words_are_fully_masked(
         pre in "[A-Za-z_]{0,4}", card in luhn_card(), post in "[A-Za-z_]{0,4}",
     ) {
-        let before = format!("pay {pre}");
-        let after = format!("{post} now");
-        let src = format!("{before}{card}{after}");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
-        if let Err(e) = one_mask_between(&out.text, &before, &after) {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        masked_between(&format!("pay {pre}"), &card, &format!("{post} now"))?;
     }
 
     #[test]
     fn a_literal_mask_prefix_never_shields_a_value(
         inner in "[a-z._]{0,12}", value in "[A-Za-z0-9]{1,16}",
     ) {
-        let before = "PASSWORD=";
-        let src = format!("{before}[REDACTED:{inner}]{value} next");
-        let out = filter_text(&CredentialRegistry::default(), &src, 1 << 20).unwrap();
         // One mask covers the literal prefix and the value whole. It may
         // cover more: a value that happens to form a checksum-valid IBAN
         // with the next word (`fI267MSnis3dN6 next`) is masked as one.
-        if let Err(e) = one_mask_between(&out.text, before, " next") {
-            prop_assert!(false, "{} from {:?}", e, src);
-        }
+        let literal = format!("[REDACTED:{inner}]{value}");
+        let out = masked_between("PASSWORD=", &literal, " next")?;
         prop_assert!(out.text.starts_with("PASSWORD=[REDACTED:"), "{}", out.text);
     }
 

@@ -23,8 +23,8 @@ pub use assemble::{
     AssembleError, Assembly, FilterJob, FilterMemo, FilterPlan, JobResult, assemble, assemble_with,
 };
 pub use filter::{
-    CredentialRegistry, FILTER_VERSION, FilterError, FilterStatus, FilterSummary, FilterVersion,
-    Filtered, Findings, NFKC_UNICODE_VERSION, filter_text,
+    CODE_LITERALS, CredentialRegistry, FILTER_VERSION, FilterError, FilterStatus, FilterSummary,
+    FilterVersion, Filtered, Findings, NFKC_UNICODE_VERSION, filter_text,
 };
 pub use input::{
     ActorInput, AdmissionInput, AgentRunInput, BoundsInput, CheckInput, CommentInput, ContextInput,

@@ -239,7 +239,8 @@ fn is_gitlab_discussion_id(s: &str) -> bool {
 
 /// A structural ID that satisfies `common.schema.json#/$defs/structural_id`
 /// and the narrower mapping of its forge. Never rewritten.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
 pub(crate) struct StructuralId(String);
 
 impl StructuralId {
@@ -269,12 +270,6 @@ impl StructuralId {
     /// The ID exactly as the forge gave it.
     pub(crate) fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl Serialize for StructuralId {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
     }
 }
 
@@ -426,7 +421,8 @@ impl Serialize for Timestamp {
 pub(crate) const ENTITY_ORDER_KEY: &str = "00000000T000000000000000Z";
 
 /// A Git object ID: 40 or 64 lowercase hex digits.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
 pub(crate) struct GitOid(String);
 
 impl GitOid {
@@ -448,12 +444,6 @@ impl GitOid {
     }
 }
 
-impl Serialize for GitOid {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
 const PATH_PUNCT: &[u8] = b"._/~!$&()+,;=:@#[]{} -";
 
 fn is_repository_path_alphabet(s: &str) -> bool {
@@ -464,7 +454,8 @@ fn is_repository_path_alphabet(s: &str) -> bool {
 
 /// `common.schema.json#/$defs/repository_path` plus the producer rules:
 /// relative, no empty, `.` or `..` segment, no percent sign.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
 pub(crate) struct RepositoryPath(String);
 
 impl RepositoryPath {
@@ -486,12 +477,6 @@ impl RepositoryPath {
     /// The path as given, `/`-separated.
     pub(crate) fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl Serialize for RepositoryPath {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
     }
 }
 

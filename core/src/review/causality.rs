@@ -293,115 +293,74 @@ mod tests {
         }
     }
 
+    /// What `check` makes of a finding at `loc` claiming `d`, over the
+    /// genesis `a.rs` and `f`.
+    fn downgrade(loc: &str, d: CausalDisposition, f: &CausalFacts) -> Option<CausalDowngrade> {
+        check(finding(loc, d).claim(), &[p("a.rs")], f)
+    }
+
+    /// The reason of [`downgrade`], if any.
+    fn reason(loc: &str, d: CausalDisposition, f: &CausalFacts) -> Option<DowngradeReason> {
+        downgrade(loc, d, f).map(|x| x.reason)
+    }
+
     #[test]
     fn introduced_must_touch_a_changed_hunk() {
-        let g = [p("a.rs")];
         use CausalDisposition::*;
+        assert_eq!(downgrade("a.rs:11", Introduced, &facts()), None);
+        assert_eq!(downgrade("a.rs:1-10", Worsened, &facts()), None);
         assert_eq!(
-            check(finding("a.rs:11", Introduced).claim(), &g, &facts()),
-            None
-        );
-        assert_eq!(
-            check(finding("a.rs:1-10", Worsened).claim(), &g, &facts()),
-            None
-        );
-        assert_eq!(
-            check(finding("a.rs:41", Introduced).claim(), &g, &facts()),
+            downgrade("a.rs:41", Introduced, &facts()),
             None,
             "next to a deletion"
         );
-        let out = check(finding("a.rs:13", Introduced).claim(), &g, &facts()).unwrap();
         assert_eq!(
-            out,
-            CausalDowngrade {
+            downgrade("a.rs:13", Introduced, &facts()),
+            Some(CausalDowngrade {
                 claimed: Introduced,
                 reason: DowngradeReason::OutsideChangedHunks
-            }
+            })
         );
         assert_eq!(
-            check(finding("b.rs:1", Introduced).claim(), &g, &facts())
-                .unwrap()
-                .reason,
-            DowngradeReason::OutsideGenesis
+            reason("b.rs:1", Introduced, &facts()),
+            Some(DowngradeReason::OutsideGenesis)
         );
         assert_eq!(
-            check(finding("a.rs", Introduced).claim(), &g, &facts())
-                .unwrap()
-                .reason,
-            DowngradeReason::UnparseableLocation
+            reason("a.rs", Introduced, &facts()),
+            Some(DowngradeReason::UnparseableLocation)
         );
     }
 
     #[test]
     fn a_deletion_at_the_top_touches_line_one_only() {
-        let g = [p("a.rs")];
+        use CausalDisposition::Introduced;
         let mut f = CausalFacts::default();
         f.hunks.insert(p("a.rs"), vec![Hunk { start: 0, count: 0 }]);
         f.candidate_lines.insert(p("a.rs"), 9000);
+        assert_eq!(reason("a.rs:1", Introduced, &f), None);
         assert_eq!(
-            check(
-                finding("a.rs:1", CausalDisposition::Introduced).claim(),
-                &g,
-                &f
-            ),
-            None
-        );
-        assert_eq!(
-            check(
-                finding("a.rs:5000", CausalDisposition::Introduced).claim(),
-                &g,
-                &f
-            )
-            .unwrap()
-            .reason,
-            DowngradeReason::OutsideChangedHunks
+            reason("a.rs:5000", Introduced, &f),
+            Some(DowngradeReason::OutsideChangedHunks)
         );
         // A deleted file: every line of it was changed.
         f.candidate_lines.clear();
-        assert_eq!(
-            check(
-                finding("a.rs:5000", CausalDisposition::Introduced).claim(),
-                &g,
-                &f
-            ),
-            None
-        );
+        assert_eq!(reason("a.rs:5000", Introduced, &f), None);
     }
 
     #[test]
     fn activated_must_name_an_existing_line() {
-        let g = [p("a.rs")];
+        use CausalDisposition::Activated;
+        assert_eq!(reason("a.rs:50", Activated, &facts()), None);
         assert_eq!(
-            check(
-                finding("a.rs:50", CausalDisposition::Activated).claim(),
-                &g,
-                &facts()
-            ),
-            None
-        );
-        assert_eq!(
-            check(
-                finding("a.rs:49-51", CausalDisposition::Activated).claim(),
-                &g,
-                &facts()
-            )
-            .unwrap()
-            .reason,
-            DowngradeReason::NoSuchLine
+            reason("a.rs:49-51", Activated, &facts()),
+            Some(DowngradeReason::NoSuchLine)
         );
     }
 
     #[test]
     fn other_dispositions_are_not_checked() {
-        let g = [p("a.rs")];
-        assert_eq!(
-            check(
-                finding("zzz", CausalDisposition::PreExisting).claim(),
-                &g,
-                &facts()
-            ),
-            None
-        );
+        let pre_existing = CausalDisposition::PreExisting;
+        assert_eq!(reason("zzz", pre_existing, &facts()), None);
     }
 
     #[test]

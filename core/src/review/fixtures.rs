@@ -176,6 +176,12 @@ pub fn fix(n: u32, lines: u64) -> FixMeasurement {
     }
 }
 
+/// The [`budget_scenario`] once a forecast of `lines` changed lines was
+/// accepted: correcting within the budget, escalated over it.
+pub fn budget_forecast(lines: u64) -> Result<ReviewState, TransitionError> {
+    budget_scenario()?.accept_forecast(crate::review::state::Forecast::new(lines)?)
+}
+
 /// One correction attempt on `s`: the forecast of `forecast` lines, then
 /// the validation (`passed` or not) of the measured fix `fix(n, lines)`.
 pub fn attempt(

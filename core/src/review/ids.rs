@@ -45,8 +45,11 @@ pub enum IdError {
     Timestamp(String),
 }
 
+/// `string_newtype!(check, schema: /// docs Name, ...)`: one validated
+/// string newtype per name, each parsed by `check` and described by the
+/// JSON schema `schema` returns.
 macro_rules! string_newtype {
-    ($(#[$m:meta])* $name:ident, $parse:path) => {
+    ($parse:path, $schema:path: $($(#[$m:meta])* $name:ident),+ $(,)?) => {$(
         $(#[$m])*
         #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(String);
@@ -94,15 +97,20 @@ macro_rules! string_newtype {
                 stringify!($name).into()
             }
             fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-                $name::schema()
+                $schema()
             }
         }
-    };
+    )+};
 }
 
 fn is_lower_hex(s: &str) -> bool {
     s.bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The schema of every git object id: SHA-1 or SHA-256 hex.
+fn object_id_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$"})
 }
 
 fn check_object_id(s: &str) -> Result<(), IdError> {
@@ -113,53 +121,20 @@ fn check_object_id(s: &str) -> Result<(), IdError> {
     }
 }
 
-string_newtype!(
+string_newtype!(check_object_id, object_id_schema:
     /// A git tree object id (SHA-1 or SHA-256 repositories).
     TreeId,
-    check_object_id
-);
-
-impl TreeId {
-    fn schema() -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": "^([0-9a-f]{40}|[0-9a-f]{64})$"})
-    }
-}
-
-string_newtype!(
     /// A git blob object id.
     BlobId,
-    check_object_id
-);
-
-impl BlobId {
-    fn schema() -> schemars::Schema {
-        TreeId::schema()
-    }
-}
-
-string_newtype!(
     /// A git commit object id.
     CommitId,
-    check_object_id
-);
-
-impl CommitId {
-    fn schema() -> schemars::Schema {
-        TreeId::schema()
-    }
-}
-
-string_newtype!(
     /// Any git object id a tree entry names: a blob, or the commit of a
     /// gitlink.
     ObjectId,
-    check_object_id
 );
 
-impl ObjectId {
-    fn schema() -> schemars::Schema {
-        TreeId::schema()
-    }
+fn lineage_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "pattern": "^review-[0-9a-f]{16}$"})
 }
 
 fn check_lineage(s: &str) -> Result<(), IdError> {
@@ -169,16 +144,13 @@ fn check_lineage(s: &str) -> Result<(), IdError> {
     }
 }
 
-string_newtype!(
+string_newtype!(check_lineage, lineage_schema:
     /// A lineage id: `review-` and 16 hex characters, always derived by code.
-    LineageId,
-    check_lineage
+    LineageId
 );
 
-impl LineageId {
-    fn schema() -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": "^review-[0-9a-f]{16}$"})
-    }
+fn nonce_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "pattern": "^[0-9a-f]{32}$"})
 }
 
 fn check_nonce(s: &str) -> Result<(), IdError> {
@@ -189,16 +161,13 @@ fn check_nonce(s: &str) -> Result<(), IdError> {
     }
 }
 
-string_newtype!(
+string_newtype!(check_nonce, nonce_schema:
     /// A start nonce from the clock port: 128 bits as 32 hex characters.
-    Nonce,
-    check_nonce
+    Nonce
 );
 
-impl Nonce {
-    fn schema() -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": "^[0-9a-f]{32}$"})
-    }
+fn timestamp_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"})
 }
 
 /// A review timestamp is the one instant type's canonical seconds form:
@@ -211,18 +180,13 @@ fn check_timestamp(s: &str) -> Result<(), IdError> {
     }
 }
 
-string_newtype!(
+string_newtype!(check_timestamp, timestamp_schema:
     /// A UTC timestamp with second precision, `YYYY-MM-DDTHH:MM:SSZ`: the
     /// seconds form of the one instant type ([`UtcInstant`]).
-    Timestamp,
-    check_timestamp
+    Timestamp
 );
 
 impl Timestamp {
-    fn schema() -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"})
-    }
-
     /// Renders seconds since the Unix epoch (UTC).
     pub fn from_unix_seconds(secs: u64) -> Self {
         let secs = i64::try_from(secs).unwrap_or(i64::MAX);
@@ -239,6 +203,10 @@ impl Timestamp {
     pub fn unix_seconds(&self) -> Option<u64> {
         u64::try_from(self.instant().unix_seconds()).ok()
     }
+}
+
+fn repo_path_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "minLength": 1})
 }
 
 fn check_repo_path(s: &str) -> Result<(), IdError> {
@@ -267,18 +235,11 @@ fn check_repo_path(s: &str) -> Result<(), IdError> {
     Ok(())
 }
 
-string_newtype!(
+string_newtype!(check_repo_path, repo_path_schema:
     /// A repository-relative path as git records it: `/`-separated, UTF-8,
     /// no empty, `.` or `..` components.
-    RepoPath,
-    check_repo_path
+    RepoPath
 );
-
-impl RepoPath {
-    fn schema() -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "minLength": 1})
-    }
-}
 
 /// ECMA-262's `\s` (WhiteSpace and LineTerminator): exactly what the
 /// published schemas' `"pattern": "\\S"` treats as blank, so parsing and
@@ -295,6 +256,10 @@ pub(crate) fn is_ecma_whitespace(c: char) -> bool {
     )
 }
 
+fn non_blank_schema() -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "minLength": 1, "pattern": "\\S"})
+}
+
 fn check_non_blank(s: &str) -> Result<(), IdError> {
     if s.chars().all(is_ecma_whitespace) {
         Err(IdError::Blank)
@@ -303,17 +268,10 @@ fn check_non_blank(s: &str) -> Result<(), IdError> {
     }
 }
 
-string_newtype!(
+string_newtype!(check_non_blank, non_blank_schema:
     /// A string that is neither empty nor only whitespace.
-    NonBlank,
-    check_non_blank
+    NonBlank
 );
-
-impl NonBlank {
-    fn schema() -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "minLength": 1, "pattern": "\\S"})
-    }
-}
 
 /// A finding id: the lens's fixed prefix and a 1-based position, `R3-001`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

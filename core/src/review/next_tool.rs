@@ -149,10 +149,7 @@ impl NextTool {
     /// `lens_submit` for one lens of `lineage`, echoing the binding token
     /// the context gave: the step after `lens_context`.
     pub fn lens_submit(lineage: &LineageId, lens: Lens, token: Option<&str>) -> Self {
-        let mut a = args([
-            ("lineage", lineage.to_string().into()),
-            ("lens", lens.name().into()),
-        ]);
+        let mut a = lineage_lens_args(lineage, lens.name());
         if let Some(t) = token {
             a.insert("binding", t.into());
         }
@@ -176,6 +173,14 @@ fn lineage_arg(lineage: &LineageId) -> BTreeMap<&'static str, Value> {
     args([("lineage", lineage.to_string().into())])
 }
 
+/// The arguments naming `lineage` and one of its lenses.
+fn lineage_lens_args(lineage: &LineageId, lens: &str) -> BTreeMap<&'static str, Value> {
+    args([
+        ("lineage", lineage.to_string().into()),
+        ("lens", lens.into()),
+    ])
+}
+
 impl NextInput {
     /// [`NextInput::sentence`] on the MCP surface: the tool call that
     /// gives this input. `lenses` are the selected lenses and `kept` the
@@ -189,10 +194,7 @@ impl NextInput {
             NextInput::RunLenses => match lenses.iter().find(|l| !kept.contains(l)) {
                 Some(lens) => NextTool::call(
                     tool::LENS_CONTEXT,
-                    args([
-                        ("lineage", lineage.to_string().into()),
-                        ("lens", lens.name().into()),
-                    ]),
+                    lineage_lens_args(lineage, lens.name()),
                     Vec::new(),
                     &format!(
                         "run each selected lens once ({}), starting with `{}`: its context, schema and binding come from the tool",
@@ -346,10 +348,7 @@ pub fn start_commit(commit: &str) -> NextTool {
 pub fn lens_again(lineage: &LineageId, lens: &str) -> NextTool {
     NextTool::call(
         tool::LENS_CONTEXT,
-        args([
-            ("lineage", lineage.to_string().into()),
-            ("lens", lens.into()),
-        ]),
+        lineage_lens_args(lineage, lens),
         Vec::new(),
         "the result was prepared for another lineage, candidate or lens: run the lens again from its context, and submit with the binding it gives",
     )

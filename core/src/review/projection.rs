@@ -101,20 +101,17 @@ pub fn delta_indexing(
     state: &ReviewState,
     superseded: bool,
 ) -> Result<DeltaIndexing, NotIndexable> {
-    match &state.stage {
-        Stage::Approved { .. } if superseded => Ok(DeltaIndexing::Skip),
-        Stage::Approved { .. } => Ok(DeltaIndexing::Index),
-        Stage::Reviewing
-        | Stage::AwaitingRefuter { .. }
-        | Stage::CorrectionRequired { .. }
-        | Stage::Correcting { .. }
-        | Stage::Validating { .. }
-        | Stage::Escalated { .. }
-        | Stage::Invalidated { .. } => Err(NotIndexable {
+    if !state.stage.is_approved() {
+        return Err(NotIndexable {
             lineage: state.lineage_id.clone(),
             stage: state.stage.name(),
-        }),
+        });
     }
+    Ok(if superseded {
+        DeltaIndexing::Skip
+    } else {
+        DeltaIndexing::Index
+    })
 }
 
 /// An index a lookup read, with the key it was read by. An index is a

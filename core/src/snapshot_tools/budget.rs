@@ -130,13 +130,19 @@ impl Budget {
 mod tests {
     use super::*;
 
+    /// A budget of `max_calls` calls, `max_bytes` bytes, `result_cap` bytes
+    /// a call.
+    fn budget(max_calls: u32, max_bytes: u64, result_cap: u64) -> Budget {
+        Budget::new(BudgetLimits {
+            max_calls,
+            max_bytes,
+            result_cap,
+        })
+    }
+
     #[test]
     fn calls_are_counted_before_they_run() {
-        let mut b = Budget::new(BudgetLimits {
-            max_calls: 2,
-            max_bytes: 100,
-            result_cap: 50,
-        });
+        let mut b = budget(2, 100, 50);
         let p = b.begin_call().unwrap();
         assert_eq!(b.usage().calls_used, 1);
         b.charge(p, 10);
@@ -150,11 +156,7 @@ mod tests {
 
     #[test]
     fn bytes_end_the_budget_and_cap_the_allowance() {
-        let mut b = Budget::new(BudgetLimits {
-            max_calls: 10,
-            max_bytes: 70,
-            result_cap: 50,
-        });
+        let mut b = budget(10, 70, 50);
         let p = b.begin_call().unwrap();
         assert_eq!(p.allowance(), 50);
         b.charge(p, 50);

@@ -59,6 +59,29 @@ pub(crate) fn push_note(text: &mut String, note: &str) {
     text.push_str("]\n");
 }
 
+/// The notes that are given, in order ([`push_note`]).
+fn push_notes<const N: usize>(text: &mut String, notes: [Option<String>; N]) {
+    for note in notes.into_iter().flatten() {
+        push_note(text, &note);
+    }
+}
+
+/// The rows, each with an LF, while they fit in `allowance` bytes, and
+/// how many fit: the first that does not ends them.
+fn fitting_rows(rows: impl Iterator<Item = String>, allowance: usize) -> (String, usize) {
+    let mut body = String::new();
+    let mut shown = 0usize;
+    for mut row in rows {
+        row.push('\n');
+        if body.len() + row.len() > allowance {
+            break;
+        }
+        body.push_str(&row);
+        shown += 1;
+    }
+    (body, shown)
+}
+
 /// Shapes a `read`: lines from `offset` (1-based), at most `limit` lines, at
 /// most `allowance` payload bytes.
 pub(crate) fn shape_read(
@@ -205,11 +228,9 @@ pub(crate) fn shape_grep(
     allowance: u64,
 ) -> Shaped {
     let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
-    let mut body = String::new();
-    let mut shown = 0usize;
     let mut lossy = false;
     let mut cut_rows = false;
-    for hit in hits.iter().take(GREP_MAX_MATCHES) {
+    let rows = hits.iter().take(GREP_MAX_MATCHES).map(|hit| {
         let path = String::from_utf8_lossy(&hit.path);
         let line_text = String::from_utf8_lossy(&hit.text);
         lossy |= matches!(path, std::borrow::Cow::Owned(_))
@@ -223,27 +244,20 @@ pub(crate) fn shape_grep(
             row.push_str(" […]");
             cut_rows = true;
         }
-        row.push('\n');
-        if body.len() + row.len() > allowance {
-            break;
-        }
-        body.push_str(&row);
-        shown += 1;
-    }
+        row
+    });
+    let (mut text, shown) = fitting_rows(rows, allowance);
     let truncated = shown < hits.len() || more;
-    let payload_bytes = body.len() as u64;
-    let mut text = body;
-    if hits.is_empty() {
-        push_note(&mut text, "no matches");
-    }
-    if truncated {
-        push_note(
-            &mut text,
-            &format!(
+    let payload_bytes = text.len() as u64;
+    push_notes(
+        &mut text,
+        [
+            hits.is_empty().then(|| "no matches".to_string()),
+            truncated.then(|| format!(
                 "truncated: showed {shown} matches (the cap is {GREP_MAX_MATCHES} matches and {allowance} bytes); narrow the pattern or the path"
-            ),
-        );
-    }
+            )),
+        ],
+    );
     if cut_rows {
         push_note(
             &mut text,
@@ -291,10 +305,8 @@ pub(crate) fn shape_grep(
 /// marked after a tab.
 pub(crate) fn shape_list(entries: &[&ListEntry], allowance: u64) -> Shaped {
     let allowance = usize::try_from(allowance).unwrap_or(usize::MAX);
-    let mut body = String::new();
-    let mut shown = 0usize;
     let mut lossy = false;
-    for e in entries.iter().take(LIST_MAX_PATHS) {
+    let rows = entries.iter().take(LIST_MAX_PATHS).map(|e| {
         let p = String::from_utf8_lossy(&e.path);
         lossy |= matches!(p, std::borrow::Cow::Owned(_));
         let mut row = quote_name(&p, &[]).into_owned();
@@ -305,28 +317,23 @@ pub(crate) fn shape_list(entries: &[&ListEntry], allowance: u64) -> Shaped {
                 row.push_str("\t(submodule: its files are not in the snapshot)")
             }
         }
-        row.push('\n');
-        if body.len() + row.len() > allowance {
-            break;
-        }
-        body.push_str(&row);
-        shown += 1;
-    }
+        row
+    });
+    let (mut text, shown) = fitting_rows(rows, allowance);
     let truncated = shown < entries.len();
-    let payload_bytes = body.len() as u64;
-    let mut text = body;
-    if entries.is_empty() {
-        push_note(&mut text, "no matching paths");
-    }
-    if truncated {
-        push_note(
-            &mut text,
-            &format!(
-                "truncated: showed {shown} of {} paths; narrow the glob",
-                entries.len()
-            ),
-        );
-    }
+    let payload_bytes = text.len() as u64;
+    push_notes(
+        &mut text,
+        [
+            entries.is_empty().then(|| "no matching paths".to_string()),
+            truncated.then(|| {
+                format!(
+                    "truncated: showed {shown} of {} paths; narrow the glob",
+                    entries.len()
+                )
+            }),
+        ],
+    );
     if lossy {
         push_note(
             &mut text,

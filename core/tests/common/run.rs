@@ -14,3 +14,15 @@ pub fn stdout_of(cmd: &mut Command, what: &str) -> Vec<u8> {
     );
     out.stdout
 }
+
+/// The stdout of `cargo <args>` run in this crate's folder, which must
+/// succeed.
+#[allow(dead_code)] // Not every test that runs a tool runs cargo.
+pub fn cargo_stdout(args: &[&str]) -> Vec<u8> {
+    stdout_of(
+        Command::new(env!("CARGO"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
+        &format!("cargo {}", args[0]),
+    )
+}

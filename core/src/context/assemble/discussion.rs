@@ -182,9 +182,7 @@ pub(super) fn build_comments(
             a.gaps.add(GapScope::Comments, GapCode::InvalidMetadata, 1);
             continue;
         };
-        if !a.admitted(author.as_ref()) {
-            a.gaps
-                .add(GapScope::Comments, GapCode::AuthorizationFailed, 1);
+        if !a.admits(GapScope::Comments, author.as_ref()) {
             continue;
         }
         let key = a.key(KeyKind::Comment, &id);
@@ -265,9 +263,7 @@ pub(super) fn build_reviews(
             a.gaps.add(GapScope::Reviews, GapCode::InvalidMetadata, 1);
             continue;
         };
-        if !a.admitted(author.as_ref()) {
-            a.gaps
-                .add(GapScope::Reviews, GapCode::AuthorizationFailed, 1);
+        if !a.admits(GapScope::Reviews, author.as_ref()) {
             continue;
         }
         let key = a.key(KeyKind::Review, &id);

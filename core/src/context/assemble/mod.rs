@@ -342,6 +342,16 @@ impl Assembler<'_> {
         Ok((text, display_contribution(&f)))
     }
 
+    /// Whether the author of a record in `scope` is [`Self::admitted`];
+    /// when not, its `authorization_failed` gap is added.
+    fn admits(&mut self, scope: GapScope, author: Option<&StructuralId>) -> bool {
+        let admitted = self.admitted(author);
+        if !admitted {
+            self.gaps.add(scope, GapCode::AuthorizationFailed, 1);
+        }
+        admitted
+    }
+
     /// The admission rule: a verified human role meeting the threshold, or a
     /// provider-positive bot with a registered bot role.
     fn admitted(&self, author: Option<&StructuralId>) -> bool {

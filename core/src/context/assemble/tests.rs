@@ -15,17 +15,34 @@ fn inputs() -> Vec<ContextInput> {
         .collect()
 }
 
+/// Assembly of `input` with `memo` is assembly of it without one.
+fn assert_memo_changes_nothing(input: &ContextInput, memo: &FilterMemo<'_>) {
+    assert_eq!(
+        assemble_with(input, memo, &AcceptAll),
+        assemble(input, &AcceptAll)
+    );
+}
+
+/// The memo of every job of `plan`, each run.
+fn full_memo<'a>(plan: &FilterPlan<'a>) -> FilterMemo<'a> {
+    plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)))
+}
+
+/// `input` with `more` registered credentials.
+fn with_credentials(input: &ContextInput, more: &[&str]) -> ContextInput {
+    let mut out = input.clone();
+    out.credentials.extend(more.iter().map(|c| (*c).to_owned()));
+    out
+}
+
 #[test]
 fn a_full_memo_gives_the_same_assembly() {
     for input in inputs() {
         let plan = FilterPlan::new(&input);
         assert!(!plan.jobs().is_empty());
-        let memo = plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)));
+        let memo = full_memo(&plan);
         assert!(!memo.is_empty());
-        assert_eq!(
-            assemble_with(&input, &memo, &AcceptAll),
-            assemble(&input, &AcceptAll)
-        );
+        assert_memo_changes_nothing(&input, &memo);
     }
 }
 
@@ -40,10 +57,7 @@ fn a_partial_or_reordered_memo_gives_the_same_assembly() {
                 .filter(|i| i % 2 == 1)
                 .filter_map(|i| plan.run(i)),
         );
-        assert_eq!(
-            assemble_with(&input, &odd, &AcceptAll),
-            assemble(&input, &AcceptAll)
-        );
+        assert_memo_changes_nothing(&input, &odd);
     }
 }
 
@@ -51,34 +65,22 @@ fn a_partial_or_reordered_memo_gives_the_same_assembly() {
 fn a_memo_under_other_credentials_is_not_used() {
     for input in inputs() {
         // Results computed while `Opening` was a registered credential.
-        let mut other = input.clone();
-        other.credentials.push("Opening for early".to_owned());
-        other.credentials.push("ci / test fails".to_owned());
+        let other = with_credentials(&input, &["Opening for early", "ci / test fails"]);
         let plan = FilterPlan::new(&other);
-        let memo = plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)));
-        assert_eq!(
-            assemble_with(&input, &memo, &AcceptAll),
-            assemble(&input, &AcceptAll)
-        );
-        assert_eq!(
-            assemble_with(&other, &memo, &AcceptAll),
-            assemble(&other, &AcceptAll)
-        );
+        let memo = full_memo(&plan);
+        assert_memo_changes_nothing(&input, &memo);
+        assert_memo_changes_nothing(&other, &memo);
     }
 }
 
 #[test]
 fn an_invalid_input_plans_nothing_and_fails_the_same_way() {
     for input in inputs() {
-        let mut bad = input.clone();
-        bad.credentials.push("short".to_owned());
+        let bad = with_credentials(&input, &["short"]);
         let plan = FilterPlan::new(&bad);
         assert!(plan.jobs().is_empty());
         let memo = plan.memo(Vec::new());
-        assert_eq!(
-            assemble_with(&bad, &memo, &AcceptAll),
-            assemble(&bad, &AcceptAll)
-        );
+        assert_memo_changes_nothing(&bad, &memo);
         assert!(assemble(&bad, &AcceptAll).is_err());
     }
 }
@@ -98,7 +100,7 @@ fn a_memo_under_another_filter_version_is_not_used() {
         let v4 = with_token(input.clone(), Some("probity-filter/4"));
         let v5 = with_token(input, None);
         let plan = FilterPlan::new(&v4);
-        let memo = plan.memo((0..plan.jobs().len()).filter_map(|i| plan.run(i)));
+        let memo = full_memo(&plan);
         let (a4, a5) = (
             assemble(&v4, &AcceptAll).unwrap(),
             assemble(&v5, &AcceptAll).unwrap(),

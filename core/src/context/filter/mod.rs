@@ -39,6 +39,8 @@ use scan::*;
 use secret_specs::secret_specs;
 use unicode::*;
 use validators::*;
+
+pub use validators::CODE_LITERALS;
 use vendors::*;
 
 /// The filter version new trees are assembled under

@@ -141,6 +141,18 @@ fn byte_in(b: &[u8], at: usize, set: &[u8]) -> bool {
     b.get(at).is_some_and(|c| set.contains(c))
 }
 
+/// Whether groups of `widths` digits follow `at`, each after one byte of
+/// `seps` (`at` is that first byte).
+fn groups_follow(b: &[u8], mut at: usize, seps: &[u8], widths: &[usize]) -> bool {
+    for &w in widths {
+        if !(byte_in(b, at, seps) && digits_at(b, at + 1, w)) {
+            return false;
+        }
+        at += 1 + w;
+    }
+    true
+}
+
 /// One pass over the maximal runs of ASCII digits (found eight bytes at a
 /// time): the SSN and dotted-card shapes that start with a run, the chains
 /// of runs joined by single spaces or dashes (cards), and the IBAN starts.
@@ -159,40 +171,16 @@ pub(super) fn digit_scan(s: &str) -> DigitScan {
         }
         let len = z - a;
         // SSN shape, dashes or spaces in either place.
-        if len >= 3
-            && byte_in(b, z, b"- ")
-            && digits_at(b, z + 1, 2)
-            && byte_in(b, z + 3, b"- ")
-            && digits_at(b, z + 4, 4)
-        {
+        if len >= 3 && groups_follow(b, z, b"- ", &[2, 4]) {
             out.ssn.push(z - 3);
         }
-        if len >= 4
-            && b.get(z) == Some(&b'.')
-            && digits_at(b, z + 1, 4)
-            && b.get(z + 5) == Some(&b'.')
-            && digits_at(b, z + 6, 4)
-            && b.get(z + 10) == Some(&b'.')
-            && digits_at(b, z + 11, 1)
-        {
+        if len >= 4 && groups_follow(b, z, b".", &[4, 4, 1]) {
             out.dotted.push(z - 4);
         }
-        if len >= 3
-            && b.get(z) == Some(&b'.')
-            && digits_at(b, z + 1, 2)
-            && b.get(z + 3) == Some(&b'.')
-            && digits_at(b, z + 4, 4)
-        {
+        if len >= 3 && groups_follow(b, z, b".", &[2, 4]) {
             out.ssn_dot.push(z - 3);
         }
-        if len >= 4
-            && b.get(z) == Some(&b'/')
-            && digits_at(b, z + 1, 4)
-            && b.get(z + 5) == Some(&b'/')
-            && digits_at(b, z + 6, 4)
-            && b.get(z + 10) == Some(&b'/')
-            && digits_at(b, z + 11, 1)
-        {
+        if len >= 4 && groups_follow(b, z, b"/", &[4, 4, 1]) {
             out.slashed.push(z - 4);
         }
         if len >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {

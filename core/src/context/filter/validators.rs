@@ -342,6 +342,24 @@ pub(super) fn is_reference(v: &str) -> bool {
             && !v[1..v.len() - 1].contains(['<', '>']))
 }
 
+/// The literals an unquoted value after a secret name may be and still be
+/// code, not a secret (`token = None`): the filter keeps them (D-R74).
+pub const CODE_LITERALS: &[&str] = &[
+    "None",
+    "none",
+    "null",
+    "NULL",
+    "Null",
+    "nil",
+    "undefined",
+    "true",
+    "false",
+    "True",
+    "False",
+    "TRUE",
+    "FALSE",
+];
+
 /// An unquoted value that is code, not a secret: a literal (`None`, `null`,
 /// `nil`, `undefined`, `true`, `false`), an environment lookup
 /// (`process.env.TOKEN`), or an identifier chain called or indexed with
@@ -350,23 +368,8 @@ pub(super) fn is_reference(v: &str) -> bool {
 /// `settings[key]`). Any other argument (`f(a,b)`, `ab(cd)`, `abc(def`) is
 /// not taken for code.
 fn is_code(v: &str) -> bool {
-    const LITERALS: &[&str] = &[
-        "None",
-        "none",
-        "null",
-        "NULL",
-        "Null",
-        "nil",
-        "undefined",
-        "true",
-        "false",
-        "True",
-        "False",
-        "TRUE",
-        "FALSE",
-    ];
     let v = v.trim_end_matches([',', ';']);
-    if LITERALS.contains(&v) {
+    if CODE_LITERALS.contains(&v) {
         return true;
     }
     if let Some(rest) = v.strip_prefix("process.env.") {

@@ -147,15 +147,10 @@ impl ReviewState {
     /// ([`Self::next_action_kept`]).
     pub fn next_sentence_recovering(&self, recover: Option<&str>, kept: &[Lens]) -> String {
         let lineage = &self.lineage_id;
-        let disposition = match &self.stage {
-            Stage::Invalidated { .. } => "invalidated",
-            Stage::Reviewing
-            | Stage::AwaitingRefuter { .. }
-            | Stage::CorrectionRequired { .. }
-            | Stage::Correcting { .. }
-            | Stage::Validating { .. }
-            | Stage::Approved { .. }
-            | Stage::Escalated { .. } => "escalation_authorized",
+        let disposition = if self.stage.is_invalidated() {
+            "invalidated"
+        } else {
+            "escalation_authorized"
         };
         let recover = recover.map_or_else(
             || {

@@ -423,6 +423,17 @@ impl Stage {
         self.is_terminal() || matches!(self, Stage::Invalidated { .. })
     }
 
+    /// Whether the review was approved: its stage is named `approved`.
+    pub(crate) fn is_approved(&self) -> bool {
+        self.name() == "approved"
+    }
+
+    /// Whether the lineage was invalidated (R9.1), its successor coming
+    /// from `recover`: its stage is named `invalidated`.
+    pub(crate) fn is_invalidated(&self) -> bool {
+        self.name() == "invalidated"
+    }
+
     /// The accepted judgment, once there is one.
     pub fn judgment(&self) -> Option<&Judgment> {
         match self {

@@ -131,21 +131,12 @@ impl ReviewState {
     /// not when it was invalidated, nor when it corrected that candidate
     /// into another one.
     pub fn resumable_for(&self, target: &Sha256Digest) -> Resumable {
-        match &self.stage {
-            Stage::Invalidated { .. } => Resumable::Invalidated,
-            Stage::Reviewing
-            | Stage::AwaitingRefuter { .. }
-            | Stage::CorrectionRequired { .. }
-            | Stage::Correcting { .. }
-            | Stage::Validating { .. }
-            | Stage::Approved { .. }
-            | Stage::Escalated { .. } => {
-                if self.final_target() == *target {
-                    Resumable::Yes
-                } else {
-                    Resumable::CorrectedElsewhere
-                }
-            }
+        if self.stage.is_invalidated() {
+            Resumable::Invalidated
+        } else if self.final_target() == *target {
+            Resumable::Yes
+        } else {
+            Resumable::CorrectedElsewhere
         }
     }
 

@@ -394,19 +394,9 @@ impl ReviewState {
         kept: Option<&KeptCheck>,
         argv: &[String],
     ) -> Result<(), TransitionError> {
-        match &self.stage {
-            Stage::Validating { .. } => Ok(()),
-            Stage::Approved {
-                evidence_hash: taken,
-                ..
-            }
-            | Stage::Escalated {
-                reason:
-                    Escalation::EvidenceFailed {
-                        evidence_hash: taken,
-                    },
-                ..
-            } => {
+        match self.evidence_slot()? {
+            EvidenceSlot::Open { .. } => Ok(()),
+            EvidenceSlot::Taken(taken) => {
                 let same = kept.is_some_and(|k| {
                     k.evidence_hash == *taken
                         && k.argv == argv
@@ -418,12 +408,6 @@ impl ReviewState {
                     Err(self.different_retry("evidence"))
                 }
             }
-            Stage::Reviewing
-            | Stage::AwaitingRefuter { .. }
-            | Stage::CorrectionRequired { .. }
-            | Stage::Correcting { .. }
-            | Stage::Escalated { .. }
-            | Stage::Invalidated { .. } => Err(self.wrong_stage("evidence")),
         }
     }
 
@@ -448,8 +432,8 @@ impl ReviewState {
         evidence_hash: Sha256Digest,
         verdict: EvidenceVerdict,
     ) -> Result<ReviewState, TransitionError> {
-        match &self.stage {
-            Stage::Validating {
+        match self.evidence_slot()? {
+            EvidenceSlot::Open {
                 judgment,
                 correction,
             } => self.with_stage(match verdict {
@@ -464,23 +448,39 @@ impl ReviewState {
                     reason: Escalation::EvidenceFailed { evidence_hash },
                 },
             }),
-            Stage::Approved {
-                evidence_hash: accepted,
-                ..
-            }
-            | Stage::Escalated {
-                reason:
-                    Escalation::EvidenceFailed {
-                        evidence_hash: accepted,
-                    },
-                ..
-            } => {
+            EvidenceSlot::Taken(accepted) => {
                 if *accepted == evidence_hash {
                     Ok(self.clone())
                 } else {
                     Err(self.different_retry("evidence"))
                 }
             }
+        }
+    }
+
+    /// Where this lineage stands on final evidence: open in `validating`,
+    /// taken once approved or escalated on failed evidence (that evidence's
+    /// hash); any other stage refuses evidence.
+    fn evidence_slot(&self) -> Result<EvidenceSlot<'_>, TransitionError> {
+        match &self.stage {
+            Stage::Validating {
+                judgment,
+                correction,
+            } => Ok(EvidenceSlot::Open {
+                judgment,
+                correction,
+            }),
+            Stage::Approved {
+                evidence_hash: taken,
+                ..
+            }
+            | Stage::Escalated {
+                reason:
+                    Escalation::EvidenceFailed {
+                        evidence_hash: taken,
+                    },
+                ..
+            } => Ok(EvidenceSlot::Taken(taken)),
             Stage::Reviewing
             | Stage::AwaitingRefuter { .. }
             | Stage::CorrectionRequired { .. }
@@ -489,6 +489,17 @@ impl ReviewState {
             | Stage::Invalidated { .. } => Err(self.wrong_stage("evidence")),
         }
     }
+}
+
+/// A lineage's place for final evidence ([`ReviewState::evidence_slot`]).
+enum EvidenceSlot<'a> {
+    /// `validating`: the evidence decides, over this judgment and ledger.
+    Open {
+        judgment: &'a Judgment,
+        correction: &'a Option<Correction>,
+    },
+    /// Evidence was taken: only the same evidence again lands.
+    Taken(&'a Sha256Digest),
 }
 
 /// A checked transition: the successor of a stored record, proved legal by

@@ -43,6 +43,18 @@ fn drive(
     drive_with(limits, script, Finish::Verdict)
 }
 
+/// [`drive`] with the default limits over a script of texts, each with
+/// its stop reason.
+fn drive_texts(
+    texts: &[(&str, StopReason)],
+) -> (ReviewLoop, Result<Review, LoopError>, Vec<ModelRequest>) {
+    let script = texts
+        .iter()
+        .map(|(t, stop)| text(t, stop.clone()))
+        .collect();
+    drive(BudgetLimits::default(), script)
+}
+
 fn drive_with(
     limits: BudgetLimits,
     script: Vec<ModelResponse>,
@@ -180,10 +192,7 @@ fn reported_usage_is_summed_and_shown_in_the_footer() {
         "{shown}"
     );
     // Nothing reported: no usage line.
-    let (_, quiet, _) = drive(
-        BudgetLimits::default(),
-        vec![text("VERDICT: PASS", StopReason::EndTurn)],
-    );
+    let (_, quiet, _) = drive_texts(&[("VERDICT: PASS", StopReason::EndTurn)]);
     assert!(!quiet.unwrap().rendered().contains("model:"));
 }
 
@@ -278,19 +287,13 @@ fn a_file_name_cannot_fake_the_verdict_through_the_footer() {
 
 #[test]
 fn an_unparseable_last_verdict_takes_the_no_verdict_paths() {
-    let (_, r, asked) = drive(
-        BudgetLimits::default(),
-        vec![
-            text("VERDICT: PASS\nVERDICT: fail", StopReason::Length),
-            text("VERDICT: FAIL", StopReason::EndTurn),
-        ],
-    );
+    let (_, r, asked) = drive_texts(&[
+        ("VERDICT: PASS\nVERDICT: fail", StopReason::Length),
+        ("VERDICT: FAIL", StopReason::EndTurn),
+    ]);
     assert_eq!(asked.len(), 2, "the length retry");
     assert_eq!(r.unwrap().verdict(), Some(&Verdict::Fail));
-    let (_, r, _) = drive(
-        BudgetLimits::default(),
-        vec![text("VERDICT: PASS\nVERDICT: fail", StopReason::EndTurn)],
-    );
+    let (_, r, _) = drive_texts(&[("VERDICT: PASS\nVERDICT: fail", StopReason::EndTurn)]);
     assert!(matches!(r, Err(LoopError::NoVerdict { .. })), "{r:?}");
 }
 
@@ -345,10 +348,7 @@ fn a_review_whose_calls_all_failed_says_so_in_the_footer() {
 
 #[test]
 fn no_tool_call_is_the_single_call_path() {
-    let (lp, r, asked) = drive(
-        BudgetLimits::default(),
-        vec![text("ok\nVERDICT: PASS", StopReason::EndTurn)],
-    );
+    let (lp, r, asked) = drive_texts(&[("ok\nVERDICT: PASS", StopReason::EndTurn)]);
     let r = r.unwrap();
     assert_eq!(r.verdict(), Some(&Verdict::Pass));
     assert_eq!(r.footer, None);
@@ -439,35 +439,26 @@ fn exhausted_budget_turns_tools_off() {
 
 #[test]
 fn one_length_retry() {
-    let (_, r, asked) = drive(
-        BudgetLimits::default(),
-        vec![
-            text("a long review that was cu", StopReason::Length),
-            text("short\nVERDICT: PASS", StopReason::EndTurn),
-        ],
-    );
+    let (_, r, asked) = drive_texts(&[
+        ("a long review that was cu", StopReason::Length),
+        ("short\nVERDICT: PASS", StopReason::EndTurn),
+    ]);
     let r = r.unwrap();
     assert!(r.length_retried);
     assert!(
         matches!(asked[1].messages.last(), Some(Message::User { content }) if content == LENGTH_RETRY_PROMPT)
     );
-    let (_, r, _) = drive(
-        BudgetLimits::default(),
-        vec![
-            text("cu", StopReason::Length),
-            text("cut again", StopReason::Length),
-        ],
-    );
+    let (_, r, _) = drive_texts(&[
+        ("cu", StopReason::Length),
+        ("cut again", StopReason::Length),
+    ]);
     assert_eq!(
         r,
         Err(LoopError::NoVerdict {
             text: "cut again".into()
         })
     );
-    let (_, r, _) = drive(
-        BudgetLimits::default(),
-        vec![text("no verdict", StopReason::EndTurn)],
-    );
+    let (_, r, _) = drive_texts(&[("no verdict", StopReason::EndTurn)]);
     assert!(matches!(r, Err(LoopError::NoVerdict { .. })));
 }
 
@@ -488,7 +479,7 @@ fn a_model_that_never_stops_is_bounded() {
 #[test]
 fn transcript_digest_is_stable_and_content_bound() {
     let run = |t: &str| {
-        drive(BudgetLimits::default(), vec![text(t, StopReason::EndTurn)])
+        drive_texts(&[(t, StopReason::EndTurn)])
             .1
             .unwrap()
             .transcript_digest

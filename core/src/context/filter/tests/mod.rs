@@ -20,6 +20,27 @@ fn body(s: &str) -> Filtered {
     filter_text(&no_creds(), s, 1 << 20).unwrap()
 }
 
+/// `input`, filtered as a body, emits `text` with `n` findings of `code`.
+fn emits(input: &str, text: &str, code: &str, n: u64) {
+    let out = body(input);
+    assert_eq!(out.text, text, "{input}");
+    assert_eq!(out.summary.findings.count(code), n, "{input}");
+}
+
+/// `s`, filtered as a body, comes back as it was, with one trailing LF.
+fn kept(s: &str) -> Filtered {
+    let out = body(s);
+    assert_eq!(out.text, format!("{s}\n"), "{s}");
+    out
+}
+
+/// `out` emits `text` with `status`.
+fn emits_as(out: Result<Filtered, FilterError>, text: &str, status: FilterStatus) {
+    let out = out.unwrap();
+    assert_eq!(out.text, text);
+    assert_eq!(out.summary.status, status);
+}
+
 #[test]
 fn engine_compiles() {
     for v in FilterVersion::SUPPORTED {
@@ -111,16 +132,17 @@ fn floor_classes_are_stripped_and_counted() {
 
 #[test]
 fn terminal_escapes_are_removed_whole() {
-    let out = body("\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{7}x");
-    assert_eq!(out.text, "red x\n");
-    assert_eq!(out.summary.findings.count("unicode.terminal_escape"), 3);
+    emits(
+        "\u{1b}[31mred\u{1b}[0m \u{1b}]0;title\u{7}x",
+        "red x\n",
+        "unicode.terminal_escape",
+        3,
+    );
 }
 
 #[test]
 fn nfkc_is_applied_and_reported() {
-    let out = body("ﬁle Ｉｇｎｏｒｅ");
-    assert_eq!(out.text, "file Ignore\n");
-    assert_eq!(out.summary.findings.count("unicode.nfkc"), 1);
+    emits("ﬁle Ｉｇｎｏｒｅ", "file Ignore\n", "unicode.nfkc", 1);
 }
 
 #[test]
@@ -302,8 +324,7 @@ fn filter_v4_near_misses_are_kept() {
         "123456789:BBHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
         "uuid 123e4567-e89b-12d3-a456-426614174000",
     ] {
-        let out = body(s);
-        assert_eq!(out.text, format!("{s}\n"), "{s}");
+        kept(s);
     }
 }
 
@@ -319,9 +340,7 @@ fn invalid_structured_values_are_kept() {
         "DE88 3704 0044 0532 0130 00",
         "build 1234567890",
     ] {
-        let out = body(s);
-        assert_eq!(out.text, format!("{s}\n"), "{s}");
-        assert_eq!(out.summary.status, FilterStatus::Unchanged, "{s}");
+        assert_eq!(kept(s).summary.status, FilterStatus::Unchanged, "{s}");
     }
 }
 
@@ -342,9 +361,12 @@ fn registered_credentials_are_redacted_exactly() {
 
 #[test]
 fn overlapping_matches_merge_into_one_mask() {
-    let out = body("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789xyz");
-    assert_eq!(out.text, "GITHUB_TOKEN=[REDACTED:secret.github]\n");
-    assert_eq!(out.summary.findings.count("secret.github"), 1);
+    emits(
+        "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789xyz",
+        "GITHUB_TOKEN=[REDACTED:secret.github]\n",
+        "secret.github",
+        1,
+    );
 }
 
 #[test]
@@ -407,14 +429,11 @@ fn ordinary_text_is_not_injection() {
 
 #[test]
 fn truncation_is_at_code_point_with_one_lf() {
-    let out = filter_text(&no_creds(), "héllo wörld\n\n", 4).unwrap();
-    assert_eq!(out.text, "hé\n");
-    assert_eq!(out.summary.status, FilterStatus::Truncated);
-    let out = filter_text(&no_creds(), "héllo", 3).unwrap();
-    assert_eq!(out.text, "h\n");
-    let exact = filter_text(&no_creds(), "abc", 4).unwrap();
-    assert_eq!(exact.text, "abc\n");
-    assert_eq!(exact.summary.status, FilterStatus::Unchanged);
+    let c = no_creds();
+    let truncated = FilterStatus::Truncated;
+    emits_as(filter_text(&c, "héllo wörld\n\n", 4), "hé\n", truncated);
+    emits_as(filter_text(&c, "héllo", 3), "h\n", truncated);
+    emits_as(filter_text(&c, "abc", 4), "abc\n", FilterStatus::Unchanged);
 }
 
 #[test]
@@ -432,20 +451,18 @@ fn the_bound_never_creates_an_unredacted_secret() {
     // whole groups); its 16-digit prefix would be a valid card, so the
     // emitted prefix is cut before it.
     let src = "card 41111111111111110 end";
-    assert_eq!(body(src).text, format!("{src}\n"));
-    let out = filter_text(&no_creds(), src, 22).unwrap();
-    assert_eq!(out.text, "card \n");
-    assert_eq!(out.summary.status, FilterStatus::Truncated);
+    kept(src);
+    let out = filter_text(&no_creds(), src, 22);
+    emits_as(out, "card \n", FilterStatus::Truncated);
 }
 
 #[test]
 fn display_strings_are_bounded_without_lf() {
-    let out = filter_display(&no_creds(), "Fix the ünicode", 9).unwrap();
-    assert_eq!(out.text, "Fix the ");
-    assert_eq!(out.summary.status, FilterStatus::Truncated);
-    let out = filter_display(&no_creds(), "a\u{200B}", 100).unwrap();
-    assert_eq!(out.text, "a");
-    assert_eq!(out.summary.status, FilterStatus::Modified);
+    let c = no_creds();
+    let out = filter_display(&c, "Fix the ünicode", 9);
+    emits_as(out, "Fix the ", FilterStatus::Truncated);
+    let out = filter_display(&c, "a\u{200B}", 100);
+    emits_as(out, "a", FilterStatus::Modified);
 }
 
 #[test]

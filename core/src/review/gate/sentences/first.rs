@@ -39,17 +39,11 @@ pub(in crate::review::gate) enum FirstSaid<'a> {
 
 impl Row for FirstSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
+        use GateStage::{Complete, Scope};
+        use NextAction::Squash;
         match self {
-            FirstSaid::Covered { .. } => (
-                ReasonCode::ReceiptValid,
-                GateStage::Complete,
-                NextAction::None,
-            ),
-            FirstSaid::Outside { .. } => (
-                ReasonCode::HistoryNotReviewed,
-                GateStage::Scope,
-                NextAction::Squash,
-            ),
+            FirstSaid::Covered { .. } => (ReasonCode::ReceiptValid, Complete, NextAction::None),
+            FirstSaid::Outside { .. } => (ReasonCode::HistoryNotReviewed, Scope, Squash),
         }
     }
 

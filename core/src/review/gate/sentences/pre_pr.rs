@@ -21,23 +21,14 @@ pub(crate) enum PrePrSaid<'a> {
 
 impl Row for PrePrSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
-        match self {
-            PrePrSaid::BaseUnavailable { .. } => (
-                ReasonCode::BaseUnavailable,
-                GateStage::Boundary,
-                NextAction::CheckRange,
-            ),
-            PrePrSaid::UnrelatedHistory { .. } => (
-                ReasonCode::DeliveryPartial,
-                GateStage::Boundary,
-                NextAction::CheckRange,
-            ),
-            PrePrSaid::BaseAdvanced { .. } => (
-                ReasonCode::BaseAdvanced,
-                GateStage::Boundary,
-                NextAction::StartReview,
-            ),
-        }
+        use NextAction::{CheckRange, StartReview};
+        // Every pre-PR decision is the boundary's.
+        let (reason, next) = match self {
+            PrePrSaid::BaseUnavailable { .. } => (ReasonCode::BaseUnavailable, CheckRange),
+            PrePrSaid::UnrelatedHistory { .. } => (ReasonCode::DeliveryPartial, CheckRange),
+            PrePrSaid::BaseAdvanced { .. } => (ReasonCode::BaseAdvanced, StartReview),
+        };
+        (reason, GateStage::Boundary, next)
     }
 
     fn sentence(&self) -> String {

@@ -92,6 +92,7 @@ pub(in crate::review::gate) enum PushSaid<'a> {
 impl Row for PushSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
         use GateStage::{Boundary, Complete};
+        use NextAction::{CheckRange, Squash};
         let valid = |unchanged: bool| {
             if unchanged {
                 ReasonCode::NoChange
@@ -100,20 +101,14 @@ impl Row for PushSaid<'_> {
             }
         };
         match self {
-            PushSaid::Empty { .. } => (ReasonCode::DeliveryEmpty, Boundary, NextAction::CheckRange),
+            PushSaid::Empty { .. } => (ReasonCode::DeliveryEmpty, Boundary, CheckRange),
             PushSaid::Several { .. } | PushSaid::Merge { .. } => {
-                (ReasonCode::DeliveryPartial, Boundary, NextAction::Squash)
+                (ReasonCode::DeliveryPartial, Boundary, Squash)
             }
-            PushSaid::NotFastForward { .. } => (
-                ReasonCode::DeliveryNotFastForward,
-                Boundary,
-                NextAction::CheckRange,
-            ),
-            PushSaid::NotCommit { .. } => (
-                ReasonCode::DeliveryNotCommit,
-                Boundary,
-                NextAction::CheckRange,
-            ),
+            PushSaid::NotFastForward { .. } => {
+                (ReasonCode::DeliveryNotFastForward, Boundary, CheckRange)
+            }
+            PushSaid::NotCommit { .. } => (ReasonCode::DeliveryNotCommit, Boundary, CheckRange),
             PushSaid::NothingDelivered => {
                 (ReasonCode::NothingDelivered, Complete, NextAction::None)
             }

@@ -41,12 +41,11 @@ fn run_named(run: &[LineageId]) -> String {
 
 impl Row for RebindSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
+        use GateStage::Complete;
         match self {
-            RebindSaid::RecoveryChain { .. } | RebindSaid::Composed { .. } => (
-                ReasonCode::ReceiptValid,
-                GateStage::Complete,
-                NextAction::None,
-            ),
+            RebindSaid::RecoveryChain { .. } | RebindSaid::Composed { .. } => {
+                (ReasonCode::ReceiptValid, Complete, NextAction::None)
+            }
         }
     }
 

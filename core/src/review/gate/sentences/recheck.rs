@@ -17,12 +17,10 @@ pub(in crate::review::gate) enum RecheckSaid<'a> {
 
 impl Row for RecheckSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
+        use GateStage::Complete;
+        use NextAction::Retry;
         match self {
-            RecheckSaid::AuthorityChanged { .. } => (
-                ReasonCode::AuthorityChanged,
-                GateStage::Complete,
-                NextAction::Retry,
-            ),
+            RecheckSaid::AuthorityChanged { .. } => (ReasonCode::AuthorityChanged, Complete, Retry),
         }
     }
 

@@ -45,28 +45,21 @@ impl ReleaseSaid<'_> {
 
 impl Row for ReleaseSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
-        match self {
-            ReleaseSaid::EvidenceMismatch { .. } => (
-                ReasonCode::ReleaseEvidenceMismatch,
-                GateStage::Authority,
-                NextAction::CheckRange,
-            ),
-            ReleaseSaid::EvidenceChanged { .. } | ReleaseSaid::NotReadTwice => (
-                ReasonCode::ReleaseEvidenceChanged,
-                GateStage::Authority,
-                NextAction::CheckRange,
-            ),
-            ReleaseSaid::RevisionMoved { .. } | ReleaseSaid::RevisionGone { .. } => (
-                ReasonCode::ReleaseRevisionMoved,
-                GateStage::Authority,
-                NextAction::CheckRange,
-            ),
-            ReleaseSaid::UnchangedTooFar { .. } => (
-                ReasonCode::DeliveryTooLarge,
-                GateStage::Boundary,
-                NextAction::CheckRange,
-            ),
-        }
+        use GateStage::{Authority, Boundary};
+        // Every release denial asks to check the range.
+        let (reason, stage) = match self {
+            ReleaseSaid::EvidenceMismatch { .. } => {
+                (ReasonCode::ReleaseEvidenceMismatch, Authority)
+            }
+            ReleaseSaid::EvidenceChanged { .. } | ReleaseSaid::NotReadTwice => {
+                (ReasonCode::ReleaseEvidenceChanged, Authority)
+            }
+            ReleaseSaid::RevisionMoved { .. } | ReleaseSaid::RevisionGone { .. } => {
+                (ReasonCode::ReleaseRevisionMoved, Authority)
+            }
+            ReleaseSaid::UnchangedTooFar { .. } => (ReasonCode::DeliveryTooLarge, Boundary),
+        };
+        (reason, stage, NextAction::CheckRange)
     }
 
     fn sentence(&self) -> String {

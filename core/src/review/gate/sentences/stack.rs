@@ -55,14 +55,11 @@ pub(in crate::review::gate) enum StackSaid<'a> {
 impl Row for StackSaid<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
         use GateStage::{Boundary, Complete};
+        use NextAction::{CheckRange, Squash};
         match self {
-            StackSaid::TooLarge { .. } => (
-                ReasonCode::DeliveryTooLarge,
-                Boundary,
-                NextAction::CheckRange,
-            ),
+            StackSaid::TooLarge { .. } => (ReasonCode::DeliveryTooLarge, Boundary, CheckRange),
             StackSaid::Merge { .. } | StackSaid::NotLinear { .. } => {
-                (ReasonCode::DeliveryPartial, Boundary, NextAction::Squash)
+                (ReasonCode::DeliveryPartial, Boundary, Squash)
             }
             StackSaid::Reviewed { approved, .. } => (
                 if *approved == 0 {

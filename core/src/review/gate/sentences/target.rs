@@ -99,69 +99,45 @@ pub(in crate::review::gate) enum Said<'a> {
 impl Row for Said<'_> {
     fn row(&self) -> (ReasonCode, GateStage, NextAction) {
         use GateStage::{Authority, Complete, Discovery, Scope};
+        use NextAction::{
+            CommitApproved, Finalize, HumanDecision, Recover, Repair, StartCommitReview,
+            StartReview,
+        };
         match self {
             Said::NoChange { .. } => (ReasonCode::NoChange, Complete, NextAction::None),
             Said::Approved { .. } | Said::ApprovedRebased { .. } => {
                 (ReasonCode::ReceiptValid, Complete, NextAction::None)
             }
-            Said::NoAuthority => (
-                ReasonCode::ReceiptMissing,
-                Discovery,
-                NextAction::StartReview,
-            ),
+            Said::NoAuthority => (ReasonCode::ReceiptMissing, Discovery, StartReview),
             Said::NonUtf8 { gate, .. } => (
                 ReasonCode::ReceiptMissing,
                 Discovery,
                 if *gate == Gate::PreCommit {
-                    NextAction::StartReview
+                    StartReview
                 } else {
-                    NextAction::StartCommitReview
+                    StartCommitReview
                 },
             ),
-            Said::OtherTarget { .. } => {
-                (ReasonCode::ReceiptMismatch, Discovery, NextAction::Repair)
+            Said::OtherTarget { .. } => (ReasonCode::ReceiptMismatch, Discovery, Repair),
+            Said::Superseded { .. } | Said::RebasedSuperseded { .. } => {
+                (ReasonCode::ReceiptSuperseded, Authority, Recover)
             }
-            Said::Superseded { .. } | Said::RebasedSuperseded { .. } => (
-                ReasonCode::ReceiptSuperseded,
-                Authority,
-                NextAction::Recover,
-            ),
-            Said::ReceiptMismatch { .. } => {
-                (ReasonCode::ReceiptMismatch, Authority, NextAction::Repair)
-            }
-            Said::Escalated { .. } => (
-                ReasonCode::ReviewEscalated,
-                Authority,
-                NextAction::HumanDecision,
-            ),
-            Said::Invalidated { .. } => (
-                ReasonCode::ReviewInvalidated,
-                Authority,
-                NextAction::Recover,
-            ),
-            Said::Incomplete { .. } => (
-                ReasonCode::ReviewIncomplete,
-                Authority,
-                NextAction::Finalize,
-            ),
-            Said::RebasedNotApproved { .. } => {
-                (ReasonCode::ReceiptMismatch, Discovery, NextAction::Repair)
-            }
+            Said::ReceiptMismatch { .. } => (ReasonCode::ReceiptMismatch, Authority, Repair),
+            Said::Escalated { .. } => (ReasonCode::ReviewEscalated, Authority, HumanDecision),
+            Said::Invalidated { .. } => (ReasonCode::ReviewInvalidated, Authority, Recover),
+            Said::Incomplete { .. } => (ReasonCode::ReviewIncomplete, Authority, Finalize),
+            Said::RebasedNotApproved { .. } => (ReasonCode::ReceiptMismatch, Discovery, Repair),
             Said::RebasedScopeChanged { .. }
             | Said::PriorCommittedScopeChanged { .. }
-            | Said::PriorScopeChanged { .. } => (
-                ReasonCode::ReceiptScopeChanged,
-                Scope,
-                NextAction::StartReview,
-            ),
-            Said::PriorUnrelatedSuperseded { .. } | Said::PriorUnrelatedCommitted { .. } => {
-                (ReasonCode::ReceiptUnrelated, Scope, NextAction::StartReview)
+            | Said::PriorScopeChanged { .. } => {
+                (ReasonCode::ReceiptScopeChanged, Scope, StartReview)
             }
-            Said::PriorUnrelatedUncommitted { .. } => (
-                ReasonCode::ReceiptUnrelated,
-                Scope,
-                NextAction::CommitApproved,
-            ),
+            Said::PriorUnrelatedSuperseded { .. } | Said::PriorUnrelatedCommitted { .. } => {
+                (ReasonCode::ReceiptUnrelated, Scope, StartReview)
+            }
+            Said::PriorUnrelatedUncommitted { .. } => {
+                (ReasonCode::ReceiptUnrelated, Scope, CommitApproved)
+            }
         }
     }
 
