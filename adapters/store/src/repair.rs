@@ -226,13 +226,7 @@ impl RepairStore for FileStore {
         let current = self
             .load(lineage)?
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        if current.revision() != *expected {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: *expected,
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(lineage, *expected, current.revision())?;
         if let Some(successor) = self.successor_of(lineage)? {
             return Err(StoreError::AlreadySuperseded {
                 lineage: lineage.clone(),

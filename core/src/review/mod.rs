@@ -44,6 +44,7 @@ pub(crate) mod schema;
 pub(crate) mod server;
 pub(crate) mod snapshot;
 pub(crate) mod state;
+pub(crate) mod store_rules;
 pub(crate) mod submission;
 
 /// The class of step a refusal calls for (issue 25 §5), beside its stable
@@ -207,6 +208,7 @@ pub use state::{
     ReviewState, Stage, StartInput, StateError, StateRecord, Transition, TransitionError,
     check_evidence_len, check_forecast, check_successor, derive_lineage_id,
 };
+pub use store_rules::ancestors;
 pub use submission::{
     MAX_ROLE_DOCUMENT_BYTES, PlacementError, SubmittedDiffers, binding_proves, place_results,
     submitted_to_take,

@@ -375,6 +375,25 @@ impl ReviewError {
 }
 
 impl StoreError {
+    /// A store write's compare-and-swap, the same in every store: `Ok`
+    /// when the revision the store holds for `lineage` (`found`) is the
+    /// one the writer derived its write from (`expected`), else
+    /// [`StoreError::Conflict`].
+    pub fn check_revision(
+        lineage: &LineageId,
+        expected: Sha256Digest,
+        found: Sha256Digest,
+    ) -> Result<(), StoreError> {
+        if found == expected {
+            return Ok(());
+        }
+        Err(StoreError::Conflict {
+            lineage: lineage.clone(),
+            expected,
+            found,
+        })
+    }
+
     /// Its stable code and class (issue 25 §5), as [`ReviewError::classify`].
     pub fn classify(&self) -> (ErrorClass, &'static str) {
         use ErrorClass::*;

@@ -201,23 +201,6 @@ impl FileStore {
         }
     }
 
-    /// The lineages above a successor, nearest first, as far as the store
-    /// holds them (generations bound the walk).
-    fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
-        let mut out = Vec::new();
-        let mut link = record.state().predecessor().cloned();
-        while let Some(l) = link {
-            if out.len() >= record.state().generation() as usize {
-                break;
-            }
-            out.push(l.lineage_id.clone());
-            link = self
-                .load(&l.lineage_id)?
-                .and_then(|r| r.state().predecessor().cloned());
-        }
-        Ok(out)
-    }
-
     fn target_index(&self, target: &Sha256Digest) -> PathBuf {
         self.root.join("index").join("target").join(target.hex())
     }
@@ -493,13 +476,7 @@ impl RecordStore for FileStore {
             // projection a crash may have left unwritten.
             return self.write_projections(next);
         }
-        if current.revision() != *expected {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: *expected,
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(lineage, *expected, current.revision())?;
         check_successor(current.state(), next.state())?;
         self.claim_final_target(next)?;
         let new_bytes = next.to_bytes().map_err(|source| StoreError::Corrupted {
@@ -608,13 +585,7 @@ impl IndexStore for FileStore {
         let bytes =
             Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
         let current = Self::parse_record(&path, &bytes)?;
-        if current.revision() != record.revision() {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: record.revision(),
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(lineage, record.revision(), current.revision())?;
         let superseded = Self::read_optional(&self.successor_path(lineage))?.is_some();
         match delta_indexing(current.state(), superseded) {
             Err(refused) => {
@@ -643,13 +614,11 @@ impl ReceiptStore for FileStore {
         let bytes = Self::read_optional(&path)?
             .ok_or_else(|| StoreError::NotFound(record.state().lineage_id().clone()))?;
         let current = Self::parse_record(&path, &bytes)?;
-        if current.revision() != record.revision() {
-            return Err(StoreError::Conflict {
-                lineage: record.state().lineage_id().clone(),
-                expected: record.revision(),
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(
+            record.state().lineage_id(),
+            record.revision(),
+            current.revision(),
+        )?;
         self.write_projections(&current)
     }
 
