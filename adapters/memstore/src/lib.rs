@@ -116,6 +116,15 @@ fn line(l: &LineageId) -> Vec<u8> {
     format!("{l}\n").into_bytes()
 }
 
+/// The lineages an index directory (`open`, `escalated`) lists for `base`,
+/// sorted.
+fn listed(index: &BTreeMap<TreeId, BTreeSet<LineageId>>, base: &TreeId) -> Vec<LineageId> {
+    index
+        .get(base)
+        .map(|s| s.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
 impl InMemoryStore {
     /// An empty store.
     pub fn new() -> Self {
@@ -684,21 +693,11 @@ impl IndexStore for InMemoryStore {
     }
 
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        Ok(self
-            .mem()
-            .open
-            .get(base)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default())
+        Ok(listed(&self.mem().open, base))
     }
 
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        Ok(self
-            .mem()
-            .escalated
-            .get(base)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default())
+        Ok(listed(&self.mem().escalated, base))
     }
 
     fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {

@@ -277,10 +277,7 @@ impl FileStore {
         // The predecessor's lock orders recoveries of one predecessor (and
         // any writer of it) against each other.
         let _guard = self.lock(&pred)?;
-        let pred_path = self.state_path(&pred);
-        let pred_bytes =
-            Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
-        let current = Self::parse_record(&pred_path, &pred_bytes)?;
+        let (_, current) = self.held_record(&pred)?;
         // Compare-and-swap: core checked the link against the predecessor
         // at `expected`; it must still be there.
         StoreError::check_revision(&pred, *successor.expected(), current.revision())?;

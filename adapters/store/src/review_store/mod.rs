@@ -201,35 +201,49 @@ impl FileStore {
         }
     }
 
+    /// An index entry (or, for `open` and `escalated`, a directory of
+    /// them): `index/<kind>/<key>`.
+    fn index_path(&self, kind: &str, key: &str) -> PathBuf {
+        self.root.join("index").join(kind).join(key)
+    }
+
     fn target_index(&self, target: &Sha256Digest) -> PathBuf {
-        self.root.join("index").join("target").join(target.hex())
+        self.index_path("target", &target.hex())
     }
 
     fn base_index(&self, base: &TreeId) -> PathBuf {
-        self.root.join("index").join("base").join(base.as_str())
+        self.index_path("base", base.as_str())
     }
 
     fn final_index(&self, tree: &TreeId) -> PathBuf {
-        self.root.join("index").join("final").join(tree.as_str())
+        self.index_path("final", tree.as_str())
     }
 
     fn delta_index(&self, delta: &Sha256Digest) -> PathBuf {
-        self.root.join("index").join("delta").join(delta.hex())
+        self.index_path("delta", &delta.hex())
     }
 
     fn entry_index(&self, entry: &Sha256Digest) -> PathBuf {
-        self.root.join("index").join("entry").join(entry.hex())
+        self.index_path("entry", &entry.hex())
     }
 
     fn open_dir(&self, base: &TreeId) -> PathBuf {
-        self.root.join("index").join("open").join(base.as_str())
+        self.index_path("open", base.as_str())
     }
 
     fn escalated_dir(&self, base: &TreeId) -> PathBuf {
-        self.root
-            .join("index")
-            .join("escalated")
-            .join(base.as_str())
+        self.index_path("escalated", base.as_str())
+    }
+
+    /// The record held for `lineage`, and the path it was read from (a
+    /// writer reads it under the lineage's lock); a lineage with no state
+    /// file is [`StoreError::NotFound`].
+    fn held_record(&self, lineage: &LineageId) -> Result<(PathBuf, StateRecord), StoreError> {
+        let path = self.state_path(lineage);
+        let bytes =
+            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let record = Self::parse_record(&path, &bytes)?;
+        Ok((path, record))
     }
 
     /// The lineage pointers in one index directory, sorted.
@@ -467,10 +481,7 @@ impl RecordStore for FileStore {
         let (expected, next) = (transition.expected(), transition.next());
         let lineage = next.state().lineage_id();
         let _guard = self.lock(lineage)?;
-        let path = self.state_path(lineage);
-        let bytes =
-            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
+        let (path, current) = self.held_record(lineage)?;
         if current.revision() == next.revision() {
             // Exact retry: the same successor is already durable. Finish any
             // projection a crash may have left unwritten.
@@ -581,10 +592,7 @@ impl IndexStore for FileStore {
     ) -> Result<(), StoreError> {
         let lineage = record.state().lineage_id();
         let _guard = self.lock(lineage)?;
-        let path = self.state_path(lineage);
-        let bytes =
-            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
+        let (path, current) = self.held_record(lineage)?;
         StoreError::check_revision(lineage, record.revision(), current.revision())?;
         let superseded = Self::read_optional(&self.successor_path(lineage))?.is_some();
         match delta_indexing(current.state(), superseded) {
@@ -609,16 +617,10 @@ impl IndexStore for FileStore {
 
 impl ReceiptStore for FileStore {
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let _guard = self.lock(record.state().lineage_id())?;
-        let path = self.state_path(record.state().lineage_id());
-        let bytes = Self::read_optional(&path)?
-            .ok_or_else(|| StoreError::NotFound(record.state().lineage_id().clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
-        StoreError::check_revision(
-            record.state().lineage_id(),
-            record.revision(),
-            current.revision(),
-        )?;
+        let lineage = record.state().lineage_id();
+        let _guard = self.lock(lineage)?;
+        let (_, current) = self.held_record(lineage)?;
+        StoreError::check_revision(lineage, record.revision(), current.revision())?;
         self.write_projections(&current)
     }
 
