@@ -5,16 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use probity_core::review::FirstRecord;
 use probity_core::review::Lens;
 use probity_core::review::StateRecord;
 use probity_core::review::fixtures;
 use probity_ports::review::{RecordStore, RepairStore, StoreError};
 use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+
+mod common;
 
 fn approved() -> StateRecord {
     fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -30,13 +27,7 @@ fn approved() -> StateRecord {
 /// A file store in a new directory holding only the started record of
 /// [`approved`]'s lineage: (the directory, the store, the approved record).
 fn started_store() -> (tempfile::TempDir, FileStore, StateRecord) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let started = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-        .unwrap()
-        .record()
-        .unwrap();
-    store.create(&first(&started)).unwrap();
+    let (dir, store, _) = common::created();
     (dir, store, approved())
 }
 
