@@ -11,6 +11,7 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
 use probity_core::review::LineageId;
+use probity_core::review::merged;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS};
 use probity_ports::review::{AttestationStore, StoreError};
 
@@ -96,14 +97,10 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
         envelopes: &[DsseEnvelope],
     ) -> Result<(), StoreError> {
         let mut kept = self.kept();
-        let mut all = kept.get(lineage).cloned().unwrap_or_default();
-        let before = all.clone();
-        all.extend(envelopes.iter().cloned());
-        all.sort();
-        all.dedup();
-        if all == before {
+        let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
+        let Some(all) = merged(held, envelopes) else {
             return Ok(());
-        }
+        };
         if all.len() > MAX_ATTESTATIONS {
             return Err(StoreError::Malformed {
                 path: format!("attestations/{lineage}.json"),
@@ -125,9 +122,9 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
     ) -> Result<(), StoreError> {
         let mut kept = self.kept_evidence();
         let all = kept.entry(lineage.clone()).or_default();
-        all.extend(docs.iter().cloned());
-        all.sort();
-        all.dedup();
+        if let Some(more) = merged(all, docs) {
+            *all = more;
+        }
         Ok(())
     }
 

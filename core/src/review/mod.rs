@@ -208,7 +208,7 @@ pub use state::{
     ReviewState, Stage, StartInput, StateError, StateRecord, Transition, TransitionError,
     check_evidence_len, check_forecast, check_successor, derive_lineage_id,
 };
-pub use store_rules::ancestors;
+pub use store_rules::{ancestors, merged};
 pub use submission::{
     MAX_ROLE_DOCUMENT_BYTES, PlacementError, SubmittedDiffers, binding_proves, place_results,
     submitted_to_take,

@@ -21,3 +21,27 @@ pub fn ancestors<E>(
     }
     Ok(out)
 }
+
+/// `kept` with `added` merged in, sorted and without duplicates (how a
+/// store keeps a lineage's attestations and command evidence), or `None`
+/// when that is `kept` as it is: nothing new, nothing to write.
+pub fn merged<T: Ord + Clone>(kept: &[T], added: &[T]) -> Option<Vec<T>> {
+    let mut all: Vec<T> = kept.iter().chain(added).cloned().collect();
+    all.sort();
+    all.dedup();
+    (all != kept).then_some(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merged;
+
+    #[test]
+    fn merged_sorts_drops_duplicates_and_says_when_nothing_is_new() {
+        assert_eq!(merged(&[1, 3], &[2, 3, 2]), Some(vec![1, 2, 3]));
+        assert_eq!(merged(&[1, 3], &[3]), None, "nothing new");
+        assert_eq!(merged::<u8>(&[], &[]), None);
+        // A kept list that is not in order is written again, in order.
+        assert_eq!(merged(&[3, 1], &[]), Some(vec![1, 3]));
+    }
+}
