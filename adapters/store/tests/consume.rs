@@ -31,23 +31,14 @@ fn started_store() -> (tempfile::TempDir, FileStore, StateRecord) {
     (dir, store, approved())
 }
 
+/// Every file below `root` but the lock files (a refused burn may take a
+/// lineage's lock), relative path → bytes.
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else if !p.ends_with("LOCK") && !p.to_string_lossy().ends_with(".lock") {
-                out.insert(
-                    p.strip_prefix(root).unwrap().into(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
+    common::files(root)
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with("LOCK") && !p.to_string_lossy().ends_with(".lock"))
+        .map(|(p, bytes)| (p.strip_prefix(root).unwrap().into(), bytes))
+        .collect()
 }
 
 #[test]

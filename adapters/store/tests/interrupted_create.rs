@@ -10,17 +10,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use probity_core::review::FirstRecord;
 use probity_core::review::Lens;
 use probity_core::review::fixtures;
 use probity_core::review::{LineageId, Nonce};
 use probity_core::review::{ReviewState, StateRecord};
 use probity_ports::review::{Created, IndexStore, RecordStore, RepairStore};
 use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+
+mod common;
+use common::{files, first};
 
 const ROOT_VAR: &str = "PROBITY_TEST_CREATE_ROOT";
 const STEP_VAR: &str = "PROBITY_TEST_CREATE_STEP";
@@ -325,29 +323,6 @@ fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
     }
     assert_eq!(s.create(&first(&interrupted())).unwrap(), Created::New);
     assert!(root.join(orphan.as_str()).join("LOCK").is_file());
-}
-
-/// Every file under `root`, path → bytes.
-fn files(root: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut all = Vec::new();
-    all_below(root, &mut all);
-    all.into_iter()
-        .filter(|p| p.is_file())
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect()
-}
-
-fn all_below(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        out.push(e.path());
-        if e.file_type().unwrap().is_dir() {
-            all_below(&e.path(), out);
-        }
-    }
 }
 
 /// `r`'s lineage folder, made by hand in the store at `root` with `files`

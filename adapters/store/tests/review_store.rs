@@ -13,7 +13,7 @@ use probity_ports::review::{
 use probity_store::FileStore;
 
 mod common;
-use common::{created, first, started};
+use common::{created, files, first, started};
 
 /// The checked transition from `prev` to `next` (a legal successor).
 fn step(prev: &StateRecord, next: &StateRecord) -> Transition {
@@ -266,22 +266,6 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
 }
 
 /// Every file under `root`, path → bytes.
-fn files(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.clone(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
     use probity_core::review::NonBlank;
     use probity_core::review::{Disposition, RecoverRequest, successor};

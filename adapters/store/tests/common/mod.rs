@@ -1,7 +1,11 @@
 //! What the file store's tests share: the parser candidate's started
-//! record, as a first record, in a store of its own.
+//! record, as a first record, in a store of its own; every file below a
+//! folder, to hold a refusal to "wrote nothing".
 
 #![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use probity_core::review::FirstRecord;
 use probity_core::review::Lens;
@@ -31,4 +35,19 @@ pub fn created() -> (tempfile::TempDir, FileStore, StateRecord) {
     let r = started();
     store.create(&first(&r)).unwrap();
     (dir, store, r)
+}
+
+/// Every file below `root` (which must exist), path → bytes.
+pub fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(root).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else {
+            let bytes = std::fs::read(&p).unwrap();
+            out.insert(p, bytes);
+        }
+    }
+    out
 }
