@@ -19,7 +19,7 @@ use crate::InMemoryStore;
 use crate::faulty::{Layered, OnReplace};
 
 /// A review store with attestations kept in memory beside it: every other
-/// call passes through to it ([`Layered`]).
+/// call passes through to it (the testkit's one pass-through wrapper).
 pub type WithAttestations<'s, S> = Layered<&'s S, Kept>;
 
 /// [`WithAttestations`]'s layer: the envelopes and the command evidence
