@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
 use probity_core::review::LineageId;
-use probity_core::review::merged;
+use probity_core::review::merged_list;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES};
 use probity_ports::review::{AttestationStore, StoreError};
 
@@ -158,7 +158,7 @@ fn add_to_list<T: Ord + Clone + serde::Serialize>(
     max: usize,
     what: &str,
 ) -> Result<(), StoreError> {
-    let Some(all) = merged(&kept, added) else {
+    let Some(all) = merged_list(&kept, added) else {
         return Ok(());
     };
     if all.len() > max {

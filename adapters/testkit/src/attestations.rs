@@ -11,7 +11,7 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
 use probity_core::review::LineageId;
-use probity_core::review::merged;
+use probity_core::review::merged_list;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS};
 use probity_ports::review::{AttestationStore, StoreError};
 
@@ -98,7 +98,7 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
     ) -> Result<(), StoreError> {
         let mut kept = self.kept();
         let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
-        let Some(all) = merged(held, envelopes) else {
+        let Some(all) = merged_list(held, envelopes) else {
             return Ok(());
         };
         if all.len() > MAX_ATTESTATIONS {
@@ -122,7 +122,7 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
     ) -> Result<(), StoreError> {
         let mut kept = self.kept_evidence();
         let all = kept.entry(lineage.clone()).or_default();
-        if let Some(more) = merged(all, docs) {
+        if let Some(more) = merged_list(all, docs) {
             *all = more;
         }
         Ok(())
