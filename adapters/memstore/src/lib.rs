@@ -869,18 +869,9 @@ impl RepairStore for InMemoryStore {
         // section that writes it.
         let current = m.stored(lineage)?;
         StoreError::check_revision(lineage, *expected, current.revision())?;
-        if let Some(successor) = m.successors.get(lineage).cloned() {
-            return Err(StoreError::AlreadySuperseded {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
-        if let Some(successor) = m.pending_successor(lineage)? {
-            return Err(StoreError::RecoveryPending {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
+        StoreError::check_unsuperseded(lineage, m.successors.get(lineage).cloned(), || {
+            m.pending_successor(lineage)
+        })?;
         m.consumed.insert(lineage.clone(), tombstone.to_vec());
         m.remove_lineage(lineage);
         Ok(format!("consumed/{lineage}"))

@@ -227,18 +227,9 @@ impl RepairStore for FileStore {
             .load(lineage)?
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
         StoreError::check_revision(lineage, *expected, current.revision())?;
-        if let Some(successor) = self.successor_of(lineage)? {
-            return Err(StoreError::AlreadySuperseded {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
-        if let Some(successor) = self.pending_successor_of(lineage)? {
-            return Err(StoreError::RecoveryPending {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
+        StoreError::check_unsuperseded(lineage, self.successor_of(lineage)?, || {
+            self.pending_successor_of(lineage)
+        })?;
         // The tombstone first: from then on the lineage answers `consumed`
         // whatever a crash leaves of the rest (a retry completes it).
         write_atomic(&self.consumed_pointer(lineage), tombstone)?;
