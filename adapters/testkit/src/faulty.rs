@@ -1,8 +1,8 @@
-//! Store wrappers for tests: [`Layered`] passes every call through to the
-//! store it wraps but for `replace`, which its [`OnReplace`] may take over
-//! (and for what a wrapper adds beside, such as
-//! [`WithAttestations`](crate::WithAttestations)'s attestations); on it,
-//! fault injection around any [`ReviewStore`]: a simulated crash at a
+//! Store wrappers for tests. [`Layered`] passes every call through to the
+//! store it wraps but `replace`, which its layer ([`OnReplace`]) may take
+//! over; a layer may also add what the store lacks (the attestations
+//! [`WithAttestations`](crate::WithAttestations) keeps). On it, [`Faulty`]:
+//! fault injection around any [`ReviewStore`], a simulated crash at a
 //! chosen `replace`, so crash tests need no switch inside a production
 //! store.
 
