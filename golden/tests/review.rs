@@ -21,6 +21,19 @@ fn text(b: Vec<u8>) -> String {
     String::from_utf8(b).unwrap()
 }
 
+/// The receipt file `s` derives: its receipt's canonical bytes.
+fn receipt_file(s: &ReviewState) -> Vec<u8> {
+    Receipt::derive(s).unwrap().to_bytes().unwrap()
+}
+
+/// `s`'s final candidate on its base, as the live target.
+fn final_target(s: &ReviewState) -> LiveTarget {
+    LiveTarget::new(
+        s.snapshot().base_tree.clone(),
+        s.final_candidate_tree().clone(),
+    )
+}
+
 #[test]
 fn state_records_of_the_parser_scenario() {
     let (r0, r1, r2) = approved();
@@ -73,10 +86,7 @@ fn receipt_of_an_escalated_review() {
         .accept_results(vec![escalating], &Default::default())
         .unwrap();
     assert_eq!(esc.stage().name(), "escalated");
-    insta::assert_snapshot!(
-        "receipt_escalated",
-        text(Receipt::derive(&esc).unwrap().to_bytes().unwrap())
-    );
+    insta::assert_snapshot!("receipt_escalated", text(receipt_file(&esc)));
 }
 
 /// Evidence that reports a failure escalates (`evidence_failed`): the record
@@ -98,7 +108,7 @@ fn an_escalation_by_failed_evidence() {
     assert_eq!(esc.stage().name(), "escalated");
     let record = esc.record().unwrap().to_bytes().unwrap();
     assert_eq!(StateRecord::from_bytes(&record).unwrap().state(), &esc);
-    let receipt = Receipt::derive(&esc).unwrap().to_bytes().unwrap();
+    let receipt = receipt_file(&esc);
     let state_schema = jsonschema::validator_for(&SchemaDoc::State.schema()).unwrap();
     let receipt_schema = jsonschema::validator_for(&SchemaDoc::Receipt.schema()).unwrap();
     assert!(state_schema.is_valid(&serde_json::from_slice(&record).unwrap()));
@@ -160,7 +170,7 @@ fn a_disputed_finding() {
     insta::assert_snapshot!("state_record_disputed", text(record));
     insta::assert_snapshot!(
         "receipt_approved_with_a_dispute",
-        text(Receipt::derive(&approved).unwrap().to_bytes().unwrap())
+        text(receipt_file(&approved))
     );
 }
 
@@ -216,7 +226,7 @@ fn maintenance_documents() {
     )
     .unwrap();
     insta::assert_snapshot!("repair_audit_record", text(audit));
-    let receipt = Receipt::derive(&r2).unwrap().to_bytes().unwrap();
+    let receipt = receipt_file(&r2);
     let tombstone = consumption_tombstone(
         &BurnRequest {
             lineage: r2.lineage_id().clone(),
@@ -282,17 +292,14 @@ fn a_pre_push_denial_with_its_deliveries() {
         count: 1,
         problem: None,
     };
-    let live = LiveTarget::new(
-        r2.snapshot().base_tree.clone(),
-        r2.final_candidate_tree().clone(),
-    );
+    let live = final_target(&r2);
     assert!(delivery_commit(Gate::PrePush, &one).is_ok());
     let allowed = decide_target(
         Gate::PrePush,
         &live,
         Authority::Exact {
             state: &r2,
-            receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+            receipt_file: Some(&receipt_file(&r2)),
             superseded_by: None,
         },
     );
@@ -428,8 +435,7 @@ fn state_and_receipt_documents_match_their_schemas() {
         assert!(state_schema.is_valid(&v), "{v}");
     }
     let receipt_schema = jsonschema::validator_for(&SchemaDoc::Receipt.schema()).unwrap();
-    let v: Value =
-        serde_json::from_slice(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()).unwrap();
+    let v: Value = serde_json::from_slice(&receipt_file(&r2)).unwrap();
     assert!(receipt_schema.is_valid(&v));
     let mut extra = v.clone();
     extra["ledger_hash"] = json!("x");
@@ -508,10 +514,7 @@ fn receipt_after_correction() {
         .unwrap()
         .accept_evidence(b"cargo test: 50 passed, 0 failed\n")
         .unwrap();
-    insta::assert_snapshot!(
-        "receipt_corrected",
-        text(Receipt::derive(&approved).unwrap().to_bytes().unwrap())
-    );
+    insta::assert_snapshot!("receipt_corrected", text(receipt_file(&approved)));
 }
 
 /// The refuter and validator schemas agree with their parsers.
@@ -588,7 +591,7 @@ fn a_rebased_allow_names_its_proof() {
         &live,
         Authority::Rebased {
             state: &r2,
-            receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+            receipt_file: Some(&receipt_file(&r2)),
             superseded_by: None,
             check: &check,
         },
@@ -710,12 +713,8 @@ fn a_recovery_chain_allow_names_its_run() {
     use probity_core::review::{ChainLink, Gate, decide_target, rebind};
     let (_, _, l1) = approved();
     let l2 = stitched_successor(&l1);
-    let receipt = |s: &ReviewState| Receipt::derive(s).unwrap().to_bytes().unwrap();
-    let (r1, r2) = (receipt(&l1), receipt(&l2));
-    let live = LiveTarget::new(
-        l1.snapshot().base_tree.clone(),
-        l1.final_candidate_tree().clone(),
-    );
+    let (r1, r2) = (receipt_file(&l1), receipt_file(&l2));
+    let live = final_target(&l1);
     let denied = decide_target(
         Gate::PrePush,
         &live,
@@ -802,13 +801,10 @@ fn a_first_publication_allow_and_its_history_denial() {
     // The whole history's review: (empty tree, the tip's tree).
     let whole = decide_target(
         Gate::PrePush,
-        &LiveTarget::new(
-            r2.snapshot().base_tree.clone(),
-            r2.final_candidate_tree().clone(),
-        ),
+        &final_target(&r2),
         Authority::Exact {
             state: &r2,
-            receipt_file: Some(&Receipt::derive(&r2).unwrap().to_bytes().unwrap()),
+            receipt_file: Some(&receipt_file(&r2)),
             superseded_by: None,
         },
     );

@@ -49,6 +49,15 @@ impl Audited {
         }
     }
 
+    /// Keeps `record` among the created ones when the store made it
+    /// (`created` is `New`); answers `created`.
+    fn kept_if_new(&self, created: Created, record: &StateRecord) -> Created {
+        if created == Created::New {
+            self.created.lock().unwrap().push(record.clone());
+        }
+        created
+    }
+
     fn take(&self) -> (Vec<(StateRecord, StateRecord)>, Vec<StateRecord>) {
         (
             std::mem::take(&mut *self.replaced.lock().unwrap()),
@@ -64,10 +73,7 @@ impl RecordStore for Audited {
 
     fn create(&self, r: &FirstRecord) -> Result<Created, StoreError> {
         let created = self.inner.create(r)?;
-        if created == Created::New {
-            self.created.lock().unwrap().push(r.record().clone());
-        }
-        Ok(created)
+        Ok(self.kept_if_new(created, r.record()))
     }
 
     fn replace(&self, t: &Transition) -> Result<(), StoreError> {
@@ -87,10 +93,7 @@ impl RecordStore for Audited {
 impl ChainStore for Audited {
     fn create_successor(&self, r: &Successor) -> Result<Created, StoreError> {
         let created = self.inner.create_successor(r)?;
-        if created == Created::New {
-            self.created.lock().unwrap().push(r.record().clone());
-        }
-        Ok(created)
+        Ok(self.kept_if_new(created, r.record()))
     }
 
     fn successor_of(&self, l: &LineageId) -> Result<Option<LineageId>, StoreError> {

@@ -51,6 +51,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::Lens;
 use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::review::Receipt;
+use probity_core::review::ancestors;
 use probity_core::review::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
@@ -113,6 +114,15 @@ fn corrupted(path: String) -> impl FnOnce(probity_core::review::StateError) -> S
 
 fn line(l: &LineageId) -> Vec<u8> {
     format!("{l}\n").into_bytes()
+}
+
+/// The lineages an index directory (`open`, `escalated`) lists for `base`,
+/// sorted.
+fn listed(index: &BTreeMap<TreeId, BTreeSet<LineageId>>, base: &TreeId) -> Vec<LineageId> {
+    index
+        .get(base)
+        .map(|s| s.iter().cloned().collect())
+        .unwrap_or_default()
 }
 
 impl InMemoryStore {
@@ -385,13 +395,7 @@ impl Mem {
     fn current_at(&self, record: &StateRecord) -> Result<StateRecord, StoreError> {
         let lineage = record.state().lineage_id();
         let current = self.stored(lineage)?;
-        if current.revision() != record.revision() {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: record.revision(),
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(lineage, record.revision(), current.revision())?;
         Ok(current)
     }
 
@@ -472,36 +476,13 @@ impl Mem {
         }
     }
 
-    /// The lineages above a successor, nearest first, as far as the store
-    /// holds them (its generation bounds the walk).
-    fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
-        let mut out = Vec::new();
-        let mut link = record.state().predecessor().cloned();
-        while let Some(l) = link {
-            if out.len() >= record.state().generation() as usize {
-                break;
-            }
-            out.push(l.lineage_id.clone());
-            link = self
-                .load(&l.lineage_id)?
-                .and_then(|r| r.state().predecessor().cloned());
-        }
-        Ok(out)
-    }
-
     fn create_successor(&mut self, successor: &Successor) -> Result<Created, StoreError> {
         let record = successor.record();
         let pred = successor.predecessor().clone();
         let current = self.stored(&pred)?;
         // Compare-and-swap: core checked the link against the predecessor
         // at `expected`; it must still be there.
-        if current.revision() != *successor.expected() {
-            return Err(StoreError::Conflict {
-                lineage: pred,
-                expected: *successor.expected(),
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(&pred, *successor.expected(), current.revision())?;
         let link = record.state().predecessor();
         let same_link = |r: &StateRecord| r.state().predecessor() == link;
         // An interrupted creation is adopted by the same request only.
@@ -535,7 +516,7 @@ impl Mem {
             None => false,
         };
         let target = record.state().snapshot().target;
-        let ancestors = self.ancestors(&record)?;
+        let ancestors = ancestors(&record, |l| self.load(l))?;
         match self.target.get(&target).cloned() {
             None => {}
             Some(owner) if owner == lineage || ancestors.contains(&owner) => {}
@@ -618,13 +599,7 @@ impl RecordStore for InMemoryStore {
             // Exact retry: finish whatever projection is missing.
             return m.write_projections(next);
         }
-        if current.revision() != *expected {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: *expected,
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(lineage, *expected, current.revision())?;
         check_successor(current.state(), next.state())?;
         let bytes = next.to_bytes().map_err(corrupted(state_path(lineage)))?;
         // All or nothing: a refused claim leaves every byte as it was.
@@ -718,21 +693,11 @@ impl IndexStore for InMemoryStore {
     }
 
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        Ok(self
-            .mem()
-            .open
-            .get(base)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default())
+        Ok(listed(&self.mem().open, base))
     }
 
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        Ok(self
-            .mem()
-            .escalated
-            .get(base)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default())
+        Ok(listed(&self.mem().escalated, base))
     }
 
     fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
@@ -903,25 +868,10 @@ impl RepairStore for InMemoryStore {
         // What the burn was decided on, checked again in the same critical
         // section that writes it.
         let current = m.stored(lineage)?;
-        if current.revision() != *expected {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: *expected,
-                found: current.revision(),
-            });
-        }
-        if let Some(successor) = m.successors.get(lineage).cloned() {
-            return Err(StoreError::AlreadySuperseded {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
-        if let Some(successor) = m.pending_successor(lineage)? {
-            return Err(StoreError::RecoveryPending {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
+        StoreError::check_revision(lineage, *expected, current.revision())?;
+        StoreError::check_unsuperseded(lineage, m.successors.get(lineage).cloned(), || {
+            m.pending_successor(lineage)
+        })?;
         m.consumed.insert(lineage.clone(), tombstone.to_vec());
         m.remove_lineage(lineage);
         Ok(format!("consumed/{lineage}"))

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
 use probity_core::review::LineageId;
+use probity_core::review::merged_list;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES};
 use probity_ports::review::{AttestationStore, StoreError};
 
@@ -152,18 +153,14 @@ impl AttestationStore for FileStore {
 /// added; more than `max` entries is refused, nothing written.
 fn add_to_list<T: Ord + Clone + serde::Serialize>(
     path: &Path,
-    mut all: Vec<T>,
+    kept: Vec<T>,
     added: &[T],
     max: usize,
     what: &str,
 ) -> Result<(), StoreError> {
-    let before = all.clone();
-    all.extend(added.iter().cloned());
-    all.sort();
-    all.dedup();
-    if all == before {
+    let Some(all) = merged_list(&kept, added) else {
         return Ok(());
-    }
+    };
     if all.len() > max {
         return Err(malformed(
             path,

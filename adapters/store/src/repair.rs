@@ -226,25 +226,10 @@ impl RepairStore for FileStore {
         let current = self
             .load(lineage)?
             .ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        if current.revision() != *expected {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: *expected,
-                found: current.revision(),
-            });
-        }
-        if let Some(successor) = self.successor_of(lineage)? {
-            return Err(StoreError::AlreadySuperseded {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
-        if let Some(successor) = self.pending_successor_of(lineage)? {
-            return Err(StoreError::RecoveryPending {
-                lineage: lineage.clone(),
-                successor,
-            });
-        }
+        StoreError::check_revision(lineage, *expected, current.revision())?;
+        StoreError::check_unsuperseded(lineage, self.successor_of(lineage)?, || {
+            self.pending_successor_of(lineage)
+        })?;
         // The tombstone first: from then on the lineage answers `consumed`
         // whatever a crash leaves of the rest (a retry completes it).
         write_atomic(&self.consumed_pointer(lineage), tombstone)?;

@@ -5,16 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use probity_core::review::FirstRecord;
 use probity_core::review::Lens;
 use probity_core::review::StateRecord;
 use probity_core::review::fixtures;
 use probity_ports::review::{RecordStore, RepairStore, StoreError};
 use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+
+mod common;
 
 fn approved() -> StateRecord {
     fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
@@ -30,33 +27,18 @@ fn approved() -> StateRecord {
 /// A file store in a new directory holding only the started record of
 /// [`approved`]'s lineage: (the directory, the store, the approved record).
 fn started_store() -> (tempfile::TempDir, FileStore, StateRecord) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let started = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-        .unwrap()
-        .record()
-        .unwrap();
-    store.create(&first(&started)).unwrap();
+    let (dir, store, _) = common::created();
     (dir, store, approved())
 }
 
+/// Every file below `root` but the lock files (a refused burn may take a
+/// lineage's lock), relative path → bytes.
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else if !p.ends_with("LOCK") && !p.to_string_lossy().ends_with(".lock") {
-                out.insert(
-                    p.strip_prefix(root).unwrap().into(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
+    common::files(root)
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with("LOCK") && !p.to_string_lossy().ends_with(".lock"))
+        .map(|(p, bytes)| (p.strip_prefix(root).unwrap().into(), bytes))
+        .collect()
 }
 
 #[test]

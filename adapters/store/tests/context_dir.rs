@@ -3,11 +3,11 @@
 use std::fs;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt, symlink};
 use std::os::unix::net::UnixListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use probity_core::context::Assembly;
 use probity_core::context::ContextInput;
-use probity_core::context::VerifyError;
+use probity_core::context::{VerifiedTree, VerifyError};
 use probity_ports::context::assemble;
 use probity_store::context_dir::{
     ContextDirError, check_sealed_copy, copy_verified, observe_dir, verify_dir, write_tree,
@@ -28,6 +28,37 @@ fn written() -> (tempfile::TempDir, std::path::PathBuf, Assembly) {
     (tmp, root, a)
 }
 
+/// Why `verify_dir` refuses the tree at `root` as `a`'s: a verification
+/// error (an answer of any other kind fails the test).
+#[track_caller]
+fn refusal(root: &Path, a: &Assembly) -> VerifyError {
+    match verify_dir(root, &a.index_digest).unwrap_err() {
+        ContextDirError::Verify(e) => e,
+        other => panic!("not a verification refusal: {other}"),
+    }
+}
+
+/// The file at `p` rewritten with `change` made to its bytes.
+fn edit(p: &Path, change: impl FnOnce(&mut Vec<u8>)) {
+    let mut b = fs::read(p).unwrap();
+    change(&mut b);
+    fs::write(p, b).unwrap();
+}
+
+/// The tree at `root` verified as `a`'s and copied to `sandbox` in `tmp`:
+/// the verified tree and the copy's path.
+fn sandbox(tmp: &tempfile::TempDir, root: &Path, a: &Assembly) -> (VerifiedTree, PathBuf) {
+    let v = verify_dir(root, &a.index_digest).unwrap();
+    let dest = tmp.path().join("sandbox");
+    copy_verified(&v, &dest).unwrap();
+    (v, dest)
+}
+
+/// Whether `r` is the refusal of a path that exists already.
+fn is_exists<T>(r: Result<T, ContextDirError>) -> bool {
+    matches!(r, Err(ContextDirError::Exists(_)))
+}
+
 fn mode(p: &Path) -> u32 {
     fs::symlink_metadata(p).unwrap().permissions().mode() & 0o7777
 }
@@ -46,39 +77,24 @@ fn writes_0700_dirs_and_0600_files_and_verifies() {
 #[test]
 fn refuses_to_write_over_an_existing_path() {
     let (_tmp, root, a) = written();
-    assert!(matches!(
-        write_tree(&root, &a.tree),
-        Err(ContextDirError::Exists(_))
-    ));
+    assert!(is_exists(write_tree(&root, &a.tree)));
 }
 
 #[test]
 fn refuses_a_changed_byte() {
     let (_tmp, root, a) = written();
-    let p = root.join("views/timeline.order");
-    let mut b = fs::read(&p).unwrap();
-    b[0] ^= 1;
-    fs::write(&p, b).unwrap();
-    assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(VerifyError::Digest(_)))
-    ));
+    edit(&root.join("views/timeline.order"), |b| b[0] ^= 1);
+    assert!(matches!(refusal(&root, &a), VerifyError::Digest(_)));
 }
 
 #[test]
 fn refuses_extra_and_missing_files() {
     let (_tmp, root, a) = written();
     fs::write(root.join("state/extra.json"), b"{}").unwrap();
-    assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(VerifyError::ExtraFile(p))) if p == "state/extra.json"
-    ));
+    assert!(matches!(refusal(&root, &a), VerifyError::ExtraFile(p) if p == "state/extra.json"));
     fs::remove_file(root.join("state/extra.json")).unwrap();
     fs::remove_file(root.join("state/threads.json")).unwrap();
-    assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(VerifyError::MissingFile(p))) if p == "state/threads.json"
-    ));
+    assert!(matches!(refusal(&root, &a), VerifyError::MissingFile(p) if p == "state/threads.json"));
 }
 
 #[test]
@@ -89,20 +105,14 @@ fn refuses_symlinks_at_every_component() {
     fs::copy(root.join("state/actors.json"), &target).unwrap();
     fs::remove_file(root.join("state/actors.json")).unwrap();
     symlink(&target, root.join("state/actors.json")).unwrap();
-    assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(VerifyError::Symlink(p))) if p == "state/actors.json"
-    ));
+    assert!(matches!(refusal(&root, &a), VerifyError::Symlink(p) if p == "state/actors.json"));
 
     // A directory replaced by a link to an identical directory.
     let (tmp, root, a) = written();
     let moved = tmp.path().join("state-real");
     fs::rename(root.join("state"), &moved).unwrap();
     symlink(&moved, root.join("state")).unwrap();
-    assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(VerifyError::Symlink(p))) if p == "state"
-    ));
+    assert!(matches!(refusal(&root, &a), VerifyError::Symlink(p) if p == "state"));
 
     // The root itself.
     let (tmp, root, a) = written();
@@ -118,34 +128,26 @@ fn refuses_symlinks_at_every_component() {
 fn refuses_special_files() {
     let (_tmp, root, a) = written();
     let _sock = UnixListener::bind(root.join("state/sock")).unwrap();
-    assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(VerifyError::SpecialFile(p))) if p == "state/sock"
-    ));
+    assert!(matches!(refusal(&root, &a), VerifyError::SpecialFile(p) if p == "state/sock"));
 }
 
 #[test]
 fn refuses_a_rewritten_root_index() {
     let (_tmp, root, a) = written();
-    let p = root.join("index.json");
-    let mut b = fs::read(&p).unwrap();
-    b.pop();
-    b.extend_from_slice(b",\"x\":1}");
-    fs::write(&p, b).unwrap();
+    edit(&root.join("index.json"), |b| {
+        b.pop();
+        b.extend_from_slice(b",\"x\":1}");
+    });
     assert!(matches!(
-        verify_dir(&root, &a.index_digest),
-        Err(ContextDirError::Verify(
-            VerifyError::RootIndexMismatch { .. }
-        ))
+        refusal(&root, &a),
+        VerifyError::RootIndexMismatch { .. }
     ));
 }
 
 #[test]
 fn verified_copy_is_read_only_and_exact() {
     let (tmp, root, a) = written();
-    let v = verify_dir(&root, &a.index_digest).unwrap();
-    let dest = tmp.path().join("sandbox");
-    copy_verified(&v, &dest).unwrap();
+    let (v, dest) = sandbox(&tmp, &root, &a);
     assert_eq!(mode(&dest), 0o555);
     assert_eq!(mode(&dest.join("state")), 0o555);
     assert_eq!(mode(&dest.join("index.json")), 0o444);
@@ -154,10 +156,7 @@ fn verified_copy_is_read_only_and_exact() {
     let again = probity_ports::context::verify(&observed, &a.index_digest).unwrap();
     assert_eq!(again.files(), a.tree.files());
     // An existing destination is refused.
-    assert!(matches!(
-        copy_verified(&v, &dest),
-        Err(ContextDirError::Exists(_))
-    ));
+    assert!(is_exists(copy_verified(&v, &dest)));
     // Let the temporary directory be removed.
     for entry in [
         "",
@@ -187,10 +186,7 @@ fn copy_to_an_existing_directory_is_refused_untouched() {
     let v = verify_dir(&root, &a.index_digest).unwrap();
     let dest = tmp.path().join("copy");
     fs::create_dir(&dest).unwrap();
-    assert!(matches!(
-        copy_verified(&v, &dest),
-        Err(ContextDirError::Exists(_))
-    ));
+    assert!(is_exists(copy_verified(&v, &dest)));
     assert!(fs::read_dir(&dest).unwrap().next().is_none());
 }
 
@@ -213,15 +209,15 @@ fn an_unlisted_file_is_refused_by_the_manifest_without_being_read() {
     let (_tmp, root, a) = written();
     sparse(&root.join("records/extra1.md"), 63 * 1024 * 1024);
     sparse(&root.join("records/extra2.md"), 1 << 40);
-    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    let err = refusal(&root, &a);
     assert!(
-        matches!(&err, ContextDirError::Verify(VerifyError::ExtraFile(p)) if p == "records/extra1.md"),
+        matches!(&err, VerifyError::ExtraFile(p) if p == "records/extra1.md"),
         "{err}"
     );
     fs::remove_file(root.join("records/extra1.md")).unwrap();
-    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    let err = refusal(&root, &a);
     assert!(
-        matches!(&err, ContextDirError::Verify(VerifyError::ExtraFile(p)) if p == "records/extra2.md"),
+        matches!(&err, VerifyError::ExtraFile(p) if p == "records/extra2.md"),
         "{err}"
     );
     fs::remove_file(root.join("records/extra2.md")).unwrap();
@@ -236,27 +232,25 @@ fn an_unlisted_file_is_refused_by_the_manifest_without_being_read() {
 #[test]
 fn sizes_are_checked_from_metadata_before_any_file_is_read() {
     let (_tmp, root, a) = written();
-    let first = root.join("collection.json");
-    let mut b = fs::read(&first).unwrap();
-    b[1] ^= 1;
-    fs::write(&first, b).unwrap();
+    edit(&root.join("collection.json"), |b| b[1] ^= 1);
     let later = root.join("state/threads.json");
-    let mut b = fs::read(&later).unwrap();
-    let before = b.len() as u64;
-    b.push(b'\n');
-    fs::write(&later, b).unwrap();
-    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    let mut before = 0;
+    edit(&later, |b| {
+        before = b.len() as u64;
+        b.push(b'\n');
+    });
+    let err = refusal(&root, &a);
     assert!(
-        matches!(&err, ContextDirError::Verify(VerifyError::Size { path, expected, actual })
+        matches!(&err, VerifyError::Size { path, expected, actual }
             if path == "state/threads.json" && *expected == before && *actual == before + 1),
         "{err}"
     );
     // A listed file over the limit keeps the limit's refusal (never read).
     fs::remove_file(&later).unwrap();
     sparse(&later, 1 << 40);
-    let err = verify_dir(&root, &a.index_digest).unwrap_err();
+    let err = refusal(&root, &a);
     assert!(
-        matches!(&err, ContextDirError::Verify(VerifyError::TooLarge { path, .. }) if path == "state/threads.json"),
+        matches!(&err, VerifyError::TooLarge { path, .. } if path == "state/threads.json"),
         "{err}"
     );
 }
@@ -268,9 +262,7 @@ fn sizes_are_checked_from_metadata_before_any_file_is_read() {
 #[test]
 fn a_sealed_copy_with_a_mode_or_a_byte_changed_is_found() {
     let (tmp, root, a) = written();
-    let v = verify_dir(&root, &a.index_digest).unwrap();
-    let dest = tmp.path().join("sandbox");
-    copy_verified(&v, &dest).unwrap();
+    let (v, dest) = sandbox(&tmp, &root, &a);
     check_sealed_copy(&v, &dest).unwrap();
     let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
     // A mode the verifier refuses anyway, then the writer's modes, which

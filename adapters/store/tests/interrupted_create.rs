@@ -10,17 +10,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use probity_core::review::FirstRecord;
 use probity_core::review::Lens;
 use probity_core::review::fixtures;
 use probity_core::review::{LineageId, Nonce};
 use probity_core::review::{ReviewState, StateRecord};
 use probity_ports::review::{Created, IndexStore, RecordStore, RepairStore};
 use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+
+mod common;
+use common::{files, first};
 
 const ROOT_VAR: &str = "PROBITY_TEST_CREATE_ROOT";
 const STEP_VAR: &str = "PROBITY_TEST_CREATE_STEP";
@@ -159,11 +157,45 @@ fn store(root: &Path) -> FileStore {
     FileStore::at(root.to_path_buf())
 }
 
+/// A fresh directory, and where a store goes in it (not made yet).
+fn store_root() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    (dir, root)
+}
+
+/// Creates `r`'s lineage in the store at `root`: a new one.
+#[track_caller]
+fn create_new(root: &Path, r: &StateRecord) {
+    assert_eq!(store(root).create(&first(r)).unwrap(), Created::New);
+}
+
+/// The store at `root` finds `r`'s lineage by its target.
+#[track_caller]
+fn assert_target_indexed(root: &Path, r: &StateRecord) {
+    assert_eq!(
+        store(root)
+            .lookup_target(&r.state().snapshot().target)
+            .unwrap(),
+        Some(r.state().lineage_id().clone())
+    );
+}
+
+/// What a store holding `r`'s lineage alone lists: the index and it.
+fn index_and(r: &StateRecord) -> Vec<String> {
+    vec!["index".to_string(), r.state().lineage_id().to_string()]
+}
+
+/// Nothing of an interrupted start is left hidden in the store at `root`.
+#[track_caller]
+fn assert_nothing_hidden(root: &Path, why: &str) {
+    assert_eq!(hidden(root), Vec::<PathBuf>::new(), "{why}");
+}
+
 #[test]
 fn a_start_killed_before_its_state_leaves_no_lineage_folder() {
     for signal in ["-KILL", "-TERM"] {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("store");
+        let (_dir, root) = store_root();
         end(stopped_at(&root, "folder"), signal);
         assert_eq!(
             folders_without_state(&root),
@@ -174,13 +206,9 @@ fn a_start_killed_before_its_state_leaves_no_lineage_folder() {
         assert_eq!(store(&root).load(&lost).unwrap(), None);
         // The next start leaves the store holding its lineage and its index.
         let next = next_start();
-        assert_eq!(store(&root).create(&first(&next)).unwrap(), Created::New);
-        assert_eq!(
-            entries(&root),
-            vec!["index".to_string(), next.state().lineage_id().to_string()],
-            "{signal}"
-        );
-        assert_eq!(hidden(&root), Vec::<PathBuf>::new(), "{signal}");
+        create_new(&root, &next);
+        assert_eq!(entries(&root), index_and(&next), "{signal}");
+        assert_nothing_hidden(&root, signal);
     }
 }
 
@@ -190,23 +218,22 @@ fn a_start_killed_before_its_state_leaves_no_lineage_folder() {
 #[test]
 fn a_start_killed_before_its_index_is_undone_by_the_next_start() {
     for signal in ["-KILL", "-TERM"] {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("store");
+        let (_dir, root) = store_root();
         end(stopped_at(&root, "state"), signal);
         let lost = interrupted();
         let target = lost.state().snapshot().target;
         assert_eq!(store(&root).lookup_target(&target).unwrap(), None);
         // The next start, of another candidate: the orphan is gone.
         let other = other_candidate();
-        assert_eq!(store(&root).create(&first(&other)).unwrap(), Created::New);
+        create_new(&root, &other);
         assert_eq!(
             entries(&root),
-            vec!["index".to_string(), other.state().lineage_id().to_string()],
+            index_and(&other),
             "{signal}: the unindexed lineage is removed"
         );
-        assert_eq!(hidden(&root), Vec::<PathBuf>::new(), "{signal}");
+        assert_nothing_hidden(&root, signal);
         // The candidate can be started again.
-        assert_eq!(store(&root).create(&first(&lost)).unwrap(), Created::New);
+        create_new(&root, &lost);
         assert_eq!(
             store(&root).lookup_target(&target).unwrap(),
             Some(lost.state().lineage_id().clone())
@@ -218,23 +245,17 @@ fn a_start_killed_before_its_index_is_undone_by_the_next_start() {
 /// lock): a valid lineage, kept whole by the next start.
 #[test]
 fn a_start_killed_after_its_index_keeps_its_lineage() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
+    let (_dir, root) = store_root();
     end(stopped_at(&root, "indexed"), "-KILL");
     let kept = interrupted();
     let other = other_candidate();
-    assert_eq!(store(&root).create(&first(&other)).unwrap(), Created::New);
+    create_new(&root, &other);
     assert_eq!(
         store(&root).load(kept.state().lineage_id()).unwrap(),
         Some(kept.clone())
     );
-    assert_eq!(
-        store(&root)
-            .lookup_target(&kept.state().snapshot().target)
-            .unwrap(),
-        Some(kept.state().lineage_id().clone())
-    );
-    assert_eq!(hidden(&root), Vec::<PathBuf>::new());
+    assert_target_indexed(&root, &kept);
+    assert_nothing_hidden(&root, "");
     // The same candidate resumes it.
     assert_eq!(
         store(&root).create(&first(&next_start())).unwrap(),
@@ -246,13 +267,12 @@ fn a_start_killed_after_its_index_keeps_its_lineage() {
 /// it takes; once its owner is gone, the next start undoes it.
 #[test]
 fn a_live_starts_lineage_is_never_scavenged() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
+    let (_dir, root) = store_root();
     let live = stopped_at(&root, "state");
     let before = entries(&root);
     let hidden_before = hidden(&root);
     let other = other_candidate();
-    assert_eq!(store(&root).create(&first(&other)).unwrap(), Created::New);
+    create_new(&root, &other);
     let mut expected = before.clone();
     expected.extend(["index".to_string(), other.state().lineage_id().to_string()]);
     expected.sort();
@@ -263,7 +283,7 @@ fn a_live_starts_lineage_is_never_scavenged() {
     }
     end(live, "-KILL");
     let third = next_start();
-    assert_eq!(store(&root).create(&first(&third)).unwrap(), Created::New);
+    create_new(&root, &third);
     assert_eq!(entries(&root), {
         let mut v = vec![
             "index".to_string(),
@@ -273,7 +293,7 @@ fn a_live_starts_lineage_is_never_scavenged() {
         v.sort();
         v
     });
-    assert_eq!(hidden(&root), Vec::<PathBuf>::new());
+    assert_nothing_hidden(&root, "");
 }
 
 /// What an older Probity killed between the folder and its state left (a
@@ -282,10 +302,9 @@ fn a_live_starts_lineage_is_never_scavenged() {
 /// (a live recovery makes its successor's folder before its state too).
 #[test]
 fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
+    let (_dir, root) = store_root();
     let valid = other_candidate();
-    assert_eq!(store(&root).create(&first(&valid)).unwrap(), Created::New);
+    create_new(&root, &valid);
     let orphan = LineageId::parse("review-00000000000000aa").unwrap();
     std::fs::create_dir(root.join(orphan.as_str())).unwrap();
     std::fs::write(root.join(orphan.as_str()).join("LOCK"), b"").unwrap();
@@ -306,26 +325,13 @@ fn a_folder_without_state_is_neither_corruption_nor_scavenged() {
     assert!(root.join(orphan.as_str()).join("LOCK").is_file());
 }
 
-/// Every file under `root`, path → bytes.
-fn files(root: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut all = Vec::new();
-    all_below(root, &mut all);
-    all.into_iter()
-        .filter(|p| p.is_file())
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect()
-}
-
-fn all_below(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        out.push(e.path());
-        if e.file_type().unwrap().is_dir() {
-            all_below(&e.path(), out);
-        }
+/// `r`'s lineage folder, made by hand in the store at `root` with `files`
+/// (name, bytes) in it.
+fn lineage_folder(root: &Path, r: &StateRecord, files: &[(&str, Vec<u8>)]) {
+    let l = root.join(r.state().lineage_id().as_str());
+    std::fs::create_dir_all(&l).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(l.join(name), bytes).unwrap();
     }
 }
 
@@ -334,33 +340,26 @@ fn all_below(dir: &Path, out: &mut Vec<PathBuf>) {
 /// the state and the index left): the retry indexes it.
 #[test]
 fn an_exact_retry_over_its_unindexed_lineage_indexes_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
+    let (_dir, root) = store_root();
     let r = interrupted();
-    let l = root.join(r.state().lineage_id().as_str());
-    std::fs::create_dir_all(&l).unwrap();
-    std::fs::write(l.join("LOCK"), b"").unwrap();
-    std::fs::write(l.join("state.json"), r.to_bytes().unwrap()).unwrap();
-    assert_eq!(store(&root).create(&first(&r)).unwrap(), Created::New);
-    assert_eq!(
-        store(&root)
-            .lookup_target(&r.state().snapshot().target)
-            .unwrap(),
-        Some(r.state().lineage_id().clone())
+    lineage_folder(
+        &root,
+        &r,
+        &[("LOCK", Vec::new()), ("state.json", r.to_bytes().unwrap())],
     );
-    assert_eq!(hidden(&root), Vec::<PathBuf>::new());
+    create_new(&root, &r);
+    assert_target_indexed(&root, &r);
+    assert_nothing_hidden(&root, "");
 }
 
 /// A folder of the new lineage's name holding another state: refused with
 /// a typed error, and no byte of the store changes.
 #[test]
 fn a_lineage_folder_with_other_content_is_refused_unchanged() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
+    let (_dir, root) = store_root();
     let r = interrupted();
-    let l = root.join(r.state().lineage_id().as_str());
-    std::fs::create_dir_all(&l).unwrap();
-    std::fs::write(l.join("state.json"), other_candidate().to_bytes().unwrap()).unwrap();
+    let other = other_candidate().to_bytes().unwrap();
+    lineage_folder(&root, &r, &[("state.json", other)]);
     let before = files(&root);
     let err = store(&root).create(&first(&r)).unwrap_err();
     assert!(
@@ -368,5 +367,5 @@ fn a_lineage_folder_with_other_content_is_refused_unchanged() {
         "{err}"
     );
     assert_eq!(files(&root), before);
-    assert_eq!(hidden(&root), Vec::<PathBuf>::new());
+    assert_nothing_hidden(&root, "");
 }

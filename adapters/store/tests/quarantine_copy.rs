@@ -11,18 +11,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
-use probity_core::review::FirstRecord;
-use probity_core::review::Lens;
 use probity_core::review::LineageId;
 use probity_core::review::RepairClass;
-use probity_core::review::StateRecord;
-use probity_core::review::fixtures;
 use probity_ports::review::{RecordStore, RepairStore, StoreError};
 use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+
+mod common;
+use common::{first, started};
 
 const ROOT_VAR: &str = "PROBITY_TEST_QUARANTINE_ROOT";
 const LINEAGE_VAR: &str = "PROBITY_TEST_QUARANTINE_LINEAGE";
@@ -35,13 +30,14 @@ fn audit(_: &[probity_core::review::QuarantinedFile]) -> Result<Vec<u8>, StoreEr
     Ok(b"{\"audit\":true}\n".to_vec())
 }
 
-/// A store holding one lineage whose record is corrupted (large garbage).
-fn corrupted_store(root: &Path) -> (FileStore, LineageId, Vec<u8>) {
-    let store = FileStore::at(root.to_path_buf());
-    let record = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-        .unwrap()
-        .record()
-        .unwrap();
+/// A store holding one lineage whose record is corrupted (large garbage),
+/// in a fresh directory: (the directory, the store's root, the store, the
+/// lineage, the garbage).
+fn corrupted_store() -> (tempfile::TempDir, PathBuf, FileStore, LineageId, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    let store = FileStore::at(root.clone());
+    let record = started();
     store.create(&first(&record)).unwrap();
     let lineage = record.state().lineage_id().clone();
     let garbage: Vec<u8> = (0..CORRUPT_BYTES).map(|i| b'a' + (i % 26) as u8).collect();
@@ -50,7 +46,7 @@ fn corrupted_store(root: &Path) -> (FileStore, LineageId, Vec<u8>) {
         store.load(&lineage).is_err(),
         "the record must be corrupted"
     );
-    (store, lineage, garbage)
+    (dir, root, store, lineage, garbage)
 }
 
 fn outcome(root: &Path) -> PathBuf {
@@ -187,9 +183,7 @@ fn assert_retry_completes(store: &FileStore, root: &Path, lineage: &LineageId, g
 
 #[test]
 fn a_copy_cut_short_by_a_failed_write_leaves_no_partial_file_and_the_retry_completes() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
-    let (store, lineage, garbage) = corrupted_store(&root);
+    let (_dir, root, store, lineage, garbage) = corrupted_store();
 
     let status = quarantine_in_child(&root, &lineage, true);
     assert!(status.success(), "{status}");
@@ -210,9 +204,7 @@ fn a_copy_cut_short_by_a_failed_write_leaves_no_partial_file_and_the_retry_compl
 #[test]
 fn a_copy_cut_short_by_a_crash_is_never_seen_partial_and_the_retry_completes() {
     use std::os::unix::process::ExitStatusExt;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
-    let (store, lineage, garbage) = corrupted_store(&root);
+    let (_dir, root, store, lineage, garbage) = corrupted_store();
 
     let status = quarantine_in_child(&root, &lineage, false);
     assert_eq!(status.signal(), Some(libc::SIGXFSZ), "{status}");
@@ -245,9 +237,7 @@ fn a_copy_cut_short_by_a_crash_is_never_seen_partial_and_the_retry_completes() {
 /// nothing moves.
 #[test]
 fn an_exact_copy_in_place_is_accepted_and_a_different_one_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("store");
-    let (store, lineage, garbage) = corrupted_store(&root);
+    let (_dir, root, store, lineage, garbage) = corrupted_store();
     let digest = probity_core::digest::Sha256Digest::plain(&garbage);
     let q = root.join("quarantine").join(format!(
         "{lineage}-{}-{}",

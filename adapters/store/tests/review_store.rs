@@ -4,28 +4,20 @@ use probity_core::review::Forecast;
 use std::time::Duration;
 
 use probity_core::review::Lens;
+use probity_core::review::Successor;
 use probity_core::review::fixtures;
-use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{StateRecord, Transition};
 use probity_ports::review::{
     ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore, StoreError,
 };
 use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+
+mod common;
+use common::{created, files, first, started};
 
 /// The checked transition from `prev` to `next` (a legal successor).
 fn step(prev: &StateRecord, next: &StateRecord) -> Transition {
     Transition::check(prev, next.state().clone()).expect("a legal transition")
-}
-
-fn started() -> StateRecord {
-    fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-        .unwrap()
-        .record()
-        .unwrap()
 }
 
 fn validating(r: &StateRecord) -> StateRecord {
@@ -34,6 +26,29 @@ fn validating(r: &StateRecord) -> StateRecord {
         .unwrap()
         .record()
         .unwrap()
+}
+
+/// `r` invalidated, for `reason`.
+fn invalidated(r: &StateRecord, reason: &str) -> StateRecord {
+    r.state()
+        .invalidate(probity_core::review::NonBlank::parse(reason).unwrap())
+        .unwrap()
+        .record()
+        .unwrap()
+}
+
+/// `r` (validating) with passing evidence: approved.
+fn approved(r: &StateRecord) -> StateRecord {
+    r.state()
+        .accept_evidence(b"evidence")
+        .unwrap()
+        .record()
+        .unwrap()
+}
+
+/// `rel` in the folder of `r`'s lineage, in the store at `dir`.
+fn in_lineage(dir: &tempfile::TempDir, r: &StateRecord, rel: &str) -> std::path::PathBuf {
+    dir.path().join(r.state().lineage_id().as_str()).join(rel)
 }
 
 #[test]
@@ -56,10 +71,7 @@ fn create_indexes_by_target_and_resumes_a_second_start() {
 
 #[test]
 fn replace_is_compare_and_swap_and_exact_retries_succeed() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r0 = started();
-    store.create(&first(&r0)).unwrap();
+    let (_dir, store, r0) = created();
     let r1 = validating(&r0);
     store.replace(&step(&r0, &r1)).unwrap();
     // Exact retry: same successor, same expected revision.
@@ -81,12 +93,7 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
         .unwrap();
     let stale = store.replace(&step(&r0, &other)).unwrap_err();
     assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
-    let r2 = r1
-        .state()
-        .accept_evidence(b"evidence")
-        .unwrap()
-        .record()
-        .unwrap();
+    let r2 = approved(&r1);
     // The legal successor lands, and writes the receipt and the base index.
     store.replace(&step(&r1, &r2)).unwrap();
     assert!(
@@ -103,14 +110,8 @@ fn replace_is_compare_and_swap_and_exact_retries_succeed() {
 
 #[test]
 fn an_illegal_successor_is_rejected_without_writing() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r0 = started();
-    store.create(&first(&r0)).unwrap();
-    let state_file = dir
-        .path()
-        .join(r0.state().lineage_id().as_str())
-        .join("state.json");
+    let (dir, _store, r0) = created();
+    let state_file = in_lineage(&dir, &r0, "state.json");
     let before = std::fs::read(&state_file).unwrap();
     // Changed frozen fields (the authored lines, and the budget derived
     // from them, so the state is valid on its own).
@@ -127,14 +128,8 @@ fn an_illegal_successor_is_rejected_without_writing() {
 
 #[test]
 fn load_fails_closed_on_tampering() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r = started();
-    store.create(&first(&r)).unwrap();
-    let state_file = dir
-        .path()
-        .join(r.state().lineage_id().as_str())
-        .join("state.json");
+    let (dir, store, r) = created();
+    let state_file = in_lineage(&dir, &r, "state.json");
     let good = std::fs::read_to_string(&state_file).unwrap();
     for (name, bad) in [
         ("truncated", good[..good.len() / 2].to_string()),
@@ -229,12 +224,7 @@ fn injected_fault_leaves_the_last_committed_state() {
     store.replace(&step(&r0, &r1)).unwrap();
     // A crash after the state write: the successor is durable, the caller
     // told it failed; an exact retry answers it.
-    let r2 = r1
-        .state()
-        .accept_evidence(b"evidence")
-        .unwrap()
-        .record()
-        .unwrap();
+    let r2 = approved(&r1);
     let late = Faulty::new(store, 0, Crash::AfterStateWrite);
     assert!(matches!(late.replace(&step(&r1, &r2)), Err(e) if is_injected(&e)));
     let store = late.into_inner();
@@ -276,22 +266,6 @@ fn a_stale_claim_on_a_corrected_target_is_taken_over_and_a_real_one_is_not() {
 }
 
 /// Every file under `root`, path → bytes.
-fn files(root: &std::path::Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.clone(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
 fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
     use probity_core::review::NonBlank;
     use probity_core::review::{Disposition, RecoverRequest, successor};
@@ -318,26 +292,10 @@ fn successor_of(pred: &StateRecord, reason: &str) -> Successor {
 
 #[test]
 fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
-    use probity_core::review::NonBlank;
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r0 = started();
-    store.create(&first(&r0)).unwrap();
+    let (dir, store, r0) = created();
     // A successor of a predecessor that moved since is a conflict.
-    let early = successor_of(
-        &r0.state()
-            .invalidate(NonBlank::parse("x").unwrap())
-            .unwrap()
-            .record()
-            .unwrap(),
-        "a",
-    );
-    let inv = r0
-        .state()
-        .invalidate(NonBlank::parse("wrong branch").unwrap())
-        .unwrap()
-        .record()
-        .unwrap();
+    let early = successor_of(&invalidated(&r0, "x"), "a");
+    let inv = invalidated(&r0, "wrong branch");
     store.replace(&step(&r0, &inv)).unwrap();
     let before = files(dir.path());
     assert!(matches!(
@@ -381,17 +339,8 @@ fn a_successor_takes_over_its_predecessors_target_and_never_forks() {
 
 #[test]
 fn a_successor_never_takes_a_target_another_lineage_owns() {
-    use probity_core::review::NonBlank;
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r0 = started();
-    store.create(&first(&r0)).unwrap();
-    let inv = r0
-        .state()
-        .invalidate(NonBlank::parse("wrong branch").unwrap())
-        .unwrap()
-        .record()
-        .unwrap();
+    let (dir, store, r0) = created();
+    let inv = invalidated(&r0, "wrong branch");
     store.replace(&step(&r0, &inv)).unwrap();
     // Someone else's lineage owns the target index now.
     let other = probity_core::review::LineageId::parse("review-0123456789abcdef").unwrap();
@@ -456,14 +405,8 @@ fn a_submitted_result_is_kept_once_and_an_exact_resubmission_is_answered() {
 
 #[test]
 fn an_oversized_submitted_result_on_disk_is_refused_unread() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r = started();
-    store.create(&first(&r)).unwrap();
-    let path = dir
-        .path()
-        .join(r.state().lineage_id().as_str())
-        .join("results");
+    let (dir, store, r) = created();
+    let path = in_lineage(&dir, &r, "results");
     std::fs::create_dir_all(&path).unwrap();
     std::fs::write(path.join("reliability.json"), vec![b' '; (1 << 20) + 1]).unwrap();
     assert!(matches!(
@@ -474,10 +417,7 @@ fn an_oversized_submitted_result_on_disk_is_refused_unread() {
 
 #[test]
 fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r = started();
-    store.create(&first(&r)).unwrap();
+    let (dir, store, r) = created();
     let base = r.state().snapshot().base_tree.clone();
     assert_eq!(store.lookup_escalated(&base).unwrap(), Vec::new());
     let unknown = probity_core::review::ReviewerResult::parse(
@@ -512,10 +452,7 @@ fn an_escalation_is_indexed_by_its_base_and_rewritten_by_a_retry() {
 #[test]
 fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
     use probity_core::digest::{Domain, Sha256Digest};
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r0 = started();
-    store.create(&first(&r0)).unwrap();
+    let (dir, store, r0) = created();
     let r1 = validating(&r0);
     store.replace(&step(&r0, &r1)).unwrap();
     let key = Sha256Digest::of(Domain::new("test/delta"), b"d");
@@ -533,12 +470,7 @@ fn an_approval_projects_its_final_tree_and_its_delta_keys_idempotently() {
         None
     );
 
-    let r2 = r1
-        .state()
-        .accept_evidence(b"evidence")
-        .unwrap()
-        .record()
-        .unwrap();
+    let r2 = approved(&r1);
     // A record that is not the stored one is a conflict, not an index.
     let stale = store.index_delta(&r2, &key, &[entry]).unwrap_err();
     assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
@@ -619,18 +551,10 @@ fn a_garbage_lineage_elsewhere_never_reaches_another_lineages_lookups() {
     use probity_core::review::RepairClass;
     use probity_core::review::{LineageId, TreeId};
     use probity_ports::review::RepairStore;
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r0 = started();
-    store.create(&first(&r0)).unwrap();
+    let (dir, store, r0) = created();
     let r1 = validating(&r0);
     store.replace(&step(&r0, &r1)).unwrap();
-    let r2 = r1
-        .state()
-        .accept_evidence(b"evidence")
-        .unwrap()
-        .record()
-        .unwrap();
+    let r2 = approved(&r1);
     store.replace(&step(&r1, &r2)).unwrap();
     let delta = Sha256Digest::of(Domain::new("test/delta"), b"d");
     let entry = Sha256Digest::of(Domain::new("test/entry"), b"e");

@@ -3,44 +3,17 @@
 //! for no lineage, is refused with nothing written.
 
 use probity_core::digest::Sha256Digest;
-use probity_core::review::FirstRecord;
-use probity_core::review::Lens;
-use probity_core::review::StateRecord;
 use probity_core::review::fixtures;
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
-use probity_ports::review::{RecordStore, StoreError, TranscriptStore};
-use probity_store::FileStore;
-/// `r` as a first record, by core's check.
-fn first(r: &StateRecord) -> FirstRecord {
-    FirstRecord::check(r.clone()).unwrap()
-}
+use probity_ports::review::{StoreError, TranscriptStore};
 
-fn files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            if e.path().is_dir() {
-                stack.push(e.path());
-            } else {
-                out.push(e.path());
-            }
-        }
-    }
-    out.sort();
-    out
-}
+mod common;
+use common::{created, files};
 
 #[test]
 fn a_transcript_is_kept_once_under_its_digest_and_a_wrong_one_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = FileStore::at(dir.path().to_path_buf());
-    let r = fixtures::start(&fixtures::parser_observation(), Lens::Reliability)
-        .unwrap()
-        .record()
-        .unwrap();
+    let (dir, store, r) = created();
     let lineage = r.state().lineage_id().clone();
-    store.create(&first(&r)).unwrap();
     let bytes = br#"[{"content":"frame","role":"system"}]"#;
     let digest = Sha256Digest::of(TRANSCRIPT_DOMAIN, bytes);
     let rel = store

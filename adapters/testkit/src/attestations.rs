@@ -1,42 +1,43 @@
 //! DSSE envelopes kept beside a review store: [`WithAttestations`] adds
 //! [`AttestationStore`] to a store it borrows (an [`InMemoryStore`], or any
-//! [`ReviewStore`]), with the file store's semantics: a lineage's envelopes
-//! sorted and de-duplicated, at most [`MAX_ATTESTATIONS`], never
-//! interpreted. Every other call passes through unchanged.
+//! [`ReviewStore`](probity_ports::review::ReviewStore)), with the file
+//! store's semantics: a lineage's envelopes sorted and de-duplicated, at
+//! most [`MAX_ATTESTATIONS`], never interpreted. Every other call passes
+//! through unchanged.
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
 use probity_core::canonical::canonical_bytes;
-use probity_core::digest::Sha256Digest;
 use probity_core::review::CommandEvidenceDocument;
-use probity_core::review::Lens;
+use probity_core::review::LineageId;
+use probity_core::review::merged_list;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS};
-use probity_core::review::{FirstRecord, Successor};
-use probity_core::review::{LineageId, TreeId};
-use probity_core::review::{StateRecord, Transition};
-use probity_ports::review::{
-    AttestationStore, ChainStore, Created, IndexStore, ReceiptStore, RecordStore, ResultStore,
-    ReviewStore, StoreError, Submitted, TranscriptStore,
-};
+use probity_ports::review::{AttestationStore, StoreError};
 
 use crate::InMemoryStore;
+use crate::faulty::{Layered, OnReplace};
 
-/// A review store with attestations kept in memory beside it.
-#[derive(Debug)]
-pub struct WithAttestations<'s, S: ?Sized> {
-    inner: &'s S,
+/// A review store with attestations kept in memory beside it: every other
+/// call passes through to it (the testkit's one pass-through wrapper).
+pub type WithAttestations<'s, S> = Layered<&'s S, Kept>;
+
+/// [`WithAttestations`]'s layer: the envelopes and the command evidence
+/// kept, per lineage.
+#[derive(Debug, Default)]
+pub struct Kept {
     envelopes: Mutex<BTreeMap<LineageId, Vec<DsseEnvelope>>>,
     evidence: Mutex<BTreeMap<LineageId, Vec<CommandEvidenceDocument>>>,
 }
 
-impl<'s, S: ?Sized> WithAttestations<'s, S> {
+impl OnReplace for Kept {}
+
+impl<'s, S: ?Sized> Layered<&'s S, Kept> {
     /// `inner` with no envelopes kept.
     pub fn new(inner: &'s S) -> Self {
         Self {
             inner,
-            envelopes: Mutex::new(BTreeMap::new()),
-            evidence: Mutex::new(BTreeMap::new()),
+            layer: Kept::default(),
         }
     }
 
@@ -46,11 +47,17 @@ impl<'s, S: ?Sized> WithAttestations<'s, S> {
     }
 
     fn kept(&self) -> MutexGuard<'_, BTreeMap<LineageId, Vec<DsseEnvelope>>> {
-        self.envelopes.lock().unwrap_or_else(|p| p.into_inner())
+        self.layer
+            .envelopes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     fn kept_evidence(&self) -> MutexGuard<'_, BTreeMap<LineageId, Vec<CommandEvidenceDocument>>> {
-        self.evidence.lock().unwrap_or_else(|p| p.into_inner())
+        self.layer
+            .evidence
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// The envelope files as the file store names and writes them
@@ -73,7 +80,7 @@ impl<'s, S: ?Sized> WithAttestations<'s, S> {
     }
 }
 
-impl WithAttestations<'_, InMemoryStore> {
+impl Layered<&InMemoryStore, Kept> {
     /// Every byte held: the in-memory store's [`InMemoryStore::dump`] and
     /// the envelope files. Equal dumps mean no byte changed.
     pub fn dump(&self) -> BTreeMap<String, Vec<u8>> {
@@ -83,21 +90,17 @@ impl WithAttestations<'_, InMemoryStore> {
     }
 }
 
-impl<S: ?Sized> AttestationStore for WithAttestations<'_, S> {
+impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
     fn add_attestations(
         &self,
         lineage: &LineageId,
         envelopes: &[DsseEnvelope],
     ) -> Result<(), StoreError> {
         let mut kept = self.kept();
-        let mut all = kept.get(lineage).cloned().unwrap_or_default();
-        let before = all.clone();
-        all.extend(envelopes.iter().cloned());
-        all.sort();
-        all.dedup();
-        if all == before {
+        let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
+        let Some(all) = merged_list(held, envelopes) else {
             return Ok(());
-        }
+        };
         if all.len() > MAX_ATTESTATIONS {
             return Err(StoreError::Malformed {
                 path: format!("attestations/{lineage}.json"),
@@ -119,9 +122,9 @@ impl<S: ?Sized> AttestationStore for WithAttestations<'_, S> {
     ) -> Result<(), StoreError> {
         let mut kept = self.kept_evidence();
         let all = kept.entry(lineage.clone()).or_default();
-        all.extend(docs.iter().cloned());
-        all.sort();
-        all.dedup();
+        if let Some(more) = merged_list(all, docs) {
+            *all = more;
+        }
         Ok(())
     }
 
@@ -131,122 +134,6 @@ impl<S: ?Sized> AttestationStore for WithAttestations<'_, S> {
             .get(lineage)
             .cloned()
             .unwrap_or_default())
-    }
-}
-
-impl<S: ReviewStore + ?Sized> RecordStore for WithAttestations<'_, S> {
-    fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
-        self.inner.load(lineage)
-    }
-
-    fn create(&self, record: &FirstRecord) -> Result<Created, StoreError> {
-        self.inner.create(record)
-    }
-
-    fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
-        self.inner.replace(transition)
-    }
-
-    fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
-        self.inner.under_lock(lineage, f)
-    }
-}
-
-impl<S: ReviewStore + ?Sized> ChainStore for WithAttestations<'_, S> {
-    fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
-        self.inner.create_successor(record)
-    }
-
-    fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.successor_of(lineage)
-    }
-
-    fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.pending_successor_of(lineage)
-    }
-}
-
-impl<S: ReviewStore + ?Sized> IndexStore for WithAttestations<'_, S> {
-    fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_target(target)
-    }
-
-    fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_base(base)
-    }
-
-    fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_final(tree)
-    }
-
-    fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_delta(delta)
-    }
-
-    fn index_delta(
-        &self,
-        record: &StateRecord,
-        delta: &Sha256Digest,
-        entries: &[Sha256Digest],
-    ) -> Result<(), StoreError> {
-        self.inner.index_delta(record, delta, entries)
-    }
-
-    fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        self.inner.lookup_delta_entry(entry)
-    }
-
-    fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        self.inner.lookup_open(base)
-    }
-
-    fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        self.inner.lookup_escalated(base)
-    }
-
-    fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
-        self.inner.lookup_escalations()
-    }
-}
-
-impl<S: ReviewStore + ?Sized> ReceiptStore for WithAttestations<'_, S> {
-    fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        self.inner.ensure_projections(record)
-    }
-
-    fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
-        self.inner.read_receipt(lineage)
-    }
-
-    fn receipt_location(&self, lineage: &LineageId) -> String {
-        self.inner.receipt_location(lineage)
-    }
-}
-
-impl<S: ReviewStore + ?Sized> ResultStore for WithAttestations<'_, S> {
-    fn submit_result(
-        &self,
-        lineage: &LineageId,
-        lens: Lens,
-        bytes: &[u8],
-    ) -> Result<Submitted, StoreError> {
-        self.inner.submit_result(lineage, lens, bytes)
-    }
-
-    fn submitted_results(&self, lineage: &LineageId) -> Result<Vec<(Lens, Vec<u8>)>, StoreError> {
-        self.inner.submitted_results(lineage)
-    }
-}
-
-impl<S: TranscriptStore + ?Sized> TranscriptStore for WithAttestations<'_, S> {
-    fn keep_transcript(
-        &self,
-        lineage: &LineageId,
-        role: &str,
-        digest: &Sha256Digest,
-        bytes: &[u8],
-    ) -> Result<String, StoreError> {
-        self.inner.keep_transcript(lineage, role, digest, bytes)
     }
 }
 

@@ -1,7 +1,12 @@
-//! Fault injection around any [`ReviewStore`]: a simulated crash at a
+//! Store wrappers for tests. [`Layered`] passes every call through to the
+//! store it wraps but `replace`, which its layer ([`OnReplace`]) may take
+//! over; a layer may also add what the store lacks (the attestations
+//! [`WithAttestations`](crate::WithAttestations) keeps). On it, [`Faulty`]:
+//! fault injection around any [`ReviewStore`], a simulated crash at a
 //! chosen `replace`, so crash tests need no switch inside a production
 //! store.
 
+use std::ops::Deref;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use probity_core::digest::Sha256Digest;
@@ -14,6 +19,29 @@ use probity_ports::review::{
     RepairStore, ResultStore, ReviewStore, StoreError, Submitted, TranscriptStore,
 };
 
+/// A store `inner` (owned in a [`Box`], or borrowed) with `layer` over it:
+/// every call passes through to `inner` unchanged, but `replace`, which
+/// goes through `layer` ([`OnReplace`]). What [`Faulty`] and
+/// [`WithAttestations`](crate::WithAttestations) share.
+#[derive(Debug)]
+pub struct Layered<P, L> {
+    pub(crate) inner: P,
+    pub(crate) layer: L,
+}
+
+/// What a [`Layered`] store does on `replace`: by default, what the store
+/// it wraps does.
+pub trait OnReplace {
+    /// `replace` through this layer, over `inner`.
+    fn replace<S: RecordStore + ?Sized>(
+        &self,
+        inner: &S,
+        transition: &Transition,
+    ) -> Result<(), StoreError> {
+        inner.replace(transition)
+    }
+}
+
 /// When the simulated crash strikes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Crash {
@@ -25,25 +53,30 @@ pub enum Crash {
     AfterStateWrite,
 }
 
-/// A store whose every `replace` after the first `after` ones fails with
-/// [`StoreError::Io`] (an injected crash, see [`Crash`]); every other call
-/// passes through to the inner store unchanged.
+/// [`Faulty`]'s layer: every `replace` after the first `after` ones
+/// crashes (see [`Crash`]).
 #[derive(Debug)]
-pub struct Faulty<S> {
-    inner: S,
+pub struct Crashes {
     after: u32,
     crash: Crash,
     replaces: AtomicU32,
 }
 
-impl<S: ReviewStore> Faulty<S> {
+/// A store whose every `replace` after the first `after` ones fails with
+/// [`StoreError::Io`] (an injected crash, see [`Crash`]); every other call
+/// passes through to the inner store unchanged.
+pub type Faulty<S> = Layered<Box<S>, Crashes>;
+
+impl<S: ReviewStore> Layered<Box<S>, Crashes> {
     /// Crashes every `replace` after the first `after` ones.
     pub fn new(inner: S, after: u32, crash: Crash) -> Self {
         Self {
-            inner,
-            after,
-            crash,
-            replaces: AtomicU32::new(0),
+            inner: Box::new(inner),
+            layer: Crashes {
+                after,
+                crash,
+                replaces: AtomicU32::new(0),
+            },
         }
     }
 
@@ -54,12 +87,12 @@ impl<S: ReviewStore> Faulty<S> {
 
     /// The wrapped store, owned.
     pub fn into_inner(self) -> S {
-        self.inner
+        *self.inner
     }
 
     /// How many `replace` calls were made (crashed ones included).
     pub fn replaces(&self) -> u32 {
-        self.replaces.load(Ordering::SeqCst)
+        self.layer.replaces.load(Ordering::SeqCst)
     }
 }
 
@@ -77,7 +110,28 @@ fn crash(lineage: &LineageId, when: &str) -> StoreError {
     }
 }
 
-impl<S: ReviewStore> RecordStore for Faulty<S> {
+impl OnReplace for Crashes {
+    fn replace<S: RecordStore + ?Sized>(
+        &self,
+        inner: &S,
+        transition: &Transition,
+    ) -> Result<(), StoreError> {
+        let n = self.replaces.fetch_add(1, Ordering::SeqCst);
+        if n < self.after {
+            return inner.replace(transition);
+        }
+        let lineage = transition.next().state().lineage_id();
+        match self.crash {
+            Crash::BeforeReplace => Err(crash(lineage, "before replace")),
+            Crash::AfterStateWrite => {
+                inner.replace(transition)?;
+                Err(crash(lineage, "after the state write"))
+            }
+        }
+    }
+}
+
+impl<P: Deref<Target: RecordStore>, L: OnReplace> RecordStore for Layered<P, L> {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         self.inner.load(lineage)
     }
@@ -87,18 +141,7 @@ impl<S: ReviewStore> RecordStore for Faulty<S> {
     }
 
     fn replace(&self, transition: &Transition) -> Result<(), StoreError> {
-        let n = self.replaces.fetch_add(1, Ordering::SeqCst);
-        if n < self.after {
-            return self.inner.replace(transition);
-        }
-        let lineage = transition.next().state().lineage_id();
-        match self.crash {
-            Crash::BeforeReplace => Err(crash(lineage, "before replace")),
-            Crash::AfterStateWrite => {
-                self.inner.replace(transition)?;
-                Err(crash(lineage, "after the state write"))
-            }
-        }
+        self.layer.replace(&*self.inner, transition)
     }
 
     fn under_lock(&self, lineage: &LineageId, f: &mut dyn FnMut()) -> Result<(), StoreError> {
@@ -106,7 +149,7 @@ impl<S: ReviewStore> RecordStore for Faulty<S> {
     }
 }
 
-impl<S: ReviewStore> ChainStore for Faulty<S> {
+impl<P: Deref<Target: ChainStore>, L> ChainStore for Layered<P, L> {
     fn create_successor(&self, record: &Successor) -> Result<Created, StoreError> {
         self.inner.create_successor(record)
     }
@@ -120,7 +163,7 @@ impl<S: ReviewStore> ChainStore for Faulty<S> {
     }
 }
 
-impl<S: ReviewStore> IndexStore for Faulty<S> {
+impl<P: Deref<Target: IndexStore>, L> IndexStore for Layered<P, L> {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
         self.inner.lookup_target(target)
     }
@@ -163,7 +206,7 @@ impl<S: ReviewStore> IndexStore for Faulty<S> {
     }
 }
 
-impl<S: ReviewStore> ReceiptStore for Faulty<S> {
+impl<P: Deref<Target: ReceiptStore>, L> ReceiptStore for Layered<P, L> {
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
         self.inner.ensure_projections(record)
     }
@@ -177,7 +220,7 @@ impl<S: ReviewStore> ReceiptStore for Faulty<S> {
     }
 }
 
-impl<S: ReviewStore> ResultStore for Faulty<S> {
+impl<P: Deref<Target: ResultStore>, L> ResultStore for Layered<P, L> {
     fn submit_result(
         &self,
         lineage: &LineageId,
@@ -192,7 +235,7 @@ impl<S: ReviewStore> ResultStore for Faulty<S> {
     }
 }
 
-impl<S: ReviewStore + TranscriptStore> TranscriptStore for Faulty<S> {
+impl<P: Deref<Target: TranscriptStore>, L> TranscriptStore for Layered<P, L> {
     fn keep_transcript(
         &self,
         lineage: &LineageId,
@@ -233,7 +276,7 @@ impl<S: ReviewStore + AttestationStore> AttestationStore for Faulty<S> {
     }
 }
 
-impl<S: ReviewStore + RepairStore> RepairStore for Faulty<S> {
+impl<P: Deref<Target: RepairStore>, L> RepairStore for Layered<P, L> {
     fn survey(
         &self,
         class: probity_core::review::RepairClass,

@@ -142,6 +142,30 @@ struct Keys<'a> {
     digests: &'a [Sha256Digest],
 }
 
+/// A store's answer as [`observe`] records it.
+fn shown<T: fmt::Debug>(answer: Result<T, StoreError>) -> String {
+    format!("{:?}", answer.map_err(|e| e.to_string()))
+}
+
+/// [`started`]'s record, created in `store`.
+fn created<S: ReviewStore>(store: &S) -> Result<StateRecord, String> {
+    let r = started()?;
+    ok("create", store.create(&first(&r)?))?;
+    Ok(r)
+}
+
+/// `next`, stored in `store` by the step from `prev` (`what` names it in
+/// a failure).
+fn replaced<S: ReviewStore>(
+    store: &S,
+    what: &str,
+    prev: &StateRecord,
+    next: StateRecord,
+) -> Result<StateRecord, String> {
+    ok(what, store.replace(&step(prev, &next)?))?;
+    Ok(next)
+}
+
 fn observe<S: ReviewStore>(store: &S, keys: &Keys<'_>) -> Result<Observed, String> {
     let mut out = BTreeMap::new();
     let mut put = |k: String, v: String| {
@@ -154,73 +178,28 @@ fn observe<S: ReviewStore>(store: &S, keys: &Keys<'_>) -> Result<Observed, Strin
             Err(e) => format!("error {e}"),
         };
         put(format!("{l}/state"), loaded);
-        put(
-            format!("{l}/receipt"),
-            format!("{:?}", store.read_receipt(l).map_err(|e| e.to_string())),
-        );
-        put(
-            format!("{l}/successor"),
-            format!("{:?}", store.successor_of(l).map_err(|e| e.to_string())),
-        );
-        put(
-            format!("{l}/pending"),
-            format!(
-                "{:?}",
-                store.pending_successor_of(l).map_err(|e| e.to_string())
-            ),
-        );
-        put(
-            format!("{l}/results"),
-            format!(
-                "{:?}",
-                store.submitted_results(l).map_err(|e| e.to_string())
-            ),
-        );
+        put(format!("{l}/receipt"), shown(store.read_receipt(l)));
+        put(format!("{l}/successor"), shown(store.successor_of(l)));
+        put(format!("{l}/pending"), shown(store.pending_successor_of(l)));
+        put(format!("{l}/results"), shown(store.submitted_results(l)));
     }
     for t in keys.targets {
-        put(
-            format!("target/{t}"),
-            format!("{:?}", store.lookup_target(t).map_err(|e| e.to_string())),
-        );
+        put(format!("target/{t}"), shown(store.lookup_target(t)));
     }
     for tree in keys.trees {
         let answers = [
-            (
-                "base",
-                format!("{:?}", store.lookup_base(tree).map_err(|e| e.to_string())),
-            ),
-            (
-                "final",
-                format!("{:?}", store.lookup_final(tree).map_err(|e| e.to_string())),
-            ),
-            (
-                "open",
-                format!("{:?}", store.lookup_open(tree).map_err(|e| e.to_string())),
-            ),
-            (
-                "escalated",
-                format!(
-                    "{:?}",
-                    store.lookup_escalated(tree).map_err(|e| e.to_string())
-                ),
-            ),
+            ("base", shown(store.lookup_base(tree))),
+            ("final", shown(store.lookup_final(tree))),
+            ("open", shown(store.lookup_open(tree))),
+            ("escalated", shown(store.lookup_escalated(tree))),
         ];
         for (kind, answer) in answers {
             put(format!("{kind}/{tree}"), answer);
         }
     }
     for d in keys.digests {
-        put(
-            format!("delta/{d}"),
-            format!("{:?}", store.lookup_delta(d).map_err(|e| e.to_string())),
-        );
-        put(
-            format!("entry/{d}"),
-            format!(
-                "{:?}",
-                store.lookup_delta_entry(d).map_err(|e| e.to_string())
-            ),
-        );
+        put(format!("delta/{d}"), shown(store.lookup_delta(d)));
+        put(format!("entry/{d}"), shown(store.lookup_delta_entry(d)));
     }
     Ok(Observed(out))
 }
@@ -278,8 +257,7 @@ fn create_and_resume<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
-    ok("create", store.create(&first(&r0)?))?;
+    let r0 = created(store)?;
     let r1 = validating(&r0)?;
     let t = step(&r0, &r1)?;
     ok("replace", store.replace(&t))?;
@@ -288,8 +266,7 @@ fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
         ok("load", store.load(r0.state().lineage_id()))? == Some(r1.clone()),
         "the stored record is not the successor"
     );
-    let r2 = approved(&r1)?;
-    ok("replace to approved", store.replace(&step(&r1, &r2)?))?;
+    replaced(store, "replace to approved", &r1, approved(&r1)?)?;
     // A retry of an older step once the lineage moved on is stale.
     expect_err("an old step replayed", store.replace(&t), |e| {
         matches!(e, StoreError::Conflict { .. })
@@ -317,11 +294,9 @@ fn cas_and_exact_retries<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn stale_writers<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
+    let r0 = created(store)?;
     let l = r0.state().lineage_id();
-    ok("create", store.create(&first(&r0)?))?;
-    let r1 = validating(&r0)?;
-    ok("replace", store.replace(&step(&r0, &r1)?))?;
+    let r1 = replaced(store, "replace", &r0, validating(&r0)?)?;
     let keys = Keys {
         lineages: &[l],
         targets: &[r0.state().snapshot().target],
@@ -359,8 +334,7 @@ fn stale_writers<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
-    ok("create", store.create(&first(&r0)?))?;
+    let r0 = created(store)?;
     let keys = Keys {
         lineages: &[r0.state().lineage_id()],
         targets: &[r0.state().snapshot().target],
@@ -401,15 +375,13 @@ fn illegal_successors<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn receipts<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
+    let r0 = created(store)?;
     let l = r0.state().lineage_id();
-    ok("create", store.create(&first(&r0)?))?;
     ensure!(
         ok("read_receipt", store.read_receipt(l))?.is_none(),
         "a reviewing lineage has a receipt"
     );
-    let r1 = validating(&r0)?;
-    ok("replace", store.replace(&step(&r0, &r1)?))?;
+    let r1 = replaced(store, "replace", &r0, validating(&r0)?)?;
     ensure!(
         ok("read_receipt", store.read_receipt(l))?.is_none(),
         "a validating lineage has a receipt"
@@ -420,8 +392,7 @@ fn receipts<S: ReviewStore>(store: &S) -> Outcome {
         store.ensure_projections(&r0),
         |e| matches!(e, StoreError::Conflict { .. }),
     )?;
-    let r2 = approved(&r1)?;
-    ok("replace to approved", store.replace(&step(&r1, &r2)?))?;
+    let r2 = replaced(store, "replace to approved", &r1, approved(&r1)?)?;
     let derived = Receipt::derive(r2.state()).ok_or("an approved state derives no receipt")?;
     let derived = ok("receipt bytes", derived.to_bytes())?;
     ensure!(
@@ -442,18 +413,15 @@ fn receipts<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn approval_indexes<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
+    let r0 = created(store)?;
     let l = r0.state().lineage_id().clone();
     let base = r0.state().snapshot().base_tree.clone();
-    ok("create", store.create(&first(&r0)?))?;
-    let r1 = validating(&r0)?;
-    ok("replace", store.replace(&step(&r0, &r1)?))?;
+    let r1 = replaced(store, "replace", &r0, validating(&r0)?)?;
     ensure!(
         ok("lookup_base", store.lookup_base(&base))?.is_none(),
         "a validating lineage is indexed by its base"
     );
-    let r2 = approved(&r1)?;
-    ok("replace to approved", store.replace(&step(&r1, &r2)?))?;
+    let r2 = replaced(store, "replace to approved", &r1, approved(&r1)?)?;
     ensure!(
         ok("lookup_base", store.lookup_base(&base))? == Some(l.clone()),
         "an approval is not indexed by its base tree"
@@ -521,8 +489,7 @@ fn correction_and_escalation<S: ReviewStore>(store: &S) -> Outcome {
         "a lineage in correction is not listed open on its base"
     );
     // An escalation on the same base is listed as escalated.
-    let other = started()?;
-    ok("create", store.create(&first(&other)?))?;
+    let other = created(store)?;
     let unknown = reviewer(
         r#"{"findings":[{"location":"src/parser.rs:1","severity":"BLOCKER","claim":"c","proof_refs":["p"],"evidence_class":"inferential","causal_disposition":"unknown"}],"evidence":["e"]}"#,
     )?;
@@ -613,11 +580,9 @@ fn corrected_target_claims<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn delta_indexes<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
+    let r0 = created(store)?;
     let l = r0.state().lineage_id().clone();
-    ok("create", store.create(&first(&r0)?))?;
-    let r1 = validating(&r0)?;
-    ok("replace", store.replace(&step(&r0, &r1)?))?;
+    let r1 = replaced(store, "replace", &r0, validating(&r0)?)?;
     let key = Sha256Digest::of(Domain::new("probity-testkit/delta"), b"d");
     let entry = Sha256Digest::of(Domain::new("probity-testkit/entry"), b"e");
     let keys = Keys {
@@ -659,14 +624,12 @@ fn delta_indexes<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn successors<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
-    ok("create", store.create(&first(&r0)?))?;
+    let r0 = created(store)?;
     let obs = fixtures::parser_observation();
     // A successor of a revision of the predecessor the store never held.
     let never = record(&ok("invalidate", r0.state().invalidate(non_blank("x")?))?)?;
     let early = successor_on(&never, "early", &obs)?;
-    let inv = invalidated(&r0)?;
-    ok("invalidate", store.replace(&step(&r0, &inv)?))?;
+    let inv = replaced(store, "invalidate", &r0, invalidated(&r0)?)?;
     let pred = inv.state().lineage_id();
     let s1 = successor_on(&inv, "again", &obs)?;
     let s2 = successor_on(&inv, "a second successor", &obs)?;
@@ -741,10 +704,8 @@ fn successors<S: ReviewStore>(store: &S) -> Outcome {
 }
 
 fn successor_target_owned<S: ReviewStore>(store: &S) -> Outcome {
-    let r0 = started()?;
-    ok("create", store.create(&first(&r0)?))?;
-    let inv = invalidated(&r0)?;
-    ok("invalidate", store.replace(&step(&r0, &inv)?))?;
+    let r0 = created(store)?;
+    let inv = replaced(store, "invalidate", &r0, invalidated(&r0)?)?;
     // Another lineage owns the candidate the successor would freeze.
     let obs = other_observation("3333333333333333333333333333333333333333")?;
     let owner = started_on(&obs)?;
@@ -780,10 +741,8 @@ fn interrupted_recovery<S: ReviewStore>(
     store: &S,
     interrupt: &dyn Fn(&S, &StateRecord) -> Result<(), String>,
 ) -> Outcome {
-    let r0 = started()?;
-    ok("create", store.create(&first(&r0)?))?;
-    let inv = invalidated(&r0)?;
-    ok("invalidate", store.replace(&step(&r0, &inv)?))?;
+    let r0 = created(store)?;
+    let inv = replaced(store, "invalidate", &r0, invalidated(&r0)?)?;
     let pred = inv.state().lineage_id();
     let obs = fixtures::parser_observation();
     let s1 = successor_on(&inv, "again", &obs)?;

@@ -74,8 +74,8 @@ pub use bundle::{
     BUNDLE_DOMAIN, Bundle, BundleError, BundleSchema, DerivationError, DsseEnvelope, DsseSignature,
     IMPORT_RANKS, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES, MAX_NOTE_BUNDLES, MAX_NOTE_BYTES,
     MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation,
-    check_scope, import_rank, note_adding, note_lines, note_with, notes_denial, parse_note,
-    refused_bundles,
+    check_scope, import_rank, merged_list, note_adding, note_lines, note_with, notes_denial,
+    parse_note, refused_bundles,
 };
 pub use causality::{
     CausalDisposition, CausalDowngrade, CausalFacts, Claim, DowngradeReason, Hunk, parse_hunks,
@@ -161,8 +161,8 @@ pub use rebase::{
 pub use receipt::{Receipt, ReceiptSchema, TerminalState};
 pub use recovery::{
     Ancestor, ChainError, EscalatedChange, FirstRecord, NewLineageError, RecoverError,
-    RecoverRequest, ScopeEvidence, Successor, check_chain, check_link, escalation_covers,
-    next_sentence, next_sentence_kept, successor, successor_observation,
+    RecoverRequest, ScopeEvidence, Successor, ancestors, check_chain, check_link,
+    escalation_covers, next_sentence, next_sentence_kept, successor, successor_observation,
 };
 pub use release::{
     AncestorWalk, ChecksumsError, ExpectedArtifact, ObservedArtifact, ReleaseReads, WalkStep,

@@ -375,6 +375,49 @@ impl ReviewError {
 }
 
 impl StoreError {
+    /// A store write's compare-and-swap, the same in every store: `Ok`
+    /// when the revision the store holds for `lineage` (`found`) is the
+    /// one the writer derived its write from (`expected`), else
+    /// [`StoreError::Conflict`].
+    pub fn check_revision(
+        lineage: &LineageId,
+        expected: Sha256Digest,
+        found: Sha256Digest,
+    ) -> Result<(), StoreError> {
+        if found == expected {
+            return Ok(());
+        }
+        Err(StoreError::Conflict {
+            lineage: lineage.clone(),
+            expected,
+            found,
+        })
+    }
+
+    /// What a burn refuses besides a stale revision, the same in every
+    /// store: a lineage a recovery superseded (its `successor`,
+    /// [`StoreError::AlreadySuperseded`]) or is superseding (`pending`,
+    /// asked only when there is no successor: [`StoreError::RecoveryPending`]).
+    pub fn check_unsuperseded(
+        lineage: &LineageId,
+        successor: Option<LineageId>,
+        pending: impl FnOnce() -> Result<Option<LineageId>, StoreError>,
+    ) -> Result<(), StoreError> {
+        if let Some(successor) = successor {
+            return Err(StoreError::AlreadySuperseded {
+                lineage: lineage.clone(),
+                successor,
+            });
+        }
+        match pending()? {
+            Some(successor) => Err(StoreError::RecoveryPending {
+                lineage: lineage.clone(),
+                successor,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Its stable code and class (issue 25 §5), as [`ReviewError::classify`].
     pub fn classify(&self) -> (ErrorClass, &'static str) {
         use ErrorClass::*;

@@ -87,12 +87,36 @@ impl<'a, S> Recording<'a, S> {
         }
     }
 
-    fn looked_up(&self, lookup: Lookup, answer: Vec<LineageId>) {
+    /// Keeps what the derivation read of `lineage` into one of `seen`'s
+    /// maps (`field`), unless it read it before.
+    fn saw<T>(
+        &self,
+        field: fn(&mut Seen) -> &mut BTreeMap<LineageId, T>,
+        lineage: &LineageId,
+        value: T,
+    ) {
+        field(&mut self.seen.borrow_mut())
+            .entry(lineage.clone())
+            .or_insert(value);
+    }
+}
+
+impl<S: IndexStore> Recording<'_, S> {
+    /// Asks `lookup` of the inner store, and keeps it with its answer
+    /// unless it was asked before.
+    fn look_up(&self, lookup: Lookup) -> Result<Vec<LineageId>, StoreError> {
+        let answer = lookup.ask(self.inner)?;
         let mut seen = self.seen.borrow_mut();
         if !seen.lookups.iter().any(|(l, _)| *l == lookup) {
-            seen.lookups.push((lookup, answer));
+            seen.lookups.push((lookup, answer.clone()));
         }
+        Ok(answer)
     }
+}
+
+/// The one lineage an exact-key lookup answered, if any.
+fn at_most_one(answer: Vec<LineageId>) -> Option<LineageId> {
+    answer.into_iter().next()
 }
 
 impl<S: RecordStore + ChainStore + IndexStore + ReceiptStore> Recording<'_, S> {
@@ -195,11 +219,11 @@ pub(super) fn target_moved(before: &LiveTarget, now: &LiveTarget) -> Vec<Moved> 
 impl<S: RecordStore> RecordStore for Recording<'_, S> {
     fn load(&self, lineage: &LineageId) -> Result<Option<StateRecord>, StoreError> {
         let r = self.inner.load(lineage)?;
-        self.seen
-            .borrow_mut()
-            .records
-            .entry(lineage.clone())
-            .or_insert_with(|| r.as_ref().map(|r| r.revision()));
+        self.saw(
+            |seen| &mut seen.records,
+            lineage,
+            r.as_ref().map(|r| r.revision()),
+        );
         Ok(r)
     }
 
@@ -223,48 +247,32 @@ impl<S: ChainStore> ChainStore for Recording<'_, S> {
 
     fn successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
         let s = self.inner.successor_of(lineage)?;
-        self.seen
-            .borrow_mut()
-            .successors
-            .entry(lineage.clone())
-            .or_insert_with(|| s.clone());
+        self.saw(|seen| &mut seen.successors, lineage, s.clone());
         Ok(s)
     }
 
     fn pending_successor_of(&self, lineage: &LineageId) -> Result<Option<LineageId>, StoreError> {
         let p = self.inner.pending_successor_of(lineage)?;
-        self.seen
-            .borrow_mut()
-            .pending
-            .entry(lineage.clone())
-            .or_insert_with(|| p.clone());
+        self.saw(|seen| &mut seen.pending, lineage, p.clone());
         Ok(p)
     }
 }
 
 impl<S: IndexStore> IndexStore for Recording<'_, S> {
     fn lookup_target(&self, target: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_target(target)?;
-        self.looked_up(Lookup::Target(*target), r.iter().cloned().collect());
-        Ok(r)
+        self.look_up(Lookup::Target(*target)).map(at_most_one)
     }
 
     fn lookup_base(&self, base: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_base(base)?;
-        self.looked_up(Lookup::Base(base.clone()), r.iter().cloned().collect());
-        Ok(r)
+        self.look_up(Lookup::Base(base.clone())).map(at_most_one)
     }
 
     fn lookup_final(&self, tree: &TreeId) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_final(tree)?;
-        self.looked_up(Lookup::Final(tree.clone()), r.iter().cloned().collect());
-        Ok(r)
+        self.look_up(Lookup::Final(tree.clone())).map(at_most_one)
     }
 
     fn lookup_delta(&self, delta: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_delta(delta)?;
-        self.looked_up(Lookup::Delta(*delta), r.iter().cloned().collect());
-        Ok(r)
+        self.look_up(Lookup::Delta(*delta)).map(at_most_one)
     }
 
     fn index_delta(
@@ -277,27 +285,19 @@ impl<S: IndexStore> IndexStore for Recording<'_, S> {
     }
 
     fn lookup_delta_entry(&self, entry: &Sha256Digest) -> Result<Option<LineageId>, StoreError> {
-        let r = self.inner.lookup_delta_entry(entry)?;
-        self.looked_up(Lookup::DeltaEntry(*entry), r.iter().cloned().collect());
-        Ok(r)
+        self.look_up(Lookup::DeltaEntry(*entry)).map(at_most_one)
     }
 
     fn lookup_open(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        let r = self.inner.lookup_open(base)?;
-        self.looked_up(Lookup::Open(base.clone()), r.clone());
-        Ok(r)
+        self.look_up(Lookup::Open(base.clone()))
     }
 
     fn lookup_escalated(&self, base: &TreeId) -> Result<Vec<LineageId>, StoreError> {
-        let r = self.inner.lookup_escalated(base)?;
-        self.looked_up(Lookup::Escalated(base.clone()), r.clone());
-        Ok(r)
+        self.look_up(Lookup::Escalated(base.clone()))
     }
 
     fn lookup_escalations(&self) -> Result<Vec<LineageId>, StoreError> {
-        let r = self.inner.lookup_escalations()?;
-        self.looked_up(Lookup::Escalations, r.clone());
-        Ok(r)
+        self.look_up(Lookup::Escalations)
     }
 }
 
@@ -308,11 +308,7 @@ impl<S: ReceiptStore> ReceiptStore for Recording<'_, S> {
 
     fn read_receipt(&self, lineage: &LineageId) -> Result<Option<Vec<u8>>, StoreError> {
         let r = self.inner.read_receipt(lineage)?;
-        self.seen
-            .borrow_mut()
-            .receipts
-            .entry(lineage.clone())
-            .or_insert_with(|| digest(&r));
+        self.saw(|seen| &mut seen.receipts, lineage, digest(&r));
         Ok(r)
     }
 

@@ -3,6 +3,7 @@
 //! successor, and the undoing of what an interrupted start left.
 
 use super::*;
+use probity_core::review::ancestors;
 use probity_core::review::{FirstRecord, Successor};
 
 /// The temporary name a new lineage's folder is made under:
@@ -276,19 +277,10 @@ impl FileStore {
         // The predecessor's lock orders recoveries of one predecessor (and
         // any writer of it) against each other.
         let _guard = self.lock(&pred)?;
-        let pred_path = self.state_path(&pred);
-        let pred_bytes =
-            Self::read_optional(&pred_path)?.ok_or_else(|| StoreError::NotFound(pred.clone()))?;
-        let current = Self::parse_record(&pred_path, &pred_bytes)?;
+        let (_, current) = self.held_record(&pred)?;
         // Compare-and-swap: core checked the link against the predecessor
         // at `expected`; it must still be there.
-        if current.revision() != *successor.expected() {
-            return Err(StoreError::Conflict {
-                lineage: pred,
-                expected: *successor.expected(),
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(&pred, *successor.expected(), current.revision())?;
         let link = record.state().predecessor();
         let same_link = |r: &StateRecord| r.state().predecessor() == link;
         // A successor whose creation a crash interrupted is adopted by the
@@ -327,7 +319,7 @@ impl FileStore {
         let target = record.state().snapshot().target;
         let index = self.target_index(&target);
         let line = format!("{lineage}\n");
-        let ancestors = self.ancestors(&record)?;
+        let ancestors = ancestors(&record, |l| self.load(l))?;
         // Who may the successor take its target from: nobody yet, itself,
         // or a lineage of its own chain. A later generation that owns it
         // already (a retry after the chain moved on) keeps it.

@@ -201,52 +201,49 @@ impl FileStore {
         }
     }
 
-    /// The lineages above a successor, nearest first, as far as the store
-    /// holds them (generations bound the walk).
-    fn ancestors(&self, record: &StateRecord) -> Result<Vec<LineageId>, StoreError> {
-        let mut out = Vec::new();
-        let mut link = record.state().predecessor().cloned();
-        while let Some(l) = link {
-            if out.len() >= record.state().generation() as usize {
-                break;
-            }
-            out.push(l.lineage_id.clone());
-            link = self
-                .load(&l.lineage_id)?
-                .and_then(|r| r.state().predecessor().cloned());
-        }
-        Ok(out)
+    /// An index entry (or, for `open` and `escalated`, a directory of
+    /// them): `index/<kind>/<key>`.
+    fn index_path(&self, kind: &str, key: &str) -> PathBuf {
+        self.root.join("index").join(kind).join(key)
     }
 
     fn target_index(&self, target: &Sha256Digest) -> PathBuf {
-        self.root.join("index").join("target").join(target.hex())
+        self.index_path("target", &target.hex())
     }
 
     fn base_index(&self, base: &TreeId) -> PathBuf {
-        self.root.join("index").join("base").join(base.as_str())
+        self.index_path("base", base.as_str())
     }
 
     fn final_index(&self, tree: &TreeId) -> PathBuf {
-        self.root.join("index").join("final").join(tree.as_str())
+        self.index_path("final", tree.as_str())
     }
 
     fn delta_index(&self, delta: &Sha256Digest) -> PathBuf {
-        self.root.join("index").join("delta").join(delta.hex())
+        self.index_path("delta", &delta.hex())
     }
 
     fn entry_index(&self, entry: &Sha256Digest) -> PathBuf {
-        self.root.join("index").join("entry").join(entry.hex())
+        self.index_path("entry", &entry.hex())
     }
 
     fn open_dir(&self, base: &TreeId) -> PathBuf {
-        self.root.join("index").join("open").join(base.as_str())
+        self.index_path("open", base.as_str())
     }
 
     fn escalated_dir(&self, base: &TreeId) -> PathBuf {
-        self.root
-            .join("index")
-            .join("escalated")
-            .join(base.as_str())
+        self.index_path("escalated", base.as_str())
+    }
+
+    /// The record held for `lineage`, and the path it was read from (a
+    /// writer reads it under the lineage's lock); a lineage with no state
+    /// file is [`StoreError::NotFound`].
+    fn held_record(&self, lineage: &LineageId) -> Result<(PathBuf, StateRecord), StoreError> {
+        let path = self.state_path(lineage);
+        let bytes =
+            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
+        let record = Self::parse_record(&path, &bytes)?;
+        Ok((path, record))
     }
 
     /// The lineage pointers in one index directory, sorted.
@@ -484,22 +481,13 @@ impl RecordStore for FileStore {
         let (expected, next) = (transition.expected(), transition.next());
         let lineage = next.state().lineage_id();
         let _guard = self.lock(lineage)?;
-        let path = self.state_path(lineage);
-        let bytes =
-            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
+        let (path, current) = self.held_record(lineage)?;
         if current.revision() == next.revision() {
             // Exact retry: the same successor is already durable. Finish any
             // projection a crash may have left unwritten.
             return self.write_projections(next);
         }
-        if current.revision() != *expected {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: *expected,
-                found: current.revision(),
-            });
-        }
+        StoreError::check_revision(lineage, *expected, current.revision())?;
         check_successor(current.state(), next.state())?;
         self.claim_final_target(next)?;
         let new_bytes = next.to_bytes().map_err(|source| StoreError::Corrupted {
@@ -604,17 +592,8 @@ impl IndexStore for FileStore {
     ) -> Result<(), StoreError> {
         let lineage = record.state().lineage_id();
         let _guard = self.lock(lineage)?;
-        let path = self.state_path(lineage);
-        let bytes =
-            Self::read_optional(&path)?.ok_or_else(|| StoreError::NotFound(lineage.clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
-        if current.revision() != record.revision() {
-            return Err(StoreError::Conflict {
-                lineage: lineage.clone(),
-                expected: record.revision(),
-                found: current.revision(),
-            });
-        }
+        let (path, current) = self.held_record(lineage)?;
+        StoreError::check_revision(lineage, record.revision(), current.revision())?;
         let superseded = Self::read_optional(&self.successor_path(lineage))?.is_some();
         match delta_indexing(current.state(), superseded) {
             Err(refused) => {
@@ -638,18 +617,10 @@ impl IndexStore for FileStore {
 
 impl ReceiptStore for FileStore {
     fn ensure_projections(&self, record: &StateRecord) -> Result<(), StoreError> {
-        let _guard = self.lock(record.state().lineage_id())?;
-        let path = self.state_path(record.state().lineage_id());
-        let bytes = Self::read_optional(&path)?
-            .ok_or_else(|| StoreError::NotFound(record.state().lineage_id().clone()))?;
-        let current = Self::parse_record(&path, &bytes)?;
-        if current.revision() != record.revision() {
-            return Err(StoreError::Conflict {
-                lineage: record.state().lineage_id().clone(),
-                expected: record.revision(),
-                found: current.revision(),
-            });
-        }
+        let lineage = record.state().lineage_id();
+        let _guard = self.lock(lineage)?;
+        let (_, current) = self.held_record(lineage)?;
+        StoreError::check_revision(lineage, record.revision(), current.revision())?;
         self.write_projections(&current)
     }
 

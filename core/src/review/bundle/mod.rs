@@ -790,6 +790,31 @@ pub fn check_derivation(
     Ok(())
 }
 
+/// A lineage's kept list (its attestations, its command evidence) with
+/// `added` merged in, sorted and without duplicates, as every store keeps
+/// it; `None` when that is `kept` as it is (nothing new: nothing to
+/// write).
+pub fn merged_list<T: Ord + Clone>(kept: &[T], added: &[T]) -> Option<Vec<T>> {
+    let mut all: Vec<T> = kept.iter().chain(added).cloned().collect();
+    all.sort();
+    all.dedup();
+    (all != kept).then_some(all)
+}
+
+#[cfg(test)]
+mod merged_list_tests {
+    use super::merged_list;
+
+    #[test]
+    fn sorts_drops_duplicates_and_says_when_nothing_is_new() {
+        assert_eq!(merged_list(&[1, 3], &[2, 3, 2]), Some(vec![1, 2, 3]));
+        assert_eq!(merged_list(&[1, 3], &[3]), None, "nothing new");
+        assert_eq!(merged_list::<u8>(&[], &[]), None);
+        // A kept list out of order is written again, in order.
+        assert_eq!(merged_list(&[3, 1], &[]), Some(vec![1, 3]));
+    }
+}
+
 mod note;
 pub use note::*;
 
