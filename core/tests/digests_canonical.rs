@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 #[path = "common/shipped.rs"]
 mod shipped;
 
+#[path = "common/sources.rs"]
+mod sources;
+
 /// Domains whose preimage is fixed bytes, not a document, the only files
 /// that hash them so, and why. Elsewhere the same domain must be of
 /// canonical bytes (the evidence document's own hash is).
@@ -182,24 +185,6 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("list {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if p.is_dir() {
-            if name != "tests" {
-                rust_files(&p, out);
-            }
-        } else if name.ends_with(".rs") && name != "tests.rs" && !name.ends_with("_tests.rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// The text of the call's parentheses that opens at `open` (balanced).
 fn call_args(code: &str, open: usize) -> &str {
     let mut depth = 0usize;
@@ -263,7 +248,12 @@ fn sites() -> (Vec<DomainSite>, BTreeSet<String>) {
     let mut raw = BTreeSet::new();
     for dir in SOURCES {
         let mut files = Vec::new();
-        rust_files(&root.join(dir), &mut files);
+        sources::rust_files(&root.join(dir), &mut files);
+        // Test modules and test folders are not shipped.
+        files.retain(|f| {
+            let p = f.to_string_lossy();
+            !p.contains("/tests/") && !p.ends_with("/tests.rs") && !p.ends_with("_tests.rs")
+        });
         assert!(!files.is_empty(), "no sources under {dir}");
         for f in files {
             let rel = f

@@ -16,6 +16,9 @@ use std::path::Path;
 #[path = "../../core/tests/common/shipped.rs"]
 mod shipped;
 
+#[path = "../../core/tests/common/sources.rs"]
+mod sources;
+
 #[allow(dead_code)] // each test file uses part of it
 #[path = "callgraph/mod.rs"]
 mod callgraph;

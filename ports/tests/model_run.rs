@@ -732,31 +732,53 @@ fn lenses_run_in_parallel_a_failing_one_blocks_no_other_and_a_rerun_runs_only_it
     assert_eq!(transcripts(&w).len(), selected.len());
 }
 
+/// Runs `run` (a role run on a store that crashes its first `replace`)
+/// over `files` with a clean script, which must fail with the injected
+/// crash; returns the world with its store as the crash left it, after
+/// checking that `l` is at the stage it was.
+fn crashed_mid_run(
+    w: World,
+    l: &LineageId,
+    files: &[(&str, &str)],
+    run: impl FnOnce(
+        &World,
+        &probity_testkit::Faulty<probity_testkit::InMemoryStore>,
+        &RoleWorld<'_, Files, Scripted<'_>, TickingStopwatch>,
+    ) -> Result<(), ReviewError>,
+) -> World {
+    use probity_testkit::{Crash, Faulty, is_injected};
+    let stage = w.load(l).state().stage().name();
+    let crashing = Faulty::new(w.store, 0, Crash::BeforeReplace);
+    let script = Script::lens(documents::CLEAN);
+    let w = World {
+        store: probity_testkit::InMemoryStore::new(),
+        ..w
+    };
+    let err = in_world(&script, &PromptSet::builtin(), files, 0, 1, |world| {
+        run(&w, &crashing, world)
+    })
+    .unwrap_err();
+    assert_err!(err, ReviewError::Store(e) if is_injected(e));
+    let w = World {
+        store: crashing.into_inner(),
+        ..w
+    };
+    assert_eq!(w.load(l).state().stage().name(), stage);
+    w
+}
+
 /// A crash at the `replace` that would take the judgment leaves the
 /// lineage where its last committed state was (the lens's result kept,
 /// the stage unchanged), and the same run again finishes on what was kept.
 #[test]
 fn a_crash_mid_review_leaves_the_last_committed_state_and_a_rerun_finishes() {
-    use probity_testkit::{Crash, Faulty, is_injected};
     let w = world();
     let l = w.start().state().lineage_id().clone();
     let stage = w.load(&l).state().stage().name();
-    let crashing = Faulty::new(w.store, 0, Crash::BeforeReplace);
-    let script = Script::lens(documents::CLEAN);
-    let err = in_world(
-        &script,
-        &PromptSet::builtin(),
-        &[("src/a.rs", CHANGE)],
-        0,
-        1,
-        |world| drivers::review_lineage(&w.git, &crashing, world, &l),
-    )
-    .unwrap_err();
-    assert_err!(err, ReviewError::Store(e) if is_injected(e));
-    let store = crashing.into_inner();
-    assert_eq!(store.submitted_results(&l).unwrap().len(), 1);
-    let w = World { store, ..w };
-    assert_eq!(w.load(&l).state().stage().name(), stage);
+    let w = crashed_mid_run(w, &l, &[("src/a.rs", CHANGE)], |w, store, world| {
+        drivers::review_lineage(&w.git, store, world, &l).map(drop)
+    });
+    assert_eq!(w.store.submitted_results(&l).unwrap().len(), 1);
     let script = Script::lens(documents::CLEAN);
     let reviewed = review(&w, &script, &l).unwrap();
     assert_eq!(script.calls(), 0, "the kept result was asked for again");
@@ -768,27 +790,13 @@ fn a_crash_mid_review_leaves_the_last_committed_state_and_a_rerun_finishes() {
 /// and the run again finishes.
 #[test]
 fn a_crash_mid_validation_leaves_the_lineage_in_correction_and_a_rerun_finishes() {
-    use probity_testkit::{Crash, Faulty, is_injected};
     let w = world();
     let l = corrected(&w);
     let held = w.store.dump();
-    let stage = w.load(&l).state().stage().name();
-    assert_eq!(stage, "correction_required");
-    let crashing = Faulty::new(w.store, 0, Crash::BeforeReplace);
-    let script = Script::lens(documents::CLEAN);
-    let err = in_world(
-        &script,
-        &PromptSet::builtin(),
-        &[("src/a.rs", FIX)],
-        0,
-        1,
-        |world| drivers::validate_correction(&w.git, &crashing, world, &l),
-    )
-    .unwrap_err();
-    assert_err!(err, ReviewError::Store(e) if is_injected(e));
-    let store = crashing.into_inner();
-    let w = World { store, ..w };
-    assert_eq!(w.load(&l).state().stage().name(), stage);
+    assert_eq!(w.load(&l).state().stage().name(), "correction_required");
+    let w = crashed_mid_run(w, &l, &[("src/a.rs", FIX)], |w, store, world| {
+        drivers::validate_correction(&w.git, store, world, &l).map(drop)
+    });
     let (finalized, _) = validate(&w, &Script::lens(documents::CLEAN), &l).unwrap();
     assert_eq!(finalized.record.state().stage().name(), "validating");
     assert_ne!(w.store.dump(), held);

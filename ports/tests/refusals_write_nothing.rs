@@ -3,8 +3,7 @@
 //! driver that can write (it reaches a write of a store or of Git, by
 //! ports' call graph) has a test here, on the testkit's adapters, that
 //! calls it (itself or through the tests' helpers) and compares the
-//! store's `dump()` before and after a refusal; or it is one of
-//! [`ELSEWHERE`], whose refusals the binary's tests show writing nothing.
+//! store's `dump()` before and after a refusal.
 //! A new writing driver fails here until such a test exists.
 
 use std::collections::BTreeSet;
@@ -12,11 +11,12 @@ use std::collections::BTreeSet;
 #[path = "../../core/tests/common/shipped.rs"]
 mod shipped;
 
+#[path = "../../core/tests/common/sources.rs"]
+mod sources;
+
 #[allow(dead_code)] // each test file uses part of it
 #[path = "callgraph/mod.rs"]
 mod callgraph;
-
-use callgraph::{exported_drivers, ports_graph, reached_from};
 
 /// The port methods that write (the store's records, indexes, receipts,
 /// results, transcripts, attestations and repairs; Git's notes and kept
@@ -37,20 +37,9 @@ const WRITES: &[&str] = &[
     ".keep_trees",
 ];
 
-/// Writing drivers whose refusals the binary's tests show writing nothing:
-/// (driver, test file under `adapters/cli/tests/`, test function).
-const ELSEWHERE: &[(&str, &str, &str)] = &[];
-
 /// The exported drivers that reach a write.
 fn writers() -> BTreeSet<String> {
-    let graph = ports_graph();
-    exported_drivers()
-        .into_iter()
-        .filter(|d| {
-            let reached = reached_from(&graph, d);
-            WRITES.iter().any(|w| reached.contains(*w))
-        })
-        .collect()
+    callgraph::drivers_reaching(WRITES)
 }
 
 /// The drivers each test function of ports' tests checks against the
@@ -85,13 +74,7 @@ fn every_writing_driver_has_a_refusal_that_writes_nothing() {
         "found only {} writing drivers: {writers:?}",
         writers.len()
     );
-    let tests = dump_tests();
-    let elsewhere: BTreeSet<&str> = ELSEWHERE.iter().map(|(d, _, _)| *d).collect();
-    let missing: Vec<&String> = writers
-        .iter()
-        .filter(|d| !elsewhere.contains(d.as_str()))
-        .filter(|d| !tests.iter().any(|(_, reach)| reach.contains(*d)))
-        .collect();
+    let missing = callgraph::uncalled(&writers, &dump_tests());
     assert!(
         missing.is_empty(),
         "writing drivers no test here refuses with the store's dump compared: {missing:?}"

@@ -227,18 +227,7 @@ fn reviewed_bytes_that_sat_at_another_path_in_history_fail_closed() {
     // The server refuses the same, past the client's hooks.
     probity_ok(&server, &["hooks", "install", "--server"]);
     probity_ok(f.root(), &["publish"]);
-    let err = f
-        .git(&[
-            "push",
-            "-q",
-            "--no-verify",
-            "--atomic",
-            "origin",
-            "main",
-            "refs/notes/probity",
-        ])
-        .unwrap_err()
-        .to_string();
+    let err = push_main_and_notes(&f).unwrap_err();
     assert!(
         err.contains("history_not_reviewed"),
         "the server said: {err}"

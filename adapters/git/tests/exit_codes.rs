@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 #[path = "../../../core/tests/common/shipped.rs"]
 mod shipped;
 
+#[path = "../../../core/tests/common/sources.rs"]
+mod sources;
+
 use probity_git::Repo;
 use probity_testkit::git_env::git;
 
@@ -45,22 +48,6 @@ const ARGUED: &[(&str, &str, &str)] = &[
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if name.ends_with(".rs") && !name.ends_with("_tests.rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// (function, whether it reads `.code()`) for every function of `code`
@@ -95,7 +82,8 @@ fn status_readers(code: &str) -> Vec<(String, bool)> {
 #[test]
 fn every_status_read_is_by_exact_code_or_argued() {
     let mut files = Vec::new();
-    rust_files(&src(), &mut files);
+    sources::rust_files(&src(), &mut files);
+    files.retain(|f| !f.to_string_lossy().ends_with("_tests.rs"));
     let mut found = Vec::new();
     let mut unargued = Vec::new();
     for f in &files {

@@ -6,26 +6,12 @@
 //! `Type::name(`); a free function is its bare name.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The graph: name → the names its bodies call.
 pub type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// Every `.rs` file under `dir`, sorted.
-pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+pub use crate::sources::rust_files;
 
 pub fn ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
@@ -266,4 +252,44 @@ pub fn test_files() -> Vec<String> {
         .iter()
         .map(|f| std::fs::read_to_string(f).unwrap())
         .collect()
+}
+
+/// The exported drivers that reach any of `calls` (ports' call graph).
+pub fn drivers_reaching(calls: &[&str]) -> BTreeSet<String> {
+    let graph = ports_graph();
+    exported_drivers()
+        .into_iter()
+        .filter(|d| {
+            let reached = reached_from(&graph, d);
+            calls.iter().any(|c| reached.contains(*c))
+        })
+        .collect()
+}
+
+/// The drivers no test of `tests` (name, the names it calls) calls.
+pub fn uncalled<'a>(
+    drivers: &'a BTreeSet<String>,
+    tests: &[(String, BTreeSet<String>)],
+) -> Vec<&'a String> {
+    drivers
+        .iter()
+        .filter(|d| !tests.iter().any(|(_, called)| called.contains(*d)))
+        .collect()
+}
+
+/// (name, body) of every function of `text` written at the start of a
+/// line (a test file's free helpers), its body up to its closing `}` at
+/// the start of a line.
+pub fn free_fn_bodies(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("\nfn ") {
+        let rest = &text[at + 1..];
+        let name: String = rest[3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let end = rest.find("\n}\n").map_or(rest.len(), |e| e + 3);
+        out.push((name, rest[..end].to_string()));
+    }
+    out
 }

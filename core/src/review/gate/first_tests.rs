@@ -214,11 +214,7 @@ fn side(mode: FileMode, n: u8) -> Option<EntrySide> {
     })
 }
 
-fn entry(
-    path: &str,
-    base: Option<EntrySide>,
-    candidate: Option<EntrySide>,
-) -> DeltaEntry {
+fn entry(path: &str, base: Option<EntrySide>, candidate: Option<EntrySide>) -> DeltaEntry {
     DeltaEntry {
         path: crate::review::RepoPath::parse(path).unwrap(),
         base,
