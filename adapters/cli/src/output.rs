@@ -48,6 +48,28 @@ impl From<probity_core::review::ErrorClass> for ErrorKind {
 }
 
 impl ErrorKind {
+    /// The step a person takes after an error of this kind when the error
+    /// itself names none (a next step computed at run time that came out
+    /// blank): never blank, so no error leaves its reader without one.
+    pub fn fallback_step(self) -> &'static str {
+        match self {
+            ErrorKind::Usage => "run the command with `--help` to see what it takes",
+            ErrorKind::RejectedInput => "fix the input the message names and run the command again",
+            ErrorKind::Conflict => {
+                "read the lineage's state with `probity status --lineage <id>`, then run the command again"
+            }
+            ErrorKind::Repository => {
+                "check the repository with `git status` and `git fsck`, then run the command again"
+            }
+            ErrorKind::Integrity => {
+                "run `probity repair --survey` to see what is damaged and what to do"
+            }
+            ErrorKind::Io => {
+                "check the file or directory the message names (permissions, free space), then run the command again"
+            }
+        }
+    }
+
     /// The process exit code for this kind.
     pub fn exit_code(self) -> u8 {
         match self {
@@ -68,8 +90,8 @@ pub struct CliError {
     /// A stable machine-readable code, e.g. `malformed_result`.
     pub code: String,
     pub message: String,
-    /// What to do next, for people and orchestrators.
-    pub next_action: String,
+    /// What to do next, for people and orchestrators: never blank.
+    pub next_action: NextStep,
     /// For a usage error: the argument that is missing or bad, as the
     /// command line spells it (e.g. `--lineage <LINEAGE>`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,7 +114,7 @@ impl CliError {
             kind,
             code: code.into(),
             message: message.into(),
-            next_action: next_action.into(),
+            next_action: NextStep::new(kind, next_action),
             argument: None,
             next_tool: None,
         }
@@ -102,6 +124,50 @@ impl CliError {
     pub fn with_next_tool(mut self, next: Option<NextTool>) -> Self {
         self.next_tool = next.map(Box::new);
         self
+    }
+}
+
+/// An error's next step, never blank by construction: [`NextStep::new`]
+/// puts the error kind's own step ([`ErrorKind::fallback_step`]) in place
+/// of a blank one, and nothing else makes or empties one. A next step
+/// built at run time (a lookup, a `format!`) therefore cannot reach the
+/// reader blank, whether or not a test provokes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct NextStep(String);
+
+impl NextStep {
+    /// `step`, or `kind`'s fallback step when `step` is blank.
+    pub fn new(kind: ErrorKind, step: impl Into<String>) -> Self {
+        let step = step.into();
+        if step.trim().is_empty() {
+            Self(kind.fallback_step().to_string())
+        } else {
+            Self(step)
+        }
+    }
+
+    /// This step followed by `more` (a sentence that adds to it).
+    pub fn and(mut self, more: &str) -> Self {
+        self.0.push_str(more);
+        self
+    }
+
+    /// The step's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for NextStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<NextStep> for String {
+    fn from(step: NextStep) -> Self {
+        step.0
     }
 }
 
@@ -270,7 +336,7 @@ impl Output {
                 }
                 // None is named: the step stays the error's own, which the
                 // `next_tool` sentence says are the command line's words.
-                None => probity_core::review::unnamed(&err.next_action),
+                None => probity_core::review::unnamed(err.next_action.as_str()),
             };
             doc["error"]["next_tool"] = value_of(&next);
             emit(&format!("{}\n", pretty(&doc)));
@@ -342,4 +408,40 @@ pub fn wire_name(value: impl Serialize) -> String {
 /// Pretty JSON text of a value.
 pub fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KINDS: [ErrorKind; 6] = [
+        ErrorKind::Usage,
+        ErrorKind::RejectedInput,
+        ErrorKind::Conflict,
+        ErrorKind::Repository,
+        ErrorKind::Integrity,
+        ErrorKind::Io,
+    ];
+
+    /// A next step that came out blank at run time (a lookup, a `format!`
+    /// of nothing) is the kind's own: no error reaches its reader without
+    /// one, whichever path made it.
+    #[test]
+    fn a_blank_next_step_becomes_the_kinds_own_and_a_given_one_stays() {
+        for kind in KINDS {
+            for blank in ["", " ", "\n\t "] {
+                let e = CliError::new(kind, "code", "message", blank);
+                assert_eq!(e.next_action.as_str(), kind.fallback_step());
+                assert!(!kind.fallback_step().trim().is_empty(), "{kind:?}");
+                let json = serde_json::to_value(e).unwrap();
+                assert_eq!(json["next_action"], kind.fallback_step());
+            }
+            let e = CliError::new(kind, "code", "message", "run `x`");
+            assert_eq!(e.next_action.as_str(), "run `x`");
+            assert_eq!(
+                NextStep::new(kind, "").and("").as_str(),
+                kind.fallback_step()
+            );
+        }
+    }
 }

@@ -15,7 +15,7 @@ use probity_ports::review as drivers;
 use crate::GlobalArgs;
 use crate::authority_cmd::{LensArg, StartAnswer, open, parse_lineage, review_error};
 use crate::clock::SystemClock;
-use crate::output::{CliError, ErrorKind, Output};
+use crate::output::{CliError, ErrorKind, NextStep, Output};
 
 #[derive(Debug, Args)]
 pub struct InvalidateArgs {
@@ -279,7 +279,7 @@ pub fn recover(global: &GlobalArgs, out: Output, args: &RecoverArgs) -> Result<E
         // Recover's own way on: nothing uncommitted, and no commit holds
         // the predecessor's change (amended or rebased away).
         if err.code == "nothing_to_review" && args.commit.is_none() {
-            err.next_action = "nothing is uncommitted and no commit among the last ones from HEAD holds the predecessor's change: name the commit the successor reviews with `--commit REV` (e.g. `--commit HEAD` for an amended commit), or make the change in the worktree".to_string();
+            err.next_action = NextStep::new(err.kind, "nothing is uncommitted and no commit among the last ones from HEAD holds the predecessor's change: name the commit the successor reviews with `--commit REV` (e.g. `--commit HEAD` for an amended commit), or make the change in the worktree");
         }
         err
     })?;

@@ -298,7 +298,7 @@ impl<'a> RoleAnswer<'a> {
                     error: RoleFailure {
                         code: err.code,
                         message: err.message,
-                        next_action: err.next_action,
+                        next_action: err.next_action.into(),
                     },
                 }
             }

@@ -329,7 +329,7 @@ fn submit(global: &GlobalArgs, out: Output, args: &SubmitArgs) -> Result<ExitCod
                 _ => String::new(),
             };
             let mut err = review_error(e);
-            err.next_action.push_str(&kept);
+            err.next_action = err.next_action.and(&kept);
             return Err(err);
         }
     };

@@ -77,7 +77,7 @@ pub fn write_verdict(denial: &CliError) {
     };
     let verdict = Verdict {
         message: denial.message.clone(),
-        next_action: denial.next_action.clone(),
+        next_action: denial.next_action.to_string(),
     };
     let Ok(bytes) = serde_json::to_vec(&verdict) else {
         return;
