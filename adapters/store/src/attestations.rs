@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
 use probity_core::review::LineageId;
-use probity_core::review::merged_list;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES};
+use probity_core::review::{MAX_EVIDENCE_PER_LINEAGE, merged_bounded};
 use probity_ports::review::{AttestationStore, StoreError};
 
 use crate::review_store::{FileStore, write_atomic};
@@ -158,15 +158,16 @@ fn add_to_list<T: Ord + Clone + serde::Serialize>(
     max: usize,
     what: &str,
 ) -> Result<(), StoreError> {
-    let Some(all) = merged_list(&kept, added) else {
-        return Ok(());
+    let all = match merged_bounded(&kept, added, max) {
+        Ok(Some(all)) => all,
+        Ok(None) => return Ok(()),
+        Err(_) => {
+            return Err(malformed(
+                path,
+                format!("more than {max} {what} for one lineage"),
+            ));
+        }
     };
-    if all.len() > max {
-        return Err(malformed(
-            path,
-            format!("more than {max} {what} for one lineage"),
-        ));
-    }
     let mut bytes = canonical_bytes(&all).map_err(|e| malformed(path, e.to_string()))?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
@@ -182,10 +183,6 @@ fn read_list<T: serde::de::DeserializeOwned>(
         None => Ok(Vec::new()),
     }
 }
-
-/// At most this many command evidence documents are kept per lineage (a
-/// lineage takes one; a retry of the same check adds none).
-const MAX_EVIDENCE_PER_LINEAGE: usize = 8;
 
 /// The largest evidence file read back.
 const MAX_EVIDENCE_FILE_BYTES: u64 =

@@ -11,8 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
 use probity_core::review::LineageId;
-use probity_core::review::merged_list;
 use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS};
+use probity_core::review::{MAX_EVIDENCE_PER_LINEAGE, merged_bounded};
 use probity_ports::review::{AttestationStore, StoreError};
 
 use crate::InMemoryStore;
@@ -98,16 +98,15 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
     ) -> Result<(), StoreError> {
         let mut kept = self.kept();
         let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
-        let Some(all) = merged_list(held, envelopes) else {
-            return Ok(());
-        };
-        if all.len() > MAX_ATTESTATIONS {
-            return Err(StoreError::Malformed {
+        let all = merged_bounded(held, envelopes, MAX_ATTESTATIONS).map_err(|_| {
+            StoreError::Malformed {
                 path: format!("attestations/{lineage}.json"),
                 detail: format!("more than {MAX_ATTESTATIONS} envelopes for one lineage"),
-            });
+            }
+        })?;
+        if let Some(all) = all {
+            kept.insert(lineage.clone(), all);
         }
-        kept.insert(lineage.clone(), all);
         Ok(())
     }
 
@@ -122,7 +121,15 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
     ) -> Result<(), StoreError> {
         let mut kept = self.kept_evidence();
         let all = kept.entry(lineage.clone()).or_default();
-        if let Some(more) = merged_list(all, docs) {
+        let merged = merged_bounded(all, docs, MAX_EVIDENCE_PER_LINEAGE).map_err(|_| {
+            StoreError::Malformed {
+                path: format!("evidence/{lineage}.json"),
+                detail: format!(
+                    "more than {MAX_EVIDENCE_PER_LINEAGE} evidence documents for one lineage"
+                ),
+            }
+        })?;
+        if let Some(more) = merged {
             *all = more;
         }
         Ok(())

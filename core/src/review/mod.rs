@@ -72,10 +72,10 @@ pub use attest::{
 };
 pub use bundle::{
     BUNDLE_DOMAIN, Bundle, BundleError, BundleSchema, DerivationError, DsseEnvelope, DsseSignature,
-    IMPORT_RANKS, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES, MAX_NOTE_BUNDLES, MAX_NOTE_BYTES,
-    MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation,
-    check_scope, import_rank, merged_list, note_adding, note_lines, note_with, notes_denial,
-    parse_note, refused_bundles,
+    IMPORT_RANKS, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES, MAX_EVIDENCE_PER_LINEAGE, MAX_NOTE_BUNDLES,
+    MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle, RepoFacts, ScopeError,
+    TooMany, check_derivation, check_scope, import_rank, merged_bounded, note_adding, note_lines,
+    note_with, notes_denial, parse_note, refused_bundles,
 };
 pub use causality::{
     CausalDisposition, CausalDowngrade, CausalFacts, Claim, DowngradeReason, Hunk, parse_hunks,

@@ -791,27 +791,54 @@ pub fn check_derivation(
 }
 
 /// A lineage's kept list (its attestations, its command evidence) with
-/// `added` merged in, sorted and without duplicates, as every store keeps
-/// it; `None` when that is `kept` as it is (nothing new: nothing to
-/// write).
-pub fn merged_list<T: Ord + Clone>(kept: &[T], added: &[T]) -> Option<Vec<T>> {
+/// At most this many command evidence documents are kept per lineage (a
+/// lineage takes one; a retry of the same check adds none).
+pub const MAX_EVIDENCE_PER_LINEAGE: usize = 8;
+
+/// A lineage's kept list would hold more than its bound (the bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("more than {0} entries for one lineage")]
+pub struct TooMany(pub usize);
+
+/// `added` merged into a lineage's `kept` list (attestations, evidence
+/// documents) as every store keeps it: sorted and without duplicates;
+/// `Ok(None)` when that is `kept` as it is (nothing new: nothing to
+/// write), [`TooMany`] when it would hold more than `max` entries (nothing
+/// written).
+pub fn merged_bounded<T: Ord + Clone>(
+    kept: &[T],
+    added: &[T],
+    max: usize,
+) -> Result<Option<Vec<T>>, TooMany> {
     let mut all: Vec<T> = kept.iter().chain(added).cloned().collect();
     all.sort();
     all.dedup();
-    (all != kept).then_some(all)
+    if all == kept {
+        return Ok(None);
+    }
+    if all.len() > max {
+        return Err(TooMany(max));
+    }
+    Ok(Some(all))
 }
 
 #[cfg(test)]
-mod merged_list_tests {
-    use super::merged_list;
+mod merged_tests {
+    use super::{TooMany, merged_bounded};
 
     #[test]
-    fn sorts_drops_duplicates_and_says_when_nothing_is_new() {
-        assert_eq!(merged_list(&[1, 3], &[2, 3, 2]), Some(vec![1, 2, 3]));
-        assert_eq!(merged_list(&[1, 3], &[3]), None, "nothing new");
-        assert_eq!(merged_list::<u8>(&[], &[]), None);
+    fn sorts_drops_duplicates_bounds_and_says_when_nothing_is_new() {
+        assert_eq!(
+            merged_bounded(&[1, 3], &[2, 3, 2], 3),
+            Ok(Some(vec![1, 2, 3]))
+        );
+        assert_eq!(merged_bounded(&[1, 3], &[3], 3), Ok(None), "nothing new");
+        assert_eq!(merged_bounded::<u8>(&[], &[], 0), Ok(None));
         // A kept list out of order is written again, in order.
-        assert_eq!(merged_list(&[3, 1], &[]), Some(vec![1, 3]));
+        assert_eq!(merged_bounded(&[3, 1], &[], 2), Ok(Some(vec![1, 3])));
+        // One more than the bound is refused; at the bound is kept.
+        assert_eq!(merged_bounded(&[1, 2], &[3], 2), Err(TooMany(2)));
+        assert_eq!(merged_bounded(&[1], &[2], 2), Ok(Some(vec![1, 2])));
     }
 }
 
