@@ -82,8 +82,7 @@ fn a_receipt_lost_before_its_projection_denies_until_finalize_writes_it() {
 
 #[test]
 fn an_escalated_review_is_denied() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     w.finalize_with(&l, |i| {
         i.results = vec![documents::result(documents::ESCALATING)]
     })

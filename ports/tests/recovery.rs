@@ -148,8 +148,7 @@ fn a_dispute_is_refused_with_nothing_written() {
     );
 
     // Before any judgment there is nothing to dispute.
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     assert_err!(
         refused_dispute(&w, dispute_input(&l, finding, "x")),
         ReviewError::Transition(TransitionError::WrongStage { .. })

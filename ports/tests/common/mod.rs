@@ -121,8 +121,21 @@ pub fn elsewhere() -> World {
 
 /// The base committed and the change in the worktree; nothing started.
 pub fn world() -> World {
-    let git = FakeGit::with_base(&[("src/a.rs", BASE)]).unwrap();
-    git.write("src/a.rs", CHANGE).unwrap();
+    changed_at("src/a.rs")
+}
+
+/// [`world`] with its review started: the world and the lineage.
+pub fn started() -> (World, LineageId) {
+    let w = world();
+    let l = w.start().state().lineage_id().clone();
+    (w, l)
+}
+
+/// [`world`] with its one file at `path` instead: `src/auth.rs`, a
+/// high-risk path, selects several lenses.
+pub fn changed_at(path: &str) -> World {
+    let git = FakeGit::with_base(&[(path, BASE)]).unwrap();
+    git.write(path, CHANGE).unwrap();
     World {
         git,
         store: InMemoryStore::new(),
@@ -253,5 +266,89 @@ impl probity_ports::snapshot::SnapshotReader for Files {
                 kind: EntryKind::File,
             })
             .collect())
+    }
+}
+
+use probity_core::snapshot_tools::{
+    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall,
+};
+use probity_ports::review::RoleWorld;
+
+/// A chat model that answers each request by a function of it (the
+/// tools offered and the time left are not its concern).
+pub struct Answering<'a>(
+    pub  &'a (
+            dyn Fn(&ModelRequest) -> Result<ModelResponse, probity_ports::snapshot::ModelError>
+                + Sync
+        ),
+);
+
+impl probity_ports::snapshot::ChatModel for Answering<'_> {
+    fn complete(
+        &mut self,
+        request: &ModelRequest,
+        _tools: &[probity_core::snapshot_tools::ToolSpec],
+        _timeout_ms: u64,
+    ) -> Result<ModelResponse, probity_ports::snapshot::ModelError> {
+        (self.0)(request)
+    }
+}
+
+/// A scripted model's first move: while tools are offered and no tool
+/// result is in the conversation yet, the call `id` reading `path`; `None`
+/// once it has been read.
+pub fn read_first(request: &ModelRequest, id: &str, path: &str) -> Option<ModelResponse> {
+    let read = request
+        .messages
+        .iter()
+        .any(|m| matches!(m, Message::Tool { .. }));
+    (request.offer_tools && !read).then(|| ModelResponse {
+        text: None,
+        tool_calls: vec![ToolCall {
+            id: id.into(),
+            name: "read".into(),
+            arguments: serde_json::json!({ "path": path }).to_string(),
+        }],
+        stop: StopReason::ToolUse,
+        usage: None,
+    })
+}
+
+/// A model's last answer: `text`, no tool call.
+pub fn answer(text: String) -> ModelResponse {
+    ModelResponse {
+        text: Some(text),
+        tool_calls: Vec::new(),
+        stop: StopReason::EndTurn,
+        usage: None,
+    }
+}
+
+/// The tests' role world: what is given, with the default budget, a 60 s
+/// timeout and 1 MiB of diff.
+pub fn role_world<'a, R, M, C>(
+    prompts: &'a probity_core::review::PromptSet,
+    subject: &'a (
+            dyn Fn(&probity_core::review::TreeId) -> Result<R, probity_ports::review::AdapterError>
+                + Sync
+        ),
+    model: &'a (
+            dyn Fn(&probity_core::review::TreeId) -> Result<M, probity_ports::snapshot::ModelError>
+                + Sync
+        ),
+    stopwatch: &'a (dyn Fn() -> C + Sync),
+    jobs: usize,
+    log: &'a (dyn Fn(&str, &Event) + Sync),
+) -> RoleWorld<'a, R, M, C> {
+    RoleWorld {
+        prompts,
+        subject,
+        model,
+        stopwatch,
+        budget: BudgetLimits::default(),
+        timeout_ms: 60_000,
+        max_diff_bytes: 1 << 20,
+        jobs,
+        log,
     }
 }
