@@ -22,17 +22,7 @@ fn ctrl_c_during_an_evidence_command_stops_the_check_and_changes_nothing() {
     use std::os::unix::process::CommandExt;
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = support::probity_ok(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    let clean = support::input(dir.path(), "r.json", support::CLEAN_RESULT);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let v = support::probity(f.root(), &args);
-    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    let lineage = support::started_awaiting_evidence(f.root(), dir.path());
     let before = support::store_snapshot(&f);
 
     let pidfile = dir.path().join("check.pid");
@@ -365,11 +355,11 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         new_candidate();
         let st = support::probity_ok(f.root(), &["start"]);
         let lineage = string_at(&st.json, "lineage_id");
-        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-        for lens in st.json["selected_lenses"].as_array().unwrap() {
-            args.push("--result".into());
-            args.push(format!("{}={clean}", lens.as_str().unwrap()));
-        }
+        let mut args = support::finalize_args(
+            &lineage,
+            st.json["selected_lenses"].as_array().unwrap(),
+            &clean,
+        );
         args.extend(["--evidence".into(), evidence.clone()]);
         (lineage, args)
     };

@@ -40,11 +40,7 @@ fn submit(r: &Repo, lineage: &str, lens: &Value, result: &str) {
 fn finalize_all_clean(r: &Repo, l: &str, tail: &[&str]) -> Run {
     let clean = r.doc("clean.json", CLEAN_RESULT);
     let st = r.run(&["status", "--lineage", l]);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.to_owned()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
+    let mut args = finalize_args(l, st.json["selected_lenses"].as_array().unwrap(), &clean);
     args.extend(tail.iter().map(|a| (*a).to_owned()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     r.run(&args)

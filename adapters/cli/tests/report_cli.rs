@@ -26,11 +26,7 @@ fn recovered_and_approved() -> (Fixture, tempfile::TempDir, String, String) {
     assert_eq!(st.code, 0, "{}", st.stdout);
     let l1 = string_at(&st.json["predecessor"], "lineage_id");
     let clean = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), l2.clone()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
+    let mut args = finalize_args(&l2, st.json["selected_lenses"].as_array().unwrap(), &clean);
     args.extend(["--evidence-cmd", "--", "sh", "-c", "echo 3 passed"].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let done = probity(f.root(), &args);

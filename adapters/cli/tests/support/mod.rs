@@ -456,19 +456,23 @@ pub fn approve_started(cwd: &Path, dir: &Path, started: &Value) -> Value {
 /// [`approve_started`] with other evidence arguments (`--evidence-cmd --
 /// <argv>`, say): runs `finalize` and returns its answer, approved or not.
 pub fn finalize_started_with(cwd: &Path, dir: &Path, started: &Value, evidence: &[&str]) -> Run {
-    let lineage = started["lineage_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
+    let lineage = started["lineage_id"].as_str().unwrap_or_default();
     let clean = input(dir, "r.json", CLEAN_RESULT);
-    for lens in started["selected_lenses"].as_array().into_iter().flatten() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap_or_default()));
-    }
+    let lenses = started["selected_lenses"].as_array().map(Vec::as_slice);
+    let mut args = finalize_args(lineage, lenses.unwrap_or_default(), &clean);
     args.extend(evidence.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     probity(cwd, &args)
+}
+
+/// Starts a review of the live candidate and gives it one clean result
+/// per selected lens (inputs written to `dir`): its lineage, awaiting
+/// evidence (`validating`).
+pub fn started_awaiting_evidence(cwd: &Path, dir: &Path) -> String {
+    let st = probity_ok(cwd, &["start"]);
+    let r = finalize_started_with(cwd, dir, &st.json, &[]);
+    assert_eq!(r.json["state"], "validating", "{}{}", r.stdout, r.stderr);
+    string_at(&st.json, "lineage_id")
 }
 
 /// [`finalize_started_with`], asserting the lineage is approved.
@@ -480,6 +484,17 @@ pub fn approve_started_with(cwd: &Path, dir: &Path, started: &Value, evidence: &
         done.stdout, done.stderr
     );
     done.json
+}
+
+/// `finalize --lineage LINEAGE` with `--result LENS=RESULT` for each of
+/// `lenses` (a start or status answer's `selected_lenses`).
+pub fn finalize_args(lineage: &str, lenses: &[Value], result: &str) -> Vec<String> {
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.into()];
+    for lens in lenses {
+        args.push("--result".into());
+        args.push(format!("{}={result}", lens.as_str().expect("a lens name")));
+    }
+    args
 }
 
 /// Writes a file outside the repository and returns its path.
