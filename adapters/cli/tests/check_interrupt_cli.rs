@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use support::signals::{in_tmp, signal_when};
-use support::{medium_change, sh_check_args, string_at};
+use support::{medium_change, sh_check_args};
 
 /// Whether process `pid` runs (not a zombie).
 fn running(pid: &str) -> bool {

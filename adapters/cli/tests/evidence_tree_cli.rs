@@ -412,11 +412,7 @@ fn a_timed_out_check_leaves_no_process() {
         &finalize_timed(&lineage, "2", &["sh", "-c", &script]),
     );
     let (pid, left) = daemon_left(&pidfile);
-    assert_eq!(
-        done.json["error"]["code"], "evidence_timeout",
-        "{}",
-        done.stdout
-    );
+    done.assert_error("evidence_timeout");
     assert!(!left, "the daemon {pid} outlived the timed-out check");
     assert_eq!(store_snapshot(&f), before);
 }

@@ -474,7 +474,7 @@ fn refusing_over_an_edited_hook_writes_nothing_at_all() {
 
         let again = probity(f.root(), &["hooks", "install"]);
         again.assert_refused(4, "hook_changed");
-        let next = again.json["error"]["next_action"].as_str().unwrap();
+        let next = again.next_action();
         assert!(
             next.contains(&format!("probity hooks uninstall --hook {edited_hook}`")),
             "{next}"

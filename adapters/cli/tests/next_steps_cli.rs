@@ -116,11 +116,7 @@ fn candidate_superseded_advice_restores_the_corrected_candidate() {
     // Back to the uncorrected candidate: start refuses to review it again.
     r.f.write("src/parser.rs", body(1)).unwrap();
     let s = r.run(&["start"]);
-    assert_eq!(
-        s.json["error"]["code"], "candidate_superseded",
-        "{}",
-        s.stdout
-    );
+    s.assert_error("candidate_superseded");
     let args = command_in(&text(&s.json["error"]), "git restore", &[]);
     r.f.git(&args.iter().map(String::as_str).collect::<Vec<_>>())
         .unwrap();
@@ -173,7 +169,7 @@ fn json_usage_errors_name_the_argument() {
     assert!(missing.error_message().contains("--actor"));
     let bad = r.run(&["finalize", "--correction-lines", "many"]);
     assert_eq!(bad.json["error"]["argument"], "--correction-lines <N>");
-    let next = bad.json["error"]["next_action"].as_str().unwrap();
+    let next = bad.next_action();
     assert!(
         next.contains("many") && next.contains("probity finalize --help"),
         "{next}"

@@ -249,7 +249,7 @@ fn malformed_documents_name_their_own_schema() {
         let d = r.finalize(&lineage, &[flag, &bad]);
         assert_eq!(d.code, 3, "{}", d.stdout);
         assert_eq!(d.json["error"]["code"], "malformed_input");
-        let next = d.json["error"]["next_action"].as_str().unwrap();
+        let next = d.next_action();
         assert!(next.contains(&format!("probity schema {role}")), "{next}");
         let schema = r.run(&["schema", role]);
         assert_eq!(schema.code, 0);
@@ -368,11 +368,7 @@ fn wrong_stage_leads_to_a_status_that_names_the_next_input() {
         blocked.stdout
     );
     let wrong = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
-    assert_eq!(
-        wrong.json["error"]["code"], "wrong_stage",
-        "{}",
-        wrong.stdout
-    );
+    wrong.assert_error("wrong_stage");
     let advice = text(&wrong.json["error"]);
     let args = command_in(&advice, "probity status", &r.fill());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -41,15 +41,11 @@ fn recovered_and_approved() -> (Fixture, tempfile::TempDir, String, String) {
 
 /// `probity ARGS` without `--json`: the raw report.
 fn plain(cwd: &Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
+    let mut cmd = probity_in(cwd);
+    cmd.args(args)
         .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .unwrap();
-    run_of(&out)
+        .env_remove("GIT_INDEX_FILE");
+    run_of(&cmd.output().unwrap())
 }
 
 #[test]

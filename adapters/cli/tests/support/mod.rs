@@ -37,6 +37,27 @@ impl Run {
         );
     }
 
+    /// Asserts the run answered the error `error` (its `error.code`),
+    /// whatever its exit; stdout is the failure message.
+    pub fn assert_error(&self, error: &str) {
+        assert_eq!(self.json["error"]["code"], error, "{}", self.stdout);
+    }
+
+    /// Asserts the run failed (a non-zero exit) with the refusal `error`
+    /// (its `error.code`); returns its `error.next_action`.
+    pub fn assert_failed(&self, error: &str) -> &str {
+        assert_ne!(self.code, 0, "{}{}", self.stdout, self.stderr);
+        self.assert_error(error);
+        self.next_action()
+    }
+
+    /// The refusal's `error.next_action` (the run must carry one).
+    pub fn next_action(&self) -> &str {
+        self.json["error"]["next_action"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no next action: {}{}", self.stdout, self.stderr))
+    }
+
     /// The refusal's `error.message` (the run must be a JSON refusal).
     pub fn error_message(&self) -> &str {
         self.json["error"]["message"]
@@ -278,6 +299,27 @@ pub fn start_lineage(cwd: &Path) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no lineage started: {}{}", st.stdout, st.stderr))
         .to_string()
+}
+
+/// The lineage a run answered (`lineage_id`), asserting it exited 0.
+pub fn lineage_of(run: &Run) -> String {
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    run.json["lineage_id"].as_str().unwrap().to_string()
+}
+
+/// `probity finalize --lineage LINEAGE --result FILE`, the lens result
+/// `result` written to `dir` (a file named after the lineage).
+pub fn finalize_result(cwd: &Path, dir: &Path, lineage: &str, result: &str) -> Run {
+    let r = input(dir, &format!("{lineage}-result.json"), result);
+    probity(cwd, &["finalize", "--lineage", lineage, "--result", &r])
+}
+
+/// `probity invalidate --lineage LINEAGE --reason REASON`.
+pub fn invalidate(f: &Fixture, lineage: &str, reason: &str) -> Run {
+    probity(
+        f.root(),
+        &["invalidate", "--lineage", lineage, "--reason", reason],
+    )
 }
 
 /// Runs `probity --json --cwd <cwd> args...` and asserts it exited 0
@@ -952,8 +994,7 @@ pub fn escalate_and_recover(
     let st = probity(cwd, &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
     let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
-    let r = input(inputs, "unknown.json", PARSER_UNKNOWN);
-    let fin = probity(cwd, &["finalize", "--lineage", &l1, "--result", &r]);
+    let fin = finalize_result(cwd, inputs, &l1, PARSER_UNKNOWN);
     assert_eq!(
         fin.json["state"], "escalated",
         "{}{}",
