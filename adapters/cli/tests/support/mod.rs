@@ -16,6 +16,7 @@ pub mod fifo;
 pub mod mcp;
 pub mod model_server;
 pub mod transport;
+pub mod watchdog;
 
 pub struct Run {
     pub code: i32,
@@ -358,21 +359,9 @@ pub fn probity_bounded(cwd: &Path, args: &[&str], env: &[(&str, &str)], secs: u6
         cmd.env(k, v);
     }
     let child = cmd.spawn().expect("run probity");
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if done_rx
-            .recv_timeout(std::time::Duration::from_secs(secs))
-            .is_err()
-        {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
-    });
+    let watchdog = watchdog::Watchdog::start(child.id(), secs, "-KILL");
     let out = child.wait_with_output().expect("wait for probity");
-    let _ = done_tx.send(());
-    let _ = watchdog.join();
+    watchdog.done();
     run_of(&out)
 }
 
@@ -411,27 +400,31 @@ pub fn store_snapshot(f: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
 /// [`store_snapshot`] of the repository whose worktree is `root` (for a
 /// thread that holds only the path, such as a scripted server's handler).
 pub fn store_snapshot_at(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let root = root.join(".git").join("probity");
-    let mut files = BTreeMap::new();
-    walk(&root, &root, &mut files);
-    files
+    files_under(&root.join(".git").join("probity"))
+        .into_iter()
+        .map(|(rel, p)| (rel, std::fs::read(p).unwrap()))
+        .collect()
 }
 
-fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(root, &p, files);
-        } else {
-            files.insert(
-                p.strip_prefix(root).unwrap().to_path_buf(),
-                std::fs::read(&p).unwrap(),
-            );
+/// Every file under `dir`, recursively (a directory that cannot be read
+/// holds none): its path relative to `dir` → its path.
+pub fn files_under(dir: &Path) -> BTreeMap<PathBuf, PathBuf> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.insert(p.strip_prefix(dir).unwrap().to_path_buf(), p);
+            }
         }
     }
+    files
 }
 
 /// A repository with one committed source file (`src/parser.rs`) and a
