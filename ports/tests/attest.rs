@@ -62,9 +62,7 @@ fn envelope_with(statement: &[u8], sig: &SshSig) -> Vec<u8> {
 
 #[test]
 fn attest_states_the_receipt_over_the_candidate_manifest_and_writes_nothing() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, approved, l) = approved();
     let held = w.store.dump();
     let a = drivers::attest(&w.git, &w.store, &l).unwrap();
     let s: Value = serde_json::from_slice(&a.statement).unwrap();

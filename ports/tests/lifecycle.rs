@@ -108,9 +108,7 @@ fn recover_makes_one_audited_successor_and_never_forks() {
 
 #[test]
 fn recover_refuses_what_its_disposition_does_not_allow() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, approved, l) = approved();
     let held = w.store.dump();
     // An approval recovered as scope-changed needs a reviewed path changed
     // (an unrelated new file is not one).

@@ -375,9 +375,7 @@ fn burn_request(lineage: &LineageId) -> BurnRequest {
 
 #[test]
 fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
-    let w = world();
-    let started = w.start();
-    let l = started.state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let err = drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap_err();
     assert_err!(

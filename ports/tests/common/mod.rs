@@ -131,6 +131,15 @@ pub fn started() -> (World, LineageId) {
     (w, l)
 }
 
+/// [`world`] with its review approved: the world, the approved record
+/// and its lineage.
+pub fn approved() -> (World, StateRecord, LineageId) {
+    let w = world();
+    let approved = w.approve();
+    let l = approved.state().lineage_id().clone();
+    (w, approved, l)
+}
+
 /// [`world`] with its one file at `path` instead: `src/auth.rs`, a
 /// high-risk path, selects several lenses.
 pub fn changed_at(path: &str) -> World {
