@@ -19,8 +19,8 @@ use probity_core::review::{Stage, TransitionError};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_core::snapshot_tools::{Event, Message, ModelRequest, ModelResponse};
 use probity_ports::review::{
-    self as drivers, AdapterError, FinalizeInput, ResultStore, ReviewError, RoleRunError,
-    RoleWorld, RunDone, StoreError,
+    self as drivers, AdapterError, ResultStore, ReviewError, RoleRunError, RoleWorld, RunDone,
+    StoreError,
 };
 use probity_ports::snapshot::{LoopRunError, ModelError};
 use probity_testkit::{TickingStopwatch, documents};
@@ -532,14 +532,7 @@ fn the_validator_reads_the_corrected_candidate_and_finalize_measures_the_fix() {
         &w.git.candidate_tree().unwrap()
     );
     assert_eq!(finalized.record, w.load(&l));
-    let approved = w
-        .finalize(FinalizeInput {
-            lineage: Some(l),
-            evidence: Some(documents::passing_check()),
-            ..Default::default()
-        })
-        .unwrap();
-    assert_eq!(approved.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l);
 }
 
 #[test]
