@@ -124,14 +124,7 @@ fn a_blocker_is_corrected_within_its_budget_and_then_approved() {
         })
         .unwrap();
     assert_eq!(fixed.record.state().lineage_id(), &l);
-    assert_eq!(fixed.record.state().stage().name(), "validating");
-    let c = fixed.record.state().stage().correction().unwrap();
-    // The fake Git measured one changed line on each side.
-    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
-    assert_eq!(
-        fixed.record.state().final_candidate_tree(),
-        &w.git.candidate_tree().unwrap()
-    );
+    assert_validating_after_one_fix(&w.git, &fixed.record);
     approve_on_evidence(&w.git, &w.store, l.clone());
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }

@@ -524,13 +524,7 @@ fn the_validator_reads_the_corrected_candidate_and_finalize_measures_the_fix() {
     assert_kept(&w, d, "validator", &l);
     // The validator read the corrected tree, not the frozen one.
     assert_eq!(script.opened(), vec![w.git.candidate_tree().unwrap()]);
-    assert_eq!(finalized.record.state().stage().name(), "validating");
-    let c = finalized.record.state().stage().correction().unwrap();
-    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
-    assert_eq!(
-        finalized.record.state().final_candidate_tree(),
-        &w.git.candidate_tree().unwrap()
-    );
+    assert_validating_after_one_fix(&w.git, &finalized.record);
     assert_eq!(finalized.record, w.load(&l));
     approve_on_evidence(&w.git, &w.store, l);
 }

@@ -90,6 +90,19 @@ pub fn lands(
     drivers::check_evidence_lands(git, store, lineage, &argv, &|_| None)
 }
 
+/// Asserts `record` is validating after one correction attempt, charged
+/// one changed line on each side (what the fake Git measures of [`FIX`]),
+/// over the live candidate's tree.
+pub fn assert_validating_after_one_fix(git: &FakeGit, record: &StateRecord) {
+    assert_eq!(record.state().stage().name(), "validating");
+    let c = record.state().stage().correction().unwrap();
+    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
+    assert_eq!(
+        record.state().final_candidate_tree(),
+        &git.candidate_tree().unwrap()
+    );
+}
+
 /// Final evidence alone on `lineage`, which approves it.
 pub fn approve_on_evidence(git: &FakeGit, store: &InMemoryStore, lineage: LineageId) {
     let done = drivers::finalize(
