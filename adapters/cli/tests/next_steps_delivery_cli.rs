@@ -119,9 +119,7 @@ fn receipt_superseded_advice_names_the_leaf() {
     assert_eq!(succ.code, 0, "{}{}", succ.stdout, succ.stderr);
     // Back to the candidate the predecessor approved: history, not authority.
     r.f.write("src/parser.rs", body(1)).unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_superseded", "{}", g.stdout);
-    let st = r.follow(&text(&g.json), "probity status");
+    let st = r.gate_leads("receipt_superseded", "probity status");
     assert_eq!(st.json["lineage_id"], succ.json["lineage_id"]);
 }
 
@@ -349,9 +347,7 @@ fn a_non_utf8_name_at_the_gate_names_the_way_out() {
     assert!(advice.contains(".git/info/exclude"), "{advice}");
     // The way out, as said: keep it out of the candidate.
     std::fs::write(r.f.root().join(".git/info/exclude"), b"notes-*.txt\n").unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_missing", "{}", g.stdout);
-    r.follow(&text(&g.json), "probity start");
+    r.gate_leads("receipt_missing", "probity start");
 }
 
 /// Issue 26 §2: `wrong_stage` sends people to `probity status`; its plain
