@@ -427,6 +427,21 @@ pub fn files_under(dir: &Path) -> BTreeMap<PathBuf, PathBuf> {
     files
 }
 
+/// A repository whose committed `src/a.c` (`int a;`) becomes `first`
+/// followed by 600 new declarations in the worktree: a large change
+/// (high risk).
+pub fn large_c_change(first: &str) -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/a.c", "int a;\n").unwrap();
+    f.commit_all("base").unwrap();
+    let mut body = String::from(first);
+    for i in 0..600 {
+        body.push_str(&format!("int v{i};\n"));
+    }
+    f.write("src/a.c", body).unwrap();
+    f
+}
+
 /// A repository with one committed source file (`src/parser.rs`) and a
 /// `.gitignore`: the base most end-to-end tests start from.
 pub fn parser_base() -> Fixture {
