@@ -7,10 +7,16 @@
 use probity_core::review::Lens;
 use probity_core::review::{CommitId, LineageId};
 use probity_core::review::{Disposition, NonBlank, RecoverRequest, StateRecord};
+use probity_core::review::{PromptSet, TreeId};
+use probity_core::snapshot_tools::{
+    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec,
+};
 use probity_ports::review::{
     self as drivers, Delivery, FinalizeInput, Finalized, Published, RecordStore, RemoteScope,
     ReviewError, Started,
 };
+use probity_ports::review::{AdapterError, RoleWorld};
+use probity_ports::snapshot::{ChatModel, ModelError};
 use probity_testkit::{
     FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, documents, verdict,
 };
@@ -291,27 +297,15 @@ impl probity_ports::snapshot::SnapshotReader for Files {
     }
 }
 
-use probity_core::snapshot_tools::{
-    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall,
-};
-use probity_ports::review::RoleWorld;
-
 /// A chat model that answers each request by a function of it (the
 /// tools offered and the time left are not its concern).
-pub struct Answering<'a>(
-    pub  &'a (
-            dyn Fn(&ModelRequest) -> Result<ModelResponse, probity_ports::snapshot::ModelError>
-                + Sync
-        ),
-);
+pub struct Answering<'a>(pub &'a (dyn Fn(&ModelRequest) -> Answer + Sync));
 
-impl probity_ports::snapshot::ChatModel for Answering<'_> {
-    fn complete(
-        &mut self,
-        request: &ModelRequest,
-        _tools: &[probity_core::snapshot_tools::ToolSpec],
-        _timeout_ms: u64,
-    ) -> Result<ModelResponse, probity_ports::snapshot::ModelError> {
+/// What a model answers.
+type Answer = Result<ModelResponse, ModelError>;
+
+impl ChatModel for Answering<'_> {
+    fn complete(&mut self, request: &ModelRequest, _: &[ToolSpec], _: u64) -> Answer {
         (self.0)(request)
     }
 }
@@ -349,15 +343,9 @@ pub fn answer(text: String) -> ModelResponse {
 /// The tests' role world: what is given, with the default budget, a 60 s
 /// timeout and 1 MiB of diff.
 pub fn role_world<'a, R, M, C>(
-    prompts: &'a probity_core::review::PromptSet,
-    subject: &'a (
-            dyn Fn(&probity_core::review::TreeId) -> Result<R, probity_ports::review::AdapterError>
-                + Sync
-        ),
-    model: &'a (
-            dyn Fn(&probity_core::review::TreeId) -> Result<M, probity_ports::snapshot::ModelError>
-                + Sync
-        ),
+    prompts: &'a PromptSet,
+    subject: &'a (dyn Fn(&TreeId) -> Result<R, AdapterError> + Sync),
+    model: &'a (dyn Fn(&TreeId) -> Result<M, ModelError> + Sync),
     stopwatch: &'a (dyn Fn() -> C + Sync),
     jobs: usize,
     log: &'a (dyn Fn(&str, &Event) + Sync),
