@@ -62,9 +62,7 @@ fn envelope_with(statement: &[u8], sig: &SshSig) -> Vec<u8> {
 
 #[test]
 fn attest_states_the_receipt_over_the_candidate_manifest_and_writes_nothing() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, approved, l) = approved();
     let held = w.store.dump();
     let a = drivers::attest(&w.git, &w.store, &l).unwrap();
     let s: Value = serde_json::from_slice(&a.statement).unwrap();
@@ -90,8 +88,7 @@ fn attest_states_the_receipt_over_the_candidate_manifest_and_writes_nothing() {
 
 #[test]
 fn attest_refuses_a_review_that_is_not_terminal_or_not_here() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let err = drivers::attest(&w.git, &w.store, &l).unwrap_err();
     assert_err!(err, ReviewError::NotTerminal { lineage, state } if *lineage == l && *state == "reviewing");

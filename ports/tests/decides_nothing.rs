@@ -137,19 +137,28 @@ fn the_import_check_sees_groups_aliases_and_globs() {
     );
 }
 
-#[test]
-fn no_shipped_ports_code_imports_what_core_decides_with() {
+/// Every shipped source of the ports (under `src/`, of which there are
+/// more than ten): its path relative to `src/`, and its text.
+fn shipped_sources() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
+    assert!(files.len() > 10, "ports/src not found at {}", src.display());
+    files
+        .iter()
+        .map(|file| {
+            let path = file.strip_prefix(&src).unwrap().display().to_string();
+            (path, fs::read_to_string(file).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn no_shipped_ports_code_imports_what_core_decides_with() {
     let mut found = Vec::new();
-    for file in &files {
-        let text = fs::read_to_string(file).unwrap();
+    for (path, text) in shipped_sources() {
         for statement in deciding_imports(&text) {
-            found.push(format!(
-                "{}: {statement}",
-                file.strip_prefix(&src).unwrap().display()
-            ));
+            found.push(format!("{path}: {statement}"));
         }
     }
     assert!(
@@ -176,18 +185,10 @@ fn the_lint_finds_a_rule_written_in_a_driver_and_ignores_tests_and_comments() {
 
 #[test]
 fn no_shipped_ports_code_names_a_variant_core_decides_with() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    assert!(files.len() > 10, "ports/src not found at {}", src.display());
     let mut found = Vec::new();
-    for file in &files {
-        let text = fs::read_to_string(file).unwrap();
+    for (path, text) in shipped_sources() {
         for (line, token) in deciding_names(&text) {
-            found.push(format!(
-                "{}:{line}: `{token}`",
-                file.strip_prefix(&src).unwrap().display()
-            ));
+            found.push(format!("{path}:{line}: `{token}`"));
         }
     }
     assert!(

@@ -14,8 +14,7 @@ use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents};
 
 #[test]
 fn a_clean_result_then_evidence_approves_and_writes_the_receipt() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let judged = w
         .finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::CLEAN)]
@@ -49,8 +48,7 @@ fn a_clean_result_then_evidence_approves_and_writes_the_receipt() {
 
 #[test]
 fn without_a_lineage_finalize_discovers_the_live_candidates() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let done = w
         .finalize(FinalizeInput {
             results: vec![documents::result(documents::CLEAN)],
@@ -79,8 +77,7 @@ fn an_exact_retry_answers_the_stored_record_and_writes_nothing() {
 
 #[test]
 fn a_failing_check_escalates_with_its_evidence_bound() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let done = w
         .finalize_with(&l, |i| {
             i.results = vec![documents::result(documents::CLEAN)];
@@ -127,14 +124,7 @@ fn a_blocker_is_corrected_within_its_budget_and_then_approved() {
         })
         .unwrap();
     assert_eq!(fixed.record.state().lineage_id(), &l);
-    assert_eq!(fixed.record.state().stage().name(), "validating");
-    let c = fixed.record.state().stage().correction().unwrap();
-    // The fake Git measured one changed line on each side.
-    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
-    assert_eq!(
-        fixed.record.state().final_candidate_tree(),
-        &w.git.candidate_tree().unwrap()
-    );
+    assert_validating_after_one_fix(&w.git, &fixed.record);
     approve_on_evidence(&w.git, &w.store, l.clone());
     assert_eq!(w.gate(), says("allow", "receipt_valid"));
 }
@@ -160,8 +150,7 @@ fn a_failed_validation_is_an_attempt_charged_once() {
 
 #[test]
 fn refused_inputs_write_nothing() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let cases: Vec<(&str, FinalizeInput)> = vec![
         (
@@ -262,8 +251,7 @@ fn refused_inputs_write_nothing() {
 
 #[test]
 fn a_changed_candidate_takes_no_result_and_an_unknown_one_has_no_review() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     w.git
         .write("src/a.rs", "fn a() {}\nfn b() { 1 }\n")
         .unwrap();
@@ -299,8 +287,7 @@ fn a_zero_lens_review_takes_evidence_alone() {
 
 #[test]
 fn check_evidence_lands_refuses_before_the_check_runs() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let err = lands(&w.git, &w.store, Some(&l)).unwrap_err();
     assert_err!(
         err,
@@ -325,8 +312,7 @@ fn check_evidence_lands_refuses_before_the_check_runs() {
 #[test]
 fn a_store_failure_mid_finalize_leaves_the_last_committed_state() {
     use probity_testkit::{Crash, Faulty, is_injected};
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let crashing = Faulty::new(w.store, 1, Crash::BeforeReplace);
     let err = drivers::finalize(
         &w.git,

@@ -50,8 +50,7 @@ fn status_relates_the_live_candidate_to_its_lineage() {
 
 #[test]
 fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let inv = drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap();
     assert_eq!(inv.state().stage().name(), "invalidated");
     let held = w.store.dump();
@@ -72,8 +71,7 @@ fn only_a_pristine_review_is_invalidated_and_a_retry_answers_it() {
 
 #[test]
 fn recover_makes_one_audited_successor_and_never_forks() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let inv = drivers::invalidate(&w.store, &l, text("wrong branch")).unwrap();
     let req = request(&inv, Disposition::Invalidated, "again");
     let s = w.recover(&l, req.clone()).unwrap();
@@ -110,9 +108,7 @@ fn recover_makes_one_audited_successor_and_never_forks() {
 
 #[test]
 fn recover_refuses_what_its_disposition_does_not_allow() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, approved, l) = approved();
     let held = w.store.dump();
     // An approval recovered as scope-changed needs a reviewed path changed
     // (an unrelated new file is not one).

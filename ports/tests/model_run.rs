@@ -17,15 +17,12 @@ use probity_core::review::{FRAME_FILE, FRAME_HEADER, PromptRole, PromptSet};
 use probity_core::review::{LineageId, TreeId};
 use probity_core::review::{Stage, TransitionError};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
-use probity_core::snapshot_tools::ToolSpec;
-use probity_core::snapshot_tools::{
-    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall,
-};
+use probity_core::snapshot_tools::{Event, Message, ModelRequest, ModelResponse};
 use probity_ports::review::{
-    self as drivers, AdapterError, FinalizeInput, ResultStore, ReviewError, RoleRunError,
-    RoleWorld, RunDone, StoreError,
+    self as drivers, AdapterError, ResultStore, ReviewError, RoleRunError, RoleWorld, RunDone,
+    StoreError,
 };
-use probity_ports::snapshot::{ChatModel, LoopRunError, ModelError};
+use probity_ports::snapshot::{LoopRunError, ModelError};
 use probity_testkit::{TickingStopwatch, documents};
 use serde_json::{Value, json};
 
@@ -82,30 +79,21 @@ impl Script {
     }
 }
 
-/// The scripted model: reads `src/a.rs` once through the tools, then
-/// answers its role's document.
-struct Scripted<'a>(&'a Script);
-
-fn system(request: &ModelRequest) -> &str {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::System { content } => Some(content.as_str()),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-fn user(request: &ModelRequest) -> &str {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::User { content } => Some(content.as_str()),
-            _ => None,
-        })
-        .unwrap_or_default()
+/// The request's first system message and first user message (empty
+/// when there is none).
+fn system_and_user(request: &ModelRequest) -> (&str, &str) {
+    let first = |system: bool| {
+        request
+            .messages
+            .iter()
+            .find_map(|m| match m {
+                Message::System { content } if system => Some(content.as_str()),
+                Message::User { content } if !system => Some(content.as_str()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    };
+    (first(true), first(false))
 }
 
 /// The finding IDs the refuter is shown (`- R3-001 (BLOCKER) at ...`).
@@ -117,45 +105,29 @@ fn listed_findings(user: &str) -> Vec<&str> {
         .collect()
 }
 
-impl ChatModel for Scripted<'_> {
-    fn complete(
-        &mut self,
-        request: &ModelRequest,
-        _tools: &[ToolSpec],
-        _timeout_ms: u64,
-    ) -> Result<ModelResponse, ModelError> {
-        self.0.calls.fetch_add(1, Ordering::SeqCst);
-        let read = request
-            .messages
-            .iter()
-            .any(|m| matches!(m, Message::Tool { .. }));
-        if request.offer_tools && !read {
-            return Ok(ModelResponse {
-                text: None,
-                tool_calls: vec![ToolCall {
-                    id: "read-1".into(),
-                    name: "read".into(),
-                    arguments: json!({"path": "src/a.rs"}).to_string(),
-                }],
-                stop: StopReason::ToolUse,
-                usage: None,
-            });
+impl Script {
+    /// The scripted model: reads `src/a.rs` once through the tools, then
+    /// answers its role's document.
+    fn answer(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if let Some(read) = read_first(request, "read-1", "src/a.rs") {
+            return Ok(read);
         }
-        let system = system(request);
+        let (system, user) = system_and_user(request);
         let text = if system.contains("role=refuter") {
-            let ids = match &self.0.refuter_ids {
+            let ids = match &self.refuter_ids {
                 Some(ids) => ids.clone(),
-                None => listed_findings(user(request)),
+                None => listed_findings(user),
             };
             json!({"outcomes": ids
                 .into_iter()
-                .map(|id| json!({"finding_id": id, "outcome": self.0.refuter, "evidence": ["read src/a.rs"]}))
+                .map(|id| json!({"finding_id": id, "outcome": self.refuter, "evidence": ["read src/a.rs"]}))
                 .collect::<Vec<_>>()})
             .to_string()
         } else if system.contains("role=validator") {
-            self.0.validator.clone()
+            self.validator.clone()
         } else {
-            if let Some(lens) = self.0.failing_lens
+            if let Some(lens) = self.failing_lens
                 && system.contains(&format!("lens={lens} "))
             {
                 return Err(ModelError::Status {
@@ -163,14 +135,9 @@ impl ChatModel for Scripted<'_> {
                     body: "overloaded".into(),
                 });
             }
-            self.0.lens.clone()?
+            self.lens.clone()?
         };
-        Ok(ModelResponse {
-            text: Some(text),
-            tool_calls: Vec::new(),
-            stop: StopReason::EndTurn,
-            usage: None,
-        })
+        Ok(answer(text))
     }
 }
 
@@ -182,7 +149,7 @@ fn in_world<T>(
     files: &[(&str, &str)],
     elapsed: u64,
     jobs: usize,
-    f: impl FnOnce(&RoleWorld<'_, Files, Scripted<'_>, TickingStopwatch>) -> T,
+    f: impl FnOnce(&RoleWorld<'_, Files, Answering<'_>, TickingStopwatch>) -> T,
 ) -> T {
     let files: BTreeMap<Vec<u8>, Vec<u8>> = files
         .iter()
@@ -195,11 +162,12 @@ fn in_world<T>(
         }
         Ok(Files(files.clone()))
     };
+    let answer = |request: &ModelRequest| script.answer(request);
     let model = |_: &TreeId| {
         if script.unavailable {
             return Err(ModelError::NotConfigured("no endpoint".into()));
         }
-        Ok(Scripted(script))
+        Ok(Answering(&answer))
     };
     let stopwatch = || TickingStopwatch::at(elapsed);
     let log = |role: &str, e: &Event| {
@@ -213,18 +181,9 @@ fn in_world<T>(
             .unwrap()
             .push(format!("{role}: {name}"));
     };
-    let world = RoleWorld {
-        prompts,
-        subject: &subject,
-        model: &model,
-        stopwatch: &stopwatch,
-        budget: BudgetLimits::default(),
-        timeout_ms: 60_000,
-        max_diff_bytes: 1 << 20,
-        jobs,
-        log: &log,
-    };
-    f(&world)
+    f(&role_world(
+        prompts, &subject, &model, &stopwatch, jobs, &log,
+    ))
 }
 
 fn review(
@@ -336,8 +295,7 @@ fn a_lens_run_is_submitted_its_transcript_kept_and_the_judgment_finalized() {
 
 #[test]
 fn an_inferential_finding_goes_to_the_refuter_whose_batch_is_finalized() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let script = Script::lens(INFERENTIAL);
     let reviewed = review(&w, &script, &l).unwrap();
     done(&reviewed.lenses[0].outcome);
@@ -353,8 +311,7 @@ fn an_inferential_finding_goes_to_the_refuter_whose_batch_is_finalized() {
     assert_eq!(reviewed.record, w.load(&l));
     assert_eq!(transcripts(&w).len(), 2, "{:?}", transcripts(&w));
     // Refuted instead: the finding is kept, the review goes on to evidence.
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let mut script = Script::lens(INFERENTIAL);
     script.refuter = "refuted";
     let reviewed = review(&w, &script, &l).unwrap();
@@ -365,8 +322,7 @@ fn an_inferential_finding_goes_to_the_refuter_whose_batch_is_finalized() {
 #[test]
 fn a_refuter_batch_that_is_refused_is_not_kept() {
     for (verdict, ids) in [("overruled", None), ("corroborated", Some(vec!["R3-999"]))] {
-        let w = world();
-        let l = w.start().state().lineage_id().clone();
+        let (w, l) = started();
         let mut script = Script::lens(INFERENTIAL);
         script.refuter = verdict;
         script.refuter_ids = ids.clone();
@@ -402,8 +358,7 @@ fn a_refuter_batch_that_is_refused_is_not_kept() {
 
 #[test]
 fn a_moved_candidate_is_refused_before_any_model_is_asked() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     w.git.write("src/a.rs", FIX).unwrap();
     let held = w.store.dump();
     let script = Script::lens(documents::CLEAN);
@@ -460,8 +415,7 @@ fn a_lens_that_produces_no_document_submits_nothing() {
         ),
     ];
     for (script, case) in cases {
-        let w = world();
-        let l = w.start().state().lineage_id().clone();
+        let (w, l) = started();
         let held = w.store.dump();
         let reviewed = review(&w, &script, &l).unwrap();
         let err = reviewed.lenses[0].outcome.as_ref().unwrap_err();
@@ -483,8 +437,7 @@ fn a_lens_that_produces_no_document_submits_nothing() {
 
 #[test]
 fn a_lens_past_the_timeout_is_unreviewed() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let script = Script::lens(documents::CLEAN);
     let reviewed = in_world(&script, &PromptSet::builtin(), &[], 60_000, 1, |world| {
@@ -503,8 +456,7 @@ fn a_lens_past_the_timeout_is_unreviewed() {
 
 #[test]
 fn a_prompt_other_than_the_frozen_one_runs_no_model() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let edited = PromptSet::from_files(|name| {
         let header = if name == FRAME_FILE {
@@ -572,29 +524,15 @@ fn the_validator_reads_the_corrected_candidate_and_finalize_measures_the_fix() {
     assert_kept(&w, d, "validator", &l);
     // The validator read the corrected tree, not the frozen one.
     assert_eq!(script.opened(), vec![w.git.candidate_tree().unwrap()]);
-    assert_eq!(finalized.record.state().stage().name(), "validating");
-    let c = finalized.record.state().stage().correction().unwrap();
-    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
-    assert_eq!(
-        finalized.record.state().final_candidate_tree(),
-        &w.git.candidate_tree().unwrap()
-    );
+    assert_validating_after_one_fix(&w.git, &finalized.record);
     assert_eq!(finalized.record, w.load(&l));
-    let approved = w
-        .finalize(FinalizeInput {
-            lineage: Some(l),
-            evidence: Some(documents::passing_check()),
-            ..Default::default()
-        })
-        .unwrap();
-    assert_eq!(approved.record.state().stage().name(), "approved");
+    approve_on_evidence(&w.git, &w.store, l);
 }
 
 #[test]
 fn a_validator_that_cannot_run_or_answer_leaves_the_lineage_where_it_was() {
     // Before the correction: the validator does not run now.
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let script = Script::lens(documents::CLEAN);
     let (finalized, run) = validate(&w, &script, &l).unwrap();
@@ -659,13 +597,7 @@ fn a_validator_that_cannot_run_or_answer_leaves_the_lineage_where_it_was() {
 #[test]
 fn lenses_run_in_parallel_a_failing_one_blocks_no_other_and_a_rerun_runs_only_it() {
     // A high-risk path: several lenses are selected.
-    let git = probity_testkit::FakeGit::with_base(&[("src/auth.rs", BASE)]).unwrap();
-    git.write("src/auth.rs", CHANGE).unwrap();
-    let w = World {
-        git,
-        store: probity_testkit::InMemoryStore::new(),
-        clock: probity_testkit::FixedClock::fixture(),
-    };
+    let w = changed_at("src/auth.rs");
     let record = w.start();
     let l = record.state().lineage_id().clone();
     let selected = record.state().frozen().selected_lenses.clone();

@@ -82,8 +82,7 @@ fn a_receipt_lost_before_its_projection_denies_until_finalize_writes_it() {
 
 #[test]
 fn an_escalated_review_is_denied() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     w.finalize_with(&l, |i| {
         i.results = vec![documents::result(documents::ESCALATING)]
     })
@@ -117,9 +116,7 @@ fn a_repository_failure_is_an_error_never_a_decision() {
 
 #[test]
 fn a_writer_between_the_derivation_and_the_recheck_turns_the_allow_into_a_denial() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, _, l) = approved();
     let decision =
         drivers::validate_pre_commit_between(&w.git, &w.store, &Delivery::Worktree, &mut || {
             w.store.remove_receipt(&l);

@@ -482,9 +482,7 @@ fn moved_mid_gate<T>(
 
 #[test]
 fn pre_commit_between_denies_an_allow_whose_receipt_or_staged_tree_moved() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, approved, l) = approved();
     w.git.stage();
     let index = Delivery::Index("index".into());
     let calls = Cell::new(0);

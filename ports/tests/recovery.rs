@@ -148,8 +148,7 @@ fn a_dispute_is_refused_with_nothing_written() {
     );
 
     // Before any judgment there is nothing to dispute.
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     assert_err!(
         refused_dispute(&w, dispute_input(&l, finding, "x")),
         ReviewError::Transition(TransitionError::WrongStage { .. })
@@ -376,9 +375,7 @@ fn burn_request(lineage: &LineageId) -> BurnRequest {
 
 #[test]
 fn burn_consumes_an_approved_lineage_and_leaves_its_tombstone() {
-    let w = world();
-    let started = w.start();
-    let l = started.state().lineage_id().clone();
+    let (w, l) = started();
     let held = w.store.dump();
     let err = drivers::burn(&w.store, &w.clock, burn_request(&l)).unwrap_err();
     assert_err!(

@@ -117,8 +117,7 @@ fn a_new_start_over_an_escalated_lineages_paths_is_refused_naming_its_revision()
 
 #[test]
 fn an_invalidated_candidate_is_not_started_again() {
-    let w = world();
-    let l = w.start().state().lineage_id().clone();
+    let (w, l) = started();
     let reason = probity_core::review::NonBlank::parse("wrong branch").unwrap();
     drivers::invalidate(&w.store, &l, reason).unwrap();
     let err = w.try_start().unwrap_err();

@@ -181,9 +181,7 @@ fn edited(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
 
 #[test]
 fn an_exported_bundle_verifies_and_imports_into_an_empty_store_once() {
-    let w = world();
-    let approved = w.approve();
-    let l = approved.state().lineage_id().clone();
+    let (w, approved, l) = approved();
     let store = WithAttestations::new(&w.store);
     let bundle = drivers::export_bundle(&store, &l).unwrap();
     assert_eq!(bundle.lineage_id, l);

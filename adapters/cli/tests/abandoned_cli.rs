@@ -17,27 +17,20 @@ fn base() -> Fixture {
     f
 }
 
-fn lineage(run: &Run) -> String {
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    run.json["lineage_id"].as_str().unwrap().to_string()
+/// A review of `fn c` in `src/parser.rs`, started over [`base`] and
+/// abandoned (invalidated) with `reason`: the repository and the lineage.
+fn abandoned(reason: &str) -> (Fixture, String) {
+    let f = base();
+    f.write("src/parser.rs", "fn a() {}\nfn c() {}\n").unwrap();
+    let lineage = lineage_of(&probity(f.root(), &["start"]));
+    let inv = invalidate(&f, &lineage, reason);
+    assert_eq!(inv.code, 0, "{}", inv.stdout);
+    (f, lineage)
 }
 
 #[test]
 fn an_abandoned_review_neither_blocks_nor_is_named_for_other_work() {
-    let f = base();
-    f.write("src/parser.rs", "fn a() {}\nfn c() {}\n").unwrap();
-    let abandoned = lineage(&probity(f.root(), &["start"]));
-    let inv = probity(
-        f.root(),
-        &[
-            "invalidate",
-            "--lineage",
-            &abandoned,
-            "--reason",
-            "wrong approach",
-        ],
-    );
-    assert_eq!(inv.code, 0, "{}", inv.stdout);
+    let (f, abandoned) = abandoned("wrong approach");
 
     // Other work on the same path, no lineage current: status and the gate
     // say to start a review, naming no lineage.
@@ -62,7 +55,7 @@ fn an_abandoned_review_neither_blocks_nor_is_named_for_other_work() {
     assert!(!g.stdout.contains(&abandoned), "{}", g.stdout);
 
     // A review of that work starts, and is the one status and the gate name.
-    let current = lineage(&probity(f.root(), &["start"]));
+    let current = lineage_of(&probity(f.root(), &["start"]));
     assert_ne!(current, abandoned);
     let st = probity(f.root(), &["status"]);
     assert_eq!(st.json["lineage_id"], current.as_str(), "{}", st.stdout);
@@ -85,26 +78,14 @@ fn an_abandoned_review_neither_blocks_nor_is_named_for_other_work() {
 
 #[test]
 fn abandoned_bytes_once_committed_are_reviewed_again_by_the_printed_recovery() {
-    let f = base();
-    f.write("src/parser.rs", "fn a() {}\nfn c() {}\n").unwrap();
-    let abandoned = lineage(&probity(f.root(), &["start"]));
-    let inv = probity(
-        f.root(),
-        &["invalidate", "--lineage", &abandoned, "--reason", "later"],
-    );
-    assert_eq!(inv.code, 0, "{}", inv.stdout);
+    let (f, _) = abandoned("later");
     f.git(&["commit", "-q", "--no-verify", "-am", "the same bytes"])
         .unwrap();
     // The commit's review is the abandoned one: its way on is printed, and
     // works although nothing is uncommitted.
     let refused = probity(f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(
-        refused.json["error"]["code"].as_str(),
-        Some("lineage_invalidated"),
-        "{}",
-        refused.stdout
-    );
-    let next = refused.json["error"]["next_action"].as_str().unwrap();
+    refused.assert_error("lineage_invalidated");
+    let next = refused.next_action();
     let from = next.find("`probity recover ").unwrap() + 1;
     let to = from + next[from..].find('`').unwrap();
     let args: Vec<String> = next[from..to]
@@ -131,21 +112,14 @@ fn an_escalated_review_is_set_aside_only_by_an_authorized_recovery() {
     let f = base();
     f.write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -1\n}\n")
         .unwrap();
-    let escalated = lineage(&probity(f.root(), &["start"]));
+    let escalated = lineage_of(&probity(f.root(), &["start"]));
     let tmp = tempfile::tempdir().unwrap();
-    let r = input(tmp.path(), "r.json", PARSER_UNKNOWN);
-    let e = probity(
-        f.root(),
-        &["finalize", "--lineage", &escalated, "--result", &r],
-    );
+    let e = finalize_result(f.root(), tmp.path(), &escalated, PARSER_UNKNOWN);
     assert_eq!(e.json["state"], "escalated", "{}", e.stdout);
     let rev = string_at(&e.json, "store_revision");
     let before = store_snapshot(&f);
     // Not by invalidation, nor by a recovery without an authorization.
-    let inv = probity(
-        f.root(),
-        &["invalidate", "--lineage", &escalated, "--reason", "drop it"],
-    );
+    let inv = invalidate(&f, &escalated, "drop it");
     assert_eq!(inv.code, 3, "{}", inv.stdout);
     let unauthorized = probity(
         f.root(),
@@ -157,12 +131,7 @@ fn an_escalated_review_is_set_aside_only_by_an_authorized_recovery() {
     f.write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -2\n}\n")
         .unwrap();
     let blocked = probity(f.root(), &["start"]);
-    assert_eq!(
-        blocked.json["error"]["code"].as_str(),
-        Some("lineage_escalated"),
-        "{}",
-        blocked.stdout
-    );
+    blocked.assert_error("lineage_escalated");
     // The authorized recovery sets it aside: the escalation blocks nothing.
     probity_ok(
         f.root(),

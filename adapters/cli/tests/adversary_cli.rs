@@ -190,11 +190,11 @@ fn a_shadowed_interpreter_passes_the_check_rule_but_not_the_role_and_the_ci_sign
         std::env::var("PATH").unwrap_or_default()
     );
     let clean = input(r.inputs.path(), "r.json", CLEAN_RESULT);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-    for lens in started["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
+    let mut args = finalize_args(
+        &lineage,
+        started["selected_lenses"].as_array().unwrap(),
+        &clean,
+    );
     args.extend(with_check(&CHECK).iter().map(|a| a.to_string()));
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let done = probity_env(r.f.root(), &a, &[("PATH", path.as_str())]);

@@ -47,7 +47,7 @@ fn a_non_utf8_name_is_refused_at_start_and_the_gate_still_answers() {
         g.stdout
     );
     // The advice: keep it out of the candidate, start again.
-    let next = s.json["error"]["next_action"].as_str().unwrap();
+    let next = s.next_action();
     assert!(next.contains(".git/info/exclude"), "{next}");
     let mut exclude = std::fs::read(f.root().join(".git/info/exclude")).unwrap_or_default();
     exclude.extend_from_slice(b"notes-\xff.txt\n");
@@ -119,6 +119,17 @@ fn a_staged_blob_over_the_limit_is_refused_by_its_size() {
     assert_eq!(store_snapshot(&f), before);
 }
 
+/// `start` is refused `file_too_large`, naming `path`, and writes nothing
+/// to the store.
+fn start_refused_too_large(f: &Fixture, path: &str) {
+    let before = store_snapshot(f);
+    let s = probity(f.root(), &["start"]);
+    s.assert_error("file_too_large");
+    let msg = s.error_message();
+    assert!(msg.contains(path), "{msg}");
+    assert_eq!(store_snapshot(f), before);
+}
+
 #[test]
 fn a_base_blob_over_the_limit_is_refused_by_its_size() {
     // The base side's sizes are asked before any content is read (D-R100).
@@ -127,12 +138,7 @@ fn a_base_blob_over_the_limit_is_refused_by_its_size() {
     sparse(&f.root().join("big.bin"), MAX_REVIEWED_FILE_BYTES + 1);
     f.commit_all("base").unwrap();
     f.write("big.bin", "small now\n").unwrap();
-    let before = store_snapshot(&f);
-    let s = probity(f.root(), &["start"]);
-    assert_eq!(s.json["error"]["code"], "file_too_large", "{}", s.stdout);
-    let msg = s.error_message();
-    assert!(msg.contains("big.bin"), "{msg}");
-    assert_eq!(store_snapshot(&f), before);
+    start_refused_too_large(&f, "big.bin");
 }
 
 #[test]
@@ -152,10 +158,5 @@ fn a_blob_a_clean_filter_made_larger_than_its_file_is_refused_by_its_size() {
     .unwrap();
     f.write(".gitattributes", "*.grow filter=grow\n").unwrap();
     f.write("data.grow", "seed\n").unwrap();
-    let before = store_snapshot(&f);
-    let s = probity(f.root(), &["start"]);
-    assert_eq!(s.json["error"]["code"], "file_too_large", "{}", s.stdout);
-    let msg = s.error_message();
-    assert!(msg.contains("data.grow"), "{msg}");
-    assert_eq!(store_snapshot(&f), before);
+    start_refused_too_large(&f, "data.grow");
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use support::signals::{in_tmp, signal_when};
-use support::{medium_change, sh_check_args, string_at};
+use support::{medium_change, sh_check_args};
 
 /// Whether process `pid` runs (not a zombie).
 fn running(pid: &str) -> bool {
@@ -27,17 +27,7 @@ fn an_interrupted_check_leaves_no_process_even_one_that_left_its_group() {
         let f = medium_change();
         let tmp = tempfile::tempdir().unwrap();
         let inputs = tempfile::tempdir().unwrap();
-        let st = support::probity(f.root(), &["start"]);
-        let lineage = string_at(&st.json, "lineage_id");
-        let clean = support::input(inputs.path(), "r.json", support::CLEAN_RESULT);
-        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-        for lens in st.json["selected_lenses"].as_array().unwrap() {
-            args.push("--result".into());
-            args.push(format!("{}={clean}", lens.as_str().unwrap()));
-        }
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let r = support::probity(f.root(), &a);
-        assert_eq!(r.json["state"], "validating", "{}{}", r.stdout, r.stderr);
+        let lineage = support::started_awaiting_evidence(f.root(), inputs.path());
         let before = support::store_snapshot(&f);
         let pidfile = inputs.path().join("daemon.pid");
         let script = format!(

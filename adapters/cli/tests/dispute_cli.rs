@@ -36,11 +36,7 @@ fn a_disputed_blocker_is_recorded_counted_and_resolved_in_the_receipt() {
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
     let lineage = start_lineage(f.root());
-    let r = input(dir.path(), "r.json", BLOCKER);
-    let judged = probity(
-        f.root(),
-        &["finalize", "--lineage", &lineage, "--result", &r],
-    );
+    let judged = finalize_result(f.root(), dir.path(), &lineage, BLOCKER);
     assert_eq!(
         judged.json["state"], "correction_required",
         "{}",
@@ -62,17 +58,9 @@ fn a_disputed_blocker_is_recorded_counted_and_resolved_in_the_receipt() {
     assert_eq!(blank.code, 2, "{}", blank.stdout);
     let empty = input(dir.path(), "empty.txt", "");
     let no_ev = dispute(f.root(), &lineage, &finding, &empty, "OPS-7");
-    assert_eq!(
-        no_ev.json["error"]["code"], "empty_evidence",
-        "{}",
-        no_ev.stdout
-    );
+    no_ev.assert_error("empty_evidence");
     let other = dispute(f.root(), &lineage, "R3-009", &ev, "OPS-7");
-    assert_eq!(
-        other.json["error"]["code"], "not_disputable",
-        "{}",
-        other.stdout
-    );
+    other.assert_error("not_disputable");
     assert_eq!(store_snapshot(&f), before);
 
     let done = dispute(f.root(), &lineage, &finding, &ev, "OPS-7, the lead");

@@ -205,6 +205,18 @@ fn is_ident(t: Option<&Token>, name: &str) -> bool {
     matches!(t, Some((Tok::Ident(n), _)) if n == name)
 }
 
+/// Whether the tokens from `k` on spell `pattern`: its space-separated
+/// pieces, each one punctuation character or an identifier.
+fn spells(t: &[Token], k: usize, pattern: &str) -> bool {
+    pattern.split(' ').enumerate().all(|(i, piece)| {
+        let mut chars = piece.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if !(c.is_alphanumeric() || c == '_') => is_punct(t.get(k + i), c),
+            _ => is_ident(t.get(k + i), piece),
+        }
+    })
+}
+
 fn string_at(t: &[Token], k: usize) -> Option<(&str, usize)> {
     match t.get(k) {
         Some((Tok::Str(s), line)) => Some((s.as_str(), *line)),
@@ -286,11 +298,7 @@ fn codes_in(t: &[Token]) -> Vec<(String, usize)> {
         .collect();
     for k in 0..t.len() {
         // CliError::new(<kind>, "code", ...)
-        if is_ident(t.get(k), "CliError")
-            && is_punct(t.get(k + 1), ':')
-            && is_punct(t.get(k + 2), ':')
-            && is_ident(t.get(k + 3), "new")
-            && is_punct(t.get(k + 4), '(')
+        if spells(t, k, "CliError : : new (")
             && let Some(comma) = argument_end(t, k + 5)
             && let Some((s, line)) = string_at(t, comma + 1)
             && is_punct(t.get(comma + 2), ',')
@@ -316,19 +324,14 @@ fn codes_in(t: &[Token]) -> Vec<(String, usize)> {
             push(s, line);
         }
         // let (code, next) = match e { A => ("code", "next"), ... }
-        if is_ident(t.get(k), "let")
-            && is_punct(t.get(k + 1), '(')
-            && is_ident(t.get(k + 2), "code")
+        if spells(t, k, "let ( code")
             && let Some(close) = closing(t, k + 1)
-            && is_punct(t.get(close + 1), '=')
-            && is_ident(t.get(close + 2), "match")
+            && spells(t, close + 1, "= match")
             && let Some(open) = (close + 3..t.len()).find(|&j| is_punct(t.get(j), '{'))
             && let Some(end) = closing(t, open)
         {
             for j in open..end {
-                if is_punct(t.get(j), '=')
-                    && is_punct(t.get(j + 1), '>')
-                    && is_punct(t.get(j + 2), '(')
+                if spells(t, j, "= > (")
                     && let Some((s, line)) = string_at(t, j + 3)
                 {
                     push(s, line);
@@ -336,12 +339,7 @@ fn codes_in(t: &[Token]) -> Vec<(String, usize)> {
             }
         }
         // .code().unwrap_or("code")
-        if is_ident(t.get(k), "code")
-            && is_punct(t.get(k + 1), '(')
-            && is_punct(t.get(k + 2), ')')
-            && is_punct(t.get(k + 3), '.')
-            && is_ident(t.get(k + 4), "unwrap_or")
-            && is_punct(t.get(k + 5), '(')
+        if spells(t, k, "code ( ) . unwrap_or (")
             && let Some((s, line)) = string_at(t, k + 6)
         {
             push(s, line);
@@ -848,11 +846,7 @@ fn kind_at(t: &[Token], k: usize) -> Option<&str> {
 fn kinded_codes_in(t: &[Token]) -> Vec<(String, String, usize)> {
     let mut found = Vec::new();
     for k in 0..t.len() {
-        if is_ident(t.get(k), "CliError")
-            && is_punct(t.get(k + 1), ':')
-            && is_punct(t.get(k + 2), ':')
-            && is_ident(t.get(k + 3), "new")
-            && is_punct(t.get(k + 4), '(')
+        if spells(t, k, "CliError : : new (")
             && let Some(kind) = kind_at(t, k + 5)
             && let Some(comma) = argument_end(t, k + 5)
             && kind_path(t, k + 5) == Some(comma)

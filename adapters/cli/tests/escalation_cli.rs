@@ -27,7 +27,7 @@ impl Flow {
         let refused = probity(self.f.root(), &["start"]);
         refused.assert_refused(4, "lineage_escalated");
         assert_eq!(store_snapshot(&self.f), before, "a refused start wrote");
-        let next = refused.json["error"]["next_action"].as_str().unwrap();
+        let next = refused.next_action();
         assert!(next.contains(&self.lineage), "{next}");
         (next.to_owned(), before)
     }
@@ -210,12 +210,7 @@ fn moving_the_base_does_not_side_step_an_escalation() {
     // starting point on that path, still refused.
     flow.f.write("src/parser.rs", body(5)).unwrap();
     let edited = probity(flow.f.root(), &["start"]);
-    assert_eq!(
-        edited.json["error"]["code"].as_str(),
-        Some("lineage_escalated"),
-        "{}",
-        edited.stdout
-    );
+    edited.assert_error("lineage_escalated");
     assert_eq!(store_snapshot(&flow.f), before, "a refused start wrote");
     // The gate names the escalation's recovery too, not a fresh review.
     flow.gate_asks_a_person();

@@ -38,19 +38,7 @@ fn committed_awaiting_evidence(value: &str) -> (Fixture, String, tempfile::TempD
 
 /// Gives the started lineage one clean result per selected lens.
 fn await_evidence(f: &Fixture, dir: &Path, started: &Value) {
-    let lineage = started["lineage_id"].as_str().unwrap();
-    let clean = input(dir, "r.json", CLEAN_RESULT);
-    let mut args = vec![
-        "finalize".to_string(),
-        "--lineage".to_string(),
-        lineage.to_string(),
-    ];
-    for lens in started["selected_lenses"].as_array().into_iter().flatten() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let r = probity(f.root(), &args);
+    let r = finalize_started_with(f.root(), dir, started, &[]);
     assert_eq!(r.json["state"], "validating", "{}{}", r.stdout, r.stderr);
 }
 
@@ -424,11 +412,7 @@ fn a_timed_out_check_leaves_no_process() {
         &finalize_timed(&lineage, "2", &["sh", "-c", &script]),
     );
     let (pid, left) = daemon_left(&pidfile);
-    assert_eq!(
-        done.json["error"]["code"], "evidence_timeout",
-        "{}",
-        done.stdout
-    );
+    done.assert_error("evidence_timeout");
     assert!(!left, "the daemon {pid} outlived the timed-out check");
     assert_eq!(store_snapshot(&f), before);
 }

@@ -392,10 +392,7 @@ fn status_answers_even_when_the_frozen_inputs_cannot_be_carried() {
 fn a_superseded_lineage_hands_out_no_frozen_inputs_as_a_next_transition() {
     let f = medium_change();
     let lineage = start_lineage(f.root());
-    let inv = probity(
-        f.root(),
-        &["invalidate", "--lineage", &lineage, "--reason", "x"],
-    );
+    let inv = invalidate(&f, &lineage, "x");
     let rev = string_at(&inv.json, "store_revision");
     let rec = probity(
         f.root(),

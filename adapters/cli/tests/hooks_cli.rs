@@ -23,25 +23,10 @@ fn write_script(p: &Path, text: &str, mode: u32) {
 
 /// Every file under `dir` (recursively), path → (mode, bytes).
 fn tree(dir: &Path) -> BTreeMap<PathBuf, (u32, Vec<u8>)> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, (u32, Vec<u8>)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                out.insert(
-                    p.strip_prefix(root).unwrap().to_path_buf(),
-                    (mode(&p), std::fs::read(&p).unwrap()),
-                );
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
+    files_under(dir)
+        .into_iter()
+        .map(|(rel, p)| (rel, (mode(&p), std::fs::read(&p).unwrap())))
+        .collect()
 }
 
 /// The per-hook objects of a `hooks` answer, in order.
@@ -474,7 +459,7 @@ fn refusing_over_an_edited_hook_writes_nothing_at_all() {
 
         let again = probity(f.root(), &["hooks", "install"]);
         again.assert_refused(4, "hook_changed");
-        let next = again.json["error"]["next_action"].as_str().unwrap();
+        let next = again.next_action();
         assert!(
             next.contains(&format!("probity hooks uninstall --hook {edited_hook}`")),
             "{next}"

@@ -11,7 +11,7 @@ mod support;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use support::signals::wait_group_gone;
+use support::signals::{signal_rounds, signal_when, wait_group_gone};
 use support::{isolated, medium_change};
 
 fn leftovers(git_dir: &std::path::Path) -> Vec<String> {
@@ -90,53 +90,27 @@ fn runs_killed_at_any_moment_leave_nothing_after_the_next_run() {
 /// a next run to find. Each of the two signals is caught at least once.
 #[test]
 fn a_signalled_run_removes_its_index_copy_before_it_ends() {
-    use std::os::unix::process::ExitStatusExt;
     let f = large_change();
     let git_dir = f.root().join(".git");
-    // (signal, its number, runs it ended while the copy existed)
-    let mut signals = [("-TERM", 15, 0), ("-HUP", 1, 0)];
-    for i in 0..60 {
-        let (signal, number, caught) = &mut signals[i % 2];
-        let mut child = gate(f.root()).spawn().unwrap();
-        // Wait for the copy to appear (not only its owner lock, made
-        // first), then signal Probity alone (not its group: its git child
-        // must be stopped by Probity itself).
-        let mut seen = false;
-        while child.try_wait().unwrap().is_none() {
-            if leftovers(&git_dir).iter().any(|n| !n.ends_with(".owner")) {
-                seen = true;
-                break;
-            }
-            std::thread::yield_now();
-        }
-        if !seen {
-            let _ = child.wait();
-            continue;
-        }
-        let sent = Command::new("kill")
-            .args([*signal, &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(sent.success());
-        let status = child.wait().unwrap();
-        if status.signal() == Some(*number) {
-            *caught += 1;
+    signal_rounds(
+        &[("-TERM", 15), ("-HUP", 1)],
+        3,
+        "its index copy existed",
+        // Once the copy appears (not only its owner lock, made first),
+        // Probity alone is signalled (not its group: its git child must be
+        // stopped by Probity itself).
+        |signal| {
+            let appeared = || leftovers(&git_dir).iter().any(|n| !n.ends_with(".owner"));
+            signal_when(&mut gate(f.root()), appeared, signal)
+        },
+        |signal| {
             assert_eq!(
                 leftovers(&git_dir),
                 Vec::<String>::new(),
                 "a run ended by {signal} leaves nothing, at once"
             );
-        }
-        if signals.iter().all(|(_, _, caught)| *caught >= 3) {
-            break;
-        }
-    }
-    for (signal, _, caught) in signals {
-        assert!(
-            caught > 0,
-            "no run was ended by {signal} while its index copy existed"
-        );
-    }
+        },
+    );
     assert!(!git_dir.join("index.lock").exists());
 }
 

@@ -22,26 +22,11 @@ fn setup_bytes(f: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
         std::fs::read(git.join("config")).unwrap(),
     );
     for dir in ["hooks", "probity/hooks"] {
-        walk(&git.join(dir), &git, &mut out);
-    }
-    out
-}
-
-fn walk(dir: &Path, base: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            walk(&p, base, out);
-        } else {
-            out.insert(
-                p.strip_prefix(base).unwrap().to_path_buf(),
-                std::fs::read(&p).unwrap(),
-            );
+        for (rel, p) in files_under(&git.join(dir)) {
+            out.insert(Path::new(dir).join(rel), std::fs::read(&p).unwrap());
         }
     }
+    out
 }
 
 fn porcelain(f: &Fixture) -> String {

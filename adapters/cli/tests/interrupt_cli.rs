@@ -10,7 +10,7 @@ mod support;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use support::signals::{in_tmp, signal_when, wait_group_gone};
+use support::signals::{in_tmp, signal_rounds, signal_when, wait_group_gone};
 use support::{isolated, medium_change, pre_receive_args, rev_parse, string_at};
 
 /// Ctrl-C or SIGTERM during `finalize --evidence-cmd` (signalling the
@@ -22,17 +22,7 @@ fn ctrl_c_during_an_evidence_command_stops_the_check_and_changes_nothing() {
     use std::os::unix::process::CommandExt;
     let f = medium_change();
     let dir = tempfile::tempdir().unwrap();
-    let st = support::probity_ok(f.root(), &["start"]);
-    let lineage = string_at(&st.json, "lineage_id");
-    let clean = support::input(dir.path(), "r.json", support::CLEAN_RESULT);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let v = support::probity(f.root(), &args);
-    assert_eq!(v.json["state"], "validating", "{}", v.stdout);
+    let lineage = support::started_awaiting_evidence(f.root(), dir.path());
     let before = support::store_snapshot(&f);
 
     let pidfile = dir.path().join("check.pid");
@@ -108,6 +98,33 @@ fn named(dir: &std::path::Path, prefix: &str) -> Vec<String> {
     v
 }
 
+/// Kills runs of `cmd()` (SIGKILL, up to 40) once their scratch (a
+/// directory `prefix*` in `tmp`) holds `inside`, until one leaves its
+/// scratch behind; the next run then succeeds and removes it: nothing is
+/// left in `tmp`.
+fn killed_scratch_is_scavenged(
+    tmp: &std::path::Path,
+    mut cmd: impl FnMut() -> Command,
+    prefix: &str,
+    inside: &str,
+) {
+    let appeared = || {
+        named(tmp, prefix)
+            .iter()
+            .any(|n| tmp.join(n).join(inside).exists())
+    };
+    let left = (0..40).any(|_| {
+        signal_when(&mut cmd(), appeared, "-KILL").is_some() && !named(tmp, prefix).is_empty()
+    });
+    assert!(
+        left,
+        "no run was killed while its scratch ({prefix}*) existed"
+    );
+    let status = cmd().status().unwrap();
+    assert_eq!(status.code(), Some(0), "the next run succeeds");
+    assert_eq!(named(tmp, ""), Vec::<String>::new());
+}
+
 /// A clone whose `HEAD` is a reviewed commit with its review published as
 /// a note: the server gate's range form judges `base..HEAD` from it.
 struct Published {
@@ -152,37 +169,26 @@ impl Published {
 /// registered). Each of the three signals is caught at least once.
 #[test]
 fn a_signalled_server_gate_removes_its_scratch_store_before_it_ends() {
-    use std::os::unix::process::ExitStatusExt;
     let p = Published::new();
     let tmp = tempfile::tempdir().unwrap();
     let ok = p.gate(tmp.path()).status().unwrap();
     assert_eq!(ok.code(), Some(0), "the published commit is allowed");
-    // (signal, its number, runs it ended while the scratch store existed)
-    let mut signals = [("-TERM", 15, 0), ("-INT", 2, 0), ("-HUP", 1, 0)];
-    for i in 0..60 {
-        let (signal, number, caught) = &mut signals[i % 3];
-        let appeared = || !named(tmp.path(), "probity-receive-").is_empty();
-        let Some(status) = signal_when(&mut p.gate(tmp.path()), appeared, signal) else {
-            continue;
-        };
-        if status.signal() == Some(*number) {
-            *caught += 1;
+    signal_rounds(
+        &[("-TERM", 15), ("-INT", 2), ("-HUP", 1)],
+        2,
+        "its scratch store existed",
+        |signal| {
+            let appeared = || !named(tmp.path(), "probity-receive-").is_empty();
+            signal_when(&mut p.gate(tmp.path()), appeared, signal)
+        },
+        |signal| {
             assert_eq!(
                 named(tmp.path(), ""),
                 Vec::<String>::new(),
                 "a server gate ended by {signal} leaves nothing, at once"
             );
-        }
-        if signals.iter().all(|(_, _, caught)| *caught >= 2) {
-            break;
-        }
-    }
-    for (signal, _, caught) in signals {
-        assert!(
-            caught > 0,
-            "no run was ended by {signal} while its scratch store existed"
-        );
-    }
+        },
+    );
 }
 
 /// SIGKILL while the server gate's scratch store exists: it stays (no
@@ -192,24 +198,12 @@ fn a_signalled_server_gate_removes_its_scratch_store_before_it_ends() {
 fn a_killed_server_gates_scratch_store_is_scavenged_by_the_next_one() {
     let p = Published::new();
     let tmp = tempfile::tempdir().unwrap();
-    let mut left = false;
-    for _ in 0..40 {
-        let appeared = || {
-            named(tmp.path(), "probity-receive-")
-                .iter()
-                .any(|n| tmp.path().join(n).join("probity").exists())
-        };
-        if signal_when(&mut p.gate(tmp.path()), appeared, "-KILL").is_some()
-            && !named(tmp.path(), "probity-receive-").is_empty()
-        {
-            left = true;
-            break;
-        }
-    }
-    assert!(left, "no run was killed while its scratch store existed");
-    let status = p.gate(tmp.path()).status().unwrap();
-    assert_eq!(status.code(), Some(0), "the next gate still allows");
-    assert_eq!(named(tmp.path(), ""), Vec::<String>::new());
+    killed_scratch_is_scavenged(
+        tmp.path(),
+        || p.gate(tmp.path()),
+        "probity-receive-",
+        "probity",
+    );
 }
 
 /// SIGKILL while `export-context` holds its scratch repository: the next
@@ -227,24 +221,7 @@ fn an_export_scratch_left_by_a_killed_export_is_scavenged_by_the_next_export() {
             &["export-context", "--lineage", &lineage],
         )
     };
-    let mut left = false;
-    for _ in 0..40 {
-        let appeared = || {
-            named(tmp.path(), "probity-export-")
-                .iter()
-                .any(|n| tmp.path().join(n).join("objects").exists())
-        };
-        if signal_when(&mut export(), appeared, "-KILL").is_some()
-            && !named(tmp.path(), "probity-export-").is_empty()
-        {
-            left = true;
-            break;
-        }
-    }
-    assert!(left, "no export was killed while its scratch existed");
-    let status = export().status().unwrap();
-    assert_eq!(status.code(), Some(0));
-    assert_eq!(named(tmp.path(), ""), Vec::<String>::new());
+    killed_scratch_is_scavenged(tmp.path(), export, "probity-export-", "objects");
 }
 
 /// A lineage folder without its state (what an older Probity killed
@@ -365,11 +342,11 @@ fn interrupted_runs_of_every_kind_leave_nothing_after_the_next_runs() {
         new_candidate();
         let st = support::probity_ok(f.root(), &["start"]);
         let lineage = string_at(&st.json, "lineage_id");
-        let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.clone()];
-        for lens in st.json["selected_lenses"].as_array().unwrap() {
-            args.push("--result".into());
-            args.push(format!("{}={clean}", lens.as_str().unwrap()));
-        }
+        let mut args = support::finalize_args(
+            &lineage,
+            st.json["selected_lenses"].as_array().unwrap(),
+            &clean,
+        );
         args.extend(["--evidence".into(), evidence.clone()]);
         (lineage, args)
     };

@@ -10,11 +10,6 @@ use probity_git::fixture::Fixture;
 use serde_json::Value;
 use support::*;
 
-fn id(run: &Run) -> String {
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    run.json["lineage_id"].as_str().unwrap().to_string()
-}
-
 fn row<'a>(list: &'a Value, lineage: &str) -> &'a Value {
     list["lineages"]
         .as_array()
@@ -36,29 +31,16 @@ fn several() -> (Fixture, [String; 4]) {
     // Escalated: src/parser.rs.
     f.write("src/parser.rs", "fn a() {}\nfn b() -> i32 {\n    -1\n}\n")
         .unwrap();
-    let escalated = id(&probity(f.root(), &["start"]));
-    let r = input(tmp.path(), "r.json", PARSER_UNKNOWN);
-    let e = probity(
-        f.root(),
-        &["finalize", "--lineage", &escalated, "--result", &r],
-    );
+    let escalated = lineage_of(&probity(f.root(), &["start"]));
+    let e = finalize_result(f.root(), tmp.path(), &escalated, PARSER_UNKNOWN);
     assert_eq!(e.json["state"], "escalated", "{}", e.stdout);
     f.write("src/parser.rs", "fn a() {}\n").unwrap();
     // Invalidated, then recovered: src/other.rs.
     f.write("src/other.rs", "fn o() {}\nfn p() {}\n").unwrap();
-    let invalidated = id(&probity(f.root(), &["start"]));
-    let inv = probity(
-        f.root(),
-        &[
-            "invalidate",
-            "--lineage",
-            &invalidated,
-            "--reason",
-            "wrong lens",
-        ],
-    );
+    let invalidated = lineage_of(&probity(f.root(), &["start"]));
+    let inv = invalidate(&f, &invalidated, "wrong lens");
     assert_eq!(inv.code, 0, "{}", inv.stdout);
-    let successor = id(&probity(
+    let successor = lineage_of(&probity(
         f.root(),
         &recover_args(
             &invalidated,
@@ -73,7 +55,7 @@ fn several() -> (Fixture, [String; 4]) {
     f.write("docs/a.md", "b\n").unwrap();
     f.write("docs/b.md", "b\n").unwrap();
     f.write("docs/c.md", "c\n").unwrap();
-    let open = id(&probity(f.root(), &["start"]));
+    let open = lineage_of(&probity(f.root(), &["start"]));
     (f, [escalated, invalidated, successor, open])
 }
 
@@ -224,9 +206,9 @@ fn a_committed_review_names_its_commit() {
     let f = medium_change();
     f.commit_all("the change").unwrap();
     let st = probity(f.root(), &["start", "--commit", "HEAD"]);
-    let committed = id(&st);
+    let committed = lineage_of(&st);
     f.write("src/extra.rs", "fn e() {}\n").unwrap();
-    let uncommitted = id(&probity(f.root(), &["start"]));
+    let uncommitted = lineage_of(&probity(f.root(), &["start"]));
     let l = probity(f.root(), &["list"]);
     assert_eq!(l.code, 0, "{}", l.stdout);
     let head = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();

@@ -13,9 +13,7 @@ use support::*;
 #[test]
 fn receipt_missing_then_review_incomplete_advice_works() {
     let r = Repo::new();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_missing");
-    let s = r.follow(&text(&g.json), "probity start");
+    let s = r.gate_leads("receipt_missing", "probity start");
     let lineage = string_at(&s.json, "lineage_id");
     let g = r.gate();
     assert_eq!(g.json["reason_code"], "review_incomplete");
@@ -59,9 +57,7 @@ fn a_deleted_receipt_is_rewritten_by_the_named_finalize() {
     assert_eq!(g.json["reason_code"], "receipt_valid");
     let l = string_at(&g.json, "lineage_id");
     std::fs::remove_file(lineage_dir(&r.f, &l).join("receipt.json")).unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_mismatch");
-    r.follow(&text(&g.json), "probity finalize");
+    r.gate_leads("receipt_mismatch", "probity finalize");
     assert_eq!(r.gate().json["reason_code"], "receipt_valid");
 }
 
@@ -70,17 +66,13 @@ fn scope_changed_and_unrelated_advice_starts_a_review() {
     let r = Repo::new();
     approve_live(r.f.root(), r.tmp.path());
     r.f.write("src/parser.rs", body(2)).unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_scope_changed");
-    let s = r.follow(&text(&g.json), "probity start");
+    let s = r.gate_leads("receipt_scope_changed", "probity start");
     assert_eq!(s.json["resumed"], false);
     // The approved lineage on that base is current again once restored;
     // new work elsewhere is unrelated and gets its own start.
     r.f.write("src/parser.rs", body(1)).unwrap();
     r.f.write("src/other.rs", "fn o() {}\nfn p() {}\n").unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_unrelated", "{}", g.stdout);
-    r.follow(&text(&g.json), "probity start");
+    r.gate_leads("receipt_unrelated", "probity start");
 }
 
 #[test]
@@ -116,11 +108,7 @@ fn candidate_superseded_advice_restores_the_corrected_candidate() {
     // Back to the uncorrected candidate: start refuses to review it again.
     r.f.write("src/parser.rs", body(1)).unwrap();
     let s = r.run(&["start"]);
-    assert_eq!(
-        s.json["error"]["code"], "candidate_superseded",
-        "{}",
-        s.stdout
-    );
+    s.assert_error("candidate_superseded");
     let args = command_in(&text(&s.json["error"]), "git restore", &[]);
     r.f.git(&args.iter().map(String::as_str).collect::<Vec<_>>())
         .unwrap();
@@ -173,7 +161,7 @@ fn json_usage_errors_name_the_argument() {
     assert!(missing.error_message().contains("--actor"));
     let bad = r.run(&["finalize", "--correction-lines", "many"]);
     assert_eq!(bad.json["error"]["argument"], "--correction-lines <N>");
-    let next = bad.json["error"]["next_action"].as_str().unwrap();
+    let next = bad.next_action();
     assert!(
         next.contains("many") && next.contains("probity finalize --help"),
         "{next}"

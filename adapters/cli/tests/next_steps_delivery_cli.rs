@@ -40,11 +40,7 @@ fn submit(r: &Repo, lineage: &str, lens: &Value, result: &str) {
 fn finalize_all_clean(r: &Repo, l: &str, tail: &[&str]) -> Run {
     let clean = r.doc("clean.json", CLEAN_RESULT);
     let st = r.run(&["status", "--lineage", l]);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), l.to_owned()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
+    let mut args = finalize_args(l, st.json["selected_lenses"].as_array().unwrap(), &clean);
     args.extend(tail.iter().map(|a| (*a).to_owned()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     r.run(&args)
@@ -123,9 +119,7 @@ fn receipt_superseded_advice_names_the_leaf() {
     assert_eq!(succ.code, 0, "{}{}", succ.stdout, succ.stderr);
     // Back to the candidate the predecessor approved: history, not authority.
     r.f.write("src/parser.rs", body(1)).unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_superseded", "{}", g.stdout);
-    let st = r.follow(&text(&g.json), "probity status");
+    let st = r.gate_leads("receipt_superseded", "probity status");
     assert_eq!(st.json["lineage_id"], succ.json["lineage_id"]);
 }
 
@@ -253,7 +247,7 @@ fn malformed_documents_name_their_own_schema() {
         let d = r.finalize(&lineage, &[flag, &bad]);
         assert_eq!(d.code, 3, "{}", d.stdout);
         assert_eq!(d.json["error"]["code"], "malformed_input");
-        let next = d.json["error"]["next_action"].as_str().unwrap();
+        let next = d.next_action();
         assert!(next.contains(&format!("probity schema {role}")), "{next}");
         let schema = r.run(&["schema", role]);
         assert_eq!(schema.code, 0);
@@ -353,9 +347,7 @@ fn a_non_utf8_name_at_the_gate_names_the_way_out() {
     assert!(advice.contains(".git/info/exclude"), "{advice}");
     // The way out, as said: keep it out of the candidate.
     std::fs::write(r.f.root().join(".git/info/exclude"), b"notes-*.txt\n").unwrap();
-    let g = r.gate();
-    assert_eq!(g.json["reason_code"], "receipt_missing", "{}", g.stdout);
-    r.follow(&text(&g.json), "probity start");
+    r.gate_leads("receipt_missing", "probity start");
 }
 
 /// Issue 26 §2: `wrong_stage` sends people to `probity status`; its plain
@@ -372,11 +364,7 @@ fn wrong_stage_leads_to_a_status_that_names_the_next_input() {
         blocked.stdout
     );
     let wrong = r.finalize(&l, &["--evidence", &r.doc("ev.txt", "ok\n")]);
-    assert_eq!(
-        wrong.json["error"]["code"], "wrong_stage",
-        "{}",
-        wrong.stdout
-    );
+    wrong.assert_error("wrong_stage");
     let advice = text(&wrong.json["error"]);
     let args = command_in(&advice, "probity status", &r.fill());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

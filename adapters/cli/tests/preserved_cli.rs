@@ -41,7 +41,7 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
     );
     drop(held);
     assert_ne!(failed.code, 0, "{}", failed.stdout);
-    let next = failed.json["error"]["next_action"].as_str().unwrap();
+    let next = failed.next_action();
     assert!(next.contains("probity lens replay"), "{next}");
     assert!(artifact.is_file(), "the artifact is written");
     assert_eq!(store_snapshot(&f), before, "the store is untouched");
@@ -51,11 +51,7 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
         f.root(),
         &["finalize", "--lineage", &lineage, "--result", art],
     );
-    assert_eq!(
-        as_result.json["error"]["code"], "preserved_result",
-        "{}",
-        as_result.stdout
-    );
+    as_result.assert_error("preserved_result");
     let as_submit = probity(f.root(), &["lens", "submit", "--lens", "reliability", art]);
     assert_eq!(as_submit.json["error"]["code"], "preserved_result");
     // As a refuter batch or a validator result too: every role document.
@@ -76,19 +72,11 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
     other["target"] = serde_json::json!(format!("sha256:{}", "0".repeat(64)));
     let other_path = input(dir.path(), "other.json", &other.to_string());
     let r = probity(f.root(), &["lens", "replay", &other_path]);
-    assert_eq!(
-        r.json["error"]["code"], "preserved_other_candidate",
-        "{}",
-        r.stdout
-    );
+    r.assert_error("preserved_other_candidate");
     v["payload"] = serde_json::json!("e30=");
     let bad_path = input(dir.path(), "bad.json", &v.to_string());
     let r = probity(f.root(), &["lens", "replay", &bad_path]);
-    assert_eq!(
-        r.json["error"]["code"], "preserved_malformed",
-        "{}",
-        r.stdout
-    );
+    r.assert_error("preserved_malformed");
     assert_eq!(store_snapshot(&f), before);
 
     // Replayed: the same checks as a fresh submission, then finalize.

@@ -274,11 +274,7 @@ fn bad_inputs_are_typed_errors_and_change_nothing() {
     let short = s.updates("refs/heads/main\n");
     // "0" is not git's all-zero id: no update is mistaken for a deletion.
     let zero = s.updates("a 0 b 0\n");
-    assert_eq!(
-        zero.json["error"]["code"], "bad_push_input",
-        "{}",
-        zero.stdout
-    );
+    zero.assert_error("bad_push_input");
     // The hook input needs the remote it is pushed to.
     let no_remote = gate_with_stdin(s.f.root(), &[], "");
     assert_eq!(no_remote.code, 2, "{}", no_remote.stdout);

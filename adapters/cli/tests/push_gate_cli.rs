@@ -151,13 +151,7 @@ fn a_server_without_atomic_push_is_named_with_what_to_do() {
         .unwrap();
     let before = s.remote_refs();
     let p = probity(s.f.root(), &["push", "origin", "main"]);
-    assert_ne!(p.code, 0, "{}{}", p.stdout, p.stderr);
-    assert_eq!(
-        p.json["error"]["code"], "atomic_unsupported",
-        "{}",
-        p.stdout
-    );
-    let next = p.json["error"]["next_action"].as_str().unwrap();
+    let next = p.assert_failed("atomic_unsupported");
     assert!(
         next.contains("git push origin refs/notes/probity"),
         "{next}"

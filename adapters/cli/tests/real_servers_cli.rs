@@ -359,38 +359,22 @@ impl Server {
         t
     }
 
+    /// `git args...` in the server's repository itself (its owner may be
+    /// another user): its output, None when it fails.
+    fn git_here(&self, args: &[&str]) -> Option<String> {
+        let safe = format!("safe.directory={}", self.bare.display());
+        let args = [&["-c", safe.as_str()], args].concat();
+        git(&self.bare, self.home.path(), &args).ok()
+    }
+
     /// A ref on the server, read from the repository itself.
     fn rev(&self, r: &str) -> Option<String> {
-        git(
-            &self.bare,
-            self.home.path(),
-            &[
-                "-c",
-                &format!("safe.directory={}", self.bare.display()),
-                "rev-parse",
-                "-q",
-                "--verify",
-                r,
-            ],
-        )
-        .ok()
+        self.git_here(&["rev-parse", "-q", "--verify", r])
     }
 
     /// The server's note on `commit`, if any.
     fn note(&self, commit: &str) -> Option<String> {
-        git(
-            &self.bare,
-            self.home.path(),
-            &[
-                "-c",
-                &format!("safe.directory={}", self.bare.display()),
-                "notes",
-                "--ref=probity",
-                "show",
-                commit,
-            ],
-        )
-        .ok()
+        self.git_here(&["notes", "--ref=probity", "show", commit])
     }
 
     /// A fresh clone of the served repository over the network.
@@ -469,17 +453,23 @@ impl Dev {
     }
 }
 
+/// `probity push main` from `c`: allowed, the server's `main` moves to
+/// `c`'s `HEAD`, and the server's note on it names `lineage`.
+fn pushed_with_its_note(s: &Server, c: &Dev, lineage: &str) {
+    let tip = c.rev("HEAD");
+    let p = c.probity_push("main");
+    assert_eq!(p.code, 0, "{}{}{}", p.stdout, p.stderr, s.logs());
+    assert_eq!(s.rev("refs/heads/main"), Some(tip.clone()));
+    assert!(s.note(&tip).is_some_and(|n| n.contains(lineage)));
+}
+
 /// A reviewed commit pushes with `probity push`: allowed, the branch moves
 /// and the note is on the server.
 fn reviewed(s: &Server) {
     let c = s.clone("reviewed");
     c.write("src/reviewed.rs", "fn reviewed() {}\n");
     let lineage = c.review_and_commit("reviewed");
-    let tip = c.rev("HEAD");
-    let p = c.probity_push("main");
-    assert_eq!(p.code, 0, "{}{}{}", p.stdout, p.stderr, s.logs());
-    assert_eq!(s.rev("refs/heads/main"), Some(tip.clone()));
-    assert!(s.note(&tip).is_some_and(|n| n.contains(&lineage)));
+    pushed_with_its_note(s, &c, &lineage);
 }
 
 /// An unreviewed commit is denied by the server hook (a plain push that
@@ -506,11 +496,7 @@ fn stack(s: &Server) {
     let first = c.review_and_commit("first slice");
     c.write("src/stack_two.rs", "fn two() {}\n");
     let second = c.review_and_commit("second slice");
-    let tip = c.rev("HEAD");
-    let p = c.probity_push("main");
-    assert_eq!(p.code, 0, "{}{}{}", p.stdout, p.stderr, s.logs());
-    assert_eq!(s.rev("refs/heads/main"), Some(tip.clone()));
-    assert!(s.note(&tip).is_some_and(|n| n.contains(&second)));
+    pushed_with_its_note(s, &c, &second);
     assert!(s.note(&c.rev("HEAD~1")).is_some_and(|n| n.contains(&first)));
 }
 
@@ -527,11 +513,7 @@ fn rebased(s: &Server) {
     assert_eq!(pb.code, 0, "{}{}{}", pb.stdout, pb.stderr, s.logs());
     a.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();
-    let tip = a.rev("HEAD");
-    let p = a.probity_push("main");
-    assert_eq!(p.code, 0, "{}{}{}", p.stdout, p.stderr, s.logs());
-    assert_eq!(s.rev("refs/heads/main"), Some(tip.clone()));
-    assert!(s.note(&tip).is_some_and(|n| n.contains(&lineage)));
+    pushed_with_its_note(s, &a, &lineage);
 }
 
 /// The notes pushed alone (published first) are accepted without any

@@ -35,14 +35,6 @@ fn approve(f: &Fixture, dir: &std::path::Path, lineage: &str) -> serde_json::Val
     done.json
 }
 
-/// `probity invalidate --lineage LINEAGE --reason REASON`.
-fn invalidate(f: &Fixture, lineage: &str, reason: &str) -> Run {
-    probity(
-        f.root(),
-        &["invalidate", "--lineage", lineage, "--reason", reason],
-    )
-}
-
 /// Invalidates `lineage`; returns the store revision it answered.
 fn invalidated(f: &Fixture, lineage: &str) -> String {
     string_at(&invalidate(f, lineage, "x").json, "store_revision")
@@ -112,23 +104,12 @@ fn invalidation_is_narrow_and_its_successor_reviews_the_candidate_again() {
     let before = store_snapshot(&f);
     let blank = invalidate(&f, &lineage, "  ");
     assert_eq!(blank.code, 2, "{}", blank.stdout);
-    let bad = probity(
-        f.root(),
-        &["invalidate", "--lineage", "nope", "--reason", "x"],
-    );
+    let bad = invalidate(&f, "nope", "x");
     assert_eq!(bad.code, 3);
     assert!(store_snapshot(&f) == before, "the store changed");
 
-    let inv = probity_ok(
-        f.root(),
-        &[
-            "invalidate",
-            "--lineage",
-            &lineage,
-            "--reason",
-            "started on the wrong branch",
-        ],
-    );
+    let inv = invalidate(&f, &lineage, "started on the wrong branch");
+    assert_eq!(inv.code, 0, "{}{}", inv.stdout, inv.stderr);
     assert_eq!(inv.json["state"], "invalidated");
     assert_eq!(inv.json["action"], "recover");
     let inv_rev = string_at(&inv.json, "store_revision");
@@ -210,11 +191,7 @@ fn an_approved_review_whose_scope_changed_has_an_audited_successor() {
         "scope_changed",
         &[],
     );
-    assert_eq!(
-        stale.json["error"]["code"], "revision_mismatch",
-        "{}",
-        stale.stdout
-    );
+    stale.assert_error("revision_mismatch");
     let wrong = recover(&f, &lineage, &rev, "invalidated", &[]);
     assert_eq!(wrong.json["error"]["code"], "not_eligible");
     let bad_rev = recover(&f, &lineage, "abc", "scope_changed", &[]);
@@ -497,11 +474,7 @@ fn a_recovery_caught_mid_way_is_pending_not_broken() {
     let st = probity(f.root(), &["start"]);
     st.assert_refused(4, "recovery_pending");
     let gate = pre_commit(&f);
-    assert_eq!(
-        gate.json["error"]["code"], "recovery_pending",
-        "{}",
-        gate.stdout
-    );
+    gate.assert_error("recovery_pending");
     // Another request does not fork it either.
     let other = probity(
         f.root(),
@@ -580,12 +553,7 @@ fn a_commit_review_is_recovered_over_the_same_commit() {
     let inv = invalidate(&f, &lineage, "wrong lens");
     assert_eq!(inv.code, 0, "{}", inv.stdout);
     let again = probity(f.root(), &["start", "--commit", "HEAD"]);
-    assert_eq!(
-        again.json["error"]["code"].as_str(),
-        Some("lineage_invalidated"),
-        "{}",
-        again.stdout
-    );
+    again.assert_error("lineage_invalidated");
     let args = printed_recover_args(again.json["error"]["next_action"].as_str().unwrap());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let rec = probity_ok(f.root(), &args);
@@ -614,11 +582,7 @@ fn a_range_review_is_recovered_over_its_own_commit() {
     let first = &range.json["lineages"][0];
     let lineage = string_at(first, "lineage_id");
     let tmp = tempfile::tempdir().unwrap();
-    let r = input(tmp.path(), "r.json", ESCALATING);
-    let esc = probity(
-        f.root(),
-        &["finalize", "--lineage", &lineage, "--result", &r],
-    );
+    let esc = finalize_result(f.root(), tmp.path(), &lineage, ESCALATING);
     assert_eq!(esc.json["state"], "escalated", "{}", esc.stdout);
     let st = probity(f.root(), &["status", "--lineage", &lineage]);
     let rev = string_at(&st.json, "store_revision");
@@ -658,13 +622,8 @@ fn recover_commit_freezes_the_named_commit() {
     // Nothing uncommitted and no commit holds the reviewed change: the
     // answer names the flag that takes the amended commit.
     let none = recover(&f, &lineage, &rev, "scope_changed", &[]);
-    assert_eq!(
-        none.json["error"]["code"].as_str(),
-        Some("nothing_to_review"),
-        "{}",
-        none.stdout
-    );
-    let next = none.json["error"]["next_action"].as_str().unwrap();
+    none.assert_error("nothing_to_review");
+    let next = none.next_action();
     assert!(next.contains("--commit"), "{next}");
     assert_eq!(store_snapshot(&f), before, "a refused recovery wrote");
     let bad = recover(

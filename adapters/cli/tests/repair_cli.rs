@@ -42,11 +42,7 @@ fn a_corrupted_record_is_quarantined_only_when_it_is_the_only_one_and_retires() 
     // Not the right class, or a lineage with no anomaly: refused.
     let before = store_snapshot(&f);
     let wrong = repair(&f, &lineage, "receipt_mismatch");
-    assert_eq!(
-        wrong.json["error"]["code"], "not_anomalous",
-        "{}",
-        wrong.stdout
-    );
+    wrong.assert_error("not_anomalous");
     let blank = probity(
         f.root(),
         &[
@@ -159,11 +155,7 @@ fn a_mismatched_receipt_is_quarantined_and_the_derived_one_written() {
     // The wrong class for this anomaly: refused, nothing written.
     let before = store_snapshot(&f);
     let wrong = repair(&f, &lineage, "corrupted_record");
-    assert_eq!(
-        wrong.json["error"]["code"], "not_anomalous",
-        "{}",
-        wrong.stdout
-    );
+    wrong.assert_error("not_anomalous");
     assert_eq!(store_snapshot(&f), before);
     let done = repair(&f, &lineage, "receipt_mismatch");
     assert_eq!(done.code, 0, "{}{}", done.stdout, done.stderr);
@@ -218,11 +210,7 @@ fn a_burned_lineage_is_consumed_everywhere_and_only_an_approved_one_burns() {
     };
     let before = store_snapshot(&f);
     let early = burn(&lineage);
-    assert_eq!(
-        early.json["error"]["code"], "not_approved",
-        "{}",
-        early.stdout
-    );
+    early.assert_error("not_approved");
     assert_eq!(store_snapshot(&f), before);
 
     approve_started(f.root(), dir.path(), &st.json);

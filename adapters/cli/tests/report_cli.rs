@@ -26,11 +26,7 @@ fn recovered_and_approved() -> (Fixture, tempfile::TempDir, String, String) {
     assert_eq!(st.code, 0, "{}", st.stdout);
     let l1 = string_at(&st.json["predecessor"], "lineage_id");
     let clean = input(tmp.path(), "r.json", CLEAN_RESULT);
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), l2.clone()];
-    for lens in st.json["selected_lenses"].as_array().unwrap() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap()));
-    }
+    let mut args = finalize_args(&l2, st.json["selected_lenses"].as_array().unwrap(), &clean);
     args.extend(["--evidence-cmd", "--", "sh", "-c", "echo 3 passed"].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let done = probity(f.root(), &args);
@@ -45,15 +41,11 @@ fn recovered_and_approved() -> (Fixture, tempfile::TempDir, String, String) {
 
 /// `probity ARGS` without `--json`: the raw report.
 fn plain(cwd: &Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-        .arg("--cwd")
-        .arg(cwd)
-        .args(args)
+    let mut cmd = probity_in(cwd);
+    cmd.args(args)
         .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .unwrap();
-    run_of(&out)
+        .env_remove("GIT_INDEX_FILE");
+    run_of(&cmd.output().unwrap())
 }
 
 #[test]

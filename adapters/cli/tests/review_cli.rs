@@ -654,14 +654,7 @@ fn usage_errors_answer_json_when_asked_and_probity_review_cwd_pins_the_repositor
 
 #[test]
 fn a_nul_byte_does_not_shrink_a_large_change() {
-    let f = Fixture::new().unwrap();
-    f.write("src/a.c", "int a;\n").unwrap();
-    f.commit_all("base").unwrap();
-    let mut body = String::from("/* \0 */\n");
-    for i in 0..600 {
-        body.push_str(&format!("int v{i};\n"));
-    }
-    f.write("src/a.c", body).unwrap();
+    let f = large_c_change("/* \0 */\n");
     let s = probity(f.root(), &["start"]);
     assert_eq!(s.json["risk_level"], "high", "{}", s.stdout);
     assert_eq!(s.json["risk_reasons"], serde_json::json!(["large_change"]));

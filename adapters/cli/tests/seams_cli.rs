@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use probity_git::fixture::Fixture;
@@ -76,6 +76,20 @@ fn notes_commit(cwd: &Path, scratch: &Path, entries: &[(String, String)]) -> Str
 /// read the note as git does: the added path may neither hide the genuine
 /// bundle (denying a reviewed delivery: a jam) nor escape the grow-only
 /// rule (a flat path replacing what a reader sees).
+/// A teammate's clone (`mallory`) of `server` pushes the tag `tag` (the
+/// full name `refs/tags/<tag>`) on its `HEAD`.
+fn pushes_tag_as_mallory(f: &Fixture, server: &Path, tag: &str) {
+    let (_t, mallory) = clone_as(f, server, "mallory");
+    push(f, &mallory, &["origin", &format!("HEAD:refs/tags/{tag}")]).unwrap();
+}
+
+/// CI's clone of `server` (tags included), with the notes fetched.
+fn ci_clone(f: &Fixture, server: &Path) -> (tempfile::TempDir, PathBuf) {
+    let (dir, ci) = clone_as(f, server, "ci");
+    fetch_notes(f, &ci);
+    (dir, ci)
+}
+
 #[test]
 fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_grow_only_rule() {
     let (f, _dir, server, inputs) = served();
@@ -156,8 +170,7 @@ fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_g
 fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
     let (f, _dir, server, inputs) = served();
     // A teammate pushes a tag spelled `HEAD`, on the published base.
-    let (_t, teammate) = clone_as(&f, &server, "mallory");
-    push(&f, &teammate, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
+    pushes_tag_as_mallory(&f, &server, "HEAD");
     assert!(rev(&f, &server, "refs/tags/HEAD").is_some());
 
     // A reviewed change pushed to a new protected branch.
@@ -195,13 +208,7 @@ fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
 #[test]
 fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
     let (f, _dir, server, inputs) = served();
-    let (_t, teammate) = clone_as(&f, &server, "mallory");
-    push(
-        &f,
-        &teammate,
-        &["origin", "HEAD:refs/tags/refs/remotes/origin/HEAD"],
-    )
-    .unwrap();
+    pushes_tag_as_mallory(&f, &server, "refs/remotes/origin/HEAD");
     let (_v, victim) = clone_as(&f, &server, "victim");
     f.git_in(&victim, &["fetch", "-q", "--tags", "origin"])
         .unwrap();
@@ -358,21 +365,14 @@ fn editing_the_allowed_signers_file_the_policy_names_is_high_risk_wherever_it_is
 fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
     let (f, _dir, server, inputs) = served();
     let before = rev(&f, f.root(), "HEAD").unwrap();
-    let (_t, teammate) = clone_as(&f, &server, "mallory");
-    push(
-        &f,
-        &teammate,
-        &["origin", &format!("HEAD:refs/tags/{before}")],
-    )
-    .unwrap();
+    pushes_tag_as_mallory(&f, &server, &before);
     write_medium_change(&f);
     approve_live(f.root(), inputs.path());
     let after = commit_all(&f, "reviewed");
     probity_ok(f.root(), &["push", "origin", "main"]);
 
     // CI: a fresh clone (tags included) with the notes fetched.
-    let (_c, ci) = clone_as(&f, &server, "ci");
-    fetch_notes(&f, &ci);
+    let (_c, ci) = ci_clone(&f, &server);
     assert!(rev(&f, &ci, &format!("refs/tags/{before}")).is_some());
     let range = probity_ok(
         &ci,
@@ -390,8 +390,7 @@ fn a_tag_spelled_as_a_commit_id_does_not_jam_the_ci_gates() {
 #[test]
 fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
     let (f, _dir, server, inputs) = served();
-    let (_t, mallory) = clone_as(&f, &server, "mallory");
-    push(&f, &mallory, &["origin", "HEAD:refs/tags/HEAD"]).unwrap();
+    pushes_tag_as_mallory(&f, &server, "HEAD");
     let (_v, victim) = clone_as(&f, &server, "victim");
     assert!(rev(&f, &victim, "refs/tags/HEAD").is_some());
     std::fs::write(
@@ -419,13 +418,7 @@ fn a_fetched_tag_named_head_does_not_jam_a_clones_review_and_push() {
 #[test]
 fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
     let (f, _dir, server, inputs) = served();
-    let (_t, mallory) = clone_as(&f, &server, "mallory");
-    push(
-        &f,
-        &mallory,
-        &["origin", "HEAD:refs/tags/refs/remotes/origin/main"],
-    )
-    .unwrap();
+    pushes_tag_as_mallory(&f, &server, "refs/remotes/origin/main");
     // The proposal: a reviewed commit on a branch, with its notes.
     f.git(&["checkout", "-q", "-b", "topic"]).unwrap();
     write_medium_change(&f);
@@ -433,8 +426,7 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
     let head = commit_all(&f, "reviewed");
     probity_ok(f.root(), &["push", "origin", "topic"]);
 
-    let (_c, ci) = clone_as(&f, &server, "ci");
-    fetch_notes(&f, &ci);
+    let (_c, ci) = ci_clone(&f, &server);
     assert!(rev(&f, &ci, "refs/tags/refs/remotes/origin/main").is_some());
     let pr = probity_ok(
         &ci,

@@ -202,11 +202,7 @@ fn gits_own_refusal_is_reported_and_the_pusher_sees_no_server_path() {
         format!("{old} {new} refs/heads/main\n").as_bytes(),
     );
     assert_ne!(hook.code, 0);
-    assert_eq!(
-        hook.json["error"]["code"], "server_misconfigured",
-        "{}",
-        hook.stdout
-    );
+    hook.assert_error("server_misconfigured");
     let all = format!("{}{}", hook.stdout, hook.stderr);
     assert!(all.contains("administrator"), "{all}");
     assert!(!all.contains(s.dir.path().to_str().unwrap()), "{all}");
@@ -318,13 +314,7 @@ fn the_server_hook_records_a_binary_the_repositorys_users_can_run() {
     // Root's own copy, in a directory only root may enter, and no probity
     // on PATH: refused, nothing written.
     let r = install("/usr/bin:/bin");
-    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert_eq!(
-        r.json["error"]["code"], "hook_binary_unusable",
-        "{}",
-        r.stdout
-    );
-    let next = r.json["error"]["next_action"].as_str().unwrap();
+    let next = r.assert_failed("hook_binary_unusable");
     assert!(next.contains("PATH"), "{next}");
     assert!(!hook.exists());
     // A probity on PATH the owner can run: that one is recorded.

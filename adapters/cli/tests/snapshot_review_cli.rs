@@ -9,8 +9,6 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Output, Stdio};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
 
 use serde_json::Value;
 use snapshot::*;
@@ -66,8 +64,7 @@ struct Served {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
-    done: mpsc::Sender<()>,
-    watchdog: JoinHandle<()>,
+    watchdog: Watchdog,
     next_id: u64,
 }
 
@@ -79,23 +76,13 @@ impl Served {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let pid = child.id();
-        let (done, done_rx) = mpsc::channel::<()>();
-        let watchdog = std::thread::spawn(move || {
-            if done_rx
-                .recv_timeout(std::time::Duration::from_secs(60))
-                .is_err()
-            {
-                let _ = Command::new("kill").arg(pid.to_string()).status();
-            }
-        });
+        let watchdog = Watchdog::start(child.id(), 60, "-TERM");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Served {
             child,
             stdin,
             stdout,
-            done,
             watchdog,
             next_id: 0,
         }
@@ -141,8 +128,7 @@ impl Served {
     fn finish(mut self) -> ExitStatus {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
-        let _ = self.done.send(());
-        self.watchdog.join().unwrap();
+        self.watchdog.done();
         status
     }
 }

@@ -470,7 +470,7 @@ fn start_on_committed_work_names_the_commit_and_the_advice_works() {
     let c = r.commit("src/lexer.rs", "fn lex() {}\n", "committed first");
     let before = store_snapshot(&r.f);
     let nothing = r.refuses(&["start"], 3, "nothing_to_review");
-    let next = nothing.json["error"]["next_action"].as_str().unwrap();
+    let next = nothing.next_action();
     let command = format!("probity start --commit {c}");
     assert!(next.contains(&command), "{next}");
     r.assert_unwritten(&before);

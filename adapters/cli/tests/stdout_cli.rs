@@ -143,18 +143,7 @@ fn mcp_with_dead_stdout(
         .stderr(Stdio::piped())
         .spawn()
         .expect("run probity");
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if done_rx
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .is_err()
-        {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
-    });
+    let watchdog = support::watchdog::Watchdog::start(child.id(), 60, "-KILL");
     let mut stdin = child.stdin.take().expect("stdin");
     let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -180,8 +169,7 @@ fn mcp_with_dead_stdout(
     let _ = stdin.flush();
     drop(stdin);
     let out = child.wait_with_output().expect("wait for probity");
-    let _ = done_tx.send(());
-    watchdog.join().unwrap();
+    watchdog.done();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),

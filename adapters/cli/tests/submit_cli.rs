@@ -164,15 +164,7 @@ fn token_of(s: &Run, i: usize) -> String {
 
 /// A repository whose change is high risk (four lenses selected).
 fn high_change() -> Fixture {
-    let f = Fixture::new().unwrap();
-    f.write("src/a.c", "int a;\n").unwrap();
-    f.commit_all("base").unwrap();
-    let mut body = String::from("int a;\n");
-    for i in 0..600 {
-        body.push_str(&format!("int v{i};\n"));
-    }
-    f.write("src/a.c", body).unwrap();
-    f
+    large_c_change("int a;\n")
 }
 
 #[test]

@@ -67,7 +67,7 @@ fn validate_without_a_gate_names_both_spellings() {
     let f = medium_change();
     let r = probity(f.root(), &["validate"]);
     r.assert_refused(2, "usage");
-    let next = r.json["error"]["next_action"].as_str().unwrap();
+    let next = r.next_action();
     assert!(
         next.contains("probity validate pre-commit|pre-push|pre-pr|release"),
         "{next}"

@@ -4,38 +4,25 @@
 //! whole, one byte more is answered with a JSON-RPC error and never reaches
 //! it, and the session goes on.
 
+mod common;
+
+use common::{OneTool, session};
 use probity_mcp::frame::MAX_FRAME_BYTES;
-use probity_mcp::{ToolAnswer, ToolDef, ToolHandler, serve_handler_on};
+use probity_mcp::serve_handler_on;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// One tool, `echo`, answering how many bytes its `pad` argument had.
-struct Echo;
-
-impl ToolHandler for Echo {
-    fn instructions(&self) -> String {
-        "echo".into()
-    }
-
-    fn tools(&self) -> Vec<ToolDef> {
-        vec![ToolDef {
-            name: "echo".into(),
-            description: "answers the length of `pad`".into(),
-            input_schema: json!({"type": "object", "properties": {"pad": {"type": "string"}}}),
-            read_only: true,
-        }]
-    }
-
-    fn call(&self, name: &str, args: &Value) -> Option<ToolAnswer> {
-        (name == "echo").then(|| ToolAnswer {
-            text: json!({"pad_bytes": args["pad"].as_str().map(str::len)}).to_string(),
-            is_error: false,
-        })
+fn echo() -> OneTool {
+    OneTool {
+        name: "echo",
+        description: "answers the length of `pad`",
+        input_schema: json!({"type": "object", "properties": {"pad": {"type": "string"}}}),
+        answer: |args| json!({"pad_bytes": args["pad"].as_str().map(str::len)}).to_string(),
     }
 }
 
 /// A `tools/call` of `echo` whose line (without its newline) is exactly
-/// `len` bytes, and the length of its pad.
+/// `len` bytes (its newline follows), and the length of its pad.
 fn call_of(len: usize, id: u64) -> (Vec<u8>, usize) {
     let head = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"pad":""#
@@ -47,50 +34,20 @@ fn call_of(len: usize, id: u64) -> (Vec<u8>, usize) {
     line.extend_from_slice(tail.as_bytes());
     assert_eq!(line.len(), len);
     assert!(serde_json::from_slice::<Value>(&line).is_ok());
+    line.push(b'\n');
     (line, pad)
 }
 
 #[test]
 fn a_message_of_exactly_the_bound_is_served_and_one_byte_more_is_refused() {
-    let (client, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    let handle = std::thread::spawn(move || serve_handler_on(Echo, server_read, server_write));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let (exact, exact_pad) = call_of(MAX_FRAME_BYTES, 2);
     let (over, _) = call_of(MAX_FRAME_BYTES + 1, 3);
-    let answers: Vec<Value> = rt.block_on(async move {
-        let (client_read, mut client_write) = tokio::io::split(client);
-        let mut lines = BufReader::new(client_read).lines();
-        let mut out = Vec::new();
-        macro_rules! send {
-            ($bytes:expr) => {{
-                client_write.write_all($bytes).await.unwrap();
-                client_write.write_all(b"\n").await.unwrap();
-                let line = lines.next_line().await.unwrap().expect("an answer");
-                out.push(serde_json::from_str::<Value>(&line).unwrap());
-            }};
-        }
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "probity-test", "version": "0"}}});
-        send!(init.to_string().as_bytes());
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        client_write
-            .write_all(format!("{note}\n").as_bytes())
-            .await
-            .unwrap();
-        send!(&exact);
-        send!(&over);
-        let good = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"pad": "abc"}}});
-        send!(good.to_string().as_bytes());
-        drop(client_write);
-        out
-    });
-    handle.join().unwrap().unwrap();
+    let good = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"pad": "abc"}}});
+    let answers = session(
+        |read, write| serve_handler_on(echo(), read, write),
+        vec![exact, over, common::frame(&good)],
+    );
 
     assert_eq!(answers[0]["id"], 1, "{}", answers[0]);
     // Exactly the bound: the tool saw the whole pad.

@@ -3,16 +3,18 @@
 //! repository in a temporary directory; the client side speaks raw
 //! newline-delimited JSON-RPC, as an MCP stdio client does.
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use common::{frame, session};
 use probity_core::snapshot_tools::BudgetLimits;
 use probity_git::GitCli;
 use probity_git::subject::{Subject, SubjectSpec};
 use probity_mcp::{SnapshotServer, serve_on};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 #[derive(Clone, Default)]
 struct SharedLog(Arc<Mutex<Vec<u8>>>);
@@ -32,18 +34,26 @@ fn git(dir: &Path, args: &[&str]) {
     probity_testkit::git_env::git(dir, args).unwrap_or_else(|e| panic!("{e}"));
 }
 
-#[test]
-fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
+/// A new repository whose one commit holds `files` (path, content), and
+/// the index snapshot of it.
+fn committed(files: &[(&str, &str)]) -> (tempfile::TempDir, Subject) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     git(root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("a.md"), "alpha\n").unwrap();
-    std::fs::write(root.join("b.rs"), "fn beta() {}\n").unwrap();
+    for (path, content) in files {
+        std::fs::write(root.join(path), content).unwrap();
+    }
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "one"]);
-    std::fs::write(root.join("untracked.txt"), "u\n").unwrap();
-
     let subject = Subject::open(&SubjectSpec::Index, GitCli::default(), root).unwrap();
+    (tmp, subject)
+}
+
+#[test]
+fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
+    let (tmp, subject) = committed(&[("a.md", "alpha\n"), ("b.rs", "fn beta() {}\n")]);
+    std::fs::write(tmp.path().join("untracked.txt"), "u\n").unwrap();
+
     let log = SharedLog::default();
     let server = SnapshotServer::new(
         subject,
@@ -55,58 +65,29 @@ fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
         Box::new(log.clone()),
     );
     let footer_view = server.clone();
-    let (client, server_io) = tokio::io::duplex(1 << 20);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    let handle = std::thread::spawn(move || serve_on(server, server_read, server_write));
-
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let transcript: Vec<Value> = rt.block_on(async move {
-        let (client_read, mut client_write) = tokio::io::split(client);
-        let mut lines = BufReader::new(client_read).lines();
-        let mut next_id = 0u64;
-        let mut answers = Vec::new();
-        macro_rules! request {
-            ($method:expr, $params:expr) => {{
-                next_id += 1;
-                let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": $method, "params": $params});
-                client_write.write_all(format!("{msg}\n").as_bytes()).await.unwrap();
-                loop {
-                    let line = lines.next_line().await.unwrap().expect("server closed the stream");
-                    let v: Value = serde_json::from_str(&line).unwrap();
-                    if v.get("id") == Some(&json!(next_id)) {
-                        break v;
-                    }
-                }
-            }};
-        }
-        let init = request!(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "probity-test", "version": "0"}
-            })
-        );
-        answers.push(init);
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        client_write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
-        answers.push(request!("tools/list", json!({})));
-        for (name, args) in [
-            ("read", json!({"path": "a.md"})),
-            ("read", json!({"path": "untracked.txt"})),
-            ("read", json!({"path": "../../etc/passwd"})),
-            ("grep", json!({"pattern": "--beta|beta", "path": "-x"})),
-            ("list", json!({})),
-        ] {
-            answers.push(request!("tools/call", json!({"name": name, "arguments": args})));
-        }
-        drop(client_write);
-        answers
-    });
-    handle.join().unwrap().unwrap();
+    let calls = [
+        ("read", json!({"path": "a.md"})),
+        ("read", json!({"path": "untracked.txt"})),
+        ("read", json!({"path": "../../etc/passwd"})),
+        ("grep", json!({"pattern": "--beta|beta", "path": "-x"})),
+        ("list", json!({})),
+    ];
+    let requests = std::iter::once(("tools/list", json!({})))
+        .chain(
+            calls
+                .into_iter()
+                .map(|(name, args)| ("tools/call", json!({"name": name, "arguments": args}))),
+        )
+        .zip(2u64..)
+        .map(|((method, params), id)| {
+            frame(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+        })
+        .collect();
+    let transcript = session(move |read, write| serve_on(server, read, write), requests);
+    // Each request has its own answer, in order.
+    for (i, answer) in transcript.iter().enumerate() {
+        assert_eq!(answer["id"], json!(i + 1), "{answer}");
+    }
 
     let init = &transcript[0]["result"];
     assert_eq!(init["serverInfo"]["name"], "probity");
@@ -197,58 +178,31 @@ fn an_mcp_session_lists_the_tools_and_calls_until_the_budget_ends() {
 /// the session goes on.
 #[test]
 fn bad_frames_get_json_rpc_errors_and_the_session_goes_on() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("a.md"), "alpha\n").unwrap();
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "one"]);
-    let subject = Subject::open(&SubjectSpec::Index, GitCli::default(), root).unwrap();
+    let (_tmp, subject) = committed(&[("a.md", "alpha\n")]);
     let server = SnapshotServer::new(
         subject,
         BudgetLimits::default(),
         Box::new(SharedLog::default()),
     );
-    let (client, server_io) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    let handle = std::thread::spawn(move || serve_on(server, server_read, server_write));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let answers: Vec<Value> = rt.block_on(async move {
-        let (client_read, mut client_write) = tokio::io::split(client);
-        let mut lines = BufReader::new(client_read).lines();
-        let mut out = Vec::new();
-        macro_rules! send {
-            ($bytes:expr) => {{
-                client_write.write_all($bytes).await.unwrap();
-                let line = lines.next_line().await.unwrap().expect("an answer");
-                out.push(serde_json::from_str::<Value>(&line).unwrap());
-            }};
-        }
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "probity-test", "version": "0"}}});
-        send!(format!("{init}\n").as_bytes());
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        client_write.write_all(format!("{note}\n").as_bytes()).await.unwrap();
-        // 64 MiB in one line, written while the answer is read back.
-        let mut huge = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"x\":\"".to_vec();
-        huge.resize(64 * 1024 * 1024, b'a');
-        huge.extend_from_slice(b"\"}}\n");
-        send!(&huge);
-        send!(b"this is not json\n");
-        let malformed = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"arguments": {}}});
-        send!(format!("{malformed}\n").as_bytes());
-        let unknown = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "write", "arguments": {}}});
-        send!(format!("{unknown}\n").as_bytes());
-        let good = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "a.md"}}});
-        send!(format!("{good}\n").as_bytes());
-        drop(client_write);
-        out
-    });
-    handle.join().unwrap().unwrap();
+    // 64 MiB in one line.
+    let mut huge =
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"x\":\"".to_vec();
+    huge.resize(64 * 1024 * 1024, b'a');
+    huge.extend_from_slice(b"\"}}\n");
+    let malformed =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"arguments": {}}});
+    let unknown = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "write", "arguments": {}}});
+    let good = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "read", "arguments": {"path": "a.md"}}});
+    let answers = session(
+        move |read, write| serve_on(server, read, write),
+        vec![
+            huge,
+            b"this is not json\n".to_vec(),
+            frame(&malformed),
+            frame(&unknown),
+            frame(&good),
+        ],
+    );
     let err = |i: usize| {
         (
             answers[i]["error"]["code"].clone(),

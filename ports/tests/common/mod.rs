@@ -7,10 +7,16 @@
 use probity_core::review::Lens;
 use probity_core::review::{CommitId, LineageId};
 use probity_core::review::{Disposition, NonBlank, RecoverRequest, StateRecord};
+use probity_core::review::{PromptSet, TreeId};
+use probity_core::snapshot_tools::{
+    BudgetLimits, Event, Message, ModelRequest, ModelResponse, StopReason, ToolCall, ToolSpec,
+};
 use probity_ports::review::{
     self as drivers, Delivery, FinalizeInput, Finalized, Published, RecordStore, RemoteScope,
     ReviewError, Started,
 };
+use probity_ports::review::{AdapterError, RoleWorld};
+use probity_ports::snapshot::{ChatModel, ModelError};
 use probity_testkit::{
     FakeGit, FixedClock, InMemoryStore, WithAttestations, WithNotes, documents, verdict,
 };
@@ -90,6 +96,19 @@ pub fn lands(
     drivers::check_evidence_lands(git, store, lineage, &argv, &|_| None)
 }
 
+/// Asserts `record` is validating after one correction attempt, charged
+/// one changed line on each side (what the fake Git measures of [`FIX`]),
+/// over the live candidate's tree.
+pub fn assert_validating_after_one_fix(git: &FakeGit, record: &StateRecord) {
+    assert_eq!(record.state().stage().name(), "validating");
+    let c = record.state().stage().correction().unwrap();
+    assert_eq!((c.attempts.len(), c.charged_lines()), (1, 2));
+    assert_eq!(
+        record.state().final_candidate_tree(),
+        &git.candidate_tree().unwrap()
+    );
+}
+
 /// Final evidence alone on `lineage`, which approves it.
 pub fn approve_on_evidence(git: &FakeGit, store: &InMemoryStore, lineage: LineageId) {
     let done = drivers::finalize(
@@ -121,8 +140,30 @@ pub fn elsewhere() -> World {
 
 /// The base committed and the change in the worktree; nothing started.
 pub fn world() -> World {
-    let git = FakeGit::with_base(&[("src/a.rs", BASE)]).unwrap();
-    git.write("src/a.rs", CHANGE).unwrap();
+    changed_at("src/a.rs")
+}
+
+/// [`world`] with its review started: the world and the lineage.
+pub fn started() -> (World, LineageId) {
+    let w = world();
+    let l = w.start().state().lineage_id().clone();
+    (w, l)
+}
+
+/// [`world`] with its review approved: the world, the approved record
+/// and its lineage.
+pub fn approved() -> (World, StateRecord, LineageId) {
+    let w = world();
+    let approved = w.approve();
+    let l = approved.state().lineage_id().clone();
+    (w, approved, l)
+}
+
+/// [`world`] with its one file at `path` instead: `src/auth.rs`, a
+/// high-risk path, selects several lenses.
+pub fn changed_at(path: &str) -> World {
+    let git = FakeGit::with_base(&[(path, BASE)]).unwrap();
+    git.write(path, CHANGE).unwrap();
     World {
         git,
         store: InMemoryStore::new(),
@@ -253,5 +294,71 @@ impl probity_ports::snapshot::SnapshotReader for Files {
                 kind: EntryKind::File,
             })
             .collect())
+    }
+}
+
+/// A chat model that answers each request by a function of it (the
+/// tools offered and the time left are not its concern).
+pub struct Answering<'a>(pub &'a (dyn Fn(&ModelRequest) -> Answer + Sync));
+
+/// What a model answers.
+type Answer = Result<ModelResponse, ModelError>;
+
+impl ChatModel for Answering<'_> {
+    fn complete(&mut self, request: &ModelRequest, _: &[ToolSpec], _: u64) -> Answer {
+        (self.0)(request)
+    }
+}
+
+/// A scripted model's first move: while tools are offered and no tool
+/// result is in the conversation yet, the call `id` reading `path`; `None`
+/// once it has been read.
+pub fn read_first(request: &ModelRequest, id: &str, path: &str) -> Option<ModelResponse> {
+    let read = request
+        .messages
+        .iter()
+        .any(|m| matches!(m, Message::Tool { .. }));
+    (request.offer_tools && !read).then(|| ModelResponse {
+        text: None,
+        tool_calls: vec![ToolCall {
+            id: id.into(),
+            name: "read".into(),
+            arguments: serde_json::json!({ "path": path }).to_string(),
+        }],
+        stop: StopReason::ToolUse,
+        usage: None,
+    })
+}
+
+/// A model's last answer: `text`, no tool call.
+pub fn answer(text: String) -> ModelResponse {
+    ModelResponse {
+        text: Some(text),
+        tool_calls: Vec::new(),
+        stop: StopReason::EndTurn,
+        usage: None,
+    }
+}
+
+/// The tests' role world: what is given, with the default budget, a 60 s
+/// timeout and 1 MiB of diff.
+pub fn role_world<'a, R, M, C>(
+    prompts: &'a PromptSet,
+    subject: &'a (dyn Fn(&TreeId) -> Result<R, AdapterError> + Sync),
+    model: &'a (dyn Fn(&TreeId) -> Result<M, ModelError> + Sync),
+    stopwatch: &'a (dyn Fn() -> C + Sync),
+    jobs: usize,
+    log: &'a (dyn Fn(&str, &Event) + Sync),
+) -> RoleWorld<'a, R, M, C> {
+    RoleWorld {
+        prompts,
+        subject,
+        model,
+        stopwatch,
+        budget: BudgetLimits::default(),
+        timeout_ms: 60_000,
+        max_diff_bytes: 1 << 20,
+        jobs,
+        log,
     }
 }

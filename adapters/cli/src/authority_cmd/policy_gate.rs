@@ -227,6 +227,21 @@ pub fn read_checks(repo: &Repo, bases: &[CommitId]) -> Result<Vec<BaseChecks>, C
     Ok(out)
 }
 
+/// The records of `bundle` that `statements` name, each with its
+/// statement; a lineage the bundle does not hold is passed over.
+fn stated_records<'a>(
+    bundle: &'a Bundle,
+    statements: &'a [(probity_core::review::LineageId, Vec<u8>)],
+) -> impl Iterator<Item = (&'a probity_core::review::StateRecord, &'a Vec<u8>)> {
+    statements.iter().filter_map(|(lineage, statement)| {
+        bundle
+            .records
+            .iter()
+            .find(|r| r.state().lineage_id() == lineage)
+            .map(|record| (record, statement))
+    })
+}
+
 /// Holds every approved review of `bundle` that could authorize a delivery
 /// (`statements`' lineages) to the checks in force: the paths its change
 /// touches (base tree to final candidate tree) name the checks, and the
@@ -242,14 +257,7 @@ pub fn check_required_checks(
     if checks.is_empty() {
         return Ok(());
     }
-    for (lineage, _) in statements {
-        let Some(record) = bundle
-            .records
-            .iter()
-            .find(|r| r.state().lineage_id() == lineage)
-        else {
-            continue;
-        };
+    for (record, _) in stated_records(bundle, statements) {
         let s = record.state();
         let (base, last) = (&s.snapshot().base_tree, s.final_candidate_tree());
         if !trees_here(repo, base, last)? {
@@ -266,7 +274,7 @@ pub fn check_required_checks(
         let evidence = bundle.evidence_of(record);
         for c in checks {
             c.checks
-                .check_approval(lineage.as_str(), &paths, evidence)
+                .check_approval(s.lineage_id().as_str(), &paths, evidence)
                 .map_err(|e| {
                     deny(
                         e.code(),
@@ -330,14 +338,8 @@ pub fn check_bundle<P: SshSignatures>(
             })?;
         }
     }
-    for (lineage, statement) in statements {
-        let Some(record) = bundle
-            .records
-            .iter()
-            .find(|r| r.state().lineage_id() == lineage)
-        else {
-            continue;
-        };
+    for (record, statement) in stated_records(bundle, statements) {
+        let lineage = record.state().lineage_id();
         let level = record.state().frozen().risk_level;
         // Its lens results must be model runs where the tier asks
         // (D-R103): a content rule, checked before any signature.

@@ -189,14 +189,8 @@ pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitC
     }
     if let Some(rev) = &args.history {
         let ctx = open(global)?;
-        let c = drivers::start_history(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
-            .map_err(review_error)?;
-        out.answer_next(
-            &CommitAnswer::of(&c),
-            || commit_next_tool(&c),
-            || human_commit(&c),
-        );
-        return Ok(ExitCode::SUCCESS);
+        let c = drivers::start_history(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev);
+        return answer_commit_start(out, c);
     }
     // The candidate is read first: HEAD's tree comes with discovery.
     let ctx = super::open_reading_head(global)?;
@@ -206,6 +200,20 @@ pub fn start(global: &GlobalArgs, out: Output, args: &StartArgs) -> Result<ExitC
         &StartAnswer::of(&started.record, started.resumed),
         || record_next_tool(&started.record, &[], None),
         || human_start(&started.record, started.resumed),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Answers a commit start (`--commit` or `--history`), or its error.
+fn answer_commit_start(
+    out: Output,
+    c: Result<drivers::CommitStart, drivers::ReviewError>,
+) -> Result<ExitCode, CliError> {
+    let c = c.map_err(review_error)?;
+    out.answer_next(
+        &CommitAnswer::of(&c),
+        || commit_next_tool(&c),
+        || human_commit(&c),
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -225,14 +233,8 @@ fn start_commit(
     rev: &str,
 ) -> Result<ExitCode, CliError> {
     let ctx = open(global)?;
-    let c = drivers::start_commit(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev)
-        .map_err(review_error)?;
-    out.answer_next(
-        &CommitAnswer::of(&c),
-        || commit_next_tool(&c),
-        || human_commit(&c),
-    );
-    Ok(ExitCode::SUCCESS)
+    let c = drivers::start_commit(&ctx.repo, &ctx.store, &SystemClock, args.focus.into(), rev);
+    answer_commit_start(out, c)
 }
 
 fn start_range(

@@ -16,6 +16,7 @@ pub mod fifo;
 pub mod mcp;
 pub mod model_server;
 pub mod transport;
+pub mod watchdog;
 
 pub struct Run {
     pub code: i32,
@@ -35,6 +36,27 @@ impl Run {
             self.stdout,
             self.stderr
         );
+    }
+
+    /// Asserts the run answered the error `error` (its `error.code`),
+    /// whatever its exit; stdout is the failure message.
+    pub fn assert_error(&self, error: &str) {
+        assert_eq!(self.json["error"]["code"], error, "{}", self.stdout);
+    }
+
+    /// Asserts the run failed (a non-zero exit) with the refusal `error`
+    /// (its `error.code`); returns its `error.next_action`.
+    pub fn assert_failed(&self, error: &str) -> &str {
+        assert_ne!(self.code, 0, "{}{}", self.stdout, self.stderr);
+        self.assert_error(error);
+        self.next_action()
+    }
+
+    /// The refusal's `error.next_action` (the run must carry one).
+    pub fn next_action(&self) -> &str {
+        self.json["error"]["next_action"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no next action: {}{}", self.stdout, self.stderr))
     }
 
     /// The refusal's `error.message` (the run must be a JSON refusal).
@@ -280,6 +302,27 @@ pub fn start_lineage(cwd: &Path) -> String {
         .to_string()
 }
 
+/// The lineage a run answered (`lineage_id`), asserting it exited 0.
+pub fn lineage_of(run: &Run) -> String {
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    run.json["lineage_id"].as_str().unwrap().to_string()
+}
+
+/// `probity finalize --lineage LINEAGE --result FILE`, the lens result
+/// `result` written to `dir` (a file named after the lineage).
+pub fn finalize_result(cwd: &Path, dir: &Path, lineage: &str, result: &str) -> Run {
+    let r = input(dir, &format!("{lineage}-result.json"), result);
+    probity(cwd, &["finalize", "--lineage", lineage, "--result", &r])
+}
+
+/// `probity invalidate --lineage LINEAGE --reason REASON`.
+pub fn invalidate(f: &Fixture, lineage: &str, reason: &str) -> Run {
+    probity(
+        f.root(),
+        &["invalidate", "--lineage", lineage, "--reason", reason],
+    )
+}
+
 /// Runs `probity --json --cwd <cwd> args...` and asserts it exited 0
 /// (its stdout and stderr are the failure message).
 pub fn probity_ok(cwd: &Path, args: &[&str]) -> Run {
@@ -316,21 +359,9 @@ pub fn probity_bounded(cwd: &Path, args: &[&str], env: &[(&str, &str)], secs: u6
         cmd.env(k, v);
     }
     let child = cmd.spawn().expect("run probity");
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if done_rx
-            .recv_timeout(std::time::Duration::from_secs(secs))
-            .is_err()
-        {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
-    });
+    let watchdog = watchdog::Watchdog::start(child.id(), secs, "-KILL");
     let out = child.wait_with_output().expect("wait for probity");
-    let _ = done_tx.send(());
-    let _ = watchdog.join();
+    watchdog.done();
     run_of(&out)
 }
 
@@ -369,27 +400,46 @@ pub fn store_snapshot(f: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
 /// [`store_snapshot`] of the repository whose worktree is `root` (for a
 /// thread that holds only the path, such as a scripted server's handler).
 pub fn store_snapshot_at(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let root = root.join(".git").join("probity");
+    files_under(&root.join(".git").join("probity"))
+        .into_iter()
+        .map(|(rel, p)| (rel, std::fs::read(p).unwrap()))
+        .collect()
+}
+
+/// Every file under `dir`, recursively (a directory that cannot be read
+/// holds none): its path relative to `dir` → its path.
+pub fn files_under(dir: &Path) -> BTreeMap<PathBuf, PathBuf> {
     let mut files = BTreeMap::new();
-    walk(&root, &root, &mut files);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.insert(p.strip_prefix(dir).unwrap().to_path_buf(), p);
+            }
+        }
+    }
     files
 }
 
-fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(root, &p, files);
-        } else {
-            files.insert(
-                p.strip_prefix(root).unwrap().to_path_buf(),
-                std::fs::read(&p).unwrap(),
-            );
-        }
+/// A repository whose committed `src/a.c` (`int a;`) becomes `first`
+/// followed by 600 new declarations in the worktree: a large change
+/// (high risk).
+pub fn large_c_change(first: &str) -> Fixture {
+    let f = Fixture::new().unwrap();
+    f.write("src/a.c", "int a;\n").unwrap();
+    f.commit_all("base").unwrap();
+    let mut body = String::from(first);
+    for i in 0..600 {
+        body.push_str(&format!("int v{i};\n"));
     }
+    f.write("src/a.c", body).unwrap();
+    f
 }
 
 /// A repository with one committed source file (`src/parser.rs`) and a
@@ -456,19 +506,23 @@ pub fn approve_started(cwd: &Path, dir: &Path, started: &Value) -> Value {
 /// [`approve_started`] with other evidence arguments (`--evidence-cmd --
 /// <argv>`, say): runs `finalize` and returns its answer, approved or not.
 pub fn finalize_started_with(cwd: &Path, dir: &Path, started: &Value, evidence: &[&str]) -> Run {
-    let lineage = started["lineage_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage];
+    let lineage = started["lineage_id"].as_str().unwrap_or_default();
     let clean = input(dir, "r.json", CLEAN_RESULT);
-    for lens in started["selected_lenses"].as_array().into_iter().flatten() {
-        args.push("--result".into());
-        args.push(format!("{}={clean}", lens.as_str().unwrap_or_default()));
-    }
+    let lenses = started["selected_lenses"].as_array().map(Vec::as_slice);
+    let mut args = finalize_args(lineage, lenses.unwrap_or_default(), &clean);
     args.extend(evidence.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     probity(cwd, &args)
+}
+
+/// Starts a review of the live candidate and gives it one clean result
+/// per selected lens (inputs written to `dir`): its lineage, awaiting
+/// evidence (`validating`).
+pub fn started_awaiting_evidence(cwd: &Path, dir: &Path) -> String {
+    let st = probity_ok(cwd, &["start"]);
+    let r = finalize_started_with(cwd, dir, &st.json, &[]);
+    assert_eq!(r.json["state"], "validating", "{}{}", r.stdout, r.stderr);
+    string_at(&st.json, "lineage_id")
 }
 
 /// [`finalize_started_with`], asserting the lineage is approved.
@@ -480,6 +534,17 @@ pub fn approve_started_with(cwd: &Path, dir: &Path, started: &Value, evidence: &
         done.stdout, done.stderr
     );
     done.json
+}
+
+/// `finalize --lineage LINEAGE` with `--result LENS=RESULT` for each of
+/// `lenses` (a start or status answer's `selected_lenses`).
+pub fn finalize_args(lineage: &str, lenses: &[Value], result: &str) -> Vec<String> {
+    let mut args = vec!["finalize".to_string(), "--lineage".into(), lineage.into()];
+    for lens in lenses {
+        args.push("--result".into());
+        args.push(format!("{}={result}", lens.as_str().expect("a lens name")));
+    }
+    args
 }
 
 /// Writes a file outside the repository and returns its path.
@@ -937,8 +1002,7 @@ pub fn escalate_and_recover(
     let st = probity(cwd, &["start"]);
     assert_eq!(st.code, 0, "{}{}", st.stdout, st.stderr);
     let l1 = st.json["lineage_id"].as_str().unwrap().to_string();
-    let r = input(inputs, "unknown.json", PARSER_UNKNOWN);
-    let fin = probity(cwd, &["finalize", "--lineage", &l1, "--result", &r]);
+    let fin = finalize_result(cwd, inputs, &l1, PARSER_UNKNOWN);
     assert_eq!(
         fin.json["state"], "escalated",
         "{}{}",

@@ -103,6 +103,13 @@ impl Repo {
         g
     }
 
+    /// [`Repo::gate_says`] `reason`, then follows the command its text
+    /// names (starting `prefix`): that command's run.
+    pub fn gate_leads(&self, reason: &str, prefix: &str) -> Run {
+        let g = self.gate_says(reason);
+        self.follow(&text(&g.json), prefix)
+    }
+
     /// A repository with a started review whose result escalates (an
     /// unknown-cause blocker), and its lineage.
     pub fn escalated() -> (Repo, String) {

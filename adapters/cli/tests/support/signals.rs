@@ -111,3 +111,36 @@ pub fn signal_when(
     wait_group_gone(pid);
     Some(status)
 }
+
+/// Signals runs at a moment, cycling over `signals` (its name, its
+/// number), up to 60 runs or until each signal has ended `enough` of
+/// them: `run(signal)` starts one and signals it at the moment (None: it
+/// ended first, as [`signal_when`] answers), and `ended(signal)` checks
+/// what a run its signal ended left. Each signal must end at least one
+/// run while `moment` (say, "its scratch store existed").
+pub fn signal_rounds(
+    signals: &[(&str, i32)],
+    enough: usize,
+    moment: &str,
+    mut run: impl FnMut(&str) -> Option<std::process::ExitStatus>,
+    mut ended: impl FnMut(&str),
+) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut caught = vec![0; signals.len()];
+    for i in 0..60 {
+        let (signal, number) = signals[i % signals.len()];
+        let Some(status) = run(signal) else {
+            continue;
+        };
+        if status.signal() == Some(number) {
+            caught[i % signals.len()] += 1;
+            ended(signal);
+        }
+        if caught.iter().all(|c| *c >= enough) {
+            break;
+        }
+    }
+    for ((signal, _), caught) in signals.iter().zip(caught) {
+        assert!(caught > 0, "no run was ended by {signal} while {moment}");
+    }
+}

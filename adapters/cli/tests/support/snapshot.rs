@@ -10,6 +10,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "watchdog.rs"]
+mod watchdog;
+pub use watchdog::Watchdog;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_probity");
 
 /// Runs git with a scrubbed environment and fixed identities and dates.
@@ -133,20 +137,8 @@ pub fn probity_bounded(cwd: &Path, args: &[&str]) -> Output {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        if done_rx
-            .recv_timeout(std::time::Duration::from_secs(30))
-            .is_err()
-        {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
-    });
+    let watchdog = Watchdog::start(child.id(), 30, "-KILL");
     let out = child.wait_with_output().unwrap();
-    let _ = done_tx.send(());
-    watchdog.join().unwrap();
+    watchdog.done();
     out
 }

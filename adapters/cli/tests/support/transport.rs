@@ -154,24 +154,15 @@ pub fn forge(bundle_line: &[u8]) -> Vec<u8> {
     canonical_bytes(&v).unwrap()
 }
 
+/// Every file under `root` with its bytes, by path.
 pub fn snapshot_dir(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.clone(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
+    files_under(root)
+        .into_values()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect()
 }
 
 /// `probity validate --gate pre-push --remote origin --stdin-updates` with
