@@ -10,6 +10,16 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+#[path = "../../core/tests/common/shipped.rs"]
+mod shipped;
+
+#[path = "../../core/tests/common/sources.rs"]
+mod sources;
+
+#[allow(dead_code)] // each test file uses part of it
+#[path = "callgraph/mod.rs"]
+mod callgraph;
+
 /// Exported drivers no file here calls: the command-line tests reach them
 /// through the binary (`evidence_tree`: `evidence_tree_cli.rs`; the amend
 /// gate inside `git commit --amend`; the signature and statement helpers through the server gate's
@@ -21,28 +31,6 @@ const THROUGH_THE_BINARY: &[&str] = &[
     "record_statement",
     "statements_to_vouch_for",
 ];
-
-/// (module, function) for every function `src/review/mod.rs` re-exports
-/// from its own modules.
-fn exported_drivers(mod_rs: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for item in mod_rs.split("pub use ").skip(1) {
-        let item = &item[..item.find(';').unwrap_or(item.len())];
-        let Some((module, names)) = item.split_once("::") else {
-            continue;
-        };
-        if module == "probity_core" {
-            continue;
-        }
-        for name in names.trim_matches(['{', '}']).split(',') {
-            let name = name.trim();
-            if name.starts_with(|c: char| c.is_ascii_lowercase()) {
-                out.push((module.to_string(), name.to_string()));
-            }
-        }
-    }
-    out
-}
 
 /// Whether `source` calls `name` (`name(` or `name::<..>(`, as a word).
 fn calls(source: &str, name: &str) -> bool {
@@ -58,7 +46,7 @@ fn calls(source: &str, name: &str) -> bool {
 fn every_driver_family_is_tested_here_on_the_testkit() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mod_rs = std::fs::read_to_string(root.join("src/review/mod.rs")).unwrap();
-    let drivers = exported_drivers(&mod_rs);
+    let drivers = callgraph::exported_functions(&mod_rs);
     assert!(drivers.len() > 30, "found only {} drivers", drivers.len());
     let common = std::fs::read_to_string(root.join("tests/common/mod.rs")).unwrap();
     let mut tests = Vec::new();
@@ -109,7 +97,7 @@ fn the_reader_sees_groups_and_calls() {
     let mod_rs =
         "pub use a::{Kind, one, two};\npub use b::three;\npub use probity_core::review::x;\n";
     assert_eq!(
-        exported_drivers(mod_rs),
+        callgraph::exported_functions(mod_rs),
         [
             ("a".to_string(), "one".to_string()),
             ("a".to_string(), "two".to_string()),

@@ -675,7 +675,7 @@ fn crashed_mid_run(
     run: impl FnOnce(
         &World,
         &probity_testkit::Faulty<probity_testkit::InMemoryStore>,
-        &RoleWorld<'_, Files, Scripted<'_>, TickingStopwatch>,
+        &RoleWorld<'_, Files, Answering<'_>, TickingStopwatch>,
     ) -> Result<(), ReviewError>,
 ) -> World {
     use probity_testkit::{Crash, Faulty, is_injected};

@@ -147,9 +147,10 @@ pub fn reaching(graph: &Graph, target: &str, not_edges: &[&str]) -> BTreeSet<Str
     found
 }
 
-/// The functions `src/review/mod.rs` re-exports from its own modules.
-fn exported(mod_rs: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
+/// (module, function) for every function `mod_rs` (`src/review/mod.rs`)
+/// re-exports from its own modules, in the order it names them.
+pub fn exported_functions(mod_rs: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
     for item in mod_rs.split("pub use ").skip(1) {
         let item = &item[..item.find(';').unwrap_or(item.len())];
         let Some((module, names)) = item.split_once("::") else {
@@ -161,7 +162,7 @@ fn exported(mod_rs: &str) -> BTreeSet<String> {
         for name in names.trim_matches(['{', '}']).split(',') {
             let name = name.trim();
             if name.starts_with(|c: char| c.is_ascii_lowercase()) {
-                out.insert(name.to_string());
+                out.push((module.to_string(), name.to_string()));
             }
         }
     }
@@ -200,7 +201,11 @@ pub fn ports_graph() -> Graph {
 /// The drivers `src/review/mod.rs` exports (more than 30).
 pub fn exported_drivers() -> BTreeSet<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let drivers = exported(&std::fs::read_to_string(root.join("src/review/mod.rs")).unwrap());
+    let mod_rs = std::fs::read_to_string(root.join("src/review/mod.rs")).unwrap();
+    let drivers: BTreeSet<String> = exported_functions(&mod_rs)
+        .into_iter()
+        .map(|(_, name)| name)
+        .collect();
     assert!(drivers.len() > 30, "found only {} drivers", drivers.len());
     drivers
 }
