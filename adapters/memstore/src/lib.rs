@@ -47,11 +47,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
 
+use probity_core::canonical::canonical_bytes;
 use probity_core::digest::Sha256Digest;
 use probity_core::review::Lens;
 use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::review::Receipt;
 use probity_core::review::ancestors;
+use probity_core::review::{
+    CommandEvidenceDocument, DsseEnvelope, MAX_ATTESTATIONS, MAX_EVIDENCE_PER_LINEAGE,
+    merged_bounded,
+};
 use probity_core::review::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
@@ -61,8 +66,8 @@ use probity_core::review::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::{StateRecord, Transition, check_successor};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
-    AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore,
-    RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,
+    AttestationStore, AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore,
+    RecordStore, RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,
 };
 
 /// Everything the store holds, keyed as the file store lays it out.
@@ -95,6 +100,12 @@ struct Mem {
     /// `quarantine/<lineage>-<class>-<sha12>/...`: audit records, phase
     /// one's copies and phase two's moved originals, by path.
     quarantine: BTreeMap<String, Vec<u8>>,
+    /// `attestations/<lineage>.json`: the lineage's signed statements,
+    /// sorted and unique.
+    attestations: BTreeMap<LineageId, Vec<DsseEnvelope>>,
+    /// `evidence/<lineage>.json`: the command evidence documents its
+    /// checks produced, sorted and unique.
+    evidence: BTreeMap<LineageId, Vec<CommandEvidenceDocument>>,
 }
 
 /// The in-memory review store. `Sync`: drivers that run lenses on threads
@@ -263,6 +274,22 @@ impl Mem {
         }
         for (path, b) in &self.quarantine {
             out.insert(path.clone(), b.clone());
+        }
+        // As the file store writes them: canonical JSON and a LF (lists
+        // of parsed documents, strings and integers: always canonical).
+        for (l, list) in &self.attestations {
+            let bytes = canonical_bytes(list).unwrap_or_default();
+            out.insert(
+                format!("attestations/{l}.json"),
+                [bytes, b"\n".to_vec()].concat(),
+            );
+        }
+        for (l, list) in &self.evidence {
+            let bytes = canonical_bytes(list).unwrap_or_default();
+            out.insert(
+                format!("evidence/{l}.json"),
+                [bytes, b"\n".to_vec()].concat(),
+            );
         }
         out
     }
@@ -875,6 +902,79 @@ impl RepairStore for InMemoryStore {
         m.consumed.insert(lineage.clone(), tombstone.to_vec());
         m.remove_lineage(lineage);
         Ok(format!("consumed/{lineage}"))
+    }
+}
+
+/// Merges `added` into `kept`'s list for `lineage` (core's
+/// [`merged_bounded`]), refusing more than `max` with nothing changed.
+fn keep_listed<T: Ord + Clone>(
+    kept: &mut BTreeMap<LineageId, Vec<T>>,
+    lineage: &LineageId,
+    added: &[T],
+    max: usize,
+    what: &str,
+) -> Result<(), StoreError> {
+    let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
+    match merged_bounded(held, added, max) {
+        Ok(Some(all)) => {
+            kept.insert(lineage.clone(), all);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(_) => Err(StoreError::Malformed {
+            path: format!("memory:{what}/{lineage}.json"),
+            detail: format!("more than {max} {what} for one lineage"),
+        }),
+    }
+}
+
+impl AttestationStore for InMemoryStore {
+    fn add_attestations(
+        &self,
+        lineage: &LineageId,
+        envelopes: &[DsseEnvelope],
+    ) -> Result<(), StoreError> {
+        let mut mem = self.mem();
+        keep_listed(
+            &mut mem.attestations,
+            lineage,
+            envelopes,
+            MAX_ATTESTATIONS,
+            "attestations",
+        )
+    }
+
+    fn attestations(&self, lineage: &LineageId) -> Result<Vec<DsseEnvelope>, StoreError> {
+        Ok(self
+            .mem()
+            .attestations
+            .get(lineage)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    fn add_evidence(
+        &self,
+        lineage: &LineageId,
+        docs: &[CommandEvidenceDocument],
+    ) -> Result<(), StoreError> {
+        let mut mem = self.mem();
+        keep_listed(
+            &mut mem.evidence,
+            lineage,
+            docs,
+            MAX_EVIDENCE_PER_LINEAGE,
+            "evidence",
+        )
+    }
+
+    fn evidence(&self, lineage: &LineageId) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
+        Ok(self
+            .mem()
+            .evidence
+            .get(lineage)
+            .cloned()
+            .unwrap_or_default())
     }
 }
 

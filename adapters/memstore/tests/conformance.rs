@@ -22,3 +22,10 @@ fn an_interrupted_recovery_of_the_in_memory_store_is_completed_only_by_its_reque
         panic!("{failures}");
     }
 }
+
+#[test]
+fn the_in_memory_store_keeps_attestations_and_evidence_as_the_file_store_does() {
+    if let Err(failures) = store_conformance::run_attestations(&InMemoryStore::new()) {
+        panic!("{failures}");
+    }
+}

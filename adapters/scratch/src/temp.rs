@@ -109,7 +109,7 @@ pub fn write_atomic(
     create_dir_durable(&dir)?;
     let mut tmp = LockedTemp::new_in(&dir, prefix)?;
     tmp.write_all(bytes)?;
-    sync_file(tmp.as_file(), tmp.path())?;
+    sync_file(tmp.as_file())?;
     if let Some(p) = permissions {
         std::fs::set_permissions(tmp.path(), p)?;
     }
@@ -161,12 +161,8 @@ pub fn create_dir_durable(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// fsyncs a directory (a rename in it is durable once this returns);
-/// nothing under a [`Volatile`] root.
+/// fsyncs a directory (a rename in it is durable once this returns).
 pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    if is_volatile(dir) {
-        return Ok(());
-    }
     #[cfg(unix)]
     {
         File::open(dir).and_then(|d| d.sync_all())?;
@@ -175,11 +171,8 @@ pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// fsyncs `file` (at `path`), unless `path` is under a [`Volatile`] root.
-pub fn sync_file(file: &File, path: &Path) -> std::io::Result<()> {
-    if is_volatile(path) {
-        return Ok(());
-    }
+/// fsyncs `file`.
+pub fn sync_file(file: &File) -> std::io::Result<()> {
     file.sync_all()?;
     FSYNCS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(())
@@ -192,44 +185,6 @@ pub fn fsyncs() -> u64 {
 }
 
 static FSYNCS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// The roots whose files need no durability (see [`Volatile`]).
-static VOLATILE: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-fn is_volatile(path: &Path) -> bool {
-    VOLATILE
-        .lock()
-        .map(|roots| roots.iter().any(|r| path.starts_with(r)))
-        .unwrap_or(false)
-}
-
-/// A directory whose files are written without fsync while the guard
-/// lives: a scratch store that is deleted when its run ends, whatever way
-/// it ends (issue 24: the server gate's import made every record durable
-/// only to remove it). Writes keep their atomicity (temp file and rename):
-/// only the durability a removed directory never needs is skipped.
-#[derive(Debug)]
-pub struct Volatile(std::path::PathBuf);
-
-impl Volatile {
-    /// Marks `root` (and everything under it, as named through `root`).
-    pub fn mark(root: &Path) -> Self {
-        if let Ok(mut roots) = VOLATILE.lock() {
-            roots.push(root.to_path_buf());
-        }
-        Self(root.to_path_buf())
-    }
-}
-
-impl Drop for Volatile {
-    fn drop(&mut self) {
-        if let Ok(mut roots) = VOLATILE.lock()
-            && let Some(i) = roots.iter().position(|r| *r == self.0)
-        {
-            roots.remove(i);
-        }
-    }
-}
 
 /// Whether `path` still names the file `file` has open (a scavenger can
 /// remove a file between its creation and its locking).

@@ -54,3 +54,12 @@ fn an_interrupted_recovery_of_the_file_store_is_completed_only_by_its_request() 
         panic!("{failures}");
     }
 }
+
+#[test]
+fn the_file_store_keeps_attestations_and_evidence_as_the_in_memory_store_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::at(dir.path().to_path_buf());
+    if let Err(failures) = store_conformance::run_attestations(&store) {
+        panic!("{failures}");
+    }
+}

@@ -127,6 +127,108 @@ macro_rules! ensure {
     };
 }
 
+/// The kept-lists case of an [`AttestationStore`]: a lineage's signed
+/// statements and evidence documents are kept sorted and unique, adding
+/// what is held changes nothing, and one more than the bound
+/// ([`MAX_ATTESTATIONS`], [`MAX_EVIDENCE_PER_LINEAGE`]) is refused with the
+/// list unchanged; another lineage's lists are its own.
+///
+/// [`MAX_ATTESTATIONS`]: probity_core::review::MAX_ATTESTATIONS
+/// [`MAX_EVIDENCE_PER_LINEAGE`]: probity_core::review::MAX_EVIDENCE_PER_LINEAGE
+pub fn run_attestations<S: probity_ports::review::AttestationStore>(
+    store: &S,
+) -> Result<(), Failures> {
+    kept_lists(store).map_err(|why| {
+        Failures(vec![Failure {
+            case: "kept_lists",
+            why,
+        }])
+    })
+}
+
+fn kept_lists<S: probity_ports::review::AttestationStore>(store: &S) -> Outcome {
+    use probity_core::review::{CommandEvidenceDocument, DsseEnvelope, DsseSignature};
+    use probity_core::review::{MAX_ATTESTATIONS, MAX_EVIDENCE_PER_LINEAGE};
+    let envelope = |sig: String| DsseEnvelope {
+        payload_type: "application/vnd.in-toto+json".into(),
+        payload: "eyJhIjoxfQ==".into(),
+        signatures: vec![DsseSignature { keyid: None, sig }],
+    };
+    let doc = |code: i32| CommandEvidenceDocument {
+        schema: "probity-command-evidence/v1".into(),
+        argv: vec!["true".into()],
+        exit_code: Some(code),
+        signal: None,
+        output_sha256: Sha256Digest::plain(b""),
+        output_bytes: 0,
+        tree: None,
+    };
+    let lineage = |n: u8| LineageId::parse(format!("review-{n:016x}"));
+    let (l, other) = (
+        lineage(1).map_err(|e| e.to_string())?,
+        lineage(2).map_err(|e| e.to_string())?,
+    );
+    let err = |e: StoreError| e.to_string();
+    ensure!(
+        store.attestations(&l).map_err(err)?.is_empty(),
+        "a new lineage holds attestations"
+    );
+    let (a, b) = (envelope("AAAA".into()), envelope("BBBB".into()));
+    store
+        .add_attestations(&l, &[b.clone(), a.clone(), b.clone()])
+        .map_err(err)?;
+    let kept = store.attestations(&l).map_err(err)?;
+    ensure!(
+        kept == [a.clone(), b.clone()],
+        "attestations not kept sorted and unique: {kept:?}"
+    );
+    store
+        .add_attestations(&l, std::slice::from_ref(&a))
+        .map_err(err)?;
+    ensure!(
+        store.attestations(&l).map_err(err)? == kept,
+        "adding a held envelope changed the list"
+    );
+    let many: Vec<DsseEnvelope> = (0..MAX_ATTESTATIONS)
+        .map(|i| envelope(format!("{i:04}")))
+        .collect();
+    ensure!(
+        store.add_attestations(&l, &many).is_err(),
+        "more than {MAX_ATTESTATIONS} envelopes were kept"
+    );
+    ensure!(
+        store.attestations(&l).map_err(err)? == kept,
+        "a refused add changed the list"
+    );
+    ensure!(
+        store.attestations(&other).map_err(err)?.is_empty(),
+        "another lineage's attestations leaked"
+    );
+    store
+        .add_evidence(&l, &[doc(1), doc(0), doc(1)])
+        .map_err(err)?;
+    let docs = store.evidence(&l).map_err(err)?;
+    ensure!(
+        docs == [doc(0), doc(1)],
+        "evidence not kept sorted and unique: {docs:?}"
+    );
+    let more: Vec<CommandEvidenceDocument> =
+        (2..=MAX_EVIDENCE_PER_LINEAGE as i32).map(doc).collect();
+    ensure!(
+        store.add_evidence(&l, &more).is_err(),
+        "more than {MAX_EVIDENCE_PER_LINEAGE} evidence documents were kept"
+    );
+    ensure!(
+        store.evidence(&l).map_err(err)? == docs,
+        "a refused add changed the evidence"
+    );
+    ensure!(
+        store.evidence(&other).map_err(err)?.is_empty(),
+        "another lineage's evidence leaked"
+    );
+    Ok(())
+}
+
 mod cases;
 use cases::*;
 

@@ -740,5 +740,5 @@ pub use pre_receive::next_hint as push_next_step;
 pub use show::{ShowCommand, show};
 pub use start::{StartAnswer, StartArgs, start};
 pub use status::{StatusArgs, status};
-pub use transport::{ScratchStore, transport_error};
+pub use transport::{scratch_store, transport_error};
 pub use validate::{DecisionView, ValidateArgs, human_decision, validate};

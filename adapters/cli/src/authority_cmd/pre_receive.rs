@@ -28,7 +28,7 @@ use probity_core::review::{MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_re
 use probity_git::Repo;
 use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
 
-use super::{ScratchStore, transport_error};
+use super::{scratch_store, transport_error};
 use crate::GlobalArgs;
 use crate::output::{CliError, ErrorKind, Output, wire_name};
 
@@ -798,11 +798,11 @@ pub(super) fn pre_receive(
         }
     };
     let notes_pushed = hook.then(|| updates.iter().any(|u| u.refname == NOTES_REF));
-    let scratch = ScratchStore::new().map_err(|e| faults.error(e))?;
+    let scratch = scratch_store();
     let bases = policy_bases(&repo, &updates, matches!(scope, ReceiveScope::Range))?;
     let answer = drivers::pre_receive(
         &repo,
-        &scratch.store,
+        &scratch,
         &updates,
         &scope,
         signature_policy(&repo, &faults, &bases)?,
@@ -833,7 +833,7 @@ pub(super) fn pre_pr_notes(
     let head = args.head.as_deref().unwrap_or("HEAD");
     let repo = open_repo(global, false, None)?;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
-    let scratch = ScratchStore::new()?;
+    let scratch = scratch_store();
     let bases: Vec<CommitId> = repo
         .find_commit(base)
         .map_err(repo_err)?
@@ -841,7 +841,7 @@ pub(super) fn pre_pr_notes(
         .collect();
     let answer = drivers::pre_pr_from_notes(
         &repo,
-        &scratch.store,
+        &scratch,
         base,
         head,
         signature_policy(&repo, &faults, &bases)?,

@@ -29,7 +29,7 @@ pub(super) fn write_new(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         .open(path)
         .map_err(io(path))?;
     file.write_all(bytes).map_err(io(path))?;
-    probity_scratch::sync_file(&file, path).map_err(io(path))
+    probity_scratch::sync_file(&file).map_err(io(path))
 }
 
 /// Creates and takes the lock of the lineage folder being made at `made`

@@ -61,7 +61,7 @@ pub(super) fn durable_temp(
     probity_scratch::create_dir_durable(dir).map_err(io(dir))?;
     let mut tmp = probity_scratch::LockedTemp::new_in(dir, ".tmp-").map_err(io(dir))?;
     tmp.write_all(bytes).map_err(io(tmp.path()))?;
-    probity_scratch::sync_file(tmp.as_file(), tmp.path()).map_err(io(path))?;
+    probity_scratch::sync_file(tmp.as_file()).map_err(io(path))?;
     Ok((dir.to_path_buf(), tmp))
 }
 
