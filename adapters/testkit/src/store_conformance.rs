@@ -127,7 +127,7 @@ macro_rules! ensure {
     };
 }
 
-/// The kept-lists case of an [`AttestationStore`]: a lineage's signed
+/// The kept-lists case of an [`AttestationStore`](probity_ports::review::AttestationStore): a lineage's signed
 /// statements and evidence documents are kept sorted and unique, adding
 /// what is held changes nothing, and one more than the bound
 /// ([`MAX_ATTESTATIONS`], [`MAX_EVIDENCE_PER_LINEAGE`]) is refused with the
