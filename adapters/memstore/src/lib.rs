@@ -53,10 +53,7 @@ use probity_core::review::Lens;
 use probity_core::review::MAX_ROLE_DOCUMENT_BYTES;
 use probity_core::review::Receipt;
 use probity_core::review::ancestors;
-use probity_core::review::{
-    CommandEvidenceDocument, DsseEnvelope, MAX_ATTESTATIONS, MAX_EVIDENCE_PER_LINEAGE,
-    merged_bounded,
-};
+use probity_core::review::{CommandEvidenceDocument, DsseEnvelope};
 use probity_core::review::{
     DeltaIndexing, Projection, claim_is_stale, delta_indexing, projections,
 };
@@ -66,9 +63,11 @@ use probity_core::review::{QuarantinedFile, RepairClass, Survey};
 use probity_core::review::{StateRecord, Transition, check_successor};
 use probity_core::snapshot_tools::TRANSCRIPT_DOMAIN;
 use probity_ports::review::{
-    AttestationStore, AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore,
-    RecordStore, RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,
+    AuditWriter, ChainStore, Created, IndexStore, LineageListing, ReceiptStore, RecordStore,
+    RepairStore, ResultStore, StoreError, Submitted, TranscriptStore,
 };
+
+mod kept;
 
 /// Everything the store holds, keyed as the file store lays it out.
 #[derive(Debug, Default, Clone)]
@@ -902,79 +901,6 @@ impl RepairStore for InMemoryStore {
         m.consumed.insert(lineage.clone(), tombstone.to_vec());
         m.remove_lineage(lineage);
         Ok(format!("consumed/{lineage}"))
-    }
-}
-
-/// Merges `added` into `kept`'s list for `lineage` (core's
-/// [`merged_bounded`]), refusing more than `max` with nothing changed.
-fn keep_listed<T: Ord + Clone>(
-    kept: &mut BTreeMap<LineageId, Vec<T>>,
-    lineage: &LineageId,
-    added: &[T],
-    max: usize,
-    what: &str,
-) -> Result<(), StoreError> {
-    let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
-    match merged_bounded(held, added, max) {
-        Ok(Some(all)) => {
-            kept.insert(lineage.clone(), all);
-            Ok(())
-        }
-        Ok(None) => Ok(()),
-        Err(_) => Err(StoreError::Malformed {
-            path: format!("memory:{what}/{lineage}.json"),
-            detail: format!("more than {max} {what} for one lineage"),
-        }),
-    }
-}
-
-impl AttestationStore for InMemoryStore {
-    fn add_attestations(
-        &self,
-        lineage: &LineageId,
-        envelopes: &[DsseEnvelope],
-    ) -> Result<(), StoreError> {
-        let mut mem = self.mem();
-        keep_listed(
-            &mut mem.attestations,
-            lineage,
-            envelopes,
-            MAX_ATTESTATIONS,
-            "attestations",
-        )
-    }
-
-    fn attestations(&self, lineage: &LineageId) -> Result<Vec<DsseEnvelope>, StoreError> {
-        Ok(self
-            .mem()
-            .attestations
-            .get(lineage)
-            .cloned()
-            .unwrap_or_default())
-    }
-
-    fn add_evidence(
-        &self,
-        lineage: &LineageId,
-        docs: &[CommandEvidenceDocument],
-    ) -> Result<(), StoreError> {
-        let mut mem = self.mem();
-        keep_listed(
-            &mut mem.evidence,
-            lineage,
-            docs,
-            MAX_EVIDENCE_PER_LINEAGE,
-            "evidence",
-        )
-    }
-
-    fn evidence(&self, lineage: &LineageId) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
-        Ok(self
-            .mem()
-            .evidence
-            .get(lineage)
-            .cloned()
-            .unwrap_or_default())
     }
 }
 
