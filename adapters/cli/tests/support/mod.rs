@@ -14,6 +14,7 @@ use serde_json::Value;
 
 pub mod fifo;
 mod keys;
+#[allow(unused_imports)] // not every test binary signs
 pub use keys::*;
 pub mod mcp;
 pub mod model_server;
