@@ -312,12 +312,12 @@ fn remote_default_branch(repo: &Repo, remote: &str) -> Vec<CommitId> {
 
 /// The bases the repository policy is read from for the judged updates
 /// ([`probity_core::review::protected_update_policy_bases`]): each judged
-/// ref's old tip, and always the repository's default branch (`HEAD`,
-/// read exactly), or every protected tip when `HEAD` names no commit
-/// ([`probity_core::review::new_ref_policy_bases`]); deletions deliver
-/// nothing. The hook judges only protected refs; the CI range form
-/// (`every`) judges every update it is given, a tag included, so each gets
-/// its policy.
+/// ref's old tip and, in the hook, always the repository's default branch
+/// (`HEAD`, read exactly), or every protected tip when `HEAD` names no
+/// commit ([`probity_core::review::new_ref_policy_bases`]); deletions
+/// deliver nothing. The hook judges only protected refs; the CI range form
+/// (`every`) judges every update it is given, a tag included, each under
+/// its old tip's policy.
 fn policy_bases(
     repo: &Repo,
     updates: &[ReceiveUpdate],
@@ -330,24 +330,34 @@ fn policy_bases(
             u.new.is_some() && (every || probity_core::review::is_protected(&globs, &u.refname))
         })
         .collect();
-    if judged.is_empty() {
-        return Ok(Vec::new());
-    }
-    // `HEAD` itself, never a pushed tag or branch spelled `HEAD` that
-    // git's lookup rules would also match (or take for an unborn `HEAD`).
-    let head = repo.exact_commit("HEAD").map_err(repo_err)?;
-    let tips = if head.is_none() {
-        let own = repo.git_dir().to_string_lossy().into_owned();
-        repo.remote_tips(&own).map_err(repo_err)?
+    // The CI range form runs in a checkout whose `HEAD` is the pushed
+    // commit, never the default branch: there an update answers to its
+    // old tip's policy alone (a creation has none: the CI script names the
+    // default branch as its old tip).
+    let needs_default = judged.iter().any(|u| !every || u.old.is_none());
+    let default_branch = if needs_default {
+        // `HEAD` itself, never a pushed tag or branch spelled `HEAD` that
+        // git's lookup rules would also match (or take for an unborn
+        // `HEAD`).
+        let head = repo.exact_commit("HEAD").map_err(repo_err)?;
+        let tips = if head.is_none() {
+            let own = repo.git_dir().to_string_lossy().into_owned();
+            repo.remote_tips(&own).map_err(repo_err)?
+        } else {
+            Vec::new()
+        };
+        probity_core::review::new_ref_policy_bases(head, &tips, &globs)
     } else {
         Vec::new()
     };
-    let default_branch = probity_core::review::new_ref_policy_bases(head, &tips, &globs);
     let mut bases = Vec::new();
     for u in judged {
-        for b in
-            probity_core::review::protected_update_policy_bases(u.old.as_ref(), &default_branch)
-        {
+        let defaults: &[CommitId] = if every && u.old.is_some() {
+            &[]
+        } else {
+            &default_branch
+        };
+        for b in probity_core::review::protected_update_policy_bases(u.old.as_ref(), defaults) {
             if !bases.contains(&b) {
                 bases.push(b);
             }
