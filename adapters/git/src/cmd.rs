@@ -309,8 +309,12 @@ impl GitCli {
     /// ([`probity_scratch::registry::spawn_sheltered`]): for the short
     /// local commands that write a ref, so an interrupted run waits for
     /// them to finish instead of ending one between creating its lock file
-    /// and installing git's own cleanup, which leaves the lock for good.
-    /// Never for a command that talks to a remote or may run long.
+    /// and installing git's own cleanup, which leaves the lock for good;
+    /// and for `push` (D-R113), whose `receive-pack` runs in Probity's own
+    /// process group when the remote is a path, where a terminal's Ctrl-C
+    /// reached it in that window and left the remote's `HEAD.lock`. An
+    /// interrupted run waits at most [`probity_scratch::registry::CHILD_GRACE`]
+    /// for a sheltered git before it kills it.
     pub fn sheltered(mut self) -> Self {
         self.sheltered = true;
         self
@@ -500,8 +504,18 @@ impl GitCli {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        // Stopped first if Probity is interrupted (see probity-scratch).
-        let (mut child, _running) = self.spawn_registered(&mut cmd)?;
+        // Stopped first if Probity is interrupted (see probity-scratch);
+        // sheltered when asked ([`GitCli::sheltered`]).
+        let (mut child, _running) = if self.sheltered {
+            probity_scratch::registry::spawn_sheltered(&mut cmd).map_err(|source| {
+                GitError::Spawn {
+                    exe: self.exe.to_string_lossy().into_owned(),
+                    source,
+                }
+            })?
+        } else {
+            self.spawn_registered(&mut cmd)?
+        };
         let mut err_pipe = child
             .stderr
             .take()

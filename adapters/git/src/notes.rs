@@ -608,9 +608,13 @@ impl Repo {
         args.push("--".into());
         args.push(remote.into());
         args.extend(refspecs.iter().map(OsString::from));
-        let out = self
-            .transport_git()
-            .output_streaming(self.root(), &args, env, stderr)?;
+        // Sheltered (D-R113): a path remote's `receive-pack` shares this
+        // process group, and a Ctrl-C between its lock file and git's
+        // cleanup left the remote's ref locked.
+        let out =
+            self.transport_git()
+                .sheltered()
+                .output_streaming(self.root(), &args, env, stderr)?;
         let text = String::from_utf8_lossy(&out.stdout);
         Ok(PushOutcome {
             ok: out.status.success(),
