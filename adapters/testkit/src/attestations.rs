@@ -6,13 +6,10 @@
 //! through unchanged.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard};
 
-use probity_core::canonical::canonical_bytes;
 use probity_core::review::CommandEvidenceDocument;
+use probity_core::review::DsseEnvelope;
 use probity_core::review::LineageId;
-use probity_core::review::{DsseEnvelope, MAX_ATTESTATIONS};
-use probity_core::review::{MAX_EVIDENCE_PER_LINEAGE, merged_bounded};
 use probity_ports::review::{AttestationStore, StoreError};
 
 use crate::InMemoryStore;
@@ -23,12 +20,10 @@ use crate::faulty::{Layered, OnReplace};
 pub type WithAttestations<'s, S> = Layered<&'s S, Kept>;
 
 /// [`WithAttestations`]'s layer: the envelopes and the command evidence
-/// kept, per lineage.
+/// kept, per lineage, by an in-memory store of its own (the reference
+/// store's kept lists, so the rule is core's one `merged_bounded`).
 #[derive(Debug, Default)]
-pub struct Kept {
-    envelopes: Mutex<BTreeMap<LineageId, Vec<DsseEnvelope>>>,
-    evidence: Mutex<BTreeMap<LineageId, Vec<CommandEvidenceDocument>>>,
-}
+pub struct Kept(InMemoryStore);
 
 impl OnReplace for Kept {}
 
@@ -46,37 +41,12 @@ impl<'s, S: ?Sized> Layered<&'s S, Kept> {
         self.inner
     }
 
-    fn kept(&self) -> MutexGuard<'_, BTreeMap<LineageId, Vec<DsseEnvelope>>> {
-        self.layer
-            .envelopes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn kept_evidence(&self) -> MutexGuard<'_, BTreeMap<LineageId, Vec<CommandEvidenceDocument>>> {
-        self.layer
-            .evidence
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The envelope files as the file store names and writes them
-    /// (`attestations/<lineage>.json`: the canonical JSON array and a LF).
+    /// The envelope and evidence files as the file store names and writes
+    /// them (`attestations/<lineage>.json`, `evidence/<lineage>.json`: the
+    /// canonical JSON array and a LF). The layer's own store holds nothing
+    /// else.
     pub fn attestation_files(&self) -> BTreeMap<String, Vec<u8>> {
-        self.kept()
-            .iter()
-            .map(|(l, list)| {
-                // Strings only: an envelope list always has canonical bytes.
-                let mut bytes = canonical_bytes(list).unwrap_or_default();
-                bytes.push(b'\n');
-                (format!("attestations/{l}.json"), bytes)
-            })
-            .chain(self.kept_evidence().iter().map(|(l, list)| {
-                let mut bytes = canonical_bytes(list).unwrap_or_default();
-                bytes.push(b'\n');
-                (format!("evidence/{l}.json"), bytes)
-            }))
-            .collect()
+        self.layer.0.dump()
     }
 }
 
@@ -96,22 +66,11 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
         lineage: &LineageId,
         envelopes: &[DsseEnvelope],
     ) -> Result<(), StoreError> {
-        let mut kept = self.kept();
-        let held = kept.get(lineage).map_or(&[][..], Vec::as_slice);
-        let all = merged_bounded(held, envelopes, MAX_ATTESTATIONS).map_err(|_| {
-            StoreError::Malformed {
-                path: format!("attestations/{lineage}.json"),
-                detail: format!("more than {MAX_ATTESTATIONS} envelopes for one lineage"),
-            }
-        })?;
-        if let Some(all) = all {
-            kept.insert(lineage.clone(), all);
-        }
-        Ok(())
+        self.layer.0.add_attestations(lineage, envelopes)
     }
 
     fn attestations(&self, lineage: &LineageId) -> Result<Vec<DsseEnvelope>, StoreError> {
-        Ok(self.kept().get(lineage).cloned().unwrap_or_default())
+        self.layer.0.attestations(lineage)
     }
 
     fn add_evidence(
@@ -119,35 +78,18 @@ impl<S: ?Sized> AttestationStore for Layered<&S, Kept> {
         lineage: &LineageId,
         docs: &[CommandEvidenceDocument],
     ) -> Result<(), StoreError> {
-        let mut kept = self.kept_evidence();
-        let all = kept.entry(lineage.clone()).or_default();
-        let merged = merged_bounded(all, docs, MAX_EVIDENCE_PER_LINEAGE).map_err(|_| {
-            StoreError::Malformed {
-                path: format!("evidence/{lineage}.json"),
-                detail: format!(
-                    "more than {MAX_EVIDENCE_PER_LINEAGE} evidence documents for one lineage"
-                ),
-            }
-        })?;
-        if let Some(more) = merged {
-            *all = more;
-        }
-        Ok(())
+        self.layer.0.add_evidence(lineage, docs)
     }
 
     fn evidence(&self, lineage: &LineageId) -> Result<Vec<CommandEvidenceDocument>, StoreError> {
-        Ok(self
-            .kept_evidence()
-            .get(lineage)
-            .cloned()
-            .unwrap_or_default())
+        self.layer.0.evidence(lineage)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use probity_core::review::DsseSignature;
+    use probity_core::review::{DsseSignature, MAX_ATTESTATIONS};
 
     fn envelope(sig: &str) -> DsseEnvelope {
         DsseEnvelope {
