@@ -168,63 +168,61 @@ fn kept_lists<S: probity_ports::review::AttestationStore>(store: &S) -> Outcome 
         lineage(1).map_err(|e| e.to_string())?,
         lineage(2).map_err(|e| e.to_string())?,
     );
+    kept_list(
+        "attestations",
+        |l, added| store.add_attestations(l, added),
+        |l| store.attestations(l),
+        |n| envelope(format!("{n:04}")),
+        MAX_ATTESTATIONS,
+        (&l, &other),
+    )?;
+    kept_list(
+        "evidence documents",
+        |l, added| store.add_evidence(l, added),
+        |l| store.evidence(l),
+        |n| doc(n as i32),
+        MAX_EVIDENCE_PER_LINEAGE,
+        (&l, &other),
+    )?;
+    Ok(())
+}
+
+/// One kept list of `l` (`item(n)` its n-th entry, in sort order): kept
+/// sorted and unique, a held entry added again changes nothing, one past
+/// `max` is refused with the list unchanged, and `other`'s stays empty.
+fn kept_list<T: Clone + PartialEq + fmt::Debug>(
+    what: &str,
+    add: impl Fn(&LineageId, &[T]) -> Result<(), StoreError>,
+    read: impl Fn(&LineageId) -> Result<Vec<T>, StoreError>,
+    item: impl Fn(usize) -> T,
+    max: usize,
+    (l, other): (&LineageId, &LineageId),
+) -> Outcome {
     let err = |e: StoreError| e.to_string();
     ensure!(
-        store.attestations(&l).map_err(err)?.is_empty(),
-        "a new lineage holds attestations"
+        read(l).map_err(err)?.is_empty(),
+        "a new lineage holds {what}"
     );
-    let (a, b) = (envelope("AAAA".into()), envelope("BBBB".into()));
-    store
-        .add_attestations(&l, &[b.clone(), a.clone(), b.clone()])
-        .map_err(err)?;
-    let kept = store.attestations(&l).map_err(err)?;
+    add(l, &[item(1), item(0), item(1)]).map_err(err)?;
+    let kept = read(l).map_err(err)?;
     ensure!(
-        kept == [a.clone(), b.clone()],
-        "attestations not kept sorted and unique: {kept:?}"
+        kept == [item(0), item(1)],
+        "{what} not kept sorted and unique: {kept:?}"
     );
-    store
-        .add_attestations(&l, std::slice::from_ref(&a))
-        .map_err(err)?;
+    add(l, &[item(0)]).map_err(err)?;
     ensure!(
-        store.attestations(&l).map_err(err)? == kept,
-        "adding a held envelope changed the list"
+        read(l).map_err(err)? == kept,
+        "adding a held entry changed the {what}"
     );
-    let many: Vec<DsseEnvelope> = (0..MAX_ATTESTATIONS)
-        .map(|i| envelope(format!("{i:04}")))
-        .collect();
+    let past: Vec<T> = (2..=max).map(&item).collect();
+    ensure!(add(l, &past).is_err(), "more than {max} {what} were kept");
     ensure!(
-        store.add_attestations(&l, &many).is_err(),
-        "more than {MAX_ATTESTATIONS} envelopes were kept"
+        read(l).map_err(err)? == kept,
+        "a refused add changed the {what}"
     );
     ensure!(
-        store.attestations(&l).map_err(err)? == kept,
-        "a refused add changed the list"
-    );
-    ensure!(
-        store.attestations(&other).map_err(err)?.is_empty(),
-        "another lineage's attestations leaked"
-    );
-    store
-        .add_evidence(&l, &[doc(1), doc(0), doc(1)])
-        .map_err(err)?;
-    let docs = store.evidence(&l).map_err(err)?;
-    ensure!(
-        docs == [doc(0), doc(1)],
-        "evidence not kept sorted and unique: {docs:?}"
-    );
-    let more: Vec<CommandEvidenceDocument> =
-        (2..=MAX_EVIDENCE_PER_LINEAGE as i32).map(doc).collect();
-    ensure!(
-        store.add_evidence(&l, &more).is_err(),
-        "more than {MAX_EVIDENCE_PER_LINEAGE} evidence documents were kept"
-    );
-    ensure!(
-        store.evidence(&l).map_err(err)? == docs,
-        "a refused add changed the evidence"
-    );
-    ensure!(
-        store.evidence(&other).map_err(err)?.is_empty(),
-        "another lineage's evidence leaked"
+        read(other).map_err(err)?.is_empty(),
+        "another lineage's {what} leaked"
     );
     Ok(())
 }
