@@ -236,4 +236,21 @@ fn reviewed_bytes_that_sat_at_another_path_in_history_fail_closed() {
         f.git_in(&server, &["rev-parse", "-q", "--verify", "refs/heads/main"])
             .is_err()
     );
+    // The next step the denial names leads somewhere: squashed as told,
+    // the history is one root commit holding only the reviewed documents,
+    // and the push lands them (and only them) through the server's gate.
+    f.git(&["reset", "--soft", &root]).unwrap();
+    f.git(&["commit", "-q", "--no-verify", "--amend", "--no-edit"])
+        .unwrap();
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    let landed = f
+        .git_in(
+            &server,
+            &["ls-tree", "-r", "--name-only", "refs/heads/main"],
+        )
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(landed).unwrap(),
+        "notes/ci-example.md\nnotes/lib.md\n"
+    );
 }
