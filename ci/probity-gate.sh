@@ -10,8 +10,12 @@
 #   PROBITY_GATE_MODE  pre-pr | pre-receive | auto (default: from the event)
 #   PROBITY_BASE       pre-pr: the target branch's name (e.g. main)
 #   PROBITY_HEAD       pre-pr: the proposal's head commit (default HEAD)
-#   PROBITY_DEFAULT_BRANCH  pre-receive of a new branch (old tip all zeros):
-#                      the branch it starts from (GitLab: CI_DEFAULT_BRANCH)
+#   PROBITY_DEFAULT_BRANCH  pre-receive: the repository's default branch
+#                      (GitHub: the Action's default-branch input; GitLab:
+#                      CI_DEFAULT_BRANCH; else asked of the remote). Every
+#                      pushed ref answers to its policy besides its old
+#                      tip's, and a new branch (old tip all zeros) is
+#                      measured from it
 #   PROBITY_BEFORE     pre-receive: the branch's old tip
 #   PROBITY_AFTER      pre-receive: the branch's new tip
 #   PROBITY_REF        pre-receive: the full ref pushed (refs/heads/main)
@@ -49,8 +53,8 @@ die() {
 pre_pr_command() { # <base ref> <head>
   cmd=("$probity" validate --gate pre-pr --authority notes --base "$1" --head "$2" --json)
 }
-pre_receive_command() { # <before> <after> <ref>
-  cmd=("$probity" validate --gate pre-receive --range "$1..$2" --ref "$3" --json)
+pre_receive_command() { # <before> <after> <ref> <default branch ref>
+  cmd=("$probity" validate --gate pre-receive --range "$1..$2" --ref "$3" --policy-base "$4" --json)
 }
 
 # A value that would read as a flag, or carries a newline, is refused.
@@ -101,21 +105,30 @@ case $mode in
     [ -n "$before" ] || die "no old tip: set PROBITY_BEFORE (GitHub: github.event.before)"
     [ -n "$after" ] || die "no new tip: set PROBITY_AFTER"
     [ -n "$ref" ] || die "no ref: set PROBITY_REF (e.g. refs/heads/main)"
+    # The default branch's policy governs every pushed ref, besides the
+    # ref's own old tip's (a branch made at a commit from before the policy
+    # holds none), as the server hook's does. Asked of the remote when no
+    # variable names it.
+    default=${PROBITY_DEFAULT_BRANCH:-${CI_DEFAULT_BRANCH:-}}
+    if [ -z "$default" ] && [ "$dry_run" != 1 ]; then
+      default=$(git ls-remote --symref "$remote" HEAD 2>/dev/null |
+        sed -n 's#^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$#\1#p') || default=
+    fi
+    [ -n "$default" ] || die "no default branch: set PROBITY_DEFAULT_BRANCH (the repository's default branch, e.g. main)"
+    plain default "$default"
+    git check-ref-format --branch "$default" >/dev/null 2>&1 || die "'$default' is not a branch name"
+    default_ref="refs/remotes/$remote/$default"
+    fetch_default=$default
     # A push that creates the branch has no old tip (all zeros): what it
     # delivers is what the default branch does not hold.
     if [[ $before =~ ^0+$ ]]; then
-      default=${PROBITY_DEFAULT_BRANCH:-${CI_DEFAULT_BRANCH:-}}
-      [ -n "$default" ] || die "a push that creates a branch: set PROBITY_DEFAULT_BRANCH (the branch it starts from), or PROBITY_BEFORE"
-      plain default "$default"
-      git check-ref-format --branch "$default" >/dev/null 2>&1 || die "'$default' is not a branch name"
-      before="refs/remotes/$remote/$default"
-      fetch_default=$default
+      before=$default_ref
     fi
     plain before "$before"
     plain after "$after"
     plain ref "$ref"
     git check-ref-format "$ref" >/dev/null 2>&1 || die "'$ref' is not a full ref name"
-    pre_receive_command "$before" "$after" "$ref"
+    pre_receive_command "$before" "$after" "$ref" "$default_ref"
     ;;
   *) die "unknown mode '$mode' (pre-pr, pre-receive or auto)" ;;
 esac
@@ -146,7 +159,7 @@ else
 fi
 
 if [ -n "${fetch_default:-}" ]; then
-  fetch "+refs/heads/$fetch_default:$before"
+  fetch "+refs/heads/$fetch_default:$default_ref"
 fi
 
 if [ "$mode" = pre-pr ]; then

@@ -5,36 +5,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use probity_git::fixture::Fixture;
 use support::{approve_live, clone_as, medium_change, notes_pre_pr_args, string_at};
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/probity-gate.sh")
-}
-
-/// Runs the script in `cwd` with only `vars` (plus PATH with the built
-/// probity first, and an empty HOME): no variable of the outer CI leaks in.
+/// Runs the script in `f`'s worktree (see [`support::ci::gate`]).
 fn gate(f: &Fixture, vars: &[(&str, &str)]) -> Output {
-    let bin = Path::new(env!("CARGO_BIN_EXE_probity"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = std::env::join_paths(
-        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
-    Command::new(script())
-        .current_dir(f.root())
-        .env_clear()
-        .env("PATH", path)
-        .env("HOME", f.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .envs(vars.iter().copied())
-        .output()
-        .expect("run ci/probity-gate.sh")
+    support::ci::gate(f.root(), f.home(), vars)
 }
 
 fn text(b: &[u8]) -> String {
@@ -81,7 +60,7 @@ fn dry_run_words(out: &Output) -> Vec<String> {
 /// Makes `origin` a bare repository under `dir` and pushes `main` there.
 fn bare_origin(f: &Fixture, dir: &Path) {
     let bare = dir.join("origin.git");
-    f.git(&["init", "-q", "--bare", bare.to_str().unwrap()])
+    f.git(&["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()])
         .unwrap();
     f.git(&["remote", "add", "origin", bare.to_str().unwrap()])
         .unwrap();
@@ -204,6 +183,8 @@ fn a_protected_push_builds_the_pre_receive_command() {
                 &format!("{before}..{after}"),
                 "--ref",
                 r,
+                "--policy-base",
+                "refs/remotes/origin/main",
                 "--json"
             ]
         );
@@ -217,16 +198,19 @@ fn a_protected_push_builds_the_pre_receive_command() {
             ("PROBITY_BEFORE", &base),
             ("GITHUB_SHA", &head),
             ("GITHUB_REF", "refs/heads/main"),
+            ("PROBITY_DEFAULT_BRANCH", "main"),
         ],
     );
     expect(gh, &base, &head, "refs/heads/main");
     let dry = ("PROBITY_GATE_DRY_RUN", "1");
     let mut vars = gitlab_push(&base, &head, "release/1.x");
-    vars.push(dry);
+    vars.extend([dry, ("CI_DEFAULT_BRANCH", "main")]);
     let gl = gate(&f, &vars);
     expect(gl, &base, &head, "refs/heads/release/1.x");
-    // A push that creates the branch (an all-zero old tip) delivers what the
-    // default branch does not hold; without a default branch nothing runs.
+    // Every pushed ref answers to the default branch's policy too. A push
+    // that creates the branch (an all-zero old tip) delivers what the
+    // default branch does not hold. A dry run asks the remote nothing:
+    // without a variable naming the default branch, nothing runs.
     let zero = "0000000000000000000000000000000000000000";
     let mut vars = gitlab_push(zero, &head, "feature");
     vars.extend([dry, ("CI_DEFAULT_BRANCH", "main")]);
@@ -324,7 +308,8 @@ fn what_the_script_cannot_tell_is_a_usage_error_that_runs_nothing() {
 }
 
 /// The protected-push mode run for real, as GitLab CI runs it after a push:
-/// the script fetches the notes and the server-side gate judges the pushed
+/// the script asks the remote for its default branch (no variable names
+/// it here), fetches the notes, and the server-side gate judges the pushed
 /// range from them alone (the reviewed commit allows); a commit nobody
 /// reviewed on top is denied.
 #[test]
@@ -379,6 +364,33 @@ fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
         let r = support::probity(f.root(), &args);
         assert_eq!(r.code, 2, "{args:?}: {}{}", r.stdout, r.stderr);
         assert_eq!(r.json["error"]["code"], "flag_not_for_gate", "{args:?}");
+    }
+    // `--policy-base` belongs to the CI range form (it needs `--ref`), and
+    // a base that names no commit is an error, not a base read as empty.
+    for (args, code) in [
+        (notes_pr(&["--policy-base", "HEAD"]), "usage"),
+        (
+            vec!["validate", "--gate", "pre-commit", "--policy-base", "HEAD"],
+            "usage",
+        ),
+        (
+            vec![
+                "validate",
+                "--gate",
+                "pre-receive",
+                "--range",
+                "HEAD..HEAD",
+                "--ref",
+                "refs/heads/main",
+                "--policy-base",
+                "refs/heads/no-such-branch",
+            ],
+            "repository_error",
+        ),
+    ] {
+        let r = support::probity(f.root(), &args);
+        assert_ne!(r.code, 0, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["error"]["code"], code, "{args:?}: {}", r.stderr);
     }
     assert_eq!(support::store_snapshot(&f), before);
 }

@@ -696,3 +696,88 @@ fn a_protected_branch_made_before_the_policy_still_answers_to_the_default_branch
     push_old().unwrap();
     assert_eq!(rev(&t.f, &t.server, "refs/heads/old"), Some(c));
 }
+
+/// Finding 1 in the CI form: a forge with no server hook (GitHub, GitLab),
+/// where the job after the push is the gate. The job's checkout has the
+/// pushed commit as `HEAD`; the script names the default branch, and the
+/// push onto a protected branch made before the policy answers to its
+/// policy there too. Signed by a reviewer after the push, and published
+/// as the denial says (the commits are on the remote already, so by
+/// range), the same push is allowed.
+#[test]
+fn in_ci_a_protected_branch_made_before_the_policy_still_answers_to_the_default_branchs() {
+    let t = Team::new();
+    let forge = t._dir.path().join("forge.git");
+    let forge_path = forge.to_str().unwrap();
+    t.f.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        t.server.to_str().unwrap(),
+        forge_path,
+    ])
+    .unwrap();
+    t.f.git(&["remote", "add", "forge", forge_path]).unwrap();
+    let old = rev_parse(&t.f, "main~1");
+    t.f.git(&["push", "-q", "forge", "main~1:refs/heads/old"])
+        .unwrap();
+    t.f.git(&["checkout", "-q", "-b", "old", "main~1"]).unwrap();
+    let (lineage, _, c) = t.review_medium();
+    let push = || {
+        t.f.git(&[
+            "push",
+            "-q",
+            "--no-verify",
+            "forge",
+            "old",
+            "refs/notes/probity",
+        ])
+        .unwrap();
+    };
+    probity_ok(t.f.root(), &["publish"]);
+    push();
+    // The job runs in a fresh clone of the forge, at the pushed commit.
+    let job = |name: &str| {
+        let ci = t._dir.path().join(name);
+        let ci_path = ci.to_str().unwrap();
+        t.f.git(&["clone", "-q", forge_path, ci_path]).unwrap();
+        t.f.git(&["-C", ci_path, "checkout", "-q", "--detach", &c])
+            .unwrap();
+        support::ci::gate(
+            &ci,
+            t.f.home(),
+            &[
+                ("GITHUB_ACTIONS", "true"),
+                ("GITHUB_EVENT_NAME", "push"),
+                ("PROBITY_BEFORE", &old),
+                ("GITHUB_SHA", &c),
+                ("GITHUB_REF", "refs/heads/old"),
+                ("PROBITY_DEFAULT_BRANCH", "main"),
+            ],
+        )
+    };
+    let said = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let denied = job("ci-1");
+    assert_eq!(denied.status.code(), Some(1), "{}", said(&denied));
+    let answer: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
+    assert_eq!(answer["reason_code"], "roles_unmet", "{answer}");
+    // The denial names the publication that reaches commits already on
+    // the remote; followed after a reviewer signs, the job allows.
+    let range = format!("{old}..{c}");
+    let next = answer["next_step"].as_str().unwrap();
+    assert!(
+        next.contains(&format!("probity publish --range {range}")),
+        "{next}"
+    );
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish", "--range", &range]);
+    push();
+    let allowed = job("ci-2");
+    assert_eq!(allowed.status.code(), Some(0), "{}", said(&allowed));
+}

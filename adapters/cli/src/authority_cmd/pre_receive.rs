@@ -15,6 +15,7 @@
 //! `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES` kept, so
 //! the pushed objects in git's quarantine directory are readable.
 
+use std::borrow::Cow;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -50,6 +51,12 @@ pub struct TransportArgs {
     /// refs/heads/main).
     #[arg(long = "ref", value_name = "REF")]
     pub refname: Option<String>,
+    /// pre-receive in CI: a commit whose repository policy the update
+    /// answers to besides its old tip's (repeatable; the CI script names
+    /// the default branch, e.g. refs/remotes/origin/main), as the server
+    /// hook's update answers to the default branch's.
+    #[arg(long = "policy-base", value_name = "REV", requires = "refname")]
+    pub policy_base: Vec<String>,
     /// pre-pr: take authority from `notes` (refs/notes/probity, verified)
     /// instead of this clone's `store`.
     #[arg(long, value_enum, value_name = "store|notes")]
@@ -310,54 +317,57 @@ fn remote_default_branch(repo: &Repo, remote: &str) -> Vec<CommitId> {
     }
 }
 
+/// Where an update's policy bases come from besides its old tip.
+enum PolicyBases<'a> {
+    /// The hook: the repository's default branch (`HEAD`, read exactly),
+    /// or every protected tip when `HEAD` names no commit
+    /// ([`probity_core::review::new_ref_policy_bases`]).
+    Hook,
+    /// The CI range form, whose checkout's `HEAD` is the pushed commit,
+    /// never the default branch: the commits `--policy-base` names.
+    Given(&'a [CommitId]),
+}
+
 /// The bases the repository policy is read from for the judged updates
 /// ([`probity_core::review::protected_update_policy_bases`]): each judged
-/// ref's old tip and, in the hook, always the repository's default branch
-/// (`HEAD`, read exactly), or every protected tip when `HEAD` names no
-/// commit ([`probity_core::review::new_ref_policy_bases`]); deletions
-/// deliver nothing. The hook judges only protected refs; the CI range form
-/// (`every`) judges every update it is given, a tag included, each under
-/// its old tip's policy.
+/// ref's old tip and, always, the default branch ([`PolicyBases`]);
+/// deletions deliver nothing. The hook judges only protected refs; the CI
+/// range form judges every update it is given, a tag included.
 fn policy_bases(
     repo: &Repo,
     updates: &[ReceiveUpdate],
-    every: bool,
+    from: PolicyBases<'_>,
 ) -> Result<Vec<CommitId>, CliError> {
     let globs = repo.protected_refs().map_err(repo_err)?;
+    let every = matches!(from, PolicyBases::Given(_));
     let judged: Vec<&ReceiveUpdate> = updates
         .iter()
         .filter(|u| {
             u.new.is_some() && (every || probity_core::review::is_protected(&globs, &u.refname))
         })
         .collect();
-    // The CI range form runs in a checkout whose `HEAD` is the pushed
-    // commit, never the default branch: there an update answers to its
-    // old tip's policy alone (a creation has none: the CI script names the
-    // default branch as its old tip).
-    let needs_default = judged.iter().any(|u| !every || u.old.is_none());
-    let default_branch = if needs_default {
-        // `HEAD` itself, never a pushed tag or branch spelled `HEAD` that
-        // git's lookup rules would also match (or take for an unborn
-        // `HEAD`).
-        let head = repo.exact_commit("HEAD").map_err(repo_err)?;
-        let tips = if head.is_none() {
-            let own = repo.git_dir().to_string_lossy().into_owned();
-            repo.remote_tips(&own).map_err(repo_err)?
-        } else {
-            Vec::new()
-        };
-        probity_core::review::new_ref_policy_bases(head, &tips, &globs)
-    } else {
-        Vec::new()
+    let default_branch = match from {
+        PolicyBases::Given(bases) => bases.to_vec(),
+        PolicyBases::Hook if judged.is_empty() => Vec::new(),
+        PolicyBases::Hook => {
+            // `HEAD` itself, never a pushed tag or branch spelled `HEAD`
+            // that git's lookup rules would also match (or take for an
+            // unborn `HEAD`).
+            let head = repo.exact_commit("HEAD").map_err(repo_err)?;
+            let tips = if head.is_none() {
+                let own = repo.git_dir().to_string_lossy().into_owned();
+                repo.remote_tips(&own).map_err(repo_err)?
+            } else {
+                Vec::new()
+            };
+            probity_core::review::new_ref_policy_bases(head, &tips, &globs)
+        }
     };
     let mut bases = Vec::new();
     for u in judged {
-        let defaults: &[CommitId] = if every && u.old.is_some() {
-            &[]
-        } else {
-            &default_branch
-        };
-        for b in probity_core::review::protected_update_policy_bases(u.old.as_ref(), defaults) {
+        for b in
+            probity_core::review::protected_update_policy_bases(u.old.as_ref(), &default_branch)
+        {
             if !bases.contains(&b) {
                 bases.push(b);
             }
@@ -613,11 +623,48 @@ struct DenialAnswer<'a> {
     /// for one version.
     action: &'a str,
     next_action: &'a str,
-    next_step: &'static str,
+    next_step: Cow<'static, str>,
     message: &'a str,
 }
 
-pub fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitCode, CliError> {
+/// Where the judged commits are. The server hook and the pre-push gate
+/// judge commits on their way; the CI forms judge commits the forge holds
+/// already, which a plain `probity publish` skips (it publishes what no
+/// remote holds), so their next step publishes by range.
+#[derive(Debug, Clone, Copy)]
+pub enum Judged<'a> {
+    /// On their way to the remote (a hook, `validate pre-push`).
+    Pushing,
+    /// On the remote already: the CI range `OLD..NEW`, or a proposal's
+    /// `BASE..HEAD`.
+    OnRemote(&'a str),
+}
+
+impl Judged<'_> {
+    /// `next` as this form's pusher follows it: a step that publishes
+    /// (`probity publish`, or `probity push`, which publishes) names the
+    /// range when the commits are on the remote already.
+    fn step(self, next: &'static str) -> Cow<'static, str> {
+        match self {
+            Judged::OnRemote(range)
+                if next.contains("probity publish") || next.contains("probity push") =>
+            {
+                Cow::Owned(format!(
+                    "{next}. The commits are on the remote already, where a plain `probity publish` or `probity push` does not reach them: publish their notes with `probity publish --range {range}` and push the notes with `git push <remote> refs/notes/probity`"
+                ))
+            }
+            _ => Cow::Borrowed(next),
+        }
+    }
+}
+
+pub fn denial_answer(
+    out: Output,
+    gate: &str,
+    d: &ReceiveDenial,
+    judged: Judged<'_>,
+) -> Result<ExitCode, CliError> {
+    let next = judged.step(next_hint(&d.reason_code));
     let answer = DenialAnswer {
         gate,
         decision: Decision::Deny,
@@ -627,14 +674,12 @@ pub fn denial_answer(out: Output, gate: &str, d: &ReceiveDenial) -> Result<ExitC
         commit: d.commit.as_ref(),
         action: d.next_action,
         next_action: d.next_action,
-        next_step: next_hint(&d.reason_code),
+        next_step: next.clone(),
         message: &d.message,
     };
     let text = format!(
-        "probity {gate} DENY: {}\n  {}\n  next: {}\n",
-        d.reason_code,
-        d.message,
-        next_hint(&d.reason_code)
+        "probity {gate} DENY: {}\n  {}\n  next: {next}\n",
+        d.reason_code, d.message,
     );
     finish(out, &answer, false, text)
 }
@@ -647,7 +692,7 @@ struct NotesAnswer<'a> {
     #[serde(flatten)]
     decision: DecisionView<'a>,
     authority: &'static str,
-    next_step: &'static str,
+    next_step: Cow<'static, str>,
     /// Every note line that gave no authority (stale, conflicting, forged,
     /// unsigned, not a bundle): reported, never fatal while the judgment
     /// stands on other bundles.
@@ -691,14 +736,19 @@ fn decision_answer(
     refused: &[RefusedBundle],
     form: NotesForm<'_>,
     notes_pushed: Option<bool>,
+    judged: Judged<'_>,
 ) -> Result<ExitCode, CliError> {
     let code = wire_name(d.reason_code());
     let allow = d.decision() == Decision::Allow;
-    let next = denial_next(&code, notes_pushed);
+    let next = if allow {
+        Cow::Borrowed("none")
+    } else {
+        judged.step(denial_next(&code, notes_pushed))
+    };
     let answer = NotesAnswer {
         decision: DecisionView::named(d, gate),
         authority: "notes",
-        next_step: if allow { "none" } else { next },
+        next_step: next.clone(),
         refused_bundles: refused,
         form,
     };
@@ -745,6 +795,7 @@ pub(super) fn pre_receive(
     let faults = ServerFaults::new(hook, super::discovery_dir(global.cwd.clone())?);
     let repo = open_repo(global, true, Some(&faults))?;
     faults.found(&repo);
+    let mut given = Vec::new();
     let (updates, scope) = match (&args.range, &args.refname) {
         (Some(spec), Some(refname)) => {
             if !refname.starts_with("refs/") {
@@ -766,6 +817,14 @@ pub(super) fn pre_receive(
             }
             let old = repo.resolve_commit(old).map_err(repo_err)?;
             let new = repo.resolve_commit(new).map_err(repo_err)?;
+            for rev in &args.policy_base {
+                given.push(repo.resolve_commit(rev).map_err(repo_err)?);
+            }
+            if given.is_empty() {
+                eprintln!(
+                    "warning: no --policy-base: {refname} answers to its old tip's policy alone, which a branch made before the policy does not hold; pass the default branch, e.g. --policy-base refs/remotes/origin/main (ci/probity-gate.sh does)"
+                );
+            }
             (
                 vec![ReceiveUpdate {
                     old: Some(old),
@@ -809,7 +868,11 @@ pub(super) fn pre_receive(
     };
     let notes_pushed = hook.then(|| updates.iter().any(|u| u.refname == NOTES_REF));
     let scratch = scratch_store();
-    let bases = policy_bases(&repo, &updates, matches!(scope, ReceiveScope::Range))?;
+    let from = match scope {
+        ReceiveScope::Range => PolicyBases::Given(&given),
+        ReceiveScope::Hook { .. } => PolicyBases::Hook,
+    };
+    let bases = policy_bases(&repo, &updates, from)?;
     let answer = drivers::pre_receive(
         &repo,
         &scratch,
@@ -818,6 +881,10 @@ pub(super) fn pre_receive(
         signature_policy(&repo, &faults, &bases)?,
     )
     .map_err(transport_error)?;
+    let judged = match &args.range {
+        Some(range) if !hook => Judged::OnRemote(range),
+        _ => Judged::Pushing,
+    };
     let form = NotesForm::Receive {
         input: match scope {
             ReceiveScope::Hook { .. } => "hook",
@@ -825,9 +892,9 @@ pub(super) fn pre_receive(
         },
     };
     match answer {
-        PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d),
+        PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d, judged),
         PreReceive::Judged(d, refused) => {
-            decision_answer(out, "pre-receive", &d, &refused, form, notes_pushed)
+            decision_answer(out, "pre-receive", &d, &refused, form, notes_pushed, judged)
         }
     }
 }
@@ -841,6 +908,7 @@ pub(super) fn pre_pr_notes(
 ) -> Result<ExitCode, CliError> {
     let base = args.base.as_str();
     let head = args.head.as_deref().unwrap_or("HEAD");
+    let range = format!("{base}..{head}");
     let repo = open_repo(global, false, None)?;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let scratch = scratch_store();
@@ -858,7 +926,7 @@ pub(super) fn pre_pr_notes(
     )
     .map_err(transport_error)?;
     match answer {
-        Err(d) => denial_answer(out, "pre-pr", &d),
+        Err(d) => denial_answer(out, "pre-pr", &d, Judged::OnRemote(&range)),
         Ok((pr, refused)) => decision_answer(
             out,
             "pre-pr",
@@ -870,6 +938,7 @@ pub(super) fn pre_pr_notes(
                 base_advance: pr.base_advance.as_ref(),
             },
             None,
+            Judged::OnRemote(&range),
         ),
     }
 }

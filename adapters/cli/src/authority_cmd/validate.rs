@@ -176,6 +176,11 @@ pub struct PreReceiveArgs {
     /// The ref the update moves.
     #[arg(long = "ref", value_name = "REF", requires = "range")]
     pub refname: Option<String>,
+    /// A commit whose repository policy the update answers to besides its
+    /// old tip's (repeatable): in CI, the default branch (e.g.
+    /// refs/remotes/origin/main), as the server hook's does.
+    #[arg(long = "policy-base", value_name = "REV", requires = "refname")]
+    pub policy_base: Vec<String>,
 }
 
 fn flag_not_for_gate(message: &str, next: &str) -> CliError {
@@ -197,6 +202,7 @@ impl ValidateArgs {
             || self.checksums.is_some()
             || self.artifacts.is_some()
             || self.transport.refname.is_some()
+            || !self.transport.policy_base.is_empty()
             || self.transport.authority.is_some()
     }
 
@@ -225,7 +231,9 @@ impl ValidateArgs {
         let push_flags = self.remote.is_some() || self.stdin_updates || self.range.is_some();
         let pr_flags = self.base.is_some() || self.head.is_some();
         let release_flags = self.revision.is_some() || self.checksums.is_some();
-        let transport = self.transport.authority.is_some() || self.transport.refname.is_some();
+        let transport = self.transport.authority.is_some()
+            || self.transport.refname.is_some()
+            || !self.transport.policy_base.is_empty();
         match gate {
             GateArg::PreReceive if local_flags || pr_flags => Err(flag_not_for_gate(
                 "--gate pre-receive takes its updates on stdin, or --range OLD..NEW --ref REF (and --authority)",
@@ -238,6 +246,7 @@ impl ValidateArgs {
             GateArg::PreReceive => Ok(GateCommand::PreReceive(PreReceiveArgs {
                 range: self.range.clone(),
                 refname: self.transport.refname.clone(),
+                policy_base: self.transport.policy_base.clone(),
             })),
             GateArg::PrePr
                 if transport
@@ -759,7 +768,7 @@ fn validate_pre_push(
                     &named, &den,
                 ));
             }
-            return pre_receive::denial_answer(out, "pre-push", &den);
+            return pre_receive::denial_answer(out, "pre-push", &den, pre_receive::Judged::Pushing);
         }
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
         if d.decision() == Decision::Deny && super::push_verdict::verdict_requested() {

@@ -12,6 +12,7 @@ use std::process::Command;
 use probity_git::fixture::Fixture;
 use serde_json::Value;
 
+pub mod ci;
 pub mod fifo;
 mod keys;
 #[allow(unused_imports)] // not every test binary signs
