@@ -93,6 +93,8 @@ fi
 cache=${PROBITY_INSTALL_CACHE:-}
 [ -n "$cache" ] || die "set PROBITY_INSTALL_CACHE (the directory the CI caches)"
 mkdir -p "$cache"
+# Absolute: the build below runs in another directory.
+cache=$(cd -- "$cache" && pwd -P)
 dir="$cache/$key"
 if [ -x "$dir/bin/probity" ] && [ -x "$dir/probity-gate.sh" ]; then
   printf 'probity-install: warm: reusing %s\n' "$key" >&2
@@ -113,7 +115,11 @@ else
   git -C "$src" fetch --quiet --depth 1 -- "$PROBITY_SOURCE_URL" "$commit"
   git -C "$src" checkout --quiet --detach FETCH_HEAD
 fi
-cargo install --locked --quiet --root "$work/out" --path "$src/adapters/cli"
+# The build runs in Probity's own source, never in the job's directory:
+# that is the checkout under review, whose rust-toolchain.toml (rustup's
+# `path` toolchain) or .cargo/config.toml (a rustc-wrapper) would let the
+# proposal choose the compiler of the gate that judges it.
+(cd -- "$src" && cargo install --locked --quiet --root "$work/out" --path adapters/cli)
 cp "$src/ci/probity-gate.sh" "$work/out/probity-gate.sh"
 chmod +x "$work/out/probity-gate.sh"
 # Only this key stays: the cache holds one build.

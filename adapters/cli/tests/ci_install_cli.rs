@@ -59,7 +59,7 @@ impl Setup {
         let cargo = bin.join("cargo");
         std::fs::write(
             &cargo,
-            "#!/bin/sh\n# stand-in: records the call, writes bin/probity under --root\nprintf '%s\\n' \"$*\" >>\"$CARGO_LOG\"\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=$2; shift; done\nmkdir -p \"$root/bin\" && printf '#!/bin/sh\\necho stub\\n' >\"$root/bin/probity\" && chmod +x \"$root/bin/probity\"\n",
+            "#!/bin/sh\n# stand-in: records the call and where it ran, writes bin/probity under --root\nprintf '%s\\n' \"$*\" >>\"$CARGO_LOG\"\npwd -P >>\"$CARGO_LOG.cwd\"\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=$2; shift; done\nmkdir -p \"$root/bin\" && printf '#!/bin/sh\\necho stub\\n' >\"$root/bin/probity\" && chmod +x \"$root/bin/probity\"\n",
         )
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
@@ -82,6 +82,12 @@ impl Setup {
     }
 
     fn run(&self, vars: &[(&str, &str)], args: &[&str]) -> Output {
+        self.run_in(self.tmp.path(), vars, args)
+    }
+
+    /// [`Setup::run`] with `cwd` as the working directory (a job runs the
+    /// installer in the checkout under review).
+    fn run_in(&self, cwd: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
         let path = std::env::join_paths(
             std::iter::once(self.tmp.path().join("bin"))
                 .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
@@ -89,6 +95,7 @@ impl Setup {
         .unwrap();
         Command::new(script())
             .args(args)
+            .current_dir(cwd)
             .env_clear()
             .env("PATH", path)
             .env("HOME", self.tmp.path())
@@ -222,4 +229,40 @@ fn what_the_script_cannot_use_is_refused_and_nothing_is_cached() {
     assert_eq!(s.builds(), 0);
     let entries = std::fs::read_dir(s.cache()).map(|d| d.count()).unwrap_or(0);
     assert_eq!(entries, 0);
+}
+
+/// The job's working directory is the checkout under review: a
+/// `rust-toolchain.toml` or `.cargo/config.toml` there would choose the
+/// compiler (rustup's `path` toolchain) or a `rustc-wrapper`, so the
+/// proposal would build the gate that judges it. The build runs in the
+/// Probity source, never in the caller's directory, and a relative cache
+/// directory still works.
+#[test]
+fn the_build_never_runs_in_the_checkout_under_review() {
+    let s = Setup::new();
+    let checkout = s.tmp.path().join("checkout");
+    std::fs::create_dir_all(checkout.join(".cargo")).unwrap();
+    std::fs::write(
+        checkout.join("rust-toolchain.toml"),
+        "[toolchain]\npath = \"./evil-toolchain\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        checkout.join(".cargo/config.toml"),
+        "[build]\nrustc-wrapper = \"./evil-wrapper\"\n",
+    )
+    .unwrap();
+    let src = s.src();
+    let vars = [
+        ("PROBITY_SOURCE_DIR", src.to_str().unwrap()),
+        ("PROBITY_INSTALL_CACHE", "relative-cache"),
+    ];
+    let dir = stdout(&s.run_in(&checkout, &vars, &[]));
+    assert_eq!(s.builds(), 1);
+    let cwds = std::fs::read_to_string(s.tmp.path().join("cargo.log.cwd")).unwrap();
+    let ran_in = std::fs::canonicalize(&src).unwrap();
+    assert_eq!(cwds.trim(), ran_in.to_str().unwrap(), "cargo ran in {cwds}");
+    assert!(Path::new(&dir).is_absolute(), "{dir}");
+    assert!(Path::new(&dir).join("bin/probity").exists(), "{dir}");
+    assert!(checkout.join("relative-cache").is_dir());
 }
