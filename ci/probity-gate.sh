@@ -10,12 +10,12 @@
 #   PROBITY_GATE_MODE  pre-pr | pre-receive | auto (default: from the event)
 #   PROBITY_BASE       pre-pr: the target branch's name (e.g. main)
 #   PROBITY_HEAD       pre-pr: the proposal's head commit (default HEAD)
-#   PROBITY_DEFAULT_BRANCH  pre-receive: the repository's default branch
-#                      (GitHub: the Action's default-branch input; GitLab:
+#   PROBITY_DEFAULT_BRANCH  the repository's default branch (GitHub: the
+#                      Action's default-branch input; GitLab:
 #                      CI_DEFAULT_BRANCH; else asked of the remote). Every
-#                      pushed ref answers to its policy besides its old
-#                      tip's, and a new branch (old tip all zeros) is
-#                      measured from it
+#                      pushed ref and every proposal answers to its policy
+#                      besides its old tip's or target's, and a new branch
+#                      (old tip all zeros) is measured from it
 #   PROBITY_BEFORE     pre-receive: the branch's old tip
 #   PROBITY_AFTER      pre-receive: the branch's new tip
 #   PROBITY_REF        pre-receive: the full ref pushed (refs/heads/main)
@@ -50,8 +50,8 @@ die() {
 }
 
 # The gate's command lines, in one place: adjust the flags here.
-pre_pr_command() { # <base ref> <head>
-  cmd=("$probity" validate --gate pre-pr --authority notes --base "$1" --head "$2" --json)
+pre_pr_command() { # <base ref> <head> <default branch ref>
+  cmd=("$probity" validate --gate pre-pr --authority notes --base "$1" --head "$2" --policy-base "$3" --json)
 }
 pre_receive_command() { # <before> <after> <ref> <default branch ref>
   cmd=("$probity" validate --gate pre-receive --range "$1..$2" --ref "$3" --policy-base "$4" --json)
@@ -62,6 +62,24 @@ plain() { # <name> <value>
   case $2 in
     -* | *$'\n'*) die "$1 is not a plain value: '$2'" ;;
   esac
+}
+
+# The default branch's policy governs every ref and every proposal,
+# besides the ref's own old tip's or the proposal's target's (a branch made
+# at a commit from before the policy holds none), as the server hook's
+# does. Asked of the remote when no variable names it; a dry run asks
+# nothing. Sets default_ref and fetch_default.
+default_branch() {
+  default=${PROBITY_DEFAULT_BRANCH:-${CI_DEFAULT_BRANCH:-}}
+  if [ -z "$default" ] && [ "$dry_run" != 1 ]; then
+    default=$(git ls-remote --symref "$remote" HEAD 2>/dev/null |
+      sed -n 's#^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$#\1#p') || default=
+  fi
+  [ -n "$default" ] || die "no default branch: set PROBITY_DEFAULT_BRANCH (the repository's default branch, e.g. main)"
+  plain default "$default"
+  git check-ref-format --branch "$default" >/dev/null 2>&1 || die "'$default' is not a branch name"
+  default_ref="refs/remotes/$remote/$default"
+  fetch_default=$default
 }
 
 if [ "$mode" = auto ]; then
@@ -93,7 +111,8 @@ case $mode in
     plain head "$head"
     git check-ref-format --branch "$base" >/dev/null 2>&1 || die "'$base' is not a branch name"
     base_ref="refs/remotes/$remote/$base"
-    pre_pr_command "$base_ref" "$head"
+    default_branch
+    pre_pr_command "$base_ref" "$head" "$default_ref"
     ;;
   pre-receive)
     before=${PROBITY_BEFORE:-${CI_COMMIT_BEFORE_SHA:-}}
@@ -105,20 +124,7 @@ case $mode in
     [ -n "$before" ] || die "no old tip: set PROBITY_BEFORE (GitHub: github.event.before)"
     [ -n "$after" ] || die "no new tip: set PROBITY_AFTER"
     [ -n "$ref" ] || die "no ref: set PROBITY_REF (e.g. refs/heads/main)"
-    # The default branch's policy governs every pushed ref, besides the
-    # ref's own old tip's (a branch made at a commit from before the policy
-    # holds none), as the server hook's does. Asked of the remote when no
-    # variable names it.
-    default=${PROBITY_DEFAULT_BRANCH:-${CI_DEFAULT_BRANCH:-}}
-    if [ -z "$default" ] && [ "$dry_run" != 1 ]; then
-      default=$(git ls-remote --symref "$remote" HEAD 2>/dev/null |
-        sed -n 's#^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$#\1#p') || default=
-    fi
-    [ -n "$default" ] || die "no default branch: set PROBITY_DEFAULT_BRANCH (the repository's default branch, e.g. main)"
-    plain default "$default"
-    git check-ref-format --branch "$default" >/dev/null 2>&1 || die "'$default' is not a branch name"
-    default_ref="refs/remotes/$remote/$default"
-    fetch_default=$default
+    default_branch
     # A push that creates the branch has no old tip (all zeros): what it
     # delivers is what the default branch does not hold.
     if [[ $before =~ ^0+$ ]]; then

@@ -232,22 +232,33 @@ fn a_protected_push_builds_the_pre_receive_command() {
         ],
     );
     assert_refused(&unknown, 2, "PROBITY_DEFAULT_BRANCH");
-    // The same dry run for a proposal names the remote-tracking base.
+    // The same dry run for a proposal names the remote-tracking base and
+    // default branch.
     let pr = gate(
         &f,
         &[
             dry,
             ("PROBITY_GATE_MODE", "pre-pr"),
-            ("PROBITY_BASE", "main"),
+            ("PROBITY_BASE", "release"),
             ("PROBITY_HEAD", &head),
             ("PROBITY_REMOTE", "upstream"),
+            ("PROBITY_DEFAULT_BRANCH", "main"),
         ],
     );
     assert_eq!(
         dry_run_words(&pr),
         [
             &["probity"][..],
-            &notes_pre_pr_args("refs/remotes/upstream/main", &["--head", &head, "--json"]),
+            &notes_pre_pr_args(
+                "refs/remotes/upstream/release",
+                &[
+                    "--head",
+                    &head,
+                    "--policy-base",
+                    "refs/remotes/upstream/main",
+                    "--json",
+                ],
+            ),
         ]
         .concat()
     );
@@ -365,13 +376,33 @@ fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
         assert_eq!(r.code, 2, "{args:?}: {}{}", r.stdout, r.stderr);
         assert_eq!(r.json["error"]["code"], "flag_not_for_gate", "{args:?}");
     }
-    // `--policy-base` belongs to the CI range form (it needs `--ref`), and
-    // a base that names no commit is an error, not a base read as empty.
+    // `--policy-base` belongs to the CI forms (the range form with `--ref`,
+    // pre-pr with `--authority notes`), and a base that names no commit is
+    // an error, not a base read as empty.
     for (args, code) in [
-        (notes_pr(&["--policy-base", "HEAD"]), "usage"),
         (
             vec!["validate", "--gate", "pre-commit", "--policy-base", "HEAD"],
-            "usage",
+            "flag_not_for_gate",
+        ),
+        (
+            vec![
+                "validate",
+                "--gate",
+                "pre-pr",
+                "--base",
+                "HEAD",
+                "--policy-base",
+                "HEAD",
+            ],
+            "flag_not_for_gate",
+        ),
+        (
+            vec!["validate", "--gate", "pre-receive", "--policy-base", "HEAD"],
+            "flag_not_for_gate",
+        ),
+        (
+            notes_pr(&["--policy-base", "refs/heads/no-such-branch"]),
+            "repository_error",
         ),
         (
             vec![

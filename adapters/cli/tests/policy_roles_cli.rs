@@ -697,87 +697,127 @@ fn a_protected_branch_made_before_the_policy_still_answers_to_the_default_branch
     assert_eq!(rev(&t.f, &t.server, "refs/heads/old"), Some(c));
 }
 
-/// Finding 1 in the CI form: a forge with no server hook (GitHub, GitLab),
-/// where the job after the push is the gate. The job's checkout has the
-/// pushed commit as `HEAD`; the script names the default branch, and the
-/// push onto a protected branch made before the policy answers to its
-/// policy there too. Signed by a reviewer after the push, and published
-/// as the denial says (the commits are on the remote already, so by
-/// range), the same push is allowed.
-#[test]
-fn in_ci_a_protected_branch_made_before_the_policy_still_answers_to_the_default_branchs() {
-    let t = Team::new();
-    let forge = t._dir.path().join("forge.git");
-    let forge_path = forge.to_str().unwrap();
-    t.f.git(&[
-        "clone",
-        "-q",
-        "--bare",
-        t.server.to_str().unwrap(),
-        forge_path,
-    ])
-    .unwrap();
-    t.f.git(&["remote", "add", "forge", forge_path]).unwrap();
-    let old = rev_parse(&t.f, "main~1");
-    t.f.git(&["push", "-q", "forge", "main~1:refs/heads/old"])
-        .unwrap();
-    t.f.git(&["checkout", "-q", "-b", "old", "main~1"]).unwrap();
-    let (lineage, _, c) = t.review_medium();
-    let push = || {
-        t.f.git(&[
-            "push",
-            "-q",
-            "--no-verify",
-            "forge",
-            "old",
-            "refs/notes/probity",
-        ])
-        .unwrap();
-    };
-    probity_ok(t.f.root(), &["publish"]);
-    push();
-    // The job runs in a fresh clone of the forge, at the pushed commit.
-    let job = |name: &str| {
-        let ci = t._dir.path().join(name);
-        let ci_path = ci.to_str().unwrap();
-        t.f.git(&["clone", "-q", forge_path, ci_path]).unwrap();
-        t.f.git(&["-C", ci_path, "checkout", "-q", "--detach", &c])
+/// A forge with no server hook (GitHub, GitLab), where a CI job is the
+/// gate: a bare copy of the team's server whose protected branch `old`
+/// sits at `main~1`, from before the policy. `t`'s clone calls it
+/// `forge` and has `old` checked out there.
+struct Forge<'a> {
+    t: &'a Team,
+    path: PathBuf,
+    old: String,
+}
+
+impl<'a> Forge<'a> {
+    fn new(t: &'a Team) -> Self {
+        let path = t._dir.path().join("forge.git");
+        let p = path.to_str().unwrap();
+        t.f.git(&["clone", "-q", "--bare", t.server.to_str().unwrap(), p])
             .unwrap();
-        support::ci::gate(
-            &ci,
-            t.f.home(),
-            &[
-                ("GITHUB_ACTIONS", "true"),
-                ("GITHUB_EVENT_NAME", "push"),
-                ("PROBITY_BEFORE", &old),
-                ("GITHUB_SHA", &c),
-                ("GITHUB_REF", "refs/heads/old"),
-                ("PROBITY_DEFAULT_BRANCH", "main"),
-            ],
-        )
-    };
-    let said = |o: &std::process::Output| {
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    };
-    let denied = job("ci-1");
-    assert_eq!(denied.status.code(), Some(1), "{}", said(&denied));
-    let answer: serde_json::Value = serde_json::from_slice(&denied.stdout).unwrap();
-    assert_eq!(answer["reason_code"], "roles_unmet", "{answer}");
-    // The denial names the publication that reaches commits already on
-    // the remote; followed after a reviewer signs, the job allows.
-    let range = format!("{old}..{c}");
-    let next = answer["next_step"].as_str().unwrap();
+        t.f.git(&["remote", "add", "forge", p]).unwrap();
+        let old = rev_parse(&t.f, "main~1");
+        t.f.git(&["push", "-q", "forge", "main~1:refs/heads/old"])
+            .unwrap();
+        t.f.git(&["checkout", "-q", "-b", "old", "main~1"]).unwrap();
+        Forge { t, path, old }
+    }
+
+    /// Pushes `refs` to the forge, past every client hook.
+    fn push(&self, refs: &[&str]) {
+        let mut args = vec!["push", "-q", "--no-verify", "forge"];
+        args.extend_from_slice(refs);
+        self.t.f.git(&args).unwrap();
+    }
+
+    /// The job: a fresh clone of the forge named `name`, at `at`, running
+    /// `ci/probity-gate.sh` with `vars` as the forge would set them.
+    fn job(&self, name: &str, at: &str, vars: &[(&str, &str)]) -> std::process::Output {
+        let ci = self.t._dir.path().join(name);
+        let ci_path = ci.to_str().unwrap();
+        let f = &self.t.f;
+        f.git(&["clone", "-q", self.path.to_str().unwrap(), ci_path])
+            .unwrap();
+        f.git(&["-C", ci_path, "checkout", "-q", "--detach", at])
+            .unwrap();
+        support::ci::gate(&ci, f.home(), vars)
+    }
+}
+
+/// The script's answer: exit `code`, and its JSON document.
+fn ci_answer(o: &std::process::Output, code: i32) -> serde_json::Value {
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(code), "{said}");
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {said}"))
+}
+
+/// Signs `lineage` as a reviewer after a CI denial whose next step names
+/// the publication by `range`, follows it, and pushes the notes.
+fn sign_as_the_denial_says(
+    forge: &Forge<'_>,
+    denial: &serde_json::Value,
+    lineage: &str,
+    range: &str,
+) {
+    assert_eq!(denial["reason_code"], "roles_unmet", "{denial}");
+    let next = denial["next_step"].as_str().unwrap();
     assert!(
         next.contains(&format!("probity publish --range {range}")),
         "{next}"
     );
-    t.sign(&t.agent, &lineage);
-    probity_ok(t.f.root(), &["publish", "--range", &range]);
-    push();
-    let allowed = job("ci-2");
-    assert_eq!(allowed.status.code(), Some(0), "{}", said(&allowed));
+    let t = forge.t;
+    t.sign(&t.agent, lineage);
+    probity_ok(t.f.root(), &["publish", "--range", range]);
+    forge.push(&["refs/notes/probity"]);
+}
+
+/// Finding 1 in the CI form: the job after the push is the gate, and its
+/// checkout has the pushed commit as `HEAD`; the script names the default
+/// branch, and the push onto a protected branch made before the policy
+/// answers to its policy there too. Signed by a reviewer after the push,
+/// and published as the denial says (the commits are on the remote
+/// already, so by range), the same push is allowed.
+#[test]
+fn in_ci_a_protected_branch_made_before_the_policy_still_answers_to_the_default_branchs() {
+    let t = Team::new();
+    let forge = Forge::new(&t);
+    let (lineage, _, c) = t.review_medium();
+    probity_ok(t.f.root(), &["publish"]);
+    forge.push(&["old", "refs/notes/probity"]);
+    let vars = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "push"),
+        ("PROBITY_BEFORE", forge.old.as_str()),
+        ("GITHUB_SHA", c.as_str()),
+        ("GITHUB_REF", "refs/heads/old"),
+        ("PROBITY_DEFAULT_BRANCH", "main"),
+    ];
+    let denied = ci_answer(&forge.job("ci-1", &c, &vars), 1);
+    sign_as_the_denial_says(&forge, &denied, &lineage, &format!("{}..{c}", forge.old));
+    ci_answer(&forge.job("ci-2", &c, &vars), 0);
+}
+
+/// Red team round 2, attempt 36: the same in the pre-PR form. A proposal
+/// that targets the protected branch made before the policy answers to
+/// the default branch's policy too, not only its target's.
+#[test]
+fn in_ci_a_proposal_to_a_branch_made_before_the_policy_answers_to_the_default_branchs() {
+    let t = Team::new();
+    let forge = Forge::new(&t);
+    t.f.git(&["checkout", "-q", "-b", "feature"]).unwrap();
+    let (lineage, _, c) = t.review_medium();
+    probity_ok(t.f.root(), &["publish"]);
+    forge.push(&["feature", "refs/notes/probity"]);
+    let vars = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request_target"),
+        ("GITHUB_BASE_REF", "old"),
+        ("PROBITY_HEAD", c.as_str()),
+        ("PROBITY_DEFAULT_BRANCH", "main"),
+    ];
+    let denied = ci_answer(&forge.job("ci-1", &forge.old, &vars), 1);
+    sign_as_the_denial_says(&forge, &denied, &lineage, &format!("{}..{c}", forge.old));
+    ci_answer(&forge.job("ci-2", &forge.old, &vars), 0);
 }

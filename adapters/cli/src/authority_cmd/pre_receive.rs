@@ -51,11 +51,12 @@ pub struct TransportArgs {
     /// refs/heads/main).
     #[arg(long = "ref", value_name = "REF")]
     pub refname: Option<String>,
-    /// pre-receive in CI: a commit whose repository policy the update
-    /// answers to besides its old tip's (repeatable; the CI script names
-    /// the default branch, e.g. refs/remotes/origin/main), as the server
-    /// hook's update answers to the default branch's.
-    #[arg(long = "policy-base", value_name = "REV", requires = "refname")]
+    /// The CI forms (pre-receive `--range --ref`, pre-pr `--authority
+    /// notes`): a commit whose repository policy the update or proposal
+    /// answers to besides its old tip's or base's (repeatable; the CI
+    /// script names the default branch, e.g. refs/remotes/origin/main), as
+    /// the server hook's update answers to the default branch's.
+    #[arg(long = "policy-base", value_name = "REV")]
     pub policy_base: Vec<String>,
     /// pre-pr: take authority from `notes` (refs/notes/probity, verified)
     /// instead of this clone's `store`.
@@ -908,15 +909,29 @@ pub(super) fn pre_pr_notes(
 ) -> Result<ExitCode, CliError> {
     let base = args.base.as_str();
     let head = args.head.as_deref().unwrap_or("HEAD");
-    let range = format!("{base}..{head}");
     let repo = open_repo(global, false, None)?;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let scratch = scratch_store();
-    let bases: Vec<CommitId> = repo
+    // The base's policy, and each named base's (the default branch's, for
+    // a proposal to a branch made before the policy).
+    let mut bases: Vec<CommitId> = repo
         .find_commit(base)
         .map_err(repo_err)?
         .into_iter()
         .collect();
+    // The range a denial's next step publishes, by commit id: the
+    // remote-tracking names are this clone's, not the reader's.
+    let range = format!(
+        "{}..{}",
+        bases.first().map_or(base, CommitId::as_str),
+        repo.find_commit(head)
+            .map_err(repo_err)?
+            .as_ref()
+            .map_or(head, CommitId::as_str)
+    );
+    for rev in &args.policy_base {
+        bases.push(repo.resolve_commit(rev).map_err(repo_err)?);
+    }
     let answer = drivers::pre_pr_from_notes(
         &repo,
         &scratch,

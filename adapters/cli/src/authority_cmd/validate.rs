@@ -151,6 +151,11 @@ pub struct PrePrArgs {
     /// Take authority from `notes` (refs/notes/probity, verified).
     #[arg(long, value_enum, value_name = "store|notes")]
     pub authority: Option<pre_receive::AuthorityArg>,
+    /// With `--authority notes`: a commit whose repository policy the
+    /// proposal answers to besides its base's (repeatable; in CI, the
+    /// default branch).
+    #[arg(long = "policy-base", value_name = "REV", requires = "authority")]
+    pub policy_base: Vec<String>,
 }
 
 /// `validate release`'s flags.
@@ -181,6 +186,13 @@ pub struct PreReceiveArgs {
     /// refs/remotes/origin/main), as the server hook's does.
     #[arg(long = "policy-base", value_name = "REV", requires = "refname")]
     pub policy_base: Vec<String>,
+}
+
+fn policy_base_not_for_gate() -> CliError {
+    flag_not_for_gate(
+        "--policy-base belongs to the CI forms: --gate pre-receive --range OLD..NEW --ref REF, or --gate pre-pr --authority notes",
+        "drop it, or use one of those forms",
+    )
 }
 
 fn flag_not_for_gate(message: &str, next: &str) -> CliError {
@@ -243,6 +255,17 @@ impl ValidateArgs {
                 "--gate pre-receive reads git's `<old> <new> <ref>` lines on stdin, or takes --range OLD..NEW --ref REF",
                 "drop the other gates' flags",
             )),
+            GateArg::PreReceive
+                if !self.transport.policy_base.is_empty() && self.transport.refname.is_none() =>
+            {
+                Err(policy_base_not_for_gate())
+            }
+            GateArg::PrePr
+                if !self.transport.policy_base.is_empty()
+                    && self.transport.authority != Some(pre_receive::AuthorityArg::Notes) =>
+            {
+                Err(policy_base_not_for_gate())
+            }
             GateArg::PreReceive => Ok(GateCommand::PreReceive(PreReceiveArgs {
                 range: self.range.clone(),
                 refname: self.transport.refname.clone(),
@@ -261,7 +284,7 @@ impl ValidateArgs {
             }
             GateArg::PreCommit | GateArg::PrePush | GateArg::Release if transport => {
                 Err(flag_not_for_gate(
-                    "--authority belongs to --gate pre-pr, --ref to --gate pre-receive",
+                    "--authority belongs to --gate pre-pr, --ref to --gate pre-receive, --policy-base to their CI forms",
                     "drop it, or use --gate pre-pr / pre-receive",
                 ))
             }
@@ -312,6 +335,7 @@ impl ValidateArgs {
                     })?,
                     head: self.head.clone(),
                     authority: self.transport.authority,
+                    policy_base: self.transport.policy_base.clone(),
                 }))
             }
             GateArg::PreCommit if push_flags => Err(flag_not_for_gate(
@@ -926,6 +950,7 @@ mod tests {
                 base: "main".into(),
                 head: None,
                 authority: None,
+                policy_base: Vec::new(),
             })
         );
     }
