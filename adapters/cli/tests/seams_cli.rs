@@ -249,8 +249,17 @@ fn a_tag_spelled_like_the_remotes_head_does_not_jam_the_client_gate() {
 /// judged under the policy the protected history holds (here: a
 /// reviewer's signature for medium risk), not under none; the same holds
 /// once a server that allows it deleted its default branch.
-#[test]
-fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_policy() {
+/// `parser_base()` with a policy that asks a reviewer's (CI's) signature
+/// at medium and high risk, served by a bare remote with the hook; the
+/// commit before the policy is `main~1`. Returns (fixture, the server's
+/// directory, the server, the keys' directory, CI's key).
+fn reviewer_policy_team() -> (
+    Fixture,
+    tempfile::TempDir,
+    PathBuf,
+    tempfile::TempDir,
+    PathBuf,
+) {
     let f = parser_base();
     let keys = tempfile::tempdir().unwrap();
     let ci = keygen(keys.path(), "ci");
@@ -265,7 +274,13 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
     )
     .unwrap();
     commit_all(&f, "the team's policy");
-    let (_dir, server) = gated_origin(&f);
+    let (dir, server) = gated_origin(&f);
+    (f, dir, server, keys, ci)
+}
+
+#[test]
+fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_policy() {
+    let (f, _dir, server, _keys, _ci) = reviewer_policy_team();
     f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/master"])
         .unwrap();
     let inputs = tempfile::tempdir().unwrap();
@@ -433,4 +448,88 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
         &notes_pre_pr_args("refs/remotes/origin/main", &["--head", &head]),
     );
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
+}
+
+/// Red team round 2 (attempt 34): the server's `HEAD` names `master`,
+/// unborn (git's default for `git init --bare`), while the team pushes
+/// `main`. An agent creates `master` at the commit before the policy (a
+/// creation delivers nothing, so it is allowed): `HEAD` then names a
+/// commit without a policy, and every protected push was judged under
+/// that default branch's policy, none. A default branch that holds no
+/// policy counts as no default branch: every protected tip's policy
+/// applies, as under an unborn `HEAD`.
+#[test]
+fn an_agent_that_makes_the_default_branch_does_not_choose_its_policy() {
+    let (f, _dir, server, keys, ci) = reviewer_policy_team();
+    f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/master"])
+        .unwrap();
+    push(&f, f.root(), &["origin", "HEAD~1:refs/heads/master"]).unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    let lineage = approve_live(f.root(), inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c = commit_all(&f, "self-reviewed");
+    probity_ok(f.root(), &["publish"]);
+    for target in ["refs/heads/feature", "refs/heads/main"] {
+        let spec = format!("HEAD:{target}");
+        let err = push(&f, f.root(), &["origin", &spec, "refs/notes/probity"]).unwrap_err();
+        assert!(err.contains("roles_unmet"), "{target}: {err}");
+    }
+    assert_eq!(rev(&f, &server, "refs/heads/feature"), None);
+    assert_ne!(rev(&f, &server, "refs/heads/main"), Some(c.clone()));
+    // Signed by the reviewer, the same push lands.
+    sign_with(f.root(), &ci, keys.path(), &lineage);
+    probity_ok(f.root(), &["publish"]);
+    push(
+        &f,
+        f.root(),
+        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+    )
+    .unwrap();
+    assert_eq!(rev(&f, &server, "refs/heads/feature"), Some(c));
+}
+
+/// Red team round 2 (attempts 25, 25b, 25c): a symbolic ref on the server
+/// (`refs/tags/latest` or `refs/stable/main` naming `refs/heads/main`, as
+/// an administrator may keep for an old name) was judged by its own name,
+/// which `probity.protectedRefs` does not cover, while git moved or
+/// deleted the branch it names. A push through a symbolic ref is judged
+/// as the ref it names.
+#[test]
+fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
+    let (f, _dir, server, keys, ci) = reviewer_policy_team();
+    for alias in ["refs/tags/latest", "refs/stable/main"] {
+        f.git_in(&server, &["symbolic-ref", alias, "refs/heads/main"])
+            .unwrap();
+    }
+    let before = rev(&f, &server, "refs/heads/main");
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    let lineage = approve_live(f.root(), inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c = commit_all(&f, "self-reviewed");
+    probity_ok(f.root(), &["publish"]);
+    for alias in ["refs/tags/latest", "refs/stable/main"] {
+        let spec = format!("+HEAD:{alias}");
+        let err = push(&f, f.root(), &["origin", &spec, "refs/notes/probity"]).unwrap_err();
+        assert!(err.contains("roles_unmet"), "{alias}: {err}");
+        assert_eq!(rev(&f, &server, "refs/heads/main"), before, "{alias}");
+    }
+    let err = push(&f, f.root(), &["origin", ":refs/stable/main"]).unwrap_err();
+    assert!(err.contains("protected_ref_deleted"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/main"), before);
+    // Signed by the reviewer, the push through the alias lands on main.
+    sign_with(f.root(), &ci, keys.path(), &lineage);
+    probity_ok(f.root(), &["publish"]);
+    push(
+        &f,
+        f.root(),
+        &["origin", "+HEAD:refs/tags/latest", "refs/notes/probity"],
+    )
+    .unwrap();
+    assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
 }

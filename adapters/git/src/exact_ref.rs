@@ -236,6 +236,61 @@ impl Repo {
         self.show_ref_exact("HEAD")
     }
 
+    /// The ref the symbolic ref `name` (a full name, `refs/...`) names (one
+    /// level from a loose file, to the end when git is asked): `None` when `name` is no symbolic ref (it holds an id, or does
+    /// not exist). A push to a symbolic ref moves the ref it names, so a
+    /// server judges it as that ref. Read from the loose file in git's files
+    /// backend (a symbolic ref is never packed); asked of `git symbolic-ref`
+    /// otherwise (a reftable repository, a file this reader does not
+    /// understand).
+    pub fn symbolic_target(&self, name: &str) -> Result<Option<String>, GitError> {
+        if !possible_ref(name) {
+            return Ok(None);
+        }
+        let common = self.common_dir();
+        refuse_special(&common.join(name))?;
+        if !per_worktree(name) && !common.join("reftable").is_dir() {
+            match small_regular_file(&common.join(name)) {
+                Ok(None) => return Ok(None),
+                Ok(Some(text)) => {
+                    let line = text.strip_suffix('\n').unwrap_or(&text);
+                    if is_oid(line) {
+                        return Ok(None);
+                    }
+                    if let Some(target) = line.strip_prefix("ref: ")
+                        && possible_ref(target)
+                    {
+                        return Ok(Some(target.to_owned()));
+                    }
+                }
+                Err(()) => {}
+            }
+        }
+        let args: Vec<OsString> =
+            vec!["symbolic-ref".into(), "-q".into(), "--".into(), name.into()];
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => {
+                let target = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+                if possible_ref(&target) {
+                    Ok(Some(target))
+                } else {
+                    Err(GitError::Parse {
+                        args: "symbolic-ref".into(),
+                        detail: format!("`{target}` is not a ref name"),
+                    })
+                }
+            }
+            // `-q`: not a symbolic ref (or no such ref), quietly.
+            Some(1) => Ok(None),
+            _ => Err(GitError::Failed {
+                args: "symbolic-ref -q".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
     /// `git show-ref --verify --hash -- <name>`: exit 0 with the id; a ref
     /// that does not exist is exit 128 with `'<name>' - not a valid ref`
     /// (the environment pins `LC_ALL=C`).
@@ -358,6 +413,48 @@ mod tests {
     }
 
     /// A reftable repository is asked of git.
+    #[test]
+    fn a_symbolic_ref_names_its_target_in_either_ref_backend() {
+        let f = Fixture::new().unwrap();
+        for format in ["files", "reftable"] {
+            let r = f.root().join(format);
+            let arg = format!("--ref-format={format}");
+            if f.git(&["init", "-q", "-b", "main", &arg, r.to_str().unwrap()])
+                .is_err()
+            {
+                // A git without reftable support: nothing more to check.
+                continue;
+            }
+            let git = |args: &[&str]| f.git_in(&r, args).unwrap();
+            git(&["commit", "-q", "--allow-empty", "-m", "a"]);
+            git(&["symbolic-ref", "refs/tags/latest", "refs/heads/main"]);
+            git(&["symbolic-ref", "refs/stable/latest", "refs/tags/latest"]);
+            git(&["symbolic-ref", "refs/heads/gone", "refs/heads/nowhere"]);
+            let repo = Repo::discover(f.repo().unwrap().git().clone(), &r).unwrap();
+            let target = |name: &str| repo.symbolic_target(name).unwrap();
+            assert_eq!(
+                target("refs/tags/latest").as_deref(),
+                Some("refs/heads/main")
+            );
+            // One level from a loose file; git, asked, follows to the end:
+            // either way the caller's loop ends at the branch.
+            let next = target("refs/stable/latest").unwrap();
+            assert!(
+                next == "refs/tags/latest" || next == "refs/heads/main",
+                "{format}: {next}"
+            );
+            // A dangling symbolic ref still names its target.
+            assert_eq!(
+                target("refs/heads/gone").as_deref(),
+                Some("refs/heads/nowhere")
+            );
+            // A ref holding an id, and no ref at all, are no symbolic refs.
+            assert_eq!(target("refs/heads/main"), None, "{format}");
+            assert_eq!(target("refs/heads/absent"), None, "{format}");
+            assert_eq!(target("refs/heads/a..b"), None, "{format}");
+        }
+    }
+
     #[test]
     fn a_reftable_repository_is_asked_of_git() {
         let f = Fixture::new().unwrap();

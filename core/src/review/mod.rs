@@ -187,7 +187,7 @@ pub use roles::{
 };
 pub use schema::SchemaDoc;
 pub use server::{
-    ApprovalHistory, ApprovalSpent, ApprovedDelivery, HookRunner, MAX_RECEIVE_BYTES,
+    ApprovalHistory, ApprovalSpent, ApprovedDelivery, DefaultBranch, HookRunner, MAX_RECEIVE_BYTES,
     MAX_RECEIVE_LINES, NotesRefDenial, PathEntry, PriorDelivery, ProtectedRefDeleted,
     ReceiveInputError, ReceiveUpdate, SERVER_MARKER, ServerHookOwner, approved_deliveries,
     check_approvals_not_replayed, check_deletion, check_note_growth, check_notes_update,

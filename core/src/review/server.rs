@@ -20,21 +20,34 @@ pub const MAX_RECEIVE_LINES: usize = 10_000;
 /// The most bytes a `pre-receive` input may hold.
 pub const MAX_RECEIVE_BYTES: usize = 4 * 1024 * 1024;
 
+/// What the repository's default branch (its own `HEAD`, read exactly)
+/// offers a policy read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DefaultBranch {
+    /// `HEAD` names a commit whose tree holds the repository policy.
+    Governed(CommitId),
+    /// `HEAD` names no commit (an unborn `HEAD`: a bare repository made
+    /// with git's default `master` while the team pushes `main`, or a
+    /// default branch deleted where that is allowed), or a commit without a
+    /// policy. The latter is what anyone with push access makes of the
+    /// former: create `master` at a commit from before the policy (the
+    /// creation delivers nothing) and `HEAD` names a commit without one
+    /// (red team round 2).
+    Ungoverned,
+}
+
 /// The commits a protected ref's creation reads the repository policy
-/// from (D-R58): the default branch's tip (`head`: what the repository's
-/// own `HEAD` names, read exactly) when it names a commit. When it names
-/// none (an unborn `HEAD`: a bare repository made with git's default
-/// `master` while the team pushes `main`, or a default branch deleted
-/// where that is allowed), every protected ref's tip the repository holds
-/// (`tips`: ref name and peeled commit), each of whose policies then
-/// applies, so a creation escapes the policy only in a repository with no
-/// protected history at all (its first push).
+/// from (D-R58): the default branch's tip when it holds a policy; else
+/// every protected ref's tip the repository holds (`tips`: ref name and
+/// peeled commit), each of whose policies then applies, so a creation
+/// escapes the policy only in a repository with no protected history
+/// holding one.
 pub fn new_ref_policy_bases(
-    head: Option<CommitId>,
+    head: DefaultBranch,
     tips: &[(String, CommitId)],
     globs: &[String],
 ) -> Vec<CommitId> {
-    if let Some(h) = head {
+    if let DefaultBranch::Governed(h) = head {
         return vec![h];
     }
     let mut bases: Vec<CommitId> = Vec::new();

@@ -420,20 +420,21 @@ fn a_new_refs_policy_comes_from_head_or_else_every_protected_tip() {
         ("refs/tags/HEAD".to_string(), b.clone()),
         ("refs/heads/dev".to_string(), b.clone()),
     ];
-    // HEAD names a commit: that one only.
+    // HEAD names a commit holding the policy: that one only.
     assert_eq!(
-        new_ref_policy_bases(Some(b.clone()), &tips, &[]),
+        new_ref_policy_bases(DefaultBranch::Governed(b.clone()), &tips, &[]),
         vec![b.clone()]
     );
-    // An unborn HEAD: every protected tip, once; a tag is not protected by
-    // default.
-    assert_eq!(new_ref_policy_bases(None, &tips, &[]), vec![a.clone(), b]);
+    // An unborn HEAD, or one naming a commit without a policy: every
+    // protected tip, once; a tag is not protected by default.
+    let none = || DefaultBranch::Ungoverned;
+    assert_eq!(new_ref_policy_bases(none(), &tips, &[]), vec![a.clone(), b]);
     assert_eq!(
-        new_ref_policy_bases(None, &tips, &["refs/heads/main".to_string()]),
+        new_ref_policy_bases(none(), &tips, &["refs/heads/main".to_string()]),
         vec![a]
     );
     // No protected history: no base (a repository's first push).
-    assert!(new_ref_policy_bases(None, &[], &[]).is_empty());
+    assert!(new_ref_policy_bases(none(), &[], &[]).is_empty());
 }
 
 #[test]

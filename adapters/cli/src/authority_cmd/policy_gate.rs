@@ -89,6 +89,15 @@ fn repo_error(e: impl std::fmt::Display) -> CliError {
     )
 }
 
+/// Whether `base`'s tree holds the repository policy file (whatever it
+/// says: a malformed one is the policy read's error to report).
+pub fn holds_policy(repo: &Repo, base: &CommitId) -> Result<bool, CliError> {
+    Ok(repo
+        .read_path(base.as_str(), POLICY_PATH, MAX_POLICY_BYTES)
+        .map_err(repo_error)?
+        .is_some())
+}
+
 /// Reads the policy at each of `bases` (deduplicated; a base without a
 /// policy contributes nothing). `configured`: the server's own
 /// `probity.allowedSignersFile`, which takes precedence over the file a

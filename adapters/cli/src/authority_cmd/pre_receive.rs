@@ -22,8 +22,8 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use probity_core::review::BaseAdvance;
-use probity_core::review::CommitId;
 use probity_core::review::{Bundle, RefusedBundle};
+use probity_core::review::{CommitId, DefaultBranch};
 use probity_core::review::{Decision, GateDecision, GateStage, ReasonCode};
 use probity_core::review::{MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates};
 use probity_git::Repo;
@@ -321,7 +321,7 @@ fn remote_default_branch(repo: &Repo, remote: &str) -> Vec<CommitId> {
 /// Where an update's policy bases come from besides its old tip.
 enum PolicyBases<'a> {
     /// The hook: the repository's default branch (`HEAD`, read exactly),
-    /// or every protected tip when `HEAD` names no commit
+    /// or every protected tip when `HEAD` names no commit holding a policy
     /// ([`probity_core::review::new_ref_policy_bases`]).
     Hook,
     /// The CI range form, whose checkout's `HEAD` is the pushed commit,
@@ -355,7 +355,13 @@ fn policy_bases(
             // that git's lookup rules would also match (or take for an
             // unborn `HEAD`).
             let head = repo.exact_commit("HEAD").map_err(repo_err)?;
-            let tips = if head.is_none() {
+            let head = match head {
+                Some(h) if super::policy_gate::holds_policy(repo, &h)? => {
+                    DefaultBranch::Governed(h)
+                }
+                _ => DefaultBranch::Ungoverned,
+            };
+            let tips = if head == DefaultBranch::Ungoverned {
                 let own = repo.git_dir().to_string_lossy().into_owned();
                 repo.remote_tips(&own).map_err(repo_err)?
             } else {
@@ -375,6 +381,30 @@ fn policy_bases(
         }
     }
     Ok(bases)
+}
+
+/// How deep git follows symbolic refs (its `SYMREF_MAXDEPTH`).
+const SYMREF_DEPTH: usize = 5;
+
+/// The ref an update of `refname` moves: a push to a symbolic ref on the
+/// server (`refs/tags/latest` naming `refs/heads/main`, kept by an
+/// administrator for an old name) moves, or deletes, the ref it names,
+/// so it is judged as that ref, protected or not by that name (red team
+/// round 2).
+fn judged_name(repo: &Repo, refname: &str) -> Result<String, CliError> {
+    let mut name = refname.to_owned();
+    for _ in 0..SYMREF_DEPTH {
+        match repo.symbolic_target(&name).map_err(repo_err)? {
+            Some(target) => name = target,
+            None => return Ok(name),
+        }
+    }
+    Err(CliError::new(
+        ErrorKind::Repository,
+        "repository_error",
+        format!("{refname} is a symbolic ref more than {SYMREF_DEPTH} levels deep (or a loop)"),
+        "fix the server's symbolic refs",
+    ))
 }
 
 /// The code a pusher is answered when the server, not the push, is at
@@ -863,6 +893,10 @@ pub(super) fn pre_receive(
                     "pipe git's pre-receive input unchanged",
                 )
             })?;
+            let mut updates = updates;
+            for u in &mut updates {
+                u.refname = judged_name(&repo, &u.refname)?;
+            }
             let remote = repo.git_dir().to_string_lossy().into_owned();
             (updates, ReceiveScope::Hook { remote })
         }
