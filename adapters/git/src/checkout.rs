@@ -4,10 +4,11 @@
 //!
 //! The tree is read into a temporary index (`git read-tree`, the index
 //! path passed as `GIT_INDEX_FILE` to that one git, as the candidate's own
-//! temporary index is) and written out with `git checkout-index -a
-//! --prefix=<dir>/`: one pass over the tree's blobs, with the repository's
-//! own checkout rules (line endings, filters, symlinks, the executable
-//! bit), no hard link into the object store (a check may edit what it
+//! temporary index is) and written out with `git checkout-index -a` whose
+//! work tree is the scratch directory: one pass over the tree's blobs, with
+//! the repository's own checkout rules (its configured line endings and
+//! filters, the tree's own `.gitattributes` and `info/attributes`, never a
+//! file only the live worktree holds; symlinks, the executable bit), no hard link into the object store (a check may edit what it
 //! reads), and nothing written to the repository, its index, its refs or
 //! its worktree list. Submodules (gitlinks) are not populated.
 //!
@@ -81,15 +82,24 @@ impl Repo {
             &env,
             None,
         )?;
-        let mut prefix = OsString::from("--prefix=");
-        prefix.push(root.as_os_str());
-        prefix.push("/");
-        self.run_with(
+        // The scratch directory is the work tree of this one git, so the
+        // checkout's attributes are the tree's own (and the repository's
+        // `info/attributes`), never a `.gitattributes` that only the live
+        // worktree holds, an ignored one included (red team round 2): with
+        // `--prefix` from the live root, git fell back to the live
+        // worktree's files for attributes the tree does not set.
+        let mut git_dir = OsString::from("--git-dir=");
+        git_dir.push(self.git_dir().as_os_str());
+        let mut work_tree = OsString::from("--work-tree=");
+        work_tree.push(root.as_os_str());
+        self.git().run_with(
+            &root,
             [
+                git_dir.as_os_str(),
+                work_tree.as_os_str(),
                 OsStr::new("checkout-index"),
                 OsStr::new("-a"),
                 OsStr::new("-f"),
-                prefix.as_os_str(),
             ],
             &env,
             None,
@@ -108,6 +118,46 @@ impl Repo {
 mod tests {
     use super::*;
     use crate::fixture::Fixture;
+
+    /// Red team round 2 (attempt 41): a `.gitattributes` only the live
+    /// worktree holds (ignored, so no part of the candidate) rewrote the
+    /// bytes the check saw (`ident`, `eol=crlf`).
+    #[test]
+    fn attributes_only_the_live_worktree_holds_do_not_apply() {
+        let f = Fixture::committed(
+            &[("data.txt", "line1\nline2\n"), ("src/id.rs", "// $Id$\n")],
+            "base",
+        )
+        .unwrap();
+        f.write(".gitattributes", "*.txt eol=crlf\n*.rs ident\n")
+            .unwrap();
+        f.write(".git/info/exclude", ".gitattributes\n").unwrap();
+        let repo = Repo::discover(crate::GitCli::default(), f.root()).unwrap();
+        let tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();
+        let tree = TreeId::parse(tree.trim().to_string()).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let co = repo.scratch_checkout(&tree, tmp.path()).unwrap();
+        assert_eq!(
+            std::fs::read(co.root().join("data.txt")).unwrap(),
+            b"line1\nline2\n"
+        );
+        assert_eq!(
+            std::fs::read(co.root().join("src/id.rs")).unwrap(),
+            b"// $Id$\n"
+        );
+        // The tree's own attributes still apply, as in any checkout.
+        f.write(".gitattributes", "*.txt eol=crlf\n").unwrap();
+        f.write(".git/info/exclude", "").unwrap();
+        f.git(&["add", ".gitattributes"]).unwrap();
+        f.git(&["commit", "-q", "-m", "attributes"]).unwrap();
+        let tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();
+        let tree = TreeId::parse(tree.trim().to_string()).unwrap();
+        let co = repo.scratch_checkout(&tree, tmp.path()).unwrap();
+        assert_eq!(
+            std::fs::read(co.root().join("data.txt")).unwrap(),
+            b"line1\r\nline2\r\n"
+        );
+    }
 
     #[test]
     fn a_tree_is_written_out_and_goes_with_its_guard() {
